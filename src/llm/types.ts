@@ -1,0 +1,234 @@
+/**
+ * LLM message, model and stream types.
+ *
+ * These are structurally identical to `@mariozechner/pi-ai` 0.73 and to the messages
+ * stored in pi's session files, so pi-ai stream functions and pi session files plug in
+ * without conversion.
+ */
+
+/** Wire API a model is served through (`anthropic-messages`, `openai-responses`, `faux:…`). */
+export type Api = string;
+/** Provider id (`anthropic`, `openai`, `faux`, …). */
+export type Provider = string;
+
+/** Reasoning effort requested from a model. `off` disables reasoning. */
+export type ThinkingLevel = "off" | "minimal" | "low" | "medium" | "high" | "xhigh";
+
+export interface TextContent {
+	type: "text";
+	text: string;
+	textSignature?: string;
+}
+
+export interface ThinkingContent {
+	type: "thinking";
+	thinking: string;
+	thinkingSignature?: string;
+	/** True when the provider redacted the thinking; the opaque payload is in `thinkingSignature`. */
+	redacted?: boolean;
+}
+
+export interface ImageContent {
+	type: "image";
+	/** Base64 data without a `data:` prefix. */
+	data: string;
+	mimeType: string;
+}
+
+export interface ToolCall {
+	type: "toolCall";
+	id: string;
+	name: string;
+	// biome-ignore lint/suspicious/noExplicitAny: tool arguments are arbitrary JSON chosen by the model
+	arguments: Record<string, any>;
+	thoughtSignature?: string;
+}
+
+export interface Usage {
+	input: number;
+	output: number;
+	cacheRead: number;
+	cacheWrite: number;
+	totalTokens: number;
+	cost: {
+		input: number;
+		output: number;
+		cacheRead: number;
+		cacheWrite: number;
+		total: number;
+	};
+}
+
+export type StopReason = "stop" | "length" | "toolUse" | "error" | "aborted";
+
+export interface UserMessage {
+	role: "user";
+	content: string | (TextContent | ImageContent)[];
+	timestamp: number;
+}
+
+export interface AssistantMessage {
+	role: "assistant";
+	content: (TextContent | ThinkingContent | ToolCall)[];
+	api: Api;
+	provider: Provider;
+	model: string;
+	responseModel?: string;
+	responseId?: string;
+	usage: Usage;
+	stopReason: StopReason;
+	errorMessage?: string;
+	timestamp: number;
+}
+
+// biome-ignore lint/suspicious/noExplicitAny: details are tool-defined
+export interface ToolResultMessage<TDetails = any> {
+	role: "toolResult";
+	toolCallId: string;
+	toolName: string;
+	content: (TextContent | ImageContent)[];
+	details?: TDetails;
+	/** Usage of a nested model call made by the tool, if any. */
+	usage?: Usage;
+	isError: boolean;
+	timestamp: number;
+}
+
+/** A message a model understands. */
+export type Message = UserMessage | AssistantMessage | ToolResultMessage;
+
+/**
+ * Extension point for application message roles, added by declaration merging.
+ *
+ * @example
+ * ```ts
+ * declare module "settle" {
+ *   interface CustomAgentMessages {
+ *     notification: { role: "notification"; text: string; timestamp: number };
+ *   }
+ * }
+ * ```
+ */
+// biome-ignore lint/suspicious/noEmptyInterface: filled by declaration merging
+export interface CustomAgentMessages {}
+
+/** Any message the agent transcript can hold: LLM messages plus declared custom roles. */
+export type AgentMessage = Message | CustomAgentMessages[keyof CustomAgentMessages];
+
+/** A JSON Schema object (TypeBox schemas are JSON Schema objects too). */
+export type JsonSchema = Record<string, unknown>;
+
+/** A tool as the model sees it. `parameters` is a JSON Schema (TypeBox or plain). */
+export interface Tool<TParameters extends JsonSchema = JsonSchema> {
+	name: string;
+	description: string;
+	parameters: TParameters;
+}
+
+/** What one model request receives. */
+export interface Context {
+	systemPrompt?: string;
+	messages: Message[];
+	tools?: Tool[];
+}
+
+export interface ModelCost {
+	/** USD per million tokens. */
+	input: number;
+	output: number;
+	cacheRead: number;
+	cacheWrite: number;
+}
+
+/** Description of a model: who serves it and what it can take. */
+export interface Model<TApi extends Api = Api> {
+	id: string;
+	name: string;
+	api: TApi;
+	provider: Provider;
+	baseUrl: string;
+	reasoning: boolean;
+	/** Provider value per thinking level; `null` marks a level unsupported. */
+	thinkingLevelMap?: Partial<Record<ThinkingLevel, string | null>>;
+	input: ("text" | "image")[];
+	cost: ModelCost;
+	contextWindow: number;
+	maxTokens: number;
+	headers?: Record<string, string>;
+	compat?: Record<string, unknown>;
+}
+
+export interface ProviderResponse {
+	status: number;
+	headers: Record<string, string>;
+}
+
+export type Transport = "sse" | "websocket" | "websocket-cached" | "auto";
+
+/** Options for one stream call (pi-ai `SimpleStreamOptions`). */
+export interface StreamOptions {
+	temperature?: number;
+	maxTokens?: number;
+	signal?: AbortSignal;
+	apiKey?: string;
+	transport?: Transport;
+	cacheRetention?: "none" | "short" | "long";
+	sessionId?: string;
+	onPayload?: (payload: unknown, model: Model) => unknown | undefined | Promise<unknown | undefined>;
+	onResponse?: (response: ProviderResponse, model: Model) => void | Promise<void>;
+	headers?: Record<string, string>;
+	timeoutMs?: number;
+	maxRetries?: number;
+	maxRetryDelayMs?: number;
+	metadata?: Record<string, unknown>;
+	reasoning?: Exclude<ThinkingLevel, "off">;
+	thinkingBudgets?: Partial<Record<"minimal" | "low" | "medium" | "high", number>>;
+}
+
+/**
+ * Stream protocol of one assistant response: `start`, then block events, then exactly one
+ * terminal `done` (stop | length | toolUse) or `error` (error | aborted).
+ */
+export type AssistantMessageEvent =
+	| { type: "start"; partial: AssistantMessage }
+	| { type: "text_start"; contentIndex: number; partial: AssistantMessage }
+	| { type: "text_delta"; contentIndex: number; delta: string; partial: AssistantMessage }
+	| { type: "text_end"; contentIndex: number; content: string; partial: AssistantMessage }
+	| { type: "thinking_start"; contentIndex: number; partial: AssistantMessage }
+	| { type: "thinking_delta"; contentIndex: number; delta: string; partial: AssistantMessage }
+	| { type: "thinking_end"; contentIndex: number; content: string; partial: AssistantMessage }
+	| { type: "toolcall_start"; contentIndex: number; partial: AssistantMessage }
+	| { type: "toolcall_delta"; contentIndex: number; delta: string; partial: AssistantMessage }
+	| { type: "toolcall_end"; contentIndex: number; toolCall: ToolCall; partial: AssistantMessage }
+	| { type: "done"; reason: "stop" | "length" | "toolUse"; message: AssistantMessage }
+	| { type: "error"; reason: "error" | "aborted"; error: AssistantMessage };
+
+/** The stream a provider returns: async-iterable events plus the final message. */
+export interface AssistantMessageEventStream extends AsyncIterable<AssistantMessageEvent> {
+	result(): Promise<AssistantMessage>;
+}
+
+/**
+ * A provider stream function (pi-ai `streamSimple` shape).
+ *
+ * Contract: must not throw for request/model failures; encode them as an `error` event whose
+ * message has `stopReason: "error"` (or `"aborted"`) and an `errorMessage`. The agent loop still
+ * turns a throw or a rejected promise into a failure message, so a broken provider never hangs a run.
+ */
+export type StreamFn = (
+	model: Model,
+	context: Context,
+	options?: StreamOptions,
+) => AssistantMessageEventStream | Promise<AssistantMessageEventStream>;
+
+/** A usage record with every count zero. */
+export function emptyUsage(): Usage {
+	return {
+		input: 0,
+		output: 0,
+		cacheRead: 0,
+		cacheWrite: 0,
+		totalTokens: 0,
+		cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 },
+	};
+}

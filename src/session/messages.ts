@@ -1,0 +1,78 @@
+/**
+ * Transcript message roles the session layer adds to the LLM roles, registered on
+ * {@link CustomAgentMessages} by declaration merging. Field names match pi's session files.
+ */
+import type { ImageContent, TextContent } from "../llm/types.js";
+
+/** A message an extension or host injected (`sendCustomMessage`); persisted as a `custom_message` entry. */
+export interface CustomMessage<TDetails = unknown> {
+	role: "custom";
+	customType: string;
+	content: string | (TextContent | ImageContent)[];
+	/** Whether a UI shows it; it reaches the model either way. */
+	display: boolean;
+	details?: TDetails;
+	timestamp: number;
+}
+
+/** A shell command the user ran outside the model (`executeBash`). */
+export interface BashExecutionMessage {
+	role: "bashExecution";
+	command: string;
+	output: string;
+	exitCode: number | undefined;
+	cancelled: boolean;
+	truncated: boolean;
+	fullOutputPath?: string;
+	/** `!!` commands: kept in the log, never sent to the model. */
+	excludeFromContext?: boolean;
+	timestamp: number;
+}
+
+/** Derived from a `compaction` entry when the context is rebuilt; never persisted as a message. */
+export interface CompactionSummaryMessage {
+	role: "compactionSummary";
+	summary: string;
+	tokensBefore: number;
+	timestamp: number;
+}
+
+/** Derived from a `branch_summary` entry when the context is rebuilt; never persisted as a message. */
+export interface BranchSummaryMessage {
+	role: "branchSummary";
+	summary: string;
+	fromId: string;
+	timestamp: number;
+}
+
+/** One named, independently replaceable part of the system prompt. */
+export interface SystemPromptSection {
+	id: string;
+	text: string;
+}
+
+/**
+ * The system prompt kept in the transcript (transcript-system model): each change to the prompt
+ * or to the active tools is a `system` message, so a reopened session shows exactly which prompt
+ * each request saw. `content` is the full prompt text in effect from this message on.
+ */
+export interface SystemMessage {
+	role: "system";
+	content: string;
+	/** Sections in effect (a baseline carries all; a patch carries the changed ones). */
+	sections?: SystemPromptSection[];
+	kind?: "baseline" | "patch";
+	/** Tool loadout change this message records. */
+	tools?: { active: string[]; added?: string[]; removed?: string[] };
+	timestamp: number;
+}
+
+declare module "../llm/types.js" {
+	interface CustomAgentMessages {
+		custom: CustomMessage;
+		bashExecution: BashExecutionMessage;
+		compactionSummary: CompactionSummaryMessage;
+		branchSummary: BranchSummaryMessage;
+		system: SystemMessage;
+	}
+}
