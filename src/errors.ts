@@ -1,0 +1,70 @@
+/**
+ * One error class for everything Settle throws on purpose, with a closed union of codes.
+ * Messages say what happened and what to do; `cause` keeps the original error.
+ */
+
+/** Every code a {@link SettleError} can carry. Add new codes here (additions only). */
+export type SettleErrorCode =
+	| "INVALID_ARGUMENT"
+	| "NOT_FOUND"
+	| "BUSY"
+	| "ABORTED"
+	| "STALE_CONTEXT"
+	| "INVALID_SESSION_FILE"
+	| "SESSION_LOCKED"
+	| "INVALID_SETTINGS"
+	| "MISSING_SESSION_CWD"
+	| "NO_MODEL"
+	| "NO_AUTH"
+	| "PROVIDER"
+	| "EXTENSION"
+	| "TOOL"
+	| "IO"
+	| "INTERNAL";
+
+/**
+ * @example
+ * ```ts
+ * try {
+ *   SessionManager.open("notes.txt");
+ * } catch (error) {
+ *   if (error instanceof SettleError && error.code === "INVALID_SESSION_FILE") console.error(error.message);
+ * }
+ * ```
+ */
+export class SettleError extends Error {
+	override readonly name: string = "SettleError";
+	readonly code: SettleErrorCode;
+	readonly details?: Record<string, unknown>;
+
+	constructor(
+		code: SettleErrorCode,
+		message: string,
+		options?: { cause?: unknown; details?: Record<string, unknown> },
+	) {
+		super(message, options?.cause === undefined ? undefined : { cause: options.cause });
+		this.code = code;
+		if (options?.details) this.details = options.details;
+	}
+}
+
+/** Turns anything thrown into a {@link SettleError}; Settle errors pass through unchanged. */
+export function normalizeError(error: unknown, code: SettleErrorCode = "INTERNAL"): SettleError {
+	if (error instanceof SettleError) return error;
+	if (error instanceof Error) return new SettleError(code, error.message, { cause: error });
+	return new SettleError(code, typeof error === "string" ? error : safeStringify(error), { cause: error });
+}
+
+/** The message of anything thrown (non-Error values are stringified). */
+export function errorMessage(error: unknown): string {
+	if (error instanceof Error) return error.message;
+	return typeof error === "string" ? error : safeStringify(error);
+}
+
+function safeStringify(value: unknown): string {
+	try {
+		return JSON.stringify(value) ?? String(value);
+	} catch {
+		return String(value);
+	}
+}
