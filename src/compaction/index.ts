@@ -11,4 +11,6 @@ export type { SummaryText } from "./request.js";
 export { addUsage } from "./request.js";
 export * from "./serialize.js";
 export * from "./summarize.js";
+export * from "./texts.js";
+export * from "./threshold.js";
 export * from "./types.js";

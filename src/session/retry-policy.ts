@@ -26,6 +26,9 @@ export const DEFAULT_RETRY_SETTINGS: Readonly<RetrySettings> = Object.freeze({
 	maxAgentDelayMs: 60_000,
 });
 
+/** `auto_retry_end.finalError` when the backoff is aborted (`abort()` / `abortRetry()`). */
+export const RETRY_CANCELLED = "Retry cancelled";
+
 /** Adjusts a computed backoff delay (e.g. ±10% jitter). The result is still capped. */
 export type RetryJitter = (delayMs: number, attempt: number) => number;
 
