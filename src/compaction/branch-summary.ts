@@ -90,6 +90,11 @@ export interface BranchPreparation {
  * recorded lists (not those made by extensions).
  *
  * Must not throw.
+ *
+ * @example
+ * ```ts
+ * const { messages, fileOps } = prepareBranchEntries(entries, model.contextWindow - 16384);
+ * ```
  */
 export function prepareBranchEntries(entries: readonly SessionEntry[], tokenBudget = 0): BranchPreparation {
 	const fileOps = createFileOperations();

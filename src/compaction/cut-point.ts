@@ -66,6 +66,12 @@ export function findTurnStartIndex(entries: readonly SessionEntry[], index: numb
  *
  * When the range holds fewer tokens than `keepRecentTokens`, the cut is the first valid cut point
  * (everything is kept). When the cut lands inside a turn, `turnStartIndex` is the turn's start.
+ *
+ * @example
+ * ```ts
+ * const cut = findCutPoint(branch, 0, branch.length, 20_000);
+ * const firstKeptEntryId = branch[cut.firstKeptEntryIndex]!.id;
+ * ```
  */
 export function findCutPoint(
 	entries: readonly SessionEntry[],

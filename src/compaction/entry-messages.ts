@@ -23,6 +23,12 @@ export function collectContextEdits(entries: readonly SessionEntry[], start = 0,
  * message, non-empty `branch_summary` → branchSummary, `compaction` → compactionSummary; other
  * entries → `undefined`. An entry omitted by a context edit → `undefined`; a replaced one → its
  * message with the replacement content.
+ *
+ * @example
+ * ```ts
+ * const edits = collectContextEdits(branch);
+ * const messages = branch.map((entry) => messageFromEntry(entry, edits)).filter((m) => m !== undefined);
+ * ```
  */
 export function messageFromEntry(entry: SessionEntry, edits?: ContextEdits): AgentMessage | undefined {
 	const message = baseMessage(entry);

@@ -5,6 +5,7 @@ import type { AgentMessage } from "../llm/types.js";
 import type { FileOperationDetails } from "../store/entries.js";
 import type { FileOperations } from "./types.js";
 
+/** An empty set of file operations. */
 export function createFileOperations(): FileOperations {
 	return { read: new Set(), written: new Set(), edited: new Set() };
 }
@@ -35,7 +36,16 @@ export function addRecordedFileLists(details: unknown, fileOps: FileOperations):
 	}
 }
 
-/** Sorted lists: files only read, and files written or edited. */
+/**
+ * Sorted lists: files only read, and files written or edited.
+ *
+ * @example
+ * ```ts
+ * const fileOps = createFileOperations();
+ * for (const message of messages) collectFileOperations(message, fileOps);
+ * computeFileLists(fileOps); // { readFiles: ["a.ts"], modifiedFiles: ["b.ts"] }
+ * ```
+ */
 export function computeFileLists(fileOps: FileOperations): FileOperationDetails {
 	const modified = new Set([...fileOps.edited, ...fileOps.written]);
 	return {
@@ -44,7 +54,14 @@ export function computeFileLists(fileOps: FileOperations): FileOperationDetails 
 	};
 }
 
-/** The `<read-files>` / `<modified-files>` blocks appended to a summary ("" when both are empty). */
+/**
+ * The `<read-files>` / `<modified-files>` blocks appended to a summary ("" when both are empty).
+ *
+ * @example
+ * ```ts
+ * formatFileOperations({ readFiles: ["a.ts"], modifiedFiles: [] }); // "\n\n<read-files>\na.ts\n</read-files>"
+ * ```
+ */
 export function formatFileOperations({ readFiles, modifiedFiles }: FileOperationDetails): string {
 	const sections: string[] = [];
 	if (readFiles.length > 0) sections.push(`<read-files>\n${readFiles.join("\n")}\n</read-files>`);

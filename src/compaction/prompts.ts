@@ -145,6 +145,7 @@ export function joinSplitTurnSummary(historySummary: string, turnPrefixSummary: 
 /** History summary text when only a turn prefix was summarized. */
 export const NO_PRIOR_HISTORY = "No prior history.";
 
+/** Appends `Additional focus: <instructions>` to a prompt (unchanged without instructions). */
 export function withCustomInstructions(prompt: string, customInstructions: string | undefined): string {
 	return customInstructions ? `${prompt}\n\nAdditional focus: ${customInstructions}` : prompt;
 }

@@ -23,6 +23,11 @@ export function nothingToCompactReason(branchEntries: readonly SessionEntry[]): 
  * `compaction_end.errorMessage` for a failed compaction: `Context overflow recovery failed: <msg>`
  * (overflow), `Auto-compaction failed: <msg>` (threshold), `Compaction failed: <msg>` (manual).
  * Aborted or cancelled compactions carry no error message (`undefined`): do not call this for them.
+ *
+ * @example
+ * ```ts
+ * compactionFailureMessage("threshold", error); // "Auto-compaction failed: Summarization failed: 529 …"
+ * ```
  */
 export function compactionFailureMessage(reason: "overflow" | "threshold" | "manual", error: unknown): string {
 	const message = errorMessage(error);

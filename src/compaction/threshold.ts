@@ -8,6 +8,11 @@ import type { SessionEntry } from "../store/entries.js";
 /**
  * Timestamp (ms) of the latest `compaction` entry on the branch, or `undefined`. Walks back from
  * the leaf and stops at the first compaction.
+ *
+ * @example
+ * ```ts
+ * const latestCompactionAt = latestCompactionTime(sessionManager.getBranch());
+ * ```
  */
 export function latestCompactionTime(branchEntries: readonly SessionEntry[]): number | undefined {
 	for (let i = branchEntries.length - 1; i >= 0; i--) {

@@ -163,7 +163,14 @@ export function isContextOverflow(message: AssistantMessage, contextWindow?: num
 	return false;
 }
 
-/** Whether an error text is a context-overflow text (and not a throttling text that mentions tokens). */
+/**
+ * Whether an error text is a context-overflow text (and not a throttling text that mentions tokens).
+ *
+ * @example
+ * ```ts
+ * isOverflowErrorText("prompt is too long: 213462 tokens > 200000 maximum"); // true
+ * ```
+ */
 export function isOverflowErrorText(errorMessage: string): boolean {
 	if (NOT_OVERFLOW_PATTERNS.some((pattern) => pattern.test(errorMessage))) return false;
 	return OVERFLOW_PATTERNS.some((pattern) => pattern.test(errorMessage));
@@ -212,7 +219,14 @@ export function isRetryableError(message: AssistantMessage): boolean {
 	return isTransientErrorText(message.errorMessage);
 }
 
-/** Whether an error text describes a transient failure (quota, billing and credential texts never do). */
+/**
+ * Whether an error text describes a transient failure (quota, billing and credential texts never do).
+ *
+ * @example
+ * ```ts
+ * isTransientErrorText("429 You exceeded your current quota"); // false
+ * ```
+ */
 export function isTransientErrorText(errorMessage: string): boolean {
 	if (PERMANENT_PATTERNS.some((pattern) => pattern.test(errorMessage)) && !PER_MINUTE_QUOTA.test(errorMessage)) {
 		return false;
