@@ -1,5 +1,6 @@
 import { readFileSync } from "node:fs";
 import { isContextOverflow as piIsContextOverflow } from "@mariozechner/pi-ai";
+import { AgentSession } from "@mariozechner/pi-coding-agent";
 import { describe, expect, it } from "vitest";
 import {
 	classifyAssistantError,
@@ -26,6 +27,31 @@ const fixture = JSON.parse(
 /** Texts where Settle deliberately differs from pi-ai 0.73.1's `isContextOverflow`. */
 const OVERFLOW_DIVERGES_FROM_PI = new Set(["bedrock-raw-throttling-exception"]);
 
+/** Texts where Settle's retry decision deliberately differs from pi-coding-agent 0.73.1's. */
+const RETRY_DIVERGES_FROM_PI = new Set([
+	// pi retries these; waiting does not fix them.
+	"anthropic-400-with-digits-in-request-id", // "500"/"429" inside a request id
+	"openai-429-insufficient-quota",
+	"google-429-per-day-free-tier",
+	"pi-ai-server-delay-quota",
+	// pi gives up on these transient failures.
+	"openai-responses-retry-your-request",
+	"bedrock-throttling-tokens",
+	"bedrock-raw-throttling-exception",
+	"bedrock-model-stream-error",
+	"econnreset",
+	"econnrefused",
+	"enotfound",
+	"eai-again",
+	"etimedout",
+]);
+
+/** pi 0.73.1's own retry classifier (a private method; it only reads `this.model`). */
+const piIsRetryableError = (message: unknown): boolean =>
+	(
+		AgentSession.prototype as unknown as { _isRetryableError(this: unknown, message: unknown): boolean }
+	)._isRetryableError.call({ model: testModel }, message);
+
 describe("provider error table", () => {
 	it("covers every class with real texts", () => {
 		const classes = new Set(fixture.errors.map((entry) => entry.expected));
@@ -49,6 +75,16 @@ describe("provider error table", () => {
 			})
 			.map((entry) => entry.id);
 		expect(new Set(disagreements)).toEqual(OVERFLOW_DIVERGES_FROM_PI);
+	});
+
+	it("agrees with pi-coding-agent 0.73.1 on retrying except for documented divergences", () => {
+		const disagreements = fixture.errors
+			.filter((entry) => {
+				const message = failed(entry.errorMessage);
+				return isRetryableError(message) !== piIsRetryableError(message);
+			})
+			.map((entry) => entry.id);
+		expect(new Set(disagreements)).toEqual(RETRY_DIVERGES_FROM_PI);
 	});
 });
 
