@@ -1,0 +1,193 @@
+/**
+ * Branch summaries for tree navigation (behavior C.13): what the branch being left did, so the
+ * branch the user returns to can carry it as context.
+ */
+import { SettleError } from "../errors.js";
+import { estimateMessageTokens } from "../llm/tokens.js";
+import type { AgentMessage, Usage } from "../llm/types.js";
+import type { FileOperationDetails, SessionEntry } from "../store/entries.js";
+import { messageFromEntry } from "./entry-messages.js";
+import {
+	addRecordedFileLists,
+	collectFileOperations,
+	computeFileLists,
+	createFileOperations,
+	formatFileOperations,
+} from "./file-operations.js";
+import {
+	BRANCH_SUMMARY_PREAMBLE,
+	BRANCH_SUMMARY_PROMPT,
+	summarizationRequestText,
+	withCustomInstructions,
+} from "./prompts.js";
+import { requestSummary } from "./request.js";
+import { serializeConversation } from "./serialize.js";
+import type { FileOperations, SessionTreeReader, SummarizerOptions } from "./types.js";
+
+export interface BranchEntriesToSummarize {
+	/** Entries from just below the common ancestor down to the old leaf, oldest first. */
+	entries: SessionEntry[];
+	/** Deepest entry on both the old leaf's and the target's path; `null` when they share none. */
+	commonAncestorId: string | null;
+}
+
+/**
+ * The entries a navigation from `oldLeafId` to `targetId` abandons: those on the old leaf's path
+ * below the deepest entry shared with the target's path (compaction and summary entries included —
+ * their summaries become context). `oldLeafId` null (empty session) → nothing.
+ *
+ * Throws `SettleError("NOT_FOUND", "Entry <id> not found")` for an unknown target.
+ *
+ * @example
+ * ```ts
+ * const { entries } = collectEntriesForBranchSummary(sessionManager, sessionManager.getLeafId(), targetId);
+ * ```
+ */
+export function collectEntriesForBranchSummary(
+	tree: SessionTreeReader,
+	oldLeafId: string | null,
+	targetId: string,
+): BranchEntriesToSummarize {
+	if (!tree.getEntry(targetId)) throw new SettleError("NOT_FOUND", `Entry ${targetId} not found`);
+	if (!oldLeafId) return { entries: [], commonAncestorId: null };
+
+	const oldPath = new Set(tree.getBranch(oldLeafId).map((entry) => entry.id));
+	const targetPath = tree.getBranch(targetId);
+	let commonAncestorId: string | null = null;
+	for (let i = targetPath.length - 1; i >= 0; i--) {
+		if (oldPath.has(targetPath[i]!.id)) {
+			commonAncestorId = targetPath[i]!.id;
+			break;
+		}
+	}
+
+	const entries: SessionEntry[] = [];
+	const seen = new Set<string>();
+	let current: string | null = oldLeafId;
+	while (current && current !== commonAncestorId && !seen.has(current)) {
+		seen.add(current);
+		const entry = tree.getEntry(current);
+		if (!entry) break;
+		entries.push(entry);
+		current = entry.parentId;
+	}
+	entries.reverse();
+	return { entries, commonAncestorId };
+}
+
+export interface BranchPreparation {
+	/** Messages to summarize, oldest first (newest kept when over budget). */
+	messages: AgentMessage[];
+	fileOps: FileOperations;
+	totalTokens: number;
+}
+
+/**
+ * Messages of abandoned entries within a token budget (0 = no limit), keeping the newest: walks from
+ * the newest entry back and stops at the first message that does not fit (a compaction or branch
+ * summary is still taken while under 90% of the budget). Tool results are left out (the calls say
+ * what was done). File operations come from every entry, including earlier branch summaries'
+ * recorded lists (not those made by extensions).
+ *
+ * Must not throw.
+ *
+ * @example
+ * ```ts
+ * const { messages, fileOps } = prepareBranchEntries(entries, model.contextWindow - 16384);
+ * ```
+ */
+export function prepareBranchEntries(entries: readonly SessionEntry[], tokenBudget = 0): BranchPreparation {
+	const fileOps = createFileOperations();
+	for (const entry of entries) {
+		if (entry.type === "branch_summary" && !entry.fromHook) addRecordedFileLists(entry.details, fileOps);
+	}
+
+	const messages: AgentMessage[] = [];
+	let totalTokens = 0;
+	for (let i = entries.length - 1; i >= 0; i--) {
+		const entry = entries[i]!;
+		const message = messageFromEntry(entry);
+		if (!message || message.role === "toolResult" || message.role === "system") continue;
+		collectFileOperations(message, fileOps);
+		const tokens = estimateMessageTokens(message);
+		if (tokenBudget > 0 && totalTokens + tokens > tokenBudget) {
+			const isSummary = entry.type === "compaction" || entry.type === "branch_summary";
+			if (isSummary && totalTokens < tokenBudget * 0.9) {
+				messages.push(message);
+				totalTokens += tokens;
+			}
+			// Older entries are dropped, but their file operations still count.
+			for (let j = i - 1; j >= 0; j--) {
+				const older = messageFromEntry(entries[j]!);
+				if (older) collectFileOperations(older, fileOps);
+			}
+			break;
+		}
+		messages.push(message);
+		totalTokens += tokens;
+	}
+	messages.reverse();
+	return { messages, fileOps, totalTokens };
+}
+
+export interface GenerateBranchSummaryOptions extends SummarizerOptions {
+	/** Extra focus appended to the prompt, or (with `replaceInstructions`) the whole prompt. */
+	customInstructions?: string;
+	replaceInstructions?: boolean;
+	/** Tokens kept free below the context window for the prompt and the answer (default 16384). */
+	reserveTokens?: number;
+	/** Answer budget (default 2048). */
+	maxTokens?: number;
+}
+
+export interface BranchSummaryResult {
+	/** The preamble, the model's summary and the file lists. */
+	summary: string;
+	details: FileOperationDetails;
+	/** Absent when no model was called (nothing to summarize). */
+	usage?: Usage;
+}
+
+/** Summary text when the abandoned entries hold no message. */
+export const EMPTY_BRANCH_SUMMARY = "No content to summarize";
+
+/**
+ * Summarizes abandoned branch entries with the model: the newest messages that fit in
+ * `contextWindow − reserveTokens`, serialized in `<conversation>` tags, with the branch prompt
+ * (Goal / Constraints & Preferences / Progress / Key Decisions / Next Steps). The summary starts
+ * with pi's preamble and ends with the `<read-files>` / `<modified-files>` lists.
+ *
+ * Throws `SettleError("ABORTED")` on abort and `SettleError("PROVIDER", "Branch summarization
+ * failed: <provider text>")` on a provider error. Returns {@link EMPTY_BRANCH_SUMMARY} without a
+ * model call when there is no message to summarize.
+ *
+ * @example
+ * ```ts
+ * const { entries } = collectEntriesForBranchSummary(sessionManager, oldLeafId, targetId);
+ * const result = await generateBranchSummary(entries, { model, streamFn, signal });
+ * sessionManager.branchWithSummary(newLeafId, result.summary, result.details);
+ * ```
+ */
+export async function generateBranchSummary(
+	entries: readonly SessionEntry[],
+	options: GenerateBranchSummaryOptions,
+): Promise<BranchSummaryResult> {
+	const contextWindow = options.model.contextWindow || 128_000;
+	const budget = Math.max(1, contextWindow - (options.reserveTokens ?? 16_384));
+	const { messages, fileOps } = prepareBranchEntries(entries, budget);
+	const details = computeFileLists(fileOps);
+	if (messages.length === 0) return { summary: EMPTY_BRANCH_SUMMARY, details };
+
+	const instructions =
+		options.replaceInstructions && options.customInstructions
+			? options.customInstructions
+			: withCustomInstructions(BRANCH_SUMMARY_PROMPT, options.customInstructions);
+	const prompt = summarizationRequestText(serializeConversation(messages), instructions);
+	const { text, usage } = await requestSummary(
+		prompt,
+		options.maxTokens ?? 2048,
+		options,
+		"Branch summarization failed",
+	);
+	return { summary: BRANCH_SUMMARY_PREAMBLE + text + formatFileOperations(details), details, usage };
+}

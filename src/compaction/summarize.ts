@@ -1,0 +1,156 @@
+/**
+ * The default compaction summarizer: a structured checkpoint summary from the current model.
+ */
+import { SettleError } from "../errors.js";
+import type { AgentMessage, Usage } from "../llm/types.js";
+import type { FileOperationDetails } from "../store/entries.js";
+import { computeFileLists, formatFileOperations } from "./file-operations.js";
+import {
+	CHECKPOINT_PROMPT,
+	CHECKPOINT_UPDATE_PROMPT,
+	joinSplitTurnSummary,
+	NO_PRIOR_HISTORY,
+	summarizationRequestText,
+	TURN_PREFIX_PROMPT,
+	withCustomInstructions,
+} from "./prompts.js";
+import { addUsage, requestSummary, type SummaryText } from "./request.js";
+import { serializeConversation } from "./serialize.js";
+import type { CompactionPreparation, CompactionResult, SummarizerOptions } from "./types.js";
+
+export interface GenerateSummaryOptions extends SummarizerOptions {
+	/** The answer may use up to 80% of these tokens. */
+	reserveTokens: number;
+	/** Extra focus for the summary ("Additional focus: …"). */
+	customInstructions?: string;
+	/** The previous compaction's summary: switches to update mode. */
+	previousSummary?: string;
+}
+
+/**
+ * Asks the model for the structured checkpoint summary of `messages` (Goal / Constraints &
+ * Preferences / Progress (Done, In Progress, Blocked) / Key Decisions / Next Steps / Critical
+ * Context). The request has the summarization system prompt, one user message with the serialized
+ * conversation in `<conversation>` tags (plus `<previous-summary>` in update mode), and no tools.
+ *
+ * Throws `SettleError("PROVIDER", "Summarization failed: <provider text>")` on a provider error or
+ * an empty answer, `SettleError("ABORTED")` on abort.
+ *
+ * @example
+ * ```ts
+ * const { text } = await generateSummary(messages, { model, streamFn, reserveTokens: 16384, signal });
+ * ```
+ */
+export function generateSummary(
+	messages: readonly AgentMessage[],
+	options: GenerateSummaryOptions,
+): Promise<SummaryText> {
+	const instructions = withCustomInstructions(
+		options.previousSummary !== undefined ? CHECKPOINT_UPDATE_PROMPT : CHECKPOINT_PROMPT,
+		options.customInstructions,
+	);
+	const prompt = summarizationRequestText(serializeConversation(messages), instructions, options.previousSummary);
+	return requestSummary(prompt, Math.floor(0.8 * options.reserveTokens), options, "Summarization failed");
+}
+
+/**
+ * Summarizes the beginning of a split turn (Original Request / Early Progress / Context for
+ * Suffix) with half the reserve as budget. Errors as {@link generateSummary}, prefixed
+ * `Turn prefix summarization failed`.
+ */
+export function generateTurnPrefixSummary(
+	messages: readonly AgentMessage[],
+	options: SummarizerOptions & { reserveTokens: number },
+): Promise<SummaryText> {
+	const prompt = summarizationRequestText(serializeConversation(messages), TURN_PREFIX_PROMPT);
+	return requestSummary(prompt, Math.floor(0.5 * options.reserveTokens), options, "Turn prefix summarization failed");
+}
+
+export interface CompactOptions extends SummarizerOptions {
+	customInstructions?: string;
+}
+
+/**
+ * Runs the default summarizer on a preparation and returns the compaction entry's fields.
+ *
+ * The summary is the checkpoint summary (update mode when the preparation has a previous summary);
+ * for a split turn, the history and turn-prefix summaries are requested in parallel and joined
+ * after `---` under `**Turn Context (split turn):**`; the `<read-files>` / `<modified-files>` lists
+ * are appended. `details` = `{readFiles, modifiedFiles}`, `usage` = the summed request usage.
+ *
+ * Throws (nothing is written by this function): `SettleError("PROVIDER", …)` with the provider
+ * text when a request fails (the other request is aborted), `SettleError("ABORTED")` when `signal`
+ * aborts.
+ *
+ * @example
+ * ```ts
+ * const preparation = prepareCompaction(sessionManager.getBranch(), settings.compaction);
+ * if (preparation) {
+ *   const result = await compact(preparation, { model, streamFn, apiKey, signal: controller.signal });
+ *   sessionManager.appendCompaction(result.summary, result.firstKeptEntryId, result.tokensBefore, result.details);
+ * }
+ * ```
+ */
+export async function compact(
+	preparation: CompactionPreparation,
+	options: CompactOptions,
+): Promise<CompactionResult<FileOperationDetails>> {
+	const { reserveTokens } = preparation.settings;
+	const summaryOptions: GenerateSummaryOptions = {
+		...options,
+		reserveTokens,
+		...(preparation.previousSummary !== undefined ? { previousSummary: preparation.previousSummary } : {}),
+	};
+
+	let summary: string;
+	let usage: Usage;
+	if (preparation.isSplitTurn && preparation.turnPrefixMessages.length > 0) {
+		const [history, prefix] = await allOrAbort(options.signal, (signal) => [
+			preparation.messagesToSummarize.length > 0
+				? generateSummary(preparation.messagesToSummarize, { ...summaryOptions, signal })
+				: Promise.resolve(undefined),
+			generateTurnPrefixSummary(preparation.turnPrefixMessages, { ...options, reserveTokens, signal }),
+		]);
+		summary = joinSplitTurnSummary(history?.text ?? preparation.previousSummary ?? NO_PRIOR_HISTORY, prefix.text);
+		usage = history ? addUsage(history.usage, prefix.usage) : prefix.usage;
+	} else {
+		const history = await generateSummary(preparation.messagesToSummarize, summaryOptions);
+		summary = history.text;
+		usage = history.usage;
+	}
+	if (options.signal?.aborted) throw new SettleError("ABORTED", "Summarization aborted");
+
+	const details = computeFileLists(preparation.fileOps);
+	return {
+		summary: summary + formatFileOperations(details),
+		firstKeptEntryId: preparation.firstKeptEntryId,
+		tokensBefore: preparation.tokensBefore,
+		details,
+		usage,
+	};
+}
+
+/**
+ * Runs two requests on a signal of their own (linked to `outer`); the first failure aborts the
+ * other, so a failed compaction never leaves a request running.
+ */
+async function allOrAbort<A, B>(
+	outer: AbortSignal | undefined,
+	start: (signal: AbortSignal) => [Promise<A>, Promise<B>],
+): Promise<[A, B]> {
+	const controller = new AbortController();
+	const forward = () => controller.abort(outer?.reason);
+	if (outer?.aborted) controller.abort(outer.reason);
+	outer?.addEventListener("abort", forward, { once: true });
+	const abortOnFailure = <T>(promise: Promise<T>) =>
+		promise.catch((error: unknown) => {
+			controller.abort(error);
+			throw error;
+		});
+	try {
+		const [a, b] = start(controller.signal);
+		return await Promise.all([abortOnFailure(a), abortOnFailure(b)]);
+	} finally {
+		outer?.removeEventListener("abort", forward);
+	}
+}

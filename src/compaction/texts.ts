@@ -1,0 +1,37 @@
+/**
+ * User-visible texts of the compaction paths, exactly as pi 0.73 words them (C.5, C.13), in one place.
+ */
+import { errorMessage } from "../errors.js";
+import type { SessionEntry } from "../store/entries.js";
+
+/** `compaction_end.errorMessage` after a second overflow in the same request. */
+export const OVERFLOW_RECOVERY_FAILED =
+	"Context overflow recovery failed after one compact-and-retry attempt. Try reducing context or switching to a larger-context model.";
+/** The same for a second context-full `length` stop. */
+export const LENGTH_RECOVERY_FAILED = "Truncated response recovery failed after one compact-and-retry attempt.";
+export const ALREADY_COMPACTED = "Already compacted";
+export const NOTHING_TO_COMPACT = "Nothing to compact (session too small)";
+export const COMPACTION_CANCELLED = "Compaction cancelled";
+export const NO_MODEL_FOR_SUMMARIZATION = "No model available for summarization";
+
+/** Why `prepareCompaction` returned nothing, for a manual `compact()`. */
+export function nothingToCompactReason(branchEntries: readonly SessionEntry[]): string {
+	return branchEntries[branchEntries.length - 1]?.type === "compaction" ? ALREADY_COMPACTED : NOTHING_TO_COMPACT;
+}
+
+/**
+ * `compaction_end.errorMessage` for a failed compaction: `Context overflow recovery failed: <msg>`
+ * (overflow), `Auto-compaction failed: <msg>` (threshold), `Compaction failed: <msg>` (manual).
+ * Aborted or cancelled compactions carry no error message (`undefined`): do not call this for them.
+ *
+ * @example
+ * ```ts
+ * compactionFailureMessage("threshold", error); // "Auto-compaction failed: Summarization failed: 529 …"
+ * ```
+ */
+export function compactionFailureMessage(reason: "overflow" | "threshold" | "manual", error: unknown): string {
+	const message = errorMessage(error);
+	if (reason === "overflow") return `Context overflow recovery failed: ${message}`;
+	if (reason === "threshold") return `Auto-compaction failed: ${message}`;
+	return `Compaction failed: ${message}`;
+}

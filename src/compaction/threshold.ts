@@ -1,0 +1,72 @@
+/**
+ * The token side of the post-run compaction check (behavior C.5 steps 4 and 6), as pure functions.
+ */
+import { calculateContextTokens, estimateContextTokens } from "../llm/tokens.js";
+import type { AgentMessage, AssistantMessage } from "../llm/types.js";
+import type { SessionEntry } from "../store/entries.js";
+
+/**
+ * Timestamp (ms) of the latest `compaction` entry on the branch, or `undefined`. Walks back from
+ * the leaf and stops at the first compaction.
+ *
+ * @example
+ * ```ts
+ * const latestCompactionAt = latestCompactionTime(sessionManager.getBranch());
+ * ```
+ */
+export function latestCompactionTime(branchEntries: readonly SessionEntry[]): number | undefined {
+	for (let i = branchEntries.length - 1; i >= 0; i--) {
+		const entry = branchEntries[i]!;
+		if (entry.type === "compaction") return Date.parse(entry.timestamp);
+	}
+	return undefined;
+}
+
+/**
+ * Whether a response predates the latest compaction (its usage describes the context before it):
+ * such a response must trigger neither overflow nor threshold compaction (C.5 step 4).
+ */
+export function isBeforeCompaction(message: AssistantMessage, latestCompactionAt: number | undefined): boolean {
+	return latestCompactionAt !== undefined && message.timestamp <= latestCompactionAt;
+}
+
+export interface ThresholdTokensInput {
+	/** The response that just ended. */
+	message: AssistantMessage;
+	/** The context as the next request would see it (the projection, after context edits). */
+	messages: readonly AgentMessage[];
+	/** From {@link latestCompactionTime}. */
+	latestCompactionAt?: number;
+	/** The branch has context edits: the response's usage no longer describes the context. */
+	hasContextEdits?: boolean;
+}
+
+/**
+ * Context tokens to compare with the threshold after a response (C.5 step 6), or `undefined` when
+ * no threshold compaction may run:
+ * - the response predates the latest compaction → `undefined`;
+ * - context edits exist, the response is an error, or it reported no usage → the estimate of
+ *   `messages` ({@link estimateContextTokens}); `undefined` when the usage it rests on is from a
+ *   response at or before the latest compaction (stale);
+ * - otherwise the response's own usage tokens.
+ *
+ * Must not throw.
+ *
+ * @example
+ * ```ts
+ * const tokens = contextTokensForThreshold({ message, messages: agent.state.messages, latestCompactionAt });
+ * if (tokens !== undefined && shouldCompact(tokens, model.contextWindow, settings.compaction)) …
+ * ```
+ */
+export function contextTokensForThreshold(input: ThresholdTokensInput): number | undefined {
+	const { message, messages, latestCompactionAt } = input;
+	if (isBeforeCompaction(message, latestCompactionAt)) return undefined;
+	const usageTokens = message.usage ? calculateContextTokens(message.usage) : 0;
+	if (!input.hasContextEdits && message.stopReason !== "error" && usageTokens > 0) return usageTokens;
+	const estimate = estimateContextTokens(messages);
+	if (estimate.lastUsageIndex !== null) {
+		const source = messages[estimate.lastUsageIndex] as AssistantMessage;
+		if (isBeforeCompaction(source, latestCompactionAt)) return undefined;
+	}
+	return estimate.tokens;
+}

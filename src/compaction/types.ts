@@ -1,0 +1,75 @@
+/**
+ * Types shared by compaction and branch summarization.
+ */
+import type { AgentMessage, Model, StreamFn, ThinkingLevel, Usage } from "../llm/types.js";
+import type { FileOperationDetails, SessionEntry } from "../store/entries.js";
+
+/** Settings `compaction.*`. */
+export interface CompactionSettings {
+	enabled: boolean;
+	/** Tokens kept free below the context window; compaction is due above `contextWindow − reserveTokens`. */
+	reserveTokens: number;
+	/** Recent tokens kept verbatim after a compaction. */
+	keepRecentTokens: number;
+}
+
+export const DEFAULT_COMPACTION_SETTINGS: Readonly<CompactionSettings> = Object.freeze({
+	enabled: true,
+	reserveTokens: 16_384,
+	keepRecentTokens: 20_000,
+});
+
+/**
+ * Files touched by tool calls (pi-compatible shape, so pi extensions that read
+ * `preparation.fileOps` keep working). {@link computeFileLists} turns it into the recorded lists.
+ */
+export interface FileOperations {
+	read: Set<string>;
+	written: Set<string>;
+	edited: Set<string>;
+}
+
+/** Read-only view of a session tree; `SessionManager` satisfies it. */
+export interface SessionTreeReader {
+	getEntry(id: string): SessionEntry | undefined;
+	/** Path from the root to `fromId` (inclusive), root first. */
+	getBranch(fromId?: string): SessionEntry[];
+}
+
+/** Everything the summarizer needs, computed from the branch without calling a model. */
+export interface CompactionPreparation {
+	/** First entry kept verbatim after the compaction. */
+	firstKeptEntryId: string;
+	/** Messages before the kept span (or before the split turn) to fold into the summary. */
+	messagesToSummarize: AgentMessage[];
+	/** When the cut splits a turn: the turn's messages before the cut (summarized separately). */
+	turnPrefixMessages: AgentMessage[];
+	isSplitTurn: boolean;
+	/** Estimated context tokens before compacting. */
+	tokensBefore: number;
+	/** Summary of the previous compaction on the branch (update mode). */
+	previousSummary?: string;
+	fileOps: FileOperations;
+	settings: CompactionSettings;
+}
+
+/** What a compaction writes (the fields of a `compaction` entry). */
+export interface CompactionResult<TDetails = FileOperationDetails> {
+	summary: string;
+	firstKeptEntryId: string;
+	tokensBefore: number;
+	details: TDetails;
+	/** Usage of the summarization request(s); absent when no model was called. */
+	usage?: Usage;
+}
+
+/** How the default summarizers reach a model. */
+export interface SummarizerOptions {
+	model: Model;
+	streamFn: StreamFn;
+	apiKey?: string;
+	headers?: Record<string, string>;
+	signal?: AbortSignal;
+	/** Reasoning level for reasoning models (`off` or absent: none). */
+	thinkingLevel?: ThinkingLevel;
+}

@@ -1,0 +1,364 @@
+/**
+ * The one place that decides what a failed (or suspicious) assistant response means for recovery:
+ * context overflow (compact, then maybe retry), a truncated response caused by a full context,
+ * a transient provider failure (retry with backoff), or a fatal error (settle with the error).
+ *
+ * Everything here is pure string/number inspection of an {@link AssistantMessage}; no I/O.
+ */
+import type { AssistantMessage, Model } from "./types.js";
+
+/**
+ * Error texts providers send when the request does not fit the model's context window
+ * (behavior C.5, plus the two texts pi-ai 0.73.1 added: Anthropic `request_too_large` and
+ * Ollama's explicit overflow). Matched case-insensitively against `errorMessage`.
+ */
+const OVERFLOW_PATTERNS: readonly RegExp[] = [
+	/prompt is too long/i, // Anthropic, Bedrock-Claude
+	/request_too_large/i, // Anthropic HTTP 413 (byte size)
+	/input is too long for requested model/i, // Amazon Bedrock
+	/exceeds the context window/i, // OpenAI completions and responses
+	/input token count.*exceeds the maximum/i, // Google Gemini
+	/maximum prompt length is \d+/i, // xAI
+	/reduce the length of the messages/i, // Groq, OpenAI
+	/maximum context length is \d+ tokens/i, // OpenRouter, OpenAI
+	/exceeds the limit of \d+/i, // GitHub Copilot
+	/exceeds the available context size/i, // llama.cpp
+	/greater than the context length/i, // LM Studio
+	/context window exceeds limit/i, // MiniMax
+	/exceeded model token limit/i, // Kimi
+	/too large for model with \d+ maximum context length/i, // Mistral
+	/model_context_window_exceeded/i, // z.ai
+	/prompt too long; exceeded (?:max )?context length/i, // Ollama
+	/context[_ ]length[_ ]exceeded/i, // generic
+	/too many tokens/i, // generic
+	/token limit exceeded/i, // generic
+	/^4(?:00|13)\s*(?:status code)?\s*\(no body\)/i, // Cerebras
+];
+
+/**
+ * Throttling texts that also contain an overflow phrase (Bedrock: "Throttling error: Too many
+ * tokens, please wait…"). A match here means "not an overflow", whatever else the text says.
+ */
+const NOT_OVERFLOW_PATTERNS: readonly RegExp[] = [
+	/^(?:throttling error|service unavailable):/i,
+	/throttl/i,
+	/rate.?limit/i,
+	/too many requests/i,
+];
+
+/**
+ * Account-level failures: waiting seconds will not fix them. Checked before the transient
+ * patterns because these texts often carry a transient-looking status (`429 You exceeded your
+ * current quota…`).
+ */
+const PERMANENT_PATTERNS: readonly RegExp[] = [
+	/insufficient_quota/i,
+	/quota exceeded/i,
+	/exceeded your current quota/i,
+	/billing/i,
+	/credits are required/i,
+	/credit balance is too low/i,
+	/out of credits/i,
+	/payment required/i,
+	/usage.?limit.?(?:has.?been.?)?reached/i,
+	/hit your (?:\w+ )?usage limit/i,
+	/invalid.?api.?key/i,
+	/invalid x-api-key/i,
+	/incorrect api key/i,
+	/api key not valid/i,
+	/authentication_error/i,
+	/permission_denied/i,
+];
+
+/**
+ * Google reports per-minute rate limits with the same "exceeded your current quota" text as
+ * real quota exhaustion; the quota id tells them apart. A per-minute quota clears on its own.
+ */
+const PER_MINUTE_QUOTA = /PerMinute/;
+
+/**
+ * Transient failures worth retrying: overload, rate limits, 5xx, network and timeouts.
+ * Status codes need word boundaries so request ids like `req_011C5003…` don't match.
+ */
+const TRANSIENT_PATTERNS: readonly RegExp[] = [
+	/overloaded/i,
+	/rate.?limit/i,
+	/too many requests/i,
+	/throttl/i,
+	/resource.?exhausted/i,
+	/\b(?:429|500|502|503|504|520|522|524|529)\b/,
+	/service.?unavailable/i,
+	/temporarily unavailable/i,
+	/server.?error/i,
+	/internal.?error/i,
+	/provider.?returned.?error/i,
+	/network.?error/i,
+	/connection.?(?:error|refused|lost|reset)/i,
+	/websocket.?(?:closed|error)/i,
+	/other side closed/i,
+	/fetch failed/i,
+	/upstream.?connect/i,
+	/reset before headers/i,
+	/socket hang up/i,
+	/\b(?:ECONNRESET|ECONNREFUSED|ECONNABORTED|ETIMEDOUT|EPIPE|ENOTFOUND|EAI_AGAIN|ENETUNREACH|EHOSTUNREACH)\b/,
+	/getaddrinfo/i,
+	/\bUND_ERR_[A-Z_]+\b/,
+	/ended without/i,
+	/http2 request did not get a response/i,
+	/timed? ?out/i,
+	/timeout/i,
+	/terminated/i,
+	/you can retry your request/i,
+	/try your request again/i,
+	/retry delay/i,
+];
+
+/** What a finished assistant response means for recovery. */
+export type AssistantErrorClass =
+	/** Context overflow (an overflow error text, or a successful answer whose input exceeded the window). */
+	| "overflow"
+	/** A `length` stop caused by a full context rather than by the output cap. */
+	| "length_overflow"
+	/** A transient provider failure: retry with backoff. */
+	| "retryable"
+	/** An error that retrying or compacting will not fix. */
+	| "fatal"
+	/** Nothing to recover from (a normal answer, or a user abort). */
+	| "none";
+
+/** Options for {@link isRecoverableLength} and {@link classifyAssistantError}. */
+export interface LengthCheckOptions {
+	/**
+	 * The `maxTokens` the request actually asked for. Defaults to `model.maxTokens`. Pass it when
+	 * the request used a smaller cap (pi-ai's default is `min(model.maxTokens, 32000)`); otherwise
+	 * an answer that hit that smaller cap looks like a context-full truncation.
+	 */
+	requestedMaxTokens?: number;
+}
+
+/**
+ * Whether the response overflowed the context window: an error whose text is a known overflow
+ * text (and not a throttling text), a successful `stop` answer whose `input + cacheRead` exceeded
+ * `contextWindow` (providers that accept overflow silently), or a `length` stop with no output and
+ * an input that filled the window (providers that truncate the input silently).
+ *
+ * Must not throw.
+ *
+ * @example
+ * ```ts
+ * if (isContextOverflow(message, model.contextWindow)) await compactAndRetry();
+ * ```
+ */
+export function isContextOverflow(message: AssistantMessage, contextWindow?: number): boolean {
+	if (message.stopReason === "error" && message.errorMessage && isOverflowErrorText(message.errorMessage)) {
+		return true;
+	}
+	if (contextWindow !== undefined && contextWindow > 0) {
+		const input = inputTokens(message);
+		if (message.stopReason === "stop" && input > contextWindow) return true;
+		if (message.stopReason === "length" && (message.usage?.output ?? 0) === 0 && input >= contextWindow * 0.99) {
+			return true;
+		}
+	}
+	return false;
+}
+
+/**
+ * Whether an error text is a context-overflow text (and not a throttling text that mentions tokens).
+ *
+ * @example
+ * ```ts
+ * isOverflowErrorText("prompt is too long: 213462 tokens > 200000 maximum"); // true
+ * ```
+ */
+export function isOverflowErrorText(errorMessage: string): boolean {
+	if (NOT_OVERFLOW_PATTERNS.some((pattern) => pattern.test(errorMessage))) return false;
+	return OVERFLOW_PATTERNS.some((pattern) => pattern.test(errorMessage));
+}
+
+/**
+ * Whether a `length` stop was caused by the context window rather than by the output cap: the
+ * answer ended with fewer output tokens than the request allowed (doc version of C.5). Such a
+ * response is recovered like an overflow (compact once, then continue).
+ *
+ * Must not throw.
+ *
+ * @example
+ * ```ts
+ * isRecoverableLength(message, model, { requestedMaxTokens: 32000 });
+ * ```
+ */
+export function isRecoverableLength(
+	message: AssistantMessage,
+	model: Model,
+	options: LengthCheckOptions = {},
+): boolean {
+	if (message.stopReason !== "length") return false;
+	const cap = options.requestedMaxTokens ?? model.maxTokens;
+	const output = message.usage?.output ?? 0;
+	if (cap > 0 && output < cap) return true;
+	// Silent input truncation: the window is full and nothing could be generated.
+	return isContextOverflow(message, model.contextWindow);
+}
+
+/**
+ * Whether the response is a transient provider failure worth retrying: stopReason `error`, an
+ * `errorMessage`, not a context overflow (that goes to compaction), not a quota, billing or
+ * credential failure, and a text that matches overload, rate limit, 5xx, network or timeout.
+ *
+ * Must not throw.
+ *
+ * @example
+ * ```ts
+ * isRetryableError(failed); // true for `529 {"type":"error","error":{"type":"overloaded_error",…}}`
+ * ```
+ */
+export function isRetryableError(message: AssistantMessage): boolean {
+	if (message.stopReason !== "error" || !message.errorMessage) return false;
+	if (isContextOverflow(message)) return false;
+	return isTransientErrorText(message.errorMessage);
+}
+
+/**
+ * Whether an error text describes a transient failure (quota, billing and credential texts never do).
+ *
+ * @example
+ * ```ts
+ * isTransientErrorText("429 You exceeded your current quota"); // false
+ * ```
+ */
+export function isTransientErrorText(errorMessage: string): boolean {
+	if (PERMANENT_PATTERNS.some((pattern) => pattern.test(errorMessage)) && !PER_MINUTE_QUOTA.test(errorMessage)) {
+		return false;
+	}
+	return TRANSIENT_PATTERNS.some((pattern) => pattern.test(errorMessage));
+}
+
+/**
+ * Classifies a finished assistant response for the post-run decision (behavior C.3/C.5).
+ *
+ * - `"overflow"`: context overflow. For `stopReason: "error"` recover with compact-then-continue;
+ *   for `stopReason: "stop"` (a complete answer whose input exceeded the window) compact but never
+ *   re-run the answer (`willRetry = message.stopReason !== "stop"`).
+ * - `"length_overflow"`: a `length` stop below the output cap; recover like an error overflow.
+ * - `"retryable"`, `"fatal"`: errors that are not overflows.
+ * - `"none"`: a normal answer, a `length` stop at the cap, a `toolUse` stop, or a user abort.
+ *
+ * Overflow is only trusted when the message came from `model` (same provider and id): an overflow
+ * produced by a smaller, previous model is `"fatal"` for the current one (C.5 step 3).
+ *
+ * Must not throw.
+ *
+ * @example
+ * ```ts
+ * switch (classifyAssistantError(lastAssistant, session.model)) {
+ *   case "retryable": return planRetry(settings.retry, attempt + 1);
+ *   case "overflow": case "length_overflow": return compactForOverflow();
+ * }
+ * ```
+ */
+export function classifyAssistantError(
+	message: AssistantMessage,
+	model: Model,
+	options: LengthCheckOptions = {},
+): AssistantErrorClass {
+	const sameModel = message.provider === model.provider && message.model === model.id;
+	switch (message.stopReason) {
+		case "error":
+			if (!message.errorMessage) return "fatal";
+			if (isOverflowErrorText(message.errorMessage)) return sameModel ? "overflow" : "fatal";
+			return isTransientErrorText(message.errorMessage) ? "retryable" : "fatal";
+		case "stop":
+			return sameModel && isContextOverflow(message, model.contextWindow) ? "overflow" : "none";
+		case "length":
+			return sameModel && isRecoverableLength(message, model, options) ? "length_overflow" : "none";
+		default:
+			return "none";
+	}
+}
+
+const UNIT_MS: Record<string, number> = {
+	ms: 1,
+	millisecond: 1,
+	milliseconds: 1,
+	s: 1000,
+	sec: 1000,
+	secs: 1000,
+	second: 1000,
+	seconds: 1000,
+	m: 60_000,
+	min: 60_000,
+	mins: 60_000,
+	minute: 60_000,
+	minutes: 60_000,
+	h: 3_600_000,
+	hr: 3_600_000,
+	hrs: 3_600_000,
+	hour: 3_600_000,
+	hours: 3_600_000,
+};
+
+const UNIT = "(?:milliseconds?|ms|seconds?|secs?|s|minutes?|mins?|m|hours?|hrs?|h)";
+/** `23s`, `1.5 seconds`, `6m0s`, `1h2m3.5s`, `250ms`. */
+const DURATION = `(?:\\d+(?:\\.\\d+)?\\s*${UNIT}(?![a-z]))+`;
+const DURATION_PART = new RegExp(`(\\d+(?:\\.\\d+)?)\\s*(${UNIT})(?![a-z])`, "gi");
+
+/** Phrases that announce a provider-requested wait, each followed by a duration with units. */
+const REQUESTED_DELAY_PATTERNS: readonly RegExp[] = [
+	// pi-ai, when the provider asks for more than its cap: "Server requested 3600s retry delay (max: 60s). …"
+	new RegExp(`server requested\\s+(${DURATION})\\s+retry delay`, "gi"),
+	// Google: "Please retry in 23.398547744s."; Codex: "Try again in ~158 min."; OpenAI: "Please try again in 4.224s."
+	new RegExp(`(?:retry|try again) in\\s+~?\\s*(${DURATION})`, "gi"),
+	// "retry after 2 seconds", "quota will reset after 5h", "resets in 30s"
+	new RegExp(`(?:retry|reset|resets) (?:after|in)\\s+~?\\s*(${DURATION})`, "gi"),
+	// Google RetryInfo: "retryDelay": "30s" (JSON or JS object notation)
+	new RegExp(`retryDelay"?\\s*[:=]\\s*"?(${DURATION})`, "gi"),
+];
+
+/** Header dumps: `retry-after-ms: 1500`, `Retry-After: 30` (seconds). */
+const RETRY_AFTER_MS_HEADER = /retry-after-ms"?\s*[:=]\s*"?(\d+(?:\.\d+)?)/gi;
+const RETRY_AFTER_HEADER = /retry-after"?\s*[:=]\s*"?(\d+(?:\.\d+)?)/gi;
+
+/**
+ * Extracts the wait a provider asked for from an error text, in milliseconds (rounded up).
+ *
+ * Recognises pi-ai's over-cap report (`Server requested 3600s retry delay (max: 60s). …`),
+ * `Retry-After` / `retry-after-ms` header values (seconds / milliseconds), Google's
+ * `Please retry in 23.4s` and `"retryDelay": "30s"`, OpenAI's `Please try again in 4.2s`,
+ * `retry after 2 seconds`, and compound durations such as `6m0s` or `1h2m3s`. When the text
+ * names several delays, the longest wins. Returns `undefined` when it names none.
+ * HTTP-date `Retry-After` values are not recognised.
+ *
+ * Must not throw.
+ *
+ * @example
+ * ```ts
+ * parseRequestedRetryDelayMs("Please retry in 23s"); // 23000
+ * parseRequestedRetryDelayMs("fetch failed"); // undefined
+ * ```
+ */
+export function parseRequestedRetryDelayMs(errorMessage: string | undefined): number | undefined {
+	if (!errorMessage) return undefined;
+	let longest: number | undefined;
+	const consider = (ms: number) => {
+		if (Number.isFinite(ms) && ms >= 0 && (longest === undefined || ms > longest)) longest = ms;
+	};
+	for (const pattern of REQUESTED_DELAY_PATTERNS) {
+		for (const match of errorMessage.matchAll(pattern)) consider(durationToMs(match[1]!));
+	}
+	for (const match of errorMessage.matchAll(RETRY_AFTER_MS_HEADER)) consider(Number(match[1]));
+	for (const match of errorMessage.matchAll(RETRY_AFTER_HEADER)) consider(Number(match[1]) * 1000);
+	return longest === undefined ? undefined : Math.ceil(longest);
+}
+
+function durationToMs(text: string): number {
+	let total = 0;
+	for (const part of text.matchAll(DURATION_PART)) {
+		total += Number(part[1]) * (UNIT_MS[part[2]!.toLowerCase()] ?? Number.NaN);
+	}
+	return total;
+}
+
+function inputTokens(message: AssistantMessage): number {
+	return (message.usage?.input ?? 0) + (message.usage?.cacheRead ?? 0);
+}

@@ -1,0 +1,156 @@
+/**
+ * Token accounting for compaction decisions (behavior C.5): provider usage where there is one,
+ * a chars/4 estimate (rounded up) for everything after it. Pure, no I/O.
+ */
+import type { AgentMessage, AssistantMessage, ImageContent, TextContent, Usage } from "./types.js";
+
+/** Characters an image is counted as (1200 tokens). */
+export const IMAGE_CHAR_ESTIMATE = 4800;
+
+/** Settings the threshold predicate reads (`compaction.*`). */
+export interface CompactionThresholdSettings {
+	enabled: boolean;
+	/** Tokens kept free for the next answer (and the summary request). */
+	reserveTokens: number;
+}
+
+/**
+ * Tokens a request occupied according to its usage: `totalTokens` when the provider reported it,
+ * else `input + output + cacheRead + cacheWrite`.
+ *
+ * @example
+ * ```ts
+ * calculateContextTokens(message.usage);
+ * ```
+ */
+export function calculateContextTokens(usage: Usage): number {
+	return usage.totalTokens || usage.input + usage.output + usage.cacheRead + usage.cacheWrite;
+}
+
+/**
+ * Estimated tokens of one transcript message: characters / 4, rounded up. Counted: text of user,
+ * custom and toolResult messages (+4800 characters per image), assistant text, thinking, tool
+ * names and JSON arguments, bash command + output, summary texts. System messages count 0 (the
+ * system prompt is carried separately and is already inside every provider usage); unknown roles
+ * count 0.
+ *
+ * Must not throw.
+ *
+ * @example
+ * ```ts
+ * estimateMessageTokens({ role: "user", content: "hello world!", timestamp: 0 }); // 3
+ * ```
+ */
+export function estimateMessageTokens(message: AgentMessage): number {
+	let chars = 0;
+	switch (message.role) {
+		case "user":
+		case "custom":
+		case "toolResult":
+			chars = contentChars(message.content);
+			break;
+		case "assistant":
+			for (const block of message.content) {
+				if (block.type === "text") chars += block.text.length;
+				else if (block.type === "thinking") chars += block.thinking.length;
+				else if (block.type === "toolCall") chars += block.name.length + jsonLength(block.arguments);
+			}
+			break;
+		case "bashExecution":
+			chars = message.command.length + message.output.length;
+			break;
+		case "branchSummary":
+		case "compactionSummary":
+			chars = message.summary.length;
+			break;
+		default:
+			return 0;
+	}
+	return Math.ceil(chars / 4);
+}
+
+/** How {@link estimateContextTokens} arrived at its number. */
+export interface ContextTokenEstimate {
+	/** `usageTokens + trailingTokens`. */
+	tokens: number;
+	/** Context tokens of the last valid assistant usage (0 when there is none). */
+	usageTokens: number;
+	/** Estimated tokens of the messages after that usage (all messages when there is none). */
+	trailingTokens: number;
+	/** Index of the assistant message whose usage was used, or `null`. */
+	lastUsageIndex: number | null;
+}
+
+/**
+ * Context tokens of a transcript: the usage of the last assistant message with valid usage
+ * (skipping aborted and error responses, and responses that reported no usage at all) plus
+ * estimates of the messages after it; the sum of estimates when no message has usage.
+ *
+ * Walks backwards and stops at that assistant message, so the cost is proportional to the number
+ * of messages since the last model response, not to the length of the session.
+ *
+ * Must not throw.
+ *
+ * @example
+ * ```ts
+ * const { tokens } = estimateContextTokens(agent.state.messages);
+ * if (shouldCompact(tokens, model.contextWindow, settings.compaction)) …
+ * ```
+ */
+export function estimateContextTokens(messages: readonly AgentMessage[]): ContextTokenEstimate {
+	let trailingTokens = 0;
+	for (let index = messages.length - 1; index >= 0; index--) {
+		const message = messages[index]!;
+		const usage = validAssistantUsage(message);
+		if (usage !== undefined) {
+			const usageTokens = calculateContextTokens(usage);
+			return { tokens: usageTokens + trailingTokens, usageTokens, trailingTokens, lastUsageIndex: index };
+		}
+		trailingTokens += estimateMessageTokens(message);
+	}
+	return { tokens: trailingTokens, usageTokens: 0, trailingTokens, lastUsageIndex: null };
+}
+
+/**
+ * The threshold predicate: compaction is due when it is enabled and the context occupies more than
+ * `contextWindow − reserveTokens`.
+ *
+ * @example
+ * ```ts
+ * shouldCompact(190_000, 200_000, { enabled: true, reserveTokens: 16_384 }); // true
+ * ```
+ */
+export function shouldCompact(
+	contextTokens: number,
+	contextWindow: number,
+	settings: CompactionThresholdSettings,
+): boolean {
+	return settings.enabled && contextTokens > contextWindow - settings.reserveTokens;
+}
+
+/** The usage of an assistant message that reflects a complete request, if any. */
+export function validAssistantUsage(message: AgentMessage): Usage | undefined {
+	if (message.role !== "assistant") return undefined;
+	const assistant = message as AssistantMessage;
+	if (assistant.stopReason === "aborted" || assistant.stopReason === "error") return undefined;
+	if (!assistant.usage || calculateContextTokens(assistant.usage) <= 0) return undefined;
+	return assistant.usage;
+}
+
+function contentChars(content: string | (TextContent | ImageContent)[]): number {
+	if (typeof content === "string") return content.length;
+	let chars = 0;
+	for (const block of content) {
+		if (block.type === "text") chars += block.text.length;
+		else if (block.type === "image") chars += IMAGE_CHAR_ESTIMATE;
+	}
+	return chars;
+}
+
+function jsonLength(value: unknown): number {
+	try {
+		return JSON.stringify(value)?.length ?? 0;
+	} catch {
+		return 0;
+	}
+}

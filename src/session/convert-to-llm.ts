@@ -1,0 +1,131 @@
+/**
+ * Session transcript → messages a model understands (behavior C.7, D.2). Pure; unchanged messages
+ * are returned as the same objects, so callers can cache per message and nothing is copied per turn.
+ */
+import type { AgentMessage, ImageContent, Message, TextContent, UserMessage } from "../llm/types.js";
+import type { BashExecutionMessage } from "./messages.js";
+
+export const COMPACTION_SUMMARY_PREFIX =
+	"The conversation history before this point was compacted into the following summary:\n\n<summary>\n";
+export const COMPACTION_SUMMARY_SUFFIX = "\n</summary>";
+export const BRANCH_SUMMARY_PREFIX =
+	"The following is a summary of a branch that this conversation came back from:\n\n<summary>\n";
+export const BRANCH_SUMMARY_SUFFIX = "</summary>";
+/** What an image becomes when image input is blocked. */
+export const IMAGE_BLOCKED_TEXT = "Image reading is disabled.";
+
+export interface ConvertToLlmOptions {
+	/** Replace image blocks of user and tool-result messages by {@link IMAGE_BLOCKED_TEXT}. */
+	blockImages?: boolean;
+}
+
+/**
+ * The user-message text of a bash execution: ``Ran `<command>` `` then the output in a fence (or
+ * `(no output)`), then `(command cancelled)` or `Command exited with code N` (non-zero codes only),
+ * then the truncation note when the full output was saved to a file.
+ *
+ * @example
+ * ```ts
+ * bashExecutionToText({ role: "bashExecution", command: "ls", output: "a", exitCode: 0, cancelled: false,
+ *   truncated: false, timestamp: 0 }); // "Ran `ls`\n```\na\n```"
+ * ```
+ */
+export function bashExecutionToText(message: BashExecutionMessage): string {
+	let text = `Ran \`${message.command}\`\n`;
+	text += message.output ? `\`\`\`\n${message.output}\n\`\`\`` : "(no output)";
+	if (message.cancelled) {
+		text += "\n\n(command cancelled)";
+	} else if (message.exitCode !== null && message.exitCode !== undefined && message.exitCode !== 0) {
+		text += `\n\nCommand exited with code ${message.exitCode}`;
+	}
+	if (message.truncated && message.fullOutputPath) {
+		text += `\n\n[Output truncated. Full output: ${message.fullOutputPath}]`;
+	}
+	return text;
+}
+
+/**
+ * Converts one transcript message. user / assistant / toolResult pass through (the same object
+ * unless images are blocked); custom → user (string content becomes one text block);
+ * bashExecution → user text ({@link bashExecutionToText}), `undefined` when `excludeFromContext`;
+ * compactionSummary / branchSummary → user text in their `<summary>` wrappers; system and unknown
+ * roles → `undefined` (the system prompt travels separately).
+ *
+ * Must not throw.
+ *
+ * @example
+ * ```ts
+ * const llm = convertMessageToLlm(message, { blockImages: settings.blockImages });
+ * ```
+ */
+export function convertMessageToLlm(message: AgentMessage, options: ConvertToLlmOptions = {}): Message | undefined {
+	let converted: Message | undefined;
+	switch (message.role) {
+		case "user":
+		case "assistant":
+		case "toolResult":
+			converted = message;
+			break;
+		case "custom":
+			converted = {
+				role: "user",
+				content: typeof message.content === "string" ? [{ type: "text", text: message.content }] : message.content,
+				timestamp: message.timestamp,
+			};
+			break;
+		case "bashExecution":
+			if (message.excludeFromContext) return undefined;
+			converted = userText(bashExecutionToText(message), message.timestamp);
+			break;
+		case "compactionSummary":
+			converted = userText(COMPACTION_SUMMARY_PREFIX + message.summary + COMPACTION_SUMMARY_SUFFIX, message.timestamp);
+			break;
+		case "branchSummary":
+			converted = userText(BRANCH_SUMMARY_PREFIX + message.summary + BRANCH_SUMMARY_SUFFIX, message.timestamp);
+			break;
+		default:
+			return undefined;
+	}
+	return options.blockImages ? withoutImages(converted) : converted;
+}
+
+/**
+ * Converts a transcript ({@link convertMessageToLlm} per message, dropping what the model never sees).
+ *
+ * Must not throw.
+ *
+ * @example
+ * ```ts
+ * const agent = new Agent({ convertToLlm: (messages) => convertToLlm(messages, { blockImages: false }) });
+ * ```
+ */
+export function convertToLlm(messages: readonly AgentMessage[], options: ConvertToLlmOptions = {}): Message[] {
+	const result: Message[] = [];
+	for (const message of messages) {
+		const converted = convertMessageToLlm(message, options);
+		if (converted) result.push(converted);
+	}
+	return result;
+}
+
+function userText(text: string, timestamp: number): UserMessage {
+	return { role: "user", content: [{ type: "text", text }], timestamp };
+}
+
+function withoutImages(message: Message): Message {
+	if (message.role === "assistant" || typeof message.content === "string") return message;
+	const content: (TextContent | ImageContent)[] = message.content;
+	if (!content.some((block) => block.type === "image")) return message;
+	const replaced: (TextContent | ImageContent)[] = [];
+	for (const block of content) {
+		const next = block.type === "image" ? { type: "text" as const, text: IMAGE_BLOCKED_TEXT } : block;
+		const previous = replaced[replaced.length - 1];
+		const duplicate =
+			next.type === "text" &&
+			next.text === IMAGE_BLOCKED_TEXT &&
+			previous?.type === "text" &&
+			previous.text === IMAGE_BLOCKED_TEXT;
+		if (!duplicate) replaced.push(next);
+	}
+	return { ...message, content: replaced } as Message;
+}

@@ -1,0 +1,145 @@
+import { estimateTokens as piEstimateTokens } from "@mariozechner/pi-coding-agent";
+import { describe, expect, it } from "vitest";
+import {
+	calculateContextTokens,
+	estimateContextTokens,
+	estimateMessageTokens,
+	shouldCompact,
+} from "../../src/llm/tokens.js";
+import type { AgentMessage } from "../../src/llm/types.js";
+import { assistant, usage } from "../recovery/helpers.js";
+
+const image = { type: "image" as const, data: "AAAA", mimeType: "image/png" };
+const user = (text: string): AgentMessage => ({ role: "user", content: text, timestamp: 1 });
+
+describe("calculateContextTokens", () => {
+	it("prefers totalTokens, else sums the parts", () => {
+		expect(calculateContextTokens(usage({ totalTokens: 42, input: 1, output: 1 }))).toBe(42);
+		expect(calculateContextTokens(usage({ input: 10, output: 5, cacheRead: 3, cacheWrite: 2 }))).toBe(20);
+	});
+});
+
+describe("estimateMessageTokens (chars / 4, rounded up)", () => {
+	it("counts user text and 4800 characters per image", () => {
+		expect(estimateMessageTokens(user("12345"))).toBe(2);
+		expect(
+			estimateMessageTokens({ role: "user", content: [{ type: "text", text: "abcd" }, image], timestamp: 1 }),
+		).toBe(Math.ceil((4 + 4800) / 4));
+	});
+
+	it("counts assistant text, thinking, tool names and JSON arguments", () => {
+		const message = assistant({
+			text: "hello",
+			toolCalls: [{ type: "toolCall", id: "t1", name: "read", arguments: { path: "a.ts" } }],
+		});
+		message.content.unshift({ type: "thinking", thinking: "hmm" });
+		expect(estimateMessageTokens(message)).toBe(Math.ceil((5 + 3 + 4 + JSON.stringify({ path: "a.ts" }).length) / 4));
+	});
+
+	it("counts tool results and custom messages with images", () => {
+		expect(
+			estimateMessageTokens({
+				role: "toolResult",
+				toolCallId: "t1",
+				toolName: "read",
+				content: [{ type: "text", text: "12345678" }, image],
+				isError: false,
+				timestamp: 1,
+			}),
+		).toBe(2 + 1200);
+		expect(
+			estimateMessageTokens({ role: "custom", customType: "note", content: "123", display: true, timestamp: 1 }),
+		).toBe(1);
+	});
+
+	it("counts bash command + output and summary texts", () => {
+		expect(
+			estimateMessageTokens({
+				role: "bashExecution",
+				command: "ls",
+				output: "a\nb",
+				exitCode: 0,
+				cancelled: false,
+				truncated: false,
+				timestamp: 1,
+			}),
+		).toBe(2);
+		expect(
+			estimateMessageTokens({ role: "compactionSummary", summary: "x".repeat(9), tokensBefore: 1, timestamp: 1 }),
+		).toBe(3);
+		expect(estimateMessageTokens({ role: "branchSummary", summary: "x".repeat(8), fromId: "a", timestamp: 1 })).toBe(2);
+	});
+
+	it("counts system messages as 0 (the prompt is inside every usage)", () => {
+		expect(estimateMessageTokens({ role: "system", content: "You are helpful.", timestamp: 1 })).toBe(0);
+	});
+
+	it("matches pi's estimate for every message kind pi counts the same way", () => {
+		const messages: AgentMessage[] = [
+			user("hello there"),
+			assistant({ text: "ok", toolCalls: [{ type: "toolCall", id: "1", name: "bash", arguments: { command: "ls" } }] }),
+			{ role: "toolResult", toolCallId: "1", toolName: "bash", content: [image], isError: false, timestamp: 1 },
+			{
+				role: "bashExecution",
+				command: "pwd",
+				output: "/x",
+				exitCode: 0,
+				cancelled: false,
+				truncated: false,
+				timestamp: 1,
+			},
+		];
+		for (const message of messages) expect(estimateMessageTokens(message)).toBe(piEstimateTokens(message as never));
+	});
+});
+
+describe("estimateContextTokens", () => {
+	it("sums estimates when no message has usage", () => {
+		expect(estimateContextTokens([user("1234"), user("12345678")])).toEqual({
+			tokens: 3,
+			usageTokens: 0,
+			trailingTokens: 3,
+			lastUsageIndex: null,
+		});
+	});
+
+	it("uses the last valid usage plus estimates after it", () => {
+		const messages = [
+			user("x".repeat(400)),
+			assistant({ usage: { totalTokens: 1000 } }),
+			user("x".repeat(40)),
+			assistant({ usage: { totalTokens: 2000 } }),
+			user("x".repeat(8)),
+		];
+		expect(estimateContextTokens(messages)).toEqual({
+			tokens: 2002,
+			usageTokens: 2000,
+			trailingTokens: 2,
+			lastUsageIndex: 3,
+		});
+	});
+
+	it("skips aborted, error and zero-usage responses (estimating them instead)", () => {
+		const messages = [
+			assistant({ usage: { totalTokens: 500 } }),
+			assistant({ text: "x".repeat(40), stopReason: "aborted", usage: { totalTokens: 9000 } }),
+			assistant({ stopReason: "error", errorMessage: "529 overloaded", usage: { totalTokens: 9000 } }),
+			assistant({ text: "x".repeat(4) }),
+		];
+		expect(estimateContextTokens(messages)).toEqual({
+			tokens: 500 + 10 + 0 + 1,
+			usageTokens: 500,
+			trailingTokens: 11,
+			lastUsageIndex: 0,
+		});
+	});
+});
+
+describe("shouldCompact", () => {
+	it("is tokens > window − reserve, only when enabled", () => {
+		const settings = { enabled: true, reserveTokens: 16_384 };
+		expect(shouldCompact(200_000 - 16_384, 200_000, settings)).toBe(false);
+		expect(shouldCompact(200_000 - 16_383, 200_000, settings)).toBe(true);
+		expect(shouldCompact(500_000, 200_000, { ...settings, enabled: false })).toBe(false);
+	});
+});
