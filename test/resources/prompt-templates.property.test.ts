@@ -1,3 +1,4 @@
+// biome-ignore-all lint/suspicious/noTemplateCurlyInString: template placeholders like ${@:2} are the subject of these tests
 import { resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import fc from "fast-check";

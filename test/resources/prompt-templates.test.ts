@@ -1,3 +1,4 @@
+// biome-ignore-all lint/suspicious/noTemplateCurlyInString: template placeholders like ${@:2} are the subject of these tests
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { collectMarkdownFiles } from "../../src/resources/discovery.js";
