@@ -267,6 +267,55 @@ export function diffSystemPrompt(
 	};
 }
 
+/**
+ * The prompt in effect for a live session, kept in memory so each request costs O(sections)
+ * whatever the session length: seed it once from the transcript on open, then ask it for the
+ * `system` message of each request.
+ * @example
+ * ```ts
+ * const tracker = SystemPromptTracker.fromTranscript(sessionContext.messages);
+ * // before each request:
+ * const message = tracker.next(buildSystemPromptSections(options), activeToolNames);
+ * if (message) messages.unshift(message); // persist it with the request's messages
+ * ```
+ */
+export class SystemPromptTracker {
+	private sections: SystemPromptSection[] | undefined;
+	private tools: string[] | undefined;
+
+	private constructor(sections: SystemPromptSection[] | undefined, tools: string[] | undefined) {
+		this.sections = sections;
+		this.tools = tools;
+	}
+
+	/** Starts from the prompt a transcript leaves in effect (none: the first change is a baseline). */
+	static fromTranscript(messages: readonly AgentMessage[]): SystemPromptTracker {
+		const replayed = systemPromptFromTranscript(messages);
+		return new SystemPromptTracker(replayed?.sections, replayed?.tools);
+	}
+
+	/** The `system` message for moving to `sections` / `tools`, or undefined when nothing changed. */
+	next(
+		sections: readonly SystemPromptSection[],
+		tools: readonly string[],
+		options: { timestamp?: number } = {},
+	): SystemMessage | undefined {
+		const message = diffSystemPrompt(this.sections, sections, this.tools, tools, options);
+		if (message) {
+			this.sections = sections.map((section) => ({ ...section }));
+			this.tools = [...tools];
+		}
+		return message;
+	}
+
+	/** The sections and tools in effect (undefined before the first prompt). */
+	current(): { sections: SystemPromptSection[]; tools: string[] } | undefined {
+		return this.sections
+			? { sections: this.sections.map((section) => ({ ...section })), tools: [...(this.tools ?? [])] }
+			: undefined;
+	}
+}
+
 /** The prompt in effect after a transcript's last `system` message. */
 export interface TranscriptSystemPrompt {
 	/** The full prompt text (the last system message's `content`). */
@@ -281,8 +330,14 @@ export interface TranscriptSystemPrompt {
 
 /**
  * Replays the system messages of a transcript: the prompt, sections and tools in effect at its
- * end, or undefined when it has no system message. Reads backwards to the last baseline only.
- * Must not throw.
+ * end, or undefined when it has no system message. Reads backwards to the last baseline only,
+ * but that can be the whole transcript: call it when a session is opened (or use
+ * {@link SystemPromptTracker}), not per request. Must not throw.
+ * @example
+ * ```ts
+ * const effective = systemPromptFromTranscript(sessionManager.buildSessionContext().messages);
+ * console.log(effective?.prompt ?? "(no prompt recorded yet)");
+ * ```
  */
 export function systemPromptFromTranscript(messages: readonly AgentMessage[]): TranscriptSystemPrompt | undefined {
 	let last = -1;

@@ -15,6 +15,7 @@ import {
 	normalizePromptSnippet,
 	renderSystemPrompt,
 	type SystemPromptOptions,
+	SystemPromptTracker,
 	systemPromptFromTranscript,
 	systemPromptOptionsFromResources,
 } from "../../src/session/system-prompt.js";
@@ -279,5 +280,24 @@ describe("systemPromptFromTranscript", () => {
 		const next = diffSystemPrompt(replayed.sections, sections, replayed.tools, [])!;
 		expect(next.kind).toBe("patch");
 		expect(next.sections).toEqual(sections);
+	});
+});
+
+describe("SystemPromptTracker", () => {
+	it("emits a baseline, then patches only on change, starting from a transcript", () => {
+		const a = buildSystemPromptSections({ cwd: "/a", now: NOW });
+		const b = buildSystemPromptSections({ cwd: "/b", now: NOW });
+		const fresh = SystemPromptTracker.fromTranscript([]);
+		expect(fresh.current()).toBeUndefined();
+		const baseline = fresh.next(a, ["read"], { timestamp: 1 })!;
+		expect(baseline.kind).toBe("baseline");
+		expect(fresh.next(a, ["read"])).toBeUndefined();
+		const patch = fresh.next(b, ["read"], { timestamp: 2 })!;
+		expect(patch.sections).toEqual([{ id: "cwd", text: "Current working directory: /b" }]);
+		expect(fresh.current()).toEqual({ sections: b, tools: ["read"] });
+
+		const resumed = SystemPromptTracker.fromTranscript([baseline, patch]);
+		expect(resumed.next(b, ["read"])).toBeUndefined();
+		expect(resumed.next(b, [])!.tools).toEqual({ active: [], removed: ["read"] });
 	});
 });
