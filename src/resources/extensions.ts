@@ -14,6 +14,8 @@
  */
 import { existsSync } from "node:fs";
 import { createRequire } from "node:module";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { createJiti } from "jiti";
 import { errorMessage } from "../errors.js";
@@ -83,7 +85,22 @@ export async function importExtensionFactory(
 	path: string,
 	aliases = defaultExtensionAliases(),
 ): Promise<ExtensionFactory> {
-	const jiti = createJiti(import.meta.url, { moduleCache: false, fsCache: false, alias: aliases });
+	return importWith(createExtensionImporter(aliases), path);
+}
+
+type Importer = ReturnType<typeof createJiti>;
+
+/**
+ * A jiti instance for one load pass: no module cache (a reload sees edited files), transpiled
+ * output cached on disk by content hash in the OS temp folder (not in node_modules).
+ */
+function createExtensionImporter(aliases: Record<string, string>): Importer {
+	return createJiti(import.meta.url, { moduleCache: false, fsCache: JITI_CACHE_DIR, alias: aliases });
+}
+
+const JITI_CACHE_DIR = join(tmpdir(), `settle-jiti-cache-${process.getuid?.() ?? "user"}`);
+
+async function importWith(jiti: Importer, path: string): Promise<ExtensionFactory> {
 	const exported = await jiti.import(path, { default: true });
 	if (typeof exported !== "function") {
 		throw new Error(`Extension does not export a valid factory function: ${path}`);
@@ -101,7 +118,7 @@ export async function loadExtensions(
 	options: LoadExtensionsOptions,
 ): Promise<LoadExtensionsResult> {
 	const result: LoadExtensionsResult = { extensions: [], errors: [], skipped: [], diagnostics: [] };
-	const aliases = options.aliases ?? defaultExtensionAliases();
+	const jiti = createExtensionImporter(options.aliases ?? defaultExtensionAliases());
 	const seen = new Set<string>();
 	for (const candidate of candidates) {
 		if (seen.has(candidate.path)) continue;
@@ -116,7 +133,7 @@ export async function loadExtensions(
 			continue;
 		}
 		try {
-			const factory = await importExtensionFactory(candidate.path, aliases);
+			const factory = await importWith(jiti, candidate.path);
 			result.extensions.push({ path: candidate.path, resolvedPath: candidate.path, source: candidate.source, factory });
 		} catch (error) {
 			const message = errorMessage(error);

@@ -385,6 +385,13 @@ export class DefaultResourceLoader implements ResourceLoader {
 	private discover(kind: ResourceKind, layers: Layer[], diagnostics: ResourceDiagnostic[]): Found[] {
 		const found: Found[] = [];
 		for (const layer of layers) {
+			if (kind === "extensions" && (layer.settings.packages?.length ?? 0) > 0) {
+				diagnostics.push({
+					type: "warning",
+					message: `Settle does not install or load pi packages ("packages" in ${layer.settingsPath}). List the package's extension files in "extensions" (or pass them as additionalExtensionPaths) to load them.`,
+					path: layer.settingsPath,
+				});
+			}
 			const entries = (layer.settings[kind] ?? []) as string[];
 			const plain = entries.filter((entry) => !isFilterEntry(entry));
 			const fromSettings: string[] = [];

@@ -148,6 +148,7 @@ describe("DefaultResourceLoader: settings entries", () => {
 			"project/.settle/settings.json": JSON.stringify({
 				skills: ["../../shared/skills", "!excluded", "../no-such-folder"],
 				prompts: ["../../shared/prompts"],
+				packages: ["npm:some-pi-package"],
 			}),
 		});
 		const loader = await loaded({ cwd, agentDir: join(root, "agent") });
@@ -159,6 +160,9 @@ describe("DefaultResourceLoader: settings entries", () => {
 			message: `skills path "../no-such-folder" in ${join(cwd, ".settle", "settings.json")} does not exist (resolved to ${join(cwd, "no-such-folder")}). Fix or remove the entry.`,
 			path: join(cwd, "no-such-folder"),
 		});
+		expect(loader.getDiagnostics().map((d) => d.message)).toContain(
+			`Settle does not install or load pi packages ("packages" in ${join(cwd, ".settle", "settings.json")}). List the package's extension files in "extensions" (or pass them as additionalExtensionPaths) to load them.`,
+		);
 	});
 
 	it("finds .agents/skills folders from cwd up to the git root, and in the home folder", async () => {
