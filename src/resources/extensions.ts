@@ -112,6 +112,13 @@ async function importWith(jiti: Importer, path: string): Promise<ExtensionFactor
  * Imports the candidates (in order) and adds inline factories. Must not throw: a module that
  * fails to import (throws, has a syntax error, misses a dependency, exports no factory) becomes an
  * `errors` entry and a diagnostic, and the others still load.
+ * @example
+ * ```ts
+ * const result = await loadExtensions(extensionEntriesAt("./my-ext").map((path) => ({ path, source: "explicit" })), {
+ *   cwd, agentDir, projectTrusted: false,
+ * });
+ * for (const extension of result.extensions) await extension.factory(api);
+ * ```
  */
 export async function loadExtensions(
 	candidates: ExtensionCandidate[],

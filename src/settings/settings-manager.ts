@@ -125,6 +125,7 @@ export class SettingsManager {
 	private overrides: Settings = {};
 	private settings: Settings = {};
 	private globalProblem: string | undefined;
+	private projectProblem: string | undefined;
 	private loadDiagnostics: SettingsDiagnostic[] = [];
 	private trustDiagnostics: SettingsDiagnostic[] = [];
 	private undrained: SettingsDiagnostic[] = [];
@@ -174,6 +175,7 @@ export class SettingsManager {
 		this.globalSettings = global.settings;
 		this.globalProblem = global.problem;
 		this.projectSettings = project.settings;
+		this.projectProblem = project.problem;
 		this.loadDiagnostics = [...global.diagnostics, ...project.diagnostics];
 		this.resolveTrust();
 		this.recompute();
@@ -314,7 +316,7 @@ export class SettingsManager {
 			);
 		}
 		this.storage.update(scope, (current) => setAtPath(current, path, value), `setting "${key}"`);
-		if (scope === "global" && this.globalProblem !== undefined) {
+		if ((scope === "global" ? this.globalProblem : this.projectProblem) !== undefined) {
 			// The file was unusable at load time and has been fixed since: adopt what it holds now.
 			this.load();
 			return;

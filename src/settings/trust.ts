@@ -86,7 +86,13 @@ export interface ProjectTrustDecision {
 	reason: "override" | "remembered" | "default";
 }
 
-/** Decides whether the project at `cwd` is trusted. Must not throw. */
+/**
+ * Decides whether the project at `cwd` is trusted. Must not throw.
+ * @example
+ * ```ts
+ * const { trusted } = resolveProjectTrust({ cwd, agentDir, override: cliFlags.approve });
+ * ```
+ */
 export function resolveProjectTrust(options: ResolveProjectTrustOptions): ProjectTrustDecision {
 	if (options.override !== undefined) return { trusted: options.override, reason: "override" };
 	const remembered = new ProjectTrustStore(options.agentDir).get(options.cwd);

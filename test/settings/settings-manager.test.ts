@@ -240,6 +240,18 @@ describe("SettingsManager persistence", () => {
 		expect(settings.getErrors()).toEqual([]);
 	});
 
+	it("a project setter adopts a project file fixed after loading", () => {
+		const { cwd, agentDir } = workspace();
+		writeTree(cwd, { ".settle/settings.json": "{ oops" });
+		const settings = SettingsManager.create(cwd, agentDir);
+		expect(() => settings.setProjectSkillPaths(["a"])).toThrow(/never overwrites a file it cannot parse/);
+		expect(readFileSync(join(cwd, ".settle", "settings.json"), "utf-8")).toBe("{ oops");
+		writeJson(join(cwd, ".settle", "settings.json"), { defaultModel: "fixed" });
+		settings.setProjectSkillPaths(["a"]);
+		expect(settings.getDefaultModel()).toBe("fixed");
+		expect(settings.getSkillPaths()).toEqual(["a"]);
+	});
+
 	it("project setters write the project file in use (.pi/ for a pi project)", () => {
 		const cwd = copyFixture("pi-only");
 		const { agentDir } = workspace();
