@@ -1,0 +1,61 @@
+/**
+ * Context files (`AGENTS.md`, else `CLAUDE.md`, one per folder), as pi collects them: the global
+ * one in the agent folder first, then every folder from the filesystem root down to `cwd`
+ * (outermost first), each file once.
+ */
+import { readFileSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
+import { errorMessage } from "../errors.js";
+import { isFile } from "./discovery.js";
+import type { ContextFile, ResourceDiagnostic } from "./types.js";
+
+/** File names tried in each folder, in order; the first that exists is used. */
+export const CONTEXT_FILE_NAMES = ["AGENTS.md", "AGENTS.MD", "CLAUDE.md", "CLAUDE.MD"] as const;
+
+function loadFromDir(dir: string, diagnostics: ResourceDiagnostic[]): ContextFile | null {
+	for (const name of CONTEXT_FILE_NAMES) {
+		const path = join(dir, name);
+		if (!isFile(path)) continue;
+		try {
+			return { path, content: readFileSync(path, "utf-8") };
+		} catch (error) {
+			diagnostics.push({ type: "warning", message: `cannot read context file: ${errorMessage(error)}`, path });
+		}
+	}
+	return null;
+}
+
+/**
+ * Collects the context files for `cwd`. Must not throw; unreadable files are diagnostics.
+ * @example
+ * ```ts
+ * const { agentsFiles } = loadProjectContextFiles({ cwd: process.cwd(), agentDir });
+ * ```
+ */
+export function loadProjectContextFiles(options: { cwd: string; agentDir: string }): {
+	agentsFiles: ContextFile[];
+	diagnostics: ResourceDiagnostic[];
+} {
+	const diagnostics: ResourceDiagnostic[] = [];
+	const files: ContextFile[] = [];
+	const seen = new Set<string>();
+	const global = loadFromDir(options.agentDir, diagnostics);
+	if (global) {
+		files.push(global);
+		seen.add(global.path);
+	}
+	const ancestors: ContextFile[] = [];
+	let dir = resolve(options.cwd);
+	for (;;) {
+		const file = loadFromDir(dir, diagnostics);
+		if (file && !seen.has(file.path)) {
+			ancestors.unshift(file);
+			seen.add(file.path);
+		}
+		const parent = dirname(dir);
+		if (parent === dir) break;
+		dir = parent;
+	}
+	files.push(...ancestors);
+	return { agentsFiles: files, diagnostics };
+}

@@ -1,0 +1,212 @@
+/**
+ * Finding resource files in folders, with pi's rules: dot entries and `node_modules` are skipped,
+ * `.gitignore` / `.ignore` / `.fdignore` rules of the folders walked apply, symlinks are followed,
+ * broken ones skipped. Entries are visited in name order so results are deterministic.
+ * Nothing here throws: an unreadable folder yields nothing.
+ */
+import { type Dirent, existsSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { join, relative, resolve, sep } from "node:path";
+import ignore, { type Ignore } from "ignore";
+
+const IGNORE_FILE_NAMES = [".gitignore", ".ignore", ".fdignore"];
+
+interface EntryKind {
+	name: string;
+	path: string;
+	isDir: boolean;
+	isFile: boolean;
+}
+
+function toPosix(path: string): string {
+	return path.split(sep).join("/");
+}
+
+function addIgnoreRules(ig: Ignore, dir: string, root: string): void {
+	const rel = relative(root, dir);
+	const prefix = rel ? `${toPosix(rel)}/` : "";
+	for (const name of IGNORE_FILE_NAMES) {
+		const file = join(dir, name);
+		if (!existsSync(file)) continue;
+		try {
+			const patterns = readFileSync(file, "utf-8")
+				.split(/\r?\n/)
+				.map((line) => prefixPattern(line, prefix))
+				.filter((line): line is string => line !== null);
+			if (patterns.length > 0) ig.add(patterns);
+		} catch {
+			// An unreadable ignore file ignores nothing.
+		}
+	}
+}
+
+function prefixPattern(line: string, prefix: string): string | null {
+	const trimmed = line.trim();
+	if (!trimmed || (trimmed.startsWith("#") && !trimmed.startsWith("\\#"))) return null;
+	let pattern = line;
+	let negated = false;
+	if (pattern.startsWith("!")) {
+		negated = true;
+		pattern = pattern.slice(1);
+	} else if (pattern.startsWith("\\!")) {
+		pattern = pattern.slice(1);
+	}
+	if (pattern.startsWith("/")) pattern = pattern.slice(1);
+	return `${negated ? "!" : ""}${prefix}${pattern}`;
+}
+
+/** Directory entries (sorted, dot entries and node_modules removed, symlinks resolved). */
+function listEntries(dir: string): EntryKind[] {
+	let dirents: Dirent[];
+	try {
+		dirents = readdirSync(dir, { withFileTypes: true });
+	} catch {
+		return [];
+	}
+	const entries: EntryKind[] = [];
+	for (const dirent of dirents.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
+		if (dirent.name.startsWith(".") || dirent.name === "node_modules") continue;
+		const path = join(dir, dirent.name);
+		let isDir = dirent.isDirectory();
+		let isFile = dirent.isFile();
+		if (dirent.isSymbolicLink()) {
+			try {
+				const stats = statSync(path);
+				isDir = stats.isDirectory();
+				isFile = stats.isFile();
+			} catch {
+				continue;
+			}
+		}
+		entries.push({ name: dirent.name, path, isDir, isFile });
+	}
+	return entries;
+}
+
+function isIgnored(ig: Ignore, root: string, entry: EntryKind): boolean {
+	const rel = toPosix(relative(root, entry.path));
+	return rel !== "" && ig.ignores(entry.isDir ? `${rel}/` : rel);
+}
+
+/**
+ * Skill files under `dir`. A folder holding `SKILL.md` is one skill (not searched further);
+ * otherwise sub-folders are searched. Mode `pi` also takes `.md` files directly in `dir` (pi's
+ * skills folders); mode `agents` (`.agents/skills`) does not.
+ */
+export function collectSkillFiles(dir: string, mode: "pi" | "agents"): string[] {
+	const files: string[] = [];
+	const walk = (current: string, ig: Ignore, root: string): void => {
+		addIgnoreRules(ig, current, root);
+		const skillFile = join(current, "SKILL.md");
+		if (isFile(skillFile) && !ig.ignores(toPosix(relative(root, skillFile)))) {
+			files.push(skillFile);
+			return;
+		}
+		for (const entry of listEntries(current)) {
+			if (isIgnored(ig, root, entry)) continue;
+			if (entry.isDir) walk(entry.path, ig, root);
+			else if (mode === "pi" && current === root && entry.isFile && entry.name.endsWith(".md")) files.push(entry.path);
+		}
+	};
+	if (isDirectory(dir)) walk(dir, ignore(), dir);
+	return files;
+}
+
+/** `.md` files directly in `dir` (or in all sub-folders with `recursive`). */
+export function collectMarkdownFiles(dir: string, recursive: boolean): string[] {
+	const files: string[] = [];
+	const walk = (current: string, ig: Ignore, root: string): void => {
+		addIgnoreRules(ig, current, root);
+		for (const entry of listEntries(current)) {
+			if (isIgnored(ig, root, entry)) continue;
+			if (entry.isDir && recursive) walk(entry.path, ig, root);
+			else if (entry.isFile && entry.name.endsWith(".md")) files.push(entry.path);
+		}
+	};
+	if (isDirectory(dir)) walk(dir, ignore(), dir);
+	return files;
+}
+
+/**
+ * The entry modules a folder declares: `package.json` `settle.extensions` (else `pi.extensions`)
+ * entries that exist, else `index.ts`, else `index.js`; null when none.
+ */
+export function resolveExtensionEntries(dir: string): string[] | null {
+	const manifest = readExtensionManifest(join(dir, "package.json"));
+	if (manifest && manifest.length > 0) {
+		const entries = manifest.map((entry) => resolve(dir, entry)).filter((entry) => existsSync(entry));
+		if (entries.length > 0) return entries;
+	}
+	for (const index of ["index.ts", "index.js"]) {
+		const path = join(dir, index);
+		if (isFile(path)) return [path];
+	}
+	return null;
+}
+
+/**
+ * Extension modules in an extensions folder: the folder's own entries when it declares some;
+ * otherwise its `.ts` / `.js` files and the entries of each sub-folder (one level, as pi).
+ */
+export function collectExtensionEntries(dir: string): string[] {
+	if (!isDirectory(dir)) return [];
+	const own = resolveExtensionEntries(dir);
+	if (own) return own;
+	const ig = ignore();
+	addIgnoreRules(ig, dir, dir);
+	const entries: string[] = [];
+	for (const entry of listEntries(dir)) {
+		if (isIgnored(ig, dir, entry)) continue;
+		if (entry.isFile && (entry.name.endsWith(".ts") || entry.name.endsWith(".js"))) entries.push(entry.path);
+		else if (entry.isDir) entries.push(...(resolveExtensionEntries(entry.path) ?? []));
+	}
+	return entries;
+}
+
+function readExtensionManifest(packageJsonPath: string): string[] | null {
+	if (!isFile(packageJsonPath)) return null;
+	try {
+		const pkg = JSON.parse(readFileSync(packageJsonPath, "utf-8")) as Record<
+			string,
+			{ extensions?: unknown } | undefined
+		>;
+		for (const key of ["settle", "pi"]) {
+			const extensions = pkg[key]?.extensions;
+			if (Array.isArray(extensions) && extensions.length > 0) {
+				return extensions.filter((entry): entry is string => typeof entry === "string");
+			}
+		}
+	} catch {
+		// A broken package.json declares nothing; index.ts / index.js may still apply.
+	}
+	return null;
+}
+
+/** Whether `path` is an existing directory. Must not throw. */
+export function isDirectory(path: string): boolean {
+	try {
+		return statSync(path).isDirectory();
+	} catch {
+		return false;
+	}
+}
+
+/** Whether `path` is an existing file. Must not throw. */
+export function isFile(path: string): boolean {
+	try {
+		return statSync(path).isFile();
+	} catch {
+		return false;
+	}
+}
+
+/** Skill files at a path: a folder is searched (pi mode), a `.md` file is itself. */
+export function skillFilesAt(path: string): string[] {
+	if (isDirectory(path)) return collectSkillFiles(path, "pi");
+	return isFile(path) && path.endsWith(".md") ? [path] : [];
+}
+
+/** Template files at a path: a folder's `.md` files (all levels with `recursive`), or the file itself. */
+export function promptFilesAt(path: string, recursive: boolean): string[] {
+	if (isDirectory(path)) return collectMarkdownFiles(path, recursive);
+	return isFile(path) && path.endsWith(".md") ? [path] : [];
+}

@@ -1,0 +1,52 @@
+/**
+ * YAML front matter (`---` … `---` at the top of a markdown file), parsed as pi parses it:
+ * line endings normalized, the block ends at the first line starting with `---`, the body is
+ * trimmed. Unlike pi, a parse failure is returned (not thrown), and an empty block is stripped.
+ */
+import { parse } from "yaml";
+import { errorMessage } from "../errors.js";
+
+/** Front matter and body of a markdown file. */
+export interface ParsedFrontmatter {
+	frontmatter: Record<string, unknown>;
+	body: string;
+	/** Why the front matter could not be read (it is then `{}`). */
+	error?: string;
+}
+
+/**
+ * Splits front matter from the body. Must not throw.
+ * @example
+ * ```ts
+ * parseFrontmatter("---\nname: x\n---\nBody").frontmatter.name; // "x"
+ * ```
+ */
+export function parseFrontmatter(content: string): ParsedFrontmatter {
+	const normalized = content.replace(/\r\n/g, "\n").replace(/\r/g, "\n");
+	if (!normalized.startsWith("---")) return { frontmatter: {}, body: normalized };
+	const end = normalized.indexOf("\n---", 3);
+	if (end === -1) return { frontmatter: {}, body: normalized };
+	const yamlText = normalized.slice(4, Math.max(4, end));
+	const body = normalized.slice(end + 4).trim();
+	if (yamlText.trim() === "") return { frontmatter: {}, body };
+	let parsed: unknown;
+	try {
+		parsed = parse(yamlText);
+	} catch (error) {
+		return { frontmatter: {}, body, error: `invalid YAML front matter: ${firstLine(errorMessage(error))}` };
+	}
+	if (parsed === null || parsed === undefined) return { frontmatter: {}, body };
+	if (typeof parsed !== "object" || Array.isArray(parsed)) {
+		return { frontmatter: {}, body, error: "invalid front matter: expected `key: value` lines" };
+	}
+	return { frontmatter: parsed as Record<string, unknown>, body };
+}
+
+/** The body without front matter. Must not throw. */
+export function stripFrontmatter(content: string): string {
+	return parseFrontmatter(content).body;
+}
+
+function firstLine(text: string): string {
+	return text.split("\n")[0]!.trim().replace(/:$/, "");
+}

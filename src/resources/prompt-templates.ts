@@ -1,0 +1,164 @@
+/**
+ * Prompt templates: `<name>.md` files with optional front matter (`description`,
+ * `argument-hint`), invoked as `/<name> args`. Argument parsing and substitution are pi's.
+ */
+import { readFileSync } from "node:fs";
+import { basename } from "node:path";
+import { errorMessage } from "../errors.js";
+import { parseFrontmatter } from "./frontmatter.js";
+import type { PromptTemplate, ResourceDiagnostic, SourceInfo } from "./types.js";
+
+/**
+ * Splits command arguments like a shell would, without escapes: spaces and tabs separate,
+ * `"…"` and `'…'` group (the other quote kind is literal inside), empty arguments are dropped.
+ * @example
+ * ```ts
+ * parseCommandArgs(`src/a.ts "two words" 'it"s'`); // ["src/a.ts", "two words", 'it"s']
+ * ```
+ */
+export function parseCommandArgs(argsString: string): string[] {
+	const args: string[] = [];
+	let current = "";
+	let quote: string | null = null;
+	for (const char of argsString) {
+		if (quote) {
+			if (char === quote) quote = null;
+			else current += char;
+		} else if (char === '"' || char === "'") {
+			quote = char;
+		} else if (char === " " || char === "\t") {
+			if (current) {
+				args.push(current);
+				current = "";
+			}
+		} else {
+			current += char;
+		}
+	}
+	if (current) args.push(current);
+	return args;
+}
+
+/**
+ * Fills a template: `$1`, `$2`, … (missing → ""), `${@:N}` (args from the N-th), `${@:N:L}`
+ * (L args from the N-th), `$ARGUMENTS` and `$@` (all args joined by spaces). Substituted values
+ * are never substituted again.
+ */
+export function substituteArgs(content: string, args: readonly string[]): string {
+	// One pass over the template, so a value that contains `$1` or `$@` stays as it is.
+	const all = args.join(" ");
+	return content.replace(/\$(\d+)|\$\{@:(\d+)(?::(\d+))?\}|\$ARGUMENTS|\$@/g, (match, position, start, length) => {
+		if (position !== undefined) return args[Number.parseInt(position, 10) - 1] ?? "";
+		if (start !== undefined) {
+			const from = Math.max(0, Number.parseInt(start, 10) - 1);
+			const sliced = length === undefined ? args.slice(from) : args.slice(from, from + Number.parseInt(length, 10));
+			return sliced.join(" ");
+		}
+		return match === "$ARGUMENTS" || match === "$@" ? all : match;
+	});
+}
+
+/**
+ * Expands `/<name> args` when a template has that name; other text comes back unchanged.
+ * @example
+ * ```ts
+ * expandPromptTemplate("/review src/index.ts", templates); // "Review this code: src/index.ts"
+ * ```
+ */
+export function expandPromptTemplate(text: string, templates: readonly PromptTemplate[]): string {
+	if (!text.startsWith("/")) return text;
+	const space = text.indexOf(" ");
+	const name = space === -1 ? text.slice(1) : text.slice(1, space);
+	const template = templates.find((candidate) => candidate.name === name);
+	if (!template) return text;
+	return substituteArgs(template.content, parseCommandArgs(space === -1 ? "" : text.slice(space + 1)));
+}
+
+/** Reads one template file. Must not throw: problems are diagnostics. */
+export function loadPromptTemplateFile(
+	filePath: string,
+	sourceInfo: Omit<SourceInfo, "path">,
+): { template: PromptTemplate | null; diagnostics: ResourceDiagnostic[] } {
+	let raw: string;
+	try {
+		raw = readFileSync(filePath, "utf-8");
+	} catch (error) {
+		return {
+			template: null,
+			diagnostics: [
+				{ type: "warning", message: `cannot read prompt template: ${errorMessage(error)}`, path: filePath },
+			],
+		};
+	}
+	const { frontmatter, body, error } = parseFrontmatter(raw);
+	if (error) {
+		return {
+			template: null,
+			diagnostics: [
+				{
+					type: "warning",
+					message: `${error}. Fix the YAML between the --- lines; the template is not loaded until then.`,
+					path: filePath,
+				},
+			],
+		};
+	}
+	let description = typeof frontmatter.description === "string" ? frontmatter.description : "";
+	if (!description) {
+		const firstLine = body.split("\n").find((line) => line.trim());
+		if (firstLine) description = firstLine.length > 60 ? `${firstLine.slice(0, 60)}...` : firstLine;
+	}
+	const hint = frontmatter["argument-hint"];
+	return {
+		template: {
+			name: basename(filePath).replace(/\.md$/, ""),
+			description,
+			...(typeof hint === "string" && hint ? { argumentHint: hint } : {}),
+			content: body,
+			filePath,
+			sourceInfo: { ...sourceInfo, path: filePath },
+		},
+		diagnostics: [],
+	};
+}
+
+/** A template file to load, with where it came from. */
+export interface PromptTemplateCandidate {
+	filePath: string;
+	sourceInfo: Omit<SourceInfo, "path">;
+}
+
+/** Loads candidates in order; the first template of a name wins (pi's `/name` collision). */
+export function loadPromptTemplateCandidates(candidates: PromptTemplateCandidate[]): {
+	prompts: PromptTemplate[];
+	diagnostics: ResourceDiagnostic[];
+} {
+	const byName = new Map<string, PromptTemplate>();
+	const diagnostics: ResourceDiagnostic[] = [];
+	const collisions: ResourceDiagnostic[] = [];
+	const seen = new Set<string>();
+	for (const candidate of candidates) {
+		if (seen.has(candidate.filePath)) continue;
+		seen.add(candidate.filePath);
+		const { template, diagnostics: found } = loadPromptTemplateFile(candidate.filePath, candidate.sourceInfo);
+		diagnostics.push(...found);
+		if (!template) continue;
+		const existing = byName.get(template.name);
+		if (existing) {
+			collisions.push({
+				type: "collision",
+				message: `name "/${template.name}" collision`,
+				path: template.filePath,
+				collision: {
+					resourceType: "prompt",
+					name: template.name,
+					winnerPath: existing.filePath,
+					loserPath: template.filePath,
+				},
+			});
+			continue;
+		}
+		byName.set(template.name, template);
+	}
+	return { prompts: [...byName.values()], diagnostics: [...diagnostics, ...collisions] };
+}

@@ -1,0 +1,510 @@
+/**
+ * DefaultResourceLoader: everything bound to one cwd that the session reads from disk — context
+ * files, skills, prompt templates, extensions, the custom base prompt and appended prompts —
+ * snapshotted by {@link DefaultResourceLoader.reload}.
+ *
+ * Sources and precedence (pi's): the project (`.settle/` or, for a pi project without one,
+ * `.pi/`) before the global agent folder; within each, paths listed in settings before the
+ * folder's own `skills/`, `prompts/`, `extensions/`; then paths given as options; then paths
+ * extensions add with `extendResources`. The first skill / template of a name wins.
+ */
+import { existsSync, readFileSync } from "node:fs";
+import { homedir } from "node:os";
+import { dirname, join, resolve } from "node:path";
+import { errorMessage } from "../errors.js";
+import { expandHome, getDefaultAgentDir, resolveProjectConfigDir } from "../settings/paths.js";
+import type { Settings } from "../settings/schema.js";
+import { SettingsManager } from "../settings/settings-manager.js";
+import { loadProjectContextFiles } from "./context-files.js";
+import { collectSkillFiles, promptFilesAt, skillFilesAt } from "./discovery.js";
+import { type ExtensionCandidate, extensionEntriesAt, loadExtensions } from "./extensions.js";
+import { applyFilters, isEnabledByFilters, isFilterEntry } from "./filters.js";
+import { loadPromptTemplateCandidates, type PromptTemplateCandidate } from "./prompt-templates.js";
+import { loadSkillCandidates, type SkillCandidate } from "./skills.js";
+import type {
+	ContextFile,
+	ExtensionFactory,
+	LoadExtensionsResult,
+	PromptTemplate,
+	ResourceDiagnostic,
+	ResourceExtensionPaths,
+	ResourceLoader,
+	ResourcePathInput,
+	Skill,
+	SourceInfo,
+} from "./types.js";
+
+/** Options of {@link DefaultResourceLoader}. */
+export interface DefaultResourceLoaderOptions {
+	cwd: string;
+	/** Global agent folder. Default `$SETTLE_AGENT_DIR` or `~/.settle/agent`. */
+	agentDir?: string;
+	/** Default `SettingsManager.create(cwd, agentDir)`. The loader reloads it on every reload. */
+	settingsManager?: SettingsManager;
+	/** Inline extensions, loaded after the ones on disk as `<inline:N>`. */
+	extensionFactories?: ExtensionFactory[];
+	/**
+	 * Trust the project (import its extensions, apply its code-running settings). Overrides the
+	 * settings manager's decision (and is applied to it). Default: the settings manager decides.
+	 */
+	trustProject?: boolean;
+	/** Skip discovered and configured extensions (explicit paths and inline factories still load). */
+	noExtensions?: boolean;
+	/** Skip discovered and configured skills (`additionalSkillPaths` still load). */
+	noSkills?: boolean;
+	/** Skip discovered and configured templates (`additionalPromptTemplatePaths` still load). */
+	noPromptTemplates?: boolean;
+	/** Skip AGENTS.md / CLAUDE.md. */
+	noContextFiles?: boolean;
+	/** Extension files or folders to load first (e.g. from `--extension`). Relative to `cwd`. */
+	additionalExtensionPaths?: string[];
+	additionalSkillPaths?: string[];
+	additionalPromptTemplatePaths?: string[];
+	/** Base prompt text, or a path to a file holding it; replaces SYSTEM.md discovery. */
+	systemPrompt?: string;
+	/** Texts (or file paths) to append; replaces APPEND_SYSTEM.md discovery. */
+	appendSystemPrompt?: string[];
+	/** Home folder for `~` and `~/.agents/skills` (default `os.homedir()`). */
+	homeDir?: string;
+	/** Module aliases for extension imports (default: `settle` and `@sinclair/typebox`). */
+	extensionAliases?: Record<string, string>;
+	/** Last-step rewrites of each snapshot part (pi's override hooks). */
+	extensionsOverride?: (base: LoadExtensionsResult) => LoadExtensionsResult;
+	skillsOverride?: (base: { skills: Skill[]; diagnostics: ResourceDiagnostic[] }) => {
+		skills: Skill[];
+		diagnostics: ResourceDiagnostic[];
+	};
+	promptsOverride?: (base: { prompts: PromptTemplate[]; diagnostics: ResourceDiagnostic[] }) => {
+		prompts: PromptTemplate[];
+		diagnostics: ResourceDiagnostic[];
+	};
+	agentsFilesOverride?: (base: { agentsFiles: ContextFile[] }) => { agentsFiles: ContextFile[] };
+	systemPromptOverride?: (base: string | undefined) => string | undefined;
+	appendSystemPromptOverride?: (base: string[]) => string[];
+}
+
+interface Snapshot {
+	extensions: LoadExtensionsResult;
+	skills: Skill[];
+	skillDiagnostics: ResourceDiagnostic[];
+	skillCandidates: SkillCandidate[];
+	prompts: PromptTemplate[];
+	promptDiagnostics: ResourceDiagnostic[];
+	promptCandidates: PromptTemplateCandidate[];
+	agentsFiles: ContextFile[];
+	agentsDiagnostics: ResourceDiagnostic[];
+	systemPrompt: string | undefined;
+	appendSystemPrompt: string[];
+	otherDiagnostics: ResourceDiagnostic[];
+}
+
+function emptySnapshot(): Snapshot {
+	return {
+		extensions: { extensions: [], errors: [], skipped: [], diagnostics: [] },
+		skills: [],
+		skillDiagnostics: [],
+		skillCandidates: [],
+		prompts: [],
+		promptDiagnostics: [],
+		promptCandidates: [],
+		agentsFiles: [],
+		agentsDiagnostics: [],
+		systemPrompt: undefined,
+		appendSystemPrompt: [],
+		otherDiagnostics: [],
+	};
+}
+
+type Scope = "project" | "user";
+interface Layer {
+	scope: Scope;
+	/** Folder relative settings entries resolve against, and where `skills/`, … live. */
+	baseDir: string;
+	settings: Settings;
+	settingsPath: string;
+}
+type ResourceKind = "extensions" | "skills" | "prompts";
+interface Found {
+	path: string;
+	scope: Scope | "temporary";
+	source: string;
+}
+
+/**
+ * @example
+ * ```ts
+ * const loader = new DefaultResourceLoader({ cwd: process.cwd(), trustProject: true });
+ * await loader.reload();
+ * const { skills, diagnostics } = loader.getSkills();
+ * for (const { path, error } of loader.getExtensions().errors) console.warn(path, error);
+ * ```
+ */
+export class DefaultResourceLoader implements ResourceLoader {
+	readonly cwd: string;
+	readonly agentDir: string;
+	readonly settingsManager: SettingsManager;
+	private readonly options: DefaultResourceLoaderOptions;
+	private readonly home: string;
+	private snapshot: Snapshot = emptySnapshot();
+	private queue: Promise<void> = Promise.resolve();
+
+	constructor(options: DefaultResourceLoaderOptions) {
+		this.options = options;
+		this.cwd = resolve(options.cwd);
+		this.agentDir = resolve(options.agentDir ?? getDefaultAgentDir());
+		this.home = options.homeDir ?? homedir();
+		this.settingsManager =
+			options.settingsManager ??
+			SettingsManager.create(
+				this.cwd,
+				this.agentDir,
+				options.trustProject === undefined ? {} : { projectTrusted: options.trustProject },
+			);
+		if (options.trustProject !== undefined && this.settingsManager.isProjectTrusted() !== options.trustProject) {
+			this.settingsManager.setProjectTrusted(options.trustProject);
+		}
+	}
+
+	/** Whether the project's extensions may run (see `trustProject`). */
+	isProjectTrusted(): boolean {
+		return this.options.trustProject ?? this.settingsManager.isProjectTrusted();
+	}
+
+	/** The project configuration folder in use (`.settle/`, or `.pi/` for a pi project). */
+	getProjectConfigDir(): string {
+		return resolveProjectConfigDir(this.cwd).dir;
+	}
+
+	getExtensions(): LoadExtensionsResult {
+		return this.snapshot.extensions;
+	}
+	getSkills(): { skills: Skill[]; diagnostics: ResourceDiagnostic[] } {
+		return { skills: this.snapshot.skills, diagnostics: this.snapshot.skillDiagnostics };
+	}
+	getPrompts(): { prompts: PromptTemplate[]; diagnostics: ResourceDiagnostic[] } {
+		return { prompts: this.snapshot.prompts, diagnostics: this.snapshot.promptDiagnostics };
+	}
+	getAgentsFiles(): { agentsFiles: ContextFile[]; diagnostics: ResourceDiagnostic[] } {
+		return { agentsFiles: this.snapshot.agentsFiles, diagnostics: this.snapshot.agentsDiagnostics };
+	}
+	getSystemPrompt(): string | undefined {
+		return this.snapshot.systemPrompt;
+	}
+	getAppendSystemPrompt(): string[] {
+		return this.snapshot.appendSystemPrompt;
+	}
+
+	/**
+	 * Every problem of the current snapshot: settings files, extensions, skills, templates,
+	 * context and prompt files, and configured paths that do not exist. Must not throw.
+	 */
+	getDiagnostics(): ResourceDiagnostic[] {
+		const settings = this.settingsManager
+			.getErrors()
+			.map((problem): ResourceDiagnostic => ({ type: problem.type, message: problem.message, path: problem.path }));
+		const s = this.snapshot;
+		return [
+			...settings,
+			...s.otherDiagnostics,
+			...s.extensions.diagnostics,
+			...s.skillDiagnostics,
+			...s.promptDiagnostics,
+			...s.agentsDiagnostics,
+		];
+	}
+
+	/**
+	 * Adds skill and template paths (e.g. from an extension's `resources_discover`) to the current
+	 * snapshot; earlier resources keep precedence. Theme paths are accepted and ignored.
+	 */
+	extendResources(paths: ResourceExtensionPaths): void {
+		const next = { ...this.snapshot };
+		const skillPaths = (paths.skillPaths ?? []).map((input) => this.normalizeInput(input));
+		const promptPaths = (paths.promptPaths ?? []).map((input) => this.normalizeInput(input));
+		if (skillPaths.length > 0) {
+			const extra = skillPaths.flatMap(({ path, info }) =>
+				skillFilesAt(path).map((filePath): SkillCandidate => ({ filePath, sourceInfo: info })),
+			);
+			next.skillCandidates = [...next.skillCandidates, ...extra];
+			Object.assign(next, this.buildSkills(next.skillCandidates, []));
+		}
+		if (promptPaths.length > 0) {
+			const extra = promptPaths.flatMap(({ path, info }) =>
+				promptFilesAt(path, false).map((filePath): PromptTemplateCandidate => ({ filePath, sourceInfo: info })),
+			);
+			next.promptCandidates = [...next.promptCandidates, ...extra];
+			Object.assign(next, this.buildPrompts(next.promptCandidates, []));
+		}
+		this.snapshot = next;
+	}
+
+	/**
+	 * Re-reads settings (the settings manager is reloaded too) and every resource, then swaps the
+	 * snapshot in one step. Concurrent calls run one after the other. Never rejects: problems are
+	 * diagnostics.
+	 */
+	reload(): Promise<void> {
+		const run = this.queue.then(() => this.load());
+		this.queue = run.catch(() => undefined);
+		return run;
+	}
+
+	private async load(): Promise<void> {
+		await this.settingsManager.reload();
+		const projectDir = resolveProjectConfigDir(this.cwd).dir;
+		const paths = this.settingsManager.getSettingsPaths();
+		const layers: Layer[] = [
+			{
+				scope: "project",
+				baseDir: projectDir,
+				settings: this.settingsManager.getProjectSettings(),
+				settingsPath: paths.project,
+			},
+			{
+				scope: "user",
+				baseDir: this.agentDir,
+				settings: this.settingsManager.getGlobalSettings(),
+				settingsPath: paths.global,
+			},
+		];
+		const other: ResourceDiagnostic[] = [];
+		const o = this.options;
+
+		// Extensions: explicit paths, then project, then global, then inline factories.
+		const extensionCandidates: ExtensionCandidate[] = [];
+		for (const entry of o.additionalExtensionPaths ?? []) {
+			const path = this.resolvePath(entry, this.cwd);
+			if (!existsSync(path)) {
+				other.push({ type: "error", message: `Extension path does not exist: ${entry}`, path });
+				continue;
+			}
+			for (const file of extensionEntriesAt(path)) extensionCandidates.push({ path: file, source: "explicit" });
+		}
+		if (!o.noExtensions) {
+			for (const found of this.discover("extensions", layers, other)) {
+				extensionCandidates.push({ path: found.path, source: found.scope === "project" ? "project" : "global" });
+			}
+		}
+		let extensions = await loadExtensions(extensionCandidates, {
+			cwd: this.cwd,
+			agentDir: this.agentDir,
+			projectTrusted: this.isProjectTrusted(),
+			inlineFactories: o.extensionFactories ?? [],
+			...(o.extensionAliases ? { aliases: o.extensionAliases } : {}),
+		});
+		if (o.extensionsOverride) extensions = o.extensionsOverride(extensions);
+
+		// Skills and templates: discovered (unless disabled), then the option paths.
+		const skillCandidates: SkillCandidate[] = [];
+		if (!o.noSkills) {
+			for (const found of this.discover("skills", layers, other)) skillCandidates.push(toSkillCandidate(found));
+		}
+		const skillPathDiagnostics: ResourceDiagnostic[] = [];
+		for (const entry of o.additionalSkillPaths ?? []) {
+			const path = this.resolvePath(entry, this.cwd);
+			if (!existsSync(path)) {
+				skillPathDiagnostics.push({ type: "error", message: "Skill path does not exist", path });
+				continue;
+			}
+			for (const filePath of skillFilesAt(path)) {
+				skillCandidates.push(toSkillCandidate({ path: filePath, scope: "temporary", source: "local" }));
+			}
+		}
+		const promptCandidates: PromptTemplateCandidate[] = [];
+		if (!o.noPromptTemplates) {
+			for (const found of this.discover("prompts", layers, other)) promptCandidates.push(toPromptCandidate(found));
+		}
+		const promptPathDiagnostics: ResourceDiagnostic[] = [];
+		for (const entry of o.additionalPromptTemplatePaths ?? []) {
+			const path = this.resolvePath(entry, this.cwd);
+			if (!existsSync(path)) {
+				promptPathDiagnostics.push({ type: "error", message: "Prompt template path does not exist", path });
+				continue;
+			}
+			for (const filePath of promptFilesAt(path, false)) {
+				promptCandidates.push(toPromptCandidate({ path: filePath, scope: "temporary", source: "local" }));
+			}
+		}
+
+		// Context files and prompts.
+		let agentsFiles: ContextFile[] = [];
+		let agentsDiagnostics: ResourceDiagnostic[] = [];
+		if (!o.noContextFiles) {
+			const loaded = loadProjectContextFiles({ cwd: this.cwd, agentDir: this.agentDir });
+			agentsFiles = loaded.agentsFiles;
+			agentsDiagnostics = loaded.diagnostics;
+		}
+		if (o.agentsFilesOverride) agentsFiles = o.agentsFilesOverride({ agentsFiles }).agentsFiles;
+
+		const systemSource =
+			o.systemPrompt ?? firstExisting([join(projectDir, "SYSTEM.md"), join(this.agentDir, "SYSTEM.md")]);
+		let systemPrompt = this.readPromptInput(systemSource, "system prompt", other);
+		if (o.systemPromptOverride) systemPrompt = o.systemPromptOverride(systemPrompt);
+		const appendSources =
+			o.appendSystemPrompt ??
+			[firstExisting([join(projectDir, "APPEND_SYSTEM.md"), join(this.agentDir, "APPEND_SYSTEM.md")])].filter(
+				(source): source is string => source !== undefined,
+			);
+		let appendSystemPrompt = appendSources
+			.map((source) => this.readPromptInput(source, "appended system prompt", other))
+			.filter((text): text is string => text !== undefined);
+		if (o.appendSystemPromptOverride) appendSystemPrompt = o.appendSystemPromptOverride(appendSystemPrompt);
+
+		this.snapshot = {
+			extensions,
+			skillCandidates,
+			promptCandidates,
+			...this.buildSkills(skillCandidates, skillPathDiagnostics),
+			...this.buildPrompts(promptCandidates, promptPathDiagnostics),
+			agentsFiles,
+			agentsDiagnostics,
+			systemPrompt,
+			appendSystemPrompt,
+			otherDiagnostics: other,
+		};
+	}
+
+	private buildSkills(candidates: SkillCandidate[], extra: ResourceDiagnostic[]) {
+		const loaded = loadSkillCandidates(candidates);
+		const result = { skills: loaded.skills, diagnostics: [...loaded.diagnostics, ...extra] };
+		const final = this.options.skillsOverride ? this.options.skillsOverride(result) : result;
+		return { skills: final.skills, skillDiagnostics: final.diagnostics };
+	}
+
+	private buildPrompts(candidates: PromptTemplateCandidate[], extra: ResourceDiagnostic[]) {
+		const loaded = loadPromptTemplateCandidates(candidates);
+		const result = { prompts: loaded.prompts, diagnostics: [...loaded.diagnostics, ...extra] };
+		const final = this.options.promptsOverride ? this.options.promptsOverride(result) : result;
+		return { prompts: final.prompts, promptDiagnostics: final.diagnostics };
+	}
+
+	/**
+	 * Resource files of one kind in precedence order: per layer (project, then global), settings
+	 * entries first, then the layer's own folder (and `.agents/skills` folders for skills).
+	 */
+	private discover(kind: ResourceKind, layers: Layer[], diagnostics: ResourceDiagnostic[]): Found[] {
+		const found: Found[] = [];
+		for (const layer of layers) {
+			if (kind === "extensions" && (layer.settings.packages?.length ?? 0) > 0) {
+				diagnostics.push({
+					type: "warning",
+					message: `Settle does not install or load pi packages ("packages" in ${layer.settingsPath}). List the package's extension files in "extensions" (or pass them as additionalExtensionPaths) to load them.`,
+					path: layer.settingsPath,
+				});
+			}
+			const entries = (layer.settings[kind] ?? []) as string[];
+			const plain = entries.filter((entry) => !isFilterEntry(entry));
+			const fromSettings: string[] = [];
+			for (const entry of plain) {
+				const path = this.resolvePath(entry, layer.baseDir);
+				if (!existsSync(path)) {
+					diagnostics.push({
+						type: "warning",
+						message: `${kind} path "${entry}" in ${layer.settingsPath} does not exist (resolved to ${path}). Fix or remove the entry.`,
+						path,
+					});
+					continue;
+				}
+				fromSettings.push(...filesAt(kind, path, true));
+			}
+			for (const path of applyFilters(fromSettings, entries, layer.baseDir)) {
+				found.push({ path, scope: layer.scope, source: "local" });
+			}
+			const auto = filesAt(kind, join(layer.baseDir, kind), false);
+			if (kind === "skills")
+				auto.push(...this.agentsSkillDirs(layer.scope).flatMap((dir) => collectSkillFiles(dir, "agents")));
+			for (const path of auto) {
+				if (isEnabledByFilters(path, entries, layer.baseDir)) found.push({ path, scope: layer.scope, source: "auto" });
+			}
+		}
+		const unique = new Map<string, Found>();
+		for (const entry of found) if (!unique.has(entry.path)) unique.set(entry.path, entry);
+		return [...unique.values()];
+	}
+
+	/** `.agents/skills` folders: for the project, from cwd up to the git root (or filesystem root). */
+	private agentsSkillDirs(scope: Scope): string[] {
+		const userDir = join(this.home, ".agents", "skills");
+		if (scope === "user") return [userDir];
+		const dirs: string[] = [];
+		const gitRoot = findGitRoot(this.cwd);
+		let dir = this.cwd;
+		for (;;) {
+			const candidate = join(dir, ".agents", "skills");
+			if (resolve(candidate) !== resolve(userDir)) dirs.push(candidate);
+			if (gitRoot && dir === gitRoot) break;
+			const parent = dirname(dir);
+			if (parent === dir) break;
+			dir = parent;
+		}
+		return dirs;
+	}
+
+	private resolvePath(entry: string, baseDir: string): string {
+		return resolve(baseDir, expandHome(entry, this.home));
+	}
+
+	private normalizeInput(input: ResourcePathInput): { path: string; info: Omit<SourceInfo, "path"> } {
+		const raw = typeof input === "string" ? { path: input } : input;
+		const metadata = typeof input === "string" ? undefined : input.metadata;
+		return {
+			path: this.resolvePath(raw.path, this.cwd),
+			info: {
+				source: metadata?.source ?? "extension",
+				scope: metadata?.scope ?? "temporary",
+				origin: metadata?.origin ?? "top-level",
+				...(metadata?.baseDir ? { baseDir: metadata.baseDir } : {}),
+			},
+		};
+	}
+
+	/** pi's rule: a value naming an existing file is read; anything else is the text itself. */
+	private readPromptInput(
+		input: string | undefined,
+		what: string,
+		diagnostics: ResourceDiagnostic[],
+	): string | undefined {
+		if (!input) return undefined;
+		const path = resolve(this.cwd, input);
+		if (!input.includes("\n") && existsSync(path)) {
+			try {
+				return readFileSync(path, "utf-8");
+			} catch (error) {
+				diagnostics.push({ type: "warning", message: `cannot read ${what} file: ${errorMessage(error)}`, path });
+				return undefined;
+			}
+		}
+		return input;
+	}
+}
+
+function filesAt(kind: ResourceKind, path: string, fromSettings: boolean): string[] {
+	if (kind === "extensions") return extensionEntriesAt(path);
+	if (kind === "skills") return skillFilesAt(path);
+	return promptFilesAt(path, fromSettings);
+}
+
+function toSkillCandidate(found: Found): SkillCandidate {
+	return { filePath: found.path, sourceInfo: { source: found.source, scope: found.scope, origin: "top-level" } };
+}
+
+function toPromptCandidate(found: Found): PromptTemplateCandidate {
+	return {
+		filePath: found.path,
+		sourceInfo: { source: found.source, scope: found.scope, origin: "top-level", baseDir: dirname(found.path) },
+	};
+}
+
+function firstExisting(paths: string[]): string | undefined {
+	return paths.find((path) => existsSync(path));
+}
+
+function findGitRoot(start: string): string | null {
+	let dir = resolve(start);
+	for (;;) {
+		if (existsSync(join(dir, ".git"))) return dir;
+		const parent = dirname(dir);
+		if (parent === dir) return null;
+		dir = parent;
+	}
+}

@@ -1,0 +1,233 @@
+/**
+ * Skills (Agent Skills format, as pi reads them): a markdown file with front matter `name`,
+ * `description`, `disable-model-invocation`. Validation follows pi's rules and texts; a skill with
+ * name problems still loads (with warnings), one without a description does not.
+ */
+import { existsSync, readFileSync, realpathSync } from "node:fs";
+import { basename, dirname } from "node:path";
+import { errorMessage } from "../errors.js";
+import { parseFrontmatter } from "./frontmatter.js";
+import type { ResourceDiagnostic, Skill, SourceInfo } from "./types.js";
+
+/** Longest skill name allowed (Agent Skills spec). */
+export const MAX_SKILL_NAME_LENGTH = 64;
+/** Longest skill description allowed (Agent Skills spec). */
+export const MAX_SKILL_DESCRIPTION_LENGTH = 1024;
+
+/** Problems with a skill name (pi's texts); empty when valid. */
+export function validateSkillName(name: string, parentDirName: string): string[] {
+	const errors: string[] = [];
+	if (name !== parentDirName) errors.push(`name "${name}" does not match parent directory "${parentDirName}"`);
+	if (name.length > MAX_SKILL_NAME_LENGTH)
+		errors.push(`name exceeds ${MAX_SKILL_NAME_LENGTH} characters (${name.length})`);
+	if (!/^[a-z0-9-]+$/.test(name)) {
+		errors.push("name contains invalid characters (must be lowercase a-z, 0-9, hyphens only)");
+	}
+	if (name.startsWith("-") || name.endsWith("-")) errors.push("name must not start or end with a hyphen");
+	if (name.includes("--")) errors.push("name must not contain consecutive hyphens");
+	return errors;
+}
+
+function validateDescription(description: unknown): string[] {
+	if (description !== undefined && description !== null && typeof description !== "string") {
+		return ["description must be a string"];
+	}
+	if (!description || description.trim() === "") return ["description is required"];
+	if (description.length > MAX_SKILL_DESCRIPTION_LENGTH) {
+		return [`description exceeds ${MAX_SKILL_DESCRIPTION_LENGTH} characters (${description.length})`];
+	}
+	return [];
+}
+
+/** Reads one skill file. Must not throw: problems are diagnostics (type `warning`, as pi). */
+export function loadSkillFile(
+	filePath: string,
+	sourceInfo: Omit<SourceInfo, "path" | "baseDir">,
+): { skill: Skill | null; diagnostics: ResourceDiagnostic[] } {
+	const diagnostics: ResourceDiagnostic[] = [];
+	const warn = (message: string) => diagnostics.push({ type: "warning", message, path: filePath });
+	let raw: string;
+	try {
+		raw = readFileSync(filePath, "utf-8");
+	} catch (error) {
+		warn(`cannot read skill file: ${errorMessage(error)}`);
+		return { skill: null, diagnostics };
+	}
+	const { frontmatter, error } = parseFrontmatter(raw);
+	if (error) {
+		warn(`${error}. Fix the YAML between the --- lines; the skill is not loaded until then.`);
+		return { skill: null, diagnostics };
+	}
+	const skillDir = dirname(filePath);
+	const parentDirName = basename(skillDir);
+	const descriptionErrors = validateDescription(frontmatter.description);
+	for (const message of descriptionErrors) warn(message);
+	let name = parentDirName;
+	if (typeof frontmatter.name === "string" && frontmatter.name !== "") name = frontmatter.name;
+	else if (frontmatter.name !== undefined && frontmatter.name !== null && frontmatter.name !== "") {
+		warn("name must be a string");
+	}
+	for (const message of validateSkillName(name, parentDirName)) warn(message);
+	// As pi: name problems are warnings only; a missing description means the skill is not loaded.
+	if (!descriptionIsUsable(frontmatter.description)) return { skill: null, diagnostics };
+	return {
+		skill: {
+			name,
+			description: frontmatter.description as string,
+			filePath,
+			baseDir: skillDir,
+			sourceInfo: { ...sourceInfo, path: filePath, baseDir: skillDir },
+			disableModelInvocation: frontmatter["disable-model-invocation"] === true,
+		},
+		diagnostics,
+	};
+}
+
+function descriptionIsUsable(description: unknown): boolean {
+	return typeof description === "string" && description.trim() !== "";
+}
+
+/** A skill file to load, with where it came from. */
+export interface SkillCandidate {
+	filePath: string;
+	sourceInfo: Omit<SourceInfo, "path" | "baseDir">;
+}
+
+/**
+ * Loads candidates in order: the first skill of a name wins (later ones get a `collision`
+ * diagnostic, as pi); the same file reached twice (symlinks) is loaded once. Must not throw.
+ */
+export function loadSkillCandidates(candidates: SkillCandidate[]): {
+	skills: Skill[];
+	diagnostics: ResourceDiagnostic[];
+} {
+	const byName = new Map<string, Skill>();
+	const seenFiles = new Set<string>();
+	const diagnostics: ResourceDiagnostic[] = [];
+	const collisions: ResourceDiagnostic[] = [];
+	for (const candidate of candidates) {
+		const real = canonical(candidate.filePath);
+		if (seenFiles.has(real)) continue;
+		const { skill, diagnostics: found } = loadSkillFile(candidate.filePath, candidate.sourceInfo);
+		diagnostics.push(...found);
+		if (!skill) continue;
+		const existing = byName.get(skill.name);
+		if (existing) {
+			collisions.push({
+				type: "collision",
+				message: `name "${skill.name}" collision`,
+				path: skill.filePath,
+				collision: {
+					resourceType: "skill",
+					name: skill.name,
+					winnerPath: existing.filePath,
+					loserPath: skill.filePath,
+				},
+			});
+			continue;
+		}
+		byName.set(skill.name, skill);
+		seenFiles.add(real);
+	}
+	return { skills: [...byName.values()], diagnostics: [...diagnostics, ...collisions] };
+}
+
+/**
+ * The skills listing of the system prompt (pi's format): only skills without
+ * `disable-model-invocation`; "" when none.
+ */
+export function formatSkillsForPrompt(skills: readonly Skill[]): string {
+	const visible = skills.filter((skill) => !skill.disableModelInvocation);
+	if (visible.length === 0) return "";
+	const lines = [
+		"The following skills provide specialized instructions for specific tasks.",
+		"Use the read tool to load a skill's file when the task matches its description.",
+		"When a skill file references a relative path, resolve it against the skill directory (parent of SKILL.md / dirname of the path) and use that absolute path in tool commands.",
+		"",
+		"<available_skills>",
+	];
+	for (const skill of visible) {
+		lines.push("  <skill>");
+		lines.push(`    <name>${escapeXml(skill.name)}</name>`);
+		lines.push(`    <description>${escapeXml(skill.description)}</description>`);
+		lines.push(`    <location>${escapeXml(skill.filePath)}</location>`);
+		lines.push("  </skill>");
+	}
+	lines.push("</available_skills>");
+	return lines.join("\n");
+}
+
+/** Result of {@link expandSkillCommand}. */
+export interface SkillExpansion {
+	/** The expanded text, or the input unchanged. */
+	text: string;
+	/** The skill that was expanded (also set when reading it failed). */
+	skill?: Skill;
+	/** Set when the skill file could not be read; `text` is then the input unchanged. */
+	error?: { path: string; message: string };
+}
+
+/**
+ * Expands `/skill:<name> [args]` (behavior C.1 step 4): the skill body (front matter removed,
+ * trimmed) wrapped as `<skill name="…" location="…">`, a line `References are relative to <dir>.`,
+ * a blank line, the body, `</skill>`, then the args after a blank line. Unknown names and other
+ * text come back unchanged. Must not throw: a read failure is returned in `error`.
+ * @example
+ * ```ts
+ * const { text, error } = expandSkillCommand("/skill:code-review src/a.ts", loader.getSkills().skills);
+ * if (error) runner.emitError({ extensionPath: error.path, event: "skill_expansion", error: error.message });
+ * ```
+ */
+export function expandSkillCommand(
+	text: string,
+	skills: readonly Skill[],
+	readFile: (path: string) => string = (path) => readFileSync(path, "utf-8"),
+): SkillExpansion {
+	if (!text.startsWith("/skill:")) return { text };
+	const space = text.indexOf(" ");
+	const name = space === -1 ? text.slice(7) : text.slice(7, space);
+	const args = space === -1 ? "" : text.slice(space + 1).trim();
+	const skill = skills.find((candidate) => candidate.name === name);
+	if (!skill) return { text };
+	let body: string;
+	try {
+		body = parseFrontmatter(readFile(skill.filePath)).body.trim();
+	} catch (error) {
+		return { text, skill, error: { path: skill.filePath, message: errorMessage(error) } };
+	}
+	const block = `<skill name="${skill.name}" location="${skill.filePath}">\nReferences are relative to ${skill.baseDir}.\n\n${body}\n</skill>`;
+	return { text: args ? `${block}\n\n${args}` : block, skill };
+}
+
+/** A parsed `<skill>` block (for UIs showing an expanded skill compactly). */
+export interface SkillBlock {
+	name: string;
+	location: string;
+	content: string;
+	userMessage?: string;
+}
+
+/** Parses text produced by {@link expandSkillCommand}; null when it is not one. */
+export function parseSkillBlock(text: string): SkillBlock | null {
+	const match = /^<skill name="([^"]+)" location="([^"]+)">\n([\s\S]*?)\n<\/skill>(?:\n\n([\s\S]+))?$/.exec(text);
+	if (!match) return null;
+	const userMessage = match[4]?.trim();
+	return { name: match[1]!, location: match[2]!, content: match[3]!, ...(userMessage ? { userMessage } : {}) };
+}
+
+function escapeXml(text: string): string {
+	return text
+		.replace(/&/g, "&amp;")
+		.replace(/</g, "&lt;")
+		.replace(/>/g, "&gt;")
+		.replace(/"/g, "&quot;")
+		.replace(/'/g, "&apos;");
+}
+
+function canonical(path: string): string {
+	try {
+		return existsSync(path) ? realpathSync(path) : path;
+	} catch {
+		return path;
+	}
+}

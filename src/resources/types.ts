@@ -1,0 +1,140 @@
+/**
+ * Resource types: what the loader finds on disk and hands to the session (behavior A.9).
+ * Shapes match pi 0.73 (`Skill`, `PromptTemplate`, `ResourceDiagnostic`, `SourceInfo`) so code
+ * written against pi's loader reads them unchanged.
+ */
+
+/** Where a resource came from. */
+export interface SourceInfo {
+	path: string;
+	/** `local` (found in a known folder or a configured path), `inline`, `sdk`, … */
+	source: string;
+	/** `user` (global agent folder), `project`, or `temporary` (given for this run). */
+	scope: "user" | "project" | "temporary";
+	origin: "package" | "top-level";
+	baseDir?: string;
+}
+
+/** A name collision between two resources; the first one found wins. */
+export interface ResourceCollision {
+	resourceType: "extension" | "skill" | "prompt" | "theme";
+	name: string;
+	winnerPath: string;
+	loserPath: string;
+}
+
+/** A problem found while loading resources. Loading continued. */
+export interface ResourceDiagnostic {
+	type: "warning" | "error" | "collision";
+	message: string;
+	path?: string;
+	collision?: ResourceCollision;
+}
+
+/** A skill: a `SKILL.md` (or a markdown file at the root of a skills folder) with front matter. */
+export interface Skill {
+	name: string;
+	description: string;
+	/** Absolute path of the skill's markdown file. */
+	filePath: string;
+	/** Folder relative references in the skill resolve against. */
+	baseDir: string;
+	sourceInfo: SourceInfo;
+	/** `disable-model-invocation: true`: not listed in the system prompt; only `/skill:name` uses it. */
+	disableModelInvocation: boolean;
+}
+
+/** A prompt template: `<name>.md`, invoked as `/<name> args`. */
+export interface PromptTemplate {
+	name: string;
+	description: string;
+	argumentHint?: string;
+	/** Body with front matter removed (trimmed). */
+	content: string;
+	filePath: string;
+	sourceInfo: SourceInfo;
+}
+
+/** A context file (`AGENTS.md` / `CLAUDE.md`). */
+export interface ContextFile {
+	path: string;
+	content: string;
+}
+
+/**
+ * An extension factory: the default export of an extension module, or an SDK inline factory.
+ * The extension runner calls it with its ExtensionAPI object (pi's `pi`).
+ */
+// biome-ignore lint/suspicious/noExplicitAny: the API object belongs to the extension runner
+export type ExtensionFactory = (api: any) => void | Promise<void>;
+
+/** Where an extension module was found. */
+export type ExtensionSource = "global" | "project" | "inline" | "explicit";
+
+/**
+ * An extension ready to run. The loader only imports modules (never calls them); the extension
+ * runner calls `factory(api)` once per runtime build with its ExtensionAPI object (pi's `pi`).
+ *
+ * `source`: `global` (`<agentDir>/extensions`, global settings `extensions`), `project`
+ * (`.settle/extensions` or `.pi/extensions`, project settings `extensions`; loaded only when the
+ * project is trusted), `inline` (SDK `extensionFactories`, path `<inline:N>`), `explicit`
+ * (`additionalExtensionPaths`, e.g. a CLI `--extension` flag).
+ */
+export interface LoadedExtension {
+	/** Display path: the absolute file path, or `<inline:N>`. */
+	path: string;
+	/** Absolute file path of the module (same as `path` for inline factories). */
+	resolvedPath: string;
+	source: ExtensionSource;
+	factory: ExtensionFactory;
+}
+
+/** An extension that was found but not imported, and why. */
+export interface SkippedExtension {
+	path: string;
+	source: ExtensionSource;
+	reason: "untrusted-project";
+}
+
+/** Result of discovering and importing extensions. Must not throw; every failure is an `errors` entry. */
+export interface LoadExtensionsResult {
+	/** In load order: explicit paths, project, global, then inline factories. */
+	extensions: LoadedExtension[];
+	/** Modules that failed to import or export no factory (pi's `{path, error}` shape). */
+	errors: Array<{ path: string; error: string }>;
+	/** Found but not imported (an untrusted project's extensions). */
+	skipped: SkippedExtension[];
+	/** Errors, skipped extensions and path problems as diagnostics, with what to do. */
+	diagnostics: ResourceDiagnostic[];
+}
+
+/** A path an extension contributed at `resources_discover` time. */
+export type ResourcePathInput = string | { path: string; metadata?: Partial<Omit<SourceInfo, "path">> };
+
+/** Extra skill / prompt paths (pi's `extendResources`); theme paths are accepted and ignored. */
+export interface ResourceExtensionPaths {
+	skillPaths?: ResourcePathInput[];
+	promptPaths?: ResourcePathInput[];
+	themePaths?: ResourcePathInput[];
+}
+
+/**
+ * What an AgentSession needs from its resources (behavior A.9). Getters return the snapshot taken
+ * by the last {@link ResourceLoader.reload}; they never touch the disk and never throw.
+ */
+export interface ResourceLoader {
+	/** Re-reads settings and every resource, then swaps the snapshot. Never rejects. */
+	reload(): Promise<void>;
+	getExtensions(): LoadExtensionsResult;
+	getSkills(): { skills: Skill[]; diagnostics: ResourceDiagnostic[] };
+	getPrompts(): { prompts: PromptTemplate[]; diagnostics: ResourceDiagnostic[] };
+	getAgentsFiles(): { agentsFiles: ContextFile[]; diagnostics?: ResourceDiagnostic[] };
+	/** The custom base prompt (SYSTEM.md or the `systemPrompt` option), or undefined for the default. */
+	getSystemPrompt(): string | undefined;
+	/** Texts appended to the prompt (APPEND_SYSTEM.md or the `appendSystemPrompt` option). */
+	getAppendSystemPrompt(): string[];
+	/** Adds skill / prompt paths (from `resources_discover`) to the current snapshot. */
+	extendResources(paths: ResourceExtensionPaths): void;
+	/** Whether the project's code (extensions) may run. */
+	isProjectTrusted?(): boolean;
+}

@@ -1,0 +1,159 @@
+/**
+ * Small, careful JSON file helpers shared by the settings and trust stores: read without
+ * throwing, update under a cross-process lock, write atomically (temp file + rename), and never
+ * overwrite a file that could not be parsed.
+ */
+import {
+	closeSync,
+	existsSync,
+	fsyncSync,
+	mkdirSync,
+	openSync,
+	readFileSync,
+	renameSync,
+	rmSync,
+	writeSync,
+} from "node:fs";
+import { basename, dirname, join } from "node:path";
+import lockfile from "proper-lockfile";
+import { errorMessage, SettleError } from "../errors.js";
+
+/** Outcome of reading a JSON object file. */
+export type JsonObjectRead =
+	| { status: "missing" }
+	| { status: "ok"; value: Record<string, unknown> }
+	/** Unparsable JSON, or JSON that is not an object. `reason` is a sentence fragment. */
+	| { status: "malformed"; reason: string }
+	| { status: "unreadable"; reason: string };
+
+/** Reads a JSON object file. Must not throw. A blank file reads as `{}`. */
+export function readJsonObjectFile(path: string): JsonObjectRead {
+	let text: string;
+	try {
+		if (!existsSync(path)) return { status: "missing" };
+		text = readFileSync(path, "utf-8");
+	} catch (error) {
+		return { status: "unreadable", reason: errorMessage(error) };
+	}
+	return parseJsonObject(text);
+}
+
+/** Parses JSON text that must hold an object. Must not throw. */
+export function parseJsonObject(text: string): JsonObjectRead {
+	if (text.trim() === "") return { status: "ok", value: {} };
+	let value: unknown;
+	try {
+		value = JSON.parse(stripBom(text));
+	} catch (error) {
+		return { status: "malformed", reason: describeJsonError(text, error) };
+	}
+	if (typeof value !== "object" || value === null || Array.isArray(value)) {
+		const kind = Array.isArray(value) ? "an array" : value === null ? "null" : `a ${typeof value}`;
+		return { status: "malformed", reason: `it holds ${kind}, not a JSON object` };
+	}
+	return { status: "ok", value: value as Record<string, unknown> };
+}
+
+/**
+ * Read-modify-write of a JSON object file under a lock, written atomically. `mutate` changes the
+ * object in place. Refuses (throws `SettleError` INVALID_SETTINGS, file untouched) when the file
+ * exists but is not a parsable JSON object; throws `SettleError` IO when it cannot be written.
+ */
+export function updateJsonObjectFile(
+	path: string,
+	mutate: (current: Record<string, unknown>) => void,
+	describe: { what: string; fileLabel?: string },
+): void {
+	try {
+		mkdirSync(dirname(path), { recursive: true });
+	} catch (error) {
+		throw new SettleError(
+			"IO",
+			`Cannot save ${describe.what}: cannot create ${dirname(path)}: ${errorMessage(error)}`,
+			{
+				cause: error,
+				details: { path },
+			},
+		);
+	}
+	withFileLock(path, () => {
+		const current = readJsonObjectFile(path);
+		if (current.status === "malformed" || current.status === "unreadable") {
+			throw new SettleError(
+				"INVALID_SETTINGS",
+				`Cannot save ${describe.what}: ${path} could not be read (${current.reason}). Settle never overwrites a file it cannot parse; fix or delete the file, then try again.`,
+				{ details: { path } },
+			);
+		}
+		const value = current.status === "ok" ? current.value : {};
+		mutate(value);
+		writeFileAtomic(path, `${JSON.stringify(value, null, 2)}\n`);
+	});
+}
+
+/** Writes a file by writing a sibling temp file, syncing it and renaming it over the target. */
+export function writeFileAtomic(path: string, text: string): void {
+	const temp = join(dirname(path), `.${basename(path)}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`);
+	try {
+		const fd = openSync(temp, "w", 0o644);
+		try {
+			writeSync(fd, text);
+			fsyncSync(fd);
+		} finally {
+			closeSync(fd);
+		}
+		renameSync(temp, path);
+	} catch (error) {
+		rmSync(temp, { force: true });
+		throw new SettleError("IO", `Cannot write ${path}: ${errorMessage(error)}`, { cause: error, details: { path } });
+	}
+}
+
+const LOCK_ATTEMPTS = 20;
+const LOCK_RETRY_MS = 25;
+
+/** Runs `fn` holding `<path>.lock` (proper-lockfile), retrying briefly when another process holds it. */
+export function withFileLock<T>(path: string, fn: () => T): T {
+	let release: (() => void) | undefined;
+	for (let attempt = 1; release === undefined; attempt++) {
+		try {
+			release = lockfile.lockSync(path, { realpath: false });
+		} catch (error) {
+			const code = (error as NodeJS.ErrnoException).code;
+			if (code !== "ELOCKED" || attempt >= LOCK_ATTEMPTS) {
+				throw new SettleError(
+					"IO",
+					code === "ELOCKED"
+						? `Cannot lock ${path}: another process keeps it locked. Try again; if no other Settle or pi process is running, delete ${path}.lock.`
+						: `Cannot lock ${path}: ${errorMessage(error)}`,
+					{ cause: error, details: { path } },
+				);
+			}
+			sleepSync(LOCK_RETRY_MS);
+		}
+	}
+	try {
+		return fn();
+	} finally {
+		release();
+	}
+}
+
+function sleepSync(ms: number): void {
+	Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
+}
+
+function stripBom(text: string): string {
+	return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
+}
+
+function describeJsonError(text: string, error: unknown): string {
+	const message = errorMessage(error);
+	const position = /position (\d+)/.exec(message);
+	if (!position) return `invalid JSON: ${message}`;
+	const offset = Number(position[1]);
+	const before = text.slice(0, offset);
+	const line = before.split("\n").length;
+	const column = offset - before.lastIndexOf("\n");
+	return `invalid JSON at line ${line}, column ${column}: ${message}`;
+}

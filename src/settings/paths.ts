@@ -1,0 +1,72 @@
+/**
+ * Where Settle looks for configuration: the global agent folder and the project folder.
+ *
+ * - Global: `$SETTLE_AGENT_DIR`, else `~/.settle/agent`. Settle does not fall back to pi's
+ *   `~/.pi/agent` on its own: that folder also holds pi's credentials, sessions and a settings file
+ *   Settle would write to. Pass `agentDir: join(homedir(), ".pi", "agent")` to share it on purpose
+ *   (every file there is format-compatible).
+ * - Project: `<cwd>/.settle/`; a project that has pi's `.pi/` folder and no `.settle/` is read from
+ *   `.pi/` (settings, skills, prompts, extensions, SYSTEM.md, APPEND_SYSTEM.md), so existing pi
+ *   projects work unchanged. When both exist, only `.settle/` is used.
+ */
+import { existsSync, statSync } from "node:fs";
+import { homedir } from "node:os";
+import { join, resolve } from "node:path";
+
+/** Name of Settle's project configuration folder. */
+export const SETTLE_CONFIG_DIR_NAME = ".settle";
+/** Name of pi's project configuration folder, read when a project has no `.settle/`. */
+export const PI_CONFIG_DIR_NAME = ".pi";
+/** Environment variable that overrides the default global agent folder. */
+export const AGENT_DIR_ENV = "SETTLE_AGENT_DIR";
+
+/**
+ * The default global agent folder: `$SETTLE_AGENT_DIR` or `~/.settle/agent`.
+ * @example
+ * ```ts
+ * const settings = SettingsManager.create(process.cwd(), getDefaultAgentDir());
+ * ```
+ */
+export function getDefaultAgentDir(env: NodeJS.ProcessEnv = process.env): string {
+	const fromEnv = env[AGENT_DIR_ENV]?.trim();
+	if (fromEnv) return resolve(expandHome(fromEnv));
+	return join(homedir(), SETTLE_CONFIG_DIR_NAME, "agent");
+}
+
+/** The project configuration folder in use for `cwd`. */
+export interface ProjectConfigDir {
+	/** Absolute path (may not exist yet: it is where Settle would create it). */
+	dir: string;
+	/** `settle` for `.settle/`, `pi` when read from pi's `.pi/` folder. */
+	kind: "settle" | "pi";
+	exists: boolean;
+}
+
+/**
+ * Resolves the project folder: `.settle/` when it exists, else `.pi/` when it exists, else
+ * `.settle/` (not created). Must not throw.
+ */
+export function resolveProjectConfigDir(cwd: string): ProjectConfigDir {
+	const settleDir = join(cwd, SETTLE_CONFIG_DIR_NAME);
+	if (isDirectory(settleDir)) return { dir: settleDir, kind: "settle", exists: true };
+	const piDir = join(cwd, PI_CONFIG_DIR_NAME);
+	if (isDirectory(piDir)) return { dir: piDir, kind: "pi", exists: true };
+	return { dir: settleDir, kind: "settle", exists: false };
+}
+
+/** Expands a leading `~` (`~`, `~/x`, `~x`) to the home folder, as pi does. */
+export function expandHome(path: string, home: string = homedir()): string {
+	const trimmed = path.trim();
+	if (trimmed === "~") return home;
+	if (trimmed.startsWith("~/")) return join(home, trimmed.slice(2));
+	if (trimmed.startsWith("~")) return join(home, trimmed.slice(1));
+	return trimmed;
+}
+
+function isDirectory(path: string): boolean {
+	try {
+		return existsSync(path) && statSync(path).isDirectory();
+	} catch {
+		return false;
+	}
+}

@@ -1,0 +1,188 @@
+/**
+ * TypeBox schema of `settings.json` (global `<agentDir>/settings.json` and project
+ * `.settle/settings.json`). Keys and shapes match pi 0.73's settings file, plus the document
+ * version's `retry.maxAgentDelayMs` and `defaultProjectTrust`. Unknown keys are allowed (and kept
+ * when Settle writes the file), so a settings file shared with a newer pi stays valid.
+ */
+import { type Static, type TSchema, Type } from "@sinclair/typebox";
+
+const NonNegativeInteger = Type.Integer({ minimum: 0 });
+const NonNegativeNumber = Type.Number({ minimum: 0 });
+const StringList = Type.Array(Type.String());
+
+/** Thinking levels a default may name. */
+export const ThinkingLevelSchema = Type.Union([
+	Type.Literal("off"),
+	Type.Literal("minimal"),
+	Type.Literal("low"),
+	Type.Literal("medium"),
+	Type.Literal("high"),
+	Type.Literal("xhigh"),
+]);
+/** How queued steering / follow-up messages are delivered. */
+export const QueueModeSchema = Type.Union([Type.Literal("all"), Type.Literal("one-at-a-time")]);
+/** Provider transport preference. */
+export const TransportSchema = Type.Union([
+	Type.Literal("sse"),
+	Type.Literal("websocket"),
+	Type.Literal("websocket-cached"),
+	Type.Literal("auto"),
+]);
+/** Whether a project is trusted when nothing more specific decides (global settings only). */
+export const DefaultProjectTrustSchema = Type.Union([
+	Type.Literal("ask"),
+	Type.Literal("always"),
+	Type.Literal("never"),
+]);
+
+const open = { additionalProperties: true } as const;
+
+export const CompactionSettingsSchema = Type.Object(
+	{
+		enabled: Type.Optional(Type.Boolean()),
+		reserveTokens: Type.Optional(NonNegativeInteger),
+		keepRecentTokens: Type.Optional(NonNegativeInteger),
+	},
+	open,
+);
+
+export const BranchSummarySettingsSchema = Type.Object(
+	{
+		reserveTokens: Type.Optional(NonNegativeInteger),
+		skipPrompt: Type.Optional(Type.Boolean()),
+	},
+	open,
+);
+
+export const ProviderRetrySettingsSchema = Type.Object(
+	{
+		timeoutMs: Type.Optional(NonNegativeNumber),
+		maxRetries: Type.Optional(NonNegativeInteger),
+		maxRetryDelayMs: Type.Optional(NonNegativeNumber),
+	},
+	open,
+);
+
+export const RetrySettingsSchema = Type.Object(
+	{
+		enabled: Type.Optional(Type.Boolean()),
+		maxRetries: Type.Optional(NonNegativeInteger),
+		baseDelayMs: Type.Optional(NonNegativeNumber),
+		maxAgentDelayMs: Type.Optional(NonNegativeNumber),
+		provider: Type.Optional(ProviderRetrySettingsSchema),
+	},
+	open,
+);
+
+export const TerminalSettingsSchema = Type.Object(
+	{
+		showImages: Type.Optional(Type.Boolean()),
+		imageWidthCells: Type.Optional(Type.Number()),
+		clearOnShrink: Type.Optional(Type.Boolean()),
+		showTerminalProgress: Type.Optional(Type.Boolean()),
+	},
+	open,
+);
+
+export const ImageSettingsSchema = Type.Object(
+	{
+		autoResize: Type.Optional(Type.Boolean()),
+		blockImages: Type.Optional(Type.Boolean()),
+	},
+	open,
+);
+
+export const ThinkingBudgetsSettingsSchema = Type.Object(
+	{
+		minimal: Type.Optional(NonNegativeInteger),
+		low: Type.Optional(NonNegativeInteger),
+		medium: Type.Optional(NonNegativeInteger),
+		high: Type.Optional(NonNegativeInteger),
+	},
+	open,
+);
+
+export const PackageSourceSchema = Type.Union([
+	Type.String(),
+	Type.Object(
+		{
+			source: Type.String(),
+			extensions: Type.Optional(StringList),
+			skills: Type.Optional(StringList),
+			prompts: Type.Optional(StringList),
+			themes: Type.Optional(StringList),
+		},
+		open,
+	),
+]);
+
+/** The whole settings file. Every key is optional; accessors supply the defaults. */
+export const SettingsSchema = Type.Object(
+	{
+		lastChangelogVersion: Type.Optional(Type.String()),
+		defaultProvider: Type.Optional(Type.String()),
+		defaultModel: Type.Optional(Type.String()),
+		defaultThinkingLevel: Type.Optional(ThinkingLevelSchema),
+		transport: Type.Optional(TransportSchema),
+		steeringMode: Type.Optional(QueueModeSchema),
+		followUpMode: Type.Optional(QueueModeSchema),
+		theme: Type.Optional(Type.String()),
+		compaction: Type.Optional(CompactionSettingsSchema),
+		branchSummary: Type.Optional(BranchSummarySettingsSchema),
+		retry: Type.Optional(RetrySettingsSchema),
+		hideThinkingBlock: Type.Optional(Type.Boolean()),
+		shellPath: Type.Optional(Type.String()),
+		quietStartup: Type.Optional(Type.Boolean()),
+		shellCommandPrefix: Type.Optional(Type.String()),
+		npmCommand: Type.Optional(StringList),
+		collapseChangelog: Type.Optional(Type.Boolean()),
+		enableInstallTelemetry: Type.Optional(Type.Boolean()),
+		packages: Type.Optional(Type.Array(PackageSourceSchema)),
+		extensions: Type.Optional(StringList),
+		skills: Type.Optional(StringList),
+		prompts: Type.Optional(StringList),
+		themes: Type.Optional(StringList),
+		enableSkillCommands: Type.Optional(Type.Boolean()),
+		terminal: Type.Optional(TerminalSettingsSchema),
+		images: Type.Optional(ImageSettingsSchema),
+		enabledModels: Type.Optional(StringList),
+		doubleEscapeAction: Type.Optional(Type.Union([Type.Literal("fork"), Type.Literal("tree"), Type.Literal("none")])),
+		treeFilterMode: Type.Optional(
+			Type.Union([
+				Type.Literal("default"),
+				Type.Literal("no-tools"),
+				Type.Literal("user-only"),
+				Type.Literal("labeled-only"),
+				Type.Literal("all"),
+			]),
+		),
+		thinkingBudgets: Type.Optional(ThinkingBudgetsSettingsSchema),
+		editorPaddingX: Type.Optional(Type.Number()),
+		autocompleteMaxVisible: Type.Optional(Type.Number()),
+		showHardwareCursor: Type.Optional(Type.Boolean()),
+		markdown: Type.Optional(Type.Object({ codeBlockIndent: Type.Optional(Type.String()) }, open)),
+		warnings: Type.Optional(Type.Object({ anthropicExtraUsage: Type.Optional(Type.Boolean()) }, open)),
+		sessionDir: Type.Optional(Type.String()),
+		defaultProjectTrust: Type.Optional(DefaultProjectTrustSchema),
+	},
+	open,
+);
+
+export type Settings = Static<typeof SettingsSchema>;
+export type CompactionSettings = Static<typeof CompactionSettingsSchema>;
+export type BranchSummarySettings = Static<typeof BranchSummarySettingsSchema>;
+export type RetrySettings = Static<typeof RetrySettingsSchema>;
+export type ProviderRetrySettings = Static<typeof ProviderRetrySettingsSchema>;
+export type ImageSettings = Static<typeof ImageSettingsSchema>;
+export type TerminalSettings = Static<typeof TerminalSettingsSchema>;
+export type ThinkingBudgetsSettings = Static<typeof ThinkingBudgetsSettingsSchema>;
+export type PackageSource = Static<typeof PackageSourceSchema>;
+export type QueueMode = Static<typeof QueueModeSchema>;
+export type TransportSetting = Static<typeof TransportSchema>;
+export type DefaultProjectTrust = Static<typeof DefaultProjectTrustSchema>;
+export type ThinkingLevelSetting = Static<typeof ThinkingLevelSchema>;
+
+/** The schema of one top-level key, or undefined for keys Settle does not know. */
+export function settingSchema(key: string): TSchema | undefined {
+	return (SettingsSchema.properties as Record<string, TSchema>)[key];
+}

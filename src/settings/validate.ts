@@ -1,0 +1,115 @@
+/**
+ * Validation of a parsed settings object against {@link SettingsSchema}, key by key: a bad key is
+ * dropped (with a message naming it and what is expected) and every other key still applies.
+ * Nested objects are checked per nested key, so a bad `compaction.reserveTokens` does not cost
+ * `compaction.enabled`. Unknown keys are kept untouched.
+ */
+import type { TSchema } from "@sinclair/typebox";
+import { Value } from "@sinclair/typebox/value";
+import { type Settings, SettingsSchema } from "./schema.js";
+
+/** One key that failed validation. */
+export interface InvalidSetting {
+	/** Dotted key, e.g. `retry.maxRetries`. */
+	key: string;
+	expected: string;
+	received: string;
+}
+
+/** Keeps the valid keys of `raw`; reports the others. Must not throw. */
+export function sanitizeSettings(raw: Record<string, unknown>): { settings: Settings; invalid: InvalidSetting[] } {
+	const invalid: InvalidSetting[] = [];
+	const settings = sanitizeObject(SettingsSchema, raw, "", invalid) as Settings;
+	return { settings, invalid };
+}
+
+/** Checks one value for a dotted key; returns the problem or undefined. Unknown keys pass. */
+export function checkSettingValue(key: string, value: unknown): InvalidSetting | undefined {
+	const schema = schemaAt(key.split("."));
+	if (!schema || value === undefined) return undefined;
+	return Value.Check(schema, value)
+		? undefined
+		: { key, expected: describeExpected(schema), received: describeValue(value) };
+}
+
+function sanitizeObject(
+	schema: TSchema,
+	raw: Record<string, unknown>,
+	prefix: string,
+	invalid: InvalidSetting[],
+): Record<string, unknown> {
+	const properties = (schema.properties ?? {}) as Record<string, TSchema>;
+	const result: Record<string, unknown> = {};
+	for (const [key, value] of Object.entries(raw)) {
+		const keySchema = properties[key];
+		const dotted = prefix ? `${prefix}.${key}` : key;
+		if (!keySchema || value === undefined) {
+			result[key] = value;
+			continue;
+		}
+		if (isObjectSchema(keySchema) && isPlainObject(value)) {
+			result[key] = sanitizeObject(keySchema, value, dotted, invalid);
+			continue;
+		}
+		if (Value.Check(keySchema, value)) result[key] = value;
+		else invalid.push({ key: dotted, expected: describeExpected(keySchema), received: describeValue(value) });
+	}
+	return result;
+}
+
+function schemaAt(path: string[]): TSchema | undefined {
+	let schema: TSchema | undefined = SettingsSchema;
+	for (const part of path) {
+		if (!schema || !isObjectSchema(schema)) return undefined;
+		schema = (schema.properties as Record<string, TSchema>)[part];
+	}
+	return schema;
+}
+
+function isObjectSchema(schema: TSchema): boolean {
+	return schema.type === "object" && typeof schema.properties === "object";
+}
+
+/** A plain JSON object (not an array, not null). */
+export function isPlainObject(value: unknown): value is Record<string, unknown> {
+	return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+function describeExpected(schema: TSchema): string {
+	if (Array.isArray(schema.anyOf)) {
+		const options = schema.anyOf as TSchema[];
+		if (options.every((option) => option.const !== undefined)) {
+			return `one of ${options.map((option) => JSON.stringify(option.const)).join(", ")}`;
+		}
+		return options.map(describeExpected).join(" or ");
+	}
+	const bound = typeof schema.minimum === "number" ? ` >= ${schema.minimum}` : "";
+	switch (schema.type) {
+		case "integer":
+			return `an integer${bound}`;
+		case "number":
+			return `a number${bound}`;
+		case "boolean":
+			return "true or false";
+		case "string":
+			return "a string";
+		case "array": {
+			const items = schema.items as TSchema | undefined;
+			return items?.type === "string" ? "a list of strings" : "a list";
+		}
+		case "object":
+			return "an object";
+		default:
+			return "a valid value";
+	}
+}
+
+function describeValue(value: unknown): string {
+	let text: string;
+	try {
+		text = JSON.stringify(value) ?? String(value);
+	} catch {
+		text = String(value);
+	}
+	return text.length > 60 ? `${text.slice(0, 57)}...` : text;
+}

@@ -1,0 +1,257 @@
+import { existsSync, readdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { DefaultResourceLoader } from "../../src/resources/resource-loader.js";
+import type { LoadedExtension } from "../../src/resources/types.js";
+import { ProjectTrustStore } from "../../src/settings/trust.js";
+import { copyFixture, tempDir, writeTree } from "../settings/helpers.js";
+
+/** Calls each factory with a tiny API that records `tag` calls. */
+async function run(extensions: LoadedExtension[]): Promise<unknown[][]> {
+	const calls: unknown[][] = [];
+	for (const extension of extensions) await extension.factory({ tag: (...args: unknown[]) => calls.push(args) });
+	return calls;
+}
+
+function emptyAgentDir(): string {
+	return join(tempDir(), "agent");
+}
+
+describe("extension discovery", () => {
+	it("finds files, index.ts folders and manifest entries in .settle/extensions, skipping the rest", async () => {
+		const cwd = copyFixture("basic");
+		const loader = new DefaultResourceLoader({ cwd, agentDir: emptyAgentDir(), trustProject: true });
+		await loader.reload();
+		const result = loader.getExtensions();
+		const dir = join(cwd, ".settle", "extensions");
+		expect(result.errors).toEqual([]);
+		expect(result.diagnostics).toEqual([]);
+		expect(result.extensions.map(({ path, resolvedPath, source }) => ({ path, resolvedPath, source }))).toEqual([
+			{
+				path: join(dir, "folder-ext", "index.ts"),
+				resolvedPath: join(dir, "folder-ext", "index.ts"),
+				source: "project",
+			},
+			{ path: join(dir, "hello.ts"), resolvedPath: join(dir, "hello.ts"), source: "project" },
+			{
+				path: join(dir, "manifest-ext", "src", "main.ts"),
+				resolvedPath: join(dir, "manifest-ext", "src", "main.ts"),
+				source: "project",
+			},
+		]);
+		// The loader imports but never calls factories; calling them shows they are the real modules.
+		// hello.ts imports @sinclair/typebox, which resolves from Settle's copy although the project has none.
+		expect(await run(result.extensions)).toEqual([["folder-ext", "helped"], ["hello", "object"], ["manifest-ext"]]);
+	});
+
+	it("loads explicit paths first, then project, then global, then inline factories", async () => {
+		const cwd = copyFixture("basic");
+		const agentDir = copyFixture("_agent");
+		const explicit = join(tempDir(), "explicit.ts");
+		writeFileSync(explicit, 'export default (api: { tag?: (n: string) => void }) => api.tag?.("explicit");\n');
+		const loader = new DefaultResourceLoader({
+			cwd,
+			agentDir,
+			trustProject: true,
+			additionalExtensionPaths: [explicit, "does-not-exist.ts"],
+			extensionFactories: [(api) => api.tag("inline-1"), (api) => api.tag("inline-2")],
+		});
+		await loader.reload();
+		const { extensions, errors, diagnostics } = loader.getExtensions();
+		expect(extensions.map((extension) => extension.source)).toEqual([
+			"explicit",
+			"project",
+			"project",
+			"project",
+			"global",
+			"inline",
+			"inline",
+		]);
+		expect(extensions.slice(-2).map((extension) => extension.path)).toEqual(["<inline:1>", "<inline:2>"]);
+		expect((await run(extensions)).map((call) => call[0])).toEqual([
+			"explicit",
+			"folder-ext",
+			"hello",
+			"manifest-ext",
+			"global-ext",
+			"inline-1",
+			"inline-2",
+		]);
+		expect(errors).toEqual([]);
+		expect(loader.getDiagnostics()).toContainEqual({
+			type: "error",
+			message: "Extension path does not exist: does-not-exist.ts",
+			path: join(cwd, "does-not-exist.ts"),
+		});
+		expect(diagnostics).toEqual([]);
+	});
+
+	it("noExtensions skips discovered ones but keeps explicit paths and inline factories", async () => {
+		const cwd = copyFixture("basic");
+		const explicit = join(tempDir(), "explicit.js");
+		writeFileSync(explicit, "export default function explicit() {}\n");
+		const loader = new DefaultResourceLoader({
+			cwd,
+			agentDir: copyFixture("_agent"),
+			trustProject: true,
+			noExtensions: true,
+			additionalExtensionPaths: [explicit],
+			extensionFactories: [() => {}],
+		});
+		await loader.reload();
+		expect(loader.getExtensions().extensions.map((extension) => extension.source)).toEqual(["explicit", "inline"]);
+	});
+
+	it("reads a pi project's .pi/extensions with a pi manifest", async () => {
+		const cwd = copyFixture("pi-only");
+		const loader = new DefaultResourceLoader({ cwd, agentDir: emptyAgentDir(), trustProject: true });
+		await loader.reload();
+		const { extensions } = loader.getExtensions();
+		expect(extensions.map((extension) => extension.path)).toEqual([join(cwd, ".pi", "extensions", "pi-ext", "ext.ts")]);
+		expect(await run(extensions)).toEqual([["pi-ext"]]);
+	});
+
+	it("lets an extension import from settle", async () => {
+		const dir = tempDir();
+		writeTree(dir, {
+			"project/.settle/extensions/uses-settle.ts":
+				'import { emptyUsage } from "settle";\n\nexport default (api: { tag: (n: string, d: unknown) => void }) => api.tag("usage", emptyUsage().totalTokens);\n',
+		});
+		const loader = new DefaultResourceLoader({
+			cwd: join(dir, "project"),
+			agentDir: join(dir, "agent"),
+			trustProject: true,
+		});
+		await loader.reload();
+		expect(loader.getExtensions().errors).toEqual([]);
+		expect(await run(loader.getExtensions().extensions)).toEqual([["usage", 0]]);
+	});
+
+	it("re-imports modules on reload, so edits take effect", async () => {
+		const dir = tempDir();
+		const file = join(dir, "project", ".settle", "extensions", "versioned.ts");
+		writeTree(dir, {
+			"project/.settle/extensions/versioned.ts":
+				'export default (api: { tag: (n: string) => void }) => api.tag("v1");\n',
+		});
+		const loader = new DefaultResourceLoader({
+			cwd: join(dir, "project"),
+			agentDir: join(dir, "agent"),
+			trustProject: true,
+		});
+		await loader.reload();
+		const first = loader.getExtensions();
+		writeFileSync(file, 'export default (api: { tag: (n: string) => void }) => api.tag("v2");\n');
+		await loader.reload();
+		expect(await run(loader.getExtensions().extensions)).toEqual([["v2"]]);
+		// The previous snapshot is untouched.
+		expect(await run(first.extensions)).toEqual([["v1"]]);
+	});
+});
+
+describe("extension load errors", () => {
+	it("turns every kind of broken module into a typed error and loads the rest", async () => {
+		const cwd = copyFixture("broken-extensions");
+		const dir = join(cwd, ".settle", "extensions");
+		const loader = new DefaultResourceLoader({ cwd, agentDir: emptyAgentDir(), trustProject: true });
+		await expect(loader.reload()).resolves.toBeUndefined();
+		const { extensions, errors, diagnostics } = loader.getExtensions();
+		expect(extensions.map((extension) => extension.path)).toEqual([join(dir, "good.ts")]);
+		const byFile = Object.fromEntries(errors.map((error) => [error.path.slice(dir.length + 1), error.error]));
+		expect(Object.keys(byFile).sort()).toEqual([
+			"missing-dep.ts",
+			"no-factory.ts",
+			"syntax-error.ts",
+			"throws-at-import.ts",
+		]);
+		expect(byFile["throws-at-import.ts"]).toBe("Failed to load extension: boom at import");
+		expect(byFile["no-factory.ts"]).toBe(
+			`Extension does not export a valid factory function: ${join(dir, "no-factory.ts")}`,
+		);
+		expect(byFile["syntax-error.ts"]).toMatch(/^Failed to load extension: .*(ParseError|Unexpected)/s);
+		expect(byFile["syntax-error.ts"]).toContain("syntax-error.ts:2");
+		expect(byFile["missing-dep.ts"]).toMatch(
+			/^Failed to load extension: Cannot find module 'settle-fixture-package-that-does-not-exist'/,
+		);
+		expect(diagnostics).toHaveLength(4);
+		for (const diagnostic of diagnostics) {
+			expect(diagnostic.type).toBe("error");
+			expect(diagnostic.message).toContain(diagnostic.path!);
+		}
+		expect(await run(extensions)).toEqual([["good"]]);
+	});
+});
+
+describe("project trust", () => {
+	const sideEffects = (cwd: string) =>
+		readdirSync(cwd).filter((name) => name.endsWith(".imported") || name.endsWith(".called"));
+
+	it("lists an untrusted project's extensions without importing them", async () => {
+		const cwd = copyFixture("untrusted-extension");
+		const agentDir = emptyAgentDir();
+		const loader = new DefaultResourceLoader({ cwd, agentDir });
+		await loader.reload();
+		expect(loader.isProjectTrusted()).toBe(false);
+		const { extensions, skipped, errors, diagnostics } = loader.getExtensions();
+		expect(extensions).toEqual([]);
+		expect(errors).toEqual([]);
+		expect(skipped).toEqual([
+			{ path: join(cwd, "tools", "from-settings.ts"), source: "project", reason: "untrusted-project" },
+			{ path: join(cwd, ".settle", "extensions", "side-effect.ts"), source: "project", reason: "untrusted-project" },
+		]);
+		expect(diagnostics).toHaveLength(2);
+		expect(diagnostics[1]!.message).toBe(
+			`Project extension not loaded: ${join(cwd, ".settle", "extensions", "side-effect.ts")}. The project ${cwd} is not trusted, so Settle does not import or run its extensions. To trust it, pass trustProject: true (SDK), remember it with new ProjectTrustStore(agentDir).set("${cwd}", true) (writes ${join(agentDir, "trust.json")}), or set "defaultProjectTrust": "always" in ${join(agentDir, "settings.json")}.`,
+		);
+		// Not even imported: the modules write a file at import time.
+		expect(sideEffects(cwd)).toEqual([]);
+	});
+
+	it("imports them once the project is trusted (the same fixture does leave side effects)", async () => {
+		const cwd = copyFixture("untrusted-extension");
+		const loader = new DefaultResourceLoader({ cwd, agentDir: emptyAgentDir(), trustProject: true });
+		await loader.reload();
+		expect(loader.getExtensions().skipped).toEqual([]);
+		expect(sideEffects(cwd).sort()).toEqual(["from-settings.imported", "side-effect.imported"]);
+		await run(loader.getExtensions().extensions);
+		expect(sideEffects(cwd).sort()).toEqual([
+			"from-settings.called",
+			"from-settings.imported",
+			"side-effect.called",
+			"side-effect.imported",
+		]);
+	});
+
+	it("honours a remembered trust decision and the global defaultProjectTrust", async () => {
+		const cwd = copyFixture("untrusted-extension");
+		const agentDir = emptyAgentDir();
+		new ProjectTrustStore(agentDir).set(cwd, true);
+		const remembered = new DefaultResourceLoader({ cwd, agentDir });
+		await remembered.reload();
+		expect(remembered.getExtensions().extensions).toHaveLength(2);
+
+		const other = copyFixture("untrusted-extension");
+		const otherAgentDir = emptyAgentDir();
+		writeTree(otherAgentDir, { "settings.json": '{ "defaultProjectTrust": "always" }' });
+		const byDefault = new DefaultResourceLoader({ cwd: other, agentDir: otherAgentDir });
+		await byDefault.reload();
+		expect(byDefault.getExtensions().extensions.map((extension) => extension.source)).toEqual(["project", "project"]);
+
+		// trustProject: false wins over both.
+		const refused = copyFixture("untrusted-extension");
+		const refusedAgent = emptyAgentDir();
+		writeTree(refusedAgent, { "settings.json": '{ "defaultProjectTrust": "always" }' });
+		const loader = new DefaultResourceLoader({ cwd: refused, agentDir: refusedAgent, trustProject: false });
+		await loader.reload();
+		expect(loader.getExtensions().extensions).toEqual([]);
+		expect(existsSync(join(refused, "side-effect.imported"))).toBe(false);
+	});
+
+	it("still loads global extensions for an untrusted project", async () => {
+		const cwd = copyFixture("untrusted-extension");
+		const loader = new DefaultResourceLoader({ cwd, agentDir: copyFixture("_agent") });
+		await loader.reload();
+		expect(loader.getExtensions().extensions.map((extension) => extension.source)).toEqual(["global"]);
+		expect(sideEffects(cwd)).toEqual([]);
+	});
+});
