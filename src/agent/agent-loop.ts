@@ -486,11 +486,16 @@ class LoopRun {
 		if (this.signal?.aborted) forwardAbort();
 		else this.signal?.addEventListener("abort", forwardAbort, { once: true });
 		try {
-			const finalized = sequential
-				? await this.executeSequential(assistantMessage, toolCalls, batch, lengthStop)
-				: await this.executeParallel(assistantMessage, toolCalls, batch);
 			const messages: ToolResultMessage[] = [];
-			for (const entry of finalized) messages.push(await this.appendMessage(toolResultMessage(entry)));
+			let finalized: Finalized[];
+			if (sequential) {
+				// Sequential (pi): each result message right after its tool_execution_end.
+				finalized = await this.executeSequential(assistantMessage, toolCalls, batch, lengthStop, messages);
+			} else {
+				// Parallel: result messages after the whole batch, in source order.
+				finalized = await this.executeParallel(assistantMessage, toolCalls, batch);
+				for (const entry of finalized) messages.push(await this.appendMessage(toolResultMessage(entry)));
+			}
 			return {
 				messages,
 				terminate: finalized.length > 0 && finalized.every((entry) => entry.result.terminate === true),
@@ -505,6 +510,7 @@ class LoopRun {
 		toolCalls: AgentToolCall[],
 		batch: AbortController,
 		lengthStop: boolean,
+		messages: ToolResultMessage[],
 	): Promise<Finalized[]> {
 		const finalized: Finalized[] = [];
 		for (const toolCall of toolCalls) {
@@ -522,6 +528,7 @@ class LoopRun {
 						)
 					: preparation;
 			await this.emitToolEnd(entry);
+			messages.push(await this.appendMessage(toolResultMessage(entry)));
 			finalized.push(entry);
 		}
 		return finalized;

@@ -11,7 +11,7 @@ export class RunTracker {
 	agentStarted = false;
 	agentEnded = false;
 	turnOpen = false;
-	/** A message between its `message_start` and `message_end`. */
+	/** A message between its `message_start` and `message_end` (latest streamed partial). */
 	openMessage: AgentMessage | undefined;
 
 	observe(event: AgentEvent): void {
@@ -29,6 +29,7 @@ export class RunTracker {
 				this.turnOpen = false;
 				break;
 			case "message_start":
+			case "message_update":
 				this.openMessage = event.message;
 				break;
 			case "message_end":
