@@ -167,7 +167,11 @@ export function resolveReplacement(original: AgentMessage, result: AgentEventRes
 	return replacement;
 }
 
-/** Serializes emissions (parallel tools emit concurrently) and stops delivering after a sink failure. */
+/**
+ * Delivers events to the sink and stops delivering after a sink failure. The loop awaits each
+ * emit, so emissions are sequential — except while tools run (parallel ends, progress updates):
+ * those go through {@link Emitter.emitQueued}, which delivers one at a time in call order.
+ */
 class Emitter {
 	private tail: Promise<unknown> = Promise.resolve();
 	/** True once the sink threw: the run is failing, nothing more is delivered. */
@@ -175,13 +179,7 @@ class Emitter {
 
 	constructor(private readonly sink: AgentEventSink) {}
 
-	emit(event: AgentEvent): Promise<AgentEventResult> {
-		const delivery = this.tail.then(() => this.deliver(event));
-		this.tail = delivery.then(noop, noop);
-		return delivery;
-	}
-
-	private async deliver(event: AgentEvent): Promise<AgentEventResult> {
+	async emit(event: AgentEvent): Promise<AgentEventResult> {
 		if (this.failed) return undefined;
 		try {
 			return await this.sink(event);
@@ -189,6 +187,12 @@ class Emitter {
 			this.failed = true;
 			throw error;
 		}
+	}
+
+	emitQueued(event: AgentEvent): Promise<AgentEventResult> {
+		const delivery = this.tail.then(() => this.emit(event));
+		this.tail = delivery.then(noop, noop);
+		return delivery;
 	}
 }
 
@@ -556,7 +560,7 @@ class LoopRun {
 			try {
 				const executed = await this.executeToolCall(prepared, batch.signal);
 				const entry = await this.finalizeToolCall(assistantMessage, prepared, executed, batch.signal);
-				await this.emitToolEnd(entry);
+				await this.emitToolEnd(entry, true);
 				slots[index] = entry;
 			} catch (error) {
 				// The run is failing: stop the sibling tools, then let the error surface.
@@ -579,14 +583,15 @@ class LoopRun {
 		});
 	}
 
-	private emitToolEnd(entry: Finalized): Promise<AgentEventResult> {
-		return this.emit({
+	private emitToolEnd(entry: Finalized, queued = false): Promise<AgentEventResult> {
+		const event: AgentEvent = {
 			type: "tool_execution_end",
 			toolCallId: entry.toolCall.id,
 			toolName: entry.toolCall.name,
 			result: entry.result,
 			isError: entry.isError,
-		});
+		};
+		return queued ? this.emitter.emitQueued(event) : this.emit(event);
 	}
 
 	/** Lookup → prepareArguments → validation → beforeToolCall (F.3). */
@@ -631,7 +636,7 @@ class LoopRun {
 		try {
 			const result = await prepared.tool.execute(prepared.toolCall.id, prepared.args, signal, (partialResult) => {
 				if (!running) return;
-				const update = this.emit({
+				const update = this.emitter.emitQueued({
 					type: "tool_execution_update",
 					toolCallId: prepared.toolCall.id,
 					toolName: prepared.toolCall.name,

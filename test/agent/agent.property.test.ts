@@ -130,9 +130,12 @@ describe("property: abort at any moment", () => {
 					expect(agentEventViolations(events)).toEqual([]);
 					if (callsAtAbort !== undefined) {
 						expect(faux.callCount).toBe(callsAtAbort);
-						// Every assistant message that ends after the abort is an aborted one.
+						// Every assistant message started after the abort is an aborted one. (A reply whose
+						// message_start carried the abort may already be complete, e.g. an instant error.)
+						let startedAfterAbort = false;
 						for (const event of events.slice(eventsAtAbort)) {
-							if (event.type === "message_end" && event.message.role === "assistant") {
+							if (event.type === "message_start") startedAfterAbort = event.message.role === "assistant";
+							if (event.type === "message_end" && startedAfterAbort) {
 								expect(event.message).toMatchObject({ stopReason: "aborted", errorMessage: "Request was aborted" });
 							}
 						}
