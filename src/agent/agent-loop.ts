@@ -7,6 +7,14 @@
  * Pass `{ ...context, messages: [...messages] }` to keep your array untouched. The property is
  * read again whenever it is needed, so a context with a `messages` getter (the Agent's) follows
  * reassignments.
+ *
+ * Stream-function contract (what keeps requests cheap without copying the transcript): with the
+ * default conversion, `context.messages` handed to the stream function is the same array on every
+ * call of a run and of later runs, extended in place as the transcript grows. Its elements are
+ * immutable and never replaced; only new ones are appended after the request. A stream function
+ * must treat it as read-only and copy it (`slice()`) if it keeps it beyond converting it into a
+ * provider payload. pi-ai's providers convert immediately; the faux provider records a copy.
+ * A stream function that changes the array anyway only costs a rebuild on the next call.
  */
 import { errorMessage, SettleError } from "../errors.js";
 import { AssistantMessageEventStream, EventStream } from "../llm/event-stream.js";

@@ -218,7 +218,9 @@ export interface AgentLoopConfig extends Omit<StreamOptions, "signal"> {
 	thinkingLevel?: ThinkingLevel;
 	/**
 	 * AgentMessage[] → Message[] before each model call. Default: keep user/assistant/toolResult,
-	 * converted incrementally (see {@link createLlmMessageConverter}).
+	 * converted incrementally (`createLlmMessageConverter`): the result is one array reused and
+	 * extended across calls, so stream functions must treat `context.messages` as read-only and
+	 * copy it to keep it. A custom function called with the whole transcript costs O(n) per turn.
 	 */
 	convertToLlm?: (messages: AgentMessage[]) => Message[] | Promise<Message[]>;
 	/** Runs before `convertToLlm`; return the same array when nothing changes. Must not mutate its input. */
