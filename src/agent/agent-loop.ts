@@ -1,0 +1,784 @@
+/**
+ * The agent loop (behavior A.1, C.9, F.3–F.5): model call → tool calls → tool results → model
+ * call …, emitting AgentEvents to an awaited sink. Holds no product state.
+ *
+ * Context contract: the loop appends to `context.messages` IN PLACE (no copy) — each message
+ * right before its `message_end` is emitted, so a sink sees the context already holding it.
+ * Pass `{ ...context, messages: [...messages] }` to keep your array untouched. The property is
+ * read again whenever it is needed, so a context with a `messages` getter (the Agent's) follows
+ * reassignments.
+ *
+ * Stream-function contract (what keeps requests cheap without copying the transcript): with the
+ * default conversion, `context.messages` handed to the stream function is the same array on every
+ * call of a run and of later runs, extended in place as the transcript grows. Its elements are
+ * immutable and never replaced; only new ones are appended after the request. A stream function
+ * must treat it as read-only and copy it (`slice()`) if it keeps it beyond converting it into a
+ * provider payload. pi-ai's providers convert immediately; the faux provider records a copy.
+ * A stream function that changes the array anyway only costs a rebuild on the next call.
+ */
+import { errorMessage, SettleError } from "../errors.js";
+import { AssistantMessageEventStream, EventStream } from "../llm/event-stream.js";
+import {
+	type AgentMessage,
+	type AssistantMessage,
+	type AssistantMessageEvent,
+	type Context,
+	emptyUsage,
+	type Message,
+	type Model,
+	type StreamFn,
+	type StreamOptions,
+	type ThinkingLevel,
+	type ToolResultMessage,
+} from "../llm/types.js";
+import { validateToolArguments } from "../llm/validation.js";
+import { createLlmMessageConverter } from "./llm-converter.js";
+import { RunTracker } from "./run-tracker.js";
+import type {
+	AgentContext,
+	AgentEvent,
+	AgentEventResult,
+	AgentEventSink,
+	AgentLoopConfig,
+	AgentTool,
+	AgentToolCall,
+	AgentToolResult,
+	AgentTurnContext,
+} from "./types.js";
+
+/** Shared default conversion (keeps user/assistant/toolResult), incremental per transcript array. */
+const defaultConvertToLlm = createLlmMessageConverter();
+
+/** Error text of a tool call skipped because the response hit the output token limit (pi's text). */
+export function lengthStopToolError(toolName: string): string {
+	return `Tool call "${toolName}" was not executed: the response hit the output token limit, so its arguments may be truncated. Re-issue the tool call with complete arguments.`;
+}
+
+/**
+ * Runs the loop for new prompt messages: `agent_start`, `turn_start`, `message_start`/`message_end`
+ * per prompt, then turns until the model stops. Resolves with the messages this run produced
+ * (prompts included). Rejects only when a hook or the sink throws (the Agent turns that into a
+ * failure message); model and tool failures are messages, never rejections.
+ *
+ * @example
+ * ```ts
+ * const faux = createFauxProvider();
+ * faux.setResponses([fauxAssistantMessage("hi")]);
+ * const context = { systemPrompt: "", messages: [], tools: [] };
+ * await runAgentLoop([{ role: "user", content: "hello", timestamp: Date.now() }], context, { model: faux.getModel()! }, (e) => console.log(e.type), undefined, faux.streamFn);
+ * ```
+ */
+export async function runAgentLoop(
+	prompts: AgentMessage[],
+	context: AgentContext,
+	config: AgentLoopConfig,
+	emit: AgentEventSink,
+	signal?: AbortSignal,
+	streamFn?: StreamFn,
+): Promise<AgentMessage[]> {
+	return new LoopRun(context, config, emit, signal, streamFn).runPrompt(prompts);
+}
+
+/**
+ * Continues from the current context without new messages (retries, queued tool results).
+ * Throws `Cannot continue: no messages in context` when there are no (non-system) messages and
+ * `Cannot continue from message role: assistant` when the last one is an assistant message.
+ */
+export async function runAgentLoopContinue(
+	context: AgentContext,
+	config: AgentLoopConfig,
+	emit: AgentEventSink,
+	signal?: AbortSignal,
+	streamFn?: StreamFn,
+): Promise<AgentMessage[]> {
+	assertCanContinue(context.messages);
+	return new LoopRun(context, config, emit, signal, streamFn).runContinue();
+}
+
+/**
+ * Stream variant of {@link runAgentLoop}: iterate the events; `result()` gives the new messages.
+ * A run that throws is closed with a synthesized failure message (as the Agent does).
+ */
+export function agentLoop(
+	prompts: AgentMessage[],
+	context: AgentContext,
+	config: AgentLoopConfig,
+	signal?: AbortSignal,
+	streamFn?: StreamFn,
+): EventStream<AgentEvent, AgentMessage[]> {
+	return streamRun(config, signal, (emit) => runAgentLoop(prompts, context, config, emit, signal, streamFn));
+}
+
+/** Stream variant of {@link runAgentLoopContinue}; throws synchronously when the context cannot continue. */
+export function agentLoopContinue(
+	context: AgentContext,
+	config: AgentLoopConfig,
+	signal?: AbortSignal,
+	streamFn?: StreamFn,
+): EventStream<AgentEvent, AgentMessage[]> {
+	assertCanContinue(context.messages);
+	return streamRun(config, signal, (emit) => runAgentLoopContinue(context, config, emit, signal, streamFn));
+}
+
+function streamRun(
+	config: AgentLoopConfig,
+	signal: AbortSignal | undefined,
+	run: (emit: AgentEventSink) => Promise<AgentMessage[]>,
+): EventStream<AgentEvent, AgentMessage[]> {
+	const stream = new EventStream<AgentEvent, AgentMessage[]>(
+		(event) => event.type === "agent_end",
+		(event) => (event.type === "agent_end" ? event.messages : []),
+	);
+	const tracker = new RunTracker();
+	run((event) => {
+		tracker.observe(event);
+		stream.push(event);
+	}).then(
+		(messages) => stream.end(messages),
+		(error: unknown) => {
+			const closing = tracker.failureEvents(error, config.model, signal?.aborted === true);
+			for (const event of closing?.events ?? []) stream.push(event);
+			stream.end(closing ? [closing.failure] : []);
+		},
+	);
+	return stream;
+}
+
+/** The last message that is not a `system` message, if any. */
+export function lastNonSystemMessage(messages: readonly AgentMessage[]): AgentMessage | undefined {
+	for (let index = messages.length - 1; index >= 0; index--) {
+		if (messages[index]!.role !== "system") return messages[index];
+	}
+	return undefined;
+}
+
+function assertCanContinue(messages: readonly AgentMessage[]): void {
+	const last = lastNonSystemMessage(messages);
+	if (!last) throw new SettleError("INVALID_ARGUMENT", "Cannot continue: no messages in context");
+	if (last.role === "assistant")
+		throw new SettleError("INVALID_ARGUMENT", "Cannot continue from message role: assistant");
+}
+
+/**
+ * A message_end result: the replacement (same role) or the original. A replacement with another
+ * role is rejected: the loop's decisions (tool calls, stop reason) depend on the role.
+ */
+export function resolveReplacement(original: AgentMessage, result: AgentEventResult): AgentMessage {
+	const replacement = result?.message;
+	if (!replacement || replacement === original) return original;
+	if (replacement.role !== original.role) {
+		throw new SettleError(
+			"INVALID_ARGUMENT",
+			`A message_end listener replaced a "${original.role}" message with a "${replacement.role}" message; a replacement must keep the role.`,
+		);
+	}
+	return replacement;
+}
+
+/**
+ * Delivers events to the sink and stops delivering after a sink failure. The loop awaits each
+ * emit, so emissions are sequential — except while tools run (parallel ends, progress updates):
+ * those go through {@link Emitter.emitQueued}, which delivers one at a time in call order.
+ */
+class Emitter {
+	private tail: Promise<unknown> = Promise.resolve();
+	/** True once the sink threw: the run is failing, nothing more is delivered. */
+	failed = false;
+
+	constructor(private readonly sink: AgentEventSink) {}
+
+	async emit(event: AgentEvent): Promise<AgentEventResult> {
+		if (this.failed) return undefined;
+		try {
+			return await this.sink(event);
+		} catch (error) {
+			this.failed = true;
+			throw error;
+		}
+	}
+
+	emitQueued(event: AgentEvent): Promise<AgentEventResult> {
+		const delivery = this.tail.then(() => this.emit(event));
+		this.tail = delivery.then(noop, noop);
+		return delivery;
+	}
+}
+
+function noop(): void {}
+
+interface Finalized {
+	toolCall: AgentToolCall;
+	result: AgentToolResult;
+	isError: boolean;
+}
+
+interface Prepared {
+	toolCall: AgentToolCall;
+	tool: AgentTool;
+	args: unknown;
+}
+
+const STREAM_OPTION_KEYS = [
+	"temperature",
+	"maxTokens",
+	"apiKey",
+	"transport",
+	"cacheRetention",
+	"sessionId",
+	"onPayload",
+	"onResponse",
+	"headers",
+	"timeoutMs",
+	"maxRetries",
+	"maxRetryDelayMs",
+	"metadata",
+	"reasoning",
+	"thinkingBudgets",
+] as const satisfies readonly (keyof StreamOptions)[];
+
+const ABORTED = Symbol("aborted");
+
+class LoopRun {
+	private context: AgentContext;
+	private model: Model;
+	private thinkingLevel: ThinkingLevel;
+	private readonly newMessages: AgentMessage[] = [];
+	private readonly emitter: Emitter;
+	private readonly streamFn: StreamFn;
+
+	constructor(
+		context: AgentContext,
+		private readonly config: AgentLoopConfig,
+		sink: AgentEventSink,
+		private readonly signal: AbortSignal | undefined,
+		streamFn: StreamFn | undefined,
+	) {
+		this.context = context;
+		this.model = config.model;
+		this.thinkingLevel = config.thinkingLevel ?? "off";
+		this.emitter = new Emitter(sink);
+		this.streamFn = streamFn ?? config.streamFn ?? missingStreamFn;
+	}
+
+	private emit(event: AgentEvent): Promise<AgentEventResult> {
+		return this.emitter.emit(event);
+	}
+
+	async runPrompt(prompts: AgentMessage[]): Promise<AgentMessage[]> {
+		await this.emit({ type: "agent_start" });
+		await this.emit({ type: "turn_start" });
+		for (const prompt of prompts) await this.appendMessage(prompt);
+		await this.loop();
+		return this.newMessages;
+	}
+
+	async runContinue(): Promise<AgentMessage[]> {
+		await this.emit({ type: "agent_start" });
+		await this.emit({ type: "turn_start" });
+		await this.loop();
+		return this.newMessages;
+	}
+
+	/** message_start → append → message_end; returns the final (possibly replaced) message. */
+	private async appendMessage<T extends AgentMessage>(message: T): Promise<T> {
+		await this.emit({ type: "message_start", message });
+		return this.endMessage(message);
+	}
+
+	private async endMessage<T extends AgentMessage>(message: T): Promise<T> {
+		const messages = this.context.messages;
+		messages.push(message);
+		const index = messages.length - 1;
+		const final = resolveReplacement(message, await this.emit({ type: "message_end", message })) as T;
+		if (final !== message) {
+			// The Agent already replaced it in its transcript; a plain context needs it done here.
+			const current = this.context.messages;
+			if (current === messages && current[index] === message) current[index] = final;
+			else if (current[current.length - 1] === message) current[current.length - 1] = final;
+		}
+		this.newMessages.push(final);
+		return final;
+	}
+
+	private async loop(): Promise<void> {
+		const config = this.config;
+		let firstTurn = true;
+		let runTurn = true;
+		let continuationRequested = false;
+		let previousTurn: AgentTurnContext | undefined;
+		let pending = await this.pollSteering();
+
+		while (true) {
+			while (runTurn || pending.length > 0) {
+				let prepared: AgentMessage[] = [];
+				if (firstTurn) {
+					firstTurn = false;
+				} else {
+					if (previousTurn && config.prepareNextTurn) {
+						const update = await config.prepareNextTurn(previousTurn, this.signal);
+						if (update?.context) this.context = update.context;
+						if (update?.model) this.model = update.model;
+						if (update?.thinkingLevel) this.thinkingLevel = update.thinkingLevel;
+						if (update?.messages) prepared = update.messages;
+						if (pending.length === 0) pending = await this.pollSteering();
+					}
+					await this.emit({ type: "turn_start" });
+				}
+				for (const message of prepared) await this.appendMessage(message);
+				for (const message of pending) await this.appendMessage(message);
+				pending = [];
+				runTurn = false;
+				continuationRequested = false;
+
+				const message = await this.streamAssistantResponse();
+				if (message.stopReason === "error" || message.stopReason === "aborted") {
+					await config.finishTurn?.(this.turnContext(message, []), this.signal);
+					await this.emit({ type: "turn_end", message, toolResults: [] });
+					await this.emit({ type: "agent_end", messages: this.newMessages });
+					return;
+				}
+
+				const toolCalls = message.content.filter((block): block is AgentToolCall => block.type === "toolCall");
+				let toolResults: ToolResultMessage[] = [];
+				if (toolCalls.length > 0) {
+					const batch = await this.executeToolCalls(message, toolCalls);
+					toolResults = batch.messages;
+					runTurn = !batch.terminate;
+				}
+
+				const turn = this.turnContext(message, toolResults);
+				const decision = await config.finishTurn?.(turn, this.signal);
+				await this.emit({ type: "turn_end", message, toolResults });
+				if (decision === "end" || (await config.shouldStopAfterTurn?.(turn))) {
+					await this.emit({ type: "agent_end", messages: this.newMessages });
+					return;
+				}
+				if (decision === "continue") continuationRequested = true;
+				previousTurn = turn;
+				pending = await this.pollSteering();
+			}
+
+			const followUps = await this.pollFollowUps();
+			if (followUps.length > 0) {
+				pending = followUps;
+				continue;
+			}
+			if (continuationRequested) {
+				continuationRequested = false;
+				runTurn = true;
+				continue;
+			}
+			break;
+		}
+		await this.emit({ type: "agent_end", messages: this.newMessages });
+	}
+
+	private turnContext(message: AssistantMessage, toolResults: ToolResultMessage[]): AgentTurnContext {
+		return { message, toolResults, context: this.context, newMessages: this.newMessages };
+	}
+
+	private async pollSteering(): Promise<AgentMessage[]> {
+		return (await this.config.getSteeringMessages?.()) ?? [];
+	}
+
+	private async pollFollowUps(): Promise<AgentMessage[]> {
+		return (await this.config.getFollowUpMessages?.()) ?? [];
+	}
+
+	// ---------------------------------------------------------------- model call
+
+	private async streamAssistantResponse(): Promise<AssistantMessage> {
+		const config = this.config;
+		const signal = this.signal;
+		let requestContext = this.context;
+		let model = this.model;
+		let thinkingLevel = this.thinkingLevel;
+		if (config.prepareRequest) {
+			const override = await config.prepareRequest({ context: requestContext, model, thinkingLevel }, signal);
+			if (override?.context) requestContext = override.context;
+			if (override?.model) model = override.model;
+			if (override?.thinkingLevel) thinkingLevel = override.thinkingLevel;
+		}
+		if (signal?.aborted) return this.finishAssistant(abortedMessage(undefined, model), false);
+
+		let messages = requestContext.messages;
+		if (config.transformContext) messages = await config.transformContext(messages, signal);
+		const llmMessages: Message[] = await (config.convertToLlm ?? defaultConvertToLlm)(messages);
+		const llmContext: Context = { systemPrompt: requestContext.systemPrompt, messages: llmMessages };
+		if (requestContext.tools) llmContext.tools = requestContext.tools;
+		const apiKey = (config.getApiKey ? await config.getApiKey(model.provider) : undefined) || config.apiKey;
+		const options = buildStreamOptions(config, apiKey, thinkingLevel, signal);
+
+		let partial: AssistantMessage | undefined;
+		let started = false;
+		let final: AssistantMessage | undefined;
+		let removeAbortListener = noop;
+		try {
+			const response = await this.streamFn(model, llmContext, options);
+			const iterator = response[Symbol.asyncIterator]();
+			// A provider that ignores the signal must not keep an aborted run alive.
+			let abortWait: Promise<typeof ABORTED> | undefined;
+			if (signal) {
+				abortWait = new Promise((resolve) => {
+					const onAbort = (): void => resolve(ABORTED);
+					if (signal.aborted) return onAbort();
+					signal.addEventListener("abort", onAbort, { once: true });
+					removeAbortListener = () => signal.removeEventListener("abort", onAbort);
+				});
+			}
+			while (final === undefined) {
+				const nextPromise = iterator.next();
+				const next = abortWait ? await Promise.race([nextPromise, abortWait]) : await nextPromise;
+				if (next === ABORTED) {
+					nextPromise.catch(noop);
+					iterator.return?.()?.catch(noop);
+					final = abortedMessage(partial, model);
+					break;
+				}
+				if (next.done) break;
+				const event: AssistantMessageEvent = next.value;
+				switch (event.type) {
+					case "start":
+						partial = event.partial;
+						started = true;
+						await this.emit({ type: "message_start", message: { ...partial } });
+						break;
+					case "done":
+						final = event.message;
+						break;
+					case "error":
+						final = event.error;
+						break;
+					default:
+						if (started) {
+							partial = event.partial;
+							await this.emit({ type: "message_update", message: { ...partial }, assistantMessageEvent: event });
+						}
+				}
+			}
+			final ??= await response.result();
+		} catch (error) {
+			// A stream function must not throw; if it does, the turn still ends with a message.
+			// A throwing listener is not a provider failure: it ends the run.
+			if (this.emitter.failed) throw error;
+			final = {
+				...(partial ?? baseAssistant(model)),
+				stopReason: signal?.aborted ? "aborted" : "error",
+				errorMessage: errorMessage(error),
+				timestamp: Date.now(),
+			};
+		} finally {
+			removeAbortListener();
+		}
+		return this.finishAssistant(final, started);
+	}
+
+	private async finishAssistant(message: AssistantMessage, started: boolean): Promise<AssistantMessage> {
+		if (!started) await this.emit({ type: "message_start", message: { ...message } });
+		return this.endMessage(message);
+	}
+
+	// ---------------------------------------------------------------- tools
+
+	private findTool(name: string): AgentTool | undefined {
+		return this.context.tools?.find((tool) => tool.name === name);
+	}
+
+	private async executeToolCalls(
+		assistantMessage: AssistantMessage,
+		toolCalls: AgentToolCall[],
+	): Promise<{ messages: ToolResultMessage[]; terminate: boolean }> {
+		const lengthStop = assistantMessage.stopReason === "length";
+		const sequential =
+			lengthStop ||
+			this.config.toolExecution === "sequential" ||
+			toolCalls.some((call) => this.findTool(call.name)?.executionMode === "sequential");
+		const batch = new AbortController();
+		const forwardAbort = (): void => batch.abort(this.signal?.reason);
+		if (this.signal?.aborted) forwardAbort();
+		else this.signal?.addEventListener("abort", forwardAbort, { once: true });
+		try {
+			const messages: ToolResultMessage[] = [];
+			let finalized: Finalized[];
+			if (sequential) {
+				// Sequential (pi): each result message right after its tool_execution_end.
+				finalized = await this.executeSequential(assistantMessage, toolCalls, batch, lengthStop, messages);
+			} else {
+				// Parallel: result messages after the whole batch, in source order.
+				finalized = await this.executeParallel(assistantMessage, toolCalls, batch);
+				for (const entry of finalized) messages.push(await this.appendMessage(toolResultMessage(entry)));
+			}
+			return {
+				messages,
+				terminate: finalized.length > 0 && finalized.every((entry) => entry.result.terminate === true),
+			};
+		} finally {
+			this.signal?.removeEventListener("abort", forwardAbort);
+		}
+	}
+
+	private async executeSequential(
+		assistantMessage: AssistantMessage,
+		toolCalls: AgentToolCall[],
+		batch: AbortController,
+		lengthStop: boolean,
+		messages: ToolResultMessage[],
+	): Promise<Finalized[]> {
+		const finalized: Finalized[] = [];
+		for (const toolCall of toolCalls) {
+			await this.emitToolStart(toolCall);
+			const preparation = lengthStop
+				? immediate(toolCall, lengthStopToolError(toolCall.name))
+				: await this.prepareToolCall(assistantMessage, toolCall, batch.signal);
+			const entry =
+				"tool" in preparation
+					? await this.finalizeToolCall(
+							assistantMessage,
+							preparation,
+							await this.executeToolCall(preparation, batch.signal),
+							batch.signal,
+						)
+					: preparation;
+			await this.emitToolEnd(entry);
+			messages.push(await this.appendMessage(toolResultMessage(entry)));
+			finalized.push(entry);
+		}
+		return finalized;
+	}
+
+	private async executeParallel(
+		assistantMessage: AssistantMessage,
+		toolCalls: AgentToolCall[],
+		batch: AbortController,
+	): Promise<Finalized[]> {
+		const slots: (Finalized | Promise<Finalized>)[] = [];
+		const preparedCalls: { index: number; prepared: Prepared }[] = [];
+		for (const toolCall of toolCalls) {
+			await this.emitToolStart(toolCall);
+			const preparation = await this.prepareToolCall(assistantMessage, toolCall, batch.signal);
+			if ("tool" in preparation) {
+				preparedCalls.push({ index: slots.length, prepared: preparation });
+				slots.push(undefined as unknown as Finalized);
+			} else {
+				await this.emitToolEnd(preparation);
+				slots.push(preparation);
+			}
+		}
+		const tasks = preparedCalls.map(async ({ index, prepared }) => {
+			try {
+				const executed = await this.executeToolCall(prepared, batch.signal);
+				const entry = await this.finalizeToolCall(assistantMessage, prepared, executed, batch.signal);
+				await this.emitToolEnd(entry, true);
+				slots[index] = entry;
+			} catch (error) {
+				// The run is failing: stop the sibling tools, then let the error surface.
+				batch.abort(error);
+				throw error;
+			}
+		});
+		const outcomes = await Promise.allSettled(tasks);
+		const failure = outcomes.find((outcome): outcome is PromiseRejectedResult => outcome.status === "rejected");
+		if (failure) throw failure.reason;
+		return slots as Finalized[];
+	}
+
+	private emitToolStart(toolCall: AgentToolCall): Promise<AgentEventResult> {
+		return this.emit({
+			type: "tool_execution_start",
+			toolCallId: toolCall.id,
+			toolName: toolCall.name,
+			args: toolCall.arguments,
+		});
+	}
+
+	private emitToolEnd(entry: Finalized, queued = false): Promise<AgentEventResult> {
+		const event: AgentEvent = {
+			type: "tool_execution_end",
+			toolCallId: entry.toolCall.id,
+			toolName: entry.toolCall.name,
+			result: entry.result,
+			isError: entry.isError,
+		};
+		return queued ? this.emitter.emitQueued(event) : this.emit(event);
+	}
+
+	/** Lookup → prepareArguments → validation → beforeToolCall (F.3). */
+	private async prepareToolCall(
+		assistantMessage: AssistantMessage,
+		toolCall: AgentToolCall,
+		signal: AbortSignal,
+	): Promise<Prepared | Finalized> {
+		if (signal.aborted) return immediate(toolCall, "Operation aborted");
+		const tool = this.findTool(toolCall.name);
+		if (!tool) return immediate(toolCall, `Tool ${toolCall.name} not found`);
+		try {
+			let validationCall = toolCall;
+			if (tool.prepareArguments) {
+				const prepared = tool.prepareArguments(toolCall.arguments);
+				if (prepared !== toolCall.arguments)
+					validationCall = { ...toolCall, arguments: prepared as AgentToolCall["arguments"] };
+			}
+			const args = validateToolArguments(tool, validationCall);
+			if (this.config.beforeToolCall) {
+				const decision = await this.config.beforeToolCall(
+					{ assistantMessage, toolCall, args, context: this.context },
+					signal,
+				);
+				if (signal.aborted) return immediate(toolCall, "Operation aborted");
+				if (decision?.block) {
+					const entry = immediate(toolCall, decision.reason || "Tool execution was blocked");
+					if (decision.terminate) entry.result.terminate = true;
+					return entry;
+				}
+			}
+			return { toolCall, tool, args };
+		} catch (error) {
+			return immediate(toolCall, errorMessage(error));
+		}
+	}
+
+	private async executeToolCall(prepared: Prepared, signal: AbortSignal): Promise<Omit<Finalized, "toolCall">> {
+		const updates: Promise<AgentEventResult>[] = [];
+		let running = true;
+		let outcome: Omit<Finalized, "toolCall">;
+		try {
+			const result = await prepared.tool.execute(prepared.toolCall.id, prepared.args, signal, (partialResult) => {
+				if (!running) return;
+				const update = this.emitter.emitQueued({
+					type: "tool_execution_update",
+					toolCallId: prepared.toolCall.id,
+					toolName: prepared.toolCall.name,
+					args: prepared.toolCall.arguments,
+					partialResult,
+				});
+				// Observed below via Promise.all; mark handled so a failing listener is no unhandled rejection.
+				update.catch(noop);
+				updates.push(update);
+			});
+			if (typeof result !== "object" || result === null) {
+				outcome = { result: errorResult(`Tool ${prepared.toolCall.name} returned no result`), isError: true };
+			} else {
+				outcome = { result: { ...result, content: result.content ?? [] }, isError: result.isError === true };
+			}
+		} catch (error) {
+			outcome = { result: errorResult(errorMessage(error)), isError: true };
+		} finally {
+			running = false;
+		}
+		await Promise.all(updates);
+		return outcome;
+	}
+
+	private async finalizeToolCall(
+		assistantMessage: AssistantMessage,
+		prepared: Prepared,
+		executed: Omit<Finalized, "toolCall">,
+		signal: AbortSignal,
+	): Promise<Finalized> {
+		let { result, isError } = executed;
+		if (this.config.afterToolCall) {
+			try {
+				const override = await this.config.afterToolCall(
+					{
+						assistantMessage,
+						toolCall: prepared.toolCall,
+						args: prepared.args,
+						result,
+						isError,
+						context: this.context,
+					},
+					signal,
+				);
+				if (override) {
+					result = {
+						...result,
+						content: override.content ?? result.content,
+						details: override.details !== undefined ? override.details : result.details,
+						terminate: override.terminate ?? result.terminate,
+						usage: override.usage ?? result.usage,
+					};
+					isError = override.isError ?? isError;
+				}
+			} catch (error) {
+				result = errorResult(errorMessage(error));
+				isError = true;
+			}
+		}
+		return { toolCall: prepared.toolCall, result, isError };
+	}
+}
+
+function immediate(toolCall: AgentToolCall, text: string): Finalized {
+	return { toolCall, result: errorResult(text), isError: true };
+}
+
+function errorResult(text: string): AgentToolResult {
+	return { content: [{ type: "text", text }], details: {} };
+}
+
+function toolResultMessage(entry: Finalized): ToolResultMessage {
+	const message: ToolResultMessage = {
+		role: "toolResult",
+		toolCallId: entry.toolCall.id,
+		toolName: entry.toolCall.name,
+		content: entry.result.content ?? [],
+		details: entry.result.details,
+		isError: entry.isError,
+		timestamp: Date.now(),
+	};
+	if (entry.result.usage) message.usage = entry.result.usage;
+	return message;
+}
+
+function baseAssistant(model: Model): AssistantMessage {
+	return {
+		role: "assistant",
+		content: [],
+		api: model.api,
+		provider: model.provider,
+		model: model.id,
+		usage: emptyUsage(),
+		stopReason: "stop",
+		timestamp: Date.now(),
+	};
+}
+
+function abortedMessage(partial: AssistantMessage | undefined, model: Model): AssistantMessage {
+	return {
+		...(partial ?? baseAssistant(model)),
+		stopReason: "aborted",
+		errorMessage: "Request was aborted",
+		timestamp: Date.now(),
+	};
+}
+
+function buildStreamOptions(
+	config: AgentLoopConfig,
+	apiKey: string | undefined,
+	thinkingLevel: ThinkingLevel,
+	signal: AbortSignal | undefined,
+): StreamOptions {
+	const options: StreamOptions = {};
+	const target = options as Record<string, unknown>;
+	const source = config as unknown as Record<string, unknown>;
+	for (const key of STREAM_OPTION_KEYS) {
+		if (source[key] !== undefined) target[key] = source[key];
+	}
+	if (apiKey !== undefined) options.apiKey = apiKey;
+	if (thinkingLevel !== "off") options.reasoning = thinkingLevel;
+	if (signal) options.signal = signal;
+	return options;
+}
+
+const missingStreamFn: StreamFn = (model) => {
+	const stream = new AssistantMessageEventStream();
+	const message: AssistantMessage = {
+		...baseAssistant(model),
+		stopReason: "error",
+		errorMessage:
+			"No stream function configured: pass `streamFn` to the Agent (for example `createFauxProvider().streamFn`).",
+	};
+	stream.push({ type: "error", reason: "error", error: message });
+	stream.end(message);
+	return stream;
+};

@@ -1,0 +1,125 @@
+/**
+ * Tool-argument validation against a tool's `parameters` JSON Schema (TypeBox 0.34, `typebox`
+ * 1.x and plain JSON Schema alike), with ajv. ajv is loaded on first use, so importing Settle
+ * stays cheap; each schema object is compiled once (cached in a WeakMap).
+ */
+import { createRequire } from "node:module";
+import type { Options as AjvOptions, ErrorObject, ValidateFunction } from "ajv";
+import { SettleError } from "../errors.js";
+import type { JsonSchema, Tool, ToolCall } from "./types.js";
+
+interface AjvInstance {
+	compile(schema: object): ValidateFunction;
+	removeSchema(schema: object): unknown;
+}
+
+let ajv: AjvInstance | undefined;
+const validators = new WeakMap<object, ValidateFunction>();
+
+function getAjv(): AjvInstance {
+	if (ajv) return ajv;
+	const require = createRequire(import.meta.url);
+	const module = require("ajv") as { default: new (options: AjvOptions) => AjvInstance };
+	ajv = new module.default({
+		allErrors: true,
+		// Models send "5" for 5 and 1 for true; coerce primitives like pi-ai does.
+		coerceTypes: true,
+		strict: false,
+		validateFormats: false,
+		addUsedSchema: false,
+		logger: false,
+	});
+	return ajv;
+}
+
+function getValidator(schema: JsonSchema): ValidateFunction {
+	const cached = validators.get(schema);
+	if (cached) return cached;
+	const instance = getAjv();
+	const validate = instance.compile(schema);
+	// ajv keeps its own strong cache keyed by the schema object; ours is weak.
+	instance.removeSchema(schema);
+	validators.set(schema, validate);
+	return validate;
+}
+
+function formatPath(error: ErrorObject): string {
+	const base = error.instancePath.replace(/^\//, "").replace(/\//g, ".").replace(/~1/g, "/").replace(/~0/g, "~");
+	if (error.keyword === "required") {
+		const missing = (error.params as { missingProperty?: string }).missingProperty;
+		if (missing) return base ? `${base}.${missing}` : missing;
+	}
+	return base || "root";
+}
+
+// Wording follows TypeBox's English messages, which pi-ai's validation prints.
+function formatMessage(error: ErrorObject): string {
+	const params = error.params as Record<string, unknown>;
+	switch (error.keyword) {
+		case "required":
+			return `must have required properties ${String(params.missingProperty)}`;
+		case "type": {
+			const types = String(params.type).split(",");
+			return types.length === 1 ? `must be ${types[0]}` : `must be either ${types.join(" or ")}`;
+		}
+		case "uniqueItems":
+			return "must not have duplicate items";
+		default:
+			return (error.message ?? "is invalid").replace(/must NOT/g, "must not");
+	}
+}
+
+/**
+ * Validates a tool call's arguments against `tool.parameters` and returns them, coerced where a
+ * primitive has the wrong type but converts cleanly (`"5"` → 5 for an integer, `1` → true,
+ * `3` → `"3"`, `null` → `""`/0/false). The returned object is a copy: the tool call's own
+ * arguments are never changed. A tool without a schema object gets a copy of its arguments.
+ *
+ * Throws an `Error` whose message names every failing field, in pi-ai's format:
+ * ```
+ * Validation failed for tool "read":
+ *   - path: must have required properties path
+ *
+ * Received arguments:
+ * {}
+ * ```
+ *
+ * @example
+ * ```ts
+ * const args = validateToolArguments(readTool, { type: "toolCall", id: "1", name: "read", arguments: { path: "a" } });
+ * ```
+ */
+// biome-ignore lint/suspicious/noExplicitAny: arguments are arbitrary JSON chosen by the model
+export function validateToolArguments(tool: Pick<Tool, "parameters">, toolCall: ToolCall): Record<string, any> {
+	const args = structuredClone(toolCall.arguments);
+	const schema = tool.parameters;
+	if (typeof schema !== "object" || schema === null) return args;
+	let validate: ValidateFunction;
+	try {
+		validate = getValidator(schema);
+	} catch (error) {
+		throw new SettleError(
+			"INVALID_ARGUMENT",
+			`Tool "${toolCall.name}" has an invalid parameters schema: ${error instanceof Error ? error.message : String(error)}`,
+			{ cause: error },
+		);
+	}
+	// ajv coerces `args` in place; it is our copy.
+	if (validate(args)) return args;
+	const lines = (validate.errors ?? []).map((error) => `  - ${formatPath(error)}: ${formatMessage(error)}`);
+	const details = lines.length > 0 ? lines.join("\n") : "Unknown validation error";
+	throw new Error(
+		`Validation failed for tool "${toolCall.name}":\n${details}\n\nReceived arguments:\n${JSON.stringify(toolCall.arguments, null, 2)}`,
+	);
+}
+
+/**
+ * Finds the tool a call names and validates its arguments (pi-ai `validateToolCall`).
+ * Throws `Tool "<name>" not found` when no tool has that name.
+ */
+// biome-ignore lint/suspicious/noExplicitAny: arguments are arbitrary JSON chosen by the model
+export function validateToolCall(tools: readonly Tool[], toolCall: ToolCall): Record<string, any> {
+	const tool = tools.find((candidate) => candidate.name === toolCall.name);
+	if (!tool) throw new Error(`Tool "${toolCall.name}" not found`);
+	return validateToolArguments(tool, toolCall);
+}

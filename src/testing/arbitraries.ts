@@ -1,0 +1,160 @@
+/**
+ * fast-check arbitraries for random model scripts, for property tests of anything that drives a
+ * model through the faux provider.
+ */
+import fc from "fast-check";
+import { fauxAssistantMessage, fauxText, fauxThinking, fauxToolCall } from "../llm/faux.js";
+import type { AssistantMessage } from "../llm/types.js";
+
+/** What a scripted reply does to a run. */
+export type FauxScriptStepKind =
+	| "text"
+	| "thinking"
+	| "toolCalls"
+	| "retryableError"
+	| "fatalError"
+	| "overflowError"
+	| "length";
+
+/** One scripted reply and what it is meant to be. */
+export interface FauxScriptStep {
+	kind: FauxScriptStepKind;
+	message: AssistantMessage;
+}
+
+/** Error texts pi's auto-retry treats as transient (overloaded, rate limit, 5xx, network). */
+export const RETRYABLE_ERROR_MESSAGES: readonly string[] = [
+	"overloaded_error",
+	"rate limit exceeded",
+	"429 Too Many Requests",
+	"503 Service Unavailable",
+	"fetch failed",
+	"socket hang up",
+];
+
+/** Error texts that are neither retryable nor a context overflow. */
+export const FATAL_ERROR_MESSAGES: readonly string[] = [
+	"invalid_request_error: messages: roles must alternate",
+	"authentication_error: invalid x-api-key",
+	"permission_error: model not allowed for this key",
+];
+
+/** Error texts providers send when the prompt exceeds the context window. */
+export const OVERFLOW_ERROR_MESSAGES: readonly string[] = [
+	"prompt is too long: 213462 tokens > 200000 maximum",
+	"Your input exceeds the context window of this model",
+];
+
+export interface FauxScriptOptions {
+	/** Tool names calls are drawn from (default `["echo"]`); include unknown names to test lookups. */
+	toolNames?: readonly string[];
+	/** Arguments of generated tool calls (default: a small flat record). */
+	toolArguments?: fc.Arbitrary<Record<string, unknown>>;
+	/** Kinds to draw from (default: text, thinking, toolCalls, retryableError, fatalError). */
+	kinds?: readonly FauxScriptStepKind[];
+	/** Most tool calls in one reply (default 3). */
+	maxToolCalls?: number;
+	/** Script length bounds (default 1–6). */
+	minLength?: number;
+	maxLength?: number;
+}
+
+const DEFAULT_KINDS: readonly FauxScriptStepKind[] = ["text", "thinking", "toolCalls", "retryableError", "fatalError"];
+
+const shortText = fc.string({ maxLength: 40 });
+
+function defaultToolArguments(): fc.Arbitrary<Record<string, unknown>> {
+	return fc.dictionary(
+		fc.string({ minLength: 1, maxLength: 6 }),
+		fc.oneof(fc.string({ maxLength: 12 }), fc.integer(), fc.boolean()),
+		{ maxKeys: 3 },
+	);
+}
+
+/**
+ * One scripted reply of a random kind. Tool-call ids are placeholders; {@link fauxScriptArbitrary}
+ * makes them unique per script.
+ *
+ * @example
+ * ```ts
+ * fc.assert(fc.property(fauxStepArbitrary({ kinds: ["text"] }), (step) => step.message.stopReason === "stop"));
+ * ```
+ */
+export function fauxStepArbitrary(options: FauxScriptOptions = {}): fc.Arbitrary<FauxScriptStep> {
+	const toolNames = options.toolNames ?? ["echo"];
+	const toolArguments = options.toolArguments ?? defaultToolArguments();
+	const kinds = options.kinds ?? DEFAULT_KINDS;
+	const byKind: Record<FauxScriptStepKind, fc.Arbitrary<FauxScriptStep>> = {
+		text: shortText.map((text) => ({ kind: "text", message: fauxAssistantMessage(text) })),
+		thinking: fc.tuple(shortText, shortText).map(([thinking, text]) => ({
+			kind: "thinking",
+			message: fauxAssistantMessage([fauxThinking(thinking), fauxText(text)]),
+		})),
+		toolCalls: fc
+			.tuple(
+				fc.option(shortText, { nil: undefined }),
+				fc.array(fc.tuple(fc.constantFrom(...toolNames), toolArguments), {
+					minLength: 1,
+					maxLength: options.maxToolCalls ?? 3,
+				}),
+			)
+			.map(([text, calls]) => ({
+				kind: "toolCalls",
+				message: fauxAssistantMessage(
+					[
+						...(text === undefined ? [] : [fauxText(text)]),
+						...calls.map(([name, args], index) => fauxToolCall(name, args, { id: `call-${index}` })),
+					],
+					{ stopReason: "toolUse" },
+				),
+			})),
+		retryableError: fc.constantFrom(...RETRYABLE_ERROR_MESSAGES).map((errorMessage) => ({
+			kind: "retryableError",
+			message: fauxAssistantMessage("", { stopReason: "error", errorMessage }),
+		})),
+		fatalError: fc.constantFrom(...FATAL_ERROR_MESSAGES).map((errorMessage) => ({
+			kind: "fatalError",
+			message: fauxAssistantMessage("", { stopReason: "error", errorMessage }),
+		})),
+		overflowError: fc.constantFrom(...OVERFLOW_ERROR_MESSAGES).map((errorMessage) => ({
+			kind: "overflowError",
+			message: fauxAssistantMessage("", { stopReason: "error", errorMessage }),
+		})),
+		length: shortText.map((text) => ({
+			kind: "length",
+			message: fauxAssistantMessage(text, { stopReason: "length" }),
+		})),
+	};
+	return fc.oneof(...kinds.map((kind) => byKind[kind]));
+}
+
+/**
+ * A random model script: a list of replies with unique tool-call ids (`s<step>-c<index>`).
+ * Queue it with `faux.setResponses(script.map((step) => step.message))`.
+ *
+ * @example
+ * ```ts
+ * await fc.assert(
+ *   fc.asyncProperty(fauxScriptArbitrary({ toolNames: ["echo", "missing"] }), async (script) => {
+ *     faux.setResponses(script.map((step) => step.message));
+ *     await agent.prompt("go");
+ *   }),
+ *   { numRuns: 50 },
+ * );
+ * ```
+ */
+export function fauxScriptArbitrary(options: FauxScriptOptions = {}): fc.Arbitrary<FauxScriptStep[]> {
+	return fc
+		.array(fauxStepArbitrary(options), { minLength: options.minLength ?? 1, maxLength: options.maxLength ?? 6 })
+		.map((steps) =>
+			steps.map((step, stepIndex) => ({
+				kind: step.kind,
+				message: {
+					...step.message,
+					content: step.message.content.map((block) =>
+						block.type === "toolCall" ? { ...block, id: `s${stepIndex}-${block.id.replace("call-", "c")}` } : block,
+					),
+				},
+			})),
+		);
+}

@@ -1,0 +1,32 @@
+/**
+ * `settle/testing`: the public test kit — the scripted faux provider, instant stream helpers,
+ * fast-check arbitraries for random model scripts, and event-protocol checkers.
+ * @packageDocumentation
+ */
+export { instantStreamFn, streamFromMessage } from "../llm/event-stream.js";
+export {
+	createFauxProvider,
+	type FauxAssistantMessageOptions,
+	type FauxModelDefinition,
+	type FauxProvider,
+	type FauxProviderOptions,
+	type FauxRequest,
+	type FauxResponseFactory,
+	type FauxResponseStep,
+	type FauxState,
+	fauxAssistantMessage,
+	fauxText,
+	fauxThinking,
+	fauxToolCall,
+} from "../llm/faux.js";
+export {
+	FATAL_ERROR_MESSAGES,
+	type FauxScriptOptions,
+	type FauxScriptStep,
+	type FauxScriptStepKind,
+	fauxScriptArbitrary,
+	fauxStepArbitrary,
+	OVERFLOW_ERROR_MESSAGES,
+	RETRYABLE_ERROR_MESSAGES,
+} from "./arbitraries.js";
+export { agentEventViolations } from "./invariants.js";
