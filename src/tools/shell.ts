@@ -1,0 +1,170 @@
+/**
+ * Running shell commands as real child processes: shell resolution, process-group kill, and a wait
+ * that does not hang on pipes inherited by daemonized grandchildren.
+ */
+import { type ChildProcess, spawn, spawnSync } from "node:child_process";
+import { existsSync } from "node:fs";
+import { SettleError } from "../errors.js";
+
+export interface ShellConfig {
+	shell: string;
+	args: string[];
+}
+
+/**
+ * The shell used for commands: `shellPath` when given (must exist), else `/bin/bash`, else `bash`
+ * on PATH, else `sh`. Commands run as `<shell> -c <command>`.
+ */
+export function resolveShellConfig(shellPath?: string): ShellConfig {
+	if (shellPath) {
+		if (existsSync(shellPath)) return { shell: shellPath, args: ["-c"] };
+		throw new SettleError(
+			"INVALID_ARGUMENT",
+			`Custom shell path not found: ${shellPath}. Fix the shellPath setting or remove it to use /bin/bash.`,
+		);
+	}
+	if (process.platform !== "win32" && existsSync("/bin/bash")) return { shell: "/bin/bash", args: ["-c"] };
+	const lookup = spawnSync(process.platform === "win32" ? "where" : "which", ["bash"], {
+		encoding: "utf-8",
+		timeout: 5000,
+	});
+	const found = lookup.status === 0 ? lookup.stdout.trim().split(/\r?\n/)[0] : undefined;
+	if (found) return { shell: found, args: ["-c"] };
+	return { shell: "sh", args: ["-c"] };
+}
+
+/** Kills a detached child and everything in its process group (SIGKILL). Never throws. */
+export function killProcessTree(pid: number): void {
+	if (process.platform === "win32") {
+		try {
+			spawn("taskkill", ["/F", "/T", "/PID", String(pid)], { stdio: "ignore", detached: true });
+		} catch {
+			// already gone
+		}
+		return;
+	}
+	try {
+		process.kill(-pid, "SIGKILL");
+	} catch {
+		try {
+			process.kill(pid, "SIGKILL");
+		} catch {
+			// already gone
+		}
+	}
+}
+
+/** After `exit`, how long to wait for stdout/stderr to end before giving up on inherited pipes. */
+const STDIO_GRACE_MS = 100;
+
+/**
+ * Resolves with the exit code once the child has exited and its output has been read. A
+ * background grandchild that inherited stdout would keep the pipe open forever; after a short
+ * grace period we stop reading.
+ */
+export function waitForChild(child: ChildProcess): Promise<number | null> {
+	return new Promise((resolve, reject) => {
+		let done = false;
+		let exitCode: number | null = null;
+		let exited = false;
+		let graceTimer: NodeJS.Timeout | undefined;
+		let openStreams = (child.stdout ? 1 : 0) + (child.stderr ? 1 : 0);
+		const finish = (code: number | null) => {
+			if (done) return;
+			done = true;
+			if (graceTimer) clearTimeout(graceTimer);
+			child.stdout?.destroy();
+			child.stderr?.destroy();
+			resolve(code);
+		};
+		const onStreamEnd = () => {
+			openStreams--;
+			if (exited && openStreams <= 0) finish(exitCode);
+		};
+		child.stdout?.once("end", onStreamEnd);
+		child.stderr?.once("end", onStreamEnd);
+		child.once("error", (error) => {
+			if (done) return;
+			done = true;
+			if (graceTimer) clearTimeout(graceTimer);
+			reject(error);
+		});
+		child.once("exit", (code) => {
+			exited = true;
+			exitCode = code;
+			if (openStreams <= 0) finish(code);
+			else graceTimer = setTimeout(() => finish(code), STDIO_GRACE_MS);
+		});
+		child.once("close", (code) => finish(code ?? exitCode));
+	});
+}
+
+/** Options of one command execution. */
+export interface ShellExecOptions {
+	/** Receives stdout and stderr bytes, interleaved as they arrive. */
+	onData: (data: Buffer) => void;
+	signal?: AbortSignal;
+	/** Seconds; no timeout when absent or not positive. */
+	timeout?: number;
+	env?: NodeJS.ProcessEnv;
+}
+
+/**
+ * Pluggable command execution (for example over SSH). Same contract as pi's `BashOperations`:
+ * resolve with the exit code (null when killed by a signal); reject with `Error("aborted")` after
+ * an abort and `Error("timeout:<seconds>")` after a timeout.
+ */
+export interface BashOperations {
+	exec: (command: string, cwd: string, options: ShellExecOptions) => Promise<{ exitCode: number | null }>;
+}
+
+/**
+ * Runs commands locally as `<shell> -c <command>` in their own process group, so an abort or a
+ * timeout kills the command and everything it started.
+ *
+ * @example
+ * ```ts
+ * const ops = createLocalBashOperations();
+ * const { exitCode } = await ops.exec("make test", "/repo", { onData: (b) => process.stdout.write(b) });
+ * ```
+ */
+export function createLocalBashOperations(options: { shellPath?: string } = {}): BashOperations {
+	return {
+		async exec(command, cwd, { onData, signal, timeout, env }) {
+			const { shell, args } = resolveShellConfig(options.shellPath);
+			if (!existsSync(cwd)) {
+				throw new SettleError("NOT_FOUND", `Working directory does not exist: ${cwd}\nCannot execute bash commands.`);
+			}
+			if (signal?.aborted) throw new Error("aborted");
+			const child = spawn(shell, [...args, command], {
+				cwd,
+				detached: process.platform !== "win32",
+				env: env ?? process.env,
+				stdio: ["ignore", "pipe", "pipe"],
+			});
+			let timedOut = false;
+			const kill = () => {
+				if (child.pid !== undefined) killProcessTree(child.pid);
+			};
+			const timer =
+				timeout !== undefined && timeout > 0
+					? setTimeout(() => {
+							timedOut = true;
+							kill();
+						}, timeout * 1000)
+					: undefined;
+			signal?.addEventListener("abort", kill, { once: true });
+			child.stdout?.on("data", onData);
+			child.stderr?.on("data", onData);
+			try {
+				const exitCode = await waitForChild(child);
+				if (signal?.aborted) throw new Error("aborted");
+				if (timedOut) throw new Error(`timeout:${timeout}`);
+				return { exitCode };
+			} finally {
+				if (timer) clearTimeout(timer);
+				signal?.removeEventListener("abort", kill);
+			}
+		},
+	};
+}
