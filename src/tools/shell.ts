@@ -56,13 +56,18 @@ export function killProcessTree(pid: number): void {
 
 /** After `exit`, how long to wait for stdout/stderr to end before giving up on inherited pipes. */
 const STDIO_GRACE_MS = 100;
+/** The same after we killed the process group: every member got SIGKILL, so the pipes close promptly. */
+const KILLED_STDIO_GRACE_MS = 1000;
 
 /**
  * Resolves with the exit code once the child has exited and its output has been read. A
  * background grandchild that inherited stdout would keep the pipe open forever; after a short
- * grace period we stop reading.
+ * grace period (`graceMs()` at exit time) we stop reading.
  */
-export function waitForChild(child: ChildProcess): Promise<number | null> {
+export function waitForChild(
+	child: ChildProcess,
+	graceMs: () => number = () => STDIO_GRACE_MS,
+): Promise<number | null> {
 	return new Promise((resolve, reject) => {
 		let done = false;
 		let exitCode: number | null = null;
@@ -93,7 +98,7 @@ export function waitForChild(child: ChildProcess): Promise<number | null> {
 			exited = true;
 			exitCode = code;
 			if (openStreams <= 0) finish(code);
-			else graceTimer = setTimeout(() => finish(code), STDIO_GRACE_MS);
+			else graceTimer = setTimeout(() => finish(code), graceMs());
 		});
 		child.once("close", (code) => finish(code ?? exitCode));
 	});
@@ -143,7 +148,9 @@ export function createLocalBashOperations(options: { shellPath?: string } = {}):
 				stdio: ["ignore", "pipe", "pipe"],
 			});
 			let timedOut = false;
+			let killed = false;
 			const kill = () => {
+				killed = true;
 				if (child.pid !== undefined) killProcessTree(child.pid);
 			};
 			const timer =
@@ -157,7 +164,7 @@ export function createLocalBashOperations(options: { shellPath?: string } = {}):
 			child.stdout?.on("data", onData);
 			child.stderr?.on("data", onData);
 			try {
-				const exitCode = await waitForChild(child);
+				const exitCode = await waitForChild(child, () => (killed ? KILLED_STDIO_GRACE_MS : STDIO_GRACE_MS));
 				if (signal?.aborted) throw new Error("aborted");
 				if (timedOut) throw new Error(`timeout:${timeout}`);
 				return { exitCode };
