@@ -4,6 +4,8 @@
  */
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
+import { readdir, readFile } from "node:fs/promises";
+import { setTimeout as delay } from "node:timers/promises";
 import { SettleError } from "../errors.js";
 
 export interface ShellConfig {
@@ -52,6 +54,52 @@ export function killProcessTree(pid: number): void {
 			// already gone
 		}
 	}
+}
+
+/** Whether any process of the group still runs (zombies count as gone). Linux reads /proc; elsewhere kill(0). */
+async function processGroupRunning(pgid: number): Promise<boolean> {
+	if (process.platform === "linux") {
+		let entries: string[];
+		try {
+			entries = await readdir("/proc");
+		} catch {
+			entries = [];
+		}
+		if (entries.length > 0) {
+			for (const entry of entries) {
+				if (!/^\d+$/.test(entry)) continue;
+				try {
+					const stat = await readFile(`/proc/${entry}/stat`, "utf-8");
+					// Fields after the parenthesised command: state ppid pgrp …
+					const [state, , pgrp] = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+					if (Number(pgrp) === pgid && state !== "Z" && state !== "X") return true;
+				} catch {
+					// exited while we looked
+				}
+			}
+			return false;
+		}
+	}
+	try {
+		process.kill(-pgid, 0);
+		return true;
+	} catch {
+		return false;
+	}
+}
+
+/**
+ * After a SIGKILL to the group, waits (bounded) until no member runs any more, so that an aborted
+ * or timed-out command has really stopped when the tool reports it. The OS gives no event for the
+ * death of processes that are not our children, hence the short polling.
+ */
+export async function waitForProcessGroupExit(pgid: number, timeoutMs = 2000): Promise<boolean> {
+	const deadline = Date.now() + timeoutMs;
+	while (await processGroupRunning(pgid)) {
+		if (Date.now() >= deadline) return false;
+		await delay(5);
+	}
+	return true;
 }
 
 /** After `exit`, how long to wait for stdout/stderr to end before giving up on inherited pipes. */
@@ -165,6 +213,9 @@ export function createLocalBashOperations(options: { shellPath?: string } = {}):
 			child.stderr?.on("data", onData);
 			try {
 				const exitCode = await waitForChild(child, () => (killed ? KILLED_STDIO_GRACE_MS : STDIO_GRACE_MS));
+				if (killed && child.pid !== undefined && process.platform !== "win32") {
+					await waitForProcessGroupExit(child.pid);
+				}
 				if (signal?.aborted) throw new Error("aborted");
 				if (timedOut) throw new Error(`timeout:${timeout}`);
 				return { exitCode };
