@@ -163,7 +163,6 @@ async function runGrep(cwd: string, params: GrepToolInput, options: GrepToolOpti
 		const lines = content.toString("utf-8").replace(/\r\n?/g, "\n").split("\n");
 		// A final line break ends the last line; it does not start an empty one.
 		if (lines.length > 0 && lines[lines.length - 1] === "") lines.pop();
-		let matched = false;
 		for (let i = 0; i < lines.length; i++) {
 			if (!regex.test(lines[i] ?? "")) continue;
 			if (matches.length >= limit) {
@@ -171,9 +170,8 @@ async function runGrep(cwd: string, params: GrepToolInput, options: GrepToolOpti
 				return false;
 			}
 			matches.push({ absolutePath, displayPath, lineNumber: i + 1 });
-			matched = true;
+			fileLines.set(absolutePath, lines);
 		}
-		if (matched) fileLines.set(absolutePath, lines);
 		return true;
 	};
 

@@ -2,6 +2,7 @@
 import { mkdir, writeFile } from "node:fs/promises";
 import { dirname } from "node:path";
 import { type Static, Type } from "@sinclair/typebox";
+import { SettleError } from "../errors.js";
 import { raceAbort, throwIfAborted } from "./abort.js";
 import { withFileMutationQueue } from "./file-mutation-queue.js";
 import { fileSystemError } from "./fs-errors.js";
@@ -59,9 +60,22 @@ export function createWriteToolDefinition(
 			const absolutePath = resolveToCwd(path, cwd);
 			const mutation = async () => {
 				throwIfAborted(signal);
+				const dir = dirname(absolutePath);
 				try {
-					await ops.mkdir(dirname(absolutePath));
-					throwIfAborted(signal);
+					await ops.mkdir(dir);
+				} catch (error) {
+					const code = (error as { code?: unknown } | null)?.code;
+					if (code === "EEXIST" || code === "ENOTDIR") {
+						throw new SettleError(
+							"INVALID_ARGUMENT",
+							`Cannot write ${absolutePath}: ${dir} or one of its parents is a file, not a folder.`,
+							{ cause: error },
+						);
+					}
+					throw fileSystemError(error, dir);
+				}
+				throwIfAborted(signal);
+				try {
 					await ops.writeFile(absolutePath, content);
 				} catch (error) {
 					throw fileSystemError(error, absolutePath);
