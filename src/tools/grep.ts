@@ -2,7 +2,7 @@
  * The `grep` tool, in pure Node: no ripgrep download. Walks the tree (honouring .gitignore, skipping
  * .git and binary files), matches lines with a JavaScript regular expression or a literal string.
  */
-import { readFile, stat } from "node:fs/promises";
+import { open, stat } from "node:fs/promises";
 import { basename } from "node:path";
 import { type Static, Type } from "@sinclair/typebox";
 import picomatch from "picomatch";
@@ -94,8 +94,31 @@ export function createGlobFilter(glob: string | undefined): (relativePath: strin
 	};
 }
 
-function isBinary(content: Buffer): boolean {
-	return content.subarray(0, BINARY_SNIFF_BYTES).includes(0);
+/**
+ * The file's bytes, or undefined when it is larger than `maxBytes` or binary (a NUL byte in its
+ * first {@link BINARY_SNIFF_BYTES}). Binary files are recognised without reading them whole.
+ */
+async function readTextFile(path: string, maxBytes: number): Promise<Buffer | undefined> {
+	const handle = await open(path, "r");
+	try {
+		const { size } = await handle.stat();
+		if (size > maxBytes) return undefined;
+		const head = Buffer.alloc(Math.min(size, BINARY_SNIFF_BYTES));
+		const { bytesRead } = await handle.read(head, 0, head.length, 0);
+		if (head.subarray(0, bytesRead).includes(0)) return undefined;
+		if (size <= bytesRead) return head.subarray(0, bytesRead);
+		const whole = Buffer.alloc(size);
+		head.copy(whole, 0, 0, bytesRead);
+		let offset = bytesRead;
+		while (offset < size) {
+			const { bytesRead: n } = await handle.read(whole, offset, size - offset, offset);
+			if (n === 0) break; // truncated while we read
+			offset += n;
+		}
+		return whole.subarray(0, offset);
+	} finally {
+		await handle.close();
+	}
 }
 
 /**
@@ -127,6 +150,26 @@ export function createGrepToolDefinition(
 	};
 }
 
+interface FileScan {
+	absolutePath: string;
+	displayPath: string;
+	lines: string[];
+	matchLines: number[];
+}
+
+/** Files read at once while searching a folder. */
+const READ_CONCURRENCY = 16;
+
+/**
+ * A regex to test a whole file before splitting it into lines, or undefined when that could miss a
+ * line match. With the `m` flag, `^`/`$` see line boundaries and `.` never crosses them, so a line
+ * match implies a whole-text match; lookarounds could see across lines, so they get no precheck.
+ */
+function wholeFilePrecheck(regex: RegExp): RegExp | undefined {
+	if (/\(\?<?[=!]/.test(regex.source)) return undefined;
+	return new RegExp(regex.source, `${regex.flags}m`);
+}
+
 interface Match {
 	absolutePath: string;
 	displayPath: string;
@@ -147,45 +190,72 @@ async function runGrep(cwd: string, params: GrepToolInput, options: GrepToolOpti
 	const limit = Math.max(1, Math.floor(params.limit ?? DEFAULT_GREP_LIMIT));
 	const globFilter = createGlobFilter(params.glob);
 
+	const quickCheck = wholeFilePrecheck(regex);
+	// A plain case-sensitive text can be looked for in the raw bytes, before any decoding.
+	const literal = params.literal
+		? params.pattern
+		: /^[^\\^$.*+?()[\]{}|]+$/.test(params.pattern)
+			? params.pattern
+			: undefined;
+	const literalBytes =
+		literal && !regex.flags.includes("i") && !literal.includes("\n") ? Buffer.from(literal) : undefined;
 	const fileLines = new Map<string, string[]>();
 	const matches: Match[] = [];
 	let moreMatches = false;
 
-	const searchFile = async (absolutePath: string, displayPath: string): Promise<boolean> => {
-		let content: Buffer;
+	/** Matching line numbers of one file (at most limit + 1), or undefined for no match / skipped. */
+	const scanFile = async (absolutePath: string, displayPath: string): Promise<FileScan | undefined> => {
+		let content: Buffer | undefined;
 		try {
-			content = await readFile(absolutePath);
+			content = await readTextFile(absolutePath, maxFileBytes);
 		} catch {
-			return true; // vanished or unreadable: skip
+			return undefined; // vanished or unreadable: skip
 		}
-		throwIfAborted(signal);
-		if (isBinary(content)) return true;
-		const lines = content.toString("utf-8").replace(/\r\n?/g, "\n").split("\n");
+		if (!content) return undefined;
+		if (literalBytes && content.indexOf(literalBytes) === -1) return undefined;
+		let text = content.toString("utf-8");
+		if (text.includes("\r")) text = text.replace(/\r\n?/g, "\n");
+		if (quickCheck && !quickCheck.test(text)) return undefined;
+		const lines = text.split("\n");
 		// A final line break ends the last line; it does not start an empty one.
 		if (lines.length > 0 && lines[lines.length - 1] === "") lines.pop();
-		for (let i = 0; i < lines.length; i++) {
-			if (!regex.test(lines[i] ?? "")) continue;
+		const matchLines: number[] = [];
+		for (let i = 0; i < lines.length && matchLines.length <= limit; i++) {
+			if (regex.test(lines[i] ?? "")) matchLines.push(i + 1);
+		}
+		return matchLines.length > 0 ? { absolutePath, displayPath, lines, matchLines } : undefined;
+	};
+	/** Adds a file's matches in order; false once the limit is exceeded. */
+	const accept = (scan: FileScan | undefined): boolean => {
+		if (!scan) return true;
+		for (const lineNumber of scan.matchLines) {
 			if (matches.length >= limit) {
 				moreMatches = true;
 				return false;
 			}
-			matches.push({ absolutePath, displayPath, lineNumber: i + 1 });
-			fileLines.set(absolutePath, lines);
+			matches.push({ absolutePath: scan.absolutePath, displayPath: scan.displayPath, lineNumber });
+			fileLines.set(scan.absolutePath, scan.lines);
 		}
 		return true;
 	};
 
 	if (!isDirectory) {
-		await searchFile(searchPath, basename(searchPath));
+		accept(await scanFile(searchPath, basename(searchPath)));
 	} else {
+		// Files are read a few at a time but their results are taken in walk order, so output is stable.
+		const inFlight: Promise<FileScan | undefined>[] = [];
+		let full = false;
 		for await (const entry of walkTree(searchPath, { signal, ignoreBoundary: cwd, extraIgnore: options.ignore })) {
 			if (entry.kind !== "file" || !globFilter(entry.relativePath)) continue;
-			try {
-				if ((await stat(entry.absolutePath)).size > maxFileBytes) continue;
-			} catch {
-				continue;
+			inFlight.push(scanFile(entry.absolutePath, entry.relativePath));
+			if (inFlight.length >= READ_CONCURRENCY && !accept(await inFlight.shift())) {
+				full = true;
+				break;
 			}
-			if (!(await searchFile(entry.absolutePath, entry.relativePath))) break;
+		}
+		while (!full && inFlight.length > 0) {
+			throwIfAborted(signal);
+			full = !accept(await inFlight.shift());
 		}
 	}
 

@@ -1,7 +1,8 @@
 /**
  * Deterministic file-tree walk for `grep` and `find`, without external binaries. Honours
  * `.gitignore` and `.ignore` files hierarchically (deeper files win, `!` re-includes, like git and
- * ripgrep), plus `.git/info/exclude`; never enters `.git`; does not follow symbolic links.
+ * ripgrep), plus `.git/info/exclude`; never enters `.git`; does not follow symbolic links below
+ * the root. An explicitly requested root that is itself ignored is still searched.
  */
 import type { Dirent } from "node:fs";
 import { existsSync } from "node:fs";
@@ -35,16 +36,23 @@ export interface WalkOptions {
 const IGNORE_FILES = [".gitignore", ".ignore"];
 const ignoreCase = process.platform === "darwin" || process.platform === "win32";
 
+/**
+ * Rules of one folder. Paths are tested relative to that folder, derived from the walk-relative
+ * path without any `path.relative` call: `rootFromLayer` is the walk root seen from a folder above
+ * it, `layerFromRoot` the folder seen from the walk root (at most one of them is non-empty).
+ */
 interface IgnoreLayer {
-	dir: string;
 	matcher: Ignore;
+	rootFromLayer: string;
+	layerFromRoot: string;
 }
 
 const toPosix = (path: string) => (sep === "/" ? path : path.split(sep).join("/"));
 
-async function readIgnoreLayer(dir: string, extraFiles: string[] = []): Promise<IgnoreLayer | undefined> {
+/** A matcher for the given ignore files (missing ones are skipped); later files take precedence. */
+async function readIgnoreFiles(files: readonly string[]): Promise<Ignore | undefined> {
 	let matcher: Ignore | undefined;
-	for (const file of [...extraFiles, ...IGNORE_FILES.map((name) => join(dir, name))]) {
+	for (const file of files) {
 		let text: string;
 		try {
 			text = await readFile(file, "utf-8");
@@ -54,8 +62,11 @@ async function readIgnoreLayer(dir: string, extraFiles: string[] = []): Promise<
 		matcher ??= ignore({ ignorecase: ignoreCase });
 		matcher.add(text);
 	}
-	return matcher ? { dir, matcher } : undefined;
+	return matcher;
 }
+
+const ignoreFilesIn = (dir: string) => IGNORE_FILES.map((name) => join(dir, name));
+const infoExclude = (gitRoot: string) => join(gitRoot, ".git", "info", "exclude");
 
 function findGitRoot(start: string): string | undefined {
 	for (let dir = start; ; dir = dirname(dir)) {
@@ -81,18 +92,22 @@ async function ancestorLayers(root: string, gitRoot: string | undefined, boundar
 	}
 	const layers: IgnoreLayer[] = [];
 	for (const dir of dirs) {
-		const extra = dir === gitRoot ? [join(dir, ".git", "info", "exclude")] : [];
-		const layer = await readIgnoreLayer(dir, extra);
-		if (layer) layers.push(layer);
+		const extra = dir === gitRoot ? [infoExclude(dir)] : [];
+		const matcher = await readIgnoreFiles([...extra, ...ignoreFilesIn(dir)]);
+		if (matcher) layers.push({ matcher, rootFromLayer: toPosix(relative(dir, root)), layerFromRoot: "" });
 	}
 	return layers;
 }
 
-function isIgnored(layers: readonly IgnoreLayer[], absolutePath: string, isDirectory: boolean): boolean {
+/** Whether the entry at `relativePath` (from the walk root; "" is the root itself) is ignored. */
+function isIgnored(layers: readonly IgnoreLayer[], relativePath: string, isDirectory: boolean): boolean {
 	for (let i = layers.length - 1; i >= 0; i--) {
 		const layer = layers[i]!;
-		const rel = toPosix(relative(layer.dir, absolutePath));
-		if (rel === "" || rel.startsWith("..")) continue;
+		let rel: string;
+		if (layer.layerFromRoot) rel = relativePath.slice(layer.layerFromRoot.length + 1);
+		else if (!layer.rootFromLayer) rel = relativePath;
+		else rel = relativePath ? `${layer.rootFromLayer}/${relativePath}` : layer.rootFromLayer;
+		if (rel === "") continue;
 		const verdict = layer.matcher.test(isDirectory ? `${rel}/` : rel);
 		if (verdict.ignored) return true;
 		if (verdict.unignored) return false;
@@ -120,41 +135,67 @@ function kindOf(entry: Dirent): WalkEntryKind | undefined {
 export async function* walkTree(root: string, options: WalkOptions = {}): AsyncGenerator<WalkEntry> {
 	const { signal } = options;
 	const gitRoot = findGitRoot(root);
-	const baseLayers = await ancestorLayers(root, gitRoot, options.ignoreBoundary);
-	const layers = [...baseLayers];
+	let layers = await ancestorLayers(root, gitRoot, options.ignoreBoundary);
+	// A root that is itself ignored was asked for explicitly (like `rg x node_modules/`): search it,
+	// governed by its own ignore files only.
+	if (isIgnored(layers, "", true)) layers = [];
 	if (options.extraIgnore && options.extraIgnore.length > 0) {
-		layers.push({ dir: root, matcher: ignore({ ignorecase: ignoreCase }).add([...options.extraIgnore]) });
+		const matcher = ignore({ ignorecase: ignoreCase }).add([...options.extraIgnore]);
+		layers = [...layers, { matcher, rootFromLayer: "", layerFromRoot: "" }];
 	}
-	const rootLayer = await readIgnoreLayer(root, gitRoot === root ? [join(root, ".git", "info", "exclude")] : []);
-	if (rootLayer) layers.push(rootLayer);
-	yield* walkDir(root, "", layers, signal);
+	// Iterative depth-first walk: nested `yield*` would cost every entry one hop per folder level.
+	const rootFrame = await openFolder(root, "", layers, gitRoot === root ? [infoExclude(root)] : []);
+	const stack = rootFrame ? [rootFrame] : [];
+	while (stack.length > 0) {
+		throwIfAborted(signal);
+		const frame = stack[stack.length - 1]!;
+		const entry = frame.entries[frame.next++];
+		if (!entry) {
+			stack.pop();
+			continue;
+		}
+		if (entry.name === ".git") continue;
+		const kind = kindOf(entry);
+		if (!kind) continue;
+		const absolutePath = join(frame.dir, entry.name);
+		const relativePath = frame.relativeDir ? `${frame.relativeDir}/${entry.name}` : entry.name;
+		if (isIgnored(frame.layers, relativePath, kind === "directory")) continue;
+		yield { absolutePath, relativePath, name: entry.name, kind };
+		if (kind === "directory") {
+			const child = await openFolder(absolutePath, relativePath, frame.layers, []);
+			if (child) stack.push(child);
+		}
+	}
 }
 
-async function* walkDir(
+interface FolderFrame {
+	dir: string;
+	relativeDir: string;
+	layers: IgnoreLayer[];
+	entries: Dirent[];
+	next: number;
+}
+
+/** Reads a folder's sorted entries and its own ignore files; `undefined` when it cannot be read. */
+async function openFolder(
 	dir: string,
 	relativeDir: string,
-	layers: IgnoreLayer[],
-	signal: AbortSignal | undefined,
-): AsyncGenerator<WalkEntry> {
-	throwIfAborted(signal);
+	inherited: IgnoreLayer[],
+	extraIgnoreFiles: string[],
+): Promise<FolderFrame | undefined> {
 	let entries: Dirent[];
 	try {
 		entries = await readdir(dir, { withFileTypes: true });
 	} catch {
-		return;
+		return undefined;
 	}
 	entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-	for (const entry of entries) {
-		if (entry.name === ".git") continue;
-		const kind = kindOf(entry);
-		if (!kind) continue;
-		const absolutePath = join(dir, entry.name);
-		if (isIgnored(layers, absolutePath, kind === "directory")) continue;
-		const relativePath = relativeDir ? `${relativeDir}/${entry.name}` : entry.name;
-		yield { absolutePath, relativePath, name: entry.name, kind };
-		if (kind === "directory") {
-			const layer = await readIgnoreLayer(absolutePath);
-			yield* walkDir(absolutePath, relativePath, layer ? [...layers, layer] : layers, signal);
-		}
-	}
+	const present = new Set(entries.filter((e) => !e.isDirectory()).map((e) => e.name));
+	const files = [
+		...extraIgnoreFiles,
+		...IGNORE_FILES.filter((name) => present.has(name)).map((name) => join(dir, name)),
+	];
+	const matcher = files.length > 0 ? await readIgnoreFiles(files) : undefined;
+	const layers = matcher ? [...inherited, { matcher, rootFromLayer: "", layerFromRoot: relativeDir }] : inherited;
+	return { dir, relativeDir, layers, entries, next: 0 };
 }

@@ -86,6 +86,24 @@ describe("grep", () => {
 		expect(text(await run(grep, { pattern: "hit", limit: 5 }))).not.toContain("limit reached");
 	});
 
+	it("matches per line in CRLF files, with anchors and lookarounds", async () => {
+		const cwd = await tempProject({ "win.txt": "alpha\r\nfoo\r\nbar foo\r\n" });
+		const grep = createGrepToolDefinition(cwd);
+		expect(text(await run(grep, { pattern: "^foo$" }))).toBe("win.txt:2: foo");
+		expect(text(await run(grep, { pattern: "(?<=bar )foo" }))).toBe("win.txt:3: bar foo");
+		expect(text(await run(grep, { pattern: "alpha$" }))).toBe("win.txt:1: alpha");
+	});
+
+	it("skips binary files (a NUL byte near the start) and files over the size limit", async () => {
+		const cwd = await tempProject({
+			"text.txt": "needle\n",
+			"big.txt": `needle\n${"x".repeat(2000)}\n`,
+			"image.bin": Buffer.concat([Buffer.from([0]), Buffer.from("needle\n")]),
+		});
+		const output = text(await run(createGrepToolDefinition(cwd, { maxFileBytes: 1000 }), { pattern: "needle" }));
+		expect(output).toBe("text.txt:1: needle");
+	});
+
 	it("cuts long lines and says so", async () => {
 		const cwd = await tempProject({ "long.txt": `match ${"z".repeat(600)}` });
 		const output = text(await run(createGrepToolDefinition(cwd), { pattern: "match" }));
