@@ -1,11 +1,13 @@
 /** Built-in coding tools and their factories. */
+
+import type { AgentTool } from "../agent/types.js";
 import { type BashToolOptions, createBashToolDefinition } from "./bash.js";
 import { createEditToolDefinition, type EditToolOptions } from "./edit.js";
 import { createFindToolDefinition, type FindToolOptions } from "./find.js";
 import { createGrepToolDefinition, type GrepToolOptions } from "./grep.js";
 import { createLsToolDefinition, type LsToolOptions } from "./ls.js";
 import { createReadToolDefinition, type ReadToolOptions } from "./read.js";
-import type { AnyToolDefinition } from "./types.js";
+import { type AnyToolDefinition, toAgentTool } from "./types.js";
 import { createWriteToolDefinition, type WriteToolOptions } from "./write.js";
 
 export * from "./bash.js";
@@ -96,4 +98,57 @@ export function createAllToolDefinitions(
 		find: createFindToolDefinition(cwd, options.find),
 		ls: createLsToolDefinition(cwd, options.ls),
 	};
+}
+
+/** The default coding set as definitions: read, bash, edit, write (pi's `createCodingToolDefinitions`). */
+export function createCodingToolDefinitions(cwd: string, options: BuiltinToolsOptions = {}): AnyToolDefinition[] {
+	return defaultActiveToolNames.map((name) => createToolDefinition(name, cwd, options));
+}
+
+/** The read-only set as definitions: read, grep, find, ls (pi's `createReadOnlyToolDefinitions`). */
+export function createReadOnlyToolDefinitions(cwd: string, options: BuiltinToolsOptions = {}): AnyToolDefinition[] {
+	return (["read", "grep", "find", "ls"] as const).map((name) => createToolDefinition(name, cwd, options));
+}
+
+/**
+ * pi-style `AgentTool` factories (no tool context), for code written against pi's `createReadTool`
+ * and friends.
+ *
+ * @example
+ * ```ts
+ * const agent = new Agent({ tools: createCodingTools(process.cwd()) });
+ * ```
+ */
+export const createReadTool = (cwd: string, options?: ReadToolOptions): AgentTool =>
+	toAgentTool(createReadToolDefinition(cwd, options));
+export const createBashTool = (cwd: string, options?: BashToolOptions): AgentTool =>
+	toAgentTool(createBashToolDefinition(cwd, options));
+export const createEditTool = (cwd: string, options?: EditToolOptions): AgentTool =>
+	toAgentTool(createEditToolDefinition(cwd, options));
+export const createWriteTool = (cwd: string, options?: WriteToolOptions): AgentTool =>
+	toAgentTool(createWriteToolDefinition(cwd, options));
+export const createGrepTool = (cwd: string, options?: GrepToolOptions): AgentTool =>
+	toAgentTool(createGrepToolDefinition(cwd, options));
+export const createFindTool = (cwd: string, options?: FindToolOptions): AgentTool =>
+	toAgentTool(createFindToolDefinition(cwd, options));
+export const createLsTool = (cwd: string, options?: LsToolOptions): AgentTool =>
+	toAgentTool(createLsToolDefinition(cwd, options));
+
+/** read, bash, edit, write as `AgentTool`s. */
+export function createCodingTools(cwd: string, options: BuiltinToolsOptions = {}): AgentTool[] {
+	return createCodingToolDefinitions(cwd, options).map((definition) => toAgentTool(definition));
+}
+
+/** read, grep, find, ls as `AgentTool`s. */
+export function createReadOnlyTools(cwd: string, options: BuiltinToolsOptions = {}): AgentTool[] {
+	return createReadOnlyToolDefinitions(cwd, options).map((definition) => toAgentTool(definition));
+}
+
+/** All seven built-in tools as `AgentTool`s, keyed by name. */
+export function createAllTools(cwd: string, options: BuiltinToolsOptions = {}): Record<BuiltinToolName, AgentTool> {
+	const definitions = createAllToolDefinitions(cwd, options);
+	return Object.fromEntries(allToolNames.map((name) => [name, toAgentTool(definitions[name])])) as Record<
+		BuiltinToolName,
+		AgentTool
+	>;
 }

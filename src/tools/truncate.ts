@@ -59,6 +59,11 @@ function untruncated(content: string, lines: number, bytes: number, maxLines: nu
 /**
  * Keeps the beginning of `content` (file reads). Never returns a partial line; when the first line
  * alone exceeds the byte limit the result is empty with `firstLineExceedsLimit`.
+ *
+ * @example
+ * ```ts
+ * truncateHead("a\nb\nc", { maxLines: 2 }); // { content: "a\nb", truncated: true, truncatedBy: "lines", … }
+ * ```
  */
 export function truncateHead(content: string, options: TruncationOptions = {}): TruncationResult {
 	const maxLines = options.maxLines ?? DEFAULT_MAX_LINES;
@@ -106,6 +111,11 @@ export function truncateHead(content: string, options: TruncationOptions = {}): 
 /**
  * Keeps the end of `content` (command output, where errors and results are). If the last line
  * alone exceeds the byte limit, its final bytes are kept and `lastLinePartial` is set.
+ *
+ * @example
+ * ```ts
+ * truncateTail("a\nb\nc", { maxLines: 2 }).content; // "b\nc"
+ * ```
  */
 export function truncateTail(content: string, options: TruncationOptions = {}): TruncationResult {
 	const maxLines = options.maxLines ?? DEFAULT_MAX_LINES;

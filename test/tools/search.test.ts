@@ -139,6 +139,16 @@ describe("grep", () => {
 		expect(text(await run(fromSrc, { pattern: "needle" }))).toBe("No matches found");
 	});
 
+	it("searches an ignored folder when it is asked for explicitly", async () => {
+		const cwd = await repo();
+		expect(text(await run(createGrepToolDefinition(cwd), { pattern: "needle", path: "node_modules" }))).toBe(
+			"pkg/index.js:1: needle in a dependency",
+		);
+		expect(text(await run(createFindToolDefinition(cwd), { pattern: "*.js", path: "node_modules" }))).toBe(
+			"pkg/index.js",
+		);
+	});
+
 	it("rejects with Operation aborted", async () => {
 		const cwd = await repo();
 		const controller = new AbortController();

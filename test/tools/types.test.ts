@@ -1,7 +1,14 @@
 import { Type } from "@sinclair/typebox";
 import { describe, expect, expectTypeOf, it } from "vitest";
 import { createEditToolDefinition } from "../../src/tools/edit.js";
+import {
+	allToolNames,
+	createAllTools,
+	createCodingTools,
+	createReadOnlyToolDefinitions,
+} from "../../src/tools/index.js";
 import { defineTool, toAgentTool, toolDefinitionFromAgentTool } from "../../src/tools/types.js";
+import { tempProject } from "./helpers.js";
 
 describe("defineTool / toAgentTool", () => {
 	it("infers parameter types from a TypeBox schema", () => {
@@ -72,5 +79,16 @@ describe("defineTool / toAgentTool", () => {
 		expect(definition).toMatchObject({ name: "edit", label: "edit", parameters: agentTool.parameters });
 		expect(definition.promptSnippet).toBeUndefined();
 		expect(definition.prepareArguments).toBe(agentTool.prepareArguments);
+	});
+});
+
+describe("tool sets", () => {
+	it("offers pi's coding, read-only and complete sets", async () => {
+		expect(createCodingTools("/repo").map((t) => t.name)).toEqual(["read", "bash", "edit", "write"]);
+		expect(createReadOnlyToolDefinitions("/repo").map((t) => t.name)).toEqual(["read", "grep", "find", "ls"]);
+		const cwd = await tempProject({ "hello.txt": "hi" });
+		const all = createAllTools(cwd);
+		expect(Object.keys(all)).toEqual([...allToolNames]);
+		expect((await all.ls.execute("1", {})).content).toEqual([{ type: "text", text: "hello.txt" }]);
 	});
 });
