@@ -17,6 +17,7 @@ export { withFileMutationQueue } from "./file-mutation-queue.js";
 export * from "./find.js";
 export * from "./grep.js";
 export * from "./ls.js";
+export { OutputAccumulator, type OutputAccumulatorOptions, type OutputSnapshot } from "./output-accumulator.js";
 export { expandPath, resolveReadPath, resolveToCwd } from "./paths.js";
 export * from "./read.js";
 export * from "./registry.js";
@@ -27,6 +28,7 @@ export {
 	resolveShellConfig,
 	type ShellConfig,
 	type ShellExecOptions,
+	waitForProcessGroupExit,
 } from "./shell.js";
 export * from "./truncate.js";
 export * from "./types.js";
