@@ -49,7 +49,7 @@ export type ToolParams<S> = S extends TSchema ? Static<S> : Record<string, any>;
  * });
  * ```
  */
-export interface ToolDefinition<TParameters extends JsonSchema = JsonSchema, TDetails = unknown, TContext = unknown> {
+export interface ToolDefinition<TParameters extends object = JsonSchema, TDetails = unknown, TContext = unknown> {
 	/** Name the model calls the tool by. */
 	name: string;
 	/** Human-readable label for UIs. */
@@ -60,7 +60,7 @@ export interface ToolDefinition<TParameters extends JsonSchema = JsonSchema, TDe
 	promptSnippet?: string;
 	/** Guideline bullets added to the system prompt while the tool is active. */
 	promptGuidelines?: string[];
-	/** Parameter schema: TypeBox, or any plain JSON Schema object. */
+	/** Parameter schema: TypeBox (0.34 infers `params`; 1.x works untyped), or any plain JSON Schema object. */
 	parameters: TParameters;
 	/** Compatibility shim applied to raw arguments before schema validation. */
 	prepareArguments?: (args: unknown) => ToolParams<TParameters>;
@@ -88,7 +88,7 @@ export type AnyToolDefinition = ToolDefinition<any, any, any>;
  *   parameters: Type.Object({}), execute: async () => ({ content: [{ type: "text", text: new Date().toISOString() }], details: undefined }) });
  * ```
  */
-export function defineTool<TParameters extends JsonSchema, TDetails = unknown, TContext = unknown>(
+export function defineTool<TParameters extends object, TDetails = unknown, TContext = unknown>(
 	definition: ToolDefinition<TParameters, TDetails, TContext>,
 ): ToolDefinition<TParameters, TDetails, TContext> & AnyToolDefinition {
 	return definition as ToolDefinition<TParameters, TDetails, TContext> & AnyToolDefinition;
@@ -103,7 +103,7 @@ export function defineTool<TParameters extends JsonSchema, TDetails = unknown, T
  * const agentTool = toAgentTool(createReadToolDefinition(cwd), () => extensionRunner.createContext());
  * ```
  */
-export function toAgentTool<TParameters extends JsonSchema, TDetails, TContext>(
+export function toAgentTool<TParameters extends object, TDetails, TContext>(
 	definition: ToolDefinition<TParameters, TDetails, TContext>,
 	getContext?: () => TContext,
 ): AgentTool<ToolParams<TParameters>, TDetails> {
@@ -111,7 +111,7 @@ export function toAgentTool<TParameters extends JsonSchema, TDetails, TContext>(
 		name: definition.name,
 		label: definition.label,
 		description: definition.description,
-		parameters: definition.parameters,
+		parameters: definition.parameters as JsonSchema,
 		execute: (toolCallId, params, signal, onUpdate) =>
 			definition.execute(toolCallId, params, signal, onUpdate, getContext?.() as TContext),
 	};

@@ -25,6 +25,25 @@ describe("defineTool / toAgentTool", () => {
 		expect(greet.name).toBe("greet");
 	});
 
+	it("accepts schema objects typed by interfaces (other schema libraries, TypeBox 1.x)", async () => {
+		interface ObjectSchema {
+			type: "object";
+			properties: { a: { type: "string" } };
+		}
+		const schema: ObjectSchema = { type: "object", properties: { a: { type: "string" } } };
+		const tool = toAgentTool(
+			defineTool({
+				name: "plain",
+				label: "plain",
+				description: "plain",
+				parameters: schema,
+				execute: async (_id, params) => ({ content: [{ type: "text", text: String(params.a) }], details: undefined }),
+			}),
+		);
+		expect(tool.parameters).toBe(schema);
+		expect((await tool.execute("1", { a: "ok" })).content).toEqual([{ type: "text", text: "ok" }]);
+	});
+
 	it("passes the context current at execution time", async () => {
 		let current = { user: "first" };
 		const seen: string[] = [];
