@@ -1,0 +1,189 @@
+/** The `bash` tool: runs a command in the session cwd, streams output, keeps the tail. */
+import { type Static, Type } from "@sinclair/typebox";
+import { SettleError } from "../errors.js";
+import { OutputAccumulator, type OutputSnapshot } from "./output-accumulator.js";
+import { type BashOperations, createLocalBashOperations } from "./shell.js";
+import { DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, formatSize, type TruncationResult } from "./truncate.js";
+import type { ToolDefinition } from "./types.js";
+
+const bashSchema = Type.Object({
+	command: Type.String({ description: "Bash command to execute" }),
+	timeout: Type.Optional(Type.Number({ description: "Timeout in seconds (optional, no default timeout)" })),
+});
+export type BashToolInput = Static<typeof bashSchema>;
+
+export interface BashToolDetails {
+	truncation?: TruncationResult;
+	/** Temp file holding the complete output, when the result shows only its tail. */
+	fullOutputPath?: string;
+}
+
+/** What a command is run with; a {@link BashSpawnHook} may change any of it. */
+export interface BashSpawnContext {
+	command: string;
+	cwd: string;
+	env: NodeJS.ProcessEnv;
+}
+export type BashSpawnHook = (context: BashSpawnContext) => BashSpawnContext;
+
+export interface BashToolOptions {
+	/** Custom execution (for example SSH). Default: a local child process. */
+	operations?: BashOperations;
+	/** Shell setup run before every command (it is prepended on its own line). */
+	commandPrefix?: string;
+	/** Shell binary; default `/bin/bash` (then `bash` on PATH, then `sh`). */
+	shellPath?: string;
+	/** Adjusts command, cwd or environment right before execution. */
+	spawnHook?: BashSpawnHook;
+	/** Folder for full-output files of truncated commands. Default: the OS temp folder. */
+	fullOutputDir?: string;
+}
+
+/** Minimum spacing of streamed partial results, so a chatty command does not flood listeners. */
+const UPDATE_INTERVAL_MS = 100;
+
+/**
+ * Creates the `bash` tool for a working directory.
+ *
+ * @example
+ * ```ts
+ * const bash = createBashToolDefinition("/repo", { commandPrefix: "set -o pipefail" });
+ * await bash.execute("call-1", { command: "npm test", timeout: 120 }, signal, (partial) => render(partial), undefined);
+ * ```
+ */
+export function createBashToolDefinition(
+	cwd: string,
+	options: BashToolOptions = {},
+): ToolDefinition<typeof bashSchema, BashToolDetails | undefined> {
+	const ops = options.operations ?? createLocalBashOperations({ shellPath: options.shellPath });
+	return {
+		name: "bash",
+		label: "bash",
+		description: `Execute a bash command in the current working directory. Returns stdout and stderr. Output is truncated to last ${DEFAULT_MAX_LINES} lines or ${DEFAULT_MAX_BYTES / 1024}KB (whichever is hit first). If truncated, full output is saved to a temp file. Optionally provide a timeout in seconds.`,
+		promptSnippet: "Run shell commands in the project directory (build, test, git, search)",
+		promptGuidelines: [
+			"Give long-running commands a timeout, and never start commands that wait for interactive input.",
+			"When bash output is truncated, read the saved full-output file instead of re-running the command.",
+		],
+		parameters: bashSchema,
+		async execute(_toolCallId, { command, timeout }, signal, onUpdate) {
+			const fullCommand = options.commandPrefix ? `${options.commandPrefix}\n${command}` : command;
+			const base: BashSpawnContext = { command: fullCommand, cwd, env: { ...process.env } };
+			const spawnContext = options.spawnHook ? options.spawnHook(base) : base;
+			const output = new OutputAccumulator({ tempFilePrefix: "settle-bash", tempDir: options.fullOutputDir });
+			const updates = createUpdateThrottle(output, onUpdate);
+			onUpdate?.({ content: [], details: undefined });
+
+			const finishOutput = async (): Promise<OutputSnapshot> => {
+				output.finish();
+				updates.flush();
+				const snapshot = output.snapshot();
+				await output.close();
+				return snapshot;
+			};
+			const render = (snapshot: OutputSnapshot, emptyText: string) =>
+				formatBashOutput(snapshot, output.lastLineSize, emptyText);
+			const withStatus = (text: string, status: string) => `${text ? `${text}\n\n` : ""}${status}`;
+
+			let exitCode: number | null;
+			try {
+				({ exitCode } = await ops.exec(spawnContext.command, spawnContext.cwd, {
+					onData: (chunk) => {
+						output.append(chunk);
+						updates.schedule();
+					},
+					signal,
+					timeout,
+					env: spawnContext.env,
+				}));
+			} catch (error) {
+				const snapshot = await finishOutput();
+				const { text } = render(snapshot, "");
+				const message = error instanceof Error ? error.message : String(error);
+				if (message === "aborted") throw new SettleError("ABORTED", withStatus(text, "Command aborted"));
+				if (message.startsWith("timeout:")) {
+					throw new SettleError("TOOL", withStatus(text, `Command timed out after ${message.slice(8)} seconds`));
+				}
+				throw error;
+			} finally {
+				updates.cancel();
+			}
+			const snapshot = await finishOutput();
+			const { text, details } = render(snapshot, "(no output)");
+			if (exitCode !== 0 && exitCode !== null) {
+				throw new SettleError("TOOL", withStatus(text, `Command exited with code ${exitCode}`));
+			}
+			return { content: [{ type: "text", text }], details };
+		},
+	};
+}
+
+/** The visible text for a snapshot, with the truncation hint pi's model prompts are tuned to. */
+function formatBashOutput(
+	snapshot: OutputSnapshot,
+	lastLineSize: number,
+	emptyText: string,
+): { text: string; details: BashToolDetails | undefined } {
+	const { truncation, fullOutputPath } = snapshot;
+	let text = snapshot.content || emptyText;
+	if (!truncation.truncated) return { text, details: undefined };
+	const first = truncation.totalLines - truncation.outputLines + 1;
+	const last = truncation.totalLines;
+	if (truncation.lastLinePartial) {
+		text += `\n\n[Showing last ${formatSize(truncation.outputBytes)} of line ${last} (line is ${formatSize(lastLineSize)}). Full output: ${fullOutputPath}]`;
+	} else if (truncation.truncatedBy === "lines") {
+		text += `\n\n[Showing lines ${first}-${last} of ${truncation.totalLines}. Full output: ${fullOutputPath}]`;
+	} else {
+		text += `\n\n[Showing lines ${first}-${last} of ${truncation.totalLines} (${formatSize(DEFAULT_MAX_BYTES)} limit). Full output: ${fullOutputPath}]`;
+	}
+	const details: BashToolDetails = { truncation };
+	if (fullOutputPath) details.fullOutputPath = fullOutputPath;
+	return { text, details };
+}
+
+/** Emits the current tail through `onUpdate` at most every {@link UPDATE_INTERVAL_MS}. */
+function createUpdateThrottle(
+	output: OutputAccumulator,
+	onUpdate:
+		| ((partial: { content: { type: "text"; text: string }[]; details: BashToolDetails | undefined }) => void)
+		| undefined,
+) {
+	let timer: NodeJS.Timeout | undefined;
+	let dirty = false;
+	let lastEmit = 0;
+	const emit = () => {
+		if (!onUpdate || !dirty) return;
+		dirty = false;
+		lastEmit = Date.now();
+		const snapshot = output.snapshot();
+		const details: BashToolDetails | undefined = snapshot.truncation.truncated
+			? { truncation: snapshot.truncation, fullOutputPath: snapshot.fullOutputPath }
+			: undefined;
+		onUpdate({ content: [{ type: "text", text: snapshot.content }], details });
+	};
+	const cancel = () => {
+		if (timer) clearTimeout(timer);
+		timer = undefined;
+	};
+	return {
+		schedule() {
+			if (!onUpdate) return;
+			dirty = true;
+			const wait = UPDATE_INTERVAL_MS - (Date.now() - lastEmit);
+			if (wait <= 0) {
+				cancel();
+				emit();
+			} else {
+				timer ??= setTimeout(() => {
+					timer = undefined;
+					emit();
+				}, wait);
+			}
+		},
+		flush() {
+			cancel();
+			emit();
+		},
+		cancel,
+	};
+}

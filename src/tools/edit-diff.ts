@@ -1,0 +1,271 @@
+/**
+ * Text replacement and diffs for the `edit` tool. Every edit is matched against the ORIGINAL content
+ * (not after earlier edits), must match exactly once, and must not overlap another edit.
+ *
+ * Exact matching comes first. When an edit's text is not found verbatim, a tolerant match ignores
+ * trailing whitespace and typographic variants (smart quotes, Unicode dashes and spaces, NFKC forms),
+ * which models often get wrong. Unlike pi, a tolerant match rewrites only the matched region: the
+ * rest of the file keeps its bytes.
+ */
+import { createTwoFilesPatch, diffLines } from "diff";
+import { SettleError } from "../errors.js";
+
+export interface TextEdit {
+	oldText: string;
+	newText: string;
+}
+
+export type LineEnding = "\r\n" | "\n";
+
+/** The line ending of the first line break (`\n` when there is none). */
+export function detectLineEnding(content: string): LineEnding {
+	const lf = content.indexOf("\n");
+	if (lf === -1) return "\n";
+	return lf > 0 && content[lf - 1] === "\r" ? "\r\n" : "\n";
+}
+
+export function normalizeToLF(text: string): string {
+	return text.replace(/\r\n?/g, "\n");
+}
+
+export function restoreLineEndings(text: string, ending: LineEnding): string {
+	return ending === "\r\n" ? text.replace(/\n/g, "\r\n") : text;
+}
+
+/** Splits a UTF-8 byte-order mark off the content. */
+export function stripBom(content: string): { bom: string; text: string } {
+	return content.startsWith("\uFEFF") ? { bom: "\uFEFF", text: content.slice(1) } : { bom: "", text: content };
+}
+
+const SINGLE_QUOTES = /[\u2018\u2019\u201A\u201B]/g;
+const DOUBLE_QUOTES = /[\u201C\u201D\u201E\u201F]/g;
+const DASHES = /[\u2010\u2011\u2012\u2013\u2014\u2015\u2212]/g;
+const SPACES = /[\u00A0\u2002-\u200A\u202F\u205F\u3000]/g;
+
+function foldCodePoint(codePoint: string): string {
+	return codePoint
+		.normalize("NFKC")
+		.replace(SINGLE_QUOTES, "'")
+		.replace(DOUBLE_QUOTES, '"')
+		.replace(DASHES, "-")
+		.replace(SPACES, " ");
+}
+
+/** Tolerant form of `text` plus, for each of its UTF-16 units, the source range it came from. */
+interface FoldedText {
+	text: string;
+	sourceStart: number[];
+	sourceEnd: number[];
+}
+
+function foldText(text: string): FoldedText {
+	const out: string[] = [];
+	const sourceStart: number[] = [];
+	const sourceEnd: number[] = [];
+	let lineStart = 0; // index in `out` where the current line begins
+	const dropTrailingWhitespace = () => {
+		while (out.length > lineStart && /\s/.test(out[out.length - 1] ?? "")) {
+			out.pop();
+			sourceStart.pop();
+			sourceEnd.pop();
+		}
+	};
+	let index = 0;
+	for (const codePoint of text) {
+		const end = index + codePoint.length;
+		if (codePoint === "\n") {
+			dropTrailingWhitespace();
+			out.push("\n");
+			sourceStart.push(index);
+			sourceEnd.push(end);
+			lineStart = out.length;
+		} else {
+			for (const unit of foldCodePoint(codePoint).split("")) {
+				out.push(unit);
+				sourceStart.push(index);
+				sourceEnd.push(end);
+			}
+		}
+		index = end;
+	}
+	dropTrailingWhitespace();
+	return { text: out.join(""), sourceStart, sourceEnd };
+}
+
+function countOccurrences(haystack: string, needle: string): number {
+	let count = 0;
+	for (let i = haystack.indexOf(needle); i !== -1; i = haystack.indexOf(needle, i + needle.length)) count++;
+	return count;
+}
+
+interface MatchedEdit {
+	editIndex: number;
+	start: number;
+	end: number;
+	newText: string;
+}
+
+function notFound(path: string, index: number, total: number): SettleError {
+	return new SettleError(
+		"NOT_FOUND",
+		total === 1
+			? `Could not find the exact text in ${path}. The old text must match exactly including all whitespace and newlines.`
+			: `Could not find edits[${index}] in ${path}. The oldText must match exactly including all whitespace and newlines.`,
+	);
+}
+
+function ambiguous(path: string, index: number, total: number, occurrences: number): SettleError {
+	return new SettleError(
+		"INVALID_ARGUMENT",
+		total === 1
+			? `Found ${occurrences} occurrences of the text in ${path}. The text must be unique. Please provide more context to make it unique.`
+			: `Found ${occurrences} occurrences of edits[${index}] in ${path}. Each oldText must be unique. Please provide more context to make it unique.`,
+	);
+}
+
+/**
+ * Applies `edits` to LF-normalized `content`. Throws a {@link SettleError} (nothing is applied) when
+ * an oldText is empty, not found, found more than once, overlaps another edit, or when the result
+ * equals the input.
+ *
+ * @example
+ * ```ts
+ * applyEdits("a\nb\nc\n", [{ oldText: "b", newText: "B" }], "f.txt"); // "a\nB\nc\n"
+ * ```
+ */
+export function applyEdits(content: string, edits: readonly TextEdit[], path: string): string {
+	const normalized = edits.map((edit) => ({
+		oldText: normalizeToLF(edit.oldText),
+		newText: normalizeToLF(edit.newText),
+	}));
+	const total = normalized.length;
+	normalized.forEach((edit, i) => {
+		if (edit.oldText.length === 0) {
+			throw new SettleError(
+				"INVALID_ARGUMENT",
+				total === 1 ? `oldText must not be empty in ${path}.` : `edits[${i}].oldText must not be empty in ${path}.`,
+			);
+		}
+	});
+	let folded: FoldedText | undefined;
+	const matches: MatchedEdit[] = normalized.map((edit, editIndex) => {
+		const exact = countOccurrences(content, edit.oldText);
+		if (exact > 1) throw ambiguous(path, editIndex, total, exact);
+		if (exact === 1) {
+			const start = content.indexOf(edit.oldText);
+			return { editIndex, start, end: start + edit.oldText.length, newText: edit.newText };
+		}
+		folded ??= foldText(content);
+		const needle = foldText(edit.oldText).text;
+		const occurrences = needle.length === 0 ? 0 : countOccurrences(folded.text, needle);
+		if (occurrences === 0) throw notFound(path, editIndex, total);
+		if (occurrences > 1) throw ambiguous(path, editIndex, total, occurrences);
+		const at = folded.text.indexOf(needle);
+		return {
+			editIndex,
+			start: folded.sourceStart[at] ?? 0,
+			end: folded.sourceEnd[at + needle.length - 1] ?? content.length,
+			newText: edit.newText,
+		};
+	});
+	const ordered = [...matches].sort((a, b) => a.start - b.start);
+	for (let i = 1; i < ordered.length; i++) {
+		const previous = ordered[i - 1]!;
+		const current = ordered[i]!;
+		if (previous.end > current.start) {
+			throw new SettleError(
+				"INVALID_ARGUMENT",
+				`edits[${previous.editIndex}] and edits[${current.editIndex}] overlap in ${path}. Merge them into one edit or target disjoint regions.`,
+			);
+		}
+	}
+	let result = "";
+	let cursor = 0;
+	for (const match of ordered) {
+		result += content.slice(cursor, match.start) + match.newText;
+		cursor = match.end;
+	}
+	result += content.slice(cursor);
+	if (result === content) {
+		throw new SettleError(
+			"INVALID_ARGUMENT",
+			total === 1
+				? `No changes made to ${path}. The replacement produced identical content. This might indicate an issue with special characters or the text not existing as expected.`
+				: `No changes made to ${path}. The replacements produced identical content.`,
+		);
+	}
+	return result;
+}
+
+/**
+ * A compact diff with line numbers (pi's display format: `+N line`, `-N line`, ` N line`, ` ...`)
+ * and the first changed line of the new file.
+ */
+export function numberedDiff(
+	oldContent: string,
+	newContent: string,
+	contextLines = 4,
+): { diff: string; firstChangedLine: number | undefined } {
+	const parts = diffLines(oldContent, newContent);
+	const width = String(Math.max(oldContent.split("\n").length, newContent.split("\n").length)).length;
+	const num = (n: number) => String(n).padStart(width, " ");
+	const ellipsis = ` ${"".padStart(width, " ")} ...`;
+	const out: string[] = [];
+	let oldLine = 1;
+	let newLine = 1;
+	let firstChangedLine: number | undefined;
+	let previousWasChange = false;
+	const context = (lines: string[]) => {
+		for (const line of lines) {
+			out.push(` ${num(oldLine)} ${line}`);
+			oldLine++;
+			newLine++;
+		}
+	};
+	const skip = (count: number) => {
+		if (count <= 0) return;
+		out.push(ellipsis);
+		oldLine += count;
+		newLine += count;
+	};
+	parts.forEach((part, i) => {
+		const lines = part.value.split("\n");
+		if (lines[lines.length - 1] === "") lines.pop();
+		if (part.added || part.removed) {
+			firstChangedLine ??= newLine;
+			for (const line of lines) {
+				if (part.added) out.push(`+${num(newLine++)} ${line}`);
+				else out.push(`-${num(oldLine++)} ${line}`);
+			}
+			previousWasChange = true;
+			return;
+		}
+		const next = parts[i + 1];
+		const nextIsChange = Boolean(next && (next.added || next.removed));
+		if (previousWasChange && nextIsChange) {
+			if (lines.length <= contextLines * 2) context(lines);
+			else {
+				context(lines.slice(0, contextLines));
+				skip(lines.length - contextLines * 2);
+				context(lines.slice(lines.length - contextLines));
+			}
+		} else if (previousWasChange) {
+			context(lines.slice(0, contextLines));
+			skip(lines.length - contextLines);
+		} else if (nextIsChange) {
+			const skipped = Math.max(0, lines.length - contextLines);
+			skip(skipped);
+			context(lines.slice(skipped));
+		} else {
+			oldLine += lines.length;
+			newLine += lines.length;
+		}
+		previousWasChange = false;
+	});
+	return { diff: out.join("\n"), firstChangedLine };
+}
+
+/** A standard unified diff (`---`/`+++`/`@@`) of LF-normalized contents, for tools that apply patches. */
+export function unifiedPatch(path: string, oldContent: string, newContent: string): string {
+	return createTwoFilesPatch(path, path, oldContent, newContent, undefined, undefined, { context: 3 });
+}

@@ -1,0 +1,155 @@
+/** The `edit` tool: one or more exact, unique, non-overlapping replacements in one file. */
+import { constants } from "node:fs";
+import { access, readFile, writeFile } from "node:fs/promises";
+import { type Static, Type } from "@sinclair/typebox";
+import { SettleError } from "../errors.js";
+import { raceAbort, throwIfAborted } from "./abort.js";
+import {
+	applyEdits,
+	detectLineEnding,
+	normalizeToLF,
+	numberedDiff,
+	restoreLineEndings,
+	stripBom,
+	unifiedPatch,
+} from "./edit-diff.js";
+import { withFileMutationQueue } from "./file-mutation-queue.js";
+import { fileSystemError } from "./fs-errors.js";
+import { resolveToCwd } from "./paths.js";
+import type { ToolDefinition } from "./types.js";
+
+const replaceEditSchema = Type.Object(
+	{
+		oldText: Type.String({
+			description:
+				"Exact text for one targeted replacement. It must be unique in the original file and must not overlap with any other edits[].oldText in the same call.",
+		}),
+		newText: Type.String({ description: "Replacement text for this targeted edit." }),
+	},
+	{ additionalProperties: false },
+);
+
+const editSchema = Type.Object(
+	{
+		path: Type.String({ description: "Path to the file to edit (relative or absolute)" }),
+		edits: Type.Array(replaceEditSchema, {
+			description:
+				"One or more targeted replacements. Each edit is matched against the original file, not incrementally. Do not include overlapping or nested edits. If two changes touch the same block or nearby lines, merge them into one edit instead.",
+		}),
+	},
+	{ additionalProperties: false },
+);
+export type EditToolInput = Static<typeof editSchema>;
+
+export interface EditToolDetails {
+	/** Numbered display diff (pi's format). */
+	diff: string;
+	/** Standard unified diff of the LF-normalized contents. */
+	patch: string;
+	/** First changed line in the new file (1-based), for editor navigation. */
+	firstChangedLine: number | undefined;
+}
+
+/** Pluggable file access (for example over SSH). Same shape as pi's `EditOperations`. */
+export interface EditOperations {
+	readFile: (absolutePath: string) => Promise<Buffer>;
+	writeFile: (absolutePath: string, content: string) => Promise<void>;
+	/** Rejects when the file is not readable and writable. */
+	access: (absolutePath: string) => Promise<void>;
+}
+
+export interface EditToolOptions {
+	operations?: EditOperations;
+}
+
+const defaultOperations: EditOperations = {
+	readFile: (path) => readFile(path),
+	writeFile: (path, content) => writeFile(path, content, "utf-8"),
+	access: (path) => access(path, constants.R_OK | constants.W_OK),
+};
+
+/**
+ * Accepts the legacy single-edit form `{path, oldText, newText}` (pi ≤ 0.58) and `edits` sent as a
+ * JSON string (some models do), turning both into `{path, edits: [...]}`.
+ */
+export function prepareEditArguments(input: unknown): EditToolInput {
+	if (!input || typeof input !== "object") return input as EditToolInput;
+	const args: Record<string, unknown> = { ...(input as Record<string, unknown>) };
+	if (typeof args.edits === "string") {
+		try {
+			const parsed: unknown = JSON.parse(args.edits);
+			if (Array.isArray(parsed)) args.edits = parsed;
+		} catch {
+			// leave it: schema validation reports the bad value
+		}
+	}
+	if (typeof args.oldText !== "string" || typeof args.newText !== "string") return args as EditToolInput;
+	const { oldText, newText, ...rest } = args;
+	const edits = Array.isArray(rest.edits) ? [...rest.edits] : [];
+	edits.push({ oldText, newText });
+	return { ...rest, edits } as EditToolInput;
+}
+
+/**
+ * Creates the `edit` tool for a working directory.
+ *
+ * @example
+ * ```ts
+ * const edit = createEditToolDefinition("/repo");
+ * await edit.execute("call-1", { path: "src/a.ts", edits: [{ oldText: "foo()", newText: "bar()" }] }, undefined, undefined, undefined);
+ * ```
+ */
+export function createEditToolDefinition(
+	cwd: string,
+	options: EditToolOptions = {},
+): ToolDefinition<typeof editSchema, EditToolDetails> {
+	const ops = options.operations ?? defaultOperations;
+	return {
+		name: "edit",
+		label: "edit",
+		description:
+			"Edit a single file using exact text replacement. Every edits[].oldText must match a unique, non-overlapping region of the original file. If two changes affect the same block or nearby lines, merge them into one edit instead of emitting overlapping edits. Do not include large unchanged regions just to connect distant changes.",
+		promptSnippet: "Change a file by exact text replacement; several separate spots can go in one call",
+		promptGuidelines: [
+			"Use edit for targeted changes; each edits[].oldText must match the file exactly and only once.",
+			"Put all changes to one file in a single edit call with several edits[] entries, each matched against the original file; never overlap them, merge nearby changes instead.",
+			"Keep each oldText short but unique; do not pad it with large unchanged regions.",
+		],
+		parameters: editSchema,
+		prepareArguments: prepareEditArguments,
+		async execute(_toolCallId, input, signal) {
+			const { path, edits } = input;
+			if (!Array.isArray(edits) || edits.length === 0) {
+				throw new SettleError(
+					"INVALID_ARGUMENT",
+					"Edit tool input is invalid. edits must contain at least one replacement.",
+				);
+			}
+			throwIfAborted(signal);
+			const absolutePath = resolveToCwd(path, cwd);
+			const mutation = async (): Promise<{ content: { type: "text"; text: string }[]; details: EditToolDetails }> => {
+				throwIfAborted(signal);
+				try {
+					await ops.access(absolutePath);
+				} catch (error) {
+					throw fileSystemError(error, absolutePath, "Use write to create a new file.");
+				}
+				const raw = (await ops.readFile(absolutePath)).toString("utf-8");
+				throwIfAborted(signal);
+				// The model never sees the BOM, and matches against LF text; both are restored on write.
+				const { bom, text } = stripBom(raw);
+				const ending = detectLineEnding(text);
+				const before = normalizeToLF(text);
+				const after = applyEdits(before, edits, path);
+				throwIfAborted(signal);
+				await ops.writeFile(absolutePath, bom + restoreLineEndings(after, ending));
+				const { diff, firstChangedLine } = numberedDiff(before, after);
+				return {
+					content: [{ type: "text", text: `Successfully replaced ${edits.length} block(s) in ${path}.` }],
+					details: { diff, patch: unifiedPatch(path, before, after), firstChangedLine },
+				};
+			};
+			return raceAbort(withFileMutationQueue(absolutePath, mutation), signal);
+		},
+	};
+}

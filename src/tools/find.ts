@@ -1,0 +1,132 @@
+/**
+ * The `find` tool, in pure Node: no fd download. Glob matching via picomatch over a walk that
+ * honours .gitignore and skips .git.
+ */
+import { stat } from "node:fs/promises";
+import { type Static, Type } from "@sinclair/typebox";
+import picomatch from "picomatch";
+import { SettleError } from "../errors.js";
+import { raceAbort, throwIfAborted } from "./abort.js";
+import { resolveToCwd } from "./paths.js";
+import { DEFAULT_MAX_BYTES, formatSize, type TruncationResult, truncateHead } from "./truncate.js";
+import type { ToolDefinition } from "./types.js";
+import { walkTree } from "./walk.js";
+
+const findSchema = Type.Object({
+	pattern: Type.String({
+		description: "Glob pattern to match files, e.g. '*.ts', '**/*.json', or 'src/**/*.spec.ts'",
+	}),
+	path: Type.Optional(Type.String({ description: "Directory to search in (default: current directory)" })),
+	limit: Type.Optional(Type.Number({ description: "Maximum number of results (default: 1000)" })),
+});
+export type FindToolInput = Static<typeof findSchema>;
+
+export interface FindToolDetails {
+	truncation?: TruncationResult;
+	/** The result limit, when more paths matched than were returned. */
+	resultLimitReached?: number;
+}
+
+export const DEFAULT_FIND_LIMIT = 1000;
+
+export interface FindToolOptions {
+	/** Extra gitignore-style patterns skipped on top of the ignore files (for example `["node_modules/"]`). */
+	ignore?: readonly string[];
+}
+
+/**
+ * fd's glob semantics: a pattern without `/` matches the entry name at any depth; a pattern with
+ * `/` matches the path relative to the search folder, anchored anywhere (`src/*.ts` also matches
+ * `pkg/src/a.ts`); a pattern starting with `/` matches the absolute path.
+ */
+export function createFindMatcher(
+	pattern: string,
+): (entry: { name: string; relativePath: string; absolutePath: string }) => boolean {
+	const options = { dot: true };
+	if (!pattern.includes("/")) {
+		const isMatch = picomatch(pattern, options);
+		return (entry) => isMatch(entry.name);
+	}
+	if (pattern.startsWith("/")) {
+		const isMatch = picomatch(pattern, options);
+		return (entry) => isMatch(entry.absolutePath.split("\\").join("/"));
+	}
+	const anchored = pattern.startsWith("**/") || pattern === "**" ? pattern : `**/${pattern}`;
+	const isMatch = picomatch(anchored, options);
+	return (entry) => isMatch(entry.relativePath);
+}
+
+/**
+ * Creates the `find` tool for a working directory.
+ *
+ * @example
+ * ```ts
+ * const find = createFindToolDefinition("/repo");
+ * await find.execute("call-1", { pattern: "src/**\/*.test.ts" }, undefined, undefined, undefined);
+ * ```
+ */
+export function createFindToolDefinition(
+	cwd: string,
+	options: FindToolOptions = {},
+): ToolDefinition<typeof findSchema, FindToolDetails | undefined> {
+	return {
+		name: "find",
+		label: "find",
+		description: `Search for files by glob pattern. Returns matching file paths relative to the search directory. Respects .gitignore. Output is truncated to ${DEFAULT_FIND_LIMIT} results or ${DEFAULT_MAX_BYTES / 1024}KB (whichever is hit first).`,
+		promptSnippet: "Find files and folders by glob pattern (respects .gitignore)",
+		parameters: findSchema,
+		async execute(_toolCallId, params, signal) {
+			throwIfAborted(signal);
+			return raceAbort(runFind(cwd, params, options.ignore, signal), signal);
+		},
+	};
+}
+
+async function runFind(
+	cwd: string,
+	params: FindToolInput,
+	extraIgnore: readonly string[] | undefined,
+	signal: AbortSignal | undefined,
+) {
+	const searchPath = resolveToCwd(params.path || ".", cwd);
+	let isDirectory: boolean;
+	try {
+		isDirectory = (await stat(searchPath)).isDirectory();
+	} catch {
+		throw new SettleError("NOT_FOUND", `Path not found: ${searchPath}`);
+	}
+	if (!isDirectory) throw new SettleError("INVALID_ARGUMENT", `Not a directory: ${searchPath}`);
+	const limit = Math.max(1, Math.floor(params.limit ?? DEFAULT_FIND_LIMIT));
+	const matches = createFindMatcher(params.pattern);
+
+	const results: string[] = [];
+	let more = false;
+	for await (const entry of walkTree(searchPath, { signal, ignoreBoundary: cwd, extraIgnore })) {
+		if (!matches(entry)) continue;
+		if (results.length >= limit) {
+			more = true;
+			break;
+		}
+		results.push(entry.kind === "directory" ? `${entry.relativePath}/` : entry.relativePath);
+	}
+
+	if (results.length === 0) {
+		return { content: [{ type: "text" as const, text: "No files found matching pattern" }], details: undefined };
+	}
+	const truncation = truncateHead(results.join("\n"), { maxLines: Number.MAX_SAFE_INTEGER });
+	const details: FindToolDetails = {};
+	const notices: string[] = [];
+	if (more) {
+		notices.push(`${limit} results limit reached. Use limit=${limit * 2} for more, or refine pattern`);
+		details.resultLimitReached = limit;
+	}
+	if (truncation.truncated) {
+		notices.push(`${formatSize(DEFAULT_MAX_BYTES)} limit reached`);
+		details.truncation = truncation;
+	}
+	const text = notices.length > 0 ? `${truncation.content}\n\n[${notices.join(". ")}]` : truncation.content;
+	return {
+		content: [{ type: "text" as const, text }],
+		details: Object.keys(details).length > 0 ? details : undefined,
+	};
+}

@@ -1,0 +1,303 @@
+/**
+ * The `grep` tool, in pure Node: no ripgrep download. Walks the tree (honouring .gitignore, skipping
+ * .git and binary files), matches lines with a JavaScript regular expression or a literal string.
+ */
+import { open, stat } from "node:fs/promises";
+import { basename } from "node:path";
+import { type Static, Type } from "@sinclair/typebox";
+import picomatch from "picomatch";
+import { SettleError } from "../errors.js";
+import { raceAbort, throwIfAborted } from "./abort.js";
+import { resolveToCwd } from "./paths.js";
+import {
+	DEFAULT_MAX_BYTES,
+	formatSize,
+	GREP_MAX_LINE_LENGTH,
+	type TruncationResult,
+	truncateHead,
+	truncateLine,
+} from "./truncate.js";
+import type { ToolDefinition } from "./types.js";
+import { walkTree } from "./walk.js";
+
+const grepSchema = Type.Object({
+	pattern: Type.String({ description: "Search pattern (regex or literal string)" }),
+	path: Type.Optional(Type.String({ description: "Directory or file to search (default: current directory)" })),
+	glob: Type.Optional(Type.String({ description: "Filter files by glob pattern, e.g. '*.ts' or '**/*.spec.ts'" })),
+	ignoreCase: Type.Optional(Type.Boolean({ description: "Case-insensitive search (default: false)" })),
+	literal: Type.Optional(
+		Type.Boolean({ description: "Treat pattern as literal string instead of regex (default: false)" }),
+	),
+	context: Type.Optional(
+		Type.Number({ description: "Number of lines to show before and after each match (default: 0)" }),
+	),
+	limit: Type.Optional(Type.Number({ description: "Maximum number of matches to return (default: 100)" })),
+});
+export type GrepToolInput = Static<typeof grepSchema>;
+
+export interface GrepToolDetails {
+	truncation?: TruncationResult;
+	/** The match limit, when more matches existed than were returned. */
+	matchLimitReached?: number;
+	linesTruncated?: boolean;
+}
+
+export interface GrepToolOptions {
+	/** Largest file searched, in bytes (bigger files are skipped). Default 32 MB. */
+	maxFileBytes?: number;
+	/** Extra gitignore-style patterns skipped on top of the ignore files (for example `["node_modules/"]`). */
+	ignore?: readonly string[];
+}
+
+export const DEFAULT_GREP_LIMIT = 100;
+const DEFAULT_MAX_FILE_BYTES = 32 * 1024 * 1024;
+/** Bytes inspected for a NUL byte to decide that a file is binary (git uses the same heuristic). */
+const BINARY_SNIFF_BYTES = 8000;
+
+/**
+ * Builds the line matcher. Accepts JavaScript regular-expression syntax; a leading `(?i)` (common in
+ * ripgrep patterns) is understood as case-insensitive.
+ */
+export function compileGrepPattern(pattern: string, options: { ignoreCase?: boolean; literal?: boolean }): RegExp {
+	let source = pattern;
+	let ignoreCase = options.ignoreCase ?? false;
+	if (options.literal) {
+		source = pattern.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&");
+	} else if (source.startsWith("(?i)")) {
+		source = source.slice(4);
+		ignoreCase = true;
+	}
+	try {
+		return new RegExp(source, ignoreCase ? "i" : "");
+	} catch (error) {
+		const reason = error instanceof Error ? error.message : String(error);
+		throw new SettleError(
+			"INVALID_ARGUMENT",
+			`Invalid regex pattern: ${reason}. Fix the pattern, or pass literal: true to search for the text as written.`,
+		);
+	}
+}
+
+/**
+ * File filter for the `glob` parameter, ripgrep style: a glob without `/` matches the file name at
+ * any depth, one with `/` matches the path relative to the search folder; a leading `!` excludes.
+ */
+export function createGlobFilter(glob: string | undefined): (relativePath: string) => boolean {
+	if (!glob) return () => true;
+	const negated = glob.startsWith("!");
+	const pattern = negated ? glob.slice(1) : glob;
+	const byPath = pattern.includes("/");
+	const isMatch = picomatch(byPath ? pattern.replace(/^\//, "") : pattern, { dot: true });
+	return (relativePath) => {
+		const matched = isMatch(byPath ? relativePath : basename(relativePath));
+		return negated ? !matched : matched;
+	};
+}
+
+/**
+ * The file's bytes, or undefined when it is larger than `maxBytes` or binary (a NUL byte in its
+ * first {@link BINARY_SNIFF_BYTES}). Binary files are recognised without reading them whole.
+ */
+async function readTextFile(path: string, maxBytes: number): Promise<Buffer | undefined> {
+	const handle = await open(path, "r");
+	try {
+		const { size } = await handle.stat();
+		if (size > maxBytes) return undefined;
+		const head = Buffer.alloc(Math.min(size, BINARY_SNIFF_BYTES));
+		const { bytesRead } = await handle.read(head, 0, head.length, 0);
+		if (head.subarray(0, bytesRead).includes(0)) return undefined;
+		if (size <= bytesRead) return head.subarray(0, bytesRead);
+		const whole = Buffer.alloc(size);
+		head.copy(whole, 0, 0, bytesRead);
+		let offset = bytesRead;
+		while (offset < size) {
+			const { bytesRead: n } = await handle.read(whole, offset, size - offset, offset);
+			if (n === 0) break; // truncated while we read
+			offset += n;
+		}
+		return whole.subarray(0, offset);
+	} finally {
+		await handle.close();
+	}
+}
+
+/**
+ * Creates the `grep` tool for a working directory.
+ *
+ * @example
+ * ```ts
+ * const grep = createGrepToolDefinition("/repo");
+ * await grep.execute("call-1", { pattern: "TODO", glob: "*.ts", context: 1 }, undefined, undefined, undefined);
+ * ```
+ */
+export function createGrepToolDefinition(
+	cwd: string,
+	options: GrepToolOptions = {},
+): ToolDefinition<typeof grepSchema, GrepToolDetails | undefined> {
+	return {
+		name: "grep",
+		label: "grep",
+		description: `Search file contents for a pattern. Returns matching lines with file paths and line numbers. Respects .gitignore. Output is truncated to ${DEFAULT_GREP_LIMIT} matches or ${DEFAULT_MAX_BYTES / 1024}KB (whichever is hit first). Long lines are truncated to ${GREP_MAX_LINE_LENGTH} chars. Patterns use JavaScript regular-expression syntax.`,
+		promptSnippet: "Search file contents by regex or literal text (respects .gitignore)",
+		promptGuidelines: [
+			"Prefer grep and find over bash for searching the code base; they skip ignored files and cap their output.",
+		],
+		parameters: grepSchema,
+		async execute(_toolCallId, params, signal) {
+			throwIfAborted(signal);
+			return raceAbort(runGrep(cwd, params, options, signal), signal);
+		},
+	};
+}
+
+interface FileScan {
+	absolutePath: string;
+	displayPath: string;
+	lines: string[];
+	matchLines: number[];
+}
+
+/** Files read at once while searching a folder. */
+const READ_CONCURRENCY = 16;
+
+/**
+ * A regex to test a whole file before splitting it into lines, or undefined when that could miss a
+ * line match. With the `m` flag, `^`/`$` see line boundaries and `.` never crosses them, so a line
+ * match implies a whole-text match; lookarounds could see across lines, so they get no precheck.
+ */
+function wholeFilePrecheck(regex: RegExp): RegExp | undefined {
+	if (/\(\?<?[=!]/.test(regex.source)) return undefined;
+	return new RegExp(regex.source, `${regex.flags}m`);
+}
+
+interface Match {
+	absolutePath: string;
+	displayPath: string;
+	lineNumber: number;
+}
+
+async function runGrep(cwd: string, params: GrepToolInput, options: GrepToolOptions, signal: AbortSignal | undefined) {
+	const maxFileBytes = options.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES;
+	const regex = compileGrepPattern(params.pattern, params);
+	const searchPath = resolveToCwd(params.path || ".", cwd);
+	let isDirectory: boolean;
+	try {
+		isDirectory = (await stat(searchPath)).isDirectory();
+	} catch {
+		throw new SettleError("NOT_FOUND", `Path not found: ${searchPath}`);
+	}
+	const contextLines = params.context && params.context > 0 ? Math.floor(params.context) : 0;
+	const limit = Math.max(1, Math.floor(params.limit ?? DEFAULT_GREP_LIMIT));
+	const globFilter = createGlobFilter(params.glob);
+
+	const quickCheck = wholeFilePrecheck(regex);
+	// A plain case-sensitive text can be looked for in the raw bytes, before any decoding.
+	const literal = params.literal
+		? params.pattern
+		: /^[^\\^$.*+?()[\]{}|]+$/.test(params.pattern)
+			? params.pattern
+			: undefined;
+	const literalBytes =
+		literal && !regex.flags.includes("i") && !literal.includes("\n") ? Buffer.from(literal) : undefined;
+	const fileLines = new Map<string, string[]>();
+	const matches: Match[] = [];
+	let moreMatches = false;
+
+	/** Matching line numbers of one file (at most limit + 1), or undefined for no match / skipped. */
+	const scanFile = async (absolutePath: string, displayPath: string): Promise<FileScan | undefined> => {
+		let content: Buffer | undefined;
+		try {
+			content = await readTextFile(absolutePath, maxFileBytes);
+		} catch {
+			return undefined; // vanished or unreadable: skip
+		}
+		if (!content) return undefined;
+		if (literalBytes && content.indexOf(literalBytes) === -1) return undefined;
+		let text = content.toString("utf-8");
+		if (text.includes("\r")) text = text.replace(/\r\n?/g, "\n");
+		if (quickCheck && !quickCheck.test(text)) return undefined;
+		const lines = text.split("\n");
+		// A final line break ends the last line; it does not start an empty one.
+		if (lines.length > 0 && lines[lines.length - 1] === "") lines.pop();
+		const matchLines: number[] = [];
+		for (let i = 0; i < lines.length && matchLines.length <= limit; i++) {
+			if (regex.test(lines[i] ?? "")) matchLines.push(i + 1);
+		}
+		return matchLines.length > 0 ? { absolutePath, displayPath, lines, matchLines } : undefined;
+	};
+	/** Adds a file's matches in order; false once the limit is exceeded. */
+	const accept = (scan: FileScan | undefined): boolean => {
+		if (!scan) return true;
+		for (const lineNumber of scan.matchLines) {
+			if (matches.length >= limit) {
+				moreMatches = true;
+				return false;
+			}
+			matches.push({ absolutePath: scan.absolutePath, displayPath: scan.displayPath, lineNumber });
+			fileLines.set(scan.absolutePath, scan.lines);
+		}
+		return true;
+	};
+
+	if (!isDirectory) {
+		accept(await scanFile(searchPath, basename(searchPath)));
+	} else {
+		// Files are read a few at a time but their results are taken in walk order, so output is stable.
+		const inFlight: Promise<FileScan | undefined>[] = [];
+		let full = false;
+		for await (const entry of walkTree(searchPath, { signal, ignoreBoundary: cwd, extraIgnore: options.ignore })) {
+			if (entry.kind !== "file" || !globFilter(entry.relativePath)) continue;
+			inFlight.push(scanFile(entry.absolutePath, entry.relativePath));
+			if (inFlight.length >= READ_CONCURRENCY && !accept(await inFlight.shift())) {
+				full = true;
+				break;
+			}
+		}
+		while (!full && inFlight.length > 0) {
+			throwIfAborted(signal);
+			full = !accept(await inFlight.shift());
+		}
+	}
+
+	if (matches.length === 0) {
+		return { content: [{ type: "text" as const, text: "No matches found" }], details: undefined };
+	}
+
+	let linesTruncated = false;
+	const show = (text: string) => {
+		const cut = truncateLine(text);
+		if (cut.wasTruncated) linesTruncated = true;
+		return cut.text;
+	};
+	const output: string[] = [];
+	for (const match of matches) {
+		const lines = fileLines.get(match.absolutePath) ?? [];
+		const first = Math.max(1, match.lineNumber - contextLines);
+		const last = Math.min(lines.length, match.lineNumber + contextLines);
+		for (let n = first; n <= last; n++) {
+			const text = show(lines[n - 1] ?? "");
+			output.push(n === match.lineNumber ? `${match.displayPath}:${n}: ${text}` : `${match.displayPath}-${n}- ${text}`);
+		}
+	}
+
+	const truncation = truncateHead(output.join("\n"), { maxLines: Number.MAX_SAFE_INTEGER });
+	const details: GrepToolDetails = {};
+	const notices: string[] = [];
+	if (moreMatches) {
+		notices.push(`${limit} matches limit reached. Use limit=${limit * 2} for more, or refine pattern`);
+		details.matchLimitReached = limit;
+	}
+	if (truncation.truncated) {
+		notices.push(`${formatSize(DEFAULT_MAX_BYTES)} limit reached`);
+		details.truncation = truncation;
+	}
+	if (linesTruncated) {
+		notices.push(`Some lines truncated to ${GREP_MAX_LINE_LENGTH} chars. Use read tool to see full lines`);
+		details.linesTruncated = true;
+	}
+	const text = notices.length > 0 ? `${truncation.content}\n\n[${notices.join(". ")}]` : truncation.content;
+	return {
+		content: [{ type: "text" as const, text }],
+		details: Object.keys(details).length > 0 ? details : undefined,
+	};
+}

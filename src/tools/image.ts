@@ -1,0 +1,94 @@
+/**
+ * Image sniffing for the read tool: the four formats models accept (PNG, JPEG, GIF, WebP) are
+ * recognised by their magic bytes, not by the file name, and their pixel size is read from the
+ * header. No decoding: Settle ships no image library, so resizing is delegated to an optional hook.
+ */
+import { open } from "node:fs/promises";
+
+export type SupportedImageMimeType = "image/png" | "image/jpeg" | "image/gif" | "image/webp";
+
+/** Bytes needed to recognise every supported format. */
+const SNIFF_BYTES = 16;
+
+/** The image MIME type of `bytes` (the start of a file), or `undefined` for anything else. */
+export function detectImageMimeType(bytes: Uint8Array): SupportedImageMimeType | undefined {
+	const at = (offset: number, signature: number[]) => signature.every((value, i) => bytes[offset + i] === value);
+	const ascii = (offset: number, text: string) =>
+		at(
+			offset,
+			[...text].map((c) => c.charCodeAt(0)),
+		);
+	if (at(0, [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a])) return "image/png";
+	if (at(0, [0xff, 0xd8, 0xff])) return "image/jpeg";
+	if (ascii(0, "GIF87a") || ascii(0, "GIF89a")) return "image/gif";
+	if (ascii(0, "RIFF") && ascii(8, "WEBP")) return "image/webp";
+	return undefined;
+}
+
+/** Reads the first bytes of a file and sniffs its image type. Rejects when the file cannot be opened. */
+export async function detectImageMimeTypeFromFile(absolutePath: string): Promise<SupportedImageMimeType | undefined> {
+	const handle = await open(absolutePath, "r");
+	try {
+		const buffer = Buffer.alloc(SNIFF_BYTES);
+		const { bytesRead } = await handle.read(buffer, 0, SNIFF_BYTES, 0);
+		return detectImageMimeType(buffer.subarray(0, bytesRead));
+	} finally {
+		await handle.close();
+	}
+}
+
+/** Pixel size from the image header; `undefined` when the header is truncated or unusual. */
+export function readImageDimensions(
+	data: Uint8Array,
+	mimeType: SupportedImageMimeType,
+): { width: number; height: number } | undefined {
+	const view = new DataView(data.buffer, data.byteOffset, data.byteLength);
+	const fits = (offset: number, length: number) => offset + length <= data.byteLength;
+	switch (mimeType) {
+		case "image/png":
+			// IHDR is always the first chunk: width and height are big-endian u32 at 16 and 20.
+			return fits(16, 8) ? { width: view.getUint32(16), height: view.getUint32(20) } : undefined;
+		case "image/gif":
+			return fits(6, 4) ? { width: view.getUint16(6, true), height: view.getUint16(8, true) } : undefined;
+		case "image/webp":
+			return webpDimensions(data, view);
+		case "image/jpeg":
+			return jpegDimensions(data, view);
+	}
+}
+
+function webpDimensions(data: Uint8Array, view: DataView): { width: number; height: number } | undefined {
+	if (data.byteLength < 30) return undefined;
+	const chunk = String.fromCharCode(...data.subarray(12, 16));
+	if (chunk === "VP8X") {
+		const u24 = (offset: number) =>
+			(data[offset] ?? 0) | ((data[offset + 1] ?? 0) << 8) | ((data[offset + 2] ?? 0) << 16);
+		return { width: u24(24) + 1, height: u24(27) + 1 };
+	}
+	if (chunk === "VP8 ") {
+		return { width: view.getUint16(26, true) & 0x3fff, height: view.getUint16(28, true) & 0x3fff };
+	}
+	if (chunk === "VP8L") {
+		const bits = view.getUint32(21, true);
+		return { width: (bits & 0x3fff) + 1, height: ((bits >>> 14) & 0x3fff) + 1 };
+	}
+	return undefined;
+}
+
+function jpegDimensions(data: Uint8Array, view: DataView): { width: number; height: number } | undefined {
+	let offset = 2;
+	while (offset + 9 <= data.byteLength) {
+		if (data[offset] !== 0xff) return undefined;
+		const marker = data[offset + 1] ?? 0;
+		if (marker === 0xff) {
+			offset++; // fill byte
+			continue;
+		}
+		// SOF0..SOF15 carry the frame size, except DHT (C4), JPG (C8) and DAC (CC).
+		if (marker >= 0xc0 && marker <= 0xcf && marker !== 0xc4 && marker !== 0xc8 && marker !== 0xcc) {
+			return { height: view.getUint16(offset + 5), width: view.getUint16(offset + 7) };
+		}
+		offset += 2 + view.getUint16(offset + 2);
+	}
+	return undefined;
+}

@@ -1,0 +1,122 @@
+/** The `ls` tool: one folder's entries, sorted case-insensitively, `/` after folders, dotfiles included. */
+import { readdir, stat } from "node:fs/promises";
+import { join } from "node:path";
+import { type Static, Type } from "@sinclair/typebox";
+import { SettleError } from "../errors.js";
+import { raceAbort, throwIfAborted } from "./abort.js";
+import { resolveToCwd } from "./paths.js";
+import { DEFAULT_MAX_BYTES, formatSize, type TruncationResult, truncateHead } from "./truncate.js";
+import type { ToolDefinition } from "./types.js";
+
+const lsSchema = Type.Object({
+	path: Type.Optional(Type.String({ description: "Directory to list (default: current directory)" })),
+	limit: Type.Optional(Type.Number({ description: "Maximum number of entries to return (default: 500)" })),
+});
+export type LsToolInput = Static<typeof lsSchema>;
+
+export interface LsToolDetails {
+	truncation?: TruncationResult;
+	/** The entry limit, when the folder had more entries than were returned. */
+	entryLimitReached?: number;
+}
+
+/** Pluggable file access (for example over SSH). Same shape as pi's `LsOperations`. */
+export interface LsOperations {
+	exists: (absolutePath: string) => Promise<boolean> | boolean;
+	stat: (absolutePath: string) => Promise<{ isDirectory(): boolean }> | { isDirectory(): boolean };
+	readdir: (absolutePath: string) => Promise<string[]> | string[];
+}
+
+export interface LsToolOptions {
+	operations?: LsOperations;
+}
+
+export const DEFAULT_LS_LIMIT = 500;
+
+const defaultOperations: LsOperations = {
+	exists: async (path) => {
+		try {
+			await stat(path);
+			return true;
+		} catch {
+			return false;
+		}
+	},
+	stat: (path) => stat(path),
+	readdir: (path) => readdir(path),
+};
+
+/**
+ * Creates the `ls` tool for a working directory.
+ *
+ * @example
+ * ```ts
+ * const ls = createLsToolDefinition("/repo");
+ * await ls.execute("call-1", { path: "src" }, undefined, undefined, undefined);
+ * ```
+ */
+export function createLsToolDefinition(
+	cwd: string,
+	options: LsToolOptions = {},
+): ToolDefinition<typeof lsSchema, LsToolDetails | undefined> {
+	const ops = options.operations ?? defaultOperations;
+	return {
+		name: "ls",
+		label: "ls",
+		description: `List directory contents. Returns entries sorted alphabetically, with '/' suffix for directories. Includes dotfiles. Output is truncated to ${DEFAULT_LS_LIMIT} entries or ${DEFAULT_MAX_BYTES / 1024}KB (whichever is hit first).`,
+		promptSnippet: "List a folder's entries (folders end with /)",
+		parameters: lsSchema,
+		async execute(_toolCallId, { path, limit }, signal) {
+			throwIfAborted(signal);
+			const work = async () => {
+				const dirPath = resolveToCwd(path || ".", cwd);
+				const max = Math.max(1, Math.floor(limit ?? DEFAULT_LS_LIMIT));
+				if (!(await ops.exists(dirPath))) throw new SettleError("NOT_FOUND", `Path not found: ${dirPath}`);
+				if (!(await ops.stat(dirPath)).isDirectory()) {
+					throw new SettleError("INVALID_ARGUMENT", `Not a directory: ${dirPath}. Use read to see a file.`);
+				}
+				let names: string[];
+				try {
+					names = [...(await ops.readdir(dirPath))];
+				} catch (error) {
+					throw new SettleError("IO", `Cannot read directory: ${error instanceof Error ? error.message : error}`);
+				}
+				names.sort((a, b) => a.toLowerCase().localeCompare(b.toLowerCase()));
+				const entries: string[] = [];
+				let more = false;
+				for (const name of names) {
+					throwIfAborted(signal);
+					if (entries.length >= max) {
+						more = true;
+						break;
+					}
+					try {
+						entries.push((await ops.stat(join(dirPath, name))).isDirectory() ? `${name}/` : name);
+					} catch {
+						// dangling symlink or vanished entry: nothing useful to show
+					}
+				}
+				if (entries.length === 0) {
+					return { content: [{ type: "text" as const, text: "(empty directory)" }], details: undefined };
+				}
+				const truncation = truncateHead(entries.join("\n"), { maxLines: Number.MAX_SAFE_INTEGER });
+				const details: LsToolDetails = {};
+				const notices: string[] = [];
+				if (more) {
+					notices.push(`${max} entries limit reached. Use limit=${max * 2} for more`);
+					details.entryLimitReached = max;
+				}
+				if (truncation.truncated) {
+					notices.push(`${formatSize(DEFAULT_MAX_BYTES)} limit reached`);
+					details.truncation = truncation;
+				}
+				const text = notices.length > 0 ? `${truncation.content}\n\n[${notices.join(". ")}]` : truncation.content;
+				return {
+					content: [{ type: "text" as const, text }],
+					details: Object.keys(details).length > 0 ? details : undefined,
+				};
+			};
+			return raceAbort(work(), signal);
+		},
+	};
+}

@@ -1,0 +1,153 @@
+/**
+ * Streaming command output with bounded memory: keeps a decoded tail for display and, once the
+ * output outgrows the display limits, spills every raw byte to a temp file so nothing is lost.
+ */
+import { randomBytes } from "node:crypto";
+import { createWriteStream, type WriteStream } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { finished } from "node:stream/promises";
+import { DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, type TruncationResult, truncateTail } from "./truncate.js";
+
+export interface OutputAccumulatorOptions {
+	maxLines?: number;
+	maxBytes?: number;
+	/** File name prefix of the full-output file. */
+	tempFilePrefix?: string;
+	/** Folder of the full-output file. Default: the OS temp folder. */
+	tempDir?: string;
+}
+
+export interface OutputSnapshot {
+	/** The tail that fits the limits. */
+	content: string;
+	truncation: TruncationResult;
+	/** Set once the output has outgrown the limits. */
+	fullOutputPath: string | undefined;
+}
+
+export class OutputAccumulator {
+	private readonly maxLines: number;
+	private readonly maxBytes: number;
+	/** How much decoded text we keep: enough to rebuild any tail the limits allow. */
+	private readonly keepBytes: number;
+	private readonly tempFilePrefix: string;
+	private readonly tempDir: string;
+	private readonly decoder = new TextDecoder();
+	private pendingChunks: Buffer[] = [];
+	private tail = "";
+	private tailBytes = 0;
+	private tailStartsAtLineStart = true;
+	private rawBytes = 0;
+	private decodedBytes = 0;
+	private lines = 1;
+	private lastLineBytes = 0;
+	private finished = false;
+	private tempPath: string | undefined;
+	private tempStream: WriteStream | undefined;
+
+	constructor(options: OutputAccumulatorOptions = {}) {
+		this.maxLines = options.maxLines ?? DEFAULT_MAX_LINES;
+		this.maxBytes = options.maxBytes ?? DEFAULT_MAX_BYTES;
+		this.keepBytes = Math.max(this.maxBytes * 2, 1);
+		this.tempFilePrefix = options.tempFilePrefix ?? "settle-output";
+		this.tempDir = options.tempDir ?? tmpdir();
+	}
+
+	append(chunk: Buffer): void {
+		if (this.finished) throw new Error("OutputAccumulator: append after finish");
+		this.rawBytes += chunk.length;
+		this.addText(this.decoder.decode(chunk, { stream: true }));
+		if (this.tempStream || this.overLimits()) {
+			this.openTempFile();
+			this.tempStream?.write(chunk);
+		} else if (chunk.length > 0) {
+			this.pendingChunks.push(chunk);
+		}
+	}
+
+	/** Flushes the decoder; call once the stream has ended. */
+	finish(): void {
+		if (this.finished) return;
+		this.finished = true;
+		this.addText(this.decoder.decode());
+		if (this.overLimits()) this.openTempFile();
+	}
+
+	/** Bytes of the last (possibly unterminated) line. */
+	get lastLineSize(): number {
+		return this.lastLineBytes;
+	}
+
+	snapshot(): OutputSnapshot {
+		const tail = truncateTail(this.snapshotText(), { maxLines: this.maxLines, maxBytes: this.maxBytes });
+		const truncated = this.lines > this.maxLines || this.decodedBytes > this.maxBytes;
+		const truncation: TruncationResult = {
+			...tail,
+			truncated,
+			truncatedBy: truncated ? (tail.truncatedBy ?? (this.decodedBytes > this.maxBytes ? "bytes" : "lines")) : null,
+			totalLines: this.lines,
+			totalBytes: this.decodedBytes,
+		};
+		if (truncated) this.openTempFile();
+		return { content: tail.content, truncation, fullOutputPath: this.tempPath };
+	}
+
+	/** Ends the temp file stream (if any) and waits until its bytes are on disk. */
+	async close(): Promise<void> {
+		const stream = this.tempStream;
+		if (!stream) return;
+		this.tempStream = undefined;
+		stream.end();
+		// A failed log file must not fail the command: its output is still in the result.
+		await finished(stream).catch(() => {});
+	}
+
+	private overLimits(): boolean {
+		return this.rawBytes > this.maxBytes || this.decodedBytes > this.maxBytes || this.lines > this.maxLines;
+	}
+
+	private addText(text: string): void {
+		if (text.length === 0) return;
+		const bytes = Buffer.byteLength(text, "utf-8");
+		this.decodedBytes += bytes;
+		this.tail += text;
+		this.tailBytes += bytes;
+		if (this.tailBytes > this.keepBytes * 2) this.trimTail();
+		const lastNewline = text.lastIndexOf("\n");
+		if (lastNewline === -1) {
+			this.lastLineBytes += bytes;
+			return;
+		}
+		let newlines = 0;
+		for (let i = text.indexOf("\n"); i !== -1; i = text.indexOf("\n", i + 1)) newlines++;
+		this.lines += newlines;
+		this.lastLineBytes = Buffer.byteLength(text.slice(lastNewline + 1), "utf-8");
+	}
+
+	private trimTail(): void {
+		const buffer = Buffer.from(this.tail, "utf-8");
+		let start = buffer.length - this.keepBytes;
+		if (start <= 0) return;
+		while (start < buffer.length && ((buffer[start] ?? 0) & 0xc0) === 0x80) start++;
+		this.tailStartsAtLineStart = buffer[start - 1] === 0x0a;
+		this.tail = buffer.subarray(start).toString("utf-8");
+		this.tailBytes = buffer.length - start;
+	}
+
+	/** The kept tail, minus a leading partial line (its start was dropped). */
+	private snapshotText(): string {
+		if (this.tailStartsAtLineStart) return this.tail;
+		const newline = this.tail.indexOf("\n");
+		return newline === -1 ? this.tail : this.tail.slice(newline + 1);
+	}
+
+	private openTempFile(): void {
+		if (this.tempPath) return;
+		this.tempPath = join(this.tempDir, `${this.tempFilePrefix}-${randomBytes(8).toString("hex")}.log`);
+		this.tempStream = createWriteStream(this.tempPath);
+		this.tempStream.on("error", () => {});
+		for (const chunk of this.pendingChunks) this.tempStream.write(chunk);
+		this.pendingChunks = [];
+	}
+}

@@ -1,0 +1,227 @@
+/** The `read` tool: text files with head truncation and continuation hints, images as image blocks. */
+import { constants } from "node:fs";
+import { access, readFile } from "node:fs/promises";
+import { type Static, Type } from "@sinclair/typebox";
+import { SettleError } from "../errors.js";
+import type { ImageContent, TextContent } from "../llm/types.js";
+import { raceAbort, throwIfAborted } from "./abort.js";
+import { fileSystemError } from "./fs-errors.js";
+import { detectImageMimeTypeFromFile, readImageDimensions, type SupportedImageMimeType } from "./image.js";
+import { resolveReadPath } from "./paths.js";
+import { DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, formatSize, type TruncationResult, truncateHead } from "./truncate.js";
+import type { ToolDefinition } from "./types.js";
+
+const readSchema = Type.Object({
+	path: Type.String({ description: "Path to the file to read (relative or absolute)" }),
+	offset: Type.Optional(Type.Number({ description: "Line number to start reading from (1-indexed)" })),
+	limit: Type.Optional(Type.Number({ description: "Maximum number of lines to read" })),
+});
+export type ReadToolInput = Static<typeof readSchema>;
+
+export interface ReadToolDetails {
+	truncation?: TruncationResult;
+}
+
+/** Largest base64 payload sent inline (headroom below the 5 MB limit of common providers). */
+export const MAX_INLINE_IMAGE_BYTES = 4.5 * 1024 * 1024;
+/** Side length above which pi downsizes images. */
+export const MAX_IMAGE_DIMENSION = 2000;
+
+/** Result of an {@link ImageResizer}. */
+export interface ResizedImage {
+	data: string;
+	mimeType: string;
+	originalWidth: number;
+	originalHeight: number;
+	width: number;
+	height: number;
+	wasResized: boolean;
+}
+
+/**
+ * Shrinks an image to at most 2000×2000 pixels and below {@link MAX_INLINE_IMAGE_BYTES} of base64;
+ * returns `null` when it cannot. Settle ships none (no image library is a dependency); plug one in
+ * (sharp, photon, …) through {@link ReadToolOptions.resizeImage}.
+ */
+export type ImageResizer = (image: { data: string; mimeType: string }) => Promise<ResizedImage | null>;
+
+/** Pluggable file access (for example to read over SSH). Same shape as pi's `ReadOperations`. */
+export interface ReadOperations {
+	readFile: (absolutePath: string) => Promise<Buffer>;
+	/** Rejects when the file is not readable. */
+	access: (absolutePath: string) => Promise<void>;
+	/** Image MIME type of the file, or null/undefined for anything else. */
+	detectImageMimeType?: (absolutePath: string) => Promise<string | null | undefined>;
+}
+
+export interface ReadToolOptions {
+	/** Resize large images before sending them (needs `resizeImage`). Default true. */
+	autoResizeImages?: boolean;
+	/** Image resizer used when `autoResizeImages` is on. Without one, images are sent as they are. */
+	resizeImage?: ImageResizer;
+	operations?: ReadOperations;
+}
+
+const defaultOperations: ReadOperations = {
+	readFile: (path) => readFile(path),
+	access: (path) => access(path, constants.R_OK),
+	detectImageMimeType: detectImageMimeTypeFromFile,
+};
+
+/** Model capabilities the read tool looks at in the tool context, when the session provides them. */
+interface ModelAwareContext {
+	model?: { input?: readonly string[] };
+}
+
+function nonVisionNote(ctx: unknown): string | undefined {
+	const model = (ctx as ModelAwareContext | undefined)?.model;
+	if (!model?.input || model.input.includes("image")) return undefined;
+	return "[Current model does not support images. The image will be omitted from this request.]";
+}
+
+/**
+ * Creates the `read` tool for a working directory.
+ *
+ * @example
+ * ```ts
+ * const read = createReadToolDefinition("/repo");
+ * const result = await read.execute("call-1", { path: "README.md", limit: 20 }, undefined, undefined, undefined);
+ * ```
+ */
+export function createReadToolDefinition(
+	cwd: string,
+	options: ReadToolOptions = {},
+): ToolDefinition<typeof readSchema, ReadToolDetails | undefined> {
+	const ops = options.operations ?? defaultOperations;
+	const autoResize = options.autoResizeImages ?? true;
+	return {
+		name: "read",
+		label: "read",
+		description: `Read the contents of a file. Supports text files and images (jpg, png, gif, webp). Images are sent as attachments. For text files, output is truncated to ${DEFAULT_MAX_LINES} lines or ${DEFAULT_MAX_BYTES / 1024}KB (whichever is hit first). Use offset/limit for large files. When you need the full file, continue with offset until complete.`,
+		promptSnippet: "Read a file's contents (text, or jpg/png/gif/webp images)",
+		promptGuidelines: [
+			"Read a file before editing it, and prefer read over cat, head or sed for looking at files.",
+			"For large files, read the part you need with offset/limit and follow the continuation hint.",
+		],
+		parameters: readSchema,
+		async execute(_toolCallId, { path, offset, limit }, signal, _onUpdate, ctx) {
+			throwIfAborted(signal);
+			const absolutePath = resolveReadPath(path, cwd);
+			const work = async () => {
+				try {
+					await ops.access(absolutePath);
+				} catch (error) {
+					throw fileSystemError(error, absolutePath);
+				}
+				throwIfAborted(signal);
+				let mimeType: string | null | undefined;
+				let buffer: Buffer;
+				try {
+					mimeType = ops.detectImageMimeType ? await ops.detectImageMimeType(absolutePath) : undefined;
+					throwIfAborted(signal);
+					buffer = await ops.readFile(absolutePath);
+				} catch (error) {
+					throw fileSystemError(error, absolutePath);
+				}
+				throwIfAborted(signal);
+				if (mimeType) {
+					const content = await readImage(buffer, mimeType, autoResize ? options.resizeImage : undefined, ctx);
+					return { content, details: undefined };
+				}
+				return readText(buffer.toString("utf-8"), path, offset, limit);
+			};
+			return raceAbort(work(), signal);
+		},
+	};
+}
+
+async function readImage(
+	buffer: Buffer,
+	mimeType: string,
+	resize: ImageResizer | undefined,
+	ctx: unknown,
+): Promise<(TextContent | ImageContent)[]> {
+	const notes: string[] = [];
+	const data = buffer.toString("base64");
+	const extra = nonVisionNote(ctx);
+	const withNotes = (header: string) => [header, ...notes, ...(extra ? [extra] : [])].join("\n");
+	if (resize) {
+		const resized = await resize({ data, mimeType });
+		if (!resized) {
+			notes.push("[Image omitted: could not be resized below the inline image size limit.]");
+			return [{ type: "text", text: withNotes(`Read image file [${mimeType}]`) }];
+		}
+		if (resized.wasResized) {
+			const scale = (resized.originalWidth / resized.width).toFixed(2);
+			notes.push(
+				`[Image: original ${resized.originalWidth}x${resized.originalHeight}, displayed at ${resized.width}x${resized.height}. Multiply coordinates by ${scale} to map to original image.]`,
+			);
+		}
+		return [
+			{ type: "text", text: withNotes(`Read image file [${resized.mimeType}]`) },
+			{ type: "image", data: resized.data, mimeType: resized.mimeType },
+		];
+	}
+	const size = Buffer.byteLength(data, "utf-8");
+	if (size >= MAX_INLINE_IMAGE_BYTES) {
+		notes.push(
+			`[Image omitted: ${formatSize(size)} encoded is over the ${formatSize(MAX_INLINE_IMAGE_BYTES)} inline image limit and no image resizer is configured. Make a smaller copy (for example with ImageMagick via bash) and read that instead.]`,
+		);
+		return [{ type: "text", text: withNotes(`Read image file [${mimeType}]`) }];
+	}
+	const dimensions = readImageDimensions(buffer, mimeType as SupportedImageMimeType);
+	if (dimensions && (dimensions.width > MAX_IMAGE_DIMENSION || dimensions.height > MAX_IMAGE_DIMENSION)) {
+		notes.push(
+			`[Image: ${dimensions.width}x${dimensions.height}, sent at full size (no image resizer configured); the provider may scale it down.]`,
+		);
+	}
+	return [
+		{ type: "text", text: withNotes(`Read image file [${mimeType}]`) },
+		{ type: "image", data, mimeType },
+	];
+}
+
+function readText(
+	text: string,
+	path: string,
+	offset: number | undefined,
+	limit: number | undefined,
+): { content: TextContent[]; details: ReadToolDetails | undefined } {
+	if (limit !== undefined && !(limit >= 1)) {
+		throw new SettleError("INVALID_ARGUMENT", `Invalid limit ${limit}: it must be a positive number of lines.`);
+	}
+	const allLines = text.split("\n");
+	const totalLines = allLines.length;
+	const start = offset ? Math.max(0, Math.floor(offset) - 1) : 0;
+	if (start >= totalLines) {
+		throw new SettleError("INVALID_ARGUMENT", `Offset ${offset} is beyond end of file (${totalLines} lines total)`);
+	}
+	const firstShown = start + 1;
+	const end = limit !== undefined ? Math.min(start + Math.floor(limit), totalLines) : totalLines;
+	const truncation = truncateHead(allLines.slice(start, end).join("\n"));
+	const reply = (output: string, details?: ReadToolDetails) => ({
+		content: [{ type: "text" as const, text: output }],
+		details,
+	});
+	if (truncation.firstLineExceedsLimit) {
+		const lineSize = formatSize(Buffer.byteLength(allLines[start] ?? "", "utf-8"));
+		return reply(
+			`[Line ${firstShown} is ${lineSize}, exceeds ${formatSize(DEFAULT_MAX_BYTES)} limit. Use bash: sed -n '${firstShown}p' ${path} | head -c ${DEFAULT_MAX_BYTES}]`,
+			{ truncation },
+		);
+	}
+	if (truncation.truncated) {
+		const lastShown = firstShown + truncation.outputLines - 1;
+		const limitNote = truncation.truncatedBy === "lines" ? "" : ` (${formatSize(DEFAULT_MAX_BYTES)} limit)`;
+		return reply(
+			`${truncation.content}\n\n[Showing lines ${firstShown}-${lastShown} of ${totalLines}${limitNote}. Use offset=${lastShown + 1} to continue.]`,
+			{ truncation },
+		);
+	}
+	if (end < totalLines) {
+		return reply(
+			`${truncation.content}\n\n[${totalLines - end} more lines in file. Use offset=${end + 1} to continue.]`,
+		);
+	}
+	return reply(truncation.content);
+}

@@ -1,0 +1,228 @@
+/**
+ * Running shell commands as real child processes: shell resolution, process-group kill, and a wait
+ * that does not hang on pipes inherited by daemonized grandchildren.
+ */
+import { type ChildProcess, spawn, spawnSync } from "node:child_process";
+import { existsSync } from "node:fs";
+import { readdir, readFile } from "node:fs/promises";
+import { setTimeout as delay } from "node:timers/promises";
+import { SettleError } from "../errors.js";
+
+export interface ShellConfig {
+	shell: string;
+	args: string[];
+}
+
+/**
+ * The shell used for commands: `shellPath` when given (must exist), else `/bin/bash`, else `bash`
+ * on PATH, else `sh`. Commands run as `<shell> -c <command>`.
+ */
+export function resolveShellConfig(shellPath?: string): ShellConfig {
+	if (shellPath) {
+		if (existsSync(shellPath)) return { shell: shellPath, args: ["-c"] };
+		throw new SettleError(
+			"INVALID_ARGUMENT",
+			`Custom shell path not found: ${shellPath}. Fix the shellPath setting or remove it to use /bin/bash.`,
+		);
+	}
+	if (process.platform !== "win32" && existsSync("/bin/bash")) return { shell: "/bin/bash", args: ["-c"] };
+	const lookup = spawnSync(process.platform === "win32" ? "where" : "which", ["bash"], {
+		encoding: "utf-8",
+		timeout: 5000,
+	});
+	const found = lookup.status === 0 ? lookup.stdout.trim().split(/\r?\n/)[0] : undefined;
+	if (found) return { shell: found, args: ["-c"] };
+	return { shell: "sh", args: ["-c"] };
+}
+
+/** Kills a detached child and everything in its process group (SIGKILL). Never throws. */
+export function killProcessTree(pid: number): void {
+	if (process.platform === "win32") {
+		try {
+			spawn("taskkill", ["/F", "/T", "/PID", String(pid)], { stdio: "ignore", detached: true });
+		} catch {
+			// already gone
+		}
+		return;
+	}
+	try {
+		process.kill(-pid, "SIGKILL");
+	} catch {
+		try {
+			process.kill(pid, "SIGKILL");
+		} catch {
+			// already gone
+		}
+	}
+}
+
+/** Whether any process of the group still runs (zombies count as gone). Linux reads /proc; elsewhere kill(0). */
+async function processGroupRunning(pgid: number): Promise<boolean> {
+	if (process.platform === "linux") {
+		let entries: string[];
+		try {
+			entries = await readdir("/proc");
+		} catch {
+			entries = [];
+		}
+		if (entries.length > 0) {
+			for (const entry of entries) {
+				if (!/^\d+$/.test(entry)) continue;
+				try {
+					const stat = await readFile(`/proc/${entry}/stat`, "utf-8");
+					// Fields after the parenthesised command: state ppid pgrp …
+					const [state, , pgrp] = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+					if (Number(pgrp) === pgid && state !== "Z" && state !== "X") return true;
+				} catch {
+					// exited while we looked
+				}
+			}
+			return false;
+		}
+	}
+	try {
+		process.kill(-pgid, 0);
+		return true;
+	} catch {
+		return false;
+	}
+}
+
+/**
+ * After a SIGKILL to the group, waits (bounded) until no member runs any more, so that an aborted
+ * or timed-out command has really stopped when the tool reports it. The OS gives no event for the
+ * death of processes that are not our children, hence the short polling.
+ */
+export async function waitForProcessGroupExit(pgid: number, timeoutMs = 2000): Promise<boolean> {
+	const deadline = Date.now() + timeoutMs;
+	while (await processGroupRunning(pgid)) {
+		if (Date.now() >= deadline) return false;
+		await delay(5);
+	}
+	return true;
+}
+
+/** After `exit`, how long to wait for stdout/stderr to end before giving up on inherited pipes. */
+const STDIO_GRACE_MS = 100;
+/** The same after we killed the process group: every member got SIGKILL, so the pipes close promptly. */
+const KILLED_STDIO_GRACE_MS = 1000;
+
+/**
+ * Resolves with the exit code once the child has exited and its output has been read. A
+ * background grandchild that inherited stdout would keep the pipe open forever; after a short
+ * grace period (`graceMs()` at exit time) we stop reading.
+ */
+export function waitForChild(
+	child: ChildProcess,
+	graceMs: () => number = () => STDIO_GRACE_MS,
+): Promise<number | null> {
+	return new Promise((resolve, reject) => {
+		let done = false;
+		let exitCode: number | null = null;
+		let exited = false;
+		let graceTimer: NodeJS.Timeout | undefined;
+		let openStreams = (child.stdout ? 1 : 0) + (child.stderr ? 1 : 0);
+		const finish = (code: number | null) => {
+			if (done) return;
+			done = true;
+			if (graceTimer) clearTimeout(graceTimer);
+			child.stdout?.destroy();
+			child.stderr?.destroy();
+			resolve(code);
+		};
+		const onStreamEnd = () => {
+			openStreams--;
+			if (exited && openStreams <= 0) finish(exitCode);
+		};
+		child.stdout?.once("end", onStreamEnd);
+		child.stderr?.once("end", onStreamEnd);
+		child.once("error", (error) => {
+			if (done) return;
+			done = true;
+			if (graceTimer) clearTimeout(graceTimer);
+			reject(error);
+		});
+		child.once("exit", (code) => {
+			exited = true;
+			exitCode = code;
+			if (openStreams <= 0) finish(code);
+			else graceTimer = setTimeout(() => finish(code), graceMs());
+		});
+		child.once("close", (code) => finish(code ?? exitCode));
+	});
+}
+
+/** Options of one command execution. */
+export interface ShellExecOptions {
+	/** Receives stdout and stderr bytes, interleaved as they arrive. */
+	onData: (data: Buffer) => void;
+	signal?: AbortSignal;
+	/** Seconds; no timeout when absent or not positive. */
+	timeout?: number;
+	env?: NodeJS.ProcessEnv;
+}
+
+/**
+ * Pluggable command execution (for example over SSH). Same contract as pi's `BashOperations`:
+ * resolve with the exit code (null when killed by a signal); reject with `Error("aborted")` after
+ * an abort and `Error("timeout:<seconds>")` after a timeout.
+ */
+export interface BashOperations {
+	exec: (command: string, cwd: string, options: ShellExecOptions) => Promise<{ exitCode: number | null }>;
+}
+
+/**
+ * Runs commands locally as `<shell> -c <command>` in their own process group, so an abort or a
+ * timeout kills the command and everything it started.
+ *
+ * @example
+ * ```ts
+ * const ops = createLocalBashOperations();
+ * const { exitCode } = await ops.exec("make test", "/repo", { onData: (b) => process.stdout.write(b) });
+ * ```
+ */
+export function createLocalBashOperations(options: { shellPath?: string } = {}): BashOperations {
+	return {
+		async exec(command, cwd, { onData, signal, timeout, env }) {
+			const { shell, args } = resolveShellConfig(options.shellPath);
+			if (!existsSync(cwd)) {
+				throw new SettleError("NOT_FOUND", `Working directory does not exist: ${cwd}\nCannot execute bash commands.`);
+			}
+			if (signal?.aborted) throw new Error("aborted");
+			const child = spawn(shell, [...args, command], {
+				cwd,
+				detached: process.platform !== "win32",
+				env: env ?? process.env,
+				stdio: ["ignore", "pipe", "pipe"],
+			});
+			let timedOut = false;
+			let killed = false;
+			const kill = () => {
+				killed = true;
+				if (child.pid !== undefined) killProcessTree(child.pid);
+			};
+			const timer =
+				timeout !== undefined && timeout > 0
+					? setTimeout(() => {
+							timedOut = true;
+							kill();
+						}, timeout * 1000)
+					: undefined;
+			signal?.addEventListener("abort", kill, { once: true });
+			child.stdout?.on("data", onData);
+			child.stderr?.on("data", onData);
+			try {
+				const exitCode = await waitForChild(child, () => (killed ? KILLED_STDIO_GRACE_MS : STDIO_GRACE_MS));
+				if (killed && child.pid !== undefined && process.platform !== "win32") {
+					await waitForProcessGroupExit(child.pid);
+				}
+				if (signal?.aborted) throw new Error("aborted");
+				if (timedOut) throw new Error(`timeout:${timeout}`);
+				return { exitCode };
+			} finally {
+				if (timer) clearTimeout(timer);
+				signal?.removeEventListener("abort", kill);
+			}
+		},
+	};
+}

@@ -1,0 +1,205 @@
+import { mkdir, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { createFindToolDefinition, type FindToolDetails } from "../../src/tools/find.js";
+import { createGrepToolDefinition, type GrepToolDetails } from "../../src/tools/grep.js";
+import { failure, run, tempProject, text } from "./helpers.js";
+
+/** A small repository: ignored folders, a nested .gitignore with a re-include, hidden files, a .git folder. */
+function repo() {
+	return tempProject({
+		".gitignore": "node_modules/\n*.log\ndist\n",
+		".env": "TOKEN=needle\n",
+		".git/config": "needle in git metadata\n",
+		"README.md": "A needle in the readme\n",
+		"debug.log": "needle in a log\n",
+		"dist/bundle.js": "needle in dist\n",
+		"node_modules/pkg/index.js": "needle in a dependency\n",
+		"src/app.ts": "import x from 'y';\nconst needle = 1;\nexport default needle;\n",
+		"src/app.spec.ts": "test('needle', () => {});\n",
+		"src/trace.log": "needle in a log below the root\n",
+		"src/util/.gitignore": "generated.ts\n!keep.log\n",
+		"src/util/generated.ts": "needle generated\n",
+		"src/util/keep.log": "needle kept by a nested rule\n",
+		"src/util/strings.ts": "export const NEEDLE = 'Needle';\n",
+		"assets/blob.bin": Buffer.from([0x6e, 0x65, 0x65, 0x64, 0x6c, 0x65, 0x00, 0x01]),
+	});
+}
+
+describe("grep", () => {
+	it("finds matches with paths and line numbers, honouring .gitignore and skipping .git and binaries", async () => {
+		const cwd = await repo();
+		const output = text(await run(createGrepToolDefinition(cwd), { pattern: "needle" }));
+		expect(output).toBe(
+			[
+				".env:1: TOKEN=needle",
+				"README.md:1: A needle in the readme",
+				"src/app.spec.ts:1: test('needle', () => {});",
+				"src/app.ts:2: const needle = 1;",
+				"src/app.ts:3: export default needle;",
+				"src/util/keep.log:1: needle kept by a nested rule",
+			].join("\n"),
+		);
+	});
+
+	it("filters files by glob, by name or by path", async () => {
+		const cwd = await repo();
+		const grep = createGrepToolDefinition(cwd);
+		expect(text(await run(grep, { pattern: "needle", glob: "*.spec.ts" }))).toBe(
+			"src/app.spec.ts:1: test('needle', () => {});",
+		);
+		expect(text(await run(grep, { pattern: "needle", glob: "src/util/**" }))).toBe(
+			"src/util/keep.log:1: needle kept by a nested rule",
+		);
+		expect(text(await run(grep, { pattern: "needle", glob: "!*.ts" }))).toBe(
+			[
+				".env:1: TOKEN=needle",
+				"README.md:1: A needle in the readme",
+				"src/util/keep.log:1: needle kept by a nested rule",
+			].join("\n"),
+		);
+	});
+
+	it("supports ignoreCase, literal patterns and context lines", async () => {
+		const cwd = await repo();
+		const grep = createGrepToolDefinition(cwd);
+		expect(text(await run(grep, { pattern: "NEEDLE =", path: "src/util" }))).toBe(
+			"strings.ts:1: export const NEEDLE = 'Needle';",
+		);
+		expect(text(await run(grep, { pattern: "^needle$", ignoreCase: true, path: "src" }))).toBe("No matches found");
+		expect(text(await run(grep, { pattern: "('needle'", literal: true }))).toBe(
+			"src/app.spec.ts:1: test('needle', () => {});",
+		);
+		expect(text(await run(grep, { pattern: "(?i)const needle", path: "src/app.ts", context: 1 }))).toBe(
+			["app.ts-1- import x from 'y';", "app.ts:2: const needle = 1;", "app.ts-3- export default needle;"].join("\n"),
+		);
+	});
+
+	it("stops at the match limit with a hint only when more matches exist", async () => {
+		const cwd = await tempProject({ "many.txt": Array.from({ length: 5 }, (_, i) => `hit ${i}`).join("\n") });
+		const grep = createGrepToolDefinition(cwd);
+		const limited = await run<GrepToolDetails>(grep, { pattern: "hit", limit: 2 });
+		expect(text(limited)).toBe(
+			"many.txt:1: hit 0\nmany.txt:2: hit 1\n\n[2 matches limit reached. Use limit=4 for more, or refine pattern]",
+		);
+		expect(limited.details?.matchLimitReached).toBe(2);
+		expect(text(await run(grep, { pattern: "hit", limit: 5 }))).not.toContain("limit reached");
+	});
+
+	it("matches per line in CRLF files, with anchors and lookarounds", async () => {
+		const cwd = await tempProject({ "win.txt": "alpha\r\nfoo\r\nbar foo\r\n" });
+		const grep = createGrepToolDefinition(cwd);
+		expect(text(await run(grep, { pattern: "^foo$" }))).toBe("win.txt:2: foo");
+		expect(text(await run(grep, { pattern: "(?<=bar )foo" }))).toBe("win.txt:3: bar foo");
+		expect(text(await run(grep, { pattern: "alpha$" }))).toBe("win.txt:1: alpha");
+	});
+
+	it("skips binary files (a NUL byte near the start) and files over the size limit", async () => {
+		const cwd = await tempProject({
+			"text.txt": "needle\n",
+			"big.txt": `needle\n${"x".repeat(2000)}\n`,
+			"image.bin": Buffer.concat([Buffer.from([0]), Buffer.from("needle\n")]),
+		});
+		const output = text(await run(createGrepToolDefinition(cwd, { maxFileBytes: 1000 }), { pattern: "needle" }));
+		expect(output).toBe("text.txt:1: needle");
+	});
+
+	it("cuts long lines and says so", async () => {
+		const cwd = await tempProject({ "long.txt": `match ${"z".repeat(600)}` });
+		const output = text(await run(createGrepToolDefinition(cwd), { pattern: "match" }));
+		expect(output).toBe(
+			`long.txt:1: match ${"z".repeat(494)}... [truncated]\n\n[Some lines truncated to 500 chars. Use read tool to see full lines]`,
+		);
+	});
+
+	it("reports bad patterns and missing paths", async () => {
+		const cwd = await repo();
+		const grep = createGrepToolDefinition(cwd);
+		expect(await failure(run(grep, { pattern: "(unclosed" }))).toMatch(
+			/^Invalid regex pattern: .*\. Fix the pattern, or pass literal: true to search for the text as written\.$/,
+		);
+		expect(await failure(run(grep, { pattern: "x", path: "missing" }))).toBe(`Path not found: ${join(cwd, "missing")}`);
+	});
+
+	it("applies the .gitignore of folders above the search folder, up to the cwd", async () => {
+		const cwd = await repo();
+		const output = text(await run(createGrepToolDefinition(cwd), { pattern: "needle", path: "src" }));
+		expect(output).toContain("app.ts:2: const needle = 1;");
+		expect(output).not.toContain("trace.log"); // ignored by the root .gitignore (*.log)
+	});
+
+	it("inside a git repository, applies .gitignore files up to the repository root", async () => {
+		const cwd = await tempProject({ ".gitignore": "*.log\n", "src/app.ts": "needle\n", "src/trace.log": "needle\n" });
+		const fromSrc = createGrepToolDefinition(join(cwd, "src"));
+		// Not a repository yet: the session cwd (src) is the outermost folder whose ignore files apply.
+		expect(text(await run(fromSrc, { pattern: "needle" }))).toBe("app.ts:1: needle\ntrace.log:1: needle");
+		await mkdir(join(cwd, ".git", "info"), { recursive: true });
+		expect(text(await run(fromSrc, { pattern: "needle" }))).toBe("app.ts:1: needle");
+		await writeFile(join(cwd, ".git", "info", "exclude"), "app.ts\n");
+		expect(text(await run(fromSrc, { pattern: "needle" }))).toBe("No matches found");
+	});
+
+	it("searches an ignored folder when it is asked for explicitly", async () => {
+		const cwd = await repo();
+		expect(text(await run(createGrepToolDefinition(cwd), { pattern: "needle", path: "node_modules" }))).toBe(
+			"pkg/index.js:1: needle in a dependency",
+		);
+		expect(text(await run(createFindToolDefinition(cwd), { pattern: "*.js", path: "node_modules" }))).toBe(
+			"pkg/index.js",
+		);
+	});
+
+	it("rejects with Operation aborted", async () => {
+		const cwd = await repo();
+		const controller = new AbortController();
+		controller.abort();
+		expect(await failure(run(createGrepToolDefinition(cwd), { pattern: "x" }, { signal: controller.signal }))).toBe(
+			"Operation aborted",
+		);
+	});
+
+	it("an extra ignore option skips folders that no ignore file mentions", async () => {
+		const cwd = await tempProject({ "vendor/lib.js": "needle\n", "main.js": "needle\n" });
+		const output = text(await run(createGrepToolDefinition(cwd, { ignore: ["vendor/"] }), { pattern: "needle" }));
+		expect(output).toBe("main.js:1: needle");
+	});
+});
+
+describe("find", () => {
+	it("matches names at any depth, honouring .gitignore, skipping .git, including hidden files", async () => {
+		const cwd = await repo();
+		const find = createFindToolDefinition(cwd);
+		expect(text(await run(find, { pattern: "*.ts" }))).toBe(
+			["src/app.spec.ts", "src/app.ts", "src/util/strings.ts"].join("\n"),
+		);
+		expect(text(await run(find, { pattern: ".*" }))).toBe([".env", ".gitignore", "src/util/.gitignore"].join("\n"));
+		expect(text(await run(find, { pattern: "*.log" }))).toBe("src/util/keep.log");
+	});
+
+	it("matches paths when the pattern has a slash, and lists folders with a trailing slash", async () => {
+		const cwd = await repo();
+		const find = createFindToolDefinition(cwd);
+		expect(text(await run(find, { pattern: "src/**/*.ts" }))).toBe(
+			["src/app.spec.ts", "src/app.ts", "src/util/strings.ts"].join("\n"),
+		);
+		expect(text(await run(find, { pattern: "util/*.ts" }))).toBe("src/util/strings.ts");
+		expect(text(await run(find, { pattern: "util" }))).toBe("src/util/");
+		expect(text(await run(find, { pattern: "*.ts", path: "src/util" }))).toBe("strings.ts");
+	});
+
+	it("stops at the result limit with a hint", async () => {
+		const cwd = await tempProject(Object.fromEntries(Array.from({ length: 4 }, (_, i) => [`f${i}.txt`, ""])));
+		const result = await run<FindToolDetails>(createFindToolDefinition(cwd), { pattern: "*.txt", limit: 3 });
+		expect(text(result)).toBe(
+			"f0.txt\nf1.txt\nf2.txt\n\n[3 results limit reached. Use limit=6 for more, or refine pattern]",
+		);
+		expect(result.details?.resultLimitReached).toBe(3);
+	});
+
+	it("says when nothing matches and when the folder is missing", async () => {
+		const cwd = await repo();
+		const find = createFindToolDefinition(cwd);
+		expect(text(await run(find, { pattern: "*.rs" }))).toBe("No files found matching pattern");
+		expect(await failure(run(find, { pattern: "*", path: "nope" }))).toBe(`Path not found: ${join(cwd, "nope")}`);
+	});
+});
