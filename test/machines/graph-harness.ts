@@ -146,6 +146,7 @@ let uniqueCounter = 0;
 /** Applies one traversal event to a live harness: resolves/rejects fakes, advances the clock, or sends it. */
 export async function applyEvent(h: Harness<{ type: string }>, event: EventObject & Record<string, unknown>) {
 	const type = event.type;
+	if (type === "xstate.init") return; // the path's first step: the actor is already started
 	if (type.startsWith("xstate.done.actor.") || type.startsWith("xstate.error.actor.")) {
 		const done = type.startsWith("xstate.done.actor.");
 		const id = type.slice(done ? "xstate.done.actor.".length : "xstate.error.actor.".length);
