@@ -102,7 +102,7 @@ function stateDetails(state: StateModel, placed: readonly PlacedTransition[], wr
 	return stateDetailLines(state, placed, wrap).map(clean);
 }
 
-/** Mermaid's state-diagram grammar treats `:` `;` `#` `{` `}` `"` specially; keep labels plain. */
+/** Mermaid's state-diagram grammar treats `:` `;` `#` `{` `}` `"` `<` `>` specially; keep labels plain. */
 function clean(text: string): string {
 	return text
 		.replace(/:/g, " -")
@@ -110,6 +110,8 @@ function clean(text: string): string {
 		.replace(/#/g, "no.")
 		.replace(/[{}]/g, "")
 		.replace(/"/g, "'")
+		.replace(/</g, "‹")
+		.replace(/>/g, "›")
 		.replace(/\s+/g, " ")
 		.trim();
 }
