@@ -28,6 +28,7 @@ export interface ModelSpec {
  * concrete events of that type from `catalog`, or the bare `{ type }` when there are none.
  */
 export function eventsFor(snapshot: AnySnapshot, catalog: readonly EventObject[]): EventObject[] {
+	if (snapshot.status !== "active") return []; // a final state accepts nothing
 	const descriptors: string[] = [];
 	for (const node of snapshot._nodes as AnySnapshot[]) {
 		for (const type of (node.transitions as Map<string, unknown>).keys()) {
