@@ -17,7 +17,9 @@
  * ## Events the session sends ({@link PromptOperationEvent})
  * - `PROMPT {request}` — `prompt()`, `sendUserMessage()` and triggered custom messages. Idle → `preflight`.
  *   In `preflight` and `settling` the request is deferred (kept in order, re-issued once idle; behavior
- *   C.1 step 0). In every other busy state a `busyPreflight` child is spawned (busy rules, C.1 step 5).
+ *   C.1 step 0). In every other busy state a `busyPreflight` child `busyPreflight.<requestId>` is
+ *   spawned (busy rules, C.1 step 5), so request ids must be unique per session. An `ABORT` during
+ *   `preflight` is remembered: a `started` outcome then settles at once without a run.
  * - `COMPACT {requestId, payload?}` — manual `compact()`, accepted only in `idle` (the session aborts
  *   first, like pi). `NAVIGATE_TREE {requestId, payload?}` — `navigateTree()`, only in `idle`.
  *   Check `actor.getSnapshot().can(event)` before sending: events a state does not accept are ignored.

@@ -6,6 +6,10 @@
  *
  * The AgentSession exposes it as `session.inspect(observer)` (= {@link inspectActor} on its
  * prompt-operation actor).
+ *
+ * Transient states (`postRun`) and the trigger of each step come from XState's `@xstate.microstep`
+ * inspection events and their `_transitions` field (typed in XState's declarations but underscored);
+ * the tests pin that behaviour for the installed XState.
  */
 import type { AnyActorRef, InspectionEvent } from "xstate";
 import { PROMPT_OPERATION_MACHINE_ID } from "../../machines/prompt-operation.machine.js";
