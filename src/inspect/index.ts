@@ -45,9 +45,12 @@ export {
 	type TraceRecorderOptions,
 } from "./trace.js";
 export { loadTrace, saveTrace } from "./trace-file.js";
+export { renderTraceHtml, type TraceViewerOptions } from "./trace-viewer.js";
 export {
+	EXAMPLE_TRACE_FILE,
 	MACHINE_VISUALIZATIONS,
 	type MachineVisualization,
+	recordExampleTrace,
 	renderVisualizations,
 	VIZ_COMMAND,
 	writeVisualizations,

@@ -5,11 +5,25 @@
  */
 import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import type { AnyStateMachine } from "xstate";
-import { promptOperationMachine } from "../../machines/prompt-operation.machine.js";
+import { type AnyStateMachine, createActor, fromPromise, SimulatedClock } from "xstate";
+import {
+	type BeforeSettleInput,
+	type BeforeSettleOutput,
+	type CompactionInput,
+	type CompactionOutput,
+	type PreflightInput,
+	type PreflightOutcome,
+	promptOperationMachine,
+	type RunInput,
+	type RunOutcome,
+	type SettleInput,
+} from "../../machines/prompt-operation.machine.js";
 import { runtimeMachine } from "../../machines/runtime.machine.js";
+import { inspectActor } from "./lifecycle-inspector.js";
 import { toMermaid } from "./mermaid.js";
 import { toSvg } from "./svg.js";
+import { createTraceRecorder, type LifecycleTrace } from "./trace.js";
+import { renderTraceHtml } from "./trace-viewer.js";
 
 /** One machine that gets a diagram. */
 export interface MachineVisualization {
@@ -41,24 +55,91 @@ export const MACHINE_VISUALIZATIONS: readonly MachineVisualization[] = [
 /** The script that regenerates the diagrams (quoted in messages and in the index). */
 export const VIZ_COMMAND = "npm run viz";
 
+/** File name of the example trace page. */
+export const EXAMPLE_TRACE_FILE = "trace-example.html";
+
 /**
- * Renders every diagram and the index in memory: file name → content. Deterministic.
+ * Renders every diagram, the example trace page and the index in memory: file name → content.
+ * Deterministic (the example runs the real machine with scripted actors on a SimulatedClock).
  *
  * @example
  * ```ts
- * for (const [file, text] of renderVisualizations()) console.log(file, text.length);
+ * for (const [file, text] of await renderVisualizations()) console.log(file, text.length);
  * ```
  */
-export function renderVisualizations(
+export async function renderVisualizations(
 	visualizations: readonly MachineVisualization[] = MACHINE_VISUALIZATIONS,
-): Map<string, string> {
+): Promise<Map<string, string>> {
 	const files = new Map<string, string>();
 	for (const viz of visualizations) {
 		files.set(`${viz.name}.mmd`, toMermaid(viz.machine, { title: viz.title }));
 		files.set(`${viz.name}.svg`, toSvg(viz.machine, { title: viz.title }));
 	}
+	files.set(
+		EXAMPLE_TRACE_FILE,
+		renderTraceHtml(await recordExampleTrace(), promptOperationMachine, {
+			title: "Example: a prompt retried once, then recovered from a context overflow",
+		}),
+	);
 	files.set("README.md", renderIndex(visualizations));
 	return files;
+}
+
+/**
+ * Runs the prompt-operation machine through one request with scripted actors: a 503 (retried
+ * after 2 s), then a context overflow (compacted and re-run), then an answer. Returns its trace.
+ */
+export async function recordExampleTrace(): Promise<LifecycleTrace> {
+	const answers: RunOutcome[] = [
+		{
+			stopReason: "error",
+			errorClass: "retryable",
+			errorMessage: "503 Service Unavailable",
+			overThreshold: false,
+			hasQueuedMessages: false,
+			aborted: false,
+		},
+		{
+			stopReason: "error",
+			errorClass: "overflow",
+			errorMessage: "prompt is too long: 213462 tokens > 200000 maximum",
+			overThreshold: false,
+			hasQueuedMessages: false,
+			aborted: false,
+		},
+		{ stopReason: "stop", errorClass: "none", overThreshold: false, hasQueuedMessages: false, aborted: false },
+	];
+	const clock = new SimulatedClock();
+	const machine = promptOperationMachine.provide({
+		actors: {
+			preflight: fromPromise<PreflightOutcome, PreflightInput>(async () => ({ disposition: "started" })),
+			run: fromPromise<RunOutcome, RunInput>(async () => {
+				const answer = answers.shift();
+				if (!answer) throw new Error("example trace: no scripted answer left");
+				return answer;
+			}),
+			compact: fromPromise<CompactionOutput, CompactionInput>(async () => ({ compacted: true, continue: false })),
+			beforeSettle: fromPromise<BeforeSettleOutput, BeforeSettleInput>(async () => ({ continue: false })),
+			settle: fromPromise<void, SettleInput>(async () => undefined),
+		},
+	});
+	const actor = createActor(machine, { input: {}, clock });
+	const recorder = createTraceRecorder();
+	let settled = false;
+	actor.on("operation_settled", () => {
+		settled = true;
+	});
+	actor.start();
+	const subscription = inspectActor(actor, recorder.observer, { now: () => clock.now() });
+	actor.send({ type: "PROMPT", request: { requestId: "example" } });
+	for (let turn = 0; !settled && turn < 100; turn++) {
+		await new Promise((resolve) => setImmediate(resolve));
+		const snapshot = actor.getSnapshot();
+		if (snapshot.matches("retrying")) clock.increment(snapshot.context.retryDelayMs);
+	}
+	subscription.unsubscribe();
+	actor.stop();
+	return recorder.toJSON();
 }
 
 function renderIndex(visualizations: readonly MachineVisualization[]): string {
@@ -81,7 +162,13 @@ function renderIndex(visualizations: readonly MachineVisualization[]): string {
 			`| **${viz.title}** — ${viz.summary} | [${viz.name}.svg](${viz.name}.svg) | [${viz.name}.mmd](${viz.name}.mmd) |`,
 		);
 	}
-	lines.push("");
+	lines.push(
+		"",
+		`[${EXAMPLE_TRACE_FILE}](${EXAMPLE_TRACE_FILE}) is the offline trace viewer on an example lifecycle (a prompt retried`,
+		"once, then recovered from a context overflow): open it in a browser and step through the events with ↑/↓.",
+		"Make your own with `renderTraceHtml(await loadTrace(path), promptOperationMachine)`.",
+		"",
+	);
 	for (const viz of visualizations) {
 		lines.push(`## ${viz.title}`, "", `![${viz.title} state machine](${viz.name}.svg)`, "");
 	}
@@ -102,7 +189,7 @@ export async function writeVisualizations(
 ): Promise<string[]> {
 	await mkdir(dir, { recursive: true });
 	const written: string[] = [];
-	for (const [file, content] of renderVisualizations(visualizations)) {
+	for (const [file, content] of await renderVisualizations(visualizations)) {
 		const path = join(dir, file);
 		await writeFile(path, content, "utf8");
 		written.push(path);

@@ -14,7 +14,7 @@ const checkedIn = fileURLToPath(new URL("../../visualizations", import.meta.url)
 
 describe("visualizations/", () => {
 	it("is up to date with the machine definitions", async () => {
-		const rendered = renderVisualizations();
+		const rendered = await renderVisualizations();
 		const onDisk = (await readdir(checkedIn)).sort();
 		expect(onDisk, `visualizations/ has missing or extra files: run \`${VIZ_COMMAND}\``).toEqual(
 			[...rendered.keys()].sort(),
@@ -27,8 +27,8 @@ describe("visualizations/", () => {
 		}
 	});
 
-	it("has a Mermaid source and an SVG for every machine, linked from the index", () => {
-		const rendered = renderVisualizations();
+	it("has a Mermaid source and an SVG for every machine, linked from the index", async () => {
+		const rendered = await renderVisualizations();
 		const index = rendered.get("README.md") ?? "";
 		for (const viz of MACHINE_VISUALIZATIONS) {
 			expect(rendered.get(`${viz.name}.mmd`)).toContain("stateDiagram-v2");
@@ -43,7 +43,7 @@ describe("visualizations/", () => {
 		const dir = join(await mkdtemp(join(tmpdir(), "settle-viz-")), "nested", "out");
 		try {
 			const written = await writeVisualizations(dir);
-			const rendered = renderVisualizations();
+			const rendered = await renderVisualizations();
 			expect(written.map((path) => path.slice(dir.length + 1)).sort()).toEqual([...rendered.keys()].sort());
 			for (const [file, content] of rendered) expect(await readFile(join(dir, file), "utf8")).toBe(content);
 		} finally {
