@@ -42,12 +42,14 @@
  * | `navigateTree` | {@link NavigateTreeInput} | {@link NavigateTreeOutput} | C.13 incl. the branch summary (counts as compacting). |
  *
  * Long-running actors are never stopped by an abort: the machine enters an `aborting` sub-state,
- * emits `abort_requested {target}` and waits for the actor to finish (see "Abort" below).
+ * emits `abort_requested {target}` and waits for the actor to finish (see "Decisions").
  *
  * ## What the machine emits ({@link PromptOperationEmitted}, via XState `emit`; listen with `actor.on`)
  * Side effects are typed emitted events, not placeholder actions: the session subscribes once, the
- * diagram still shows the named action (`announceRetryStart` …), a throwing listener cannot break
- * the actor (XState reports it and continues), and the inspection stream sees each payload.
+ * diagram still shows the named action (`announceRetryStart` …), and the inspection stream sees each
+ * payload. Listeners run synchronously after the transition (the snapshot already shows the new
+ * state) and must not throw: XState keeps the actor running but rethrows the error asynchronously,
+ * which is an uncaught exception in Node — wrap listener bodies.
  * - `preflight_result {requestId, disposition, error?}` — resolve/reject the caller of `prompt()`;
  *   `started` callers keep waiting for `operation_settled` (DESIGN §2: `prompt()` resolves after settle).
  * - `prompt_deferred {requestId}`; `operation_started {operationId, requestId}`;
