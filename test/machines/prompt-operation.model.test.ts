@@ -8,73 +8,10 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import type { EventObject } from "xstate";
 import { promptOperationMachine } from "../../machines/prompt-operation.machine.js";
-import {
-	type AnySnapshot,
-	adjacency,
-	allTransitionKeys,
-	type ModelSpec,
-	replay,
-	shortestPaths,
-	verticesThatCannotReach,
-} from "./graph-harness.js";
-import { fatal, lengthOverflow, outcome, overflowError, promptHarness, retryable } from "./harness.js";
+import { adjacency, allTransitionKeys, replay, shortestPaths, verticesThatCannotReach } from "./graph-harness.js";
+import { promptModel } from "./models.js";
 
-const RUN_OUTCOMES = [
-	outcome(),
-	retryable(),
-	retryable("429 rate limit", { requestedDelayMs: 3_600_000 }),
-	overflowError(),
-	lengthOverflow(),
-	outcome({ stopReason: "stop", errorClass: "overflow" }),
-	outcome({ overThreshold: true }),
-	outcome({ hasQueuedMessages: true }),
-	fatal(),
-	outcome({ stopReason: "aborted", aborted: true }),
-];
-
-const EVENTS: EventObject[] = [
-	{ type: "PROMPT", request: { requestId: "p" } } as EventObject,
-	{ type: "COMPACT", requestId: "c" } as EventObject,
-	{ type: "NAVIGATE_TREE", requestId: "t" } as EventObject,
-	{ type: "ASSISTANT_MESSAGE_END", stopReason: "stop" } as EventObject,
-	{ type: "ASSISTANT_MESSAGE_END", stopReason: "error" } as EventObject,
-	{ type: "UPDATE_RETRY_SETTINGS", retry: {} } as EventObject,
-	...(["started", "handled", "queued"] as const).map(
-		(disposition) => ({ type: "xstate.done.actor.preflight", output: { disposition } }) as EventObject,
-	),
-	{
-		type: "xstate.done.actor.preflight",
-		output: { disposition: "rejected", error: "No model selected." },
-	} as EventObject,
-	...RUN_OUTCOMES.map((output) => ({ type: "xstate.done.actor.run", output }) as EventObject),
-	...[
-		{ compacted: true, continue: false },
-		{ compacted: false, continue: false, cancelled: true },
-		{ compacted: false, continue: true },
-	].map((output) => ({ type: "xstate.done.actor.compaction", output }) as EventObject),
-	{ type: "xstate.done.actor.beforeSettle", output: { continue: true } } as EventObject,
-	{ type: "xstate.done.actor.beforeSettle", output: { continue: false } } as EventObject,
-	{ type: "xstate.done.actor.settle" } as EventObject,
-	{ type: "xstate.done.actor.navigateTree", output: { cancelled: false } } as EventObject,
-];
-
-const spec: ModelSpec = {
-	machine: promptOperationMachine,
-	input: { retry: { maxRetries: 2 } },
-	events: EVENTS,
-	serialize: (s: AnySnapshot) =>
-		JSON.stringify([
-			s.value,
-			s.context.retryAttempt,
-			s.context.overflowRecoveryAttempted,
-			s.context.abortRequested,
-			s.context.compaction?.reason ?? null,
-			s.context.compaction?.willRetry ?? null,
-			s.context.deferredPrompts.length > 0,
-			s.context.operation !== undefined,
-		]),
-	harness: () => promptHarness({ retry: { maxRetries: 2 } }) as never,
-};
+const spec = promptModel;
 
 describe("prompt-operation machine (xstate/graph)", () => {
 	let adj: ReturnType<typeof adjacency>;

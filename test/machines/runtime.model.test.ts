@@ -15,42 +15,15 @@ import {
 	adjacency,
 	allTransitionKeys,
 	eventsFor,
-	type ModelSpec,
 	replay,
 	shortestPaths,
 	verticesThatCannotReach,
 } from "./graph-harness.js";
-import { type Invocation, runtimeHarness } from "./harness.js";
+import type { Invocation } from "./harness.js";
+import { RUNTIME_EVENTS, runtimeModel } from "./models.js";
 
-const withSession = () => undefined;
-const EVENTS: EventObject[] = [
-	{ type: "NEW", requestId: "n" } as EventObject,
-	{ type: "NEW", requestId: "n-with-session", withSession } as EventObject,
-	{ type: "SWITCH", requestId: "s", sessionFile: "/sessions/b.jsonl", withSession } as EventObject,
-	{ type: "FORK", requestId: "f", entryId: "e1", position: "at" } as EventObject,
-	{ type: "IMPORT", requestId: "i", inputPath: "/tmp/x.jsonl" } as EventObject,
-	{ type: "xstate.done.actor.checkBeforeSwitch", output: { cancelled: true } } as EventObject,
-	{ type: "xstate.done.actor.checkBeforeSwitch", output: { cancelled: false } } as EventObject,
-	{
-		type: "xstate.done.actor.openTarget",
-		output: { sessionFile: "/sessions/b.jsonl", cwd: "/projects/b", handle: "manager" },
-	} as EventObject,
-	{ type: "xstate.done.actor.createSession", output: { handle: "new session" } } as EventObject,
-];
-
-const spec: ModelSpec = {
-	machine: runtimeMachine,
-	events: EVENTS,
-	serialize: (s: AnySnapshot) =>
-		JSON.stringify([
-			s.value,
-			s.context.request?.kind ?? null,
-			s.context.request !== undefined && "withSession" in s.context.request,
-			s.context.teardownReason ?? null,
-			s.context.disposeRequested,
-		]),
-	harness: () => runtimeHarness() as never,
-};
+const spec = runtimeModel;
+const EVENTS = RUNTIME_EVENTS;
 
 describe("runtime machine (xstate/graph)", () => {
 	let adj: ReturnType<typeof adjacency>;
