@@ -1,0 +1,1125 @@
+/**
+ * The prompt-operation machine: one long-lived actor per AgentSession whose state answers "what is
+ * this session doing" (DESIGN §2, behavior C.1–C.5, C.8, C.13). Pure: no I/O, no timers of its own
+ * (delays run on the actor's clock), no imports from `src/` other than types.
+ *
+ * ## How the AgentSession runs it
+ * ```ts
+ * const actor = createActor(
+ *   promptOperationMachine.provide({ actors: { preflight, busyPreflight, run, compact, beforeSettle, settle, navigateTree } }),
+ *   { input: { retry: settings.retry }, clock }, // clock: omit in production, SimulatedClock in tests
+ * );
+ * actor.on("*", (event) => session.handleMachineEmit(event)); // typed by PromptOperationEmitted
+ * actor.start();
+ * ```
+ * Every placeholder actor below throws `"<name>" is not provided`; the session provides all seven.
+ *
+ * ## Events the session sends ({@link PromptOperationEvent})
+ * - `PROMPT {request}` — `prompt()`, `sendUserMessage()` and triggered custom messages. Idle → `preflight`.
+ *   In `preflight` and `settling` the request is deferred (kept in order, re-issued once idle; behavior
+ *   C.1 step 0). In every other busy state a `busyPreflight` child `busyPreflight.<requestId>` is
+ *   spawned (busy rules, C.1 step 5), so request ids must be unique per session. An `ABORT` during
+ *   `preflight` is remembered: a `started` outcome then settles at once without a run.
+ * - `COMPACT {requestId, payload?}` — manual `compact()`, accepted only in `idle` (the session aborts
+ *   first, like pi). `NAVIGATE_TREE {requestId, payload?}` — `navigateTree()`, only in `idle`.
+ *   Check `actor.getSnapshot().can(event)` before sending: events a state does not accept are ignored.
+ * - `ABORT` (`abort()`), `ABORT_RETRY` (`abortRetry()`), `ABORT_COMPACTION` (`abortCompaction()`),
+ *   `ABORT_BRANCH_SUMMARY` (`abortBranchSummary()`).
+ * - From the event bridge (C.10), while a run is active: `USER_MESSAGE_START` at a user
+ *   `message_start`, `ASSISTANT_MESSAGE_END {stopReason}` at an assistant `message_end`. They keep the
+ *   retry counter and the overflow-recovered flag in this machine's context.
+ * - `UPDATE_RETRY_SETTINGS {retry}` — any time (settings reload).
+ *
+ * ## Actors the session provides (input → output)
+ * | actor | input | output | notes |
+ * |---|---|---|---|
+ * | `preflight` | {@link PreflightInput} | {@link PreflightOutcome} | C.1 steps 1–12 while idle. Reject → treated as `rejected`. |
+ * | `busyPreflight` | {@link BusyPreflightInput} | {@link BusyPreflightOutcome} | C.1 while busy: command, input hook, expansion, `streamingBehavior` (queue) or pi's rejection. Never starts a run. |
+ * | `run` | {@link RunInput} | {@link RunOutcome} | one `agent.prompt(messages)` / `agent.continue()`; resolves after `agent_end` was handled. |
+ * | `compact` | {@link CompactionInput} | {@link CompactionOutput} | `_runAutoCompaction` / manual `compact()`; emits `compaction_start/end` itself. |
+ * | `beforeSettle` | {@link BeforeSettleInput} | {@link BeforeSettleOutput} | the `agent_before_settle` boundary (C.8); `continue` only when valid. |
+ * | `settle` | {@link SettleInput} | `void` | flush pending bash + custom messages, clear per-run options, await `agent_settled` handlers and listeners. |
+ * | `navigateTree` | {@link NavigateTreeInput} | {@link NavigateTreeOutput} | C.13 incl. the branch summary (counts as compacting). |
+ *
+ * Long-running actors are never stopped by an abort: the machine enters an `aborting` sub-state,
+ * emits `abort_requested {target}` and waits for the actor to finish (see "Decisions").
+ *
+ * ## What the machine emits ({@link PromptOperationEmitted}, via XState `emit`; listen with `actor.on`)
+ * Side effects are typed emitted events, not placeholder actions: the session subscribes once, the
+ * diagram still shows the named action (`announceRetryStart` …), and the inspection stream sees each
+ * payload. Listeners run synchronously after the transition (the snapshot already shows the new
+ * state) and must not throw: XState keeps the actor running but rethrows the error asynchronously,
+ * which is an uncaught exception in Node — wrap listener bodies.
+ * - `preflight_result {requestId, disposition, error?}` — resolve/reject the caller of `prompt()`;
+ *   `started` callers keep waiting for `operation_settled` (DESIGN §2: `prompt()` resolves after settle).
+ * - `prompt_deferred {requestId}`; `operation_started {operationId, requestId}`;
+ *   `operation_settled {operationId, requestId, aborted}` — once per started operation, after `settle`.
+ * - `auto_retry_start {attempt, maxAttempts, delayMs, errorMessage}` (the session also omits the failed
+ *   attempt from context here, C.4 step 5) and `auto_retry_end {success, attempt, finalError?}` —
+ *   forward both to public listeners unchanged.
+ * - `overflow_recovery_failed {kind, errorMessage}` — emit `compaction_end{reason:"overflow",
+ *   result:undefined, aborted:false, willRetry:false, errorMessage}` + `session_compact_failed`.
+ * - `abort_requested {target: "run" | "compaction" | "boundary" | "branch_summary"}` — call
+ *   `agent.abort()` / abort the compaction, boundary or branch-summary controller.
+ * - `manual_compaction_done {requestId, output?, error?}`, `tree_navigation_done {requestId, output?, error?}`.
+ *
+ * ## Decisions
+ * - **Abort while running**: `running.aborting` waits for the run actor's done (the agent finishes
+ *   cooperatively, so the partial assistant message reaches `message_end` and is persisted) and only
+ *   then goes through `postRun` (abort first) to `settling`. Stopping the child instead would let
+ *   `settle` race the agent's last `message_end`. Same pattern for compaction, the boundary and the
+ *   branch summary.
+ * - **Decision order out of `postRun`** (C.3, DESIGN §2): abort → retry (attempts left) → give up
+ *   (retryable, exhausted or the provider asked for more than the cap) → overflow recovery (once per
+ *   request) → recovery failed → successful answer over the window (compact, never re-run) →
+ *   threshold → queued after `agent_end` → `beforeSettle`.
+ * - **Backoff**: `planRetryDelay` = max(`baseDelayMs·2^(attempt−1)` capped at `maxAgentDelayMs`,
+ *   provider-requested delay, previous delay of this retry sequence); a requested delay above the cap
+ *   gives up. The floor keeps delays non-decreasing within a sequence even when Retry-After shrinks.
+ *   Jitter: override the `scheduleRetry` action via `.provide()`.
+ * - **Exactly one settle** per started operation: every path out of an operation state ends in
+ *   `settling`, which invokes `settle` once and goes to `idle`. Preflight outcomes other than
+ *   `started` never settle. A `started` preflight after an `ABORT` settles without running.
+ * - `ABORT_RETRY` during backoff ends the operation like `ABORT` (→ `settling`), per the task brief.
+ * - A cancelled or failed compaction never re-runs the request; the operation continues only when
+ *   messages are queued, else goes to `beforeSettle` (no dead ends).
+ *
+ * Derive the session flags from the snapshot with {@link isStreaming}, {@link isRetrying},
+ * {@link isCompacting}, {@link isOperationActive} and {@link lifecycleState}.
+ * @module
+ */
+import { type ActorRefFrom, assign, emit, enqueueActions, fromPromise, type SnapshotFrom, setup } from "xstate";
+import type { StopReason } from "../src/llm/types.js";
+
+/** The machine's id (root state node id and inspection name). */
+export const PROMPT_OPERATION_MACHINE_ID = "promptOperation";
+
+// ---------------------------------------------------------------------------------------------
+// Settings and pure helpers
+
+/** Settings `retry.*` (same shape as the settings schema and the retry policy). */
+export interface RetrySettings {
+	/** Retry transient provider failures automatically. */
+	enabled: boolean;
+	/** Retries per failing request, not counting the original attempt. */
+	maxRetries: number;
+	/** Delay before the first retry; doubles for each further retry. */
+	baseDelayMs: number;
+	/** Cap for computed delays; a provider asking for longer gives up. `0` or less: no cap. */
+	maxAgentDelayMs: number;
+}
+
+/** pi's defaults: 3 retries, 2 s base, 60 s cap. */
+export const DEFAULT_RETRY_SETTINGS: Readonly<RetrySettings> = Object.freeze({
+	enabled: true,
+	maxRetries: 3,
+	baseDelayMs: 2000,
+	maxAgentDelayMs: 60_000,
+});
+
+/** The result of {@link planRetryDelay}. */
+export type RetryDelayPlan =
+	| { kind: "wait"; delayMs: number }
+	| { kind: "give_up"; reason: "requested_delay_exceeds_cap" };
+
+/**
+ * The backoff before retry number `attempt` (1-based): `max(min(baseDelayMs · 2^(attempt−1), cap),
+ * requestedDelayMs, floorMs)`; a provider-requested delay above a positive `maxAgentDelayMs` gives
+ * up instead of waiting. Pure; never negative.
+ *
+ * @example
+ * ```ts
+ * planRetryDelay(DEFAULT_RETRY_SETTINGS, 3); // { kind: "wait", delayMs: 8000 }
+ * ```
+ */
+export function planRetryDelay(
+	settings: RetrySettings,
+	attempt: number,
+	requestedDelayMs?: number,
+	floorMs = 0,
+): RetryDelayPlan {
+	const cap = settings.maxAgentDelayMs > 0 ? settings.maxAgentDelayMs : Number.POSITIVE_INFINITY;
+	const requested = requestedDelayMs !== undefined && Number.isFinite(requestedDelayMs) ? requestedDelayMs : undefined;
+	if (requested !== undefined && requested > cap) return { kind: "give_up", reason: "requested_delay_exceeds_cap" };
+	const backoff = Math.min(Math.max(0, settings.baseDelayMs) * 2 ** Math.max(0, attempt - 1), cap);
+	return { kind: "wait", delayMs: Math.max(0, Math.round(Math.max(backoff, requested ?? 0, floorMs))) };
+}
+
+/** pi's texts for a second overflow within one request (C.5). */
+export const OVERFLOW_RECOVERY_FAILED_MESSAGE =
+	"Context overflow recovery failed after one compact-and-retry attempt. Try reducing context or switching to a larger-context model.";
+export const LENGTH_RECOVERY_FAILED_MESSAGE = "Truncated response recovery failed after one compact-and-retry attempt.";
+/** `finalError` of `auto_retry_end` when a backoff is cancelled (C.4 step 6). */
+export const RETRY_CANCELLED_MESSAGE = "Retry cancelled";
+
+// ---------------------------------------------------------------------------------------------
+// Actor contracts
+
+/**
+ * One prompt as the session hands it to the machine. The machine only reads `requestId` (to
+ * correlate emitted events); `payload` (text, images, options, source…) is opaque and passed back
+ * to the `preflight` / `busyPreflight` actors unchanged.
+ */
+export interface PromptRequest {
+	requestId: string;
+	payload?: unknown;
+}
+
+/** Input of the `preflight` actor (behavior C.1 while idle). */
+export interface PreflightInput {
+	request: PromptRequest;
+}
+
+/**
+ * What a preflight decided. `started` may carry `runPayload` (e.g. the built messages), handed to
+ * the first `run` of the operation as {@link RunInput.payload}; the machine never looks inside.
+ */
+export type PreflightOutcome =
+	| { disposition: "handled" }
+	| { disposition: "queued" }
+	| { disposition: "rejected"; error: unknown }
+	| { disposition: "started"; runPayload?: unknown };
+
+/** States in which a `PROMPT` is handled by a spawned `busyPreflight` child. */
+export type BusyPhase = "running" | "retrying" | "compacting" | "beforeSettle" | "branchSummary";
+
+/** Input of the `busyPreflight` actor (C.1 with `isStreaming` or compaction in progress). */
+export interface BusyPreflightInput {
+	request: PromptRequest;
+	phase: BusyPhase;
+	/** Set in `compacting`: `manual` means pi's "Cannot submit a prompt while compaction is in progress" rule. */
+	compactionReason?: CompactionReason;
+}
+
+/** A busy preflight never starts a run: it handles, queues (steer / followUp) or rejects. */
+export type BusyPreflightOutcome =
+	| { disposition: "handled" }
+	| { disposition: "queued" }
+	| { disposition: "rejected"; error: unknown };
+
+/** Why a run was started (for the run actor and the inspection stream). */
+export type RunCause = "prompt" | "retry" | "compaction" | "queued" | "boundary";
+
+/** Input of the `run` actor. */
+export interface RunInput {
+	operationId: number;
+	requestId: string;
+	/** `prompt` → `agent.prompt(payload)`; `continue` → `agent.continue()` (no duplicate user message). */
+	mode: "prompt" | "continue";
+	cause: RunCause;
+	/** 1-based index of this run within the operation. */
+	runIndex: number;
+	/** Retry attempt this run is (0 when not a retry). */
+	retryAttempt: number;
+	/** The preflight's `runPayload`, on the first run only. */
+	payload?: unknown;
+}
+
+/** How the session classifies the last assistant message of a run (one classifier, C.4/C.5). */
+export type RunErrorClass = "none" | "retryable" | "overflow" | "length_overflow" | "fatal";
+
+/**
+ * Output of the `run` actor, computed by the session from the last assistant message recorded at
+ * its `message_end` and the agent state once the run has ended (C.3 inputs).
+ */
+export interface RunOutcome {
+	/** Stop reason of the last assistant message; `undefined` when the run produced none. */
+	stopReason: StopReason | undefined;
+	/**
+	 * `overflow` with `stopReason: "error"` (or `length_overflow`) → compact and re-run once per request;
+	 * `overflow` with any other stop reason = a successful answer over the window → compact, never re-run.
+	 */
+	errorClass: RunErrorClass;
+	errorMessage?: string;
+	/** Retry-After the provider asked for, in ms. */
+	requestedDelayMs?: number;
+	/** The threshold check of C.5 step 6 says compact (`shouldCompact`). */
+	overThreshold: boolean;
+	/** `agent.hasQueuedMessages()` after the run (messages queued by `agent_end` handlers, C.3 step 7). */
+	hasQueuedMessages: boolean;
+	/** The last assistant message ended with `stopReason: "aborted"`. */
+	aborted: boolean;
+}
+
+/** `compaction_start/end` reason. */
+export type CompactionReason = "manual" | "threshold" | "overflow";
+
+/** Input of the `compact` actor. */
+export interface CompactionInput {
+	reason: CompactionReason;
+	/** Overflow recovery: omit the failed turn, compact, then re-run. */
+	willRetry: boolean;
+	/** The operation it belongs to; undefined for manual compaction. */
+	operationId?: number;
+	/** Manual compaction: the `COMPACT` request id. */
+	requestId?: string;
+	/** Manual compaction: opaque payload of `COMPACT` (custom instructions). */
+	payload?: unknown;
+}
+
+/** Output of the `compact` actor. Failures resolve with `compacted: false` (reject is treated the same). */
+export interface CompactionOutput {
+	/** A compaction entry was written. */
+	compacted: boolean;
+	/** `agent.hasQueuedMessages()` afterwards: continue the operation even without a retry. */
+	continue: boolean;
+	/** An extension cancelled it (`session_before_compact`). */
+	cancelled?: boolean;
+	/** Compaction result or error text for the caller of a manual `compact()`. */
+	result?: unknown;
+	errorMessage?: string;
+}
+
+/** Input of the `beforeSettle` actor. */
+export interface BeforeSettleInput {
+	operationId: number;
+	requestId: string;
+	/** From the last run's stop reason (C.3). */
+	outcome: "completed" | "aborted" | "error";
+}
+
+/** Output of the `beforeSettle` actor: `continue` only when a continuation is valid (C.8 `canContinue`). */
+export interface BeforeSettleOutput {
+	continue: boolean;
+}
+
+/** Input of the `settle` actor. */
+export interface SettleInput {
+	operationId: number;
+	requestId: string;
+	aborted: boolean;
+	/** Error text of the last run when it failed. */
+	finalError?: string;
+}
+
+/** Input of the `navigateTree` actor. */
+export interface NavigateTreeInput {
+	requestId: string;
+	payload?: unknown;
+}
+
+/** Output of the `navigateTree` actor (C.13 result). */
+export interface NavigateTreeOutput {
+	cancelled: boolean;
+	aborted?: boolean;
+	result?: unknown;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Events, emitted events, context
+
+/** Events the session sends to the machine. */
+export type PromptOperationEvent =
+	| { type: "PROMPT"; request: PromptRequest }
+	| { type: "COMPACT"; requestId: string; payload?: unknown }
+	| { type: "NAVIGATE_TREE"; requestId: string; payload?: unknown }
+	| { type: "ABORT" }
+	| { type: "ABORT_RETRY" }
+	| { type: "ABORT_COMPACTION" }
+	| { type: "ABORT_BRANCH_SUMMARY" }
+	| { type: "USER_MESSAGE_START" }
+	| { type: "ASSISTANT_MESSAGE_END"; stopReason: StopReason }
+	| { type: "UPDATE_RETRY_SETTINGS"; retry: Partial<RetrySettings> }
+	| { type: `xstate.done.actor.busyPreflight.${string}`; output: BusyPreflightOutcome; actorId?: string }
+	| { type: `xstate.error.actor.busyPreflight.${string}`; error: unknown; actorId?: string };
+
+/** What the abort signal is for. */
+export type AbortTarget = "run" | "compaction" | "boundary" | "branch_summary";
+
+/** Typed events the machine emits (listen with `actor.on(type, handler)`). */
+export type PromptOperationEmitted =
+	| { type: "preflight_result"; requestId: string; disposition: PreflightOutcome["disposition"]; error?: unknown }
+	| { type: "prompt_deferred"; requestId: string }
+	| { type: "operation_started"; operationId: number; requestId: string }
+	| { type: "operation_settled"; operationId: number; requestId: string; aborted: boolean }
+	| { type: "auto_retry_start"; attempt: number; maxAttempts: number; delayMs: number; errorMessage: string }
+	| { type: "auto_retry_end"; success: boolean; attempt: number; finalError?: string }
+	| { type: "overflow_recovery_failed"; kind: "overflow" | "length"; errorMessage: string }
+	| { type: "abort_requested"; target: AbortTarget }
+	| { type: "manual_compaction_done"; requestId: string; output?: CompactionOutput; error?: unknown }
+	| { type: "tree_navigation_done"; requestId: string; output?: NavigateTreeOutput; error?: unknown };
+
+/** Per-operation data (one started prompt, from `operation_started` to `operation_settled`). */
+export interface OperationInfo {
+	id: number;
+	requestId: string;
+	/** Runs started so far in this operation. */
+	runCount: number;
+	/** Preflight's `runPayload`; consumed by the first run. */
+	runPayload?: unknown;
+}
+
+/** Machine context. Small and bounded: never the transcript. */
+export interface PromptOperationContext {
+	retry: RetrySettings;
+	/** Retries made in the current retry sequence (reset by success, give-up, cancel, settle). */
+	retryAttempt: number;
+	/** Backoff of the current (or last) retry; the floor for the next one in the same sequence. */
+	retryDelayMs: number;
+	/** An overflow recovery was made for the current request (C.5: once per failing request). */
+	overflowRecoveryAttempted: boolean;
+	abortRequested: boolean;
+	/** The request in `preflight` (then the operation's request). */
+	request: PromptRequest | undefined;
+	operation: OperationInfo | undefined;
+	/** Started operations so far (operation ids are 1-based). */
+	operationCount: number;
+	/** Why the next / current run starts. */
+	runCause: RunCause;
+	lastOutcome: RunOutcome | undefined;
+	compaction: { reason: CompactionReason; willRetry: boolean; requestId?: string; payload?: unknown } | undefined;
+	treeNavigation: { requestId: string; payload?: unknown } | undefined;
+	/** Prompts received in `preflight` / `settling`, re-issued in order once idle. */
+	deferredPrompts: PromptRequest[];
+}
+
+/** Machine input. */
+export interface PromptOperationInput {
+	retry?: Partial<RetrySettings>;
+}
+
+function notProvided(name: string): never {
+	throw new Error(
+		`The prompt-operation actor "${name}" is not provided: pass it with promptOperationMachine.provide({ actors: { ${name} } }).`,
+	);
+}
+
+function needsOverflowRetry(outcome: RunOutcome | undefined): boolean {
+	if (!outcome) return false;
+	return (
+		outcome.errorClass === "length_overflow" || (outcome.errorClass === "overflow" && outcome.stopReason !== "stop")
+	);
+}
+
+function nextRetryPlan(context: PromptOperationContext): RetryDelayPlan {
+	return planRetryDelay(
+		context.retry,
+		context.retryAttempt + 1,
+		context.lastOutcome?.requestedDelayMs,
+		context.retryAttempt > 0 ? context.retryDelayMs : 0,
+	);
+}
+
+function runOutcomeLabel(outcome: RunOutcome | undefined): BeforeSettleInput["outcome"] {
+	if (outcome?.aborted || outcome?.stopReason === "aborted") return "aborted";
+	if (outcome?.stopReason === "error") return "error";
+	return "completed";
+}
+
+// ---------------------------------------------------------------------------------------------
+// The machine
+
+/**
+ * The prompt-operation statechart (see the module doc for the full contract).
+ *
+ * @example
+ * ```ts
+ * const actor = createActor(promptOperationMachine.provide({ actors }), { input: { retry: { maxRetries: 2 } } });
+ * actor.on("operation_settled", (e) => console.log("settled", e.operationId));
+ * actor.start();
+ * actor.send({ type: "PROMPT", request: { requestId: "r1", payload: { text: "hi" } } });
+ * ```
+ */
+export const promptOperationMachine = setup({
+	types: {} as {
+		context: PromptOperationContext;
+		events: PromptOperationEvent;
+		input: PromptOperationInput | undefined;
+		emitted: PromptOperationEmitted;
+	},
+	actors: {
+		preflight: fromPromise<PreflightOutcome, PreflightInput>(async () => notProvided("preflight")),
+		busyPreflight: fromPromise<BusyPreflightOutcome, BusyPreflightInput>(async () => notProvided("busyPreflight")),
+		run: fromPromise<RunOutcome, RunInput>(async () => notProvided("run")),
+		compact: fromPromise<CompactionOutput, CompactionInput>(async () => notProvided("compact")),
+		beforeSettle: fromPromise<BeforeSettleOutput, BeforeSettleInput>(async () => notProvided("beforeSettle")),
+		settle: fromPromise<void, SettleInput>(async () => notProvided("settle")),
+		navigateTree: fromPromise<NavigateTreeOutput, NavigateTreeInput>(async () => notProvided("navigateTree")),
+	},
+	guards: {
+		hasDeferredPrompts: ({ context }) => context.deferredPrompts.length > 0,
+		abortRequested: ({ context }) => context.abortRequested,
+		preflightStarted: (_, params: { outcome: PreflightOutcome }) => params.outcome.disposition === "started",
+		preflightStartedAfterAbort: ({ context }, params: { outcome: PreflightOutcome }) =>
+			params.outcome.disposition === "started" && context.abortRequested,
+		/** Retryable error, retries enabled, attempts left, and the provider's delay (if any) within the cap. */
+		canRetry: ({ context }) =>
+			context.retry.enabled &&
+			context.lastOutcome?.errorClass === "retryable" &&
+			context.retryAttempt < context.retry.maxRetries &&
+			nextRetryPlan(context).kind === "wait",
+		/** Retryable but not retried: disabled, exhausted, or the requested delay exceeds the cap. */
+		retryGivesUp: ({ context }) => context.lastOutcome?.errorClass === "retryable",
+		canRecoverOverflow: ({ context }) => needsOverflowRetry(context.lastOutcome) && !context.overflowRecoveryAttempted,
+		overflowRecoveryFailed: ({ context }) => needsOverflowRetry(context.lastOutcome),
+		/** A successful answer whose input exceeded the window: compact, never re-run. */
+		completedOverWindow: ({ context }) =>
+			context.lastOutcome?.errorClass === "overflow" && context.lastOutcome.stopReason === "stop",
+		overThreshold: ({ context }) => context.lastOutcome?.overThreshold === true,
+		hasQueuedMessages: ({ context }) => context.lastOutcome?.hasQueuedMessages === true,
+		retrySucceeded: ({ context, event }) =>
+			event.type === "ASSISTANT_MESSAGE_END" && event.stopReason !== "error" && context.retryAttempt > 0,
+		isManualCompaction: ({ context }) => context.compaction?.reason === "manual",
+		/** Overflow recovery compacted: re-run the request (a cancelled or failed compaction never re-runs). */
+		compactedForRetry: ({ context }, params: { output: CompactionOutput }) =>
+			params.output.compacted && context.compaction?.willRetry === true,
+		compactionFoundQueuedMessages: (_, params: { output: CompactionOutput }) => params.output.continue,
+		boundaryContinues: (_, params: { output: BeforeSettleOutput }) => params.output.continue,
+	},
+	delays: {
+		/** The backoff computed by `scheduleRetry` (on the actor's clock). */
+		retryDelay: ({ context }) => context.retryDelayMs,
+	},
+	actions: {
+		acceptPrompt: assign(({ event }) => {
+			if (event.type !== "PROMPT") return {};
+			return { request: event.request, abortRequested: false };
+		}),
+		deferPrompt: enqueueActions(({ enqueue, context, event }) => {
+			if (event.type !== "PROMPT") return;
+			enqueue.assign({ deferredPrompts: [...context.deferredPrompts, event.request] });
+			enqueue.emit({ type: "prompt_deferred", requestId: event.request.requestId });
+		}),
+		takeDeferredPrompt: assign(({ context }) => ({
+			request: context.deferredPrompts[0],
+			deferredPrompts: context.deferredPrompts.slice(1),
+			abortRequested: false,
+		})),
+		spawnBusyPreflight: enqueueActions(({ enqueue, context, event }, params: { phase: BusyPhase }) => {
+			if (event.type !== "PROMPT") return;
+			const input: BusyPreflightInput = { request: event.request, phase: params.phase };
+			if (params.phase === "compacting" && context.compaction) input.compactionReason = context.compaction.reason;
+			enqueue.spawnChild("busyPreflight", { id: `busyPreflight.${event.request.requestId}`, input });
+		}),
+		announceBusyPreflightResult: enqueueActions(({ enqueue, event }) => {
+			const actorId = event.type.replace(/^xstate\.(done|error)\.actor\./, "");
+			const requestId = actorId.slice("busyPreflight.".length);
+			if ("output" in event) {
+				const output = event.output;
+				enqueue.emit(
+					output.disposition === "rejected"
+						? { type: "preflight_result", requestId, disposition: "rejected", error: output.error }
+						: { type: "preflight_result", requestId, disposition: output.disposition },
+				);
+			} else if ("error" in event) {
+				enqueue.emit({ type: "preflight_result", requestId, disposition: "rejected", error: event.error });
+			}
+			enqueue.stopChild(actorId);
+		}),
+		announcePreflightResult: emit(({ context }, params: { outcome: PreflightOutcome }) =>
+			params.outcome.disposition === "rejected"
+				? {
+						type: "preflight_result" as const,
+						requestId: context.request?.requestId ?? "",
+						disposition: "rejected" as const,
+						error: params.outcome.error,
+					}
+				: {
+						type: "preflight_result" as const,
+						requestId: context.request?.requestId ?? "",
+						disposition: params.outcome.disposition,
+					},
+		),
+		announcePreflightFailure: emit(({ context }, params: { error: unknown }) => ({
+			type: "preflight_result" as const,
+			requestId: context.request?.requestId ?? "",
+			disposition: "rejected" as const,
+			error: params.error,
+		})),
+		clearRequest: assign({ request: undefined, abortRequested: false }),
+		startOperation: assign(({ context }, params: { outcome: PreflightOutcome }) => {
+			const id = context.operationCount + 1;
+			const operation: OperationInfo = { id, requestId: context.request?.requestId ?? "", runCount: 0 };
+			if (params.outcome.disposition === "started" && params.outcome.runPayload !== undefined) {
+				operation.runPayload = params.outcome.runPayload;
+			}
+			return {
+				operationCount: id,
+				operation,
+				runCause: "prompt" as RunCause,
+				retryAttempt: 0,
+				retryDelayMs: 0,
+				overflowRecoveryAttempted: false,
+				lastOutcome: undefined,
+			};
+		}),
+		announceOperationStarted: emit(({ context }) => ({
+			type: "operation_started" as const,
+			operationId: context.operation?.id ?? 0,
+			requestId: context.operation?.requestId ?? "",
+		})),
+		setRunCause: assign((_, params: { cause: RunCause }) => ({ runCause: params.cause })),
+		countRun: assign(({ context }) =>
+			context.operation ? { operation: { ...context.operation, runCount: context.operation.runCount + 1 } } : {},
+		),
+		releaseRunPayload: assign(({ context }) => {
+			if (!context.operation || context.operation.runPayload === undefined) return {};
+			const { runPayload: _released, ...operation } = context.operation;
+			return { operation };
+		}),
+		recordOutcome: assign((_, params: { outcome: RunOutcome }) => ({ lastOutcome: params.outcome })),
+		recordRunFailure: assign((_, params: { error: unknown }) => ({
+			lastOutcome: {
+				stopReason: "error" as StopReason,
+				errorClass: "fatal" as RunErrorClass,
+				errorMessage: params.error instanceof Error ? params.error.message : String(params.error),
+				overThreshold: false,
+				hasQueuedMessages: false,
+				aborted: false,
+			},
+		})),
+		markAbortRequested: assign({ abortRequested: true }),
+		signalAbort: emit((_, params: { target: AbortTarget }) => ({
+			type: "abort_requested" as const,
+			target: params.target,
+		})),
+		resetOverflowRecovery: assign({ overflowRecoveryAttempted: false }),
+		/** C.10 step 5: a non-error, non-length assistant message ends the failing request. */
+		noteAssistantMessageEnd: assign(({ event }) => {
+			if (event.type !== "ASSISTANT_MESSAGE_END") return {};
+			return event.stopReason === "error" || event.stopReason === "length" ? {} : { overflowRecoveryAttempted: false };
+		}),
+		announceRetrySuccess: emit(({ context }) => ({
+			type: "auto_retry_end" as const,
+			success: true,
+			attempt: context.retryAttempt,
+		})),
+		resetRetry: assign({ retryAttempt: 0, retryDelayMs: 0 }),
+		scheduleRetry: assign(({ context }) => {
+			const plan = nextRetryPlan(context);
+			return {
+				retryAttempt: context.retryAttempt + 1,
+				retryDelayMs: plan.kind === "wait" ? plan.delayMs : context.retryDelayMs,
+			};
+		}),
+		announceRetryStart: emit(({ context }) => ({
+			type: "auto_retry_start" as const,
+			attempt: context.retryAttempt,
+			maxAttempts: context.retry.maxRetries,
+			delayMs: context.retryDelayMs,
+			errorMessage: context.lastOutcome?.errorMessage || "Unknown error",
+		})),
+		announceRetryCancelled: emit(({ context }) => ({
+			type: "auto_retry_end" as const,
+			success: false,
+			attempt: context.retryAttempt,
+			finalError: RETRY_CANCELLED_MESSAGE,
+		})),
+		/** C.3 step 1: an abort ends a retry sequence in flight as cancelled. */
+		finishCancelledRetry: enqueueActions(({ enqueue, context }) => {
+			if (context.retryAttempt === 0) return;
+			enqueue.emit({
+				type: "auto_retry_end",
+				success: false,
+				attempt: context.retryAttempt,
+				finalError: RETRY_CANCELLED_MESSAGE,
+			});
+			enqueue.assign({ retryAttempt: 0, retryDelayMs: 0 });
+		}),
+		/**
+		 * C.3 step 5: leaving `postRun` without retrying ends a retry sequence in flight — with the
+		 * error if the last run failed (exhausted, gave up, or a different error), else as a success
+		 * (fallback when the bridge did not report the successful `message_end`).
+		 */
+		concludeRetrySequence: enqueueActions(({ enqueue, context }) => {
+			if (context.retryAttempt === 0) return;
+			const outcome = context.lastOutcome;
+			const failed = outcome?.stopReason === "error";
+			enqueue.emit(
+				failed
+					? {
+							type: "auto_retry_end",
+							success: false,
+							attempt: context.retryAttempt,
+							finalError: outcome?.errorMessage || "Unknown error",
+						}
+					: { type: "auto_retry_end", success: true, attempt: context.retryAttempt },
+			);
+			enqueue.assign({ retryAttempt: 0, retryDelayMs: 0 });
+		}),
+		markOverflowRecovery: assign({ overflowRecoveryAttempted: true }),
+		announceOverflowRecoveryFailed: emit(({ context }) =>
+			context.lastOutcome?.errorClass === "length_overflow"
+				? {
+						type: "overflow_recovery_failed" as const,
+						kind: "length" as const,
+						errorMessage: LENGTH_RECOVERY_FAILED_MESSAGE,
+					}
+				: {
+						type: "overflow_recovery_failed" as const,
+						kind: "overflow" as const,
+						errorMessage: OVERFLOW_RECOVERY_FAILED_MESSAGE,
+					},
+		),
+		setCompaction: assign((_, params: { reason: CompactionReason; willRetry: boolean }) => ({
+			compaction: { reason: params.reason, willRetry: params.willRetry },
+		})),
+		setManualCompaction: assign(({ event }) => {
+			if (event.type !== "COMPACT") return {};
+			const compaction: PromptOperationContext["compaction"] = {
+				reason: "manual",
+				willRetry: false,
+				requestId: event.requestId,
+			};
+			if (event.payload !== undefined) compaction.payload = event.payload;
+			return { compaction, abortRequested: false };
+		}),
+		clearCompaction: assign({ compaction: undefined }),
+		announceManualCompactionDone: emit(
+			({ context }, params: { output?: CompactionOutput; error?: unknown }) =>
+				({
+					type: "manual_compaction_done" as const,
+					requestId: context.compaction?.requestId ?? "",
+					...params,
+				}) as PromptOperationEmitted,
+		),
+		setTreeNavigation: assign(({ event }) => {
+			if (event.type !== "NAVIGATE_TREE") return {};
+			const treeNavigation: NonNullable<PromptOperationContext["treeNavigation"]> = { requestId: event.requestId };
+			if (event.payload !== undefined) treeNavigation.payload = event.payload;
+			return { treeNavigation, abortRequested: false };
+		}),
+		announceTreeNavigationDone: emit(
+			({ context }, params: { output?: NavigateTreeOutput; error?: unknown }) =>
+				({
+					type: "tree_navigation_done" as const,
+					requestId: context.treeNavigation?.requestId ?? "",
+					...params,
+				}) as PromptOperationEmitted,
+		),
+		clearTreeNavigation: assign({ treeNavigation: undefined, abortRequested: false }),
+		announceOperationSettled: emit(({ context }) => ({
+			type: "operation_settled" as const,
+			operationId: context.operation?.id ?? 0,
+			requestId: context.operation?.requestId ?? "",
+			aborted: context.abortRequested,
+		})),
+		clearOperation: assign({
+			operation: undefined,
+			request: undefined,
+			lastOutcome: undefined,
+			compaction: undefined,
+			abortRequested: false,
+			retryAttempt: 0,
+			retryDelayMs: 0,
+		}),
+		updateRetrySettings: assign(({ context, event }) => {
+			if (event.type !== "UPDATE_RETRY_SETTINGS") return {};
+			return { retry: { ...context.retry, ...event.retry } };
+		}),
+	},
+}).createMachine({
+	id: PROMPT_OPERATION_MACHINE_ID,
+	description: "One AgentSession's lifecycle: what the session is doing right now.",
+	context: ({ input }) => ({
+		retry: { ...DEFAULT_RETRY_SETTINGS, ...(input?.retry ?? {}) },
+		retryAttempt: 0,
+		retryDelayMs: 0,
+		overflowRecoveryAttempted: false,
+		abortRequested: false,
+		request: undefined,
+		operation: undefined,
+		operationCount: 0,
+		runCause: "prompt",
+		lastOutcome: undefined,
+		compaction: undefined,
+		treeNavigation: undefined,
+		deferredPrompts: [],
+	}),
+	initial: "idle",
+	on: {
+		UPDATE_RETRY_SETTINGS: { actions: "updateRetrySettings" },
+		"xstate.done.actor.busyPreflight.*": { actions: "announceBusyPreflightResult" },
+		"xstate.error.actor.busyPreflight.*": { actions: "announceBusyPreflightResult" },
+	},
+	states: {
+		idle: {
+			description: "Nothing started. Deferred prompts are re-issued from here, in order.",
+			always: { guard: "hasDeferredPrompts", target: "preflight", actions: "takeDeferredPrompt" },
+			on: {
+				PROMPT: { target: "preflight", actions: "acceptPrompt" },
+				COMPACT: { target: "compacting", actions: "setManualCompaction" },
+				NAVIGATE_TREE: { target: "branchSummary", actions: "setTreeNavigation" },
+			},
+		},
+		preflight: {
+			description: "Command, input hook, expansion, model/auth checks, pre-send compaction, before_agent_start.",
+			invoke: {
+				id: "preflight",
+				src: "preflight",
+				input: ({ context }) => ({ request: context.request ?? { requestId: "" } }),
+				onDone: [
+					{
+						// Aborted while preflighting: the operation started, so it settles once, without a run.
+						guard: { type: "preflightStartedAfterAbort", params: ({ event }) => ({ outcome: event.output }) },
+						target: "settling",
+						actions: [
+							{ type: "startOperation", params: ({ event }) => ({ outcome: event.output }) },
+							{ type: "announcePreflightResult", params: ({ event }) => ({ outcome: event.output }) },
+							"announceOperationStarted",
+						],
+					},
+					{
+						guard: { type: "preflightStarted", params: ({ event }) => ({ outcome: event.output }) },
+						target: "running",
+						actions: [
+							{ type: "startOperation", params: ({ event }) => ({ outcome: event.output }) },
+							{ type: "announcePreflightResult", params: ({ event }) => ({ outcome: event.output }) },
+							"announceOperationStarted",
+						],
+					},
+					{
+						target: "idle",
+						actions: [
+							{ type: "announcePreflightResult", params: ({ event }) => ({ outcome: event.output }) },
+							"clearRequest",
+						],
+					},
+				],
+				onError: {
+					target: "idle",
+					actions: [
+						{ type: "announcePreflightFailure", params: ({ event }) => ({ error: event.error }) },
+						"clearRequest",
+					],
+				},
+			},
+			on: {
+				PROMPT: { actions: "deferPrompt" },
+				ABORT: { actions: "markAbortRequested" },
+			},
+		},
+		running: {
+			description: "One agent run: agent.prompt(messages) or agent.continue().",
+			entry: ["countRun"],
+			invoke: {
+				id: "run",
+				src: "run",
+				input: ({ context }) => {
+					const operation = context.operation;
+					const input: RunInput = {
+						operationId: operation?.id ?? 0,
+						requestId: operation?.requestId ?? "",
+						mode: context.runCause === "prompt" ? "prompt" : "continue",
+						cause: context.runCause,
+						runIndex: operation?.runCount ?? 1,
+						retryAttempt: context.runCause === "retry" ? context.retryAttempt : 0,
+					};
+					if (context.runCause === "prompt" && operation?.runPayload !== undefined)
+						input.payload = operation.runPayload;
+					return input;
+				},
+				onDone: {
+					target: "postRun",
+					actions: [{ type: "recordOutcome", params: ({ event }) => ({ outcome: event.output }) }, "releaseRunPayload"],
+				},
+				onError: {
+					target: "settling",
+					actions: [
+						{ type: "recordRunFailure", params: ({ event }) => ({ error: event.error }) },
+						"concludeRetrySequence",
+						"releaseRunPayload",
+					],
+				},
+			},
+			initial: "working",
+			states: {
+				working: {
+					on: { ABORT: { target: "aborting", actions: "markAbortRequested" } },
+				},
+				aborting: {
+					description: "Agent aborted; waiting for the run to end so the partial message is persisted.",
+					entry: { type: "signalAbort", params: { target: "run" } },
+				},
+			},
+			on: {
+				PROMPT: { actions: { type: "spawnBusyPreflight", params: { phase: "running" } } },
+				USER_MESSAGE_START: { actions: "resetOverflowRecovery" },
+				ASSISTANT_MESSAGE_END: [
+					{
+						guard: "retrySucceeded",
+						actions: ["announceRetrySuccess", "resetRetry", "noteAssistantMessageEnd"],
+					},
+					{ actions: "noteAssistantMessageEnd" },
+				],
+			},
+		},
+		postRun: {
+			description: "Decision after every run (behavior C.3), in this order.",
+			always: [
+				{ guard: "abortRequested", target: "settling", actions: "finishCancelledRetry" },
+				{ guard: "canRetry", target: "retrying", actions: "scheduleRetry" },
+				{ guard: "retryGivesUp", target: "beforeSettle", actions: "concludeRetrySequence" },
+				{
+					guard: "canRecoverOverflow",
+					target: "compacting",
+					actions: [
+						"concludeRetrySequence",
+						"markOverflowRecovery",
+						{ type: "setCompaction", params: { reason: "overflow", willRetry: true } },
+					],
+				},
+				{
+					guard: "overflowRecoveryFailed",
+					target: "beforeSettle",
+					actions: ["concludeRetrySequence", "announceOverflowRecoveryFailed"],
+				},
+				{
+					guard: "completedOverWindow",
+					target: "compacting",
+					actions: [
+						"concludeRetrySequence",
+						{ type: "setCompaction", params: { reason: "overflow", willRetry: false } },
+					],
+				},
+				{
+					guard: "overThreshold",
+					target: "compacting",
+					actions: [
+						"concludeRetrySequence",
+						{ type: "setCompaction", params: { reason: "threshold", willRetry: false } },
+					],
+				},
+				{
+					guard: "hasQueuedMessages",
+					target: "running",
+					actions: ["concludeRetrySequence", { type: "setRunCause", params: { cause: "queued" } }],
+				},
+				{ target: "beforeSettle", actions: "concludeRetrySequence" },
+			],
+		},
+		retrying: {
+			description: "Backoff before agent.continue(); the failed attempt is omitted from context.",
+			entry: "announceRetryStart",
+			after: {
+				retryDelay: { target: "running", actions: { type: "setRunCause", params: { cause: "retry" } } },
+			},
+			on: {
+				PROMPT: { actions: { type: "spawnBusyPreflight", params: { phase: "retrying" } } },
+				ABORT: { target: "settling", actions: ["markAbortRequested", "announceRetryCancelled", "resetRetry"] },
+				ABORT_RETRY: { target: "settling", actions: ["announceRetryCancelled", "resetRetry"] },
+			},
+		},
+		compacting: {
+			description: "Compaction (manual | threshold | overflow, with willRetry).",
+			invoke: {
+				id: "compaction",
+				src: "compact",
+				input: ({ context }) => {
+					const compaction = context.compaction ?? { reason: "threshold" as const, willRetry: false };
+					const input: CompactionInput = { reason: compaction.reason, willRetry: compaction.willRetry };
+					if (context.operation) input.operationId = context.operation.id;
+					if (compaction.requestId !== undefined) input.requestId = compaction.requestId;
+					if (compaction.payload !== undefined) input.payload = compaction.payload;
+					return input;
+				},
+				onDone: [
+					{
+						guard: "isManualCompaction",
+						target: "idle",
+						actions: [
+							{ type: "announceManualCompactionDone", params: ({ event }) => ({ output: event.output }) },
+							"clearCompaction",
+							"clearRequest",
+						],
+					},
+					{ guard: "abortRequested", target: "settling", actions: "clearCompaction" },
+					{
+						guard: { type: "compactedForRetry", params: ({ event }) => ({ output: event.output }) },
+						target: "running",
+						actions: ["clearCompaction", { type: "setRunCause", params: { cause: "compaction" } }],
+					},
+					{
+						guard: { type: "compactionFoundQueuedMessages", params: ({ event }) => ({ output: event.output }) },
+						target: "running",
+						actions: ["clearCompaction", { type: "setRunCause", params: { cause: "queued" } }],
+					},
+					{ target: "beforeSettle", actions: "clearCompaction" },
+				],
+				onError: [
+					{
+						guard: "isManualCompaction",
+						target: "idle",
+						actions: [
+							{ type: "announceManualCompactionDone", params: ({ event }) => ({ error: event.error }) },
+							"clearCompaction",
+							"clearRequest",
+						],
+					},
+					{ guard: "abortRequested", target: "settling", actions: "clearCompaction" },
+					{ target: "beforeSettle", actions: "clearCompaction" },
+				],
+			},
+			initial: "working",
+			states: {
+				working: {
+					on: {
+						ABORT: { target: "aborting", actions: "markAbortRequested" },
+						ABORT_COMPACTION: { target: "aborting" },
+					},
+				},
+				aborting: {
+					description: "Compaction aborted; waiting for it to report compaction_end.",
+					entry: { type: "signalAbort", params: { target: "compaction" } },
+				},
+			},
+			on: {
+				PROMPT: { actions: { type: "spawnBusyPreflight", params: { phase: "compacting" } } },
+			},
+		},
+		beforeSettle: {
+			description: "The agent_before_settle boundary: extensions may commit drafts and ask to continue.",
+			invoke: {
+				id: "beforeSettle",
+				src: "beforeSettle",
+				input: ({ context }) => ({
+					operationId: context.operation?.id ?? 0,
+					requestId: context.operation?.requestId ?? "",
+					outcome: runOutcomeLabel(context.lastOutcome),
+				}),
+				onDone: [
+					{ guard: "abortRequested", target: "settling" },
+					{
+						guard: { type: "boundaryContinues", params: ({ event }) => ({ output: event.output }) },
+						target: "running",
+						actions: { type: "setRunCause", params: { cause: "boundary" } },
+					},
+					{ target: "settling" },
+				],
+				onError: { target: "settling" },
+			},
+			initial: "working",
+			states: {
+				working: {
+					on: { ABORT: { target: "aborting", actions: "markAbortRequested" } },
+				},
+				aborting: {
+					description: "Abort flagged during the boundary; waiting for the handlers to return.",
+					entry: { type: "signalAbort", params: { target: "boundary" } },
+				},
+			},
+			on: {
+				PROMPT: { actions: { type: "spawnBusyPreflight", params: { phase: "beforeSettle" } } },
+			},
+		},
+		settling: {
+			description: "Flush pending messages, clear per-run options, await agent_settled handlers (once).",
+			invoke: {
+				id: "settle",
+				src: "settle",
+				input: ({ context }) => {
+					const input: SettleInput = {
+						operationId: context.operation?.id ?? 0,
+						requestId: context.operation?.requestId ?? "",
+						aborted: context.abortRequested,
+					};
+					if (context.lastOutcome?.stopReason === "error" && context.lastOutcome.errorMessage !== undefined) {
+						input.finalError = context.lastOutcome.errorMessage;
+					}
+					return input;
+				},
+				onDone: { target: "idle", actions: ["announceOperationSettled", "clearOperation"] },
+				onError: { target: "idle", actions: ["announceOperationSettled", "clearOperation"] },
+			},
+			on: {
+				PROMPT: { actions: "deferPrompt" },
+			},
+		},
+		branchSummary: {
+			description: "Tree navigation with an optional branch summary (counts as compacting).",
+			invoke: {
+				id: "navigateTree",
+				src: "navigateTree",
+				input: ({ context }) => {
+					const input: NavigateTreeInput = { requestId: context.treeNavigation?.requestId ?? "" };
+					if (context.treeNavigation?.payload !== undefined) input.payload = context.treeNavigation.payload;
+					return input;
+				},
+				onDone: {
+					target: "idle",
+					actions: [
+						{ type: "announceTreeNavigationDone", params: ({ event }) => ({ output: event.output }) },
+						"clearTreeNavigation",
+					],
+				},
+				onError: {
+					target: "idle",
+					actions: [
+						{ type: "announceTreeNavigationDone", params: ({ event }) => ({ error: event.error }) },
+						"clearTreeNavigation",
+					],
+				},
+			},
+			initial: "working",
+			states: {
+				working: {
+					on: {
+						ABORT: { target: "aborting" },
+						ABORT_BRANCH_SUMMARY: { target: "aborting" },
+					},
+				},
+				aborting: {
+					description: "Branch summary aborted; waiting for the navigation to return.",
+					entry: { type: "signalAbort", params: { target: "branch_summary" } },
+				},
+			},
+			on: {
+				PROMPT: { actions: { type: "spawnBusyPreflight", params: { phase: "branchSummary" } } },
+			},
+		},
+	},
+});
+
+// ---------------------------------------------------------------------------------------------
+// Selectors (DESIGN §2: the session's flags are derived from the machine, never kept separately)
+
+/** A snapshot of the prompt-operation machine. */
+export type PromptOperationSnapshot = SnapshotFrom<typeof promptOperationMachine>;
+/** A running prompt-operation actor. */
+export type PromptOperationActor = ActorRefFrom<typeof promptOperationMachine>;
+
+/** An operation has started and has not settled yet (`running` … `settling`). */
+export function isOperationActive(snapshot: PromptOperationSnapshot): boolean {
+	return snapshot.context.operation !== undefined;
+}
+
+/**
+ * `session.isStreaming`: an operation is active and its `agent_settled` dispatch has not begun —
+ * false in `settling`, so `isIdle()` seen from an `agent_settled` handler is true, as in pi (C.2).
+ */
+export function isStreaming(snapshot: PromptOperationSnapshot): boolean {
+	return isOperationActive(snapshot) && !snapshot.matches("settling");
+}
+
+/** `session.isRetrying`: waiting out a retry backoff. */
+export function isRetrying(snapshot: PromptOperationSnapshot): boolean {
+	return snapshot.matches("retrying");
+}
+
+/** `session.isCompacting`: any compaction (manual or automatic) or a branch summary is running. */
+export function isCompacting(snapshot: PromptOperationSnapshot): boolean {
+	return snapshot.matches("compacting") || snapshot.matches("branchSummary");
+}
+
+/**
+ * `session.lifecycle`: the current state as a dotted path, e.g. `"idle"`, `"running.aborting"`.
+ *
+ * @example
+ * ```ts
+ * lifecycleState(actor.getSnapshot()); // "retrying"
+ * ```
+ */
+export function lifecycleState(snapshot: PromptOperationSnapshot): string {
+	return stateValuePath(snapshot.value);
+}
+
+function stateValuePath(value: unknown): string {
+	if (typeof value === "string") return value;
+	if (value && typeof value === "object") {
+		const [key, child] = Object.entries(value as Record<string, unknown>)[0] ?? [];
+		if (key === undefined) return "";
+		const rest = stateValuePath(child);
+		return rest ? `${key}.${rest}` : key;
+	}
+	return "";
+}

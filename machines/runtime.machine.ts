@@ -1,0 +1,605 @@
+/**
+ * The runtime machine: the AgentSessionRuntime's current-session slot and session replacement
+ * (DESIGN §3, behavior E). Pure: no I/O, no imports from `src/` other than types.
+ *
+ * ## How the AgentSessionRuntime runs it
+ * ```ts
+ * const actor = createActor(runtimeMachine.provide({ actors: { checkBeforeSwitch, openTarget, createSession,
+ *   shutdownCurrent, invalidateCurrent, disposeCurrent, rebindSession, runWithSession, rollBack } }));
+ * actor.on("session_committed", (e) => runtime.installSession(e.created));
+ * actor.start();
+ * actor.send({ type: "SWITCH", requestId: "q1", sessionFile, cwdOverride });
+ * ```
+ * Check `actor.getSnapshot().can(event)` before sending NEW / SWITCH / FORK / IMPORT: a replacement
+ * in progress does not accept another (reject the call with a `BUSY` error). `DISPOSE` is accepted
+ * at any time; during a replacement it runs right after it.
+ *
+ * ## Order (and why it differs from DESIGN §3's drawing)
+ * `active → beforeSwitch → opening → creating → shuttingDown → invalidating → disposing →
+ * rebinding → withSession → active`. The new services and AgentSession are CREATED (for the
+ * target's cwd, not yet bound to the host) BEFORE the old session is shut down. Invariant 10 says a
+ * replacement either completes or leaves the old session intact and usable; a disposed session
+ * cannot be brought back, so everything that can fail for ordinary reasons (missing file, missing
+ * cwd, bad settings, a throwing extension factory, disk errors) must happen while the old session
+ * is still untouched. Extensions still observe pi's order (E.7): `session_before_switch` →
+ * `session_shutdown` (old) → `session_start` (new, when the host rebinds), because a created but
+ * unbound session emits nothing. The commit point is `disposing`:
+ * - failure in `beforeSwitch`, `opening`, `creating` → `active`, nothing torn down (`createSession`
+ *   must dispose whatever it half-built before rejecting);
+ * - failure in `shuttingDown` / `invalidating` → `rollingBack` (dispose the prepared session; the
+ *   old one was told `session_shutdown`, so the host rebinds it) → `active` with the old session;
+ * - from `disposing` on there is no way back: dispose errors are swallowed (C.11) and a failing
+ *   `rebindSession` / `withSession` is reported on `replacement_completed.error`, with the new
+ *   session installed.
+ * `DISPOSE`: `shuttingDown(quit) → invalidating → disposing → disposed` (final); failures on this
+ * path never stop it.
+ *
+ * ## Actors (input → output); all placeholders throw "not provided"
+ * | actor | input | output |
+ * |---|---|---|
+ * | `checkBeforeSwitch` | {@link ReplacementInput} | {@link BeforeSwitchOutput} — `session_before_switch` / `session_before_fork` |
+ * | `openTarget` | {@link ReplacementInput} | {@link OpenedTarget} — open the target SessionManager, validate its cwd (E.6), fork's branch (E.3) |
+ * | `createSession` | {@link CreateSessionInput} | {@link CreatedSession} — services for the TARGET cwd + new AgentSession (+ `setup`), unbound |
+ * | `shutdownCurrent` | {@link TeardownInput} | void — `session_shutdown{reason, targetSessionFile}` on the old runner |
+ * | `invalidateCurrent` | {@link TeardownInput} | void — host `beforeSessionInvalidate()` |
+ * | `disposeCurrent` | {@link TeardownInput} | void — old `session.dispose()` (contexts become stale) |
+ * | `rebindSession` | {@link FinishInput} | void — host `rebindSession(newSession)` |
+ * | `runWithSession` | {@link FinishInput} | void — the caller's `withSession(newSession.createReplacedSessionContext())` |
+ * | `rollBack` | {@link RollBackInput} | void — dispose the prepared session; rebind the old one if it was told to shut down |
+ *
+ * ## Emitted events ({@link RuntimeEmitted})
+ * `replacement_started`, `replacement_cancelled`, `replacement_failed {phase, error, rolledBack}`
+ * (the old session is in place), `session_committed {created}` (install the new session in the
+ * slot now: the old one is disposed), `replacement_completed {selectedText?, error?}`,
+ * `runtime_disposed`.
+ * @module
+ */
+import { type ActorRefFrom, assign, emit, enqueueActions, fromPromise, type SnapshotFrom, setup } from "xstate";
+
+/** The machine's id. */
+export const RUNTIME_MACHINE_ID = "runtime";
+
+/** Caller's follow-up with the fresh session context (its type belongs to the runtime layer). */
+export type WithSessionCallback = (replacedSessionContext: unknown) => unknown;
+/** `newSession({ setup })`: prepares the new SessionManager before the session is built. */
+export type NewSessionSetup = (sessionManager: unknown) => unknown;
+
+/** One replacement request, as the runtime hands it to the machine. */
+export type ReplacementRequest =
+	| {
+			kind: "new";
+			requestId: string;
+			parentSession?: string;
+			setup?: NewSessionSetup;
+			withSession?: WithSessionCallback;
+	  }
+	| { kind: "switch"; requestId: string; sessionFile: string; cwdOverride?: string; withSession?: WithSessionCallback }
+	| {
+			kind: "fork";
+			requestId: string;
+			entryId: string;
+			position: "before" | "at";
+			withSession?: WithSessionCallback;
+	  }
+	| { kind: "import"; requestId: string; inputPath: string; cwdOverride?: string };
+
+/** Events the runtime sends. */
+export type RuntimeEvent =
+	| {
+			type: "NEW";
+			requestId: string;
+			parentSession?: string;
+			setup?: NewSessionSetup;
+			withSession?: WithSessionCallback;
+	  }
+	| { type: "SWITCH"; requestId: string; sessionFile: string; cwdOverride?: string; withSession?: WithSessionCallback }
+	| { type: "FORK"; requestId: string; entryId: string; position?: "before" | "at"; withSession?: WithSessionCallback }
+	| { type: "IMPORT"; requestId: string; inputPath: string; cwdOverride?: string }
+	| { type: "DISPOSE" };
+
+/** `session_shutdown` reason (E.7): `switch` and `import` are `resume`. */
+export type ShutdownReason = "new" | "resume" | "fork" | "quit";
+
+/** States a replacement can fail in. */
+export type ReplacementPhase =
+	| "beforeSwitch"
+	| "opening"
+	| "creating"
+	| "shuttingDown"
+	| "invalidating"
+	| "disposing"
+	| "rebinding"
+	| "withSession";
+
+/** Input of `checkBeforeSwitch` and `openTarget`. */
+export interface ReplacementInput {
+	request: ReplacementRequest;
+}
+
+/** Output of `checkBeforeSwitch`: an extension cancelled (then nothing changes). */
+export interface BeforeSwitchOutput {
+	cancelled: boolean;
+}
+
+/** Output of `openTarget`: the opened target, validated. */
+export interface OpenedTarget {
+	/** The target session file (undefined for an in-memory session). */
+	sessionFile?: string;
+	/** The cwd the new services are built for (the target's, or the override). */
+	cwd: string;
+	/** Fork "before": the user message text (E.3). */
+	selectedText?: string;
+	/** The opened SessionManager (opaque to the machine). */
+	handle: unknown;
+}
+
+/** Input of `createSession`. */
+export interface CreateSessionInput {
+	request: ReplacementRequest;
+	target: OpenedTarget;
+}
+
+/** Output of `createSession`: services + AgentSession for the target (opaque to the machine). */
+export interface CreatedSession {
+	handle: unknown;
+}
+
+/** Input of the teardown actors (old session). */
+export interface TeardownInput {
+	reason: ShutdownReason;
+	/** The file the runtime switches to (E.7 `session_shutdown.targetSessionFile`). */
+	targetSessionFile?: string;
+}
+
+/** Input of `rebindSession` and `runWithSession`. */
+export interface FinishInput {
+	request: ReplacementRequest;
+	created: CreatedSession;
+}
+
+/** Input of `rollBack`. */
+export interface RollBackInput {
+	request: ReplacementRequest;
+	created: CreatedSession | undefined;
+	failedPhase: ReplacementPhase;
+	error: unknown;
+	/** `session_shutdown` was (at least partly) delivered to the old session's extensions. */
+	shutdownAnnounced: boolean;
+}
+
+/** Typed events the machine emits. */
+export type RuntimeEmitted =
+	| { type: "replacement_started"; requestId: string; kind: ReplacementRequest["kind"] }
+	| { type: "replacement_cancelled"; requestId: string }
+	| { type: "replacement_failed"; requestId: string; phase: ReplacementPhase; error: unknown; rolledBack: boolean }
+	| { type: "session_committed"; requestId: string; created: CreatedSession }
+	| { type: "replacement_completed"; requestId: string; selectedText?: string; error?: unknown }
+	| { type: "teardown_error"; phase: ReplacementPhase; error: unknown }
+	| { type: "runtime_disposed" };
+
+/** Machine context: the replacement in progress (never session data). */
+export interface RuntimeContext {
+	request: ReplacementRequest | undefined;
+	target: OpenedTarget | undefined;
+	created: CreatedSession | undefined;
+	teardownReason: ShutdownReason | undefined;
+	failure: { phase: ReplacementPhase; error: unknown } | undefined;
+	/** A failure after the commit point (reported on `replacement_completed`). */
+	lateError: unknown;
+	disposeRequested: boolean;
+	completedReplacements: number;
+}
+
+function notProvided(name: string): never {
+	throw new Error(
+		`The runtime actor "${name}" is not provided: pass it with runtimeMachine.provide({ actors: { ${name} } }).`,
+	);
+}
+
+function requestFromEvent(event: RuntimeEvent): ReplacementRequest | undefined {
+	switch (event.type) {
+		case "NEW": {
+			const request: ReplacementRequest = { kind: "new", requestId: event.requestId };
+			if (event.parentSession !== undefined) request.parentSession = event.parentSession;
+			if (event.setup) request.setup = event.setup;
+			if (event.withSession) request.withSession = event.withSession;
+			return request;
+		}
+		case "SWITCH": {
+			const request: ReplacementRequest = {
+				kind: "switch",
+				requestId: event.requestId,
+				sessionFile: event.sessionFile,
+			};
+			if (event.cwdOverride !== undefined) request.cwdOverride = event.cwdOverride;
+			if (event.withSession) request.withSession = event.withSession;
+			return request;
+		}
+		case "FORK": {
+			const request: ReplacementRequest = {
+				kind: "fork",
+				requestId: event.requestId,
+				entryId: event.entryId,
+				position: event.position ?? "before",
+			};
+			if (event.withSession) request.withSession = event.withSession;
+			return request;
+		}
+		case "IMPORT": {
+			const request: ReplacementRequest = { kind: "import", requestId: event.requestId, inputPath: event.inputPath };
+			if (event.cwdOverride !== undefined) request.cwdOverride = event.cwdOverride;
+			return request;
+		}
+		default:
+			return undefined;
+	}
+}
+
+/** `session_shutdown` reason for a request kind (E.7). */
+export function shutdownReasonFor(kind: ReplacementRequest["kind"]): ShutdownReason {
+	return kind === "new" ? "new" : kind === "fork" ? "fork" : "resume";
+}
+
+function teardownInput(context: RuntimeContext): TeardownInput {
+	const input: TeardownInput = { reason: context.teardownReason ?? "quit" };
+	if (context.target?.sessionFile !== undefined) input.targetSessionFile = context.target.sessionFile;
+	return input;
+}
+
+function finishInput(context: RuntimeContext): FinishInput {
+	if (!context.request || !context.created) {
+		throw new Error("runtime machine: finishing a replacement without a request and a created session");
+	}
+	return { request: context.request, created: context.created };
+}
+
+/**
+ * The runtime statechart (see the module doc for the full contract).
+ *
+ * @example
+ * ```ts
+ * const actor = createActor(runtimeMachine.provide({ actors }));
+ * actor.on("replacement_completed", (e) => console.log("switched", e.requestId));
+ * actor.start();
+ * actor.send({ type: "NEW", requestId: "n1" });
+ * ```
+ */
+export const runtimeMachine = setup({
+	types: {} as {
+		context: RuntimeContext;
+		events: RuntimeEvent;
+		emitted: RuntimeEmitted;
+	},
+	actors: {
+		checkBeforeSwitch: fromPromise<BeforeSwitchOutput, ReplacementInput>(async () => notProvided("checkBeforeSwitch")),
+		openTarget: fromPromise<OpenedTarget, ReplacementInput>(async () => notProvided("openTarget")),
+		createSession: fromPromise<CreatedSession, CreateSessionInput>(async () => notProvided("createSession")),
+		shutdownCurrent: fromPromise<void, TeardownInput>(async () => notProvided("shutdownCurrent")),
+		invalidateCurrent: fromPromise<void, TeardownInput>(async () => notProvided("invalidateCurrent")),
+		disposeCurrent: fromPromise<void, TeardownInput>(async () => notProvided("disposeCurrent")),
+		rebindSession: fromPromise<void, FinishInput>(async () => notProvided("rebindSession")),
+		runWithSession: fromPromise<void, FinishInput>(async () => notProvided("runWithSession")),
+		rollBack: fromPromise<void, RollBackInput>(async () => notProvided("rollBack")),
+	},
+	guards: {
+		disposeRequested: ({ context }) => context.disposeRequested,
+		cancelled: (_, params: { output: BeforeSwitchOutput }) => params.output.cancelled,
+		isQuitting: ({ context }) => context.teardownReason === "quit",
+		hasWithSession: ({ context }) => context.request !== undefined && "withSession" in context.request,
+	},
+	actions: {
+		acceptRequest: assign(({ event }) => ({
+			request: requestFromEvent(event),
+			target: undefined,
+			created: undefined,
+			failure: undefined,
+			lateError: undefined,
+			teardownReason: undefined,
+		})),
+		announceStarted: emit(({ context }) => ({
+			type: "replacement_started" as const,
+			requestId: context.request?.requestId ?? "",
+			kind: context.request?.kind ?? "new",
+		})),
+		announceCancelled: emit(({ context }) => ({
+			type: "replacement_cancelled" as const,
+			requestId: context.request?.requestId ?? "",
+		})),
+		recordFailure: assign((_, params: { phase: ReplacementPhase; error: unknown }) => ({
+			failure: { phase: params.phase, error: params.error },
+		})),
+		announceFailed: emit(({ context }, params: { rolledBack: boolean }) => ({
+			type: "replacement_failed" as const,
+			requestId: context.request?.requestId ?? "",
+			phase: context.failure?.phase ?? "opening",
+			error: context.failure?.error,
+			rolledBack: params.rolledBack,
+		})),
+		storeTarget: assign((_, params: { target: OpenedTarget }) => ({ target: params.target })),
+		storeCreated: assign(({ context }, params: { created: CreatedSession }) => ({
+			created: params.created,
+			teardownReason: context.request ? shutdownReasonFor(context.request.kind) : "quit",
+		})),
+		beginQuit: assign({ teardownReason: "quit" as const, disposeRequested: false }),
+		markDisposeRequested: assign({ disposeRequested: true }),
+		reportTeardownError: emit((_, params: { phase: ReplacementPhase; error: unknown }) => ({
+			type: "teardown_error" as const,
+			phase: params.phase,
+			error: params.error,
+		})),
+		announceCommitted: emit(({ context }) => ({
+			type: "session_committed" as const,
+			requestId: context.request?.requestId ?? "",
+			created: context.created ?? { handle: undefined },
+		})),
+		recordLateError: assign((_, params: { error: unknown }) => ({ lateError: params.error })),
+		/** Emit `replacement_completed` (with a late error, if any) and clear the request. */
+		finishReplacement: enqueueActions(({ enqueue, context }) => {
+			const event: RuntimeEmitted = { type: "replacement_completed", requestId: context.request?.requestId ?? "" };
+			if (context.target?.selectedText !== undefined) event.selectedText = context.target.selectedText;
+			if (context.lateError !== undefined) event.error = context.lateError;
+			enqueue.emit(event);
+			enqueue.assign({
+				completedReplacements: context.completedReplacements + 1,
+				request: undefined,
+				target: undefined,
+				created: undefined,
+				teardownReason: undefined,
+				failure: undefined,
+				lateError: undefined,
+			});
+		}),
+		clearRequest: assign({
+			request: undefined,
+			target: undefined,
+			created: undefined,
+			teardownReason: undefined,
+			failure: undefined,
+			lateError: undefined,
+		}),
+		announceDisposed: emit({ type: "runtime_disposed" as const }),
+	},
+}).createMachine({
+	id: RUNTIME_MACHINE_ID,
+	description: "The AgentSessionRuntime's current-session slot: replacement and disposal.",
+	context: {
+		request: undefined,
+		target: undefined,
+		created: undefined,
+		teardownReason: undefined,
+		failure: undefined,
+		lateError: undefined,
+		disposeRequested: false,
+		completedReplacements: 0,
+	},
+	initial: "active",
+	on: {
+		DISPOSE: { actions: "markDisposeRequested" },
+	},
+	states: {
+		active: {
+			description: "A session is current and usable.",
+			always: { guard: "disposeRequested", target: "shuttingDown", actions: "beginQuit" },
+			on: {
+				NEW: { target: "beforeSwitch", actions: ["acceptRequest", "announceStarted"] },
+				SWITCH: { target: "beforeSwitch", actions: ["acceptRequest", "announceStarted"] },
+				FORK: { target: "beforeSwitch", actions: ["acceptRequest", "announceStarted"] },
+				IMPORT: { target: "beforeSwitch", actions: ["acceptRequest", "announceStarted"] },
+				DISPOSE: { target: "shuttingDown", actions: "beginQuit" },
+			},
+		},
+		beforeSwitch: {
+			description: "session_before_switch / session_before_fork: an extension may cancel.",
+			invoke: {
+				id: "checkBeforeSwitch",
+				src: "checkBeforeSwitch",
+				input: ({ context }) => ({ request: requireRequest(context) }),
+				onDone: [
+					{
+						guard: { type: "cancelled", params: ({ event }) => ({ output: event.output }) },
+						target: "active",
+						actions: ["announceCancelled", "clearRequest"],
+					},
+					{ target: "opening" },
+				],
+				onError: {
+					target: "active",
+					actions: [
+						{ type: "recordFailure", params: ({ event }) => ({ phase: "beforeSwitch", error: event.error }) },
+						{ type: "announceFailed", params: { rolledBack: false } },
+						"clearRequest",
+					],
+				},
+			},
+		},
+		opening: {
+			description: "Open the target and validate its cwd; the current session is untouched.",
+			invoke: {
+				id: "openTarget",
+				src: "openTarget",
+				input: ({ context }) => ({ request: requireRequest(context) }),
+				onDone: {
+					target: "creating",
+					actions: { type: "storeTarget", params: ({ event }) => ({ target: event.output }) },
+				},
+				onError: {
+					target: "active",
+					actions: [
+						{ type: "recordFailure", params: ({ event }) => ({ phase: "opening", error: event.error }) },
+						{ type: "announceFailed", params: { rolledBack: false } },
+						"clearRequest",
+					],
+				},
+			},
+		},
+		creating: {
+			description: "Services for the TARGET cwd + the new AgentSession, not bound yet.",
+			invoke: {
+				id: "createSession",
+				src: "createSession",
+				input: ({ context }) => {
+					if (!context.target) throw new Error("runtime machine: creating without an opened target");
+					return { request: requireRequest(context), target: context.target };
+				},
+				onDone: {
+					target: "shuttingDown",
+					actions: { type: "storeCreated", params: ({ event }) => ({ created: event.output }) },
+				},
+				onError: {
+					target: "active",
+					actions: [
+						{ type: "recordFailure", params: ({ event }) => ({ phase: "creating", error: event.error }) },
+						{ type: "announceFailed", params: { rolledBack: false } },
+						"clearRequest",
+					],
+				},
+			},
+		},
+		shuttingDown: {
+			description: "session_shutdown to the old session's extensions (awaited).",
+			invoke: {
+				id: "shutdownCurrent",
+				src: "shutdownCurrent",
+				input: ({ context }) => teardownInput(context),
+				onDone: { target: "invalidating" },
+				onError: [
+					{
+						guard: "isQuitting",
+						target: "invalidating",
+						actions: {
+							type: "reportTeardownError",
+							params: ({ event }) => ({ phase: "shuttingDown", error: event.error }),
+						},
+					},
+					{
+						target: "rollingBack",
+						actions: { type: "recordFailure", params: ({ event }) => ({ phase: "shuttingDown", error: event.error }) },
+					},
+				],
+			},
+		},
+		invalidating: {
+			description: "Host beforeSessionInvalidate(); old extension contexts are still valid here.",
+			invoke: {
+				id: "invalidateCurrent",
+				src: "invalidateCurrent",
+				input: ({ context }) => teardownInput(context),
+				onDone: { target: "disposing" },
+				onError: [
+					{
+						guard: "isQuitting",
+						target: "disposing",
+						actions: {
+							type: "reportTeardownError",
+							params: ({ event }) => ({ phase: "invalidating", error: event.error }),
+						},
+					},
+					{
+						target: "rollingBack",
+						actions: { type: "recordFailure", params: ({ event }) => ({ phase: "invalidating", error: event.error }) },
+					},
+				],
+			},
+		},
+		disposing: {
+			description: "Old session.dispose(): commit point, its extension contexts become stale.",
+			invoke: {
+				id: "disposeCurrent",
+				src: "disposeCurrent",
+				input: ({ context }) => teardownInput(context),
+				onDone: [
+					{ guard: "isQuitting", target: "disposed" },
+					{ target: "rebinding", actions: "announceCommitted" },
+				],
+				onError: [
+					{
+						guard: "isQuitting",
+						target: "disposed",
+						actions: {
+							type: "reportTeardownError",
+							params: ({ event }) => ({ phase: "disposing", error: event.error }),
+						},
+					},
+					{
+						target: "rebinding",
+						actions: [
+							{ type: "reportTeardownError", params: ({ event }) => ({ phase: "disposing", error: event.error }) },
+							"announceCommitted",
+						],
+					},
+				],
+			},
+		},
+		rebinding: {
+			description: "Host rebindSession(new): binds extensions, session_start for the new session.",
+			invoke: {
+				id: "rebindSession",
+				src: "rebindSession",
+				input: ({ context }) => finishInput(context),
+				onDone: [
+					{ guard: "hasWithSession", target: "withSession" },
+					{ target: "active", actions: "finishReplacement" },
+				],
+				onError: {
+					target: "active",
+					actions: [{ type: "recordLateError", params: ({ event }) => ({ error: event.error }) }, "finishReplacement"],
+				},
+			},
+		},
+		withSession: {
+			description: "The caller's withSession(ctx) with a fresh context of the new session.",
+			invoke: {
+				id: "runWithSession",
+				src: "runWithSession",
+				input: ({ context }) => finishInput(context),
+				onDone: { target: "active", actions: "finishReplacement" },
+				onError: {
+					target: "active",
+					actions: [{ type: "recordLateError", params: ({ event }) => ({ error: event.error }) }, "finishReplacement"],
+				},
+			},
+		},
+		rollingBack: {
+			description: "Teardown failed before the commit point: drop the new session, keep the old one.",
+			invoke: {
+				id: "rollBack",
+				src: "rollBack",
+				input: ({ context }) => ({
+					request: requireRequest(context),
+					created: context.created,
+					failedPhase: context.failure?.phase ?? "shuttingDown",
+					error: context.failure?.error,
+					shutdownAnnounced: true,
+				}),
+				onDone: {
+					target: "active",
+					actions: [{ type: "announceFailed", params: { rolledBack: true } }, "clearRequest"],
+				},
+				onError: {
+					target: "active",
+					actions: [{ type: "announceFailed", params: { rolledBack: true } }, "clearRequest"],
+				},
+			},
+		},
+		disposed: {
+			description: "The runtime is disposed; nothing is accepted any more.",
+			type: "final",
+			entry: "announceDisposed",
+		},
+	},
+});
+
+function requireRequest(context: RuntimeContext): ReplacementRequest {
+	if (!context.request) throw new Error("runtime machine: no replacement request in progress");
+	return context.request;
+}
+
+/** A snapshot of the runtime machine. */
+export type RuntimeSnapshot = SnapshotFrom<typeof runtimeMachine>;
+/** A running runtime actor. */
+export type RuntimeActor = ActorRefFrom<typeof runtimeMachine>;
+
+/** A replacement (or disposal) is in progress: the slot must not be used for a new request. */
+export function isReplacing(snapshot: RuntimeSnapshot): boolean {
+	return !snapshot.matches("active") && !snapshot.matches("disposed");
+}

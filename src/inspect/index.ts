@@ -1,0 +1,57 @@
+/**
+ * `settle/inspect`: machine diagrams (Mermaid, SVG), the typed lifecycle inspection stream and
+ * lifecycle traces.
+ * @packageDocumentation
+ */
+export {
+	type ActorLifecycleEvent,
+	createLifecycleInspector,
+	type DelayEvent,
+	type EmittedEvent,
+	type EventReceivedEvent,
+	inspectActor,
+	type JsonValue,
+	type LifecycleDetails,
+	type LifecycleInspectionEvent,
+	type LifecycleInspectorOptions,
+	type LifecycleObserver,
+	type StateChangeEvent,
+	stateValuePath,
+	toJsonValue,
+} from "./lifecycle-inspector.js";
+export {
+	allStates,
+	allTransitions,
+	describeMachine,
+	type MachineModel,
+	type PlacedTransition,
+	placeTransitions,
+	type StateModel,
+	type TransitionModel,
+	transitionLabel,
+	triggerLabel,
+} from "./machine-model.js";
+export { type MermaidOptions, renderMermaid, toMermaid } from "./mermaid.js";
+export { renderSvg, type SvgOptions, toSvg } from "./svg.js";
+export {
+	createTraceRecorder,
+	formatLifecycleEvent,
+	formatTrace,
+	type LifecycleTrace,
+	parseTrace,
+	TRACE_FORMAT,
+	TRACE_VERSION,
+	type TraceRecorder,
+	type TraceRecorderOptions,
+} from "./trace.js";
+export { loadTrace, saveTrace } from "./trace-file.js";
+export { renderTraceHtml, type TraceViewerOptions } from "./trace-viewer.js";
+export {
+	EXAMPLE_TRACE_FILE,
+	MACHINE_VISUALIZATIONS,
+	type MachineVisualization,
+	recordExampleTrace,
+	renderVisualizations,
+	VIZ_COMMAND,
+	writeVisualizations,
+} from "./visualizations.js";

@@ -1,0 +1,517 @@
+/**
+ * Typed lifecycle inspection: turns XState's raw inspection events for one actor (and its direct
+ * children) into {@link LifecycleInspectionEvent}s — states entered, events received, actors
+ * invoked / done / stopped, delays scheduled with their milliseconds, events the machine emitted
+ * (`auto_retry_start`, …) — each with JSON-safe data, so a trace can be saved and read later.
+ *
+ * The AgentSession exposes it as `session.inspect(observer)` (= {@link inspectActor} on its
+ * prompt-operation actor).
+ *
+ * Transient states (`postRun`) and the trigger of each step come from XState's `@xstate.microstep`
+ * inspection events and their `_transitions` field (typed in XState's declarations but underscored);
+ * the tests pin that behaviour for the installed XState.
+ */
+import type { AnyActorRef, InspectionEvent } from "xstate";
+import { PROMPT_OPERATION_MACHINE_ID } from "../../machines/prompt-operation.machine.js";
+import { RUNTIME_MACHINE_ID } from "../../machines/runtime.machine.js";
+import { triggerLabel } from "./machine-model.js";
+
+/** A JSON value (what traces store). */
+export type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue };
+
+/**
+ * Domain data read from the machine context at each state change. For the prompt-operation
+ * machine: `operationId`, `runIndex`, `runCause`, `retryAttempt`, `maxRetries`, `retryDelayMs`,
+ * `compactionReason`, `willRetry`, `abortRequested`, `overflowRecoveryAttempted`,
+ * `deferredPrompts`; for the runtime machine: `requestId`, `kind`, `teardownReason`.
+ */
+export type LifecycleDetails = { [key: string]: JsonValue };
+
+interface LifecycleEventBase {
+	/** 1-based position in this inspector's stream. */
+	seq: number;
+	/** Time from the inspector's clock (ms). */
+	at: number;
+	/** Machine id of the inspected actor, e.g. `promptOperation`. */
+	machine: string;
+}
+
+/** The machine moved to another state (one event per microstep, so transient states like `postRun` show). */
+export interface StateChangeEvent extends LifecycleEventBase {
+	kind: "state";
+	/** Previous state path (`running.working`), `null` for the first one seen. */
+	from: string | null;
+	/** New state path. */
+	to: string;
+	/** The XState state value. */
+	value: JsonValue;
+	/** State paths entered / exited, outermost first. */
+	entered: string[];
+	exited: string[];
+	/** What caused it: `PROMPT`, `always`, `after retryDelay`, `done(run)`, `inspect` (current state when attached). */
+	trigger: string;
+	details: LifecycleDetails;
+}
+
+/** An event the machine received from outside (timer and actor-completion events show as `delay` / `actor`). */
+export interface EventReceivedEvent extends LifecycleEventBase {
+	kind: "event";
+	type: string;
+	/** The event's other fields, JSON-safe and size-bounded. */
+	payload?: JsonValue;
+}
+
+/** An invoked or spawned child actor started, finished, failed or was stopped. */
+export interface ActorLifecycleEvent extends LifecycleEventBase {
+	kind: "actor";
+	phase: "invoked" | "done" | "error" | "stopped";
+	/** Child id, e.g. `run`, `compaction`, `busyPreflight.r2`. */
+	id: string;
+	/** Implementation name, e.g. `run`, `compact`. */
+	src: string;
+	output?: JsonValue;
+	error?: string;
+}
+
+/** A delayed transition was scheduled, cancelled (state left early) or fired. */
+export interface DelayEvent extends LifecycleEventBase {
+	kind: "delay";
+	phase: "scheduled" | "cancelled" | "fired";
+	/** Delay name (`retryDelay`) or its literal ms. */
+	delay: string;
+	/** Milliseconds (known when scheduled). */
+	ms?: number;
+	/** State path that owns the timer. */
+	state: string;
+}
+
+/** A typed event the machine emitted (`auto_retry_start`, `operation_settled`, …). */
+export interface EmittedEvent extends LifecycleEventBase {
+	kind: "emitted";
+	type: string;
+	payload?: JsonValue;
+}
+
+/** One entry of the typed inspection stream. */
+export type LifecycleInspectionEvent =
+	| StateChangeEvent
+	| EventReceivedEvent
+	| ActorLifecycleEvent
+	| DelayEvent
+	| EmittedEvent;
+
+/** Receives the stream. Must not throw (errors are caught and dropped, so inspection never breaks the actor). */
+export type LifecycleObserver = (event: LifecycleInspectionEvent) => void;
+
+/** Options for {@link createLifecycleInspector} and {@link inspectActor}. */
+export interface LifecycleInspectorOptions {
+	/** Clock for `at`; default `Date.now` (pass `() => clock.now()` with a `SimulatedClock`). */
+	now?: () => number;
+	/** Domain details for state changes; default: built-in ones for Settle's machines, `{}` otherwise. */
+	details?: (machineId: string, context: unknown) => LifecycleDetails;
+}
+
+interface SnapshotLike {
+	value?: unknown;
+	context?: unknown;
+	status?: string;
+	output?: unknown;
+	error?: unknown;
+	machine?: { id?: string };
+}
+
+interface ActorLike {
+	id: string;
+	sessionId: string;
+	src?: unknown;
+	logic?: { id?: unknown };
+	getSnapshot(): unknown;
+	system: { inspect(observer: (event: InspectionEvent) => void): { unsubscribe(): void } };
+}
+
+const INTERNAL_EVENT = /^xstate\.(init|stop|after\.|done\.actor\.|error\.actor\.|snapshot\.)/;
+
+/**
+ * Creates an XState inspection callback that forwards typed lifecycle events of one root actor
+ * (the first root actor it sees, or the one given by {@link inspectActor}) to `observer`. Use it as
+ * `createActor(machine, { inspect })` or `actor.system.inspect(inspector)`.
+ *
+ * @example
+ * ```ts
+ * const actor = createActor(machine, { inspect: createLifecycleInspector((e) => console.log(formatLifecycleEvent(e))) });
+ * ```
+ */
+export function createLifecycleInspector(
+	observer: LifecycleObserver,
+	options: LifecycleInspectorOptions = {},
+): (event: InspectionEvent) => void {
+	return new LifecycleTranslator(observer, options).handle;
+}
+
+/**
+ * Attaches a typed lifecycle observer to a running actor: first a `state` event for the current
+ * state (trigger `inspect`), then everything that happens. Returns an unsubscribe handle.
+ *
+ * @example
+ * ```ts
+ * const subscription = inspectActor(actor, (e) => trace.push(e));
+ * subscription.unsubscribe();
+ * ```
+ */
+export function inspectActor(
+	actor: AnyActorRef,
+	observer: LifecycleObserver,
+	options: LifecycleInspectorOptions = {},
+): { unsubscribe(): void } {
+	const ref = actor as unknown as ActorLike;
+	const translator = new LifecycleTranslator(observer, options, ref);
+	return ref.system.inspect(translator.handle);
+}
+
+class LifecycleTranslator {
+	readonly handle: (event: InspectionEvent) => void;
+	private seq = 0;
+	private rootSessionId: string | undefined;
+	private machine = "";
+	private statePath: string | null = null;
+	private activePaths: string[] = [];
+	private readonly children = new Map<string, { id: string; src: string; finished: boolean }>();
+	private readonly timers = new Map<string, { delay: string; state: string }>();
+	/** Effects of the microstep in progress (entry actions, emits, new children), reported after its state change. */
+	private pending: DistributiveOmit<LifecycleInspectionEvent, "seq" | "at" | "machine">[] = [];
+	private readonly now: () => number;
+	private readonly details: (machineId: string, context: unknown) => LifecycleDetails;
+
+	constructor(
+		private readonly observer: LifecycleObserver,
+		options: LifecycleInspectorOptions,
+		root?: ActorLike,
+	) {
+		this.now = options.now ?? Date.now;
+		this.details = options.details ?? defaultDetails;
+		this.handle = (event) => {
+			try {
+				this.translate(event);
+			} catch {
+				// Inspection must never break the inspected actor.
+			}
+		};
+		if (root) {
+			this.rootSessionId = root.sessionId;
+			this.machine = machineIdOf(root);
+			this.stateChange(root.getSnapshot() as SnapshotLike, "inspect");
+		}
+	}
+
+	private later(event: DistributiveOmit<LifecycleInspectionEvent, "seq" | "at" | "machine">): void {
+		this.pending.push(event);
+	}
+
+	private flush(): void {
+		const pending = this.pending;
+		this.pending = [];
+		for (const event of pending) this.emit(event);
+	}
+
+	private emit(event: DistributiveOmit<LifecycleInspectionEvent, "seq" | "at" | "machine">): void {
+		const full = { seq: ++this.seq, at: this.now(), machine: this.machine, ...event } as LifecycleInspectionEvent;
+		try {
+			this.observer(full);
+		} catch {
+			// An observer's error is its own problem; the stream goes on.
+		}
+	}
+
+	private translate(event: InspectionEvent): void {
+		const ref = event.actorRef as unknown as ActorLike;
+		if (this.rootSessionId === undefined) {
+			if (event.rootId !== ref.sessionId) return;
+			this.rootSessionId = ref.sessionId;
+			this.machine = machineIdOf(ref);
+		}
+		if (event.rootId !== this.rootSessionId) return;
+		const isRoot = ref.sessionId === this.rootSessionId;
+
+		switch (event.type) {
+			case "@xstate.microstep":
+				if (isRoot) {
+					const transitions = (event as { _transitions?: { eventType?: string }[] })._transitions ?? [];
+					const eventType = transitions[0]?.eventType ?? event.event.type;
+					this.stateChange(event.snapshot as SnapshotLike, triggerLabel(eventType));
+					this.flush();
+				}
+				return;
+			case "@xstate.snapshot":
+				if (isRoot) {
+					// The first snapshot of an actor created with `inspect` is its initial state.
+					if (this.statePath === null) this.stateChange(event.snapshot as SnapshotLike, "start");
+					this.flush();
+					return;
+				}
+				this.childSnapshot(ref, event.snapshot as SnapshotLike);
+				return;
+			case "@xstate.event":
+				if (isRoot) {
+					this.flush();
+					this.rootEvent(event.event as { type: string; [key: string]: unknown });
+				}
+				return;
+			case "@xstate.actor":
+				if (!isRoot) this.childCreated(ref);
+				return;
+			case "@xstate.action":
+				if (isRoot) this.rootAction(event.action);
+				return;
+			default:
+				return;
+		}
+	}
+
+	private stateChange(snapshot: SnapshotLike, trigger: string): void {
+		if (!snapshot || snapshot.value === undefined) return;
+		const path = stateValuePath(snapshot.value);
+		if (path === this.statePath) return;
+		const active = activeStatePaths(snapshot.value);
+		const entered = active.filter((p) => !this.activePaths.includes(p));
+		const exited = this.activePaths.filter((p) => !active.includes(p)).reverse();
+		const from = this.statePath;
+		this.statePath = path;
+		this.activePaths = active;
+		this.emit({
+			kind: "state",
+			from,
+			to: path,
+			value: toJsonValue(snapshot.value),
+			entered,
+			exited,
+			trigger,
+			details: this.details(this.machine, snapshot.context),
+		});
+	}
+
+	private rootEvent(event: { type: string; [key: string]: unknown }): void {
+		if (event.type.startsWith("xstate.after.")) {
+			const timer = this.timers.get(event.type);
+			if (timer) {
+				this.timers.delete(event.type);
+				this.emit({ kind: "delay", phase: "fired", delay: timer.delay, state: timer.state });
+			}
+			return;
+		}
+		if (INTERNAL_EVENT.test(event.type)) return;
+		const { type, ...rest } = event;
+		const received: DistributiveOmit<EventReceivedEvent, "seq" | "at" | "machine"> = { kind: "event", type };
+		if (Object.keys(rest).length) received.payload = toJsonValue(rest);
+		this.emit(received);
+	}
+
+	private rootAction(action: { type: string; params: unknown }): void {
+		const params = action.params as Record<string, unknown> | undefined;
+		switch (action.type) {
+			case "xstate.emit": {
+				const emitted = (params?.event ?? {}) as { type?: string; [key: string]: unknown };
+				const { type, ...rest } = emitted;
+				const event: DistributiveOmit<EmittedEvent, "seq" | "at" | "machine"> = {
+					kind: "emitted",
+					type: String(type ?? "unknown"),
+				};
+				if (Object.keys(rest).length) event.payload = toJsonValue(rest);
+				this.later(event);
+				return;
+			}
+			case "xstate.raise": {
+				const raised = params?.event as { type?: string } | undefined;
+				const ms = params?.delay;
+				if (!raised?.type?.startsWith("xstate.after.") || typeof ms !== "number") return;
+				const { delay, state } = parseAfterEvent(raised.type, this.machine);
+				this.timers.set(raised.type, { delay, state });
+				this.later({ kind: "delay", phase: "scheduled", delay, ms, state });
+				return;
+			}
+			case "xstate.cancel": {
+				const sendId = params?.sendId;
+				if (typeof sendId !== "string") return;
+				const timer = this.timers.get(sendId);
+				if (!timer) return;
+				this.timers.delete(sendId);
+				this.emit({ kind: "delay", phase: "cancelled", delay: timer.delay, state: timer.state });
+				return;
+			}
+			case "xstate.stopChild": {
+				// A finished child is stopped by its parent before XState reports its final snapshot.
+				const child = params as unknown as ActorLike | undefined;
+				if (!child) return;
+				const snapshot = child.getSnapshot() as SnapshotLike | undefined;
+				if (snapshot?.status === "done" || snapshot?.status === "error") this.childSnapshot(child, snapshot);
+				const known = this.children.get(child.sessionId);
+				if (!known || known.finished) return;
+				known.finished = true;
+				this.emit({ kind: "actor", phase: "stopped", id: known.id, src: known.src });
+				return;
+			}
+			default:
+				return;
+		}
+	}
+
+	private childCreated(ref: ActorLike): void {
+		if (this.children.has(ref.sessionId)) return;
+		const src = typeof ref.src === "string" ? ref.src : "(inline)";
+		this.children.set(ref.sessionId, { id: ref.id, src, finished: false });
+		this.later({ kind: "actor", phase: "invoked", id: ref.id, src });
+	}
+
+	private childSnapshot(ref: ActorLike, snapshot: SnapshotLike): void {
+		const known = this.children.get(ref.sessionId);
+		if (!known || known.finished) return;
+		if (snapshot.status === "done") {
+			known.finished = true;
+			const event: DistributiveOmit<ActorLifecycleEvent, "seq" | "at" | "machine"> = {
+				kind: "actor",
+				phase: "done",
+				id: known.id,
+				src: known.src,
+			};
+			if (snapshot.output !== undefined) event.output = toJsonValue(snapshot.output);
+			this.emit(event);
+		} else if (snapshot.status === "error") {
+			known.finished = true;
+			this.emit({ kind: "actor", phase: "error", id: known.id, src: known.src, error: errorText(snapshot.error) });
+		}
+	}
+}
+
+function machineIdOf(ref: ActorLike): string {
+	return typeof ref.logic?.id === "string" ? ref.logic.id : ref.id;
+}
+
+type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
+
+/** `xstate.after.<delay>.<state id>` → delay name and the owning state's path. */
+function parseAfterEvent(type: string, machineId: string): { delay: string; state: string } {
+	const rest = type.slice("xstate.after.".length);
+	const dot = rest.indexOf(".");
+	const delay = dot < 0 ? rest : rest.slice(0, dot);
+	const stateId = dot < 0 ? "" : rest.slice(dot + 1);
+	const state = stateId.startsWith(`${machineId}.`) ? stateId.slice(machineId.length + 1) : stateId;
+	return { delay, state };
+}
+
+/** `{running: "aborting"}` → `running.aborting` (first region of parallel states). */
+export function stateValuePath(value: unknown): string {
+	if (typeof value === "string") return value;
+	if (value && typeof value === "object") {
+		const entries = Object.entries(value as Record<string, unknown>);
+		return entries
+			.map(([key, child]) => {
+				const rest = stateValuePath(child);
+				return rest ? `${key}.${rest}` : key;
+			})
+			.join(",");
+	}
+	return "";
+}
+
+/** Every active state path, outermost first: `{running: "aborting"}` → `["running", "running.aborting"]`. */
+function activeStatePaths(value: unknown, prefix = ""): string[] {
+	if (typeof value === "string") return [prefix ? `${prefix}.${value}` : value];
+	if (value && typeof value === "object") {
+		const out: string[] = [];
+		for (const [key, child] of Object.entries(value as Record<string, unknown>)) {
+			const path = prefix ? `${prefix}.${key}` : key;
+			out.push(path, ...activeStatePaths(child, path));
+		}
+		return out;
+	}
+	return [];
+}
+
+function defaultDetails(machineId: string, context: unknown): LifecycleDetails {
+	if (!context || typeof context !== "object") return {};
+	const c = context as Record<string, unknown>;
+	const out: LifecycleDetails = {};
+	const put = (key: string, value: unknown) => {
+		if (value !== undefined) out[key] = toJsonValue(value);
+	};
+	if (machineId === PROMPT_OPERATION_MACHINE_ID) {
+		const operation = c.operation as { id?: number; runCount?: number } | undefined;
+		const retry = c.retry as { maxRetries?: number } | undefined;
+		const compaction = c.compaction as { reason?: string; willRetry?: boolean } | undefined;
+		put("operationId", operation?.id);
+		put("runIndex", operation?.runCount);
+		put("runCause", operation ? c.runCause : undefined);
+		put("retryAttempt", c.retryAttempt);
+		put("maxRetries", retry?.maxRetries);
+		put("retryDelayMs", c.retryDelayMs);
+		put("compactionReason", compaction?.reason);
+		put("willRetry", compaction?.willRetry);
+		put("abortRequested", c.abortRequested);
+		put("overflowRecoveryAttempted", c.overflowRecoveryAttempted);
+		put("deferredPrompts", Array.isArray(c.deferredPrompts) ? c.deferredPrompts.length : undefined);
+		return out;
+	}
+	if (machineId === RUNTIME_MACHINE_ID) {
+		const request = c.request as { requestId?: string; kind?: string } | undefined;
+		put("requestId", request?.requestId);
+		put("kind", request?.kind);
+		put("teardownReason", c.teardownReason);
+		return out;
+	}
+	return out;
+}
+
+const MAX_DEPTH = 5;
+const MAX_STRING = 400;
+const MAX_ITEMS = 40;
+
+/**
+ * Converts anything into a bounded JSON value: functions become `"[function]"`, errors
+ * `{name, message}`, class instances `"[ClassName]"`, long strings and arrays are cut
+ * (`…(+N)`), depth is limited. Never throws.
+ */
+export function toJsonValue(value: unknown, depth = 0): JsonValue {
+	if (value === null || value === undefined) return null;
+	switch (typeof value) {
+		case "boolean":
+			return value;
+		case "number":
+			return Number.isFinite(value) ? value : String(value);
+		case "string":
+			return value.length > MAX_STRING ? `${value.slice(0, MAX_STRING)}…(+${value.length - MAX_STRING})` : value;
+		case "bigint":
+			return value.toString();
+		case "function":
+			return "[function]";
+		case "symbol":
+			return value.toString();
+		default:
+			break;
+	}
+	if (value instanceof Error) return { name: value.name, message: value.message };
+	if (depth >= MAX_DEPTH) return "[…]";
+	if (Array.isArray(value)) {
+		const items = value.slice(0, MAX_ITEMS).map((item) => toJsonValue(item, depth + 1));
+		if (value.length > MAX_ITEMS) items.push(`…(+${value.length - MAX_ITEMS})`);
+		return items;
+	}
+	const proto = Object.getPrototypeOf(value);
+	if (proto !== Object.prototype && proto !== null) {
+		return `[${(value as object).constructor?.name ?? "object"}]`;
+	}
+	const out: { [key: string]: JsonValue } = {};
+	let count = 0;
+	for (const [key, item] of Object.entries(value as Record<string, unknown>)) {
+		if (item === undefined) continue;
+		if (count++ >= MAX_ITEMS) {
+			out["…"] = `+${Object.keys(value as object).length - MAX_ITEMS}`;
+			break;
+		}
+		out[key] = toJsonValue(item, depth + 1);
+	}
+	return out;
+}
+
+function errorText(error: unknown): string {
+	if (error instanceof Error) return error.message;
+	return typeof error === "string" ? error : JSON.stringify(toJsonValue(error));
+}

@@ -1,0 +1,54 @@
+/**
+ * Saving and loading lifecycle traces (the only file I/O of `settle/inspect` besides the
+ * visualization writer).
+ */
+import { readFile, rename, writeFile } from "node:fs/promises";
+import { errorMessage, SettleError } from "../errors.js";
+import { type LifecycleTrace, parseTrace, type TraceRecorder } from "./trace.js";
+
+/**
+ * Writes a trace as pretty JSON. Atomic: a temp file next to `path` is renamed over it, so a crash
+ * never leaves a half-written trace. Throws `SettleError("IO")` with the path on failure.
+ *
+ * @example
+ * ```ts
+ * await saveTrace("run.trace.json", recorder);
+ * ```
+ */
+export async function saveTrace(path: string, trace: LifecycleTrace | TraceRecorder): Promise<void> {
+	const value = "observer" in trace ? trace.toJSON() : trace;
+	const temp = `${path}.${process.pid}.${Date.now()}.tmp`;
+	try {
+		await writeFile(temp, `${JSON.stringify(value, null, 2)}\n`, "utf8");
+		await rename(temp, path);
+	} catch (error) {
+		throw new SettleError("IO", `Could not save the trace to ${path}: ${errorMessage(error)}`, { cause: error });
+	}
+}
+
+/**
+ * Reads a trace saved by {@link saveTrace}. Throws `SettleError("IO")` when the file cannot be read
+ * and `SettleError("INVALID_ARGUMENT")` when it is not a trace.
+ *
+ * @example
+ * ```ts
+ * console.log(formatTrace(await loadTrace("run.trace.json")));
+ * ```
+ */
+export async function loadTrace(path: string): Promise<LifecycleTrace> {
+	let text: string;
+	try {
+		text = await readFile(path, "utf8");
+	} catch (error) {
+		throw new SettleError("IO", `Could not read the trace ${path}: ${errorMessage(error)}`, { cause: error });
+	}
+	let json: unknown;
+	try {
+		json = JSON.parse(text);
+	} catch (error) {
+		throw new SettleError("INVALID_ARGUMENT", `The trace ${path} is not valid JSON: ${errorMessage(error)}`, {
+			cause: error,
+		});
+	}
+	return parseTrace(json);
+}

@@ -1,0 +1,111 @@
+/**
+ * Offline trace viewer: one standalone HTML file (no network, no dependencies) with the machine's
+ * diagram and the recorded events. Selecting an event (click, or ↑/↓) highlights the state the
+ * machine was in at that moment and every state visited before it.
+ */
+import type { AnyStateMachine } from "xstate";
+import { toSvg } from "./svg.js";
+import { formatLifecycleEvent, type LifecycleTrace } from "./trace.js";
+
+/** Options for {@link renderTraceHtml}. */
+export interface TraceViewerOptions {
+	/** Page title; defaults to "<machine> lifecycle trace". */
+	title?: string;
+}
+
+/**
+ * Renders a saved trace as a standalone HTML page. Pure and deterministic; never throws for a
+ * valid trace (events of other machines simply highlight nothing).
+ *
+ * @example
+ * ```ts
+ * import { writeFileSync } from "node:fs";
+ * writeFileSync("trace.html", renderTraceHtml(await loadTrace("run.trace.json"), promptOperationMachine));
+ * ```
+ */
+export function renderTraceHtml(
+	trace: LifecycleTrace,
+	machine: AnyStateMachine,
+	options: TraceViewerOptions = {},
+): string {
+	const machineId = machine.id;
+	const title = options.title ?? `${machineId} lifecycle trace`;
+	const origin = trace.events[0]?.at ?? 0;
+	const items = trace.events
+		.map((event, i) => `<li data-i="${i}" class="kind-${event.kind}">${esc(formatLifecycleEvent(event, origin))}</li>`)
+		.join("\n");
+	const states = trace.events.map((event) => (event.kind === "state" ? event.to : null));
+	const data = JSON.stringify({ machineId, states })
+		.replace(/</g, "\\u003c")
+		.replace(/\u2028|\u2029/g, "");
+	return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<title>${esc(title)}</title>
+<style>
+body{margin:0;font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:12px;color:#1a202c}
+header{padding:10px 16px;border-bottom:1px solid #e2e8f0}
+h1{font-size:16px;margin:0 0 4px}
+main{display:flex;height:calc(100vh - 64px)}
+.diagram{flex:3;overflow:auto;border-right:1px solid #e2e8f0}
+.events{flex:2;overflow:auto;margin:0;padding:0;list-style:none}
+.events li{padding:2px 8px;white-space:pre;cursor:pointer;border-bottom:1px solid #f7fafc}
+.events li:hover{background:#f7fafc}
+.events li.selected{background:#fefcbf}
+.events li.kind-state{font-weight:bold}
+.events li.kind-emitted{color:#2b6cb0}
+.events li.kind-delay{color:#805ad5}
+.events li.kind-actor{color:#4a5568}
+g.visited>rect.state,g.visited>rect.cluster{fill:#ebf8ff}
+g.current>rect.state,g.current>rect.cluster{stroke:#d53f8c;stroke-width:3}
+</style>
+</head>
+<body>
+<header><h1>${esc(title)}</h1><div>${trace.events.length} events${trace.dropped ? `, ${trace.dropped} earlier events dropped` : ""} · click an event or use ↑/↓</div></header>
+<main>
+<div class="diagram">
+${toSvg(machine).replace(/^<svg /, '<svg id="machine" ')}
+</div>
+<ol class="events">
+${items}
+</ol>
+</main>
+<script>
+const data = ${data};
+const groups = new Map([...document.querySelectorAll("g[data-state]")].map((g) => [g.dataset.state, g]));
+const items = [...document.querySelectorAll(".events li")];
+const ids = (path) => path.split(".").map((_, i, parts) => data.machineId + "." + parts.slice(0, i + 1).join("."));
+let selected = -1;
+function select(i) {
+  if (i < 0 || i >= items.length) return;
+  selected = i;
+  items.forEach((li, j) => li.classList.toggle("selected", j === i));
+  items[i].scrollIntoView({ block: "nearest" });
+  const visited = new Set();
+  let current = [];
+  for (let j = 0; j <= i; j++) {
+    if (data.states[j] === null) continue;
+    current = ids(data.states[j]);
+    current.forEach((id) => visited.add(id));
+  }
+  for (const [id, g] of groups) {
+    g.classList.toggle("visited", visited.has(id));
+    g.classList.toggle("current", current.includes(id));
+  }
+}
+items.forEach((li, i) => li.addEventListener("click", () => select(i)));
+document.addEventListener("keydown", (e) => {
+  if (e.key === "ArrowDown") { select(selected + 1); e.preventDefault(); }
+  if (e.key === "ArrowUp") { select(selected - 1); e.preventDefault(); }
+});
+select(items.length - 1);
+</script>
+</body>
+</html>
+`;
+}
+
+function esc(text: string): string {
+	return text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;");
+}

@@ -1,0 +1,192 @@
+/**
+ * Lifecycle traces: record the typed inspection stream into a JSON-serialisable value, read it
+ * back, and print it as text. Pure (no I/O); `trace-file.ts` adds save/load.
+ */
+import { SettleError } from "../errors.js";
+import type { JsonValue, LifecycleInspectionEvent } from "./lifecycle-inspector.js";
+
+/** Format marker of a saved trace. */
+export const TRACE_FORMAT = "settle.lifecycle-trace";
+/** Current trace format version. */
+export const TRACE_VERSION = 1;
+
+/** A saved lifecycle trace. */
+export interface LifecycleTrace {
+	format: typeof TRACE_FORMAT;
+	version: typeof TRACE_VERSION;
+	/** Machine id of the first recorded event, if any. */
+	machine?: string;
+	/** Events dropped at the front because the recorder was full. */
+	dropped: number;
+	events: LifecycleInspectionEvent[];
+}
+
+/** Options for {@link createTraceRecorder}. */
+export interface TraceRecorderOptions {
+	/** Keep at most this many events (oldest dropped first); default 10 000. */
+	maxEvents?: number;
+}
+
+/** Records a lifecycle stream; pass `recorder.observer` to `session.inspect()` / `inspectActor()`. */
+export interface TraceRecorder {
+	/** The observer to subscribe (bound; safe to pass around). */
+	readonly observer: (event: LifecycleInspectionEvent) => void;
+	/** Recorded events, oldest first (a copy). */
+	readonly events: LifecycleInspectionEvent[];
+	/** Events dropped because `maxEvents` was reached. */
+	readonly dropped: number;
+	/** The trace as a JSON-serialisable value (`JSON.stringify(recorder)` works too). */
+	toJSON(): LifecycleTrace;
+	/** Forgets everything recorded so far. */
+	clear(): void;
+}
+
+/**
+ * Creates a bounded trace recorder: O(1) per event, never more than `maxEvents` kept.
+ *
+ * @example
+ * ```ts
+ * const recorder = createTraceRecorder();
+ * const subscription = session.inspect(recorder.observer);
+ * await session.prompt("hello");
+ * subscription.unsubscribe();
+ * console.log(formatTrace(recorder.toJSON()));
+ * ```
+ */
+export function createTraceRecorder(options: TraceRecorderOptions = {}): TraceRecorder {
+	const capacity = Math.max(1, Math.floor(options.maxEvents ?? 10_000));
+	let buffer: LifecycleInspectionEvent[] = [];
+	let start = 0;
+	let dropped = 0;
+	const ordered = () => (start === 0 ? buffer.slice() : [...buffer.slice(start), ...buffer.slice(0, start)]);
+	const recorder: TraceRecorder = {
+		observer: (event) => {
+			if (buffer.length < capacity) {
+				buffer.push(event);
+				return;
+			}
+			buffer[start] = event;
+			start = (start + 1) % capacity;
+			dropped++;
+		},
+		get events() {
+			return ordered();
+		},
+		get dropped() {
+			return dropped;
+		},
+		toJSON() {
+			const events = ordered();
+			const trace: LifecycleTrace = { format: TRACE_FORMAT, version: TRACE_VERSION, dropped, events };
+			const machine = events[0]?.machine;
+			if (machine !== undefined) trace.machine = machine;
+			return trace;
+		},
+		clear() {
+			buffer = [];
+			start = 0;
+			dropped = 0;
+		},
+	};
+	return recorder;
+}
+
+const KINDS = new Set(["state", "event", "actor", "delay", "emitted"]);
+
+/**
+ * Validates a parsed trace (e.g. `JSON.parse` of a saved file). Throws
+ * `SettleError("INVALID_ARGUMENT")` saying what is wrong; returns the trace typed otherwise.
+ *
+ * @example
+ * ```ts
+ * const trace = parseTrace(JSON.parse(text));
+ * ```
+ */
+export function parseTrace(value: unknown): LifecycleTrace {
+	const fail = (why: string): never => {
+		throw new SettleError(
+			"INVALID_ARGUMENT",
+			`Not a Settle lifecycle trace: ${why}. Save traces with saveTrace() or JSON.stringify(recorder.toJSON()).`,
+		);
+	};
+	if (!value || typeof value !== "object") return fail("expected a JSON object");
+	const trace = value as Partial<LifecycleTrace>;
+	if (trace.format !== TRACE_FORMAT) return fail(`"format" must be "${TRACE_FORMAT}"`);
+	if (trace.version !== TRACE_VERSION) {
+		return fail(`unsupported version ${JSON.stringify(trace.version)} (this Settle reads version ${TRACE_VERSION})`);
+	}
+	if (!Array.isArray(trace.events)) return fail(`"events" must be an array`);
+	trace.events.forEach((event, index) => {
+		const e = event as Partial<LifecycleInspectionEvent> | null;
+		if (!e || typeof e !== "object") fail(`event ${index} is not an object`);
+		else if (typeof e.kind !== "string" || !KINDS.has(e.kind)) fail(`event ${index} has an unknown kind`);
+		else if (typeof e.seq !== "number" || typeof e.at !== "number") fail(`event ${index} needs numeric "seq" and "at"`);
+	});
+	return {
+		...(trace as LifecycleTrace),
+		dropped: typeof trace.dropped === "number" ? trace.dropped : 0,
+	};
+}
+
+/**
+ * One line of text for an event, e.g.
+ * `+2000ms state  postRun → retrying (always) attempt 1/3, delay 2000ms`.
+ *
+ * @example
+ * ```ts
+ * session.inspect((e) => console.log(formatLifecycleEvent(e)));
+ * ```
+ */
+export function formatLifecycleEvent(event: LifecycleInspectionEvent, origin = 0): string {
+	const time = `+${Math.round(event.at - origin)}ms`.padEnd(9);
+	switch (event.kind) {
+		case "state": {
+			const extra = stateExtras(event.to, event.details);
+			return `${time}state   ${event.from ?? "∅"} → ${event.to} (${event.trigger})${extra ? ` ${extra}` : ""}`;
+		}
+		case "event":
+			return `${time}event   ${event.type}${payloadText(event.payload)}`;
+		case "actor":
+			return `${time}actor   ${event.id} ${event.phase}${event.error ? `: ${event.error}` : payloadText(event.output)}`;
+		case "delay":
+			return `${time}delay   ${event.delay}${event.ms !== undefined ? ` ${event.ms}ms` : ""} ${event.phase} in ${event.state}`;
+		case "emitted":
+			return `${time}emit    ${event.type}${payloadText(event.payload)}`;
+	}
+}
+
+/** The whole trace as text, one event per line, times relative to the first event. */
+export function formatTrace(trace: LifecycleTrace | readonly LifecycleInspectionEvent[]): string {
+	const events = Array.isArray(trace)
+		? (trace as readonly LifecycleInspectionEvent[])
+		: (trace as LifecycleTrace).events;
+	const origin = events[0]?.at ?? 0;
+	const lines = events.map((event) => formatLifecycleEvent(event, origin));
+	if (!Array.isArray(trace) && (trace as LifecycleTrace).dropped > 0) {
+		lines.unshift(`(${(trace as LifecycleTrace).dropped} earlier events dropped)`);
+	}
+	return lines.join("\n");
+}
+
+function stateExtras(to: string, details: { [key: string]: JsonValue }): string {
+	const parts: string[] = [];
+	const top = to.split(".")[0];
+	if (top === "running" && details.runIndex !== undefined) {
+		parts.push(`run ${details.runIndex}${details.runCause ? ` (${details.runCause})` : ""}`);
+	}
+	if (top === "retrying") {
+		parts.push(`attempt ${details.retryAttempt}/${details.maxRetries}, delay ${details.retryDelayMs}ms`);
+	}
+	if (top === "compacting" && details.compactionReason !== undefined) {
+		parts.push(`reason ${details.compactionReason}${details.willRetry ? ", willRetry" : ""}`);
+	}
+	if (details.abortRequested === true) parts.push("abort requested");
+	if (details.kind !== undefined && details.requestId !== undefined) parts.push(`${details.kind} ${details.requestId}`);
+	return parts.join(", ");
+}
+
+function payloadText(payload: JsonValue | undefined): string {
+	if (payload === undefined) return "";
+	const text = JSON.stringify(payload);
+	return ` ${text.length > 160 ? `${text.slice(0, 157)}...` : text}`;
+}

@@ -1,0 +1,198 @@
+/**
+ * The checked-in diagrams under `visualizations/`: which machines, which files, and the index.
+ * `renderVisualizations()` is pure (the staleness test compares it with the files on disk);
+ * `writeVisualizations(dir)` writes them.
+ */
+import { mkdir, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { type AnyStateMachine, createActor, fromPromise, SimulatedClock } from "xstate";
+import {
+	type BeforeSettleInput,
+	type BeforeSettleOutput,
+	type CompactionInput,
+	type CompactionOutput,
+	type PreflightInput,
+	type PreflightOutcome,
+	promptOperationMachine,
+	type RunInput,
+	type RunOutcome,
+	type SettleInput,
+} from "../../machines/prompt-operation.machine.js";
+import { runtimeMachine } from "../../machines/runtime.machine.js";
+import { inspectActor } from "./lifecycle-inspector.js";
+import { toMermaid } from "./mermaid.js";
+import { toSvg } from "./svg.js";
+import { createTraceRecorder, type LifecycleTrace } from "./trace.js";
+import { renderTraceHtml } from "./trace-viewer.js";
+
+/** One machine that gets a diagram. */
+export interface MachineVisualization {
+	/** File stem: `<name>.mmd`, `<name>.svg`. */
+	name: string;
+	title: string;
+	/** One line for the index. */
+	summary: string;
+	machine: AnyStateMachine;
+}
+
+/** Every machine Settle draws, in index order. */
+export const MACHINE_VISUALIZATIONS: readonly MachineVisualization[] = [
+	{
+		name: "prompt-operation",
+		title: "Prompt operation",
+		summary:
+			"One AgentSession's lifecycle: preflight, runs, retry backoff, compaction, the before-settle boundary and settling.",
+		machine: promptOperationMachine,
+	},
+	{
+		name: "runtime",
+		title: "Runtime",
+		summary: "The AgentSessionRuntime's session slot: new / switch / fork / import replacement and disposal.",
+		machine: runtimeMachine,
+	},
+];
+
+/** The script that regenerates the diagrams (quoted in messages and in the index). */
+export const VIZ_COMMAND = "npm run viz";
+
+/** File name of the example trace page. */
+export const EXAMPLE_TRACE_FILE = "trace-example.html";
+
+/**
+ * Renders every diagram, the example trace page and the index in memory: file name → content.
+ * Deterministic (the example runs the real machine with scripted actors on a SimulatedClock).
+ *
+ * @example
+ * ```ts
+ * for (const [file, text] of await renderVisualizations()) console.log(file, text.length);
+ * ```
+ */
+export async function renderVisualizations(
+	visualizations: readonly MachineVisualization[] = MACHINE_VISUALIZATIONS,
+): Promise<Map<string, string>> {
+	const files = new Map<string, string>();
+	for (const viz of visualizations) {
+		files.set(`${viz.name}.mmd`, toMermaid(viz.machine, { title: viz.title }));
+		files.set(`${viz.name}.svg`, toSvg(viz.machine, { title: viz.title }));
+	}
+	files.set(
+		EXAMPLE_TRACE_FILE,
+		renderTraceHtml(await recordExampleTrace(), promptOperationMachine, {
+			title: "Example: a prompt retried once, then recovered from a context overflow",
+		}),
+	);
+	files.set("README.md", renderIndex(visualizations));
+	return files;
+}
+
+/**
+ * Runs the prompt-operation machine through one request with scripted actors: a 503 (retried
+ * after 2 s), then a context overflow (compacted and re-run), then an answer. Returns its trace.
+ */
+export async function recordExampleTrace(): Promise<LifecycleTrace> {
+	const answers: RunOutcome[] = [
+		{
+			stopReason: "error",
+			errorClass: "retryable",
+			errorMessage: "503 Service Unavailable",
+			overThreshold: false,
+			hasQueuedMessages: false,
+			aborted: false,
+		},
+		{
+			stopReason: "error",
+			errorClass: "overflow",
+			errorMessage: "prompt is too long: 213462 tokens > 200000 maximum",
+			overThreshold: false,
+			hasQueuedMessages: false,
+			aborted: false,
+		},
+		{ stopReason: "stop", errorClass: "none", overThreshold: false, hasQueuedMessages: false, aborted: false },
+	];
+	const clock = new SimulatedClock();
+	const machine = promptOperationMachine.provide({
+		actors: {
+			preflight: fromPromise<PreflightOutcome, PreflightInput>(async () => ({ disposition: "started" })),
+			run: fromPromise<RunOutcome, RunInput>(async () => {
+				const answer = answers.shift();
+				if (!answer) throw new Error("example trace: no scripted answer left");
+				return answer;
+			}),
+			compact: fromPromise<CompactionOutput, CompactionInput>(async () => ({ compacted: true, continue: false })),
+			beforeSettle: fromPromise<BeforeSettleOutput, BeforeSettleInput>(async () => ({ continue: false })),
+			settle: fromPromise<void, SettleInput>(async () => undefined),
+		},
+	});
+	const actor = createActor(machine, { input: {}, clock });
+	const recorder = createTraceRecorder();
+	let settled = false;
+	actor.on("operation_settled", () => {
+		settled = true;
+	});
+	actor.start();
+	const subscription = inspectActor(actor, recorder.observer, { now: () => clock.now() });
+	actor.send({ type: "PROMPT", request: { requestId: "example" } });
+	for (let turn = 0; !settled && turn < 100; turn++) {
+		await new Promise((resolve) => setImmediate(resolve));
+		const snapshot = actor.getSnapshot();
+		if (snapshot.matches("retrying")) clock.increment(snapshot.context.retryDelayMs);
+	}
+	subscription.unsubscribe();
+	actor.stop();
+	return recorder.toJSON();
+}
+
+function renderIndex(visualizations: readonly MachineVisualization[]): string {
+	const lines = [
+		"# Visualizations",
+		"",
+		"Diagrams of Settle's state machines, generated from the machine definitions in `machines/`.",
+		`Do not edit by hand: run \`${VIZ_COMMAND}\` (\`npx tsx src/inspect/write-visualizations.ts\`); a test fails when`,
+		"these files are stale.",
+		"",
+		"Edge labels read `EVENT (priority) [guard] / actions`: `always` is an eventless transition, `after <delay>`",
+		"a timer on the actor's clock, `done(<actor>)` / `error(<actor>)` the end of an invoked actor. When several",
+		"transitions share an event, the first one whose guard holds wins (priority 1 first).",
+		"",
+		"| machine | diagram | Mermaid source |",
+		"|---|---|---|",
+	];
+	for (const viz of visualizations) {
+		lines.push(
+			`| **${viz.title}** — ${viz.summary} | [${viz.name}.svg](${viz.name}.svg) | [${viz.name}.mmd](${viz.name}.mmd) |`,
+		);
+	}
+	lines.push(
+		"",
+		`[${EXAMPLE_TRACE_FILE}](${EXAMPLE_TRACE_FILE}) is the offline trace viewer on an example lifecycle (a prompt retried`,
+		"once, then recovered from a context overflow): open it in a browser and step through the events with ↑/↓.",
+		"Make your own with `renderTraceHtml(await loadTrace(path), promptOperationMachine)`.",
+		"",
+	);
+	for (const viz of visualizations) {
+		lines.push(`## ${viz.title}`, "", `![${viz.title} state machine](${viz.name}.svg)`, "");
+	}
+	return lines.join("\n");
+}
+
+/**
+ * Writes every diagram and the index into `dir` (created if needed). Returns the written paths.
+ *
+ * @example
+ * ```ts
+ * await writeVisualizations("visualizations");
+ * ```
+ */
+export async function writeVisualizations(
+	dir: string,
+	visualizations: readonly MachineVisualization[] = MACHINE_VISUALIZATIONS,
+): Promise<string[]> {
+	await mkdir(dir, { recursive: true });
+	const written: string[] = [];
+	for (const [file, content] of await renderVisualizations(visualizations)) {
+		const path = join(dir, file);
+		await writeFile(path, content, "utf8");
+		written.push(path);
+	}
+	return written;
+}

@@ -1,0 +1,162 @@
+import { mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { SettleError } from "../../src/errors.js";
+import type { LifecycleInspectionEvent } from "../../src/inspect/lifecycle-inspector.js";
+import {
+	createTraceRecorder,
+	formatLifecycleEvent,
+	formatTrace,
+	parseTrace,
+	TRACE_FORMAT,
+	TRACE_VERSION,
+} from "../../src/inspect/trace.js";
+import { loadTrace, saveTrace } from "../../src/inspect/trace-file.js";
+
+const event = (seq: number, at = seq * 10): LifecycleInspectionEvent => ({
+	seq,
+	at,
+	machine: "promptOperation",
+	kind: "event",
+	type: `E${seq}`,
+});
+
+describe("createTraceRecorder", () => {
+	it("records events in order into a JSON-serialisable trace", () => {
+		const recorder = createTraceRecorder();
+		recorder.observer(event(1));
+		recorder.observer(event(2));
+		const trace = recorder.toJSON();
+		expect(trace).toEqual({
+			format: TRACE_FORMAT,
+			version: TRACE_VERSION,
+			machine: "promptOperation",
+			dropped: 0,
+			events: [event(1), event(2)],
+		});
+		expect(parseTrace(JSON.parse(JSON.stringify(recorder)))).toEqual(trace);
+	});
+
+	it("keeps the newest maxEvents events and counts the dropped ones", () => {
+		const recorder = createTraceRecorder({ maxEvents: 3 });
+		for (let i = 1; i <= 8; i++) recorder.observer(event(i));
+		expect(recorder.events.map((e) => e.seq)).toEqual([6, 7, 8]);
+		expect(recorder.dropped).toBe(5);
+		expect(recorder.toJSON().dropped).toBe(5);
+		expect(formatTrace(recorder.toJSON()).split("\n")[0]).toBe("(5 earlier events dropped)");
+		recorder.clear();
+		expect(recorder.events).toEqual([]);
+		expect(recorder.toJSON()).toEqual({ format: TRACE_FORMAT, version: TRACE_VERSION, dropped: 0, events: [] });
+	});
+
+	it("returns copies: changing them does not change the recording", () => {
+		const recorder = createTraceRecorder();
+		recorder.observer(event(1));
+		recorder.events.push(event(99));
+		expect(recorder.events).toHaveLength(1);
+	});
+});
+
+describe("parseTrace", () => {
+	it.each([
+		[null, "expected a JSON object"],
+		[{ format: "other", version: 1, events: [] }, '"format" must be "settle.lifecycle-trace"'],
+		[{ format: TRACE_FORMAT, version: 2, events: [] }, "unsupported version 2"],
+		[{ format: TRACE_FORMAT, version: 1, events: {} }, '"events" must be an array'],
+		[{ format: TRACE_FORMAT, version: 1, events: [{ kind: "nope", seq: 1, at: 1 }] }, "event 0 has an unknown kind"],
+		[
+			{ format: TRACE_FORMAT, version: 1, events: [{ kind: "state", seq: "1", at: 1 }] },
+			'event 0 needs numeric "seq" and "at"',
+		],
+	])("rejects %j with a typed error saying why", (value, why) => {
+		try {
+			parseTrace(value);
+			expect.unreachable();
+		} catch (error) {
+			expect(error).toBeInstanceOf(SettleError);
+			expect((error as SettleError).code).toBe("INVALID_ARGUMENT");
+			expect((error as SettleError).message).toContain(why);
+		}
+	});
+
+	it("defaults a missing dropped count to 0", () => {
+		expect(parseTrace({ format: TRACE_FORMAT, version: 1, events: [] }).dropped).toBe(0);
+	});
+});
+
+describe("formatLifecycleEvent", () => {
+	it("prints one line per kind, relative to an origin", () => {
+		const base = { seq: 1, at: 2500, machine: "promptOperation" };
+		expect(
+			formatLifecycleEvent(
+				{
+					...base,
+					kind: "state",
+					from: "postRun",
+					to: "retrying",
+					value: "retrying",
+					entered: ["retrying"],
+					exited: ["postRun"],
+					trigger: "always",
+					details: { retryAttempt: 2, maxRetries: 3, retryDelayMs: 4000 },
+				},
+				500,
+			),
+		).toBe("+2000ms  state   postRun → retrying (always) attempt 2/3, delay 4000ms");
+		expect(formatLifecycleEvent({ ...base, kind: "event", type: "ABORT" })).toBe("+2500ms  event   ABORT");
+		expect(formatLifecycleEvent({ ...base, kind: "actor", phase: "error", id: "run", src: "run", error: "boom" })).toBe(
+			"+2500ms  actor   run error: boom",
+		);
+		expect(
+			formatLifecycleEvent({
+				...base,
+				kind: "delay",
+				phase: "scheduled",
+				delay: "retryDelay",
+				ms: 4000,
+				state: "retrying",
+			}),
+		).toBe("+2500ms  delay   retryDelay 4000ms scheduled in retrying");
+		expect(formatLifecycleEvent({ ...base, kind: "emitted", type: "auto_retry_end", payload: { success: true } })).toBe(
+			'+2500ms  emit    auto_retry_end {"success":true}',
+		);
+	});
+});
+
+describe("saveTrace / loadTrace", () => {
+	let dir: string;
+	beforeEach(async () => {
+		dir = await mkdtemp(join(tmpdir(), "settle-trace-"));
+	});
+	afterEach(async () => {
+		await rm(dir, { recursive: true, force: true });
+	});
+
+	it("round-trips a recorder through a real file, leaving no temp file behind", async () => {
+		const recorder = createTraceRecorder();
+		recorder.observer(event(1));
+		recorder.observer(event(2));
+		const path = join(dir, "run.trace.json");
+		await saveTrace(path, recorder);
+		expect(await readdir(dir)).toEqual(["run.trace.json"]);
+		expect(await loadTrace(path)).toEqual(recorder.toJSON());
+		expect((await readFile(path, "utf8")).endsWith("\n")).toBe(true);
+		await saveTrace(path, { ...recorder.toJSON(), events: [event(3)] });
+		expect((await loadTrace(path)).events).toEqual([event(3)]);
+	});
+
+	it("reports unreadable, non-JSON and non-trace files with typed errors", async () => {
+		await expect(loadTrace(join(dir, "missing.json"))).rejects.toMatchObject({ code: "IO" });
+		await writeFile(join(dir, "bad.json"), "{ not json");
+		await expect(loadTrace(join(dir, "bad.json"))).rejects.toMatchObject({ code: "INVALID_ARGUMENT" });
+		await writeFile(join(dir, "other.json"), JSON.stringify({ hello: "world" }));
+		await expect(loadTrace(join(dir, "other.json"))).rejects.toMatchObject({ code: "INVALID_ARGUMENT" });
+	});
+
+	it("fails with an IO error naming the path when the directory does not exist", async () => {
+		const path = join(dir, "no", "such", "dir", "t.json");
+		await expect(saveTrace(path, createTraceRecorder())).rejects.toThrow(`Could not save the trace to ${path}`);
+		expect(await readdir(dir)).toEqual([]);
+	});
+});

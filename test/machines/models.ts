@@ -1,0 +1,96 @@
+/**
+ * The two machines as xstate/graph models: concrete events per actor outcome and a bounded
+ * serialization (only what guards read), shared by the model tests.
+ */
+import type { EventObject } from "xstate";
+import { promptOperationMachine } from "../../machines/prompt-operation.machine.js";
+import { runtimeMachine } from "../../machines/runtime.machine.js";
+import type { AnySnapshot, ModelSpec } from "./graph-harness.js";
+import { fatal, lengthOverflow, outcome, overflowError, promptHarness, retryable, runtimeHarness } from "./harness.js";
+
+const RUN_OUTCOMES = [
+	outcome(),
+	retryable(),
+	retryable("429 rate limit", { requestedDelayMs: 3_600_000 }),
+	overflowError(),
+	lengthOverflow(),
+	outcome({ stopReason: "stop", errorClass: "overflow" }),
+	outcome({ overThreshold: true }),
+	outcome({ hasQueuedMessages: true }),
+	fatal(),
+	outcome({ stopReason: "aborted", aborted: true }),
+];
+
+export const PROMPT_EVENTS: EventObject[] = [
+	{ type: "PROMPT", request: { requestId: "p" } } as EventObject,
+	{ type: "COMPACT", requestId: "c" } as EventObject,
+	{ type: "NAVIGATE_TREE", requestId: "t" } as EventObject,
+	{ type: "ASSISTANT_MESSAGE_END", stopReason: "stop" } as EventObject,
+	{ type: "ASSISTANT_MESSAGE_END", stopReason: "error" } as EventObject,
+	{ type: "UPDATE_RETRY_SETTINGS", retry: {} } as EventObject,
+	...(["started", "handled", "queued"] as const).map(
+		(disposition) => ({ type: "xstate.done.actor.preflight", output: { disposition } }) as EventObject,
+	),
+	{
+		type: "xstate.done.actor.preflight",
+		output: { disposition: "rejected", error: "No model selected." },
+	} as EventObject,
+	...RUN_OUTCOMES.map((output) => ({ type: "xstate.done.actor.run", output }) as EventObject),
+	...[
+		{ compacted: true, continue: false },
+		{ compacted: false, continue: false, cancelled: true },
+		{ compacted: false, continue: true },
+	].map((output) => ({ type: "xstate.done.actor.compaction", output }) as EventObject),
+	{ type: "xstate.done.actor.beforeSettle", output: { continue: true } } as EventObject,
+	{ type: "xstate.done.actor.beforeSettle", output: { continue: false } } as EventObject,
+	{ type: "xstate.done.actor.settle" } as EventObject,
+	{ type: "xstate.done.actor.navigateTree", output: { cancelled: false } } as EventObject,
+];
+
+export const promptModel: ModelSpec = {
+	machine: promptOperationMachine,
+	input: { retry: { maxRetries: 2 } },
+	events: PROMPT_EVENTS,
+	serialize: (s: AnySnapshot) =>
+		JSON.stringify([
+			s.value,
+			s.context.retryAttempt,
+			s.context.overflowRecoveryAttempted,
+			s.context.abortRequested,
+			s.context.compaction?.reason ?? null,
+			s.context.compaction?.willRetry ?? null,
+			s.context.deferredPrompts.length > 0,
+			s.context.operation !== undefined,
+		]),
+	harness: () => promptHarness({ retry: { maxRetries: 2 } }) as never,
+};
+
+const withSession = () => undefined;
+export const RUNTIME_EVENTS: EventObject[] = [
+	{ type: "NEW", requestId: "n" } as EventObject,
+	{ type: "NEW", requestId: "n-with-session", withSession } as EventObject,
+	{ type: "SWITCH", requestId: "s", sessionFile: "/sessions/b.jsonl", withSession } as EventObject,
+	{ type: "FORK", requestId: "f", entryId: "e1", position: "at" } as EventObject,
+	{ type: "IMPORT", requestId: "i", inputPath: "/tmp/x.jsonl" } as EventObject,
+	{ type: "xstate.done.actor.checkBeforeSwitch", output: { cancelled: true } } as EventObject,
+	{ type: "xstate.done.actor.checkBeforeSwitch", output: { cancelled: false } } as EventObject,
+	{
+		type: "xstate.done.actor.openTarget",
+		output: { sessionFile: "/sessions/b.jsonl", cwd: "/projects/b", handle: "manager" },
+	} as EventObject,
+	{ type: "xstate.done.actor.createSession", output: { handle: "new session" } } as EventObject,
+];
+
+export const runtimeModel: ModelSpec = {
+	machine: runtimeMachine,
+	events: RUNTIME_EVENTS,
+	serialize: (s: AnySnapshot) =>
+		JSON.stringify([
+			s.value,
+			s.context.request?.kind ?? null,
+			s.context.request !== undefined && "withSession" in s.context.request,
+			s.context.teardownReason ?? null,
+			s.context.disposeRequested,
+		]),
+	harness: () => runtimeHarness() as never,
+};

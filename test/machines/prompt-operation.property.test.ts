@@ -1,0 +1,303 @@
+/**
+ * Property tests of the prompt-operation machine (DESIGN §8 invariants 1, 5, 8 at the machine level)
+ * over random scripts: run outcomes, abort timing (including an abort in the same tick as a
+ * completion), busy and deferred prompts, compaction / boundary results and SimulatedClock advances.
+ */
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import {
+	isStreaming,
+	type PromptOperationEmitted,
+	type PromptOperationSnapshot,
+	type RetrySettings,
+	type RunInput,
+	type RunOutcome,
+} from "../../machines/prompt-operation.machine.js";
+import { fatal, flush, lengthOverflow, outcome, overflowError, promptHarness, retryable } from "./harness.js";
+
+interface Choice {
+	pick: number;
+	/** Index into the script's outcome pool. */
+	which: number;
+	fraction: number;
+	sameTick: boolean;
+}
+
+/** A random script: a small pool of run outcomes (so failures can repeat) and a list of choices. */
+interface Script {
+	settings: RetrySettings;
+	outcomes: RunOutcome[];
+	choices: Choice[];
+}
+
+const outcomeArb: fc.Arbitrary<RunOutcome> = fc.oneof(
+	{ weight: 3, arbitrary: fc.constant(outcome()) },
+	{ weight: 1, arbitrary: fc.constant(outcome({ stopReason: "toolUse" })) },
+	{
+		weight: 6,
+		arbitrary: fc
+			.option(fc.integer({ min: 0, max: 90_000 }), { freq: 3 })
+			.map((requestedDelayMs) => retryable("503", requestedDelayMs === null ? {} : { requestedDelayMs })),
+	},
+	{ weight: 3, arbitrary: fc.constant(overflowError()) },
+	{ weight: 1, arbitrary: fc.constant(lengthOverflow()) },
+	{ weight: 1, arbitrary: fc.constant(outcome({ stopReason: "stop", errorClass: "overflow" })) },
+	{ weight: 1, arbitrary: fc.constant(outcome({ overThreshold: true })) },
+	{ weight: 1, arbitrary: fc.constant(outcome({ hasQueuedMessages: true })) },
+	{ weight: 1, arbitrary: fc.constant(fatal()) },
+);
+
+const choiceArb: fc.Arbitrary<Choice> = fc.record({
+	pick: fc.nat({ max: 99 }),
+	which: fc.nat(),
+	fraction: fc.double({ min: 0, max: 0.999, noNaN: true }),
+	sameTick: fc.boolean(),
+});
+
+const settingsArb: fc.Arbitrary<RetrySettings> = fc.record({
+	enabled: fc.constantFrom(true, true, true, false),
+	maxRetries: fc.integer({ min: 0, max: 4 }),
+	baseDelayMs: fc.integer({ min: 1, max: 3000 }),
+	maxAgentDelayMs: fc.constantFrom(0, 5000, 60_000),
+});
+
+const scriptArb: fc.Arbitrary<Script> = fc.record({
+	settings: settingsArb,
+	outcomes: fc.array(outcomeArb, { minLength: 1, maxLength: 2 }),
+	choices: fc.array(choiceArb, { minLength: 5, maxLength: 60 }),
+});
+
+type Timeline =
+	| { kind: "emit"; event: PromptOperationEmitted }
+	| { kind: "abort"; operationId: number | undefined }
+	| { kind: "userStart" }
+	| { kind: "assistantEnd"; stopReason: string }
+	| { kind: "compact"; reason: string; willRetry: boolean; operationId?: number }
+	| { kind: "run"; operationId: number };
+
+/** Drives a live actor through a random script; returns what happened. */
+async function drive({ settings, outcomes, choices: script }: Script) {
+	const h = promptHarness({ retry: settings });
+	const timeline: Timeline[] = [];
+	h.actor.on("*", (event) => timeline.push({ kind: "emit", event: event as PromptOperationEmitted }));
+	const snap = () => h.actor.getSnapshot() as PromptOperationSnapshot;
+	const operationId = () => snap().context.operation?.id;
+	const seen = new Set<unknown>();
+	let index = 0;
+	let prompts = 0;
+	const abort = async (type: "ABORT" | "ABORT_RETRY" | "ABORT_COMPACTION" = "ABORT") => {
+		if (type === "ABORT" && snap().context.operation) timeline.push({ kind: "abort", operationId: operationId() });
+		await h.send({ type });
+	};
+
+	for (let step = 0; ; step++) {
+		if (step > 2000) throw new Error(`did not settle; stuck in ${h.state()}`);
+		const state = h.state();
+		const c = script[index++];
+		const pick = c?.pick ?? 99;
+		if (state === "idle") {
+			if (!c) break;
+			await h.send({ type: "PROMPT", request: { requestId: `p${++prompts}` } });
+			continue;
+		}
+		const [top, sub] = state.split(".");
+		if (c && pick >= 90 && ["running", "retrying", "compacting", "beforeSettle"].includes(top ?? "")) {
+			// A prompt while busy: the busy preflight queues or rejects it, never starts a run.
+			const requestId = `p${++prompts}`;
+			await h.send({ type: "PROMPT", request: { requestId } });
+			await h.resolve(
+				`busyPreflight.${requestId}`,
+				pick % 2 ? { disposition: "queued" } : { disposition: "rejected", error: "busy" },
+			);
+			continue;
+		}
+		switch (top) {
+			case "preflight":
+				if (pick < 8) await abort();
+				else
+					await h.resolve(
+						"preflight",
+						pick < 70 || !c
+							? { disposition: "started" }
+							: pick < 78
+								? { disposition: "handled" }
+								: pick < 86
+									? { disposition: "queued" }
+									: { disposition: "rejected", error: "x" },
+					);
+				break;
+			case "running": {
+				const run = h.fakes.pending("run");
+				if (!run) throw new Error("running without a pending run");
+				if (!seen.has(run)) {
+					seen.add(run);
+					timeline.push({ kind: "run", operationId: (run.input as RunInput).operationId });
+					if ((run.input as RunInput).mode === "prompt") {
+						timeline.push({ kind: "userStart" });
+						await h.send({ type: "USER_MESSAGE_START" });
+					}
+				}
+				if (sub === "working" && pick < 6) {
+					await abort();
+					break;
+				}
+				let result = c ? (outcomes[c.which % outcomes.length] ?? outcome()) : outcome();
+				if (sub === "aborting") result = outcome({ stopReason: "aborted", aborted: true });
+				if (result.stopReason !== undefined) {
+					timeline.push({ kind: "assistantEnd", stopReason: result.stopReason });
+					await h.send({ type: "ASSISTANT_MESSAGE_END", stopReason: result.stopReason });
+				}
+				run.resolve(result);
+				// Abort timing: sometimes the abort lands in the same tick as the run's completion.
+				if (c?.sameTick && pick < 30 && sub === "working") await abort();
+				await flush();
+				break;
+			}
+			case "retrying": {
+				const delay = snap().context.retryDelayMs;
+				if (pick < 5) await abort();
+				else if (pick < 9) await abort("ABORT_RETRY");
+				else if (pick < 35 && delay > 0) await h.advance(Math.floor((c?.fraction ?? 0) * delay));
+				else await h.advance(delay);
+				break;
+			}
+			case "compacting": {
+				const compaction = h.fakes.pending("compaction");
+				if (!compaction) throw new Error("compacting without a pending compaction");
+				if (!seen.has(compaction)) {
+					seen.add(compaction);
+					const input = compaction.input as { reason: string; willRetry: boolean; operationId?: number };
+					timeline.push({ kind: "compact", ...input });
+				}
+				if (sub === "working" && pick < 8) await abort();
+				else if (sub === "working" && pick < 14) await abort("ABORT_COMPACTION");
+				else if (pick < 20) await h.reject("compaction", new Error("summarizer failed"));
+				else {
+					const compacted = !c || pick % 3 !== 0;
+					await h.resolve("compaction", {
+						compacted,
+						continue: pick % 5 === 0,
+						cancelled: !compacted && pick % 2 === 0,
+					});
+				}
+				break;
+			}
+			case "beforeSettle":
+				if (sub === "working" && pick < 8) await abort();
+				else if (pick < 14) await h.reject("beforeSettle", new Error("boundary failed"));
+				else await h.resolve("beforeSettle", { continue: c !== undefined && pick % 4 === 0 });
+				break;
+			case "settling":
+				if (c && pick < 10) await h.send({ type: "PROMPT", request: { requestId: `p${++prompts}` } });
+				else if (pick < 15) await h.reject("settle", new Error("agent_settled handler failed"));
+				else await h.resolve("settle");
+				break;
+			default:
+				throw new Error(`unexpected state ${state}`);
+		}
+	}
+	return { h, timeline, snap };
+}
+
+function emitted(timeline: Timeline[]): PromptOperationEmitted[] {
+	return timeline.flatMap((t) => (t.kind === "emit" ? [t.event] : []));
+}
+
+describe("prompt-operation machine properties", () => {
+	it("exactly one settle per started operation; none for handled/queued/rejected; back to idle (invariant 1)", async () => {
+		await fc.assert(
+			fc.asyncProperty(scriptArb, async (script) => {
+				const { h, timeline, snap } = await drive(script);
+				const events = emitted(timeline);
+				const started = events.filter((e) => e.type === "operation_started").map((e) => e.operationId);
+				const settled = events.filter((e) => e.type === "operation_settled").map((e) => e.operationId);
+				const settleCalls = h.fakes.inputs("settle").map((input) => (input as { operationId: number }).operationId);
+				expect(settled).toEqual(started);
+				expect(settleCalls).toEqual(started);
+				expect(events.filter((e) => e.type === "preflight_result" && e.disposition === "started").length).toBe(
+					started.length,
+				);
+				// Operations never overlap: started and settled strictly alternate.
+				const lifecycle = events.filter((e) => e.type === "operation_started" || e.type === "operation_settled");
+				lifecycle.forEach((e, i) => {
+					expect(e.type).toBe(i % 2 === 0 ? "operation_started" : "operation_settled");
+				});
+				expect(h.state()).toBe("idle");
+				expect(isStreaming(snap())).toBe(false);
+				expect(snap().context.operation).toBeUndefined();
+				expect(snap().context.retryAttempt).toBe(0);
+				expect(h.fakes.invocations.filter((i) => !i.settled)).toEqual([]);
+				// No timer is left behind.
+				const before = h.actor.getSnapshot();
+				await h.advance(10 * 60_000);
+				expect(h.actor.getSnapshot()).toBe(before);
+			}),
+			{ numRuns: 300 },
+		);
+	});
+
+	it("retry attempts ≤ maxRetries, consecutive, with non-decreasing capped delays, each sequence closed once (invariant 5)", async () => {
+		await fc.assert(
+			fc.asyncProperty(scriptArb, async (script) => {
+				const { settings } = script;
+				const { timeline } = await drive(script);
+				let open: { attempt: number; delayMs: number } | undefined;
+				for (const e of emitted(timeline)) {
+					if (e.type === "auto_retry_start") {
+						expect(e.attempt).toBeLessThanOrEqual(settings.maxRetries);
+						expect(e.maxAttempts).toBe(settings.maxRetries);
+						expect(e.attempt).toBe((open?.attempt ?? 0) + 1);
+						if (open) expect(e.delayMs).toBeGreaterThanOrEqual(open.delayMs);
+						if (settings.maxAgentDelayMs > 0) expect(e.delayMs).toBeLessThanOrEqual(settings.maxAgentDelayMs);
+						open = { attempt: e.attempt, delayMs: e.delayMs };
+					} else if (e.type === "auto_retry_end") {
+						expect(open, "auto_retry_end without a retry in flight").toBeDefined();
+						expect(e.attempt).toBe(open?.attempt);
+						open = undefined;
+					} else if (e.type === "operation_settled") {
+						expect(open, "operation settled with a retry sequence left open").toBeUndefined();
+					}
+				}
+			}),
+			{ numRuns: 300 },
+		);
+	});
+
+	it("overflow recovery happens at most once per failing request (invariant 5)", async () => {
+		await fc.assert(
+			fc.asyncProperty(scriptArb, async (script) => {
+				const { timeline } = await drive(script);
+				let recoveries = 0;
+				for (const t of timeline) {
+					const requestEnds =
+						t.kind === "userStart" ||
+						(t.kind === "assistantEnd" && t.stopReason !== "error" && t.stopReason !== "length") ||
+						(t.kind === "emit" && t.event.type === "operation_started");
+					if (requestEnds) recoveries = 0;
+					if (t.kind === "compact" && t.reason === "overflow" && t.willRetry) {
+						recoveries++;
+						expect(recoveries).toBe(1);
+					}
+				}
+			}),
+			{ numRuns: 300 },
+		);
+	});
+
+	it("an abort at any moment ends the operation: no new run after it, settled as aborted (invariant 8)", async () => {
+		await fc.assert(
+			fc.asyncProperty(scriptArb, async (script) => {
+				const { timeline } = await drive(script);
+				const aborted = new Set<number>();
+				for (const t of timeline) {
+					if (t.kind === "abort" && t.operationId !== undefined) aborted.add(t.operationId);
+					if (t.kind === "run") expect(aborted.has(t.operationId), `run after abort of ${t.operationId}`).toBe(false);
+					if (t.kind === "emit" && t.event.type === "operation_settled" && aborted.has(t.event.operationId)) {
+						expect(t.event.aborted).toBe(true);
+					}
+				}
+			}),
+			{ numRuns: 300 },
+		);
+	});
+});

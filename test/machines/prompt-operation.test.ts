@@ -1,0 +1,707 @@
+import { describe, expect, it } from "vitest";
+import { createActor } from "xstate";
+import {
+	DEFAULT_RETRY_SETTINGS,
+	isCompacting,
+	isOperationActive,
+	isRetrying,
+	isStreaming,
+	LENGTH_RECOVERY_FAILED_MESSAGE,
+	lifecycleState,
+	OVERFLOW_RECOVERY_FAILED_MESSAGE,
+	type PromptOperationEmitted,
+	type PromptOperationSnapshot,
+	planRetryDelay,
+	promptOperationMachine,
+	RETRY_CANCELLED_MESSAGE,
+	type RunInput,
+} from "../../machines/prompt-operation.machine.js";
+import {
+	fatal,
+	flush,
+	lengthOverflow,
+	outcome,
+	overflowError,
+	promptHarness,
+	retryable,
+	startOperation,
+} from "./harness.js";
+
+const snap = (h: ReturnType<typeof promptHarness>) => h.actor.getSnapshot() as PromptOperationSnapshot;
+
+/** Runs the rest of an operation after the last run succeeded: boundary says stop, settle resolves. */
+async function finishOperation(h: ReturnType<typeof promptHarness>) {
+	await h.resolve("beforeSettle", { continue: false });
+	await h.resolve("settle");
+}
+
+describe("planRetryDelay", () => {
+	it("doubles from the base delay and caps at maxAgentDelayMs", () => {
+		const settings = { ...DEFAULT_RETRY_SETTINGS, baseDelayMs: 2000, maxAgentDelayMs: 10_000 };
+		expect([1, 2, 3, 4, 5].map((attempt) => planRetryDelay(settings, attempt))).toEqual([
+			{ kind: "wait", delayMs: 2000 },
+			{ kind: "wait", delayMs: 4000 },
+			{ kind: "wait", delayMs: 8000 },
+			{ kind: "wait", delayMs: 10_000 },
+			{ kind: "wait", delayMs: 10_000 },
+		]);
+	});
+
+	it("honours a provider-requested delay as a lower bound and gives up when it exceeds the cap", () => {
+		expect(planRetryDelay(DEFAULT_RETRY_SETTINGS, 1, 30_000)).toEqual({ kind: "wait", delayMs: 30_000 });
+		expect(planRetryDelay(DEFAULT_RETRY_SETTINGS, 3, 1000)).toEqual({ kind: "wait", delayMs: 8000 });
+		expect(planRetryDelay(DEFAULT_RETRY_SETTINGS, 1, 60_001)).toEqual({
+			kind: "give_up",
+			reason: "requested_delay_exceeds_cap",
+		});
+	});
+
+	it("never goes below the previous delay of the sequence, and treats a cap ≤ 0 as no cap", () => {
+		expect(planRetryDelay(DEFAULT_RETRY_SETTINGS, 2, undefined, 30_000)).toEqual({ kind: "wait", delayMs: 30_000 });
+		expect(planRetryDelay({ ...DEFAULT_RETRY_SETTINGS, maxAgentDelayMs: 0 }, 8)).toEqual({
+			kind: "wait",
+			delayMs: 256_000,
+		});
+	});
+});
+
+describe("prompt-operation machine: one operation", () => {
+	it("runs preflight → running → beforeSettle → settling → idle with exactly one settle", async () => {
+		const h = promptHarness();
+		expect(h.state()).toBe("idle");
+		await h.send({ type: "PROMPT", request: { requestId: "r1", payload: { text: "hi" } } });
+		expect(h.state()).toBe("preflight");
+		expect(h.fakes.inputs("preflight")).toEqual([{ request: { requestId: "r1", payload: { text: "hi" } } }]);
+		await h.resolve("preflight", { disposition: "started", runPayload: ["user message"] });
+		expect(h.state()).toBe("running.working");
+		expect(isStreaming(snap(h))).toBe(true);
+		expect(h.fakes.inputs("run")).toEqual([
+			{
+				operationId: 1,
+				requestId: "r1",
+				mode: "prompt",
+				cause: "prompt",
+				runIndex: 1,
+				retryAttempt: 0,
+				payload: ["user message"],
+			},
+		]);
+		await h.resolve("run", outcome());
+		expect(h.state()).toBe("beforeSettle.working");
+		expect(h.fakes.inputs("beforeSettle")).toEqual([{ operationId: 1, requestId: "r1", outcome: "completed" }]);
+		await h.resolve("beforeSettle", { continue: false });
+		expect(h.state()).toBe("settling");
+		expect(isStreaming(snap(h))).toBe(false);
+		expect(isOperationActive(snap(h))).toBe(true);
+		expect(h.fakes.inputs("settle")).toEqual([{ operationId: 1, requestId: "r1", aborted: false }]);
+		await h.resolve("settle");
+		expect(h.state()).toBe("idle");
+		expect(h.emitted.map((e) => e.type)).toEqual(["preflight_result", "operation_started", "operation_settled"]);
+		expect(h.emittedOf("operation_settled")).toEqual([
+			{ type: "operation_settled", operationId: 1, requestId: "r1", aborted: false },
+		]);
+		expect(snap(h).context.operation).toBeUndefined();
+		expect(snap(h).context.operationCount).toBe(1);
+	});
+
+	it.each(["handled", "queued"] as const)("a %s preflight goes back to idle without settling", async (disposition) => {
+		const h = promptHarness();
+		await h.send({ type: "PROMPT", request: { requestId: "r1" } });
+		await h.resolve("preflight", { disposition });
+		expect(h.state()).toBe("idle");
+		expect(h.fakes.count("run")).toBe(0);
+		expect(h.fakes.count("settle")).toBe(0);
+		expect(h.emitted).toEqual([{ type: "preflight_result", requestId: "r1", disposition }]);
+	});
+
+	it("a rejected or failing preflight reports the error and settles nothing", async () => {
+		const h = promptHarness();
+		const error = new Error("No model selected.");
+		await h.send({ type: "PROMPT", request: { requestId: "r1" } });
+		await h.resolve("preflight", { disposition: "rejected", error });
+		await h.send({ type: "PROMPT", request: { requestId: "r2" } });
+		await h.reject("preflight", new Error("input hook crashed"));
+		expect(h.state()).toBe("idle");
+		expect(h.fakes.count("settle")).toBe(0);
+		expect(h.emitted).toEqual([
+			{ type: "preflight_result", requestId: "r1", disposition: "rejected", error },
+			{ type: "preflight_result", requestId: "r2", disposition: "rejected", error: new Error("input hook crashed") },
+		]);
+	});
+
+	it("an unprovided actor rejects with a message that names it and how to provide it", async () => {
+		const actor = createActor(promptOperationMachine, { input: {} });
+		const results: PromptOperationEmitted[] = [];
+		actor.on("preflight_result", (e) => results.push(e));
+		actor.start();
+		actor.send({ type: "PROMPT", request: { requestId: "r1" } });
+		await flush();
+		expect(actor.getSnapshot().value).toBe("idle");
+		const error = (results[0] as { error?: Error }).error;
+		expect(error?.message).toContain('actor "preflight" is not provided');
+		expect(error?.message).toContain("promptOperationMachine.provide");
+	});
+
+	it("continues with agent.continue() when messages were queued after agent_end", async () => {
+		const h = promptHarness();
+		await startOperation(h);
+		await h.resolve("run", outcome({ hasQueuedMessages: true }));
+		expect(h.state()).toBe("running.working");
+		expect((h.fakes.inputs("run")[1] as RunInput).mode).toBe("continue");
+		expect((h.fakes.inputs("run")[1] as RunInput).cause).toBe("queued");
+		await h.resolve("run", outcome());
+		await finishOperation(h);
+		expect(h.state()).toBe("idle");
+		expect(h.fakes.count("settle")).toBe(1);
+	});
+
+	it("continues when the agent_before_settle boundary asks for it, and settles once at the end", async () => {
+		const h = promptHarness();
+		await startOperation(h);
+		await h.resolve("run", outcome());
+		await h.resolve("beforeSettle", { continue: true });
+		expect(h.state()).toBe("running.working");
+		expect((h.fakes.inputs("run")[1] as RunInput).cause).toBe("boundary");
+		await h.resolve("run", outcome());
+		await h.reject("beforeSettle", new Error("boundary handler threw"));
+		expect(h.state()).toBe("settling");
+		await h.resolve("settle");
+		expect(h.fakes.count("settle")).toBe(1);
+		expect(h.emittedOf("operation_settled")).toHaveLength(1);
+	});
+
+	it("a throwing run actor ends in settling with the error as finalError", async () => {
+		const h = promptHarness();
+		await startOperation(h);
+		await h.reject("run", new Error("agent exploded"));
+		expect(h.state()).toBe("settling");
+		expect(h.fakes.inputs("settle")).toEqual([
+			{ operationId: 1, requestId: "r1", aborted: false, finalError: "agent exploded" },
+		]);
+		await h.resolve("settle");
+		expect(h.state()).toBe("idle");
+	});
+
+	it("a throwing settle actor still returns to idle and reports the operation settled", async () => {
+		const h = promptHarness();
+		await startOperation(h);
+		await h.resolve("run", outcome());
+		await h.resolve("beforeSettle", { continue: false });
+		await h.reject("settle", new Error("agent_settled handler threw"));
+		expect(h.state()).toBe("idle");
+		expect(h.emittedOf("operation_settled")).toHaveLength(1);
+	});
+
+	it("reports a fatal error to the boundary as outcome error", async () => {
+		const h = promptHarness();
+		await startOperation(h);
+		await h.resolve("run", fatal());
+		expect(h.state()).toBe("beforeSettle.working");
+		expect(h.fakes.inputs("beforeSettle")).toEqual([{ operationId: 1, requestId: "r1", outcome: "error" }]);
+	});
+});
+
+describe("prompt-operation machine: auto-retry", () => {
+	it("backs off on the actor clock, then continues; a successful message_end ends the sequence", async () => {
+		const h = promptHarness();
+		await startOperation(h);
+		await h.resolve("run", retryable("529 overloaded"));
+		expect(h.state()).toBe("retrying");
+		expect(isRetrying(snap(h))).toBe(true);
+		expect(h.emittedOf("auto_retry_start")).toEqual([
+			{ type: "auto_retry_start", attempt: 1, maxAttempts: 3, delayMs: 2000, errorMessage: "529 overloaded" },
+		]);
+		await h.advance(1999);
+		expect(h.state()).toBe("retrying");
+		expect(h.fakes.count("run")).toBe(1);
+		await h.advance(1);
+		expect(h.state()).toBe("running.working");
+		expect(h.fakes.inputs("run")[1]).toMatchObject({ mode: "continue", cause: "retry", runIndex: 2, retryAttempt: 1 });
+		await h.send({ type: "ASSISTANT_MESSAGE_END", stopReason: "toolUse" });
+		expect(h.emittedOf("auto_retry_end")).toEqual([{ type: "auto_retry_end", success: true, attempt: 1 }]);
+		expect(snap(h).context.retryAttempt).toBe(0);
+		await h.resolve("run", outcome());
+		await finishOperation(h);
+		expect(h.emittedOf("auto_retry_end")).toHaveLength(1);
+	});
+
+	it("doubles the delay per attempt, then gives up with auto_retry_end{success:false} and settles", async () => {
+		const h = promptHarness({ retry: { maxRetries: 3, baseDelayMs: 1000 } });
+		await startOperation(h);
+		for (const delay of [1000, 2000, 4000]) {
+			await h.resolve("run", retryable());
+			expect(h.state()).toBe("retrying");
+			await h.advance(delay);
+		}
+		await h.resolve("run", retryable("503 again"));
+		expect(h.state()).toBe("beforeSettle.working");
+		expect(h.emittedOf("auto_retry_start").map((e) => [e.attempt, e.delayMs])).toEqual([
+			[1, 1000],
+			[2, 2000],
+			[3, 4000],
+		]);
+		expect(h.emittedOf("auto_retry_end")).toEqual([
+			{ type: "auto_retry_end", success: false, attempt: 3, finalError: "503 again" },
+		]);
+		await finishOperation(h);
+		expect(h.state()).toBe("idle");
+	});
+
+	it("caps the delay at maxAgentDelayMs", async () => {
+		const h = promptHarness({ retry: { maxRetries: 4, baseDelayMs: 2000, maxAgentDelayMs: 5000 } });
+		await startOperation(h);
+		const delays: number[] = [];
+		for (let i = 0; i < 4; i++) {
+			await h.resolve("run", retryable());
+			delays.push(snap(h).context.retryDelayMs);
+			await h.advance(snap(h).context.retryDelayMs);
+		}
+		expect(delays).toEqual([2000, 4000, 5000, 5000]);
+	});
+
+	it("waits at least the provider-requested delay, and gives up at once when it exceeds the cap", async () => {
+		const h = promptHarness();
+		await startOperation(h);
+		await h.resolve("run", retryable("429 rate limit", { requestedDelayMs: 12_000 }));
+		expect(h.emittedOf("auto_retry_start")[0]?.delayMs).toBe(12_000);
+		await h.advance(12_000);
+		await h.resolve("run", retryable("429 rate limit", { requestedDelayMs: 120_000 }));
+		expect(h.state()).toBe("beforeSettle.working");
+		expect(h.emittedOf("auto_retry_end")).toEqual([
+			{ type: "auto_retry_end", success: false, attempt: 1, finalError: "429 rate limit" },
+		]);
+	});
+
+	it("does not retry when retries are disabled, and emits no retry events", async () => {
+		const h = promptHarness({ retry: { enabled: false } });
+		await startOperation(h);
+		await h.resolve("run", retryable());
+		expect(h.state()).toBe("beforeSettle.working");
+		expect(h.emitted.filter((e) => e.type.startsWith("auto_retry"))).toEqual([]);
+	});
+
+	it.each(["ABORT", "ABORT_RETRY"] as const)("%s during backoff cancels the retry and settles once", async (type) => {
+		const h = promptHarness();
+		await startOperation(h);
+		await h.resolve("run", retryable());
+		await h.send({ type });
+		expect(h.state()).toBe("settling");
+		expect(h.emittedOf("auto_retry_end")).toEqual([
+			{ type: "auto_retry_end", success: false, attempt: 1, finalError: RETRY_CANCELLED_MESSAGE },
+		]);
+		await h.advance(60_000);
+		expect(h.fakes.count("run")).toBe(1);
+		await h.resolve("settle");
+		expect(h.state()).toBe("idle");
+		expect(h.fakes.count("settle")).toBe(1);
+		expect(h.fakes.inputs("settle")[0]).toMatchObject({ aborted: type === "ABORT" });
+	});
+
+	it("UPDATE_RETRY_SETTINGS applies to the next decision", async () => {
+		const h = promptHarness();
+		await h.send({ type: "UPDATE_RETRY_SETTINGS", retry: { maxRetries: 0 } });
+		await startOperation(h);
+		await h.resolve("run", retryable());
+		expect(h.state()).toBe("beforeSettle.working");
+		expect(snap(h).context.retry).toEqual({ ...DEFAULT_RETRY_SETTINGS, maxRetries: 0 });
+	});
+
+	it("a different error after retries ends the sequence as failed (C.3 step 5)", async () => {
+		const h = promptHarness();
+		await startOperation(h);
+		await h.resolve("run", retryable());
+		await h.advance(2000);
+		await h.resolve("run", fatal("invalid_api_key"));
+		expect(h.emittedOf("auto_retry_end")).toEqual([
+			{ type: "auto_retry_end", success: false, attempt: 1, finalError: "invalid_api_key" },
+		]);
+		expect(h.state()).toBe("beforeSettle.working");
+	});
+});
+
+describe("prompt-operation machine: compaction", () => {
+	it("recovers from an overflow once: omit, compact, re-run; a second overflow ends with pi's text", async () => {
+		const h = promptHarness();
+		await startOperation(h);
+		await h.resolve("run", overflowError());
+		expect(h.state()).toBe("compacting.working");
+		expect(isCompacting(snap(h))).toBe(true);
+		expect(h.fakes.inputs("compact")).toEqual([{ reason: "overflow", willRetry: true, operationId: 1 }]);
+		await h.resolve("compact", { compacted: true, continue: false });
+		expect(h.state()).toBe("running.working");
+		expect(h.fakes.inputs("run")[1]).toMatchObject({ mode: "continue", cause: "compaction" });
+		await h.resolve("run", overflowError());
+		expect(h.state()).toBe("beforeSettle.working");
+		expect(h.emittedOf("overflow_recovery_failed")).toEqual([
+			{ type: "overflow_recovery_failed", kind: "overflow", errorMessage: OVERFLOW_RECOVERY_FAILED_MESSAGE },
+		]);
+		expect(h.fakes.count("compact")).toBe(1);
+	});
+
+	it("uses the truncated-response text when a length overflow repeats", async () => {
+		const h = promptHarness();
+		await startOperation(h);
+		await h.resolve("run", lengthOverflow());
+		await h.resolve("compact", { compacted: true, continue: false });
+		await h.resolve("run", lengthOverflow());
+		expect(h.emittedOf("overflow_recovery_failed")).toEqual([
+			{ type: "overflow_recovery_failed", kind: "length", errorMessage: LENGTH_RECOVERY_FAILED_MESSAGE },
+		]);
+	});
+
+	it("a successful answer ends the failing request: a later overflow is recovered again", async () => {
+		const h = promptHarness();
+		await startOperation(h);
+		await h.resolve("run", overflowError());
+		await h.resolve("compact", { compacted: true, continue: false });
+		await h.send({ type: "ASSISTANT_MESSAGE_END", stopReason: "error" });
+		expect(snap(h).context.overflowRecoveryAttempted).toBe(true);
+		await h.send({ type: "ASSISTANT_MESSAGE_END", stopReason: "length" });
+		expect(snap(h).context.overflowRecoveryAttempted).toBe(true);
+		await h.send({ type: "ASSISTANT_MESSAGE_END", stopReason: "toolUse" });
+		expect(snap(h).context.overflowRecoveryAttempted).toBe(false);
+		await h.resolve("run", overflowError());
+		expect(h.state()).toBe("compacting.working");
+		expect(h.fakes.count("compact")).toBe(2);
+	});
+
+	it("a new user message starts a new request (flag reset)", async () => {
+		const h = promptHarness();
+		await startOperation(h);
+		await h.resolve("run", overflowError());
+		await h.resolve("compact", { compacted: true, continue: false });
+		await h.send({ type: "USER_MESSAGE_START" });
+		await h.resolve("run", overflowError());
+		expect(h.state()).toBe("compacting.working");
+	});
+
+	it("compacts a successful answer that exceeded the window without re-running it", async () => {
+		const h = promptHarness();
+		await startOperation(h);
+		await h.resolve("run", outcome({ stopReason: "stop", errorClass: "overflow" }));
+		expect(h.fakes.inputs("compact")).toEqual([{ reason: "overflow", willRetry: false, operationId: 1 }]);
+		await h.resolve("compact", { compacted: true, continue: false });
+		expect(h.state()).toBe("beforeSettle.working");
+		expect(h.fakes.count("run")).toBe(1);
+	});
+
+	it("threshold compaction settles, or continues when messages are queued", async () => {
+		const h = promptHarness();
+		await startOperation(h);
+		await h.resolve("run", outcome({ overThreshold: true }));
+		expect(h.fakes.inputs("compact")).toEqual([{ reason: "threshold", willRetry: false, operationId: 1 }]);
+		await h.resolve("compact", { compacted: true, continue: true });
+		expect(h.state()).toBe("running.working");
+		expect(h.fakes.inputs("run")[1]).toMatchObject({ cause: "queued" });
+		await h.resolve("run", outcome({ overThreshold: true }));
+		await h.resolve("compact", { compacted: true, continue: false });
+		expect(h.state()).toBe("beforeSettle.working");
+	});
+
+	it("an extension cancelling overflow compaction never re-runs and never hangs", async () => {
+		const h = promptHarness();
+		await startOperation(h);
+		await h.resolve("run", overflowError());
+		await h.resolve("compact", { compacted: false, continue: false, cancelled: true });
+		expect(h.state()).toBe("beforeSettle.working");
+		await finishOperation(h);
+		expect(h.state()).toBe("idle");
+		expect(h.fakes.count("run")).toBe(1);
+	});
+
+	it("a failing compaction goes on to the boundary; queued messages still continue", async () => {
+		const h = promptHarness();
+		await startOperation(h);
+		await h.resolve("run", outcome({ overThreshold: true }));
+		await h.reject("compact", new Error("summarizer failed"));
+		expect(h.state()).toBe("beforeSettle.working");
+		await h.resolve("beforeSettle", { continue: false });
+		await h.resolve("settle");
+
+		await startOperation(h, "r2");
+		await h.resolve("run", overflowError());
+		await h.resolve("compact", {
+			compacted: false,
+			continue: true,
+			errorMessage: "Context overflow recovery failed: x",
+		});
+		expect(h.state()).toBe("running.working");
+		expect(h.fakes.inputs("run").at(-1)).toMatchObject({ cause: "queued" });
+	});
+
+	it("ABORT_COMPACTION stops only the compaction: the operation goes on to the boundary", async () => {
+		const h = promptHarness();
+		await startOperation(h);
+		await h.resolve("run", outcome({ overThreshold: true }));
+		await h.send({ type: "ABORT_COMPACTION" });
+		expect(h.state()).toBe("compacting.aborting");
+		expect(h.emittedOf("abort_requested")).toEqual([{ type: "abort_requested", target: "compaction" }]);
+		await h.resolve("compact", { compacted: false, continue: false });
+		expect(h.state()).toBe("beforeSettle.working");
+	});
+
+	it("manual compaction runs from idle, reports its result and never settles", async () => {
+		const h = promptHarness();
+		await h.send({ type: "COMPACT", requestId: "c1", payload: { customInstructions: "keep the API notes" } });
+		expect(h.state()).toBe("compacting.working");
+		expect(isCompacting(snap(h))).toBe(true);
+		expect(isOperationActive(snap(h))).toBe(false);
+		expect(h.fakes.inputs("compact")).toEqual([
+			{ reason: "manual", willRetry: false, requestId: "c1", payload: { customInstructions: "keep the API notes" } },
+		]);
+		await h.send({ type: "PROMPT", request: { requestId: "p1" } });
+		expect(h.fakes.inputs("busyPreflight")).toEqual([
+			{ request: { requestId: "p1" }, phase: "compacting", compactionReason: "manual" },
+		]);
+		await h.resolve("busyPreflight.p1", {
+			disposition: "rejected",
+			error: "Cannot submit a prompt while compaction is in progress.",
+		});
+		await h.resolve("compact", { compacted: true, continue: false, result: { summary: "s" } });
+		expect(h.state()).toBe("idle");
+		expect(h.fakes.count("settle")).toBe(0);
+		expect(h.emittedOf("manual_compaction_done")).toEqual([
+			{
+				type: "manual_compaction_done",
+				requestId: "c1",
+				output: { compacted: true, continue: false, result: { summary: "s" } },
+			},
+		]);
+		expect(h.emittedOf("preflight_result")).toEqual([
+			{
+				type: "preflight_result",
+				requestId: "p1",
+				disposition: "rejected",
+				error: "Cannot submit a prompt while compaction is in progress.",
+			},
+		]);
+	});
+
+	it("a failing or aborted manual compaction returns to idle with the error", async () => {
+		const h = promptHarness();
+		await h.send({ type: "COMPACT", requestId: "c1" });
+		await h.reject("compact", new Error("Nothing to compact (session too small)"));
+		expect(h.state()).toBe("idle");
+		await h.send({ type: "COMPACT", requestId: "c2" });
+		await h.send({ type: "ABORT" });
+		expect(h.state()).toBe("compacting.aborting");
+		await h.resolve("compact", { compacted: false, continue: false });
+		expect(h.state()).toBe("idle");
+		expect(h.emittedOf("manual_compaction_done").map((e) => e.requestId)).toEqual(["c1", "c2"]);
+		expect(h.fakes.count("settle")).toBe(0);
+	});
+
+	it("COMPACT and NAVIGATE_TREE are not accepted while an operation runs", async () => {
+		const h = promptHarness();
+		await startOperation(h);
+		expect(snap(h).can({ type: "COMPACT", requestId: "c1" })).toBe(false);
+		expect(snap(h).can({ type: "NAVIGATE_TREE", requestId: "t1" })).toBe(false);
+	});
+});
+
+describe("prompt-operation machine: abort", () => {
+	it("an abort while running waits for the run to finish (partial message persisted) and settles once", async () => {
+		const h = promptHarness();
+		await startOperation(h);
+		await h.send({ type: "ABORT" });
+		expect(h.state()).toBe("running.aborting");
+		expect(h.emittedOf("abort_requested")).toEqual([{ type: "abort_requested", target: "run" }]);
+		expect(h.fakes.count("settle")).toBe(0);
+		await h.send({ type: "ABORT" });
+		expect(h.emittedOf("abort_requested")).toHaveLength(1);
+		await h.resolve("run", outcome({ stopReason: "aborted", aborted: true }));
+		expect(h.state()).toBe("settling");
+		expect(h.fakes.count("beforeSettle")).toBe(0);
+		await h.resolve("settle");
+		expect(h.state()).toBe("idle");
+		expect(h.emittedOf("operation_settled")).toEqual([
+			{ type: "operation_settled", operationId: 1, requestId: "r1", aborted: true },
+		]);
+	});
+
+	it("an abort during a retried run ends the retry sequence as cancelled", async () => {
+		const h = promptHarness();
+		await startOperation(h);
+		await h.resolve("run", retryable());
+		await h.advance(2000);
+		await h.send({ type: "ABORT" });
+		await h.resolve("run", retryable());
+		expect(h.state()).toBe("settling");
+		expect(h.emittedOf("auto_retry_end")).toEqual([
+			{ type: "auto_retry_end", success: false, attempt: 1, finalError: RETRY_CANCELLED_MESSAGE },
+		]);
+		expect(h.emittedOf("auto_retry_start")).toHaveLength(1);
+	});
+
+	it("an abort during automatic compaction waits for it, then settles", async () => {
+		const h = promptHarness();
+		await startOperation(h);
+		await h.resolve("run", overflowError());
+		await h.send({ type: "ABORT" });
+		expect(h.state()).toBe("compacting.aborting");
+		await h.resolve("compact", { compacted: true, continue: true });
+		expect(h.state()).toBe("settling");
+		expect(h.fakes.count("run")).toBe(1);
+	});
+
+	it("an abort during the boundary overrides its continue request", async () => {
+		const h = promptHarness();
+		await startOperation(h);
+		await h.resolve("run", outcome());
+		await h.send({ type: "ABORT" });
+		expect(h.state()).toBe("beforeSettle.aborting");
+		expect(h.emittedOf("abort_requested")).toEqual([{ type: "abort_requested", target: "boundary" }]);
+		await h.resolve("beforeSettle", { continue: true });
+		expect(h.state()).toBe("settling");
+		expect(h.fakes.count("run")).toBe(1);
+	});
+
+	it("an abort during preflight settles a started operation without running it", async () => {
+		const h = promptHarness();
+		await h.send({ type: "PROMPT", request: { requestId: "r1" } });
+		await h.send({ type: "ABORT" });
+		await h.resolve("preflight", { disposition: "started" });
+		expect(h.state()).toBe("settling");
+		expect(h.fakes.count("run")).toBe(0);
+		await h.resolve("settle");
+		expect(h.emitted.map((e) => e.type)).toEqual(["preflight_result", "operation_started", "operation_settled"]);
+	});
+
+	it("an abort during preflight of a handled prompt changes nothing", async () => {
+		const h = promptHarness();
+		await h.send({ type: "PROMPT", request: { requestId: "r1" } });
+		await h.send({ type: "ABORT" });
+		await h.resolve("preflight", { disposition: "handled" });
+		expect(h.state()).toBe("idle");
+		expect(snap(h).context.abortRequested).toBe(false);
+		await startOperation(h, "r2");
+		expect(h.state()).toBe("running.working");
+	});
+
+	it("an abort while idle or settling does nothing", async () => {
+		const h = promptHarness();
+		await h.send({ type: "ABORT" });
+		expect(h.state()).toBe("idle");
+		expect(snap(h).can({ type: "ABORT" })).toBe(false);
+		await startOperation(h);
+		await h.resolve("run", outcome());
+		await h.resolve("beforeSettle", { continue: false });
+		expect(snap(h).can({ type: "ABORT" })).toBe(false);
+	});
+});
+
+describe("prompt-operation machine: prompts while busy", () => {
+	it("spawns a busy preflight for a PROMPT while running and never starts a second run", async () => {
+		const h = promptHarness();
+		await startOperation(h);
+		await h.send({ type: "PROMPT", request: { requestId: "r2", payload: { streamingBehavior: "followUp" } } });
+		expect(h.fakes.inputs("busyPreflight")).toEqual([
+			{ request: { requestId: "r2", payload: { streamingBehavior: "followUp" } }, phase: "running" },
+		]);
+		await h.resolve("busyPreflight.r2", { disposition: "queued" });
+		expect(h.state()).toBe("running.working");
+		expect(h.fakes.count("run")).toBe(1);
+		expect(h.emittedOf("preflight_result").at(-1)).toEqual({
+			type: "preflight_result",
+			requestId: "r2",
+			disposition: "queued",
+		});
+		expect(Object.keys(h.actor.getSnapshot().children)).toEqual(["run"]);
+		await h.send({ type: "PROMPT", request: { requestId: "r3" } });
+		await h.reject("busyPreflight.r3", new Error("Agent is already processing."));
+		expect(h.emittedOf("preflight_result").at(-1)).toEqual({
+			type: "preflight_result",
+			requestId: "r3",
+			disposition: "rejected",
+			error: new Error("Agent is already processing."),
+		});
+	});
+
+	it.each([
+		["retrying", async (h: ReturnType<typeof promptHarness>) => h.resolve("run", retryable())],
+		["compacting", async (h: ReturnType<typeof promptHarness>) => h.resolve("run", outcome({ overThreshold: true }))],
+		["beforeSettle", async (h: ReturnType<typeof promptHarness>) => h.resolve("run", outcome())],
+	] as const)("uses the busy preflight in %s", async (phase, reach) => {
+		const h = promptHarness();
+		await startOperation(h);
+		await reach(h);
+		await h.send({ type: "PROMPT", request: { requestId: "r2" } });
+		expect(h.fakes.inputs("busyPreflight")[0]).toMatchObject({ phase });
+	});
+
+	it("defers prompts that arrive during settling and re-issues them in order, one operation each", async () => {
+		const h = promptHarness();
+		await startOperation(h);
+		await h.resolve("run", outcome());
+		await h.resolve("beforeSettle", { continue: false });
+		await h.send({ type: "PROMPT", request: { requestId: "d1" } });
+		await h.send({ type: "PROMPT", request: { requestId: "d2" } });
+		expect(h.emittedOf("prompt_deferred").map((e) => e.requestId)).toEqual(["d1", "d2"]);
+		expect(h.fakes.count("preflight")).toBe(1);
+		await h.resolve("settle");
+		expect(h.state()).toBe("preflight");
+		expect(h.fakes.inputs("preflight")[1]).toEqual({ request: { requestId: "d1" } });
+		const settledBeforeD1 = h.emitted.findIndex((e) => e.type === "operation_settled");
+		expect(settledBeforeD1).toBeGreaterThan(-1);
+		await h.resolve("preflight", { disposition: "handled" });
+		expect(h.state()).toBe("preflight");
+		expect(h.fakes.inputs("preflight")[2]).toEqual({ request: { requestId: "d2" } });
+		await h.resolve("preflight", { disposition: "started" });
+		await h.resolve("run", outcome());
+		await finishOperation(h);
+		expect(h.state()).toBe("idle");
+		expect(h.emittedOf("operation_settled").map((e) => e.requestId)).toEqual(["r1", "d2"]);
+	});
+
+	it("defers a prompt that arrives during another prompt's preflight", async () => {
+		const h = promptHarness();
+		await h.send({ type: "PROMPT", request: { requestId: "r1" } });
+		await h.send({ type: "PROMPT", request: { requestId: "r2" } });
+		expect(h.fakes.count("preflight")).toBe(1);
+		await h.resolve("preflight", { disposition: "queued" });
+		expect(h.fakes.inputs("preflight")[1]).toEqual({ request: { requestId: "r2" } });
+	});
+});
+
+describe("prompt-operation machine: tree navigation", () => {
+	it("counts as compacting, can be aborted, and reports its result without settling", async () => {
+		const h = promptHarness();
+		await h.send({ type: "NAVIGATE_TREE", requestId: "t1", payload: { targetId: "e5", summarize: true } });
+		expect(h.state()).toBe("branchSummary.working");
+		expect(isCompacting(snap(h))).toBe(true);
+		expect(isStreaming(snap(h))).toBe(false);
+		expect(h.fakes.inputs("navigateTree")).toEqual([{ requestId: "t1", payload: { targetId: "e5", summarize: true } }]);
+		await h.send({ type: "ABORT_BRANCH_SUMMARY" });
+		expect(h.state()).toBe("branchSummary.aborting");
+		expect(h.emittedOf("abort_requested")).toEqual([{ type: "abort_requested", target: "branch_summary" }]);
+		await h.resolve("navigateTree", { cancelled: true, aborted: true });
+		expect(h.state()).toBe("idle");
+		expect(h.emittedOf("tree_navigation_done")).toEqual([
+			{ type: "tree_navigation_done", requestId: "t1", output: { cancelled: true, aborted: true } },
+		]);
+		await h.send({ type: "NAVIGATE_TREE", requestId: "t2" });
+		await h.reject("navigateTree", new Error("Entry x not found"));
+		expect(h.emittedOf("tree_navigation_done")[1]).toEqual({
+			type: "tree_navigation_done",
+			requestId: "t2",
+			error: new Error("Entry x not found"),
+		});
+		expect(h.fakes.count("settle")).toBe(0);
+	});
+});
+
+describe("prompt-operation selectors", () => {
+	it("derive the session flags from the state", async () => {
+		const h = promptHarness();
+		expect([isStreaming(snap(h)), isRetrying(snap(h)), isCompacting(snap(h)), lifecycleState(snap(h))]).toEqual([
+			false,
+			false,
+			false,
+			"idle",
+		]);
+		await startOperation(h);
+		await h.send({ type: "ABORT" });
+		expect(lifecycleState(snap(h))).toBe("running.aborting");
+		expect(isStreaming(snap(h))).toBe(true);
+	});
+});
