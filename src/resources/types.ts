@@ -4,16 +4,9 @@
  * written against pi's loader reads them unchanged.
  */
 
-/** Where a resource came from. */
-export interface SourceInfo {
-	path: string;
-	/** `local` (found in a known folder or a configured path), `inline`, `sdk`, … */
-	source: string;
-	/** `user` (global agent folder), `project`, or `temporary` (given for this run). */
-	scope: "user" | "project" | "temporary";
-	origin: "package" | "top-level";
-	baseDir?: string;
-}
+import type { SourceInfo } from "../tools/types.js";
+
+export type { SourceInfo };
 
 /** A name collision between two resources; the first one found wins. */
 export interface ResourceCollision {

@@ -22,6 +22,7 @@ import { SettleError } from "../errors.js";
 import type { AgentMessage } from "../llm/types.js";
 import { formatSkillsForPrompt } from "../resources/skills.js";
 import type { ContextFile, ResourceLoader, Skill } from "../resources/types.js";
+import { normalizePromptGuidelines, normalizePromptSnippet } from "../tools/registry.js";
 import type { SystemMessage, SystemPromptSection } from "./messages.js";
 
 /** Built-in section ids, in render order (extra sections go before `cwd`). */
@@ -71,22 +72,6 @@ export interface ToolPromptInfo {
 	name: string;
 	promptSnippet?: string;
 	promptGuidelines?: string[];
-}
-
-/** pi's snippet rule: whitespace (newlines included) collapsed, trimmed; empty → undefined. */
-export function normalizePromptSnippet(snippet: string | undefined): string | undefined {
-	const normalized = snippet?.replace(/\s+/g, " ").trim();
-	return normalized ? normalized : undefined;
-}
-
-/** pi's guideline rule: trimmed, empty ones dropped, first occurrence kept. */
-export function normalizePromptGuidelines(guidelines: readonly string[] | undefined): string[] {
-	const unique = new Set<string>();
-	for (const guideline of guidelines ?? []) {
-		const trimmed = guideline.trim();
-		if (trimmed) unique.add(trimmed);
-	}
-	return [...unique];
 }
 
 /**

@@ -169,15 +169,16 @@ export const SettingsSchema = Type.Object(
 );
 
 export type Settings = Static<typeof SettingsSchema>;
-export type CompactionSettings = Static<typeof CompactionSettingsSchema>;
+/** The `compaction` object as written in a settings file (every field optional). */
+export type CompactionSettingsInput = Static<typeof CompactionSettingsSchema>;
 export type BranchSummarySettings = Static<typeof BranchSummarySettingsSchema>;
-export type RetrySettings = Static<typeof RetrySettingsSchema>;
+/** The `retry` object as written in a settings file (every field optional). */
+export type RetrySettingsInput = Static<typeof RetrySettingsSchema>;
 export type ProviderRetrySettings = Static<typeof ProviderRetrySettingsSchema>;
 export type ImageSettings = Static<typeof ImageSettingsSchema>;
 export type TerminalSettings = Static<typeof TerminalSettingsSchema>;
 export type ThinkingBudgetsSettings = Static<typeof ThinkingBudgetsSettingsSchema>;
 export type PackageSource = Static<typeof PackageSourceSchema>;
-export type QueueMode = Static<typeof QueueModeSchema>;
 export type TransportSetting = Static<typeof TransportSchema>;
 export type DefaultProjectTrust = Static<typeof DefaultProjectTrustSchema>;
 export type ThinkingLevelSetting = Static<typeof ThinkingLevelSchema>;

@@ -11,13 +11,15 @@
  */
 import { homedir } from "node:os";
 import { join } from "node:path";
+import type { QueueMode } from "../agent/types.js";
+import type { CompactionSettings } from "../compaction/types.js";
 import { SettleError } from "../errors.js";
+import type { RetrySettings } from "../session/retry-policy.js";
 import { type JsonObjectRead, readJsonObjectFile, updateJsonObjectFile } from "./json-file.js";
 import { getDefaultAgentDir, resolveProjectConfigDir } from "./paths.js";
 import type {
 	DefaultProjectTrust,
 	PackageSource,
-	QueueMode,
 	Settings,
 	ThinkingBudgetsSettings,
 	ThinkingLevelSetting,
@@ -404,7 +406,7 @@ export class SettingsManager {
 	getCompactionKeepRecentTokens(): number {
 		return this.settings.compaction?.keepRecentTokens ?? 20000;
 	}
-	getCompactionSettings(): { enabled: boolean; reserveTokens: number; keepRecentTokens: number } {
+	getCompactionSettings(): CompactionSettings {
 		return {
 			enabled: this.getCompactionEnabled(),
 			reserveTokens: this.getCompactionReserveTokens(),
@@ -428,7 +430,7 @@ export class SettingsManager {
 		this.setGlobal(["retry", "enabled"], enabled);
 	}
 	/** Agent-level retry: delay = `baseDelayMs · 2^(attempt−1)` capped by `maxAgentDelayMs`. */
-	getRetrySettings(): { enabled: boolean; maxRetries: number; baseDelayMs: number; maxAgentDelayMs: number } {
+	getRetrySettings(): RetrySettings {
 		return {
 			enabled: this.getRetryEnabled(),
 			maxRetries: this.settings.retry?.maxRetries ?? 3,

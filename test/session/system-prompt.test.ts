@@ -12,7 +12,6 @@ import {
 	buildSystemPromptSections,
 	DEFAULT_SYSTEM_PREAMBLE,
 	diffSystemPrompt,
-	normalizePromptSnippet,
 	renderSystemPrompt,
 	type SystemPromptOptions,
 	SystemPromptTracker,
@@ -129,10 +128,14 @@ describe("buildSystemPromptSections", () => {
 		expect(ids.at(-1)).toBe("cwd");
 	});
 
-	it("normalizes snippets to one line", () => {
-		expect(normalizePromptSnippet(" a\n\tb  c ")).toBe("a b c");
-		expect(normalizePromptSnippet(" \n ")).toBeUndefined();
-		expect(normalizePromptSnippet(undefined)).toBeUndefined();
+	it("lists a multi-line tool snippet on one line", () => {
+		const prompt = buildSystemPrompt({
+			cwd: "/",
+			includeDate: false,
+			selectedTools: ["deploy"],
+			toolSnippets: { deploy: " Deploy the\n\tcurrent  branch " },
+		});
+		expect(prompt).toContain("- deploy: Deploy the current branch");
 	});
 
 	it("carries every piece of guidance pi 0.73's prompt gives for the same options", async () => {
