@@ -33,8 +33,8 @@ export function buildSessionPath(
 	let current: SessionEntry | undefined = (leafId ? index.get(leafId) : undefined) ?? entries[entries.length - 1];
 	const path: SessionEntry[] = [];
 	// A cycle can only come from a hand-edited file; stop rather than loop forever.
-	const limit = entries.length + 1;
-	while (current && path.length <= limit) {
+	const limit = Math.max(entries.length, 1);
+	while (current && path.length < limit) {
 		path.push(current);
 		current = current.parentId ? index.get(current.parentId) : undefined;
 	}
