@@ -42,3 +42,20 @@ export function compileForNode(entry: string, outDir: string): string {
 	}
 	return join(outDir, relative(REPO_ROOT, resolve(REPO_ROOT, entry))).replace(/\.ts$/, ".js");
 }
+
+let compiled: { dir: string; module: string } | undefined;
+
+/**
+ * The store compiled once per test process into `test/crash/.tmp/` (git-ignored). Returns the
+ * output directory (remove it when done) and the URL-free path of the compiled SessionManager module.
+ */
+export function compiledStore(): { dir: string; module: string } {
+	if (!compiled) {
+		const dir = join(REPO_ROOT, "test", "crash", ".tmp", `store-${process.pid}-${Date.now().toString(36)}`);
+		compiled = { dir, module: compileForNode("src/store/session-manager.ts", dir) };
+	}
+	return compiled;
+}
+
+/** Path of the child script used by lock and crash tests. */
+export const SESSION_CHILD = join(REPO_ROOT, "test", "crash", "session-child.mjs");
