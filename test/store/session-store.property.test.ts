@@ -229,7 +229,9 @@ describe("session store properties", () => {
 		fc.assert(
 			fc.property(fc.array(piOnly, { maxLength: 40 }), fc.option(pick), (ops, leafPick) => {
 				const sm = SessionManager.inMemory("/prop");
-				ops.forEach((o, step) => apply(sm, o, step));
+				ops.forEach((o, step) => {
+					apply(sm, o, step);
+				});
 				const entries = sm.getEntries();
 				const leaf = leafPick === null ? sm.getLeafId() : (choose(entries, leafPick)?.id ?? null);
 				const ours = buildSessionContext(entries, leaf);
