@@ -1,7 +1,8 @@
 /** Public surface of the session store (re-exported from the package root). */
+
+export { findMostRecentSession, readSessionHeader, type SessionListProgress } from "./discovery.js";
 export type * from "./entries.js";
 export { CURRENT_SESSION_VERSION } from "./entries.js";
-export { findMostRecentSession, readSessionHeader, type SessionListProgress } from "./discovery.js";
 export { assertValidSessionId, createSessionId, INVALID_SESSION_ID_MESSAGE } from "./ids.js";
 export { LOCK_STALE_MS } from "./lock.js";
 export { migrateSessionEntries } from "./migration.js";

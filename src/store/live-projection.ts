@@ -10,7 +10,6 @@ import type { ContextEditEntry, SessionContext, SessionEntry, SessionProjection 
 import {
 	buildSessionPath,
 	contextEntriesOfPath,
-	getSessionContextSettings,
 	type ProjectedSessionEntry,
 	projectContextEntry,
 	pushContextMessages,
@@ -31,19 +30,55 @@ export class LiveProjection {
 		private flat: AgentMessage[] | null,
 	) {}
 
+	/**
+	 * Builds the projection of `leafId`. `linearPrefix` is how many entries from the start form one
+	 * chain (each the child of the one before): a leaf inside it needs no walk through the index.
+	 */
 	static build(
 		entries: readonly SessionEntry[],
 		leafId: string | null,
-		byId: Map<string, SessionEntry>,
+		linearPrefix: number,
+		byId: () => Map<string, SessionEntry>,
 	): LiveProjection {
-		const path = buildSessionPath(entries, leafId, byId);
-		const { thinkingLevel, model } = getSessionContextSettings(path);
-		const contextEntries = contextEntriesOfPath(path);
+		const path =
+			leafId !== null && linearPrefix > 0 && entries[linearPrefix - 1]!.id === leafId
+				? entries.slice(0, linearPrefix)
+				: buildSessionPath(entries, leafId, byId());
+		// One pass for the settings, the latest compaction and whether there are edits at all.
+		let thinkingLevel: SessionContext["thinkingLevel"] = "off";
+		let model: SessionContext["model"] = null;
+		let compactionIndex = -1;
+		let hasEdits = false;
+		for (let i = 0; i < path.length; i++) {
+			const entry = path[i]!;
+			switch (entry.type) {
+				case "message":
+					if (entry.message.role === "assistant") {
+						model = { provider: entry.message.provider, modelId: entry.message.model };
+					}
+					break;
+				case "thinking_level_change":
+					thinkingLevel = entry.thinkingLevel;
+					break;
+				case "model_change":
+					model = { provider: entry.provider, modelId: entry.modelId };
+					break;
+				case "compaction":
+					compactionIndex = i;
+					break;
+				case "context_edit":
+					hasEdits = true;
+					break;
+			}
+		}
+		const contextEntries = compactionIndex < 0 ? path : contextEntriesOfPath(path);
 		let edits: Map<string, ContextEditEntry> | null = null;
-		for (const entry of contextEntries) {
-			if (entry.type !== "context_edit") continue;
-			if (!edits) edits = new Map();
-			edits.set(entry.targetId, entry);
+		if (hasEdits) {
+			for (const entry of contextEntries) {
+				if (entry.type !== "context_edit") continue;
+				if (!edits) edits = new Map();
+				edits.set(entry.targetId, entry);
+			}
 		}
 		return new LiveProjection(leafId, thinkingLevel, model, contextEntries, edits, null);
 	}

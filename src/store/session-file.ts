@@ -3,6 +3,7 @@
  * malformed line is skipped with a diagnostic, a torn last line is reported, and every other line
  * still loads. Nothing here writes; repairs are the SessionManager's job (it holds the lock).
  */
+import { isAscii } from "node:buffer";
 import { closeSync, openSync, readSync } from "node:fs";
 import type { FileEntry, SessionDiagnostic, SessionEntry, SessionHeader } from "./entries.js";
 
@@ -40,16 +41,34 @@ class LineParser {
 
 	constructor(private readonly file: string | undefined) {}
 
-	/** Parses a block of complete lines (no trailing newline). */
-	feedBlock(text: string): void {
+	/**
+	 * Parses a block of complete lines (UTF-8 bytes, no trailing newline). Pure ASCII (the usual
+	 * case) is decoded in one go; otherwise line by line, so one non-ASCII character does not turn
+	 * every string of the block into a slower two-byte string.
+	 */
+	feedBytes(bytes: Buffer): void {
+		if (isAscii(bytes)) {
+			this.feedBlock(bytes.toString("latin1"));
+			return;
+		}
 		let start = 0;
 		for (;;) {
-			const nl = text.indexOf("\n", start);
-			const line = nl < 0 ? text.slice(start) : text.slice(start, nl);
+			const nl = bytes.indexOf(10, start);
+			const end = nl < 0 ? bytes.length : nl;
 			this.lineNo++;
-			this.feedLine(line, this.lineNo);
+			this.feedLine(bytes.toString("utf8", start, end), this.lineNo);
 			if (this.notASession || nl < 0) return;
 			start = nl + 1;
+		}
+	}
+
+	/** Parses a block of complete lines (no trailing newline). */
+	feedBlock(text: string): void {
+		const lines = text.split("\n");
+		for (let i = 0; i < lines.length; i++) {
+			this.lineNo++;
+			this.feedLine(lines[i]!, this.lineNo);
+			if (this.notASession) return;
 		}
 	}
 
@@ -177,35 +196,40 @@ export function readSessionFile(path: string): SessionFileContents | undefined {
 	}
 	const parser = new LineParser(path);
 	let total = 0;
-	let carry: Buffer[] = [];
-	let carryBytes = 0;
+	// Bytes [0, filled) of `buffer` are read but not yet parsed (the start of an unfinished line).
+	let buffer = Buffer.allocUnsafe(CHUNK_BYTES);
+	let filled = 0;
 	try {
-		const chunk = Buffer.allocUnsafe(CHUNK_BYTES);
 		for (;;) {
-			const n = readSync(fd, chunk, 0, CHUNK_BYTES, null);
-			if (n === 0) break;
-			total += n;
-			const view = chunk.subarray(0, n);
-			const lastNl = view.lastIndexOf(10);
-			if (lastNl < 0) {
-				carry.push(Buffer.from(view));
-				carryBytes += n;
-				continue;
+			if (filled === buffer.length) {
+				// One line longer than the buffer: grow it.
+				const bigger = Buffer.allocUnsafe(buffer.length * 2);
+				buffer.copy(bigger, 0, 0, filled);
+				buffer = bigger;
 			}
+			const n = readSync(fd, buffer, filled, buffer.length - filled, null);
+			if (n === 0) break;
+			const scanFrom = filled;
+			filled += n;
+			total += n;
+			const lastNl = buffer.subarray(scanFrom, filled).lastIndexOf(10);
+			if (lastNl < 0) continue;
+			const end = scanFrom + lastNl;
 			// A newline byte never occurs inside a multi-byte UTF-8 sequence, so this cut is safe.
-			const text =
-				carryBytes > 0
-					? Buffer.concat([...carry, view.subarray(0, lastNl)]).toString("utf8")
-					: view.toString("utf8", 0, lastNl);
-			parser.feedBlock(text);
+			parser.feedBytes(buffer.subarray(0, end));
 			if (parser.notASession) break;
-			carry = lastNl + 1 < n ? [Buffer.from(view.subarray(lastNl + 1))] : [];
-			carryBytes = n - lastNl - 1;
+			buffer.copy(buffer, 0, end + 1, filled);
+			filled -= end + 1;
 		}
 	} finally {
 		closeSync(fd);
 	}
-	return finish(parser, path, total, carryBytes > 0 ? Buffer.concat(carry) : undefined);
+	return finish(
+		parser,
+		path,
+		total,
+		filled > 0 && !parser.notASession ? Buffer.from(buffer.subarray(0, filled)) : undefined,
+	);
 }
 
 /**

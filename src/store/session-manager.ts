@@ -111,12 +111,20 @@ export class SessionManager {
 	private closed = false;
 	private header!: SessionHeader;
 	private entries: SessionEntry[] = [];
-	private byId = new Map<string, SessionEntry>();
+	/**
+	 * Entries by id. Built on first use for a session whose entries form one chain (then every
+	 * parent is known to exist and the lookup is not needed to open it), at load otherwise.
+	 */
+	private byIdIndex: Map<string, SessionEntry> | null = new Map();
 	/** Children by parent id; built on first use, then kept incrementally. */
 	private childrenByParent: Map<string | null, SessionEntry[]> | null = null;
 	private labels = new Map<string, { label: string; timestamp: string }>();
 	private sessionName: string | undefined;
 	private hasConversation = false;
+	/** How many entries from the start form one chain (each the child of the previous one). */
+	private linearPrefix = 0;
+	/** Where the id index reports what it finds while loading a file (cleared once built). */
+	private indexDiagnostics: SessionDiagnostic[] | undefined;
 	private leafId: string | null = null;
 	private live: LiveProjection | null = null;
 	private diagnostics: SessionDiagnostic[] = [];
@@ -439,26 +447,39 @@ export class SessionManager {
 
 	private indexAll(entries: readonly SessionEntry[], diagnostics?: SessionDiagnostic[]): void {
 		this.entries = [];
-		this.byId = new Map();
+		this.byIdIndex = null;
 		this.childrenByParent = null;
 		this.labels = new Map();
 		this.sessionName = undefined;
 		this.hasConversation = false;
+		this.linearPrefix = 0;
 		this.live = null;
-		for (const entry of entries) {
-			if (diagnostics && this.byId.has(entry.id)) {
+		this.indexDiagnostics = diagnostics;
+		for (const entry of entries) this.indexEntry(entry);
+		this.leafId = this.entries.length > 0 ? this.entries[this.entries.length - 1]!.id : null;
+		// A branched (or damaged) session needs the id index now, to check its parents.
+		if (this.linearPrefix < this.entries.length) this.byId();
+	}
+
+	/** The id index, built (with its diagnostics: duplicate ids, missing parents) when first needed. */
+	private byId(): Map<string, SessionEntry> {
+		if (this.byIdIndex) return this.byIdIndex;
+		const index = new Map<string, SessionEntry>();
+		const diagnostics = this.indexDiagnostics;
+		for (const entry of this.entries) {
+			if (diagnostics && index.has(entry.id)) {
 				diagnostics.push({
 					kind: "duplicate_id",
 					file: this.sessionFile,
 					message: `Entry id ${entry.id} occurs more than once; the later entry wins lookups by id.`,
 				});
 			}
-			this.indexEntry(entry);
+			index.set(entry.id, entry);
 		}
-		this.leafId = this.entries.length > 0 ? this.entries[this.entries.length - 1]!.id : null;
 		if (diagnostics) {
-			for (const entry of this.entries) {
-				if (entry.parentId && entry.parentId !== entry.id && !this.byId.has(entry.parentId)) {
+			for (let i = this.linearPrefix; i < this.entries.length; i++) {
+				const entry = this.entries[i]!;
+				if (entry.parentId && entry.parentId !== entry.id && !index.has(entry.parentId)) {
 					diagnostics.push({
 						kind: "missing_parent",
 						file: this.sessionFile,
@@ -467,11 +488,21 @@ export class SessionManager {
 				}
 			}
 		}
+		this.indexDiagnostics = undefined;
+		this.byIdIndex = index;
+		return index;
 	}
 
 	private indexEntry(entry: SessionEntry): void {
+		const count = this.entries.length;
+		if (
+			this.linearPrefix === count &&
+			(entry.parentId ?? null) === (count === 0 ? null : this.entries[count - 1]!.id)
+		) {
+			this.linearPrefix = count + 1;
+		}
 		this.entries.push(entry);
-		this.byId.set(entry.id, entry);
+		this.byIdIndex?.set(entry.id, entry);
 		if (this.childrenByParent) addChild(this.childrenByParent, entry);
 		if (entry.type === "label") {
 			if (entry.label) this.labels.set(entry.targetId, { label: entry.label, timestamp: entry.timestamp });
@@ -489,7 +520,7 @@ export class SessionManager {
 		const { type, ...rest } = fields;
 		const entry = {
 			type,
-			id: id ?? generateEntryId(this.byId),
+			id: id ?? generateEntryId(this.byId()),
 			parentId,
 			timestamp: new Date().toISOString(),
 			...rest,
@@ -517,7 +548,7 @@ export class SessionManager {
 	}
 
 	private liveProjection(): LiveProjection {
-		if (!this.live) this.live = LiveProjection.build(this.entries, this.leafId, this.byId);
+		if (!this.live) this.live = LiveProjection.build(this.entries, this.leafId, this.linearPrefix, () => this.byId());
 		return this.live;
 	}
 
@@ -707,7 +738,7 @@ export class SessionManager {
 		usage?: Usage,
 	): string {
 		this.assertWritable();
-		const id = generateEntryId(this.byId);
+		const id = generateEntryId(this.byId());
 		const timestamp = new Date().toISOString();
 		const systemMessage = this.currentSystemMessage();
 		const fields = {
@@ -779,7 +810,7 @@ export class SessionManager {
 	 * ```
 	 */
 	appendLabelChange(targetId: string, label: string | undefined): string {
-		if (!this.byId.has(targetId)) throw notFound(targetId);
+		if (!this.byId().has(targetId)) throw notFound(targetId);
 		return this.appendEntry({ type: "label", targetId, label } as Omit<LabelEntry, "id" | "parentId" | "timestamp">).id;
 	}
 
@@ -807,9 +838,9 @@ export class SessionManager {
 				"Context edit replacement must be null or contain string/array content",
 			);
 		}
-		const target = this.byId.get(targetId);
+		const target = this.byId().get(targetId);
 		if (!target) throw notFound(targetId);
-		if (!this.liveProjection().isOnPath(targetId, this.byId)) {
+		if (!this.liveProjection().isOnPath(targetId, this.byId())) {
 			throw new SettleError("INVALID_ARGUMENT", `Entry ${targetId} is not on the active branch`, {
 				details: { id: targetId },
 			});
@@ -851,11 +882,11 @@ export class SessionManager {
 	}
 
 	getLeafEntry(): SessionEntry | undefined {
-		return this.leafId ? this.byId.get(this.leafId) : undefined;
+		return this.leafId ? this.byId().get(this.leafId) : undefined;
 	}
 
 	getEntry(id: string): SessionEntry | undefined {
-		return this.byId.get(id);
+		return this.byId().get(id);
 	}
 
 	/** Direct children of an entry (or, with null, the roots), in file order. */
@@ -875,8 +906,8 @@ export class SessionManager {
 	/** Entries from the root to `fromId` (default: the leaf); `[]` for an unknown id or a null leaf. */
 	getBranch(fromId?: string): SessionEntry[] {
 		const start = fromId ?? this.leafId;
-		if (!start || !this.byId.has(start)) return [];
-		return buildSessionPath(this.entries, start, this.byId);
+		if (!start || !this.byId().has(start)) return [];
+		return buildSessionPath(this.entries, start, this.byId());
 	}
 
 	/**
@@ -912,7 +943,7 @@ export class SessionManager {
 	 * Throws `Entry <id> not found`.
 	 */
 	branch(branchFromId: string): void {
-		if (!this.byId.has(branchFromId)) throw notFound(branchFromId);
+		if (!this.byId().has(branchFromId)) throw notFound(branchFromId);
 		if (this.leafId !== branchFromId) {
 			this.leafId = branchFromId;
 			this.live = null;
@@ -944,7 +975,7 @@ export class SessionManager {
 		usage?: Usage,
 	): string {
 		this.assertWritable();
-		if (branchFromId !== null && !this.byId.has(branchFromId)) throw notFound(branchFromId);
+		if (branchFromId !== null && !this.byId().has(branchFromId)) throw notFound(branchFromId);
 		const fromId = this.leafId ?? "root";
 		if (this.leafId !== branchFromId) {
 			this.leafId = branchFromId;
