@@ -16,7 +16,9 @@
  *   peak RSS is that process's maxRSS;
  * - warm: one process per implementation, warm-up runs, then reps each after a full GC;
  * - inProcess: pi's bench.mjs method (its open-jsonl case): the process first builds a 10k-message
- *   session with the same SessionManager and keeps it, then opens the file `reps` times.
+ *   session with the same SessionManager and keeps it, then opens the file `reps` times. Reported
+ *   once more for pi loaded from its package entry, as pi's bench.mjs does (reference only: the
+ *   comparisons above load pi's session-manager module alone, like Settle's store).
  * Reps alternate Settle and pi so machine load hits both alike. Also: append cost on a fresh
  * session vs on the opened 100k session (append must not grow with the session).
  *
@@ -55,8 +57,12 @@ const stats = (xs: number[]) => ({
 	n: xs.length,
 });
 
-/** pi 0.73.1 in its own folder; installed from the committed lockfile when missing. */
-function ensurePeer(): string {
+/**
+ * pi 0.73.1 in its own folder; installed from the committed lockfile when missing. Returns the
+ * URLs of its session-manager module (what the comparisons use: the store alone, as for Settle)
+ * and of its package entry (what pi's own bench.mjs imports).
+ */
+function ensurePeer(): { module: string; packageEntry: string } {
 	const entry = join(
 		PEER_DIR,
 		"node_modules",
@@ -72,7 +78,8 @@ function ensurePeer(): string {
 		const result = spawnSync(npm, ["ci", "--no-audit", "--no-fund"], { cwd: PEER_DIR, stdio: ["ignore", 2, 2] });
 		if (result.status !== 0 || !existsSync(entry)) throw new Error(`npm ci in ${PEER_DIR} failed`);
 	}
-	return pathToFileURL(entry).href;
+	const packageEntry = join(PEER_DIR, "node_modules", "@mariozechner", "pi-coding-agent", "dist", "index.js");
+	return { module: pathToFileURL(entry).href, packageEntry: pathToFileURL(packageEntry).href };
 }
 
 function child<T>(args: string[], nodeFlags: string[] = []): T {
@@ -122,14 +129,17 @@ const medianOf = (runs: Run[], key: "totalMs" | "cpuMs") => median(runs.map((r) 
 
 function main() {
 	const loadStart = loadavg().map(r1);
-	const pi = ensurePeer();
+	const peer = ensurePeer();
+	const pi = peer.module;
 	const outDir = join(HERE, ".out", "store");
 	rmSync(outDir, { recursive: true, force: true });
 	const settle = pathToFileURL(compileForNode("src/store/session-manager.ts", outDir)).href;
 	const dir = mkdtempSync(join(tmpdir(), "settle-bench-store-"));
 	try {
 		log(`generating ${SMALL} and ${BIG} message files in ${dir}`);
-		for (const sub of ["small", "big", "fresh", "inprocess-settle", "inprocess-pi"]) mkdirSync(join(dir, sub));
+		for (const sub of ["small", "big", "fresh", "inprocess-settle", "inprocess-pi", "inprocess-pi-package"]) {
+			mkdirSync(join(dir, sub));
+		}
 		type Generated = { file: string; ms: number; usPerAppend: number };
 		const small = child<Generated>(["generate", settle, join(dir, "small"), String(SMALL)]);
 		const big = child<Generated>(["generate", settle, join(dir, "big"), String(BIG)]);
@@ -156,6 +166,15 @@ function main() {
 		log("inProcess: pi's bench.mjs method (10k session built and kept in the process, then 5 opens)");
 		const inSettle = child<MultiRun>(["inprocess", settle, small.file, join(dir, "inprocess-settle"), "5"]);
 		const inPi = child<MultiRun>(["inprocess", pi, small.file, join(dir, "inprocess-pi"), "5"]);
+		// Reference only: exactly pi's open-jsonl case, with pi loaded from its package entry (the
+		// whole SDK in the heap), which is where pi's published ~295 ms / ~300 MiB figures come from.
+		const inPiPackage = child<MultiRun>([
+			"inprocess",
+			peer.packageEntry,
+			small.file,
+			join(dir, "inprocess-pi-package"),
+			"5",
+		]);
 
 		log("append cost: fresh file-backed session vs the opened 100k session");
 		const append = child<{ freshSessionUs: number; openedFileUs: number; appendPlusBuildSessionContextUs: number }>([
@@ -187,6 +206,8 @@ function main() {
 				timeSettleOverPi: ratio(medianOf(inSettle.runs, "totalMs"), medianOf(inPi.runs, "totalMs")),
 				cpuSettleOverPi: ratio(medianOf(inSettle.runs, "cpuMs"), medianOf(inPi.runs, "cpuMs")),
 				peakRssSettleOverPi: ratio(inSettle.peakRssMiB, inPi.peakRssMiB),
+				timeSettleOverPiPackageEntry: ratio(medianOf(inSettle.runs, "totalMs"), medianOf(inPiPackage.runs, "totalMs")),
+				peakRssSettleOverPiPackageEntry: ratio(inSettle.peakRssMiB, inPiPackage.peakRssMiB),
 			},
 			appendOn100kOverFresh: ratio(append.openedFileUs, append.freshSessionUs),
 		};
@@ -219,6 +240,7 @@ function main() {
 				cold10k: p10,
 				warm10k: { ...summarize(warmPi.runs), peakRssMiB: warmPi.peakRssMiB },
 				inProcess10k: { ...summarize(inPi.runs), peakRssMiB: inPi.peakRssMiB },
+				inProcess10kFromPackageEntry: { ...summarize(inPiPackage.runs), peakRssMiB: inPiPackage.peakRssMiB },
 			},
 			ratios,
 			targets: { timeSettleOverPi: 0.3, peakRssSettleOverPi: "< 1", bigOverSmall: 12 },
