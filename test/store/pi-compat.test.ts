@@ -131,7 +131,9 @@ describe("pi 0.73.1 opens what Settle writes", () => {
 		sm.appendThinkingLevelChange("medium");
 		sm.appendSessionInfo("Written by Settle");
 		const u1 = sm.appendMessage(user("read a.txt"));
-		const a1 = sm.appendMessage(assistant("reading", { toolCall: "c1", provider: "anthropic", model: "claude-sonnet" }));
+		const a1 = sm.appendMessage(
+			assistant("reading", { toolCall: "c1", provider: "anthropic", model: "claude-sonnet" }),
+		);
 		sm.appendMessage(toolResult("c1", "contents of a"));
 		sm.appendMessage(assistant("a.txt says hi", { provider: "anthropic", model: "claude-sonnet" }));
 		sm.appendMessage({
