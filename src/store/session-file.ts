@@ -65,11 +65,39 @@ class LineParser {
 	/** Parses a block of complete lines (no trailing newline). */
 	feedBlock(text: string): void {
 		const lines = text.split("\n");
-		for (let i = 0; i < lines.length; i++) {
-			this.lineNo++;
-			this.feedLine(lines[i]!, this.lineNo);
+		let i = 0;
+		for (; i < lines.length && this.header === null; i++) {
+			this.feedLine(lines[i]!, ++this.lineNo);
 			if (this.notASession) return;
 		}
+		// The hot loop: well-formed entries are taken inline; anything else goes to feedLine, which
+		// parses it again to say what is wrong with it.
+		const entries = this.entries;
+		const requireIds = this.requireIds;
+		let lineNo = this.lineNo;
+		for (; i < lines.length; i++) {
+			const line = lines[i]!;
+			lineNo++;
+			let value: { type?: unknown; id?: unknown } | null = null;
+			try {
+				value = JSON.parse(line);
+			} catch {
+				// diagnosed below
+			}
+			if (
+				value !== null &&
+				typeof value === "object" &&
+				typeof value.type === "string" &&
+				value.type !== "session" &&
+				(!requireIds || typeof value.id === "string") &&
+				!Array.isArray(value)
+			) {
+				entries.push(value as SessionEntry);
+			} else {
+				this.feedLine(line, lineNo);
+			}
+		}
+		this.lineNo = lineNo;
 	}
 
 	/** Returns false when the line is not a usable entry (already diagnosed unless `quiet`). */
