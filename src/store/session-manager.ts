@@ -5,7 +5,7 @@
  */
 import { existsSync, mkdirSync, readFileSync, renameSync, truncateSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
-import { SettleError } from "../errors.js";
+import { errorMessage, SettleError } from "../errors.js";
 import type { AgentMessage, ThinkingLevel, Usage } from "../llm/types.js";
 import type { SystemMessage } from "../session/messages.js";
 import {
@@ -70,6 +70,18 @@ function toLines(entries: readonly FileEntry[]): string {
 	let text = "";
 	for (const entry of entries) text += `${JSON.stringify(entry)}\n`;
 	return text;
+}
+
+/** Reads a file to open it; I/O failures (a directory, no permission…) become `IO` errors naming the file. */
+function readForOpen(file: string): SessionFileContents | undefined {
+	try {
+		return readSessionFile(file);
+	} catch (error) {
+		throw new SettleError("IO", `Could not read session file ${file}: ${errorMessage(error)}`, {
+			cause: error,
+			details: { path: file },
+		});
+	}
 }
 
 function addChild(children: Map<string | null, SessionEntry[]>, entry: SessionEntry): void {
@@ -179,8 +191,9 @@ export class SessionManager {
 		}
 		const lock = readOnly || !existsSync(file) ? undefined : acquireSessionLock(file);
 		try {
-			const contents = readSessionFile(file);
-			const cwd = cwdOverride ?? contents?.header?.cwd ?? process.cwd();
+			const contents = readForOpen(file);
+			const headerCwd = contents?.header?.cwd;
+			const cwd = cwdOverride ?? (typeof headerCwd === "string" && headerCwd !== "" ? headerCwd : process.cwd());
 			const manager = new SessionManager(cwd, dir, true);
 			manager.readOnly = readOnly;
 			manager.loadFile(file, contents, lock);
@@ -604,7 +617,7 @@ export class SessionManager {
 		this.diagnostics = [];
 		const lock = existsSync(file) ? acquireSessionLock(file) : undefined;
 		try {
-			this.loadFile(file, readSessionFile(file), lock);
+			this.loadFile(file, readForOpen(file), lock);
 		} catch (error) {
 			lock?.release();
 			throw error;

@@ -257,6 +257,13 @@ describe("opening files", () => {
 		}
 	});
 
+	it("a path that cannot be read gives an IO error naming it", () => {
+		const dir = tempDir();
+		const error = expectSettleError(() => SessionManager.open(dir), "IO", /^Could not read session file /);
+		expect(error.message).toContain(dir);
+		expect(existsSync(`${dir}.lock`)).toBe(false);
+	});
+
 	it("read-only open never writes and refuses appends", () => {
 		const dir = tempDir();
 		const file = join(dir, "s.jsonl");
