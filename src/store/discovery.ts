@@ -6,7 +6,14 @@ import type { SessionHeader, SessionInfo } from "./entries.js";
 
 const HEADER_SCAN_BYTES = 1 << 20;
 
-/** The header of a session file (first line), or null when it has none. Reads at most 1 MiB. Must not throw. */
+/**
+ * The header of a session file (first line), or null when it has none. Reads at most 1 MiB. Must not throw.
+ *
+ * @example
+ * ```ts
+ * readSessionHeader(file)?.cwd; // "/home/me/project"
+ * ```
+ */
 export function readSessionHeader(path: string): SessionHeader | null {
 	let fd: number;
 	try {

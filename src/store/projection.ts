@@ -21,7 +21,12 @@ function indexEntries(entries: readonly SessionEntry[]): EntryIndex {
 
 /**
  * Entries from the root to the leaf. `leafId` null → `[]`; undefined or unknown → the last entry.
- * A missing parent ends the walk. Linear in the path length.
+ * A missing parent ends the walk. Linear in the path length; must not throw.
+ *
+ * @example
+ * ```ts
+ * const path = buildSessionPath(manager.getEntries(), manager.getLeafId());
+ * ```
  */
 export function buildSessionPath(
 	entries: readonly SessionEntry[],
@@ -117,7 +122,15 @@ export function pushContextMessages(entry: SessionEntry, out: AgentMessage[]): v
 	}
 }
 
-/** What one entry contributes to the context, before edits (D.4 step 4). */
+/**
+ * What one entry contributes to the context, before edits (D.4 step 4): `[]` for entries that
+ * contribute nothing.
+ *
+ * @example
+ * ```ts
+ * sessionEntryToContextMessages(compactionEntry); // [{ role: "compactionSummary", … }]
+ * ```
+ */
 export function sessionEntryToContextMessages(entry: SessionEntry): AgentMessage[] {
 	const out: AgentMessage[] = [];
 	pushContextMessages(entry, out);
@@ -150,7 +163,14 @@ export function contextEntriesOfPath(path: readonly SessionEntry[]): SessionEntr
 	return out;
 }
 
-/** See {@link contextEntriesOfPath}; `leafId` as in {@link buildSessionPath}. */
+/**
+ * The entries that make up the context for `leafId` (see {@link contextEntriesOfPath}); a new array.
+ *
+ * @example
+ * ```ts
+ * const [first] = buildContextEntries(entries); // the latest compaction, when there is one
+ * ```
+ */
 export function buildContextEntries(
 	entries: readonly SessionEntry[],
 	leafId?: string | null,
@@ -226,7 +246,14 @@ export function buildSessionContext(
 	return { messages, thinkingLevel, model };
 }
 
-/** The last compaction entry in file order, or null. */
+/**
+ * The last compaction entry in file order, or null.
+ *
+ * @example
+ * ```ts
+ * const compaction = getLatestCompactionEntry(manager.getEntries());
+ * ```
+ */
 export function getLatestCompactionEntry(entries: readonly SessionEntry[]): CompactionEntry | null {
 	for (let i = entries.length - 1; i >= 0; i--) {
 		const entry = entries[i]!;
