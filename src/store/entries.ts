@@ -136,3 +136,78 @@ export interface SessionContext {
 export interface SessionProjection extends SessionContext {
 	entries: { sourceEntry: SessionEntry; messages: AgentMessage[] }[];
 }
+
+/** A line of a session file: the header (line 1) or an entry. */
+export type FileEntry = SessionHeader | SessionEntry;
+
+/** Options for a new session (`create`, `newSession`, `inMemory`, `forkFrom`). */
+export interface NewSessionOptions {
+	/** Session id; default a fresh UUIDv7. Must match `^[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?$`. */
+	id?: string;
+	/** Path of the session this one continues from (stored in the header). */
+	parentSession?: string;
+}
+
+/** One node of {@link SessionManager.getTree}: an entry, its children (oldest first) and its label. */
+export interface SessionTreeNode {
+	entry: SessionEntry;
+	children: SessionTreeNode[];
+	/** Current label of the entry, if any. */
+	label?: string;
+	/** Timestamp of the label change that set {@link label}. */
+	labelTimestamp?: string;
+}
+
+/** Summary of a session file, as listed by `SessionManager.list` / `listAll`. */
+export interface SessionInfo {
+	path: string;
+	id: string;
+	/** Working directory the session was started in; `""` for very old sessions. */
+	cwd: string;
+	/** Name from the latest `session_info` entry. */
+	name?: string;
+	/** Session this one was forked from. */
+	parentSessionPath?: string;
+	created: Date;
+	/** Time of the latest user/assistant message (header time, else file mtime, when there is none). */
+	modified: Date;
+	/** Number of `message` entries. */
+	messageCount: number;
+	/** Text of the first user message, or `"(no messages)"`. */
+	firstMessage: string;
+	/** Text of every user and assistant message, space-separated (for search). */
+	allMessagesText: string;
+}
+
+/**
+ * Something noticed while reading a session file. Reading never throws for these: the damaged
+ * part is skipped (and, when the file is opened for writing, repaired or set aside) and the rest loads.
+ *
+ * - `torn_line`: the last line was cut off (a crash mid-write); it was not loaded and, for a writable
+ *   session, was moved to `setAsidePath` so the next append starts on a clean line.
+ * - `missing_newline`: the last line was complete but had no final newline; it was loaded (and the
+ *   newline added for a writable session).
+ * - `malformed_line`: a line in the middle is not JSON or not an entry; skipped, later lines still load.
+ * - `duplicate_header`: a second `session` header line; skipped.
+ * - `duplicate_id`: an entry id seen before; the later entry wins lookups by id.
+ * - `missing_parent`: an entry's `parentId` names no loaded entry, so the branch through it starts there.
+ * - `migrated`: an old format version was upgraded and the file rewritten.
+ */
+export interface SessionDiagnostic {
+	kind:
+		| "torn_line"
+		| "missing_newline"
+		| "malformed_line"
+		| "duplicate_header"
+		| "duplicate_id"
+		| "missing_parent"
+		| "migrated";
+	/** Absolute path of the session file (undefined for in-memory text). */
+	file?: string;
+	/** 1-based line number in the file as it was read. */
+	line?: number;
+	/** What happened, in a sentence. */
+	message: string;
+	/** Where the bytes of a torn line (or the pre-migration file) were moved. */
+	setAsidePath?: string;
+}

@@ -1,0 +1,54 @@
+/** Session ids (UUIDv7) and entry ids (8 hex characters). */
+import { randomBytes, randomUUID } from "node:crypto";
+import { SettleError } from "../errors.js";
+
+const SESSION_ID_PATTERN = /^[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?$/;
+
+/** pi's exact text for a rejected session id. */
+export const INVALID_SESSION_ID_MESSAGE =
+	"Session id must be non-empty, contain only alphanumeric characters, '-', '_', and '.', and start and end with an alphanumeric character";
+
+/**
+ * A fresh UUIDv7: 48 bits of Unix milliseconds, then random bits, so ids sort by creation time.
+ *
+ * @example
+ * ```ts
+ * createSessionId(); // "0190f5c2-7a1b-7c3d-9e4f-5a6b7c8d9e0f"
+ * ```
+ */
+export function createSessionId(): string {
+	const bytes = randomBytes(16);
+	let ms = Date.now();
+	for (let i = 5; i >= 0; i--) {
+		bytes[i] = ms % 256;
+		ms = Math.floor(ms / 256);
+	}
+	bytes[6] = (bytes[6]! & 0x0f) | 0x70;
+	bytes[8] = (bytes[8]! & 0x3f) | 0x80;
+	const hex = bytes.toString("hex");
+	return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+}
+
+/**
+ * Throws a `SettleError` (`INVALID_ARGUMENT`, pi's message) unless `id` is a valid caller-supplied session id.
+ *
+ * @example
+ * ```ts
+ * assertValidSessionId("review-2024.1"); // ok
+ * assertValidSessionId("-bad"); // throws
+ * ```
+ */
+export function assertValidSessionId(id: string): void {
+	if (typeof id !== "string" || !SESSION_ID_PATTERN.test(id)) {
+		throw new SettleError("INVALID_ARGUMENT", INVALID_SESSION_ID_MESSAGE, { details: { id } });
+	}
+}
+
+/** A short entry id (first 8 hex chars of a random UUID) not in `taken`; a full UUID after 100 collisions. */
+export function generateEntryId(taken: { has(id: string): boolean }): string {
+	for (let i = 0; i < 100; i++) {
+		const id = randomUUID().slice(0, 8);
+		if (!taken.has(id)) return id;
+	}
+	return randomUUID();
+}

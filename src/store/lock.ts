@@ -1,0 +1,188 @@
+/**
+ * One writer per session file. The lock is a `<file>.lock` directory managed by proper-lockfile
+ * (atomic mkdir, mtime refreshed while held, stale after {@link LOCK_STALE_MS} without refresh,
+ * removed on close and on process exit). Inside it an `owner.json` names the holder, so a lock
+ * left by a process that died on this machine (SIGKILL, crash) is recognised at once instead of
+ * after the stale timeout.
+ */
+import { randomUUID } from "node:crypto";
+import * as fs from "node:fs";
+import { hostname } from "node:os";
+import { join } from "node:path";
+import lockfile from "proper-lockfile";
+import { SettleError } from "../errors.js";
+
+/** A lock not refreshed for this long is stale (its holder hung or died on another machine). */
+export const LOCK_STALE_MS = 10_000;
+const OWNER_FILE = "owner.json";
+
+interface LockOwner {
+	pid: number;
+	hostname: string;
+	acquiredAt: string;
+	token: string;
+}
+
+/** A held write lock on a session file. */
+export interface SessionLock {
+	readonly file: string;
+	readonly lockPath: string;
+	/** Set when the lock was lost while held (for example taken over as stale after a long stall). */
+	readonly compromised: Error | undefined;
+	/** Releases the lock; safe to call twice. Must not throw. */
+	release(): void;
+}
+
+/** fs for proper-lockfile: the lock directory is created with its owner file and removed with it. */
+function lockFs(ownerJson: string): typeof fs {
+	return {
+		...fs,
+		mkdirSync(path: fs.PathLike, options?: fs.MakeDirectoryOptions) {
+			const made = fs.mkdirSync(path, options);
+			try {
+				fs.writeFileSync(join(String(path), OWNER_FILE), ownerJson);
+			} catch {
+				// Without an owner file the lock still works; it is only cleared by the stale timeout.
+			}
+			return made;
+		},
+		rmdirSync(path: fs.PathLike) {
+			fs.rmSync(path, { recursive: true });
+		},
+	} as typeof fs;
+}
+
+function readOwner(lockPath: string): LockOwner | undefined {
+	try {
+		const owner = JSON.parse(fs.readFileSync(join(lockPath, OWNER_FILE), "utf8")) as Partial<LockOwner>;
+		if (typeof owner.pid === "number" && typeof owner.hostname === "string" && typeof owner.token === "string") {
+			return owner as LockOwner;
+		}
+	} catch {
+		// missing or half-written owner file: unknown holder
+	}
+	return undefined;
+}
+
+/** False only when `pid` certainly does not run (or is a zombie waiting to be reaped). */
+function processAlive(pid: number): boolean {
+	try {
+		process.kill(pid, 0);
+	} catch (error) {
+		return (error as NodeJS.ErrnoException).code === "EPERM";
+	}
+	try {
+		// Linux: a killed child stays a zombie ("Z") until its parent reaps it.
+		const stat = fs.readFileSync(`/proc/${pid}/stat`, "utf8");
+		const state = stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3);
+		return state !== "Z" && state !== "X";
+	} catch {
+		return true;
+	}
+}
+
+/**
+ * Removes a lock whose holder is dead. The directory is first renamed (atomic, so only one
+ * contender wins) and its owner checked again: if a live holder replaced the dead one in between,
+ * it is put back untouched.
+ */
+function removeAbandonedLock(lockPath: string, dead: LockOwner): boolean {
+	const tomb = `${lockPath}.abandoned-${randomUUID().slice(0, 8)}`;
+	try {
+		fs.renameSync(lockPath, tomb);
+	} catch {
+		return false;
+	}
+	const owner = readOwner(tomb);
+	if (owner?.token === dead.token) {
+		fs.rmSync(tomb, { recursive: true, force: true });
+		return true;
+	}
+	try {
+		fs.renameSync(tomb, lockPath);
+	} catch {
+		fs.rmSync(tomb, { recursive: true, force: true });
+	}
+	return false;
+}
+
+function lockedError(file: string, lockPath: string, holder: LockOwner | undefined): SettleError {
+	const who = !holder
+		? "another writer"
+		: holder.pid === process.pid && holder.hostname === hostname()
+			? "another SessionManager in this process"
+			: `process ${holder.pid} on ${holder.hostname}`;
+	return new SettleError(
+		"SESSION_LOCKED",
+		`Session file ${file} is already open for writing by ${who}. Only one SessionManager may write a session: ` +
+			`close the other one (manager.close()) or let that process exit, then open the file again. ` +
+			`A lock left by a crashed process on this machine is cleared automatically; ` +
+			`otherwise it expires ${LOCK_STALE_MS / 1000}s after its holder stopped (lock: ${lockPath}).`,
+		{ details: { file, lockPath, holderPid: holder?.pid, holderHost: holder?.hostname } },
+	);
+}
+
+/**
+ * Takes the write lock on `file` (which need not exist yet). Throws `SESSION_LOCKED` when another
+ * live writer holds it, `IO` when the lock directory cannot be created.
+ *
+ * @example
+ * ```ts
+ * const lock = acquireSessionLock("/tmp/s.jsonl");
+ * try { appendFileSync("/tmp/s.jsonl", line); } finally { lock.release(); }
+ * ```
+ */
+export function acquireSessionLock(file: string): SessionLock {
+	const lockPath = `${file}.lock`;
+	const owner: LockOwner = {
+		pid: process.pid,
+		hostname: hostname(),
+		acquiredAt: new Date().toISOString(),
+		token: randomUUID(),
+	};
+	let compromised: Error | undefined;
+	const options: lockfile.LockOptions = {
+		realpath: false,
+		stale: LOCK_STALE_MS,
+		lockfilePath: lockPath,
+		fs: lockFs(JSON.stringify(owner)),
+		onCompromised: (error) => {
+			compromised = error;
+		},
+	};
+	const tryLock = (): (() => void) | undefined => {
+		try {
+			return lockfile.lockSync(file, options);
+		} catch (error) {
+			if ((error as NodeJS.ErrnoException).code === "ELOCKED") return undefined;
+			throw new SettleError("IO", `Could not lock session file ${file}: ${(error as Error).message}`, {
+				cause: error,
+			});
+		}
+	};
+	let unlock = tryLock();
+	if (!unlock) {
+		const holder = readOwner(lockPath);
+		if (holder && holder.hostname === hostname() && !processAlive(holder.pid)) {
+			if (removeAbandonedLock(lockPath, holder)) unlock = tryLock();
+		}
+		if (!unlock) throw lockedError(file, lockPath, readOwner(lockPath) ?? holder);
+	}
+	let released = false;
+	return {
+		file,
+		lockPath,
+		get compromised() {
+			return compromised;
+		},
+		release() {
+			if (released) return;
+			released = true;
+			try {
+				unlock();
+			} catch {
+				// already released or taken over: nothing left to undo
+			}
+		},
+	};
+}

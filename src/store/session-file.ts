@@ -1,0 +1,321 @@
+/**
+ * Reading session files: one JSON object per line, line 1 the header. Reading is tolerant: a
+ * malformed line is skipped with a diagnostic, a torn last line is reported, and every other line
+ * still loads. Nothing here writes; repairs are the SessionManager's job (it holds the lock).
+ */
+import { isAscii } from "node:buffer";
+import { closeSync, openSync, readSync } from "node:fs";
+import type { FileEntry, SessionDiagnostic, SessionEntry, SessionHeader } from "./entries.js";
+
+const CHUNK_BYTES = 1 << 20;
+/** How a header line starts when pi or Settle wrote it: used to recognise a header cut off mid-write. */
+const HEADER_PREFIX = '{"type":"session"';
+
+/** The result of reading a session file (or text) without changing it. */
+export interface SessionFileContents {
+	/** The header, or null when the first parsable line is not a session header. */
+	header: SessionHeader | null;
+	/** Entries in file order (as parsed: not migrated). */
+	entries: SessionEntry[];
+	diagnostics: SessionDiagnostic[];
+	/** Size of what was read, in bytes. */
+	fileBytes: number;
+	/** Bytes up to and including the last newline (where a torn line starts). */
+	completeBytes: number;
+	/** The bytes after the last newline when they did not form an entry (a torn last line). */
+	tornTail?: { line: number; bytes: Buffer };
+	/** True when the file's last line was a complete entry without a final newline. */
+	missingNewline: boolean;
+	/** True when the file holds nothing but the start of a header (a crash during the first write). */
+	tornHeaderOnly: boolean;
+}
+
+class LineParser {
+	header: SessionHeader | null = null;
+	readonly entries: SessionEntry[] = [];
+	readonly diagnostics: SessionDiagnostic[] = [];
+	/** Set when the first parsable line is not a header: the file is not a session. */
+	notASession = false;
+	lineNo = 0;
+	private requireIds = true;
+
+	constructor(private readonly file: string | undefined) {}
+
+	/**
+	 * Parses a block of complete lines (UTF-8 bytes, no trailing newline). Pure ASCII (the usual
+	 * case) is decoded in one go; otherwise line by line, so one non-ASCII character does not turn
+	 * every string of the block into a slower two-byte string.
+	 */
+	feedBytes(bytes: Buffer): void {
+		if (isAscii(bytes)) {
+			this.feedBlock(bytes.toString("latin1"));
+			return;
+		}
+		let start = 0;
+		for (;;) {
+			const nl = bytes.indexOf(10, start);
+			const end = nl < 0 ? bytes.length : nl;
+			this.lineNo++;
+			this.feedLine(bytes.toString("utf8", start, end), this.lineNo);
+			if (this.notASession || nl < 0) return;
+			start = nl + 1;
+		}
+	}
+
+	/** Parses a block of complete lines (no trailing newline). */
+	feedBlock(text: string): void {
+		const lines = text.split("\n");
+		let i = 0;
+		for (; i < lines.length && this.header === null; i++) {
+			this.feedLine(lines[i]!, ++this.lineNo);
+			if (this.notASession) return;
+		}
+		// The hot loop: well-formed entries are taken inline; anything else goes to feedLine, which
+		// parses it again to say what is wrong with it.
+		const entries = this.entries;
+		const requireIds = this.requireIds;
+		let lineNo = this.lineNo;
+		for (; i < lines.length; i++) {
+			const line = lines[i]!;
+			lineNo++;
+			let value: { type?: unknown; id?: unknown } | null = null;
+			try {
+				value = JSON.parse(line);
+			} catch {
+				// diagnosed below
+			}
+			if (
+				value !== null &&
+				typeof value === "object" &&
+				typeof value.type === "string" &&
+				value.type !== "session" &&
+				(!requireIds || typeof value.id === "string") &&
+				!Array.isArray(value)
+			) {
+				entries.push(value as SessionEntry);
+			} else {
+				this.feedLine(line, lineNo);
+			}
+		}
+		this.lineNo = lineNo;
+	}
+
+	/** Returns false when the line is not a usable entry (already diagnosed unless `quiet`). */
+	feedLine(line: string, lineNo: number, quiet = false): boolean {
+		if (line.length === 0 || (line.charCodeAt(0) <= 32 && line.trim() === "")) return true;
+		let value: unknown;
+		try {
+			value = JSON.parse(line);
+		} catch (error) {
+			if (!quiet) this.malformed(lineNo, `not valid JSON (${(error as Error).message})`);
+			return false;
+		}
+		if (typeof value !== "object" || value === null || Array.isArray(value)) {
+			if (!quiet) this.malformed(lineNo, "not a JSON object");
+			return false;
+		}
+		const record = value as { type?: unknown; id?: unknown };
+		if (typeof record.type !== "string") {
+			if (!quiet) this.malformed(lineNo, 'has no string "type"');
+			return false;
+		}
+		if (this.header === null) {
+			if (record.type === "session" && typeof record.id === "string") {
+				this.header = value as SessionHeader;
+				this.requireIds = (this.header.version ?? 1) >= 2;
+			} else {
+				this.notASession = true;
+			}
+			return true;
+		}
+		if (record.type === "session") {
+			this.diagnostics.push({
+				kind: "duplicate_header",
+				file: this.file,
+				line: lineNo,
+				message: `Line ${lineNo} is a second session header; skipped.`,
+			});
+			return true;
+		}
+		if (this.requireIds && typeof record.id !== "string") {
+			if (!quiet) this.malformed(lineNo, 'entry has no string "id"');
+			return false;
+		}
+		this.entries.push(value as SessionEntry);
+		return true;
+	}
+
+	private malformed(lineNo: number, reason: string): void {
+		this.diagnostics.push({
+			kind: "malformed_line",
+			file: this.file,
+			line: lineNo,
+			message: `Line ${lineNo} skipped: ${reason}.`,
+		});
+	}
+}
+
+function finish(
+	parser: LineParser,
+	file: string | undefined,
+	fileBytes: number,
+	tail: Buffer | undefined,
+): SessionFileContents {
+	const result: SessionFileContents = {
+		header: parser.notASession ? null : parser.header,
+		entries: parser.notASession ? [] : parser.entries,
+		diagnostics: parser.diagnostics,
+		fileBytes,
+		completeBytes: fileBytes - (tail?.length ?? 0),
+		missingNewline: false,
+		tornHeaderOnly: false,
+	};
+	if (!tail || parser.notASession) return result;
+	const line = parser.lineNo + 1;
+	const text = tail.toString("utf8");
+	if (text.trim() !== "" && parser.feedLine(text, line, true) && !parser.notASession && parser.header) {
+		result.header = parser.header;
+		result.missingNewline = true;
+		result.completeBytes = fileBytes;
+		result.diagnostics.push({
+			kind: "missing_newline",
+			file,
+			line,
+			message: `Line ${line} (the last) had no final newline; it was loaded.`,
+		});
+		return result;
+	}
+	if (parser.notASession) {
+		result.header = null;
+		result.entries = [];
+		return result;
+	}
+	result.tornTail = { line, bytes: tail };
+	result.tornHeaderOnly =
+		parser.header === null &&
+		tail.length === fileBytes &&
+		HEADER_PREFIX.startsWith(text.slice(0, HEADER_PREFIX.length));
+	result.diagnostics.push({
+		kind: "torn_line",
+		file,
+		line,
+		message: `Line ${line} (the last, ${tail.length} bytes) was cut off mid-write and not loaded.`,
+	});
+	return result;
+}
+
+/**
+ * Reads a session file without modifying it. Returns undefined when the file does not exist.
+ * Never throws for bad content: see `header` (null = not a session), `diagnostics`, `tornTail`.
+ *
+ * @example
+ * ```ts
+ * const contents = readSessionFile("/path/to/session.jsonl");
+ * for (const d of contents?.diagnostics ?? []) console.warn(d.message);
+ * ```
+ */
+export function readSessionFile(path: string): SessionFileContents | undefined {
+	let fd: number;
+	try {
+		fd = openSync(path, "r");
+	} catch (error) {
+		if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
+		throw error;
+	}
+	const parser = new LineParser(path);
+	let total = 0;
+	// Bytes [0, filled) of `buffer` are read but not yet parsed (the start of an unfinished line).
+	let buffer = Buffer.allocUnsafe(CHUNK_BYTES);
+	let filled = 0;
+	try {
+		for (;;) {
+			if (filled === buffer.length) {
+				// One line longer than the buffer: grow it.
+				const bigger = Buffer.allocUnsafe(buffer.length * 2);
+				buffer.copy(bigger, 0, 0, filled);
+				buffer = bigger;
+			}
+			const n = readSync(fd, buffer, filled, buffer.length - filled, null);
+			if (n === 0) break;
+			const scanFrom = filled;
+			filled += n;
+			total += n;
+			const lastNl = buffer.subarray(scanFrom, filled).lastIndexOf(10);
+			if (lastNl < 0) continue;
+			const end = scanFrom + lastNl;
+			// A newline byte never occurs inside a multi-byte UTF-8 sequence, so this cut is safe.
+			parser.feedBytes(buffer.subarray(0, end));
+			if (parser.notASession) break;
+			buffer.copy(buffer, 0, end + 1, filled);
+			filled -= end + 1;
+		}
+	} finally {
+		closeSync(fd);
+	}
+	return finish(
+		parser,
+		path,
+		total,
+		filled > 0 && !parser.notASession ? Buffer.from(buffer.subarray(0, filled)) : undefined,
+	);
+}
+
+/**
+ * Parses session text (what a file holds) with the same rules as {@link readSessionFile}.
+ *
+ * @example
+ * ```ts
+ * const { header, entries } = parseSessionText(text);
+ * ```
+ */
+export function parseSessionText(text: string, file?: string): SessionFileContents {
+	const parser = new LineParser(file);
+	const lastNl = text.lastIndexOf("\n");
+	if (lastNl > 0) parser.feedBlock(text.slice(0, lastNl));
+	else if (lastNl === 0) parser.lineNo = 1;
+	const rest = text.slice(lastNl + 1);
+	const bytes = Buffer.byteLength(text);
+	return finish(parser, file, bytes, rest.length > 0 ? Buffer.from(rest) : undefined);
+}
+
+/**
+ * pi's `parseSessionEntries`: every line that parses as a JSON object with a `type` (the header
+ * included), malformed lines skipped. Must not throw.
+ *
+ * @example
+ * ```ts
+ * const [header, ...entries] = parseSessionEntries(readFileSync(file, "utf8"));
+ * ```
+ */
+export function parseSessionEntries(content: string): FileEntry[] {
+	const out: FileEntry[] = [];
+	for (const line of content.trim().split("\n")) {
+		if (!line.trim()) continue;
+		try {
+			const value: unknown = JSON.parse(line);
+			if (typeof value === "object" && value !== null && !Array.isArray(value)) {
+				if (typeof (value as { type?: unknown }).type === "string") out.push(value as FileEntry);
+			}
+		} catch {
+			// malformed line: skipped, as pi does
+		}
+	}
+	return out;
+}
+
+/**
+ * pi's `loadEntriesFromFile`: `[header, ...entries]` of a session file (not migrated), or `[]`
+ * when the file is missing, empty, or does not start with a session header. Read-only; must not throw
+ * for bad content.
+ *
+ * @example
+ * ```ts
+ * const loaded = loadEntriesFromFile(file);
+ * if (loaded.length === 0) console.log("not a session");
+ * ```
+ */
+export function loadEntriesFromFile(path: string): FileEntry[] {
+	const contents = readSessionFile(path);
+	if (!contents?.header) return [];
+	return [contents.header, ...contents.entries];
+}

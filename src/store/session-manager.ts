@@ -1,0 +1,1105 @@
+/**
+ * SessionManager: an append-only JSONL session tree in pi's format v3 (behavior D), with crash
+ * safety (torn and malformed lines are reported and skipped), one writer per file (a lock), and
+ * an incrementally maintained context for the current leaf.
+ */
+import { existsSync, mkdirSync, readFileSync, renameSync, truncateSync, writeFileSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
+import { errorMessage, SettleError } from "../errors.js";
+import type { AgentMessage, ThinkingLevel, Usage } from "../llm/types.js";
+import type { SystemMessage } from "../session/messages.js";
+import {
+	findMostRecentSession,
+	findSessionFileById,
+	listSessionsIn,
+	type SessionListProgress,
+	sessionDirsUnder,
+} from "./discovery.js";
+import {
+	type BranchSummaryEntry,
+	type CompactionEntry,
+	type ContextEditEntry,
+	CURRENT_SESSION_VERSION,
+	type CustomEntry,
+	type CustomMessageEntry,
+	type FileEntry,
+	type LabelEntry,
+	type ModelChangeEntry,
+	type NewSessionOptions,
+	type SessionContext,
+	type SessionDiagnostic,
+	type SessionEntry,
+	type SessionHeader,
+	type SessionInfo,
+	type SessionInfoEntry,
+	type SessionMessageEntry,
+	type SessionProjection,
+	type SessionTreeNode,
+	type ThinkingLevelChangeEntry,
+	type UsageEntry,
+} from "./entries.js";
+import { assertValidSessionId, createSessionId, generateEntryId } from "./ids.js";
+import { LiveProjection } from "./live-projection.js";
+import { acquireSessionLock, type SessionLock } from "./lock.js";
+import { migrateSessionEntries } from "./migration.js";
+import { getDefaultAgentDir, getDefaultSessionDirPath, sessionFileName } from "./paths.js";
+import { buildSessionPath } from "./projection.js";
+import { readSessionFile, type SessionFileContents } from "./session-file.js";
+import { SessionWriter } from "./writer.js";
+
+/** Options of {@link SessionManager.open} beyond pi's. */
+export interface OpenSessionOptions {
+	/**
+	 * Read without taking the write lock and never write (no repairs, no migration rewrite);
+	 * appends throw. For viewers and tools that inspect a session another process is writing.
+	 */
+	readOnly?: boolean;
+}
+
+/** Content a {@link SessionManager.appendContextEdit} replacement may carry. */
+export type ContextEditReplacement = ContextEditEntry["replacement"];
+
+type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
+type NewEntry = DistributiveOmit<SessionEntry, "id" | "parentId" | "timestamp">;
+
+function isConversationEntry(entry: SessionEntry): boolean {
+	return entry.type === "message" && (entry.message.role === "user" || entry.message.role === "assistant");
+}
+
+function toLines(entries: readonly FileEntry[]): string {
+	let text = "";
+	for (const entry of entries) text += `${JSON.stringify(entry)}\n`;
+	return text;
+}
+
+/** Reads a file to open it; I/O failures (a directory, no permission…) become `IO` errors naming the file. */
+function readForOpen(file: string): SessionFileContents | undefined {
+	try {
+		return readSessionFile(file);
+	} catch (error) {
+		throw new SettleError("IO", `Could not read session file ${file}: ${errorMessage(error)}`, {
+			cause: error,
+			details: { path: file },
+		});
+	}
+}
+
+function addChild(children: Map<string | null, SessionEntry[]>, entry: SessionEntry): void {
+	const parent = entry.parentId ?? null;
+	const siblings = children.get(parent);
+	if (siblings) siblings.push(entry);
+	else children.set(parent, [entry]);
+}
+
+function notFound(id: string | null | undefined): SettleError {
+	return new SettleError("NOT_FOUND", `Entry ${id} not found`, { details: { id } });
+}
+
+/**
+ * Manages one conversation session: an append-only tree of entries stored as JSONL.
+ *
+ * Every append creates a child of the current leaf and moves the leaf to it; `branch()` moves the
+ * leaf back so the next append starts a sibling branch. Nothing is written until the first user
+ * or assistant message; then the header and buffered entries are written at once, and each later
+ * entry is appended as one line with one write. A file-backed manager holds the file's write lock
+ * until {@link close} (or process exit). Entries and messages handed out are shared with the
+ * manager: treat them as immutable.
+ *
+ * @example
+ * ```ts
+ * const session = SessionManager.create(process.cwd());
+ * session.appendMessage({ role: "user", content: "hello", timestamp: Date.now() });
+ * const { messages, model, thinkingLevel } = session.buildSessionContext();
+ * session.close();
+ * ```
+ */
+export class SessionManager {
+	private sessionId = "";
+	private sessionFile: string | undefined;
+	private sessionDir: string;
+	private readonly cwd: string;
+	private readonly persist: boolean;
+	private readOnly = false;
+	private closed = false;
+	private header!: SessionHeader;
+	private entries: SessionEntry[] = [];
+	/**
+	 * Entries by id. Built on first use for a session whose entries form one chain (then every
+	 * parent is known to exist and the lookup is not needed to open it), at load otherwise.
+	 */
+	private byIdIndex: Map<string, SessionEntry> | null = new Map();
+	/** Children by parent id; built on first use, then kept incrementally. */
+	private childrenByParent: Map<string | null, SessionEntry[]> | null = null;
+	private labels = new Map<string, { label: string; timestamp: string }>();
+	private sessionName: string | undefined;
+	private hasConversation = false;
+	/** How many entries from the start form one chain (each the child of the previous one). */
+	private linearPrefix = 0;
+	/** Where the id index reports what it finds while loading a file (cleared once built). */
+	private indexDiagnostics: SessionDiagnostic[] | undefined;
+	private leafId: string | null = null;
+	private live: LiveProjection | null = null;
+	private diagnostics: SessionDiagnostic[] = [];
+	private writer: SessionWriter | null = null;
+	/** The file holds the header and every entry so far (appends go straight to disk). */
+	private flushed = false;
+
+	private constructor(cwd: string, sessionDir: string, persist: boolean) {
+		this.cwd = resolve(cwd);
+		this.sessionDir = sessionDir ? resolve(sessionDir) : "";
+		this.persist = persist;
+	}
+
+	// ---------------------------------------------------------------------------------------------
+	// Factories
+
+	/**
+	 * A new file-backed session for `cwd` in `sessionDir` (default: the cwd's directory under the
+	 * agent dir). Nothing is written until the first user or assistant message.
+	 *
+	 * @example
+	 * ```ts
+	 * const session = SessionManager.create("/work/project", undefined, { id: "review-1" });
+	 * ```
+	 */
+	static create(cwd: string, sessionDir?: string, options?: NewSessionOptions): SessionManager {
+		const manager = new SessionManager(cwd, sessionDir ?? getDefaultSessionDirPath(cwd), true);
+		manager.startNewSession(options);
+		return manager;
+	}
+
+	/**
+	 * Opens a session file for appending (taking its write lock). The cwd comes from the header
+	 * unless `cwdOverride` is given; the session dir defaults to the file's directory. A missing
+	 * file starts a new session at that path; an empty file gets a fresh header. A torn last line
+	 * is set aside, malformed lines are skipped (see {@link getDiagnostics}), old formats are migrated.
+	 * Throws `INVALID_SESSION_FILE` for a non-empty file that is not a session and
+	 * `SESSION_LOCKED` when another writer holds it.
+	 *
+	 * @example
+	 * ```ts
+	 * const session = SessionManager.open("/home/me/.settle/agent/sessions/--work--/2024-…_id.jsonl");
+	 * for (const d of session.getDiagnostics()) console.warn(d.message);
+	 * ```
+	 */
+	static open(path: string, sessionDir?: string, cwdOverride?: string, options?: OpenSessionOptions): SessionManager {
+		const file = resolve(path);
+		const dir = sessionDir ? resolve(sessionDir) : dirname(file);
+		const readOnly = options?.readOnly === true;
+		if (readOnly && !existsSync(file)) {
+			throw new SettleError("NOT_FOUND", `Session file not found: ${file}`, { details: { path: file } });
+		}
+		const lock = readOnly || !existsSync(file) ? undefined : acquireSessionLock(file);
+		try {
+			const contents = readForOpen(file);
+			const headerCwd = contents?.header?.cwd;
+			const cwd = cwdOverride ?? (typeof headerCwd === "string" && headerCwd !== "" ? headerCwd : process.cwd());
+			const manager = new SessionManager(cwd, dir, true);
+			manager.readOnly = readOnly;
+			manager.loadFile(file, contents, lock);
+			return manager;
+		} catch (error) {
+			lock?.release();
+			throw error;
+		}
+	}
+
+	/**
+	 * Opens the most recently modified session in the session dir (only sessions of `cwd` when a
+	 * custom dir is given), or creates a new one when there is none.
+	 *
+	 * @example
+	 * ```ts
+	 * const session = SessionManager.continueRecent(process.cwd());
+	 * ```
+	 */
+	static continueRecent(cwd: string, sessionDir?: string): SessionManager {
+		const dir = sessionDir ? resolve(sessionDir) : getDefaultSessionDirPath(cwd);
+		const filterCwd = sessionDir !== undefined && dir !== getDefaultSessionDirPath(cwd);
+		const recent = findMostRecentSession(dir, filterCwd ? cwd : undefined);
+		return recent ? SessionManager.open(recent, dir, cwd) : SessionManager.create(cwd, dir);
+	}
+
+	/**
+	 * A session that never touches the disk (`getSessionFile()` is undefined). `entries` may preload
+	 * a session (`[header, ...entries]`, migrated if old; or entries alone under a new header).
+	 *
+	 * @example
+	 * ```ts
+	 * const session = SessionManager.inMemory();
+	 * session.appendMessage({ role: "user", content: "hi", timestamp: Date.now() });
+	 * ```
+	 */
+	static inMemory(
+		cwd: string = process.cwd(),
+		options?: NewSessionOptions,
+		entries?: readonly FileEntry[],
+	): SessionManager {
+		const manager = new SessionManager(cwd, "", false);
+		const lines = entries ? structuredClone(entries as FileEntry[]) : [];
+		const header = lines.find((e): e is SessionHeader => e.type === "session");
+		if (header) {
+			migrateSessionEntries(lines);
+			manager.header = header;
+			manager.sessionId = header.id;
+			manager.indexAll(lines.filter((e): e is SessionEntry => e.type !== "session"));
+		} else {
+			manager.startNewSession(options);
+			manager.indexAll(lines as SessionEntry[]);
+		}
+		return manager;
+	}
+
+	/**
+	 * Copies every entry of another session file into a new session for `targetCwd` (written at
+	 * once; header `parentSession` = the source). The source is only read.
+	 *
+	 * @example
+	 * ```ts
+	 * const copy = SessionManager.forkFrom("/old/project/session.jsonl", "/new/project");
+	 * ```
+	 */
+	static forkFrom(
+		sourcePath: string,
+		targetCwd: string,
+		sessionDir?: string,
+		options?: NewSessionOptions,
+	): SessionManager {
+		const source = resolve(sourcePath);
+		const cwd = resolve(targetCwd);
+		const contents = readSessionFile(source);
+		if (!contents || contents.fileBytes === 0 || !contents.header) {
+			throw new SettleError("INVALID_SESSION_FILE", `Cannot fork: source session file is empty or invalid: ${source}`, {
+				details: { path: source },
+			});
+		}
+		const lines: FileEntry[] = [contents.header, ...contents.entries];
+		migrateSessionEntries(lines);
+		if (options?.id !== undefined) assertValidSessionId(options.id);
+		const dir = sessionDir ? resolve(sessionDir) : getDefaultSessionDirPath(cwd);
+		const manager = new SessionManager(cwd, dir, true);
+		manager.startNewSession({ id: options?.id, parentSession: source });
+		manager.indexAll(lines.filter((e): e is SessionEntry => e.type !== "session"));
+		manager.writeWholeFile();
+		return manager;
+	}
+
+	/**
+	 * The path of the session with id `id` among the sessions of `cwd` (or in `sessionDir`), or undefined.
+	 * Reads only headers.
+	 *
+	 * @example
+	 * ```ts
+	 * const path = SessionManager.findById(process.cwd(), "0190f5c2-…");
+	 * if (path) SessionManager.open(path);
+	 * ```
+	 */
+	static findById(cwd: string, id: string, sessionDir?: string): string | undefined {
+		const dir = sessionDir ? resolve(sessionDir) : getDefaultSessionDirPath(cwd);
+		const filterCwd = sessionDir !== undefined && dir !== getDefaultSessionDirPath(cwd);
+		return findSessionFileById(dir, id, filterCwd ? cwd : undefined);
+	}
+
+	/**
+	 * Sessions of `cwd` (from its default dir, or from `sessionDir` filtered to that cwd), newest first.
+	 *
+	 * @example
+	 * ```ts
+	 * for (const info of await SessionManager.list(process.cwd())) console.log(info.name ?? info.firstMessage);
+	 * ```
+	 */
+	static async list(cwd: string, sessionDir?: string, onProgress?: SessionListProgress): Promise<SessionInfo[]> {
+		const dir = sessionDir ? resolve(sessionDir) : getDefaultSessionDirPath(cwd);
+		const filterCwd = sessionDir !== undefined && dir !== getDefaultSessionDirPath(cwd);
+		const resolvedCwd = resolve(cwd);
+		return listSessionsIn(
+			[dir],
+			onProgress,
+			(info) => !filterCwd || (info.cwd !== "" && resolve(info.cwd) === resolvedCwd),
+		);
+	}
+
+	/**
+	 * Every session under `<agentDir>/sessions` (all cwds), or in one `sessionDir`, newest first.
+	 *
+	 * @example
+	 * ```ts
+	 * const all = await SessionManager.listAll();
+	 * ```
+	 */
+	static async listAll(
+		sessionDirOrOnProgress?: string | SessionListProgress,
+		onProgress?: SessionListProgress,
+	): Promise<SessionInfo[]> {
+		if (typeof sessionDirOrOnProgress === "string")
+			return listSessionsIn([resolve(sessionDirOrOnProgress)], onProgress);
+		const dirs = await sessionDirsUnder(join(getDefaultAgentDir(), "sessions"));
+		return listSessionsIn(dirs, sessionDirOrOnProgress ?? onProgress);
+	}
+
+	// ---------------------------------------------------------------------------------------------
+	// Loading and writing
+
+	private loadFile(file: string, contents: SessionFileContents | undefined, lock: SessionLock | undefined): void {
+		if (!contents) {
+			// A path that does not exist yet: a new session written there on the first message.
+			lock?.release();
+			this.startNewSession();
+			this.sessionFile = file;
+			return;
+		}
+		if (!contents.header) {
+			if (contents.fileBytes > 0 && !contents.tornHeaderOnly) {
+				throw new SettleError(
+					"INVALID_SESSION_FILE",
+					`Session file is not a valid pi session: ${file}. Its first line is not a session header; ` +
+						"nothing was changed. Open a different file, or move this one away to start a new session at this path.",
+					{ details: { path: file } },
+				);
+			}
+			// Empty, or only a header cut off by a crash: start over at this exact path.
+			this.diagnostics = contents.diagnostics;
+			this.startNewSession();
+			this.sessionFile = file;
+			if (this.readOnly || !lock) return;
+			if (contents.tornTail) this.setAside(file, contents);
+			this.writer = SessionWriter.openExisting(file, lock);
+			this.writer.append(toLines([this.header]));
+			this.flushed = true;
+			return;
+		}
+		const diagnostics = contents.diagnostics;
+		const lines: FileEntry[] = [contents.header, ...contents.entries];
+		const version = contents.header.version ?? 1;
+		const migrated = migrateSessionEntries(lines);
+		this.header = contents.header;
+		this.sessionId = contents.header.id;
+		this.sessionFile = file;
+		this.diagnostics = diagnostics;
+		this.indexAll(contents.entries, diagnostics);
+		this.flushed = true;
+		if (this.readOnly || !lock) return;
+		if (contents.tornTail) this.setAside(file, contents);
+		if (migrated) {
+			this.rewriteMigrated(file, version, contents);
+			this.writer = SessionWriter.openExisting(file, lock);
+			return;
+		}
+		this.writer = SessionWriter.openExisting(file, lock);
+		if (contents.missingNewline) this.writer.append("\n");
+	}
+
+	/** Moves the bytes of a torn last line to `<file>.<time>.torn` and cuts the file after the last complete line. */
+	private setAside(file: string, contents: SessionFileContents): void {
+		const torn = contents.tornTail!;
+		const aside = `${file}.${new Date().toISOString().replace(/[:.]/g, "-")}.torn`;
+		writeFileSync(aside, torn.bytes);
+		truncateSync(file, contents.completeBytes);
+		const diagnostic = this.diagnostics.find((d) => d.kind === "torn_line" && d.line === torn.line);
+		if (diagnostic) {
+			diagnostic.setAsidePath = aside;
+			diagnostic.message += ` Its bytes were moved to ${aside}.`;
+		}
+	}
+
+	/**
+	 * Rewrites a migrated file atomically (temp file + rename). Lines that could not be read are
+	 * dropped from the new file, so the original is kept beside it when there were any.
+	 */
+	private rewriteMigrated(file: string, fromVersion: number, contents: SessionFileContents): void {
+		let backup: string | undefined;
+		if (contents.diagnostics.some((d) => d.kind === "malformed_line")) {
+			backup = `${file}.v${fromVersion}.bak`;
+			writeFileSync(backup, readFileSync(file));
+		}
+		const temp = `${file}.migrating-${process.pid}`;
+		writeFileSync(temp, toLines([this.header, ...this.entries]));
+		renameSync(temp, file);
+		this.diagnostics.push({
+			kind: "migrated",
+			file,
+			message:
+				`Migrated from session format v${fromVersion} to v${CURRENT_SESSION_VERSION} and rewrote the file.` +
+				(backup ? ` Unreadable lines were dropped; the original file was kept at ${backup}.` : ""),
+			...(backup ? { setAsidePath: backup } : {}),
+		});
+	}
+
+	/** Writes header + all entries to a new file at `sessionFile` (taking the lock) and marks it flushed. */
+	private writeWholeFile(): void {
+		const file = this.sessionFile!;
+		mkdirSync(dirname(file), { recursive: true });
+		const lock = acquireSessionLock(file);
+		this.writer = SessionWriter.create(file, lock, toLines([this.header, ...this.entries]));
+		this.flushed = true;
+	}
+
+	private releaseWriter(): void {
+		this.writer?.close();
+		this.writer = null;
+	}
+
+	private assertWritable(): void {
+		if (this.closed) {
+			throw new SettleError(
+				"SESSION_CLOSED",
+				`Session ${this.sessionId} is closed${this.sessionFile ? ` (${this.sessionFile})` : ""}; ` +
+					"open it again with SessionManager.open() to append.",
+			);
+		}
+		if (this.readOnly) {
+			throw new SettleError(
+				"INVALID_ARGUMENT",
+				`Session ${this.sessionFile} was opened read-only; open it without { readOnly: true } to append.`,
+			);
+		}
+	}
+
+	// ---------------------------------------------------------------------------------------------
+	// Index
+
+	private indexAll(entries: readonly SessionEntry[], diagnostics?: SessionDiagnostic[]): void {
+		this.entries = [];
+		this.byIdIndex = null;
+		this.childrenByParent = null;
+		this.labels = new Map();
+		this.sessionName = undefined;
+		this.hasConversation = false;
+		this.linearPrefix = 0;
+		this.live = null;
+		this.indexDiagnostics = diagnostics;
+		for (const entry of entries) this.indexEntry(entry);
+		this.leafId = this.entries.length > 0 ? this.entries[this.entries.length - 1]!.id : null;
+		// A branched (or damaged) session needs the id index now, to check its parents.
+		if (this.linearPrefix < this.entries.length) this.byId();
+	}
+
+	/** The id index, built (with its diagnostics: duplicate ids, missing parents) when first needed. */
+	private byId(): Map<string, SessionEntry> {
+		if (this.byIdIndex) return this.byIdIndex;
+		const index = new Map<string, SessionEntry>();
+		const diagnostics = this.indexDiagnostics;
+		for (const entry of this.entries) {
+			if (diagnostics && index.has(entry.id)) {
+				diagnostics.push({
+					kind: "duplicate_id",
+					file: this.sessionFile,
+					message: `Entry id ${entry.id} occurs more than once; the later entry wins lookups by id.`,
+				});
+			}
+			index.set(entry.id, entry);
+		}
+		if (diagnostics) {
+			for (let i = this.linearPrefix; i < this.entries.length; i++) {
+				const entry = this.entries[i]!;
+				if (entry.parentId && entry.parentId !== entry.id && !index.has(entry.parentId)) {
+					diagnostics.push({
+						kind: "missing_parent",
+						file: this.sessionFile,
+						message: `Entry ${entry.id} refers to parent ${entry.parentId}, which is not in the file; its branch starts at it.`,
+					});
+				}
+			}
+		}
+		this.indexDiagnostics = undefined;
+		this.byIdIndex = index;
+		return index;
+	}
+
+	private indexEntry(entry: SessionEntry): void {
+		const count = this.entries.length;
+		if (
+			this.linearPrefix === count &&
+			(entry.parentId ?? null) === (count === 0 ? null : this.entries[count - 1]!.id)
+		) {
+			this.linearPrefix = count + 1;
+		}
+		this.entries.push(entry);
+		this.byIdIndex?.set(entry.id, entry);
+		if (this.childrenByParent) addChild(this.childrenByParent, entry);
+		if (entry.type === "label") {
+			if (entry.label) this.labels.set(entry.targetId, { label: entry.label, timestamp: entry.timestamp });
+			else this.labels.delete(entry.targetId);
+		} else if (entry.type === "session_info") {
+			this.sessionName = entry.name?.trim() || undefined;
+		} else if (!this.hasConversation && isConversationEntry(entry)) {
+			this.hasConversation = true;
+		}
+	}
+
+	/** Creates, persists and indexes an entry as a child of `parentId` (default: the leaf). */
+	private appendEntry(fields: NewEntry, parentId: string | null = this.leafId, id?: string): SessionEntry {
+		this.assertWritable();
+		const { type, ...rest } = fields;
+		const entry = {
+			type,
+			id: id ?? generateEntryId(this.byId()),
+			parentId,
+			timestamp: new Date().toISOString(),
+			...rest,
+		} as SessionEntry;
+		this.persistEntry(entry);
+		this.indexEntry(entry);
+		this.leafId = entry.id;
+		if (this.live && !this.live.extend(entry)) this.live = null;
+		return entry;
+	}
+
+	private persistEntry(entry: SessionEntry): void {
+		if (!this.persist || this.readOnly) return;
+		if (this.flushed) {
+			this.writer!.append(`${JSON.stringify(entry)}\n`);
+			return;
+		}
+		if (!this.hasConversation && !isConversationEntry(entry)) return;
+		// First conversation message: header, everything buffered, and this entry in one write.
+		const file = this.sessionFile!;
+		mkdirSync(dirname(file), { recursive: true });
+		const lock = acquireSessionLock(file);
+		this.writer = SessionWriter.create(file, lock, toLines([this.header, ...this.entries, entry]));
+		this.flushed = true;
+	}
+
+	private liveProjection(): LiveProjection {
+		if (!this.live) this.live = LiveProjection.build(this.entries, this.leafId, this.linearPrefix, () => this.byId());
+		return this.live;
+	}
+
+	// ---------------------------------------------------------------------------------------------
+	// Session lifecycle
+
+	/**
+	 * Starts a new, empty session in this manager (releasing the previous file). Returns the new
+	 * file path (not yet written) or undefined in memory.
+	 *
+	 * @example
+	 * ```ts
+	 * const next = session.newSession({ parentSession: session.getSessionFile() });
+	 * ```
+	 */
+	newSession(options?: NewSessionOptions): string | undefined {
+		this.assertWritable();
+		return this.startNewSession(options);
+	}
+
+	private startNewSession(options?: NewSessionOptions): string | undefined {
+		if (options?.id !== undefined) assertValidSessionId(options.id);
+		this.releaseWriter();
+		this.sessionId = options?.id ?? createSessionId();
+		const timestamp = new Date().toISOString();
+		this.header = {
+			type: "session",
+			version: CURRENT_SESSION_VERSION,
+			id: this.sessionId,
+			timestamp,
+			cwd: this.cwd,
+			...(options?.parentSession !== undefined ? { parentSession: options.parentSession } : {}),
+		};
+		this.indexAll([]);
+		this.flushed = false;
+		this.sessionFile = this.persist ? join(this.sessionDir, sessionFileName(timestamp, this.sessionId)) : undefined;
+		return this.sessionFile;
+	}
+
+	/**
+	 * Switches this manager to another session file (as {@link open} would), releasing the current one.
+	 *
+	 * @example
+	 * ```ts
+	 * session.setSessionFile(otherPath);
+	 * ```
+	 */
+	setSessionFile(sessionFile: string): void {
+		if (this.closed) this.assertWritable();
+		const file = resolve(sessionFile);
+		this.releaseWriter();
+		this.readOnly = false;
+		this.diagnostics = [];
+		const lock = existsSync(file) ? acquireSessionLock(file) : undefined;
+		try {
+			this.loadFile(file, readForOpen(file), lock);
+		} catch (error) {
+			lock?.release();
+			throw error;
+		}
+	}
+
+	/**
+	 * Releases the file (write lock and descriptor). Reading still works; appending throws
+	 * `SESSION_CLOSED`. Safe to call twice; must not throw.
+	 *
+	 * @example
+	 * ```ts
+	 * try { session.appendMessage(msg); } finally { session.close(); }
+	 * ```
+	 */
+	close(): void {
+		this.releaseWriter();
+		this.closed = true;
+	}
+
+	/** Same as {@link close}. */
+	dispose(): void {
+		this.close();
+	}
+
+	/** True after {@link close}. */
+	isClosed(): boolean {
+		return this.closed;
+	}
+
+	/** What was noticed while reading the file (torn, malformed lines, migration…); `[]` for a clean file. */
+	getDiagnostics(): SessionDiagnostic[] {
+		return this.diagnostics.map((d) => ({ ...d }));
+	}
+
+	isPersisted(): boolean {
+		return this.persist;
+	}
+
+	getCwd(): string {
+		return this.cwd;
+	}
+
+	/** The directory new and branched session files go to (`""` in memory). */
+	getSessionDir(): string {
+		return this.sessionDir;
+	}
+
+	getSessionId(): string {
+		return this.sessionId;
+	}
+
+	/** The session file path (known before it is written); undefined in memory. */
+	getSessionFile(): string | undefined {
+		return this.sessionFile;
+	}
+
+	getHeader(): SessionHeader | null {
+		return this.header ?? null;
+	}
+
+	/** All entries in file order, without the header (a new array). */
+	getEntries(): SessionEntry[] {
+		return this.entries.slice();
+	}
+
+	/** Name from the latest `session_info` entry anywhere in the session, trimmed; undefined if empty. */
+	getSessionName(): string | undefined {
+		return this.sessionName;
+	}
+
+	// ---------------------------------------------------------------------------------------------
+	// Appends (each returns the new entry's id)
+
+	/**
+	 * Appends a message (user, assistant, toolResult, bashExecution, custom, system). Compaction
+	 * and branch summaries have their own entries: use {@link appendCompaction} / {@link branchWithSummary}.
+	 *
+	 * @example
+	 * ```ts
+	 * const id = session.appendMessage({ role: "user", content: "fix the test", timestamp: Date.now() });
+	 * ```
+	 */
+	appendMessage(message: AgentMessage): string {
+		const role = (message as { role?: unknown } | null)?.role;
+		if (typeof role !== "string") {
+			throw new SettleError("INVALID_ARGUMENT", "appendMessage needs a message object with a string role.");
+		}
+		if (role === "compactionSummary" || role === "branchSummary") {
+			throw new SettleError(
+				"INVALID_ARGUMENT",
+				`A ${role} message is derived, never stored: use appendCompaction() or branchWithSummary() instead.`,
+			);
+		}
+		return this.appendEntry({ type: "message", message } as Omit<SessionMessageEntry, "id" | "parentId" | "timestamp">)
+			.id;
+	}
+
+	/** Records a thinking level change (sets the context's `thinkingLevel` from here on). */
+	appendThinkingLevelChange(thinkingLevel: ThinkingLevel): string {
+		return this.appendEntry({ type: "thinking_level_change", thinkingLevel } as Omit<
+			ThinkingLevelChangeEntry,
+			"id" | "parentId" | "timestamp"
+		>).id;
+	}
+
+	/** Records a model change (sets the context's `model` from here on, until an assistant message of another model). */
+	appendModelChange(provider: string, modelId: string): string {
+		return this.appendEntry({ type: "model_change", provider, modelId } as Omit<
+			ModelChangeEntry,
+			"id" | "parentId" | "timestamp"
+		>).id;
+	}
+
+	/**
+	 * Appends a compaction: the context becomes `[summary, entries from firstKeptEntryId up to here,
+	 * later entries]`. `firstKeptEntryId` null keeps nothing before the compaction. In the
+	 * transcript-system model the system message in effect is stored with it.
+	 *
+	 * @example
+	 * ```ts
+	 * session.appendCompaction("We fixed the parser.", keptId, 120_000, { readFiles: [], modifiedFiles: [] });
+	 * ```
+	 */
+	appendCompaction<T = unknown>(
+		summary: string,
+		firstKeptEntryId: string | null,
+		tokensBefore: number,
+		details?: T,
+		fromHook?: boolean,
+		usage?: Usage,
+	): string {
+		this.assertWritable();
+		const id = generateEntryId(this.byId());
+		const timestamp = new Date().toISOString();
+		const systemMessage = this.currentSystemMessage();
+		const fields = {
+			type: "compaction",
+			summary,
+			firstKeptEntryId: firstKeptEntryId ?? id,
+			tokensBefore,
+			details,
+			usage,
+			fromHook,
+			...(systemMessage ? { systemMessage: { ...systemMessage, timestamp: new Date(timestamp).getTime() } } : {}),
+		} as Omit<CompactionEntry, "id" | "parentId" | "timestamp">;
+		return this.appendEntry(fields, this.leafId, id).id;
+	}
+
+	/** The latest system message in the current context (transcript-system model), if any. */
+	private currentSystemMessage(): SystemMessage | undefined {
+		const messages = this.liveProjection().messages();
+		for (let i = messages.length - 1; i >= 0; i--) {
+			const message = messages[i]!;
+			if (message.role === "system") return message;
+		}
+		return undefined;
+	}
+
+	/** Extension state that is not part of the model context. */
+	appendCustomEntry<T = unknown>(customType: string, data?: T): string {
+		return this.appendEntry({ type: "custom", customType, data } as Omit<CustomEntry, "id" | "parentId" | "timestamp">)
+			.id;
+	}
+
+	/**
+	 * A message an extension injects into the model context (as a `custom` message).
+	 *
+	 * @example
+	 * ```ts
+	 * session.appendCustomMessageEntry("reminder", "Run the tests before answering.", false);
+	 * ```
+	 */
+	appendCustomMessageEntry<T = unknown>(
+		customType: string,
+		content: CustomMessageEntry["content"],
+		display: boolean,
+		details?: T,
+	): string {
+		return this.appendEntry({ type: "custom_message", customType, content, display, details } as Omit<
+			CustomMessageEntry,
+			"id" | "parentId" | "timestamp"
+		>).id;
+	}
+
+	/** Sets the session's display name (newlines become spaces, trimmed; `""` clears it). */
+	appendSessionInfo(name: string): string {
+		const clean = String(name)
+			.replace(/[\r\n]+/g, " ")
+			.trim();
+		return this.appendEntry({ type: "session_info", name: clean } as Omit<
+			SessionInfoEntry,
+			"id" | "parentId" | "timestamp"
+		>).id;
+	}
+
+	/**
+	 * Sets (or with `undefined`/`""` clears) the label of an entry. Throws `Entry <id> not found`.
+	 *
+	 * @example
+	 * ```ts
+	 * session.appendLabelChange(entryId, "before refactor");
+	 * ```
+	 */
+	appendLabelChange(targetId: string, label: string | undefined): string {
+		if (!this.byId().has(targetId)) throw notFound(targetId);
+		return this.appendEntry({ type: "label", targetId, label } as Omit<LabelEntry, "id" | "parentId" | "timestamp">).id;
+	}
+
+	/**
+	 * Replaces (or with `null` omits) what an earlier entry on the active branch contributes to the
+	 * context. Branch-relative: navigating above the edit shows the original again. The target must
+	 * be a user/assistant/toolResult message or a custom_message. A string replacement for an
+	 * assistant or toolResult target is stored as one text block.
+	 *
+	 * @example
+	 * ```ts
+	 * session.appendContextEdit(failedAssistantId, null); // drop a failed attempt from the context
+	 * ```
+	 */
+	appendContextEdit(targetId: string, replacement: ContextEditReplacement): string {
+		const content = (replacement as { content?: unknown } | null)?.content;
+		if (
+			replacement !== null &&
+			(typeof replacement !== "object" ||
+				!("content" in replacement) ||
+				(typeof content !== "string" && !Array.isArray(content)))
+		) {
+			throw new SettleError(
+				"INVALID_ARGUMENT",
+				"Context edit replacement must be null or contain string/array content",
+			);
+		}
+		const target = this.byId().get(targetId);
+		if (!target) throw notFound(targetId);
+		if (!this.liveProjection().isOnPath(targetId, this.byId())) {
+			throw new SettleError("INVALID_ARGUMENT", `Entry ${targetId} is not on the active branch`, {
+				details: { id: targetId },
+			});
+		}
+		const role =
+			target.type === "message" ? target.message.role : target.type === "custom_message" ? "custom" : undefined;
+		if (role !== "custom" && role !== "user" && role !== "assistant" && role !== "toolResult") {
+			throw new SettleError("INVALID_ARGUMENT", `Entry ${targetId} does not contribute editable model content`, {
+				details: { id: targetId },
+			});
+		}
+		const normalized: ContextEditReplacement =
+			replacement !== null && (role === "assistant" || role === "toolResult") && typeof replacement.content === "string"
+				? { content: [{ type: "text", text: replacement.content }] }
+				: replacement;
+		return this.appendEntry({ type: "context_edit", targetId, replacement: normalized } as Omit<
+			ContextEditEntry,
+			"id" | "parentId" | "timestamp"
+		>).id;
+	}
+
+	/** Records model usage that is not part of the context (stats only). */
+	appendUsage(kind: string, provider: string, model: string, usage: Usage, note?: string): string {
+		return this.appendEntry({
+			type: "usage",
+			kind,
+			provider,
+			model,
+			usage,
+			...(note ? { note } : {}),
+		} as Omit<UsageEntry, "id" | "parentId" | "timestamp">).id;
+	}
+
+	// ---------------------------------------------------------------------------------------------
+	// Tree
+
+	getLeafId(): string | null {
+		return this.leafId;
+	}
+
+	getLeafEntry(): SessionEntry | undefined {
+		return this.leafId ? this.byId().get(this.leafId) : undefined;
+	}
+
+	getEntry(id: string): SessionEntry | undefined {
+		return this.byId().get(id);
+	}
+
+	/** Direct children of an entry (or, with null, the roots), in file order. */
+	getChildren(parentId: string | null): SessionEntry[] {
+		if (!this.childrenByParent) {
+			this.childrenByParent = new Map();
+			for (const entry of this.entries) addChild(this.childrenByParent, entry);
+		}
+		return (this.childrenByParent.get(parentId) ?? []).slice();
+	}
+
+	/** The entry's current label (latest label change wins; a clear removes it). */
+	getLabel(id: string): string | undefined {
+		return this.labels.get(id)?.label;
+	}
+
+	/** Entries from the root to `fromId` (default: the leaf); `[]` for an unknown id or a null leaf. */
+	getBranch(fromId?: string): SessionEntry[] {
+		const start = fromId ?? this.leafId;
+		if (!start || !this.byId().has(start)) return [];
+		return buildSessionPath(this.entries, start, this.byId());
+	}
+
+	/**
+	 * The whole session as a tree: roots are entries with a null, self or missing parent; children
+	 * sorted oldest first. Built on demand (O(n log n)).
+	 */
+	getTree(): SessionTreeNode[] {
+		const nodes = new Map<string, SessionTreeNode>();
+		for (const entry of this.entries) {
+			const label = this.labels.get(entry.id);
+			nodes.set(entry.id, { entry, children: [], label: label?.label, labelTimestamp: label?.timestamp });
+		}
+		const roots: SessionTreeNode[] = [];
+		for (const entry of this.entries) {
+			const node = nodes.get(entry.id)!;
+			const parent = entry.parentId && entry.parentId !== entry.id ? nodes.get(entry.parentId) : undefined;
+			if (parent) parent.children.push(node);
+			else roots.push(node);
+		}
+		const stack = roots.slice();
+		while (stack.length > 0) {
+			const node = stack.pop()!;
+			if (node.children.length > 1) {
+				node.children.sort((a, b) => Date.parse(a.entry.timestamp) - Date.parse(b.entry.timestamp));
+			}
+			for (const child of node.children) stack.push(child);
+		}
+		return roots;
+	}
+
+	/**
+	 * Moves the leaf to an existing entry; the next append becomes its child (a new branch).
+	 * Throws `Entry <id> not found`.
+	 */
+	branch(branchFromId: string): void {
+		if (!this.byId().has(branchFromId)) throw notFound(branchFromId);
+		if (this.leafId !== branchFromId) {
+			this.leafId = branchFromId;
+			this.live = null;
+		}
+	}
+
+	/** Moves the leaf before the first entry; the next append starts a new root. */
+	resetLeaf(): void {
+		if (this.leafId !== null) {
+			this.leafId = null;
+			this.live = null;
+		}
+	}
+
+	/**
+	 * Moves the leaf to `branchFromId` (null: before the first entry) and appends a branch_summary
+	 * there that records the previous leaf in `fromId` (`"root"` when there was none).
+	 *
+	 * @example
+	 * ```ts
+	 * session.branchWithSummary(earlierId, "Tried approach A; it failed because …");
+	 * ```
+	 */
+	branchWithSummary<T = unknown>(
+		branchFromId: string | null,
+		summary: string,
+		details?: T,
+		fromHook?: boolean,
+		usage?: Usage,
+	): string {
+		this.assertWritable();
+		if (branchFromId !== null && !this.byId().has(branchFromId)) throw notFound(branchFromId);
+		const fromId = this.leafId ?? "root";
+		if (this.leafId !== branchFromId) {
+			this.leafId = branchFromId;
+			this.live = null;
+		}
+		return this.appendEntry(
+			{ type: "branch_summary", fromId, summary, details, usage, fromHook } as Omit<
+				BranchSummaryEntry,
+				"id" | "parentId" | "timestamp"
+			>,
+			branchFromId,
+		).id;
+	}
+
+	// ---------------------------------------------------------------------------------------------
+	// Context
+
+	/**
+	 * The context for the current leaf: `{messages, thinkingLevel, model}` (D.4). Kept up to date
+	 * incrementally, so calling it after each append costs O(new entries) plus a copy of the array.
+	 *
+	 * @example
+	 * ```ts
+	 * const { messages } = session.buildSessionContext();
+	 * ```
+	 */
+	buildSessionContext(): SessionContext {
+		return this.liveProjection().context();
+	}
+
+	/** The context with each message traced to its source entry (`{entries, messages, thinkingLevel, model}`). */
+	buildSessionProjection(): SessionProjection {
+		return this.liveProjection().projection();
+	}
+
+	/** The entries that make up the context (latest compaction, kept entries, later entries). */
+	buildContextEntries(): SessionEntry[] {
+		return this.liveProjection().entries();
+	}
+
+	// ---------------------------------------------------------------------------------------------
+	// Branching into a new file
+
+	/**
+	 * Extracts the path root..`leafId` into a new session (labels of path entries re-emitted at the
+	 * end; header `parentSession` = the current file). File-backed: switches to the new file
+	 * (written now if it holds a conversation message, else lazily) and returns its path. In memory:
+	 * replaces the entries in place and returns undefined. Throws `Entry <id> not found`.
+	 *
+	 * @example
+	 * ```ts
+	 * const newFile = session.createBranchedSession(session.getLeafId()!);
+	 * ```
+	 */
+	createBranchedSession(leafId: string): string | undefined {
+		this.assertWritable();
+		const previousFile = this.sessionFile;
+		const path = this.getBranch(leafId);
+		if (path.length === 0) throw notFound(leafId);
+
+		// Drop label entries from the path and re-link the rest so parents stay on the path.
+		const kept: SessionEntry[] = [];
+		const replacedLabel = new Map<string, string>();
+		const pendingLabels: string[] = [];
+		let parentId: string | null = null;
+		for (const entry of path) {
+			if (entry.type === "label") {
+				pendingLabels.push(entry.id);
+				continue;
+			}
+			for (const labelId of pendingLabels) replacedLabel.set(labelId, entry.id);
+			pendingLabels.length = 0;
+			if (entry.type === "compaction") {
+				const firstKeptEntryId =
+					entry.firstKeptEntryId === entry.id
+						? entry.id
+						: (replacedLabel.get(entry.firstKeptEntryId) ?? entry.firstKeptEntryId);
+				kept.push({ ...entry, parentId, firstKeptEntryId });
+			} else {
+				kept.push({ ...entry, parentId });
+			}
+			parentId = entry.id;
+		}
+		const ids = new Set(kept.map((e) => e.id));
+		const labelEntries: LabelEntry[] = [];
+		let labelParent: string | null = kept.length > 0 ? kept[kept.length - 1]!.id : null;
+		for (const [targetId, { label, timestamp }] of this.labels) {
+			if (!ids.has(targetId)) continue;
+			const id = generateEntryId(ids);
+			ids.add(id);
+			labelEntries.push({ type: "label", id, parentId: labelParent, timestamp, targetId, label });
+			labelParent = id;
+		}
+
+		this.releaseWriter();
+		this.sessionId = createSessionId();
+		const timestamp = new Date().toISOString();
+		this.header = {
+			type: "session",
+			version: CURRENT_SESSION_VERSION,
+			id: this.sessionId,
+			timestamp,
+			cwd: this.cwd,
+			...(this.persist && previousFile ? { parentSession: previousFile } : {}),
+		};
+		this.diagnostics = [];
+		this.indexAll([...kept, ...labelEntries]);
+		this.flushed = false;
+		if (!this.persist) return undefined;
+		this.sessionFile = join(this.sessionDir, sessionFileName(timestamp, this.sessionId));
+		if (this.hasConversation) this.writeWholeFile();
+		return this.sessionFile;
+	}
+}

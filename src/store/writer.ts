@@ -1,0 +1,99 @@
+/**
+ * The append side of a session file: one open descriptor in append mode and the write lock.
+ * Each call writes whole lines with one write(2) (looped only if the kernel writes less); if a
+ * write fails part-way, the file is cut back to its previous length so no partial line remains.
+ */
+import { closeSync, fstatSync, ftruncateSync, openSync, unlinkSync, writeSync } from "node:fs";
+import { SettleError } from "../errors.js";
+import type { SessionLock } from "./lock.js";
+
+export class SessionWriter {
+	private constructor(
+		readonly path: string,
+		private readonly lock: SessionLock,
+		private fd: number,
+		private size: number,
+	) {}
+
+	/** Opens an existing file for appending (the caller holds `lock`). */
+	static openExisting(path: string, lock: SessionLock): SessionWriter {
+		const fd = openSync(path, "a");
+		return new SessionWriter(path, lock, fd, fstatSync(fd).size);
+	}
+
+	/**
+	 * Creates `path` (which must not exist) with `text` as its whole content. On failure nothing
+	 * is left behind and the lock is released.
+	 */
+	static create(path: string, lock: SessionLock, text: string): SessionWriter {
+		let fd: number;
+		try {
+			fd = openSync(path, "wx");
+		} catch (error) {
+			lock.release();
+			const exists = (error as NodeJS.ErrnoException).code === "EEXIST";
+			throw new SettleError(
+				"IO",
+				exists
+					? `Session file ${path} already exists; open it with SessionManager.open() instead of creating it.`
+					: `Could not create session file ${path}: ${(error as Error).message}`,
+				{ cause: error, details: { path } },
+			);
+		}
+		const writer = new SessionWriter(path, lock, fd, 0);
+		try {
+			writer.append(text);
+		} catch (error) {
+			writer.close();
+			try {
+				unlinkSync(path);
+			} catch {
+				// nothing more to clean up
+			}
+			throw error;
+		}
+		return writer;
+	}
+
+	/** Appends whole lines. Throws `SESSION_LOCKED` if the lock was lost, `IO` if the write failed (file unchanged). */
+	append(text: string): void {
+		if (this.lock.compromised) {
+			throw new SettleError(
+				"SESSION_LOCKED",
+				`Lost the write lock on ${this.path} (${this.lock.compromised.message}); another writer may have taken over. ` +
+					"Nothing was written. Open the session again to continue.",
+				{ cause: this.lock.compromised, details: { path: this.path } },
+			);
+		}
+		const bytes = Buffer.from(text, "utf8");
+		let written = 0;
+		try {
+			while (written < bytes.length) written += writeSync(this.fd, bytes, written, bytes.length - written);
+		} catch (error) {
+			try {
+				ftruncateSync(this.fd, this.size);
+			} catch {
+				// the next open sets a torn line aside
+			}
+			throw new SettleError(
+				"IO",
+				`Could not append to session file ${this.path}: ${(error as Error).message}. The entry was not added.`,
+				{ cause: error, details: { path: this.path } },
+			);
+		}
+		this.size += bytes.length;
+	}
+
+	/** Closes the descriptor and releases the lock. Must not throw. */
+	close(): void {
+		if (this.fd >= 0) {
+			try {
+				closeSync(this.fd);
+			} catch {
+				// already closed
+			}
+			this.fd = -1;
+		}
+		this.lock.release();
+	}
+}

@@ -1,0 +1,112 @@
+import { utimesSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { findMostRecentSession, readSessionHeader } from "../../src/store/discovery.js";
+import { getDefaultSessionDirPath } from "../../src/store/paths.js";
+import { SessionManager } from "../../src/store/session-manager.js";
+import { assistant, tempDir, track, user } from "./helpers.js";
+
+/** A closed session in `dir` for `cwd`; `ageSeconds` back-dates its mtime. */
+function session(dir: string, cwd: string, texts: string[], options: { name?: string; ageSeconds?: number } = {}) {
+	const sm = SessionManager.create(cwd, dir);
+	texts.forEach((text, i) => {
+		sm.appendMessage(i % 2 === 0 ? user(text, 1_700_000_000_000 + i * 1000) : assistant(text));
+	});
+	if (options.name !== undefined) sm.appendSessionInfo(options.name);
+	sm.close();
+	const file = sm.getSessionFile()!;
+	if (options.ageSeconds) {
+		const t = new Date(Date.now() - options.ageSeconds * 1000);
+		utimesSync(file, t, t);
+	}
+	return { id: sm.getSessionId(), file };
+}
+
+describe("finding sessions", () => {
+	it("findMostRecentSession picks the newest valid .jsonl by mtime, optionally for one cwd", () => {
+		const dir = tempDir();
+		const old = session(dir, "/a", ["old"], { ageSeconds: 300 });
+		const mid = session(dir, "/b", ["mid"], { ageSeconds: 200 });
+		writeFileSync(join(dir, "junk.jsonl"), "not a session\n");
+		writeFileSync(join(dir, "notes.txt"), "ignored");
+		// junk.jsonl is the newest file but has no session header: skipped
+		expect(findMostRecentSession(dir)).toBe(mid.file);
+		expect(findMostRecentSession(dir, "/a")).toBe(old.file);
+		expect(findMostRecentSession(join(dir, "missing"))).toBeNull();
+	});
+
+	it("findById finds a session by header id, reading only headers", () => {
+		const dir = tempDir();
+		const a = session(dir, "/a", ["x"]);
+		session(dir, "/b", ["y"]);
+		expect(SessionManager.findById("/a", a.id, dir)).toBe(a.file);
+		// a custom dir that is not the cwd's default: only sessions of that cwd
+		expect(SessionManager.findById("/b", a.id, dir)).toBeUndefined();
+		expect(SessionManager.findById("/a", "nope", dir)).toBeUndefined();
+		expect(readSessionHeader(a.file)?.id).toBe(a.id);
+		expect(readSessionHeader(join(dir, "missing.jsonl"))).toBeNull();
+	});
+
+	it("continueRecent opens the most recent session, or starts a new one", () => {
+		const dir = tempDir();
+		const empty = track(SessionManager.continueRecent("/a", dir));
+		expect(empty.getEntries()).toEqual([]);
+		empty.close();
+		session(dir, "/a", ["older"], { ageSeconds: 100 });
+		const recent = session(dir, "/a", ["newer"]);
+		session(dir, "/other", ["other cwd"], { ageSeconds: -100 });
+		const continued = track(SessionManager.continueRecent("/a", dir));
+		expect(continued.getSessionFile()).toBe(recent.file);
+		expect(continued.getCwd()).toBe("/a");
+		expect(continued.buildSessionContext().messages).toEqual([user("newer", 1_700_000_000_000)]);
+	});
+
+	it("list summarises the sessions of a cwd, newest first", async () => {
+		const dir = tempDir();
+		const first = session(dir, "/a", ["hello there", "hi!", "second question"], { name: " Named \n" });
+		// a session without a conversation message was never written, so it is not listed
+		session(dir, "/a", [], { name: "never written" });
+		session(dir, "/b", ["elsewhere"]);
+		writeFileSync(join(dir, "junk.jsonl"), "junk\n");
+		const progress: number[] = [];
+		const infos = await SessionManager.list("/a", dir, (loaded) => progress.push(loaded));
+		expect(infos.map((i) => i.id)).toEqual([first.id]);
+		expect(progress.sort()).toEqual([1, 2, 3]);
+		const [info] = infos;
+		expect(info).toMatchObject({
+			path: first.file,
+			cwd: "/a",
+			name: "Named",
+			messageCount: 3,
+			firstMessage: "hello there",
+			allMessagesText: "hello there hi! second question",
+		});
+		expect(info!.modified.getTime()).toBe(1_700_000_000_000 + 2000);
+		expect(info!.created.toISOString()).toBe(
+			SessionManager.open(first.file, undefined, undefined, { readOnly: true }).getHeader()?.timestamp,
+		);
+	});
+
+	describe("with the default agent dir", () => {
+		let saved: string | undefined;
+		beforeEach(() => {
+			saved = process.env.SETTLE_AGENT_DIR;
+			process.env.SETTLE_AGENT_DIR = tempDir();
+		});
+		afterEach(() => {
+			if (saved === undefined) delete process.env.SETTLE_AGENT_DIR;
+			else process.env.SETTLE_AGENT_DIR = saved;
+		});
+
+		it("list uses the cwd's directory and listAll every cwd's, newest first", async () => {
+			const a = session(getDefaultSessionDirPath("/proj/a"), "/proj/a", ["in a"], { ageSeconds: 50 });
+			const b = session(getDefaultSessionDirPath("/proj/b"), "/proj/b", ["in b"]);
+			expect((await SessionManager.list("/proj/a")).map((i) => i.path)).toEqual([a.file]);
+			const all = await SessionManager.listAll();
+			expect(all.map((i) => i.path).sort()).toEqual([a.file, b.file].sort());
+			expect((await SessionManager.listAll(getDefaultSessionDirPath("/proj/b"))).map((i) => i.path)).toEqual([b.file]);
+			expect(SessionManager.findById("/proj/b", b.id)).toBe(b.file);
+			expect(track(SessionManager.continueRecent("/proj/a")).getSessionFile()).toBe(a.file);
+		});
+	});
+});
