@@ -68,6 +68,5 @@ export {
 	type TranscriptSystemPrompt,
 } from "./session/system-prompt.js";
 export * from "./settings/index.js";
-export type * from "./store/entries.js";
-export { CURRENT_SESSION_VERSION } from "./store/entries.js";
+export * from "./store/index.js";
 export * from "./tools/index.js";

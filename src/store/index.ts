@@ -6,7 +6,7 @@ export { CURRENT_SESSION_VERSION } from "./entries.js";
 export { assertValidSessionId, createSessionId, INVALID_SESSION_ID_MESSAGE } from "./ids.js";
 export { LOCK_STALE_MS } from "./lock.js";
 export { migrateSessionEntries } from "./migration.js";
-export { getDefaultAgentDir, getDefaultSessionDir, getDefaultSessionDirPath } from "./paths.js";
+export { getDefaultSessionDir, getDefaultSessionDirPath } from "./paths.js";
 export {
 	buildContextEntries,
 	buildSessionContext,

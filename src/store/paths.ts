@@ -1,21 +1,7 @@
 /** Where sessions live on disk: agent dir, per-cwd session dir, file names. */
 import { existsSync, mkdirSync } from "node:fs";
-import { homedir } from "node:os";
 import { join, resolve } from "node:path";
-
-/**
- * Settle's agent directory: `$SETTLE_AGENT_DIR` when set, else `~/.settle/agent`.
- *
- * @example
- * ```ts
- * getDefaultAgentDir(); // "/home/me/.settle/agent"
- * ```
- */
-export function getDefaultAgentDir(): string {
-	const fromEnv = process.env.SETTLE_AGENT_DIR;
-	if (fromEnv) return resolve(fromEnv.startsWith("~/") ? join(homedir(), fromEnv.slice(2)) : fromEnv);
-	return join(homedir(), ".settle", "agent");
-}
+import { getDefaultAgentDir } from "../settings/paths.js";
 
 /**
  * The session directory for a cwd, computed as pi does (`<agentDir>/sessions/--<cwd mangled>--`), without creating it.

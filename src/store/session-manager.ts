@@ -8,6 +8,7 @@ import { dirname, join, resolve } from "node:path";
 import { errorMessage, SettleError } from "../errors.js";
 import type { AgentMessage, ThinkingLevel, Usage } from "../llm/types.js";
 import type { SystemMessage } from "../session/messages.js";
+import { getDefaultAgentDir } from "../settings/paths.js";
 import {
 	findMostRecentSession,
 	findSessionFileById,
@@ -42,7 +43,7 @@ import { assertValidSessionId, createSessionId, generateEntryId } from "./ids.js
 import { LiveProjection } from "./live-projection.js";
 import { acquireSessionLock, type SessionLock } from "./lock.js";
 import { migrateSessionEntries } from "./migration.js";
-import { getDefaultAgentDir, getDefaultSessionDirPath, sessionFileName } from "./paths.js";
+import { getDefaultSessionDirPath, sessionFileName } from "./paths.js";
 import { buildSessionPath } from "./projection.js";
 import { readSessionFile, type SessionFileContents } from "./session-file.js";
 import { SessionWriter } from "./writer.js";

@@ -33,7 +33,7 @@ let messages: AgentMessage[];
 beforeAll(() => {
 	dir = mkdtempSync(join(tmpdir(), "settle-pi-compat-"));
 	const file = join(dir, "session.jsonl");
-	copyFileSync(new URL("../fixtures/recovery/pi-before-compaction.jsonl", import.meta.url), file);
+	copyFileSync(new URL("../fixtures/store/before-compaction.jsonl", import.meta.url), file);
 	const manager = SessionManager.open(file, dir);
 	branch = manager.getBranch() as unknown as SessionEntry[];
 	messages = branch.flatMap((entry) => (entry.type === "message" ? [entry.message] : []));
