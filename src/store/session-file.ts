@@ -7,7 +7,8 @@ import { isAscii } from "node:buffer";
 import { closeSync, openSync, readSync } from "node:fs";
 import type { FileEntry, SessionDiagnostic, SessionEntry, SessionHeader } from "./entries.js";
 
-const CHUNK_BYTES = 1 << 20;
+/** Bytes read (and decoded) at a time. */
+export const READ_CHUNK_BYTES = 1 << 20;
 /** How a header line starts when pi or Settle wrote it: used to recognise a header cut off mid-write. */
 const HEADER_PREFIX = '{"type":"session"';
 
@@ -30,6 +31,16 @@ export interface SessionFileContents {
 	tornHeaderOnly: boolean;
 }
 
+/**
+ * Receives what a read finds as it parses it (internal: how the SessionManager indexes each entry
+ * while it is still in the CPU cache). `header` comes before any `entry`; entries come in file order.
+ * A file that turns out not to be a session may have sent some before `header` is found to be null.
+ */
+export interface SessionFileSink {
+	header(header: SessionHeader): void;
+	entry(entry: SessionEntry): void;
+}
+
 class LineParser {
 	header: SessionHeader | null = null;
 	readonly entries: SessionEntry[] = [];
@@ -39,7 +50,10 @@ class LineParser {
 	lineNo = 0;
 	private requireIds = true;
 
-	constructor(private readonly file: string | undefined) {}
+	constructor(
+		private readonly file: string | undefined,
+		private readonly sink: SessionFileSink | undefined = undefined,
+	) {}
 
 	/**
 	 * Parses a block of complete lines (UTF-8 bytes, no trailing newline). Pure ASCII (the usual
@@ -73,6 +87,7 @@ class LineParser {
 		// The hot loop: well-formed entries are taken inline; anything else goes to feedLine, which
 		// parses it again to say what is wrong with it.
 		const entries = this.entries;
+		const sink = this.sink;
 		const requireIds = this.requireIds;
 		let lineNo = this.lineNo;
 		for (; i < lines.length; i++) {
@@ -93,6 +108,7 @@ class LineParser {
 				!Array.isArray(value)
 			) {
 				entries.push(value as SessionEntry);
+				if (sink !== undefined) sink.entry(value as SessionEntry);
 			} else {
 				this.feedLine(line, lineNo);
 			}
@@ -123,6 +139,7 @@ class LineParser {
 			if (record.type === "session" && typeof record.id === "string") {
 				this.header = value as SessionHeader;
 				this.requireIds = (this.header.version ?? 1) >= 2;
+				this.sink?.header(this.header);
 			} else {
 				this.notASession = true;
 			}
@@ -142,6 +159,7 @@ class LineParser {
 			return false;
 		}
 		this.entries.push(value as SessionEntry);
+		this.sink?.entry(value as SessionEntry);
 		return true;
 	}
 
@@ -215,6 +233,11 @@ function finish(
  * ```
  */
 export function readSessionFile(path: string): SessionFileContents | undefined {
+	return readSessionFileInto(path, undefined);
+}
+
+/** {@link readSessionFile}, also handing the header and each entry to `sink` as they are parsed (internal). */
+export function readSessionFileInto(path: string, sink: SessionFileSink | undefined): SessionFileContents | undefined {
 	let fd: number;
 	try {
 		fd = openSync(path, "r");
@@ -222,10 +245,10 @@ export function readSessionFile(path: string): SessionFileContents | undefined {
 		if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
 		throw error;
 	}
-	const parser = new LineParser(path);
+	const parser = new LineParser(path, sink);
 	let total = 0;
 	// Bytes [0, filled) of `buffer` are read but not yet parsed (the start of an unfinished line).
-	let buffer = Buffer.allocUnsafe(CHUNK_BYTES);
+	let buffer = Buffer.allocUnsafe(READ_CHUNK_BYTES);
 	let filled = 0;
 	try {
 		for (;;) {
