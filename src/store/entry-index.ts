@@ -28,7 +28,7 @@ export function isConversationEntry(entry: SessionEntry): boolean {
 
 export class EntryIndex {
 	/** All entries in file order. */
-	readonly entries: SessionEntry[] = [];
+	readonly entries: SessionEntry[];
 	/** How many entries from the start form one chain (each the child of the previous one). */
 	linearPrefix = 0;
 	/** Labels by target id (latest change wins; a clear removes it). */
@@ -47,17 +47,26 @@ export class EntryIndex {
 	private modelProvider = "";
 	private modelId = "";
 
-	/** `trackChainContext`: also gather the context while the entries form one chain (for loading a file). */
-	constructor(trackChainContext = false) {
+	/**
+	 * `trackChainContext`: also gather the context while the entries form one chain (for loading a
+	 * file). `entries`: an empty array that the file reader fills (see {@link indexPushed}).
+	 */
+	constructor(trackChainContext = false, entries: SessionEntry[] = []) {
 		this.chainMessages = trackChainContext ? [] : null;
+		this.entries = entries;
 	}
 
 	add(entry: SessionEntry): void {
+		this.entries.push(entry);
+		this.indexPushed(entry);
+	}
+
+	/** Indexes `entry`, which was just pushed onto {@link entries} (by the file reader, which fills that array). */
+	indexPushed(entry: SessionEntry): void {
 		const entries = this.entries;
-		const count = entries.length;
+		const count = entries.length - 1;
 		const chained = (entry.parentId ?? null) === (count === 0 ? null : entries[count - 1]!.id);
 		if (chained && this.linearPrefix === count) this.linearPrefix = count + 1;
-		entries.push(entry);
 		const messages = this.chainMessages;
 		switch (entry.type) {
 			case "message": {

@@ -57,17 +57,19 @@ export interface SessionFileContents {
 
 /**
  * Receives what a read finds as it parses it (internal: how the SessionManager indexes each entry
- * while it is still in the CPU cache). `header` comes before any `entry`; entries come in file order.
+ * while it is still in the CPU cache). The reader fills `entries` (it becomes the result's
+ * `entries`) and calls `entry` right after pushing each one; `header` comes before any entry.
  * A file that turns out not to be a session may have sent some before `header` is found to be null.
  */
 export interface SessionFileSink {
+	readonly entries: SessionEntry[];
 	header(header: SessionHeader): void;
 	entry(entry: SessionEntry): void;
 }
 
 class LineParser {
 	header: SessionHeader | null = null;
-	readonly entries: SessionEntry[] = [];
+	readonly entries: SessionEntry[];
 	readonly diagnostics: SessionDiagnostic[] = [];
 	/** Set when the first parsable line is not a header: the file is not a session. */
 	notASession = false;
@@ -77,7 +79,9 @@ class LineParser {
 	constructor(
 		private readonly file: string | undefined,
 		private readonly sink: SessionFileSink | undefined = undefined,
-	) {}
+	) {
+		this.entries = sink ? sink.entries : [];
+	}
 
 	/**
 	 * Parses a block of complete lines (UTF-8 bytes, no trailing newline), decoded in pieces of

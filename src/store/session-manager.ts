@@ -81,17 +81,18 @@ function toLines(entries: readonly FileEntry[]): string {
  * format: older files are indexed after migration has changed their entries.
  */
 class IndexingSink implements SessionFileSink {
+	readonly entries: SessionEntry[] = [];
 	index: EntryIndex | null = null;
 
 	header(header: SessionHeader): void {
 		const current = typeof header.version === "number" && header.version >= CURRENT_SESSION_VERSION;
-		this.index = current ? new EntryIndex(true) : null;
+		this.index = current ? new EntryIndex(true, this.entries) : null;
 	}
 
 	entry(entry: SessionEntry): void {
 		if (this.index === null) return;
 		try {
-			this.index.add(entry);
+			this.index.indexPushed(entry);
 		} catch {
 			// An entry indexing cannot take (a hand-edited file): index after the read instead, which
 			// raises the same error where opening always has.

@@ -56,7 +56,13 @@ const sessionText = fc.record({
 
 function read(file: string, pieceBytes: number) {
 	const seen: Array<SessionHeader | SessionEntry> = [];
-	const contents = readSessionFileInto(file, { header: (h) => seen.push(h), entry: (e) => seen.push(e) }, pieceBytes);
+	const sink = {
+		entries: [] as SessionEntry[],
+		header: (h: SessionHeader) => seen.push(h),
+		entry: (e: SessionEntry) => seen.push(e),
+	};
+	const contents = readSessionFileInto(file, sink, pieceBytes);
+	if (contents?.header) expect(contents.entries).toBe(sink.entries);
 	return { contents, seen };
 }
 
