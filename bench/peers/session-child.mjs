@@ -111,9 +111,11 @@ function parseLines(bytes, pieceBytes, parsed) {
 
 /** The floor: every line read and JSON.parsed (decoded like Settle's reader does), nothing else. */
 function bareParse(file) {
-	const pieceBytes = reader.decodePieceBytes();
+	// (A build of the store from before these exports reads and decodes 1 MiB at a time.)
+	const chunkBytes = reader.READ_CHUNK_BYTES ?? 1 << 20;
+	const pieceBytes = reader.decodePieceBytes?.() ?? chunkBytes;
 	const fd = openSync(file, "r");
-	let buffer = Buffer.allocUnsafe(reader.READ_CHUNK_BYTES);
+	let buffer = Buffer.allocUnsafe(chunkBytes);
 	let filled = 0;
 	const parsed = [];
 	try {
