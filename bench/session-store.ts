@@ -10,23 +10,25 @@
  * Settle's store is compiled to JS first, pi 0.73.1 is imported from its own install in
  * bench/peers/pi-0.73.1 (set up with `npm ci` from the committed lockfile when missing).
  *
- * Three methods, each reported with wall time and CPU time (user+system, all threads: less
- * sensitive to a busy machine):
+ * Three methods, each reported with wall time, CPU time (user+system, all threads: less sensitive
+ * to a busy machine) and the main-thread GC pauses inside the measured window:
  * - cold: every rep is a fresh process doing one open + buildSessionContext (what a resume costs);
  *   peak RSS is that process's maxRSS;
- * - warm: one process per implementation, warm-up runs, then reps each after a full GC;
+ * - warm: PROCS processes per implementation, each doing warm-up runs, then reps each after a full GC;
  * - inProcess: pi's bench.mjs method (its open-jsonl case): the process first builds a 10k-message
- *   session with the same SessionManager and keeps it, then opens the file `reps` times. Reported
- *   once more for pi loaded from its package entry, as pi's bench.mjs does (reference only: the
- *   comparisons above load pi's session-manager module alone, like Settle's store).
- * Reps alternate Settle and pi so machine load hits both alike. Also: append cost on a fresh
- * session vs on the opened 100k session (append must not grow with the session).
+ *   session with the same SessionManager and keeps it, then opens the file 5 times (PROCS processes
+ *   per implementation). Reported once more for pi loaded from its package entry, as pi's bench.mjs
+ *   does (reference only: the comparisons load pi's session-manager module alone, like Settle's store).
+ * Processes alternate between implementations in rotating order so machine load hits each alike.
+ * Also: append cost on a fresh session vs on the opened 100k session (append must not grow with
+ * the session), and 100k/10k with and without GC pauses (the part that is not linear is GC: at 10k
+ * a warm process parses the whole file without a collection, at 100k it collects a 100 MB heap).
  *
  * bareParseFloor: the same three methods with the store replaced by the least any JSONL store must
  * do: read the file, decode it (in the chunks and pieces Settle's reader uses), split lines,
- * JSON.parse each one and keep the objects; no validation, index, lock or context. `floorOverPi` is the best ratio a
- * store that parses every line could reach in that method; when it is above the 0.3 target, the
- * target is out of reach there for any such store.
+ * JSON.parse each one and keep the objects; no validation, index, lock or context. Its ratio to pi
+ * is the best any store that parses every line could reach in that method; when it is above the
+ * 0.3 target, the target is out of reach there for any such store. `summary` has one row per method.
  *
  * Env: REPS (default 9), WARM_REPS (7), WARMUPS (2), PROCS (processes per implementation for the
  * warm and inProcess methods, alternating, their runs pooled: 3), BIG (messages in the big file, 100000).
