@@ -33,7 +33,7 @@ import type { FindToolDetails, FindToolInput } from "../tools/find.js";
 import type { GrepToolDetails, GrepToolInput } from "../tools/grep.js";
 import type { LsToolDetails, LsToolInput } from "../tools/ls.js";
 import type { ReadToolDetails, ReadToolInput } from "../tools/read.js";
-import type { RegisteredTool } from "../tools/registry.js";
+import type { RegisteredTool, ToolInfo } from "../tools/registry.js";
 import type { BashOperations } from "../tools/shell.js";
 import type { SourceInfo, ToolDefinition } from "../tools/types.js";
 import type { WriteToolInput } from "../tools/write.js";
@@ -293,9 +293,6 @@ export type ExtensionToolDefinition<TParameters extends object = object, TDetail
 	renderResult?: UIComponentFactory;
 	renderShell?: "default" | "self";
 };
-
-/** Tool info for `pi.getAllTools()`. */
-export type ToolInfo = { name: string; description: string; parameters: unknown; sourceInfo: SourceInfo };
 
 /** A slash command as `pi.getCommands()` lists it. */
 export interface SlashCommandInfo {
