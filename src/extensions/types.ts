@@ -1105,6 +1105,11 @@ export type ExtensionHandler<E, R = undefined> = (
 	// biome-ignore lint/suspicious/noConfusingVoidType: handlers usually return nothing
 ) => Promise<R | void> | R | void;
 
+/** The handler type of each event (a mapped type keeps literal results such as `{action: "continue"}` typed). */
+export type ExtensionHandlerMap = {
+	[K in ExtensionEventName]: ExtensionHandler<ExtensionEventMap[K], ExtensionEventResultMap[K]>;
+};
+
 /**
  * Events handled by {@link ExtensionRunner.emit}: those without a dedicated `emitXxx` method.
  * For `session_before_*` it returns the handlers' result.
@@ -1159,10 +1164,7 @@ export type RunnerEmitResult<E extends RunnerEmitEvent> = E extends { type: "ses
  */
 export interface ExtensionAPI {
 	/** Subscribes to an event; returns a function that removes the handler. */
-	on<K extends ExtensionEventName>(
-		event: K,
-		handler: ExtensionHandler<ExtensionEventMap[K], ExtensionEventResultMap[K]>,
-	): () => void;
+	on<K extends ExtensionEventName>(event: K, handler: ExtensionHandlerMap[K]): () => void;
 	/** Registers a tool the model can call. The first registration of a name (in load order) wins. */
 	registerTool<TParameters extends object = object, TDetails = unknown>(
 		tool: ExtensionToolDefinition<TParameters, TDetails>,
@@ -1204,8 +1206,12 @@ export interface ExtensionAPI {
 	events: EventBus;
 }
 
-/** An extension module's default export, or an SDK inline factory. */
-export type ExtensionFactory = (pi: ExtensionAPI) => void | Promise<void>;
+/**
+ * An extension module's default export, or an SDK inline factory. May be async (it is awaited).
+ * Typed as returning `void` so that a one-line factory such as `(pi) => pi.on(...)` type-checks
+ * although `pi.on` returns its unsubscribe function.
+ */
+export type ExtensionFactory = (pi: ExtensionAPI) => void;
 
 // ---------------------------------------------------------------------------------------------
 // Errors and loading
