@@ -40,6 +40,14 @@ export {
 	createWriteToolDefinition,
 	withFileMutationQueue,
 } from "../tools/index.js";
+export {
+	DEFAULT_MAX_BYTES,
+	DEFAULT_MAX_LINES,
+	formatSize,
+	truncateHead,
+	truncateLine,
+	truncateTail,
+} from "../tools/truncate.js";
 export { defineTool } from "../tools/types.js";
 export { createEventBus } from "./event-bus.js";
 export {
