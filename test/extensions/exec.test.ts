@@ -45,10 +45,8 @@ describe.skipIf(process.platform === "win32")("pi.exec runs a real child process
 	});
 
 	it("terminates a process that outlives its timeout", async () => {
-		const result = await execCommand(node, ["-e", "console.log('started'); setTimeout(() => {}, 60000)"], tempDir(), {
-			timeout: 300,
-		});
-		expect(result).toEqual({ stdout: "started\n", stderr: "", code: 143, killed: true });
+		const result = await execCommand(node, ["-e", "setTimeout(() => {}, 60000)"], tempDir(), { timeout: 300 });
+		expect(result).toEqual({ stdout: "", stderr: "", code: 143, killed: true });
 	});
 
 	it("terminates on abort, including processes the command started", async () => {
@@ -58,12 +56,12 @@ describe.skipIf(process.platform === "win32")("pi.exec runs a real child process
 		const script = `
 			const { spawn } = require("child_process");
 			const child = spawn(process.execPath, ["-e", "setTimeout(() => {}, 60000)"], { stdio: "ignore" });
-			require("fs").writeFileSync(${JSON.stringify(pidFile)}, String(child.pid));
-			console.log("ready");
+			// The pid file appears only once "ready" is in the pipe (console.log to a pipe is asynchronous).
+			process.stdout.write("ready\\n", () => require("fs").writeFileSync(${JSON.stringify(pidFile)}, String(child.pid)));
 			setTimeout(() => {}, 60000);
 		`;
 		const running = execCommand(node, ["-e", script], dir, { signal: controller.signal });
-		const grandchild = await waitForFile(pidFile);
+		const grandchild = await waitForFile(pidFile, running);
 		controller.abort();
 		const result = await running;
 		expect(result).toMatchObject({ stdout: "ready\n", code: 143, killed: true });
@@ -96,11 +94,16 @@ describe.skipIf(process.platform === "win32")("pi.exec runs a real child process
 	});
 });
 
-/** Polls for a file another process writes (bounded by the test timeout). */
-async function waitForFile(path: string): Promise<string> {
+/** Polls for a file the command writes; fails with the command's output if it ends first. */
+async function waitForFile(path: string, running: Promise<{ stdout: string; stderr: string }>): Promise<string> {
+	let ended: { stdout: string; stderr: string } | undefined;
+	running.then((result) => {
+		ended = result;
+	});
 	for (;;) {
 		const text = existsSync(path) ? readFileSync(path, "utf-8") : "";
 		if (text) return text;
+		if (ended) throw new Error(`The command ended before writing ${path}: ${ended.stdout}${ended.stderr}`);
 		await new Promise((resolve) => setTimeout(resolve, 10));
 	}
 }
