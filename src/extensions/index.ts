@@ -50,3 +50,4 @@ export {
 	type UIDialogRequest,
 	type UINotification,
 } from "./ui.js";
+export { wrapRegisteredTool, wrapRegisteredTools } from "./wrapper.js";

@@ -193,3 +193,30 @@ describe("ExtensionHarness.callTool", () => {
 		expect(harness.callsOf("setModel").map((c) => c.accepted)).toEqual([true, false]);
 	});
 });
+
+describe("wrapRegisteredTool", () => {
+	it("runs the tool with the runner's context at execution time, and refuses once the runner is stale", async () => {
+		const { wrapRegisteredTool } = await import("../../src/extensions/wrapper.js");
+		const { runner } = await createExtensionRunner([], {
+			cwd: "/work/here",
+			inlineFactories: [
+				(pi) =>
+					pi.registerTool({
+						name: "where",
+						label: "Where",
+						description: "cwd",
+						parameters: Type.Object({}),
+						execute: async (_id, _params, _signal, _onUpdate, ctx) => ({
+							content: [{ type: "text", text: ctx.cwd }],
+							details: undefined,
+						}),
+					}),
+			],
+		});
+		const agentTool = wrapRegisteredTool(runner.getAllRegisteredTools()[0]!, runner);
+		expect(agentTool.name).toBe("where");
+		expect((await agentTool.execute("1", {})).content).toEqual([{ type: "text", text: "/work/here" }]);
+		runner.invalidate();
+		await expect(agentTool.execute("2", {})).rejects.toThrow("stale");
+	});
+});
