@@ -11,6 +11,11 @@ function isContent(value: unknown): boolean {
  * Throws an Error saying which draft is malformed and how, e.g.
  * `entries[1] (context_edit): targetId must be a non-empty string`. Returns normally for a
  * well-formed list (whether ids exist is for the session's preview to decide).
+ *
+ * @example
+ * ```ts
+ * validateBoundaryEntries([{ type: "custom", customType: "checkpoint", data: { step: 2 } }]); // ok
+ * ```
  */
 export function validateBoundaryEntries(entries: unknown): asserts entries is BoundaryEntryDraft[] {
 	if (!Array.isArray(entries)) throw new Error("entries must be an array of entry drafts");

@@ -151,6 +151,11 @@ export interface CommandInvocation {
 /**
  * Splits `/name args` the way pi does (name up to the first space, args after it). Returns
  * undefined for text that does not start with `/`.
+ *
+ * @example
+ * ```ts
+ * parseCommandInvocation("/deploy staging now"); // { name: "deploy", args: "staging now" }
+ * ```
  */
 export function parseCommandInvocation(text: string): CommandInvocation | undefined {
 	if (!text.startsWith("/")) return undefined;
@@ -889,7 +894,15 @@ export class ExtensionRunner {
 	 * (`<event> requested continuation without runnable model context`) and dropped.
 	 *
 	 * Without handlers it resolves `{entries: [], continue: false, context: undefined, valid: true}`
-	 * without calling `buildContext`. Throws when a `turn_end` base lacks `messageEntryId`.
+	 * without calling `buildContext`. Throws when a `turn_end` base lacks `messageEntryId`, and
+	 * when `buildContext([])` throws (the preview of no drafts must always build).
+	 *
+	 * @example
+	 * ```ts
+	 * const boundary = await runner.emitBoundary({ type: "agent_before_settle", outcome: "completed" }, previewDrafts);
+	 * if (boundary.valid) commitDrafts(boundary.entries);
+	 * if (boundary.continue) await agent.continue();
+	 * ```
 	 */
 	async emitBoundary(
 		base: BoundaryBase,
@@ -1089,7 +1102,16 @@ function readonlyView(manager: ReadonlySessionManager): ReadonlySessionManager {
 	return view as ReadonlySessionManager;
 }
 
-/** Source metadata for resource paths an extension contributed (pi's labels: `extension:<name>`). */
+/**
+ * Source metadata for resource paths an extension contributed (pi's labels: `extension:<name>`),
+ * in the shape `ResourceLoader.extendResources` takes.
+ *
+ * @example
+ * ```ts
+ * const collected = await runner.emitResourcesDiscover(cwd, "startup");
+ * resourceLoader.extendResources(resourcePathsFromDiscovery(collected));
+ * ```
+ */
 export function resourcePathsFromDiscovery(collected: CollectedResourcePaths): {
 	skillPaths: { path: string; metadata: Partial<Omit<SourceInfo, "path">> }[];
 	promptPaths: { path: string; metadata: Partial<Omit<SourceInfo, "path">> }[];
