@@ -18,6 +18,7 @@ export {
 export type * from "./agent/types.js";
 export * from "./compaction/index.js";
 export * from "./errors.js";
+export * from "./extensions/index.js";
 export * from "./llm/errors.js";
 export {
 	AssistantMessageEventStream,

@@ -52,7 +52,8 @@ export function extensionEntriesAt(path: string): string[] {
 let cachedAliases: Record<string, string> | undefined;
 
 /**
- * Aliases that let an extension in any folder import `settle` (this package) and
+ * Aliases that let an extension in any folder import `settle` (this package),
+ * `@mariozechner/pi-coding-agent` (resolved to Settle's pi-compatible exports) and
  * `@sinclair/typebox` (the copy Settle uses) without installing them next to itself.
  */
 export function defaultExtensionAliases(): Record<string, string> {
@@ -66,11 +67,16 @@ export function defaultExtensionAliases(): Record<string, string> {
 			// Not installed: the extension resolves it from its own folder, or fails with a clear error.
 		}
 	}
-	for (const candidate of ["../index.ts", "../index.js"]) {
-		const path = fileURLToPath(new URL(candidate, import.meta.url));
-		if (existsSync(path)) {
-			aliases.settle = path;
-			break;
+	// `settle` itself, and pi's package name mapped to Settle's pi-compatible value exports, so pi
+	// extensions with value imports from "@mariozechner/pi-coding-agent" load unchanged.
+	const own = { settle: "../index", "@mariozechner/pi-coding-agent": "../extensions/pi-compat" };
+	for (const [specifier, base] of Object.entries(own)) {
+		for (const extension of [".ts", ".js"]) {
+			const path = fileURLToPath(new URL(base + extension, import.meta.url));
+			if (existsSync(path)) {
+				aliases[specifier] = path;
+				break;
+			}
 		}
 	}
 	cachedAliases = aliases;

@@ -26,7 +26,7 @@ import {
 	type FileEntry,
 	type LabelEntry,
 	type ModelChangeEntry,
-	type NewSessionOptions,
+	type NewSessionFileOptions,
 	type SessionContext,
 	type SessionDiagnostic,
 	type SessionEntry,
@@ -163,7 +163,7 @@ export class SessionManager {
 	 * const session = SessionManager.create("/work/project", undefined, { id: "review-1" });
 	 * ```
 	 */
-	static create(cwd: string, sessionDir?: string, options?: NewSessionOptions): SessionManager {
+	static create(cwd: string, sessionDir?: string, options?: NewSessionFileOptions): SessionManager {
 		const manager = new SessionManager(cwd, sessionDir ?? getDefaultSessionDirPath(cwd), true);
 		manager.startNewSession(options);
 		return manager;
@@ -233,7 +233,7 @@ export class SessionManager {
 	 */
 	static inMemory(
 		cwd: string = process.cwd(),
-		options?: NewSessionOptions,
+		options?: NewSessionFileOptions,
 		entries?: readonly FileEntry[],
 	): SessionManager {
 		const manager = new SessionManager(cwd, "", false);
@@ -264,7 +264,7 @@ export class SessionManager {
 		sourcePath: string,
 		targetCwd: string,
 		sessionDir?: string,
-		options?: NewSessionOptions,
+		options?: NewSessionFileOptions,
 	): SessionManager {
 		const source = resolve(sourcePath);
 		const cwd = resolve(targetCwd);
@@ -578,12 +578,12 @@ export class SessionManager {
 	 * const next = session.newSession({ parentSession: session.getSessionFile() });
 	 * ```
 	 */
-	newSession(options?: NewSessionOptions): string | undefined {
+	newSession(options?: NewSessionFileOptions): string | undefined {
 		this.assertWritable();
 		return this.startNewSession(options);
 	}
 
-	private startNewSession(options?: NewSessionOptions): string | undefined {
+	private startNewSession(options?: NewSessionFileOptions): string | undefined {
 		if (options?.id !== undefined) assertValidSessionId(options.id);
 		this.releaseWriter();
 		this.sessionId = options?.id ?? createSessionId();

@@ -3,6 +3,14 @@
  * fast-check arbitraries for random model scripts, and event-protocol checkers.
  * @packageDocumentation
  */
+
+export {
+	createExtensionHarness,
+	ExtensionHarness,
+	type ExtensionHarnessOptions,
+	type HarnessToolCall,
+	type RecordedAction,
+} from "../extensions/testing.js";
 export { instantStreamFn, streamFromMessage } from "../llm/event-stream.js";
 export {
 	createFauxProvider,
