@@ -185,5 +185,6 @@ export type ThinkingLevelSetting = Static<typeof ThinkingLevelSchema>;
 
 /** The schema of one top-level key, or undefined for keys Settle does not know. */
 export function settingSchema(key: string): TSchema | undefined {
-	return (SettingsSchema.properties as Record<string, TSchema>)[key];
+	const properties = SettingsSchema.properties as Record<string, TSchema>;
+	return Object.hasOwn(properties, key) ? properties[key] : undefined;
 }
