@@ -73,9 +73,10 @@
  *   (retryable, exhausted or the provider asked for more than the cap) → overflow recovery (once per
  *   request) → recovery failed → successful answer over the window (compact, never re-run) →
  *   threshold → queued after `agent_end` → `beforeSettle`.
- * - **Backoff**: `planRetryDelay` = max(`baseDelayMs·2^(attempt−1)` capped at `maxAgentDelayMs`,
- *   provider-requested delay, previous delay of this retry sequence); a requested delay above the cap
- *   gives up. The floor keeps delays non-decreasing within a sequence even when Retry-After shrinks.
+ * - **Backoff**: {@link planRetry} (the one retry policy) = max(`baseDelayMs·2^(attempt−1)` capped at
+ *   `maxAgentDelayMs`, provider-requested delay, previous delay of this retry sequence); a requested
+ *   delay above the cap gives up. The floor keeps delays non-decreasing within a sequence even when
+ *   Retry-After shrinks.
  *   Jitter: override the `scheduleRetry` action via `.provide()`.
  * - **Exactly one settle** per started operation: every path out of an operation state ends in
  *   `settling`, which invokes `settle` once and goes to `idle`. Preflight outcomes other than
@@ -97,7 +98,7 @@ export const PROMPT_OPERATION_MACHINE_ID = "promptOperation";
 // ---------------------------------------------------------------------------------------------
 // Settings and pure helpers
 
-/** Settings `retry.*` (same shape as the settings schema and the retry policy). */
+/** Settings `retry.*` (same shape as the settings schema). The one definition: `src/session/retry-policy.ts` re-exports it. */
 export interface RetrySettings {
 	/** Retry transient provider failures automatically. */
 	enabled: boolean;
@@ -105,7 +106,10 @@ export interface RetrySettings {
 	maxRetries: number;
 	/** Delay before the first retry; doubles for each further retry. */
 	baseDelayMs: number;
-	/** Cap for computed delays; a provider asking for longer gives up. `0` or less: no cap. */
+	/**
+	 * Longest wait the agent accepts: computed delays are capped here, and a provider asking for a
+	 * longer wait ends the operation with the error instead. `0` (or less) means no cap.
+	 */
 	maxAgentDelayMs: number;
 }
 
@@ -117,32 +121,126 @@ export const DEFAULT_RETRY_SETTINGS: Readonly<RetrySettings> = Object.freeze({
 	maxAgentDelayMs: 60_000,
 });
 
-/** The result of {@link planRetryDelay}. */
-export type RetryDelayPlan =
-	| { kind: "wait"; delayMs: number }
-	| { kind: "give_up"; reason: "requested_delay_exceeds_cap" };
+/** Adjusts a computed backoff delay (e.g. ±10% jitter). The result is still capped. */
+export type RetryJitter = (delayMs: number, attempt: number) => number;
+
+/** Options of {@link planRetry}. */
+export interface PlanRetryOptions {
+	/** The wait the provider asked for (see `parseRequestedRetryDelayMs`). */
+	requestedDelayMs?: number;
+	/** Jitter applied to the computed backoff before the cap; default none (deterministic). */
+	jitter?: RetryJitter;
+	/**
+	 * Lower bound for the delay: the previous delay of the same retry sequence, so delays never
+	 * shrink within a sequence even when a provider's Retry-After does (DESIGN §8 invariant 5).
+	 */
+	floorMs?: number;
+}
+
+/** Why {@link planRetry} gave up. */
+export type RetryGiveUpReason = "disabled" | "exhausted" | "requested_delay_exceeds_cap";
+
+/** What to do about a retryable failure. */
+export type RetryPlan =
+	| {
+			kind: "retry";
+			/** The 1-based retry number this plan is for. */
+			attempt: number;
+			/** How long to wait before `continue()`. */
+			delayMs: number;
+			/** The capped exponential backoff alone (before honouring a requested delay or the floor). */
+			backoffDelayMs: number;
+			requestedDelayMs?: number;
+	  }
+	| {
+			kind: "give_up";
+			reason: RetryGiveUpReason;
+			attempt: number;
+			maxRetries: number;
+			requestedDelayMs?: number;
+			maxAgentDelayMs: number;
+	  };
 
 /**
- * The backoff before retry number `attempt` (1-based): `max(min(baseDelayMs · 2^(attempt−1), cap),
- * requestedDelayMs, floorMs)`; a provider-requested delay above a positive `maxAgentDelayMs` gives
- * up instead of waiting. Pure; never negative.
+ * The exponential backoff for a retry: `baseDelayMs · 2^(attempt−1)`, jittered if asked, capped at
+ * `maxAgentDelayMs` (when positive). Never negative. Pure.
  *
  * @example
  * ```ts
- * planRetryDelay(DEFAULT_RETRY_SETTINGS, 3); // { kind: "wait", delayMs: 8000 }
+ * backoffDelayMs(DEFAULT_RETRY_SETTINGS, 3); // 8000
  * ```
  */
-export function planRetryDelay(
-	settings: RetrySettings,
-	attempt: number,
-	requestedDelayMs?: number,
-	floorMs = 0,
-): RetryDelayPlan {
-	const cap = settings.maxAgentDelayMs > 0 ? settings.maxAgentDelayMs : Number.POSITIVE_INFINITY;
-	const requested = requestedDelayMs !== undefined && Number.isFinite(requestedDelayMs) ? requestedDelayMs : undefined;
-	if (requested !== undefined && requested > cap) return { kind: "give_up", reason: "requested_delay_exceeds_cap" };
-	const backoff = Math.min(Math.max(0, settings.baseDelayMs) * 2 ** Math.max(0, attempt - 1), cap);
-	return { kind: "wait", delayMs: Math.max(0, Math.round(Math.max(backoff, requested ?? 0, floorMs))) };
+export function backoffDelayMs(settings: RetrySettings, attempt: number, jitter?: RetryJitter): number {
+	const exponential = Math.max(0, settings.baseDelayMs) * 2 ** Math.max(0, attempt - 1);
+	const jittered = jitter ? jitter(exponential, attempt) : exponential;
+	const capped = settings.maxAgentDelayMs > 0 ? Math.min(jittered, settings.maxAgentDelayMs) : jittered;
+	return Math.max(0, Math.round(capped));
+}
+
+/**
+ * The retry policy (behavior C.4, discrepancy I.6) — the one implementation; the machine's
+ * `canRetry` guard and `scheduleRetry` action use it, and `src/session/retry-policy.ts` wraps it.
+ * Decides whether retry number `attempt` (1-based: the retry about to be made) happens and after
+ * what delay. In order: disabled → give up (`disabled`); `attempt > maxRetries` → give up
+ * (`exhausted`); a provider-requested delay above a positive `maxAgentDelayMs` → give up
+ * (`requested_delay_exceeds_cap`: waiting that long silently is worse than reporting the error);
+ * otherwise retry after `max(backoff, requestedDelayMs, floorMs)`.
+ *
+ * Honouring the requested delay as a lower bound is a deliberate change from pi 0.73, which ignores
+ * it at the agent level (its provider layer waits for Retry-After itself and reports over-cap waits
+ * as `Server requested …s retry delay`, which pi then retries after the plain backoff — too early).
+ * Pure; `attempt` is not validated here (the session's wrapper does).
+ *
+ * @example
+ * ```ts
+ * planRetry(DEFAULT_RETRY_SETTINGS, 3); // { kind: "retry", attempt: 3, delayMs: 8000, backoffDelayMs: 8000 }
+ * planRetry(DEFAULT_RETRY_SETTINGS, 1, { requestedDelayMs: 3_600_000 }); // { kind: "give_up", reason: "requested_delay_exceeds_cap", … }
+ * ```
+ */
+export function planRetry(settings: RetrySettings, attempt: number, options: PlanRetryOptions = {}): RetryPlan {
+	const requested =
+		options.requestedDelayMs !== undefined && Number.isFinite(options.requestedDelayMs)
+			? options.requestedDelayMs
+			: undefined;
+	const giveUp = (reason: RetryGiveUpReason): RetryPlan => ({
+		kind: "give_up",
+		reason,
+		attempt,
+		maxRetries: settings.maxRetries,
+		...(options.requestedDelayMs === undefined ? {} : { requestedDelayMs: options.requestedDelayMs }),
+		maxAgentDelayMs: settings.maxAgentDelayMs,
+	});
+	if (!settings.enabled) return giveUp("disabled");
+	if (attempt > settings.maxRetries) return giveUp("exhausted");
+	if (requested !== undefined && settings.maxAgentDelayMs > 0 && requested > settings.maxAgentDelayMs) {
+		return giveUp("requested_delay_exceeds_cap");
+	}
+	const backoff = backoffDelayMs(settings, attempt, options.jitter);
+	const delayMs = Math.max(
+		backoff,
+		Math.ceil(Math.max(0, requested ?? 0)),
+		Math.round(Math.max(0, options.floorMs ?? 0)),
+	);
+	return {
+		kind: "retry",
+		attempt,
+		delayMs,
+		backoffDelayMs: backoff,
+		...(requested === undefined ? {} : { requestedDelayMs: requested }),
+	};
+}
+
+/**
+ * Proportional jitter: multiplies the delay by a factor in `[1 − ratio, 1 + ratio)` (newest pi-ai
+ * uses ±10%). `random` is injectable for tests.
+ *
+ * @example
+ * ```ts
+ * planRetry(settings, 1, { jitter: proportionalJitter(0.1) });
+ * ```
+ */
+export function proportionalJitter(ratio = 0.1, random: () => number = Math.random): RetryJitter {
+	return (delayMs) => delayMs * (1 - ratio + random() * 2 * ratio);
 }
 
 /** pi's texts for a second overflow within one request (C.5). */
@@ -391,13 +489,12 @@ function needsOverflowRetry(outcome: RunOutcome | undefined): boolean {
 	);
 }
 
-function nextRetryPlan(context: PromptOperationContext): RetryDelayPlan {
-	return planRetryDelay(
-		context.retry,
-		context.retryAttempt + 1,
-		context.lastOutcome?.requestedDelayMs,
-		context.retryAttempt > 0 ? context.retryDelayMs : 0,
-	);
+function nextRetryPlan(context: PromptOperationContext): RetryPlan {
+	const options: PlanRetryOptions = {};
+	if (context.lastOutcome?.requestedDelayMs !== undefined)
+		options.requestedDelayMs = context.lastOutcome.requestedDelayMs;
+	if (context.retryAttempt > 0) options.floorMs = context.retryDelayMs;
+	return planRetry(context.retry, context.retryAttempt + 1, options);
 }
 
 function runOutcomeLabel(outcome: RunOutcome | undefined): BeforeSettleInput["outcome"] {
@@ -446,8 +543,7 @@ export const promptOperationMachine = setup({
 		canRetry: ({ context }) =>
 			context.retry.enabled &&
 			context.lastOutcome?.errorClass === "retryable" &&
-			context.retryAttempt < context.retry.maxRetries &&
-			nextRetryPlan(context).kind === "wait",
+			nextRetryPlan(context).kind === "retry",
 		/** Retryable but not retried: disabled, exhausted, or the requested delay exceeds the cap. */
 		retryGivesUp: ({ context }) => context.lastOutcome?.errorClass === "retryable",
 		canRecoverOverflow: ({ context }) => needsOverflowRetry(context.lastOutcome) && !context.overflowRecoveryAttempted,
@@ -589,7 +685,7 @@ export const promptOperationMachine = setup({
 			const plan = nextRetryPlan(context);
 			return {
 				retryAttempt: context.retryAttempt + 1,
-				retryDelayMs: plan.kind === "wait" ? plan.delayMs : context.retryDelayMs,
+				retryDelayMs: plan.kind === "retry" ? plan.delayMs : context.retryDelayMs,
 			};
 		}),
 		announceRetryStart: emit(({ context }) => ({
