@@ -10,7 +10,6 @@
 import { createActor } from "xstate";
 import {
 	isCompacting,
-	isOperationActive,
 	isRetrying,
 	isStreaming,
 	lifecycleState,
@@ -65,6 +64,7 @@ import { type BashResult, BashRunner, type ExecuteBashOptions } from "./bash-run
 import { finishTurnBoundary } from "./boundaries.js";
 import { reportOverflowRecoveryFailed } from "./compaction-runner.js";
 import { convertMessageToLlm } from "./convert-to-llm.js";
+import { insideSessionDispatch } from "./dispatch-scope.js";
 import { createEventBridge } from "./event-bridge.js";
 import type { AgentSessionListener } from "./events.js";
 import { createOperationScratch, type SessionInternals } from "./internals.js";
@@ -661,11 +661,14 @@ export class AgentSession {
 	}
 
 	/**
-	 * Resolves when no operation is running or pending (immediately when idle). Safe to call from
-	 * an extension command: a command runs before its prompt becomes an operation.
+	 * Resolves when the session is idle: no operation running, none pending or deferred, no
+	 * compaction (at once when idle). Called from inside the session's own dispatch — an
+	 * extension command, an `input` or `agent_settled` handler — it resolves at once, as in pi
+	 * (waiting there would wait for itself).
 	 */
 	waitForIdle(): Promise<void> {
-		if (this.disposed || isQuiet(this.snapshot)) return Promise.resolve();
+		// Called from a command, input or agent_settled handler, the wait would wait for itself.
+		if (this.disposed || isQuiet(this.snapshot) || insideSessionDispatch()) return Promise.resolve();
 		return new Promise((resolve) => {
 			const subscription = this.actor.subscribe({
 				next: (snapshot) => {
@@ -1153,12 +1156,9 @@ export class AgentSession {
 	}
 }
 
-/** No operation running or pending, no compaction: what `waitForIdle()` waits for. */
+/** The machine rests in `idle` (or was stopped): what `waitForIdle()` waits for. */
 function isQuiet(snapshot: PromptOperationSnapshot): boolean {
-	return (
-		snapshot.status !== "active" ||
-		(!isOperationActive(snapshot) && !isCompacting(snapshot) && snapshot.context.deferredPrompts.length === 0)
-	);
+	return snapshot.status !== "active" || snapshot.value === "idle";
 }
 
 function toError(error: unknown): Error {

@@ -23,6 +23,7 @@ import { SettleError } from "../errors.js";
 import type { AgentMessage } from "../llm/types.js";
 import { beforeSettleBoundary } from "./boundaries.js";
 import { runCompaction } from "./compaction-runner.js";
+import { withinSessionDispatch } from "./dispatch-scope.js";
 import type { SessionInternals } from "./internals.js";
 import { busyPreflight, preflight } from "./prompt-pipeline.js";
 import { runOutcome } from "./run-outcome.js";
@@ -32,12 +33,16 @@ import { notYetSupported } from "./texts.js";
 export function sessionPromptOperationMachine(s: SessionInternals) {
 	return promptOperationMachine.provide({
 		actors: {
-			preflight: fromPromise<PreflightOutcome, PreflightInput>(({ input }) => preflight(s, input.request)),
-			busyPreflight: fromPromise<BusyPreflightOutcome, BusyPreflightInput>(({ input }) => busyPreflight(s, input)),
+			preflight: fromPromise<PreflightOutcome, PreflightInput>(({ input }) =>
+				withinSessionDispatch(() => preflight(s, input.request)),
+			),
+			busyPreflight: fromPromise<BusyPreflightOutcome, BusyPreflightInput>(({ input }) =>
+				withinSessionDispatch(() => busyPreflight(s, input)),
+			),
 			run: fromPromise<RunOutcome, RunInput>(({ input }) => runAgent(s, input)),
 			compact: fromPromise<CompactionOutput, CompactionInput>(({ input }) => runCompaction(s, input)),
 			beforeSettle: fromPromise<BeforeSettleOutput, BeforeSettleInput>(({ input }) => beforeSettleBoundary(s, input)),
-			settle: fromPromise<void, SettleInput>(() => settleOperation(s)),
+			settle: fromPromise<void, SettleInput>(() => withinSessionDispatch(() => settleOperation(s))),
 			navigateTree: fromPromise<NavigateTreeOutput, NavigateTreeInput>(async () => {
 				throw new SettleError("INVALID_ARGUMENT", notYetSupported("navigateTree()"));
 			}),
