@@ -130,7 +130,12 @@ describe("dispose", () => {
 		let captured: { cwd: string } | undefined;
 		h = await createHarness({
 			faux: { tokensPerSecond: 50 },
-			extensionFactories: [(pi: ExtensionAPI) => pi.on("agent_start", (_event, ctx) => void (captured = ctx))],
+			extensionFactories: [
+				(pi: ExtensionAPI) =>
+					pi.on("agent_start", (_event, ctx) => {
+						captured = ctx;
+					}),
+			],
 		});
 		h.setResponses([fauxAssistantMessage("a long answer that will not finish in time")]);
 		const running = h.session.prompt("go");

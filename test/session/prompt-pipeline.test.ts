@@ -25,7 +25,13 @@ function gate() {
 	const opened = new Promise<void>((resolve) => {
 		release = resolve;
 	});
-	return { release, step: async () => (await opened, fauxAssistantMessage("released")) };
+	return {
+		release,
+		step: async () => {
+			await opened;
+			return fauxAssistantMessage("released");
+		},
+	};
 }
 
 function lastUserText(context: Context): string {
@@ -163,8 +169,14 @@ describe("expansion", () => {
 		});
 		const seen: string[] = [];
 		h.setResponses([
-			(context) => (seen.push(lastUserText(context)), fauxAssistantMessage("1")),
-			(context) => (seen.push(lastUserText(context)), fauxAssistantMessage("2")),
+			(context) => {
+				seen.push(lastUserText(context));
+				return fauxAssistantMessage("1");
+			},
+			(context) => {
+				seen.push(lastUserText(context));
+				return fauxAssistantMessage("2");
+			},
 		]);
 		await h.session.prompt("/explain src/index.ts");
 		await h.session.prompt("/skill:review src/a.ts");
@@ -270,7 +282,10 @@ describe("before_agent_start and next-turn messages", () => {
 			],
 		});
 		const prompts: (string | undefined)[] = [];
-		const record = (context: Context) => (prompts.push(context.systemPrompt), fauxAssistantMessage("ok"));
+		const record = (context: Context) => {
+			prompts.push(context.systemPrompt);
+			return fauxAssistantMessage("ok");
+		};
 		h.setResponses([record, record]);
 		await h.session.prompt("first");
 		override = false;

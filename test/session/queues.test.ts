@@ -149,7 +149,12 @@ describe("custom messages", () => {
 	it("idle with triggerTurn: starts an operation with just that message", async () => {
 		h = await createHarness();
 		let request: Context | undefined;
-		h.setResponses([(context) => ((request = context), fauxAssistantMessage("reacting"))]);
+		h.setResponses([
+			(context) => {
+				request = context;
+				return fauxAssistantMessage("reacting");
+			},
+		]);
 		await h.session.sendCustomMessage(
 			{ customType: "alert", content: "CI failed", display: true },
 			{ triggerTurn: true },
