@@ -34,10 +34,7 @@ describe("abort", () => {
 		expect(h.session.lifecycle).toBe("idle");
 		expect(h.session.isStreaming).toBe(false);
 		expect(fileSummary(h.session.sessionFile!).slice(-2)).toEqual(["message:user", "message:assistant"]);
-		expect(reopenedContext(h.session.sessionFile!).at(-1)).toMatchObject({
-			stopReason: "aborted",
-			content: last?.content,
-		});
+		expect(reopenedContext(h.session.sessionFile!).at(-1)).toEqual(last);
 	});
 
 	it("during a tool call: the tool sees the signal, the result and the run end are persisted, settles once", async () => {
