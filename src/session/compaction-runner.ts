@@ -47,7 +47,9 @@ export async function runCompaction(s: SessionInternals, input: CompactionInput)
 	const settings = s.settingsManager.getCompactionSettings();
 	const branchEntries = s.sessionManager.getBranch();
 	const { prepareCompaction } = await import("../compaction/prepare.js");
-	const preparation = prepareCompaction(branchEntries, settings);
+	const prepared = prepareCompaction(branchEntries, settings);
+	// A span holding only the recorded system prompt has nothing to summarize.
+	const preparation = prepared && summarizesConversation(prepared) ? prepared : undefined;
 	if (manual) s.events.emit({ type: "compaction_start", reason });
 	if (!preparation) {
 		if (!manual) return notCompacted();
@@ -167,3 +169,11 @@ function omitFailedTurn(s: SessionInternals): void {
 }
 
 class CompactionCancelled extends Error {}
+
+function summarizesConversation(preparation: {
+	messagesToSummarize: AgentMessage[];
+	turnPrefixMessages: AgentMessage[];
+}): boolean {
+	const conversational = (message: AgentMessage) => message.role !== "system";
+	return preparation.messagesToSummarize.some(conversational) || preparation.turnPrefixMessages.some(conversational);
+}
