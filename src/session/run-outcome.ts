@@ -19,28 +19,36 @@ import type { SessionInternals } from "./internals.js";
  * How a response should be recovered from: retry, compact (`overflow` / `length_overflow`), or
  * nothing. Overflow needs compaction enabled, the current model (C.5 step 3), and a response newer
  * than the latest compaction (step 4); otherwise an overflow error is `fatal` and an over-window
- * answer is `none`.
+ * answer is `none`. `fresh`: the response ended in a run that started after any compaction (a
+ * post-run check), so it is newer by construction — timestamps within the same millisecond
+ * would otherwise make it look stale.
  */
-export function recoveryClass(s: SessionInternals, message: AssistantMessage): RunErrorClass {
+export function recoveryClass(s: SessionInternals, message: AssistantMessage, fresh = false): RunErrorClass {
 	const model = s.model();
 	if (!model) return message.stopReason === "error" ? "fatal" : "none";
 	const errorClass = classifyAssistantError(message, model);
 	if (errorClass !== "overflow" && errorClass !== "length_overflow") return errorClass;
 	const recoverable =
-		s.settingsManager.getCompactionEnabled() && !isBeforeCompaction(message, s.transcript.latestCompactionAt);
+		s.settingsManager.getCompactionEnabled() &&
+		(fresh || !isBeforeCompaction(message, s.transcript.latestCompactionAt));
 	if (recoverable) return errorClass;
 	return message.stopReason === "error" ? "fatal" : "none";
 }
 
-/** C.5 step 6: the context after `message` is over the compaction threshold. */
-export function isOverThreshold(s: SessionInternals, message: AssistantMessage): boolean {
+/** C.5 step 6: the context after `message` is over the compaction threshold (`fresh` as in {@link recoveryClass}). */
+export function isOverThreshold(s: SessionInternals, message: AssistantMessage, fresh = false): boolean {
 	const settings = s.settingsManager.getCompactionSettings();
 	const model = s.model();
 	if (!settings.enabled || !model || model.contextWindow <= 0) return false;
+	let latestCompactionAt = s.transcript.latestCompactionAt;
+	// A fresh response is never stale itself; older usage it falls back to still can be.
+	if (fresh && latestCompactionAt !== undefined && message.timestamp <= latestCompactionAt) {
+		latestCompactionAt = message.timestamp - 1;
+	}
 	const tokens = contextTokensForThreshold({
 		message,
 		messages: s.agent.state.messages,
-		latestCompactionAt: s.transcript.latestCompactionAt,
+		latestCompactionAt,
 		hasContextEdits: s.transcript.hasContextEdits,
 	});
 	return tokens !== undefined && shouldCompact(tokens, model.contextWindow, settings);
@@ -53,13 +61,13 @@ export function runOutcome(s: SessionInternals): RunOutcome {
 	if (!message) {
 		return { stopReason: undefined, errorClass: "none", overThreshold: false, hasQueuedMessages, aborted: false };
 	}
-	const errorClass = recoveryClass(s, message);
+	const errorClass = recoveryClass(s, message, true);
 	const aborted = message.stopReason === "aborted";
 	const outcome: RunOutcome = {
 		stopReason: message.stopReason,
 		errorClass,
 		// Retry and overflow decisions come first; an aborted response never compacts here (C.3 step 6).
-		overThreshold: !aborted && (errorClass === "none" || errorClass === "fatal") && isOverThreshold(s, message),
+		overThreshold: !aborted && (errorClass === "none" || errorClass === "fatal") && isOverThreshold(s, message, true),
 		hasQueuedMessages,
 		aborted,
 	};
@@ -78,7 +86,7 @@ export function willRetry(s: SessionInternals, messages: readonly AgentMessage[]
 	if (context.abortRequested) return false;
 	const message = lastAssistant(messages) ?? s.scratch.lastAssistant;
 	if (message?.stopReason !== "error") return false;
-	if (recoveryClass(s, message) !== "retryable") return false;
+	if (recoveryClass(s, message, true) !== "retryable") return false;
 	const options: PlanRetryOptions = {};
 	const requested = parseRequestedRetryDelayMs(message.errorMessage);
 	if (requested !== undefined) options.requestedDelayMs = requested;

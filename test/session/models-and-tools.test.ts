@@ -37,7 +37,7 @@ describe("InMemoryModelRuntime", () => {
 		expect(runtime.getStreamFn(faux.api)).toBe(faux.streamFn);
 		unregister();
 		expect(runtime.getAll()).toEqual([]);
-		const reply = await runtime.stream(faux.models[0]!, { messages: [] }).result();
+		const reply = await (await runtime.stream(faux.models[0]!, { messages: [] })).result();
 		expect(reply).toMatchObject({ stopReason: "error", errorMessage: expect.stringContaining('api "faux"') });
 	});
 
