@@ -70,9 +70,10 @@ export function tick(): Promise<void> {
 
 /**
  * Drives a harness built with `simulatedClock: true` until `done` resolves: whenever the session
- * waits out a retry backoff, the clock jumps by that delay. Throws when it does not finish.
+ * waits out a retry backoff, the clock jumps by that delay. Throws when it does not finish within
+ * `hangAfterMs` of real time (a hang detector, not a speed check).
  */
-export async function settleWithClock<T>(h: Harness, done: Promise<T>, maxSteps = 500): Promise<T> {
+export async function settleWithClock<T>(h: Harness, done: Promise<T>, hangAfterMs = 20_000): Promise<T> {
 	let finished = false;
 	let result: T | undefined;
 	let failure: unknown;
@@ -86,7 +87,8 @@ export async function settleWithClock<T>(h: Harness, done: Promise<T>, maxSteps 
 			failure = error;
 		},
 	);
-	for (let step = 0; step < maxSteps && !finished; step++) {
+	const deadline = performance.now() + hangAfterMs;
+	while (!finished && performance.now() < deadline) {
 		await tick();
 		if (h.session.isRetrying) h.clock!.increment(h.session.snapshot.context.retryDelayMs);
 	}
