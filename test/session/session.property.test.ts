@@ -192,12 +192,14 @@ describe("session invariants (DESIGN §8: 1–4, 6, 8)", () => {
 
 						// 2: the log order is the message_end order; tool results follow their assistant in source order.
 						const entries = h.sessionManager.getEntries();
-						const logged = entries.flatMap((entry) =>
+						const logged = entries.flatMap((entry): (AgentMessage | string)[] =>
 							entry.type === "message" ? [entry.message] : entry.type === "custom_message" ? [entry.customType] : [],
 						);
 						const ended = h
 							.eventsOfType("message_end")
-							.map((event) => (event.message.role === "custom" ? event.message.customType : event.message));
+							.map((event): AgentMessage | string =>
+								event.message.role === "custom" ? event.message.customType : event.message,
+							);
 						expect(logged).toEqual(ended);
 						let expectedCalls: string[] = [];
 						for (const entry of entries) {
