@@ -6,13 +6,16 @@
  * ## How the AgentSession runs it
  * ```ts
  * const actor = createActor(
- *   promptOperationMachine.provide({ actors: { preflight, busyPreflight, run, compact, beforeSettle, settle, navigateTree } }),
+ *   promptOperationMachine.provide({ actors: { busyPreflight, compact, navigateTree } }),
  *   { input: { retry: settings.retry }, clock }, // clock: omit in production, SimulatedClock in tests
  * );
+ * actor.on("run_requested", ({ input }) => runAgent(input).then(
+ *   (output) => actor.send({ type: "RUN_DONE", output }),
+ *   (error) => actor.send({ type: "RUN_FAILED", error }),
+ * )); // likewise preflight_requested, before_settle_requested, settle_requested
  * actor.on("*", (event) => session.handleMachineEmit(event)); // typed by PromptOperationEmitted
  * actor.start();
  * ```
- * Every placeholder actor below throws `"<name>" is not provided`; the session provides all seven.
  *
  * ## Events the session sends ({@link PromptOperationEvent})
  * - `PROMPT {request}` — `prompt()`, `sendUserMessage()` and triggered custom messages. Idle → `preflight`.
@@ -29,20 +32,33 @@
  *   `message_start`, `ASSISTANT_MESSAGE_END {stopReason}` at an assistant `message_end`. They keep the
  *   retry counter and the overflow-recovered flag in this machine's context.
  * - `UPDATE_RETRY_SETTINGS {retry}` — any time (settings reload).
+ * - The replies to the machine's requests (below): `PREFLIGHT_DONE {output}` / `PREFLIGHT_FAILED {error}`,
+ *   `RUN_DONE` / `RUN_FAILED`, `BEFORE_SETTLE_DONE` / `BEFORE_SETTLE_FAILED`, `SETTLE_DONE` / `SETTLE_FAILED`.
  *
- * ## Actors the session provides (input → output)
+ * ## Work the session does for the machine
+ * The four steps of every operation are requests the machine emits on entering a state and the
+ * session answers with an event; the state is left only by its answer, so an answer always
+ * belongs to the request in flight. (An invoked XState actor per step cost ~25 µs each — more than
+ * the rest of an operation's orchestration; a request/answer pair costs a few µs, and the
+ * inspection stream still shows each request and answer.)
+ *
+ * | request (emitted) | input | answer (event) | notes |
+ * |---|---|---|---|
+ * | `preflight_requested` | {@link PreflightInput} | `PREFLIGHT_DONE {output: PreflightOutcome}` | C.1 steps 1–12 while idle. `PREFLIGHT_FAILED` → rejected. |
+ * | `run_requested` | {@link RunInput} | `RUN_DONE {output: RunOutcome}` | one `agent.prompt(messages)` / `agent.continue()`; answered after `agent_end` was handled. |
+ * | `before_settle_requested` | {@link BeforeSettleInput} | `BEFORE_SETTLE_DONE {output: BeforeSettleOutput}` | the `agent_before_settle` boundary (C.8); `continue` only when valid. |
+ * | `settle_requested` | {@link SettleInput} | `SETTLE_DONE` | flush pending bash + custom messages, clear per-run options, await `agent_settled` handlers and listeners. |
+ *
+ * Actors the session provides for the rarer steps (input → output); each placeholder throws
+ * `"<name>" is not provided`:
  * | actor | input | output | notes |
  * |---|---|---|---|
- * | `preflight` | {@link PreflightInput} | {@link PreflightOutcome} | C.1 steps 1–12 while idle. Reject → treated as `rejected`. |
  * | `busyPreflight` | {@link BusyPreflightInput} | {@link BusyPreflightOutcome} | C.1 while busy: command, input hook, expansion, `streamingBehavior` (queue) or pi's rejection. Never starts a run. |
- * | `run` | {@link RunInput} | {@link RunOutcome} | one `agent.prompt(messages)` / `agent.continue()`; resolves after `agent_end` was handled. |
  * | `compact` | {@link CompactionInput} | {@link CompactionOutput} | `_runAutoCompaction` / manual `compact()`; emits `compaction_start/end` itself. |
- * | `beforeSettle` | {@link BeforeSettleInput} | {@link BeforeSettleOutput} | the `agent_before_settle` boundary (C.8); `continue` only when valid. |
- * | `settle` | {@link SettleInput} | `void` | flush pending bash + custom messages, clear per-run options, await `agent_settled` handlers and listeners. |
  * | `navigateTree` | {@link NavigateTreeInput} | {@link NavigateTreeOutput} | C.13 incl. the branch summary (counts as compacting). |
  *
- * Long-running actors are never stopped by an abort: the machine enters an `aborting` sub-state,
- * emits `abort_requested {target}` and waits for the actor to finish (see "Decisions").
+ * Long-running work is never cut short by an abort: the machine enters an `aborting` sub-state,
+ * emits `abort_requested {target}` and waits for the answer (or the actor) to finish (see "Decisions").
  *
  * ## What the machine emits ({@link PromptOperationEmitted}, via XState `emit`; listen with `actor.on`)
  * Side effects are typed emitted events, not placeholder actions: the session subscribes once, the
@@ -64,7 +80,7 @@
  * - `manual_compaction_done {requestId, output?, error?}`, `tree_navigation_done {requestId, output?, error?}`.
  *
  * ## Decisions
- * - **Abort while running**: `running.aborting` waits for the run actor's done (the agent finishes
+ * - **Abort while running**: `running.aborting` waits for `RUN_DONE` (the agent finishes
  *   cooperatively, so the partial assistant message reaches `message_end` and is persisted) and only
  *   then goes through `postRun` (abort first) to `settling`. Stopping the child instead would let
  *   `settle` race the agent's last `message_end`. Same pattern for compaction, the boundary and the
@@ -79,7 +95,7 @@
  *   Retry-After shrinks.
  *   Jitter: override the `scheduleRetry` action via `.provide()`.
  * - **Exactly one settle** per started operation: every path out of an operation state ends in
- *   `settling`, which invokes `settle` once and goes to `idle`. Preflight outcomes other than
+ *   `settling`, which requests `settle` once and goes to `idle`. Preflight outcomes other than
  *   `started` never settle. A `started` preflight after an `ABORT` settles without running.
  * - `ABORT_RETRY` during backoff ends the operation like `ABORT` (→ `settling`), per the task brief.
  * - A cancelled or failed compaction never re-runs the request; the operation continues only when
@@ -418,6 +434,14 @@ export type PromptOperationEvent =
 	| { type: "USER_MESSAGE_START" }
 	| { type: "ASSISTANT_MESSAGE_END"; stopReason: StopReason }
 	| { type: "UPDATE_RETRY_SETTINGS"; retry: Partial<RetrySettings> }
+	| { type: "PREFLIGHT_DONE"; output: PreflightOutcome }
+	| { type: "PREFLIGHT_FAILED"; error: unknown }
+	| { type: "RUN_DONE"; output: RunOutcome }
+	| { type: "RUN_FAILED"; error: unknown }
+	| { type: "BEFORE_SETTLE_DONE"; output: BeforeSettleOutput }
+	| { type: "BEFORE_SETTLE_FAILED"; error: unknown }
+	| { type: "SETTLE_DONE" }
+	| { type: "SETTLE_FAILED"; error: unknown }
 	| { type: `xstate.done.actor.busyPreflight.${string}`; output: BusyPreflightOutcome; actorId?: string }
 	| { type: `xstate.error.actor.busyPreflight.${string}`; error: unknown; actorId?: string };
 
@@ -426,6 +450,10 @@ export type AbortTarget = "run" | "compaction" | "boundary" | "branch_summary";
 
 /** Typed events the machine emits (listen with `actor.on(type, handler)`). */
 export type PromptOperationEmitted =
+	| { type: "preflight_requested"; input: PreflightInput }
+	| { type: "run_requested"; input: RunInput }
+	| { type: "before_settle_requested"; input: BeforeSettleInput }
+	| { type: "settle_requested"; input: SettleInput }
 	| { type: "preflight_result"; requestId: string; disposition: PreflightOutcome["disposition"]; error?: unknown }
 	| { type: "prompt_deferred"; requestId: string }
 	| { type: "operation_started"; operationId: number; requestId: string }
@@ -497,6 +525,32 @@ function nextRetryPlan(context: PromptOperationContext): RetryPlan {
 	return planRetry(context.retry, context.retryAttempt + 1, options);
 }
 
+function runInputOf(context: PromptOperationContext): RunInput {
+	const operation = context.operation;
+	const input: RunInput = {
+		operationId: operation?.id ?? 0,
+		requestId: operation?.requestId ?? "",
+		mode: context.runCause === "prompt" ? "prompt" : "continue",
+		cause: context.runCause,
+		runIndex: operation?.runCount ?? 1,
+		retryAttempt: context.runCause === "retry" ? context.retryAttempt : 0,
+	};
+	if (context.runCause === "prompt" && operation?.runPayload !== undefined) input.payload = operation.runPayload;
+	return input;
+}
+
+function settleInputOf(context: PromptOperationContext): SettleInput {
+	const input: SettleInput = {
+		operationId: context.operation?.id ?? 0,
+		requestId: context.operation?.requestId ?? "",
+		aborted: context.abortRequested,
+	};
+	if (context.lastOutcome?.stopReason === "error" && context.lastOutcome.errorMessage !== undefined) {
+		input.finalError = context.lastOutcome.errorMessage;
+	}
+	return input;
+}
+
 function runOutcomeLabel(outcome: RunOutcome | undefined): BeforeSettleInput["outcome"] {
 	if (outcome?.aborted || outcome?.stopReason === "aborted") return "aborted";
 	if (outcome?.stopReason === "error") return "error";
@@ -525,12 +579,8 @@ export const promptOperationMachine = setup({
 		emitted: PromptOperationEmitted;
 	},
 	actors: {
-		preflight: fromPromise<PreflightOutcome, PreflightInput>(async () => notProvided("preflight")),
 		busyPreflight: fromPromise<BusyPreflightOutcome, BusyPreflightInput>(async () => notProvided("busyPreflight")),
-		run: fromPromise<RunOutcome, RunInput>(async () => notProvided("run")),
 		compact: fromPromise<CompactionOutput, CompactionInput>(async () => notProvided("compact")),
-		beforeSettle: fromPromise<BeforeSettleOutput, BeforeSettleInput>(async () => notProvided("beforeSettle")),
-		settle: fromPromise<void, SettleInput>(async () => notProvided("settle")),
 		navigateTree: fromPromise<NavigateTreeOutput, NavigateTreeInput>(async () => notProvided("navigateTree")),
 	},
 	guards: {
@@ -567,6 +617,20 @@ export const promptOperationMachine = setup({
 		retryDelay: ({ context }) => context.retryDelayMs,
 	},
 	actions: {
+		requestPreflight: emit(({ context }) => ({
+			type: "preflight_requested" as const,
+			input: { request: context.request ?? { requestId: "" } },
+		})),
+		requestRun: emit(({ context }) => ({ type: "run_requested" as const, input: runInputOf(context) })),
+		requestBeforeSettle: emit(({ context }) => ({
+			type: "before_settle_requested" as const,
+			input: {
+				operationId: context.operation?.id ?? 0,
+				requestId: context.operation?.requestId ?? "",
+				outcome: runOutcomeLabel(context.lastOutcome),
+			},
+		})),
+		requestSettle: emit(({ context }) => ({ type: "settle_requested" as const, input: settleInputOf(context) })),
 		acceptPrompt: assign(({ event }) => {
 			if (event.type !== "PROMPT") return {};
 			return { request: event.request, abortRequested: false };
@@ -590,8 +654,8 @@ export const promptOperationMachine = setup({
 		announceBusyPreflightResult: enqueueActions(({ enqueue, event }) => {
 			const actorId = event.type.replace(/^xstate\.(done|error)\.actor\./, "");
 			const requestId = actorId.slice("busyPreflight.".length);
-			if ("output" in event) {
-				const output = event.output;
+			if (event.type.startsWith("xstate.done.actor.") && "output" in event) {
+				const output = event.output as BusyPreflightOutcome;
 				enqueue.emit(
 					output.disposition === "rejected"
 						? { type: "preflight_result", requestId, disposition: "rejected", error: output.error }
@@ -840,11 +904,9 @@ export const promptOperationMachine = setup({
 		},
 		preflight: {
 			description: "Command, input hook, expansion, model/auth checks, pre-send compaction, before_agent_start.",
-			invoke: {
-				id: "preflight",
-				src: "preflight",
-				input: ({ context }) => ({ request: context.request ?? { requestId: "" } }),
-				onDone: [
+			entry: "requestPreflight",
+			on: {
+				PREFLIGHT_DONE: [
 					{
 						// Aborted while preflighting: the operation started, so it settles once, without a run.
 						guard: { type: "preflightStartedAfterAbort", params: ({ event }) => ({ outcome: event.output }) },
@@ -872,52 +934,20 @@ export const promptOperationMachine = setup({
 						],
 					},
 				],
-				onError: {
+				PREFLIGHT_FAILED: {
 					target: "idle",
 					actions: [
 						{ type: "announcePreflightFailure", params: ({ event }) => ({ error: event.error }) },
 						"clearRequest",
 					],
 				},
-			},
-			on: {
 				PROMPT: { actions: "deferPrompt" },
 				ABORT: { actions: "markAbortRequested" },
 			},
 		},
 		running: {
 			description: "One agent run: agent.prompt(messages) or agent.continue().",
-			entry: ["countRun"],
-			invoke: {
-				id: "run",
-				src: "run",
-				input: ({ context }) => {
-					const operation = context.operation;
-					const input: RunInput = {
-						operationId: operation?.id ?? 0,
-						requestId: operation?.requestId ?? "",
-						mode: context.runCause === "prompt" ? "prompt" : "continue",
-						cause: context.runCause,
-						runIndex: operation?.runCount ?? 1,
-						retryAttempt: context.runCause === "retry" ? context.retryAttempt : 0,
-					};
-					if (context.runCause === "prompt" && operation?.runPayload !== undefined)
-						input.payload = operation.runPayload;
-					return input;
-				},
-				onDone: {
-					target: "postRun",
-					actions: [{ type: "recordOutcome", params: ({ event }) => ({ outcome: event.output }) }, "releaseRunPayload"],
-				},
-				onError: {
-					target: "settling",
-					actions: [
-						{ type: "recordRunFailure", params: ({ event }) => ({ error: event.error }) },
-						"concludeRetrySequence",
-						"releaseRunPayload",
-					],
-				},
-			},
+			entry: ["countRun", "requestRun"],
 			initial: "working",
 			states: {
 				working: {
@@ -929,6 +959,18 @@ export const promptOperationMachine = setup({
 				},
 			},
 			on: {
+				RUN_DONE: {
+					target: "postRun",
+					actions: [{ type: "recordOutcome", params: ({ event }) => ({ outcome: event.output }) }, "releaseRunPayload"],
+				},
+				RUN_FAILED: {
+					target: "settling",
+					actions: [
+						{ type: "recordRunFailure", params: ({ event }) => ({ error: event.error }) },
+						"concludeRetrySequence",
+						"releaseRunPayload",
+					],
+				},
 				PROMPT: { actions: { type: "spawnBusyPreflight", params: { phase: "running" } } },
 				USER_MESSAGE_START: { actions: "resetOverflowRecovery" },
 				ASSISTANT_MESSAGE_END: [
@@ -1065,25 +1107,7 @@ export const promptOperationMachine = setup({
 		},
 		beforeSettle: {
 			description: "The agent_before_settle boundary: extensions may commit drafts and ask to continue.",
-			invoke: {
-				id: "beforeSettle",
-				src: "beforeSettle",
-				input: ({ context }) => ({
-					operationId: context.operation?.id ?? 0,
-					requestId: context.operation?.requestId ?? "",
-					outcome: runOutcomeLabel(context.lastOutcome),
-				}),
-				onDone: [
-					{ guard: "abortRequested", target: "settling" },
-					{
-						guard: { type: "boundaryContinues", params: ({ event }) => ({ output: event.output }) },
-						target: "running",
-						actions: { type: "setRunCause", params: { cause: "boundary" } },
-					},
-					{ target: "settling" },
-				],
-				onError: { target: "settling" },
-			},
+			entry: "requestBeforeSettle",
 			initial: "working",
 			states: {
 				working: {
@@ -1095,29 +1119,25 @@ export const promptOperationMachine = setup({
 				},
 			},
 			on: {
+				BEFORE_SETTLE_DONE: [
+					{ guard: "abortRequested", target: "settling" },
+					{
+						guard: { type: "boundaryContinues", params: ({ event }) => ({ output: event.output }) },
+						target: "running",
+						actions: { type: "setRunCause", params: { cause: "boundary" } },
+					},
+					{ target: "settling" },
+				],
+				BEFORE_SETTLE_FAILED: { target: "settling" },
 				PROMPT: { actions: { type: "spawnBusyPreflight", params: { phase: "beforeSettle" } } },
 			},
 		},
 		settling: {
 			description: "Flush pending messages, clear per-run options, await agent_settled handlers (once).",
-			invoke: {
-				id: "settle",
-				src: "settle",
-				input: ({ context }) => {
-					const input: SettleInput = {
-						operationId: context.operation?.id ?? 0,
-						requestId: context.operation?.requestId ?? "",
-						aborted: context.abortRequested,
-					};
-					if (context.lastOutcome?.stopReason === "error" && context.lastOutcome.errorMessage !== undefined) {
-						input.finalError = context.lastOutcome.errorMessage;
-					}
-					return input;
-				},
-				onDone: { target: "idle", actions: ["announceOperationSettled", "clearOperation"] },
-				onError: { target: "idle", actions: ["announceOperationSettled", "clearOperation"] },
-			},
+			entry: "requestSettle",
 			on: {
+				SETTLE_DONE: { target: "idle", actions: ["announceOperationSettled", "clearOperation"] },
+				SETTLE_FAILED: { target: "idle", actions: ["announceOperationSettled", "clearOperation"] },
 				PROMPT: { actions: "deferPrompt" },
 			},
 		},

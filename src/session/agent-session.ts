@@ -64,13 +64,12 @@ import { type BashResult, BashRunner, type ExecuteBashOptions } from "./bash-run
 import { finishTurnBoundary } from "./boundaries.js";
 import { reportOverflowRecoveryFailed } from "./compaction-runner.js";
 import { convertMessageToLlm } from "./convert-to-llm.js";
-import { insideSessionDispatch } from "./dispatch-scope.js";
 import { createEventBridge } from "./event-bridge.js";
 import type { AgentSessionListener } from "./events.js";
 import { createOperationScratch, type SessionInternals } from "./internals.js";
 import type { CustomMessage } from "./messages.js";
 import { modelRegistryView } from "./model-registry-view.js";
-import { sessionPromptOperationMachine } from "./operation-actors.js";
+import { answerMachineRequests, sessionPromptOperationMachine } from "./operation-actors.js";
 import { type PromptPayload, queueInput, type StreamingBehavior } from "./prompt-pipeline.js";
 import { PublicEvents } from "./public-events.js";
 import { type QueuedTexts, SessionQueues } from "./queues.js";
@@ -317,6 +316,7 @@ export class AgentSession {
 			input: { retry: settings.getRetrySettings() },
 			...(this.clock ? { clock: this.clock as never } : {}),
 		});
+		answerMachineRequests(this.actor, this.internals);
 		this.actor.on("*", (event) => this.onMachineEvent(event as PromptOperationEmitted));
 		this.actor.start();
 	}
@@ -662,13 +662,12 @@ export class AgentSession {
 
 	/**
 	 * Resolves when the session is idle: no operation running, none pending or deferred, no
-	 * compaction (at once when idle). Called from inside the session's own dispatch — an
-	 * extension command, an `input` or `agent_settled` handler — it resolves at once, as in pi
-	 * (waiting there would wait for itself).
+	 * compaction (at once when idle). Don't await it from inside the session's own dispatch (an
+	 * extension command run by `prompt()`, an `agent_settled` handler): that dispatch is what the
+	 * session waits for. Commands get a `ctx.waitForIdle()` that resolves at once there, as pi's does.
 	 */
 	waitForIdle(): Promise<void> {
-		// Called from a command, input or agent_settled handler, the wait would wait for itself.
-		if (this.disposed || isQuiet(this.snapshot) || insideSessionDispatch()) return Promise.resolve();
+		if (this.disposed || isQuiet(this.snapshot)) return Promise.resolve();
 		return new Promise((resolve) => {
 			const subscription = this.actor.subscribe({
 				next: (snapshot) => {
@@ -1118,7 +1117,8 @@ export class AgentSession {
 				),
 			);
 		return {
-			waitForIdle: () => this.waitForIdle(),
+			// Inside the session's own dispatch (a command run by prompt()), waiting would wait for itself.
+			waitForIdle: () => (this.internals.scratch.dispatchDepth > 0 ? Promise.resolve() : this.waitForIdle()),
 			newSession: unavailable("newSession"),
 			fork: unavailable("fork"),
 			navigateTree: unavailable("navigateTree"),

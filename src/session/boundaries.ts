@@ -74,7 +74,7 @@ export async function beforeSettleBoundary(s: SessionInternals, input: BeforeSet
 }
 
 /** Queued messages exist and `agent.continue()` can deliver them. */
-function canRunQueued(s: SessionInternals): boolean {
+export function canRunQueued(s: SessionInternals): boolean {
 	return s.agent.hasQueuedMessages() && lastNonSystemMessage(s.agent.state.messages) !== undefined;
 }
 

@@ -33,6 +33,11 @@ export interface OperationScratch {
 	boundaryAborted: boolean;
 	/** Abort handle of the running compaction. */
 	compactionController: AbortController | undefined;
+	/**
+	 * Depth of the session's own dispatch in progress (commands, `input` / `before_agent_start`
+	 * handlers, `agent_settled`): `waitForIdle()` called meanwhile resolves at once.
+	 */
+	dispatchDepth: number;
 }
 
 export function createOperationScratch(): OperationScratch {
@@ -44,6 +49,7 @@ export function createOperationScratch(): OperationScratch {
 		promptSystemMessage: undefined,
 		boundaryAborted: false,
 		compactionController: undefined,
+		dispatchDepth: 0,
 	};
 }
 

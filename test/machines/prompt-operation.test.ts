@@ -136,14 +136,33 @@ describe("prompt-operation machine: one operation", () => {
 	it("an unprovided actor rejects with a message that names it and how to provide it", async () => {
 		const actor = createActor(promptOperationMachine, { input: {} });
 		const results: PromptOperationEmitted[] = [];
-		actor.on("preflight_result", (e) => results.push(e));
+		actor.on("manual_compaction_done", (e) => results.push(e));
 		actor.start();
-		actor.send({ type: "PROMPT", request: { requestId: "r1" } });
+		actor.send({ type: "COMPACT", requestId: "c1" });
 		await flush();
 		expect(actor.getSnapshot().value).toBe("idle");
 		const error = (results[0] as { error?: Error }).error;
-		expect(error?.message).toContain('actor "preflight" is not provided');
+		expect(error?.message).toContain('actor "compact" is not provided');
 		expect(error?.message).toContain("promptOperationMachine.provide");
+	});
+
+	it("requests each step with its input and waits for the answer (an unanswered request keeps the state)", async () => {
+		const actor = createActor(promptOperationMachine, { input: {} });
+		const requests: PromptOperationEmitted[] = [];
+		actor.on("preflight_requested", (e) => requests.push(e));
+		actor.on("run_requested", (e) => requests.push(e));
+		actor.start();
+		actor.send({ type: "PROMPT", request: { requestId: "r1", payload: "hi" } });
+		await flush();
+		expect(actor.getSnapshot().value).toBe("preflight");
+		expect(requests).toEqual([{ type: "preflight_requested", input: { request: { requestId: "r1", payload: "hi" } } }]);
+		actor.send({ type: "PREFLIGHT_DONE", output: { disposition: "started", runPayload: ["m"] } });
+		expect(requests[1]).toMatchObject({
+			type: "run_requested",
+			input: { mode: "prompt", payload: ["m"], runIndex: 1 },
+		});
+		expect(actor.getSnapshot().value).toEqual({ running: "working" });
+		actor.stop();
 	});
 
 	it("continues with agent.continue() when messages were queued after agent_end", async () => {
@@ -610,7 +629,7 @@ describe("prompt-operation machine: prompts while busy", () => {
 			requestId: "r2",
 			disposition: "queued",
 		});
-		expect(Object.keys(h.actor.getSnapshot().children)).toEqual(["run"]);
+		expect(Object.keys(h.actor.getSnapshot().children)).toEqual([]);
 		await h.send({ type: "PROMPT", request: { requestId: "r3" } });
 		await h.reject("busyPreflight.r3", new Error("Agent is already processing."));
 		expect(h.emittedOf("preflight_result").at(-1)).toEqual({

@@ -35,7 +35,7 @@ describe("lifecycle", () => {
 		]);
 	});
 
-	it("inspect() streams typed state changes, actors, delays and emitted events; trace() records them", async () => {
+	it("inspect() streams typed state changes, requests and answers, delays and emitted events; trace() records them", async () => {
 		h = await createHarness({ simulatedClock: true, settings: { retry: { baseDelayMs: 250 } } });
 		const events: LifecycleInspectionEvent[] = [];
 		const subscription = h.session.inspect((event) => events.push(event));
@@ -65,11 +65,25 @@ describe("lifecycle", () => {
 		);
 		expect(events).toContainEqual(expect.objectContaining({ kind: "delay", phase: "fired", delay: "retryDelay" }));
 		expect(events.filter((event) => event.kind === "emitted").map((event) => event.type)).toEqual([
+			"preflight_requested",
 			"preflight_result",
 			"operation_started",
+			"run_requested",
 			"auto_retry_start",
+			"run_requested",
 			"auto_retry_end",
+			"before_settle_requested",
+			"settle_requested",
 			"operation_settled",
+		]);
+		expect(events.filter((event) => event.kind === "event").map((event) => event.type)).toEqual([
+			"PROMPT",
+			"PREFLIGHT_DONE",
+			"RUN_DONE",
+			"ASSISTANT_MESSAGE_END",
+			"RUN_DONE",
+			"BEFORE_SETTLE_DONE",
+			"SETTLE_DONE",
 		]);
 		const retrying = events.find((event) => event.kind === "state" && event.to === "retrying");
 		expect(retrying?.kind === "state" ? retrying.details : {}).toMatchObject({ retryAttempt: 1, retryDelayMs: 250 });
