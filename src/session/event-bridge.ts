@@ -30,6 +30,8 @@ export function createEventBridge(s: SessionInternals): AgentListener {
 	return (event) => {
 		if (event.type === "message_start") {
 			if (event.message.role === "user") onUserMessageStart(s, event.message);
+		} else if (event.type === "turn_start") {
+			s.transcript.startTurn();
 		} else if (event.type === "agent_start") {
 			s.scratch.turnIndex = 0;
 			s.scratch.lastAssistant = undefined;
@@ -103,6 +105,7 @@ function finishMessageEnd(
 	s.transcript.persist(message);
 	if (message.role === "system") {
 		s.agent.state.systemPrompt = message.content;
+		if (message === s.scratch.promptSystemMessage) s.scratch.promptSystemMessage = undefined;
 	} else if (message.role === "assistant") {
 		s.scratch.lastAssistant = message;
 		// Retry success (C.4) and the end of a failing request (C.5) are the machine's to see.

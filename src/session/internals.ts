@@ -27,7 +27,7 @@ export interface OperationScratch {
 	turnIndex: number;
 	/** `before_agent_start` forced this operation's system prompt (request projection only, never persisted). */
 	forcedSystemPrompt: string | undefined;
-	/** The system message built for this operation's prompt (re-synced if it never got persisted). */
+	/** The system message built for this operation's prompt, until it is persisted (re-synced if it never is). */
 	promptSystemMessage: SystemMessage | undefined;
 	/** `abort()` arrived while the `agent_before_settle` boundary ran. */
 	boundaryAborted: boolean;

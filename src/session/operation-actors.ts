@@ -123,8 +123,8 @@ function settleOperation(s: SessionInternals): void {
 	s.queues.flushPendingBash();
 	s.queues.flushPendingCustom();
 	const scratch = s.scratch;
-	if (scratch.promptSystemMessage && s.transcript.entryIdOf(scratch.promptSystemMessage) === undefined) {
-		// Aborted before the prompt reached the transcript: the recorded prompt did not change.
+	if (scratch.promptSystemMessage) {
+		// Still set: aborted before the prompt reached the transcript, so the recorded prompt did not change.
 		s.loadout.resyncFromTranscript();
 	}
 	scratch.forcedSystemPrompt = undefined;

@@ -10,8 +10,12 @@ import type { ContextEditReplacement, SessionManager } from "../store/session-ma
 import type { PublicEvents } from "./public-events.js";
 
 export class Transcript {
-	/** Entry id of every message this session persisted (message objects are immutable values). */
-	private readonly entryIds = new WeakMap<object, string>();
+	/**
+	 * Entry ids of the messages persisted since the current turn started — all the session ever
+	 * needs to look up (the turn_end boundary, omitting a failed attempt or turn). Cheaper per
+	 * message than a WeakMap over the whole transcript.
+	 */
+	private recent: { message: AgentMessage; id: string }[] = [];
 	/** Timestamp (ms) of the latest compaction in the current context; undefined when none. */
 	latestCompactionAt: number | undefined;
 	/** The current context has context edits (the last usage no longer describes it). */
@@ -50,13 +54,22 @@ export class Transcript {
 			default:
 				return undefined;
 		}
-		this.entryIds.set(message, id);
+		this.recent.push({ message, id });
 		return id;
 	}
 
-	/** The entry id of a message this session persisted. */
+	/** A new turn starts: earlier messages are no longer looked up. */
+	startTurn(): void {
+		if (this.recent.length > 0) this.recent = [];
+	}
+
+	/** The entry id of a message persisted in the current (or, between runs, the last) turn. */
 	entryIdOf(message: AgentMessage): string | undefined {
-		return this.entryIds.get(message);
+		const recent = this.recent;
+		for (let index = recent.length - 1; index >= 0; index--) {
+			if (recent[index]!.message === message) return recent[index]!.id;
+		}
+		return undefined;
 	}
 
 	/**
@@ -67,9 +80,9 @@ export class Transcript {
 	append(message: AgentMessage): string {
 		const messages = this.agent.state.messages;
 		messages.push(message);
-		const id =
-			message.role === "custom" ? (this.persist(message) as string) : this.sessionManager.appendMessage(message);
-		this.entryIds.set(message, id);
+		if (message.role === "custom") return this.persist(message) as string;
+		const id = this.sessionManager.appendMessage(message);
+		this.recent.push({ message, id });
 		return id;
 	}
 
@@ -95,7 +108,7 @@ export class Transcript {
 	omit(messages: readonly AgentMessage[]): string[] {
 		const ids: string[] = [];
 		for (const message of messages) {
-			const target = this.entryIds.get(message);
+			const target = this.entryIdOf(message);
 			if (target) ids.push(this.appendContextEdit(target, null));
 		}
 		if (ids.length > 0) this.rebuild();
@@ -111,7 +124,7 @@ export class Transcript {
 	/**
 	 * Replaces the live transcript with the projection of the log (after context edits, a
 	 * compaction, boundary drafts). Messages keep their identity where the log stores them, so
-	 * per-message caches (LLM conversion, entry ids) stay valid. O(transcript).
+	 * per-message caches (LLM conversion, recent entry ids) stay valid. O(transcript).
 	 */
 	rebuild(): void {
 		this.agent.state.messages = this.sessionManager.buildSessionContext().messages;
