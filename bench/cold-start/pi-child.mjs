@@ -1,6 +1,5 @@
 // Cold-start child for bench/cold-start.ts: pi 0.73.1 imported from its package entry, then an
 // offline AgentSession created as ../shared/peers/pi-npm/harness.mjs does. Prints one JSON line.
-const startedAt = performance.now();
 import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -50,7 +49,6 @@ await session.bindExtensions({});
 const createdAt = performance.now();
 process.stdout.write(
 	`${JSON.stringify({
-		scriptStartMs: startedAt,
 		importsDoneMs: importsDoneAt,
 		sessionCreatedMs: createdAt,
 		rssAfterImportMiB,

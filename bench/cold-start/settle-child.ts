@@ -4,7 +4,6 @@
  * (SessionManager on disk in a temp dir, in-memory settings, resource loader without discovery,
  * the faux provider) and prints one JSON line of timings.
  */
-const startedAt = performance.now();
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -30,7 +29,6 @@ await session.bindExtensions();
 const createdAt = performance.now();
 process.stdout.write(
 	`${JSON.stringify({
-		scriptStartMs: startedAt,
 		importsDoneMs: importsDoneAt,
 		sessionCreatedMs: createdAt,
 		rssAfterImportMiB,
