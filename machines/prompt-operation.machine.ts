@@ -272,21 +272,22 @@ export const RETRY_CANCELLED_MESSAGE = "Retry cancelled";
 /**
  * One prompt as the session hands it to the machine. The machine only reads `requestId` (to
  * correlate emitted events); `payload` (text, images, options, source…) is opaque and passed back
- * to the `preflight` / `busyPreflight` actors unchanged.
+ * in the `preflight_requested` request / to the `busyPreflight` actor unchanged.
  */
 export interface PromptRequest {
 	requestId: string;
 	payload?: unknown;
 }
 
-/** Input of the `preflight` actor (behavior C.1 while idle). */
+/** Input of the `preflight_requested` request (behavior C.1 while idle). */
 export interface PreflightInput {
 	request: PromptRequest;
 }
 
 /**
- * What a preflight decided. `started` may carry `runPayload` (e.g. the built messages), handed to
- * the first `run` of the operation as {@link RunInput.payload}; the machine never looks inside.
+ * What a preflight decided (`PREFLIGHT_DONE {output}`). `started` may carry `runPayload` (e.g. the
+ * built messages), handed to the first run request of the operation as {@link RunInput.payload};
+ * the machine never looks inside.
  */
 export type PreflightOutcome =
 	| { disposition: "handled" }
@@ -311,10 +312,10 @@ export type BusyPreflightOutcome =
 	| { disposition: "queued" }
 	| { disposition: "rejected"; error: unknown };
 
-/** Why a run was started (for the run actor and the inspection stream). */
+/** Why a run was started (for the run request and the inspection stream). */
 export type RunCause = "prompt" | "retry" | "compaction" | "queued" | "boundary";
 
-/** Input of the `run` actor. */
+/** Input of the `run_requested` request. */
 export interface RunInput {
 	operationId: number;
 	requestId: string;
@@ -333,7 +334,7 @@ export interface RunInput {
 export type RunErrorClass = "none" | "retryable" | "overflow" | "length_overflow" | "fatal";
 
 /**
- * Output of the `run` actor, computed by the session from the last assistant message recorded at
+ * Answer to `run_requested` (`RUN_DONE {output}`), computed by the session from the last assistant message recorded at
  * its `message_end` and the agent state once the run has ended (C.3 inputs).
  */
 export interface RunOutcome {
@@ -384,7 +385,7 @@ export interface CompactionOutput {
 	errorMessage?: string;
 }
 
-/** Input of the `beforeSettle` actor. */
+/** Input of the `before_settle_requested` request. */
 export interface BeforeSettleInput {
 	operationId: number;
 	requestId: string;
@@ -392,12 +393,12 @@ export interface BeforeSettleInput {
 	outcome: "completed" | "aborted" | "error";
 }
 
-/** Output of the `beforeSettle` actor: `continue` only when a continuation is valid (C.8 `canContinue`). */
+/** Answer to `before_settle_requested` (`BEFORE_SETTLE_DONE {output}`): `continue` only when a continuation is valid (C.8 `canContinue`). */
 export interface BeforeSettleOutput {
 	continue: boolean;
 }
 
-/** Input of the `settle` actor. */
+/** Input of the `settle_requested` request. */
 export interface SettleInput {
 	operationId: number;
 	requestId: string;

@@ -230,6 +230,12 @@ export class AgentSession {
 	 * Builds a session: creates the Agent if none is given, loads the resource loader's
 	 * extensions, merges the tool registry and starts the prompt-operation actor. Extensions get
 	 * `session_start` when the host calls {@link bindExtensions}.
+	 *
+	 * @example
+	 * ```ts
+	 * const session = await AgentSession.create({ sessionManager, settingsManager, resourceLoader, modelRuntime });
+	 * await session.bindExtensions();
+	 * ```
 	 */
 	static async create(config: AgentSessionConfig): Promise<AgentSession> {
 		const cwd = config.cwd ?? config.sessionManager.getCwd();
@@ -562,7 +568,14 @@ export class AgentSession {
 		return queueInput(this.internals, "steer", text, images, options.source ?? "interactive");
 	}
 
-	/** Queues a follow-up message (delivered when the agent would otherwise stop). See {@link steer}. */
+	/**
+	 * Queues a follow-up message (delivered when the agent would otherwise stop). See {@link steer}.
+	 *
+	 * @example
+	 * ```ts
+	 * await session.followUp("Then run the tests");
+	 * ```
+	 */
 	async followUp(
 		text: string,
 		images?: ImageContent[],
@@ -575,6 +588,11 @@ export class AgentSession {
 	/**
 	 * Sends a user message on behalf of an extension (source `extension`): text parts are joined
 	 * with newlines, images kept. While streaming `deliverAs` says how to queue it.
+	 *
+	 * @example
+	 * ```ts
+	 * await session.sendUserMessage([{ type: "text", text: "Look at this" }, image], { deliverAs: "steer" });
+	 * ```
 	 */
 	sendUserMessage(
 		content: string | (TextContent | ImageContent)[],
@@ -607,6 +625,11 @@ export class AgentSession {
 	 * streaming → steered (or followed up) into the run, or held until the next safe point with
 	 * `triggerTurn: false`; idle with `triggerTurn` → starts an operation; idle otherwise → appended
 	 * at once (listeners get `message_start` + `message_end`).
+	 *
+	 * @example
+	 * ```ts
+	 * await session.sendCustomMessage({ customType: "ci", content: "Build failed", display: true }, { triggerTurn: true });
+	 * ```
 	 */
 	async sendCustomMessage(message: CustomMessageInput, options: SendCustomMessageOptions = {}): Promise<void> {
 		this.assertUsable();
@@ -632,7 +655,14 @@ export class AgentSession {
 		this.queues.appendCustom(custom);
 	}
 
-	/** Empties both queues (display lists and the Agent's); returns the texts that were queued. */
+	/**
+	 * Empties both queues (display lists and the Agent's); returns the texts that were queued.
+	 *
+	 * @example
+	 * ```ts
+	 * const { steering, followUp } = session.clearQueue();
+	 * ```
+	 */
 	clearQueue(): QueuedTexts {
 		return this.queues.clear();
 	}
@@ -641,6 +671,11 @@ export class AgentSession {
 	 * Aborts the running operation (the run, a retry backoff, a compaction, the before-settle
 	 * boundary) and resolves once the session is idle. What was persisted stays persisted; the
 	 * partial assistant message of an aborted stream is persisted too.
+	 *
+	 * @example
+	 * ```ts
+	 * await session.abort(); // session.lifecycle === "idle"
+	 * ```
 	 */
 	async abort(): Promise<void> {
 		if (this.disposed) return;
@@ -665,6 +700,12 @@ export class AgentSession {
 	 * compaction (at once when idle). Don't await it from inside the session's own dispatch (an
 	 * extension command run by `prompt()`, an `agent_settled` handler): that dispatch is what the
 	 * session waits for. Commands get a `ctx.waitForIdle()` that resolves at once there, as pi's does.
+	 *
+	 * @example
+	 * ```ts
+	 * void session.prompt("long task");
+	 * await session.waitForIdle();
+	 * ```
 	 */
 	waitForIdle(): Promise<void> {
 		if (this.disposed || isQuiet(this.snapshot)) return Promise.resolve();
@@ -685,6 +726,11 @@ export class AgentSession {
 	 * Compacts the context now (C.5 manual): aborts a running operation first (it is not resumed),
 	 * then summarizes. Rejects with `Nothing to compact (session too small)`, `Already compacted`,
 	 * `Compaction cancelled` or `Compaction failed: …`.
+	 *
+	 * @example
+	 * ```ts
+	 * const { summary, tokensBefore } = await session.compact("Keep the API decisions");
+	 * ```
 	 */
 	async compact(customInstructions?: string): Promise<CompactionResult<unknown>> {
 		this.assertUsable();
@@ -733,7 +779,14 @@ export class AgentSession {
 		return this.bash.execute(command, onChunk, options);
 	}
 
-	/** Records the result of a command run elsewhere (e.g. by an extension). See {@link executeBash}. */
+	/**
+	 * Records the result of a command run elsewhere (e.g. by an extension). See {@link executeBash}.
+	 *
+	 * @example
+	 * ```ts
+	 * session.recordBashResult("make", { output: "ok", exitCode: 0, cancelled: false, truncated: false });
+	 * ```
+	 */
 	recordBashResult(command: string, result: BashResult, options: { excludeFromContext?: boolean } = {}): void {
 		this.assertUsable();
 		this.bash.record(command, result, options);
@@ -751,6 +804,11 @@ export class AgentSession {
 	 * Switches the model (C.12): requires configured auth (`No API key for <provider>/<id>`),
 	 * records a `model_change`, re-clamps the thinking level, and tells extensions (`model_select`).
 	 * `persist` (default true, as pi) saves it as the default model in settings.
+	 *
+	 * @example
+	 * ```ts
+	 * await session.setModel(modelRuntime.getModel("anthropic", "claude-sonnet-4-5")!, { persist: false });
+	 * ```
 	 */
 	async setModel(model: Model, options: { persist?: boolean } = {}): Promise<void> {
 		this.assertUsable();
@@ -774,6 +832,11 @@ export class AgentSession {
 	 * Sets the thinking level, clamped to the model's supported levels. When it changes: records a
 	 * `thinking_level_change`, emits `thinking_level_changed`, tells extensions, and (`persist`,
 	 * default true) saves it as the default level.
+	 *
+	 * @example
+	 * ```ts
+	 * session.setThinkingLevel("high"); // "off" on a model without reasoning
+	 * ```
 	 */
 	setThinkingLevel(level: ThinkingLevel, options: { persist?: boolean } = {}): void {
 		const model = this.model;
@@ -797,7 +860,15 @@ export class AgentSession {
 		return model ? supportedThinkingLevels(model) : ["off", "minimal", "low", "medium", "high", "xhigh"];
 	}
 
-	/** Activates the registered tools among `names` (unknown names ignored); effective on the next request. */
+	/**
+	 * Activates the registered tools among `names` (unknown names ignored); effective on the next
+	 * request, recorded in the transcript as a `system` patch before it.
+	 *
+	 * @example
+	 * ```ts
+	 * session.setActiveToolsByName(["read", "ls"]); // read-only from now on
+	 * ```
+	 */
 	setActiveToolsByName(names: string[]): void {
 		this.loadout.setActiveToolsByName(names);
 	}
@@ -843,6 +914,11 @@ export class AgentSession {
 	/**
 	 * Applies host bindings (UI, mode, command actions, shutdown handler, error listener), then
 	 * sends extensions `session_start` and `resources_discover`.
+	 *
+	 * @example
+	 * ```ts
+	 * await session.bindExtensions({ onError: (e) => console.error(`${e.extensionPath}: ${e.error}`) });
+	 * ```
 	 */
 	async bindExtensions(bindings: ExtensionBindings = {}): Promise<void> {
 		this.assertUsable();
@@ -876,6 +952,12 @@ export class AgentSession {
 	 * Ends the session: aborts the run, retry, compaction and bash commands, makes every extension
 	 * context stale, detaches from the Agent, drops listeners and stops the actor. Emits no events.
 	 * Prompts still pending reject with `SESSION_CLOSED`. Does not close the session manager.
+	 *
+	 * @example
+	 * ```ts
+	 * session.dispose();
+	 * session.sessionManager.close();
+	 * ```
 	 */
 	dispose(): void {
 		if (this.disposed) return;
