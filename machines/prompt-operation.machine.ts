@@ -354,6 +354,12 @@ export interface RunOutcome {
 	hasQueuedMessages: boolean;
 	/** The last assistant message ended with `stopReason: "aborted"`. */
 	aborted: boolean;
+	/**
+	 * `false` when no extension handles `agent_before_settle`: the boundary is then passed without
+	 * a request (it could only continue for queued messages, which `hasQueuedMessages` covers).
+	 * Absent: the boundary is requested.
+	 */
+	beforeSettleBoundary?: boolean;
 }
 
 /** `compaction_start/end` reason. */
@@ -612,6 +618,8 @@ export const promptOperationMachine = setup({
 			params.output.compacted && context.compaction?.willRetry === true,
 		compactionFoundQueuedMessages: (_, params: { output: CompactionOutput }) => params.output.continue,
 		boundaryContinues: (_, params: { output: BeforeSettleOutput }) => params.output.continue,
+		/** No extension listens to `agent_before_settle`: nothing to ask. */
+		beforeSettleSkipped: ({ context }) => context.lastOutcome?.beforeSettleBoundary === false,
 	},
 	delays: {
 		/** The backoff computed by `scheduleRetry` (on the actor's clock). */
@@ -623,14 +631,17 @@ export const promptOperationMachine = setup({
 			input: { request: context.request ?? { requestId: "" } },
 		})),
 		requestRun: emit(({ context }) => ({ type: "run_requested" as const, input: runInputOf(context) })),
-		requestBeforeSettle: emit(({ context }) => ({
-			type: "before_settle_requested" as const,
-			input: {
-				operationId: context.operation?.id ?? 0,
-				requestId: context.operation?.requestId ?? "",
-				outcome: runOutcomeLabel(context.lastOutcome),
-			},
-		})),
+		requestBeforeSettle: enqueueActions(({ enqueue, context }) => {
+			if (context.lastOutcome?.beforeSettleBoundary === false) return;
+			enqueue.emit({
+				type: "before_settle_requested",
+				input: {
+					operationId: context.operation?.id ?? 0,
+					requestId: context.operation?.requestId ?? "",
+					outcome: runOutcomeLabel(context.lastOutcome),
+				},
+			});
+		}),
 		requestSettle: emit(({ context }) => ({ type: "settle_requested" as const, input: settleInputOf(context) })),
 		acceptPrompt: assign(({ event }) => {
 			if (event.type !== "PROMPT") return {};
@@ -1109,6 +1120,7 @@ export const promptOperationMachine = setup({
 		beforeSettle: {
 			description: "The agent_before_settle boundary: extensions may commit drafts and ask to continue.",
 			entry: "requestBeforeSettle",
+			always: { guard: "beforeSettleSkipped", target: "settling" },
 			initial: "working",
 			states: {
 				working: {

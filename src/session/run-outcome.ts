@@ -58,8 +58,16 @@ export function isOverThreshold(s: SessionInternals, message: AssistantMessage, 
 export function runOutcome(s: SessionInternals): RunOutcome {
 	const message = s.scratch.lastAssistant;
 	const hasQueuedMessages = s.agent.hasQueuedMessages();
+	const beforeSettleBoundary = s.runner().hasHandlers("agent_before_settle");
 	if (!message) {
-		return { stopReason: undefined, errorClass: "none", overThreshold: false, hasQueuedMessages, aborted: false };
+		return {
+			stopReason: undefined,
+			errorClass: "none",
+			overThreshold: false,
+			hasQueuedMessages,
+			aborted: false,
+			beforeSettleBoundary,
+		};
 	}
 	const errorClass = recoveryClass(s, message, true);
 	const aborted = message.stopReason === "aborted";
@@ -70,6 +78,7 @@ export function runOutcome(s: SessionInternals): RunOutcome {
 		overThreshold: !aborted && (errorClass === "none" || errorClass === "fatal") && isOverThreshold(s, message, true),
 		hasQueuedMessages,
 		aborted,
+		beforeSettleBoundary,
 	};
 	if (message.errorMessage !== undefined) outcome.errorMessage = message.errorMessage;
 	const requestedDelayMs = errorClass === "retryable" ? parseRequestedRetryDelayMs(message.errorMessage) : undefined;

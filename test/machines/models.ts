@@ -17,6 +17,7 @@ const RUN_OUTCOMES = [
 	outcome({ stopReason: "stop", errorClass: "overflow" }),
 	outcome({ overThreshold: true }),
 	outcome({ hasQueuedMessages: true }),
+	outcome({ beforeSettleBoundary: false }),
 	fatal(),
 	outcome({ stopReason: "aborted", aborted: true }),
 ];

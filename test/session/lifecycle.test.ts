@@ -72,7 +72,7 @@ describe("lifecycle", () => {
 			"auto_retry_start",
 			"run_requested",
 			"auto_retry_end",
-			"before_settle_requested",
+			// No extension listens to agent_before_settle: the boundary is passed without a request.
 			"settle_requested",
 			"operation_settled",
 		]);
@@ -82,7 +82,6 @@ describe("lifecycle", () => {
 			"RUN_DONE",
 			"ASSISTANT_MESSAGE_END",
 			"RUN_DONE",
-			"BEFORE_SETTLE_DONE",
 			"SETTLE_DONE",
 		]);
 		const retrying = events.find((event) => event.kind === "state" && event.to === "retrying");
