@@ -17,6 +17,10 @@ afterEach(() => h?.cleanup());
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
+function textOf(content: readonly { type: string; text?: string }[]): string {
+	return content.map((block) => block.text ?? "").join("");
+}
+
 function echoTool(onExecute?: () => void): AgentTool {
 	return {
 		name: "echo",
@@ -135,6 +139,59 @@ describe("persistence order", () => {
 		]);
 		await h.session.prompt("go");
 		expect(persistedAtCall).toEqual([0, 2]);
+	});
+});
+
+describe("tool hooks", () => {
+	it("tool_result overrides chain field by field and are what the model and the log get", async () => {
+		h = await createHarness({
+			tools: [echoTool()],
+			extensionFactories: [
+				(pi: ExtensionAPI) =>
+					pi.on("tool_result", (event) => ({ content: [{ type: "text", text: `${textOf(event.content)} +a` }] })),
+				(pi: ExtensionAPI) =>
+					pi.on("tool_result", (event) => ({
+						content: [{ type: "text", text: `${textOf(event.content)} +b` }],
+						details: { audited: true },
+					})),
+			],
+		});
+		let seenByModel = "";
+		h.setResponses([
+			fauxAssistantMessage([fauxToolCall("echo", { text: "x" })], { stopReason: "toolUse" }),
+			(context) => {
+				const result = context.messages.at(-1);
+				seenByModel = result?.role === "toolResult" ? textOf(result.content) : "";
+				return fauxAssistantMessage("ok");
+			},
+		]);
+		await h.session.prompt("go");
+		expect(seenByModel).toBe("echo: x +a +b");
+		const logged = h.sessionManager
+			.getEntries()
+			.find((entry) => entry.type === "message" && entry.message.role === "toolResult");
+		expect(logged).toMatchObject({ message: { details: { audited: true }, content: [{ text: "echo: x +a +b" }] } });
+	});
+
+	it("a tool_call handler may rewrite the validated arguments in place", async () => {
+		h = await createHarness({
+			tools: [echoTool()],
+			extensionFactories: [
+				(pi: ExtensionAPI) =>
+					pi.on("tool_call", (event) => {
+						const input = event.input as Record<string, unknown>;
+						input.text = `${String(input.text)} (sandboxed)`;
+					}),
+			],
+		});
+		h.setResponses([
+			fauxAssistantMessage([fauxToolCall("echo", { text: "ls" })], { stopReason: "toolUse" }),
+			fauxAssistantMessage("ok"),
+		]);
+		await h.session.prompt("go");
+		expect(h.session.messages.find((message) => message.role === "toolResult")).toMatchObject({
+			content: [{ text: "echo: ls (sandboxed)" }],
+		});
 	});
 });
 

@@ -85,6 +85,25 @@ describe("extension commands", () => {
 		await running;
 	});
 
+	it("ctx.waitForIdle() inside a command resolves (the command is part of the wait), then prompts", async () => {
+		h = await createHarness({
+			extensionFactories: [
+				(pi: ExtensionAPI) =>
+					pi.registerCommand("later", {
+						handler: async (args, ctx) => {
+							await ctx.waitForIdle();
+							pi.sendUserMessage(`do ${args}`);
+						},
+					}),
+			],
+		});
+		h.setResponses([fauxAssistantMessage("done")]);
+		await h.session.prompt("/later the thing");
+		await h.session.waitForIdle();
+		expect(roles(h.session.messages)).toEqual(["system", "user", "assistant"]);
+		expect(h.session.messages[1]).toMatchObject({ content: [{ text: "do the thing" }] });
+	});
+
 	it("steer() and followUp() refuse extension commands with pi's text", async () => {
 		h = await createHarness({
 			extensionFactories: [(pi: ExtensionAPI) => pi.registerCommand("deploy", { handler: () => {} })],
