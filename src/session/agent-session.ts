@@ -134,14 +134,14 @@ export interface AgentSessionConfig {
 	/** Extension flag values to start from. */
 	flagValues?: ReadonlyMap<string, boolean | string>;
 	/** The actor's clock for retry backoff (XState's `SimulatedClock` in tests). */
-	clock?: Clock;
+	clock?: SessionClock;
 }
 
 /**
  * The timer source of the session's actor (retry backoff): XState's clock interface. Pass
  * `new SimulatedClock()` in tests; its `now()`, when present, also times inspection events.
  */
-export interface Clock {
+export interface SessionClock {
 	setTimeout(fn: (...args: unknown[]) => void, timeout: number): unknown;
 	clearTimeout(id: unknown): void;
 }
@@ -216,7 +216,7 @@ export class AgentSession {
 	private readonly queues: SessionQueues;
 	private readonly bash: BashRunner;
 	private readonly actor;
-	private readonly clock: Clock | undefined;
+	private readonly clock: SessionClock | undefined;
 	private readonly pending = new Map<string, PendingPrompt>();
 	private readonly compactions = new Map<string, PendingCompaction>();
 	private readonly sessionStartEvent: SessionStartEvent;

@@ -11,8 +11,8 @@
 import type { CompactionInput, CompactionOutput } from "../../machines/prompt-operation.machine.js";
 import type { CompactionResult } from "../compaction/types.js";
 import { SettleError } from "../errors.js";
+import type { CompactionReason } from "../extensions/types.js";
 import type { AgentMessage } from "../llm/types.js";
-import type { CompactionReason } from "./events.js";
 import type { SessionInternals } from "./internals.js";
 
 /** Payload of a manual `COMPACT` request. */

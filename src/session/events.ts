@@ -4,11 +4,9 @@
  */
 import type { AgentEvent } from "../agent/types.js";
 import type { CompactionResult } from "../compaction/types.js";
+import type { CompactionReason } from "../extensions/types.js";
 import type { ThinkingLevel } from "../llm/types.js";
 import type { SessionEntry } from "../store/entries.js";
-
-/** Why a compaction ran. */
-export type CompactionReason = "manual" | "threshold" | "overflow";
 
 /** `agent_end` as listeners see it. */
 export type SessionAgentEndEvent = Extract<AgentEvent, { type: "agent_end" }> & {
