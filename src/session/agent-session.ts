@@ -305,11 +305,12 @@ export class AgentSession {
 			send: (event) => this.actor.send(event),
 			isStreaming: () => this.isStreaming,
 			model: () => this.model,
+			beforeRun: () => this.selectAgentHooks(),
 		};
 		this.bash = new BashRunner(this.internals);
 
 		this.unsubscribeAgent = agent.subscribe(createEventBridge(this.internals));
-		this.installAgentHooks();
+		this.selectAgentHooks();
 		this.bindRunner(runner);
 		this.loadout.refresh(runner.getAllRegisteredTools(), {
 			activeToolNames:
@@ -1072,14 +1073,26 @@ export class AgentSession {
 		}
 	}
 
-	/** The Agent hooks, installed once; each reads the current extension runner when called. */
-	private installAgentHooks(): void {
-		const agent = this.agent;
-		const s = this.internals;
-		agent.beforeToolCall = ({ toolCall, args }) => {
-			const runner = this.runnerInstance;
-			if (!runner.hasHandlers("tool_call")) return undefined;
-			return runner
+	/**
+	 * The Agent hooks. The Agent reads them when a run starts, so {@link selectAgentHooks} installs,
+	 * before each run, only those something listens to — an idle hook still costs an await per call.
+	 * Each reads the current extension runner when called.
+	 */
+	private readonly hooks: Required<
+		Pick<
+			Agent,
+			| "beforeToolCall"
+			| "afterToolCall"
+			| "finishTurn"
+			| "prepareRequest"
+			| "prepareNextTurn"
+			| "transformContext"
+			| "onPayload"
+			| "onResponse"
+		>
+	> = {
+		beforeToolCall: ({ toolCall, args }) =>
+			this.runnerInstance
 				.emitToolCall({
 					type: "tool_call",
 					toolName: toolCall.name,
@@ -1092,54 +1105,54 @@ export class AgentSession {
 					if (result.reason !== undefined) decision.reason = result.reason;
 					if (result.terminate !== undefined) decision.terminate = result.terminate;
 					return decision;
-				});
-		};
-		agent.afterToolCall = ({ toolCall, args, result, isError }) => {
-			const runner = this.runnerInstance;
-			if (!runner.hasHandlers("tool_result")) return undefined;
-			return runner
-				.emitToolResult({
-					type: "tool_result",
-					toolName: toolCall.name,
-					toolCallId: toolCall.id,
-					input: args as Record<string, unknown>,
-					content: result.content,
-					details: (result as AgentToolResult).details,
-					isError,
-					...(result.usage !== undefined ? { usage: result.usage } : {}),
-				})
-				.then((override) => override);
-		};
-		agent.finishTurn = (turn) =>
-			this.runnerInstance.hasHandlers("turn_end") ? finishTurnBoundary(s, turn) : undefined;
+				}),
+		afterToolCall: ({ toolCall, args, result, isError }) =>
+			this.runnerInstance.emitToolResult({
+				type: "tool_result",
+				toolName: toolCall.name,
+				toolCallId: toolCall.id,
+				input: args as Record<string, unknown>,
+				content: result.content,
+				details: (result as AgentToolResult).details,
+				isError,
+				...(result.usage !== undefined ? { usage: result.usage } : {}),
+			}),
+		finishTurn: (turn) => finishTurnBoundary(this.internals, turn),
 		// A forced system prompt applies to this operation's requests only; it is never persisted.
-		agent.prepareRequest = ({ context }) => {
-			const forced = s.scratch.forcedSystemPrompt;
+		prepareRequest: ({ context }) => {
+			const forced = this.internals.scratch.forcedSystemPrompt;
 			return forced === undefined ? undefined : { context: { ...context, systemPrompt: forced } };
-		};
+		},
 		// Tools or prompt changed mid-operation: record the change before the next model call.
-		agent.prepareNextTurn = () => {
+		prepareNextTurn: () => {
 			if (!this.loadout.hasUnrecordedChanges) return undefined;
 			const message = this.loadout.nextSystemMessage();
 			return message ? { messages: [message] } : undefined;
-		};
-		agent.transformContext = (messages) => {
-			const runner = this.runnerInstance;
-			return runner.hasHandlers("context") || runner.hasHandlers("context_with_system")
-				? runner.emitContext(messages)
-				: messages;
-		};
-		agent.onPayload = (payload, model) => {
-			const runner = this.runnerInstance;
-			return runner.hasHandlers("before_provider_request")
-				? runner.emitBeforeProviderRequest(payload, { model })
-				: undefined;
-		};
-		agent.onResponse = (response) => {
-			const runner = this.runnerInstance;
-			if (!runner.hasHandlers("after_provider_response")) return undefined;
-			return runner.emit({ type: "after_provider_response", status: response.status, headers: response.headers });
-		};
+		},
+		transformContext: (messages) => this.runnerInstance.emitContext(messages),
+		onPayload: (payload, model) => this.runnerInstance.emitBeforeProviderRequest(payload, { model }),
+		onResponse: (response) =>
+			this.runnerInstance.emit({ type: "after_provider_response", status: response.status, headers: response.headers }),
+	};
+
+	/**
+	 * Installs the hooks this run needs (called before every run): extension hooks only when an
+	 * extension handles their event, the request projection only with a forced system prompt.
+	 * Handlers registered during a run take effect from the next run.
+	 */
+	private selectAgentHooks(): void {
+		const agent = this.agent;
+		const runner = this.runnerInstance;
+		const hooks = this.hooks;
+		agent.beforeToolCall = runner.hasHandlers("tool_call") ? hooks.beforeToolCall : undefined;
+		agent.afterToolCall = runner.hasHandlers("tool_result") ? hooks.afterToolCall : undefined;
+		agent.finishTurn = runner.hasHandlers("turn_end") ? hooks.finishTurn : undefined;
+		agent.prepareRequest = this.internals.scratch.forcedSystemPrompt !== undefined ? hooks.prepareRequest : undefined;
+		agent.prepareNextTurn = hooks.prepareNextTurn;
+		agent.transformContext =
+			runner.hasHandlers("context") || runner.hasHandlers("context_with_system") ? hooks.transformContext : undefined;
+		agent.onPayload = runner.hasHandlers("before_provider_request") ? hooks.onPayload : undefined;
+		agent.onResponse = runner.hasHandlers("after_provider_response") ? hooks.onResponse : undefined;
 	}
 
 	/** Binds what `pi.*` and `ctx.*` need (pi's `_bindExtensionCore`). */

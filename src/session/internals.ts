@@ -75,4 +75,6 @@ export interface SessionInternals {
 	isStreaming(): boolean;
 	/** The selected model, or undefined when none is selected. */
 	model(): Model | undefined;
+	/** Prepares the Agent for a run (installs the hooks the run needs). */
+	beforeRun(): void;
 }

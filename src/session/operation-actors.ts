@@ -109,6 +109,7 @@ export function answerMachineRequests(actor: PromptOperationActor, s: SessionInt
 async function runAgent(s: SessionInternals, input: RunInput): Promise<RunOutcome> {
 	s.scratch.lastAssistant = undefined;
 	s.scratch.turnToolResults = [];
+	s.beforeRun();
 	if (input.mode === "prompt" && Array.isArray(input.payload)) await s.agent.prompt(input.payload as AgentMessage[]);
 	else await s.agent.continue();
 	return runOutcome(s);
