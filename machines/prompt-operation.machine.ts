@@ -6,13 +6,16 @@
  * ## How the AgentSession runs it
  * ```ts
  * const actor = createActor(
- *   promptOperationMachine.provide({ actors: { preflight, busyPreflight, run, compact, beforeSettle, settle, navigateTree } }),
+ *   promptOperationMachine.provide({ actors: { busyPreflight, compact, navigateTree } }),
  *   { input: { retry: settings.retry }, clock }, // clock: omit in production, SimulatedClock in tests
  * );
+ * actor.on("run_requested", ({ input }) => runAgent(input).then(
+ *   (output) => actor.send({ type: "RUN_DONE", output }),
+ *   (error) => actor.send({ type: "RUN_FAILED", error }),
+ * )); // likewise preflight_requested, before_settle_requested, settle_requested
  * actor.on("*", (event) => session.handleMachineEmit(event)); // typed by PromptOperationEmitted
  * actor.start();
  * ```
- * Every placeholder actor below throws `"<name>" is not provided`; the session provides all seven.
  *
  * ## Events the session sends ({@link PromptOperationEvent})
  * - `PROMPT {request}` — `prompt()`, `sendUserMessage()` and triggered custom messages. Idle → `preflight`.
@@ -29,20 +32,33 @@
  *   `message_start`, `ASSISTANT_MESSAGE_END {stopReason}` at an assistant `message_end`. They keep the
  *   retry counter and the overflow-recovered flag in this machine's context.
  * - `UPDATE_RETRY_SETTINGS {retry}` — any time (settings reload).
+ * - The replies to the machine's requests (below): `PREFLIGHT_DONE {output}` / `PREFLIGHT_FAILED {error}`,
+ *   `RUN_DONE` / `RUN_FAILED`, `BEFORE_SETTLE_DONE` / `BEFORE_SETTLE_FAILED`, `SETTLE_DONE` / `SETTLE_FAILED`.
  *
- * ## Actors the session provides (input → output)
+ * ## Work the session does for the machine
+ * The four steps of every operation are requests the machine emits on entering a state and the
+ * session answers with an event; the state is left only by its answer, so an answer always
+ * belongs to the request in flight. (An invoked XState actor per step cost ~25 µs each — more than
+ * the rest of an operation's orchestration; a request/answer pair costs a few µs, and the
+ * inspection stream still shows each request and answer.)
+ *
+ * | request (emitted) | input | answer (event) | notes |
+ * |---|---|---|---|
+ * | `preflight_requested` | {@link PreflightInput} | `PREFLIGHT_DONE {output: PreflightOutcome}` | C.1 steps 1–12 while idle. `PREFLIGHT_FAILED` → rejected. |
+ * | `run_requested` | {@link RunInput} | `RUN_DONE {output: RunOutcome}` | one `agent.prompt(messages)` / `agent.continue()`; answered after `agent_end` was handled. |
+ * | `before_settle_requested` | {@link BeforeSettleInput} | `BEFORE_SETTLE_DONE {output: BeforeSettleOutput}` | the `agent_before_settle` boundary (C.8); `continue` only when valid. |
+ * | `settle_requested` | {@link SettleInput} | `SETTLE_DONE` | flush pending bash + custom messages, clear per-run options, await `agent_settled` handlers and listeners. |
+ *
+ * Actors the session provides for the rarer steps (input → output); each placeholder throws
+ * `"<name>" is not provided`:
  * | actor | input | output | notes |
  * |---|---|---|---|
- * | `preflight` | {@link PreflightInput} | {@link PreflightOutcome} | C.1 steps 1–12 while idle. Reject → treated as `rejected`. |
  * | `busyPreflight` | {@link BusyPreflightInput} | {@link BusyPreflightOutcome} | C.1 while busy: command, input hook, expansion, `streamingBehavior` (queue) or pi's rejection. Never starts a run. |
- * | `run` | {@link RunInput} | {@link RunOutcome} | one `agent.prompt(messages)` / `agent.continue()`; resolves after `agent_end` was handled. |
  * | `compact` | {@link CompactionInput} | {@link CompactionOutput} | `_runAutoCompaction` / manual `compact()`; emits `compaction_start/end` itself. |
- * | `beforeSettle` | {@link BeforeSettleInput} | {@link BeforeSettleOutput} | the `agent_before_settle` boundary (C.8); `continue` only when valid. |
- * | `settle` | {@link SettleInput} | `void` | flush pending bash + custom messages, clear per-run options, await `agent_settled` handlers and listeners. |
  * | `navigateTree` | {@link NavigateTreeInput} | {@link NavigateTreeOutput} | C.13 incl. the branch summary (counts as compacting). |
  *
- * Long-running actors are never stopped by an abort: the machine enters an `aborting` sub-state,
- * emits `abort_requested {target}` and waits for the actor to finish (see "Decisions").
+ * Long-running work is never cut short by an abort: the machine enters an `aborting` sub-state,
+ * emits `abort_requested {target}` and waits for the answer (or the actor) to finish (see "Decisions").
  *
  * ## What the machine emits ({@link PromptOperationEmitted}, via XState `emit`; listen with `actor.on`)
  * Side effects are typed emitted events, not placeholder actions: the session subscribes once, the
@@ -64,7 +80,7 @@
  * - `manual_compaction_done {requestId, output?, error?}`, `tree_navigation_done {requestId, output?, error?}`.
  *
  * ## Decisions
- * - **Abort while running**: `running.aborting` waits for the run actor's done (the agent finishes
+ * - **Abort while running**: `running.aborting` waits for `RUN_DONE` (the agent finishes
  *   cooperatively, so the partial assistant message reaches `message_end` and is persisted) and only
  *   then goes through `postRun` (abort first) to `settling`. Stopping the child instead would let
  *   `settle` race the agent's last `message_end`. Same pattern for compaction, the boundary and the
@@ -73,12 +89,13 @@
  *   (retryable, exhausted or the provider asked for more than the cap) → overflow recovery (once per
  *   request) → recovery failed → successful answer over the window (compact, never re-run) →
  *   threshold → queued after `agent_end` → `beforeSettle`.
- * - **Backoff**: `planRetryDelay` = max(`baseDelayMs·2^(attempt−1)` capped at `maxAgentDelayMs`,
- *   provider-requested delay, previous delay of this retry sequence); a requested delay above the cap
- *   gives up. The floor keeps delays non-decreasing within a sequence even when Retry-After shrinks.
+ * - **Backoff**: {@link planRetry} (the one retry policy) = max(`baseDelayMs·2^(attempt−1)` capped at
+ *   `maxAgentDelayMs`, provider-requested delay, previous delay of this retry sequence); a requested
+ *   delay above the cap gives up. The floor keeps delays non-decreasing within a sequence even when
+ *   Retry-After shrinks.
  *   Jitter: override the `scheduleRetry` action via `.provide()`.
  * - **Exactly one settle** per started operation: every path out of an operation state ends in
- *   `settling`, which invokes `settle` once and goes to `idle`. Preflight outcomes other than
+ *   `settling`, which requests `settle` once and goes to `idle`. Preflight outcomes other than
  *   `started` never settle. A `started` preflight after an `ABORT` settles without running.
  * - `ABORT_RETRY` during backoff ends the operation like `ABORT` (→ `settling`), per the task brief.
  * - A cancelled or failed compaction never re-runs the request; the operation continues only when
@@ -97,7 +114,7 @@ export const PROMPT_OPERATION_MACHINE_ID = "promptOperation";
 // ---------------------------------------------------------------------------------------------
 // Settings and pure helpers
 
-/** Settings `retry.*` (same shape as the settings schema and the retry policy). */
+/** Settings `retry.*` (same shape as the settings schema). The one definition: `src/session/retry-policy.ts` re-exports it. */
 export interface RetrySettings {
 	/** Retry transient provider failures automatically. */
 	enabled: boolean;
@@ -105,7 +122,10 @@ export interface RetrySettings {
 	maxRetries: number;
 	/** Delay before the first retry; doubles for each further retry. */
 	baseDelayMs: number;
-	/** Cap for computed delays; a provider asking for longer gives up. `0` or less: no cap. */
+	/**
+	 * Longest wait the agent accepts: computed delays are capped here, and a provider asking for a
+	 * longer wait ends the operation with the error instead. `0` (or less) means no cap.
+	 */
 	maxAgentDelayMs: number;
 }
 
@@ -117,32 +137,126 @@ export const DEFAULT_RETRY_SETTINGS: Readonly<RetrySettings> = Object.freeze({
 	maxAgentDelayMs: 60_000,
 });
 
-/** The result of {@link planRetryDelay}. */
-export type RetryDelayPlan =
-	| { kind: "wait"; delayMs: number }
-	| { kind: "give_up"; reason: "requested_delay_exceeds_cap" };
+/** Adjusts a computed backoff delay (e.g. ±10% jitter). The result is still capped. */
+export type RetryJitter = (delayMs: number, attempt: number) => number;
+
+/** Options of {@link planRetry}. */
+export interface PlanRetryOptions {
+	/** The wait the provider asked for (see `parseRequestedRetryDelayMs`). */
+	requestedDelayMs?: number;
+	/** Jitter applied to the computed backoff before the cap; default none (deterministic). */
+	jitter?: RetryJitter;
+	/**
+	 * Lower bound for the delay: the previous delay of the same retry sequence, so delays never
+	 * shrink within a sequence even when a provider's Retry-After does (DESIGN §8 invariant 5).
+	 */
+	floorMs?: number;
+}
+
+/** Why {@link planRetry} gave up. */
+export type RetryGiveUpReason = "disabled" | "exhausted" | "requested_delay_exceeds_cap";
+
+/** What to do about a retryable failure. */
+export type RetryPlan =
+	| {
+			kind: "retry";
+			/** The 1-based retry number this plan is for. */
+			attempt: number;
+			/** How long to wait before `continue()`. */
+			delayMs: number;
+			/** The capped exponential backoff alone (before honouring a requested delay or the floor). */
+			backoffDelayMs: number;
+			requestedDelayMs?: number;
+	  }
+	| {
+			kind: "give_up";
+			reason: RetryGiveUpReason;
+			attempt: number;
+			maxRetries: number;
+			requestedDelayMs?: number;
+			maxAgentDelayMs: number;
+	  };
 
 /**
- * The backoff before retry number `attempt` (1-based): `max(min(baseDelayMs · 2^(attempt−1), cap),
- * requestedDelayMs, floorMs)`; a provider-requested delay above a positive `maxAgentDelayMs` gives
- * up instead of waiting. Pure; never negative.
+ * The exponential backoff for a retry: `baseDelayMs · 2^(attempt−1)`, jittered if asked, capped at
+ * `maxAgentDelayMs` (when positive). Never negative. Pure.
  *
  * @example
  * ```ts
- * planRetryDelay(DEFAULT_RETRY_SETTINGS, 3); // { kind: "wait", delayMs: 8000 }
+ * backoffDelayMs(DEFAULT_RETRY_SETTINGS, 3); // 8000
  * ```
  */
-export function planRetryDelay(
-	settings: RetrySettings,
-	attempt: number,
-	requestedDelayMs?: number,
-	floorMs = 0,
-): RetryDelayPlan {
-	const cap = settings.maxAgentDelayMs > 0 ? settings.maxAgentDelayMs : Number.POSITIVE_INFINITY;
-	const requested = requestedDelayMs !== undefined && Number.isFinite(requestedDelayMs) ? requestedDelayMs : undefined;
-	if (requested !== undefined && requested > cap) return { kind: "give_up", reason: "requested_delay_exceeds_cap" };
-	const backoff = Math.min(Math.max(0, settings.baseDelayMs) * 2 ** Math.max(0, attempt - 1), cap);
-	return { kind: "wait", delayMs: Math.max(0, Math.round(Math.max(backoff, requested ?? 0, floorMs))) };
+export function backoffDelayMs(settings: RetrySettings, attempt: number, jitter?: RetryJitter): number {
+	const exponential = Math.max(0, settings.baseDelayMs) * 2 ** Math.max(0, attempt - 1);
+	const jittered = jitter ? jitter(exponential, attempt) : exponential;
+	const capped = settings.maxAgentDelayMs > 0 ? Math.min(jittered, settings.maxAgentDelayMs) : jittered;
+	return Math.max(0, Math.round(capped));
+}
+
+/**
+ * The retry policy (behavior C.4, discrepancy I.6) — the one implementation; the machine's
+ * `canRetry` guard and `scheduleRetry` action use it, and `src/session/retry-policy.ts` wraps it.
+ * Decides whether retry number `attempt` (1-based: the retry about to be made) happens and after
+ * what delay. In order: disabled → give up (`disabled`); `attempt > maxRetries` → give up
+ * (`exhausted`); a provider-requested delay above a positive `maxAgentDelayMs` → give up
+ * (`requested_delay_exceeds_cap`: waiting that long silently is worse than reporting the error);
+ * otherwise retry after `max(backoff, requestedDelayMs, floorMs)`.
+ *
+ * Honouring the requested delay as a lower bound is a deliberate change from pi 0.73, which ignores
+ * it at the agent level (its provider layer waits for Retry-After itself and reports over-cap waits
+ * as `Server requested …s retry delay`, which pi then retries after the plain backoff — too early).
+ * Pure; `attempt` is not validated here (the session's wrapper does).
+ *
+ * @example
+ * ```ts
+ * planRetry(DEFAULT_RETRY_SETTINGS, 3); // { kind: "retry", attempt: 3, delayMs: 8000, backoffDelayMs: 8000 }
+ * planRetry(DEFAULT_RETRY_SETTINGS, 1, { requestedDelayMs: 3_600_000 }); // { kind: "give_up", reason: "requested_delay_exceeds_cap", … }
+ * ```
+ */
+export function planRetry(settings: RetrySettings, attempt: number, options: PlanRetryOptions = {}): RetryPlan {
+	const requested =
+		options.requestedDelayMs !== undefined && Number.isFinite(options.requestedDelayMs)
+			? options.requestedDelayMs
+			: undefined;
+	const giveUp = (reason: RetryGiveUpReason): RetryPlan => ({
+		kind: "give_up",
+		reason,
+		attempt,
+		maxRetries: settings.maxRetries,
+		...(options.requestedDelayMs === undefined ? {} : { requestedDelayMs: options.requestedDelayMs }),
+		maxAgentDelayMs: settings.maxAgentDelayMs,
+	});
+	if (!settings.enabled) return giveUp("disabled");
+	if (attempt > settings.maxRetries) return giveUp("exhausted");
+	if (requested !== undefined && settings.maxAgentDelayMs > 0 && requested > settings.maxAgentDelayMs) {
+		return giveUp("requested_delay_exceeds_cap");
+	}
+	const backoff = backoffDelayMs(settings, attempt, options.jitter);
+	const delayMs = Math.max(
+		backoff,
+		Math.ceil(Math.max(0, requested ?? 0)),
+		Math.round(Math.max(0, options.floorMs ?? 0)),
+	);
+	return {
+		kind: "retry",
+		attempt,
+		delayMs,
+		backoffDelayMs: backoff,
+		...(requested === undefined ? {} : { requestedDelayMs: requested }),
+	};
+}
+
+/**
+ * Proportional jitter: multiplies the delay by a factor in `[1 − ratio, 1 + ratio)` (newest pi-ai
+ * uses ±10%). `random` is injectable for tests.
+ *
+ * @example
+ * ```ts
+ * planRetry(settings, 1, { jitter: proportionalJitter(0.1) });
+ * ```
+ */
+export function proportionalJitter(ratio = 0.1, random: () => number = Math.random): RetryJitter {
+	return (delayMs) => delayMs * (1 - ratio + random() * 2 * ratio);
 }
 
 /** pi's texts for a second overflow within one request (C.5). */
@@ -158,21 +272,22 @@ export const RETRY_CANCELLED_MESSAGE = "Retry cancelled";
 /**
  * One prompt as the session hands it to the machine. The machine only reads `requestId` (to
  * correlate emitted events); `payload` (text, images, options, source…) is opaque and passed back
- * to the `preflight` / `busyPreflight` actors unchanged.
+ * in the `preflight_requested` request / to the `busyPreflight` actor unchanged.
  */
 export interface PromptRequest {
 	requestId: string;
 	payload?: unknown;
 }
 
-/** Input of the `preflight` actor (behavior C.1 while idle). */
+/** Input of the `preflight_requested` request (behavior C.1 while idle). */
 export interface PreflightInput {
 	request: PromptRequest;
 }
 
 /**
- * What a preflight decided. `started` may carry `runPayload` (e.g. the built messages), handed to
- * the first `run` of the operation as {@link RunInput.payload}; the machine never looks inside.
+ * What a preflight decided (`PREFLIGHT_DONE {output}`). `started` may carry `runPayload` (e.g. the
+ * built messages), handed to the first run request of the operation as {@link RunInput.payload};
+ * the machine never looks inside.
  */
 export type PreflightOutcome =
 	| { disposition: "handled" }
@@ -197,10 +312,10 @@ export type BusyPreflightOutcome =
 	| { disposition: "queued" }
 	| { disposition: "rejected"; error: unknown };
 
-/** Why a run was started (for the run actor and the inspection stream). */
+/** Why a run was started (for the run request and the inspection stream). */
 export type RunCause = "prompt" | "retry" | "compaction" | "queued" | "boundary";
 
-/** Input of the `run` actor. */
+/** Input of the `run_requested` request. */
 export interface RunInput {
 	operationId: number;
 	requestId: string;
@@ -219,7 +334,7 @@ export interface RunInput {
 export type RunErrorClass = "none" | "retryable" | "overflow" | "length_overflow" | "fatal";
 
 /**
- * Output of the `run` actor, computed by the session from the last assistant message recorded at
+ * Answer to `run_requested` (`RUN_DONE {output}`), computed by the session from the last assistant message recorded at
  * its `message_end` and the agent state once the run has ended (C.3 inputs).
  */
 export interface RunOutcome {
@@ -239,6 +354,12 @@ export interface RunOutcome {
 	hasQueuedMessages: boolean;
 	/** The last assistant message ended with `stopReason: "aborted"`. */
 	aborted: boolean;
+	/**
+	 * `false` when no extension handles `agent_before_settle`: the boundary is then passed without
+	 * a request (it could only continue for queued messages, which `hasQueuedMessages` covers).
+	 * Absent: the boundary is requested.
+	 */
+	beforeSettleBoundary?: boolean;
 }
 
 /** `compaction_start/end` reason. */
@@ -270,7 +391,7 @@ export interface CompactionOutput {
 	errorMessage?: string;
 }
 
-/** Input of the `beforeSettle` actor. */
+/** Input of the `before_settle_requested` request. */
 export interface BeforeSettleInput {
 	operationId: number;
 	requestId: string;
@@ -278,12 +399,12 @@ export interface BeforeSettleInput {
 	outcome: "completed" | "aborted" | "error";
 }
 
-/** Output of the `beforeSettle` actor: `continue` only when a continuation is valid (C.8 `canContinue`). */
+/** Answer to `before_settle_requested` (`BEFORE_SETTLE_DONE {output}`): `continue` only when a continuation is valid (C.8 `canContinue`). */
 export interface BeforeSettleOutput {
 	continue: boolean;
 }
 
-/** Input of the `settle` actor. */
+/** Input of the `settle_requested` request. */
 export interface SettleInput {
 	operationId: number;
 	requestId: string;
@@ -320,6 +441,14 @@ export type PromptOperationEvent =
 	| { type: "USER_MESSAGE_START" }
 	| { type: "ASSISTANT_MESSAGE_END"; stopReason: StopReason }
 	| { type: "UPDATE_RETRY_SETTINGS"; retry: Partial<RetrySettings> }
+	| { type: "PREFLIGHT_DONE"; output: PreflightOutcome }
+	| { type: "PREFLIGHT_FAILED"; error: unknown }
+	| { type: "RUN_DONE"; output: RunOutcome }
+	| { type: "RUN_FAILED"; error: unknown }
+	| { type: "BEFORE_SETTLE_DONE"; output: BeforeSettleOutput }
+	| { type: "BEFORE_SETTLE_FAILED"; error: unknown }
+	| { type: "SETTLE_DONE" }
+	| { type: "SETTLE_FAILED"; error: unknown }
 	| { type: `xstate.done.actor.busyPreflight.${string}`; output: BusyPreflightOutcome; actorId?: string }
 	| { type: `xstate.error.actor.busyPreflight.${string}`; error: unknown; actorId?: string };
 
@@ -328,6 +457,10 @@ export type AbortTarget = "run" | "compaction" | "boundary" | "branch_summary";
 
 /** Typed events the machine emits (listen with `actor.on(type, handler)`). */
 export type PromptOperationEmitted =
+	| { type: "preflight_requested"; input: PreflightInput }
+	| { type: "run_requested"; input: RunInput }
+	| { type: "before_settle_requested"; input: BeforeSettleInput }
+	| { type: "settle_requested"; input: SettleInput }
 	| { type: "preflight_result"; requestId: string; disposition: PreflightOutcome["disposition"]; error?: unknown }
 	| { type: "prompt_deferred"; requestId: string }
 	| { type: "operation_started"; operationId: number; requestId: string }
@@ -391,13 +524,38 @@ function needsOverflowRetry(outcome: RunOutcome | undefined): boolean {
 	);
 }
 
-function nextRetryPlan(context: PromptOperationContext): RetryDelayPlan {
-	return planRetryDelay(
-		context.retry,
-		context.retryAttempt + 1,
-		context.lastOutcome?.requestedDelayMs,
-		context.retryAttempt > 0 ? context.retryDelayMs : 0,
-	);
+function nextRetryPlan(context: PromptOperationContext): RetryPlan {
+	const options: PlanRetryOptions = {};
+	if (context.lastOutcome?.requestedDelayMs !== undefined)
+		options.requestedDelayMs = context.lastOutcome.requestedDelayMs;
+	if (context.retryAttempt > 0) options.floorMs = context.retryDelayMs;
+	return planRetry(context.retry, context.retryAttempt + 1, options);
+}
+
+function runInputOf(context: PromptOperationContext): RunInput {
+	const operation = context.operation;
+	const input: RunInput = {
+		operationId: operation?.id ?? 0,
+		requestId: operation?.requestId ?? "",
+		mode: context.runCause === "prompt" ? "prompt" : "continue",
+		cause: context.runCause,
+		runIndex: operation?.runCount ?? 1,
+		retryAttempt: context.runCause === "retry" ? context.retryAttempt : 0,
+	};
+	if (context.runCause === "prompt" && operation?.runPayload !== undefined) input.payload = operation.runPayload;
+	return input;
+}
+
+function settleInputOf(context: PromptOperationContext): SettleInput {
+	const input: SettleInput = {
+		operationId: context.operation?.id ?? 0,
+		requestId: context.operation?.requestId ?? "",
+		aborted: context.abortRequested,
+	};
+	if (context.lastOutcome?.stopReason === "error" && context.lastOutcome.errorMessage !== undefined) {
+		input.finalError = context.lastOutcome.errorMessage;
+	}
+	return input;
 }
 
 function runOutcomeLabel(outcome: RunOutcome | undefined): BeforeSettleInput["outcome"] {
@@ -428,12 +586,8 @@ export const promptOperationMachine = setup({
 		emitted: PromptOperationEmitted;
 	},
 	actors: {
-		preflight: fromPromise<PreflightOutcome, PreflightInput>(async () => notProvided("preflight")),
 		busyPreflight: fromPromise<BusyPreflightOutcome, BusyPreflightInput>(async () => notProvided("busyPreflight")),
-		run: fromPromise<RunOutcome, RunInput>(async () => notProvided("run")),
 		compact: fromPromise<CompactionOutput, CompactionInput>(async () => notProvided("compact")),
-		beforeSettle: fromPromise<BeforeSettleOutput, BeforeSettleInput>(async () => notProvided("beforeSettle")),
-		settle: fromPromise<void, SettleInput>(async () => notProvided("settle")),
 		navigateTree: fromPromise<NavigateTreeOutput, NavigateTreeInput>(async () => notProvided("navigateTree")),
 	},
 	guards: {
@@ -446,8 +600,7 @@ export const promptOperationMachine = setup({
 		canRetry: ({ context }) =>
 			context.retry.enabled &&
 			context.lastOutcome?.errorClass === "retryable" &&
-			context.retryAttempt < context.retry.maxRetries &&
-			nextRetryPlan(context).kind === "wait",
+			nextRetryPlan(context).kind === "retry",
 		/** Retryable but not retried: disabled, exhausted, or the requested delay exceeds the cap. */
 		retryGivesUp: ({ context }) => context.lastOutcome?.errorClass === "retryable",
 		canRecoverOverflow: ({ context }) => needsOverflowRetry(context.lastOutcome) && !context.overflowRecoveryAttempted,
@@ -465,12 +618,31 @@ export const promptOperationMachine = setup({
 			params.output.compacted && context.compaction?.willRetry === true,
 		compactionFoundQueuedMessages: (_, params: { output: CompactionOutput }) => params.output.continue,
 		boundaryContinues: (_, params: { output: BeforeSettleOutput }) => params.output.continue,
+		/** No extension listens to `agent_before_settle`: nothing to ask. */
+		beforeSettleSkipped: ({ context }) => context.lastOutcome?.beforeSettleBoundary === false,
 	},
 	delays: {
 		/** The backoff computed by `scheduleRetry` (on the actor's clock). */
 		retryDelay: ({ context }) => context.retryDelayMs,
 	},
 	actions: {
+		requestPreflight: emit(({ context }) => ({
+			type: "preflight_requested" as const,
+			input: { request: context.request ?? { requestId: "" } },
+		})),
+		requestRun: emit(({ context }) => ({ type: "run_requested" as const, input: runInputOf(context) })),
+		requestBeforeSettle: enqueueActions(({ enqueue, context }) => {
+			if (context.lastOutcome?.beforeSettleBoundary === false) return;
+			enqueue.emit({
+				type: "before_settle_requested",
+				input: {
+					operationId: context.operation?.id ?? 0,
+					requestId: context.operation?.requestId ?? "",
+					outcome: runOutcomeLabel(context.lastOutcome),
+				},
+			});
+		}),
+		requestSettle: emit(({ context }) => ({ type: "settle_requested" as const, input: settleInputOf(context) })),
 		acceptPrompt: assign(({ event }) => {
 			if (event.type !== "PROMPT") return {};
 			return { request: event.request, abortRequested: false };
@@ -494,8 +666,8 @@ export const promptOperationMachine = setup({
 		announceBusyPreflightResult: enqueueActions(({ enqueue, event }) => {
 			const actorId = event.type.replace(/^xstate\.(done|error)\.actor\./, "");
 			const requestId = actorId.slice("busyPreflight.".length);
-			if ("output" in event) {
-				const output = event.output;
+			if (event.type.startsWith("xstate.done.actor.") && "output" in event) {
+				const output = event.output as BusyPreflightOutcome;
 				enqueue.emit(
 					output.disposition === "rejected"
 						? { type: "preflight_result", requestId, disposition: "rejected", error: output.error }
@@ -589,7 +761,7 @@ export const promptOperationMachine = setup({
 			const plan = nextRetryPlan(context);
 			return {
 				retryAttempt: context.retryAttempt + 1,
-				retryDelayMs: plan.kind === "wait" ? plan.delayMs : context.retryDelayMs,
+				retryDelayMs: plan.kind === "retry" ? plan.delayMs : context.retryDelayMs,
 			};
 		}),
 		announceRetryStart: emit(({ context }) => ({
@@ -744,11 +916,9 @@ export const promptOperationMachine = setup({
 		},
 		preflight: {
 			description: "Command, input hook, expansion, model/auth checks, pre-send compaction, before_agent_start.",
-			invoke: {
-				id: "preflight",
-				src: "preflight",
-				input: ({ context }) => ({ request: context.request ?? { requestId: "" } }),
-				onDone: [
+			entry: "requestPreflight",
+			on: {
+				PREFLIGHT_DONE: [
 					{
 						// Aborted while preflighting: the operation started, so it settles once, without a run.
 						guard: { type: "preflightStartedAfterAbort", params: ({ event }) => ({ outcome: event.output }) },
@@ -776,52 +946,20 @@ export const promptOperationMachine = setup({
 						],
 					},
 				],
-				onError: {
+				PREFLIGHT_FAILED: {
 					target: "idle",
 					actions: [
 						{ type: "announcePreflightFailure", params: ({ event }) => ({ error: event.error }) },
 						"clearRequest",
 					],
 				},
-			},
-			on: {
 				PROMPT: { actions: "deferPrompt" },
 				ABORT: { actions: "markAbortRequested" },
 			},
 		},
 		running: {
 			description: "One agent run: agent.prompt(messages) or agent.continue().",
-			entry: ["countRun"],
-			invoke: {
-				id: "run",
-				src: "run",
-				input: ({ context }) => {
-					const operation = context.operation;
-					const input: RunInput = {
-						operationId: operation?.id ?? 0,
-						requestId: operation?.requestId ?? "",
-						mode: context.runCause === "prompt" ? "prompt" : "continue",
-						cause: context.runCause,
-						runIndex: operation?.runCount ?? 1,
-						retryAttempt: context.runCause === "retry" ? context.retryAttempt : 0,
-					};
-					if (context.runCause === "prompt" && operation?.runPayload !== undefined)
-						input.payload = operation.runPayload;
-					return input;
-				},
-				onDone: {
-					target: "postRun",
-					actions: [{ type: "recordOutcome", params: ({ event }) => ({ outcome: event.output }) }, "releaseRunPayload"],
-				},
-				onError: {
-					target: "settling",
-					actions: [
-						{ type: "recordRunFailure", params: ({ event }) => ({ error: event.error }) },
-						"concludeRetrySequence",
-						"releaseRunPayload",
-					],
-				},
-			},
+			entry: ["countRun", "requestRun"],
 			initial: "working",
 			states: {
 				working: {
@@ -833,6 +971,18 @@ export const promptOperationMachine = setup({
 				},
 			},
 			on: {
+				RUN_DONE: {
+					target: "postRun",
+					actions: [{ type: "recordOutcome", params: ({ event }) => ({ outcome: event.output }) }, "releaseRunPayload"],
+				},
+				RUN_FAILED: {
+					target: "settling",
+					actions: [
+						{ type: "recordRunFailure", params: ({ event }) => ({ error: event.error }) },
+						"concludeRetrySequence",
+						"releaseRunPayload",
+					],
+				},
 				PROMPT: { actions: { type: "spawnBusyPreflight", params: { phase: "running" } } },
 				USER_MESSAGE_START: { actions: "resetOverflowRecovery" },
 				ASSISTANT_MESSAGE_END: [
@@ -969,25 +1119,8 @@ export const promptOperationMachine = setup({
 		},
 		beforeSettle: {
 			description: "The agent_before_settle boundary: extensions may commit drafts and ask to continue.",
-			invoke: {
-				id: "beforeSettle",
-				src: "beforeSettle",
-				input: ({ context }) => ({
-					operationId: context.operation?.id ?? 0,
-					requestId: context.operation?.requestId ?? "",
-					outcome: runOutcomeLabel(context.lastOutcome),
-				}),
-				onDone: [
-					{ guard: "abortRequested", target: "settling" },
-					{
-						guard: { type: "boundaryContinues", params: ({ event }) => ({ output: event.output }) },
-						target: "running",
-						actions: { type: "setRunCause", params: { cause: "boundary" } },
-					},
-					{ target: "settling" },
-				],
-				onError: { target: "settling" },
-			},
+			entry: "requestBeforeSettle",
+			always: { guard: "beforeSettleSkipped", target: "settling" },
 			initial: "working",
 			states: {
 				working: {
@@ -999,29 +1132,25 @@ export const promptOperationMachine = setup({
 				},
 			},
 			on: {
+				BEFORE_SETTLE_DONE: [
+					{ guard: "abortRequested", target: "settling" },
+					{
+						guard: { type: "boundaryContinues", params: ({ event }) => ({ output: event.output }) },
+						target: "running",
+						actions: { type: "setRunCause", params: { cause: "boundary" } },
+					},
+					{ target: "settling" },
+				],
+				BEFORE_SETTLE_FAILED: { target: "settling" },
 				PROMPT: { actions: { type: "spawnBusyPreflight", params: { phase: "beforeSettle" } } },
 			},
 		},
 		settling: {
 			description: "Flush pending messages, clear per-run options, await agent_settled handlers (once).",
-			invoke: {
-				id: "settle",
-				src: "settle",
-				input: ({ context }) => {
-					const input: SettleInput = {
-						operationId: context.operation?.id ?? 0,
-						requestId: context.operation?.requestId ?? "",
-						aborted: context.abortRequested,
-					};
-					if (context.lastOutcome?.stopReason === "error" && context.lastOutcome.errorMessage !== undefined) {
-						input.finalError = context.lastOutcome.errorMessage;
-					}
-					return input;
-				},
-				onDone: { target: "idle", actions: ["announceOperationSettled", "clearOperation"] },
-				onError: { target: "idle", actions: ["announceOperationSettled", "clearOperation"] },
-			},
+			entry: "requestSettle",
 			on: {
+				SETTLE_DONE: { target: "idle", actions: ["announceOperationSettled", "clearOperation"] },
+				SETTLE_FAILED: { target: "idle", actions: ["announceOperationSettled", "clearOperation"] },
 				PROMPT: { actions: "deferPrompt" },
 			},
 		},

@@ -17,7 +17,6 @@ import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { createJiti } from "jiti";
 import { errorMessage } from "../errors.js";
 import { howToTrustProject } from "../settings/trust.js";
 import { collectExtensionEntries, isDirectory, resolveExtensionEntries } from "./discovery.js";
@@ -94,7 +93,14 @@ export async function importExtensionFactory(
 	return importWith(createExtensionImporter(aliases), path);
 }
 
-type Importer = ReturnType<typeof createJiti>;
+type Importer = ReturnType<typeof import("jiti").createJiti>;
+
+/** jiti (and the Babel it bundles) loads on the first extension import, not with Settle. */
+let jitiModule: typeof import("jiti") | undefined;
+function createJiti(...args: Parameters<typeof import("jiti").createJiti>): Importer {
+	jitiModule ??= createRequire(import.meta.url)("jiti") as typeof import("jiti");
+	return jitiModule.createJiti(...args);
+}
 
 /**
  * A jiti instance for one load pass: no module cache (a reload sees edited files), transpiled

@@ -4,9 +4,20 @@
  * Nested objects are checked per nested key, so a bad `compaction.reserveTokens` does not cost
  * `compaction.enabled`. Unknown keys are kept untouched.
  */
+import { createRequire } from "node:module";
 import type { TSchema } from "@sinclair/typebox";
-import { Value } from "@sinclair/typebox/value";
 import { type Settings, SettingsSchema } from "./schema.js";
+
+/** TypeBox's value checker loads on the first setting checked, not with Settle. */
+let valueModule: typeof import("@sinclair/typebox/value") | undefined;
+const Value = {
+	Check(schema: TSchema, value: unknown): boolean {
+		valueModule ??= createRequire(import.meta.url)(
+			"@sinclair/typebox/value",
+		) as typeof import("@sinclair/typebox/value");
+		return valueModule.Value.Check(schema, value);
+	},
+};
 
 /** One key that failed validation. */
 export interface InvalidSetting {

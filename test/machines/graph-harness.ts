@@ -168,6 +168,14 @@ export async function applyEvent(h: Harness<{ type: string }>, event: EventObjec
 		else await h.reject(id, event.error ?? new Error(`fake ${id} failure`));
 		return;
 	}
+	const answer = /^(PREFLIGHT|RUN|BEFORE_SETTLE|SETTLE)_(DONE|FAILED)$/.exec(type);
+	if (answer) {
+		// The machine's answers to its requests settle the fake invocation recorded for the request.
+		const src = { PREFLIGHT: "preflight", RUN: "run", BEFORE_SETTLE: "beforeSettle", SETTLE: "settle" }[answer[1]!]!;
+		if (answer[2] === "DONE") await h.resolve(src, event.output);
+		else await h.reject(src, event.error ?? new Error(`fake ${src} failure`));
+		return;
+	}
 	if (type.startsWith("xstate.after.")) {
 		const raise = [...h.inspection]
 			.reverse()

@@ -11,11 +11,12 @@ import {
 	OVERFLOW_RECOVERY_FAILED_MESSAGE,
 	type PromptOperationEmitted,
 	type PromptOperationSnapshot,
-	planRetryDelay,
+	planRetry,
 	promptOperationMachine,
 	RETRY_CANCELLED_MESSAGE,
 	type RunInput,
 } from "../../machines/prompt-operation.machine.js";
+import { planRetry as sessionPlanRetry } from "../../src/session/retry-policy.js";
 import {
 	fatal,
 	flush,
@@ -35,35 +36,38 @@ async function finishOperation(h: ReturnType<typeof promptHarness>) {
 	await h.resolve("settle");
 }
 
-describe("planRetryDelay", () => {
+describe("planRetry (the machine's retry policy)", () => {
 	it("doubles from the base delay and caps at maxAgentDelayMs", () => {
-		const settings = { ...DEFAULT_RETRY_SETTINGS, baseDelayMs: 2000, maxAgentDelayMs: 10_000 };
-		expect([1, 2, 3, 4, 5].map((attempt) => planRetryDelay(settings, attempt))).toEqual([
-			{ kind: "wait", delayMs: 2000 },
-			{ kind: "wait", delayMs: 4000 },
-			{ kind: "wait", delayMs: 8000 },
-			{ kind: "wait", delayMs: 10_000 },
-			{ kind: "wait", delayMs: 10_000 },
+		const settings = { ...DEFAULT_RETRY_SETTINGS, baseDelayMs: 2000, maxAgentDelayMs: 10_000, maxRetries: 5 };
+		expect([1, 2, 3, 4, 5].map((attempt) => delayOf(planRetry(settings, attempt)))).toEqual([
+			2000, 4000, 8000, 10_000, 10_000,
 		]);
 	});
 
 	it("honours a provider-requested delay as a lower bound and gives up when it exceeds the cap", () => {
-		expect(planRetryDelay(DEFAULT_RETRY_SETTINGS, 1, 30_000)).toEqual({ kind: "wait", delayMs: 30_000 });
-		expect(planRetryDelay(DEFAULT_RETRY_SETTINGS, 3, 1000)).toEqual({ kind: "wait", delayMs: 8000 });
-		expect(planRetryDelay(DEFAULT_RETRY_SETTINGS, 1, 60_001)).toEqual({
+		expect(delayOf(planRetry(DEFAULT_RETRY_SETTINGS, 1, { requestedDelayMs: 30_000 }))).toBe(30_000);
+		expect(delayOf(planRetry(DEFAULT_RETRY_SETTINGS, 3, { requestedDelayMs: 1000 }))).toBe(8000);
+		expect(planRetry(DEFAULT_RETRY_SETTINGS, 1, { requestedDelayMs: 60_001 })).toMatchObject({
 			kind: "give_up",
 			reason: "requested_delay_exceeds_cap",
 		});
 	});
 
 	it("never goes below the previous delay of the sequence, and treats a cap ≤ 0 as no cap", () => {
-		expect(planRetryDelay(DEFAULT_RETRY_SETTINGS, 2, undefined, 30_000)).toEqual({ kind: "wait", delayMs: 30_000 });
-		expect(planRetryDelay({ ...DEFAULT_RETRY_SETTINGS, maxAgentDelayMs: 0 }, 8)).toEqual({
-			kind: "wait",
-			delayMs: 256_000,
-		});
+		expect(delayOf(planRetry(DEFAULT_RETRY_SETTINGS, 2, { floorMs: 30_000 }))).toBe(30_000);
+		expect(delayOf(planRetry({ ...DEFAULT_RETRY_SETTINGS, maxAgentDelayMs: 0, maxRetries: 8 }, 8))).toBe(256_000);
+	});
+
+	it("is the policy the session re-exports (one source of truth)", () => {
+		expect(sessionPlanRetry(DEFAULT_RETRY_SETTINGS, 2)).toEqual(planRetry(DEFAULT_RETRY_SETTINGS, 2));
+		expect(planRetry(DEFAULT_RETRY_SETTINGS, 4)).toMatchObject({ kind: "give_up", reason: "exhausted" });
+		expect(planRetry({ ...DEFAULT_RETRY_SETTINGS, enabled: false }, 1)).toMatchObject({ reason: "disabled" });
 	});
 });
+
+function delayOf(plan: ReturnType<typeof planRetry>): number | string {
+	return plan.kind === "retry" ? plan.delayMs : plan.reason;
+}
 
 describe("prompt-operation machine: one operation", () => {
 	it("runs preflight → running → beforeSettle → settling → idle with exactly one settle", async () => {
@@ -132,14 +136,33 @@ describe("prompt-operation machine: one operation", () => {
 	it("an unprovided actor rejects with a message that names it and how to provide it", async () => {
 		const actor = createActor(promptOperationMachine, { input: {} });
 		const results: PromptOperationEmitted[] = [];
-		actor.on("preflight_result", (e) => results.push(e));
+		actor.on("manual_compaction_done", (e) => results.push(e));
 		actor.start();
-		actor.send({ type: "PROMPT", request: { requestId: "r1" } });
+		actor.send({ type: "COMPACT", requestId: "c1" });
 		await flush();
 		expect(actor.getSnapshot().value).toBe("idle");
 		const error = (results[0] as { error?: Error }).error;
-		expect(error?.message).toContain('actor "preflight" is not provided');
+		expect(error?.message).toContain('actor "compact" is not provided');
 		expect(error?.message).toContain("promptOperationMachine.provide");
+	});
+
+	it("requests each step with its input and waits for the answer (an unanswered request keeps the state)", async () => {
+		const actor = createActor(promptOperationMachine, { input: {} });
+		const requests: PromptOperationEmitted[] = [];
+		actor.on("preflight_requested", (e) => requests.push(e));
+		actor.on("run_requested", (e) => requests.push(e));
+		actor.start();
+		actor.send({ type: "PROMPT", request: { requestId: "r1", payload: "hi" } });
+		await flush();
+		expect(actor.getSnapshot().value).toBe("preflight");
+		expect(requests).toEqual([{ type: "preflight_requested", input: { request: { requestId: "r1", payload: "hi" } } }]);
+		actor.send({ type: "PREFLIGHT_DONE", output: { disposition: "started", runPayload: ["m"] } });
+		expect(requests[1]).toMatchObject({
+			type: "run_requested",
+			input: { mode: "prompt", payload: ["m"], runIndex: 1 },
+		});
+		expect(actor.getSnapshot().value).toEqual({ running: "working" });
+		actor.stop();
 	});
 
 	it("continues with agent.continue() when messages were queued after agent_end", async () => {
@@ -606,7 +629,7 @@ describe("prompt-operation machine: prompts while busy", () => {
 			requestId: "r2",
 			disposition: "queued",
 		});
-		expect(Object.keys(h.actor.getSnapshot().children)).toEqual(["run"]);
+		expect(Object.keys(h.actor.getSnapshot().children)).toEqual([]);
 		await h.send({ type: "PROMPT", request: { requestId: "r3" } });
 		await h.reject("busyPreflight.r3", new Error("Agent is already processing."));
 		expect(h.emittedOf("preflight_result").at(-1)).toEqual({
