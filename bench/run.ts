@@ -19,6 +19,8 @@ const HERE = dirname(fileURLToPath(import.meta.url));
 const BENCHMARKS: Record<string, string> = {
 	agent: "agent.ts",
 	store: "session-store.ts",
+	session: "session.ts",
+	"cold-start": "cold-start.ts",
 };
 
 const requested = process.argv.slice(2);

@@ -42,17 +42,51 @@ export {
 	fauxThinking,
 	fauxToolCall,
 } from "./llm/faux.js";
+export {
+	type ApiKeySource,
+	authenticationFailedMessage,
+	clampThinkingLevel,
+	InMemoryModelRuntime,
+	type ModelProviderRegistration,
+	type ModelRuntime,
+	noApiKeyForModelMessage,
+	noApiKeyFoundMessage,
+	noModelSelectedMessage,
+	sameModel,
+	supportedThinkingLevels,
+} from "./llm/model-runtime.js";
 export * from "./llm/tokens.js";
 export * from "./llm/types.js";
 export { validateToolArguments, validateToolCall } from "./llm/validation.js";
 export * from "./resources/index.js";
+export {
+	AgentSession,
+	type AgentSessionConfig,
+	type ExtensionBindings,
+	type PromptDisposition,
+	type PromptOptions,
+	type SendCustomMessageOptions,
+	type SessionClock,
+	type SessionTrace,
+} from "./session/agent-session.js";
+export type { BashResult, ExecuteBashOptions } from "./session/bash-runner.js";
 export {
 	bashExecutionToText,
 	type ConvertToLlmOptions,
 	convertMessageToLlm,
 	convertToLlm,
 } from "./session/convert-to-llm.js";
+export type {
+	AgentSessionEvent,
+	AgentSessionEventType,
+	AgentSessionListener,
+	SessionAgentEndEvent,
+	SessionOwnEvent,
+} from "./session/events.js";
 export type * from "./session/messages.js";
+export { modelRegistryView } from "./session/model-registry-view.js";
+export type { StreamingBehavior } from "./session/prompt-pipeline.js";
+export type { QueuedTexts } from "./session/queues.js";
 export * from "./session/retry-policy.js";
 export {
 	buildSystemPrompt,
