@@ -100,7 +100,7 @@ export default function (pi: any) {
 
 		const systems = systemMessages(p);
 		expect(systems.map((message) => message.kind)).toEqual(["baseline", "patch"]);
-		expect(systems[1]!.sections.map((section) => section.id).sort()).toEqual(
+		expect((systems[1]!.sections ?? []).map((section) => section.id).sort()).toEqual(
 			["guidelines", "project_context", "skills", "tools"].sort(),
 		);
 		expect(systems[1]!.content).toBe(request.systemPrompt);
