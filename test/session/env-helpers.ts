@@ -14,6 +14,7 @@ import { InMemoryModelRuntime } from "../../src/llm/model-runtime.js";
 import { DefaultResourceLoader, type DefaultResourceLoaderOptions } from "../../src/resources/resource-loader.js";
 import { AgentSession, type AgentSessionConfig } from "../../src/session/agent-session.js";
 import type { AgentSessionEvent } from "../../src/session/events.js";
+import { systemPromptFromTranscript } from "../../src/session/system-prompt.js";
 import { SettingsManager } from "../../src/settings/settings-manager.js";
 import { SessionManager } from "../../src/store/session-manager.js";
 
@@ -174,5 +175,44 @@ function writeFiles(base: string, files: Record<string, string> | undefined): vo
 		const target = join(base, path);
 		mkdirSync(dirname(target), { recursive: true });
 		writeFileSync(target, content);
+	}
+}
+
+/** What one request saw, next to what the reopened transcript says it saw. */
+export interface RequestReplay {
+	request: number;
+	sentPrompt: string | undefined;
+	replayedPrompt: string | undefined;
+	sentTools: string[];
+	replayedTools: string[] | undefined;
+}
+
+/**
+ * Opens a session file read-only and, for each assistant message of its context (one per model
+ * request), replays the system messages before it: the prompt and tools the transcript says that
+ * request saw, next to what the faux provider recorded.
+ */
+export function replayRequests(file: string, requests: FauxProvider["requests"]): RequestReplay[] {
+	const reopened = SessionManager.open(file, undefined, undefined, { readOnly: true });
+	try {
+		const messages = reopened.buildSessionContext().messages;
+		const out: RequestReplay[] = [];
+		let request = 0;
+		for (let index = 0; index < messages.length; index++) {
+			if (messages[index]!.role !== "assistant") continue;
+			const replayed = systemPromptFromTranscript(messages.slice(0, index));
+			const sent = requests[request];
+			out.push({
+				request,
+				sentPrompt: sent?.systemPrompt,
+				replayedPrompt: replayed?.prompt,
+				sentTools: (sent?.tools ?? []).map((tool) => tool.name),
+				replayedTools: replayed?.tools,
+			});
+			request++;
+		}
+		return out;
+	} finally {
+		reopened.close();
 	}
 }
