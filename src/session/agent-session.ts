@@ -84,6 +84,7 @@ import {
 	reloadSession,
 } from "./reload.js";
 import {
+	awaitsResponseSinceCompaction,
 	computeSessionStats,
 	contextUsage,
 	exportBranchToJsonl,
@@ -1035,7 +1036,12 @@ export class AgentSession {
 	 * ```
 	 */
 	getContextUsage(): ContextUsage | undefined {
-		return contextUsage(this.agent.state.messages, this.model, this.internals.transcript.latestCompactionAt);
+		const compacted = this.internals.transcript.latestCompactionAt !== undefined;
+		return contextUsage(
+			this.agent.state.messages,
+			this.model,
+			compacted && awaitsResponseSinceCompaction(this.sessionManager),
+		);
 	}
 
 	/**

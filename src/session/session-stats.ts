@@ -73,32 +73,47 @@ export function computeSessionStats(
 
 /**
  * Context tokens against the model's window (pi's `getContextUsage`): the last valid response's
- * usage plus estimates of what came after it. Right after a compaction, until a response arrives,
- * the size is unknown: `tokens` and `percent` are null. Undefined without a model or a window.
- * Walks back only to the last response. Must not throw.
+ * usage plus estimates of what came after it. `unknownSinceCompaction` (see
+ * {@link awaitsResponseSinceCompaction}): the context was compacted and no response arrived since,
+ * so the size is unknown and `tokens` / `percent` are null. Undefined without a model or a
+ * window. Walks back only to the last response. Must not throw.
  *
  * @example
  * ```ts
- * const usage = contextUsage(messages, model, transcript.latestCompactionAt);
+ * const usage = contextUsage(messages, model, awaitsResponseSinceCompaction(sessionManager));
  * if (usage?.percent && usage.percent > 80) console.warn("context almost full");
  * ```
  */
 export function contextUsage(
 	messages: readonly AgentMessage[],
 	model: Pick<Model, "contextWindow"> | undefined,
-	latestCompactionAt: number | undefined,
+	unknownSinceCompaction: boolean,
 ): ContextUsage | undefined {
 	if (!model || !(model.contextWindow > 0)) return undefined;
 	const contextWindow = model.contextWindow;
-	const estimate = estimateContextTokens(messages);
-	if (latestCompactionAt !== undefined) {
-		const index = estimate.lastUsageIndex;
-		// A response kept from before the compaction describes the old, larger context.
-		if (index === null || !(messages[index]!.timestamp > latestCompactionAt)) {
-			return { tokens: null, contextWindow, percent: null };
+	if (unknownSinceCompaction) return { tokens: null, contextWindow, percent: null };
+	const { tokens } = estimateContextTokens(messages);
+	return { tokens, contextWindow, percent: (tokens / contextWindow) * 100 };
+}
+
+/**
+ * True when the current branch's latest compaction has no complete response after it: responses
+ * kept from before the compaction describe the old, larger context. Walks back from the leaf only
+ * to the last response (or the compaction). Must not throw.
+ */
+export function awaitsResponseSinceCompaction(
+	sessionManager: Pick<SessionManager, "getLeafEntry" | "getEntry">,
+): boolean {
+	let entry = sessionManager.getLeafEntry();
+	while (entry) {
+		if (entry.type === "compaction") return true;
+		if (entry.type === "message" && entry.message.role === "assistant") {
+			const assistant = entry.message as AssistantMessage;
+			if (assistant.stopReason !== "aborted" && assistant.stopReason !== "error") return false;
 		}
+		entry = entry.parentId ? sessionManager.getEntry(entry.parentId) : undefined;
 	}
-	return { tokens: estimate.tokens, contextWindow, percent: (estimate.tokens / contextWindow) * 100 };
+	return false;
 }
 
 /**
