@@ -843,8 +843,9 @@ export class AgentSession {
 			syncSettings: () => {
 				this.agent.steeringMode = this.settingsManager.getSteeringMode();
 				this.agent.followUpMode = this.settingsManager.getFollowUpMode();
-				this.syncRetrySettings();
+				if (!this.disposed) this.syncRetrySettings();
 			},
+			isDisposed: () => this.disposed,
 		};
 	}
 

@@ -118,6 +118,8 @@ export interface ReloadTarget {
 	releaseProviders(): void;
 	/** Re-reads the settings the session keeps elsewhere (queue modes, retry settings). */
 	syncSettings(): void;
+	/** The session was disposed (meanwhile): the reload stops, leaving nothing bound. */
+	isDisposed(): boolean;
 }
 
 /** Rebuilds the extension runtime, settings and resources of a session (see the module doc). */
@@ -140,6 +142,10 @@ export async function reloadSession(target: ReloadTarget, options: ReloadOptions
 		eventBus: target.eventBus,
 		flagValues,
 	});
+	if (target.isDisposed()) {
+		runner.invalidate(STALE_EXTENSION_CONTEXT_MESSAGE);
+		return;
+	}
 	s.loadout.reconfigureBuiltins(builtinToolOptions(s.settingsManager));
 	target.install(runner, loadErrors);
 	s.loadout.refresh(runner.getAllRegisteredTools(), { activeToolNames, includeAllExtensionTools: true });
@@ -148,6 +154,7 @@ export async function reloadSession(target: ReloadTarget, options: ReloadOptions
 
 	if (!target.hasHostBindings()) return;
 	await options.beforeSessionStart?.();
+	if (target.isDisposed()) return;
 	await runner.emit({ type: "session_start", reason: "reload" });
 	await discoverExtensionResources(s, runner, "reload");
 }

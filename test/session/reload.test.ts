@@ -4,7 +4,7 @@
  * `session_shutdown` and goes stale; the new one gets `session_start` / `resources_discover` with
  * reason `reload`; active tools and flag values carry over; the change is recorded in the transcript.
  */
-import { rmSync } from "node:fs";
+import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { SettleError } from "../../src/errors.js";
@@ -13,6 +13,7 @@ import { fauxAssistantMessage, fauxToolCall } from "../../src/llm/faux.js";
 import type { Context } from "../../src/llm/types.js";
 import type { SystemMessage } from "../../src/session/messages.js";
 import { RELOAD_WHILE_BUSY } from "../../src/session/reload.js";
+import { createHarness } from "../../src/testing/harness.js";
 import { type LiveProject, openProject } from "./env-helpers.js";
 
 interface TestLog {
@@ -314,5 +315,41 @@ export default function (pi: any) {
 		await p.session.prompt("two");
 		const context = p.faux.requests[1] as Context;
 		expect(context.messages.map((message) => message.role)).toEqual(["user", "assistant", "user"]);
+	});
+
+	it("a dispose during the reload stops it: the new extensions are stale and get no session_start", async () => {
+		let dispose: (() => void) | undefined;
+		p = await openProject({
+			files: { ".settle/extensions/life.ts": lifecycleExtension("life") },
+			extensionFactories: [(pi) => pi.on("session_shutdown", () => dispose?.())],
+		});
+		dispose = () => p!.session.dispose();
+		await p.session.reload();
+		const log = g.__settleReloadTest!;
+		expect(log.values["life:loads"]).toBe(2);
+		expect(log.events).not.toContain("life2:session_start:reload");
+		const newPi = log.captured["life:2"] as { getActiveTools(): string[] };
+		expect(() => newPi.getActiveTools()).toThrow(STALE_EXTENSION_CONTEXT_MESSAGE);
+		await expect(p.session.reload()).rejects.toMatchObject({ code: "SESSION_CLOSED" });
+	});
+
+	it("with the in-memory test loader, skills added by resources_discover are not doubled by a reload", async () => {
+		const h = await createHarness({
+			extensionFactories: [
+				(pi) => pi.on("resources_discover", (event) => ({ skillPaths: [join(event.cwd, "skills")] })),
+			],
+		});
+		try {
+			mkdirSync(join(h.tempDir, "skills/lint"), { recursive: true });
+			writeFileSync(
+				join(h.tempDir, "skills/lint/SKILL.md"),
+				"---\nname: lint\ndescription: Lint.\n---\nRun the linter.\n",
+			);
+			await h.session.reload();
+			await h.session.reload();
+			expect(h.resourceLoader.getSkills().skills.map((skill) => skill.name)).toEqual(["lint"]);
+		} finally {
+			h.cleanup();
+		}
 	});
 });
