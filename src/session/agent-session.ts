@@ -56,7 +56,7 @@ import {
 	supportedThinkingLevels,
 } from "../llm/model-runtime.js";
 import type { AgentMessage, ImageContent, Model, TextContent, ThinkingLevel } from "../llm/types.js";
-import type { ResourceLoader } from "../resources/types.js";
+import type { PromptTemplate, ResourceLoader } from "../resources/types.js";
 import type { SettingsManager } from "../settings/settings-manager.js";
 import type { SessionManager } from "../store/session-manager.js";
 import type { ToolInfo } from "../tools/registry.js";
@@ -939,6 +939,11 @@ export class AgentSession {
 		if (!choice) return undefined;
 		await this.switchModel(choice.model, "cycle", choice.thinkingLevel ?? this.thinkingLevelForSwitch(), options);
 		return { model: choice.model, thinkingLevel: this.thinkingLevel, isScoped: choice.isScoped };
+	}
+
+	/** The prompt templates of the current resources (`/name args`). */
+	get promptTemplates(): PromptTemplate[] {
+		return this.resourceLoader.getPrompts().prompts;
 	}
 
 	/** The models {@link cycleModel} cycles through (empty: all available models). */

@@ -34,7 +34,7 @@ export interface ReloadOptions {
 	/**
 	 * Called after the new extensions loaded and before they get `session_start` (only when the host
 	 * bound extensions): the place to re-bind host UI state. A rejection rejects `reload()`; the
-	 * session is already reloaded by then.
+	 * session is already reloaded by then. Don't await a prompt here: prompts wait for the reload.
 	 */
 	beforeSessionStart?: () => void | Promise<void>;
 }
