@@ -68,6 +68,9 @@ describe("a .settle/ project (fixture live-app)", () => {
 		p.faux.setResponses([fauxAssistantMessage("fixed")]);
 		await p.session.prompt("/fix 42 src/login.ts check Safari first");
 		expect(userText(p.faux.requests[0]!)).toBe("Fix issue 42 in src/login.ts. Notes: check Safari first");
+		expect(p.session.promptTemplates.map((template) => [template.name, template.description])).toEqual([
+			["fix", "Fix an issue in a file"],
+		]);
 	});
 
 	it("runs the project's command, which prompts; the model calls the project's tool with the flag's default", async () => {
