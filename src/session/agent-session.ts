@@ -21,9 +21,9 @@ import { Agent } from "../agent/agent.js";
 import type { AgentTool, AgentToolResult } from "../agent/types.js";
 import type { CompactionResult } from "../compaction/types.js";
 import { errorMessage, SettleError } from "../errors.js";
-import { instantiateExtensions } from "../extensions/loader.js";
+import { createEventBus } from "../extensions/event-bus.js";
 import { STALE_EXTENSION_CONTEXT_MESSAGE } from "../extensions/messages.js";
-import { ExtensionRunner, resourcePathsFromDiscovery } from "../extensions/runner.js";
+import type { ExtensionRunner } from "../extensions/runner.js";
 import type {
 	ContextUsage,
 	CustomMessageInput,
@@ -37,6 +37,8 @@ import type {
 	ExtensionRuntimeActions,
 	ExtensionUIContext,
 	InputSource,
+	ProviderConfig,
+	ScopedModel,
 	SessionStartEvent,
 	SlashCommandInfo,
 } from "../extensions/types.js";
@@ -53,9 +55,8 @@ import {
 	sameModel,
 	supportedThinkingLevels,
 } from "../llm/model-runtime.js";
-import { estimateContextTokens } from "../llm/tokens.js";
 import type { AgentMessage, ImageContent, Model, TextContent, ThinkingLevel } from "../llm/types.js";
-import type { ResourceLoader } from "../resources/types.js";
+import type { PromptTemplate, ResourceLoader } from "../resources/types.js";
 import type { SettingsManager } from "../settings/settings-manager.js";
 import type { SessionManager } from "../store/session-manager.js";
 import type { ToolInfo } from "../tools/registry.js";
@@ -63,19 +64,36 @@ import type { AnyToolDefinition } from "../tools/types.js";
 import { type BashResult, BashRunner, type ExecuteBashOptions } from "./bash-runner.js";
 import { finishTurnBoundary } from "./boundaries.js";
 import { reportOverflowRecoveryFailed } from "./compaction-runner.js";
-import { convertMessageToLlm } from "./convert-to-llm.js";
 import { createEventBridge } from "./event-bridge.js";
 import type { AgentSessionListener } from "./events.js";
+import { blockImagesAwareConverter } from "./images.js";
 import { createOperationScratch, type SessionInternals } from "./internals.js";
 import type { CustomMessage } from "./messages.js";
+import { type CycleDirection, type ModelCycleResult, nextCycleModel } from "./model-cycling.js";
 import { modelRegistryView } from "./model-registry-view.js";
 import { answerMachineRequests, sessionPromptOperationMachine } from "./operation-actors.js";
 import { type PromptPayload, queueInput, type StreamingBehavior } from "./prompt-pipeline.js";
 import { PublicEvents } from "./public-events.js";
 import { type QueuedTexts, SessionQueues } from "./queues.js";
+import {
+	builtinToolOptions,
+	discoverExtensionResources,
+	loadExtensionRunner,
+	RELOAD_WHILE_BUSY,
+	type ReloadOptions,
+	reloadSession,
+} from "./reload.js";
+import {
+	awaitsResponseSinceCompaction,
+	computeSessionStats,
+	contextUsage,
+	exportBranchToJsonl,
+	lastAssistantText,
+	type SessionStats,
+} from "./session-stats.js";
 import type { SystemPromptOptions } from "./system-prompt.js";
 import { COMPACTION_NOT_POSSIBLE_NOW, DISPOSED_BEFORE_SETTLED, notYetSupported, SESSION_DISPOSED } from "./texts.js";
-import { ToolLoadout } from "./tool-loadout.js";
+import { recordLoadoutChangeBeforeRun, ToolLoadout } from "./tool-loadout.js";
 import { Transcript } from "./transcript.js";
 
 /** How a prompt was dispatched: consumed by a command or the input hook, queued, or started. */
@@ -116,6 +134,8 @@ export interface AgentSessionConfig {
 	model?: Model;
 	/** Thinking level for a created Agent (default: the session's, else settings, else `medium`; clamped). */
 	thinkingLevel?: ThinkingLevel;
+	/** Models {@link AgentSession.cycleModel} cycles through (pi's `--models`); default: every available model. */
+	scopedModels?: ScopedModel[];
 	/** SDK tools; they replace extension and built-in tools of the same name. */
 	customTools?: AnyToolDefinition[];
 	/** Initially active tools (default: the transcript's recorded set, else read, bash, edit, write). */
@@ -206,10 +226,18 @@ export class AgentSession {
 	readonly resourceLoader: ResourceLoader;
 	readonly modelRuntime: ModelRuntime;
 	readonly cwd: string;
-	/** Extension factories that failed while loading (they are left out). */
-	readonly extensionLoadErrors: ExtensionLoadError[];
 
 	private runnerInstance: ExtensionRunner;
+	private loadErrors: ExtensionLoadError[];
+	private readonly modelRegistry: ExtensionModelRegistry;
+	private readonly eventBus: EventBus;
+	/** What the host passed to {@link bindExtensions}; re-applied to the runner a reload builds. */
+	private hostBindings: ExtensionBindings | undefined;
+	/** Providers registered by the current extensions (unregistered on reload). */
+	private readonly extensionProviders = new Set<string>();
+	private scopedModelList: ScopedModel[];
+	/** The reload in progress; prompts wait for it. */
+	private reloading: Promise<void> | undefined;
 	private readonly events = new PublicEvents();
 	private readonly internals: SessionInternals;
 	private readonly loadout: ToolLoadout;
@@ -241,31 +269,39 @@ export class AgentSession {
 		const cwd = config.cwd ?? config.sessionManager.getCwd();
 		const agent = config.agent ?? createSessionAgent(config);
 		const modelRegistry = config.modelRegistry ?? modelRegistryView(config.modelRuntime);
-		const extensions = config.resourceLoader.getExtensions();
-		const loaded = await instantiateExtensions(extensions.extensions, {
+		const eventBus = config.eventBus ?? createEventBus();
+		const { runner, loadErrors } = await loadExtensionRunner(config.resourceLoader, {
 			cwd,
-			...(config.eventBus ? { eventBus: config.eventBus } : {}),
+			sessionManager: config.sessionManager,
+			modelRegistry,
+			eventBus,
 			...(config.flagValues ? { flagValues: config.flagValues } : {}),
 		});
-		const runner = new ExtensionRunner(loaded, { cwd, sessionManager: config.sessionManager, modelRegistry });
-		const loadErrors: ExtensionLoadError[] = [...extensions.errors, ...loaded.errors];
-		return new AgentSession(config, cwd, agent, runner, loadErrors);
+		return new AgentSession(config, { cwd, agent, runner, loadErrors, modelRegistry, eventBus });
 	}
 
 	private constructor(
 		config: AgentSessionConfig,
-		cwd: string,
-		agent: Agent,
-		runner: ExtensionRunner,
-		loadErrors: ExtensionLoadError[],
+		parts: {
+			cwd: string;
+			agent: Agent;
+			runner: ExtensionRunner;
+			loadErrors: ExtensionLoadError[];
+			modelRegistry: ExtensionModelRegistry;
+			eventBus: EventBus;
+		},
 	) {
+		const { cwd, agent, runner } = parts;
 		this.agent = agent;
 		this.sessionManager = config.sessionManager;
 		this.settingsManager = config.settingsManager;
 		this.resourceLoader = config.resourceLoader;
 		this.modelRuntime = config.modelRuntime;
 		this.cwd = cwd;
-		this.extensionLoadErrors = loadErrors;
+		this.loadErrors = parts.loadErrors;
+		this.modelRegistry = parts.modelRegistry;
+		this.eventBus = parts.eventBus;
+		this.scopedModelList = config.scopedModels ? [...config.scopedModels] : [];
 		this.runnerInstance = runner;
 		this.clock = config.clock;
 		this.sessionStartEvent = config.sessionStartEvent ?? { type: "session_start", reason: "startup" };
@@ -277,11 +313,7 @@ export class AgentSession {
 			cwd,
 			agent,
 			resourceLoader: this.resourceLoader,
-			builtinOptions: {
-				autoResizeImages: settings.getImageAutoResize(),
-				...(settings.getShellCommandPrefix() !== undefined ? { commandPrefix: settings.getShellCommandPrefix() } : {}),
-				...(settings.getShellPath() !== undefined ? { shellPath: settings.getShellPath() } : {}),
-			},
+			builtinOptions: builtinToolOptions(settings),
 			...(config.customTools ? { customTools: config.customTools } : {}),
 			...(config.baseToolsOverride ? { baseToolsOverride: config.baseToolsOverride } : {}),
 			...(config.allowedToolNames ? { allowedToolNames: config.allowedToolNames } : {}),
@@ -305,18 +337,17 @@ export class AgentSession {
 			send: (event) => this.actor.send(event),
 			isStreaming: () => this.isStreaming,
 			model: () => this.model,
-			beforeRun: () => this.selectAgentHooks(),
+			beforeRun: () => {
+				recordLoadoutChangeBeforeRun(this.internals);
+				this.selectAgentHooks();
+			},
 		};
 		this.bash = new BashRunner(this.internals);
 
 		this.unsubscribeAgent = agent.subscribe(createEventBridge(this.internals));
 		this.selectAgentHooks();
 		this.bindRunner(runner);
-		this.loadout.refresh(runner.getAllRegisteredTools(), {
-			activeToolNames:
-				config.initialActiveToolNames ?? this.loadout.recordedActiveToolNames() ?? this.loadout.defaultActiveToolNames,
-			includeAllExtensionTools: true,
-		});
+		this.loadout.initialize(runner.getAllRegisteredTools(), config.initialActiveToolNames);
 		if (!agent.state.systemPrompt) agent.state.systemPrompt = this.loadout.renderedPrompt();
 
 		this.actor = createActor(sessionPromptOperationMachine(this.internals), {
@@ -411,6 +442,11 @@ export class AgentSession {
 
 	get extensionRunner(): ExtensionRunner {
 		return this.runnerInstance;
+	}
+
+	/** Extension modules that failed to import and factories that threw (they are left out); replaced by each reload. */
+	get extensionLoadErrors(): ExtensionLoadError[] {
+		return this.loadErrors;
 	}
 
 	/** Queued steering + follow-up texts not yet delivered. */
@@ -754,9 +790,63 @@ export class AgentSession {
 		throw new SettleError("INVALID_ARGUMENT", notYetSupported("navigateTree()"));
 	}
 
-	/** Reloading resources and extensions arrives with the recovery-paths issue. */
-	async reload(): Promise<never> {
-		throw new SettleError("INVALID_ARGUMENT", notYetSupported("reload()"));
+	/**
+	 * Reloads settings, resources and extensions (C.11): the old extensions get `session_shutdown
+	 * {reason:"reload"}` and their `pi` / `ctx` objects go stale; the new ones load with the previous
+	 * flag values, the active tools that are still registered stay active, and — when the host bound
+	 * extensions — they get `session_start` and `resources_discover` with reason `reload`. The
+	 * transcript, session file and model stay; a changed prompt is recorded before the next request.
+	 * Rejects with `BUSY` while an operation or a compaction runs. Concurrent calls run one after the
+	 * other; prompts sent meanwhile wait for it. Load failures are in {@link extensionLoadErrors}.
+	 *
+	 * @example
+	 * ```ts
+	 * writeFileSync(join(cwd, "AGENTS.md"), "Use tabs.");
+	 * await session.reload(); // the next request's system prompt has the new AGENTS.md
+	 * ```
+	 */
+	reload(options: ReloadOptions = {}): Promise<void> {
+		if (this.disposed) return Promise.reject(new SettleError("SESSION_CLOSED", SESSION_DISPOSED));
+		const previous = this.reloading ?? Promise.resolve();
+		const run = previous.then(() => {
+			this.assertUsable();
+			if (this.isStreaming || this.isCompacting) throw new SettleError("BUSY", RELOAD_WHILE_BUSY);
+			return reloadSession(this.reloadTarget(), options);
+		});
+		const settled = run.then(
+			() => undefined,
+			() => undefined,
+		);
+		this.reloading = settled;
+		void settled.then(() => {
+			if (this.reloading === settled) this.reloading = undefined;
+		});
+		return run;
+	}
+
+	private reloadTarget() {
+		return {
+			s: this.internals,
+			eventBus: this.eventBus,
+			modelRegistry: this.modelRegistry,
+			install: (runner: ExtensionRunner, loadErrors: ExtensionLoadError[]) => {
+				this.runnerInstance = runner;
+				this.loadErrors = loadErrors;
+				this.bindRunner(runner);
+				this.applyHostBindings(runner);
+			},
+			hasHostBindings: () => this.hostBindings !== undefined,
+			releaseProviders: () => {
+				for (const name of this.extensionProviders) this.modelRegistry.unregisterProvider?.(name);
+				this.extensionProviders.clear();
+			},
+			syncSettings: () => {
+				this.agent.steeringMode = this.settingsManager.getSteeringMode();
+				this.agent.followUpMode = this.settingsManager.getFollowUpMode();
+				if (!this.disposed) this.syncRetrySettings();
+			},
+			isDisposed: () => this.disposed,
+		};
 	}
 
 	// -------------------------------------------------------------------------------------------
@@ -818,14 +908,68 @@ export class AgentSession {
 			runtime.hasConfiguredAuth(model.provider) ||
 			(runtime.checkAuth ? await runtime.checkAuth(model.provider) : false);
 		if (!authorized) throw new SettleError("NO_AUTH", noApiKeyForModelMessage(model));
+		await this.switchModel(model, "set", this.thinkingLevelForSwitch(), options);
+	}
+
+	/**
+	 * Switches to the next (or previous) model (C.12): among the scoped models that have auth when
+	 * models are scoped, else among all available models; wraps around. A scoped model's own
+	 * thinking level applies. Resolves undefined (and changes nothing) with at most one candidate.
+	 * Extensions get `model_select` with source `cycle`. `persist` (default true) saves the default model.
+	 *
+	 * @example
+	 * ```ts
+	 * const next = await session.cycleModel("backward");
+	 * if (next) console.log(`now ${next.model.id} (${next.thinkingLevel})`);
+	 * ```
+	 */
+	async cycleModel(
+		direction: CycleDirection = "forward",
+		options: { persist?: boolean } = {},
+	): Promise<ModelCycleResult | undefined> {
+		this.assertUsable();
+		const runtime = this.modelRuntime;
+		const choice = nextCycleModel({
+			scoped: this.scopedModelList,
+			available: this.scopedModelList.length > 0 ? [] : runtime.getAvailable(),
+			current: this.model,
+			direction,
+			hasAuth: (model) => runtime.hasConfiguredAuth(model.provider),
+		});
+		if (!choice) return undefined;
+		await this.switchModel(choice.model, "cycle", choice.thinkingLevel ?? this.thinkingLevelForSwitch(), options);
+		return { model: choice.model, thinkingLevel: this.thinkingLevel, isScoped: choice.isScoped };
+	}
+
+	/** The prompt templates of the current resources (`/name args`). */
+	get promptTemplates(): PromptTemplate[] {
+		return this.resourceLoader.getPrompts().prompts;
+	}
+
+	/** The models {@link cycleModel} cycles through (empty: all available models). */
+	get scopedModels(): ScopedModel[] {
+		return this.scopedModelList.slice();
+	}
+
+	/** Sets the models {@link cycleModel} cycles through (pi's `--models`); `[]` cycles all available models. */
+	setScopedModels(scopedModels: readonly ScopedModel[]): void {
+		this.scopedModelList = [...scopedModels];
+	}
+
+	/** Applies a model switch: `model_change` entry, optional default, thinking re-clamped, `model_select`. */
+	private async switchModel(
+		model: Model,
+		source: "set" | "cycle",
+		level: ThinkingLevel,
+		options: { persist?: boolean },
+	): Promise<void> {
 		const previous = this.model;
-		const level = this.thinkingLevelForSwitch();
 		this.agent.state.model = model;
 		this.sessionManager.appendModelChange(model.provider, model.id);
 		if (options.persist !== false) this.settingsManager.setDefaultModelAndProvider(model.provider, model.id);
 		this.setThinkingLevel(level, options);
 		if (!sameModel(previous, model) && this.runnerInstance.hasHandlers("model_select")) {
-			await this.runnerInstance.emit({ type: "model_select", model, previousModel: previous, source: "set" });
+			await this.runnerInstance.emit({ type: "model_select", model, previousModel: previous, source });
 		}
 	}
 
@@ -887,16 +1031,66 @@ export class AgentSession {
 		return this.loadout.getToolDefinition(name);
 	}
 
-	/** Estimated context tokens against the model's window. */
+	/**
+	 * Context tokens against the model's window: the last response's usage plus estimates of what
+	 * came after it. Right after a compaction, until the next response, `tokens` and `percent` are
+	 * null (unknown). Undefined without a model.
+	 *
+	 * @example
+	 * ```ts
+	 * const usage = session.getContextUsage(); // { tokens: 1234, contextWindow: 200000, percent: 0.6 }
+	 * ```
+	 */
 	getContextUsage(): ContextUsage | undefined {
-		const model = this.model;
-		if (!model) return undefined;
-		const { tokens } = estimateContextTokens(this.agent.state.messages);
-		return {
-			tokens,
-			contextWindow: model.contextWindow,
-			percent: model.contextWindow > 0 ? (tokens / model.contextWindow) * 100 : null,
-		};
+		const compacted = this.internals.transcript.latestCompactionAt !== undefined;
+		return contextUsage(
+			this.agent.state.messages,
+			this.model,
+			compacted && awaitsResponseSinceCompaction(this.sessionManager),
+		);
+	}
+
+	/**
+	 * Message, tool-call, token and cost totals over the current context (pi's `getSessionStats`).
+	 *
+	 * @example
+	 * ```ts
+	 * const { assistantMessages, tokens, cost } = session.getSessionStats();
+	 * ```
+	 */
+	getSessionStats(): SessionStats {
+		return computeSessionStats(this.agent.state.messages, {
+			sessionId: this.sessionId,
+			sessionFile: this.sessionFile,
+			contextUsage: this.getContextUsage(),
+		});
+	}
+
+	/**
+	 * The trimmed text of the last assistant message (an aborted empty one is skipped), or undefined.
+	 *
+	 * @example
+	 * ```ts
+	 * await session.prompt("Write a commit message");
+	 * const message = session.getLastAssistantText();
+	 * ```
+	 */
+	getLastAssistantText(): string | undefined {
+		return lastAssistantText(this.agent.state.messages);
+	}
+
+	/**
+	 * Writes the current branch as a linear session file (fresh header, entries re-chained) that
+	 * `SessionManager.open` reads; returns its absolute path. Default: `session-<timestamp>.jsonl`
+	 * in the process cwd.
+	 *
+	 * @example
+	 * ```ts
+	 * const file = session.exportToJsonl("exports/bugfix.jsonl");
+	 * ```
+	 */
+	exportToJsonl(outputPath?: string): string {
+		return exportBranchToJsonl(this.sessionManager, outputPath);
 	}
 
 	/** Sets the session's display name (`session_info_changed`). */
@@ -923,25 +1117,27 @@ export class AgentSession {
 	 */
 	async bindExtensions(bindings: ExtensionBindings = {}): Promise<void> {
 		this.assertUsable();
+		this.hostBindings = { ...this.hostBindings, ...bindings };
 		const runner = this.runnerInstance;
+		this.applyHostBindings(runner);
+		await runner.emit(this.sessionStartEvent);
+		await discoverExtensionResources(
+			this.internals,
+			runner,
+			this.sessionStartEvent.reason === "reload" ? "reload" : "startup",
+		);
+	}
+
+	/** Applies the host's bindings (UI, mode, command actions, error listener, shutdown) to a runner. */
+	private applyHostBindings(runner: ExtensionRunner): void {
+		const bindings = this.hostBindings ?? {};
 		if (bindings.uiContext !== undefined || bindings.mode !== undefined) {
 			runner.setUIContext(bindings.uiContext ?? runner.getUIContext(), bindings.mode);
 		}
 		runner.bindCommandContext(bindings.commandContextActions ?? this.defaultCommandActions());
-		if (bindings.onError) {
-			this.unsubscribeErrors?.();
-			this.unsubscribeErrors = runner.onError(bindings.onError);
-		}
+		this.unsubscribeErrors?.();
+		this.unsubscribeErrors = bindings.onError ? runner.onError(bindings.onError) : undefined;
 		if (bindings.shutdownHandler) this.shutdownHandler = bindings.shutdownHandler;
-		await runner.emit(this.sessionStartEvent);
-		if (runner.hasHandlers("resources_discover")) {
-			const reason = this.sessionStartEvent.reason === "reload" ? "reload" : "startup";
-			const collected = await runner.emitResourcesDiscover(this.cwd, reason);
-			if (collected.skillPaths.length + collected.promptPaths.length + collected.themePaths.length > 0) {
-				this.resourceLoader.extendResources(resourcePathsFromDiscovery(collected));
-				this.loadout.invalidatePrompt();
-			}
-		}
 	}
 
 	/** Whether any extension handles `type`. */
@@ -987,6 +1183,8 @@ export class AgentSession {
 
 	private request(payload: PromptPayload, preflightResult?: (disposition: PromptDisposition) => void): Promise<void> {
 		if (this.disposed) return Promise.reject(new SettleError("SESSION_CLOSED", SESSION_DISPOSED));
+		// A prompt sent during a reload runs on the reloaded extensions and resources.
+		if (this.reloading) return this.reloading.then(() => this.request(payload, preflightResult));
 		this.syncRetrySettings();
 		const requestId = `p${++this.requestCounter}`;
 		return new Promise<void>((resolve, reject) => {
@@ -1196,9 +1394,23 @@ export class AgentSession {
 			compact: (customInstructions) => this.compact(customInstructions),
 			getSystemPrompt: () => this.systemPrompt,
 			getSystemPromptOptions: () => this.getSystemPromptOptions(),
+			getScopedModels: () => this.scopedModels,
 			isProjectTrusted: () => this.resourceLoader.isProjectTrusted?.() ?? this.settingsManager.isProjectTrusted(),
 		};
-		runner.bindCore(actions, contextActions);
+		const registry = this.modelRegistry;
+		// Providers go to the model registry; the session remembers them so a reload can unregister them.
+		const providerActions = {
+			registerProvider: (name: string, config: ProviderConfig) => {
+				if (!registry.registerProvider) throw new SettleError("EXTENSION", providerNotSupported(name));
+				registry.registerProvider(name, config);
+				this.extensionProviders.add(name);
+			},
+			unregisterProvider: (name: string) => {
+				registry.unregisterProvider?.(name);
+				this.extensionProviders.delete(name);
+			},
+		};
+		runner.bindCore(actions, contextActions, providerActions);
 		runner.bindCommandContext(this.defaultCommandActions());
 	}
 
@@ -1218,7 +1430,7 @@ export class AgentSession {
 			fork: unavailable("fork"),
 			navigateTree: unavailable("navigateTree"),
 			switchSession: unavailable("switchSession"),
-			reload: unavailable("reload"),
+			reload: () => this.reload(),
 		};
 	}
 
@@ -1249,6 +1461,10 @@ export class AgentSession {
 		if (this.model?.reasoning) return this.thinkingLevel;
 		return (this.settingsManager.getDefaultThinkingLevel() as ThinkingLevel | undefined) ?? "medium";
 	}
+}
+
+function providerNotSupported(name: string): string {
+	return `Provider "${name}" cannot be registered: the session's model registry does not accept registrations. Use an InMemoryModelRuntime or pass a modelRegistry with registerProvider().`;
 }
 
 /** The machine rests in `idle` (or was stopped): what `waitForIdle()` waits for. */
@@ -1288,12 +1504,10 @@ function createSessionAgent(config: AgentSessionConfig): Agent {
 		(settingsManager.getDefaultThinkingLevel() as ThinkingLevel | undefined) ??
 		"medium";
 	const thinkingLevel = model ? clampThinkingLevel(model, requested) : "off";
-	const blockImages = settingsManager.getBlockImages();
 	const agent = new Agent({
 		initialState: { thinkingLevel, messages: context.messages, ...(model ? { model } : {}) },
-		convertMessageToLlm: blockImages
-			? (message) => convertMessageToLlm(message, { blockImages: true })
-			: (message) => convertMessageToLlm(message),
+		// `images.blockImages` is read at every request, so a changed setting or a reload applies.
+		convertToLlm: blockImagesAwareConverter(() => settingsManager.getBlockImages()),
 		streamFn: modelRuntime.stream,
 		getApiKey: (provider) => modelRuntime.getApiKey(provider),
 		steeringMode: settingsManager.getSteeringMode(),

@@ -11,6 +11,7 @@
  * 7–8. model and auth checks (pi's rejection texts);
  * 9. pre-send compaction check;
  * 10. `before_agent_start` (custom messages, a one-operation system prompt override);
+ * 11. images checked against the (possibly switched) model: dropped ones leave a hint in the text;
  * 12. messages: [system patch] + user message + next-turn messages + handler messages → started.
  *
  * Rejections throw; the machine turns them into a rejected `preflight_result`, and nothing runs.
@@ -29,6 +30,7 @@ import type { AgentMessage, AssistantMessage, ImageContent, Model } from "../llm
 import { expandPromptTemplate } from "../resources/prompt-templates.js";
 import { expandSkillCommand } from "../resources/skills.js";
 import { runCompaction } from "./compaction-runner.js";
+import { normalizePromptImages } from "./images.js";
 import type { SessionInternals } from "./internals.js";
 import type { CustomMessage } from "./messages.js";
 import { userMessage } from "./queues.js";
@@ -97,10 +99,12 @@ export async function preflight(s: SessionInternals, request: PromptRequest): Pr
 		forcedSystemPrompt = result?.systemPrompt;
 	}
 
+	// Step 11: against the model that will answer (a handler may have switched it).
+	const normalized = normalizePromptImages(text, images, s.model());
 	const messages: AgentMessage[] = [];
 	const system = s.loadout.nextSystemMessage(options);
 	if (system) messages.push(system);
-	messages.push(userMessage(text, images));
+	messages.push(userMessage(normalized.text, normalized.images));
 	for (const message of s.queues.takeNextTurn()) messages.push(message);
 	for (const message of handlerMessages) messages.push(message);
 	s.scratch.forcedSystemPrompt = forcedSystemPrompt;

@@ -6,16 +6,19 @@
  */
 import type { Agent } from "../agent/agent.js";
 import type { AgentTool } from "../agent/types.js";
+import type { AgentMessage } from "../llm/types.js";
 import type { ResourceLoader } from "../resources/types.js";
 import { createAllToolDefinitions, defaultActiveToolNames } from "../tools/index.js";
 import {
 	describeTools,
 	mergeToolRegistry,
+	type RegisteredTool,
 	selectRegisteredToolNames,
 	type ToolInfo,
 	type ToolRegistryEntry,
 } from "../tools/registry.js";
 import { type AnyToolDefinition, toAgentTool, toolDefinitionFromAgentTool } from "../tools/types.js";
+import type { SessionInternals } from "./internals.js";
 import type { SystemMessage } from "./messages.js";
 import {
 	buildSystemPromptSections,
@@ -46,7 +49,7 @@ export class ToolLoadout {
 	private registry = new Map<string, ToolRegistryEntry>();
 	private agentTools = new Map<string, AgentTool>();
 	private active: string[] = [];
-	private readonly builtins: AnyToolDefinition[];
+	private builtins: AnyToolDefinition[];
 	private readonly defaultActive: string[];
 	private cachedOptions: SystemPromptOptions | undefined;
 	private tracker: SystemPromptTracker;
@@ -56,22 +59,56 @@ export class ToolLoadout {
 	private overridden = false;
 
 	constructor(private readonly options: ToolLoadoutOptions) {
-		if (options.baseToolsOverride) {
-			this.builtins = Object.values(options.baseToolsOverride).map((tool) => toolDefinitionFromAgentTool(tool));
-			this.defaultActive = Object.keys(options.baseToolsOverride);
-		} else {
-			const { autoResizeImages, commandPrefix, shellPath } = options.builtinOptions;
-			this.builtins = Object.values(
-				createAllToolDefinitions(options.cwd, { read: { autoResizeImages }, bash: { commandPrefix, shellPath } }),
-			);
-			this.defaultActive = [...defaultActiveToolNames];
-		}
+		this.builtins = this.createBuiltins(options.builtinOptions);
+		this.defaultActive = options.baseToolsOverride
+			? Object.keys(options.baseToolsOverride)
+			: [...defaultActiveToolNames];
 		this.tracker = SystemPromptTracker.fromTranscript(options.agent.state.messages);
+	}
+
+	private createBuiltins(builtinOptions: ToolLoadoutOptions["builtinOptions"]): AnyToolDefinition[] {
+		const override = this.options.baseToolsOverride;
+		if (override) return Object.values(override).map((tool) => toolDefinitionFromAgentTool(tool));
+		const { autoResizeImages, commandPrefix, shellPath } = builtinOptions;
+		return Object.values(
+			createAllToolDefinitions(this.options.cwd, { read: { autoResizeImages }, bash: { commandPrefix, shellPath } }),
+		);
+	}
+
+	/**
+	 * Re-creates the built-in tools with new settings (reload: shell path, command prefix, image
+	 * resizing). Takes effect at the next {@link refresh}. `baseToolsOverride` tools are kept.
+	 */
+	reconfigureBuiltins(builtinOptions: ToolLoadoutOptions["builtinOptions"]): void {
+		this.builtins = this.createBuiltins(builtinOptions);
 	}
 
 	/** Active tool names recorded by the transcript's current system message, if any. */
 	recordedActiveToolNames(): string[] | undefined {
 		return this.tracker.current()?.tools;
+	}
+
+	/**
+	 * The first merge of a session (A.3, F.1 step 5). With `explicitActive` (the host chose the
+	 * tools), those plus every extension and SDK tool. Otherwise, when the transcript recorded a tool
+	 * set (a resumed session), exactly that set — plus extension and SDK tools the transcript never
+	 * mentions, i.e. ones installed since. Otherwise the defaults plus every extension and SDK tool.
+	 */
+	initialize(extensionTools: readonly RegisteredTool[], explicitActive?: readonly string[]): void {
+		const recorded = explicitActive ? undefined : this.recordedActiveToolNames();
+		if (!recorded) {
+			this.refresh(extensionTools, {
+				activeToolNames: explicitActive ?? this.defaultActive,
+				includeAllExtensionTools: true,
+			});
+			return;
+		}
+		this.refresh(extensionTools, { activeToolNames: recorded });
+		const mentioned = mentionedToolNames(this.options.agent.state.messages);
+		const added = [...this.registry.values()]
+			.filter((entry) => entry.kind !== "builtin" && !mentioned.has(entry.definition.name))
+			.map((entry) => entry.definition.name);
+		if (added.length > 0) this.setActiveToolsByName([...this.active, ...added]);
 	}
 
 	/** The default active set: `read, bash, edit, write`, or the keys of `baseToolsOverride`. */
@@ -85,7 +122,7 @@ export class ToolLoadout {
 	 * refresh after `pi.registerTool` at run time passes nothing (new tools become active).
 	 */
 	refresh(
-		extensionTools: Parameters<typeof mergeToolRegistry>[0]["extensionTools"],
+		extensionTools: readonly RegisteredTool[] | undefined,
 		options: { activeToolNames?: readonly string[]; includeAllExtensionTools?: boolean } = {},
 	): void {
 		const input: Parameters<typeof mergeToolRegistry>[0] = {
@@ -196,4 +233,32 @@ export class ToolLoadout {
 		this.tracker = SystemPromptTracker.fromTranscript(this.options.agent.state.messages);
 		this.changed = true;
 	}
+}
+
+/** Every tool name a transcript's system messages mention (active, added or removed). One pass, at open. */
+function mentionedToolNames(messages: readonly AgentMessage[]): Set<string> {
+	const names = new Set<string>();
+	for (const message of messages) {
+		if (message.role !== "system") continue;
+		const tools = (message as SystemMessage).tools;
+		if (!tools) continue;
+		for (const list of [tools.active, tools.added, tools.removed]) for (const name of list ?? []) names.add(name);
+	}
+	return names;
+}
+
+/**
+ * Records an unrecorded loadout change in the transcript now, before a run that does not start
+ * from a prompt (a retry, a continuation after compaction or a boundary): such a run's first
+ * request is not preceded by `prepareNextTurn`, and the transcript must show the prompt it sees.
+ * A no-op when nothing changed or the run's prompt already carries the system message.
+ */
+export function recordLoadoutChangeBeforeRun(s: SessionInternals): void {
+	if (!s.loadout.hasUnrecordedChanges || s.scratch.promptSystemMessage) return;
+	const message = s.loadout.nextSystemMessage();
+	if (!message) return;
+	s.events.emit({ type: "message_start", message });
+	s.transcript.append(message);
+	s.agent.state.systemPrompt = message.content;
+	s.events.emit({ type: "message_end", message });
 }
