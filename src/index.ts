@@ -83,11 +83,21 @@ export type {
 	SessionAgentEndEvent,
 	SessionOwnEvent,
 } from "./session/events.js";
+export { blockImagesAwareConverter, normalizePromptImages, SUPPORTED_PROMPT_IMAGE_TYPES } from "./session/images.js";
 export type * from "./session/messages.js";
+export { type CycleDirection, type ModelCycleResult, nextCycleModel } from "./session/model-cycling.js";
 export { modelRegistryView } from "./session/model-registry-view.js";
 export type { StreamingBehavior } from "./session/prompt-pipeline.js";
 export type { QueuedTexts } from "./session/queues.js";
+export { loadExtensionRunner, RELOAD_WHILE_BUSY, type ReloadOptions } from "./session/reload.js";
 export * from "./session/retry-policy.js";
+export {
+	computeSessionStats,
+	contextUsage,
+	exportBranchToJsonl,
+	lastAssistantText,
+	type SessionStats,
+} from "./session/session-stats.js";
 export {
 	buildSystemPrompt,
 	buildSystemPromptSections,
