@@ -3,9 +3,10 @@
  * honours .gitignore and skips .git.
  */
 import { stat } from "node:fs/promises";
-import { type Static, Type } from "@sinclair/typebox";
+import type { Static } from "@sinclair/typebox";
 import picomatch from "picomatch";
 import { SettleError } from "../errors.js";
+import { Type } from "../schema/typebox.js";
 import { raceAbort, throwIfAborted } from "./abort.js";
 import { resolveToCwd } from "./paths.js";
 import { DEFAULT_MAX_BYTES, formatSize, type TruncationResult, truncateHead } from "./truncate.js";

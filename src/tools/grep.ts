@@ -4,9 +4,10 @@
  */
 import { open, stat } from "node:fs/promises";
 import { basename } from "node:path";
-import { type Static, Type } from "@sinclair/typebox";
+import type { Static } from "@sinclair/typebox";
 import picomatch from "picomatch";
 import { SettleError } from "../errors.js";
+import { Type } from "../schema/typebox.js";
 import { raceAbort, throwIfAborted } from "./abort.js";
 import { resolveToCwd } from "./paths.js";
 import {
