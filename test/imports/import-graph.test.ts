@@ -48,6 +48,7 @@ beforeAll(() => {
 		"src/inspect/index.ts",
 		"src/testing/index.ts",
 		"test/fixtures/imports/session-prompt.ts",
+		"test/fixtures/imports/settings-files.ts",
 	]) {
 		compiled.set(entry, compileForNode(entry, outDir));
 	}
@@ -89,6 +90,12 @@ describe("import graph", () => {
 		const unexpected = ["@sinclair/typebox", "ajv", "@dagrejs/dagre", "jiti", "yaml", "diff", "fast-check"];
 		expect(unexpected.filter((name) => packages.has(name))).toEqual([]);
 		expect([...packages].filter((name) => name.startsWith("@mariozechner/"))).toEqual([]);
+	});
+
+	it("reading settings files and changing settings does not load TypeBox", () => {
+		const packages = packagesLoadedBy("test/fixtures/imports/settings-files.ts");
+		expect(packages.has("proper-lockfile")).toBe(true); // the setter wrote under a file lock
+		expect(packages.has("@sinclair/typebox")).toBe(false);
 	});
 
 	it('import "settle/inspect" does not load dagre until a diagram is drawn', () => {
