@@ -1,9 +1,10 @@
-// Cold-start child for bench/cold-start.ts: pi 0.73.1 imported from its package entry, then an
-// offline AgentSession created as ../shared/peers/pi-npm/harness.mjs does. Prints one JSON line.
-import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
+// Cold-start child for bench/cold-start.ts: pi 0.73.1 imported from its package entry, an offline
+// AgentSession created as ../shared/peers/pi-npm/harness.mjs does, then a first prompt (one `read`
+// tool call, then a text reply). Prints one JSON line: time since process start and RSS per step.
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { registerFauxProvider } from "@mariozechner/pi-ai";
+import { fauxAssistantMessage, fauxToolCall, registerFauxProvider } from "@mariozechner/pi-ai";
 import {
 	AuthStorage,
 	createAgentSession,
@@ -19,7 +20,7 @@ const root = mkdtempSync(join(tmpdir(), "pi-cold-start-"));
 const cwd = join(root, "cwd");
 const agentDir = join(root, "agent");
 for (const dir of [cwd, agentDir]) mkdirSync(dir, { recursive: true });
-const faux = registerFauxProvider({ provider: "faux" });
+const faux = registerFauxProvider({ provider: "faux", tokenSize: { min: 1_000_000, max: 1_000_000 } });
 const authStorage = AuthStorage.inMemory();
 authStorage.setRuntimeApiKey("faux", "offline-dummy-key");
 const settingsManager = SettingsManager.inMemory({});
@@ -47,12 +48,29 @@ const { session } = await createAgentSession({
 });
 await session.bindExtensions({});
 const createdAt = performance.now();
+const cpu = process.cpuUsage();
+const rssAfterCreateMiB = process.memoryUsage().rss / 1048576;
+
+writeFileSync(join(cwd, "notes.txt"), "cold start\n");
+faux.setResponses([
+	fauxAssistantMessage([fauxToolCall("read", { path: "notes.txt" })], { stopReason: "toolUse" }),
+	fauxAssistantMessage("done"),
+]);
+await session.prompt("Read notes.txt");
+const promptSettledAt = performance.now();
+const messages = session.messages;
+if (messages.at(-1)?.role !== "assistant" || messages.filter((m) => m.role === "toolResult").length !== 1) {
+	throw new Error(`first prompt did not run a tool turn and a reply: ${JSON.stringify(messages)}`);
+}
 process.stdout.write(
 	`${JSON.stringify({
 		importsDoneMs: importsDoneAt,
 		sessionCreatedMs: createdAt,
+		firstPromptSettledMs: promptSettledAt,
+		cpuToSessionCreatedMs: (cpu.user + cpu.system) / 1000,
 		rssAfterImportMiB,
-		rssAfterCreateMiB: process.memoryUsage().rss / 1048576,
+		rssAfterCreateMiB,
+		rssAfterFirstPromptMiB: process.memoryUsage().rss / 1048576,
 		tools: session.getActiveToolNames().length,
 	})}\n`,
 );

@@ -1,10 +1,11 @@
 /**
  * Cold-start child for bench/cold-start.ts (compiled to plain JS and run with `node`): imports
- * Settle's package entry and the AgentSession, then creates a session the way an SDK user would
+ * Settle's package entry and the AgentSession, creates a session the way an SDK user would
  * (SessionManager on disk in a temp dir, in-memory settings, resource loader without discovery,
- * the faux provider) and prints one JSON line of timings.
+ * the faux provider), then runs a first prompt (one `read` tool call, then a text reply). Prints one
+ * JSON line: time since process start and RSS at each step.
  */
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import * as settle from "../../src/index.js";
@@ -14,7 +15,7 @@ import { AgentSession } from "../../src/session/agent-session.js";
 const importsDoneAt = performance.now();
 const rssAfterImportMiB = process.memoryUsage().rss / 1048576;
 const dir = mkdtempSync(join(tmpdir(), "settle-cold-start-"));
-const faux = settle.createFauxProvider();
+const faux = settle.createFauxProvider({ tokenSize: { min: 1_000_000, max: 1_000_000 } });
 const modelRuntime = new InMemoryModelRuntime();
 modelRuntime.registerFauxProvider(faux);
 const session = await AgentSession.create({
@@ -27,12 +28,29 @@ const session = await AgentSession.create({
 });
 await session.bindExtensions();
 const createdAt = performance.now();
+const cpu = process.cpuUsage();
+const rssAfterCreateMiB = process.memoryUsage().rss / 1048576;
+
+writeFileSync(join(dir, "notes.txt"), "cold start\n");
+faux.setResponses([
+	settle.fauxAssistantMessage([settle.fauxToolCall("read", { path: "notes.txt" })], { stopReason: "toolUse" }),
+	settle.fauxAssistantMessage("done"),
+]);
+await session.prompt("Read notes.txt");
+const promptSettledAt = performance.now();
+const reply = session.messages.at(-1);
+if (reply?.role !== "assistant" || session.messages.filter((m) => m.role === "toolResult").length !== 1) {
+	throw new Error(`first prompt did not run a tool turn and a reply: ${JSON.stringify(session.messages)}`);
+}
 process.stdout.write(
 	`${JSON.stringify({
 		importsDoneMs: importsDoneAt,
 		sessionCreatedMs: createdAt,
+		firstPromptSettledMs: promptSettledAt,
+		cpuToSessionCreatedMs: (cpu.user + cpu.system) / 1000,
 		rssAfterImportMiB,
-		rssAfterCreateMiB: process.memoryUsage().rss / 1048576,
+		rssAfterCreateMiB,
+		rssAfterFirstPromptMiB: process.memoryUsage().rss / 1048576,
 		tools: session.getActiveToolNames().length,
 	})}\n`,
 );

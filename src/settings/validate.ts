@@ -4,20 +4,9 @@
  * Nested objects are checked per nested key, so a bad `compaction.reserveTokens` does not cost
  * `compaction.enabled`. Unknown keys are kept untouched.
  */
-import { createRequire } from "node:module";
 import type { TSchema } from "@sinclair/typebox";
+import { checkValue } from "../schema/check.js";
 import { type Settings, SettingsSchema } from "./schema.js";
-
-/** TypeBox's value checker loads on the first setting checked, not with Settle. */
-let valueModule: typeof import("@sinclair/typebox/value") | undefined;
-const Value = {
-	Check(schema: TSchema, value: unknown): boolean {
-		valueModule ??= createRequire(import.meta.url)(
-			"@sinclair/typebox/value",
-		) as typeof import("@sinclair/typebox/value");
-		return valueModule.Value.Check(schema, value);
-	},
-};
 
 /** One key that failed validation. */
 export interface InvalidSetting {
@@ -38,7 +27,7 @@ export function sanitizeSettings(raw: Record<string, unknown>): { settings: Sett
 export function checkSettingValue(key: string, value: unknown): InvalidSetting | undefined {
 	const schema = schemaAt(key.split("."));
 	if (!schema || value === undefined) return undefined;
-	return Value.Check(schema, value)
+	return checkValue(schema, value)
 		? undefined
 		: { key, expected: describeExpected(schema), received: describeValue(value) };
 }
@@ -62,7 +51,7 @@ function sanitizeObject(
 			setOwn(result, key, sanitizeObject(keySchema, value, dotted, invalid));
 			continue;
 		}
-		if (Value.Check(keySchema, value)) setOwn(result, key, value);
+		if (checkValue(keySchema, value)) setOwn(result, key, value);
 		else invalid.push({ key: dotted, expected: describeExpected(keySchema), received: describeValue(value) });
 	}
 	return result;
