@@ -156,12 +156,17 @@ export async function applyEvent(h: Harness<{ type: string }>, event: EventObjec
 			const prefix = id.slice(0, -1);
 			const pending = [...h.fakes.invocations].reverse().find((i) => !i.settled && i.id.startsWith(prefix));
 			if (pending) {
-				if (done) pending.resolve({ disposition: "queued" });
+				if (done) pending.resolve(event.output ?? { disposition: "queued" });
 				else pending.reject(new Error("fake spawned failure"));
 				await flushAll();
 			} else {
 				await h.send(event);
 			}
+			return;
+		}
+		if (!h.fakes.pending(id)) {
+			// A completion handled in every state (a spawned child's) with no such child running: deliver it bare.
+			await h.send(event);
 			return;
 		}
 		if (done) await h.resolve(id, event.output);

@@ -34,6 +34,7 @@ describe("prompt-operation machine (xstate/graph)", () => {
 			{ beforeSettle: "working" },
 			{ beforeSettle: "aborting" },
 			"settling",
+			"awaitingInput",
 			{ branchSummary: "working" },
 			{ branchSummary: "aborting" },
 		]) {
@@ -74,7 +75,7 @@ describe("prompt-operation machine (xstate/graph)", () => {
 		const required = ["postRun", "retrying", "compacting", "beforeSettle"].flatMap((state) =>
 			all.filter((key) => key.startsWith(`promptOperation.${state}`)),
 		);
-		// postRun's 9 ordered branches, retrying's 3 (+ busy prompt), compacting (incl. abort and
+		// postRun's 8 ordered branches, retrying's 3 (+ busy prompt), compacting (incl. abort and
 		// ABORT_COMPACTION, done/error branches) and beforeSettle (incl. abort).
 		expect(required.length).toBeGreaterThanOrEqual(30);
 		expect(required.every((key) => fired.has(key))).toBe(true);
