@@ -78,8 +78,9 @@
  *   forward both to public listeners unchanged.
  * - `overflow_recovery_failed {kind, errorMessage}` — emit `compaction_end{reason:"overflow",
  *   result:undefined, aborted:false, willRetry:false, errorMessage}` + `session_compact_failed`.
- * - `abort_requested {target: "run" | "compaction" | "boundary" | "branch_summary"}` — call
- *   `agent.abort()` / abort the compaction, boundary or branch-summary controller.
+ * - `abort_requested {target: "run" | "compaction" | "boundary" | "branch_summary" | "preflight"}` — call
+ *   `agent.abort()` / abort the compaction, boundary or branch-summary controller; `preflight`: abort
+ *   the pre-send compaction (C.1 step 9) if the preflight is running one.
  * - `manual_compaction_done {requestId, output?, error?}`, `tree_navigation_done {requestId, output?, error?}`.
  *
  * ## Decisions
@@ -464,8 +465,8 @@ export type PromptOperationEvent =
 	| { type: "xstate.done.actor.navigateTree"; output: NavigateTreeOutput; actorId?: string }
 	| { type: "xstate.error.actor.navigateTree"; error: unknown; actorId?: string };
 
-/** What the abort signal is for. */
-export type AbortTarget = "run" | "compaction" | "boundary" | "branch_summary";
+/** What the abort signal is for (`preflight`: the pre-send compaction a preflight may be running). */
+export type AbortTarget = "run" | "compaction" | "boundary" | "branch_summary" | "preflight";
 
 /** Typed events the machine emits (listen with `actor.on(type, handler)`). */
 export type PromptOperationEmitted =
@@ -1021,9 +1022,13 @@ export const promptOperationMachine = setup({
 				ABORT: [
 					{
 						guard: "treeNavigationInFlight",
-						actions: ["markAbortRequested", { type: "signalAbort", params: { target: "branch_summary" } }],
+						actions: [
+							"markAbortRequested",
+							{ type: "signalAbort", params: { target: "preflight" } },
+							{ type: "signalAbort", params: { target: "branch_summary" } },
+						],
 					},
-					{ actions: "markAbortRequested" },
+					{ actions: ["markAbortRequested", { type: "signalAbort", params: { target: "preflight" } }] },
 				],
 				// From an extension command (C.13 through `ctx.navigateTree()`): runs beside the command.
 				NAVIGATE_TREE: { guard: "noTreeNavigationInFlight", actions: "spawnTreeNavigation" },

@@ -74,8 +74,10 @@ export function runOutcome(s: SessionInternals): RunOutcome {
 	const outcome: RunOutcome = {
 		stopReason: message.stopReason,
 		errorClass,
-		// Retry and overflow decisions come first; an aborted response never compacts here (C.3 step 6).
-		overThreshold: !aborted && (errorClass === "none" || errorClass === "fatal") && isOverThreshold(s, message, true),
+		// Overflow recovery comes first; an aborted response never compacts here (C.3 step 6). A retryable
+		// error is checked too: when it is not retried the threshold still applies (C.3 steps 5–6).
+		overThreshold:
+			!aborted && errorClass !== "overflow" && errorClass !== "length_overflow" && isOverThreshold(s, message, true),
 		hasQueuedMessages,
 		aborted,
 		beforeSettleBoundary,

@@ -587,7 +587,13 @@ describe("prompt-operation machine: abort", () => {
 		expect(h.state()).toBe("settling");
 		expect(h.fakes.count("run")).toBe(0);
 		await h.resolve("settle");
-		expect(h.emitted.map((e) => e.type)).toEqual(["preflight_result", "operation_started", "operation_settled"]);
+		expect(h.emitted.map((e) => e.type)).toEqual([
+			"abort_requested",
+			"preflight_result",
+			"operation_started",
+			"operation_settled",
+		]);
+		expect(h.emittedOf("abort_requested")).toEqual([{ type: "abort_requested", target: "preflight" }]);
 	});
 
 	it("an abort during preflight of a handled prompt changes nothing", async () => {
@@ -843,7 +849,10 @@ describe("prompt-operation machine: recovery paths (issue 5)", () => {
 		await h.send({ type: "PROMPT", request: { requestId: "cmd" } });
 		await h.send({ type: "NAVIGATE_TREE", requestId: "t1" });
 		await h.send({ type: "ABORT" });
-		expect(h.emittedOf("abort_requested")).toEqual([{ type: "abort_requested", target: "branch_summary" }]);
+		expect(h.emittedOf("abort_requested")).toEqual([
+			{ type: "abort_requested", target: "preflight" },
+			{ type: "abort_requested", target: "branch_summary" },
+		]);
 		await h.resolve("navigateTree", { cancelled: true, aborted: true });
 		// The abort flag survives the navigation's end: a started prompt still settles without running.
 		await h.resolve("preflight", { disposition: "started" });
