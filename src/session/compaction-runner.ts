@@ -21,7 +21,7 @@ import type { AgentMessage, AssistantMessage, Model } from "../llm/types.js";
 import type { SessionEntry } from "../store/entries.js";
 import type { SessionInternals } from "./internals.js";
 import { requireModelAndAuth } from "./prompt-pipeline.js";
-import { isOverThreshold, recoveryClass } from "./run-outcome.js";
+import { isOverThreshold, noteCompactedContext, recoveryClass } from "./run-outcome.js";
 
 /** Payload of a manual `COMPACT` request. */
 export interface ManualCompactionPayload {
@@ -203,6 +203,7 @@ async function compactPrepared(s: SessionInternals, job: CompactionJob): Promise
 		);
 		s.transcript.noteCompaction(entryId);
 		s.transcript.rebuild();
+		noteCompactedContext(s);
 		result = { ...result, estimatedTokensAfter: estimateTokens(s.agent.state.messages) };
 		const compactionEntry = s.sessionManager.getEntry(entryId);
 		if (compactionEntry?.type === "compaction" && runner.hasHandlers("session_compact")) {

@@ -18,6 +18,7 @@ import type { AgentMessage, ImageContent, TextContent } from "../llm/types.js";
 import type { BranchSummaryEntry, FileOperationDetails, SessionEntry } from "../store/entries.js";
 import type { SessionInternals } from "./internals.js";
 import { requireModelAndAuth } from "./prompt-pipeline.js";
+import { forgetCompactedContext } from "./run-outcome.js";
 
 export type { NavigateTreeOptions } from "../extensions/types.js";
 
@@ -273,6 +274,7 @@ function textOf(content: string | (TextContent | ImageContent)[]): string {
  */
 function restoreContext(s: SessionInternals): void {
 	s.transcript.rebuild();
+	forgetCompactedContext(s);
 	const loadout = s.loadout;
 	loadout.resyncFromTranscript();
 	const recorded = loadout.recordedActiveToolNames();

@@ -37,15 +37,17 @@ export function userTexts(context: Context): string[] {
  * a checkpoint summary, every other request takes the next answer. Returns what was asked, as it
  * was at request time (a request's message list is the live transcript, which moves on).
  */
-export function script(h: Harness, answers: readonly Answer[]) {
+export function script(h: Harness, answers: readonly Answer[], options: ScriptOptions = {}) {
 	const queue = [...answers];
 	const summaryRequests: Context[] = [];
 	const answerRequests: Context[] = [];
-	const route = (live: Context): AssistantMessage => {
+	const route = async (live: Context): Promise<AssistantMessage> => {
 		const context: Context = { ...live, messages: [...live.messages] };
 		if (isSummarization(context)) {
 			summaryRequests.push(context);
-			return fauxAssistantMessage(`## Goal\nsummary ${summaryRequests.length}`);
+			const reply = options.summary?.(summaryRequests.length);
+			if (reply && "then" in reply) return reply;
+			return reply ?? fauxAssistantMessage(`## Goal\nsummary ${summaryRequests.length}`);
 		}
 		answerRequests.push(context);
 		const next = queue.shift();
@@ -54,6 +56,11 @@ export function script(h: Harness, answers: readonly Answer[]) {
 	};
 	h.setResponses(Array.from({ length: 64 }, () => route));
 	return { summaryRequests, answerRequests, answersLeft: () => queue.length };
+}
+
+export interface ScriptOptions {
+	/** Answers the n-th summarization request (1-based) instead of the default summary; may wait. */
+	summary?: (n: number) => AssistantMessage | Promise<AssistantMessage> | undefined;
 }
 
 /** A promise released from outside. */
