@@ -212,7 +212,9 @@ function flushAll(): Promise<void> {
  */
 export async function replay(spec: ModelSpec, steps: readonly { event: EventObject; state: AnySnapshot }[]) {
 	const h = spec.harness();
+	let beforeLast = { inspection: 0, emitted: 0 };
 	for (const [index, step] of steps.entries()) {
+		if (index === steps.length - 1) beforeLast = { inspection: h.inspection.length, emitted: h.emitted.length };
 		await applyEvent(h, step.event as EventObject & Record<string, unknown>);
 		const live = pathOf(h.actor.getSnapshot().value);
 		const expected = pathOf(step.state.value);
@@ -222,5 +224,13 @@ export async function replay(spec: ModelSpec, steps: readonly { event: EventObje
 			);
 		}
 	}
-	return { h, fired: firedTransitions(h.inspection, h.actor.sessionId) };
+	return {
+		h,
+		fired: firedTransitions(h.inspection, h.actor.sessionId),
+		/** Transitions the last step fired, and what the machine emitted during it. */
+		lastStep: {
+			fired: firedTransitions(h.inspection.slice(beforeLast.inspection), h.actor.sessionId),
+			emitted: h.emitted.slice(beforeLast.emitted) as { type: string; [key: string]: unknown }[],
+		},
+	};
 }

@@ -67,7 +67,9 @@ export const promptModel: ModelSpec = {
 			s.context.deferredPrompts.length > 0,
 			s.context.operation !== undefined,
 			s.context.treeNavigation !== undefined,
-			Math.min(s.context.busyPreflightsInFlight, 2),
+			// Whether a busy prompt is in flight, not how many: more only adds self-loops (every replayed
+			// edge is checked against the live actor, so a merge that hid a difference would fail loudly).
+			s.context.busyPreflightsInFlight > 0,
 		]),
 	harness: () => promptHarness({ retry: { maxRetries: 2 } }) as never,
 };
