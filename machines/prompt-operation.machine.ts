@@ -97,8 +97,8 @@
  *   queued-messages check (C.3 steps 5–7), so a session that keeps failing can still compact.
  * - **Input still in flight never strands**: a prompt that arrives while busy runs its input hooks
  *   in a `busyPreflight` child. If the operation is about to settle while one is still running,
- *   it waits in `awaitingInput`: a queued result continues the operation (`running`, cause
- *   `queued`), anything else settles. Without this, a steer typed during a compaction whose input
+ *   it waits in `beforeSettle.awaitingInput`: a queued result continues the operation (`running`,
+ *   cause `queued`), anything else settles. Without this, a steer typed during a compaction whose input
  *   hook is slow would be queued after the operation settled and wait for an unrelated prompt.
  * - **Backoff**: {@link planRetry} (the one retry policy) = max(`baseDelayMs·2^(attempt−1)` capped at
  *   `maxAgentDelayMs`, provider-requested delay, previous delay of this retry sequence); a requested
@@ -307,7 +307,7 @@ export type PreflightOutcome =
 	| { disposition: "started"; runPayload?: unknown };
 
 /** States in which a `PROMPT` is handled by a spawned `busyPreflight` child. */
-export type BusyPhase = "running" | "retrying" | "compacting" | "beforeSettle" | "awaitingInput" | "branchSummary";
+export type BusyPhase = "running" | "retrying" | "compacting" | "beforeSettle" | "branchSummary";
 
 /** Input of the `busyPreflight` actor (C.1 with `isStreaming` or compaction in progress). */
 export interface BusyPreflightInput {
@@ -1196,18 +1196,37 @@ export const promptOperationMachine = setup({
 		beforeSettle: {
 			description: "The agent_before_settle boundary: extensions may commit drafts and ask to continue.",
 			entry: "requestBeforeSettle",
-			always: [
-				{ guard: "beforeSettleSkippedAwaitingInput", target: "awaitingInput" },
-				{ guard: "beforeSettleSkipped", target: "settling" },
-			],
 			initial: "working",
 			states: {
 				working: {
+					always: [
+						{ guard: "beforeSettleSkippedAwaitingInput", target: "awaitingInput" },
+						{ guard: "beforeSettleSkipped", target: "#promptOperation.settling" },
+					],
 					on: { ABORT: { target: "aborting", actions: "markAbortRequested" } },
 				},
 				aborting: {
 					description: "Abort flagged during the boundary; waiting for the handlers to return.",
 					entry: { type: "signalAbort", params: { target: "boundary" } },
+				},
+				awaitingInput: {
+					description:
+						"About to settle while a prompt that arrived busy is still in its input hooks: queued → run it now, else settle.",
+					always: { guard: "noBusyInputLeft", target: "#promptOperation.settling" },
+					on: {
+						"xstate.done.actor.busyPreflight.*": [
+							{
+								guard: "busyPreflightQueued",
+								target: "#promptOperation.running",
+								actions: ["announceBusyPreflightResult", { type: "setRunCause", params: { cause: "queued" } }],
+							},
+							{ actions: "announceBusyPreflightResult" },
+						],
+						ABORT: { target: "#promptOperation.settling", actions: "markAbortRequested" },
+						// The boundary was answered (or skipped) before this state: nothing to answer here.
+						BEFORE_SETTLE_DONE: {},
+						BEFORE_SETTLE_FAILED: {},
+					},
 				},
 			},
 			on: {
@@ -1218,28 +1237,11 @@ export const promptOperationMachine = setup({
 						target: "running",
 						actions: { type: "setRunCause", params: { cause: "boundary" } },
 					},
-					{ guard: "awaitingBusyInput", target: "awaitingInput" },
+					{ guard: "awaitingBusyInput", target: ".awaitingInput" },
 					{ target: "settling" },
 				],
-				BEFORE_SETTLE_FAILED: [{ guard: "awaitingBusyInput", target: "awaitingInput" }, { target: "settling" }],
+				BEFORE_SETTLE_FAILED: [{ guard: "awaitingBusyInput", target: ".awaitingInput" }, { target: "settling" }],
 				PROMPT: { actions: { type: "spawnBusyPreflight", params: { phase: "beforeSettle" } } },
-			},
-		},
-		awaitingInput: {
-			description:
-				"About to settle while a prompt that arrived busy is still in its input hooks: queued → run it now, else settle.",
-			always: { guard: "noBusyInputLeft", target: "settling" },
-			on: {
-				"xstate.done.actor.busyPreflight.*": [
-					{
-						guard: "busyPreflightQueued",
-						target: "running",
-						actions: ["announceBusyPreflightResult", { type: "setRunCause", params: { cause: "queued" } }],
-					},
-					{ actions: "announceBusyPreflightResult" },
-				],
-				PROMPT: { actions: { type: "spawnBusyPreflight", params: { phase: "awaitingInput" } } },
-				ABORT: { target: "settling", actions: "markAbortRequested" },
 			},
 		},
 		settling: {

@@ -32,7 +32,7 @@ describe("prompt-operation machine (xstate/graph)", () => {
 			{ beforeSettle: "working" },
 			{ beforeSettle: "aborting" },
 			"settling",
-			"awaitingInput",
+			{ beforeSettle: "awaitingInput" },
 			{ branchSummary: "working" },
 			{ branchSummary: "aborting" },
 		]) {
@@ -59,11 +59,11 @@ describe("prompt-operation machine (xstate/graph)", () => {
 		const { fired, edges } = await replayAll();
 		const all = allTransitionKeys(promptOperationMachine);
 		expect(all.filter((key) => !fired.has(key))).toEqual([]);
-		const required = ["postRun", "retrying", "compacting", "beforeSettle", "awaitingInput"].flatMap((state) =>
+		const required = ["postRun", "retrying", "compacting", "beforeSettle"].flatMap((state) =>
 			all.filter((key) => key.startsWith(`promptOperation.${state}`)),
 		);
 		// postRun's 8 ordered branches, retrying's 4, compacting's done/error branches plus abort and
-		// ABORT_COMPACTION, beforeSettle (incl. abort) and awaitingInput.
+		// ABORT_COMPACTION, beforeSettle (incl. abort and awaiting busy input).
 		expect(required.length).toBeGreaterThanOrEqual(35);
 		expect(required.every((key) => fired.has(key))).toBe(true);
 		expect(edges).toBeGreaterThan(200);
@@ -96,7 +96,7 @@ describe("prompt-operation machine (xstate/graph)", () => {
 				"postRun: second overflow in a request",
 				key("postRun", "", 3),
 				(s) => {
-					expect(s.state).toMatch(/^(beforeSettle|settling|awaitingInput)/);
+					expect(s.state).toMatch(/^(beforeSettle|settling)/);
 					expect(types(s)).toContain("overflow_recovery_failed");
 				},
 			],
@@ -111,11 +111,7 @@ describe("prompt-operation machine (xstate/graph)", () => {
 				key("postRun", "", 6),
 				(s) => expect(s.lastRun).toMatchObject({ mode: "continue", cause: "queued" }),
 			],
-			[
-				"postRun: nothing to do",
-				key("postRun", "", 7),
-				(s) => expect(s.state).toMatch(/^(beforeSettle|settling|awaitingInput)/),
-			],
+			["postRun: nothing to do", key("postRun", "", 7), (s) => expect(s.state).toMatch(/^(beforeSettle|settling)/)],
 			[
 				"retrying: backoff elapsed on the actor clock",
 				key("retrying", "xstate.after.retryDelay.promptOperation.retrying", 0),
@@ -165,17 +161,13 @@ describe("prompt-operation machine (xstate/graph)", () => {
 				"compacting: cancelled by an extension (or nothing to retry) never re-runs",
 				key("compacting", done, 4),
 				(s) => {
-					expect(s.state).toMatch(/^(beforeSettle|settling|awaitingInput)/);
+					expect(s.state).toMatch(/^(beforeSettle|settling)/);
 					expect(types(s)).not.toContain("run_requested");
 				},
 			],
 			["compacting: manual failed", key("compacting", error, 0), (s) => expect(s.state).toBe("idle")],
 			["compacting: failed after an abort", key("compacting", error, 1), (s) => expect(s.state).toBe("settling")],
-			[
-				"compacting: failed",
-				key("compacting", error, 2),
-				(s) => expect(s.state).toMatch(/^(beforeSettle|settling|awaitingInput)/),
-			],
+			["compacting: failed", key("compacting", error, 2), (s) => expect(s.state).toMatch(/^(beforeSettle|settling)/)],
 			[
 				"compacting: ABORT",
 				key("compacting.working", "ABORT", 0),

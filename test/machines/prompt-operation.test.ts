@@ -760,7 +760,7 @@ describe("prompt-operation machine: recovery paths (issue 5)", () => {
 		await h.send({ type: "PROMPT", request: { requestId: "late", payload: { streamingBehavior: "steer" } } });
 		await h.resolve("compact", { compacted: true, continue: false });
 		await h.resolve("beforeSettle", { continue: false });
-		expect(h.state()).toBe("awaitingInput");
+		expect(h.state()).toBe("beforeSettle.awaitingInput");
 		expect(isStreaming(snap(h))).toBe(true);
 		expect(h.fakes.count("settle")).toBe(0);
 		await h.resolve("busyPreflight.late", { disposition: "queued" });
@@ -777,7 +777,7 @@ describe("prompt-operation machine: recovery paths (issue 5)", () => {
 		await startOperation(h);
 		await h.send({ type: "PROMPT", request: { requestId: "cmd" } });
 		await h.resolve("run", outcome({ beforeSettleBoundary: false }));
-		expect(h.state()).toBe("awaitingInput");
+		expect(h.state()).toBe("beforeSettle.awaitingInput");
 		await h.resolve("busyPreflight.cmd", { disposition: "handled" });
 		expect(h.state()).toBe("settling");
 		await h.resolve("settle");
@@ -786,7 +786,7 @@ describe("prompt-operation machine: recovery paths (issue 5)", () => {
 		await h.send({ type: "PROMPT", request: { requestId: "slow" } });
 		await h.resolve("run", outcome());
 		await h.resolve("beforeSettle", { continue: false });
-		expect(h.state()).toBe("awaitingInput");
+		expect(h.state()).toBe("beforeSettle.awaitingInput");
 		await h.send({ type: "ABORT" });
 		expect(h.state()).toBe("settling");
 		await h.resolve("settle");

@@ -138,7 +138,7 @@ describe("pi issue 6728: compaction queue flush racing the resumed agent", () =>
 			if (event.kind !== "state") return;
 			states.push(event.to);
 			// (Released at `settling` too, so a session without the fix fails fast instead of hanging.)
-			if (event.to === "awaitingInput" || event.to === "settling") inputHook.release();
+			if (event.to === "beforeSettle.awaitingInput" || event.to === "settling") inputHook.release();
 		});
 		// An extension's handoff while compaction runs, as in the report: sendUserMessage(…, { deliverAs: "followUp" }).
 		let handoff: Promise<void> | undefined;
@@ -149,8 +149,8 @@ describe("pi issue 6728: compaction queue flush racing the resumed agent", () =>
 		});
 		await h.session.prompt("b");
 		await handoff;
-		expect(states).toContain("awaitingInput");
-		expect(states.slice(states.indexOf("awaitingInput"))).toEqual(
+		expect(states).toContain("beforeSettle.awaitingInput");
+		expect(states.slice(states.indexOf("beforeSettle.awaitingInput"))).toEqual(
 			expect.arrayContaining(["running.working", "settling", "idle"]),
 		);
 		expect(h.extensionErrors).toEqual([]);
