@@ -977,6 +977,11 @@ export const promptOperationMachine = setup({
 				],
 				COMPACT: { guard: "noTreeNavigationInFlight", target: "compacting", actions: "setManualCompaction" },
 				NAVIGATE_TREE: { guard: "noTreeNavigationInFlight", target: "branchSummary", actions: "setTreeNavigation" },
+				// `abort()` also stops the branch summary of a navigation a command started and did not await.
+				ABORT: {
+					guard: "treeNavigationInFlight",
+					actions: { type: "signalAbort", params: { target: "branch_summary" } },
+				},
 			},
 		},
 		preflight: {

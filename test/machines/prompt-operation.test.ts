@@ -818,11 +818,17 @@ describe("prompt-operation machine: recovery paths (issue 5)", () => {
 		expect(snap(h).can({ type: "COMPACT", requestId: "c1" })).toBe(false);
 		await h.send({ type: "PROMPT", request: { requestId: "during" } });
 		expect(h.fakes.inputs("busyPreflight")).toEqual([{ request: { requestId: "during" }, phase: "branchSummary" }]);
+		await h.send({ type: "ABORT" });
+		expect(h.emittedOf("abort_requested")).toEqual([
+			{ type: "abort_requested", target: "branch_summary" },
+			{ type: "abort_requested", target: "branch_summary" },
+		]);
 		await h.resolve("navigateTree", { cancelled: true, aborted: true });
 		expect(h.emittedOf("tree_navigation_done")).toEqual([
 			{ type: "tree_navigation_done", requestId: "t1", output: { cancelled: true, aborted: true } },
 		]);
 		expect(isCompacting(snap(h))).toBe(false);
+		expect(snap(h).can({ type: "ABORT" })).toBe(false);
 		expect(h.fakes.count("settle")).toBe(0);
 	});
 

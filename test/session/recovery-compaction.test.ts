@@ -246,6 +246,36 @@ describe("overflow recovery", () => {
 	});
 });
 
+describe("the pre-send check", () => {
+	it("abort() during a pre-send compaction stops it; the prompt's operation settles without a model call", async () => {
+		const summaryGate = gate();
+		h = await createHarness({ settings: { compaction: { enabled: false, keepRecentTokens: 1 } } });
+		const { answerRequests } = script(
+			h,
+			[fauxAssistantMessage("first"), overflowReply(), fauxAssistantMessage("never")],
+			{
+				summary: () => summaryGate.promise.then(() => fauxAssistantMessage("## Goal\nlate")),
+			},
+		);
+		await h.session.prompt("one");
+		await h.session.prompt("two");
+		h.session.setAutoCompactionEnabled(true);
+		h.events.length = 0;
+		const third = h.session.prompt("three");
+		while (h.eventsOfType("compaction_start").length === 0) await tick();
+		expect(h.session.lifecycle).toBe("preflight");
+		await h.session.abort();
+		await third;
+		expect(h.eventsOfType("compaction_end")).toEqual([
+			{ type: "compaction_end", reason: "overflow", result: undefined, aborted: true, willRetry: false },
+		]);
+		expect(answerRequests).toHaveLength(2);
+		expect(h.eventsOfType("agent_settled")).toHaveLength(1);
+		expect(h.session.lifecycle).toBe("idle");
+		summaryGate.release();
+	});
+});
+
 describe("extension hooks", () => {
 	it("session_compact gets the entry, reason and willRetry; a supplied compaction is marked fromHook", async () => {
 		const seen: unknown[] = [];
