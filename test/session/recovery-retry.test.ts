@@ -54,6 +54,30 @@ describe("the retry classifier on real provider texts", () => {
 	});
 });
 
+describe("settings", () => {
+	it("default to pi's: 3 retries from 2 s, capped at 60 s; compaction reserve 16384, keep 20000", async () => {
+		h = await createHarness({ simulatedClock: true });
+		expect(h.settingsManager.getRetrySettings()).toEqual({
+			enabled: true,
+			maxRetries: 3,
+			baseDelayMs: 2000,
+			maxAgentDelayMs: 60_000,
+		});
+		expect(h.settingsManager.getCompactionSettings()).toEqual({
+			enabled: true,
+			reserveTokens: 16_384,
+			keepRecentTokens: 20_000,
+		});
+		h.setResponses([errorReply(OVERLOADED), errorReply(OVERLOADED), errorReply(OVERLOADED), errorReply(OVERLOADED)]);
+		await settleWithClock(h, h.session.prompt("hi"));
+		expect(h.eventsOfType("auto_retry_start").map((e) => [e.attempt, e.maxAttempts, e.delayMs])).toEqual([
+			[1, 3, 2000],
+			[2, 3, 4000],
+			[3, 3, 8000],
+		]);
+	});
+});
+
 describe("backoff", () => {
 	it("is baseDelayMs·2^(attempt−1) capped at maxAgentDelayMs, waited on the actor clock only", async () => {
 		h = await retryHarness({ baseDelayMs: 1000, maxRetries: 5, maxAgentDelayMs: 3000 });
