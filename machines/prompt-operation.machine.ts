@@ -110,7 +110,12 @@
  *   `started` never settle. A `started` preflight after an `ABORT` settles without running.
  * - `ABORT_RETRY` during backoff ends the operation like `ABORT` (→ `settling`), per the task brief.
  * - A cancelled or failed compaction never re-runs the request; the operation continues only when
- *   messages are queued, else goes to `beforeSettle` (no dead ends).
+ *   messages are queued, else goes to `beforeSettle` (no dead ends). An extension that cancels an
+ *   overflow recovery (`session_before_compact` → `{cancel: true}`) means "don't compact now":
+ *   re-sending the same oversized context would only overflow again, so the request ends —
+ *   `compaction_end{aborted: true, willRetry: false}`, one `agent_settled`, `prompt()` resolves —
+ *   and the next request's overflow is recovered as usual (the once-per-request flag resets with
+ *   the operation and at every user message). A downstream fork instead hung here.
  *
  * Derive the session flags from the snapshot with {@link isStreaming}, {@link isRetrying},
  * {@link isCompacting}, {@link isOperationActive} and {@link lifecycleState}.
