@@ -24,8 +24,11 @@
  *   spawned (busy rules, C.1 step 5), so request ids must be unique per session. An `ABORT` during
  *   `preflight` is remembered: a `started` outcome then settles at once without a run.
  * - `COMPACT {requestId, payload?}` — manual `compact()`, accepted only in `idle` (the session aborts
- *   first, like pi). `NAVIGATE_TREE {requestId, payload?}` — `navigateTree()`, only in `idle`.
- *   Check `actor.getSnapshot().can(event)` before sending: events a state does not accept are ignored.
+ *   first, like pi). `NAVIGATE_TREE {requestId, payload?}` — `navigateTree()`: in `idle` it enters
+ *   `branchSummary`; in `preflight` (an extension command's `ctx.navigateTree()`, which runs inside
+ *   its prompt's preflight) a `navigateTree` child is spawned beside the command, and prompts wait
+ *   for it. One navigation at a time. Check `actor.getSnapshot().can(event)` before sending: events
+ *   a state does not accept are ignored.
  * - `ABORT` (`abort()`), `ABORT_RETRY` (`abortRetry()`), `ABORT_COMPACTION` (`abortCompaction()`),
  *   `ABORT_BRANCH_SUMMARY` (`abortBranchSummary()`).
  * - From the event bridge (C.10), while a run is active: `USER_MESSAGE_START` at a user
@@ -75,8 +78,9 @@
  *   forward both to public listeners unchanged.
  * - `overflow_recovery_failed {kind, errorMessage}` — emit `compaction_end{reason:"overflow",
  *   result:undefined, aborted:false, willRetry:false, errorMessage}` + `session_compact_failed`.
- * - `abort_requested {target: "run" | "compaction" | "boundary" | "branch_summary"}` — call
- *   `agent.abort()` / abort the compaction, boundary or branch-summary controller.
+ * - `abort_requested {target: "run" | "compaction" | "boundary" | "branch_summary" | "preflight"}` — call
+ *   `agent.abort()` / abort the compaction, boundary or branch-summary controller; `preflight`: abort
+ *   the pre-send compaction (C.1 step 9) if the preflight is running one.
  * - `manual_compaction_done {requestId, output?, error?}`, `tree_navigation_done {requestId, output?, error?}`.
  *
  * ## Decisions
@@ -85,10 +89,17 @@
  *   then goes through `postRun` (abort first) to `settling`. Stopping the child instead would let
  *   `settle` race the agent's last `message_end`. Same pattern for compaction, the boundary and the
  *   branch summary.
- * - **Decision order out of `postRun`** (C.3, DESIGN §2): abort → retry (attempts left) → give up
- *   (retryable, exhausted or the provider asked for more than the cap) → overflow recovery (once per
- *   request) → recovery failed → successful answer over the window (compact, never re-run) →
- *   threshold → queued after `agent_end` → `beforeSettle`.
+ * - **Decision order out of `postRun`** (C.3, DESIGN §2): abort → retry (attempts left) → overflow
+ *   recovery (once per request) → recovery failed → successful answer over the window (compact,
+ *   never re-run) → threshold → queued after `agent_end` → `beforeSettle`. A retryable error that
+ *   is not retried (disabled, exhausted, or the provider asked for more than the cap) ends its
+ *   retry sequence (`auto_retry_end{success:false}`) and still gets the threshold check and the
+ *   queued-messages check (C.3 steps 5–7), so a session that keeps failing can still compact.
+ * - **Input still in flight never strands**: a prompt that arrives while busy runs its input hooks
+ *   in a `busyPreflight` child. If the operation is about to settle while one is still running,
+ *   it waits in `beforeSettle.awaitingInput`: a queued result continues the operation (`running`,
+ *   cause `queued`), anything else settles. Without this, a steer typed during a compaction whose input
+ *   hook is slow would be queued after the operation settled and wait for an unrelated prompt.
  * - **Backoff**: {@link planRetry} (the one retry policy) = max(`baseDelayMs·2^(attempt−1)` capped at
  *   `maxAgentDelayMs`, provider-requested delay, previous delay of this retry sequence); a requested
  *   delay above the cap gives up. The floor keeps delays non-decreasing within a sequence even when
@@ -99,7 +110,12 @@
  *   `started` never settle. A `started` preflight after an `ABORT` settles without running.
  * - `ABORT_RETRY` during backoff ends the operation like `ABORT` (→ `settling`), per the task brief.
  * - A cancelled or failed compaction never re-runs the request; the operation continues only when
- *   messages are queued, else goes to `beforeSettle` (no dead ends).
+ *   messages are queued, else goes to `beforeSettle` (no dead ends). An extension that cancels an
+ *   overflow recovery (`session_before_compact` → `{cancel: true}`) means "don't compact now":
+ *   re-sending the same oversized context would only overflow again, so the request ends —
+ *   `compaction_end{aborted: true, willRetry: false}`, one `agent_settled`, `prompt()` resolves —
+ *   and the next request's overflow is recovered as usual (the once-per-request flag resets with
+ *   the operation and at every user message). A downstream fork instead hung here.
  *
  * Derive the session flags from the snapshot with {@link isStreaming}, {@link isRetrying},
  * {@link isCompacting}, {@link isOperationActive} and {@link lifecycleState}.
@@ -450,10 +466,12 @@ export type PromptOperationEvent =
 	| { type: "SETTLE_DONE" }
 	| { type: "SETTLE_FAILED"; error: unknown }
 	| { type: `xstate.done.actor.busyPreflight.${string}`; output: BusyPreflightOutcome; actorId?: string }
-	| { type: `xstate.error.actor.busyPreflight.${string}`; error: unknown; actorId?: string };
+	| { type: `xstate.error.actor.busyPreflight.${string}`; error: unknown; actorId?: string }
+	| { type: "xstate.done.actor.navigateTree"; output: NavigateTreeOutput; actorId?: string }
+	| { type: "xstate.error.actor.navigateTree"; error: unknown; actorId?: string };
 
-/** What the abort signal is for. */
-export type AbortTarget = "run" | "compaction" | "boundary" | "branch_summary";
+/** What the abort signal is for (`preflight`: the pre-send compaction a preflight may be running). */
+export type AbortTarget = "run" | "compaction" | "boundary" | "branch_summary" | "preflight";
 
 /** Typed events the machine emits (listen with `actor.on(type, handler)`). */
 export type PromptOperationEmitted =
@@ -501,9 +519,12 @@ export interface PromptOperationContext {
 	runCause: RunCause;
 	lastOutcome: RunOutcome | undefined;
 	compaction: { reason: CompactionReason; willRetry: boolean; requestId?: string; payload?: unknown } | undefined;
+	/** The tree navigation in progress (`branchSummary`, or spawned by an extension command during `preflight`). */
 	treeNavigation: { requestId: string; payload?: unknown } | undefined;
 	/** Prompts received in `preflight` / `settling`, re-issued in order once idle. */
 	deferredPrompts: PromptRequest[];
+	/** `busyPreflight` children still running (input hooks of prompts that arrived while busy). */
+	busyPreflightsInFlight: number;
 }
 
 /** Machine input. */
@@ -591,7 +612,6 @@ export const promptOperationMachine = setup({
 		navigateTree: fromPromise<NavigateTreeOutput, NavigateTreeInput>(async () => notProvided("navigateTree")),
 	},
 	guards: {
-		hasDeferredPrompts: ({ context }) => context.deferredPrompts.length > 0,
 		abortRequested: ({ context }) => context.abortRequested,
 		preflightStarted: (_, params: { outcome: PreflightOutcome }) => params.outcome.disposition === "started",
 		preflightStartedAfterAbort: ({ context }, params: { outcome: PreflightOutcome }) =>
@@ -601,8 +621,6 @@ export const promptOperationMachine = setup({
 			context.retry.enabled &&
 			context.lastOutcome?.errorClass === "retryable" &&
 			nextRetryPlan(context).kind === "retry",
-		/** Retryable but not retried: disabled, exhausted, or the requested delay exceeds the cap. */
-		retryGivesUp: ({ context }) => context.lastOutcome?.errorClass === "retryable",
 		canRecoverOverflow: ({ context }) => needsOverflowRetry(context.lastOutcome) && !context.overflowRecoveryAttempted,
 		overflowRecoveryFailed: ({ context }) => needsOverflowRetry(context.lastOutcome),
 		/** A successful answer whose input exceeded the window: compact, never re-run. */
@@ -620,6 +638,19 @@ export const promptOperationMachine = setup({
 		boundaryContinues: (_, params: { output: BeforeSettleOutput }) => params.output.continue,
 		/** No extension listens to `agent_before_settle`: nothing to ask. */
 		beforeSettleSkipped: ({ context }) => context.lastOutcome?.beforeSettleBoundary === false,
+		beforeSettleSkippedAwaitingInput: ({ context }) =>
+			context.lastOutcome?.beforeSettleBoundary === false && context.busyPreflightsInFlight > 0,
+		/** A prompt that arrived while busy is still in its input hooks: it may yet be queued for this operation. */
+		awaitingBusyInput: ({ context }) => context.busyPreflightsInFlight > 0,
+		noBusyInputLeft: ({ context }) => context.busyPreflightsInFlight === 0,
+		busyPreflightQueued: ({ event }) =>
+			event.type.startsWith("xstate.done.actor.busyPreflight.") &&
+			"output" in event &&
+			(event.output as BusyPreflightOutcome | undefined)?.disposition === "queued",
+		treeNavigationInFlight: ({ context }) => context.treeNavigation !== undefined,
+		noTreeNavigationInFlight: ({ context }) => context.treeNavigation === undefined,
+		/** Deferred prompts wait for a tree navigation an extension command started (and did not await). */
+		canTakeDeferredPrompt: ({ context }) => context.deferredPrompts.length > 0 && context.treeNavigation === undefined,
 	},
 	delays: {
 		/** The backoff computed by `scheduleRetry` (on the actor's clock). */
@@ -661,9 +692,11 @@ export const promptOperationMachine = setup({
 			if (event.type !== "PROMPT") return;
 			const input: BusyPreflightInput = { request: event.request, phase: params.phase };
 			if (params.phase === "compacting" && context.compaction) input.compactionReason = context.compaction.reason;
+			enqueue.assign({ busyPreflightsInFlight: context.busyPreflightsInFlight + 1 });
 			enqueue.spawnChild("busyPreflight", { id: `busyPreflight.${event.request.requestId}`, input });
 		}),
-		announceBusyPreflightResult: enqueueActions(({ enqueue, event }) => {
+		announceBusyPreflightResult: enqueueActions(({ enqueue, context, event }) => {
+			enqueue.assign({ busyPreflightsInFlight: Math.max(0, context.busyPreflightsInFlight - 1) });
 			const actorId = event.type.replace(/^xstate\.(done|error)\.actor\./, "");
 			const requestId = actorId.slice("busyPreflight.".length);
 			if (event.type.startsWith("xstate.done.actor.") && "output" in event) {
@@ -860,6 +893,18 @@ export const promptOperationMachine = setup({
 				}) as PromptOperationEmitted,
 		),
 		clearTreeNavigation: assign({ treeNavigation: undefined, abortRequested: false }),
+		/** NAVIGATE_TREE from an extension command while its prompt is in `preflight`: run it beside the preflight. */
+		spawnTreeNavigation: enqueueActions(({ enqueue, event }) => {
+			if (event.type !== "NAVIGATE_TREE") return;
+			const treeNavigation: NonNullable<PromptOperationContext["treeNavigation"]> = { requestId: event.requestId };
+			if (event.payload !== undefined) treeNavigation.payload = event.payload;
+			enqueue.assign({ treeNavigation });
+			const input: NavigateTreeInput = { requestId: event.requestId };
+			if (event.payload !== undefined) input.payload = event.payload;
+			enqueue.spawnChild("navigateTree", { id: "navigateTree", input });
+		}),
+		/** A spawned navigation ended: unlike {@link clearTreeNavigation}, the operation's abort flag is kept. */
+		clearSpawnedTreeNavigation: assign({ treeNavigation: undefined }),
 		announceOperationSettled: emit(({ context }) => ({
 			type: "operation_settled" as const,
 			operationId: context.operation?.id ?? 0,
@@ -897,21 +942,51 @@ export const promptOperationMachine = setup({
 		compaction: undefined,
 		treeNavigation: undefined,
 		deferredPrompts: [],
+		busyPreflightsInFlight: 0,
 	}),
 	initial: "idle",
 	on: {
 		UPDATE_RETRY_SETTINGS: { actions: "updateRetrySettings" },
 		"xstate.done.actor.busyPreflight.*": { actions: "announceBusyPreflightResult" },
 		"xstate.error.actor.busyPreflight.*": { actions: "announceBusyPreflightResult" },
+		// A navigation spawned during `preflight` (the invoked one in `branchSummary` is handled there).
+		"xstate.done.actor.navigateTree": {
+			actions: [
+				{ type: "announceTreeNavigationDone", params: ({ event }) => ({ output: event.output }) },
+				"clearSpawnedTreeNavigation",
+			],
+		},
+		"xstate.error.actor.navigateTree": {
+			actions: [
+				{ type: "announceTreeNavigationDone", params: ({ event }) => ({ error: event.error }) },
+				"clearSpawnedTreeNavigation",
+			],
+		},
+		ABORT_BRANCH_SUMMARY: {
+			guard: "treeNavigationInFlight",
+			actions: { type: "signalAbort", params: { target: "branch_summary" } },
+		},
 	},
 	states: {
 		idle: {
 			description: "Nothing started. Deferred prompts are re-issued from here, in order.",
-			always: { guard: "hasDeferredPrompts", target: "preflight", actions: "takeDeferredPrompt" },
+			always: { guard: "canTakeDeferredPrompt", target: "preflight", actions: "takeDeferredPrompt" },
 			on: {
-				PROMPT: { target: "preflight", actions: "acceptPrompt" },
-				COMPACT: { target: "compacting", actions: "setManualCompaction" },
-				NAVIGATE_TREE: { target: "branchSummary", actions: "setTreeNavigation" },
+				PROMPT: [
+					{
+						// A command started a tree navigation and returned without awaiting it.
+						guard: "treeNavigationInFlight",
+						actions: { type: "spawnBusyPreflight", params: { phase: "branchSummary" } },
+					},
+					{ target: "preflight", actions: "acceptPrompt" },
+				],
+				COMPACT: { guard: "noTreeNavigationInFlight", target: "compacting", actions: "setManualCompaction" },
+				NAVIGATE_TREE: { guard: "noTreeNavigationInFlight", target: "branchSummary", actions: "setTreeNavigation" },
+				// `abort()` also stops the branch summary of a navigation a command started and did not await.
+				ABORT: {
+					guard: "treeNavigationInFlight",
+					actions: { type: "signalAbort", params: { target: "branch_summary" } },
+				},
 			},
 		},
 		preflight: {
@@ -954,7 +1029,19 @@ export const promptOperationMachine = setup({
 					],
 				},
 				PROMPT: { actions: "deferPrompt" },
-				ABORT: { actions: "markAbortRequested" },
+				ABORT: [
+					{
+						guard: "treeNavigationInFlight",
+						actions: [
+							"markAbortRequested",
+							{ type: "signalAbort", params: { target: "preflight" } },
+							{ type: "signalAbort", params: { target: "branch_summary" } },
+						],
+					},
+					{ actions: ["markAbortRequested", { type: "signalAbort", params: { target: "preflight" } }] },
+				],
+				// From an extension command (C.13 through `ctx.navigateTree()`): runs beside the command.
+				NAVIGATE_TREE: { guard: "noTreeNavigationInFlight", actions: "spawnTreeNavigation" },
 			},
 		},
 		running: {
@@ -999,7 +1086,6 @@ export const promptOperationMachine = setup({
 			always: [
 				{ guard: "abortRequested", target: "settling", actions: "finishCancelledRetry" },
 				{ guard: "canRetry", target: "retrying", actions: "scheduleRetry" },
-				{ guard: "retryGivesUp", target: "beforeSettle", actions: "concludeRetrySequence" },
 				{
 					guard: "canRecoverOverflow",
 					target: "compacting",
@@ -1120,15 +1206,37 @@ export const promptOperationMachine = setup({
 		beforeSettle: {
 			description: "The agent_before_settle boundary: extensions may commit drafts and ask to continue.",
 			entry: "requestBeforeSettle",
-			always: { guard: "beforeSettleSkipped", target: "settling" },
 			initial: "working",
 			states: {
 				working: {
+					always: [
+						{ guard: "beforeSettleSkippedAwaitingInput", target: "awaitingInput" },
+						{ guard: "beforeSettleSkipped", target: "#promptOperation.settling" },
+					],
 					on: { ABORT: { target: "aborting", actions: "markAbortRequested" } },
 				},
 				aborting: {
 					description: "Abort flagged during the boundary; waiting for the handlers to return.",
 					entry: { type: "signalAbort", params: { target: "boundary" } },
+				},
+				awaitingInput: {
+					description:
+						"About to settle while a prompt that arrived busy is still in its input hooks: queued → run it now, else settle.",
+					always: { guard: "noBusyInputLeft", target: "#promptOperation.settling" },
+					on: {
+						"xstate.done.actor.busyPreflight.*": [
+							{
+								guard: "busyPreflightQueued",
+								target: "#promptOperation.running",
+								actions: ["announceBusyPreflightResult", { type: "setRunCause", params: { cause: "queued" } }],
+							},
+							{ actions: "announceBusyPreflightResult" },
+						],
+						ABORT: { target: "#promptOperation.settling", actions: "markAbortRequested" },
+						// The boundary was answered (or skipped) before this state: nothing to answer here.
+						BEFORE_SETTLE_DONE: {},
+						BEFORE_SETTLE_FAILED: {},
+					},
 				},
 			},
 			on: {
@@ -1139,9 +1247,10 @@ export const promptOperationMachine = setup({
 						target: "running",
 						actions: { type: "setRunCause", params: { cause: "boundary" } },
 					},
+					{ guard: "awaitingBusyInput", target: ".awaitingInput" },
 					{ target: "settling" },
 				],
-				BEFORE_SETTLE_FAILED: { target: "settling" },
+				BEFORE_SETTLE_FAILED: [{ guard: "awaitingBusyInput", target: ".awaitingInput" }, { target: "settling" }],
 				PROMPT: { actions: { type: "spawnBusyPreflight", params: { phase: "beforeSettle" } } },
 			},
 		},
@@ -1225,9 +1334,9 @@ export function isRetrying(snapshot: PromptOperationSnapshot): boolean {
 	return snapshot.matches("retrying");
 }
 
-/** `session.isCompacting`: any compaction (manual or automatic) or a branch summary is running. */
+/** `session.isCompacting`: any compaction (manual or automatic) or a tree navigation (branch summary) is running. */
 export function isCompacting(snapshot: PromptOperationSnapshot): boolean {
-	return snapshot.matches("compacting") || snapshot.matches("branchSummary");
+	return snapshot.matches("compacting") || snapshot.context.treeNavigation !== undefined;
 }
 
 /**

@@ -112,6 +112,12 @@ export {
 	type ToolPromptInfo,
 	type TranscriptSystemPrompt,
 } from "./session/system-prompt.js";
+export {
+	NAVIGATE_WHILE_COMPACTING,
+	NAVIGATE_WHILE_STREAMING,
+	type NavigateTreeResult,
+	NO_MODEL_FOR_BRANCH_SUMMARY,
+} from "./session/tree-navigation.js";
 export * from "./settings/index.js";
 export * from "./store/index.js";
 export * from "./tools/index.js";

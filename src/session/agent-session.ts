@@ -92,9 +92,17 @@ import {
 	type SessionStats,
 } from "./session-stats.js";
 import type { SystemPromptOptions } from "./system-prompt.js";
-import { COMPACTION_NOT_POSSIBLE_NOW, DISPOSED_BEFORE_SETTLED, notYetSupported, SESSION_DISPOSED } from "./texts.js";
+import { COMPACTION_NOT_POSSIBLE_NOW, DISPOSED_BEFORE_SETTLED, SESSION_DISPOSED } from "./texts.js";
 import { recordLoadoutChangeBeforeRun, ToolLoadout } from "./tool-loadout.js";
 import { Transcript } from "./transcript.js";
+import {
+	abortBranchSummary,
+	closeTreeNavigations,
+	finishTreeNavigation,
+	type NavigateTreeOptions,
+	type NavigateTreeResult,
+	requestTreeNavigation,
+} from "./tree-navigation.js";
 
 /** How a prompt was dispatched: consumed by a command or the input hook, queued, or started. */
 export type PromptDisposition = "handled" | "queued" | "started";
@@ -785,9 +793,28 @@ export class AgentSession {
 		});
 	}
 
-	/** Tree navigation arrives with the recovery-paths issue. */
-	async navigateTree(_targetId: string, _options: unknown = {}): Promise<never> {
-		throw new SettleError("INVALID_ARGUMENT", notYetSupported("navigateTree()"));
+	/**
+	 * Moves the session to another entry of its tree (C.13), optionally summarizing the branch it
+	 * leaves (`summarize`, with `customInstructions` / `replaceInstructions`; `label` marks the
+	 * summary or the target). A user or custom message target puts the leaf on its parent and
+	 * returns its text as `editorText`. `isCompacting` is true meanwhile; `abortBranchSummary()`
+	 * resolves `{cancelled: true, aborted: true}` with nothing changed. Rejects while an operation
+	 * runs (`Wait for the current response to finish before navigating the session tree.`), during
+	 * a compaction, for an unknown entry (`Entry <id> not found`) and for a summary without a model.
+	 *
+	 * @example
+	 * ```ts
+	 * const { editorText, summaryEntry } = await session.navigateTree(userEntryId, { summarize: true, label: "retry" });
+	 * ```
+	 */
+	async navigateTree(targetId: string, options: NavigateTreeOptions = {}): Promise<NavigateTreeResult> {
+		this.assertUsable();
+		return requestTreeNavigation(this.internals, targetId, options);
+	}
+
+	/** Aborts the branch summary of a running {@link navigateTree} (it resolves `{cancelled: true, aborted: true}`). */
+	abortBranchSummary(): void {
+		if (!this.disposed) this.actor.send({ type: "ABORT_BRANCH_SUMMARY" });
 	}
 
 	/**
@@ -1170,6 +1197,7 @@ export class AgentSession {
 		const closed = new SettleError("SESSION_CLOSED", DISPOSED_BEFORE_SETTLED);
 		for (const pending of this.pending.values()) pending.reject(closed);
 		for (const pending of this.compactions.values()) pending.reject(closed);
+		closeTreeNavigations(this.internals, closed);
 		this.pending.clear();
 		this.compactions.clear();
 	}
@@ -1250,8 +1278,13 @@ export class AgentSession {
 					return;
 				case "abort_requested":
 					if (event.target === "run") this.agent.abort();
-					else if (event.target === "compaction") this.internals.scratch.compactionController?.abort();
-					else if (event.target === "boundary") this.internals.scratch.boundaryAborted = true;
+					else if (event.target === "compaction" || event.target === "preflight") {
+						this.internals.scratch.compactionController?.abort();
+					} else if (event.target === "boundary") this.internals.scratch.boundaryAborted = true;
+					else if (event.target === "branch_summary") abortBranchSummary(this.internals);
+					return;
+				case "tree_navigation_done":
+					finishTreeNavigation(this.internals, event.requestId, event.output, event.error);
 					return;
 				case "manual_compaction_done": {
 					const pending = this.compactions.get(event.requestId);
@@ -1428,7 +1461,7 @@ export class AgentSession {
 			waitForIdle: () => (this.internals.scratch.dispatchDepth > 0 ? Promise.resolve() : this.waitForIdle()),
 			newSession: unavailable("newSession"),
 			fork: unavailable("fork"),
-			navigateTree: unavailable("navigateTree"),
+			navigateTree: (targetId, options) => this.navigateTree(targetId, options),
 			switchSession: unavailable("switchSession"),
 			reload: () => this.reload(),
 		};
@@ -1467,9 +1500,9 @@ function providerNotSupported(name: string): string {
 	return `Provider "${name}" cannot be registered: the session's model registry does not accept registrations. Use an InMemoryModelRuntime or pass a modelRegistry with registerProvider().`;
 }
 
-/** The machine rests in `idle` (or was stopped): what `waitForIdle()` waits for. */
+/** The machine rests in `idle` with no tree navigation running (or was stopped): what `waitForIdle()` waits for. */
 function isQuiet(snapshot: PromptOperationSnapshot): boolean {
-	return snapshot.status !== "active" || snapshot.value === "idle";
+	return snapshot.status !== "active" || (snapshot.value === "idle" && snapshot.context.treeNavigation === undefined);
 }
 
 function toError(error: unknown): Error {

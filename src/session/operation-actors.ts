@@ -18,14 +18,14 @@ import {
 	type RunInput,
 	type RunOutcome,
 } from "../../machines/prompt-operation.machine.js";
-import { SettleError } from "../errors.js";
+import { lastNonSystemMessage } from "../agent/agent-loop.js";
 import type { AgentMessage } from "../llm/types.js";
 import { beforeSettleBoundary, canRunQueued } from "./boundaries.js";
 import { runCompaction } from "./compaction-runner.js";
 import type { SessionInternals } from "./internals.js";
 import { busyPreflight, preflight } from "./prompt-pipeline.js";
 import { runOutcome } from "./run-outcome.js";
-import { notYetSupported } from "./texts.js";
+import { runTreeNavigation } from "./tree-navigation.js";
 
 /** The prompt-operation machine with the session's actors. */
 export function sessionPromptOperationMachine(s: SessionInternals) {
@@ -35,9 +35,7 @@ export function sessionPromptOperationMachine(s: SessionInternals) {
 				withinDispatch(s, () => busyPreflight(s, input)),
 			),
 			compact: fromPromise<CompactionOutput, CompactionInput>(({ input }) => runCompaction(s, input)),
-			navigateTree: fromPromise<NavigateTreeOutput, NavigateTreeInput>(async () => {
-				throw new SettleError("INVALID_ARGUMENT", notYetSupported("navigateTree()"));
-			}),
+			navigateTree: fromPromise<NavigateTreeOutput, NavigateTreeInput>(({ input }) => runTreeNavigation(s, input)),
 		},
 	});
 }
@@ -105,14 +103,28 @@ export function answerMachineRequests(actor: PromptOperationActor, s: SessionInt
  * One Agent run: `agent.prompt(messages)` for the first run of an operation, `agent.continue()`
  * for retries, continuations after compaction, queued messages and boundary requests. Resolves
  * after the run's `agent_end` was handled, with the machine's view of how it ended.
+ *
+ * A continuation is skipped (no run; the outcome says nothing ran) when the context ends with an
+ * assistant message and nothing is queued — `agent.continue()` would throw `Cannot continue from
+ * message role: assistant` (pi issues 5463, 5056: a queue emptied between the decision and the run).
  */
 async function runAgent(s: SessionInternals, input: RunInput): Promise<RunOutcome> {
 	s.scratch.lastAssistant = undefined;
 	s.scratch.turnToolResults = [];
-	s.beforeRun();
-	if (input.mode === "prompt" && Array.isArray(input.payload)) await s.agent.prompt(input.payload as AgentMessage[]);
-	else await s.agent.continue();
+	if (input.mode === "prompt" && Array.isArray(input.payload)) {
+		s.beforeRun();
+		await s.agent.prompt(input.payload as AgentMessage[]);
+	} else if (canContinue(s)) {
+		s.beforeRun();
+		await s.agent.continue();
+	}
 	return runOutcome(s);
+}
+
+/** `agent.continue()` has something to run: a context not ending with an answer, or queued messages. */
+function canContinue(s: SessionInternals): boolean {
+	const last = lastNonSystemMessage(s.agent.state.messages);
+	return last !== undefined && (last.role !== "assistant" || s.agent.hasQueuedMessages());
 }
 
 /**

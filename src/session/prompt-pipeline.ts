@@ -26,15 +26,14 @@ import { SettleError } from "../errors.js";
 import { parseCommandInvocation } from "../extensions/runner.js";
 import type { InputSource } from "../extensions/types.js";
 import { authenticationFailedMessage, noApiKeyFoundMessage, noModelSelectedMessage } from "../llm/model-runtime.js";
-import type { AgentMessage, AssistantMessage, ImageContent, Model } from "../llm/types.js";
+import type { AgentMessage, ImageContent, Model } from "../llm/types.js";
 import { expandPromptTemplate } from "../resources/prompt-templates.js";
 import { expandSkillCommand } from "../resources/skills.js";
-import { runCompaction } from "./compaction-runner.js";
+import { preSendCompaction } from "./compaction-runner.js";
 import { normalizePromptImages } from "./images.js";
 import type { SessionInternals } from "./internals.js";
 import type { CustomMessage } from "./messages.js";
 import { userMessage } from "./queues.js";
-import { isOverThreshold } from "./run-outcome.js";
 import {
 	COMPACTION_IN_PROGRESS,
 	commandCannotBeQueued,
@@ -215,24 +214,4 @@ export async function requireModelAndAuth(s: SessionInternals): Promise<Model> {
 		throw new SettleError("NO_AUTH", authenticationFailedMessage(model.provider));
 	}
 	throw new SettleError("NO_AUTH", noApiKeyFoundMessage(model.provider));
-}
-
-/**
- * C.1 step 9: before a new prompt, the last response (aborted ones included) may already put the
- * context over the threshold; compact first. Never continues a run (the prompt starts the next).
- */
-async function preSendCompaction(s: SessionInternals): Promise<void> {
-	if (!s.settingsManager.getCompactionEnabled()) return;
-	const last = lastAssistant(s.agent.state.messages);
-	if (!last || !isOverThreshold(s, last)) return;
-	await runCompaction(s, { reason: "threshold", willRetry: false });
-}
-
-/** The last assistant message (walks back only past the messages after it). */
-function lastAssistant(messages: readonly AgentMessage[]): AssistantMessage | undefined {
-	for (let index = messages.length - 1; index >= 0; index--) {
-		const message = messages[index]!;
-		if (message.role === "assistant") return message;
-	}
-	return undefined;
 }

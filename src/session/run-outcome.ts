@@ -15,22 +15,46 @@ import { shouldCompact } from "../llm/tokens.js";
 import type { AgentMessage, AssistantMessage } from "../llm/types.js";
 import type { SessionInternals } from "./internals.js";
 
+/** Per session: the messages the latest compaction kept (they predate it), while it is the live context's. */
+const keptByCompaction = new WeakMap<SessionInternals, WeakSet<AgentMessage>>();
+
+/**
+ * Call right after a compaction rebuilt the context: the messages in it now (the summary and the
+ * kept ones) predate the compaction, whatever their timestamps say. O(context), once per compaction.
+ */
+export function noteCompactedContext(s: SessionInternals): void {
+	keptByCompaction.set(s, new WeakSet(s.agent.state.messages));
+}
+
+/** Call when the context was replaced by another branch's (tree navigation): fall back to timestamps. */
+export function forgetCompactedContext(s: SessionInternals): void {
+	keptByCompaction.delete(s);
+}
+
+/**
+ * Whether a response predates the latest compaction of the live context (C.5 step 4): one the
+ * compaction kept, or — for a context the session did not compact itself (reopened, navigated) —
+ * one whose timestamp is at or before the compaction entry's. `fresh`: it ended in a run that
+ * started after any compaction, so it is newer by construction.
+ */
+function predatesCompaction(s: SessionInternals, message: AssistantMessage, fresh: boolean): boolean {
+	if (fresh) return false;
+	const kept = keptByCompaction.get(s);
+	return kept ? kept.has(message) : isBeforeCompaction(message, s.transcript.latestCompactionAt);
+}
+
 /**
  * How a response should be recovered from: retry, compact (`overflow` / `length_overflow`), or
  * nothing. Overflow needs compaction enabled, the current model (C.5 step 3), and a response newer
  * than the latest compaction (step 4); otherwise an overflow error is `fatal` and an over-window
- * answer is `none`. `fresh`: the response ended in a run that started after any compaction (a
- * post-run check), so it is newer by construction — timestamps within the same millisecond
- * would otherwise make it look stale.
+ * answer is `none`. `fresh`: the response ended in the run just finished (a post-run check).
  */
 export function recoveryClass(s: SessionInternals, message: AssistantMessage, fresh = false): RunErrorClass {
 	const model = s.model();
 	if (!model) return message.stopReason === "error" ? "fatal" : "none";
 	const errorClass = classifyAssistantError(message, model);
 	if (errorClass !== "overflow" && errorClass !== "length_overflow") return errorClass;
-	const recoverable =
-		s.settingsManager.getCompactionEnabled() &&
-		(fresh || !isBeforeCompaction(message, s.transcript.latestCompactionAt));
+	const recoverable = s.settingsManager.getCompactionEnabled() && !predatesCompaction(s, message, fresh);
 	if (recoverable) return errorClass;
 	return message.stopReason === "error" ? "fatal" : "none";
 }
@@ -40,16 +64,12 @@ export function isOverThreshold(s: SessionInternals, message: AssistantMessage, 
 	const settings = s.settingsManager.getCompactionSettings();
 	const model = s.model();
 	if (!settings.enabled || !model || model.contextWindow <= 0) return false;
-	let latestCompactionAt = s.transcript.latestCompactionAt;
-	// A fresh response is never stale itself; older usage it falls back to still can be.
-	if (fresh && latestCompactionAt !== undefined && message.timestamp <= latestCompactionAt) {
-		latestCompactionAt = message.timestamp - 1;
-	}
 	const tokens = contextTokensForThreshold({
 		message,
 		messages: s.agent.state.messages,
-		latestCompactionAt,
 		hasContextEdits: s.transcript.hasContextEdits,
+		// A fresh response is never stale itself; older usage it falls back to still can be.
+		isStale: (response) => predatesCompaction(s, response, fresh && response === message),
 	});
 	return tokens !== undefined && shouldCompact(tokens, model.contextWindow, settings);
 }
@@ -74,8 +94,10 @@ export function runOutcome(s: SessionInternals): RunOutcome {
 	const outcome: RunOutcome = {
 		stopReason: message.stopReason,
 		errorClass,
-		// Retry and overflow decisions come first; an aborted response never compacts here (C.3 step 6).
-		overThreshold: !aborted && (errorClass === "none" || errorClass === "fatal") && isOverThreshold(s, message, true),
+		// Overflow recovery comes first; an aborted response never compacts here (C.3 step 6). A retryable
+		// error is checked too: when it is not retried the threshold still applies (C.3 steps 5–6).
+		overThreshold:
+			!aborted && errorClass !== "overflow" && errorClass !== "length_overflow" && isOverThreshold(s, message, true),
 		hasQueuedMessages,
 		aborted,
 		beforeSettleBoundary,

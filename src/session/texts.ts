@@ -30,8 +30,3 @@ export const DISPOSED_BEFORE_SETTLED = "The AgentSession was disposed before thi
 /** `compact()` when the session cannot start a compaction now. */
 export const COMPACTION_NOT_POSSIBLE_NOW =
 	"Cannot compact now: another operation started while the current one was being aborted. Wait for it (waitForIdle()) and retry.";
-
-/** Features of the next issues, typed so callers can tell them apart. */
-export function notYetSupported(feature: string): string {
-	return `${feature} is not supported by this version of Settle's AgentSession yet.`;
-}

@@ -46,6 +46,10 @@ export const PROMPT_EVENTS: EventObject[] = [
 	{ type: "BEFORE_SETTLE_DONE", output: { continue: false } } as EventObject,
 	{ type: "SETTLE_DONE" } as EventObject,
 	{ type: "xstate.done.actor.navigateTree", output: { cancelled: false } } as EventObject,
+	// Busy prompts: queued (the operation must deliver it) or handled by a command / the input hook.
+	...(["queued", "handled"] as const).map(
+		(disposition) => ({ type: "xstate.done.actor.busyPreflight.*", output: { disposition } }) as EventObject,
+	),
 ];
 
 export const promptModel: ModelSpec = {
@@ -62,6 +66,10 @@ export const promptModel: ModelSpec = {
 			s.context.compaction?.willRetry ?? null,
 			s.context.deferredPrompts.length > 0,
 			s.context.operation !== undefined,
+			s.context.treeNavigation !== undefined,
+			// Whether a busy prompt is in flight, not how many: more only adds self-loops (every replayed
+			// edge is checked against the live actor, so a merge that hid a difference would fail loudly).
+			s.context.busyPreflightsInFlight > 0,
 		]),
 	harness: () => promptHarness({ retry: { maxRetries: 2 } }) as never,
 };

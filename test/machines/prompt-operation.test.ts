@@ -587,7 +587,13 @@ describe("prompt-operation machine: abort", () => {
 		expect(h.state()).toBe("settling");
 		expect(h.fakes.count("run")).toBe(0);
 		await h.resolve("settle");
-		expect(h.emitted.map((e) => e.type)).toEqual(["preflight_result", "operation_started", "operation_settled"]);
+		expect(h.emitted.map((e) => e.type)).toEqual([
+			"abort_requested",
+			"preflight_result",
+			"operation_started",
+			"operation_settled",
+		]);
+		expect(h.emittedOf("abort_requested")).toEqual([{ type: "abort_requested", target: "preflight" }]);
 	});
 
 	it("an abort during preflight of a handled prompt changes nothing", async () => {
@@ -726,5 +732,137 @@ describe("prompt-operation selectors", () => {
 		await h.send({ type: "ABORT" });
 		expect(lifecycleState(snap(h))).toBe("running.aborting");
 		expect(isStreaming(snap(h))).toBe(true);
+	});
+});
+
+describe("prompt-operation machine: recovery paths (issue 5)", () => {
+	it("a retryable error that is not retried still gets the threshold check (C.3 steps 5–6)", async () => {
+		const h = promptHarness({ retry: { maxRetries: 1, baseDelayMs: 10 } });
+		await startOperation(h);
+		await h.resolve("run", retryable());
+		await h.advance(10);
+		await h.resolve("run", retryable("503 again", { overThreshold: true }));
+		expect(h.state()).toBe("compacting.working");
+		expect(h.fakes.inputs("compact")).toEqual([{ reason: "threshold", willRetry: false, operationId: 1 }]);
+		expect(h.emittedOf("auto_retry_end")).toEqual([
+			{ type: "auto_retry_end", success: false, attempt: 1, finalError: "503 again" },
+		]);
+		await h.resolve("compact", { compacted: true, continue: false });
+		expect(h.state()).toBe("beforeSettle.working");
+		expect(h.fakes.count("run")).toBe(2);
+	});
+
+	it("does not settle while a busy prompt is still in its input hooks; queued → the operation continues", async () => {
+		const h = promptHarness();
+		await startOperation(h);
+		await h.resolve("run", outcome({ overThreshold: true }));
+		expect(h.state()).toBe("compacting.working");
+		await h.send({ type: "PROMPT", request: { requestId: "late", payload: { streamingBehavior: "steer" } } });
+		await h.resolve("compact", { compacted: true, continue: false });
+		await h.resolve("beforeSettle", { continue: false });
+		expect(h.state()).toBe("beforeSettle.awaitingInput");
+		expect(isStreaming(snap(h))).toBe(true);
+		expect(h.fakes.count("settle")).toBe(0);
+		await h.resolve("busyPreflight.late", { disposition: "queued" });
+		expect(h.state()).toBe("running.working");
+		expect(h.fakes.inputs("run").at(-1)).toMatchObject({ mode: "continue", cause: "queued" });
+		await h.resolve("run", outcome());
+		await finishOperation(h);
+		expect(h.state()).toBe("idle");
+		expect(h.emittedOf("operation_settled")).toHaveLength(1);
+	});
+
+	it("a busy prompt that ends handled or rejected lets the operation settle; ABORT settles at once", async () => {
+		const h = promptHarness();
+		await startOperation(h);
+		await h.send({ type: "PROMPT", request: { requestId: "cmd" } });
+		await h.resolve("run", outcome({ beforeSettleBoundary: false }));
+		expect(h.state()).toBe("beforeSettle.awaitingInput");
+		await h.resolve("busyPreflight.cmd", { disposition: "handled" });
+		expect(h.state()).toBe("settling");
+		await h.resolve("settle");
+
+		await startOperation(h, "r2");
+		await h.send({ type: "PROMPT", request: { requestId: "slow" } });
+		await h.resolve("run", outcome());
+		await h.resolve("beforeSettle", { continue: false });
+		expect(h.state()).toBe("beforeSettle.awaitingInput");
+		await h.send({ type: "ABORT" });
+		expect(h.state()).toBe("settling");
+		await h.resolve("settle");
+		expect(h.emittedOf("operation_settled").map((e) => [e.requestId, e.aborted])).toEqual([
+			["r1", false],
+			["r2", true],
+		]);
+		// The abandoned busy preflight still reports its caller's result.
+		await h.resolve("busyPreflight.slow", { disposition: "queued" });
+		expect(h.state()).toBe("idle");
+		expect(h.emittedOf("preflight_result").at(-1)).toMatchObject({ requestId: "slow", disposition: "queued" });
+	});
+
+	it("an extension command's NAVIGATE_TREE runs beside the preflight; prompts wait for it", async () => {
+		const h = promptHarness();
+		await h.send({ type: "PROMPT", request: { requestId: "cmd", payload: { text: "/tree" } } });
+		expect(snap(h).can({ type: "NAVIGATE_TREE", requestId: "t1" })).toBe(true);
+		await h.send({ type: "NAVIGATE_TREE", requestId: "t1", payload: { targetId: "e2" } });
+		expect(h.state()).toBe("preflight");
+		expect(isCompacting(snap(h))).toBe(true);
+		expect(snap(h).can({ type: "NAVIGATE_TREE", requestId: "t2" })).toBe(false);
+		expect(h.fakes.inputs("navigateTree")).toEqual([{ requestId: "t1", payload: { targetId: "e2" } }]);
+		await h.send({ type: "ABORT_BRANCH_SUMMARY" });
+		expect(h.emittedOf("abort_requested")).toEqual([{ type: "abort_requested", target: "branch_summary" }]);
+		// The command did not await it: the prompt is handled, the navigation goes on.
+		await h.resolve("preflight", { disposition: "handled" });
+		expect(h.state()).toBe("idle");
+		expect(isCompacting(snap(h))).toBe(true);
+		expect(snap(h).can({ type: "COMPACT", requestId: "c1" })).toBe(false);
+		await h.send({ type: "PROMPT", request: { requestId: "during" } });
+		expect(h.fakes.inputs("busyPreflight")).toEqual([{ request: { requestId: "during" }, phase: "branchSummary" }]);
+		await h.send({ type: "ABORT" });
+		expect(h.emittedOf("abort_requested")).toEqual([
+			{ type: "abort_requested", target: "branch_summary" },
+			{ type: "abort_requested", target: "branch_summary" },
+		]);
+		await h.resolve("navigateTree", { cancelled: true, aborted: true });
+		expect(h.emittedOf("tree_navigation_done")).toEqual([
+			{ type: "tree_navigation_done", requestId: "t1", output: { cancelled: true, aborted: true } },
+		]);
+		expect(isCompacting(snap(h))).toBe(false);
+		expect(snap(h).can({ type: "ABORT" })).toBe(false);
+		expect(h.fakes.count("settle")).toBe(0);
+	});
+
+	it("deferred prompts wait for a spawned navigation to end", async () => {
+		const h = promptHarness();
+		await h.send({ type: "PROMPT", request: { requestId: "cmd" } });
+		await h.send({ type: "NAVIGATE_TREE", requestId: "t1" });
+		await h.send({ type: "PROMPT", request: { requestId: "next" } });
+		expect(h.emittedOf("prompt_deferred").map((e) => e.requestId)).toEqual(["next"]);
+		await h.resolve("preflight", { disposition: "handled" });
+		expect(h.state()).toBe("idle");
+		expect(h.fakes.count("preflight")).toBe(1);
+		await h.reject("navigateTree", new Error("Entry e9 not found"));
+		expect(h.emittedOf("tree_navigation_done")[0]).toMatchObject({
+			requestId: "t1",
+			error: new Error("Entry e9 not found"),
+		});
+		expect(h.state()).toBe("preflight");
+		expect(h.fakes.inputs("preflight")[1]).toEqual({ request: { requestId: "next" } });
+	});
+
+	it("ABORT during a preflight also aborts a navigation its command started", async () => {
+		const h = promptHarness();
+		await h.send({ type: "PROMPT", request: { requestId: "cmd" } });
+		await h.send({ type: "NAVIGATE_TREE", requestId: "t1" });
+		await h.send({ type: "ABORT" });
+		expect(h.emittedOf("abort_requested")).toEqual([
+			{ type: "abort_requested", target: "preflight" },
+			{ type: "abort_requested", target: "branch_summary" },
+		]);
+		await h.resolve("navigateTree", { cancelled: true, aborted: true });
+		// The abort flag survives the navigation's end: a started prompt still settles without running.
+		await h.resolve("preflight", { disposition: "started" });
+		expect(h.state()).toBe("settling");
+		expect(h.fakes.count("run")).toBe(0);
 	});
 });
