@@ -21,7 +21,7 @@ import { Agent } from "../agent/agent.js";
 import type { AgentTool, AgentToolResult } from "../agent/types.js";
 import type { CompactionResult } from "../compaction/types.js";
 import { errorMessage, SettleError } from "../errors.js";
-import { instantiateExtensions } from "../extensions/loader.js";
+import { type InstantiatedExtensions, instantiateExtensions } from "../extensions/loader.js";
 import { STALE_EXTENSION_CONTEXT_MESSAGE } from "../extensions/messages.js";
 import { ExtensionRunner, resourcePathsFromDiscovery } from "../extensions/runner.js";
 import type {
@@ -37,6 +37,7 @@ import type {
 	ExtensionRuntimeActions,
 	ExtensionUIContext,
 	InputSource,
+	ScopedModel,
 	SessionStartEvent,
 	SlashCommandInfo,
 } from "../extensions/types.js";
@@ -133,6 +134,13 @@ export interface AgentSessionConfig {
 	eventBus?: EventBus;
 	/** Extension flag values to start from. */
 	flagValues?: ReadonlyMap<string, boolean | string>;
+	/**
+	 * Extensions whose factories already ran (`createAgentSessionServices` runs them to validate CLI
+	 * flags and apply provider registrations). Default: the resource loader's, instantiated here.
+	 */
+	extensions?: InstantiatedExtensions;
+	/** `ctx.scopedModels`: the models a host lets the user cycle through. */
+	scopedModels?: ScopedModel[];
 	/** The actor's clock for retry backoff (XState's `SimulatedClock` in tests). */
 	clock?: SessionClock;
 }
@@ -145,6 +153,9 @@ export interface SessionClock {
 	setTimeout(fn: (...args: unknown[]) => void, timeout: number): unknown;
 	clearTimeout(id: unknown): void;
 }
+
+/** Session replacement a runtime offers the extension command context (`ctx.newSession`, …). */
+export type SessionReplacementActions = Pick<ExtensionCommandContextActions, "newSession" | "fork" | "switchSession">;
 
 /** Host bindings of {@link AgentSession.bindExtensions}. */
 export interface ExtensionBindings {
@@ -223,6 +234,8 @@ export class AgentSession {
 	private readonly unsubscribeAgent: () => void;
 	private unsubscribeErrors: (() => void) | undefined;
 	private shutdownHandler: (() => void) | undefined;
+	private replacementActions: SessionReplacementActions | undefined;
+	private readonly scopedModels: ScopedModel[];
 	private requestCounter = 0;
 	private disposed = false;
 
@@ -242,11 +255,13 @@ export class AgentSession {
 		const agent = config.agent ?? createSessionAgent(config);
 		const modelRegistry = config.modelRegistry ?? modelRegistryView(config.modelRuntime);
 		const extensions = config.resourceLoader.getExtensions();
-		const loaded = await instantiateExtensions(extensions.extensions, {
-			cwd,
-			...(config.eventBus ? { eventBus: config.eventBus } : {}),
-			...(config.flagValues ? { flagValues: config.flagValues } : {}),
-		});
+		const loaded =
+			config.extensions ??
+			(await instantiateExtensions(extensions.extensions, {
+				cwd,
+				...(config.eventBus ? { eventBus: config.eventBus } : {}),
+				...(config.flagValues ? { flagValues: config.flagValues } : {}),
+			}));
 		const runner = new ExtensionRunner(loaded, { cwd, sessionManager: config.sessionManager, modelRegistry });
 		const loadErrors: ExtensionLoadError[] = [...extensions.errors, ...loaded.errors];
 		return new AgentSession(config, cwd, agent, runner, loadErrors);
@@ -269,6 +284,7 @@ export class AgentSession {
 		this.runnerInstance = runner;
 		this.clock = config.clock;
 		this.sessionStartEvent = config.sessionStartEvent ?? { type: "session_start", reason: "startup" };
+		this.scopedModels = config.scopedModels ?? [];
 
 		const transcript = new Transcript(agent, this.sessionManager, this.events);
 		this.queues = new SessionQueues(agent, this.events, transcript);
@@ -944,6 +960,15 @@ export class AgentSession {
 		}
 	}
 
+	/**
+	 * Routes the default command context's `newSession` / `fork` / `switchSession` to a session
+	 * runtime (an `AgentSessionRuntime` sets this on every session it installs); undefined makes
+	 * them reject again. Bindings given to {@link bindExtensions} take precedence.
+	 */
+	setReplacementActions(actions: SessionReplacementActions | undefined): void {
+		this.replacementActions = actions;
+	}
+
 	/** Whether any extension handles `type`. */
 	hasExtensionHandlers(type: string): boolean {
 		return this.runnerInstance.hasHandlers(type);
@@ -1185,6 +1210,7 @@ export class AgentSession {
 		};
 		const contextActions: ExtensionContextActions = {
 			getModel: () => this.model,
+			getScopedModels: () => this.scopedModels,
 			isIdle: () => !this.isStreaming,
 			getSignal: () => this.agent.signal,
 			abort: () => {
@@ -1202,7 +1228,7 @@ export class AgentSession {
 		runner.bindCommandContext(this.defaultCommandActions());
 	}
 
-	/** Command actions without a runtime host: `waitForIdle` works, session replacement does not. */
+	/** Command actions: `waitForIdle`, and session replacement when a runtime set {@link setReplacementActions}. */
 	private defaultCommandActions(): ExtensionCommandContextActions {
 		const unavailable = (what: string) => () =>
 			Promise.reject(
@@ -1214,10 +1240,11 @@ export class AgentSession {
 		return {
 			// Inside the session's own dispatch (a command run by prompt()), waiting would wait for itself.
 			waitForIdle: () => (this.internals.scratch.dispatchDepth > 0 ? Promise.resolve() : this.waitForIdle()),
-			newSession: unavailable("newSession"),
-			fork: unavailable("fork"),
+			newSession: (options) => this.replacementActions?.newSession(options) ?? unavailable("newSession")(),
+			fork: (entryId, options) => this.replacementActions?.fork(entryId, options) ?? unavailable("fork")(),
 			navigateTree: unavailable("navigateTree"),
-			switchSession: unavailable("switchSession"),
+			switchSession: (path, options) =>
+				this.replacementActions?.switchSession(path, options) ?? unavailable("switchSession")(),
 			reload: unavailable("reload"),
 		};
 	}
