@@ -10,7 +10,7 @@ import type { Model, ThinkingLevel } from "../llm/types.js";
 import type { SessionClock } from "../session/agent-session.js";
 import type { AuthStorage } from "./auth-storage.js";
 import type { AgentSessionRuntimeFactory } from "./runtime.js";
-import { createAgentSessionFromServices, type SessionToolOptions } from "./sdk.js";
+import { createAgentSessionFromServices, findModel, type SessionToolOptions } from "./sdk.js";
 import { type CreateAgentSessionServicesOptions, createAgentSessionServices } from "./services.js";
 
 /** Options of {@link createAgentSessionRuntimeFactory}; they apply to every session it builds. */
@@ -24,8 +24,11 @@ export interface AgentSessionRuntimeFactoryOptions extends SessionToolOptions {
 	authStorage?: AuthStorage;
 	extensionFlagValues?: ExtensionFlagInput;
 	resourceLoaderOptions?: CreateAgentSessionServicesOptions["resourceLoaderOptions"];
-	/** An explicit model (wins over every session's recorded model, as pi's `--model`). */
-	model?: Model;
+	/**
+	 * An explicit model (wins over every session's recorded model, as pi's `--model`): a model, or
+	 * `provider/id` looked up in each target's model runtime (an unknown one fails the build).
+	 */
+	model?: Model | string;
 	thinkingLevel?: ThinkingLevel;
 	scopedModels?: ScopedModel[];
 	eventBus?: EventBus;
@@ -57,11 +60,12 @@ export function createAgentSessionRuntimeFactory(
 			...(options.resourceLoaderOptions ? { resourceLoaderOptions: options.resourceLoaderOptions } : {}),
 			...(options.eventBus ? { eventBus: options.eventBus } : {}),
 		});
+		const model = typeof options.model === "string" ? findModel(services.modelRuntime, options.model) : options.model;
 		const created = await createAgentSessionFromServices({
 			services,
 			sessionManager,
 			...(sessionStartEvent ? { sessionStartEvent } : {}),
-			...(options.model ? { model: options.model } : {}),
+			...(model ? { model } : {}),
 			...(options.thinkingLevel ? { thinkingLevel: options.thinkingLevel } : {}),
 			...(options.scopedModels ? { scopedModels: options.scopedModels } : {}),
 			...(options.tools ? { tools: options.tools } : {}),

@@ -31,6 +31,7 @@ export {
 	createAgentSessionFromServices,
 	DEFAULT_ACTIVE_TOOL_NAMES,
 	DEFAULT_THINKING_LEVEL,
+	findModel,
 	type InitialModelChoice,
 	noModelsAvailableMessage,
 	resolveInitialModel,

@@ -4,6 +4,7 @@
  * tools, and build the AgentSession on cwd-bound services.
  */
 import { resolve } from "node:path";
+import { SettleError } from "../errors.js";
 import type { InstantiatedExtensions } from "../extensions/loader.js";
 import type { EventBus, ScopedModel, SessionStartEvent } from "../extensions/types.js";
 import { clampThinkingLevel, type ModelRuntime } from "../llm/model-runtime.js";
@@ -86,6 +87,41 @@ export interface InitialModelChoice {
 	model: Model | undefined;
 	thinkingLevel: ThinkingLevel;
 	modelFallbackMessage?: string;
+}
+
+/**
+ * Finds a model by `provider/id`, or by a bare id when exactly one provider (preferably one with
+ * auth) serves it. Throws `NOT_FOUND` saying what exists.
+ *
+ * @example
+ * ```ts
+ * findModel(modelRuntime, "anthropic/claude-sonnet-4-5");
+ * findModel(modelRuntime, "faux-1");
+ * ```
+ */
+export function findModel(modelRuntime: ModelRuntime, spec: string): Model {
+	const slash = spec.indexOf("/");
+	if (slash > 0) {
+		const found = modelRuntime.getModel(spec.slice(0, slash), spec.slice(slash + 1));
+		if (found) return found;
+	}
+	const byId = modelRuntime.getAll().filter((model) => model.id === spec);
+	const withAuth = byId.filter((model) => modelRuntime.hasConfiguredAuth(model.provider));
+	const candidates = withAuth.length > 0 ? withAuth : byId;
+	if (candidates.length === 1) return candidates[0]!;
+	if (candidates.length > 1) {
+		throw new SettleError(
+			"INVALID_ARGUMENT",
+			`Model "${spec}" is served by several providers (${candidates.map((m) => `${m.provider}/${m.id}`).join(", ")}); name one as provider/id.`,
+			{ details: { spec } },
+		);
+	}
+	const providers = [...new Set(modelRuntime.getAll().map((model) => model.provider))];
+	throw new SettleError(
+		"NOT_FOUND",
+		`Model not found: ${spec}. Use provider/id; known providers: ${providers.length ? providers.join(", ") : "none (is @mariozechner/pi-ai installed?)"}.`,
+		{ details: { spec } },
+	);
 }
 
 /** pi's "no models" text; the guidance names Settle's ways to get a model. */

@@ -23,6 +23,8 @@ export interface AgentSessionRuntimeDiagnostic {
 	message: string;
 	/** The file the problem is about, when there is one. */
 	path?: string;
+	/** What it is about: command-line extension flags, extensions, settings, credentials, the model runtime. */
+	source?: "flags" | "extensions" | "settings" | "credentials" | "models";
 }
 
 /** The cwd-bound bundle a session is built from. */
@@ -95,12 +97,13 @@ export async function createAgentSessionServices(
 	});
 	await resourceLoader.reload();
 	for (const problem of settingsManager.getErrors()) {
-		diagnostics.push({ type: problem.type, message: problem.message, path: problem.path });
+		diagnostics.push({ type: problem.type, message: problem.message, path: problem.path, source: "settings" });
 	}
 	for (const problem of resourceLoader.getExtensions().diagnostics) {
 		diagnostics.push({
 			type: problem.type === "error" ? "error" : "warning",
 			message: problem.message,
+			source: "extensions",
 			...(problem.path ? { path: problem.path } : {}),
 		});
 	}
@@ -113,7 +116,11 @@ export async function createAgentSessionServices(
 	);
 	if (options.extensionFlagValues) {
 		for (const problem of applyExtensionFlagValues(extensionsResult, options.extensionFlagValues)) {
-			diagnostics.push({ type: problem.type === "error" ? "error" : "warning", message: problem.message });
+			diagnostics.push({
+				type: problem.type === "error" ? "error" : "warning",
+				message: problem.message,
+				source: "flags",
+			});
 		}
 	}
 	return { cwd, agentDir, settingsManager, resourceLoader, modelRuntime, diagnostics, extensionsResult };
@@ -132,7 +139,12 @@ export async function loadServiceExtensions(
 		...(eventBus ? { eventBus } : {}),
 	});
 	for (const problem of loaded.diagnostics) {
-		diagnostics.push({ type: "error", message: problem.message, ...(problem.path ? { path: problem.path } : {}) });
+		diagnostics.push({
+			type: "error",
+			message: problem.message,
+			source: "extensions",
+			...(problem.path ? { path: problem.path } : {}),
+		});
 	}
 	const registry = modelRegistryView(modelRuntime);
 	const pending = loaded.runtime.pendingProviderRegistrations;
@@ -141,7 +153,11 @@ export async function loadServiceExtensions(
 		try {
 			registry.registerProvider?.(name, config);
 		} catch (error) {
-			diagnostics.push({ type: "error", message: `Extension "${extensionPath}" error: ${errorMessage(error)}` });
+			diagnostics.push({
+				type: "error",
+				message: `Extension "${extensionPath}" error: ${errorMessage(error)}`,
+				source: "extensions",
+			});
 		}
 	}
 	return loaded;
@@ -157,11 +173,13 @@ export async function createDefaultModelRuntime(
 	authStorage: AuthStorage = AuthStorage.create(join(agentDir, AUTH_FILE_NAME)),
 ): Promise<ModelRuntime> {
 	const authProblem = authStorage.getError();
-	if (authProblem) diagnostics.push({ type: "error", message: authProblem.message, path: authStorage.path });
+	if (authProblem) {
+		diagnostics.push({ type: "error", message: authProblem.message, source: "credentials", path: authStorage.path });
+	}
 	try {
 		return await createPiAiModelRuntime({ credentials: authStorage });
 	} catch (error) {
-		diagnostics.push({ type: "warning", message: errorMessage(error) });
+		diagnostics.push({ type: "warning", message: errorMessage(error), source: "models" });
 		return new InMemoryModelRuntime();
 	}
 }
