@@ -264,6 +264,35 @@ describe("import and missing cwd", () => {
 		expect(JSON.stringify(r.session.messages)).toContain("exported work");
 	});
 
+	it("re-importing the file that became the current session is refused: nothing is overwritten", async () => {
+		const exported = await writeSession(ws.beta, "exported work");
+		const outside = join(ws.root, "shared.jsonl");
+		writeFileSync(outside, readFileSync(exported));
+		const r = await start();
+		await r.importFromJsonl(outside);
+		await assertUsable(r.session, faux, "after the import");
+		const current = r.session;
+		const text = readFileSync(current.sessionFile!, "utf8");
+		await expect(r.importFromJsonl(outside)).rejects.toThrow(/would overwrite the current session file/);
+		expect(r.session).toBe(current);
+		expect(readFileSync(current.sessionFile!, "utf8")).toBe(text);
+		await assertUsable(r.session, faux);
+	});
+
+	it("an unwritable session dir fails the import with an IO error naming it; the session stays", async () => {
+		const blocker = join(ws.root, "a-file");
+		writeFileSync(blocker, "not a directory");
+		writeFileSync(join(ws.agentDir, "settings.json"), JSON.stringify({ sessionDir: join(blocker, "sessions") }));
+		const exported = await writeSession(ws.beta, "exported work");
+		const r = await start(ws.alpha, SessionManager.inMemory(ws.alpha));
+		const before = r.session;
+		const error = await r.importFromJsonl(exported).catch((e: unknown) => e);
+		expect(error).toMatchObject({ code: "IO" });
+		expect((error as Error).message).toContain(`Cannot create a session file in ${join(blocker, "sessions")}`);
+		expect(r.session).toBe(before);
+		await assertUsable(r.session, faux);
+	});
+
 	it("a session whose cwd is gone throws MissingSessionCwdError before any teardown; the override works", async () => {
 		const target = await writeSession(ws.beta, "beta work");
 		rmSync(ws.beta, { recursive: true });
