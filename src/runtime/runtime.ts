@@ -10,7 +10,7 @@
  */
 import { existsSync } from "node:fs";
 import { resolve } from "node:path";
-import { createActor, fromPromise } from "xstate";
+import { createActor, fromPromise, type InspectionEvent } from "xstate";
 import {
 	type BeforeSwitchOutput,
 	type CreatedSession,
@@ -141,7 +141,11 @@ export class AgentSessionRuntime {
 	private readonly replacementActions: SessionReplacementActions;
 
 	/** Use {@link createAgentSessionRuntime}. */
-	constructor(initial: AgentSessionRuntimeResult, factory: AgentSessionRuntimeFactory) {
+	constructor(
+		initial: AgentSessionRuntimeResult,
+		factory: AgentSessionRuntimeFactory,
+		options: { inspect?: (event: InspectionEvent) => void } = {},
+	) {
 		this.current = initial;
 		this.factory = factory;
 		this.replacementActions = {
@@ -150,7 +154,9 @@ export class AgentSessionRuntime {
 			switchSession: (path, options) => this.switchSession(path, options),
 		};
 		initial.session.setReplacementActions(this.replacementActions);
-		this.actor = createActor(runtimeMachine.provide({ actors: this.actors() }));
+		this.actor = createActor(runtimeMachine.provide({ actors: this.actors() }), {
+			...(options.inspect ? { inspect: options.inspect } : {}),
+		});
 		this.actor.on("*", (event) => this.onMachineEvent(event as RuntimeEmitted));
 		this.actor.start();
 	}
@@ -547,6 +553,11 @@ export interface CreateAgentSessionRuntimeOptions {
 	sessionManager: SessionManager;
 	/** Default `{type: "session_start", reason: "startup"}`. */
 	sessionStartEvent?: SessionStartEvent;
+	/**
+	 * XState's inspection callback for the runtime machine's actor (e.g. `@statelyai/inspect`'s
+	 * `inspector.inspect`); {@link AgentSessionRuntime.inspect} gives typed events instead.
+	 */
+	inspect?: (event: InspectionEvent) => void;
 }
 
 /**
@@ -581,5 +592,5 @@ export async function createAgentSessionRuntime(
 		sessionManager.close();
 		throw error;
 	}
-	return new AgentSessionRuntime(result, factory);
+	return new AgentSessionRuntime(result, factory, options.inspect ? { inspect: options.inspect } : {});
 }
