@@ -50,20 +50,31 @@ export async function main(argv: readonly string[], out: CliOutput = processOutp
 		if (args.command === "viz") return await writeDiagrams(args.commandArgs[0], out);
 
 		const mode: CliMode = args.mode ?? "text";
-		let messages = args.messages;
+		const noPrompt = () => {
+			out.stderr(
+				'Error: no prompt. Give one (settle -p "<prompt>"), pipe it on stdin, or use --rpc. See settle --help.\n',
+			);
+			return EXIT_USAGE;
+		};
+		// Fail fast without a prompt, unless an extension flag took the next argument (a boolean one gives it back).
+		let piped: string | undefined;
+		const mayReclaim = args.unknownFlags.some((flag) => flag.valueWasNextArg);
+		if (mode !== "rpc" && args.messages.length === 0 && !mayReclaim) {
+			piped = await readPipedStdin();
+			if (!piped?.trim()) return noPrompt();
+		}
+		const host = await startHost(args);
+		const { runtime } = host;
+		let messages = host.messages;
 		if (mode !== "rpc" && messages.length === 0) {
-			const piped = await readPipedStdin();
-			if (piped === undefined || piped.trim() === "") {
-				out.stderr(
-					'Error: no prompt. Give one (settle -p "<prompt>"), pipe it on stdin, or use --rpc. See settle --help.\n',
-				);
-				return EXIT_USAGE;
+			piped ??= await readPipedStdin();
+			if (!piped?.trim()) {
+				await runtime.dispose();
+				return noPrompt();
 			}
 			messages = [piped];
 		}
-		const host = await startHost({ ...args, messages });
 		for (const warning of host.warnings) out.stderr(`Warning: ${warning.message}\n`);
-		const { runtime } = host;
 		const noModel = runtime.session.model === undefined;
 		if (runtime.modelFallbackMessage && (!noModel || mode === "rpc")) {
 			out.stderr(`Warning: ${runtime.modelFallbackMessage}\n`);
@@ -74,7 +85,7 @@ export async function main(argv: readonly string[], out: CliOutput = processOutp
 				out.stderr(`Error: ${runtime.modelFallbackMessage ?? "No model selected."}\n`);
 				return EXIT_FAILURE;
 			}
-			return await runPrintMode(runtime, { mode, messages: host.messages }, out);
+			return await runPrintMode(runtime, { mode, messages }, out);
 		} finally {
 			await runtime.dispose();
 		}
