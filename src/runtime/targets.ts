@@ -75,7 +75,9 @@ export function openSessionFile(current: CurrentSessionView, sessionFile: string
 				{ details: { path: file } },
 			);
 		}
-		return { manager: current.manager, shared: true, createdFiles: [] };
+		const handle: TargetHandle = { manager: current.manager, shared: true, createdFiles: [] };
+		validateCwd(handle, current.cwd);
+		return handle;
 	}
 	const existed = existsSync(file);
 	// A missing file starts a new session there (pi); it belongs to the current project then.

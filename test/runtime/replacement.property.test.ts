@@ -74,7 +74,7 @@ async function checkStep(world: World, step: Step): Promise<void> {
 describe("invariant 10: a replacement completes or leaves the old session intact and usable", () => {
 	it("holds for random sequences of replacements with a failure injected at a random step", async () => {
 		await fc.assert(
-			fc.asyncProperty(fc.array(stepArbitrary, { minLength: 1, maxLength: 3 }), async (steps) => {
+			fc.asyncProperty(fc.array(stepArbitrary, { minLength: 1, maxLength: 4 }), async (steps) => {
 				const world = await createWorld();
 				try {
 					for (const step of steps) await checkStep(world, step);
@@ -86,7 +86,7 @@ describe("invariant 10: a replacement completes or leaves the old session intact
 					world.ws.cleanup();
 				}
 			}),
-			{ numRuns: 40 },
+			{ numRuns: 60 },
 		);
 	});
 
