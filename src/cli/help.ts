@@ -34,7 +34,8 @@ Options:
   --mode <text|json|rpc>        Same as the three above (pi's spelling)
   --model <provider/id>         Model to use (also a bare id when it is unique)
   --thinking <level>            off, minimal, low, medium, high, xhigh (clamped to the model)
-  --cwd <dir>                   Project directory (default: the current directory)
+  --cwd <dir>                   Project directory (default: the current directory); with --session,
+                                continue that session in <dir> (e.g. when its own directory is gone)
   --session <file|id>           Resume a session file (or a session id of this project)
   -c, --continue                Resume this project's most recent session
   --no-session                  Keep the session in memory only

@@ -190,6 +190,34 @@ describe("bad command lines (exit 2, pi's messages)", () => {
 		expect(noValue.stderr).toContain('Error: Extension flag "--persona" requires a value');
 	});
 
+	it("--approve trusts the project (its extensions run); without it they are skipped with a warning", () => {
+		mkdirSync(join(project, ".settle", "extensions"), { recursive: true });
+		writeFileSync(
+			join(project, ".settle", "extensions", "hello.ts"),
+			"export default function (pi: any) { pi.on('session_start', (_e: unknown, ctx: any) => ctx.ui.notify('project extension ran')); }\n",
+		);
+		const untrusted = settle(["--faux", "-p", "hi"]);
+		expect(untrusted.code).toBe(0);
+		expect(untrusted.stderr).toContain("Warning: Project extension not loaded");
+		expect(untrusted.stderr).not.toContain("project extension ran");
+		const trusted = settle(["--faux", "--approve", "-p", "hi"]);
+		expect(trusted.stderr).toContain("[info] project extension ran");
+		expect(trusted.stderr).not.toContain("Warning");
+		expect(settle(["--faux", "--no-approve", "-p", "hi"]).stderr).not.toContain("project extension ran");
+	});
+
+	it("--tools is an allowlist: a tool outside it is not there for the model", () => {
+		const steps = script([{ toolCalls: [{ name: "bash", arguments: { command: "pwd" } }] }, "done"]);
+		const events = jsonLines(settle(["--faux-script", steps, "--tools", "read", "--json", "x"]).stdout);
+		const end = events.find((event) => event.type === "tool_execution_end") as { isError: boolean; result: unknown };
+		expect(end.isError).toBe(true);
+		expect(JSON.stringify(end.result)).toContain("bash");
+		const request = events.find(
+			(event) => event.type === "message_end" && JSON.stringify(event).includes('"kind":"baseline"'),
+		);
+		expect(JSON.stringify(request)).toContain('"active":["read"]');
+	});
+
 	it("--help and --version", () => {
 		const help = settle(["--help"]);
 		expect(help.code).toBe(0);
@@ -294,6 +322,17 @@ describe("settle --rpc", () => {
 		await settledAgain;
 		expect(await rpc.request({ id: "11", type: "get_last_assistant_text" })).toMatchObject({
 			data: { text: "in the new session" },
+		});
+
+		expect(await rpc.request({ id: "s1", type: "steer", message: "later" })).toMatchObject({ success: true });
+		expect(
+			((await rpc.request({ id: "s2", type: "get_state" })).data as { pendingMessageCount: number })
+				.pendingMessageCount,
+		).toBe(1);
+		expect(await rpc.request({ id: "s3", type: "abort" })).toMatchObject({ success: true });
+		expect(await rpc.request({ id: "s4", type: "compact" })).toMatchObject({
+			success: false,
+			error: "Nothing to compact (session too small)",
 		});
 
 		expect(await rpc.request({ id: "12", type: "fork", entryId: "nope" })).toEqual({
