@@ -55,10 +55,22 @@ export {
 	sameModel,
 	supportedThinkingLevels,
 } from "./llm/model-runtime.js";
+export {
+	type CredentialSource,
+	createPiAiModelRuntime,
+	loadPiAi,
+	PI_AI_PACKAGE,
+	PI_DEFAULT_MODEL_PER_PROVIDER,
+	PiAiModelRuntime,
+	type PiAiModelRuntimeOptions,
+	type PiAiModule,
+	piAiNotInstalledError,
+} from "./llm/pi-ai.js";
 export * from "./llm/tokens.js";
 export * from "./llm/types.js";
 export { validateToolArguments, validateToolCall } from "./llm/validation.js";
 export * from "./resources/index.js";
+export * from "./runtime/index.js";
 export {
 	AgentSession,
 	type AgentSessionConfig,
@@ -67,6 +79,7 @@ export {
 	type PromptOptions,
 	type SendCustomMessageOptions,
 	type SessionClock,
+	type SessionReplacementActions,
 	type SessionTrace,
 } from "./session/agent-session.js";
 export type { BashResult, ExecuteBashOptions } from "./session/bash-runner.js";

@@ -32,6 +32,11 @@ export interface ModelRuntime {
 	/** The stream function serving a wire API, or undefined. */
 	getStreamFn(api: string): StreamFn | undefined;
 	/**
+	 * The model a provider suggests when nothing else chose one (pi's per-provider defaults), or
+	 * undefined. Optional: without it the first available model is the fallback.
+	 */
+	getDefaultModelId?(provider: string): string | undefined;
+	/**
 	 * Streams `model` through the stream function registered for `model.api`. An unknown api
 	 * answers with an error message (never throws), so a run ends with a readable failure.
 	 */
@@ -58,6 +63,13 @@ export interface ModelProviderRegistration {
 	requiresAuth?: boolean;
 	/** The provider authenticates with OAuth (pi's "Authentication failed" text when it has none). */
 	oauth?: boolean;
+	/**
+	 * Whether credentials are available right now, for an `apiKey` function that may find none
+	 * (a key file, environment variables). Default: `apiKey` is set. Must not throw.
+	 */
+	hasAuth?: () => boolean;
+	/** The model to pick when nothing else chose one (see {@link ModelRuntime.getDefaultModelId}). */
+	defaultModelId?: string;
 }
 
 interface ProviderRecord {
@@ -85,7 +97,12 @@ export class InMemoryModelRuntime implements ModelRuntime {
 	constructor(registrations: readonly ModelProviderRegistration[] = []) {
 		for (const registration of registrations) this.registerProvider(registration);
 		this.stream = (model, context, options) => {
-			const streamFn = this.streamFns.get(model.api);
+			// The model's own provider first: several providers may share a wire API with different clients.
+			const own = this.providers.get(model.provider)?.registration;
+			const streamFn =
+				own?.models.some((candidate) => candidate.api === model.api) === true
+					? own.streamFn
+					: this.streamFns.get(model.api);
 			if (streamFn) return streamFn(model, context, options);
 			return streamFromMessage(unknownApiMessage(model));
 		};
@@ -120,8 +137,15 @@ export class InMemoryModelRuntime implements ModelRuntime {
 		const record = this.providers.get(provider);
 		if (!record) return;
 		this.providers.delete(provider);
-		for (const model of record.registration.models) {
-			if (this.streamFns.get(model.api) === record.registration.streamFn) this.streamFns.delete(model.api);
+		for (const api of new Set(record.registration.models.map((model) => model.api))) {
+			if (this.streamFns.get(api) !== record.registration.streamFn) continue;
+			// Another provider serving the same wire API takes it over (the latest registered one).
+			let next: StreamFn | undefined;
+			for (const other of this.providers.values()) {
+				if (other.registration.models.some((model) => model.api === api)) next = other.registration.streamFn;
+			}
+			if (next) this.streamFns.set(api, next);
+			else this.streamFns.delete(api);
 		}
 	}
 
@@ -148,7 +172,24 @@ export class InMemoryModelRuntime implements ModelRuntime {
 	hasConfiguredAuth(provider: string): boolean {
 		const record = this.providers.get(provider);
 		if (!record) return false;
-		return record.registration.requiresAuth === false || record.apiKey !== undefined;
+		if (record.registration.requiresAuth === false) return true;
+		if (record.apiKey === undefined) return false;
+		// A key set with setApiKey() counts as configured; the registration's own source may find none.
+		if (record.apiKey !== record.registration.apiKey || !record.registration.hasAuth) return true;
+		try {
+			return record.registration.hasAuth();
+		} catch {
+			return false;
+		}
+	}
+
+	/** Provider ids in registration order. */
+	getProviders(): string[] {
+		return [...this.providers.keys()];
+	}
+
+	getDefaultModelId(provider: string): string | undefined {
+		return this.providers.get(provider)?.registration.defaultModelId;
 	}
 
 	isUsingOAuth(provider: string): boolean {

@@ -22,6 +22,7 @@ import type { AgentTool, AgentToolResult } from "../agent/types.js";
 import type { CompactionResult } from "../compaction/types.js";
 import { errorMessage, SettleError } from "../errors.js";
 import { createEventBus } from "../extensions/event-bus.js";
+import type { InstantiatedExtensions } from "../extensions/loader.js";
 import { STALE_EXTENSION_CONTEXT_MESSAGE } from "../extensions/messages.js";
 import type { ExtensionRunner } from "../extensions/runner.js";
 import type {
@@ -161,6 +162,11 @@ export interface AgentSessionConfig {
 	eventBus?: EventBus;
 	/** Extension flag values to start from. */
 	flagValues?: ReadonlyMap<string, boolean | string>;
+	/**
+	 * Extensions whose factories already ran (`createAgentSessionServices` runs them to validate CLI
+	 * flags and apply provider registrations). Default: the resource loader's, instantiated here.
+	 */
+	extensions?: InstantiatedExtensions;
 	/** The actor's clock for retry backoff (XState's `SimulatedClock` in tests). */
 	clock?: SessionClock;
 }
@@ -173,6 +179,9 @@ export interface SessionClock {
 	setTimeout(fn: (...args: unknown[]) => void, timeout: number): unknown;
 	clearTimeout(id: unknown): void;
 }
+
+/** Session replacement a runtime offers the extension command context (`ctx.newSession`, …). */
+export type SessionReplacementActions = Pick<ExtensionCommandContextActions, "newSession" | "fork" | "switchSession">;
 
 /** Host bindings of {@link AgentSession.bindExtensions}. */
 export interface ExtensionBindings {
@@ -259,6 +268,7 @@ export class AgentSession {
 	private readonly unsubscribeAgent: () => void;
 	private unsubscribeErrors: (() => void) | undefined;
 	private shutdownHandler: (() => void) | undefined;
+	private replacementActions: SessionReplacementActions | undefined;
 	private requestCounter = 0;
 	private disposed = false;
 
@@ -284,6 +294,7 @@ export class AgentSession {
 			modelRegistry,
 			eventBus,
 			...(config.flagValues ? { flagValues: config.flagValues } : {}),
+			...(config.extensions ? { extensions: config.extensions } : {}),
 		});
 		return new AgentSession(config, { cwd, agent, runner, loadErrors, modelRegistry, eventBus });
 	}
@@ -1167,6 +1178,15 @@ export class AgentSession {
 		if (bindings.shutdownHandler) this.shutdownHandler = bindings.shutdownHandler;
 	}
 
+	/**
+	 * Routes the default command context's `newSession` / `fork` / `switchSession` to a session
+	 * runtime (an `AgentSessionRuntime` sets this on every session it installs); undefined makes
+	 * them reject again. Bindings given to {@link bindExtensions} take precedence.
+	 */
+	setReplacementActions(actions: SessionReplacementActions | undefined): void {
+		this.replacementActions = actions;
+	}
+
 	/** Whether any extension handles `type`. */
 	hasExtensionHandlers(type: string): boolean {
 		return this.runnerInstance.hasHandlers(type);
@@ -1447,7 +1467,7 @@ export class AgentSession {
 		runner.bindCommandContext(this.defaultCommandActions());
 	}
 
-	/** Command actions without a runtime host: `waitForIdle` works, session replacement does not. */
+	/** Command actions: `waitForIdle`, and session replacement when a runtime set {@link setReplacementActions}. */
 	private defaultCommandActions(): ExtensionCommandContextActions {
 		const unavailable = (what: string) => () =>
 			Promise.reject(
@@ -1459,10 +1479,11 @@ export class AgentSession {
 		return {
 			// Inside the session's own dispatch (a command run by prompt()), waiting would wait for itself.
 			waitForIdle: () => (this.internals.scratch.dispatchDepth > 0 ? Promise.resolve() : this.waitForIdle()),
-			newSession: unavailable("newSession"),
-			fork: unavailable("fork"),
+			newSession: (options) => this.replacementActions?.newSession(options) ?? unavailable("newSession")(),
+			fork: (entryId, options) => this.replacementActions?.fork(entryId, options) ?? unavailable("fork")(),
 			navigateTree: (targetId, options) => this.navigateTree(targetId, options),
-			switchSession: unavailable("switchSession"),
+			switchSession: (path, options) =>
+				this.replacementActions?.switchSession(path, options) ?? unavailable("switchSession")(),
 			reload: () => this.reload(),
 		};
 	}

@@ -15,7 +15,7 @@
  * The session manager, the transcript and the model stay. The prompt change (if any) is recorded
  * as a `system` patch before the next request.
  */
-import { instantiateExtensions } from "../extensions/loader.js";
+import { type InstantiatedExtensions, instantiateExtensions } from "../extensions/loader.js";
 import { STALE_EXTENSION_CONTEXT_MESSAGE } from "../extensions/messages.js";
 import { ExtensionRunner, resourcePathsFromDiscovery } from "../extensions/runner.js";
 import type { EventBus, ExtensionLoadError, ExtensionModelRegistry } from "../extensions/types.js";
@@ -63,14 +63,18 @@ export async function loadExtensionRunner(
 		modelRegistry: ExtensionModelRegistry;
 		eventBus: EventBus;
 		flagValues?: ReadonlyMap<string, boolean | string>;
+		/** Factories already run (the services run them once to validate CLI flags); default: run the loader's. */
+		extensions?: InstantiatedExtensions;
 	},
 ): Promise<LoadedExtensionRunner> {
 	const extensions = resourceLoader.getExtensions();
-	const loaded = await instantiateExtensions(extensions.extensions, {
-		cwd: options.cwd,
-		eventBus: options.eventBus,
-		...(options.flagValues ? { flagValues: options.flagValues } : {}),
-	});
+	const loaded =
+		options.extensions ??
+		(await instantiateExtensions(extensions.extensions, {
+			cwd: options.cwd,
+			eventBus: options.eventBus,
+			...(options.flagValues ? { flagValues: options.flagValues } : {}),
+		}));
 	const runner = new ExtensionRunner(loaded, {
 		cwd: options.cwd,
 		sessionManager: options.sessionManager,
