@@ -116,7 +116,7 @@ const staticOwnImports = {
 		builder.onLoad({ filter: /\.ts$/ }, (args) => {
 			const source = readFileSync(args.path, "utf8");
 			const added = new Map();
-			const contents = source.replace(/\bimport\("(\.{1,2}\/[^"]+\.js)"\)/g, (_call, specifier) => {
+			const contents = source.replace(/(?<!typeof\s+)\bimport\("(\.{1,2}\/[^"]+\.js)"\)/g, (_call, specifier) => {
 				if (!added.has(specifier)) added.set(specifier, `__settleStatic${added.size}`);
 				return `Promise.resolve(${added.get(specifier)})`;
 			});
@@ -127,22 +127,11 @@ const staticOwnImports = {
 	},
 };
 
-const COMMON = {
-	absWorkingDir: ROOT,
-	bundle: true,
-	format: "esm",
-	platform: "node",
-	target: "node20",
-	tsconfig: join(ROOT, "tsconfig.json"),
-	charset: "utf8",
-	logLevel: "warning",
-};
-
 /** Bundles the entry points into `outDir` (emptied first). */
-export async function bundle(outDir) {
+async function bundle(outDir) {
 	rmSync(outDir, { recursive: true, force: true });
 	await build({
-		...COMMON,
+		absWorkingDir: ROOT,
 		entryPoints: Object.entries(ENTRY_POINTS).map(([out, source]) => ({
 			in: source === ROOT_ENTRY ? source : `settle-entry:${out}`,
 			out,
@@ -150,7 +139,14 @@ export async function bundle(outDir) {
 		outdir: outDir,
 		entryNames: "[name]",
 		chunkNames: "chunk-[hash]",
+		bundle: true,
 		splitting: true,
+		format: "esm",
+		platform: "node",
+		target: "node20",
+		tsconfig: join(ROOT, "tsconfig.json"),
+		charset: "utf8",
+		logLevel: "warning",
 		sourcemap: "linked",
 		sourcesContent: true,
 		plugins: [packageBoundary, staticOwnImports],
