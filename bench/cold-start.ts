@@ -7,13 +7,12 @@
  *   npx tsx bench/cold-start.ts        (REPS=7 overrides)
  *
  * Variants:
- * - settle: Settle compiled to plain JavaScript one module per file, as `npm run build` ships it
- *   (no TypeScript loader in the measurement);
+ * - settle: the package as `npm run build` makes it (run once first: the bundled `dist/`),
+ *   imported as `settle` by package name;
  * - pi: pi 0.73.1 from its published package;
- * - floors: `node` importing nothing, and `node` importing only xstate (Settle's one runtime
- *   dependency needed to create a session) — what no change inside Settle can go below;
- * - settleBundled (informational, only when esbuild is installed): the same compiled code bundled
- *   into one file with xstate loaded through `require` — what a bundled `dist/` would measure.
+ * - floors: `node` importing nothing; `node` loading only xstate (Settle's one runtime dependency
+ *   needed to create a session) with `require`, as the bundle loads it — what no change inside
+ *   Settle can go below; and with `import` (xstate's ESM entry is a CommonJS wrapper), for scale.
  *
  * `cpuToSessionCreatedMs` (user + system CPU of the process, all threads, until the session exists)
  * is reported next to wall time because it moves less when the machine is busy.
@@ -21,11 +20,9 @@
  * Targets: Settle ≤ 0.2× pi's time to a created session and ≤ 0.4× pi's RSS after import.
  */
 import { spawnSync } from "node:child_process";
-import { mkdirSync, rmSync } from "node:fs";
 import { cpus, loadavg } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { compileForNode } from "../test/crash/compile-store.js";
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const REPS = Number(process.env.REPS ?? 7);
@@ -74,104 +71,79 @@ function summarize(samples: Sample[]) {
 	};
 }
 
-/** The part of esbuild's API used here (esbuild is optional: only for the informational variant). */
-interface Bundler {
-	build(options: Record<string, unknown>): Promise<unknown>;
-}
-
-/** Bundles `entry` (compiled JS) into `outFile`; false when esbuild is not installed. */
-async function bundleForNode(entry: string, outFile: string): Promise<boolean> {
-	const name = "esbuild";
-	let bundler: Bundler;
-	try {
-		bundler = (await import(name)) as Bundler;
-	} catch {
-		return false;
-	}
-	await bundler.build({
-		entryPoints: [entry],
-		outfile: outFile,
-		bundle: true,
-		platform: "node",
-		format: "esm",
-		packages: "external",
-		alias: { xstate: join(HERE, "cold-start", "xstate-require.mjs") },
-		logLevel: "warning",
+/** `npm run build` (bundle and declarations into dist/), timed. */
+function buildPackage(): number {
+	const started = performance.now();
+	const npm = process.platform === "win32" ? "npm.cmd" : "npm";
+	const build = spawnSync(npm, ["run", "build"], {
+		cwd: join(HERE, ".."),
+		encoding: "utf8",
+		shell: process.platform === "win32",
 	});
-	return true;
+	if (build.status !== 0) throw new Error(`npm run build failed:\n${(build.stderr || build.stdout).slice(-2000)}`);
+	return Math.round(performance.now() - started);
 }
 
-const outDir = join(HERE, ".out", `cold-start-${process.pid}`);
-mkdirSync(outDir, { recursive: true });
-try {
-	const settleChild = compileForNode("bench/cold-start/settle-child.ts", outDir);
-	const bundledChild = join(outDir, "bundled", "settle-child.mjs");
-	const variants: Record<string, string> = {
-		settle: settleChild,
-		pi: join(HERE, "cold-start", "pi-child.mjs"),
-		nodeEmpty: join(HERE, "cold-start", "node-child.mjs"),
-		nodeImportXstate: join(HERE, "cold-start", "xstate-child.mjs"),
+const buildMs = buildPackage();
+const variants: Record<string, string> = {
+	settle: join(HERE, "cold-start", "settle-child.mjs"),
+	pi: join(HERE, "cold-start", "pi-child.mjs"),
+	nodeEmpty: join(HERE, "cold-start", "node-child.mjs"),
+	nodeRequireXstate: join(HERE, "cold-start", "xstate-require-child.mjs"),
+	nodeImportXstate: join(HERE, "cold-start", "xstate-import-child.mjs"),
+};
+const samples: Record<string, Sample[]> = Object.fromEntries(Object.keys(variants).map((name) => [name, []]));
+for (const script of Object.values(variants)) run(script); // warm the file cache before measuring
+for (let rep = 0; rep < REPS; rep++) {
+	process.stderr.write(`[cold-start bench] rep ${rep + 1}/${REPS}\n`);
+	for (const [name, script] of Object.entries(variants)) samples[name]!.push(run(script));
+}
+const s = summarize(samples.settle!);
+const p = summarize(samples.pi!);
+const floor = (name: string) => {
+	const summary = summarize(samples[name]!);
+	return {
+		processStartToImportsDoneMs: summary.processStartToImportsDoneMs,
+		rssAfterImportMiB: summary.rssAfterImportMiB,
 	};
-	if (await bundleForNode(settleChild, bundledChild)) variants.settleBundled = bundledChild;
-	const samples: Record<string, Sample[]> = Object.fromEntries(Object.keys(variants).map((name) => [name, []]));
-	for (const script of Object.values(variants)) run(script); // warm the file cache before measuring
-	for (let rep = 0; rep < REPS; rep++) {
-		process.stderr.write(`[cold-start bench] rep ${rep + 1}/${REPS}\n`);
-		for (const [name, script] of Object.entries(variants)) samples[name]!.push(run(script));
-	}
-	const s = summarize(samples.settle!);
-	const p = summarize(samples.pi!);
-	const floorEmpty = summarize(samples.nodeEmpty!);
-	const floorXstate = summarize(samples.nodeImportXstate!);
-	const bundled = samples.settleBundled ? summarize(samples.settleBundled) : undefined;
-	const ratiosOf = (x: ReturnType<typeof summarize>) => ({
-		sessionCreatedTime: ratio(x.processStartToSessionCreatedMs!, p.processStartToSessionCreatedMs!),
-		rssAfterImport: ratio(x.rssAfterImportMiB!, p.rssAfterImportMiB!),
-		firstPromptSettledTime: ratio(x.processStartToFirstPromptSettledMs!, p.processStartToFirstPromptSettledMs!),
-		sessionCreatedCpu: ratio(x.cpuToSessionCreatedMs!, p.cpuToSessionCreatedMs!),
-	});
-	const ratios = ratiosOf(s);
-	console.log(
-		JSON.stringify(
-			{
-				benchmark: "cold start: process start → imports done → created session → first prompt settled; RSS",
-				config: { reps: REPS, node: process.version, cpus: cpus().length, loadavg1m: round1(loadavg()[0]!) },
-				settle: s,
-				pi: { name: "pi 0.73.1 (@mariozechner/pi-coding-agent)", ...p },
-				floors: {
-					nodeEmpty: {
-						processStartToImportsDoneMs: floorEmpty.processStartToImportsDoneMs,
-						rssAfterImportMiB: floorEmpty.rssAfterImportMiB,
-					},
-					nodeImportXstate: {
-						processStartToImportsDoneMs: floorXstate.processStartToImportsDoneMs,
-						rssAfterImportMiB: floorXstate.rssAfterImportMiB,
-					},
-					settleAboveXstate: {
-						importsMs: round1(s.processStartToImportsDoneMs! - floorXstate.processStartToImportsDoneMs!),
-						rssAfterImportMiB: round1(s.rssAfterImportMiB! - floorXstate.rssAfterImportMiB!),
-					},
-				},
-				ratios,
-				targets: {
-					sessionCreatedTime: 0.2,
-					rssAfterImport: 0.4,
-					met: { time: ratios.sessionCreatedTime <= 0.2, rss: ratios.rssAfterImport <= 0.4 },
-				},
-				...(bundled
-					? {
-							settleBundled: {
-								note: "informational: one-file bundle of the same compiled code (esbuild), xstate via require; not what dist/ ships",
-								...bundled,
-								ratios: ratiosOf(bundled),
-							},
-						}
-					: {}),
+};
+const floorXstate = floor("nodeRequireXstate");
+const ratios = {
+	sessionCreatedTime: ratio(s.processStartToSessionCreatedMs!, p.processStartToSessionCreatedMs!),
+	rssAfterImport: ratio(s.rssAfterImportMiB!, p.rssAfterImportMiB!),
+	firstPromptSettledTime: ratio(s.processStartToFirstPromptSettledMs!, p.processStartToFirstPromptSettledMs!),
+	sessionCreatedCpu: ratio(s.cpuToSessionCreatedMs!, p.cpuToSessionCreatedMs!),
+};
+console.log(
+	JSON.stringify(
+		{
+			benchmark: "cold start: process start → imports done → created session → first prompt settled; RSS",
+			config: {
+				reps: REPS,
+				node: process.version,
+				cpus: cpus().length,
+				loadavg1m: round1(loadavg()[0]!),
+				settleBuild: { command: "npm run build", ms: buildMs },
 			},
-			null,
-			2,
-		),
-	);
-} finally {
-	rmSync(outDir, { recursive: true, force: true });
-}
+			settle: s,
+			pi: { name: "pi 0.73.1 (@mariozechner/pi-coding-agent)", ...p },
+			floors: {
+				nodeEmpty: floor("nodeEmpty"),
+				nodeRequireXstate: floorXstate,
+				nodeImportXstate: floor("nodeImportXstate"),
+				settleAboveRequireXstate: {
+					importsMs: round1(s.processStartToImportsDoneMs! - floorXstate.processStartToImportsDoneMs!),
+					rssAfterImportMiB: round1(s.rssAfterImportMiB! - floorXstate.rssAfterImportMiB!),
+				},
+			},
+			ratios,
+			targets: {
+				sessionCreatedTime: 0.2,
+				rssAfterImport: 0.4,
+				met: { time: ratios.sessionCreatedTime <= 0.2, rss: ratios.rssAfterImport <= 0.4 },
+			},
+		},
+		null,
+		2,
+	),
+);

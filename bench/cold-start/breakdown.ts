@@ -1,5 +1,6 @@
 /**
- * Where Settle's import time and RSS go: the compiled package entry (as in bench/cold-start.ts) is
+ * Where Settle's import time and RSS go: the package entry compiled one module per file (the layout
+ * before `dist/` became a bundle, see scripts/build.mjs; per file, each folder's cost shows) is
  * imported in fresh `node` processes one module group at a time — Node built-ins, xstate, then
  * Settle's folders in dependency order — and each group's added wall time, CPU time and RSS is
  * reported (medians over REPS). Groups are cumulative: a group only pays for what earlier groups

@@ -51,9 +51,49 @@ export function extensionEntriesAt(path: string): string[] {
 let cachedAliases: Record<string, string> | undefined;
 
 /**
- * Aliases that let an extension in any folder import `settle` (this package),
- * `@mariozechner/pi-coding-agent` (resolved to Settle's pi-compatible exports) and
- * `@sinclair/typebox` (the copy Settle uses) without installing them next to itself.
+ * This package's own modules that extensions may import, in its two layouts: the bundle (`dist/`,
+ * entry files next to the chunk running this code; see scripts/build.mjs) and the sources (`src/`,
+ * run by tsx or vitest, or compiled file by file).
+ */
+const OWN_MODULES = {
+	bundle: {
+		settle: "./index.js",
+		"settle/testing": "./testing.js",
+		"settle/inspect": "./inspect.js",
+		"@mariozechner/pi-coding-agent": "./pi-compat.js",
+	},
+	sources: {
+		settle: "../index",
+		"settle/testing": "../testing/index",
+		"settle/inspect": "../inspect/index",
+		"@mariozechner/pi-coding-agent": "../extensions/pi-compat",
+	},
+} as const;
+
+/** Absolute paths of {@link OWN_MODULES}: the bundle's when all its entries are here, else the sources'. */
+function ownModuleAliases(): Record<string, string> {
+	const here = (relative: string) => fileURLToPath(new URL(relative, import.meta.url));
+	const bundle = Object.entries(OWN_MODULES.bundle).map(([specifier, file]) => [specifier, here(file)] as const);
+	if (bundle.every(([, path]) => existsSync(path))) return Object.fromEntries(bundle);
+	const aliases: Record<string, string> = {};
+	for (const [specifier, base] of Object.entries(OWN_MODULES.sources)) {
+		const path = [".ts", ".js"].map((extension) => here(base + extension)).find((file) => existsSync(file));
+		if (path) aliases[specifier] = path;
+	}
+	return aliases;
+}
+
+/**
+ * Aliases that let an extension in any folder import `settle` (this package; also `settle/testing`
+ * and `settle/inspect`), `@mariozechner/pi-coding-agent` (resolved to Settle's pi-compatible value
+ * exports, so pi extensions load unchanged) and `@sinclair/typebox` (the copy Settle uses) without
+ * installing them next to itself. From the built package, `settle` is the very module the host
+ * imported (jiti imports the bundle's ES modules natively), so classes and symbols are shared.
+ * Must not throw; a module that cannot be found is left out.
+ * @example
+ * ```ts
+ * const result = await loadExtensions(candidates, { cwd, agentDir, projectTrusted, aliases: defaultExtensionAliases() });
+ * ```
  */
 export function defaultExtensionAliases(): Record<string, string> {
 	if (cachedAliases) return { ...cachedAliases };
@@ -66,18 +106,7 @@ export function defaultExtensionAliases(): Record<string, string> {
 			// Not installed: the extension resolves it from its own folder, or fails with a clear error.
 		}
 	}
-	// `settle` itself, and pi's package name mapped to Settle's pi-compatible value exports, so pi
-	// extensions with value imports from "@mariozechner/pi-coding-agent" load unchanged.
-	const own = { settle: "../index", "@mariozechner/pi-coding-agent": "../extensions/pi-compat" };
-	for (const [specifier, base] of Object.entries(own)) {
-		for (const extension of [".ts", ".js"]) {
-			const path = fileURLToPath(new URL(base + extension, import.meta.url));
-			if (existsSync(path)) {
-				aliases[specifier] = path;
-				break;
-			}
-		}
-	}
+	Object.assign(aliases, ownModuleAliases());
 	cachedAliases = aliases;
 	return { ...aliases };
 }

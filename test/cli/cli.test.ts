@@ -11,6 +11,7 @@ import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { builtPackage } from "../package/helpers.js";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 const TSX = pathToFileURL(join(ROOT, "node_modules/tsx/dist/loader.mjs")).href;
@@ -353,22 +354,37 @@ describe("settle --rpc", () => {
 });
 
 describe("bin/settle.js", () => {
-	it("runs the built CLI from dist/, and says how to build when it is missing", () => {
+	it("says how to build when dist/ is missing", () => {
 		mkdirSync(join(dir, "pkg", "bin"), { recursive: true });
 		cpSync(join(ROOT, "bin", "settle.js"), join(dir, "pkg", "bin", "settle.js"));
 		writeFileSync(join(dir, "pkg", "package.json"), JSON.stringify({ type: "module" }));
 		const missing = spawnSync(process.execPath, [join(dir, "pkg", "bin", "settle.js"), "--help"], { encoding: "utf8" });
 		expect(missing.status).toBe(1);
-		expect(missing.stderr).toContain("the package is not built. Run `npm run build` first");
-		// A dist/ whose main module is the CLI's: the bin hands it argv and exits with its code.
-		mkdirSync(join(dir, "pkg", "dist", "src", "cli"), { recursive: true });
-		writeFileSync(
-			join(dir, "pkg", "dist", "src", "cli", "main.js"),
-			"export async function runCli(argv) { process.stdout.write(JSON.stringify(argv)); process.exit(3); }\n",
-		);
-		const built = spawnSync(process.execPath, [join(dir, "pkg", "bin", "settle.js"), "-p", "hi"], { encoding: "utf8" });
-		expect(built.status).toBe(3);
-		expect(built.stdout).toBe('["-p","hi"]');
+		expect(missing.stderr).toContain("the package is not built (dist/cli.js is missing). Run `npm run build` first");
+	});
+
+	it("runs the bundled CLI (scripts/build.mjs): the same output and exit codes as the sources", () => {
+		const pkg = builtPackage("test/cli");
+		try {
+			const bin = (args: string[]) => {
+				const result = spawnSync(process.execPath, [pkg.bin, ...args], {
+					cwd: project,
+					input: "",
+					encoding: "utf8",
+					env: { ...process.env, SETTLE_AGENT_DIR: agentDir },
+				});
+				return { code: result.status, stdout: result.stdout, stderr: result.stderr };
+			};
+			expect(bin(["--faux", "-p", "hello there"])).toEqual({ code: 0, stdout: "hello there\n", stderr: "" });
+			const steps = script([{ toolCalls: [{ name: "bash", arguments: { command: "pwd" } }] }, "listed it"]);
+			expect(bin(["--faux-script", steps, "-p", "where?"])).toEqual(settle(["--faux-script", steps, "-p", "where?"]));
+			const usage = bin(["--faux", "--thinking", "loud", "hi"]);
+			expect(usage.code).toBe(2);
+			expect(usage).toEqual(settle(["--faux", "--thinking", "loud", "hi"]));
+			expect(bin(["--version"]).stdout).toBe(settle(["--version"]).stdout);
+		} finally {
+			pkg.remove();
+		}
 	});
 });
 

@@ -1,6 +1,7 @@
 /**
- * Cold-start child for bench/cold-start.ts (compiled to plain JS and run with `node`): imports
- * Settle's package entry and the AgentSession, creates a session the way an SDK user would
+ * Cold-start child for bench/cold-start.ts, run with `node`: imports `settle` by package name (the
+ * package resolving itself through its `exports`: the `dist/` that `npm run build` made, as an
+ * installed package resolves), creates a session the way an SDK user would
  * (SessionManager on disk in a temp dir, in-memory settings, resource loader without discovery,
  * the faux provider), then runs a first prompt (one `read` tool call, then a text reply). Prints one
  * JSON line: time since process start and RSS at each step.
@@ -8,17 +9,15 @@
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import * as settle from "../../src/index.js";
-import { InMemoryModelRuntime } from "../../src/llm/model-runtime.js";
-import { AgentSession } from "../../src/session/agent-session.js";
+import * as settle from "settle";
 
 const importsDoneAt = performance.now();
 const rssAfterImportMiB = process.memoryUsage().rss / 1048576;
 const dir = mkdtempSync(join(tmpdir(), "settle-cold-start-"));
 const faux = settle.createFauxProvider({ tokenSize: { min: 1_000_000, max: 1_000_000 } });
-const modelRuntime = new InMemoryModelRuntime();
+const modelRuntime = new settle.InMemoryModelRuntime();
 modelRuntime.registerFauxProvider(faux);
-const session = await AgentSession.create({
+const session = await settle.AgentSession.create({
 	sessionManager: settle.SessionManager.create(dir, join(dir, "sessions")),
 	settingsManager: settle.SettingsManager.inMemory(),
 	resourceLoader: settle.createTestResourceLoader(),

@@ -1,5 +1,5 @@
-// Floor for bench/cold-start.ts: a `node` process that imports only xstate (Settle's one required
-// runtime dependency), the way Settle's modules import it. Prints one JSON line.
+// Floor for bench/cold-start.ts: a `node` process that imports only xstate with `import` (its ESM
+// entry is a CommonJS wrapper), the way Settle's sources import it. Prints one JSON line.
 import { createActor, setup } from "xstate";
 
 const importsDoneAt = performance.now();
