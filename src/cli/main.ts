@@ -1,5 +1,5 @@
 /**
- * The `settle` command. `bin/settle.js` imports the built `dist/src/cli/main.js`; during
+ * The `settle` command. `bin/settle.js` imports the bundled `dist/cli.js`; during
  * development run `npx tsx src/cli/main.ts …`.
  */
 import { existsSync, readFileSync, realpathSync } from "node:fs";
@@ -138,7 +138,7 @@ export async function runCli(argv: readonly string[] = process.argv.slice(2)): P
 	process.exit(code);
 }
 
-/** `npx tsx src/cli/main.ts …` / `node dist/src/cli/main.js …` run it directly; bin/settle.js calls {@link runCli}. */
+/** `npx tsx src/cli/main.ts …` / `node dist/cli.js …` run it directly; bin/settle.js calls {@link runCli}. */
 function isEntryPoint(): boolean {
 	const entry = process.argv[1];
 	if (!entry) return false;
