@@ -212,6 +212,15 @@ interface Finalized {
 	isError: boolean;
 }
 
+/** The abort signal of one batch of tool calls (see `LoopRun.toolBatchSignal`). */
+interface ToolBatchSignal {
+	signal: AbortSignal;
+	/** Stops the batch's other calls. */
+	abort(reason: unknown): void;
+	/** Detaches the batch from the run's signal once the batch is done. */
+	release(): void;
+}
+
 interface Prepared {
 	toolCall: AgentToolCall;
 	tool: AgentTool;
@@ -245,6 +254,12 @@ class LoopRun {
 	private readonly newMessages: AgentMessage[] = [];
 	private readonly emitter: Emitter;
 	private readonly streamFn: StreamFn;
+	/**
+	 * Wakes the model call in flight when the run is aborted: one abort listener per run (added
+	 * at the first model call), not one per call.
+	 */
+	private wakeOnAbort: ((value: typeof ABORTED) => void) | undefined;
+	private abortListener: (() => void) | undefined;
 
 	constructor(
 		context: AgentContext,
@@ -265,18 +280,49 @@ class LoopRun {
 	}
 
 	async runPrompt(prompts: AgentMessage[]): Promise<AgentMessage[]> {
-		await this.emit({ type: "agent_start" });
-		await this.emit({ type: "turn_start" });
-		for (const prompt of prompts) await this.appendMessage(prompt);
-		await this.loop();
-		return this.newMessages;
+		try {
+			await this.emit({ type: "agent_start" });
+			await this.emit({ type: "turn_start" });
+			for (const prompt of prompts) await this.appendMessage(prompt);
+			await this.loop();
+			return this.newMessages;
+		} finally {
+			this.removeAbortListener();
+		}
 	}
 
 	async runContinue(): Promise<AgentMessage[]> {
-		await this.emit({ type: "agent_start" });
-		await this.emit({ type: "turn_start" });
-		await this.loop();
-		return this.newMessages;
+		try {
+			await this.emit({ type: "agent_start" });
+			await this.emit({ type: "turn_start" });
+			await this.loop();
+			return this.newMessages;
+		} finally {
+			this.removeAbortListener();
+		}
+	}
+
+	/** A promise that resolves when the run is aborted; valid until {@link stopAbortWait}. */
+	private abortWait(signal: AbortSignal): Promise<typeof ABORTED> {
+		if (signal.aborted) return Promise.resolve(ABORTED);
+		if (!this.abortListener) {
+			const listener = (): void => this.wakeOnAbort?.(ABORTED);
+			this.abortListener = listener;
+			signal.addEventListener("abort", listener, { once: true });
+		}
+		return new Promise((resolve) => {
+			this.wakeOnAbort = resolve;
+		});
+	}
+
+	private stopAbortWait(): void {
+		this.wakeOnAbort = undefined;
+	}
+
+	private removeAbortListener(): void {
+		if (this.abortListener) this.signal?.removeEventListener("abort", this.abortListener);
+		this.abortListener = undefined;
+		this.wakeOnAbort = undefined;
 	}
 
 	/** message_start → append → message_end; returns the final (possibly replaced) message. */
@@ -412,20 +458,11 @@ class LoopRun {
 		let partial: AssistantMessage | undefined;
 		let started = false;
 		let final: AssistantMessage | undefined;
-		let removeAbortListener = noop;
 		try {
 			const response = await this.streamFn(model, llmContext, options);
 			const iterator = response[Symbol.asyncIterator]();
 			// A provider that ignores the signal must not keep an aborted run alive.
-			let abortWait: Promise<typeof ABORTED> | undefined;
-			if (signal) {
-				abortWait = new Promise((resolve) => {
-					const onAbort = (): void => resolve(ABORTED);
-					if (signal.aborted) return onAbort();
-					signal.addEventListener("abort", onAbort, { once: true });
-					removeAbortListener = () => signal.removeEventListener("abort", onAbort);
-				});
-			}
+			const abortWait = signal ? this.abortWait(signal) : undefined;
 			while (final === undefined) {
 				const nextPromise = iterator.next();
 				const next = abortWait ? await Promise.race([nextPromise, abortWait]) : await nextPromise;
@@ -468,7 +505,7 @@ class LoopRun {
 				timestamp: Date.now(),
 			};
 		} finally {
-			removeAbortListener();
+			this.stopAbortWait();
 		}
 		return this.finishAssistant(final, started);
 	}
@@ -493,16 +530,13 @@ class LoopRun {
 			lengthStop ||
 			this.config.toolExecution === "sequential" ||
 			toolCalls.some((call) => this.findTool(call.name)?.executionMode === "sequential");
-		const batch = new AbortController();
-		const forwardAbort = (): void => batch.abort(this.signal?.reason);
-		if (this.signal?.aborted) forwardAbort();
-		else this.signal?.addEventListener("abort", forwardAbort, { once: true });
+		const batch = this.toolBatchSignal(sequential || toolCalls.length === 1);
 		try {
 			const messages: ToolResultMessage[] = [];
 			let finalized: Finalized[];
 			if (sequential) {
 				// Sequential (pi): each result message right after its tool_execution_end.
-				finalized = await this.executeSequential(assistantMessage, toolCalls, batch, lengthStop, messages);
+				finalized = await this.executeSequential(assistantMessage, toolCalls, batch.signal, lengthStop, messages);
 			} else {
 				// Parallel: result messages after the whole batch, in source order.
 				finalized = await this.executeParallel(assistantMessage, toolCalls, batch);
@@ -513,14 +547,34 @@ class LoopRun {
 				terminate: finalized.length > 0 && finalized.every((entry) => entry.result.terminate === true),
 			};
 		} finally {
-			this.signal?.removeEventListener("abort", forwardAbort);
+			batch.release();
 		}
+	}
+
+	/**
+	 * The signal a batch of tool calls runs with. Parallel calls with siblings get their own
+	 * controller (following the run's signal), so a failing call can stop the others; a lone or
+	 * sequential call has no sibling to stop and runs on the run's signal itself (an
+	 * AbortController costs ~2 µs, a listener more).
+	 */
+	private toolBatchSignal(withoutSiblings: boolean): ToolBatchSignal {
+		const runSignal = this.signal;
+		if (runSignal && withoutSiblings) return { signal: runSignal, abort: noop, release: noop };
+		const controller = new AbortController();
+		const forwardAbort = (): void => controller.abort(runSignal?.reason);
+		if (runSignal?.aborted) forwardAbort();
+		else runSignal?.addEventListener("abort", forwardAbort, { once: true });
+		return {
+			signal: controller.signal,
+			abort: (reason) => controller.abort(reason),
+			release: () => runSignal?.removeEventListener("abort", forwardAbort),
+		};
 	}
 
 	private async executeSequential(
 		assistantMessage: AssistantMessage,
 		toolCalls: AgentToolCall[],
-		batch: AbortController,
+		signal: AbortSignal,
 		lengthStop: boolean,
 		messages: ToolResultMessage[],
 	): Promise<Finalized[]> {
@@ -529,14 +583,14 @@ class LoopRun {
 			await this.emitToolStart(toolCall);
 			const preparation = lengthStop
 				? immediate(toolCall, lengthStopToolError(toolCall.name))
-				: await this.prepareToolCall(assistantMessage, toolCall, batch.signal);
+				: await this.prepareToolCall(assistantMessage, toolCall, signal);
 			const entry =
 				"tool" in preparation
 					? await this.finalizeToolCall(
 							assistantMessage,
 							preparation,
-							await this.executeToolCall(preparation, batch.signal),
-							batch.signal,
+							await this.executeToolCall(preparation, signal),
+							signal,
 						)
 					: preparation;
 			await this.emitToolEnd(entry);
@@ -549,7 +603,7 @@ class LoopRun {
 	private async executeParallel(
 		assistantMessage: AssistantMessage,
 		toolCalls: AgentToolCall[],
-		batch: AbortController,
+		batch: ToolBatchSignal,
 	): Promise<Finalized[]> {
 		const slots: (Finalized | Promise<Finalized>)[] = [];
 		const preparedCalls: { index: number; prepared: Prepared }[] = [];
