@@ -187,14 +187,21 @@ class Emitter {
 
 	constructor(private readonly sink: AgentEventSink) {}
 
-	async emit(event: AgentEvent): Promise<AgentEventResult> {
+	/** The sink's answer: synchronous when the sink answers synchronously (the caller awaits it once). */
+	emit(event: AgentEvent): AgentEventResult | Promise<AgentEventResult> {
 		if (this.failed) return undefined;
+		let result: AgentEventResult | Promise<AgentEventResult>;
 		try {
-			return await this.sink(event);
+			result = this.sink(event);
 		} catch (error) {
 			this.failed = true;
 			throw error;
 		}
+		if (typeof (result as { then?: unknown } | undefined)?.then !== "function") return result;
+		return (result as Promise<AgentEventResult>).then(undefined, (error: unknown) => {
+			this.failed = true;
+			throw error;
+		});
 	}
 
 	emitQueued(event: AgentEvent): Promise<AgentEventResult> {
@@ -275,7 +282,7 @@ class LoopRun {
 		this.streamFn = streamFn ?? config.streamFn ?? missingStreamFn;
 	}
 
-	private emit(event: AgentEvent): Promise<AgentEventResult> {
+	private emit(event: AgentEvent): AgentEventResult | Promise<AgentEventResult> {
 		return this.emitter.emit(event);
 	}
 
@@ -636,7 +643,7 @@ class LoopRun {
 		return slots as Finalized[];
 	}
 
-	private emitToolStart(toolCall: AgentToolCall): Promise<AgentEventResult> {
+	private emitToolStart(toolCall: AgentToolCall): AgentEventResult | Promise<AgentEventResult> {
 		return this.emit({
 			type: "tool_execution_start",
 			toolCallId: toolCall.id,
@@ -645,7 +652,7 @@ class LoopRun {
 		});
 	}
 
-	private emitToolEnd(entry: Finalized, queued = false): Promise<AgentEventResult> {
+	private emitToolEnd(entry: Finalized, queued = false): AgentEventResult | Promise<AgentEventResult> {
 		const event: AgentEvent = {
 			type: "tool_execution_end",
 			toolCallId: entry.toolCall.id,

@@ -487,24 +487,54 @@ export class Agent {
 		}
 	}
 
-	/** Reduces state for an event, then awaits the listeners; returns the final message_end message. */
-	private async processEvent(event: AgentEvent, signal: AbortSignal): Promise<AgentEventResult> {
+	/**
+	 * Reduces state for an event, then delivers it to the listeners in order; returns the final
+	 * message_end message. Synchronous while the listeners are (no microtask per listener and
+	 * event); from the first listener that returns a promise on, each is awaited before the next.
+	 */
+	private processEvent(event: AgentEvent, signal: AbortSignal): AgentEventResult | Promise<AgentEventResult> {
 		const run = this.activeRun;
 		if (!run) throw new SettleError("INTERNAL", "Agent listener invoked outside an active run");
 		this.reduce(event, run);
-		let current = event;
-		for (const listener of this.listeners) {
-			const result = await listener(current, signal);
-			if (current.type === "message_end" && result?.message && result.message !== current.message) {
-				const replacement = resolveReplacement(current.message, result);
-				const messages = this.messages;
-				if (messages[messages.length - 1] === current.message) messages[messages.length - 1] = replacement;
-				current = { type: "message_end", message: replacement };
-			}
+		return this.deliver(this.listeners, 0, event, event, signal);
+	}
+
+	private deliver(
+		listeners: readonly AgentListener[],
+		from: number,
+		original: AgentEvent,
+		current: AgentEvent,
+		signal: AbortSignal,
+	): AgentEventResult | Promise<AgentEventResult> {
+		for (let index = from; index < listeners.length; index++) {
+			const result = listeners[index]!(current, signal);
+			if (isPromiseLike(result)) return this.deliverAfter(result, listeners, index, original, current, signal);
+			current = this.applyListenerResult(current, result);
 		}
-		return current === event
+		return current === original
 			? undefined
 			: { message: (current as Extract<AgentEvent, { type: "message_end" }>).message };
+	}
+
+	private async deliverAfter(
+		pending: PromiseLike<AgentEventResult>,
+		listeners: readonly AgentListener[],
+		index: number,
+		original: AgentEvent,
+		current: AgentEvent,
+		signal: AbortSignal,
+	): Promise<AgentEventResult> {
+		const next = this.applyListenerResult(current, await pending);
+		return this.deliver(listeners, index + 1, original, next, signal);
+	}
+
+	/** A message_end listener's replacement (same role) becomes the event later listeners see. */
+	private applyListenerResult(current: AgentEvent, result: AgentEventResult): AgentEvent {
+		if (current.type !== "message_end" || !result?.message || result.message === current.message) return current;
+		const replacement = resolveReplacement(current.message, result);
+		const messages = this.messages;
+		if (messages[messages.length - 1] === current.message) messages[messages.length - 1] = replacement;
+		return { type: "message_end", message: replacement };
 	}
 
 	private reduce(event: AgentEvent, run: ActiveRun): void {
@@ -536,6 +566,10 @@ export class Agent {
 				break;
 		}
 	}
+}
+
+function isPromiseLike<T>(value: T | PromiseLike<T>): value is PromiseLike<T> {
+	return typeof (value as { then?: unknown } | undefined)?.then === "function";
 }
 
 function normalizePromptInput(input: string | AgentMessage | AgentMessage[], images?: ImageContent[]): AgentMessage[] {
