@@ -197,7 +197,7 @@ class Emitter {
 			this.failed = true;
 			throw error;
 		}
-		if (typeof (result as { then?: unknown } | undefined)?.then !== "function") return result;
+		if (!isPromiseLike(result)) return result;
 		return (result as Promise<AgentEventResult>).then(undefined, (error: unknown) => {
 			this.failed = true;
 			throw error;
@@ -212,6 +212,18 @@ class Emitter {
 }
 
 function noop(): void {}
+
+/** Whether a hook answered with a promise (to be awaited) rather than a value. */
+export function isPromiseLike<T>(value: T | PromiseLike<T>): value is PromiseLike<T> {
+	return typeof (value as { then?: unknown } | null | undefined)?.then === "function";
+}
+
+function orEmpty(
+	messages: AgentMessage[] | Promise<AgentMessage[]> | undefined,
+): AgentMessage[] | Promise<AgentMessage[]> {
+	if (isPromiseLike(messages)) return messages.then((resolved) => resolved ?? []);
+	return messages ?? [];
+}
 
 interface Finalized {
 	toolCall: AgentToolCall;
@@ -233,24 +245,6 @@ interface Prepared {
 	tool: AgentTool;
 	args: unknown;
 }
-
-const STREAM_OPTION_KEYS = [
-	"temperature",
-	"maxTokens",
-	"apiKey",
-	"transport",
-	"cacheRetention",
-	"sessionId",
-	"onPayload",
-	"onResponse",
-	"headers",
-	"timeoutMs",
-	"maxRetries",
-	"maxRetryDelayMs",
-	"metadata",
-	"reasoning",
-	"thinkingBudgets",
-] as const satisfies readonly (keyof StreamOptions)[];
 
 const ABORTED = Symbol("aborted");
 
@@ -385,7 +379,7 @@ class LoopRun {
 
 				const message = await this.streamAssistantResponse();
 				if (message.stopReason === "error" || message.stopReason === "aborted") {
-					await config.finishTurn?.(this.turnContext(message, []), this.signal);
+					if (config.finishTurn) await config.finishTurn(this.turnContext(message, []), this.signal);
 					await this.emit({ type: "turn_end", message, toolResults: [] });
 					await this.emit({ type: "agent_end", messages: this.newMessages });
 					return;
@@ -400,9 +394,10 @@ class LoopRun {
 				}
 
 				const turn = this.turnContext(message, toolResults);
-				const decision = await config.finishTurn?.(turn, this.signal);
+				// Hooks that are not installed are not awaited: each await is a microtask per turn.
+				const decision = config.finishTurn ? await config.finishTurn(turn, this.signal) : undefined;
 				await this.emit({ type: "turn_end", message, toolResults });
-				if (decision === "end" || (await config.shouldStopAfterTurn?.(turn))) {
+				if (decision === "end" || (config.shouldStopAfterTurn && (await config.shouldStopAfterTurn(turn)))) {
 					await this.emit({ type: "agent_end", messages: this.newMessages });
 					return;
 				}
@@ -430,12 +425,12 @@ class LoopRun {
 		return { message, toolResults, context: this.context, newMessages: this.newMessages };
 	}
 
-	private async pollSteering(): Promise<AgentMessage[]> {
-		return (await this.config.getSteeringMessages?.()) ?? [];
+	private pollSteering(): AgentMessage[] | Promise<AgentMessage[]> {
+		return orEmpty(this.config.getSteeringMessages?.());
 	}
 
-	private async pollFollowUps(): Promise<AgentMessage[]> {
-		return (await this.config.getFollowUpMessages?.()) ?? [];
+	private pollFollowUps(): AgentMessage[] | Promise<AgentMessage[]> {
+		return orEmpty(this.config.getFollowUpMessages?.());
 	}
 
 	// ---------------------------------------------------------------- model call
@@ -456,17 +451,21 @@ class LoopRun {
 
 		let messages = requestContext.messages;
 		if (config.transformContext) messages = await config.transformContext(messages, signal);
-		const llmMessages: Message[] = await (config.convertToLlm ?? defaultConvertToLlm)(messages);
+		// Synchronous hooks (the usual case) are not awaited.
+		const converted = (config.convertToLlm ?? defaultConvertToLlm)(messages);
+		const llmMessages: Message[] = isPromiseLike(converted) ? await converted : converted;
 		const llmContext: Context = { systemPrompt: requestContext.systemPrompt, messages: llmMessages };
 		if (requestContext.tools) llmContext.tools = requestContext.tools;
-		const apiKey = (config.getApiKey ? await config.getApiKey(model.provider) : undefined) || config.apiKey;
+		const key = config.getApiKey?.(model.provider);
+		const apiKey = (isPromiseLike(key) ? await key : key) || config.apiKey;
 		const options = buildStreamOptions(config, apiKey, thinkingLevel, signal);
 
 		let partial: AssistantMessage | undefined;
 		let started = false;
 		let final: AssistantMessage | undefined;
 		try {
-			const response = await this.streamFn(model, llmContext, options);
+			const streamed = this.streamFn(model, llmContext, options);
+			const response = isPromiseLike(streamed) ? await streamed : streamed;
 			const iterator = response[Symbol.asyncIterator]();
 			// A provider that ignores the signal must not keep an aborted run alive.
 			const abortWait = signal ? this.abortWait(signal) : undefined;
@@ -819,12 +818,24 @@ function buildStreamOptions(
 	thinkingLevel: ThinkingLevel,
 	signal: AbortSignal | undefined,
 ): StreamOptions {
+	// Named reads, not a loop over a key list: a keyed read per option is a slow (megamorphic)
+	// load on every model call.
 	const options: StreamOptions = {};
-	const target = options as Record<string, unknown>;
-	const source = config as unknown as Record<string, unknown>;
-	for (const key of STREAM_OPTION_KEYS) {
-		if (source[key] !== undefined) target[key] = source[key];
-	}
+	if (config.temperature !== undefined) options.temperature = config.temperature;
+	if (config.maxTokens !== undefined) options.maxTokens = config.maxTokens;
+	if (config.apiKey !== undefined) options.apiKey = config.apiKey;
+	if (config.transport !== undefined) options.transport = config.transport;
+	if (config.cacheRetention !== undefined) options.cacheRetention = config.cacheRetention;
+	if (config.sessionId !== undefined) options.sessionId = config.sessionId;
+	if (config.onPayload !== undefined) options.onPayload = config.onPayload;
+	if (config.onResponse !== undefined) options.onResponse = config.onResponse;
+	if (config.headers !== undefined) options.headers = config.headers;
+	if (config.timeoutMs !== undefined) options.timeoutMs = config.timeoutMs;
+	if (config.maxRetries !== undefined) options.maxRetries = config.maxRetries;
+	if (config.maxRetryDelayMs !== undefined) options.maxRetryDelayMs = config.maxRetryDelayMs;
+	if (config.metadata !== undefined) options.metadata = config.metadata;
+	if (config.reasoning !== undefined) options.reasoning = config.reasoning;
+	if (config.thinkingBudgets !== undefined) options.thinkingBudgets = config.thinkingBudgets;
 	if (apiKey !== undefined) options.apiKey = apiKey;
 	if (thinkingLevel !== "off") options.reasoning = thinkingLevel;
 	if (signal) options.signal = signal;

@@ -13,7 +13,13 @@ import type {
 	StreamOptions,
 	ThinkingLevel,
 } from "../llm/types.js";
-import { lastNonSystemMessage, resolveReplacement, runAgentLoop, runAgentLoopContinue } from "./agent-loop.js";
+import {
+	isPromiseLike,
+	lastNonSystemMessage,
+	resolveReplacement,
+	runAgentLoop,
+	runAgentLoopContinue,
+} from "./agent-loop.js";
 import { createLlmMessageConverter } from "./llm-converter.js";
 import { RunTracker } from "./run-tracker.js";
 import type {
@@ -22,6 +28,7 @@ import type {
 	AgentEventResult,
 	AgentListener,
 	AgentLoopConfig,
+	AgentLoopTurnUpdate,
 	AgentOptions,
 	AgentState,
 	AgentTool,
@@ -397,6 +404,16 @@ export class Agent {
 	private createLoopConfig(skipInitialSteeringPoll: boolean): AgentLoopConfig {
 		let skipSteering = skipInitialSteeringPoll;
 		const userPrepareNextTurn = this.prepareNextTurn;
+		const applyUpdate = (update: AgentLoopTurnUpdate | undefined): AgentLoopTurnUpdate => {
+			if (update?.context) {
+				this.systemPrompt = update.context.systemPrompt;
+				this.tools = update.context.tools ?? [];
+				if (update.context.messages !== this.messages) this.messages = update.context.messages;
+			}
+			if (update?.model) this.model = update.model;
+			if (update?.thinkingLevel) this.thinkingLevel = update.thinkingLevel;
+			return { model: this.model, thinkingLevel: this.thinkingLevel, messages: update?.messages };
+		};
 		const config: AgentLoopConfig = {
 			model: this.model,
 			thinkingLevel: this.thinkingLevel,
@@ -409,16 +426,10 @@ export class Agent {
 			prepareRequest: this.prepareRequest,
 			// Always installed: model / thinking changes made to `state` mid-run apply to the next turn,
 			// and a replacement context becomes the Agent's own state.
-			prepareNextTurn: async (previousTurn, signal) => {
-				const update = userPrepareNextTurn ? await userPrepareNextTurn(previousTurn, signal) : undefined;
-				if (update?.context) {
-					this.systemPrompt = update.context.systemPrompt;
-					this.tools = update.context.tools ?? [];
-					if (update.context.messages !== this.messages) this.messages = update.context.messages;
-				}
-				if (update?.model) this.model = update.model;
-				if (update?.thinkingLevel) this.thinkingLevel = update.thinkingLevel;
-				return { model: this.model, thinkingLevel: this.thinkingLevel, messages: update?.messages };
+			// Synchronous unless the host's hook answers with a promise (one microtask less per turn).
+			prepareNextTurn: (previousTurn, signal) => {
+				const update = userPrepareNextTurn?.(previousTurn, signal);
+				return isPromiseLike(update) ? Promise.resolve(update).then(applyUpdate) : applyUpdate(update);
 			},
 			getSteeringMessages: () => {
 				if (skipSteering) {
@@ -566,10 +577,6 @@ export class Agent {
 				break;
 		}
 	}
-}
-
-function isPromiseLike<T>(value: T | PromiseLike<T>): value is PromiseLike<T> {
-	return typeof (value as { then?: unknown } | undefined)?.then === "function";
 }
 
 function normalizePromptInput(input: string | AgentMessage | AgentMessage[], images?: ImageContent[]): AgentMessage[] {
