@@ -743,7 +743,9 @@ export const promptOperationMachine = setup({
 		clearRequest: assign({ request: undefined, abortRequested: false }),
 		startOperation: assign(({ context }) => {
 			const id = context.operationCount + 1;
-			const operation: OperationInfo = { id, requestId: context.request?.requestId ?? "", runCount: 0 };
+			// Its first run starts with it (→ `running`), unless it was aborted during preflight (→ `settling`).
+			const runCount = context.abortRequested ? 0 : 1;
+			const operation: OperationInfo = { id, requestId: context.request?.requestId ?? "", runCount };
 			return {
 				operationCount: id,
 				operation,
@@ -759,9 +761,17 @@ export const promptOperationMachine = setup({
 			operationId: context.operation?.id ?? 0,
 			requestId: context.operation?.requestId ?? "",
 		})),
-		setRunCause: assign((_, params: { cause: RunCause }) => ({ runCause: params.cause })),
-		countRun: assign(({ context }) =>
-			context.operation ? { operation: { ...context.operation, runCount: context.operation.runCount + 1 } } : {},
+		/**
+		 * A later run of the operation starts (every transition into `running` other than the first
+		 * carries it): its cause, and it counts. One assign with the cause, not a second one on entry.
+		 */
+		setRunCause: assign(({ context }, params: { cause: RunCause }) =>
+			context.operation
+				? {
+						runCause: params.cause,
+						operation: { ...context.operation, runCount: context.operation.runCount + 1 },
+					}
+				: { runCause: params.cause },
 		),
 		recordOutcome: assign((_, params: { outcome: RunOutcome }) => ({ lastOutcome: params.outcome })),
 		recordRunFailure: assign((_, params: { error: unknown }) => ({
@@ -1047,7 +1057,8 @@ export const promptOperationMachine = setup({
 		},
 		running: {
 			description: "One agent run: agent.prompt(messages) or agent.continue().",
-			entry: ["countRun", "requestRun"],
+			// Every transition into `running` counts the run in its own assign (startOperation, setRunCause).
+			entry: "requestRun",
 			initial: "working",
 			states: {
 				working: {
