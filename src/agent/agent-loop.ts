@@ -532,11 +532,14 @@ class LoopRun {
 		toolCalls: AgentToolCall[],
 	): Promise<{ messages: ToolResultMessage[]; terminate: boolean }> {
 		const lengthStop = assistantMessage.stopReason === "length";
+		// A lone call runs the sequential way: the same events in the same order, without the
+		// bookkeeping that parallel calls need.
 		const sequential =
 			lengthStop ||
+			toolCalls.length === 1 ||
 			this.config.toolExecution === "sequential" ||
 			toolCalls.some((call) => this.findTool(call.name)?.executionMode === "sequential");
-		const batch = this.toolBatchSignal(sequential || toolCalls.length === 1);
+		const batch = this.toolBatchSignal(sequential);
 		try {
 			const messages: ToolResultMessage[] = [];
 			let finalized: Finalized[];
