@@ -324,6 +324,8 @@ function quantile(values: readonly number[], q: number): number {
 }
 
 const round3 = (value: number) => Math.round(value * 1000) / 1000;
+/** Milliseconds to 0.1 µs: per-turn figures are ~5–60 µs, so ms to 3 decimals (1 µs) would skew the ratios. */
+const roundMs = (value: number) => Math.round(value * 10_000) / 10_000;
 
 function spawnCase(name: CaseName): CaseResult {
 	const child = name.startsWith("pi/")
@@ -358,16 +360,16 @@ function summarize(runs: CaseResult[]) {
 		turnsPerPrompt,
 		messagesAtEnd: runs[0]!.messages,
 		/** Median over rounds of each round's median ms per turn. */
-		msPerTurn: round3(quantile(medians, 0.5)),
-		msPerTurnFirst20Prompts: round3(quantile(first, 0.5)),
-		msPerTurnLast20Prompts: round3(quantile(last, 0.5)),
+		msPerTurn: roundMs(quantile(medians, 0.5)),
+		msPerTurnFirst20Prompts: roundMs(quantile(first, 0.5)),
+		msPerTurnLast20Prompts: roundMs(quantile(last, 0.5)),
 		lastVsFirst: round3(quantile(last, 0.5) / quantile(first, 0.5)),
-		cpuMsPerTurn: round3(quantile(cpuPerTurn, 0.5)),
+		cpuMsPerTurn: roundMs(quantile(cpuPerTurn, 0.5)),
 		peakRssMiB: quantile(
 			runs.map((result) => result.peakRssMiB),
 			0.5,
 		),
-		rounds: medians.map(round3),
+		rounds: medians.map(roundMs),
 	};
 }
 
