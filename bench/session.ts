@@ -3,7 +3,14 @@
  *
  * - `settle/memory`, `settle/disk`: Settle's AgentSession (in-memory log / JSONL on disk);
  * - `agent`: the bare Agent on the same workload (no session, no persistence) — the floor;
- * - `pi/memory`, `pi/disk`: pi 0.73.1's AgentSession, driven as `peers/pi-npm/bench.mjs` does.
+ * - `pi/memory`, `pi/disk`: pi 0.73.1's AgentSession, driven as `peers/pi-npm/bench.mjs` does;
+ * - `agent+machine` (informational): the bare Agent driven through Settle's prompt-operation
+ *   machine answered the way the session answers it when nothing else is needed (preflight →
+ *   `agent.prompt` → settle) — what the machine alone adds, with no persistence, bridge or pipeline;
+ * - `agent+floor` (informational): the same with a statechart that has only the per-prompt path
+ *   of the machine (idle → preflight → running.working → postRun → beforeSettle.working →
+ *   settling → idle: the same states, nesting and 4 events / 6 microsteps) and no context, guards
+ *   or assigns — the floor of any explicit XState lifecycle with these states on XState 5.
  *
  * Workload (pi's bench.mjs): PROMPTS prompts, each 3 tool turns calling a trivial `noop` tool and a
  * final text turn (4 model calls), an instant "null" provider (one `done` event per request),
@@ -22,11 +29,13 @@ import { cpus, tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { Type } from "@sinclair/typebox";
+import { createActor, emit, setup } from "xstate";
+import { promptOperationMachine, type RunOutcome } from "../machines/prompt-operation.machine.js";
 import { Agent } from "../src/agent/agent.js";
 import { instantStreamFn } from "../src/llm/event-stream.js";
 import { createFauxProvider, fauxAssistantMessage, fauxToolCall } from "../src/llm/faux.js";
 import { InMemoryModelRuntime } from "../src/llm/model-runtime.js";
-import type { AssistantMessage, Model } from "../src/llm/types.js";
+import type { AgentMessage, AssistantMessage, Model } from "../src/llm/types.js";
 import { createTestResourceLoader } from "../src/resources/test-loader.js";
 import { AgentSession } from "../src/session/agent-session.js";
 import { SettingsManager } from "../src/settings/settings-manager.js";
@@ -38,7 +47,15 @@ const TOOL_TURNS = Number(process.env.TOOL_TURNS ?? 3);
 const WARMUP = Number(process.env.WARMUP ?? 20);
 const REPEAT = Number(process.env.REPEAT ?? 3);
 const HERE = dirname(fileURLToPath(import.meta.url));
-const CASES = ["agent", "settle/memory", "settle/disk", "pi/memory", "pi/disk"] as const;
+const CASES = [
+	"agent",
+	"settle/memory",
+	"settle/disk",
+	"pi/memory",
+	"pi/disk",
+	"agent+machine",
+	"agent+floor",
+] as const;
 type CaseName = (typeof CASES)[number];
 
 interface CaseResult {
@@ -153,6 +170,116 @@ function agentSubject(): Subject {
 	};
 }
 
+/** What a prompt with an instant, trivial operation tells the post-run decision. */
+const PLAIN_OUTCOME: RunOutcome = {
+	stopReason: "stop",
+	errorClass: "none",
+	overThreshold: false,
+	hasQueuedMessages: false,
+	aborted: false,
+	beforeSettleBoundary: false,
+};
+
+/**
+ * Only the per-prompt path of the prompt-operation machine: its states and nesting, the four
+ * events and six microsteps of one operation, the four emitted requests and nothing else.
+ */
+const floorMachine = setup({
+	types: {} as {
+		events:
+			| { type: "PROMPT" }
+			| { type: "PREFLIGHT_DONE" }
+			| { type: "RUN_DONE" }
+			| { type: "SETTLE_DONE" }
+			| { type: "ABORT" };
+		emitted: { type: "preflight_requested" | "run_requested" | "settle_requested" | "operation_settled" };
+	},
+}).createMachine({
+	id: "floor",
+	initial: "idle",
+	states: {
+		idle: { on: { PROMPT: "preflight" } },
+		preflight: { entry: emit({ type: "preflight_requested" }), on: { PREFLIGHT_DONE: "running" } },
+		running: {
+			entry: emit({ type: "run_requested" }),
+			initial: "working",
+			states: { working: { on: { ABORT: "aborting" } }, aborting: {} },
+			on: { RUN_DONE: "postRun" },
+		},
+		postRun: { always: "beforeSettle" },
+		beforeSettle: {
+			initial: "working",
+			states: { working: { always: "#floor.settling" }, aborting: {}, awaitingInput: {} },
+		},
+		settling: {
+			entry: emit({ type: "settle_requested" }),
+			on: { SETTLE_DONE: { target: "idle", actions: emit({ type: "operation_settled" }) } },
+		},
+	},
+});
+
+/**
+ * The bare Agent behind a machine, answered as the session answers it with nothing to do:
+ * preflight on the next microtask (the user message), `agent.prompt` for the run, settle at once.
+ */
+function machineSubject(kind: "machine" | "floor"): Subject {
+	const provider = nullProvider();
+	const agent = new Agent({
+		streamFn: provider.streamFn,
+		initialState: { model: provider.model, systemPrompt: "You are a coding agent.", tools: [toAgentTool(noop)] },
+	});
+	let settled: (() => void) | undefined;
+	let text = "";
+	const userMessage = (): AgentMessage => ({ role: "user", content: [{ type: "text", text }], timestamp: Date.now() });
+	let prompts = 0;
+	let send: (event: { type: string }) => void;
+	if (kind === "machine") {
+		const actor = createActor(promptOperationMachine, { input: { retry: { enabled: false } } });
+		actor.on("preflight_requested", () => {
+			void Promise.resolve().then(() =>
+				actor.send({ type: "PREFLIGHT_DONE", output: { disposition: "started", runPayload: [userMessage()] } }),
+			);
+		});
+		actor.on("run_requested", ({ input }) => {
+			void agent
+				.prompt(input.payload as AgentMessage[])
+				.then(() => actor.send({ type: "RUN_DONE", output: PLAIN_OUTCOME }));
+		});
+		actor.on("settle_requested", () => actor.send({ type: "SETTLE_DONE" }));
+		actor.on("operation_settled", () => settled?.());
+		actor.start();
+		send = (event) => actor.send({ type: "PROMPT", request: { requestId: `p${prompts}`, payload: event } });
+	} else {
+		const actor = createActor(floorMachine);
+		actor.on("preflight_requested", () => {
+			void Promise.resolve().then(() => actor.send({ type: "PREFLIGHT_DONE" }));
+		});
+		actor.on("run_requested", () => {
+			void agent.prompt([userMessage()]).then(() => actor.send({ type: "RUN_DONE" }));
+		});
+		actor.on("settle_requested", () => actor.send({ type: "SETTLE_DONE" }));
+		actor.on("operation_settled", () => settled?.());
+		actor.start();
+		send = () => actor.send({ type: "PROMPT" });
+	}
+	return {
+		prompt: (promptText) =>
+			new Promise<void>((resolve) => {
+				provider.script(prompts++);
+				text = promptText;
+				settled = resolve;
+				send({ type: "PROMPT" });
+			}),
+		onTurn: (listener) => {
+			agent.subscribe((event) => {
+				if (event.type === "turn_start") listener();
+			});
+		},
+		messages: () => agent.state.messages.length,
+		close: () => {},
+	};
+}
+
 async function run(make: () => Subject | Promise<Subject>, count: number): Promise<Omit<CaseResult, "peakRssMiB">> {
 	const subject = await make();
 	let turns = 0;
@@ -172,7 +299,14 @@ async function run(make: () => Subject | Promise<Subject>, count: number): Promi
 }
 
 async function runCase(name: CaseName): Promise<CaseResult> {
-	const make = name === "agent" ? agentSubject : () => settleSubject(name === "settle/disk" ? "disk" : "memory");
+	const make =
+		name === "agent"
+			? agentSubject
+			: name === "agent+machine"
+				? () => machineSubject("machine")
+				: name === "agent+floor"
+					? () => machineSubject("floor")
+					: () => settleSubject(name === "settle/disk" ? "disk" : "memory");
 	if (WARMUP > 0) await run(make, WARMUP);
 	const result = await run(make, PROMPTS);
 	return { ...result, peakRssMiB: Math.round((process.resourceUsage().maxRSS / 1024) * 10) / 10 };
@@ -190,6 +324,8 @@ function quantile(values: readonly number[], q: number): number {
 }
 
 const round3 = (value: number) => Math.round(value * 1000) / 1000;
+/** Milliseconds to 0.1 µs: per-turn figures are ~5–60 µs, so ms to 3 decimals (1 µs) would skew the ratios. */
+const roundMs = (value: number) => Math.round(value * 10_000) / 10_000;
 
 function spawnCase(name: CaseName): CaseResult {
 	const child = name.startsWith("pi/")
@@ -224,16 +360,16 @@ function summarize(runs: CaseResult[]) {
 		turnsPerPrompt,
 		messagesAtEnd: runs[0]!.messages,
 		/** Median over rounds of each round's median ms per turn. */
-		msPerTurn: round3(quantile(medians, 0.5)),
-		msPerTurnFirst20Prompts: round3(quantile(first, 0.5)),
-		msPerTurnLast20Prompts: round3(quantile(last, 0.5)),
+		msPerTurn: roundMs(quantile(medians, 0.5)),
+		msPerTurnFirst20Prompts: roundMs(quantile(first, 0.5)),
+		msPerTurnLast20Prompts: roundMs(quantile(last, 0.5)),
 		lastVsFirst: round3(quantile(last, 0.5) / quantile(first, 0.5)),
-		cpuMsPerTurn: round3(quantile(cpuPerTurn, 0.5)),
+		cpuMsPerTurn: roundMs(quantile(cpuPerTurn, 0.5)),
 		peakRssMiB: quantile(
 			runs.map((result) => result.peakRssMiB),
 			0.5,
 		),
-		rounds: medians.map(round3),
+		rounds: medians.map(roundMs),
 	};
 }
 
@@ -271,6 +407,10 @@ if (caseArgument) {
 					settleDiskVsAgent: ratio("settle/disk", "agent"),
 					settleMemoryVsPiMemory: ratio("settle/memory", "pi/memory"),
 					settleDiskVsPiDisk: ratio("settle/disk", "pi/disk"),
+					/** Informational: what the prompt-operation machine alone adds to the bare Agent. */
+					agentWithMachineVsAgent: ratio("agent+machine", "agent"),
+					/** Informational: the floor of the per-prompt lifecycle on XState (same states, nothing else). */
+					agentWithFloorVsAgent: ratio("agent+floor", "agent"),
 				},
 				targets: {
 					vsAgent: 1.3,

@@ -496,8 +496,6 @@ export interface OperationInfo {
 	requestId: string;
 	/** Runs started so far in this operation. */
 	runCount: number;
-	/** Preflight's `runPayload`; consumed by the first run. */
-	runPayload?: unknown;
 }
 
 /** Machine context. Small and bounded: never the transcript. */
@@ -553,7 +551,11 @@ function nextRetryPlan(context: PromptOperationContext): RetryPlan {
 	return planRetry(context.retry, context.retryAttempt + 1, options);
 }
 
-function runInputOf(context: PromptOperationContext): RunInput {
+/**
+ * The run request for entering `running`. The preflight's `runPayload` is read from the event that
+ * started the operation (`PREFLIGHT_DONE`), so it never sits in the context.
+ */
+function runInputOf(context: PromptOperationContext, event: PromptOperationEvent): RunInput {
 	const operation = context.operation;
 	const input: RunInput = {
 		operationId: operation?.id ?? 0,
@@ -563,7 +565,14 @@ function runInputOf(context: PromptOperationContext): RunInput {
 		runIndex: operation?.runCount ?? 1,
 		retryAttempt: context.runCause === "retry" ? context.retryAttempt : 0,
 	};
-	if (context.runCause === "prompt" && operation?.runPayload !== undefined) input.payload = operation.runPayload;
+	if (
+		context.runCause === "prompt" &&
+		event.type === "PREFLIGHT_DONE" &&
+		event.output.disposition === "started" &&
+		event.output.runPayload !== undefined
+	) {
+		input.payload = event.output.runPayload;
+	}
 	return input;
 }
 
@@ -661,7 +670,7 @@ export const promptOperationMachine = setup({
 			type: "preflight_requested" as const,
 			input: { request: context.request ?? { requestId: "" } },
 		})),
-		requestRun: emit(({ context }) => ({ type: "run_requested" as const, input: runInputOf(context) })),
+		requestRun: emit(({ context, event }) => ({ type: "run_requested" as const, input: runInputOf(context, event) })),
 		requestBeforeSettle: enqueueActions(({ enqueue, context }) => {
 			if (context.lastOutcome?.beforeSettleBoundary === false) return;
 			enqueue.emit({
@@ -732,12 +741,11 @@ export const promptOperationMachine = setup({
 			error: params.error,
 		})),
 		clearRequest: assign({ request: undefined, abortRequested: false }),
-		startOperation: assign(({ context }, params: { outcome: PreflightOutcome }) => {
+		startOperation: assign(({ context }) => {
 			const id = context.operationCount + 1;
-			const operation: OperationInfo = { id, requestId: context.request?.requestId ?? "", runCount: 0 };
-			if (params.outcome.disposition === "started" && params.outcome.runPayload !== undefined) {
-				operation.runPayload = params.outcome.runPayload;
-			}
+			// Its first run starts with it (→ `running`), unless it was aborted during preflight (→ `settling`).
+			const runCount = context.abortRequested ? 0 : 1;
+			const operation: OperationInfo = { id, requestId: context.request?.requestId ?? "", runCount };
 			return {
 				operationCount: id,
 				operation,
@@ -753,15 +761,18 @@ export const promptOperationMachine = setup({
 			operationId: context.operation?.id ?? 0,
 			requestId: context.operation?.requestId ?? "",
 		})),
-		setRunCause: assign((_, params: { cause: RunCause }) => ({ runCause: params.cause })),
-		countRun: assign(({ context }) =>
-			context.operation ? { operation: { ...context.operation, runCount: context.operation.runCount + 1 } } : {},
+		/**
+		 * A later run of the operation starts (every transition into `running` other than the first
+		 * carries it): its cause, and it counts. One assign with the cause, not a second one on entry.
+		 */
+		setRunCause: assign(({ context }, params: { cause: RunCause }) =>
+			context.operation
+				? {
+						runCause: params.cause,
+						operation: { ...context.operation, runCount: context.operation.runCount + 1 },
+					}
+				: { runCause: params.cause },
 		),
-		releaseRunPayload: assign(({ context }) => {
-			if (!context.operation || context.operation.runPayload === undefined) return {};
-			const { runPayload: _released, ...operation } = context.operation;
-			return { operation };
-		}),
 		recordOutcome: assign((_, params: { outcome: RunOutcome }) => ({ lastOutcome: params.outcome })),
 		recordRunFailure: assign((_, params: { error: unknown }) => ({
 			lastOutcome: {
@@ -999,7 +1010,7 @@ export const promptOperationMachine = setup({
 						guard: { type: "preflightStartedAfterAbort", params: ({ event }) => ({ outcome: event.output }) },
 						target: "settling",
 						actions: [
-							{ type: "startOperation", params: ({ event }) => ({ outcome: event.output }) },
+							"startOperation",
 							{ type: "announcePreflightResult", params: ({ event }) => ({ outcome: event.output }) },
 							"announceOperationStarted",
 						],
@@ -1008,7 +1019,7 @@ export const promptOperationMachine = setup({
 						guard: { type: "preflightStarted", params: ({ event }) => ({ outcome: event.output }) },
 						target: "running",
 						actions: [
-							{ type: "startOperation", params: ({ event }) => ({ outcome: event.output }) },
+							"startOperation",
 							{ type: "announcePreflightResult", params: ({ event }) => ({ outcome: event.output }) },
 							"announceOperationStarted",
 						],
@@ -1046,7 +1057,8 @@ export const promptOperationMachine = setup({
 		},
 		running: {
 			description: "One agent run: agent.prompt(messages) or agent.continue().",
-			entry: ["countRun", "requestRun"],
+			// Every transition into `running` counts the run in its own assign (startOperation, setRunCause).
+			entry: "requestRun",
 			initial: "working",
 			states: {
 				working: {
@@ -1060,14 +1072,13 @@ export const promptOperationMachine = setup({
 			on: {
 				RUN_DONE: {
 					target: "postRun",
-					actions: [{ type: "recordOutcome", params: ({ event }) => ({ outcome: event.output }) }, "releaseRunPayload"],
+					actions: { type: "recordOutcome", params: ({ event }) => ({ outcome: event.output }) },
 				},
 				RUN_FAILED: {
 					target: "settling",
 					actions: [
 						{ type: "recordRunFailure", params: ({ event }) => ({ error: event.error }) },
 						"concludeRetrySequence",
-						"releaseRunPayload",
 					],
 				},
 				PROMPT: { actions: { type: "spawnBusyPreflight", params: { phase: "running" } } },

@@ -63,6 +63,19 @@ export type ContextEditReplacement = ContextEditEntry["replacement"];
 type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
 type NewEntry = DistributiveOmit<SessionEntry, "id" | "parentId" | "timestamp">;
 
+let lastTimestampMs = Number.NaN;
+let lastTimestamp = "";
+
+/** `new Date().toISOString()`, formatted once per millisecond (entries are often appended in bursts). */
+function entryTimestamp(): string {
+	const now = Date.now();
+	if (now !== lastTimestampMs) {
+		lastTimestampMs = now;
+		lastTimestamp = new Date(now).toISOString();
+	}
+	return lastTimestamp;
+}
+
 function isConversationEntry(entry: SessionEntry): boolean {
 	return entry.type === "message" && (entry.message.role === "user" || entry.message.role === "assistant");
 }
@@ -536,14 +549,19 @@ export class SessionManager {
 			type,
 			id: id ?? generateEntryId(this.byId()),
 			parentId,
-			timestamp: new Date().toISOString(),
+			timestamp: entryTimestamp(),
 			...rest,
 		} as SessionEntry;
+		this.commitEntry(entry);
+		return entry;
+	}
+
+	/** Persists, indexes and makes the leaf an entry built by an append. */
+	private commitEntry(entry: SessionEntry): void {
 		this.persistEntry(entry);
 		this.indexEntry(entry);
 		this.leafId = entry.id;
 		if (this.live && !this.live.extend(entry)) this.live = null;
-		return entry;
 	}
 
 	private persistEntry(entry: SessionEntry): void {
@@ -713,8 +731,17 @@ export class SessionManager {
 				`A ${role} message is derived, never stored: use appendCompaction() or branchWithSummary() instead.`,
 			);
 		}
-		return this.appendEntry({ type: "message", message } as Omit<SessionMessageEntry, "id" | "parentId" | "timestamp">)
-			.id;
+		// The per-message fast path: the entry literal directly (same key order as appendEntry's).
+		this.assertWritable();
+		const entry: SessionMessageEntry = {
+			type: "message",
+			id: generateEntryId(this.byId()),
+			parentId: this.leafId,
+			timestamp: entryTimestamp(),
+			message,
+		};
+		this.commitEntry(entry);
+		return entry.id;
 	}
 
 	/** Records a thinking level change (sets the context's `thinkingLevel` from here on). */
