@@ -1,8 +1,14 @@
 #!/usr/bin/env node
-import("../dist/src/cli/main.js").catch((error) => {
-	if (error?.code === "ERR_MODULE_NOT_FOUND") {
-		console.error("settle: the package is not built. Run `npm run build` first.");
-		process.exit(1);
-	}
-	throw error;
-});
+// The `settle` command: runs the bundled CLI (dist/cli.js, made by `npm run build`).
+// During development, without a build: npx tsx src/cli/main.ts
+import { existsSync } from "node:fs";
+
+const cli = new URL("../dist/cli.js", import.meta.url);
+if (!existsSync(cli)) {
+	console.error(
+		"settle: the package is not built (dist/cli.js is missing). Run `npm run build` first, or run the sources with `npx tsx src/cli/main.ts`.",
+	);
+	process.exit(1);
+}
+const { runCli } = await import(cli.href);
+await runCli(process.argv.slice(2));

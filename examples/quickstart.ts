@@ -1,125 +1,141 @@
 /**
- * Quickstart: an offline agent session on the scripted faux provider, with one real tool call
- * that reads a real file. Prints the events as they happen.
+ * Quickstart: an AgentSession, offline, on the scripted faux provider.
+ *
+ * - the session log is a real JSONL file in a temp dir;
+ * - the model calls the built-in `read` tool on a real file;
+ * - an inline extension watches tool calls;
+ * - the first request fails with a retryable 529 and is retried after a short backoff;
+ * - the lifecycle (the prompt-operation state machine) is printed as it moves;
+ * - the session file is reopened and its context compared with the live one.
  *
  *   npm run demo
  */
-import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { Agent } from "../src/agent/agent.js";
-import type { AgentTool } from "../src/agent/types.js";
-import { createFauxProvider, fauxAssistantMessage, fauxText, fauxThinking, fauxToolCall } from "../src/llm/faux.js";
+import type { ExtensionAPI } from "../src/extensions/types.js";
+import { createFauxProvider, fauxAssistantMessage, fauxText, fauxToolCall } from "../src/llm/faux.js";
+import { InMemoryModelRuntime } from "../src/llm/model-runtime.js";
 import type { Message, ToolResultMessage } from "../src/llm/types.js";
+import { createTestResourceLoader } from "../src/resources/test-loader.js";
+import { AgentSession } from "../src/session/agent-session.js";
+import { SettingsManager } from "../src/settings/settings-manager.js";
+import { SessionManager } from "../src/store/session-manager.js";
 
 const started = performance.now();
+const out = (line: string) => process.stdout.write(`${line}\n`);
 const dir = await mkdtemp(join(tmpdir(), "settle-quickstart-"));
-const notes = join(dir, "notes.txt");
-await writeFile(notes, "Settle runs agent sessions through explicit state machines.\nEvery event is awaited.\n");
+await writeFile(
+	join(dir, "notes.txt"),
+	"Settle runs agent sessions through explicit state machines.\nEvery event is awaited.\n",
+);
 
-// A real tool: reads a file from disk. `parameters` is JSON Schema; a TypeBox schema
-// (`Type.Object({ path: Type.String() })`) works the same way.
-const readTool: AgentTool<{ path: string }> = {
-	name: "read",
-	label: "Read file",
-	description: "Read a text file",
-	parameters: {
-		type: "object",
-		properties: { path: { type: "string", description: "Path of the file" } },
-		required: ["path"],
-	},
-	async execute(_toolCallId, { path }) {
-		const text = await readFile(path, "utf8");
-		return { content: [{ type: "text", text }], details: { path, bytes: Buffer.byteLength(text) } };
-	},
-};
-
-// The scripted model. Factories build each reply when the request arrives, from what it contains.
+// The scripted model: an overload error first, then a tool call, then an answer built from the tool result.
 const faux = createFauxProvider();
 faux.setResponses([
 	() =>
-		fauxAssistantMessage(
-			[fauxThinking("The user wants a summary; read the file first."), fauxToolCall("read", { path: notes })],
-			{
-				stopReason: "toolUse",
-			},
-		),
+		fauxAssistantMessage("", {
+			stopReason: "error",
+			errorMessage: '529 {"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}',
+		}),
+	() =>
+		fauxAssistantMessage([fauxText("Let me read the file."), fauxToolCall("read", { path: "notes.txt" })], {
+			stopReason: "toolUse",
+		}),
 	(context) => {
 		const result = context.messages.findLast(
 			(message: Message): message is ToolResultMessage => message.role === "toolResult",
 		);
 		const firstLine = result?.content[0]?.type === "text" ? result.content[0].text.split("\n")[0] : "(nothing)";
-		return fauxAssistantMessage([fauxText(`The file starts with: "${firstLine}"`)]);
+		return fauxAssistantMessage(`The file starts with: "${firstLine}"`);
 	},
 ]);
+const modelRuntime = new InMemoryModelRuntime();
+modelRuntime.registerFauxProvider(faux);
 
-const agent = new Agent({
-	streamFn: faux.streamFn,
-	initialState: { model: faux.getModel(), systemPrompt: "You are a helpful assistant.", tools: [readTool] },
+// An inline extension: sees every tool call before it runs (it could block it).
+const watcher = (pi: ExtensionAPI) => {
+	pi.on("tool_call", (event) => {
+		out(`  │ [extension] tool_call ${event.toolName} ${JSON.stringify(event.input)}`);
+		return undefined;
+	});
+};
+
+const sessionManager = SessionManager.create(dir, join(dir, "sessions"));
+const session = await AgentSession.create({
+	sessionManager,
+	settingsManager: SettingsManager.inMemory({ retry: { baseDelayMs: 50 } }),
+	resourceLoader: createTestResourceLoader({ extensionFactories: [watcher] }),
+	modelRuntime,
+	cwd: dir,
+	model: faux.getModel(),
+});
+await session.bindExtensions();
+
+// The lifecycle, from the machine's inspection stream.
+session.inspect((event) => {
+	if (event.kind === "state" && event.trigger !== "inspect") out(`  ◆ ${event.from} → ${event.to}  (${event.trigger})`);
+	if (event.kind === "delay" && event.phase === "scheduled") out(`  ◆ backoff ${event.ms} ms`);
 });
 
-const out = (line: string) => process.stdout.write(`${line}\n`);
-let turn = 0;
-let streaming: "text" | "thinking" | undefined;
-agent.subscribe((event) => {
+// Session events: what a UI would render.
+session.subscribe((event) => {
 	switch (event.type) {
-		case "agent_start":
-			out("▶ agent_start");
-			break;
-		case "turn_start":
-			out(`  ┌ turn ${++turn}`);
-			break;
-		case "message_update": {
-			const update = event.assistantMessageEvent;
-			if (update.type === "text_start" || update.type === "thinking_start") {
-				streaming = update.type === "text_start" ? "text" : "thinking";
-				process.stdout.write(streaming === "text" ? "  │ assistant: " : "  │ (thinking) ");
-			} else if (update.type === "text_delta" || update.type === "thinking_delta") {
-				process.stdout.write(update.delta);
-			} else if (update.type === "text_end" || update.type === "thinking_end") {
-				process.stdout.write("\n");
-				streaming = undefined;
+		case "message_end":
+			if (event.message.role === "user") out(`  │ user: ${textOf(event.message.content)}`);
+			if (event.message.role === "assistant") {
+				const text = event.message.content
+					.map((block) => (block.type === "text" ? block.text : ""))
+					.join("")
+					.trim();
+				out(`  │ assistant (${event.message.stopReason}): ${text || event.message.errorMessage || ""}`);
 			}
+			if (event.message.role === "toolResult") out(`  │ tool result: ${event.message.isError ? "error" : "ok"}`);
 			break;
-		}
-		case "message_end": {
-			const message = event.message;
-			if (message.role === "user")
-				out(
-					`  │ user: ${typeof message.content === "string" ? message.content : message.content.map((c) => (c.type === "text" ? c.text : "[image]")).join("")}`,
-				);
-			if (message.role === "assistant")
-				out(
-					`  │ (assistant done: ${message.stopReason}, ${message.usage.input} in / ${message.usage.output} out tokens)`,
-				);
-			if (message.role === "toolResult")
-				out(`  │ tool result (${message.isError ? "error" : "ok"}): ${JSON.stringify(message.details)}`);
-			break;
-		}
 		case "tool_execution_start":
-			out(`  │ → ${event.toolName} ${JSON.stringify(event.args)}`);
+			out(`  │ → ${event.toolName} runs`);
 			break;
-		case "tool_execution_end":
-			out(`  │ ← ${event.toolName} ${event.isError ? "failed" : "finished"}`);
+		case "auto_retry_start":
+			out(
+				`  │ retrying (attempt ${event.attempt}/${event.maxAttempts}) after ${event.delayMs} ms: ${event.errorMessage}`,
+			);
 			break;
-		case "turn_end":
-			out(`  └ turn_end (${event.toolResults.length} tool result${event.toolResults.length === 1 ? "" : "s"})`);
+		case "auto_retry_end":
+			out(`  │ retry ${event.success ? "succeeded" : `failed: ${event.finalError}`}`);
 			break;
-		case "agent_end":
-			out(`■ agent_end: ${event.messages.length} new messages`);
+		case "agent_settled":
+			out("  ■ agent_settled");
 			break;
 	}
 });
 
+let exitCode = 0;
 try {
-	await agent.prompt("Summarize notes.txt for me.");
-	out(`\nTranscript: ${agent.state.messages.map((message) => message.role).join(" → ")}`);
-	out(`Model calls: ${faux.callCount}; the second request carried ${faux.requests[1]?.messages.length} messages.`);
-	out(`Session finished in ${(performance.now() - started).toFixed(1)} ms.`);
-	if (agent.state.errorMessage) {
-		out(`Error: ${agent.state.errorMessage}`);
-		process.exitCode = 1;
-	}
+	out("▶ prompt: Summarize notes.txt for me.");
+	await session.prompt("Summarize notes.txt for me.");
+	out(`\nLive context:     ${session.messages.map((message) => message.role).join(" → ")}`);
+	const file = session.sessionFile!;
+	const reopened = SessionManager.open(file, undefined, undefined, { readOnly: true });
+	const context = reopened.buildSessionContext().messages;
+	reopened.close();
+	out(`Reopened context: ${context.map((message) => message.role).join(" → ")}`);
+	const same = JSON.stringify(context) === JSON.stringify(session.messages);
+	out(`The reopened file rebuilds the same context: ${same ? "yes" : "NO"}`);
+	out(
+		`Entries in ${file.slice(dir.length + 1)}: ${sessionManager
+			.getEntries()
+			.map((entry) => entry.type)
+			.join(", ")}`,
+	);
+	out(`Model calls: ${faux.callCount}; finished in ${(performance.now() - started).toFixed(0)} ms.`);
+	if (!same || session.lifecycle !== "idle") exitCode = 1;
 } finally {
+	session.dispose();
+	sessionManager.close();
 	await rm(dir, { recursive: true, force: true });
+}
+process.exitCode = exitCode;
+
+function textOf(content: string | readonly { type: string; text?: string }[]): string {
+	return typeof content === "string" ? content : content.map((block) => block.text ?? "").join("");
 }

@@ -6,13 +6,16 @@
  * ## How the AgentSession runs it
  * ```ts
  * const actor = createActor(
- *   promptOperationMachine.provide({ actors: { preflight, busyPreflight, run, compact, beforeSettle, settle, navigateTree } }),
+ *   promptOperationMachine.provide({ actors: { busyPreflight, compact, navigateTree } }),
  *   { input: { retry: settings.retry }, clock }, // clock: omit in production, SimulatedClock in tests
  * );
+ * actor.on("run_requested", ({ input }) => runAgent(input).then(
+ *   (output) => actor.send({ type: "RUN_DONE", output }),
+ *   (error) => actor.send({ type: "RUN_FAILED", error }),
+ * )); // likewise preflight_requested, before_settle_requested, settle_requested
  * actor.on("*", (event) => session.handleMachineEmit(event)); // typed by PromptOperationEmitted
  * actor.start();
  * ```
- * Every placeholder actor below throws `"<name>" is not provided`; the session provides all seven.
  *
  * ## Events the session sends ({@link PromptOperationEvent})
  * - `PROMPT {request}` — `prompt()`, `sendUserMessage()` and triggered custom messages. Idle → `preflight`.
@@ -21,28 +24,44 @@
  *   spawned (busy rules, C.1 step 5), so request ids must be unique per session. An `ABORT` during
  *   `preflight` is remembered: a `started` outcome then settles at once without a run.
  * - `COMPACT {requestId, payload?}` — manual `compact()`, accepted only in `idle` (the session aborts
- *   first, like pi). `NAVIGATE_TREE {requestId, payload?}` — `navigateTree()`, only in `idle`.
- *   Check `actor.getSnapshot().can(event)` before sending: events a state does not accept are ignored.
+ *   first, like pi). `NAVIGATE_TREE {requestId, payload?}` — `navigateTree()`: in `idle` it enters
+ *   `branchSummary`; in `preflight` (an extension command's `ctx.navigateTree()`, which runs inside
+ *   its prompt's preflight) a `navigateTree` child is spawned beside the command, and prompts wait
+ *   for it. One navigation at a time. Check `actor.getSnapshot().can(event)` before sending: events
+ *   a state does not accept are ignored.
  * - `ABORT` (`abort()`), `ABORT_RETRY` (`abortRetry()`), `ABORT_COMPACTION` (`abortCompaction()`),
  *   `ABORT_BRANCH_SUMMARY` (`abortBranchSummary()`).
  * - From the event bridge (C.10), while a run is active: `USER_MESSAGE_START` at a user
  *   `message_start`, `ASSISTANT_MESSAGE_END {stopReason}` at an assistant `message_end`. They keep the
  *   retry counter and the overflow-recovered flag in this machine's context.
  * - `UPDATE_RETRY_SETTINGS {retry}` — any time (settings reload).
+ * - The replies to the machine's requests (below): `PREFLIGHT_DONE {output}` / `PREFLIGHT_FAILED {error}`,
+ *   `RUN_DONE` / `RUN_FAILED`, `BEFORE_SETTLE_DONE` / `BEFORE_SETTLE_FAILED`, `SETTLE_DONE` / `SETTLE_FAILED`.
  *
- * ## Actors the session provides (input → output)
+ * ## Work the session does for the machine
+ * The four steps of every operation are requests the machine emits on entering a state and the
+ * session answers with an event; the state is left only by its answer, so an answer always
+ * belongs to the request in flight. (An invoked XState actor per step cost ~25 µs each — more than
+ * the rest of an operation's orchestration; a request/answer pair costs a few µs, and the
+ * inspection stream still shows each request and answer.)
+ *
+ * | request (emitted) | input | answer (event) | notes |
+ * |---|---|---|---|
+ * | `preflight_requested` | {@link PreflightInput} | `PREFLIGHT_DONE {output: PreflightOutcome}` | C.1 steps 1–12 while idle. `PREFLIGHT_FAILED` → rejected. |
+ * | `run_requested` | {@link RunInput} | `RUN_DONE {output: RunOutcome}` | one `agent.prompt(messages)` / `agent.continue()`; answered after `agent_end` was handled. |
+ * | `before_settle_requested` | {@link BeforeSettleInput} | `BEFORE_SETTLE_DONE {output: BeforeSettleOutput}` | the `agent_before_settle` boundary (C.8); `continue` only when valid. |
+ * | `settle_requested` | {@link SettleInput} | `SETTLE_DONE` | flush pending bash + custom messages, clear per-run options, await `agent_settled` handlers and listeners. |
+ *
+ * Actors the session provides for the rarer steps (input → output); each placeholder throws
+ * `"<name>" is not provided`:
  * | actor | input | output | notes |
  * |---|---|---|---|
- * | `preflight` | {@link PreflightInput} | {@link PreflightOutcome} | C.1 steps 1–12 while idle. Reject → treated as `rejected`. |
  * | `busyPreflight` | {@link BusyPreflightInput} | {@link BusyPreflightOutcome} | C.1 while busy: command, input hook, expansion, `streamingBehavior` (queue) or pi's rejection. Never starts a run. |
- * | `run` | {@link RunInput} | {@link RunOutcome} | one `agent.prompt(messages)` / `agent.continue()`; resolves after `agent_end` was handled. |
  * | `compact` | {@link CompactionInput} | {@link CompactionOutput} | `_runAutoCompaction` / manual `compact()`; emits `compaction_start/end` itself. |
- * | `beforeSettle` | {@link BeforeSettleInput} | {@link BeforeSettleOutput} | the `agent_before_settle` boundary (C.8); `continue` only when valid. |
- * | `settle` | {@link SettleInput} | `void` | flush pending bash + custom messages, clear per-run options, await `agent_settled` handlers and listeners. |
  * | `navigateTree` | {@link NavigateTreeInput} | {@link NavigateTreeOutput} | C.13 incl. the branch summary (counts as compacting). |
  *
- * Long-running actors are never stopped by an abort: the machine enters an `aborting` sub-state,
- * emits `abort_requested {target}` and waits for the actor to finish (see "Decisions").
+ * Long-running work is never cut short by an abort: the machine enters an `aborting` sub-state,
+ * emits `abort_requested {target}` and waits for the answer (or the actor) to finish (see "Decisions").
  *
  * ## What the machine emits ({@link PromptOperationEmitted}, via XState `emit`; listen with `actor.on`)
  * Side effects are typed emitted events, not placeholder actions: the session subscribes once, the
@@ -59,30 +78,44 @@
  *   forward both to public listeners unchanged.
  * - `overflow_recovery_failed {kind, errorMessage}` — emit `compaction_end{reason:"overflow",
  *   result:undefined, aborted:false, willRetry:false, errorMessage}` + `session_compact_failed`.
- * - `abort_requested {target: "run" | "compaction" | "boundary" | "branch_summary"}` — call
- *   `agent.abort()` / abort the compaction, boundary or branch-summary controller.
+ * - `abort_requested {target: "run" | "compaction" | "boundary" | "branch_summary" | "preflight"}` — call
+ *   `agent.abort()` / abort the compaction, boundary or branch-summary controller; `preflight`: abort
+ *   the pre-send compaction (C.1 step 9) if the preflight is running one.
  * - `manual_compaction_done {requestId, output?, error?}`, `tree_navigation_done {requestId, output?, error?}`.
  *
  * ## Decisions
- * - **Abort while running**: `running.aborting` waits for the run actor's done (the agent finishes
+ * - **Abort while running**: `running.aborting` waits for `RUN_DONE` (the agent finishes
  *   cooperatively, so the partial assistant message reaches `message_end` and is persisted) and only
  *   then goes through `postRun` (abort first) to `settling`. Stopping the child instead would let
  *   `settle` race the agent's last `message_end`. Same pattern for compaction, the boundary and the
  *   branch summary.
- * - **Decision order out of `postRun`** (C.3, DESIGN §2): abort → retry (attempts left) → give up
- *   (retryable, exhausted or the provider asked for more than the cap) → overflow recovery (once per
- *   request) → recovery failed → successful answer over the window (compact, never re-run) →
- *   threshold → queued after `agent_end` → `beforeSettle`.
- * - **Backoff**: `planRetryDelay` = max(`baseDelayMs·2^(attempt−1)` capped at `maxAgentDelayMs`,
- *   provider-requested delay, previous delay of this retry sequence); a requested delay above the cap
- *   gives up. The floor keeps delays non-decreasing within a sequence even when Retry-After shrinks.
+ * - **Decision order out of `postRun`** (C.3, DESIGN §2): abort → retry (attempts left) → overflow
+ *   recovery (once per request) → recovery failed → successful answer over the window (compact,
+ *   never re-run) → threshold → queued after `agent_end` → `beforeSettle`. A retryable error that
+ *   is not retried (disabled, exhausted, or the provider asked for more than the cap) ends its
+ *   retry sequence (`auto_retry_end{success:false}`) and still gets the threshold check and the
+ *   queued-messages check (C.3 steps 5–7), so a session that keeps failing can still compact.
+ * - **Input still in flight never strands**: a prompt that arrives while busy runs its input hooks
+ *   in a `busyPreflight` child. If the operation is about to settle while one is still running,
+ *   it waits in `beforeSettle.awaitingInput`: a queued result continues the operation (`running`,
+ *   cause `queued`), anything else settles. Without this, a steer typed during a compaction whose input
+ *   hook is slow would be queued after the operation settled and wait for an unrelated prompt.
+ * - **Backoff**: {@link planRetry} (the one retry policy) = max(`baseDelayMs·2^(attempt−1)` capped at
+ *   `maxAgentDelayMs`, provider-requested delay, previous delay of this retry sequence); a requested
+ *   delay above the cap gives up. The floor keeps delays non-decreasing within a sequence even when
+ *   Retry-After shrinks.
  *   Jitter: override the `scheduleRetry` action via `.provide()`.
  * - **Exactly one settle** per started operation: every path out of an operation state ends in
- *   `settling`, which invokes `settle` once and goes to `idle`. Preflight outcomes other than
+ *   `settling`, which requests `settle` once and goes to `idle`. Preflight outcomes other than
  *   `started` never settle. A `started` preflight after an `ABORT` settles without running.
  * - `ABORT_RETRY` during backoff ends the operation like `ABORT` (→ `settling`), per the task brief.
  * - A cancelled or failed compaction never re-runs the request; the operation continues only when
- *   messages are queued, else goes to `beforeSettle` (no dead ends).
+ *   messages are queued, else goes to `beforeSettle` (no dead ends). An extension that cancels an
+ *   overflow recovery (`session_before_compact` → `{cancel: true}`) means "don't compact now":
+ *   re-sending the same oversized context would only overflow again, so the request ends —
+ *   `compaction_end{aborted: true, willRetry: false}`, one `agent_settled`, `prompt()` resolves —
+ *   and the next request's overflow is recovered as usual (the once-per-request flag resets with
+ *   the operation and at every user message). A downstream fork instead hung here.
  *
  * Derive the session flags from the snapshot with {@link isStreaming}, {@link isRetrying},
  * {@link isCompacting}, {@link isOperationActive} and {@link lifecycleState}.
@@ -97,7 +130,7 @@ export const PROMPT_OPERATION_MACHINE_ID = "promptOperation";
 // ---------------------------------------------------------------------------------------------
 // Settings and pure helpers
 
-/** Settings `retry.*` (same shape as the settings schema and the retry policy). */
+/** Settings `retry.*` (same shape as the settings schema). The one definition: `src/session/retry-policy.ts` re-exports it. */
 export interface RetrySettings {
 	/** Retry transient provider failures automatically. */
 	enabled: boolean;
@@ -105,7 +138,10 @@ export interface RetrySettings {
 	maxRetries: number;
 	/** Delay before the first retry; doubles for each further retry. */
 	baseDelayMs: number;
-	/** Cap for computed delays; a provider asking for longer gives up. `0` or less: no cap. */
+	/**
+	 * Longest wait the agent accepts: computed delays are capped here, and a provider asking for a
+	 * longer wait ends the operation with the error instead. `0` (or less) means no cap.
+	 */
 	maxAgentDelayMs: number;
 }
 
@@ -117,32 +153,126 @@ export const DEFAULT_RETRY_SETTINGS: Readonly<RetrySettings> = Object.freeze({
 	maxAgentDelayMs: 60_000,
 });
 
-/** The result of {@link planRetryDelay}. */
-export type RetryDelayPlan =
-	| { kind: "wait"; delayMs: number }
-	| { kind: "give_up"; reason: "requested_delay_exceeds_cap" };
+/** Adjusts a computed backoff delay (e.g. ±10% jitter). The result is still capped. */
+export type RetryJitter = (delayMs: number, attempt: number) => number;
+
+/** Options of {@link planRetry}. */
+export interface PlanRetryOptions {
+	/** The wait the provider asked for (see `parseRequestedRetryDelayMs`). */
+	requestedDelayMs?: number;
+	/** Jitter applied to the computed backoff before the cap; default none (deterministic). */
+	jitter?: RetryJitter;
+	/**
+	 * Lower bound for the delay: the previous delay of the same retry sequence, so delays never
+	 * shrink within a sequence even when a provider's Retry-After does (DESIGN §8 invariant 5).
+	 */
+	floorMs?: number;
+}
+
+/** Why {@link planRetry} gave up. */
+export type RetryGiveUpReason = "disabled" | "exhausted" | "requested_delay_exceeds_cap";
+
+/** What to do about a retryable failure. */
+export type RetryPlan =
+	| {
+			kind: "retry";
+			/** The 1-based retry number this plan is for. */
+			attempt: number;
+			/** How long to wait before `continue()`. */
+			delayMs: number;
+			/** The capped exponential backoff alone (before honouring a requested delay or the floor). */
+			backoffDelayMs: number;
+			requestedDelayMs?: number;
+	  }
+	| {
+			kind: "give_up";
+			reason: RetryGiveUpReason;
+			attempt: number;
+			maxRetries: number;
+			requestedDelayMs?: number;
+			maxAgentDelayMs: number;
+	  };
 
 /**
- * The backoff before retry number `attempt` (1-based): `max(min(baseDelayMs · 2^(attempt−1), cap),
- * requestedDelayMs, floorMs)`; a provider-requested delay above a positive `maxAgentDelayMs` gives
- * up instead of waiting. Pure; never negative.
+ * The exponential backoff for a retry: `baseDelayMs · 2^(attempt−1)`, jittered if asked, capped at
+ * `maxAgentDelayMs` (when positive). Never negative. Pure.
  *
  * @example
  * ```ts
- * planRetryDelay(DEFAULT_RETRY_SETTINGS, 3); // { kind: "wait", delayMs: 8000 }
+ * backoffDelayMs(DEFAULT_RETRY_SETTINGS, 3); // 8000
  * ```
  */
-export function planRetryDelay(
-	settings: RetrySettings,
-	attempt: number,
-	requestedDelayMs?: number,
-	floorMs = 0,
-): RetryDelayPlan {
-	const cap = settings.maxAgentDelayMs > 0 ? settings.maxAgentDelayMs : Number.POSITIVE_INFINITY;
-	const requested = requestedDelayMs !== undefined && Number.isFinite(requestedDelayMs) ? requestedDelayMs : undefined;
-	if (requested !== undefined && requested > cap) return { kind: "give_up", reason: "requested_delay_exceeds_cap" };
-	const backoff = Math.min(Math.max(0, settings.baseDelayMs) * 2 ** Math.max(0, attempt - 1), cap);
-	return { kind: "wait", delayMs: Math.max(0, Math.round(Math.max(backoff, requested ?? 0, floorMs))) };
+export function backoffDelayMs(settings: RetrySettings, attempt: number, jitter?: RetryJitter): number {
+	const exponential = Math.max(0, settings.baseDelayMs) * 2 ** Math.max(0, attempt - 1);
+	const jittered = jitter ? jitter(exponential, attempt) : exponential;
+	const capped = settings.maxAgentDelayMs > 0 ? Math.min(jittered, settings.maxAgentDelayMs) : jittered;
+	return Math.max(0, Math.round(capped));
+}
+
+/**
+ * The retry policy (behavior C.4, discrepancy I.6) — the one implementation; the machine's
+ * `canRetry` guard and `scheduleRetry` action use it, and `src/session/retry-policy.ts` wraps it.
+ * Decides whether retry number `attempt` (1-based: the retry about to be made) happens and after
+ * what delay. In order: disabled → give up (`disabled`); `attempt > maxRetries` → give up
+ * (`exhausted`); a provider-requested delay above a positive `maxAgentDelayMs` → give up
+ * (`requested_delay_exceeds_cap`: waiting that long silently is worse than reporting the error);
+ * otherwise retry after `max(backoff, requestedDelayMs, floorMs)`.
+ *
+ * Honouring the requested delay as a lower bound is a deliberate change from pi 0.73, which ignores
+ * it at the agent level (its provider layer waits for Retry-After itself and reports over-cap waits
+ * as `Server requested …s retry delay`, which pi then retries after the plain backoff — too early).
+ * Pure; `attempt` is not validated here (the session's wrapper does).
+ *
+ * @example
+ * ```ts
+ * planRetry(DEFAULT_RETRY_SETTINGS, 3); // { kind: "retry", attempt: 3, delayMs: 8000, backoffDelayMs: 8000 }
+ * planRetry(DEFAULT_RETRY_SETTINGS, 1, { requestedDelayMs: 3_600_000 }); // { kind: "give_up", reason: "requested_delay_exceeds_cap", … }
+ * ```
+ */
+export function planRetry(settings: RetrySettings, attempt: number, options: PlanRetryOptions = {}): RetryPlan {
+	const requested =
+		options.requestedDelayMs !== undefined && Number.isFinite(options.requestedDelayMs)
+			? options.requestedDelayMs
+			: undefined;
+	const giveUp = (reason: RetryGiveUpReason): RetryPlan => ({
+		kind: "give_up",
+		reason,
+		attempt,
+		maxRetries: settings.maxRetries,
+		...(options.requestedDelayMs === undefined ? {} : { requestedDelayMs: options.requestedDelayMs }),
+		maxAgentDelayMs: settings.maxAgentDelayMs,
+	});
+	if (!settings.enabled) return giveUp("disabled");
+	if (attempt > settings.maxRetries) return giveUp("exhausted");
+	if (requested !== undefined && settings.maxAgentDelayMs > 0 && requested > settings.maxAgentDelayMs) {
+		return giveUp("requested_delay_exceeds_cap");
+	}
+	const backoff = backoffDelayMs(settings, attempt, options.jitter);
+	const delayMs = Math.max(
+		backoff,
+		Math.ceil(Math.max(0, requested ?? 0)),
+		Math.round(Math.max(0, options.floorMs ?? 0)),
+	);
+	return {
+		kind: "retry",
+		attempt,
+		delayMs,
+		backoffDelayMs: backoff,
+		...(requested === undefined ? {} : { requestedDelayMs: requested }),
+	};
+}
+
+/**
+ * Proportional jitter: multiplies the delay by a factor in `[1 − ratio, 1 + ratio)` (newest pi-ai
+ * uses ±10%). `random` is injectable for tests.
+ *
+ * @example
+ * ```ts
+ * planRetry(settings, 1, { jitter: proportionalJitter(0.1) });
+ * ```
+ */
+export function proportionalJitter(ratio = 0.1, random: () => number = Math.random): RetryJitter {
+	return (delayMs) => delayMs * (1 - ratio + random() * 2 * ratio);
 }
 
 /** pi's texts for a second overflow within one request (C.5). */
@@ -158,21 +288,22 @@ export const RETRY_CANCELLED_MESSAGE = "Retry cancelled";
 /**
  * One prompt as the session hands it to the machine. The machine only reads `requestId` (to
  * correlate emitted events); `payload` (text, images, options, source…) is opaque and passed back
- * to the `preflight` / `busyPreflight` actors unchanged.
+ * in the `preflight_requested` request / to the `busyPreflight` actor unchanged.
  */
 export interface PromptRequest {
 	requestId: string;
 	payload?: unknown;
 }
 
-/** Input of the `preflight` actor (behavior C.1 while idle). */
+/** Input of the `preflight_requested` request (behavior C.1 while idle). */
 export interface PreflightInput {
 	request: PromptRequest;
 }
 
 /**
- * What a preflight decided. `started` may carry `runPayload` (e.g. the built messages), handed to
- * the first `run` of the operation as {@link RunInput.payload}; the machine never looks inside.
+ * What a preflight decided (`PREFLIGHT_DONE {output}`). `started` may carry `runPayload` (e.g. the
+ * built messages), handed to the first run request of the operation as {@link RunInput.payload};
+ * the machine never looks inside.
  */
 export type PreflightOutcome =
 	| { disposition: "handled" }
@@ -197,10 +328,10 @@ export type BusyPreflightOutcome =
 	| { disposition: "queued" }
 	| { disposition: "rejected"; error: unknown };
 
-/** Why a run was started (for the run actor and the inspection stream). */
+/** Why a run was started (for the run request and the inspection stream). */
 export type RunCause = "prompt" | "retry" | "compaction" | "queued" | "boundary";
 
-/** Input of the `run` actor. */
+/** Input of the `run_requested` request. */
 export interface RunInput {
 	operationId: number;
 	requestId: string;
@@ -219,7 +350,7 @@ export interface RunInput {
 export type RunErrorClass = "none" | "retryable" | "overflow" | "length_overflow" | "fatal";
 
 /**
- * Output of the `run` actor, computed by the session from the last assistant message recorded at
+ * Answer to `run_requested` (`RUN_DONE {output}`), computed by the session from the last assistant message recorded at
  * its `message_end` and the agent state once the run has ended (C.3 inputs).
  */
 export interface RunOutcome {
@@ -239,6 +370,12 @@ export interface RunOutcome {
 	hasQueuedMessages: boolean;
 	/** The last assistant message ended with `stopReason: "aborted"`. */
 	aborted: boolean;
+	/**
+	 * `false` when no extension handles `agent_before_settle`: the boundary is then passed without
+	 * a request (it could only continue for queued messages, which `hasQueuedMessages` covers).
+	 * Absent: the boundary is requested.
+	 */
+	beforeSettleBoundary?: boolean;
 }
 
 /** `compaction_start/end` reason. */
@@ -270,7 +407,7 @@ export interface CompactionOutput {
 	errorMessage?: string;
 }
 
-/** Input of the `beforeSettle` actor. */
+/** Input of the `before_settle_requested` request. */
 export interface BeforeSettleInput {
 	operationId: number;
 	requestId: string;
@@ -278,12 +415,12 @@ export interface BeforeSettleInput {
 	outcome: "completed" | "aborted" | "error";
 }
 
-/** Output of the `beforeSettle` actor: `continue` only when a continuation is valid (C.8 `canContinue`). */
+/** Answer to `before_settle_requested` (`BEFORE_SETTLE_DONE {output}`): `continue` only when a continuation is valid (C.8 `canContinue`). */
 export interface BeforeSettleOutput {
 	continue: boolean;
 }
 
-/** Input of the `settle` actor. */
+/** Input of the `settle_requested` request. */
 export interface SettleInput {
 	operationId: number;
 	requestId: string;
@@ -320,14 +457,28 @@ export type PromptOperationEvent =
 	| { type: "USER_MESSAGE_START" }
 	| { type: "ASSISTANT_MESSAGE_END"; stopReason: StopReason }
 	| { type: "UPDATE_RETRY_SETTINGS"; retry: Partial<RetrySettings> }
+	| { type: "PREFLIGHT_DONE"; output: PreflightOutcome }
+	| { type: "PREFLIGHT_FAILED"; error: unknown }
+	| { type: "RUN_DONE"; output: RunOutcome }
+	| { type: "RUN_FAILED"; error: unknown }
+	| { type: "BEFORE_SETTLE_DONE"; output: BeforeSettleOutput }
+	| { type: "BEFORE_SETTLE_FAILED"; error: unknown }
+	| { type: "SETTLE_DONE" }
+	| { type: "SETTLE_FAILED"; error: unknown }
 	| { type: `xstate.done.actor.busyPreflight.${string}`; output: BusyPreflightOutcome; actorId?: string }
-	| { type: `xstate.error.actor.busyPreflight.${string}`; error: unknown; actorId?: string };
+	| { type: `xstate.error.actor.busyPreflight.${string}`; error: unknown; actorId?: string }
+	| { type: "xstate.done.actor.navigateTree"; output: NavigateTreeOutput; actorId?: string }
+	| { type: "xstate.error.actor.navigateTree"; error: unknown; actorId?: string };
 
-/** What the abort signal is for. */
-export type AbortTarget = "run" | "compaction" | "boundary" | "branch_summary";
+/** What the abort signal is for (`preflight`: the pre-send compaction a preflight may be running). */
+export type AbortTarget = "run" | "compaction" | "boundary" | "branch_summary" | "preflight";
 
 /** Typed events the machine emits (listen with `actor.on(type, handler)`). */
 export type PromptOperationEmitted =
+	| { type: "preflight_requested"; input: PreflightInput }
+	| { type: "run_requested"; input: RunInput }
+	| { type: "before_settle_requested"; input: BeforeSettleInput }
+	| { type: "settle_requested"; input: SettleInput }
 	| { type: "preflight_result"; requestId: string; disposition: PreflightOutcome["disposition"]; error?: unknown }
 	| { type: "prompt_deferred"; requestId: string }
 	| { type: "operation_started"; operationId: number; requestId: string }
@@ -345,8 +496,6 @@ export interface OperationInfo {
 	requestId: string;
 	/** Runs started so far in this operation. */
 	runCount: number;
-	/** Preflight's `runPayload`; consumed by the first run. */
-	runPayload?: unknown;
 }
 
 /** Machine context. Small and bounded: never the transcript. */
@@ -368,9 +517,12 @@ export interface PromptOperationContext {
 	runCause: RunCause;
 	lastOutcome: RunOutcome | undefined;
 	compaction: { reason: CompactionReason; willRetry: boolean; requestId?: string; payload?: unknown } | undefined;
+	/** The tree navigation in progress (`branchSummary`, or spawned by an extension command during `preflight`). */
 	treeNavigation: { requestId: string; payload?: unknown } | undefined;
 	/** Prompts received in `preflight` / `settling`, re-issued in order once idle. */
 	deferredPrompts: PromptRequest[];
+	/** `busyPreflight` children still running (input hooks of prompts that arrived while busy). */
+	busyPreflightsInFlight: number;
 }
 
 /** Machine input. */
@@ -391,13 +543,49 @@ function needsOverflowRetry(outcome: RunOutcome | undefined): boolean {
 	);
 }
 
-function nextRetryPlan(context: PromptOperationContext): RetryDelayPlan {
-	return planRetryDelay(
-		context.retry,
-		context.retryAttempt + 1,
-		context.lastOutcome?.requestedDelayMs,
-		context.retryAttempt > 0 ? context.retryDelayMs : 0,
-	);
+function nextRetryPlan(context: PromptOperationContext): RetryPlan {
+	const options: PlanRetryOptions = {};
+	if (context.lastOutcome?.requestedDelayMs !== undefined)
+		options.requestedDelayMs = context.lastOutcome.requestedDelayMs;
+	if (context.retryAttempt > 0) options.floorMs = context.retryDelayMs;
+	return planRetry(context.retry, context.retryAttempt + 1, options);
+}
+
+/**
+ * The run request for entering `running`. The preflight's `runPayload` is read from the event that
+ * started the operation (`PREFLIGHT_DONE`), so it never sits in the context.
+ */
+function runInputOf(context: PromptOperationContext, event: PromptOperationEvent): RunInput {
+	const operation = context.operation;
+	const input: RunInput = {
+		operationId: operation?.id ?? 0,
+		requestId: operation?.requestId ?? "",
+		mode: context.runCause === "prompt" ? "prompt" : "continue",
+		cause: context.runCause,
+		runIndex: operation?.runCount ?? 1,
+		retryAttempt: context.runCause === "retry" ? context.retryAttempt : 0,
+	};
+	if (
+		context.runCause === "prompt" &&
+		event.type === "PREFLIGHT_DONE" &&
+		event.output.disposition === "started" &&
+		event.output.runPayload !== undefined
+	) {
+		input.payload = event.output.runPayload;
+	}
+	return input;
+}
+
+function settleInputOf(context: PromptOperationContext): SettleInput {
+	const input: SettleInput = {
+		operationId: context.operation?.id ?? 0,
+		requestId: context.operation?.requestId ?? "",
+		aborted: context.abortRequested,
+	};
+	if (context.lastOutcome?.stopReason === "error" && context.lastOutcome.errorMessage !== undefined) {
+		input.finalError = context.lastOutcome.errorMessage;
+	}
+	return input;
 }
 
 function runOutcomeLabel(outcome: RunOutcome | undefined): BeforeSettleInput["outcome"] {
@@ -428,16 +616,11 @@ export const promptOperationMachine = setup({
 		emitted: PromptOperationEmitted;
 	},
 	actors: {
-		preflight: fromPromise<PreflightOutcome, PreflightInput>(async () => notProvided("preflight")),
 		busyPreflight: fromPromise<BusyPreflightOutcome, BusyPreflightInput>(async () => notProvided("busyPreflight")),
-		run: fromPromise<RunOutcome, RunInput>(async () => notProvided("run")),
 		compact: fromPromise<CompactionOutput, CompactionInput>(async () => notProvided("compact")),
-		beforeSettle: fromPromise<BeforeSettleOutput, BeforeSettleInput>(async () => notProvided("beforeSettle")),
-		settle: fromPromise<void, SettleInput>(async () => notProvided("settle")),
 		navigateTree: fromPromise<NavigateTreeOutput, NavigateTreeInput>(async () => notProvided("navigateTree")),
 	},
 	guards: {
-		hasDeferredPrompts: ({ context }) => context.deferredPrompts.length > 0,
 		abortRequested: ({ context }) => context.abortRequested,
 		preflightStarted: (_, params: { outcome: PreflightOutcome }) => params.outcome.disposition === "started",
 		preflightStartedAfterAbort: ({ context }, params: { outcome: PreflightOutcome }) =>
@@ -446,10 +629,7 @@ export const promptOperationMachine = setup({
 		canRetry: ({ context }) =>
 			context.retry.enabled &&
 			context.lastOutcome?.errorClass === "retryable" &&
-			context.retryAttempt < context.retry.maxRetries &&
-			nextRetryPlan(context).kind === "wait",
-		/** Retryable but not retried: disabled, exhausted, or the requested delay exceeds the cap. */
-		retryGivesUp: ({ context }) => context.lastOutcome?.errorClass === "retryable",
+			nextRetryPlan(context).kind === "retry",
 		canRecoverOverflow: ({ context }) => needsOverflowRetry(context.lastOutcome) && !context.overflowRecoveryAttempted,
 		overflowRecoveryFailed: ({ context }) => needsOverflowRetry(context.lastOutcome),
 		/** A successful answer whose input exceeded the window: compact, never re-run. */
@@ -465,12 +645,44 @@ export const promptOperationMachine = setup({
 			params.output.compacted && context.compaction?.willRetry === true,
 		compactionFoundQueuedMessages: (_, params: { output: CompactionOutput }) => params.output.continue,
 		boundaryContinues: (_, params: { output: BeforeSettleOutput }) => params.output.continue,
+		/** No extension listens to `agent_before_settle`: nothing to ask. */
+		beforeSettleSkipped: ({ context }) => context.lastOutcome?.beforeSettleBoundary === false,
+		beforeSettleSkippedAwaitingInput: ({ context }) =>
+			context.lastOutcome?.beforeSettleBoundary === false && context.busyPreflightsInFlight > 0,
+		/** A prompt that arrived while busy is still in its input hooks: it may yet be queued for this operation. */
+		awaitingBusyInput: ({ context }) => context.busyPreflightsInFlight > 0,
+		noBusyInputLeft: ({ context }) => context.busyPreflightsInFlight === 0,
+		busyPreflightQueued: ({ event }) =>
+			event.type.startsWith("xstate.done.actor.busyPreflight.") &&
+			"output" in event &&
+			(event.output as BusyPreflightOutcome | undefined)?.disposition === "queued",
+		treeNavigationInFlight: ({ context }) => context.treeNavigation !== undefined,
+		noTreeNavigationInFlight: ({ context }) => context.treeNavigation === undefined,
+		/** Deferred prompts wait for a tree navigation an extension command started (and did not await). */
+		canTakeDeferredPrompt: ({ context }) => context.deferredPrompts.length > 0 && context.treeNavigation === undefined,
 	},
 	delays: {
 		/** The backoff computed by `scheduleRetry` (on the actor's clock). */
 		retryDelay: ({ context }) => context.retryDelayMs,
 	},
 	actions: {
+		requestPreflight: emit(({ context }) => ({
+			type: "preflight_requested" as const,
+			input: { request: context.request ?? { requestId: "" } },
+		})),
+		requestRun: emit(({ context, event }) => ({ type: "run_requested" as const, input: runInputOf(context, event) })),
+		requestBeforeSettle: enqueueActions(({ enqueue, context }) => {
+			if (context.lastOutcome?.beforeSettleBoundary === false) return;
+			enqueue.emit({
+				type: "before_settle_requested",
+				input: {
+					operationId: context.operation?.id ?? 0,
+					requestId: context.operation?.requestId ?? "",
+					outcome: runOutcomeLabel(context.lastOutcome),
+				},
+			});
+		}),
+		requestSettle: emit(({ context }) => ({ type: "settle_requested" as const, input: settleInputOf(context) })),
 		acceptPrompt: assign(({ event }) => {
 			if (event.type !== "PROMPT") return {};
 			return { request: event.request, abortRequested: false };
@@ -489,13 +701,15 @@ export const promptOperationMachine = setup({
 			if (event.type !== "PROMPT") return;
 			const input: BusyPreflightInput = { request: event.request, phase: params.phase };
 			if (params.phase === "compacting" && context.compaction) input.compactionReason = context.compaction.reason;
+			enqueue.assign({ busyPreflightsInFlight: context.busyPreflightsInFlight + 1 });
 			enqueue.spawnChild("busyPreflight", { id: `busyPreflight.${event.request.requestId}`, input });
 		}),
-		announceBusyPreflightResult: enqueueActions(({ enqueue, event }) => {
+		announceBusyPreflightResult: enqueueActions(({ enqueue, context, event }) => {
+			enqueue.assign({ busyPreflightsInFlight: Math.max(0, context.busyPreflightsInFlight - 1) });
 			const actorId = event.type.replace(/^xstate\.(done|error)\.actor\./, "");
 			const requestId = actorId.slice("busyPreflight.".length);
-			if ("output" in event) {
-				const output = event.output;
+			if (event.type.startsWith("xstate.done.actor.") && "output" in event) {
+				const output = event.output as BusyPreflightOutcome;
 				enqueue.emit(
 					output.disposition === "rejected"
 						? { type: "preflight_result", requestId, disposition: "rejected", error: output.error }
@@ -527,12 +741,11 @@ export const promptOperationMachine = setup({
 			error: params.error,
 		})),
 		clearRequest: assign({ request: undefined, abortRequested: false }),
-		startOperation: assign(({ context }, params: { outcome: PreflightOutcome }) => {
+		startOperation: assign(({ context }) => {
 			const id = context.operationCount + 1;
-			const operation: OperationInfo = { id, requestId: context.request?.requestId ?? "", runCount: 0 };
-			if (params.outcome.disposition === "started" && params.outcome.runPayload !== undefined) {
-				operation.runPayload = params.outcome.runPayload;
-			}
+			// Its first run starts with it (→ `running`), unless it was aborted during preflight (→ `settling`).
+			const runCount = context.abortRequested ? 0 : 1;
+			const operation: OperationInfo = { id, requestId: context.request?.requestId ?? "", runCount };
 			return {
 				operationCount: id,
 				operation,
@@ -548,15 +761,18 @@ export const promptOperationMachine = setup({
 			operationId: context.operation?.id ?? 0,
 			requestId: context.operation?.requestId ?? "",
 		})),
-		setRunCause: assign((_, params: { cause: RunCause }) => ({ runCause: params.cause })),
-		countRun: assign(({ context }) =>
-			context.operation ? { operation: { ...context.operation, runCount: context.operation.runCount + 1 } } : {},
+		/**
+		 * A later run of the operation starts (every transition into `running` other than the first
+		 * carries it): its cause, and it counts. One assign with the cause, not a second one on entry.
+		 */
+		setRunCause: assign(({ context }, params: { cause: RunCause }) =>
+			context.operation
+				? {
+						runCause: params.cause,
+						operation: { ...context.operation, runCount: context.operation.runCount + 1 },
+					}
+				: { runCause: params.cause },
 		),
-		releaseRunPayload: assign(({ context }) => {
-			if (!context.operation || context.operation.runPayload === undefined) return {};
-			const { runPayload: _released, ...operation } = context.operation;
-			return { operation };
-		}),
 		recordOutcome: assign((_, params: { outcome: RunOutcome }) => ({ lastOutcome: params.outcome })),
 		recordRunFailure: assign((_, params: { error: unknown }) => ({
 			lastOutcome: {
@@ -589,7 +805,7 @@ export const promptOperationMachine = setup({
 			const plan = nextRetryPlan(context);
 			return {
 				retryAttempt: context.retryAttempt + 1,
-				retryDelayMs: plan.kind === "wait" ? plan.delayMs : context.retryDelayMs,
+				retryDelayMs: plan.kind === "retry" ? plan.delayMs : context.retryDelayMs,
 			};
 		}),
 		announceRetryStart: emit(({ context }) => ({
@@ -688,6 +904,18 @@ export const promptOperationMachine = setup({
 				}) as PromptOperationEmitted,
 		),
 		clearTreeNavigation: assign({ treeNavigation: undefined, abortRequested: false }),
+		/** NAVIGATE_TREE from an extension command while its prompt is in `preflight`: run it beside the preflight. */
+		spawnTreeNavigation: enqueueActions(({ enqueue, event }) => {
+			if (event.type !== "NAVIGATE_TREE") return;
+			const treeNavigation: NonNullable<PromptOperationContext["treeNavigation"]> = { requestId: event.requestId };
+			if (event.payload !== undefined) treeNavigation.payload = event.payload;
+			enqueue.assign({ treeNavigation });
+			const input: NavigateTreeInput = { requestId: event.requestId };
+			if (event.payload !== undefined) input.payload = event.payload;
+			enqueue.spawnChild("navigateTree", { id: "navigateTree", input });
+		}),
+		/** A spawned navigation ended: unlike {@link clearTreeNavigation}, the operation's abort flag is kept. */
+		clearSpawnedTreeNavigation: assign({ treeNavigation: undefined }),
 		announceOperationSettled: emit(({ context }) => ({
 			type: "operation_settled" as const,
 			operationId: context.operation?.id ?? 0,
@@ -725,36 +953,64 @@ export const promptOperationMachine = setup({
 		compaction: undefined,
 		treeNavigation: undefined,
 		deferredPrompts: [],
+		busyPreflightsInFlight: 0,
 	}),
 	initial: "idle",
 	on: {
 		UPDATE_RETRY_SETTINGS: { actions: "updateRetrySettings" },
 		"xstate.done.actor.busyPreflight.*": { actions: "announceBusyPreflightResult" },
 		"xstate.error.actor.busyPreflight.*": { actions: "announceBusyPreflightResult" },
+		// A navigation spawned during `preflight` (the invoked one in `branchSummary` is handled there).
+		"xstate.done.actor.navigateTree": {
+			actions: [
+				{ type: "announceTreeNavigationDone", params: ({ event }) => ({ output: event.output }) },
+				"clearSpawnedTreeNavigation",
+			],
+		},
+		"xstate.error.actor.navigateTree": {
+			actions: [
+				{ type: "announceTreeNavigationDone", params: ({ event }) => ({ error: event.error }) },
+				"clearSpawnedTreeNavigation",
+			],
+		},
+		ABORT_BRANCH_SUMMARY: {
+			guard: "treeNavigationInFlight",
+			actions: { type: "signalAbort", params: { target: "branch_summary" } },
+		},
 	},
 	states: {
 		idle: {
 			description: "Nothing started. Deferred prompts are re-issued from here, in order.",
-			always: { guard: "hasDeferredPrompts", target: "preflight", actions: "takeDeferredPrompt" },
+			always: { guard: "canTakeDeferredPrompt", target: "preflight", actions: "takeDeferredPrompt" },
 			on: {
-				PROMPT: { target: "preflight", actions: "acceptPrompt" },
-				COMPACT: { target: "compacting", actions: "setManualCompaction" },
-				NAVIGATE_TREE: { target: "branchSummary", actions: "setTreeNavigation" },
+				PROMPT: [
+					{
+						// A command started a tree navigation and returned without awaiting it.
+						guard: "treeNavigationInFlight",
+						actions: { type: "spawnBusyPreflight", params: { phase: "branchSummary" } },
+					},
+					{ target: "preflight", actions: "acceptPrompt" },
+				],
+				COMPACT: { guard: "noTreeNavigationInFlight", target: "compacting", actions: "setManualCompaction" },
+				NAVIGATE_TREE: { guard: "noTreeNavigationInFlight", target: "branchSummary", actions: "setTreeNavigation" },
+				// `abort()` also stops the branch summary of a navigation a command started and did not await.
+				ABORT: {
+					guard: "treeNavigationInFlight",
+					actions: { type: "signalAbort", params: { target: "branch_summary" } },
+				},
 			},
 		},
 		preflight: {
 			description: "Command, input hook, expansion, model/auth checks, pre-send compaction, before_agent_start.",
-			invoke: {
-				id: "preflight",
-				src: "preflight",
-				input: ({ context }) => ({ request: context.request ?? { requestId: "" } }),
-				onDone: [
+			entry: "requestPreflight",
+			on: {
+				PREFLIGHT_DONE: [
 					{
 						// Aborted while preflighting: the operation started, so it settles once, without a run.
 						guard: { type: "preflightStartedAfterAbort", params: ({ event }) => ({ outcome: event.output }) },
 						target: "settling",
 						actions: [
-							{ type: "startOperation", params: ({ event }) => ({ outcome: event.output }) },
+							"startOperation",
 							{ type: "announcePreflightResult", params: ({ event }) => ({ outcome: event.output }) },
 							"announceOperationStarted",
 						],
@@ -763,7 +1019,7 @@ export const promptOperationMachine = setup({
 						guard: { type: "preflightStarted", params: ({ event }) => ({ outcome: event.output }) },
 						target: "running",
 						actions: [
-							{ type: "startOperation", params: ({ event }) => ({ outcome: event.output }) },
+							"startOperation",
 							{ type: "announcePreflightResult", params: ({ event }) => ({ outcome: event.output }) },
 							"announceOperationStarted",
 						],
@@ -776,52 +1032,33 @@ export const promptOperationMachine = setup({
 						],
 					},
 				],
-				onError: {
+				PREFLIGHT_FAILED: {
 					target: "idle",
 					actions: [
 						{ type: "announcePreflightFailure", params: ({ event }) => ({ error: event.error }) },
 						"clearRequest",
 					],
 				},
-			},
-			on: {
 				PROMPT: { actions: "deferPrompt" },
-				ABORT: { actions: "markAbortRequested" },
+				ABORT: [
+					{
+						guard: "treeNavigationInFlight",
+						actions: [
+							"markAbortRequested",
+							{ type: "signalAbort", params: { target: "preflight" } },
+							{ type: "signalAbort", params: { target: "branch_summary" } },
+						],
+					},
+					{ actions: ["markAbortRequested", { type: "signalAbort", params: { target: "preflight" } }] },
+				],
+				// From an extension command (C.13 through `ctx.navigateTree()`): runs beside the command.
+				NAVIGATE_TREE: { guard: "noTreeNavigationInFlight", actions: "spawnTreeNavigation" },
 			},
 		},
 		running: {
 			description: "One agent run: agent.prompt(messages) or agent.continue().",
-			entry: ["countRun"],
-			invoke: {
-				id: "run",
-				src: "run",
-				input: ({ context }) => {
-					const operation = context.operation;
-					const input: RunInput = {
-						operationId: operation?.id ?? 0,
-						requestId: operation?.requestId ?? "",
-						mode: context.runCause === "prompt" ? "prompt" : "continue",
-						cause: context.runCause,
-						runIndex: operation?.runCount ?? 1,
-						retryAttempt: context.runCause === "retry" ? context.retryAttempt : 0,
-					};
-					if (context.runCause === "prompt" && operation?.runPayload !== undefined)
-						input.payload = operation.runPayload;
-					return input;
-				},
-				onDone: {
-					target: "postRun",
-					actions: [{ type: "recordOutcome", params: ({ event }) => ({ outcome: event.output }) }, "releaseRunPayload"],
-				},
-				onError: {
-					target: "settling",
-					actions: [
-						{ type: "recordRunFailure", params: ({ event }) => ({ error: event.error }) },
-						"concludeRetrySequence",
-						"releaseRunPayload",
-					],
-				},
-			},
+			// Every transition into `running` counts the run in its own assign (startOperation, setRunCause).
+			entry: "requestRun",
 			initial: "working",
 			states: {
 				working: {
@@ -833,6 +1070,17 @@ export const promptOperationMachine = setup({
 				},
 			},
 			on: {
+				RUN_DONE: {
+					target: "postRun",
+					actions: { type: "recordOutcome", params: ({ event }) => ({ outcome: event.output }) },
+				},
+				RUN_FAILED: {
+					target: "settling",
+					actions: [
+						{ type: "recordRunFailure", params: ({ event }) => ({ error: event.error }) },
+						"concludeRetrySequence",
+					],
+				},
 				PROMPT: { actions: { type: "spawnBusyPreflight", params: { phase: "running" } } },
 				USER_MESSAGE_START: { actions: "resetOverflowRecovery" },
 				ASSISTANT_MESSAGE_END: [
@@ -849,7 +1097,6 @@ export const promptOperationMachine = setup({
 			always: [
 				{ guard: "abortRequested", target: "settling", actions: "finishCancelledRetry" },
 				{ guard: "canRetry", target: "retrying", actions: "scheduleRetry" },
-				{ guard: "retryGivesUp", target: "beforeSettle", actions: "concludeRetrySequence" },
 				{
 					guard: "canRecoverOverflow",
 					target: "compacting",
@@ -969,59 +1216,61 @@ export const promptOperationMachine = setup({
 		},
 		beforeSettle: {
 			description: "The agent_before_settle boundary: extensions may commit drafts and ask to continue.",
-			invoke: {
-				id: "beforeSettle",
-				src: "beforeSettle",
-				input: ({ context }) => ({
-					operationId: context.operation?.id ?? 0,
-					requestId: context.operation?.requestId ?? "",
-					outcome: runOutcomeLabel(context.lastOutcome),
-				}),
-				onDone: [
-					{ guard: "abortRequested", target: "settling" },
-					{
-						guard: { type: "boundaryContinues", params: ({ event }) => ({ output: event.output }) },
-						target: "running",
-						actions: { type: "setRunCause", params: { cause: "boundary" } },
-					},
-					{ target: "settling" },
-				],
-				onError: { target: "settling" },
-			},
+			entry: "requestBeforeSettle",
 			initial: "working",
 			states: {
 				working: {
+					always: [
+						{ guard: "beforeSettleSkippedAwaitingInput", target: "awaitingInput" },
+						{ guard: "beforeSettleSkipped", target: "#promptOperation.settling" },
+					],
 					on: { ABORT: { target: "aborting", actions: "markAbortRequested" } },
 				},
 				aborting: {
 					description: "Abort flagged during the boundary; waiting for the handlers to return.",
 					entry: { type: "signalAbort", params: { target: "boundary" } },
 				},
+				awaitingInput: {
+					description:
+						"About to settle while a prompt that arrived busy is still in its input hooks: queued → run it now, else settle.",
+					always: { guard: "noBusyInputLeft", target: "#promptOperation.settling" },
+					on: {
+						"xstate.done.actor.busyPreflight.*": [
+							{
+								guard: "busyPreflightQueued",
+								target: "#promptOperation.running",
+								actions: ["announceBusyPreflightResult", { type: "setRunCause", params: { cause: "queued" } }],
+							},
+							{ actions: "announceBusyPreflightResult" },
+						],
+						ABORT: { target: "#promptOperation.settling", actions: "markAbortRequested" },
+						// The boundary was answered (or skipped) before this state: nothing to answer here.
+						BEFORE_SETTLE_DONE: {},
+						BEFORE_SETTLE_FAILED: {},
+					},
+				},
 			},
 			on: {
+				BEFORE_SETTLE_DONE: [
+					{ guard: "abortRequested", target: "settling" },
+					{
+						guard: { type: "boundaryContinues", params: ({ event }) => ({ output: event.output }) },
+						target: "running",
+						actions: { type: "setRunCause", params: { cause: "boundary" } },
+					},
+					{ guard: "awaitingBusyInput", target: ".awaitingInput" },
+					{ target: "settling" },
+				],
+				BEFORE_SETTLE_FAILED: [{ guard: "awaitingBusyInput", target: ".awaitingInput" }, { target: "settling" }],
 				PROMPT: { actions: { type: "spawnBusyPreflight", params: { phase: "beforeSettle" } } },
 			},
 		},
 		settling: {
 			description: "Flush pending messages, clear per-run options, await agent_settled handlers (once).",
-			invoke: {
-				id: "settle",
-				src: "settle",
-				input: ({ context }) => {
-					const input: SettleInput = {
-						operationId: context.operation?.id ?? 0,
-						requestId: context.operation?.requestId ?? "",
-						aborted: context.abortRequested,
-					};
-					if (context.lastOutcome?.stopReason === "error" && context.lastOutcome.errorMessage !== undefined) {
-						input.finalError = context.lastOutcome.errorMessage;
-					}
-					return input;
-				},
-				onDone: { target: "idle", actions: ["announceOperationSettled", "clearOperation"] },
-				onError: { target: "idle", actions: ["announceOperationSettled", "clearOperation"] },
-			},
+			entry: "requestSettle",
 			on: {
+				SETTLE_DONE: { target: "idle", actions: ["announceOperationSettled", "clearOperation"] },
+				SETTLE_FAILED: { target: "idle", actions: ["announceOperationSettled", "clearOperation"] },
 				PROMPT: { actions: "deferPrompt" },
 			},
 		},
@@ -1096,9 +1345,9 @@ export function isRetrying(snapshot: PromptOperationSnapshot): boolean {
 	return snapshot.matches("retrying");
 }
 
-/** `session.isCompacting`: any compaction (manual or automatic) or a branch summary is running. */
+/** `session.isCompacting`: any compaction (manual or automatic) or a tree navigation (branch summary) is running. */
 export function isCompacting(snapshot: PromptOperationSnapshot): boolean {
-	return snapshot.matches("compacting") || snapshot.matches("branchSummary");
+	return snapshot.matches("compacting") || snapshot.context.treeNavigation !== undefined;
 }
 
 /**

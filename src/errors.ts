@@ -21,6 +21,7 @@ export type SettleErrorCode =
 	| "EXTENSION"
 	| "TOOL"
 	| "IO"
+	| "MISSING_DEPENDENCY"
 	| "INTERNAL";
 
 /**

@@ -18,6 +18,7 @@ export {
 export type * from "./agent/types.js";
 export * from "./compaction/index.js";
 export * from "./errors.js";
+export * from "./extensions/index.js";
 export * from "./llm/errors.js";
 export {
 	AssistantMessageEventStream,
@@ -41,18 +42,75 @@ export {
 	fauxThinking,
 	fauxToolCall,
 } from "./llm/faux.js";
+export {
+	type ApiKeySource,
+	authenticationFailedMessage,
+	clampThinkingLevel,
+	InMemoryModelRuntime,
+	type ModelProviderRegistration,
+	type ModelRuntime,
+	noApiKeyForModelMessage,
+	noApiKeyFoundMessage,
+	noModelSelectedMessage,
+	sameModel,
+	supportedThinkingLevels,
+} from "./llm/model-runtime.js";
+export {
+	type CredentialSource,
+	createPiAiModelRuntime,
+	loadPiAi,
+	PI_AI_PACKAGE,
+	PI_DEFAULT_MODEL_PER_PROVIDER,
+	PiAiModelRuntime,
+	type PiAiModelRuntimeOptions,
+	type PiAiModule,
+	piAiNotInstalledError,
+} from "./llm/pi-ai.js";
 export * from "./llm/tokens.js";
 export * from "./llm/types.js";
 export { validateToolArguments, validateToolCall } from "./llm/validation.js";
 export * from "./resources/index.js";
+export * from "./runtime/index.js";
+export {
+	AgentSession,
+	type AgentSessionConfig,
+	type ExtensionBindings,
+	type PromptDisposition,
+	type PromptOptions,
+	type SendCustomMessageOptions,
+	type SessionClock,
+	type SessionReplacementActions,
+	type SessionTrace,
+} from "./session/agent-session.js";
+export type { BashResult, ExecuteBashOptions } from "./session/bash-runner.js";
 export {
 	bashExecutionToText,
 	type ConvertToLlmOptions,
 	convertMessageToLlm,
 	convertToLlm,
 } from "./session/convert-to-llm.js";
+export type {
+	AgentSessionEvent,
+	AgentSessionEventType,
+	AgentSessionListener,
+	SessionAgentEndEvent,
+	SessionOwnEvent,
+} from "./session/events.js";
+export { blockImagesAwareConverter, normalizePromptImages, SUPPORTED_PROMPT_IMAGE_TYPES } from "./session/images.js";
 export type * from "./session/messages.js";
+export { type CycleDirection, type ModelCycleResult, nextCycleModel } from "./session/model-cycling.js";
+export { modelRegistryView } from "./session/model-registry-view.js";
+export type { StreamingBehavior } from "./session/prompt-pipeline.js";
+export type { QueuedTexts } from "./session/queues.js";
+export { loadExtensionRunner, RELOAD_WHILE_BUSY, type ReloadOptions } from "./session/reload.js";
 export * from "./session/retry-policy.js";
+export {
+	computeSessionStats,
+	contextUsage,
+	exportBranchToJsonl,
+	lastAssistantText,
+	type SessionStats,
+} from "./session/session-stats.js";
 export {
 	buildSystemPrompt,
 	buildSystemPromptSections,
@@ -67,6 +125,12 @@ export {
 	type ToolPromptInfo,
 	type TranscriptSystemPrompt,
 } from "./session/system-prompt.js";
+export {
+	NAVIGATE_WHILE_COMPACTING,
+	NAVIGATE_WHILE_STREAMING,
+	type NavigateTreeResult,
+	NO_MODEL_FOR_BRANCH_SUMMARY,
+} from "./session/tree-navigation.js";
 export * from "./settings/index.js";
 export * from "./store/index.js";
 export * from "./tools/index.js";

@@ -187,14 +187,21 @@ class Emitter {
 
 	constructor(private readonly sink: AgentEventSink) {}
 
-	async emit(event: AgentEvent): Promise<AgentEventResult> {
+	/** The sink's answer: synchronous when the sink answers synchronously (the caller awaits it once). */
+	emit(event: AgentEvent): AgentEventResult | Promise<AgentEventResult> {
 		if (this.failed) return undefined;
+		let result: AgentEventResult | Promise<AgentEventResult>;
 		try {
-			return await this.sink(event);
+			result = this.sink(event);
 		} catch (error) {
 			this.failed = true;
 			throw error;
 		}
+		if (!isPromiseLike(result)) return result;
+		return (result as Promise<AgentEventResult>).then(undefined, (error: unknown) => {
+			this.failed = true;
+			throw error;
+		});
 	}
 
 	emitQueued(event: AgentEvent): Promise<AgentEventResult> {
@@ -206,10 +213,31 @@ class Emitter {
 
 function noop(): void {}
 
+/** Whether a hook answered with a promise (to be awaited) rather than a value. */
+export function isPromiseLike<T>(value: T | PromiseLike<T>): value is PromiseLike<T> {
+	return typeof (value as { then?: unknown } | null | undefined)?.then === "function";
+}
+
+function orEmpty(
+	messages: AgentMessage[] | Promise<AgentMessage[]> | undefined,
+): AgentMessage[] | Promise<AgentMessage[]> {
+	if (isPromiseLike(messages)) return messages.then((resolved) => resolved ?? []);
+	return messages ?? [];
+}
+
 interface Finalized {
 	toolCall: AgentToolCall;
 	result: AgentToolResult;
 	isError: boolean;
+}
+
+/** The abort signal of one batch of tool calls (see `LoopRun.toolBatchSignal`). */
+interface ToolBatchSignal {
+	signal: AbortSignal;
+	/** Stops the batch's other calls. */
+	abort(reason: unknown): void;
+	/** Detaches the batch from the run's signal once the batch is done. */
+	release(): void;
 }
 
 interface Prepared {
@@ -217,24 +245,6 @@ interface Prepared {
 	tool: AgentTool;
 	args: unknown;
 }
-
-const STREAM_OPTION_KEYS = [
-	"temperature",
-	"maxTokens",
-	"apiKey",
-	"transport",
-	"cacheRetention",
-	"sessionId",
-	"onPayload",
-	"onResponse",
-	"headers",
-	"timeoutMs",
-	"maxRetries",
-	"maxRetryDelayMs",
-	"metadata",
-	"reasoning",
-	"thinkingBudgets",
-] as const satisfies readonly (keyof StreamOptions)[];
 
 const ABORTED = Symbol("aborted");
 
@@ -245,6 +255,12 @@ class LoopRun {
 	private readonly newMessages: AgentMessage[] = [];
 	private readonly emitter: Emitter;
 	private readonly streamFn: StreamFn;
+	/**
+	 * Wakes the model call in flight when the run is aborted: one abort listener per run (added
+	 * at the first model call), not one per call.
+	 */
+	private wakeOnAbort: ((value: typeof ABORTED) => void) | undefined;
+	private abortListener: (() => void) | undefined;
 
 	constructor(
 		context: AgentContext,
@@ -260,23 +276,54 @@ class LoopRun {
 		this.streamFn = streamFn ?? config.streamFn ?? missingStreamFn;
 	}
 
-	private emit(event: AgentEvent): Promise<AgentEventResult> {
+	private emit(event: AgentEvent): AgentEventResult | Promise<AgentEventResult> {
 		return this.emitter.emit(event);
 	}
 
 	async runPrompt(prompts: AgentMessage[]): Promise<AgentMessage[]> {
-		await this.emit({ type: "agent_start" });
-		await this.emit({ type: "turn_start" });
-		for (const prompt of prompts) await this.appendMessage(prompt);
-		await this.loop();
-		return this.newMessages;
+		try {
+			await this.emit({ type: "agent_start" });
+			await this.emit({ type: "turn_start" });
+			for (const prompt of prompts) await this.appendMessage(prompt);
+			await this.loop();
+			return this.newMessages;
+		} finally {
+			this.removeAbortListener();
+		}
 	}
 
 	async runContinue(): Promise<AgentMessage[]> {
-		await this.emit({ type: "agent_start" });
-		await this.emit({ type: "turn_start" });
-		await this.loop();
-		return this.newMessages;
+		try {
+			await this.emit({ type: "agent_start" });
+			await this.emit({ type: "turn_start" });
+			await this.loop();
+			return this.newMessages;
+		} finally {
+			this.removeAbortListener();
+		}
+	}
+
+	/** A promise that resolves when the run is aborted; valid until {@link stopAbortWait}. */
+	private abortWait(signal: AbortSignal): Promise<typeof ABORTED> {
+		if (signal.aborted) return Promise.resolve(ABORTED);
+		if (!this.abortListener) {
+			const listener = (): void => this.wakeOnAbort?.(ABORTED);
+			this.abortListener = listener;
+			signal.addEventListener("abort", listener, { once: true });
+		}
+		return new Promise((resolve) => {
+			this.wakeOnAbort = resolve;
+		});
+	}
+
+	private stopAbortWait(): void {
+		this.wakeOnAbort = undefined;
+	}
+
+	private removeAbortListener(): void {
+		if (this.abortListener) this.signal?.removeEventListener("abort", this.abortListener);
+		this.abortListener = undefined;
+		this.wakeOnAbort = undefined;
 	}
 
 	/** message_start → append → message_end; returns the final (possibly replaced) message. */
@@ -332,7 +379,7 @@ class LoopRun {
 
 				const message = await this.streamAssistantResponse();
 				if (message.stopReason === "error" || message.stopReason === "aborted") {
-					await config.finishTurn?.(this.turnContext(message, []), this.signal);
+					if (config.finishTurn) await config.finishTurn(this.turnContext(message, []), this.signal);
 					await this.emit({ type: "turn_end", message, toolResults: [] });
 					await this.emit({ type: "agent_end", messages: this.newMessages });
 					return;
@@ -347,9 +394,10 @@ class LoopRun {
 				}
 
 				const turn = this.turnContext(message, toolResults);
-				const decision = await config.finishTurn?.(turn, this.signal);
+				// Hooks that are not installed are not awaited: each await is a microtask per turn.
+				const decision = config.finishTurn ? await config.finishTurn(turn, this.signal) : undefined;
 				await this.emit({ type: "turn_end", message, toolResults });
-				if (decision === "end" || (await config.shouldStopAfterTurn?.(turn))) {
+				if (decision === "end" || (config.shouldStopAfterTurn && (await config.shouldStopAfterTurn(turn)))) {
 					await this.emit({ type: "agent_end", messages: this.newMessages });
 					return;
 				}
@@ -377,12 +425,12 @@ class LoopRun {
 		return { message, toolResults, context: this.context, newMessages: this.newMessages };
 	}
 
-	private async pollSteering(): Promise<AgentMessage[]> {
-		return (await this.config.getSteeringMessages?.()) ?? [];
+	private pollSteering(): AgentMessage[] | Promise<AgentMessage[]> {
+		return orEmpty(this.config.getSteeringMessages?.());
 	}
 
-	private async pollFollowUps(): Promise<AgentMessage[]> {
-		return (await this.config.getFollowUpMessages?.()) ?? [];
+	private pollFollowUps(): AgentMessage[] | Promise<AgentMessage[]> {
+		return orEmpty(this.config.getFollowUpMessages?.());
 	}
 
 	// ---------------------------------------------------------------- model call
@@ -403,29 +451,24 @@ class LoopRun {
 
 		let messages = requestContext.messages;
 		if (config.transformContext) messages = await config.transformContext(messages, signal);
-		const llmMessages: Message[] = await (config.convertToLlm ?? defaultConvertToLlm)(messages);
+		// Synchronous hooks (the usual case) are not awaited.
+		const converted = (config.convertToLlm ?? defaultConvertToLlm)(messages);
+		const llmMessages: Message[] = isPromiseLike(converted) ? await converted : converted;
 		const llmContext: Context = { systemPrompt: requestContext.systemPrompt, messages: llmMessages };
 		if (requestContext.tools) llmContext.tools = requestContext.tools;
-		const apiKey = (config.getApiKey ? await config.getApiKey(model.provider) : undefined) || config.apiKey;
+		const key = config.getApiKey?.(model.provider);
+		const apiKey = (isPromiseLike(key) ? await key : key) || config.apiKey;
 		const options = buildStreamOptions(config, apiKey, thinkingLevel, signal);
 
 		let partial: AssistantMessage | undefined;
 		let started = false;
 		let final: AssistantMessage | undefined;
-		let removeAbortListener = noop;
 		try {
-			const response = await this.streamFn(model, llmContext, options);
+			const streamed = this.streamFn(model, llmContext, options);
+			const response = isPromiseLike(streamed) ? await streamed : streamed;
 			const iterator = response[Symbol.asyncIterator]();
 			// A provider that ignores the signal must not keep an aborted run alive.
-			let abortWait: Promise<typeof ABORTED> | undefined;
-			if (signal) {
-				abortWait = new Promise((resolve) => {
-					const onAbort = (): void => resolve(ABORTED);
-					if (signal.aborted) return onAbort();
-					signal.addEventListener("abort", onAbort, { once: true });
-					removeAbortListener = () => signal.removeEventListener("abort", onAbort);
-				});
-			}
+			const abortWait = signal ? this.abortWait(signal) : undefined;
 			while (final === undefined) {
 				const nextPromise = iterator.next();
 				const next = abortWait ? await Promise.race([nextPromise, abortWait]) : await nextPromise;
@@ -468,7 +511,7 @@ class LoopRun {
 				timestamp: Date.now(),
 			};
 		} finally {
-			removeAbortListener();
+			this.stopAbortWait();
 		}
 		return this.finishAssistant(final, started);
 	}
@@ -489,20 +532,20 @@ class LoopRun {
 		toolCalls: AgentToolCall[],
 	): Promise<{ messages: ToolResultMessage[]; terminate: boolean }> {
 		const lengthStop = assistantMessage.stopReason === "length";
+		// A lone call runs the sequential way: the same events in the same order, without the
+		// bookkeeping that parallel calls need.
 		const sequential =
 			lengthStop ||
+			toolCalls.length === 1 ||
 			this.config.toolExecution === "sequential" ||
 			toolCalls.some((call) => this.findTool(call.name)?.executionMode === "sequential");
-		const batch = new AbortController();
-		const forwardAbort = (): void => batch.abort(this.signal?.reason);
-		if (this.signal?.aborted) forwardAbort();
-		else this.signal?.addEventListener("abort", forwardAbort, { once: true });
+		const batch = this.toolBatchSignal(sequential);
 		try {
 			const messages: ToolResultMessage[] = [];
 			let finalized: Finalized[];
 			if (sequential) {
 				// Sequential (pi): each result message right after its tool_execution_end.
-				finalized = await this.executeSequential(assistantMessage, toolCalls, batch, lengthStop, messages);
+				finalized = await this.executeSequential(assistantMessage, toolCalls, batch.signal, lengthStop, messages);
 			} else {
 				// Parallel: result messages after the whole batch, in source order.
 				finalized = await this.executeParallel(assistantMessage, toolCalls, batch);
@@ -513,14 +556,34 @@ class LoopRun {
 				terminate: finalized.length > 0 && finalized.every((entry) => entry.result.terminate === true),
 			};
 		} finally {
-			this.signal?.removeEventListener("abort", forwardAbort);
+			batch.release();
 		}
+	}
+
+	/**
+	 * The signal a batch of tool calls runs with. Parallel calls with siblings get their own
+	 * controller (following the run's signal), so a failing call can stop the others; a lone or
+	 * sequential call has no sibling to stop and runs on the run's signal itself (an
+	 * AbortController costs ~2 µs, a listener more).
+	 */
+	private toolBatchSignal(withoutSiblings: boolean): ToolBatchSignal {
+		const runSignal = this.signal;
+		if (runSignal && withoutSiblings) return { signal: runSignal, abort: noop, release: noop };
+		const controller = new AbortController();
+		const forwardAbort = (): void => controller.abort(runSignal?.reason);
+		if (runSignal?.aborted) forwardAbort();
+		else runSignal?.addEventListener("abort", forwardAbort, { once: true });
+		return {
+			signal: controller.signal,
+			abort: (reason) => controller.abort(reason),
+			release: () => runSignal?.removeEventListener("abort", forwardAbort),
+		};
 	}
 
 	private async executeSequential(
 		assistantMessage: AssistantMessage,
 		toolCalls: AgentToolCall[],
-		batch: AbortController,
+		signal: AbortSignal,
 		lengthStop: boolean,
 		messages: ToolResultMessage[],
 	): Promise<Finalized[]> {
@@ -529,14 +592,14 @@ class LoopRun {
 			await this.emitToolStart(toolCall);
 			const preparation = lengthStop
 				? immediate(toolCall, lengthStopToolError(toolCall.name))
-				: await this.prepareToolCall(assistantMessage, toolCall, batch.signal);
+				: await this.prepareToolCall(assistantMessage, toolCall, signal);
 			const entry =
 				"tool" in preparation
 					? await this.finalizeToolCall(
 							assistantMessage,
 							preparation,
-							await this.executeToolCall(preparation, batch.signal),
-							batch.signal,
+							await this.executeToolCall(preparation, signal),
+							signal,
 						)
 					: preparation;
 			await this.emitToolEnd(entry);
@@ -549,7 +612,7 @@ class LoopRun {
 	private async executeParallel(
 		assistantMessage: AssistantMessage,
 		toolCalls: AgentToolCall[],
-		batch: AbortController,
+		batch: ToolBatchSignal,
 	): Promise<Finalized[]> {
 		const slots: (Finalized | Promise<Finalized>)[] = [];
 		const preparedCalls: { index: number; prepared: Prepared }[] = [];
@@ -582,7 +645,7 @@ class LoopRun {
 		return slots as Finalized[];
 	}
 
-	private emitToolStart(toolCall: AgentToolCall): Promise<AgentEventResult> {
+	private emitToolStart(toolCall: AgentToolCall): AgentEventResult | Promise<AgentEventResult> {
 		return this.emit({
 			type: "tool_execution_start",
 			toolCallId: toolCall.id,
@@ -591,7 +654,7 @@ class LoopRun {
 		});
 	}
 
-	private emitToolEnd(entry: Finalized, queued = false): Promise<AgentEventResult> {
+	private emitToolEnd(entry: Finalized, queued = false): AgentEventResult | Promise<AgentEventResult> {
 		const event: AgentEvent = {
 			type: "tool_execution_end",
 			toolCallId: entry.toolCall.id,
@@ -758,12 +821,24 @@ function buildStreamOptions(
 	thinkingLevel: ThinkingLevel,
 	signal: AbortSignal | undefined,
 ): StreamOptions {
+	// Named reads, not a loop over a key list: a keyed read per option is a slow (megamorphic)
+	// load on every model call.
 	const options: StreamOptions = {};
-	const target = options as Record<string, unknown>;
-	const source = config as unknown as Record<string, unknown>;
-	for (const key of STREAM_OPTION_KEYS) {
-		if (source[key] !== undefined) target[key] = source[key];
-	}
+	if (config.temperature !== undefined) options.temperature = config.temperature;
+	if (config.maxTokens !== undefined) options.maxTokens = config.maxTokens;
+	if (config.apiKey !== undefined) options.apiKey = config.apiKey;
+	if (config.transport !== undefined) options.transport = config.transport;
+	if (config.cacheRetention !== undefined) options.cacheRetention = config.cacheRetention;
+	if (config.sessionId !== undefined) options.sessionId = config.sessionId;
+	if (config.onPayload !== undefined) options.onPayload = config.onPayload;
+	if (config.onResponse !== undefined) options.onResponse = config.onResponse;
+	if (config.headers !== undefined) options.headers = config.headers;
+	if (config.timeoutMs !== undefined) options.timeoutMs = config.timeoutMs;
+	if (config.maxRetries !== undefined) options.maxRetries = config.maxRetries;
+	if (config.maxRetryDelayMs !== undefined) options.maxRetryDelayMs = config.maxRetryDelayMs;
+	if (config.metadata !== undefined) options.metadata = config.metadata;
+	if (config.reasoning !== undefined) options.reasoning = config.reasoning;
+	if (config.thinkingBudgets !== undefined) options.thinkingBudgets = config.thinkingBudgets;
 	if (apiKey !== undefined) options.apiKey = apiKey;
 	if (thinkingLevel !== "off") options.reasoning = thinkingLevel;
 	if (signal) options.signal = signal;

@@ -13,7 +13,13 @@ import type {
 	StreamOptions,
 	ThinkingLevel,
 } from "../llm/types.js";
-import { lastNonSystemMessage, resolveReplacement, runAgentLoop, runAgentLoopContinue } from "./agent-loop.js";
+import {
+	isPromiseLike,
+	lastNonSystemMessage,
+	resolveReplacement,
+	runAgentLoop,
+	runAgentLoopContinue,
+} from "./agent-loop.js";
 import { createLlmMessageConverter } from "./llm-converter.js";
 import { RunTracker } from "./run-tracker.js";
 import type {
@@ -22,6 +28,7 @@ import type {
 	AgentEventResult,
 	AgentListener,
 	AgentLoopConfig,
+	AgentLoopTurnUpdate,
 	AgentOptions,
 	AgentState,
 	AgentTool,
@@ -397,6 +404,16 @@ export class Agent {
 	private createLoopConfig(skipInitialSteeringPoll: boolean): AgentLoopConfig {
 		let skipSteering = skipInitialSteeringPoll;
 		const userPrepareNextTurn = this.prepareNextTurn;
+		const applyUpdate = (update: AgentLoopTurnUpdate | undefined): AgentLoopTurnUpdate => {
+			if (update?.context) {
+				this.systemPrompt = update.context.systemPrompt;
+				this.tools = update.context.tools ?? [];
+				if (update.context.messages !== this.messages) this.messages = update.context.messages;
+			}
+			if (update?.model) this.model = update.model;
+			if (update?.thinkingLevel) this.thinkingLevel = update.thinkingLevel;
+			return { model: this.model, thinkingLevel: this.thinkingLevel, messages: update?.messages };
+		};
 		const config: AgentLoopConfig = {
 			model: this.model,
 			thinkingLevel: this.thinkingLevel,
@@ -409,16 +426,10 @@ export class Agent {
 			prepareRequest: this.prepareRequest,
 			// Always installed: model / thinking changes made to `state` mid-run apply to the next turn,
 			// and a replacement context becomes the Agent's own state.
-			prepareNextTurn: async (previousTurn, signal) => {
-				const update = userPrepareNextTurn ? await userPrepareNextTurn(previousTurn, signal) : undefined;
-				if (update?.context) {
-					this.systemPrompt = update.context.systemPrompt;
-					this.tools = update.context.tools ?? [];
-					if (update.context.messages !== this.messages) this.messages = update.context.messages;
-				}
-				if (update?.model) this.model = update.model;
-				if (update?.thinkingLevel) this.thinkingLevel = update.thinkingLevel;
-				return { model: this.model, thinkingLevel: this.thinkingLevel, messages: update?.messages };
+			// Synchronous unless the host's hook answers with a promise (one microtask less per turn).
+			prepareNextTurn: (previousTurn, signal) => {
+				const update = userPrepareNextTurn?.(previousTurn, signal);
+				return isPromiseLike(update) ? Promise.resolve(update).then(applyUpdate) : applyUpdate(update);
 			},
 			getSteeringMessages: () => {
 				if (skipSteering) {
@@ -487,24 +498,54 @@ export class Agent {
 		}
 	}
 
-	/** Reduces state for an event, then awaits the listeners; returns the final message_end message. */
-	private async processEvent(event: AgentEvent, signal: AbortSignal): Promise<AgentEventResult> {
+	/**
+	 * Reduces state for an event, then delivers it to the listeners in order; returns the final
+	 * message_end message. Synchronous while the listeners are (no microtask per listener and
+	 * event); from the first listener that returns a promise on, each is awaited before the next.
+	 */
+	private processEvent(event: AgentEvent, signal: AbortSignal): AgentEventResult | Promise<AgentEventResult> {
 		const run = this.activeRun;
 		if (!run) throw new SettleError("INTERNAL", "Agent listener invoked outside an active run");
 		this.reduce(event, run);
-		let current = event;
-		for (const listener of this.listeners) {
-			const result = await listener(current, signal);
-			if (current.type === "message_end" && result?.message && result.message !== current.message) {
-				const replacement = resolveReplacement(current.message, result);
-				const messages = this.messages;
-				if (messages[messages.length - 1] === current.message) messages[messages.length - 1] = replacement;
-				current = { type: "message_end", message: replacement };
-			}
+		return this.deliver(this.listeners, 0, event, event, signal);
+	}
+
+	private deliver(
+		listeners: readonly AgentListener[],
+		from: number,
+		original: AgentEvent,
+		current: AgentEvent,
+		signal: AbortSignal,
+	): AgentEventResult | Promise<AgentEventResult> {
+		for (let index = from; index < listeners.length; index++) {
+			const result = listeners[index]!(current, signal);
+			if (isPromiseLike(result)) return this.deliverAfter(result, listeners, index, original, current, signal);
+			current = this.applyListenerResult(current, result);
 		}
-		return current === event
+		return current === original
 			? undefined
 			: { message: (current as Extract<AgentEvent, { type: "message_end" }>).message };
+	}
+
+	private async deliverAfter(
+		pending: PromiseLike<AgentEventResult>,
+		listeners: readonly AgentListener[],
+		index: number,
+		original: AgentEvent,
+		current: AgentEvent,
+		signal: AbortSignal,
+	): Promise<AgentEventResult> {
+		const next = this.applyListenerResult(current, await pending);
+		return this.deliver(listeners, index + 1, original, next, signal);
+	}
+
+	/** A message_end listener's replacement (same role) becomes the event later listeners see. */
+	private applyListenerResult(current: AgentEvent, result: AgentEventResult): AgentEvent {
+		if (current.type !== "message_end" || !result?.message || result.message === current.message) return current;
+		const replacement = resolveReplacement(current.message, result);
+		const messages = this.messages;
+		if (messages[messages.length - 1] === current.message) messages[messages.length - 1] = replacement;
+		return { type: "message_end", message: replacement };
 	}
 
 	private reduce(event: AgentEvent, run: ActiveRun): void {

@@ -27,8 +27,8 @@ const DROPPED = null;
 
 /**
  * Creates a whole-transcript converter that remembers, per transcript array, how far it has
- * converted and extends one LLM array in place. Each message's conversion is cached (WeakMap),
- * so a reassigned transcript that shares messages re-converts cheaply.
+ * converted and extends one LLM array in place. Conversions that produce a new object are cached
+ * per message (WeakMap), so a reassigned transcript that shares messages re-converts cheaply.
  *
  * Contract (what makes the incremental path correct):
  * - Transcript arrays are append-only: change a transcript by assigning a new array (or by
@@ -52,17 +52,21 @@ export function createLlmMessageConverter(
 	const perArray = new WeakMap<AgentMessage[], ArrayEntry>();
 	return (messages) => {
 		let entry = perArray.get(messages);
-		if (!entry || !isIntact(entry, messages)) {
+		// A new (or changed) array starts over and looks its messages up; an intact one only
+		// converts what was appended since, and caches only conversions that made a new object
+		// (a message passed through as it is costs no cache entry and no lookup per turn).
+		const rebuilding = !entry || !isIntact(entry, messages);
+		if (!entry || rebuilding) {
 			entry = { llm: [], count: 0, last: undefined, llmLength: 0, llmLast: undefined };
 			perArray.set(messages, entry);
 		}
 		const llm = entry.llm;
 		for (let index = entry.count; index < messages.length; index++) {
 			const message = messages[index]!;
-			let converted = perMessage.get(message);
+			let converted = rebuilding ? perMessage.get(message) : undefined;
 			if (converted === undefined) {
 				converted = convertMessage(message) ?? DROPPED;
-				perMessage.set(message, converted);
+				if (converted !== message) perMessage.set(message, converted);
 			}
 			if (converted === DROPPED) continue;
 			if (isMessageList(converted)) for (const item of converted) llm.push(item);

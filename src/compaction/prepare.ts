@@ -20,8 +20,13 @@ import type { CompactionPreparation, CompactionSettings } from "./types.js";
  * to the cut) for a separate summary. Files read/written/edited by tool calls in the summarized
  * messages, plus those recorded by the previous compaction, are collected in `fileOps`.
  *
+ * `system` messages (the recorded system prompt and its patches) are never summarized: the
+ * compaction entry stores the prompt in effect itself, so they are left out of
+ * `messagesToSummarize` and `turnPrefixMessages`.
+ *
  * Returns `undefined` when there is nothing to compact: the last entry already is a compaction, or
- * every message fits in the kept span. Must not throw.
+ * every conversation message fits in the kept span (what precedes it is at most the system
+ * prompt). Must not throw.
  *
  * @example
  * ```ts
@@ -58,13 +63,16 @@ export function prepareCompaction(
 		const entry = branchEntries[i]!;
 		messages[i] = entry.type === "compaction" ? undefined : messageFromEntry(entry, edits);
 	}
-	const spanMessages = (from: number, to: number): AgentMessage[] => {
+	const spanMessages = (from: number, to: number, withSystem = false): AgentMessage[] => {
 		const result: AgentMessage[] = [];
-		for (let i = from; i < to; i++) if (messages[i]) result.push(messages[i]!);
+		for (let i = from; i < to; i++) {
+			const message = messages[i];
+			if (message && (withSystem || message.role !== "system")) result.push(message);
+		}
 		return result;
 	};
 
-	const contextMessages = spanMessages(spanStart, spanEnd);
+	const contextMessages = spanMessages(spanStart, spanEnd, true);
 	if (previous) contextMessages.unshift(messageFromEntry(previous)!);
 	const tokensBefore = estimateContextTokens(contextMessages).tokens;
 

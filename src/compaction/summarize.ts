@@ -66,7 +66,7 @@ export function generateTurnPrefixSummary(
 	return requestSummary(prompt, Math.floor(0.5 * options.reserveTokens), options, "Turn prefix summarization failed");
 }
 
-export interface CompactOptions extends SummarizerOptions {
+export interface CompactRequestOptions extends SummarizerOptions {
 	customInstructions?: string;
 }
 
@@ -93,7 +93,7 @@ export interface CompactOptions extends SummarizerOptions {
  */
 export async function compact(
 	preparation: CompactionPreparation,
-	options: CompactOptions,
+	options: CompactRequestOptions,
 ): Promise<CompactionResult<FileOperationDetails>> {
 	const { reserveTokens } = preparation.settings;
 	const summaryOptions: GenerateSummaryOptions = {

@@ -39,12 +39,18 @@ export interface ThresholdTokensInput {
 	latestCompactionAt?: number;
 	/** The branch has context edits: the response's usage no longer describes the context. */
 	hasContextEdits?: boolean;
+	/**
+	 * Whether a response predates the latest compaction. Default: its timestamp is at or before
+	 * `latestCompactionAt` ({@link isBeforeCompaction}). A live session passes an exact test (the
+	 * messages the compaction kept), which timestamps within one millisecond cannot give.
+	 */
+	isStale?: (message: AssistantMessage) => boolean;
 }
 
 /**
  * Context tokens to compare with the threshold after a response (C.5 step 6), or `undefined` when
  * no threshold compaction may run:
- * - the response predates the latest compaction → `undefined`;
+ * - the response predates the latest compaction (`isStale`) → `undefined`;
  * - context edits exist, the response is an error, or it reported no usage → the estimate of
  *   `messages` ({@link estimateContextTokens}); `undefined` when the usage it rests on is from a
  *   response at or before the latest compaction (stale);
@@ -60,13 +66,14 @@ export interface ThresholdTokensInput {
  */
 export function contextTokensForThreshold(input: ThresholdTokensInput): number | undefined {
 	const { message, messages, latestCompactionAt } = input;
-	if (isBeforeCompaction(message, latestCompactionAt)) return undefined;
+	const isStale = input.isStale ?? ((response: AssistantMessage) => isBeforeCompaction(response, latestCompactionAt));
+	if (isStale(message)) return undefined;
 	const usageTokens = message.usage ? calculateContextTokens(message.usage) : 0;
 	if (!input.hasContextEdits && message.stopReason !== "error" && usageTokens > 0) return usageTokens;
 	const estimate = estimateContextTokens(messages);
 	if (estimate.lastUsageIndex !== null) {
 		const source = messages[estimate.lastUsageIndex] as AssistantMessage;
-		if (isBeforeCompaction(source, latestCompactionAt)) return undefined;
+		if (isStale(source)) return undefined;
 	}
 	return estimate.tokens;
 }

@@ -61,6 +61,11 @@ export interface CompactionResult<TDetails = FileOperationDetails> {
 	details: TDetails;
 	/** Usage of the summarization request(s); absent when no model was called. */
 	usage?: Usage;
+	/**
+	 * Estimated tokens of the context right after the compaction (chars/4 of the rebuilt context).
+	 * Set by the session on the result it reports (`compaction_end`, `compact()`); not stored.
+	 */
+	estimatedTokensAfter?: number;
 }
 
 /** How the default summarizers reach a model. */

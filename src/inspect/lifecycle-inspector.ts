@@ -13,8 +13,14 @@
  */
 import type { AnyActorRef, InspectionEvent } from "xstate";
 import { PROMPT_OPERATION_MACHINE_ID } from "../../machines/prompt-operation.machine.js";
-import { RUNTIME_MACHINE_ID } from "../../machines/runtime.machine.js";
 import { triggerLabel } from "./machine-model.js";
+
+/**
+ * `RUNTIME_MACHINE_ID` of machines/runtime.machine.ts, spelled out: importing it would load and build the
+ * runtime machine whenever a session is inspected (or Settle imported); the runtime test in
+ * test/inspect/lifecycle-inspector.test.ts fails if they differ.
+ */
+const RUNTIME_MACHINE_ID = "runtime";
 
 /** A JSON value (what traces store). */
 export type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue };

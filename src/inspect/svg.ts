@@ -7,8 +7,8 @@
  * edges and an initial marker), then placed as one box in its parent's layout, so edges into or
  * out of a compound state attach to the cluster's border.
  */
-import dagre from "@dagrejs/dagre";
 import type { AnyStateMachine } from "xstate";
+import { loadDagre } from "../lazy-deps.js";
 import {
 	describeMachine,
 	internalTransitionLines,
@@ -110,6 +110,7 @@ export function renderSvg(model: MachineModel, options: SvgOptions = {}): string
 
 /** Lays out the children of `container` (and the edges between them) as one box. */
 function layoutLevel(container: StateModel, placed: readonly PlacedTransition[]): Box {
+	const dagre = loadDagre();
 	const g = new dagre.graphlib.Graph({ multigraph: true });
 	g.setGraph({ rankdir: "TB", nodesep: 28, ranksep: 40, edgesep: 14, marginx: 8, marginy: 8 });
 	g.setDefaultEdgeLabel(() => ({}));

@@ -7,16 +7,10 @@ import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { type AnyStateMachine, createActor, fromPromise, SimulatedClock } from "xstate";
 import {
-	type BeforeSettleInput,
-	type BeforeSettleOutput,
 	type CompactionInput,
 	type CompactionOutput,
-	type PreflightInput,
-	type PreflightOutcome,
 	promptOperationMachine,
-	type RunInput,
 	type RunOutcome,
-	type SettleInput,
 } from "../../machines/prompt-operation.machine.js";
 import { runtimeMachine } from "../../machines/runtime.machine.js";
 import { inspectActor } from "./lifecycle-inspector.js";
@@ -112,18 +106,29 @@ export async function recordExampleTrace(): Promise<LifecycleTrace> {
 	const clock = new SimulatedClock();
 	const machine = promptOperationMachine.provide({
 		actors: {
-			preflight: fromPromise<PreflightOutcome, PreflightInput>(async () => ({ disposition: "started" })),
-			run: fromPromise<RunOutcome, RunInput>(async () => {
-				const answer = answers.shift();
-				if (!answer) throw new Error("example trace: no scripted answer left");
-				return answer;
-			}),
 			compact: fromPromise<CompactionOutput, CompactionInput>(async () => ({ compacted: true, continue: false })),
-			beforeSettle: fromPromise<BeforeSettleOutput, BeforeSettleInput>(async () => ({ continue: false })),
-			settle: fromPromise<void, SettleInput>(async () => undefined),
 		},
 	});
 	const actor = createActor(machine, { input: {}, clock });
+	// The machine's requests, answered a microtask later as the session would.
+	const later = (answer: () => void) => queueMicrotask(answer);
+	actor.on("preflight_requested", () =>
+		later(() => actor.send({ type: "PREFLIGHT_DONE", output: { disposition: "started" } })),
+	);
+	actor.on("run_requested", () => {
+		const output = answers.shift();
+		later(() =>
+			actor.send(
+				output
+					? { type: "RUN_DONE", output }
+					: { type: "RUN_FAILED", error: new Error("example trace: no scripted answer left") },
+			),
+		);
+	});
+	actor.on("before_settle_requested", () =>
+		later(() => actor.send({ type: "BEFORE_SETTLE_DONE", output: { continue: false } })),
+	);
+	actor.on("settle_requested", () => later(() => actor.send({ type: "SETTLE_DONE" })));
 	const recorder = createTraceRecorder();
 	let settled = false;
 	actor.on("operation_settled", () => {

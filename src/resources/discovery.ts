@@ -6,7 +6,8 @@
  */
 import { type Dirent, existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { join, relative, resolve, sep } from "node:path";
-import ignore, { type Ignore } from "ignore";
+import type { Ignore } from "ignore";
+import { loadIgnore } from "../lazy-deps.js";
 
 const IGNORE_FILE_NAMES = [".gitignore", ".ignore", ".fdignore"];
 
@@ -107,7 +108,7 @@ export function collectSkillFiles(dir: string, mode: "pi" | "agents"): string[] 
 			else if (mode === "pi" && current === root && entry.isFile && entry.name.endsWith(".md")) files.push(entry.path);
 		}
 	};
-	if (isDirectory(dir)) walk(dir, ignore(), dir);
+	if (isDirectory(dir)) walk(dir, loadIgnore()(), dir);
 	return files;
 }
 
@@ -122,7 +123,7 @@ export function collectMarkdownFiles(dir: string, recursive: boolean): string[] 
 			else if (entry.isFile && entry.name.endsWith(".md")) files.push(entry.path);
 		}
 	};
-	if (isDirectory(dir)) walk(dir, ignore(), dir);
+	if (isDirectory(dir)) walk(dir, loadIgnore()(), dir);
 	return files;
 }
 
@@ -151,7 +152,7 @@ export function collectExtensionEntries(dir: string): string[] {
 	if (!isDirectory(dir)) return [];
 	const own = resolveExtensionEntries(dir);
 	if (own) return own;
-	const ig = ignore();
+	const ig = loadIgnore()();
 	addIgnoreRules(ig, dir, dir);
 	const entries: string[] = [];
 	for (const entry of listEntries(dir)) {

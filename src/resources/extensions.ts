@@ -17,7 +17,6 @@ import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { createJiti } from "jiti";
 import { errorMessage } from "../errors.js";
 import { howToTrustProject } from "../settings/trust.js";
 import { collectExtensionEntries, isDirectory, resolveExtensionEntries } from "./discovery.js";
@@ -52,8 +51,49 @@ export function extensionEntriesAt(path: string): string[] {
 let cachedAliases: Record<string, string> | undefined;
 
 /**
- * Aliases that let an extension in any folder import `settle` (this package) and
- * `@sinclair/typebox` (the copy Settle uses) without installing them next to itself.
+ * This package's own modules that extensions may import, in its two layouts: the bundle (`dist/`,
+ * entry files next to the chunk running this code; see scripts/build.mjs) and the sources (`src/`,
+ * run by tsx or vitest, or compiled file by file).
+ */
+const OWN_MODULES = {
+	bundle: {
+		settle: "./index.js",
+		"settle/testing": "./testing.js",
+		"settle/inspect": "./inspect.js",
+		"@mariozechner/pi-coding-agent": "./pi-compat.js",
+	},
+	sources: {
+		settle: "../index",
+		"settle/testing": "../testing/index",
+		"settle/inspect": "../inspect/index",
+		"@mariozechner/pi-coding-agent": "../extensions/pi-compat",
+	},
+} as const;
+
+/** Absolute paths of {@link OWN_MODULES}: the bundle's when all its entries are here, else the sources'. */
+function ownModuleAliases(): Record<string, string> {
+	const here = (relative: string) => fileURLToPath(new URL(relative, import.meta.url));
+	const bundle = Object.entries(OWN_MODULES.bundle).map(([specifier, file]) => [specifier, here(file)] as const);
+	if (bundle.every(([, path]) => existsSync(path))) return Object.fromEntries(bundle);
+	const aliases: Record<string, string> = {};
+	for (const [specifier, base] of Object.entries(OWN_MODULES.sources)) {
+		const path = [".ts", ".js"].map((extension) => here(base + extension)).find((file) => existsSync(file));
+		if (path) aliases[specifier] = path;
+	}
+	return aliases;
+}
+
+/**
+ * Aliases that let an extension in any folder import `settle` (this package; also `settle/testing`
+ * and `settle/inspect`), `@mariozechner/pi-coding-agent` (resolved to Settle's pi-compatible value
+ * exports, so pi extensions load unchanged) and `@sinclair/typebox` (the copy Settle uses) without
+ * installing them next to itself. From the built package, `settle` is the very module the host
+ * imported (jiti imports the bundle's ES modules natively), so classes and symbols are shared.
+ * Must not throw; a module that cannot be found is left out.
+ * @example
+ * ```ts
+ * const result = await loadExtensions(candidates, { cwd, agentDir, projectTrusted, aliases: defaultExtensionAliases() });
+ * ```
  */
 export function defaultExtensionAliases(): Record<string, string> {
 	if (cachedAliases) return { ...cachedAliases };
@@ -66,13 +106,7 @@ export function defaultExtensionAliases(): Record<string, string> {
 			// Not installed: the extension resolves it from its own folder, or fails with a clear error.
 		}
 	}
-	for (const candidate of ["../index.ts", "../index.js"]) {
-		const path = fileURLToPath(new URL(candidate, import.meta.url));
-		if (existsSync(path)) {
-			aliases.settle = path;
-			break;
-		}
-	}
+	Object.assign(aliases, ownModuleAliases());
 	cachedAliases = aliases;
 	return { ...aliases };
 }
@@ -88,7 +122,14 @@ export async function importExtensionFactory(
 	return importWith(createExtensionImporter(aliases), path);
 }
 
-type Importer = ReturnType<typeof createJiti>;
+type Importer = ReturnType<typeof import("jiti").createJiti>;
+
+/** jiti (and the Babel it bundles) loads on the first extension import, not with Settle. */
+let jitiModule: typeof import("jiti") | undefined;
+function createJiti(...args: Parameters<typeof import("jiti").createJiti>): Importer {
+	jitiModule ??= createRequire(import.meta.url)("jiti") as typeof import("jiti");
+	return jitiModule.createJiti(...args);
+}
 
 /**
  * A jiti instance for one load pass: no module cache (a reload sees edited files), transpiled

@@ -6,7 +6,7 @@
  * the skill folder).
  */
 import { basename, dirname, relative, sep } from "node:path";
-import picomatch from "picomatch";
+import { loadPicomatch } from "../lazy-deps.js";
 
 function toPosix(path: string): string {
 	return path.split(sep).join("/");
@@ -36,7 +36,7 @@ function matchesGlob(filePath: string, patterns: string[], baseDir: string): boo
 	if (patterns.length === 0) return false;
 	const names = candidatesFor(filePath, baseDir);
 	return patterns.some((pattern) => {
-		const isMatch = picomatch(toPosix(pattern));
+		const isMatch = loadPicomatch()(toPosix(pattern));
 		return names.some((name) => isMatch(name));
 	});
 }

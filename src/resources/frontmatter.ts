@@ -3,8 +3,15 @@
  * line endings normalized, the block ends at the first line starting with `---`, the body is
  * trimmed. Unlike pi, a parse failure is returned (not thrown), and an empty block is stripped.
  */
-import { parse } from "yaml";
+import { createRequire } from "node:module";
 import { errorMessage } from "../errors.js";
+
+/** The YAML parser loads on the first front matter, not with Settle. */
+let yamlModule: typeof import("yaml") | undefined;
+function parse(text: string): unknown {
+	yamlModule ??= createRequire(import.meta.url)("yaml") as typeof import("yaml");
+	return yamlModule.parse(text);
+}
 
 /** Front matter and body of a markdown file. */
 export interface ParsedFrontmatter {

@@ -83,6 +83,9 @@ export function createTestResourceLoader(initial: TestResourceLoaderOptions = {}
 		async reload() {
 			reloadCount++;
 			cachedExtensions = extensions();
+			// Like the default loader: paths added by extendResources are added again by the next resources_discover.
+			extraSkills = [];
+			extraPrompts = [];
 		},
 		getExtensions: () => cachedExtensions,
 		getSkills: () => ({ skills: [...(options.skills ?? []), ...extraSkills], diagnostics: options.diagnostics ?? [] }),

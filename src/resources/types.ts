@@ -54,12 +54,9 @@ export interface ContextFile {
 	content: string;
 }
 
-/**
- * An extension factory: the default export of an extension module, or an SDK inline factory.
- * The extension runner calls it with its ExtensionAPI object (pi's `pi`).
- */
-// biome-ignore lint/suspicious/noExplicitAny: the API object belongs to the extension runner
-export type ExtensionFactory = (api: any) => void | Promise<void>;
+import type { ExtensionFactory } from "../extensions/types.js";
+
+export type { ExtensionFactory };
 
 /** Where an extension module was found. */
 export type ExtensionSource = "global" | "project" | "inline" | "explicit";

@@ -1,70 +1,34 @@
 /**
- * Auto-retry policy (behavior C.4, discrepancy I.6): whether to retry a transient failure and how
- * long to back off first. Pure: the session's `retrying` state owns the timer and the attempt count.
+ * Auto-retry policy (behavior C.4, discrepancy I.6). The policy itself lives with the machine that
+ * runs it (`machines/prompt-operation.machine.ts`, pure); this module re-exports it for SDK users
+ * and adds argument checking with Settle's typed errors. The session's `retrying` state owns the
+ * timer and the attempt count.
  */
+import {
+	backoffDelayMs as machineBackoffDelayMs,
+	planRetry as machinePlanRetry,
+	type PlanRetryOptions,
+	type RetryJitter,
+	type RetryPlan,
+	type RetrySettings,
+} from "../../machines/prompt-operation.machine.js";
 import { SettleError } from "../errors.js";
 
-/** Settings `retry.*`. */
-export interface RetrySettings {
-	/** Retry transient provider failures automatically. */
-	enabled: boolean;
-	/** Retries per failing request (not counting the original attempt). */
-	maxRetries: number;
-	/** Delay before the first retry; doubles for each further retry. */
-	baseDelayMs: number;
-	/**
-	 * Longest wait the agent accepts: computed delays are capped here, and a provider asking for a
-	 * longer wait ends the operation with the error instead. `0` (or less) means no cap.
-	 */
-	maxAgentDelayMs: number;
-}
-
-export const DEFAULT_RETRY_SETTINGS: Readonly<RetrySettings> = Object.freeze({
-	enabled: true,
-	maxRetries: 3,
-	baseDelayMs: 2000,
-	maxAgentDelayMs: 60_000,
-});
-
-/** `auto_retry_end.finalError` when the backoff is aborted (`abort()` / `abortRetry()`). */
-export const RETRY_CANCELLED = "Retry cancelled";
-
-/** Adjusts a computed backoff delay (e.g. ±10% jitter). The result is still capped. */
-export type RetryJitter = (delayMs: number, attempt: number) => number;
-
-export interface PlanRetryOptions {
-	/** The wait the provider asked for (see `parseRequestedRetryDelayMs`). */
-	requestedDelayMs?: number;
-	/** Jitter applied to the computed backoff before the cap; default none (deterministic). */
-	jitter?: RetryJitter;
-}
-
-export type RetryGiveUpReason = "disabled" | "exhausted" | "requested_delay_exceeds_cap";
-
-/** What to do about a retryable failure. */
-export type RetryPlan =
-	| {
-			kind: "retry";
-			/** The 1-based retry number this plan is for. */
-			attempt: number;
-			/** How long to wait before `continue()`. */
-			delayMs: number;
-			/** The capped exponential backoff alone (before honouring a requested delay). */
-			backoffDelayMs: number;
-			requestedDelayMs?: number;
-	  }
-	| {
-			kind: "give_up";
-			reason: RetryGiveUpReason;
-			attempt: number;
-			maxRetries: number;
-			requestedDelayMs?: number;
-			maxAgentDelayMs: number;
-	  };
+export {
+	DEFAULT_RETRY_SETTINGS,
+	type PlanRetryOptions,
+	proportionalJitter,
+	RETRY_CANCELLED_MESSAGE as RETRY_CANCELLED,
+	type RetryGiveUpReason,
+	type RetryJitter,
+	type RetryPlan,
+	type RetrySettings,
+} from "../../machines/prompt-operation.machine.js";
 
 /**
  * The exponential backoff for a retry: `baseDelayMs · 2^(attempt−1)`, jittered if asked, capped at
- * `maxAgentDelayMs` (when positive). Never negative.
+ * `maxAgentDelayMs` (when positive). Never negative. Throws `SettleError("INVALID_ARGUMENT")` when
+ * `attempt` is not an integer ≥ 1.
  *
  * @example
  * ```ts
@@ -73,23 +37,14 @@ export type RetryPlan =
  */
 export function backoffDelayMs(settings: RetrySettings, attempt: number, jitter?: RetryJitter): number {
 	assertAttempt(attempt);
-	const exponential = Math.max(0, settings.baseDelayMs) * 2 ** (attempt - 1);
-	const jittered = jitter ? jitter(exponential, attempt) : exponential;
-	const capped = settings.maxAgentDelayMs > 0 ? Math.min(jittered, settings.maxAgentDelayMs) : jittered;
-	return Math.max(0, Math.round(capped));
+	return machineBackoffDelayMs(settings, attempt, jitter);
 }
 
 /**
  * Decides whether retry number `attempt` (1-based: the retry about to be made) happens and after
- * what delay. In order: disabled → give up (`disabled`); `attempt > maxRetries` → give up
- * (`exhausted`); a provider-requested delay above `maxAgentDelayMs` → give up
- * (`requested_delay_exceeds_cap`: waiting that long silently is worse than reporting the error);
- * otherwise retry after `max(backoff, requestedDelayMs)`.
- *
- * Honouring the requested delay as a lower bound is a deliberate change from pi 0.73, which ignores
- * it at the agent level (its provider layer waits for Retry-After itself and reports over-cap waits
- * as `Server requested …s retry delay`, which pi then retries after the plain backoff — too early).
- * A delay the provider asked for is never cut short, and the result never exceeds the cap.
+ * what delay: disabled → `give_up` (`disabled`); `attempt > maxRetries` → `give_up` (`exhausted`);
+ * a provider-requested delay above `maxAgentDelayMs` → `give_up` (`requested_delay_exceeds_cap`);
+ * otherwise `retry` after `max(backoff, requestedDelayMs, floorMs)`, never above the cap.
  *
  * Throws `SettleError("INVALID_ARGUMENT")` when `attempt` is not an integer ≥ 1.
  *
@@ -103,42 +58,7 @@ export function backoffDelayMs(settings: RetrySettings, attempt: number, jitter?
  */
 export function planRetry(settings: RetrySettings, attempt: number, options: PlanRetryOptions = {}): RetryPlan {
 	assertAttempt(attempt);
-	const { requestedDelayMs } = options;
-	const giveUp = (reason: RetryGiveUpReason): RetryPlan => ({
-		kind: "give_up",
-		reason,
-		attempt,
-		maxRetries: settings.maxRetries,
-		...(requestedDelayMs === undefined ? {} : { requestedDelayMs }),
-		maxAgentDelayMs: settings.maxAgentDelayMs,
-	});
-	if (!settings.enabled) return giveUp("disabled");
-	if (attempt > settings.maxRetries) return giveUp("exhausted");
-	const requested = requestedDelayMs !== undefined && Number.isFinite(requestedDelayMs) ? requestedDelayMs : undefined;
-	if (requested !== undefined && settings.maxAgentDelayMs > 0 && requested > settings.maxAgentDelayMs) {
-		return giveUp("requested_delay_exceeds_cap");
-	}
-	const backoff = backoffDelayMs(settings, attempt, options.jitter);
-	return {
-		kind: "retry",
-		attempt,
-		delayMs: Math.max(backoff, Math.ceil(Math.max(0, requested ?? 0))),
-		backoffDelayMs: backoff,
-		...(requested === undefined ? {} : { requestedDelayMs: requested }),
-	};
-}
-
-/**
- * Proportional jitter: multiplies the delay by a factor in `[1 − ratio, 1 + ratio)` (newest pi-ai
- * uses ±10%). `random` is injectable for tests.
- *
- * @example
- * ```ts
- * planRetry(settings, 1, { jitter: proportionalJitter(0.1) });
- * ```
- */
-export function proportionalJitter(ratio = 0.1, random: () => number = Math.random): RetryJitter {
-	return (delayMs) => delayMs * (1 - ratio + random() * 2 * ratio);
+	return machinePlanRetry(settings, attempt, options);
 }
 
 function assertAttempt(attempt: number): void {

@@ -15,8 +15,8 @@ import {
 	writeSync,
 } from "node:fs";
 import { basename, dirname, join } from "node:path";
-import lockfile from "proper-lockfile";
 import { errorMessage, SettleError } from "../errors.js";
+import { loadLockfile } from "../lazy-deps.js";
 
 /** Outcome of reading a JSON object file. */
 export type JsonObjectRead =
@@ -117,7 +117,7 @@ export function withFileLock<T>(path: string, fn: () => T): T {
 	let release: (() => void) | undefined;
 	for (let attempt = 1; release === undefined; attempt++) {
 		try {
-			release = lockfile.lockSync(path, { realpath: false });
+			release = loadLockfile().lockSync(path, { realpath: false });
 		} catch (error) {
 			const code = (error as NodeJS.ErrnoException).code;
 			if (code !== "ELOCKED" || attempt >= LOCK_ATTEMPTS) {

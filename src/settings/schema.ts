@@ -4,7 +4,8 @@
  * version's `retry.maxAgentDelayMs` and `defaultProjectTrust`. Unknown keys are allowed (and kept
  * when Settle writes the file), so a settings file shared with a newer pi stays valid.
  */
-import { type Static, type TSchema, Type } from "@sinclair/typebox";
+import type { Static, TSchema } from "@sinclair/typebox";
+import { Type } from "../schema/typebox.js";
 
 const NonNegativeInteger = Type.Integer({ minimum: 0 });
 const NonNegativeNumber = Type.Number({ minimum: 0 });
@@ -185,5 +186,6 @@ export type ThinkingLevelSetting = Static<typeof ThinkingLevelSchema>;
 
 /** The schema of one top-level key, or undefined for keys Settle does not know. */
 export function settingSchema(key: string): TSchema | undefined {
-	return (SettingsSchema.properties as Record<string, TSchema>)[key];
+	const properties = SettingsSchema.properties as Record<string, TSchema>;
+	return Object.hasOwn(properties, key) ? properties[key] : undefined;
 }

@@ -26,7 +26,7 @@ import type {
 	TransportSetting,
 } from "./schema.js";
 import { howToTrustProject, resolveProjectTrust } from "./trust.js";
-import { checkSettingValue, isPlainObject, sanitizeSettings } from "./validate.js";
+import { checkSettingValue, isPlainObject, ownValue, sanitizeSettings, setOwn } from "./validate.js";
 
 /** Which settings file a value or a problem belongs to. */
 export type SettingsScope = "global" | "project";
@@ -711,8 +711,8 @@ function mergeSettings(base: Settings, override: Settings): Settings {
 	const result: Record<string, unknown> = { ...base };
 	for (const [key, value] of Object.entries(override)) {
 		if (value === undefined) continue;
-		const current = result[key];
-		result[key] = isPlainObject(value) && isPlainObject(current) ? { ...current, ...value } : value;
+		const current = ownValue(result, key);
+		setOwn(result, key, isPlainObject(value) && isPlainObject(current) ? { ...current, ...value } : value);
 	}
 	return result as Settings;
 }
@@ -720,10 +720,10 @@ function mergeSettings(base: Settings, override: Settings): Settings {
 function setAtPath(target: Record<string, unknown>, path: string[], value: unknown): void {
 	let node = target;
 	for (const part of path.slice(0, -1)) {
-		if (!isPlainObject(node[part])) node[part] = {};
-		node = node[part] as Record<string, unknown>;
+		if (!isPlainObject(ownValue(node, part))) setOwn(node, part, {});
+		node = ownValue(node, part) as Record<string, unknown>;
 	}
 	const last = path[path.length - 1]!;
 	if (value === undefined) delete node[last];
-	else node[last] = value;
+	else setOwn(node, last, value);
 }

@@ -5,7 +5,7 @@
  * `compaction.enabled`. Unknown keys are kept untouched.
  */
 import type { TSchema } from "@sinclair/typebox";
-import { Value } from "@sinclair/typebox/value";
+import { checkValue } from "../schema/check.js";
 import { type Settings, SettingsSchema } from "./schema.js";
 
 /** One key that failed validation. */
@@ -27,7 +27,7 @@ export function sanitizeSettings(raw: Record<string, unknown>): { settings: Sett
 export function checkSettingValue(key: string, value: unknown): InvalidSetting | undefined {
 	const schema = schemaAt(key.split("."));
 	if (!schema || value === undefined) return undefined;
-	return Value.Check(schema, value)
+	return checkValue(schema, value)
 		? undefined
 		: { key, expected: describeExpected(schema), received: describeValue(value) };
 }
@@ -41,17 +41,17 @@ function sanitizeObject(
 	const properties = (schema.properties ?? {}) as Record<string, TSchema>;
 	const result: Record<string, unknown> = {};
 	for (const [key, value] of Object.entries(raw)) {
-		const keySchema = properties[key];
+		const keySchema = ownValue(properties, key);
 		const dotted = prefix ? `${prefix}.${key}` : key;
 		if (!keySchema || value === undefined) {
-			result[key] = value;
+			setOwn(result, key, value);
 			continue;
 		}
 		if (isObjectSchema(keySchema) && isPlainObject(value)) {
-			result[key] = sanitizeObject(keySchema, value, dotted, invalid);
+			setOwn(result, key, sanitizeObject(keySchema, value, dotted, invalid));
 			continue;
 		}
-		if (Value.Check(keySchema, value)) result[key] = value;
+		if (checkValue(keySchema, value)) setOwn(result, key, value);
 		else invalid.push({ key: dotted, expected: describeExpected(keySchema), received: describeValue(value) });
 	}
 	return result;
@@ -61,13 +61,26 @@ function schemaAt(path: string[]): TSchema | undefined {
 	let schema: TSchema | undefined = SettingsSchema;
 	for (const part of path) {
 		if (!schema || !isObjectSchema(schema)) return undefined;
-		schema = (schema.properties as Record<string, TSchema>)[part];
+		schema = ownValue(schema.properties as Record<string, TSchema>, part);
 	}
 	return schema;
 }
 
 function isObjectSchema(schema: TSchema): boolean {
 	return schema.type === "object" && typeof schema.properties === "object";
+}
+
+/**
+ * `record[key]` only when `key` is the record's own property: settings files are user input, and
+ * keys such as `valueOf` or `constructor` must not resolve to Object.prototype members.
+ */
+export function ownValue<T>(record: Record<string, T>, key: string): T | undefined {
+	return Object.hasOwn(record, key) ? record[key] : undefined;
+}
+
+/** Sets an own, enumerable property (a `__proto__` key stays data instead of changing the prototype). */
+export function setOwn(record: Record<string, unknown>, key: string, value: unknown): void {
+	Object.defineProperty(record, key, { value, enumerable: true, writable: true, configurable: true });
 }
 
 /** A plain JSON object (not an array, not null). */

@@ -141,7 +141,7 @@ export interface SessionProjection extends SessionContext {
 export type FileEntry = SessionHeader | SessionEntry;
 
 /** Options for a new session (`create`, `newSession`, `inMemory`, `forkFrom`). */
-export interface NewSessionOptions {
+export interface NewSessionFileOptions {
 	/** Session id; default a fresh UUIDv7. Must match `^[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?$`. */
 	id?: string;
 	/** Path of the session this one continues from (stored in the header). */

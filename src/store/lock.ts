@@ -9,8 +9,9 @@ import { randomUUID } from "node:crypto";
 import * as fs from "node:fs";
 import { hostname } from "node:os";
 import { join } from "node:path";
-import lockfile from "proper-lockfile";
+import type { LockOptions } from "proper-lockfile";
 import { SettleError } from "../errors.js";
+import { loadLockfile } from "../lazy-deps.js";
 
 /** A lock not refreshed for this long is stale (its holder hung or died on another machine). */
 export const LOCK_STALE_MS = 10_000;
@@ -141,7 +142,7 @@ export function acquireSessionLock(file: string): SessionLock {
 		token: randomUUID(),
 	};
 	let compromised: Error | undefined;
-	const options: lockfile.LockOptions = {
+	const options: LockOptions = {
 		realpath: false,
 		stale: LOCK_STALE_MS,
 		lockfilePath: lockPath,
@@ -152,7 +153,7 @@ export function acquireSessionLock(file: string): SessionLock {
 	};
 	const tryLock = (): (() => void) | undefined => {
 		try {
-			return lockfile.lockSync(file, options);
+			return loadLockfile().lockSync(file, options);
 		} catch (error) {
 			if ((error as NodeJS.ErrnoException).code === "ELOCKED") return undefined;
 			throw new SettleError("IO", `Could not lock session file ${file}: ${(error as Error).message}`, {

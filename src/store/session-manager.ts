@@ -26,7 +26,7 @@ import {
 	type FileEntry,
 	type LabelEntry,
 	type ModelChangeEntry,
-	type NewSessionOptions,
+	type NewSessionFileOptions,
 	type SessionContext,
 	type SessionDiagnostic,
 	type SessionEntry,
@@ -68,6 +68,19 @@ export type ContextEditReplacement = ContextEditEntry["replacement"];
 
 type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
 type NewEntry = DistributiveOmit<SessionEntry, "id" | "parentId" | "timestamp">;
+
+let lastTimestampMs = Number.NaN;
+let lastTimestamp = "";
+
+/** `new Date().toISOString()`, formatted once per millisecond (entries are often appended in bursts). */
+function entryTimestamp(): string {
+	const now = Date.now();
+	if (now !== lastTimestampMs) {
+		lastTimestampMs = now;
+		lastTimestamp = new Date(now).toISOString();
+	}
+	return lastTimestamp;
+}
 
 function toLines(entries: readonly FileEntry[]): string {
 	let text = "";
@@ -187,7 +200,7 @@ export class SessionManager {
 	 * const session = SessionManager.create("/work/project", undefined, { id: "review-1" });
 	 * ```
 	 */
-	static create(cwd: string, sessionDir?: string, options?: NewSessionOptions): SessionManager {
+	static create(cwd: string, sessionDir?: string, options?: NewSessionFileOptions): SessionManager {
 		const manager = new SessionManager(cwd, sessionDir ?? getDefaultSessionDirPath(cwd), true);
 		manager.startNewSession(options);
 		return manager;
@@ -258,7 +271,7 @@ export class SessionManager {
 	 */
 	static inMemory(
 		cwd: string = process.cwd(),
-		options?: NewSessionOptions,
+		options?: NewSessionFileOptions,
 		entries?: readonly FileEntry[],
 	): SessionManager {
 		const manager = new SessionManager(cwd, "", false);
@@ -289,7 +302,7 @@ export class SessionManager {
 		sourcePath: string,
 		targetCwd: string,
 		sessionDir?: string,
-		options?: NewSessionOptions,
+		options?: NewSessionFileOptions,
 	): SessionManager {
 		const source = resolve(sourcePath);
 		const cwd = resolve(targetCwd);
@@ -561,14 +574,19 @@ export class SessionManager {
 			type,
 			id: id ?? generateEntryId(this.byId()),
 			parentId,
-			timestamp: new Date().toISOString(),
+			timestamp: entryTimestamp(),
 			...rest,
 		} as SessionEntry;
+		this.commitEntry(entry);
+		return entry;
+	}
+
+	/** Persists, indexes and makes the leaf an entry built by an append. */
+	private commitEntry(entry: SessionEntry): void {
 		this.persistEntry(entry);
 		this.indexEntry(entry);
 		this.leafId = entry.id;
 		if (this.live && !this.live.extend(entry)) this.live = null;
-		return entry;
 	}
 
 	private persistEntry(entry: SessionEntry): void {
@@ -605,12 +623,12 @@ export class SessionManager {
 	 * const next = session.newSession({ parentSession: session.getSessionFile() });
 	 * ```
 	 */
-	newSession(options?: NewSessionOptions): string | undefined {
+	newSession(options?: NewSessionFileOptions): string | undefined {
 		this.assertWritable();
 		return this.startNewSession(options);
 	}
 
-	private startNewSession(options?: NewSessionOptions): string | undefined {
+	private startNewSession(options?: NewSessionFileOptions): string | undefined {
 		if (options?.id !== undefined) assertValidSessionId(options.id);
 		this.releaseWriter();
 		this.sessionId = options?.id ?? createSessionId();
@@ -741,8 +759,17 @@ export class SessionManager {
 				`A ${role} message is derived, never stored: use appendCompaction() or branchWithSummary() instead.`,
 			);
 		}
-		return this.appendEntry({ type: "message", message } as Omit<SessionMessageEntry, "id" | "parentId" | "timestamp">)
-			.id;
+		// The per-message fast path: the entry literal directly (same key order as appendEntry's).
+		this.assertWritable();
+		const entry: SessionMessageEntry = {
+			type: "message",
+			id: generateEntryId(this.byId()),
+			parentId: this.leafId,
+			timestamp: entryTimestamp(),
+			message,
+		};
+		this.commitEntry(entry);
+		return entry.id;
 	}
 
 	/** Records a thinking level change (sets the context's `thinkingLevel` from here on). */

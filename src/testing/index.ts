@@ -1,8 +1,17 @@
 /**
- * `settle/testing`: the public test kit — the scripted faux provider, instant stream helpers,
- * fast-check arbitraries for random model scripts, and event-protocol checkers.
+ * `settle/testing`: the public test kit — `createHarness` (a ready AgentSession on the faux
+ * provider), the scripted faux provider, instant stream helpers, fast-check arbitraries for random
+ * model scripts, and event-protocol checkers.
  * @packageDocumentation
  */
+
+export {
+	createExtensionHarness,
+	ExtensionHarness,
+	type ExtensionHarnessOptions,
+	type HarnessToolCall,
+	type RecordedAction,
+} from "../extensions/testing.js";
 export { instantStreamFn, streamFromMessage } from "../llm/event-stream.js";
 export {
 	createFauxProvider,
@@ -29,4 +38,5 @@ export {
 	OVERFLOW_ERROR_MESSAGES,
 	RETRYABLE_ERROR_MESSAGES,
 } from "./arbitraries.js";
+export { createHarness, type Harness, type HarnessOptions } from "./harness.js";
 export { agentEventViolations } from "./invariants.js";

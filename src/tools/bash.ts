@@ -1,6 +1,7 @@
 /** The `bash` tool: runs a command in the session cwd, streams output, keeps the tail. */
-import { type Static, Type } from "@sinclair/typebox";
+import type { Static } from "@sinclair/typebox";
 import { SettleError } from "../errors.js";
+import { Type } from "../schema/typebox.js";
 import { OutputAccumulator, type OutputSnapshot } from "./output-accumulator.js";
 import { type BashOperations, createLocalBashOperations } from "./shell.js";
 import { DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, formatSize, type TruncationResult } from "./truncate.js";

@@ -7,8 +7,15 @@
  * which models often get wrong. Unlike pi, a tolerant match rewrites only the matched region: the
  * rest of the file keeps its bytes.
  */
-import { createTwoFilesPatch, diffLines } from "diff";
+import { createRequire } from "node:module";
 import { SettleError } from "../errors.js";
+
+/** jsdiff loads on the first edit, not with Settle. */
+let diffModule: typeof import("diff") | undefined;
+function diff(): typeof import("diff") {
+	diffModule ??= createRequire(import.meta.url)("diff") as typeof import("diff");
+	return diffModule;
+}
 
 export interface TextEdit {
 	oldText: string;
@@ -206,7 +213,7 @@ export function numberedDiff(
 	newContent: string,
 	contextLines = 4,
 ): { diff: string; firstChangedLine: number | undefined } {
-	const parts = diffLines(oldContent, newContent);
+	const parts = diff().diffLines(oldContent, newContent);
 	const width = String(Math.max(oldContent.split("\n").length, newContent.split("\n").length)).length;
 	const num = (n: number) => String(n).padStart(width, " ");
 	const ellipsis = ` ${"".padStart(width, " ")} ...`;
@@ -267,5 +274,5 @@ export function numberedDiff(
 
 /** A standard unified diff (`---`/`+++`/`@@`) of LF-normalized contents, for tools that apply patches. */
 export function unifiedPatch(path: string, oldContent: string, newContent: string): string {
-	return createTwoFilesPatch(path, path, oldContent, newContent, undefined, undefined, { context: 3 });
+	return diff().createTwoFilesPatch(path, path, oldContent, newContent, undefined, undefined, { context: 3 });
 }

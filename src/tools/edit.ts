@@ -1,8 +1,9 @@
 /** The `edit` tool: one or more exact, unique, non-overlapping replacements in one file. */
 import { constants } from "node:fs";
 import { access, readFile, writeFile } from "node:fs/promises";
-import { type Static, Type } from "@sinclair/typebox";
+import type { Static } from "@sinclair/typebox";
 import { SettleError } from "../errors.js";
+import { Type } from "../schema/typebox.js";
 import { raceAbort, throwIfAborted } from "./abort.js";
 import {
 	applyEdits,

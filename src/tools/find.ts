@@ -3,9 +3,10 @@
  * honours .gitignore and skips .git.
  */
 import { stat } from "node:fs/promises";
-import { type Static, Type } from "@sinclair/typebox";
-import picomatch from "picomatch";
+import type { Static } from "@sinclair/typebox";
 import { SettleError } from "../errors.js";
+import { loadPicomatch } from "../lazy-deps.js";
+import { Type } from "../schema/typebox.js";
 import { raceAbort, throwIfAborted } from "./abort.js";
 import { resolveToCwd } from "./paths.js";
 import { DEFAULT_MAX_BYTES, formatSize, type TruncationResult, truncateHead } from "./truncate.js";
@@ -44,15 +45,15 @@ export function createFindMatcher(
 ): (entry: { name: string; relativePath: string; absolutePath: string }) => boolean {
 	const options = { dot: true };
 	if (!pattern.includes("/")) {
-		const isMatch = picomatch(pattern, options);
+		const isMatch = loadPicomatch()(pattern, options);
 		return (entry) => isMatch(entry.name);
 	}
 	if (pattern.startsWith("/")) {
-		const isMatch = picomatch(pattern, options);
+		const isMatch = loadPicomatch()(pattern, options);
 		return (entry) => isMatch(entry.absolutePath.split("\\").join("/"));
 	}
 	const anchored = pattern.startsWith("**/") || pattern === "**" ? pattern : `**/${pattern}`;
-	const isMatch = picomatch(anchored, options);
+	const isMatch = loadPicomatch()(anchored, options);
 	return (entry) => isMatch(entry.relativePath);
 }
 

@@ -4,9 +4,10 @@
  */
 import { open, stat } from "node:fs/promises";
 import { basename } from "node:path";
-import { type Static, Type } from "@sinclair/typebox";
-import picomatch from "picomatch";
+import type { Static } from "@sinclair/typebox";
 import { SettleError } from "../errors.js";
+import { loadPicomatch } from "../lazy-deps.js";
+import { Type } from "../schema/typebox.js";
 import { raceAbort, throwIfAborted } from "./abort.js";
 import { resolveToCwd } from "./paths.js";
 import {
@@ -87,7 +88,7 @@ export function createGlobFilter(glob: string | undefined): (relativePath: strin
 	const negated = glob.startsWith("!");
 	const pattern = negated ? glob.slice(1) : glob;
 	const byPath = pattern.includes("/");
-	const isMatch = picomatch(byPath ? pattern.replace(/^\//, "") : pattern, { dot: true });
+	const isMatch = loadPicomatch()(byPath ? pattern.replace(/^\//, "") : pattern, { dot: true });
 	return (relativePath) => {
 		const matched = isMatch(byPath ? relativePath : basename(relativePath));
 		return negated ? !matched : matched;

@@ -1,8 +1,9 @@
 /** The `ls` tool: one folder's entries, sorted case-insensitively, `/` after folders, dotfiles included. */
 import { readdir, stat } from "node:fs/promises";
 import { join } from "node:path";
-import { type Static, Type } from "@sinclair/typebox";
+import type { Static } from "@sinclair/typebox";
 import { SettleError } from "../errors.js";
+import { Type } from "../schema/typebox.js";
 import { raceAbort, throwIfAborted } from "./abort.js";
 import { resolveToCwd } from "./paths.js";
 import { DEFAULT_MAX_BYTES, formatSize, type TruncationResult, truncateHead } from "./truncate.js";

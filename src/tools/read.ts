@@ -1,9 +1,10 @@
 /** The `read` tool: text files with head truncation and continuation hints, images as image blocks. */
 import { constants } from "node:fs";
 import { access, readFile } from "node:fs/promises";
-import { type Static, Type } from "@sinclair/typebox";
+import type { Static } from "@sinclair/typebox";
 import { SettleError } from "../errors.js";
 import type { ImageContent, TextContent } from "../llm/types.js";
+import { Type } from "../schema/typebox.js";
 import { raceAbort, throwIfAborted } from "./abort.js";
 import { fileSystemError } from "./fs-errors.js";
 import { detectImageMimeTypeFromFile, readImageDimensions, type SupportedImageMimeType } from "./image.js";

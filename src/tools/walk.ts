@@ -8,7 +8,8 @@ import type { Dirent } from "node:fs";
 import { existsSync } from "node:fs";
 import { readdir, readFile } from "node:fs/promises";
 import { dirname, join, relative, sep } from "node:path";
-import ignore, { type Ignore } from "ignore";
+import type { Ignore } from "ignore";
+import { loadIgnore } from "../lazy-deps.js";
 import { throwIfAborted } from "./abort.js";
 
 export type WalkEntryKind = "file" | "directory" | "symlink";
@@ -59,7 +60,7 @@ async function readIgnoreFiles(files: readonly string[]): Promise<Ignore | undef
 		} catch {
 			continue;
 		}
-		matcher ??= ignore({ ignorecase: ignoreCase });
+		matcher ??= loadIgnore()({ ignorecase: ignoreCase });
 		matcher.add(text);
 	}
 	return matcher;
@@ -140,7 +141,7 @@ export async function* walkTree(root: string, options: WalkOptions = {}): AsyncG
 	// governed by its own ignore files only.
 	if (isIgnored(layers, "", true)) layers = [];
 	if (options.extraIgnore && options.extraIgnore.length > 0) {
-		const matcher = ignore({ ignorecase: ignoreCase }).add([...options.extraIgnore]);
+		const matcher = loadIgnore()({ ignorecase: ignoreCase }).add([...options.extraIgnore]);
 		layers = [...layers, { matcher, rootFromLayer: "", layerFromRoot: "" }];
 	}
 	// Iterative depth-first walk: nested `yield*` would cost every entry one hop per folder level.

@@ -1,8 +1,9 @@
 /** The `write` tool: creates or overwrites a file, creating parent folders. */
 import { mkdir, writeFile } from "node:fs/promises";
 import { dirname } from "node:path";
-import { type Static, Type } from "@sinclair/typebox";
+import type { Static } from "@sinclair/typebox";
 import { SettleError } from "../errors.js";
+import { Type } from "../schema/typebox.js";
 import { raceAbort, throwIfAborted } from "./abort.js";
 import { withFileMutationQueue } from "./file-mutation-queue.js";
 import { fileSystemError } from "./fs-errors.js";

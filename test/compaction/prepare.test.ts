@@ -159,4 +159,34 @@ describe("prepareCompaction", () => {
 		const preparation = prepareCompaction(log.entries, settings(100))!;
 		expect(preparation.tokensBefore).toBe(40 + 10 + 100);
 	});
+
+	it("never summarizes the recorded system prompt: a span holding only it is nothing to compact", () => {
+		const log = new EntryLog();
+		log.add({ type: "model_change", provider: "faux", modelId: "test-model" });
+		log.message({ role: "system", content: "You are a test assistant.", timestamp: 1 });
+		log.user(t(100));
+		log.assistant(t(100));
+		// Everything but the system prompt fits in the kept span.
+		expect(prepareCompaction(log.entries, settings(20_000))).toBeUndefined();
+
+		log.message({ role: "system", content: "You are a test assistant. Tools: read.", timestamp: 2 });
+		const kept = log.user(t(50));
+		log.assistant(t(60));
+		const preparation = prepareCompaction(log.entries, settings(100))!;
+		expect(preparation.firstKeptEntryId).toBe(kept.id);
+		expect(preparation.messagesToSummarize.map((message) => message.role)).toEqual(["user", "assistant"]);
+	});
+
+	it("leaves system patches out of a split turn's prefix", () => {
+		const log = new EntryLog();
+		log.user(t(10));
+		log.assistant("", [call("c1", "read", { path: "a.ts" })]);
+		log.toolResult("c1", "read", t(10));
+		log.message({ role: "system", content: "patched prompt", timestamp: 3 });
+		const kept = log.assistant(t(300));
+		const preparation = prepareCompaction(log.entries, settings(300))!;
+		expect(preparation.firstKeptEntryId).toBe(kept.id);
+		expect(preparation.isSplitTurn).toBe(true);
+		expect(preparation.turnPrefixMessages.map((message) => message.role)).toEqual(["user", "assistant", "toolResult"]);
+	});
 });

@@ -71,6 +71,18 @@ describe("contextTokensForThreshold (C.5 step 6)", () => {
 		).toBeUndefined();
 	});
 
+	it("takes an exact staleness test over timestamps when given (same-millisecond compactions)", () => {
+		const kept = assistant({ usage: { totalTokens: 190_000 }, timestamp: compactedAt });
+		const fresh = assistant({ usage: { totalTokens: 150_000 }, timestamp: compactedAt });
+		const isStale = (message: unknown) => message === kept;
+		expect(
+			contextTokensForThreshold({ message: fresh, messages: [kept, fresh], latestCompactionAt: compactedAt, isStale }),
+		).toBe(150_000);
+		expect(contextTokensForThreshold({ message: kept, messages: [kept], isStale })).toBeUndefined();
+		const failed = assistant({ stopReason: "error", errorMessage: "529", timestamp: compactedAt });
+		expect(contextTokensForThreshold({ message: failed, messages: [kept, failed], isStale })).toBeUndefined();
+	});
+
 	it("estimates when the response has no usage or the context was edited", () => {
 		const noUsage = assistant({ text: "x".repeat(40), timestamp: compactedAt + 1 });
 		expect(contextTokensForThreshold({ message: noUsage, messages: [user(400), noUsage] })).toBe(110);

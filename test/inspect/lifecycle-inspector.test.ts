@@ -32,17 +32,17 @@ describe("lifecycle inspection of the prompt-operation machine", () => {
 		expect(states(events).map((e) => `${e.to} (${e.trigger})`)).toEqual([
 			"idle (inspect)",
 			"preflight (PROMPT)",
-			"running.working (done(preflight))",
-			"postRun (done(run))",
+			"running.working (PREFLIGHT_DONE)",
+			"postRun (RUN_DONE)",
 			"retrying (always)",
 			"running.working (after retryDelay)",
-			"postRun (done(run))",
+			"postRun (RUN_DONE)",
 			"compacting.working (always)",
 			"running.working (done(compaction))",
-			"postRun (done(run))",
+			"postRun (RUN_DONE)",
 			"beforeSettle.working (always)",
-			"settling (done(beforeSettle))",
-			"idle (done(settle))",
+			"settling (BEFORE_SETTLE_DONE)",
+			"idle (SETTLE_DONE)",
 		]);
 		const retrying = states(events).find((e) => e.to === "retrying");
 		expect(retrying?.details).toMatchObject({ operationId: 1, retryAttempt: 1, maxRetries: 3, retryDelayMs: 2000 });
@@ -64,10 +64,16 @@ describe("lifecycle inspection of the prompt-operation machine", () => {
 			{ phase: "fired", delay: "retryDelay", state: "retrying", at: 2000 },
 		]);
 		expect(events.filter((e) => e.kind === "emitted").map((e) => e.type)).toEqual([
+			"preflight_requested",
 			"preflight_result",
 			"operation_started",
+			"run_requested",
 			"auto_retry_start",
+			"run_requested",
 			"auto_retry_end",
+			"run_requested",
+			"before_settle_requested",
+			"settle_requested",
 			"operation_settled",
 		]);
 		expect(events.find((e) => e.kind === "emitted" && e.type === "auto_retry_start")).toMatchObject({
@@ -75,7 +81,17 @@ describe("lifecycle inspection of the prompt-operation machine", () => {
 		});
 		expect(
 			events.filter((e) => e.kind === "actor" && e.phase === "done").map((e) => (e.kind === "actor" ? e.id : "")),
-		).toEqual(["preflight", "run", "run", "compaction", "run", "beforeSettle", "settle"]);
+		).toEqual(["compaction"]);
+		// The session's answers to the machine's requests are received events.
+		expect(events.filter((e) => e.kind === "event").map((e) => e.type)).toEqual([
+			"PROMPT",
+			"PREFLIGHT_DONE",
+			"RUN_DONE",
+			"RUN_DONE",
+			"RUN_DONE",
+			"BEFORE_SETTLE_DONE",
+			"SETTLE_DONE",
+		]);
 		// Effects of a transition come right after the state change that caused them.
 		const retryIndex = events.findIndex((e) => e.kind === "state" && e.to === "retrying");
 		expect(events[retryIndex + 1]).toMatchObject({ kind: "emitted", type: "auto_retry_start" });

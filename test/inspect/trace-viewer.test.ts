@@ -1,52 +1,64 @@
+import { existsSync } from "node:fs";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
+import { chromium } from "playwright-core";
 import { describe, expect, it } from "vitest";
 import { promptOperationMachine } from "../../machines/prompt-operation.machine.js";
 import { formatLifecycleEvent } from "../../src/inspect/trace.js";
 import { renderTraceHtml } from "../../src/inspect/trace-viewer.js";
 import { recordExampleTrace } from "../../src/inspect/visualizations.js";
 
-interface FakeElement {
-	dataset: Record<string, string>;
-	classes: Set<string>;
-	classList: { toggle(name: string, on: boolean): void };
-	click?: () => void;
-	addEventListener(type: string, fn: () => void): void;
-	scrollIntoView(): void;
-}
+const CHROMIUM = process.env.SETTLE_CHROMIUM ?? "/usr/bin/chromium";
 
-function element(dataset: Record<string, string> = {}): FakeElement {
-	const classes = new Set<string>();
-	const el: FakeElement = {
-		dataset,
-		classes,
-		classList: { toggle: (name, on) => (on ? classes.add(name) : classes.delete(name)) },
-		addEventListener: (type, fn) => {
-			if (type === "click") el.click = fn;
-		},
-		scrollIntoView: () => undefined,
-	};
-	return el;
-}
-
-/** Runs the page's script against a stub DOM built from the page's own markup. */
-function load(html: string) {
-	const groups = [...html.matchAll(/<g data-state="([^"]+)">/g)].map((m) => element({ state: m[1] as string }));
-	const items = [...html.matchAll(/<li data-i="(\d+)"/g)].map(() => element());
-	let onKey: ((e: { key: string; preventDefault(): void }) => void) | undefined;
-	const document = {
-		querySelectorAll: (selector: string) => (selector.startsWith("g[") ? groups : items),
-		addEventListener: (_: string, fn: typeof onKey) => {
-			onKey = fn;
-		},
-	};
-	const script = html.slice(html.indexOf("<script>") + 8, html.indexOf("</script>"));
-	new Function("document", script)(document);
-	const marked = (cls: string) => groups.filter((g) => g.classes.has(cls)).map((g) => g.dataset.state);
+/** Serves one HTML page on localhost for the browser. */
+async function serve(html: string): Promise<{ url: string; close(): Promise<void> }> {
+	const server = createServer((_request, response) => {
+		response.writeHead(200, { "content-type": "text/html; charset=utf-8" });
+		response.end(html);
+	});
+	await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+	const { port } = server.address() as AddressInfo;
 	return {
-		items,
+		url: `http://127.0.0.1:${port}/`,
+		close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+	};
+}
+
+/** The page in real headless Chromium (Debian's, installed by .ci/run). */
+async function open(html: string) {
+	if (!existsSync(CHROMIUM)) {
+		throw new Error(`No Chromium at ${CHROMIUM}: install Debian's chromium (see .ci/run) or set SETTLE_CHROMIUM.`);
+	}
+	const site = await serve(html);
+	const browser = await chromium.launch({
+		executablePath: CHROMIUM,
+		args: [
+			"--headless",
+			"--no-sandbox",
+			"--disable-gpu",
+			"--disable-quic",
+			"--no-first-run",
+			"--disable-background-networking",
+			"--disable-component-update",
+			"--disable-sync",
+		],
+	});
+	const page = await browser.newPage();
+	const errors: string[] = [];
+	page.on("pageerror", (error) => errors.push(error.message));
+	await page.goto(site.url);
+	const marked = (cls: string) =>
+		page.$$eval(`g[data-state].${cls}`, (groups) => groups.map((g) => g.getAttribute("data-state")));
+	return {
+		page,
+		errors,
 		current: () => marked("current"),
 		visited: () => marked("visited"),
-		key: (key: string) => onKey?.({ key, preventDefault: () => undefined }),
-		selected: () => items.findIndex((li) => li.classes.has("selected")),
+		selected: () => page.$$eval("li[data-i]", (items) => items.findIndex((li) => li.classList.contains("selected"))),
+		close: async () => {
+			await browser.close();
+			await site.close();
+		},
 	};
 }
 
@@ -66,30 +78,38 @@ describe("renderTraceHtml", () => {
 			expect(html).toContain(line);
 		}
 
-		const page = load(html);
-		expect(page.items).toHaveLength(trace.events.length);
-		// Initially the last event is selected: the request has settled.
-		expect(page.selected()).toBe(trace.events.length - 1);
-		expect(page.current()).toEqual(["promptOperation.idle"]);
-		expect(page.visited()).toEqual(
-			expect.arrayContaining([
-				"promptOperation.retrying",
-				"promptOperation.compacting",
-				"promptOperation.compacting.working",
-			]),
-		);
-		expect(page.visited()).not.toContain("promptOperation.branchSummary");
+		const view = await open(html);
+		try {
+			expect(await view.page.locator("li[data-i]").count()).toBe(trace.events.length);
+			// Initially the last event is selected: the request has settled.
+			expect(await view.selected()).toBe(trace.events.length - 1);
+			expect(await view.current()).toEqual(["promptOperation.idle"]);
+			expect(await view.visited()).toEqual(
+				expect.arrayContaining([
+					"promptOperation.retrying",
+					"promptOperation.compacting",
+					"promptOperation.compacting.working",
+				]),
+			);
+			expect(await view.visited()).not.toContain("promptOperation.branchSummary");
+			// The diagram is drawn: the retrying state has a visible box.
+			const box = await view.page.locator('g[data-state="promptOperation.retrying"] rect').first().boundingBox();
+			expect(box?.width ?? 0).toBeGreaterThan(0);
 
-		const retrying = trace.events.findIndex((e) => e.kind === "state" && e.to === "retrying");
-		page.items[retrying]?.click?.();
-		expect(page.current()).toEqual(["promptOperation.retrying"]);
-		expect(page.visited()).not.toContain("promptOperation.compacting");
-		page.key("ArrowDown");
-		expect(page.selected()).toBe(retrying + 1);
-		expect(page.current()).toEqual(["promptOperation.retrying"]);
-		page.items[0]?.click?.();
-		page.key("ArrowUp");
-		expect(page.selected()).toBe(0);
+			const retrying = trace.events.findIndex((e) => e.kind === "state" && e.to === "retrying");
+			await view.page.locator(`li[data-i="${retrying}"]`).click();
+			expect(await view.current()).toEqual(["promptOperation.retrying"]);
+			expect(await view.visited()).not.toContain("promptOperation.compacting");
+			await view.page.keyboard.press("ArrowDown");
+			expect(await view.selected()).toBe(retrying + 1);
+			expect(await view.current()).toEqual(["promptOperation.retrying"]);
+			await view.page.locator('li[data-i="0"]').click();
+			await view.page.keyboard.press("ArrowUp");
+			expect(await view.selected()).toBe(0);
+			expect(view.errors).toEqual([]);
+		} finally {
+			await view.close();
+		}
 	});
 
 	it("keeps event text from breaking out of the script or the markup", () => {

@@ -156,7 +156,7 @@ export async function applyEvent(h: Harness<{ type: string }>, event: EventObjec
 			const prefix = id.slice(0, -1);
 			const pending = [...h.fakes.invocations].reverse().find((i) => !i.settled && i.id.startsWith(prefix));
 			if (pending) {
-				if (done) pending.resolve({ disposition: "queued" });
+				if (done) pending.resolve(event.output ?? { disposition: "queued" });
 				else pending.reject(new Error("fake spawned failure"));
 				await flushAll();
 			} else {
@@ -164,8 +164,26 @@ export async function applyEvent(h: Harness<{ type: string }>, event: EventObjec
 			}
 			return;
 		}
+		if (!h.fakes.pending(id)) {
+			// A completion handled in every state (a spawned child's) with no such child running: deliver it bare.
+			await h.send(event);
+			return;
+		}
 		if (done) await h.resolve(id, event.output);
 		else await h.reject(id, event.error ?? new Error(`fake ${id} failure`));
+		return;
+	}
+	const answer = /^(PREFLIGHT|RUN|BEFORE_SETTLE|SETTLE)_(DONE|FAILED)$/.exec(type);
+	if (answer) {
+		// The machine's answers to its requests settle the fake invocation recorded for the request.
+		const src = { PREFLIGHT: "preflight", RUN: "run", BEFORE_SETTLE: "beforeSettle", SETTLE: "settle" }[answer[1]!]!;
+		if (!h.fakes.pending(src)) {
+			// An answer a state ignores (its request was answered before): deliver it bare.
+			await h.send(event);
+			return;
+		}
+		if (answer[2] === "DONE") await h.resolve(src, event.output);
+		else await h.reject(src, event.error ?? new Error(`fake ${src} failure`));
 		return;
 	}
 	if (type.startsWith("xstate.after.")) {
@@ -199,7 +217,9 @@ function flushAll(): Promise<void> {
  */
 export async function replay(spec: ModelSpec, steps: readonly { event: EventObject; state: AnySnapshot }[]) {
 	const h = spec.harness();
+	let beforeLast = { inspection: 0, emitted: 0 };
 	for (const [index, step] of steps.entries()) {
+		if (index === steps.length - 1) beforeLast = { inspection: h.inspection.length, emitted: h.emitted.length };
 		await applyEvent(h, step.event as EventObject & Record<string, unknown>);
 		const live = pathOf(h.actor.getSnapshot().value);
 		const expected = pathOf(step.state.value);
@@ -209,5 +229,13 @@ export async function replay(spec: ModelSpec, steps: readonly { event: EventObje
 			);
 		}
 	}
-	return { h, fired: firedTransitions(h.inspection, h.actor.sessionId) };
+	return {
+		h,
+		fired: firedTransitions(h.inspection, h.actor.sessionId),
+		/** Transitions the last step fired, and what the machine emitted during it. */
+		lastStep: {
+			fired: firedTransitions(h.inspection.slice(beforeLast.inspection), h.actor.sessionId),
+			emitted: h.emitted.slice(beforeLast.emitted) as { type: string; [key: string]: unknown }[],
+		},
+	};
 }

@@ -43,6 +43,28 @@ export class FakeActors {
 		return Object.fromEntries(names.map((name) => [name, this.fake(name)]));
 	}
 
+	/**
+	 * Records a request the machine emitted (`run_requested`, …) as an invocation of `src`; resolving
+	 * or rejecting it sends the machine's answer event.
+	 */
+	request(src: string, input: unknown, answer: { done(output: unknown): void; failed(error: unknown): void }): void {
+		const invocation: Invocation = {
+			id: src,
+			src,
+			input,
+			settled: false,
+			resolve: (output) => {
+				invocation.settled = true;
+				answer.done(output);
+			},
+			reject: (error) => {
+				invocation.settled = true;
+				answer.failed(error);
+			},
+		};
+		this.invocations.push(invocation);
+	}
+
 	private fake(src: string) {
 		return fromPromise<unknown, unknown>(
 			({ input, self }) =>
@@ -101,15 +123,15 @@ export class FakeActors {
 	}
 }
 
-export const PROMPT_ACTORS = [
-	"preflight",
-	"busyPreflight",
-	"run",
-	"compact",
-	"beforeSettle",
-	"settle",
-	"navigateTree",
-] as const;
+export const PROMPT_ACTORS = ["busyPreflight", "compact", "navigateTree"] as const;
+
+/** The prompt-operation machine's requests: emitted type → fake src and answer event prefix. */
+export const PROMPT_REQUESTS: Record<string, readonly [src: string, answer: string]> = {
+	preflight_requested: ["preflight", "PREFLIGHT"],
+	run_requested: ["run", "RUN"],
+	before_settle_requested: ["beforeSettle", "BEFORE_SETTLE"],
+	settle_requested: ["settle", "SETTLE"],
+};
 
 export const RUNTIME_ACTORS = [
 	"checkBeforeSwitch",
@@ -143,6 +165,7 @@ function createHarness<TEmitted extends { type: string }>(
 	machine: AnyStateMachine,
 	actorNames: readonly string[],
 	input: unknown,
+	requests: Record<string, readonly [string, string]> = {},
 ): Harness<TEmitted> {
 	const fakes = new FakeActors();
 	const clock = new SimulatedClock();
@@ -150,7 +173,19 @@ function createHarness<TEmitted extends { type: string }>(
 	const inspection: InspectionEvent[] = [];
 	const provided = machine.provide({ actors: fakes.logic(actorNames) } as never) as AnyStateMachine;
 	const actor = createActor(provided, { clock, input, inspect: (event) => inspection.push(event) });
-	actor.on("*", (event) => emitted.push(event as unknown as TEmitted));
+	// Requests become fake invocations (below); `emitted` keeps the notifications.
+	actor.on("*", (event) => {
+		if (!(event.type in requests)) emitted.push(event as unknown as TEmitted);
+	});
+	for (const [type, [src, answer]] of Object.entries(requests)) {
+		actor.on(type, (event) =>
+			// Answers arrive a microtask later, as a promise-based implementation's would.
+			fakes.request(src, (event as unknown as { input: unknown }).input, {
+				done: (output) => queueMicrotask(() => actor.send({ type: `${answer}_DONE`, output } as never)),
+				failed: (error) => queueMicrotask(() => actor.send({ type: `${answer}_FAILED`, error } as never)),
+			}),
+		);
+	}
 	actor.start();
 	return {
 		actor,
@@ -194,9 +229,9 @@ export function pathOf(value: unknown): string {
 	return "";
 }
 
-/** A started prompt-operation actor with fakes for all seven actors. */
+/** A started prompt-operation actor with fakes for its three actors and its four requests. */
 export function promptHarness(input: PromptOperationInput = {}): Harness<PromptOperationEmitted> {
-	return createHarness<PromptOperationEmitted>(promptOperationMachine, PROMPT_ACTORS, input);
+	return createHarness<PromptOperationEmitted>(promptOperationMachine, PROMPT_ACTORS, input, PROMPT_REQUESTS);
 }
 
 /** A started runtime actor with fakes for all nine actors. */

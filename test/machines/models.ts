@@ -17,6 +17,7 @@ const RUN_OUTCOMES = [
 	outcome({ stopReason: "stop", errorClass: "overflow" }),
 	outcome({ overThreshold: true }),
 	outcome({ hasQueuedMessages: true }),
+	outcome({ beforeSettleBoundary: false }),
 	fatal(),
 	outcome({ stopReason: "aborted", aborted: true }),
 ];
@@ -29,22 +30,26 @@ export const PROMPT_EVENTS: EventObject[] = [
 	{ type: "ASSISTANT_MESSAGE_END", stopReason: "error" } as EventObject,
 	{ type: "UPDATE_RETRY_SETTINGS", retry: {} } as EventObject,
 	...(["started", "handled", "queued"] as const).map(
-		(disposition) => ({ type: "xstate.done.actor.preflight", output: { disposition } }) as EventObject,
+		(disposition) => ({ type: "PREFLIGHT_DONE", output: { disposition } }) as EventObject,
 	),
 	{
-		type: "xstate.done.actor.preflight",
+		type: "PREFLIGHT_DONE",
 		output: { disposition: "rejected", error: "No model selected." },
 	} as EventObject,
-	...RUN_OUTCOMES.map((output) => ({ type: "xstate.done.actor.run", output }) as EventObject),
+	...RUN_OUTCOMES.map((output) => ({ type: "RUN_DONE", output }) as EventObject),
 	...[
 		{ compacted: true, continue: false },
 		{ compacted: false, continue: false, cancelled: true },
 		{ compacted: false, continue: true },
 	].map((output) => ({ type: "xstate.done.actor.compaction", output }) as EventObject),
-	{ type: "xstate.done.actor.beforeSettle", output: { continue: true } } as EventObject,
-	{ type: "xstate.done.actor.beforeSettle", output: { continue: false } } as EventObject,
-	{ type: "xstate.done.actor.settle" } as EventObject,
+	{ type: "BEFORE_SETTLE_DONE", output: { continue: true } } as EventObject,
+	{ type: "BEFORE_SETTLE_DONE", output: { continue: false } } as EventObject,
+	{ type: "SETTLE_DONE" } as EventObject,
 	{ type: "xstate.done.actor.navigateTree", output: { cancelled: false } } as EventObject,
+	// Busy prompts: queued (the operation must deliver it) or handled by a command / the input hook.
+	...(["queued", "handled"] as const).map(
+		(disposition) => ({ type: "xstate.done.actor.busyPreflight.*", output: { disposition } }) as EventObject,
+	),
 ];
 
 export const promptModel: ModelSpec = {
@@ -61,6 +66,10 @@ export const promptModel: ModelSpec = {
 			s.context.compaction?.willRetry ?? null,
 			s.context.deferredPrompts.length > 0,
 			s.context.operation !== undefined,
+			s.context.treeNavigation !== undefined,
+			// Whether a busy prompt is in flight, not how many: more only adds self-loops (every replayed
+			// edge is checked against the live actor, so a merge that hid a difference would fail loudly).
+			s.context.busyPreflightsInFlight > 0,
 		]),
 	harness: () => promptHarness({ retry: { maxRetries: 2 } }) as never,
 };

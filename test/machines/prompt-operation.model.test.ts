@@ -15,10 +15,8 @@ const spec = promptModel;
 
 describe("prompt-operation machine (xstate/graph)", () => {
 	let adj: ReturnType<typeof adjacency>;
-	let paths: ReturnType<typeof shortestPaths>;
 	beforeAll(() => {
 		adj = adjacency(spec);
-		paths = shortestPaths(spec);
 	});
 
 	it("reaches every state node", () => {
@@ -34,6 +32,7 @@ describe("prompt-operation machine (xstate/graph)", () => {
 			{ beforeSettle: "working" },
 			{ beforeSettle: "aborting" },
 			"settling",
+			{ beforeSettle: "awaitingInput" },
 			{ branchSummary: "working" },
 			{ branchSummary: "aborting" },
 		]) {
@@ -47,37 +46,228 @@ describe("prompt-operation machine (xstate/graph)", () => {
 		expect(Object.values(adj).filter((v) => v.state.status !== "active")).toEqual([]);
 	});
 
-	it("idle with no operation is reachable from every state using only actor completions and timers", () => {
+	it("idle with no operation is reachable from every state using only answers, actor completions and timers", () => {
 		// Without any user event (no PROMPT, no ABORT…): the machine never waits on the user to settle.
-		const completionAdj = adjacencyFrom(adj, (e) => e.type.startsWith("xstate."));
+		const completionAdj = adjacencyFrom(
+			adj,
+			(e) => e.type.startsWith("xstate.") || /^(PREFLIGHT|RUN|BEFORE_SETTLE|SETTLE)_(DONE|FAILED)$/.test(e.type),
+		);
 		expect(verticesThatCannotReach(spec, completionAdj, (s) => s.value === "idle")).toEqual([]);
 	});
 
 	it("replaying every edge on a live actor with fake actors fires every transition of the machine", async () => {
-		const fired = new Set<string>();
-		let edges = 0;
-		for (const [vertex, value] of Object.entries(adj)) {
-			const path = paths.get(vertex);
-			expect(path, `no path to ${vertex}`).toBeDefined();
-			if (!path) continue;
-			for (const { event, state } of Object.values(value.transitions)) {
-				const { fired: keys } = await replay(spec, [...path.steps, { event, state }]);
-				for (const key of keys) fired.add(key);
-				edges++;
-			}
-		}
+		const { fired, edges } = await replayAll();
 		const all = allTransitionKeys(promptOperationMachine);
 		expect(all.filter((key) => !fired.has(key))).toEqual([]);
 		const required = ["postRun", "retrying", "compacting", "beforeSettle"].flatMap((state) =>
 			all.filter((key) => key.startsWith(`promptOperation.${state}`)),
 		);
-		// postRun's 9 ordered branches, retrying's 3 (+ busy prompt), compacting (incl. abort and
-		// ABORT_COMPACTION, done/error branches) and beforeSettle (incl. abort).
-		expect(required.length).toBeGreaterThanOrEqual(30);
+		// postRun's 8 ordered branches, retrying's 4, compacting's done/error branches plus abort and
+		// ABORT_COMPACTION, beforeSettle (incl. abort and awaiting busy input).
+		expect(required.length).toBeGreaterThanOrEqual(35);
 		expect(required.every((key) => fired.has(key))).toBe(true);
 		expect(edges).toBeGreaterThan(200);
 	});
+
+	describe("every branch out of postRun, retrying and compacting does what its name says", () => {
+		const key = (state: string, event: string, index: number) => `promptOperation.${state}|${event}|${index}`;
+		const done = "xstate.done.actor.compaction";
+		const error = "xstate.error.actor.compaction";
+		/** Expected next state and emitted events of each branch, as seen on the live actor that took it. */
+		const branches: [string, string, (step: LastStep) => void][] = [
+			["postRun: abort first", key("postRun", "", 0), (s) => expect(s.state).toBe("settling")],
+			[
+				"postRun: retry with attempts left",
+				key("postRun", "", 1),
+				(s) => {
+					expect(s.state).toBe("retrying");
+					expect(types(s)).toContain("auto_retry_start");
+				},
+			],
+			[
+				"postRun: overflow recovery (omit, compact, re-run)",
+				key("postRun", "", 2),
+				(s) => {
+					expect(s.state).toBe("compacting.working");
+					expect(s.compaction).toMatchObject({ reason: "overflow", willRetry: true });
+				},
+			],
+			[
+				"postRun: second overflow in a request",
+				key("postRun", "", 3),
+				(s) => {
+					expect(s.state).toMatch(/^(beforeSettle|settling)/);
+					expect(types(s)).toContain("overflow_recovery_failed");
+				},
+			],
+			[
+				"postRun: successful answer over the window",
+				key("postRun", "", 4),
+				(s) => expect(s.compaction).toMatchObject({ reason: "overflow", willRetry: false }),
+			],
+			["postRun: threshold", key("postRun", "", 5), (s) => expect(s.compaction).toMatchObject({ reason: "threshold" })],
+			[
+				"postRun: queued after agent_end",
+				key("postRun", "", 6),
+				(s) => expect(s.lastRun).toMatchObject({ mode: "continue", cause: "queued" }),
+			],
+			["postRun: nothing to do", key("postRun", "", 7), (s) => expect(s.state).toMatch(/^(beforeSettle|settling)/)],
+			[
+				"retrying: backoff elapsed on the actor clock",
+				key("retrying", "xstate.after.retryDelay.promptOperation.retrying", 0),
+				(s) => expect(s.lastRun).toMatchObject({ mode: "continue", cause: "retry" }),
+			],
+			[
+				"retrying: ABORT",
+				key("retrying", "ABORT", 0),
+				(s) => {
+					expect(s.state).toBe("settling");
+					expect(s.emitted).toContainEqual({
+						type: "auto_retry_end",
+						success: false,
+						attempt: expect.any(Number),
+						finalError: "Retry cancelled",
+					});
+				},
+			],
+			[
+				"retrying: ABORT_RETRY",
+				key("retrying", "ABORT_RETRY", 0),
+				(s) => {
+					expect(s.state).toBe("settling");
+					expect(s.emitted).toContainEqual(
+						expect.objectContaining({ type: "auto_retry_end", finalError: "Retry cancelled" }),
+					);
+				},
+			],
+			["retrying: a prompt while waiting", key("retrying", "PROMPT", 0), (s) => expect(s.state).toBe("retrying")],
+			[
+				"compacting: manual done",
+				key("compacting", done, 0),
+				(s) => expect(types(s)).toContain("manual_compaction_done"),
+			],
+			["compacting: done after an abort", key("compacting", done, 1), (s) => expect(s.state).toBe("settling")],
+			[
+				"compacting: compacted for the overflow retry",
+				key("compacting", done, 2),
+				(s) => expect(s.lastRun).toMatchObject({ mode: "continue", cause: "compaction" }),
+			],
+			[
+				"compacting: not compacted but messages queued",
+				key("compacting", done, 3),
+				(s) => expect(s.lastRun).toMatchObject({ cause: "queued" }),
+			],
+			[
+				"compacting: cancelled by an extension (or nothing to retry) never re-runs",
+				key("compacting", done, 4),
+				(s) => {
+					expect(s.state).toMatch(/^(beforeSettle|settling)/);
+					expect(types(s)).not.toContain("run_requested");
+				},
+			],
+			["compacting: manual failed", key("compacting", error, 0), (s) => expect(s.state).toBe("idle")],
+			["compacting: failed after an abort", key("compacting", error, 1), (s) => expect(s.state).toBe("settling")],
+			["compacting: failed", key("compacting", error, 2), (s) => expect(s.state).toMatch(/^(beforeSettle|settling)/)],
+			[
+				"compacting: ABORT",
+				key("compacting.working", "ABORT", 0),
+				(s) => {
+					expect(s.state).toBe("compacting.aborting");
+					expect(s.emitted).toContainEqual({ type: "abort_requested", target: "compaction" });
+				},
+			],
+			[
+				"compacting: ABORT_COMPACTION",
+				key("compacting.working", "ABORT_COMPACTION", 0),
+				(s) => expect(s.emitted).toContainEqual({ type: "abort_requested", target: "compaction" }),
+			],
+		];
+
+		it.each(branches)("%s", async (_name, transition, check) => {
+			const { lastSteps } = await replayAll();
+			const step = lastSteps.get(transition);
+			expect(step, `no replayed edge fired ${transition}`).toBeDefined();
+			check(step!);
+		});
+
+		it("the extension-cancel branch is reached from an overflow recovery", async () => {
+			const { lastSteps } = await replayAll();
+			const cancelled = [...lastSteps.values()].find(
+				(step) =>
+					step.fired.includes(key("compacting", done, 4)) &&
+					(step.event as { output?: { cancelled?: boolean } }).output?.cancelled === true &&
+					step.before?.willRetry === true,
+			);
+			expect(cancelled, "an overflow recovery whose compaction an extension cancelled").toBeDefined();
+			expect(types(cancelled!)).not.toContain("run_requested");
+		});
+	});
 });
+
+interface LastStep {
+	event: EventObject;
+	fired: string[];
+	emitted: { type: string; [key: string]: unknown }[];
+	state: string;
+	compaction: unknown;
+	lastRun: unknown;
+	/** The compaction in flight before the step (for compacting branches). */
+	before: { reason?: string; willRetry?: boolean } | undefined;
+}
+
+function types(step: LastStep): string[] {
+	return step.emitted.map((event) => event.type);
+}
+
+let replayed: Promise<{ fired: Set<string>; edges: number; lastSteps: Map<string, LastStep> }> | undefined;
+
+/**
+ * Replays every edge of the state graph once (shortest path to its source, then the edge) on a
+ * fresh live actor, and keeps — for each transition — the first edge that fired it in its last step.
+ */
+function replayAll() {
+	replayed ??= (async () => {
+		const adj = adjacency(spec);
+		const paths = shortestPaths(spec);
+		const fired = new Set<string>();
+		const lastSteps = new Map<string, LastStep>();
+		const selfLoops = new Set<string>();
+		let edges = 0;
+		for (const [vertex, value] of Object.entries(adj)) {
+			const path = paths.get(vertex);
+			if (!path) throw new Error(`no path to ${vertex}`);
+			for (const { event, state } of Object.values(value.transitions)) {
+				// An edge back to its own vertex (settings updates, completions of children that are not
+				// there…) is replayed once per state, event and what the guards of targetless transitions
+				// read (a navigation in flight); the coverage check above catches a miss.
+				if (spec.serialize(state) === vertex) {
+					const navigating = value.state.context.treeNavigation !== undefined;
+					const loop = `${JSON.stringify(value.state.value)} ${navigating} ${JSON.stringify(event)}`;
+					if (selfLoops.has(loop)) continue;
+					selfLoops.add(loop);
+				}
+				const { h, fired: keys, lastStep } = await replay(spec, [...path.steps, { event, state }]);
+				for (const k of keys) fired.add(k);
+				const snapshot = h.actor.getSnapshot() as { context: { compaction?: unknown } };
+				for (const k of lastStep.fired) {
+					if (lastSteps.has(k)) continue;
+					lastSteps.set(k, {
+						event,
+						fired: lastStep.fired,
+						emitted: lastStep.emitted,
+						state: h.state(),
+						compaction: snapshot.context.compaction,
+						lastRun: h.fakes.inputs("run").at(-1),
+						before: value.state.context.compaction,
+					});
+				}
+				edges++;
+			}
+		}
+		return { fired, edges, lastSteps };
+	})();
+	return replayed;
+}
 
 /** Restricts an adjacency map to edges whose event passes `keep`. */
 function adjacencyFrom(adj: ReturnType<typeof adjacency>, keep: (event: EventObject) => boolean) {

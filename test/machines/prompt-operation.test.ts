@@ -11,11 +11,12 @@ import {
 	OVERFLOW_RECOVERY_FAILED_MESSAGE,
 	type PromptOperationEmitted,
 	type PromptOperationSnapshot,
-	planRetryDelay,
+	planRetry,
 	promptOperationMachine,
 	RETRY_CANCELLED_MESSAGE,
 	type RunInput,
 } from "../../machines/prompt-operation.machine.js";
+import { planRetry as sessionPlanRetry } from "../../src/session/retry-policy.js";
 import {
 	fatal,
 	flush,
@@ -35,35 +36,38 @@ async function finishOperation(h: ReturnType<typeof promptHarness>) {
 	await h.resolve("settle");
 }
 
-describe("planRetryDelay", () => {
+describe("planRetry (the machine's retry policy)", () => {
 	it("doubles from the base delay and caps at maxAgentDelayMs", () => {
-		const settings = { ...DEFAULT_RETRY_SETTINGS, baseDelayMs: 2000, maxAgentDelayMs: 10_000 };
-		expect([1, 2, 3, 4, 5].map((attempt) => planRetryDelay(settings, attempt))).toEqual([
-			{ kind: "wait", delayMs: 2000 },
-			{ kind: "wait", delayMs: 4000 },
-			{ kind: "wait", delayMs: 8000 },
-			{ kind: "wait", delayMs: 10_000 },
-			{ kind: "wait", delayMs: 10_000 },
+		const settings = { ...DEFAULT_RETRY_SETTINGS, baseDelayMs: 2000, maxAgentDelayMs: 10_000, maxRetries: 5 };
+		expect([1, 2, 3, 4, 5].map((attempt) => delayOf(planRetry(settings, attempt)))).toEqual([
+			2000, 4000, 8000, 10_000, 10_000,
 		]);
 	});
 
 	it("honours a provider-requested delay as a lower bound and gives up when it exceeds the cap", () => {
-		expect(planRetryDelay(DEFAULT_RETRY_SETTINGS, 1, 30_000)).toEqual({ kind: "wait", delayMs: 30_000 });
-		expect(planRetryDelay(DEFAULT_RETRY_SETTINGS, 3, 1000)).toEqual({ kind: "wait", delayMs: 8000 });
-		expect(planRetryDelay(DEFAULT_RETRY_SETTINGS, 1, 60_001)).toEqual({
+		expect(delayOf(planRetry(DEFAULT_RETRY_SETTINGS, 1, { requestedDelayMs: 30_000 }))).toBe(30_000);
+		expect(delayOf(planRetry(DEFAULT_RETRY_SETTINGS, 3, { requestedDelayMs: 1000 }))).toBe(8000);
+		expect(planRetry(DEFAULT_RETRY_SETTINGS, 1, { requestedDelayMs: 60_001 })).toMatchObject({
 			kind: "give_up",
 			reason: "requested_delay_exceeds_cap",
 		});
 	});
 
 	it("never goes below the previous delay of the sequence, and treats a cap ≤ 0 as no cap", () => {
-		expect(planRetryDelay(DEFAULT_RETRY_SETTINGS, 2, undefined, 30_000)).toEqual({ kind: "wait", delayMs: 30_000 });
-		expect(planRetryDelay({ ...DEFAULT_RETRY_SETTINGS, maxAgentDelayMs: 0 }, 8)).toEqual({
-			kind: "wait",
-			delayMs: 256_000,
-		});
+		expect(delayOf(planRetry(DEFAULT_RETRY_SETTINGS, 2, { floorMs: 30_000 }))).toBe(30_000);
+		expect(delayOf(planRetry({ ...DEFAULT_RETRY_SETTINGS, maxAgentDelayMs: 0, maxRetries: 8 }, 8))).toBe(256_000);
+	});
+
+	it("is the policy the session re-exports (one source of truth)", () => {
+		expect(sessionPlanRetry(DEFAULT_RETRY_SETTINGS, 2)).toEqual(planRetry(DEFAULT_RETRY_SETTINGS, 2));
+		expect(planRetry(DEFAULT_RETRY_SETTINGS, 4)).toMatchObject({ kind: "give_up", reason: "exhausted" });
+		expect(planRetry({ ...DEFAULT_RETRY_SETTINGS, enabled: false }, 1)).toMatchObject({ reason: "disabled" });
 	});
 });
+
+function delayOf(plan: ReturnType<typeof planRetry>): number | string {
+	return plan.kind === "retry" ? plan.delayMs : plan.reason;
+}
 
 describe("prompt-operation machine: one operation", () => {
 	it("runs preflight → running → beforeSettle → settling → idle with exactly one settle", async () => {
@@ -132,14 +136,33 @@ describe("prompt-operation machine: one operation", () => {
 	it("an unprovided actor rejects with a message that names it and how to provide it", async () => {
 		const actor = createActor(promptOperationMachine, { input: {} });
 		const results: PromptOperationEmitted[] = [];
-		actor.on("preflight_result", (e) => results.push(e));
+		actor.on("manual_compaction_done", (e) => results.push(e));
 		actor.start();
-		actor.send({ type: "PROMPT", request: { requestId: "r1" } });
+		actor.send({ type: "COMPACT", requestId: "c1" });
 		await flush();
 		expect(actor.getSnapshot().value).toBe("idle");
 		const error = (results[0] as { error?: Error }).error;
-		expect(error?.message).toContain('actor "preflight" is not provided');
+		expect(error?.message).toContain('actor "compact" is not provided');
 		expect(error?.message).toContain("promptOperationMachine.provide");
+	});
+
+	it("requests each step with its input and waits for the answer (an unanswered request keeps the state)", async () => {
+		const actor = createActor(promptOperationMachine, { input: {} });
+		const requests: PromptOperationEmitted[] = [];
+		actor.on("preflight_requested", (e) => requests.push(e));
+		actor.on("run_requested", (e) => requests.push(e));
+		actor.start();
+		actor.send({ type: "PROMPT", request: { requestId: "r1", payload: "hi" } });
+		await flush();
+		expect(actor.getSnapshot().value).toBe("preflight");
+		expect(requests).toEqual([{ type: "preflight_requested", input: { request: { requestId: "r1", payload: "hi" } } }]);
+		actor.send({ type: "PREFLIGHT_DONE", output: { disposition: "started", runPayload: ["m"] } });
+		expect(requests[1]).toMatchObject({
+			type: "run_requested",
+			input: { mode: "prompt", payload: ["m"], runIndex: 1 },
+		});
+		expect(actor.getSnapshot().value).toEqual({ running: "working" });
+		actor.stop();
 	});
 
 	it("continues with agent.continue() when messages were queued after agent_end", async () => {
@@ -564,7 +587,13 @@ describe("prompt-operation machine: abort", () => {
 		expect(h.state()).toBe("settling");
 		expect(h.fakes.count("run")).toBe(0);
 		await h.resolve("settle");
-		expect(h.emitted.map((e) => e.type)).toEqual(["preflight_result", "operation_started", "operation_settled"]);
+		expect(h.emitted.map((e) => e.type)).toEqual([
+			"abort_requested",
+			"preflight_result",
+			"operation_started",
+			"operation_settled",
+		]);
+		expect(h.emittedOf("abort_requested")).toEqual([{ type: "abort_requested", target: "preflight" }]);
 	});
 
 	it("an abort during preflight of a handled prompt changes nothing", async () => {
@@ -606,7 +635,7 @@ describe("prompt-operation machine: prompts while busy", () => {
 			requestId: "r2",
 			disposition: "queued",
 		});
-		expect(Object.keys(h.actor.getSnapshot().children)).toEqual(["run"]);
+		expect(Object.keys(h.actor.getSnapshot().children)).toEqual([]);
 		await h.send({ type: "PROMPT", request: { requestId: "r3" } });
 		await h.reject("busyPreflight.r3", new Error("Agent is already processing."));
 		expect(h.emittedOf("preflight_result").at(-1)).toEqual({
@@ -703,5 +732,137 @@ describe("prompt-operation selectors", () => {
 		await h.send({ type: "ABORT" });
 		expect(lifecycleState(snap(h))).toBe("running.aborting");
 		expect(isStreaming(snap(h))).toBe(true);
+	});
+});
+
+describe("prompt-operation machine: recovery paths (issue 5)", () => {
+	it("a retryable error that is not retried still gets the threshold check (C.3 steps 5–6)", async () => {
+		const h = promptHarness({ retry: { maxRetries: 1, baseDelayMs: 10 } });
+		await startOperation(h);
+		await h.resolve("run", retryable());
+		await h.advance(10);
+		await h.resolve("run", retryable("503 again", { overThreshold: true }));
+		expect(h.state()).toBe("compacting.working");
+		expect(h.fakes.inputs("compact")).toEqual([{ reason: "threshold", willRetry: false, operationId: 1 }]);
+		expect(h.emittedOf("auto_retry_end")).toEqual([
+			{ type: "auto_retry_end", success: false, attempt: 1, finalError: "503 again" },
+		]);
+		await h.resolve("compact", { compacted: true, continue: false });
+		expect(h.state()).toBe("beforeSettle.working");
+		expect(h.fakes.count("run")).toBe(2);
+	});
+
+	it("does not settle while a busy prompt is still in its input hooks; queued → the operation continues", async () => {
+		const h = promptHarness();
+		await startOperation(h);
+		await h.resolve("run", outcome({ overThreshold: true }));
+		expect(h.state()).toBe("compacting.working");
+		await h.send({ type: "PROMPT", request: { requestId: "late", payload: { streamingBehavior: "steer" } } });
+		await h.resolve("compact", { compacted: true, continue: false });
+		await h.resolve("beforeSettle", { continue: false });
+		expect(h.state()).toBe("beforeSettle.awaitingInput");
+		expect(isStreaming(snap(h))).toBe(true);
+		expect(h.fakes.count("settle")).toBe(0);
+		await h.resolve("busyPreflight.late", { disposition: "queued" });
+		expect(h.state()).toBe("running.working");
+		expect(h.fakes.inputs("run").at(-1)).toMatchObject({ mode: "continue", cause: "queued" });
+		await h.resolve("run", outcome());
+		await finishOperation(h);
+		expect(h.state()).toBe("idle");
+		expect(h.emittedOf("operation_settled")).toHaveLength(1);
+	});
+
+	it("a busy prompt that ends handled or rejected lets the operation settle; ABORT settles at once", async () => {
+		const h = promptHarness();
+		await startOperation(h);
+		await h.send({ type: "PROMPT", request: { requestId: "cmd" } });
+		await h.resolve("run", outcome({ beforeSettleBoundary: false }));
+		expect(h.state()).toBe("beforeSettle.awaitingInput");
+		await h.resolve("busyPreflight.cmd", { disposition: "handled" });
+		expect(h.state()).toBe("settling");
+		await h.resolve("settle");
+
+		await startOperation(h, "r2");
+		await h.send({ type: "PROMPT", request: { requestId: "slow" } });
+		await h.resolve("run", outcome());
+		await h.resolve("beforeSettle", { continue: false });
+		expect(h.state()).toBe("beforeSettle.awaitingInput");
+		await h.send({ type: "ABORT" });
+		expect(h.state()).toBe("settling");
+		await h.resolve("settle");
+		expect(h.emittedOf("operation_settled").map((e) => [e.requestId, e.aborted])).toEqual([
+			["r1", false],
+			["r2", true],
+		]);
+		// The abandoned busy preflight still reports its caller's result.
+		await h.resolve("busyPreflight.slow", { disposition: "queued" });
+		expect(h.state()).toBe("idle");
+		expect(h.emittedOf("preflight_result").at(-1)).toMatchObject({ requestId: "slow", disposition: "queued" });
+	});
+
+	it("an extension command's NAVIGATE_TREE runs beside the preflight; prompts wait for it", async () => {
+		const h = promptHarness();
+		await h.send({ type: "PROMPT", request: { requestId: "cmd", payload: { text: "/tree" } } });
+		expect(snap(h).can({ type: "NAVIGATE_TREE", requestId: "t1" })).toBe(true);
+		await h.send({ type: "NAVIGATE_TREE", requestId: "t1", payload: { targetId: "e2" } });
+		expect(h.state()).toBe("preflight");
+		expect(isCompacting(snap(h))).toBe(true);
+		expect(snap(h).can({ type: "NAVIGATE_TREE", requestId: "t2" })).toBe(false);
+		expect(h.fakes.inputs("navigateTree")).toEqual([{ requestId: "t1", payload: { targetId: "e2" } }]);
+		await h.send({ type: "ABORT_BRANCH_SUMMARY" });
+		expect(h.emittedOf("abort_requested")).toEqual([{ type: "abort_requested", target: "branch_summary" }]);
+		// The command did not await it: the prompt is handled, the navigation goes on.
+		await h.resolve("preflight", { disposition: "handled" });
+		expect(h.state()).toBe("idle");
+		expect(isCompacting(snap(h))).toBe(true);
+		expect(snap(h).can({ type: "COMPACT", requestId: "c1" })).toBe(false);
+		await h.send({ type: "PROMPT", request: { requestId: "during" } });
+		expect(h.fakes.inputs("busyPreflight")).toEqual([{ request: { requestId: "during" }, phase: "branchSummary" }]);
+		await h.send({ type: "ABORT" });
+		expect(h.emittedOf("abort_requested")).toEqual([
+			{ type: "abort_requested", target: "branch_summary" },
+			{ type: "abort_requested", target: "branch_summary" },
+		]);
+		await h.resolve("navigateTree", { cancelled: true, aborted: true });
+		expect(h.emittedOf("tree_navigation_done")).toEqual([
+			{ type: "tree_navigation_done", requestId: "t1", output: { cancelled: true, aborted: true } },
+		]);
+		expect(isCompacting(snap(h))).toBe(false);
+		expect(snap(h).can({ type: "ABORT" })).toBe(false);
+		expect(h.fakes.count("settle")).toBe(0);
+	});
+
+	it("deferred prompts wait for a spawned navigation to end", async () => {
+		const h = promptHarness();
+		await h.send({ type: "PROMPT", request: { requestId: "cmd" } });
+		await h.send({ type: "NAVIGATE_TREE", requestId: "t1" });
+		await h.send({ type: "PROMPT", request: { requestId: "next" } });
+		expect(h.emittedOf("prompt_deferred").map((e) => e.requestId)).toEqual(["next"]);
+		await h.resolve("preflight", { disposition: "handled" });
+		expect(h.state()).toBe("idle");
+		expect(h.fakes.count("preflight")).toBe(1);
+		await h.reject("navigateTree", new Error("Entry e9 not found"));
+		expect(h.emittedOf("tree_navigation_done")[0]).toMatchObject({
+			requestId: "t1",
+			error: new Error("Entry e9 not found"),
+		});
+		expect(h.state()).toBe("preflight");
+		expect(h.fakes.inputs("preflight")[1]).toEqual({ request: { requestId: "next" } });
+	});
+
+	it("ABORT during a preflight also aborts a navigation its command started", async () => {
+		const h = promptHarness();
+		await h.send({ type: "PROMPT", request: { requestId: "cmd" } });
+		await h.send({ type: "NAVIGATE_TREE", requestId: "t1" });
+		await h.send({ type: "ABORT" });
+		expect(h.emittedOf("abort_requested")).toEqual([
+			{ type: "abort_requested", target: "preflight" },
+			{ type: "abort_requested", target: "branch_summary" },
+		]);
+		await h.resolve("navigateTree", { cancelled: true, aborted: true });
+		// The abort flag survives the navigation's end: a started prompt still settles without running.
+		await h.resolve("preflight", { disposition: "started" });
+		expect(h.state()).toBe("settling");
+		expect(h.fakes.count("run")).toBe(0);
 	});
 });

@@ -1,15 +1,20 @@
 import { existsSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import type { ExtensionAPI } from "../../src/extensions/types.js";
 import { DefaultResourceLoader } from "../../src/resources/resource-loader.js";
 import type { LoadedExtension } from "../../src/resources/types.js";
 import { ProjectTrustStore } from "../../src/settings/trust.js";
 import { copyFixture, tempDir, writeTree } from "../settings/helpers.js";
 
+/** The tiny test API: records `tag` calls instead of a real ExtensionAPI. */
+const tagger = (api: ExtensionAPI) => api as unknown as { tag: (name: string) => void };
+
 /** Calls each factory with a tiny API that records `tag` calls. */
 async function run(extensions: LoadedExtension[]): Promise<unknown[][]> {
 	const calls: unknown[][] = [];
-	for (const extension of extensions) await extension.factory({ tag: (...args: unknown[]) => calls.push(args) });
+	for (const extension of extensions)
+		await extension.factory({ tag: (...args: unknown[]) => calls.push(args) } as unknown as ExtensionAPI);
 	return calls;
 }
 
@@ -54,7 +59,7 @@ describe("extension discovery", () => {
 			agentDir,
 			trustProject: true,
 			additionalExtensionPaths: [explicit, "does-not-exist.ts"],
-			extensionFactories: [(api) => api.tag("inline-1"), (api) => api.tag("inline-2")],
+			extensionFactories: [(api) => tagger(api).tag("inline-1"), (api) => tagger(api).tag("inline-2")],
 		});
 		await loader.reload();
 		const { extensions, errors, diagnostics } = loader.getExtensions();

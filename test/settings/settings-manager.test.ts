@@ -386,3 +386,20 @@ describe("SettingsManager project trust", () => {
 		expect(settings.getShellPath()).toBeUndefined();
 	});
 });
+
+describe("settings files with Object.prototype key names", () => {
+	// Regression: a global file `{"valueOf":null}` made validation look up Object.prototype.valueOf as
+	// the key's schema and throw "Unknown type" (found by the setter property test).
+	it("treats valueOf, constructor and __proto__ as ordinary unknown keys", () => {
+		const { cwd, agentDir } = workspace();
+		const path = join(agentDir, "settings.json");
+		writeFileSync(path, '{"valueOf":null,"constructor":1,"__proto__":{"steeringMode":"all"}}');
+		const settings = SettingsManager.create(cwd, agentDir);
+		expect(settings.getErrors()).toEqual([]);
+		expect(settings.getSteeringMode()).toBe("one-at-a-time");
+		settings.setFollowUpMode("all");
+		expect(JSON.parse(readFileSync(path, "utf-8"))).toEqual(
+			JSON.parse('{"valueOf":null,"constructor":1,"__proto__":{"steeringMode":"all"},"followUpMode":"all"}'),
+		);
+	});
+});

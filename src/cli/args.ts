@@ -1,0 +1,293 @@
+/**
+ * `settle` command-line parsing. Known options are Settle's (mostly pi's names); any other
+ * `--name [value]` is collected as an extension flag, validated once the project's extensions are
+ * loaded (pi's `Unknown option: --a` / `Extension flag "--x" requires a value`).
+ */
+import type { ThinkingLevel } from "../llm/types.js";
+
+/** The thinking levels `--thinking` accepts. */
+export const THINKING_LEVELS: readonly ThinkingLevel[] = ["off", "minimal", "low", "medium", "high", "xhigh"];
+
+/** How the CLI runs. */
+export type CliMode = "text" | "json" | "rpc";
+
+/** A problem with the command line (always a usage error). */
+export interface ArgDiagnostic {
+	type: "error" | "warning";
+	message: string;
+}
+
+/** An option the CLI does not know: an extension flag (or a typo, reported once extensions are loaded). */
+export interface UnknownFlag {
+	name: string;
+	value: string | true;
+	/** The value was the next argument (not `--name=value`): a boolean flag gives it back as a message. */
+	valueWasNextArg: boolean;
+	/** Index in `messages` where the next argument would go if it is given back. */
+	messageIndex: number;
+}
+
+/** The parsed command line. */
+export interface ParsedArgs {
+	command?: "demo" | "viz";
+	/** `viz [dir]`. */
+	commandArgs: string[];
+	help: boolean;
+	version: boolean;
+	/** `-p` / `--print` was given. */
+	print: boolean;
+	mode?: CliMode;
+	messages: string[];
+	model?: string;
+	thinking?: ThinkingLevel;
+	cwd?: string;
+	agentDir?: string;
+	session?: string;
+	sessionDir?: string;
+	continue: boolean;
+	noSession: boolean;
+	tools?: string[];
+	noTools: boolean;
+	/** `--approve` true, `--no-approve` false. */
+	trustProject?: boolean;
+	faux: boolean;
+	fauxScript?: string;
+	extensions: string[];
+	noExtensions: boolean;
+	unknownFlags: UnknownFlag[];
+	diagnostics: ArgDiagnostic[];
+}
+
+const VALUE_OPTIONS = new Set([
+	"--mode",
+	"--model",
+	"--thinking",
+	"--cwd",
+	"--agent-dir",
+	"--session",
+	"--session-dir",
+	"--tools",
+	"-t",
+	"--faux-script",
+	"--extension",
+	"-e",
+]);
+
+/**
+ * Parses `argv` (without `node` and the script). Never throws: problems are `diagnostics`.
+ *
+ * @example
+ * ```ts
+ * parseArgs(["-p", "hello", "--faux"]); // { print: true, messages: ["hello"], faux: true, … }
+ * ```
+ */
+export function parseArgs(argv: readonly string[]): ParsedArgs {
+	const result: ParsedArgs = {
+		commandArgs: [],
+		help: false,
+		version: false,
+		print: false,
+		messages: [],
+		continue: false,
+		noSession: false,
+		noTools: false,
+		faux: false,
+		extensions: [],
+		noExtensions: false,
+		unknownFlags: [],
+		diagnostics: [],
+	};
+	const first = argv[0];
+	let start = 0;
+	if (first === "demo" || first === "viz") {
+		result.command = first;
+		start = 1;
+	}
+	for (let i = start; i < argv.length; i++) {
+		const arg = argv[i]!;
+		if (VALUE_OPTIONS.has(arg)) {
+			const value = argv[i + 1];
+			if (value === undefined) {
+				result.diagnostics.push({ type: "error", message: `Option ${arg} requires a value` });
+				continue;
+			}
+			i++;
+			applyValueOption(result, arg, value);
+			continue;
+		}
+		switch (arg) {
+			case "--help":
+			case "-h":
+				result.help = true;
+				continue;
+			case "--version":
+			case "-v":
+				result.version = true;
+				continue;
+			case "--print":
+			case "-p": {
+				result.print = true;
+				const next = argv[i + 1];
+				if (next !== undefined && !next.startsWith("-")) {
+					result.messages.push(next);
+					i++;
+				}
+				continue;
+			}
+			case "--json":
+				result.mode = "json";
+				continue;
+			case "--rpc":
+				result.mode = "rpc";
+				continue;
+			case "--continue":
+			case "-c":
+				result.continue = true;
+				continue;
+			case "--no-session":
+				result.noSession = true;
+				continue;
+			case "--no-tools":
+				result.noTools = true;
+				continue;
+			case "--approve":
+				result.trustProject = true;
+				continue;
+			case "--no-approve":
+				result.trustProject = false;
+				continue;
+			case "--faux":
+				result.faux = true;
+				continue;
+			case "--no-extensions":
+				result.noExtensions = true;
+				continue;
+		}
+		if (arg.startsWith("--") && arg.length > 2) {
+			if (collectUnknownFlag(result, argv, i, arg)) i++;
+		} else if (arg.startsWith("-") && arg.length > 1) {
+			result.diagnostics.push({ type: "error", message: `Unknown option: ${arg}` });
+		} else if (result.command) {
+			result.commandArgs.push(arg);
+		} else {
+			result.messages.push(arg);
+		}
+	}
+	checkCombinations(result);
+	return result;
+}
+
+function applyValueOption(result: ParsedArgs, option: string, value: string): void {
+	switch (option) {
+		case "--mode":
+			if (value === "text" || value === "json" || value === "rpc") result.mode = value;
+			else
+				result.diagnostics.push({ type: "error", message: `Invalid mode "${value}". Valid values: text, json, rpc` });
+			return;
+		case "--model":
+			result.model = value;
+			return;
+		case "--thinking":
+			if ((THINKING_LEVELS as readonly string[]).includes(value)) result.thinking = value as ThinkingLevel;
+			else {
+				result.diagnostics.push({
+					type: "error",
+					message: `Invalid thinking level "${value}". Valid values: ${THINKING_LEVELS.join(", ")}`,
+				});
+			}
+			return;
+		case "--cwd":
+			result.cwd = value;
+			return;
+		case "--agent-dir":
+			result.agentDir = value;
+			return;
+		case "--session":
+			result.session = value;
+			return;
+		case "--session-dir":
+			result.sessionDir = value;
+			return;
+		case "--tools":
+		case "-t":
+			result.tools = value
+				.split(",")
+				.map((name) => name.trim())
+				.filter((name) => name.length > 0);
+			return;
+		case "--faux-script":
+			result.faux = true;
+			result.fauxScript = value;
+			return;
+		case "--extension":
+		case "-e":
+			result.extensions.push(value);
+			return;
+	}
+}
+
+/** pi's rule: `--name=value`, `--name value` (when value does not start with `-`), else `--name` = true. */
+function collectUnknownFlag(result: ParsedArgs, argv: readonly string[], index: number, arg: string): boolean {
+	const equals = arg.indexOf("=");
+	const messageIndex = result.messages.length;
+	if (equals !== -1) {
+		result.unknownFlags.push({
+			name: arg.slice(2, equals),
+			value: arg.slice(equals + 1),
+			valueWasNextArg: false,
+			messageIndex,
+		});
+		return false;
+	}
+	const next = argv[index + 1];
+	if (next !== undefined && !next.startsWith("-")) {
+		result.unknownFlags.push({ name: arg.slice(2), value: next, valueWasNextArg: true, messageIndex });
+		return true;
+	}
+	result.unknownFlags.push({ name: arg.slice(2), value: true, valueWasNextArg: false, messageIndex });
+	return false;
+}
+
+function checkCombinations(result: ParsedArgs): void {
+	const sessionChoices = [result.session !== undefined, result.continue, result.noSession].filter(Boolean).length;
+	if (sessionChoices > 1) {
+		result.diagnostics.push({
+			type: "error",
+			message: "Use only one of --session <file>, --continue and --no-session.",
+		});
+	}
+	if (result.tools && result.noTools) {
+		result.diagnostics.push({ type: "error", message: "Use either --tools <names> or --no-tools, not both." });
+	}
+	if (result.mode === "rpc" && result.messages.length > 0) {
+		result.diagnostics.push({
+			type: "error",
+			message:
+				'--rpc reads commands from stdin; send prompts as {"type":"prompt","message":…} lines instead of arguments.',
+		});
+	}
+}
+
+/** The extension flag values to validate, as `createAgentSessionServices` takes them. */
+export function extensionFlagValues(unknownFlags: readonly UnknownFlag[]): Map<string, string | boolean> {
+	return new Map(unknownFlags.map((flag) => [flag.name, flag.value]));
+}
+
+/**
+ * Gives back the arguments boolean extension flags swallowed (`--plan "do it"`: pi would lose
+ * "do it"; it is a message). Returns the messages in command-line order.
+ */
+export function reclaimMessages(
+	messages: readonly string[],
+	unknownFlags: readonly UnknownFlag[],
+	flagType: (name: string) => "boolean" | "string" | undefined,
+): string[] {
+	const result = [...messages];
+	let inserted = 0;
+	for (const flag of unknownFlags) {
+		if (!flag.valueWasNextArg || typeof flag.value !== "string" || flagType(flag.name) !== "boolean") continue;
+		result.splice(flag.messageIndex + inserted, 0, flag.value);
+		inserted++;
+	}
+	return result;
+}

@@ -1,0 +1,134 @@
+/**
+ * `--faux` / `--faux-script`: the built-in scripted model for offline runs. A script is a JSON
+ * array with one step per model call; when it runs out (or without one) the model echoes the
+ * last user message.
+ */
+import { readFileSync } from "node:fs";
+import { resolve } from "node:path";
+import { errorMessage, SettleError } from "../errors.js";
+import {
+	createFauxProvider,
+	type FauxProvider,
+	type FauxResponseStep,
+	fauxAssistantMessage,
+	fauxText,
+	fauxThinking,
+	fauxToolCall,
+} from "../llm/faux.js";
+import { InMemoryModelRuntime } from "../llm/model-runtime.js";
+import type { AssistantMessage, Context, Message, TextContent, ThinkingContent, ToolCall } from "../llm/types.js";
+
+/** One step of a faux script. */
+export type FauxScriptStep =
+	| string
+	| {
+			text?: string;
+			thinking?: string;
+			toolCalls?: { name: string; arguments?: Record<string, unknown>; id?: string }[];
+			stopReason?: AssistantMessage["stopReason"];
+			errorMessage?: string;
+	  };
+
+const STOP_REASONS = new Set(["stop", "length", "toolUse", "error", "aborted"]);
+
+/**
+ * Reads and checks a faux script. Throws `INVALID_ARGUMENT` naming the file and the step.
+ *
+ * @example
+ * ```ts
+ * const steps = loadFauxScript("demo.json"); // ["hi", { toolCalls: [{ name: "ls" }] }]
+ * ```
+ */
+export function loadFauxScript(path: string): FauxResponseStep[] {
+	const file = resolve(path);
+	let parsed: unknown;
+	try {
+		parsed = JSON.parse(readFileSync(file, "utf8"));
+	} catch (error) {
+		throw new SettleError("INVALID_ARGUMENT", `Cannot read the faux script ${file}: ${errorMessage(error)}`, {
+			cause: error,
+			details: { path: file },
+		});
+	}
+	if (!Array.isArray(parsed)) {
+		throw new SettleError("INVALID_ARGUMENT", `The faux script ${file} must be a JSON array of steps.`, {
+			details: { path: file },
+		});
+	}
+	return parsed.map((step, index) => toStep(step, index, file));
+}
+
+function toStep(step: unknown, index: number, file: string): FauxResponseStep {
+	const fail = (what: string) =>
+		new SettleError("INVALID_ARGUMENT", `Faux script ${file}, step ${index + 1}: ${what}`, { details: { path: file } });
+	if (typeof step === "string") return fauxAssistantMessage(step);
+	if (!step || typeof step !== "object" || Array.isArray(step)) throw fail("expected a string or an object");
+	const value = step as Exclude<FauxScriptStep, string>;
+	const content: (TextContent | ThinkingContent | ToolCall)[] = [];
+	if (value.thinking !== undefined) {
+		if (typeof value.thinking !== "string") throw fail('"thinking" must be a string');
+		content.push(fauxThinking(value.thinking));
+	}
+	if (value.text !== undefined) {
+		if (typeof value.text !== "string") throw fail('"text" must be a string');
+		content.push(fauxText(value.text));
+	}
+	for (const call of value.toolCalls ?? []) {
+		if (!call || typeof call.name !== "string") throw fail('each tool call needs a "name"');
+		content.push(fauxToolCall(call.name, call.arguments ?? {}, call.id !== undefined ? { id: call.id } : {}));
+	}
+	if (value.stopReason !== undefined && !STOP_REASONS.has(value.stopReason)) {
+		throw fail(`"stopReason" must be one of ${[...STOP_REASONS].join(", ")}`);
+	}
+	const stopReason = value.stopReason ?? (value.toolCalls?.length ? "toolUse" : "stop");
+	const options: { stopReason: AssistantMessage["stopReason"]; errorMessage?: string } = { stopReason };
+	if (value.errorMessage !== undefined) options.errorMessage = String(value.errorMessage);
+	return fauxAssistantMessage(content, options);
+}
+
+/** The echo reply: the last user message's text. */
+export function echoStep(context: Context): AssistantMessage {
+	const user = context.messages.findLast((message: Message) => message.role === "user");
+	const text =
+		user === undefined
+			? "(nothing to echo)"
+			: typeof user.content === "string"
+				? user.content
+				: user.content
+						.filter((part): part is TextContent => part.type === "text")
+						.map((part) => part.text)
+						.join("\n");
+	return fauxAssistantMessage(text);
+}
+
+/** The CLI's faux model: the script's steps first, then echo. */
+export interface CliFaux {
+	faux: FauxProvider;
+	/** A fresh model runtime serving it (one per project, so extension providers never leak across). */
+	createModelRuntime(): InMemoryModelRuntime;
+}
+
+/**
+ * Builds the CLI's faux provider.
+ *
+ * @example
+ * ```ts
+ * const { createModelRuntime } = createCliFaux(loadFauxScript("script.json"));
+ * ```
+ */
+export function createCliFaux(steps: readonly FauxResponseStep[] = []): CliFaux {
+	const faux = createFauxProvider();
+	faux.setResponses(steps);
+	const streamFn: typeof faux.streamFn = (model, context, options) => {
+		if (faux.pendingResponseCount === 0) faux.appendResponses([echoStep]);
+		return faux.streamFn(model, context, options);
+	};
+	return {
+		faux,
+		createModelRuntime: () => {
+			const runtime = new InMemoryModelRuntime();
+			runtime.registerProvider({ provider: faux.provider, models: faux.models, streamFn, apiKey: "faux-key" });
+			return runtime;
+		},
+	};
+}

@@ -1,0 +1,73 @@
+/** `settle --help`. */
+
+/** Exit codes of the `settle` command. */
+export const EXIT_OK = 0;
+/** The run failed: the model answered with an error, the session could not start, a startup error. */
+export const EXIT_FAILURE = 1;
+/** The command line is wrong: unknown option, missing value, bad combination, unknown extension flag. */
+export const EXIT_USAGE = 2;
+
+/** The help text (extension flags of the current project are appended when known). */
+export function helpText(extensionFlags: readonly { name: string; type: string; description?: string }[] = []): string {
+	const flags =
+		extensionFlags.length === 0
+			? ""
+			: `\nExtension flags (from this project's extensions):\n${extensionFlags
+					.map(
+						(flag) =>
+							`  --${flag.name}${flag.type === "string" ? " <value>" : ""}`.padEnd(32) + (flag.description ?? ""),
+					)
+					.join("\n")}\n`;
+	return `settle — coding-agent sessions on explicit, inspectable state machines
+
+Usage:
+  settle -p "<prompt>" [options]        one prompt, the final answer on stdout
+  settle --json "<prompt>" [options]    every session event as a JSON line
+  settle --rpc [options]                JSONL commands on stdin, responses and events on stdout
+  settle demo                           run the offline demo (no API key needed)
+  settle viz [dir]                      write the machine diagrams (default ./visualizations)
+
+Options:
+  -p, --print [prompt]          Run the prompt(s) and print the final answer (default mode)
+  --json                        Print every event as JSON lines (first line: the session header)
+  --rpc                         Serve pi's RPC protocol on stdin/stdout
+  --mode <text|json|rpc>        Same as the three above (pi's spelling)
+  --model <provider/id>         Model to use (also a bare id when it is unique)
+  --thinking <level>            off, minimal, low, medium, high, xhigh (clamped to the model)
+  --cwd <dir>                   Project directory (default: the current directory); with --session,
+                                continue that session in <dir> (e.g. when its own directory is gone)
+  --session <file|id>           Resume a session file (or a session id of this project)
+  -c, --continue                Resume this project's most recent session
+  --no-session                  Keep the session in memory only
+  --session-dir <dir>           Where session files go (default <agent dir>/sessions/--<cwd>--)
+  --agent-dir <dir>             Global folder (default $SETTLE_AGENT_DIR or ~/.settle/agent)
+  -t, --tools <a,b>             Allowlist of tools (built-in, extension, custom)
+  --no-tools                    No tools at all
+  --approve / --no-approve      Trust / don't trust the project (its extensions and code-running settings)
+  -e, --extension <path>        Load an extension file (repeatable)
+  --no-extensions               Don't discover extensions (-e paths still load)
+  --faux                        Offline scripted model: echoes each prompt
+  --faux-script <file.json>     Offline scripted model replaying a script (then echoing)
+  -h, --help                    Show this help
+  -v, --version                 Show the version
+
+Extensions can register their own flags (e.g. --plan); unknown options are checked against them.
+${flags}
+Faux script (JSON array, one step per model call):
+  ["plain text reply", {"text": "…", "thinking": "…", "toolCalls": [{"name": "bash", "arguments": {"command": "pwd"}}]},
+   {"stopReason": "error", "errorMessage": "529 overloaded"}]
+
+Models: real providers need @mariozechner/pi-ai installed and a key, either in the environment
+(ANTHROPIC_API_KEY, OPENAI_API_KEY, GEMINI_API_KEY, …) or in <agent dir>/auth.json
+({"anthropic": {"type": "api_key", "key": "sk-…"}}).
+
+Exit codes: 0 ok, 1 failed (model error, startup error), 2 bad command line.
+
+Examples:
+  settle --faux -p "hello"                                  # prints: hello
+  settle --faux-script demo.json --json "list the files"
+  settle --model anthropic/claude-sonnet-4-5 -p "Review src/index.ts" --tools read,grep,find,ls
+  settle --continue -p "What did we decide?"
+  echo '{"type":"prompt","message":"hi"}' | settle --rpc --faux
+`;
+}

@@ -1,0 +1,136 @@
+/**
+ * Starting the CLI's runtime from the parsed command line: the project directory, the session
+ * (new, resumed, continued or in memory), the model source (pi-ai or `--faux`), tools, trust and
+ * extension flags — one factory reused for every replacement.
+ */
+import { existsSync, statSync } from "node:fs";
+import { resolve } from "node:path";
+import { errorMessage, SettleError } from "../errors.js";
+import { collectExtensionFlags } from "../extensions/flags.js";
+import { createAgentSessionRuntimeFactory } from "../runtime/factory.js";
+import { type AgentSessionRuntime, createAgentSessionRuntime } from "../runtime/runtime.js";
+import type { AgentSessionRuntimeDiagnostic } from "../runtime/services.js";
+import { getDefaultAgentDir } from "../settings/paths.js";
+import { SettingsManager } from "../settings/settings-manager.js";
+import { getDefaultSessionDirPath } from "../store/paths.js";
+import { SessionManager } from "../store/session-manager.js";
+import { extensionFlagValues, type ParsedArgs, reclaimMessages } from "./args.js";
+import { createCliFaux, loadFauxScript } from "./faux-script.js";
+import { EXIT_FAILURE, EXIT_USAGE } from "./help.js";
+
+/** A failure the CLI reports with a message and an exit code. */
+export class CliError extends Error {
+	override readonly name = "CliError";
+	constructor(
+		message: string,
+		readonly exitCode: number,
+	) {
+		super(message);
+	}
+}
+
+/** The started host: the runtime, and the prompts to run (with arguments boolean flags swallowed given back). */
+export interface CliHost {
+	runtime: AgentSessionRuntime;
+	messages: string[];
+	/** Startup problems that are only warnings (errors end the CLI before this). */
+	warnings: AgentSessionRuntimeDiagnostic[];
+}
+
+/**
+ * Builds the runtime the command line describes. Throws {@link CliError}: `EXIT_USAGE` for a bad
+ * directory, an unknown extension flag or model; `EXIT_FAILURE` when the session cannot start.
+ */
+export async function startHost(args: ParsedArgs): Promise<CliHost> {
+	const cwd = resolve(args.cwd ?? process.cwd());
+	if (!isDirectory(cwd)) throw new CliError(`--cwd: ${cwd} is not a directory.`, EXIT_USAGE);
+	const agentDir = resolve(args.agentDir ?? getDefaultAgentDir());
+	const settings = SettingsManager.create(cwd, agentDir);
+	const sessionDir = args.sessionDir
+		? resolve(args.sessionDir)
+		: (settings.getSessionDir() ?? getDefaultSessionDirPath(cwd, agentDir));
+
+	let modelRuntime: (() => ReturnType<ReturnType<typeof createCliFaux>["createModelRuntime"]>) | undefined;
+	if (args.faux) {
+		let steps: ReturnType<typeof loadFauxScript> = [];
+		if (args.fauxScript) {
+			try {
+				steps = loadFauxScript(args.fauxScript);
+			} catch (error) {
+				throw new CliError(errorMessage(error), EXIT_USAGE);
+			}
+		}
+		modelRuntime = createCliFaux(steps).createModelRuntime;
+	}
+	const factory = createAgentSessionRuntimeFactory({
+		...(modelRuntime ? { modelRuntime } : {}),
+		...(args.model ? { model: args.model } : {}),
+		...(args.thinking ? { thinkingLevel: args.thinking } : {}),
+		...(args.tools ? { tools: args.tools } : {}),
+		...(args.noTools ? { noTools: "all" as const } : {}),
+		extensionFlagValues: extensionFlagValues(args.unknownFlags),
+		resourceLoaderOptions: {
+			...(args.trustProject !== undefined ? { trustProject: args.trustProject } : {}),
+			...(args.extensions.length > 0 ? { additionalExtensionPaths: args.extensions } : {}),
+			...(args.noExtensions ? { noExtensions: true } : {}),
+		},
+	});
+
+	const sessionManager = openSession(args, cwd, sessionDir);
+	let runtime: AgentSessionRuntime;
+	try {
+		runtime = await createAgentSessionRuntime(factory, { cwd, agentDir, sessionManager });
+	} catch (error) {
+		if (error instanceof SettleError && error.code === "MISSING_SESSION_CWD") {
+			throw new CliError(
+				`${error.message}\nPass --cwd <dir> to continue the session in another directory.`,
+				EXIT_FAILURE,
+			);
+		}
+		if (error instanceof SettleError && (error.code === "NOT_FOUND" || error.code === "INVALID_ARGUMENT")) {
+			throw new CliError(error.message, EXIT_USAGE);
+		}
+		throw new CliError(errorMessage(error), EXIT_FAILURE);
+	}
+	const errors = runtime.diagnostics.filter((d) => d.type === "error");
+	if (errors.length > 0) {
+		await runtime.dispose();
+		const usage = errors.every((d) => d.source === "flags");
+		throw new CliError(errors.map((d) => `Error: ${d.message}`).join("\n"), usage ? EXIT_USAGE : EXIT_FAILURE);
+	}
+	const flags = collectExtensionFlags(runtime.services.extensionsResult.extensions);
+	const messages = reclaimMessages(args.messages, args.unknownFlags, (name) => flags.get(name)?.type);
+	return { runtime, messages, warnings: runtime.diagnostics.filter((d) => d.type !== "error") };
+}
+
+function openSession(args: ParsedArgs, cwd: string, sessionDir: string): SessionManager {
+	try {
+		if (args.noSession) return SessionManager.inMemory(cwd);
+		if (args.continue) return SessionManager.continueRecent(cwd, sessionDir);
+		if (args.session !== undefined) {
+			const cwdOverride = args.cwd !== undefined ? cwd : undefined;
+			const path = resolve(args.session);
+			if (existsSync(path) || args.session.endsWith(".jsonl")) return SessionManager.open(path, undefined, cwdOverride);
+			const found = SessionManager.findById(cwd, args.session, sessionDir);
+			if (!found) {
+				throw new CliError(
+					`No session file ${path} and no session with id ${args.session} in ${sessionDir}.`,
+					EXIT_USAGE,
+				);
+			}
+			return SessionManager.open(found, undefined, cwdOverride);
+		}
+		return SessionManager.create(cwd, sessionDir);
+	} catch (error) {
+		if (error instanceof CliError) throw error;
+		throw new CliError(errorMessage(error), EXIT_FAILURE);
+	}
+}
+
+function isDirectory(path: string): boolean {
+	try {
+		return statSync(path).isDirectory();
+	} catch {
+		return false;
+	}
+}

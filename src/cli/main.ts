@@ -1,0 +1,152 @@
+/**
+ * The `settle` command. `bin/settle.js` imports the bundled `dist/cli.js`; during
+ * development run `npx tsx src/cli/main.ts …`.
+ */
+import { existsSync, readFileSync, realpathSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { errorMessage } from "../errors.js";
+import { type CliMode, parseArgs } from "./args.js";
+import { runDemo } from "./demo.js";
+import { EXIT_FAILURE, EXIT_OK, EXIT_USAGE, helpText } from "./help.js";
+import { CliError, startHost } from "./host.js";
+import type { CliOutput } from "./print-mode.js";
+import { runPrintMode } from "./print-mode.js";
+import { runRpcMode } from "./rpc-mode.js";
+
+/** The process streams. */
+const processOutput: CliOutput = {
+	stdout: (text) => process.stdout.write(text),
+	stderr: (text) => process.stderr.write(text),
+};
+
+/**
+ * Runs the CLI with `argv` (without `node` and the script) and returns the exit code.
+ *
+ * @example
+ * ```ts
+ * const code = await main(["--faux", "-p", "hello"]); // prints "hello"
+ * ```
+ */
+export async function main(argv: readonly string[], out: CliOutput = processOutput): Promise<number> {
+	const args = parseArgs(argv);
+	for (const diagnostic of args.diagnostics) {
+		out.stderr(`${diagnostic.type === "error" ? "Error" : "Warning"}: ${diagnostic.message}\n`);
+	}
+	if (args.diagnostics.some((diagnostic) => diagnostic.type === "error")) {
+		out.stderr("Run settle --help for the options.\n");
+		return EXIT_USAGE;
+	}
+	if (args.help) {
+		out.stdout(helpText());
+		return EXIT_OK;
+	}
+	if (args.version) {
+		out.stdout(`${packageVersion()}\n`);
+		return EXIT_OK;
+	}
+	try {
+		if (args.command === "demo") return await runDemo(out);
+		if (args.command === "viz") return await writeDiagrams(args.commandArgs[0], out);
+
+		const mode: CliMode = args.mode ?? "text";
+		const noPrompt = () => {
+			out.stderr(
+				'Error: no prompt. Give one (settle -p "<prompt>"), pipe it on stdin, or use --rpc. See settle --help.\n',
+			);
+			return EXIT_USAGE;
+		};
+		// Fail fast without a prompt, unless an extension flag took the next argument (a boolean one gives it back).
+		let piped: string | undefined;
+		const mayReclaim = args.unknownFlags.some((flag) => flag.valueWasNextArg);
+		if (mode !== "rpc" && args.messages.length === 0 && !mayReclaim) {
+			piped = await readPipedStdin();
+			if (!piped?.trim()) return noPrompt();
+		}
+		const host = await startHost(args);
+		const { runtime } = host;
+		let messages = host.messages;
+		if (mode !== "rpc" && messages.length === 0) {
+			piped ??= await readPipedStdin();
+			if (!piped?.trim()) {
+				await runtime.dispose();
+				return noPrompt();
+			}
+			messages = [piped];
+		}
+		for (const warning of host.warnings) out.stderr(`Warning: ${warning.message}\n`);
+		const noModel = runtime.session.model === undefined;
+		if (runtime.modelFallbackMessage && (!noModel || mode === "rpc")) {
+			out.stderr(`Warning: ${runtime.modelFallbackMessage}\n`);
+		}
+		if (mode === "rpc") return await runRpcMode(runtime, process.stdin, out);
+		try {
+			if (noModel) {
+				out.stderr(`Error: ${runtime.modelFallbackMessage ?? "No model selected."}\n`);
+				return EXIT_FAILURE;
+			}
+			return await runPrintMode(runtime, { mode, messages }, out);
+		} finally {
+			await runtime.dispose();
+		}
+	} catch (error) {
+		if (error instanceof CliError) {
+			out.stderr(`${error.message.startsWith("Error:") ? "" : "Error: "}${error.message}\n`);
+			return error.exitCode;
+		}
+		out.stderr(`Error: ${errorMessage(error)}\n`);
+		return EXIT_FAILURE;
+	}
+}
+
+async function writeDiagrams(dir: string | undefined, out: CliOutput): Promise<number> {
+	const { writeVisualizations } = await import("../inspect/visualizations.js");
+	const target = resolve(dir ?? "visualizations");
+	for (const path of await writeVisualizations(target)) out.stdout(`wrote ${path}\n`);
+	return EXIT_OK;
+}
+
+/** Reads stdin when it is piped (not a terminal); undefined otherwise. */
+async function readPipedStdin(): Promise<string | undefined> {
+	if (process.stdin.isTTY) return undefined;
+	const chunks: Buffer[] = [];
+	for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+	return Buffer.concat(chunks).toString("utf8");
+}
+
+function packageVersion(): string {
+	let dir = dirname(fileURLToPath(import.meta.url));
+	for (let i = 0; i < 5; i++) {
+		const file = join(dir, "package.json");
+		if (existsSync(file)) {
+			const pkg = JSON.parse(readFileSync(file, "utf8")) as { name?: string; version?: string };
+			if (pkg.name === "settle") return pkg.version ?? "0.0.0";
+		}
+		dir = dirname(dir);
+	}
+	return "unknown";
+}
+
+/**
+ * Runs the CLI for this process and exits with its code, after stdout drained (a pipe may be
+ * slow) — even if some handle would keep the process alive.
+ */
+export async function runCli(argv: readonly string[] = process.argv.slice(2)): Promise<never> {
+	const code = await main(argv);
+	process.exitCode = code;
+	if (process.stdout.writableNeedDrain) await new Promise((done) => process.stdout.once("drain", done));
+	process.exit(code);
+}
+
+/** `npx tsx src/cli/main.ts …` / `node dist/cli.js …` run it directly; bin/settle.js calls {@link runCli}. */
+function isEntryPoint(): boolean {
+	const entry = process.argv[1];
+	if (!entry) return false;
+	try {
+		return realpathSync(resolve(entry)) === realpathSync(fileURLToPath(import.meta.url));
+	} catch {
+		return false;
+	}
+}
+
+if (isEntryPoint()) await runCli();

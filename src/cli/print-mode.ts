@@ -1,0 +1,99 @@
+/**
+ * `settle -p` (text) and `settle --json`: run the prompts one after the other, then print the final
+ * answer (text) — or print every session event as a JSON line while it happens (json), after the
+ * session header, as pi's print mode does.
+ */
+import { errorMessage } from "../errors.js";
+import { createHeadlessUIContext } from "../extensions/ui.js";
+import type { AssistantMessage } from "../llm/types.js";
+import type { AgentSessionRuntime } from "../runtime/runtime.js";
+import type { AgentSession } from "../session/agent-session.js";
+import { EXIT_FAILURE, EXIT_OK } from "./help.js";
+
+/** Where the CLI writes. */
+export interface CliOutput {
+	stdout(text: string): void;
+	stderr(text: string): void;
+}
+
+/** Binds a (new) session of the runtime the way the CLI runs extensions: headless, errors on stderr. */
+export function bindForCli(
+	session: AgentSession,
+	mode: "print" | "json" | "rpc",
+	out: CliOutput,
+	extra: {
+		onError?: (error: { extensionPath: string; event: string; error: string }) => void;
+		shutdown?: () => void;
+	} = {},
+): Promise<void> {
+	return session.bindExtensions({
+		mode,
+		uiContext: createHeadlessUIContext({
+			onNotify: ({ message, type }) => out.stderr(`[${type ?? "info"}] ${message}\n`),
+		}),
+		onError:
+			extra.onError ??
+			((error) => out.stderr(`Extension error (${error.extensionPath}, ${error.event}): ${error.error}\n`)),
+		...(extra.shutdown ? { shutdownHandler: extra.shutdown } : {}),
+	});
+}
+
+/**
+ * Runs `messages` and prints. Returns the exit code: 1 when the last answer is an error or was
+ * aborted (its message on stderr), or a prompt was rejected.
+ */
+export async function runPrintMode(
+	runtime: AgentSessionRuntime,
+	options: { mode: "text" | "json"; messages: readonly string[] },
+	out: CliOutput,
+): Promise<number> {
+	const json = options.mode === "json";
+	let unsubscribe: (() => void) | undefined;
+	const bind = async (session: AgentSession) => {
+		await bindForCli(session, json ? "json" : "print", out);
+		unsubscribe?.();
+		unsubscribe = json ? session.subscribe((event) => out.stdout(`${JSON.stringify(event)}\n`)) : undefined;
+	};
+	runtime.setRebindSession(bind);
+	try {
+		if (json) {
+			const header = runtime.session.sessionManager.getHeader();
+			if (header) out.stdout(`${JSON.stringify(header)}\n`);
+		}
+		await bind(runtime.session);
+		for (const message of options.messages) await runtime.session.prompt(message);
+		if (json) return lastAnswerFailed(runtime.session) ? EXIT_FAILURE : EXIT_OK;
+		const last = lastAssistant(runtime.session);
+		if (!last) return EXIT_OK;
+		if (last.stopReason === "error" || last.stopReason === "aborted") {
+			out.stderr(`${last.errorMessage || `Request ${last.stopReason}`}\n`);
+			return EXIT_FAILURE;
+		}
+		const text = last.content
+			.filter((block) => block.type === "text")
+			.map((block) => (block as { text: string }).text)
+			.join("\n");
+		if (text) out.stdout(`${text}\n`);
+		return EXIT_OK;
+	} catch (error) {
+		out.stderr(`${errorMessage(error)}\n`);
+		return EXIT_FAILURE;
+	} finally {
+		unsubscribe?.();
+	}
+}
+
+function lastAssistant(session: AgentSession): AssistantMessage | undefined {
+	const messages = session.messages;
+	for (let index = messages.length - 1; index >= 0; index--) {
+		const message = messages[index]!;
+		if (message.role === "assistant") return message;
+		if (message.role === "user") return undefined;
+	}
+	return undefined;
+}
+
+function lastAnswerFailed(session: AgentSession): boolean {
+	const last = lastAssistant(session);
+	return last !== undefined && (last.stopReason === "error" || last.stopReason === "aborted");
+}

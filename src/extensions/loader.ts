@@ -1,0 +1,85 @@
+/**
+ * Runs extension factories: the loader in `src/resources` imports modules and hands over
+ * `{path, resolvedPath, source, factory}` records; this calls each `factory(pi)` in order.
+ */
+import { errorMessage } from "../errors.js";
+import type { LoadedExtension } from "../resources/types.js";
+import { createEventBus } from "./event-bus.js";
+import { createExtension, createExtensionAPI, type Extension, ExtensionRuntime } from "./runtime.js";
+import type { EventBus, ExtensionDiagnostic, ExtensionFactory, ExtensionLoadError } from "./types.js";
+
+/** A record to instantiate: the loader's {@link LoadedExtension} (`source` and `resolvedPath` optional). */
+export type ExtensionRecord = Pick<LoadedExtension, "path" | "factory"> &
+	Partial<Omit<LoadedExtension, "path" | "factory">>;
+
+export interface InstantiateExtensionsOptions {
+	/** Session cwd: default cwd of `pi.exec`. */
+	cwd: string;
+	/** SDK factories run after the records, as `<inline:N>` (numbered after inline records already given). */
+	inlineFactories?: readonly ExtensionFactory[];
+	/** Shared `pi.events` bus. Pass the previous one on reload so cross-extension channels survive. */
+	eventBus?: EventBus;
+	/** Flag values to start from (on reload: the previous runner's `getFlagValues()`); defaults fill the rest. */
+	flagValues?: ReadonlyMap<string, boolean | string>;
+}
+
+/** Extensions whose factories ran, ready for `new ExtensionRunner(result, …)`. */
+export interface InstantiatedExtensions {
+	/** Extensions whose factory completed, in load order. */
+	extensions: Extension[];
+	/** Factories that threw or rejected (their extensions are left out). */
+	errors: ExtensionLoadError[];
+	/** The errors as diagnostics. */
+	diagnostics: ExtensionDiagnostic[];
+	runtime: ExtensionRuntime;
+}
+
+/**
+ * Calls every factory with its own `pi` object, in order, awaiting async ones. Must not throw: a
+ * factory that throws (or calls a session action such as `pi.sendMessage` while loading) becomes
+ * an error naming its path, and everything it registered is dropped; the others still load.
+ * Provider registrations are queued until the runner is bound.
+ *
+ * @example
+ * ```ts
+ * const loaded = await instantiateExtensions(resourceLoader.getExtensions().extensions, { cwd });
+ * const runner = new ExtensionRunner(loaded, { cwd, sessionManager, modelRegistry });
+ * ```
+ */
+export async function instantiateExtensions(
+	records: readonly ExtensionRecord[],
+	options: InstantiateExtensionsOptions,
+): Promise<InstantiatedExtensions> {
+	const runtime = new ExtensionRuntime({
+		cwd: options.cwd,
+		eventBus: options.eventBus ?? createEventBus(),
+		flagValues: options.flagValues,
+	});
+	const errors: ExtensionLoadError[] = [];
+	const diagnostics: ExtensionDiagnostic[] = [];
+	const inlineCount = records.filter((record) => record.path.startsWith("<inline:")).length;
+	const all: ExtensionRecord[] = [
+		...records,
+		...(options.inlineFactories ?? []).map((factory, index) => ({
+			path: `<inline:${inlineCount + index + 1}>`,
+			source: "inline" as const,
+			factory,
+		})),
+	];
+	for (const record of all) {
+		const extension = createExtension(record.path, record.resolvedPath ?? record.path, record.source);
+		runtime.extensions.push(extension);
+		try {
+			if (typeof record.factory !== "function") {
+				throw new Error(`Extension does not export a valid factory function: ${record.path}`);
+			}
+			await record.factory(createExtensionAPI(extension, runtime));
+		} catch (error) {
+			runtime.dropExtension(extension);
+			const text = `Failed to load extension: ${errorMessage(error)}`;
+			errors.push({ path: record.path, error: text });
+			diagnostics.push({ type: "error", message: `${text} (${record.path})`, path: record.path });
+		}
+	}
+	return { extensions: runtime.extensions, errors, diagnostics, runtime };
+}

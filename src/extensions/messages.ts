@@ -1,0 +1,29 @@
+/** User-visible texts of the extension system (pi's exact wording where pi has one). */
+
+/**
+ * What every use of a captured `pi` or `ctx` throws after the runner is invalidated (session
+ * replacement, reload, dispose). pi 0.73's exact text.
+ */
+export const STALE_EXTENSION_CONTEXT_MESSAGE =
+	"This extension ctx is stale after session replacement or reload. Do not use a captured pi or command ctx after ctx.newSession(), ctx.fork(), ctx.switchSession(), or ctx.reload(). For newSession, fork, and switchSession, move post-replacement work into withSession and use the ctx passed to withSession. For reload, do not use the old ctx after await ctx.reload().";
+
+/** What a `pi.*` action throws while extension factories are still running (pi's text). */
+export const RUNTIME_NOT_INITIALIZED_MESSAGE =
+	"Extension runtime not initialized. Action methods cannot be called during extension loading.";
+
+/** `message_end` replacement with another role (pi's text). */
+export const MESSAGE_END_ROLE_MESSAGE = "message_end handlers must return a message with the same role";
+
+/** Prefix of the error a non-Error value thrown by a `tool_call` handler becomes (pi's text). */
+export const TOOL_CALL_FAILURE_PREFIX = "Extension failed, blocking execution: ";
+
+/** Prefix of a boundary draft validation / preview failure (behavior C.8). */
+export const INVALID_BOUNDARY_ENTRIES_PREFIX = "Invalid boundary entries: ";
+
+/** A `continue` request whose context cannot run a model call (behavior C.8). */
+export function continuationWithoutContextMessage(event: string): string {
+	return `${event} requested continuation without runnable model context`;
+}
+
+/** A `turn_end` boundary without the persisted assistant entry (behavior C.8). */
+export const TURN_END_MISSING_ENTRY_MESSAGE = "turn_end could not resolve the persisted assistant entry ID";

@@ -1,0 +1,66 @@
+/**
+ * The value exports pi extensions import from `@mariozechner/pi-coding-agent`, provided by Settle.
+ * Map that specifier to this module (a jiti alias: `loadExtensions(candidates, { aliases })`) and
+ * a pi extension that uses no terminal UI loads with no change at all, value imports included.
+ * Type-only imports are erased by jiti and need nothing. Terminal UI classes (`CustomEditor`,
+ * `DynamicBorder`, `BorderedLoader`, themes) are not provided: extensions that need them need a
+ * terminal UI.
+ *
+ * @example
+ * ```ts
+ * const aliases = { ...defaultExtensionAliases(), "@mariozechner/pi-coding-agent": fileURLToPath(piCompatModuleUrl) };
+ * const result = await loadExtensions(candidates, { cwd, agentDir, projectTrusted, aliases });
+ * ```
+ */
+export { serializeConversation } from "../compaction/serialize.js";
+export { parseFrontmatter, stripFrontmatter } from "../resources/frontmatter.js";
+export { convertToLlm } from "../session/convert-to-llm.js";
+export { getDefaultAgentDir as getAgentDir } from "../settings/paths.js";
+export {
+	createAllToolDefinitions,
+	createAllTools,
+	createBashTool,
+	createBashToolDefinition,
+	createCodingToolDefinitions,
+	createCodingTools,
+	createEditTool,
+	createEditToolDefinition,
+	createFindTool,
+	createFindToolDefinition,
+	createGrepTool,
+	createGrepToolDefinition,
+	createLocalBashOperations,
+	createLsTool,
+	createLsToolDefinition,
+	createReadOnlyToolDefinitions,
+	createReadOnlyTools,
+	createReadTool,
+	createReadToolDefinition,
+	createWriteTool,
+	createWriteToolDefinition,
+	withFileMutationQueue,
+} from "../tools/index.js";
+export {
+	DEFAULT_MAX_BYTES,
+	DEFAULT_MAX_LINES,
+	formatSize,
+	truncateHead,
+	truncateLine,
+	truncateTail,
+} from "../tools/truncate.js";
+export { defineTool } from "../tools/types.js";
+export { createEventBus } from "./event-bus.js";
+export {
+	isBashToolResult,
+	isEditToolResult,
+	isFindToolResult,
+	isGrepToolResult,
+	isLsToolResult,
+	isReadToolResult,
+	isToolCallEventType,
+	isWriteToolResult,
+} from "./guards.js";
+export type * from "./types.js";
+
+/** URL of this module, for building the jiti alias. */
+export const piCompatModuleUrl: string = import.meta.url;

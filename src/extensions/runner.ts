@@ -1,0 +1,1164 @@
+/**
+ * ExtensionRunner (behavior A.10): dispatches events to extension handlers in load order, keeps
+ * their registrations, and gives them `ctx` objects backed by the session's actions.
+ *
+ * Dispatch rules, for every `emit*` method:
+ * - extensions in load order, handlers in registration order;
+ * - each dispatch iterates a snapshot: handlers registered during it run from the next dispatch,
+ *   handlers removed during it (also by themselves) still run in it, neighbours are never skipped;
+ * - a throwing handler is reported to `onError` listeners as `{extensionPath, event, error, stack?}`
+ *   and the dispatch continues — except `tool_call` (the error propagates and blocks the tool) and
+ *   `user_bash` (reported, then the dispatch rejects: the command must not run);
+ * - with no handler for an event nothing is allocated or copied.
+ *
+ * The runner never imports the session: the session binds it with {@link ExtensionRunner.bindCore}
+ * (what `pi.*` and `ctx.*` need) and the host with {@link ExtensionRunner.bindCommandContext}.
+ */
+import { basename, dirname } from "node:path";
+import { errorMessage, SettleError } from "../errors.js";
+import type { AgentMessage, ImageContent, Model } from "../llm/types.js";
+import type { SystemPromptOptions } from "../session/system-prompt.js";
+import type { SourceInfo } from "../tools/types.js";
+import { validateBoundaryEntries } from "./boundary.js";
+import { applyExtensionFlagValues, collectExtensionFlags, type ExtensionFlagInput } from "./flags.js";
+import { type ExtensionRecord, type InstantiateExtensionsOptions, instantiateExtensions } from "./loader.js";
+import {
+	continuationWithoutContextMessage,
+	INVALID_BOUNDARY_ENTRIES_PREFIX,
+	MESSAGE_END_ROLE_MESSAGE,
+	STALE_EXTENSION_CONTEXT_MESSAGE,
+	TOOL_CALL_FAILURE_PREFIX,
+	TURN_END_MISSING_ENTRY_MESSAGE,
+} from "./messages.js";
+import { type Extension, type ExtensionRuntime, errorRecord, type HandlerEntry } from "./runtime.js";
+import type {
+	BeforeAgentStartCombinedResult,
+	BeforeAgentStartEventResult,
+	BoundaryBase,
+	BoundaryContextPreview,
+	BoundaryDispatchResult,
+	BoundaryEntryDraft,
+	BoundaryEventResult,
+	CollectedResourcePath,
+	CollectedResourcePaths,
+	CompactOptions,
+	ContextEventResult,
+	CustomMessageInput,
+	DiscoveredPath,
+	ExtensionCommandContext,
+	ExtensionCommandContextActions,
+	ExtensionContext,
+	ExtensionContextActions,
+	ExtensionDiagnostic,
+	ExtensionError,
+	ExtensionErrorListener,
+	ExtensionFlag,
+	ExtensionLoadError,
+	ExtensionMode,
+	ExtensionModelRegistry,
+	ExtensionProviderActions,
+	ExtensionRuntimeActions,
+	ExtensionShortcut,
+	ExtensionUIContext,
+	InputEventResult,
+	InputSource,
+	MessageEndEvent,
+	MessageEndEventResult,
+	MessageRenderer,
+	ReadonlySessionManager,
+	RegisteredCommand,
+	RegisteredTool,
+	ReplacedSessionContext,
+	ResolvedCommand,
+	ResourcesDiscoverEvent,
+	ResourcesDiscoverResult,
+	RunnerEmitEvent,
+	RunnerEmitResult,
+	SlashCommandInfo,
+	ToolCallEvent,
+	ToolCallEventResult,
+	ToolResultEvent,
+	ToolResultEventResult,
+	UserBashEvent,
+	UserBashEventResult,
+} from "./types.js";
+import { createHeadlessUIContext, isHeadlessUIContext } from "./ui.js";
+
+/** Marks a handler call that threw (already reported). */
+const FAILED: unique symbol = Symbol("handler failed");
+type Invoked = unknown | typeof FAILED;
+
+const CANCELLABLE_EVENTS = new Set([
+	"session_before_switch",
+	"session_before_fork",
+	"session_before_compact",
+	"session_before_tree",
+]);
+
+/** Roles whose `content` a `message_end` replacement must carry (null/missing → `[]`). */
+const CONTENT_ROLES = new Set(["user", "assistant", "toolResult", "custom"]);
+
+const READONLY_SESSION_METHODS = [
+	"getCwd",
+	"getSessionDir",
+	"getSessionId",
+	"getSessionFile",
+	"getLeafId",
+	"getLeafEntry",
+	"getEntry",
+	"getLabel",
+	"getBranch",
+	"getHeader",
+	"getEntries",
+	"getTree",
+	"getSessionName",
+] as const satisfies readonly (keyof ReadonlySessionManager)[];
+
+/** What the runner needs besides the instantiated extensions. */
+export interface ExtensionRunnerOptions {
+	/** Session cwd (`ctx.cwd`); default: the cwd the extensions were instantiated with. */
+	cwd?: string;
+	/** The session's manager. Extensions see only its read-only methods. */
+	sessionManager?: ReadonlySessionManager;
+	/** `ctx.modelRegistry`, and the default target of `pi.registerProvider`. */
+	modelRegistry?: ExtensionModelRegistry;
+	/** Initial UI (default: a headless one, so `hasUI` is false). */
+	ui?: ExtensionUIContext;
+	/** Initial mode (default `print`). */
+	mode?: ExtensionMode;
+}
+
+/** Where a `before_agent_start` dispatch comes from (newer pi payload fields). */
+export interface BeforeAgentStartExtras {
+	trigger?: string;
+	messageType?: string;
+}
+
+/** Newer `input` payload fields. */
+export interface InputExtras {
+	/** Set only while the session is streaming. */
+	streamingBehavior?: "steer" | "followUp";
+	inputId?: string;
+}
+
+/** A parsed `/name args` input. */
+export interface CommandInvocation {
+	name: string;
+	/** Text after the first space, `""` when there is none. */
+	args: string;
+}
+
+/**
+ * Splits `/name args` the way pi does (name up to the first space, args after it). Returns
+ * undefined for text that does not start with `/`.
+ *
+ * @example
+ * ```ts
+ * parseCommandInvocation("/deploy staging now"); // { name: "deploy", args: "staging now" }
+ * ```
+ */
+export function parseCommandInvocation(text: string): CommandInvocation | undefined {
+	if (!text.startsWith("/")) return undefined;
+	const space = text.indexOf(" ");
+	return space === -1 ? { name: text.slice(1), args: "" } : { name: text.slice(1, space), args: text.slice(space + 1) };
+}
+
+function notBound(what: string): Promise<never> {
+	return Promise.reject(
+		new SettleError(
+			"EXTENSION",
+			`ctx.${what}() is not available: the host did not bind command actions (ExtensionRunner.bindCommandContext).`,
+		),
+	);
+}
+
+const UNBOUND_COMMAND_ACTIONS: ExtensionCommandContextActions = {
+	waitForIdle: () => notBound("waitForIdle"),
+	newSession: () => notBound("newSession"),
+	fork: () => notBound("fork"),
+	navigateTree: () => notBound("navigateTree"),
+	switchSession: () => notBound("switchSession"),
+	reload: () => notBound("reload"),
+};
+
+/** pi's context defaults before the session binds the runner. */
+const UNBOUND_CONTEXT_ACTIONS: ExtensionContextActions = {
+	getModel: () => undefined,
+	isIdle: () => true,
+	getSignal: () => undefined,
+	abort: () => {},
+	hasPendingMessages: () => false,
+	shutdown: () => {},
+	getContextUsage: () => undefined,
+	compact: () =>
+		Promise.reject(new SettleError("EXTENSION", "ctx.compact() is not available before the session binds the runner.")),
+	getSystemPrompt: () => "",
+};
+
+/**
+ * Dispatches extension events and hosts extension registrations for one session runtime.
+ *
+ * @example
+ * ```ts
+ * const { runner, errors } = await createExtensionRunner(loader.getExtensions().extensions, { cwd, sessionManager });
+ * runner.onError((e) => console.error(`${e.extensionPath} (${e.event}): ${e.error}`));
+ * runner.bindCore(runtimeActions, contextActions);
+ * await runner.emit({ type: "session_start", reason: "startup" });
+ * const decision = await runner.emitToolCall({ type: "tool_call", toolName: "bash", toolCallId: "1", input: { command: "ls" } });
+ * ```
+ */
+export class ExtensionRunner {
+	private readonly runtime: ExtensionRuntime;
+	private readonly cwd: string;
+	private readonly sessionView: ReadonlySessionManager | undefined;
+	private readonly modelRegistry: ExtensionModelRegistry | undefined;
+	private readonly errorListeners = new Set<ExtensionErrorListener>();
+	private uiContext: ExtensionUIContext;
+	private mode: ExtensionMode;
+	private contextActions: ExtensionContextActions = UNBOUND_CONTEXT_ACTIONS;
+	private commandActions: ExtensionCommandContextActions = UNBOUND_COMMAND_ACTIONS;
+	private context: ExtensionContext | undefined;
+	private commandContext: ExtensionCommandContext | undefined;
+
+	constructor(loaded: { runtime: ExtensionRuntime }, options: ExtensionRunnerOptions = {}) {
+		this.runtime = loaded.runtime;
+		this.cwd = options.cwd ?? loaded.runtime.cwd;
+		this.sessionView = options.sessionManager ? readonlyView(options.sessionManager) : undefined;
+		this.modelRegistry = options.modelRegistry;
+		this.uiContext = options.ui ?? createHeadlessUIContext();
+		this.mode = options.mode ?? "print";
+		this.runtime.reportError = (error) => this.emitError(error);
+	}
+
+	// -------------------------------------------------------------------------------------------
+	// Binding
+
+	/**
+	 * Binds what `pi.*` and `ctx.*` need from the session, then applies provider registrations
+	 * queued while loading (failures are reported as `register_provider` errors). From here on
+	 * `pi.registerTool` calls `actions.refreshTools()` and provider registration is immediate.
+	 * Call once, right after constructing the session's runner and before `session_start`.
+	 */
+	bindCore(
+		actions: ExtensionRuntimeActions,
+		contextActions: ExtensionContextActions,
+		providerActions?: ExtensionProviderActions,
+	): void {
+		this.contextActions = contextActions;
+		this.runtime.bind(actions, providerActions, this.modelRegistry);
+	}
+
+	/** Binds session control for command contexts (the host's `newSession`, `fork`, …). */
+	bindCommandContext(actions?: ExtensionCommandContextActions): void {
+		this.commandActions = actions ?? UNBOUND_COMMAND_ACTIONS;
+	}
+
+	/** Sets the UI extensions talk to; without one, a headless UI (`hasUI` false). */
+	setUIContext(ui?: ExtensionUIContext, mode?: ExtensionMode): void {
+		this.uiContext = ui ?? createHeadlessUIContext();
+		if (mode) this.mode = mode;
+	}
+
+	getUIContext(): ExtensionUIContext {
+		return this.uiContext;
+	}
+
+	/** False for the headless UI context. */
+	hasUI(): boolean {
+		return !isHeadlessUIContext(this.uiContext);
+	}
+
+	getMode(): ExtensionMode {
+		return this.mode;
+	}
+
+	// -------------------------------------------------------------------------------------------
+	// Registrations
+
+	/** Paths of the loaded extensions, in load order. */
+	getExtensionPaths(): string[] {
+		return this.runtime.extensions.map((extension) => extension.path);
+	}
+
+	/** The loaded extensions with their registrations (read them; don't change them). */
+	getExtensions(): readonly Extension[] {
+		return this.runtime.extensions;
+	}
+
+	/** Tools registered by extensions; the first registration of a name (in load order) wins. */
+	getAllRegisteredTools(): RegisteredTool[] {
+		const byName = new Map<string, RegisteredTool>();
+		for (const extension of this.runtime.extensions) {
+			for (const tool of extension.tools.values()) {
+				if (!byName.has(tool.definition.name)) byName.set(tool.definition.name, tool);
+			}
+		}
+		return [...byName.values()];
+	}
+
+	getToolDefinition(name: string): RegisteredTool["definition"] | undefined {
+		for (const extension of this.runtime.extensions) {
+			const tool = extension.tools.get(name);
+			if (tool) return tool.definition;
+		}
+		return undefined;
+	}
+
+	/** Registered flags; the first registration of a name wins. */
+	getFlags(): Map<string, ExtensionFlag> {
+		return collectExtensionFlags(this.runtime.extensions);
+	}
+
+	setFlagValue(name: string, value: boolean | string): void {
+		this.runtime.flagValues.set(name, value);
+	}
+
+	/** A copy of the current flag values (pass it to the next load on reload). */
+	getFlagValues(): Map<string, boolean | string> {
+		return new Map(this.runtime.flagValues);
+	}
+
+	/** Applies CLI flag values; see {@link applyExtensionFlagValues}. */
+	applyFlagValues(values: ExtensionFlagInput): ExtensionDiagnostic[] {
+		return applyExtensionFlagValues({ extensions: this.runtime.extensions, runtime: this.runtime }, values);
+	}
+
+	/** Registered shortcuts by key (lower-cased); a later extension's shortcut replaces an earlier one, as in pi. */
+	getShortcuts(): Map<string, ExtensionShortcut> {
+		const shortcuts = new Map<string, ExtensionShortcut>();
+		for (const extension of this.runtime.extensions) {
+			for (const [key, shortcut] of extension.shortcuts) shortcuts.set(key.toLowerCase(), shortcut);
+		}
+		return shortcuts;
+	}
+
+	/** The first renderer registered for a custom message type. Recorded only: Settle never renders. */
+	getMessageRenderer(customType: string): MessageRenderer | undefined {
+		for (const extension of this.runtime.extensions) {
+			const renderer = extension.messageRenderers.get(customType);
+			if (renderer) return renderer;
+		}
+		return undefined;
+	}
+
+	/**
+	 * Commands with their invocation names: a name registered by one extension keeps it; a name
+	 * several extensions registered becomes `name:1`, `name:2`, … in load order (skipping names
+	 * already taken).
+	 */
+	getRegisteredCommands(): ResolvedCommand[] {
+		const commands: RegisteredCommand[] = [];
+		const counts = new Map<string, number>();
+		for (const extension of this.runtime.extensions) {
+			for (const command of extension.commands.values()) {
+				commands.push(command);
+				counts.set(command.name, (counts.get(command.name) ?? 0) + 1);
+			}
+		}
+		const seen = new Map<string, number>();
+		const taken = new Set<string>();
+		return commands.map((command) => {
+			const occurrence = (seen.get(command.name) ?? 0) + 1;
+			seen.set(command.name, occurrence);
+			let invocationName = (counts.get(command.name) ?? 0) > 1 ? `${command.name}:${occurrence}` : command.name;
+			for (let suffix = occurrence; taken.has(invocationName); ) invocationName = `${command.name}:${++suffix}`;
+			taken.add(invocationName);
+			return { ...command, invocationName };
+		});
+	}
+
+	getCommand(invocationName: string): ResolvedCommand | undefined {
+		return this.getRegisteredCommands().find((command) => command.invocationName === invocationName);
+	}
+
+	/** Extension commands as `pi.getCommands()` lists them (the session adds templates and skills). */
+	getCommandInfos(): SlashCommandInfo[] {
+		return this.getRegisteredCommands().map((command) => {
+			const info: SlashCommandInfo = {
+				name: command.invocationName,
+				source: "extension",
+				sourceInfo: command.sourceInfo,
+			};
+			if (command.description !== undefined) info.description = command.description;
+			return info;
+		});
+	}
+
+	/**
+	 * Runs `/name args` if `name` is an extension command's invocation name (behavior C.1 step 1).
+	 * Resolves true when a command ran — also when its handler threw: that is reported as
+	 * `{extensionPath: "command:<name>", event: "command"}`. Resolves false for other text.
+	 */
+	async dispatchCommand(text: string): Promise<boolean> {
+		const invocation = parseCommandInvocation(text);
+		if (!invocation) return false;
+		const command = this.getCommand(invocation.name);
+		if (!command) return false;
+		try {
+			await command.handler(invocation.args, this.createCommandContext());
+		} catch (error) {
+			this.emitError(errorRecord(`command:${invocation.name}`, "command", error));
+		}
+		return true;
+	}
+
+	// -------------------------------------------------------------------------------------------
+	// Errors and staleness
+
+	/** Listens to handler errors; returns the unsubscribe function. */
+	onError(listener: ExtensionErrorListener): () => void {
+		this.errorListeners.add(listener);
+		return () => this.errorListeners.delete(listener);
+	}
+
+	/** Reports an error to every listener. A throwing listener does not stop the others. */
+	emitError(error: ExtensionError): void {
+		for (const listener of [...this.errorListeners]) {
+			try {
+				listener(error);
+			} catch {
+				// A broken listener must not break dispatch.
+			}
+		}
+	}
+
+	/**
+	 * Makes every `pi` and `ctx` object of this runner throw `message` on any use (first call
+	 * wins) and ends their `pi.events` subscriptions. The session calls it on dispose and before a
+	 * reload or replacement.
+	 */
+	invalidate(message: string = STALE_EXTENSION_CONTEXT_MESSAGE): void {
+		this.runtime.invalidate(message);
+	}
+
+	/** True after {@link invalidate}. */
+	get isStale(): boolean {
+		return this.runtime.stale !== undefined;
+	}
+
+	/** Whether any extension handles `event` (O(1) after the first call per event). */
+	hasHandlers(event: string): boolean {
+		return this.runtime.handlersFor(event).length > 0;
+	}
+
+	// -------------------------------------------------------------------------------------------
+	// Contexts
+
+	/**
+	 * The context handlers and tools get. Every member reads the current value when used, so one
+	 * object serves the whole runner lifetime; after {@link invalidate} every member throws.
+	 */
+	createContext(): ExtensionContext {
+		if (this.context) return this.context;
+		const runner = this;
+		const guard = <T>(read: () => T): T => {
+			runner.runtime.assertActive();
+			return read();
+		};
+		const actions = () => runner.contextActions;
+		this.context = {
+			get ui() {
+				return guard(() => runner.uiContext);
+			},
+			get mode() {
+				return guard(() => runner.mode);
+			},
+			get hasUI() {
+				return guard(() => runner.hasUI());
+			},
+			get cwd() {
+				return guard(() => runner.cwd);
+			},
+			get sessionManager() {
+				return guard(() => {
+					if (!runner.sessionView) {
+						throw new SettleError("EXTENSION", "ctx.sessionManager is not available: this runner has no session.");
+					}
+					return runner.sessionView;
+				});
+			},
+			get modelRegistry() {
+				return guard(() => {
+					if (!runner.modelRegistry) {
+						throw new SettleError(
+							"EXTENSION",
+							"ctx.modelRegistry is not available: this runner has no model registry.",
+						);
+					}
+					return runner.modelRegistry;
+				});
+			},
+			get model() {
+				return guard(() => actions().getModel());
+			},
+			get scopedModels() {
+				return guard(() => actions().getScopedModels?.() ?? []);
+			},
+			get thinkingLevel() {
+				return guard(() => runner.runtime.actions?.getThinkingLevel() ?? "off");
+			},
+			isIdle: () => guard(() => actions().isIdle()),
+			isProjectTrusted: () => guard(() => actions().isProjectTrusted?.() ?? false),
+			get signal() {
+				return guard(() => actions().getSignal());
+			},
+			abort: () => guard(() => actions().abort()),
+			hasPendingMessages: () => guard(() => actions().hasPendingMessages()),
+			shutdown: () => guard(() => actions().shutdown()),
+			getContextUsage: () => guard(() => actions().getContextUsage()),
+			compact: (options?: CompactOptions) => guard(() => runner.startCompaction(options)),
+			getSystemPrompt: () => guard(() => actions().getSystemPrompt()),
+		};
+		return this.context;
+	}
+
+	/** The context command handlers get: {@link createContext} plus session control. */
+	createCommandContext(): ExtensionCommandContext {
+		if (this.commandContext) return this.commandContext;
+		const guard = <T>(read: () => T): T => {
+			this.runtime.assertActive();
+			return read();
+		};
+		// Copy descriptors, not values: the getters must stay lazy (and stale-checked).
+		const context = Object.defineProperties(
+			{},
+			Object.getOwnPropertyDescriptors(this.createContext()),
+		) as ExtensionCommandContext;
+		context.getSystemPromptOptions = () => guard(() => this.contextActions.getSystemPromptOptions?.());
+		context.waitForIdle = () => guard(() => this.commandActions.waitForIdle());
+		context.newSession = (options) => guard(() => this.commandActions.newSession(options));
+		context.fork = (entryId, options) => guard(() => this.commandActions.fork(entryId, options));
+		context.navigateTree = (targetId, options) => guard(() => this.commandActions.navigateTree(targetId, options));
+		context.switchSession = (path, options) => guard(() => this.commandActions.switchSession(path, options));
+		context.reload = () => guard(() => this.commandActions.reload());
+		this.commandContext = context;
+		return context;
+	}
+
+	/**
+	 * The context a `withSession` callback gets after a replacement, bound to this (new) runner:
+	 * a command context whose `sendMessage` / `sendUserMessage` return the session's promises.
+	 */
+	createReplacedSessionContext(): ReplacedSessionContext {
+		const context = Object.defineProperties(
+			{},
+			Object.getOwnPropertyDescriptors(this.createCommandContext()),
+		) as ReplacedSessionContext;
+		context.sendMessage = async (message, options) => {
+			this.runtime.assertActive();
+			await this.runtime.action("sendMessage")(message, options);
+		};
+		context.sendUserMessage = async (content, options) => {
+			this.runtime.assertActive();
+			await this.runtime.action("sendUserMessage")(content, options);
+		};
+		return context;
+	}
+
+	private startCompaction(options?: CompactOptions): void {
+		let pending: Promise<unknown>;
+		try {
+			pending = this.contextActions.compact(options?.customInstructions);
+		} catch (error) {
+			pending = Promise.reject(error);
+		}
+		pending.then(
+			(result) => options?.onComplete?.(result as Parameters<NonNullable<CompactOptions["onComplete"]>>[0]),
+			(error) => {
+				const failure = error instanceof Error ? error : new Error(errorMessage(error));
+				if (options?.onError) options.onError(failure);
+				else this.emitError(errorRecord("<runtime>", "compact", failure));
+			},
+		);
+	}
+
+	// -------------------------------------------------------------------------------------------
+	// Dispatch
+
+	private async invoke(
+		entry: HandlerEntry,
+		eventName: string,
+		event: unknown,
+		ctx: ExtensionContext,
+	): Promise<Invoked> {
+		try {
+			return await entry.handler(event, ctx);
+		} catch (error) {
+			this.emitError(errorRecord(entry.extension.path, eventName, error));
+			return FAILED;
+		}
+	}
+
+	/**
+	 * Dispatches an event without a dedicated method. For `session_before_*` it returns the last
+	 * truthy handler result and stops at the first `{cancel: true}`; otherwise undefined.
+	 */
+	async emit<E extends RunnerEmitEvent>(event: E): Promise<RunnerEmitResult<E>> {
+		const handlers = this.runtime.handlersFor(event.type);
+		if (handlers.length === 0) return undefined as RunnerEmitResult<E>;
+		const ctx = this.createContext();
+		const cancellable = CANCELLABLE_EVENTS.has(event.type);
+		let result: unknown;
+		for (const entry of handlers) {
+			const value = await this.invoke(entry, event.type, event, ctx);
+			if (cancellable && value && value !== FAILED) {
+				result = value;
+				if ((value as { cancel?: unknown }).cancel === true) break;
+			}
+		}
+		return result as RunnerEmitResult<E>;
+	}
+
+	/**
+	 * `input` (behavior C.1 step 3). Transforms chain (later handlers see the transformed text;
+	 * images are kept when a transform omits them); `handled` stops at once. Resolves
+	 * `{action:"transform", …}` when the text or images changed, else `{action:"continue"}`.
+	 */
+	async emitInput(
+		text: string,
+		images: ImageContent[] | undefined,
+		source: InputSource,
+		extras: InputExtras = {},
+	): Promise<InputEventResult> {
+		const handlers = this.runtime.handlersFor("input");
+		if (handlers.length === 0) return { action: "continue" };
+		const ctx = this.createContext();
+		let currentText = text;
+		let currentImages = images;
+		for (const entry of handlers) {
+			const event: Record<string, unknown> = { type: "input", text: currentText, images: currentImages, source };
+			if (extras.streamingBehavior !== undefined) event.streamingBehavior = extras.streamingBehavior;
+			if (extras.inputId !== undefined) event.inputId = extras.inputId;
+			const value = (await this.invoke(entry, "input", event, ctx)) as InputEventResult | undefined | typeof FAILED;
+			if (!value || value === FAILED) continue;
+			if (value.action === "handled") return { action: "handled" };
+			if (value.action === "transform") {
+				if (typeof value.text !== "string") {
+					this.emitError({
+						extensionPath: entry.extension.path,
+						event: "input",
+						error: 'An input handler returned {action: "transform"} without a text string; the transform was ignored.',
+					});
+					continue;
+				}
+				currentText = value.text;
+				currentImages = value.images ?? currentImages;
+			}
+		}
+		if (currentText === text && currentImages === images) return { action: "continue" };
+		return currentImages === undefined
+			? { action: "transform", text: currentText }
+			: { action: "transform", text: currentText, images: currentImages };
+	}
+
+	/**
+	 * `before_agent_start` (behavior C.1 step 10). `systemPromptOptions` is handed to every handler
+	 * as is and may be mutated: pass the operation's own object. `systemPrompt` chains (and
+	 * `ctx.getSystemPrompt()` returns the chained value inside the handlers); messages of all
+	 * handlers are collected in order with null content normalized to `[]`. Resolves undefined when
+	 * no handler returned anything.
+	 */
+	async emitBeforeAgentStart(
+		prompt: string,
+		images: ImageContent[] | undefined,
+		systemPrompt: string,
+		systemPromptOptions: SystemPromptOptions,
+		extras: BeforeAgentStartExtras = {},
+	): Promise<BeforeAgentStartCombinedResult | undefined> {
+		const handlers = this.runtime.handlersFor("before_agent_start");
+		if (handlers.length === 0) return undefined;
+		let currentPrompt = systemPrompt;
+		let promptChanged = false;
+		const messages: CustomMessageInput[] = [];
+		const ctx = Object.defineProperties({}, Object.getOwnPropertyDescriptors(this.createContext())) as ExtensionContext;
+		ctx.getSystemPrompt = () => {
+			this.runtime.assertActive();
+			return currentPrompt;
+		};
+		for (const entry of handlers) {
+			const event: Record<string, unknown> = {
+				type: "before_agent_start",
+				prompt,
+				images,
+				systemPrompt: currentPrompt,
+				systemPromptOptions,
+			};
+			if (extras.trigger !== undefined) event.trigger = extras.trigger;
+			if (extras.messageType !== undefined) event.messageType = extras.messageType;
+			const value = (await this.invoke(entry, "before_agent_start", event, ctx)) as
+				| BeforeAgentStartEventResult
+				| undefined
+				| typeof FAILED;
+			if (!value || value === FAILED) continue;
+			if (value.message) {
+				if (typeof value.message.customType !== "string" || value.message.customType.length === 0) {
+					this.emitError({
+						extensionPath: entry.extension.path,
+						event: "before_agent_start",
+						error:
+							"A before_agent_start handler returned a message without a customType string; the message was dropped.",
+					});
+				} else {
+					messages.push({ ...value.message, content: value.message.content ?? [] });
+				}
+			}
+			if (value.systemPrompt !== undefined) {
+				currentPrompt = value.systemPrompt;
+				promptChanged = true;
+			}
+		}
+		if (messages.length === 0 && !promptChanged) return undefined;
+		const result: BeforeAgentStartCombinedResult = {};
+		if (messages.length > 0) result.messages = messages;
+		if (promptChanged) result.systemPrompt = currentPrompt;
+		return result;
+	}
+
+	/**
+	 * `context` and `context_with_system`, before each model request. Without handlers the given
+	 * array is returned as is (no copy). Otherwise handlers get their own deep copy, made once per
+	 * dispatch: `context` handlers see the messages without `system` ones (restored afterwards at
+	 * their positions), then `context_with_system` handlers see everything. Returned `{messages}`
+	 * replace the list (chain); in-place changes to the copy count too.
+	 */
+	async emitContext(messages: AgentMessage[]): Promise<AgentMessage[]> {
+		const plain = this.runtime.handlersFor("context");
+		const withSystem = this.runtime.handlersFor("context_with_system");
+		if (plain.length === 0 && withSystem.length === 0) return messages;
+		const ctx = this.createContext();
+		let current = messages;
+		let owned = false;
+		if (plain.length > 0) {
+			const slots: { message: AgentMessage; before: number }[] = [];
+			const others: AgentMessage[] = [];
+			for (const message of messages) {
+				if ((message as { role?: string }).role === "system") slots.push({ message, before: others.length });
+				else others.push(message);
+			}
+			let working = structuredClone(others);
+			working = await this.chainMessages(plain, "context", working, ctx);
+			current =
+				slots.length === 0
+					? working
+					: restoreSystemMessages(working, withSystem.length > 0 ? structuredClone(slots) : slots);
+			owned = true;
+		}
+		if (withSystem.length > 0) {
+			current = await this.chainMessages(
+				withSystem,
+				"context_with_system",
+				owned ? current : structuredClone(current),
+				ctx,
+			);
+		}
+		return current;
+	}
+
+	private async chainMessages(
+		handlers: readonly HandlerEntry[],
+		type: "context" | "context_with_system",
+		messages: AgentMessage[],
+		ctx: ExtensionContext,
+	): Promise<AgentMessage[]> {
+		let current = messages;
+		for (const entry of handlers) {
+			const value = (await this.invoke(entry, type, { type, messages: current }, ctx)) as
+				| ContextEventResult
+				| undefined
+				| typeof FAILED;
+			if (!value || value === FAILED || value.messages === undefined) continue;
+			if (!Array.isArray(value.messages)) {
+				this.emitError({
+					extensionPath: entry.extension.path,
+					event: type,
+					error: `A ${type} handler returned messages that are not an array; they were ignored.`,
+				});
+				continue;
+			}
+			current = value.messages;
+		}
+		return current;
+	}
+
+	/**
+	 * `message_end`. Replacements chain; one with another role is reported
+	 * (`message_end handlers must return a message with the same role`) and ignored; a replacement
+	 * with null or missing content (user, assistant, toolResult, custom) gets `content: []`.
+	 * Resolves the final replacement, or undefined when no handler replaced the message.
+	 */
+	async emitMessageEnd(event: MessageEndEvent): Promise<AgentMessage | undefined> {
+		const handlers = this.runtime.handlersFor("message_end");
+		if (handlers.length === 0) return undefined;
+		const ctx = this.createContext();
+		let current = event.message;
+		let replaced = false;
+		for (const entry of handlers) {
+			const value = (await this.invoke(entry, "message_end", { ...event, message: current }, ctx)) as
+				| MessageEndEventResult
+				| undefined
+				| typeof FAILED;
+			if (!value || value === FAILED || !value.message) continue;
+			const next = value.message as AgentMessage & { role?: string; content?: unknown };
+			if (next.role !== (current as { role?: string }).role) {
+				this.emitError({ extensionPath: entry.extension.path, event: "message_end", error: MESSAGE_END_ROLE_MESSAGE });
+				continue;
+			}
+			current =
+				CONTENT_ROLES.has(next.role) && next.content == null ? ({ ...next, content: [] } as AgentMessage) : next;
+			replaced = true;
+		}
+		return replaced ? current : undefined;
+	}
+
+	/**
+	 * `tool_call` (behavior F.4). Handlers get `event.input` itself and may mutate it in place (pass
+	 * the validated arguments the tool will run with). The first `{block: true}` wins; otherwise
+	 * the last non-undefined result. A throwing handler rejects the dispatch (the session turns the
+	 * rejection into a blocked call): Errors as they are, other values as
+	 * `Extension failed, blocking execution: <value>`.
+	 */
+	async emitToolCall(event: ToolCallEvent): Promise<ToolCallEventResult | undefined> {
+		const handlers = this.runtime.handlersFor("tool_call");
+		if (handlers.length === 0) return undefined;
+		const ctx = this.createContext();
+		let result: ToolCallEventResult | undefined;
+		for (const entry of handlers) {
+			let value: unknown;
+			try {
+				value = await entry.handler(event, ctx);
+			} catch (error) {
+				if (error instanceof Error) throw error;
+				throw new SettleError("EXTENSION", `${TOOL_CALL_FAILURE_PREFIX}${String(error)}`, { cause: error });
+			}
+			if (value) {
+				result = value as ToolCallEventResult;
+				if (result.block) return result;
+			}
+		}
+		return result;
+	}
+
+	/**
+	 * `tool_result` (behavior F.4). Overrides chain field by field (`content`, `details`,
+	 * `isError`, `usage`; later handlers see earlier overrides). Resolves the resulting fields, or
+	 * undefined when no handler changed anything.
+	 */
+	async emitToolResult(event: ToolResultEvent): Promise<ToolResultEventResult | undefined> {
+		const handlers = this.runtime.handlersFor("tool_result");
+		if (handlers.length === 0) return undefined;
+		const ctx = this.createContext();
+		const current = { ...event } as ToolResultEvent;
+		let modified = false;
+		for (const entry of handlers) {
+			const value = (await this.invoke(entry, "tool_result", current, ctx)) as
+				| ToolResultEventResult
+				| undefined
+				| typeof FAILED;
+			if (!value || value === FAILED) continue;
+			if (value.content !== undefined) {
+				current.content = value.content;
+				modified = true;
+			}
+			if (value.details !== undefined) {
+				current.details = value.details as never;
+				modified = true;
+			}
+			if (value.isError !== undefined) {
+				current.isError = value.isError;
+				modified = true;
+			}
+			if (value.usage !== undefined) {
+				current.usage = value.usage;
+				modified = true;
+			}
+		}
+		if (!modified) return undefined;
+		const result: ToolResultEventResult = {
+			content: current.content,
+			details: current.details,
+			isError: current.isError,
+		};
+		if (current.usage !== undefined) result.usage = current.usage;
+		return result;
+	}
+
+	/**
+	 * `turn_end` and `agent_before_settle` boundaries (behavior C.8). Drafts start empty and
+	 * `continue` false; each handler gets `{...base, entries, continue, context}` and may mutate
+	 * `event.entries` in place (or assign `event.entries` / `event.continue`), or return
+	 * `{entries}` (replaces the list) and/or `{continue}`. After every handler — also one that
+	 * threw, whose in-place changes are kept — the drafts are checked and `buildContext(entries)`
+	 * rebuilds the preview; a failure is reported as `Invalid boundary entries: <msg>` and the
+	 * previous preview stays (a later handler may repair the drafts). A `continue` request whose
+	 * final context cannot run a model call is reported
+	 * (`<event> requested continuation without runnable model context`) and dropped.
+	 *
+	 * Without handlers it resolves `{entries: [], continue: false, context: undefined, valid: true}`
+	 * without calling `buildContext`. Throws when a `turn_end` base lacks `messageEntryId`, and
+	 * when `buildContext([])` throws (the preview of no drafts must always build).
+	 *
+	 * @example
+	 * ```ts
+	 * const boundary = await runner.emitBoundary({ type: "agent_before_settle", outcome: "completed" }, previewDrafts);
+	 * if (boundary.valid) commitDrafts(boundary.entries);
+	 * if (boundary.continue) await agent.continue();
+	 * ```
+	 */
+	async emitBoundary(
+		base: BoundaryBase,
+		buildContext: (entries: readonly BoundaryEntryDraft[]) => BoundaryContextPreview,
+	): Promise<BoundaryDispatchResult> {
+		if (base.type === "turn_end" && !base.messageEntryId) {
+			throw new SettleError("INTERNAL", TURN_END_MISSING_ENTRY_MESSAGE);
+		}
+		const handlers = this.runtime.handlersFor(base.type);
+		if (handlers.length === 0) return { entries: [], continue: false, context: undefined, valid: true };
+		const ctx = this.createContext();
+		let entries: BoundaryEntryDraft[] = [];
+		let requested = false;
+		let requestedBy = "<runtime>";
+		let context = buildContext(entries);
+		let valid = true;
+		let error: string | undefined;
+		for (const entry of handlers) {
+			const event = { ...base, entries, continue: requested, context };
+			const value = (await this.invoke(entry, base.type, event, ctx)) as
+				| BoundaryEventResult
+				| undefined
+				| typeof FAILED;
+			let nextEntries: unknown = event.entries;
+			let nextContinue: unknown = event.continue;
+			if (value && value !== FAILED && typeof value === "object") {
+				if (value.entries !== undefined) nextEntries = value.entries;
+				if (value.continue !== undefined) nextContinue = value.continue;
+			}
+			entries = nextEntries as BoundaryEntryDraft[];
+			if (nextContinue !== requested) {
+				requested = nextContinue === true;
+				if (requested) requestedBy = entry.extension.path;
+			}
+			try {
+				validateBoundaryEntries(entries);
+				context = buildContext(entries);
+				valid = true;
+				error = undefined;
+			} catch (failure) {
+				valid = false;
+				error = `${INVALID_BOUNDARY_ENTRIES_PREFIX}${errorMessage(failure)}`;
+				this.emitError({ extensionPath: entry.extension.path, event: base.type, error });
+			}
+		}
+		if (!Array.isArray(entries)) entries = [];
+		if (requested && (!valid || !context.canContinue)) {
+			this.emitError({
+				extensionPath: requestedBy,
+				event: base.type,
+				error: continuationWithoutContextMessage(base.type),
+			});
+			requested = false;
+		}
+		const result: BoundaryDispatchResult = { entries, continue: requested, context, valid };
+		if (error !== undefined) result.error = error;
+		return result;
+	}
+
+	/** `before_provider_request`: any non-undefined result replaces the payload (chain). */
+	async emitBeforeProviderRequest(
+		payload: unknown,
+		extras: { model?: Model; headers?: Record<string, string> } = {},
+	): Promise<unknown> {
+		const handlers = this.runtime.handlersFor("before_provider_request");
+		if (handlers.length === 0) return payload;
+		const ctx = this.createContext();
+		let current = payload;
+		for (const entry of handlers) {
+			const event: Record<string, unknown> = { type: "before_provider_request", payload: current };
+			if (extras.model !== undefined) event.model = extras.model;
+			if (extras.headers !== undefined) event.headers = extras.headers;
+			const value = await this.invoke(entry, "before_provider_request", event, ctx);
+			if (value !== undefined && value !== FAILED) current = value;
+		}
+		return current;
+	}
+
+	/**
+	 * `before_provider_headers`: handlers mutate a copy of `headers` in place (setting a header to
+	 * `null` deletes it). Resolves the resulting headers; without handlers, `headers` itself.
+	 */
+	async emitBeforeProviderHeaders(
+		headers: Record<string, string>,
+		extras: { model?: Model } = {},
+	): Promise<Record<string, string>> {
+		const handlers = this.runtime.handlersFor("before_provider_headers");
+		if (handlers.length === 0) return headers;
+		const ctx = this.createContext();
+		let working: Record<string, string | null> = { ...headers };
+		for (const entry of handlers) {
+			const event: Record<string, unknown> = { type: "before_provider_headers", headers: working };
+			if (extras.model !== undefined) event.model = extras.model;
+			await this.invoke(entry, "before_provider_headers", event, ctx);
+			const assigned = event.headers;
+			if (assigned && typeof assigned === "object") working = assigned as Record<string, string | null>;
+		}
+		const result: Record<string, string> = {};
+		for (const [name, value] of Object.entries(working)) {
+			if (value !== null && value !== undefined) result[name] = String(value);
+		}
+		return result;
+	}
+
+	/**
+	 * `user_bash`: the first truthy result wins (`{operations}` or `{result}`). Fails closed: a
+	 * throwing handler is reported and the dispatch rejects, so the session does not run the
+	 * command on the local shell behind an extension that meant to route it elsewhere.
+	 */
+	async emitUserBash(event: UserBashEvent): Promise<UserBashEventResult | undefined> {
+		const handlers = this.runtime.handlersFor("user_bash");
+		if (handlers.length === 0) return undefined;
+		const ctx = this.createContext();
+		for (const entry of handlers) {
+			let value: unknown;
+			try {
+				value = await entry.handler(event, ctx);
+			} catch (error) {
+				this.emitError(errorRecord(entry.extension.path, "user_bash", error));
+				throw new SettleError(
+					"EXTENSION",
+					`The user_bash handler of ${entry.extension.path} failed (${errorMessage(error)}), so the command was not run.`,
+					{ cause: error },
+				);
+			}
+			if (value) return value as UserBashEventResult;
+		}
+		return undefined;
+	}
+
+	/** `resources_discover`: paths of all handlers, collected in order with the contributing extension. */
+	async emitResourcesDiscover(cwd: string, reason: ResourcesDiscoverEvent["reason"]): Promise<CollectedResourcePaths> {
+		const collected: CollectedResourcePaths = { skillPaths: [], promptPaths: [], themePaths: [] };
+		const handlers = this.runtime.handlersFor("resources_discover");
+		if (handlers.length === 0) return collected;
+		const ctx = this.createContext();
+		for (const entry of handlers) {
+			const event: ResourcesDiscoverEvent = { type: "resources_discover", cwd, reason };
+			const value = (await this.invoke(entry, "resources_discover", event, ctx)) as
+				| ResourcesDiscoverResult
+				| undefined
+				| typeof FAILED;
+			if (!value || value === FAILED) continue;
+			for (const key of ["skillPaths", "promptPaths", "themePaths"] as const) {
+				for (const path of value[key] ?? []) {
+					const item = collectPath(path, entry.extension.path);
+					if (item) collected[key].push(item);
+					else {
+						this.emitError({
+							extensionPath: entry.extension.path,
+							event: "resources_discover",
+							error: `A resources_discover handler returned an invalid entry in ${key}: ${JSON.stringify(path)}`,
+						});
+					}
+				}
+			}
+		}
+		return collected;
+	}
+}
+
+function collectPath(path: DiscoveredPath, extensionPath: string): CollectedResourcePath | undefined {
+	if (typeof path === "string") return path.length > 0 ? { path, extensionPath } : undefined;
+	if (path && typeof path === "object" && typeof path.path === "string" && path.path.length > 0) {
+		return path.metadata
+			? { path: path.path, extensionPath, metadata: path.metadata }
+			: { path: path.path, extensionPath };
+	}
+	return undefined;
+}
+
+function restoreSystemMessages(
+	messages: AgentMessage[],
+	slots: readonly { message: AgentMessage; before: number }[],
+): AgentMessage[] {
+	const result: AgentMessage[] = [];
+	let slot = 0;
+	for (let index = 0; index < messages.length; index++) {
+		while (slot < slots.length && slots[slot]!.before <= index) result.push(slots[slot++]!.message);
+		result.push(messages[index]!);
+	}
+	while (slot < slots.length) result.push(slots[slot++]!.message);
+	return result;
+}
+
+function readonlyView(manager: ReadonlySessionManager): ReadonlySessionManager {
+	const view: Partial<Record<keyof ReadonlySessionManager, unknown>> = {};
+	for (const method of READONLY_SESSION_METHODS) {
+		const fn = manager[method];
+		if (typeof fn === "function") view[method] = fn.bind(manager);
+		else {
+			view[method] = () => {
+				throw new SettleError("EXTENSION", `ctx.sessionManager.${method}() is not provided by this session.`);
+			};
+		}
+	}
+	return view as ReadonlySessionManager;
+}
+
+/**
+ * Source metadata for resource paths an extension contributed (pi's labels: `extension:<name>`),
+ * in the shape `ResourceLoader.extendResources` takes.
+ *
+ * @example
+ * ```ts
+ * const collected = await runner.emitResourcesDiscover(cwd, "startup");
+ * resourceLoader.extendResources(resourcePathsFromDiscovery(collected));
+ * ```
+ */
+export function resourcePathsFromDiscovery(collected: CollectedResourcePaths): {
+	skillPaths: { path: string; metadata: Partial<Omit<SourceInfo, "path">> }[];
+	promptPaths: { path: string; metadata: Partial<Omit<SourceInfo, "path">> }[];
+	themePaths: { path: string; metadata: Partial<Omit<SourceInfo, "path">> }[];
+} {
+	const convert = (items: CollectedResourcePath[]) =>
+		items.map(({ path, extensionPath, metadata }) => {
+			const synthetic = extensionPath.startsWith("<");
+			const name = synthetic ? extensionPath.replace(/[<>]/g, "") : basename(extensionPath).replace(/\.(ts|js)$/, "");
+			const base: Partial<Omit<SourceInfo, "path">> = {
+				source: `extension:${name}`,
+				scope: "temporary",
+				origin: "top-level",
+			};
+			if (!synthetic) base.baseDir = dirname(extensionPath);
+			return { path, metadata: { ...base, ...metadata } };
+		});
+	return {
+		skillPaths: convert(collected.skillPaths),
+		promptPaths: convert(collected.promptPaths),
+		themePaths: convert(collected.themePaths),
+	};
+}
+
+/** Runner options plus loading options. */
+export interface CreateExtensionRunnerOptions
+	extends ExtensionRunnerOptions,
+		Omit<InstantiateExtensionsOptions, "cwd"> {
+	cwd: string;
+}
+
+/**
+ * Runs the factories of `records` (and inline factories) and returns a runner over the
+ * extensions that loaded, with the factories that failed. Must not throw for a failing factory.
+ *
+ * @example
+ * ```ts
+ * const { runner, errors } = await createExtensionRunner([], {
+ *   cwd: process.cwd(),
+ *   inlineFactories: [(pi) => pi.on("agent_start", () => console.log("started"))],
+ * });
+ * ```
+ */
+export async function createExtensionRunner(
+	records: readonly ExtensionRecord[],
+	options: CreateExtensionRunnerOptions,
+): Promise<{ runner: ExtensionRunner; errors: ExtensionLoadError[]; diagnostics: ExtensionDiagnostic[] }> {
+	const loaded = await instantiateExtensions(records, options);
+	return { runner: new ExtensionRunner(loaded, options), errors: loaded.errors, diagnostics: loaded.diagnostics };
+}

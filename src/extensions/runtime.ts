@@ -1,0 +1,441 @@
+/**
+ * State shared by the `pi` objects of one load pass and the runner that dispatches to them:
+ * the extensions in load order, their registrations, flag values, queued provider registrations,
+ * the bound session actions and the stale flag. One runtime per runner; a reload builds a new one.
+ */
+import { dirname } from "node:path";
+import { SettleError } from "../errors.js";
+import type { ExtensionSource } from "../resources/types.js";
+import { createSyntheticSourceInfo } from "../tools/registry.js";
+import type { SourceInfo } from "../tools/types.js";
+import { execCommand } from "./exec.js";
+import { RUNTIME_NOT_INITIALIZED_MESSAGE } from "./messages.js";
+import type {
+	EventBus,
+	ExtensionAPI,
+	ExtensionError,
+	ExtensionFlag,
+	ExtensionModelRegistry,
+	ExtensionProviderActions,
+	ExtensionRuntimeActions,
+	ExtensionShortcut,
+	ExtensionToolDefinition,
+	MessageRenderer,
+	ProviderConfig,
+	RegisteredCommand,
+	RegisteredTool,
+} from "./types.js";
+
+/** A handler as stored: it receives an event and a context and may return anything. */
+export type HandlerFn = (event: unknown, ctx: unknown) => unknown;
+
+/** One loaded extension and everything it registered (pi's `Extension`). */
+export interface Extension {
+	/** Display path: the module file, or `<inline:N>`. */
+	path: string;
+	resolvedPath: string;
+	sourceInfo: SourceInfo;
+	/** Handlers by event name. Arrays are replaced, never mutated, so a dispatch keeps its snapshot. */
+	handlers: Map<string, readonly HandlerFn[]>;
+	/** Tools by name; re-registering a name replaces it in place. */
+	tools: Map<string, RegisteredTool>;
+	messageRenderers: Map<string, MessageRenderer>;
+	commands: Map<string, RegisteredCommand>;
+	flags: Map<string, ExtensionFlag>;
+	shortcuts: Map<string, ExtensionShortcut>;
+}
+
+/** A handler with the extension that registered it. */
+export interface HandlerEntry {
+	extension: Extension;
+	handler: HandlerFn;
+}
+
+const NO_HANDLERS: readonly HandlerEntry[] = Object.freeze([]);
+
+/** A provider registration made while loading, applied at `bindCore`. */
+export interface PendingProviderRegistration {
+	name: string;
+	config: ProviderConfig;
+	extensionPath: string;
+}
+
+/** Source info of an extension: where pi's loader would say it came from. */
+export function extensionSourceInfo(path: string, resolvedPath: string, source?: ExtensionSource): SourceInfo {
+	if (path.startsWith("<") && path.endsWith(">")) {
+		return createSyntheticSourceInfo(path, { source: path.slice(1, -1).split(":")[0] || "temporary" });
+	}
+	const scope = source === "global" ? "user" : source === "project" ? "project" : "temporary";
+	return createSyntheticSourceInfo(path, { source: "local", scope, baseDir: dirname(resolvedPath) });
+}
+
+export function createExtension(path: string, resolvedPath: string, source?: ExtensionSource): Extension {
+	return {
+		path,
+		resolvedPath,
+		sourceInfo: extensionSourceInfo(path, resolvedPath, source),
+		handlers: new Map(),
+		tools: new Map(),
+		messageRenderers: new Map(),
+		commands: new Map(),
+		flags: new Map(),
+		shortcuts: new Map(),
+	};
+}
+
+/** The shared state. Internal: extensions see it only through their `pi` object. */
+export class ExtensionRuntime {
+	/** Extensions in load order (a factory that threw is removed again). */
+	readonly extensions: Extension[] = [];
+	readonly flagValues: Map<string, boolean | string>;
+	pendingProviderRegistrations: PendingProviderRegistration[] = [];
+	readonly cwd: string;
+	readonly eventBus: EventBus;
+	actions: ExtensionRuntimeActions | undefined;
+	private providerTarget: ExtensionProviderActions | undefined;
+	private staleMessage: string | undefined;
+	private readonly handlerIndex = new Map<string, readonly HandlerEntry[]>();
+	private readonly busSubscriptions = new Set<() => void>();
+	private readonly subscriptionsByExtension = new Map<Extension, Set<() => void>>();
+	/** Set by the runner: where errors of actions and bus listeners go. */
+	reportError: (error: ExtensionError) => void = () => {};
+
+	constructor(options: { cwd: string; eventBus: EventBus; flagValues?: ReadonlyMap<string, boolean | string> }) {
+		this.cwd = options.cwd;
+		this.eventBus = options.eventBus;
+		this.flagValues = new Map(options.flagValues ?? []);
+	}
+
+	get stale(): string | undefined {
+		return this.staleMessage;
+	}
+
+	/** Throws the stale-context error once the runtime was invalidated. */
+	assertActive(): void {
+		if (this.staleMessage !== undefined) throw new SettleError("STALE_CONTEXT", this.staleMessage);
+	}
+
+	/** Marks every `pi` and `ctx` of this runtime stale (first message wins) and drops its bus listeners. */
+	invalidate(message: string): void {
+		if (this.staleMessage !== undefined) return;
+		this.staleMessage = message;
+		for (const unsubscribe of [...this.busSubscriptions]) unsubscribe();
+		this.busSubscriptions.clear();
+	}
+
+	/** The handlers of an event across extensions, in dispatch order. The array is never mutated. */
+	handlersFor(event: string): readonly HandlerEntry[] {
+		const cached = this.handlerIndex.get(event);
+		if (cached) return cached;
+		const entries: HandlerEntry[] = [];
+		for (const extension of this.extensions) {
+			const handlers = extension.handlers.get(event);
+			if (handlers) for (const handler of handlers) entries.push({ extension, handler });
+		}
+		const index = entries.length > 0 ? entries : NO_HANDLERS;
+		this.handlerIndex.set(event, index);
+		return index;
+	}
+
+	/** Forgets cached dispatch lists (after a registration, a removal or a failed load). */
+	invalidateHandlerIndex(event?: string): void {
+		if (event === undefined) this.handlerIndex.clear();
+		else this.handlerIndex.delete(event);
+	}
+
+	addHandler(extension: Extension, event: string, handler: HandlerFn): () => void {
+		// Each registration is its own wrapper, so registering one function twice and removing once keeps one.
+		const entry: HandlerFn = (e, ctx) => handler(e, ctx);
+		extension.handlers.set(event, [...(extension.handlers.get(event) ?? []), entry]);
+		this.invalidateHandlerIndex(event);
+		let registered = true;
+		return () => {
+			if (!registered) return;
+			registered = false;
+			const remaining = (extension.handlers.get(event) ?? []).filter((other) => other !== entry);
+			if (remaining.length > 0) extension.handlers.set(event, remaining);
+			else extension.handlers.delete(event);
+			this.invalidateHandlerIndex(event);
+		};
+	}
+
+	/**
+	 * Removes an extension whose factory failed: its handlers, bus listeners and queued provider
+	 * registrations go with it.
+	 */
+	dropExtension(extension: Extension): void {
+		const index = this.extensions.indexOf(extension);
+		if (index >= 0) this.extensions.splice(index, 1);
+		for (const unsubscribe of [...(this.subscriptionsByExtension.get(extension) ?? [])]) unsubscribe();
+		this.subscriptionsByExtension.delete(extension);
+		this.pendingProviderRegistrations = this.pendingProviderRegistrations.filter(
+			(entry) => entry.extensionPath !== extension.path,
+		);
+		this.invalidateHandlerIndex();
+	}
+
+	/** The bound action, or the "not initialized" error while factories run. */
+	action<K extends keyof ExtensionRuntimeActions>(name: K): ExtensionRuntimeActions[K] {
+		if (!this.actions) throw new SettleError("EXTENSION", RUNTIME_NOT_INITIALIZED_MESSAGE);
+		return this.actions[name];
+	}
+
+	/** Binds the session's actions and applies queued provider registrations. */
+	bind(
+		actions: ExtensionRuntimeActions,
+		providerActions: ExtensionProviderActions | undefined,
+		modelRegistry: ExtensionModelRegistry | undefined,
+	): void {
+		this.actions = actions;
+		this.providerTarget = {
+			registerProvider:
+				providerActions?.registerProvider ?? modelRegistry?.registerProvider?.bind(modelRegistry) ?? undefined,
+			unregisterProvider:
+				providerActions?.unregisterProvider ?? modelRegistry?.unregisterProvider?.bind(modelRegistry) ?? undefined,
+		};
+		const pending = this.pendingProviderRegistrations;
+		this.pendingProviderRegistrations = [];
+		for (const { name, config, extensionPath } of pending) {
+			try {
+				this.applyProvider(name, config);
+			} catch (error) {
+				this.reportError(errorRecord(extensionPath, "register_provider", error));
+			}
+		}
+	}
+
+	registerProvider(name: string, config: ProviderConfig, extensionPath: string): void {
+		if (!this.actions) {
+			this.pendingProviderRegistrations.push({ name, config, extensionPath });
+			return;
+		}
+		this.applyProvider(name, config);
+	}
+
+	unregisterProvider(name: string): void {
+		if (!this.actions) {
+			this.pendingProviderRegistrations = this.pendingProviderRegistrations.filter((entry) => entry.name !== name);
+			return;
+		}
+		const unregister = this.providerTarget?.unregisterProvider;
+		if (!unregister) throw noProviderTarget(name);
+		unregister(name);
+	}
+
+	private applyProvider(name: string, config: ProviderConfig): void {
+		const register = this.providerTarget?.registerProvider;
+		if (!register) throw noProviderTarget(name);
+		register(name, config);
+	}
+
+	/** Subscribes on the shared bus for one extension; the subscription ends when the runtime goes stale. */
+	subscribe(extension: Extension, channel: string, handler: (data: unknown) => void | Promise<void>): () => void {
+		const report = (error: unknown) => this.reportError(errorRecord(extension.path, `events:${channel}`, error));
+		const off = this.eventBus.on(channel, (data) => {
+			try {
+				const result = handler(data);
+				if (result && typeof (result as Promise<void>).then === "function") {
+					(result as Promise<void>).then(undefined, report);
+				}
+			} catch (error) {
+				report(error);
+			}
+		});
+		const owned = this.subscriptionsByExtension.get(extension) ?? new Set<() => void>();
+		this.subscriptionsByExtension.set(extension, owned);
+		const unsubscribe = () => {
+			off();
+			this.busSubscriptions.delete(unsubscribe);
+			owned.delete(unsubscribe);
+		};
+		this.busSubscriptions.add(unsubscribe);
+		owned.add(unsubscribe);
+		return unsubscribe;
+	}
+}
+
+function noProviderTarget(name: string): SettleError {
+	return new SettleError(
+		"EXTENSION",
+		`Provider "${name}" cannot be registered: the session bound no model registry. Pass modelRegistry to the ExtensionRunner or providerActions to bindCore().`,
+	);
+}
+
+/** An {@link ExtensionError} from anything thrown. */
+export function errorRecord(extensionPath: string, event: string, error: unknown): ExtensionError {
+	if (error instanceof Error) {
+		const record: ExtensionError = { extensionPath, event, error: error.message };
+		if (error.stack !== undefined) record.stack = error.stack;
+		return record;
+	}
+	return { extensionPath, event, error: typeof error === "string" ? error : String(error) };
+}
+
+function invalid(message: string): SettleError {
+	return new SettleError("INVALID_ARGUMENT", message);
+}
+
+/**
+ * The `pi` object of one extension. Registration methods write into `extension`; actions go
+ * through the runtime's bound session actions; every member checks staleness first.
+ */
+export function createExtensionAPI(extension: Extension, runtime: ExtensionRuntime): ExtensionAPI {
+	const fireAndForget = (event: string, run: () => Promise<void> | void) => {
+		let result: Promise<void> | void;
+		try {
+			result = run();
+		} catch (error) {
+			runtime.reportError(errorRecord("<runtime>", event, error));
+			return;
+		}
+		if (result && typeof result.then === "function") {
+			result.then(undefined, (error) => runtime.reportError(errorRecord("<runtime>", event, error)));
+		}
+	};
+	const events: EventBus = {
+		emit(channel, data) {
+			runtime.assertActive();
+			runtime.eventBus.emit(channel, data);
+		},
+		on(channel, handler) {
+			runtime.assertActive();
+			if (typeof handler !== "function") throw invalid(`pi.events.on("${channel}") needs a handler function.`);
+			return runtime.subscribe(extension, channel, handler);
+		},
+	};
+	const api: ExtensionAPI = {
+		on(event, handler) {
+			runtime.assertActive();
+			if (typeof event !== "string" || event.length === 0) {
+				throw invalid('pi.on() needs an event name such as "tool_call" as its first argument.');
+			}
+			if (typeof handler !== "function") throw invalid(`pi.on("${event}") needs a handler function.`);
+			return runtime.addHandler(extension, event, handler as HandlerFn);
+		},
+		registerTool(tool) {
+			runtime.assertActive();
+			if (!tool || typeof tool.name !== "string" || tool.name.length === 0) {
+				throw invalid("pi.registerTool() needs a definition with a non-empty string name.");
+			}
+			if (typeof tool.execute !== "function") {
+				throw invalid(
+					`pi.registerTool("${tool.name}") needs an execute(toolCallId, params, signal, onUpdate, ctx) function.`,
+				);
+			}
+			extension.tools.set(tool.name, {
+				definition: tool as ExtensionToolDefinition as RegisteredTool["definition"],
+				sourceInfo: extension.sourceInfo,
+			});
+			// Registered at run time: the session re-merges its registry (new tools become active).
+			runtime.actions?.refreshTools();
+		},
+		registerCommand(name, options) {
+			runtime.assertActive();
+			if (typeof name !== "string" || name.length === 0 || /\s/.test(name)) {
+				throw invalid(`pi.registerCommand() needs a command name without spaces (got ${JSON.stringify(name)}).`);
+			}
+			if (typeof options?.handler !== "function") {
+				throw invalid(`pi.registerCommand("${name}") needs a handler(args, ctx) function.`);
+			}
+			extension.commands.set(name, { name, sourceInfo: extension.sourceInfo, ...options });
+		},
+		registerShortcut(shortcut, options) {
+			runtime.assertActive();
+			extension.shortcuts.set(shortcut, { shortcut, extensionPath: extension.path, ...options });
+		},
+		registerFlag(name, options) {
+			runtime.assertActive();
+			if (typeof name !== "string" || name.length === 0 || name.startsWith("-")) {
+				throw invalid(`pi.registerFlag() needs a flag name without leading dashes (got ${JSON.stringify(name)}).`);
+			}
+			if (options?.type !== "boolean" && options?.type !== "string") {
+				throw invalid(`pi.registerFlag("${name}") needs type "boolean" or "string".`);
+			}
+			extension.flags.set(name, { name, extensionPath: extension.path, ...options });
+			if (options.default !== undefined && !runtime.flagValues.has(name)) runtime.flagValues.set(name, options.default);
+		},
+		getFlag(name) {
+			runtime.assertActive();
+			return extension.flags.has(name) ? runtime.flagValues.get(name) : undefined;
+		},
+		registerMessageRenderer(customType, renderer) {
+			runtime.assertActive();
+			extension.messageRenderers.set(customType, renderer as MessageRenderer);
+		},
+		sendMessage(message, options) {
+			runtime.assertActive();
+			const send = runtime.action("sendMessage");
+			fireAndForget("send_message", () => send(message, options));
+		},
+		sendUserMessage(content, options) {
+			runtime.assertActive();
+			const send = runtime.action("sendUserMessage");
+			fireAndForget("send_user_message", () => send(content, options));
+		},
+		appendEntry(customType, data) {
+			runtime.assertActive();
+			if (typeof customType !== "string" || customType.length === 0) {
+				throw invalid("pi.appendEntry() needs a non-empty customType string.");
+			}
+			runtime.action("appendEntry")(customType, data);
+		},
+		setSessionName(name) {
+			runtime.assertActive();
+			runtime.action("setSessionName")(name);
+		},
+		getSessionName() {
+			runtime.assertActive();
+			return runtime.action("getSessionName")();
+		},
+		setLabel(entryId, label) {
+			runtime.assertActive();
+			runtime.action("setLabel")(entryId, label);
+		},
+		exec(command, args, options) {
+			runtime.assertActive();
+			return execCommand(command, args ?? [], options?.cwd ?? runtime.cwd, options);
+		},
+		getActiveTools() {
+			runtime.assertActive();
+			return runtime.action("getActiveTools")();
+		},
+		getAllTools() {
+			runtime.assertActive();
+			return runtime.action("getAllTools")();
+		},
+		setActiveTools(toolNames) {
+			runtime.assertActive();
+			runtime.action("setActiveTools")(toolNames);
+		},
+		getCommands() {
+			runtime.assertActive();
+			return runtime.action("getCommands")();
+		},
+		setModel(model) {
+			runtime.assertActive();
+			if (!runtime.actions) return Promise.reject(new SettleError("EXTENSION", RUNTIME_NOT_INITIALIZED_MESSAGE));
+			return runtime.actions.setModel(model);
+		},
+		getThinkingLevel() {
+			runtime.assertActive();
+			return runtime.action("getThinkingLevel")();
+		},
+		setThinkingLevel(level) {
+			runtime.assertActive();
+			runtime.action("setThinkingLevel")(level);
+		},
+		registerProvider(name, config) {
+			runtime.assertActive();
+			runtime.registerProvider(name, config, extension.path);
+		},
+		unregisterProvider(name) {
+			runtime.assertActive();
+			runtime.unregisterProvider(name);
+		},
+		get events() {
+			runtime.assertActive();
+			return events;
+		},
+	};
+	return api;
+}

@@ -1,0 +1,1237 @@
+/**
+ * Extension system types (behavior A.10, B.3). Names and shapes mirror pi 0.73's
+ * `core/extensions/types.ts`, so a pi extension that uses no terminal UI runs unchanged: its
+ * `import type { ExtensionAPI } from "@mariozechner/pi-coding-agent"` is erased at load time.
+ *
+ * Newer events of the document version are included (`agent_before_settle`, `agent_settled`,
+ * `turn_end` as a boundary with drafts, `context_with_system`, `before_provider_headers`,
+ * `session_compact_failed`, `session_info_changed`, …). Terminal UI parts (components, themes,
+ * editors) are typed loosely: Settle has no terminal UI, and a headless UI context answers them
+ * with pi's print-mode defaults.
+ */
+import type { AgentToolResult, AgentToolUpdateCallback, ToolExecutionMode } from "../agent/types.js";
+import type { CompactionPreparation, CompactionResult } from "../compaction/types.js";
+import type {
+	AgentMessage,
+	AssistantMessage,
+	AssistantMessageEvent,
+	ImageContent,
+	Message,
+	Model,
+	TextContent,
+	ThinkingLevel,
+	ToolResultMessage,
+	Usage,
+} from "../llm/types.js";
+import type { ResourceDiagnostic } from "../resources/types.js";
+import type { CustomMessage } from "../session/messages.js";
+import type { SystemPromptOptions } from "../session/system-prompt.js";
+import type { BranchSummaryEntry, CompactionEntry, SessionEntry, SessionHeader } from "../store/entries.js";
+import type { BashToolDetails, BashToolInput } from "../tools/bash.js";
+import type { EditToolDetails, EditToolInput } from "../tools/edit.js";
+import type { FindToolDetails, FindToolInput } from "../tools/find.js";
+import type { GrepToolDetails, GrepToolInput } from "../tools/grep.js";
+import type { LsToolDetails, LsToolInput } from "../tools/ls.js";
+import type { ReadToolDetails, ReadToolInput } from "../tools/read.js";
+import type { RegisteredTool, ToolInfo } from "../tools/registry.js";
+import type { BashOperations } from "../tools/shell.js";
+import type { SourceInfo, ToolDefinition } from "../tools/types.js";
+import type { WriteToolInput } from "../tools/write.js";
+
+export type { AgentToolResult, AgentToolUpdateCallback, RegisteredTool, ToolExecutionMode };
+
+// ---------------------------------------------------------------------------------------------
+// UI (headless in Settle)
+
+/** Options for UI dialogs. */
+export interface ExtensionUIDialogOptions {
+	/** Dismisses the dialog when aborted. */
+	signal?: AbortSignal;
+	/** Milliseconds before the dialog dismisses itself. */
+	timeout?: number;
+}
+
+/** Where a widget is shown (recorded only). */
+export type WidgetPlacement = "aboveEditor" | "belowEditor";
+
+export interface ExtensionWidgetOptions {
+	placement?: WidgetPlacement;
+}
+
+/** Raw terminal input listener (never called headless). */
+export type TerminalInputHandler = (data: string) => { consume?: boolean; data?: string } | undefined;
+
+/** Working indicator configuration (recorded only). */
+export interface WorkingIndicatorOptions {
+	frames?: string[];
+	intervalMs?: number;
+}
+
+/** A terminal component a UI would render. Settle has no terminal UI: typed loosely. */
+// biome-ignore lint/suspicious/noExplicitAny: terminal components belong to a UI library
+export type UIComponent = any;
+/** A component factory (terminal UIs only). */
+// biome-ignore lint/suspicious/noExplicitAny: terminal components belong to a UI library
+export type UIComponentFactory = (...args: any[]) => UIComponent;
+
+/**
+ * Colours and styles for terminal text. The headless theme returns text unchanged, so extensions
+ * that style their notifications still work.
+ */
+export interface ExtensionTheme {
+	fg(color: string, text: string): string;
+	bg(color: string, text: string): string;
+	bold(text: string): string;
+	italic(text: string): string;
+	underline(text: string): string;
+	strikethrough(text: string): string;
+	inverse(text: string): string;
+	readonly name?: string;
+}
+
+/**
+ * What an extension may ask of the user interface (`ctx.ui`). Each host mode provides one; without
+ * a terminal UI (Settle's print, json and SDK use) {@link createHeadlessUIContext} answers with
+ * pi's print-mode defaults: dialogs resolve to `undefined` (`confirm` to `false`), `notify` is
+ * recorded and forwarded, everything else is recorded or ignored.
+ */
+export interface ExtensionUIContext {
+	select(title: string, options: string[], opts?: ExtensionUIDialogOptions): Promise<string | undefined>;
+	confirm(title: string, message: string, opts?: ExtensionUIDialogOptions): Promise<boolean>;
+	input(title: string, placeholder?: string, opts?: ExtensionUIDialogOptions): Promise<string | undefined>;
+	notify(message: string, type?: NotificationType): void;
+	onTerminalInput(handler: TerminalInputHandler): () => void;
+	setStatus(key: string, text: string | undefined): void;
+	setWorkingMessage(message?: string): void;
+	setWorkingVisible(visible: boolean): void;
+	setWorkingIndicator(options?: WorkingIndicatorOptions): void;
+	setHiddenThinkingLabel(label?: string): void;
+	setWidget(key: string, content: string[] | UIComponentFactory | undefined, options?: ExtensionWidgetOptions): void;
+	setFooter(factory: UIComponentFactory | undefined): void;
+	setHeader(factory: UIComponentFactory | undefined): void;
+	setTitle(title: string): void;
+	custom<T>(factory: UIComponentFactory, options?: Record<string, unknown>): Promise<T>;
+	pasteToEditor(text: string): void;
+	setEditorText(text: string): void;
+	getEditorText(): string;
+	editor(title: string, prefill?: string): Promise<string | undefined>;
+	addAutocompleteProvider(factory: UIComponentFactory): void;
+	setEditorComponent(factory: UIComponentFactory | undefined): void;
+	getEditorComponent(): UIComponentFactory | undefined;
+	readonly theme: ExtensionTheme;
+	getAllThemes(): { name: string; path: string | undefined }[];
+	getTheme(name: string): ExtensionTheme | undefined;
+	setTheme(theme: string | ExtensionTheme): { success: boolean; error?: string };
+	getToolsExpanded(): boolean;
+	setToolsExpanded(expanded: boolean): void;
+}
+
+export type NotificationType = "info" | "warning" | "error";
+
+/** How the host runs: `print` (default), `json`, `rpc`, or a terminal UI (`tui`). */
+export type ExtensionMode = "tui" | "rpc" | "json" | "print";
+
+// ---------------------------------------------------------------------------------------------
+// Context (`ctx`)
+
+export interface ContextUsage {
+	/** Estimated context tokens, or null when unknown (right after a compaction). */
+	tokens: number | null;
+	contextWindow: number;
+	percent: number | null;
+}
+
+/** Options of `ctx.compact()`: it is fire-and-forget; the callbacks report the outcome. */
+export interface CompactOptions {
+	customInstructions?: string;
+	onComplete?: (result: CompactionResult<unknown>) => void;
+	onError?: (error: Error) => void;
+}
+
+/** A model the user scoped the session to (`--models`), with its thinking level. */
+export interface ScopedModel {
+	model: Model;
+	thinkingLevel?: ThinkingLevel;
+}
+
+/** A node of the session tree (the store's `getTree()` shape). */
+export interface SessionTreeNodeView {
+	entry: SessionEntry;
+	children: SessionTreeNodeView[];
+	label?: string;
+	labelTimestamp?: string;
+}
+
+/**
+ * The read-only part of the SessionManager an extension sees as `ctx.sessionManager` (pi's
+ * `ReadonlySessionManager`). The runner exposes only these methods, bound to the real manager.
+ */
+export interface ReadonlySessionManager {
+	getCwd(): string;
+	getSessionDir(): string;
+	getSessionId(): string;
+	getSessionFile(): string | undefined;
+	getLeafId(): string | null;
+	getLeafEntry(): SessionEntry | undefined;
+	getEntry(id: string): SessionEntry | undefined;
+	getLabel(id: string): string | undefined;
+	getBranch(fromId?: string): SessionEntry[];
+	getHeader(): SessionHeader | null;
+	getEntries(): SessionEntry[];
+	getTree(): SessionTreeNodeView[];
+	getSessionName(): string | undefined;
+}
+
+/** The session manager `newSession({ setup })` hands out: readable, and it can take messages. */
+export interface SetupSessionManager extends ReadonlySessionManager {
+	appendMessage(message: AgentMessage): string;
+}
+
+/**
+ * What an extension may ask of the model registry (`ctx.modelRegistry`). Shaped after pi's
+ * `ModelRegistry`; the host passes its registry (any object with these methods) to the runner.
+ */
+export interface ExtensionModelRegistry {
+	find(provider: string, modelId: string): Model | undefined;
+	getAll(): Model[];
+	getAvailable(): Model[];
+	hasConfiguredAuth(model: Model): boolean;
+	getApiKeyAndHeaders?(
+		model: Model,
+	): Promise<{ ok: true; apiKey?: string; headers?: Record<string, string> } | { ok: false; error: string }>;
+	registerProvider?(name: string, config: ProviderConfig): void;
+	unregisterProvider?(name: string): void;
+}
+
+/**
+ * Context passed to event handlers, tools and (extended) command handlers. Every member reads
+ * the session's current value at the time of use. After the runner is invalidated (session
+ * replacement, reload, dispose) every member throws {@link STALE_EXTENSION_CONTEXT_MESSAGE}.
+ */
+export interface ExtensionContext {
+	ui: ExtensionUIContext;
+	/** How the host runs (default `print`). */
+	mode: ExtensionMode;
+	/** Whether dialogs reach a user. False headless: `confirm` answers false, `select` undefined. */
+	hasUI: boolean;
+	cwd: string;
+	sessionManager: ReadonlySessionManager;
+	modelRegistry: ExtensionModelRegistry;
+	model: Model | undefined;
+	scopedModels: ScopedModel[];
+	thinkingLevel: ThinkingLevel;
+	/** True when no operation is running (not streaming). */
+	isIdle(): boolean;
+	/** Whether the project's own code and settings are trusted. */
+	isProjectTrusted(): boolean;
+	/** Abort signal of the running operation; undefined when idle. */
+	signal: AbortSignal | undefined;
+	abort(): void;
+	hasPendingMessages(): boolean;
+	shutdown(): void;
+	getContextUsage(): ContextUsage | undefined;
+	/** Starts a compaction and returns at once; the outcome goes to `onComplete` / `onError`. */
+	compact(options?: CompactOptions): void;
+	/** The effective system prompt (inside `before_agent_start`: the prompt as chained so far). */
+	getSystemPrompt(): string;
+}
+
+export interface NewSessionOptions {
+	parentSession?: string;
+	setup?: (sessionManager: SetupSessionManager) => Promise<void>;
+	withSession?: (ctx: ReplacedSessionContext) => Promise<void>;
+}
+
+export interface ForkOptions {
+	position?: "before" | "at";
+	withSession?: (ctx: ReplacedSessionContext) => Promise<void>;
+}
+
+export interface NavigateTreeOptions {
+	summarize?: boolean;
+	customInstructions?: string;
+	replaceInstructions?: boolean;
+	label?: string;
+}
+
+export interface SwitchSessionOptions {
+	withSession?: (ctx: ReplacedSessionContext) => Promise<void>;
+}
+
+/** Context for command handlers: session control that only user-initiated commands may use. */
+export interface ExtensionCommandContext extends ExtensionContext {
+	/** Options the current system prompt was built from. */
+	getSystemPromptOptions(): SystemPromptOptions | undefined;
+	waitForIdle(): Promise<void>;
+	newSession(options?: NewSessionOptions): Promise<{ cancelled: boolean }>;
+	fork(entryId: string, options?: ForkOptions): Promise<{ cancelled: boolean }>;
+	navigateTree(targetId: string, options?: NavigateTreeOptions): Promise<{ cancelled: boolean }>;
+	switchSession(sessionPath: string, options?: SwitchSessionOptions): Promise<{ cancelled: boolean }>;
+	reload(): Promise<void>;
+}
+
+/** The fresh context `withSession` callbacks get after a replacement: message sends are awaitable. */
+export interface ReplacedSessionContext extends ExtensionCommandContext {
+	sendMessage<T = unknown>(message: CustomMessageInput<T>, options?: SendMessageOptions): Promise<void>;
+	sendUserMessage(content: string | (TextContent | ImageContent)[], options?: SendUserMessageOptions): Promise<void>;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Tools, commands, flags, renderers
+
+/**
+ * A tool an extension registers: Settle's {@link ToolDefinition} whose `execute` receives the
+ * extension context. pi's terminal renderers (`renderCall`, `renderResult`, `renderShell`) are
+ * accepted and ignored.
+ */
+export type ExtensionToolDefinition<TParameters extends object = object, TDetails = unknown> = ToolDefinition<
+	TParameters,
+	TDetails,
+	ExtensionContext
+> & {
+	renderCall?: UIComponentFactory;
+	renderResult?: UIComponentFactory;
+	renderShell?: "default" | "self";
+};
+
+/** A slash command as `pi.getCommands()` lists it. */
+export interface SlashCommandInfo {
+	name: string;
+	description?: string;
+	source: "extension" | "prompt" | "skill";
+	sourceInfo: SourceInfo;
+}
+
+/** An autocomplete suggestion for command arguments. */
+export interface AutocompleteItem {
+	value: string;
+	label: string;
+	description?: string;
+}
+
+export interface RegisteredCommand {
+	name: string;
+	sourceInfo: SourceInfo;
+	description?: string;
+	getArgumentCompletions?: (argumentPrefix: string) => AutocompleteItem[] | null | Promise<AutocompleteItem[] | null>;
+	handler: (args: string, ctx: ExtensionCommandContext) => Promise<void> | void;
+}
+
+/** A command with the name it is invoked by (`name`, or `name:N` when several extensions share it). */
+export interface ResolvedCommand extends RegisteredCommand {
+	invocationName: string;
+}
+
+export interface ExtensionFlag {
+	name: string;
+	description?: string;
+	type: "boolean" | "string";
+	default?: boolean | string;
+	extensionPath: string;
+}
+
+export interface ExtensionShortcut {
+	shortcut: string;
+	description?: string;
+	handler: (ctx: ExtensionContext) => Promise<void> | void;
+	extensionPath: string;
+}
+
+export interface MessageRenderOptions {
+	expanded: boolean;
+}
+
+/** Renders a custom message in a terminal UI. Recorded only: Settle never calls it. */
+export type MessageRenderer<T = unknown> = (
+	message: CustomMessage<T>,
+	options: MessageRenderOptions,
+	theme: ExtensionTheme,
+) => UIComponent | undefined;
+
+/** What `pi.registerProvider` takes (pi's `ProviderConfig`); applied by the host's model registry. */
+export interface ProviderConfig {
+	name?: string;
+	baseUrl?: string;
+	apiKey?: string;
+	api?: string;
+	streamSimple?: (...args: never[]) => unknown;
+	headers?: Record<string, string>;
+	authHeader?: boolean;
+	models?: Array<Partial<Model> & { id: string; name: string }>;
+	oauth?: Record<string, unknown>;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Actions: the seam between the runner and the session that binds it
+
+/** A custom message as extensions send it (role and timestamp are added by the session). */
+export type CustomMessageInput<T = unknown> = Pick<CustomMessage<T>, "customType" | "content" | "display" | "details">;
+
+export interface SendMessageOptions {
+	triggerTurn?: boolean;
+	deliverAs?: "steer" | "followUp" | "nextTurn";
+}
+
+export interface SendUserMessageOptions {
+	deliverAs?: "steer" | "followUp";
+}
+
+/**
+ * What `pi.*` calls need from the session (pi's `ExtensionActions`). Bound with
+ * {@link ExtensionRunner.bindCore}. `sendMessage` / `sendUserMessage` may return a promise: the
+ * runner makes them fire-and-forget for extensions and reports a rejection as an extension error
+ * `{extensionPath: "<runtime>", event: "send_message" | "send_user_message"}`.
+ */
+export interface ExtensionRuntimeActions {
+	sendMessage(message: CustomMessageInput, options?: SendMessageOptions): Promise<void> | void;
+	sendUserMessage(
+		content: string | (TextContent | ImageContent)[],
+		options?: SendUserMessageOptions,
+	): Promise<void> | void;
+	/** Appends a `custom` entry (and emits `entry_appended`). */
+	appendEntry(customType: string, data?: unknown): void;
+	setSessionName(name: string): void;
+	getSessionName(): string | undefined;
+	setLabel(entryId: string, label: string | undefined): void;
+	getActiveTools(): string[];
+	getAllTools(): ToolInfo[];
+	setActiveTools(toolNames: string[]): void;
+	/** Re-merges the tool registry after `pi.registerTool` at run time (F.1 step 5, runtime refresh). */
+	refreshTools(): void;
+	/** Extension commands ({@link ExtensionRunner.getCommandInfos}), prompt templates and skills. */
+	getCommands(): SlashCommandInfo[];
+	/** Resolves false (and changes nothing) when the model has no configured auth. */
+	setModel(model: Model): Promise<boolean>;
+	getThinkingLevel(): ThinkingLevel;
+	setThinkingLevel(level: ThinkingLevel): void;
+}
+
+/**
+ * What `ctx.*` needs from the session (pi's `ExtensionContextActions`), bound with
+ * {@link ExtensionRunner.bindCore}. Until then the context answers pi's defaults (no model,
+ * idle, no signal, no usage, empty system prompt).
+ */
+export interface ExtensionContextActions {
+	getModel(): Model | undefined;
+	isIdle(): boolean;
+	getSignal(): AbortSignal | undefined;
+	abort(): void;
+	hasPendingMessages(): boolean;
+	shutdown(): void;
+	getContextUsage(): ContextUsage | undefined;
+	/** Runs a compaction; the runner turns it into fire-and-forget with `onComplete` / `onError`. */
+	compact(customInstructions?: string): Promise<CompactionResult<unknown>>;
+	getSystemPrompt(): string;
+	getScopedModels?(): ScopedModel[];
+	isProjectTrusted?(): boolean;
+	getSystemPromptOptions?(): SystemPromptOptions | undefined;
+}
+
+/** Provider registration targets (default: the runner's `modelRegistry`). */
+export interface ExtensionProviderActions {
+	registerProvider?(name: string, config: ProviderConfig): void;
+	unregisterProvider?(name: string): void;
+}
+
+/**
+ * Session control for command contexts (pi's `ExtensionCommandContextActions`), bound by the host
+ * with {@link ExtensionRunner.bindCommandContext}. Unbound, each call rejects with a clear error.
+ */
+export interface ExtensionCommandContextActions {
+	waitForIdle(): Promise<void>;
+	newSession(options?: NewSessionOptions): Promise<{ cancelled: boolean }>;
+	fork(entryId: string, options?: ForkOptions): Promise<{ cancelled: boolean }>;
+	navigateTree(targetId: string, options?: NavigateTreeOptions): Promise<{ cancelled: boolean }>;
+	switchSession(sessionPath: string, options?: SwitchSessionOptions): Promise<{ cancelled: boolean }>;
+	reload(): Promise<void>;
+}
+
+// ---------------------------------------------------------------------------------------------
+// pi.exec and pi.events
+
+export interface ExecOptions {
+	signal?: AbortSignal;
+	/** Milliseconds; the process (group) is terminated when it runs longer. */
+	timeout?: number;
+	/** Working directory (default: the session cwd). */
+	cwd?: string;
+}
+
+export interface ExecResult {
+	stdout: string;
+	stderr: string;
+	/** Exit code; `128 + signal number` when killed by a signal; 1 when the process could not start. */
+	code: number;
+	/** True when Settle terminated the process (timeout or abort). */
+	killed: boolean;
+}
+
+/** Shared bus for communication between extensions. */
+export interface EventBus {
+	emit(channel: string, data: unknown): void;
+	/** Subscribes; returns the unsubscribe function. */
+	on(channel: string, handler: (data: unknown) => void | Promise<void>): () => void;
+}
+
+export interface EventBusController extends EventBus {
+	clear(): void;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Events and results (behavior B.3)
+
+export type InputSource = "interactive" | "rpc" | "extension";
+
+export interface InputEvent {
+	type: "input";
+	text: string;
+	images?: ImageContent[];
+	source: InputSource;
+	/** Only set while the session is streaming: how the input will be queued. */
+	streamingBehavior?: "steer" | "followUp";
+	inputId?: string;
+}
+
+export type InputEventResult =
+	| { action: "continue" }
+	| { action: "transform"; text: string; images?: ImageContent[] }
+	| { action: "handled" };
+
+/** Fork-only event (spec I.14); dispatched when a host emits it. */
+export interface InputDispositionEvent {
+	type: "input_disposition";
+	inputId: string;
+	disposition: "handled" | "queued" | "started" | "rejected";
+}
+
+export interface BeforeAgentStartEvent {
+	type: "before_agent_start";
+	/** Prompt text after skill / template expansion. */
+	prompt: string;
+	images?: ImageContent[];
+	/** The system prompt as chained so far. */
+	systemPrompt: string;
+	/** Mutable: changes apply to this operation's prompt. */
+	systemPromptOptions: SystemPromptOptions;
+	trigger?: string;
+	messageType?: string;
+}
+
+export interface BeforeAgentStartEventResult {
+	message?: CustomMessageInput;
+	/** Replaces the system prompt for this operation only; later handlers see it (chain). */
+	systemPrompt?: string;
+}
+
+/** Combined result of every `before_agent_start` handler. */
+export interface BeforeAgentStartCombinedResult {
+	/** Messages of all handlers, in order; null content normalized to `[]`. */
+	messages?: CustomMessageInput[];
+	systemPrompt?: string;
+}
+
+export interface ContextEvent {
+	type: "context";
+	/** The handler's own copy (system messages excluded). */
+	messages: AgentMessage[];
+}
+
+export interface ContextWithSystemEvent {
+	type: "context_with_system";
+	/** The handler's own copy of the whole request transcript, system messages included. */
+	messages: AgentMessage[];
+}
+
+export interface ContextEventResult {
+	messages?: AgentMessage[];
+}
+
+export interface BeforeProviderRequestEvent {
+	type: "before_provider_request";
+	payload: unknown;
+	model?: Model;
+	headers?: Record<string, string>;
+}
+
+export type BeforeProviderRequestEventResult = unknown;
+
+export interface BeforeProviderHeadersEvent {
+	type: "before_provider_headers";
+	/** Mutate in place; set a header to `null` to delete it. */
+	headers: Record<string, string | null>;
+	model?: Model;
+}
+
+export interface AfterProviderResponseEvent {
+	type: "after_provider_response";
+	status: number;
+	headers: Record<string, string>;
+}
+
+export interface AgentStartEvent {
+	type: "agent_start";
+}
+
+export interface AgentEndEvent {
+	type: "agent_end";
+	messages: AgentMessage[];
+	aborted?: boolean;
+	abortSource?: string;
+}
+
+export interface AgentSettledEvent {
+	type: "agent_settled";
+}
+
+export interface TurnStartEvent {
+	type: "turn_start";
+	turnIndex: number;
+	timestamp: number;
+}
+
+export interface MessageStartEvent {
+	type: "message_start";
+	message: AgentMessage;
+}
+
+export interface MessageUpdateEvent {
+	type: "message_update";
+	message: AgentMessage;
+	assistantMessageEvent: AssistantMessageEvent;
+}
+
+export interface MessageEndEvent {
+	type: "message_end";
+	message: AgentMessage;
+}
+
+export interface MessageEndEventResult {
+	/** Replacement; must keep the role of the message it replaces. */
+	message?: AgentMessage;
+}
+
+export interface ToolExecutionStartEvent {
+	type: "tool_execution_start";
+	toolCallId: string;
+	toolName: string;
+	// biome-ignore lint/suspicious/noExplicitAny: tool args are arbitrary JSON
+	args: any;
+	parentToolCallId?: string;
+}
+
+export interface ToolExecutionUpdateEvent {
+	type: "tool_execution_update";
+	toolCallId: string;
+	toolName: string;
+	// biome-ignore lint/suspicious/noExplicitAny: tool args are arbitrary JSON
+	args: any;
+	partialResult: AgentToolResult;
+	parentToolCallId?: string;
+}
+
+export interface ToolExecutionEndEvent {
+	type: "tool_execution_end";
+	toolCallId: string;
+	toolName: string;
+	result: AgentToolResult;
+	isError: boolean;
+	parentToolCallId?: string;
+}
+
+interface ToolCallEventBase {
+	type: "tool_call";
+	toolCallId: string;
+}
+export interface BashToolCallEvent extends ToolCallEventBase {
+	toolName: "bash";
+	input: BashToolInput;
+}
+export interface ReadToolCallEvent extends ToolCallEventBase {
+	toolName: "read";
+	input: ReadToolInput;
+}
+export interface EditToolCallEvent extends ToolCallEventBase {
+	toolName: "edit";
+	input: EditToolInput;
+}
+export interface WriteToolCallEvent extends ToolCallEventBase {
+	toolName: "write";
+	input: WriteToolInput;
+}
+export interface GrepToolCallEvent extends ToolCallEventBase {
+	toolName: "grep";
+	input: GrepToolInput;
+}
+export interface FindToolCallEvent extends ToolCallEventBase {
+	toolName: "find";
+	input: FindToolInput;
+}
+export interface LsToolCallEvent extends ToolCallEventBase {
+	toolName: "ls";
+	input: LsToolInput;
+}
+export interface CustomToolCallEvent extends ToolCallEventBase {
+	toolName: string;
+	input: Record<string, unknown>;
+}
+
+/**
+ * Before a tool runs. `input` holds the validated arguments and is mutable: mutate it in place to
+ * patch them (later handlers see the change; no re-validation).
+ */
+export type ToolCallEvent =
+	| BashToolCallEvent
+	| ReadToolCallEvent
+	| EditToolCallEvent
+	| WriteToolCallEvent
+	| GrepToolCallEvent
+	| FindToolCallEvent
+	| LsToolCallEvent
+	| CustomToolCallEvent;
+
+export interface ToolCallEventResult {
+	/** Skip execution; the call gets an error result with `reason` (default `Tool execution was blocked`). */
+	block?: boolean;
+	reason?: string;
+	/** Mark the blocked result for early batch termination. */
+	terminate?: boolean;
+}
+
+interface ToolResultEventBase {
+	type: "tool_result";
+	toolCallId: string;
+	input: Record<string, unknown>;
+	content: (TextContent | ImageContent)[];
+	isError: boolean;
+	usage?: Usage;
+}
+export interface BashToolResultEvent extends ToolResultEventBase {
+	toolName: "bash";
+	details: BashToolDetails | undefined;
+}
+export interface ReadToolResultEvent extends ToolResultEventBase {
+	toolName: "read";
+	details: ReadToolDetails | undefined;
+}
+export interface EditToolResultEvent extends ToolResultEventBase {
+	toolName: "edit";
+	details: EditToolDetails | undefined;
+}
+export interface WriteToolResultEvent extends ToolResultEventBase {
+	toolName: "write";
+	details: undefined;
+}
+export interface GrepToolResultEvent extends ToolResultEventBase {
+	toolName: "grep";
+	details: GrepToolDetails | undefined;
+}
+export interface FindToolResultEvent extends ToolResultEventBase {
+	toolName: "find";
+	details: FindToolDetails | undefined;
+}
+export interface LsToolResultEvent extends ToolResultEventBase {
+	toolName: "ls";
+	details: LsToolDetails | undefined;
+}
+export interface CustomToolResultEvent extends ToolResultEventBase {
+	toolName: string;
+	details: unknown;
+}
+
+/** After a tool ran (also when it failed). Handlers may override fields of the result. */
+export type ToolResultEvent =
+	| BashToolResultEvent
+	| ReadToolResultEvent
+	| EditToolResultEvent
+	| WriteToolResultEvent
+	| GrepToolResultEvent
+	| FindToolResultEvent
+	| LsToolResultEvent
+	| CustomToolResultEvent;
+
+/** Field-by-field override; omitted fields keep their (possibly already overridden) values. */
+export interface ToolResultEventResult {
+	content?: (TextContent | ImageContent)[];
+	details?: unknown;
+	isError?: boolean;
+	usage?: Usage;
+}
+
+// Boundaries (behavior C.8) ------------------------------------------------------------------
+
+/** A session entry a boundary handler asks to append, committed by the session after the dispatch. */
+export type BoundaryEntryDraft =
+	| { type: "custom"; customType: string; data?: unknown }
+	| {
+			type: "custom_message";
+			customType: string;
+			content: string | (TextContent | ImageContent)[];
+			display: boolean;
+			details?: unknown;
+	  }
+	| { type: "context_edit"; targetId: string; replacement: { content: string | (TextContent | ImageContent)[] } | null }
+	| { type: "compaction"; summary: string; firstKeptEntryId: string | null; details?: unknown; usage?: Usage };
+
+/** What the model context would be if the drafts were committed now. Built by the session. */
+export interface BoundaryContextPreview {
+	/** Entries the context is built from, drafts included. */
+	contextEntries: readonly SessionEntry[];
+	contextMessages: readonly AgentMessage[];
+	llmMessages: readonly Message[];
+	/** Custom messages waiting to be delivered. */
+	pendingMessages: readonly AgentMessage[];
+	/** Whether a `continue` request could run a model call on this context. */
+	canContinue: boolean;
+}
+
+export type BoundaryOutcome = "completed" | "aborted" | "error";
+
+interface BoundaryFields {
+	/** Drafts so far: mutate in place, or return `{ entries }` to replace the list. */
+	entries: BoundaryEntryDraft[];
+	/** Continuation requested so far. */
+	continue: boolean;
+	/** Preview of the context with the drafts so far (rebuilt after every handler). */
+	context: BoundaryContextPreview;
+}
+
+/** What the session passes to `emitBoundary` for `turn_end`. */
+export interface TurnEndBoundaryBase {
+	type: "turn_end";
+	turnIndex: number;
+	message: AssistantMessage;
+	toolResults: ToolResultMessage[];
+	/** Entry id of the persisted assistant message (required). */
+	messageEntryId: string;
+	toolResultEntryIds: string[];
+	outcome: BoundaryOutcome;
+}
+
+/** What the session passes to `emitBoundary` for `agent_before_settle`. */
+export interface AgentBeforeSettleBase {
+	type: "agent_before_settle";
+	outcome: BoundaryOutcome;
+}
+
+export type BoundaryBase = TurnEndBoundaryBase | AgentBeforeSettleBase;
+
+/** End of a turn (document version: a boundary where handlers may add entries and ask to continue). */
+export interface TurnEndEvent extends TurnEndBoundaryBase, BoundaryFields {}
+/** After automatic continuation, before the operation settles. */
+export interface AgentBeforeSettleEvent extends AgentBeforeSettleBase, BoundaryFields {}
+
+export interface BoundaryEventResult {
+	entries?: BoundaryEntryDraft[];
+	continue?: boolean;
+}
+
+/** Outcome of {@link ExtensionRunner.emitBoundary}. */
+export interface BoundaryDispatchResult {
+	/** Final drafts. Commit them only when `valid`. */
+	entries: BoundaryEntryDraft[];
+	/** Continuation requested and backed by a runnable context (otherwise reported and false). */
+	continue: boolean;
+	/** Last valid preview; undefined when no handler was registered (nothing was built). */
+	context: BoundaryContextPreview | undefined;
+	/** False when the final drafts failed validation or preview (already reported). */
+	valid: boolean;
+	/** Why they are invalid. */
+	error?: string;
+}
+
+// Session lifecycle --------------------------------------------------------------------------
+
+export interface SessionStartEvent {
+	type: "session_start";
+	reason: "startup" | "reload" | "new" | "resume" | "fork";
+	previousSessionFile?: string;
+}
+
+export interface SessionBeforeSwitchEvent {
+	type: "session_before_switch";
+	reason: "new" | "resume";
+	targetSessionFile?: string;
+}
+
+export interface SessionBeforeForkEvent {
+	type: "session_before_fork";
+	entryId: string;
+	position: "before" | "at";
+}
+
+export interface SessionShutdownEvent {
+	type: "session_shutdown";
+	reason: "quit" | "reload" | "new" | "resume" | "fork";
+	targetSessionFile?: string;
+}
+
+export type CompactionReason = "manual" | "threshold" | "overflow";
+
+export interface SessionBeforeCompactEvent {
+	type: "session_before_compact";
+	preparation: CompactionPreparation;
+	branchEntries: SessionEntry[];
+	customInstructions?: string;
+	reason: CompactionReason;
+	willRetry: boolean;
+	signal: AbortSignal;
+}
+
+export interface SessionCompactEvent {
+	type: "session_compact";
+	compactionEntry: CompactionEntry;
+	fromExtension: boolean;
+	reason: CompactionReason;
+	willRetry: boolean;
+}
+
+export interface SessionCompactFailedEvent {
+	type: "session_compact_failed";
+	reason: CompactionReason;
+	errorMessage?: string;
+	aborted: boolean;
+	willRetry: boolean;
+	fromExtension: boolean;
+}
+
+export interface TreePreparation {
+	targetId: string;
+	oldLeafId: string | null;
+	commonAncestorId: string | null;
+	entriesToSummarize: SessionEntry[];
+	userWantsSummary: boolean;
+	customInstructions?: string;
+	replaceInstructions?: boolean;
+	label?: string;
+}
+
+export interface SessionBeforeTreeEvent {
+	type: "session_before_tree";
+	preparation: TreePreparation;
+	signal: AbortSignal;
+}
+
+export interface SessionTreeEvent {
+	type: "session_tree";
+	newLeafId: string | null;
+	oldLeafId: string | null;
+	summaryEntry?: BranchSummaryEntry;
+	fromExtension?: boolean;
+}
+
+export interface SessionInfoChangedEvent {
+	type: "session_info_changed";
+	name: string | undefined;
+}
+
+export interface ResourcesDiscoverEvent {
+	type: "resources_discover";
+	cwd: string;
+	reason: "startup" | "reload";
+}
+
+/** A path a `resources_discover` handler returns: a string, or a path with source metadata. */
+export type DiscoveredPath = string | { path: string; metadata?: Partial<Omit<SourceInfo, "path">> };
+
+export interface ResourcesDiscoverResult {
+	skillPaths?: DiscoveredPath[];
+	promptPaths?: DiscoveredPath[];
+	themePaths?: DiscoveredPath[];
+}
+
+/** One discovered path with the extension that contributed it. */
+export interface CollectedResourcePath {
+	path: string;
+	extensionPath: string;
+	metadata?: Partial<Omit<SourceInfo, "path">>;
+}
+
+export interface CollectedResourcePaths {
+	skillPaths: CollectedResourcePath[];
+	promptPaths: CollectedResourcePath[];
+	themePaths: CollectedResourcePath[];
+}
+
+export type ModelSelectSource = "set" | "cycle" | "restore";
+
+export interface ModelSelectEvent {
+	type: "model_select";
+	model: Model;
+	previousModel: Model | undefined;
+	source: ModelSelectSource;
+}
+
+export interface ThinkingLevelSelectEvent {
+	type: "thinking_level_select";
+	level: ThinkingLevel;
+	previousLevel: ThinkingLevel;
+}
+
+export interface UserBashEvent {
+	type: "user_bash";
+	command: string;
+	/** `!!` prefix: kept out of the model context. */
+	excludeFromContext: boolean;
+	cwd: string;
+}
+
+/** Result of a user bash command (pi's `BashResult`). */
+export interface UserBashResult {
+	output: string;
+	exitCode: number | undefined;
+	cancelled: boolean;
+	truncated: boolean;
+	fullOutputPath?: string;
+}
+
+export interface UserBashEventResult {
+	/** Run the command through these operations instead of the local shell. */
+	operations?: BashOperations;
+	/** The extension ran the command itself: use this result. */
+	result?: UserBashResult;
+}
+
+export interface SessionBeforeSwitchResult {
+	cancel?: boolean;
+}
+
+export interface SessionBeforeForkResult {
+	cancel?: boolean;
+	skipConversationRestore?: boolean;
+}
+
+export interface SessionBeforeCompactResult {
+	cancel?: boolean;
+	/** Used instead of the built-in summarizer. */
+	compaction?: Omit<CompactionResult<unknown>, "details"> & { details?: unknown };
+}
+
+export interface SessionBeforeTreeResult {
+	cancel?: boolean;
+	/** Used instead of the branch summarizer (only when a summary was requested). */
+	summary?: { summary: string; details?: unknown; usage?: Usage };
+	customInstructions?: string;
+	replaceInstructions?: boolean;
+	label?: string;
+}
+
+/** Every event an extension can subscribe to, by name. */
+export interface ExtensionEventMap {
+	input: InputEvent;
+	input_disposition: InputDispositionEvent;
+	before_agent_start: BeforeAgentStartEvent;
+	context: ContextEvent;
+	context_with_system: ContextWithSystemEvent;
+	before_provider_request: BeforeProviderRequestEvent;
+	before_provider_headers: BeforeProviderHeadersEvent;
+	after_provider_response: AfterProviderResponseEvent;
+	agent_start: AgentStartEvent;
+	agent_end: AgentEndEvent;
+	agent_before_settle: AgentBeforeSettleEvent;
+	agent_settled: AgentSettledEvent;
+	turn_start: TurnStartEvent;
+	turn_end: TurnEndEvent;
+	message_start: MessageStartEvent;
+	message_update: MessageUpdateEvent;
+	message_end: MessageEndEvent;
+	tool_execution_start: ToolExecutionStartEvent;
+	tool_execution_update: ToolExecutionUpdateEvent;
+	tool_execution_end: ToolExecutionEndEvent;
+	tool_call: ToolCallEvent;
+	tool_result: ToolResultEvent;
+	session_start: SessionStartEvent;
+	session_before_switch: SessionBeforeSwitchEvent;
+	session_before_fork: SessionBeforeForkEvent;
+	session_shutdown: SessionShutdownEvent;
+	session_before_compact: SessionBeforeCompactEvent;
+	session_compact: SessionCompactEvent;
+	session_compact_failed: SessionCompactFailedEvent;
+	session_before_tree: SessionBeforeTreeEvent;
+	session_tree: SessionTreeEvent;
+	session_info_changed: SessionInfoChangedEvent;
+	resources_discover: ResourcesDiscoverEvent;
+	model_select: ModelSelectEvent;
+	thinking_level_select: ThinkingLevelSelectEvent;
+	user_bash: UserBashEvent;
+}
+
+/** What a handler of each event may return (`undefined` = the return value is ignored). */
+export interface ExtensionEventResultMap {
+	input: InputEventResult;
+	input_disposition: undefined;
+	before_agent_start: BeforeAgentStartEventResult;
+	context: ContextEventResult;
+	context_with_system: ContextEventResult;
+	before_provider_request: BeforeProviderRequestEventResult;
+	before_provider_headers: undefined;
+	after_provider_response: undefined;
+	agent_start: undefined;
+	agent_end: undefined;
+	agent_before_settle: BoundaryEventResult;
+	agent_settled: undefined;
+	turn_start: undefined;
+	turn_end: BoundaryEventResult;
+	message_start: undefined;
+	message_update: undefined;
+	message_end: MessageEndEventResult;
+	tool_execution_start: undefined;
+	tool_execution_update: undefined;
+	tool_execution_end: undefined;
+	tool_call: ToolCallEventResult;
+	tool_result: ToolResultEventResult;
+	session_start: undefined;
+	session_before_switch: SessionBeforeSwitchResult;
+	session_before_fork: SessionBeforeForkResult;
+	session_shutdown: undefined;
+	session_before_compact: SessionBeforeCompactResult;
+	session_compact: undefined;
+	session_compact_failed: undefined;
+	session_before_tree: SessionBeforeTreeResult;
+	session_tree: undefined;
+	session_info_changed: undefined;
+	resources_discover: ResourcesDiscoverResult;
+	model_select: undefined;
+	thinking_level_select: undefined;
+	user_bash: UserBashEventResult;
+}
+
+export type ExtensionEventName = keyof ExtensionEventMap;
+export type ExtensionEvent = ExtensionEventMap[ExtensionEventName];
+
+/** An event handler: may be async; its return value is used as each event documents. */
+export type ExtensionHandler<E, R = undefined> = (
+	event: E,
+	ctx: ExtensionContext,
+	// biome-ignore lint/suspicious/noConfusingVoidType: handlers usually return nothing
+) => Promise<R | void> | R | void;
+
+/** The handler type of each event (a mapped type keeps literal results such as `{action: "continue"}` typed). */
+export type ExtensionHandlerMap = {
+	[K in ExtensionEventName]: ExtensionHandler<ExtensionEventMap[K], ExtensionEventResultMap[K]>;
+};
+
+/**
+ * Events handled by {@link ExtensionRunner.emit}: those without a dedicated `emitXxx` method.
+ * For `session_before_*` it returns the handlers' result.
+ */
+export type RunnerEmitEvent = Exclude<
+	ExtensionEvent,
+	| InputEvent
+	| BeforeAgentStartEvent
+	| ContextEvent
+	| ContextWithSystemEvent
+	| BeforeProviderRequestEvent
+	| BeforeProviderHeadersEvent
+	| MessageEndEvent
+	| ToolCallEvent
+	| ToolResultEvent
+	| TurnEndEvent
+	| AgentBeforeSettleEvent
+	| ResourcesDiscoverEvent
+	| UserBashEvent
+>;
+
+export type RunnerEmitResult<E extends RunnerEmitEvent> = E extends { type: "session_before_switch" }
+	? SessionBeforeSwitchResult | undefined
+	: E extends { type: "session_before_fork" }
+		? SessionBeforeForkResult | undefined
+		: E extends { type: "session_before_compact" }
+			? SessionBeforeCompactResult | undefined
+			: E extends { type: "session_before_tree" }
+				? SessionBeforeTreeResult | undefined
+				: undefined;
+
+// ---------------------------------------------------------------------------------------------
+// ExtensionAPI (`pi`)
+
+/**
+ * The object an extension factory receives (pi's `ExtensionAPI`). Registration methods work during
+ * loading and later; action methods (`sendMessage`, `setActiveTools`, …) need a bound session and
+ * throw {@link RUNTIME_NOT_INITIALIZED_MESSAGE} while the factory runs. After the runner is
+ * invalidated every member throws {@link STALE_EXTENSION_CONTEXT_MESSAGE}.
+ *
+ * @example
+ * ```ts
+ * import type { ExtensionAPI } from "settle";
+ * export default function (pi: ExtensionAPI) {
+ *   pi.on("tool_call", (event) =>
+ *     event.toolName === "bash" && String(event.input.command).includes("rm -rf")
+ *       ? { block: true, reason: "Not here" }
+ *       : undefined,
+ *   );
+ * }
+ * ```
+ */
+export interface ExtensionAPI {
+	/** Subscribes to an event; returns a function that removes the handler. */
+	on<K extends ExtensionEventName>(event: K, handler: ExtensionHandlerMap[K]): () => void;
+	/** Registers a tool the model can call. The first registration of a name (in load order) wins. */
+	registerTool<TParameters extends object = object, TDetails = unknown>(
+		tool: ExtensionToolDefinition<TParameters, TDetails>,
+	): void;
+	registerCommand(name: string, options: Omit<RegisteredCommand, "name" | "sourceInfo">): void;
+	/** Recorded for hosts with a terminal UI; Settle never triggers shortcuts. */
+	registerShortcut(
+		shortcut: string,
+		options: { description?: string; handler: (ctx: ExtensionContext) => Promise<void> | void },
+	): void;
+	registerFlag(
+		name: string,
+		options: { description?: string; type: "boolean" | "string"; default?: boolean | string },
+	): void;
+	/** Value of a flag this extension registered (undefined for flags it did not register). */
+	getFlag(name: string): boolean | string | undefined;
+	registerMessageRenderer<T = unknown>(customType: string, renderer: MessageRenderer<T>): void;
+	/** Fire-and-forget; failures are reported as extension errors. */
+	sendMessage<T = unknown>(message: CustomMessageInput<T>, options?: SendMessageOptions): void;
+	/** Fire-and-forget; always starts a turn when idle. While streaming, `deliverAs` says how to queue. */
+	sendUserMessage(content: string | (TextContent | ImageContent)[], options?: SendUserMessageOptions): void;
+	appendEntry<T = unknown>(customType: string, data?: T): void;
+	setSessionName(name: string): void;
+	getSessionName(): string | undefined;
+	setLabel(entryId: string, label: string | undefined): void;
+	/** Runs a program (no shell) in the session cwd. Never rejects for a failing program. */
+	exec(command: string, args: string[], options?: ExecOptions): Promise<ExecResult>;
+	getActiveTools(): string[];
+	getAllTools(): ToolInfo[];
+	setActiveTools(toolNames: string[]): void;
+	getCommands(): SlashCommandInfo[];
+	setModel(model: Model): Promise<boolean>;
+	getThinkingLevel(): ThinkingLevel;
+	setThinkingLevel(level: ThinkingLevel): void;
+	/** Queued while loading, applied when the session binds the runner; immediate afterwards. */
+	registerProvider(name: string, config: ProviderConfig): void;
+	unregisterProvider(name: string): void;
+	/** Shared bus for communication between extensions. */
+	events: EventBus;
+}
+
+/**
+ * An extension module's default export, or an SDK inline factory. May be async (it is awaited).
+ * Typed as returning `void` so that a one-line factory such as `(pi) => pi.on(...)` type-checks
+ * although `pi.on` returns its unsubscribe function.
+ */
+export type ExtensionFactory = (pi: ExtensionAPI) => void;
+
+// ---------------------------------------------------------------------------------------------
+// Errors and loading
+
+/** An error a handler (or an extension-facing action) raised; dispatch went on. */
+export interface ExtensionError {
+	/** Extension path, `<runtime>` for session actions, `command:<name>` for commands. */
+	extensionPath: string;
+	event: string;
+	error: string;
+	stack?: string;
+}
+
+export type ExtensionErrorListener = (error: ExtensionError) => void;
+
+/** A factory that threw while loading: the extension is left out, the others load. */
+export interface ExtensionLoadError {
+	path: string;
+	error: string;
+}
+
+/** A problem found while loading or validating extension input (pi's `ResourceDiagnostic`). */
+export type ExtensionDiagnostic = ResourceDiagnostic;

@@ -1,0 +1,178 @@
+/**
+ * The UI context of hosts without a terminal UI (print, json, rpc without a client UI, SDK use).
+ * Answers match pi's print mode: dialogs resolve to `undefined` and `confirm` to `false`.
+ */
+import type {
+	ExtensionTheme,
+	ExtensionUIContext,
+	NotificationType,
+	UIComponentFactory,
+	WidgetPlacement,
+} from "./types.js";
+
+/** One `ctx.ui.notify` call. */
+export interface UINotification {
+	message: string;
+	type: NotificationType;
+}
+
+/** One dialog an extension opened (answered with the headless default). */
+export interface UIDialogRequest {
+	kind: "select" | "confirm" | "input" | "editor" | "custom";
+	title?: string;
+}
+
+export interface HeadlessUIOptions {
+	/** Receives every notification (e.g. to print it to stderr or forward it over RPC). */
+	onNotify?: (notification: UINotification) => void;
+	/** How many notifications and dialog requests are kept (default 100, oldest dropped first). */
+	historyLimit?: number;
+}
+
+/**
+ * A UI context that records what extensions asked for. `hasUI` is false for a runner using it.
+ * Recorded state is readable for tests and hosts: `notifications`, `dialogs`, `statuses`,
+ * `widgets`, `title`, `editorText`, `workingMessage`.
+ */
+export interface HeadlessUIContext extends ExtensionUIContext {
+	readonly headless: true;
+	readonly notifications: readonly UINotification[];
+	readonly dialogs: readonly UIDialogRequest[];
+	readonly statuses: ReadonlyMap<string, string>;
+	readonly widgets: ReadonlyMap<string, { content: string[] | UIComponentFactory; placement: WidgetPlacement }>;
+	readonly title: string | undefined;
+	readonly workingMessage: string | undefined;
+}
+
+/** A theme that leaves text unstyled. */
+export const plainTheme: ExtensionTheme = Object.freeze({
+	name: "plain",
+	fg: (_color: string, text: string) => text,
+	bg: (_color: string, text: string) => text,
+	bold: (text: string) => text,
+	italic: (text: string) => text,
+	underline: (text: string) => text,
+	strikethrough: (text: string) => text,
+	inverse: (text: string) => text,
+});
+
+/**
+ * Creates a headless UI context.
+ *
+ * @example
+ * ```ts
+ * const ui = createHeadlessUIContext({ onNotify: ({ message, type }) => console.error(`[${type}] ${message}`) });
+ * runner.setUIContext(ui);
+ * ```
+ */
+export function createHeadlessUIContext(options: HeadlessUIOptions = {}): HeadlessUIContext {
+	const limit = Math.max(0, options.historyLimit ?? 100);
+	const notifications: UINotification[] = [];
+	const dialogs: UIDialogRequest[] = [];
+	const statuses = new Map<string, string>();
+	const widgets = new Map<string, { content: string[] | UIComponentFactory; placement: WidgetPlacement }>();
+	let title: string | undefined;
+	let workingMessage: string | undefined;
+	let editorText = "";
+	let toolsExpanded = false;
+	let editorComponent: UIComponentFactory | undefined;
+
+	const keep = <T>(list: T[], item: T) => {
+		list.push(item);
+		if (list.length > limit) list.splice(0, list.length - limit);
+	};
+	const dialog = (kind: UIDialogRequest["kind"], dialogTitle?: string) =>
+		keep(dialogs, dialogTitle === undefined ? { kind } : { kind, title: dialogTitle });
+
+	return {
+		headless: true,
+		get notifications() {
+			return notifications;
+		},
+		get dialogs() {
+			return dialogs;
+		},
+		get statuses() {
+			return statuses;
+		},
+		get widgets() {
+			return widgets;
+		},
+		get title() {
+			return title;
+		},
+		get workingMessage() {
+			return workingMessage;
+		},
+		async select(dialogTitle) {
+			dialog("select", dialogTitle);
+			return undefined;
+		},
+		async confirm(dialogTitle) {
+			dialog("confirm", dialogTitle);
+			return false;
+		},
+		async input(dialogTitle) {
+			dialog("input", dialogTitle);
+			return undefined;
+		},
+		async editor(dialogTitle) {
+			dialog("editor", dialogTitle);
+			return undefined;
+		},
+		async custom<T>() {
+			dialog("custom");
+			return undefined as T;
+		},
+		notify(message, type = "info") {
+			const notification = { message, type };
+			keep(notifications, notification);
+			options.onNotify?.(notification);
+		},
+		onTerminalInput: () => () => {},
+		setStatus(key, text) {
+			if (text === undefined) statuses.delete(key);
+			else statuses.set(key, text);
+		},
+		setWorkingMessage(message) {
+			workingMessage = message;
+		},
+		setWorkingVisible: () => {},
+		setWorkingIndicator: () => {},
+		setHiddenThinkingLabel: () => {},
+		setWidget(key, content, widgetOptions) {
+			if (content === undefined) widgets.delete(key);
+			else widgets.set(key, { content, placement: widgetOptions?.placement ?? "aboveEditor" });
+		},
+		setFooter: () => {},
+		setHeader: () => {},
+		setTitle(value) {
+			title = value;
+		},
+		pasteToEditor(text) {
+			editorText += text;
+		},
+		setEditorText(text) {
+			editorText = text;
+		},
+		getEditorText: () => editorText,
+		addAutocompleteProvider: () => {},
+		setEditorComponent(factory) {
+			editorComponent = factory;
+		},
+		getEditorComponent: () => editorComponent,
+		theme: plainTheme,
+		getAllThemes: () => [],
+		getTheme: () => undefined,
+		setTheme: () => ({ success: false, error: "UI not available" }),
+		getToolsExpanded: () => toolsExpanded,
+		setToolsExpanded(expanded) {
+			toolsExpanded = expanded;
+		},
+	};
+}
+
+/** Whether a UI context is the headless one (so `ctx.hasUI` is false). */
+export function isHeadlessUIContext(ui: ExtensionUIContext): boolean {
+	return (ui as Partial<HeadlessUIContext>).headless === true;
+}

@@ -1,0 +1,303 @@
+/**
+ * ModelRuntime (behavior A.11): what an AgentSession needs to know about models — which exist,
+ * which have credentials, the API key for a request, and the stream function serving a model's
+ * wire API. {@link InMemoryModelRuntime} is the built-in implementation: providers (the faux
+ * provider first) register themselves with their models and stream function. Real providers
+ * (pi-ai), `auth.json` and environment keys plug in behind the same interface.
+ */
+
+import { streamFromMessage } from "./event-stream.js";
+import type { FauxProvider } from "./faux.js";
+import { type AssistantMessage, emptyUsage, type Model, type StreamFn, type ThinkingLevel } from "./types.js";
+
+/** Everything the session asks of a model runtime. Methods must not throw unless documented. */
+export interface ModelRuntime {
+	/** The model with this provider and id, or undefined. */
+	getModel(provider: string, modelId: string): Model | undefined;
+	/** Every registered model, in registration order. */
+	getAll(): Model[];
+	/** Models whose provider has configured auth. */
+	getAvailable(): Model[];
+	/** Whether requests to `provider` can carry credentials right now (a key, or a provider that needs none). */
+	hasConfiguredAuth(provider: string): boolean;
+	/**
+	 * Slow path of the auth check (C.1 step 8), consulted only when {@link hasConfiguredAuth} says
+	 * no: e.g. refresh an OAuth token. Resolves true when requests can be made. Optional.
+	 */
+	checkAuth?(provider: string): Promise<boolean>;
+	/** Whether `provider` authenticates with OAuth (changes the rejection text). */
+	isUsingOAuth(provider: string): boolean;
+	/** The API key for one request to `provider` (undefined when it needs none or has none). */
+	getApiKey(provider: string): Promise<string | undefined>;
+	/** The stream function serving a wire API, or undefined. */
+	getStreamFn(api: string): StreamFn | undefined;
+	/**
+	 * The model a provider suggests when nothing else chose one (pi's per-provider defaults), or
+	 * undefined. Optional: without it the first available model is the fallback.
+	 */
+	getDefaultModelId?(provider: string): string | undefined;
+	/**
+	 * Streams `model` through the stream function registered for `model.api`. An unknown api
+	 * answers with an error message (never throws), so a run ends with a readable failure.
+	 */
+	readonly stream: StreamFn;
+}
+
+/** API key source: a fixed key, or a function asked per request (short-lived tokens). */
+export type ApiKeySource = string | (() => string | undefined | Promise<string | undefined>);
+
+/** One provider as it registers with an {@link InMemoryModelRuntime}. */
+export interface ModelProviderRegistration {
+	/** Provider id (`faux`, `anthropic`, …). */
+	provider: string;
+	/** The models it serves; each model's `api` selects the stream function. */
+	models: readonly Model[];
+	/** Serves every `api` of `models` (pi-ai's `streamSimple` shape). */
+	streamFn: StreamFn;
+	/**
+	 * Credentials. Absent: the provider has no auth configured (prompts are rejected with pi's
+	 * "No API key found" text) unless `requiresAuth` is false.
+	 */
+	apiKey?: ApiKeySource;
+	/** False for providers that need no credentials (a local server); default true. */
+	requiresAuth?: boolean;
+	/** The provider authenticates with OAuth (pi's "Authentication failed" text when it has none). */
+	oauth?: boolean;
+	/**
+	 * Whether credentials are available right now, for an `apiKey` function that may find none
+	 * (a key file, environment variables). Default: `apiKey` is set. Must not throw.
+	 */
+	hasAuth?: () => boolean;
+	/** The model to pick when nothing else chose one (see {@link ModelRuntime.getDefaultModelId}). */
+	defaultModelId?: string;
+}
+
+interface ProviderRecord {
+	registration: ModelProviderRegistration;
+	apiKey: ApiKeySource | undefined;
+}
+
+/**
+ * A model runtime whose providers register in memory. Later registrations of a provider id
+ * replace earlier ones.
+ *
+ * @example
+ * ```ts
+ * const faux = createFauxProvider();
+ * const runtime = new InMemoryModelRuntime();
+ * runtime.registerFauxProvider(faux); // with a placeholder key, so auth checks pass
+ * runtime.hasConfiguredAuth("faux"); // true
+ * ```
+ */
+export class InMemoryModelRuntime implements ModelRuntime {
+	private readonly providers = new Map<string, ProviderRecord>();
+	private readonly streamFns = new Map<string, StreamFn>();
+	readonly stream: StreamFn;
+
+	constructor(registrations: readonly ModelProviderRegistration[] = []) {
+		for (const registration of registrations) this.registerProvider(registration);
+		this.stream = (model, context, options) => {
+			// The model's own provider first: several providers may share a wire API with different clients.
+			const own = this.providers.get(model.provider)?.registration;
+			const streamFn =
+				own?.models.some((candidate) => candidate.api === model.api) === true
+					? own.streamFn
+					: this.streamFns.get(model.api);
+			if (streamFn) return streamFn(model, context, options);
+			return streamFromMessage(unknownApiMessage(model));
+		};
+	}
+
+	/** Registers (or replaces) a provider; returns a function that unregisters it. */
+	registerProvider(registration: ModelProviderRegistration): () => void {
+		this.unregisterProvider(registration.provider);
+		const record: ProviderRecord = { registration, apiKey: registration.apiKey };
+		this.providers.set(registration.provider, record);
+		for (const model of registration.models) this.streamFns.set(model.api, registration.streamFn);
+		return () => {
+			if (this.providers.get(registration.provider) === record) this.unregisterProvider(registration.provider);
+		};
+	}
+
+	/**
+	 * Registers a faux provider. `apiKey` defaults to a placeholder (`faux-key`, as pi's test
+	 * harness does) so prompts pass the auth check; pass `null` to register it without auth.
+	 */
+	registerFauxProvider(faux: FauxProvider, options: { apiKey?: string | null } = {}): () => void {
+		const registration: ModelProviderRegistration = {
+			provider: faux.provider,
+			models: faux.models,
+			streamFn: faux.streamFn,
+		};
+		if (options.apiKey !== null) registration.apiKey = options.apiKey ?? "faux-key";
+		return this.registerProvider(registration);
+	}
+
+	unregisterProvider(provider: string): void {
+		const record = this.providers.get(provider);
+		if (!record) return;
+		this.providers.delete(provider);
+		for (const api of new Set(record.registration.models.map((model) => model.api))) {
+			if (this.streamFns.get(api) !== record.registration.streamFn) continue;
+			// Another provider serving the same wire API takes it over (the latest registered one).
+			let next: StreamFn | undefined;
+			for (const other of this.providers.values()) {
+				if (other.registration.models.some((model) => model.api === api)) next = other.registration.streamFn;
+			}
+			if (next) this.streamFns.set(api, next);
+			else this.streamFns.delete(api);
+		}
+	}
+
+	/** Sets (or with undefined removes) the credentials of a registered provider. */
+	setApiKey(provider: string, apiKey: ApiKeySource | undefined): void {
+		const record = this.providers.get(provider);
+		if (record) record.apiKey = apiKey;
+	}
+
+	getModel(provider: string, modelId: string): Model | undefined {
+		return this.providers.get(provider)?.registration.models.find((model) => model.id === modelId);
+	}
+
+	getAll(): Model[] {
+		const models: Model[] = [];
+		for (const record of this.providers.values()) models.push(...record.registration.models);
+		return models;
+	}
+
+	getAvailable(): Model[] {
+		return this.getAll().filter((model) => this.hasConfiguredAuth(model.provider));
+	}
+
+	hasConfiguredAuth(provider: string): boolean {
+		const record = this.providers.get(provider);
+		if (!record) return false;
+		if (record.registration.requiresAuth === false) return true;
+		if (record.apiKey === undefined) return false;
+		// A key set with setApiKey() counts as configured; the registration's own source may find none.
+		if (record.apiKey !== record.registration.apiKey || !record.registration.hasAuth) return true;
+		try {
+			return record.registration.hasAuth();
+		} catch {
+			return false;
+		}
+	}
+
+	/** Provider ids in registration order. */
+	getProviders(): string[] {
+		return [...this.providers.keys()];
+	}
+
+	getDefaultModelId(provider: string): string | undefined {
+		return this.providers.get(provider)?.registration.defaultModelId;
+	}
+
+	isUsingOAuth(provider: string): boolean {
+		return this.providers.get(provider)?.registration.oauth === true;
+	}
+
+	async getApiKey(provider: string): Promise<string | undefined> {
+		const source = this.providers.get(provider)?.apiKey;
+		return typeof source === "function" ? await source() : source;
+	}
+
+	getStreamFn(api: string): StreamFn | undefined {
+		return this.streamFns.get(api);
+	}
+}
+
+function unknownApiMessage(model: Model): AssistantMessage {
+	return {
+		role: "assistant",
+		content: [],
+		api: model.api,
+		provider: model.provider,
+		model: model.id,
+		usage: emptyUsage(),
+		stopReason: "error",
+		errorMessage: `No stream function is registered for api "${model.api}" (model ${model.provider}/${model.id}). Register its provider with the model runtime.`,
+		timestamp: Date.now(),
+	};
+}
+
+/** Whether two models are the same (provider and id). */
+export function sameModel(
+	a: Pick<Model, "provider" | "id"> | undefined,
+	b: Pick<Model, "provider" | "id"> | undefined,
+) {
+	return a !== undefined && b !== undefined && a.provider === b.provider && a.id === b.id;
+}
+
+// ---------------------------------------------------------------------------------------------
+// pi's user-visible texts (C.1 steps 7–8, C.12). The first sentence of each is pi's exact text;
+// the guidance after it names Settle's way of configuring models instead of pi's `/login` docs.
+
+const PROVIDER_HELP =
+	"Register the provider with the session's model runtime (for example `runtime.registerProvider(...)`), or give it an API key.";
+
+/** Rejection when the session has no model (tests match `No model selected.`). */
+export function noModelSelectedMessage(): string {
+	return `No model selected.\n\n${PROVIDER_HELP}\n\nThen use setModel() to select a model.`;
+}
+
+/** Rejection when the provider has no credentials (tests match `No API key found for <provider>.`). */
+export function noApiKeyFoundMessage(provider: string): string {
+	const display = provider === "unknown" ? "the selected model" : provider;
+	return `No API key found for ${display}.\n\n${PROVIDER_HELP}`;
+}
+
+/** Rejection for an OAuth provider without usable credentials (pi's exact text). */
+export function authenticationFailedMessage(provider: string): string {
+	return `Authentication failed for "${provider}". Credentials may have expired or network is unavailable. Run '/login ${provider}' to re-authenticate.`;
+}
+
+/** `setModel()` to a model without auth (pi's exact text). */
+export function noApiKeyForModelMessage(model: Pick<Model, "provider" | "id">): string {
+	return `No API key for ${model.provider}/${model.id}`;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Thinking levels (pi-ai's `getSupportedThinkingLevels` / `clampThinkingLevel` semantics)
+
+const THINKING_LEVELS: readonly ThinkingLevel[] = ["off", "minimal", "low", "medium", "high", "xhigh"];
+
+/**
+ * The thinking levels a model supports: `["off"]` for non-reasoning models; otherwise every level
+ * its `thinkingLevelMap` does not mark `null`, with `xhigh` only when the map names it.
+ *
+ * @example
+ * ```ts
+ * supportedThinkingLevels({ ...model, reasoning: true }); // ["off", "minimal", "low", "medium", "high"]
+ * ```
+ */
+export function supportedThinkingLevels(model: Pick<Model, "reasoning" | "thinkingLevelMap">): ThinkingLevel[] {
+	if (!model.reasoning) return ["off"];
+	return THINKING_LEVELS.filter((level) => {
+		const mapped = model.thinkingLevelMap?.[level];
+		if (mapped === null) return false;
+		return level === "xhigh" ? mapped !== undefined : true;
+	});
+}
+
+/**
+ * The nearest supported level: `level` itself when supported, else the next higher supported
+ * level, else the next lower one.
+ *
+ * @example
+ * ```ts
+ * clampThinkingLevel(nonReasoningModel, "high"); // "off"
+ * ```
+ */
+export function clampThinkingLevel(
+	model: Pick<Model, "reasoning" | "thinkingLevelMap">,
+	level: ThinkingLevel,
+): ThinkingLevel {
+	const available = supportedThinkingLevels(model);
+	if (available.includes(level)) return level;
+	const index = THINKING_LEVELS.indexOf(level);
+	if (index === -1) return available[0] ?? "off";
+	for (let i = index; i < THINKING_LEVELS.length; i++)
+		if (available.includes(THINKING_LEVELS[i]!)) return THINKING_LEVELS[i]!;
+	for (let i = index - 1; i >= 0; i--) if (available.includes(THINKING_LEVELS[i]!)) return THINKING_LEVELS[i]!;
+	return available[0] ?? "off";
+}

@@ -1,0 +1,242 @@
+/**
+ * Real model providers through pi-ai (`@mariozechner/pi-ai`): its model catalogue (static, no
+ * network), its `streamSimple` (which dispatches on the model's wire API to the provider clients)
+ * and its environment-key helper, behind Settle's {@link ModelRuntime} interface.
+ *
+ * pi-ai is imported lazily, on the first {@link createPiAiModelRuntime} call: it is never on the
+ * import path of `settle`, so sessions on the faux provider (tests, `--faux`) never load it.
+ */
+import { errorMessage, SettleError } from "../errors.js";
+import { streamFromMessage } from "./event-stream.js";
+import { InMemoryModelRuntime, type ModelProviderRegistration } from "./model-runtime.js";
+import {
+	type AssistantMessageEventStream,
+	type Context,
+	emptyUsage,
+	type Model,
+	type StreamFn,
+	type StreamOptions,
+} from "./types.js";
+
+/** The npm package the adapter loads. */
+export const PI_AI_PACKAGE = "@mariozechner/pi-ai";
+
+/** The parts of pi-ai the adapter uses (kept structural, so pi-ai's types stay off our import path). */
+export interface PiAiModule {
+	getProviders(): string[];
+	getModels(provider: string): Model[];
+	streamSimple(model: Model, context: Context, options?: StreamOptions): AssistantMessageEventStream;
+	getEnvApiKey(provider: string): string | undefined;
+}
+
+/** Where stored API keys come from (an `auth.json`, a secrets manager…). */
+export interface CredentialSource {
+	/** The stored API key of `provider`, or undefined. Called per request and per auth check; must not throw. */
+	getApiKey(provider: string): string | undefined;
+}
+
+/** Options of {@link createPiAiModelRuntime}. */
+export interface PiAiModelRuntimeOptions {
+	/** Stored keys, consulted before environment variables (e.g. the agent dir's `auth.json`). */
+	credentials?: CredentialSource;
+	/** Read keys from pi-ai's environment variables (`ANTHROPIC_API_KEY`, `OPENAI_API_KEY`, …); default true. */
+	useEnvironment?: boolean;
+	/** Register only these providers of the catalogue (default: all of them). */
+	providers?: readonly string[];
+	/** Loads pi-ai (default: `import("@mariozechner/pi-ai")`); a test seam for "not installed". */
+	importPiAi?: () => Promise<unknown>;
+}
+
+/**
+ * pi's per-provider default models (pi-coding-agent 0.73.1 `defaultModelPerProvider`), in pi's
+ * order: when nothing else chose a model, the first provider in this order with credentials wins.
+ */
+export const PI_DEFAULT_MODEL_PER_PROVIDER: Readonly<Record<string, string>> = {
+	"amazon-bedrock": "us.anthropic.claude-opus-4-6-v1",
+	anthropic: "claude-opus-4-7",
+	openai: "gpt-5.4",
+	"azure-openai-responses": "gpt-5.4",
+	"openai-codex": "gpt-5.5",
+	deepseek: "deepseek-v4-pro",
+	google: "gemini-3.1-pro-preview",
+	"google-vertex": "gemini-3.1-pro-preview",
+	"github-copilot": "gpt-5.4",
+	openrouter: "moonshotai/kimi-k2.6",
+	"vercel-ai-gateway": "zai/glm-5.1",
+	xai: "grok-4.20-0309-reasoning",
+	groq: "openai/gpt-oss-120b",
+	cerebras: "zai-glm-4.7",
+	zai: "glm-5.1",
+	mistral: "devstral-medium-latest",
+	minimax: "MiniMax-M2.7",
+	"minimax-cn": "MiniMax-M2.7",
+	moonshotai: "kimi-k2.6",
+	"moonshotai-cn": "kimi-k2.6",
+	huggingface: "moonshotai/Kimi-K2.6",
+	fireworks: "accounts/fireworks/models/kimi-k2p6",
+	opencode: "kimi-k2.6",
+	"opencode-go": "kimi-k2.6",
+	"kimi-coding": "kimi-for-coding",
+	"cloudflare-workers-ai": "@cf/moonshotai/kimi-k2.6",
+	"cloudflare-ai-gateway": "workers-ai/@cf/moonshotai/kimi-k2.6",
+	xiaomi: "mimo-v2.5-pro",
+	"xiaomi-token-plan-cn": "mimo-v2.5-pro",
+	"xiaomi-token-plan-ams": "mimo-v2.5-pro",
+	"xiaomi-token-plan-sgp": "mimo-v2.5-pro",
+};
+
+/** The error thrown when pi-ai cannot be imported. */
+export function piAiNotInstalledError(cause: unknown): SettleError {
+	return new SettleError(
+		"MISSING_DEPENDENCY",
+		`Real model providers need ${PI_AI_PACKAGE}, which could not be loaded (${errorMessage(cause)}). ` +
+			`Install it next to settle with \`npm install ${PI_AI_PACKAGE}\`, or run offline with the faux provider (\`settle --faux\`).`,
+		{ cause, details: { package: PI_AI_PACKAGE } },
+	);
+}
+
+/**
+ * Imports pi-ai and checks that it has what the adapter needs. Throws `MISSING_DEPENDENCY` (saying
+ * to `npm install @mariozechner/pi-ai`) when it is not installed or too different.
+ *
+ * @example
+ * ```ts
+ * const piAi = await loadPiAi();
+ * piAi.getProviders(); // ["amazon-bedrock", "anthropic", …]
+ * ```
+ */
+export async function loadPiAi(importPiAi: () => Promise<unknown> = () => import(PI_AI_PACKAGE)): Promise<PiAiModule> {
+	let loaded: Partial<PiAiModule>;
+	try {
+		loaded = (await importPiAi()) as Partial<PiAiModule>;
+	} catch (error) {
+		throw piAiNotInstalledError(error);
+	}
+	const missing = (["getProviders", "getModels", "streamSimple", "getEnvApiKey"] as const).filter(
+		(name) => typeof loaded[name] !== "function",
+	);
+	if (missing.length > 0) {
+		throw piAiNotInstalledError(new Error(`the installed package has no ${missing.join(", ")}`));
+	}
+	return loaded as PiAiModule;
+}
+
+/**
+ * A model runtime over pi-ai's providers. Each catalogue provider is registered with its models, pi's
+ * default model, and a key looked up per request: the {@link CredentialSource} first, then pi-ai's
+ * environment variables. Extensions can still register their own providers (it is an
+ * {@link InMemoryModelRuntime}).
+ */
+export class PiAiModelRuntime extends InMemoryModelRuntime {
+	readonly piAi: PiAiModule;
+	private readonly credentials: CredentialSource | undefined;
+	private readonly useEnvironment: boolean;
+	/** pi-ai's `streamSimple`, answering with an error message instead of throwing (unknown wire API). */
+	readonly piAiStream: StreamFn;
+
+	constructor(piAi: PiAiModule, options: Omit<PiAiModelRuntimeOptions, "importPiAi"> = {}) {
+		super();
+		this.piAi = piAi;
+		this.credentials = options.credentials;
+		this.useEnvironment = options.useEnvironment !== false;
+		this.piAiStream = (model, context, streamOptions) => {
+			try {
+				return piAi.streamSimple(model, context, streamOptions);
+			} catch (error) {
+				return streamFromMessage({
+					role: "assistant",
+					content: [],
+					api: model.api,
+					provider: model.provider,
+					model: model.id,
+					usage: emptyUsage(),
+					stopReason: "error",
+					errorMessage: errorMessage(error),
+					timestamp: Date.now(),
+				});
+			}
+		};
+		const wanted = options.providers ? new Set(options.providers) : undefined;
+		const catalogue = piAi.getProviders().filter((provider) => !wanted || wanted.has(provider));
+		const ordered = [
+			...Object.keys(PI_DEFAULT_MODEL_PER_PROVIDER).filter((provider) => catalogue.includes(provider)),
+			...catalogue.filter((provider) => !(provider in PI_DEFAULT_MODEL_PER_PROVIDER)),
+		];
+		for (const provider of ordered) {
+			const models = piAi.getModels(provider);
+			if (models.length > 0) this.registerPiAiProvider(provider, models);
+		}
+	}
+
+	/**
+	 * Registers (or replaces) a provider whose models pi-ai serves through `streamSimple` — a
+	 * catalogue provider, or one registered in pi-ai's own registry (pi-ai's `registerFauxProvider`,
+	 * a custom endpoint). Keys come from the credential source, then the environment.
+	 *
+	 * @example
+	 * ```ts
+	 * const faux = piAi.registerFauxProvider({ provider: "pi-faux" });
+	 * runtime.registerPiAiProvider("pi-faux", faux.models, { requiresAuth: false });
+	 * ```
+	 */
+	registerPiAiProvider(
+		provider: string,
+		models: readonly Model[],
+		options: { requiresAuth?: boolean; defaultModelId?: string } = {},
+	): () => void {
+		const registration: ModelProviderRegistration = {
+			provider,
+			models: models.map((model) => ({ ...model, provider })),
+			streamFn: this.piAiStream,
+			apiKey: () => this.lookUpKey(provider),
+			hasAuth: () => this.lookUpKey(provider) !== undefined,
+		};
+		if (options.requiresAuth === false) registration.requiresAuth = false;
+		const defaultModelId = options.defaultModelId ?? PI_DEFAULT_MODEL_PER_PROVIDER[provider];
+		if (defaultModelId !== undefined) registration.defaultModelId = defaultModelId;
+		return this.registerProvider(registration);
+	}
+
+	/** Where a provider's key comes from right now: `stored`, `environment`, or undefined. Must not throw. */
+	getAuthSource(provider: string): "stored" | "environment" | undefined {
+		if (this.storedKey(provider) !== undefined) return "stored";
+		if (this.environmentKey(provider) !== undefined) return "environment";
+		return undefined;
+	}
+
+	private lookUpKey(provider: string): string | undefined {
+		return this.storedKey(provider) ?? this.environmentKey(provider);
+	}
+
+	private storedKey(provider: string): string | undefined {
+		try {
+			return this.credentials?.getApiKey(provider) || undefined;
+		} catch {
+			return undefined;
+		}
+	}
+
+	private environmentKey(provider: string): string | undefined {
+		if (!this.useEnvironment) return undefined;
+		try {
+			return this.piAi.getEnvApiKey(provider) || undefined;
+		} catch {
+			return undefined;
+		}
+	}
+}
+
+/**
+ * Loads pi-ai and builds a {@link PiAiModelRuntime} over its whole catalogue (no network). Throws
+ * `MISSING_DEPENDENCY` when pi-ai is not installed.
+ *
+ * @example
+ * ```ts
+ * const modelRuntime = await createPiAiModelRuntime({ credentials: AuthStorage.create(join(agentDir, "auth.json")) });
+ * modelRuntime.getAvailable(); // the models whose provider has a key (auth.json or e.g. ANTHROPIC_API_KEY)
+ * ```
+ */
+export async function createPiAiModelRuntime(options: PiAiModelRuntimeOptions = {}): Promise<PiAiModelRuntime> {
+	const { importPiAi, ...rest } = options;
+	return new PiAiModelRuntime(await loadPiAi(importPiAi), rest);
+}

@@ -1,0 +1,161 @@
+/**
+ * `auth.json` in the agent dir: API keys per provider, in pi's format
+ * (`{ "anthropic": { "type": "api_key", "key": "sk-…" } }`), so a pi agent dir can be shared.
+ * The file is written with mode 0600 (temp file + rename, under a lock); a file that cannot be
+ * parsed is reported with a typed error naming it and is never overwritten.
+ */
+import { chmodSync, closeSync, fsyncSync, mkdirSync, openSync, renameSync, rmSync, writeSync } from "node:fs";
+import { basename, dirname, join, resolve } from "node:path";
+import { errorMessage, SettleError } from "../errors.js";
+import type { CredentialSource } from "../llm/pi-ai.js";
+import { readJsonObjectFile, withFileLock } from "../settings/json-file.js";
+
+/** File name of the credentials file inside the agent dir. */
+export const AUTH_FILE_NAME = "auth.json";
+
+/** One stored credential (pi's shape). OAuth credentials are kept but not used by Settle. */
+export type StoredCredential = { type: "api_key"; key: string } | { type: "oauth"; [field: string]: unknown };
+
+/**
+ * Stored API keys. `key` values are pi-compatible: the name of a set environment variable is
+ * replaced by its value, anything else is the key itself. (pi's `!command` keys are not run.)
+ *
+ * @example
+ * ```ts
+ * const auth = AuthStorage.create(join(agentDir, "auth.json"));
+ * auth.set("anthropic", "sk-ant-…"); // written with mode 0600
+ * auth.getApiKey("anthropic");
+ * ```
+ */
+export class AuthStorage implements CredentialSource {
+	/** The file, or undefined for {@link inMemory}. */
+	readonly path: string | undefined;
+	private data: Record<string, unknown> = {};
+	private problem: SettleError | undefined;
+
+	private constructor(path: string | undefined, data: Record<string, unknown> = {}) {
+		this.path = path;
+		if (path) this.reload();
+		else this.data = { ...data };
+	}
+
+	/** Reads `path` (missing is fine). Must not throw: a broken file is reported by {@link getError}. */
+	static create(path: string): AuthStorage {
+		return new AuthStorage(resolve(path));
+	}
+
+	/** Credentials in memory only (tests, embedding). */
+	static inMemory(keys: Record<string, string> = {}): AuthStorage {
+		const data: Record<string, unknown> = {};
+		for (const [provider, key] of Object.entries(keys)) data[provider] = { type: "api_key", key };
+		return new AuthStorage(undefined, data);
+	}
+
+	/** Re-reads the file. Must not throw. */
+	reload(): void {
+		if (!this.path) return;
+		const read = readJsonObjectFile(this.path);
+		if (read.status === "ok") {
+			this.data = read.value;
+			this.problem = undefined;
+		} else if (read.status === "missing") {
+			this.data = {};
+			this.problem = undefined;
+		} else {
+			this.data = {};
+			this.problem = unreadableError(this.path, read.reason);
+		}
+	}
+
+	/** Why the file cannot be used (`INVALID_SETTINGS`, naming the file), or undefined. */
+	getError(): SettleError | undefined {
+		return this.problem;
+	}
+
+	/** The API key of `provider`, or undefined (none, OAuth only, or the file is broken). Must not throw. */
+	getApiKey(provider: string): string | undefined {
+		const credential = this.data[provider];
+		let key: unknown;
+		if (typeof credential === "string") key = credential;
+		else if (credential && typeof credential === "object" && (credential as { type?: unknown }).type === "api_key") {
+			key = (credential as { key?: unknown }).key;
+		}
+		if (typeof key !== "string" || key.trim() === "") return undefined;
+		const fromEnvironment = /^[A-Z_][A-Z0-9_]*$/.test(key) ? process.env[key] : undefined;
+		return fromEnvironment || key;
+	}
+
+	/** Providers with a stored credential. */
+	list(): string[] {
+		return Object.keys(this.data);
+	}
+
+	/**
+	 * Stores an API key (file mode 0600). Throws `INVALID_SETTINGS` (file untouched) when the
+	 * existing file cannot be parsed, `IO` when it cannot be written.
+	 */
+	set(provider: string, key: string): void {
+		this.update((current) => {
+			current[provider] = { type: "api_key", key };
+		});
+	}
+
+	/** Removes a provider's credential. Same errors as {@link set}. */
+	remove(provider: string): void {
+		this.update((current) => {
+			delete current[provider];
+		});
+	}
+
+	private update(mutate: (current: Record<string, unknown>) => void): void {
+		const path = this.path;
+		if (!path) {
+			mutate(this.data);
+			return;
+		}
+		try {
+			mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+		} catch (error) {
+			throw new SettleError("IO", `Cannot save credentials: cannot create ${dirname(path)}: ${errorMessage(error)}`, {
+				cause: error,
+				details: { path },
+			});
+		}
+		withFileLock(path, () => {
+			const read = readJsonObjectFile(path);
+			if (read.status === "malformed" || read.status === "unreadable") throw unreadableError(path, read.reason);
+			const value = read.status === "ok" ? read.value : {};
+			mutate(value);
+			writePrivateFile(path, `${JSON.stringify(value, null, 2)}\n`);
+			this.data = value;
+			this.problem = undefined;
+		});
+	}
+}
+
+function unreadableError(path: string, reason: string): SettleError {
+	return new SettleError(
+		"INVALID_SETTINGS",
+		`Cannot read credentials from ${path}: ${reason}. Settle never overwrites a file it cannot parse; fix or delete it (keys in environment variables still work).`,
+		{ details: { path } },
+	);
+}
+
+/** Writes `text` to `path` readable by its owner only: a 0600 temp file, synced, renamed over the target. */
+function writePrivateFile(path: string, text: string): void {
+	const temp = join(dirname(path), `.${basename(path)}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`);
+	try {
+		const fd = openSync(temp, "w", 0o600);
+		try {
+			writeSync(fd, text);
+			fsyncSync(fd);
+		} finally {
+			closeSync(fd);
+		}
+		chmodSync(temp, 0o600); // the umask may have narrowed it further, never widened; make it exact
+		renameSync(temp, path);
+	} catch (error) {
+		rmSync(temp, { force: true });
+		throw new SettleError("IO", `Cannot write ${path}: ${errorMessage(error)}`, { cause: error, details: { path } });
+	}
+}

@@ -1,0 +1,92 @@
+/** Errors and user-visible texts of the runtime layer (pi's texts where pi has one). */
+import { existsSync } from "node:fs";
+import { SettleError } from "../errors.js";
+import type { SessionManager } from "../store/session-manager.js";
+
+/** pi's text for an unknown or unsuitable fork entry. */
+export const INVALID_FORK_ENTRY_MESSAGE = "Invalid entry ID for forking";
+/** pi's text when a branched session could not be written. */
+export const FORK_FAILED_MESSAGE = "Failed to create forked session";
+/** A replacement was requested while another one runs. */
+export const REPLACEMENT_IN_PROGRESS_MESSAGE =
+	"A session replacement (new, switch, fork or import) is already in progress; wait for it to finish, then try again.";
+/** The runtime was disposed. */
+export const RUNTIME_DISPOSED_MESSAGE = "This AgentSessionRuntime was disposed; create a new one.";
+
+/** A session whose recorded working directory is gone (pi's `MissingSessionCwdIssue`). */
+export interface MissingSessionCwdIssue {
+	sessionFile: string;
+	sessionCwd: string;
+	fallbackCwd: string;
+}
+
+/**
+ * The session's recorded cwd does not exist (E.6). Nothing was torn down; retry with a
+ * `cwdOverride` (for example `fallbackCwd`). pi's message.
+ *
+ * @example
+ * ```ts
+ * try { await runtime.switchSession(file); }
+ * catch (error) {
+ *   if (error instanceof MissingSessionCwdError) await runtime.switchSession(file, { cwdOverride: error.fallbackCwd });
+ * }
+ * ```
+ */
+export class MissingSessionCwdError extends SettleError {
+	override readonly name = "MissingSessionCwdError";
+	readonly issue: MissingSessionCwdIssue;
+	readonly sessionFile: string;
+	readonly sessionCwd: string;
+	readonly fallbackCwd: string;
+
+	constructor(issue: MissingSessionCwdIssue) {
+		super(
+			"MISSING_SESSION_CWD",
+			`Stored session working directory does not exist: ${issue.sessionCwd}\nSession file: ${issue.sessionFile}\nCurrent working directory: ${issue.fallbackCwd}`,
+			{ details: { ...issue } },
+		);
+		this.issue = issue;
+		this.sessionFile = issue.sessionFile;
+		this.sessionCwd = issue.sessionCwd;
+		this.fallbackCwd = issue.fallbackCwd;
+	}
+}
+
+/** `importFromJsonl` was given a file that does not exist (pi's `File not found: <path>`). */
+export class SessionImportFileNotFoundError extends SettleError {
+	override readonly name = "SessionImportFileNotFoundError";
+	readonly filePath: string;
+
+	constructor(filePath: string) {
+		super("NOT_FOUND", `File not found: ${filePath}`, { details: { path: filePath } });
+		this.filePath = filePath;
+	}
+}
+
+/**
+ * The issue when a file-backed session records a cwd that does not exist, else undefined. Must not throw.
+ *
+ * @example
+ * ```ts
+ * const issue = getMissingSessionCwdIssue(SessionManager.open(file), process.cwd());
+ * ```
+ */
+export function getMissingSessionCwdIssue(
+	sessionManager: Pick<SessionManager, "getSessionFile" | "getCwd">,
+	fallbackCwd: string,
+): MissingSessionCwdIssue | undefined {
+	const sessionFile = sessionManager.getSessionFile();
+	if (!sessionFile) return undefined;
+	const sessionCwd = sessionManager.getCwd();
+	if (!sessionCwd || existsSync(sessionCwd)) return undefined;
+	return { sessionFile, sessionCwd, fallbackCwd };
+}
+
+/** Throws {@link MissingSessionCwdError} when the session's recorded cwd is gone (E.6). */
+export function assertSessionCwdExists(
+	sessionManager: Pick<SessionManager, "getSessionFile" | "getCwd">,
+	fallbackCwd: string,
+): void {
+	const issue = getMissingSessionCwdIssue(sessionManager, fallbackCwd);
+	if (issue) throw new MissingSessionCwdError(issue);
+}

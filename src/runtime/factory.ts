@@ -1,0 +1,80 @@
+/**
+ * The standard runtime factory: for every target, services for the target's cwd
+ * (`createAgentSessionServices`) and a session on them (`createAgentSessionFromServices`) — what
+ * pi's CLI builds in its `createRuntime`.
+ */
+import type { ExtensionFlagInput } from "../extensions/flags.js";
+import type { EventBus, ScopedModel } from "../extensions/types.js";
+import type { ModelRuntime } from "../llm/model-runtime.js";
+import type { Model, ThinkingLevel } from "../llm/types.js";
+import type { SessionClock } from "../session/agent-session.js";
+import type { AuthStorage } from "./auth-storage.js";
+import type { AgentSessionRuntimeFactory } from "./runtime.js";
+import { createAgentSessionFromServices, findModel, type SessionToolOptions } from "./sdk.js";
+import { type CreateAgentSessionServicesOptions, createAgentSessionServices } from "./services.js";
+
+/** Options of {@link createAgentSessionRuntimeFactory}; they apply to every session it builds. */
+export interface AgentSessionRuntimeFactoryOptions extends SessionToolOptions {
+	/**
+	 * A model runtime per services (a function, called with the target's cwd), or one shared by all
+	 * (then providers registered by one project's extensions stay registered for the next).
+	 * Default: pi-ai's providers with `<agentDir>/auth.json` and environment keys.
+	 */
+	modelRuntime?: ModelRuntime | ((cwd: string) => ModelRuntime | Promise<ModelRuntime>);
+	authStorage?: AuthStorage;
+	extensionFlagValues?: ExtensionFlagInput;
+	resourceLoaderOptions?: CreateAgentSessionServicesOptions["resourceLoaderOptions"];
+	/**
+	 * An explicit model (wins over every session's recorded model, as pi's `--model`): a model, or
+	 * `provider/id` looked up in each target's model runtime (an unknown one fails the build).
+	 */
+	model?: Model | string;
+	thinkingLevel?: ThinkingLevel;
+	scopedModels?: ScopedModel[];
+	eventBus?: EventBus;
+	clock?: SessionClock;
+}
+
+/**
+ * A factory for {@link createAgentSessionRuntime} that rebuilds services and session for each
+ * target's cwd.
+ *
+ * @example
+ * ```ts
+ * const factory = createAgentSessionRuntimeFactory({ resourceLoaderOptions: { trustProject: true } });
+ * const runtime = await createAgentSessionRuntime(factory, { cwd, agentDir, sessionManager });
+ * ```
+ */
+export function createAgentSessionRuntimeFactory(
+	options: AgentSessionRuntimeFactoryOptions = {},
+): AgentSessionRuntimeFactory {
+	return async ({ cwd, agentDir, sessionManager, sessionStartEvent }) => {
+		const modelRuntime =
+			typeof options.modelRuntime === "function" ? await options.modelRuntime(cwd) : options.modelRuntime;
+		const services = await createAgentSessionServices({
+			cwd,
+			agentDir,
+			...(modelRuntime ? { modelRuntime } : {}),
+			...(options.authStorage ? { authStorage: options.authStorage } : {}),
+			...(options.extensionFlagValues ? { extensionFlagValues: options.extensionFlagValues } : {}),
+			...(options.resourceLoaderOptions ? { resourceLoaderOptions: options.resourceLoaderOptions } : {}),
+			...(options.eventBus ? { eventBus: options.eventBus } : {}),
+		});
+		const model = typeof options.model === "string" ? findModel(services.modelRuntime, options.model) : options.model;
+		const created = await createAgentSessionFromServices({
+			services,
+			sessionManager,
+			...(sessionStartEvent ? { sessionStartEvent } : {}),
+			...(model ? { model } : {}),
+			...(options.thinkingLevel ? { thinkingLevel: options.thinkingLevel } : {}),
+			...(options.scopedModels ? { scopedModels: options.scopedModels } : {}),
+			...(options.tools ? { tools: options.tools } : {}),
+			...(options.excludeTools ? { excludeTools: options.excludeTools } : {}),
+			...(options.noTools !== undefined ? { noTools: options.noTools } : {}),
+			...(options.customTools ? { customTools: options.customTools } : {}),
+			...(options.eventBus ? { eventBus: options.eventBus } : {}),
+			...(options.clock ? { clock: options.clock } : {}),
+		});
+		return { ...created, services, diagnostics: services.diagnostics };
+	};
+}

@@ -1,0 +1,47 @@
+/** The runtime layer: cwd-bound services, `createAgentSession`, and the session-replacing runtime. */
+export { AUTH_FILE_NAME, AuthStorage, type StoredCredential } from "./auth-storage.js";
+export {
+	assertSessionCwdExists,
+	FORK_FAILED_MESSAGE,
+	getMissingSessionCwdIssue,
+	INVALID_FORK_ENTRY_MESSAGE,
+	MissingSessionCwdError,
+	type MissingSessionCwdIssue,
+	REPLACEMENT_IN_PROGRESS_MESSAGE,
+	RUNTIME_DISPOSED_MESSAGE,
+	SessionImportFileNotFoundError,
+} from "./errors.js";
+export { type AgentSessionRuntimeFactoryOptions, createAgentSessionRuntimeFactory } from "./factory.js";
+export {
+	AgentSessionRuntime,
+	type AgentSessionRuntimeFactory,
+	type AgentSessionRuntimeResult,
+	type AgentSessionRuntimeTarget,
+	type CreateAgentSessionRuntimeOptions,
+	createAgentSessionRuntime,
+	type ForkResult,
+	type ReplacementResult,
+	type RuntimeSwitchOptions,
+} from "./runtime.js";
+export {
+	type CreateAgentSessionFromServicesOptions,
+	type CreateAgentSessionOptions,
+	type CreateAgentSessionResult,
+	createAgentSession,
+	createAgentSessionFromServices,
+	DEFAULT_ACTIVE_TOOL_NAMES,
+	DEFAULT_THINKING_LEVEL,
+	findModel,
+	type InitialModelChoice,
+	noModelsAvailableMessage,
+	resolveInitialModel,
+	resolveToolOptions,
+	type SessionToolOptions,
+} from "./sdk.js";
+export {
+	type AgentSessionRuntimeDiagnostic,
+	type AgentSessionServices,
+	type CreateAgentSessionServicesOptions,
+	createAgentSessionServices,
+	createDefaultModelRuntime,
+} from "./services.js";

@@ -1,0 +1,596 @@
+/**
+ * AgentSessionRuntime (behavior E): the host's stable "current session" slot. It runs
+ * `machines/runtime.machine.ts` and replaces the whole cwd-bound runtime — services and session —
+ * on new / switch (resume) / fork / import, so a session of project B never runs with project A's
+ * settings, AGENTS.md, skills, extensions or working directory.
+ *
+ * The target (its file, its cwd, its services, its session) is prepared while the current session
+ * is untouched; only then is the current one shut down and disposed (the commit point). A failure
+ * before the commit leaves the current session as it was, usable (invariant 10).
+ */
+import { existsSync } from "node:fs";
+import { resolve } from "node:path";
+import { createActor, fromPromise, type InspectionEvent } from "xstate";
+import {
+	type BeforeSwitchOutput,
+	type CreatedSession,
+	type CreateSessionInput,
+	type FinishInput,
+	type OpenedTarget,
+	type ReplacementInput,
+	type ReplacementRequest,
+	type RollBackInput,
+	type RuntimeActor,
+	type RuntimeEmitted,
+	type RuntimeEvent,
+	runtimeMachine,
+	type TeardownInput,
+} from "../../machines/runtime.machine.js";
+import { errorMessage, SettleError } from "../errors.js";
+import type {
+	ForkOptions,
+	NewSessionOptions,
+	ReplacedSessionContext,
+	SessionStartEvent,
+	SwitchSessionOptions,
+} from "../extensions/types.js";
+import {
+	inspectActor,
+	type LifecycleInspectorOptions,
+	type LifecycleObserver,
+} from "../inspect/lifecycle-inspector.js";
+import type { AgentSession, SessionReplacementActions } from "../session/agent-session.js";
+import { getDefaultSessionDirPath } from "../store/paths.js";
+import type { SessionManager } from "../store/session-manager.js";
+import {
+	assertSessionCwdExists,
+	REPLACEMENT_IN_PROGRESS_MESSAGE,
+	RUNTIME_DISPOSED_MESSAGE,
+	SessionImportFileNotFoundError,
+} from "./errors.js";
+import type { CreateAgentSessionResult } from "./sdk.js";
+import type { AgentSessionRuntimeDiagnostic, AgentSessionServices } from "./services.js";
+import {
+	type CurrentSessionView,
+	importDestination,
+	openFork,
+	openImport,
+	openNewSession,
+	openSessionFile,
+	releaseTarget,
+	type TargetHandle,
+} from "./targets.js";
+
+/** What the runtime factory is asked to build (pi's `CreateAgentSessionRuntimeOptions`). */
+export interface AgentSessionRuntimeTarget {
+	/** The TARGET's cwd: build the services for this directory. */
+	cwd: string;
+	agentDir: string;
+	sessionManager: SessionManager;
+	sessionStartEvent?: SessionStartEvent;
+}
+
+/** What the factory returns: the session and the services it was built on. */
+export interface AgentSessionRuntimeResult extends CreateAgentSessionResult {
+	services: AgentSessionServices;
+	diagnostics: AgentSessionRuntimeDiagnostic[];
+}
+
+/**
+ * Builds services and a session for a target. Stored by the runtime and called for every
+ * replacement. If it throws it must dispose whatever it built (the session manager it was given
+ * is released by the runtime).
+ */
+export type AgentSessionRuntimeFactory = (target: AgentSessionRuntimeTarget) => Promise<AgentSessionRuntimeResult>;
+
+/** Result of `newSession` / `switchSession` / `importFromJsonl`. */
+export interface ReplacementResult {
+	cancelled: boolean;
+}
+
+/** Result of `fork`: also the text of the user message forked before. */
+export interface ForkResult extends ReplacementResult {
+	selectedText?: string;
+}
+
+/** Options of {@link AgentSessionRuntime.switchSession}. */
+export interface RuntimeSwitchOptions extends SwitchSessionOptions {
+	/** Open the session in this directory instead of the one it recorded (e.g. after `MissingSessionCwdError`). */
+	cwdOverride?: string;
+}
+
+interface Created {
+	result: AgentSessionRuntimeResult;
+	target: TargetHandle;
+	/** The shared manager's leaf when the session was built (it may move until the old one is disposed). */
+	leafAtCreation: string | null;
+}
+
+interface PendingRequest {
+	resolve(result: ForkResult): void;
+	reject(error: unknown): void;
+}
+
+/**
+ * The current-session slot of a host (CLI, RPC server, an app embedding Settle).
+ *
+ * @example
+ * ```ts
+ * const runtime = await createAgentSessionRuntime(createAgentSessionRuntimeFactory(), {
+ *   cwd: process.cwd(),
+ *   agentDir: getDefaultAgentDir(),
+ *   sessionManager: SessionManager.create(process.cwd()),
+ * });
+ * runtime.setRebindSession((session) => session.bindExtensions());
+ * await runtime.session.bindExtensions();
+ * await runtime.session.prompt("hi");
+ * await runtime.switchSession(otherFile); // services and session now belong to that file's project
+ * await runtime.dispose();
+ * ```
+ */
+export class AgentSessionRuntime {
+	private current: AgentSessionRuntimeResult;
+	private readonly factory: AgentSessionRuntimeFactory;
+	private readonly actor: RuntimeActor;
+	private readonly pending = new Map<string, PendingRequest>();
+	private rebind: ((session: AgentSession) => unknown) | undefined;
+	private beforeInvalidate: (() => void) | undefined;
+	private inFlight: Created | undefined;
+	private requestCounter = 0;
+	private disposedPromise: Promise<void> | undefined;
+	private readonly replacementActions: SessionReplacementActions;
+
+	/** Use {@link createAgentSessionRuntime}. */
+	constructor(
+		initial: AgentSessionRuntimeResult,
+		factory: AgentSessionRuntimeFactory,
+		options: { inspect?: (event: InspectionEvent) => void } = {},
+	) {
+		this.current = initial;
+		this.factory = factory;
+		this.replacementActions = {
+			newSession: (options) => this.newSession(options),
+			fork: (entryId, options) => this.fork(entryId, options),
+			switchSession: (path, options) => this.switchSession(path, options),
+		};
+		initial.session.setReplacementActions(this.replacementActions);
+		this.actor = createActor(runtimeMachine.provide({ actors: this.actors() }), {
+			...(options.inspect ? { inspect: options.inspect } : {}),
+		});
+		this.actor.on("*", (event) => this.onMachineEvent(event as RuntimeEmitted));
+		this.actor.start();
+	}
+
+	// -------------------------------------------------------------------------------------------
+	// State
+
+	/** The current session (the old one until a replacement commits). */
+	get session(): AgentSession {
+		return this.current.session;
+	}
+
+	/** The current session's services (bound to {@link cwd}). */
+	get services(): AgentSessionServices {
+		return this.current.services;
+	}
+
+	/** The current project's directory (`services.cwd`). */
+	get cwd(): string {
+		return this.current.services.cwd;
+	}
+
+	/** Problems found building the current services and session. */
+	get diagnostics(): AgentSessionRuntimeDiagnostic[] {
+		return this.current.diagnostics;
+	}
+
+	/** Why the current session's model is not the one asked for (see `createAgentSession`). */
+	get modelFallbackMessage(): string | undefined {
+		return this.current.modelFallbackMessage;
+	}
+
+	/** The runtime machine's state: `active`, `beforeSwitch`, `opening`, …, `disposed`. */
+	get lifecycle(): string {
+		return String(this.actor.getSnapshot().value);
+	}
+
+	/** Whether {@link dispose} has run (or is running). */
+	get isDisposed(): boolean {
+		return this.disposedPromise !== undefined;
+	}
+
+	/**
+	 * Streams the runtime machine's typed inspection events (state changes, invoked steps, emitted events).
+	 *
+	 * @example
+	 * ```ts
+	 * runtime.inspect((e) => { if (e.kind === "state") console.log("runtime:", e.to); });
+	 * ```
+	 */
+	inspect(observer: LifecycleObserver, options: LifecycleInspectorOptions = {}): { unsubscribe(): void } {
+		return inspectActor(this.actor, observer, options);
+	}
+
+	/**
+	 * Host callback run after a replacement committed, before `withSession` (pi's `setRebindSession`):
+	 * bind the new session's extensions here (`session.bindExtensions(...)` sends `session_start`).
+	 * Also run for the OLD session when a replacement rolls back after its `session_shutdown`.
+	 */
+	setRebindSession(rebind: ((session: AgentSession) => unknown) | undefined): void {
+		this.rebind = rebind;
+	}
+
+	/**
+	 * Synchronous host callback after `session_shutdown` handlers, before the old session is
+	 * disposed (its extension contexts are still valid here). If it throws, the replacement rolls back.
+	 */
+	setBeforeSessionInvalidate(callback: (() => void) | undefined): void {
+		this.beforeInvalidate = callback;
+	}
+
+	// -------------------------------------------------------------------------------------------
+	// Replacements
+
+	/**
+	 * Starts a new session in the same project (E.1). `setup` may add messages to the new session
+	 * manager before the session is bound; `withSession` runs with a fresh context of the new session.
+	 *
+	 * @example
+	 * ```ts
+	 * const { cancelled } = await runtime.newSession({ withSession: (ctx) => ctx.sendUserMessage("Start over") });
+	 * ```
+	 */
+	newSession(options: NewSessionOptions = {}): Promise<ReplacementResult> {
+		const event: RuntimeEvent = { type: "NEW", requestId: this.nextId("n") };
+		if (options.parentSession !== undefined) event.parentSession = options.parentSession;
+		if (options.setup) event.setup = options.setup as (manager: unknown) => unknown;
+		if (options.withSession) event.withSession = options.withSession as (ctx: unknown) => unknown;
+		return this.request(event).then(({ cancelled }) => ({ cancelled }));
+	}
+
+	/**
+	 * Resumes another session file (E.2), rebuilding the services for ITS cwd (or `cwdOverride`).
+	 * Throws `MissingSessionCwdError` — with nothing torn down — when that directory is gone.
+	 *
+	 * @example
+	 * ```ts
+	 * await runtime.switchSession("/home/me/.settle/agent/sessions/--work-b--/2025-….jsonl");
+	 * runtime.cwd; // "/work/b"
+	 * ```
+	 */
+	switchSession(sessionPath: string, options: RuntimeSwitchOptions = {}): Promise<ReplacementResult> {
+		const event: RuntimeEvent = { type: "SWITCH", requestId: this.nextId("s"), sessionFile: resolve(sessionPath) };
+		if (options.cwdOverride !== undefined) event.cwdOverride = resolve(options.cwdOverride);
+		if (options.withSession) event.withSession = options.withSession as (ctx: unknown) => unknown;
+		return this.request(event).then(({ cancelled }) => ({ cancelled }));
+	}
+
+	/**
+	 * Forks the session into a new one (E.3): `position: "before"` (default) a user message — the new
+	 * session ends just before it and `selectedText` is its text — or `"at"` any entry. Throws
+	 * `Invalid entry ID for forking` for an unknown (or, before, a non-user) entry.
+	 *
+	 * @example
+	 * ```ts
+	 * const { selectedText } = await runtime.fork(userEntryId); // edit selectedText and prompt again
+	 * ```
+	 */
+	fork(entryId: string, options: ForkOptions = {}): Promise<ForkResult> {
+		const event: RuntimeEvent = {
+			type: "FORK",
+			requestId: this.nextId("f"),
+			entryId,
+			position: options.position ?? "before",
+		};
+		if (options.withSession) event.withSession = options.withSession as (ctx: unknown) => unknown;
+		return this.request(event);
+	}
+
+	/**
+	 * Imports a session JSONL file (E.4): copies it into the current session dir and resumes it.
+	 * Throws `SessionImportFileNotFoundError` for a missing file.
+	 *
+	 * @example
+	 * ```ts
+	 * await runtime.importFromJsonl("./shared-session.jsonl");
+	 * ```
+	 */
+	importFromJsonl(inputPath: string, cwdOverride?: string): Promise<ReplacementResult> {
+		const source = resolve(inputPath);
+		if (!existsSync(source)) return Promise.reject(new SessionImportFileNotFoundError(source));
+		const event: RuntimeEvent = { type: "IMPORT", requestId: this.nextId("i"), inputPath: source };
+		if (cwdOverride !== undefined) event.cwdOverride = resolve(cwdOverride);
+		return this.request(event).then(({ cancelled }) => ({ cancelled }));
+	}
+
+	/**
+	 * Ends the runtime (E.5): `session_shutdown{reason:"quit"}`, `beforeSessionInvalidate`, then the
+	 * session is disposed and its file released. A replacement in progress finishes first. Safe to
+	 * call twice; never rejects.
+	 *
+	 * @example
+	 * ```ts
+	 * process.on("SIGTERM", () => void runtime.dispose().then(() => process.exit(143)));
+	 * ```
+	 */
+	dispose(): Promise<void> {
+		if (this.disposedPromise) return this.disposedPromise;
+		this.disposedPromise = new Promise<void>((resolveDisposed) => {
+			const subscription = this.actor.subscribe({
+				next: (snapshot) => {
+					if (snapshot.status !== "done") return;
+					subscription.unsubscribe();
+					resolveDisposed();
+				},
+				complete: () => resolveDisposed(),
+				error: () => resolveDisposed(),
+			});
+			this.actor.send({ type: "DISPOSE" });
+			if (this.actor.getSnapshot().status === "done") resolveDisposed();
+		});
+		return this.disposedPromise;
+	}
+
+	// -------------------------------------------------------------------------------------------
+	// Internals
+
+	private nextId(prefix: string): string {
+		return `${prefix}${++this.requestCounter}`;
+	}
+
+	private request(event: Exclude<RuntimeEvent, { type: "DISPOSE" }>): Promise<ForkResult> {
+		if (this.disposedPromise) return Promise.reject(new SettleError("SESSION_CLOSED", RUNTIME_DISPOSED_MESSAGE));
+		if (!this.actor.getSnapshot().can(event)) {
+			return Promise.reject(new SettleError("BUSY", REPLACEMENT_IN_PROGRESS_MESSAGE));
+		}
+		return new Promise<ForkResult>((resolveRequest, rejectRequest) => {
+			this.pending.set(event.requestId, { resolve: resolveRequest, reject: rejectRequest });
+			this.actor.send(event);
+		});
+	}
+
+	private view(): CurrentSessionView {
+		const { session, services } = this.current;
+		return {
+			manager: session.sessionManager,
+			cwd: services.cwd,
+			fallbackSessionDir:
+				services.settingsManager.getSessionDir() ?? getDefaultSessionDirPath(services.cwd, services.agentDir),
+		};
+	}
+
+	/** Settles the caller's promise and installs a committed session. Never throws (XState rethrows asynchronously). */
+	private onMachineEvent(event: RuntimeEmitted): void {
+		try {
+			switch (event.type) {
+				case "session_committed": {
+					const created = event.created.handle as Created;
+					this.inFlight = undefined;
+					this.current = created.result;
+					const manager = created.target.manager;
+					// The old session wrote to the shared file until it was disposed: catch up with it.
+					if (created.target.shared && manager.getLeafId() !== created.leafAtCreation) {
+						created.result.session.agent.state.messages = manager.buildSessionContext().messages;
+					}
+					return;
+				}
+				case "replacement_cancelled":
+					this.settle(event.requestId, { cancelled: true });
+					return;
+				case "replacement_failed":
+					this.settle(event.requestId, undefined, event.error);
+					return;
+				case "replacement_completed": {
+					const result: ForkResult = { cancelled: false };
+					if (event.selectedText !== undefined) result.selectedText = event.selectedText;
+					this.settle(event.requestId, result, event.error);
+					return;
+				}
+				default:
+					return;
+			}
+		} catch {
+			// Nothing here may become an uncaught exception inside XState.
+		}
+	}
+
+	private settle(requestId: string, result: ForkResult | undefined, error?: unknown): void {
+		const pending = this.pending.get(requestId);
+		if (!pending) return;
+		this.pending.delete(requestId);
+		if (error !== undefined)
+			pending.reject(error instanceof Error ? error : new SettleError("INTERNAL", errorMessage(error)));
+		else pending.resolve(result ?? { cancelled: false });
+	}
+
+	/** The machine's steps, implemented on this runtime. */
+	private actors() {
+		return {
+			checkBeforeSwitch: fromPromise<BeforeSwitchOutput, ReplacementInput>(({ input }) =>
+				this.checkBeforeSwitch(input.request),
+			),
+			openTarget: fromPromise<OpenedTarget, ReplacementInput>(async ({ input }) => this.openTarget(input.request)),
+			createSession: fromPromise<CreatedSession, CreateSessionInput>(({ input }) =>
+				this.createSession(input.request, input.target),
+			),
+			shutdownCurrent: fromPromise<void, TeardownInput>(async ({ input }) => {
+				const runner = this.current.session.extensionRunner;
+				if (!runner.hasHandlers("session_shutdown")) return;
+				await runner.emit({
+					type: "session_shutdown",
+					reason: input.reason,
+					...(input.targetSessionFile !== undefined ? { targetSessionFile: input.targetSessionFile } : {}),
+				});
+			}),
+			invalidateCurrent: fromPromise<void, TeardownInput>(async () => {
+				this.beforeInvalidate?.();
+			}),
+			disposeCurrent: fromPromise<void, TeardownInput>(async ({ input }) => {
+				const { session } = this.current;
+				session.dispose();
+				// The file is released unless the session taking over writes to the same manager.
+				const sharedWithNext = input.reason !== "quit" && this.inFlight?.target.shared === true;
+				if (!sharedWithNext) session.sessionManager.close();
+			}),
+			rebindSession: fromPromise<void, FinishInput>(async ({ input }) => {
+				await this.rebind?.((input.created.handle as Created).result.session);
+			}),
+			runWithSession: fromPromise<void, FinishInput>(async ({ input }) => {
+				const request = input.request;
+				if (!("withSession" in request) || !request.withSession) return;
+				const session = (input.created.handle as Created).result.session;
+				const context: ReplacedSessionContext = session.extensionRunner.createReplacedSessionContext();
+				await request.withSession(context);
+			}),
+			rollBack: fromPromise<void, RollBackInput>(async ({ input }) => {
+				const created = input.created?.handle as Created | undefined;
+				this.inFlight = undefined;
+				if (created) discard(created);
+				// The old session's extensions were told session_shutdown: bind them again.
+				if (input.shutdownAnnounced) await this.rebind?.(this.current.session);
+			}),
+		};
+	}
+
+	private async checkBeforeSwitch(request: ReplacementRequest): Promise<{ cancelled: boolean }> {
+		const runner = this.current.session.extensionRunner;
+		if (request.kind === "fork") {
+			if (!runner.hasHandlers("session_before_fork")) return { cancelled: false };
+			const result = await runner.emit({
+				type: "session_before_fork",
+				entryId: request.entryId,
+				position: request.position,
+			});
+			return { cancelled: result?.cancel === true };
+		}
+		if (!runner.hasHandlers("session_before_switch")) return { cancelled: false };
+		let targetSessionFile: string | undefined;
+		if (request.kind === "switch") targetSessionFile = request.sessionFile;
+		else if (request.kind === "import") targetSessionFile = importDestination(this.view(), request.inputPath);
+		const result = await runner.emit({
+			type: "session_before_switch",
+			reason: request.kind === "new" ? "new" : "resume",
+			...(targetSessionFile !== undefined ? { targetSessionFile } : {}),
+		});
+		return { cancelled: result?.cancel === true };
+	}
+
+	private openTarget(request: ReplacementRequest): OpenedTarget {
+		const view = this.view();
+		let handle: TargetHandle;
+		switch (request.kind) {
+			case "new":
+				handle = openNewSession(view, request.parentSession);
+				break;
+			case "switch":
+				handle = openSessionFile(view, request.sessionFile, request.cwdOverride);
+				break;
+			case "fork":
+				handle = openFork(view, request.entryId, request.position);
+				break;
+			case "import":
+				handle = openImport(view, request.inputPath, request.cwdOverride);
+				break;
+		}
+		const target: OpenedTarget = { cwd: handle.manager.getCwd(), handle };
+		const file = handle.manager.getSessionFile();
+		if (file !== undefined) target.sessionFile = file;
+		if (handle.selectedText !== undefined) target.selectedText = handle.selectedText;
+		return target;
+	}
+
+	private async createSession(request: ReplacementRequest, target: OpenedTarget): Promise<CreatedSession> {
+		const handle = target.handle as TargetHandle;
+		const reason = request.kind === "new" ? "new" : request.kind === "fork" ? "fork" : "resume";
+		const sessionStartEvent: SessionStartEvent = { type: "session_start", reason };
+		const previousSessionFile = this.current.session.sessionFile;
+		if (previousSessionFile !== undefined) sessionStartEvent.previousSessionFile = previousSessionFile;
+		let result: AgentSessionRuntimeResult;
+		try {
+			result = await this.factory({
+				cwd: target.cwd,
+				agentDir: this.current.services.agentDir,
+				sessionManager: handle.manager,
+				sessionStartEvent,
+			});
+		} catch (error) {
+			releaseTarget(handle);
+			throw error;
+		}
+		const created: Created = { result, target: handle, leafAtCreation: null };
+		try {
+			if (request.kind === "new" && request.setup) {
+				await request.setup(result.session.sessionManager);
+				result.session.agent.state.messages = result.session.sessionManager.buildSessionContext().messages;
+			}
+		} catch (error) {
+			discard(created);
+			throw error;
+		}
+		created.leafAtCreation = handle.manager.getLeafId();
+		result.session.setReplacementActions(this.replacementActions);
+		this.inFlight = created;
+		return { handle: created };
+	}
+}
+
+/** Drops a prepared session that will not be installed. Must not throw. */
+function discard(created: Created): void {
+	try {
+		created.result.session.dispose();
+	} catch {
+		// dispose swallows its own errors; nothing more to undo
+	}
+	releaseTarget(created.target);
+}
+
+/** Options of {@link createAgentSessionRuntime}. */
+export interface CreateAgentSessionRuntimeOptions {
+	/** The host's directory: the fallback a `MissingSessionCwdError` offers. Services are built for the session's cwd. */
+	cwd: string;
+	agentDir: string;
+	/** The session to start with; the runtime owns it from here (it is closed on failure and on dispose). */
+	sessionManager: SessionManager;
+	/** Default `{type: "session_start", reason: "startup"}`. */
+	sessionStartEvent?: SessionStartEvent;
+	/**
+	 * XState's inspection callback for the runtime machine's actor (e.g. `@statelyai/inspect`'s
+	 * `inspector.inspect`); {@link AgentSessionRuntime.inspect} gives typed events instead.
+	 */
+	inspect?: (event: InspectionEvent) => void;
+}
+
+/**
+ * Creates the runtime with its first session (pi's `createAgentSessionRuntime`): checks that the
+ * session's recorded cwd exists (`MissingSessionCwdError`) BEFORE calling the factory, then builds
+ * it. Extensions get `session_start` when the host binds the session (`session.bindExtensions()`).
+ *
+ * @example
+ * ```ts
+ * const runtime = await createAgentSessionRuntime(createAgentSessionRuntimeFactory({ modelRuntime }), {
+ *   cwd, agentDir, sessionManager: SessionManager.continueRecent(cwd),
+ * });
+ * if (runtime.modelFallbackMessage) console.warn(runtime.modelFallbackMessage);
+ * ```
+ */
+export async function createAgentSessionRuntime(
+	factory: AgentSessionRuntimeFactory,
+	options: CreateAgentSessionRuntimeOptions,
+): Promise<AgentSessionRuntime> {
+	const { sessionManager } = options;
+	let result: AgentSessionRuntimeResult;
+	try {
+		assertSessionCwdExists(sessionManager, resolve(options.cwd));
+		result = await factory({
+			// The session's own directory: building services for another one would mix two projects.
+			cwd: sessionManager.getCwd(),
+			agentDir: resolve(options.agentDir),
+			sessionManager,
+			sessionStartEvent: options.sessionStartEvent ?? { type: "session_start", reason: "startup" },
+		});
+	} catch (error) {
+		sessionManager.close();
+		throw error;
+	}
+	return new AgentSessionRuntime(result, factory, options.inspect ? { inspect: options.inspect } : {});
+}

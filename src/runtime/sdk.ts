@@ -1,0 +1,329 @@
+/**
+ * `createAgentSession` (behavior A.5) and `createAgentSessionFromServices`: pick the model and
+ * thinking level (explicit > the session's > settings > provider default), compute the initial
+ * tools, and build the AgentSession on cwd-bound services.
+ */
+import { resolve } from "node:path";
+import { SettleError } from "../errors.js";
+import type { InstantiatedExtensions } from "../extensions/loader.js";
+import type { EventBus, ScopedModel, SessionStartEvent } from "../extensions/types.js";
+import { clampThinkingLevel, type ModelRuntime } from "../llm/model-runtime.js";
+import type { Model, ThinkingLevel } from "../llm/types.js";
+import { DefaultResourceLoader } from "../resources/resource-loader.js";
+import type { ResourceLoader } from "../resources/types.js";
+import { AgentSession, type AgentSessionConfig, type SessionClock } from "../session/agent-session.js";
+import { getDefaultAgentDir } from "../settings/paths.js";
+import { SettingsManager } from "../settings/settings-manager.js";
+import { getDefaultSessionDirPath } from "../store/paths.js";
+import { SessionManager } from "../store/session-manager.js";
+import type { AnyToolDefinition } from "../tools/types.js";
+import {
+	type AgentSessionRuntimeDiagnostic,
+	type AgentSessionServices,
+	createDefaultModelRuntime,
+	loadServiceExtensions,
+} from "./services.js";
+
+/** pi's `DEFAULT_THINKING_LEVEL`. */
+export const DEFAULT_THINKING_LEVEL: ThinkingLevel = "medium";
+/** pi's default active tools. */
+export const DEFAULT_ACTIVE_TOOL_NAMES: readonly string[] = ["read", "bash", "edit", "write"];
+
+/** Tool choices shared by {@link createAgentSession} and {@link createAgentSessionFromServices}. */
+export interface SessionToolOptions {
+	/** Allowlist of tool names (built-in, extension and custom); also the initial active set. */
+	tools?: string[];
+	/** Names removed from the initial active set (and from every tool source). */
+	excludeTools?: string[];
+	/** `all`: no tools at all; `builtin` (or true): built-ins start inactive, extension and custom tools stay. */
+	noTools?: "all" | "builtin" | boolean;
+	/** SDK tools; they replace extension and built-in tools of the same name. */
+	customTools?: AnyToolDefinition[];
+}
+
+/** Options of {@link createAgentSession}. Everything is optional. */
+export interface CreateAgentSessionOptions extends SessionToolOptions {
+	/** Default: the session manager's cwd, else `process.cwd()`. */
+	cwd?: string;
+	/** Default `$SETTLE_AGENT_DIR` or `~/.settle/agent`. */
+	agentDir?: string;
+	/** Default: pi-ai's providers with `<agentDir>/auth.json` and environment keys. */
+	modelRuntime?: ModelRuntime;
+	settingsManager?: SettingsManager;
+	/** Default: a `DefaultResourceLoader` for the cwd, reloaded. */
+	resourceLoader?: ResourceLoader;
+	/** Default: a new session file for the cwd in the default session dir (written on the first message). */
+	sessionManager?: SessionManager;
+	/** Wins over the session's recorded model and the settings. */
+	model?: Model;
+	/** Wins over the session's and the settings' level; clamped to the model. */
+	thinkingLevel?: ThinkingLevel;
+	/** `ctx.scopedModels` for extensions. */
+	scopedModels?: ScopedModel[];
+	/** What `session_start` says when the host binds extensions (default `startup`). */
+	sessionStartEvent?: SessionStartEvent;
+	/** Extensions whose factories already ran (services pass theirs); default: run the loader's. */
+	extensionsResult?: InstantiatedExtensions;
+	/** Shared `pi.events` bus. */
+	eventBus?: EventBus;
+	/** The session actor's clock (XState's `SimulatedClock` in tests). */
+	clock?: SessionClock;
+}
+
+/** What {@link createAgentSession} returns (pi's `CreateAgentSessionResult`). */
+export interface CreateAgentSessionResult {
+	session: AgentSession;
+	/** The session's extensions (factories run, flags applied). */
+	extensionsResult: InstantiatedExtensions;
+	/**
+	 * Why the model is not the one asked for: `Could not restore model <p>/<id>. Using <p>/<id>`,
+	 * or `No models available. …` when there is none.
+	 */
+	modelFallbackMessage?: string;
+}
+
+/** The model and thinking level a session starts with, and why (A.5 steps 2–4). */
+export interface InitialModelChoice {
+	model: Model | undefined;
+	thinkingLevel: ThinkingLevel;
+	modelFallbackMessage?: string;
+}
+
+/**
+ * Finds a model by `provider/id`, or by a bare id when exactly one provider (preferably one with
+ * auth) serves it. Throws `NOT_FOUND` saying what exists.
+ *
+ * @example
+ * ```ts
+ * findModel(modelRuntime, "anthropic/claude-sonnet-4-5");
+ * findModel(modelRuntime, "faux-1");
+ * ```
+ */
+export function findModel(modelRuntime: ModelRuntime, spec: string): Model {
+	const slash = spec.indexOf("/");
+	if (slash > 0) {
+		const found = modelRuntime.getModel(spec.slice(0, slash), spec.slice(slash + 1));
+		if (found) return found;
+	}
+	const byId = modelRuntime.getAll().filter((model) => model.id === spec);
+	const withAuth = byId.filter((model) => modelRuntime.hasConfiguredAuth(model.provider));
+	const candidates = withAuth.length > 0 ? withAuth : byId;
+	if (candidates.length === 1) return candidates[0]!;
+	if (candidates.length > 1) {
+		throw new SettleError(
+			"INVALID_ARGUMENT",
+			`Model "${spec}" is served by several providers (${candidates.map((m) => `${m.provider}/${m.id}`).join(", ")}); name one as provider/id.`,
+			{ details: { spec } },
+		);
+	}
+	const providers = [...new Set(modelRuntime.getAll().map((model) => model.provider))];
+	throw new SettleError(
+		"NOT_FOUND",
+		`Model not found: ${spec}. Use provider/id; known providers: ${providers.length ? providers.join(", ") : "none (is @mariozechner/pi-ai installed?)"}.`,
+		{ details: { spec } },
+	);
+}
+
+/** pi's "no models" text; the guidance names Settle's ways to get a model. */
+export function noModelsAvailableMessage(agentDir?: string): string {
+	const authFile = agentDir ? `${agentDir}/auth.json` : "<agentDir>/auth.json";
+	return (
+		"No models available. Set a provider's API key (for example ANTHROPIC_API_KEY or OPENAI_API_KEY) or store one in " +
+		`${authFile}, with @mariozechner/pi-ai installed; or register a provider with the model runtime (the faux provider works offline: settle --faux).`
+	);
+}
+
+/**
+ * Picks the starting model and thinking level (A.5): explicit > the model recorded in the session
+ * (only if the runtime knows it AND has auth for it, else `Could not restore model <p>/<id>`) >
+ * the settings' default model > the first provider's default among available models > the first
+ * available model. Thinking: explicit > the session's (if it recorded one) > settings > `medium`;
+ * `off` without a model, else clamped to the model. Must not throw.
+ *
+ * @example
+ * ```ts
+ * const { model, thinkingLevel, modelFallbackMessage } = resolveInitialModel({ modelRuntime, settingsManager, sessionManager });
+ * ```
+ */
+export function resolveInitialModel(input: {
+	modelRuntime: ModelRuntime;
+	settingsManager: SettingsManager;
+	sessionManager: SessionManager;
+	model?: Model;
+	thinkingLevel?: ThinkingLevel;
+	agentDir?: string;
+}): InitialModelChoice {
+	const { modelRuntime, settingsManager, sessionManager } = input;
+	const existing = sessionManager.buildSessionContext();
+	const hasExistingSession = existing.messages.length > 0;
+	let model = input.model;
+	let modelFallbackMessage: string | undefined;
+	if (!model && hasExistingSession && existing.model) {
+		const restored = modelRuntime.getModel(existing.model.provider, existing.model.modelId);
+		if (restored && modelRuntime.hasConfiguredAuth(restored.provider)) model = restored;
+		else modelFallbackMessage = `Could not restore model ${existing.model.provider}/${existing.model.modelId}`;
+	}
+	if (!model) {
+		model = findInitialModel(modelRuntime, settingsManager);
+		if (!model) modelFallbackMessage = noModelsAvailableMessage(input.agentDir);
+		else if (modelFallbackMessage) modelFallbackMessage += `. Using ${model.provider}/${model.id}`;
+	}
+
+	const settingsLevel = settingsManager.getDefaultThinkingLevel() as ThinkingLevel | undefined;
+	let thinkingLevel = input.thinkingLevel;
+	if (thinkingLevel === undefined && hasExistingSession) {
+		const recorded = sessionManager.getBranch().some((entry) => entry.type === "thinking_level_change");
+		thinkingLevel = recorded ? existing.thinkingLevel : (settingsLevel ?? DEFAULT_THINKING_LEVEL);
+	}
+	thinkingLevel ??= settingsLevel ?? DEFAULT_THINKING_LEVEL;
+	thinkingLevel = model ? clampThinkingLevel(model, thinkingLevel) : "off";
+	const choice: InitialModelChoice = { model, thinkingLevel };
+	if (modelFallbackMessage !== undefined) choice.modelFallbackMessage = modelFallbackMessage;
+	return choice;
+}
+
+/** pi's `findInitialModel` without scoped models: settings default, provider defaults, first available. */
+function findInitialModel(modelRuntime: ModelRuntime, settingsManager: SettingsManager): Model | undefined {
+	const provider = settingsManager.getDefaultProvider();
+	const modelId = settingsManager.getDefaultModel();
+	if (provider && modelId) {
+		const found = modelRuntime.getModel(provider, modelId);
+		if (found) return found;
+	}
+	const available = modelRuntime.getAvailable();
+	if (available.length === 0) return undefined;
+	const seen = new Set<string>();
+	for (const candidate of available) {
+		if (seen.has(candidate.provider)) continue;
+		seen.add(candidate.provider);
+		const defaultId = modelRuntime.getDefaultModelId?.(candidate.provider);
+		const match =
+			defaultId === undefined
+				? undefined
+				: available.find((model) => model.provider === candidate.provider && model.id === defaultId);
+		if (match) return match;
+	}
+	return available[0];
+}
+
+/**
+ * The initial tool names (A.5 step 5): `tools` is the allowlist and the initial set; `noTools:
+ * "all"` allows nothing; `noTools` otherwise starts with no built-ins. Without `tools` / `noTools`
+ * the session restores the set its transcript recorded (else read, bash, edit, write).
+ */
+export function resolveToolOptions(
+	options: SessionToolOptions,
+): Pick<AgentSessionConfig, "initialActiveToolNames" | "allowedToolNames" | "excludedToolNames"> {
+	const result: Pick<AgentSessionConfig, "initialActiveToolNames" | "allowedToolNames" | "excludedToolNames"> = {};
+	const allowed = options.tools ?? (options.noTools === "all" ? [] : undefined);
+	if (allowed) result.allowedToolNames = [...allowed];
+	if (options.tools || options.noTools) {
+		const exclude = new Set(options.excludeTools ?? []);
+		result.initialActiveToolNames = (options.tools ?? []).filter((name) => !exclude.has(name));
+	}
+	if (options.excludeTools?.length) result.excludedToolNames = [...options.excludeTools];
+	return result;
+}
+
+const consumedExtensions = new WeakSet<InstantiatedExtensions>();
+
+/**
+ * Creates an AgentSession (A.5). Extensions get `session_start` when the host calls
+ * `session.bindExtensions()`.
+ *
+ * @example
+ * ```ts
+ * const { session, modelFallbackMessage } = await createAgentSession({ cwd: "/work/project" });
+ * if (modelFallbackMessage) console.warn(modelFallbackMessage);
+ * await session.bindExtensions();
+ * await session.prompt("What does this project do?");
+ * ```
+ */
+export async function createAgentSession(options: CreateAgentSessionOptions = {}): Promise<CreateAgentSessionResult> {
+	const cwd = resolve(options.cwd ?? options.sessionManager?.getCwd() ?? process.cwd());
+	const agentDir = resolve(options.agentDir ?? getDefaultAgentDir());
+	const diagnostics: AgentSessionRuntimeDiagnostic[] = [];
+	const modelRuntime = options.modelRuntime ?? (await createDefaultModelRuntime(agentDir, diagnostics));
+	const settingsManager = options.settingsManager ?? SettingsManager.create(cwd, agentDir);
+	let resourceLoader = options.resourceLoader;
+	if (!resourceLoader) {
+		resourceLoader = new DefaultResourceLoader({ cwd, agentDir, settingsManager });
+		await resourceLoader.reload();
+	}
+	let extensionsResult = options.extensionsResult;
+	if (!extensionsResult || consumedExtensions.has(extensionsResult)) {
+		const flagValues = extensionsResult?.runtime.flagValues;
+		extensionsResult = await loadServiceExtensions(resourceLoader, modelRuntime, cwd, diagnostics, options.eventBus);
+		if (flagValues) for (const [name, value] of flagValues) extensionsResult.runtime.flagValues.set(name, value);
+	}
+	consumedExtensions.add(extensionsResult);
+	const sessionManager =
+		options.sessionManager ??
+		SessionManager.create(cwd, settingsManager.getSessionDir() ?? getDefaultSessionDirPath(cwd, agentDir));
+
+	const choice = resolveInitialModel({
+		modelRuntime,
+		settingsManager,
+		sessionManager,
+		agentDir,
+		...(options.model ? { model: options.model } : {}),
+		...(options.thinkingLevel ? { thinkingLevel: options.thinkingLevel } : {}),
+	});
+	const config: AgentSessionConfig = {
+		sessionManager,
+		settingsManager,
+		resourceLoader,
+		modelRuntime,
+		cwd,
+		thinkingLevel: choice.thinkingLevel,
+		extensions: extensionsResult,
+		...resolveToolOptions(options),
+	};
+	if (choice.model) config.model = choice.model;
+	if (options.customTools) config.customTools = options.customTools;
+	if (options.scopedModels) config.scopedModels = options.scopedModels;
+	if (options.sessionStartEvent) config.sessionStartEvent = options.sessionStartEvent;
+	if (options.eventBus) config.eventBus = options.eventBus;
+	if (options.clock) config.clock = options.clock;
+	const session = await AgentSession.create(config);
+	const result: CreateAgentSessionResult = { session, extensionsResult };
+	if (choice.modelFallbackMessage !== undefined) result.modelFallbackMessage = choice.modelFallbackMessage;
+	return result;
+}
+
+/** Options of {@link createAgentSessionFromServices}. */
+export interface CreateAgentSessionFromServicesOptions extends SessionToolOptions {
+	services: AgentSessionServices;
+	sessionManager: SessionManager;
+	sessionStartEvent?: SessionStartEvent;
+	model?: Model;
+	thinkingLevel?: ThinkingLevel;
+	scopedModels?: ScopedModel[];
+	eventBus?: EventBus;
+	clock?: SessionClock;
+}
+
+/**
+ * Creates the session on services built for its cwd (A.4): the services' settings, resources,
+ * model runtime and (the first time) their already-loaded extensions.
+ *
+ * @example
+ * ```ts
+ * const services = await createAgentSessionServices({ cwd });
+ * const { session } = await createAgentSessionFromServices({ services, sessionManager: SessionManager.create(cwd) });
+ * ```
+ */
+export function createAgentSessionFromServices(
+	options: CreateAgentSessionFromServicesOptions,
+): Promise<CreateAgentSessionResult> {
+	const { services, ...rest } = options;
+	return createAgentSession({
+		...rest,
+		cwd: services.cwd,
+		agentDir: services.agentDir,
+		modelRuntime: services.modelRuntime,
+		settingsManager: services.settingsManager,
+		resourceLoader: services.resourceLoader,
+		extensionsResult: services.extensionsResult,
+	});
+}

@@ -1,0 +1,280 @@
+/**
+ * Opening the target of a replacement (behavior E.1–E.4) while the current session stays
+ * untouched: a new session manager, the file to resume, a fork's branch written to a new file,
+ * an imported copy. Everything opened here is released again by {@link releaseTarget} when the
+ * replacement does not go through, so a failed replacement leaves no lock and no new file behind.
+ */
+import { constants, copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { basename, join, resolve } from "node:path";
+import { errorMessage, SettleError } from "../errors.js";
+import type { ImageContent, TextContent } from "../llm/types.js";
+import type { FileEntry, SessionEntry } from "../store/entries.js";
+import { sessionFileName } from "../store/paths.js";
+import { SessionManager } from "../store/session-manager.js";
+import { assertSessionCwdExists, FORK_FAILED_MESSAGE, INVALID_FORK_ENTRY_MESSAGE } from "./errors.js";
+
+/** An opened target (the machine's opaque `OpenedTarget.handle`). */
+export interface TargetHandle {
+	manager: SessionManager;
+	/** The current session's own manager (switching to the file that is open): never closed on its behalf. */
+	shared: boolean;
+	/** Files this replacement created; removed when it fails. */
+	createdFiles: string[];
+	/** Fork "before": the user message's text. */
+	selectedText?: string;
+}
+
+/** The current session, as the openers need it. */
+export interface CurrentSessionView {
+	manager: SessionManager;
+	cwd: string;
+	/** Where new session files go when the current session is in memory (settings or the default dir). */
+	fallbackSessionDir: string;
+}
+
+/** Makes sure new session files can be created in `dir` (creates it); `IO` error naming it otherwise. */
+export function ensureSessionDir(dir: string): void {
+	try {
+		mkdirSync(dir, { recursive: true });
+	} catch (error) {
+		throw new SettleError("IO", `Cannot create a session file in ${dir}: ${errorMessage(error)}`, {
+			cause: error,
+			details: { path: dir },
+		});
+	}
+}
+
+/** The directory new files of the current session go to. */
+export function sessionDirOf(current: CurrentSessionView): string {
+	return current.manager.getSessionDir() || current.fallbackSessionDir;
+}
+
+/** `newSession` (E.1): a new session for the current cwd, in the same dir (in memory when the current one is). */
+export function openNewSession(current: CurrentSessionView, parentSession?: string): TargetHandle {
+	const options = parentSession !== undefined ? { parentSession } : undefined;
+	if (!current.manager.isPersisted()) {
+		return { manager: SessionManager.inMemory(current.cwd, options), shared: false, createdFiles: [] };
+	}
+	const dir = current.manager.getSessionDir();
+	ensureSessionDir(dir);
+	const manager = SessionManager.create(current.cwd, dir, options);
+	return { manager, shared: false, createdFiles: ownedFile(manager) };
+}
+
+/**
+ * `switchSession` (E.2): opens `sessionFile` (the header's cwd unless `cwdOverride`) and checks
+ * that cwd exists (`MissingSessionCwdError`). The file that is already open is reused as is.
+ */
+export function openSessionFile(current: CurrentSessionView, sessionFile: string, cwdOverride?: string): TargetHandle {
+	const file = resolve(sessionFile);
+	if (file === current.manager.getSessionFile()) {
+		if (cwdOverride !== undefined && resolve(cwdOverride) !== current.manager.getCwd()) {
+			throw new SettleError(
+				"INVALID_ARGUMENT",
+				`${file} is the current session, open in ${current.manager.getCwd()}; it cannot be reopened in ${resolve(cwdOverride)} while it is open. Switch to another session first.`,
+				{ details: { path: file } },
+			);
+		}
+		const handle: TargetHandle = { manager: current.manager, shared: true, createdFiles: [] };
+		validateCwd(handle, current.cwd);
+		return handle;
+	}
+	const existed = existsSync(file);
+	// A missing file starts a new session there (pi); it belongs to the current project then.
+	const manager = SessionManager.open(file, undefined, cwdOverride ?? (existed ? undefined : current.cwd));
+	const handle: TargetHandle = { manager, shared: false, createdFiles: existed ? [] : ownedFile(manager) };
+	validateCwd(handle, current.cwd);
+	return handle;
+}
+
+/**
+ * `fork` (E.3): validates the entry (pi's `Invalid entry ID for forking`), then builds the branch
+ * up to the new leaf as a new session whose `parentSession` is the current file. The current
+ * session's manager is only read.
+ */
+export function openFork(current: CurrentSessionView, entryId: string, position: "before" | "at"): TargetHandle {
+	const source = current.manager;
+	const entry = source.getEntry(entryId);
+	if (!entry) throw new SettleError("INVALID_ARGUMENT", INVALID_FORK_ENTRY_MESSAGE, { details: { entryId } });
+	let leafId: string | null;
+	let selectedText: string | undefined;
+	if (position === "at") {
+		leafId = entry.id;
+	} else {
+		if (entry.type !== "message" || entry.message.role !== "user") {
+			throw new SettleError("INVALID_ARGUMENT", INVALID_FORK_ENTRY_MESSAGE, { details: { entryId } });
+		}
+		leafId = entry.parentId ?? null;
+		selectedText = userMessageText(entry.message.content as string | (TextContent | ImageContent)[]);
+	}
+	const handle = source.isPersisted() ? forkToFile(current, leafId) : forkInMemory(current, leafId);
+	if (selectedText !== undefined) handle.selectedText = selectedText;
+	return handle;
+}
+
+function forkInMemory(current: CurrentSessionView, leafId: string | null): TargetHandle {
+	const source = current.manager;
+	if (leafId === null) return { manager: SessionManager.inMemory(current.cwd), shared: false, createdFiles: [] };
+	const copy = SessionManager.inMemory(source.getCwd(), undefined, snapshotOf(source));
+	copy.createBranchedSession(leafId);
+	return { manager: copy, shared: false, createdFiles: [] };
+}
+
+function forkToFile(current: CurrentSessionView, leafId: string | null): TargetHandle {
+	const source = current.manager;
+	const sourceFile = source.getSessionFile();
+	if (!sourceFile) throw new SettleError("INTERNAL", "Persisted session is missing a session file");
+	const dir = source.getSessionDir();
+	ensureSessionDir(dir);
+	const fresh = () => {
+		const manager = SessionManager.create(current.cwd, dir, { parentSession: sourceFile });
+		return { manager, shared: false, createdFiles: ownedFile(manager) };
+	};
+	if (leafId === null) return fresh();
+	// Branch a copy (the current session keeps its file and its lock), then write it as a new file.
+	const copy = SessionManager.inMemory(source.getCwd(), undefined, snapshotOf(source));
+	copy.createBranchedSession(leafId);
+	const entries = copy.getEntries();
+	// Like pi, a branch without a conversation message is not written yet: it starts as a new session.
+	if (!entries.some(isConversationEntry)) return fresh();
+	const header = copy.getHeader();
+	if (!header) throw new SettleError("INTERNAL", FORK_FAILED_MESSAGE);
+	const branchedHeader = { ...header, parentSession: sourceFile };
+	const file = join(dir, sessionFileName(branchedHeader.timestamp, branchedHeader.id));
+	let text = "";
+	for (const line of [branchedHeader, ...entries] as FileEntry[]) text += `${JSON.stringify(line)}\n`;
+	try {
+		writeFileSync(file, text, { flag: "wx" });
+	} catch (error) {
+		throw new SettleError("IO", `${FORK_FAILED_MESSAGE}: cannot write ${file}: ${errorMessage(error)}`, {
+			cause: error,
+			details: { path: file },
+		});
+	}
+	try {
+		return { manager: SessionManager.open(file, dir), shared: false, createdFiles: [file] };
+	} catch (error) {
+		rmSync(file, { force: true });
+		throw error;
+	}
+}
+
+/** Where `importFromJsonl(inputPath)` copies the file: the current session dir + its name (E.4). */
+export function importDestination(current: CurrentSessionView, inputPath: string): string {
+	return join(sessionDirOf(current), basename(resolve(inputPath)));
+}
+
+/**
+ * `importFromJsonl` (E.4): copies the file into the current session dir (unless it is there
+ * already), opens it and checks its cwd. Refuses to overwrite a different session file of the
+ * same name (pi overwrites it; that would lose the other session).
+ */
+export function openImport(current: CurrentSessionView, inputPath: string, cwdOverride?: string): TargetHandle {
+	const source = resolve(inputPath);
+	const destination = importDestination(current, source);
+	const createdFiles: string[] = [];
+	if (destination !== source) {
+		ensureSessionDir(sessionDirOf(current));
+		if (destination === current.manager.getSessionFile()) {
+			throw new SettleError(
+				"INVALID_ARGUMENT",
+				`Importing ${source} would overwrite the current session file ${destination}; rename the file to import it.`,
+				{ details: { path: destination } },
+			);
+		}
+		if (existsSync(destination)) {
+			if (!sameContents(source, destination)) {
+				throw new SettleError(
+					"INVALID_ARGUMENT",
+					`A different session file named ${basename(destination)} already exists in ${sessionDirOf(current)}; rename the file to import it.`,
+					{ details: { path: destination } },
+				);
+			}
+		} else {
+			try {
+				copyFileSync(source, destination, constants.COPYFILE_EXCL);
+			} catch (error) {
+				throw new SettleError("IO", `Cannot import ${source} into ${destination}: ${errorMessage(error)}`, {
+					cause: error,
+					details: { path: destination },
+				});
+			}
+			createdFiles.push(destination);
+		}
+	}
+	if (destination === current.manager.getSessionFile()) {
+		return openSessionFile(current, destination, cwdOverride);
+	}
+	let manager: SessionManager;
+	try {
+		manager = SessionManager.open(destination, sessionDirOf(current), cwdOverride);
+	} catch (error) {
+		for (const file of createdFiles) rmSync(file, { force: true });
+		throw error;
+	}
+	const handle: TargetHandle = { manager, shared: false, createdFiles };
+	validateCwd(handle, current.cwd);
+	return handle;
+}
+
+/**
+ * Undoes an opened target: closes its manager (unless it is the current session's) and removes
+ * the files the replacement created. Must not throw.
+ */
+export function releaseTarget(handle: TargetHandle): void {
+	if (!handle.shared) {
+		try {
+			handle.manager.close();
+		} catch {
+			// closing must not hide the original failure
+		}
+	}
+	for (const file of handle.createdFiles) {
+		try {
+			rmSync(file, { force: true });
+		} catch {
+			// best effort: a leftover empty session is harmless
+		}
+	}
+}
+
+function validateCwd(handle: TargetHandle, fallbackCwd: string): void {
+	try {
+		assertSessionCwdExists(handle.manager, fallbackCwd);
+	} catch (error) {
+		releaseTarget(handle);
+		throw error;
+	}
+}
+
+/** A new file-backed manager's file (not written yet): this replacement owns it. */
+function ownedFile(manager: SessionManager): string[] {
+	const file = manager.getSessionFile();
+	return file && !existsSync(file) ? [file] : [];
+}
+
+function snapshotOf(manager: SessionManager): FileEntry[] {
+	const header = manager.getHeader();
+	return header ? [header, ...manager.getEntries()] : manager.getEntries();
+}
+
+function isConversationEntry(entry: SessionEntry): boolean {
+	return entry.type === "message" && (entry.message.role === "user" || entry.message.role === "assistant");
+}
+
+function sameContents(a: string, b: string): boolean {
+	try {
+		return readFileSync(a).equals(readFileSync(b));
+	} catch {
+		return false;
+	}
+}
+
+/** pi's `extractUserMessageText`: a string, or the text blocks joined. */
+export function userMessageText(content: string | (TextContent | ImageContent)[]): string {
+	if (typeof content === "string") return content;
+	return content
+		.filter((part): part is TextContent => part.type === "text" && typeof part.text === "string")
+		.map((part) => part.text)
+		.join("");
+}

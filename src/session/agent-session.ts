@@ -1,0 +1,1580 @@
+/**
+ * AgentSession (behavior A.3): the product orchestration layer. It owns the Agent, the session
+ * log and the extension runner, and runs one long-lived prompt-operation actor
+ * (`machines/prompt-operation.machine.ts`) whose state answers "what is this session doing".
+ *
+ * The facade stays thin: the prompt pipeline, the awaited event bridge, queues and side channels,
+ * boundaries, compaction and the machine's actors are separate modules sharing one
+ * {@link SessionInternals}.
+ */
+import { createActor } from "xstate";
+import {
+	isCompacting,
+	isRetrying,
+	isStreaming,
+	lifecycleState,
+	type PromptOperationEmitted,
+	type PromptOperationSnapshot,
+	type RetrySettings,
+} from "../../machines/prompt-operation.machine.js";
+import { Agent } from "../agent/agent.js";
+import type { AgentTool, AgentToolResult } from "../agent/types.js";
+import type { CompactionResult } from "../compaction/types.js";
+import { errorMessage, SettleError } from "../errors.js";
+import { createEventBus } from "../extensions/event-bus.js";
+import type { InstantiatedExtensions } from "../extensions/loader.js";
+import { STALE_EXTENSION_CONTEXT_MESSAGE } from "../extensions/messages.js";
+import type { ExtensionRunner } from "../extensions/runner.js";
+import type {
+	ContextUsage,
+	CustomMessageInput,
+	EventBus,
+	ExtensionCommandContextActions,
+	ExtensionContextActions,
+	ExtensionError,
+	ExtensionLoadError,
+	ExtensionMode,
+	ExtensionModelRegistry,
+	ExtensionRuntimeActions,
+	ExtensionUIContext,
+	InputSource,
+	ProviderConfig,
+	ScopedModel,
+	SessionStartEvent,
+	SlashCommandInfo,
+} from "../extensions/types.js";
+import {
+	inspectActor,
+	type LifecycleInspectorOptions,
+	type LifecycleObserver,
+} from "../inspect/lifecycle-inspector.js";
+import { createTraceRecorder, type TraceRecorder, type TraceRecorderOptions } from "../inspect/trace.js";
+import {
+	clampThinkingLevel,
+	type ModelRuntime,
+	noApiKeyForModelMessage,
+	sameModel,
+	supportedThinkingLevels,
+} from "../llm/model-runtime.js";
+import type { AgentMessage, ImageContent, Model, TextContent, ThinkingLevel } from "../llm/types.js";
+import type { PromptTemplate, ResourceLoader } from "../resources/types.js";
+import type { SettingsManager } from "../settings/settings-manager.js";
+import type { SessionManager } from "../store/session-manager.js";
+import type { ToolInfo } from "../tools/registry.js";
+import type { AnyToolDefinition } from "../tools/types.js";
+import { type BashResult, BashRunner, type ExecuteBashOptions } from "./bash-runner.js";
+import { finishTurnBoundary } from "./boundaries.js";
+import { reportOverflowRecoveryFailed } from "./compaction-runner.js";
+import { createEventBridge } from "./event-bridge.js";
+import type { AgentSessionListener } from "./events.js";
+import { blockImagesAwareConverter } from "./images.js";
+import { createOperationScratch, type SessionInternals } from "./internals.js";
+import type { CustomMessage } from "./messages.js";
+import { type CycleDirection, type ModelCycleResult, nextCycleModel } from "./model-cycling.js";
+import { modelRegistryView } from "./model-registry-view.js";
+import { answerMachineRequests, sessionPromptOperationMachine } from "./operation-actors.js";
+import { type PromptPayload, queueInput, type StreamingBehavior } from "./prompt-pipeline.js";
+import { PublicEvents } from "./public-events.js";
+import { type QueuedTexts, SessionQueues } from "./queues.js";
+import {
+	builtinToolOptions,
+	discoverExtensionResources,
+	loadExtensionRunner,
+	RELOAD_WHILE_BUSY,
+	type ReloadOptions,
+	reloadSession,
+} from "./reload.js";
+import {
+	awaitsResponseSinceCompaction,
+	computeSessionStats,
+	contextUsage,
+	exportBranchToJsonl,
+	lastAssistantText,
+	type SessionStats,
+} from "./session-stats.js";
+import type { SystemPromptOptions } from "./system-prompt.js";
+import { COMPACTION_NOT_POSSIBLE_NOW, DISPOSED_BEFORE_SETTLED, SESSION_DISPOSED } from "./texts.js";
+import { recordLoadoutChangeBeforeRun, ToolLoadout } from "./tool-loadout.js";
+import { Transcript } from "./transcript.js";
+import {
+	abortBranchSummary,
+	closeTreeNavigations,
+	finishTreeNavigation,
+	type NavigateTreeOptions,
+	type NavigateTreeResult,
+	requestTreeNavigation,
+} from "./tree-navigation.js";
+
+/** How a prompt was dispatched: consumed by a command or the input hook, queued, or started. */
+export type PromptDisposition = "handled" | "queued" | "started";
+
+/** Options of {@link AgentSession.prompt}. */
+export interface PromptOptions {
+	/** Run extension commands and expand `/skill:` and prompt templates (default true). */
+	expandPromptTemplates?: boolean;
+	images?: ImageContent[];
+	/** Required while an operation runs: queue the text as steering or as a follow-up. */
+	streamingBehavior?: StreamingBehavior;
+	/** Reported to `input` handlers (default `interactive`). */
+	source?: InputSource;
+	/**
+	 * Called once the pipeline decided, before `prompt()` settles: `handled` (a command or the
+	 * input hook consumed it), `queued`, or `started` (the operation began). Not called when the
+	 * prompt is rejected.
+	 */
+	preflightResult?: (disposition: PromptDisposition) => void;
+}
+
+/** What the AgentSession is built from (pi's `AgentSessionConfig`). */
+export interface AgentSessionConfig {
+	sessionManager: SessionManager;
+	settingsManager: SettingsManager;
+	resourceLoader: ResourceLoader;
+	modelRuntime: ModelRuntime;
+	/** Default: the session manager's cwd. */
+	cwd?: string;
+	/**
+	 * An Agent to drive. Default: one created from the session's context (restored messages,
+	 * model, thinking level) on the model runtime; a brand-new session then records its initial
+	 * `model_change` and `thinking_level_change` entries, as pi's `createAgentSession` does.
+	 */
+	agent?: Agent;
+	/** Model for a created Agent (default: the one the session recorded, else the first available). */
+	model?: Model;
+	/** Thinking level for a created Agent (default: the session's, else settings, else `medium`; clamped). */
+	thinkingLevel?: ThinkingLevel;
+	/** Models {@link AgentSession.cycleModel} cycles through (pi's `--models`); default: every available model. */
+	scopedModels?: ScopedModel[];
+	/** SDK tools; they replace extension and built-in tools of the same name. */
+	customTools?: AnyToolDefinition[];
+	/** Initially active tools (default: the transcript's recorded set, else read, bash, edit, write). */
+	initialActiveToolNames?: string[];
+	/** Allowlist applied to every tool source. */
+	allowedToolNames?: string[];
+	excludedToolNames?: string[];
+	/** Replaces the built-in tools; its keys become the default active set. */
+	baseToolsOverride?: Record<string, AgentTool>;
+	/** `session_start` sent by {@link AgentSession.bindExtensions} (default `{reason: "startup"}`). */
+	sessionStartEvent?: SessionStartEvent;
+	/** `ctx.modelRegistry` (default: a view of `modelRuntime`). */
+	modelRegistry?: ExtensionModelRegistry;
+	/** Shared `pi.events` bus (pass the previous one on replacement). */
+	eventBus?: EventBus;
+	/** Extension flag values to start from. */
+	flagValues?: ReadonlyMap<string, boolean | string>;
+	/**
+	 * Extensions whose factories already ran (`createAgentSessionServices` runs them to validate CLI
+	 * flags and apply provider registrations). Default: the resource loader's, instantiated here.
+	 */
+	extensions?: InstantiatedExtensions;
+	/** The actor's clock for retry backoff (XState's `SimulatedClock` in tests). */
+	clock?: SessionClock;
+}
+
+/**
+ * The timer source of the session's actor (retry backoff): XState's clock interface. Pass
+ * `new SimulatedClock()` in tests; its `now()`, when present, also times inspection events.
+ */
+export interface SessionClock {
+	setTimeout(fn: (...args: unknown[]) => void, timeout: number): unknown;
+	clearTimeout(id: unknown): void;
+}
+
+/** Session replacement a runtime offers the extension command context (`ctx.newSession`, …). */
+export type SessionReplacementActions = Pick<ExtensionCommandContextActions, "newSession" | "fork" | "switchSession">;
+
+/** Host bindings of {@link AgentSession.bindExtensions}. */
+export interface ExtensionBindings {
+	uiContext?: ExtensionUIContext;
+	mode?: ExtensionMode;
+	commandContextActions?: ExtensionCommandContextActions;
+	shutdownHandler?: () => void;
+	onError?: (error: ExtensionError) => void;
+}
+
+/** Options of {@link AgentSession.sendCustomMessage}. */
+export interface SendCustomMessageOptions {
+	/** Start a turn when idle; while streaming, `false` holds it until the next safe point. */
+	triggerTurn?: boolean;
+	deliverAs?: "steer" | "followUp" | "nextTurn";
+}
+
+/** A lifecycle trace being recorded; {@link SessionTrace.stop} ends the recording. */
+export interface SessionTrace extends TraceRecorder {
+	stop(): void;
+}
+
+interface PendingPrompt {
+	resolve(): void;
+	reject(error: unknown): void;
+	preflightResult: ((disposition: PromptDisposition) => void) | undefined;
+}
+
+interface PendingCompaction {
+	resolve(result: CompactionResult<unknown>): void;
+	reject(error: unknown): void;
+}
+
+/**
+ * A coding-agent session: prompts, queues, extensions, persistence and recovery, driven by the
+ * prompt-operation state machine. Create it with {@link AgentSession.create}.
+ *
+ * @example
+ * ```ts
+ * const faux = createFauxProvider();
+ * const modelRuntime = new InMemoryModelRuntime();
+ * modelRuntime.registerFauxProvider(faux);
+ * const session = await AgentSession.create({
+ *   sessionManager: SessionManager.inMemory(process.cwd()),
+ *   settingsManager: SettingsManager.inMemory(),
+ *   resourceLoader: createTestResourceLoader(),
+ *   modelRuntime,
+ *   model: faux.getModel(),
+ * });
+ * faux.setResponses([fauxAssistantMessage("Hello!")]);
+ * session.subscribe((event) => console.log(event.type));
+ * await session.prompt("hi"); // resolves after agent_settled
+ * ```
+ */
+export class AgentSession {
+	readonly agent: Agent;
+	readonly sessionManager: SessionManager;
+	readonly settingsManager: SettingsManager;
+	readonly resourceLoader: ResourceLoader;
+	readonly modelRuntime: ModelRuntime;
+	readonly cwd: string;
+
+	private runnerInstance: ExtensionRunner;
+	private loadErrors: ExtensionLoadError[];
+	private readonly modelRegistry: ExtensionModelRegistry;
+	private readonly eventBus: EventBus;
+	/** What the host passed to {@link bindExtensions}; re-applied to the runner a reload builds. */
+	private hostBindings: ExtensionBindings | undefined;
+	/** Providers registered by the current extensions (unregistered on reload). */
+	private readonly extensionProviders = new Set<string>();
+	private scopedModelList: ScopedModel[];
+	/** The reload in progress; prompts wait for it. */
+	private reloading: Promise<void> | undefined;
+	private readonly events = new PublicEvents();
+	private readonly internals: SessionInternals;
+	private readonly loadout: ToolLoadout;
+	private readonly queues: SessionQueues;
+	private readonly bash: BashRunner;
+	private readonly actor;
+	private readonly clock: SessionClock | undefined;
+	private readonly pending = new Map<string, PendingPrompt>();
+	private readonly compactions = new Map<string, PendingCompaction>();
+	private readonly sessionStartEvent: SessionStartEvent;
+	private readonly unsubscribeAgent: () => void;
+	private unsubscribeErrors: (() => void) | undefined;
+	private shutdownHandler: (() => void) | undefined;
+	private replacementActions: SessionReplacementActions | undefined;
+	private requestCounter = 0;
+	private disposed = false;
+
+	/**
+	 * Builds a session: creates the Agent if none is given, loads the resource loader's
+	 * extensions, merges the tool registry and starts the prompt-operation actor. Extensions get
+	 * `session_start` when the host calls {@link bindExtensions}.
+	 *
+	 * @example
+	 * ```ts
+	 * const session = await AgentSession.create({ sessionManager, settingsManager, resourceLoader, modelRuntime });
+	 * await session.bindExtensions();
+	 * ```
+	 */
+	static async create(config: AgentSessionConfig): Promise<AgentSession> {
+		const cwd = config.cwd ?? config.sessionManager.getCwd();
+		const agent = config.agent ?? createSessionAgent(config);
+		const modelRegistry = config.modelRegistry ?? modelRegistryView(config.modelRuntime);
+		const eventBus = config.eventBus ?? createEventBus();
+		const { runner, loadErrors } = await loadExtensionRunner(config.resourceLoader, {
+			cwd,
+			sessionManager: config.sessionManager,
+			modelRegistry,
+			eventBus,
+			...(config.flagValues ? { flagValues: config.flagValues } : {}),
+			...(config.extensions ? { extensions: config.extensions } : {}),
+		});
+		return new AgentSession(config, { cwd, agent, runner, loadErrors, modelRegistry, eventBus });
+	}
+
+	private constructor(
+		config: AgentSessionConfig,
+		parts: {
+			cwd: string;
+			agent: Agent;
+			runner: ExtensionRunner;
+			loadErrors: ExtensionLoadError[];
+			modelRegistry: ExtensionModelRegistry;
+			eventBus: EventBus;
+		},
+	) {
+		const { cwd, agent, runner } = parts;
+		this.agent = agent;
+		this.sessionManager = config.sessionManager;
+		this.settingsManager = config.settingsManager;
+		this.resourceLoader = config.resourceLoader;
+		this.modelRuntime = config.modelRuntime;
+		this.cwd = cwd;
+		this.loadErrors = parts.loadErrors;
+		this.modelRegistry = parts.modelRegistry;
+		this.eventBus = parts.eventBus;
+		this.scopedModelList = config.scopedModels ? [...config.scopedModels] : [];
+		this.runnerInstance = runner;
+		this.clock = config.clock;
+		this.sessionStartEvent = config.sessionStartEvent ?? { type: "session_start", reason: "startup" };
+
+		const transcript = new Transcript(agent, this.sessionManager, this.events);
+		this.queues = new SessionQueues(agent, this.events, transcript);
+		const settings = this.settingsManager;
+		this.loadout = new ToolLoadout({
+			cwd,
+			agent,
+			resourceLoader: this.resourceLoader,
+			builtinOptions: builtinToolOptions(settings),
+			...(config.customTools ? { customTools: config.customTools } : {}),
+			...(config.baseToolsOverride ? { baseToolsOverride: config.baseToolsOverride } : {}),
+			...(config.allowedToolNames ? { allowedToolNames: config.allowedToolNames } : {}),
+			...(config.excludedToolNames ? { excludedToolNames: config.excludedToolNames } : {}),
+			toolContext: () => this.runnerInstance.createContext(),
+		});
+		this.internals = {
+			agent,
+			sessionManager: this.sessionManager,
+			settingsManager: settings,
+			resourceLoader: this.resourceLoader,
+			modelRuntime: this.modelRuntime,
+			cwd,
+			events: this.events,
+			transcript,
+			queues: this.queues,
+			loadout: this.loadout,
+			scratch: createOperationScratch(),
+			runner: () => this.runnerInstance,
+			snapshot: () => this.snapshot,
+			send: (event) => this.actor.send(event),
+			isStreaming: () => this.isStreaming,
+			model: () => this.model,
+			beforeRun: () => {
+				recordLoadoutChangeBeforeRun(this.internals);
+				this.selectAgentHooks();
+			},
+		};
+		this.bash = new BashRunner(this.internals);
+
+		this.unsubscribeAgent = agent.subscribe(createEventBridge(this.internals));
+		this.selectAgentHooks();
+		this.bindRunner(runner);
+		this.loadout.initialize(runner.getAllRegisteredTools(), config.initialActiveToolNames);
+		if (!agent.state.systemPrompt) agent.state.systemPrompt = this.loadout.renderedPrompt();
+
+		this.actor = createActor(sessionPromptOperationMachine(this.internals), {
+			input: { retry: settings.getRetrySettings() },
+			...(this.clock ? { clock: this.clock as never } : {}),
+		});
+		answerMachineRequests(this.actor, this.internals);
+		this.actor.on("*", (event) => this.onMachineEvent(event as PromptOperationEmitted));
+		this.actor.start();
+	}
+
+	// -------------------------------------------------------------------------------------------
+	// State (derived from the machine, never kept as separate flags)
+
+	/** The prompt-operation actor's snapshot. */
+	get snapshot(): PromptOperationSnapshot {
+		return this.actor.getSnapshot();
+	}
+
+	/** The current lifecycle state as a dotted path (`idle`, `running.working`, `retrying`, …). */
+	get lifecycle(): string {
+		return lifecycleState(this.snapshot);
+	}
+
+	/** An operation has started and its `agent_settled` dispatch has not begun. */
+	get isStreaming(): boolean {
+		return isStreaming(this.snapshot);
+	}
+
+	/** Not streaming and not compacting. */
+	get isIdle(): boolean {
+		const snapshot = this.snapshot;
+		return !isStreaming(snapshot) && !isCompacting(snapshot);
+	}
+
+	/** Waiting out a retry backoff. */
+	get isRetrying(): boolean {
+		return isRetrying(this.snapshot);
+	}
+
+	/** A compaction (manual or automatic) or a branch summary is running. */
+	get isCompacting(): boolean {
+		return isCompacting(this.snapshot);
+	}
+
+	/** Retries made in the current retry sequence. */
+	get retryAttempt(): number {
+		return this.snapshot.context.retryAttempt;
+	}
+
+	/** The live transcript (read it; don't change it). */
+	get messages(): AgentMessage[] {
+		return this.agent.state.messages;
+	}
+
+	/** The Agent's live state. */
+	get state() {
+		return this.agent.state;
+	}
+
+	/** The selected model, or undefined when none is selected. */
+	get model(): Model | undefined {
+		const model = this.agent.state.model;
+		return model.provider === "unknown" && model.id === "unknown" ? undefined : model;
+	}
+
+	get thinkingLevel(): ThinkingLevel {
+		return this.agent.state.thinkingLevel;
+	}
+
+	get sessionId(): string {
+		return this.sessionManager.getSessionId();
+	}
+
+	get sessionFile(): string | undefined {
+		return this.sessionManager.getSessionFile();
+	}
+
+	get sessionName(): string | undefined {
+		return this.sessionManager.getSessionName();
+	}
+
+	/** The effective system prompt: this operation's override, else the prompt the next request uses. */
+	get systemPrompt(): string {
+		return this.internals.scratch.forcedSystemPrompt ?? this.loadout.renderedPrompt();
+	}
+
+	/** The options the current system prompt is built from. */
+	getSystemPromptOptions(): SystemPromptOptions {
+		return this.loadout.promptOptions();
+	}
+
+	get extensionRunner(): ExtensionRunner {
+		return this.runnerInstance;
+	}
+
+	/** Extension modules that failed to import and factories that threw (they are left out); replaced by each reload. */
+	get extensionLoadErrors(): ExtensionLoadError[] {
+		return this.loadErrors;
+	}
+
+	/** Queued steering + follow-up texts not yet delivered. */
+	get pendingMessageCount(): number {
+		return this.queues.pendingMessageCount;
+	}
+
+	getSteeringMessages(): string[] {
+		return this.queues.steeringTexts();
+	}
+
+	getFollowUpMessages(): string[] {
+		return this.queues.followUpTexts();
+	}
+
+	get steeringMode() {
+		return this.agent.steeringMode;
+	}
+
+	get followUpMode() {
+		return this.agent.followUpMode;
+	}
+
+	/** Sets how steering messages are drained (`one-at-a-time` | `all`) and saves it to settings. */
+	setSteeringMode(mode: "all" | "one-at-a-time"): void {
+		this.agent.steeringMode = mode;
+		this.settingsManager.setSteeringMode(mode);
+	}
+
+	/** Sets how follow-up messages are drained and saves it to settings. */
+	setFollowUpMode(mode: "all" | "one-at-a-time"): void {
+		this.agent.followUpMode = mode;
+		this.settingsManager.setFollowUpMode(mode);
+	}
+
+	get isBashRunning(): boolean {
+		return this.bash.isRunning;
+	}
+
+	get hasPendingBashMessages(): boolean {
+		return this.queues.hasPendingBash;
+	}
+
+	get autoCompactionEnabled(): boolean {
+		return this.settingsManager.getCompactionEnabled();
+	}
+
+	setAutoCompactionEnabled(enabled: boolean): void {
+		this.settingsManager.setCompactionEnabled(enabled);
+	}
+
+	get autoRetryEnabled(): boolean {
+		return this.settingsManager.getRetryEnabled();
+	}
+
+	setAutoRetryEnabled(enabled: boolean): void {
+		this.settingsManager.setRetryEnabled(enabled);
+		this.syncRetrySettings();
+	}
+
+	// -------------------------------------------------------------------------------------------
+	// Events and inspection
+
+	/**
+	 * Listens to every session event (B.2). Listeners are synchronous and called in subscription
+	 * order; a throwing listener is skipped. Returns the unsubscribe function.
+	 *
+	 * @example
+	 * ```ts
+	 * const off = session.subscribe((event) => {
+	 *   if (event.type === "message_update") process.stdout.write(".");
+	 * });
+	 * ```
+	 */
+	subscribe(listener: AgentSessionListener): () => void {
+		return this.events.subscribe(listener);
+	}
+
+	/**
+	 * Streams typed inspection events of the prompt-operation actor: the current state first, then
+	 * every state change, received event, actor invocation, retry timer and emitted event.
+	 *
+	 * @example
+	 * ```ts
+	 * const subscription = session.inspect((e) => { if (e.kind === "state") console.log(e.to); });
+	 * await session.prompt("hi"); // preflight, running.working, postRun, beforeSettle.working, settling, idle
+	 * subscription.unsubscribe();
+	 * ```
+	 */
+	inspect(observer: LifecycleObserver, options: LifecycleInspectorOptions = {}): { unsubscribe(): void } {
+		const clock = this.clock as { now?: () => number } | undefined;
+		const now = typeof clock?.now === "function" ? () => clock.now!() : undefined;
+		return inspectActor(this.actor, observer, now ? { now, ...options } : options);
+	}
+
+	/**
+	 * Starts recording the lifecycle into a bounded trace (save it with `saveTrace`, view it with
+	 * the trace viewer). Call `stop()` to end the recording.
+	 *
+	 * @example
+	 * ```ts
+	 * const trace = session.trace();
+	 * await session.prompt("hi");
+	 * trace.stop();
+	 * console.log(formatTrace(trace.toJSON()));
+	 * ```
+	 */
+	trace(options: TraceRecorderOptions = {}): SessionTrace {
+		const recorder = createTraceRecorder(options);
+		const subscription = this.inspect(recorder.observer);
+		return Object.assign(recorder, { stop: () => subscription.unsubscribe() });
+	}
+
+	// -------------------------------------------------------------------------------------------
+	// Prompting
+
+	/**
+	 * Runs the prompt pipeline (C.1). Resolves when the prompt was handled or queued, or — when it
+	 * started an operation — after that operation's `agent_settled`. Rejects (starting nothing)
+	 * with a `SettleError`: `BUSY` while an operation runs without `streamingBehavior` (or during a
+	 * manual compaction), `NO_MODEL`, `NO_AUTH`.
+	 *
+	 * @example
+	 * ```ts
+	 * await session.prompt("Fix the failing test");
+	 * await session.prompt("Also update the docs", { streamingBehavior: "followUp" }); // while busy: queued
+	 * ```
+	 */
+	prompt(text: string, options: PromptOptions = {}): Promise<void> {
+		const payload: PromptPayload = {
+			kind: "text",
+			text,
+			expandPromptTemplates: options.expandPromptTemplates ?? true,
+			source: options.source ?? "interactive",
+		};
+		if (options.images) payload.images = options.images;
+		if (options.streamingBehavior) payload.streamingBehavior = options.streamingBehavior;
+		return this.request(payload, options.preflightResult);
+	}
+
+	/**
+	 * Queues a steering message (delivered after the current turn's tool calls, before the next
+	 * model call; when idle, at the start of the next run). Rejects for an extension command.
+	 *
+	 * @example
+	 * ```ts
+	 * await session.steer("Use the new API instead");
+	 * ```
+	 */
+	async steer(
+		text: string,
+		images?: ImageContent[],
+		options: { source?: InputSource } = {},
+	): Promise<"handled" | "queued"> {
+		this.assertUsable();
+		return queueInput(this.internals, "steer", text, images, options.source ?? "interactive");
+	}
+
+	/**
+	 * Queues a follow-up message (delivered when the agent would otherwise stop). See {@link steer}.
+	 *
+	 * @example
+	 * ```ts
+	 * await session.followUp("Then run the tests");
+	 * ```
+	 */
+	async followUp(
+		text: string,
+		images?: ImageContent[],
+		options: { source?: InputSource } = {},
+	): Promise<"handled" | "queued"> {
+		this.assertUsable();
+		return queueInput(this.internals, "followUp", text, images, options.source ?? "interactive");
+	}
+
+	/**
+	 * Sends a user message on behalf of an extension (source `extension`): text parts are joined
+	 * with newlines, images kept. While streaming `deliverAs` says how to queue it.
+	 *
+	 * @example
+	 * ```ts
+	 * await session.sendUserMessage([{ type: "text", text: "Look at this" }, image], { deliverAs: "steer" });
+	 * ```
+	 */
+	sendUserMessage(
+		content: string | (TextContent | ImageContent)[],
+		options: { deliverAs?: StreamingBehavior; expandPromptTemplates?: boolean } = {},
+	): Promise<void> {
+		let text: string;
+		let images: ImageContent[] | undefined;
+		if (typeof content === "string") text = content;
+		else {
+			const parts: string[] = [];
+			const found: ImageContent[] = [];
+			for (const block of content) {
+				if (block.type === "text") parts.push(block.text);
+				else found.push(block);
+			}
+			text = parts.join("\n");
+			if (found.length > 0) images = found;
+		}
+		const promptOptions: PromptOptions = {
+			source: "extension",
+			expandPromptTemplates: options.expandPromptTemplates ?? false,
+		};
+		if (images) promptOptions.images = images;
+		if (options.deliverAs) promptOptions.streamingBehavior = options.deliverAs;
+		return this.prompt(text, promptOptions);
+	}
+
+	/**
+	 * Adds a custom message (C.1 `sendCustomMessage`): `nextTurn` → joins the next prompt; while
+	 * streaming → steered (or followed up) into the run, or held until the next safe point with
+	 * `triggerTurn: false`; idle with `triggerTurn` → starts an operation; idle otherwise → appended
+	 * at once (listeners get `message_start` + `message_end`).
+	 *
+	 * @example
+	 * ```ts
+	 * await session.sendCustomMessage({ customType: "ci", content: "Build failed", display: true }, { triggerTurn: true });
+	 * ```
+	 */
+	async sendCustomMessage(message: CustomMessageInput, options: SendCustomMessageOptions = {}): Promise<void> {
+		this.assertUsable();
+		const custom: CustomMessage = {
+			role: "custom",
+			customType: message.customType,
+			content: message.content ?? [],
+			display: message.display,
+			timestamp: Date.now(),
+		};
+		if (message.details !== undefined) custom.details = message.details;
+		if (options.deliverAs === "nextTurn") {
+			this.queues.addNextTurn(custom);
+			return;
+		}
+		if (this.isStreaming) {
+			if (options.triggerTurn === false) this.queues.holdCustom(custom);
+			else if (options.deliverAs === "followUp") this.agent.followUp(custom);
+			else this.agent.steer(custom);
+			return;
+		}
+		if (options.triggerTurn) return this.request({ kind: "custom", message: custom });
+		this.queues.appendCustom(custom);
+	}
+
+	/**
+	 * Empties both queues (display lists and the Agent's); returns the texts that were queued.
+	 *
+	 * @example
+	 * ```ts
+	 * const { steering, followUp } = session.clearQueue();
+	 * ```
+	 */
+	clearQueue(): QueuedTexts {
+		return this.queues.clear();
+	}
+
+	/**
+	 * Aborts the running operation (the run, a retry backoff, a compaction, the before-settle
+	 * boundary) and resolves once the session is idle. What was persisted stays persisted; the
+	 * partial assistant message of an aborted stream is persisted too.
+	 *
+	 * @example
+	 * ```ts
+	 * await session.abort(); // session.lifecycle === "idle"
+	 * ```
+	 */
+	async abort(): Promise<void> {
+		if (this.disposed) return;
+		this.actor.send({ type: "ABORT" });
+		await this.waitForIdle();
+	}
+
+	/** Cancels a retry backoff (`auto_retry_end{success:false, finalError:"Retry cancelled"}`); the operation settles. */
+	abortRetry(): void {
+		if (!this.disposed) this.actor.send({ type: "ABORT_RETRY" });
+	}
+
+	/** Aborts a running compaction (manual or automatic). */
+	abortCompaction(): void {
+		if (this.disposed) return;
+		this.actor.send({ type: "ABORT_COMPACTION" });
+		this.internals.scratch.compactionController?.abort();
+	}
+
+	/**
+	 * Resolves when the session is idle: no operation running, none pending or deferred, no
+	 * compaction (at once when idle). Don't await it from inside the session's own dispatch (an
+	 * extension command run by `prompt()`, an `agent_settled` handler): that dispatch is what the
+	 * session waits for. Commands get a `ctx.waitForIdle()` that resolves at once there, as pi's does.
+	 *
+	 * @example
+	 * ```ts
+	 * void session.prompt("long task");
+	 * await session.waitForIdle();
+	 * ```
+	 */
+	waitForIdle(): Promise<void> {
+		if (this.disposed || isQuiet(this.snapshot)) return Promise.resolve();
+		return new Promise((resolve) => {
+			const subscription = this.actor.subscribe({
+				next: (snapshot) => {
+					if (!isQuiet(snapshot)) return;
+					subscription.unsubscribe();
+					resolve();
+				},
+				complete: () => resolve(),
+				error: () => resolve(),
+			});
+		});
+	}
+
+	/**
+	 * Compacts the context now (C.5 manual): aborts a running operation first (it is not resumed),
+	 * then summarizes. Rejects with `Nothing to compact (session too small)`, `Already compacted`,
+	 * `Compaction cancelled` or `Compaction failed: …`.
+	 *
+	 * @example
+	 * ```ts
+	 * const { summary, tokensBefore } = await session.compact("Keep the API decisions");
+	 * ```
+	 */
+	async compact(customInstructions?: string): Promise<CompactionResult<unknown>> {
+		this.assertUsable();
+		await this.abort();
+		const requestId = `c${++this.requestCounter}`;
+		const event = {
+			type: "COMPACT" as const,
+			requestId,
+			...(customInstructions !== undefined ? { payload: { customInstructions } } : {}),
+		};
+		if (!this.snapshot.can(event)) throw new SettleError("BUSY", COMPACTION_NOT_POSSIBLE_NOW);
+		return new Promise((resolve, reject) => {
+			this.compactions.set(requestId, { resolve, reject });
+			this.actor.send(event);
+		});
+	}
+
+	/**
+	 * Moves the session to another entry of its tree (C.13), optionally summarizing the branch it
+	 * leaves (`summarize`, with `customInstructions` / `replaceInstructions`; `label` marks the
+	 * summary or the target). A user or custom message target puts the leaf on its parent and
+	 * returns its text as `editorText`. `isCompacting` is true meanwhile; `abortBranchSummary()`
+	 * resolves `{cancelled: true, aborted: true}` with nothing changed. Rejects while an operation
+	 * runs (`Wait for the current response to finish before navigating the session tree.`), during
+	 * a compaction, for an unknown entry (`Entry <id> not found`) and for a summary without a model.
+	 *
+	 * @example
+	 * ```ts
+	 * const { editorText, summaryEntry } = await session.navigateTree(userEntryId, { summarize: true, label: "retry" });
+	 * ```
+	 */
+	async navigateTree(targetId: string, options: NavigateTreeOptions = {}): Promise<NavigateTreeResult> {
+		this.assertUsable();
+		return requestTreeNavigation(this.internals, targetId, options);
+	}
+
+	/** Aborts the branch summary of a running {@link navigateTree} (it resolves `{cancelled: true, aborted: true}`). */
+	abortBranchSummary(): void {
+		if (!this.disposed) this.actor.send({ type: "ABORT_BRANCH_SUMMARY" });
+	}
+
+	/**
+	 * Reloads settings, resources and extensions (C.11): the old extensions get `session_shutdown
+	 * {reason:"reload"}` and their `pi` / `ctx` objects go stale; the new ones load with the previous
+	 * flag values, the active tools that are still registered stay active, and — when the host bound
+	 * extensions — they get `session_start` and `resources_discover` with reason `reload`. The
+	 * transcript, session file and model stay; a changed prompt is recorded before the next request.
+	 * Rejects with `BUSY` while an operation or a compaction runs. Concurrent calls run one after the
+	 * other; prompts sent meanwhile wait for it. Load failures are in {@link extensionLoadErrors}.
+	 *
+	 * @example
+	 * ```ts
+	 * writeFileSync(join(cwd, "AGENTS.md"), "Use tabs.");
+	 * await session.reload(); // the next request's system prompt has the new AGENTS.md
+	 * ```
+	 */
+	reload(options: ReloadOptions = {}): Promise<void> {
+		if (this.disposed) return Promise.reject(new SettleError("SESSION_CLOSED", SESSION_DISPOSED));
+		const previous = this.reloading ?? Promise.resolve();
+		const run = previous.then(() => {
+			this.assertUsable();
+			if (this.isStreaming || this.isCompacting) throw new SettleError("BUSY", RELOAD_WHILE_BUSY);
+			return reloadSession(this.reloadTarget(), options);
+		});
+		const settled = run.then(
+			() => undefined,
+			() => undefined,
+		);
+		this.reloading = settled;
+		void settled.then(() => {
+			if (this.reloading === settled) this.reloading = undefined;
+		});
+		return run;
+	}
+
+	private reloadTarget() {
+		return {
+			s: this.internals,
+			eventBus: this.eventBus,
+			modelRegistry: this.modelRegistry,
+			install: (runner: ExtensionRunner, loadErrors: ExtensionLoadError[]) => {
+				this.runnerInstance = runner;
+				this.loadErrors = loadErrors;
+				this.bindRunner(runner);
+				this.applyHostBindings(runner);
+			},
+			hasHostBindings: () => this.hostBindings !== undefined,
+			releaseProviders: () => {
+				for (const name of this.extensionProviders) this.modelRegistry.unregisterProvider?.(name);
+				this.extensionProviders.clear();
+			},
+			syncSettings: () => {
+				this.agent.steeringMode = this.settingsManager.getSteeringMode();
+				this.agent.followUpMode = this.settingsManager.getFollowUpMode();
+				if (!this.disposed) this.syncRetrySettings();
+			},
+			isDisposed: () => this.disposed,
+		};
+	}
+
+	// -------------------------------------------------------------------------------------------
+	// User bash
+
+	/**
+	 * Runs a shell command for the user (not the model) in the session cwd. The result joins the
+	 * transcript at once when idle, or before `agent_settled` / the next prompt while streaming.
+	 *
+	 * @example
+	 * ```ts
+	 * const result = await session.executeBash("git status --short", (chunk) => process.stdout.write(chunk));
+	 * ```
+	 */
+	executeBash(
+		command: string,
+		onChunk?: (chunk: string) => void,
+		options: ExecuteBashOptions = {},
+	): Promise<BashResult> {
+		this.assertUsable();
+		return this.bash.execute(command, onChunk, options);
+	}
+
+	/**
+	 * Records the result of a command run elsewhere (e.g. by an extension). See {@link executeBash}.
+	 *
+	 * @example
+	 * ```ts
+	 * session.recordBashResult("make", { output: "ok", exitCode: 0, cancelled: false, truncated: false });
+	 * ```
+	 */
+	recordBashResult(command: string, result: BashResult, options: { excludeFromContext?: boolean } = {}): void {
+		this.assertUsable();
+		this.bash.record(command, result, options);
+	}
+
+	/** Aborts every running {@link executeBash} command. */
+	abortBash(): void {
+		this.bash.abortAll();
+	}
+
+	// -------------------------------------------------------------------------------------------
+	// Models, thinking, tools
+
+	/**
+	 * Switches the model (C.12): requires configured auth (`No API key for <provider>/<id>`),
+	 * records a `model_change`, re-clamps the thinking level, and tells extensions (`model_select`).
+	 * `persist` (default true, as pi) saves it as the default model in settings.
+	 *
+	 * @example
+	 * ```ts
+	 * await session.setModel(modelRuntime.getModel("anthropic", "claude-sonnet-4-5")!, { persist: false });
+	 * ```
+	 */
+	async setModel(model: Model, options: { persist?: boolean } = {}): Promise<void> {
+		this.assertUsable();
+		const runtime = this.modelRuntime;
+		const authorized =
+			runtime.hasConfiguredAuth(model.provider) ||
+			(runtime.checkAuth ? await runtime.checkAuth(model.provider) : false);
+		if (!authorized) throw new SettleError("NO_AUTH", noApiKeyForModelMessage(model));
+		await this.switchModel(model, "set", this.thinkingLevelForSwitch(), options);
+	}
+
+	/**
+	 * Switches to the next (or previous) model (C.12): among the scoped models that have auth when
+	 * models are scoped, else among all available models; wraps around. A scoped model's own
+	 * thinking level applies. Resolves undefined (and changes nothing) with at most one candidate.
+	 * Extensions get `model_select` with source `cycle`. `persist` (default true) saves the default model.
+	 *
+	 * @example
+	 * ```ts
+	 * const next = await session.cycleModel("backward");
+	 * if (next) console.log(`now ${next.model.id} (${next.thinkingLevel})`);
+	 * ```
+	 */
+	async cycleModel(
+		direction: CycleDirection = "forward",
+		options: { persist?: boolean } = {},
+	): Promise<ModelCycleResult | undefined> {
+		this.assertUsable();
+		const runtime = this.modelRuntime;
+		const choice = nextCycleModel({
+			scoped: this.scopedModelList,
+			available: this.scopedModelList.length > 0 ? [] : runtime.getAvailable(),
+			current: this.model,
+			direction,
+			hasAuth: (model) => runtime.hasConfiguredAuth(model.provider),
+		});
+		if (!choice) return undefined;
+		await this.switchModel(choice.model, "cycle", choice.thinkingLevel ?? this.thinkingLevelForSwitch(), options);
+		return { model: choice.model, thinkingLevel: this.thinkingLevel, isScoped: choice.isScoped };
+	}
+
+	/** The prompt templates of the current resources (`/name args`). */
+	get promptTemplates(): PromptTemplate[] {
+		return this.resourceLoader.getPrompts().prompts;
+	}
+
+	/** The models {@link cycleModel} cycles through (empty: all available models). */
+	get scopedModels(): ScopedModel[] {
+		return this.scopedModelList.slice();
+	}
+
+	/** Sets the models {@link cycleModel} cycles through (pi's `--models`); `[]` cycles all available models. */
+	setScopedModels(scopedModels: readonly ScopedModel[]): void {
+		this.scopedModelList = [...scopedModels];
+	}
+
+	/** Applies a model switch: `model_change` entry, optional default, thinking re-clamped, `model_select`. */
+	private async switchModel(
+		model: Model,
+		source: "set" | "cycle",
+		level: ThinkingLevel,
+		options: { persist?: boolean },
+	): Promise<void> {
+		const previous = this.model;
+		this.agent.state.model = model;
+		this.sessionManager.appendModelChange(model.provider, model.id);
+		if (options.persist !== false) this.settingsManager.setDefaultModelAndProvider(model.provider, model.id);
+		this.setThinkingLevel(level, options);
+		if (!sameModel(previous, model) && this.runnerInstance.hasHandlers("model_select")) {
+			await this.runnerInstance.emit({ type: "model_select", model, previousModel: previous, source });
+		}
+	}
+
+	/**
+	 * Sets the thinking level, clamped to the model's supported levels. When it changes: records a
+	 * `thinking_level_change`, emits `thinking_level_changed`, tells extensions, and (`persist`,
+	 * default true) saves it as the default level.
+	 *
+	 * @example
+	 * ```ts
+	 * session.setThinkingLevel("high"); // "off" on a model without reasoning
+	 * ```
+	 */
+	setThinkingLevel(level: ThinkingLevel, options: { persist?: boolean } = {}): void {
+		const model = this.model;
+		const effective = model ? clampThinkingLevel(model, level) : level;
+		const previous = this.agent.state.thinkingLevel;
+		this.agent.state.thinkingLevel = effective;
+		if (effective === previous) return;
+		this.sessionManager.appendThinkingLevelChange(effective);
+		if (options.persist !== false && (model?.reasoning || effective !== "off")) {
+			this.settingsManager.setDefaultThinkingLevel(effective);
+		}
+		this.events.emit({ type: "thinking_level_changed", level: effective });
+		if (this.runnerInstance.hasHandlers("thinking_level_select")) {
+			void this.runnerInstance.emit({ type: "thinking_level_select", level: effective, previousLevel: previous });
+		}
+	}
+
+	/** The levels the current model supports (every level when no model is selected). */
+	getAvailableThinkingLevels(): ThinkingLevel[] {
+		const model = this.model;
+		return model ? supportedThinkingLevels(model) : ["off", "minimal", "low", "medium", "high", "xhigh"];
+	}
+
+	/**
+	 * Activates the registered tools among `names` (unknown names ignored); effective on the next
+	 * request, recorded in the transcript as a `system` patch before it.
+	 *
+	 * @example
+	 * ```ts
+	 * session.setActiveToolsByName(["read", "ls"]); // read-only from now on
+	 * ```
+	 */
+	setActiveToolsByName(names: string[]): void {
+		this.loadout.setActiveToolsByName(names);
+	}
+
+	getActiveToolNames(): string[] {
+		return this.loadout.getActiveToolNames();
+	}
+
+	/** Every registered tool: `{name, description, parameters, promptGuidelines, sourceInfo}`. */
+	getAllTools(): ToolInfo[] {
+		return this.loadout.getAllTools();
+	}
+
+	getToolDefinition(name: string): AnyToolDefinition | undefined {
+		return this.loadout.getToolDefinition(name);
+	}
+
+	/**
+	 * Context tokens against the model's window: the last response's usage plus estimates of what
+	 * came after it. Right after a compaction, until the next response, `tokens` and `percent` are
+	 * null (unknown). Undefined without a model.
+	 *
+	 * @example
+	 * ```ts
+	 * const usage = session.getContextUsage(); // { tokens: 1234, contextWindow: 200000, percent: 0.6 }
+	 * ```
+	 */
+	getContextUsage(): ContextUsage | undefined {
+		const compacted = this.internals.transcript.latestCompactionAt !== undefined;
+		return contextUsage(
+			this.agent.state.messages,
+			this.model,
+			compacted && awaitsResponseSinceCompaction(this.sessionManager),
+		);
+	}
+
+	/**
+	 * Message, tool-call, token and cost totals over the current context (pi's `getSessionStats`).
+	 *
+	 * @example
+	 * ```ts
+	 * const { assistantMessages, tokens, cost } = session.getSessionStats();
+	 * ```
+	 */
+	getSessionStats(): SessionStats {
+		return computeSessionStats(this.agent.state.messages, {
+			sessionId: this.sessionId,
+			sessionFile: this.sessionFile,
+			contextUsage: this.getContextUsage(),
+		});
+	}
+
+	/**
+	 * The trimmed text of the last assistant message (an aborted empty one is skipped), or undefined.
+	 *
+	 * @example
+	 * ```ts
+	 * await session.prompt("Write a commit message");
+	 * const message = session.getLastAssistantText();
+	 * ```
+	 */
+	getLastAssistantText(): string | undefined {
+		return lastAssistantText(this.agent.state.messages);
+	}
+
+	/**
+	 * Writes the current branch as a linear session file (fresh header, entries re-chained) that
+	 * `SessionManager.open` reads; returns its absolute path. Default: `session-<timestamp>.jsonl`
+	 * in the process cwd.
+	 *
+	 * @example
+	 * ```ts
+	 * const file = session.exportToJsonl("exports/bugfix.jsonl");
+	 * ```
+	 */
+	exportToJsonl(outputPath?: string): string {
+		return exportBranchToJsonl(this.sessionManager, outputPath);
+	}
+
+	/** Sets the session's display name (`session_info_changed`). */
+	setSessionName(name: string): void {
+		this.sessionManager.appendSessionInfo(name);
+		const current = this.sessionManager.getSessionName();
+		this.events.emit({ type: "session_info_changed", name: current });
+		if (this.runnerInstance.hasHandlers("session_info_changed")) {
+			void this.runnerInstance.emit({ type: "session_info_changed", name: current });
+		}
+	}
+
+	// -------------------------------------------------------------------------------------------
+	// Extensions and lifecycle
+
+	/**
+	 * Applies host bindings (UI, mode, command actions, shutdown handler, error listener), then
+	 * sends extensions `session_start` and `resources_discover`.
+	 *
+	 * @example
+	 * ```ts
+	 * await session.bindExtensions({ onError: (e) => console.error(`${e.extensionPath}: ${e.error}`) });
+	 * ```
+	 */
+	async bindExtensions(bindings: ExtensionBindings = {}): Promise<void> {
+		this.assertUsable();
+		this.hostBindings = { ...this.hostBindings, ...bindings };
+		const runner = this.runnerInstance;
+		this.applyHostBindings(runner);
+		await runner.emit(this.sessionStartEvent);
+		await discoverExtensionResources(
+			this.internals,
+			runner,
+			this.sessionStartEvent.reason === "reload" ? "reload" : "startup",
+		);
+	}
+
+	/** Applies the host's bindings (UI, mode, command actions, error listener, shutdown) to a runner. */
+	private applyHostBindings(runner: ExtensionRunner): void {
+		const bindings = this.hostBindings ?? {};
+		if (bindings.uiContext !== undefined || bindings.mode !== undefined) {
+			runner.setUIContext(bindings.uiContext ?? runner.getUIContext(), bindings.mode);
+		}
+		runner.bindCommandContext(bindings.commandContextActions ?? this.defaultCommandActions());
+		this.unsubscribeErrors?.();
+		this.unsubscribeErrors = bindings.onError ? runner.onError(bindings.onError) : undefined;
+		if (bindings.shutdownHandler) this.shutdownHandler = bindings.shutdownHandler;
+	}
+
+	/**
+	 * Routes the default command context's `newSession` / `fork` / `switchSession` to a session
+	 * runtime (an `AgentSessionRuntime` sets this on every session it installs); undefined makes
+	 * them reject again. Bindings given to {@link bindExtensions} take precedence.
+	 */
+	setReplacementActions(actions: SessionReplacementActions | undefined): void {
+		this.replacementActions = actions;
+	}
+
+	/** Whether any extension handles `type`. */
+	hasExtensionHandlers(type: string): boolean {
+		return this.runnerInstance.hasHandlers(type);
+	}
+
+	/**
+	 * Ends the session: aborts the run, retry, compaction and bash commands, makes every extension
+	 * context stale, detaches from the Agent, drops listeners and stops the actor. Emits no events.
+	 * Prompts still pending reject with `SESSION_CLOSED`. Does not close the session manager.
+	 *
+	 * @example
+	 * ```ts
+	 * session.dispose();
+	 * session.sessionManager.close();
+	 * ```
+	 */
+	dispose(): void {
+		if (this.disposed) return;
+		this.disposed = true;
+		this.bash.abortAll();
+		this.internals.scratch.compactionController?.abort();
+		this.agent.abort();
+		this.runnerInstance.invalidate(STALE_EXTENSION_CONTEXT_MESSAGE);
+		this.unsubscribeErrors?.();
+		this.unsubscribeAgent();
+		this.events.clear();
+		this.actor.stop();
+		const closed = new SettleError("SESSION_CLOSED", DISPOSED_BEFORE_SETTLED);
+		for (const pending of this.pending.values()) pending.reject(closed);
+		for (const pending of this.compactions.values()) pending.reject(closed);
+		closeTreeNavigations(this.internals, closed);
+		this.pending.clear();
+		this.compactions.clear();
+	}
+
+	// -------------------------------------------------------------------------------------------
+	// Internals
+
+	private assertUsable(): void {
+		if (this.disposed) throw new SettleError("SESSION_CLOSED", SESSION_DISPOSED);
+	}
+
+	private request(payload: PromptPayload, preflightResult?: (disposition: PromptDisposition) => void): Promise<void> {
+		if (this.disposed) return Promise.reject(new SettleError("SESSION_CLOSED", SESSION_DISPOSED));
+		// A prompt sent during a reload runs on the reloaded extensions and resources.
+		if (this.reloading) return this.reloading.then(() => this.request(payload, preflightResult));
+		this.syncRetrySettings();
+		const requestId = `p${++this.requestCounter}`;
+		return new Promise<void>((resolve, reject) => {
+			this.pending.set(requestId, { resolve, reject, preflightResult });
+			this.actor.send({ type: "PROMPT", request: { requestId, payload } });
+		});
+	}
+
+	private syncRetrySettings(): void {
+		const next: RetrySettings = this.settingsManager.getRetrySettings();
+		const current = this.snapshot.context.retry;
+		if (
+			next.enabled !== current.enabled ||
+			next.maxRetries !== current.maxRetries ||
+			next.baseDelayMs !== current.baseDelayMs ||
+			next.maxAgentDelayMs !== current.maxAgentDelayMs
+		) {
+			this.actor.send({ type: "UPDATE_RETRY_SETTINGS", retry: next });
+		}
+	}
+
+	/** Side effects the machine asks for (typed emitted events). Never throws (XState rethrows asynchronously). */
+	private onMachineEvent(event: PromptOperationEmitted): void {
+		try {
+			switch (event.type) {
+				case "preflight_result": {
+					const pending = this.pending.get(event.requestId);
+					if (!pending) return;
+					if (event.disposition === "rejected") {
+						this.pending.delete(event.requestId);
+						pending.reject(toError(event.error));
+						return;
+					}
+					try {
+						pending.preflightResult?.(event.disposition);
+					} catch {
+						// The caller's callback must not break the session.
+					}
+					if (event.disposition !== "started") {
+						this.pending.delete(event.requestId);
+						pending.resolve();
+					}
+					return;
+				}
+				case "operation_settled": {
+					const pending = this.pending.get(event.requestId);
+					this.pending.delete(event.requestId);
+					pending?.resolve();
+					return;
+				}
+				case "auto_retry_start": {
+					this.events.emit(event);
+					// C.4 step 5: the failed attempt leaves the model context but stays in the log.
+					const failed = this.internals.scratch.lastAssistant;
+					if (failed?.stopReason === "error") this.internals.transcript.omit([failed]);
+					return;
+				}
+				case "auto_retry_end":
+					this.events.emit(event);
+					return;
+				case "overflow_recovery_failed":
+					reportOverflowRecoveryFailed(this.internals, event.errorMessage);
+					return;
+				case "abort_requested":
+					if (event.target === "run") this.agent.abort();
+					else if (event.target === "compaction" || event.target === "preflight") {
+						this.internals.scratch.compactionController?.abort();
+					} else if (event.target === "boundary") this.internals.scratch.boundaryAborted = true;
+					else if (event.target === "branch_summary") abortBranchSummary(this.internals);
+					return;
+				case "tree_navigation_done":
+					finishTreeNavigation(this.internals, event.requestId, event.output, event.error);
+					return;
+				case "manual_compaction_done": {
+					const pending = this.compactions.get(event.requestId);
+					this.compactions.delete(event.requestId);
+					if (!pending) return;
+					if (event.error !== undefined) pending.reject(toError(event.error));
+					else if (event.output?.result) pending.resolve(event.output.result as CompactionResult<unknown>);
+					else
+						pending.reject(new SettleError("INTERNAL", event.output?.errorMessage ?? "Compaction produced no result"));
+					return;
+				}
+				default:
+					return;
+			}
+		} catch {
+			// A failure here must not become an uncaught exception inside XState.
+		}
+	}
+
+	/**
+	 * The Agent hooks. The Agent reads them when a run starts, so {@link selectAgentHooks} installs,
+	 * before each run, only those something listens to — an idle hook still costs an await per call.
+	 * Each reads the current extension runner when called.
+	 */
+	private readonly hooks: Required<
+		Pick<
+			Agent,
+			| "beforeToolCall"
+			| "afterToolCall"
+			| "finishTurn"
+			| "prepareRequest"
+			| "prepareNextTurn"
+			| "transformContext"
+			| "onPayload"
+			| "onResponse"
+		>
+	> = {
+		beforeToolCall: ({ toolCall, args }) =>
+			this.runnerInstance
+				.emitToolCall({
+					type: "tool_call",
+					toolName: toolCall.name,
+					toolCallId: toolCall.id,
+					input: args as Record<string, unknown>,
+				})
+				.then((result) => {
+					if (!result?.block) return undefined;
+					const decision: { block: true; reason?: string; terminate?: boolean } = { block: true };
+					if (result.reason !== undefined) decision.reason = result.reason;
+					if (result.terminate !== undefined) decision.terminate = result.terminate;
+					return decision;
+				}),
+		afterToolCall: ({ toolCall, args, result, isError }) =>
+			this.runnerInstance.emitToolResult({
+				type: "tool_result",
+				toolName: toolCall.name,
+				toolCallId: toolCall.id,
+				input: args as Record<string, unknown>,
+				content: result.content,
+				details: (result as AgentToolResult).details,
+				isError,
+				...(result.usage !== undefined ? { usage: result.usage } : {}),
+			}),
+		finishTurn: (turn) => finishTurnBoundary(this.internals, turn),
+		// A forced system prompt applies to this operation's requests only; it is never persisted.
+		prepareRequest: ({ context }) => {
+			const forced = this.internals.scratch.forcedSystemPrompt;
+			return forced === undefined ? undefined : { context: { ...context, systemPrompt: forced } };
+		},
+		// Tools or prompt changed mid-operation: record the change before the next model call.
+		prepareNextTurn: () => {
+			if (!this.loadout.hasUnrecordedChanges) return undefined;
+			const message = this.loadout.nextSystemMessage();
+			return message ? { messages: [message] } : undefined;
+		},
+		transformContext: (messages) => this.runnerInstance.emitContext(messages),
+		onPayload: (payload, model) => this.runnerInstance.emitBeforeProviderRequest(payload, { model }),
+		onResponse: (response) =>
+			this.runnerInstance.emit({ type: "after_provider_response", status: response.status, headers: response.headers }),
+	};
+
+	/**
+	 * Installs the hooks this run needs (called before every run): extension hooks only when an
+	 * extension handles their event, the request projection only with a forced system prompt.
+	 * Handlers registered during a run take effect from the next run.
+	 */
+	private selectAgentHooks(): void {
+		const agent = this.agent;
+		const runner = this.runnerInstance;
+		const hooks = this.hooks;
+		agent.beforeToolCall = runner.hasHandlers("tool_call") ? hooks.beforeToolCall : undefined;
+		agent.afterToolCall = runner.hasHandlers("tool_result") ? hooks.afterToolCall : undefined;
+		agent.finishTurn = runner.hasHandlers("turn_end") ? hooks.finishTurn : undefined;
+		agent.prepareRequest = this.internals.scratch.forcedSystemPrompt !== undefined ? hooks.prepareRequest : undefined;
+		agent.prepareNextTurn = hooks.prepareNextTurn;
+		agent.transformContext =
+			runner.hasHandlers("context") || runner.hasHandlers("context_with_system") ? hooks.transformContext : undefined;
+		agent.onPayload = runner.hasHandlers("before_provider_request") ? hooks.onPayload : undefined;
+		agent.onResponse = runner.hasHandlers("after_provider_response") ? hooks.onResponse : undefined;
+	}
+
+	/** Binds what `pi.*` and `ctx.*` need (pi's `_bindExtensionCore`). */
+	private bindRunner(runner: ExtensionRunner): void {
+		const actions: ExtensionRuntimeActions = {
+			sendMessage: (message, options) => this.sendCustomMessage(message, options),
+			sendUserMessage: (content, options) =>
+				this.sendUserMessage(content, options?.deliverAs ? { deliverAs: options.deliverAs } : {}),
+			appendEntry: (customType, data) => {
+				const id = this.sessionManager.appendCustomEntry(customType, data);
+				this.internals.transcript.announce(id);
+			},
+			setSessionName: (name) => this.setSessionName(name),
+			getSessionName: () => this.sessionManager.getSessionName(),
+			setLabel: (entryId, label) => {
+				this.sessionManager.appendLabelChange(entryId, label);
+			},
+			getActiveTools: () => this.getActiveToolNames(),
+			getAllTools: () => this.getAllTools(),
+			setActiveTools: (names) => this.setActiveToolsByName(names),
+			refreshTools: () => this.loadout.refresh(this.runnerInstance.getAllRegisteredTools()),
+			getCommands: () => this.getCommands(),
+			setModel: async (model) => {
+				if (!this.modelRuntime.hasConfiguredAuth(model.provider)) return false;
+				await this.setModel(model);
+				return true;
+			},
+			getThinkingLevel: () => this.thinkingLevel,
+			setThinkingLevel: (level) => this.setThinkingLevel(level),
+		};
+		const contextActions: ExtensionContextActions = {
+			getModel: () => this.model,
+			isIdle: () => !this.isStreaming,
+			getSignal: () => this.agent.signal,
+			abort: () => {
+				void this.abort();
+			},
+			hasPendingMessages: () => this.pendingMessageCount > 0,
+			shutdown: () => this.shutdownHandler?.(),
+			getContextUsage: () => this.getContextUsage(),
+			compact: (customInstructions) => this.compact(customInstructions),
+			getSystemPrompt: () => this.systemPrompt,
+			getSystemPromptOptions: () => this.getSystemPromptOptions(),
+			getScopedModels: () => this.scopedModels,
+			isProjectTrusted: () => this.resourceLoader.isProjectTrusted?.() ?? this.settingsManager.isProjectTrusted(),
+		};
+		const registry = this.modelRegistry;
+		// Providers go to the model registry; the session remembers them so a reload can unregister them.
+		const providerActions = {
+			registerProvider: (name: string, config: ProviderConfig) => {
+				if (!registry.registerProvider) throw new SettleError("EXTENSION", providerNotSupported(name));
+				registry.registerProvider(name, config);
+				this.extensionProviders.add(name);
+			},
+			unregisterProvider: (name: string) => {
+				registry.unregisterProvider?.(name);
+				this.extensionProviders.delete(name);
+			},
+		};
+		runner.bindCore(actions, contextActions, providerActions);
+		runner.bindCommandContext(this.defaultCommandActions());
+	}
+
+	/** Command actions: `waitForIdle`, and session replacement when a runtime set {@link setReplacementActions}. */
+	private defaultCommandActions(): ExtensionCommandContextActions {
+		const unavailable = (what: string) => () =>
+			Promise.reject(
+				new SettleError(
+					"EXTENSION",
+					`ctx.${what}() needs a session runtime; this AgentSession was created without one.`,
+				),
+			);
+		return {
+			// Inside the session's own dispatch (a command run by prompt()), waiting would wait for itself.
+			waitForIdle: () => (this.internals.scratch.dispatchDepth > 0 ? Promise.resolve() : this.waitForIdle()),
+			newSession: (options) => this.replacementActions?.newSession(options) ?? unavailable("newSession")(),
+			fork: (entryId, options) => this.replacementActions?.fork(entryId, options) ?? unavailable("fork")(),
+			navigateTree: (targetId, options) => this.navigateTree(targetId, options),
+			switchSession: (path, options) =>
+				this.replacementActions?.switchSession(path, options) ?? unavailable("switchSession")(),
+			reload: () => this.reload(),
+		};
+	}
+
+	/** Extension commands, prompt templates and skills (pi's `getCommands`). */
+	private getCommands(): SlashCommandInfo[] {
+		const commands = this.runnerInstance.getCommandInfos();
+		for (const template of this.resourceLoader.getPrompts().prompts) {
+			commands.push({
+				name: template.name,
+				description: template.description,
+				source: "prompt",
+				sourceInfo: template.sourceInfo,
+			});
+		}
+		for (const skill of this.resourceLoader.getSkills().skills) {
+			commands.push({
+				name: `skill:${skill.name}`,
+				description: skill.description,
+				source: "skill",
+				sourceInfo: skill.sourceInfo,
+			});
+		}
+		return commands;
+	}
+
+	/** pi: keep the current level on a reasoning model, else the settings' default (or `medium`). */
+	private thinkingLevelForSwitch(): ThinkingLevel {
+		if (this.model?.reasoning) return this.thinkingLevel;
+		return (this.settingsManager.getDefaultThinkingLevel() as ThinkingLevel | undefined) ?? "medium";
+	}
+}
+
+function providerNotSupported(name: string): string {
+	return `Provider "${name}" cannot be registered: the session's model registry does not accept registrations. Use an InMemoryModelRuntime or pass a modelRegistry with registerProvider().`;
+}
+
+/** The machine rests in `idle` with no tree navigation running (or was stopped): what `waitForIdle()` waits for. */
+function isQuiet(snapshot: PromptOperationSnapshot): boolean {
+	return snapshot.status !== "active" || (snapshot.value === "idle" && snapshot.context.treeNavigation === undefined);
+}
+
+function toError(error: unknown): Error {
+	if (error instanceof Error) return error;
+	return new SettleError("INTERNAL", errorMessage(error));
+}
+
+/**
+ * The Agent a session creates when none is given (pi's `createAgentSession` steps 3, 4, 6, 7):
+ * restored messages, model and thinking level; the model runtime's stream function and keys;
+ * queue modes, transport and thinking budgets from settings; the session's LLM conversion. A
+ * brand-new session records its initial model and thinking level.
+ */
+function createSessionAgent(config: AgentSessionConfig): Agent {
+	const { sessionManager, settingsManager, modelRuntime } = config;
+	const context = sessionManager.buildSessionContext();
+	const recorded = context.model ? modelRuntime.getModel(context.model.provider, context.model.modelId) : undefined;
+	const defaultProvider = settingsManager.getDefaultProvider();
+	const defaultModelId = settingsManager.getDefaultModel();
+	const fromSettings =
+		defaultProvider && defaultModelId ? modelRuntime.getModel(defaultProvider, defaultModelId) : undefined;
+	const model =
+		config.model ??
+		(recorded && modelRuntime.hasConfiguredAuth(recorded.provider) ? recorded : undefined) ??
+		fromSettings ??
+		modelRuntime.getAvailable()[0];
+	const entries = sessionManager.getEntries();
+	const hasThinkingEntry = entries.some((entry) => entry.type === "thinking_level_change");
+	const requested =
+		config.thinkingLevel ??
+		(hasThinkingEntry ? context.thinkingLevel : undefined) ??
+		(settingsManager.getDefaultThinkingLevel() as ThinkingLevel | undefined) ??
+		"medium";
+	const thinkingLevel = model ? clampThinkingLevel(model, requested) : "off";
+	const agent = new Agent({
+		initialState: { thinkingLevel, messages: context.messages, ...(model ? { model } : {}) },
+		// `images.blockImages` is read at every request, so a changed setting or a reload applies.
+		convertToLlm: blockImagesAwareConverter(() => settingsManager.getBlockImages()),
+		streamFn: modelRuntime.stream,
+		getApiKey: (provider) => modelRuntime.getApiKey(provider),
+		steeringMode: settingsManager.getSteeringMode(),
+		followUpMode: settingsManager.getFollowUpMode(),
+		transport: settingsManager.getTransport(),
+		sessionId: sessionManager.getSessionId(),
+		...(settingsManager.getThinkingBudgets() ? { thinkingBudgets: settingsManager.getThinkingBudgets() } : {}),
+	});
+	if (entries.length === 0) {
+		if (model) sessionManager.appendModelChange(model.provider, model.id);
+		sessionManager.appendThinkingLevelChange(thinkingLevel);
+	} else if (!hasThinkingEntry) {
+		sessionManager.appendThinkingLevelChange(thinkingLevel);
+	}
+	return agent;
+}

@@ -1,0 +1,137 @@
+/**
+ * User shell commands outside the model (`!cmd` in pi; behavior C.7): `executeBash` runs a real
+ * child process now and streams its output; the result becomes a `bashExecution` message that joins
+ * the transcript at once when idle, or at the next safe point while an operation runs (never
+ * between a tool call and its result).
+ */
+import { SettleError } from "../errors.js";
+import type { UserBashResult } from "../extensions/types.js";
+import { OutputAccumulator } from "../tools/output-accumulator.js";
+import { type BashOperations, createLocalBashOperations } from "../tools/shell.js";
+import type { SessionInternals } from "./internals.js";
+import type { BashExecutionMessage } from "./messages.js";
+
+/** The outcome of a user shell command (pi's `BashResult`). */
+export type BashResult = UserBashResult;
+
+/** Options of `session.executeBash()`. */
+export interface ExecuteBashOptions {
+	/** `!!` commands: kept in the log, never sent to the model. */
+	excludeFromContext?: boolean;
+	/** Correlates `bash_execution_update` events. */
+	id?: string;
+	/** Run through these operations instead of the local shell (e.g. a container). */
+	operations?: BashOperations;
+	/** Seconds; no timeout when absent. */
+	timeout?: number;
+}
+
+export class BashRunner {
+	private readonly running = new Set<AbortController>();
+
+	constructor(private readonly s: SessionInternals) {}
+
+	get isRunning(): boolean {
+		return this.running.size > 0;
+	}
+
+	/**
+	 * Runs `command` in the session cwd (the settings' `shellCommandPrefix` on its own line first),
+	 * streaming output to `onChunk` and `bash_execution_update`, then records the result. A
+	 * `user_bash` handler may supply the result or the operations; a failing handler makes this
+	 * reject without running anything. Resolves with `cancelled: true` after {@link abortAll}.
+	 */
+	async execute(
+		command: string,
+		onChunk?: (chunk: string) => void,
+		options: ExecuteBashOptions = {},
+	): Promise<BashResult> {
+		const s = this.s;
+		const excludeFromContext = options.excludeFromContext === true;
+		let operations = options.operations;
+		const runner = s.runner();
+		if (runner.hasHandlers("user_bash")) {
+			const decision = await runner.emitUserBash({ type: "user_bash", command, excludeFromContext, cwd: s.cwd });
+			if (decision?.result) {
+				this.record(command, decision.result, { excludeFromContext });
+				return decision.result;
+			}
+			if (decision?.operations) operations ??= decision.operations;
+		}
+		const prefix = s.settingsManager.getShellCommandPrefix();
+		const shellPath = s.settingsManager.getShellPath();
+		const ops = operations ?? createLocalBashOperations(shellPath ? { shellPath } : {});
+		const controller = new AbortController();
+		this.running.add(controller);
+		const output = new OutputAccumulator({ tempFilePrefix: "settle-user-bash" });
+		const decoder = new TextDecoder();
+		let exitCode: number | undefined;
+		let cancelled = false;
+		try {
+			const run = await ops.exec(prefix ? `${prefix}\n${command}` : command, s.cwd, {
+				onData: (chunk) => {
+					output.append(chunk);
+					const delta = decoder.decode(chunk, { stream: true });
+					if (delta.length === 0) return;
+					onChunk?.(delta);
+					s.events.emit(
+						options.id !== undefined
+							? { type: "bash_execution_update", id: options.id, delta }
+							: { type: "bash_execution_update", delta },
+					);
+				},
+				signal: controller.signal,
+				...(options.timeout !== undefined ? { timeout: options.timeout } : {}),
+			});
+			exitCode = run.exitCode ?? undefined;
+		} catch (error) {
+			if (!controller.signal.aborted && !(error instanceof Error && error.message.startsWith("timeout:"))) {
+				throw error instanceof SettleError
+					? error
+					: new SettleError("TOOL", `Could not run ${command}: ${String(error)}`, { cause: error });
+			}
+			cancelled = true;
+		} finally {
+			this.running.delete(controller);
+		}
+		output.finish();
+		const snapshot = output.snapshot();
+		await output.close();
+		const result: BashResult = {
+			output: snapshot.content,
+			exitCode,
+			cancelled,
+			truncated: snapshot.truncation.truncated,
+		};
+		if (snapshot.fullOutputPath) result.fullOutputPath = snapshot.fullOutputPath;
+		this.record(command, result, { excludeFromContext });
+		return result;
+	}
+
+	/**
+	 * Records a bash result (also for extensions that ran the command themselves): into the
+	 * transcript and the log now when idle, else held until the operation's next safe point.
+	 * Emits no message events (as in pi).
+	 */
+	record(command: string, result: BashResult, options: { excludeFromContext?: boolean } = {}): BashExecutionMessage {
+		const message: BashExecutionMessage = {
+			role: "bashExecution",
+			command,
+			output: result.output,
+			exitCode: result.exitCode,
+			cancelled: result.cancelled,
+			truncated: result.truncated,
+			timestamp: Date.now(),
+		};
+		if (result.fullOutputPath !== undefined) message.fullOutputPath = result.fullOutputPath;
+		if (options.excludeFromContext) message.excludeFromContext = true;
+		if (this.s.isStreaming()) this.s.queues.holdBash(message);
+		else this.s.transcript.append(message);
+		return message;
+	}
+
+	/** Aborts every running command (their results are recorded with `cancelled: true`). */
+	abortAll(): void {
+		for (const controller of this.running) controller.abort();
+	}
+}

@@ -1,0 +1,286 @@
+/**
+ * The machine's `compact` actor (behavior C.5 `_runAutoCompaction` and manual `compact()`), and the
+ * pre-send check of C.1 step 9: prepare, let `session_before_compact` handlers cancel or supply the
+ * summary, summarize with the current model, append the compaction entry, rebuild the transcript,
+ * and report `compaction_start` / `compaction_end` (+ `session_compact` / `session_compact_failed`
+ * to extensions). Overflow recovery first omits the failed turn from the context (`context_edit`).
+ *
+ * Custom messages that `session_compact` handlers publish while an operation runs are added to the
+ * context right after the compaction, so the retried request sees them (pi issue 9051).
+ *
+ * The summarizer and its prompts are loaded on first use, so sessions that never compact don't
+ * pay for them at startup.
+ */
+import type { CompactionInput, CompactionOutput } from "../../machines/prompt-operation.machine.js";
+import type { CompactionPreparation, CompactionResult } from "../compaction/types.js";
+import { SettleError } from "../errors.js";
+import type { CompactionReason } from "../extensions/types.js";
+import { noModelSelectedMessage } from "../llm/model-runtime.js";
+import { estimateMessageTokens } from "../llm/tokens.js";
+import type { AgentMessage, AssistantMessage, Model } from "../llm/types.js";
+import type { SessionEntry } from "../store/entries.js";
+import type { SessionInternals } from "./internals.js";
+import { requireModelAndAuth } from "./prompt-pipeline.js";
+import { isOverThreshold, noteCompactedContext, recoveryClass } from "./run-outcome.js";
+
+/** Payload of a manual `COMPACT` request. */
+export interface ManualCompactionPayload {
+	customInstructions?: string;
+}
+
+/**
+ * Runs one compaction. Automatic ones (threshold, overflow) resolve `{compacted: false}` on
+ * failure after reporting it, and emit nothing when there is nothing to compact or no model. A
+ * manual one always reports `compaction_start` / `compaction_end` and rejects with the error:
+ * the no-model text, the auth texts of `prompt()`, `Nothing to compact (session too small)`,
+ * `Already compacted`, `Compaction cancelled` (`ABORTED`: an extension cancelled it or
+ * `abortCompaction()` was called) or `Compaction failed: …`.
+ */
+export async function runCompaction(s: SessionInternals, input: CompactionInput): Promise<CompactionOutput> {
+	if (input.willRetry) omitFailedTurn(s);
+	if (input.reason === "manual") {
+		const customInstructions = (input.payload as ManualCompactionPayload | undefined)?.customInstructions;
+		return runManualCompaction(s, customInstructions);
+	}
+	const model = s.model();
+	const notCompacted = (): CompactionOutput => ({ compacted: false, continue: s.agent.hasQueuedMessages() });
+	if (!model) return notCompacted();
+	const branchEntries = s.sessionManager.getBranch();
+	const { prepareCompaction } = await import("../compaction/prepare.js");
+	const preparation = prepareCompaction(branchEntries, s.settingsManager.getCompactionSettings());
+	if (!preparation) return notCompacted();
+	s.events.emit({ type: "compaction_start", reason: input.reason });
+	const attempt = await compactPrepared(s, {
+		reason: input.reason,
+		willRetry: input.willRetry,
+		model,
+		preparation,
+		branchEntries,
+	});
+	if (attempt.ok) {
+		return { compacted: true, continue: input.willRetry || s.agent.hasQueuedMessages(), result: attempt.result };
+	}
+	const output: CompactionOutput = { ...notCompacted(), cancelled: attempt.aborted };
+	if (attempt.errorMessage !== undefined) output.errorMessage = attempt.errorMessage;
+	return output;
+}
+
+/**
+ * C.1 step 9, before a new prompt is sent: the last response in the context (aborted ones
+ * included) may already be an overflow the previous request could not recover from, or put the
+ * context over the threshold — compact first (`overflow` or `threshold`, never `willRetry`: the new
+ * prompt is what runs next). A response older than the latest compaction, or one a context edit
+ * already omitted, triggers nothing. Never throws (a failed compaction is reported and the prompt
+ * goes on).
+ */
+export async function preSendCompaction(s: SessionInternals): Promise<void> {
+	if (!s.settingsManager.getCompactionEnabled()) return;
+	const last = lastAssistant(s.agent.state.messages);
+	if (!last) return;
+	const recovery = recoveryClass(s, last);
+	let reason: CompactionReason | undefined;
+	if (recovery === "overflow" || recovery === "length_overflow") reason = "overflow";
+	else if (isOverThreshold(s, last)) reason = "threshold";
+	if (!reason) return;
+	try {
+		await runCompaction(s, { reason, willRetry: false });
+	} catch {
+		// Automatic compactions report their failures as events and never throw.
+	}
+}
+
+/** Reports a second overflow in one request (the machine's `overflow_recovery_failed`). */
+export function reportOverflowRecoveryFailed(s: SessionInternals, errorMessage: string): void {
+	void reportFailure(s, "overflow", false, errorMessage, false);
+}
+
+/** Manual `compact()` (C.5): always `compaction_start`, then the result or the error. */
+async function runManualCompaction(
+	s: SessionInternals,
+	customInstructions: string | undefined,
+): Promise<CompactionOutput> {
+	const reason = "manual";
+	s.events.emit({ type: "compaction_start", reason });
+	let model: Model;
+	let branchEntries: SessionEntry[];
+	let preparation: CompactionPreparation | undefined;
+	try {
+		if (!s.model()) throw new SettleError("NO_MODEL", noModelSelectedMessage());
+		model = await requireModelAndAuth(s);
+		branchEntries = s.sessionManager.getBranch();
+		const { prepareCompaction } = await import("../compaction/prepare.js");
+		preparation = prepareCompaction(branchEntries, s.settingsManager.getCompactionSettings());
+		if (!preparation) {
+			const texts = await import("../compaction/texts.js");
+			throw new SettleError("INVALID_ARGUMENT", texts.nothingToCompactReason(branchEntries));
+		}
+	} catch (error) {
+		const texts = await import("../compaction/texts.js");
+		await reportFailure(s, reason, false, texts.compactionFailureMessage(reason, error), false);
+		throw error;
+	}
+	const attempt = await compactPrepared(s, {
+		reason,
+		willRetry: false,
+		model,
+		preparation,
+		branchEntries,
+		...(customInstructions !== undefined ? { customInstructions } : {}),
+	});
+	if (attempt.ok) return { compacted: true, continue: false, result: attempt.result };
+	if (attempt.aborted) {
+		const texts = await import("../compaction/texts.js");
+		throw new SettleError("ABORTED", texts.COMPACTION_CANCELLED, { cause: attempt.error });
+	}
+	throw attempt.error instanceof SettleError
+		? attempt.error
+		: new SettleError("PROVIDER", attempt.errorMessage ?? "Compaction failed", { cause: attempt.error });
+}
+
+interface CompactionJob {
+	reason: CompactionReason;
+	willRetry: boolean;
+	model: Model;
+	preparation: CompactionPreparation;
+	branchEntries: SessionEntry[];
+	customInstructions?: string;
+}
+
+type CompactionAttempt =
+	| { ok: true; result: CompactionResult<unknown> }
+	| { ok: false; aborted: boolean; errorMessage: string | undefined; error: unknown };
+
+/**
+ * After `compaction_start`: `session_before_compact`, the summary (extension or default
+ * summarizer), the entry, the rebuilt context, `session_compact`, the custom messages its handlers
+ * published, then `compaction_end`. Failures are reported (`compaction_end` with the error,
+ * `session_compact_failed`) and returned, never thrown.
+ */
+async function compactPrepared(s: SessionInternals, job: CompactionJob): Promise<CompactionAttempt> {
+	const { reason, willRetry, preparation, branchEntries } = job;
+	const controller = new AbortController();
+	s.scratch.compactionController = controller;
+	let fromExtension = false;
+	try {
+		const runner = s.runner();
+		let result: CompactionResult<unknown> | undefined;
+		if (runner.hasHandlers("session_before_compact")) {
+			const decision = await runner.emit({
+				type: "session_before_compact",
+				preparation,
+				branchEntries,
+				...(job.customInstructions !== undefined ? { customInstructions: job.customInstructions } : {}),
+				reason,
+				willRetry,
+				signal: controller.signal,
+			});
+			if (decision?.cancel) throw new CompactionCancelled();
+			if (decision?.compaction) {
+				result = { ...decision.compaction, details: decision.compaction.details };
+				fromExtension = true;
+			}
+		}
+		if (!result) {
+			const { compact } = await import("../compaction/summarize.js");
+			const apiKey = await s.modelRuntime.getApiKey(job.model.provider);
+			result = await compact(preparation, {
+				model: job.model,
+				streamFn: s.agent.streamFn ?? s.modelRuntime.stream,
+				signal: controller.signal,
+				thinkingLevel: s.agent.state.thinkingLevel,
+				...(apiKey !== undefined ? { apiKey } : {}),
+				...(job.customInstructions !== undefined ? { customInstructions: job.customInstructions } : {}),
+			});
+		}
+		if (controller.signal.aborted) throw new CompactionCancelled();
+		const entryId = s.sessionManager.appendCompaction(
+			result.summary,
+			result.firstKeptEntryId,
+			result.tokensBefore,
+			result.details,
+			fromExtension,
+			result.usage,
+		);
+		s.transcript.noteCompaction(entryId);
+		s.transcript.rebuild();
+		noteCompactedContext(s);
+		result = { ...result, estimatedTokensAfter: estimateTokens(s.agent.state.messages) };
+		const compactionEntry = s.sessionManager.getEntry(entryId);
+		if (compactionEntry?.type === "compaction" && runner.hasHandlers("session_compact")) {
+			await runner.emit({ type: "session_compact", compactionEntry, fromExtension, reason, willRetry });
+		}
+		// Held while the operation runs; the retry or next run must see them (pi issue 9051).
+		s.queues.flushPendingCustom();
+		s.events.emit({ type: "compaction_end", reason, result, aborted: false, willRetry });
+		return { ok: true, result };
+	} catch (error) {
+		const aborted = controller.signal.aborted || error instanceof CompactionCancelled;
+		const texts = await import("../compaction/texts.js");
+		const errorMessage = aborted ? undefined : texts.compactionFailureMessage(reason, error);
+		await reportFailure(s, reason, aborted, errorMessage, fromExtension);
+		return { ok: false, aborted, errorMessage, error };
+	} finally {
+		if (s.scratch.compactionController === controller) s.scratch.compactionController = undefined;
+	}
+}
+
+/** `compaction_end` without a result, then `session_compact_failed` (awaited). */
+async function reportFailure(
+	s: SessionInternals,
+	reason: CompactionReason,
+	aborted: boolean,
+	errorMessage: string | undefined,
+	fromExtension: boolean,
+): Promise<void> {
+	const end: Extract<Parameters<typeof s.events.emit>[0], { type: "compaction_end" }> = {
+		type: "compaction_end",
+		reason,
+		result: undefined,
+		aborted,
+		willRetry: false,
+	};
+	if (errorMessage !== undefined) end.errorMessage = errorMessage;
+	s.events.emit(end);
+	const runner = s.runner();
+	if (runner.hasHandlers("session_compact_failed")) {
+		await runner.emit({
+			type: "session_compact_failed",
+			reason,
+			aborted,
+			willRetry: false,
+			fromExtension,
+			...(errorMessage !== undefined ? { errorMessage } : {}),
+		});
+	}
+}
+
+/** Overflow recovery: the failed response and its turn's tool results leave the model context. */
+function omitFailedTurn(s: SessionInternals): void {
+	const failed: AgentMessage[] = [];
+	if (s.scratch.lastAssistant) failed.push(s.scratch.lastAssistant);
+	for (const result of s.scratch.turnToolResults) failed.push(result);
+	s.transcript.omit(failed);
+}
+
+/** Estimated tokens of a freshly compacted context (kept responses' usage describes the old, larger one). */
+function estimateTokens(messages: readonly AgentMessage[]): number {
+	let tokens = 0;
+	for (const message of messages) tokens += estimateMessageTokens(message);
+	return tokens;
+}
+
+/** The last assistant message (walks back only past the messages after it). */
+function lastAssistant(messages: readonly AgentMessage[]): AssistantMessage | undefined {
+	for (let index = messages.length - 1; index >= 0; index--) {
+		const message = messages[index]!;
+		if (message.role === "assistant") return message;
+	}
+	return undefined;
+}
+
+/** An extension cancelled the compaction, or it was aborted before its entry was written. */
+class CompactionCancelled extends Error {
+	constructor() {
+		super("Compaction cancelled");
+	}
+}

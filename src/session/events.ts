@@ -1,0 +1,57 @@
+/**
+ * The events `session.subscribe(listener)` delivers (behavior B.2): every Agent event (B.1) as is,
+ * except `agent_end` which gains `willRetry`, plus the session's own events.
+ */
+import type { AgentEvent } from "../agent/types.js";
+import type { CompactionResult } from "../compaction/types.js";
+import type { CompactionReason } from "../extensions/types.js";
+import type { ThinkingLevel } from "../llm/types.js";
+import type { SessionEntry } from "../store/entries.js";
+
+/** `agent_end` as listeners see it. */
+export type SessionAgentEndEvent = Extract<AgentEvent, { type: "agent_end" }> & {
+	/**
+	 * True iff the session will retry this run: no abort requested, retry enabled, attempts left,
+	 * and the run's last assistant message is a retryable error (C.4).
+	 */
+	willRetry: boolean;
+};
+
+/** Events only the session emits. */
+export type SessionOwnEvent =
+	/** Once per started operation, after all automatic continuation (C.2). */
+	| { type: "agent_settled" }
+	/** Copies of the display lists of queued steering / follow-up texts (C.6). */
+	| { type: "queue_update"; steering: string[]; followUp: string[] }
+	| { type: "compaction_start"; reason: CompactionReason }
+	| {
+			type: "compaction_end";
+			reason: CompactionReason;
+			result: CompactionResult<unknown> | undefined;
+			aborted: boolean;
+			willRetry: boolean;
+			errorMessage?: string;
+	  }
+	/** Before each retry backoff. */
+	| { type: "auto_retry_start"; attempt: number; maxAttempts: number; delayMs: number; errorMessage: string }
+	/** A retry sequence ended: a successful answer, exhausted, or cancelled (`finalError: "Retry cancelled"`). */
+	| { type: "auto_retry_end"; success: boolean; attempt: number; finalError?: string }
+	/** A session entry appended outside `message_end` (context edits, custom entries, boundary drafts). */
+	| { type: "entry_appended"; entry: SessionEntry }
+	| { type: "session_info_changed"; name: string | undefined }
+	| { type: "thinking_level_changed"; level: ThinkingLevel }
+	/** Output of `executeBash`, chunk by chunk. */
+	| { type: "bash_execution_update"; id?: string; delta: string };
+
+/** Everything a session listener receives. */
+export type AgentSessionEvent = Exclude<AgentEvent, { type: "agent_end" }> | SessionAgentEndEvent | SessionOwnEvent;
+
+/** The `type` of every session event. */
+export type AgentSessionEventType = AgentSessionEvent["type"];
+
+/**
+ * A session listener. Called synchronously, in subscription order; its return value is ignored
+ * and never awaited. It must not throw: a throwing listener is skipped (the error is dropped) so it
+ * can never break the session's bookkeeping.
+ */
+export type AgentSessionListener = (event: AgentSessionEvent) => void;

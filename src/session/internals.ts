@@ -1,0 +1,80 @@
+/**
+ * What the session's modules share (internal). The facade ({@link AgentSession}) assembles one
+ * {@link SessionInternals} and hands it to the event bridge, the prompt pipeline, the machine's
+ * actors, the boundaries and the compaction runner, so each stays a focused module.
+ */
+import type { PromptOperationEvent, PromptOperationSnapshot } from "../../machines/prompt-operation.machine.js";
+import type { Agent } from "../agent/agent.js";
+import type { ExtensionRunner } from "../extensions/runner.js";
+import type { ModelRuntime } from "../llm/model-runtime.js";
+import type { AssistantMessage, Model, ToolResultMessage } from "../llm/types.js";
+import type { ResourceLoader } from "../resources/types.js";
+import type { SettingsManager } from "../settings/settings-manager.js";
+import type { SessionManager } from "../store/session-manager.js";
+import type { SystemMessage } from "./messages.js";
+import type { PublicEvents } from "./public-events.js";
+import type { SessionQueues } from "./queues.js";
+import type { ToolLoadout } from "./tool-loadout.js";
+import type { Transcript } from "./transcript.js";
+
+/** Per-run and per-operation scratch state (reset at run start / settle). Never the transcript. */
+export interface OperationScratch {
+	/** The last assistant message of the current run, recorded at its `message_end` (C.3 input). */
+	lastAssistant: AssistantMessage | undefined;
+	/** Tool results of the last finished turn (C.3 input; overflow recovery omits them). */
+	turnToolResults: ToolResultMessage[];
+	/** `turnIndex` of extension `turn_start` / `turn_end` events (reset at `agent_start`). */
+	turnIndex: number;
+	/** `before_agent_start` forced this operation's system prompt (request projection only, never persisted). */
+	forcedSystemPrompt: string | undefined;
+	/** The system message built for this operation's prompt, until it is persisted (re-synced if it never is). */
+	promptSystemMessage: SystemMessage | undefined;
+	/** `abort()` arrived while the `agent_before_settle` boundary ran. */
+	boundaryAborted: boolean;
+	/** Abort handle of the running compaction. */
+	compactionController: AbortController | undefined;
+	/**
+	 * Depth of the session's own dispatch in progress (commands, `input` / `before_agent_start`
+	 * handlers, `agent_settled`): `waitForIdle()` called meanwhile resolves at once.
+	 */
+	dispatchDepth: number;
+}
+
+export function createOperationScratch(): OperationScratch {
+	return {
+		lastAssistant: undefined,
+		turnToolResults: [],
+		turnIndex: 0,
+		forcedSystemPrompt: undefined,
+		promptSystemMessage: undefined,
+		boundaryAborted: false,
+		compactionController: undefined,
+		dispatchDepth: 0,
+	};
+}
+
+export interface SessionInternals {
+	readonly agent: Agent;
+	readonly sessionManager: SessionManager;
+	readonly settingsManager: SettingsManager;
+	readonly resourceLoader: ResourceLoader;
+	readonly modelRuntime: ModelRuntime;
+	readonly cwd: string;
+	readonly events: PublicEvents;
+	readonly transcript: Transcript;
+	readonly queues: SessionQueues;
+	readonly loadout: ToolLoadout;
+	readonly scratch: OperationScratch;
+	/** The current extension runner (replaced on reload). */
+	runner(): ExtensionRunner;
+	/** The prompt-operation actor's snapshot. */
+	snapshot(): PromptOperationSnapshot;
+	/** Sends an event to the prompt-operation actor. */
+	send(event: PromptOperationEvent): void;
+	/** `session.isStreaming`. */
+	isStreaming(): boolean;
+	/** The selected model, or undefined when none is selected. */
+	model(): Model | undefined;
+	/** Prepares the Agent for a run (installs the hooks the run needs). */
+	beforeRun(): void;
+}

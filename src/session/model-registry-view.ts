@@ -1,0 +1,69 @@
+/**
+ * `ctx.modelRegistry` for extensions: pi's `ModelRegistry` shape over the session's
+ * {@link ModelRuntime}. `pi.registerProvider` works when the runtime accepts registrations
+ * ({@link InMemoryModelRuntime}) and the config brings models and a `streamSimple` function.
+ */
+import { SettleError } from "../errors.js";
+import type { ExtensionModelRegistry, ProviderConfig } from "../extensions/types.js";
+import { InMemoryModelRuntime, type ModelRuntime } from "../llm/model-runtime.js";
+import type { Model, StreamFn } from "../llm/types.js";
+
+/**
+ * Adapts a model runtime to the registry extensions see.
+ *
+ * @example
+ * ```ts
+ * const registry = modelRegistryView(runtime);
+ * registry.find("faux", "faux-1");
+ * ```
+ */
+export function modelRegistryView(runtime: ModelRuntime): ExtensionModelRegistry {
+	return {
+		find: (provider, modelId) => runtime.getModel(provider, modelId),
+		getAll: () => runtime.getAll(),
+		getAvailable: () => runtime.getAvailable(),
+		hasConfiguredAuth: (model) => runtime.hasConfiguredAuth(model.provider),
+		async getApiKeyAndHeaders(model) {
+			if (!runtime.hasConfiguredAuth(model.provider)) {
+				return { ok: false, error: `No API key found for ${model.provider}.` };
+			}
+			const apiKey = await runtime.getApiKey(model.provider);
+			return apiKey === undefined ? { ok: true } : { ok: true, apiKey };
+		},
+		registerProvider(name: string, config: ProviderConfig) {
+			if (!(runtime instanceof InMemoryModelRuntime)) {
+				throw new SettleError("EXTENSION", `Provider "${name}" cannot be registered: this model runtime is fixed.`);
+			}
+			if (typeof config.streamSimple !== "function" || !config.models?.length) {
+				throw new SettleError(
+					"EXTENSION",
+					`Provider "${name}" needs \`models\` and a \`streamSimple\` function to be registered with Settle's model runtime.`,
+				);
+			}
+			const api = config.api ?? name;
+			const models: Model[] = config.models.map((model) => ({
+				name: model.name,
+				id: model.id,
+				api: model.api ?? api,
+				provider: name,
+				baseUrl: model.baseUrl ?? config.baseUrl ?? "",
+				reasoning: model.reasoning ?? false,
+				input: model.input ?? ["text"],
+				cost: model.cost ?? { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 },
+				contextWindow: model.contextWindow ?? 128_000,
+				maxTokens: model.maxTokens ?? 16_384,
+				...((model.headers ?? config.headers) ? { headers: model.headers ?? config.headers } : {}),
+			}));
+			runtime.registerProvider({
+				provider: name,
+				models,
+				streamFn: config.streamSimple as unknown as StreamFn,
+				...(config.apiKey !== undefined ? { apiKey: config.apiKey } : { requiresAuth: false }),
+				...(config.oauth ? { oauth: true } : {}),
+			});
+		},
+		unregisterProvider(name: string) {
+			if (runtime instanceof InMemoryModelRuntime) runtime.unregisterProvider(name);
+		},
+	};
+}

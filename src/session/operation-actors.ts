@@ -1,0 +1,161 @@
+/**
+ * What the session does for the prompt-operation machine (its module doc is the contract): the
+ * answers to its four requests — `preflight_requested`, `run_requested`, `before_settle_requested`,
+ * `settle_requested` — and the three actors it invokes for the rarer steps (`busyPreflight`,
+ * `compact`, `navigateTree`).
+ */
+import { fromPromise } from "xstate";
+import {
+	type BusyPreflightInput,
+	type BusyPreflightOutcome,
+	type CompactionInput,
+	type CompactionOutput,
+	type NavigateTreeInput,
+	type NavigateTreeOutput,
+	type PromptOperationActor,
+	type PromptOperationEvent,
+	promptOperationMachine,
+	type RunInput,
+	type RunOutcome,
+} from "../../machines/prompt-operation.machine.js";
+import { lastNonSystemMessage } from "../agent/agent-loop.js";
+import type { AgentMessage } from "../llm/types.js";
+import { beforeSettleBoundary, canRunQueued } from "./boundaries.js";
+import { runCompaction } from "./compaction-runner.js";
+import type { SessionInternals } from "./internals.js";
+import { busyPreflight, preflight } from "./prompt-pipeline.js";
+import { runOutcome } from "./run-outcome.js";
+import { runTreeNavigation } from "./tree-navigation.js";
+
+/** The prompt-operation machine with the session's actors. */
+export function sessionPromptOperationMachine(s: SessionInternals) {
+	return promptOperationMachine.provide({
+		actors: {
+			busyPreflight: fromPromise<BusyPreflightOutcome, BusyPreflightInput>(({ input }) =>
+				withinDispatch(s, () => busyPreflight(s, input)),
+			),
+			compact: fromPromise<CompactionOutput, CompactionInput>(({ input }) => runCompaction(s, input)),
+			navigateTree: fromPromise<NavigateTreeOutput, NavigateTreeInput>(({ input }) => runTreeNavigation(s, input)),
+		},
+	});
+}
+
+/**
+ * Answers the machine's requests. Work without anything to await (the common case: no
+ * `agent_before_settle` or `agent_settled` handlers) is answered synchronously; the answer is
+ * processed right after the transition that asked.
+ */
+export function answerMachineRequests(actor: PromptOperationActor, s: SessionInternals): void {
+	const answer = <T>(
+		work: Promise<T>,
+		done: (output: T) => PromptOperationEvent,
+		failed: (error: unknown) => PromptOperationEvent,
+	) => {
+		work.then(
+			(output) => actor.send(done(output)),
+			(error: unknown) => actor.send(failed(error)),
+		);
+	};
+	actor.on("preflight_requested", ({ input }) =>
+		answer(
+			withinDispatch(s, () => preflight(s, input.request)),
+			(output) => ({ type: "PREFLIGHT_DONE", output }),
+			(error) => ({ type: "PREFLIGHT_FAILED", error }),
+		),
+	);
+	actor.on("run_requested", ({ input }) =>
+		answer(
+			runAgent(s, input),
+			(output) => ({ type: "RUN_DONE", output }),
+			(error) => ({ type: "RUN_FAILED", error }),
+		),
+	);
+	actor.on("before_settle_requested", ({ input }) => {
+		if (!s.runner().hasHandlers("agent_before_settle")) {
+			actor.send({ type: "BEFORE_SETTLE_DONE", output: { continue: canRunQueued(s) } });
+			return;
+		}
+		answer(
+			beforeSettleBoundary(s, input),
+			(output) => ({ type: "BEFORE_SETTLE_DONE", output }),
+			(error) => ({ type: "BEFORE_SETTLE_FAILED", error }),
+		);
+	});
+	actor.on("settle_requested", () => {
+		settleOperation(s);
+		if (!s.runner().hasHandlers("agent_settled")) {
+			s.events.emit({ type: "agent_settled" });
+			actor.send({ type: "SETTLE_DONE" });
+			return;
+		}
+		answer(
+			withinDispatch(s, async () => {
+				await s.runner().emit({ type: "agent_settled" });
+				s.events.emit({ type: "agent_settled" });
+			}),
+			() => ({ type: "SETTLE_DONE" }),
+			(error) => ({ type: "SETTLE_FAILED", error }),
+		);
+	});
+}
+
+/**
+ * One Agent run: `agent.prompt(messages)` for the first run of an operation, `agent.continue()`
+ * for retries, continuations after compaction, queued messages and boundary requests. Resolves
+ * after the run's `agent_end` was handled, with the machine's view of how it ended.
+ *
+ * A continuation is skipped (no run; the outcome says nothing ran) when the context ends with an
+ * assistant message and nothing is queued — `agent.continue()` would throw `Cannot continue from
+ * message role: assistant` (pi issues 5463, 5056: a queue emptied between the decision and the run).
+ */
+async function runAgent(s: SessionInternals, input: RunInput): Promise<RunOutcome> {
+	s.scratch.lastAssistant = undefined;
+	s.scratch.turnToolResults = [];
+	if (input.mode === "prompt" && Array.isArray(input.payload)) {
+		s.beforeRun();
+		await s.agent.prompt(input.payload as AgentMessage[]);
+	} else if (canContinue(s)) {
+		s.beforeRun();
+		await s.agent.continue();
+	}
+	return runOutcome(s);
+}
+
+/** `agent.continue()` has something to run: a context not ending with an answer, or queued messages. */
+function canContinue(s: SessionInternals): boolean {
+	const last = lastNonSystemMessage(s.agent.state.messages);
+	return last !== undefined && (last.role !== "assistant" || s.agent.hasQueuedMessages());
+}
+
+/**
+ * The synchronous part of settling (C.2 `finally`): flush pending bash and custom messages and
+ * clear the per-operation options. `agent_settled` follows (extension handlers first); prompts
+ * issued meanwhile are deferred by the machine and run right after, in order.
+ */
+function settleOperation(s: SessionInternals): void {
+	s.queues.flushPendingBash();
+	s.queues.flushPendingCustom();
+	const scratch = s.scratch;
+	if (scratch.promptSystemMessage) {
+		// Still set: aborted before the prompt reached the transcript, so the recorded prompt did not change.
+		s.loadout.resyncFromTranscript();
+	}
+	scratch.forcedSystemPrompt = undefined;
+	scratch.promptSystemMessage = undefined;
+	scratch.boundaryAborted = false;
+}
+
+/**
+ * Marks the session's own dispatch (extension commands, `input` / `before_agent_start` handlers,
+ * the `agent_settled` dispatch) so `waitForIdle()` called from there resolves at once instead of
+ * waiting for itself — pi behaves the same, no operation is active while those run. A counter on
+ * the session, not AsyncLocalStorage: async context tracking slows down every promise in the process.
+ */
+async function withinDispatch<T>(s: SessionInternals, work: () => Promise<T>): Promise<T> {
+	s.scratch.dispatchDepth++;
+	try {
+		return await work();
+	} finally {
+		s.scratch.dispatchDepth--;
+	}
+}

@@ -1,0 +1,217 @@
+/**
+ * The prompt pipeline (behavior C.1, document order), as the machine's `preflight` and
+ * `busyPreflight` actors plus the queueing entry points `steer()` / `followUp()`:
+ *
+ * 1. extension command (`/name args`) → handled, no model call (also while streaming);
+ * 2. manual compaction in progress → rejected;
+ * 3. `input` hook → continue / transform (chained) / handled;
+ * 4. skill and prompt-template expansion;
+ * 5. busy → queued as steering or follow-up (`streamingBehavior` required);
+ * 6. pending bash and custom messages flushed;
+ * 7–8. model and auth checks (pi's rejection texts);
+ * 9. pre-send compaction check;
+ * 10. `before_agent_start` (custom messages, a one-operation system prompt override);
+ * 11. images checked against the (possibly switched) model: dropped ones leave a hint in the text;
+ * 12. messages: [system patch] + user message + next-turn messages + handler messages → started.
+ *
+ * Rejections throw; the machine turns them into a rejected `preflight_result`, and nothing runs.
+ */
+import type {
+	BusyPreflightInput,
+	BusyPreflightOutcome,
+	PreflightOutcome,
+	PromptRequest,
+} from "../../machines/prompt-operation.machine.js";
+import { SettleError } from "../errors.js";
+import { parseCommandInvocation } from "../extensions/runner.js";
+import type { InputSource } from "../extensions/types.js";
+import { authenticationFailedMessage, noApiKeyFoundMessage, noModelSelectedMessage } from "../llm/model-runtime.js";
+import type { AgentMessage, ImageContent, Model } from "../llm/types.js";
+import { expandPromptTemplate } from "../resources/prompt-templates.js";
+import { expandSkillCommand } from "../resources/skills.js";
+import { preSendCompaction } from "./compaction-runner.js";
+import { normalizePromptImages } from "./images.js";
+import type { SessionInternals } from "./internals.js";
+import type { CustomMessage } from "./messages.js";
+import { userMessage } from "./queues.js";
+import {
+	COMPACTION_IN_PROGRESS,
+	commandCannotBeQueued,
+	STREAMING_BEHAVIOR_REQUIRED,
+	TREE_NAVIGATION_IN_PROGRESS,
+} from "./texts.js";
+
+/** How queued input is delivered while an operation runs. */
+export type StreamingBehavior = "steer" | "followUp";
+
+/** What `prompt()` / `sendUserMessage()` / a triggered custom message hand to the machine. */
+export type PromptPayload =
+	| {
+			kind: "text";
+			text: string;
+			images?: ImageContent[];
+			expandPromptTemplates: boolean;
+			streamingBehavior?: StreamingBehavior;
+			source: InputSource;
+	  }
+	| { kind: "custom"; message: CustomMessage };
+
+/** The machine's `preflight` actor: C.1 while idle. */
+export async function preflight(s: SessionInternals, request: PromptRequest): Promise<PreflightOutcome> {
+	const payload = request.payload as PromptPayload;
+	if (payload.kind === "custom") return startCustomMessage(s, payload.message);
+	const runner = s.runner();
+	let text = payload.text;
+	let images = payload.images;
+	if (payload.expandPromptTemplates && text.startsWith("/") && (await runner.dispatchCommand(text))) {
+		return { disposition: "handled" };
+	}
+	if (runner.hasHandlers("input")) {
+		const result = await runner.emitInput(text, images, payload.source);
+		if (result.action === "handled") return { disposition: "handled" };
+		if (result.action === "transform") {
+			text = result.text;
+			images = result.images ?? images;
+		}
+	}
+	if (payload.expandPromptTemplates) text = expandText(s, text);
+
+	s.queues.flushPendingBash();
+	s.queues.flushPendingCustom();
+	await requireModelAndAuth(s);
+	await preSendCompaction(s);
+
+	let options: ReturnType<typeof s.loadout.operationPromptOptions> | undefined;
+	let handlerMessages: CustomMessage[] = [];
+	let forcedSystemPrompt: string | undefined;
+	if (runner.hasHandlers("before_agent_start")) {
+		options = s.loadout.operationPromptOptions();
+		const result = await runner.emitBeforeAgentStart(text, images, s.loadout.renderedPrompt(), options);
+		handlerMessages = (result?.messages ?? []).map((message) => ({
+			role: "custom",
+			customType: message.customType,
+			content: message.content ?? [],
+			display: message.display,
+			details: message.details,
+			timestamp: Date.now(),
+		}));
+		forcedSystemPrompt = result?.systemPrompt;
+	}
+
+	// Step 11: against the model that will answer (a handler may have switched it).
+	const normalized = normalizePromptImages(text, images, s.model());
+	const messages: AgentMessage[] = [];
+	const system = s.loadout.nextSystemMessage(options);
+	if (system) messages.push(system);
+	messages.push(userMessage(normalized.text, normalized.images));
+	for (const message of s.queues.takeNextTurn()) messages.push(message);
+	for (const message of handlerMessages) messages.push(message);
+	s.scratch.forcedSystemPrompt = forcedSystemPrompt;
+	s.scratch.promptSystemMessage = system;
+	return { disposition: "started", runPayload: messages };
+}
+
+/** A triggered custom message while idle: it starts an operation on its own. */
+async function startCustomMessage(s: SessionInternals, message: CustomMessage): Promise<PreflightOutcome> {
+	s.queues.flushPendingBash();
+	s.queues.flushPendingCustom();
+	await requireModelAndAuth(s);
+	const messages: AgentMessage[] = [];
+	const system = s.loadout.nextSystemMessage();
+	if (system) messages.push(system);
+	messages.push(message);
+	s.scratch.forcedSystemPrompt = undefined;
+	s.scratch.promptSystemMessage = system;
+	return { disposition: "started", runPayload: messages };
+}
+
+/** The machine's `busyPreflight` actor: C.1 while an operation (or a compaction) runs. */
+export async function busyPreflight(s: SessionInternals, input: BusyPreflightInput): Promise<BusyPreflightOutcome> {
+	const payload = input.request.payload as PromptPayload;
+	if (payload.kind === "custom") {
+		// Raced with the start of an operation: deliver it like a streaming sendCustomMessage().
+		s.agent.steer(payload.message);
+		return { disposition: "queued" };
+	}
+	const runner = s.runner();
+	let text = payload.text;
+	let images = payload.images;
+	if (payload.expandPromptTemplates && text.startsWith("/") && (await runner.dispatchCommand(text))) {
+		return { disposition: "handled" };
+	}
+	if (input.phase === "compacting" && input.compactionReason === "manual") {
+		throw new SettleError("BUSY", COMPACTION_IN_PROGRESS);
+	}
+	const streaming = s.isStreaming();
+	if (runner.hasHandlers("input")) {
+		const extras = streaming && payload.streamingBehavior ? { streamingBehavior: payload.streamingBehavior } : {};
+		const result = await runner.emitInput(text, images, payload.source, extras);
+		if (result.action === "handled") return { disposition: "handled" };
+		if (result.action === "transform") {
+			text = result.text;
+			images = result.images ?? images;
+		}
+	}
+	if (payload.expandPromptTemplates) text = expandText(s, text);
+	if (!streaming) throw new SettleError("BUSY", TREE_NAVIGATION_IN_PROGRESS);
+	if (!payload.streamingBehavior) throw new SettleError("BUSY", STREAMING_BEHAVIOR_REQUIRED);
+	if (payload.streamingBehavior === "followUp") s.queues.queueFollowUp(text, images);
+	else s.queues.queueSteer(text, images);
+	return { disposition: "queued" };
+}
+
+/**
+ * `steer()` / `followUp()` (C.1 related entry points): an extension command is rejected, the
+ * input hook runs (reporting `streamingBehavior` only while streaming), the text is expanded and
+ * queued — also when idle (it then waits for the next run).
+ */
+export async function queueInput(
+	s: SessionInternals,
+	kind: StreamingBehavior,
+	text: string,
+	images: ImageContent[] | undefined,
+	source: InputSource,
+): Promise<"handled" | "queued"> {
+	const runner = s.runner();
+	if (text.startsWith("/")) {
+		const invocation = parseCommandInvocation(text);
+		if (invocation && runner.getCommand(invocation.name)) {
+			throw new SettleError("INVALID_ARGUMENT", commandCannotBeQueued(invocation.name));
+		}
+	}
+	if (runner.hasHandlers("input")) {
+		const result = await runner.emitInput(text, images, source, s.isStreaming() ? { streamingBehavior: kind } : {});
+		if (result.action === "handled") return "handled";
+		if (result.action === "transform") {
+			text = result.text;
+			images = result.images ?? images;
+		}
+	}
+	text = expandText(s, text);
+	if (kind === "followUp") s.queues.queueFollowUp(text, images);
+	else s.queues.queueSteer(text, images);
+	return "queued";
+}
+
+/** Skill command, then prompt template (C.1 step 4). A skill that cannot be read is reported and left as is. */
+export function expandText(s: SessionInternals, text: string): string {
+	if (!text.startsWith("/")) return text;
+	const skill = expandSkillCommand(text, s.resourceLoader.getSkills().skills);
+	if (skill.error) {
+		s.runner().emitError({ extensionPath: skill.error.path, event: "skill_expansion", error: skill.error.message });
+	}
+	return expandPromptTemplate(skill.text, s.resourceLoader.getPrompts().prompts);
+}
+
+/** C.1 steps 7–8: a selected model whose provider has usable credentials, else pi's rejection. */
+export async function requireModelAndAuth(s: SessionInternals): Promise<Model> {
+	const model = s.model();
+	if (!model) throw new SettleError("NO_MODEL", noModelSelectedMessage());
+	const runtime = s.modelRuntime;
+	if (runtime.hasConfiguredAuth(model.provider)) return model;
+	if (runtime.checkAuth && (await runtime.checkAuth(model.provider))) return model;
+	if (runtime.isUsingOAuth(model.provider)) {
+		throw new SettleError("NO_AUTH", authenticationFailedMessage(model.provider));
+	}
+	throw new SettleError("NO_AUTH", noApiKeyFoundMessage(model.provider));
+}

@@ -1,0 +1,41 @@
+/** The session's synchronous public listeners (`session.subscribe`). */
+import type { AgentSessionEvent, AgentSessionListener } from "./events.js";
+
+/**
+ * Delivers session events to listeners in subscription order. Each dispatch iterates a snapshot
+ * (listeners added or removed during a dispatch take effect next time); a throwing listener is
+ * skipped so it can never break the session's bookkeeping.
+ */
+export class PublicEvents {
+	private listeners: readonly AgentSessionListener[] = [];
+
+	subscribe(listener: AgentSessionListener): () => void {
+		this.listeners = [...this.listeners, listener];
+		let active = true;
+		return () => {
+			if (!active) return;
+			active = false;
+			const index = this.listeners.indexOf(listener);
+			if (index !== -1) this.listeners = [...this.listeners.slice(0, index), ...this.listeners.slice(index + 1)];
+		};
+	}
+
+	get size(): number {
+		return this.listeners.length;
+	}
+
+	emit(event: AgentSessionEvent): void {
+		const listeners = this.listeners;
+		for (let index = 0; index < listeners.length; index++) {
+			try {
+				listeners[index]!(event);
+			} catch {
+				// A listener's failure is its own; the session goes on.
+			}
+		}
+	}
+
+	clear(): void {
+		this.listeners = [];
+	}
+}

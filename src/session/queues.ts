@@ -1,0 +1,168 @@
+/**
+ * Queues and side channels (behavior C.6, C.7): the steering / follow-up display lists behind
+ * `queue_update` and `pendingMessageCount`, and the messages that wait for a safe point — pending
+ * bash executions, pending custom messages, and "next turn" custom messages.
+ */
+import type { Agent } from "../agent/agent.js";
+import type { AgentMessage, ImageContent, TextContent, UserMessage } from "../llm/types.js";
+import type { BashExecutionMessage, CustomMessage } from "./messages.js";
+import type { PublicEvents } from "./public-events.js";
+import type { Transcript } from "./transcript.js";
+
+/** The two display lists, as `clearQueue()` returns them. */
+export interface QueuedTexts {
+	steering: string[];
+	followUp: string[];
+}
+
+export class SessionQueues {
+	private steering: string[] = [];
+	private followUp: string[] = [];
+	/** Bash results recorded while streaming; flushed before `agent_settled` and before the next prompt. */
+	private pendingBash: BashExecutionMessage[] = [];
+	/** Custom messages sent while streaming without a turn; flushed at `turn_end`, before settling, before the next prompt. */
+	private pendingCustom: CustomMessage[] = [];
+	/** `deliverAs: "nextTurn"` custom messages, consumed by the next `prompt()`. */
+	private nextTurn: CustomMessage[] = [];
+
+	constructor(
+		private readonly agent: Agent,
+		private readonly events: PublicEvents,
+		private readonly transcript: Transcript,
+	) {}
+
+	/** Steering + follow-up texts waiting to be delivered. */
+	get pendingMessageCount(): number {
+		return this.steering.length + this.followUp.length;
+	}
+
+	get hasPendingBash(): boolean {
+		return this.pendingBash.length > 0;
+	}
+
+	get hasPendingCustom(): boolean {
+		return this.pendingCustom.length > 0;
+	}
+
+	/** The custom messages waiting for a safe point (read-only view). */
+	get pendingCustomMessages(): readonly CustomMessage[] {
+		return this.pendingCustom;
+	}
+
+	steeringTexts(): string[] {
+		return this.steering.slice();
+	}
+
+	followUpTexts(): string[] {
+		return this.followUp.slice();
+	}
+
+	/** Queues a steering user message: display list, `queue_update`, then the Agent's queue. */
+	queueSteer(text: string, images?: ImageContent[]): void {
+		this.steering.push(text);
+		this.emitUpdate();
+		this.agent.steer(userMessage(text, images));
+	}
+
+	/** Queues a follow-up user message (see {@link queueSteer}). */
+	queueFollowUp(text: string, images?: ImageContent[]): void {
+		this.followUp.push(text);
+		this.emitUpdate();
+		this.agent.followUp(userMessage(text, images));
+	}
+
+	/**
+	 * At the `message_start` of a user message: removes its text from the steering list (else the
+	 * follow-up list) and emits `queue_update`, before listeners see the message (C.6). Free when
+	 * nothing is queued.
+	 */
+	onUserMessageStart(message: AgentMessage): void {
+		if (this.steering.length === 0 && this.followUp.length === 0) return;
+		if (message.role !== "user") return;
+		const text = userText(message);
+		let index = this.steering.indexOf(text);
+		if (index !== -1) this.steering.splice(index, 1);
+		else {
+			index = this.followUp.indexOf(text);
+			if (index === -1) return;
+			this.followUp.splice(index, 1);
+		}
+		this.emitUpdate();
+	}
+
+	/** Empties both display lists and the Agent's queues; returns what was queued. */
+	clear(): QueuedTexts {
+		const cleared = { steering: this.steering, followUp: this.followUp };
+		this.steering = [];
+		this.followUp = [];
+		this.agent.clearAllQueues();
+		this.emitUpdate();
+		return cleared;
+	}
+
+	/** Holds a bash result until the next safe point. */
+	holdBash(message: BashExecutionMessage): void {
+		this.pendingBash.push(message);
+	}
+
+	/** Holds a custom message until the next safe point. */
+	holdCustom(message: CustomMessage): void {
+		this.pendingCustom.push(message);
+	}
+
+	addNextTurn(message: CustomMessage): void {
+		this.nextTurn.push(message);
+	}
+
+	/** Takes the next-turn messages (the queue is emptied). */
+	takeNextTurn(): CustomMessage[] {
+		const messages = this.nextTurn;
+		this.nextTurn = [];
+		return messages;
+	}
+
+	/** Appends pending bash results to the transcript and the log (no message events, as in pi). */
+	flushPendingBash(): void {
+		if (this.pendingBash.length === 0) return;
+		const pending = this.pendingBash;
+		this.pendingBash = [];
+		for (const message of pending) this.transcript.append(message);
+	}
+
+	/**
+	 * Appends pending custom messages to the transcript and the log; public listeners get a
+	 * `message_start` + `message_end` pair for each (extensions don't, as in pi).
+	 */
+	flushPendingCustom(): void {
+		if (this.pendingCustom.length === 0) return;
+		const pending = this.pendingCustom;
+		this.pendingCustom = [];
+		for (const message of pending) this.appendCustom(message);
+	}
+
+	/** A custom message added to the context outside a run (synthetic message events for listeners). */
+	appendCustom(message: CustomMessage): void {
+		this.transcript.append(message);
+		this.events.emit({ type: "message_start", message });
+		this.events.emit({ type: "message_end", message });
+	}
+
+	private emitUpdate(): void {
+		this.events.emit({ type: "queue_update", steering: this.steering.slice(), followUp: this.followUp.slice() });
+	}
+}
+
+/** A user message with the text first, then the images. */
+export function userMessage(text: string, images?: readonly ImageContent[]): UserMessage {
+	const content: (TextContent | ImageContent)[] = [{ type: "text", text }];
+	if (images) for (const image of images) content.push(image);
+	return { role: "user", content, timestamp: Date.now() };
+}
+
+/** The text of a user message (text blocks joined without separator, as pi matches queued texts). */
+export function userText(message: UserMessage): string {
+	if (typeof message.content === "string") return message.content;
+	let text = "";
+	for (const block of message.content) if (block.type === "text") text += block.text;
+	return text;
+}

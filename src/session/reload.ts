@@ -1,0 +1,164 @@
+/**
+ * Building the session's extension runtime, and rebuilding it on `reload()` (behavior C.11):
+ *
+ * 1. `session_shutdown {reason: "reload"}` to the old runner (awaited), then the old runner is
+ *    invalidated: every `pi` / `ctx` captured from it throws the stale-context error;
+ * 2. providers the old extensions registered are unregistered (the new ones register again);
+ * 3. settings are re-read (queue modes, retry settings and built-in tool options follow), then
+ *    every resource (context files, skills, templates, prompts, extension modules);
+ * 4. a new runner runs the extension factories with the previous flag values and the same
+ *    `pi.events` bus; the tool registry is merged again, keeping the active tools that are still
+ *    registered and activating every extension and SDK tool;
+ * 5. when the host bound extensions: its `beforeSessionStart`, then `session_start {reason:
+ *    "reload"}` and `resources_discover {reason: "reload"}` (paths found extend the resources).
+ *
+ * The session manager, the transcript and the model stay. The prompt change (if any) is recorded
+ * as a `system` patch before the next request.
+ */
+import { type InstantiatedExtensions, instantiateExtensions } from "../extensions/loader.js";
+import { STALE_EXTENSION_CONTEXT_MESSAGE } from "../extensions/messages.js";
+import { ExtensionRunner, resourcePathsFromDiscovery } from "../extensions/runner.js";
+import type { EventBus, ExtensionLoadError, ExtensionModelRegistry } from "../extensions/types.js";
+import type { ResourceLoader } from "../resources/types.js";
+import type { SettingsManager } from "../settings/settings-manager.js";
+import type { SessionManager } from "../store/session-manager.js";
+import type { SessionInternals } from "./internals.js";
+import type { ToolLoadoutOptions } from "./tool-loadout.js";
+
+/** `reload()` while an operation or a compaction runs. */
+export const RELOAD_WHILE_BUSY =
+	"Cannot reload while the session is processing a prompt or compacting. Wait for it (await session.waitForIdle()) or abort it, then reload.";
+
+/** Options of `session.reload()`. */
+export interface ReloadOptions {
+	/**
+	 * Called after the new extensions loaded and before they get `session_start` (only when the host
+	 * bound extensions): the place to re-bind host UI state. A rejection rejects `reload()`; the
+	 * session is already reloaded by then. Don't await a prompt here: prompts wait for the reload.
+	 */
+	beforeSessionStart?: () => void | Promise<void>;
+}
+
+/** A runner over freshly instantiated extensions, and the extensions that failed to load. */
+export interface LoadedExtensionRunner {
+	runner: ExtensionRunner;
+	/** Modules that failed to import (from the resource loader) and factories that threw. */
+	loadErrors: ExtensionLoadError[];
+}
+
+/**
+ * Runs the factories of the resource loader's current extensions and wraps them in a runner.
+ * Must not throw: failures are `loadErrors`.
+ *
+ * @example
+ * ```ts
+ * const { runner, loadErrors } = await loadExtensionRunner(resourceLoader, { cwd, sessionManager, modelRegistry, eventBus });
+ * ```
+ */
+export async function loadExtensionRunner(
+	resourceLoader: ResourceLoader,
+	options: {
+		cwd: string;
+		sessionManager: SessionManager;
+		modelRegistry: ExtensionModelRegistry;
+		eventBus: EventBus;
+		flagValues?: ReadonlyMap<string, boolean | string>;
+		/** Factories already run (the services run them once to validate CLI flags); default: run the loader's. */
+		extensions?: InstantiatedExtensions;
+	},
+): Promise<LoadedExtensionRunner> {
+	const extensions = resourceLoader.getExtensions();
+	const loaded =
+		options.extensions ??
+		(await instantiateExtensions(extensions.extensions, {
+			cwd: options.cwd,
+			eventBus: options.eventBus,
+			...(options.flagValues ? { flagValues: options.flagValues } : {}),
+		}));
+	const runner = new ExtensionRunner(loaded, {
+		cwd: options.cwd,
+		sessionManager: options.sessionManager,
+		modelRegistry: options.modelRegistry,
+	});
+	return { runner, loadErrors: [...extensions.errors, ...loaded.errors] };
+}
+
+/** Options of the built-in tools that come from settings (read at creation and on reload). */
+export function builtinToolOptions(settings: SettingsManager): ToolLoadoutOptions["builtinOptions"] {
+	const options: ToolLoadoutOptions["builtinOptions"] = { autoResizeImages: settings.getImageAutoResize() };
+	const commandPrefix = settings.getShellCommandPrefix();
+	const shellPath = settings.getShellPath();
+	if (commandPrefix !== undefined) options.commandPrefix = commandPrefix;
+	if (shellPath !== undefined) options.shellPath = shellPath;
+	return options;
+}
+
+/**
+ * Sends `resources_discover` and adds the skill and prompt paths handlers return to the resource
+ * loader; the prompt is rebuilt before the next request when anything was added.
+ */
+export async function discoverExtensionResources(
+	s: Pick<SessionInternals, "cwd" | "resourceLoader" | "loadout">,
+	runner: ExtensionRunner,
+	reason: "startup" | "reload",
+): Promise<void> {
+	if (!runner.hasHandlers("resources_discover")) return;
+	const collected = await runner.emitResourcesDiscover(s.cwd, reason);
+	if (collected.skillPaths.length + collected.promptPaths.length + collected.themePaths.length === 0) return;
+	s.resourceLoader.extendResources(resourcePathsFromDiscovery(collected));
+	s.loadout.invalidatePrompt();
+}
+
+/** What {@link reloadSession} needs from the session facade. */
+export interface ReloadTarget {
+	readonly s: SessionInternals;
+	readonly eventBus: EventBus;
+	readonly modelRegistry: ExtensionModelRegistry;
+	/** Makes `runner` the session's runner: binds the session's actions and the host's bindings. */
+	install(runner: ExtensionRunner, loadErrors: ExtensionLoadError[]): void;
+	/** The host called `bindExtensions()`. */
+	hasHostBindings(): boolean;
+	/** Unregisters the providers the current extensions registered. */
+	releaseProviders(): void;
+	/** Re-reads the settings the session keeps elsewhere (queue modes, retry settings). */
+	syncSettings(): void;
+	/** The session was disposed (meanwhile): the reload stops, leaving nothing bound. */
+	isDisposed(): boolean;
+}
+
+/** Rebuilds the extension runtime, settings and resources of a session (see the module doc). */
+export async function reloadSession(target: ReloadTarget, options: ReloadOptions = {}): Promise<void> {
+	const s = target.s;
+	const old = s.runner();
+	const flagValues = old.getFlagValues();
+	const activeToolNames = s.loadout.getActiveToolNames();
+	if (old.hasHandlers("session_shutdown")) await old.emit({ type: "session_shutdown", reason: "reload" });
+	old.invalidate(STALE_EXTENSION_CONTEXT_MESSAGE);
+	target.releaseProviders();
+
+	await s.settingsManager.reload();
+	target.syncSettings();
+	await s.resourceLoader.reload();
+	const { runner, loadErrors } = await loadExtensionRunner(s.resourceLoader, {
+		cwd: s.cwd,
+		sessionManager: s.sessionManager,
+		modelRegistry: target.modelRegistry,
+		eventBus: target.eventBus,
+		flagValues,
+	});
+	if (target.isDisposed()) {
+		runner.invalidate(STALE_EXTENSION_CONTEXT_MESSAGE);
+		return;
+	}
+	s.loadout.reconfigureBuiltins(builtinToolOptions(s.settingsManager));
+	target.install(runner, loadErrors);
+	s.loadout.refresh(runner.getAllRegisteredTools(), { activeToolNames, includeAllExtensionTools: true });
+	// Context files, skills or the base prompt may have changed even if the tools did not.
+	s.loadout.invalidatePrompt();
+
+	if (!target.hasHostBindings()) return;
+	await options.beforeSessionStart?.();
+	if (target.isDisposed()) return;
+	await runner.emit({ type: "session_start", reason: "reload" });
+	await discoverExtensionResources(s, runner, "reload");
+}

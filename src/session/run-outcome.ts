@@ -1,0 +1,133 @@
+/**
+ * What a finished run means for the post-run decision (behavior C.3–C.5): one classifier shared
+ * by the `run` actor (the machine's {@link RunOutcome}) and the bridge (`agent_end.willRetry`).
+ * Costs O(1) per run for a normal answer (the threshold uses the response's own usage).
+ */
+import {
+	type PlanRetryOptions,
+	planRetry,
+	type RunErrorClass,
+	type RunOutcome,
+} from "../../machines/prompt-operation.machine.js";
+import { contextTokensForThreshold, isBeforeCompaction } from "../compaction/threshold.js";
+import { classifyAssistantError, parseRequestedRetryDelayMs } from "../llm/errors.js";
+import { shouldCompact } from "../llm/tokens.js";
+import type { AgentMessage, AssistantMessage } from "../llm/types.js";
+import type { SessionInternals } from "./internals.js";
+
+/** Per session: the messages the latest compaction kept (they predate it), while it is the live context's. */
+const keptByCompaction = new WeakMap<SessionInternals, WeakSet<AgentMessage>>();
+
+/**
+ * Call right after a compaction rebuilt the context: the messages in it now (the summary and the
+ * kept ones) predate the compaction, whatever their timestamps say. O(context), once per compaction.
+ */
+export function noteCompactedContext(s: SessionInternals): void {
+	keptByCompaction.set(s, new WeakSet(s.agent.state.messages));
+}
+
+/** Call when the context was replaced by another branch's (tree navigation): fall back to timestamps. */
+export function forgetCompactedContext(s: SessionInternals): void {
+	keptByCompaction.delete(s);
+}
+
+/**
+ * Whether a response predates the latest compaction of the live context (C.5 step 4): one the
+ * compaction kept, or — for a context the session did not compact itself (reopened, navigated) —
+ * one whose timestamp is at or before the compaction entry's. `fresh`: it ended in a run that
+ * started after any compaction, so it is newer by construction.
+ */
+function predatesCompaction(s: SessionInternals, message: AssistantMessage, fresh: boolean): boolean {
+	if (fresh) return false;
+	const kept = keptByCompaction.get(s);
+	return kept ? kept.has(message) : isBeforeCompaction(message, s.transcript.latestCompactionAt);
+}
+
+/**
+ * How a response should be recovered from: retry, compact (`overflow` / `length_overflow`), or
+ * nothing. Overflow needs compaction enabled, the current model (C.5 step 3), and a response newer
+ * than the latest compaction (step 4); otherwise an overflow error is `fatal` and an over-window
+ * answer is `none`. `fresh`: the response ended in the run just finished (a post-run check).
+ */
+export function recoveryClass(s: SessionInternals, message: AssistantMessage, fresh = false): RunErrorClass {
+	const model = s.model();
+	if (!model) return message.stopReason === "error" ? "fatal" : "none";
+	const errorClass = classifyAssistantError(message, model);
+	if (errorClass !== "overflow" && errorClass !== "length_overflow") return errorClass;
+	const recoverable = s.settingsManager.getCompactionEnabled() && !predatesCompaction(s, message, fresh);
+	if (recoverable) return errorClass;
+	return message.stopReason === "error" ? "fatal" : "none";
+}
+
+/** C.5 step 6: the context after `message` is over the compaction threshold (`fresh` as in {@link recoveryClass}). */
+export function isOverThreshold(s: SessionInternals, message: AssistantMessage, fresh = false): boolean {
+	const settings = s.settingsManager.getCompactionSettings();
+	const model = s.model();
+	if (!settings.enabled || !model || model.contextWindow <= 0) return false;
+	const tokens = contextTokensForThreshold({
+		message,
+		messages: s.agent.state.messages,
+		hasContextEdits: s.transcript.hasContextEdits,
+		// A fresh response is never stale itself; older usage it falls back to still can be.
+		isStale: (response) => predatesCompaction(s, response, fresh && response === message),
+	});
+	return tokens !== undefined && shouldCompact(tokens, model.contextWindow, settings);
+}
+
+/** The machine's view of the run that just ended (computed from the last assistant message). */
+export function runOutcome(s: SessionInternals): RunOutcome {
+	const message = s.scratch.lastAssistant;
+	const hasQueuedMessages = s.agent.hasQueuedMessages();
+	const beforeSettleBoundary = s.runner().hasHandlers("agent_before_settle");
+	if (!message) {
+		return {
+			stopReason: undefined,
+			errorClass: "none",
+			overThreshold: false,
+			hasQueuedMessages,
+			aborted: false,
+			beforeSettleBoundary,
+		};
+	}
+	const errorClass = recoveryClass(s, message, true);
+	const aborted = message.stopReason === "aborted";
+	const outcome: RunOutcome = {
+		stopReason: message.stopReason,
+		errorClass,
+		// Overflow recovery comes first; an aborted response never compacts here (C.3 step 6). A retryable
+		// error is checked too: when it is not retried the threshold still applies (C.3 steps 5–6).
+		overThreshold:
+			!aborted && errorClass !== "overflow" && errorClass !== "length_overflow" && isOverThreshold(s, message, true),
+		hasQueuedMessages,
+		aborted,
+		beforeSettleBoundary,
+	};
+	if (message.errorMessage !== undefined) outcome.errorMessage = message.errorMessage;
+	const requestedDelayMs = errorClass === "retryable" ? parseRequestedRetryDelayMs(message.errorMessage) : undefined;
+	if (requestedDelayMs !== undefined) outcome.requestedDelayMs = requestedDelayMs;
+	return outcome;
+}
+
+/**
+ * `agent_end.willRetry` (B.2): no abort requested, and the machine's retry policy would retry the
+ * run's last assistant message (retryable, enabled, attempts left, requested delay within the cap).
+ */
+export function willRetry(s: SessionInternals, messages: readonly AgentMessage[]): boolean {
+	const context = s.snapshot().context;
+	if (context.abortRequested) return false;
+	const message = lastAssistant(messages) ?? s.scratch.lastAssistant;
+	if (message?.stopReason !== "error") return false;
+	if (recoveryClass(s, message, true) !== "retryable") return false;
+	const options: PlanRetryOptions = {};
+	const requested = parseRequestedRetryDelayMs(message.errorMessage);
+	if (requested !== undefined) options.requestedDelayMs = requested;
+	return planRetry(context.retry, context.retryAttempt + 1, options).kind === "retry";
+}
+
+function lastAssistant(messages: readonly AgentMessage[]): AssistantMessage | undefined {
+	for (let index = messages.length - 1; index >= 0; index--) {
+		const message = messages[index]!;
+		if (message.role === "assistant") return message;
+	}
+	return undefined;
+}

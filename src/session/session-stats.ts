@@ -1,0 +1,172 @@
+/**
+ * Read-only views of a session for hosts (behavior A.3 metadata/stats): message and token totals,
+ * context usage, the last answer's text, and the current branch exported as a linear JSONL file.
+ * None of them is on the per-turn path.
+ */
+import { existsSync, mkdirSync, writeFileSync } from "node:fs";
+import { dirname, resolve } from "node:path";
+import type { ContextUsage } from "../extensions/types.js";
+import { estimateContextTokens } from "../llm/tokens.js";
+import type { AgentMessage, AssistantMessage, Model } from "../llm/types.js";
+import { CURRENT_SESSION_VERSION, type SessionHeader } from "../store/entries.js";
+import type { SessionManager } from "../store/session-manager.js";
+
+/** Totals over the live transcript (pi's `SessionStats`). */
+export interface SessionStats {
+	sessionFile: string | undefined;
+	sessionId: string;
+	userMessages: number;
+	assistantMessages: number;
+	toolCalls: number;
+	toolResults: number;
+	totalMessages: number;
+	tokens: { input: number; output: number; cacheRead: number; cacheWrite: number; total: number };
+	cost: number;
+	contextUsage: ContextUsage | undefined;
+}
+
+/**
+ * Counts messages, tool calls, tokens and cost of `messages` (the model context, as pi does:
+ * compacted-away messages are not counted). O(transcript); must not throw.
+ *
+ * @example
+ * ```ts
+ * const { tokens, cost } = computeSessionStats(session.messages, { sessionId, sessionFile, contextUsage: undefined });
+ * ```
+ */
+export function computeSessionStats(
+	messages: readonly AgentMessage[],
+	info: { sessionId: string; sessionFile: string | undefined; contextUsage: ContextUsage | undefined },
+): SessionStats {
+	const stats: SessionStats = {
+		sessionFile: info.sessionFile,
+		sessionId: info.sessionId,
+		userMessages: 0,
+		assistantMessages: 0,
+		toolCalls: 0,
+		toolResults: 0,
+		totalMessages: messages.length,
+		tokens: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 },
+		cost: 0,
+		contextUsage: info.contextUsage,
+	};
+	for (const message of messages) {
+		if (message.role === "user") stats.userMessages++;
+		else if (message.role === "toolResult") stats.toolResults++;
+		else if (message.role === "assistant") {
+			const assistant = message as AssistantMessage;
+			stats.assistantMessages++;
+			for (const block of assistant.content) if (block.type === "toolCall") stats.toolCalls++;
+			const usage = assistant.usage;
+			if (!usage) continue;
+			stats.tokens.input += usage.input;
+			stats.tokens.output += usage.output;
+			stats.tokens.cacheRead += usage.cacheRead;
+			stats.tokens.cacheWrite += usage.cacheWrite;
+			stats.cost += usage.cost?.total ?? 0;
+		}
+	}
+	const t = stats.tokens;
+	t.total = t.input + t.output + t.cacheRead + t.cacheWrite;
+	return stats;
+}
+
+/**
+ * Context tokens against the model's window (pi's `getContextUsage`): the last valid response's
+ * usage plus estimates of what came after it. `unknownSinceCompaction` (see
+ * {@link awaitsResponseSinceCompaction}): the context was compacted and no response arrived since,
+ * so the size is unknown and `tokens` / `percent` are null. Undefined without a model or a
+ * window. Walks back only to the last response. Must not throw.
+ *
+ * @example
+ * ```ts
+ * const usage = contextUsage(messages, model, awaitsResponseSinceCompaction(sessionManager));
+ * if (usage?.percent && usage.percent > 80) console.warn("context almost full");
+ * ```
+ */
+export function contextUsage(
+	messages: readonly AgentMessage[],
+	model: Pick<Model, "contextWindow"> | undefined,
+	unknownSinceCompaction: boolean,
+): ContextUsage | undefined {
+	if (!model || !(model.contextWindow > 0)) return undefined;
+	const contextWindow = model.contextWindow;
+	if (unknownSinceCompaction) return { tokens: null, contextWindow, percent: null };
+	const { tokens } = estimateContextTokens(messages);
+	return { tokens, contextWindow, percent: (tokens / contextWindow) * 100 };
+}
+
+/**
+ * True when the current branch's latest compaction has no complete response after it: responses
+ * kept from before the compaction describe the old, larger context. Walks back from the leaf only
+ * to the last response (or the compaction). Must not throw.
+ */
+export function awaitsResponseSinceCompaction(
+	sessionManager: Pick<SessionManager, "getLeafEntry" | "getEntry">,
+): boolean {
+	let entry = sessionManager.getLeafEntry();
+	while (entry) {
+		if (entry.type === "compaction") return true;
+		if (entry.type === "message" && entry.message.role === "assistant") {
+			const assistant = entry.message as AssistantMessage;
+			if (assistant.stopReason !== "aborted" && assistant.stopReason !== "error") return false;
+		}
+		entry = entry.parentId ? sessionManager.getEntry(entry.parentId) : undefined;
+	}
+	return false;
+}
+
+/**
+ * The text of the last assistant message (an aborted one without content is skipped), trimmed;
+ * undefined when there is none or it has no text. Walks back only to that message.
+ *
+ * @example
+ * ```ts
+ * await session.prompt("Summarize the diff");
+ * console.log(lastAssistantText(session.messages));
+ * ```
+ */
+export function lastAssistantText(messages: readonly AgentMessage[]): string | undefined {
+	for (let index = messages.length - 1; index >= 0; index--) {
+		const message = messages[index]!;
+		if (message.role !== "assistant") continue;
+		const assistant = message as AssistantMessage;
+		if (assistant.stopReason === "aborted" && assistant.content.length === 0) continue;
+		let text = "";
+		for (const block of assistant.content) if (block.type === "text") text += block.text;
+		return text.trim() || undefined;
+	}
+	return undefined;
+}
+
+/**
+ * Writes the current branch as a standalone session file: a fresh header (same session id and
+ * cwd), then the branch's entries re-chained into a line (each entry's parent is the one before).
+ * The file opens with `SessionManager.open`. Creates missing folders; returns the absolute path.
+ * Default path: `session-<timestamp>.jsonl` in the process cwd (pi's default).
+ *
+ * @example
+ * ```ts
+ * const file = exportBranchToJsonl(session.sessionManager, "exports/branch.jsonl");
+ * ```
+ */
+export function exportBranchToJsonl(sessionManager: SessionManager, outputPath?: string): string {
+	const filePath = resolve(outputPath ?? `session-${new Date().toISOString().replace(/[:.]/g, "-")}.jsonl`);
+	const dir = dirname(filePath);
+	if (!existsSync(dir)) mkdirSync(dir, { recursive: true });
+	const header: SessionHeader = {
+		type: "session",
+		version: CURRENT_SESSION_VERSION,
+		id: sessionManager.getSessionId(),
+		timestamp: new Date().toISOString(),
+		cwd: sessionManager.getCwd(),
+	};
+	const lines = [JSON.stringify(header)];
+	let parentId: string | null = null;
+	for (const entry of sessionManager.getBranch()) {
+		lines.push(JSON.stringify({ ...entry, parentId }));
+		parentId = entry.id;
+	}
+	writeFileSync(filePath, `${lines.join("\n")}\n`);
+	return filePath;
+}

@@ -1,0 +1,32 @@
+/**
+ * User-visible texts of the session layer, in one place. Where pi has a text, it is pi's exact
+ * wording (tests match them); model and auth texts live with the model runtime.
+ */
+
+/** `prompt()` while an operation runs, without `streamingBehavior` (C.1 step 5). */
+export const STREAMING_BEHAVIOR_REQUIRED =
+	"Agent is already processing. Specify streamingBehavior ('steer' or 'followUp') to queue the message.";
+
+/** `prompt()` while a manual `compact()` runs (C.1 step 2). */
+export const COMPACTION_IN_PROGRESS =
+	"Cannot submit a prompt while compaction is in progress. Wait for compaction to finish and retry.";
+
+/** `prompt()` while the session tree is being navigated. */
+export const TREE_NAVIGATION_IN_PROGRESS =
+	"Cannot submit a prompt while the session tree is being navigated. Wait for navigation to finish and retry.";
+
+/** `steer()` / `followUp()` with an extension command (C.1). */
+export function commandCannotBeQueued(name: string): string {
+	return `Extension command "/${name}" cannot be queued. Use prompt() or execute the command when not streaming.`;
+}
+
+/** Any call on a disposed session. */
+export const SESSION_DISPOSED =
+	"This AgentSession was disposed. Create a new session (or open the session file again) to continue.";
+
+/** A `prompt()` still pending when the session is disposed. */
+export const DISPOSED_BEFORE_SETTLED = "The AgentSession was disposed before this prompt settled.";
+
+/** `compact()` when the session cannot start a compaction now. */
+export const COMPACTION_NOT_POSSIBLE_NOW =
+	"Cannot compact now: another operation started while the current one was being aborted. Wait for it (waitForIdle()) and retry.";

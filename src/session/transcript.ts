@@ -1,0 +1,140 @@
+/**
+ * The link between the Agent's in-memory transcript and the session log: persisting messages at
+ * `message_end`, appending side-channel messages to both, appending entries that emit
+ * `entry_appended`, and rebuilding the transcript from the projection after a context edit or a
+ * compaction (the only times the whole transcript is walked).
+ */
+import type { Agent } from "../agent/agent.js";
+import type { AgentMessage } from "../llm/types.js";
+import type { ContextEditReplacement, SessionManager } from "../store/session-manager.js";
+import type { PublicEvents } from "./public-events.js";
+
+export class Transcript {
+	/**
+	 * Entry ids of the messages persisted since the current turn started — all the session ever
+	 * needs to look up (the turn_end boundary, omitting a failed attempt or turn). Cheaper per
+	 * message than a WeakMap over the whole transcript.
+	 */
+	private recent: { message: AgentMessage; id: string }[] = [];
+	/** Timestamp (ms) of the latest compaction in the current context; undefined when none. */
+	latestCompactionAt: number | undefined;
+	/** The current context has context edits (the last usage no longer describes it). */
+	hasContextEdits = false;
+
+	constructor(
+		private readonly agent: Agent,
+		private readonly sessionManager: SessionManager,
+		private readonly events: PublicEvents,
+	) {
+		this.readContextFacts();
+	}
+
+	/**
+	 * Persists a message at its `message_end` (C.10 step 4): `custom` → a custom_message entry;
+	 * system, user, assistant and toolResult → a message entry; other roles are persisted by their
+	 * own flows. Returns the entry id, or undefined when the role is not persisted here.
+	 */
+	persist(message: AgentMessage): string | undefined {
+		let id: string;
+		switch (message.role) {
+			case "custom":
+				id = this.sessionManager.appendCustomMessageEntry(
+					message.customType,
+					message.content ?? [],
+					message.display,
+					message.details,
+				);
+				break;
+			case "system":
+			case "user":
+			case "assistant":
+			case "toolResult":
+				id = this.sessionManager.appendMessage(message);
+				break;
+			default:
+				return undefined;
+		}
+		this.recent.push({ message, id });
+		return id;
+	}
+
+	/** A new turn starts: earlier messages are no longer looked up. */
+	startTurn(): void {
+		if (this.recent.length > 0) this.recent = [];
+	}
+
+	/** The entry id of a message persisted in the current (or, between runs, the last) turn. */
+	entryIdOf(message: AgentMessage): string | undefined {
+		const recent = this.recent;
+		for (let index = recent.length - 1; index >= 0; index--) {
+			if (recent[index]!.message === message) return recent[index]!.id;
+		}
+		return undefined;
+	}
+
+	/**
+	 * Adds a message outside a run's event flow (pending bash / custom messages, idle custom
+	 * messages): appended to the live transcript and to the log. Bash executions are stored as
+	 * message entries.
+	 */
+	append(message: AgentMessage): string {
+		const messages = this.agent.state.messages;
+		messages.push(message);
+		if (message.role === "custom") return this.persist(message) as string;
+		const id = this.sessionManager.appendMessage(message);
+		this.recent.push({ message, id });
+		return id;
+	}
+
+	/** Emits `entry_appended` for an entry appended outside `message_end`. */
+	announce(entryId: string): void {
+		const entry = this.sessionManager.getEntry(entryId);
+		if (entry) this.events.emit({ type: "entry_appended", entry });
+	}
+
+	/** Appends a context edit (+ `entry_appended`); call {@link rebuild} once after a batch. */
+	appendContextEdit(targetId: string, replacement: ContextEditReplacement): string {
+		const id = this.sessionManager.appendContextEdit(targetId, replacement);
+		this.hasContextEdits = true;
+		this.announce(id);
+		return id;
+	}
+
+	/**
+	 * Omits persisted messages from the model context (they stay in the log): one `context_edit`
+	 * with a null replacement each, then one rebuild. Messages this session did not persist are
+	 * skipped. Returns the edit entry ids.
+	 */
+	omit(messages: readonly AgentMessage[]): string[] {
+		const ids: string[] = [];
+		for (const message of messages) {
+			const target = this.entryIdOf(message);
+			if (target) ids.push(this.appendContextEdit(target, null));
+		}
+		if (ids.length > 0) this.rebuild();
+		return ids;
+	}
+
+	/** Notes a compaction appended now (its entry starts the context). */
+	noteCompaction(entryId: string): void {
+		const entry = this.sessionManager.getEntry(entryId);
+		if (entry) this.latestCompactionAt = Date.parse(entry.timestamp);
+	}
+
+	/**
+	 * Replaces the live transcript with the projection of the log (after context edits, a
+	 * compaction, boundary drafts). Messages keep their identity where the log stores them, so
+	 * per-message caches (LLM conversion, recent entry ids) stay valid. O(transcript).
+	 */
+	rebuild(): void {
+		this.agent.state.messages = this.sessionManager.buildSessionContext().messages;
+		this.readContextFacts();
+	}
+
+	private readContextFacts(): void {
+		const entries = this.sessionManager.buildContextEntries();
+		const first = entries[0];
+		this.latestCompactionAt = first?.type === "compaction" ? Date.parse(first.timestamp) : undefined;
+		this.hasContextEdits = entries.some((entry) => entry.type === "context_edit");
+	}
+}

@@ -1,0 +1,171 @@
+/**
+ * `createHarness`: a complete AgentSession for tests (behavior H.2) — the scripted faux provider
+ * on an in-memory model runtime, in-memory settings, an in-memory resource loader with inline
+ * extensions, a session log in memory or as a real JSONL file in a temp dir, and every public
+ * event recorded.
+ */
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { SimulatedClock } from "xstate";
+import type { AgentTool } from "../agent/types.js";
+import type { ExtensionError, ExtensionFactory } from "../extensions/types.js";
+import { createFauxProvider, type FauxProvider, type FauxProviderOptions, type FauxResponseStep } from "../llm/faux.js";
+import { InMemoryModelRuntime } from "../llm/model-runtime.js";
+import type { Model, ThinkingLevel } from "../llm/types.js";
+import { createTestResourceLoader, type TestResourceLoaderOptions } from "../resources/test-loader.js";
+import type { ResourceLoader } from "../resources/types.js";
+import { AgentSession, type AgentSessionConfig } from "../session/agent-session.js";
+import type { AgentSessionEvent, AgentSessionEventType } from "../session/events.js";
+import type { Settings } from "../settings/schema.js";
+import { SettingsManager } from "../settings/settings-manager.js";
+import { SessionManager } from "../store/session-manager.js";
+import type { AnyToolDefinition } from "../tools/types.js";
+
+/** Options of {@link createHarness}; everything is optional. */
+export interface HarnessOptions {
+	/** Faux provider options (models, pacing, token sizes). */
+	faux?: FauxProviderOptions;
+	/** In-memory settings (global layer). Default: pi's defaults. */
+	settings?: Partial<Settings>;
+	/** System prompt preamble served by the test resource loader (default `You are a test assistant.`). */
+	systemPrompt?: string;
+	/** Tools replacing the built-ins (pi's `baseToolsOverride`); default: Settle's built-ins for the temp cwd. */
+	tools?: AgentTool[];
+	/** SDK tools (replace extension and built-in tools of the same name). */
+	customTools?: AnyToolDefinition[];
+	initialActiveToolNames?: string[];
+	allowedToolNames?: string[];
+	excludedToolNames?: string[];
+	/** Inline extensions (`<inline:N>`). */
+	extensionFactories?: ExtensionFactory[];
+	/** More for the test resource loader (skills, prompt templates, context files…). */
+	resources?: Omit<TestResourceLoaderOptions, "extensionFactories">;
+	/** A resource loader of your own (then `extensionFactories`, `systemPrompt` and `resources` are ignored). */
+	resourceLoader?: ResourceLoader;
+	/** `memory` (default) or `disk`: a real JSONL session file under the temp dir. */
+	persistence?: "memory" | "disk";
+	/** A session manager of your own (then `persistence` is ignored). */
+	sessionManager?: SessionManager;
+	/** Register the faux provider with a key (default true); false makes prompts fail the auth check. */
+	withConfiguredAuth?: boolean;
+	/** Model id to start with (default the first faux model). */
+	modelId?: string;
+	thinkingLevel?: ThinkingLevel;
+	/** Run retry backoff on a `SimulatedClock` (advance it with `harness.clock.increment(ms)`). */
+	simulatedClock?: boolean;
+	/** Call `session.bindExtensions()` (sends `session_start`); default true. */
+	bindExtensions?: boolean;
+}
+
+/** What {@link createHarness} returns. */
+export interface Harness {
+	session: AgentSession;
+	sessionManager: SessionManager;
+	settingsManager: SettingsManager;
+	modelRuntime: InMemoryModelRuntime;
+	resourceLoader: ResourceLoader;
+	faux: FauxProvider;
+	/** The model the session started with. */
+	model: Model;
+	getModel(id?: string): Model | undefined;
+	setResponses(steps: readonly FauxResponseStep[]): void;
+	appendResponses(steps: readonly FauxResponseStep[]): void;
+	getPendingResponseCount(): number;
+	/** Every public session event, in order. */
+	readonly events: AgentSessionEvent[];
+	eventsOfType<T extends AgentSessionEventType>(type: T): Extract<AgentSessionEvent, { type: T }>[];
+	/** Extension errors reported through `onError`. */
+	readonly extensionErrors: ExtensionError[];
+	/** The simulated clock (with `simulatedClock: true`). */
+	clock: SimulatedClock | undefined;
+	/** A temp dir: the session cwd, and the session directory for `disk` persistence. */
+	tempDir: string;
+	/** Disposes the session, closes the log and removes the temp dir. Safe to call twice. */
+	cleanup(): void;
+}
+
+/**
+ * Builds a ready AgentSession on the faux provider.
+ *
+ * @example
+ * ```ts
+ * const h = await createHarness({ persistence: "disk" });
+ * h.setResponses([fauxAssistantMessage("Hello!")]);
+ * await h.session.prompt("hi");
+ * h.eventsOfType("agent_settled").length; // 1
+ * h.cleanup();
+ * ```
+ */
+export async function createHarness(options: HarnessOptions = {}): Promise<Harness> {
+	const tempDir = mkdtempSync(join(tmpdir(), "settle-harness-"));
+	const faux = createFauxProvider(options.faux);
+	const modelRuntime = new InMemoryModelRuntime();
+	modelRuntime.registerFauxProvider(faux, options.withConfiguredAuth === false ? { apiKey: null } : {});
+	const model = faux.getModel(options.modelId) ?? faux.getModel()!;
+	const settingsManager = SettingsManager.inMemory(options.settings ?? {});
+	const resourceLoader =
+		options.resourceLoader ??
+		createTestResourceLoader({
+			systemPrompt: options.systemPrompt ?? "You are a test assistant.",
+			...options.resources,
+			...(options.extensionFactories ? { extensionFactories: options.extensionFactories } : {}),
+		});
+	const sessionManager =
+		options.sessionManager ??
+		(options.persistence === "disk"
+			? SessionManager.create(tempDir, join(tempDir, "sessions"))
+			: SessionManager.inMemory(tempDir));
+	const clock = options.simulatedClock ? new SimulatedClock() : undefined;
+	const config: AgentSessionConfig = {
+		sessionManager,
+		settingsManager,
+		resourceLoader,
+		modelRuntime,
+		cwd: tempDir,
+		model,
+	};
+	if (options.thinkingLevel) config.thinkingLevel = options.thinkingLevel;
+	if (options.tools) config.baseToolsOverride = Object.fromEntries(options.tools.map((tool) => [tool.name, tool]));
+	if (options.customTools) config.customTools = options.customTools;
+	if (options.initialActiveToolNames) config.initialActiveToolNames = options.initialActiveToolNames;
+	if (options.allowedToolNames) config.allowedToolNames = options.allowedToolNames;
+	if (options.excludedToolNames) config.excludedToolNames = options.excludedToolNames;
+	if (clock) config.clock = clock;
+	const session = await AgentSession.create(config);
+	const events: AgentSessionEvent[] = [];
+	session.subscribe((event) => events.push(event));
+	const extensionErrors: ExtensionError[] = [];
+	if (options.bindExtensions !== false) {
+		await session.bindExtensions({ onError: (error) => extensionErrors.push(error) });
+	} else {
+		session.extensionRunner.onError((error) => extensionErrors.push(error));
+	}
+	let cleaned = false;
+	return {
+		session,
+		sessionManager,
+		settingsManager,
+		modelRuntime,
+		resourceLoader,
+		faux,
+		model,
+		getModel: (id) => faux.getModel(id),
+		setResponses: (steps) => faux.setResponses(steps),
+		appendResponses: (steps) => faux.appendResponses(steps),
+		getPendingResponseCount: () => faux.pendingResponseCount,
+		events,
+		eventsOfType: <T extends AgentSessionEventType>(type: T) =>
+			events.filter((event): event is Extract<AgentSessionEvent, { type: T }> => event.type === type),
+		extensionErrors,
+		clock,
+		tempDir,
+		cleanup() {
+			if (cleaned) return;
+			cleaned = true;
+			session.dispose();
+			sessionManager.close();
+			rmSync(tempDir, { recursive: true, force: true });
+		},
+	};
+}

@@ -1,0 +1,170 @@
+/**
+ * The published package, end to end and offline: `npm pack` (its `prepack` runs `npm run build`, so
+ * this also rebuilds the repository's dist/), the tarball installed into a temp project the way npm
+ * lays it out — extracted into `node_modules/settle`, the bin linked in `node_modules/.bin`, and
+ * settle's dependencies linked from the repository's node_modules (a real `npm install` would need
+ * the registry) — then used as a user would: the three entries imported by name, the `settle`
+ * command, extensions, and the TypeScript types.
+ */
+import { spawnSync } from "node:child_process";
+import { chmodSync, cpSync, mkdirSync, mkdtempSync, realpathSync, renameSync, rmSync, symlinkSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { delimiter, dirname, join } from "node:path";
+import { pathToFileURL } from "node:url";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { REPO_ROOT, runtimeDependencies } from "./helpers.js";
+
+const FIXTURES = join(REPO_ROOT, "test", "fixtures", "package");
+const NPM = process.platform === "win32" ? "npm.cmd" : "npm";
+
+let root: string;
+let project: string;
+let installed: string;
+let packedFiles: string[];
+
+/** Runs a command; throws with its output unless it exits 0. */
+function run(command: string, args: string[], cwd: string, env: NodeJS.ProcessEnv = process.env) {
+	const result = spawnSync(command, args, { cwd, env, encoding: "utf8", shell: process.platform === "win32" });
+	if (result.status !== 0) {
+		throw new Error(`${command} ${args.join(" ")} failed (exit ${result.status}):\n${result.stderr}${result.stdout}`);
+	}
+	return result.stdout;
+}
+
+/** Links `node_modules/<name>` of the project to the repository's installed copy. */
+function linkPackage(name: string): void {
+	const target = join(project, "node_modules", name);
+	mkdirSync(dirname(target), { recursive: true });
+	symlinkSync(realpathSync(join(REPO_ROOT, "node_modules", name)), target, "junction");
+}
+
+beforeAll(() => {
+	root = mkdtempSync(join(tmpdir(), "settle-pack-"));
+	const env = {
+		...process.env,
+		npm_config_update_notifier: "false",
+		npm_config_fund: "false",
+		npm_config_audit: "false",
+	};
+	const [packed] = JSON.parse(run(NPM, ["pack", "--json", "--pack-destination", root], REPO_ROOT, env)) as {
+		filename: string;
+		files: { path: string }[];
+	}[];
+	packedFiles = packed!.files.map((file) => file.path).sort();
+	project = join(root, "project");
+	mkdirSync(join(project, "node_modules", ".bin"), { recursive: true });
+	run("tar", ["-xzf", join(root, packed!.filename), "-C", join(project, "node_modules")], root);
+	installed = join(project, "node_modules", "settle");
+	renameSync(join(project, "node_modules", "package"), installed);
+	for (const name of runtimeDependencies()) linkPackage(name);
+	linkPackage("@types/node"); // the consumer project's own dev dependency, for its type check
+	chmodSync(join(installed, "bin", "settle.js"), 0o755);
+	symlinkSync(join("..", "settle", "bin", "settle.js"), join(project, "node_modules", ".bin", "settle"));
+	cpSync(join(FIXTURES, "consumer"), project, { recursive: true });
+	cpSync(join(FIXTURES, "extensions"), join(project, "extensions"), { recursive: true });
+	cpSync(join(FIXTURES, "load-extensions.mjs"), join(project, "load-extensions.mjs"));
+}, 180_000);
+
+afterAll(() => {
+	if (root) rmSync(root, { recursive: true, force: true });
+});
+
+/** Runs `node <args>` in the project. */
+function node(args: string[]) {
+	return spawnSync(process.execPath, args, { cwd: project, encoding: "utf8" });
+}
+
+/** Runs the installed `settle` command through its node_modules/.bin link, as a shell would. */
+function settleCommand(args: string[]) {
+	const PATH = [dirname(process.execPath), process.env.PATH].join(delimiter);
+	return spawnSync(join(project, "node_modules", ".bin", "settle"), args, {
+		cwd: project,
+		encoding: "utf8",
+		input: "",
+		env: { ...process.env, PATH, SETTLE_AGENT_DIR: join(root, "agent") },
+	});
+}
+
+describe("npm pack", () => {
+	it("packs the README, package.json, the bin and dist/ (bundle, source maps, declarations) — nothing else", () => {
+		const outside = packedFiles.filter(
+			(path) => !/^(README\.md|LICENSE|package\.json|bin\/settle\.js|dist\/.+\.(js|js\.map|d\.ts))$/.test(path),
+		);
+		expect(outside).toEqual([]);
+		for (const entry of ["index", "testing", "inspect", "cli", "pi-compat"]) {
+			expect(packedFiles).toContain(`dist/${entry}.js`);
+			expect(packedFiles).toContain(`dist/${entry}.js.map`);
+		}
+		for (const types of ["src/index.d.ts", "src/testing/index.d.ts", "src/inspect/index.d.ts"]) {
+			expect(packedFiles).toContain(`dist/types/${types}`);
+		}
+		expect(packedFiles.filter((path) => /^dist\/chunk-[A-Z0-9]+\.js$/.test(path)).length).toBeGreaterThan(0);
+	});
+});
+
+describe("the installed package", () => {
+	it("imports settle, settle/testing and settle/inspect by name; a harness prompt settles; a diagram draws", () => {
+		const child = node(["consumer.mjs"]);
+		expect(child.stderr).toBe("");
+		const result = JSON.parse(child.stdout) as Record<string, unknown>;
+		expect(result).toEqual({
+			resolved: ["index.js", "testing.js", "inspect.js"].map(
+				(file) => pathToFileURL(join(installed, "dist", file)).href,
+			),
+			reply: [{ type: "text", text: "Hello from the installed package" }],
+			settled: 1,
+			sharedClasses: true,
+			svg: true,
+		});
+	});
+
+	it("`settle --faux -p hi` runs the bundled CLI from node_modules/.bin", () => {
+		const result = settleCommand(["--faux", "-p", "hi"]);
+		expect({ code: result.status, stdout: result.stdout, stderr: result.stderr }).toEqual({
+			code: 0,
+			stdout: "hi\n",
+			stderr: "",
+		});
+		expect(settleCommand(["--version"]).stdout.trim()).toMatch(/^\d+\.\d+\.\d+/);
+	});
+
+	it("loads an extension importing settle and a pi extension with value imports, through the installed package", () => {
+		const extensions = ["uses-settle.ts", "pi-style.ts"].map((name) => join(project, "extensions", name));
+		const child = node(["load-extensions.mjs", "settle", "settle/testing", ...extensions]);
+		expect(child.stderr).toBe("");
+		const report = JSON.parse(child.stdout) as {
+			aliases: Record<string, string>;
+			errors: unknown[];
+			results: Record<string, string>;
+			sameSettle: boolean;
+		};
+		expect(report.aliases).toMatchObject({
+			settle: join(installed, "dist", "index.js"),
+			"@mariozechner/pi-coding-agent": join(installed, "dist", "pi-compat.js"),
+		});
+		expect(report.errors).toEqual([]);
+		expect(report.results).toEqual({ settle_error: "SettleError INTERNAL true text", first_lines: "one\ntwo" });
+		expect(report.sameSettle).toBe(true);
+	});
+
+	it("gives TypeScript projects the types of all three entries (NodeNext resolution, strict)", () => {
+		const tsc = join(REPO_ROOT, "node_modules", "typescript", "bin", "tsc");
+		const args = [
+			tsc,
+			"--noEmit",
+			"--strict",
+			"--module",
+			"nodenext",
+			"--moduleResolution",
+			"nodenext",
+			"--target",
+			"es2022",
+			"--types",
+			"node",
+			"consumer.ts",
+		];
+		const check = node(args);
+		expect(check.stdout + check.stderr).toBe("");
+		expect(check.status).toBe(0);
+	});
+});

@@ -1,0 +1,179 @@
+/**
+ * Runtime test kit: a temp workspace (copies of the fixture projects, an agent dir), a faux model
+ * served through a fresh model runtime per services, a factory that records every session it
+ * builds, and an inline extension that logs the session events each session instance sees.
+ */
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import type { ExtensionAPI, ExtensionFactory } from "../../src/extensions/types.js";
+import { type FauxProvider, fauxAssistantMessage } from "../../src/llm/faux.js";
+import { InMemoryModelRuntime } from "../../src/llm/model-runtime.js";
+import { type AgentSessionRuntimeFactoryOptions, createAgentSessionRuntimeFactory } from "../../src/runtime/factory.js";
+import {
+	type AgentSessionRuntime,
+	type AgentSessionRuntimeFactory,
+	type AgentSessionRuntimeResult,
+	createAgentSessionRuntime,
+} from "../../src/runtime/runtime.js";
+import type { AgentSession } from "../../src/session/agent-session.js";
+import { SessionManager } from "../../src/store/session-manager.js";
+
+export const FIXTURE_PROJECTS = fileURLToPath(new URL("../fixtures/runtime/projects", import.meta.url));
+
+/** A temp dir with `projects/alpha`, `projects/beta` and an agent dir. */
+export interface Workspace {
+	root: string;
+	agentDir: string;
+	alpha: string;
+	beta: string;
+	/** A session dir per project (what `SessionManager.create(cwd, dir)` gets in these tests). */
+	sessionDir(project: string): string;
+	cleanup(): void;
+}
+
+export function createWorkspace(): Workspace {
+	const root = mkdtempSync(join(tmpdir(), "settle-runtime-"));
+	cpSync(FIXTURE_PROJECTS, join(root, "projects"), { recursive: true });
+	const agentDir = join(root, "agent");
+	mkdirSync(agentDir, { recursive: true });
+	return {
+		root,
+		agentDir,
+		alpha: join(root, "projects", "alpha"),
+		beta: join(root, "projects", "beta"),
+		sessionDir: (project) => join(agentDir, "sessions", project.split("/").pop()!),
+		cleanup: () => rmSync(root, { recursive: true, force: true }),
+	};
+}
+
+/** Lines the fixture projects' extensions push (`alpha:session_start:startup:<cwd>`). */
+export function installFixtureLog(): string[] {
+	const log: string[] = [];
+	(globalThis as { __settleRuntimeLog?: string[] }).__settleRuntimeLog = log;
+	return log;
+}
+
+/** A fresh model runtime serving `faux` (what the factory builds per services). */
+export function fauxModelRuntime(faux: FauxProvider): InMemoryModelRuntime {
+	const runtime = new InMemoryModelRuntime();
+	runtime.registerFauxProvider(faux);
+	return runtime;
+}
+
+/**
+ * An inline extension that records, per session instance (`#1`, `#2`, …), the session events it
+ * sees: `#2 session_start new prev=<file>`.
+ */
+export function sessionEventRecorder(log: string[]): ExtensionFactory {
+	let instances = 0;
+	return (pi: ExtensionAPI) => {
+		const tag = `#${++instances}`;
+		pi.on("session_start", (event) => {
+			log.push(
+				`${tag} session_start ${event.reason}${event.previousSessionFile ? ` prev=${event.previousSessionFile}` : ""}`,
+			);
+		});
+		pi.on("session_before_switch", (event) => {
+			log.push(`${tag} session_before_switch ${event.reason} target=${event.targetSessionFile ?? "-"}`);
+		});
+		pi.on("session_before_fork", (event) => {
+			log.push(`${tag} session_before_fork ${event.entryId} ${event.position}`);
+		});
+		pi.on("session_shutdown", (event) => {
+			log.push(`${tag} session_shutdown ${event.reason} target=${event.targetSessionFile ?? "-"}`);
+		});
+	};
+}
+
+/** A factory that records every result it built (to check that replaced ones were stopped). */
+export interface RecordingFactory {
+	factory: AgentSessionRuntimeFactory;
+	built: AgentSessionRuntimeResult[];
+	/** Make the next `n` calls throw (`n` = 1 by default). */
+	failNext(error?: Error, n?: number): void;
+}
+
+export function recordingFactory(options: AgentSessionRuntimeFactoryOptions): RecordingFactory {
+	const inner = createAgentSessionRuntimeFactory(options);
+	const built: AgentSessionRuntimeResult[] = [];
+	let failures: Error[] = [];
+	return {
+		built,
+		failNext(error = new Error("factory failed"), n = 1) {
+			failures = Array.from({ length: n }, () => error);
+		},
+		factory: async (target) => {
+			const failure = failures.shift();
+			if (failure) throw failure;
+			const result = await inner(target);
+			built.push(result);
+			return result;
+		},
+	};
+}
+
+/** Starts a runtime on a new session file in `cwd`, binding extensions on every (re)bind. */
+export async function startRuntime(
+	factory: AgentSessionRuntimeFactory,
+	ws: Workspace,
+	cwd: string,
+	sessionManager: SessionManager = SessionManager.create(cwd, ws.sessionDir(cwd)),
+): Promise<AgentSessionRuntime> {
+	const runtime = await createAgentSessionRuntime(factory, { cwd, agentDir: ws.agentDir, sessionManager });
+	runtime.setRebindSession((session: AgentSession) => session.bindExtensions());
+	await runtime.session.bindExtensions();
+	return runtime;
+}
+
+/** Prompts `session` and checks the faux model answered (the session is usable). */
+export async function assertUsable(session: AgentSession, faux: FauxProvider, text = "still there?"): Promise<string> {
+	faux.setResponses([fauxAssistantMessage(`yes: ${text}`)]);
+	await session.prompt(text);
+	const last = session.messages.at(-1);
+	if (last?.role !== "assistant" || last.stopReason !== "stop") {
+		throw new Error(`the session did not answer: ${JSON.stringify(last)}`);
+	}
+	const block = last.content[0];
+	return block?.type === "text" ? block.text : "";
+}
+
+/** Every `*.lock` directory under `dir` (session write locks left behind). */
+export function locksUnder(dir: string): string[] {
+	const found: string[] = [];
+	const walk = (current: string) => {
+		if (!existsSync(current)) return;
+		for (const name of readdirSync(current)) {
+			const path = join(current, name);
+			if (name.endsWith(".lock")) found.push(path);
+			else if (statSync(path).isDirectory()) walk(path);
+		}
+	};
+	walk(dir);
+	return found.sort();
+}
+
+/** Every `.jsonl` session file under `dir`. */
+export function sessionFilesUnder(dir: string): string[] {
+	const found: string[] = [];
+	const walk = (current: string) => {
+		if (!existsSync(current)) return;
+		for (const name of readdirSync(current)) {
+			const path = join(current, name);
+			if (statSync(path).isDirectory()) walk(path);
+			else if (name.endsWith(".jsonl")) found.push(path);
+		}
+	};
+	walk(dir);
+	return found.sort();
+}
+
+/** A user message entry's id in `session` whose text contains `text`. */
+export function userEntryId(session: AgentSession, text: string): string {
+	const entry = session.sessionManager
+		.getEntries()
+		.find((e) => e.type === "message" && e.message.role === "user" && JSON.stringify(e.message.content).includes(text));
+	if (!entry) throw new Error(`no user entry with "${text}"`);
+	return entry.id;
+}

@@ -1,0 +1,446 @@
+/**
+ * AgentSessionRuntime on real session files: the event sequences extensions observe across
+ * replacements (behavior E.7), host callback order, cancellation, fork rules, import, missing
+ * cwd, stale contexts, extension-driven replacement and disposal.
+ */
+import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { basename, join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import type { SettleError } from "../../src/errors.js";
+import { STALE_EXTENSION_CONTEXT_MESSAGE } from "../../src/extensions/messages.js";
+import type { ExtensionAPI, ExtensionContext } from "../../src/extensions/types.js";
+import { createFauxProvider, type FauxProvider, fauxAssistantMessage } from "../../src/llm/faux.js";
+import {
+	INVALID_FORK_ENTRY_MESSAGE,
+	MissingSessionCwdError,
+	REPLACEMENT_IN_PROGRESS_MESSAGE,
+	SessionImportFileNotFoundError,
+} from "../../src/runtime/errors.js";
+import { type AgentSessionRuntime, createAgentSessionRuntime } from "../../src/runtime/runtime.js";
+import { SessionManager } from "../../src/store/session-manager.js";
+import {
+	assertUsable,
+	createWorkspace,
+	fauxModelRuntime,
+	locksUnder,
+	type RecordingFactory,
+	recordingFactory,
+	sessionEventRecorder,
+	sessionFilesUnder,
+	startRuntime,
+	userEntryId,
+	type Workspace,
+} from "./helpers.js";
+
+let ws: Workspace;
+let faux: FauxProvider;
+let log: string[];
+let rec: RecordingFactory;
+let runtime: AgentSessionRuntime | undefined;
+
+function setup(extra: ((pi: ExtensionAPI) => void)[] = []) {
+	rec = recordingFactory({
+		modelRuntime: () => fauxModelRuntime(faux),
+		resourceLoaderOptions: { extensionFactories: [sessionEventRecorder(log), ...extra], noExtensions: true },
+	});
+	return rec;
+}
+
+async function start(cwd = ws.alpha, manager?: SessionManager) {
+	runtime = await startRuntime(rec.factory, ws, cwd, manager);
+	return runtime;
+}
+
+/** A session file of project `cwd` with one exchange, written and closed. */
+async function writeSession(cwd: string, text: string): Promise<string> {
+	const other = await startRuntime(rec.factory, ws, cwd);
+	faux.setResponses([fauxAssistantMessage(`answer to ${text}`)]);
+	await other.session.prompt(text);
+	const file = other.session.sessionFile!;
+	await other.dispose();
+	log.length = 0;
+	return file;
+}
+
+beforeEach(() => {
+	ws = createWorkspace();
+	faux = createFauxProvider();
+	log = [];
+	setup();
+});
+
+afterEach(async () => {
+	await runtime?.dispose();
+	runtime = undefined;
+	ws.cleanup();
+});
+
+describe("E.7: what extensions observe", () => {
+	it("startup: session_start{startup} once the host binds, not before", async () => {
+		const r = await createAgentSessionRuntime(rec.factory, {
+			cwd: ws.alpha,
+			agentDir: ws.agentDir,
+			sessionManager: SessionManager.create(ws.alpha, ws.sessionDir(ws.alpha)),
+		});
+		runtime = r;
+		expect(log).toEqual([]);
+		await r.session.bindExtensions();
+		expect(log).toEqual(["#1 session_start startup"]);
+		expect(r.cwd).toBe(ws.alpha);
+		expect(r.lifecycle).toBe("active");
+	});
+
+	it("newSession: before_switch → shutdown (target = new file) → host callbacks → session_start{new} → withSession", async () => {
+		const r = await start();
+		faux.setResponses([fauxAssistantMessage("one")]);
+		await r.session.prompt("first");
+		const oldFile = r.session.sessionFile!;
+		const oldSession = r.session;
+		r.setBeforeSessionInvalidate(() => log.push("host beforeSessionInvalidate"));
+		r.setRebindSession(async (session) => {
+			log.push("host rebind");
+			await session.bindExtensions();
+		});
+		log.length = 0;
+		let withSessionFile: string | undefined;
+		const result = await r.newSession({
+			withSession: async (ctx) => {
+				log.push("withSession");
+				withSessionFile = ctx.sessionManager.getSessionFile();
+			},
+		});
+		const newFile = r.session.sessionFile!;
+		expect(result).toEqual({ cancelled: false });
+		expect(newFile).not.toBe(oldFile);
+		expect(log).toEqual([
+			"#1 session_before_switch new target=-",
+			`#1 session_shutdown new target=${newFile}`,
+			"host beforeSessionInvalidate",
+			"host rebind",
+			`#2 session_start new prev=${oldFile}`,
+			"withSession",
+		]);
+		expect(withSessionFile).toBe(newFile);
+		expect(r.session).not.toBe(oldSession);
+		expect(oldSession.snapshot.status).toBe("stopped");
+		expect(r.session.messages.filter((m) => m.role !== "system")).toEqual([]);
+		expect(r.session.sessionManager.getHeader()?.parentSession).toBeUndefined();
+		await assertUsable(r.session, faux);
+	});
+
+	it("switchSession(X): before_switch{resume, X} → shutdown{resume, X} → session_start{resume, previousSessionFile}", async () => {
+		const target = await writeSession(ws.alpha, "earlier");
+		const r = await start();
+		const oldFile = r.session.sessionFile!;
+		log.length = 0;
+		expect(await r.switchSession(target)).toEqual({ cancelled: false });
+		expect(log).toEqual([
+			`#2 session_before_switch resume target=${target}`,
+			`#2 session_shutdown resume target=${target}`,
+			`#3 session_start resume prev=${oldFile}`,
+		]);
+		expect(r.session.sessionFile).toBe(target);
+		expect(r.session.messages.filter((m) => m.role === "user" || m.role === "assistant")).toHaveLength(2);
+		await assertUsable(r.session, faux);
+	});
+
+	it("fork: before_fork{entryId, position} → shutdown{fork, newFile} → session_start{fork}; selectedText and the branch", async () => {
+		const r = await start();
+		faux.setResponses([fauxAssistantMessage("a1"), fauxAssistantMessage("a2")]);
+		await r.session.prompt("first question");
+		await r.session.prompt("second question");
+		const oldFile = r.session.sessionFile!;
+		const oldText = readFileSync(oldFile, "utf8");
+		const second = userEntryId(r.session, "second question");
+		log.length = 0;
+		const result = await r.fork(second);
+		const newFile = r.session.sessionFile!;
+		expect(result).toEqual({ cancelled: false, selectedText: "second question" });
+		expect(log).toEqual([
+			`#1 session_before_fork ${second} before`,
+			`#1 session_shutdown fork target=${newFile}`,
+			`#2 session_start fork prev=${oldFile}`,
+		]);
+		// Before the second user message: [user, assistant] of the first exchange.
+		expect(r.session.messages.filter((m) => m.role !== "system").map((m) => m.role)).toEqual(["user", "assistant"]);
+		expect(r.session.sessionManager.getHeader()?.parentSession).toBe(oldFile);
+		expect(readFileSync(oldFile, "utf8")).toBe(oldText);
+		// The fork's file is on disk and reopens to the same context.
+		const reopened = SessionManager.open(newFile, undefined, undefined, { readOnly: true });
+		expect(reopened.buildSessionContext().messages).toEqual(r.session.sessionManager.buildSessionContext().messages);
+		reopened.close();
+		await assertUsable(r.session, faux);
+	});
+
+	it("fork before the first user message gives an empty session whose parent is the old file", async () => {
+		const r = await start();
+		faux.setResponses([fauxAssistantMessage("a1")]);
+		await r.session.prompt("only question");
+		const oldFile = r.session.sessionFile!;
+		const result = await r.fork(userEntryId(r.session, "only question"));
+		expect(result.selectedText).toBe("only question");
+		expect(r.session.messages.filter((m) => m.role !== "system")).toEqual([]);
+		expect(r.session.sessionManager.getHeader()?.parentSession).toBe(oldFile);
+	});
+
+	it("fork at an entry keeps it; a bad entry is pi's 'Invalid entry ID for forking' and changes nothing", async () => {
+		const r = await start();
+		faux.setResponses([fauxAssistantMessage("a1")]);
+		await r.session.prompt("question");
+		const assistant = r.session.sessionManager
+			.getEntries()
+			.find((e) => e.type === "message" && e.message.role === "assistant")!;
+		const before = r.session;
+		await expect(r.fork("no-such-entry")).rejects.toThrow(INVALID_FORK_ENTRY_MESSAGE);
+		await expect(r.fork(assistant.id, { position: "before" })).rejects.toThrow(INVALID_FORK_ENTRY_MESSAGE);
+		expect(r.session).toBe(before);
+		const files = sessionFilesUnder(ws.agentDir);
+		await r.fork(assistant.id, { position: "at" });
+		expect(r.session.messages.filter((m) => m.role !== "system").map((m) => m.role)).toEqual(["user", "assistant"]);
+		expect(sessionFilesUnder(ws.agentDir)).toHaveLength(files.length + 1);
+	});
+
+	it("a captured old context throws pi's stale-context message after the replacement", async () => {
+		const contexts: ExtensionContext[] = [];
+		setup([(pi) => pi.on("session_start", (_event, ctx) => void contexts.push(ctx))]);
+		const r = await start();
+		await r.newSession();
+		expect(contexts).toHaveLength(2);
+		expect(() => contexts[0]!.cwd).toThrow(STALE_EXTENSION_CONTEXT_MESSAGE);
+		expect(contexts[1]!.cwd).toBe(ws.alpha);
+	});
+});
+
+describe("cancellation", () => {
+	it("session_before_switch {cancel: true} changes nothing: same session, no teardown, no new file", async () => {
+		setup([(pi) => pi.on("session_before_switch", () => ({ cancel: true }))]);
+		const target = await writeSession(ws.beta, "beta work");
+		const r = await start();
+		faux.setResponses([fauxAssistantMessage("one")]);
+		await r.session.prompt("first");
+		const before = { session: r.session, files: sessionFilesUnder(ws.agentDir), built: rec.built.length };
+		log.length = 0;
+		expect(await r.newSession()).toEqual({ cancelled: true });
+		expect(await r.switchSession(target)).toEqual({ cancelled: true });
+		expect(log.filter((line) => !line.includes("before_switch"))).toEqual([]);
+		expect(r.session).toBe(before.session);
+		expect(r.cwd).toBe(ws.alpha);
+		expect(rec.built).toHaveLength(before.built);
+		expect(sessionFilesUnder(ws.agentDir)).toEqual(before.files);
+		expect(locksUnder(ws.agentDir)).toEqual([`${r.session.sessionFile}.lock`]);
+		await assertUsable(r.session, faux);
+	});
+
+	it("session_before_fork {cancel: true} returns exactly {cancelled: true}, before the entry is checked", async () => {
+		setup([(pi) => pi.on("session_before_fork", () => ({ cancel: true }))]);
+		const r = await start();
+		expect(await r.fork("not-an-entry")).toEqual({ cancelled: true });
+		expect(r.lifecycle).toBe("active");
+	});
+});
+
+describe("import and missing cwd", () => {
+	it("a missing import file is SessionImportFileNotFoundError and nothing is asked or changed", async () => {
+		const r = await start();
+		const missing = join(ws.root, "nope.jsonl");
+		const error = await r.importFromJsonl(missing).catch((e: unknown) => e);
+		expect(error).toBeInstanceOf(SessionImportFileNotFoundError);
+		expect((error as Error).message).toBe(`File not found: ${missing}`);
+		expect(log).toEqual(["#1 session_start startup"]);
+	});
+
+	it("imports a file into the current session dir and resumes it", async () => {
+		const exported = await writeSession(ws.beta, "exported work");
+		const outside = join(ws.root, "shared.jsonl");
+		writeFileSync(outside, readFileSync(exported));
+		const r = await start();
+		log.length = 0;
+		expect(await r.importFromJsonl(outside)).toEqual({ cancelled: false });
+		const destination = join(ws.sessionDir(ws.alpha), basename(outside));
+		expect(r.session.sessionFile).toBe(destination);
+		expect(existsSync(destination)).toBe(true);
+		expect(r.cwd).toBe(ws.beta); // the imported session's own project
+		expect(log[0]).toBe(`#2 session_before_switch resume target=${destination}`);
+		expect(JSON.stringify(r.session.messages)).toContain("exported work");
+	});
+
+	it("re-importing the file that became the current session is refused: nothing is overwritten", async () => {
+		const exported = await writeSession(ws.beta, "exported work");
+		const outside = join(ws.root, "shared.jsonl");
+		writeFileSync(outside, readFileSync(exported));
+		const r = await start();
+		await r.importFromJsonl(outside);
+		await assertUsable(r.session, faux, "after the import");
+		const current = r.session;
+		const text = readFileSync(current.sessionFile!, "utf8");
+		await expect(r.importFromJsonl(outside)).rejects.toThrow(/would overwrite the current session file/);
+		expect(r.session).toBe(current);
+		expect(readFileSync(current.sessionFile!, "utf8")).toBe(text);
+		await assertUsable(r.session, faux);
+	});
+
+	it("an unwritable session dir fails the import with an IO error naming it; the session stays", async () => {
+		const blocker = join(ws.root, "a-file");
+		writeFileSync(blocker, "not a directory");
+		writeFileSync(join(ws.agentDir, "settings.json"), JSON.stringify({ sessionDir: join(blocker, "sessions") }));
+		const exported = await writeSession(ws.beta, "exported work");
+		const r = await start(ws.alpha, SessionManager.inMemory(ws.alpha));
+		const before = r.session;
+		const error = await r.importFromJsonl(exported).catch((e: unknown) => e);
+		expect(error).toMatchObject({ code: "IO" });
+		expect((error as Error).message).toContain(`Cannot create a session file in ${join(blocker, "sessions")}`);
+		expect(r.session).toBe(before);
+		await assertUsable(r.session, faux);
+	});
+
+	it("a session whose cwd is gone throws MissingSessionCwdError before any teardown; the override works", async () => {
+		const target = await writeSession(ws.beta, "beta work");
+		rmSync(ws.beta, { recursive: true });
+		const r = await start();
+		await assertUsable(r.session, faux, "before the switch");
+		const before = r.session;
+		log.length = 0;
+		const error = (await r.switchSession(target).catch((e: unknown) => e)) as MissingSessionCwdError;
+		expect(error).toBeInstanceOf(MissingSessionCwdError);
+		expect(error.code).toBe("MISSING_SESSION_CWD");
+		expect({ sessionFile: error.sessionFile, sessionCwd: error.sessionCwd, fallbackCwd: error.fallbackCwd }).toEqual({
+			sessionFile: target,
+			sessionCwd: ws.beta,
+			fallbackCwd: ws.alpha,
+		});
+		expect(error.message).toContain(`Stored session working directory does not exist: ${ws.beta}`);
+		expect(log).toEqual([`#2 session_before_switch resume target=${target}`]);
+		expect(r.session).toBe(before);
+		expect(locksUnder(ws.agentDir)).toEqual([`${before.sessionFile}.lock`]);
+		await assertUsable(r.session, faux);
+		await r.switchSession(target, { cwdOverride: ws.alpha });
+		expect(r.cwd).toBe(ws.alpha);
+		expect(JSON.stringify(r.session.messages)).toContain("beta work");
+	});
+
+	it("createAgentSessionRuntime checks the recorded cwd before calling the factory, and releases the file", async () => {
+		const target = await writeSession(ws.beta, "beta work");
+		rmSync(ws.beta, { recursive: true });
+		const built = rec.built.length;
+		await expect(
+			createAgentSessionRuntime(rec.factory, {
+				cwd: ws.alpha,
+				agentDir: ws.agentDir,
+				sessionManager: SessionManager.open(target),
+			}),
+		).rejects.toBeInstanceOf(MissingSessionCwdError);
+		expect(rec.built).toHaveLength(built);
+		expect(locksUnder(ws.agentDir)).toEqual([]);
+	});
+});
+
+describe("session control", () => {
+	it("an extension command replaces the session with ctx.newSession; withSession gets a fresh context", async () => {
+		const seen: string[] = [];
+		let replacedSend: Promise<void> | undefined;
+		let commandDone: Promise<unknown> | undefined;
+		setup([
+			(pi) =>
+				pi.registerCommand("restart", {
+					description: "new session",
+					handler: async (_args, ctx) => {
+						const oldFile = ctx.sessionManager.getSessionFile();
+						commandDone = ctx.newSession({
+							withSession: async (fresh) => {
+								seen.push(`fresh ${fresh.sessionManager.getSessionFile() !== oldFile}`);
+								replacedSend = fresh.sendMessage({ customType: "note", content: "hello new", display: true });
+							},
+						});
+						await commandDone;
+						try {
+							void ctx.cwd;
+						} catch (error) {
+							seen.push((error as Error).message === STALE_EXTENSION_CONTEXT_MESSAGE ? "old ctx stale" : "other");
+						}
+					},
+				}),
+		]);
+		const r = await start();
+		const first = r.session;
+		// The old session's prompt ends with the session (it was replaced under it).
+		await first.prompt("/restart").catch((error: SettleError) => expect(error.code).toBe("SESSION_CLOSED"));
+		await commandDone;
+		expect(r.session).not.toBe(first);
+		expect(replacedSend).toBeInstanceOf(Promise);
+		await replacedSend;
+		expect(seen).toEqual(["fresh true", "old ctx stale"]);
+		expect(r.session.messages.some((m) => m.role === "custom")).toBe(true);
+	});
+
+	it("newSession({setup}) adds messages before the session is bound; parentSession is recorded", async () => {
+		const r = await start();
+		const oldFile = r.session.sessionFile!;
+		await r.newSession({
+			parentSession: oldFile,
+			setup: async (manager) => {
+				manager.appendMessage({ role: "user", content: [{ type: "text", text: "seeded" }], timestamp: Date.now() });
+			},
+		});
+		expect(r.session.messages.filter((m) => m.role === "user")).toHaveLength(1);
+		expect(r.session.sessionManager.getHeader()?.parentSession).toBe(oldFile);
+		await assertUsable(r.session, faux);
+	});
+
+	it("one replacement at a time: a second request while one runs is rejected with BUSY", async () => {
+		let release!: () => void;
+		setup([
+			(pi) => pi.on("session_before_switch", () => new Promise<undefined>((done) => (release = () => done(undefined)))),
+		]);
+		const r = await start();
+		const first = r.newSession();
+		await expect(r.newSession()).rejects.toThrow(REPLACEMENT_IN_PROGRESS_MESSAGE);
+		release();
+		expect(await first).toEqual({ cancelled: false });
+	});
+
+	it("switching to the file that is open reloads it in place (one writer, one lock)", async () => {
+		const r = await start();
+		faux.setResponses([fauxAssistantMessage("one")]);
+		await r.session.prompt("remember me");
+		const file = r.session.sessionFile!;
+		const old = r.session;
+		await r.switchSession(file);
+		expect(r.session).not.toBe(old);
+		expect(old.snapshot.status).toBe("stopped");
+		expect(r.session.sessionFile).toBe(file);
+		expect(JSON.stringify(r.session.messages)).toContain("remember me");
+		expect(locksUnder(ws.agentDir)).toEqual([`${file}.lock`]);
+		await assertUsable(r.session, faux);
+		const lines = readFileSync(file, "utf8").trim().split("\n");
+		expect(lines.filter((line) => line.includes('"role":"user"') && line.includes("still there?"))).toHaveLength(1);
+	});
+
+	it("an in-memory session stays in memory across new and fork", async () => {
+		const r = await start(ws.alpha, SessionManager.inMemory(ws.alpha));
+		faux.setResponses([fauxAssistantMessage("a1"), fauxAssistantMessage("a2")]);
+		await r.session.prompt("q1");
+		await r.session.prompt("q2");
+		await r.fork(userEntryId(r.session, "q2"));
+		expect(r.session.sessionFile).toBeUndefined();
+		expect(r.session.messages.filter((m) => m.role !== "system").map((m) => m.role)).toEqual(["user", "assistant"]);
+		await r.newSession();
+		expect(r.session.sessionFile).toBeUndefined();
+		expect(sessionFilesUnder(ws.agentDir)).toEqual([]);
+	});
+
+	it("dispose: session_shutdown{quit}, beforeSessionInvalidate, locks released; later calls are rejected", async () => {
+		const r = await start();
+		faux.setResponses([fauxAssistantMessage("one")]);
+		await r.session.prompt("hi");
+		r.setBeforeSessionInvalidate(() => log.push("host beforeSessionInvalidate"));
+		log.length = 0;
+		await r.dispose();
+		await r.dispose();
+		expect(log).toEqual(["#1 session_shutdown quit target=-", "host beforeSessionInvalidate"]);
+		expect(r.lifecycle).toBe("disposed");
+		expect(r.session.snapshot.status).toBe("stopped");
+		expect(locksUnder(ws.agentDir)).toEqual([]);
+		await expect(r.newSession()).rejects.toMatchObject({ code: "SESSION_CLOSED" });
+		runtime = undefined;
+	});
+});

@@ -1,0 +1,189 @@
+/**
+ * Automatic compaction paths wired through the machine (behavior C.5): overflow recovery (omit
+ * the failed turn, compact, continue — `prompt()` resolves only after it, unlike pi 0.73), the
+ * "once per request" rule, threshold compaction, extension cancel, and manual `compact()`.
+ */
+import { afterEach, describe, expect, it } from "vitest";
+import type { ExtensionAPI } from "../../src/extensions/types.js";
+import { fauxAssistantMessage } from "../../src/llm/faux.js";
+import type { Context } from "../../src/llm/types.js";
+import { createHarness, type Harness } from "../../src/testing/harness.js";
+import { comparable, reopenedContext, roles } from "./helpers.js";
+
+let h: Harness;
+afterEach(() => h?.cleanup());
+
+const OVERFLOW = "prompt is too long: 213462 tokens > 200000 maximum";
+// A factory: the reply is stamped when the request arrives, after any compaction (like a real provider).
+const overflow = () => () => fauxAssistantMessage("", { stopReason: "error", errorMessage: OVERFLOW });
+const summary = (text: string) => (context: Context) => {
+	expect(context.systemPrompt).toMatch(/^You are a context summarization assistant/);
+	expect(context.tools ?? []).toEqual([]);
+	return fauxAssistantMessage(`## Goal\n${text}`);
+};
+
+function labels(h: Harness): string[] {
+	return h.events
+		.filter((event) => event.type !== "message_update")
+		.map((event) => {
+			if (event.type === "compaction_start") return `compaction_start(${event.reason})`;
+			if (event.type === "compaction_end") {
+				return `compaction_end(${event.reason},willRetry=${event.willRetry},${event.result ? "result" : event.errorMessage})`;
+			}
+			if (event.type === "entry_appended") return `entry_appended(${event.entry.type})`;
+			return event.type;
+		});
+}
+
+describe("overflow recovery", () => {
+	it("omits the failed turn, compacts, continues; prompt() resolves after the answer (pi's S4)", async () => {
+		h = await createHarness({ persistence: "disk", settings: { compaction: { keepRecentTokens: 1 } } });
+		h.setResponses([
+			fauxAssistantMessage("first answer"),
+			overflow(),
+			summary("earlier work"),
+			(context) => fauxAssistantMessage(`Answer after compaction (${context.messages.length} messages)`),
+		]);
+		await h.session.prompt("one");
+		h.events.length = 0;
+		await h.session.prompt("two");
+		expect(labels(h).join(" ")).toBe(
+			[
+				"agent_start turn_start message_start message_end message_start message_end turn_end agent_end",
+				"entry_appended(context_edit) compaction_start(overflow) compaction_end(overflow,willRetry=true,result)",
+				"agent_start turn_start message_start message_end turn_end agent_end agent_settled",
+			].join(" "),
+		);
+		expect(roles(h.session.messages)).toEqual(["system", "compactionSummary", "user", "assistant"]);
+		expect(h.session.messages.at(-1)).toMatchObject({ content: [{ text: "Answer after compaction (2 messages)" }] });
+		expect(reopenedContext(h.session.sessionFile!).map(comparable)).toEqual(h.session.messages.map(comparable));
+		expect(h.session.isCompacting).toBe(false);
+	});
+
+	it("a second overflow in the same request fails recovery with pi's text (S4b), once", async () => {
+		h = await createHarness({ settings: { compaction: { keepRecentTokens: 1 } } });
+		const failed: string[] = [];
+		h.setResponses([fauxAssistantMessage("first"), overflow(), summary("s"), overflow()]);
+		await h.session.prompt("one");
+		h.session.subscribe((event) => {
+			if (event.type === "compaction_end" && event.errorMessage) failed.push(event.errorMessage);
+		});
+		await h.session.prompt("two");
+		expect(failed).toEqual([
+			"Context overflow recovery failed after one compact-and-retry attempt. Try reducing context or switching to a larger-context model.",
+		]);
+		expect(h.faux.callCount).toBe(4);
+		expect(h.eventsOfType("agent_settled")).toHaveLength(2);
+	});
+
+	it("an overflow with compaction disabled is just a failed answer", async () => {
+		h = await createHarness({ settings: { compaction: { enabled: false } } });
+		h.setResponses([overflow()]);
+		await h.session.prompt("one");
+		expect(h.eventsOfType("compaction_start")).toEqual([]);
+		expect(h.session.messages.at(-1)).toMatchObject({ stopReason: "error", errorMessage: OVERFLOW });
+	});
+});
+
+describe("threshold compaction", () => {
+	it("compacts after an answer that fills the window, without re-running it", async () => {
+		// Threshold: more than 1000 tokens in use (window 5000 − reserve 4000), far from an overflow.
+		h = await createHarness({
+			faux: { models: [{ id: "small", contextWindow: 5000 }] },
+			settings: { compaction: { reserveTokens: 4000, keepRecentTokens: 1 } },
+		});
+		h.setResponses([
+			fauxAssistantMessage("x".repeat(400)),
+			fauxAssistantMessage("y".repeat(4000)),
+			summary("compacted"),
+			summary("turn prefix"),
+		]);
+		await h.session.prompt("a");
+		await h.session.prompt("b");
+		expect(labels(h).filter((label) => label.startsWith("compaction"))).toEqual([
+			"compaction_start(threshold)",
+			"compaction_end(threshold,willRetry=false,result)",
+		]);
+		const answers = h.faux.requests.filter(
+			(request) => !request.systemPrompt?.startsWith("You are a context summarization"),
+		);
+		expect(answers).toHaveLength(2);
+		expect(roles(h.session.messages)).toContain("compactionSummary");
+		expect(h.eventsOfType("agent_settled")).toHaveLength(2);
+	});
+});
+
+describe("session_before_compact", () => {
+	it("an extension can cancel an automatic compaction (reported as aborted) or supply the summary", async () => {
+		let cancel = true;
+		const compacted: boolean[] = [];
+		h = await createHarness({
+			settings: { compaction: { keepRecentTokens: 1 } },
+			extensionFactories: [
+				(pi: ExtensionAPI) => {
+					pi.on("session_before_compact", (event) =>
+						cancel
+							? { cancel: true }
+							: {
+									compaction: {
+										summary: "from the extension",
+										firstKeptEntryId: event.preparation.firstKeptEntryId,
+										tokensBefore: event.preparation.tokensBefore,
+									},
+								},
+					);
+					pi.on("session_compact", (event) => void compacted.push(event.fromExtension));
+				},
+			],
+		});
+		h.setResponses([fauxAssistantMessage("first"), overflow()]);
+		await h.session.prompt("one");
+		await h.session.prompt("two");
+		expect(h.eventsOfType("compaction_end").at(-1)).toMatchObject({ aborted: true, result: undefined });
+		expect(h.faux.callCount).toBe(2);
+
+		cancel = false;
+		h.setResponses([overflow(), fauxAssistantMessage("recovered")]);
+		await h.session.prompt("three");
+		expect(compacted).toEqual([true]);
+		expect(h.session.messages).toContainEqual(
+			expect.objectContaining({ role: "compactionSummary", summary: "from the extension" }),
+		);
+		expect(h.session.messages.at(-1)).toMatchObject({ content: [{ text: "recovered" }] });
+	});
+});
+
+describe("manual compact()", () => {
+	it("summarizes, reports compaction_start/end(manual) and returns the result", async () => {
+		h = await createHarness({ persistence: "disk", settings: { compaction: { keepRecentTokens: 1 } } });
+		h.setResponses([fauxAssistantMessage("one"), fauxAssistantMessage("two"), summary("manual"), summary("prefix")]);
+		await h.session.prompt("a");
+		await h.session.prompt("b");
+		const lifecycles: string[] = [];
+		h.session.inspect((event) => {
+			if (event.kind === "state") lifecycles.push(event.to);
+		});
+		const result = await h.session.compact("focus on b");
+		expect(result.summary).toContain("manual");
+		expect(lifecycles).toContain("compacting.working");
+		expect(labels(h).filter((label) => label.startsWith("compaction"))).toEqual([
+			"compaction_start(manual)",
+			"compaction_end(manual,willRetry=false,result)",
+		]);
+		expect(reopenedContext(h.session.sessionFile!).map(comparable)).toEqual(h.session.messages.map(comparable));
+		const instructed = h.faux.requests.filter((request) => JSON.stringify(request.messages).includes("focus on b"));
+		expect(instructed).toHaveLength(1);
+	});
+
+	it("rejects with pi's texts when there is nothing to compact", async () => {
+		h = await createHarness();
+		h.setResponses([fauxAssistantMessage("short")]);
+		await h.session.prompt("a");
+		await expect(h.session.compact()).rejects.toThrow("Nothing to compact (session too small)");
+		expect(h.eventsOfType("compaction_end").at(-1)).toMatchObject({
+			reason: "manual",
+			errorMessage: "Compaction failed: Nothing to compact (session too small)",
+		});
+		expect(h.session.lifecycle).toBe("idle");
+	});
+});

@@ -1,0 +1,98 @@
+/** Helpers for the session tests: event sequences, the JSONL file read back, settling on a SimulatedClock. */
+import { readFileSync } from "node:fs";
+import type { AgentMessage } from "../../src/llm/types.js";
+import type { AgentSessionEvent } from "../../src/session/events.js";
+import { SessionManager } from "../../src/store/session-manager.js";
+import type { Harness } from "../../src/testing/harness.js";
+
+/** Event types with runs of `message_update` collapsed (as pi's observed sequences print them). */
+export function eventTypes(events: readonly AgentSessionEvent[], options: { updates?: boolean } = {}): string[] {
+	const out: string[] = [];
+	for (const event of events) {
+		if (event.type === "message_update" && !options.updates) continue;
+		out.push(event.type);
+	}
+	return out;
+}
+
+/** `message_start(user)`-style labels for message events, plain types otherwise. */
+export function labeled(events: readonly AgentSessionEvent[]): string[] {
+	return events
+		.filter((event) => event.type !== "message_update")
+		.map((event) => {
+			if (event.type === "message_start" || event.type === "message_end") return `${event.type}(${event.message.role})`;
+			if (event.type === "tool_execution_start" || event.type === "tool_execution_end") {
+				return `${event.type}(${event.toolName})`;
+			}
+			return event.type;
+		});
+}
+
+/** The session file's lines as `type` / `message:<role>` (header included as `session`). */
+export function fileSummary(file: string): string[] {
+	return readFileSync(file, "utf8")
+		.split("\n")
+		.filter(Boolean)
+		.map((line) => {
+			const entry = JSON.parse(line) as { type: string; message?: { role: string } };
+			return entry.type === "message" ? `message:${entry.message!.role}` : entry.type;
+		});
+}
+
+/** The roles of a message list. */
+export function roles(messages: readonly AgentMessage[]): string[] {
+	return messages.map((message) => message.role);
+}
+
+/** A message reduced to what the model context depends on (custom messages get their timestamp from the entry). */
+export function comparable(message: AgentMessage): unknown {
+	if (message.role === "custom") {
+		const { timestamp: _timestamp, ...rest } = message;
+		return { ...rest, content: rest.content ?? [] };
+	}
+	return message;
+}
+
+/** The context rebuilt from the session file (opened read-only, so the live session keeps its lock). */
+export function reopenedContext(file: string): AgentMessage[] {
+	const reopened = SessionManager.open(file, undefined, undefined, { readOnly: true });
+	try {
+		return reopened.buildSessionContext().messages;
+	} finally {
+		reopened.close();
+	}
+}
+
+/** Lets pending promise reactions and I/O callbacks run. */
+export function tick(): Promise<void> {
+	return new Promise((resolve) => setImmediate(resolve));
+}
+
+/**
+ * Drives a harness built with `simulatedClock: true` until `done` resolves: whenever the session
+ * waits out a retry backoff, the clock jumps by that delay. Throws when it does not finish within
+ * `hangAfterMs` of real time (a hang detector, not a speed check).
+ */
+export async function settleWithClock<T>(h: Harness, done: Promise<T>, hangAfterMs = 20_000): Promise<T> {
+	let finished = false;
+	let result: T | undefined;
+	let failure: unknown;
+	done.then(
+		(value) => {
+			finished = true;
+			result = value;
+		},
+		(error: unknown) => {
+			finished = true;
+			failure = error;
+		},
+	);
+	const deadline = performance.now() + hangAfterMs;
+	while (!finished && performance.now() < deadline) {
+		await tick();
+		if (h.session.isRetrying) h.clock!.increment(h.session.snapshot.context.retryDelayMs);
+	}
+	if (!finished) throw new Error(`did not settle; lifecycle ${h.session.lifecycle}`);
+	if (failure !== undefined) throw failure;
+	return result as T;
+}

@@ -1,0 +1,274 @@
+/**
+ * Queues and side channels (behavior C.6, C.7): steering and follow-up display lists with
+ * `queue_update`, `clearQueue`, custom messages by `deliverAs`, and user bash results held until a
+ * safe point.
+ */
+import { afterEach, describe, expect, it } from "vitest";
+import type { AgentTool } from "../../src/agent/types.js";
+import { fauxAssistantMessage, fauxToolCall } from "../../src/llm/faux.js";
+import type { Context } from "../../src/llm/types.js";
+import { createHarness, type Harness } from "../../src/testing/harness.js";
+import { fileSummary, roles } from "./helpers.js";
+
+let h: Harness;
+afterEach(() => h?.cleanup());
+
+function gatedTool(): { tool: AgentTool; release(): void; started: Promise<void> } {
+	let release!: () => void;
+	let markStarted!: () => void;
+	const opened = new Promise<void>((resolve) => {
+		release = resolve;
+	});
+	const started = new Promise<void>((resolve) => {
+		markStarted = resolve;
+	});
+	return {
+		release,
+		started,
+		tool: {
+			name: "wait",
+			label: "Wait",
+			description: "Waits until released",
+			parameters: { type: "object", properties: {} },
+			async execute() {
+				markStarted();
+				await opened;
+				return { content: [{ type: "text", text: "waited" }], details: {} };
+			},
+		},
+	};
+}
+
+const texts = (context: Context) =>
+	context.messages
+		.filter((message) => message.role === "user")
+		.map((message) =>
+			typeof message.content === "string"
+				? message.content
+				: message.content.map((b) => (b.type === "text" ? b.text : "")).join(""),
+		);
+
+describe("steering and follow-up", () => {
+	it("a steering message is delivered after the turn's tool calls, before the next model call", async () => {
+		const gated = gatedTool();
+		h = await createHarness({ tools: [gated.tool] });
+		let secondRequest: string[] = [];
+		h.setResponses([
+			fauxAssistantMessage([fauxToolCall("wait", {})], { stopReason: "toolUse" }),
+			(context) => {
+				secondRequest = texts(context);
+				return fauxAssistantMessage("adjusted");
+			},
+		]);
+		const running = h.session.prompt("start");
+		await gated.started;
+		expect(await h.session.steer("use the other file")).toBe("queued");
+		expect(h.session.pendingMessageCount).toBe(1);
+		gated.release();
+		await running;
+		expect(secondRequest).toEqual(["start", "use the other file"]);
+		expect(roles(h.session.messages)).toEqual(["system", "user", "assistant", "toolResult", "user", "assistant"]);
+		expect(h.eventsOfType("queue_update").map((e) => [e.steering, e.followUp])).toEqual([
+			[["use the other file"], []],
+			[[], []],
+		]);
+		expect(h.session.pendingMessageCount).toBe(0);
+	});
+
+	it("pendingMessageCount is already decremented when listeners see the queued message start", async () => {
+		const gated = gatedTool();
+		h = await createHarness({ tools: [gated.tool] });
+		const counts: number[] = [];
+		h.session.subscribe((event) => {
+			if (event.type === "message_start" && event.message.role === "user") counts.push(h.session.pendingMessageCount);
+		});
+		h.setResponses([
+			fauxAssistantMessage([fauxToolCall("wait", {})], { stopReason: "toolUse" }),
+			fauxAssistantMessage("a"),
+			fauxAssistantMessage("b"),
+		]);
+		const running = h.session.prompt("start");
+		await gated.started;
+		await h.session.followUp("later one");
+		await h.session.followUp("later two");
+		expect(h.session.getFollowUpMessages()).toEqual(["later one", "later two"]);
+		gated.release();
+		await running;
+		expect(counts).toEqual([0, 1, 0]);
+		expect(roles(h.session.messages).slice(-4)).toEqual(["user", "assistant", "user", "assistant"]);
+	});
+
+	it("clearQueue returns the undelivered texts, clears the Agent's queues and emits an empty queue_update", async () => {
+		const gated = gatedTool();
+		h = await createHarness({ tools: [gated.tool] });
+		h.setResponses([
+			fauxAssistantMessage([fauxToolCall("wait", {})], { stopReason: "toolUse" }),
+			fauxAssistantMessage("done"),
+		]);
+		const running = h.session.prompt("start");
+		await gated.started;
+		await h.session.steer("s1");
+		await h.session.followUp("f1");
+		expect(h.session.clearQueue()).toEqual({ steering: ["s1"], followUp: ["f1"] });
+		expect(h.eventsOfType("queue_update").at(-1)).toEqual({ type: "queue_update", steering: [], followUp: [] });
+		gated.release();
+		await running;
+		expect(roles(h.session.messages)).toEqual(["system", "user", "assistant", "toolResult", "assistant"]);
+		expect(h.faux.callCount).toBe(2);
+	});
+
+	it("a message queued while idle waits for the next run", async () => {
+		h = await createHarness();
+		let request: string[] = [];
+		h.setResponses([
+			(context) => {
+				request = texts(context);
+				return fauxAssistantMessage("ok");
+			},
+		]);
+		await h.session.steer("remember this");
+		expect(h.faux.callCount).toBe(0);
+		await h.session.prompt("now go");
+		expect(request).toEqual(["now go", "remember this"]);
+	});
+});
+
+describe("custom messages", () => {
+	it("idle without trigger: appended at once with a message_start/message_end pair, no model call", async () => {
+		h = await createHarness({ persistence: "disk" });
+		h.setResponses([fauxAssistantMessage("hi")]);
+		await h.session.prompt("hello");
+		h.events.length = 0;
+		await h.session.sendCustomMessage({ customType: "status", content: "build passed", display: true });
+		expect(h.events.map((event) => event.type)).toEqual(["message_start", "message_end"]);
+		expect(h.session.messages.at(-1)).toMatchObject({ role: "custom", customType: "status", content: "build passed" });
+		expect(fileSummary(h.session.sessionFile!).at(-1)).toBe("custom_message");
+		expect(h.faux.callCount).toBe(1);
+	});
+
+	it("idle with triggerTurn: starts an operation with just that message", async () => {
+		h = await createHarness();
+		let request: Context | undefined;
+		h.setResponses([
+			(context) => {
+				request = context;
+				return fauxAssistantMessage("reacting");
+			},
+		]);
+		await h.session.sendCustomMessage(
+			{ customType: "alert", content: "CI failed", display: true },
+			{ triggerTurn: true },
+		);
+		expect(roles(h.session.messages)).toEqual(["system", "custom", "assistant"]);
+		expect(request?.messages).toHaveLength(1);
+		expect(h.eventsOfType("agent_settled")).toHaveLength(1);
+	});
+
+	it("streaming with triggerTurn false: held and flushed at turn_end, never between a tool call and its result", async () => {
+		const gated = gatedTool();
+		h = await createHarness({ tools: [gated.tool] });
+		h.setResponses([
+			fauxAssistantMessage([fauxToolCall("wait", {})], { stopReason: "toolUse" }),
+			fauxAssistantMessage("done"),
+		]);
+		const running = h.session.prompt("start");
+		await gated.started;
+		await h.session.sendCustomMessage(
+			{ customType: "note", content: "while waiting", display: false },
+			{ triggerTurn: false },
+		);
+		gated.release();
+		await running;
+		expect(roles(h.session.messages)).toEqual(["system", "user", "assistant", "toolResult", "custom", "assistant"]);
+	});
+
+	it("streaming: steered by default, or delivered as a follow-up", async () => {
+		const gated = gatedTool();
+		h = await createHarness({ tools: [gated.tool] });
+		h.setResponses([
+			fauxAssistantMessage([fauxToolCall("wait", {})], { stopReason: "toolUse" }),
+			fauxAssistantMessage("after steer"),
+			fauxAssistantMessage("after follow-up"),
+		]);
+		const running = h.session.prompt("start");
+		await gated.started;
+		await h.session.sendCustomMessage({ customType: "later", content: "F", display: false }, { deliverAs: "followUp" });
+		await h.session.sendCustomMessage({ customType: "now", content: "S", display: false });
+		expect(h.session.pendingMessageCount).toBe(0);
+		gated.release();
+		await running;
+		expect(h.session.messages.slice(3).map((m) => (m.role === "custom" ? m.customType : m.role))).toEqual([
+			"toolResult",
+			"now",
+			"assistant",
+			"later",
+			"assistant",
+		]);
+	});
+});
+
+describe("user bash", () => {
+	it("idle: the result joins the transcript and the log at once, without message events", async () => {
+		h = await createHarness({ persistence: "disk" });
+		h.setResponses([fauxAssistantMessage("hi")]);
+		await h.session.prompt("hello");
+		h.events.length = 0;
+		const chunks: string[] = [];
+		const result = await h.session.executeBash("printf 'a\\nb\\n'; exit 3", (chunk) => chunks.push(chunk));
+		expect(result).toMatchObject({ output: "a\nb\n", exitCode: 3, cancelled: false, truncated: false });
+		expect(chunks.join("")).toBe("a\nb\n");
+		// Output chunks only (one or more, as the pipe delivers them), no message events.
+		expect([...new Set(h.events.map((event) => event.type))]).toEqual(["bash_execution_update"]);
+		expect(h.session.messages.at(-1)).toMatchObject({
+			role: "bashExecution",
+			command: expect.stringContaining("printf"),
+		});
+		expect(fileSummary(h.session.sessionFile!).at(-1)).toBe("message:bashExecution");
+	});
+
+	it("while streaming: held until the operation settles (before agent_settled), then in the log", async () => {
+		const gated = gatedTool();
+		h = await createHarness({ tools: [gated.tool] });
+		let pendingAtSettle: boolean | undefined;
+		h.session.subscribe((event) => {
+			if (event.type === "agent_settled") pendingAtSettle = h.session.hasPendingBashMessages;
+		});
+		h.setResponses([
+			fauxAssistantMessage([fauxToolCall("wait", {})], { stopReason: "toolUse" }),
+			fauxAssistantMessage("done"),
+		]);
+		const running = h.session.prompt("start");
+		await gated.started;
+		await h.session.executeBash("echo side-channel");
+		expect(h.session.hasPendingBashMessages).toBe(true);
+		expect(h.session.messages.some((message) => message.role === "bashExecution")).toBe(false);
+		gated.release();
+		await running;
+		expect(pendingAtSettle).toBe(false);
+		expect(roles(h.session.messages)).toEqual([
+			"system",
+			"user",
+			"assistant",
+			"toolResult",
+			"assistant",
+			"bashExecution",
+		]);
+	});
+
+	it("abortBash cancels a running command", async () => {
+		h = await createHarness();
+		let started!: () => void;
+		const firstChunk = new Promise<void>((resolve) => {
+			started = resolve;
+		});
+		const running = h.session.executeBash("echo started; sleep 5; echo never", () => started());
+		await firstChunk;
+		expect(h.session.isBashRunning).toBe(true);
+		h.session.abortBash();
+		const result = await running;
+		expect(result.cancelled).toBe(true);
+		expect(result.output).toContain("started");
+		expect(result.output).not.toContain("never");
+		expect(h.session.isBashRunning).toBe(false);
+	});
+});

@@ -1,0 +1,189 @@
+/**
+ * DESIGN §8 invariants 5 and 6 at the SESSION level, over random scripts on a SimulatedClock:
+ * model replies mixing answers, tool calls, transient errors (some with a provider-requested delay,
+ * some above the cap), fatal errors, overflows, truncated answers and answers big enough to cross
+ * the compaction threshold; summaries that sometimes fail; random retry settings; prompts and
+ * manual compactions in random order, on a real JSONL file.
+ *
+ * 5. Retry attempts ≤ maxRetries, numbered 1…n within a sequence, delays non-decreasing and within
+ *    the cap, every sequence closed by one `auto_retry_end`; overflow recovery at most once per
+ *    request (between a user message, a successful answer, or an operation's end).
+ * 6. After every step, reopening the JSONL file rebuilds the live context.
+ */
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import type { AgentTool } from "../../src/agent/types.js";
+import type { ExtensionAPI } from "../../src/extensions/types.js";
+import { fauxAssistantMessage } from "../../src/llm/faux.js";
+import type { AgentSessionEvent } from "../../src/session/events.js";
+import { fauxStepArbitrary } from "../../src/testing/arbitraries.js";
+import { createHarness } from "../../src/testing/harness.js";
+import { comparable, reopenedContext, settleWithClock } from "./helpers.js";
+import { type Answer, errorReply, SMALL_WINDOW, script } from "./recovery-helpers.js";
+
+const echo: AgentTool = {
+	name: "echo",
+	label: "Echo",
+	description: "Echoes its arguments",
+	parameters: { type: "object" },
+	execute: async (_id, params) => ({ content: [{ type: "text", text: JSON.stringify(params) }], details: {} }),
+};
+
+const replyArb: fc.Arbitrary<Answer> = fc.oneof(
+	{
+		weight: 4,
+		arbitrary: fauxStepArbitrary({
+			kinds: ["text", "toolCalls", "fatalError", "overflowError", "length"],
+			toolNames: ["echo"],
+		}).map((step) => step.message),
+	},
+	{
+		weight: 4,
+		arbitrary: fc
+			.tuple(
+				fc.constantFrom("503 Service Unavailable", "429 rate limit exceeded", "overloaded_error", "fetch failed"),
+				fc.option(fc.integer({ min: 1, max: 90 }), { freq: 2 }),
+			)
+			.map(([text, seconds]) => errorReply(seconds === null ? text : `${text}. Please retry in ${seconds}s.`)),
+	},
+	{ weight: 3, arbitrary: fc.constant(0).map(() => errorReply("prompt is too long: 213462 tokens > 200000 maximum")) },
+	{
+		weight: 1,
+		arbitrary: fc.integer({ min: 4000, max: 20_000 }).map((chars) => fauxAssistantMessage("z".repeat(chars))),
+	},
+);
+
+type Step = { kind: "prompt" } | { kind: "compact" };
+const stepArb: fc.Arbitrary<Step> = fc.oneof(
+	{ weight: 5, arbitrary: fc.constant<Step>({ kind: "prompt" }) },
+	{ weight: 1, arbitrary: fc.constant<Step>({ kind: "compact" }) },
+);
+
+const settingsArb = fc.record({
+	retry: fc.record({
+		enabled: fc.constantFrom(true, true, true, false),
+		maxRetries: fc.integer({ min: 0, max: 3 }),
+		baseDelayMs: fc.integer({ min: 1, max: 5000 }),
+		maxAgentDelayMs: fc.constantFrom(0, 10_000, 60_000),
+	}),
+	compaction: fc.record({
+		enabled: fc.constantFrom(true, true, false),
+		reserveTokens: fc.integer({ min: 2000, max: 6000 }),
+		keepRecentTokens: fc.constantFrom(1, 1, 200, 2000),
+	}),
+});
+
+/** Invariant 5 on one session's event stream. */
+function checkRetriesAndOverflow(
+	events: readonly AgentSessionEvent[],
+	retry: { maxRetries: number; maxAgentDelayMs: number },
+) {
+	let sequence: number[] = [];
+	let overflowRecoveries = 0;
+	for (const event of events) {
+		switch (event.type) {
+			case "auto_retry_start": {
+				expect(event.attempt, "attempts are numbered 1…n").toBe(sequence.length + 1);
+				expect(event.attempt).toBeLessThanOrEqual(retry.maxRetries);
+				expect(event.maxAttempts).toBe(retry.maxRetries);
+				if (sequence.length > 0) expect(event.delayMs, "delays never shrink").toBeGreaterThanOrEqual(sequence.at(-1)!);
+				if (retry.maxAgentDelayMs > 0) expect(event.delayMs).toBeLessThanOrEqual(retry.maxAgentDelayMs);
+				sequence.push(event.delayMs);
+				break;
+			}
+			case "auto_retry_end":
+				expect(sequence.length, "auto_retry_end closes a sequence that was started").toBeGreaterThan(0);
+				expect(event.attempt).toBe(sequence.length);
+				sequence = [];
+				break;
+			case "agent_settled":
+				expect(sequence, "no retry sequence outlives its operation").toEqual([]);
+				overflowRecoveries = 0;
+				break;
+			case "message_start":
+				if (event.message.role === "user") overflowRecoveries = 0;
+				break;
+			case "message_end":
+				if (
+					event.message.role === "assistant" &&
+					event.message.stopReason !== "error" &&
+					event.message.stopReason !== "length"
+				) {
+					overflowRecoveries = 0;
+				}
+				break;
+			case "compaction_start":
+				if (event.reason === "overflow") {
+					overflowRecoveries++;
+					expect(overflowRecoveries, "overflow recovery at most once per request").toBeLessThanOrEqual(1);
+				}
+				break;
+			default:
+				break;
+		}
+	}
+}
+
+describe("recovery invariants at the session level (DESIGN §8: 5, 6)", () => {
+	it("hold over random scripts of retries, overflows, thresholds and manual compactions", async () => {
+		await fc.assert(
+			fc.asyncProperty(
+				settingsArb,
+				fc.array(replyArb, { minLength: 1, maxLength: 16 }),
+				fc.array(stepArb, { minLength: 1, maxLength: 8 }),
+				fc.array(fc.boolean(), { maxLength: 6 }),
+				fc.boolean(),
+				async (settings, replies, steps, summaryFails, publishOnCompact) => {
+					const h = await createHarness({
+						...SMALL_WINDOW,
+						persistence: "disk",
+						simulatedClock: true,
+						tools: [echo],
+						settings,
+						// Like pi issue 9051's extension: republish state after every compaction (new context for the retry).
+						extensionFactories: publishOnCompact
+							? [
+									(pi: ExtensionAPI) =>
+										void pi.on("session_compact", (event) =>
+											pi.sendMessage(
+												{ customType: "state", content: `state after ${event.reason}`, display: false },
+												{ triggerTurn: false },
+											),
+										),
+								]
+							: [],
+					});
+					try {
+						script(h, replies, {
+							summary: (n) => (summaryFails[n - 1] ? errorReply("529 overloaded_error") : undefined),
+						});
+						let prompts = 0;
+						for (const [index, step] of steps.entries()) {
+							if (step.kind === "prompt") {
+								prompts++;
+								await settleWithClock(h, h.session.prompt(`prompt ${index}`));
+								expect(h.eventsOfType("agent_settled")).toHaveLength(prompts);
+							} else {
+								await h.session.compact().catch((error: Error) => {
+									expect(error.message).toMatch(
+										/^(Nothing to compact|Already compacted|Summarization failed|Turn prefix summarization failed)/,
+									);
+								});
+							}
+							expect(h.session.lifecycle).toBe("idle");
+							if (h.session.sessionFile && h.sessionManager.getEntries().some((entry) => entry.type === "message")) {
+								expect(reopenedContext(h.session.sessionFile).map(comparable)).toEqual(
+									h.session.messages.map(comparable),
+								);
+							}
+						}
+						checkRetriesAndOverflow(h.events, settings.retry);
+					} finally {
+						h.cleanup();
+					}
+				},
+			),
+			{ numRuns: 80 },
+		);
+	});
+});

@@ -1,0 +1,165 @@
+/**
+ * Auto-retry (behavior C.4) on the actor's SimulatedClock: pi's S3/S3b event sequences, the failed
+ * attempt omitted from the context by a persisted `context_edit` (so a reopened session has the
+ * same context), backoff doubling, provider-requested delays, cancellation, `agent_end.willRetry`.
+ */
+import { afterEach, describe, expect, it } from "vitest";
+import type { ExtensionAPI } from "../../src/extensions/types.js";
+import { fauxAssistantMessage } from "../../src/llm/faux.js";
+import { createHarness, type Harness } from "../../src/testing/harness.js";
+import { comparable, fileSummary, reopenedContext, roles, settleWithClock, tick } from "./helpers.js";
+
+let h: Harness;
+afterEach(() => h?.cleanup());
+
+const OVERLOADED = '529 {"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}';
+const RATE_LIMITED = "429 Too Many Requests: rate limit exceeded";
+const error = (errorMessage: string) => fauxAssistantMessage("", { stopReason: "error", errorMessage });
+
+function retryLabels(h: Harness): string[] {
+	return h.events
+		.filter((event) => event.type !== "message_update")
+		.map((event) => {
+			switch (event.type) {
+				case "auto_retry_start":
+					return `auto_retry_start(${event.attempt}/${event.maxAttempts},${event.delayMs})`;
+				case "auto_retry_end":
+					return `auto_retry_end(${event.success},${event.attempt}${event.finalError ? `,${event.finalError}` : ""})`;
+				case "entry_appended":
+					return `entry_appended(${event.entry.type})`;
+				case "agent_end":
+					return `agent_end(willRetry=${event.willRetry})`;
+				default:
+					return event.type;
+			}
+		});
+}
+
+describe("auto-retry", () => {
+	it("retries transient errors with backoff on the actor clock, then succeeds (pi's S3)", async () => {
+		h = await createHarness({
+			persistence: "disk",
+			simulatedClock: true,
+			settings: { retry: { baseDelayMs: 50, maxRetries: 3 } },
+		});
+		h.setResponses([
+			fauxAssistantMessage("warm-up"),
+			error(OVERLOADED),
+			error(RATE_LIMITED),
+			fauxAssistantMessage("Recovered"),
+		]);
+		await h.session.prompt("warm up");
+		h.events.length = 0;
+		const lifecycles: string[] = [];
+		h.session.inspect((event) => {
+			if (event.kind === "state") lifecycles.push(event.to);
+		});
+		await settleWithClock(h, h.session.prompt("hi"));
+		expect(retryLabels(h).join(" ")).toBe(
+			[
+				"agent_start turn_start message_start message_end message_start message_end turn_end agent_end(willRetry=true)",
+				`auto_retry_start(1/3,50) entry_appended(context_edit)`,
+				"agent_start turn_start message_start message_end turn_end agent_end(willRetry=true)",
+				`auto_retry_start(2/3,100) entry_appended(context_edit)`,
+				"agent_start turn_start message_start message_end auto_retry_end(true,2) turn_end agent_end(willRetry=false)",
+				"agent_settled",
+			].join(" "),
+		);
+		expect(h.eventsOfType("auto_retry_start")[0]?.errorMessage).toBe(OVERLOADED);
+		expect(lifecycles.filter((state) => state === "retrying")).toHaveLength(2);
+		// Failed attempts stay in the log but leave the context; the file rebuilds the same context.
+		expect(fileSummary(h.session.sessionFile!).slice(-6)).toEqual([
+			"message:user",
+			"message:assistant",
+			"context_edit",
+			"message:assistant",
+			"context_edit",
+			"message:assistant",
+		]);
+		expect(roles(h.session.messages)).toEqual(["system", "user", "assistant", "user", "assistant"]);
+		expect(reopenedContext(h.session.sessionFile!).map(comparable)).toEqual(h.session.messages.map(comparable));
+		expect(h.eventsOfType("agent_settled")).toHaveLength(1);
+	});
+
+	it("gives up after maxRetries with the last error (pi's S3b); the last error stays in the context", async () => {
+		h = await createHarness({ simulatedClock: true, settings: { retry: { baseDelayMs: 20, maxRetries: 2 } } });
+		h.setResponses([
+			error("503 service unavailable"),
+			error("503 service unavailable"),
+			error("503 service unavailable"),
+		]);
+		await settleWithClock(h, h.session.prompt("hi"));
+		expect(h.eventsOfType("auto_retry_start").map((e) => e.delayMs)).toEqual([20, 40]);
+		expect(h.eventsOfType("auto_retry_end")).toEqual([
+			{ type: "auto_retry_end", success: false, attempt: 2, finalError: "503 service unavailable" },
+		]);
+		expect(roles(h.session.messages)).toEqual(["system", "user", "assistant"]);
+		expect(h.session.messages.at(-1)).toMatchObject({ stopReason: "error" });
+		expect(h.faux.callCount).toBe(3);
+		expect(h.eventsOfType("agent_settled")).toHaveLength(1);
+	});
+
+	it("waits at least as long as the provider asked", async () => {
+		h = await createHarness({ simulatedClock: true, settings: { retry: { baseDelayMs: 50 } } });
+		h.setResponses([error("429 rate limit exceeded. Please retry in 3s."), fauxAssistantMessage("ok")]);
+		await settleWithClock(h, h.session.prompt("hi"));
+		expect(h.eventsOfType("auto_retry_start").map((e) => e.delayMs)).toEqual([3000]);
+	});
+
+	it("does not retry fatal errors or when retry is disabled", async () => {
+		h = await createHarness({ simulatedClock: true });
+		h.setResponses([error("invalid_api_key: bad key")]);
+		await h.session.prompt("hi");
+		expect(h.eventsOfType("auto_retry_start")).toEqual([]);
+		expect(h.eventsOfType("agent_end")[0]?.willRetry).toBe(false);
+		h.session.setAutoRetryEnabled(false);
+		h.setResponses([error(OVERLOADED)]);
+		await h.session.prompt("again");
+		expect(h.eventsOfType("auto_retry_start")).toEqual([]);
+		expect(h.eventsOfType("agent_end")[1]?.willRetry).toBe(false);
+	});
+
+	it("abortRetry during the backoff ends the sequence as cancelled and settles once", async () => {
+		h = await createHarness({ simulatedClock: true, settings: { retry: { baseDelayMs: 1000 } } });
+		h.setResponses([error(OVERLOADED), fauxAssistantMessage("never")]);
+		const running = h.session.prompt("hi");
+		while (!h.session.isRetrying) await tick();
+		expect(h.session.lifecycle).toBe("retrying");
+		h.session.abortRetry();
+		await running;
+		expect(h.eventsOfType("auto_retry_end")).toEqual([
+			{ type: "auto_retry_end", success: false, attempt: 1, finalError: "Retry cancelled" },
+		]);
+		expect(h.faux.callCount).toBe(1);
+		expect(h.eventsOfType("agent_settled")).toHaveLength(1);
+		expect(h.session.isRetrying).toBe(false);
+	});
+
+	it("abort() during the backoff also cancels the retry", async () => {
+		h = await createHarness({ simulatedClock: true, settings: { retry: { baseDelayMs: 1000 } } });
+		h.setResponses([error(OVERLOADED)]);
+		const running = h.session.prompt("hi");
+		while (!h.session.isRetrying) await tick();
+		await h.session.abort();
+		await running;
+		expect(h.eventsOfType("auto_retry_end").at(-1)).toMatchObject({ success: false, finalError: "Retry cancelled" });
+		expect(h.session.lifecycle).toBe("idle");
+	});
+
+	it("extensions see each failed run end and the retried runs; one agent_settled for the whole request", async () => {
+		const seen: string[] = [];
+		h = await createHarness({
+			simulatedClock: true,
+			settings: { retry: { baseDelayMs: 10 } },
+			extensionFactories: [
+				(pi: ExtensionAPI) => {
+					pi.on("agent_end", () => void seen.push("agent_end"));
+					pi.on("agent_settled", () => void seen.push("agent_settled"));
+				},
+			],
+		});
+		h.setResponses([error(OVERLOADED), fauxAssistantMessage("ok")]);
+		await settleWithClock(h, h.session.prompt("hi"));
+		expect(seen).toEqual(["agent_end", "agent_end", "agent_settled"]);
+	});
+});
