@@ -10,19 +10,28 @@
  * Settle's store is compiled to JS first, pi 0.73.1 is imported from its own install in
  * bench/peers/pi-0.73.1 (set up with `npm ci` from the committed lockfile when missing).
  *
- * Three methods, each reported with wall time and CPU time (user+system, all threads: less
- * sensitive to a busy machine):
+ * Three methods, each reported with wall time, CPU time (user+system, all threads: less sensitive
+ * to a busy machine) and the main-thread GC pauses inside the measured window:
  * - cold: every rep is a fresh process doing one open + buildSessionContext (what a resume costs);
  *   peak RSS is that process's maxRSS;
- * - warm: one process per implementation, warm-up runs, then reps each after a full GC;
+ * - warm: PROCS processes per implementation, each doing warm-up runs, then reps each after a full GC;
  * - inProcess: pi's bench.mjs method (its open-jsonl case): the process first builds a 10k-message
- *   session with the same SessionManager and keeps it, then opens the file `reps` times. Reported
- *   once more for pi loaded from its package entry, as pi's bench.mjs does (reference only: the
- *   comparisons above load pi's session-manager module alone, like Settle's store).
- * Reps alternate Settle and pi so machine load hits both alike. Also: append cost on a fresh
- * session vs on the opened 100k session (append must not grow with the session).
+ *   session with the same SessionManager and keeps it, then opens the file 5 times (PROCS processes
+ *   per implementation). Reported once more for pi loaded from its package entry, as pi's bench.mjs
+ *   does (reference only: the comparisons load pi's session-manager module alone, like Settle's store).
+ * Processes alternate between implementations in rotating order so machine load hits each alike.
+ * Also: append cost on a fresh session vs on the opened 100k session (append must not grow with
+ * the session), and 100k/10k with and without GC pauses (the part that is not linear is GC: at 10k
+ * a warm process parses the whole file without a collection, at 100k it collects a 100 MB heap).
  *
- * Env: REPS (default 9), WARM_REPS (7), WARMUPS (2), BIG (messages in the big file, 100000).
+ * bareParseFloor: the same three methods with the store replaced by the least any JSONL store must
+ * do: read the file, decode it (in the chunks and pieces Settle's reader uses), split lines,
+ * JSON.parse each one and keep the objects; no validation, index, lock or context. Its ratio to pi
+ * is the best any store that parses every line could reach in that method; when it is above the
+ * 0.3 target, the target is out of reach there for any such store. `summary` has one row per method.
+ *
+ * Env: REPS (default 9), WARM_REPS (7), WARMUPS (2), PROCS (processes per implementation for the
+ * warm and inProcess methods, alternating, their runs pooled: 3), BIG (messages in the big file, 100000).
  */
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, rmSync, statSync } from "node:fs";
@@ -36,6 +45,7 @@ const PEER_DIR = join(HERE, "peers", "pi-0.73.1");
 const CHILD = join(HERE, "peers", "session-child.mjs");
 const REPS = Number(process.env.REPS ?? 9);
 const WARM_REPS = Number(process.env.WARM_REPS ?? 7);
+const PROCS = Number(process.env.PROCS ?? 3);
 const WARMUPS = Number(process.env.WARMUPS ?? 2);
 const SMALL = 10_000;
 const BIG = Number(process.env.BIG ?? 100_000);
@@ -82,8 +92,12 @@ function ensurePeer(): { module: string; packageEntry: string } {
 	return { module: pathToFileURL(entry).href, packageEntry: pathToFileURL(packageEntry).href };
 }
 
-function child<T>(args: string[], nodeFlags: string[] = []): T {
-	const result = spawnSync(process.execPath, [...nodeFlags, CHILD, ...args], { encoding: "utf8", maxBuffer: 16 << 20 });
+function child<T>(args: string[], nodeFlags: string[] = [], env?: NodeJS.ProcessEnv): T {
+	const result = spawnSync(process.execPath, [...nodeFlags, CHILD, ...args], {
+		encoding: "utf8",
+		maxBuffer: 16 << 20,
+		env: env ? { ...process.env, ...env } : process.env,
+	});
 	if (result.status !== 0) throw new Error(`benchmark child ${args[0]} failed: ${result.stderr || result.stdout}`);
 	return JSON.parse(result.stdout.trim().split("\n").pop()!) as T;
 }
@@ -93,6 +107,8 @@ interface Run {
 	buildMs: number;
 	totalMs: number;
 	cpuMs: number;
+	/** Main-thread GC pauses inside the measured window. */
+	gcMs: number;
 	messages: number;
 	entries: number;
 }
@@ -105,10 +121,27 @@ interface MultiRun {
 	peakRssMiB: number;
 }
 
+/** Runs of several processes pooled; peak RSS is the median of the processes' peaks. */
+function pooled(processes: MultiRun[]): MultiRun {
+	return { runs: processes.flatMap((p) => p.runs), peakRssMiB: median(processes.map((p) => p.peakRssMiB)) };
+}
+
+/** `PROCS` processes per implementation, in an order that rotates each round; results pooled per implementation. */
+function rounds<K extends string>(impls: Record<K, (round: number) => MultiRun>): Record<K, MultiRun> {
+	const keys = Object.keys(impls) as K[];
+	const results = new Map<K, MultiRun[]>(keys.map((k) => [k, []]));
+	for (let round = 0; round < PROCS; round++) {
+		const order = [...keys.slice(round % keys.length), ...keys.slice(0, round % keys.length)];
+		for (const key of order) results.get(key)!.push(impls[key](round));
+	}
+	return Object.fromEntries(keys.map((k) => [k, pooled(results.get(k)!)])) as Record<K, MultiRun>;
+}
+
 function summarize(runs: Run[]) {
 	return {
 		totalMs: stats(runs.map((r) => r.totalMs)),
 		cpuMs: stats(runs.map((r) => r.cpuMs)),
+		gcMs: stats(runs.map((r) => r.gcMs)),
 		openMs: stats(runs.map((r) => r.openMs)),
 		buildSessionContextMs: stats(runs.map((r) => r.buildMs)),
 	};
@@ -125,7 +158,9 @@ function summarizeCold(runs: ColdRun[]) {
 }
 
 const ratio = (a: number, b: number) => r3(a / b);
-const medianOf = (runs: Run[], key: "totalMs" | "cpuMs") => median(runs.map((r) => r[key]));
+const medianOf = (runs: Run[], key: "totalMs" | "cpuMs" | "gcMs") => median(runs.map((r) => r[key]));
+/** Median time outside GC pauses. */
+const medianWithoutGc = (runs: Run[]) => median(runs.map((r) => r.totalMs - r.gcMs));
 
 function main() {
 	const loadStart = loadavg().map(r1);
@@ -134,47 +169,78 @@ function main() {
 	const outDir = join(HERE, ".out", "store");
 	rmSync(outDir, { recursive: true, force: true });
 	const settle = pathToFileURL(compileForNode("src/store/session-manager.ts", outDir)).href;
+	const bare = `bare:${settle.replace(/session-manager\.js$/, "session-file.js")}`;
 	const dir = mkdtempSync(join(tmpdir(), "settle-bench-store-"));
 	try {
 		log(`generating ${SMALL} and ${BIG} message files in ${dir}`);
-		for (const sub of ["small", "big", "fresh", "inprocess-settle", "inprocess-pi", "inprocess-pi-package"]) {
-			mkdirSync(join(dir, sub));
-		}
+		for (const sub of ["small", "big", "fresh"]) mkdirSync(join(dir, sub));
+		/** A fresh directory for the session an inProcess child builds and keeps. */
+		const keepDir = (name: string, round: number) => {
+			const path = join(dir, `inprocess-${name}-${round}`);
+			mkdirSync(path);
+			return path;
+		};
 		type Generated = { file: string; ms: number; usPerAppend: number };
 		const small = child<Generated>(["generate", settle, join(dir, "small"), String(SMALL)]);
 		const big = child<Generated>(["generate", settle, join(dir, "big"), String(BIG)]);
 
-		log(`cold: ${REPS} fresh processes per implementation (10k) and for Settle on 100k`);
-		const cold = { settle10k: [] as ColdRun[], pi10k: [] as ColdRun[], settle100k: [] as ColdRun[] };
+		log(`cold: ${REPS} fresh processes per implementation and the bare-parse floor (10k) and for Settle on 100k`);
+		const cold = {
+			settle10k: [] as ColdRun[],
+			pi10k: [] as ColdRun[],
+			bare10k: [] as ColdRun[],
+			settle100k: [] as ColdRun[],
+		};
+		const coldRuns = new Map([
+			[settle, cold.settle10k],
+			[pi, cold.pi10k],
+			[bare, cold.bare10k],
+		]);
 		for (let rep = 0; rep < REPS; rep++) {
-			const order = rep % 2 === 0 ? [settle, pi] : [pi, settle];
-			for (const impl of order) {
-				(impl === settle ? cold.settle10k : cold.pi10k).push(child<ColdRun>(["cold", impl, small.file]));
-			}
+			// Rotate the order so that machine load drifting during a round hits each alike.
+			const impls = [settle, pi, bare];
+			const order = [...impls.slice(rep % 3), ...impls.slice(0, rep % 3)];
+			for (const impl of order) coldRuns.get(impl)!.push(child<ColdRun>(["cold", impl, small.file]));
 			cold.settle100k.push(child<ColdRun>(["cold", settle, big.file]));
 		}
-		for (const run of [...cold.settle10k, ...cold.pi10k]) {
+		for (const run of [...cold.settle10k, ...cold.pi10k, ...cold.bare10k]) {
 			if (run.messages !== SMALL) throw new Error(`context has ${run.messages} messages, expected ${SMALL}`);
 		}
 
-		log(`warm: ${WARMUPS} warm-ups + ${WARM_REPS} reps after a full GC, one process per implementation`);
+		log(`warm: ${PROCS} processes per implementation, each ${WARMUPS} warm-ups + ${WARM_REPS} reps after a full GC`);
 		const warmArgs = [String(WARMUPS), String(WARM_REPS)];
-		const warmSettle = child<MultiRun>(["warm", settle, small.file, ...warmArgs], ["--expose-gc"]);
-		const warmPi = child<MultiRun>(["warm", pi, small.file, ...warmArgs], ["--expose-gc"]);
-		const warmSettleBig = child<MultiRun>(["warm", settle, big.file, "1", "3"], ["--expose-gc"]);
+		const warm =
+			(impl: string, file = small.file) =>
+			() =>
+				child<MultiRun>(["warm", impl, file, ...warmArgs], ["--expose-gc"]);
+		const {
+			settle: warmSettle,
+			pi: warmPi,
+			bare: warmBare,
+			settleBig: warmSettleBig,
+		} = rounds({
+			settle: warm(settle),
+			pi: warm(pi),
+			bare: warm(bare),
+			settleBig: () => child<MultiRun>(["warm", settle, big.file, "1", "3"], ["--expose-gc"]),
+		});
 
-		log("inProcess: pi's bench.mjs method (10k session built and kept in the process, then 5 opens)");
-		const inSettle = child<MultiRun>(["inprocess", settle, small.file, join(dir, "inprocess-settle"), "5"]);
-		const inPi = child<MultiRun>(["inprocess", pi, small.file, join(dir, "inprocess-pi"), "5"]);
-		// Reference only: exactly pi's open-jsonl case, with pi loaded from its package entry (the
-		// whole SDK in the heap), which is where pi's published ~295 ms / ~300 MiB figures come from.
-		const inPiPackage = child<MultiRun>([
-			"inprocess",
-			peer.packageEntry,
-			small.file,
-			join(dir, "inprocess-pi-package"),
-			"5",
-		]);
+		log(`inProcess: pi's bench.mjs method (10k session built and kept, then 5 opens), ${PROCS} processes each`);
+		const inProcess = (impl: string, name: string, env?: NodeJS.ProcessEnv) => (round: number) =>
+			child<MultiRun>(["inprocess", impl, small.file, keepDir(name, round), "5"], [], env);
+		const {
+			settle: inSettle,
+			pi: inPi,
+			bare: inBare,
+			piPackage: inPiPackage,
+		} = rounds({
+			settle: inProcess(settle, "settle"),
+			pi: inProcess(pi, "pi"),
+			bare: inProcess(bare, "bare", { BARE_KEEP_MODULE: settle }),
+			// Reference only: exactly pi's open-jsonl case, with pi loaded from its package entry (the
+			// whole SDK in the heap), which is where pi's published ~295 ms / ~300 MiB figures come from.
+			piPackage: inProcess(peer.packageEntry, "pi-package"),
+		});
 
 		log("append cost: fresh file-backed session vs the opened 100k session");
 		const append = child<{ freshSessionUs: number; openedFileUs: number; appendPlusBuildSessionContextUs: number }>([
@@ -188,6 +254,7 @@ function main() {
 		const s10 = summarizeCold(cold.settle10k);
 		const p10 = summarizeCold(cold.pi10k);
 		const s100 = summarizeCold(cold.settle100k);
+		const b10 = summarizeCold(cold.bare10k);
 		const ratios = {
 			cold: {
 				timeSettleOverPi: ratio(s10.totalMs.median, p10.totalMs.median),
@@ -195,12 +262,18 @@ function main() {
 				peakRssSettleOverPi: ratio(s10.peakRssMiB.median, p10.peakRssMiB.median),
 				time100kOver10k: ratio(s100.totalMs.median, s10.totalMs.median),
 				cpu100kOver10k: ratio(s100.cpuMs.median, s10.cpuMs.median),
+				time100kOver10kWithoutGc: ratio(medianWithoutGc(cold.settle100k), medianWithoutGc(cold.settle10k)),
+				bareParseFloorOverPi: ratio(b10.totalMs.median, p10.totalMs.median),
+				settleOverBareParseFloor: ratio(s10.totalMs.median, b10.totalMs.median),
 			},
 			warm: {
 				timeSettleOverPi: ratio(medianOf(warmSettle.runs, "totalMs"), medianOf(warmPi.runs, "totalMs")),
 				cpuSettleOverPi: ratio(medianOf(warmSettle.runs, "cpuMs"), medianOf(warmPi.runs, "cpuMs")),
 				peakRssSettleOverPi: ratio(warmSettle.peakRssMiB, warmPi.peakRssMiB),
 				time100kOver10k: ratio(medianOf(warmSettleBig.runs, "totalMs"), medianOf(warmSettle.runs, "totalMs")),
+				time100kOver10kWithoutGc: ratio(medianWithoutGc(warmSettleBig.runs), medianWithoutGc(warmSettle.runs)),
+				bareParseFloorOverPi: ratio(medianOf(warmBare.runs, "totalMs"), medianOf(warmPi.runs, "totalMs")),
+				settleOverBareParseFloor: ratio(medianOf(warmSettle.runs, "totalMs"), medianOf(warmBare.runs, "totalMs")),
 			},
 			inProcess: {
 				timeSettleOverPi: ratio(medianOf(inSettle.runs, "totalMs"), medianOf(inPi.runs, "totalMs")),
@@ -208,6 +281,8 @@ function main() {
 				peakRssSettleOverPi: ratio(inSettle.peakRssMiB, inPi.peakRssMiB),
 				timeSettleOverPiPackageEntry: ratio(medianOf(inSettle.runs, "totalMs"), medianOf(inPiPackage.runs, "totalMs")),
 				peakRssSettleOverPiPackageEntry: ratio(inSettle.peakRssMiB, inPiPackage.peakRssMiB),
+				bareParseFloorOverPi: ratio(medianOf(inBare.runs, "totalMs"), medianOf(inPi.runs, "totalMs")),
+				settleOverBareParseFloor: ratio(medianOf(inSettle.runs, "totalMs"), medianOf(inBare.runs, "totalMs")),
 			},
 			appendOn100kOverFresh: ratio(append.openedFileUs, append.freshSessionUs),
 		};
@@ -242,7 +317,50 @@ function main() {
 				inProcess10k: { ...summarize(inPi.runs), peakRssMiB: inPi.peakRssMiB },
 				inProcess10kFromPackageEntry: { ...summarize(inPiPackage.runs), peakRssMiB: inPiPackage.peakRssMiB },
 			},
+			bareParseFloor: {
+				cold10k: b10,
+				warm10k: { ...summarize(warmBare.runs), peakRssMiB: warmBare.peakRssMiB },
+				inProcess10k: { ...summarize(inBare.runs), peakRssMiB: inBare.peakRssMiB },
+			},
 			ratios,
+			// One row per method (medians): what the issue's targets are checked against.
+			summary: {
+				cold: {
+					settleMs: s10.totalMs.median,
+					piMs: p10.totalMs.median,
+					settleOverPi: ratios.cold.timeSettleOverPi,
+					bareParseFloorMs: b10.totalMs.median,
+					bareParseFloorOverPi: ratios.cold.bareParseFloorOverPi,
+					settlePeakRssMiB: s10.peakRssMiB.median,
+					piPeakRssMiB: p10.peakRssMiB.median,
+					time100kOver10k: ratios.cold.time100kOver10k,
+					time100kOver10kWithoutGc: ratios.cold.time100kOver10kWithoutGc,
+					settleGcMs: s10.gcMs.median,
+					settle100kGcMs: s100.gcMs.median,
+				},
+				warm: {
+					settleMs: r1(medianOf(warmSettle.runs, "totalMs")),
+					piMs: r1(medianOf(warmPi.runs, "totalMs")),
+					settleOverPi: ratios.warm.timeSettleOverPi,
+					bareParseFloorMs: r1(medianOf(warmBare.runs, "totalMs")),
+					bareParseFloorOverPi: ratios.warm.bareParseFloorOverPi,
+					settlePeakRssMiB: warmSettle.peakRssMiB,
+					piPeakRssMiB: warmPi.peakRssMiB,
+					time100kOver10k: ratios.warm.time100kOver10k,
+					time100kOver10kWithoutGc: ratios.warm.time100kOver10kWithoutGc,
+					settleGcMs: r1(medianOf(warmSettle.runs, "gcMs")),
+					settle100kGcMs: r1(medianOf(warmSettleBig.runs, "gcMs")),
+				},
+				inProcess: {
+					settleMs: r1(medianOf(inSettle.runs, "totalMs")),
+					piMs: r1(medianOf(inPi.runs, "totalMs")),
+					settleOverPi: ratios.inProcess.timeSettleOverPi,
+					bareParseFloorMs: r1(medianOf(inBare.runs, "totalMs")),
+					bareParseFloorOverPi: ratios.inProcess.bareParseFloorOverPi,
+					settlePeakRssMiB: inSettle.peakRssMiB,
+					piPeakRssMiB: inPi.peakRssMiB,
+				},
+			},
 			targets: { timeSettleOverPi: 0.3, peakRssSettleOverPi: "< 1", bigOverSmall: 12 },
 		};
 		process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);

@@ -7,6 +7,7 @@
  */
 import type { AgentMessage } from "../llm/types.js";
 import type { ContextEditEntry, SessionContext, SessionEntry, SessionProjection } from "./entries.js";
+import type { ChainContext } from "./entry-index.js";
 import {
 	buildSessionPath,
 	contextEntriesOfPath,
@@ -29,6 +30,15 @@ export class LiveProjection {
 		private edits: Map<string, ContextEditEntry> | null,
 		private flat: AgentMessage[] | null,
 	) {}
+
+	/**
+	 * The projection of the last of `entries` when they form one chain without compactions or
+	 * context edits and `context` was gathered along it (see `EntryIndex`): nothing to walk again.
+	 */
+	static ofChain(entries: readonly SessionEntry[], context: ChainContext): LiveProjection {
+		const leafId = entries.length > 0 ? entries[entries.length - 1]!.id : null;
+		return new LiveProjection(leafId, context.thinkingLevel, context.model, entries.slice(), null, context.messages);
+	}
 
 	/**
 	 * Builds the projection of `leafId`. `linearPrefix` is how many entries from the start form one

@@ -39,13 +39,19 @@ import {
 	type ThinkingLevelChangeEntry,
 	type UsageEntry,
 } from "./entries.js";
+import { EntryIndex, isConversationEntry } from "./entry-index.js";
 import { assertValidSessionId, createSessionId, generateEntryId } from "./ids.js";
 import { LiveProjection } from "./live-projection.js";
 import { acquireSessionLock, type SessionLock } from "./lock.js";
 import { migrateSessionEntries } from "./migration.js";
 import { getDefaultSessionDirPath, sessionFileName } from "./paths.js";
 import { buildSessionPath } from "./projection.js";
-import { readSessionFile, type SessionFileContents } from "./session-file.js";
+import {
+	readSessionFile,
+	readSessionFileInto,
+	type SessionFileContents,
+	type SessionFileSink,
+} from "./session-file.js";
 import { SessionWriter } from "./writer.js";
 
 /** Options of {@link SessionManager.open} beyond pi's. */
@@ -76,20 +82,42 @@ function entryTimestamp(): string {
 	return lastTimestamp;
 }
 
-function isConversationEntry(entry: SessionEntry): boolean {
-	return entry.type === "message" && (entry.message.role === "user" || entry.message.role === "assistant");
-}
-
 function toLines(entries: readonly FileEntry[]): string {
 	let text = "";
 	for (const entry of entries) text += `${JSON.stringify(entry)}\n`;
 	return text;
 }
 
+/**
+ * Indexes a file's entries as they are parsed, gathering the context of the last entry while they
+ * form one chain (then opening a linear session leaves nothing to walk again). Only for the current
+ * format: older files are indexed after migration has changed their entries.
+ */
+class IndexingSink implements SessionFileSink {
+	readonly entries: SessionEntry[] = [];
+	index: EntryIndex | null = null;
+
+	header(header: SessionHeader): void {
+		const current = typeof header.version === "number" && header.version >= CURRENT_SESSION_VERSION;
+		this.index = current ? new EntryIndex(true, this.entries) : null;
+	}
+
+	entry(entry: SessionEntry): void {
+		if (this.index === null) return;
+		try {
+			this.index.indexPushed(entry);
+		} catch {
+			// An entry indexing cannot take (a hand-edited file): index after the read instead, which
+			// raises the same error where opening always has.
+			this.index = null;
+		}
+	}
+}
+
 /** Reads a file to open it; I/O failures (a directory, no permission…) become `IO` errors naming the file. */
-function readForOpen(file: string): SessionFileContents | undefined {
+function readForOpen(file: string, sink: IndexingSink): SessionFileContents | undefined {
 	try {
-		return readSessionFile(file);
+		return readSessionFileInto(file, sink);
 	} catch (error) {
 		throw new SettleError("IO", `Could not read session file ${file}: ${errorMessage(error)}`, {
 			cause: error,
@@ -136,7 +164,8 @@ export class SessionManager {
 	private readOnly = false;
 	private closed = false;
 	private header!: SessionHeader;
-	private entries: SessionEntry[] = [];
+	/** The entries in file order, with labels, session name and chain length kept as they are added. */
+	private index = new EntryIndex();
 	/**
 	 * Entries by id. Built on first use for a session whose entries form one chain (then every
 	 * parent is known to exist and the lookup is not needed to open it), at load otherwise.
@@ -144,11 +173,6 @@ export class SessionManager {
 	private byIdIndex: Map<string, SessionEntry> | null = new Map();
 	/** Children by parent id; built on first use, then kept incrementally. */
 	private childrenByParent: Map<string | null, SessionEntry[]> | null = null;
-	private labels = new Map<string, { label: string; timestamp: string }>();
-	private sessionName: string | undefined;
-	private hasConversation = false;
-	/** How many entries from the start form one chain (each the child of the previous one). */
-	private linearPrefix = 0;
 	/** Where the id index reports what it finds while loading a file (cleared once built). */
 	private indexDiagnostics: SessionDiagnostic[] | undefined;
 	private leafId: string | null = null;
@@ -205,12 +229,13 @@ export class SessionManager {
 		}
 		const lock = readOnly || !existsSync(file) ? undefined : acquireSessionLock(file);
 		try {
-			const contents = readForOpen(file);
+			const sink = new IndexingSink();
+			const contents = readForOpen(file, sink);
 			const headerCwd = contents?.header?.cwd;
 			const cwd = cwdOverride ?? (typeof headerCwd === "string" && headerCwd !== "" ? headerCwd : process.cwd());
 			const manager = new SessionManager(cwd, dir, true);
 			manager.readOnly = readOnly;
-			manager.loadFile(file, contents, lock);
+			manager.loadFile(file, contents, lock, sink);
 			return manager;
 		} catch (error) {
 			lock?.release();
@@ -354,7 +379,12 @@ export class SessionManager {
 	// ---------------------------------------------------------------------------------------------
 	// Loading and writing
 
-	private loadFile(file: string, contents: SessionFileContents | undefined, lock: SessionLock | undefined): void {
+	private loadFile(
+		file: string,
+		contents: SessionFileContents | undefined,
+		lock: SessionLock | undefined,
+		sink: IndexingSink,
+	): void {
 		if (!contents) {
 			// A path that does not exist yet: a new session written there on the first message.
 			lock?.release();
@@ -383,14 +413,20 @@ export class SessionManager {
 			return;
 		}
 		const diagnostics = contents.diagnostics;
-		const lines: FileEntry[] = [contents.header, ...contents.entries];
 		const version = contents.header.version ?? 1;
-		const migrated = migrateSessionEntries(lines);
+		// The sink indexed a current-format file while reading it; an older one is migrated first.
+		const migrated = sink.index === null && migrateSessionEntries([contents.header, ...contents.entries]);
 		this.header = contents.header;
 		this.sessionId = contents.header.id;
 		this.sessionFile = file;
 		this.diagnostics = diagnostics;
-		this.indexAll(contents.entries, diagnostics);
+		if (sink.index !== null) {
+			this.useIndex(sink.index, diagnostics);
+			const chain = sink.index.takeChainContext();
+			if (chain) this.live = LiveProjection.ofChain(sink.index.entries, chain);
+		} else {
+			this.indexAll(contents.entries, diagnostics);
+		}
 		this.flushed = true;
 		if (this.readOnly || !lock) return;
 		if (contents.tornTail) this.setAside(file, contents);
@@ -427,7 +463,7 @@ export class SessionManager {
 			writeFileSync(backup, readFileSync(file));
 		}
 		const temp = `${file}.migrating-${process.pid}`;
-		writeFileSync(temp, toLines([this.header, ...this.entries]));
+		writeFileSync(temp, toLines([this.header, ...this.index.entries]));
 		renameSync(temp, file);
 		this.diagnostics.push({
 			kind: "migrated",
@@ -444,7 +480,7 @@ export class SessionManager {
 		const file = this.sessionFile!;
 		mkdirSync(dirname(file), { recursive: true });
 		const lock = acquireSessionLock(file);
-		this.writer = SessionWriter.create(file, lock, toLines([this.header, ...this.entries]));
+		this.writer = SessionWriter.create(file, lock, toLines([this.header, ...this.index.entries]));
 		this.flushed = true;
 	}
 
@@ -473,19 +509,22 @@ export class SessionManager {
 	// Index
 
 	private indexAll(entries: readonly SessionEntry[], diagnostics?: SessionDiagnostic[]): void {
-		this.entries = [];
+		const index = new EntryIndex();
+		for (const entry of entries) index.add(entry);
+		this.useIndex(index, diagnostics);
+	}
+
+	/** Replaces the entries with `index` (leaf: its last entry); the derived lookups are rebuilt on demand. */
+	private useIndex(index: EntryIndex, diagnostics?: SessionDiagnostic[]): void {
+		this.index = index;
 		this.byIdIndex = null;
 		this.childrenByParent = null;
-		this.labels = new Map();
-		this.sessionName = undefined;
-		this.hasConversation = false;
-		this.linearPrefix = 0;
 		this.live = null;
 		this.indexDiagnostics = diagnostics;
-		for (const entry of entries) this.indexEntry(entry);
-		this.leafId = this.entries.length > 0 ? this.entries[this.entries.length - 1]!.id : null;
+		const entries = index.entries;
+		this.leafId = entries.length > 0 ? entries[entries.length - 1]!.id : null;
 		// A branched (or damaged) session needs the id index now, to check its parents.
-		if (this.linearPrefix < this.entries.length) this.byId();
+		if (index.linearPrefix < entries.length) this.byId();
 	}
 
 	/** The id index, built (with its diagnostics: duplicate ids, missing parents) when first needed. */
@@ -493,7 +532,8 @@ export class SessionManager {
 		if (this.byIdIndex) return this.byIdIndex;
 		const index = new Map<string, SessionEntry>();
 		const diagnostics = this.indexDiagnostics;
-		for (const entry of this.entries) {
+		const entries = this.index.entries;
+		for (const entry of entries) {
 			if (diagnostics && index.has(entry.id)) {
 				diagnostics.push({
 					kind: "duplicate_id",
@@ -504,8 +544,8 @@ export class SessionManager {
 			index.set(entry.id, entry);
 		}
 		if (diagnostics) {
-			for (let i = this.linearPrefix; i < this.entries.length; i++) {
-				const entry = this.entries[i]!;
+			for (let i = this.index.linearPrefix; i < entries.length; i++) {
+				const entry = entries[i]!;
 				if (entry.parentId && entry.parentId !== entry.id && !index.has(entry.parentId)) {
 					diagnostics.push({
 						kind: "missing_parent",
@@ -521,24 +561,9 @@ export class SessionManager {
 	}
 
 	private indexEntry(entry: SessionEntry): void {
-		const count = this.entries.length;
-		if (
-			this.linearPrefix === count &&
-			(entry.parentId ?? null) === (count === 0 ? null : this.entries[count - 1]!.id)
-		) {
-			this.linearPrefix = count + 1;
-		}
-		this.entries.push(entry);
+		this.index.add(entry);
 		this.byIdIndex?.set(entry.id, entry);
 		if (this.childrenByParent) addChild(this.childrenByParent, entry);
-		if (entry.type === "label") {
-			if (entry.label) this.labels.set(entry.targetId, { label: entry.label, timestamp: entry.timestamp });
-			else this.labels.delete(entry.targetId);
-		} else if (entry.type === "session_info") {
-			this.sessionName = entry.name?.trim() || undefined;
-		} else if (!this.hasConversation && isConversationEntry(entry)) {
-			this.hasConversation = true;
-		}
 	}
 
 	/** Creates, persists and indexes an entry as a child of `parentId` (default: the leaf). */
@@ -570,17 +595,19 @@ export class SessionManager {
 			this.writer!.append(`${JSON.stringify(entry)}\n`);
 			return;
 		}
-		if (!this.hasConversation && !isConversationEntry(entry)) return;
+		if (!this.index.hasConversation && !isConversationEntry(entry)) return;
 		// First conversation message: header, everything buffered, and this entry in one write.
 		const file = this.sessionFile!;
 		mkdirSync(dirname(file), { recursive: true });
 		const lock = acquireSessionLock(file);
-		this.writer = SessionWriter.create(file, lock, toLines([this.header, ...this.entries, entry]));
+		this.writer = SessionWriter.create(file, lock, toLines([this.header, ...this.index.entries, entry]));
 		this.flushed = true;
 	}
 
 	private liveProjection(): LiveProjection {
-		if (!this.live) this.live = LiveProjection.build(this.entries, this.leafId, this.linearPrefix, () => this.byId());
+		if (!this.live) {
+			this.live = LiveProjection.build(this.index.entries, this.leafId, this.index.linearPrefix, () => this.byId());
+		}
 		return this.live;
 	}
 
@@ -636,7 +663,8 @@ export class SessionManager {
 		this.diagnostics = [];
 		const lock = existsSync(file) ? acquireSessionLock(file) : undefined;
 		try {
-			this.loadFile(file, readForOpen(file), lock);
+			const sink = new IndexingSink();
+			this.loadFile(file, readForOpen(file, sink), lock, sink);
 		} catch (error) {
 			lock?.release();
 			throw error;
@@ -700,12 +728,12 @@ export class SessionManager {
 
 	/** All entries in file order, without the header (a new array). */
 	getEntries(): SessionEntry[] {
-		return this.entries.slice();
+		return this.index.entries.slice();
 	}
 
 	/** Name from the latest `session_info` entry anywhere in the session, trimmed; undefined if empty. */
 	getSessionName(): string | undefined {
-		return this.sessionName;
+		return this.index.sessionName;
 	}
 
 	// ---------------------------------------------------------------------------------------------
@@ -934,21 +962,21 @@ export class SessionManager {
 	getChildren(parentId: string | null): SessionEntry[] {
 		if (!this.childrenByParent) {
 			this.childrenByParent = new Map();
-			for (const entry of this.entries) addChild(this.childrenByParent, entry);
+			for (const entry of this.index.entries) addChild(this.childrenByParent, entry);
 		}
 		return (this.childrenByParent.get(parentId) ?? []).slice();
 	}
 
 	/** The entry's current label (latest label change wins; a clear removes it). */
 	getLabel(id: string): string | undefined {
-		return this.labels.get(id)?.label;
+		return this.index.labels.get(id)?.label;
 	}
 
 	/** Entries from the root to `fromId` (default: the leaf); `[]` for an unknown id or a null leaf. */
 	getBranch(fromId?: string): SessionEntry[] {
 		const start = fromId ?? this.leafId;
 		if (!start || !this.byId().has(start)) return [];
-		return buildSessionPath(this.entries, start, this.byId());
+		return buildSessionPath(this.index.entries, start, this.byId());
 	}
 
 	/**
@@ -957,12 +985,12 @@ export class SessionManager {
 	 */
 	getTree(): SessionTreeNode[] {
 		const nodes = new Map<string, SessionTreeNode>();
-		for (const entry of this.entries) {
-			const label = this.labels.get(entry.id);
+		for (const entry of this.index.entries) {
+			const label = this.index.labels.get(entry.id);
 			nodes.set(entry.id, { entry, children: [], label: label?.label, labelTimestamp: label?.timestamp });
 		}
 		const roots: SessionTreeNode[] = [];
-		for (const entry of this.entries) {
+		for (const entry of this.index.entries) {
 			const node = nodes.get(entry.id)!;
 			const parent = entry.parentId && entry.parentId !== entry.id ? nodes.get(entry.parentId) : undefined;
 			if (parent) parent.children.push(node);
@@ -1103,7 +1131,7 @@ export class SessionManager {
 		const ids = new Set(kept.map((e) => e.id));
 		const labelEntries: LabelEntry[] = [];
 		let labelParent: string | null = kept.length > 0 ? kept[kept.length - 1]!.id : null;
-		for (const [targetId, { label, timestamp }] of this.labels) {
+		for (const [targetId, { label, timestamp }] of this.index.labels) {
 			if (!ids.has(targetId)) continue;
 			const id = generateEntryId(ids);
 			ids.add(id);
@@ -1127,7 +1155,7 @@ export class SessionManager {
 		this.flushed = false;
 		if (!this.persist) return undefined;
 		this.sessionFile = join(this.sessionDir, sessionFileName(timestamp, this.sessionId));
-		if (this.hasConversation) this.writeWholeFile();
+		if (this.index.hasConversation) this.writeWholeFile();
 		return this.sessionFile;
 	}
 }

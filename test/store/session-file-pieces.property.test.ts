@@ -1,0 +1,114 @@
+/**
+ * The reader decodes what it reads in pieces cut at newlines (small ones in a fresh process, whole
+ * read chunks once V8's young generation has grown). Whatever the piece size, the result must be
+ * the same: entries, diagnostics with their line numbers, torn tail, and what the sink is handed.
+ */
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import type { SessionEntry, SessionHeader } from "../../src/store/entries.js";
+import { decodePieceBytes, READ_CHUNK_BYTES, readSessionFileInto } from "../../src/store/session-file.js";
+import { tempDir } from "./helpers.js";
+
+const header = JSON.stringify({
+	type: "session",
+	version: 3,
+	id: "s",
+	timestamp: "2024-01-01T00:00:00.000Z",
+	cwd: "/",
+});
+
+/** One line of a session file: mostly entries (some with multi-byte or long text), some damage. */
+const line = fc.oneof(
+	{
+		weight: 8,
+		arbitrary: fc
+			.record({
+				text: fc.oneof(
+					fc.string({ maxLength: 20 }),
+					fc.constantFrom("é€😀", "ß".repeat(70)),
+					fc.integer({ min: 1, max: 400 }).map((n) => "x".repeat(n)),
+				),
+				id: fc.constantFrom("a1", "b2", "c3", "d4"),
+			})
+			.map(({ text, id }) =>
+				JSON.stringify({
+					type: "message",
+					id,
+					parentId: null,
+					timestamp: "t",
+					message: { role: "user", content: text },
+				}),
+			),
+	},
+	fc.constantFrom("", "  ", "not json", "[1]", '{"no":"type"}', '{"type":"message"}', header),
+);
+
+const sessionText = fc.record({
+	lines: fc.array(line, { maxLength: 40 }),
+	tail: fc.constantFrom(
+		"",
+		'{"type":"mess',
+		JSON.stringify({ type: "custom", id: "z", parentId: null, timestamp: "t" }),
+	),
+});
+
+function read(file: string, pieceBytes: number) {
+	const seen: Array<SessionHeader | SessionEntry> = [];
+	const sink = {
+		entries: [] as SessionEntry[],
+		header: (h: SessionHeader) => seen.push(h),
+		entry: (e: SessionEntry) => seen.push(e),
+	};
+	const contents = readSessionFileInto(file, sink, pieceBytes);
+	if (contents?.header) expect(contents.entries).toBe(sink.entries);
+	return { contents, seen };
+}
+
+describe("reading in decode pieces", () => {
+	it("any piece size gives the same contents, diagnostics and sink calls as whole chunks", () => {
+		const dir = tempDir();
+		let n = 0;
+		fc.assert(
+			fc.property(sessionText, fc.integer({ min: 1, max: 600 }), ({ lines, tail }, pieceBytes) => {
+				const file = join(dir, `s${n++}.jsonl`);
+				writeFileSync(file, `${[header, ...lines].join("\n")}\n${tail}`);
+				const whole = read(file, READ_CHUNK_BYTES);
+				const pieces = read(file, pieceBytes);
+				expect(pieces.contents).toEqual(whole.contents);
+				expect(pieces.seen).toEqual(whole.seen);
+				expect(whole.seen.slice(1)).toEqual(whole.contents!.entries);
+			}),
+			{ numRuns: 200 },
+		);
+	});
+
+	it("a file of several read chunks with a line longer than a chunk reads the same in small pieces", () => {
+		const dir = tempDir();
+		const entry = (i: number, text: string) =>
+			JSON.stringify({
+				type: "message",
+				id: `e${i}`,
+				parentId: i === 0 ? null : `e${i - 1}`,
+				timestamp: "t",
+				message: { role: "user", content: text },
+			});
+		const rows = [header];
+		for (let i = 0; i < 3000; i++)
+			rows.push(entry(i, i === 1500 ? "€".repeat(400_000) : `line ${i} ${"y".repeat(i % 900)}`));
+		const file = join(dir, "big.jsonl");
+		writeFileSync(file, `${rows.join("\n")}\n`);
+		const whole = read(file, READ_CHUNK_BYTES);
+		const small = read(file, 1 << 16);
+		expect(whole.contents!.fileBytes).toBeGreaterThan(2 * READ_CHUNK_BYTES);
+		expect(whole.contents!.entries).toHaveLength(3000);
+		expect(whole.contents!.diagnostics).toEqual([]);
+		expect(small.contents).toEqual(whole.contents);
+		expect(small.seen).toEqual(whole.seen);
+	});
+
+	it("pieces are either small enough for V8's young generation or whole read chunks", () => {
+		expect([1 << 16, READ_CHUNK_BYTES]).toContain(decodePieceBytes());
+	});
+});
