@@ -9,7 +9,7 @@ import { loadPicomatch } from "../lazy-deps.js";
 import { Type } from "../schema/typebox.js";
 import { raceAbort, throwIfAborted } from "./abort.js";
 import { resolveToCwd } from "./paths.js";
-import { DEFAULT_MAX_BYTES, formatSize, type TruncationResult, truncateHead } from "./truncate.js";
+import { DEFAULT_MAX_BYTES, listingResult, type TruncationResult } from "./truncate.js";
 import type { ToolDefinition } from "./types.js";
 import { walkTree } from "./walk.js";
 
@@ -114,20 +114,15 @@ async function runFind(
 	if (results.length === 0) {
 		return { content: [{ type: "text" as const, text: "No files found matching pattern" }], details: undefined };
 	}
-	const truncation = truncateHead(results.join("\n"), { maxLines: Number.MAX_SAFE_INTEGER });
-	const details: FindToolDetails = {};
-	const notices: string[] = [];
-	if (more) {
-		notices.push(`${limit} results limit reached. Use limit=${limit * 2} for more, or refine pattern`);
-		details.resultLimitReached = limit;
-	}
-	if (truncation.truncated) {
-		notices.push(`${formatSize(DEFAULT_MAX_BYTES)} limit reached`);
-		details.truncation = truncation;
-	}
-	const text = notices.length > 0 ? `${truncation.content}\n\n[${notices.join(". ")}]` : truncation.content;
-	return {
-		content: [{ type: "text" as const, text }],
-		details: Object.keys(details).length > 0 ? details : undefined,
-	};
+	return listingResult<FindToolDetails>(
+		results,
+		more
+			? [
+					{
+						text: `${limit} results limit reached. Use limit=${limit * 2} for more, or refine pattern`,
+						details: { resultLimitReached: limit },
+					},
+				]
+			: [],
+	);
 }

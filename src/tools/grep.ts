@@ -12,10 +12,9 @@ import { raceAbort, throwIfAborted } from "./abort.js";
 import { resolveToCwd } from "./paths.js";
 import {
 	DEFAULT_MAX_BYTES,
-	formatSize,
 	GREP_MAX_LINE_LENGTH,
+	listingResult,
 	type TruncationResult,
-	truncateHead,
 	truncateLine,
 } from "./truncate.js";
 import type { ToolDefinition } from "./types.js";
@@ -281,24 +280,23 @@ async function runGrep(cwd: string, params: GrepToolInput, options: GrepToolOpti
 		}
 	}
 
-	const truncation = truncateHead(output.join("\n"), { maxLines: Number.MAX_SAFE_INTEGER });
-	const details: GrepToolDetails = {};
-	const notices: string[] = [];
-	if (moreMatches) {
-		notices.push(`${limit} matches limit reached. Use limit=${limit * 2} for more, or refine pattern`);
-		details.matchLimitReached = limit;
-	}
-	if (truncation.truncated) {
-		notices.push(`${formatSize(DEFAULT_MAX_BYTES)} limit reached`);
-		details.truncation = truncation;
-	}
-	if (linesTruncated) {
-		notices.push(`Some lines truncated to ${GREP_MAX_LINE_LENGTH} chars. Use read tool to see full lines`);
-		details.linesTruncated = true;
-	}
-	const text = notices.length > 0 ? `${truncation.content}\n\n[${notices.join(". ")}]` : truncation.content;
-	return {
-		content: [{ type: "text" as const, text }],
-		details: Object.keys(details).length > 0 ? details : undefined,
-	};
+	return listingResult<GrepToolDetails>(
+		output,
+		moreMatches
+			? [
+					{
+						text: `${limit} matches limit reached. Use limit=${limit * 2} for more, or refine pattern`,
+						details: { matchLimitReached: limit },
+					},
+				]
+			: [],
+		linesTruncated
+			? [
+					{
+						text: `Some lines truncated to ${GREP_MAX_LINE_LENGTH} chars. Use read tool to see full lines`,
+						details: { linesTruncated: true },
+					},
+				]
+			: [],
+	);
 }

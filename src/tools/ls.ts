@@ -6,7 +6,7 @@ import { SettleError } from "../errors.js";
 import { Type } from "../schema/typebox.js";
 import { raceAbort, throwIfAborted } from "./abort.js";
 import { resolveToCwd } from "./paths.js";
-import { DEFAULT_MAX_BYTES, formatSize, type TruncationResult, truncateHead } from "./truncate.js";
+import { DEFAULT_MAX_BYTES, listingResult, type TruncationResult } from "./truncate.js";
 import type { ToolDefinition } from "./types.js";
 
 const lsSchema = Type.Object({
@@ -100,22 +100,17 @@ export function createLsToolDefinition(
 				if (entries.length === 0) {
 					return { content: [{ type: "text" as const, text: "(empty directory)" }], details: undefined };
 				}
-				const truncation = truncateHead(entries.join("\n"), { maxLines: Number.MAX_SAFE_INTEGER });
-				const details: LsToolDetails = {};
-				const notices: string[] = [];
-				if (more) {
-					notices.push(`${max} entries limit reached. Use limit=${max * 2} for more`);
-					details.entryLimitReached = max;
-				}
-				if (truncation.truncated) {
-					notices.push(`${formatSize(DEFAULT_MAX_BYTES)} limit reached`);
-					details.truncation = truncation;
-				}
-				const text = notices.length > 0 ? `${truncation.content}\n\n[${notices.join(". ")}]` : truncation.content;
-				return {
-					content: [{ type: "text" as const, text }],
-					details: Object.keys(details).length > 0 ? details : undefined,
-				};
+				return listingResult<LsToolDetails>(
+					entries,
+					more
+						? [
+								{
+									text: `${max} entries limit reached. Use limit=${max * 2} for more`,
+									details: { entryLimitReached: max },
+								},
+							]
+						: [],
+				);
 			};
 			return raceAbort(work(), signal);
 		},

@@ -177,3 +177,31 @@ export function truncateLine(line: string, maxChars = GREP_MAX_LINE_LENGTH): { t
 	if (line.length <= maxChars) return { text: line, wasTruncated: false };
 	return { text: `${line.slice(0, maxChars)}... [truncated]`, wasTruncated: true };
 }
+
+/** One bracketed notice of a listing and the `details` fields that go with it. */
+export interface ListingNotice<D> {
+	text: string;
+	details: Partial<D>;
+}
+
+/**
+ * A listing tool's result (find, grep, ls): the lines cut to the byte limit, then pi's bracketed
+ * notices — `before` (the result limit), the byte limit when it cut, `after` (grep's long lines) —
+ * with their fields merged into `details`; `details` is undefined when nothing was limited.
+ */
+export function listingResult<D extends { truncation?: TruncationResult }>(
+	lines: readonly string[],
+	before: readonly ListingNotice<D>[],
+	after: readonly ListingNotice<D>[] = [],
+): { content: { type: "text"; text: string }[]; details: D | undefined } {
+	const truncation = truncateHead(lines.join("\n"), { maxLines: Number.MAX_SAFE_INTEGER });
+	const notices = [...before];
+	if (truncation.truncated) {
+		notices.push({ text: `${formatSize(DEFAULT_MAX_BYTES)} limit reached`, details: { truncation } as Partial<D> });
+	}
+	notices.push(...after);
+	if (notices.length === 0) return { content: [{ type: "text", text: truncation.content }], details: undefined };
+	const details = Object.assign({}, ...notices.map((notice) => notice.details)) as D;
+	const text = `${truncation.content}\n\n[${notices.map((notice) => notice.text).join(". ")}]`;
+	return { content: [{ type: "text", text }], details };
+}

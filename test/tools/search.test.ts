@@ -86,6 +86,25 @@ describe("grep", () => {
 		expect(text(await run(grep, { pattern: "hit", limit: 5 }))).not.toContain("limit reached");
 	});
 
+	it("cuts long lines and the byte limit with all notices in pi's order (match limit, bytes, long lines)", async () => {
+		const long = `hit ${"x".repeat(600)}`;
+		const cwd = await tempProject({ "wide.txt": Array.from({ length: 200 }, () => long).join("\n") });
+		const result = await run<GrepToolDetails>(createGrepToolDefinition(cwd), { pattern: "hit", limit: 150 });
+		const output = text(result);
+		const notice = output.slice(output.lastIndexOf("\n\n[") + 2);
+		expect(notice).toBe(
+			"[150 matches limit reached. Use limit=300 for more, or refine pattern. 50.0KB limit reached. " +
+				"Some lines truncated to 500 chars. Use read tool to see full lines]",
+		);
+		expect(result.details?.matchLimitReached).toBe(150);
+		expect(result.details?.linesTruncated).toBe(true);
+		expect(result.details?.truncation?.truncatedBy).toBe("bytes");
+		const kept = output.slice(0, output.lastIndexOf("\n\n[")).split("\n");
+		expect(kept.length).toBe(result.details?.truncation?.outputLines);
+		expect(kept.length).toBeLessThan(150);
+		expect(kept[0]).toBe(`wide.txt:1: hit ${"x".repeat(496)}... [truncated]`);
+	});
+
 	it("matches per line in CRLF files, with anchors and lookarounds", async () => {
 		const cwd = await tempProject({ "win.txt": "alpha\r\nfoo\r\nbar foo\r\n" });
 		const grep = createGrepToolDefinition(cwd);
