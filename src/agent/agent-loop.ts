@@ -23,7 +23,7 @@ import {
 	type AssistantMessage,
 	type AssistantMessageEvent,
 	type Context,
-	emptyUsage,
+	emptyAssistantMessage,
 	type Message,
 	type Model,
 	type StreamFn,
@@ -505,7 +505,7 @@ class LoopRun {
 			// A throwing listener is not a provider failure: it ends the run.
 			if (this.emitter.failed) throw error;
 			final = {
-				...(partial ?? baseAssistant(model)),
+				...(partial ?? emptyAssistantMessage(model)),
 				stopReason: signal?.aborted ? "aborted" : "error",
 				errorMessage: errorMessage(error),
 				timestamp: Date.now(),
@@ -793,22 +793,9 @@ function toolResultMessage(entry: Finalized): ToolResultMessage {
 	return message;
 }
 
-function baseAssistant(model: Model): AssistantMessage {
-	return {
-		role: "assistant",
-		content: [],
-		api: model.api,
-		provider: model.provider,
-		model: model.id,
-		usage: emptyUsage(),
-		stopReason: "stop",
-		timestamp: Date.now(),
-	};
-}
-
 function abortedMessage(partial: AssistantMessage | undefined, model: Model): AssistantMessage {
 	return {
-		...(partial ?? baseAssistant(model)),
+		...(partial ?? emptyAssistantMessage(model)),
 		stopReason: "aborted",
 		errorMessage: "Request was aborted",
 		timestamp: Date.now(),
@@ -848,7 +835,7 @@ function buildStreamOptions(
 const missingStreamFn: StreamFn = (model) => {
 	const stream = new AssistantMessageEventStream();
 	const message: AssistantMessage = {
-		...baseAssistant(model),
+		...emptyAssistantMessage(model),
 		stopReason: "error",
 		errorMessage:
 			"No stream function configured: pass `streamFn` to the Agent (for example `createFauxProvider().streamFn`).",

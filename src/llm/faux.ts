@@ -8,6 +8,7 @@ import { AssistantMessageEventStream } from "./event-stream.js";
 import {
 	type AssistantMessage,
 	type Context,
+	emptyAssistantMessage,
 	emptyUsage,
 	type Message,
 	type Model,
@@ -402,17 +403,7 @@ function cloneBlock(block: AssistantMessage["content"][number]): AssistantMessag
 }
 
 function failureMessage(error: unknown, api: string, provider: string, modelId: string): AssistantMessage {
-	return {
-		role: "assistant",
-		content: [],
-		api,
-		provider,
-		model: modelId,
-		usage: emptyUsage(),
-		stopReason: "error",
-		errorMessage: errorMessage(error),
-		timestamp: Date.now(),
-	};
+	return emptyAssistantMessage({ api, provider, id: modelId }, "error", errorMessage(error));
 }
 
 function estimateTokens(text: string): number {

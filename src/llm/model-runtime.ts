@@ -8,7 +8,13 @@
 
 import { streamFromMessage } from "./event-stream.js";
 import type { FauxProvider } from "./faux.js";
-import { type AssistantMessage, emptyUsage, type Model, type StreamFn, type ThinkingLevel } from "./types.js";
+import {
+	type AssistantMessage,
+	emptyAssistantMessage,
+	type Model,
+	type StreamFn,
+	type ThinkingLevel,
+} from "./types.js";
 
 /** Everything the session asks of a model runtime. Methods must not throw unless documented. */
 export interface ModelRuntime {
@@ -207,17 +213,11 @@ export class InMemoryModelRuntime implements ModelRuntime {
 }
 
 function unknownApiMessage(model: Model): AssistantMessage {
-	return {
-		role: "assistant",
-		content: [],
-		api: model.api,
-		provider: model.provider,
-		model: model.id,
-		usage: emptyUsage(),
-		stopReason: "error",
-		errorMessage: `No stream function is registered for api "${model.api}" (model ${model.provider}/${model.id}). Register its provider with the model runtime.`,
-		timestamp: Date.now(),
-	};
+	return emptyAssistantMessage(
+		model,
+		"error",
+		`No stream function is registered for api "${model.api}" (model ${model.provider}/${model.id}). Register its provider with the model runtime.`,
+	);
 }
 
 /** Whether two models are the same (provider and id). */

@@ -12,7 +12,7 @@ import { InMemoryModelRuntime, type ModelProviderRegistration } from "./model-ru
 import {
 	type AssistantMessageEventStream,
 	type Context,
-	emptyUsage,
+	emptyAssistantMessage,
 	type Model,
 	type StreamFn,
 	type StreamOptions,
@@ -143,17 +143,7 @@ export class PiAiModelRuntime extends InMemoryModelRuntime {
 			try {
 				return piAi.streamSimple(model, context, streamOptions);
 			} catch (error) {
-				return streamFromMessage({
-					role: "assistant",
-					content: [],
-					api: model.api,
-					provider: model.provider,
-					model: model.id,
-					usage: emptyUsage(),
-					stopReason: "error",
-					errorMessage: errorMessage(error),
-					timestamp: Date.now(),
-				});
+				return streamFromMessage(emptyAssistantMessage(model, "error", errorMessage(error)));
 			}
 		};
 		const wanted = options.providers ? new Set(options.providers) : undefined;

@@ -221,6 +221,34 @@ export type StreamFn = (
 	options?: StreamOptions,
 ) => AssistantMessageEventStream | Promise<AssistantMessageEventStream>;
 
+/**
+ * An assistant message from `model` with no content: the start of a reply, or — given a stop reason
+ * and an `errorMessage` — the failure a broken provider or a missing stream function reports.
+ *
+ * @example
+ * ```ts
+ * const failure = emptyAssistantMessage(model, "error", "Connection refused");
+ * ```
+ */
+export function emptyAssistantMessage(
+	model: Pick<Model, "api" | "provider" | "id">,
+	stopReason: StopReason = "stop",
+	errorMessage?: string,
+): AssistantMessage {
+	const message: AssistantMessage = {
+		role: "assistant",
+		content: [],
+		api: model.api,
+		provider: model.provider,
+		model: model.id,
+		usage: emptyUsage(),
+		stopReason,
+		timestamp: Date.now(),
+	};
+	if (errorMessage !== undefined) message.errorMessage = errorMessage;
+	return message;
+}
+
 /** A usage record with every count zero. */
 export function emptyUsage(): Usage {
 	return {
