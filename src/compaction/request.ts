@@ -2,6 +2,7 @@
  * One summarization request through a stream function: a system prompt, one user message, no
  * tools. Failures become typed errors carrying the provider text.
  */
+import { raceAbortWith } from "../abort.js";
 import { errorMessage, SettleError } from "../errors.js";
 import type { AssistantMessage, StreamOptions, Usage } from "../llm/types.js";
 import { emptyUsage } from "../llm/types.js";
@@ -62,7 +63,7 @@ export async function requestSummary(
 	}
 
 	if (response.stopReason === "aborted" || signal?.aborted) {
-		throw new SettleError("ABORTED", "Summarization aborted");
+		throw new SettleError("ABORTED", SUMMARIZATION_ABORTED);
 	}
 	if (response.stopReason === "error") {
 		const providerText = response.errorMessage || "Unknown error";
@@ -100,24 +101,12 @@ export function addUsage(a: Usage, b: Usage): Usage {
 	};
 }
 
+const SUMMARIZATION_ABORTED = "Summarization aborted";
+
 function raceAbort<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
-	if (!signal) return promise;
-	return new Promise<T>((resolve, reject) => {
-		const onAbort = () => reject(new SettleError("ABORTED", "Summarization aborted"));
-		signal.addEventListener("abort", onAbort, { once: true });
-		promise.then(
-			(value) => {
-				signal.removeEventListener("abort", onAbort);
-				resolve(value);
-			},
-			(error: unknown) => {
-				signal.removeEventListener("abort", onAbort);
-				reject(error);
-			},
-		);
-	});
+	return raceAbortWith(promise, signal, SUMMARIZATION_ABORTED);
 }
 
 function throwIfAborted(signal: AbortSignal | undefined): void {
-	if (signal?.aborted) throw new SettleError("ABORTED", "Summarization aborted");
+	if (signal?.aborted) throw new SettleError("ABORTED", SUMMARIZATION_ABORTED);
 }
