@@ -223,7 +223,15 @@ export async function replace(
 	let target = world.betaFile;
 	let blocker: SessionManager | undefined;
 	let restoreCwd: (() => void) | undefined;
-	if (step.fault === "targetLocked") blocker = SessionManager.open(target);
+	if (step.fault === "targetLocked") {
+		// The runtime already holds the lock of its own file: when that is the target, lock a copy
+		// (outside the session folders) so the fault is another writer's lock, not our own.
+		if (runtime.session.sessionFile === target) {
+			target = join(ws.root, `locked-copy-${Math.random().toString(36).slice(2)}.jsonl`);
+			copyFileSync(world.betaFile, target);
+		}
+		blocker = SessionManager.open(target);
+	}
 	if (step.fault === "targetIsDirectory") {
 		target = join(ws.root, `a-directory-${Math.random().toString(36).slice(2)}.jsonl`);
 		mkdirSync(target);
