@@ -1,0 +1,513 @@
+/**
+ * Two peers behind one interface: pi 0.73.1 (its own `createAgentSession` on pi-ai's faux
+ * provider) and Settle (`createAgentSession` on Settle's faux provider), each with a real session
+ * file in a temp dir, in-memory settings, no resource discovery, the same inline extensions and the
+ * same scripted model. A scenario drives a {@link Peer} without knowing which one it is.
+ */
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import * as piAi from "@mariozechner/pi-ai";
+import * as pi from "@mariozechner/pi-coding-agent";
+import { SimulatedClock } from "xstate";
+import type { ExtensionAPI } from "../../src/extensions/types.js";
+import { createFauxProvider, type FauxProvider } from "../../src/llm/faux.js";
+import { InMemoryModelRuntime } from "../../src/llm/model-runtime.js";
+import type { Context } from "../../src/llm/types.js";
+import { DefaultResourceLoader } from "../../src/resources/resource-loader.js";
+import { createAgentSessionRuntime } from "../../src/runtime/runtime.js";
+import { createAgentSession } from "../../src/runtime/sdk.js";
+import type { Settings } from "../../src/settings/schema.js";
+import { SettingsManager } from "../../src/settings/settings-manager.js";
+import { SessionManager } from "../../src/store/session-manager.js";
+
+export type PeerName = "pi" | "settle";
+
+/** One scripted reply, built for each peer by its own faux helpers when the request arrives. */
+export interface ReplySpec {
+	thinking?: string;
+	text?: string;
+	toolCalls?: { id: string; name: string; args: Record<string, unknown> }[];
+	stopReason?: "stop" | "length" | "toolUse" | "error" | "aborted";
+	errorMessage?: string;
+}
+
+/** A scripted step: a reply, or a function of the (normalized) request. */
+export type Step = ReplySpec | ((request: ModelRequest, peer: Peer) => ReplySpec | Promise<ReplySpec>);
+
+/** What one model request contained, after each peer's `convertToLlm`. */
+export interface ModelRequest {
+	/** `agent` for the session's own prompt; the first line of any other (e.g. the summarizer's). */
+	system: string;
+	messages: string[];
+	tools: string[];
+}
+
+/** A recorded public event, or a marker the scenario wrote between events. */
+export type Recorded = { kind: "event"; event: AnyEvent } | { kind: "mark"; label: string };
+
+/** Events are compared structurally, through the normalizer; their static types differ per peer. */
+export type AnyEvent = { type: string } & Record<string, unknown>;
+
+/**
+ * The surface of `AgentSession` scenarios use. pi's and Settle's sessions both have it (the names
+ * mirror pi's); the types stay loose because each peer has its own message types.
+ */
+export interface SessionLike {
+	prompt(text: string, options?: { streamingBehavior?: "steer" | "followUp" }): Promise<void>;
+	steer(text: string): Promise<unknown>;
+	followUp(text: string): Promise<unknown>;
+	sendCustomMessage(
+		message: { customType: string; content: string; display: boolean; details?: unknown },
+		options?: { triggerTurn?: boolean; deliverAs?: "steer" | "followUp" | "nextTurn" },
+	): Promise<void>;
+	abort(): Promise<void>;
+	compact(customInstructions?: string): Promise<unknown>;
+	subscribe(listener: (event: AnyEvent) => void): () => void;
+	setSteeringMode(mode: "all" | "one-at-a-time"): void;
+	setFollowUpMode(mode: "all" | "one-at-a-time"): void;
+	readonly messages: readonly unknown[];
+	readonly sessionFile: string | undefined;
+	readonly isStreaming: boolean;
+	readonly sessionManager: { getEntries(): readonly unknown[] };
+	dispose(): void;
+}
+
+/** Inline extensions are written once against Settle's `ExtensionAPI` (pi's has the same shape). */
+export type SharedExtension = (api: ExtensionAPI) => void;
+
+/** A custom tool defined once for both peers (TypeBox-compatible JSON schema parameters). */
+export interface SharedTool {
+	name: string;
+	label: string;
+	description: string;
+	parameters: Record<string, unknown>;
+	execute(
+		toolCallId: string,
+		params: Record<string, unknown>,
+	): Promise<{ content: { type: "text"; text: string }[]; details: unknown }>;
+}
+
+export interface PeerOptions {
+	settings?: Partial<Settings>;
+	extensions?: SharedExtension[];
+	customTools?: SharedTool[];
+	/** Faux model context window (default 128000, both faux providers' default). */
+	contextWindow?: number;
+	/** Open this session file instead of creating a new session. */
+	openFile?: string;
+}
+
+export interface TempDirs {
+	root: string;
+	cwd: string;
+	agentDir: string;
+	sessionDir: string;
+}
+
+/** A session of one peer, recording every public event, marker and model request. */
+export interface Peer {
+	readonly name: PeerName;
+	readonly session: SessionLike;
+	readonly dirs: TempDirs;
+	readonly recorded: Recorded[];
+	readonly requests: ModelRequest[];
+	/** Replaces the scripted replies. */
+	script(steps: Step[]): void;
+	/** Writes a marker into the event record. */
+	mark(label: string): void;
+	/** `prompt()` with a marker when it resolves (or rejects). */
+	prompt(text: string, options?: { streamingBehavior?: "steer" | "followUp" }): Promise<void>;
+	/**
+	 * Resolves once the peer has nothing left to do: for Settle when the machine is idle (retry
+	 * backoff advanced on the simulated clock); for pi when its event queue is drained and no
+	 * continuation it scheduled (retry, overflow or queued-message continue) is still to start.
+	 */
+	quiesce(): Promise<void>;
+	/** Entries of the session file on disk, as parsed JSON (header first). */
+	fileEntries(): Record<string, unknown>[];
+	/** This peer's `SessionManager.open(file).buildSessionContext().messages`. */
+	openContext(file: string): unknown[];
+	cleanup(): void;
+}
+
+const FAUX_KEY = "offline-dummy-key";
+
+export function makeTempDirs(): TempDirs {
+	const root = mkdtempSync(join(tmpdir(), "settle-parity-"));
+	const dirs = { root, cwd: join(root, "cwd"), agentDir: join(root, "agent"), sessionDir: join(root, "sessions") };
+	for (const dir of [dirs.cwd, dirs.agentDir, dirs.sessionDir]) mkdirSync(dir, { recursive: true });
+	return dirs;
+}
+
+function readFileEntries(file: string | undefined): Record<string, unknown>[] {
+	if (!file) return [];
+	let text: string;
+	try {
+		text = readFileSync(file, "utf8");
+	} catch {
+		return [];
+	}
+	return text
+		.split("\n")
+		.filter((line) => line.trim() !== "")
+		.map((line) => JSON.parse(line) as Record<string, unknown>);
+}
+
+/** Turns a request context into a {@link ModelRequest}. */
+export function normalizeRequest(context: Context): ModelRequest {
+	const prompt = context.systemPrompt ?? "";
+	const system = prompt.startsWith("You are a context summarization assistant")
+		? (prompt.split("\n")[0] ?? "")
+		: prompt === ""
+			? "none"
+			: "agent";
+	return {
+		system,
+		messages: context.messages.map((message) => {
+			if (message.role === "user") {
+				const content =
+					typeof message.content === "string"
+						? message.content
+						: message.content.map((block) => (block.type === "text" ? block.text : "[image]")).join("\n");
+				return `user: ${content}`;
+			}
+			if (message.role === "assistant") {
+				const parts = message.content.map((block) =>
+					block.type === "text"
+						? block.text
+						: block.type === "thinking"
+							? `[thinking ${block.thinking}]`
+							: `[call ${block.name} ${JSON.stringify(block.arguments)}]`,
+				);
+				const stop =
+					message.stopReason === "stop"
+						? ""
+						: ` (${message.stopReason}${message.errorMessage ? `: ${message.errorMessage}` : ""})`;
+				return `assistant: ${parts.join(" ")}${stop}`;
+			}
+			const text = message.content.map((block) => (block.type === "text" ? block.text : "[image]")).join("\n");
+			return `toolResult ${message.toolName}${message.isError ? " error" : ""}: ${text}`;
+		}),
+		tools: (context.tools ?? []).map((tool) => tool.name),
+	};
+}
+
+interface FauxBuilders {
+	text(text: string): unknown;
+	thinking(text: string): unknown;
+	toolCall(name: string, args: Record<string, unknown>, options: { id: string }): unknown;
+	message(content: unknown[], options: { stopReason?: ReplySpec["stopReason"]; errorMessage?: string }): unknown;
+}
+
+function buildReply(spec: ReplySpec, faux: FauxBuilders): unknown {
+	const content: unknown[] = [];
+	if (spec.thinking !== undefined) content.push(faux.thinking(spec.thinking));
+	if (spec.text !== undefined) content.push(faux.text(spec.text));
+	for (const call of spec.toolCalls ?? []) content.push(faux.toolCall(call.name, call.args, { id: call.id }));
+	const stopReason = spec.stopReason ?? (spec.toolCalls?.length ? "toolUse" : "stop");
+	return faux.message(content, {
+		stopReason,
+		...(spec.errorMessage !== undefined ? { errorMessage: spec.errorMessage } : {}),
+	});
+}
+
+/**
+ * Scripted steps as faux factories: each records the request, then builds its reply when the
+ * request arrives (pi compares reply timestamps with compaction entries, so replies are never
+ * built ahead of time).
+ */
+function fauxSteps(peer: () => Peer, requests: ModelRequest[], steps: Step[], faux: FauxBuilders) {
+	return steps.map((step) => async (context: Context) => {
+		const request = normalizeRequest(context);
+		requests.push(request);
+		const spec = typeof step === "function" ? await step(request, peer()) : step;
+		return buildReply(spec, faux);
+	});
+}
+
+const piBuilders: FauxBuilders = {
+	text: (text) => piAi.fauxText(text),
+	thinking: (text) => piAi.fauxThinking(text),
+	toolCall: (name, args, options) => piAi.fauxToolCall(name, args, options),
+	message: (content, options) => piAi.fauxAssistantMessage(content as piAi.TextContent[], options),
+};
+
+const settleBuilders: FauxBuilders = {
+	text: (text) => ({ type: "text", text }),
+	thinking: (text) => ({ type: "thinking", thinking: text }),
+	toolCall: (name, args, options) => ({ type: "toolCall", id: options.id, name, arguments: args }),
+	message: (content, options) => ({
+		role: "assistant",
+		content,
+		api: "faux",
+		provider: "faux",
+		model: "faux-1",
+		usage: {
+			input: 0,
+			output: 0,
+			cacheRead: 0,
+			cacheWrite: 0,
+			totalTokens: 0,
+			cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 },
+		},
+		stopReason: options.stopReason ?? "stop",
+		...(options.errorMessage !== undefined ? { errorMessage: options.errorMessage } : {}),
+		timestamp: Date.now(),
+	}),
+};
+
+const TOKEN_SIZE = { min: 1, max: 1 };
+
+function fauxModels(contextWindow: number | undefined) {
+	return [
+		{
+			id: "faux-1",
+			name: "Faux Model",
+			reasoning: false,
+			input: ["text", "image"] as ("text" | "image")[],
+			cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 },
+			contextWindow: contextWindow ?? 128000,
+			maxTokens: 16384,
+		},
+	];
+}
+
+/** Records events and markers; `prompt` marks its resolution. */
+function recorder() {
+	const recorded: Recorded[] = [];
+	return {
+		recorded,
+		onEvent: (event: AnyEvent) => void recorded.push({ kind: "event", event }),
+		mark: (label: string) => void recorded.push({ kind: "mark", label }),
+	};
+}
+
+async function markedPrompt(
+	session: SessionLike,
+	mark: (label: string) => void,
+	text: string,
+	options?: { streamingBehavior?: "steer" | "followUp" },
+): Promise<void> {
+	try {
+		await session.prompt(text, options);
+		mark(`prompt resolved: ${text}`);
+	} catch (error) {
+		mark(`prompt rejected: ${text}: ${error instanceof Error ? error.message : String(error)}`);
+	}
+}
+
+// ---------------------------------------------------------------------------------------------
+// pi 0.73.1
+
+function piTool(tool: SharedTool) {
+	return {
+		name: tool.name,
+		label: tool.label,
+		description: tool.description,
+		parameters: tool.parameters,
+		execute: (id: string, params: Record<string, unknown>) => tool.execute(id, params),
+	} as unknown as pi.ToolDefinition;
+}
+
+/** Builds pi's session the way its SDK users do (see `/work/shared/peers/pi-npm/harness.mjs`). */
+export async function createPiPeer(options: PeerOptions = {}, dirs: TempDirs = makeTempDirs()): Promise<Peer> {
+	const faux = piAi.registerFauxProvider({
+		provider: "faux",
+		tokenSize: TOKEN_SIZE,
+		models: fauxModels(options.contextWindow),
+	});
+	const authStorage = pi.AuthStorage.inMemory();
+	authStorage.setRuntimeApiKey("faux", FAUX_KEY);
+	const modelRegistry = pi.ModelRegistry.inMemory(authStorage);
+	const settingsManager = pi.SettingsManager.inMemory(options.settings as never);
+	const resourceLoader = new pi.DefaultResourceLoader({
+		cwd: dirs.cwd,
+		agentDir: dirs.agentDir,
+		settingsManager,
+		noExtensions: true,
+		noSkills: true,
+		noPromptTemplates: true,
+		noThemes: true,
+		noContextFiles: true,
+		extensionFactories: (options.extensions ?? []) as unknown as pi.ExtensionFactory[],
+	});
+	await resourceLoader.reload();
+	const sessionManager = options.openFile
+		? pi.SessionManager.open(options.openFile, dirs.sessionDir)
+		: pi.SessionManager.create(dirs.cwd, dirs.sessionDir);
+	const { session } = await pi.createAgentSession({
+		cwd: dirs.cwd,
+		agentDir: dirs.agentDir,
+		model: faux.getModel(),
+		thinkingLevel: "off",
+		authStorage,
+		modelRegistry,
+		settingsManager,
+		resourceLoader,
+		sessionManager,
+		...(options.customTools ? { customTools: options.customTools.map(piTool) } : {}),
+	});
+	await session.bindExtensions({});
+	const rec = recorder();
+	const requests: ModelRequest[] = [];
+	const s = session as unknown as SessionLike;
+	// Continuations pi schedules with setTimeout (retry, overflow recovery, queued messages after a
+	// compaction): counted when scheduled, discounted when their run starts.
+	let scheduled = 0;
+	let runStarted: (() => void) | undefined;
+	s.subscribe((event) => {
+		rec.onEvent(event);
+		if (event.type === "auto_retry_start") scheduled++;
+		if (event.type === "auto_retry_end" && event.success === false && event.finalError === "Retry cancelled") {
+			scheduled = Math.max(0, scheduled - 1);
+		}
+		if (event.type === "compaction_end" && event.result && (event.willRetry || session.agent.hasQueuedMessages())) {
+			scheduled++;
+		}
+		if (event.type === "agent_start") {
+			scheduled = Math.max(0, scheduled - 1);
+			runStarted?.();
+		}
+	});
+	const internals = session as unknown as { _agentEventQueue: Promise<void> };
+	let peer: Peer;
+	peer = {
+		name: "pi",
+		session: s,
+		dirs,
+		recorded: rec.recorded,
+		requests,
+		script: (steps) => faux.setResponses(fauxSteps(() => peer, requests, steps, piBuilders) as never),
+		mark: rec.mark,
+		prompt: (text, promptOptions) => markedPrompt(s, rec.mark, text, promptOptions),
+		async quiesce() {
+			for (;;) {
+				await session.agent.waitForIdle();
+				let queue: Promise<void>;
+				do {
+					queue = internals._agentEventQueue;
+					await queue;
+				} while (queue !== internals._agentEventQueue);
+				if (scheduled === 0 && !session.isStreaming && !session.isCompacting && !session.isRetrying) return;
+				if (scheduled > 0) await new Promise<void>((resolve) => (runStarted = resolve));
+				else await new Promise<void>((resolve) => setImmediate(resolve));
+			}
+		},
+		fileEntries: () => readFileEntries(session.sessionFile),
+		openContext: (file) => pi.SessionManager.open(file).buildSessionContext().messages,
+		cleanup() {
+			session.dispose();
+			faux.unregister();
+			rmSync(dirs.root, { recursive: true, force: true });
+		},
+	};
+	return peer;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Settle
+
+/** Builds Settle's session through its public SDK with the same options as pi's. */
+export async function createSettlePeer(options: PeerOptions = {}, dirs: TempDirs = makeTempDirs()): Promise<Peer> {
+	const faux: FauxProvider = createFauxProvider({ tokenSize: TOKEN_SIZE, models: fauxModels(options.contextWindow) });
+	const modelRuntime = new InMemoryModelRuntime();
+	modelRuntime.registerFauxProvider(faux);
+	const settingsManager = SettingsManager.inMemory(options.settings ?? {});
+	const resourceLoader = new DefaultResourceLoader({
+		cwd: dirs.cwd,
+		agentDir: dirs.agentDir,
+		settingsManager,
+		noExtensions: true,
+		noSkills: true,
+		noPromptTemplates: true,
+		noContextFiles: true,
+		extensionFactories: options.extensions ?? [],
+	});
+	await resourceLoader.reload();
+	const sessionManager = options.openFile
+		? SessionManager.open(options.openFile, dirs.sessionDir)
+		: SessionManager.create(dirs.cwd, dirs.sessionDir);
+	const clock = new SimulatedClock();
+	const { session } = await createAgentSession({
+		cwd: dirs.cwd,
+		agentDir: dirs.agentDir,
+		modelRuntime,
+		model: faux.getModel()!,
+		thinkingLevel: "off",
+		settingsManager,
+		resourceLoader,
+		sessionManager,
+		clock,
+		...(options.customTools ? { customTools: options.customTools as never } : {}),
+	});
+	await session.bindExtensions({});
+	const rec = recorder();
+	const requests: ModelRequest[] = [];
+	const s = session as unknown as SessionLike;
+	s.subscribe(rec.onEvent);
+	let peer: Peer;
+	peer = {
+		name: "settle",
+		session: s,
+		dirs,
+		recorded: rec.recorded,
+		requests,
+		script: (steps) => faux.setResponses(fauxSteps(() => peer, requests, steps, settleBuilders) as never),
+		mark: rec.mark,
+		prompt: (text, promptOptions) => markedPrompt(s, rec.mark, text, promptOptions),
+		async quiesce() {
+			// Retry backoff runs on the simulated clock: jump it whenever the session waits one out.
+			for (;;) {
+				await new Promise<void>((resolve) => setImmediate(resolve));
+				if (session.isRetrying) clock.increment(session.snapshot.context.retryDelayMs);
+				else if (session.lifecycle === "idle") {
+					await session.waitForIdle();
+					return;
+				}
+			}
+		},
+		fileEntries: () => readFileEntries(session.sessionFile),
+		openContext: (file) => {
+			const manager = SessionManager.open(file, undefined, undefined, { readOnly: true } as never);
+			try {
+				return manager.buildSessionContext().messages;
+			} finally {
+				manager.close();
+			}
+		},
+		cleanup() {
+			session.dispose();
+			sessionManager.close();
+			rmSync(dirs.root, { recursive: true, force: true });
+		},
+	};
+	return peer;
+}
+
+export function createPeer(name: PeerName, options: PeerOptions = {}, dirs?: TempDirs): Promise<Peer> {
+	return name === "pi" ? createPiPeer(options, dirs) : createSettlePeer(options, dirs);
+}
+
+export { createAgentSessionRuntime };
+
+/**
+ * Runs the same scenario on pi, then on Settle (sequentially: pi's faux provider and ours are
+ * independent, but one at a time keeps the recorded orders free of cross-talk), and returns what
+ * each observed. Both peers are cleaned up even when the scenario throws.
+ */
+export async function onBothPeers<T>(
+	options: PeerOptions | ((name: PeerName) => PeerOptions),
+	scenario: (peer: Peer) => Promise<T>,
+): Promise<{ pi: T; settle: T }> {
+	const results: Partial<Record<PeerName, T>> = {};
+	for (const name of ["pi", "settle"] as const) {
+		const peer = await createPeer(name, typeof options === "function" ? options(name) : options);
+		try {
+			results[name] = await scenario(peer);
+		} finally {
+			peer.cleanup();
+		}
+	}
+	return results as { pi: T; settle: T };
+}
