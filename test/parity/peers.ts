@@ -114,6 +114,16 @@ export interface Peer {
 	readonly requests: ModelRequest[];
 	/** Replaces the scripted replies. */
 	script(steps: Step[]): void;
+	/**
+	 * Resolves once every agent event emitted so far has reached the public listeners. pi 0.73.1's
+	 * session handles agent events on a promise queue the agent loop does not wait for, so a model
+	 * request can start before the previous `message_end` was delivered; Settle's bridge is awaited
+	 * (DESIGN §4, behavior C.10), so there it resolves at once. A scripted step that acts on the
+	 * session (steer, prompt, custom message) calls this first, so both peers act at the same point
+	 * of the event stream. Never call it from a step that answers a request made from inside event
+	 * handling (pi's overflow/threshold compaction summary): that would wait for itself.
+	 */
+	drainEvents(): Promise<void>;
 	/** Writes a marker into the event record. */
 	mark(label: string): void;
 	/** `prompt()` with a marker when it resolves (or rejects). */
@@ -371,6 +381,13 @@ export async function createPiPeer(options: PeerOptions = {}, dirs: TempDirs = m
 		}
 	});
 	const internals = session as unknown as { _agentEventQueue: Promise<void> };
+	const drainEvents = async () => {
+		let queue: Promise<void>;
+		do {
+			queue = internals._agentEventQueue;
+			await queue;
+		} while (queue !== internals._agentEventQueue);
+	};
 	let peer: Peer;
 	peer = {
 		name: "pi",
@@ -380,15 +397,12 @@ export async function createPiPeer(options: PeerOptions = {}, dirs: TempDirs = m
 		requests,
 		script: (steps) => faux.setResponses(fauxSteps(() => peer, requests, steps, piBuilders) as never),
 		mark: rec.mark,
+		drainEvents,
 		prompt: (text, promptOptions) => markedPrompt(s, rec.mark, text, promptOptions),
 		async quiesce() {
 			for (;;) {
 				await session.agent.waitForIdle();
-				let queue: Promise<void>;
-				do {
-					queue = internals._agentEventQueue;
-					await queue;
-				} while (queue !== internals._agentEventQueue);
+				await drainEvents();
 				if (scheduled === 0 && !session.isStreaming && !session.isCompacting && !session.isRetrying) return;
 				if (scheduled > 0) await new Promise<void>((resolve) => (runStarted = resolve));
 				else await new Promise<void>((resolve) => setImmediate(resolve));
@@ -455,6 +469,7 @@ export async function createSettlePeer(options: PeerOptions = {}, dirs: TempDirs
 		requests,
 		script: (steps) => faux.setResponses(fauxSteps(() => peer, requests, steps, settleBuilders) as never),
 		mark: rec.mark,
+		drainEvents: async () => {},
 		prompt: (text, promptOptions) => markedPrompt(s, rec.mark, text, promptOptions),
 		async quiesce() {
 			// Retry backoff runs on the simulated clock: jump it whenever the session waits one out.

@@ -14,6 +14,7 @@ describe("parity: steering and follow-up during a run", () => {
 			writeFileSync(join(peer.dirs.cwd, "a.txt"), "contents of a\n");
 			peer.script([
 				async () => {
+					await peer.drainEvents();
 					await peer.session.steer("also check b");
 					await peer.session.followUp("then summarize");
 					return { toolCalls: [{ id: "call-1", name: "read", args: { path: "a.txt" } }] };
@@ -37,6 +38,7 @@ describe("parity: steering and follow-up during a run", () => {
 		const { pi, settle } = await onBothPeers({}, async (peer) => {
 			peer.script([
 				async () => {
+					await peer.drainEvents();
 					await peer.prompt("steer one", { streamingBehavior: "steer" });
 					await peer.prompt("steer two", { streamingBehavior: "steer" });
 					await peer.prompt("follow one", { streamingBehavior: "followUp" });
@@ -67,6 +69,7 @@ describe("parity: steering and follow-up during a run", () => {
 			peer.session.setFollowUpMode("all");
 			peer.script([
 				async () => {
+					await peer.drainEvents();
 					await peer.session.steer("s1");
 					await peer.session.steer("s2");
 					await peer.session.followUp("f1");
