@@ -94,6 +94,12 @@ export interface PeerOptions {
 	customTools?: SharedTool[];
 	/** Faux model context window (default 128000, both faux providers' default). */
 	contextWindow?: number;
+	/**
+	 * Real pacing of the faux stream (both providers: each chunk waits tokens / rate on a timer).
+	 * Default: one microtask per chunk. A scenario that reacts to a chunk (abort mid-stream) sets it
+	 * so every listener has run before the next chunk on both peers.
+	 */
+	tokensPerSecond?: number;
 	/** Open this session file instead of creating a new session. */
 	openFile?: string;
 }
@@ -326,6 +332,7 @@ export async function createPiPeer(options: PeerOptions = {}, dirs: TempDirs = m
 		provider: "faux",
 		tokenSize: TOKEN_SIZE,
 		models: fauxModels(options.contextWindow),
+		...(options.tokensPerSecond ? { tokensPerSecond: options.tokensPerSecond } : {}),
 	});
 	const authStorage = pi.AuthStorage.inMemory();
 	authStorage.setRuntimeApiKey("faux", FAUX_KEY);
@@ -424,7 +431,11 @@ export async function createPiPeer(options: PeerOptions = {}, dirs: TempDirs = m
 
 /** Builds Settle's session through its public SDK with the same options as pi's. */
 export async function createSettlePeer(options: PeerOptions = {}, dirs: TempDirs = makeTempDirs()): Promise<Peer> {
-	const faux: FauxProvider = createFauxProvider({ tokenSize: TOKEN_SIZE, models: fauxModels(options.contextWindow) });
+	const faux: FauxProvider = createFauxProvider({
+		tokenSize: TOKEN_SIZE,
+		models: fauxModels(options.contextWindow),
+		...(options.tokensPerSecond ? { tokensPerSecond: options.tokensPerSecond } : {}),
+	});
 	const modelRuntime = new InMemoryModelRuntime();
 	modelRuntime.registerFauxProvider(faux);
 	const settingsManager = SettingsManager.inMemory(options.settings ?? {});
