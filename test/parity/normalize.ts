@@ -9,6 +9,9 @@
  *   `session.messages` / `buildSessionContext()` are dropped.
  * - `agent_settled` / `agent_before_settle`: Settle's settlement events (behavior B.2, I.7); pi 0.73.1
  *   has neither.
+ * - `context_edit` entries (and their `entry_appended` events): Settle omits a failed attempt from the
+ *   model context with a persisted `context_edit` (behavior C.4 step 5 / C.5, doc version, I.5); pi
+ *   0.73.1 only drops it from agent state. Scenarios that hit this compare the edits separately.
  */
 import type { AnyEvent, Peer, Recorded } from "./peers.js";
 
@@ -91,9 +94,17 @@ function role(event: AnyEvent): string | undefined {
 	return isRecord(message) ? String(message.role) : undefined;
 }
 
+function isContextEdit(entry: unknown): boolean {
+	return isRecord(entry) && entry.type === "context_edit";
+}
+
 /** Whether an event is one of Settle's documented extras. */
 export function isSettleExtra(event: AnyEvent): boolean {
-	return SETTLE_ONLY_EVENTS.has(event.type) || role(event) === "system";
+	return (
+		SETTLE_ONLY_EVENTS.has(event.type) ||
+		role(event) === "system" ||
+		(event.type === "entry_appended" && isContextEdit(event.entry))
+	);
 }
 
 /** Public events without Settle's documented extras. */
@@ -180,11 +191,12 @@ export function normalizeCompactionResult(result: unknown): unknown {
 
 /**
  * Session file entries as `type` or `type:role` tokens (header first), without Settle's transcript
- * `system` message entries (documented extra).
+ * `system` message entries and `context_edit` entries (documented extras).
  */
 export function fileShape(entries: readonly Json[]): string[] {
 	return entries
 		.filter((entry) => !(entry.type === "message" && isRecord(entry.message) && entry.message.role === "system"))
+		.filter((entry) => !isContextEdit(entry))
 		.map((entry) => {
 			if (entry.type === "message" && isRecord(entry.message)) {
 				const message = entry.message;
@@ -231,4 +243,17 @@ export function observe(peer: Peer) {
 		fileMessages: fileMessages(peer.fileEntries()),
 		requests: peer.requests,
 	};
+}
+
+/**
+ * Settle's `context_edit` entries as `omit <shape of the target>` / `replace <shape>` tokens, so a
+ * scenario can check what was edited out (pi 0.73.1 writes none, see the module comment).
+ */
+export function contextEdits(entries: readonly Json[]): string[] {
+	const byId = new Map(entries.map((entry) => [entry.id, entry]));
+	return entries.filter(isContextEdit).map((edit) => {
+		const target = byId.get(edit.targetId);
+		const [shape] = target ? fileShape([target]) : ["<missing target>"];
+		return `${edit.replacement === null ? "omit" : "replace"} ${shape}`;
+	});
 }

@@ -470,7 +470,20 @@ export async function createSettlePeer(options: PeerOptions = {}, dirs: TempDirs
 	const rec = recorder();
 	const requests: ModelRequest[] = [];
 	const s = session as unknown as SessionLike;
-	s.subscribe(rec.onEvent);
+	// Retry backoff runs on the simulated clock. Settle's prompt() resolves only after its retries, so
+	// the clock is advanced as soon as the session waits one out, not only in quiesce().
+	const nextTick = () => new Promise<void>((resolve) => setImmediate(resolve));
+	const driveRetryClock = async () => {
+		await nextTick();
+		while (session.isRetrying) {
+			clock.increment(session.snapshot.context.retryDelayMs);
+			await nextTick();
+		}
+	};
+	s.subscribe((event) => {
+		rec.onEvent(event);
+		if (event.type === "auto_retry_start") void driveRetryClock();
+	});
 	let peer: Peer;
 	peer = {
 		name: "settle",
@@ -485,7 +498,7 @@ export async function createSettlePeer(options: PeerOptions = {}, dirs: TempDirs
 		async quiesce() {
 			// Retry backoff runs on the simulated clock: jump it whenever the session waits one out.
 			for (;;) {
-				await new Promise<void>((resolve) => setImmediate(resolve));
+				await nextTick();
 				if (session.isRetrying) clock.increment(session.snapshot.context.retryDelayMs);
 				else if (session.lifecycle === "idle") {
 					await session.waitForIdle();
