@@ -38,7 +38,9 @@ async function abortAfter(peer: Peer, chars: number): Promise<void> {
 	}
 	peer.mark(`abort after ${JSON.stringify(streamedText(peer))}`);
 	let aborted = false;
-	const abort = peer.session.abort().then(() => void (aborted = true));
+	const abort = peer.session.abort().then(() => {
+		aborted = true;
+	});
 	// The provider notices the abort when its next chunk timer fires.
 	while (!aborted) {
 		vi.advanceTimersToNextTimer();

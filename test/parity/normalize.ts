@@ -44,6 +44,14 @@ function normalizeContent(content: unknown): unknown {
 	});
 }
 
+/**
+ * Token counts compared by kind only: compaction's `tokensBefore` starts from the last assistant's
+ * usage, and the faux providers count the system prompt into it, whose text is each product's own.
+ */
+function tokenCount(value: unknown): unknown {
+	return typeof value === "number" && value > 0 ? "<tokens>" : value;
+}
+
 /** A message with the fields both peers define identically; timestamps, usage, api and model ids dropped. */
 export function normalizeMessage(message: unknown): unknown {
 	if (!isRecord(message)) return message;
@@ -71,7 +79,7 @@ export function normalizeMessage(message: unknown): unknown {
 			break;
 		case "compactionSummary":
 			out.summary = message.summary;
-			out.tokensBefore = message.tokensBefore;
+			out.tokensBefore = tokenCount(message.tokensBefore);
 			break;
 		case "branchSummary":
 			out.summary = message.summary;
@@ -184,7 +192,7 @@ export function normalizeCompactionResult(result: unknown): unknown {
 	return {
 		summary: result.summary,
 		firstKeptEntryId: typeof result.firstKeptEntryId === "string" ? "<entry id>" : result.firstKeptEntryId,
-		tokensBefore: result.tokensBefore,
+		tokensBefore: tokenCount(result.tokensBefore),
 		details: result.details,
 	};
 }

@@ -37,7 +37,7 @@ export type Step = ReplySpec | ((request: ModelRequest, peer: Peer) => ReplySpec
 
 /** What one model request contained, after each peer's `convertToLlm`. */
 export interface ModelRequest {
-	/** `agent` for the session's own prompt; the first line of any other (e.g. the summarizer's). */
+	/** `agent` for the session's own prompt, `summarizer` for compaction's, `none` without one. */
 	system: string;
 	messages: string[];
 	tools: string[];
@@ -170,17 +170,26 @@ function readFileEntries(file: string | undefined): Record<string, unknown>[] {
 		.map((line) => JSON.parse(line) as Record<string, unknown>);
 }
 
+function summarizerRequest(content: Context["messages"][number]["content"]): string {
+	const text =
+		typeof content === "string" ? content : content.map((block) => ("text" in block ? block.text : "")).join("\n");
+	const end = text.lastIndexOf("</conversation>");
+	const conversation = end === -1 ? "<no conversation>" : text.slice(0, end + "</conversation>".length);
+	const focus = /\n(?:Additional focus: .*)$/m.exec(text)?.[0]?.trim();
+	return `summarize: ${conversation}${focus ? `\n${focus}` : ""}`;
+}
+
 /** Turns a request context into a {@link ModelRequest}. */
 export function normalizeRequest(context: Context): ModelRequest {
 	const prompt = context.systemPrompt ?? "";
-	const system = prompt.startsWith("You are a context summarization assistant")
-		? (prompt.split("\n")[0] ?? "")
-		: prompt === ""
-			? "none"
-			: "agent";
+	const summarizer = prompt.startsWith("You are a context summarization assistant");
+	const system = summarizer ? "summarizer" : prompt === "" ? "none" : "agent";
 	return {
 		system,
 		messages: context.messages.map((message) => {
+			// The summarizer's instructions are each product's own text: keep the serialized conversation
+			// and whether the caller's extra instructions were passed on.
+			if (summarizer && message.role === "user") return summarizerRequest(message.content);
 			if (message.role === "user") {
 				const content =
 					typeof message.content === "string"
