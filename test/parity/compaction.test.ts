@@ -2,10 +2,11 @@ import { describe, expect, it } from "vitest";
 import { eventPayloads, fileShape, normalizeMessages, observe } from "./normalize.js";
 import { createPeer, onBothPeers, type Peer, type PeerOptions } from "./peers.js";
 
-// keepRecentTokens is tiny so both cut the short conversation at the same place.
-const COMPACTION: PeerOptions = {
-	settings: { compaction: { enabled: true, reserveTokens: 16384, keepRecentTokens: 15 } },
-};
+/** keepRecentTokens is tiny so the short conversation is cut: 15 at the second user message, 10 inside its turn. */
+function compactionSettings(keepRecentTokens: number): PeerOptions {
+	return { settings: { compaction: { enabled: true, reserveTokens: 16384, keepRecentTokens } } };
+}
+const COMPACTION = compactionSettings(15);
 
 /** Replaces entry ids in compaction events by the position of the entry in the comparable file shape. */
 function compactionEvents(peer: Peer) {
@@ -41,8 +42,11 @@ async function conversation(peer: Peer) {
 }
 
 describe("parity: manual compaction", () => {
-	it("emits the same compaction events and builds the same context", async () => {
-		const { pi, settle } = await onBothPeers(COMPACTION, async (peer) => {
+	it.each([
+		["at a user message", 15],
+		["inside a turn (split turn)", 10],
+	])("emits the same compaction events and builds the same context, cut %s", async (_cut, keepRecentTokens) => {
+		const { pi, settle } = await onBothPeers(compactionSettings(keepRecentTokens), async (peer) => {
 			await conversation(peer);
 			return {
 				...observe(peer),
@@ -51,7 +55,7 @@ describe("parity: manual compaction", () => {
 			};
 		});
 		expect(pi.requests[2]?.system).toBe("summarizer");
-		expect(pi.requests[3]?.messages[0]).toContain("Summary: the user asked two questions.");
+		expect(pi.compaction.map((event) => event.type)).toEqual(["compaction_start", "compaction_end"]);
 		expect(pi.reopened).toEqual(pi.messages);
 		expect(settle).toEqual(pi);
 	});
