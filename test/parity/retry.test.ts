@@ -65,4 +65,32 @@ describe("parity: auto-retry", () => {
 		expect(pi.requests).toHaveLength(1);
 		expect(settle).toEqual(pi);
 	});
+
+	it("cancels the backoff on abort with finalError Retry cancelled", async () => {
+		const { pi, settle } = await onBothPeers(RETRY, async (peer) => {
+			peer.session.subscribe((event) => {
+				// A microtask later both are waiting out the backoff (pi's sleep has its abort controller).
+				if (event.type === "auto_retry_start") queueMicrotask(() => void peer.session.abort());
+			});
+			peer.script([{ stopReason: "error", errorMessage: "503 service unavailable" }, { text: "Next." }]);
+			await peer.prompt("hello");
+			await peer.quiesce();
+			await peer.prompt("again");
+			await peer.quiesce();
+			return {
+				...observe(peer),
+				payloads: eventPayloads(peer.recorded, RETRY_EVENTS),
+				edits: contextEdits(peer.fileEntries()),
+			};
+		});
+		expect(pi.payloads).toContainEqual({
+			type: "auto_retry_end",
+			success: false,
+			attempt: 1,
+			finalError: "Retry cancelled",
+		});
+		expect(pi.requests).toHaveLength(2);
+		expect(settle.edits).toEqual(["omit message:assistant(error)"]);
+		expect({ ...settle, edits: [] }).toEqual(pi);
+	});
 });
