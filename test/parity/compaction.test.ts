@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { eventPayloads, fileShape, normalizeMessages, observe } from "./normalize.js";
+import { eventPayloads, eventSequence, fileShape, normalizeMessages, observe } from "./normalize.js";
 import { createPeer, onBothPeers, type Peer, type PeerOptions } from "./peers.js";
 
 /** keepRecentTokens is tiny so the short conversation is cut: 15 at the second user message, 10 inside its turn. */
@@ -77,5 +77,45 @@ describe("parity: manual compaction", () => {
 			pi.cleanup();
 			settle.cleanup();
 		}
+	});
+
+	// The faux providers report usage from the whole request, system prompt included, and the prompts
+	// differ in length (pi ≈ 2.6k, Settle ≈ 2.3k total tokens for a short exchange). The window puts the
+	// threshold (window − reserve = 3400) above both short exchanges and below both long ones.
+	// No prompt follows the compaction: pi 0.73.1 decides whether a reply predates a compaction by
+	// comparing millisecond timestamps, so a reply in the same millisecond as the entry is skipped at
+	// random (Settle tracks the compacted messages themselves).
+	it("compacts at the threshold after a long exchange, without continuing", async () => {
+		const { pi, settle } = await onBothPeers(
+			{
+				contextWindow: 3400 + 16384,
+				settings: { compaction: { enabled: true, reserveTokens: 16384, keepRecentTokens: 15 } },
+			},
+			async (peer) => {
+				peer.script([{ text: "Short first answer." }, { text: "Answer to the long question." }, { text: "Summary." }]);
+				await peer.prompt("first question");
+				await peer.prompt(`long question: ${"lorem ipsum dolor sit amet ".repeat(150)}`);
+				await peer.quiesce();
+				const sequence = eventSequence(peer.recorded);
+				return {
+					...observe(peer),
+					// Known difference: pi 0.73.1's prompt() does not wait for the threshold compaction it
+					// runs after agent_end; Settle's operation covers it (behavior C.2/C.3). Compared per peer.
+					events: eventSequence(peer.recorded, { marks: false }),
+					resolvedAfterCompaction:
+						sequence.findIndex((token) => token.startsWith("<<prompt resolved: long question")) >
+						sequence.indexOf("compaction_end"),
+					compaction: compactionEvents(peer),
+				};
+			},
+		);
+		expect(pi.compaction.map((event) => `${event.type}:${String(event.reason)}`)).toEqual([
+			"compaction_start:threshold",
+			"compaction_end:threshold",
+		]);
+		expect(pi.requests.map((request) => request.system)).toEqual(["agent", "agent", "summarizer"]);
+		expect(pi.resolvedAfterCompaction).toBe(false);
+		expect(settle.resolvedAfterCompaction).toBe(true);
+		expect({ ...settle, resolvedAfterCompaction: false }).toEqual(pi);
 	});
 });
