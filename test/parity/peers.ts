@@ -15,7 +15,6 @@ import { createFauxProvider, type FauxProvider } from "../../src/llm/faux.js";
 import { InMemoryModelRuntime } from "../../src/llm/model-runtime.js";
 import type { Context } from "../../src/llm/types.js";
 import { DefaultResourceLoader } from "../../src/resources/resource-loader.js";
-import { createAgentSessionRuntime } from "../../src/runtime/runtime.js";
 import { createAgentSession } from "../../src/runtime/sdk.js";
 import type { Settings } from "../../src/settings/schema.js";
 import { SettingsManager } from "../../src/settings/settings-manager.js";
@@ -69,7 +68,6 @@ export interface SessionLike {
 	readonly messages: readonly unknown[];
 	readonly sessionFile: string | undefined;
 	readonly isStreaming: boolean;
-	readonly sessionManager: { getEntries(): readonly unknown[] };
 	dispose(): void;
 }
 
@@ -536,8 +534,6 @@ export async function createSettlePeer(options: PeerOptions = {}, dirs: TempDirs
 export function createPeer(name: PeerName, options: PeerOptions = {}, dirs?: TempDirs): Promise<Peer> {
 	return name === "pi" ? createPiPeer(options, dirs) : createSettlePeer(options, dirs);
 }
-
-export { createAgentSessionRuntime };
 
 /**
  * Runs the same scenario on pi, then on Settle (sequentially: pi's faux provider and ours are
