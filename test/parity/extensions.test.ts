@@ -1,3 +1,5 @@
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { ExtensionAPI } from "../../src/extensions/types.js";
 import { eventPayloads, normalizeMessage, observe } from "./normalize.js";
@@ -97,6 +99,61 @@ describe("parity: extension hooks", () => {
 			},
 		);
 		expect(pi.file).toContain("custom_message:idle");
+		expect(settle).toEqual(pi);
+	});
+
+	it("tool_call blocks and patches calls, tool_result rewrites results, context filters the request", async () => {
+		const logs: Record<string, unknown[]> = { pi: [], settle: [] };
+		const toolHooks =
+			(log: unknown[]): SharedExtension =>
+			(api: ExtensionAPI) => {
+				api.on("tool_call", (event) => {
+					log.push({ on: "tool_call", toolName: event.toolName, input: { ...event.input } });
+					if (event.toolName === "bash") return { block: true, reason: "no shell here" };
+					if (event.toolName === "read" && event.input.path === "alias.txt") event.input.path = "a.txt";
+					return undefined;
+				});
+				api.on("tool_result", (event) => {
+					log.push({ on: "tool_result", toolName: event.toolName, isError: event.isError });
+					if (event.toolName !== "read") return undefined;
+					const text = event.content.map((block) => (block.type === "text" ? block.text : "")).join("");
+					return { content: [{ type: "text", text: `[audited] ${text}` }] };
+				});
+				api.on("context", (event) => {
+					const kept = event.messages.filter(
+						(message) => !(message.role === "user" && JSON.stringify(message.content).includes("[private]")),
+					);
+					log.push({ on: "context", dropped: event.messages.length - kept.length });
+					return { messages: kept };
+				});
+			};
+		const { pi, settle } = await onBothPeers(
+			(name) => ({ extensions: [toolHooks(logs[name] ?? [])] }),
+			async (peer) => {
+				writeFileSync(join(peer.dirs.cwd, "a.txt"), "alpha\n");
+				peer.script([
+					{
+						toolCalls: [
+							{ id: "call-1", name: "read", args: { path: "alias.txt" } },
+							{ id: "call-2", name: "bash", args: { command: "echo hi" } },
+						],
+					},
+					{ text: "Done." },
+					{ text: "Noted." },
+				]);
+				await peer.prompt("read alias.txt and run echo");
+				await peer.prompt("[private] do not send this");
+				await peer.quiesce();
+				return {
+					...observe(peer),
+					tools: eventPayloads(peer.recorded, ["tool_execution_start", "tool_execution_end"]),
+					extensionLog: logs[peer.name],
+				};
+			},
+		);
+		expect(pi.requests[1]?.messages).toContain("toolResult read: [audited] alpha\n");
+		expect(pi.requests[1]?.messages).toContain("toolResult bash error: no shell here");
+		expect(pi.requests[2]?.messages.some((message) => message.includes("[private]"))).toBe(false);
 		expect(settle).toEqual(pi);
 	});
 });
