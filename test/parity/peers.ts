@@ -83,6 +83,8 @@ export interface SharedTool {
 	execute(
 		toolCallId: string,
 		params: Record<string, unknown>,
+		signal?: AbortSignal,
+		onUpdate?: (partial: { content: { type: "text"; text: string }[]; details: unknown }) => void,
 	): Promise<{ content: { type: "text"; text: string }[]; details: unknown }>;
 }
 
@@ -122,7 +124,8 @@ export interface Peer {
 	 * Resolves once every agent event emitted so far has reached the public listeners. pi 0.73.1's
 	 * session handles agent events on a promise queue the agent loop does not wait for, so a model
 	 * request can start before the previous `message_end` was delivered; Settle's bridge is awaited
-	 * (DESIGN §4, behavior C.10), so there it resolves at once. A scripted step that acts on the
+	 * (DESIGN §4, behavior C.10), and the events a running tool emits (`onUpdate`) are delivered on a
+	 * promise chain, so there one macrotask turn is enough. A scripted step that acts on the
 	 * session (steer, prompt, custom message) calls this first, so both peers act at the same point
 	 * of the event stream. Never call it from a step that answers a request made from inside event
 	 * handling (pi's overflow/threshold compaction summary): that would wait for itself.
@@ -329,7 +332,12 @@ function piTool(tool: SharedTool) {
 		label: tool.label,
 		description: tool.description,
 		parameters: tool.parameters,
-		execute: (id: string, params: Record<string, unknown>) => tool.execute(id, params),
+		execute: (
+			id: string,
+			params: Record<string, unknown>,
+			signal?: AbortSignal,
+			onUpdate?: Parameters<SharedTool["execute"]>[3],
+		) => tool.execute(id, params, signal, onUpdate),
 	} as unknown as pi.ToolDefinition;
 }
 
@@ -500,7 +508,9 @@ export async function createSettlePeer(options: PeerOptions = {}, dirs: TempDirs
 		requests,
 		script: (steps) => faux.setResponses(fauxSteps(() => peer, requests, steps, settleBuilders) as never),
 		mark: rec.mark,
-		drainEvents: async () => {},
+		// The loop's own events are awaited, but events a tool emits while it runs (onUpdate) travel a
+		// promise chain: no timers or I/O, so one macrotask turn delivers them.
+		drainEvents: nextTick,
 		prompt: (text, promptOptions) => markedPrompt(s, rec.mark, text, promptOptions),
 		async quiesce() {
 			// Retry backoff runs on the simulated clock: jump it whenever the session waits one out.

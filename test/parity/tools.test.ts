@@ -2,7 +2,7 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { eventPayloads, observe } from "./normalize.js";
-import { onBothPeers, type SharedTool } from "./peers.js";
+import { onBothPeers, type Peer, type SharedTool } from "./peers.js";
 
 const TOOL_EVENTS = ["tool_execution_start", "tool_execution_update", "tool_execution_end", "turn_end"];
 
@@ -94,6 +94,46 @@ describe("parity: tool turns", () => {
 			};
 		});
 		expect(pi.results).toEqual([{ isError: true, namesPath: true }]);
+		expect(settle).toEqual(pi);
+	});
+
+	it("forwards progress updates and delivers a steer sent during the tool after the batch", async () => {
+		let current: Peer | undefined;
+		const progress: SharedTool = {
+			name: "progress",
+			label: "Progress",
+			description: "Reports progress",
+			parameters: { type: "object", properties: { steps: { type: "number" } }, required: ["steps"] },
+			async execute(_id, params, _signal, onUpdate) {
+				for (let step = 1; step <= Number(params.steps); step++) {
+					onUpdate?.({ content: [{ type: "text", text: `step ${step}` }], details: { step } });
+				}
+				await current?.drainEvents();
+				await current?.session.steer("while the tool ran");
+				return { content: [{ type: "text", text: "all steps done" }], details: {} };
+			},
+		};
+		const { pi, settle } = await onBothPeers(
+			() => ({ customTools: [progress] }),
+			async (peer) => {
+				current = peer;
+				peer.script([
+					{ toolCalls: [{ id: "call-1", name: "progress", args: { steps: 2 } }] },
+					{ text: "Progress done, steering seen." },
+				]);
+				await peer.prompt("run progress");
+				await peer.quiesce();
+				return {
+					...observe(peer),
+					payloads: eventPayloads(peer.recorded, [...TOOL_EVENTS, "queue_update"]),
+				};
+			},
+		);
+		expect(pi.payloads.filter((payload) => payload.type === "tool_execution_update")).toHaveLength(2);
+		expect(pi.requests[1]?.messages.slice(-2)).toEqual([
+			"toolResult progress: all steps done",
+			"user: while the tool ran",
+		]);
 		expect(settle).toEqual(pi);
 	});
 });
