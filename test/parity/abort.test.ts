@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { eventPayloads, observe } from "./normalize.js";
-import { onBothPeers, type Peer } from "./peers.js";
+import { onBothPeers, type Peer, type SharedTool } from "./peers.js";
 
 const LONG_REPLY = "This is a long answer that will be cut off somewhere in the middle of it.";
 
@@ -85,6 +85,53 @@ describe("parity: abort mid-stream", () => {
 			"assistant: This is  (aborted: Request was aborted)",
 			"user: briefly",
 		]);
+		expect(settle).toEqual(pi);
+	});
+});
+
+describe("parity: abort during a tool call", () => {
+	it("ends the run after the running tool sees the abort signal", async () => {
+		let current: Peer | undefined;
+		const waiter: SharedTool = {
+			name: "wait_for_abort",
+			label: "Wait",
+			description: "Waits until aborted",
+			parameters: { type: "object", properties: {} },
+			async execute(_id, _params, signal) {
+				const aborted = new Promise<void>((resolve) => signal?.addEventListener("abort", () => resolve()));
+				await current?.drainEvents();
+				current?.mark("abort");
+				void current?.session.abort();
+				await aborted;
+				throw new Error("stopped by abort");
+			},
+		};
+		const { pi, settle } = await onBothPeers(
+			() => ({ customTools: [waiter] }),
+			async (peer) => {
+				current = peer;
+				peer.script([
+					{ toolCalls: [{ id: "call-1", name: "wait_for_abort", args: {} }] },
+					{ text: "Should not be asked." },
+					{ text: "Next answer." },
+				]);
+				await peer.prompt("wait");
+				await peer.quiesce();
+				await peer.prompt("next");
+				await peer.quiesce();
+				return {
+					...observe(peer),
+					payloads: eventPayloads(peer.recorded, ["tool_execution_end", "turn_end", "agent_end"]),
+				};
+			},
+		);
+		expect(pi.requests.map((request) => request.messages.at(-1))).toEqual(["user: wait", "user: next"]);
+		expect(pi.messages).toContainEqual({
+			role: "assistant",
+			content: [],
+			stopReason: "aborted",
+			errorMessage: "Request was aborted",
+		});
 		expect(settle).toEqual(pi);
 	});
 });

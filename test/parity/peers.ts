@@ -239,17 +239,35 @@ function buildReply(spec: ReplySpec, faux: FauxBuilders): unknown {
 }
 
 /**
- * Scripted steps as faux factories: each records the request, then builds its reply when the
- * request arrives (pi compares reply timestamps with compaction entries, so replies are never
- * built ahead of time).
+ * Scripted steps served through identical faux factories ("dispensers"): each takes the next step,
+ * records the request and builds the reply when the request arrives (pi compares reply timestamps
+ * with compaction entries, so replies are never built ahead of time).
+ *
+ * A call whose abort signal already fired takes no step and is not recorded: after a tool batch is
+ * aborted, pi 0.73.1's loop still calls the provider (which answers `aborted` at once) where Settle
+ * does not call it; neither request reaches a model, and both record the same aborted message.
  */
-function fauxSteps(peer: () => Peer, requests: ModelRequest[], steps: Step[], faux: FauxBuilders) {
-	return steps.map((step) => async (context: Context) => {
+function fauxSteps(
+	peer: () => Peer,
+	requests: ModelRequest[],
+	steps: Step[],
+	faux: FauxBuilders,
+	append: (factory: unknown) => void,
+) {
+	const pending = [...steps];
+	const dispenser = async (context: Context, options?: { signal?: AbortSignal }) => {
+		if (options?.signal?.aborted) {
+			append(dispenser);
+			return buildReply({ stopReason: "aborted" }, faux);
+		}
+		const step = pending.shift();
+		if (step === undefined) throw new Error("No more faux responses queued");
 		const request = normalizeRequest(context);
 		requests.push(request);
 		const spec = typeof step === "function" ? await step(request, peer()) : step;
 		return buildReply(spec, faux);
-	});
+	};
+	return steps.map(() => dispenser);
 }
 
 const piBuilders: FauxBuilders = {
@@ -417,7 +435,16 @@ export async function createPiPeer(options: PeerOptions = {}, dirs: TempDirs = m
 		dirs,
 		recorded: rec.recorded,
 		requests,
-		script: (steps) => faux.setResponses(fauxSteps(() => peer, requests, steps, piBuilders) as never),
+		script: (steps) =>
+			faux.setResponses(
+				fauxSteps(
+					() => peer,
+					requests,
+					steps,
+					piBuilders,
+					(factory) => faux.appendResponses([factory as never]),
+				) as never,
+			),
 		mark: rec.mark,
 		drainEvents,
 		prompt: (text, promptOptions) => markedPrompt(s, rec.mark, text, promptOptions),
@@ -506,7 +533,16 @@ export async function createSettlePeer(options: PeerOptions = {}, dirs: TempDirs
 		dirs,
 		recorded: rec.recorded,
 		requests,
-		script: (steps) => faux.setResponses(fauxSteps(() => peer, requests, steps, settleBuilders) as never),
+		script: (steps) =>
+			faux.setResponses(
+				fauxSteps(
+					() => peer,
+					requests,
+					steps,
+					settleBuilders,
+					(factory) => faux.appendResponses([factory as never]),
+				) as never,
+			),
 		mark: rec.mark,
 		// The loop's own events are awaited, but events a tool emits while it runs (onUpdate) travel a
 		// promise chain: no timers or I/O, so one macrotask turn delivers them.
