@@ -1,0 +1,159 @@
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import type { ExtensionAPI } from "../../src/extensions/types.js";
+import { eventPayloads, normalizeMessage, observe } from "./normalize.js";
+import { onBothPeers, type SharedExtension } from "./peers.js";
+
+/**
+ * One inline extension, passed the same way (an extension factory) to both peers. It logs what it
+ * sees, in extension-event space; Settle's transcript `system` messages (documented extra, see
+ * normalize.ts) are left out of the log.
+ */
+function recordingExtension(log: unknown[]): SharedExtension {
+	return (api: ExtensionAPI) => {
+		api.on("input", (event) => {
+			log.push({ on: "input", text: event.text, source: event.source });
+			if (event.text.startsWith("shout:"))
+				return { action: "transform", text: event.text.slice(6).trim().toUpperCase() };
+			if (event.text === "swallow") return { action: "handled" };
+			return undefined;
+		});
+		api.on("before_agent_start", (event) => {
+			log.push({ on: "before_agent_start", prompt: event.prompt });
+			return {
+				message: {
+					customType: "note",
+					content: `context for ${event.prompt}`,
+					display: true,
+					details: { seen: event.prompt },
+				},
+			};
+		});
+		api.on("message_end", (event) => {
+			const message = event.message;
+			if (message.role === "system") return undefined;
+			log.push({ on: "message_end", message: normalizeMessage(message) });
+			if (message.role !== "assistant") return undefined;
+			const text = message.content.map((block) => (block.type === "text" ? block.text : "")).join("");
+			return { message: { ...message, content: [{ type: "text", text: `[checked] ${text}` }] } };
+		});
+	};
+}
+
+describe("parity: extension hooks", () => {
+	it("input transform, before_agent_start message and message_end replacement act the same", async () => {
+		const logs: Record<string, unknown[]> = { pi: [], settle: [] };
+		const { pi, settle } = await onBothPeers(
+			(name) => ({ extensions: [recordingExtension(logs[name] ?? [])] }),
+			async (peer) => {
+				peer.script([{ text: "Loud and clear." }, { text: "Quiet." }]);
+				await peer.prompt("shout: hello there");
+				await peer.prompt("swallow");
+				await peer.prompt("whisper");
+				await peer.quiesce();
+				return {
+					...observe(peer),
+					payloads: eventPayloads(peer.recorded, ["message_end"]),
+					extensionLog: logs[peer.name],
+				};
+			},
+		);
+		expect(pi.requests[0]?.messages).toEqual(["user: HELLO THERE", "user: context for HELLO THERE"]);
+		expect(pi.fileMessages).toContainEqual({
+			role: "assistant",
+			content: [{ type: "text", text: "[checked] Loud and clear." }],
+			stopReason: "stop",
+		});
+		expect(pi.file).toContain("custom_message:note");
+		expect(settle).toEqual(pi);
+	});
+
+	it("runs the input hook for a prompt queued while streaming and sends extension custom messages", async () => {
+		const logs: Record<string, unknown[]> = { pi: [], settle: [] };
+		const { pi, settle } = await onBothPeers(
+			(name) => ({ extensions: [recordingExtension(logs[name] ?? [])] }),
+			async (peer) => {
+				peer.script([
+					async () => {
+						await peer.drainEvents();
+						await peer.prompt("shout: steer me", { streamingBehavior: "steer" });
+						await peer.session.sendCustomMessage(
+							{ customType: "ping", content: "custom steer", display: false },
+							{ deliverAs: "steer" },
+						);
+						return { text: "first" };
+					},
+					{ text: "second" },
+					{ text: "third" },
+				]);
+				await peer.prompt("go");
+				await peer.session.sendCustomMessage({ customType: "idle", content: "appended while idle", display: true });
+				await peer.quiesce();
+				return {
+					...observe(peer),
+					queueUpdates: eventPayloads(peer.recorded, ["queue_update"]),
+					// pi 0.73.1's input event has no streamingBehavior/inputId (newer fields); the log keeps text and source.
+					extensionLog: logs[peer.name],
+				};
+			},
+		);
+		expect(pi.file).toContain("custom_message:idle");
+		expect(settle).toEqual(pi);
+	});
+
+	it("tool_call blocks and patches calls, tool_result rewrites results, context filters the request", async () => {
+		const logs: Record<string, unknown[]> = { pi: [], settle: [] };
+		const toolHooks =
+			(log: unknown[]): SharedExtension =>
+			(api: ExtensionAPI) => {
+				api.on("tool_call", (event) => {
+					log.push({ on: "tool_call", toolName: event.toolName, input: { ...event.input } });
+					if (event.toolName === "bash") return { block: true, reason: "no shell here" };
+					if (event.toolName === "read" && event.input.path === "alias.txt") event.input.path = "a.txt";
+					return undefined;
+				});
+				api.on("tool_result", (event) => {
+					log.push({ on: "tool_result", toolName: event.toolName, isError: event.isError });
+					if (event.toolName !== "read") return undefined;
+					const text = event.content.map((block) => (block.type === "text" ? block.text : "")).join("");
+					return { content: [{ type: "text", text: `[audited] ${text}` }] };
+				});
+				api.on("context", (event) => {
+					const kept = event.messages.filter(
+						(message) => !(message.role === "user" && JSON.stringify(message.content).includes("[private]")),
+					);
+					log.push({ on: "context", dropped: event.messages.length - kept.length });
+					return { messages: kept };
+				});
+			};
+		const { pi, settle } = await onBothPeers(
+			(name) => ({ extensions: [toolHooks(logs[name] ?? [])] }),
+			async (peer) => {
+				writeFileSync(join(peer.dirs.cwd, "a.txt"), "alpha\n");
+				peer.script([
+					{
+						toolCalls: [
+							{ id: "call-1", name: "read", args: { path: "alias.txt" } },
+							{ id: "call-2", name: "bash", args: { command: "echo hi" } },
+						],
+					},
+					{ text: "Done." },
+					{ text: "Noted." },
+				]);
+				await peer.prompt("read alias.txt and run echo");
+				await peer.prompt("[private] do not send this");
+				await peer.quiesce();
+				return {
+					...observe(peer),
+					tools: eventPayloads(peer.recorded, ["tool_execution_start", "tool_execution_end"]),
+					extensionLog: logs[peer.name],
+				};
+			},
+		);
+		expect(pi.requests[1]?.messages).toContain("toolResult read: [audited] alpha\n");
+		expect(pi.requests[1]?.messages).toContain("toolResult bash error: no shell here");
+		expect(pi.requests[2]?.messages.some((message) => message.includes("[private]"))).toBe(false);
+		expect(settle).toEqual(pi);
+	});
+});

@@ -1,0 +1,96 @@
+import { describe, expect, it } from "vitest";
+import { contextEdits, eventPayloads, observe } from "./normalize.js";
+import { onBothPeers, type PeerOptions } from "./peers.js";
+
+// pi sleeps the backoff for real (1 ms, 2 ms, ...); Settle's backoff runs on the simulated clock that
+// quiesce() advances. The delays reported in auto_retry_start are the same numbers on both.
+const RETRY: PeerOptions = { settings: { retry: { enabled: true, maxRetries: 2, baseDelayMs: 1 } } };
+const RETRY_EVENTS = ["auto_retry_start", "auto_retry_end", "agent_end"];
+
+describe("parity: auto-retry", () => {
+	it("retries a transient error and succeeds, with the failed attempt out of the retried context", async () => {
+		const { pi, settle } = await onBothPeers(RETRY, async (peer) => {
+			peer.script([
+				{ stopReason: "error", errorMessage: "503 service unavailable" },
+				{ stopReason: "error", errorMessage: "overloaded_error" },
+				{ text: "Recovered." },
+			]);
+			await peer.prompt("hello");
+			await peer.quiesce();
+			return {
+				...observe(peer),
+				payloads: eventPayloads(peer.recorded, RETRY_EVENTS),
+				edits: contextEdits(peer.fileEntries()),
+			};
+		});
+		expect(pi.requests.map((r) => r.messages)).toEqual([["user: hello"], ["user: hello"], ["user: hello"]]);
+		expect(pi.payloads.filter((p) => p.type !== "agent_end")).toHaveLength(3);
+		// Documented difference (behavior C.4 step 5, I.5): Settle persists the omission of each failed
+		// attempt; pi 0.73.1 drops it from agent state only. Everything else must be equal.
+		expect(pi.edits).toEqual([]);
+		expect(settle.edits).toEqual(["omit message:assistant(error)", "omit message:assistant(error)"]);
+		expect({ ...settle, edits: [] }).toEqual(pi);
+	});
+
+	it("gives up after maxRetries with the final error", async () => {
+		const { pi, settle } = await onBothPeers(RETRY, async (peer) => {
+			peer.script([
+				{ stopReason: "error", errorMessage: "429 rate limit" },
+				{ stopReason: "error", errorMessage: "429 rate limit" },
+				{ stopReason: "error", errorMessage: "429 rate limit again" },
+				{ text: "Later." },
+			]);
+			await peer.prompt("hello");
+			await peer.quiesce();
+			await peer.prompt("try again");
+			await peer.quiesce();
+			return { ...observe(peer), payloads: eventPayloads(peer.recorded, RETRY_EVENTS) };
+		});
+		expect(pi.payloads).toContainEqual({
+			type: "auto_retry_end",
+			success: false,
+			attempt: 2,
+			finalError: "429 rate limit again",
+		});
+		expect(settle).toEqual(pi);
+	});
+
+	it("does not retry a non-transient error", async () => {
+		const { pi, settle } = await onBothPeers(RETRY, async (peer) => {
+			peer.script([{ stopReason: "error", errorMessage: "invalid_api_key" }, { text: "ok" }]);
+			await peer.prompt("hello");
+			await peer.quiesce();
+			return { ...observe(peer), payloads: eventPayloads(peer.recorded, RETRY_EVENTS) };
+		});
+		expect(pi.requests).toHaveLength(1);
+		expect(settle).toEqual(pi);
+	});
+
+	it("cancels the backoff on abort with finalError Retry cancelled", async () => {
+		const { pi, settle } = await onBothPeers(RETRY, async (peer) => {
+			peer.session.subscribe((event) => {
+				// A microtask later both are waiting out the backoff (pi's sleep has its abort controller).
+				if (event.type === "auto_retry_start") queueMicrotask(() => void peer.session.abort());
+			});
+			peer.script([{ stopReason: "error", errorMessage: "503 service unavailable" }, { text: "Next." }]);
+			await peer.prompt("hello");
+			await peer.quiesce();
+			await peer.prompt("again");
+			await peer.quiesce();
+			return {
+				...observe(peer),
+				payloads: eventPayloads(peer.recorded, RETRY_EVENTS),
+				edits: contextEdits(peer.fileEntries()),
+			};
+		});
+		expect(pi.payloads).toContainEqual({
+			type: "auto_retry_end",
+			success: false,
+			attempt: 1,
+			finalError: "Retry cancelled",
+		});
+		expect(pi.requests).toHaveLength(2);
+		expect(settle.edits).toEqual(["omit message:assistant(error)"]);
+		expect({ ...settle, edits: [] }).toEqual(pi);
+	});
+});
