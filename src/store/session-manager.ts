@@ -187,8 +187,8 @@ export class SessionManager {
 	 * unless `cwdOverride` is given; the session dir defaults to the file's directory. A missing
 	 * file starts a new session at that path; an empty file gets a fresh header. A torn last line
 	 * is set aside, malformed lines are skipped (see {@link getDiagnostics}), old formats are migrated.
-	 * Throws `INVALID_SESSION_FILE` for a non-empty file that is not a session and
-	 * `SESSION_LOCKED` when another writer holds it.
+	 * Throws `INVALID_SESSION_FILE` for a non-empty file that is not a session or whose format version
+	 * is newer than this one (open it `readOnly` instead), and `SESSION_LOCKED` when another writer holds it.
 	 *
 	 * @example
 	 * ```ts
@@ -385,6 +385,16 @@ export class SessionManager {
 		const diagnostics = contents.diagnostics;
 		const lines: FileEntry[] = [contents.header, ...contents.entries];
 		const version = contents.header.version ?? 1;
+		if (version > CURRENT_SESSION_VERSION && !this.readOnly) {
+			// Appending v3 entries to a newer format could corrupt it for the tool that wrote it.
+			throw new SettleError(
+				"INVALID_SESSION_FILE",
+				`Session file ${file} uses session format v${version}, newer than this version of Settle understands ` +
+					`(v${CURRENT_SESSION_VERSION}); nothing was changed. Upgrade Settle to continue it, or open it with ` +
+					"{ readOnly: true } to read the entries this version knows.",
+				{ details: { path: file, version } },
+			);
+		}
 		const migrated = migrateSessionEntries(lines);
 		this.header = contents.header;
 		this.sessionId = contents.header.id;
