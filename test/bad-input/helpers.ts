@@ -127,7 +127,7 @@ export function thrown(fn: () => unknown): unknown {
 /** Text of the last assistant message of the session. */
 export function lastAssistant(session: AgentSession): { text: string; stopReason: string; errorMessage?: string } {
 	const message = [...session.messages].reverse().find((m) => m.role === "assistant");
-	if (!message || message.role !== "assistant") throw new Error("no assistant message");
+	if (message?.role !== "assistant") throw new Error("no assistant message");
 	const text = message.content
 		.filter((block) => block.type === "text")
 		.map((block) => (block as { text: string }).text)
