@@ -58,16 +58,19 @@ export async function openSession(
 	ws: Workspace,
 	options: {
 		extensions?: ExtensionFactory[];
+		/** Extension files loaded as explicit paths (`--extension`). */
+		extensionPaths?: string[];
 		sessionManager?: SessionManager;
 	} & Partial<CreateAgentSessionOptions> = {},
 ): Promise<AgentSession> {
-	const { extensions = [], ...rest } = options;
+	const { extensions = [], extensionPaths = [], ...rest } = options;
 	const settingsManager = rest.settingsManager ?? SettingsManager.inMemory();
 	const resourceLoader = new DefaultResourceLoader({
 		cwd: ws.project,
 		agentDir: ws.agentDir,
 		settingsManager,
 		extensionFactories: extensions,
+		additionalExtensionPaths: extensionPaths,
 		noContextFiles: true,
 	});
 	await resourceLoader.reload();
