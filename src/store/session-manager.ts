@@ -3,7 +3,7 @@
  * safety (torn and malformed lines are reported and skipped), one writer per file (a lock), and
  * an incrementally maintained context for the current leaf.
  */
-import { existsSync, mkdirSync, readFileSync, renameSync, truncateSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, renameSync, statSync, truncateSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { errorMessage, SettleError } from "../errors.js";
 import type { AgentMessage, ThinkingLevel, Usage } from "../llm/types.js";
@@ -86,7 +86,24 @@ function toLines(entries: readonly FileEntry[]): string {
 	return text;
 }
 
-/** Reads a file to open it; I/O failures (a directory, no permission…) become `IO` errors naming the file. */
+/** Refuses a directory given where a session file is expected (before any lock is taken next to it). */
+function assertNotDirectory(file: string): void {
+	let directory = false;
+	try {
+		directory = statSync(file).isDirectory();
+	} catch {
+		// missing or unreadable: the open reports it
+	}
+	if (directory) {
+		throw new SettleError(
+			"IO",
+			`Could not read session file ${file}: it is a directory, not a session file. Pass the path of a session .jsonl file.`,
+			{ details: { path: file } },
+		);
+	}
+}
+
+/** Reads a file to open it; I/O failures (no permission…) become `IO` errors naming the file. */
 function readForOpen(file: string): SessionFileContents | undefined {
 	try {
 		return readSessionFile(file);
@@ -200,6 +217,7 @@ export class SessionManager {
 		const file = resolve(path);
 		const dir = sessionDir ? resolve(sessionDir) : dirname(file);
 		const readOnly = options?.readOnly === true;
+		assertNotDirectory(file);
 		if (readOnly && !existsSync(file)) {
 			throw new SettleError("NOT_FOUND", `Session file not found: ${file}`, { details: { path: file } });
 		}
@@ -641,6 +659,7 @@ export class SessionManager {
 	setSessionFile(sessionFile: string): void {
 		if (this.closed) this.assertWritable();
 		const file = resolve(sessionFile);
+		assertNotDirectory(file);
 		this.releaseWriter();
 		this.readOnly = false;
 		this.diagnostics = [];

@@ -79,7 +79,7 @@ describe("the caller's cwd", () => {
 });
 
 describe("the cwd a session file recorded", () => {
-	it("createAgentSession with the file's manager: MissingSessionCwdError before anything runs; the file keeps its bytes", async () => {
+	it("regression: createAgentSession started a session whose recorded cwd is gone — now MissingSessionCwdError before anything runs; the file keeps its bytes", async () => {
 		const { file, bytes } = await sessionOfMovedProject();
 		const manager = SessionManager.open(file);
 		const error = await createAgentSession({

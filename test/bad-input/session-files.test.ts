@@ -96,6 +96,12 @@ describe("session JSONL (a)", () => {
 		expect(readdirSync(ws.root).filter((name) => name.startsWith("notes.jsonl"))).toEqual(["notes.jsonl"]);
 	});
 
+	it("regression: a directory given as the session file failed with 'EISDIR: illegal operation' — now says it is a directory; no lock file is left", () => {
+		const error = thrown(() => SessionManager.open(ws.root));
+		expectSettleError(error, "IO", `${ws.root}: it is a directory, not a session file`);
+		expect(readdirSync(join(ws.root, "..")).filter((name) => name.endsWith(".lock"))).toEqual([]);
+	});
+
 	it("an empty file becomes a new session at that exact path", async () => {
 		const file = join(ws.root, "empty.jsonl");
 		writeFileSync(file, "");
