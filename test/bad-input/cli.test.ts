@@ -111,3 +111,24 @@ describe("settle with bad input (g)", () => {
 		);
 	});
 });
+
+describe("settle --rpc with bad input", () => {
+	it("regression: a line without a command type answered 'Failed to parse command: no type' — now says what a command is; the server goes on", () => {
+		const result = spawnSync(process.execPath, ["--import", TSX, MAIN, "--rpc", "--faux", "--no-session"], {
+			cwd: project,
+			input: `{"id":"1"}\nnot json\n${JSON.stringify({ id: "2", type: "get_state" })}\n`,
+			encoding: "utf8",
+			env: { ...process.env, SETTLE_AGENT_DIR: agentDir },
+		});
+		expect(result.status).toBe(0);
+		const lines = result.stdout
+			.trim()
+			.split("\n")
+			.map((line) => JSON.parse(line) as Record<string, unknown>)
+			.filter((line) => line.type === "response");
+		expect(lines[0]).toMatchObject({ success: false, error: expect.stringContaining('with a string "type"') });
+		expect(lines[1]).toMatchObject({ success: false, error: expect.stringContaining("Failed to parse command") });
+		expect(lines[2]).toMatchObject({ id: "2", success: true });
+		expect(result.stderr).not.toMatch(/\n\s+at /);
+	});
+});

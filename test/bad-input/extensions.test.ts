@@ -7,11 +7,20 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { validateBoundaryEntries } from "../../src/extensions/boundary.js";
 import type { ExtensionAPI, ExtensionError } from "../../src/extensions/types.js";
 import { fauxAssistantMessage, fauxToolCall } from "../../src/llm/faux.js";
 import type { AgentSession } from "../../src/session/agent-session.js";
 import { SettingsManager } from "../../src/settings/settings-manager.js";
-import { closeSession, createWorkspace, diskRoles, lastAssistant, openSession, type Workspace } from "./helpers.js";
+import {
+	closeSession,
+	createWorkspace,
+	diskRoles,
+	expectSettleError,
+	lastAssistant,
+	openSession,
+	type Workspace,
+} from "./helpers.js";
 
 let ws: Workspace;
 let session: AgentSession | undefined;
@@ -200,5 +209,20 @@ describe("extensions that throw in a handler", () => {
 			}),
 		]);
 		await expectUsable(session);
+	});
+});
+
+describe("validateBoundaryEntries (public)", () => {
+	it("regression: threw plain Errors — now SettleError INVALID_ARGUMENT naming the draft and the problem", () => {
+		let error: unknown;
+		try {
+			validateBoundaryEntries([
+				{ type: "custom", customType: "ok" },
+				{ type: "context_edit", targetId: "" },
+			]);
+		} catch (caught) {
+			error = caught;
+		}
+		expectSettleError(error, "INVALID_ARGUMENT", "entries[1] (context_edit)", "targetId");
 	});
 });
