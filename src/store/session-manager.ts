@@ -115,6 +115,33 @@ function readForOpen(file: string): SessionFileContents | undefined {
 	}
 }
 
+/**
+ * Throws `INVALID_SESSION_FILE` (naming the file, saying what to do) for contents that cannot be
+ * opened: not a session, or — for writing — a newer format version.
+ */
+function assertUsableContents(file: string, contents: SessionFileContents, readOnly: boolean): void {
+	if (!contents.header) {
+		if (contents.fileBytes === 0 || contents.tornHeaderOnly) return;
+		throw new SettleError(
+			"INVALID_SESSION_FILE",
+			`Session file is not a valid pi session: ${file}. Its first line is not a session header; ` +
+				"nothing was changed. Open a different file, or move this one away to start a new session at this path.",
+			{ details: { path: file } },
+		);
+	}
+	const version = contents.header.version ?? 1;
+	if (version > CURRENT_SESSION_VERSION && !readOnly) {
+		// Appending v3 entries to a newer format could corrupt it for the tool that wrote it.
+		throw new SettleError(
+			"INVALID_SESSION_FILE",
+			`Session file ${file} uses session format v${version}, newer than this version of Settle understands ` +
+				`(v${CURRENT_SESSION_VERSION}); nothing was changed. Upgrade Settle to continue it, or open it with ` +
+				"{ readOnly: true } to read the entries this version knows.",
+			{ details: { path: file, version } },
+		);
+	}
+}
+
 function addChild(children: Map<string | null, SessionEntry[]>, entry: SessionEntry): void {
 	const parent = entry.parentId ?? null;
 	const siblings = children.get(parent);
@@ -380,15 +407,8 @@ export class SessionManager {
 			this.sessionFile = file;
 			return;
 		}
+		assertUsableContents(file, contents, this.readOnly);
 		if (!contents.header) {
-			if (contents.fileBytes > 0 && !contents.tornHeaderOnly) {
-				throw new SettleError(
-					"INVALID_SESSION_FILE",
-					`Session file is not a valid pi session: ${file}. Its first line is not a session header; ` +
-						"nothing was changed. Open a different file, or move this one away to start a new session at this path.",
-					{ details: { path: file } },
-				);
-			}
 			// Empty, or only a header cut off by a crash: start over at this exact path.
 			this.diagnostics = contents.diagnostics;
 			this.startNewSession();
@@ -403,16 +423,6 @@ export class SessionManager {
 		const diagnostics = contents.diagnostics;
 		const lines: FileEntry[] = [contents.header, ...contents.entries];
 		const version = contents.header.version ?? 1;
-		if (version > CURRENT_SESSION_VERSION && !this.readOnly) {
-			// Appending v3 entries to a newer format could corrupt it for the tool that wrote it.
-			throw new SettleError(
-				"INVALID_SESSION_FILE",
-				`Session file ${file} uses session format v${version}, newer than this version of Settle understands ` +
-					`(v${CURRENT_SESSION_VERSION}); nothing was changed. Upgrade Settle to continue it, or open it with ` +
-					"{ readOnly: true } to read the entries this version knows.",
-				{ details: { path: file, version } },
-			);
-		}
 		const migrated = migrateSessionEntries(lines);
 		this.header = contents.header;
 		this.sessionId = contents.header.id;
@@ -660,12 +670,18 @@ export class SessionManager {
 		if (this.closed) this.assertWritable();
 		const file = resolve(sessionFile);
 		assertNotDirectory(file);
-		this.releaseWriter();
-		this.readOnly = false;
-		this.diagnostics = [];
+		// Take and check the new file before letting go of the current one: a file that cannot be
+		// opened leaves this manager writing where it was. (The same file is re-locked after release.)
+		const same = file === this.sessionFile && this.writer !== null;
+		if (same) this.releaseWriter();
 		const lock = existsSync(file) ? acquireSessionLock(file) : undefined;
 		try {
-			this.loadFile(file, readForOpen(file), lock);
+			const contents = readForOpen(file);
+			if (contents) assertUsableContents(file, contents, false);
+			if (!same) this.releaseWriter();
+			this.readOnly = false;
+			this.diagnostics = [];
+			this.loadFile(file, contents, lock);
 		} catch (error) {
 			lock?.release();
 			throw error;

@@ -155,6 +155,36 @@ describe("session JSONL (a)", () => {
 	});
 });
 
+describe("SessionManager.setSessionFile with a file it cannot open", () => {
+	it.each([
+		["not a session", "shopping list\n"],
+		["a newer format", `${JSON.stringify({ type: "session", version: 7, id: "x", timestamp: "t", cwd: "/" })}\n`],
+	])(
+		"regression: %s left the manager without a writer (appends threw a TypeError) and unlocked — now it keeps writing its own file",
+		(_, text) => {
+			const manager = SessionManager.create(ws.project, ws.sessionDir);
+			manager.appendMessage({ role: "user", content: "a", timestamp: 1 });
+			const file = manager.getSessionFile()!;
+			const other = join(ws.root, "other.jsonl");
+			writeFileSync(other, text);
+			expectSettleError(
+				thrown(() => manager.setSessionFile(other)),
+				"INVALID_SESSION_FILE",
+				other,
+			);
+			expect(manager.getSessionFile()).toBe(file);
+			manager.appendMessage({ role: "user", content: "b", timestamp: 2 });
+			expectSettleError(
+				thrown(() => SessionManager.open(file)),
+				"SESSION_LOCKED",
+			);
+			manager.close();
+			expect(diskRoles(file)).toEqual(["user", "user"]);
+			expect(readFileSync(other, "utf8")).toBe(text);
+		},
+	);
+});
+
 describe("session ids supplied by the caller (i)", () => {
 	it.each(["", "-leading", "trailing.", "../escape", "a/b", "spa ce"])(
 		"%j is rejected with INVALID_ARGUMENT (pi's text) before anything is written",
