@@ -580,14 +580,19 @@ export class SessionManager {
 	}
 
 	/** Creates, persists and indexes an entry as a child of `parentId` (default: the leaf). */
-	private appendEntry(fields: NewEntry, parentId: string | null = this.leafId, id?: string): SessionEntry {
+	private appendEntry(
+		fields: NewEntry,
+		parentId: string | null = this.leafId,
+		id?: string,
+		timestamp = entryTimestamp(),
+	): SessionEntry {
 		this.assertWritable();
 		const { type, ...rest } = fields;
 		const entry = {
 			type,
 			id: id ?? generateEntryId(this.byId()),
 			parentId,
-			timestamp: entryTimestamp(),
+			timestamp,
 			...rest,
 		} as SessionEntry;
 		this.commitEntry(entry);
@@ -825,7 +830,8 @@ export class SessionManager {
 	): string {
 		this.assertWritable();
 		const id = generateEntryId(this.byId());
-		const timestamp = new Date().toISOString();
+		// One timestamp for the entry and its system-message snapshot (two clock reads could straddle a millisecond).
+		const timestamp = entryTimestamp();
 		const systemMessage = this.currentSystemMessage();
 		const fields = {
 			type: "compaction",
@@ -837,7 +843,7 @@ export class SessionManager {
 			fromHook,
 			...(systemMessage ? { systemMessage: { ...systemMessage, timestamp: new Date(timestamp).getTime() } } : {}),
 		} as Omit<CompactionEntry, "id" | "parentId" | "timestamp">;
-		return this.appendEntry(fields, this.leafId, id).id;
+		return this.appendEntry(fields, this.leafId, id, timestamp).id;
 	}
 
 	/** The latest system message in the current context (transcript-system model), if any. */
