@@ -466,6 +466,7 @@ class LoopRun {
 		try {
 			const streamed = this.streamFn(model, llmContext, options);
 			const response = isPromiseLike(streamed) ? await streamed : streamed;
+			if (typeof response?.[Symbol.asyncIterator] !== "function") throw notAStream(model, response);
 			const iterator = response[Symbol.asyncIterator]();
 			// A provider that ignores the signal must not keep an aborted run alive.
 			const abortWait = signal ? this.abortWait(signal) : undefined;
@@ -830,6 +831,17 @@ function buildStreamOptions(
 	if (thinkingLevel !== "off") options.reasoning = thinkingLevel;
 	if (signal) options.signal = signal;
 	return options;
+}
+
+/** The error of a stream function that returned something other than an event stream. */
+function notAStream(model: Model, value: unknown): SettleError {
+	const got = value === null ? "null" : Array.isArray(value) ? "an array" : typeof value;
+	return new SettleError(
+		"PROVIDER",
+		`The stream function for ${model.provider}/${model.id} did not return an event stream (got ${got}). ` +
+			"A StreamFn must return an AssistantMessageEventStream (or a promise of one); fix the provider registration.",
+		{ details: { provider: model.provider, model: model.id } },
+	);
 }
 
 const missingStreamFn: StreamFn = (model) => {

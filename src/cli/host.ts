@@ -96,7 +96,7 @@ export async function startHost(args: ParsedArgs): Promise<CliHost> {
 	if (errors.length > 0) {
 		await runtime.dispose();
 		const usage = errors.every((d) => d.source === "flags");
-		throw new CliError(errors.map((d) => `Error: ${d.message}`).join("\n"), usage ? EXIT_USAGE : EXIT_FAILURE);
+		throw new CliError(errors.map((d) => `Error: ${oneLine(d.message)}`).join("\n"), usage ? EXIT_USAGE : EXIT_FAILURE);
 	}
 	const flags = collectExtensionFlags(runtime.services.extensionsResult.extensions);
 	const messages = reclaimMessages(args.messages, args.unknownFlags, (name) => flags.get(name)?.type);
@@ -125,6 +125,11 @@ function openSession(args: ParsedArgs, cwd: string, sessionDir: string): Session
 		if (error instanceof CliError) throw error;
 		throw new CliError(errorMessage(error), EXIT_FAILURE);
 	}
+}
+
+/** A message on one line (a parser's error may span several: code frame, file position). */
+export function oneLine(message: string): string {
+	return message.trim().replace(/\s*\n\s*/g, " ");
 }
 
 function isDirectory(path: string): boolean {

@@ -9,7 +9,7 @@ import { errorMessage } from "../errors.js";
 import { type CliMode, parseArgs } from "./args.js";
 import { runDemo } from "./demo.js";
 import { EXIT_FAILURE, EXIT_OK, EXIT_USAGE, helpText } from "./help.js";
-import { CliError, startHost } from "./host.js";
+import { CliError, oneLine, startHost } from "./host.js";
 import type { CliOutput } from "./print-mode.js";
 import { runPrintMode } from "./print-mode.js";
 import { runRpcMode } from "./rpc-mode.js";
@@ -74,7 +74,7 @@ export async function main(argv: readonly string[], out: CliOutput = processOutp
 			}
 			messages = [piped];
 		}
-		for (const warning of host.warnings) out.stderr(`Warning: ${warning.message}\n`);
+		for (const warning of host.warnings) out.stderr(`Warning: ${oneLine(warning.message)}\n`);
 		const noModel = runtime.session.model === undefined;
 		if (runtime.modelFallbackMessage && (!noModel || mode === "rpc")) {
 			out.stderr(`Warning: ${runtime.modelFallbackMessage}\n`);

@@ -192,7 +192,8 @@ export async function runRpcMode(runtime: AgentSessionRuntime, input: Readable, 
 		let command: RpcCommand;
 		try {
 			command = JSON.parse(line) as RpcCommand;
-			if (!command || typeof command !== "object" || typeof command.type !== "string") throw new Error("no type");
+			if (!command || typeof command !== "object" || typeof command.type !== "string")
+				throw new SettleError("INVALID_ARGUMENT", 'a command is one JSON object per line with a string "type"');
 		} catch (error) {
 			write(failure(undefined, "parse", `Failed to parse command: ${errorMessage(error)}`));
 			continue;

@@ -1,14 +1,19 @@
 /** Boundary drafts (behavior C.8): structural checks before the session previews them. */
+import { SettleError } from "../errors.js";
 import type { BoundaryEntryDraft } from "./types.js";
 
 const DRAFT_TYPES = new Set(["custom", "custom_message", "context_edit", "compaction"]);
+
+function invalid(message: string): SettleError {
+	return new SettleError("INVALID_ARGUMENT", message);
+}
 
 function isContent(value: unknown): boolean {
 	return typeof value === "string" || Array.isArray(value);
 }
 
 /**
- * Throws an Error saying which draft is malformed and how, e.g.
+ * Throws a `SettleError` (`INVALID_ARGUMENT`) saying which draft is malformed and how, e.g.
  * `entries[1] (context_edit): targetId must be a non-empty string`. Returns normally for a
  * well-formed list (whether ids exist is for the session's preview to decide).
  *
@@ -18,18 +23,18 @@ function isContent(value: unknown): boolean {
  * ```
  */
 export function validateBoundaryEntries(entries: unknown): asserts entries is BoundaryEntryDraft[] {
-	if (!Array.isArray(entries)) throw new Error("entries must be an array of entry drafts");
+	if (!Array.isArray(entries)) throw invalid("entries must be an array of entry drafts");
 	entries.forEach((draft: unknown, index) => {
 		const at = `entries[${index}]`;
-		if (!draft || typeof draft !== "object") throw new Error(`${at} must be an object with a type`);
+		if (!draft || typeof draft !== "object") throw invalid(`${at} must be an object with a type`);
 		const d = draft as Record<string, unknown>;
 		if (typeof d.type !== "string" || !DRAFT_TYPES.has(d.type)) {
-			throw new Error(
+			throw invalid(
 				`${at}: type must be one of custom, custom_message, context_edit, compaction (got ${JSON.stringify(d.type)})`,
 			);
 		}
 		const fail = (problem: string) => {
-			throw new Error(`${at} (${d.type}): ${problem}`);
+			throw invalid(`${at} (${d.type}): ${problem}`);
 		};
 		switch (d.type) {
 			case "custom":

@@ -150,8 +150,10 @@ export function validateToolArguments(tool: Pick<Tool, "parameters">, toolCall: 
 	if (validate(args)) return args;
 	const lines = (validate.errors ?? []).map((error) => `  - ${formatPath(error)}: ${formatMessage(error)}`);
 	const details = lines.length > 0 ? lines.join("\n") : "Unknown validation error";
-	throw new Error(
+	throw new SettleError(
+		"INVALID_ARGUMENT",
 		`Validation failed for tool "${toolCall.name}":\n${details}\n\nReceived arguments:\n${JSON.stringify(toolCall.arguments, null, 2)}`,
+		{ details: { tool: toolCall.name } },
 	);
 }
 
@@ -162,6 +164,8 @@ export function validateToolArguments(tool: Pick<Tool, "parameters">, toolCall: 
 // biome-ignore lint/suspicious/noExplicitAny: arguments are arbitrary JSON chosen by the model
 export function validateToolCall(tools: readonly Tool[], toolCall: ToolCall): Record<string, any> {
 	const tool = tools.find((candidate) => candidate.name === toolCall.name);
-	if (!tool) throw new Error(`Tool "${toolCall.name}" not found`);
+	if (!tool) {
+		throw new SettleError("NOT_FOUND", `Tool "${toolCall.name}" not found`, { details: { tool: toolCall.name } });
+	}
 	return validateToolArguments(tool, toolCall);
 }

@@ -272,10 +272,11 @@ export class DefaultResourceLoader implements ResourceLoader {
 
 		// Extensions: explicit paths, then project, then global, then inline factories.
 		const extensionCandidates: ExtensionCandidate[] = [];
+		const missingExtensionPaths: ResourceDiagnostic[] = [];
 		for (const entry of o.additionalExtensionPaths ?? []) {
 			const path = this.resolvePath(entry, this.cwd);
 			if (!existsSync(path)) {
-				other.push({ type: "error", message: `Extension path does not exist: ${entry}`, path });
+				missingExtensionPaths.push({ type: "error", message: `Extension path does not exist: ${entry}`, path });
 				continue;
 			}
 			for (const file of extensionEntriesAt(path)) extensionCandidates.push({ path: file, source: "explicit" });
@@ -292,6 +293,11 @@ export class DefaultResourceLoader implements ResourceLoader {
 			inlineFactories: o.extensionFactories ?? [],
 			...(o.extensionAliases ? { aliases: o.extensionAliases } : {}),
 		});
+		// An extension asked for by path that is not there is a load error, as in pi (not only a diagnostic).
+		for (const missing of missingExtensionPaths) {
+			extensions.errors.push({ path: missing.path!, error: missing.message });
+			extensions.diagnostics.push(missing);
+		}
 		if (o.extensionsOverride) extensions = o.extensionsOverride(extensions);
 
 		// Skills and templates: discovered (unless disabled), then the option paths.

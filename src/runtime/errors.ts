@@ -1,5 +1,5 @@
 /** Errors and user-visible texts of the runtime layer (pi's texts where pi has one). */
-import { existsSync } from "node:fs";
+import { existsSync, statSync } from "node:fs";
 import { SettleError } from "../errors.js";
 import type { SessionManager } from "../store/session-manager.js";
 
@@ -13,7 +13,7 @@ export const REPLACEMENT_IN_PROGRESS_MESSAGE =
 /** The runtime was disposed. */
 export const RUNTIME_DISPOSED_MESSAGE = "This AgentSessionRuntime was disposed; create a new one.";
 
-/** A session whose recorded working directory is gone (pi's `MissingSessionCwdIssue`). */
+/** A session whose recorded working directory is gone or not a directory (pi's `MissingSessionCwdIssue`). */
 export interface MissingSessionCwdIssue {
 	sessionFile: string;
 	sessionCwd: string;
@@ -40,9 +40,10 @@ export class MissingSessionCwdError extends SettleError {
 	readonly fallbackCwd: string;
 
 	constructor(issue: MissingSessionCwdIssue) {
+		const problem = existsSync(issue.sessionCwd) ? "is not a directory" : "does not exist";
 		super(
 			"MISSING_SESSION_CWD",
-			`Stored session working directory does not exist: ${issue.sessionCwd}\nSession file: ${issue.sessionFile}\nCurrent working directory: ${issue.fallbackCwd}`,
+			`Stored session working directory ${problem}: ${issue.sessionCwd}\nSession file: ${issue.sessionFile}\nCurrent working directory: ${issue.fallbackCwd}`,
 			{ details: { ...issue } },
 		);
 		this.issue = issue;
@@ -78,8 +79,31 @@ export function getMissingSessionCwdIssue(
 	const sessionFile = sessionManager.getSessionFile();
 	if (!sessionFile) return undefined;
 	const sessionCwd = sessionManager.getCwd();
-	if (!sessionCwd || existsSync(sessionCwd)) return undefined;
+	if (!sessionCwd || isDirectory(sessionCwd)) return undefined;
 	return { sessionFile, sessionCwd, fallbackCwd };
+}
+
+/** Whether `path` is an existing directory. Must not throw. */
+export function isDirectory(path: string): boolean {
+	try {
+		return statSync(path).isDirectory();
+	} catch {
+		return false;
+	}
+}
+
+/**
+ * Throws `INVALID_ARGUMENT` naming `cwd` unless it is an existing directory: tools run there and
+ * the project's settings and resources come from it, so nothing useful can start elsewhere.
+ */
+export function assertProjectDirectory(cwd: string): void {
+	if (isDirectory(cwd)) return;
+	const problem = existsSync(cwd) ? "is not a directory" : "does not exist";
+	throw new SettleError(
+		"INVALID_ARGUMENT",
+		`Working directory ${problem}: ${cwd}. Pass an existing project directory as \`cwd\`.`,
+		{ details: { cwd } },
+	);
 }
 
 /** Throws {@link MissingSessionCwdError} when the session's recorded cwd is gone (E.6). */

@@ -17,6 +17,7 @@ import { SettingsManager } from "../settings/settings-manager.js";
 import { getDefaultSessionDirPath } from "../store/paths.js";
 import { SessionManager } from "../store/session-manager.js";
 import type { AnyToolDefinition } from "../tools/types.js";
+import { assertProjectDirectory, assertSessionCwdExists } from "./errors.js";
 import {
 	type AgentSessionRuntimeDiagnostic,
 	type AgentSessionServices,
@@ -229,7 +230,8 @@ const consumedExtensions = new WeakSet<InstantiatedExtensions>();
 
 /**
  * Creates an AgentSession (A.5). Extensions get `session_start` when the host calls
- * `session.bindExtensions()`.
+ * `session.bindExtensions()`. Throws `MissingSessionCwdError` when a file-backed `sessionManager`
+ * (and no `cwd`) names a directory that is gone, and `INVALID_ARGUMENT` when the cwd is not a directory.
  *
  * @example
  * ```ts
@@ -241,6 +243,9 @@ const consumedExtensions = new WeakSet<InstantiatedExtensions>();
  */
 export async function createAgentSession(options: CreateAgentSessionOptions = {}): Promise<CreateAgentSessionResult> {
 	const cwd = resolve(options.cwd ?? options.sessionManager?.getCwd() ?? process.cwd());
+	if (options.cwd === undefined && options.sessionManager)
+		assertSessionCwdExists(options.sessionManager, process.cwd());
+	assertProjectDirectory(cwd);
 	const agentDir = resolve(options.agentDir ?? getDefaultAgentDir());
 	const diagnostics: AgentSessionRuntimeDiagnostic[] = [];
 	const modelRuntime = options.modelRuntime ?? (await createDefaultModelRuntime(agentDir, diagnostics));

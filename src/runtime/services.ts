@@ -23,8 +23,11 @@ export interface AgentSessionRuntimeDiagnostic {
 	message: string;
 	/** The file the problem is about, when there is one. */
 	path?: string;
-	/** What it is about: command-line extension flags, extensions, settings, credentials, the model runtime. */
-	source?: "flags" | "extensions" | "settings" | "credentials" | "models";
+	/**
+	 * What it is about: command-line extension flags, extensions, settings, credentials, the model
+	 * runtime, or resources (skills, prompt templates, context files that were skipped).
+	 */
+	source?: "flags" | "extensions" | "settings" | "credentials" | "models" | "resources";
 }
 
 /** The cwd-bound bundle a session is built from. */
@@ -35,7 +38,7 @@ export interface AgentSessionServices {
 	settingsManager: SettingsManager;
 	resourceLoader: ResourceLoader;
 	modelRuntime: ModelRuntime;
-	/** Flag errors, extension load and provider errors, settings problems, credential problems. */
+	/** Flag errors, extension load and provider errors, settings and credential problems, skipped resources. */
 	diagnostics: AgentSessionRuntimeDiagnostic[];
 	/**
 	 * The project's extensions with their factories run, flag values applied and provider
@@ -98,6 +101,20 @@ export async function createAgentSessionServices(
 	await resourceLoader.reload();
 	for (const problem of settingsManager.getErrors()) {
 		diagnostics.push({ type: problem.type, message: problem.message, path: problem.path, source: "settings" });
+	}
+	// A skipped skill, template or context file is not fatal, but the user must hear which file and why.
+	for (const problem of [
+		...resourceLoader.getSkills().diagnostics,
+		...resourceLoader.getPrompts().diagnostics,
+		...(resourceLoader.getAgentsFiles().diagnostics ?? []),
+	]) {
+		const path = problem.path;
+		diagnostics.push({
+			type: "warning",
+			message: path && !problem.message.includes(path) ? `${problem.message} (${path})` : problem.message,
+			source: "resources",
+			...(path ? { path } : {}),
+		});
 	}
 	for (const problem of resourceLoader.getExtensions().diagnostics) {
 		diagnostics.push({

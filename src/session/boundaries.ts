@@ -7,9 +7,11 @@
  *
  * Without handlers neither boundary builds a preview or touches the transcript.
  */
+
 import type { BeforeSettleInput, BeforeSettleOutput } from "../../machines/prompt-operation.machine.js";
 import { lastNonSystemMessage } from "../agent/agent-loop.js";
 import type { AgentTurnContext, FinishTurnDecision } from "../agent/types.js";
+import { SettleError } from "../errors.js";
 import type { BoundaryContextPreview, BoundaryEntryDraft, BoundaryOutcome } from "../extensions/types.js";
 import { estimateContextTokens } from "../llm/tokens.js";
 import type { AgentMessage, AssistantMessage, Message } from "../llm/types.js";
@@ -120,13 +122,17 @@ export function previewContext(
 				break;
 			case "context_edit":
 				if (!onBranch.has(draft.targetId)) {
-					throw new Error(`entries[${index}] (context_edit): entry ${draft.targetId} is not on the active branch`);
+					throw new SettleError(
+						"INVALID_ARGUMENT",
+						`entries[${index}] (context_edit): entry ${draft.targetId} is not on the active branch`,
+					);
 				}
 				path.push({ ...base, type: "context_edit", targetId: draft.targetId, replacement: draft.replacement });
 				break;
 			case "compaction":
 				if (draft.firstKeptEntryId !== null && !onBranch.has(draft.firstKeptEntryId)) {
-					throw new Error(
+					throw new SettleError(
+						"INVALID_ARGUMENT",
 						`entries[${index}] (compaction): firstKeptEntryId ${draft.firstKeptEntryId} is not on the active branch`,
 					);
 				}

@@ -46,14 +46,19 @@ export function sessionPromptOperationMachine(s: SessionInternals) {
  * processed right after the transition that asked.
  */
 export function answerMachineRequests(actor: PromptOperationActor, s: SessionInternals): void {
+	// Work still running when the session is disposed answers a stopped machine: nothing is
+	// waiting for it any more, so the answer is dropped (XState would print a warning).
+	const send = (event: PromptOperationEvent) => {
+		if (actor.getSnapshot().status === "active") actor.send(event);
+	};
 	const answer = <T>(
 		work: Promise<T>,
 		done: (output: T) => PromptOperationEvent,
 		failed: (error: unknown) => PromptOperationEvent,
 	) => {
 		work.then(
-			(output) => actor.send(done(output)),
-			(error: unknown) => actor.send(failed(error)),
+			(output) => send(done(output)),
+			(error: unknown) => send(failed(error)),
 		);
 	};
 	actor.on("preflight_requested", ({ input }) =>
@@ -72,7 +77,7 @@ export function answerMachineRequests(actor: PromptOperationActor, s: SessionInt
 	);
 	actor.on("before_settle_requested", ({ input }) => {
 		if (!s.runner().hasHandlers("agent_before_settle")) {
-			actor.send({ type: "BEFORE_SETTLE_DONE", output: { continue: canRunQueued(s) } });
+			send({ type: "BEFORE_SETTLE_DONE", output: { continue: canRunQueued(s) } });
 			return;
 		}
 		answer(
@@ -85,7 +90,7 @@ export function answerMachineRequests(actor: PromptOperationActor, s: SessionInt
 		settleOperation(s);
 		if (!s.runner().hasHandlers("agent_settled")) {
 			s.events.emit({ type: "agent_settled" });
-			actor.send({ type: "SETTLE_DONE" });
+			send({ type: "SETTLE_DONE" });
 			return;
 		}
 		answer(

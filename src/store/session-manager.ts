@@ -3,7 +3,7 @@
  * safety (torn and malformed lines are reported and skipped), one writer per file (a lock), and
  * an incrementally maintained context for the current leaf.
  */
-import { existsSync, mkdirSync, readFileSync, renameSync, truncateSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, renameSync, statSync, truncateSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { errorMessage, SettleError } from "../errors.js";
 import type { AgentMessage, ThinkingLevel, Usage } from "../llm/types.js";
@@ -114,7 +114,24 @@ class IndexingSink implements SessionFileSink {
 	}
 }
 
-/** Reads a file to open it; I/O failures (a directory, no permission…) become `IO` errors naming the file. */
+/** Refuses a directory given where a session file is expected (before any lock is taken next to it). */
+function assertNotDirectory(file: string): void {
+	let directory = false;
+	try {
+		directory = statSync(file).isDirectory();
+	} catch {
+		// missing or unreadable: the open reports it
+	}
+	if (directory) {
+		throw new SettleError(
+			"IO",
+			`Could not read session file ${file}: it is a directory, not a session file. Pass the path of a session .jsonl file.`,
+			{ details: { path: file } },
+		);
+	}
+}
+
+/** Reads a file to open it; I/O failures (no permission…) become `IO` errors naming the file. */
 function readForOpen(file: string, sink: IndexingSink): SessionFileContents | undefined {
 	try {
 		return readSessionFileInto(file, sink);
@@ -123,6 +140,33 @@ function readForOpen(file: string, sink: IndexingSink): SessionFileContents | un
 			cause: error,
 			details: { path: file },
 		});
+	}
+}
+
+/**
+ * Throws `INVALID_SESSION_FILE` (naming the file, saying what to do) for contents that cannot be
+ * opened: not a session, or — for writing — a newer format version.
+ */
+function assertUsableContents(file: string, contents: SessionFileContents, readOnly: boolean): void {
+	if (!contents.header) {
+		if (contents.fileBytes === 0 || contents.tornHeaderOnly) return;
+		throw new SettleError(
+			"INVALID_SESSION_FILE",
+			`Session file is not a valid pi session: ${file}. Its first line is not a session header; ` +
+				"nothing was changed. Open a different file, or move this one away to start a new session at this path.",
+			{ details: { path: file } },
+		);
+	}
+	const version = contents.header.version ?? 1;
+	if (version > CURRENT_SESSION_VERSION && !readOnly) {
+		// Appending v3 entries to a newer format could corrupt it for the tool that wrote it.
+		throw new SettleError(
+			"INVALID_SESSION_FILE",
+			`Session file ${file} uses session format v${version}, newer than this version of Settle understands ` +
+				`(v${CURRENT_SESSION_VERSION}); nothing was changed. Upgrade Settle to continue it, or open it with ` +
+				"{ readOnly: true } to read the entries this version knows.",
+			{ details: { path: file, version } },
+		);
 	}
 }
 
@@ -211,8 +255,8 @@ export class SessionManager {
 	 * unless `cwdOverride` is given; the session dir defaults to the file's directory. A missing
 	 * file starts a new session at that path; an empty file gets a fresh header. A torn last line
 	 * is set aside, malformed lines are skipped (see {@link getDiagnostics}), old formats are migrated.
-	 * Throws `INVALID_SESSION_FILE` for a non-empty file that is not a session and
-	 * `SESSION_LOCKED` when another writer holds it.
+	 * Throws `INVALID_SESSION_FILE` for a non-empty file that is not a session or whose format version
+	 * is newer than this one (open it `readOnly` instead), and `SESSION_LOCKED` when another writer holds it.
 	 *
 	 * @example
 	 * ```ts
@@ -224,6 +268,7 @@ export class SessionManager {
 		const file = resolve(path);
 		const dir = sessionDir ? resolve(sessionDir) : dirname(file);
 		const readOnly = options?.readOnly === true;
+		assertNotDirectory(file);
 		if (readOnly && !existsSync(file)) {
 			throw new SettleError("NOT_FOUND", `Session file not found: ${file}`, { details: { path: file } });
 		}
@@ -392,15 +437,8 @@ export class SessionManager {
 			this.sessionFile = file;
 			return;
 		}
+		assertUsableContents(file, contents, this.readOnly);
 		if (!contents.header) {
-			if (contents.fileBytes > 0 && !contents.tornHeaderOnly) {
-				throw new SettleError(
-					"INVALID_SESSION_FILE",
-					`Session file is not a valid pi session: ${file}. Its first line is not a session header; ` +
-						"nothing was changed. Open a different file, or move this one away to start a new session at this path.",
-					{ details: { path: file } },
-				);
-			}
 			// Empty, or only a header cut off by a crash: start over at this exact path.
 			this.diagnostics = contents.diagnostics;
 			this.startNewSession();
@@ -663,13 +701,20 @@ export class SessionManager {
 	setSessionFile(sessionFile: string): void {
 		if (this.closed) this.assertWritable();
 		const file = resolve(sessionFile);
-		this.releaseWriter();
-		this.readOnly = false;
-		this.diagnostics = [];
+		assertNotDirectory(file);
+		// Take and check the new file before letting go of the current one: a file that cannot be
+		// opened leaves this manager writing where it was. (The same file is re-locked after release.)
+		const same = file === this.sessionFile && this.writer !== null;
+		if (same) this.releaseWriter();
 		const lock = existsSync(file) ? acquireSessionLock(file) : undefined;
 		try {
 			const sink = new IndexingSink();
-			this.loadFile(file, readForOpen(file, sink), lock, sink);
+			const contents = readForOpen(file, sink);
+			if (contents) assertUsableContents(file, contents, false);
+			if (!same) this.releaseWriter();
+			this.readOnly = false;
+			this.diagnostics = [];
+			this.loadFile(file, contents, lock, sink);
 		} catch (error) {
 			lock?.release();
 			throw error;
@@ -813,7 +858,7 @@ export class SessionManager {
 	): string {
 		this.assertWritable();
 		const id = generateEntryId(this.byId());
-		// One instant for the entry and its system-message snapshot (they are compared on reopen).
+		// One timestamp for the entry and its system-message snapshot (two clock reads could straddle a millisecond).
 		const timestamp = entryTimestamp();
 		const systemMessage = this.currentSystemMessage();
 		const fields = {

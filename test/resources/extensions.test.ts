@@ -82,13 +82,22 @@ describe("extension discovery", () => {
 			"inline-1",
 			"inline-2",
 		]);
-		expect(errors).toEqual([]);
+		// pi reports a missing explicit path as a load error too.
+		expect(errors).toEqual([
+			{ path: join(cwd, "does-not-exist.ts"), error: "Extension path does not exist: does-not-exist.ts" },
+		]);
 		expect(loader.getDiagnostics()).toContainEqual({
 			type: "error",
 			message: "Extension path does not exist: does-not-exist.ts",
 			path: join(cwd, "does-not-exist.ts"),
 		});
-		expect(diagnostics).toEqual([]);
+		expect(diagnostics).toEqual([
+			{
+				type: "error",
+				message: "Extension path does not exist: does-not-exist.ts",
+				path: join(cwd, "does-not-exist.ts"),
+			},
+		]);
 	});
 
 	it("noExtensions skips discovered ones but keeps explicit paths and inline factories", async () => {

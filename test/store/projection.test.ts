@@ -1,4 +1,4 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { SettleError } from "../../src/errors.js";
 import type { AgentMessage } from "../../src/llm/types.js";
 import type { SessionEntry } from "../../src/store/entries.js";
@@ -183,6 +183,21 @@ describe("messages (D.4 steps 1, 3, 4)", () => {
 		plain.appendMessage(user("1"));
 		const c2 = plain.appendCompaction("sum", null, 1);
 		expect("systemMessage" in plain.getEntry(c2)!).toBe(false);
+	});
+
+	it("regression (flaky): the system-message snapshot and its compaction entry share one timestamp even when the clock ticks between reads", () => {
+		let now = Date.parse("2025-01-01T00:00:00.000Z");
+		const clock = vi.spyOn(Date, "now").mockImplementation(() => (now += 7));
+		try {
+			const sm = SessionManager.inMemory();
+			sm.appendMessage({ role: "system" as const, content: "You are helpful.", timestamp: 1 });
+			sm.appendMessage(user("1"));
+			const c = sm.appendCompaction("sum", null, 10);
+			const entry = sm.getEntry(c) as { timestamp: string; systemMessage?: AgentMessage };
+			expect(entry.systemMessage?.timestamp).toBe(Date.parse(entry.timestamp));
+		} finally {
+			clock.mockRestore();
+		}
 	});
 
 	it("a compaction whose firstKeptEntryId is not on the path keeps nothing before it", () => {

@@ -1,0 +1,134 @@
+/**
+ * The `settle` command given bad input, as a user runs it (a real child process on the sources):
+ * a non-zero exit code, one `Error:` line on stderr that names the problem and what to do (a
+ * `--help` hint may follow), no stack trace, and no file it could not parse rewritten.
+ */
+import { spawnSync } from "node:child_process";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+
+const ROOT = fileURLToPath(new URL("../..", import.meta.url));
+const TSX = pathToFileURL(join(ROOT, "node_modules/tsx/dist/loader.mjs")).href;
+const MAIN = join(ROOT, "src/cli/main.ts");
+
+let dir: string;
+let agentDir: string;
+let project: string;
+
+beforeEach(() => {
+	dir = mkdtempSync(join(tmpdir(), "settle-bad-cli-"));
+	agentDir = join(dir, "agent");
+	project = join(dir, "project");
+	mkdirSync(agentDir);
+	mkdirSync(project);
+});
+
+afterEach(() => {
+	rmSync(dir, { recursive: true, force: true });
+});
+
+function settle(args: string[]) {
+	const result = spawnSync(process.execPath, ["--import", TSX, MAIN, ...args], {
+		cwd: project,
+		input: "",
+		encoding: "utf8",
+		env: { ...process.env, SETTLE_AGENT_DIR: agentDir },
+	});
+	return { code: result.status, stdout: result.stdout, stderr: result.stderr };
+}
+
+/** Exit `code`, nothing on stdout, one `Error:` line containing every `mentions`, maybe a `--help` hint, no stack. */
+function expectCleanFailure(run: ReturnType<typeof settle>, code: number, ...mentions: string[]): void {
+	expect(run.stdout).toBe("");
+	expect(run.code).toBe(code);
+	const lines = run.stderr.trimEnd().split("\n");
+	expect(lines[0]).toMatch(/^Error: /);
+	for (const text of mentions) expect(lines[0]).toContain(text);
+	expect(lines.slice(1).every((line) => line === "Run settle --help for the options.")).toBe(true);
+	expect(run.stderr).not.toMatch(/\n\s+at /);
+}
+
+describe("settle with bad input (g)", () => {
+	it("an unknown flag: exit 2 naming it", () => {
+		expectCleanFailure(settle(["--faux", "--bogus", "-p", "hi"]), 2, "Unknown option: --bogus");
+	});
+
+	it("a session id that matches nothing: exit 2 naming the id and where it looked", () => {
+		expectCleanFailure(settle(["--faux", "--session", "abc123", "-p", "hi"]), 2, "abc123", join(agentDir, "sessions"));
+	});
+
+	it("regression: a session path that is a directory said 'EISDIR: illegal operation' — now exit 1 saying it is a directory, not a session file", () => {
+		expectCleanFailure(settle(["--faux", "--session", dir, "-p", "hi"]), 1, dir, "is a directory");
+	});
+
+	it("a session file that is not a session: exit 1 naming it; the file is untouched", () => {
+		const file = join(dir, "notes.jsonl");
+		writeFileSync(file, "shopping list\n");
+		expectCleanFailure(settle(["--faux", "--session", file, "-p", "hi"]), 1, file, "not a valid pi session");
+		expect(readFileSync(file, "utf8")).toBe("shopping list\n");
+	});
+
+	it("a model that does not exist: exit 2 naming it and the known providers", () => {
+		expectCleanFailure(settle(["--faux", "--model", "nope/nope", "-p", "hi"]), 2, "nope/nope", "known providers: faux");
+	});
+
+	it("corrupt global settings: exit 1 naming the file; the file keeps its bytes", () => {
+		const file = join(agentDir, "settings.json");
+		writeFileSync(file, '{"defaultThinkingLevel": ');
+		expectCleanFailure(settle(["--faux", "-p", "hi"]), 1, file, "Fix the file");
+		expect(readFileSync(file, "utf8")).toBe('{"defaultThinkingLevel": ');
+	});
+
+	it("a wrong-typed project setting: exit 1 naming the file and the key", () => {
+		mkdirSync(join(project, ".settle"));
+		const file = join(project, ".settle", "settings.json");
+		writeFileSync(file, JSON.stringify({ retry: { enabled: "sometimes" } }));
+		expectCleanFailure(settle(["--faux", "-p", "hi"]), 1, file, '"retry.enabled"');
+	});
+
+	it("corrupt auth.json: exit 1 naming the file and the way out; the file keeps its bytes", () => {
+		const file = join(agentDir, "auth.json");
+		writeFileSync(file, "{oops");
+		expectCleanFailure(settle(["--model", "anthropic/claude-sonnet-4-5", "-p", "hi"]), 1, file, "fix or delete it");
+		expect(readFileSync(file, "utf8")).toBe("{oops");
+	});
+
+	it("regression: an --extension file with a syntax error printed a multi-line error — now one line naming the file", () => {
+		const file = join(dir, "broken.ts");
+		writeFileSync(file, "export default (pi) => { pi.on(\n");
+		expectCleanFailure(settle(["--faux", "-e", file, "-p", "hi"]), 1, "Failed to load extension", file);
+	});
+
+	it("regression: an --extension path that does not exist was ignored (exit 0) — now exit 1 naming it", () => {
+		expectCleanFailure(
+			settle(["--faux", "-e", join(dir, "missing.ts"), "-p", "hi"]),
+			1,
+			"Extension path does not exist",
+			"missing.ts",
+		);
+	});
+});
+
+describe("settle --rpc with bad input", () => {
+	it("regression: a line without a command type answered 'Failed to parse command: no type' — now says what a command is; the server goes on", () => {
+		const result = spawnSync(process.execPath, ["--import", TSX, MAIN, "--rpc", "--faux", "--no-session"], {
+			cwd: project,
+			input: `{"id":"1"}\nnot json\n${JSON.stringify({ id: "2", type: "get_state" })}\n`,
+			encoding: "utf8",
+			env: { ...process.env, SETTLE_AGENT_DIR: agentDir },
+		});
+		expect(result.status).toBe(0);
+		const lines = result.stdout
+			.trim()
+			.split("\n")
+			.map((line) => JSON.parse(line) as Record<string, unknown>)
+			.filter((line) => line.type === "response");
+		expect(lines[0]).toMatchObject({ success: false, error: expect.stringContaining('with a string "type"') });
+		expect(lines[1]).toMatchObject({ success: false, error: expect.stringContaining("Failed to parse command") });
+		expect(lines[2]).toMatchObject({ id: "2", success: true });
+		expect(result.stderr).not.toMatch(/\n\s+at /);
+	});
+});
