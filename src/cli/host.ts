@@ -96,7 +96,12 @@ export async function startHost(args: ParsedArgs): Promise<CliHost> {
 	if (errors.length > 0) {
 		await runtime.dispose();
 		const usage = errors.every((d) => d.source === "flags");
-		throw new CliError(errors.map((d) => `Error: ${oneLine(d.message)}`).join("\n"), usage ? EXIT_USAGE : EXIT_FAILURE);
+		throw new CliError(
+			errors
+				.map((d) => `Error: ${oneLine(d.source === "settings" ? settingsErrorForCli(d.message) : d.message)}`)
+				.join("\n"),
+			usage ? EXIT_USAGE : EXIT_FAILURE,
+		);
 	}
 	const flags = collectExtensionFlags(runtime.services.extensionsResult.extensions);
 	const messages = reclaimMessages(args.messages, args.unknownFlags, (name) => flags.get(name)?.type);
@@ -128,6 +133,14 @@ function openSession(args: ParsedArgs, cwd: string, sessionDir: string): Session
 }
 
 /** A message on one line (a parser's error may span several: code frame, file position). */
+/**
+ * The SDK keeps running without a broken settings file or key ("until then it is ignored"); the
+ * command does not start with one, so it says that instead.
+ */
+function settingsErrorForCli(message: string): string {
+	return message.replace(/; until then (it|this key) is ignored.*$/, "; settle does not start until then.");
+}
+
 export function oneLine(message: string): string {
 	return message.trim().replace(/\s*\n\s*/g, " ");
 }

@@ -78,7 +78,7 @@ describe("settle with bad input (g)", () => {
 	it("corrupt global settings: exit 1 naming the file; the file keeps its bytes", () => {
 		const file = join(agentDir, "settings.json");
 		writeFileSync(file, '{"defaultThinkingLevel": ');
-		expectCleanFailure(settle(["--faux", "-p", "hi"]), 1, file, "Fix the file");
+		expectCleanFailure(settle(["--faux", "-p", "hi"]), 1, file, "Fix the file", "settle does not start until then");
 		expect(readFileSync(file, "utf8")).toBe('{"defaultThinkingLevel": ');
 	});
 
@@ -86,7 +86,7 @@ describe("settle with bad input (g)", () => {
 		mkdirSync(join(project, ".settle"));
 		const file = join(project, ".settle", "settings.json");
 		writeFileSync(file, JSON.stringify({ retry: { enabled: "sometimes" } }));
-		expectCleanFailure(settle(["--faux", "-p", "hi"]), 1, file, '"retry.enabled"');
+		expectCleanFailure(settle(["--faux", "-p", "hi"]), 1, file, '"retry.enabled"', "settle does not start until then");
 	});
 
 	it("corrupt auth.json: exit 1 naming the file and the way out; the file keeps its bytes", () => {
