@@ -21,6 +21,7 @@ import { assertProjectDirectory, assertSessionCwdExists } from "./errors.js";
 import {
 	type AgentSessionRuntimeDiagnostic,
 	type AgentSessionServices,
+	collectProjectDiagnostics,
 	createDefaultModelRuntime,
 	loadServiceExtensions,
 } from "./services.js";
@@ -81,6 +82,11 @@ export interface CreateAgentSessionResult {
 	 * or `No models available. …` when there is none.
 	 */
 	modelFallbackMessage?: string;
+	/**
+	 * What did not stop the session but should be heard: an unreadable `auth.json`, settings errors,
+	 * skipped skills / templates / context files, extension load errors (`[]` when all is well).
+	 */
+	diagnostics: AgentSessionRuntimeDiagnostic[];
 }
 
 /** The model and thinking level a session starts with, and why (A.5 steps 2–4). */
@@ -235,8 +241,9 @@ const consumedExtensions = new WeakSet<InstantiatedExtensions>();
  *
  * @example
  * ```ts
- * const { session, modelFallbackMessage } = await createAgentSession({ cwd: "/work/project" });
+ * const { session, modelFallbackMessage, diagnostics } = await createAgentSession({ cwd: "/work/project" });
  * if (modelFallbackMessage) console.warn(modelFallbackMessage);
+ * for (const d of diagnostics) console.warn(`${d.type}: ${d.message}`);
  * await session.bindExtensions();
  * await session.prompt("What does this project do?");
  * ```
@@ -255,6 +262,7 @@ export async function createAgentSession(options: CreateAgentSessionOptions = {}
 		resourceLoader = new DefaultResourceLoader({ cwd, agentDir, settingsManager });
 		await resourceLoader.reload();
 	}
+	collectProjectDiagnostics(settingsManager, resourceLoader, diagnostics);
 	let extensionsResult = options.extensionsResult;
 	if (!extensionsResult || consumedExtensions.has(extensionsResult)) {
 		const flagValues = extensionsResult?.runtime.flagValues;
@@ -291,7 +299,7 @@ export async function createAgentSession(options: CreateAgentSessionOptions = {}
 	if (options.eventBus) config.eventBus = options.eventBus;
 	if (options.clock) config.clock = options.clock;
 	const session = await AgentSession.create(config);
-	const result: CreateAgentSessionResult = { session, extensionsResult };
+	const result: CreateAgentSessionResult = { session, extensionsResult, diagnostics };
 	if (choice.modelFallbackMessage !== undefined) result.modelFallbackMessage = choice.modelFallbackMessage;
 	return result;
 }

@@ -99,6 +99,35 @@ export async function createAgentSessionServices(
 		settingsManager,
 	});
 	await resourceLoader.reload();
+	collectProjectDiagnostics(settingsManager, resourceLoader, diagnostics);
+	const extensionsResult = await loadServiceExtensions(
+		resourceLoader,
+		modelRuntime,
+		cwd,
+		diagnostics,
+		options.eventBus,
+	);
+	if (options.extensionFlagValues) {
+		for (const problem of applyExtensionFlagValues(extensionsResult, options.extensionFlagValues)) {
+			diagnostics.push({
+				type: problem.type === "error" ? "error" : "warning",
+				message: problem.message,
+				source: "flags",
+			});
+		}
+	}
+	return { cwd, agentDir, settingsManager, resourceLoader, modelRuntime, diagnostics, extensionsResult };
+}
+
+/**
+ * Adds what the project's settings and resources reported: settings errors, skipped skills,
+ * prompt templates and context files, extension discovery problems. Must not throw.
+ */
+export function collectProjectDiagnostics(
+	settingsManager: SettingsManager,
+	resourceLoader: ResourceLoader,
+	diagnostics: AgentSessionRuntimeDiagnostic[],
+): void {
 	for (const problem of settingsManager.getErrors()) {
 		diagnostics.push({ type: problem.type, message: problem.message, path: problem.path, source: "settings" });
 	}
@@ -124,23 +153,6 @@ export async function createAgentSessionServices(
 			...(problem.path ? { path: problem.path } : {}),
 		});
 	}
-	const extensionsResult = await loadServiceExtensions(
-		resourceLoader,
-		modelRuntime,
-		cwd,
-		diagnostics,
-		options.eventBus,
-	);
-	if (options.extensionFlagValues) {
-		for (const problem of applyExtensionFlagValues(extensionsResult, options.extensionFlagValues)) {
-			diagnostics.push({
-				type: problem.type === "error" ? "error" : "warning",
-				message: problem.message,
-				source: "flags",
-			});
-		}
-	}
-	return { cwd, agentDir, settingsManager, resourceLoader, modelRuntime, diagnostics, extensionsResult };
 }
 
 /** Runs the loader's extension factories and applies the providers they registered (pi's service step). */

@@ -7,8 +7,10 @@ import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { AuthStorage } from "../../src/runtime/auth-storage.js";
+import { createAgentSession } from "../../src/runtime/sdk.js";
 import { createAgentSessionServices } from "../../src/runtime/services.js";
 import { SettingsManager } from "../../src/settings/settings-manager.js";
+import { SessionManager } from "../../src/store/session-manager.js";
 import { createWorkspace, expectSettleError, thrown, type Workspace } from "./helpers.js";
 
 let ws: Workspace;
@@ -130,6 +132,37 @@ describe("auth.json (h)", () => {
 		expect(services.diagnostics).toContainEqual(
 			expect.objectContaining({ type: "error", source: "credentials", path: file }),
 		);
+	});
+
+	it("regression: createAgentSession collected a corrupt auth.json and corrupt settings into a list it never returned — now result.diagnostics", async () => {
+		writeFileSync(join(ws.agentDir, "auth.json"), "{ not json");
+		writeFileSync(projectFile, '{"retry": ');
+		const { session, diagnostics } = await createAgentSession({
+			cwd: ws.project,
+			agentDir: ws.agentDir,
+			sessionManager: SessionManager.inMemory(ws.project),
+		});
+		try {
+			expect(diagnostics).toContainEqual(
+				expect.objectContaining({ type: "error", source: "credentials", path: join(ws.agentDir, "auth.json") }),
+			);
+			expect(diagnostics).toContainEqual(
+				expect.objectContaining({ type: "error", source: "settings", path: projectFile }),
+			);
+			expect(readFileSync(projectFile, "utf8")).toBe('{"retry": ');
+		} finally {
+			session.dispose();
+		}
+	});
+
+	it("a clean project: createAgentSession reports no diagnostics", async () => {
+		const { session, diagnostics } = await createAgentSession({
+			cwd: ws.project,
+			agentDir: ws.agentDir,
+			sessionManager: SessionManager.inMemory(ws.project),
+		});
+		session.dispose();
+		expect(diagnostics).toEqual([]);
 	});
 });
 
