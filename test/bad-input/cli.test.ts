@@ -1,18 +1,8 @@
-/**
- * The `settle` command given bad input, as a user runs it (a real child process on the sources):
- * a non-zero exit code, one `Error:` line on stderr that names the problem and what to do (a
- * `--help` hint may follow), no stack trace, and no file it could not parse rewritten.
- */
-import { spawnSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath, pathToFileURL } from "node:url";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-
-const ROOT = fileURLToPath(new URL("../..", import.meta.url));
-const TSX = pathToFileURL(join(ROOT, "node_modules/tsx/dist/loader.mjs")).href;
-const MAIN = join(ROOT, "src/cli/main.ts");
+import { runSettle } from "../cli/helpers.js";
 
 let dir: string;
 let agentDir: string;
@@ -31,13 +21,7 @@ afterEach(() => {
 });
 
 function settle(args: string[]) {
-	const result = spawnSync(process.execPath, ["--import", TSX, MAIN, ...args], {
-		cwd: project,
-		input: "",
-		encoding: "utf8",
-		env: { ...process.env, SETTLE_AGENT_DIR: agentDir },
-	});
-	return { code: result.status, stdout: result.stdout, stderr: result.stderr };
+	return runSettle(args, { cwd: project, agentDir });
 }
 
 /** Exit `code`, nothing on stdout, one `Error:` line containing every `mentions`, maybe a `--help` hint, no stack. */
@@ -114,13 +98,12 @@ describe("settle with bad input (g)", () => {
 
 describe("settle --rpc with bad input", () => {
 	it("regression: a line without a command type answered 'Failed to parse command: no type' — now says what a command is; the server goes on", () => {
-		const result = spawnSync(process.execPath, ["--import", TSX, MAIN, "--rpc", "--faux", "--no-session"], {
+		const result = runSettle(["--rpc", "--faux", "--no-session"], {
 			cwd: project,
+			agentDir,
 			input: `{"id":"1"}\nnot json\n${JSON.stringify({ id: "2", type: "get_state" })}\n`,
-			encoding: "utf8",
-			env: { ...process.env, SETTLE_AGENT_DIR: agentDir },
 		});
-		expect(result.status).toBe(0);
+		expect(result.code).toBe(0);
 		const lines = result.stdout
 			.trim()
 			.split("\n")

@@ -9,13 +9,9 @@ import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeF
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
-import { fileURLToPath, pathToFileURL } from "node:url";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { builtPackage } from "../package/helpers.js";
-
-const ROOT = fileURLToPath(new URL("../..", import.meta.url));
-const TSX = pathToFileURL(join(ROOT, "node_modules/tsx/dist/loader.mjs")).href;
-const MAIN = join(ROOT, "src/cli/main.ts");
+import { CLI_FROM_SOURCES, ROOT, runSettle } from "./helpers.js";
 
 let dir: string;
 let agentDir: string;
@@ -34,13 +30,7 @@ afterEach(() => {
 });
 
 function settle(args: string[], options: { input?: string; cwd?: string } = {}) {
-	const result = spawnSync(process.execPath, ["--import", TSX, MAIN, ...args], {
-		cwd: options.cwd ?? project,
-		input: options.input ?? "",
-		encoding: "utf8",
-		env: { ...process.env, SETTLE_AGENT_DIR: agentDir },
-	});
-	return { code: result.status, stdout: result.stdout, stderr: result.stderr };
+	return runSettle(args, { cwd: options.cwd ?? project, agentDir, ...(options.input ? { input: options.input } : {}) });
 }
 
 function jsonLines(text: string): Record<string, unknown>[] {
@@ -240,7 +230,7 @@ class RpcClient {
 	stderr = "";
 
 	constructor(args: string[]) {
-		this.child = spawn(process.execPath, ["--import", TSX, MAIN, "--rpc", ...args], {
+		this.child = spawn(process.execPath, [...CLI_FROM_SOURCES, "--rpc", ...args], {
 			cwd: project,
 			env: { ...process.env, SETTLE_AGENT_DIR: agentDir },
 		});
