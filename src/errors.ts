@@ -50,14 +50,34 @@ export class SettleError extends Error {
 	}
 }
 
-/** Turns anything thrown into a {@link SettleError}; Settle errors pass through unchanged. */
+/**
+ * Turns anything thrown into a {@link SettleError} with `code` (default INTERNAL) and the original as
+ * `cause`; Settle errors pass through unchanged. Never throws.
+ *
+ * @example
+ * ```ts
+ * try {
+ *   await work();
+ * } catch (error) {
+ *   throw normalizeError(error, "PROVIDER");
+ * }
+ * ```
+ */
 export function normalizeError(error: unknown, code: SettleErrorCode = "INTERNAL"): SettleError {
 	if (error instanceof SettleError) return error;
 	if (error instanceof Error) return new SettleError(code, error.message, { cause: error });
 	return new SettleError(code, typeof error === "string" ? error : safeStringify(error), { cause: error });
 }
 
-/** The message of anything thrown (non-Error values are stringified). */
+/**
+ * The message of anything thrown (non-Error values are stringified, JSON when possible). Never throws.
+ *
+ * @example
+ * ```ts
+ * errorMessage(new Error("boom")); // "boom"
+ * errorMessage({ status: 500 }); // '{"status":500}'
+ * ```
+ */
 export function errorMessage(error: unknown): string {
 	if (error instanceof Error) return error.message;
 	return typeof error === "string" ? error : safeStringify(error);

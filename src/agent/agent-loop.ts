@@ -49,7 +49,15 @@ import type {
 /** Shared default conversion (keeps user/assistant/toolResult), incremental per transcript array. */
 const defaultConvertToLlm = createLlmMessageConverter();
 
-/** Error text of a tool call skipped because the response hit the output token limit (pi's text). */
+/**
+ * Error text of a tool call skipped because the response hit the output token limit (pi's text).
+ *
+ * @example
+ * ```ts
+ * lengthStopToolError("write");
+ * // 'Tool call "write" was not executed: the response hit the output token limit, so its arguments may be truncated. …'
+ * ```
+ */
 export function lengthStopToolError(toolName: string): string {
 	return `Tool call "${toolName}" was not executed: the response hit the output token limit, so its arguments may be truncated. Re-issue the tool call with complete arguments.`;
 }
@@ -81,8 +89,15 @@ export async function runAgentLoop(
 
 /**
  * Continues from the current context without new messages (retries, queued tool results).
- * Throws `Cannot continue: no messages in context` when there are no (non-system) messages and
- * `Cannot continue from message role: assistant` when the last one is an assistant message.
+ * Rejects with `SettleError` INVALID_ARGUMENT `Cannot continue: no messages in context` when there are
+ * no (non-system) messages and `Cannot continue from message role: assistant` when the last one is an
+ * assistant message. Resolves with the messages this run produced.
+ *
+ * @example
+ * ```ts
+ * // context.messages ends with a user message or a tool result
+ * const added = await runAgentLoopContinue(context, { model }, (event) => console.log(event.type), undefined, faux.streamFn);
+ * ```
  */
 export async function runAgentLoopContinue(
 	context: AgentContext,
@@ -98,6 +113,13 @@ export async function runAgentLoopContinue(
 /**
  * Stream variant of {@link runAgentLoop}: iterate the events; `result()` gives the new messages.
  * A run that throws is closed with a synthesized failure message (as the Agent does).
+ *
+ * @example
+ * ```ts
+ * const stream = agentLoop([{ role: "user", content: "hello", timestamp: Date.now() }], context, { model }, undefined, faux.streamFn);
+ * for await (const event of stream) console.log(event.type);
+ * const newMessages = await stream.result(); // the prompt and the replies
+ * ```
  */
 export function agentLoop(
 	prompts: AgentMessage[],
@@ -109,7 +131,17 @@ export function agentLoop(
 	return streamRun(config, signal, (emit) => runAgentLoop(prompts, context, config, emit, signal, streamFn));
 }
 
-/** Stream variant of {@link runAgentLoopContinue}; throws synchronously when the context cannot continue. */
+/**
+ * Stream variant of {@link runAgentLoopContinue}; throws `SettleError` INVALID_ARGUMENT synchronously
+ * when the context cannot continue (no messages, or the last one is an assistant message).
+ *
+ * @example
+ * ```ts
+ * const stream = agentLoopContinue({ systemPrompt: "", messages: transcript, tools }, { model }, signal, faux.streamFn);
+ * for await (const event of stream) if (event.type === "message_end") console.log(event.message.role);
+ * const newMessages = await stream.result();
+ * ```
+ */
 export function agentLoopContinue(
 	context: AgentContext,
 	config: AgentLoopConfig,

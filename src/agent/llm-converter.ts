@@ -7,7 +7,15 @@ import type { AgentMessage, Message } from "../llm/types.js";
 /** Converts one transcript message: a message, several, or `undefined` to leave it out. */
 export type LlmMessageConversion = (message: AgentMessage) => Message | readonly Message[] | undefined;
 
-/** Keeps user, assistant and toolResult messages as they are; drops every other role. */
+/**
+ * Keeps user, assistant and toolResult messages as they are; returns undefined for every other role. Never throws.
+ *
+ * @example
+ * ```ts
+ * defaultConvertMessageToLlm({ role: "user", content: "hi", timestamp: 0 }); // the same message
+ * const llmMessages = transcript.map(defaultConvertMessageToLlm).filter((m) => m !== undefined);
+ * ```
+ */
 export function defaultConvertMessageToLlm(message: AgentMessage): Message | undefined {
 	return message.role === "user" || message.role === "assistant" || message.role === "toolResult"
 		? (message as Message)

@@ -20,6 +20,12 @@ export interface CutPointResult {
  * Whether the kept span may start at this entry: user, assistant, custom, bash and summary
  * messages, `custom_message` and `branch_summary` entries. Never a tool result (it must follow the
  * assistant message that called the tool), never a system message or a non-message entry.
+ *
+ * @example
+ * ```ts
+ * const entries = sessionManager.getBranch();
+ * const firstCandidate = entries.findIndex(isValidCutPoint); // -1 when no entry may start the kept span
+ * ```
  */
 export function isValidCutPoint(entry: SessionEntry): boolean {
 	if (entry.type === "custom_message" || entry.type === "branch_summary") return true;
@@ -37,7 +43,14 @@ export function isValidCutPoint(entry: SessionEntry): boolean {
 	}
 }
 
-/** Whether this entry starts a turn: a user, bash or custom message, a `custom_message` or `branch_summary` entry. */
+/**
+ * Whether this entry starts a turn: a user, bash or custom message, a `custom_message` or `branch_summary` entry.
+ *
+ * @example
+ * ```ts
+ * const turnCount = sessionManager.getBranch().filter(isTurnStart).length;
+ * ```
+ */
 export function isTurnStart(entry: SessionEntry): boolean {
 	if (entry.type === "custom_message" || entry.type === "branch_summary") return true;
 	if (entry.type !== "message") return false;
@@ -45,7 +58,15 @@ export function isTurnStart(entry: SessionEntry): boolean {
 	return role === "user" || role === "bashExecution" || role === "custom";
 }
 
-/** Index of the entry that starts the turn containing `index` (searching down to `startIndex`), or -1. */
+/**
+ * Index of the entry that starts the turn containing `index` (searching down to `startIndex`), or -1.
+ *
+ * @example
+ * ```ts
+ * const entries = sessionManager.getBranch();
+ * const turnStart = findTurnStartIndex(entries, cutIndex, 0); // cutIndex itself when it starts a turn
+ * ```
+ */
 export function findTurnStartIndex(entries: readonly SessionEntry[], index: number, startIndex: number): number {
 	for (let i = index; i >= startIndex; i--) {
 		if (isTurnStart(entries[i]!)) return i;

@@ -8,7 +8,16 @@ import type { ContextEditEntry, SessionEntry } from "../store/entries.js";
 /** Latest replacement per target id (`null` = omitted). */
 export type ContextEdits = ReadonlyMap<string, ContextEditEntry["replacement"]>;
 
-/** Collects the latest `context_edit` per target among `entries` (later entries win). */
+/**
+ * Collects the latest `context_edit` per target among `entries[start..end)` (later entries win), keyed
+ * by target entry id; a `null` replacement means the target is omitted.
+ *
+ * @example
+ * ```ts
+ * const edits = collectContextEdits(sessionManager.getBranch());
+ * edits.get(entryId); // the replacement, null (omitted), or undefined when never edited
+ * ```
+ */
 export function collectContextEdits(entries: readonly SessionEntry[], start = 0, end = entries.length): ContextEdits {
 	const edits = new Map<string, ContextEditEntry["replacement"]>();
 	for (let index = start; index < end; index++) {

@@ -5,12 +5,29 @@ import type { AgentMessage } from "../llm/types.js";
 import type { FileOperationDetails } from "../store/entries.js";
 import type { FileOperations } from "./types.js";
 
-/** An empty set of file operations. */
+/**
+ * An empty set of file operations.
+ *
+ * @example
+ * ```ts
+ * const fileOps = createFileOperations(); // { read: Set {}, written: Set {}, edited: Set {} }
+ * for (const message of messages) collectFileOperations(message, fileOps);
+ * ```
+ */
 export function createFileOperations(): FileOperations {
 	return { read: new Set(), written: new Set(), edited: new Set() };
 }
 
-/** Adds the paths of an assistant message's `read` / `write` / `edit` tool calls. Other messages: no-op. */
+/**
+ * Adds the paths of an assistant message's `read` / `write` / `edit` tool calls. Other messages: no-op.
+ *
+ * @example
+ * ```ts
+ * const fileOps = createFileOperations();
+ * for (const message of messagesToSummarize) collectFileOperations(message, fileOps);
+ * [...fileOps.edited]; // paths passed to the edit tool
+ * ```
+ */
 export function collectFileOperations(message: AgentMessage, fileOps: FileOperations): void {
 	if (message.role !== "assistant" || !Array.isArray(message.content)) return;
 	for (const block of message.content) {
@@ -25,7 +42,13 @@ export function collectFileOperations(message: AgentMessage, fileOps: FileOperat
 
 /**
  * Carries the file lists of an earlier summary's `details` forward (only summaries Settle/pi made:
- * an extension's details may have any shape). Modified files count as edited.
+ * an extension's details may have any shape, which is ignored). Modified files count as edited. Never throws.
+ *
+ * @example
+ * ```ts
+ * const fileOps = createFileOperations();
+ * addRecordedFileLists({ readFiles: ["a.ts"], modifiedFiles: ["b.ts"] }, fileOps); // read: a.ts, edited: b.ts
+ * ```
  */
 export function addRecordedFileLists(details: unknown, fileOps: FileOperations): void {
 	if (typeof details !== "object" || details === null) return;

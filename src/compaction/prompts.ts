@@ -137,7 +137,15 @@ Summary of that exploration:
 
 `;
 
-/** Joins the history summary and the split-turn summary (pi's layout). */
+/**
+ * Joins the history summary and the split-turn summary (pi's layout).
+ *
+ * @example
+ * ```ts
+ * joinSplitTurnSummary("## Goal\n…", "## Original Request\n…");
+ * // "## Goal\n…\n\n---\n\n**Turn Context (split turn):**\n\n## Original Request\n…"
+ * ```
+ */
 export function joinSplitTurnSummary(historySummary: string, turnPrefixSummary: string): string {
 	return `${historySummary}\n\n---\n\n**Turn Context (split turn):**\n\n${turnPrefixSummary}`;
 }
@@ -145,12 +153,29 @@ export function joinSplitTurnSummary(historySummary: string, turnPrefixSummary: 
 /** History summary text when only a turn prefix was summarized. */
 export const NO_PRIOR_HISTORY = "No prior history.";
 
-/** Appends `Additional focus: <instructions>` to a prompt (unchanged without instructions). */
+/**
+ * Appends `Additional focus: <instructions>` to a prompt (unchanged without instructions).
+ *
+ * @example
+ * ```ts
+ * withCustomInstructions("Summarize.", "the API changes"); // "Summarize.\n\nAdditional focus: the API changes"
+ * withCustomInstructions("Summarize.", undefined); // "Summarize."
+ * ```
+ */
 export function withCustomInstructions(prompt: string, customInstructions: string | undefined): string {
 	return customInstructions ? `${prompt}\n\nAdditional focus: ${customInstructions}` : prompt;
 }
 
-/** The one user message of a summarization request. */
+/**
+ * The one user message of a summarization request: the conversation in `<conversation>` tags, the
+ * previous summary (when given) in `<previous-summary>` tags, then the instructions.
+ *
+ * @example
+ * ```ts
+ * summarizationRequestText("[User]: hi", "Summarize.");
+ * // "<conversation>\n[User]: hi\n</conversation>\n\nSummarize."
+ * ```
+ */
 export function summarizationRequestText(conversation: string, instructions: string, previousSummary?: string): string {
 	let text = `<conversation>\n${conversation}\n</conversation>\n\n`;
 	if (previousSummary !== undefined) text += `<previous-summary>\n${previousSummary}\n</previous-summary>\n\n`;

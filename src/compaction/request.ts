@@ -83,7 +83,15 @@ export async function requestSummary(
 	return { text, usage: response.usage ?? emptyUsage() };
 }
 
-/** Sum of usages (counts and costs). */
+/**
+ * Sum of two usages (counts and costs), as a new record; neither input is changed.
+ *
+ * @example
+ * ```ts
+ * const total = addUsage(historySummary.usage, turnPrefixSummary.usage);
+ * addUsage(emptyUsage(), usage); // equal to usage
+ * ```
+ */
 export function addUsage(a: Usage, b: Usage): Usage {
 	return {
 		input: a.input + b.input,

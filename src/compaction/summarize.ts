@@ -57,6 +57,12 @@ export function generateSummary(
  * Summarizes the beginning of a split turn (Original Request / Early Progress / Context for
  * Suffix) with half the reserve as budget. Errors as {@link generateSummary}, prefixed
  * `Turn prefix summarization failed`.
+ *
+ * @example
+ * ```ts
+ * const prefix = await generateTurnPrefixSummary(turnPrefixMessages, { model, streamFn, reserveTokens: 16384, signal });
+ * const summary = joinSplitTurnSummary(history.text, prefix.text);
+ * ```
  */
 export function generateTurnPrefixSummary(
 	messages: readonly AgentMessage[],

@@ -14,7 +14,15 @@ export const NOTHING_TO_COMPACT = "Nothing to compact (session too small)";
 export const COMPACTION_CANCELLED = "Compaction cancelled";
 export const NO_MODEL_FOR_SUMMARIZATION = "No model available for summarization";
 
-/** Why `prepareCompaction` returned nothing, for a manual `compact()`. */
+/**
+ * Why `prepareCompaction` returned nothing, for a manual `compact()`.
+ *
+ * @example
+ * ```ts
+ * nothingToCompactReason(sessionManager.getBranch());
+ * // "Already compacted" when the branch ends with a compaction, else "Nothing to compact (session too small)"
+ * ```
+ */
 export function nothingToCompactReason(branchEntries: readonly SessionEntry[]): string {
 	return branchEntries[branchEntries.length - 1]?.type === "compaction" ? ALREADY_COMPACTED : NOTHING_TO_COMPACT;
 }

@@ -24,7 +24,14 @@ export function latestCompactionTime(branchEntries: readonly SessionEntry[]): nu
 
 /**
  * Whether a response predates the latest compaction (its usage describes the context before it):
- * such a response must trigger neither overflow nor threshold compaction (C.5 step 4).
+ * such a response must trigger neither overflow nor threshold compaction (C.5 step 4). `latestCompactionAt`
+ * is the compaction entry's time in epoch ms; false when there was none.
+ *
+ * @example
+ * ```ts
+ * const latestCompactionAt = compaction ? Date.parse(compaction.timestamp) : undefined;
+ * if (isBeforeCompaction(response, latestCompactionAt)) return; // stale usage: no compaction check
+ * ```
  */
 export function isBeforeCompaction(message: AssistantMessage, latestCompactionAt: number | undefined): boolean {
 	return latestCompactionAt !== undefined && message.timestamp <= latestCompactionAt;

@@ -2,7 +2,15 @@
 import type { Extension, ExtensionRuntime } from "./runtime.js";
 import type { ExtensionDiagnostic, ExtensionFlag } from "./types.js";
 
-/** Registered flags by name; the first registration (in load order) wins. */
+/**
+ * Registered flags by name; the first registration (in load order) wins.
+ *
+ * @example
+ * ```ts
+ * const { extensions } = await instantiateExtensions(records, { cwd });
+ * for (const [name, flag] of collectExtensionFlags(extensions)) console.log(`--${name} (${flag.type})`);
+ * ```
+ */
 export function collectExtensionFlags(extensions: readonly Extension[]): Map<string, ExtensionFlag> {
 	const flags = new Map<string, ExtensionFlag>();
 	for (const extension of extensions) {

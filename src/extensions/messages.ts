@@ -20,7 +20,14 @@ export const TOOL_CALL_FAILURE_PREFIX = "Extension failed, blocking execution: "
 /** Prefix of a boundary draft validation / preview failure (behavior C.8). */
 export const INVALID_BOUNDARY_ENTRIES_PREFIX = "Invalid boundary entries: ";
 
-/** A `continue` request whose context cannot run a model call (behavior C.8). */
+/**
+ * A `continue` request whose context cannot run a model call (behavior C.8).
+ *
+ * @example
+ * ```ts
+ * continuationWithoutContextMessage("agent_before_settle"); // "agent_before_settle requested continuation without runnable model context"
+ * ```
+ */
 export function continuationWithoutContextMessage(event: string): string {
 	return `${event} requested continuation without runnable model context`;
 }

@@ -83,7 +83,16 @@ export function createExtension(path: string, resolvedPath: string, source?: Ext
 	};
 }
 
-/** The shared state. Internal: extensions see it only through their `pi` object. */
+/**
+ * The shared state. Internal: extensions see it only through their `pi` object.
+ *
+ * @example
+ * ```ts
+ * const { runtime } = await instantiateExtensions(records, { cwd });
+ * runtime.invalidate(STALE_EXTENSION_CONTEXT_MESSAGE); // on session replacement
+ * runtime.assertActive(); // now throws SettleError STALE_CONTEXT
+ * ```
+ */
 export class ExtensionRuntime {
 	/** Extensions in load order (a factory that threw is removed again). */
 	readonly extensions: Extension[] = [];

@@ -90,6 +90,14 @@ export interface HarnessToolCall {
  * {@link calls} and applied to the harness state (session name, entries, labels, active tools,
  * model, thinking level). The harness emits no events on its own: call `start()`, `command()`,
  * `input()`, `callTool()` or `runner.emit*` to drive the extension.
+ *
+ * @example
+ * ```ts
+ * const harness = await createExtensionHarness({ factories: [deployExtension] });
+ * await harness.start();
+ * const handled = await harness.command("/deploy staging"); // false when no extension registered /deploy
+ * console.log(harness.calls.map((call) => call.action)); // what the extension did, e.g. ["sendMessage"]
+ * ```
  */
 export class ExtensionHarness {
 	readonly runner: ExtensionRunner;

@@ -172,7 +172,14 @@ export function createHeadlessUIContext(options: HeadlessUIOptions = {}): Headle
 	};
 }
 
-/** Whether a UI context is the headless one (so `ctx.hasUI` is false). */
+/**
+ * Whether a UI context is the headless one (so `ctx.hasUI` is false).
+ *
+ * @example
+ * ```ts
+ * isHeadlessUIContext(createHeadlessUIContext()); // true
+ * ```
+ */
 export function isHeadlessUIContext(ui: ExtensionUIContext): boolean {
 	return (ui as Partial<HeadlessUIContext>).headless === true;
 }

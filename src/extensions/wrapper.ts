@@ -18,7 +18,14 @@ export function wrapRegisteredTool(tool: RegisteredTool, runner: ExtensionRunner
 	return toAgentTool(tool.definition, () => runner.createContext());
 }
 
-/** {@link wrapRegisteredTool} for a list. */
+/**
+ * {@link wrapRegisteredTool} for a list.
+ *
+ * @example
+ * ```ts
+ * const agentTools = wrapRegisteredTools(runner.getAllRegisteredTools(), runner);
+ * ```
+ */
 export function wrapRegisteredTools(tools: readonly RegisteredTool[], runner: ExtensionRunner): AgentTool[] {
 	return tools.map((tool) => wrapRegisteredTool(tool, runner));
 }

@@ -403,7 +403,17 @@ function parseAfterEvent(type: string, machineId: string): { delay: string; stat
 	return { delay, state };
 }
 
-/** `{running: "aborting"}` → `running.aborting` (first region of parallel states). */
+/**
+ * An XState state value as a dotted path: `{running: "aborting"}` → `running.aborting`; parallel
+ * regions are joined by commas (`a.x,b.y`); "" for anything that is not a state value. Never throws.
+ *
+ * @example
+ * ```ts
+ * stateValuePath("idle"); // "idle"
+ * stateValuePath({ running: "aborting" }); // "running.aborting"
+ * stateValuePath(actor.getSnapshot().value); // the current state, e.g. "preflight"
+ * ```
+ */
 export function stateValuePath(value: unknown): string {
 	if (typeof value === "string") return value;
 	if (value && typeof value === "object") {
@@ -474,6 +484,13 @@ const MAX_ITEMS = 40;
  * Converts anything into a bounded JSON value: functions become `"[function]"`, errors
  * `{name, message}`, class instances `"[ClassName]"`, long strings and arrays are cut
  * (`…(+N)`), depth is limited. Never throws.
+ *
+ * @example
+ * ```ts
+ * toJsonValue({ retry: () => {}, error: new TypeError("bad"), at: new Date(0), skipped: undefined });
+ * // { retry: "[function]", error: { name: "TypeError", message: "bad" }, at: "[Date]" }
+ * toJsonValue(Number.NaN); // "NaN"
+ * ```
  */
 export function toJsonValue(value: unknown, depth = 0): JsonValue {
 	if (value === null || value === undefined) return null;

@@ -139,6 +139,14 @@ function describeTransition(source: XStateNodeLike, t: XTransitionLike, priority
 /**
  * The human form of an XState event type: `always`, `after <delay>`, `done(<actor>)`,
  * `error(<actor>)`; other types unchanged.
+ *
+ * @example
+ * ```ts
+ * triggerLabel(""); // "always"
+ * triggerLabel("xstate.after.2000.promptOperation.retrying"); // "after 2000"
+ * triggerLabel("xstate.done.actor.compact"); // "done(compact)"
+ * triggerLabel("RUN_DONE"); // "RUN_DONE"
+ * ```
  */
 export function triggerLabel(eventType: string): string {
 	if (eventType === "") return "always";
@@ -152,7 +160,15 @@ export function triggerLabel(eventType: string): string {
 	return eventType;
 }
 
-/** `EVENT (n) [guard] / action, action` — the label both exporters put on an edge. */
+/**
+ * `EVENT (n) [guard] / action, action` — the label both exporters put on an edge.
+ *
+ * @example
+ * ```ts
+ * const [first] = allTransitions(describeMachine(promptOperationMachine));
+ * transitionLabel(first!); // "UPDATE_RETRY_SETTINGS / updateRetrySettings"
+ * ```
+ */
 export function transitionLabel(t: TransitionModel): string {
 	let label = t.trigger;
 	if (t.priority !== undefined) label += ` (${t.priority})`;
@@ -203,7 +219,15 @@ function staticParams(params: object): string {
 		.join(", ");
 }
 
-/** All states depth-first in definition order, root first. */
+/**
+ * All states depth-first in definition order, root first.
+ *
+ * @example
+ * ```ts
+ * const model = describeMachine(promptOperationMachine);
+ * allStates(model).map((state) => state.path.join(".")); // ["", "idle", "preflight", "running", …]
+ * ```
+ */
 export function allStates(model: MachineModel): StateModel[] {
 	const out: StateModel[] = [];
 	const walk = (state: StateModel) => {
@@ -214,7 +238,15 @@ export function allStates(model: MachineModel): StateModel[] {
 	return out;
 }
 
-/** All transitions of a machine, in state then definition order. */
+/**
+ * All transitions of a machine, in state then definition order.
+ *
+ * @example
+ * ```ts
+ * const model = describeMachine(promptOperationMachine);
+ * const events = new Set(allTransitions(model).map((t) => t.eventType)); // every event the machine handles
+ * ```
+ */
 export function allTransitions(model: MachineModel): TransitionModel[] {
 	return allStates(model).flatMap((state) => state.transitions);
 }
@@ -245,6 +277,12 @@ export type PlacedTransition =
 /**
  * Decides for every transition whether it is an edge (and on which nesting level) or an internal
  * line written inside its state, in definition order.
+ *
+ * @example
+ * ```ts
+ * const placed = placeTransitions(describeMachine(promptOperationMachine));
+ * for (const p of placed) if (p.kind === "edge") console.log(`${p.source.key} → ${p.target.key}: ${transitionLabel(p.transition)}`);
+ * ```
  */
 export function placeTransitions(model: MachineModel): PlacedTransition[] {
 	const states = allStates(model);

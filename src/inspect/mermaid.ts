@@ -40,7 +40,15 @@ export function toMermaid(machine: AnyStateMachine, options: MermaidOptions = {}
 	return renderMermaid(model, options);
 }
 
-/** {@link toMermaid} for an already described machine. */
+/**
+ * {@link toMermaid} for an already described machine.
+ *
+ * @example
+ * ```ts
+ * const model = describeMachine(promptOperationMachine);
+ * writeFileSync("prompt-operation.mmd", renderMermaid(model, { title: "Prompt operation" }));
+ * ```
+ */
 export function renderMermaid(model: MachineModel, options: MermaidOptions = {}): string {
 	const wrap = options.wrap ?? 56;
 	const placed = placeTransitions(model);

@@ -63,7 +63,15 @@ export function toSvg(machine: AnyStateMachine, options: SvgOptions = {}): strin
 	return renderSvg(describeMachine(machine), options);
 }
 
-/** {@link toSvg} for an already described machine. */
+/**
+ * {@link toSvg} for an already described machine.
+ *
+ * @example
+ * ```ts
+ * const model = describeMachine(runtimeMachine);
+ * writeFileSync("runtime.svg", renderSvg(model, { title: "Runtime" }));
+ * ```
+ */
 export function renderSvg(model: MachineModel, options: SvgOptions = {}): string {
 	const placed = placeTransitions(model);
 	const body = layoutLevel(model.root, placed);

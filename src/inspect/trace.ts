@@ -155,7 +155,16 @@ export function formatLifecycleEvent(event: LifecycleInspectionEvent, origin = 0
 	}
 }
 
-/** The whole trace as text, one event per line, times relative to the first event. */
+/**
+ * The whole trace as text, one event per line, times relative to the first event.
+ *
+ * @example
+ * ```ts
+ * console.log(formatTrace(recorder.toJSON()));
+ * // +0ms     state   ∅ → idle (inspect)
+ * // +0ms     event   PROMPT {"request":{…}}
+ * ```
+ */
 export function formatTrace(trace: LifecycleTrace | readonly LifecycleInspectionEvent[]): string {
 	const events = Array.isArray(trace)
 		? (trace as readonly LifecycleInspectionEvent[])

@@ -82,6 +82,12 @@ export async function renderVisualizations(
 /**
  * Runs the prompt-operation machine through one request with scripted actors: a 503 (retried
  * after 2 s), then a context overflow (compacted and re-run), then an answer. Returns its trace.
+ *
+ * @example
+ * ```ts
+ * const trace = await recordExampleTrace();
+ * writeFileSync("example.html", renderTraceHtml(trace, promptOperationMachine));
+ * ```
  */
 export async function recordExampleTrace(): Promise<LifecycleTrace> {
 	const answers: RunOutcome[] = [

@@ -123,7 +123,17 @@ export class AssistantMessageEventStream
 	}
 }
 
-/** Creates an empty {@link AssistantMessageEventStream} (pi-ai `createAssistantMessageEventStream`). */
+/**
+ * Creates an empty {@link AssistantMessageEventStream} (pi-ai `createAssistantMessageEventStream`).
+ *
+ * @example
+ * ```ts
+ * const stream = createAssistantMessageEventStream();
+ * stream.push({ type: "done", reason: "stop", message });
+ * stream.end();
+ * const final = await stream.result(); // message
+ * ```
+ */
 export function createAssistantMessageEventStream(): AssistantMessageEventStream {
 	return new AssistantMessageEventStream();
 }

@@ -111,12 +111,26 @@ export interface FauxProvider {
 	getPendingResponseCount(): number;
 }
 
-/** A text block. */
+/**
+ * A text block.
+ *
+ * @example
+ * ```ts
+ * faux.setResponses([fauxAssistantMessage([fauxThinking("A greeting."), fauxText("Hello!")])]);
+ * ```
+ */
 export function fauxText(text: string): TextContent {
 	return { type: "text", text };
 }
 
-/** A thinking block. */
+/**
+ * A thinking block.
+ *
+ * @example
+ * ```ts
+ * faux.setResponses([fauxAssistantMessage([fauxThinking("A greeting."), fauxText("Hello!")])]);
+ * ```
+ */
 export function fauxThinking(thinking: string): ThinkingContent {
 	return { type: "thinking", thinking };
 }

@@ -220,7 +220,15 @@ function unknownApiMessage(model: Model): AssistantMessage {
 	);
 }
 
-/** Whether two models are the same (provider and id). */
+/**
+ * Whether two models are the same (provider and id); false when either is undefined.
+ *
+ * @example
+ * ```ts
+ * sameModel(session.model, { provider: "anthropic", id: "claude-opus-4-7" }); // true when that model is selected
+ * sameModel(undefined, undefined); // false
+ * ```
+ */
 export function sameModel(
 	a: Pick<Model, "provider" | "id"> | undefined,
 	b: Pick<Model, "provider" | "id"> | undefined,
@@ -235,23 +243,51 @@ export function sameModel(
 const PROVIDER_HELP =
 	"Register the provider with the session's model runtime (for example `runtime.registerProvider(...)`), or give it an API key.";
 
-/** Rejection when the session has no model (tests match `No model selected.`). */
+/**
+ * Rejection when the session has no model (tests match `No model selected.`).
+ *
+ * @example
+ * ```ts
+ * noModelSelectedMessage(); // "No model selected.\n\nRegister the provider … \n\nThen use setModel() to select a model."
+ * ```
+ */
 export function noModelSelectedMessage(): string {
 	return `No model selected.\n\n${PROVIDER_HELP}\n\nThen use setModel() to select a model.`;
 }
 
-/** Rejection when the provider has no credentials (tests match `No API key found for <provider>.`). */
+/**
+ * Rejection when the provider has no credentials (tests match `No API key found for <provider>.`).
+ *
+ * @example
+ * ```ts
+ * noApiKeyFoundMessage("openai"); // "No API key found for openai.\n\nRegister the provider with the session's model runtime …"
+ * ```
+ */
 export function noApiKeyFoundMessage(provider: string): string {
 	const display = provider === "unknown" ? "the selected model" : provider;
 	return `No API key found for ${display}.\n\n${PROVIDER_HELP}`;
 }
 
-/** Rejection for an OAuth provider without usable credentials (pi's exact text). */
+/**
+ * Rejection for an OAuth provider without usable credentials (pi's exact text).
+ *
+ * @example
+ * ```ts
+ * authenticationFailedMessage("anthropic"); // 'Authentication failed for "anthropic". Credentials may have expired … Run \'/login anthropic\' to re-authenticate.'
+ * ```
+ */
 export function authenticationFailedMessage(provider: string): string {
 	return `Authentication failed for "${provider}". Credentials may have expired or network is unavailable. Run '/login ${provider}' to re-authenticate.`;
 }
 
-/** `setModel()` to a model without auth (pi's exact text). */
+/**
+ * `setModel()` to a model without auth (pi's exact text).
+ *
+ * @example
+ * ```ts
+ * noApiKeyForModelMessage({ provider: "anthropic", id: "claude-opus-4-7" }); // "No API key for anthropic/claude-opus-4-7"
+ * ```
+ */
 export function noApiKeyForModelMessage(model: Pick<Model, "provider" | "id">): string {
 	return `No API key for ${model.provider}/${model.id}`;
 }

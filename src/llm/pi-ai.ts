@@ -85,7 +85,15 @@ export const PI_DEFAULT_MODEL_PER_PROVIDER: Readonly<Record<string, string>> = {
 	"xiaomi-token-plan-sgp": "mimo-v2.5-pro",
 };
 
-/** The error thrown when pi-ai cannot be imported. */
+/**
+ * The `SettleError` MISSING_DEPENDENCY thrown when pi-ai cannot be imported (says how to install it).
+ *
+ * @example
+ * ```ts
+ * const error = piAiNotInstalledError(new Error("Cannot find module '@mariozechner/pi-ai'"));
+ * error.code; // "MISSING_DEPENDENCY"
+ * ```
+ */
 export function piAiNotInstalledError(cause: unknown): SettleError {
 	return new SettleError(
 		"MISSING_DEPENDENCY",
@@ -126,6 +134,13 @@ export async function loadPiAi(importPiAi: () => Promise<unknown> = () => import
  * default model, and a key looked up per request: the {@link CredentialSource} first, then pi-ai's
  * environment variables. Extensions can still register their own providers (it is an
  * {@link InMemoryModelRuntime}).
+ *
+ * @example
+ * ```ts
+ * const runtime = new PiAiModelRuntime(await loadPiAi(), { providers: ["anthropic"], useEnvironment: false });
+ * runtime.getModel("anthropic", "claude-opus-4-7"); // the catalogue model
+ * // usually: const runtime = await createPiAiModelRuntime({ credentials });
+ * ```
  */
 export class PiAiModelRuntime extends InMemoryModelRuntime {
 	readonly piAi: PiAiModule;

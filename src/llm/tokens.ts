@@ -128,7 +128,16 @@ export function shouldCompact(
 	return settings.enabled && contextTokens > contextWindow - settings.reserveTokens;
 }
 
-/** The usage of an assistant message that reflects a complete request, if any. */
+/**
+ * The usage of an assistant message that reflects a complete request, if any: undefined for other
+ * roles, aborted or failed responses, and usage that counts no context tokens. Never throws.
+ *
+ * @example
+ * ```ts
+ * const usage = validAssistantUsage(lastMessage);
+ * if (usage) console.log(calculateContextTokens(usage));
+ * ```
+ */
 export function validAssistantUsage(message: AgentMessage): Usage | undefined {
 	if (message.role !== "assistant") return undefined;
 	const assistant = message as AssistantMessage;

@@ -249,7 +249,14 @@ export function emptyAssistantMessage(
 	return message;
 }
 
-/** A usage record with every count zero. */
+/**
+ * A usage record with every count zero.
+ *
+ * @example
+ * ```ts
+ * const usage = emptyUsage(); // { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, totalTokens: 0, cost: { …, total: 0 } }
+ * ```
+ */
 export function emptyUsage(): Usage {
 	return {
 		input: 0,

@@ -159,7 +159,13 @@ export function validateToolArguments(tool: Pick<Tool, "parameters">, toolCall: 
 
 /**
  * Finds the tool a call names and validates its arguments (pi-ai `validateToolCall`).
- * Throws `Tool "<name>" not found` when no tool has that name.
+ * Throws `SettleError` NOT_FOUND `Tool "<name>" not found` when no tool has that name, and
+ * INVALID_ARGUMENT as {@link validateToolArguments} when the arguments do not match its schema.
+ *
+ * @example
+ * ```ts
+ * const args = validateToolCall(context.tools ?? [], { type: "toolCall", id: "1", name: "read", arguments: { path: "a.txt" } });
+ * ```
  */
 // biome-ignore lint/suspicious/noExplicitAny: arguments are arbitrary JSON chosen by the model
 export function validateToolCall(tools: readonly Tool[], toolCall: ToolCall): Record<string, any> {

@@ -41,7 +41,15 @@ export interface LoadExtensionsOptions {
 	aliases?: Record<string, string>;
 }
 
-/** The modules found in a folder or file path (a file is itself; a folder per pi's rules). */
+/**
+ * The modules found in a folder or file path (a file is itself; a folder per pi's rules); [] when the
+ * path does not exist.
+ *
+ * @example
+ * ```ts
+ * const paths = extensionEntriesAt(join(cwd, ".settle/extensions")); // absolute module paths, or []
+ * ```
+ */
 export function extensionEntriesAt(path: string): string[] {
 	if (!existsSync(path)) return [];
 	if (!isDirectory(path)) return [path];
@@ -112,8 +120,15 @@ export function defaultExtensionAliases(): Record<string, string> {
 }
 
 /**
- * Imports one module and returns its default-exported factory. Throws the import error, or an
- * Error when the module exports no function.
+ * Imports one module (TypeScript via jiti) and returns its default-exported factory. Throws the import
+ * error, or a plain `Error` (`Extension does not export a valid factory function: <path>`) when the
+ * module's default export is not a function.
+ *
+ * @example
+ * ```ts
+ * const factory = await importExtensionFactory(join(cwd, ".settle/extensions/deploy.ts"));
+ * const harness = await createExtensionHarness({ factories: [factory] });
+ * ```
  */
 export async function importExtensionFactory(
 	path: string,

@@ -49,7 +49,14 @@ export function parseFrontmatter(content: string): ParsedFrontmatter {
 	return { frontmatter: parsed as Record<string, unknown>, body };
 }
 
-/** The body without front matter. Must not throw. */
+/**
+ * The body without front matter. Must not throw.
+ *
+ * @example
+ * ```ts
+ * stripFrontmatter("---\ndescription: Review code\n---\nBody text\n"); // "Body text"
+ * ```
+ */
 export function stripFrontmatter(content: string): string {
 	return parseFrontmatter(content).body;
 }

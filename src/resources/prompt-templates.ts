@@ -43,6 +43,12 @@ export function parseCommandArgs(argsString: string): string[] {
  * Fills a template: `$1`, `$2`, … (missing → ""), `${@:N}` (args from the N-th), `${@:N:L}`
  * (L args from the N-th), `$ARGUMENTS` and `$@` (all args joined by spaces). Substituted values
  * are never substituted again.
+ *
+ * @example
+ * ```ts
+ * substituteArgs("Review $1 for ${@:2}", ["a.ts", "bugs", "style"]); // "Review a.ts for bugs style"
+ * substituteArgs("Fix: $ARGUMENTS", ["the", "$1"]); // "Fix: the $1"
+ * ```
  */
 export function substituteArgs(content: string, args: readonly string[]): string {
 	// One pass over the template, so a value that contains `$1` or `$@` stays as it is.
@@ -74,7 +80,15 @@ export function expandPromptTemplate(text: string, templates: readonly PromptTem
 	return substituteArgs(template.content, parseCommandArgs(space === -1 ? "" : text.slice(space + 1)));
 }
 
-/** Reads one template file. Must not throw: problems are diagnostics. */
+/**
+ * Reads one template file. Must not throw: problems are diagnostics.
+ *
+ * @example
+ * ```ts
+ * const { template, diagnostics } = loadPromptTemplateFile("/repo/.settle/prompts/review.md", { source: "local", scope: "project", origin: "top-level" });
+ * template?.name; // "review"; null (with a warning diagnostic) when unreadable or the YAML is broken
+ * ```
+ */
 export function loadPromptTemplateFile(
 	filePath: string,
 	sourceInfo: Omit<SourceInfo, "path">,
@@ -128,7 +142,18 @@ export interface PromptTemplateCandidate {
 	sourceInfo: Omit<SourceInfo, "path">;
 }
 
-/** Loads candidates in order; the first template of a name wins (pi's `/name` collision). */
+/**
+ * Loads candidates in order; the first template of a name wins (pi's `/name` collision; the others
+ * get a `collision` diagnostic). Must not throw: problems are diagnostics.
+ *
+ * @example
+ * ```ts
+ * const { prompts, diagnostics } = loadPromptTemplateCandidates([
+ *   { filePath: "/repo/.settle/prompts/review.md", sourceInfo: { source: "local", scope: "project", origin: "top-level" } },
+ * ]);
+ * prompts[0]?.name; // "review"
+ * ```
+ */
 export function loadPromptTemplateCandidates(candidates: PromptTemplateCandidate[]): {
 	prompts: PromptTemplate[];
 	diagnostics: ResourceDiagnostic[];

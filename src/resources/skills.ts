@@ -14,7 +14,16 @@ export const MAX_SKILL_NAME_LENGTH = 64;
 /** Longest skill description allowed (Agent Skills spec). */
 export const MAX_SKILL_DESCRIPTION_LENGTH = 1024;
 
-/** Problems with a skill name (pi's texts); empty when valid. */
+/**
+ * Problems with a skill name (pi's texts); empty when valid.
+ *
+ * @example
+ * ```ts
+ * validateSkillName("code-review", "code-review"); // []
+ * validateSkillName("Code_Review", "code-review");
+ * // ['name "Code_Review" does not match parent directory "code-review"', "name contains invalid characters (…)"]
+ * ```
+ */
 export function validateSkillName(name: string, parentDirName: string): string[] {
 	const errors: string[] = [];
 	if (name !== parentDirName) errors.push(`name "${name}" does not match parent directory "${parentDirName}"`);
@@ -39,7 +48,15 @@ function validateDescription(description: unknown): string[] {
 	return [];
 }
 
-/** Reads one skill file. Must not throw: problems are diagnostics (type `warning`, as pi). */
+/**
+ * Reads one skill file. Must not throw: problems are diagnostics (type `warning`, as pi).
+ *
+ * @example
+ * ```ts
+ * const { skill, diagnostics } = loadSkillFile("/repo/.settle/skills/code-review/SKILL.md", { source: "local", scope: "project", origin: "top-level" });
+ * skill?.name; // "code-review" (front matter `name`, else the folder name); null without a description
+ * ```
+ */
 export function loadSkillFile(
 	filePath: string,
 	sourceInfo: Omit<SourceInfo, "path" | "baseDir">,
@@ -96,6 +113,13 @@ export interface SkillCandidate {
 /**
  * Loads candidates in order: the first skill of a name wins (later ones get a `collision`
  * diagnostic, as pi); the same file reached twice (symlinks) is loaded once. Must not throw.
+ *
+ * @example
+ * ```ts
+ * const { skills, diagnostics } = loadSkillCandidates([
+ *   { filePath: "/repo/.settle/skills/code-review/SKILL.md", sourceInfo: { source: "local", scope: "project", origin: "top-level" } },
+ * ]);
+ * ```
  */
 export function loadSkillCandidates(candidates: SkillCandidate[]): {
 	skills: Skill[];
@@ -135,6 +159,12 @@ export function loadSkillCandidates(candidates: SkillCandidate[]): {
 /**
  * The skills listing of the system prompt (pi's format): only skills without
  * `disable-model-invocation`; "" when none.
+ *
+ * @example
+ * ```ts
+ * const listing = formatSkillsForPrompt(loader.getSkills().skills); // "The following skills … <available_skills>…</available_skills>"
+ * formatSkillsForPrompt([]); // ""
+ * ```
  */
 export function formatSkillsForPrompt(skills: readonly Skill[]): string {
 	const visible = skills.filter((skill) => !skill.disableModelInvocation);
@@ -207,7 +237,16 @@ export interface SkillBlock {
 	userMessage?: string;
 }
 
-/** Parses text produced by {@link expandSkillCommand}; null when it is not one. */
+/**
+ * Parses text produced by {@link expandSkillCommand}; null when it is not one.
+ *
+ * @example
+ * ```ts
+ * const { text } = expandSkillCommand("/skill:code-review src/a.ts", skills);
+ * parseSkillBlock(text); // { name: "code-review", location: "…/SKILL.md", content: "…", userMessage: "src/a.ts" }
+ * parseSkillBlock("hello"); // null
+ * ```
+ */
 export function parseSkillBlock(text: string): SkillBlock | null {
 	const match = /^<skill name="([^"]+)" location="([^"]+)">\n([\s\S]*?)\n<\/skill>(?:\n\n([\s\S]+))?$/.exec(text);
 	if (!match) return null;

@@ -53,7 +53,18 @@ export class MissingSessionCwdError extends SettleError {
 	}
 }
 
-/** `importFromJsonl` was given a file that does not exist (pi's `File not found: <path>`). */
+/**
+ * `importFromJsonl` was given a file that does not exist (code NOT_FOUND, pi's `File not found: <path>`).
+ *
+ * @example
+ * ```ts
+ * try {
+ *   await runtime.importFromJsonl("./shared-session.jsonl");
+ * } catch (error) {
+ *   if (error instanceof SessionImportFileNotFoundError) console.error(`No such file: ${error.filePath}`);
+ * }
+ * ```
+ */
 export class SessionImportFileNotFoundError extends SettleError {
 	override readonly name = "SessionImportFileNotFoundError";
 	readonly filePath: string;
@@ -106,7 +117,14 @@ export function assertProjectDirectory(cwd: string): void {
 	);
 }
 
-/** Throws {@link MissingSessionCwdError} when the session's recorded cwd is gone (E.6). */
+/**
+ * Throws {@link MissingSessionCwdError} when the session's recorded cwd is gone (E.6).
+ *
+ * @example
+ * ```ts
+ * assertSessionCwdExists(sessionManager, process.cwd()); // throws MissingSessionCwdError (MISSING_SESSION_CWD) when the recorded cwd is gone
+ * ```
+ */
 export function assertSessionCwdExists(
 	sessionManager: Pick<SessionManager, "getSessionFile" | "getCwd">,
 	fallbackCwd: string,

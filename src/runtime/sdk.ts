@@ -131,7 +131,14 @@ export function findModel(modelRuntime: ModelRuntime, spec: string): Model {
 	);
 }
 
-/** pi's "no models" text; the guidance names Settle's ways to get a model. */
+/**
+ * pi's "no models" text; the guidance names Settle's ways to get a model.
+ *
+ * @example
+ * ```ts
+ * noModelsAvailableMessage("/home/me/.settle/agent"); // "No models available. Set a provider's API key (…) or store one in /home/me/.settle/agent/auth.json, …"
+ * ```
+ */
 export function noModelsAvailableMessage(agentDir?: string): string {
 	const authFile = agentDir ? `${agentDir}/auth.json` : "<agentDir>/auth.json";
 	return (
@@ -217,6 +224,14 @@ function findInitialModel(modelRuntime: ModelRuntime, settingsManager: SettingsM
  * The initial tool names (A.5 step 5): `tools` is the allowlist and the initial set; `noTools:
  * "all"` allows nothing; `noTools` otherwise starts with no built-ins. Without `tools` / `noTools`
  * the session restores the set its transcript recorded (else read, bash, edit, write).
+ *
+ * @example
+ * ```ts
+ * resolveToolOptions({ tools: ["read", "bash"], excludeTools: ["bash"] });
+ * // { allowedToolNames: ["read", "bash"], initialActiveToolNames: ["read"], excludedToolNames: ["bash"] }
+ * resolveToolOptions({ noTools: "all" }); // { allowedToolNames: [], initialActiveToolNames: [] }
+ * resolveToolOptions({}); // {}: restore the transcript's set
+ * ```
  */
 export function resolveToolOptions(
 	options: SessionToolOptions,

@@ -194,7 +194,14 @@ export async function loadServiceExtensions(
 
 /**
  * The default model runtime: pi-ai's providers with `auth.json` and environment keys. Without
- * pi-ai (or with an unreadable `auth.json`) it still returns a runtime and records why.
+ * pi-ai (or with an unreadable `auth.json`) it still returns a runtime and appends why to `diagnostics`.
+ *
+ * @example
+ * ```ts
+ * const diagnostics: AgentSessionRuntimeDiagnostic[] = [];
+ * const modelRuntime = await createDefaultModelRuntime(agentDir, diagnostics);
+ * for (const d of diagnostics) console.warn(`${d.type}: ${d.message}`);
+ * ```
  */
 export async function createDefaultModelRuntime(
 	agentDir: string,

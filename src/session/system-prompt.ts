@@ -180,7 +180,16 @@ export function buildSystemPromptSections(options: SystemPromptOptions): SystemP
 	return sections;
 }
 
-/** Renders sections: the preamble as is, every other one as `<id>\n…\n</id>`, blank lines between. */
+/**
+ * Renders sections: the preamble as is, every other one as `<id>\n…\n</id>`, blank lines between;
+ * sections with empty text are left out.
+ *
+ * @example
+ * ```ts
+ * renderSystemPrompt([{ id: "preamble", text: "You are helpful." }, { id: "tools", text: "- read: Read files" }]);
+ * // "You are helpful.\n\n<tools>\n- read: Read files\n</tools>"
+ * ```
+ */
 export function renderSystemPrompt(sections: readonly SystemPromptSection[]): string {
 	return sections
 		.filter((section) => section.text !== "")
@@ -188,7 +197,15 @@ export function renderSystemPrompt(sections: readonly SystemPromptSection[]): st
 		.join("\n\n");
 }
 
-/** `renderSystemPrompt(buildSystemPromptSections(options))`. */
+/**
+ * The system prompt as one string: `renderSystemPrompt(buildSystemPromptSections(options))`. Throws as
+ * {@link buildSystemPromptSections}.
+ *
+ * @example
+ * ```ts
+ * const prompt = buildSystemPrompt({ cwd: "/repo", selectedTools: ["read", "bash"], toolSnippets: { read: "Read files" } });
+ * ```
+ */
 export function buildSystemPrompt(options: SystemPromptOptions): string {
 	return renderSystemPrompt(buildSystemPromptSections(options));
 }

@@ -45,6 +45,11 @@ export interface ProjectConfigDir {
 /**
  * Resolves the project folder: `.settle/` when it exists, else `.pi/` when it exists, else
  * `.settle/` (not created). Must not throw.
+ *
+ * @example
+ * ```ts
+ * const { dir, kind, exists } = resolveProjectConfigDir("/repo"); // { dir: "/repo/.settle", kind: "settle", exists: false } in a fresh repo
+ * ```
  */
 export function resolveProjectConfigDir(cwd: string): ProjectConfigDir {
 	const settleDir = join(cwd, SETTLE_CONFIG_DIR_NAME);
@@ -54,7 +59,15 @@ export function resolveProjectConfigDir(cwd: string): ProjectConfigDir {
 	return { dir: settleDir, kind: "settle", exists: false };
 }
 
-/** Expands a leading `~` (`~`, `~/x`, `~x`) to the home folder, as pi does. */
+/**
+ * Expands a leading `~` (`~`, `~/x`, `~x`) to the home folder, as pi does.
+ *
+ * @example
+ * ```ts
+ * expandHome("~/notes", "/home/me"); // "/home/me/notes"
+ * expandHome(" ./src "); // "./src" (trimmed, otherwise unchanged)
+ * ```
+ */
 export function expandHome(path: string, home: string = homedir()): string {
 	const trimmed = path.trim();
 	if (trimmed === "~") return home;

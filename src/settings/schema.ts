@@ -184,7 +184,15 @@ export type TransportSetting = Static<typeof TransportSchema>;
 export type DefaultProjectTrust = Static<typeof DefaultProjectTrustSchema>;
 export type ThinkingLevelSetting = Static<typeof ThinkingLevelSchema>;
 
-/** The schema of one top-level key, or undefined for keys Settle does not know. */
+/**
+ * The schema of one top-level key, or undefined for keys Settle does not know.
+ *
+ * @example
+ * ```ts
+ * const schema = settingSchema("compaction"); // the TypeBox schema of `compaction`
+ * settingSchema("noSuchKey"); // undefined
+ * ```
+ */
 export function settingSchema(key: string): TSchema | undefined {
 	const properties = SettingsSchema.properties as Record<string, TSchema>;
 	return Object.hasOwn(properties, key) ? properties[key] : undefined;

@@ -100,7 +100,15 @@ export function resolveProjectTrust(options: ResolveProjectTrustOptions): Projec
 	return { trusted: options.defaultProjectTrust === "always", reason: "default" };
 }
 
-/** How a user makes a project trusted; used in diagnostics. */
+/**
+ * How a user makes a project trusted; used in diagnostics.
+ *
+ * @example
+ * ```ts
+ * howToTrustProject("/repo", "/home/me/.settle/agent");
+ * // 'To trust it, pass trustProject: true (SDK), remember it with new ProjectTrustStore(agentDir).set("/repo", true) (writes …), or …'
+ * ```
+ */
 export function howToTrustProject(cwd: string, agentDir: string): string {
 	return `To trust it, pass trustProject: true (SDK), remember it with new ProjectTrustStore(agentDir).set("${cwd}", true) (writes ${join(agentDir, TRUST_FILE_NAME)}), or set "defaultProjectTrust": "always" in ${join(agentDir, "settings.json")}.`;
 }

@@ -207,6 +207,12 @@ export function applyEdits(content: string, edits: readonly TextEdit[], path: st
 /**
  * A compact diff with line numbers (pi's display format: `+N line`, `-N line`, ` N line`, ` ...`)
  * and the first changed line of the new file.
+ *
+ * @example
+ * ```ts
+ * numberedDiff("a\nb\nc\n", "a\nB\nc\n");
+ * // { diff: " 1 a\n-2 b\n+2 B\n 3 c", firstChangedLine: 2 }
+ * ```
  */
 export function numberedDiff(
 	oldContent: string,
@@ -272,7 +278,15 @@ export function numberedDiff(
 	return { diff: out.join("\n"), firstChangedLine };
 }
 
-/** A standard unified diff (`---`/`+++`/`@@`) of LF-normalized contents, for tools that apply patches. */
+/**
+ * A standard unified diff (`---`/`+++`/`@@`) of LF-normalized contents, for tools that apply patches.
+ *
+ * @example
+ * ```ts
+ * unifiedPatch("a.txt", "a\nb\n", "a\nc\n");
+ * // "Index: a.txt\n====…\n--- a.txt\n+++ a.txt\n@@ -1,2 +1,2 @@\n a\n-b\n+c\n"
+ * ```
+ */
 export function unifiedPatch(path: string, oldContent: string, newContent: string): string {
 	return diff().createTwoFilesPatch(path, path, oldContent, newContent, undefined, undefined, { context: 3 });
 }

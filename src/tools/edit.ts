@@ -72,6 +72,12 @@ const defaultOperations: EditOperations = {
 /**
  * Accepts the legacy single-edit form `{path, oldText, newText}` (pi ≤ 0.58) and `edits` sent as a
  * JSON string (some models do), turning both into `{path, edits: [...]}`.
+ *
+ * @example
+ * ```ts
+ * prepareEditArguments({ path: "a.ts", oldText: "x", newText: "y" });
+ * // { path: "a.ts", edits: [{ oldText: "x", newText: "y" }] }
+ * ```
  */
 export function prepareEditArguments(input: unknown): EditToolInput {
 	if (!input || typeof input !== "object") return input as EditToolInput;

@@ -39,6 +39,12 @@ export interface FindToolOptions {
  * fd's glob semantics: a pattern without `/` matches the entry name at any depth; a pattern with
  * `/` matches the path relative to the search folder, anchored anywhere (`src/*.ts` also matches
  * `pkg/src/a.ts`); a pattern starting with `/` matches the absolute path.
+ *
+ * @example
+ * ```ts
+ * const matches = createFindMatcher("src/*.ts");
+ * matches({ name: "a.ts", relativePath: "pkg/src/a.ts", absolutePath: "/repo/pkg/src/a.ts" }); // true
+ * ```
  */
 export function createFindMatcher(
 	pattern: string,

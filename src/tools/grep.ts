@@ -56,7 +56,14 @@ const BINARY_SNIFF_BYTES = 8000;
 
 /**
  * Builds the line matcher. Accepts JavaScript regular-expression syntax; a leading `(?i)` (common in
- * ripgrep patterns) is understood as case-insensitive.
+ * ripgrep patterns) is understood as case-insensitive. Throws `SettleError` INVALID_ARGUMENT
+ * (`Invalid regex pattern: …`) for a pattern JavaScript cannot compile.
+ *
+ * @example
+ * ```ts
+ * compileGrepPattern("(?i)todo", {}); // /todo/i
+ * compileGrepPattern("a.b", { literal: true }); // /a\.b/
+ * ```
  */
 export function compileGrepPattern(pattern: string, options: { ignoreCase?: boolean; literal?: boolean }): RegExp {
 	let source = pattern;
@@ -81,6 +88,13 @@ export function compileGrepPattern(pattern: string, options: { ignoreCase?: bool
 /**
  * File filter for the `glob` parameter, ripgrep style: a glob without `/` matches the file name at
  * any depth, one with `/` matches the path relative to the search folder; a leading `!` excludes.
+ *
+ * @example
+ * ```ts
+ * createGlobFilter("*.ts")("src/a.ts"); // true
+ * createGlobFilter("!*.test.ts")("src/a.test.ts"); // false
+ * createGlobFilter(undefined)("anything"); // true
+ * ```
  */
 export function createGlobFilter(glob: string | undefined): (relativePath: string) => boolean {
 	if (!glob) return () => true;

@@ -54,7 +54,15 @@ export interface BuiltinToolsOptions {
 	ls?: LsToolOptions;
 }
 
-/** One built-in tool by name (pi's `createToolDefinition`). */
+/**
+ * One built-in tool by name (pi's `createToolDefinition`).
+ *
+ * @example
+ * ```ts
+ * const grep = createToolDefinition("grep", "/repo");
+ * const bash = createToolDefinition("bash", "/repo", { bash: { commandPrefix: "set -e" } });
+ * ```
+ */
 export function createToolDefinition(
 	name: BuiltinToolName,
 	cwd: string,
@@ -102,12 +110,28 @@ export function createAllToolDefinitions(
 	};
 }
 
-/** The default coding set as definitions: read, bash, edit, write (pi's `createCodingToolDefinitions`). */
+/**
+ * The default coding set as definitions: read, bash, edit, write (pi's `createCodingToolDefinitions`).
+ *
+ * @example
+ * ```ts
+ * const definitions = createCodingToolDefinitions("/repo");
+ * definitions.map((definition) => definition.name); // ["read", "bash", "edit", "write"]
+ * ```
+ */
 export function createCodingToolDefinitions(cwd: string, options: BuiltinToolsOptions = {}): AnyToolDefinition[] {
 	return defaultActiveToolNames.map((name) => createToolDefinition(name, cwd, options));
 }
 
-/** The read-only set as definitions: read, grep, find, ls (pi's `createReadOnlyToolDefinitions`). */
+/**
+ * The read-only set as definitions: read, grep, find, ls (pi's `createReadOnlyToolDefinitions`).
+ *
+ * @example
+ * ```ts
+ * const definitions = createReadOnlyToolDefinitions("/repo");
+ * definitions.map((definition) => definition.name); // ["read", "grep", "find", "ls"]
+ * ```
+ */
 export function createReadOnlyToolDefinitions(cwd: string, options: BuiltinToolsOptions = {}): AnyToolDefinition[] {
 	return (["read", "grep", "find", "ls"] as const).map((name) => createToolDefinition(name, cwd, options));
 }
@@ -136,17 +160,39 @@ export const createFindTool = (cwd: string, options?: FindToolOptions): AgentToo
 export const createLsTool = (cwd: string, options?: LsToolOptions): AgentTool =>
 	toAgentTool(createLsToolDefinition(cwd, options));
 
-/** read, bash, edit, write as `AgentTool`s. */
+/**
+ * read, bash, edit, write as `AgentTool`s.
+ *
+ * @example
+ * ```ts
+ * const agent = new Agent({ initialState: { tools: createCodingTools(process.cwd()) }, streamFn });
+ * ```
+ */
 export function createCodingTools(cwd: string, options: BuiltinToolsOptions = {}): AgentTool[] {
 	return createCodingToolDefinitions(cwd, options).map((definition) => toAgentTool(definition));
 }
 
-/** read, grep, find, ls as `AgentTool`s. */
+/**
+ * read, grep, find, ls as `AgentTool`s.
+ *
+ * @example
+ * ```ts
+ * const tools = createReadOnlyTools(process.cwd()); // read, grep, find, ls: nothing that writes or runs commands
+ * ```
+ */
 export function createReadOnlyTools(cwd: string, options: BuiltinToolsOptions = {}): AgentTool[] {
 	return createReadOnlyToolDefinitions(cwd, options).map((definition) => toAgentTool(definition));
 }
 
-/** All seven built-in tools as `AgentTool`s, keyed by name. */
+/**
+ * All seven built-in tools as `AgentTool`s, keyed by name.
+ *
+ * @example
+ * ```ts
+ * const { read, grep } = createAllTools("/repo");
+ * const context = { systemPrompt: "", messages: [], tools: [read, grep] };
+ * ```
+ */
 export function createAllTools(cwd: string, options: BuiltinToolsOptions = {}): Record<BuiltinToolName, AgentTool> {
 	const definitions = createAllToolDefinitions(cwd, options);
 	return Object.fromEntries(allToolNames.map((name) => [name, toAgentTool(definitions[name])])) as Record<

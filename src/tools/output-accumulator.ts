@@ -26,6 +26,22 @@ export interface OutputSnapshot {
 	fullOutputPath: string | undefined;
 }
 
+/**
+ * Streaming command output with bounded memory: keeps a decoded tail for display (`maxLines` /
+ * `maxBytes`, pi's defaults) and, once the output outgrows them, spills every raw byte to a temp file
+ * (`fullOutputPath`) so nothing is lost. `append` after `finish()` throws; `snapshot()` may open the
+ * temp file, so call `close()` after it.
+ *
+ * @example
+ * ```ts
+ * const output = new OutputAccumulator({ tempFilePrefix: "my-tool" });
+ * child.stdout.on("data", (chunk: Buffer) => output.append(chunk));
+ * await once(child, "close");
+ * output.finish();
+ * const { content, truncation, fullOutputPath } = output.snapshot();
+ * await output.close(); // fullOutputPath (when set) is complete on disk now
+ * ```
+ */
 export class OutputAccumulator {
 	private readonly maxLines: number;
 	private readonly maxBytes: number;

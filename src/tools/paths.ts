@@ -8,7 +8,15 @@ import { isAbsolute, resolve } from "node:path";
 
 const UNICODE_SPACES = /[\u00A0\u2000-\u200A\u202F\u205F\u3000]/g;
 
-/** Expands `~` / `~/…`, drops a leading `@`, and turns exotic spaces into plain ones. */
+/**
+ * Expands `~` / `~/…`, drops a leading `@`, and turns exotic spaces into plain ones.
+ *
+ * @example
+ * ```ts
+ * expandPath("@~/notes.md"); // "/home/me/notes.md"
+ * expandPath("@src/a.ts"); // "src/a.ts"
+ * ```
+ */
 export function expandPath(filePath: string): string {
 	const withoutAt = filePath.startsWith("@") ? filePath.slice(1) : filePath;
 	const normalized = withoutAt.replace(UNICODE_SPACES, " ");
@@ -35,6 +43,12 @@ export function resolveToCwd(filePath: string, cwd: string): string {
  * Like {@link resolveToCwd}, but when the file does not exist tries the spellings macOS uses for
  * screenshot names (narrow no-break space before AM/PM, NFD normalization, curly apostrophe).
  * Returns the plain resolution when no variant exists.
+ *
+ * @example
+ * ```ts
+ * resolveReadPath("Screenshot 2024-05-01 at 9.41.12 AM.png", "/Users/me/Desktop");
+ * // "/Users/me/Desktop/Screenshot 2024-05-01 at 9.41.12\u202FAM.png" when only that spelling exists
+ * ```
  */
 export function resolveReadPath(filePath: string, cwd: string): string {
 	const resolved = resolveToCwd(filePath, cwd);

@@ -61,6 +61,12 @@ export interface MergedToolRegistry {
 /**
  * Source info for synthetic paths such as `<builtin:read>`; scope `temporary`, origin `top-level`
  * unless given. Mirrors pi's `createSyntheticSourceInfo`.
+ *
+ * @example
+ * ```ts
+ * createSyntheticSourceInfo("<sdk:deploy>", { source: "sdk" });
+ * // { path: "<sdk:deploy>", source: "sdk", scope: "temporary", origin: "top-level" }
+ * ```
  */
 export function createSyntheticSourceInfo(
 	path: string,
@@ -89,6 +95,12 @@ export const inlineExtensionSourceInfo = (index: number): SourceInfo =>
 /**
  * Flattens the tools of loaded extensions (in load order); the first registration of a name wins,
  * later ones are dropped (the loader reports those as conflicts).
+ *
+ * @example
+ * ```ts
+ * const { extensions } = await instantiateExtensions(records, { cwd });
+ * const extensionTools = collectExtensionTools(extensions); // one RegisteredTool per name
+ * ```
  */
 export function collectExtensionTools(
 	extensions: Iterable<{ tools: Iterable<RegisteredTool> | ReadonlyMap<string, RegisteredTool> }>,
@@ -103,14 +115,29 @@ export function collectExtensionTools(
 	return [...byName.values()];
 }
 
-/** `promptSnippet` collapsed to one trimmed line; `undefined` when empty. */
+/**
+ * `promptSnippet` collapsed to one trimmed line; `undefined` when empty.
+ *
+ * @example
+ * ```ts
+ * normalizePromptSnippet("  Read\n files  "); // "Read files"
+ * normalizePromptSnippet("   "); // undefined
+ * ```
+ */
 export function normalizePromptSnippet(text: string | undefined): string | undefined {
 	if (!text) return undefined;
 	const line = text.replace(/\s+/g, " ").trim();
 	return line.length > 0 ? line : undefined;
 }
 
-/** Guidelines trimmed, empty ones dropped, duplicates removed (first occurrence kept). */
+/**
+ * Guidelines trimmed, empty ones dropped, duplicates removed (first occurrence kept).
+ *
+ * @example
+ * ```ts
+ * normalizePromptGuidelines([" Prefer edit ", "", "Prefer edit", "Read first"]); // ["Prefer edit", "Read first"]
+ * ```
+ */
 export function normalizePromptGuidelines(guidelines: readonly string[] | undefined): string[] {
 	const unique = new Set<string>();
 	for (const guideline of guidelines ?? []) {
@@ -123,6 +150,14 @@ export function normalizePromptGuidelines(guidelines: readonly string[] | undefi
 /**
  * The allow filter of F.1 step 1: in the allowlist (when there is one) and not excluded. Works on
  * final names, so excluding `read` removes the built-in, extension and SDK `read` alike.
+ *
+ * @example
+ * ```ts
+ * const allowed = createToolFilter({ allowedToolNames: ["read", "bash"], excludedToolNames: ["bash"] });
+ * allowed("read"); // true
+ * allowed("bash"); // false (excluded)
+ * allowed("edit"); // false (not in the allowlist)
+ * ```
  */
 export function createToolFilter(options: {
 	allowedToolNames?: readonly string[];
@@ -232,7 +267,15 @@ export function mergeToolRegistry(input: ToolRegistryInput): MergedToolRegistry 
 	return { tools, activeToolNames };
 }
 
-/** Keeps the registered names of `names` in order, without duplicates (F.1 step 6; unknown names ignored). */
+/**
+ * Keeps the registered names of `names` in order, without duplicates (F.1 step 6; unknown names ignored).
+ *
+ * @example
+ * ```ts
+ * const { tools } = mergeToolRegistry({ builtinTools: createAllToolDefinitions(cwd) });
+ * selectRegisteredToolNames(tools, ["read", "nope", "read", "bash"]); // ["read", "bash"]
+ * ```
+ */
 export function selectRegisteredToolNames(
 	registry: ReadonlyMap<string, ToolRegistryEntry>,
 	names: readonly string[],
@@ -283,7 +326,15 @@ export interface ToolInfo {
 	sourceInfo: SourceInfo;
 }
 
-/** Every registered tool as {@link ToolInfo}, in registry order. */
+/**
+ * Every registered tool as {@link ToolInfo}, in registry order.
+ *
+ * @example
+ * ```ts
+ * const { tools } = mergeToolRegistry({ builtinTools: createAllToolDefinitions(cwd) });
+ * describeTools(tools).map((tool) => `${tool.name}: ${tool.description}`);
+ * ```
+ */
 export function describeTools(registry: ReadonlyMap<string, ToolRegistryEntry>): ToolInfo[] {
 	return [...registry.values()].map(({ definition, promptGuidelines, sourceInfo }) => ({
 		name: definition.name,

@@ -14,8 +14,14 @@ export interface ShellConfig {
 }
 
 /**
- * The shell used for commands: `shellPath` when given (must exist), else `/bin/bash`, else `bash`
- * on PATH, else `sh`. Commands run as `<shell> -c <command>`.
+ * The shell used for commands: `shellPath` when given (must exist, else `SettleError` INVALID_ARGUMENT),
+ * else `/bin/bash`, else `bash` on PATH, else `sh`. Commands run as `<shell> -c <command>`.
+ *
+ * @example
+ * ```ts
+ * const { shell, args } = resolveShellConfig(); // { shell: "/bin/bash", args: ["-c"] } on most systems
+ * const child = spawn(shell, [...args, "ls -la"], { cwd, detached: true });
+ * ```
  */
 export function resolveShellConfig(shellPath?: string): ShellConfig {
 	if (shellPath) {
@@ -35,7 +41,15 @@ export function resolveShellConfig(shellPath?: string): ShellConfig {
 	return { shell: "sh", args: ["-c"] };
 }
 
-/** Kills a detached child and everything in its process group (SIGKILL). Never throws. */
+/**
+ * Kills a detached child and everything in its process group (SIGKILL). Never throws.
+ *
+ * @example
+ * ```ts
+ * const child = spawn(shell, [...args, command], { detached: true });
+ * signal.addEventListener("abort", () => killProcessTree(child.pid!));
+ * ```
+ */
 export function killProcessTree(pid: number): void {
 	if (process.platform === "win32") {
 		try {
@@ -91,7 +105,14 @@ async function processGroupRunning(pgid: number): Promise<boolean> {
 /**
  * After a SIGKILL to the group, waits (bounded) until no member runs any more, so that an aborted
  * or timed-out command has really stopped when the tool reports it. The OS gives no event for the
- * death of processes that are not our children, hence the short polling.
+ * death of processes that are not our children, hence the short polling. Resolves false when members
+ * still run after `timeoutMs`; never rejects.
+ *
+ * @example
+ * ```ts
+ * killProcessTree(child.pid!);
+ * const stopped = await waitForProcessGroupExit(child.pid!); // false after 2 s with members left
+ * ```
  */
 export async function waitForProcessGroupExit(pgid: number, timeoutMs = 2000): Promise<boolean> {
 	const deadline = Date.now() + timeoutMs;

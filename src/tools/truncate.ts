@@ -31,7 +31,16 @@ export interface TruncationResult {
 	maxBytes: number;
 }
 
-/** `512B`, `1.5KB`, `2.0MB`. */
+/**
+ * `512B`, `1.5KB`, `2.0MB`.
+ *
+ * @example
+ * ```ts
+ * formatSize(512); // "512B"
+ * formatSize(1536); // "1.5KB"
+ * formatSize(2 * 1024 * 1024); // "2.0MB"
+ * ```
+ */
 export function formatSize(bytes: number): string {
 	if (bytes < 1024) return `${bytes}B`;
 	if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(1)}KB`;
@@ -162,7 +171,14 @@ export function truncateTail(content: string, options: TruncationOptions = {}): 
 	};
 }
 
-/** The last `maxBytes` bytes of `text`, starting on a UTF-8 character boundary. */
+/**
+ * The last `maxBytes` bytes of `text`, starting on a UTF-8 character boundary.
+ *
+ * @example
+ * ```ts
+ * takeLastBytes("héllo", 4); // "llo" (the cut would split "é", so it starts after it)
+ * ```
+ */
 export function takeLastBytes(text: string, maxBytes: number): string {
 	const buffer = Buffer.from(text, "utf-8");
 	if (buffer.length <= maxBytes) return text;
@@ -172,7 +188,15 @@ export function takeLastBytes(text: string, maxBytes: number): string {
 	return buffer.subarray(start).toString("utf-8");
 }
 
-/** Cuts one line to `maxChars` characters, marking the cut with `... [truncated]`. */
+/**
+ * Cuts one line to `maxChars` characters, marking the cut with `... [truncated]`.
+ *
+ * @example
+ * ```ts
+ * truncateLine("abcdef", 3); // { text: "abc... [truncated]", wasTruncated: true }
+ * truncateLine("abc", 3); // { text: "abc", wasTruncated: false }
+ * ```
+ */
 export function truncateLine(line: string, maxChars = GREP_MAX_LINE_LENGTH): { text: string; wasTruncated: boolean } {
 	if (line.length <= maxChars) return { text: line, wasTruncated: false };
 	return { text: `${line.slice(0, maxChars)}... [truncated]`, wasTruncated: true };
@@ -188,6 +212,13 @@ export interface ListingNotice<D> {
  * A listing tool's result (find, grep, ls): the lines cut to the byte limit, then pi's bracketed
  * notices — `before` (the result limit), the byte limit when it cut, `after` (grep's long lines) —
  * with their fields merged into `details`; `details` is undefined when nothing was limited.
+ *
+ * @example
+ * ```ts
+ * listingResult(["a.ts", "b.ts"], []); // { content: [{ type: "text", text: "a.ts\nb.ts" }], details: undefined }
+ * listingResult(["a.ts", "b.ts"], [{ text: "2 results limit reached", details: { resultLimitReached: 2 } }]);
+ * // text "a.ts\nb.ts\n\n[2 results limit reached]", details { resultLimitReached: 2 }
+ * ```
  */
 export function listingResult<D extends { truncation?: TruncationResult }>(
 	lines: readonly string[],

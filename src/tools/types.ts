@@ -124,6 +124,12 @@ export function toAgentTool<TParameters extends object, TDetails, TContext>(
  * The reverse of {@link toAgentTool}: a minimal definition for a plain `AgentTool` (no prompt
  * snippet or guidelines), so registries can stay definition-first when callers override built-ins
  * with `AgentTool`s.
+ *
+ * @example
+ * ```ts
+ * const definition = toolDefinitionFromAgentTool(myAgentTool);
+ * const { tools } = mergeToolRegistry({ builtinTools: createAllToolDefinitions(cwd), customTools: [definition] });
+ * ```
  */
 export function toolDefinitionFromAgentTool<TParams, TDetails>(tool: AgentTool<TParams, TDetails>): AnyToolDefinition {
 	const definition: AnyToolDefinition = {
