@@ -117,7 +117,7 @@ function formatMessage(error: ErrorObject): string {
  * `3` → `"3"`, `null` → `""`/0/false). The returned object is a copy: the tool call's own
  * arguments are never changed. A tool without a schema object gets a copy of its arguments.
  *
- * Throws an `Error` whose message names every failing field, in pi-ai's format:
+ * Throws a `SettleError` (`INVALID_ARGUMENT`) whose message names every failing field, in pi-ai's format:
  * ```
  * Validation failed for tool "read":
  *   - path: must have required properties path

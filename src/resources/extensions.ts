@@ -17,7 +17,7 @@ import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { errorMessage } from "../errors.js";
+import { errorMessage, SettleError } from "../errors.js";
 import { howToTrustProject } from "../settings/trust.js";
 import { collectExtensionEntries, isDirectory, resolveExtensionEntries } from "./discovery.js";
 import type { ExtensionFactory, ExtensionSource, LoadExtensionsResult } from "./types.js";
@@ -159,7 +159,11 @@ const JITI_CACHE_DIR = join(tmpdir(), `settle-jiti-cache-${process.getuid?.() ??
 async function importWith(jiti: Importer, path: string): Promise<ExtensionFactory> {
 	const exported = await jiti.import(path, { default: true });
 	if (typeof exported !== "function") {
-		throw new Error(`Extension does not export a valid factory function: ${path}`);
+		throw new SettleError(
+			"EXTENSION",
+			`Extension does not export a valid factory function: ${path}`, // pi's text
+			{ details: { path } },
+		);
 	}
 	return exported as ExtensionFactory;
 }

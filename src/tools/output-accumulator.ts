@@ -7,6 +7,7 @@ import { createWriteStream, type WriteStream } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { finished } from "node:stream/promises";
+import { SettleError } from "../errors.js";
 import { DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, type TruncationResult, truncateTail } from "./truncate.js";
 
 export interface OutputAccumulatorOptions {
@@ -71,7 +72,7 @@ export class OutputAccumulator {
 	}
 
 	append(chunk: Buffer): void {
-		if (this.finished) throw new Error("OutputAccumulator: append after finish");
+		if (this.finished) throw new SettleError("INTERNAL", "OutputAccumulator: append after finish()");
 		this.rawBytes += chunk.length;
 		this.addText(this.decoder.decode(chunk, { stream: true }));
 		if (this.tempStream || this.overLimits()) {
