@@ -1,0 +1,75 @@
+/**
+ * The README's SDK example is code users copy: it must type-check under the project's strict
+ * settings and run as printed (with `cwd` and `agentDir` given, and "settle" meaning this package).
+ */
+import { spawnSync } from "node:child_process";
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+
+const ROOT = fileURLToPath(new URL("../..", import.meta.url));
+const SCRATCH = join(ROOT, "test", "examples", ".tmp");
+const PROGRAM = join(SCRATCH, "readme-sdk.mts");
+
+/** The first ```ts block of the README's "The SDK in one example" section. */
+function readmeSdkBlock(): string {
+	const readme = readFileSync(join(ROOT, "README.md"), "utf8");
+	const section = readme.slice(readme.indexOf("## The SDK in one example"));
+	const match = /```ts\n([\s\S]*?)```/.exec(section);
+	if (!match) throw new Error("README: no ts block under 'The SDK in one example'");
+	return match[1]!;
+}
+
+beforeAll(() => {
+	mkdirSync(SCRATCH, { recursive: true });
+	const prelude = [
+		'import { mkdtempSync } from "node:fs";',
+		'import { tmpdir } from "node:os";',
+		'import { join } from "node:path";',
+		'const cwd = mkdtempSync(join(tmpdir(), "settle-readme-"));',
+		'const agentDir = join(cwd, ".agent");',
+		"",
+	].join("\n");
+	const body = readmeSdkBlock().replace(
+		/from "settle";/,
+		'from "../../../src/index.js"; // "settle", from the sources',
+	);
+	writeFileSync(PROGRAM, `${prelude}${body}\nexport {};\n`);
+	writeFileSync(
+		join(SCRATCH, "tsconfig.json"),
+		JSON.stringify({
+			extends: "../../../tsconfig.json",
+			compilerOptions: { rootDir: "../../.." },
+			include: ["readme-sdk.mts"],
+		}),
+	);
+});
+
+afterAll(() => {
+	rmSync(SCRATCH, { recursive: true, force: true });
+});
+
+describe("the README's SDK example", () => {
+	it("type-checks with the project's strict compiler options", () => {
+		const tsc = join(ROOT, "node_modules", "typescript", "bin", "tsc");
+		const result = spawnSync(process.execPath, [tsc, "--noEmit", "-p", join(SCRATCH, "tsconfig.json")], {
+			encoding: "utf8",
+		});
+		expect(result.stdout + result.stderr).toBe("");
+		expect(result.status).toBe(0);
+	});
+
+	it("runs: the tool call reaches the extension, the lifecycle prints, one agent_settled", () => {
+		const result = spawnSync(process.execPath, ["--import", "tsx", PROGRAM], {
+			cwd: ROOT,
+			encoding: "utf8",
+			timeout: 60_000,
+		});
+		expect(result.stderr).toBe("");
+		expect(result.status).toBe(0);
+		expect(result.stdout).toContain("tool_call weather");
+		expect(result.stdout).toContain("preflight → running.working");
+		expect(result.stdout.match(/^agent_settled$/gm)).toHaveLength(1);
+	});
+});
