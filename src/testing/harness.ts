@@ -79,6 +79,35 @@ export interface Harness {
 	readonly extensionErrors: ExtensionError[];
 	/** The simulated clock (with `simulatedClock: true`). */
 	clock: SimulatedClock | undefined;
+	/**
+	 * Awaits `done` (usually `session.prompt(…)`) and, with `simulatedClock: true`, moves the clock
+	 * over every retry backoff the session waits out meanwhile, so a retried prompt settles without
+	 * real waiting. (Awaiting `session.prompt()` alone never returns once a retry waits on a
+	 * simulated clock nobody advances.) With the real clock it only awaits. Resolves or rejects as
+	 * `done` does; never resolves if `done` never does (a tool or handler that never returns).
+	 *
+	 * @example
+	 * ```ts
+	 * const h = await createHarness({ simulatedClock: true });
+	 * h.setResponses([fauxAssistantMessage("", { stopReason: "error", errorMessage: "503 Service Unavailable" }), fauxAssistantMessage("ok")]);
+	 * await h.settle(h.session.prompt("hi")); // the 2 s backoff passes on the simulated clock
+	 * h.eventsOfType("auto_retry_end")[0]?.success; // true
+	 * ```
+	 */
+	settle<T>(done: Promise<T>): Promise<T>;
+	/**
+	 * The next public event of `type` (one emitted after this call). Use it to stop at a point of
+	 * the lifecycle, e.g. at `auto_retry_start`, when the backoff timer is set and not yet advanced.
+	 *
+	 * @example
+	 * ```ts
+	 * const done = h.session.prompt("hi");
+	 * const { delayMs } = await h.nextEvent("auto_retry_start");
+	 * h.clock!.increment(delayMs); // the retry runs now
+	 * await done;
+	 * ```
+	 */
+	nextEvent<T extends AgentSessionEventType>(type: T): Promise<Extract<AgentSessionEvent, { type: T }>>;
 	/** A temp dir: the session cwd, and the session directory for `disk` persistence. */
 	tempDir: string;
 	/** Disposes the session, closes the log and removes the temp dir. Safe to call twice. */
@@ -159,6 +188,15 @@ export async function createHarness(options: HarnessOptions = {}): Promise<Harne
 			events.filter((event): event is Extract<AgentSessionEvent, { type: T }> => event.type === type),
 		extensionErrors,
 		clock,
+		settle: (done) => settleOnClock(session, clock, done),
+		nextEvent: <T extends AgentSessionEventType>(type: T) =>
+			new Promise<Extract<AgentSessionEvent, { type: T }>>((resolve) => {
+				const unsubscribe = session.subscribe((event) => {
+					if (event.type !== type) return;
+					unsubscribe();
+					resolve(event as Extract<AgentSessionEvent, { type: T }>);
+				});
+			}),
 		tempDir,
 		cleanup() {
 			if (cleaned) return;
@@ -168,4 +206,27 @@ export async function createHarness(options: HarnessOptions = {}): Promise<Harne
 			rmSync(tempDir, { recursive: true, force: true });
 		},
 	};
+}
+
+/**
+ * Awaits `done`, advancing `clock` by each backoff the session schedules (and by the current one
+ * when it is already waiting). The jump is deferred a macrotask so the machine finishes entering
+ * `retrying` first.
+ */
+async function settleOnClock<T>(
+	session: AgentSession,
+	clock: SimulatedClock | undefined,
+	done: Promise<T>,
+): Promise<T> {
+	if (!clock) return done;
+	const advance = (ms: number) => setImmediate(() => clock.increment(ms));
+	const subscription = session.inspect((event) => {
+		if (event.kind === "delay" && event.phase === "scheduled" && event.ms !== undefined) advance(event.ms);
+	});
+	if (session.isRetrying) advance(session.snapshot.context.retryDelayMs);
+	try {
+		return await done;
+	} finally {
+		subscription.unsubscribe();
+	}
 }
