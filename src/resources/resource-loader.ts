@@ -147,6 +147,7 @@ export class DefaultResourceLoader implements ResourceLoader {
 	private readonly home: string;
 	private snapshot: Snapshot = emptySnapshot();
 	private queue: Promise<void> = Promise.resolve();
+	private loaded = false;
 
 	constructor(options: DefaultResourceLoaderOptions) {
 		this.options = options;
@@ -168,6 +169,14 @@ export class DefaultResourceLoader implements ResourceLoader {
 	/** Whether the project's extensions may run (see `trustProject`). */
 	isProjectTrusted(): boolean {
 		return this.options.trustProject ?? this.settingsManager.isProjectTrusted();
+	}
+
+	/**
+	 * Whether a {@link reload} has completed. Until then the loader holds nothing: no extensions,
+	 * skills, templates or context files (`createAgentSession` reloads a loader that is not loaded).
+	 */
+	isLoaded(): boolean {
+		return this.loaded;
 	}
 
 	/** The project configuration folder in use (`.settle/`, or `.pi/` for a pi project). */
@@ -244,7 +253,11 @@ export class DefaultResourceLoader implements ResourceLoader {
 	 * diagnostics.
 	 */
 	reload(): Promise<void> {
-		const run = this.queue.then(() => this.load());
+		const run = this.queue
+			.then(() => this.load())
+			.then(() => {
+				this.loaded = true;
+			});
 		this.queue = run.catch(() => undefined);
 		return run;
 	}

@@ -52,7 +52,7 @@ export interface CreateAgentSessionOptions extends SessionToolOptions {
 	/** Default: pi-ai's providers with `<agentDir>/auth.json` and environment keys. */
 	modelRuntime?: ModelRuntime;
 	settingsManager?: SettingsManager;
-	/** Default: a `DefaultResourceLoader` for the cwd, reloaded. */
+	/** Default: a `DefaultResourceLoader` for the cwd, reloaded. A `DefaultResourceLoader` not yet reloaded is reloaded here. */
 	resourceLoader?: ResourceLoader;
 	/** Default: a new session file for the cwd in the default session dir (written on the first message). */
 	sessionManager?: SessionManager;
@@ -275,6 +275,9 @@ export async function createAgentSession(options: CreateAgentSessionOptions = {}
 	let resourceLoader = options.resourceLoader;
 	if (!resourceLoader) {
 		resourceLoader = new DefaultResourceLoader({ cwd, agentDir, settingsManager });
+		await resourceLoader.reload();
+	} else if (resourceLoader instanceof DefaultResourceLoader && !resourceLoader.isLoaded()) {
+		// A loader never reloaded is empty: its extensions (a tool_call guard, say) would silently not run.
 		await resourceLoader.reload();
 	}
 	collectProjectDiagnostics(settingsManager, resourceLoader, diagnostics);
