@@ -4,6 +4,9 @@
  * machine was in at that moment and every state visited before it.
  */
 import type { AnyStateMachine } from "xstate";
+import { promptOperationMachine } from "../../machines/prompt-operation.machine.js";
+import { runtimeMachine } from "../../machines/runtime.machine.js";
+import { SettleError } from "../errors.js";
 import { toSvg } from "./svg.js";
 import { formatLifecycleEvent, type LifecycleTrace } from "./trace.js";
 
@@ -15,17 +18,22 @@ export interface TraceViewerOptions {
 
 /**
  * Renders a saved trace as a standalone HTML page. Pure and deterministic; never throws for a
- * valid trace (events of other machines simply highlight nothing).
+ * valid trace with a machine given (events of other machines simply highlight nothing). Without
+ * `machine`, the one the trace names is drawn (Settle's prompt-operation or runtime machine);
+ * throws `SettleError("INVALID_ARGUMENT")` when the trace names another machine or none.
  *
  * @example
  * ```ts
  * import { writeFileSync } from "node:fs";
- * writeFileSync("trace.html", renderTraceHtml(await loadTrace("run.trace.json"), promptOperationMachine));
+ * const trace = session.trace();
+ * await session.prompt("hi");
+ * trace.stop();
+ * writeFileSync("trace.html", renderTraceHtml(trace.toJSON())); // or renderTraceHtml(await loadTrace("run.trace.json"))
  * ```
  */
 export function renderTraceHtml(
 	trace: LifecycleTrace,
-	machine: AnyStateMachine,
+	machine: AnyStateMachine = machineOfTrace(trace),
 	options: TraceViewerOptions = {},
 ): string {
 	const machineId = machine.id;
@@ -108,4 +116,20 @@ select(items.length - 1);
 
 function esc(text: string): string {
 	return text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;");
+}
+
+const KNOWN_MACHINES: readonly AnyStateMachine[] = [promptOperationMachine, runtimeMachine];
+
+/** The Settle machine a trace was recorded from, by the id it names. */
+function machineOfTrace(trace: LifecycleTrace): AnyStateMachine {
+	const found = KNOWN_MACHINES.find((machine) => machine.id === trace.machine);
+	if (found) return found;
+	const known = KNOWN_MACHINES.map((machine) => machine.id).join(", ");
+	throw new SettleError(
+		"INVALID_ARGUMENT",
+		trace.machine === undefined
+			? `renderTraceHtml: the trace names no machine (it has no events); pass the machine to draw as the second argument.`
+			: `renderTraceHtml: the trace is of machine "${trace.machine}", not one of Settle's (${known}); pass its machine definition as the second argument.`,
+		{ details: { machine: trace.machine ?? null } },
+	);
 }

@@ -177,7 +177,7 @@ function renderIndex(visualizations: readonly MachineVisualization[]): string {
 		"",
 		`[${EXAMPLE_TRACE_FILE}](${EXAMPLE_TRACE_FILE}) is the offline trace viewer on an example lifecycle (a prompt retried`,
 		"once, then recovered from a context overflow): open it in a browser and step through the events with ↑/↓.",
-		"Make your own with `renderTraceHtml(await loadTrace(path), promptOperationMachine)`.",
+		"Make your own with `renderTraceHtml(await loadTrace(path))`.",
 		"",
 	);
 	for (const viz of visualizations) {
