@@ -36,7 +36,7 @@ Options:
   --thinking <level>            off, minimal, low, medium, high, xhigh (clamped to the model)
   --cwd <dir>                   Project directory (default: the current directory); with --session,
                                 continue that session in <dir> (e.g. when its own directory is gone)
-  --session <file|id>           Resume a session file (or a session id of this project)
+  --session <file|id>           Resume a session file, or this project's session with that id (or id prefix)
   -c, --continue                Resume this project's most recent session
   --no-session                  Keep the session in memory only
   --session-dir <dir>           Where session files go (default <agent dir>/sessions/--<cwd>--)

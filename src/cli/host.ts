@@ -12,6 +12,7 @@ import { type AgentSessionRuntime, createAgentSessionRuntime } from "../runtime/
 import type { AgentSessionRuntimeDiagnostic } from "../runtime/services.js";
 import { getDefaultAgentDir } from "../settings/paths.js";
 import { SettingsManager } from "../settings/settings-manager.js";
+import type { SessionInfo } from "../store/entries.js";
 import { getDefaultSessionDirPath } from "../store/paths.js";
 import { SessionManager } from "../store/session-manager.js";
 import { extensionFlagValues, type ParsedArgs, reclaimMessages } from "./args.js";
@@ -76,7 +77,7 @@ export async function startHost(args: ParsedArgs): Promise<CliHost> {
 		},
 	});
 
-	const sessionManager = openSession(args, cwd, sessionDir);
+	const { sessionManager, warnings: sessionWarnings } = await openSession(args, cwd, sessionDir);
 	let runtime: AgentSessionRuntime;
 	try {
 		runtime = await createAgentSessionRuntime(factory, { cwd, agentDir, sessionManager });
@@ -105,31 +106,79 @@ export async function startHost(args: ParsedArgs): Promise<CliHost> {
 	}
 	const flags = collectExtensionFlags(runtime.services.extensionsResult.extensions);
 	const messages = reclaimMessages(args.messages, args.unknownFlags, (name) => flags.get(name)?.type);
-	return { runtime, messages, warnings: runtime.diagnostics.filter((d) => d.type !== "error") };
+	return {
+		runtime,
+		messages,
+		warnings: [...sessionWarnings, ...runtime.diagnostics.filter((d) => d.type !== "error")],
+	};
 }
 
-function openSession(args: ParsedArgs, cwd: string, sessionDir: string): SessionManager {
+async function openSession(
+	args: ParsedArgs,
+	cwd: string,
+	sessionDir: string,
+): Promise<{ sessionManager: SessionManager; warnings: AgentSessionRuntimeDiagnostic[] }> {
+	const warnings: AgentSessionRuntimeDiagnostic[] = [];
+	const opened = (sessionManager: SessionManager) => ({ sessionManager, warnings });
 	try {
-		if (args.noSession) return SessionManager.inMemory(cwd);
-		if (args.continue) return SessionManager.continueRecent(cwd, sessionDir);
+		if (args.noSession) return opened(SessionManager.inMemory(cwd));
+		if (args.continue) return opened(SessionManager.continueRecent(cwd, sessionDir));
 		if (args.session !== undefined) {
 			const cwdOverride = args.cwd !== undefined ? cwd : undefined;
 			const path = resolve(args.session);
-			if (existsSync(path) || args.session.endsWith(".jsonl")) return SessionManager.open(path, undefined, cwdOverride);
-			const found = SessionManager.findById(cwd, args.session, sessionDir);
-			if (!found) {
-				throw new CliError(
-					`No session file ${path} and no session with id ${args.session} in ${sessionDir}.`,
-					EXIT_USAGE,
-				);
+			if (existsSync(path)) return opened(SessionManager.open(path, undefined, cwdOverride));
+			if (looksLikePath(args.session)) {
+				// pi starts a new session at a path that does not exist; a mistyped path should not pass unnoticed.
+				warnings.push({ type: "warning", message: `${path} does not exist: starting a new session there.` });
+				return opened(SessionManager.open(path, undefined, cwdOverride));
 			}
-			return SessionManager.open(found, undefined, cwdOverride);
+			const found =
+				SessionManager.findById(cwd, args.session, sessionDir) ?? (await findByIdPrefix(args, cwd, sessionDir));
+			return opened(SessionManager.open(found, undefined, cwdOverride));
 		}
-		return SessionManager.create(cwd, sessionDir);
+		return opened(SessionManager.create(cwd, sessionDir));
 	} catch (error) {
 		if (error instanceof CliError) throw error;
 		throw new CliError(errorMessage(error), EXIT_FAILURE);
 	}
+}
+
+/** pi's rule: a `--session` value with a path separator or a `.jsonl` ending is a path, anything else an id. */
+function looksLikePath(value: string): boolean {
+	return value.includes("/") || value.includes("\\") || value.endsWith(".jsonl");
+}
+
+/**
+ * The project's session whose id starts with `--session`'s value (pi accepts a partial id). Throws
+ * {@link CliError} when none or several match, listing what there is.
+ */
+async function findByIdPrefix(args: ParsedArgs, cwd: string, sessionDir: string): Promise<string> {
+	const prefix = args.session!;
+	const sessions = await SessionManager.list(cwd, sessionDir);
+	const matches = sessions.filter((info) => info.id.startsWith(prefix));
+	if (matches.length === 1) return matches[0]!.path;
+	const describe = (info: SessionInfo) => `${info.id} (${info.modified.toISOString()}, "${clip(info.firstMessage)}")`;
+	if (matches.length > 1) {
+		const shown = matches.slice(0, 5).map(describe).join("; ");
+		const more = matches.length > 5 ? `; and ${matches.length - 5} more` : "";
+		throw new CliError(
+			`${matches.length} sessions of this project have an id starting with ${prefix}: ${shown}${more}. Give more of the id.`,
+			EXIT_USAGE,
+		);
+	}
+	const latest =
+		sessions.length === 0
+			? " This project has no sessions yet."
+			: ` The latest: ${sessions.slice(0, 3).map(describe).join("; ")} (settle --continue resumes the latest).`;
+	throw new CliError(
+		`No session file ${resolve(prefix)} and no session with id ${prefix} in ${sessionDir}.${latest}`,
+		EXIT_USAGE,
+	);
+}
+
+function clip(text: string): string {
+	const line = oneLine(text);
+	return line.length > 40 ? `${line.slice(0, 39)}…` : line;
 }
 
 /** A message on one line (a parser's error may span several: code frame, file position). */

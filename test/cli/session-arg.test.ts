@@ -1,0 +1,106 @@
+/**
+ * `settle --session <value>` as a user types it: a whole id, a partial id (pi accepts one), an id
+ * that matches several sessions or none (the error lists what there is), and a path that does not
+ * exist (a new session starts there, as in pi, with a warning: a typo should not pass unnoticed).
+ */
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { runSettle } from "./helpers.js";
+
+let dir: string;
+let agentDir: string;
+let project: string;
+
+beforeEach(() => {
+	dir = mkdtempSync(join(tmpdir(), "settle-session-arg-"));
+	agentDir = join(dir, "agent");
+	project = join(dir, "project");
+	mkdirSync(project);
+});
+
+afterEach(() => {
+	rmSync(dir, { recursive: true, force: true });
+});
+
+function settle(args: string[]) {
+	return runSettle(args, { cwd: project, agentDir });
+}
+
+/** Starts a session with one prompt; returns its id and file. */
+function newSession(prompt: string): { id: string; file: string } {
+	const run = settle(["--faux", "--json", prompt]);
+	expect(run.code).toBe(0);
+	const header = JSON.parse(run.stdout.split("\n")[0]!) as { id: string };
+	const sessionsDir = join(agentDir, "sessions");
+	const [folder] = readdirSync(sessionsDir);
+	const file = readdirSync(join(sessionsDir, folder!))
+		.map((name) => join(sessionsDir, folder!, name))
+		.find((path) => readFileSync(path, "utf8").includes(header.id));
+	return { id: header.id, file: file! };
+}
+
+/** A copy of `file` as another session of the same project, with the header id `id`. */
+function copyWithId(file: string, id: string): void {
+	const [header, ...rest] = readFileSync(file, "utf8").split("\n");
+	const renamed = { ...(JSON.parse(header!) as object), id };
+	writeFileSync(
+		join(dirname(file), `2020-01-01T00-00-00-000Z_${id}.jsonl`),
+		[JSON.stringify(renamed), ...rest].join("\n"),
+	);
+}
+
+describe("settle --session", () => {
+	it("a unique partial id resumes that session", () => {
+		const first = newSession("first question");
+		const run = settle(["--faux", "--json", "--session", first.id.slice(0, 13), "again"]);
+		expect(run.code).toBe(0);
+		expect(JSON.parse(run.stdout.split("\n")[0]!)).toMatchObject({ type: "session", id: first.id });
+		expect(readFileSync(first.file, "utf8")).toContain("again");
+	});
+
+	it("a partial id of several sessions: exit 2 listing them, nothing written", () => {
+		const first = newSession("first question");
+		copyWithId(first.file, "0badc0de-0000-7000-8000-000000000001");
+		copyWithId(first.file, "0badc0de-0000-7000-8000-000000000002");
+		const before = readFileSync(first.file, "utf8");
+		const run = settle(["--faux", "-p", "--session", "0badc0de", "hi"]);
+		expect(run.code).toBe(2);
+		expect(run.stdout).toBe("");
+		expect(run.stderr).toMatch(/^Error: 2 sessions of this project have an id starting with 0badc0de: /);
+		expect(run.stderr).toContain("0badc0de-0000-7000-8000-000000000001 (");
+		expect(run.stderr).toContain("0badc0de-0000-7000-8000-000000000002 (");
+		expect(run.stderr).toContain('"first question"');
+		expect(run.stderr).toContain("Give more of the id.");
+		expect(readFileSync(first.file, "utf8")).toBe(before);
+	});
+
+	it("an id that matches nothing: exit 2 naming the latest sessions and --continue", () => {
+		const first = newSession("first question");
+		const run = settle(["--faux", "-p", "--session", "ffffffff", "hi"]);
+		expect(run.code).toBe(2);
+		expect(run.stderr).toContain("no session with id ffffffff in");
+		expect(run.stderr).toContain(`The latest: ${first.id} (`);
+		expect(run.stderr).toContain("settle --continue resumes the latest");
+	});
+
+	it("an id in a project without sessions says so", () => {
+		const run = settle(["--faux", "-p", "--session", "ffffffff", "hi"]);
+		expect(run.code).toBe(2);
+		expect(run.stderr).toContain("This project has no sessions yet.");
+	});
+
+	it("a path that does not exist: a new session there, with a warning on stderr", () => {
+		const path = join(dir, "typo.jsonl");
+		const run = settle(["--faux", "-p", "--session", path, "hello"]);
+		expect(run).toEqual({
+			code: 0,
+			stdout: "hello\n",
+			stderr: `Warning: ${path} does not exist: starting a new session there.\n`,
+		});
+		expect(existsSync(path)).toBe(true);
+		const resumed = settle(["--faux", "-p", "--session", path, "again"]);
+		expect(resumed).toEqual({ code: 0, stdout: "again\n", stderr: "" });
+	});
+});
