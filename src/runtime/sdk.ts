@@ -123,12 +123,26 @@ export function findModel(modelRuntime: ModelRuntime, spec: string): Model {
 			{ details: { spec } },
 		);
 	}
-	const providers = [...new Set(modelRuntime.getAll().map((model) => model.provider))];
+	const all = modelRuntime.getAll();
+	const providers = [...new Set(all.map((model) => model.provider))];
 	throw new SettleError(
 		"NOT_FOUND",
-		`Model not found: ${spec}. Use provider/id; known providers: ${providers.length ? providers.join(", ") : "none (is @mariozechner/pi-ai installed?)"}.`,
+		`Model not found: ${spec}.${modelHint(all, spec, slash)} Use provider/id; known providers: ${providers.length ? providers.join(", ") : "none (is @mariozechner/pi-ai installed?)"}.`,
 		{ details: { spec } },
 	);
+}
+
+/** What there is instead of `spec`: the named provider's models, else models whose id contains the asked id (3+ characters). */
+function modelHint(all: readonly Model[], spec: string, slash: number): string {
+	const provider = slash > 0 ? spec.slice(0, slash) : undefined;
+	const id = (slash > 0 ? spec.slice(slash + 1) : spec).toLowerCase();
+	const list = (names: string[]) =>
+		names.length > 8 ? `${names.slice(0, 8).join(", ")}, … (${names.length - 8} more)` : names.join(", ");
+	const ofProvider = all.filter((model) => model.provider === provider);
+	if (ofProvider.length > 0) return ` ${provider} serves: ${list(ofProvider.map((model) => model.id))}.`;
+	const similar = id.length >= 3 ? all.filter((model) => model.id.toLowerCase().includes(id)) : [];
+	if (similar.length > 0) return ` Did you mean: ${list(similar.map((model) => `${model.provider}/${model.id}`))}?`;
+	return "";
 }
 
 /**
