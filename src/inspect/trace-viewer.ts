@@ -1,7 +1,7 @@
 /**
  * Offline trace viewer: one standalone HTML file (no network, no dependencies) with the machine's
  * diagram and the recorded events. Selecting an event (click, or ↑/↓) highlights the state the
- * machine was in at that moment and every state visited before it.
+ * machine was in at that moment and every state visited before it, and scrolls that state into view.
  */
 import type { AnyStateMachine } from "xstate";
 import { promptOperationMachine } from "../../machines/prompt-operation.machine.js";
@@ -101,6 +101,8 @@ function select(i) {
     g.classList.toggle("visited", visited.has(id));
     g.classList.toggle("current", current.includes(id));
   }
+  const innermost = groups.get(current[current.length - 1]);
+  if (innermost) innermost.scrollIntoView({ block: "center", inline: "center" });
 }
 items.forEach((li, i) => li.addEventListener("click", () => select(i)));
 document.addEventListener("keydown", (e) => {
