@@ -1,9 +1,13 @@
 import { spawnSync } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { loadTrace } from "../../src/inspect/trace-file.js";
 
 /** Runs an example the way the README does (`npx tsx examples/<name>.ts`). */
-function runExample(name: string): { status: number | null; stdout: string; stderr: string } {
-	const result = spawnSync(process.execPath, ["--import", "tsx", `examples/${name}.ts`], {
+function runExample(name: string, args: string[] = []): { status: number | null; stdout: string; stderr: string } {
+	const result = spawnSync(process.execPath, ["--import", "tsx", `examples/${name}.ts`, ...args], {
 		encoding: "utf8",
 		timeout: 60_000,
 	});
@@ -26,5 +30,85 @@ describe("examples stay runnable (the README quotes them)", () => {
 		expect(status).toBe(0);
 		expect(stdout).toContain("retry succeeded");
 		expect(stdout).toContain("The reopened file rebuilds the same context: yes");
+	});
+
+	it("guarded-tools.ts: the extension blocks the prod deploy, staging runs, text streams, one agent_settled", () => {
+		const { status, stdout, stderr } = runExample("guarded-tools");
+		expect(stderr).toBe("");
+		expect(status).toBe(0);
+		expect(stdout).toBe(
+			[
+				'→ deploy {"service":"api","env":"staging"}',
+				'→ deploy {"service":"api","env":"prod"}',
+				"← deploy error: Blocked: prod deploys need a human.",
+				"← deploy ok: deployed api to staging",
+				"1 of 2 deploys went out; prod is waiting for you.",
+				"■ agent_settled",
+				"",
+			].join("\n"),
+		);
+	});
+
+	it("trace-retry-compaction.ts: a retry then an overflow compaction, traced, saved and rendered", async () => {
+		const outDir = mkdtempSync(join(tmpdir(), "settle-example-trace-"));
+		try {
+			const { status, stdout, stderr } = runExample("trace-retry-compaction", [outDir]);
+			expect(stderr).toBe("");
+			expect(status).toBe(0);
+			const states = stdout.split("\n").filter((line) => /^\+\d+ms\s+state/.test(line));
+			expect(states.map((line) => line.replace(/^\+\d+ms\s+state\s+/, "").split(" (")[0])).toEqual([
+				"∅ → idle",
+				"idle → preflight",
+				"preflight → running.working",
+				"running.working → postRun",
+				"postRun → retrying",
+				"retrying → running.working",
+				"running.working → postRun",
+				"postRun → compacting.working",
+				"compacting.working → running.working",
+				"running.working → postRun",
+				"postRun → beforeSettle.working",
+				"beforeSettle.working → settling",
+				"settling → idle",
+			]);
+			expect(stdout).toMatch(/^\+2000ms\s+state\s+retrying → running.working/m);
+			expect(stdout).toMatch(/compaction: overflow, summary of \d+ tokens, re-ran: true/);
+			const trace = await loadTrace(join(outDir, "retry-compaction.trace.json"));
+			expect(trace.machine).toBe("promptOperation");
+			const html = readFileSync(join(outDir, "retry-compaction.html"), "utf8");
+			expect(html).toContain("<title>A retry, then a compaction</title>");
+			expect(html).toContain('data-state="promptOperation.compacting"');
+		} finally {
+			rmSync(outDir, { recursive: true, force: true });
+		}
+	});
+
+	it("testing/my-agent.test.ts: the example suite of settle/testing passes under its own vitest config", () => {
+		const outDir = mkdtempSync(join(tmpdir(), "settle-example-vitest-"));
+		try {
+			const report = join(outDir, "report.json");
+			const vitest = join("node_modules", "vitest", "vitest.mjs");
+			const result = spawnSync(
+				process.execPath,
+				[vitest, "run", "--config", "examples/testing/vitest.config.ts", "--reporter=json", `--outputFile=${report}`],
+				{ encoding: "utf8", timeout: 120_000 },
+			);
+			expect(result.status).toBe(0);
+			const summary = JSON.parse(readFileSync(report, "utf8")) as {
+				numPassedTests: number;
+				numFailedTests: number;
+				testResults: { assertionResults: { title: string; status: string }[] }[];
+			};
+			expect(summary.numFailedTests).toBe(0);
+			expect(summary.testResults.flatMap((file) => file.assertionResults.map((test) => test.title))).toEqual([
+				"retries an overloaded provider after 2 s, then deploys to staging",
+				"gives up after three retries with the provider's error, and settles once",
+				"never deploys to prod, whatever the model asks",
+				"any model script: one agent_settled per prompt, idle after, and runs well nested",
+			]);
+			expect(summary.numPassedTests).toBe(4);
+		} finally {
+			rmSync(outDir, { recursive: true, force: true });
+		}
 	});
 });
