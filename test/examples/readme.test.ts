@@ -23,18 +23,19 @@ function readmeSdkBlock(): string {
 
 beforeAll(() => {
 	mkdirSync(SCRATCH, { recursive: true });
-	const prelude = [
-		'import { mkdtempSync } from "node:fs";',
-		'import { tmpdir } from "node:os";',
-		'import { join } from "node:path";',
-		'const cwd = mkdtempSync(join(tmpdir(), "settle-readme-"));',
-		'const agentDir = join(cwd, ".agent");',
-		"",
-	].join("\n");
-	const body = readmeSdkBlock().replace(
-		/from "settle";/,
-		'from "../../../src/index.js"; // "settle", from the sources',
-	);
+	const block = readmeSdkBlock();
+	// A block that declares its own cwd is complete as printed; else give it the two it uses.
+	const prelude = /\bconst cwd\b/.test(block)
+		? ""
+		: [
+				'import { mkdtempSync } from "node:fs";',
+				'import { tmpdir } from "node:os";',
+				'import { join } from "node:path";',
+				'const cwd = mkdtempSync(join(tmpdir(), "settle-readme-"));',
+				'const agentDir = join(cwd, ".agent");',
+				"",
+			].join("\n");
+	const body = block.replace(/from "settle";/, 'from "../../../src/index.js"; // "settle", from the sources');
 	writeFileSync(PROGRAM, `${prelude}${body}\nexport {};\n`);
 	writeFileSync(
 		join(SCRATCH, "tsconfig.json"),
@@ -61,10 +62,12 @@ describe("the README's SDK example", () => {
 	});
 
 	it("runs: the tool call reaches the extension, the lifecycle prints, one agent_settled", () => {
+		// Whatever the example writes to the default agent dir lands in the scratch dir, not in ~/.settle.
 		const result = spawnSync(process.execPath, ["--import", "tsx", PROGRAM], {
 			cwd: ROOT,
 			encoding: "utf8",
 			timeout: 60_000,
+			env: { ...process.env, SETTLE_AGENT_DIR: join(SCRATCH, "agent") },
 		});
 		expect(result.stderr).toBe("");
 		expect(result.status).toBe(0);
