@@ -27,6 +27,8 @@ Usage:
   settle demo                           run the offline demo (no API key needed)
   settle viz [dir]                      write the machine diagrams (default ./visualizations)
 
+Text piped on stdin is the prompt, or goes before the first one: cat error.log | settle -p "Why?"
+
 Options:
   -p, --print [prompt]          Run the prompt(s) and print the final answer (default mode)
   --json                        Print every event as JSON lines (first line: the session header)

@@ -66,13 +66,19 @@ export async function main(argv: readonly string[], out: CliOutput = processOutp
 		const host = await startHost(args);
 		const { runtime } = host;
 		let messages = host.messages;
-		if (mode !== "rpc" && messages.length === 0) {
+		if (mode !== "rpc") {
+			// As pi: piped text (trimmed) is the prompt, or goes before the first prompt (`cat log | settle -p "why?"`).
 			piped ??= await readPipedStdin();
-			if (!piped?.trim()) {
-				await runtime.dispose();
-				return noPrompt();
+			const stdinText = piped?.trim();
+			if (messages.length === 0) {
+				if (!stdinText) {
+					await runtime.dispose();
+					return noPrompt();
+				}
+				messages = [stdinText];
+			} else if (stdinText) {
+				messages = [`${stdinText}\n\n${messages[0]}`, ...messages.slice(1)];
 			}
-			messages = [piped];
 		}
 		for (const warning of host.warnings) out.stderr(`Warning: ${oneLine(warning.message)}\n`);
 		const noModel = runtime.session.model === undefined;
