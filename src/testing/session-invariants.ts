@@ -1,0 +1,138 @@
+/**
+ * A checker for the run/settle protocol of session event streams (what `session.subscribe` and
+ * `createHarness().events` record), for property tests of a whole session: runs, retries,
+ * compactions and `agent_settled` across any number of prompts.
+ */
+import type { AgentEvent } from "../agent/types.js";
+import type { AgentSessionEvent } from "../session/events.js";
+import { agentEventViolations } from "./invariants.js";
+
+const AGENT_EVENT_TYPES: ReadonlySet<string> = new Set([
+	"agent_start",
+	"agent_end",
+	"turn_start",
+	"turn_end",
+	"message_start",
+	"message_update",
+	"message_end",
+	"tool_execution_start",
+	"tool_execution_update",
+	"tool_execution_end",
+]);
+
+/**
+ * Lists every way `events` (a session's stream, from its first event) breaks the run/settle
+ * protocol; returns `[]` when it is well formed:
+ * - every run (`agent_start` … `agent_end`) is well formed by {@link agentEventViolations}, runs
+ *   don't overlap, and agent events only happen inside a run;
+ * - `agent_end{willRetry: true}` is followed by `auto_retry_start` before anything else starts or
+ *   settles, and `willRetry: false` never is;
+ * - retry attempts count 1, 2, … up to `maxAttempts`, and each sequence ends with one
+ *   `auto_retry_end` carrying the last attempt;
+ * - `compaction_start` / `compaction_end` pair up (same reason), never inside a run, and a
+ *   compaction that says `willRetry` is followed by a run; a `compaction_end` alone only reports
+ *   a recovery that gave up (no result, no `willRetry`, an `errorMessage`), as pi does;
+ * - `agent_settled` comes with no run, retry or compaction open, and the stream does not end
+ *   with an operation that has not settled.
+ *
+ * @example
+ * ```ts
+ * const h = await createHarness({ simulatedClock: true });
+ * h.setResponses(script.map((step) => step.message));
+ * await h.settle(h.session.prompt("go"));
+ * expect(sessionEventViolations(h.events)).toEqual([]);
+ * ```
+ */
+export function sessionEventViolations(events: readonly AgentSessionEvent[]): string[] {
+	const problems: string[] = [];
+	let run: AgentEvent[] | undefined;
+	let runs = 0;
+	let retryAttempt = 0;
+	let retryMax = 0;
+	let compaction: string | undefined;
+	let expectRetry: boolean | undefined;
+	let expectRunAfterCompaction = false;
+	let unsettled = false;
+
+	events.forEach((event, index) => {
+		const at = `#${index} ${event.type}`;
+		// What agent_end{willRetry} promised about the next thing that starts or settles.
+		if (
+			expectRetry !== undefined &&
+			["agent_start", "auto_retry_start", "compaction_start", "agent_settled"].includes(event.type)
+		) {
+			if (expectRetry && event.type !== "auto_retry_start")
+				problems.push(`${at}: agent_end said willRetry, no retry came`);
+			if (!expectRetry && event.type === "auto_retry_start") problems.push(`${at}: agent_end said no retry`);
+			expectRetry = undefined;
+		}
+		if (AGENT_EVENT_TYPES.has(event.type)) {
+			unsettled = true;
+			if (event.type === "agent_start") {
+				if (run) problems.push(`${at}: a run is already open`);
+				if (compaction) problems.push(`${at}: during compaction (${compaction})`);
+				run = [];
+				runs++;
+				expectRunAfterCompaction = false;
+			}
+			if (!run) {
+				problems.push(`${at}: outside a run`);
+				return;
+			}
+			run.push(event as AgentEvent);
+			if (event.type === "agent_end") {
+				for (const problem of agentEventViolations(run)) problems.push(`run ${runs}: ${problem}`);
+				run = undefined;
+				expectRetry = event.willRetry;
+			}
+			return;
+		}
+		switch (event.type) {
+			case "auto_retry_start":
+				unsettled = true;
+				if (run) problems.push(`${at}: inside a run`);
+				if (event.attempt !== retryAttempt + 1) {
+					problems.push(`${at}: attempt ${event.attempt}, expected ${retryAttempt + 1}`);
+				}
+				if (retryAttempt > 0 && event.maxAttempts !== retryMax) problems.push(`${at}: maxAttempts changed`);
+				if (event.attempt > event.maxAttempts) problems.push(`${at}: attempt ${event.attempt} > ${event.maxAttempts}`);
+				retryAttempt = event.attempt;
+				retryMax = event.maxAttempts;
+				break;
+			case "auto_retry_end":
+				if (retryAttempt === 0) problems.push(`${at}: no retry to end`);
+				else if (event.attempt !== retryAttempt)
+					problems.push(`${at}: attempt ${event.attempt}, expected ${retryAttempt}`);
+				retryAttempt = 0;
+				break;
+			case "compaction_start":
+				if (run) problems.push(`${at}: inside a run`);
+				if (compaction) problems.push(`${at}: compaction (${compaction}) already open`);
+				compaction = event.reason;
+				break;
+			case "compaction_end":
+				if (!compaction) {
+					// Without a start, it reports a recovery that gave up (pi's protocol): no result, no re-run, a reason.
+					if (event.result || event.willRetry || !event.errorMessage) problems.push(`${at}: no compaction to end`);
+				} else if (event.reason !== compaction) {
+					problems.push(`${at}: reason ${event.reason}, started as ${compaction}`);
+				}
+				compaction = undefined;
+				expectRunAfterCompaction = event.willRetry;
+				break;
+			case "agent_settled":
+				if (run) problems.push(`${at}: a run is still open`);
+				if (retryAttempt > 0) problems.push(`${at}: retry attempt ${retryAttempt} never ended`);
+				if (compaction) problems.push(`${at}: compaction (${compaction}) still open`);
+				if (expectRunAfterCompaction) problems.push(`${at}: compaction said willRetry, no run came`);
+				run = undefined;
+				retryAttempt = 0;
+				compaction = undefined;
+				expectRunAfterCompaction = false;
+				unsettled = false;
+				break;
+		}
+	});
+	if (unsettled) problems.push("the stream ends before agent_settled");
+	return problems;
+}

@@ -1,0 +1,95 @@
+/**
+ * `sessionEventViolations`: the run/settle protocol of whole session event streams. Broken streams
+ * are named; every stream a real session produces for random model scripts (retries, fatal errors,
+ * overflows, length stops, threshold compactions, several prompts) is clean.
+ */
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { fauxAssistantMessage } from "../../src/llm/faux.js";
+import type { AgentSessionEvent } from "../../src/session/events.js";
+import { fauxScriptArbitrary } from "../../src/testing/arbitraries.js";
+import { createHarness } from "../../src/testing/harness.js";
+import { sessionEventViolations } from "../../src/testing/session-invariants.js";
+
+const overloaded = () => fauxAssistantMessage("", { stopReason: "error", errorMessage: "503 Service Unavailable" });
+
+async function recorded(steps: ReturnType<typeof fauxAssistantMessage>[]): Promise<AgentSessionEvent[]> {
+	const h = await createHarness({ simulatedClock: true });
+	try {
+		h.setResponses(steps);
+		await h.settle(h.session.prompt("go"));
+		return [...h.events];
+	} finally {
+		h.cleanup();
+	}
+}
+
+describe("sessionEventViolations", () => {
+	it("a reply and a retried reply are clean", async () => {
+		expect(sessionEventViolations(await recorded([fauxAssistantMessage("hi")]))).toEqual([]);
+		expect(sessionEventViolations(await recorded([overloaded(), fauxAssistantMessage("hi")]))).toEqual([]);
+	});
+
+	it("names what is broken", async () => {
+		const retried = await recorded([overloaded(), fauxAssistantMessage("hi")]);
+		const without = (type: string) => retried.filter((event) => event.type !== type);
+		expect(sessionEventViolations(retried.slice(0, -1))).toEqual(["the stream ends before agent_settled"]);
+		expect(sessionEventViolations(without("auto_retry_end"))).toContainEqual(
+			expect.stringMatching(/agent_settled: retry attempt 1 never ended$/),
+		);
+		expect(sessionEventViolations(without("auto_retry_start"))).toContainEqual(
+			expect.stringMatching(/agent_start: agent_end said willRetry, no retry came$/),
+		);
+		const firstEnd = retried.findIndex((event) => event.type === "agent_end");
+		expect(sessionEventViolations(retried.filter((_, i) => i !== firstEnd))).toContainEqual(
+			expect.stringMatching(/agent_start: a run is already open$/),
+		);
+		const twice = retried.flatMap((event): AgentSessionEvent[] =>
+			event.type === "auto_retry_start" ? [event, { ...event, attempt: 3 }] : [event],
+		);
+		expect(sessionEventViolations(twice)).toContainEqual(
+			expect.stringMatching(/auto_retry_start: attempt 3, expected 2$/),
+		);
+		const compaction: AgentSessionEvent[] = [
+			{ type: "compaction_start", reason: "threshold" },
+			{ type: "agent_settled" },
+		];
+		expect(sessionEventViolations(compaction)).toEqual(["#1 agent_settled: compaction (threshold) still open"]);
+		expect(sessionEventViolations([{ type: "turn_start" }])).toEqual([
+			"#0 turn_start: outside a run",
+			"the stream ends before agent_settled",
+		]);
+	});
+
+	it("any scripts over several prompts: every real stream is clean, one agent_settled per prompt", async () => {
+		await fc.assert(
+			fc.asyncProperty(
+				fc.array(
+					fauxScriptArbitrary({
+						toolNames: ["missing"],
+						kinds: ["text", "thinking", "toolCalls", "retryableError", "fatalError", "overflowError", "length"],
+						maxLength: 5,
+					}),
+					{ minLength: 1, maxLength: 3 },
+				),
+				fc.boolean(),
+				async (scripts, lowThreshold) => {
+					// A low threshold (window 128000 − reserve) makes every answer compact; a small keepRecentTokens lets it cut.
+					const compaction = { enabled: true, reserveTokens: lowThreshold ? 127_990 : 16_384, keepRecentTokens: 1 };
+					const h = await createHarness({ simulatedClock: true, settings: { compaction } });
+					try {
+						for (const script of scripts) {
+							h.setResponses(script.map((step) => step.message));
+							await h.settle(h.session.prompt("go"));
+						}
+						expect(sessionEventViolations(h.events)).toEqual([]);
+						expect(h.eventsOfType("agent_settled")).toHaveLength(scripts.length);
+					} finally {
+						h.cleanup();
+					}
+				},
+			),
+			{ numRuns: 60 },
+		);
+	});
+});
