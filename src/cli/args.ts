@@ -34,6 +34,8 @@ export interface ParsedArgs {
 	commandArgs: string[];
 	help: boolean;
 	version: boolean;
+	/** `--list-models [search]`: `true`, or the search text. */
+	listModels?: true | string;
 	/** `-p` / `--print` was given. */
 	print: boolean;
 	mode?: CliMode;
@@ -124,6 +126,14 @@ export function parseArgs(argv: readonly string[]): ParsedArgs {
 			case "-v":
 				result.version = true;
 				continue;
+			case "--list-models": {
+				const next = argv[i + 1];
+				if (next !== undefined && !next.startsWith("-")) {
+					result.listModels = next;
+					i++;
+				} else result.listModels = true;
+				continue;
+			}
 			case "--print":
 			case "-p": {
 				result.print = true;

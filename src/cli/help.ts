@@ -50,6 +50,7 @@ Options:
   --no-extensions               Don't discover extensions (-e paths still load)
   --faux                        Offline scripted model: echoes each prompt
   --faux-script <file.json>     Offline scripted model replaying a script (then echoing)
+  --list-models [search]        List the models you have credentials for (provider/id), and exit
   -h, --help                    Show this help
   -v, --version                 Show the version
 

@@ -89,7 +89,10 @@ export async function startHost(args: ParsedArgs): Promise<CliHost> {
 			);
 		}
 		if (error instanceof SettleError && (error.code === "NOT_FOUND" || error.code === "INVALID_ARGUMENT")) {
-			throw new CliError(error.message, EXIT_USAGE);
+			const hint = error.message.startsWith("Model not found")
+				? " settle --list-models lists the models you can use."
+				: "";
+			throw new CliError(`${error.message}${hint}`, EXIT_USAGE);
 		}
 		throw new CliError(errorMessage(error), EXIT_FAILURE);
 	}

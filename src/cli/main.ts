@@ -6,7 +6,7 @@ import { existsSync, readFileSync, realpathSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { errorMessage } from "../errors.js";
-import { type CliMode, parseArgs } from "./args.js";
+import { type CliMode, type ParsedArgs, parseArgs } from "./args.js";
 import { runDemo } from "./demo.js";
 import { EXIT_FAILURE, EXIT_OK, EXIT_USAGE, helpText } from "./help.js";
 import { CliError, oneLine, startHost } from "./host.js";
@@ -48,6 +48,8 @@ export async function main(argv: readonly string[], out: CliOutput = processOutp
 	try {
 		if (args.command === "demo") return await runDemo(out);
 		if (args.command === "viz") return await writeDiagrams(args.commandArgs[0], out);
+
+		if (args.listModels !== undefined) return await listModels(args, out);
 
 		const mode: CliMode = args.mode ?? "text";
 		const noPrompt = () => {
@@ -113,6 +115,31 @@ async function writeDiagrams(dir: string | undefined, out: CliOutput): Promise<n
 }
 
 /** Reads stdin when it is piped (not a terminal); undefined otherwise. */
+/** `--list-models [search]`: the models with credentials, one `provider/id` per line (pi's flag). */
+async function listModels(args: ParsedArgs, out: CliOutput): Promise<number> {
+	const { runtime } = await startHost({ ...args, noSession: true });
+	try {
+		const search = typeof args.listModels === "string" ? args.listModels.toLowerCase() : undefined;
+		const available = runtime.services.modelRuntime.getAvailable();
+		const models = available.filter(
+			(model) => !search || `${model.provider}/${model.id} ${model.name}`.toLowerCase().includes(search),
+		);
+		if (available.length === 0) {
+			out.stderr(`Error: ${runtime.modelFallbackMessage ?? "No models available."}\n`);
+			return EXIT_FAILURE;
+		}
+		const width = Math.max(...models.map((model) => model.provider.length + model.id.length + 1), 0);
+		for (const model of models) {
+			const name = `${model.provider}/${model.id}`.padEnd(width);
+			out.stdout(`${name}  ${model.contextWindow} tokens${model.reasoning ? "  thinking" : ""}\n`);
+		}
+		if (models.length === 0) out.stderr(`No model matches "${args.listModels}" (${available.length} available).\n`);
+		return EXIT_OK;
+	} finally {
+		await runtime.dispose();
+	}
+}
+
 async function readPipedStdin(): Promise<string | undefined> {
 	if (process.stdin.isTTY) return undefined;
 	const chunks: Buffer[] = [];

@@ -1,0 +1,66 @@
+/**
+ * `settle --list-models [search]` (pi's flag): the models there are credentials for, and the hint
+ * to it when `--model` names one that is not there.
+ */
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { runSettle } from "./helpers.js";
+
+let dir: string;
+let agentDir: string;
+let project: string;
+
+beforeEach(() => {
+	dir = mkdtempSync(join(tmpdir(), "settle-list-models-"));
+	agentDir = join(dir, "agent");
+	project = join(dir, "project");
+	mkdirSync(project);
+});
+
+afterEach(() => {
+	rmSync(dir, { recursive: true, force: true });
+});
+
+function settle(args: string[]) {
+	return runSettle(args, { cwd: project, agentDir });
+}
+
+describe("settle --list-models", () => {
+	it("lists provider/id with the context window, and writes no session", () => {
+		expect(settle(["--faux", "--list-models"])).toEqual({
+			code: 0,
+			stdout: "faux/faux-1  128000 tokens\n",
+			stderr: "",
+		});
+		expect(settle(["--faux", "--list-models", "FAUX-1"]).stdout).toBe("faux/faux-1  128000 tokens\n");
+		const sessions = join(agentDir, "sessions");
+		expect(existsSync(sessions) ? readdirSync(sessions) : []).toEqual([]);
+	});
+
+	it("a search that matches nothing says so on stderr, exit 0", () => {
+		expect(settle(["--faux", "--list-models", "opus"])).toEqual({
+			code: 0,
+			stdout: "",
+			stderr: 'No model matches "opus" (1 available).\n',
+		});
+	});
+
+	it("--model naming a model that is not there points to it", () => {
+		const run = settle(["--faux", "--model", "faux/opus", "-p", "hi"]);
+		expect(run.code).toBe(2);
+		expect(run.stderr).toBe(
+			"Error: Model not found: faux/opus. faux serves: faux-1. Use provider/id; known providers: faux. settle --list-models lists the models you can use.\n",
+		);
+	});
+
+	it("a broken settings file stops it like any other command", () => {
+		mkdirSync(agentDir, { recursive: true });
+		writeFileSync(join(agentDir, "settings.json"), "{");
+		const run = settle(["--faux", "--list-models"]);
+		expect(run.code).toBe(1);
+		expect(run.stdout).toBe("");
+		expect(run.stderr).toMatch(/^Error: Could not read global settings .*settings\.json/);
+	});
+});
