@@ -5,6 +5,8 @@
  * @packageDocumentation
  */
 
+/** XState's simulated clock, re-exported so tests can pass `clock` without depending on xstate. */
+export { SimulatedClock } from "xstate";
 export {
 	createExtensionHarness,
 	ExtensionHarness,
@@ -40,3 +42,4 @@ export {
 } from "./arbitraries.js";
 export { createHarness, type Harness, type HarnessOptions } from "./harness.js";
 export { agentEventViolations } from "./invariants.js";
+export { sessionEventViolations } from "./session-invariants.js";
