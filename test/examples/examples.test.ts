@@ -104,7 +104,7 @@ describe("examples stay runnable (the README quotes them)", () => {
 				"retries an overloaded provider after 2 s, then deploys to staging",
 				"gives up after three retries with the provider's error, and settles once",
 				"never deploys to prod, whatever the model asks",
-				"any model script: one agent_settled per prompt, idle after, and runs well nested",
+				"any model script: one agent_settled per prompt, idle after, and a well-formed event stream",
 			]);
 			expect(summary.numPassedTests).toBe(4);
 		} finally {
