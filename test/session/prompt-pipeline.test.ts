@@ -14,7 +14,7 @@ import type { Context } from "../../src/llm/types.js";
 import type { PromptDisposition } from "../../src/session/agent-session.js";
 import { createHarness, type Harness } from "../../src/testing/harness.js";
 import { createSyntheticSourceInfo } from "../../src/tools/registry.js";
-import { roles } from "./helpers.js";
+import { roles, tick } from "./helpers.js";
 
 let h: Harness;
 afterEach(() => h?.cleanup());
@@ -154,6 +154,24 @@ describe("input hook", () => {
 		expect(h.faux.callCount).toBe(0);
 		await h.session.sendUserMessage("from an extension");
 		expect(sources).toEqual(["interactive", "extension"]);
+	});
+	it("is told the streamingBehavior only while streaming (how a busy prompt will be queued)", async () => {
+		const seen: string[] = [];
+		const g = gate();
+		h = await createHarness({
+			extensionFactories: [
+				(pi: ExtensionAPI) => pi.on("input", (event) => void seen.push(`${event.text}:${event.streamingBehavior}`)),
+			],
+		});
+		h.setResponses([g.step, fauxAssistantMessage("after the queue")]);
+		const running = h.session.prompt("first", { streamingBehavior: "steer" });
+		while (h.session.lifecycle !== "running.working") await tick();
+		await h.session.prompt("second", { streamingBehavior: "followUp" });
+		await h.session.prompt("third", { streamingBehavior: "steer" });
+		g.release();
+		await running;
+		expect(seen).toEqual(["first:undefined", "second:followUp", "third:steer"]);
+		expect(h.eventsOfType("agent_settled")).toHaveLength(1);
 	});
 });
 
