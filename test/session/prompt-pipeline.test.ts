@@ -73,7 +73,8 @@ describe("extension commands", () => {
 		});
 		h.setResponses([g.step]);
 		const running = h.session.prompt("work");
-		await new Promise((resolve) => setTimeout(resolve, 5));
+		// Wait for the run to reach the gated model call (a fixed sleep is not enough on a loaded machine).
+		while (h.session.lifecycle !== "running.working") await tick();
 		expect(h.session.isStreaming).toBe(true);
 		const dispositions: PromptDisposition[] = [];
 		await h.session.prompt("/boom", { preflightResult: (d) => dispositions.push(d) });
@@ -231,8 +232,7 @@ describe("busy rules", () => {
 		h = await createHarness();
 		h.setResponses([g.step, fauxAssistantMessage("after follow-up")]);
 		const running = h.session.prompt("first");
-		await new Promise((resolve) => setTimeout(resolve, 5));
-		expect(h.session.lifecycle).toBe("running.working");
+		while (h.session.lifecycle !== "running.working") await tick();
 		await expect(h.session.prompt("second")).rejects.toThrow(
 			"Agent is already processing. Specify streamingBehavior ('steer' or 'followUp') to queue the message.",
 		);
