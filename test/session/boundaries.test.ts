@@ -99,4 +99,36 @@ describe("agent_before_settle boundary", () => {
 		expect(h.faux.callCount).toBe(1);
 		expect(h.eventsOfType("agent_settled")).toHaveLength(1);
 	});
+
+	it("a message a handler sends without triggering a turn joins the context there, so its continue runs with it", async () => {
+		let rounds = 0;
+		let seenByModel: string[] = [];
+		h = await createHarness({
+			extensionFactories: [
+				(pi: ExtensionAPI) =>
+					pi.on("agent_before_settle", () => {
+						if (rounds++ > 0) return undefined;
+						pi.sendMessage(
+							{ customType: "note", content: "Also update the changelog.", display: true },
+							{ triggerTurn: false },
+						);
+						return { continue: true };
+					}),
+			],
+		});
+		h.setResponses([
+			fauxAssistantMessage("done"),
+			(context) => {
+				seenByModel = context.messages.map((message) => message.role);
+				return fauxAssistantMessage("changelog updated");
+			},
+		]);
+		await h.session.prompt("implement it");
+		expect(h.extensionErrors).toEqual([]);
+		expect(h.faux.callCount).toBe(2);
+		// Custom messages reach the model as user messages.
+		expect(seenByModel).toEqual(["user", "assistant", "user"]);
+		expect(roles(h.session.messages)).toEqual(["system", "user", "assistant", "custom", "assistant"]);
+		expect(h.eventsOfType("agent_settled")).toHaveLength(1);
+	});
 });

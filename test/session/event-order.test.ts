@@ -201,4 +201,29 @@ describe("event order", () => {
 		expect(checks.length).toBeGreaterThanOrEqual(7);
 		expect(checks.every(Boolean)).toBe(true);
 	});
+
+	it("a public message_end listener runs before the entry is written to the log (C.10: listeners, then persistence)", async () => {
+		h = await createHarness({ persistence: "disk" });
+		const seen: { role: string; persisted: boolean; inState: boolean }[] = [];
+		const persisted = (message: unknown) =>
+			h.sessionManager.getEntries().some((entry) => entry.type === "message" && entry.message === message);
+		h.session.subscribe((event) => {
+			if (event.type !== "message_end") return;
+			seen.push({
+				role: event.message.role,
+				persisted: persisted(event.message),
+				inState: h.session.messages.includes(event.message),
+			});
+		});
+		h.setResponses([
+			fauxAssistantMessage([fauxToolCall("ls", {})], { stopReason: "toolUse" }),
+			fauxAssistantMessage("ok"),
+		]);
+		await h.session.prompt("list");
+		expect(seen.map((s) => s.role)).toEqual(["system", "user", "assistant", "toolResult", "assistant"]);
+		// pi's order: a listener sees the state already updated but cannot assume the entry exists yet.
+		expect(seen.every((s) => s.inState && !s.persisted)).toBe(true);
+		const messages = h.session.messages;
+		expect(messages.every(persisted)).toBe(true);
+	});
 });

@@ -14,7 +14,7 @@ import type { Context } from "../../src/llm/types.js";
 import type { PromptDisposition } from "../../src/session/agent-session.js";
 import { createHarness, type Harness } from "../../src/testing/harness.js";
 import { createSyntheticSourceInfo } from "../../src/tools/registry.js";
-import { roles } from "./helpers.js";
+import { roles, tick } from "./helpers.js";
 
 let h: Harness;
 afterEach(() => h?.cleanup());
@@ -73,7 +73,8 @@ describe("extension commands", () => {
 		});
 		h.setResponses([g.step]);
 		const running = h.session.prompt("work");
-		await new Promise((resolve) => setTimeout(resolve, 5));
+		// Wait for the run to reach the gated model call (a fixed sleep is not enough on a loaded machine).
+		while (h.session.lifecycle !== "running.working") await tick();
 		expect(h.session.isStreaming).toBe(true);
 		const dispositions: PromptDisposition[] = [];
 		await h.session.prompt("/boom", { preflightResult: (d) => dispositions.push(d) });
@@ -155,6 +156,24 @@ describe("input hook", () => {
 		await h.session.sendUserMessage("from an extension");
 		expect(sources).toEqual(["interactive", "extension"]);
 	});
+	it("is told the streamingBehavior only while streaming (how a busy prompt will be queued)", async () => {
+		const seen: string[] = [];
+		const g = gate();
+		h = await createHarness({
+			extensionFactories: [
+				(pi: ExtensionAPI) => pi.on("input", (event) => void seen.push(`${event.text}:${event.streamingBehavior}`)),
+			],
+		});
+		h.setResponses([g.step, fauxAssistantMessage("after the queue")]);
+		const running = h.session.prompt("first", { streamingBehavior: "steer" });
+		while (h.session.lifecycle !== "running.working") await tick();
+		await h.session.prompt("second", { streamingBehavior: "followUp" });
+		await h.session.prompt("third", { streamingBehavior: "steer" });
+		g.release();
+		await running;
+		expect(seen).toEqual(["first:undefined", "second:followUp", "third:steer"]);
+		expect(h.eventsOfType("agent_settled")).toHaveLength(1);
+	});
 });
 
 describe("expansion", () => {
@@ -213,8 +232,7 @@ describe("busy rules", () => {
 		h = await createHarness();
 		h.setResponses([g.step, fauxAssistantMessage("after follow-up")]);
 		const running = h.session.prompt("first");
-		await new Promise((resolve) => setTimeout(resolve, 5));
-		expect(h.session.lifecycle).toBe("running.working");
+		while (h.session.lifecycle !== "running.working") await tick();
 		await expect(h.session.prompt("second")).rejects.toThrow(
 			"Agent is already processing. Specify streamingBehavior ('steer' or 'followUp') to queue the message.",
 		);

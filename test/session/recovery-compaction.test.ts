@@ -111,6 +111,20 @@ describe("threshold compaction", () => {
 		expect(h.sessionManager.getEntry(compaction.firstKeptEntryId)).toBeDefined();
 		expect(h.session.messages.filter((message) => message.role === "compactionSummary")).toHaveLength(1);
 	});
+
+	it("an aborted answer over the threshold does not compact when it ends; the next prompt compacts before sending", async () => {
+		const usage = usageSetter();
+		h = await createHarness({ ...SMALL_WINDOW, settings: THRESHOLD_SETTINGS, extensionFactories: [usage.factory] });
+		// The provider ended the stream as aborted (no session.abort(): nothing marks the operation aborted).
+		script(h, [fauxAssistantMessage("partial", { stopReason: "aborted" }), fauxAssistantMessage("two")]);
+		usage.next.push(4001);
+		await h.session.prompt("a");
+		expect(h.session.messages.at(-1)).toMatchObject({ stopReason: "aborted", usage: { totalTokens: 4001 } });
+		expect(h.eventsOfType("compaction_start")).toEqual([]);
+		expect(h.eventsOfType("agent_settled")).toHaveLength(1);
+		await h.session.prompt("b");
+		expect(h.eventsOfType("compaction_start")).toEqual([{ type: "compaction_start", reason: "threshold" }]);
+	});
 });
 
 describe("overflow recovery", () => {
@@ -431,6 +445,46 @@ describe("manual compact()", () => {
 		expect(h.sessionManager.getEntries().some((entry) => entry.type === "compaction")).toBe(false);
 		expect(h.session.lifecycle).toBe("idle");
 		summaryGate.release();
+	});
+
+	it("abortCompaction() wins over a summary an extension returns after it: nothing is written", async () => {
+		const handlerGate = gate();
+		let asked = false;
+		h = await createHarness({
+			settings: { compaction: { keepRecentTokens: 1 } },
+			extensionFactories: [
+				(pi: ExtensionAPI) =>
+					void pi.on("session_before_compact", async (event) => {
+						asked = true;
+						await handlerGate.promise;
+						return {
+							compaction: {
+								summary: "a summary that arrives too late",
+								firstKeptEntryId: event.preparation.firstKeptEntryId,
+								tokensBefore: event.preparation.tokensBefore,
+							},
+						};
+					}),
+			],
+		});
+		script(h, [fauxAssistantMessage("one"), fauxAssistantMessage("two")]);
+		await h.session.prompt("a");
+		await h.session.prompt("b");
+		const compacting = h.session.compact();
+		while (!asked) await tick();
+		h.session.abortCompaction();
+		handlerGate.release();
+		await expect(compacting).rejects.toMatchObject({ code: "ABORTED", message: "Compaction cancelled" });
+		expect(h.eventsOfType("compaction_end").at(-1)).toEqual({
+			type: "compaction_end",
+			reason: "manual",
+			result: undefined,
+			aborted: true,
+			willRetry: false,
+		});
+		expect(h.sessionManager.getEntries().some((entry) => entry.type === "compaction")).toBe(false);
+		expect(roles(h.session.messages)).not.toContain("compactionSummary");
+		expect(h.session.lifecycle).toBe("idle");
 	});
 
 	it("rejects with pi's no-model and auth texts, still reporting the compaction's end", async () => {

@@ -162,4 +162,19 @@ describe("auto-retry", () => {
 		await settleWithClock(h, h.session.prompt("hi"));
 		expect(seen).toEqual(["agent_end", "agent_end", "agent_settled"]);
 	});
+
+	it("agent_end.willRetry is false when abort() came before agent_end reached listeners, and no retry follows", async () => {
+		h = await createHarness({
+			simulatedClock: true,
+			settings: { retry: { baseDelayMs: 10 } },
+			extensionFactories: [(pi: ExtensionAPI) => pi.on("agent_end", (_event, ctx) => ctx.abort())],
+		});
+		h.setResponses([error(OVERLOADED), fauxAssistantMessage("never")]);
+		await settleWithClock(h, h.session.prompt("hi"));
+		expect(h.eventsOfType("agent_end").map((event) => event.willRetry)).toEqual([false]);
+		expect(h.eventsOfType("auto_retry_start")).toEqual([]);
+		expect(h.faux.callCount).toBe(1);
+		expect(h.eventsOfType("agent_settled")).toHaveLength(1);
+		expect(h.session.lifecycle).toBe("idle");
+	});
 });

@@ -344,4 +344,42 @@ describe("extension commands", () => {
 		expect(h.session.lifecycle).toBe("idle");
 		expect(h.eventsOfType("agent_settled")).toHaveLength(2);
 	});
+
+	it("waitForIdle() waits for a navigation a command started and did not await", async () => {
+		const summaryGate = gate();
+		let target = "";
+		let navigation: Promise<unknown> | undefined;
+		h = await createHarness({
+			persistence: "disk",
+			extensionFactories: [
+				(pi: ExtensionAPI) =>
+					pi.registerCommand("back", {
+						handler: async (_args, ctx) => {
+							navigation = ctx.navigateTree(target, { summarize: true });
+						},
+					}),
+			],
+		});
+		script(h, [fauxAssistantMessage("answer one"), fauxAssistantMessage("answer two")], {
+			summary: () => summaryGate.promise.then(() => fauxAssistantMessage("## Goal\nback to one")),
+		});
+		await h.session.prompt("first");
+		await h.session.prompt("second");
+		target = messageEntry("assistant", "answer one").id;
+		await h.session.prompt("/back");
+		// The command returned; its navigation still runs (its summary is gated) and counts as compacting.
+		expect(h.session.lifecycle).toBe("idle");
+		expect(h.session.isCompacting).toBe(true);
+		let idle = false;
+		const waiting = h.session.waitForIdle().then(() => {
+			idle = true;
+		});
+		for (let i = 0; i < 20; i++) await tick();
+		expect(idle).toBe(false);
+		summaryGate.release();
+		await waiting;
+		expect(h.session.isCompacting).toBe(false);
+		await expect(navigation).resolves.toMatchObject({ cancelled: false });
+		expect(roles(h.session.messages)).toEqual(["system", "user", "assistant", "branchSummary"]);
+	});
 });

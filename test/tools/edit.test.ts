@@ -115,6 +115,43 @@ describe("edit", () => {
 		);
 	});
 
+	it("rejects edits that share a single character, and applies edits that only touch", async () => {
+		const cwd = await tempProject({ "f.txt": "abcdef\n" });
+		const edit = createEditToolDefinition(cwd);
+		const message = await failure(
+			run(edit, {
+				path: "f.txt",
+				edits: [
+					{ oldText: "abc", newText: "1" },
+					{ oldText: "cde", newText: "2" },
+				],
+			}),
+		);
+		expect(message).toBe(
+			"edits[0] and edits[1] overlap in f.txt. Merge them into one edit or target disjoint regions.",
+		);
+		expect(await readFile(join(cwd, "f.txt"), "utf-8")).toBe("abcdef\n");
+		await run(edit, {
+			path: "f.txt",
+			edits: [
+				{ oldText: "def", newText: "2" },
+				{ oldText: "abc", newText: "1" },
+			],
+		});
+		expect(await readFile(join(cwd, "f.txt"), "utf-8")).toBe("12\n");
+	});
+
+	it("counts an ambiguous text by its exact occurrences; a typographic variant elsewhere does not make an exact match ambiguous", async () => {
+		const cwd = await tempProject({ "f.txt": "say 'hi'\nsay 'hi'\nsay \u2018hi\u2019\n" });
+		const edit = createEditToolDefinition(cwd);
+		expect(await failure(run(edit, { path: "f.txt", edits: [{ oldText: "say 'hi'", newText: "x" }] }))).toBe(
+			"Found 2 occurrences of the text in f.txt. The text must be unique. Please provide more context to make it unique.",
+		);
+		const unique = await tempProject({ "f.txt": "say 'hi'\nsay \u2018hi\u2019\n" });
+		await run(createEditToolDefinition(unique), { path: "f.txt", edits: [{ oldText: "say 'hi'", newText: "x" }] });
+		expect(await readFile(join(unique, "f.txt"), "utf-8")).toBe("x\nsay \u2018hi\u2019\n");
+	});
+
 	it("rejects an edit that changes nothing, and an empty edit list", async () => {
 		const cwd = await tempProject({ "f.txt": "same\n" });
 		const edit = createEditToolDefinition(cwd);

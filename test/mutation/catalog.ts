@@ -1,0 +1,1205 @@
+/**
+ * The manual mutation audit of the test suite (no Stryker): single-point mutants of the code that
+ * matters most, each with the test folders that must catch it. `run.ts` applies one at a time, runs
+ * those tests, and restores the file. A mutant marked `equivalent` cannot change what a user
+ * observes (the reason says why); every other one must be killed. When code moves, a mutant whose
+ * `find` text is gone is reported as stale: update it here rather than deleting it.
+ */
+
+/** One textual change: `find` (unique in the file, else the occurrence on `line`) becomes `replace`. */
+export interface MutantEdit {
+	find: string;
+	replace: string;
+	line?: number;
+}
+
+export interface Mutant {
+	id: string;
+	/** Repository-relative path of the mutated file. */
+	file: string;
+	/** The behavior the change breaks. */
+	description: string;
+	edits: MutantEdit[];
+	/** Test files or folders that must fail with the mutant applied. */
+	tests: string[];
+	/** Why the mutant cannot change observable behavior (then it is expected to survive). */
+	equivalent?: string;
+}
+
+export const MUTANTS: Mutant[] = [
+	{
+		id: "M01",
+		file: "machines/prompt-operation.machine.ts",
+		description: "backoff exponent attempt instead of attempt-1",
+		edits: [
+			{
+				find: "2 ** Math.max(0, attempt - 1)",
+				replace: "2 ** Math.max(0, attempt)",
+			},
+		],
+		tests: ["test/machines", "test/recovery", "test/session"],
+	},
+	{
+		id: "M02",
+		file: "machines/prompt-operation.machine.ts",
+		description: "one retry fewer (>= maxRetries)",
+		edits: [
+			{
+				find: "attempt > settings.maxRetries",
+				replace: "attempt >= settings.maxRetries",
+			},
+		],
+		tests: ["test/machines", "test/recovery", "test/session"],
+	},
+	{
+		id: "M03",
+		file: "machines/prompt-operation.machine.ts",
+		description: "requested delay equal to cap gives up",
+		edits: [
+			{
+				find: "requested > settings.maxAgentDelayMs",
+				replace: "requested >= settings.maxAgentDelayMs",
+			},
+		],
+		tests: ["test/machines", "test/recovery", "test/session"],
+	},
+	{
+		id: "M04",
+		file: "machines/prompt-operation.machine.ts",
+		description: "drop previous-delay floor",
+		edits: [
+			{
+				find: "Math.round(Math.max(0, options.floorMs ?? 0))",
+				replace: "0",
+			},
+		],
+		tests: ["test/machines", "test/recovery", "test/session"],
+	},
+	{
+		id: "M05",
+		file: "machines/prompt-operation.machine.ts",
+		description: "cap 0 means cap at 0 instead of no cap",
+		edits: [
+			{
+				find: "settings.maxAgentDelayMs > 0 ?",
+				replace: "settings.maxAgentDelayMs >= 0 ?",
+			},
+		],
+		tests: ["test/machines", "test/recovery", "test/session"],
+	},
+	{
+		id: "M06",
+		file: "machines/prompt-operation.machine.ts",
+		description: "overflow recovery not limited to once",
+		edits: [
+			{
+				find: " && !context.overflowRecoveryAttempted",
+				replace: "",
+			},
+		],
+		tests: ["test/machines", "test/recovery", "test/session"],
+	},
+	{
+		id: "M07",
+		file: "machines/prompt-operation.machine.ts",
+		description: "over-window successful answer is re-run",
+		edits: [
+			{
+				find: 'outcome.stopReason !== "stop")',
+				replace: "true)",
+			},
+		],
+		tests: ["test/machines", "test/recovery", "test/session"],
+	},
+	{
+		id: "M08",
+		file: "machines/prompt-operation.machine.ts",
+		description: "abort after run goes through before-settle boundary",
+		edits: [
+			{
+				find: 'guard: "abortRequested", target: "settling"',
+				replace: 'guard: "abortRequested", target: "beforeSettle"',
+				line: 1098,
+			},
+		],
+		tests: ["test/machines", "test/recovery", "test/session"],
+	},
+	{
+		id: "M09",
+		file: "machines/prompt-operation.machine.ts",
+		description: "abortRetry retries at once instead of settling",
+		edits: [
+			{
+				find: 'ABORT_RETRY: { target: "settling"',
+				replace: 'ABORT_RETRY: { target: "running"',
+			},
+		],
+		tests: ["test/machines", "test/recovery", "test/session"],
+	},
+	{
+		id: "M10",
+		file: "machines/prompt-operation.machine.ts",
+		description: "retry success announced without a retry",
+		edits: [
+			{
+				find: "context.retryAttempt > 0,",
+				replace: "context.retryAttempt >= 0,",
+			},
+		],
+		tests: ["test/machines", "test/recovery", "test/session"],
+	},
+	{
+		id: "M11",
+		file: "machines/prompt-operation.machine.ts",
+		description: "retry plan attempt off by one",
+		edits: [
+			{
+				find: "context.retryAttempt + 1",
+				replace: "context.retryAttempt + 2",
+				line: 551,
+			},
+		],
+		tests: ["test/machines", "test/recovery", "test/session"],
+	},
+	{
+		id: "M12",
+		file: "machines/prompt-operation.machine.ts",
+		description: "length stop resets overflow-once flag",
+		edits: [
+			{
+				find: 'event.stopReason === "error" || event.stopReason === "length"',
+				replace: 'event.stopReason === "error"',
+			},
+		],
+		tests: ["test/machines", "test/recovery", "test/session"],
+	},
+	{
+		id: "M13",
+		file: "machines/prompt-operation.machine.ts",
+		description: "new user message does not reset overflow flag",
+		edits: [
+			{
+				find: 'USER_MESSAGE_START: { actions: "resetOverflowRecovery" }',
+				replace: "USER_MESSAGE_START: {}",
+			},
+		],
+		tests: ["test/machines", "test/recovery", "test/session"],
+	},
+	{
+		id: "M14",
+		file: "machines/prompt-operation.machine.ts",
+		description: "failed/cancelled overflow compaction re-runs",
+		edits: [
+			{
+				find: "params.output.compacted && ",
+				replace: "",
+			},
+		],
+		tests: ["test/machines", "test/recovery", "test/session"],
+	},
+	{
+		id: "M15",
+		file: "machines/prompt-operation.machine.ts",
+		description: "prompt during settling dropped",
+		edits: [
+			{
+				find: 'PROMPT: { actions: "deferPrompt" }',
+				replace: "PROMPT: {}",
+				line: 1274,
+			},
+		],
+		tests: ["test/machines", "test/recovery", "test/session"],
+	},
+	{
+		id: "M16",
+		file: "machines/prompt-operation.machine.ts",
+		description: "deferred prompts taken LIFO",
+		edits: [
+			{
+				find: "context.deferredPrompts[0]",
+				replace: "context.deferredPrompts[context.deferredPrompts.length - 1]",
+			},
+		],
+		tests: ["test/machines", "test/recovery", "test/session"],
+	},
+	{
+		id: "M17",
+		file: "machines/prompt-operation.machine.ts",
+		description: "failed settle re-settles",
+		edits: [
+			{
+				find: 'SETTLE_FAILED: { target: "idle"',
+				replace: 'SETTLE_FAILED: { target: "settling"',
+			},
+		],
+		tests: ["test/machines", "test/recovery", "test/session"],
+	},
+	{
+		id: "M18",
+		file: "machines/prompt-operation.machine.ts",
+		description: "postRun ignores messages queued after agent_end",
+		edits: [
+			{
+				find: "context.lastOutcome?.hasQueuedMessages === true",
+				replace: "false",
+			},
+		],
+		tests: ["test/machines", "test/recovery", "test/session"],
+	},
+	{
+		id: "M19",
+		file: "machines/prompt-operation.machine.ts",
+		description: "exhausted retry loses finalError text",
+		edits: [
+			{
+				find: 'outcome?.errorMessage || "Unknown error"',
+				replace: '"Unknown error"',
+			},
+		],
+		tests: ["test/machines", "test/recovery", "test/session"],
+	},
+	{
+		id: "M20",
+		file: "machines/prompt-operation.machine.ts",
+		description: "auto_retry_start.maxAttempts off by one",
+		edits: [
+			{
+				find: "maxAttempts: context.retry.maxRetries",
+				replace: "maxAttempts: context.retry.maxRetries + 1",
+			},
+		],
+		tests: ["test/machines", "test/recovery", "test/session"],
+	},
+	{
+		id: "M21",
+		file: "machines/prompt-operation.machine.ts",
+		description: "abort during boundary ignored when boundary continues",
+		edits: [
+			{
+				find: '{ guard: "abortRequested", target: "settling" },',
+				replace: "",
+			},
+		],
+		tests: ["test/machines", "test/recovery", "test/session"],
+	},
+	{
+		id: "M22",
+		file: "machines/prompt-operation.machine.ts",
+		description: "abort during preflight not remembered",
+		edits: [
+			{
+				find: '{ actions: ["markAbortRequested", ',
+				replace: "{ actions: [",
+			},
+		],
+		tests: ["test/machines", "test/recovery", "test/session"],
+	},
+	{
+		id: "R01",
+		file: "machines/runtime.machine.ts",
+		description: "shutdown failure continues the teardown instead of rolling back",
+		edits: [
+			{
+				find: 'target: "rollingBack"',
+				replace: 'target: "invalidating"',
+				line: 475,
+			},
+		],
+		tests: ["test/machines/runtime.test.ts", "test/machines/runtime.model.test.ts", "test/runtime"],
+	},
+	{
+		id: "R02",
+		file: "machines/runtime.machine.ts",
+		description: "rollback does not rebind the old session",
+		edits: [
+			{
+				find: "shutdownAnnounced: true",
+				replace: "shutdownAnnounced: false",
+			},
+		],
+		tests: ["test/machines/runtime.test.ts", "test/machines/runtime.model.test.ts", "test/runtime"],
+	},
+	{
+		id: "R03",
+		file: "machines/runtime.machine.ts",
+		description: "DISPOSE during a replacement is lost",
+		edits: [
+			{
+				find: "context.disposeRequested",
+				replace: "false",
+			},
+		],
+		tests: ["test/machines/runtime.test.ts", "test/machines/runtime.model.test.ts", "test/runtime"],
+	},
+	{
+		id: "R04",
+		file: "machines/runtime.machine.ts",
+		description: "withSession callback never runs",
+		edits: [
+			{
+				find: '"withSession" in context.request',
+				replace: "false",
+			},
+		],
+		tests: ["test/machines/runtime.test.ts", "test/machines/runtime.model.test.ts", "test/runtime"],
+	},
+	{
+		id: "R05",
+		file: "machines/runtime.machine.ts",
+		description: "session_shutdown reason fork reported as resume",
+		edits: [
+			{
+				find: 'kind === "fork" ? "fork" : "resume"',
+				replace: '"resume"',
+			},
+		],
+		tests: ["test/machines/runtime.test.ts", "test/machines/runtime.model.test.ts", "test/runtime"],
+	},
+	{
+		id: "R06",
+		file: "src/runtime/runtime.ts",
+		description: "rollback leaks the prepared session",
+		edits: [
+			{
+				find: "if (created) discard(created);",
+				replace: "",
+			},
+		],
+		tests: ["test/machines/runtime.test.ts", "test/machines/runtime.model.test.ts", "test/runtime"],
+	},
+	{
+		id: "R07",
+		file: "src/runtime/runtime.ts",
+		description: "factory failure does not release the target",
+		edits: [
+			{
+				find: "releaseTarget(handle);",
+				replace: "",
+			},
+		],
+		tests: ["test/machines/runtime.test.ts", "test/machines/runtime.model.test.ts", "test/runtime"],
+	},
+	{
+		id: "R08",
+		file: "src/runtime/runtime.ts",
+		description: "old session file not released after switch",
+		edits: [
+			{
+				find: "if (!sharedWithNext) session.sessionManager.close();",
+				replace: "",
+			},
+		],
+		tests: ["test/machines/runtime.test.ts", "test/machines/runtime.model.test.ts", "test/runtime"],
+	},
+	{
+		id: "S01",
+		file: "src/session/event-bridge.ts",
+		description: "persist before public listeners (bridge order swapped)",
+		edits: [
+			{
+				find: "s.events.emit(forwarded);\n\ts.transcript.persist(message);",
+				replace: "s.transcript.persist(message);\n\ts.events.emit(forwarded);",
+			},
+		],
+		tests: ["test/session", "test/recovery", "test/agent"],
+	},
+	{
+		id: "S02",
+		file: "src/session/event-bridge.ts",
+		description: "replacement not put in the live transcript before listeners",
+		edits: [
+			{
+				find: "if (messages[messages.length - 1] === event.message) messages[messages.length - 1] = replacement;",
+				replace: "",
+			},
+		],
+		tests: ["test/session", "test/recovery", "test/agent"],
+	},
+	{
+		id: "S03",
+		file: "src/session/event-bridge.ts",
+		description: "length answer ends the failing request (overflow flag reset)",
+		edits: [
+			{
+				find: ' && message.stopReason !== "length"',
+				replace: "",
+			},
+		],
+		tests: ["test/session", "test/recovery", "test/agent"],
+		equivalent:
+			"the machine's noteAssistantMessageEnd ignores a length stop too, and retrySucceeded needs retryAttempt > 0, in which case the event is sent anyway",
+	},
+	{
+		id: "S04",
+		file: "src/session/queues.ts",
+		description: "follow-up display list never drained without steering",
+		edits: [
+			{
+				find: "if (this.steering.length === 0 && this.followUp.length === 0) return;",
+				replace: "if (this.steering.length === 0) return;",
+			},
+		],
+		tests: ["test/session", "test/recovery", "test/agent"],
+	},
+	{
+		id: "S05",
+		file: "src/session/queues.ts",
+		description: "clearQueue leaves messages in the agent queue",
+		edits: [
+			{
+				find: "this.agent.clearAllQueues();",
+				replace: "",
+			},
+		],
+		tests: ["test/session", "test/recovery", "test/agent"],
+	},
+	{
+		id: "S06",
+		file: "src/session/queues.ts",
+		description: "clearQueue emits no queue_update",
+		edits: [
+			{
+				find: "this.emitUpdate();",
+				replace: "",
+				line: 99,
+			},
+		],
+		tests: ["test/session", "test/recovery", "test/agent"],
+	},
+	{
+		id: "S07",
+		file: "src/session/operation-actors.ts",
+		description: "agent_settled twice (no handlers)",
+		edits: [
+			{
+				find: 's.events.emit({ type: "agent_settled" });',
+				replace: 's.events.emit({ type: "agent_settled" }); s.events.emit({ type: "agent_settled" });',
+				line: 92,
+			},
+		],
+		tests: ["test/session", "test/recovery", "test/agent"],
+	},
+	{
+		id: "S08",
+		file: "src/session/operation-actors.ts",
+		description: "pending bash not flushed at settle",
+		edits: [
+			{
+				find: "s.queues.flushPendingBash();",
+				replace: "",
+			},
+		],
+		tests: ["test/session", "test/recovery", "test/agent"],
+	},
+	{
+		id: "S09",
+		file: "src/session/operation-actors.ts",
+		description: "continuation skipped with queued messages after an answer",
+		edits: [
+			{
+				find: " || s.agent.hasQueuedMessages()",
+				replace: "",
+			},
+		],
+		tests: ["test/session", "test/recovery", "test/agent"],
+	},
+	{
+		id: "S10",
+		file: "src/session/run-outcome.ts",
+		description: "agent_end.willRetry ignores abort",
+		edits: [
+			{
+				find: "if (context.abortRequested) return false;",
+				replace: "",
+			},
+		],
+		tests: ["test/session", "test/recovery", "test/agent"],
+	},
+	{
+		id: "S11",
+		file: "src/session/run-outcome.ts",
+		description: "aborted response triggers threshold compaction",
+		edits: [
+			{
+				find: "!aborted && ",
+				replace: "",
+			},
+		],
+		tests: ["test/session", "test/recovery", "test/agent"],
+	},
+	{
+		id: "S12",
+		file: "src/session/agent-session.ts",
+		description: "failed attempt kept in context on retry",
+		edits: [
+			{
+				find: 'if (failed?.stopReason === "error") this.internals.transcript.omit([failed]);',
+				replace: "",
+			},
+		],
+		tests: ["test/session", "test/recovery", "test/agent"],
+	},
+	{
+		id: "S13",
+		file: "src/session/agent-session.ts",
+		description: "abort() resolves before idle",
+		edits: [
+			{
+				find: "await this.waitForIdle();",
+				replace: "",
+			},
+		],
+		tests: ["test/session", "test/recovery", "test/agent"],
+	},
+	{
+		id: "S14",
+		file: "src/session/agent-session.ts",
+		description: "custom followUp while streaming delivered as steer",
+		edits: [
+			{
+				find: 'options.deliverAs === "followUp"',
+				replace: 'options.deliverAs === "steer"',
+			},
+		],
+		tests: ["test/session", "test/recovery", "test/agent"],
+	},
+	{
+		id: "T01",
+		file: "src/store/projection.ts",
+		description: "kept system messages before a compaction duplicated",
+		edits: [
+			{
+				find: ' && !(entry.type === "message" && entry.message.role === "system")',
+				replace: "",
+			},
+		],
+		tests: ["test/store", "test/crash"],
+	},
+	{
+		id: "T02",
+		file: "src/store/live-projection.ts",
+		description: "first context_edit wins on load",
+		edits: [
+			{
+				find: "edits.set(entry.targetId, entry);",
+				replace: "if (!edits.has(entry.targetId)) edits.set(entry.targetId, entry);",
+				line: 90,
+			},
+		],
+		tests: ["test/store", "test/crash"],
+	},
+	{
+		id: "T03",
+		file: "src/store/entry-index.ts",
+		description: "empty label does not clear",
+		edits: [
+			{
+				find: "if (entry.label)",
+				replace: "if (entry.label !== undefined)",
+			},
+		],
+		tests: ["test/store", "test/crash"],
+	},
+	{
+		id: "T04",
+		file: "src/store/migration.ts",
+		description: "v1 migration loses the chain",
+		edits: [
+			{
+				find: "entry.parentId = previous;",
+				replace: "entry.parentId = null;",
+			},
+		],
+		tests: ["test/store", "test/crash"],
+	},
+	{
+		id: "T05",
+		file: "src/store/migration.ts",
+		description: "v2 hookMessage not renamed",
+		edits: [
+			{
+				find: "if (version < 3)",
+				replace: "if (version < 2)",
+			},
+		],
+		tests: ["test/store", "test/crash"],
+	},
+	{
+		id: "T06",
+		file: "src/store/migration.ts",
+		description: "v1 compaction first kept index off by one",
+		edits: [
+			{
+				find: "entries[entry.firstKeptEntryIndex]",
+				replace: "entries[entry.firstKeptEntryIndex + 1]",
+			},
+		],
+		tests: ["test/store", "test/crash"],
+	},
+	{
+		id: "T07",
+		file: "src/store/session-file.ts",
+		description: "torn tail not cut before appending",
+		edits: [
+			{
+				find: "completeBytes: fileBytes - (tail?.length ?? 0)",
+				replace: "completeBytes: fileBytes",
+			},
+		],
+		tests: ["test/store", "test/crash"],
+	},
+	{
+		id: "T08",
+		file: "src/store/session-manager.ts",
+		description: "torn line set aside but not cut from the file",
+		edits: [
+			{
+				find: "truncateSync(file, contents.completeBytes);",
+				replace: "",
+			},
+		],
+		tests: ["test/store", "test/crash"],
+	},
+	{
+		id: "T09",
+		file: "src/store/session-manager.ts",
+		description: "branch() keeps a stale live projection",
+		edits: [
+			{
+				find: "this.live = null;",
+				replace: "",
+				line: 1069,
+			},
+		],
+		tests: ["test/store", "test/crash"],
+	},
+	{
+		id: "T10",
+		file: "src/store/ids.ts",
+		description: "entry id collisions not avoided",
+		edits: [
+			{
+				find: "if (!taken.has(id)) return id;",
+				replace: "return id;",
+			},
+		],
+		tests: ["test/store", "test/crash"],
+	},
+	{
+		id: "T11",
+		file: "src/store/session-manager.ts",
+		description: "context_edit of an entry off the active branch allowed",
+		edits: [
+			{
+				find: "if (!this.liveProjection().isOnPath(targetId, this.byId())) {",
+				replace: "if (false) {",
+			},
+		],
+		tests: ["test/store", "test/crash"],
+	},
+	{
+		id: "T12",
+		file: "src/store/session-manager.ts",
+		description: "string replacement stored unnormalized",
+		edits: [
+			{
+				find: 'replacement !== null && (role === "assistant" || role === "toolResult") && typeof replacement.content === "string"',
+				replace: "false",
+			},
+		],
+		tests: ["test/store", "test/crash"],
+	},
+	{
+		id: "C01",
+		file: "src/compaction/cut-point.ts",
+		description: "cut threshold boundary",
+		edits: [
+			{
+				find: "accumulated >= keepRecentTokens",
+				replace: "accumulated > keepRecentTokens",
+			},
+		],
+		tests: [
+			"test/compaction",
+			"test/session/compaction.test.ts",
+			"test/session/recovery-compaction.test.ts",
+			"test/session/recovery.property.test.ts",
+		],
+	},
+	{
+		id: "C02",
+		file: "src/compaction/cut-point.ts",
+		description: "cut does not move back over non-message entries",
+		edits: [
+			{
+				find: 'if (carriesMessage(previous) || previous.type === "compaction") break;',
+				replace: "break;",
+			},
+		],
+		tests: [
+			"test/compaction",
+			"test/session/compaction.test.ts",
+			"test/session/recovery-compaction.test.ts",
+			"test/session/recovery.property.test.ts",
+		],
+	},
+	{
+		id: "C03",
+		file: "src/compaction/cut-point.ts",
+		description: "tool result / system as valid cut point",
+		edits: [
+			{
+				find: "return false;",
+				replace: "return true;",
+				line: 42,
+			},
+		],
+		tests: [
+			"test/compaction",
+			"test/session/compaction.test.ts",
+			"test/session/recovery-compaction.test.ts",
+			"test/session/recovery.property.test.ts",
+		],
+	},
+	{
+		id: "C04",
+		file: "src/llm/tokens.ts",
+		description: "threshold boundary >=",
+		edits: [
+			{
+				find: "contextTokens > contextWindow - settings.reserveTokens",
+				replace: "contextTokens >= contextWindow - settings.reserveTokens",
+			},
+		],
+		tests: [
+			"test/compaction",
+			"test/session/compaction.test.ts",
+			"test/session/recovery-compaction.test.ts",
+			"test/session/recovery.property.test.ts",
+		],
+	},
+	{
+		id: "C05",
+		file: "src/compaction/threshold.ts",
+		description: "stale response can trigger threshold compaction",
+		edits: [
+			{
+				find: "if (isStale(message)) return undefined;",
+				replace: "",
+			},
+		],
+		tests: [
+			"test/compaction",
+			"test/session/compaction.test.ts",
+			"test/session/recovery-compaction.test.ts",
+			"test/session/recovery.property.test.ts",
+		],
+	},
+	{
+		id: "C06",
+		file: "src/compaction/prepare.ts",
+		description: "compacting right after a compaction",
+		edits: [
+			{
+				find: ' || last.type === "compaction"',
+				replace: "",
+			},
+		],
+		tests: [
+			"test/compaction",
+			"test/session/compaction.test.ts",
+			"test/session/recovery-compaction.test.ts",
+			"test/session/recovery.property.test.ts",
+		],
+	},
+	{
+		id: "C07",
+		file: "src/compaction/threshold.ts",
+		description: "same-ms response not stale",
+		edits: [
+			{
+				find: "message.timestamp <= latestCompactionAt",
+				replace: "message.timestamp < latestCompactionAt",
+			},
+		],
+		tests: [
+			"test/compaction",
+			"test/session/compaction.test.ts",
+			"test/session/recovery-compaction.test.ts",
+			"test/session/recovery.property.test.ts",
+		],
+	},
+	{
+		id: "C08",
+		file: "src/compaction/cut-point.ts",
+		description: "cut anchor skips the crossing entry",
+		edits: [
+			{
+				find: "for (let i = crossing; i >= startIndex; i--)",
+				replace: "for (let i = crossing - 1; i >= startIndex; i--)",
+			},
+		],
+		tests: [
+			"test/compaction",
+			"test/session/compaction.test.ts",
+			"test/session/recovery-compaction.test.ts",
+			"test/session/recovery.property.test.ts",
+		],
+	},
+	{
+		id: "X01",
+		file: "src/llm/validation.ts",
+		description: "no coercion of model arguments",
+		edits: [
+			{
+				find: "coerceTypes: true",
+				replace: "coerceTypes: false",
+			},
+		],
+		tests: ["test/tools", "test/llm", "test/agent"],
+	},
+	{
+		id: "X02",
+		file: "src/llm/validation.ts",
+		description: "argument validation ignored",
+		edits: [
+			{
+				find: "if (validate(args)) return args;",
+				replace: "validate(args); return args;",
+			},
+		],
+		tests: ["test/tools", "test/llm", "test/agent"],
+	},
+	{
+		id: "X03",
+		file: "src/tools/truncate.ts",
+		description: "head truncation drops a line that fits exactly",
+		edits: [
+			{
+				find: "if (bytes + lineBytes > maxBytes) {",
+				replace: "if (bytes + lineBytes >= maxBytes) {",
+				line: 101,
+			},
+		],
+		tests: ["test/tools", "test/llm", "test/agent"],
+	},
+	{
+		id: "X04",
+		file: "src/tools/truncate.ts",
+		description: "tail truncation ignores newline bytes",
+		edits: [
+			{
+				find: "const lineBytes = utf8Length(line) + (kept.length > 0 ? 1 : 0);",
+				replace: "const lineBytes = utf8Length(line);",
+			},
+		],
+		tests: ["test/tools", "test/llm", "test/agent"],
+	},
+	{
+		id: "X05",
+		file: "src/tools/truncate.ts",
+		description: "tail byte cut may start mid-character",
+		edits: [
+			{
+				find: "while (start < buffer.length && ((buffer[start] ?? 0) & 0xc0) === 0x80) start++;",
+				replace: "",
+			},
+		],
+		tests: ["test/tools", "test/llm", "test/agent"],
+	},
+	{
+		id: "X06",
+		file: "src/tools/truncate.ts",
+		description: "first line exactly maxBytes reported as exceeding",
+		edits: [
+			{
+				find: 'if (utf8Length(lines[0] ?? "") > maxBytes) {',
+				replace: 'if (utf8Length(lines[0] ?? "") >= maxBytes) {',
+			},
+		],
+		tests: ["test/tools", "test/llm", "test/agent"],
+	},
+	{
+		id: "P01",
+		file: "src/session/prompt-pipeline.ts",
+		description: "nextTurn custom messages never delivered",
+		edits: [
+			{
+				find: "for (const message of s.queues.takeNextTurn()) messages.push(message);",
+				replace: "",
+			},
+		],
+		tests: ["test/session", "test/recovery", "test/extensions"],
+	},
+	{
+		id: "P02",
+		file: "src/session/prompt-pipeline.ts",
+		description: "prompt during automatic compaction rejected like manual",
+		edits: [
+			{
+				find: ' && input.compactionReason === "manual"',
+				replace: "",
+			},
+		],
+		tests: ["test/session", "test/recovery", "test/extensions"],
+	},
+	{
+		id: "P03",
+		file: "src/session/prompt-pipeline.ts",
+		description: "busy input hook not told the streamingBehavior",
+		edits: [
+			{
+				find: "streaming && payload.streamingBehavior ? { streamingBehavior: payload.streamingBehavior } : {}",
+				replace: "{}",
+			},
+		],
+		tests: ["test/session", "test/recovery", "test/extensions"],
+	},
+	{
+		id: "P04",
+		file: "src/session/prompt-pipeline.ts",
+		description: "extension command can be queued as steer/followUp",
+		edits: [
+			{
+				find: "if (invocation && runner.getCommand(invocation.name)) {",
+				replace: "if (false) {",
+			},
+		],
+		tests: ["test/session", "test/recovery", "test/extensions"],
+	},
+	{
+		id: "K01",
+		file: "src/session/compaction-runner.ts",
+		description: "compaction continue flag ignores willRetry",
+		edits: [
+			{
+				find: "continue: input.willRetry || s.agent.hasQueuedMessages()",
+				replace: "continue: s.agent.hasQueuedMessages()",
+			},
+		],
+		tests: ["test/session", "test/recovery", "test/extensions"],
+		equivalent:
+			"`continue` is read only when compactedForRetry (compacted && willRetry) is false, and this line runs only for a compaction that succeeded",
+	},
+	{
+		id: "K02",
+		file: "src/session/compaction-runner.ts",
+		description: "custom messages held during compaction not flushed before the retry",
+		edits: [
+			{
+				find: "s.queues.flushPendingCustom();",
+				replace: "",
+			},
+		],
+		tests: ["test/session", "test/recovery", "test/extensions"],
+	},
+	{
+		id: "K03",
+		file: "src/session/compaction-runner.ts",
+		description: "abortCompaction after the summary still writes the entry",
+		edits: [
+			{
+				find: "if (controller.signal.aborted) throw new CompactionCancelled();",
+				replace: "",
+			},
+		],
+		tests: ["test/session", "test/recovery", "test/extensions"],
+	},
+	{
+		id: "K04",
+		file: "src/session/compaction-runner.ts",
+		description: "overflow recovery keeps the failed turn's tool results",
+		edits: [
+			{
+				find: "for (const result of s.scratch.turnToolResults) failed.push(result);",
+				replace: "",
+			},
+		],
+		tests: ["test/session", "test/recovery", "test/extensions"],
+		equivalent:
+			"the run's last turn never has tool results when recovery starts: error turns end with none, and a length stop with tool calls gets error results and the loop makes another model call",
+	},
+	{
+		id: "K05",
+		file: "src/session/compaction-runner.ts",
+		description: "no pre-send threshold compaction",
+		edits: [
+			{
+				find: 'else if (isOverThreshold(s, last)) reason = "threshold";',
+				replace: "",
+			},
+		],
+		tests: ["test/session", "test/recovery", "test/extensions"],
+	},
+	{
+		id: "K06",
+		file: "src/session/event-bridge.ts",
+		description: "turnIndex not reset per run",
+		edits: [
+			{
+				find: "s.scratch.turnIndex = 0;",
+				replace: "",
+			},
+		],
+		tests: ["test/session", "test/recovery", "test/extensions"],
+	},
+	{
+		id: "K07",
+		file: "src/session/event-bridge.ts",
+		description: "custom messages not flushed at turn_end",
+		edits: [
+			{
+				find: "s.queues.flushPendingCustom();",
+				replace: "",
+			},
+		],
+		tests: ["test/session", "test/recovery", "test/extensions"],
+	},
+	{
+		id: "K08",
+		file: "src/session/boundaries.ts",
+		description: "aborted boundary may ask to continue",
+		edits: [
+			{
+				find: "if (s.scratch.boundaryAborted) return { continue: false };",
+				replace: "",
+			},
+		],
+		tests: ["test/session", "test/recovery", "test/extensions"],
+		equivalent:
+			"boundaryAborted is set only after the machine marked the abort, and BEFORE_SETTLE_DONE checks abortRequested before boundaryContinues",
+	},
+	{
+		id: "K09",
+		file: "src/session/boundaries.ts",
+		description: "custom messages sent in agent_before_settle not flushed there",
+		edits: [
+			{
+				find: "s.queues.flushPendingCustom();",
+				replace: "",
+			},
+		],
+		tests: ["test/session", "test/recovery", "test/extensions"],
+	},
+	{
+		id: "B01",
+		file: "src/store/session-manager.ts",
+		description: "branched session: compaction kept-pointer to a dropped label",
+		edits: [
+			{
+				find: "(replacedLabel.get(entry.firstKeptEntryId) ?? entry.firstKeptEntryId)",
+				replace: "entry.firstKeptEntryId",
+			},
+		],
+		tests: ["test/store", "test/session/tree.test.ts", "test/runtime"],
+	},
+	{
+		id: "B02",
+		file: "src/store/session-manager.ts",
+		description: "branched session re-emits labels of entries off the path",
+		edits: [
+			{
+				find: "if (!ids.has(targetId)) continue;",
+				replace: "",
+			},
+		],
+		tests: ["test/store", "test/session/tree.test.ts", "test/runtime"],
+	},
+	{
+		id: "E01",
+		file: "src/tools/edit-diff.ts",
+		description:
+			"an exact duplicate falls through to the tolerant match: the ambiguity error counts typographic variants too",
+		edits: [
+			{
+				find: "if (exact > 1) throw ambiguous(path, editIndex, total, exact);",
+				replace: "",
+			},
+		],
+		tests: ["test/tools", "test/agent"],
+	},
+	{
+		id: "E02",
+		file: "src/tools/edit-diff.ts",
+		description: "overlapping edits by one char accepted",
+		edits: [
+			{
+				find: "if (previous.end > current.start) {",
+				replace: "if (previous.end > current.start + 1) {",
+			},
+		],
+		tests: ["test/tools", "test/agent"],
+	},
+	{
+		id: "Q01",
+		file: "src/session/agent-session.ts",
+		description: "waitForIdle ignores a tree navigation a command left running",
+		edits: [
+			{
+				find: " && snapshot.context.treeNavigation === undefined",
+				replace: "",
+			},
+		],
+		tests: ["test/session"],
+	},
+	{
+		id: "Q02",
+		file: "src/session/convert-to-llm.ts",
+		description: "!! bash output sent to the model",
+		edits: [
+			{
+				find: "if (message.excludeFromContext) return undefined;",
+				replace: "",
+			},
+		],
+		tests: ["test/session", "test/recovery"],
+	},
+	{
+		id: "Q03",
+		file: "src/compaction/summarize.ts",
+		description: "second compaction does not use the update prompt",
+		edits: [
+			{
+				find: "options.previousSummary !== undefined ? CHECKPOINT_UPDATE_PROMPT : CHECKPOINT_PROMPT",
+				replace: "CHECKPOINT_PROMPT",
+			},
+		],
+		tests: ["test/compaction", "test/session/recovery-compaction.test.ts", "test/session/compaction.test.ts"],
+	},
+	{
+		id: "Q04",
+		file: "src/compaction/prepare.ts",
+		description: "file lists of an extension's compaction reused",
+		edits: [
+			{
+				find: "if (previous && !previous.fromHook)",
+				replace: "if (previous)",
+			},
+		],
+		tests: ["test/compaction", "test/session/recovery-compaction.test.ts"],
+	},
+	{
+		id: "Q05",
+		file: "src/llm/errors.ts",
+		description: "overflow of another model of the same provider compacts",
+		edits: [
+			{
+				find: "message.provider === model.provider && message.model === model.id",
+				replace: "message.provider === model.provider",
+			},
+		],
+		tests: ["test/recovery", "test/session/recovery-compaction.test.ts", "test/session/recovery-regressions.test.ts"],
+	},
+	{
+		id: "Q06",
+		file: "src/store/session-manager.ts",
+		description: "getTree has no labels",
+		edits: [
+			{
+				find: "this.index.labels.get(entry.id)",
+				replace: "undefined",
+			},
+		],
+		tests: ["test/store", "test/session/tree.test.ts"],
+	},
+];
