@@ -56,10 +56,15 @@ const sessionText = fc.record({
 
 function read(file: string, pieceBytes: number) {
 	const seen: Array<SessionHeader | SessionEntry> = [];
+	const entries: SessionEntry[] = [];
 	const sink = {
-		entries: [] as SessionEntry[],
+		entries,
 		header: (h: SessionHeader) => seen.push(h),
-		entry: (e: SessionEntry) => seen.push(e),
+		added: (from: number) => {
+			// Each batch starts where the previous one ended.
+			expect(from).toBe(seen.length - 1);
+			seen.push(...entries.slice(from));
+		},
 	};
 	const contents = readSessionFileInto(file, sink, pieceBytes);
 	if (contents?.header) expect(contents.entries).toBe(sink.entries);
