@@ -1,9 +1,9 @@
 /**
  * The entries of a session in file order and what one pass over them derives (chain length,
  * labels, session name, whether a conversation started). The same indexing runs on every append
- * and while a file is read: there each entry is indexed right after it is parsed, while it is
- * still in the CPU cache (separate passes over 10,000 freshly parsed entries cost 1-3 ms, next to
- * 15-30 ms for parsing them).
+ * and while a file is read: there the entries of each decoded piece (64 KiB or 1 MiB of text) are
+ * indexed right after they are parsed, while they are still in the CPU cache (separate passes over
+ * 10,000 freshly parsed entries cost 1-3 ms, next to 15-30 ms for parsing them).
  */
 import type { AgentMessage } from "../llm/types.js";
 import type { SessionContext, SessionEntry } from "./entries.js";
