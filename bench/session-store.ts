@@ -13,7 +13,9 @@
  * Three methods, each reported with wall time, CPU time (user+system, all threads: less sensitive
  * to a busy machine) and the main-thread GC pauses inside the measured window:
  * - cold: every rep is a fresh process doing one open + buildSessionContext (what a resume costs);
- *   peak RSS is that process's maxRSS;
+ *   peak RSS is that process's maxRSS. Settle is also measured opening `{ readOnly: true }` (no
+ *   write lock; pi takes none): the difference is what the single-writer lock costs a fresh
+ *   process, mostly loading proper-lockfile and its dependencies;
  * - warm: PROCS processes per implementation, each doing warm-up runs, then reps each after a full GC;
  * - inProcess: pi's bench.mjs method (its open-jsonl case): the process first builds a 10k-message
  *   session with the same SessionManager and keeps it, then opens the file 5 times (PROCS processes
@@ -189,6 +191,7 @@ function main() {
 			settle10k: [] as ColdRun[],
 			pi10k: [] as ColdRun[],
 			bare10k: [] as ColdRun[],
+			settleReadOnly10k: [] as ColdRun[],
 			settle100k: [] as ColdRun[],
 		};
 		const coldRuns = new Map([
@@ -201,9 +204,10 @@ function main() {
 			const impls = [settle, pi, bare];
 			const order = [...impls.slice(rep % 3), ...impls.slice(0, rep % 3)];
 			for (const impl of order) coldRuns.get(impl)!.push(child<ColdRun>(["cold", impl, small.file]));
+			cold.settleReadOnly10k.push(child<ColdRun>(["cold", settle, small.file, "readonly"]));
 			cold.settle100k.push(child<ColdRun>(["cold", settle, big.file]));
 		}
-		for (const run of [...cold.settle10k, ...cold.pi10k, ...cold.bare10k]) {
+		for (const run of [...cold.settle10k, ...cold.pi10k, ...cold.bare10k, ...cold.settleReadOnly10k]) {
 			if (run.messages !== SMALL) throw new Error(`context has ${run.messages} messages, expected ${SMALL}`);
 		}
 
@@ -255,6 +259,7 @@ function main() {
 		const p10 = summarizeCold(cold.pi10k);
 		const s100 = summarizeCold(cold.settle100k);
 		const b10 = summarizeCold(cold.bare10k);
+		const r10 = summarizeCold(cold.settleReadOnly10k);
 		const ratios = {
 			cold: {
 				timeSettleOverPi: ratio(s10.totalMs.median, p10.totalMs.median),
@@ -265,6 +270,8 @@ function main() {
 				time100kOver10kWithoutGc: ratio(medianWithoutGc(cold.settle100k), medianWithoutGc(cold.settle10k)),
 				bareParseFloorOverPi: ratio(b10.totalMs.median, p10.totalMs.median),
 				settleOverBareParseFloor: ratio(s10.totalMs.median, b10.totalMs.median),
+				settleReadOnlyOverPi: ratio(r10.totalMs.median, p10.totalMs.median),
+				settleReadOnlyOverBareParseFloor: ratio(r10.totalMs.median, b10.totalMs.median),
 			},
 			warm: {
 				timeSettleOverPi: ratio(medianOf(warmSettle.runs, "totalMs"), medianOf(warmPi.runs, "totalMs")),
@@ -298,6 +305,7 @@ function main() {
 			},
 			settle: {
 				cold10k: s10,
+				cold10kReadOnly: r10,
 				cold100k: s100,
 				warm10k: { ...summarize(warmSettle.runs), peakRssMiB: warmSettle.peakRssMiB },
 				warm100k: { ...summarize(warmSettleBig.runs), peakRssMiB: warmSettleBig.peakRssMiB },
@@ -331,6 +339,8 @@ function main() {
 					settleOverPi: ratios.cold.timeSettleOverPi,
 					bareParseFloorMs: b10.totalMs.median,
 					bareParseFloorOverPi: ratios.cold.bareParseFloorOverPi,
+					settleReadOnlyMs: r10.totalMs.median,
+					settleReadOnlyOverPi: ratios.cold.settleReadOnlyOverPi,
 					settlePeakRssMiB: s10.peakRssMiB.median,
 					piPeakRssMiB: p10.peakRssMiB.median,
 					time100kOver10k: ratios.cold.time100kOver10k,

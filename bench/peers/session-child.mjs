@@ -7,7 +7,8 @@
 // the kept session is built with the module given by BARE_KEEP_MODULE (Settle's: same kind of process).
 //
 //   generate  <module> <dir> <messages>          write a session in the shape of pi's open-jsonl case
-//   cold      <module> <file>                     one open + buildSessionContext in this fresh process
+//   cold      <module> <file> [readonly]          one open + buildSessionContext in this fresh process
+//                                                 (readonly: Settle's open without the write lock)
 //   warm      <module> <file> <warmups> <reps>    (node --expose-gc) reps after warm-ups, each after a full GC
 //   inprocess <module> <file> <dir> <reps>        pi's bench.mjs method: first build a 10k-message session in
 //                                                 this process and keep it alive, then open <file> <reps> times
@@ -141,7 +142,7 @@ function bareParse(file) {
 	return parsed;
 }
 
-function openAndBuild(file) {
+function openAndBuild(file, readOnly = false) {
 	if (reader) {
 		const cpu0 = process.cpuUsage();
 		const t0 = performance.now();
@@ -162,7 +163,7 @@ function openAndBuild(file) {
 	}
 	const cpu0 = process.cpuUsage();
 	const t0 = performance.now();
-	const manager = SessionManager.open(file);
+	const manager = readOnly ? SessionManager.open(file, undefined, undefined, { readOnly }) : SessionManager.open(file);
 	const t1 = performance.now();
 	const context = manager.buildSessionContext();
 	const t2 = performance.now();
@@ -189,7 +190,7 @@ if (mode === "generate") {
 	out({ file: manager.getSessionFile(), ms, usPerAppend: (ms * 1000) / Number(n) });
 } else if (mode === "cold") {
 	const rssBeforeMiB = mib(process.memoryUsage().rss);
-	const [run] = await withGcMs([openAndBuild(args[0])]);
+	const [run] = await withGcMs([openAndBuild(args[0], args[1] === "readonly")]);
 	out({ ...run, rssBeforeMiB, peakRssMiB: peakRssMiB() });
 } else if (mode === "warm") {
 	const [file, warmups, reps] = args;

@@ -34,10 +34,14 @@ export interface SessionLock {
 	release(): void;
 }
 
-/** fs for proper-lockfile: the lock directory is created with its owner file and removed with it. */
-function lockFs(ownerJson: string): typeof fs {
+/**
+ * fs for proper-lockfile: the lock directory is created with its owner file and removed with it.
+ * Only the methods proper-lockfile 4's sync API calls (it wraps `mkdir`, `realpath`, `stat`,
+ * `rmdir` and `utimes` around their `…Sync` forms, and calls `rmdirSync` on exit): it copies this
+ * object on every lock, and a copy of all of `fs` costs more than the rest of taking the lock.
+ */
+function lockFs(ownerJson: string) {
 	return {
-		...fs,
 		mkdirSync(path: fs.PathLike, options?: fs.MakeDirectoryOptions) {
 			const made = fs.mkdirSync(path, options);
 			try {
@@ -48,9 +52,18 @@ function lockFs(ownerJson: string): typeof fs {
 			return made;
 		},
 		rmdirSync(path: fs.PathLike) {
-			fs.rmSync(path, { recursive: true });
+			try {
+				fs.unlinkSync(join(String(path), OWNER_FILE));
+				fs.rmdirSync(path);
+			} catch {
+				// Not only the owner file inside (or none): remove whatever is there.
+				fs.rmSync(path, { recursive: true, force: true });
+			}
 		},
-	} as typeof fs;
+		statSync: fs.statSync,
+		utimesSync: fs.utimesSync,
+		realpathSync: fs.realpathSync,
+	};
 }
 
 function readOwner(lockPath: string): LockOwner | undefined {

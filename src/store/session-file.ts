@@ -56,15 +56,46 @@ export interface SessionFileContents {
 }
 
 /**
- * Receives what a read finds as it parses it (internal: how the SessionManager indexes each entry
- * while it is still in the CPU cache). The reader fills `entries` (it becomes the result's
- * `entries`) and calls `entry` right after pushing each one; `header` comes before any entry.
- * A file that turns out not to be a session may have sent some before `header` is found to be null.
+ * Receives what a read finds as it parses it (internal: how the SessionManager indexes entries
+ * while they are still in the CPU cache). The reader fills `entries` (it becomes the result's
+ * `entries`) and calls `added(from)` after each decoded piece (and after a last line without a
+ * newline): `entries[from]` onwards are new. `header` comes before any entry. A file that turns
+ * out not to be a session may have sent some before `header` is found to be null.
  */
 export interface SessionFileSink {
 	readonly entries: SessionEntry[];
 	header(header: SessionHeader): void;
-	entry(entry: SessionEntry): void;
+	added(from: number): void;
+}
+
+/**
+ * The hot loop of reading: pushes `lines[start]`, `lines[start + 1]`, … onto `entries` while each
+ * is a well-formed entry, and returns the index of the first line that is not (or `lines.length`).
+ * A plain function of its arguments: optimized code that reads fields of a short-lived parser
+ * object is thrown away when that object's hidden class is collected after a read, and recompiled
+ * on the next one.
+ */
+function takeEntries(lines: string[], start: number, entries: SessionEntry[], requireIds: boolean): number {
+	for (let i = start; i < lines.length; i++) {
+		let value: { type?: unknown; id?: unknown } | null;
+		try {
+			value = JSON.parse(lines[i]!);
+		} catch {
+			return i;
+		}
+		if (
+			value === null ||
+			typeof value !== "object" ||
+			typeof value.type !== "string" ||
+			value.type === "session" ||
+			(requireIds && typeof value.id !== "string") ||
+			Array.isArray(value)
+		) {
+			return i;
+		}
+		entries.push(value as SessionEntry);
+	}
+	return lines.length;
 }
 
 class LineParser {
@@ -75,6 +106,8 @@ class LineParser {
 	notASession = false;
 	lineNo = 0;
 	private requireIds = true;
+	/** How many entries the sink has been told about. */
+	private announced = 0;
 
 	constructor(
 		private readonly file: string | undefined,
@@ -108,6 +141,7 @@ class LineParser {
 	private feedPiece(bytes: Buffer): void {
 		if (isAscii(bytes)) {
 			this.feedBlock(bytes.toString("latin1"));
+			this.announce();
 			return;
 		}
 		let start = 0;
@@ -116,9 +150,18 @@ class LineParser {
 			const end = nl < 0 ? bytes.length : nl;
 			this.lineNo++;
 			this.feedLine(bytes.toString("utf8", start, end), this.lineNo);
-			if (this.notASession || nl < 0) return;
+			if (this.notASession || nl < 0) break;
 			start = nl + 1;
 		}
+		this.announce();
+	}
+
+	/** Tells the sink about the entries pushed since the last call. */
+	announce(): void {
+		const from = this.announced;
+		if (this.sink === undefined || this.entries.length === from) return;
+		this.announced = this.entries.length;
+		this.sink.added(from);
 	}
 
 	/** Parses a block of complete lines (no trailing newline). */
@@ -129,36 +172,16 @@ class LineParser {
 			this.feedLine(lines[i]!, ++this.lineNo);
 			if (this.notASession) return;
 		}
-		// The hot loop: well-formed entries are taken inline; anything else goes to feedLine, which
-		// parses it again to say what is wrong with it.
 		const entries = this.entries;
-		const sink = this.sink;
 		const requireIds = this.requireIds;
-		let lineNo = this.lineNo;
-		for (; i < lines.length; i++) {
-			const line = lines[i]!;
-			lineNo++;
-			let value: { type?: unknown; id?: unknown } | null = null;
-			try {
-				value = JSON.parse(line);
-			} catch {
-				// diagnosed below
-			}
-			if (
-				value !== null &&
-				typeof value === "object" &&
-				typeof value.type === "string" &&
-				value.type !== "session" &&
-				(!requireIds || typeof value.id === "string") &&
-				!Array.isArray(value)
-			) {
-				entries.push(value as SessionEntry);
-				if (sink !== undefined) sink.entry(value as SessionEntry);
-			} else {
-				this.feedLine(line, lineNo);
-			}
+		while (i < lines.length) {
+			const stop = takeEntries(lines, i, entries, requireIds);
+			this.lineNo += stop - i;
+			if (stop === lines.length) return;
+			// Not a well-formed entry: feedLine parses it again to say what is wrong with it.
+			this.feedLine(lines[stop]!, ++this.lineNo);
+			i = stop + 1;
 		}
-		this.lineNo = lineNo;
 	}
 
 	/** Returns false when the line is not a usable entry (already diagnosed unless `quiet`). */
@@ -204,7 +227,6 @@ class LineParser {
 			return false;
 		}
 		this.entries.push(value as SessionEntry);
-		this.sink?.entry(value as SessionEntry);
 		return true;
 	}
 
@@ -237,6 +259,7 @@ function finish(
 	const line = parser.lineNo + 1;
 	const text = tail.toString("utf8");
 	if (text.trim() !== "" && parser.feedLine(text, line, true) && !parser.notASession && parser.header) {
+		parser.announce();
 		result.header = parser.header;
 		result.missingNewline = true;
 		result.completeBytes = fileBytes;

@@ -102,10 +102,10 @@ class IndexingSink implements SessionFileSink {
 		this.index = current ? new EntryIndex(true, this.entries) : null;
 	}
 
-	entry(entry: SessionEntry): void {
+	added(from: number): void {
 		if (this.index === null) return;
 		try {
-			this.index.indexPushed(entry);
+			this.index.indexFrom(from);
 		} catch {
 			// An entry indexing cannot take (a hand-edited file): index after the read instead, which
 			// raises the same error where opening always has.

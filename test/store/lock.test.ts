@@ -135,4 +135,14 @@ describe("one writer per session file", () => {
 		sm.close();
 		expect(existsSync(`${file}.lock`)).toBe(false);
 	});
+
+	it("close removes the lock directory with whatever was put in it, and the file opens again", () => {
+		const file = sessionFile();
+		const sm = SessionManager.open(file);
+		expect(existsSync(join(`${file}.lock`, "owner.json"))).toBe(true);
+		writeFileSync(join(`${file}.lock`, "stray"), "x");
+		sm.close();
+		expect(existsSync(`${file}.lock`)).toBe(false);
+		track(SessionManager.open(file)).appendMessage(user("again"));
+	});
 });

@@ -8,7 +8,12 @@ import { join } from "node:path";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import type { SessionEntry, SessionHeader } from "../../src/store/entries.js";
-import { decodePieceBytes, READ_CHUNK_BYTES, readSessionFileInto } from "../../src/store/session-file.js";
+import {
+	decodePieceBytes,
+	parseSessionText,
+	READ_CHUNK_BYTES,
+	readSessionFileInto,
+} from "../../src/store/session-file.js";
 import { tempDir } from "./helpers.js";
 
 const header = JSON.stringify({
@@ -56,15 +61,105 @@ const sessionText = fc.record({
 
 function read(file: string, pieceBytes: number) {
 	const seen: Array<SessionHeader | SessionEntry> = [];
+	const entries: SessionEntry[] = [];
 	const sink = {
-		entries: [] as SessionEntry[],
+		entries,
 		header: (h: SessionHeader) => seen.push(h),
-		entry: (e: SessionEntry) => seen.push(e),
+		added: (from: number) => {
+			// Each batch starts where the previous one ended.
+			expect(from).toBe(seen.length - 1);
+			seen.push(...entries.slice(from));
+		},
 	};
 	const contents = readSessionFileInto(file, sink, pieceBytes);
 	if (contents?.header) expect(contents.entries).toBe(sink.entries);
 	return { contents, seen };
 }
+
+/**
+ * The reading rules for complete lines, one line at a time, as plainly as they can be written: the
+ * oracle for the reader's batched hot path (entries and diagnostics must match exactly).
+ */
+function referenceRead(lines: string[]) {
+	let header: Record<string, unknown> | null = null;
+	const entries: unknown[] = [];
+	const diagnostics: Array<{ kind: string; line: number; message: string }> = [];
+	const malformed = (line: number, reason: string) =>
+		diagnostics.push({ kind: "malformed_line", line, message: `Line ${line} skipped: ${reason}.` });
+	for (let i = 0; i < lines.length; i++) {
+		const text = lines[i]!;
+		const line = i + 1;
+		if (text.trim() === "") continue;
+		let value: unknown;
+		try {
+			value = JSON.parse(text);
+		} catch (error) {
+			malformed(line, `not valid JSON (${(error as Error).message})`);
+			continue;
+		}
+		if (typeof value !== "object" || value === null || Array.isArray(value)) {
+			malformed(line, "not a JSON object");
+			continue;
+		}
+		const record = value as Record<string, unknown>;
+		if (typeof record.type !== "string") {
+			malformed(line, 'has no string "type"');
+			continue;
+		}
+		if (header === null) {
+			if (record.type !== "session" || typeof record.id !== "string") return { header: null, entries: [], diagnostics };
+			header = record;
+			continue;
+		}
+		if (record.type === "session") {
+			diagnostics.push({
+				kind: "duplicate_header",
+				line,
+				message: `Line ${line} is a second session header; skipped.`,
+			});
+			continue;
+		}
+		if (((header.version as number | undefined) ?? 1) >= 2 && typeof record.id !== "string") {
+			malformed(line, 'entry has no string "id"');
+			continue;
+		}
+		entries.push(record);
+	}
+	return { header, entries, diagnostics };
+}
+
+describe("reading rules", () => {
+	it("entries and diagnostics of complete lines match the line-by-line rules, in files and in text", () => {
+		const dir = tempDir();
+		const oldHeader = JSON.stringify({ type: "session", id: "old", timestamp: "t", cwd: "/" });
+		const withoutId = JSON.stringify({ type: "message", parentId: null, timestamp: "t", message: { role: "user" } });
+		let n = 0;
+		fc.assert(
+			fc.property(
+				fc.constantFrom(header, oldHeader),
+				fc.array(fc.oneof(line, fc.constantFrom(withoutId, "{}", '{"type":7}', "null", "3", '"x"', "\t")), {
+					maxLength: 40,
+				}),
+				fc.integer({ min: 1, max: 600 }),
+				(first, rest, pieceBytes) => {
+					const lines = [first, ...rest];
+					const text = `${lines.join("\n")}\n`;
+					const expected = referenceRead(lines);
+					const file = join(dir, `r${n++}.jsonl`);
+					writeFileSync(file, text);
+					for (const contents of [read(file, pieceBytes).contents!, parseSessionText(text, file)]) {
+						expect(contents.header).toEqual(expected.header);
+						expect(contents.entries).toEqual(expected.entries);
+						expect(contents.diagnostics.map(({ kind, line, message }) => ({ kind, line, message }))).toEqual(
+							expected.diagnostics,
+						);
+					}
+				},
+			),
+			{ numRuns: 200 },
+		);
+	});
+});
 
 describe("reading in decode pieces", () => {
 	it("any piece size gives the same contents, diagnostics and sink calls as whole chunks", () => {
