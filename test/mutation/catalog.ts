@@ -1203,3 +1203,22 @@ export const MUTANTS: Mutant[] = [
 		tests: ["test/store", "test/session/tree.test.ts"],
 	},
 ];
+
+/** The mutated text, or undefined when an edit's `find` text is no longer where the catalog says. */
+export function applyEdits(text: string, mutant: Mutant): string | undefined {
+	let result = text;
+	for (const edit of mutant.edits) {
+		const occurrences = result.split(edit.find).length - 1;
+		if (occurrences === 1 && edit.line === undefined) {
+			result = result.replace(edit.find, () => edit.replace);
+			continue;
+		}
+		if (edit.line === undefined) return undefined;
+		const lines = result.split("\n");
+		const target = lines[edit.line - 1];
+		if (target === undefined || target.split(edit.find).length !== 2) return undefined;
+		lines[edit.line - 1] = target.replace(edit.find, () => edit.replace);
+		result = lines.join("\n");
+	}
+	return result;
+}

@@ -11,32 +11,13 @@ import { spawnSync } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { MUTANTS, type Mutant } from "./catalog.js";
+import { applyEdits, MUTANTS, type Mutant } from "./catalog.js";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 /** A mutant that makes a run loop forever starves vitest's own timeouts: stop the run from outside. */
 const RUN_TIMEOUT_SECONDS = 300;
 
 type Status = "killed" | "killed (timeout)" | "survived" | "stale";
-
-/** The mutated text, or undefined when an edit's `find` text is no longer where the catalog says. */
-function applyEdits(text: string, mutant: Mutant): string | undefined {
-	let result = text;
-	for (const edit of mutant.edits) {
-		const occurrences = result.split(edit.find).length - 1;
-		if (occurrences === 1 && edit.line === undefined) {
-			result = result.replace(edit.find, () => edit.replace);
-			continue;
-		}
-		if (edit.line === undefined) return undefined;
-		const lines = result.split("\n");
-		const target = lines[edit.line - 1];
-		if (target === undefined || target.split(edit.find).length !== 2) return undefined;
-		lines[edit.line - 1] = target.replace(edit.find, () => edit.replace);
-		result = lines.join("\n");
-	}
-	return result;
-}
 
 function runMutant(mutant: Mutant): { status: Status; failed: string[] } {
 	const path = join(ROOT, mutant.file);
