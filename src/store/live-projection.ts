@@ -63,10 +63,13 @@ export class LiveProjection {
 		linearPrefix: number,
 		byId: () => Map<string, SessionEntry>,
 	): LiveProjection {
+		// No leaf (a new session) or a leaf that ends the chain: no walk, and no id index to build for it.
 		const path =
-			leafId !== null && linearPrefix > 0 && entries[linearPrefix - 1]!.id === leafId
-				? entries.slice(0, linearPrefix)
-				: buildSessionPath(entries, leafId, byId());
+			leafId === null
+				? []
+				: linearPrefix > 0 && entries[linearPrefix - 1]!.id === leafId
+					? entries.slice(0, linearPrefix)
+					: buildSessionPath(entries, leafId, byId());
 		// One pass for the settings, the latest compaction and whether there are edits at all.
 		let thinkingLevel: SessionContext["thinkingLevel"] = "off";
 		let model: SessionContext["model"] = null;
