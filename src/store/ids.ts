@@ -53,14 +53,24 @@ const HEX = Array.from({ length: 256 }, (_, byte) => byte.toString(16).padStart(
 const pool = new Uint8Array(2048);
 let poolOffset = pool.length;
 
-function randomEntryId(): string {
+/** A random 32-bit value: the number an entry id spells in hex. */
+function randomIdValue(): number {
 	if (poolOffset === pool.length) {
 		randomFillSync(pool);
 		poolOffset = 0;
 	}
 	const at = poolOffset;
 	poolOffset = at + 4;
-	return HEX[pool[at]!]! + HEX[pool[at + 1]!]! + HEX[pool[at + 2]!]! + HEX[pool[at + 3]!]!;
+	return ((pool[at]! << 24) | (pool[at + 1]! << 16) | (pool[at + 2]! << 8) | pool[at + 3]!) >>> 0;
+}
+
+/** The 8 lowercase hex digits of a 32-bit value. */
+function shortId(value: number): string {
+	return HEX[value >>> 24]! + HEX[(value >>> 16) & 255]! + HEX[(value >>> 8) & 255]! + HEX[value & 255]!;
+}
+
+function randomEntryId(): string {
+	return shortId(randomIdValue());
 }
 
 /** A short entry id (8 random hex chars) not in `taken`; a full UUID after 100 collisions. */
@@ -105,11 +115,39 @@ export class EntryIdSet {
 	private count = 0;
 	private hasZero = false;
 
+	/** The id {@link claimNew} returned last (already in the table; its `add` needs no parsing). */
+	private claimed: string | undefined;
+
+	/**
+	 * A new id (as {@link generateEntryId} makes them) not in the set, added to it at once. An id
+	 * claimed for an entry that then fails to be written stays taken: harmless, it is never reused.
+	 */
+	claimNew(): string {
+		for (let i = 0; i < 100; i++) {
+			const value = randomIdValue();
+			let added: boolean;
+			if (value !== 0) added = this.insertValue(value);
+			else {
+				added = !this.hasZero;
+				this.hasZero = true;
+			}
+			if (added) {
+				this.claimed = shortId(value);
+				return this.claimed;
+			}
+		}
+		return randomUUID();
+	}
+
 	/**
 	 * Adds an id. Returns false when it was already there or does not have the generated shape
 	 * (then it is not stored: it can never collide with a generated id).
 	 */
 	add(id: string): boolean {
+		if (id === this.claimed) {
+			this.claimed = undefined;
+			return false;
+		}
 		const value = shortIdValue(id);
 		if (value < 0) return false;
 		if (value === 0) {
@@ -117,6 +155,11 @@ export class EntryIdSet {
 			this.hasZero = true;
 			return added;
 		}
+		return this.insertValue(value);
+	}
+
+	/** Adds a non-zero value; false when it was there already. */
+	private insertValue(value: number): boolean {
 		if (!this.insert(value)) return false;
 		if (++this.count * 2 > this.slots.length) this.grow();
 		return true;

@@ -606,18 +606,18 @@ export class SessionManager {
 		return index;
 	}
 
-	/** What a new id must not be: the id index when there is one, else the (lazily built) id set. */
-	private takenIds(): { has(id: string): boolean } {
-		if (this.byIdIndex) return this.byIdIndex;
+	/** A fresh entry id, unique in this session: checked against the id index when there is one, else the (lazily built) id set. */
+	private newEntryId(): string {
+		if (this.byIdIndex) return generateEntryId(this.byIdIndex);
 		if (!this.idSet) {
 			const ids = new EntryIdSet();
 			for (const entry of this.index.entries) {
 				// A duplicate id, or one of another shape: the id index checks them and reports duplicates.
-				if (!ids.add(entry.id)) return this.byId();
+				if (!ids.add(entry.id)) return generateEntryId(this.byId());
 			}
 			this.idSet = ids;
 		}
-		return this.idSet;
+		return this.idSet.claimNew();
 	}
 
 	private indexEntry(entry: SessionEntry): void {
@@ -638,7 +638,7 @@ export class SessionManager {
 		const { type, ...rest } = fields;
 		const entry = {
 			type,
-			id: id ?? generateEntryId(this.takenIds()),
+			id: id ?? this.newEntryId(),
 			parentId,
 			timestamp,
 			...rest,
@@ -836,7 +836,7 @@ export class SessionManager {
 		this.assertWritable();
 		const entry: SessionMessageEntry = {
 			type: "message",
-			id: generateEntryId(this.takenIds()),
+			id: this.newEntryId(),
 			parentId: this.leafId,
 			timestamp: entryTimestamp(),
 			message,
@@ -880,7 +880,7 @@ export class SessionManager {
 		usage?: Usage,
 	): string {
 		this.assertWritable();
-		const id = generateEntryId(this.takenIds());
+		const id = this.newEntryId();
 		// One timestamp for the entry and its system-message snapshot (two clock reads could straddle a millisecond).
 		const timestamp = entryTimestamp();
 		const systemMessage = this.currentSystemMessage();

@@ -65,6 +65,23 @@ describe("EntryIdSet", () => {
 		);
 	});
 
+	it("claimNew makes generated-shape ids, never one it holds, and holds each it made", () => {
+		const ids = new EntryIdSet();
+		const loaded = Array.from({ length: 2000 }, () => generateEntryId(new Set()));
+		for (const id of loaded) ids.add(id);
+		const made = new Set<string>();
+		for (let i = 0; i < 3000; i++) {
+			const id = ids.claimNew();
+			expect(id).toMatch(/^[0-9a-f]{8}$/);
+			expect(loaded).not.toContain(id);
+			expect(made.has(id)).toBe(false);
+			made.add(id);
+			expect(ids.has(id)).toBe(true);
+			// The entry written under the id adds it again: already there.
+			expect(ids.add(id)).toBe(false);
+		}
+	});
+
 	it("keeps generated ids apart from the ids it holds", () => {
 		const ids = new EntryIdSet();
 		const made = new Set<string>();
