@@ -71,17 +71,25 @@ export async function runCompaction(s: SessionInternals, input: CompactionInput)
  * context over the threshold — compact first (`overflow` or `threshold`, never `willRetry`: the new
  * prompt is what runs next). A response older than the latest compaction, or one a context edit
  * already omitted, triggers nothing. Never throws (a failed compaction is reported and the prompt
- * goes on).
+ * goes on). Returns undefined when there is nothing to compact, else the compaction to await.
  */
-export async function preSendCompaction(s: SessionInternals): Promise<void> {
-	if (!s.settingsManager.getCompactionEnabled()) return;
+export function preSendCompaction(s: SessionInternals): Promise<void> | undefined {
+	const reason = preSendCompactionReason(s);
+	// Nothing to compact (the usual case): answered synchronously, so the prompt costs no microtask here.
+	return reason ? compactBeforeSend(s, reason) : undefined;
+}
+
+/** Why the context must be compacted before the next prompt, or undefined. */
+function preSendCompactionReason(s: SessionInternals): CompactionReason | undefined {
+	if (!s.settingsManager.getCompactionEnabled()) return undefined;
 	const last = lastAssistant(s.agent.state.messages);
-	if (!last) return;
+	if (!last) return undefined;
 	const recovery = recoveryClass(s, last);
-	let reason: CompactionReason | undefined;
-	if (recovery === "overflow" || recovery === "length_overflow") reason = "overflow";
-	else if (isOverThreshold(s, last)) reason = "threshold";
-	if (!reason) return;
+	if (recovery === "overflow" || recovery === "length_overflow") return "overflow";
+	return isOverThreshold(s, last) ? "threshold" : undefined;
+}
+
+async function compactBeforeSend(s: SessionInternals, reason: CompactionReason): Promise<void> {
 	try {
 		await runCompaction(s, { reason, willRetry: false });
 	} catch {

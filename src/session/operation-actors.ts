@@ -16,7 +16,6 @@ import {
 	type PromptOperationEvent,
 	promptOperationMachine,
 	type RunInput,
-	type RunOutcome,
 } from "../../machines/prompt-operation.machine.js";
 import { lastNonSystemMessage } from "../agent/agent-loop.js";
 import type { AgentMessage } from "../llm/types.js";
@@ -61,20 +60,37 @@ export function answerMachineRequests(actor: PromptOperationActor, s: SessionInt
 			(error: unknown) => send(failed(error)),
 		);
 	};
-	actor.on("preflight_requested", ({ input }) =>
-		answer(
-			withinDispatch(s, () => preflight(s, input.request)),
-			(output) => ({ type: "PREFLIGHT_DONE", output }),
-			(error) => ({ type: "PREFLIGHT_FAILED", error }),
-		),
-	);
-	actor.on("run_requested", ({ input }) =>
-		answer(
-			runAgent(s, input),
-			(output) => ({ type: "RUN_DONE", output }),
-			(error) => ({ type: "RUN_FAILED", error }),
-		),
-	);
+	// The two requests of every prompt answer straight from the work's own promise: each extra
+	// promise layer (an async wrapper, `answer`) is a microtask per prompt.
+	actor.on("preflight_requested", ({ input }) => {
+		// The session's own dispatch (see withinDispatch) until the preflight settles.
+		const scratch = s.scratch;
+		scratch.dispatchDepth++;
+		preflight(s, input.request).then(
+			(output) => {
+				scratch.dispatchDepth--;
+				send({ type: "PREFLIGHT_DONE", output });
+			},
+			(error: unknown) => {
+				scratch.dispatchDepth--;
+				send({ type: "PREFLIGHT_FAILED", error });
+			},
+		);
+	});
+	actor.on("run_requested", ({ input }) => {
+		let run: Promise<void> | undefined;
+		try {
+			run = startRun(s, input);
+		} catch (error) {
+			run = Promise.reject(error);
+		}
+		// A skipped continuation's outcome is read at once; the answer still comes on a later microtask.
+		const skipped = run === undefined ? runDone(s) : undefined;
+		(run ?? Promise.resolve()).then(
+			() => send(skipped ?? runDone(s)),
+			(error: unknown) => send({ type: "RUN_FAILED", error }),
+		);
+	});
 	actor.on("before_settle_requested", ({ input }) => {
 		if (!s.runner().hasHandlers("agent_before_settle")) {
 			send({ type: "BEFORE_SETTLE_DONE", output: { continue: canRunQueued(s) } });
@@ -105,25 +121,37 @@ export function answerMachineRequests(actor: PromptOperationActor, s: SessionInt
 }
 
 /**
- * One Agent run: `agent.prompt(messages)` for the first run of an operation, `agent.continue()`
- * for retries, continuations after compaction, queued messages and boundary requests. Resolves
- * after the run's `agent_end` was handled, with the machine's view of how it ended.
+ * Starts one Agent run: `agent.prompt(messages)` for the first run of an operation,
+ * `agent.continue()` for retries, continuations after compaction, queued messages and boundary
+ * requests. The returned promise settles after the run's `agent_end` was handled; the machine's
+ * view of how it ended is then {@link runOutcome}.
  *
- * A continuation is skipped (no run; the outcome says nothing ran) when the context ends with an
- * assistant message and nothing is queued — `agent.continue()` would throw `Cannot continue from
- * message role: assistant` (pi issues 5463, 5056: a queue emptied between the decision and the run).
+ * A continuation is skipped (no run, undefined; the outcome says nothing ran) when the context
+ * ends with an assistant message and nothing is queued — `agent.continue()` would throw `Cannot
+ * continue from message role: assistant` (pi issues 5463, 5056: a queue emptied between the
+ * decision and the run).
  */
-async function runAgent(s: SessionInternals, input: RunInput): Promise<RunOutcome> {
+function startRun(s: SessionInternals, input: RunInput): Promise<void> | undefined {
 	s.scratch.lastAssistant = undefined;
 	s.scratch.turnToolResults = [];
 	if (input.mode === "prompt" && Array.isArray(input.payload)) {
 		s.beforeRun();
-		await s.agent.prompt(input.payload as AgentMessage[]);
-	} else if (canContinue(s)) {
-		s.beforeRun();
-		await s.agent.continue();
+		return s.agent.prompt(input.payload as AgentMessage[]);
 	}
-	return runOutcome(s);
+	if (canContinue(s)) {
+		s.beforeRun();
+		return s.agent.continue();
+	}
+	return undefined;
+}
+
+/** The answer to a finished run: its outcome, or `RUN_FAILED` when that cannot be read. */
+function runDone(s: SessionInternals): PromptOperationEvent {
+	try {
+		return { type: "RUN_DONE", output: runOutcome(s) };
+	} catch (error) {
+		return { type: "RUN_FAILED", error };
+	}
 }
 
 /** `agent.continue()` has something to run: a context not ending with an answer, or queued messages. */

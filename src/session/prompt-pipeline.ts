@@ -78,8 +78,10 @@ export async function preflight(s: SessionInternals, request: PromptRequest): Pr
 
 	s.queues.flushPendingBash();
 	s.queues.flushPendingCustom();
-	await requireModelAndAuth(s);
-	await preSendCompaction(s);
+	// Steps 7–9 await only when there is something to wait for (an auth refresh, a compaction).
+	if (!hasModelAndAuth(s)) await requireModelAndAuth(s);
+	const compaction = preSendCompaction(s);
+	if (compaction) await compaction;
 
 	let options: ReturnType<typeof s.loadout.operationPromptOptions> | undefined;
 	let handlerMessages: CustomMessage[] = [];
@@ -115,7 +117,7 @@ export async function preflight(s: SessionInternals, request: PromptRequest): Pr
 async function startCustomMessage(s: SessionInternals, message: CustomMessage): Promise<PreflightOutcome> {
 	s.queues.flushPendingBash();
 	s.queues.flushPendingCustom();
-	await requireModelAndAuth(s);
+	if (!hasModelAndAuth(s)) await requireModelAndAuth(s);
 	const messages: AgentMessage[] = [];
 	const system = s.loadout.nextSystemMessage();
 	if (system) messages.push(system);
@@ -201,6 +203,12 @@ export function expandText(s: SessionInternals, text: string): string {
 		s.runner().emitError({ extensionPath: skill.error.path, event: "skill_expansion", error: skill.error.message });
 	}
 	return expandPromptTemplate(skill.text, s.resourceLoader.getPrompts().prompts);
+}
+
+/** The fast path of {@link requireModelAndAuth}: a model is selected and its provider's auth is configured. */
+function hasModelAndAuth(s: SessionInternals): boolean {
+	const model = s.model();
+	return model !== undefined && s.modelRuntime.hasConfiguredAuth(model.provider);
 }
 
 /** C.1 steps 7–8: a selected model whose provider has usable credentials, else pi's rejection. */

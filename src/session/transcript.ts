@@ -15,7 +15,9 @@ export class Transcript {
 	 * needs to look up (the turn_end boundary, omitting a failed attempt or turn). Cheaper per
 	 * message than a WeakMap over the whole transcript.
 	 */
-	private recent: { message: AgentMessage; id: string }[] = [];
+	private readonly recentMessages: AgentMessage[] = [];
+	/** `recentIds[i]` is the entry id of `recentMessages[i]` (two arrays: no object per message). */
+	private readonly recentIds: string[] = [];
 	/** Timestamp (ms) of the latest compaction in the current context; undefined when none. */
 	latestCompactionAt: number | undefined;
 	/** The current context has context edits (the last usage no longer describes it). */
@@ -54,20 +56,28 @@ export class Transcript {
 			default:
 				return undefined;
 		}
-		this.recent.push({ message, id });
+		this.remember(message, id);
 		return id;
+	}
+
+	private remember(message: AgentMessage, id: string): void {
+		this.recentMessages.push(message);
+		this.recentIds.push(id);
 	}
 
 	/** A new turn starts: earlier messages are no longer looked up. */
 	startTurn(): void {
-		if (this.recent.length > 0) this.recent = [];
+		if (this.recentMessages.length > 0) {
+			this.recentMessages.length = 0;
+			this.recentIds.length = 0;
+		}
 	}
 
 	/** The entry id of a message persisted in the current (or, between runs, the last) turn. */
 	entryIdOf(message: AgentMessage): string | undefined {
-		const recent = this.recent;
-		for (let index = recent.length - 1; index >= 0; index--) {
-			if (recent[index]!.message === message) return recent[index]!.id;
+		const messages = this.recentMessages;
+		for (let index = messages.length - 1; index >= 0; index--) {
+			if (messages[index] === message) return this.recentIds[index];
 		}
 		return undefined;
 	}
@@ -82,7 +92,7 @@ export class Transcript {
 		messages.push(message);
 		if (message.role === "custom") return this.persist(message) as string;
 		const id = this.sessionManager.appendMessage(message);
-		this.recent.push({ message, id });
+		this.remember(message, id);
 		return id;
 	}
 

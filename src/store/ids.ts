@@ -53,14 +53,24 @@ const HEX = Array.from({ length: 256 }, (_, byte) => byte.toString(16).padStart(
 const pool = new Uint8Array(2048);
 let poolOffset = pool.length;
 
-function randomEntryId(): string {
+/** A random 32-bit value: the number an entry id spells in hex. */
+function randomIdValue(): number {
 	if (poolOffset === pool.length) {
 		randomFillSync(pool);
 		poolOffset = 0;
 	}
 	const at = poolOffset;
 	poolOffset = at + 4;
-	return HEX[pool[at]!]! + HEX[pool[at + 1]!]! + HEX[pool[at + 2]!]! + HEX[pool[at + 3]!]!;
+	return ((pool[at]! << 24) | (pool[at + 1]! << 16) | (pool[at + 2]! << 8) | pool[at + 3]!) >>> 0;
+}
+
+/** The 8 lowercase hex digits of a 32-bit value. */
+function shortId(value: number): string {
+	return HEX[value >>> 24]! + HEX[(value >>> 16) & 255]! + HEX[(value >>> 8) & 255]! + HEX[value & 255]!;
+}
+
+function randomEntryId(): string {
+	return shortId(randomIdValue());
 }
 
 /** A short entry id (8 random hex chars) not in `taken`; a full UUID after 100 collisions. */
@@ -70,4 +80,121 @@ export function generateEntryId(taken: { has(id: string): boolean }): string {
 		if (!taken.has(id)) return id;
 	}
 	return randomUUID();
+}
+
+/** The value of an id made of exactly 8 lowercase hex digits (what {@link generateEntryId} makes), else -1. */
+function shortIdValue(id: string): number {
+	if (id.length !== 8) return -1;
+	let value = 0;
+	for (let i = 0; i < 8; i++) {
+		const code = id.charCodeAt(i);
+		const digit = code >= 48 && code <= 57 ? code - 48 : code >= 97 && code <= 102 ? code - 87 : -1;
+		if (digit < 0) return -1;
+		value = value * 16 + digit;
+	}
+	return value;
+}
+
+/**
+ * The entry ids of a session that {@link generateEntryId} could produce (8 lowercase hex digits),
+ * kept as 32-bit numbers in an open-addressing table: the collision check of every append without
+ * an id → entry map. Other ids (UUIDs, legacy or hand-written ones) can never equal a generated id,
+ * so they are not stored, and `has` is false for them.
+ *
+ * @example
+ * ```ts
+ * const ids = new EntryIdSet();
+ * ids.add("0a1b2c3d");
+ * generateEntryId(ids); // never "0a1b2c3d"
+ * ```
+ */
+export class EntryIdSet {
+	/** Open addressing with linear probing; 0 marks an empty slot, so the value 0 is a flag of its own. */
+	private slots = new Uint32Array(1024);
+	private shift = 22;
+	private count = 0;
+	private hasZero = false;
+
+	/** The id {@link claimNew} returned last (already in the table; its `add` needs no parsing). */
+	private claimed: string | undefined;
+
+	/**
+	 * A new id (as {@link generateEntryId} makes them) not in the set, added to it at once. An id
+	 * claimed for an entry that then fails to be written stays taken: harmless, it is never reused.
+	 */
+	claimNew(): string {
+		for (let i = 0; i < 100; i++) {
+			const value = randomIdValue();
+			let added: boolean;
+			if (value !== 0) added = this.insertValue(value);
+			else {
+				added = !this.hasZero;
+				this.hasZero = true;
+			}
+			if (added) {
+				this.claimed = shortId(value);
+				return this.claimed;
+			}
+		}
+		return randomUUID();
+	}
+
+	/**
+	 * Adds an id. Returns false when it was already there or does not have the generated shape
+	 * (then it is not stored: it can never collide with a generated id).
+	 */
+	add(id: string): boolean {
+		if (id === this.claimed) {
+			this.claimed = undefined;
+			return false;
+		}
+		const value = shortIdValue(id);
+		if (value < 0) return false;
+		if (value === 0) {
+			const added = !this.hasZero;
+			this.hasZero = true;
+			return added;
+		}
+		return this.insertValue(value);
+	}
+
+	/** Adds a non-zero value; false when it was there already. */
+	private insertValue(value: number): boolean {
+		if (!this.insert(value)) return false;
+		if (++this.count * 2 > this.slots.length) this.grow();
+		return true;
+	}
+
+	has(id: string): boolean {
+		const value = shortIdValue(id);
+		if (value <= 0) return value === 0 && this.hasZero;
+		const slots = this.slots;
+		const mask = slots.length - 1;
+		for (let slot = Math.imul(value, 0x9e3779b1) >>> this.shift; ; slot = (slot + 1) & mask) {
+			const held = slots[slot]!;
+			if (held === value) return true;
+			if (held === 0) return false;
+		}
+	}
+
+	/** Puts a non-zero value in its slot; false when it was there already. */
+	private insert(value: number): boolean {
+		const slots = this.slots;
+		const mask = slots.length - 1;
+		for (let slot = Math.imul(value, 0x9e3779b1) >>> this.shift; ; slot = (slot + 1) & mask) {
+			const held = slots[slot]!;
+			if (held === value) return false;
+			if (held === 0) {
+				slots[slot] = value;
+				return true;
+			}
+		}
+	}
+
+	private grow(): void {
+		const old = this.slots;
+		this.slots = new Uint32Array(old.length * 2);
+		this.shift--;
+		for (const value of old) if (value !== 0) this.insert(value);
+	}
 }

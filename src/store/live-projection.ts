@@ -22,14 +22,27 @@ export class LiveProjection {
 	/** Per-entry view for `projection()`, built on first use and then kept incrementally. */
 	private projected: ProjectedSessionEntry[] | null = null;
 
+	/** Where the model in effect comes from (the last assistant message or model change): no object per message. */
+	private modelProvider = "";
+	private modelId = "";
+	private hasModel = false;
+
 	private constructor(
 		public leafId: string | null,
 		public thinkingLevel: SessionContext["thinkingLevel"],
-		public model: SessionContext["model"],
+		model: SessionContext["model"],
 		private readonly contextEntries: SessionEntry[],
 		private edits: Map<string, ContextEditEntry> | null,
 		private flat: AgentMessage[] | null,
-	) {}
+	) {
+		if (model) this.setModel(model.provider, model.modelId);
+	}
+
+	private setModel(provider: string, modelId: string): void {
+		this.hasModel = true;
+		this.modelProvider = provider;
+		this.modelId = modelId;
+	}
 
 	/**
 	 * The projection of the last of `entries` when they form one chain without compactions or
@@ -50,10 +63,13 @@ export class LiveProjection {
 		linearPrefix: number,
 		byId: () => Map<string, SessionEntry>,
 	): LiveProjection {
+		// No leaf (a new session) or a leaf that ends the chain: no walk, and no id index to build for it.
 		const path =
-			leafId !== null && linearPrefix > 0 && entries[linearPrefix - 1]!.id === leafId
-				? entries.slice(0, linearPrefix)
-				: buildSessionPath(entries, leafId, byId());
+			leafId === null
+				? []
+				: linearPrefix > 0 && entries[linearPrefix - 1]!.id === leafId
+					? entries.slice(0, linearPrefix)
+					: buildSessionPath(entries, leafId, byId());
 		// One pass for the settings, the latest compaction and whether there are edits at all.
 		let thinkingLevel: SessionContext["thinkingLevel"] = "off";
 		let model: SessionContext["model"] = null;
@@ -107,7 +123,7 @@ export class LiveProjection {
 				this.thinkingLevel = entry.thinkingLevel;
 				break;
 			case "model_change":
-				this.model = { provider: entry.provider, modelId: entry.modelId };
+				this.setModel(entry.provider, entry.modelId);
 				break;
 			case "context_edit":
 				if (!this.edits) this.edits = new Map();
@@ -116,9 +132,7 @@ export class LiveProjection {
 				this.projected = null;
 				return true;
 			case "message":
-				if (entry.message.role === "assistant") {
-					this.model = { provider: entry.message.provider, modelId: entry.message.model };
-				}
+				if (entry.message.role === "assistant") this.setModel(entry.message.provider, entry.message.model);
 				break;
 		}
 		if (this.flat) pushContextMessages(entry, this.flat);
@@ -182,7 +196,7 @@ export class LiveProjection {
 	}
 
 	private modelCopy(): SessionContext["model"] {
-		return this.model ? { ...this.model } : null;
+		return this.hasModel ? { provider: this.modelProvider, modelId: this.modelId } : null;
 	}
 }
 

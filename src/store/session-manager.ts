@@ -40,7 +40,7 @@ import {
 	type UsageEntry,
 } from "./entries.js";
 import { EntryIndex, isConversationEntry } from "./entry-index.js";
-import { assertValidSessionId, createSessionId, generateEntryId } from "./ids.js";
+import { assertValidSessionId, createSessionId, EntryIdSet, generateEntryId } from "./ids.js";
 import { LiveProjection } from "./live-projection.js";
 import { acquireSessionLock, type SessionLock } from "./lock.js";
 import { migrateSessionEntries } from "./migration.js";
@@ -215,6 +215,11 @@ export class SessionManager {
 	 * parent is known to exist and the lookup is not needed to open it), at load otherwise.
 	 */
 	private byIdIndex: Map<string, SessionEntry> | null = new Map();
+	/**
+	 * The ids new ids must not collide with, while there is no id index: appending needs no entry
+	 * lookup, so a session that never looks entries up by id never builds the index.
+	 */
+	private idSet: EntryIdSet | null = null;
 	/** Children by parent id; built on first use, then kept incrementally. */
 	private childrenByParent: Map<string | null, SessionEntry[]> | null = null;
 	/** Where the id index reports what it finds while loading a file (cleared once built). */
@@ -556,6 +561,7 @@ export class SessionManager {
 	private useIndex(index: EntryIndex, diagnostics?: SessionDiagnostic[]): void {
 		this.index = index;
 		this.byIdIndex = null;
+		this.idSet = null;
 		this.childrenByParent = null;
 		this.live = null;
 		this.indexDiagnostics = diagnostics;
@@ -595,12 +601,29 @@ export class SessionManager {
 		}
 		this.indexDiagnostics = undefined;
 		this.byIdIndex = index;
+		// From here on the id index is also the collision check.
+		this.idSet = null;
 		return index;
+	}
+
+	/** A fresh entry id, unique in this session: checked against the id index when there is one, else the (lazily built) id set. */
+	private newEntryId(): string {
+		if (this.byIdIndex) return generateEntryId(this.byIdIndex);
+		if (!this.idSet) {
+			const ids = new EntryIdSet();
+			for (const entry of this.index.entries) {
+				// A duplicate id, or one of another shape: the id index checks them and reports duplicates.
+				if (!ids.add(entry.id)) return generateEntryId(this.byId());
+			}
+			this.idSet = ids;
+		}
+		return this.idSet.claimNew();
 	}
 
 	private indexEntry(entry: SessionEntry): void {
 		this.index.add(entry);
 		this.byIdIndex?.set(entry.id, entry);
+		this.idSet?.add(entry.id);
 		if (this.childrenByParent) addChild(this.childrenByParent, entry);
 	}
 
@@ -615,7 +638,7 @@ export class SessionManager {
 		const { type, ...rest } = fields;
 		const entry = {
 			type,
-			id: id ?? generateEntryId(this.byId()),
+			id: id ?? this.newEntryId(),
 			parentId,
 			timestamp,
 			...rest,
@@ -813,7 +836,7 @@ export class SessionManager {
 		this.assertWritable();
 		const entry: SessionMessageEntry = {
 			type: "message",
-			id: generateEntryId(this.byId()),
+			id: this.newEntryId(),
 			parentId: this.leafId,
 			timestamp: entryTimestamp(),
 			message,
@@ -857,7 +880,7 @@ export class SessionManager {
 		usage?: Usage,
 	): string {
 		this.assertWritable();
-		const id = generateEntryId(this.byId());
+		const id = this.newEntryId();
 		// One timestamp for the entry and its system-message snapshot (two clock reads could straddle a millisecond).
 		const timestamp = entryTimestamp();
 		const systemMessage = this.currentSystemMessage();

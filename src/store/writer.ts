@@ -65,10 +65,15 @@ export class SessionWriter {
 				{ cause: this.lock.compromised, details: { path: this.path } },
 			);
 		}
-		const bytes = Buffer.from(text, "utf8");
-		let written = 0;
+		const length = Buffer.byteLength(text, "utf8");
 		try {
-			while (written < bytes.length) written += writeSync(this.fd, bytes, written, bytes.length - written);
+			// The string goes to write(2) as it is (no Buffer per line); a short write, which a regular
+			// file practically never makes, finishes from a Buffer of the rest.
+			let written = writeSync(this.fd, text);
+			if (written < length) {
+				const bytes = Buffer.from(text, "utf8");
+				while (written < length) written += writeSync(this.fd, bytes, written, length - written);
+			}
 		} catch (error) {
 			try {
 				ftruncateSync(this.fd, this.size);
@@ -81,7 +86,7 @@ export class SessionWriter {
 				{ cause: error, details: { path: this.path } },
 			);
 		}
-		this.size += bytes.length;
+		this.size += length;
 	}
 
 	/** Closes the descriptor and releases the lock. Must not throw. */

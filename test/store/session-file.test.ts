@@ -121,6 +121,31 @@ describe("malformed lines in the middle", () => {
 		]);
 		expect(sm.getEntry(entries[0]!.id)).toMatchObject({ message: user("again") });
 	});
+
+	it("a duplicate id inside one chain is reported once the session appends, and new ids avoid every loaded id", () => {
+		const { file, text, entries } = writeSession(3);
+		const rows = text.split("\n");
+		// The third entry reuses the first one's id but still continues the chain.
+		rows[3] = JSON.stringify({ ...entries[2], id: entries[0]!.id });
+		writeFileSync(file, rows.join("\n"));
+		const sm = track(SessionManager.open(file));
+		expect(sm.getDiagnostics()).toEqual([]);
+		const id = sm.appendMessage(user("next"));
+		expect(sm.getDiagnostics().map((d) => d.kind)).toEqual(["duplicate_id"]);
+		expect(entries.map((entry) => entry.id)).not.toContain(id);
+		expect(sm.getEntry(id)).toMatchObject({ parentId: entries[0]!.id });
+	});
+
+	it("appending to a clean chain gives ids unique among the loaded ones and keeps lookups by id working", () => {
+		const { file, entries } = writeSession(6);
+		const sm = track(SessionManager.open(file));
+		const added = [sm.appendMessage(user("a")), sm.appendMessage(assistant("b"))];
+		expect(new Set([...entries.map((entry) => entry.id), ...added]).size).toBe(entries.length + 2);
+		expect(sm.getDiagnostics()).toEqual([]);
+		for (const entry of entries) expect(sm.getEntry(entry.id)).toEqual(entry);
+		expect(sm.getEntry(added[1]!)).toMatchObject({ parentId: added[0] });
+		expect(sm.getBranch().map((entry) => entry.id)).toEqual([...entries.map((entry) => entry.id), ...added]);
+	});
 });
 
 describe("reading helpers", () => {
