@@ -474,7 +474,7 @@ export const MUTANTS: Mutant[] = [
 			{
 				find: 's.events.emit({ type: "agent_settled" });',
 				replace: 's.events.emit({ type: "agent_settled" }); s.events.emit({ type: "agent_settled" });',
-				line: 92,
+				line: 108,
 			},
 		],
 		tests: ["test/session", "test/recovery", "test/agent"],
@@ -583,7 +583,7 @@ export const MUTANTS: Mutant[] = [
 			{
 				find: "edits.set(entry.targetId, entry);",
 				replace: "if (!edits.has(entry.targetId)) edits.set(entry.targetId, entry);",
-				line: 90,
+				line: 106,
 			},
 		],
 		tests: ["test/store", "test/crash"],
@@ -668,7 +668,7 @@ export const MUTANTS: Mutant[] = [
 			{
 				find: "this.live = null;",
 				replace: "",
-				line: 1069,
+				line: 1092,
 			},
 		],
 		tests: ["test/store", "test/crash"],
@@ -1025,8 +1025,8 @@ export const MUTANTS: Mutant[] = [
 		description: "no pre-send threshold compaction",
 		edits: [
 			{
-				find: 'else if (isOverThreshold(s, last)) reason = "threshold";',
-				replace: "",
+				find: 'return isOverThreshold(s, last) ? "threshold" : undefined;',
+				replace: "return undefined;",
 			},
 		],
 		tests: ["test/session", "test/recovery", "test/extensions"],

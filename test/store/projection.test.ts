@@ -4,7 +4,7 @@ import type { AgentMessage } from "../../src/llm/types.js";
 import type { SessionEntry } from "../../src/store/entries.js";
 import { buildSessionContext, buildSessionProjection, getLatestCompactionEntry } from "../../src/store/projection.js";
 import { SessionManager } from "../../src/store/session-manager.js";
-import { assistant, toolResult, user } from "./helpers.js";
+import { assistant, tempDir, toolResult, user } from "./helpers.js";
 
 const roles = (messages: AgentMessage[]) => messages.map((m) => m.role);
 const texts = (messages: AgentMessage[]) =>
@@ -271,6 +271,26 @@ describe("context edits (D.4 step 5)", () => {
 		sm.appendContextEdit(a2, null);
 		expect(texts(sm.buildSessionContext().messages)).toEqual(["question", "bad attempt", "huge output", "n"]);
 		expectConsistent(sm);
+	});
+
+	it("the latest edit of an entry still wins when the session is reopened or the leaf moves back", () => {
+		const dir = tempDir("settle-edits-");
+		const sm = SessionManager.create("/edits", dir);
+		sm.appendMessage(user("question"));
+		const a = sm.appendMessage(assistant("answer"));
+		sm.appendContextEdit(a, null);
+		sm.appendContextEdit(a, { content: "second" });
+		const leaf = sm.appendContextEdit(a, { content: "third" });
+		sm.close();
+		const reopened = SessionManager.open(sm.getSessionFile()!);
+		try {
+			expect(texts(reopened.buildSessionContext().messages)).toEqual(["question", "third"]);
+			reopened.branch(a);
+			reopened.branch(leaf); // rebuilt from the entries, not extended one by one
+			expect(texts(reopened.buildSessionContext().messages)).toEqual(["question", "third"]);
+		} finally {
+			reopened.close();
+		}
 	});
 
 	it("edits are branch-relative: navigating above the edit shows the original", () => {
