@@ -1,7 +1,10 @@
 /** Runs the `settle` command from the sources as a user would: a real child process (`node --import tsx`). */
 import { spawnSync } from "node:child_process";
+import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
+import { afterEach, beforeEach } from "vitest";
 
 export const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 /** `node` arguments that start the CLI from its TypeScript sources. */
@@ -26,4 +29,39 @@ export function runSettle(args: string[], options: { cwd: string; agentDir: stri
 		env: { ...process.env, SETTLE_AGENT_DIR: options.agentDir },
 	});
 	return { code: result.status, stdout: result.stdout, stderr: result.stderr };
+}
+
+/** A scratch `project` folder and `agentDir` under one temp `dir`, made before and removed after each test. */
+export interface CliProject {
+	readonly dir: string;
+	readonly agentDir: string;
+	readonly project: string;
+	/** `settle <args>` run in the project with its agent dir. */
+	settle(args: string[], input?: string): CliRun;
+}
+
+/** Registers the per-test scratch folders of a CLI test file (call at module level). */
+export function useCliProject(prefix: string): CliProject {
+	const paths = { dir: "", agentDir: "", project: "" };
+	beforeEach(() => {
+		paths.dir = mkdtempSync(join(tmpdir(), prefix));
+		paths.agentDir = join(paths.dir, "agent");
+		paths.project = join(paths.dir, "project");
+		mkdirSync(paths.project);
+	});
+	afterEach(() => {
+		rmSync(paths.dir, { recursive: true, force: true });
+	});
+	return {
+		get dir() {
+			return paths.dir;
+		},
+		get agentDir() {
+			return paths.agentDir;
+		},
+		get project() {
+			return paths.project;
+		},
+		settle: (args, input) => runSettle(args, { cwd: paths.project, agentDir: paths.agentDir, input }),
+	};
 }

@@ -2,30 +2,13 @@
  * `settle --list-models [search]` (pi's flag): the models there are credentials for, and the hint
  * to it when `--model` names one that is not there.
  */
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, mkdirSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { runSettle } from "./helpers.js";
+import { describe, expect, it } from "vitest";
+import { useCliProject } from "./helpers.js";
 
-let dir: string;
-let agentDir: string;
-let project: string;
-
-beforeEach(() => {
-	dir = mkdtempSync(join(tmpdir(), "settle-list-models-"));
-	agentDir = join(dir, "agent");
-	project = join(dir, "project");
-	mkdirSync(project);
-});
-
-afterEach(() => {
-	rmSync(dir, { recursive: true, force: true });
-});
-
-function settle(args: string[]) {
-	return runSettle(args, { cwd: project, agentDir });
-}
+const cli = useCliProject("settle-list-models-");
+const settle = cli.settle;
 
 describe("settle --list-models", () => {
 	it("lists provider/id with the context window, and writes no session", () => {
@@ -35,7 +18,7 @@ describe("settle --list-models", () => {
 			stderr: "",
 		});
 		expect(settle(["--faux", "--list-models", "FAUX-1"]).stdout).toBe("faux/faux-1  128000 tokens\n");
-		const sessions = join(agentDir, "sessions");
+		const sessions = join(cli.agentDir, "sessions");
 		expect(existsSync(sessions) ? readdirSync(sessions) : []).toEqual([]);
 	});
 
@@ -56,8 +39,8 @@ describe("settle --list-models", () => {
 	});
 
 	it("a broken settings file stops it like any other command", () => {
-		mkdirSync(agentDir, { recursive: true });
-		writeFileSync(join(agentDir, "settings.json"), "{");
+		mkdirSync(cli.agentDir, { recursive: true });
+		writeFileSync(join(cli.agentDir, "settings.json"), "{");
 		const run = settle(["--faux", "--list-models"]);
 		expect(run.code).toBe(1);
 		expect(run.stdout).toBe("");

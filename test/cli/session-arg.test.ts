@@ -3,37 +3,20 @@
  * that matches several sessions or none (the error lists what there is), and a path that does not
  * exist (a new session starts there, as in pi, with a warning: a typo should not pass unnoticed).
  */
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { runSettle } from "./helpers.js";
+import { describe, expect, it } from "vitest";
+import { useCliProject } from "./helpers.js";
 
-let dir: string;
-let agentDir: string;
-let project: string;
-
-beforeEach(() => {
-	dir = mkdtempSync(join(tmpdir(), "settle-session-arg-"));
-	agentDir = join(dir, "agent");
-	project = join(dir, "project");
-	mkdirSync(project);
-});
-
-afterEach(() => {
-	rmSync(dir, { recursive: true, force: true });
-});
-
-function settle(args: string[]) {
-	return runSettle(args, { cwd: project, agentDir });
-}
+const cli = useCliProject("settle-session-arg-");
+const settle = cli.settle;
 
 /** Starts a session with one prompt; returns its id and file. */
 function newSession(prompt: string): { id: string; file: string } {
 	const run = settle(["--faux", "--json", prompt]);
 	expect(run.code).toBe(0);
 	const header = JSON.parse(run.stdout.split("\n")[0]!) as { id: string };
-	const sessionsDir = join(agentDir, "sessions");
+	const sessionsDir = join(cli.agentDir, "sessions");
 	const [folder] = readdirSync(sessionsDir);
 	const file = readdirSync(join(sessionsDir, folder!))
 		.map((name) => join(sessionsDir, folder!, name))
@@ -92,7 +75,7 @@ describe("settle --session", () => {
 	});
 
 	it("a path that does not exist: a new session there, with a warning on stderr", () => {
-		const path = join(dir, "typo.jsonl");
+		const path = join(cli.dir, "typo.jsonl");
 		const run = settle(["--faux", "-p", "--session", path, "hello"]);
 		expect(run).toEqual({
 			code: 0,

@@ -3,30 +3,14 @@
  * the first prompt (`cat error.log | settle -p "Why?"`). It used to be dropped when a prompt was
  * given, and sent with its trailing newline when it was the prompt.
  */
-import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { runSettle } from "./helpers.js";
+import { describe, expect, it } from "vitest";
+import { useCliProject } from "./helpers.js";
 
-let dir: string;
-let agentDir: string;
-let project: string;
-
-beforeEach(() => {
-	dir = mkdtempSync(join(tmpdir(), "settle-stdin-"));
-	agentDir = join(dir, "agent");
-	project = join(dir, "project");
-	mkdirSync(project);
-});
-
-afterEach(() => {
-	rmSync(dir, { recursive: true, force: true });
-});
+const cli = useCliProject("settle-stdin-");
 
 /** The user messages the session recorded (`--json` events), for `--faux` which echoes each prompt. */
 function userTexts(args: string[], input: string): string[] {
-	const run = runSettle(["--faux", "--no-session", "--json", ...args], { cwd: project, agentDir, input });
+	const run = cli.settle(["--faux", "--no-session", "--json", ...args], input);
 	expect(run.code).toBe(0);
 	return run.stdout
 		.trim()
@@ -39,7 +23,7 @@ function userTexts(args: string[], input: string): string[] {
 describe("settle with piped stdin", () => {
 	it("is the prompt, trimmed, when none is given", () => {
 		expect(userTexts([], "  What is this?\n")).toEqual(["What is this?"]);
-		const print = runSettle(["--faux", "--no-session", "-p"], { cwd: project, agentDir, input: "hello\n" });
+		const print = cli.settle(["--faux", "--no-session", "-p"], "hello\n");
 		expect(print).toEqual({ code: 0, stdout: "hello\n", stderr: "" });
 	});
 
@@ -52,7 +36,7 @@ describe("settle with piped stdin", () => {
 
 	it("only whitespace: the prompt alone; no prompt at all: exit 2", () => {
 		expect(userTexts(["Why?"], " \n\n")).toEqual(["Why?"]);
-		const none = runSettle(["--faux", "--no-session", "-p"], { cwd: project, agentDir, input: " \n" });
+		const none = cli.settle(["--faux", "--no-session", "-p"], " \n");
 		expect(none.code).toBe(2);
 		expect(none.stderr).toContain("Error: no prompt.");
 	});
