@@ -20,6 +20,9 @@
  *   npx tsx bench/session.ts                 (PROMPTS=200 TOOL_TURNS=3 WARMUP=20 REPEAT=3 override)
  *   npx tsx bench/session.ts --case=settle/memory   one case, raw JSON
  *
+ * Also prints `xstateFloor`: XState's cost per event on a bare two-state machine (bench/xstate-event.ts)
+ * times the 4 machine events of a prompt, beside the budget the 1.3× target leaves per prompt.
+ *
  * Targets: per-turn ≤ 1.3× the bare Agent, ≤ 0.3× pi, and the per-turn cost of the last 20
  * prompts ≤ 1.5× that of the first 20 (nothing on the per-turn path walks the transcript).
  */
@@ -388,6 +391,10 @@ if (caseArgument) {
 		}
 	}
 	const results = Object.fromEntries(CASES.map((name) => [name, summarize(runs.get(name)!)]));
+	const xstate = spawnSync(process.execPath, ["--import", "tsx", join(HERE, "xstate-event.ts")], { encoding: "utf8" });
+	if (xstate.status !== 0) throw new Error(`xstate-event failed: ${xstate.stderr}`);
+	const { microsPerEvent } = JSON.parse(xstate.stdout.trim()) as { microsPerEvent: number };
+	const agentMicrosPerPrompt = results.agent!.msPerTurn * 1000 * results.agent!.turnsPerPrompt;
 	const ratio = (a: CaseName, b: CaseName) => round3(results[a]!.msPerTurn / results[b]!.msPerTurn);
 	console.log(
 		JSON.stringify(
@@ -411,6 +418,16 @@ if (caseArgument) {
 					agentWithMachineVsAgent: ratio("agent+machine", "agent"),
 					/** Informational: the floor of the per-prompt lifecycle on XState (same states, nothing else). */
 					agentWithFloorVsAgent: ratio("agent+floor", "agent"),
+				},
+				/**
+				 * Informational: XState's own cost per event (bench/xstate-event.ts: a two-state machine, nothing
+				 * else) against what the ≤ 1.3× target leaves for all orchestration of one prompt.
+				 */
+				xstateFloor: {
+					microsPerEvent,
+					machineEventsPerPrompt: 4,
+					machineMicrosPerPrompt: Math.round(microsPerEvent * 4 * 10) / 10,
+					budgetMicrosPerPromptAt1_3x: Math.round(agentMicrosPerPrompt * 0.3 * 10) / 10,
 				},
 				targets: {
 					vsAgent: 1.3,
