@@ -89,9 +89,11 @@ export async function startHost(args: ParsedArgs): Promise<CliHost> {
 			);
 		}
 		if (error instanceof SettleError && (error.code === "NOT_FOUND" || error.code === "INVALID_ARGUMENT")) {
-			const hint = error.message.startsWith("Model not found")
-				? " settle --list-models lists the models you can use."
-				: "";
+			// findModel's NOT_FOUND carries the spec it was given: point to the list of what there is.
+			const hint =
+				error.code === "NOT_FOUND" && typeof error.details?.spec === "string"
+					? " settle --list-models lists the models you can use."
+					: "";
 			throw new CliError(`${error.message}${hint}`, EXIT_USAGE);
 		}
 		throw new CliError(errorMessage(error), EXIT_FAILURE);
