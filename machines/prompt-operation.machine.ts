@@ -93,7 +93,8 @@
  *   branch summary.
  * - **Decision order out of `postRun`** (C.3, DESIGN §2): abort → retry (attempts left) → overflow
  *   recovery (once per request) → recovery failed → successful answer over the window (compact,
- *   never re-run) → threshold → queued after `agent_end` → `beforeSettle`. A retryable error that
+ *   never re-run) → threshold → stalled (queued, but the run added nothing: settle) → queued after
+ *   `agent_end` → `beforeSettle`. A retryable error that
  *   is not retried (disabled, exhausted, or the provider asked for more than the cap) ends its
  *   retry sequence (`auto_retry_end{success:false}`) and still gets the threshold check and the
  *   queued-messages check (C.3 steps 5–7), so a session that keeps failing can still compact.

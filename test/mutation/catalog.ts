@@ -201,9 +201,9 @@ export const MUTANTS: Mutant[] = [
 		description: "prompt during settling dropped",
 		edits: [
 			{
-				find: 'PROMPT: { actions: "deferPrompt" }',
-				replace: "PROMPT: {}",
-				line: 1341,
+				// The one in `settling` (the line after its SETTLE_FAILED), not the one in `preflight`.
+				find: '"clearOperation"] },\n\t\t\t\tPROMPT: { actions: "deferPrompt" }',
+				replace: '"clearOperation"] },\n\t\t\t\tPROMPT: {}',
 			},
 		],
 		tests: ["test/machines", "test/recovery", "test/session"],
