@@ -72,7 +72,9 @@
  * - `preflight_result {requestId, disposition, error?}` — resolve/reject the caller of `prompt()`;
  *   `started` callers keep waiting for `operation_settled` (DESIGN §2: `prompt()` resolves after settle).
  * - `prompt_deferred {requestId}`; `operation_started {operationId, requestId}`;
- *   `operation_settled {operationId, requestId, aborted}` — once per started operation, after `settle`.
+ *   `operation_settled {operationId, requestId, aborted, stall?}` — once per started operation, after
+ *   `settle`; `stall` ({@link OperationStall}) when it settled because a run made no progress (fail the
+ *   caller of `prompt()` with it; what was queued stays queued).
  * - `auto_retry_start {attempt, maxAttempts, delayMs, errorMessage}` (the session also omits the failed
  *   attempt from context here, C.4 step 5) and `auto_retry_end {success, attempt, finalError?}` —
  *   forward both to public listeners unchanged.
@@ -91,10 +93,20 @@
  *   branch summary.
  * - **Decision order out of `postRun`** (C.3, DESIGN §2): abort → retry (attempts left) → overflow
  *   recovery (once per request) → recovery failed → successful answer over the window (compact,
- *   never re-run) → threshold → queued after `agent_end` → `beforeSettle`. A retryable error that
+ *   never re-run) → threshold → stalled (queued, but the run added nothing: settle) → queued after
+ *   `agent_end` → `beforeSettle`. A retryable error that
  *   is not retried (disabled, exhausted, or the provider asked for more than the cap) ends its
  *   retry sequence (`auto_retry_end{success:false}`) and still gets the threshold check and the
  *   queued-messages check (C.3 steps 5–7), so a session that keeps failing can still compact.
+ * - **No run repeats a run that made no progress** (no livelock): a run re-runs for queued messages
+ *   only when it added something to the transcript (`RunOutcome.madeProgress`). A run that added
+ *   nothing while messages stay queued (a continuation skipped or without effect) would be followed
+ *   by the same run on the same state, forever, in microtasks — no timer, no `ABORT` could get in.
+ *   Instead the operation settles at once with `operation_settled.stall` (`queuedRunStalled`);
+ *   likewise when `agent_before_settle` asks to continue again after its own continuation added
+ *   nothing (`boundaryContinuationStalled`). The boundary is skipped on this path, as after a
+ *   failed run. Every other way back into `running` is bounded already: retries by `maxRetries`,
+ *   overflow recovery once per request, threshold compaction only after a response.
  * - **Input still in flight never strands**: a prompt that arrives while busy runs its input hooks
  *   in a `busyPreflight` child. If the operation is about to settle while one is still running,
  *   it waits in `beforeSettle.awaitingInput`: a queued result continues the operation (`running`,
@@ -368,6 +380,12 @@ export interface RunOutcome {
 	overThreshold: boolean;
 	/** `agent.hasQueuedMessages()` after the run (messages queued by `agent_end` handlers, C.3 step 7). */
 	hasQueuedMessages: boolean;
+	/**
+	 * `false`: the run added no message to the transcript (a skipped continuation, or an
+	 * `agent.continue()` that returned without running), so running again on the same state cannot
+	 * deliver what is queued (see `queuedRunStalled`). Absent counts as progress.
+	 */
+	madeProgress?: boolean;
 	/** The last assistant message ended with `stopReason: "aborted"`. */
 	aborted: boolean;
 	/**
@@ -376,6 +394,20 @@ export interface RunOutcome {
 	 * Absent: the boundary is requested.
 	 */
 	beforeSettleBoundary?: boolean;
+}
+
+/**
+ * Why an operation settled early instead of running again (`operation_settled.stall`): a run added
+ * nothing to the transcript, and the only way on was to run again on the same state — a livelock.
+ * - `queued_messages`: messages stayed queued after a run that added nothing (`postRun`).
+ * - `boundary_continuation`: the `agent_before_settle` boundary asked to continue again after the
+ *   continuation it had asked for added nothing.
+ */
+export interface OperationStall {
+	reason: "queued_messages" | "boundary_continuation";
+	/** The run that added nothing: why it ran and its 1-based index within the operation. */
+	runCause: RunCause;
+	runIndex: number;
 }
 
 /** `compaction_start/end` reason. */
@@ -482,7 +514,7 @@ export type PromptOperationEmitted =
 	| { type: "preflight_result"; requestId: string; disposition: PreflightOutcome["disposition"]; error?: unknown }
 	| { type: "prompt_deferred"; requestId: string }
 	| { type: "operation_started"; operationId: number; requestId: string }
-	| { type: "operation_settled"; operationId: number; requestId: string; aborted: boolean }
+	| { type: "operation_settled"; operationId: number; requestId: string; aborted: boolean; stall?: OperationStall }
 	| { type: "auto_retry_start"; attempt: number; maxAttempts: number; delayMs: number; errorMessage: string }
 	| { type: "auto_retry_end"; success: boolean; attempt: number; finalError?: string }
 	| { type: "overflow_recovery_failed"; kind: "overflow" | "length"; errorMessage: string }
@@ -516,6 +548,8 @@ export interface PromptOperationContext {
 	/** Why the next / current run starts. */
 	runCause: RunCause;
 	lastOutcome: RunOutcome | undefined;
+	/** Set when the operation stopped running because a run made no progress (settles with it). */
+	stall: OperationStall | undefined;
 	compaction: { reason: CompactionReason; willRetry: boolean; requestId?: string; payload?: unknown } | undefined;
 	/** The tree navigation in progress (`branchSummary`, or spawned by an extension command during `preflight`). */
 	treeNavigation: { requestId: string; payload?: unknown } | undefined;
@@ -637,6 +671,12 @@ export const promptOperationMachine = setup({
 			context.lastOutcome?.errorClass === "overflow" && context.lastOutcome.stopReason === "stop",
 		overThreshold: ({ context }) => context.lastOutcome?.overThreshold === true,
 		hasQueuedMessages: ({ context }) => context.lastOutcome?.hasQueuedMessages === true,
+		/**
+		 * Messages are still queued after a run that added nothing: running again would see the same
+		 * transcript and the same queue, and loop in microtasks forever (no timer, no abort could run).
+		 */
+		queuedRunStalled: ({ context }) =>
+			context.lastOutcome?.hasQueuedMessages === true && context.lastOutcome.madeProgress === false,
 		retrySucceeded: ({ context, event }) =>
 			event.type === "ASSISTANT_MESSAGE_END" && event.stopReason !== "error" && context.retryAttempt > 0,
 		isManualCompaction: ({ context }) => context.compaction?.reason === "manual",
@@ -645,6 +685,9 @@ export const promptOperationMachine = setup({
 			params.output.compacted && context.compaction?.willRetry === true,
 		compactionFoundQueuedMessages: (_, params: { output: CompactionOutput }) => params.output.continue,
 		boundaryContinues: (_, params: { output: BeforeSettleOutput }) => params.output.continue,
+		/** The boundary asks to continue again, but the continuation it asked for last added nothing. */
+		boundaryContinuationStalled: ({ context }, params: { output: BeforeSettleOutput }) =>
+			params.output.continue && context.runCause === "boundary" && context.lastOutcome?.madeProgress === false,
 		/** No extension listens to `agent_before_settle`: nothing to ask. */
 		beforeSettleSkipped: ({ context }) => context.lastOutcome?.beforeSettleBoundary === false,
 		beforeSettleSkippedAwaitingInput: ({ context }) =>
@@ -754,6 +797,7 @@ export const promptOperationMachine = setup({
 				retryDelayMs: 0,
 				overflowRecoveryAttempted: false,
 				lastOutcome: undefined,
+				stall: undefined,
 			};
 		}),
 		announceOperationStarted: emit(({ context }) => ({
@@ -782,6 +826,14 @@ export const promptOperationMachine = setup({
 				overThreshold: false,
 				hasQueuedMessages: false,
 				aborted: false,
+			},
+		})),
+		/** The operation stops running: it settles next and `operation_settled` carries the stall. */
+		recordStall: assign(({ context }, params: { reason: OperationStall["reason"] }) => ({
+			stall: {
+				reason: params.reason,
+				runCause: context.runCause,
+				runIndex: context.operation?.runCount ?? 0,
 			},
 		})),
 		markAbortRequested: assign({ abortRequested: true }),
@@ -916,16 +968,21 @@ export const promptOperationMachine = setup({
 		}),
 		/** A spawned navigation ended: unlike {@link clearTreeNavigation}, the operation's abort flag is kept. */
 		clearSpawnedTreeNavigation: assign({ treeNavigation: undefined }),
-		announceOperationSettled: emit(({ context }) => ({
-			type: "operation_settled" as const,
-			operationId: context.operation?.id ?? 0,
-			requestId: context.operation?.requestId ?? "",
-			aborted: context.abortRequested,
-		})),
+		announceOperationSettled: emit(({ context }) => {
+			const settled: Extract<PromptOperationEmitted, { type: "operation_settled" }> = {
+				type: "operation_settled",
+				operationId: context.operation?.id ?? 0,
+				requestId: context.operation?.requestId ?? "",
+				aborted: context.abortRequested,
+			};
+			if (context.stall) settled.stall = context.stall;
+			return settled;
+		}),
 		clearOperation: assign({
 			operation: undefined,
 			request: undefined,
 			lastOutcome: undefined,
+			stall: undefined,
 			compaction: undefined,
 			abortRequested: false,
 			retryAttempt: 0,
@@ -950,6 +1007,7 @@ export const promptOperationMachine = setup({
 		operationCount: 0,
 		runCause: "prompt",
 		lastOutcome: undefined,
+		stall: undefined,
 		compaction: undefined,
 		treeNavigation: undefined,
 		deferredPrompts: [],
@@ -1128,6 +1186,11 @@ export const promptOperationMachine = setup({
 					],
 				},
 				{
+					guard: "queuedRunStalled",
+					target: "settling",
+					actions: ["concludeRetrySequence", { type: "recordStall", params: { reason: "queued_messages" } }],
+				},
+				{
 					guard: "hasQueuedMessages",
 					target: "running",
 					actions: ["concludeRetrySequence", { type: "setRunCause", params: { cause: "queued" } }],
@@ -1253,6 +1316,11 @@ export const promptOperationMachine = setup({
 			on: {
 				BEFORE_SETTLE_DONE: [
 					{ guard: "abortRequested", target: "settling" },
+					{
+						guard: { type: "boundaryContinuationStalled", params: ({ event }) => ({ output: event.output }) },
+						target: "settling",
+						actions: { type: "recordStall", params: { reason: "boundary_continuation" } },
+					},
 					{
 						guard: { type: "boundaryContinues", params: ({ event }) => ({ output: event.output }) },
 						target: "running",

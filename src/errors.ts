@@ -9,6 +9,7 @@ export type SettleErrorCode =
 	| "NOT_FOUND"
 	| "BUSY"
 	| "ABORTED"
+	| "OPERATION_STALLED"
 	| "STALE_CONTEXT"
 	| "INVALID_SESSION_FILE"
 	| "SESSION_LOCKED"

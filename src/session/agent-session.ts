@@ -13,6 +13,7 @@ import {
 	isRetrying,
 	isStreaming,
 	lifecycleState,
+	type OperationStall,
 	type PromptOperationEmitted,
 	type PromptOperationSnapshot,
 	type RetrySettings,
@@ -93,7 +94,12 @@ import {
 	type SessionStats,
 } from "./session-stats.js";
 import type { SystemPromptOptions } from "./system-prompt.js";
-import { COMPACTION_NOT_POSSIBLE_NOW, DISPOSED_BEFORE_SETTLED, SESSION_DISPOSED } from "./texts.js";
+import {
+	COMPACTION_NOT_POSSIBLE_NOW,
+	DISPOSED_BEFORE_SETTLED,
+	operationStalledMessage,
+	SESSION_DISPOSED,
+} from "./texts.js";
 import { recordLoadoutChangeBeforeRun, ToolLoadout } from "./tool-loadout.js";
 import { Transcript } from "./transcript.js";
 import {
@@ -1280,7 +1286,9 @@ export class AgentSession {
 				case "operation_settled": {
 					const pending = this.pending.get(event.requestId);
 					this.pending.delete(event.requestId);
-					pending?.resolve();
+					// A stalled operation fails its prompt() after agent_settled, like a run that threw (C.2).
+					if (event.stall) pending?.reject(this.stalledError(event.stall));
+					else pending?.resolve();
 					return;
 				}
 				case "auto_retry_start": {
@@ -1322,6 +1330,14 @@ export class AgentSession {
 		} catch {
 			// A failure here must not become an uncaught exception inside XState.
 		}
+	}
+
+	private stalledError(stall: OperationStall): SettleError {
+		const queued = { steering: this.queues.steeringTexts(), followUp: this.queues.followUpTexts() };
+		const count = queued.steering.length + queued.followUp.length;
+		return new SettleError("OPERATION_STALLED", operationStalledMessage(stall.reason, stall.runIndex, count), {
+			details: { ...stall, stillQueued: this.agent.hasQueuedMessages(), ...queued },
+		});
 	}
 
 	/**

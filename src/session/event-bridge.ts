@@ -101,6 +101,7 @@ function finishMessageEnd(
 		forwarded = { type: "message_end", message: replacement };
 	}
 	const message = forwarded.message;
+	s.scratch.runMessageCount++;
 	s.events.emit(forwarded);
 	s.transcript.persist(message);
 	if (message.role === "system") {

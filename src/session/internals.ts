@@ -23,6 +23,8 @@ export interface OperationScratch {
 	lastAssistant: AssistantMessage | undefined;
 	/** Tool results of the last finished turn (C.3 input; overflow recovery omits them). */
 	turnToolResults: ToolResultMessage[];
+	/** Messages the current run added (`message_end`s); 0 after a run = no progress (`RunOutcome.madeProgress`). */
+	runMessageCount: number;
 	/** `turnIndex` of extension `turn_start` / `turn_end` events (reset at `agent_start`). */
 	turnIndex: number;
 	/** `before_agent_start` forced this operation's system prompt (request projection only, never persisted). */
@@ -44,6 +46,7 @@ export function createOperationScratch(): OperationScratch {
 	return {
 		lastAssistant: undefined,
 		turnToolResults: [],
+		runMessageCount: 0,
 		turnIndex: 0,
 		forcedSystemPrompt: undefined,
 		promptSystemMessage: undefined,

@@ -129,11 +129,14 @@ export function answerMachineRequests(actor: PromptOperationActor, s: SessionInt
  * A continuation is skipped (no run, undefined; the outcome says nothing ran) when the context
  * ends with an assistant message and nothing is queued — `agent.continue()` would throw `Cannot
  * continue from message role: assistant` (pi issues 5463, 5056: a queue emptied between the
- * decision and the run).
+ * decision and the run) — or when it has no message at all. A skipped run adds nothing
+ * (`madeProgress: false`), so if messages are still queued the machine settles with a stall
+ * instead of asking for the same run again.
  */
 function startRun(s: SessionInternals, input: RunInput): Promise<void> | undefined {
 	s.scratch.lastAssistant = undefined;
 	s.scratch.turnToolResults = [];
+	s.scratch.runMessageCount = 0;
 	if (input.mode === "prompt" && Array.isArray(input.payload)) {
 		s.beforeRun();
 		return s.agent.prompt(input.payload as AgentMessage[]);

@@ -78,6 +78,7 @@ export function isOverThreshold(s: SessionInternals, message: AssistantMessage, 
 export function runOutcome(s: SessionInternals): RunOutcome {
 	const message = s.scratch.lastAssistant;
 	const hasQueuedMessages = s.agent.hasQueuedMessages();
+	const madeProgress = s.scratch.runMessageCount > 0;
 	const beforeSettleBoundary = s.runner().hasHandlers("agent_before_settle");
 	if (!message) {
 		return {
@@ -85,6 +86,7 @@ export function runOutcome(s: SessionInternals): RunOutcome {
 			errorClass: "none",
 			overThreshold: false,
 			hasQueuedMessages,
+			madeProgress,
 			aborted: false,
 			beforeSettleBoundary,
 		};
@@ -99,6 +101,7 @@ export function runOutcome(s: SessionInternals): RunOutcome {
 		overThreshold:
 			!aborted && errorClass !== "overflow" && errorClass !== "length_overflow" && isOverThreshold(s, message, true),
 		hasQueuedMessages,
+		madeProgress,
 		aborted,
 		beforeSettleBoundary,
 	};

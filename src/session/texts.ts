@@ -30,3 +30,19 @@ export const DISPOSED_BEFORE_SETTLED = "The AgentSession was disposed before thi
 /** `compact()` when the session cannot start a compaction now. */
 export const COMPACTION_NOT_POSSIBLE_NOW =
 	"Cannot compact now: another operation started while the current one was being aborted. Wait for it (waitForIdle()) and retry.";
+
+/**
+ * `prompt()` rejects with this (`OPERATION_STALLED`) when its operation settled because a run made
+ * no progress: the queued messages were left queued (`queued`: how many the display lists hold).
+ */
+export function operationStalledMessage(
+	reason: "queued_messages" | "boundary_continuation",
+	runIndex: number,
+	queued: number,
+): string {
+	if (reason === "boundary_continuation") {
+		return `The operation stopped: agent_before_settle asked to continue again, but the continuation it asked for (run ${runIndex}) added nothing to the session. Make the handler ask for continue only when the context has something new to answer.`;
+	}
+	const what = queued === 1 ? "1 queued message" : queued > 1 ? `${queued} queued messages` : "queued messages";
+	return `The operation stopped: run ${runIndex} added nothing to the session while ${what} could not be delivered, so running again would loop. They are still queued: the next prompt delivers them, clearQueue() drops them.`;
+}

@@ -17,6 +17,9 @@ const RUN_OUTCOMES = [
 	outcome({ stopReason: "stop", errorClass: "overflow" }),
 	outcome({ overThreshold: true }),
 	outcome({ hasQueuedMessages: true }),
+	// Runs that added nothing (skipped continuations): with messages left queued (a stall) or not.
+	outcome({ stopReason: undefined, madeProgress: false, hasQueuedMessages: true }),
+	outcome({ stopReason: undefined, madeProgress: false }),
 	outcome({ beforeSettleBoundary: false }),
 	fatal(),
 	outcome({ stopReason: "aborted", aborted: true }),
@@ -52,6 +55,17 @@ export const PROMPT_EVENTS: EventObject[] = [
 	),
 ];
 
+/**
+ * What `boundaryContinuationStalled` depends on, only where it matters (elsewhere it would double
+ * the graph): a run the boundary asked for, and in `beforeSettle` whether that run added nothing.
+ */
+function boundaryRunFlag(s: AnySnapshot): string | null {
+	if (s.context.runCause !== "boundary") return null;
+	if (s.matches("running")) return "boundary run";
+	if (s.matches("beforeSettle") && s.context.lastOutcome?.madeProgress === false) return "boundary run added nothing";
+	return null;
+}
+
 export const promptModel: ModelSpec = {
 	machine: promptOperationMachine,
 	input: { retry: { maxRetries: 2 } },
@@ -70,6 +84,7 @@ export const promptModel: ModelSpec = {
 			// Whether a busy prompt is in flight, not how many: more only adds self-loops (every replayed
 			// edge is checked against the live actor, so a merge that hid a difference would fail loudly).
 			s.context.busyPreflightsInFlight > 0,
+			boundaryRunFlag(s),
 		]),
 	harness: () => promptHarness({ retry: { maxRetries: 2 } }) as never,
 };

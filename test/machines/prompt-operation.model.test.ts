@@ -62,7 +62,7 @@ describe("prompt-operation machine (xstate/graph)", () => {
 		const required = ["postRun", "retrying", "compacting", "beforeSettle"].flatMap((state) =>
 			all.filter((key) => key.startsWith(`promptOperation.${state}`)),
 		);
-		// postRun's 8 ordered branches, retrying's 4, compacting's done/error branches plus abort and
+		// postRun's 9 ordered branches, retrying's 4, compacting's done/error branches plus abort and
 		// ABORT_COMPACTION, beforeSettle (incl. abort and awaiting busy input).
 		expect(required.length).toBeGreaterThanOrEqual(35);
 		expect(required.every((key) => fired.has(key))).toBe(true);
@@ -107,11 +107,34 @@ describe("prompt-operation machine (xstate/graph)", () => {
 			],
 			["postRun: threshold", key("postRun", "", 5), (s) => expect(s.compaction).toMatchObject({ reason: "threshold" })],
 			[
-				"postRun: queued after agent_end",
+				"postRun: still queued after a run that added nothing settles with a stall",
 				key("postRun", "", 6),
+				(s) => {
+					expect(s.state).toBe("settling");
+					expect(s.stall).toMatchObject({ reason: "queued_messages" });
+					expect(types(s)).not.toContain("run_requested");
+				},
+			],
+			[
+				"postRun: queued after agent_end",
+				key("postRun", "", 7),
 				(s) => expect(s.lastRun).toMatchObject({ mode: "continue", cause: "queued" }),
 			],
-			["postRun: nothing to do", key("postRun", "", 7), (s) => expect(s.state).toMatch(/^(beforeSettle|settling)/)],
+			["postRun: nothing to do", key("postRun", "", 8), (s) => expect(s.state).toMatch(/^(beforeSettle|settling)/)],
+			[
+				"beforeSettle: the boundary asks again after its continuation added nothing",
+				key("beforeSettle", "BEFORE_SETTLE_DONE", 1),
+				(s) => {
+					expect(s.state).toBe("settling");
+					expect(s.stall).toMatchObject({ reason: "boundary_continuation", runCause: "boundary" });
+					expect(types(s)).not.toContain("run_requested");
+				},
+			],
+			[
+				"beforeSettle: a valid continue runs again",
+				key("beforeSettle", "BEFORE_SETTLE_DONE", 2),
+				(s) => expect(s.lastRun).toMatchObject({ mode: "continue", cause: "boundary" }),
+			],
 			[
 				"retrying: backoff elapsed on the actor clock",
 				key("retrying", "xstate.after.retryDelay.promptOperation.retrying", 0),
@@ -211,6 +234,8 @@ interface LastStep {
 	state: string;
 	compaction: unknown;
 	lastRun: unknown;
+	/** The stall recorded by the step (cleared once the operation settles). */
+	stall: unknown;
 	/** The compaction in flight before the step (for compacting branches). */
 	before: { reason?: string; willRetry?: boolean } | undefined;
 }
@@ -248,7 +273,7 @@ function replayAll() {
 				}
 				const { h, fired: keys, lastStep } = await replay(spec, [...path.steps, { event, state }]);
 				for (const k of keys) fired.add(k);
-				const snapshot = h.actor.getSnapshot() as { context: { compaction?: unknown } };
+				const snapshot = h.actor.getSnapshot() as { context: { compaction?: unknown; stall?: unknown } };
 				for (const k of lastStep.fired) {
 					if (lastSteps.has(k)) continue;
 					lastSteps.set(k, {
@@ -258,6 +283,7 @@ function replayAll() {
 						state: h.state(),
 						compaction: snapshot.context.compaction,
 						lastRun: h.fakes.inputs("run").at(-1),
+						stall: snapshot.context.stall,
 						before: value.state.context.compaction,
 					});
 				}

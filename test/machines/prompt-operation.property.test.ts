@@ -45,6 +45,13 @@ const outcomeArb: fc.Arbitrary<RunOutcome> = fc.oneof(
 	{ weight: 1, arbitrary: fc.constant(outcome({ overThreshold: true })) },
 	{ weight: 1, arbitrary: fc.constant(outcome({ hasQueuedMessages: true })) },
 	{ weight: 1, arbitrary: fc.constant(fatal()) },
+	// Runs that added nothing (a skipped continuation), with or without messages left queued.
+	{
+		weight: 1,
+		arbitrary: fc
+			.boolean()
+			.map((hasQueuedMessages) => outcome({ stopReason: undefined, madeProgress: false, hasQueuedMessages })),
+	},
 );
 
 const choiceArb: fc.Arbitrary<Choice> = fc.record({
@@ -234,6 +241,57 @@ describe("prompt-operation machine properties", () => {
 				expect(h.actor.getSnapshot()).toBe(before);
 			}),
 			{ numRuns: 300 },
+		);
+	});
+
+	it("runs that add nothing never repeat: an operation settles after at most 2 of them, whatever the queue and boundary say (invariants 1, 9)", async () => {
+		// The same answers forever would spin in microtasks without the guard; here each answer is random.
+		const answersArb = fc.record({
+			queued: fc.array(fc.boolean(), { minLength: 1, maxLength: 8 }),
+			boundary: fc.array(fc.constantFrom("continue", "stop", "fail"), { minLength: 1, maxLength: 8 }),
+			beforeSettleBoundary: fc.constantFrom(true, false, undefined),
+			progressFirst: fc.boolean(),
+		});
+		await fc.assert(
+			fc.asyncProperty(answersArb, async ({ queued, boundary, beforeSettleBoundary, progressFirst }) => {
+				const h = promptHarness();
+				await h.send({ type: "PROMPT", request: { requestId: "p1" } });
+				await h.resolve("preflight", { disposition: "started" });
+				let runs = 0;
+				let boundaries = 0;
+				for (let step = 0; h.state() !== "idle"; step++) {
+					if (step > 50) throw new Error(`did not settle; stuck in ${h.state()}`);
+					const top = h.state().split(".")[0];
+					if (top === "running") {
+						const progress = progressFirst && runs === 0;
+						const answer = outcome({
+							stopReason: progress ? "stop" : undefined,
+							madeProgress: progress,
+							hasQueuedMessages: queued[runs % queued.length] ?? false,
+						});
+						if (beforeSettleBoundary !== undefined) answer.beforeSettleBoundary = beforeSettleBoundary;
+						runs++;
+						await h.resolve("run", answer);
+					} else if (top === "beforeSettle") {
+						const choice = boundary[boundaries++ % boundary.length];
+						if (choice === "fail") await h.reject("beforeSettle", new Error("handler threw"));
+						else await h.resolve("beforeSettle", { continue: choice === "continue" });
+					} else if (top === "settling") {
+						await h.resolve("settle");
+					} else {
+						throw new Error(`unexpected state ${h.state()}`);
+					}
+				}
+				const settled = h.emittedOf("operation_settled");
+				expect(settled).toHaveLength(1);
+				// Runs that added nothing: at most two in a row (a skipped one, then one the boundary asked for).
+				expect(runs - (progressFirst ? 1 : 0)).toBeLessThanOrEqual(2);
+				// A stall is reported exactly when a run that added nothing would have been repeated.
+				const lastQueued = queued[(runs - 1) % queued.length] ?? false;
+				if (settled[0]?.stall?.reason === "queued_messages") expect(lastQueued).toBe(true);
+				if (lastQueued && !(progressFirst && runs === 1)) expect(settled[0]?.stall?.reason).toBe("queued_messages");
+			}),
+			{ numRuns: 200 },
 		);
 	});
 

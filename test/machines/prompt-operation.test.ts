@@ -15,6 +15,7 @@ import {
 	promptOperationMachine,
 	RETRY_CANCELLED_MESSAGE,
 	type RunInput,
+	type RunOutcome,
 } from "../../machines/prompt-operation.machine.js";
 import { planRetry as sessionPlanRetry } from "../../src/session/retry-policy.js";
 import {
@@ -221,6 +222,121 @@ describe("prompt-operation machine: one operation", () => {
 		await h.resolve("run", fatal());
 		expect(h.state()).toBe("beforeSettle.working");
 		expect(h.fakes.inputs("beforeSettle")).toEqual([{ operationId: 1, requestId: "r1", outcome: "error" }]);
+	});
+});
+
+describe("prompt-operation machine: no livelock (a run that adds nothing is not repeated)", () => {
+	/** A run that added nothing to the transcript (a skipped continuation or one without effect). */
+	const noProgress = (extra: Partial<RunOutcome> = {}) =>
+		outcome({ stopReason: undefined, madeProgress: false, ...extra });
+
+	it("messages still queued after a run that added nothing: settles with a stall instead of running again", async () => {
+		const h = promptHarness();
+		await startOperation(h);
+		await h.resolve("run", outcome({ hasQueuedMessages: true }));
+		expect((h.fakes.inputs("run")[1] as RunInput).cause).toBe("queued");
+		await h.resolve("run", noProgress({ hasQueuedMessages: true }));
+		expect(h.state()).toBe("settling");
+		expect(h.fakes.count("run")).toBe(2);
+		expect(h.fakes.count("beforeSettle")).toBe(0);
+		await h.resolve("settle");
+		expect(h.state()).toBe("idle");
+		expect(h.emittedOf("operation_settled")).toEqual([
+			{
+				type: "operation_settled",
+				operationId: 1,
+				requestId: "r1",
+				aborted: false,
+				stall: { reason: "queued_messages", runCause: "queued", runIndex: 2 },
+			},
+		]);
+		// The next operation starts clean.
+		await startOperation(h, "r2");
+		await h.resolve("run", outcome());
+		await finishOperation(h);
+		expect(h.emittedOf("operation_settled")[1]).toEqual({
+			type: "operation_settled",
+			operationId: 2,
+			requestId: "r2",
+			aborted: false,
+		});
+	});
+
+	it("the first run of an operation is judged the same way, and a retry sequence in flight is closed", async () => {
+		const h = promptHarness({ retry: { baseDelayMs: 10 } });
+		await startOperation(h);
+		await h.resolve("run", retryable());
+		await h.advance(10);
+		await h.resolve("run", noProgress({ hasQueuedMessages: true }));
+		expect(h.state()).toBe("settling");
+		expect(h.emittedOf("auto_retry_end")).toHaveLength(1);
+		await h.resolve("settle");
+		expect(h.emittedOf("operation_settled")[0]?.stall).toEqual({
+			reason: "queued_messages",
+			runCause: "retry",
+			runIndex: 2,
+		});
+	});
+
+	it("a run that added nothing with nothing queued goes on as before, and the boundary may still continue once", async () => {
+		// pi issues 5463/5056: the queue emptied between the decision and the run, so the continuation was skipped.
+		const h = promptHarness();
+		await startOperation(h);
+		await h.resolve("run", outcome({ hasQueuedMessages: true }));
+		await h.resolve("run", noProgress());
+		expect(h.state()).toBe("beforeSettle.working");
+		await h.resolve("beforeSettle", { continue: true });
+		expect(h.state()).toBe("running.working");
+		expect((h.fakes.inputs("run")[2] as RunInput).cause).toBe("boundary");
+		await h.resolve("run", outcome());
+		await finishOperation(h);
+		expect(h.emittedOf("operation_settled")).toEqual([
+			{ type: "operation_settled", operationId: 1, requestId: "r1", aborted: false },
+		]);
+	});
+
+	it("the boundary asking to continue again after its continuation added nothing settles with a stall", async () => {
+		const h = promptHarness();
+		await startOperation(h);
+		await h.resolve("run", outcome());
+		await h.resolve("beforeSettle", { continue: true });
+		await h.resolve("run", noProgress());
+		expect(h.state()).toBe("beforeSettle.working");
+		await h.resolve("beforeSettle", { continue: true });
+		expect(h.state()).toBe("settling");
+		expect(h.fakes.count("run")).toBe(2);
+		await h.resolve("settle");
+		expect(h.emittedOf("operation_settled")[0]?.stall).toEqual({
+			reason: "boundary_continuation",
+			runCause: "boundary",
+			runIndex: 2,
+		});
+	});
+
+	it("a boundary continuation that made progress may be followed by another (only no-progress repeats stop)", async () => {
+		const h = promptHarness();
+		await startOperation(h);
+		await h.resolve("run", outcome());
+		await h.resolve("beforeSettle", { continue: true });
+		await h.resolve("run", outcome());
+		await h.resolve("beforeSettle", { continue: true });
+		expect(h.state()).toBe("running.working");
+		await h.resolve("run", outcome({ madeProgress: true }));
+		await finishOperation(h);
+		expect(h.fakes.count("run")).toBe(3);
+		expect(h.emittedOf("operation_settled")[0]?.stall).toBeUndefined();
+	});
+
+	it("an abort still wins over a stall", async () => {
+		const h = promptHarness();
+		await startOperation(h);
+		await h.resolve("run", outcome({ hasQueuedMessages: true }));
+		await h.send({ type: "ABORT" });
+		await h.resolve("run", noProgress({ hasQueuedMessages: true }));
+		await h.resolve("settle");
+		expect(h.emittedOf("operation_settled")).toEqual([
+			{ type: "operation_settled", operationId: 1, requestId: "r1", aborted: true },
+		]);
 	});
 });
 

@@ -117,9 +117,8 @@ export const MUTANTS: Mutant[] = [
 		description: "abort after run goes through before-settle boundary",
 		edits: [
 			{
-				find: 'guard: "abortRequested", target: "settling"',
-				replace: 'guard: "abortRequested", target: "beforeSettle"',
-				line: 1098,
+				find: 'guard: "abortRequested", target: "settling", actions: "finishCancelledRetry"',
+				replace: 'guard: "abortRequested", target: "beforeSettle", actions: "finishCancelledRetry"',
 			},
 		],
 		tests: ["test/machines", "test/recovery", "test/session"],
@@ -154,9 +153,8 @@ export const MUTANTS: Mutant[] = [
 		description: "retry plan attempt off by one",
 		edits: [
 			{
-				find: "context.retryAttempt + 1",
-				replace: "context.retryAttempt + 2",
-				line: 551,
+				find: "planRetry(context.retry, context.retryAttempt + 1,",
+				replace: "planRetry(context.retry, context.retryAttempt + 2,",
 			},
 		],
 		tests: ["test/machines", "test/recovery", "test/session"],
@@ -203,9 +201,9 @@ export const MUTANTS: Mutant[] = [
 		description: "prompt during settling dropped",
 		edits: [
 			{
-				find: 'PROMPT: { actions: "deferPrompt" }',
-				replace: "PROMPT: {}",
-				line: 1274,
+				// The one in `settling` (the line after its SETTLE_FAILED), not the one in `preflight`.
+				find: '"clearOperation"] },\n\t\t\t\tPROMPT: { actions: "deferPrompt" }',
+				replace: '"clearOperation"] },\n\t\t\t\tPROMPT: {}',
 			},
 		],
 		tests: ["test/machines", "test/recovery", "test/session"],
@@ -240,8 +238,8 @@ export const MUTANTS: Mutant[] = [
 		description: "postRun ignores messages queued after agent_end",
 		edits: [
 			{
-				find: "context.lastOutcome?.hasQueuedMessages === true",
-				replace: "false",
+				find: "hasQueuedMessages: ({ context }) => context.lastOutcome?.hasQueuedMessages === true",
+				replace: "hasQueuedMessages: () => false",
 			},
 		],
 		tests: ["test/machines", "test/recovery", "test/session"],
@@ -293,6 +291,30 @@ export const MUTANTS: Mutant[] = [
 			},
 		],
 		tests: ["test/machines", "test/recovery", "test/session"],
+	},
+	{
+		id: "M23",
+		file: "machines/prompt-operation.machine.ts",
+		description: "a run that added nothing re-runs for the messages still queued (microtask livelock)",
+		edits: [
+			{
+				find: "context.lastOutcome?.hasQueuedMessages === true && context.lastOutcome.madeProgress === false",
+				replace: "false",
+			},
+		],
+		tests: ["test/machines", "test/session"],
+	},
+	{
+		id: "M24",
+		file: "machines/prompt-operation.machine.ts",
+		description: "the boundary may repeat a continuation that added nothing",
+		edits: [
+			{
+				find: 'params.output.continue && context.runCause === "boundary" && context.lastOutcome?.madeProgress === false',
+				replace: "false",
+			},
+		],
+		tests: ["test/machines", "test/session"],
 	},
 	{
 		id: "R01",
@@ -494,7 +516,8 @@ export const MUTANTS: Mutant[] = [
 	{
 		id: "S09",
 		file: "src/session/operation-actors.ts",
-		description: "continuation skipped with queued messages after an answer",
+		description:
+			"continuation skipped with queued messages after an answer (settles with OPERATION_STALLED, no longer spins)",
 		edits: [
 			{
 				find: " || s.agent.hasQueuedMessages()",
@@ -559,6 +582,42 @@ export const MUTANTS: Mutant[] = [
 			{
 				find: 'options.deliverAs === "followUp"',
 				replace: 'options.deliverAs === "steer"',
+			},
+		],
+		tests: ["test/session", "test/recovery", "test/agent"],
+	},
+	{
+		id: "S15",
+		file: "src/session/event-bridge.ts",
+		description: "messages a run adds are not counted: every run looks like it made no progress",
+		edits: [
+			{
+				find: "s.scratch.runMessageCount++;",
+				replace: "",
+			},
+		],
+		tests: ["test/session", "test/recovery", "test/agent"],
+	},
+	{
+		id: "S16",
+		file: "src/session/operation-actors.ts",
+		description: "progress counter not reset per run: a skipped continuation after an answer looks like progress",
+		edits: [
+			{
+				find: "s.scratch.runMessageCount = 0;",
+				replace: "",
+			},
+		],
+		tests: ["test/session", "test/recovery", "test/agent"],
+	},
+	{
+		id: "S17",
+		file: "src/session/agent-session.ts",
+		description: "a stalled operation resolves prompt() instead of rejecting with OPERATION_STALLED",
+		edits: [
+			{
+				find: "if (event.stall) pending?.reject(this.stalledError(event.stall));",
+				replace: "if (event.stall) pending?.resolve();",
 			},
 		],
 		tests: ["test/session", "test/recovery", "test/agent"],
