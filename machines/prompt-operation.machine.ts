@@ -72,9 +72,10 @@
  * - `preflight_result {requestId, disposition, error?}` — resolve/reject the caller of `prompt()`;
  *   `started` callers keep waiting for `operation_settled` (DESIGN §2: `prompt()` resolves after settle).
  * - `prompt_deferred {requestId}`; `operation_started {operationId, requestId}`;
- *   `operation_settled {operationId, requestId, aborted, stall?}` — once per started operation, after
- *   `settle`; `stall` ({@link OperationStall}) when it settled because a run made no progress (fail the
- *   caller of `prompt()` with it; what was queued stays queued).
+ *   `operation_settled {operationId, requestId, aborted, stall?, runFailure?}` — once per started
+ *   operation, after `settle`; `stall` ({@link OperationStall}) when it settled because a run made no
+ *   progress (fail the caller of `prompt()` with it; what was queued stays queued); `runFailure` when
+ *   the run threw (`RUN_FAILED`: fail the caller with that error after settling, as pi's C.2 does).
  * - `auto_retry_start {attempt, maxAttempts, delayMs, errorMessage}` (the session also omits the failed
  *   attempt from context here, C.4 step 5) and `auto_retry_end {success, attempt, finalError?}` —
  *   forward both to public listeners unchanged.
@@ -514,7 +515,14 @@ export type PromptOperationEmitted =
 	| { type: "preflight_result"; requestId: string; disposition: PreflightOutcome["disposition"]; error?: unknown }
 	| { type: "prompt_deferred"; requestId: string }
 	| { type: "operation_started"; operationId: number; requestId: string }
-	| { type: "operation_settled"; operationId: number; requestId: string; aborted: boolean; stall?: OperationStall }
+	| {
+			type: "operation_settled";
+			operationId: number;
+			requestId: string;
+			aborted: boolean;
+			stall?: OperationStall;
+			runFailure?: { error: unknown };
+	  }
 	| { type: "auto_retry_start"; attempt: number; maxAttempts: number; delayMs: number; errorMessage: string }
 	| { type: "auto_retry_end"; success: boolean; attempt: number; finalError?: string }
 	| { type: "overflow_recovery_failed"; kind: "overflow" | "length"; errorMessage: string }
@@ -550,6 +558,8 @@ export interface PromptOperationContext {
 	lastOutcome: RunOutcome | undefined;
 	/** Set when the operation stopped running because a run made no progress (settles with it). */
 	stall: OperationStall | undefined;
+	/** What the run threw (`RUN_FAILED`): the operation settles and fails the caller of `prompt()` with it (C.2). */
+	runFailure: { error: unknown } | undefined;
 	compaction: { reason: CompactionReason; willRetry: boolean; requestId?: string; payload?: unknown } | undefined;
 	/** The tree navigation in progress (`branchSummary`, or spawned by an extension command during `preflight`). */
 	treeNavigation: { requestId: string; payload?: unknown } | undefined;
@@ -798,6 +808,7 @@ export const promptOperationMachine = setup({
 				overflowRecoveryAttempted: false,
 				lastOutcome: undefined,
 				stall: undefined,
+				runFailure: undefined,
 			};
 		}),
 		announceOperationStarted: emit(({ context }) => ({
@@ -819,6 +830,7 @@ export const promptOperationMachine = setup({
 		),
 		recordOutcome: assign((_, params: { outcome: RunOutcome }) => ({ lastOutcome: params.outcome })),
 		recordRunFailure: assign((_, params: { error: unknown }) => ({
+			runFailure: { error: params.error },
 			lastOutcome: {
 				stopReason: "error" as StopReason,
 				errorClass: "fatal" as RunErrorClass,
@@ -976,6 +988,7 @@ export const promptOperationMachine = setup({
 				aborted: context.abortRequested,
 			};
 			if (context.stall) settled.stall = context.stall;
+			if (context.runFailure) settled.runFailure = context.runFailure;
 			return settled;
 		}),
 		clearOperation: assign({
@@ -983,6 +996,7 @@ export const promptOperationMachine = setup({
 			request: undefined,
 			lastOutcome: undefined,
 			stall: undefined,
+			runFailure: undefined,
 			compaction: undefined,
 			abortRequested: false,
 			retryAttempt: 0,
@@ -1008,6 +1022,7 @@ export const promptOperationMachine = setup({
 		runCause: "prompt",
 		lastOutcome: undefined,
 		stall: undefined,
+		runFailure: undefined,
 		compaction: undefined,
 		treeNavigation: undefined,
 		deferredPrompts: [],

@@ -21,7 +21,7 @@ import {
 import { Agent } from "../agent/agent.js";
 import type { AgentTool, AgentToolResult } from "../agent/types.js";
 import type { CompactionResult } from "../compaction/types.js";
-import { errorMessage, SettleError } from "../errors.js";
+import { errorMessage, normalizeError, SettleError } from "../errors.js";
 import { createEventBus } from "../extensions/event-bus.js";
 import type { InstantiatedExtensions } from "../extensions/loader.js";
 import { STALE_EXTENSION_CONTEXT_MESSAGE } from "../extensions/messages.js";
@@ -1286,8 +1286,9 @@ export class AgentSession {
 				case "operation_settled": {
 					const pending = this.pending.get(event.requestId);
 					this.pending.delete(event.requestId);
-					// A stalled operation fails its prompt() after agent_settled, like a run that threw (C.2).
-					if (event.stall) pending?.reject(this.stalledError(event.stall));
+					// A run that threw, or stalled, fails its prompt() after agent_settled (C.2: the error escapes the finally).
+					if (event.runFailure) pending?.reject(normalizeError(event.runFailure.error));
+					else if (event.stall) pending?.reject(this.stalledError(event.stall));
 					else pending?.resolve();
 					return;
 				}

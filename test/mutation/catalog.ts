@@ -623,6 +623,18 @@ export const MUTANTS: Mutant[] = [
 		tests: ["test/session", "test/recovery", "test/agent"],
 	},
 	{
+		id: "S18",
+		file: "src/session/agent-session.ts",
+		description: "a run that threw resolves prompt() instead of rejecting with its error",
+		edits: [
+			{
+				find: "if (event.runFailure) pending?.reject(normalizeError(event.runFailure.error));",
+				replace: "if (event.runFailure) pending?.resolve();",
+			},
+		],
+		tests: ["test/session", "test/recovery", "test/agent"],
+	},
+	{
 		id: "T01",
 		file: "src/store/projection.ts",
 		description: "kept system messages before a compaction duplicated",
