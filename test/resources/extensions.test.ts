@@ -1,7 +1,10 @@
-import { existsSync, readdirSync, writeFileSync } from "node:fs";
+import { copyFileSync, existsSync, mkdirSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
+import { instantiateExtensions } from "../../src/extensions/loader.js";
 import type { ExtensionAPI } from "../../src/extensions/types.js";
+import { libraryAliases } from "../../src/resources/extensions.js";
 import { DefaultResourceLoader } from "../../src/resources/resource-loader.js";
 import type { LoadedExtension } from "../../src/resources/types.js";
 import { ProjectTrustStore } from "../../src/settings/trust.js";
@@ -187,6 +190,10 @@ describe("extension load errors", () => {
 		expect(byFile["missing-dep.ts"]).toMatch(
 			/^Failed to load extension: Cannot find module 'settle-fixture-package-that-does-not-exist'/,
 		);
+		// regression: a missing package said nothing about what to do
+		expect(byFile["missing-dep.ts"]?.split("\n")[0]).toBe(
+			"Failed to load extension: Cannot find module 'settle-fixture-package-that-does-not-exist'. Install it where the extension can find it: npm install settle-fixture-package-that-does-not-exist in the extension's folder or a folder above it.",
+		);
 		expect(diagnostics).toHaveLength(4);
 		for (const diagnostic of diagnostics) {
 			expect(diagnostic.type).toBe("error");
@@ -267,5 +274,48 @@ describe("project trust", () => {
 		await loader.reload();
 		expect(loader.getExtensions().extensions.map((extension) => extension.source)).toEqual(["global"]);
 		expect(sideEffects(cwd)).toEqual([]);
+	});
+});
+
+describe("pi extensions in a project folder (outside node_modules)", () => {
+	const PI_EXAMPLES = fileURLToPath(
+		new URL("../../node_modules/@mariozechner/pi-coding-agent/examples/extensions", import.meta.url),
+	);
+
+	it('regression: pi examples importing "typebox" and "@mariozechner/pi-ai" load from a project\'s .pi/extensions', async () => {
+		// They loaded only from inside node_modules, where pi's own dependencies happen to resolve.
+		const cwd = join(tempDir(), "project");
+		mkdirSync(join(cwd, ".pi", "extensions"), { recursive: true });
+		for (const name of ["dynamic-tools.ts", "hello.ts", "shutdown-command.ts"]) {
+			copyFileSync(join(PI_EXAMPLES, name), join(cwd, ".pi", "extensions", name));
+		}
+		const loader = new DefaultResourceLoader({ cwd, agentDir: emptyAgentDir(), trustProject: true });
+		await loader.reload();
+		expect(loader.getExtensions().errors).toEqual([]);
+		const loaded = await instantiateExtensions(loader.getExtensions().extensions, { cwd });
+		expect(loaded.errors).toEqual([]);
+		const tools = loaded.extensions.flatMap((extension) => [...extension.tools.keys()]);
+		expect(tools).toEqual(expect.arrayContaining(["hello", "finish_and_exit"]));
+		const hello = loaded.extensions.map((extension) => extension.tools.get("hello")).find(Boolean);
+		expect(hello?.definition.parameters).toMatchObject({ type: "object", properties: { name: { type: "string" } } });
+	});
+
+	it('regression: without TypeBox 1.x installed, "typebox" resolves to Settle\'s @sinclair/typebox', () => {
+		const installed: Record<string, string> = {
+			"@sinclair/typebox": "/n/@sinclair/typebox/index.js",
+			"@sinclair/typebox/value": "/n/@sinclair/typebox/value.js",
+		};
+		expect(libraryAliases((specifier) => installed[specifier])).toEqual({
+			"@sinclair/typebox": "/n/@sinclair/typebox/index.js",
+			"@sinclair/typebox/value": "/n/@sinclair/typebox/value.js",
+			typebox: "/n/@sinclair/typebox/index.js",
+			"typebox/value": "/n/@sinclair/typebox/value.js",
+		});
+		installed.typebox = "/n/typebox/index.mjs";
+		installed["@mariozechner/pi-ai"] = "/n/pi-ai/index.js";
+		expect(libraryAliases((specifier) => installed[specifier])).toMatchObject({
+			typebox: "/n/typebox/index.mjs",
+			"@mariozechner/pi-ai": "/n/pi-ai/index.js",
+		});
 	});
 });
