@@ -95,7 +95,6 @@ interface Snapshot {
 	agentsDiagnostics: ResourceDiagnostic[];
 	systemPrompt: string | undefined;
 	appendSystemPrompt: string[];
-	otherDiagnostics: ResourceDiagnostic[];
 }
 
 function emptySnapshot(): Snapshot {
@@ -111,7 +110,6 @@ function emptySnapshot(): Snapshot {
 		agentsDiagnostics: [],
 		systemPrompt: undefined,
 		appendSystemPrompt: [],
-		otherDiagnostics: [],
 	};
 }
 
@@ -214,7 +212,6 @@ export class DefaultResourceLoader implements ResourceLoader {
 		const s = this.snapshot;
 		return [
 			...settings,
-			...s.otherDiagnostics,
 			...s.extensions.diagnostics,
 			...s.skillDiagnostics,
 			...s.promptDiagnostics,
@@ -280,7 +277,9 @@ export class DefaultResourceLoader implements ResourceLoader {
 				settingsPath: paths.global,
 			},
 		];
-		const other: ResourceDiagnostic[] = [];
+		// Every problem lands in the list of its kind, so services and the CLI report it (a separate list was dropped there).
+		const settingsExtensionDiagnostics: ResourceDiagnostic[] = [];
+		const promptFileDiagnostics: ResourceDiagnostic[] = [];
 		const o = this.options;
 
 		// Extensions: explicit paths, then project, then global, then inline factories.
@@ -295,7 +294,7 @@ export class DefaultResourceLoader implements ResourceLoader {
 			for (const file of extensionEntriesAt(path)) extensionCandidates.push({ path: file, source: "explicit" });
 		}
 		if (!o.noExtensions) {
-			for (const found of this.discover("extensions", layers, other)) {
+			for (const found of this.discover("extensions", layers, settingsExtensionDiagnostics)) {
 				extensionCandidates.push({ path: found.path, source: found.scope === "project" ? "project" : "global" });
 			}
 		}
@@ -311,14 +310,16 @@ export class DefaultResourceLoader implements ResourceLoader {
 			extensions.errors.push({ path: missing.path!, error: missing.message });
 			extensions.diagnostics.push(missing);
 		}
+		extensions.diagnostics.push(...settingsExtensionDiagnostics);
 		if (o.extensionsOverride) extensions = o.extensionsOverride(extensions);
 
 		// Skills and templates: discovered (unless disabled), then the option paths.
 		const skillCandidates: SkillCandidate[] = [];
-		if (!o.noSkills) {
-			for (const found of this.discover("skills", layers, other)) skillCandidates.push(toSkillCandidate(found));
-		}
 		const skillPathDiagnostics: ResourceDiagnostic[] = [];
+		if (!o.noSkills) {
+			for (const found of this.discover("skills", layers, skillPathDiagnostics))
+				skillCandidates.push(toSkillCandidate(found));
+		}
 		for (const entry of o.additionalSkillPaths ?? []) {
 			const path = this.resolvePath(entry, this.cwd);
 			if (!existsSync(path)) {
@@ -330,10 +331,11 @@ export class DefaultResourceLoader implements ResourceLoader {
 			}
 		}
 		const promptCandidates: PromptTemplateCandidate[] = [];
-		if (!o.noPromptTemplates) {
-			for (const found of this.discover("prompts", layers, other)) promptCandidates.push(toPromptCandidate(found));
-		}
 		const promptPathDiagnostics: ResourceDiagnostic[] = [];
+		if (!o.noPromptTemplates) {
+			for (const found of this.discover("prompts", layers, promptPathDiagnostics))
+				promptCandidates.push(toPromptCandidate(found));
+		}
 		for (const entry of o.additionalPromptTemplatePaths ?? []) {
 			const path = this.resolvePath(entry, this.cwd);
 			if (!existsSync(path)) {
@@ -357,7 +359,7 @@ export class DefaultResourceLoader implements ResourceLoader {
 
 		const systemSource =
 			o.systemPrompt ?? firstExisting([join(projectDir, "SYSTEM.md"), join(this.agentDir, "SYSTEM.md")]);
-		let systemPrompt = this.readPromptInput(systemSource, "system prompt", other);
+		let systemPrompt = this.readPromptInput(systemSource, "system prompt", promptFileDiagnostics);
 		if (o.systemPromptOverride) systemPrompt = o.systemPromptOverride(systemPrompt);
 		const appendSources =
 			o.appendSystemPrompt ??
@@ -365,7 +367,7 @@ export class DefaultResourceLoader implements ResourceLoader {
 				(source): source is string => source !== undefined,
 			);
 		let appendSystemPrompt = appendSources
-			.map((source) => this.readPromptInput(source, "appended system prompt", other))
+			.map((source) => this.readPromptInput(source, "appended system prompt", promptFileDiagnostics))
 			.filter((text): text is string => text !== undefined);
 		if (o.appendSystemPromptOverride) appendSystemPrompt = o.appendSystemPromptOverride(appendSystemPrompt);
 
@@ -376,10 +378,10 @@ export class DefaultResourceLoader implements ResourceLoader {
 			...this.buildSkills(skillCandidates, skillPathDiagnostics),
 			...this.buildPrompts(promptCandidates, promptPathDiagnostics),
 			agentsFiles,
-			agentsDiagnostics,
+			// SYSTEM.md / APPEND_SYSTEM.md are context files too.
+			agentsDiagnostics: [...agentsDiagnostics, ...promptFileDiagnostics],
 			systemPrompt,
 			appendSystemPrompt,
-			otherDiagnostics: other,
 		};
 	}
 
