@@ -12,7 +12,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { errorMessage } from "../errors.js";
-import { expandHome, getDefaultAgentDir, resolveProjectConfigDir } from "../settings/paths.js";
+import { expandHome, getDefaultAgentDir, PI_CONFIG_DIR_NAME, resolveProjectConfigDir } from "../settings/paths.js";
 import type { Settings } from "../settings/schema.js";
 import { SettingsManager } from "../settings/settings-manager.js";
 import { loadProjectContextFiles } from "./context-files.js";
@@ -280,6 +280,8 @@ export class DefaultResourceLoader implements ResourceLoader {
 		// Every problem lands in the list of its kind, so services and the CLI report it (a separate list was dropped there).
 		const settingsExtensionDiagnostics: ResourceDiagnostic[] = [];
 		const promptFileDiagnostics: ResourceDiagnostic[] = [];
+		const shadowed = shadowedPiConfig(this.cwd, projectDir);
+		if (shadowed) promptFileDiagnostics.push(shadowed);
 		const o = this.options;
 
 		// Extensions: explicit paths, then project, then global, then inline factories.
@@ -513,6 +515,26 @@ function toPromptCandidate(found: Found): PromptTemplateCandidate {
 	return {
 		filePath: found.path,
 		sourceInfo: { source: found.source, scope: found.scope, origin: "top-level", baseDir: dirname(found.path) },
+	};
+}
+
+/** What a `.pi/` folder would configure: when `.settle/` exists too, none of it is read. */
+const PI_CONFIG_ENTRIES = ["settings.json", "extensions", "skills", "prompts", "SYSTEM.md", "APPEND_SYSTEM.md"];
+
+/**
+ * A warning when the project has both `.settle/` (the folder in use) and a `.pi/` with
+ * configuration, which is then silently ignored: a pi project's extensions and skills stop loading
+ * the moment someone adds `.settle/settings.json`. Undefined otherwise.
+ */
+function shadowedPiConfig(cwd: string, projectDir: string): ResourceDiagnostic | undefined {
+	const piDir = join(cwd, PI_CONFIG_DIR_NAME);
+	if (resolve(projectDir) === resolve(piDir)) return undefined;
+	const ignored = PI_CONFIG_ENTRIES.filter((entry) => existsSync(join(piDir, entry)));
+	if (ignored.length === 0) return undefined;
+	return {
+		type: "warning",
+		message: `Ignored ${piDir} (${ignored.join(", ")}): this project also has ${projectDir}, and Settle reads only one project folder. Move what you need into ${projectDir}, or remove ${projectDir} to use ${piDir}.`,
+		path: piDir,
 	};
 }
 
