@@ -12,10 +12,10 @@
  * A project's extensions are imported only when the project is trusted; otherwise they are listed
  * in `skipped` with a diagnostic saying how to trust it, and their code is never read or run.
  */
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync, realpathSync } from "node:fs";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
-import { isAbsolute, join } from "node:path";
+import { dirname, isAbsolute, join, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 import { errorMessage, SettleError } from "../errors.js";
 import { howToTrustProject } from "../settings/trust.js";
@@ -241,7 +241,14 @@ function createExtensionImporter(aliases: Record<string, string>): Importer {
 const JITI_CACHE_DIR = join(tmpdir(), `settle-jiti-cache-${process.getuid?.() ?? "user"}`);
 
 async function importWith(jiti: Importer, path: string): Promise<ExtensionFactory> {
-	const exported = await jiti.import(path, { default: true });
+	let exported: unknown;
+	try {
+		exported = isCommonJsFile(path) ? requireFresh(path) : await jiti.import(path, { default: true });
+	} catch (error) {
+		// Node's SyntaxError has no position (and ESM syntax may hide mid-line): jiti's transpiler reports both.
+		if (!(error instanceof SyntaxError)) throw error;
+		exported = await jiti.import(path, { default: true });
+	}
 	if (typeof exported !== "function") {
 		throw new SettleError(
 			"EXTENSION",
@@ -315,6 +322,66 @@ function withInstallHint(message: string): string {
 	const first = newline === -1 ? message : message.slice(0, newline);
 	const rest = newline === -1 ? "" : message.slice(newline);
 	return `${first}. Install it where the extension can find it: npm install ${name} in the extension's folder or a folder above it.${rest}`;
+}
+
+/**
+ * Whether jiti would hand `path` to Node as CommonJS (`.cjs`, or `.js` outside a `"type": "module"`
+ * package with no `import` / `export` statement). Node caches those in its ES-module loader for
+ * good, so a reload would keep the old code: {@link requireFresh} loads them instead.
+ */
+function isCommonJsFile(path: string): boolean {
+	if (path.endsWith(".cjs")) return true;
+	if (!path.endsWith(".js") || nearestPackageType(dirname(path)) === "module") return false;
+	try {
+		return !/^\s*(import|export)\b(?!\s*\()/m.test(readFileSync(path, "utf8"));
+	} catch {
+		return false; // jiti reports the read error
+	}
+}
+
+function nearestPackageType(dir: string): string | undefined {
+	for (let current = dir; ; current = dirname(current)) {
+		const manifest = join(current, "package.json");
+		if (existsSync(manifest)) {
+			try {
+				return (JSON.parse(readFileSync(manifest, "utf8")) as { type?: string }).type;
+			} catch {
+				return undefined;
+			}
+		}
+		if (dirname(current) === current) return undefined;
+	}
+}
+
+/**
+ * Requires a CommonJS extension after forgetting it and the local (non-node_modules) modules it
+ * required earlier, so a reload runs the edited code. The default export is the factory
+ * (`module.exports = fn`, or `exports.default = fn`).
+ */
+function requireFresh(path: string): unknown {
+	const require = createRequire(path);
+	const cache = require.cache;
+	const pending: NodeJS.Module[] = [];
+	const cached = cache[path] ?? cache[realPathOrSelf(path)];
+	if (cached) pending.push(cached);
+	const seen = new Set<NodeJS.Module>();
+	for (let module = pending.pop(); module; module = pending.pop()) {
+		if (seen.has(module)) continue;
+		seen.add(module);
+		if (module.filename.includes(`${sep}node_modules${sep}`)) continue;
+		delete cache[module.filename];
+		pending.push(...module.children);
+	}
+	const exported = require(path) as { default?: unknown } | undefined;
+	return typeof exported === "function" ? exported : (exported?.default ?? exported);
+}
+
+function realPathOrSelf(path: string): string {
+	try {
+		return realpathSync(path);
+	} catch {
+		return path;
+	}
 }
 
 function firstLines(text: string, count: number): string {

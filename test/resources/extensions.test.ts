@@ -166,6 +166,37 @@ describe("extension discovery", () => {
 	});
 });
 
+describe("reloading CommonJS extensions", () => {
+	it("regression: reload re-imports a module.exports extension and the local module it requires (Node's require cache kept the old code)", async () => {
+		const dir = tempDir();
+		const extension = join(dir, "project", ".settle", "extensions", "legacy.js");
+		const helper = join(dir, "project", "lib", "version.js");
+		writeTree(dir, {
+			"project/.settle/extensions/legacy.js":
+				'const { version } = require("../../lib/version.js");\nmodule.exports = (api) => api.tag("legacy", version);\n',
+			"project/lib/version.js": "module.exports = { version: 1 };\n",
+		});
+		const loader = new DefaultResourceLoader({
+			cwd: join(dir, "project"),
+			agentDir: join(dir, "agent"),
+			trustProject: true,
+		});
+		await loader.reload();
+		expect(await run(loader.getExtensions().extensions)).toEqual([["legacy", 1]]);
+		writeFileSync(helper, "module.exports = { version: 2 };\n");
+		await loader.reload();
+		expect(await run(loader.getExtensions().extensions)).toEqual([["legacy", 2]]);
+		writeFileSync(extension, 'module.exports = (api) => api.tag("rewritten", 3);\n');
+		await loader.reload();
+		expect(loader.getExtensions().errors).toEqual([]);
+		expect(await run(loader.getExtensions().extensions)).toEqual([["rewritten", 3]]);
+		// A syntax error still names the file and position (jiti's transpiler, not Node's bare SyntaxError).
+		writeFileSync(extension, "module.exports = (api) => {\n\tapi.tag(\n};\n");
+		await loader.reload();
+		expect(loader.getExtensions().errors[0]?.error).toContain(`${extension}:3`);
+	});
+});
+
 describe("extension load errors", () => {
 	it("turns every kind of broken module into a typed error and loads the rest", async () => {
 		const cwd = copyFixture("broken-extensions");
