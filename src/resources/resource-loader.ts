@@ -293,7 +293,16 @@ export class DefaultResourceLoader implements ResourceLoader {
 				missingExtensionPaths.push({ type: "error", message: `Extension path does not exist: ${entry}`, path });
 				continue;
 			}
-			for (const file of extensionEntriesAt(path)) extensionCandidates.push({ path: file, source: "explicit" });
+			const files = extensionEntriesAt(path);
+			if (files.length === 0) {
+				// Asked for by name, so an empty folder is an error, not silence.
+				missingExtensionPaths.push({
+					type: "error",
+					message: `Extension path has no extension module: ${entry}. Put an index.ts (or .ts / .js files, or a package.json "settle"/"pi" extensions list) there, or pass the module file itself.`,
+					path,
+				});
+			}
+			for (const file of files) extensionCandidates.push({ path: file, source: "explicit" });
 		}
 		if (!o.noExtensions) {
 			for (const found of this.discover("extensions", layers, settingsExtensionDiagnostics)) {

@@ -166,6 +166,25 @@ describe("extension discovery", () => {
 	});
 });
 
+describe("explicit extension paths", () => {
+	it("regression: a folder with no extension module is a load error naming it (nothing was loaded, silently)", async () => {
+		const dir = tempDir();
+		writeTree(dir, { "project/tools/README.md": "notes, no module" });
+		const loader = new DefaultResourceLoader({
+			cwd: join(dir, "project"),
+			agentDir: join(dir, "agent"),
+			additionalExtensionPaths: ["tools"],
+		});
+		await loader.reload();
+		const error =
+			'Extension path has no extension module: tools. Put an index.ts (or .ts / .js files, or a package.json "settle"/"pi" extensions list) there, or pass the module file itself.';
+		expect(loader.getExtensions().errors).toEqual([{ path: join(dir, "project", "tools"), error }]);
+		expect(loader.getExtensions().diagnostics).toEqual([
+			{ type: "error", message: error, path: join(dir, "project", "tools") },
+		]);
+	});
+});
+
 describe("reloading CommonJS extensions", () => {
 	it("regression: reload re-imports a module.exports extension and the local module it requires (Node's require cache kept the old code)", async () => {
 		const dir = tempDir();
