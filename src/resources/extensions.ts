@@ -245,8 +245,9 @@ async function importWith(jiti: Importer, path: string): Promise<ExtensionFactor
 	try {
 		exported = isCommonJsFile(path) ? requireFresh(path) : await jiti.import(path, { default: true });
 	} catch (error) {
-		// Node's SyntaxError has no position (and ESM syntax may hide mid-line): jiti's transpiler reports both.
-		if (!(error instanceof SyntaxError)) throw error;
+		// jiti's transpiler handles what Node's require cannot: the aliases (settle, pi's packages),
+		// ES modules and TypeScript among the requires, and a syntax error's position.
+		if (!needsTranspiler(error)) throw error;
 		exported = await jiti.import(path, { default: true });
 	}
 	if (typeof exported !== "function") {
@@ -337,6 +338,19 @@ function isCommonJsFile(path: string): boolean {
 	} catch {
 		return false; // jiti reports the read error
 	}
+}
+
+const TRANSPILER_ERROR_CODES = new Set([
+	"MODULE_NOT_FOUND",
+	"ERR_REQUIRE_ESM",
+	"ERR_REQUIRE_ASYNC_MODULE",
+	"ERR_UNKNOWN_FILE_EXTENSION",
+]);
+
+function needsTranspiler(error: unknown): boolean {
+	if (error instanceof SyntaxError) return true;
+	const code = (error as { code?: unknown } | null)?.code;
+	return typeof code === "string" && TRANSPILER_ERROR_CODES.has(code);
 }
 
 function nearestPackageType(dir: string): string | undefined {

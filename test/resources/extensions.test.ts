@@ -209,6 +209,14 @@ describe("reloading CommonJS extensions", () => {
 		await loader.reload();
 		expect(loader.getExtensions().errors).toEqual([]);
 		expect(await run(loader.getExtensions().extensions)).toEqual([["rewritten", 3]]);
+		// Requiring what only the aliases provide (settle) still works: jiti's transpiler applies them.
+		writeFileSync(
+			extension,
+			'const { emptyUsage } = require("settle");\nmodule.exports = (api) => api.tag("usage", emptyUsage().totalTokens);\n',
+		);
+		await loader.reload();
+		expect(loader.getExtensions().errors).toEqual([]);
+		expect(await run(loader.getExtensions().extensions)).toEqual([["usage", 0]]);
 		// A syntax error still names the file and position (jiti's transpiler, not Node's bare SyntaxError).
 		writeFileSync(extension, "module.exports = (api) => {\n\tapi.tag(\n};\n");
 		await loader.reload();
