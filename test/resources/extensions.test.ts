@@ -217,6 +217,12 @@ describe("reloading CommonJS extensions", () => {
 		await loader.reload();
 		expect(loader.getExtensions().errors).toEqual([]);
 		expect(await run(loader.getExtensions().extensions)).toEqual([["usage", 0]]);
+		writeFileSync(
+			extension,
+			'const { emptyUsage } = require("settle");\nmodule.exports = (api) => api.tag("usage again", emptyUsage().totalTokens);\n',
+		);
+		await loader.reload();
+		expect(await run(loader.getExtensions().extensions)).toEqual([["usage again", 0]]);
 		// A syntax error still names the file and position (jiti's transpiler, not Node's bare SyntaxError).
 		writeFileSync(extension, "module.exports = (api) => {\n\tapi.tag(\n};\n");
 		await loader.reload();
