@@ -12,10 +12,10 @@
  * A project's extensions are imported only when the project is trusted; otherwise they are listed
  * in `skipped` with a diagnostic saying how to trust it, and their code is never read or run.
  */
-import { existsSync } from "node:fs";
+import { existsSync, readFileSync, realpathSync } from "node:fs";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, isAbsolute, join, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 import { errorMessage, SettleError } from "../errors.js";
 import { howToTrustProject } from "../settings/trust.js";
@@ -94,9 +94,11 @@ function ownModuleAliases(): Record<string, string> {
 /**
  * Aliases that let an extension in any folder import `settle` (this package; also `settle/testing`
  * and `settle/inspect`), `@mariozechner/pi-coding-agent` (resolved to Settle's pi-compatible value
- * exports, so pi extensions load unchanged) and `@sinclair/typebox` (the copy Settle uses) without
- * installing them next to itself. From the built package, `settle` is the very module the host
- * imported (jiti imports the bundle's ES modules natively), so classes and symbols are shared.
+ * exports, so pi extensions load unchanged), `@sinclair/typebox` (the copy Settle uses), pi's
+ * `typebox` (the one installed, else Settle's `@sinclair/typebox`, whose `Type` builders pi's
+ * examples use alike) and `@mariozechner/pi-ai` when it is installed next to Settle, without
+ * installing them next to the extension. From the built package, `settle` is the very module the
+ * host imported (jiti imports the bundle's ES modules natively), so classes and symbols are shared.
  * Must not throw; a module that cannot be found is left out.
  * @example
  * ```ts
@@ -105,18 +107,100 @@ function ownModuleAliases(): Record<string, string> {
  */
 export function defaultExtensionAliases(): Record<string, string> {
 	if (cachedAliases) return { ...cachedAliases };
-	const aliases: Record<string, string> = {};
 	const require = createRequire(import.meta.url);
-	for (const specifier of ["@sinclair/typebox", "@sinclair/typebox/value", "@sinclair/typebox/compiler"]) {
-		try {
-			aliases[specifier] = require.resolve(specifier);
-		} catch {
-			// Not installed: the extension resolves it from its own folder, or fails with a clear error.
-		}
-	}
+	const aliases = libraryAliases((specifier) => resolveInstalledModule(require, specifier));
 	Object.assign(aliases, ownModuleAliases());
 	cachedAliases = aliases;
 	return { ...aliases };
+}
+
+/**
+ * The third-party modules extensions may import without installing them, given a resolver that
+ * returns a module's entry file or undefined when it is not installed. pi resolves the same
+ * specifiers for its extensions: `typebox` (TypeBox 1.x) and `@mariozechner/pi-ai`.
+ */
+export function libraryAliases(resolveModule: (specifier: string) => string | undefined): Record<string, string> {
+	const aliases: Record<string, string> = {};
+	const add = (specifier: string, target = specifier) => {
+		const path = resolveModule(target);
+		if (path) aliases[specifier] = path;
+	};
+	for (const specifier of ["@sinclair/typebox", "@sinclair/typebox/value", "@sinclair/typebox/compiler"])
+		add(specifier);
+	// pi's examples import `Type` from "typebox"; without TypeBox 1.x installed, Settle's 0.34 builds the same schemas.
+	for (const [specifier, fallback] of [
+		["typebox", "@sinclair/typebox"],
+		["typebox/value", "@sinclair/typebox/value"],
+	] as const) {
+		add(specifier, resolveModule(specifier) ? specifier : fallback);
+	}
+	add("typebox/compile");
+	// The optional peer: when the host has it, extensions get the same copy wherever they live.
+	add("@mariozechner/pi-ai");
+	return aliases;
+}
+
+/**
+ * A module's entry file as Node resolves it from this package, for CommonJS and ES-module-only
+ * packages alike (`require.resolve` refuses the latter). Undefined when it is not installed.
+ */
+function resolveInstalledModule(require: NodeJS.Require, specifier: string): string | undefined {
+	try {
+		return require.resolve(specifier);
+	} catch {
+		// ES-module-only exports: read the package's `exports` below.
+	}
+	const parts = specifier.split("/");
+	const nameLength = specifier.startsWith("@") ? 2 : 1;
+	const name = parts.slice(0, nameLength).join("/");
+	const subpath = parts.length > nameLength ? `./${parts.slice(nameLength).join("/")}` : ".";
+	for (const dir of require.resolve.paths(name) ?? []) {
+		const packageDir = join(dir, name);
+		const manifest = join(packageDir, "package.json");
+		if (!existsSync(manifest)) continue;
+		try {
+			const pkg = JSON.parse(readFileSync(manifest, "utf8")) as { exports?: unknown; main?: string };
+			const exportsField = pkg.exports;
+			let entry: unknown;
+			if (exportsField === undefined) entry = subpath === "." ? (pkg.main ?? "index.js") : subpath;
+			else if (typeof exportsField === "string" || Array.isArray(exportsField))
+				entry = subpath === "." ? exportsField : undefined;
+			else {
+				const map = exportsField as Record<string, unknown>;
+				const hasSubpaths = Object.keys(map).some((key) => key.startsWith("."));
+				entry = hasSubpaths ? map[subpath] : subpath === "." ? map : undefined;
+			}
+			const target = importTarget(entry);
+			if (!target) return undefined;
+			const path = join(packageDir, target);
+			return existsSync(path) ? path : undefined;
+		} catch {
+			return undefined;
+		}
+	}
+	return undefined;
+}
+
+/** The file an `exports` entry gives an ES-module import (conditions `import`, `node`, `default`). */
+function importTarget(entry: unknown): string | undefined {
+	if (typeof entry === "string") return entry;
+	if (Array.isArray(entry)) {
+		for (const item of entry) {
+			const target = importTarget(item);
+			if (target) return target;
+		}
+		return undefined;
+	}
+	if (entry && typeof entry === "object") {
+		const conditions = entry as Record<string, unknown>;
+		for (const condition of ["import", "node", "default"]) {
+			if (condition in conditions) {
+				const target = importTarget(conditions[condition]);
+				if (target) return target;
+			}
+		}
+	}
+	return undefined;
 }
 
 /**
@@ -157,7 +241,15 @@ function createExtensionImporter(aliases: Record<string, string>): Importer {
 const JITI_CACHE_DIR = join(tmpdir(), `settle-jiti-cache-${process.getuid?.() ?? "user"}`);
 
 async function importWith(jiti: Importer, path: string): Promise<ExtensionFactory> {
-	const exported = await jiti.import(path, { default: true });
+	let exported: unknown;
+	try {
+		exported = isCommonJsFile(path) ? requireFresh(path) : await jiti.import(path, { default: true });
+	} catch (error) {
+		// jiti's transpiler handles what Node's require cannot: the aliases (settle, pi's packages),
+		// ES modules and TypeScript among the requires, and a syntax error's position.
+		if (!needsTranspiler(error)) throw error;
+		exported = await jiti.import(path, { default: true });
+	}
 	if (typeof exported !== "function") {
 		throw new SettleError(
 			"EXTENSION",
@@ -206,7 +298,7 @@ export async function loadExtensions(
 			const message = errorMessage(error);
 			const text = message.startsWith("Extension does not export")
 				? message
-				: `Failed to load extension: ${firstLines(message, 4)}`;
+				: `Failed to load extension: ${withInstallHint(firstLines(message, 4))}`;
 			result.errors.push({ path: candidate.path, error: text });
 			result.diagnostics.push({ type: "error", message: `${text} (${candidate.path})`, path: candidate.path });
 		}
@@ -216,6 +308,94 @@ export async function loadExtensions(
 		result.extensions.push({ path, resolvedPath: path, source: "inline", factory });
 	});
 	return result;
+}
+
+/**
+ * A missing package says how to get it (the first line of Node's "Cannot find module 'x'" does not);
+ * a missing relative file is left as it is.
+ */
+function withInstallHint(message: string): string {
+	const missing = /^Cannot find (?:module|package) '([^']+)'/.exec(message)?.[1];
+	if (!missing || missing.startsWith(".") || isAbsolute(missing)) return message;
+	const parts = missing.split("/");
+	const name = parts.slice(0, missing.startsWith("@") ? 2 : 1).join("/");
+	const newline = message.indexOf("\n");
+	const first = newline === -1 ? message : message.slice(0, newline);
+	const rest = newline === -1 ? "" : message.slice(newline);
+	return `${first}. Install it where the extension can find it: npm install ${name} in the extension's folder or a folder above it.${rest}`;
+}
+
+/**
+ * Whether jiti would hand `path` to Node as CommonJS (`.cjs`, or `.js` outside a `"type": "module"`
+ * package with no `import` / `export` statement). Node caches those in its ES-module loader for
+ * good, so a reload would keep the old code: {@link requireFresh} loads them instead.
+ */
+function isCommonJsFile(path: string): boolean {
+	if (path.endsWith(".cjs")) return true;
+	if (!path.endsWith(".js") || nearestPackageType(dirname(path)) === "module") return false;
+	try {
+		return !/^\s*(import|export)\b(?!\s*\()/m.test(readFileSync(path, "utf8"));
+	} catch {
+		return false; // jiti reports the read error
+	}
+}
+
+const TRANSPILER_ERROR_CODES = new Set([
+	"MODULE_NOT_FOUND",
+	"ERR_REQUIRE_ESM",
+	"ERR_REQUIRE_ASYNC_MODULE",
+	"ERR_UNKNOWN_FILE_EXTENSION",
+]);
+
+function needsTranspiler(error: unknown): boolean {
+	if (error instanceof SyntaxError) return true;
+	const code = (error as { code?: unknown } | null)?.code;
+	return typeof code === "string" && TRANSPILER_ERROR_CODES.has(code);
+}
+
+function nearestPackageType(dir: string): string | undefined {
+	for (let current = dir; ; current = dirname(current)) {
+		const manifest = join(current, "package.json");
+		if (existsSync(manifest)) {
+			try {
+				return (JSON.parse(readFileSync(manifest, "utf8")) as { type?: string }).type;
+			} catch {
+				return undefined;
+			}
+		}
+		if (dirname(current) === current) return undefined;
+	}
+}
+
+/**
+ * Requires a CommonJS extension after forgetting it and the local (non-node_modules) modules it
+ * required earlier, so a reload runs the edited code. The default export is the factory
+ * (`module.exports = fn`, or `exports.default = fn`).
+ */
+function requireFresh(path: string): unknown {
+	const require = createRequire(path);
+	const cache = require.cache;
+	const pending: NodeJS.Module[] = [];
+	const cached = cache[path] ?? cache[realPathOrSelf(path)];
+	if (cached) pending.push(cached);
+	const seen = new Set<NodeJS.Module>();
+	for (let module = pending.pop(); module; module = pending.pop()) {
+		if (seen.has(module)) continue;
+		seen.add(module);
+		if (module.filename.includes(`${sep}node_modules${sep}`)) continue;
+		delete cache[module.filename];
+		pending.push(...module.children);
+	}
+	const exported = require(path) as { default?: unknown } | undefined;
+	return typeof exported === "function" ? exported : (exported?.default ?? exported);
+}
+
+function realPathOrSelf(path: string): string {
+	try {
+		return realpathSync(path);
+	} catch {
+		return path;
+	}
 }
 
 function firstLines(text: string, count: number): string {

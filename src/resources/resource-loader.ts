@@ -12,7 +12,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { errorMessage } from "../errors.js";
-import { expandHome, getDefaultAgentDir, resolveProjectConfigDir } from "../settings/paths.js";
+import { expandHome, getDefaultAgentDir, PI_CONFIG_DIR_NAME, resolveProjectConfigDir } from "../settings/paths.js";
 import type { Settings } from "../settings/schema.js";
 import { SettingsManager } from "../settings/settings-manager.js";
 import { loadProjectContextFiles } from "./context-files.js";
@@ -95,7 +95,6 @@ interface Snapshot {
 	agentsDiagnostics: ResourceDiagnostic[];
 	systemPrompt: string | undefined;
 	appendSystemPrompt: string[];
-	otherDiagnostics: ResourceDiagnostic[];
 }
 
 function emptySnapshot(): Snapshot {
@@ -111,7 +110,6 @@ function emptySnapshot(): Snapshot {
 		agentsDiagnostics: [],
 		systemPrompt: undefined,
 		appendSystemPrompt: [],
-		otherDiagnostics: [],
 	};
 }
 
@@ -214,7 +212,6 @@ export class DefaultResourceLoader implements ResourceLoader {
 		const s = this.snapshot;
 		return [
 			...settings,
-			...s.otherDiagnostics,
 			...s.extensions.diagnostics,
 			...s.skillDiagnostics,
 			...s.promptDiagnostics,
@@ -280,7 +277,11 @@ export class DefaultResourceLoader implements ResourceLoader {
 				settingsPath: paths.global,
 			},
 		];
-		const other: ResourceDiagnostic[] = [];
+		// Every problem lands in the list of its kind, so services and the CLI report it (a separate list was dropped there).
+		const settingsExtensionDiagnostics: ResourceDiagnostic[] = [];
+		const promptFileDiagnostics: ResourceDiagnostic[] = [];
+		const shadowed = shadowedPiConfig(this.cwd, projectDir);
+		if (shadowed) promptFileDiagnostics.push(shadowed);
 		const o = this.options;
 
 		// Extensions: explicit paths, then project, then global, then inline factories.
@@ -292,10 +293,19 @@ export class DefaultResourceLoader implements ResourceLoader {
 				missingExtensionPaths.push({ type: "error", message: `Extension path does not exist: ${entry}`, path });
 				continue;
 			}
-			for (const file of extensionEntriesAt(path)) extensionCandidates.push({ path: file, source: "explicit" });
+			const files = extensionEntriesAt(path);
+			if (files.length === 0) {
+				// Asked for by name, so an empty folder is an error, not silence.
+				missingExtensionPaths.push({
+					type: "error",
+					message: `Extension path has no extension module: ${entry}. Put an index.ts (or .ts / .js files, or a package.json "settle"/"pi" extensions list) there, or pass the module file itself.`,
+					path,
+				});
+			}
+			for (const file of files) extensionCandidates.push({ path: file, source: "explicit" });
 		}
 		if (!o.noExtensions) {
-			for (const found of this.discover("extensions", layers, other)) {
+			for (const found of this.discover("extensions", layers, settingsExtensionDiagnostics)) {
 				extensionCandidates.push({ path: found.path, source: found.scope === "project" ? "project" : "global" });
 			}
 		}
@@ -311,14 +321,16 @@ export class DefaultResourceLoader implements ResourceLoader {
 			extensions.errors.push({ path: missing.path!, error: missing.message });
 			extensions.diagnostics.push(missing);
 		}
+		extensions.diagnostics.push(...settingsExtensionDiagnostics);
 		if (o.extensionsOverride) extensions = o.extensionsOverride(extensions);
 
 		// Skills and templates: discovered (unless disabled), then the option paths.
 		const skillCandidates: SkillCandidate[] = [];
-		if (!o.noSkills) {
-			for (const found of this.discover("skills", layers, other)) skillCandidates.push(toSkillCandidate(found));
-		}
 		const skillPathDiagnostics: ResourceDiagnostic[] = [];
+		if (!o.noSkills) {
+			for (const found of this.discover("skills", layers, skillPathDiagnostics))
+				skillCandidates.push(toSkillCandidate(found));
+		}
 		for (const entry of o.additionalSkillPaths ?? []) {
 			const path = this.resolvePath(entry, this.cwd);
 			if (!existsSync(path)) {
@@ -330,10 +342,11 @@ export class DefaultResourceLoader implements ResourceLoader {
 			}
 		}
 		const promptCandidates: PromptTemplateCandidate[] = [];
-		if (!o.noPromptTemplates) {
-			for (const found of this.discover("prompts", layers, other)) promptCandidates.push(toPromptCandidate(found));
-		}
 		const promptPathDiagnostics: ResourceDiagnostic[] = [];
+		if (!o.noPromptTemplates) {
+			for (const found of this.discover("prompts", layers, promptPathDiagnostics))
+				promptCandidates.push(toPromptCandidate(found));
+		}
 		for (const entry of o.additionalPromptTemplatePaths ?? []) {
 			const path = this.resolvePath(entry, this.cwd);
 			if (!existsSync(path)) {
@@ -357,7 +370,7 @@ export class DefaultResourceLoader implements ResourceLoader {
 
 		const systemSource =
 			o.systemPrompt ?? firstExisting([join(projectDir, "SYSTEM.md"), join(this.agentDir, "SYSTEM.md")]);
-		let systemPrompt = this.readPromptInput(systemSource, "system prompt", other);
+		let systemPrompt = this.readPromptInput(systemSource, "system prompt", promptFileDiagnostics);
 		if (o.systemPromptOverride) systemPrompt = o.systemPromptOverride(systemPrompt);
 		const appendSources =
 			o.appendSystemPrompt ??
@@ -365,7 +378,7 @@ export class DefaultResourceLoader implements ResourceLoader {
 				(source): source is string => source !== undefined,
 			);
 		let appendSystemPrompt = appendSources
-			.map((source) => this.readPromptInput(source, "appended system prompt", other))
+			.map((source) => this.readPromptInput(source, "appended system prompt", promptFileDiagnostics))
 			.filter((text): text is string => text !== undefined);
 		if (o.appendSystemPromptOverride) appendSystemPrompt = o.appendSystemPromptOverride(appendSystemPrompt);
 
@@ -376,10 +389,10 @@ export class DefaultResourceLoader implements ResourceLoader {
 			...this.buildSkills(skillCandidates, skillPathDiagnostics),
 			...this.buildPrompts(promptCandidates, promptPathDiagnostics),
 			agentsFiles,
-			agentsDiagnostics,
+			// SYSTEM.md / APPEND_SYSTEM.md are context files too.
+			agentsDiagnostics: [...agentsDiagnostics, ...promptFileDiagnostics],
 			systemPrompt,
 			appendSystemPrompt,
-			otherDiagnostics: other,
 		};
 	}
 
@@ -511,6 +524,26 @@ function toPromptCandidate(found: Found): PromptTemplateCandidate {
 	return {
 		filePath: found.path,
 		sourceInfo: { source: found.source, scope: found.scope, origin: "top-level", baseDir: dirname(found.path) },
+	};
+}
+
+/** What a `.pi/` folder would configure: when `.settle/` exists too, none of it is read. */
+const PI_CONFIG_ENTRIES = ["settings.json", "extensions", "skills", "prompts", "SYSTEM.md", "APPEND_SYSTEM.md"];
+
+/**
+ * A warning when the project has both `.settle/` (the folder in use) and a `.pi/` with
+ * configuration, which is then silently ignored: a pi project's extensions and skills stop loading
+ * the moment someone adds `.settle/settings.json`. Undefined otherwise.
+ */
+function shadowedPiConfig(cwd: string, projectDir: string): ResourceDiagnostic | undefined {
+	const piDir = join(cwd, PI_CONFIG_DIR_NAME);
+	if (resolve(projectDir) === resolve(piDir)) return undefined;
+	const ignored = PI_CONFIG_ENTRIES.filter((entry) => existsSync(join(piDir, entry)));
+	if (ignored.length === 0) return undefined;
+	return {
+		type: "warning",
+		message: `Ignored ${piDir} (${ignored.join(", ")}): this project also has ${projectDir}, and Settle reads only one project folder. Move what you need into ${projectDir}, or remove ${projectDir} to use ${piDir}.`,
+		path: piDir,
 	};
 }
 

@@ -4,11 +4,11 @@
  * The file is written with mode 0600 (temp file + rename, under a lock); a file that cannot be
  * parsed is reported with a typed error naming it and is never overwritten.
  */
-import { chmodSync, closeSync, fsyncSync, mkdirSync, openSync, renameSync, rmSync, writeSync } from "node:fs";
-import { basename, dirname, join, resolve } from "node:path";
+import { mkdirSync } from "node:fs";
+import { dirname, resolve } from "node:path";
 import { errorMessage, SettleError } from "../errors.js";
 import type { CredentialSource } from "../llm/pi-ai.js";
-import { readJsonObjectFile, withFileLock } from "../settings/json-file.js";
+import { readJsonObjectFile, withFileLock, writeFileAtomic } from "../settings/json-file.js";
 
 /** File name of the credentials file inside the agent dir. */
 export const AUTH_FILE_NAME = "auth.json";
@@ -141,21 +141,7 @@ function unreadableError(path: string, reason: string): SettleError {
 	);
 }
 
-/** Writes `text` to `path` readable by its owner only: a 0600 temp file, synced, renamed over the target. */
+/** Writes `text` to `path` readable by its owner only (0600), atomically, through a symlink to its target. */
 function writePrivateFile(path: string, text: string): void {
-	const temp = join(dirname(path), `.${basename(path)}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`);
-	try {
-		const fd = openSync(temp, "w", 0o600);
-		try {
-			writeSync(fd, text);
-			fsyncSync(fd);
-		} finally {
-			closeSync(fd);
-		}
-		chmodSync(temp, 0o600); // the umask may have narrowed it further, never widened; make it exact
-		renameSync(temp, path);
-	} catch (error) {
-		rmSync(temp, { force: true });
-		throw new SettleError("IO", `Cannot write ${path}: ${errorMessage(error)}`, { cause: error, details: { path } });
-	}
+	writeFileAtomic(path, text, 0o600);
 }

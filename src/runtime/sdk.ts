@@ -267,6 +267,9 @@ const consumedExtensions = new WeakSet<InstantiatedExtensions>();
  * Creates an AgentSession (A.5). Extensions get `session_start` when the host calls
  * `session.bindExtensions()`. Throws `MissingSessionCwdError` when a file-backed `sessionManager`
  * (and no `cwd`) names a directory that is gone, and `INVALID_ARGUMENT` when the cwd is not a directory.
+ * A `sessionManager` you pass stays yours when this throws: it is still open and holds the file's
+ * lock, so `close()` it before opening the file again (e.g. with the error's `fallbackCwd` as
+ * `cwdOverride`). `createAgentSessionRuntime` closes it for you.
  *
  * @example
  * ```ts

@@ -11,7 +11,12 @@ import type { ImageContent, TextContent } from "../llm/types.js";
 import type { FileEntry, SessionEntry } from "../store/entries.js";
 import { sessionFileName } from "../store/paths.js";
 import { SessionManager } from "../store/session-manager.js";
-import { assertSessionCwdExists, FORK_FAILED_MESSAGE, INVALID_FORK_ENTRY_MESSAGE } from "./errors.js";
+import {
+	assertSessionCwdExists,
+	FORK_FAILED_MESSAGE,
+	INVALID_FORK_ENTRY_MESSAGE,
+	MissingSessionCwdError,
+} from "./errors.js";
 
 /** An opened target (the machine's opaque `OpenedTarget.handle`). */
 export interface TargetHandle {
@@ -210,10 +215,25 @@ export function openImport(current: CurrentSessionView, inputPath: string, cwdOv
 		manager = SessionManager.open(destination, sessionDirOf(current), cwdOverride);
 	} catch (error) {
 		for (const file of createdFiles) rmSync(file, { force: true });
+		// The copy is gone again: name the file the caller gave, the one to fix or replace.
+		if (createdFiles.length > 0 && error instanceof SettleError && error.message.includes(destination)) {
+			throw new SettleError(error.code, error.message.replaceAll(destination, source), {
+				cause: error,
+				details: { ...error.details, path: source },
+			});
+		}
 		throw error;
 	}
 	const handle: TargetHandle = { manager, shared: false, createdFiles };
-	validateCwd(handle, current.cwd);
+	try {
+		validateCwd(handle, current.cwd);
+	} catch (error) {
+		// The copy was removed with the target: the retry (with a cwdOverride) is for the caller's file.
+		if (createdFiles.length > 0 && error instanceof MissingSessionCwdError) {
+			throw new MissingSessionCwdError({ ...error.issue, sessionFile: source });
+		}
+		throw error;
+	}
 	return handle;
 }
 

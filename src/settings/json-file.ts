@@ -4,17 +4,22 @@
  * overwrite a file that could not be parsed.
  */
 import {
+	chmodSync,
 	closeSync,
 	existsSync,
 	fsyncSync,
+	lstatSync,
 	mkdirSync,
 	openSync,
 	readFileSync,
+	readlinkSync,
+	realpathSync,
 	renameSync,
 	rmSync,
+	statSync,
 	writeSync,
 } from "node:fs";
-import { basename, dirname, join } from "node:path";
+import { basename, dirname, join, resolve } from "node:path";
 import { errorMessage, SettleError } from "../errors.js";
 import { loadLockfile } from "../lazy-deps.js";
 
@@ -91,21 +96,51 @@ export function updateJsonObjectFile(
 	});
 }
 
-/** Writes a file by writing a sibling temp file, syncing it and renaming it over the target. */
-export function writeFileAtomic(path: string, text: string): void {
-	const temp = join(dirname(path), `.${basename(path)}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`);
+/**
+ * Writes a file by writing a temp file next to it, syncing it and renaming it over the target. A
+ * symlinked file (a dotfiles manager's link) stays a link and its target gets the new text; an
+ * existing file keeps its permissions unless `mode` is given (a new one gets 0644 less the umask).
+ */
+export function writeFileAtomic(path: string, text: string, mode?: number): void {
+	const target = writeTargetOf(path);
+	const keptMode = mode ?? existingMode(target);
+	const temp = join(dirname(target), `.${basename(target)}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`);
 	try {
-		const fd = openSync(temp, "w", 0o644);
+		const fd = openSync(temp, "w", keptMode ?? 0o644);
 		try {
 			writeSync(fd, text);
 			fsyncSync(fd);
 		} finally {
 			closeSync(fd);
 		}
-		renameSync(temp, path);
+		if (keptMode !== undefined) chmodSync(temp, keptMode); // exact: the umask only narrows the open() mode
+		renameSync(temp, target);
 	} catch (error) {
 		rmSync(temp, { force: true });
 		throw new SettleError("IO", `Cannot write ${path}: ${errorMessage(error)}`, { cause: error, details: { path } });
+	}
+}
+
+/** The file a write to `path` replaces: a symlink's target (even a missing one), else `path`. Must not throw. */
+function writeTargetOf(path: string): string {
+	try {
+		return realpathSync(path);
+	} catch {
+		// missing, or a link to a file not created yet
+	}
+	try {
+		if (lstatSync(path).isSymbolicLink()) return resolve(dirname(path), readlinkSync(path));
+	} catch {
+		// nothing there: write `path` itself
+	}
+	return path;
+}
+
+function existingMode(path: string): number | undefined {
+	try {
+		return statSync(path).mode & 0o777;
+	} catch {
+		return undefined;
 	}
 }
 

@@ -25,7 +25,7 @@ import type {
 	ThinkingLevelSetting,
 	TransportSetting,
 } from "./schema.js";
-import { howToTrustProject, resolveProjectTrust } from "./trust.js";
+import { howToTrustProject, ProjectTrustStore, resolveProjectTrust } from "./trust.js";
 import { checkSettingValue, isPlainObject, ownValue, sanitizeSettings, setOwn } from "./validate.js";
 
 /** Which settings file a value or a problem belongs to. */
@@ -130,6 +130,8 @@ export class SettingsManager {
 	private projectProblem: string | undefined;
 	private loadDiagnostics: SettingsDiagnostic[] = [];
 	private trustDiagnostics: SettingsDiagnostic[] = [];
+	/** An unreadable `trust.json`: it decides nothing, and the user must hear why. */
+	private trustFileDiagnostics: SettingsDiagnostic[] = [];
 	private undrained: SettingsDiagnostic[] = [];
 	private trusted = true;
 
@@ -185,6 +187,7 @@ export class SettingsManager {
 	}
 
 	private resolveTrust(): void {
+		this.trustFileDiagnostics = [];
 		if (this.trustOverride !== undefined || !this.location) {
 			this.trusted = this.trustOverride ?? true;
 			return;
@@ -194,6 +197,19 @@ export class SettingsManager {
 			agentDir: this.location.agentDir,
 			defaultProjectTrust: this.globalSettings.defaultProjectTrust,
 		}).trusted;
+		const store = new ProjectTrustStore(this.location.agentDir);
+		const problem = store.problem();
+		if (problem) {
+			this.trustFileDiagnostics = [
+				diagnostic(
+					"error",
+					"global",
+					store.path,
+					undefined,
+					`Could not read the remembered project trust decisions ${problem}. Fix the file (or delete it); until then no remembered decision applies, and Settle will not write to it.`,
+				),
+			];
+		}
 	}
 
 	private recompute(): void {
@@ -231,7 +247,7 @@ export class SettingsManager {
 				);
 			}
 		}
-		this.trustDiagnostics = diagnostics;
+		this.trustDiagnostics = [...this.trustFileDiagnostics, ...diagnostics];
 		this.settings = mergeSettings(mergeSettings(this.globalSettings, project as Settings), this.overrides);
 	}
 
@@ -269,6 +285,7 @@ export class SettingsManager {
 	setProjectTrusted(trusted: boolean): void {
 		this.trustOverride = trusted;
 		this.trusted = trusted;
+		this.trustFileDiagnostics = [];
 		this.recompute();
 	}
 

@@ -141,7 +141,12 @@ export function createEditToolDefinition(
 				} catch (error) {
 					throw fileSystemError(error, absolutePath, "Use write to create a new file.");
 				}
-				const raw = (await ops.readFile(absolutePath)).toString("utf-8");
+				let raw: string;
+				try {
+					raw = (await ops.readFile(absolutePath)).toString("utf-8");
+				} catch (error) {
+					throw fileSystemError(error, absolutePath); // a directory passes access(): say so, not EISDIR
+				}
 				throwIfAborted(signal);
 				// The model never sees the BOM, and matches against LF text; both are restored on write.
 				const { bom, text } = stripBom(raw);
@@ -149,7 +154,11 @@ export function createEditToolDefinition(
 				const before = normalizeToLF(text);
 				const after = applyEdits(before, edits, path);
 				throwIfAborted(signal);
-				await ops.writeFile(absolutePath, bom + restoreLineEndings(after, ending));
+				try {
+					await ops.writeFile(absolutePath, bom + restoreLineEndings(after, ending));
+				} catch (error) {
+					throw fileSystemError(error, absolutePath);
+				}
 				const { diff, firstChangedLine } = numberedDiff(before, after);
 				return {
 					content: [{ type: "text", text: `Successfully replaced ${edits.length} block(s) in ${path}.` }],

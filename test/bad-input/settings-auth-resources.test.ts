@@ -3,13 +3,14 @@
  * templates and skills with broken frontmatter (j). Each problem names the file (and key); what
  * is valid still applies; a file Settle cannot parse is never overwritten.
  */
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { chmodSync, lstatSync, mkdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { AuthStorage } from "../../src/runtime/auth-storage.js";
 import { createAgentSession } from "../../src/runtime/sdk.js";
 import { createAgentSessionServices } from "../../src/runtime/services.js";
 import { SettingsManager } from "../../src/settings/settings-manager.js";
+import { ProjectTrustStore } from "../../src/settings/trust.js";
 import { SessionManager } from "../../src/store/session-manager.js";
 import { createWorkspace, expectSettleError, thrown, type Workspace } from "./helpers.js";
 
@@ -112,6 +113,41 @@ describe("settings files (f)", () => {
 		expect(settings.map((d) => d.path)).toEqual([globalFile, projectFile]);
 		expect(settings[1]!.message).toContain('"retry.maxRetries"');
 		expect(readFileSync(globalFile, "utf8")).toBe("[1, 2");
+	});
+});
+
+describe("configuration files kept in a dotfiles folder (symlinked)", () => {
+	it("regression: saving settings, credentials and trust wrote a regular file over the link (the linked file never changed) and reset 0600 to 0644", () => {
+		const dotfiles = join(ws.root, "dotfiles");
+		mkdirSync(dotfiles);
+		for (const name of ["settings.json", "auth.json", "trust.json"]) {
+			writeFileSync(join(dotfiles, name), "{}\n");
+			chmodSync(join(dotfiles, name), 0o600);
+			symlinkSync(join(dotfiles, name), join(ws.agentDir, name));
+		}
+		SettingsManager.create(ws.project, ws.agentDir).setDefaultModel("model-from-settle");
+		AuthStorage.create(join(ws.agentDir, "auth.json")).set("anthropic", "sk-ant-1");
+		new ProjectTrustStore(ws.agentDir).set(ws.project, true);
+		for (const name of ["settings.json", "auth.json", "trust.json"]) {
+			expect(lstatSync(join(ws.agentDir, name)).isSymbolicLink()).toBe(true);
+			expect(statSync(join(dotfiles, name)).mode & 0o777).toBe(0o600);
+		}
+		expect(JSON.parse(readFileSync(join(dotfiles, "settings.json"), "utf8"))).toEqual({
+			defaultModel: "model-from-settle",
+		});
+		expect(JSON.parse(readFileSync(join(dotfiles, "auth.json"), "utf8"))).toEqual({
+			anthropic: { type: "api_key", key: "sk-ant-1" },
+		});
+		expect(Object.values(JSON.parse(readFileSync(join(dotfiles, "trust.json"), "utf8")))).toEqual([true]);
+	});
+
+	it("regression: a link to a file not created yet gets the file at its target (the link was replaced)", () => {
+		const dotfiles = join(ws.root, "dotfiles");
+		mkdirSync(dotfiles);
+		symlinkSync(join(dotfiles, "settings.json"), join(ws.agentDir, "settings.json"));
+		SettingsManager.create(ws.project, ws.agentDir).setFollowUpMode("all");
+		expect(lstatSync(join(ws.agentDir, "settings.json")).isSymbolicLink()).toBe(true);
+		expect(JSON.parse(readFileSync(join(dotfiles, "settings.json"), "utf8"))).toEqual({ followUpMode: "all" });
 	});
 });
 

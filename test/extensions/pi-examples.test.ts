@@ -247,7 +247,10 @@ describe("every published example", () => {
 			// CustomEditor is a terminal UI class: not provided without a terminal UI.
 			["modal-editor.ts", "Failed to load extension: Class extends value undefined is not a constructor or null"],
 			["rainbow-editor.ts", "Failed to load extension: Class extends value undefined is not a constructor or null"],
-			["sandbox/index.ts", "Failed to load extension: Cannot find module '@anthropic-ai/sandbox-runtime'"],
+			[
+				"sandbox/index.ts",
+				"Failed to load extension: Cannot find module '@anthropic-ai/sandbox-runtime'. Install it where the extension can find it: npm install @anthropic-ai/sandbox-runtime in the extension's folder or a folder above it.",
+			],
 		]);
 		expect(names.length).toBe(72);
 		expect(loaded.extensions.length).toBeGreaterThanOrEqual(names.length - 3);

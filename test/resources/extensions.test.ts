@@ -1,7 +1,10 @@
-import { existsSync, readdirSync, writeFileSync } from "node:fs";
+import { copyFileSync, existsSync, mkdirSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
+import { instantiateExtensions } from "../../src/extensions/loader.js";
 import type { ExtensionAPI } from "../../src/extensions/types.js";
+import { libraryAliases } from "../../src/resources/extensions.js";
 import { DefaultResourceLoader } from "../../src/resources/resource-loader.js";
 import type { LoadedExtension } from "../../src/resources/types.js";
 import { ProjectTrustStore } from "../../src/settings/trust.js";
@@ -163,6 +166,70 @@ describe("extension discovery", () => {
 	});
 });
 
+describe("explicit extension paths", () => {
+	it("regression: a folder with no extension module is a load error naming it (nothing was loaded, silently)", async () => {
+		const dir = tempDir();
+		writeTree(dir, { "project/tools/README.md": "notes, no module" });
+		const loader = new DefaultResourceLoader({
+			cwd: join(dir, "project"),
+			agentDir: join(dir, "agent"),
+			additionalExtensionPaths: ["tools"],
+		});
+		await loader.reload();
+		const error =
+			'Extension path has no extension module: tools. Put an index.ts (or .ts / .js files, or a package.json "settle"/"pi" extensions list) there, or pass the module file itself.';
+		expect(loader.getExtensions().errors).toEqual([{ path: join(dir, "project", "tools"), error }]);
+		expect(loader.getExtensions().diagnostics).toEqual([
+			{ type: "error", message: error, path: join(dir, "project", "tools") },
+		]);
+	});
+});
+
+describe("reloading CommonJS extensions", () => {
+	it("regression: reload re-imports a module.exports extension and the local module it requires (Node's require cache kept the old code)", async () => {
+		const dir = tempDir();
+		const extension = join(dir, "project", ".settle", "extensions", "legacy.js");
+		const helper = join(dir, "project", "lib", "version.js");
+		writeTree(dir, {
+			"project/.settle/extensions/legacy.js":
+				'const { version } = require("../../lib/version.js");\nmodule.exports = (api) => api.tag("legacy", version);\n',
+			"project/lib/version.js": "module.exports = { version: 1 };\n",
+		});
+		const loader = new DefaultResourceLoader({
+			cwd: join(dir, "project"),
+			agentDir: join(dir, "agent"),
+			trustProject: true,
+		});
+		await loader.reload();
+		expect(await run(loader.getExtensions().extensions)).toEqual([["legacy", 1]]);
+		writeFileSync(helper, "module.exports = { version: 2 };\n");
+		await loader.reload();
+		expect(await run(loader.getExtensions().extensions)).toEqual([["legacy", 2]]);
+		writeFileSync(extension, 'module.exports = (api) => api.tag("rewritten", 3);\n');
+		await loader.reload();
+		expect(loader.getExtensions().errors).toEqual([]);
+		expect(await run(loader.getExtensions().extensions)).toEqual([["rewritten", 3]]);
+		// Requiring what only the aliases provide (settle) still works: jiti's transpiler applies them.
+		writeFileSync(
+			extension,
+			'const { emptyUsage } = require("settle");\nmodule.exports = (api) => api.tag("usage", emptyUsage().totalTokens);\n',
+		);
+		await loader.reload();
+		expect(loader.getExtensions().errors).toEqual([]);
+		expect(await run(loader.getExtensions().extensions)).toEqual([["usage", 0]]);
+		writeFileSync(
+			extension,
+			'const { emptyUsage } = require("settle");\nmodule.exports = (api) => api.tag("usage again", emptyUsage().totalTokens);\n',
+		);
+		await loader.reload();
+		expect(await run(loader.getExtensions().extensions)).toEqual([["usage again", 0]]);
+		// A syntax error still names the file and position (jiti's transpiler, not Node's bare SyntaxError).
+		writeFileSync(extension, "module.exports = (api) => {\n\tapi.tag(\n};\n");
+		await loader.reload();
+		expect(loader.getExtensions().errors[0]?.error).toContain(`${extension}:3`);
+	});
+});
+
 describe("extension load errors", () => {
 	it("turns every kind of broken module into a typed error and loads the rest", async () => {
 		const cwd = copyFixture("broken-extensions");
@@ -186,6 +253,10 @@ describe("extension load errors", () => {
 		expect(byFile["syntax-error.ts"]).toContain("syntax-error.ts:2");
 		expect(byFile["missing-dep.ts"]).toMatch(
 			/^Failed to load extension: Cannot find module 'settle-fixture-package-that-does-not-exist'/,
+		);
+		// regression: a missing package said nothing about what to do
+		expect(byFile["missing-dep.ts"]?.split("\n")[0]).toBe(
+			"Failed to load extension: Cannot find module 'settle-fixture-package-that-does-not-exist'. Install it where the extension can find it: npm install settle-fixture-package-that-does-not-exist in the extension's folder or a folder above it.",
 		);
 		expect(diagnostics).toHaveLength(4);
 		for (const diagnostic of diagnostics) {
@@ -267,5 +338,48 @@ describe("project trust", () => {
 		await loader.reload();
 		expect(loader.getExtensions().extensions.map((extension) => extension.source)).toEqual(["global"]);
 		expect(sideEffects(cwd)).toEqual([]);
+	});
+});
+
+describe("pi extensions in a project folder (outside node_modules)", () => {
+	const PI_EXAMPLES = fileURLToPath(
+		new URL("../../node_modules/@mariozechner/pi-coding-agent/examples/extensions", import.meta.url),
+	);
+
+	it('regression: pi examples importing "typebox" and "@mariozechner/pi-ai" load from a project\'s .pi/extensions', async () => {
+		// They loaded only from inside node_modules, where pi's own dependencies happen to resolve.
+		const cwd = join(tempDir(), "project");
+		mkdirSync(join(cwd, ".pi", "extensions"), { recursive: true });
+		for (const name of ["dynamic-tools.ts", "hello.ts", "shutdown-command.ts"]) {
+			copyFileSync(join(PI_EXAMPLES, name), join(cwd, ".pi", "extensions", name));
+		}
+		const loader = new DefaultResourceLoader({ cwd, agentDir: emptyAgentDir(), trustProject: true });
+		await loader.reload();
+		expect(loader.getExtensions().errors).toEqual([]);
+		const loaded = await instantiateExtensions(loader.getExtensions().extensions, { cwd });
+		expect(loaded.errors).toEqual([]);
+		const tools = loaded.extensions.flatMap((extension) => [...extension.tools.keys()]);
+		expect(tools).toEqual(expect.arrayContaining(["hello", "finish_and_exit"]));
+		const hello = loaded.extensions.map((extension) => extension.tools.get("hello")).find(Boolean);
+		expect(hello?.definition.parameters).toMatchObject({ type: "object", properties: { name: { type: "string" } } });
+	});
+
+	it('regression: without TypeBox 1.x installed, "typebox" resolves to Settle\'s @sinclair/typebox', () => {
+		const installed: Record<string, string> = {
+			"@sinclair/typebox": "/n/@sinclair/typebox/index.js",
+			"@sinclair/typebox/value": "/n/@sinclair/typebox/value.js",
+		};
+		expect(libraryAliases((specifier) => installed[specifier])).toEqual({
+			"@sinclair/typebox": "/n/@sinclair/typebox/index.js",
+			"@sinclair/typebox/value": "/n/@sinclair/typebox/value.js",
+			typebox: "/n/@sinclair/typebox/index.js",
+			"typebox/value": "/n/@sinclair/typebox/value.js",
+		});
+		installed.typebox = "/n/typebox/index.mjs";
+		installed["@mariozechner/pi-ai"] = "/n/pi-ai/index.js";
+		expect(libraryAliases((specifier) => installed[specifier])).toMatchObject({
+			typebox: "/n/typebox/index.mjs",
+			"@mariozechner/pi-ai": "/n/pi-ai/index.js",
+		});
 	});
 });

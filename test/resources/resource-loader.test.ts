@@ -134,6 +134,28 @@ describe("DefaultResourceLoader: a pi project (.pi/ and no .settle/)", () => {
 		expect(loader.getExtensions().extensions).toEqual([]);
 		expect(loader.getSystemPrompt()).toBeUndefined();
 	});
+
+	it("regression: says so when .settle/ hides a .pi/ folder's configuration (it went silently)", async () => {
+		const cwd = copyFixture("pi-only");
+		mkdirSync(join(cwd, ".settle"));
+		const loader = await loaded({ cwd, agentDir: join(tempDir(), "agent"), trustProject: true });
+		const piDir = join(cwd, ".pi");
+		const settleDir = join(cwd, ".settle");
+		expect(loader.getAgentsFiles().diagnostics).toEqual([
+			{
+				type: "warning",
+				message: `Ignored ${piDir} (settings.json, extensions, skills, prompts, SYSTEM.md): this project also has ${settleDir}, and Settle reads only one project folder. Move what you need into ${settleDir}, or remove ${settleDir} to use ${piDir}.`,
+				path: piDir,
+			},
+		]);
+		// A pi project on its own, or one whose .pi/ holds nothing Settle reads, gets no warning.
+		rmSync(settleDir, { recursive: true });
+		expect((await loaded({ cwd, agentDir: join(tempDir(), "agent") })).getAgentsFiles().diagnostics).toEqual([]);
+		const empty = tempDir();
+		mkdirSync(join(empty, ".settle"));
+		mkdirSync(join(empty, ".pi", "sessions"), { recursive: true });
+		expect((await loaded({ cwd: empty, agentDir: join(tempDir(), "agent") })).getAgentsFiles().diagnostics).toEqual([]);
+	});
 });
 
 describe("DefaultResourceLoader: settings entries", () => {

@@ -264,6 +264,39 @@ describe("import and missing cwd", () => {
 		expect(JSON.stringify(r.session.messages)).toContain("exported work");
 	});
 
+	it("regression: importing a file that is not a session names that file, not the copy that was removed", async () => {
+		const notes = join(ws.root, "notes.jsonl");
+		writeFileSync(notes, "meeting notes, not a session\n");
+		const r = await start();
+		const before = r.session;
+		const error = await r.importFromJsonl(notes).catch((e: unknown) => e);
+		const destination = join(ws.sessionDir(ws.alpha), "notes.jsonl");
+		expect(error).toMatchObject({ code: "INVALID_SESSION_FILE", details: { path: notes } });
+		expect((error as Error).message).toContain(`not a valid pi session: ${notes}.`);
+		expect((error as Error).message).not.toContain(destination);
+		expect(existsSync(destination)).toBe(false);
+		expect(readFileSync(notes, "utf8")).toBe("meeting notes, not a session\n");
+		expect(r.session).toBe(before);
+		await assertUsable(r.session, faux);
+	});
+
+	it("regression: importing a session whose cwd is gone names the file given, and the override imports it", async () => {
+		const exported = await writeSession(ws.beta, "beta work");
+		const outside = join(ws.root, "shared.jsonl");
+		writeFileSync(outside, readFileSync(exported));
+		rmSync(ws.beta, { recursive: true });
+		const r = await start();
+		const error = await r.importFromJsonl(outside).catch((e: unknown) => e);
+		expect(error).toBeInstanceOf(MissingSessionCwdError);
+		expect((error as MissingSessionCwdError).sessionFile).toBe(outside);
+		expect((error as Error).message).toContain(`Session file: ${outside}\n`);
+		expect(existsSync(join(ws.sessionDir(ws.alpha), "shared.jsonl"))).toBe(false);
+		await assertUsable(r.session, faux);
+		expect(await r.importFromJsonl(outside, ws.alpha)).toEqual({ cancelled: false });
+		expect(r.cwd).toBe(ws.alpha);
+		expect(JSON.stringify(r.session.messages)).toContain("beta work");
+	});
+
 	it("re-importing the file that became the current session is refused: nothing is overwritten", async () => {
 		const exported = await writeSession(ws.beta, "exported work");
 		const outside = join(ws.root, "shared.jsonl");

@@ -324,4 +324,22 @@ describe("createAgentSessionServices (A.4)", () => {
 			true,
 		);
 	});
+
+	it("regression: settings entries that point nowhere reach the services' diagnostics (they were dropped)", async () => {
+		mkdirSync(join(dir, ".settle"));
+		const settingsFile = join(dir, ".settle", "settings.json");
+		writeFileSync(
+			settingsFile,
+			JSON.stringify({ extensions: ["gone-ext.ts"], skills: ["gone-skills"], prompts: ["gone-prompts"] }),
+		);
+		writeFileSync(join(agentDir, "settings.json"), JSON.stringify({ defaultProjectTrust: "always" }));
+		const built = await createAgentSessionServices({ cwd: dir, agentDir, modelRuntime });
+		const missing = (kind: string, entry: string) =>
+			`${kind} path "${entry}" in ${settingsFile} does not exist (resolved to ${join(dir, ".settle", entry)}). Fix or remove the entry.`;
+		expect(built.diagnostics.map(({ type, source, message }) => ({ type, source, message }))).toEqual([
+			{ type: "warning", source: "resources", message: missing("skills", "gone-skills") },
+			{ type: "warning", source: "resources", message: missing("prompts", "gone-prompts") },
+			{ type: "warning", source: "extensions", message: missing("extensions", "gone-ext.ts") },
+		]);
+	});
 });

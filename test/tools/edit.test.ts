@@ -68,6 +68,16 @@ describe("edit", () => {
 		).toBe(`File not found: ${join(cwd, "nope.ts")}. Use write to create a new file.`);
 	});
 
+	it("regression: editing a directory says it is a directory (was Node's raw EISDIR)", async () => {
+		const cwd = await tempProject({ "src/index.ts": "x" });
+		const error = await run(createEditToolDefinition(cwd), {
+			path: "src",
+			edits: [{ oldText: "a", newText: "b" }],
+		}).catch((e: unknown) => e);
+		expect(error).toMatchObject({ name: "SettleError", code: "INVALID_ARGUMENT" });
+		expect((error as Error).message).toBe(`${join(cwd, "src")} is a directory, not a file. Use ls to list it.`);
+	});
+
 	it("reports text that is not found, naming the edit when there are several", async () => {
 		const cwd = await tempProject({ "f.txt": "alpha\nbeta\n" });
 		const edit = createEditToolDefinition(cwd);
