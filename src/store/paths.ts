@@ -1,6 +1,7 @@
 /** Where sessions live on disk: agent dir, per-cwd session dir, file names. */
 import { existsSync, mkdirSync } from "node:fs";
 import { join, resolve } from "node:path";
+import { errorMessage, SettleError } from "../errors.js";
 import { getDefaultAgentDir } from "../settings/paths.js";
 
 /**
@@ -29,8 +30,24 @@ export function getDefaultSessionDirPath(cwd: string, agentDir: string = getDefa
  */
 export function getDefaultSessionDir(cwd: string, agentDir: string = getDefaultAgentDir()): string {
 	const dir = getDefaultSessionDirPath(cwd, agentDir);
-	if (!existsSync(dir)) mkdirSync(dir, { recursive: true });
+	if (!existsSync(dir)) createSessionFolder(dir);
 	return dir;
+}
+
+/**
+ * Creates a session folder (and its parents). Throws `SettleError` `IO` naming the folder and saying
+ * where to point sessions instead, rather than Node's bare `ENOTDIR` / `EACCES`.
+ */
+export function createSessionFolder(dir: string): void {
+	try {
+		mkdirSync(dir, { recursive: true });
+	} catch (error) {
+		throw new SettleError(
+			"IO",
+			`Cannot create the session folder ${dir}: ${errorMessage(error)}. Point sessionDir (settings) or SETTLE_AGENT_DIR at a writable folder.`,
+			{ cause: error, details: { path: dir } },
+		);
+	}
 }
 
 /** `<ISO timestamp with ':' and '.' replaced by '-'>_<sessionId>.jsonl` */

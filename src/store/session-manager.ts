@@ -3,7 +3,7 @@
  * safety (torn and malformed lines are reported and skipped), one writer per file (a lock), and
  * an incrementally maintained context for the current leaf.
  */
-import { existsSync, mkdirSync, readFileSync, renameSync, statSync, truncateSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, renameSync, statSync, truncateSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { errorMessage, SettleError } from "../errors.js";
 import type { AgentMessage, ThinkingLevel, Usage } from "../llm/types.js";
@@ -44,7 +44,7 @@ import { assertValidSessionId, createSessionId, EntryIdSet, generateEntryId } fr
 import { LiveProjection } from "./live-projection.js";
 import { acquireSessionLock, type SessionLock } from "./lock.js";
 import { migrateSessionEntries } from "./migration.js";
-import { getDefaultSessionDirPath, sessionFileName } from "./paths.js";
+import { createSessionFolder, getDefaultSessionDirPath, sessionFileName } from "./paths.js";
 import { buildSessionPath } from "./projection.js";
 import {
 	readSessionFile,
@@ -521,7 +521,7 @@ export class SessionManager {
 	/** Writes header + all entries to a new file at `sessionFile` (taking the lock) and marks it flushed. */
 	private writeWholeFile(): void {
 		const file = this.sessionFile!;
-		mkdirSync(dirname(file), { recursive: true });
+		createSessionFolder(dirname(file));
 		const lock = acquireSessionLock(file);
 		this.writer = SessionWriter.create(file, lock, toLines([this.header, ...this.index.entries]));
 		this.flushed = true;
@@ -664,7 +664,7 @@ export class SessionManager {
 		if (!this.index.hasConversation && !isConversationEntry(entry)) return;
 		// First conversation message: header, everything buffered, and this entry in one write.
 		const file = this.sessionFile!;
-		mkdirSync(dirname(file), { recursive: true });
+		createSessionFolder(dirname(file));
 		const lock = acquireSessionLock(file);
 		this.writer = SessionWriter.create(file, lock, toLines([this.header, ...this.index.entries, entry]));
 		this.flushed = true;

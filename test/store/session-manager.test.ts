@@ -192,6 +192,28 @@ describe("lazy persistence", () => {
 	});
 });
 
+describe("regression: a session folder that cannot be created", () => {
+	it("is an IO error naming the folder and saying where to point sessions, not Node's bare ENOTDIR", () => {
+		const dir = tempDir();
+		const notAFolder = join(dir, "agent");
+		writeFileSync(notAFolder, "a file where the agent folder should be");
+		const sm = track(SessionManager.create(dir, join(notAFolder, "sessions")));
+		const error = expectSettleError(
+			() => sm.appendMessage(user("hi")),
+			"IO",
+			/^Cannot create the session folder .*agent\/sessions: .*ENOTDIR.*\. Point sessionDir \(settings\) or SETTLE_AGENT_DIR at a writable folder\.$/,
+		);
+		expect(error.details).toEqual({ path: join(notAFolder, "sessions") });
+		expect(readFileSync(notAFolder, "utf8")).toBe("a file where the agent folder should be");
+	});
+
+	it("getDefaultSessionDir says the same", () => {
+		const dir = tempDir();
+		writeFileSync(join(dir, "agent"), "");
+		expectSettleError(() => getDefaultSessionDir(dir, join(dir, "agent")), "IO", /^Cannot create the session folder /);
+	});
+});
+
 describe("opening files", () => {
 	it("opens what it wrote: same header, entries, leaf, cwd and dir", () => {
 		const dir = tempDir();
