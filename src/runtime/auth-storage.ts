@@ -72,6 +72,29 @@ export class AuthStorage implements CredentialSource {
 		return this.problem;
 	}
 
+	/**
+	 * Entries of a readable file that hold no usable credential (e.g. `"key": 42`), one message each
+	 * naming the file, the provider and the shape to write; [] when all are usable. Such a provider
+	 * would otherwise only show up later as "No API key". Must not throw.
+	 *
+	 * @example
+	 * ```ts
+	 * for (const warning of AuthStorage.create(file).getWarnings()) console.warn(warning);
+	 * ```
+	 */
+	getWarnings(): string[] {
+		const warnings: string[] = [];
+		for (const [provider, credential] of Object.entries(this.data)) {
+			const problem = credentialProblem(credential);
+			if (problem) {
+				warnings.push(
+					`${this.path ?? "auth.json"}: the credential of "${provider}" is not usable (${problem}). Write { "type": "api_key", "key": "<the key or the name of an environment variable>" }.`,
+				);
+			}
+		}
+		return warnings;
+	}
+
 	/** The API key of `provider`, or undefined (none, OAuth only, or the file is broken). Must not throw. */
 	getApiKey(provider: string): string | undefined {
 		const credential = this.data[provider];
@@ -131,6 +154,20 @@ export class AuthStorage implements CredentialSource {
 			this.problem = undefined;
 		});
 	}
+}
+
+/** Why a stored credential cannot give a key, or undefined when it can (or is OAuth, kept for pi). */
+function credentialProblem(credential: unknown): string | undefined {
+	if (typeof credential === "string") return credential.trim() === "" ? "the key is empty" : undefined;
+	if (credential === null || typeof credential !== "object" || Array.isArray(credential)) {
+		return `expected an object, got ${credential === null ? "null" : Array.isArray(credential) ? "an array" : typeof credential}`;
+	}
+	const { type, key } = credential as { type?: unknown; key?: unknown };
+	if (type === "oauth") return undefined;
+	if (type !== "api_key") return `"type" must be "api_key", got ${JSON.stringify(type) ?? "nothing"}`;
+	if (typeof key !== "string") return `"key" must be a string, got ${key === null ? "null" : typeof key}`;
+	if (key.trim() === "") return "the key is empty";
+	return undefined;
 }
 
 function unreadableError(path: string, reason: string): SettleError {

@@ -212,6 +212,9 @@ export async function createDefaultModelRuntime(
 	if (authProblem) {
 		diagnostics.push({ type: "error", message: authProblem.message, source: "credentials", path: authStorage.path });
 	}
+	for (const message of authStorage.getWarnings()) {
+		diagnostics.push({ type: "warning", message, source: "credentials", path: authStorage.path });
+	}
 	try {
 		return await createPiAiModelRuntime({ credentials: authStorage });
 	} catch (error) {

@@ -183,6 +183,35 @@ describe("auth.json", () => {
 			expect.objectContaining({ type: "error", source: "credentials", path, message: auth.getError()?.message }),
 		);
 	});
+
+	it("regression: a wrong-typed credential is reported where it is, not later as a missing key", async () => {
+		const path = join(dir, "auth.json");
+		writeFileSync(
+			path,
+			JSON.stringify({
+				anthropic: { type: "api_key", key: 42 },
+				openai: { type: "apikey", key: "sk-x" },
+				google: "",
+				mistral: { type: "api_key", key: "sk-ok" },
+				github: { type: "oauth", refresh: "r" },
+			}),
+		);
+		const auth = AuthStorage.create(path);
+		expect(auth.getError()).toBeUndefined();
+		expect(auth.getWarnings()).toEqual([
+			`${path}: the credential of "anthropic" is not usable ("key" must be a string, got number). Write { "type": "api_key", "key": "<the key or the name of an environment variable>" }.`,
+			`${path}: the credential of "openai" is not usable ("type" must be "api_key", got "apikey"). Write { "type": "api_key", "key": "<the key or the name of an environment variable>" }.`,
+			`${path}: the credential of "google" is not usable (the key is empty). Write { "type": "api_key", "key": "<the key or the name of an environment variable>" }.`,
+		]);
+		expect(auth.getApiKey("mistral")).toBe("sk-ok");
+		const services = await createAgentSessionServices({
+			cwd: dir,
+			agentDir: dir,
+			settingsManager: SettingsManager.inMemory(),
+		});
+		const credentialWarnings = services.diagnostics.filter((d) => d.source === "credentials");
+		expect(credentialWarnings.map((d) => [d.type, d.message])).toEqual(auth.getWarnings().map((m) => ["warning", m]));
+	});
 });
 
 describe("lazy loading", () => {
