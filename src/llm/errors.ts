@@ -104,6 +104,8 @@ const TRANSIENT_PATTERNS: readonly RegExp[] = [
 	/getaddrinfo/i,
 	/\bUND_ERR_[A-Z_]+\b/,
 	/ended without/i,
+	// A stream cut before its final event (pi-ai: "Anthropic stream ended before message_stop"); pi issue #4433.
+	/stream ended before/i,
 	/http2 request did not get a response/i,
 	/timed? ?out/i,
 	/timeout/i,
