@@ -238,3 +238,76 @@ describe("abort() during a streaming Anthropic response", () => {
 		expect(w.eventsOf("auto_retry_start")).toEqual([]);
 	});
 });
+
+describe("Anthropic answers cut by the output cap (stop_reason max_tokens)", () => {
+	it("bug: an answer that used all of pi-ai's default max_tokens (32000) was taken for a context-full truncation and compacted", async () => {
+		// A 64k-output model: pi-ai asks for min(maxTokens, 32000) = 32000 output tokens. Hitting that cap
+		// is the output limit, not a full context; nothing to compact, the answer stands.
+		w = await startWireSession({
+			api: "anthropic-messages",
+			route: summaries,
+			model: { maxTokens: 64_000 },
+			settings: { defaultThinkingLevel: "off", compaction: { keepRecentTokens: 1 } },
+		});
+		w.server.reply(
+			anthropicReply([{ type: "text", text: "short" }]),
+			anthropicReply([{ type: "text", text: "a very long answer, cut" }], {
+				stopReason: "max_tokens",
+				usage: { input: 5000, output: 32_000 },
+			}),
+		);
+		await w.session.prompt("first");
+		await w.session.prompt("write a lot");
+		expect(w.server.requests[1]!.body.max_tokens).toBe(32_000);
+		expect(w.eventsOf("compaction_start")).toEqual([]);
+		expect(w.server.requests).toHaveLength(2);
+		expect(lastAssistant(w)).toMatchObject({
+			stopReason: "length",
+			content: [{ type: "text", text: "a very long answer, cut" }],
+		});
+	});
+
+	it("a max_tokens stop far below the requested cap is still recovered like an overflow (compact, re-run)", async () => {
+		w = await startWireSession({
+			api: "anthropic-messages",
+			route: summaries,
+			model: { maxTokens: 64_000 },
+			settings: { defaultThinkingLevel: "off", compaction: { keepRecentTokens: 1 } },
+		});
+		w.server.reply(
+			anthropicReply([{ type: "text", text: "short" }]),
+			anthropicReply([{ type: "text", text: "cut" }], { stopReason: "max_tokens", usage: { input: 5000, output: 12 } }),
+			anthropicReply([{ type: "text", text: "whole answer" }]),
+		);
+		await w.session.prompt("first");
+		await w.session.prompt("second");
+		expect(w.eventsOf("compaction_end")).toMatchObject([{ reason: "overflow", willRetry: true }]);
+		expect(lastAssistant(w)).toMatchObject({ stopReason: "stop", content: [{ type: "text", text: "whole answer" }] });
+	});
+});
+
+describe("Anthropic 400 'input length and max_tokens exceed context limit'", () => {
+	it("bug: the API's input+max_tokens overflow ended the prompt as a fatal error; it is an overflow and is compacted", async () => {
+		w = await startWireSession({
+			api: "anthropic-messages",
+			route: summaries,
+			settings: { compaction: { keepRecentTokens: 1 } },
+		});
+		w.server.reply(
+			anthropicReply([{ type: "text", text: "first answer" }]),
+			anthropicError(
+				400,
+				"invalid_request_error",
+				"input length and `max_tokens` exceed context limit: 188240 + 32000 > 200000, decrease input length or `max_tokens` and try again",
+			),
+			anthropicReply([{ type: "text", text: "answer after compaction" }]),
+		);
+		await w.session.prompt("first question");
+		await w.session.prompt("second question");
+		expect(w.eventsOf("compaction_end")).toMatchObject([{ reason: "overflow", aborted: false, willRetry: true }]);
+		expect(lastAssistant(w)).toMatchObject({
+			stopReason: "stop",
+			content: [{ type: "text", text: "answer after compaction" }],
+		});
+	});
+});

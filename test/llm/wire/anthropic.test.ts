@@ -146,4 +146,28 @@ describe("Anthropic Messages over HTTP", () => {
 			],
 		});
 	});
+
+	it("extension hooks see the real wire: before_provider_request changes the payload sent, after_provider_response gets status and headers", async () => {
+		const responses: { status: number; headers: Record<string, string> }[] = [];
+		w = await startWireSession({
+			api: "anthropic-messages",
+			settings: { defaultThinkingLevel: "off" },
+			extensionFactories: [
+				(pi) => {
+					pi.on("before_provider_request", (event) => ({
+						...(event.payload as object),
+						metadata: { user_id: "wire-user" },
+					}));
+					pi.on("after_provider_response", (event) => {
+						responses.push({ status: event.status, headers: event.headers });
+					});
+				},
+			],
+		});
+		w.server.reply(anthropicReply([{ type: "text", text: "ok" }]));
+		await w.session.prompt("hi");
+		expect(w.server.requests[0]!.body.metadata).toEqual({ user_id: "wire-user" });
+		expect(responses).toHaveLength(1);
+		expect(responses[0]).toMatchObject({ status: 200, headers: { "content-type": "text/event-stream" } });
+	});
 });

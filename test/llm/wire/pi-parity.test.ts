@@ -95,9 +95,8 @@ function outcome(
 		// The system prompts differ by design (each harness has its own); everything else is compared.
 		requests: answers.map((request) => ({
 			path: request.path,
-			// biome-ignore lint/suspicious/noExplicitAny: provider payloads
 			messages: (request.body.messages ?? request.body.input).filter(
-				(m: any) => m.role !== "system" && m.role !== "developer",
+				(m: { role?: string }) => m.role !== "system" && m.role !== "developer",
 			),
 		})),
 		summaryRequests: requests.length - answers.length,

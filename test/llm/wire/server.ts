@@ -119,6 +119,14 @@ export function json(status: number, body: unknown, headers: Record<string, stri
 	};
 }
 
+/** A non-JSON response (a gateway's HTML error page). */
+export function text(status: number, body: string, contentType = "text/plain"): Reply {
+	return (_request, res) => {
+		res.writeHead(status, { "content-type": contentType });
+		res.end(body);
+	};
+}
+
 /** Encodes events in the SSE wire format (`event:` + `data:` lines, blank-line separated). */
 export function encodeSse(events: readonly SseEvent[]): string {
 	return events

@@ -7,8 +7,10 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import * as piAi from "@mariozechner/pi-ai";
+import type { ExtensionFactory } from "../../../src/extensions/types.js";
 import { loadPiAi, PiAiModelRuntime, type PiAiModule } from "../../../src/llm/pi-ai.js";
 import type { Model } from "../../../src/llm/types.js";
+import { createTestResourceLoader } from "../../../src/resources/test-loader.js";
 import { AuthStorage } from "../../../src/runtime/auth-storage.js";
 import { createAgentSession } from "../../../src/runtime/sdk.js";
 import type { AgentSession } from "../../../src/session/agent-session.js";
@@ -52,6 +54,8 @@ export interface WireSessionOptions {
 	 */
 	sdkMaxRetries?: number | undefined;
 	route?: Router;
+	/** Inline extensions (then the test resource loader's system prompt is used). */
+	extensionFactories?: ExtensionFactory[];
 }
 
 export interface WireSession {
@@ -94,6 +98,9 @@ export async function startWireSession(options: WireSessionOptions): Promise<Wir
 		model: modelRuntime.getModel(model.provider, model.id)!,
 		settingsManager: SettingsManager.inMemory({ retry: { baseDelayMs: 1 }, ...options.settings }),
 		sessionManager: SessionManager.create(dir, join(dir, "sessions")),
+		...(options.extensionFactories
+			? { resourceLoader: createTestResourceLoader({ extensionFactories: options.extensionFactories }) }
+			: {}),
 	});
 	const events: AgentSessionEvent[] = [];
 	session.subscribe((event) => {
