@@ -4,10 +4,12 @@
  * an SSE `error` event mid-stream, a connection cut mid-stream, a stream without `message_stop`,
  * and `abort()` during a streaming response.
  */
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import type { AssistantMessage } from "../../../src/llm/types.js";
 import { anthropicError, anthropicPartial, anthropicReply, anthropicStreamError } from "./anthropic.js";
-import type { RecordedRequest, Router } from "./server.js";
+import { hangUp, type RecordedRequest, type Router } from "./server.js";
 import { startWireSession, type WireSession } from "./session.js";
 
 let w: WireSession | undefined;
@@ -309,5 +311,62 @@ describe("Anthropic 400 'input length and max_tokens exceed context limit'", () 
 			stopReason: "stop",
 			content: [{ type: "text", text: "answer after compaction" }],
 		});
+	});
+});
+
+describe("more of the wire", () => {
+	it("a tool call cut mid-arguments is never executed; the retry's complete call is", async () => {
+		w = await startWireSession({ api: "anthropic-messages", settings: { defaultThinkingLevel: "off" } });
+		const write = {
+			type: "tool_use" as const,
+			id: "toolu_01Write",
+			name: "write",
+			input: { path: "out.txt", content: "written once" },
+		};
+		// message_start, ping, content_block_start(tool_use), first half of the JSON — then the connection dies.
+		w.server.reply(
+			anthropicPartial([write], 4, "cut"),
+			anthropicReply([write], { stopReason: "tool_use" }),
+			anthropicReply([{ type: "text", text: "done" }]),
+		);
+		await w.session.prompt("write the file");
+		expect(w.eventsOf("auto_retry_start")).toHaveLength(1);
+		const toolStarts = w.events.filter((e) => e.type === "tool_execution_start");
+		expect(toolStarts).toHaveLength(1);
+		expect(readFileSync(join(w.dir, "out.txt"), "utf8")).toBe("written once");
+		expect(lastAssistant(w)).toMatchObject({ stopReason: "stop", content: [{ type: "text", text: "done" }] });
+	});
+
+	it("real usage near the window triggers threshold compaction after the answer", async () => {
+		w = await startWireSession({
+			api: "anthropic-messages",
+			route: summaries,
+			settings: { defaultThinkingLevel: "off", compaction: { keepRecentTokens: 1 } },
+		});
+		w.server.reply(
+			anthropicReply([{ type: "text", text: "first answer" }], { usage: { input: 1000, output: 10 } }),
+			anthropicReply([{ type: "text", text: "big answer" }], {
+				usage: { input: 150_000, output: 20, cacheRead: 40_000 },
+			}),
+		);
+		await w.session.prompt("first");
+		expect(w.eventsOf("compaction_start")).toEqual([]);
+		await w.session.prompt("second");
+		// 150000 + 40000 + 20 context tokens > 200000 − 16384 reserve.
+		expect(w.eventsOf("compaction_start")).toEqual([{ type: "compaction_start", reason: "threshold" }]);
+		expect(w.eventsOf("compaction_end")).toMatchObject([{ reason: "threshold", willRetry: false, aborted: false }]);
+		expect(w.entries().filter((e) => e.type === "compaction")).toHaveLength(1);
+		expect(lastAssistant(w)).toMatchObject({ content: [{ type: "text", text: "big answer" }] });
+	});
+
+	it("the endpoint drops the connection before answering: retried, then the prompt ends with the connection error", async () => {
+		w = await startWireSession({ api: "anthropic-messages", settings: { retry: { baseDelayMs: 1, maxRetries: 1 } } });
+		w.server.reply(hangUp(), hangUp());
+		await w.session.prompt("hello");
+		expect(w.eventsOf("auto_retry_start")).toMatchObject([{ attempt: 1, errorMessage: "Connection error." }]);
+		expect(w.eventsOf("auto_retry_end")).toEqual([
+			{ type: "auto_retry_end", success: false, attempt: 1, finalError: "Connection error." },
+		]);
+		expect(lastAssistant(w)).toMatchObject({ stopReason: "error", errorMessage: "Connection error." });
 	});
 });

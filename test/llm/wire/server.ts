@@ -119,6 +119,13 @@ export function json(status: number, body: unknown, headers: Record<string, stri
 	};
 }
 
+/** Drops the connection without answering (what a crashed or restarting endpoint does). */
+export function hangUp(): Reply {
+	return (_request, _res, req) => {
+		req.socket.destroy();
+	};
+}
+
 /** A non-JSON response (a gateway's HTML error page). */
 export function text(status: number, body: string, contentType = "text/plain"): Reply {
 	return (_request, res) => {
