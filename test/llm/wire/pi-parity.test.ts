@@ -140,17 +140,26 @@ function nextEvent(pi: PiWireSession, match: (event: { type: string }) => boolea
 
 /**
  * pi's `prompt()` resolves before an overflow recovery has run (its compaction runs from the
- * `agent_end` handler, its re-run from a timer); Settle's covers the whole recovery. Wait for pi's
- * compaction to end and, when it re-runs, for that run's `agent_end`.
+ * `agent_end` handler in pi's agent-event queue, its re-run from a timer); Settle's covers the whole
+ * recovery. Wait for pi's event queue to drain, its compaction to end and, when it re-runs, for that
+ * run's `agent_end` — until nothing is left in flight.
  */
 async function piRecovered(pi: PiWireSession): Promise<void> {
 	const types = () => pi.events.map((event) => event.type);
-	if (types().lastIndexOf("compaction_start") > types().lastIndexOf("compaction_end")) {
-		await nextEvent(pi, (event) => event.type === "compaction_end");
-	}
-	const end = pi.events.findLast((event) => event.type === "compaction_end");
-	if (end?.willRetry && types().lastIndexOf("agent_end") < types().lastIndexOf("compaction_end")) {
-		await nextEvent(pi, (event) => event.type === "agent_end");
+	for (;;) {
+		const queue = pi.session._agentEventQueue as Promise<void>;
+		await queue;
+		if (pi.session._agentEventQueue !== queue) continue;
+		if (types().lastIndexOf("compaction_start") > types().lastIndexOf("compaction_end")) {
+			await nextEvent(pi, (event) => event.type === "compaction_end");
+			continue;
+		}
+		const end = pi.events.findLast((event) => event.type === "compaction_end");
+		if (end?.willRetry && types().lastIndexOf("agent_end") < types().lastIndexOf("compaction_end")) {
+			await nextEvent(pi, (event) => event.type === "agent_end");
+			continue;
+		}
+		return;
 	}
 }
 
@@ -250,6 +259,17 @@ const SAME: Record<string, Scenario> = {
 			anthropicReply([{ type: "text", text: "two" }]),
 			anthropicError(400, "invalid_request_error", "prompt is too long: 213462 tokens > 200000 maximum"),
 			anthropicReply([{ type: "text", text: "three" }]),
+		],
+		prompts: ["first", "second", "third"],
+	},
+	"Anthropic: still too long after compaction, recovery gives up": {
+		api: "anthropic-messages",
+		settings: COMPACTION,
+		replies: () => [
+			anthropicReply([{ type: "text", text: "one" }]),
+			anthropicReply([{ type: "text", text: "two" }]),
+			anthropicError(400, "invalid_request_error", "prompt is too long: 213462 tokens > 200000 maximum"),
+			anthropicError(400, "invalid_request_error", "prompt is too long: 201000 tokens > 200000 maximum"),
 		],
 		prompts: ["first", "second", "third"],
 	},
