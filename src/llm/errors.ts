@@ -135,7 +135,16 @@ export type AssistantErrorClass =
  */
 export const PI_AI_DEFAULT_MAX_TOKENS = 32_000;
 
-/** The `maxTokens` a request asks for by default: `min(model.maxTokens, 32000)`, or 0 when the model has none. */
+/**
+ * The `maxTokens` a request asks for by default: `min(model.maxTokens, 32000)`, or 0 when the model
+ * has none. Must not throw.
+ *
+ * @example
+ * ```ts
+ * defaultRequestedMaxTokens({ maxTokens: 64000 }); // 32000
+ * defaultRequestedMaxTokens({ maxTokens: 8192 }); // 8192
+ * ```
+ */
 export function defaultRequestedMaxTokens(model: Pick<Model, "maxTokens">): number {
 	return model.maxTokens > 0 ? Math.min(model.maxTokens, PI_AI_DEFAULT_MAX_TOKENS) : 0;
 }
