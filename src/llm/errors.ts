@@ -14,6 +14,7 @@ import type { AssistantMessage, Model } from "./types.js";
  */
 const OVERFLOW_PATTERNS: readonly RegExp[] = [
 	/prompt is too long/i, // Anthropic, Bedrock-Claude
+	/input length and `?max_tokens`? exceed context limit/i, // Anthropic: input + max_tokens > window (HTTP 400)
 	/request_too_large/i, // Anthropic HTTP 413 (byte size)
 	/input is too long for requested model/i, // Amazon Bedrock
 	/exceeds the context window/i, // OpenAI completions and responses
@@ -104,6 +105,8 @@ const TRANSIENT_PATTERNS: readonly RegExp[] = [
 	/getaddrinfo/i,
 	/\bUND_ERR_[A-Z_]+\b/,
 	/ended without/i,
+	// A stream cut before its final event (pi-ai: "Anthropic stream ended before message_stop"); pi issue #4433.
+	/stream ended before/i,
 	/http2 request did not get a response/i,
 	/timed? ?out/i,
 	/timeout/i,
@@ -126,12 +129,32 @@ export type AssistantErrorClass =
 	/** Nothing to recover from (a normal answer, or a user abort). */
 	| "none";
 
+/**
+ * The output cap pi-ai's `streamSimple` asks for when the caller sets no `maxTokens`:
+ * `min(model.maxTokens, 32000)` (pi-ai 0.73.1 `buildBaseOptions`).
+ */
+export const PI_AI_DEFAULT_MAX_TOKENS = 32_000;
+
+/**
+ * The `maxTokens` a request asks for by default: `min(model.maxTokens, 32000)`, or 0 when the model
+ * has none. Must not throw.
+ *
+ * @example
+ * ```ts
+ * defaultRequestedMaxTokens({ maxTokens: 64000 }); // 32000
+ * defaultRequestedMaxTokens({ maxTokens: 8192 }); // 8192
+ * ```
+ */
+export function defaultRequestedMaxTokens(model: Pick<Model, "maxTokens">): number {
+	return model.maxTokens > 0 ? Math.min(model.maxTokens, PI_AI_DEFAULT_MAX_TOKENS) : 0;
+}
+
 /** Options for {@link isRecoverableLength} and {@link classifyAssistantError}. */
 export interface LengthCheckOptions {
 	/**
-	 * The `maxTokens` the request actually asked for. Defaults to `model.maxTokens`. Pass it when
-	 * the request used a smaller cap (pi-ai's default is `min(model.maxTokens, 32000)`); otherwise
-	 * an answer that hit that smaller cap looks like a context-full truncation.
+	 * The `maxTokens` the request actually asked for. Defaults to {@link defaultRequestedMaxTokens}
+	 * (what pi-ai asks for when nothing is set). Pass it when the request set its own cap; an answer
+	 * that used the whole cap was cut by the output limit, not by a full context.
 	 */
 	requestedMaxTokens?: number;
 }
@@ -194,7 +217,9 @@ export function isRecoverableLength(
 	options: LengthCheckOptions = {},
 ): boolean {
 	if (message.stopReason !== "length") return false;
-	const cap = options.requestedMaxTokens ?? model.maxTokens;
+	// Not model.maxTokens: pi-ai asks for at most 32000, so a 64k model's answer that used all 32000
+	// hit the output cap (wire test "bug: an answer that used all of pi-ai's default max_tokens…").
+	const cap = options.requestedMaxTokens ?? defaultRequestedMaxTokens(model);
 	const output = message.usage?.output ?? 0;
 	if (cap > 0 && output < cap) return true;
 	// Silent input truncation: the window is full and nothing could be generated.

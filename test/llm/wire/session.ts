@@ -1,0 +1,127 @@
+/**
+ * A whole Settle session against a {@link WireServer}: pi-ai's real provider clients (Anthropic
+ * SDK, OpenAI SDK) over HTTP to 127.0.0.1, a model whose `baseUrl` is the server, the key from a
+ * credential source, the default built-in tools, and the session JSONL on disk in a temp dir.
+ */
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import * as piAi from "@mariozechner/pi-ai";
+import type { ExtensionFactory } from "../../../src/extensions/types.js";
+import { loadPiAi, PiAiModelRuntime, type PiAiModule } from "../../../src/llm/pi-ai.js";
+import type { Model } from "../../../src/llm/types.js";
+import { createTestResourceLoader } from "../../../src/resources/test-loader.js";
+import { AuthStorage } from "../../../src/runtime/auth-storage.js";
+import { createAgentSession } from "../../../src/runtime/sdk.js";
+import type { AgentSession } from "../../../src/session/agent-session.js";
+import type { AgentSessionEvent } from "../../../src/session/events.js";
+import type { Settings } from "../../../src/settings/schema.js";
+import { SettingsManager } from "../../../src/settings/settings-manager.js";
+import type { SessionEntry } from "../../../src/store/entries.js";
+import { SessionManager } from "../../../src/store/session-manager.js";
+import { type Router, startWireServer, type WireServer } from "./server.js";
+
+export type WireApi = "anthropic-messages" | "openai-completions" | "openai-responses";
+
+export const API_KEY = "sk-wire-test-key";
+
+/** A model of `api` served by the server at `url` (the path prefix the provider's SDK expects). */
+export function wireModel(api: WireApi, url: string, overrides: Partial<Model> = {}): Model {
+	const anthropic = api === "anthropic-messages";
+	return {
+		id: anthropic ? "claude-wire-1" : "gpt-wire-1",
+		name: anthropic ? "Claude (wire test)" : "GPT (wire test)",
+		api,
+		provider: anthropic ? "anthropic" : "openai",
+		// The Anthropic SDK appends /v1/messages; the OpenAI SDK appends /chat/completions or /responses.
+		baseUrl: anthropic ? url : `${url}/v1`,
+		reasoning: true,
+		input: ["text"],
+		cost: { input: 3, output: 15, cacheRead: 0.3, cacheWrite: 3.75 },
+		contextWindow: 200_000,
+		maxTokens: 8192,
+		...overrides,
+	};
+}
+
+export interface WireSessionOptions {
+	api: WireApi;
+	settings?: Partial<Settings>;
+	model?: Partial<Model>;
+	/**
+	 * The provider SDK's own transport retries (`maxRetries` of the Anthropic/OpenAI client).
+	 * Default 0: the session's retry is under test. `undefined` keeps the SDK default (2).
+	 */
+	sdkMaxRetries?: number | undefined;
+	route?: Router;
+	/** Inline extensions (then the test resource loader's system prompt is used). */
+	extensionFactories?: ExtensionFactory[];
+}
+
+export interface WireSession {
+	server: WireServer;
+	session: AgentSession;
+	model: Model;
+	dir: string;
+	events: AgentSessionEvent[];
+	eventsOf<T extends AgentSessionEvent["type"]>(type: T): Extract<AgentSessionEvent, { type: T }>[];
+	/** The session file's entries, parsed from disk. */
+	entries(): SessionEntry[];
+	dispose(): Promise<void>;
+}
+
+/** pi-ai with the SDK retry count forced (pi's `retry.provider.maxRetries`). */
+function withSdkRetries(module: PiAiModule, maxRetries: number | undefined): PiAiModule {
+	if (maxRetries === undefined) return module;
+	return {
+		...module,
+		streamSimple: (model, context, options) => module.streamSimple(model, context, { ...options, maxRetries }),
+	};
+}
+
+export async function startWireSession(options: WireSessionOptions): Promise<WireSession> {
+	const server = await startWireServer(options.route);
+	const dir = mkdtempSync(join(tmpdir(), "settle-wire-"));
+	const sdkMaxRetries = "sdkMaxRetries" in options ? options.sdkMaxRetries : 0;
+	const module = withSdkRetries(await loadPiAi(async () => piAi), sdkMaxRetries);
+	const model = wireModel(options.api, server.url, options.model);
+	const modelRuntime = new PiAiModelRuntime(module, {
+		providers: [],
+		useEnvironment: false,
+		credentials: AuthStorage.inMemory({ [model.provider]: API_KEY }),
+	});
+	modelRuntime.registerPiAiProvider(model.provider, [model], { defaultModelId: model.id });
+	const { session } = await createAgentSession({
+		cwd: dir,
+		agentDir: dir,
+		modelRuntime,
+		model: modelRuntime.getModel(model.provider, model.id)!,
+		settingsManager: SettingsManager.inMemory({ retry: { baseDelayMs: 1 }, ...options.settings }),
+		sessionManager: SessionManager.create(dir, join(dir, "sessions")),
+		...(options.extensionFactories
+			? { resourceLoader: createTestResourceLoader({ extensionFactories: options.extensionFactories }) }
+			: {}),
+	});
+	const events: AgentSessionEvent[] = [];
+	session.subscribe((event) => {
+		events.push(event);
+	});
+	return {
+		server,
+		session,
+		model,
+		dir,
+		events,
+		eventsOf: (type) => events.filter((event) => event.type === type) as never,
+		entries: () =>
+			readFileSync(session.sessionFile!, "utf8")
+				.split("\n")
+				.filter((line) => line.trim() !== "")
+				.map((line) => JSON.parse(line) as SessionEntry),
+		dispose: async () => {
+			session.dispose();
+			await server.close();
+			rmSync(dir, { recursive: true, force: true });
+		},
+	};
+}
