@@ -75,6 +75,7 @@ import { type CycleDirection, type ModelCycleResult, nextCycleModel } from "./mo
 import { modelRegistryView } from "./model-registry-view.js";
 import { answerMachineRequests, sessionPromptOperationMachine } from "./operation-actors.js";
 import { type PromptPayload, queueInput, type StreamingBehavior } from "./prompt-pipeline.js";
+import { providerStreamFn } from "./provider-stream.js";
 import { PublicEvents } from "./public-events.js";
 import { type QueuedTexts, SessionQueues } from "./queues.js";
 import {
@@ -318,6 +319,10 @@ export class AgentSession {
 	) {
 		const { cwd, agent, runner } = parts;
 		this.agent = agent;
+		// An Agent we created gets pi's provider settings and header hook; a caller's Agent is left as given.
+		if (!config.agent && agent.streamFn) {
+			agent.streamFn = providerStreamFn(agent.streamFn, config.settingsManager, () => this.runnerInstance);
+		}
 		this.sessionManager = config.sessionManager;
 		this.settingsManager = config.settingsManager;
 		this.resourceLoader = config.resourceLoader;

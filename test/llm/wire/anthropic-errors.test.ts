@@ -131,6 +131,37 @@ describe("Anthropic errors → session retry", () => {
 		expect(w.session.messages.filter((m) => m.role === "assistant")).toMatchObject([{ stopReason: "stop" }]);
 	});
 
+	it("regression: retry.provider.maxRetries reaches the provider SDK (0: the 529 comes back to the session's retry)", async () => {
+		w = await startWireSession({
+			api: "anthropic-messages",
+			sdkMaxRetries: undefined,
+			settings: { retry: { baseDelayMs: 1, provider: { maxRetries: 0 } } },
+		});
+		w.server.reply(
+			anthropicError(529, "overloaded_error", "Overloaded", { "retry-after": "0" }),
+			anthropicReply([{ type: "text", text: "ok" }]),
+		);
+		await w.session.prompt("hello");
+		expect(w.server.requests).toHaveLength(2);
+		expect(w.eventsOf("auto_retry_start")).toMatchObject([{ attempt: 1, errorMessage: OVERLOADED }]);
+		expect(lastAssistant(w).stopReason).toBe("stop");
+	});
+
+	it("regression: before_provider_headers handlers set the HTTP headers of the request", async () => {
+		w = await startWireSession({
+			api: "anthropic-messages",
+			extensionFactories: [
+				(pi) =>
+					pi.on("before_provider_headers", (event) => {
+						event.headers["x-wire-tenant"] = "acme";
+					}),
+			],
+		});
+		w.server.reply(anthropicReply([{ type: "text", text: "ok" }]));
+		await w.session.prompt("hello");
+		expect(w.server.requests[0]!.headers["x-wire-tenant"]).toBe("acme");
+	});
+
 	it("401 authentication_error is not retried and ends the prompt with the API's message", async () => {
 		w = await startWireSession({ api: "anthropic-messages", sdkMaxRetries: undefined });
 		w.server.reply(anthropicError(401, "authentication_error", "invalid x-api-key"));

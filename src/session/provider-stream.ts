@@ -1,0 +1,35 @@
+/**
+ * The session Agent's stream function (behavior A.5 step 6): the model runtime's stream plus what
+ * pi adds around every provider request.
+ */
+import type { ExtensionRunner } from "../extensions/runner.js";
+import type { StreamFn, StreamOptions } from "../llm/types.js";
+import type { SettingsManager } from "../settings/settings-manager.js";
+
+/**
+ * Wraps `stream` with the provider transport settings (`retry.provider.timeoutMs`, `maxRetries`,
+ * `maxRetryDelayMs`: the provider SDK's own timeout and retries) and the extension hook
+ * `before_provider_headers`. Both are read at every request, so a changed setting or a reloaded
+ * extension applies to the next one; options the request already carries win. Without
+ * `before_provider_headers` handlers nothing is awaited.
+ *
+ * @example
+ * ```ts
+ * agent.streamFn = providerStreamFn(modelRuntime.stream, settingsManager, () => runner);
+ * ```
+ */
+export function providerStreamFn(stream: StreamFn, settings: SettingsManager, runner: () => ExtensionRunner): StreamFn {
+	return (model, context, options) => {
+		const provider = settings.getProviderRetrySettings();
+		const request: StreamOptions = { ...options };
+		if (request.timeoutMs === undefined && provider.timeoutMs !== undefined) request.timeoutMs = provider.timeoutMs;
+		if (request.maxRetries === undefined && provider.maxRetries !== undefined) request.maxRetries = provider.maxRetries;
+		if (request.maxRetryDelayMs === undefined) request.maxRetryDelayMs = provider.maxRetryDelayMs;
+		const extensions = runner();
+		if (!extensions.hasHandlers("before_provider_headers")) return stream(model, context, request);
+		return extensions.emitBeforeProviderHeaders({ ...options?.headers }, { model }).then((headers) => {
+			request.headers = headers;
+			return stream(model, context, request);
+		});
+	};
+}
