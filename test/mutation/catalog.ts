@@ -1273,6 +1273,46 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/store", "test/session/tree.test.ts"],
 	},
+	{
+		id: "W01",
+		file: "src/llm/errors.ts",
+		description: "a stream cut before its final event (Anthropic: no message_stop) is not retried",
+		edits: [{ find: "\t/stream ended before/i,\n", replace: "" }],
+		tests: ["test/llm"],
+	},
+	{
+		id: "W02",
+		file: "src/llm/errors.ts",
+		description: "Anthropic's 400 'input length and max_tokens exceed context limit' is fatal, not an overflow",
+		edits: [{ find: "\t/input length and `?max_tokens`? exceed context limit/i,", replace: "" }],
+		tests: ["test/llm"],
+	},
+	{
+		id: "W03",
+		file: "src/llm/errors.ts",
+		description: "the length-overflow check compares against model.maxTokens, not what pi-ai requested",
+		edits: [
+			{
+				find: "options.requestedMaxTokens ?? defaultRequestedMaxTokens(model)",
+				replace: "options.requestedMaxTokens ?? model.maxTokens",
+			},
+		],
+		tests: ["test/llm"],
+	},
+	{
+		id: "W04",
+		file: "src/session/provider-stream.ts",
+		description: "retry.provider.maxRetries does not reach the provider SDK",
+		edits: [{ find: "request.maxRetries = provider.maxRetries;", replace: "void provider.maxRetries;" }],
+		tests: ["test/llm"],
+	},
+	{
+		id: "W05",
+		file: "src/session/provider-stream.ts",
+		description: "before_provider_headers results are not sent",
+		edits: [{ find: "request.headers = headers;", replace: "void headers;" }],
+		tests: ["test/llm"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` text is no longer where the catalog says. */
