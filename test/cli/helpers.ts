@@ -21,12 +21,19 @@ export interface CliRun {
 	stderr: string;
 }
 
-/** Runs `settle <args>` in `cwd` with `SETTLE_AGENT_DIR=agentDir`, stdin `input` (default empty). */
-export function runSettle(args: string[], options: { cwd: string; agentDir: string; input?: string }): CliRun {
+/**
+ * Runs `settle <args>` in `cwd` with `SETTLE_AGENT_DIR=agentDir`, stdin `input` (default empty).
+ * `timeoutMs` kills a run that hangs (code null) instead of hanging the test file.
+ */
+export function runSettle(
+	args: string[],
+	options: { cwd: string; agentDir: string; input?: string; timeoutMs?: number },
+): CliRun {
 	const result = spawnSync(process.execPath, [...CLI_FROM_SOURCES, ...args], {
 		cwd: options.cwd,
 		input: options.input ?? "",
 		encoding: "utf8",
+		...(options.timeoutMs ? { timeout: options.timeoutMs, killSignal: "SIGKILL" as const } : {}),
 		env: { ...process.env, SETTLE_AGENT_DIR: options.agentDir },
 	});
 	return { code: result.status, stdout: result.stdout, stderr: result.stderr };
