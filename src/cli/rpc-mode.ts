@@ -50,6 +50,8 @@ export type RpcCommand = { id?: string } & (
 );
 
 type QueueMode = "all" | "one-at-a-time";
+/** Commands that replace the session: the commands after them start once they are done. */
+const REPLACING_COMMANDS: ReadonlySet<string> = new Set(["new_session", "switch_session", "fork", "clone"]);
 const QUEUE_MODES: readonly string[] = ["all", "one-at-a-time"];
 
 type Response = { id?: string; type: "response"; command: string; success: boolean; data?: unknown; error?: string };
@@ -60,7 +62,8 @@ type Response = { id?: string; type: "response"; command: string; success: boole
  *
  * Commands start in arrival order and do not wait for each other (as pi): `abort_bash` reaches a
  * running `bash`, `get_state` answers during a `compact`, and an `extension_ui_response` reaches
- * the dialog a command is waiting on.
+ * the dialog a command is waiting on. Only a session replacement (`new_session`, `switch_session`,
+ * `fork`, `clone`) holds the commands after it until the new session is in place.
  */
 export async function runRpcMode(runtime: AgentSessionRuntime, input: Readable, out: CliOutput): Promise<number> {
 	const write = (value: unknown) => out.stdout(`${JSON.stringify(value)}\n`);
@@ -255,6 +258,7 @@ export async function runRpcMode(runtime: AgentSessionRuntime, input: Readable, 
 	};
 
 	const inFlight = new Set<Promise<void>>();
+	let replacement: Promise<void> = Promise.resolve();
 	const lines = createInterface({ input, crlfDelay: Number.POSITIVE_INFINITY });
 	const run = async (command: RpcCommand) => {
 		try {
@@ -281,7 +285,11 @@ export async function runRpcMode(runtime: AgentSessionRuntime, input: Readable, 
 			ui.answer(parsed as RpcUIResponse);
 			continue;
 		}
-		const task = run(parsed as RpcCommand);
+		const command = parsed as RpcCommand;
+		// Commands after a session replacement wait for it, so they reach the new session (pi sends
+		// a prompt that follows new_session to the old one, which is then disposed: it is lost).
+		const task = replacement.then(() => run(command));
+		if (REPLACING_COMMANDS.has(command.type)) replacement = task;
 		inFlight.add(task);
 		void task.finally(() => inFlight.delete(task));
 		if (shutdownRequested) break;

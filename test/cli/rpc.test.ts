@@ -169,6 +169,27 @@ describe("settle --rpc: commands run side by side", () => {
 	});
 });
 
+describe("settle --rpc: session replacement holds the commands after it", () => {
+	it("a prompt sent right after new_session, without waiting, reaches the new session (pi sends it to the old one, then disposes that)", async () => {
+		const server = rpc(["--faux"]);
+		const settled = server.next((line) => line.type === "agent_settled");
+		await server.request({ id: "1", type: "prompt", message: "in the first session" });
+		await settled;
+		const replaced = server.next((line) => line.id === "2");
+		const answered = server.next((line) => line.type === "agent_settled");
+		server.send({ id: "2", type: "new_session" });
+		server.send({ id: "3", type: "prompt", message: "in the second session" });
+		expect(await replaced).toMatchObject({ success: true, data: { cancelled: false } });
+		await answered;
+		const messages = (await server.request({ id: "4", type: "get_messages" })).data as {
+			messages: { role: string; content: unknown }[];
+		};
+		const users = messages.messages.filter((m) => m.role === "user").map((m) => JSON.stringify(m.content));
+		expect(users).toEqual([JSON.stringify([{ type: "text", text: "in the second session" }])]);
+		expect(await server.end()).toBe(0);
+	});
+});
+
 describe("settle --rpc: extension UI", () => {
 	it("regression: extension dialogs never reached the host (confirm was always false) and extension_ui_response was 'Unknown command'", async () => {
 		const extension = join(cli.dir, "ask.ts");
