@@ -67,13 +67,15 @@ export async function renderVisualizations(
 ): Promise<Map<string, string>> {
 	const files = new Map<string, string>();
 	for (const viz of visualizations) {
-		files.set(`${viz.name}.mmd`, toMermaid(viz.machine, { title: viz.title }));
-		files.set(`${viz.name}.svg`, toSvg(viz.machine, { title: viz.title }));
+		const options = { title: viz.title, regenerateCommand: VIZ_COMMAND };
+		files.set(`${viz.name}.mmd`, toMermaid(viz.machine, options));
+		files.set(`${viz.name}.svg`, toSvg(viz.machine, options));
 	}
 	files.set(
 		EXAMPLE_TRACE_FILE,
 		renderTraceHtml(await recordExampleTrace(), promptOperationMachine, {
 			title: "Example: a prompt retried once, then recovered from a context overflow",
+			regenerateCommand: VIZ_COMMAND,
 		}),
 	);
 	files.set("README.md", renderIndex(visualizations));
