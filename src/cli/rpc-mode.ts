@@ -2,8 +2,16 @@
  * `settle --rpc`: pi's RPC protocol over stdin/stdout. Commands are JSON lines on stdin
  * (`{"id":"1","type":"prompt","message":"hi"}`); every response is one line
  * `{"id","type":"response","command","success","data"?|"error"?}`; session events (and
- * `extension_error` lines) are written as they happen. The session may be replaced (new_session,
- * switch_session, fork, or an extension command); events then come from the new session.
+ * `extension_error` lines) are written as they happen. Extension dialogs are
+ * `extension_ui_request` lines the host answers with `extension_ui_response` (see `rpc-ui.ts`).
+ * The session may be replaced (new_session, switch_session, fork, clone, or an extension
+ * command); events then come from the new session.
+ *
+ * Differences from pi 0.73.1, on purpose: a line that is not a JSON object with a string `type`
+ * gets a `parse` error (pi crashes on `null`); missing or mistyped fields get a typed error
+ * naming the field; an unknown command's response keeps its `id`; `export_html` is not available;
+ * commands after a session replacement wait for it; at the end of stdin the server finishes the
+ * running work before it exits (pi disposes at once).
  */
 import { createInterface } from "node:readline";
 import type { Readable } from "node:stream";
