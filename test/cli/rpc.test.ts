@@ -133,6 +133,24 @@ describe("settle --rpc: pi's commands", () => {
 		expect(await server.end()).toBe(0);
 	});
 
+	it("regression: get_fork_messages listed an image-only user message with empty text (pi leaves it out: nothing to show or fork from)", async () => {
+		const server = rpc(["--faux"]);
+		const image = { type: "image", data: "iVBORw0KGgo=", mimeType: "image/png" };
+		for (const [id, message, images] of [
+			["1", "", [image]],
+			["2", "what changed?", undefined],
+		] as const) {
+			const settled = server.next((line) => line.type === "agent_settled");
+			await server.request({ id, type: "prompt", message, ...(images ? { images } : {}) });
+			await settled;
+		}
+		const forkable = (await server.request({ id: "3", type: "get_fork_messages" })).data as {
+			messages: { text: string }[];
+		};
+		expect(forkable.messages.map((m) => m.text)).toEqual(["what changed?"]);
+		expect(await server.end()).toBe(0);
+	});
+
 	it("regression: get_commands listed only extension commands (pi also lists prompt templates and skills:<name>)", async () => {
 		mkdirSync(join(cli.agentDir, "prompts"), { recursive: true });
 		writeFileSync(join(cli.agentDir, "prompts", "review.md"), "---\ndescription: Review a file\n---\nReview $1\n");
