@@ -85,8 +85,9 @@ export class RpcClient {
 	readonly exited: Promise<number | null>;
 	stderr = "";
 
-	constructor(args: string[], options: { cwd: string; agentDir: string }) {
-		this.child = spawn(process.execPath, [...CLI_FROM_SOURCES, "--rpc", ...args], {
+	/** `command` replaces `settle --rpc` (node arguments: another RPC server, e.g. pi's). */
+	constructor(args: string[], options: { cwd: string; agentDir: string; command?: string[] }) {
+		this.child = spawn(process.execPath, options.command ?? [...CLI_FROM_SOURCES, "--rpc", ...args], {
 			cwd: options.cwd,
 			env: { ...process.env, SETTLE_AGENT_DIR: options.agentDir },
 		});
