@@ -64,7 +64,9 @@ Models: real providers need @mariozechner/pi-ai installed and a key, either in t
 (ANTHROPIC_API_KEY, OPENAI_API_KEY, GEMINI_API_KEY, …) or in <agent dir>/auth.json
 ({"anthropic": {"type": "api_key", "key": "sk-…"}}).
 
-Exit codes: 0 ok, 1 failed (model error, startup error), 2 bad command line.
+Exit codes: 0 ok, 1 failed (model error, startup error), 2 bad command line; when interrupted
+(the request is aborted, its shell commands killed, the session closed): 130 SIGINT, 143 SIGTERM,
+129 SIGHUP, 141 stdout closed (settle --json … | head -1).
 
 Examples:
   settle --faux -p "hello"                                  # prints: hello

@@ -13,10 +13,11 @@ import { CliError, oneLine, startHost } from "./host.js";
 import type { CliOutput } from "./print-mode.js";
 import { runPrintMode } from "./print-mode.js";
 import { runRpcMode } from "./rpc-mode.js";
+import { guardRuntime, processStdout, termination, watchStdout } from "./termination.js";
 
-/** The process streams. */
+/** The process streams (stdout writes stop once a reader closed it: `settle … | head -1`). */
 const processOutput: CliOutput = {
-	stdout: (text) => process.stdout.write(text),
+	stdout: (text) => processStdout.write(text),
 	stderr: (text) => process.stderr.write(text),
 };
 
@@ -47,7 +48,7 @@ export async function main(argv: readonly string[], out: CliOutput = processOutp
 	}
 	try {
 		if (args.command === "demo") return await runDemo(out);
-		if (args.command === "viz") return await writeDiagrams(args.commandArgs[0], out);
+		if (args.command === "viz") return await writeDiagrams(args.commandArgs, out);
 
 		if (args.listModels !== undefined) return await listModels(args, out);
 
@@ -87,14 +88,17 @@ export async function main(argv: readonly string[], out: CliOutput = processOutp
 		if (runtime.modelFallbackMessage && (!noModel || mode === "rpc")) {
 			out.stderr(`Warning: ${runtime.modelFallbackMessage}\n`);
 		}
-		if (mode === "rpc") return await runRpcMode(runtime, process.stdin, out);
+		// Signals and a closed stdout end the process cleanly while it runs (the real process only).
+		const release = out === processOutput ? guardRuntime(runtime) : () => {};
 		try {
+			if (mode === "rpc") return await runRpcMode(runtime, process.stdin, out);
 			if (noModel) {
 				out.stderr(`Error: ${runtime.modelFallbackMessage ?? "No model selected."}\n`);
 				return EXIT_FAILURE;
 			}
 			return await runPrintMode(runtime, { mode, messages }, out);
 		} finally {
+			release();
 			await runtime.dispose();
 		}
 	} catch (error) {
@@ -107,9 +111,13 @@ export async function main(argv: readonly string[], out: CliOutput = processOutp
 	}
 }
 
-async function writeDiagrams(dir: string | undefined, out: CliOutput): Promise<number> {
+async function writeDiagrams(args: readonly string[], out: CliOutput): Promise<number> {
+	if (args.length > 1) {
+		out.stderr(`Error: settle viz takes one folder, got ${args.length}: ${args.join(" ")}\n`);
+		return EXIT_USAGE;
+	}
 	const { writeVisualizations } = await import("../inspect/visualizations.js");
-	const target = resolve(dir ?? "visualizations");
+	const target = resolve(args[0] ?? "visualizations");
 	for (const path of await writeVisualizations(target)) out.stdout(`wrote ${path}\n`);
 	return EXIT_OK;
 }
@@ -165,10 +173,17 @@ function packageVersion(): string {
  * slow) — even if some handle would keep the process alive.
  */
 export async function runCli(argv: readonly string[] = process.argv.slice(2)): Promise<never> {
+	watchStdout();
 	const code = await main(argv);
 	process.exitCode = code;
-	if (process.stdout.writableNeedDrain) await new Promise((done) => process.stdout.once("drain", done));
-	process.exit(code);
+	if (process.stdout.writableNeedDrain && !processStdout.closed) {
+		// A closed pipe never drains: its EPIPE ends the wait too.
+		await new Promise<void>((done) => {
+			process.stdout.once("drain", done);
+			processStdout.onClosed = done;
+		});
+	}
+	process.exit(termination.code ?? code);
 }
 
 /** `npx tsx src/cli/main.ts …` / `node dist/cli.js …` run it directly; bin/settle.js calls {@link runCli}. */

@@ -4,6 +4,7 @@
  * session header, as pi's print mode does.
  */
 import { errorMessage } from "../errors.js";
+import type { ExtensionUIContext } from "../extensions/types.js";
 import { createHeadlessUIContext } from "../extensions/ui.js";
 import type { AssistantMessage } from "../llm/types.js";
 import type { AgentSessionRuntime } from "../runtime/runtime.js";
@@ -22,15 +23,19 @@ export function bindForCli(
 	mode: "print" | "json" | "rpc",
 	out: CliOutput,
 	extra: {
+		/** The UI extensions talk to (default: headless, notifications on stderr). */
+		uiContext?: ExtensionUIContext;
 		onError?: (error: { extensionPath: string; event: string; error: string }) => void;
 		shutdown?: () => void;
 	} = {},
 ): Promise<void> {
 	return session.bindExtensions({
 		mode,
-		uiContext: createHeadlessUIContext({
-			onNotify: ({ message, type }) => out.stderr(`[${type ?? "info"}] ${message}\n`),
-		}),
+		uiContext:
+			extra.uiContext ??
+			createHeadlessUIContext({
+				onNotify: ({ message, type }) => out.stderr(`[${type ?? "info"}] ${message}\n`),
+			}),
 		onError:
 			extra.onError ??
 			((error) => out.stderr(`Extension error (${error.extensionPath}, ${error.event}): ${error.error}\n`)),

@@ -2,8 +2,16 @@
  * `settle --rpc`: pi's RPC protocol over stdin/stdout. Commands are JSON lines on stdin
  * (`{"id":"1","type":"prompt","message":"hi"}`); every response is one line
  * `{"id","type":"response","command","success","data"?|"error"?}`; session events (and
- * `extension_error` lines) are written as they happen. The session may be replaced (new_session,
- * switch_session, fork, or an extension command); events then come from the new session.
+ * `extension_error` lines) are written as they happen. Extension dialogs are
+ * `extension_ui_request` lines the host answers with `extension_ui_response` (see `rpc-ui.ts`).
+ * The session may be replaced (new_session, switch_session, fork, clone, or an extension
+ * command); events then come from the new session.
+ *
+ * Differences from pi 0.73.1, on purpose: a line that is not a JSON object with a string `type`
+ * gets a `parse` error (pi crashes on `null`); missing or mistyped fields get a typed error
+ * naming the field; an unknown command's response keeps its `id`; `export_html` is not available;
+ * commands after a session replacement wait for it; at the end of stdin the server finishes the
+ * running work before it exits (pi disposes at once).
  */
 import { createInterface } from "node:readline";
 import type { Readable } from "node:stream";
@@ -14,40 +22,65 @@ import { userMessageText } from "../runtime/targets.js";
 import type { AgentSession } from "../session/agent-session.js";
 import { THINKING_LEVELS } from "./args.js";
 import { bindForCli, type CliOutput } from "./print-mode.js";
+import { createRpcUIContext, type RpcUIResponse } from "./rpc-ui.js";
 
-/** The commands served (pi's names and shapes). */
+/** The commands served (pi 0.73.1's names and shapes). */
 export type RpcCommand = { id?: string } & (
 	| { type: "prompt"; message: string; images?: ImageContent[]; streamingBehavior?: "steer" | "followUp" }
 	| { type: "steer"; message: string; images?: ImageContent[] }
 	| { type: "follow_up"; message: string; images?: ImageContent[] }
 	| { type: "abort" }
-	| { type: "abort_retry" }
-	| { type: "compact"; customInstructions?: string }
 	| { type: "new_session"; parentSession?: string }
+	| { type: "get_state" }
+	| { type: "set_model"; provider: string; modelId: string }
+	| { type: "cycle_model" }
+	| { type: "get_available_models" }
+	| { type: "set_thinking_level"; level: ThinkingLevel }
+	| { type: "cycle_thinking_level" }
+	| { type: "set_steering_mode"; mode: QueueMode }
+	| { type: "set_follow_up_mode"; mode: QueueMode }
+	| { type: "compact"; customInstructions?: string }
+	| { type: "set_auto_compaction"; enabled: boolean }
+	| { type: "set_auto_retry"; enabled: boolean }
+	| { type: "abort_retry" }
+	| { type: "bash"; command: string }
+	| { type: "abort_bash" }
+	| { type: "get_session_stats" }
+	| { type: "export_html"; outputPath?: string }
 	| { type: "switch_session"; sessionPath: string }
 	| { type: "fork"; entryId: string }
-	| { type: "get_state" }
-	| { type: "get_messages" }
-	| { type: "get_last_assistant_text" }
+	| { type: "clone" }
 	| { type: "get_fork_messages" }
-	| { type: "get_commands" }
-	| { type: "set_thinking_level"; level: ThinkingLevel }
+	| { type: "get_last_assistant_text" }
 	| { type: "set_session_name"; name: string }
-	| { type: "bash"; command: string }
+	| { type: "get_messages" }
+	| { type: "get_commands" }
 );
+
+type QueueMode = "all" | "one-at-a-time";
+/** Commands that replace the session: the commands after them start once they are done. */
+const REPLACING_COMMANDS: ReadonlySet<string> = new Set(["new_session", "switch_session", "fork", "clone"]);
+const QUEUE_MODES: readonly string[] = ["all", "one-at-a-time"];
 
 type Response = { id?: string; type: "response"; command: string; success: boolean; data?: unknown; error?: string };
 
 /**
- * Serves commands until stdin ends (or an extension calls `ctx.shutdown()`), then disposes the
- * runtime. Returns the exit code (0).
+ * Serves commands until stdin ends (or an extension calls `ctx.shutdown()`), then waits for the
+ * commands in flight and the session to settle, and disposes the runtime. Returns the exit code (0).
+ *
+ * Commands start in arrival order and do not wait for each other (as pi): `abort_bash` reaches a
+ * running `bash`, `get_state` answers during a `compact`, and an `extension_ui_response` reaches
+ * the dialog a command is waiting on. Only a session replacement (`new_session`, `switch_session`,
+ * `fork`, `clone`) holds the commands after it until the new session is in place.
  */
 export async function runRpcMode(runtime: AgentSessionRuntime, input: Readable, out: CliOutput): Promise<number> {
 	const write = (value: unknown) => out.stdout(`${JSON.stringify(value)}\n`);
 	let unsubscribe: (() => void) | undefined;
 	let shutdownRequested = false;
+	const ui = createRpcUIContext(write);
 	const bind = async (session: AgentSession) => {
 		await bindForCli(session, "rpc", out, {
+			uiContext: ui,
 			onError: (error) =>
 				write({ type: "extension_error", extensionPath: error.extensionPath, event: error.event, error: error.error }),
 			shutdown: () => {
@@ -77,10 +110,11 @@ export async function runRpcMode(runtime: AgentSessionRuntime, input: Readable, 
 		const session = runtime.session;
 		switch (command.type) {
 			case "prompt": {
+				const message = requireString(command, "message");
 				// The response is sent once the prompt was handled, queued or started (pi: after preflight).
 				let answered = false;
 				session
-					.prompt(command.message, {
+					.prompt(message, {
 						source: "rpc",
 						...(command.images ? { images: command.images } : {}),
 						...(command.streamingBehavior ? { streamingBehavior: command.streamingBehavior } : {}),
@@ -99,28 +133,17 @@ export async function runRpcMode(runtime: AgentSessionRuntime, input: Readable, 
 				return undefined;
 			}
 			case "steer":
-				await session.steer(command.message, command.images);
+				await session.steer(requireString(command, "message"), command.images);
 				return success(id, "steer");
 			case "follow_up":
-				await session.followUp(command.message, command.images);
+				await session.followUp(requireString(command, "message"), command.images);
 				return success(id, "follow_up");
 			case "abort":
 				await session.abort();
 				return success(id, "abort");
-			case "abort_retry":
-				session.abortRetry();
-				return success(id, "abort_retry");
-			case "compact":
-				return success(id, "compact", await session.compact(command.customInstructions));
 			case "new_session": {
 				const options = command.parentSession ? { parentSession: command.parentSession } : {};
 				return success(id, "new_session", await runtime.newSession(options));
-			}
-			case "switch_session":
-				return success(id, "switch_session", await runtime.switchSession(command.sessionPath));
-			case "fork": {
-				const result = await runtime.fork(command.entryId);
-				return success(id, "fork", { text: result.selectedText ?? "", cancelled: result.cancelled });
 			}
 			case "get_state":
 				return success(id, "get_state", {
@@ -139,45 +162,102 @@ export async function runRpcMode(runtime: AgentSessionRuntime, input: Readable, 
 					cwd: runtime.cwd,
 					lifecycle: session.lifecycle,
 				});
-			case "get_messages":
-				return success(id, "get_messages", { messages: session.messages });
-			case "get_last_assistant_text": {
-				const last = [...session.messages].reverse().find((message) => message.role === "assistant");
-				const text =
-					last && last.role === "assistant"
-						? last.content
-								.filter((block) => block.type === "text")
-								.map((block) => (block as { text: string }).text)
-								.join("")
-						: null;
-				return success(id, "get_last_assistant_text", { text: text || null });
+			case "set_model": {
+				const provider = requireString(command, "provider");
+				const modelId = requireString(command, "modelId");
+				const model = runtime.services.modelRuntime
+					.getAvailable()
+					.find((candidate) => candidate.provider === provider && candidate.id === modelId);
+				if (!model) return failure(id, "set_model", `Model not found: ${provider}/${modelId}`);
+				await session.setModel(model);
+				return success(id, "set_model", model);
 			}
-			case "get_fork_messages": {
-				const messages: { entryId: string; text: string }[] = [];
-				for (const entry of session.sessionManager.getBranch()) {
-					if (entry.type !== "message" || entry.message.role !== "user") continue;
-					messages.push({ entryId: entry.id, text: userMessageText(entry.message.content as never) });
-				}
-				return success(id, "get_fork_messages", { messages });
-			}
-			case "get_commands":
-				return success(id, "get_commands", {
-					commands: session.extensionRunner.getCommandInfos(),
-				});
+			case "cycle_model":
+				return success(id, "cycle_model", (await session.cycleModel()) ?? null);
+			case "get_available_models":
+				return success(id, "get_available_models", { models: runtime.services.modelRuntime.getAvailable() });
 			case "set_thinking_level":
-				if (!(THINKING_LEVELS as readonly string[]).includes(command.level)) {
-					return failure(id, "set_thinking_level", `Invalid thinking level "${command.level}"`);
+				if (!(THINKING_LEVELS as readonly unknown[]).includes(command.level)) {
+					return failure(
+						id,
+						"set_thinking_level",
+						`Invalid thinking level "${String(command.level)}". Valid values: ${THINKING_LEVELS.join(", ")}`,
+					);
 				}
 				session.setThinkingLevel(command.level);
 				return success(id, "set_thinking_level");
+			case "cycle_thinking_level": {
+				// As pi: only a reasoning model cycles; off → minimal → … → the highest supported → off.
+				if (!session.model?.reasoning) return success(id, "cycle_thinking_level", null);
+				const levels = session.getAvailableThinkingLevels();
+				const next = levels[(levels.indexOf(session.thinkingLevel) + 1) % levels.length]!;
+				session.setThinkingLevel(next);
+				return success(id, "cycle_thinking_level", { level: session.thinkingLevel });
+			}
+			case "set_steering_mode":
+				session.setSteeringMode(requireQueueMode(command));
+				return success(id, "set_steering_mode");
+			case "set_follow_up_mode":
+				session.setFollowUpMode(requireQueueMode(command));
+				return success(id, "set_follow_up_mode");
+			case "compact":
+				return success(id, "compact", await session.compact(command.customInstructions));
+			case "set_auto_compaction":
+				session.setAutoCompactionEnabled(requireBoolean(command, "enabled"));
+				return success(id, "set_auto_compaction");
+			case "set_auto_retry":
+				session.setAutoRetryEnabled(requireBoolean(command, "enabled"));
+				return success(id, "set_auto_retry");
+			case "abort_retry":
+				session.abortRetry();
+				return success(id, "abort_retry");
+			case "bash":
+				return success(id, "bash", await session.executeBash(requireString(command, "command")));
+			case "abort_bash":
+				session.abortBash();
+				return success(id, "abort_bash");
+			case "get_session_stats":
+				return success(id, "get_session_stats", session.getSessionStats());
+			case "export_html":
+				return failure(
+					id,
+					"export_html",
+					"export_html is not available: Settle has no HTML export. The session file (get_state's sessionFile) is pi's JSONL format; `pi --export <file>` renders it as HTML.",
+				);
+			case "switch_session":
+				return success(id, "switch_session", await runtime.switchSession(requireString(command, "sessionPath")));
+			case "fork": {
+				const result = await runtime.fork(requireString(command, "entryId"));
+				return success(id, "fork", { text: result.selectedText, cancelled: result.cancelled });
+			}
+			case "clone": {
+				const leafId = session.sessionManager.getLeafId();
+				if (!leafId) return failure(id, "clone", "Cannot clone session: no current entry selected");
+				const result = await runtime.fork(leafId, { position: "at" });
+				return success(id, "clone", { cancelled: result.cancelled });
+			}
+			case "get_fork_messages": {
+				// As pi: every user message of the file (all branches) with text.
+				const messages: { entryId: string; text: string }[] = [];
+				for (const entry of session.sessionManager.getEntries()) {
+					if (entry.type !== "message" || entry.message.role !== "user") continue;
+					const text = userMessageText(entry.message.content as never);
+					if (text) messages.push({ entryId: entry.id, text });
+				}
+				return success(id, "get_fork_messages", { messages });
+			}
+			case "get_last_assistant_text":
+				return success(id, "get_last_assistant_text", { text: session.getLastAssistantText() ?? null });
 			case "set_session_name": {
 				const name = typeof command.name === "string" ? command.name.trim() : "";
 				if (!name) return failure(id, "set_session_name", "Session name cannot be empty");
 				session.setSessionName(name);
 				return success(id, "set_session_name");
 			}
-			case "bash":
-				return success(id, "bash", await session.executeBash(command.command));
+			case "get_messages":
+				return success(id, "get_messages", { messages: session.messages });
+			case "get_commands":
+				return success(id, "get_commands", { commands: commandList(session) });
 			default: {
 				const unknown = command as { type?: unknown; id?: string };
 				return failure(unknown.id, String(unknown.type), `Unknown command: ${String(unknown.type)}`);
@@ -185,30 +265,98 @@ export async function runRpcMode(runtime: AgentSessionRuntime, input: Readable, 
 		}
 	};
 
+	const inFlight = new Set<Promise<void>>();
+	let replacement: Promise<void> = Promise.resolve();
 	const lines = createInterface({ input, crlfDelay: Number.POSITIVE_INFINITY });
-	// Commands run one at a time, in order; a prompt only waits for its preflight.
-	for await (const line of lines) {
-		if (line.trim() === "") continue;
-		let command: RpcCommand;
-		try {
-			command = JSON.parse(line) as RpcCommand;
-			if (!command || typeof command !== "object" || typeof command.type !== "string")
-				throw new SettleError("INVALID_ARGUMENT", 'a command is one JSON object per line with a string "type"');
-		} catch (error) {
-			write(failure(undefined, "parse", `Failed to parse command: ${errorMessage(error)}`));
-			continue;
-		}
+	const run = async (command: RpcCommand) => {
 		try {
 			const response = await handle(command);
 			if (response) write(response);
 		} catch (error) {
 			write(failure(command.id, command.type, error));
 		}
+		if (shutdownRequested) lines.close();
+	};
+	for await (const line of lines) {
+		if (line.trim() === "") continue;
+		let parsed: unknown;
+		try {
+			parsed = JSON.parse(line);
+			if (!parsed || typeof parsed !== "object" || typeof (parsed as { type?: unknown }).type !== "string")
+				throw new SettleError("INVALID_ARGUMENT", 'a command is one JSON object per line with a string "type"');
+		} catch (error) {
+			write(failure(undefined, "parse", `Failed to parse command: ${errorMessage(error)}`));
+			continue;
+		}
+		if ((parsed as { type: string }).type === "extension_ui_response") {
+			// The answer to a dialog (pi sends no response line for it).
+			ui.answer(parsed as RpcUIResponse);
+			continue;
+		}
+		const command = parsed as RpcCommand;
+		// Commands after a session replacement wait for it, so they reach the new session (pi sends
+		// a prompt that follows new_session to the old one, which is then disposed: it is lost).
+		const task = replacement.then(() => run(command));
+		if (REPLACING_COMMANDS.has(command.type)) replacement = task;
+		inFlight.add(task);
+		void task.finally(() => inFlight.delete(task));
 		if (shutdownRequested) break;
 	}
 	lines.close();
+	// Nobody can answer a dialog any more.
+	ui.cancelAll();
+	await Promise.all(inFlight);
 	await runtime.session.waitForIdle();
 	unsubscribe?.();
 	await runtime.dispose();
 	return 0;
+}
+
+/** A command's string field; a clear error when it is missing (pi's was "Cannot read properties of undefined"). */
+function requireString<T extends object>(command: T, field: keyof T & string): string {
+	const value = command[field];
+	if (typeof value !== "string") throw invalidField(command, field, "a string");
+	return value;
+}
+
+function requireBoolean<T extends object>(command: T, field: keyof T & string): boolean {
+	const value = command[field];
+	if (typeof value !== "boolean") throw invalidField(command, field, "true or false");
+	return value;
+}
+
+function requireQueueMode(command: { type: string; mode: unknown }): QueueMode {
+	if (!QUEUE_MODES.includes(command.mode as string)) throw invalidField(command, "mode", '"all" or "one-at-a-time"');
+	return command.mode as QueueMode;
+}
+
+function invalidField(command: object, field: string, expected: string): SettleError {
+	const type = (command as { type: string }).type;
+	const value = (command as Record<string, unknown>)[field];
+	const got = value === undefined ? "it is missing" : `got ${JSON.stringify(value)}`;
+	return new SettleError("INVALID_ARGUMENT", `${type}: "${field}" must be ${expected} (${got})`, {
+		details: { command: type, field },
+	});
+}
+
+/** pi's `get_commands`: extension commands, prompt templates and skills (`skill:<name>`). */
+function commandList(session: AgentSession): unknown[] {
+	const commands: unknown[] = session.extensionRunner.getCommandInfos();
+	for (const template of session.promptTemplates) {
+		commands.push({
+			name: template.name,
+			description: template.description,
+			source: "prompt",
+			sourceInfo: template.sourceInfo,
+		});
+	}
+	for (const skill of session.resourceLoader.getSkills().skills) {
+		commands.push({
+			name: `skill:${skill.name}`,
+			description: skill.description,
+			source: "skill",
+			sourceInfo: skill.sourceInfo,
+		});
+	}
+	return commands;
 }

@@ -4,6 +4,7 @@
  * definition; never creates an actor.
  */
 import type { AnyStateMachine } from "xstate";
+import { SettleError } from "../errors.js";
 
 /** One state of a machine. */
 export interface StateModel {
@@ -85,7 +86,13 @@ interface XTransitionLike {
  * ```
  */
 export function describeMachine(machine: AnyStateMachine): MachineModel {
-	const root = machine.root as unknown as XStateNodeLike;
+	const root = (machine as { root?: unknown } | null | undefined)?.root as XStateNodeLike | undefined;
+	if (!root || typeof root !== "object" || typeof root.id !== "string") {
+		throw new SettleError(
+			"INVALID_ARGUMENT",
+			`Expected an XState machine (createMachine(…) or setup(…).createMachine(…)), got ${describeValue(machine)}.`,
+		);
+	}
 	const model: MachineModel = { id: root.id, root: describeState(root) };
 	if (root.description) model.description = root.description;
 	return model;
@@ -363,4 +370,25 @@ export function wrapText(text: string, width: number): string[] {
 	}
 	if (line) out.push(line);
 	return out;
+}
+
+function describeValue(value: unknown): string {
+	if (value === null || value === undefined) return String(value);
+	if (Array.isArray(value)) return "an array";
+	if (typeof value === "object") return "an object without a machine root (a config? pass it to createMachine first)";
+	return `a ${typeof value}`;
+}
+
+/**
+ * The header comment of a generated diagram: where it comes from and, for checked-in files, the
+ * command that regenerates it.
+ *
+ * @example
+ * ```ts
+ * generatedNote("toSvg", "npm run viz"); // "Generated from … (toSvg). Do not edit: run `npm run viz`."
+ * ```
+ */
+export function generatedNote(exporter: "toSvg" | "toMermaid", regenerateCommand?: string): string {
+	const origin = `Generated from the machine definition by settle/inspect (${exporter}).`;
+	return regenerateCommand ? `${origin} Do not edit: run \`${regenerateCommand}\`.` : origin;
 }

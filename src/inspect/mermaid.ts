@@ -5,6 +5,7 @@
 import type { AnyStateMachine } from "xstate";
 import {
 	describeMachine,
+	generatedNote,
 	internalTransitionLines,
 	type MachineModel,
 	type PlacedTransition,
@@ -20,6 +21,8 @@ export interface MermaidOptions {
 	title?: string;
 	/** Wrap description lines at this many characters (default 56). */
 	wrap?: number;
+	/** The command that regenerates this file, named in its header comment (e.g. `npm run viz`). */
+	regenerateCommand?: string;
 }
 
 /**
@@ -57,7 +60,7 @@ export function renderMermaid(model: MachineModel, options: MermaidOptions = {})
 		`title: ${clean(options.title ?? model.id)}`,
 		"---",
 		"stateDiagram-v2",
-		"%% Generated from the machine definition by settle/inspect (toMermaid). Do not edit: run `npm run viz`.",
+		`%% ${generatedNote("toMermaid", options.regenerateCommand)}`,
 	];
 	const mermaidId = (state: StateModel) => (state.path.length ? state.path.join("_") : "root");
 
@@ -66,7 +69,9 @@ export function renderMermaid(model: MachineModel, options: MermaidOptions = {})
 			const initial = container.children.find((child) => child.id === container.initial);
 			if (initial) lines.push(`${indent}[*] --> ${mermaidId(initial)}`);
 		}
-		for (const child of container.children) {
+		container.children.forEach((child, index) => {
+			// Regions of a parallel state are separated by `--` (Mermaid's concurrency syntax).
+			if (container.type === "parallel" && index > 0) lines.push(`${indent}--`);
 			if (child.children.length) {
 				lines.push(`${indent}state ${mermaidId(child)} {`);
 				renderLevel(child, `${indent}    `);
@@ -78,7 +83,7 @@ export function renderMermaid(model: MachineModel, options: MermaidOptions = {})
 				for (const text of stateDetails(child, placed, wrap)) lines.push(`${indent}${mermaidId(child)} : ${text}`);
 			}
 			if (child.type === "final") lines.push(`${indent}${mermaidId(child)} --> [*]`);
-		}
+		});
 		for (const entry of placed) {
 			if (entry.kind !== "edge" || entry.container !== container) continue;
 			lines.push(

@@ -11,6 +11,7 @@ import type { AnyStateMachine } from "xstate";
 import { loadDagre } from "../lazy-deps.js";
 import {
 	describeMachine,
+	generatedNote,
 	internalTransitionLines,
 	type MachineModel,
 	type PlacedTransition,
@@ -25,6 +26,8 @@ import {
 export interface SvgOptions {
 	/** Heading above the diagram; defaults to the machine id. */
 	title?: string;
+	/** The command that regenerates this file, named in its header comment (e.g. `npm run viz`). */
+	regenerateCommand?: string;
 }
 
 const FONT = 12;
@@ -90,7 +93,7 @@ export function renderSvg(model: MachineModel, options: SvgOptions = {}): string
 	const out: string[] = [
 		`<svg xmlns="http://www.w3.org/2000/svg" width="${n(width)}" height="${n(height)}" viewBox="0 0 ${n(width)} ${n(height)}" font-family="ui-monospace, SFMono-Regular, Menlo, Consolas, 'DejaVu Sans Mono', monospace" font-size="${FONT}">`,
 		`<title>${esc(title)}</title>`,
-		"<!-- Generated from the machine definition by settle/inspect (toSvg). Do not edit: run `npm run viz`. -->",
+		`<!-- ${generatedNote("toSvg", options.regenerateCommand)} -->`,
 		"<style>",
 		".heading{font-size:16px;font-weight:bold;fill:#1a202c}",
 		".state{fill:#f7fafc;stroke:#4a5568;stroke-width:1.2}",

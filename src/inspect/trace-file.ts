@@ -2,7 +2,7 @@
  * Saving and loading lifecycle traces (the only file I/O of `settle/inspect` besides the
  * visualization writer).
  */
-import { readFile, rename, writeFile } from "node:fs/promises";
+import { readFile, rename, rm, writeFile } from "node:fs/promises";
 import { errorMessage, SettleError } from "../errors.js";
 import { type LifecycleTrace, parseTrace, type TraceRecorder } from "./trace.js";
 
@@ -22,7 +22,10 @@ export async function saveTrace(path: string, trace: LifecycleTrace | TraceRecor
 		await writeFile(temp, `${JSON.stringify(value, null, 2)}\n`, "utf8");
 		await rename(temp, path);
 	} catch (error) {
-		throw new SettleError("IO", `Could not save the trace to ${path}: ${errorMessage(error)}`, { cause: error });
+		await rm(temp, { force: true }).catch(() => {});
+		// The temp file is ours, not the caller's: name the path they gave.
+		const reason = errorMessage(error).replaceAll(temp, path);
+		throw new SettleError("IO", `Could not save the trace to ${path}: ${reason}`, { cause: error });
 	}
 }
 

@@ -14,6 +14,8 @@ import { formatLifecycleEvent, type LifecycleTrace } from "./trace.js";
 export interface TraceViewerOptions {
 	/** Page title; defaults to "<machine> lifecycle trace". */
 	title?: string;
+	/** For a checked-in page: the command that regenerates it, named in the diagram's header comment. */
+	regenerateCommand?: string;
 }
 
 /**
@@ -73,7 +75,7 @@ g.current>rect.state,g.current>rect.cluster{stroke:#d53f8c;stroke-width:3}
 <header><h1>${esc(title)}</h1><div>${trace.events.length} events${trace.dropped ? `, ${trace.dropped} earlier events dropped` : ""} · click an event or use ↑/↓</div></header>
 <main>
 <div class="diagram">
-${toSvg(machine).replace(/^<svg /, '<svg id="machine" ')}
+${toSvg(machine, options.regenerateCommand ? { regenerateCommand: options.regenerateCommand } : {}).replace(/^<svg /, '<svg id="machine" ')}
 </div>
 <ol class="events">
 ${items}

@@ -3,8 +3,8 @@
  * `renderVisualizations()` is pure (the staleness test compares it with the files on disk);
  * `writeVisualizations(dir)` writes them.
  */
-import { mkdir, writeFile } from "node:fs/promises";
-import { join } from "node:path";
+import { mkdir, stat, writeFile } from "node:fs/promises";
+import { dirname, join, resolve } from "node:path";
 import { type AnyStateMachine, createActor, fromPromise, SimulatedClock } from "xstate";
 import {
 	type CompactionInput,
@@ -13,6 +13,7 @@ import {
 	type RunOutcome,
 } from "../../machines/prompt-operation.machine.js";
 import { runtimeMachine } from "../../machines/runtime.machine.js";
+import { errorMessage, SettleError } from "../errors.js";
 import { inspectActor } from "./lifecycle-inspector.js";
 import { toMermaid } from "./mermaid.js";
 import { toSvg } from "./svg.js";
@@ -66,13 +67,15 @@ export async function renderVisualizations(
 ): Promise<Map<string, string>> {
 	const files = new Map<string, string>();
 	for (const viz of visualizations) {
-		files.set(`${viz.name}.mmd`, toMermaid(viz.machine, { title: viz.title }));
-		files.set(`${viz.name}.svg`, toSvg(viz.machine, { title: viz.title }));
+		const options = { title: viz.title, regenerateCommand: VIZ_COMMAND };
+		files.set(`${viz.name}.mmd`, toMermaid(viz.machine, options));
+		files.set(`${viz.name}.svg`, toSvg(viz.machine, options));
 	}
 	files.set(
 		EXAMPLE_TRACE_FILE,
 		renderTraceHtml(await recordExampleTrace(), promptOperationMachine, {
 			title: "Example: a prompt retried once, then recovered from a context overflow",
+			regenerateCommand: VIZ_COMMAND,
 		}),
 	);
 	files.set("README.md", renderIndex(visualizations));
@@ -188,6 +191,7 @@ function renderIndex(visualizations: readonly MachineVisualization[]): string {
 
 /**
  * Writes every diagram and the index into `dir` (created if needed). Returns the written paths.
+ * Throws `SettleError("IO")` naming the folder when it cannot be made or written.
  *
  * @example
  * ```ts
@@ -198,12 +202,50 @@ export async function writeVisualizations(
 	dir: string,
 	visualizations: readonly MachineVisualization[] = MACHINE_VISUALIZATIONS,
 ): Promise<string[]> {
-	await mkdir(dir, { recursive: true });
+	await makeDirectory(dir);
 	const written: string[] = [];
 	for (const [file, content] of await renderVisualizations(visualizations)) {
 		const path = join(dir, file);
-		await writeFile(path, content, "utf8");
+		try {
+			await writeFile(path, content, "utf8");
+		} catch (error) {
+			throw new SettleError("IO", `Cannot write ${path}: ${errorMessage(error)}`, { cause: error });
+		}
 		written.push(path);
 	}
 	return written;
+}
+
+/**
+ * `mkdir -p` one level at a time. Node 20's `mkdir(…, { recursive: true })` never returns when the
+ * parent exists but refuses the child with ENOENT (e.g. under /proc): it retries forever.
+ */
+async function makeDirectory(dir: string): Promise<void> {
+	const target = resolve(dir);
+	const missing: string[] = [];
+	let current = target;
+	for (;;) {
+		const info = await stat(current).catch(() => undefined);
+		if (info?.isDirectory()) break;
+		if (info) {
+			throw new SettleError(
+				"IO",
+				current === target
+					? `${target} is a file, not a folder: give a folder for the diagrams.`
+					: `Cannot make ${target}: ${current} is a file, not a folder.`,
+			);
+		}
+		missing.unshift(current);
+		const parent = dirname(current);
+		if (parent === current) break;
+		current = parent;
+	}
+	for (const path of missing) {
+		try {
+			await mkdir(path);
+		} catch (error) {
+			if ((error as NodeJS.ErrnoException).code === "EEXIST") continue;
+			throw new SettleError("IO", `Cannot make the folder ${path}: ${errorMessage(error)}`, { cause: error });
+		}
+	}
 }

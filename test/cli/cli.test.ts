@@ -4,14 +4,13 @@
  * round trip (prompt, fork, switch, new), bad flags with pi's messages and exit codes, extension
  * flags, resuming, the demo and the diagrams.
  */
-import { type ChildProcessWithoutNullStreams, spawn, spawnSync } from "node:child_process";
+import { spawnSync } from "node:child_process";
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createInterface } from "node:readline";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { builtPackage } from "../package/helpers.js";
-import { CLI_FROM_SOURCES, ROOT, runSettle } from "./helpers.js";
+import { ROOT, RpcClient, runSettle } from "./helpers.js";
 
 let dir: string;
 let agentDir: string;
@@ -218,53 +217,9 @@ describe("bad command lines (exit 2, pi's messages)", () => {
 	});
 });
 
-/** A running `settle --rpc`: send commands, wait for lines. */
-class RpcClient {
-	readonly lines: Record<string, unknown>[] = [];
-	private readonly waiters: {
-		match: (line: Record<string, unknown>) => boolean;
-		resolve: (line: Record<string, unknown>) => void;
-	}[] = [];
-	readonly child: ChildProcessWithoutNullStreams;
-	readonly exited: Promise<number | null>;
-	stderr = "";
-
-	constructor(args: string[]) {
-		this.child = spawn(process.execPath, [...CLI_FROM_SOURCES, "--rpc", ...args], {
-			cwd: project,
-			env: { ...process.env, SETTLE_AGENT_DIR: agentDir },
-		});
-		this.child.stderr.on("data", (chunk) => {
-			this.stderr += String(chunk);
-		});
-		createInterface({ input: this.child.stdout }).on("line", (text) => {
-			const line = JSON.parse(text) as Record<string, unknown>;
-			this.lines.push(line);
-			for (const waiter of [...this.waiters]) {
-				if (!waiter.match(line)) continue;
-				this.waiters.splice(this.waiters.indexOf(waiter), 1);
-				waiter.resolve(line);
-			}
-		});
-		this.exited = new Promise((resolve) => this.child.on("exit", (code) => resolve(code)));
-	}
-
-	/** Resolves with the first line (from now on) that matches. */
-	next(match: (line: Record<string, unknown>) => boolean): Promise<Record<string, unknown>> {
-		return new Promise((resolve) => this.waiters.push({ match, resolve }));
-	}
-
-	/** Sends a command and resolves with its response. */
-	request(command: Record<string, unknown>): Promise<Record<string, unknown>> {
-		const response = this.next((line) => line.type === "response" && line.id === command.id);
-		this.child.stdin.write(`${JSON.stringify(command)}\n`);
-		return response;
-	}
-}
-
 describe("settle --rpc", () => {
 	it("round trip: prompt with events, get_state, fork, switch_session, new_session, errors; exits on EOF", async () => {
-		const rpc = new RpcClient(["--faux"]);
+		const rpc = new RpcClient(["--faux"], { cwd: project, agentDir });
 		const settled = rpc.next((line) => line.type === "agent_settled");
 		expect(await rpc.request({ id: "1", type: "prompt", message: "first question" })).toEqual({
 			id: "1",

@@ -1,8 +1,9 @@
 /** Runs the `settle` command from the sources as a user would: a real child process (`node --import tsx`). */
-import { spawnSync } from "node:child_process";
+import { type ChildProcessWithoutNullStreams, spawn, spawnSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { createInterface } from "node:readline";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { afterEach, beforeEach } from "vitest";
 
@@ -20,12 +21,19 @@ export interface CliRun {
 	stderr: string;
 }
 
-/** Runs `settle <args>` in `cwd` with `SETTLE_AGENT_DIR=agentDir`, stdin `input` (default empty). */
-export function runSettle(args: string[], options: { cwd: string; agentDir: string; input?: string }): CliRun {
+/**
+ * Runs `settle <args>` in `cwd` with `SETTLE_AGENT_DIR=agentDir`, stdin `input` (default empty).
+ * `timeoutMs` kills a run that hangs (code null) instead of hanging the test file.
+ */
+export function runSettle(
+	args: string[],
+	options: { cwd: string; agentDir: string; input?: string; timeoutMs?: number },
+): CliRun {
 	const result = spawnSync(process.execPath, [...CLI_FROM_SOURCES, ...args], {
 		cwd: options.cwd,
 		input: options.input ?? "",
 		encoding: "utf8",
+		...(options.timeoutMs ? { timeout: options.timeoutMs, killSignal: "SIGKILL" as const } : {}),
 		env: { ...process.env, SETTLE_AGENT_DIR: options.agentDir },
 	});
 	return { code: result.status, stdout: result.stdout, stderr: result.stderr };
@@ -64,4 +72,60 @@ export function useCliProject(prefix: string): CliProject {
 		},
 		settle: (args, input) => runSettle(args, { cwd: paths.project, agentDir: paths.agentDir, input }),
 	};
+}
+
+/** A running `settle --rpc <args>` (a real child process): send commands, wait for lines. */
+export class RpcClient {
+	readonly lines: Record<string, unknown>[] = [];
+	private readonly waiters: {
+		match: (line: Record<string, unknown>) => boolean;
+		resolve: (line: Record<string, unknown>) => void;
+	}[] = [];
+	readonly child: ChildProcessWithoutNullStreams;
+	readonly exited: Promise<number | null>;
+	stderr = "";
+
+	/** `command` replaces `settle --rpc` (node arguments: another RPC server, e.g. pi's). */
+	constructor(args: string[], options: { cwd: string; agentDir: string; command?: string[] }) {
+		this.child = spawn(process.execPath, options.command ?? [...CLI_FROM_SOURCES, "--rpc", ...args], {
+			cwd: options.cwd,
+			env: { ...process.env, SETTLE_AGENT_DIR: options.agentDir },
+		});
+		this.child.stderr.on("data", (chunk) => {
+			this.stderr += String(chunk);
+		});
+		createInterface({ input: this.child.stdout }).on("line", (text) => {
+			const line = JSON.parse(text) as Record<string, unknown>;
+			this.lines.push(line);
+			for (const waiter of [...this.waiters]) {
+				if (!waiter.match(line)) continue;
+				this.waiters.splice(this.waiters.indexOf(waiter), 1);
+				waiter.resolve(line);
+			}
+		});
+		this.exited = new Promise((resolve) => this.child.on("exit", (code) => resolve(code)));
+	}
+
+	/** Resolves with the first line (from now on) that matches. */
+	next(match: (line: Record<string, unknown>) => boolean): Promise<Record<string, unknown>> {
+		return new Promise((resolve) => this.waiters.push({ match, resolve }));
+	}
+
+	/** Sends a command (or any JSON value) as one line. */
+	send(command: unknown): void {
+		this.child.stdin.write(`${JSON.stringify(command)}\n`);
+	}
+
+	/** Sends a command and resolves with its response. */
+	request(command: Record<string, unknown>): Promise<Record<string, unknown>> {
+		const response = this.next((line) => line.type === "response" && line.id === command.id);
+		this.send(command);
+		return response;
+	}
+
+	/** Closes stdin (the server ends once the session is idle) and resolves with the exit code. */
+	end(): Promise<number | null> {
+		this.child.stdin.end();
+		return this.exited;
+	}
 }

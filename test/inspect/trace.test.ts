@@ -1,4 +1,4 @@
-import { mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -158,5 +158,20 @@ describe("saveTrace / loadTrace", () => {
 		const path = join(dir, "no", "such", "dir", "t.json");
 		await expect(saveTrace(path, createTraceRecorder())).rejects.toThrow(`Could not save the trace to ${path}`);
 		expect(await readdir(dir)).toEqual([]);
+	});
+
+	it("regression: a failed save named its own temp file (t.json.<pid>.<time>.tmp) instead of the caller's path", async () => {
+		const path = join(dir, "missing", "t.json");
+		const error = (await saveTrace(path, createTraceRecorder()).catch((caught: unknown) => caught)) as Error;
+		expect(error.message).toBe(
+			`Could not save the trace to ${path}: ENOENT: no such file or directory, open '${path}'`,
+		);
+	});
+
+	it("regression: a failed rename left its temp file (<path>.<pid>.<time>.tmp) behind", async () => {
+		const path = join(dir, "taken");
+		await mkdir(join(path, "inside"), { recursive: true });
+		await expect(saveTrace(path, createTraceRecorder())).rejects.toMatchObject({ code: "IO" });
+		expect(await readdir(dir)).toEqual(["taken"]);
 	});
 });

@@ -1,0 +1,137 @@
+/**
+ * The extension UI of `settle --rpc`, pi's protocol: dialogs (`select`, `confirm`, `input`,
+ * `editor`) are `extension_ui_request` lines the host answers with
+ * `{"type":"extension_ui_response","id",…}`; notifications, statuses, widgets, the title and the
+ * editor text are fire-and-forget requests. What needs a terminal (custom components, themes) is
+ * answered as pi's RPC mode does.
+ */
+import { randomUUID } from "node:crypto";
+import type { ExtensionUIContext, ExtensionUIDialogOptions } from "../extensions/types.js";
+import { plainTheme } from "../extensions/ui.js";
+
+/** A host's answer to a dialog. */
+export type RpcUIResponse = { type: "extension_ui_response"; id: string } & (
+	| { value: string }
+	| { confirmed: boolean }
+	| { cancelled: true }
+	| Record<string, never>
+);
+
+/** The RPC UI context plus the hook the command loop feeds responses into. */
+export interface RpcUIContext extends ExtensionUIContext {
+	/** Resolves the dialog `response.id` names. Returns false when no dialog waits for that id. */
+	answer(response: RpcUIResponse): boolean;
+	/** Resolves every open dialog with its default (the host went away). */
+	cancelAll(): void;
+}
+
+/**
+ * Creates the RPC UI context; `write` sends one protocol object as a line.
+ *
+ * @example
+ * ```ts
+ * const ui = createRpcUIContext((value) => process.stdout.write(`${JSON.stringify(value)}\n`));
+ * await session.bindExtensions({ mode: "rpc", uiContext: ui });
+ * ```
+ */
+export function createRpcUIContext(write: (value: unknown) => void): RpcUIContext {
+	const pending = new Map<string, (response: RpcUIResponse | undefined) => void>();
+
+	const dialog = <T>(
+		request: Record<string, unknown>,
+		fallback: T,
+		parse: (response: RpcUIResponse) => T,
+		options?: ExtensionUIDialogOptions,
+	): Promise<T> => {
+		if (options?.signal?.aborted) return Promise.resolve(fallback);
+		const id = randomUUID();
+		return new Promise<T>((resolve) => {
+			let timer: ReturnType<typeof setTimeout> | undefined;
+			const finish = (response: RpcUIResponse | undefined) => {
+				if (timer) clearTimeout(timer);
+				options?.signal?.removeEventListener("abort", onAbort);
+				pending.delete(id);
+				resolve(response && !("cancelled" in response && response.cancelled) ? parse(response) : fallback);
+			};
+			const onAbort = () => finish(undefined);
+			options?.signal?.addEventListener("abort", onAbort, { once: true });
+			if (options?.timeout) timer = setTimeout(() => finish(undefined), options.timeout);
+			pending.set(id, finish);
+			write({ type: "extension_ui_request", id, ...request });
+		});
+	};
+	const text = (response: RpcUIResponse) =>
+		"value" in response && typeof response.value === "string" ? response.value : undefined;
+	const fireAndForget = (request: Record<string, unknown>) =>
+		write({ type: "extension_ui_request", id: randomUUID(), ...request });
+
+	const ui: RpcUIContext = {
+		answer(response) {
+			const finish = pending.get(response.id);
+			if (!finish) return false;
+			finish(response);
+			return true;
+		},
+		cancelAll() {
+			for (const finish of [...pending.values()]) finish(undefined);
+		},
+		select: (title, options, opts) =>
+			dialog({ method: "select", title, options, timeout: opts?.timeout }, undefined, text, opts),
+		confirm: (title, message, opts) =>
+			dialog(
+				{ method: "confirm", title, message, timeout: opts?.timeout },
+				false,
+				(response) => "confirmed" in response && response.confirmed === true,
+				opts,
+			),
+		input: (title, placeholder, opts) =>
+			dialog({ method: "input", title, placeholder, timeout: opts?.timeout }, undefined, text, opts),
+		editor: (title, prefill) => dialog({ method: "editor", title, prefill }, undefined, text),
+		notify(message, type) {
+			fireAndForget({ method: "notify", message, notifyType: type });
+		},
+		onTerminalInput: () => () => {},
+		setStatus(key, statusText) {
+			fireAndForget({ method: "setStatus", statusKey: key, statusText });
+		},
+		setWorkingMessage: () => {},
+		setWorkingVisible: () => {},
+		setWorkingIndicator: () => {},
+		setHiddenThinkingLabel: () => {},
+		setWidget(key, content, options) {
+			// Lines travel; component factories need a terminal.
+			if (content === undefined || Array.isArray(content)) {
+				fireAndForget({
+					method: "setWidget",
+					widgetKey: key,
+					widgetLines: content,
+					widgetPlacement: options?.placement,
+				});
+			}
+		},
+		setFooter: () => {},
+		setHeader: () => {},
+		setTitle(title) {
+			fireAndForget({ method: "setTitle", title });
+		},
+		custom: async <T>() => undefined as T,
+		pasteToEditor(pasted) {
+			ui.setEditorText(pasted);
+		},
+		setEditorText(editorText) {
+			fireAndForget({ method: "set_editor_text", text: editorText });
+		},
+		// Synchronous: the host keeps the editor text.
+		getEditorText: () => "",
+		addAutocompleteProvider: () => {},
+		setEditorComponent: () => {},
+		getEditorComponent: () => undefined,
+		theme: plainTheme,
+		getAllThemes: () => [],
+		getTheme: () => undefined,
+		setTheme: () => ({ success: false, error: "Theme switching not supported in RPC mode" }),
+		getToolsExpanded: () => false,
+		setToolsExpanded: () => {},
+	};
+	return ui;
+}

@@ -1,0 +1,49 @@
+// pi 0.73.1's own RPC mode (runRpcMode) on pi-ai's faux provider, for test/cli/rpc-parity.test.ts.
+// Usage: node pi-rpc-peer.mjs <cwd> <agentDir> <sessionDir> <replies.json>   (replies: strings, then echo)
+import { readFileSync } from "node:fs";
+import { fauxAssistantMessage, registerFauxProvider } from "@mariozechner/pi-ai";
+import {
+	AuthStorage,
+	createAgentSessionFromServices,
+	createAgentSessionRuntime,
+	createAgentSessionServices,
+	ModelRegistry,
+	runRpcMode,
+	SessionManager,
+	SettingsManager,
+} from "@mariozechner/pi-coding-agent";
+
+const [cwd, agentDir, sessionDir, repliesPath] = process.argv.slice(2);
+const faux = registerFauxProvider({ provider: "faux", models: [{ id: "faux-1", name: "Faux Model" }] });
+faux.setResponses(JSON.parse(readFileSync(repliesPath, "utf8")).map((text) => fauxAssistantMessage(text)));
+const authStorage = AuthStorage.inMemory();
+authStorage.setRuntimeApiKey("faux", "offline");
+const modelRegistry = ModelRegistry.inMemory(authStorage);
+const settingsManager = SettingsManager.inMemory({});
+const resourceLoaderOptions = {
+	noExtensions: true,
+	noSkills: true,
+	noPromptTemplates: true,
+	noThemes: true,
+	noContextFiles: true,
+};
+const factory = async ({ cwd, agentDir, sessionManager, sessionStartEvent }) => {
+	const services = await createAgentSessionServices({
+		cwd,
+		agentDir,
+		authStorage,
+		settingsManager,
+		modelRegistry,
+		resourceLoaderOptions,
+	});
+	const result = await createAgentSessionFromServices({
+		services,
+		sessionManager,
+		sessionStartEvent,
+		model: faux.getModel(),
+		thinkingLevel: "off",
+	});
+	return { ...result, services, diagnostics: services.diagnostics };
+};
+const sessionManager = SessionManager.create(cwd, sessionDir);
+await runRpcMode(await createAgentSessionRuntime(factory, { cwd, agentDir, sessionManager }));

@@ -1,0 +1,103 @@
+/**
+ * How `settle` ends when it is interrupted (SIGINT, SIGTERM) while a request runs, or when nobody
+ * reads its output any more (`settle --json … | head -1`): real child processes, a real shell
+ * command in flight.
+ */
+import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { createInterface } from "node:readline";
+import { describe, expect, it } from "vitest";
+import { waitForProcessGroupExit } from "../../src/tools/shell.js";
+import { CLI_FROM_SOURCES, useCliProject } from "./helpers.js";
+
+const cli = useCliProject("settle-term-");
+
+/** An extension that writes a file when its session shuts down. */
+function shutdownWitness(): { extension: string; marker: string } {
+	const marker = join(cli.dir, "shutdown.txt");
+	const extension = join(cli.dir, "witness.ts");
+	writeFileSync(
+		extension,
+		`import { writeFileSync } from "node:fs";
+export default function (pi) {
+	pi.on("session_shutdown", (event) => { writeFileSync(${JSON.stringify(marker)}, event.reason); });
+}
+`,
+	);
+	return { extension, marker };
+}
+
+/** `settle --json` on a script whose first reply runs `command` in bash; stdout lines are parsed as they come. */
+function startJson(command: string, extra: string[] = []) {
+	const steps = join(cli.dir, "steps.json");
+	writeFileSync(steps, JSON.stringify([{ toolCalls: [{ name: "bash", arguments: { command } }] }, "done"]));
+	const child: ChildProcessWithoutNullStreams = spawn(
+		process.execPath,
+		[...CLI_FROM_SOURCES, "--faux-script", steps, "--json", ...extra, "go"],
+		{ cwd: cli.project, env: { ...process.env, SETTLE_AGENT_DIR: cli.agentDir } },
+	);
+	// Piped stdin is read before the prompt (pi's rule): give it an end.
+	child.stdin.end();
+	let stderr = "";
+	child.stderr.on("data", (chunk) => {
+		stderr += String(chunk);
+	});
+	const exited = new Promise<{ code: number | null; stderr: string }>((resolve) =>
+		child.on("exit", (code) => resolve({ code, stderr })),
+	);
+	return { child, exited };
+}
+
+/** Resolves with the bash pid the command printed first (`echo $$`), from its tool_execution_update. */
+function shellPid(child: ChildProcessWithoutNullStreams): Promise<number> {
+	return new Promise((resolve) => {
+		const lines = createInterface({ input: child.stdout });
+		lines.on("line", (text) => {
+			const event = JSON.parse(text) as { type: string; partialResult?: { content: { text: string }[] } };
+			const output = event.partialResult?.content[0]?.text;
+			if (event.type !== "tool_execution_update" || !output) return;
+			lines.close();
+			resolve(Number(output.trim()));
+		});
+	});
+}
+
+describe("settle interrupted while a tool runs", () => {
+	for (const [signal, code] of [
+		["SIGTERM", 143],
+		["SIGINT", 130],
+	] as const) {
+		it(`regression: ${signal} left the running shell command behind (orphaned) and skipped session_shutdown; now exit ${code}`, async () => {
+			const { extension, marker } = shutdownWitness();
+			const { child, exited } = startJson("echo $$; sleep 60", ["-e", extension]);
+			const pid = await shellPid(child);
+			child.kill(signal);
+			const result = await exited;
+			expect(result.code).toBe(code);
+			expect(result.stderr).not.toMatch(/\n\s+at /);
+			// The shell's process group is gone: nothing keeps running after settle.
+			expect(await waitForProcessGroupExit(pid, 0)).toBe(true);
+			expect(readFileSync(marker, "utf8")).toBe("quit");
+		});
+	}
+});
+
+describe("settle with its stdout closed", () => {
+	it("regression: settle --json … | head -1 crashed with an EPIPE stack trace; now it stops the run and exits 141", async () => {
+		const { extension, marker } = shutdownWitness();
+		// Much output: the writes after the reader left fail at once.
+		const { child, exited } = startJson("echo $$; for i in $(seq 1 2000); do echo line $i; done; sleep 60", [
+			"-e",
+			extension,
+		]);
+		const pid = await shellPid(child);
+		child.stdout.destroy();
+		const result = await exited;
+		expect(result.stderr).not.toContain("EPIPE");
+		expect(result.stderr).not.toMatch(/\n\s+at /);
+		expect(result.code).toBe(141);
+		expect(await waitForProcessGroupExit(pid, 0)).toBe(true);
+		expect(existsSync(marker)).toBe(true);
+	});
+});
