@@ -4,7 +4,11 @@
  * @packageDocumentation
  */
 
-export { PROMPT_OPERATION_MACHINE_ID, promptOperationMachine } from "../../machines/prompt-operation.machine.js";
+export {
+	type OperationStall,
+	PROMPT_OPERATION_MACHINE_ID,
+	promptOperationMachine,
+} from "../../machines/prompt-operation.machine.js";
 export { RUNTIME_MACHINE_ID, runtimeMachine } from "../../machines/runtime.machine.js";
 export {
 	type ActorLifecycleEvent,
