@@ -62,12 +62,15 @@ describe("the README's SDK example", () => {
 	});
 
 	it("runs: the tool call reaches the extension, the lifecycle prints, one agent_settled", () => {
-		// Whatever the example writes to the default agent dir lands in the scratch dir, not in ~/.settle.
+		// Whatever the example writes to the default agent dir or its temp project (the README does not
+		// remove it) lands in the scratch dir, not in ~/.settle or the real temp dir.
+		const tmp = join(SCRATCH, "tmp");
+		mkdirSync(tmp, { recursive: true });
 		const result = spawnSync(process.execPath, ["--import", "tsx", PROGRAM], {
 			cwd: ROOT,
 			encoding: "utf8",
 			timeout: 60_000,
-			env: { ...process.env, SETTLE_AGENT_DIR: join(SCRATCH, "agent") },
+			env: { ...process.env, SETTLE_AGENT_DIR: join(SCRATCH, "agent"), TMPDIR: tmp },
 		});
 		expect(result.stderr).toBe("");
 		expect(result.status).toBe(0);
