@@ -23,7 +23,9 @@ function runExample(name: string, args: string[] = []): { status: number | null;
 	}
 }
 
-describe("examples stay runnable (the README quotes them)", () => {
+// Each test waits for real child processes that have their own limits (60 s, 120 s for the nested
+// vitest run), which report a hang with the child's output: vitest's own timeout must not fire first.
+describe("examples stay runnable (the README quotes them)", { timeout: 150_000 }, () => {
 	it("sdk.ts: a tool call through createAgentSession, one agent_settled, the file reopens", () => {
 		const { status, stdout, stderr } = runExample("sdk");
 		expect(stderr).toBe("");
