@@ -37,6 +37,8 @@ export interface ManualCompactionPayload {
  * `abortCompaction()` was called) or `Compaction failed: …`.
  */
 export async function runCompaction(s: SessionInternals, input: CompactionInput): Promise<CompactionOutput> {
+	// Before the first await: abortCompaction() / abort() from now on must reach this compaction.
+	s.scratch.compactionController = new AbortController();
 	if (input.willRetry) omitFailedTurn(s);
 	if (input.reason === "manual") {
 		const customInstructions = (input.payload as ManualCompactionPayload | undefined)?.customInstructions;
@@ -166,7 +168,7 @@ type CompactionAttempt =
  */
 async function compactPrepared(s: SessionInternals, job: CompactionJob): Promise<CompactionAttempt> {
 	const { reason, willRetry, preparation, branchEntries } = job;
-	const controller = new AbortController();
+	const controller = s.scratch.compactionController ?? new AbortController(); // made by runCompaction
 	s.scratch.compactionController = controller;
 	let fromExtension = false;
 	try {

@@ -153,6 +153,10 @@ async function navigate(
 	const targetEntry = sessionManager.getEntry(targetId);
 	if (!targetEntry) throw new SettleError("NOT_FOUND", `Entry ${targetId} not found`);
 
+	// Before the first await: an abortBranchSummary() from now on must reach this navigation.
+	const state = stateOf(s);
+	const controller = new AbortController();
+	state.controller = controller;
 	const { collectEntriesForBranchSummary, generateBranchSummary } = await import("../compaction/branch-summary.js");
 	const { entries: entriesToSummarize, commonAncestorId } = collectEntriesForBranchSummary(
 		sessionManager,
@@ -173,9 +177,6 @@ async function navigate(
 	if (replaceInstructions !== undefined) preparation.replaceInstructions = replaceInstructions;
 	if (label !== undefined) preparation.label = label;
 
-	const state = stateOf(s);
-	const controller = new AbortController();
-	state.controller = controller;
 	try {
 		const runner = s.runner();
 		let summary: { text: string; details: unknown; usage?: BranchSummaryEntry["usage"] } | undefined;

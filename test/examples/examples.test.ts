@@ -5,16 +5,27 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { loadTrace } from "../../src/inspect/trace-file.js";
 
-/** Runs an example the way the README does (`npx tsx examples/<name>.ts`). */
+/**
+ * Runs an example the way the README does (`npx tsx examples/<name>.ts`), with a temp dir of its
+ * own that is removed after (sdk.ts, like the README, leaves its temp project for the user to see).
+ */
 function runExample(name: string, args: string[] = []): { status: number | null; stdout: string; stderr: string } {
-	const result = spawnSync(process.execPath, ["--import", "tsx", `examples/${name}.ts`, ...args], {
-		encoding: "utf8",
-		timeout: 60_000,
-	});
-	return { status: result.status, stdout: result.stdout, stderr: result.stderr };
+	const tmp = mkdtempSync(join(tmpdir(), `settle-example-${name}-`));
+	try {
+		const result = spawnSync(process.execPath, ["--import", "tsx", `examples/${name}.ts`, ...args], {
+			encoding: "utf8",
+			timeout: 60_000,
+			env: { ...process.env, TMPDIR: tmp },
+		});
+		return { status: result.status, stdout: result.stdout, stderr: result.stderr };
+	} finally {
+		rmSync(tmp, { recursive: true, force: true });
+	}
 }
 
-describe("examples stay runnable (the README quotes them)", () => {
+// Each test waits for real child processes that have their own limits (60 s, 120 s for the nested
+// vitest run), which report a hang with the child's output: vitest's own timeout must not fire first.
+describe("examples stay runnable (the README quotes them)", { timeout: 150_000 }, () => {
 	it("sdk.ts: a tool call through createAgentSession, one agent_settled, the file reopens", () => {
 		const { status, stdout, stderr } = runExample("sdk");
 		expect(stderr).toBe("");

@@ -59,20 +59,25 @@ describe("the README's SDK example", () => {
 		});
 		expect(result.stdout + result.stderr).toBe("");
 		expect(result.status).toBe(0);
-	});
+		// A full strict type check of the example and the sources it imports (~4 s idle on 2 cores, 27 s
+		// seen on a loaded box): more than the default 30 s would leave.
+	}, 120_000);
 
 	it("runs: the tool call reaches the extension, the lifecycle prints, one agent_settled", () => {
-		// Whatever the example writes to the default agent dir lands in the scratch dir, not in ~/.settle.
+		// Whatever the example writes to the default agent dir or its temp project (the README does not
+		// remove it) lands in the scratch dir, not in ~/.settle or the real temp dir.
+		const tmp = join(SCRATCH, "tmp");
+		mkdirSync(tmp, { recursive: true });
 		const result = spawnSync(process.execPath, ["--import", "tsx", PROGRAM], {
 			cwd: ROOT,
 			encoding: "utf8",
 			timeout: 60_000,
-			env: { ...process.env, SETTLE_AGENT_DIR: join(SCRATCH, "agent") },
+			env: { ...process.env, SETTLE_AGENT_DIR: join(SCRATCH, "agent"), TMPDIR: tmp },
 		});
 		expect(result.stderr).toBe("");
 		expect(result.status).toBe(0);
 		expect(result.stdout).toContain("tool_call weather");
 		expect(result.stdout).toContain("preflight → running.working");
 		expect(result.stdout.match(/^agent_settled$/gm)).toHaveLength(1);
-	});
+	}, 90_000); // the child's own 60 s limit reports a hang with its output; this one must not fire first
 });

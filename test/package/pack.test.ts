@@ -4,10 +4,21 @@
  * lays it out — extracted into `node_modules/settle`, the bin linked in `node_modules/.bin`, and
  * settle's dependencies linked from the repository's node_modules (a real `npm install` would need
  * the registry) — then used as a user would: the three entries imported by name, the `settle`
- * command, extensions, and the TypeScript types.
+ * command, extensions (through Settle's default aliases: they import `settle` and pi's package by
+ * name from a folder where nothing else resolves them), and the TypeScript types.
  */
 import { spawnSync } from "node:child_process";
-import { chmodSync, cpSync, mkdirSync, mkdtempSync, realpathSync, renameSync, rmSync, symlinkSync } from "node:fs";
+import {
+	chmodSync,
+	cpSync,
+	mkdirSync,
+	mkdtempSync,
+	realpathSync,
+	renameSync,
+	rmSync,
+	symlinkSync,
+	writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { delimiter, dirname, join } from "node:path";
 import { pathToFileURL } from "node:url";
@@ -21,6 +32,9 @@ let root: string;
 let project: string;
 let installed: string;
 let packedFiles: string[];
+/** The two extension files, outside the project: no node_modules next to them, only the aliases resolve. */
+let extensions: string[];
+const EXPECTED_RESULTS = { settle_error: "SettleError INTERNAL true text", first_lines: "one\ntwo" };
 
 /** Runs a command; throws with its output unless it exits 0. */
 function run(command: string, args: string[], cwd: string, env: NodeJS.ProcessEnv = process.env) {
@@ -61,7 +75,8 @@ beforeAll(() => {
 	chmodSync(join(installed, "bin", "settle.js"), 0o755);
 	symlinkSync(join("..", "settle", "bin", "settle.js"), join(project, "node_modules", ".bin", "settle"));
 	cpSync(join(FIXTURES, "consumer"), project, { recursive: true });
-	cpSync(join(FIXTURES, "extensions"), join(project, "extensions"), { recursive: true });
+	cpSync(join(FIXTURES, "extensions"), join(root, "extensions"), { recursive: true });
+	extensions = ["uses-settle.ts", "pi-style.ts"].map((name) => join(root, "extensions", name));
 	cpSync(join(FIXTURES, "load-extensions.mjs"), join(project, "load-extensions.mjs"));
 }, 180_000);
 
@@ -129,7 +144,6 @@ describe("the installed package", () => {
 	});
 
 	it("loads an extension importing settle and a pi extension with value imports, through the installed package", () => {
-		const extensions = ["uses-settle.ts", "pi-style.ts"].map((name) => join(project, "extensions", name));
 		const child = node(["load-extensions.mjs", "settle", "settle/testing", ...extensions]);
 		expect(child.stderr).toBe("");
 		const report = JSON.parse(child.stdout) as {
@@ -140,11 +154,38 @@ describe("the installed package", () => {
 		};
 		expect(report.aliases).toMatchObject({
 			settle: join(installed, "dist", "index.js"),
+			"settle/testing": join(installed, "dist", "testing.js"),
+			"settle/inspect": join(installed, "dist", "inspect.js"),
 			"@mariozechner/pi-coding-agent": join(installed, "dist", "pi-compat.js"),
 		});
 		expect(report.errors).toEqual([]);
-		expect(report.results).toEqual({ settle_error: "SettleError INTERNAL true text", first_lines: "one\ntwo" });
+		expect(report.results).toEqual(EXPECTED_RESULTS);
+		// jiti imports the bundle's ES modules natively: one Settle in the process, shared classes.
 		expect(report.sameSettle).toBe(true);
+	});
+
+	it("the installed `settle` command runs both extensions' tools (-e), driven by a faux script", () => {
+		const script = join(root, "script.json");
+		const steps = [
+			{ toolCalls: [{ name: "settle_error", arguments: { code: "ABORTED" } }] },
+			{ toolCalls: [{ name: "first_lines", arguments: { text: "a\nb\nc", lines: 1 } }] },
+			"done",
+		];
+		writeFileSync(script, JSON.stringify(steps));
+		const args = ["--faux-script", script, "--no-session", "--json", ...extensions.flatMap((path) => ["-e", path])];
+		const result = settleCommand([...args, "go"]);
+		expect(result.stderr).toBe("");
+		expect(result.status).toBe(0);
+		const toolResults = result.stdout
+			.trim()
+			.split("\n")
+			.map((line) => JSON.parse(line) as { type: string; toolName?: string; result?: { content: { text: string }[] } })
+			.filter((event) => event.type === "tool_execution_end")
+			.map((event) => [event.toolName, event.result!.content[0]!.text]);
+		expect(toolResults).toEqual([
+			["settle_error", "SettleError ABORTED true text"],
+			["first_lines", "a"],
+		]);
 	});
 
 	it("gives TypeScript projects the types of all three entries (NodeNext resolution, strict)", () => {
@@ -166,5 +207,7 @@ describe("the installed package", () => {
 		const check = node(args);
 		expect(check.stdout + check.stderr).toBe("");
 		expect(check.status).toBe(0);
-	});
+		// A real strict type check of the declarations and their dependencies' (~7 s on an idle 2-core
+		// box, 20 s seen with other suites running): more than the default 30 s leaves on a loaded CI.
+	}, 120_000);
 });

@@ -142,7 +142,9 @@ describe("extension discovery", () => {
 		await loader.reload();
 		expect(loader.getExtensions().errors).toEqual([]);
 		expect(await run(loader.getExtensions().extensions)).toEqual([["usage", 0]]);
-	});
+		// `settle` is src/index.ts here: jiti transpiles the whole source tree (cold cache on a clean
+		// clone; ~3 s idle on 2 cores, 25 s seen on a loaded box).
+	}, 120_000);
 
 	it("re-imports modules on reload, so edits take effect", async () => {
 		const dir = tempDir();

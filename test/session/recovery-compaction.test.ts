@@ -447,6 +447,20 @@ describe("manual compact()", () => {
 		summaryGate.release();
 	});
 
+	it("regression: abortCompaction() as the compaction starts (before its summary request) was lost", async () => {
+		h = await createHarness({ settings: { compaction: { keepRecentTokens: 1 } } });
+		const { summaryRequests } = script(h, [fauxAssistantMessage("one"), fauxAssistantMessage("two")]);
+		await h.session.prompt("a");
+		await h.session.prompt("b");
+		h.session.inspect((event) => {
+			if (event.kind === "state" && event.to === "compacting.working") h.session.abortCompaction();
+		});
+		await expect(h.session.compact()).rejects.toMatchObject({ code: "ABORTED", message: "Compaction cancelled" });
+		expect(summaryRequests).toEqual([]);
+		expect(h.sessionManager.getEntries().some((entry) => entry.type === "compaction")).toBe(false);
+		expect(h.session.lifecycle).toBe("idle");
+	});
+
 	it("abortCompaction() wins over a summary an extension returns after it: nothing is written", async () => {
 		const handlerGate = gate();
 		let asked = false;

@@ -255,10 +255,14 @@ describe("session_before_tree", () => {
 
 describe("abort, busy states and errors", () => {
 	it("abortBranchSummary() cancels the summary: {cancelled, aborted}, nothing changed; isCompacting meanwhile", async () => {
+		const summaryRequested = gate();
 		const summaryGate = gate();
 		h = await createHarness();
 		script(h, [fauxAssistantMessage("answer one"), fauxAssistantMessage("answer two")], {
-			summary: () => summaryGate.promise.then(() => fauxAssistantMessage("late")),
+			summary: () => {
+				summaryRequested.release();
+				return summaryGate.promise.then(() => fauxAssistantMessage("late"));
+			},
 		});
 		await h.session.prompt("first");
 		await h.session.prompt("second");
@@ -268,18 +272,41 @@ describe("abort, busy states and errors", () => {
 			if (event.kind === "state") states.push(event.to);
 		});
 		const navigating = h.session.navigateTree(messageEntry("assistant", "answer one").id, { summarize: true });
-		while (!h.session.isCompacting) await tick();
+		// The summary request is with the model (whose answer is gated) before anything else happens.
+		await summaryRequested.promise;
+		expect(h.session.isCompacting).toBe(true);
 		expect(h.session.lifecycle).toBe("branchSummary.working");
 		expect(h.session.isStreaming).toBe(false);
 		await expect(h.session.prompt("now")).rejects.toThrow(/being navigated/);
 		await expect(h.session.navigateTree(oldLeaf!)).rejects.toThrow(/before navigating the session tree/);
 		h.session.abortBranchSummary();
+		// The model never answers (its answer is gated): the abort alone ends the navigation.
 		await expect(navigating).resolves.toEqual({ cancelled: true, aborted: true });
 		expect(states).toEqual(["idle", "branchSummary.working", "branchSummary.aborting", "idle"]);
 		expect(h.sessionManager.getLeafId()).toBe(oldLeaf);
 		expect(h.sessionManager.getEntries().some((entry) => entry.type === "branch_summary")).toBe(false);
 		expect(h.session.isCompacting).toBe(false);
 		summaryGate.release();
+	});
+
+	it("regression: abortBranchSummary() as the navigation starts (before its summary request) was lost", async () => {
+		h = await createHarness();
+		const { summaryRequests } = script(h, [fauxAssistantMessage("answer one"), fauxAssistantMessage("answer two")]);
+		await h.session.prompt("first");
+		await h.session.prompt("second");
+		const oldLeaf = h.sessionManager.getLeafId();
+		h.session.inspect((event) => {
+			if (event.kind === "state" && event.to === "branchSummary.working") h.session.abortBranchSummary();
+		});
+		const target = messageEntry("assistant", "answer one").id;
+		await expect(h.session.navigateTree(target, { summarize: true })).resolves.toEqual({
+			cancelled: true,
+			aborted: true,
+		});
+		expect(summaryRequests).toEqual([]);
+		expect(h.sessionManager.getLeafId()).toBe(oldLeaf);
+		expect(h.sessionManager.getEntries().some((entry) => entry.type === "branch_summary")).toBe(false);
+		expect(h.session.lifecycle).toBe("idle");
 	});
 
 	it("rejects with pi's texts: streaming, unknown entry, no model; the current leaf is a no-op", async () => {

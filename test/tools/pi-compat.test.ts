@@ -2,7 +2,7 @@
  * Side by side with pi 0.73.1's own tools (the peer we must stay compatible with): the same inputs
  * must give the same user-visible texts. grep/find are not compared (pi needs ripgrep/fd binaries).
  */
-import { readFile } from "node:fs/promises";
+import { readFile, rm } from "node:fs/promises";
 import { join } from "node:path";
 import * as pi from "@mariozechner/pi-coding-agent";
 import fc from "fast-check";
@@ -151,6 +151,9 @@ describe("same texts as pi 0.73.1", () => {
 			{ command: "echo started; sleep 5", timeout: 0.3 },
 		]) {
 			const { ours, pi: theirs } = await compare("bash", params);
+			// Both tools keep the full output of a truncated run in a temp file the notice names.
+			for (const [, path] of JSON.stringify([ours, theirs]).matchAll(/Full output: ([^\]]+)\]/g))
+				await rm(path!, { force: true });
 			expect(withoutTempPath(ours), JSON.stringify(params)).toBe(withoutTempPath(theirs));
 		}
 	});
