@@ -49,10 +49,20 @@ export class BashRunner {
 		const s = this.s;
 		const excludeFromContext = options.excludeFromContext === true;
 		let operations = options.operations;
+		// Registered before the first await, so abortBash() while a user_bash handler runs is not lost.
+		const controller = new AbortController();
+		this.running.add(controller);
 		const runner = s.runner();
 		if (runner.hasHandlers("user_bash")) {
-			const decision = await runner.emitUserBash({ type: "user_bash", command, excludeFromContext, cwd: s.cwd });
+			let decision: Awaited<ReturnType<typeof runner.emitUserBash>>;
+			try {
+				decision = await runner.emitUserBash({ type: "user_bash", command, excludeFromContext, cwd: s.cwd });
+			} catch (error) {
+				this.running.delete(controller);
+				throw error;
+			}
 			if (decision?.result) {
+				this.running.delete(controller);
 				this.record(command, decision.result, { excludeFromContext });
 				return decision.result;
 			}
@@ -61,13 +71,13 @@ export class BashRunner {
 		const prefix = s.settingsManager.getShellCommandPrefix();
 		const shellPath = s.settingsManager.getShellPath();
 		const ops = operations ?? createLocalBashOperations(shellPath ? { shellPath } : {});
-		const controller = new AbortController();
-		this.running.add(controller);
 		const output = new OutputAccumulator({ tempFilePrefix: "settle-user-bash" });
 		const decoder = new TextDecoder();
 		let exitCode: number | undefined;
 		let cancelled = false;
 		try {
+			// Aborted while the user_bash handler ran: nothing is started.
+			if (controller.signal.aborted) throw new Error("aborted");
 			const run = await ops.exec(prefix ? `${prefix}\n${command}` : command, s.cwd, {
 				onData: (chunk) => {
 					output.append(chunk);

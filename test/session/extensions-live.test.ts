@@ -294,6 +294,35 @@ describe("hooks around the request", () => {
 		expect(executions).toHaveLength(2);
 	});
 
+	it("regression: abortBash() while a user_bash handler runs cancels the command (the abort was lost and it ran)", async () => {
+		let release: (() => void) | undefined;
+		let handlerEntered: (() => void) | undefined;
+		const entered = new Promise<void>((resolve) => {
+			handlerEntered = resolve;
+		});
+		const { p } = await openProbe({
+			extensionFactories: [
+				(pi) =>
+					pi.on("user_bash", async () => {
+						handlerEntered!();
+						await new Promise<void>((resolve) => {
+							release = resolve;
+						});
+						return undefined;
+					}),
+			],
+		});
+		const running = p.session.executeBash("touch created-by-bash");
+		await entered;
+		expect(p.session.isBashRunning).toBe(true);
+		p.session.abortBash();
+		release!();
+		const result = await running;
+		expect(result).toMatchObject({ cancelled: true, exitCode: undefined });
+		expect(existsSync(join(p.cwd, "created-by-bash"))).toBe(false);
+		expect(p.session.isBashRunning).toBe(false);
+	});
+
 	it("resources_discover adds skills and templates the session then uses", async () => {
 		const { p } = await openProbe({
 			files: {
