@@ -43,6 +43,31 @@ describe("examples stay runnable (the README quotes them)", { timeout: 150_000 }
 		expect(stdout).toContain("The reopened file rebuilds the same context: yes");
 	});
 
+	it("runtime-projects.ts: each project's AGENTS.md, extensions and cwd follow the switch; a failed switch tears nothing down", () => {
+		const { status, stdout, stderr } = runExample("runtime-projects");
+		expect(stderr).toBe("");
+		expect(status).toBe(0);
+		expect(stdout).toBe(
+			[
+				"  [alpha] session_start (startup)",
+				"In alpha:",
+				"  bash pwd → <root>/alpha (AGENTS.md in the system prompt: project alpha)",
+				"switchSession(beta's file):",
+				"  [alpha] session_before_switch (resume)",
+				"  [alpha] session_shutdown (resume)",
+				"  [beta] session_start (resume)",
+				"  runtime.cwd → <root>/beta",
+				"  bash pwd → <root>/beta (AGENTS.md in the system prompt: project beta)",
+				"switchSession(gamma's file), gamma deleted:",
+				"  [beta] session_before_switch (resume)",
+				"  MISSING_SESSION_CWD: nothing torn down; same session: true",
+				"  bash pwd → <root>/beta (AGENTS.md in the system prompt: project beta)",
+				"  [beta] session_shutdown (quit)",
+				"",
+			].join("\n"),
+		);
+	});
+
 	it("guarded-tools.ts: the extension blocks the prod deploy, staging runs, text streams, one agent_settled", () => {
 		const { status, stdout, stderr } = runExample("guarded-tools");
 		expect(stderr).toBe("");
