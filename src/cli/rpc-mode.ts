@@ -257,7 +257,7 @@ export async function runRpcMode(runtime: AgentSessionRuntime, input: Readable, 
 			case "get_messages":
 				return success(id, "get_messages", { messages: session.messages });
 			case "get_commands":
-				return success(id, "get_commands", { commands: commandList(session) });
+				return success(id, "get_commands", { commands: session.getCommands() });
 			default: {
 				const unknown = command as { type?: unknown; id?: string };
 				return failure(unknown.id, String(unknown.type), `Unknown command: ${String(unknown.type)}`);
@@ -337,26 +337,4 @@ function invalidField(command: object, field: string, expected: string): SettleE
 	return new SettleError("INVALID_ARGUMENT", `${type}: "${field}" must be ${expected} (${got})`, {
 		details: { command: type, field },
 	});
-}
-
-/** pi's `get_commands`: extension commands, prompt templates and skills (`skill:<name>`). */
-function commandList(session: AgentSession): unknown[] {
-	const commands: unknown[] = session.extensionRunner.getCommandInfos();
-	for (const template of session.promptTemplates) {
-		commands.push({
-			name: template.name,
-			description: template.description,
-			source: "prompt",
-			sourceInfo: template.sourceInfo,
-		});
-	}
-	for (const skill of session.resourceLoader.getSkills().skills) {
-		commands.push({
-			name: `skill:${skill.name}`,
-			description: skill.description,
-			source: "skill",
-			sourceInfo: skill.sourceInfo,
-		});
-	}
-	return commands;
 }

@@ -1510,8 +1510,16 @@ export class AgentSession {
 		};
 	}
 
-	/** Extension commands, prompt templates and skills (pi's `getCommands`). */
-	private getCommands(): SlashCommandInfo[] {
+	/**
+	 * The slash commands a user can type: extension commands, prompt templates and skills
+	 * (`skill:<name>`), as pi's `getCommands` lists them for extensions and RPC's `get_commands`.
+	 *
+	 * @example
+	 * ```ts
+	 * for (const command of session.getCommands()) console.log(`/${command.name}  ${command.description ?? ""}`);
+	 * ```
+	 */
+	getCommands(): SlashCommandInfo[] {
 		const commands = this.runnerInstance.getCommandInfos();
 		for (const template of this.resourceLoader.getPrompts().prompts) {
 			commands.push({
