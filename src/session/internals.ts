@@ -35,6 +35,8 @@ export interface OperationScratch {
 	boundaryAborted: boolean;
 	/** Abort handle of the running compaction. */
 	compactionController: AbortController | undefined;
+	/** Abort handle of the running preflight, made before its first await (`abort()` then skips what is left). */
+	preflightController: AbortController | undefined;
 	/**
 	 * Depth of the session's own dispatch in progress (commands, `input` / `before_agent_start`
 	 * handlers, `agent_settled`): `waitForIdle()` called meanwhile resolves at once.
@@ -52,6 +54,7 @@ export function createOperationScratch(): OperationScratch {
 		promptSystemMessage: undefined,
 		boundaryAborted: false,
 		compactionController: undefined,
+		preflightController: undefined,
 		dispatchDepth: 0,
 	};
 }

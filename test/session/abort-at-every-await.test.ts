@@ -1,0 +1,287 @@
+/**
+ * No abort is ever lost (DESIGN invariant 8): every abortable operation is started on a real
+ * session (real files, a real shell), then aborted at each position of a sweep — 0…15 microtask
+ * turns, then 1…12 event-loop turns after the call — so an abort lands in every window between
+ * the user's call and the point where the operation's cancellation signal is wired (a dynamic
+ * `import()`, an auth check, an extension hook). The faux model is gated: it would answer if the
+ * work were not cancelled. For every position: the operation reports cancelled/aborted and settles
+ * once, nothing is started after the abort (no model or summary request, no hook that starts the
+ * run, no tool, no shell command), nothing is written for it (no compaction or branch summary
+ * entry), and the session answers the next prompt.
+ *
+ * Three lost aborts of this class were found by luck before this sweep existed (branch summary,
+ * compaction, user bash); each window is one position of the sweep here.
+ */
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import { Type } from "@sinclair/typebox";
+import { afterEach, describe, expect, it } from "vitest";
+import type { AgentTool } from "../../src/agent/types.js";
+import type { ExtensionFactory } from "../../src/extensions/types.js";
+import { type FauxResponseStep, fauxAssistantMessage, fauxToolCall } from "../../src/llm/faux.js";
+import type { AssistantMessage, Context } from "../../src/llm/types.js";
+import { createHarness, type Harness, type HarnessOptions } from "../../src/testing/harness.js";
+import { createLocalBashOperations } from "../../src/tools/shell.js";
+import { tick } from "./helpers.js";
+import { gate, isSummarization, overflowReply, script } from "./recovery-helpers.js";
+
+/** Where the abort lands: after this many microtask turns, or event-loop turns, from the call. */
+type Position = { micro: number } | { macro: number };
+
+const POSITIONS: readonly Position[] = [
+	...Array.from({ length: 16 }, (_, micro) => ({ micro })),
+	...Array.from({ length: 12 }, (_, index) => ({ macro: index + 1 })),
+];
+
+function describePosition(position: Position): string {
+	return "micro" in position ? `${position.micro} microtask turns` : `${position.macro} event-loop turns`;
+}
+
+async function reach(position: Position): Promise<void> {
+	if ("micro" in position) for (let i = 0; i < position.micro; i++) await Promise.resolve();
+	else for (let i = 0; i < position.macro; i++) await tick();
+}
+
+/** Records what is started after the abort. */
+class AbortWatch {
+	aborted = false;
+	readonly late: string[] = [];
+	note(what: string): void {
+		if (this.aborted) this.late.push(what);
+	}
+	abort(abort: () => unknown): void {
+		this.aborted = true;
+		void abort();
+	}
+}
+
+/** An extension hook that takes an event-loop turn, like one that reads a file: an await window. */
+const slowly = async () => {
+	await tick();
+	return undefined;
+};
+
+/**
+ * The model from now on: every request (answer or summary) is noted and waits for `modelGate`,
+ * released after the abort — it would answer if it had not been cancelled.
+ */
+function gateModel(h: Harness, watch: AbortWatch, first: AssistantMessage[] = []) {
+	const modelGate = gate();
+	const answered = first.map(
+		(answer): FauxResponseStep =>
+			() => {
+				watch.note("model request");
+				return { ...answer, timestamp: Date.now() };
+			},
+	);
+	const gated: FauxResponseStep = async (context: Context) => {
+		const summary = isSummarization(context);
+		watch.note(summary ? "summary request" : "model request");
+		await modelGate.promise;
+		return fauxAssistantMessage(summary ? "## Goal\nlate summary" : "late answer");
+	};
+	h.setResponses([...answered, ...Array.from({ length: 16 }, () => gated)]);
+	return modelGate;
+}
+
+/** The session answers a prompt after the aborted operation. */
+async function expectUsable(h: Harness): Promise<void> {
+	// A compaction the abort stopped may be due again: summary requests get a summary.
+	const answer: FauxResponseStep = (context: Context) =>
+		fauxAssistantMessage(isSummarization(context) ? "## Goal\nsummary" : "still usable");
+	h.setResponses([answer, answer]);
+	await h.session.prompt("are you there?");
+	expect(h.session.messages.at(-1)).toMatchObject({ role: "assistant", content: [{ text: "still usable" }] });
+	expect(h.session.lifecycle).toBe("idle");
+}
+
+function entriesOfType(h: Harness, type: string): number {
+	return h.sessionManager.getEntries().filter((entry) => entry.type === type).length;
+}
+
+let h: Harness | undefined;
+afterEach(() => {
+	h?.cleanup();
+	h = undefined;
+});
+
+/** Runs `scenario` once per position, each on a fresh session; a failure names the position. */
+async function sweep(
+	options: HarnessOptions,
+	scenario: (h: Harness, position: Position, watch: AbortWatch) => Promise<void>,
+): Promise<void> {
+	for (const position of POSITIONS) {
+		h = await createHarness(options);
+		const watch = new AbortWatch();
+		try {
+			await scenario(h, position, watch);
+			expect(watch.late, "started after the abort").toEqual([]);
+		} catch (error) {
+			throw new Error(`abort after ${describePosition(position)}: ${(error as Error).message}`, { cause: error });
+		} finally {
+			h.cleanup();
+			h = undefined;
+		}
+	}
+}
+
+/** Two exchanges, so there is something to compact or to summarize. */
+async function twoExchanges(h: Harness): Promise<void> {
+	script(h, [fauxAssistantMessage("answer one"), fauxAssistantMessage("answer two")]);
+	await h.session.prompt("first");
+	await h.session.prompt("second");
+}
+
+describe("an abort at every await position is never lost", () => {
+	it("manual compaction: compact() then abortCompaction()", async () => {
+		await sweep({ settings: { compaction: { keepRecentTokens: 1 } } }, async (h, position, watch) => {
+			await twoExchanges(h);
+			const modelGate = gateModel(h, watch);
+			h.events.length = 0;
+			const compacting = h.session.compact();
+			const outcome = compacting.then(
+				() => "compacted",
+				(error: { code?: string; message?: string }) => `${error.code}: ${error.message}`,
+			);
+			await reach(position);
+			watch.abort(() => h.session.abortCompaction());
+			modelGate.release();
+			expect(await outcome).toBe("ABORTED: Compaction cancelled");
+			expect(entriesOfType(h, "compaction")).toBe(0);
+			// Cancelled before it started (no events) or while it ran (compaction_end aborted).
+			expect(h.eventsOfType("compaction_end").every((event) => event.aborted)).toBe(true);
+			await expectUsable(h);
+		});
+	});
+
+	it("manual compaction: compact() then abort()", async () => {
+		await sweep({ settings: { compaction: { keepRecentTokens: 1 } } }, async (h, position, watch) => {
+			await twoExchanges(h);
+			const modelGate = gateModel(h, watch);
+			const outcome = h.session.compact().then(
+				() => "compacted",
+				(error: { code?: string; message?: string }) => `${error.code}: ${error.message}`,
+			);
+			await reach(position);
+			watch.abort(() => h.session.abort());
+			modelGate.release();
+			expect(await outcome).toBe("ABORTED: Compaction cancelled");
+			expect(entriesOfType(h, "compaction")).toBe(0);
+			await expectUsable(h);
+		});
+	});
+
+	it("tree navigation with a branch summary: navigateTree() then abortBranchSummary()", async () => {
+		await sweep({}, async (h, position, watch) => {
+			await twoExchanges(h);
+			const oldLeaf = h.sessionManager.getLeafId();
+			const target = h.sessionManager
+				.getEntries()
+				.find((entry) => entry.type === "message" && entry.message.role === "assistant")!;
+			const modelGate = gateModel(h, watch);
+			const navigating = h.session.navigateTree(target.id, { summarize: true });
+			await reach(position);
+			watch.abort(() => h.session.abortBranchSummary());
+			modelGate.release();
+			expect(await navigating).toEqual({ cancelled: true, aborted: true });
+			expect(entriesOfType(h, "branch_summary")).toBe(0);
+			expect(h.sessionManager.getLeafId()).toBe(oldLeaf);
+			await expectUsable(h);
+		});
+	});
+
+	it("user bash with a user_bash handler: executeBash() then abortBash()", async () => {
+		const factory: ExtensionFactory = (pi) =>
+			pi.on("user_bash", async () => {
+				await tick();
+				const local = createLocalBashOperations();
+				return {
+					operations: {
+						exec: (command, cwd, options) => {
+							watchOf.current?.note("shell command");
+							return local.exec(command, cwd, options);
+						},
+					},
+				};
+			});
+		const watchOf: { current?: AbortWatch } = {};
+		await sweep({ extensionFactories: [factory] }, async (h, position, watch) => {
+			watchOf.current = watch;
+			const marker = join(h.tempDir, "ran-after-abort");
+			const running = h.session.executeBash(`sleep 2; touch ${JSON.stringify(marker)}`);
+			await reach(position);
+			watch.abort(() => h.session.abortBash());
+			const result = await running;
+			expect(result).toMatchObject({ cancelled: true });
+			expect(h.session.isBashRunning).toBe(false);
+			expect(existsSync(marker)).toBe(false);
+			await expectUsable(h);
+		});
+	});
+
+	it("a prompt through its preflight (input hook, pre-send compaction, before_agent_start): prompt() then abort()", async () => {
+		const factory: ExtensionFactory = (pi) => {
+			pi.on("input", slowly);
+			pi.on("before_agent_start", async () => {
+				watchOf.current?.note("before_agent_start");
+				return undefined;
+			});
+		};
+		const watchOf: { current?: AbortWatch } = {};
+		await sweep(
+			{ settings: { compaction: { enabled: false, keepRecentTokens: 1 } }, extensionFactories: [factory] },
+			async (h, position, watch) => {
+				// An overflow is left in the context: the next prompt compacts before it is sent.
+				script(h, [fauxAssistantMessage("first"), overflowReply()]);
+				await h.session.prompt("one");
+				await h.session.prompt("two");
+				h.session.setAutoCompactionEnabled(true);
+				watchOf.current = watch;
+				const modelGate = gateModel(h, watch);
+				h.events.length = 0;
+				const prompting = h.session.prompt("three");
+				await reach(position);
+				watch.abort(() => h.session.abort());
+				modelGate.release();
+				await prompting;
+				expect(h.eventsOfType("agent_settled")).toHaveLength(1);
+				expect(entriesOfType(h, "compaction")).toBe(0);
+				watchOf.current = undefined;
+				await expectUsable(h);
+			},
+		);
+	});
+
+	it("a run with parallel tool calls (context and tool_execution_start hooks): prompt() then abort()", async () => {
+		const factory: ExtensionFactory = (pi) => {
+			pi.on("context", slowly);
+			pi.on("tool_execution_start", slowly);
+		};
+		const watchOf: { current?: AbortWatch } = {};
+		const probe = (name: string): AgentTool => ({
+			name,
+			label: name,
+			description: `Probe ${name}`,
+			parameters: Type.Object({}),
+			execute: async () => {
+				watchOf.current?.note(`tool ${name}`);
+				return { content: [{ type: "text", text: `${name} done` }], details: {} };
+			},
+		});
+		await sweep({ extensionFactories: [factory], tools: [probe("one"), probe("two")] }, async (h, position, watch) => {
+			watchOf.current = watch;
+			const modelGate = gateModel(h, watch, [
+				fauxAssistantMessage([fauxToolCall("one", {}), fauxToolCall("two", {})], { stopReason: "toolUse" }),
+			]);
+			const prompting = h.session.prompt("use both tools");
+			await reach(position);
+			watch.abort(() => h.session.abort());
+			modelGate.release();
+			await prompting;
+			expect(h.eventsOfType("agent_settled")).toHaveLength(1);
+			expect(h.session.messages.at(-1)).toMatchObject({ stopReason: "aborted" });
+			watchOf.current = undefined;
+			await expectUsable(h);
+		});
+	});
+});
