@@ -59,7 +59,9 @@ export type PromptPayload =
 /** The machine's `preflight` actor: C.1 while idle. */
 export async function preflight(s: SessionInternals, request: PromptRequest): Promise<PreflightOutcome> {
 	// Before the first await: an abort() from now on must stop what this preflight has not started yet.
-	const aborted = (s.scratch.preflightController = new AbortController()).signal;
+	const controller = new AbortController();
+	s.scratch.preflightController = controller;
+	const aborted = controller.signal;
 	const payload = request.payload as PromptPayload;
 	if (payload.kind === "custom") return startCustomMessage(s, payload.message);
 	const runner = s.runner();
