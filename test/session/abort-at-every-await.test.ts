@@ -23,7 +23,15 @@ import type { AssistantMessage, Context } from "../../src/llm/types.js";
 import { createHarness, type Harness, type HarnessOptions } from "../../src/testing/harness.js";
 import { createLocalBashOperations } from "../../src/tools/shell.js";
 import { tick } from "./helpers.js";
-import { gate, isSummarization, overflowReply, script } from "./recovery-helpers.js";
+import {
+	errorReply,
+	gate,
+	isSummarization,
+	OVERFLOW_TEXT,
+	OVERLOADED,
+	overflowReply,
+	script,
+} from "./recovery-helpers.js";
 
 /** Where the abort lands: after this many microtask turns, or event-loop turns, from the call. */
 type Position = { micro: number } | { macro: number };
@@ -42,16 +50,33 @@ async function reach(position: Position): Promise<void> {
 	else for (let i = 0; i < position.macro; i++) await tick();
 }
 
-/** Records what is started after the abort. */
+/** Records what is started after the abort: noted hooks, tools and commands, and model requests. */
 class AbortWatch {
 	aborted = false;
-	readonly late: string[] = [];
+	private readonly noted: string[] = [];
+	private requestsAtAbort = 0;
+	constructor(private readonly h: Harness) {}
 	note(what: string): void {
-		if (this.aborted) this.late.push(what);
+		if (this.aborted) this.noted.push(what);
 	}
 	abort(abort: () => unknown): void {
 		this.aborted = true;
+		// A request counts from the moment the provider is called (a real one sends it then).
+		this.requestsAtAbort = this.h.faux.requests.length;
 		void abort();
+	}
+	/** What was started after the abort until now; the first call fixes the answer (later work is the test's own). */
+	late(): string[] {
+		this.seen ??= this.startedSinceAbort();
+		return this.seen;
+	}
+	private seen: string[] | undefined;
+	private startedSinceAbort(): string[] {
+		const requests = this.aborted ? this.h.faux.requests.slice(this.requestsAtAbort) : [];
+		return [
+			...this.noted,
+			...requests.map((request) => (isSummarization(request) ? "summary request" : "model request")),
+		];
 	}
 }
 
@@ -65,27 +90,23 @@ const slowly = async () => {
  * The model from now on: every request (answer or summary) is noted and waits for `modelGate`,
  * released after the abort — it would answer if it had not been cancelled.
  */
-function gateModel(h: Harness, watch: AbortWatch, first: AssistantMessage[] = []) {
+function gateModel(h: Harness, first: AssistantMessage[] = []) {
 	const modelGate = gate();
 	const answered = first.map(
 		(answer): FauxResponseStep =>
-			() => {
-				watch.note("model request");
-				return { ...answer, timestamp: Date.now() };
-			},
+			() => ({ ...answer, timestamp: Date.now() }),
 	);
 	const gated: FauxResponseStep = async (context: Context) => {
-		const summary = isSummarization(context);
-		watch.note(summary ? "summary request" : "model request");
 		await modelGate.promise;
-		return fauxAssistantMessage(summary ? "## Goal\nlate summary" : "late answer");
+		return fauxAssistantMessage(isSummarization(context) ? "## Goal\nlate summary" : "late answer");
 	};
 	h.setResponses([...answered, ...Array.from({ length: 16 }, () => gated)]);
 	return modelGate;
 }
 
 /** The session answers a prompt after the aborted operation. */
-async function expectUsable(h: Harness): Promise<void> {
+async function expectUsable(h: Harness, watch: AbortWatch): Promise<void> {
+	expect(watch.late(), "started after the abort").toEqual([]);
 	// A compaction the abort stopped may be due again: summary requests get a summary.
 	const answer: FauxResponseStep = (context: Context) =>
 		fauxAssistantMessage(isSummarization(context) ? "## Goal\nsummary" : "still usable");
@@ -112,10 +133,10 @@ async function sweep(
 ): Promise<void> {
 	for (const position of POSITIONS) {
 		h = await createHarness(options);
-		const watch = new AbortWatch();
+		const watch = new AbortWatch(h);
 		try {
 			await scenario(h, position, watch);
-			expect(watch.late, "started after the abort").toEqual([]);
+			expect(watch.late(), "started after the abort").toEqual([]);
 		} catch (error) {
 			throw new Error(`abort after ${describePosition(position)}: ${(error as Error).message}`, { cause: error });
 		} finally {
@@ -136,7 +157,7 @@ describe("an abort at every await position is never lost", () => {
 	it("manual compaction: compact() then abortCompaction()", async () => {
 		await sweep({ settings: { compaction: { keepRecentTokens: 1 } } }, async (h, position, watch) => {
 			await twoExchanges(h);
-			const modelGate = gateModel(h, watch);
+			const modelGate = gateModel(h);
 			h.events.length = 0;
 			const compacting = h.session.compact();
 			const outcome = compacting.then(
@@ -150,14 +171,14 @@ describe("an abort at every await position is never lost", () => {
 			expect(entriesOfType(h, "compaction")).toBe(0);
 			// Cancelled before it started (no events) or while it ran (compaction_end aborted).
 			expect(h.eventsOfType("compaction_end").every((event) => event.aborted)).toBe(true);
-			await expectUsable(h);
+			await expectUsable(h, watch);
 		});
 	});
 
 	it("manual compaction: compact() then abort()", async () => {
 		await sweep({ settings: { compaction: { keepRecentTokens: 1 } } }, async (h, position, watch) => {
 			await twoExchanges(h);
-			const modelGate = gateModel(h, watch);
+			const modelGate = gateModel(h);
 			const outcome = h.session.compact().then(
 				() => "compacted",
 				(error: { code?: string; message?: string }) => `${error.code}: ${error.message}`,
@@ -167,7 +188,7 @@ describe("an abort at every await position is never lost", () => {
 			modelGate.release();
 			expect(await outcome).toBe("ABORTED: Compaction cancelled");
 			expect(entriesOfType(h, "compaction")).toBe(0);
-			await expectUsable(h);
+			await expectUsable(h, watch);
 		});
 	});
 
@@ -178,7 +199,7 @@ describe("an abort at every await position is never lost", () => {
 			const target = h.sessionManager
 				.getEntries()
 				.find((entry) => entry.type === "message" && entry.message.role === "assistant")!;
-			const modelGate = gateModel(h, watch);
+			const modelGate = gateModel(h);
 			const navigating = h.session.navigateTree(target.id, { summarize: true });
 			await reach(position);
 			watch.abort(() => h.session.abortBranchSummary());
@@ -186,7 +207,7 @@ describe("an abort at every await position is never lost", () => {
 			expect(await navigating).toEqual({ cancelled: true, aborted: true });
 			expect(entriesOfType(h, "branch_summary")).toBe(0);
 			expect(h.sessionManager.getLeafId()).toBe(oldLeaf);
-			await expectUsable(h);
+			await expectUsable(h, watch);
 		});
 	});
 
@@ -215,7 +236,7 @@ describe("an abort at every await position is never lost", () => {
 			expect(result).toMatchObject({ cancelled: true });
 			expect(h.session.isBashRunning).toBe(false);
 			expect(existsSync(marker)).toBe(false);
-			await expectUsable(h);
+			await expectUsable(h, watch);
 		});
 	});
 
@@ -237,7 +258,7 @@ describe("an abort at every await position is never lost", () => {
 				await h.session.prompt("two");
 				h.session.setAutoCompactionEnabled(true);
 				watchOf.current = watch;
-				const modelGate = gateModel(h, watch);
+				const modelGate = gateModel(h);
 				h.events.length = 0;
 				const prompting = h.session.prompt("three");
 				await reach(position);
@@ -247,7 +268,7 @@ describe("an abort at every await position is never lost", () => {
 				expect(h.eventsOfType("agent_settled")).toHaveLength(1);
 				expect(entriesOfType(h, "compaction")).toBe(0);
 				watchOf.current = undefined;
-				await expectUsable(h);
+				await expectUsable(h, watch);
 			},
 		);
 	});
@@ -270,7 +291,7 @@ describe("an abort at every await position is never lost", () => {
 		});
 		await sweep({ extensionFactories: [factory], tools: [probe("one"), probe("two")] }, async (h, position, watch) => {
 			watchOf.current = watch;
-			const modelGate = gateModel(h, watch, [
+			const modelGate = gateModel(h, [
 				fauxAssistantMessage([fauxToolCall("one", {}), fauxToolCall("two", {})], { stopReason: "toolUse" }),
 			]);
 			const prompting = h.session.prompt("use both tools");
@@ -281,7 +302,99 @@ describe("an abort at every await position is never lost", () => {
 			expect(h.eventsOfType("agent_settled")).toHaveLength(1);
 			expect(h.session.messages.at(-1)).toMatchObject({ stopReason: "aborted" });
 			watchOf.current = undefined;
-			await expectUsable(h);
+			await expectUsable(h, watch);
 		});
+	});
+	it("tree navigation with a branch summary: navigateTree() then abort()", async () => {
+		await sweep({}, async (h, position, watch) => {
+			await twoExchanges(h);
+			const oldLeaf = h.sessionManager.getLeafId();
+			const target = h.sessionManager
+				.getEntries()
+				.find((entry) => entry.type === "message" && entry.message.role === "assistant")!;
+			const modelGate = gateModel(h);
+			const navigating = h.session.navigateTree(target.id, { summarize: true });
+			await reach(position);
+			watch.abort(() => h.session.abort());
+			modelGate.release();
+			expect(await navigating).toEqual({ cancelled: true, aborted: true });
+			expect(entriesOfType(h, "branch_summary")).toBe(0);
+			expect(h.sessionManager.getLeafId()).toBe(oldLeaf);
+			await expectUsable(h, watch);
+		});
+	});
+
+	it("a retried run (retryable error, backoff, retry): prompt() then abort()", async () => {
+		await sweep({ settings: { retry: { baseDelayMs: 1, maxRetries: 3 } } }, async (h, position, watch) => {
+			const modelGate = gateModel(h, [errorReply(OVERLOADED)]);
+			const prompting = h.session.prompt("hi");
+			await reach(position);
+			watch.abort(() => h.session.abort());
+			modelGate.release();
+			await prompting;
+			expect(h.eventsOfType("agent_settled")).toHaveLength(1);
+			await expectUsable(h, watch);
+		});
+	});
+
+	it("overflow recovery (compaction in the run, then the retry): prompt() then abort() / abortCompaction()", async () => {
+		for (const abort of ["abort", "abortCompaction"] as const) {
+			await sweep({ settings: { compaction: { keepRecentTokens: 1 } } }, async (h, position, watch) => {
+				script(h, [fauxAssistantMessage("first")]);
+				await h.session.prompt("one");
+				const modelGate = gateModel(h, [errorReply(OVERFLOW_TEXT)]);
+				h.events.length = 0;
+				const prompting = h.session.prompt("two");
+				await reach(position);
+				watch.abort(() => h.session[abort]());
+				if (abort === "abortCompaction") {
+					// abortCompaction() stops only a compaction: whatever else runs is ended by abort().
+					await h.session.abort();
+				}
+				modelGate.release();
+				await prompting;
+				expect(h.eventsOfType("agent_settled")).toHaveLength(1);
+				expect(entriesOfType(h, "compaction")).toBe(0);
+				await expectUsable(h, watch);
+			});
+		}
+	});
+
+	it("dispose() during a prompt's preflight and pre-send compaction: nothing is started after it", async () => {
+		const factory: ExtensionFactory = (pi) => {
+			pi.on("input", slowly);
+			pi.on("before_agent_start", async () => {
+				watchOf.current?.note("before_agent_start");
+				return undefined;
+			});
+		};
+		const watchOf: { current?: AbortWatch } = {};
+		await sweep(
+			{
+				persistence: "disk",
+				settings: { compaction: { enabled: false, keepRecentTokens: 1 } },
+				extensionFactories: [factory],
+			},
+			async (h, position, watch) => {
+				script(h, [fauxAssistantMessage("first"), overflowReply()]);
+				await h.session.prompt("one");
+				await h.session.prompt("two");
+				h.session.setAutoCompactionEnabled(true);
+				watchOf.current = watch;
+				const modelGate = gateModel(h);
+				const outcome = h.session.prompt("three").then(
+					() => "settled",
+					(error: { code?: string }) => error.code,
+				);
+				await reach(position);
+				watch.abort(() => h.session.dispose());
+				modelGate.release();
+				expect(["settled", "SESSION_CLOSED"]).toContain(await outcome);
+				// Let anything still running after dispose() finish before looking at the file.
+				for (let i = 0; i < 5; i++) await tick();
+				expect(entriesOfType(h, "compaction")).toBe(0);
+				watchOf.current = undefined;
+			},
+		);
 	});
 });
