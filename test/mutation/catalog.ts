@@ -1410,6 +1410,18 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/session/abort-at-every-await.test.ts", "test/session/lost-abort-regressions.test.ts"],
 	},
+	{
+		id: "A08",
+		file: "src/session/agent-session.ts",
+		description: "dispose() leaves a running preflight unaborted (its pre-send compaction is written after dispose)",
+		edits: [
+			{
+				find: "\t\tthis.internals.scratch.preflightController?.abort();\n\t\tthis.internals.scratch.compactionController?.abort();\n\t\tthis.agent.abort();",
+				replace: "\t\tthis.internals.scratch.compactionController?.abort();\n\t\tthis.agent.abort();",
+			},
+		],
+		tests: ["test/session/abort-at-every-await.test.ts", "test/session/lost-abort-regressions.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` text is no longer where the catalog says. */

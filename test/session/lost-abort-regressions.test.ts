@@ -8,6 +8,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import type { AgentTool } from "../../src/agent/types.js";
 import { fauxAssistantMessage, fauxToolCall } from "../../src/llm/faux.js";
 import { createHarness, type Harness } from "../../src/testing/harness.js";
+import { tick } from "./helpers.js";
 import { gate, overflowReply, script } from "./recovery-helpers.js";
 
 let h: Harness | undefined;
@@ -68,6 +69,29 @@ describe("lost aborts", () => {
 		expect(answerRequests).toHaveLength(2);
 		expect(h.eventsOfType("agent_settled")).toHaveLength(1);
 		expect(h.session.lifecycle).toBe("idle");
+	});
+
+	it("regression: dispose() while an input hook ran still ran the pre-send compaction (its entry was written after dispose)", async () => {
+		const input = heldHook();
+		let inputs = 0;
+		h = await createHarness({
+			persistence: "disk",
+			settings: { compaction: { enabled: false, keepRecentTokens: 1 } },
+			extensionFactories: [(pi) => pi.on("input", async () => (++inputs < 3 ? undefined : input.hook()))],
+		});
+		const { summaryRequests } = script(h, [fauxAssistantMessage("first"), overflowReply()]);
+		await h.session.prompt("one");
+		await h.session.prompt("two");
+		h.session.setAutoCompactionEnabled(true);
+		const third = h.session.prompt("three").catch((error: { code?: string }) => error.code);
+		await input.entered;
+		h.session.dispose();
+		input.release();
+		expect(await third).toBe("SESSION_CLOSED");
+		// The preflight goes on after dispose() until its next check: let it get there.
+		for (let i = 0; i < 5; i++) await tick();
+		expect(summaryRequests).toEqual([]);
+		expect(h.sessionManager.getEntries().some((entry) => entry.type === "compaction")).toBe(false);
 	});
 
 	it("regression: compact() then abortCompaction() in the same tick was lost while compact() awaited its own abort", async () => {
