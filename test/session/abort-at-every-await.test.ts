@@ -15,7 +15,7 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { Type } from "@sinclair/typebox";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { AgentTool } from "../../src/agent/types.js";
 import type { ExtensionFactory } from "../../src/extensions/types.js";
 import { type FauxResponseStep, fauxAssistantMessage, fauxToolCall } from "../../src/llm/faux.js";
@@ -119,6 +119,12 @@ async function expectUsable(h: Harness, watch: AbortWatch): Promise<void> {
 function entriesOfType(h: Harness, type: string): number {
 	return h.sessionManager.getEntries().filter((entry) => entry.type === type).length;
 }
+
+// The summarizer's modules, loaded on first use, are loaded before any position: a scenario run
+// alone then reaches the same windows (and shows late work within the same turns) as after others.
+beforeAll(async () => {
+	await import("../../src/compaction/index.js");
+});
 
 let h: Harness | undefined;
 afterEach(() => {

@@ -83,13 +83,15 @@ describe("lost aborts", () => {
 		await h.session.prompt("one");
 		await h.session.prompt("two");
 		h.session.setAutoCompactionEnabled(true);
+		await import("../../src/compaction/index.js");
 		const third = h.session.prompt("three").catch((error: { code?: string }) => error.code);
 		await input.entered;
 		h.session.dispose();
 		input.release();
 		expect(await third).toBe("SESSION_CLOSED");
-		// The preflight goes on after dispose() until its next check: let it get there.
-		for (let i = 0; i < 5; i++) await tick();
+		// The preflight goes on after dispose() until its next check. With the summarizer's modules
+		// loaded (above), a compaction started there would have asked for its summary within these turns.
+		for (let i = 0; i < 10; i++) await tick();
 		expect(summaryRequests).toEqual([]);
 		expect(h.sessionManager.getEntries().some((entry) => entry.type === "compaction")).toBe(false);
 	});
