@@ -75,7 +75,7 @@ import type { CustomMessage } from "./messages.js";
 import { type CycleDirection, type ModelCycleResult, nextCycleModel } from "./model-cycling.js";
 import { modelRegistryView } from "./model-registry-view.js";
 import { answerMachineRequests, sessionPromptOperationMachine } from "./operation-actors.js";
-import { type PromptPayload, queueInput, type StreamingBehavior } from "./prompt-pipeline.js";
+import { abortPreflight, type PromptPayload, queueInput, type StreamingBehavior } from "./prompt-pipeline.js";
 import { providerStreamFn } from "./provider-stream.js";
 import { PublicEvents } from "./public-events.js";
 import { type QueuedTexts, SessionQueues } from "./queues.js";
@@ -1241,7 +1241,7 @@ export class AgentSession {
 		if (this.disposed) return;
 		this.disposed = true;
 		this.bash.abortAll();
-		this.internals.scratch.preflightController?.abort();
+		abortPreflight(this.internals);
 		this.internals.scratch.compactionController?.abort();
 		this.agent.abort();
 		this.runnerInstance.invalidate(STALE_EXTENSION_CONTEXT_MESSAGE);
@@ -1338,7 +1338,7 @@ export class AgentSession {
 					if (event.target === "run") this.agent.abort();
 					else if (event.target === "compaction") this.internals.scratch.compactionController?.abort();
 					else if (event.target === "preflight") {
-						this.internals.scratch.preflightController?.abort();
+						abortPreflight(this.internals);
 						this.internals.scratch.compactionController?.abort();
 					} else if (event.target === "boundary") this.internals.scratch.boundaryAborted = true;
 					else if (event.target === "branch_summary") abortBranchSummary(this.internals);

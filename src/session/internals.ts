@@ -35,8 +35,11 @@ export interface OperationScratch {
 	boundaryAborted: boolean;
 	/** Abort handle of the running compaction. */
 	compactionController: AbortController | undefined;
-	/** Abort handle of the running preflight, made before its first await (`abort()` then skips what is left). */
-	preflightController: AbortController | undefined;
+	/**
+	 * Abort flag of the running preflight, made before its first await (`abort()` then skips what is
+	 * left). A plain object: an AbortController per prompt costs more, and nothing listens to it.
+	 */
+	preflightAbort: { aborted: boolean } | undefined;
 	/**
 	 * Depth of the session's own dispatch in progress (commands, `input` / `before_agent_start`
 	 * handlers, `agent_settled`): `waitForIdle()` called meanwhile resolves at once.
@@ -54,7 +57,7 @@ export function createOperationScratch(): OperationScratch {
 		promptSystemMessage: undefined,
 		boundaryAborted: false,
 		compactionController: undefined,
-		preflightController: undefined,
+		preflightAbort: undefined,
 		dispatchDepth: 0,
 	};
 }

@@ -59,9 +59,8 @@ export type PromptPayload =
 /** The machine's `preflight` actor: C.1 while idle. */
 export async function preflight(s: SessionInternals, request: PromptRequest): Promise<PreflightOutcome> {
 	// Before the first await: an abort() from now on must stop what this preflight has not started yet.
-	const controller = new AbortController();
-	s.scratch.preflightController = controller;
-	const aborted = controller.signal;
+	const aborted = { aborted: false };
+	s.scratch.preflightAbort = aborted;
 	const payload = request.payload as PromptPayload;
 	if (payload.kind === "custom") return startCustomMessage(s, payload.message);
 	const runner = s.runner();
@@ -116,6 +115,11 @@ export async function preflight(s: SessionInternals, request: PromptRequest): Pr
 	s.scratch.forcedSystemPrompt = forcedSystemPrompt;
 	s.scratch.promptSystemMessage = system;
 	return { disposition: "started", runPayload: messages };
+}
+
+/** `abort()` / `dispose()` during a preflight: what it has not started yet is skipped. */
+export function abortPreflight(s: SessionInternals): void {
+	if (s.scratch.preflightAbort) s.scratch.preflightAbort.aborted = true;
 }
 
 /** A triggered custom message while idle: it starts an operation on its own. */

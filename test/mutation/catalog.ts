@@ -1366,16 +1366,16 @@ export const MUTANTS: Mutant[] = [
 		id: "A04",
 		file: "src/session/prompt-pipeline.ts",
 		description:
-			"the preflight's AbortController is made after the input hook (abort() meanwhile still compacts and runs before_agent_start)",
+			"the preflight's abort flag is made after the input hook (abort() meanwhile still compacts and runs before_agent_start)",
 		edits: [
 			{
-				find: "\tconst controller = new AbortController();\n\ts.scratch.preflightController = controller;\n\tconst aborted = controller.signal;\n\tconst payload",
+				find: "\tconst aborted = { aborted: false };\n\ts.scratch.preflightAbort = aborted;\n\tconst payload",
 				replace: "\tconst payload",
 			},
 			{
 				find: "\t// Aborted meanwhile: the operation settles without a run",
 				replace:
-					"\tconst controller = new AbortController();\n\ts.scratch.preflightController = controller;\n\tconst aborted = controller.signal;\n\t// Aborted meanwhile: the operation settles without a run",
+					"\tconst aborted = { aborted: false };\n\ts.scratch.preflightAbort = aborted;\n\t// Aborted meanwhile: the operation settles without a run",
 			},
 		],
 		tests: ["test/session/abort-at-every-await.test.ts", "test/session/lost-abort-regressions.test.ts"],
@@ -1416,7 +1416,7 @@ export const MUTANTS: Mutant[] = [
 		description: "dispose() leaves a running preflight unaborted (its pre-send compaction is written after dispose)",
 		edits: [
 			{
-				find: "\t\tthis.internals.scratch.preflightController?.abort();\n\t\tthis.internals.scratch.compactionController?.abort();\n\t\tthis.agent.abort();",
+				find: "\t\tabortPreflight(this.internals);\n\t\tthis.internals.scratch.compactionController?.abort();\n\t\tthis.agent.abort();",
 				replace: "\t\tthis.internals.scratch.compactionController?.abort();\n\t\tthis.agent.abort();",
 			},
 		],
