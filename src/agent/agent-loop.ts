@@ -490,6 +490,8 @@ class LoopRun {
 		if (requestContext.tools) llmContext.tools = requestContext.tools;
 		const key = config.getApiKey?.(model.provider);
 		const apiKey = (isPromiseLike(key) ? await key : key) || config.apiKey;
+		// Aborted while a context, conversion or key hook ran: no request is sent.
+		if (signal?.aborted) return this.finishAssistant(abortedMessage(undefined, model), false);
 		const options = buildStreamOptions(config, apiKey, thinkingLevel, signal);
 
 		let partial: AssistantMessage | undefined;
@@ -737,6 +739,8 @@ class LoopRun {
 		const updates: Promise<AgentEventResult>[] = [];
 		let running = true;
 		let outcome: Omit<Finalized, "toolCall">;
+		// Aborted after this call was prepared (a sibling's hooks ran meanwhile): the tool is not started.
+		if (signal.aborted) return { result: errorResult("Operation aborted"), isError: true };
 		try {
 			const result = await prepared.tool.execute(prepared.toolCall.id, prepared.args, signal, (partialResult) => {
 				if (!running) return;

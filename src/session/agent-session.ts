@@ -20,6 +20,7 @@ import {
 } from "../../machines/prompt-operation.machine.js";
 import { Agent } from "../agent/agent.js";
 import type { AgentTool, AgentToolResult } from "../agent/types.js";
+import { COMPACTION_CANCELLED } from "../compaction/texts.js";
 import type { CompactionResult } from "../compaction/types.js";
 import { errorMessage, normalizeError, SettleError } from "../errors.js";
 import { createEventBus } from "../extensions/event-bus.js";
@@ -74,7 +75,7 @@ import type { CustomMessage } from "./messages.js";
 import { type CycleDirection, type ModelCycleResult, nextCycleModel } from "./model-cycling.js";
 import { modelRegistryView } from "./model-registry-view.js";
 import { answerMachineRequests, sessionPromptOperationMachine } from "./operation-actors.js";
-import { type PromptPayload, queueInput, type StreamingBehavior } from "./prompt-pipeline.js";
+import { abortPreflight, type PromptPayload, queueInput, type StreamingBehavior } from "./prompt-pipeline.js";
 import { providerStreamFn } from "./provider-stream.js";
 import { PublicEvents } from "./public-events.js";
 import { type QueuedTexts, SessionQueues } from "./queues.js";
@@ -271,6 +272,7 @@ export class AgentSession {
 	private readonly clock: SessionClock | undefined;
 	private readonly pending = new Map<string, PendingPrompt>();
 	private readonly compactions = new Map<string, PendingCompaction>();
+	private readonly requestedCompactions = new Set<AbortController>();
 	private readonly sessionStartEvent: SessionStartEvent;
 	private readonly unsubscribeAgent: () => void;
 	private unsubscribeErrors: (() => void) | undefined;
@@ -746,8 +748,18 @@ export class AgentSession {
 	 */
 	async abort(): Promise<void> {
 		if (this.disposed) return;
+		this.cancelRequestedCompactions();
+		await this.abortOperation();
+	}
+
+	private async abortOperation(): Promise<void> {
 		this.actor.send({ type: "ABORT" });
 		await this.waitForIdle();
+	}
+
+	/** `compact()` calls still aborting what ran before them: they are cancelled before they start. */
+	private cancelRequestedCompactions(): void {
+		for (const requested of this.requestedCompactions) requested.abort();
 	}
 
 	/** Cancels a retry backoff (`auto_retry_end{success:false, finalError:"Retry cancelled"}`); the operation settles. */
@@ -758,6 +770,7 @@ export class AgentSession {
 	/** Aborts a running compaction (manual or automatic). */
 	abortCompaction(): void {
 		if (this.disposed) return;
+		this.cancelRequestedCompactions();
 		this.actor.send({ type: "ABORT_COMPACTION" });
 		this.internals.scratch.compactionController?.abort();
 	}
@@ -801,7 +814,17 @@ export class AgentSession {
 	 */
 	async compact(customInstructions?: string): Promise<CompactionResult<unknown>> {
 		this.assertUsable();
-		await this.abort();
+		// Before the first await: abortCompaction() / abort() while the running operation is being
+		// aborted cancel this compaction too (it would start after them otherwise).
+		const requested = new AbortController();
+		this.requestedCompactions.add(requested);
+		try {
+			await this.abortOperation();
+		} finally {
+			this.requestedCompactions.delete(requested);
+		}
+		this.assertUsable();
+		if (requested.signal.aborted) throw new SettleError("ABORTED", COMPACTION_CANCELLED);
 		const requestId = `c${++this.requestCounter}`;
 		const event = {
 			type: "COMPACT" as const,
@@ -1218,6 +1241,7 @@ export class AgentSession {
 		if (this.disposed) return;
 		this.disposed = true;
 		this.bash.abortAll();
+		abortPreflight(this.internals);
 		this.internals.scratch.compactionController?.abort();
 		this.agent.abort();
 		this.runnerInstance.invalidate(STALE_EXTENSION_CONTEXT_MESSAGE);
@@ -1312,7 +1336,9 @@ export class AgentSession {
 					return;
 				case "abort_requested":
 					if (event.target === "run") this.agent.abort();
-					else if (event.target === "compaction" || event.target === "preflight") {
+					else if (event.target === "compaction") this.internals.scratch.compactionController?.abort();
+					else if (event.target === "preflight") {
+						abortPreflight(this.internals);
 						this.internals.scratch.compactionController?.abort();
 					} else if (event.target === "boundary") this.internals.scratch.boundaryAborted = true;
 					else if (event.target === "branch_summary") abortBranchSummary(this.internals);

@@ -36,6 +36,11 @@ export interface OperationScratch {
 	/** Abort handle of the running compaction. */
 	compactionController: AbortController | undefined;
 	/**
+	 * Abort flag of the running preflight, made before its first await (`abort()` then skips what is
+	 * left). A plain object: an AbortController per prompt costs more, and nothing listens to it.
+	 */
+	preflightAbort: { aborted: boolean } | undefined;
+	/**
 	 * Depth of the session's own dispatch in progress (commands, `input` / `before_agent_start`
 	 * handlers, `agent_settled`): `waitForIdle()` called meanwhile resolves at once.
 	 */
@@ -52,6 +57,7 @@ export function createOperationScratch(): OperationScratch {
 		promptSystemMessage: undefined,
 		boundaryAborted: false,
 		compactionController: undefined,
+		preflightAbort: undefined,
 		dispatchDepth: 0,
 	};
 }

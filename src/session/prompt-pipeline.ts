@@ -58,6 +58,9 @@ export type PromptPayload =
 
 /** The machine's `preflight` actor: C.1 while idle. */
 export async function preflight(s: SessionInternals, request: PromptRequest): Promise<PreflightOutcome> {
+	// Before the first await: an abort() from now on must stop what this preflight has not started yet.
+	const aborted = { aborted: false };
+	s.scratch.preflightAbort = aborted;
 	const payload = request.payload as PromptPayload;
 	if (payload.kind === "custom") return startCustomMessage(s, payload.message);
 	const runner = s.runner();
@@ -80,13 +83,14 @@ export async function preflight(s: SessionInternals, request: PromptRequest): Pr
 	s.queues.flushPendingCustom();
 	// Steps 7–9 await only when there is something to wait for (an auth refresh, a compaction).
 	if (!hasModelAndAuth(s)) await requireModelAndAuth(s);
-	const compaction = preSendCompaction(s);
+	// Aborted meanwhile: the operation settles without a run, so nothing more is started for it.
+	const compaction = aborted.aborted ? undefined : preSendCompaction(s);
 	if (compaction) await compaction;
 
 	let options: ReturnType<typeof s.loadout.operationPromptOptions> | undefined;
 	let handlerMessages: CustomMessage[] = [];
 	let forcedSystemPrompt: string | undefined;
-	if (runner.hasHandlers("before_agent_start")) {
+	if (runner.hasHandlers("before_agent_start") && !aborted.aborted) {
 		options = s.loadout.operationPromptOptions();
 		const result = await runner.emitBeforeAgentStart(text, images, s.loadout.renderedPrompt(), options);
 		handlerMessages = (result?.messages ?? []).map((message) => ({
@@ -111,6 +115,11 @@ export async function preflight(s: SessionInternals, request: PromptRequest): Pr
 	s.scratch.forcedSystemPrompt = forcedSystemPrompt;
 	s.scratch.promptSystemMessage = system;
 	return { disposition: "started", runPayload: messages };
+}
+
+/** `abort()` / `dispose()` during a preflight: what it has not started yet is skipped. */
+export function abortPreflight(s: SessionInternals): void {
+	if (s.scratch.preflightAbort) s.scratch.preflightAbort.aborted = true;
 }
 
 /** A triggered custom message while idle: it starts an operation on its own. */

@@ -1313,6 +1313,115 @@ export const MUTANTS: Mutant[] = [
 		edits: [{ find: "request.headers = headers;", replace: "void headers;" }],
 		tests: ["test/llm"],
 	},
+	{
+		id: "A01",
+		file: "src/session/tree-navigation.ts",
+		description:
+			"the branch summary's AbortController is made after the branch-summary import (abortBranchSummary() meanwhile is lost)",
+		edits: [
+			{
+				find: '\tconst controller = new AbortController();\n\tstate.controller = controller;\n\tconst { collectEntriesForBranchSummary, generateBranchSummary } = await import("../compaction/branch-summary.js");\n',
+				replace:
+					'\tconst { collectEntriesForBranchSummary, generateBranchSummary } = await import("../compaction/branch-summary.js");\n\tconst controller = new AbortController();\n\tstate.controller = controller;\n',
+			},
+		],
+		tests: ["test/session/abort-at-every-await.test.ts", "test/session/tree.test.ts"],
+	},
+	{
+		id: "A02",
+		file: "src/session/compaction-runner.ts",
+		description:
+			"the compaction's AbortController is made after its first awaits (abortCompaction() meanwhile is lost)",
+		edits: [
+			{
+				find: "\ts.scratch.compactionController = new AbortController();\n\tif (input.willRetry)",
+				replace: "\tif (input.willRetry)",
+			},
+			{
+				find: "s.scratch.compactionController ?? new AbortController(); // made by runCompaction",
+				replace: "new AbortController();",
+			},
+		],
+		tests: ["test/session/abort-at-every-await.test.ts", "test/session/recovery-compaction.test.ts"],
+	},
+	{
+		id: "A03",
+		file: "src/session/bash-runner.ts",
+		description:
+			"executeBash registers its abort after the user_bash handler (abortBash() meanwhile is lost, the command runs)",
+		edits: [
+			{
+				find: "\t\tconst controller = new AbortController();\n\t\tthis.running.add(controller);\n\t\tconst runner",
+				replace: "\t\tconst runner",
+			},
+			{
+				find: "\t\tconst output = new OutputAccumulator(",
+				replace:
+					"\t\tconst controller = new AbortController();\n\t\tthis.running.add(controller);\n\t\tconst output = new OutputAccumulator(",
+			},
+		],
+		tests: ["test/session/abort-at-every-await.test.ts", "test/session/extensions-live.test.ts"],
+	},
+	{
+		id: "A04",
+		file: "src/session/prompt-pipeline.ts",
+		description:
+			"the preflight's abort flag is made after the input hook (abort() meanwhile still compacts and runs before_agent_start)",
+		edits: [
+			{
+				find: "\tconst aborted = { aborted: false };\n\ts.scratch.preflightAbort = aborted;\n\tconst payload",
+				replace: "\tconst payload",
+			},
+			{
+				find: "\t// Aborted meanwhile: the operation settles without a run",
+				replace:
+					"\tconst aborted = { aborted: false };\n\ts.scratch.preflightAbort = aborted;\n\t// Aborted meanwhile: the operation settles without a run",
+			},
+		],
+		tests: ["test/session/abort-at-every-await.test.ts", "test/session/lost-abort-regressions.test.ts"],
+	},
+	{
+		id: "A05",
+		file: "src/session/agent-session.ts",
+		description: "compact() ignores an abortCompaction()/abort() that arrived while it aborted the running operation",
+		edits: [
+			{ find: 'if (requested.signal.aborted) throw new SettleError("ABORTED", COMPACTION_CANCELLED);', replace: "" },
+		],
+		tests: ["test/session/abort-at-every-await.test.ts", "test/session/lost-abort-regressions.test.ts"],
+	},
+	{
+		id: "A06",
+		file: "src/agent/agent-loop.ts",
+		description: "the model request is sent although the run was aborted while the context hook ran",
+		edits: [
+			{
+				find: "\t\t// Aborted while a context, conversion or key hook ran: no request is sent.\n\t\tif (signal?.aborted) return this.finishAssistant(abortedMessage(undefined, model), false);\n",
+				replace: "",
+			},
+		],
+		tests: ["test/session/abort-at-every-await.test.ts", "test/session/lost-abort-regressions.test.ts"],
+	},
+	{
+		id: "A07",
+		file: "src/agent/agent-loop.ts",
+		description: "a prepared tool is started although the run was aborted while a sibling's hooks ran",
+		edits: [
+			{ find: 'if (signal.aborted) return { result: errorResult("Operation aborted"), isError: true };', replace: "" },
+		],
+		tests: ["test/session/abort-at-every-await.test.ts", "test/session/lost-abort-regressions.test.ts"],
+	},
+	{
+		id: "A08",
+		file: "src/session/agent-session.ts",
+		description: "dispose() leaves a running preflight unaborted (its pre-send compaction is written after dispose)",
+		edits: [
+			{
+				find: "\t\tabortPreflight(this.internals);\n\t\tthis.internals.scratch.compactionController?.abort();\n\t\tthis.agent.abort();",
+				replace: "\t\tthis.internals.scratch.compactionController?.abort();\n\t\tthis.agent.abort();",
+			},
+		],
+		tests: ["test/session/abort-at-every-await.test.ts", "test/session/lost-abort-regressions.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` text is no longer where the catalog says. */
