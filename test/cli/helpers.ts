@@ -1,5 +1,5 @@
 /** Runs the `settle` command from the sources as a user would: a real child process (`node --import tsx`). */
-import { type ChildProcessWithoutNullStreams, spawn, spawnSync } from "node:child_process";
+import { type ChildProcess, type ChildProcessWithoutNullStreams, spawn, spawnSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -39,6 +39,40 @@ export function runSettle(
 	return { code: result.status, stdout: result.stdout, stderr: result.stderr };
 }
 
+/** Children a test started that have not closed yet (see {@link trackChild}). */
+const liveChildren = new Map<ChildProcess, Promise<void>>();
+
+/**
+ * Resolves once `child` has exited AND its stdout/stderr are read to the end (`close`): `exit` can
+ * come before the last output lines, which a test would then miss. The child is also registered so
+ * that {@link useCliProject}'s cleanup stops it if the test ended (failed) while it still ran.
+ */
+export function trackChild(child: ChildProcess): Promise<number | null> {
+	const closed = new Promise<number | null>((resolve) => child.on("close", (code) => resolve(code)));
+	liveChildren.set(
+		child,
+		closed.then(() => {
+			liveChildren.delete(child);
+		}),
+	);
+	return closed;
+}
+
+/**
+ * Stops every tracked child still running and waits until each has closed: SIGTERM first (settle
+ * then stops its running shell commands, which SIGKILL would orphan), SIGKILL after 5 s.
+ */
+async function stopLiveChildren(): Promise<void> {
+	const left = [...liveChildren.entries()];
+	for (const [child] of left) child.kill("SIGTERM");
+	await Promise.all(
+		left.map(([child, closed]) => {
+			const force = setTimeout(() => child.kill("SIGKILL"), 5000);
+			return closed.finally(() => clearTimeout(force));
+		}),
+	);
+}
+
 /** A scratch `project` folder and `agentDir` under one temp `dir`, made before and removed after each test. */
 export interface CliProject {
 	readonly dir: string;
@@ -57,7 +91,9 @@ export function useCliProject(prefix: string): CliProject {
 		paths.project = join(paths.dir, "project");
 		mkdirSync(paths.project);
 	});
-	afterEach(() => {
+	afterEach(async () => {
+		// A child left running by a failed test would keep writing into the folder removed next.
+		await stopLiveChildren();
 		rmSync(paths.dir, { recursive: true, force: true });
 	});
 	return {
@@ -82,6 +118,7 @@ export class RpcClient {
 		resolve: (line: Record<string, unknown>) => void;
 	}[] = [];
 	readonly child: ChildProcessWithoutNullStreams;
+	/** The exit code, once the process has ended and all its output lines were read. */
 	readonly exited: Promise<number | null>;
 	stderr = "";
 
@@ -103,7 +140,7 @@ export class RpcClient {
 				waiter.resolve(line);
 			}
 		});
-		this.exited = new Promise((resolve) => this.child.on("exit", (code) => resolve(code)));
+		this.exited = trackChild(this.child);
 	}
 
 	/** Resolves with the first line (from now on) that matches. */

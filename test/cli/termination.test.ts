@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { describe, expect, it } from "vitest";
 import { waitForProcessGroupExit } from "../../src/tools/shell.js";
-import { CLI_FROM_SOURCES, useCliProject } from "./helpers.js";
+import { CLI_FROM_SOURCES, trackChild, useCliProject } from "./helpers.js";
 
 const cli = useCliProject("settle-term-");
 
@@ -43,22 +43,26 @@ function startJson(command: string, extra: string[] = []) {
 	child.stderr.on("data", (chunk) => {
 		stderr += String(chunk);
 	});
-	const exited = new Promise<{ code: number | null; stderr: string }>((resolve) =>
-		child.on("exit", (code) => resolve({ code, stderr })),
-	);
+	// Once the process has ended and its stderr is read to the end.
+	const exited = trackChild(child).then((code) => ({ code, stderr }));
 	return { child, exited };
 }
 
-/** Resolves with the bash pid the command printed first (`echo $$`), from its tool_execution_update. */
+/**
+ * Resolves with the bash pid the command printed first (`echo $$`), from its first
+ * tool_execution_update: the first line of that output (under load, later lines come in the same update).
+ */
 function shellPid(child: ChildProcessWithoutNullStreams): Promise<number> {
-	return new Promise((resolve) => {
+	return new Promise((resolve, reject) => {
 		const lines = createInterface({ input: child.stdout });
 		lines.on("line", (text) => {
 			const event = JSON.parse(text) as { type: string; partialResult?: { content: { text: string }[] } };
 			const output = event.partialResult?.content[0]?.text;
 			if (event.type !== "tool_execution_update" || !output) return;
 			lines.close();
-			resolve(Number(output.trim()));
+			const pid = Number(output.split("\n")[0]);
+			if (Number.isInteger(pid) && pid > 1) resolve(pid);
+			else reject(new Error(`expected the shell's pid first, got: ${JSON.stringify(output.slice(0, 200))}`));
 		});
 	});
 }
@@ -86,11 +90,11 @@ describe("settle interrupted while a tool runs", () => {
 describe("settle with its stdout closed", () => {
 	it("regression: settle --json … | head -1 crashed with an EPIPE stack trace; now it stops the run and exits 141", async () => {
 		const { extension, marker } = shutdownWitness();
-		// Much output: the writes after the reader left fail at once.
-		const { child, exited } = startJson("echo $$; for i in $(seq 1 2000); do echo line $i; done; sleep 60", [
-			"-e",
-			extension,
-		]);
+		// A command that keeps printing until it is stopped, so settle keeps writing updates (every
+		// 100 ms) after the reader left: a burst that ended before a slow reader closed its end would
+		// leave settle nothing to write, and the run would wait for the command instead (it did
+		// under load). Slow enough to stay under the bash tool's limits (no full-output temp file).
+		const { child, exited } = startJson("echo $$; while :; do echo line; sleep 0.05; done", ["-e", extension]);
 		const pid = await shellPid(child);
 		child.stdout.destroy();
 		const result = await exited;

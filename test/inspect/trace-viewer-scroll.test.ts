@@ -3,26 +3,23 @@
  * machine was in into view, or the highlight is off-screen (it was: only the event list scrolled).
  * Real headless Chromium, as in trace-viewer.test.ts.
  */
-import { existsSync } from "node:fs";
-import { chromium } from "playwright-core";
 import { describe, expect, it } from "vitest";
 import { promptOperationMachine } from "../../machines/prompt-operation.machine.js";
 import { renderTraceHtml } from "../../src/inspect/trace-viewer.js";
 import { recordExampleTrace } from "../../src/inspect/visualizations.js";
-
-const CHROMIUM = process.env.SETTLE_CHROMIUM ?? "/usr/bin/chromium";
+import { launchChromium } from "./chromium.js";
 
 describe("renderTraceHtml: the selected state is in view", () => {
 	it("after loading, and after selecting the retry and the compaction", async () => {
-		if (!existsSync(CHROMIUM)) {
-			throw new Error(`No Chromium at ${CHROMIUM}: install Debian's chromium (see .ci/run) or set SETTLE_CHROMIUM.`);
-		}
 		const trace = await recordExampleTrace();
 		const html = renderTraceHtml(trace, promptOperationMachine);
-		const browser = await chromium.launch({
-			executablePath: CHROMIUM,
-			args: ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking"],
-		});
+		const { browser, close } = await launchChromium([
+			"--headless",
+			"--no-sandbox",
+			"--disable-gpu",
+			"--no-first-run",
+			"--disable-background-networking",
+		]);
 		try {
 			const page = await browser.newPage({ viewport: { width: 1000, height: 700 } });
 			await page.setContent(html);
@@ -45,7 +42,7 @@ describe("renderTraceHtml: the selected state is in view", () => {
 			await page.locator(`li[data-i="${index("compacting.working")}"]`).click();
 			expect(await currentInView()).toEqual({ state: "promptOperation.compacting.working", inView: true });
 		} finally {
-			await browser.close();
+			await close();
 		}
 	});
 });

@@ -1,14 +1,11 @@
-import { existsSync } from "node:fs";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
-import { chromium } from "playwright-core";
 import { describe, expect, it } from "vitest";
 import { promptOperationMachine } from "../../machines/prompt-operation.machine.js";
 import { formatLifecycleEvent } from "../../src/inspect/trace.js";
 import { renderTraceHtml } from "../../src/inspect/trace-viewer.js";
 import { recordExampleTrace } from "../../src/inspect/visualizations.js";
-
-const CHROMIUM = process.env.SETTLE_CHROMIUM ?? "/usr/bin/chromium";
+import { launchChromium } from "./chromium.js";
 
 /** Serves one HTML page on localhost for the browser. */
 async function serve(html: string): Promise<{ url: string; close(): Promise<void> }> {
@@ -26,23 +23,17 @@ async function serve(html: string): Promise<{ url: string; close(): Promise<void
 
 /** The page in real headless Chromium (Debian's, installed by .ci/run). */
 async function open(html: string) {
-	if (!existsSync(CHROMIUM)) {
-		throw new Error(`No Chromium at ${CHROMIUM}: install Debian's chromium (see .ci/run) or set SETTLE_CHROMIUM.`);
-	}
 	const site = await serve(html);
-	const browser = await chromium.launch({
-		executablePath: CHROMIUM,
-		args: [
-			"--headless",
-			"--no-sandbox",
-			"--disable-gpu",
-			"--disable-quic",
-			"--no-first-run",
-			"--disable-background-networking",
-			"--disable-component-update",
-			"--disable-sync",
-		],
-	});
+	const { browser, close: closeBrowser } = await launchChromium([
+		"--headless",
+		"--no-sandbox",
+		"--disable-gpu",
+		"--disable-quic",
+		"--no-first-run",
+		"--disable-background-networking",
+		"--disable-component-update",
+		"--disable-sync",
+	]);
 	const page = await browser.newPage();
 	const errors: string[] = [];
 	page.on("pageerror", (error) => errors.push(error.message));
@@ -56,7 +47,7 @@ async function open(html: string) {
 		visited: () => marked("visited"),
 		selected: () => page.$$eval("li[data-i]", (items) => items.findIndex((li) => li.classList.contains("selected"))),
 		close: async () => {
-			await browser.close();
+			await closeBrowser();
 			await site.close();
 		},
 	};

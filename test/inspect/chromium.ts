@@ -1,0 +1,39 @@
+/**
+ * Debian's headless Chromium (installed by .ci/run) for the trace viewer tests, with a home of its
+ * own: Chromium writes `~/.config/chromium` (crash reports) and GTK `~/.cache/dconf` into HOME, which
+ * must not land in the user's home. `close()` ends the browser and removes that folder.
+ */
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { type Browser, chromium } from "playwright-core";
+
+const CHROMIUM = process.env.SETTLE_CHROMIUM ?? "/usr/bin/chromium";
+
+export async function launchChromium(args: string[]): Promise<{ browser: Browser; close(): Promise<void> }> {
+	if (!existsSync(CHROMIUM)) {
+		throw new Error(`No Chromium at ${CHROMIUM}: install Debian's chromium (see .ci/run) or set SETTLE_CHROMIUM.`);
+	}
+	const home = mkdtempSync(join(tmpdir(), "settle-chromium-home-"));
+	const remove = () => rmSync(home, { recursive: true, force: true });
+	try {
+		const browser = await chromium.launch({
+			executablePath: CHROMIUM,
+			args,
+			env: { ...process.env, HOME: home, XDG_CONFIG_HOME: join(home, ".config"), XDG_CACHE_HOME: join(home, ".cache") },
+		});
+		return {
+			browser,
+			close: async () => {
+				try {
+					await browser.close();
+				} finally {
+					remove();
+				}
+			},
+		};
+	} catch (error) {
+		remove();
+		throw error;
+	}
+}
