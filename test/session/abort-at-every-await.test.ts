@@ -160,18 +160,21 @@ async function twoExchanges(h: Harness): Promise<void> {
 }
 
 describe("an abort at every await position is never lost", () => {
-	it("manual compaction: compact() then abortCompaction()", async () => {
+	const compactionAborts: [string, (session: Harness["session"]) => void][] = [
+		["abortCompaction()", (session) => session.abortCompaction()],
+		["abort()", (session) => session.abort()],
+	];
+	it.each(compactionAborts)("manual compaction: compact() then %s", async (_name, abort) => {
 		await sweep({ settings: { compaction: { keepRecentTokens: 1 } } }, async (h, position, watch) => {
 			await twoExchanges(h);
 			const modelGate = gateModel(h);
 			h.events.length = 0;
-			const compacting = h.session.compact();
-			const outcome = compacting.then(
+			const outcome = h.session.compact().then(
 				() => "compacted",
 				(error: { code?: string; message?: string }) => `${error.code}: ${error.message}`,
 			);
 			await reach(position);
-			watch.abort(() => h.session.abortCompaction());
+			watch.abort(() => abort(h.session));
 			modelGate.release();
 			expect(await outcome).toBe("ABORTED: Compaction cancelled");
 			expect(entriesOfType(h, "compaction")).toBe(0);
@@ -181,24 +184,11 @@ describe("an abort at every await position is never lost", () => {
 		});
 	});
 
-	it("manual compaction: compact() then abort()", async () => {
-		await sweep({ settings: { compaction: { keepRecentTokens: 1 } } }, async (h, position, watch) => {
-			await twoExchanges(h);
-			const modelGate = gateModel(h);
-			const outcome = h.session.compact().then(
-				() => "compacted",
-				(error: { code?: string; message?: string }) => `${error.code}: ${error.message}`,
-			);
-			await reach(position);
-			watch.abort(() => h.session.abort());
-			modelGate.release();
-			expect(await outcome).toBe("ABORTED: Compaction cancelled");
-			expect(entriesOfType(h, "compaction")).toBe(0);
-			await expectUsable(h, watch);
-		});
-	});
-
-	it("tree navigation with a branch summary: navigateTree() then abortBranchSummary()", async () => {
+	const navigationAborts: [string, (session: Harness["session"]) => void][] = [
+		["abortBranchSummary()", (session) => session.abortBranchSummary()],
+		["abort()", (session) => session.abort()],
+	];
+	it.each(navigationAborts)("tree navigation with a branch summary: navigateTree() then %s", async (_name, abort) => {
 		await sweep({}, async (h, position, watch) => {
 			await twoExchanges(h);
 			const oldLeaf = h.sessionManager.getLeafId();
@@ -208,7 +198,7 @@ describe("an abort at every await position is never lost", () => {
 			const modelGate = gateModel(h);
 			const navigating = h.session.navigateTree(target.id, { summarize: true });
 			await reach(position);
-			watch.abort(() => h.session.abortBranchSummary());
+			watch.abort(() => abort(h.session));
 			modelGate.release();
 			expect(await navigating).toEqual({ cancelled: true, aborted: true });
 			expect(entriesOfType(h, "branch_summary")).toBe(0);
@@ -311,25 +301,6 @@ describe("an abort at every await position is never lost", () => {
 			await expectUsable(h, watch);
 		});
 	});
-	it("tree navigation with a branch summary: navigateTree() then abort()", async () => {
-		await sweep({}, async (h, position, watch) => {
-			await twoExchanges(h);
-			const oldLeaf = h.sessionManager.getLeafId();
-			const target = h.sessionManager
-				.getEntries()
-				.find((entry) => entry.type === "message" && entry.message.role === "assistant")!;
-			const modelGate = gateModel(h);
-			const navigating = h.session.navigateTree(target.id, { summarize: true });
-			await reach(position);
-			watch.abort(() => h.session.abort());
-			modelGate.release();
-			expect(await navigating).toEqual({ cancelled: true, aborted: true });
-			expect(entriesOfType(h, "branch_summary")).toBe(0);
-			expect(h.sessionManager.getLeafId()).toBe(oldLeaf);
-			await expectUsable(h, watch);
-		});
-	});
-
 	it("a retried run (retryable error, backoff, retry): prompt() then abort()", async () => {
 		await sweep({ settings: { retry: { baseDelayMs: 1, maxRetries: 3 } } }, async (h, position, watch) => {
 			const modelGate = gateModel(h, [errorReply(OVERLOADED)]);
