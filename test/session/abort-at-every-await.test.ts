@@ -159,6 +159,22 @@ async function twoExchanges(h: Harness): Promise<void> {
 	await h.session.prompt("second");
 }
 
+/**
+ * An extension with a slow `input` hook (an await window in the preflight) that notes each
+ * `before_agent_start` on the current sweep position's watch, which the test sets.
+ */
+function slowInputProbe(): { factory: ExtensionFactory; watchOf: { current?: AbortWatch } } {
+	const watchOf: { current?: AbortWatch } = {};
+	const factory: ExtensionFactory = (pi) => {
+		pi.on("input", slowly);
+		pi.on("before_agent_start", async () => {
+			watchOf.current?.note("before_agent_start");
+			return undefined;
+		});
+	};
+	return { factory, watchOf };
+}
+
 describe("an abort at every await position is never lost", () => {
 	const compactionAborts: [string, (session: Harness["session"]) => void][] = [
 		["abortCompaction()", (session) => session.abortCompaction()],
@@ -237,14 +253,7 @@ describe("an abort at every await position is never lost", () => {
 	});
 
 	it("a prompt through its preflight (input hook, pre-send compaction, before_agent_start): prompt() then abort()", async () => {
-		const factory: ExtensionFactory = (pi) => {
-			pi.on("input", slowly);
-			pi.on("before_agent_start", async () => {
-				watchOf.current?.note("before_agent_start");
-				return undefined;
-			});
-		};
-		const watchOf: { current?: AbortWatch } = {};
+		const { factory, watchOf } = slowInputProbe();
 		await sweep(
 			{ settings: { compaction: { enabled: false, keepRecentTokens: 1 } }, extensionFactories: [factory] },
 			async (h, position, watch) => {
@@ -338,14 +347,7 @@ describe("an abort at every await position is never lost", () => {
 	});
 
 	it("dispose() during a prompt's preflight and pre-send compaction: nothing is started after it", async () => {
-		const factory: ExtensionFactory = (pi) => {
-			pi.on("input", slowly);
-			pi.on("before_agent_start", async () => {
-				watchOf.current?.note("before_agent_start");
-				return undefined;
-			});
-		};
-		const watchOf: { current?: AbortWatch } = {};
+		const { factory, watchOf } = slowInputProbe();
 		await sweep(
 			{
 				persistence: "disk",
