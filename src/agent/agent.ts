@@ -259,8 +259,9 @@ export class Agent {
 	 *
 	 * @example
 	 * ```ts
+	 * const log: AgentMessage[] = [];
 	 * const off = agent.subscribe(async (event) => {
-	 *   if (event.type === "message_end") await log.append(event.message);
+	 *   if (event.type === "message_end") log.push(event.message);
 	 * });
 	 * ```
 	 */

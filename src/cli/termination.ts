@@ -51,8 +51,9 @@ export function watchStdout(): void {
  *
  * @example
  * ```ts
- * const release = guardRuntime(runtime);
- * try { await runPrintMode(runtime, options, out); } finally { release(); }
+ * declare const runtime: AgentSessionRuntime;
+ * const release = guardRuntime(runtime); // a second SIGINT/SIGTERM exits at once
+ * try { await runtime.session.prompt("hi"); } finally { release(); }
  * ```
  */
 export function guardRuntime(runtime: AgentSessionRuntime, exit: (code: number) => void = process.exit): () => void {

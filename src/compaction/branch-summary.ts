@@ -40,6 +40,7 @@ export interface BranchEntriesToSummarize {
  *
  * @example
  * ```ts
+ * declare const targetId: string; // the entry the user navigates to
  * const { entries } = collectEntriesForBranchSummary(sessionManager, sessionManager.getLeafId(), targetId);
  * ```
  */
@@ -93,6 +94,7 @@ export interface BranchPreparation {
  *
  * @example
  * ```ts
+ * const { entries } = collectEntriesForBranchSummary(sessionManager, sessionManager.getLeafId(), "target-entry-id");
  * const { messages, fileOps } = prepareBranchEntries(entries, model.contextWindow - 16384);
  * ```
  */
@@ -163,9 +165,10 @@ export const EMPTY_BRANCH_SUMMARY = "No content to summarize";
  *
  * @example
  * ```ts
- * const { entries } = collectEntriesForBranchSummary(sessionManager, oldLeafId, targetId);
- * const result = await generateBranchSummary(entries, { model, streamFn, signal });
- * sessionManager.branchWithSummary(newLeafId, result.summary, result.details);
+ * declare const targetId: string; // the entry the user navigates to
+ * const { entries } = collectEntriesForBranchSummary(sessionManager, sessionManager.getLeafId(), targetId);
+ * const result = await generateBranchSummary(entries, { model, streamFn: faux.streamFn, signal });
+ * sessionManager.branchWithSummary(targetId, result.summary, result.details);
  * ```
  */
 export async function generateBranchSummary(

@@ -63,6 +63,7 @@ export function isTurnStart(entry: SessionEntry): boolean {
  *
  * @example
  * ```ts
+ * declare const cutIndex: number; // from findCutPoint
  * const entries = sessionManager.getBranch();
  * const turnStart = findTurnStartIndex(entries, cutIndex, 0); // cutIndex itself when it starts a turn
  * ```
@@ -90,6 +91,7 @@ export function findTurnStartIndex(entries: readonly SessionEntry[], index: numb
  *
  * @example
  * ```ts
+ * const branch = sessionManager.getBranch();
  * const cut = findCutPoint(branch, 0, branch.length, 20_000);
  * const firstKeptEntryId = branch[cut.firstKeptEntryIndex]!.id;
  * ```

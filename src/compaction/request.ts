@@ -88,8 +88,10 @@ export async function requestSummary(
  *
  * @example
  * ```ts
+ * declare const historySummary: { usage: Usage };
+ * declare const turnPrefixSummary: { usage: Usage };
  * const total = addUsage(historySummary.usage, turnPrefixSummary.usage);
- * addUsage(emptyUsage(), usage); // equal to usage
+ * addUsage(emptyUsage(), total); // equal to total
  * ```
  */
 export function addUsage(a: Usage, b: Usage): Usage {

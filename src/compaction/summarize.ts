@@ -38,7 +38,7 @@ export interface GenerateSummaryOptions extends SummarizerOptions {
  *
  * @example
  * ```ts
- * const { text } = await generateSummary(messages, { model, streamFn, reserveTokens: 16384, signal });
+ * const { text } = await generateSummary(messages, { model, streamFn: faux.streamFn, reserveTokens: 16384, signal });
  * ```
  */
 export function generateSummary(
@@ -60,7 +60,9 @@ export function generateSummary(
  *
  * @example
  * ```ts
- * const prefix = await generateTurnPrefixSummary(turnPrefixMessages, { model, streamFn, reserveTokens: 16384, signal });
+ * declare const turnPrefixMessages: AgentMessage[]; // the start of the turn the cut splits
+ * const history = await generateSummary(messages, { model, streamFn: faux.streamFn, reserveTokens: 16384, signal });
+ * const prefix = await generateTurnPrefixSummary(turnPrefixMessages, { model, streamFn: faux.streamFn, reserveTokens: 16384, signal });
  * const summary = joinSplitTurnSummary(history.text, prefix.text);
  * ```
  */
@@ -90,9 +92,9 @@ export interface CompactRequestOptions extends SummarizerOptions {
  *
  * @example
  * ```ts
- * const preparation = prepareCompaction(sessionManager.getBranch(), settings.compaction);
+ * const preparation = prepareCompaction(sessionManager.getBranch(), settingsManager.getCompactionSettings());
  * if (preparation) {
- *   const result = await compact(preparation, { model, streamFn, apiKey, signal: controller.signal });
+ *   const result = await compact(preparation, { model, streamFn: faux.streamFn, signal });
  *   sessionManager.appendCompaction(result.summary, result.firstKeptEntryId, result.tokensBefore, result.details);
  * }
  * ```

@@ -34,7 +34,7 @@ export function nothingToCompactReason(branchEntries: readonly SessionEntry[]): 
  *
  * @example
  * ```ts
- * compactionFailureMessage("threshold", error); // "Auto-compaction failed: Summarization failed: 529 …"
+ * compactionFailureMessage("threshold", new Error("Summarization failed: 529 overloaded")); // "Auto-compaction failed: Summarization failed: 529 overloaded"
  * ```
  */
 export function compactionFailureMessage(reason: "overflow" | "threshold" | "manual", error: unknown): string {

@@ -26,9 +26,11 @@ import type {
  *
  * @example
  * ```ts
- * pi.on("tool_call", (event) => {
- *   if (isToolCallEventType("bash", event) && event.input.command.includes("sudo")) return { block: true };
- * });
+ * const extension: ExtensionFactory = (pi) => {
+ *   pi.on("tool_call", (event) => {
+ *     if (isToolCallEventType("bash", event) && event.input.command.includes("sudo")) return { block: true };
+ *   });
+ * };
  * ```
  */
 export function isToolCallEventType(toolName: "bash", event: ToolCallEvent): event is BashToolCallEvent;

@@ -43,7 +43,7 @@ export interface InstantiatedExtensions {
  * @example
  * ```ts
  * const loaded = await instantiateExtensions(resourceLoader.getExtensions().extensions, { cwd });
- * const runner = new ExtensionRunner(loaded, { cwd, sessionManager, modelRegistry });
+ * const runner = new ExtensionRunner(loaded, { cwd, sessionManager });
  * ```
  */
 export async function instantiateExtensions(

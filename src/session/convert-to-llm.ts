@@ -55,7 +55,7 @@ export function bashExecutionToText(message: BashExecutionMessage): string {
  *
  * @example
  * ```ts
- * const llm = convertMessageToLlm(message, { blockImages: settings.blockImages });
+ * const llm = convertMessageToLlm(messages[0]!, { blockImages: settingsManager.getBlockImages() });
  * ```
  */
 export function convertMessageToLlm(message: AgentMessage, options: ConvertToLlmOptions = {}): Message | undefined {

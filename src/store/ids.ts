@@ -35,7 +35,11 @@ export function createSessionId(): string {
  * @example
  * ```ts
  * assertValidSessionId("review-2024.1"); // ok
- * assertValidSessionId("-bad"); // throws
+ * try {
+ *   assertValidSessionId("-bad");
+ * } catch (error) {
+ *   console.log(errorMessage(error)); // "Session id must be non-empty, contain only alphanumeric characters, …"
+ * }
  * ```
  */
 export function assertValidSessionId(id: string): void {

@@ -77,6 +77,8 @@ function defaultToolArguments(): fc.Arbitrary<Record<string, unknown>> {
  *
  * @example
  * ```ts
+ * import fc from "fast-check";
+ *
  * fc.assert(fc.property(fauxStepArbitrary({ kinds: ["text"] }), (step) => step.message.stopReason === "stop"));
  * ```
  */
@@ -134,6 +136,8 @@ export function fauxStepArbitrary(options: FauxScriptOptions = {}): fc.Arbitrary
  *
  * @example
  * ```ts
+ * import fc from "fast-check";
+ *
  * await fc.assert(
  *   fc.asyncProperty(fauxScriptArbitrary({ toolNames: ["echo", "missing"] }), async (script) => {
  *     faux.setResponses(script.map((step) => step.message));

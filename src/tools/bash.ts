@@ -49,7 +49,7 @@ const UPDATE_INTERVAL_MS = 100;
  * @example
  * ```ts
  * const bash = createBashToolDefinition("/repo", { commandPrefix: "set -o pipefail" });
- * await bash.execute("call-1", { command: "npm test", timeout: 120 }, signal, (partial) => render(partial), undefined);
+ * await bash.execute("call-1", { command: "npm test", timeout: 120 }, signal, (partial) => console.log(partial.content), undefined);
  * ```
  */
 export function createBashToolDefinition(

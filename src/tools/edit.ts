@@ -102,7 +102,7 @@ export function prepareEditArguments(input: unknown): EditToolInput {
  *
  * @example
  * ```ts
- * const edit = createEditToolDefinition("/repo");
+ * const edit = createEditToolDefinition(cwd);
  * await edit.execute("call-1", { path: "src/a.ts", edits: [{ oldText: "foo()", newText: "bar()" }] }, undefined, undefined, undefined);
  * ```
  */

@@ -68,7 +68,7 @@ export function createFindMatcher(
  *
  * @example
  * ```ts
- * const find = createFindToolDefinition("/repo");
+ * const find = createFindToolDefinition(cwd);
  * await find.execute("call-1", { pattern: "src/**\/*.test.ts" }, undefined, undefined, undefined);
  * ```
  */

@@ -140,7 +140,7 @@ async function readTextFile(path: string, maxBytes: number): Promise<Buffer | un
  *
  * @example
  * ```ts
- * const grep = createGrepToolDefinition("/repo");
+ * const grep = createGrepToolDefinition(cwd);
  * await grep.execute("call-1", { pattern: "TODO", glob: "*.ts", context: 1 }, undefined, undefined, undefined);
  * ```
  */

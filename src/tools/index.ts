@@ -142,7 +142,7 @@ export function createReadOnlyToolDefinitions(cwd: string, options: BuiltinTools
  *
  * @example
  * ```ts
- * const agent = new Agent({ tools: createCodingTools(process.cwd()) });
+ * const agent = new Agent({ initialState: { tools: [createReadTool(process.cwd()), createBashTool(process.cwd())] } });
  * ```
  */
 export const createReadTool = (cwd: string, options?: ReadToolOptions): AgentTool =>
@@ -165,7 +165,7 @@ export const createLsTool = (cwd: string, options?: LsToolOptions): AgentTool =>
  *
  * @example
  * ```ts
- * const agent = new Agent({ initialState: { tools: createCodingTools(process.cwd()) }, streamFn });
+ * const agent = new Agent({ initialState: { tools: createCodingTools(process.cwd()) }, streamFn: faux.streamFn });
  * ```
  */
 export function createCodingTools(cwd: string, options: BuiltinToolsOptions = {}): AgentTool[] {

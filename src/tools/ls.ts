@@ -52,7 +52,7 @@ const defaultOperations: LsOperations = {
  *
  * @example
  * ```ts
- * const ls = createLsToolDefinition("/repo");
+ * const ls = createLsToolDefinition(cwd);
  * await ls.execute("call-1", { path: "src" }, undefined, undefined, undefined);
  * ```
  */

@@ -35,7 +35,11 @@ export interface OutputSnapshot {
  *
  * @example
  * ```ts
+ * import { spawn } from "node:child_process";
+ * import { once } from "node:events";
+ *
  * const output = new OutputAccumulator({ tempFilePrefix: "my-tool" });
+ * const child = spawn("ls", ["-la"]);
  * child.stdout.on("data", (chunk: Buffer) => output.append(chunk));
  * await once(child, "close");
  * output.finish();

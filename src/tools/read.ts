@@ -85,7 +85,7 @@ function nonVisionNote(ctx: unknown): string | undefined {
  *
  * @example
  * ```ts
- * const read = createReadToolDefinition("/repo");
+ * const read = createReadToolDefinition(cwd);
  * const result = await read.execute("call-1", { path: "README.md", limit: 20 }, undefined, undefined, undefined);
  * ```
  */

@@ -98,7 +98,7 @@ export const inlineExtensionSourceInfo = (index: number): SourceInfo =>
  *
  * @example
  * ```ts
- * const { extensions } = await instantiateExtensions(records, { cwd });
+ * const { extensions } = await instantiateExtensions(resourceLoader.getExtensions().extensions, { cwd });
  * const extensionTools = collectExtensionTools(extensions); // one RegisteredTool per name
  * ```
  */
@@ -219,6 +219,8 @@ function entry(definition: AnyToolDefinition, sourceInfo: SourceInfo, kind: Tool
  *
  * @example
  * ```ts
+ * declare const deployTool: AnyToolDefinition; // an SDK customTools entry
+ * const { extensions } = await instantiateExtensions(resourceLoader.getExtensions().extensions, { cwd });
  * const { tools, activeToolNames } = mergeToolRegistry({
  *   builtinTools: createAllToolDefinitions(cwd),
  *   extensionTools: collectExtensionTools(extensions),
@@ -298,6 +300,7 @@ export interface PromptToolSection {
  *
  * @example
  * ```ts
+ * declare const registry: MergedToolRegistry; // from mergeToolRegistry
  * const section = promptToolSection(registry.tools, registry.activeToolNames);
  * const list = Object.entries(section.toolSnippets).map(([name, s]) => `- ${name}: ${s}`).join("\n");
  * ```

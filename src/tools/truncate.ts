@@ -216,7 +216,7 @@ export interface ListingNotice<D> {
  * @example
  * ```ts
  * listingResult(["a.ts", "b.ts"], []); // { content: [{ type: "text", text: "a.ts\nb.ts" }], details: undefined }
- * listingResult(["a.ts", "b.ts"], [{ text: "2 results limit reached", details: { resultLimitReached: 2 } }]);
+ * listingResult<FindToolDetails>(["a.ts", "b.ts"], [{ text: "2 results limit reached", details: { resultLimitReached: 2 } }]);
  * // text "a.ts\nb.ts\n\n[2 results limit reached]", details { resultLimitReached: 2 }
  * ```
  */

@@ -84,6 +84,8 @@ export type AnyToolDefinition = ToolDefinition<any, any, any>;
  *
  * @example
  * ```ts
+ * import { Type } from "@sinclair/typebox";
+ *
  * const tool = defineTool({ name: "now", label: "Now", description: "Current time",
  *   parameters: Type.Object({}), execute: async () => ({ content: [{ type: "text", text: new Date().toISOString() }], details: undefined }) });
  * ```
@@ -100,7 +102,7 @@ export function defineTool<TParameters extends object, TDetails = unknown, TCont
  *
  * @example
  * ```ts
- * const agentTool = toAgentTool(createReadToolDefinition(cwd), () => extensionRunner.createContext());
+ * const agentTool = toAgentTool(createReadToolDefinition(cwd), () => runner.createContext());
  * ```
  */
 export function toAgentTool<TParameters extends object, TDetails, TContext>(
@@ -127,8 +129,7 @@ export function toAgentTool<TParameters extends object, TDetails, TContext>(
  *
  * @example
  * ```ts
- * const definition = toolDefinitionFromAgentTool(myAgentTool);
- * const { tools } = mergeToolRegistry({ builtinTools: createAllToolDefinitions(cwd), customTools: [definition] });
+ * const definition = toolDefinitionFromAgentTool(createReadTool(cwd));
  * ```
  */
 export function toolDefinitionFromAgentTool<TParams, TDetails>(tool: AgentTool<TParams, TDetails>): AnyToolDefinition {

@@ -39,7 +39,7 @@ const defaultOperations: WriteOperations = {
  *
  * @example
  * ```ts
- * const write = createWriteToolDefinition("/repo");
+ * const write = createWriteToolDefinition(cwd);
  * await write.execute("call-1", { path: "docs/new.md", content: "# New\n" }, undefined, undefined, undefined);
  * ```
  */

@@ -5,6 +5,7 @@
  */
 const DECLARATIONS: Record<string, string> = {
 	session: 'import("settle").AgentSession',
+	runtime: 'import("settle").AgentSessionRuntime',
 	cwd: "string",
 	agentDir: "string",
 	sessionManager: 'import("settle").SessionManager',

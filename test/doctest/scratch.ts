@@ -25,7 +25,7 @@ export interface ScratchModule {
 	preludeNames: string[];
 	/** Relative modules the example imports (user files such as "./my-extension.js"). */
 	relativeImports: string[];
-	/** Complete program: needs no prelude and imports no user file, so it can run as printed. */
+	/** Complete program: needs no prelude, declares nothing ambient, imports no user file: it runs as printed. */
 	runnable: boolean;
 }
 
@@ -135,7 +135,7 @@ export function writeScratch(
 			path,
 			preludeNames,
 			relativeImports,
-			runnable: preludeNames.length === 0 && relativeImports.length === 0,
+			runnable: preludeNames.length === 0 && relativeImports.length === 0 && !/^\s*declare /m.test(example.code),
 		});
 	});
 	writeFileSync(join(dir, "prelude.d.ts"), PRELUDE);
