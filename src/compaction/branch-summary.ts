@@ -24,6 +24,7 @@ import { requestSummary } from "./request.js";
 import { serializeConversation } from "./serialize.js";
 import type { FileOperations, SessionTreeReader, SummarizerOptions } from "./types.js";
 
+/** What a tree navigation abandons: see {@link collectEntriesForBranchSummary}. */
 export interface BranchEntriesToSummarize {
 	/** Entries from just below the common ancestor down to the old leaf, oldest first. */
 	entries: SessionEntry[];
@@ -76,6 +77,7 @@ export function collectEntriesForBranchSummary(
 	return { entries, commonAncestorId };
 }
 
+/** What {@link prepareBranchEntries} returns: the messages to summarize, the files they touched and their estimated tokens. */
 export interface BranchPreparation {
 	/** Messages to summarize, oldest first (newest kept when over budget). */
 	messages: AgentMessage[];
@@ -132,6 +134,7 @@ export function prepareBranchEntries(entries: readonly SessionEntry[], tokenBudg
 	return { messages, fileOps, totalTokens };
 }
 
+/** Options of {@link generateBranchSummary}: the summarizer's model and stream function, plus prompt and budget knobs. */
 export interface GenerateBranchSummaryOptions extends SummarizerOptions {
 	/** Extra focus appended to the prompt, or (with `replaceInstructions`) the whole prompt. */
 	customInstructions?: string;
@@ -142,6 +145,7 @@ export interface GenerateBranchSummaryOptions extends SummarizerOptions {
 	maxTokens?: number;
 }
 
+/** What {@link generateBranchSummary} returns: the text of the branch summary entry and its file lists. */
 export interface BranchSummaryResult {
 	/** The preamble, the model's summary and the file lists. */
 	summary: string;

@@ -8,6 +8,7 @@ import type { AgentMessage } from "../llm/types.js";
 import type { SessionEntry } from "../store/entries.js";
 import { messageFromEntry } from "./entry-messages.js";
 
+/** Where a compaction cuts the branch (see {@link findCutPoint}): the first kept entry, and the split turn if any. */
 export interface CutPointResult {
 	/** Index of the first entry kept verbatim. */
 	firstKeptEntryIndex: number;

@@ -9,6 +9,7 @@ import { emptyUsage } from "../llm/types.js";
 import { SUMMARIZATION_SYSTEM_PROMPT } from "./prompts.js";
 import type { SummarizerOptions } from "./types.js";
 
+/** A summary's text and the usage of the request that produced it. */
 export interface SummaryText {
 	text: string;
 	usage: Usage;

@@ -18,6 +18,7 @@ import { addUsage, requestSummary, type SummaryText } from "./request.js";
 import { serializeConversation } from "./serialize.js";
 import type { CompactionPreparation, CompactionResult, SummarizerOptions } from "./types.js";
 
+/** Options of {@link generateSummary}. */
 export interface GenerateSummaryOptions extends SummarizerOptions {
 	/** The answer may use up to 80% of these tokens. */
 	reserveTokens: number;
@@ -74,6 +75,7 @@ export function generateTurnPrefixSummary(
 	return requestSummary(prompt, Math.floor(0.5 * options.reserveTokens), options, "Turn prefix summarization failed");
 }
 
+/** Options of {@link compact}: the summarizer's model and stream function, and extra focus for the summary. */
 export interface CompactRequestOptions extends SummarizerOptions {
 	customInstructions?: string;
 }

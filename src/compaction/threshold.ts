@@ -38,6 +38,7 @@ export function isBeforeCompaction(message: AssistantMessage, latestCompactionAt
 	return latestCompactionAt !== undefined && message.timestamp <= latestCompactionAt;
 }
 
+/** Input of {@link contextTokensForThreshold}. */
 export interface ThresholdTokensInput {
 	/** The response that just ended. */
 	message: AssistantMessage;

@@ -12,6 +12,7 @@ import type { EventBus, ExtensionDiagnostic, ExtensionFactory, ExtensionLoadErro
 export type ExtensionRecord = Pick<LoadedExtension, "path" | "factory"> &
 	Partial<Omit<LoadedExtension, "path" | "factory">>;
 
+/** Options of {@link instantiateExtensions}. */
 export interface InstantiateExtensionsOptions {
 	/** Session cwd: default cwd of `pi.exec`. */
 	cwd: string;

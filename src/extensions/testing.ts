@@ -50,6 +50,7 @@ export type RecordedAction =
 	| { action: "shutdown" }
 	| { action: "compact"; customInstructions?: string };
 
+/** Options of {@link createExtensionHarness}: the extensions to load and the session they see. */
 export interface ExtensionHarnessOptions {
 	/** Inline factories (`<inline:N>`), run after `extensions`. */
 	factories?: readonly ExtensionFactory[];

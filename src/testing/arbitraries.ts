@@ -45,6 +45,7 @@ export const OVERFLOW_ERROR_MESSAGES: readonly string[] = [
 	"Your input exceeds the context window of this model",
 ];
 
+/** Options of {@link fauxScriptArbitrary} and {@link fauxStepArbitrary}. */
 export interface FauxScriptOptions {
 	/** Tool names calls are drawn from (default `["echo"]`); include unknown names to test lookups. */
 	toolNames?: readonly string[];

@@ -147,16 +147,22 @@ export function createReadOnlyToolDefinitions(cwd: string, options: BuiltinTools
  */
 export const createReadTool = (cwd: string, options?: ReadToolOptions): AgentTool =>
 	toAgentTool(createReadToolDefinition(cwd, options));
+/** pi-style `bash` tool as an `AgentTool` (see {@link createBashToolDefinition}). */
 export const createBashTool = (cwd: string, options?: BashToolOptions): AgentTool =>
 	toAgentTool(createBashToolDefinition(cwd, options));
+/** pi-style `edit` tool as an `AgentTool` (see {@link createEditToolDefinition}). */
 export const createEditTool = (cwd: string, options?: EditToolOptions): AgentTool =>
 	toAgentTool(createEditToolDefinition(cwd, options));
+/** pi-style `write` tool as an `AgentTool` (see {@link createWriteToolDefinition}). */
 export const createWriteTool = (cwd: string, options?: WriteToolOptions): AgentTool =>
 	toAgentTool(createWriteToolDefinition(cwd, options));
+/** pi-style `grep` tool as an `AgentTool` (see {@link createGrepToolDefinition}). */
 export const createGrepTool = (cwd: string, options?: GrepToolOptions): AgentTool =>
 	toAgentTool(createGrepToolDefinition(cwd, options));
+/** pi-style `find` tool as an `AgentTool` (see {@link createFindToolDefinition}). */
 export const createFindTool = (cwd: string, options?: FindToolOptions): AgentTool =>
 	toAgentTool(createFindToolDefinition(cwd, options));
+/** pi-style `ls` tool as an `AgentTool` (see {@link createLsToolDefinition}). */
 export const createLsTool = (cwd: string, options?: LsToolOptions): AgentTool =>
 	toAgentTool(createLsToolDefinition(cwd, options));
 

@@ -25,6 +25,7 @@ export interface ToolRegistryEntry {
 	promptGuidelines: string[];
 }
 
+/** Input of {@link mergeToolRegistry}: the tools of every source and the active-tool choices. */
 export interface ToolRegistryInput {
 	/** Built-in definitions (a list, or pi's name → definition record). */
 	builtinTools: readonly AnyToolDefinition[] | Readonly<Record<string, AnyToolDefinition>>;
@@ -51,6 +52,7 @@ export interface ToolRegistryInput {
 	includeAllExtensionTools?: boolean;
 }
 
+/** What {@link mergeToolRegistry} returns. */
 export interface MergedToolRegistry {
 	/** Registered tools by name, in registration order (a replaced tool keeps its position). */
 	tools: Map<string, ToolRegistryEntry>;
@@ -82,9 +84,11 @@ export function createSyntheticSourceInfo(
 	return info;
 }
 
+/** Source info of a built-in tool: `<builtin:name>`. */
 export const builtinSourceInfo = (name: string): SourceInfo =>
 	createSyntheticSourceInfo(`<builtin:${name}>`, { source: "builtin" });
 
+/** Source info of an SDK `customTools` entry: `<sdk:name>`. */
 export const sdkSourceInfo = (name: string): SourceInfo =>
 	createSyntheticSourceInfo(`<sdk:${name}>`, { source: "sdk" });
 

@@ -8,6 +8,7 @@ import { readdir, readFile } from "node:fs/promises";
 import { setTimeout as delay } from "node:timers/promises";
 import { SettleError } from "../errors.js";
 
+/** The shell binary and the arguments that come before the command (see {@link resolveShellConfig}). */
 export interface ShellConfig {
 	shell: string;
 	args: string[];

@@ -5,10 +5,12 @@
  */
 
 export const DEFAULT_MAX_LINES = 2000;
+/** Byte limit of tool output shown to the model (50 KB); see also `DEFAULT_MAX_LINES`. */
 export const DEFAULT_MAX_BYTES = 50 * 1024;
 /** Longest grep line (characters) before it is cut. */
 export const GREP_MAX_LINE_LENGTH = 500;
 
+/** Limits of {@link truncateHead} / {@link truncateTail} (defaults `DEFAULT_MAX_LINES`, `DEFAULT_MAX_BYTES`). */
 export interface TruncationOptions {
 	maxLines?: number;
 	maxBytes?: number;

@@ -16,7 +16,9 @@ export interface SourceInfo {
 	origin: SourceOrigin;
 	baseDir?: string;
 }
+/** Whose configuration a resource belongs to: the user's (agent dir), the project's, or this run only (CLI, SDK). */
 export type SourceScope = "user" | "project" | "temporary";
+/** Whether a resource came from a package or was found at the top level of a resources folder. */
 export type SourceOrigin = "package" | "top-level";
 
 /**
@@ -75,6 +77,7 @@ export interface ToolDefinition<TParameters extends object = JsonSchema, TDetail
 	): Promise<AgentToolResult<TDetails>>;
 }
 
+/** A tool definition of any parameter, details and state types (for lists of mixed tools). */
 // biome-ignore lint/suspicious/noExplicitAny: any definition, for heterogeneous lists
 export type AnyToolDefinition = ToolDefinition<any, any, any>;
 
