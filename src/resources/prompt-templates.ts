@@ -150,7 +150,7 @@ export interface PromptTemplateCandidate {
  * @example
  * ```ts
  * const { prompts, diagnostics } = loadPromptTemplateCandidates([
- *   { filePath: "/repo/.settle/prompts/review.md", sourceInfo: { source: "local", scope: "project", origin: "top-level" } },
+ *   { filePath: `${cwd}/.settle/prompts/review.md`, sourceInfo: { source: "local", scope: "project", origin: "top-level" } },
  * ]);
  * prompts[0]?.name; // "review"
  * ```

@@ -13,7 +13,7 @@ export const INVALID_SESSION_ID_MESSAGE =
  *
  * @example
  * ```ts
- * createSessionId(); // "0190f5c2-7a1b-7c3d-9e4f-5a6b7c8d9e0f"
+ * createSessionId(); // a new UUIDv7 each call, e.g. "0190f5c2-7a1b-7c3d-9e4f-5a6b7c8d9e0f"
  * ```
  */
 export function createSessionId(): string {

@@ -47,7 +47,7 @@ export interface SourceFacts {
 	publicNames: Map<string, PublicName>;
 	/** Repo-relative source file → its own exported names (value or type). */
 	moduleExports: Map<string, Map<string, boolean>>;
-	/** `<specifier> <name>` of every entry-point export without a TSDoc comment, sorted. */
+	/** `<specifier> <name> (<file>:<line>)` of every entry-point export without a TSDoc comment, sorted. */
 	undocumented: string[];
 }
 
@@ -132,7 +132,13 @@ export function collectSourceFacts(root: string): SourceFacts {
 			if (!publicNames.has(exported.name)) publicNames.set(exported.name, { specifier: entry.specifier, isValue });
 			const documented =
 				declarations.some(hasDoc) || (exported.declarations ?? []).some((d) => d !== source && hasDoc(d));
-			if (!documented) undocumented.push(`${entry.specifier} ${exported.name}`);
+			if (!documented) {
+				const at = declarations[0];
+				const where = at
+					? ` (${rel(at.getSourceFile().fileName)}:${at.getSourceFile().getLineAndCharacterOfPosition(at.getStart()).line + 1})`
+					: "";
+				undocumented.push(`${entry.specifier} ${exported.name}${where}`);
+			}
 		}
 	}
 

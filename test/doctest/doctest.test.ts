@@ -11,9 +11,12 @@
  * (prelude.ts). `noUnusedLocals/Parameters` are off for examples only: a fragment that shows a
  * result (`const stats = …`) need not use it.
  *
- * Which examples run: those that need nothing from the prelude and import no file of the reader's
- * (`./my-extension.js`): complete programs. They run in one child process, each in a fresh temp dir
- * as cwd, with HOME, TMPDIR and SETTLE_AGENT_DIR inside the scratch dir.
+ * Which examples run: those that need nothing from the prelude, declare nothing ambient
+ * (`declare const …`) and import no file of the reader's (`./my-extension.js`): complete programs.
+ * They run in one child process, each in a fresh temp dir as cwd, with HOME, TMPDIR and
+ * SETTLE_AGENT_DIR inside the scratch dir. A line `expr; // <literal>` (or `console.log(expr); //
+ * <literal>`) in such an example is a claim: the run checks that expr equals the literal. Prose
+ * comments, and literals abbreviated with `…`, are not checked.
  */
 import { spawnSync } from "node:child_process";
 import { mkdirSync, readdirSync, readFileSync, rmSync } from "node:fs";
@@ -105,7 +108,7 @@ describe("code examples", () => {
 		const results = join(SCRATCH, "results.jsonl");
 		const child = spawnSync(
 			process.execPath,
-			["--import", "tsx", join(ROOT, "test", "doctest", "run-examples.ts"), results, ...runnable.map((m) => m.path)],
+			["--import", "tsx", join(ROOT, "test", "doctest", "run-examples.ts"), results, ...runnable.map((m) => m.runPath)],
 			{
 				cwd: ROOT,
 				encoding: "utf8",
@@ -125,8 +128,9 @@ describe("code examples", () => {
 			outcomes.set(path, ok ? undefined : error?.split("\n")[0]);
 		}
 		const problems = runnable.flatMap((m) => {
-			if (!outcomes.has(m.path)) return [`${where(m.example)}: did not finish (child ${child.signal ?? child.status})`];
-			const error = outcomes.get(m.path);
+			if (!outcomes.has(m.runPath))
+				return [`${where(m.example)}: did not finish (child ${child.signal ?? child.status})`];
+			const error = outcomes.get(m.runPath);
 			return error === undefined ? [] : [`${where(m.example)}: ${error}`];
 		});
 		expect(problems).toEqual([]);

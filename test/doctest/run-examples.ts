@@ -8,6 +8,22 @@ import { appendFileSync, mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
+import { inspect, isDeepStrictEqual } from "node:util";
+
+/** Plain data compares by value (class instances as their JSON); primitives compare with Object.is. */
+function sameValue(actual: unknown, expected: unknown): boolean {
+	if (typeof expected !== "object" || expected === null) return Object.is(actual, expected);
+	return isDeepStrictEqual(JSON.parse(JSON.stringify(actual) ?? "null"), JSON.parse(JSON.stringify(expected)));
+}
+
+// The run modules call this where the example says `expr; // <literal>` (see withResultChecks).
+Object.assign(globalThis, {
+	__doctestExpect(actual: unknown, expected: unknown, line: number): unknown {
+		if (sameValue(actual, expected)) return actual;
+		const show = (value: unknown) => inspect(value, { depth: 4, breakLength: Number.POSITIVE_INFINITY });
+		throw new Error(`line ${line}: the comment says ${show(expected)}, the code gives ${show(actual)}`);
+	},
+});
 
 const [results, ...modules] = process.argv.slice(2);
 if (!results) throw new Error("usage: run-examples.ts <results-file> <module>…");

@@ -27,6 +27,80 @@ export interface ScratchModule {
 	relativeImports: string[];
 	/** Complete program: needs no prelude, declares nothing ambient, imports no user file: it runs as printed. */
 	runnable: boolean;
+	/** The module that is run: the same lines, with each `expr; // <literal>` turned into a check. */
+	runPath: string;
+	/** How many `expr; // <literal>` result comments the run checks. */
+	resultChecks: number;
+}
+
+const LITERAL_KINDS = new Set([
+	ts.SyntaxKind.ObjectLiteralExpression,
+	ts.SyntaxKind.ArrayLiteralExpression,
+	ts.SyntaxKind.PropertyAssignment,
+	ts.SyntaxKind.StringLiteral,
+	ts.SyntaxKind.NumericLiteral,
+	ts.SyntaxKind.NoSubstitutionTemplateLiteral,
+	ts.SyntaxKind.TrueKeyword,
+	ts.SyntaxKind.FalseKeyword,
+	ts.SyntaxKind.NullKeyword,
+	ts.SyntaxKind.PrefixUnaryExpression,
+	ts.SyntaxKind.ParenthesizedExpression,
+]);
+
+/** The comment as a value when it is nothing but a JSON-like literal (`true`, `"off"`, `{ a: 1 }`), else undefined. */
+function literalComment(comment: string): string | undefined {
+	const text = comment.trim();
+	if (text === "" || text.includes("…")) return undefined; // an ellipsis abbreviates: not a claim to check
+	const source = ts.createSourceFile("c.ts", `(${text});`, ts.ScriptTarget.ES2022, true);
+	// parseDiagnostics is internal but long-stable; a comment that does not parse cleanly is prose.
+	const parseErrors = (source as unknown as { parseDiagnostics?: readonly unknown[] }).parseDiagnostics ?? [];
+	if (source.statements.length !== 1 || parseErrors.length > 0) return undefined;
+	const statement = source.statements[0]!;
+	if (!ts.isExpressionStatement(statement)) return undefined;
+	let literal = true;
+	const visit = (node: ts.Node): void => {
+		if (ts.isIdentifier(node)) {
+			// property names, and `undefined` as a value
+			if (!(ts.isPropertyAssignment(node.parent) && node.parent.name === node) && node.text !== "undefined")
+				literal = false;
+		} else if (!LITERAL_KINDS.has(node.kind)) literal = false;
+		if (literal) ts.forEachChild(node, visit);
+	};
+	visit((statement.expression as ts.ParenthesizedExpression).expression);
+	return literal ? text : undefined;
+}
+
+/**
+ * Rewrites each top-level `expr; // <literal>` of a runnable example into
+ * `__doctestExpect(expr, <literal>, <source line>);` on the same line, so the run checks what the comment
+ * claims the expression returns. Comments that are prose, or abbreviate with `…`, are left alone.
+ */
+export function withResultChecks(code: string, firstLine = 1): { code: string; checks: number } {
+	const source = ts.createSourceFile("example.ts", code, ts.ScriptTarget.ES2022, true, ts.ScriptKind.TS);
+	const lines = code.split("\n");
+	let checks = 0;
+	for (const statement of source.statements) {
+		if (!ts.isExpressionStatement(statement)) continue;
+		const start = source.getLineAndCharacterOfPosition(statement.getStart());
+		const end = source.getLineAndCharacterOfPosition(statement.getEnd());
+		if (start.line !== end.line) continue;
+		const line = lines[start.line]!;
+		const rest = line.slice(end.character);
+		const match = /^\s*\/\/(.*)$/.exec(rest);
+		const expected = match ? literalComment(match[1]!) : undefined;
+		if (expected === undefined) continue;
+		const call = statement.expression;
+		const check = (expression: ts.Expression) =>
+			`__doctestExpect((${expression.getText(source)}), (${expected}), ${firstLine + start.line})`;
+		// `console.log(x); // value` claims what x is: check x, and still print it.
+		const rewritten =
+			ts.isCallExpression(call) && call.getText(source).startsWith("console.log(") && call.arguments.length === 1
+				? `console.log(${check(call.arguments[0]!)})`
+				: check(call);
+		lines[start.line] = `${line.slice(0, start.character)}${rewritten};${rest}`;
+		checks++;
+	}
+	return { code: lines.join("\n"), checks };
 }
 
 /** Identifiers the example reads without declaring them (property names and declarations excluded). */
@@ -130,12 +204,17 @@ export function writeScratch(
 		const path = join(dir, `ex-${String(index).padStart(3, "0")}.ts`);
 		const header = `${importLine(implicit)} // ${example.file}:${example.line} ${example.name}`;
 		writeFileSync(path, `${header}\n${example.code}\nexport {};\n`);
+		const runPath = join(dir, `run-${String(index).padStart(3, "0")}.ts`);
+		const checked = withResultChecks(example.code, example.line);
+		writeFileSync(runPath, `${header}\n${checked.code}\nexport {};\n`);
 		modules.push({
 			example,
 			path,
 			preludeNames,
 			relativeImports,
 			runnable: preludeNames.length === 0 && relativeImports.length === 0 && !/^\s*declare /m.test(example.code),
+			runPath,
+			resultChecks: checked.checks,
 		});
 	});
 	writeFileSync(join(dir, "prelude.d.ts"), PRELUDE);
@@ -146,7 +225,7 @@ export function writeScratch(
 		JSON.stringify({
 			extends: `${toRoot}/tsconfig.json`,
 			compilerOptions: { rootDir: toRoot, paths, noUnusedLocals: false, noUnusedParameters: false },
-			include: ["*.ts"],
+			include: ["ex-*.ts", "prelude.d.ts"],
 		}),
 	);
 	return { modules, optedOut };
