@@ -718,8 +718,7 @@ export class SessionManager {
 	 *
 	 * @example
 	 * ```ts
-	 * declare const otherPath: string; // another session file
-	 * sessionManager.setSessionFile(otherPath);
+	 * sessionManager.setSessionFile(`${agentDir}/sessions/imported.jsonl`); // later appends go to that file
 	 * ```
 	 */
 	setSessionFile(sessionFile: string): void {
@@ -869,8 +868,7 @@ export class SessionManager {
 	 *
 	 * @example
 	 * ```ts
-	 * declare const keptId: string; // the first entry the compacted context keeps
-	 * sessionManager.appendCompaction("We fixed the parser.", keptId, 120_000, { readFiles: [], modifiedFiles: [] });
+	 * sessionManager.appendCompaction("We fixed the parser.", sessionManager.getLeafId()!, 120_000, { readFiles: [], modifiedFiles: [] });
 	 * ```
 	 */
 	appendCompaction<T = unknown>(
@@ -951,8 +949,7 @@ export class SessionManager {
 	 *
 	 * @example
 	 * ```ts
-	 * const entryId = sessionManager.getLeafId()!;
-	 * sessionManager.appendLabelChange(entryId, "before refactor");
+	 * sessionManager.appendLabelChange(sessionManager.getLeafId()!, "before refactor");
 	 * ```
 	 */
 	appendLabelChange(targetId: string, label: string | undefined): string {
@@ -965,7 +962,6 @@ export class SessionManager {
 	 * context. Branch-relative: navigating above the edit shows the original again. The target must
 	 * be a user/assistant/toolResult message or a custom_message. A string replacement for an
 	 * assistant or toolResult target is stored as one text block.
-	 *
 	 * @example
 	 * ```ts
 	 * declare const failedAssistantId: string; // the entry of an error response

@@ -35,7 +35,6 @@ export interface TruncationResult {
 
 /**
  * `512B`, `1.5KB`, `2.0MB`.
- *
  * @example
  * ```ts
  * formatSize(512); // "512B"
@@ -70,7 +69,6 @@ function untruncated(content: string, lines: number, bytes: number, maxLines: nu
 /**
  * Keeps the beginning of `content` (file reads). Never returns a partial line; when the first line
  * alone exceeds the byte limit the result is empty with `firstLineExceedsLimit`.
- *
  * @example
  * ```ts
  * truncateHead("a\nb\nc", { maxLines: 2 }); // { content: "a\nb", truncated: true, truncatedBy: "lines", … }
