@@ -170,7 +170,7 @@ export function collectSourceFacts(root: string): SourceFacts {
 						file,
 						line: startLine + exampleAt + block.start + 1,
 						name: declarationName(node),
-						exported: reachable.has(node) || isReachableStatement(node, reachable),
+						exported: isReachable(node, reachable),
 						code: block.code,
 						declaringFile: file,
 					});
@@ -212,7 +212,11 @@ export function collectSourceFacts(root: string): SourceFacts {
 	return { examples, publicNames, moduleExports, undocumented: undocumented.sort() };
 }
 
-/** A variable statement is reachable when one of its declarations is. */
-function isReachableStatement(node: ts.Node, reachable: Set<ts.Node>): boolean {
-	return ts.isVariableStatement(node) && node.declarationList.declarations.some((d) => reachable.has(d));
+/** A declaration is reachable when it, its variable statement or an enclosing class/interface is exported. */
+function isReachable(node: ts.Node, reachable: Set<ts.Node>): boolean {
+	for (let at: ts.Node | undefined = node; at && !ts.isSourceFile(at); at = at.parent) {
+		if (reachable.has(at)) return true;
+		if (ts.isVariableStatement(at) && at.declarationList.declarations.some((d) => reachable.has(d))) return true;
+	}
+	return false;
 }
