@@ -259,9 +259,10 @@ export class Agent {
 	 *
 	 * @example
 	 * ```ts
-	 * const log: AgentMessage[] = [];
+	 * import { appendFile } from "node:fs/promises";
+	 *
 	 * const off = agent.subscribe(async (event) => {
-	 *   if (event.type === "message_end") log.push(event.message);
+	 *   if (event.type === "message_end") await appendFile("transcript.jsonl", `${JSON.stringify(event.message)}\n`);
 	 * });
 	 * ```
 	 */

@@ -51,8 +51,7 @@ export function watchStdout(): void {
  *
  * @example
  * ```ts
- * declare const runtime: AgentSessionRuntime;
- * const release = guardRuntime(runtime); // a second SIGINT/SIGTERM exits at once
+ * const release = guardRuntime(runtime); // SIGINT / SIGTERM / SIGHUP now end the process cleanly
  * try { await runtime.session.prompt("hi"); } finally { release(); }
  * ```
  */

@@ -81,7 +81,7 @@ export class SessionImportFileNotFoundError extends SettleError {
  *
  * @example
  * ```ts
- * const issue = getMissingSessionCwdIssue(SessionManager.open("/home/me/.settle/agent/sessions/--work-gone--/2025-….jsonl"), process.cwd());
+ * const issue = getMissingSessionCwdIssue(sessionManager, process.cwd()); // undefined while the session's cwd exists
  * ```
  */
 export function getMissingSessionCwdIssue(

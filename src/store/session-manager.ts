@@ -345,7 +345,7 @@ export class SessionManager {
 	 *
 	 * @example
 	 * ```ts
-	 * const copy = SessionManager.forkFrom(sessionManager.getSessionFile()!, cwd) // a copy in the project at cwd;
+	 * const copy = SessionManager.forkFrom(sessionManager.getSessionFile()!, cwd); // a copy in the project at cwd
 	 * ```
 	 */
 	static forkFrom(
