@@ -14,7 +14,8 @@
  * Which examples run: those that need nothing from the prelude, declare nothing ambient
  * (`declare const …`) and import no file of the reader's (`./my-extension.js`): complete programs.
  * They run in one child process, each in a fresh temp dir as cwd, with HOME, TMPDIR and
- * SETTLE_AGENT_DIR inside the scratch dir. A line `expr; // <literal>` (or `console.log(expr); //
+ * SETTLE_AGENT_DIR inside the scratch dir. Such an example must touch only its cwd: one that works on
+ * the reader's project takes `cwd` from the prelude, which makes it a fragment (checked, not run). A line `expr; // <literal>` (or `console.log(expr); //
  * <literal>`) in such an example is a claim: the run checks that expr equals the literal. Prose
  * comments, and literals abbreviated with `…`, are not checked.
  */
@@ -28,8 +29,9 @@ import { type CodeExample, collectSourceFacts, type SourceFacts } from "./collec
 import { OPT_OUT_MARKER, type ScratchModule, writeScratch } from "./scratch.js";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
-// Outside test/ so the project's own typecheck never sees the generated modules or the prelude.
-const SCRATCH = join(ROOT, ".tmp", "doctest");
+// Outside test/ so the project's own typecheck never sees the generated modules or the prelude; one
+// dir per process so two test runs in the same checkout do not overwrite each other's modules.
+const SCRATCH = join(ROOT, ".tmp", `doctest-${process.pid}`);
 
 let facts: SourceFacts;
 let modules: ScratchModule[];
