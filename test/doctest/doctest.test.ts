@@ -100,6 +100,16 @@ describe("code examples", () => {
 	it(`marks pseudo-code only with "${OPT_OUT_MARKER}: <why>"`, () => {
 		const withoutReason = optedOut.filter((e) => !/^\/\/ pseudo-code: \S/.test(e.code.trimStart()));
 		expect(withoutReason.map(where)).toEqual([]);
+		// The opted-out blocks are listed in the test output, so they stay visible in CI logs.
+		const runnable = modules.filter((m) => m.runnable);
+		const checks = runnable.reduce((sum, m) => sum + m.resultChecks, 0);
+		console.info(
+			[
+				`doctest: ${facts.examples.length} examples, ${modules.length} type-checked, ${runnable.length} run ` +
+					`(${checks} result comments checked), ${optedOut.length} opted out`,
+				...optedOut.map((e) => `  pseudo-code: ${where(e)}`),
+			].join("\n"),
+		);
 	});
 
 	it("runs every complete example offline without an error", () => {
