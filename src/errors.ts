@@ -58,9 +58,10 @@ export class SettleError extends Error {
  * @example
  * ```ts
  * try {
- *   await work();
+ *   JSON.parse("{");
  * } catch (error) {
- *   throw normalizeError(error, "PROVIDER");
+ *   const settleError = normalizeError(error, "PROVIDER"); // a SettleError, code "PROVIDER" unless it was one already
+ *   console.error(settleError.code, settleError.message);
  * }
  * ```
  */

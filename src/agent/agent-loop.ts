@@ -95,7 +95,7 @@ export async function runAgentLoop(
  *
  * @example
  * ```ts
- * // context.messages ends with a user message or a tool result
+ * declare const context: AgentContext; // messages end with a user message or a tool result
  * const added = await runAgentLoopContinue(context, { model }, (event) => console.log(event.type), undefined, faux.streamFn);
  * ```
  */
@@ -116,6 +116,7 @@ export async function runAgentLoopContinue(
  *
  * @example
  * ```ts
+ * const context: AgentContext = { systemPrompt: "", messages: [], tools: [] };
  * const stream = agentLoop([{ role: "user", content: "hello", timestamp: Date.now() }], context, { model }, undefined, faux.streamFn);
  * for await (const event of stream) console.log(event.type);
  * const newMessages = await stream.result(); // the prompt and the replies
@@ -137,7 +138,8 @@ export function agentLoop(
  *
  * @example
  * ```ts
- * const stream = agentLoopContinue({ systemPrompt: "", messages: transcript, tools }, { model }, signal, faux.streamFn);
+ * declare const transcript: AgentMessage[]; // ends with a user message or a tool result
+ * const stream = agentLoopContinue({ systemPrompt: "", messages: transcript, tools: [] }, { model }, signal, faux.streamFn);
  * for await (const event of stream) if (event.type === "message_end") console.log(event.message.role);
  * const newMessages = await stream.result();
  * ```

@@ -259,8 +259,10 @@ export class Agent {
 	 *
 	 * @example
 	 * ```ts
+	 * import { appendFile } from "node:fs/promises";
+	 *
 	 * const off = agent.subscribe(async (event) => {
-	 *   if (event.type === "message_end") await log.append(event.message);
+	 *   if (event.type === "message_end") await appendFile("transcript.jsonl", `${JSON.stringify(event.message)}\n`);
 	 * });
 	 * ```
 	 */

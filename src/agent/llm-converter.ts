@@ -13,7 +13,7 @@ export type LlmMessageConversion = (message: AgentMessage) => Message | readonly
  * @example
  * ```ts
  * defaultConvertMessageToLlm({ role: "user", content: "hi", timestamp: 0 }); // the same message
- * const llmMessages = transcript.map(defaultConvertMessageToLlm).filter((m) => m !== undefined);
+ * const llmMessages = messages.map(defaultConvertMessageToLlm).filter((m) => m !== undefined);
  * ```
  */
 export function defaultConvertMessageToLlm(message: AgentMessage): Message | undefined {

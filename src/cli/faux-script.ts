@@ -36,7 +36,10 @@ const STOP_REASONS = new Set(["stop", "length", "toolUse", "error", "aborted"]);
  *
  * @example
  * ```ts
- * const steps = loadFauxScript("demo.json"); // ["hi", { toolCalls: [{ name: "ls" }] }]
+ * import { writeFileSync } from "node:fs";
+ *
+ * writeFileSync("demo.json", JSON.stringify(["hi", { toolCalls: [{ name: "ls" }] }]));
+ * const steps = loadFauxScript("demo.json"); // two steps: a text answer, then an ls tool call
  * ```
  */
 export function loadFauxScript(path: string): FauxResponseStep[] {
@@ -113,7 +116,11 @@ export interface CliFaux {
  *
  * @example
  * ```ts
+ * import { writeFileSync } from "node:fs";
+ *
+ * writeFileSync("script.json", JSON.stringify(["Hello from the script."]));
  * const { createModelRuntime } = createCliFaux(loadFauxScript("script.json"));
+ * const modelRuntime = createModelRuntime();
  * ```
  */
 export function createCliFaux(steps: readonly FauxResponseStep[] = []): CliFaux {

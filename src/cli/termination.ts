@@ -51,8 +51,8 @@ export function watchStdout(): void {
  *
  * @example
  * ```ts
- * const release = guardRuntime(runtime);
- * try { await runPrintMode(runtime, options, out); } finally { release(); }
+ * const release = guardRuntime(runtime); // SIGINT / SIGTERM / SIGHUP now end the process cleanly
+ * try { await runtime.session.prompt("hi"); } finally { release(); }
  * ```
  */
 export function guardRuntime(runtime: AgentSessionRuntime, exit: (code: number) => void = process.exit): () => void {

@@ -24,6 +24,7 @@ import { requestSummary } from "./request.js";
 import { serializeConversation } from "./serialize.js";
 import type { FileOperations, SessionTreeReader, SummarizerOptions } from "./types.js";
 
+/** What a tree navigation abandons: see {@link collectEntriesForBranchSummary}. */
 export interface BranchEntriesToSummarize {
 	/** Entries from just below the common ancestor down to the old leaf, oldest first. */
 	entries: SessionEntry[];
@@ -40,6 +41,7 @@ export interface BranchEntriesToSummarize {
  *
  * @example
  * ```ts
+ * declare const targetId: string; // the entry the user navigates to
  * const { entries } = collectEntriesForBranchSummary(sessionManager, sessionManager.getLeafId(), targetId);
  * ```
  */
@@ -75,6 +77,7 @@ export function collectEntriesForBranchSummary(
 	return { entries, commonAncestorId };
 }
 
+/** What {@link prepareBranchEntries} returns: the messages to summarize, the files they touched and their estimated tokens. */
 export interface BranchPreparation {
 	/** Messages to summarize, oldest first (newest kept when over budget). */
 	messages: AgentMessage[];
@@ -93,6 +96,7 @@ export interface BranchPreparation {
  *
  * @example
  * ```ts
+ * const { entries } = collectEntriesForBranchSummary(sessionManager, sessionManager.getLeafId(), "target-entry-id");
  * const { messages, fileOps } = prepareBranchEntries(entries, model.contextWindow - 16384);
  * ```
  */
@@ -130,6 +134,7 @@ export function prepareBranchEntries(entries: readonly SessionEntry[], tokenBudg
 	return { messages, fileOps, totalTokens };
 }
 
+/** Options of {@link generateBranchSummary}: the summarizer's model and stream function, plus prompt and budget knobs. */
 export interface GenerateBranchSummaryOptions extends SummarizerOptions {
 	/** Extra focus appended to the prompt, or (with `replaceInstructions`) the whole prompt. */
 	customInstructions?: string;
@@ -140,6 +145,7 @@ export interface GenerateBranchSummaryOptions extends SummarizerOptions {
 	maxTokens?: number;
 }
 
+/** What {@link generateBranchSummary} returns: the text of the branch summary entry and its file lists. */
 export interface BranchSummaryResult {
 	/** The preamble, the model's summary and the file lists. */
 	summary: string;
@@ -163,9 +169,10 @@ export const EMPTY_BRANCH_SUMMARY = "No content to summarize";
  *
  * @example
  * ```ts
- * const { entries } = collectEntriesForBranchSummary(sessionManager, oldLeafId, targetId);
- * const result = await generateBranchSummary(entries, { model, streamFn, signal });
- * sessionManager.branchWithSummary(newLeafId, result.summary, result.details);
+ * declare const targetId: string; // the entry the user navigates to
+ * const { entries } = collectEntriesForBranchSummary(sessionManager, sessionManager.getLeafId(), targetId);
+ * const result = await generateBranchSummary(entries, { model, streamFn: faux.streamFn, signal });
+ * sessionManager.branchWithSummary(targetId, result.summary, result.details);
  * ```
  */
 export async function generateBranchSummary(

@@ -1,13 +1,13 @@
 /**
- * Where to cut a branch for compaction (behavior C.5): keep at least `keepRecentTokens` of the most
- * recent messages verbatim, never start the kept span at a tool result, and report when the cut
- * falls inside a turn.
+ * Where to cut a branch for compaction (behavior C.5): keep at least `keepRecentTokens` of the most recent
+ * messages verbatim, never start the kept span at a tool result, and report when the cut falls inside a turn.
  */
 import { estimateMessageTokens } from "../llm/tokens.js";
 import type { AgentMessage } from "../llm/types.js";
 import type { SessionEntry } from "../store/entries.js";
 import { messageFromEntry } from "./entry-messages.js";
 
+/** Where a compaction cuts the branch (see {@link findCutPoint}): the first kept entry, and the split turn if any. */
 export interface CutPointResult {
 	/** Index of the first entry kept verbatim. */
 	firstKeptEntryIndex: number;
@@ -63,6 +63,7 @@ export function isTurnStart(entry: SessionEntry): boolean {
  *
  * @example
  * ```ts
+ * declare const cutIndex: number; // from findCutPoint
  * const entries = sessionManager.getBranch();
  * const turnStart = findTurnStartIndex(entries, cutIndex, 0); // cutIndex itself when it starts a turn
  * ```
@@ -90,6 +91,7 @@ export function findTurnStartIndex(entries: readonly SessionEntry[], index: numb
  *
  * @example
  * ```ts
+ * const branch = sessionManager.getBranch();
  * const cut = findCutPoint(branch, 0, branch.length, 20_000);
  * const firstKeptEntryId = branch[cut.firstKeptEntryIndex]!.id;
  * ```

@@ -14,6 +14,7 @@ export type ContextEdits = ReadonlyMap<string, ContextEditEntry["replacement"]>;
  *
  * @example
  * ```ts
+ * declare const entryId: string;
  * const edits = collectContextEdits(sessionManager.getBranch());
  * edits.get(entryId); // the replacement, null (omitted), or undefined when never edited
  * ```
@@ -35,6 +36,7 @@ export function collectContextEdits(entries: readonly SessionEntry[], start = 0,
  *
  * @example
  * ```ts
+ * const branch = sessionManager.getBranch();
  * const edits = collectContextEdits(branch);
  * const messages = branch.map((entry) => messageFromEntry(entry, edits)).filter((m) => m !== undefined);
  * ```

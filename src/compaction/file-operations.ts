@@ -24,7 +24,7 @@ export function createFileOperations(): FileOperations {
  * @example
  * ```ts
  * const fileOps = createFileOperations();
- * for (const message of messagesToSummarize) collectFileOperations(message, fileOps);
+ * for (const message of messages) collectFileOperations(message, fileOps);
  * [...fileOps.edited]; // paths passed to the edit tool
  * ```
  */

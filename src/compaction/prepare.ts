@@ -30,7 +30,7 @@ import type { CompactionPreparation, CompactionSettings } from "./types.js";
  *
  * @example
  * ```ts
- * const preparation = prepareCompaction(sessionManager.getBranch(), settings.compaction);
+ * const preparation = prepareCompaction(sessionManager.getBranch(), settingsManager.getCompactionSettings());
  * if (!preparation) throw new Error("Nothing to compact (session too small)");
  * ```
  */

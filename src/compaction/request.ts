@@ -9,6 +9,7 @@ import { emptyUsage } from "../llm/types.js";
 import { SUMMARIZATION_SYSTEM_PROMPT } from "./prompts.js";
 import type { SummarizerOptions } from "./types.js";
 
+/** A summary's text and the usage of the request that produced it. */
 export interface SummaryText {
 	text: string;
 	usage: Usage;
@@ -88,8 +89,10 @@ export async function requestSummary(
  *
  * @example
  * ```ts
+ * declare const historySummary: { usage: Usage };
+ * declare const turnPrefixSummary: { usage: Usage };
  * const total = addUsage(historySummary.usage, turnPrefixSummary.usage);
- * addUsage(emptyUsage(), usage); // equal to usage
+ * addUsage(emptyUsage(), total); // equal to total
  * ```
  */
 export function addUsage(a: Usage, b: Usage): Usage {

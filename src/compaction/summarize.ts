@@ -18,6 +18,7 @@ import { addUsage, requestSummary, type SummaryText } from "./request.js";
 import { serializeConversation } from "./serialize.js";
 import type { CompactionPreparation, CompactionResult, SummarizerOptions } from "./types.js";
 
+/** Options of {@link generateSummary}. */
 export interface GenerateSummaryOptions extends SummarizerOptions {
 	/** The answer may use up to 80% of these tokens. */
 	reserveTokens: number;
@@ -38,7 +39,7 @@ export interface GenerateSummaryOptions extends SummarizerOptions {
  *
  * @example
  * ```ts
- * const { text } = await generateSummary(messages, { model, streamFn, reserveTokens: 16384, signal });
+ * const { text } = await generateSummary(messages, { model, streamFn: faux.streamFn, reserveTokens: 16384, signal });
  * ```
  */
 export function generateSummary(
@@ -60,7 +61,9 @@ export function generateSummary(
  *
  * @example
  * ```ts
- * const prefix = await generateTurnPrefixSummary(turnPrefixMessages, { model, streamFn, reserveTokens: 16384, signal });
+ * declare const turnPrefixMessages: AgentMessage[]; // the start of the turn the cut splits
+ * const history = await generateSummary(messages, { model, streamFn: faux.streamFn, reserveTokens: 16384, signal });
+ * const prefix = await generateTurnPrefixSummary(turnPrefixMessages, { model, streamFn: faux.streamFn, reserveTokens: 16384, signal });
  * const summary = joinSplitTurnSummary(history.text, prefix.text);
  * ```
  */
@@ -72,6 +75,7 @@ export function generateTurnPrefixSummary(
 	return requestSummary(prompt, Math.floor(0.5 * options.reserveTokens), options, "Turn prefix summarization failed");
 }
 
+/** Options of {@link compact}: the summarizer's model and stream function, and extra focus for the summary. */
 export interface CompactRequestOptions extends SummarizerOptions {
 	customInstructions?: string;
 }
@@ -90,9 +94,9 @@ export interface CompactRequestOptions extends SummarizerOptions {
  *
  * @example
  * ```ts
- * const preparation = prepareCompaction(sessionManager.getBranch(), settings.compaction);
+ * const preparation = prepareCompaction(sessionManager.getBranch(), settingsManager.getCompactionSettings());
  * if (preparation) {
- *   const result = await compact(preparation, { model, streamFn, apiKey, signal: controller.signal });
+ *   const result = await compact(preparation, { model, streamFn: faux.streamFn, signal });
  *   sessionManager.appendCompaction(result.summary, result.firstKeptEntryId, result.tokensBefore, result.details);
  * }
  * ```

@@ -9,9 +9,13 @@ export const OVERFLOW_RECOVERY_FAILED =
 	"Context overflow recovery failed after one compact-and-retry attempt. Try reducing context or switching to a larger-context model.";
 /** The same for a second context-full `length` stop. */
 export const LENGTH_RECOVERY_FAILED = "Truncated response recovery failed after one compact-and-retry attempt.";
+/** Why a manual compaction did nothing: the branch already ends with a compaction. */
 export const ALREADY_COMPACTED = "Already compacted";
+/** Why a manual compaction did nothing: too little to summarize. */
 export const NOTHING_TO_COMPACT = "Nothing to compact (session too small)";
+/** Message of the `ABORTED` error a cancelled compaction rejects with. */
 export const COMPACTION_CANCELLED = "Compaction cancelled";
+/** Message when compaction needs a summarizer and the session has no model. */
 export const NO_MODEL_FOR_SUMMARIZATION = "No model available for summarization";
 
 /**
@@ -34,7 +38,7 @@ export function nothingToCompactReason(branchEntries: readonly SessionEntry[]): 
  *
  * @example
  * ```ts
- * compactionFailureMessage("threshold", error); // "Auto-compaction failed: Summarization failed: 529 …"
+ * compactionFailureMessage("threshold", new Error("Summarization failed: 529 overloaded")); // "Auto-compaction failed: Summarization failed: 529 overloaded"
  * ```
  */
 export function compactionFailureMessage(reason: "overflow" | "threshold" | "manual", error: unknown): string {

@@ -29,14 +29,16 @@ export function latestCompactionTime(branchEntries: readonly SessionEntry[]): nu
  *
  * @example
  * ```ts
- * const latestCompactionAt = compaction ? Date.parse(compaction.timestamp) : undefined;
- * if (isBeforeCompaction(response, latestCompactionAt)) return; // stale usage: no compaction check
+ * declare const response: AssistantMessage; // the response that just ended
+ * const latestCompactionAt = latestCompactionTime(sessionManager.getBranch());
+ * if (!isBeforeCompaction(response, latestCompactionAt)) console.log("usage is current: check the threshold");
  * ```
  */
 export function isBeforeCompaction(message: AssistantMessage, latestCompactionAt: number | undefined): boolean {
 	return latestCompactionAt !== undefined && message.timestamp <= latestCompactionAt;
 }
 
+/** Input of {@link contextTokensForThreshold}. */
 export interface ThresholdTokensInput {
 	/** The response that just ended. */
 	message: AssistantMessage;
@@ -67,8 +69,11 @@ export interface ThresholdTokensInput {
  *
  * @example
  * ```ts
- * const tokens = contextTokensForThreshold({ message, messages: agent.state.messages, latestCompactionAt });
- * if (tokens !== undefined && shouldCompact(tokens, model.contextWindow, settings.compaction)) …
+ * declare const message: AssistantMessage; // the response that just ended
+ * const tokens = contextTokensForThreshold({ message, messages: agent.state.messages });
+ * if (tokens !== undefined && shouldCompact(tokens, model.contextWindow, settingsManager.getCompactionSettings())) {
+ *   console.log("compact before the next request");
+ * }
  * ```
  */
 export function contextTokensForThreshold(input: ThresholdTokensInput): number | undefined {

@@ -13,6 +13,7 @@ export interface CompactionSettings {
 	keepRecentTokens: number;
 }
 
+/** Compaction settings used when the settings files say nothing (pi's defaults). */
 export const DEFAULT_COMPACTION_SETTINGS: Readonly<CompactionSettings> = Object.freeze({
 	enabled: true,
 	reserveTokens: 16_384,

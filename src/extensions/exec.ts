@@ -17,7 +17,7 @@ const KILL_GRACE_MS = 5000;
  *
  * @example
  * ```ts
- * const { stdout, code } = await execCommand("git", ["status", "--short"], "/repo", { timeout: 10_000 });
+ * const { stdout, code } = await execCommand("git", ["status", "--short"], cwd, { timeout: 10_000 });
  * ```
  */
 export async function execCommand(

@@ -7,7 +7,7 @@ import type { ExtensionDiagnostic, ExtensionFlag } from "./types.js";
  *
  * @example
  * ```ts
- * const { extensions } = await instantiateExtensions(records, { cwd });
+ * const { extensions } = await instantiateExtensions(resourceLoader.getExtensions().extensions, { cwd });
  * for (const [name, flag] of collectExtensionFlags(extensions)) console.log(`--${name} (${flag.type})`);
  * ```
  */
@@ -31,7 +31,8 @@ export type ExtensionFlagInput = ReadonlyMap<string, string | boolean> | Readonl
  *
  * @example
  * ```ts
- * const diagnostics = applyExtensionFlagValues(loaded, new Map([["plan", true], ["model-alias", "fast"]]));
+ * const loaded = await instantiateExtensions(resourceLoader.getExtensions().extensions, { cwd });
+ * const diagnostics = applyExtensionFlagValues(loaded, new Map<string, boolean | string>([["plan", true], ["model-alias", "fast"]]));
  * for (const d of diagnostics) console.error(d.message);
  * ```
  */

@@ -26,9 +26,11 @@ import type {
  *
  * @example
  * ```ts
- * pi.on("tool_call", (event) => {
- *   if (isToolCallEventType("bash", event) && event.input.command.includes("sudo")) return { block: true };
- * });
+ * const extension: ExtensionFactory = (pi) => {
+ *   pi.on("tool_call", (event) => {
+ *     if (isToolCallEventType("bash", event) && event.input.command.includes("sudo")) return { block: true };
+ *   });
+ * };
  * ```
  */
 export function isToolCallEventType(toolName: "bash", event: ToolCallEvent): event is BashToolCallEvent;
@@ -46,10 +48,17 @@ export function isToolCallEventType(toolName: string, event: ToolCallEvent): boo
 	return event.toolName === toolName;
 }
 
+/** Narrows a `tool_result` event to the built-in `bash` tool (typed `details`). */
 export const isBashToolResult = (event: ToolResultEvent): event is BashToolResultEvent => event.toolName === "bash";
+/** Narrows a `tool_result` event to the built-in `read` tool. */
 export const isReadToolResult = (event: ToolResultEvent): event is ReadToolResultEvent => event.toolName === "read";
+/** Narrows a `tool_result` event to the built-in `edit` tool. */
 export const isEditToolResult = (event: ToolResultEvent): event is EditToolResultEvent => event.toolName === "edit";
+/** Narrows a `tool_result` event to the built-in `write` tool. */
 export const isWriteToolResult = (event: ToolResultEvent): event is WriteToolResultEvent => event.toolName === "write";
+/** Narrows a `tool_result` event to the built-in `grep` tool. */
 export const isGrepToolResult = (event: ToolResultEvent): event is GrepToolResultEvent => event.toolName === "grep";
+/** Narrows a `tool_result` event to the built-in `find` tool. */
 export const isFindToolResult = (event: ToolResultEvent): event is FindToolResultEvent => event.toolName === "find";
+/** Narrows a `tool_result` event to the built-in `ls` tool. */
 export const isLsToolResult = (event: ToolResultEvent): event is LsToolResultEvent => event.toolName === "ls";

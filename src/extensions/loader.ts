@@ -12,6 +12,7 @@ import type { EventBus, ExtensionDiagnostic, ExtensionFactory, ExtensionLoadErro
 export type ExtensionRecord = Pick<LoadedExtension, "path" | "factory"> &
 	Partial<Omit<LoadedExtension, "path" | "factory">>;
 
+/** Options of {@link instantiateExtensions}. */
 export interface InstantiateExtensionsOptions {
 	/** Session cwd: default cwd of `pi.exec`. */
 	cwd: string;
@@ -43,7 +44,7 @@ export interface InstantiatedExtensions {
  * @example
  * ```ts
  * const loaded = await instantiateExtensions(resourceLoader.getExtensions().extensions, { cwd });
- * const runner = new ExtensionRunner(loaded, { cwd, sessionManager, modelRegistry });
+ * const runner = new ExtensionRunner(loaded, { cwd, sessionManager });
  * ```
  */
 export async function instantiateExtensions(

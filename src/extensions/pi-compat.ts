@@ -8,8 +8,10 @@
  *
  * @example
  * ```ts
+ * import { fileURLToPath } from "node:url";
+ *
  * const aliases = { ...defaultExtensionAliases(), "@mariozechner/pi-coding-agent": fileURLToPath(piCompatModuleUrl) };
- * const result = await loadExtensions(candidates, { cwd, agentDir, projectTrusted, aliases });
+ * const result = await loadExtensions([{ path: "/repo/.pi/extensions/plan.ts", source: "project" }], { cwd, agentDir, projectTrusted: true, aliases });
  * ```
  */
 export { serializeConversation } from "../compaction/serialize.js";

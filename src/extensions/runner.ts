@@ -200,7 +200,9 @@ const UNBOUND_CONTEXT_ACTIONS: ExtensionContextActions = {
  *
  * @example
  * ```ts
- * const { runner, errors } = await createExtensionRunner(loader.getExtensions().extensions, { cwd, sessionManager });
+ * declare const runtimeActions: ExtensionRuntimeActions; // what pi.* needs from the session
+ * declare const contextActions: ExtensionContextActions; // what ctx.* needs from the session
+ * const { runner, errors } = await createExtensionRunner(resourceLoader.getExtensions().extensions, { cwd, sessionManager });
  * runner.onError((e) => console.error(`${e.extensionPath} (${e.event}): ${e.error}`));
  * runner.bindCore(runtimeActions, contextActions);
  * await runner.emit({ type: "session_start", reason: "startup" });
@@ -899,6 +901,8 @@ export class ExtensionRunner {
 	 *
 	 * @example
 	 * ```ts
+	 * declare const previewDrafts: (entries: readonly BoundaryEntryDraft[]) => BoundaryContextPreview;
+	 * declare const commitDrafts: (entries: readonly BoundaryEntryDraft[]) => void;
 	 * const boundary = await runner.emitBoundary({ type: "agent_before_settle", outcome: "completed" }, previewDrafts);
 	 * if (boundary.valid) commitDrafts(boundary.entries);
 	 * if (boundary.continue) await agent.continue();

@@ -88,7 +88,7 @@ export function createExtension(path: string, resolvedPath: string, source?: Ext
  *
  * @example
  * ```ts
- * const { runtime } = await instantiateExtensions(records, { cwd });
+ * const { runtime } = await instantiateExtensions(resourceLoader.getExtensions().extensions, { cwd });
  * runtime.invalidate(STALE_EXTENSION_CONTEXT_MESSAGE); // on session replacement
  * runtime.assertActive(); // now throws SettleError STALE_CONTEXT
  * ```

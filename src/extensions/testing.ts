@@ -50,6 +50,7 @@ export type RecordedAction =
 	| { action: "shutdown" }
 	| { action: "compact"; customInstructions?: string };
 
+/** Options of {@link createExtensionHarness}: the extensions to load and the session they see. */
 export interface ExtensionHarnessOptions {
 	/** Inline factories (`<inline:N>`), run after `extensions`. */
 	factories?: readonly ExtensionFactory[];
@@ -93,10 +94,13 @@ export interface HarnessToolCall {
  *
  * @example
  * ```ts
+ * const deployExtension: ExtensionFactory = (pi) => {
+ *   pi.registerCommand("deploy", { description: "Deploy", handler: async (args) => pi.sendUserMessage(`Deploy to ${args}`) });
+ * };
  * const harness = await createExtensionHarness({ factories: [deployExtension] });
  * await harness.start();
  * const handled = await harness.command("/deploy staging"); // false when no extension registered /deploy
- * console.log(harness.calls.map((call) => call.action)); // what the extension did, e.g. ["sendMessage"]
+ * console.log(harness.calls.map((call) => call.action)); // what the extension did, e.g. ["sendUserMessage"]
  * ```
  */
 export class ExtensionHarness {
@@ -395,11 +399,14 @@ function createSessionView(cwd: string, entries: SessionEntry[]): ReadonlySessio
  * @example
  * ```ts
  * import { createExtensionHarness } from "settle/testing";
- * import permissionGate from "./permission-gate.js";
+ * import type { ExtensionFactory } from "settle";
  *
+ * const permissionGate: ExtensionFactory = (pi) => {
+ *   pi.on("tool_call", (event) => (event.toolName === "bash" ? { block: true, reason: "bash needs approval" } : undefined));
+ * };
  * const harness = await createExtensionHarness({ factories: [permissionGate] });
  * const call = await harness.callTool("bash", { command: "rm -rf /tmp/x" });
- * expect(call.blocked).toBe(true);
+ * console.log(call.blocked); // true
  * ```
  */
 export async function createExtensionHarness(options: ExtensionHarnessOptions = {}): Promise<ExtensionHarness> {

@@ -54,6 +54,7 @@ export interface ExtensionUIDialogOptions {
 /** Where a widget is shown (recorded only). */
 export type WidgetPlacement = "aboveEditor" | "belowEditor";
 
+/** Options of `ctx.ui.setWidget`: where the widget is shown (`aboveEditor` or `belowEditor`). */
 export interface ExtensionWidgetOptions {
 	placement?: WidgetPlacement;
 }
@@ -126,6 +127,7 @@ export interface ExtensionUIContext {
 	setToolsExpanded(expanded: boolean): void;
 }
 
+/** Severity of a `ctx.ui.notify` message. */
 export type NotificationType = "info" | "warning" | "error";
 
 /** How the host runs: `print` (default), `json`, `rpc`, or a terminal UI (`tui`). */
@@ -134,6 +136,7 @@ export type ExtensionMode = "tui" | "rpc" | "json" | "print";
 // ---------------------------------------------------------------------------------------------
 // Context (`ctx`)
 
+/** How full the context window is (`ctx.getContextUsage()`); `percent` is null when `tokens` is. */
 export interface ContextUsage {
 	/** Estimated context tokens, or null when unknown (right after a compaction). */
 	tokens: number | null;
@@ -236,17 +239,20 @@ export interface ExtensionContext {
 	getSystemPrompt(): string;
 }
 
+/** Options of `ctx.newSession`: the parent file to record, a setup step on the new file, and work to run in the new session. */
 export interface NewSessionOptions {
 	parentSession?: string;
 	setup?: (sessionManager: SetupSessionManager) => Promise<void>;
 	withSession?: (ctx: ReplacedSessionContext) => Promise<void>;
 }
 
+/** Options of `ctx.fork`: fork before or at the entry, and work to run in the forked session. */
 export interface ForkOptions {
 	position?: "before" | "at";
 	withSession?: (ctx: ReplacedSessionContext) => Promise<void>;
 }
 
+/** Options of `ctx.navigateTree`: whether to summarize the abandoned branch (and how), and a label for the target. */
 export interface NavigateTreeOptions {
 	summarize?: boolean;
 	customInstructions?: string;
@@ -254,6 +260,7 @@ export interface NavigateTreeOptions {
 	label?: string;
 }
 
+/** Options of `ctx.switchSession`: work to run in the session switched to. */
 export interface SwitchSessionOptions {
 	withSession?: (ctx: ReplacedSessionContext) => Promise<void>;
 }
@@ -309,6 +316,7 @@ export interface AutocompleteItem {
 	description?: string;
 }
 
+/** A slash command registered with `pi.registerCommand`, as the runner keeps it. */
 export interface RegisteredCommand {
 	name: string;
 	sourceInfo: SourceInfo;
@@ -322,6 +330,7 @@ export interface ResolvedCommand extends RegisteredCommand {
 	invocationName: string;
 }
 
+/** A CLI flag registered with `pi.registerFlag` (`--name`), with the extension that owns it. */
 export interface ExtensionFlag {
 	name: string;
 	description?: string;
@@ -330,6 +339,7 @@ export interface ExtensionFlag {
 	extensionPath: string;
 }
 
+/** A keyboard shortcut registered with `pi.registerShortcut`, with the extension that owns it. */
 export interface ExtensionShortcut {
 	shortcut: string;
 	description?: string;
@@ -337,6 +347,7 @@ export interface ExtensionShortcut {
 	extensionPath: string;
 }
 
+/** Passed to a message renderer: whether the message is shown expanded. */
 export interface MessageRenderOptions {
 	expanded: boolean;
 }
@@ -367,11 +378,13 @@ export interface ProviderConfig {
 /** A custom message as extensions send it (role and timestamp are added by the session). */
 export type CustomMessageInput<T = unknown> = Pick<CustomMessage<T>, "customType" | "content" | "display" | "details">;
 
+/** Options of `pi.sendMessage`: start a turn, and how to queue the message while the agent streams. */
 export interface SendMessageOptions {
 	triggerTurn?: boolean;
 	deliverAs?: "steer" | "followUp" | "nextTurn";
 }
 
+/** Options of `pi.sendUserMessage`: how to queue it while the agent streams. */
 export interface SendUserMessageOptions {
 	deliverAs?: "steer" | "followUp";
 }
@@ -449,6 +462,7 @@ export interface ExtensionCommandContextActions {
 // ---------------------------------------------------------------------------------------------
 // pi.exec and pi.events
 
+/** Options of `pi.exec`. */
 export interface ExecOptions {
 	signal?: AbortSignal;
 	/** Milliseconds; the process (group) is terminated when it runs longer. */
@@ -457,6 +471,7 @@ export interface ExecOptions {
 	cwd?: string;
 }
 
+/** What `pi.exec` resolves with (it does not reject on a non-zero exit). */
 export interface ExecResult {
 	stdout: string;
 	stderr: string;
@@ -473,6 +488,7 @@ export interface EventBus {
 	on(channel: string, handler: (data: unknown) => void | Promise<void>): () => void;
 }
 
+/** The event bus shared by extensions (`pi.events`), with `clear()` for the host. */
 export interface EventBusController extends EventBus {
 	clear(): void;
 }
@@ -480,8 +496,10 @@ export interface EventBusController extends EventBus {
 // ---------------------------------------------------------------------------------------------
 // Events and results (behavior B.3)
 
+/** Where an `input` came from: the interactive editor, an RPC client, or an extension. */
 export type InputSource = "interactive" | "rpc" | "extension";
 
+/** `input`: text the user submitted, before skill / template expansion; handlers may transform or handle it. */
 export interface InputEvent {
 	type: "input";
 	text: string;
@@ -492,6 +510,7 @@ export interface InputEvent {
 	inputId?: string;
 }
 
+/** What an `input` handler returns: let it through, replace it, or mark it handled (nothing is sent). */
 export type InputEventResult =
 	| { action: "continue" }
 	| { action: "transform"; text: string; images?: ImageContent[] }
@@ -504,6 +523,7 @@ export interface InputDispositionEvent {
 	disposition: "handled" | "queued" | "started" | "rejected";
 }
 
+/** `before_agent_start`: a prompt is about to run; handlers may add a message or change the system prompt. */
 export interface BeforeAgentStartEvent {
 	type: "before_agent_start";
 	/** Prompt text after skill / template expansion. */
@@ -517,6 +537,7 @@ export interface BeforeAgentStartEvent {
 	messageType?: string;
 }
 
+/** What a `before_agent_start` handler returns: a message to add before the prompt, and/or a system prompt. */
 export interface BeforeAgentStartEventResult {
 	message?: CustomMessageInput;
 	/** Replaces the system prompt for this operation only; later handlers see it (chain). */
@@ -530,22 +551,26 @@ export interface BeforeAgentStartCombinedResult {
 	systemPrompt?: string;
 }
 
+/** `context`: the messages of the next model request (system messages excluded); a handler may replace them. */
 export interface ContextEvent {
 	type: "context";
 	/** The handler's own copy (system messages excluded). */
 	messages: AgentMessage[];
 }
 
+/** `context_with_system`: like `context`, with the system messages of the request included. */
 export interface ContextWithSystemEvent {
 	type: "context_with_system";
 	/** The handler's own copy of the whole request transcript, system messages included. */
 	messages: AgentMessage[];
 }
 
+/** What a `context` / `context_with_system` handler returns: the messages to send instead. */
 export interface ContextEventResult {
 	messages?: AgentMessage[];
 }
 
+/** `before_provider_request`: the provider payload about to be sent; a handler may return a replacement. */
 export interface BeforeProviderRequestEvent {
 	type: "before_provider_request";
 	payload: unknown;
@@ -553,8 +578,10 @@ export interface BeforeProviderRequestEvent {
 	headers?: Record<string, string>;
 }
 
+/** A replacement provider payload (provider-specific shape), or undefined to keep it. */
 export type BeforeProviderRequestEventResult = unknown;
 
+/** `before_provider_headers`: the HTTP headers of the next provider request, editable in place. */
 export interface BeforeProviderHeadersEvent {
 	type: "before_provider_headers";
 	/** Mutate in place; set a header to `null` to delete it. */
@@ -562,16 +589,19 @@ export interface BeforeProviderHeadersEvent {
 	model?: Model;
 }
 
+/** `after_provider_response`: the HTTP status and headers of a provider response. */
 export interface AfterProviderResponseEvent {
 	type: "after_provider_response";
 	status: number;
 	headers: Record<string, string>;
 }
 
+/** `agent_start`: an agent run began. */
 export interface AgentStartEvent {
 	type: "agent_start";
 }
 
+/** `agent_end`: an agent run ended, with the messages it added. */
 export interface AgentEndEvent {
 	type: "agent_end";
 	messages: AgentMessage[];
@@ -579,37 +609,44 @@ export interface AgentEndEvent {
 	abortSource?: string;
 }
 
+/** `agent_settled`: the operation is over (retries, compaction and queued messages included); emitted once per prompt. */
 export interface AgentSettledEvent {
 	type: "agent_settled";
 }
 
+/** `turn_start`: a turn (one model request and its tool calls) began. */
 export interface TurnStartEvent {
 	type: "turn_start";
 	turnIndex: number;
 	timestamp: number;
 }
 
+/** `message_start`: a message began (for assistant messages: streaming starts). */
 export interface MessageStartEvent {
 	type: "message_start";
 	message: AgentMessage;
 }
 
+/** `message_update`: a streaming assistant message changed. */
 export interface MessageUpdateEvent {
 	type: "message_update";
 	message: AgentMessage;
 	assistantMessageEvent: AssistantMessageEvent;
 }
 
+/** `message_end`: a message is complete; a handler may replace it. */
 export interface MessageEndEvent {
 	type: "message_end";
 	message: AgentMessage;
 }
 
+/** What a `message_end` handler returns. */
 export interface MessageEndEventResult {
 	/** Replacement; must keep the role of the message it replaces. */
 	message?: AgentMessage;
 }
 
+/** `tool_execution_start`: a tool call started executing. */
 export interface ToolExecutionStartEvent {
 	type: "tool_execution_start";
 	toolCallId: string;
@@ -619,6 +656,7 @@ export interface ToolExecutionStartEvent {
 	parentToolCallId?: string;
 }
 
+/** `tool_execution_update`: a running tool reported a partial result. */
 export interface ToolExecutionUpdateEvent {
 	type: "tool_execution_update";
 	toolCallId: string;
@@ -629,6 +667,7 @@ export interface ToolExecutionUpdateEvent {
 	parentToolCallId?: string;
 }
 
+/** `tool_execution_end`: a tool call finished (or failed: `isError`). */
 export interface ToolExecutionEndEvent {
 	type: "tool_execution_end";
 	toolCallId: string;
@@ -642,34 +681,42 @@ interface ToolCallEventBase {
 	type: "tool_call";
 	toolCallId: string;
 }
+/** `tool_call` of the built-in `bash` tool (narrow with {@link isToolCallEventType}). */
 export interface BashToolCallEvent extends ToolCallEventBase {
 	toolName: "bash";
 	input: BashToolInput;
 }
+/** `tool_call` of the built-in `read` tool. */
 export interface ReadToolCallEvent extends ToolCallEventBase {
 	toolName: "read";
 	input: ReadToolInput;
 }
+/** `tool_call` of the built-in `edit` tool. */
 export interface EditToolCallEvent extends ToolCallEventBase {
 	toolName: "edit";
 	input: EditToolInput;
 }
+/** `tool_call` of the built-in `write` tool. */
 export interface WriteToolCallEvent extends ToolCallEventBase {
 	toolName: "write";
 	input: WriteToolInput;
 }
+/** `tool_call` of the built-in `grep` tool. */
 export interface GrepToolCallEvent extends ToolCallEventBase {
 	toolName: "grep";
 	input: GrepToolInput;
 }
+/** `tool_call` of the built-in `find` tool. */
 export interface FindToolCallEvent extends ToolCallEventBase {
 	toolName: "find";
 	input: FindToolInput;
 }
+/** `tool_call` of the built-in `ls` tool. */
 export interface LsToolCallEvent extends ToolCallEventBase {
 	toolName: "ls";
 	input: LsToolInput;
 }
+/** `tool_call` of any other tool (extension or SDK tools). */
 export interface CustomToolCallEvent extends ToolCallEventBase {
 	toolName: string;
 	input: Record<string, unknown>;
@@ -689,6 +736,7 @@ export type ToolCallEvent =
 	| LsToolCallEvent
 	| CustomToolCallEvent;
 
+/** What a `tool_call` handler returns to block the call. */
 export interface ToolCallEventResult {
 	/** Skip execution; the call gets an error result with `reason` (default `Tool execution was blocked`). */
 	block?: boolean;
@@ -705,34 +753,42 @@ interface ToolResultEventBase {
 	isError: boolean;
 	usage?: Usage;
 }
+/** `tool_result` of the built-in `bash` tool (narrow with `isBashToolResult`). */
 export interface BashToolResultEvent extends ToolResultEventBase {
 	toolName: "bash";
 	details: BashToolDetails | undefined;
 }
+/** `tool_result` of the built-in `read` tool. */
 export interface ReadToolResultEvent extends ToolResultEventBase {
 	toolName: "read";
 	details: ReadToolDetails | undefined;
 }
+/** `tool_result` of the built-in `edit` tool. */
 export interface EditToolResultEvent extends ToolResultEventBase {
 	toolName: "edit";
 	details: EditToolDetails | undefined;
 }
+/** `tool_result` of the built-in `write` tool. */
 export interface WriteToolResultEvent extends ToolResultEventBase {
 	toolName: "write";
 	details: undefined;
 }
+/** `tool_result` of the built-in `grep` tool. */
 export interface GrepToolResultEvent extends ToolResultEventBase {
 	toolName: "grep";
 	details: GrepToolDetails | undefined;
 }
+/** `tool_result` of the built-in `find` tool. */
 export interface FindToolResultEvent extends ToolResultEventBase {
 	toolName: "find";
 	details: FindToolDetails | undefined;
 }
+/** `tool_result` of the built-in `ls` tool. */
 export interface LsToolResultEvent extends ToolResultEventBase {
 	toolName: "ls";
 	details: LsToolDetails | undefined;
 }
+/** `tool_result` of any other tool. */
 export interface CustomToolResultEvent extends ToolResultEventBase {
 	toolName: string;
 	details: unknown;
@@ -784,6 +840,7 @@ export interface BoundaryContextPreview {
 	canContinue: boolean;
 }
 
+/** How the turn or operation at a boundary ended. */
 export type BoundaryOutcome = "completed" | "aborted" | "error";
 
 interface BoundaryFields {
@@ -813,6 +870,7 @@ export interface AgentBeforeSettleBase {
 	outcome: BoundaryOutcome;
 }
 
+/** The payload of a boundary event (`turn_end_boundary` or `agent_before_settle`), without the context preview. */
 export type BoundaryBase = TurnEndBoundaryBase | AgentBeforeSettleBase;
 
 /** End of a turn (document version: a boundary where handlers may add entries and ask to continue). */
@@ -820,6 +878,7 @@ export interface TurnEndEvent extends TurnEndBoundaryBase, BoundaryFields {}
 /** After automatic continuation, before the operation settles. */
 export interface AgentBeforeSettleEvent extends AgentBeforeSettleBase, BoundaryFields {}
 
+/** What a boundary handler returns: entries to append atomically, and whether to run the agent again. */
 export interface BoundaryEventResult {
 	entries?: BoundaryEntryDraft[];
 	continue?: boolean;
@@ -841,32 +900,38 @@ export interface BoundaryDispatchResult {
 
 // Session lifecycle --------------------------------------------------------------------------
 
+/** `session_start`: a session was opened, reloaded, created, resumed or forked. */
 export interface SessionStartEvent {
 	type: "session_start";
 	reason: "startup" | "reload" | "new" | "resume" | "fork";
 	previousSessionFile?: string;
 }
 
+/** `session_before_switch`: another session is about to replace this one; a handler may cancel. */
 export interface SessionBeforeSwitchEvent {
 	type: "session_before_switch";
 	reason: "new" | "resume";
 	targetSessionFile?: string;
 }
 
+/** `session_before_fork`: a fork at `entryId` is about to happen; a handler may cancel. */
 export interface SessionBeforeForkEvent {
 	type: "session_before_fork";
 	entryId: string;
 	position: "before" | "at";
 }
 
+/** `session_shutdown`: this session is being closed or replaced. */
 export interface SessionShutdownEvent {
 	type: "session_shutdown";
 	reason: "quit" | "reload" | "new" | "resume" | "fork";
 	targetSessionFile?: string;
 }
 
+/** Why a compaction runs: the user asked, the threshold was crossed, or the context overflowed. */
 export type CompactionReason = "manual" | "threshold" | "overflow";
 
+/** `session_before_compact`: a compaction is about to run; a handler may cancel it or supply the summary. */
 export interface SessionBeforeCompactEvent {
 	type: "session_before_compact";
 	preparation: CompactionPreparation;
@@ -877,6 +942,7 @@ export interface SessionBeforeCompactEvent {
 	signal: AbortSignal;
 }
 
+/** `session_compact`: a compaction entry was appended. */
 export interface SessionCompactEvent {
 	type: "session_compact";
 	compactionEntry: CompactionEntry;
@@ -885,6 +951,7 @@ export interface SessionCompactEvent {
 	willRetry: boolean;
 }
 
+/** `session_compact_failed`: a compaction failed or was aborted. */
 export interface SessionCompactFailedEvent {
 	type: "session_compact_failed";
 	reason: CompactionReason;
@@ -894,6 +961,7 @@ export interface SessionCompactFailedEvent {
 	fromExtension: boolean;
 }
 
+/** What a tree navigation will do: target, old leaf, common ancestor and the entries a summary would cover. */
 export interface TreePreparation {
 	targetId: string;
 	oldLeafId: string | null;
@@ -905,12 +973,14 @@ export interface TreePreparation {
 	label?: string;
 }
 
+/** `session_before_tree`: a tree navigation is about to happen; a handler may cancel it or supply the summary. */
 export interface SessionBeforeTreeEvent {
 	type: "session_before_tree";
 	preparation: TreePreparation;
 	signal: AbortSignal;
 }
 
+/** `session_tree`: the leaf moved (tree navigation), with the branch summary entry when one was written. */
 export interface SessionTreeEvent {
 	type: "session_tree";
 	newLeafId: string | null;
@@ -919,11 +989,13 @@ export interface SessionTreeEvent {
 	fromExtension?: boolean;
 }
 
+/** `session_info_changed`: the session's display name changed. */
 export interface SessionInfoChangedEvent {
 	type: "session_info_changed";
 	name: string | undefined;
 }
 
+/** `resources_discover`: resources are being discovered; handlers may add skill, prompt and theme paths. */
 export interface ResourcesDiscoverEvent {
 	type: "resources_discover";
 	cwd: string;
@@ -933,6 +1005,7 @@ export interface ResourcesDiscoverEvent {
 /** A path a `resources_discover` handler returns: a string, or a path with source metadata. */
 export type DiscoveredPath = string | { path: string; metadata?: Partial<Omit<SourceInfo, "path">> };
 
+/** What a `resources_discover` handler returns: extra resource paths. */
 export interface ResourcesDiscoverResult {
 	skillPaths?: DiscoveredPath[];
 	promptPaths?: DiscoveredPath[];
@@ -946,14 +1019,17 @@ export interface CollectedResourcePath {
 	metadata?: Partial<Omit<SourceInfo, "path">>;
 }
 
+/** The resource paths all `resources_discover` handlers returned, each with the extension that added it. */
 export interface CollectedResourcePaths {
 	skillPaths: CollectedResourcePath[];
 	promptPaths: CollectedResourcePath[];
 	themePaths: CollectedResourcePath[];
 }
 
+/** How a model was selected: explicitly, by cycling, or restored from the session. */
 export type ModelSelectSource = "set" | "cycle" | "restore";
 
+/** `model_select`: the session's model changed. */
 export interface ModelSelectEvent {
 	type: "model_select";
 	model: Model;
@@ -961,12 +1037,14 @@ export interface ModelSelectEvent {
 	source: ModelSelectSource;
 }
 
+/** `thinking_level_select`: the session's thinking level changed. */
 export interface ThinkingLevelSelectEvent {
 	type: "thinking_level_select";
 	level: ThinkingLevel;
 	previousLevel: ThinkingLevel;
 }
 
+/** `user_bash`: the user ran a `!` / `!!` shell command; a handler may run it elsewhere or answer it. */
 export interface UserBashEvent {
 	type: "user_bash";
 	command: string;
@@ -984,6 +1062,7 @@ export interface UserBashResult {
 	fullOutputPath?: string;
 }
 
+/** What a `user_bash` handler returns. */
 export interface UserBashEventResult {
 	/** Run the command through these operations instead of the local shell. */
 	operations?: BashOperations;
@@ -991,21 +1070,25 @@ export interface UserBashEventResult {
 	result?: UserBashResult;
 }
 
+/** What a `session_before_switch` handler returns. */
 export interface SessionBeforeSwitchResult {
 	cancel?: boolean;
 }
 
+/** What a `session_before_fork` handler returns. */
 export interface SessionBeforeForkResult {
 	cancel?: boolean;
 	skipConversationRestore?: boolean;
 }
 
+/** What a `session_before_compact` handler returns. */
 export interface SessionBeforeCompactResult {
 	cancel?: boolean;
 	/** Used instead of the built-in summarizer. */
 	compaction?: Omit<CompactionResult<unknown>, "details"> & { details?: unknown };
 }
 
+/** What a `session_before_tree` handler returns. */
 export interface SessionBeforeTreeResult {
 	cancel?: boolean;
 	/** Used instead of the branch summarizer (only when a summary was requested). */
@@ -1095,7 +1178,9 @@ export interface ExtensionEventResultMap {
 	user_bash: UserBashEventResult;
 }
 
+/** The name of every event an extension can subscribe to with `pi.on`. */
 export type ExtensionEventName = keyof ExtensionEventMap;
+/** Any event an extension can receive. */
 export type ExtensionEvent = ExtensionEventMap[ExtensionEventName];
 
 /** An event handler: may be async; its return value is used as each event documents. */
@@ -1131,6 +1216,7 @@ export type RunnerEmitEvent = Exclude<
 	| UserBashEvent
 >;
 
+/** What `ExtensionRunner.emit` resolves with for an event: the merged handler result for cancellable events, else undefined. */
 export type RunnerEmitResult<E extends RunnerEmitEvent> = E extends { type: "session_before_switch" }
 	? SessionBeforeSwitchResult | undefined
 	: E extends { type: "session_before_fork" }
@@ -1225,6 +1311,7 @@ export interface ExtensionError {
 	stack?: string;
 }
 
+/** Listener for extension errors (`runner.onError`). */
 export type ExtensionErrorListener = (error: ExtensionError) => void;
 
 /** A factory that threw while loading: the extension is left out, the others load. */

@@ -22,6 +22,7 @@ export interface UIDialogRequest {
 	title?: string;
 }
 
+/** Options of {@link createHeadlessUIContext}. */
 export interface HeadlessUIOptions {
 	/** Receives every notification (e.g. to print it to stderr or forward it over RPC). */
 	onNotify?: (notification: UINotification) => void;

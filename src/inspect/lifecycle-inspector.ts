@@ -144,7 +144,12 @@ const INTERNAL_EVENT = /^xstate\.(init|stop|after\.|done\.actor\.|error\.actor\.
  *
  * @example
  * ```ts
+ * import { createActor, createMachine } from "xstate";
+ *
+ * const machine = createMachine({ initial: "idle", states: { idle: { on: { GO: "busy" } }, busy: {} } });
  * const actor = createActor(machine, { inspect: createLifecycleInspector((e) => console.log(formatLifecycleEvent(e))) });
+ * actor.start();
+ * actor.send({ type: "GO" });
  * ```
  */
 export function createLifecycleInspector(
@@ -160,7 +165,13 @@ export function createLifecycleInspector(
  *
  * @example
  * ```ts
+ * import { createActor, createMachine } from "xstate";
+ *
+ * const machine = createMachine({ initial: "idle", states: { idle: { on: { GO: "busy" } }, busy: {} } });
+ * const trace: LifecycleInspectionEvent[] = [];
+ * const actor = createActor(machine).start();
  * const subscription = inspectActor(actor, (e) => trace.push(e));
+ * actor.send({ type: "GO" });
  * subscription.unsubscribe();
  * ```
  */
@@ -411,7 +422,7 @@ function parseAfterEvent(type: string, machineId: string): { delay: string; stat
  * ```ts
  * stateValuePath("idle"); // "idle"
  * stateValuePath({ running: "aborting" }); // "running.aborting"
- * stateValuePath(actor.getSnapshot().value); // the current state, e.g. "preflight"
+ * stateValuePath({ running: { working: "streaming" } }); // "running.working.streaming"
  * ```
  */
 export function stateValuePath(value: unknown): string {

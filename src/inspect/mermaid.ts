@@ -48,6 +48,8 @@ export function toMermaid(machine: AnyStateMachine, options: MermaidOptions = {}
  *
  * @example
  * ```ts
+ * import { writeFileSync } from "node:fs";
+ *
  * const model = describeMachine(promptOperationMachine);
  * writeFileSync("prompt-operation.mmd", renderMermaid(model, { title: "Prompt operation" }));
  * ```

@@ -71,6 +71,8 @@ export function toSvg(machine: AnyStateMachine, options: SvgOptions = {}): strin
  *
  * @example
  * ```ts
+ * import { writeFileSync } from "node:fs";
+ *
  * const model = describeMachine(runtimeMachine);
  * writeFileSync("runtime.svg", renderSvg(model, { title: "Runtime" }));
  * ```

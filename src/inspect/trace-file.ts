@@ -12,6 +12,9 @@ import { type LifecycleTrace, parseTrace, type TraceRecorder } from "./trace.js"
  *
  * @example
  * ```ts
+ * const recorder = createTraceRecorder();
+ * session.inspect(recorder.observer);
+ * await session.prompt("hi");
  * await saveTrace("run.trace.json", recorder);
  * ```
  */
@@ -35,6 +38,7 @@ export async function saveTrace(path: string, trace: LifecycleTrace | TraceRecor
  *
  * @example
  * ```ts
+ * await saveTrace("run.trace.json", createTraceRecorder());
  * console.log(formatTrace(await loadTrace("run.trace.json")));
  * ```
  */

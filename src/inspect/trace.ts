@@ -99,7 +99,10 @@ const KINDS = new Set(["state", "event", "actor", "delay", "emitted"]);
  *
  * @example
  * ```ts
- * const trace = parseTrace(JSON.parse(text));
+ * import { readFileSync } from "node:fs";
+ *
+ * await saveTrace("run.trace.json", createTraceRecorder());
+ * const trace = parseTrace(JSON.parse(readFileSync("run.trace.json", "utf8")));
  * ```
  */
 export function parseTrace(value: unknown): LifecycleTrace {
@@ -160,6 +163,9 @@ export function formatLifecycleEvent(event: LifecycleInspectionEvent, origin = 0
  *
  * @example
  * ```ts
+ * const recorder = createTraceRecorder();
+ * session.inspect(recorder.observer);
+ * await session.prompt("hi");
  * console.log(formatTrace(recorder.toJSON()));
  * // +0ms     state   ∅ → idle (inspect)
  * // +0ms     event   PROMPT {"request":{…}}

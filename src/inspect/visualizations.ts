@@ -88,6 +88,8 @@ export async function renderVisualizations(
  *
  * @example
  * ```ts
+ * import { writeFileSync } from "node:fs";
+ *
  * const trace = await recordExampleTrace();
  * writeFileSync("example.html", renderTraceHtml(trace, promptOperationMachine));
  * ```

@@ -169,7 +169,8 @@ export interface LengthCheckOptions {
  *
  * @example
  * ```ts
- * if (isContextOverflow(message, model.contextWindow)) await compactAndRetry();
+ * declare const message: AssistantMessage; // the response that just ended
+ * if (isContextOverflow(message, model.contextWindow)) await session.compact();
  * ```
  */
 export function isContextOverflow(message: AssistantMessage, contextWindow?: number): boolean {
@@ -208,6 +209,7 @@ export function isOverflowErrorText(errorMessage: string): boolean {
  *
  * @example
  * ```ts
+ * declare const message: AssistantMessage; // a response with stopReason "length"
  * isRecoverableLength(message, model, { requestedMaxTokens: 32000 });
  * ```
  */
@@ -235,6 +237,7 @@ export function isRecoverableLength(
  *
  * @example
  * ```ts
+ * declare const failed: AssistantMessage; // stopReason "error"
  * isRetryableError(failed); // true for `529 {"type":"error","error":{"type":"overloaded_error",…}}`
  * ```
  */
@@ -276,9 +279,10 @@ export function isTransientErrorText(errorMessage: string): boolean {
  *
  * @example
  * ```ts
- * switch (classifyAssistantError(lastAssistant, session.model)) {
- *   case "retryable": return planRetry(settings.retry, attempt + 1);
- *   case "overflow": case "length_overflow": return compactForOverflow();
+ * declare const lastAssistant: AssistantMessage;
+ * switch (classifyAssistantError(lastAssistant, model)) {
+ *   case "retryable": console.log(planRetry(settingsManager.getRetrySettings(), 1)); break;
+ *   case "overflow": case "length_overflow": await session.compact(); break;
  * }
  * ```
  */

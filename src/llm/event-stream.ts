@@ -101,10 +101,11 @@ export class EventStream<TEvent, TResult> implements AsyncIterable<TEvent> {
  *
  * @example
  * ```ts
+ * const message = fauxAssistantMessage("hi");
  * const stream = new AssistantMessageEventStream();
  * stream.push({ type: "done", reason: "stop", message });
  * stream.end();
- * const final = await stream.result();
+ * const final = await stream.result(); // message
  * ```
  */
 export class AssistantMessageEventStream
@@ -128,6 +129,7 @@ export class AssistantMessageEventStream
  *
  * @example
  * ```ts
+ * const message = fauxAssistantMessage("hi");
  * const stream = createAssistantMessageEventStream();
  * stream.push({ type: "done", reason: "stop", message });
  * stream.end();

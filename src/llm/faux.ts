@@ -62,6 +62,7 @@ export interface FauxModelDefinition {
 	compat?: Record<string, unknown>;
 }
 
+/** Options of {@link createFauxProvider}: ids, models and streaming pace. */
 export interface FauxProviderOptions {
 	/** Wire API id stamped on models and replies (default `faux`). */
 	api?: string;
@@ -149,6 +150,7 @@ export function fauxToolCall(name: string, args: Record<string, unknown>, option
 	return { type: "toolCall", id: options.id ?? `tool:${Date.now()}:${++toolCallCounter}`, name, arguments: args };
 }
 
+/** Fields of a scripted reply other than its content (default stop reason `stop`). */
 export interface FauxAssistantMessageOptions {
 	stopReason?: AssistantMessage["stopReason"];
 	errorMessage?: string;

@@ -321,7 +321,7 @@ export function supportedThinkingLevels(model: Pick<Model, "reasoning" | "thinki
  *
  * @example
  * ```ts
- * clampThinkingLevel(nonReasoningModel, "high"); // "off"
+ * clampThinkingLevel({ reasoning: false }, "high"); // "off"
  * ```
  */
 export function clampThinkingLevel(

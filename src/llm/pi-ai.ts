@@ -180,7 +180,10 @@ export class PiAiModelRuntime extends InMemoryModelRuntime {
 	 *
 	 * @example
 	 * ```ts
-	 * const faux = piAi.registerFauxProvider({ provider: "pi-faux" });
+	 * import { registerFauxProvider } from "@mariozechner/pi-ai";
+	 *
+	 * const runtime = await createPiAiModelRuntime();
+	 * const faux = registerFauxProvider({ provider: "pi-faux" });
 	 * runtime.registerPiAiProvider("pi-faux", faux.models, { requiresAuth: false });
 	 * ```
 	 */
@@ -237,6 +240,8 @@ export class PiAiModelRuntime extends InMemoryModelRuntime {
  *
  * @example
  * ```ts
+ * import { join } from "node:path";
+ *
  * const modelRuntime = await createPiAiModelRuntime({ credentials: AuthStorage.create(join(agentDir, "auth.json")) });
  * modelRuntime.getAvailable(); // the models whose provider has a key (auth.json or e.g. ANTHROPIC_API_KEY)
  * ```

@@ -20,7 +20,7 @@ export interface CompactionThresholdSettings {
  *
  * @example
  * ```ts
- * calculateContextTokens(message.usage);
+ * calculateContextTokens({ input: 1200, output: 300, cacheRead: 0, cacheWrite: 0, totalTokens: 0, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 } }); // 1500
  * ```
  */
 export function calculateContextTokens(usage: Usage): number {
@@ -94,7 +94,7 @@ export interface ContextTokenEstimate {
  * @example
  * ```ts
  * const { tokens } = estimateContextTokens(agent.state.messages);
- * if (shouldCompact(tokens, model.contextWindow, settings.compaction)) …
+ * if (shouldCompact(tokens, model.contextWindow, settingsManager.getCompactionSettings())) await session.compact();
  * ```
  */
 export function estimateContextTokens(messages: readonly AgentMessage[]): ContextTokenEstimate {
@@ -134,7 +134,7 @@ export function shouldCompact(
  *
  * @example
  * ```ts
- * const usage = validAssistantUsage(lastMessage);
+ * const usage = validAssistantUsage(messages[messages.length - 1]!);
  * if (usage) console.log(calculateContextTokens(usage));
  * ```
  */

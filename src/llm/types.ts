@@ -14,12 +14,14 @@ export type Provider = string;
 /** Reasoning effort requested from a model. `off` disables reasoning. */
 export type ThinkingLevel = "off" | "minimal" | "low" | "medium" | "high" | "xhigh";
 
+/** A text block of a message. */
 export interface TextContent {
 	type: "text";
 	text: string;
 	textSignature?: string;
 }
 
+/** A reasoning block of an assistant message. */
 export interface ThinkingContent {
 	type: "thinking";
 	thinking: string;
@@ -28,6 +30,7 @@ export interface ThinkingContent {
 	redacted?: boolean;
 }
 
+/** An image block (user messages and tool results). */
 export interface ImageContent {
 	type: "image";
 	/** Base64 data without a `data:` prefix. */
@@ -35,6 +38,7 @@ export interface ImageContent {
 	mimeType: string;
 }
 
+/** A tool call requested by the model, part of an assistant message's content. */
 export interface ToolCall {
 	type: "toolCall";
 	id: string;
@@ -44,6 +48,7 @@ export interface ToolCall {
 	thoughtSignature?: string;
 }
 
+/** Token counts of one model response, and their cost in USD. */
 export interface Usage {
 	input: number;
 	output: number;
@@ -59,14 +64,17 @@ export interface Usage {
 	};
 }
 
+/** Why a response ended: a final answer, the output token limit, tool calls to run, an error, or an abort. */
 export type StopReason = "stop" | "length" | "toolUse" | "error" | "aborted";
 
+/** A message from the user. */
 export interface UserMessage {
 	role: "user";
 	content: string | (TextContent | ImageContent)[];
 	timestamp: number;
 }
 
+/** A model response: content blocks, the model that produced it, usage and stop reason. */
 export interface AssistantMessage {
 	role: "assistant";
 	content: (TextContent | ThinkingContent | ToolCall)[];
@@ -81,6 +89,7 @@ export interface AssistantMessage {
 	timestamp: number;
 }
 
+/** The result of one tool call, sent to the model in the next request. */
 // biome-ignore lint/suspicious/noExplicitAny: details are tool-defined
 export interface ToolResultMessage<TDetails = any> {
 	role: "toolResult";
@@ -132,6 +141,7 @@ export interface Context {
 	tools?: Tool[];
 }
 
+/** Price of a model's tokens. */
 export interface ModelCost {
 	/** USD per million tokens. */
 	input: number;
@@ -158,11 +168,13 @@ export interface Model<TApi extends Api = Api> {
 	compat?: Record<string, unknown>;
 }
 
+/** HTTP status and headers of a provider response (`onResponse` of the stream options). */
 export interface ProviderResponse {
 	status: number;
 	headers: Record<string, string>;
 }
 
+/** How a provider streams (pi-ai's `transport` option); `auto` lets the provider choose. */
 export type Transport = "sse" | "websocket" | "websocket-cached" | "auto";
 
 /** Options for one stream call (pi-ai `SimpleStreamOptions`). */

@@ -128,6 +128,7 @@ function formatMessage(error: ErrorObject): string {
  *
  * @example
  * ```ts
+ * const readTool = createReadTool(cwd);
  * const args = validateToolArguments(readTool, { type: "toolCall", id: "1", name: "read", arguments: { path: "a" } });
  * ```
  */
@@ -164,7 +165,7 @@ export function validateToolArguments(tool: Pick<Tool, "parameters">, toolCall: 
  *
  * @example
  * ```ts
- * const args = validateToolCall(context.tools ?? [], { type: "toolCall", id: "1", name: "read", arguments: { path: "a.txt" } });
+ * const args = validateToolCall(createCodingTools(cwd), { type: "toolCall", id: "1", name: "read", arguments: { path: "a.txt" } });
  * ```
  */
 // biome-ignore lint/suspicious/noExplicitAny: arguments are arbitrary JSON chosen by the model

@@ -47,6 +47,8 @@ export interface LoadExtensionsOptions {
  *
  * @example
  * ```ts
+ * import { join } from "node:path";
+ *
  * const paths = extensionEntriesAt(join(cwd, ".settle/extensions")); // absolute module paths, or []
  * ```
  */
@@ -102,7 +104,8 @@ function ownModuleAliases(): Record<string, string> {
  * Must not throw; a module that cannot be found is left out.
  * @example
  * ```ts
- * const result = await loadExtensions(candidates, { cwd, agentDir, projectTrusted, aliases: defaultExtensionAliases() });
+ * const candidates = extensionEntriesAt(`${cwd}/.settle/extensions`).map((path) => ({ path, source: "project" as const }));
+ * const result = await loadExtensions(candidates, { cwd, agentDir, projectTrusted: true, aliases: defaultExtensionAliases() });
  * ```
  */
 export function defaultExtensionAliases(): Record<string, string> {
@@ -210,6 +213,9 @@ function importTarget(entry: unknown): string | undefined {
  *
  * @example
  * ```ts
+ * import { join } from "node:path";
+ * import { createExtensionHarness } from "settle/testing";
+ *
  * const factory = await importExtensionFactory(join(cwd, ".settle/extensions/deploy.ts"));
  * const harness = await createExtensionHarness({ factories: [factory] });
  * ```
@@ -266,10 +272,10 @@ async function importWith(jiti: Importer, path: string): Promise<ExtensionFactor
  * `errors` entry and a diagnostic, and the others still load.
  * @example
  * ```ts
- * const result = await loadExtensions(extensionEntriesAt("./my-ext").map((path) => ({ path, source: "explicit" })), {
+ * const result = await loadExtensions(extensionEntriesAt("./my-ext").map((path) => ({ path, source: "explicit" as const })), {
  *   cwd, agentDir, projectTrusted: false,
  * });
- * for (const extension of result.extensions) await extension.factory(api);
+ * for (const { path, error } of result.errors) console.error(`${path}: ${error}`);
  * ```
  */
 export async function loadExtensions(

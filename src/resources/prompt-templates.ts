@@ -68,6 +68,7 @@ export function substituteArgs(content: string, args: readonly string[]): string
  * Expands `/<name> args` when a template has that name; other text comes back unchanged.
  * @example
  * ```ts
+ * const templates = resourceLoader.getPrompts().prompts; // e.g. review.md: "Review this code: $ARGUMENTS"
  * expandPromptTemplate("/review src/index.ts", templates); // "Review this code: src/index.ts"
  * ```
  */
@@ -149,7 +150,7 @@ export interface PromptTemplateCandidate {
  * @example
  * ```ts
  * const { prompts, diagnostics } = loadPromptTemplateCandidates([
- *   { filePath: "/repo/.settle/prompts/review.md", sourceInfo: { source: "local", scope: "project", origin: "top-level" } },
+ *   { filePath: `${cwd}/.settle/prompts/review.md`, sourceInfo: { source: "local", scope: "project", origin: "top-level" } },
  * ]);
  * prompts[0]?.name; // "review"
  * ```

@@ -162,7 +162,7 @@ export function loadSkillCandidates(candidates: SkillCandidate[]): {
  *
  * @example
  * ```ts
- * const listing = formatSkillsForPrompt(loader.getSkills().skills); // "The following skills … <available_skills>…</available_skills>"
+ * const listing = formatSkillsForPrompt(resourceLoader.getSkills().skills); // "The following skills … <available_skills>…</available_skills>"
  * formatSkillsForPrompt([]); // ""
  * ```
  */
@@ -204,8 +204,8 @@ export interface SkillExpansion {
  * text come back unchanged. Must not throw: a read failure is returned in `error`.
  * @example
  * ```ts
- * const { text, error } = expandSkillCommand("/skill:code-review src/a.ts", loader.getSkills().skills);
- * if (error) runner.emitError({ extensionPath: error.path, event: "skill_expansion", error: error.message });
+ * const { text, error } = expandSkillCommand("/skill:code-review src/a.ts", resourceLoader.getSkills().skills);
+ * if (error) console.error(`${error.path}: ${error.message}`);
  * ```
  */
 export function expandSkillCommand(
@@ -242,7 +242,7 @@ export interface SkillBlock {
  *
  * @example
  * ```ts
- * const { text } = expandSkillCommand("/skill:code-review src/a.ts", skills);
+ * const { text } = expandSkillCommand("/skill:code-review src/a.ts", resourceLoader.getSkills().skills);
  * parseSkillBlock(text); // { name: "code-review", location: "…/SKILL.md", content: "…", userMessage: "src/a.ts" }
  * parseSkillBlock("hello"); // null
  * ```

@@ -22,6 +22,8 @@ export type StoredCredential = { type: "api_key"; key: string } | { type: "oauth
  *
  * @example
  * ```ts
+ * import { join } from "node:path";
+ *
  * const auth = AuthStorage.create(join(agentDir, "auth.json"));
  * auth.set("anthropic", "sk-ant-…"); // written with mode 0600
  * auth.getApiKey("anthropic");
@@ -79,7 +81,7 @@ export class AuthStorage implements CredentialSource {
 	 *
 	 * @example
 	 * ```ts
-	 * for (const warning of AuthStorage.create(file).getWarnings()) console.warn(warning);
+	 * for (const warning of AuthStorage.create(`${agentDir}/auth.json`).getWarnings()) console.warn(warning);
 	 * ```
 	 */
 	getWarnings(): string[] {

@@ -26,6 +26,7 @@ export interface MissingSessionCwdIssue {
  *
  * @example
  * ```ts
+ * const file = "/home/me/.settle/agent/sessions/--work-gone--/2025-….jsonl";
  * try { await runtime.switchSession(file); }
  * catch (error) {
  *   if (error instanceof MissingSessionCwdError) await runtime.switchSession(file, { cwdOverride: error.fallbackCwd });
@@ -80,7 +81,7 @@ export class SessionImportFileNotFoundError extends SettleError {
  *
  * @example
  * ```ts
- * const issue = getMissingSessionCwdIssue(SessionManager.open(file), process.cwd());
+ * const issue = getMissingSessionCwdIssue(sessionManager, process.cwd()); // undefined while the session's cwd exists
  * ```
  */
 export function getMissingSessionCwdIssue(

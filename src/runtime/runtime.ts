@@ -116,6 +116,7 @@ interface PendingRequest {
  *
  * @example
  * ```ts
+ * declare const otherFile: string; // a session file of another project
  * const runtime = await createAgentSessionRuntime(createAgentSessionRuntimeFactory(), {
  *   cwd: process.cwd(),
  *   agentDir: getDefaultAgentDir(),
@@ -272,7 +273,8 @@ export class AgentSessionRuntime {
 	 *
 	 * @example
 	 * ```ts
-	 * const { selectedText } = await runtime.fork(userEntryId); // edit selectedText and prompt again
+	 * const [firstUserMessage] = runtime.session.sessionManager.getEntries().filter((e) => e.type === "message" && e.message.role === "user");
+	 * const { selectedText } = await runtime.fork(firstUserMessage!.id); // edit selectedText and prompt again
 	 * ```
 	 */
 	fork(entryId: string, options: ForkOptions = {}): Promise<ForkResult> {

@@ -273,7 +273,7 @@ const consumedExtensions = new WeakSet<InstantiatedExtensions>();
  *
  * @example
  * ```ts
- * const { session, modelFallbackMessage, diagnostics } = await createAgentSession({ cwd: "/work/project" });
+ * const { session, modelFallbackMessage, diagnostics } = await createAgentSession({ cwd });
  * if (modelFallbackMessage) console.warn(modelFallbackMessage);
  * for (const d of diagnostics) console.warn(`${d.type}: ${d.message}`);
  * await session.bindExtensions();

@@ -79,7 +79,7 @@ export interface CreateAgentSessionServicesOptions {
  *
  * @example
  * ```ts
- * const services = await createAgentSessionServices({ cwd: "/work/project", extensionFlagValues: { plan: true } });
+ * const services = await createAgentSessionServices({ cwd, extensionFlagValues: { plan: true } });
  * for (const d of services.diagnostics) console.error(`${d.type}: ${d.message}`);
  * ```
  */

@@ -36,6 +36,8 @@ let valueModule: typeof import("@sinclair/typebox/value") | undefined;
  *
  * @example
  * ```ts
+ * import { Type } from "@sinclair/typebox";
+ *
  * checkValue(Type.Integer({ minimum: 0 }), 3); // true
  * checkValue(Type.Integer({ minimum: 0 }), 1.5); // false
  * ```

@@ -660,6 +660,7 @@ export class AgentSession {
 	 *
 	 * @example
 	 * ```ts
+	 * const image: ImageContent = { type: "image", data: "iVBORw0KGgo…", mimeType: "image/png" };
 	 * await session.sendUserMessage([{ type: "text", text: "Look at this" }, image], { deliverAs: "steer" });
 	 * ```
 	 */
@@ -849,6 +850,7 @@ export class AgentSession {
 	 *
 	 * @example
 	 * ```ts
+	 * declare const userEntryId: string; // a user message on the current branch
 	 * const { editorText, summaryEntry } = await session.navigateTree(userEntryId, { summarize: true, label: "retry" });
 	 * ```
 	 */
@@ -873,6 +875,9 @@ export class AgentSession {
 	 *
 	 * @example
 	 * ```ts
+	 * import { writeFileSync } from "node:fs";
+	 * import { join } from "node:path";
+	 *
 	 * writeFileSync(join(cwd, "AGENTS.md"), "Use tabs.");
 	 * await session.reload(); // the next request's system prompt has the new AGENTS.md
 	 * ```

@@ -14,6 +14,7 @@ export const BRANCH_SUMMARY_SUFFIX = "</summary>";
 /** What an image becomes when image input is blocked. */
 export const IMAGE_BLOCKED_TEXT = "Image reading is disabled.";
 
+/** Options of {@link convertMessageToLlm}. */
 export interface ConvertToLlmOptions {
 	/** Replace image blocks of user and tool-result messages by {@link IMAGE_BLOCKED_TEXT}. */
 	blockImages?: boolean;
@@ -55,7 +56,7 @@ export function bashExecutionToText(message: BashExecutionMessage): string {
  *
  * @example
  * ```ts
- * const llm = convertMessageToLlm(message, { blockImages: settings.blockImages });
+ * const llm = convertMessageToLlm(messages[0]!, { blockImages: settingsManager.getBlockImages() });
  * ```
  */
 export function convertMessageToLlm(message: AgentMessage, options: ConvertToLlmOptions = {}): Message | undefined {

@@ -31,6 +31,8 @@ export interface NormalizedPromptImages {
  *
  * @example
  * ```ts
+ * const screenshot: ImageContent = { type: "image", data: "iVBORw0KGgo…", mimeType: "image/png" };
+ * const textOnlyModel = { provider: "faux", id: "faux-1", input: ["text" as const] };
  * const { text, images } = normalizePromptImages("What is this?", [screenshot], textOnlyModel);
  * // text: "What is this?\n\n[Image 1 omitted: the model faux/faux-1 does not accept images.]", images: undefined
  * ```

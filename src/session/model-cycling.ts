@@ -33,7 +33,8 @@ export interface CycleChoice {
  *
  * @example
  * ```ts
- * nextCycleModel({ scoped: [], available: [a, b, c], current: c, direction: "forward", hasAuth: () => true }); // { model: a, isScoped: false }
+ * const [a, b, c] = modelRuntime.getAvailable();
+ * nextCycleModel({ scoped: [], available: [a!, b!, c!], current: c, direction: "forward", hasAuth: () => true }); // { model: a, isScoped: false }
  * ```
  */
 export function nextCycleModel(input: {

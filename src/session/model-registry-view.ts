@@ -13,7 +13,7 @@ import type { Model, StreamFn } from "../llm/types.js";
  *
  * @example
  * ```ts
- * const registry = modelRegistryView(runtime);
+ * const registry = modelRegistryView(modelRuntime);
  * registry.find("faux", "faux-1");
  * ```
  */

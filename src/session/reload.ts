@@ -52,7 +52,12 @@ export interface LoadedExtensionRunner {
  *
  * @example
  * ```ts
- * const { runner, loadErrors } = await loadExtensionRunner(resourceLoader, { cwd, sessionManager, modelRegistry, eventBus });
+ * const { runner, loadErrors } = await loadExtensionRunner(resourceLoader, {
+ *   cwd,
+ *   sessionManager,
+ *   modelRegistry: modelRegistryView(modelRuntime),
+ *   eventBus: createEventBus(),
+ * });
  * ```
  */
 export async function loadExtensionRunner(

@@ -50,10 +50,12 @@ export function backoffDelayMs(settings: RetrySettings, attempt: number, jitter?
  *
  * @example
  * ```ts
+ * declare const failed: AssistantMessage; // a retryable error response
+ * declare const retryAttempt: number; // retries so far
  * const plan = planRetry(DEFAULT_RETRY_SETTINGS, retryAttempt + 1, {
- *   requestedDelayMs: parseRequestedRetryDelayMs(message.errorMessage),
+ *   requestedDelayMs: parseRequestedRetryDelayMs(failed.errorMessage),
  * });
- * if (plan.kind === "retry") wait(plan.delayMs);
+ * if (plan.kind === "retry") await new Promise((resolve) => setTimeout(resolve, plan.delayMs));
  * ```
  */
 export function planRetry(settings: RetrySettings, attempt: number, options: PlanRetryOptions = {}): RetryPlan {

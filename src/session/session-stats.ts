@@ -31,7 +31,11 @@ export interface SessionStats {
  *
  * @example
  * ```ts
- * const { tokens, cost } = computeSessionStats(session.messages, { sessionId, sessionFile, contextUsage: undefined });
+ * const { tokens, cost } = computeSessionStats(session.messages, {
+ *   sessionId: session.sessionId,
+ *   sessionFile: session.sessionFile,
+ *   contextUsage: undefined,
+ * });
  * ```
  */
 export function computeSessionStats(

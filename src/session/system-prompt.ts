@@ -79,7 +79,8 @@ export interface ToolPromptInfo {
  * prompt, appended prompts, skills, context files, and each tool's snippet and guidelines.
  * @example
  * ```ts
- * const options = systemPromptOptionsFromResources({ cwd, resources: loader, tools: activeTools });
+ * const activeTools = createAllToolDefinitions(cwd).read; // or any { name, promptSnippet?, promptGuidelines? }
+ * const options = systemPromptOptionsFromResources({ cwd, resources: resourceLoader, tools: [activeTools] });
  * const sections = buildSystemPromptSections(options);
  * ```
  */
@@ -218,8 +219,10 @@ export function buildSystemPrompt(options: SystemPromptOptions): string {
  * and `tools.active` the full active list.
  * @example
  * ```ts
- * const message = diffSystemPrompt(previous?.sections, next, previous?.tools, activeToolNames);
- * if (message) messagesForThisRequest.unshift(message); // persisted like any message
+ * declare const previous: { sections: SystemPromptSection[]; tools: string[] } | undefined; // what the last request saw
+ * const next = buildSystemPromptSections(systemPromptOptionsFromResources({ cwd, resources: resourceLoader, tools: [] }));
+ * const message = diffSystemPrompt(previous?.sections, next, previous?.tools, ["read", "bash"]);
+ * if (message) messages.unshift(message); // persisted like any message
  * ```
  */
 export function diffSystemPrompt(
@@ -275,9 +278,10 @@ export function diffSystemPrompt(
  * `system` message of each request.
  * @example
  * ```ts
- * const tracker = SystemPromptTracker.fromTranscript(sessionContext.messages);
+ * const tracker = SystemPromptTracker.fromTranscript(sessionManager.buildSessionContext().messages);
  * // before each request:
- * const message = tracker.next(buildSystemPromptSections(options), activeToolNames);
+ * const options = systemPromptOptionsFromResources({ cwd, resources: resourceLoader, tools: [] });
+ * const message = tracker.next(buildSystemPromptSections(options), ["read", "bash"]);
  * if (message) messages.unshift(message); // persist it with the request's messages
  * ```
  */

@@ -38,6 +38,7 @@ export const DefaultProjectTrustSchema = Type.Union([
 
 const open = { additionalProperties: true } as const;
 
+/** TypeBox schema of the `compaction` settings object. */
 export const CompactionSettingsSchema = Type.Object(
 	{
 		enabled: Type.Optional(Type.Boolean()),
@@ -47,6 +48,7 @@ export const CompactionSettingsSchema = Type.Object(
 	open,
 );
 
+/** TypeBox schema of the `branchSummary` settings object. */
 export const BranchSummarySettingsSchema = Type.Object(
 	{
 		reserveTokens: Type.Optional(NonNegativeInteger),
@@ -55,6 +57,7 @@ export const BranchSummarySettingsSchema = Type.Object(
 	open,
 );
 
+/** TypeBox schema of the provider-level retry settings (`retry.provider`). */
 export const ProviderRetrySettingsSchema = Type.Object(
 	{
 		timeoutMs: Type.Optional(NonNegativeNumber),
@@ -64,6 +67,7 @@ export const ProviderRetrySettingsSchema = Type.Object(
 	open,
 );
 
+/** TypeBox schema of the `retry` settings object. */
 export const RetrySettingsSchema = Type.Object(
 	{
 		enabled: Type.Optional(Type.Boolean()),
@@ -75,6 +79,7 @@ export const RetrySettingsSchema = Type.Object(
 	open,
 );
 
+/** TypeBox schema of the `terminal` settings object. */
 export const TerminalSettingsSchema = Type.Object(
 	{
 		showImages: Type.Optional(Type.Boolean()),
@@ -85,6 +90,7 @@ export const TerminalSettingsSchema = Type.Object(
 	open,
 );
 
+/** TypeBox schema of the `images` settings object. */
 export const ImageSettingsSchema = Type.Object(
 	{
 		autoResize: Type.Optional(Type.Boolean()),
@@ -93,6 +99,7 @@ export const ImageSettingsSchema = Type.Object(
 	open,
 );
 
+/** TypeBox schema of the `thinkingBudgets` settings object (tokens per thinking level). */
 export const ThinkingBudgetsSettingsSchema = Type.Object(
 	{
 		minimal: Type.Optional(NonNegativeInteger),
@@ -103,6 +110,7 @@ export const ThinkingBudgetsSettingsSchema = Type.Object(
 	open,
 );
 
+/** TypeBox schema of a `packages` entry: a source string, or a source with per-kind filters (extensions, skills, prompts, themes). */
 export const PackageSourceSchema = Type.Union([
 	Type.String(),
 	Type.Object(
@@ -169,19 +177,29 @@ export const SettingsSchema = Type.Object(
 	open,
 );
 
+/** A settings file's contents (global `settings.json` or the project's), every field optional. */
 export type Settings = Static<typeof SettingsSchema>;
 /** The `compaction` object as written in a settings file (every field optional). */
 export type CompactionSettingsInput = Static<typeof CompactionSettingsSchema>;
+/** The `branchSummary` settings object as written in a settings file. */
 export type BranchSummarySettings = Static<typeof BranchSummarySettingsSchema>;
 /** The `retry` object as written in a settings file (every field optional). */
 export type RetrySettingsInput = Static<typeof RetrySettingsSchema>;
+/** Provider-level retry settings as written in a settings file. */
 export type ProviderRetrySettings = Static<typeof ProviderRetrySettingsSchema>;
+/** The `images` settings object as written in a settings file. */
 export type ImageSettings = Static<typeof ImageSettingsSchema>;
+/** The `terminal` settings object as written in a settings file. */
 export type TerminalSettings = Static<typeof TerminalSettingsSchema>;
+/** The `thinkingBudgets` settings object as written in a settings file. */
 export type ThinkingBudgetsSettings = Static<typeof ThinkingBudgetsSettingsSchema>;
+/** A `packages` entry as written in a settings file. */
 export type PackageSource = Static<typeof PackageSourceSchema>;
+/** The `transport` setting (see {@link Transport}). */
 export type TransportSetting = Static<typeof TransportSchema>;
+/** The `defaultProjectTrust` setting: what to do with a project not yet trusted or distrusted. */
 export type DefaultProjectTrust = Static<typeof DefaultProjectTrustSchema>;
+/** A thinking level as written in a settings file. */
 export type ThinkingLevelSetting = Static<typeof ThinkingLevelSchema>;
 
 /**

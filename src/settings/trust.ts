@@ -90,7 +90,7 @@ export interface ProjectTrustDecision {
  * Decides whether the project at `cwd` is trusted. Must not throw.
  * @example
  * ```ts
- * const { trusted } = resolveProjectTrust({ cwd, agentDir, override: cliFlags.approve });
+ * const { trusted } = resolveProjectTrust({ cwd, agentDir, override: process.argv.includes("--approve") ? true : undefined });
  * ```
  */
 export function resolveProjectTrust(options: ResolveProjectTrustOptions): ProjectTrustDecision {

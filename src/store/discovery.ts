@@ -11,7 +11,7 @@ const HEADER_SCAN_BYTES = 1 << 20;
  *
  * @example
  * ```ts
- * readSessionHeader(file)?.cwd; // "/home/me/project"
+ * readSessionHeader(sessionManager.getSessionFile()!)?.cwd; // "/home/me/project"
  * ```
  */
 export function readSessionHeader(path: string): SessionHeader | null {

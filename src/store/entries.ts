@@ -4,8 +4,10 @@
  */
 import type { AgentMessage, ImageContent, TextContent, ThinkingLevel, Usage } from "../llm/types.js";
 
+/** Session file format version written by this package (pi's v3); older files are migrated on open. */
 export const CURRENT_SESSION_VERSION = 3;
 
+/** Line 1 of a session file. */
 export interface SessionHeader {
 	type: "session";
 	version?: number;
@@ -16,6 +18,7 @@ export interface SessionHeader {
 	parentSession?: string;
 }
 
+/** Fields every session entry has: its id, its parent in the session tree, and when it was written. */
 export interface SessionEntryBase {
 	type: string;
 	/** 8 hex characters (a full UUID only on collision). */
@@ -25,16 +28,19 @@ export interface SessionEntryBase {
 	timestamp: string;
 }
 
+/** An entry holding one message of the transcript. */
 export interface SessionMessageEntry extends SessionEntryBase {
 	type: "message";
 	message: AgentMessage;
 }
 
+/** The thinking level changed from here on. */
 export interface ThinkingLevelChangeEntry extends SessionEntryBase {
 	type: "thinking_level_change";
 	thinkingLevel: ThinkingLevel;
 }
 
+/** The model changed from here on. */
 export interface ModelChangeEntry extends SessionEntryBase {
 	type: "model_change";
 	provider: string;
@@ -47,6 +53,7 @@ export interface FileOperationDetails {
 	modifiedFiles: string[];
 }
 
+/** A compaction: the summary that replaces the context before `firstKeptEntryId`. */
 export interface CompactionEntry<TDetails = unknown> extends SessionEntryBase {
 	type: "compaction";
 	summary: string;
@@ -60,6 +67,7 @@ export interface CompactionEntry<TDetails = unknown> extends SessionEntryBase {
 	systemMessage?: AgentMessage;
 }
 
+/** The summary of a branch abandoned by tree navigation, placed where the navigation landed. */
 export interface BranchSummaryEntry<TDetails = unknown> extends SessionEntryBase {
 	type: "branch_summary";
 	/** Leaf the branch was left from, or `"root"`. */
@@ -70,12 +78,14 @@ export interface BranchSummaryEntry<TDetails = unknown> extends SessionEntryBase
 	fromHook?: boolean;
 }
 
+/** Extension state (`pi.appendEntry`); never part of the model context. */
 export interface CustomEntry<TData = unknown> extends SessionEntryBase {
 	type: "custom";
 	customType: string;
 	data?: TData;
 }
 
+/** A message an extension added (`pi.sendMessage`); part of the model context, shown when `display`. */
 export interface CustomMessageEntry<TDetails = unknown> extends SessionEntryBase {
 	type: "custom_message";
 	customType: string;
@@ -84,6 +94,7 @@ export interface CustomMessageEntry<TDetails = unknown> extends SessionEntryBase
 	details?: TDetails;
 }
 
+/** A label set on (or cleared from) the entry `targetId`. */
 export interface LabelEntry extends SessionEntryBase {
 	type: "label";
 	targetId: string;
@@ -91,6 +102,7 @@ export interface LabelEntry extends SessionEntryBase {
 	label: string | undefined;
 }
 
+/** Session metadata, such as its display name. */
 export interface SessionInfoEntry extends SessionEntryBase {
 	type: "session_info";
 	name?: string;
@@ -103,6 +115,7 @@ export interface ContextEditEntry extends SessionEntryBase {
 	replacement: { content: string | (TextContent | ImageContent)[] } | null;
 }
 
+/** Usage of a model call outside the transcript (a summarizer, a tool's nested call), for cost totals. */
 export interface UsageEntry extends SessionEntryBase {
 	type: "usage";
 	kind: string;
@@ -112,6 +125,7 @@ export interface UsageEntry extends SessionEntryBase {
 	note?: string;
 }
 
+/** Any entry of a session file after the header. */
 export type SessionEntry =
 	| SessionMessageEntry
 	| ThinkingLevelChangeEntry

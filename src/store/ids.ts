@@ -13,7 +13,7 @@ export const INVALID_SESSION_ID_MESSAGE =
  *
  * @example
  * ```ts
- * createSessionId(); // "0190f5c2-7a1b-7c3d-9e4f-5a6b7c8d9e0f"
+ * createSessionId(); // a new UUIDv7 each call, e.g. "0190f5c2-7a1b-7c3d-9e4f-5a6b7c8d9e0f"
  * ```
  */
 export function createSessionId(): string {
@@ -35,7 +35,11 @@ export function createSessionId(): string {
  * @example
  * ```ts
  * assertValidSessionId("review-2024.1"); // ok
- * assertValidSessionId("-bad"); // throws
+ * try {
+ *   assertValidSessionId("-bad");
+ * } catch (error) {
+ *   console.log(errorMessage(error)); // "Session id must be non-empty, contain only alphanumeric characters, …"
+ * }
  * ```
  */
 export function assertValidSessionId(id: string): void {

@@ -142,8 +142,11 @@ function lockedError(file: string, lockPath: string, holder: LockOwner | undefin
  *
  * @example
  * ```ts
- * const lock = acquireSessionLock("/tmp/s.jsonl");
- * try { appendFileSync("/tmp/s.jsonl", line); } finally { lock.release(); }
+ * import { appendFileSync } from "node:fs";
+ *
+ * const file = sessionManager.getSessionFile()!;
+ * const lock = acquireSessionLock(file);
+ * try { appendFileSync(file, '{"type":"label"}\n'); } finally { lock.release(); }
  * ```
  */
 export function acquireSessionLock(file: string): SessionLock {

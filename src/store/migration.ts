@@ -44,7 +44,9 @@ function migrateV2ToV3(entries: Mutable[]): void {
  *
  * @example
  * ```ts
- * const lines = parseSessionEntries(text);
+ * import { readFileSync } from "node:fs";
+ *
+ * const lines = parseSessionEntries(readFileSync(sessionManager.getSessionFile()!, "utf8"));
  * if (migrateSessionEntries(lines)) console.log("upgraded to v3");
  * ```
  */

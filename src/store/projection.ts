@@ -25,7 +25,7 @@ function indexEntries(entries: readonly SessionEntry[]): EntryIndex {
  *
  * @example
  * ```ts
- * const path = buildSessionPath(manager.getEntries(), manager.getLeafId());
+ * const path = buildSessionPath(sessionManager.getEntries(), sessionManager.getLeafId());
  * ```
  */
 export function buildSessionPath(
@@ -128,7 +128,8 @@ export function pushContextMessages(entry: SessionEntry, out: AgentMessage[]): v
  *
  * @example
  * ```ts
- * sessionEntryToContextMessages(compactionEntry); // [{ role: "compactionSummary", … }]
+ * const compactionEntry = getLatestCompactionEntry(sessionManager.getEntries());
+ * if (compactionEntry) sessionEntryToContextMessages(compactionEntry); // [{ role: "compactionSummary", … }]
  * ```
  */
 export function sessionEntryToContextMessages(entry: SessionEntry): AgentMessage[] {
@@ -168,7 +169,7 @@ export function contextEntriesOfPath(path: readonly SessionEntry[]): SessionEntr
  *
  * @example
  * ```ts
- * const [first] = buildContextEntries(entries); // the latest compaction, when there is one
+ * const [first] = buildContextEntries(sessionManager.getBranch()); // the latest compaction, when there is one
  * ```
  */
 export function buildContextEntries(
@@ -213,7 +214,7 @@ export function projectContextEntries(contextEntries: readonly SessionEntry[]): 
  *
  * @example
  * ```ts
- * const { messages, model } = buildSessionProjection(manager.getEntries(), manager.getLeafId());
+ * const { messages, model } = buildSessionProjection(sessionManager.getEntries(), sessionManager.getLeafId());
  * ```
  */
 export function buildSessionProjection(
@@ -234,6 +235,9 @@ export function buildSessionProjection(
  *
  * @example
  * ```ts
+ * import { readFileSync } from "node:fs";
+ *
+ * const text = readFileSync(sessionManager.getSessionFile()!, "utf8");
  * const context = buildSessionContext(parseSessionEntries(text).filter((e) => e.type !== "session") as SessionEntry[]);
  * ```
  */
@@ -251,7 +255,7 @@ export function buildSessionContext(
  *
  * @example
  * ```ts
- * const compaction = getLatestCompactionEntry(manager.getEntries());
+ * const compaction = getLatestCompactionEntry(sessionManager.getEntries());
  * ```
  */
 export function getLatestCompactionEntry(entries: readonly SessionEntry[]): CompactionEntry | null {

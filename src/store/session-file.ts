@@ -363,7 +363,9 @@ export function readSessionFileInto(
  *
  * @example
  * ```ts
- * const { header, entries } = parseSessionText(text);
+ * import { readFileSync } from "node:fs";
+ *
+ * const { header, entries } = parseSessionText(readFileSync(sessionManager.getSessionFile()!, "utf8"));
  * ```
  */
 export function parseSessionText(text: string, file?: string): SessionFileContents {
@@ -382,7 +384,9 @@ export function parseSessionText(text: string, file?: string): SessionFileConten
  *
  * @example
  * ```ts
- * const [header, ...entries] = parseSessionEntries(readFileSync(file, "utf8"));
+ * import { readFileSync } from "node:fs";
+ *
+ * const [header, ...entries] = parseSessionEntries(readFileSync(sessionManager.getSessionFile()!, "utf8"));
  * ```
  */
 export function parseSessionEntries(content: string): FileEntry[] {
@@ -408,7 +412,7 @@ export function parseSessionEntries(content: string): FileEntry[] {
  *
  * @example
  * ```ts
- * const loaded = loadEntriesFromFile(file);
+ * const loaded = loadEntriesFromFile(sessionManager.getSessionFile()!);
  * if (loaded.length === 0) console.log("not a session");
  * ```
  */

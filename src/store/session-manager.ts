@@ -246,7 +246,7 @@ export class SessionManager {
 	 *
 	 * @example
 	 * ```ts
-	 * const session = SessionManager.create("/work/project", undefined, { id: "review-1" });
+	 * const session = SessionManager.create(cwd, undefined, { id: "review-1" });
 	 * ```
 	 */
 	static create(cwd: string, sessionDir?: string, options?: NewSessionFileOptions): SessionManager {
@@ -345,7 +345,7 @@ export class SessionManager {
 	 *
 	 * @example
 	 * ```ts
-	 * const copy = SessionManager.forkFrom("/old/project/session.jsonl", "/new/project");
+	 * const copy = SessionManager.forkFrom(sessionManager.getSessionFile()!, cwd); // a copy in the project at cwd
 	 * ```
 	 */
 	static forkFrom(
@@ -686,7 +686,7 @@ export class SessionManager {
 	 *
 	 * @example
 	 * ```ts
-	 * const next = session.newSession({ parentSession: session.getSessionFile() });
+	 * const next = sessionManager.newSession({ parentSession: sessionManager.getSessionFile() });
 	 * ```
 	 */
 	newSession(options?: NewSessionFileOptions): string | undefined {
@@ -718,7 +718,7 @@ export class SessionManager {
 	 *
 	 * @example
 	 * ```ts
-	 * session.setSessionFile(otherPath);
+	 * sessionManager.setSessionFile(`${agentDir}/sessions/imported.jsonl`); // later appends go to that file
 	 * ```
 	 */
 	setSessionFile(sessionFile: string): void {
@@ -750,7 +750,7 @@ export class SessionManager {
 	 *
 	 * @example
 	 * ```ts
-	 * try { session.appendMessage(msg); } finally { session.close(); }
+	 * try { sessionManager.appendMessage({ role: "user", content: "hi", timestamp: Date.now() }); } finally { sessionManager.close(); }
 	 * ```
 	 */
 	close(): void {
@@ -818,7 +818,7 @@ export class SessionManager {
 	 *
 	 * @example
 	 * ```ts
-	 * const id = session.appendMessage({ role: "user", content: "fix the test", timestamp: Date.now() });
+	 * const id = sessionManager.appendMessage({ role: "user", content: "fix the test", timestamp: Date.now() });
 	 * ```
 	 */
 	appendMessage(message: AgentMessage): string {
@@ -868,7 +868,7 @@ export class SessionManager {
 	 *
 	 * @example
 	 * ```ts
-	 * session.appendCompaction("We fixed the parser.", keptId, 120_000, { readFiles: [], modifiedFiles: [] });
+	 * sessionManager.appendCompaction("We fixed the parser.", sessionManager.getLeafId()!, 120_000, { readFiles: [], modifiedFiles: [] });
 	 * ```
 	 */
 	appendCompaction<T = unknown>(
@@ -918,7 +918,7 @@ export class SessionManager {
 	 *
 	 * @example
 	 * ```ts
-	 * session.appendCustomMessageEntry("reminder", "Run the tests before answering.", false);
+	 * sessionManager.appendCustomMessageEntry("reminder", "Run the tests before answering.", false);
 	 * ```
 	 */
 	appendCustomMessageEntry<T = unknown>(
@@ -949,7 +949,7 @@ export class SessionManager {
 	 *
 	 * @example
 	 * ```ts
-	 * session.appendLabelChange(entryId, "before refactor");
+	 * sessionManager.appendLabelChange(sessionManager.getLeafId()!, "before refactor");
 	 * ```
 	 */
 	appendLabelChange(targetId: string, label: string | undefined): string {
@@ -962,10 +962,10 @@ export class SessionManager {
 	 * context. Branch-relative: navigating above the edit shows the original again. The target must
 	 * be a user/assistant/toolResult message or a custom_message. A string replacement for an
 	 * assistant or toolResult target is stored as one text block.
-	 *
 	 * @example
 	 * ```ts
-	 * session.appendContextEdit(failedAssistantId, null); // drop a failed attempt from the context
+	 * declare const failedAssistantId: string; // the entry of an error response
+	 * sessionManager.appendContextEdit(failedAssistantId, null); // drop a failed attempt from the context
 	 * ```
 	 */
 	appendContextEdit(targetId: string, replacement: ContextEditReplacement): string {
@@ -1107,7 +1107,8 @@ export class SessionManager {
 	 *
 	 * @example
 	 * ```ts
-	 * session.branchWithSummary(earlierId, "Tried approach A; it failed because …");
+	 * declare const earlierId: string; // an entry on the current branch
+	 * sessionManager.branchWithSummary(earlierId, "Tried approach A; it failed because …");
 	 * ```
 	 */
 	branchWithSummary<T = unknown>(
@@ -1142,7 +1143,7 @@ export class SessionManager {
 	 *
 	 * @example
 	 * ```ts
-	 * const { messages } = session.buildSessionContext();
+	 * const { messages } = sessionManager.buildSessionContext();
 	 * ```
 	 */
 	buildSessionContext(): SessionContext {
@@ -1170,7 +1171,7 @@ export class SessionManager {
 	 *
 	 * @example
 	 * ```ts
-	 * const newFile = session.createBranchedSession(session.getLeafId()!);
+	 * const newFile = sessionManager.createBranchedSession(sessionManager.getLeafId()!);
 	 * ```
 	 */
 	createBranchedSession(leafId: string): string | undefined {

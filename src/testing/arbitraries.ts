@@ -45,6 +45,7 @@ export const OVERFLOW_ERROR_MESSAGES: readonly string[] = [
 	"Your input exceeds the context window of this model",
 ];
 
+/** Options of {@link fauxScriptArbitrary} and {@link fauxStepArbitrary}. */
 export interface FauxScriptOptions {
 	/** Tool names calls are drawn from (default `["echo"]`); include unknown names to test lookups. */
 	toolNames?: readonly string[];
@@ -77,6 +78,8 @@ function defaultToolArguments(): fc.Arbitrary<Record<string, unknown>> {
  *
  * @example
  * ```ts
+ * import fc from "fast-check";
+ *
  * fc.assert(fc.property(fauxStepArbitrary({ kinds: ["text"] }), (step) => step.message.stopReason === "stop"));
  * ```
  */
@@ -134,6 +137,8 @@ export function fauxStepArbitrary(options: FauxScriptOptions = {}): fc.Arbitrary
  *
  * @example
  * ```ts
+ * import fc from "fast-check";
+ *
  * await fc.assert(
  *   fc.asyncProperty(fauxScriptArbitrary({ toolNames: ["echo", "missing"] }), async (script) => {
  *     faux.setResponses(script.map((step) => step.message));

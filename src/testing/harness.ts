@@ -101,6 +101,8 @@ export interface Harness {
 	 *
 	 * @example
 	 * ```ts
+	 * const h = await createHarness({ simulatedClock: true });
+	 * h.setResponses([fauxAssistantMessage("", { stopReason: "error", errorMessage: "503 Service Unavailable" }), fauxAssistantMessage("ok")]);
 	 * const done = h.session.prompt("hi");
 	 * const { delayMs } = await h.nextEvent("auto_retry_start");
 	 * h.clock!.increment(delayMs); // the retry runs now

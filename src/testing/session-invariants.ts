@@ -37,10 +37,13 @@ const AGENT_EVENT_TYPES: ReadonlySet<string> = new Set([
  *
  * @example
  * ```ts
+ * import fc from "fast-check";
+ *
+ * const [script] = fc.sample(fauxScriptArbitrary(), 1);
  * const h = await createHarness({ simulatedClock: true });
- * h.setResponses(script.map((step) => step.message));
+ * h.setResponses(script!.map((step) => step.message));
  * await h.settle(h.session.prompt("go"));
- * expect(sessionEventViolations(h.events)).toEqual([]);
+ * console.log(sessionEventViolations(h.events)); // []
  * ```
  */
 export function sessionEventViolations(events: readonly AgentSessionEvent[]): string[] {

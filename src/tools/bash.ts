@@ -11,8 +11,10 @@ const bashSchema = Type.Object({
 	command: Type.String({ description: "Bash command to execute" }),
 	timeout: Type.Optional(Type.Number({ description: "Timeout in seconds (optional, no default timeout)" })),
 });
+/** Arguments of the `bash` tool: the command and an optional timeout in seconds. */
 export type BashToolInput = Static<typeof bashSchema>;
 
+/** `details` of a `bash` tool result. */
 export interface BashToolDetails {
 	truncation?: TruncationResult;
 	/** Temp file holding the complete output, when the result shows only its tail. */
@@ -25,8 +27,10 @@ export interface BashSpawnContext {
 	cwd: string;
 	env: NodeJS.ProcessEnv;
 }
+/** Rewrites a command's spawn context (command, cwd, env) before it runs. */
 export type BashSpawnHook = (context: BashSpawnContext) => BashSpawnContext;
 
+/** Options of {@link createBashToolDefinition}. */
 export interface BashToolOptions {
 	/** Custom execution (for example SSH). Default: a local child process. */
 	operations?: BashOperations;
@@ -49,7 +53,7 @@ const UPDATE_INTERVAL_MS = 100;
  * @example
  * ```ts
  * const bash = createBashToolDefinition("/repo", { commandPrefix: "set -o pipefail" });
- * await bash.execute("call-1", { command: "npm test", timeout: 120 }, signal, (partial) => render(partial), undefined);
+ * await bash.execute("call-1", { command: "npm test", timeout: 120 }, signal, (partial) => console.log(partial.content), undefined);
  * ```
  */
 export function createBashToolDefinition(

@@ -40,8 +40,10 @@ const editSchema = Type.Object(
 	},
 	{ additionalProperties: false },
 );
+/** Arguments of the `edit` tool: the file and its exact-text replacements. */
 export type EditToolInput = Static<typeof editSchema>;
 
+/** `details` of an `edit` tool result. */
 export interface EditToolDetails {
 	/** Numbered display diff (pi's format). */
 	diff: string;
@@ -59,6 +61,7 @@ export interface EditOperations {
 	access: (absolutePath: string) => Promise<void>;
 }
 
+/** Options of {@link createEditToolDefinition}: file access (default: the local disk). */
 export interface EditToolOptions {
 	operations?: EditOperations;
 }
@@ -102,7 +105,7 @@ export function prepareEditArguments(input: unknown): EditToolInput {
  *
  * @example
  * ```ts
- * const edit = createEditToolDefinition("/repo");
+ * const edit = createEditToolDefinition(cwd);
  * await edit.execute("call-1", { path: "src/a.ts", edits: [{ oldText: "foo()", newText: "bar()" }] }, undefined, undefined, undefined);
  * ```
  */

@@ -24,7 +24,9 @@ function queueKey(filePath: string): string {
  *
  * @example
  * ```ts
- * await withFileMutationQueue("/repo/a.ts", async () => writeFile("/repo/a.ts", next));
+ * import { writeFile } from "node:fs/promises";
+ *
+ * await withFileMutationQueue(`${cwd}/a.ts`, async () => writeFile(`${cwd}/a.ts`, "export {};\n"));
  * ```
  */
 export async function withFileMutationQueue<T>(filePath: string, mutation: () => Promise<T>): Promise<T> {

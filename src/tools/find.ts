@@ -20,16 +20,20 @@ const findSchema = Type.Object({
 	path: Type.Optional(Type.String({ description: "Directory to search in (default: current directory)" })),
 	limit: Type.Optional(Type.Number({ description: "Maximum number of results (default: 1000)" })),
 });
+/** Arguments of the `find` tool: a glob pattern, a folder and a result limit. */
 export type FindToolInput = Static<typeof findSchema>;
 
+/** `details` of a `find` tool result. */
 export interface FindToolDetails {
 	truncation?: TruncationResult;
 	/** The result limit, when more paths matched than were returned. */
 	resultLimitReached?: number;
 }
 
+/** Most paths `find` returns when the call gives no limit. */
 export const DEFAULT_FIND_LIMIT = 1000;
 
+/** Options of {@link createFindToolDefinition}. */
 export interface FindToolOptions {
 	/** Extra gitignore-style patterns skipped on top of the ignore files (for example `["node_modules/"]`). */
 	ignore?: readonly string[];
@@ -68,7 +72,7 @@ export function createFindMatcher(
  *
  * @example
  * ```ts
- * const find = createFindToolDefinition("/repo");
+ * const find = createFindToolDefinition(cwd);
  * await find.execute("call-1", { pattern: "src/**\/*.test.ts" }, undefined, undefined, undefined);
  * ```
  */

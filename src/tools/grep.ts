@@ -33,8 +33,10 @@ const grepSchema = Type.Object({
 	),
 	limit: Type.Optional(Type.Number({ description: "Maximum number of matches to return (default: 100)" })),
 });
+/** Arguments of the `grep` tool: a pattern, where to search and how to print matches. */
 export type GrepToolInput = Static<typeof grepSchema>;
 
+/** `details` of a `grep` tool result. */
 export interface GrepToolDetails {
 	truncation?: TruncationResult;
 	/** The match limit, when more matches existed than were returned. */
@@ -42,6 +44,7 @@ export interface GrepToolDetails {
 	linesTruncated?: boolean;
 }
 
+/** Options of {@link createGrepToolDefinition}. */
 export interface GrepToolOptions {
 	/** Largest file searched, in bytes (bigger files are skipped). Default 32 MB. */
 	maxFileBytes?: number;
@@ -49,6 +52,7 @@ export interface GrepToolOptions {
 	ignore?: readonly string[];
 }
 
+/** Most matches `grep` returns when the call gives no limit. */
 export const DEFAULT_GREP_LIMIT = 100;
 const DEFAULT_MAX_FILE_BYTES = 32 * 1024 * 1024;
 /** Bytes inspected for a NUL byte to decide that a file is binary (git uses the same heuristic). */
@@ -140,7 +144,7 @@ async function readTextFile(path: string, maxBytes: number): Promise<Buffer | un
  *
  * @example
  * ```ts
- * const grep = createGrepToolDefinition("/repo");
+ * const grep = createGrepToolDefinition(cwd);
  * await grep.execute("call-1", { pattern: "TODO", glob: "*.ts", context: 1 }, undefined, undefined, undefined);
  * ```
  */

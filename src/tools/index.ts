@@ -142,21 +142,27 @@ export function createReadOnlyToolDefinitions(cwd: string, options: BuiltinTools
  *
  * @example
  * ```ts
- * const agent = new Agent({ tools: createCodingTools(process.cwd()) });
+ * const agent = new Agent({ initialState: { tools: [createReadTool(process.cwd()), createBashTool(process.cwd())] } });
  * ```
  */
 export const createReadTool = (cwd: string, options?: ReadToolOptions): AgentTool =>
 	toAgentTool(createReadToolDefinition(cwd, options));
+/** pi-style `bash` tool as an `AgentTool` (see {@link createBashToolDefinition}). */
 export const createBashTool = (cwd: string, options?: BashToolOptions): AgentTool =>
 	toAgentTool(createBashToolDefinition(cwd, options));
+/** pi-style `edit` tool as an `AgentTool` (see {@link createEditToolDefinition}). */
 export const createEditTool = (cwd: string, options?: EditToolOptions): AgentTool =>
 	toAgentTool(createEditToolDefinition(cwd, options));
+/** pi-style `write` tool as an `AgentTool` (see {@link createWriteToolDefinition}). */
 export const createWriteTool = (cwd: string, options?: WriteToolOptions): AgentTool =>
 	toAgentTool(createWriteToolDefinition(cwd, options));
+/** pi-style `grep` tool as an `AgentTool` (see {@link createGrepToolDefinition}). */
 export const createGrepTool = (cwd: string, options?: GrepToolOptions): AgentTool =>
 	toAgentTool(createGrepToolDefinition(cwd, options));
+/** pi-style `find` tool as an `AgentTool` (see {@link createFindToolDefinition}). */
 export const createFindTool = (cwd: string, options?: FindToolOptions): AgentTool =>
 	toAgentTool(createFindToolDefinition(cwd, options));
+/** pi-style `ls` tool as an `AgentTool` (see {@link createLsToolDefinition}). */
 export const createLsTool = (cwd: string, options?: LsToolOptions): AgentTool =>
 	toAgentTool(createLsToolDefinition(cwd, options));
 
@@ -165,7 +171,7 @@ export const createLsTool = (cwd: string, options?: LsToolOptions): AgentTool =>
  *
  * @example
  * ```ts
- * const agent = new Agent({ initialState: { tools: createCodingTools(process.cwd()) }, streamFn });
+ * const agent = new Agent({ initialState: { tools: createCodingTools(process.cwd()) }, streamFn: faux.streamFn });
  * ```
  */
 export function createCodingTools(cwd: string, options: BuiltinToolsOptions = {}): AgentTool[] {

@@ -13,8 +13,10 @@ const lsSchema = Type.Object({
 	path: Type.Optional(Type.String({ description: "Directory to list (default: current directory)" })),
 	limit: Type.Optional(Type.Number({ description: "Maximum number of entries to return (default: 500)" })),
 });
+/** Arguments of the `ls` tool: a folder and an entry limit. */
 export type LsToolInput = Static<typeof lsSchema>;
 
+/** `details` of an `ls` tool result. */
 export interface LsToolDetails {
 	truncation?: TruncationResult;
 	/** The entry limit, when the folder had more entries than were returned. */
@@ -28,10 +30,12 @@ export interface LsOperations {
 	readdir: (absolutePath: string) => Promise<string[]> | string[];
 }
 
+/** Options of {@link createLsToolDefinition}: file access (default: the local disk). */
 export interface LsToolOptions {
 	operations?: LsOperations;
 }
 
+/** Most entries `ls` returns when the call gives no limit. */
 export const DEFAULT_LS_LIMIT = 500;
 
 const defaultOperations: LsOperations = {
@@ -52,7 +56,7 @@ const defaultOperations: LsOperations = {
  *
  * @example
  * ```ts
- * const ls = createLsToolDefinition("/repo");
+ * const ls = createLsToolDefinition(cwd);
  * await ls.execute("call-1", { path: "src" }, undefined, undefined, undefined);
  * ```
  */

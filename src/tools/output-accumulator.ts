@@ -10,6 +10,7 @@ import { finished } from "node:stream/promises";
 import { SettleError } from "../errors.js";
 import { DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, type TruncationResult, truncateTail } from "./truncate.js";
 
+/** Options of {@link OutputAccumulator}: display limits and where the full-output file goes. */
 export interface OutputAccumulatorOptions {
 	maxLines?: number;
 	maxBytes?: number;
@@ -19,6 +20,7 @@ export interface OutputAccumulatorOptions {
 	tempDir?: string;
 }
 
+/** What {@link OutputAccumulator.snapshot} returns: the displayable tail, how it was cut, and the full-output file. */
 export interface OutputSnapshot {
 	/** The tail that fits the limits. */
 	content: string;
@@ -35,7 +37,11 @@ export interface OutputSnapshot {
  *
  * @example
  * ```ts
+ * import { spawn } from "node:child_process";
+ * import { once } from "node:events";
+ *
  * const output = new OutputAccumulator({ tempFilePrefix: "my-tool" });
+ * const child = spawn("ls", ["-la"]);
  * child.stdout.on("data", (chunk: Buffer) => output.append(chunk));
  * await once(child, "close");
  * output.finish();

@@ -13,7 +13,7 @@ const UNICODE_SPACES = /[\u00A0\u2000-\u200A\u202F\u205F\u3000]/g;
  *
  * @example
  * ```ts
- * expandPath("@~/notes.md"); // "/home/me/notes.md"
+ * expandPath("@~/notes.md"); // "/home/me/notes.md" when HOME is /home/me
  * expandPath("@src/a.ts"); // "src/a.ts"
  * ```
  */
@@ -31,7 +31,7 @@ export function expandPath(filePath: string): string {
  * @example
  * ```ts
  * resolveToCwd("src/a.ts", "/repo"); // "/repo/src/a.ts"
- * resolveToCwd("~/notes.md", "/repo"); // "/home/me/notes.md"
+ * resolveToCwd("~/notes.md", "/repo"); // "/home/me/notes.md" when HOME is /home/me
  * ```
  */
 export function resolveToCwd(filePath: string, cwd: string): string {

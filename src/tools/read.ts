@@ -17,8 +17,10 @@ const readSchema = Type.Object({
 	offset: Type.Optional(Type.Number({ description: "Line number to start reading from (1-indexed)" })),
 	limit: Type.Optional(Type.Number({ description: "Maximum number of lines to read" })),
 });
+/** Arguments of the `read` tool: a path and an optional line window (offset, limit). */
 export type ReadToolInput = Static<typeof readSchema>;
 
+/** `details` of a `read` tool result. */
 export interface ReadToolDetails {
 	truncation?: TruncationResult;
 }
@@ -55,6 +57,7 @@ export interface ReadOperations {
 	detectImageMimeType?: (absolutePath: string) => Promise<string | null | undefined>;
 }
 
+/** Options of {@link createReadToolDefinition}. */
 export interface ReadToolOptions {
 	/** Resize large images before sending them (needs `resizeImage`). Default true. */
 	autoResizeImages?: boolean;
@@ -85,7 +88,7 @@ function nonVisionNote(ctx: unknown): string | undefined {
  *
  * @example
  * ```ts
- * const read = createReadToolDefinition("/repo");
+ * const read = createReadToolDefinition(cwd);
  * const result = await read.execute("call-1", { path: "README.md", limit: 20 }, undefined, undefined, undefined);
  * ```
  */

@@ -25,6 +25,7 @@ export interface ToolRegistryEntry {
 	promptGuidelines: string[];
 }
 
+/** Input of {@link mergeToolRegistry}: the tools of every source and the active-tool choices. */
 export interface ToolRegistryInput {
 	/** Built-in definitions (a list, or pi's name → definition record). */
 	builtinTools: readonly AnyToolDefinition[] | Readonly<Record<string, AnyToolDefinition>>;
@@ -51,6 +52,7 @@ export interface ToolRegistryInput {
 	includeAllExtensionTools?: boolean;
 }
 
+/** What {@link mergeToolRegistry} returns. */
 export interface MergedToolRegistry {
 	/** Registered tools by name, in registration order (a replaced tool keeps its position). */
 	tools: Map<string, ToolRegistryEntry>;
@@ -82,9 +84,11 @@ export function createSyntheticSourceInfo(
 	return info;
 }
 
+/** Source info of a built-in tool: `<builtin:name>`. */
 export const builtinSourceInfo = (name: string): SourceInfo =>
 	createSyntheticSourceInfo(`<builtin:${name}>`, { source: "builtin" });
 
+/** Source info of an SDK `customTools` entry: `<sdk:name>`. */
 export const sdkSourceInfo = (name: string): SourceInfo =>
 	createSyntheticSourceInfo(`<sdk:${name}>`, { source: "sdk" });
 
@@ -98,7 +102,7 @@ export const inlineExtensionSourceInfo = (index: number): SourceInfo =>
  *
  * @example
  * ```ts
- * const { extensions } = await instantiateExtensions(records, { cwd });
+ * const { extensions } = await instantiateExtensions(resourceLoader.getExtensions().extensions, { cwd });
  * const extensionTools = collectExtensionTools(extensions); // one RegisteredTool per name
  * ```
  */
@@ -219,6 +223,8 @@ function entry(definition: AnyToolDefinition, sourceInfo: SourceInfo, kind: Tool
  *
  * @example
  * ```ts
+ * declare const deployTool: AnyToolDefinition; // an SDK customTools entry
+ * const { extensions } = await instantiateExtensions(resourceLoader.getExtensions().extensions, { cwd });
  * const { tools, activeToolNames } = mergeToolRegistry({
  *   builtinTools: createAllToolDefinitions(cwd),
  *   extensionTools: collectExtensionTools(extensions),
@@ -298,6 +304,7 @@ export interface PromptToolSection {
  *
  * @example
  * ```ts
+ * declare const registry: MergedToolRegistry; // from mergeToolRegistry
  * const section = promptToolSection(registry.tools, registry.activeToolNames);
  * const list = Object.entries(section.toolSnippets).map(([name, s]) => `- ${name}: ${s}`).join("\n");
  * ```

@@ -8,6 +8,7 @@ import { readdir, readFile } from "node:fs/promises";
 import { setTimeout as delay } from "node:timers/promises";
 import { SettleError } from "../errors.js";
 
+/** The shell binary and the arguments that come before the command (see {@link resolveShellConfig}). */
 export interface ShellConfig {
 	shell: string;
 	args: string[];
@@ -19,8 +20,10 @@ export interface ShellConfig {
  *
  * @example
  * ```ts
+ * import { spawn } from "node:child_process";
+ *
  * const { shell, args } = resolveShellConfig(); // { shell: "/bin/bash", args: ["-c"] } on most systems
- * const child = spawn(shell, [...args, "ls -la"], { cwd, detached: true });
+ * const child = spawn(shell, [...args, "ls -la"], { cwd: process.cwd(), detached: true });
  * ```
  */
 export function resolveShellConfig(shellPath?: string): ShellConfig {
@@ -46,7 +49,10 @@ export function resolveShellConfig(shellPath?: string): ShellConfig {
  *
  * @example
  * ```ts
- * const child = spawn(shell, [...args, command], { detached: true });
+ * import { spawn } from "node:child_process";
+ *
+ * const { shell, args } = resolveShellConfig();
+ * const child = spawn(shell, [...args, "sleep 60 & sleep 60"], { detached: true });
  * signal.addEventListener("abort", () => killProcessTree(child.pid!));
  * ```
  */
@@ -110,6 +116,9 @@ async function processGroupRunning(pgid: number): Promise<boolean> {
  *
  * @example
  * ```ts
+ * import { spawn } from "node:child_process";
+ *
+ * const child = spawn("sh", ["-c", "sleep 60 & sleep 60"], { detached: true });
  * killProcessTree(child.pid!);
  * const stopped = await waitForProcessGroupExit(child.pid!); // false after 2 s with members left
  * ```
@@ -199,7 +208,7 @@ export interface BashOperations {
  * @example
  * ```ts
  * const ops = createLocalBashOperations();
- * const { exitCode } = await ops.exec("make test", "/repo", { onData: (b) => process.stdout.write(b) });
+ * const { exitCode } = await ops.exec("make test", cwd, { onData: (b) => process.stdout.write(b) });
  * ```
  */
 export function createLocalBashOperations(options: { shellPath?: string } = {}): BashOperations {

@@ -5,10 +5,12 @@
  */
 
 export const DEFAULT_MAX_LINES = 2000;
+/** Byte limit of tool output shown to the model (50 KB); see also `DEFAULT_MAX_LINES`. */
 export const DEFAULT_MAX_BYTES = 50 * 1024;
 /** Longest grep line (characters) before it is cut. */
 export const GREP_MAX_LINE_LENGTH = 500;
 
+/** Limits of {@link truncateHead} / {@link truncateTail} (defaults `DEFAULT_MAX_LINES`, `DEFAULT_MAX_BYTES`). */
 export interface TruncationOptions {
 	maxLines?: number;
 	maxBytes?: number;
@@ -33,7 +35,6 @@ export interface TruncationResult {
 
 /**
  * `512B`, `1.5KB`, `2.0MB`.
- *
  * @example
  * ```ts
  * formatSize(512); // "512B"
@@ -68,7 +69,6 @@ function untruncated(content: string, lines: number, bytes: number, maxLines: nu
 /**
  * Keeps the beginning of `content` (file reads). Never returns a partial line; when the first line
  * alone exceeds the byte limit the result is empty with `firstLineExceedsLimit`.
- *
  * @example
  * ```ts
  * truncateHead("a\nb\nc", { maxLines: 2 }); // { content: "a\nb", truncated: true, truncatedBy: "lines", … }
@@ -216,7 +216,7 @@ export interface ListingNotice<D> {
  * @example
  * ```ts
  * listingResult(["a.ts", "b.ts"], []); // { content: [{ type: "text", text: "a.ts\nb.ts" }], details: undefined }
- * listingResult(["a.ts", "b.ts"], [{ text: "2 results limit reached", details: { resultLimitReached: 2 } }]);
+ * listingResult<FindToolDetails>(["a.ts", "b.ts"], [{ text: "2 results limit reached", details: { resultLimitReached: 2 } }]);
  * // text "a.ts\nb.ts\n\n[2 results limit reached]", details { resultLimitReached: 2 }
  * ```
  */

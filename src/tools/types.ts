@@ -16,7 +16,9 @@ export interface SourceInfo {
 	origin: SourceOrigin;
 	baseDir?: string;
 }
+/** Whose configuration a resource belongs to: the user's (agent dir), the project's, or this run only (CLI, SDK). */
 export type SourceScope = "user" | "project" | "temporary";
+/** Whether a resource came from a package or was found at the top level of a resources folder. */
 export type SourceOrigin = "package" | "top-level";
 
 /**
@@ -75,6 +77,7 @@ export interface ToolDefinition<TParameters extends object = JsonSchema, TDetail
 	): Promise<AgentToolResult<TDetails>>;
 }
 
+/** A tool definition of any parameter, details and state types (for lists of mixed tools). */
 // biome-ignore lint/suspicious/noExplicitAny: any definition, for heterogeneous lists
 export type AnyToolDefinition = ToolDefinition<any, any, any>;
 
@@ -84,6 +87,8 @@ export type AnyToolDefinition = ToolDefinition<any, any, any>;
  *
  * @example
  * ```ts
+ * import { Type } from "@sinclair/typebox";
+ *
  * const tool = defineTool({ name: "now", label: "Now", description: "Current time",
  *   parameters: Type.Object({}), execute: async () => ({ content: [{ type: "text", text: new Date().toISOString() }], details: undefined }) });
  * ```
@@ -100,7 +105,7 @@ export function defineTool<TParameters extends object, TDetails = unknown, TCont
  *
  * @example
  * ```ts
- * const agentTool = toAgentTool(createReadToolDefinition(cwd), () => extensionRunner.createContext());
+ * const agentTool = toAgentTool(createReadToolDefinition(cwd), () => runner.createContext());
  * ```
  */
 export function toAgentTool<TParameters extends object, TDetails, TContext>(
@@ -127,8 +132,7 @@ export function toAgentTool<TParameters extends object, TDetails, TContext>(
  *
  * @example
  * ```ts
- * const definition = toolDefinitionFromAgentTool(myAgentTool);
- * const { tools } = mergeToolRegistry({ builtinTools: createAllToolDefinitions(cwd), customTools: [definition] });
+ * const definition = toolDefinitionFromAgentTool(createReadTool(cwd));
  * ```
  */
 export function toolDefinitionFromAgentTool<TParams, TDetails>(tool: AgentTool<TParams, TDetails>): AnyToolDefinition {

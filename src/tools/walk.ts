@@ -130,7 +130,7 @@ function kindOf(entry: Dirent): WalkEntryKind | undefined {
  *
  * @example
  * ```ts
- * for await (const entry of walkTree("/repo", { ignoreBoundary: "/repo" })) console.log(entry.relativePath);
+ * for await (const entry of walkTree(cwd, { ignoreBoundary: cwd })) console.log(entry.relativePath);
  * ```
  */
 export async function* walkTree(root: string, options: WalkOptions = {}): AsyncGenerator<WalkEntry> {

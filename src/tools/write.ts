@@ -14,6 +14,7 @@ const writeSchema = Type.Object({
 	path: Type.String({ description: "Path to the file to write (relative or absolute)" }),
 	content: Type.String({ description: "Content to write to the file" }),
 });
+/** Arguments of the `write` tool: a path and the full content. */
 export type WriteToolInput = Static<typeof writeSchema>;
 
 /** Pluggable file access (for example over SSH). Same shape as pi's `WriteOperations`. */
@@ -23,6 +24,7 @@ export interface WriteOperations {
 	mkdir: (dir: string) => Promise<void>;
 }
 
+/** Options of {@link createWriteToolDefinition}: file access (default: the local disk). */
 export interface WriteToolOptions {
 	operations?: WriteOperations;
 }
@@ -39,7 +41,7 @@ const defaultOperations: WriteOperations = {
  *
  * @example
  * ```ts
- * const write = createWriteToolDefinition("/repo");
+ * const write = createWriteToolDefinition(cwd);
  * await write.execute("call-1", { path: "docs/new.md", content: "# New\n" }, undefined, undefined, undefined);
  * ```
  */
