@@ -1,6 +1,7 @@
 /**
- * The README's SDK example is code users copy: it must type-check under the project's strict
- * settings and run as printed (with `cwd` and `agentDir` given, and "settle" meaning this package).
+ * The README's SDK example is code users copy: it must run as printed (with `cwd` and `agentDir`
+ * given, and "settle" meaning this package) and print what the README says it prints. That it
+ * type-checks is test/doctest's job (one program for every example, this block included).
  */
 import { spawnSync } from "node:child_process";
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -37,14 +38,6 @@ beforeAll(() => {
 			].join("\n");
 	const body = block.replace(/from "settle";/, 'from "../../../src/index.js"; // "settle", from the sources');
 	writeFileSync(PROGRAM, `${prelude}${body}\nexport {};\n`);
-	writeFileSync(
-		join(SCRATCH, "tsconfig.json"),
-		JSON.stringify({
-			extends: "../../../tsconfig.json",
-			compilerOptions: { rootDir: "../../.." },
-			include: ["readme-sdk.mts"],
-		}),
-	);
 });
 
 afterAll(() => {
@@ -52,17 +45,6 @@ afterAll(() => {
 });
 
 describe("the README's SDK example", () => {
-	it("type-checks with the project's strict compiler options", () => {
-		const tsc = join(ROOT, "node_modules", "typescript", "bin", "tsc");
-		const result = spawnSync(process.execPath, [tsc, "--noEmit", "-p", join(SCRATCH, "tsconfig.json")], {
-			encoding: "utf8",
-		});
-		expect(result.stdout + result.stderr).toBe("");
-		expect(result.status).toBe(0);
-		// A full strict type check of the example and the sources it imports (~4 s idle on 2 cores, 27 s
-		// seen on a loaded box): more than the default 30 s would leave.
-	}, 120_000);
-
 	it("runs: the tool call reaches the extension, the lifecycle prints, one agent_settled", () => {
 		// Whatever the example writes to the default agent dir or its temp project (the README does not
 		// remove it) lands in the scratch dir, not in ~/.settle or the real temp dir.
