@@ -141,3 +141,58 @@ describe("SessionManager vs pi 0.73.1's, differential", () => {
 		);
 	});
 });
+
+describe("pi 0.73.1 bugs the differential steers around (Settle keeps its behavior)", () => {
+	it("PI_BUG_BRANCHED_LABEL_PARENTS: createBranchedSession over a labelled path keeps the chain in Settle, orphans it in pi", () => {
+		const build = (store: Store) => {
+			const u1 = store.appendMessage({ role: "user", content: "one", timestamp: 1 });
+			store.appendMessage(assistantText("first"));
+			store.appendLabelChange(u1, "start");
+			store.appendMessage({ role: "user", content: "two", timestamp: 3 });
+			const leaf = store.appendMessage(assistantText("second"));
+			const before = normalizeContext(store.buildSessionContext());
+			store.createBranchedSession(leaf);
+			return before;
+		};
+		const pi = asStore(PiSessionManager.inMemory("/work/project"));
+		const st = asStore(track(SessionManager.inMemory("/work/project")));
+		const piBefore = build(pi);
+		const stBefore = build(st);
+		expect(stBefore).toEqual(piBefore);
+
+		// Settle: one chain, the label re-emitted at the end, and the same context as before.
+		const stEntries = st.getEntries();
+		expect(stEntries.map((e) => e.type)).toEqual(["message", "message", "message", "message", "label"]);
+		expect(stEntries.every((e, i) => e.parentId === (i === 0 ? null : stEntries[i - 1]!.id))).toBe(true);
+		expect(st.getTree()).toHaveLength(1);
+		expect(normalizeContext(st.buildSessionContext())).toEqual(stBefore);
+
+		// pi: the entry after the dropped label still points at it, so it is an orphan root and the
+		// branched session's context starts there.
+		const piIds = new Set(pi.getEntries().map((e) => e.id));
+		const orphans = pi.getEntries().filter((e) => e.parentId !== null && !piIds.has(e.parentId));
+		expect(orphans).toHaveLength(1);
+		expect(pi.getTree()).toHaveLength(2);
+		expect(pi.buildSessionContext().messages).toHaveLength(2);
+	});
+});
+
+function assistantText(text: string): object {
+	return {
+		role: "assistant",
+		content: [{ type: "text", text }],
+		api: "faux",
+		provider: "faux",
+		model: "m1",
+		usage: {
+			input: 0,
+			output: 0,
+			cacheRead: 0,
+			cacheWrite: 0,
+			totalTokens: 0,
+			cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 },
+		},
+		stopReason: "stop",
+		timestamp: 2,
+	};
+}
