@@ -1032,11 +1032,14 @@ export class SessionManager {
 		return this.byId().get(id);
 	}
 
-	/** Direct children of an entry (or, with null, the roots), in file order. */
+	/**
+	 * Direct children of an entry (or, with null, the roots), in file order. Of entries sharing an id
+	 * (a hand-edited file), only the one lookups by id return is listed, as in pi.
+	 */
 	getChildren(parentId: string | null): SessionEntry[] {
 		if (!this.childrenByParent) {
 			this.childrenByParent = new Map();
-			for (const entry of this.index.entries) addChild(this.childrenByParent, entry);
+			for (const entry of this.byId().values()) addChild(this.childrenByParent, entry);
 		}
 		return (this.childrenByParent.get(parentId) ?? []).slice();
 	}
