@@ -672,7 +672,11 @@ export class SessionManager {
 
 	private liveProjection(): LiveProjection {
 		if (!this.live) {
-			this.live = LiveProjection.build(this.index.entries, this.leafId, this.index.linearPrefix, () => this.byId());
+			// Entries sharing an id (a hand-edited file): the later one wins lookups, so a path through
+			// that id must be walked; the chain of file order would pass through the shadowed entry.
+			const shadowed = this.byIdIndex !== null && this.byIdIndex.size < this.index.entries.length;
+			const linearPrefix = shadowed ? 0 : this.index.linearPrefix;
+			this.live = LiveProjection.build(this.index.entries, this.leafId, linearPrefix, () => this.byId());
 		}
 		return this.live;
 	}

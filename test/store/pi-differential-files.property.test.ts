@@ -91,18 +91,54 @@ function expectSameOnEveryBranch(st: Store, pi: Store): void {
 // -------------------------------------------------------------------------------------------------
 // Damaged files
 
-type Damage = "blankLines" | "malformedMiddle" | "tornLast" | "noFinalNewline";
+type Damage =
+	| "blankLines"
+	| "malformedMiddle"
+	| "tornLast"
+	| "noFinalNewline"
+	| "bom"
+	| "crlf"
+	| "duplicateId"
+	| "orphan"
+	| "unknownType";
 
+const DAMAGES: readonly Damage[] = [
+	"blankLines",
+	"malformedMiddle",
+	"tornLast",
+	"noFinalNewline",
+	"bom",
+	"crlf",
+	"duplicateId",
+	"orphan",
+	"unknownType",
+];
+
+/** What Settle reports after opening the damaged file (the torn line and missing newline are repaired then). */
+const REPORTED_ON_REOPEN: Record<Damage, string[]> = {
+	blankLines: [],
+	malformedMiddle: ["malformed_line"],
+	tornLast: [],
+	noFinalNewline: [],
+	bom: [],
+	crlf: [],
+	duplicateId: ["duplicate_id"],
+	orphan: ["missing_parent"],
+	unknownType: [],
+};
+
+/** Damages a session file's text at a position `at` in [0, 1) (never the header line). */
 function damage(text: string, kind: Damage, at: number): string {
 	const lines = text.split("\n").slice(0, -1);
 	const i = 1 + Math.floor(at * (lines.length - 1));
+	const entry = JSON.parse(lines[i]!) as Record<string, unknown>;
 	switch (kind) {
 		case "blankLines":
 			lines.splice(i, 0, "", "   ");
-			return `${lines.join("\n")}\n`;
+			break;
 		case "malformedMiddle":
 			lines.splice(i, 0, '{"type":"message","id":"trunc');
-			return `${lines.join("\n")}\n`;
+			break;
 		case "tornLast": {
 			// A crash mid-write: the last line cut short, no newline.
 			const last = lines.pop()!;
@@ -110,15 +146,34 @@ function damage(text: string, kind: Damage, at: number): string {
 		}
 		case "noFinalNewline":
 			return lines.join("\n");
+		case "bom":
+			return `\uFEFF${text}`;
+		case "crlf":
+			return `${lines.join("\r\n")}\r\n`;
+		case "duplicateId":
+			// A later line reusing an id (same parent, so no cycle: pi would loop forever on one).
+			lines.push(JSON.stringify({ ...entry, type: "custom", customType: "dup", data: { n: 1 } }));
+			break;
+		case "orphan":
+			lines[i] = JSON.stringify({ ...entry, parentId: "deadbeef" });
+			break;
+		case "unknownType":
+			lines.splice(
+				i + 1,
+				0,
+				JSON.stringify({ type: "future_thing", id: "f0000001", parentId: entry.id, timestamp: entry.timestamp }),
+			);
+			break;
 	}
+	return `${lines.join("\n")}\n`;
 }
 
 describe("damaged files: pi 0.73.1 and Settle load the same entries", () => {
-	it("blank lines, a malformed middle line, a torn or unterminated last line", () => {
+	it("blank lines, malformed/torn/unterminated lines, BOM, CRLF, duplicate ids, orphans, unknown entry types", () => {
 		fc.assert(
 			fc.property(
 				fileOps,
-				fc.constantFrom<Damage>("blankLines", "malformedMiddle", "tornLast", "noFinalNewline"),
+				fc.constantFrom(...DAMAGES),
 				fc.integer({ min: 0, max: 999 }).map((n) => n / 1000),
 				(ops, kind, at) => {
 					const source = writeSession("settle", CWD, tempDir("pi-diff-src-"), ops, 1_700_000_500_000);
@@ -133,9 +188,7 @@ describe("damaged files: pi 0.73.1 and Settle load the same entries", () => {
 					settle.close();
 					const reopened = track(SessionManager.open(stFile));
 					expect(snapshot(asStore(reopened), [])).toEqual(expected);
-					expect(reopened.getDiagnostics().map((d) => d.kind)).toEqual(
-						kind === "blankLines" ? [] : kind === "malformedMiddle" ? ["malformed_line"] : [],
-					);
+					expect(reopened.getDiagnostics().map((d) => d.kind)).toEqual(REPORTED_ON_REOPEN[kind]);
 					pi.appendMessage(assistant("after damage", 1_700_000_600_000));
 					const piReopened = asStore(PiSessionManager.open(piFile));
 					if (kind === "tornLast" || kind === "noFinalNewline") {

@@ -72,3 +72,28 @@ describe("bug: getChildren listed an entry that a later entry with the same id s
 		expect(settle.getChildren("a1").map((e) => e.id)).toEqual(pi.getChildren("a1").map((e) => e.id));
 	});
 });
+
+describe("bug: the context of a leaf in the first chain passed through an entry a later duplicate id shadows", () => {
+	it("walks through the entry lookups by id return, as pi does", () => {
+		const dir = tempDir("dup-id-");
+		const file = join(dir, "dup.jsonl");
+		writeFileSync(
+			file,
+			lines(header, userEntry("a1", null, "shadowed"), userEntry("b1", "a1", "two"), userEntry("c1", "b1", "three"), {
+				...userEntry("a1", null, "winner"),
+				type: "custom",
+				customType: "dup",
+			}),
+		);
+		const pi = PiSessionManager.open(file);
+		const settle = track(SessionManager.open(file));
+		pi.branch("c1");
+		settle.branch("c1");
+		expect(settle.buildSessionContext().messages.map((m) => (m as { content: unknown }).content)).toEqual([
+			"two",
+			"three",
+		]);
+		expect(settle.buildSessionContext()).toEqual(pi.buildSessionContext());
+		expect(settle.getBranch().map((e) => e.type)).toEqual(["custom", "message", "message"]);
+	});
+});
