@@ -13,12 +13,14 @@ import { SessionManager } from "../../src/store/session-manager.js";
 import { tempDir, track } from "./helpers.js";
 import {
 	asStore,
+	DIFF_TIMEOUT_MS,
 	normalizeContext,
 	normalizeFile,
 	type Op,
 	opArbitrary,
 	readLines,
 	runOp,
+	runs,
 	type Store,
 	snapshot,
 } from "./pi-differential.helpers.js";
@@ -169,40 +171,44 @@ function damage(text: string, kind: Damage, at: number): string {
 }
 
 describe("damaged files: pi 0.73.1 and Settle load the same entries", () => {
-	it("blank lines, malformed/torn/unterminated lines, BOM, CRLF, duplicate ids, orphans, unknown entry types", () => {
-		fc.assert(
-			fc.property(
-				fileOps,
-				fc.constantFrom(...DAMAGES),
-				fc.integer({ min: 0, max: 999 }).map((n) => n / 1000),
-				(ops, kind, at) => {
-					const source = writeSession("settle", CWD, tempDir("pi-diff-src-"), ops, 1_700_000_500_000);
-					const text = damage(readFileSync(source, "utf8"), kind, at);
-					const { pi, settle, st, piFile, stFile } = openBoth(text);
-					expectSameOnEveryBranch(st, pi);
+	it(
+		"blank lines, malformed/torn/unterminated lines, BOM, CRLF, duplicate ids, orphans, unknown entry types",
+		() => {
+			fc.assert(
+				fc.property(
+					fileOps,
+					fc.constantFrom(...DAMAGES),
+					fc.integer({ min: 0, max: 999 }).map((n) => n / 1000),
+					(ops, kind, at) => {
+						const source = writeSession("settle", CWD, tempDir("pi-diff-src-"), ops, 1_700_000_500_000);
+						const text = damage(readFileSync(source, "utf8"), kind, at);
+						const { pi, settle, st, piFile, stFile } = openBoth(text);
+						expectSameOnEveryBranch(st, pi);
 
-					// Appending after the damage: Settle first repairs the end of the file (torn bytes set
-					// aside, missing newline added) so nothing it appends is lost when read back.
-					st.appendMessage(assistant("after damage", 1_700_000_600_000));
-					const expected = snapshot(st, []);
-					settle.close();
-					const reopened = track(SessionManager.open(stFile));
-					expect(snapshot(asStore(reopened), [])).toEqual(expected);
-					expect(reopened.getDiagnostics().map((d) => d.kind)).toEqual(REPORTED_ON_REOPEN[kind]);
-					pi.appendMessage(assistant("after damage", 1_700_000_600_000));
-					const piReopened = asStore(PiSessionManager.open(piFile));
-					if (kind === "tornLast" || kind === "noFinalNewline") {
-						// PI_BUG_APPEND_AFTER_UNTERMINATED_LINE: pi 0.73.1 appends straight after the last
-						// bytes, so the new entry is glued to the damaged line and lost on the next load.
-						expect(piReopened.getEntries().length).toBeLessThan(reopened.getEntries().length);
-					} else {
-						expect(snapshot(asStore(reopened), [])).toEqual(snapshot(piReopened, []));
-					}
-				},
-			),
-			{ numRuns: 40 },
-		);
-	});
+						// Appending after the damage: Settle first repairs the end of the file (torn bytes set
+						// aside, missing newline added) so nothing it appends is lost when read back.
+						st.appendMessage(assistant("after damage", 1_700_000_600_000));
+						const expected = snapshot(st, []);
+						settle.close();
+						const reopened = track(SessionManager.open(stFile));
+						expect(snapshot(asStore(reopened), [])).toEqual(expected);
+						expect(reopened.getDiagnostics().map((d) => d.kind)).toEqual(REPORTED_ON_REOPEN[kind]);
+						pi.appendMessage(assistant("after damage", 1_700_000_600_000));
+						const piReopened = asStore(PiSessionManager.open(piFile));
+						if (kind === "tornLast" || kind === "noFinalNewline") {
+							// PI_BUG_APPEND_AFTER_UNTERMINATED_LINE: pi 0.73.1 appends straight after the last
+							// bytes, so the new entry is glued to the damaged line and lost on the next load.
+							expect(piReopened.getEntries().length).toBeLessThan(reopened.getEntries().length);
+						} else {
+							expect(snapshot(asStore(reopened), [])).toEqual(snapshot(piReopened, []));
+						}
+					},
+				),
+				{ numRuns: runs(40) },
+			);
+		},
+		DIFF_TIMEOUT_MS,
+	);
 });
 
 // -------------------------------------------------------------------------------------------------
@@ -292,39 +298,43 @@ function v2File(entries: readonly Record<string, unknown>[], parents: readonly n
 }
 
 describe("migration: v1/v2 files migrate to the same session and the same rewritten lines", () => {
-	it("random v1 (with and without a version field) and v2 files", () => {
-		fc.assert(
-			fc.property(
-				fc.array(oldEntry, { minLength: 1, maxLength: 30, size: "max" }),
-				fc.constantFrom("v1", "v1-versioned", "v2"),
-				fc.array(fc.nat(1000), { maxLength: 30 }),
-				(entries, format, parents) => {
-					const text = format === "v2" ? v2File(entries, parents) : v1File(entries, format === "v1-versioned");
-					const { pi, settle, st, piFile, stFile } = openBoth(text);
-					expect(snapshot(st, [])).toEqual(snapshot(pi, []));
-					expect(readLines(stFile)[0]).toMatchObject({ version: 3 });
-					// The rewritten files: the same lines (random v1 ids compared by position; key order aside).
-					expect(normalizeFile(readLines(stFile), [])).toEqual(normalizeFile(readLines(piFile), []));
-					expect(readLines(stFile).map((l) => l.timestamp)).toEqual(readLines(piFile).map((l) => l.timestamp));
-					expectSameOnEveryBranch(st, pi);
-					settle.close();
+	it(
+		"random v1 (with and without a version field) and v2 files",
+		() => {
+			fc.assert(
+				fc.property(
+					fc.array(oldEntry, { minLength: 1, maxLength: 30, size: "max" }),
+					fc.constantFrom("v1", "v1-versioned", "v2"),
+					fc.array(fc.nat(1000), { maxLength: 30 }),
+					(entries, format, parents) => {
+						const text = format === "v2" ? v2File(entries, parents) : v1File(entries, format === "v1-versioned");
+						const { pi, settle, st, piFile, stFile } = openBoth(text);
+						expect(snapshot(st, [])).toEqual(snapshot(pi, []));
+						expect(readLines(stFile)[0]).toMatchObject({ version: 3 });
+						// The rewritten files: the same lines (random v1 ids compared by position; key order aside).
+						expect(normalizeFile(readLines(stFile), [])).toEqual(normalizeFile(readLines(piFile), []));
+						expect(readLines(stFile).map((l) => l.timestamp)).toEqual(readLines(piFile).map((l) => l.timestamp));
+						expectSameOnEveryBranch(st, pi);
+						settle.close();
 
-					// Idempotent: opening the migrated files again changes nothing, in either implementation,
-					// and each opens the other's migrated file to the same session.
-					const stBytes = readFileSync(stFile, "utf8");
-					const piBytes = readFileSync(piFile, "utf8");
-					const again = track(SessionManager.open(piFile));
-					const piAgain = asStore(PiSessionManager.open(stFile));
-					expect(readFileSync(stFile, "utf8")).toBe(stBytes);
-					expect(readFileSync(piFile, "utf8")).toBe(piBytes);
-					expect(snapshot(asStore(again), [])).toEqual(snapshot(piAgain, []));
-					expect(again.getDiagnostics()).toEqual([]);
-					again.close();
-				},
-			),
-			{ numRuns: 60 },
-		);
-	});
+						// Idempotent: opening the migrated files again changes nothing, in either implementation,
+						// and each opens the other's migrated file to the same session.
+						const stBytes = readFileSync(stFile, "utf8");
+						const piBytes = readFileSync(piFile, "utf8");
+						const again = track(SessionManager.open(piFile));
+						const piAgain = asStore(PiSessionManager.open(stFile));
+						expect(readFileSync(stFile, "utf8")).toBe(stBytes);
+						expect(readFileSync(piFile, "utf8")).toBe(piBytes);
+						expect(snapshot(asStore(again), [])).toEqual(snapshot(piAgain, []));
+						expect(again.getDiagnostics()).toEqual([]);
+						again.close();
+					},
+				),
+				{ numRuns: runs(60) },
+			);
+		},
+		DIFF_TIMEOUT_MS,
+	);
 });
 
 // -------------------------------------------------------------------------------------------------
@@ -409,59 +419,119 @@ function expectSameInfos(
 }
 
 describe("discovery over a session dir written by both", () => {
-	it("list, listAll, findById and continueRecent", async () => {
-		await fc.assert(
-			fc.asyncProperty(fc.array(planned, { maxLength: 6 }), extras, async (sessions, extra) => {
-				const agentDir = tempDir("pi-diff-agent-");
-				const dir = join(agentDir, "sessions", "--work-project--");
-				const otherDir = join(agentDir, "sessions", "--work-other--");
-				populate(dir, sessions, extra);
-				populate(
-					otherDir,
-					sessions.filter((s) => s.cwd === OTHER_CWD),
-					[],
-				);
+	it(
+		"list, listAll, findById and continueRecent",
+		async () => {
+			await fc.assert(
+				fc.asyncProperty(fc.array(planned, { maxLength: 6 }), extras, async (sessions, extra) => {
+					const agentDir = tempDir("pi-diff-agent-");
+					const dir = join(agentDir, "sessions", "--work-project--");
+					const otherDir = join(agentDir, "sessions", "--work-other--");
+					populate(dir, sessions, extra);
+					populate(
+						otherDir,
+						sessions.filter((s) => s.cwd === OTHER_CWD),
+						[],
+					);
 
-				// DELIBERATE_LIST_FILTERS_CWD: given a custom session dir, Settle lists (and continues,
-				// and finds) only the sessions of `cwd` in it; pi 0.73.1 returns every session there.
-				const piList = await PiSessionManager.list(CWD, dir);
-				const stList = await SessionManager.list(CWD, dir);
-				expectSameInfos(
-					stList,
-					piList.filter((info) => info.cwd === CWD),
-				);
-				expectSameInfos(await SessionManager.listAll(dir), piList);
+					// DELIBERATE_LIST_FILTERS_CWD: given a custom session dir, Settle lists (and continues,
+					// and finds) only the sessions of `cwd` in it; pi 0.73.1 returns every session there.
+					const piList = await PiSessionManager.list(CWD, dir);
+					const stList = await SessionManager.list(CWD, dir);
+					expectSameInfos(
+						stList,
+						piList.filter((info) => info.cwd === CWD),
+					);
+					expectSameInfos(await SessionManager.listAll(dir), piList);
 
-				for (const info of piList) {
-					const expected = info.cwd === CWD ? info.path : undefined;
-					expect(SessionManager.findById(CWD, info.id, dir)).toBe(expected);
+					for (const info of piList) {
+						const expected = info.cwd === CWD ? info.path : undefined;
+						expect(SessionManager.findById(CWD, info.id, dir)).toBe(expected);
+					}
+					expect(SessionManager.findById(CWD, "no-such-session", dir)).toBeUndefined();
+
+					// continueRecent on two copies (both rewrite a migrated file), without other cwds' sessions.
+					for (const name of readdirSync(dir)) {
+						const header = readLines(join(dir, name).endsWith(".jsonl") ? join(dir, name) : undefined)[0];
+						if (header?.cwd === OTHER_CWD) rmSync(join(dir, name));
+					}
+					const piCopy = tempDir("pi-diff-recent-pi-");
+					const stCopy = tempDir("pi-diff-recent-settle-");
+					cpSync(dir, piCopy, { recursive: true, preserveTimestamps: true });
+					cpSync(dir, stCopy, { recursive: true, preserveTimestamps: true });
+					const piRecent = asStore(PiSessionManager.continueRecent(CWD, piCopy));
+					const stManager = track(SessionManager.continueRecent(CWD, stCopy));
+					const stRecent = asStore(stManager);
+					const continued = existsSync(stRecent.getSessionFile()!);
+					expect(continued).toBe(existsSync(piRecent.getSessionFile()!));
+					if (continued) expect(basename(stRecent.getSessionFile()!)).toBe(basename(piRecent.getSessionFile()!));
+					expect(snapshot(stRecent, [])).toEqual(snapshot(piRecent, []));
+					stManager.close();
+
+					// Every session under the agent dir (pi's listAll reads no dir argument: both follow their env var).
+					process.env.PI_CODING_AGENT_DIR = agentDir;
+					process.env.SETTLE_AGENT_DIR = agentDir;
+					expectSameInfos(await SessionManager.listAll(), await PiSessionManager.listAll());
+				}),
+				{ numRuns: runs(25) },
+			);
+		},
+		DIFF_TIMEOUT_MS,
+	);
+});
+
+// -------------------------------------------------------------------------------------------------
+// forkFrom
+
+describe("forkFrom: pi 0.73.1 and Settle copy a session into another cwd the same way", () => {
+	it(
+		"sessions written by either, forked by both: same entries, header and file, source untouched",
+		() => {
+			fc.assert(
+				fc.property(fc.constantFrom<"pi" | "settle">("pi", "settle"), fileOps, (writer, ops) => {
+					const source = writeSession(writer, CWD, tempDir("pi-diff-src-"), ops, 1_700_000_500_000);
+					const before = readFileSync(source, "utf8");
+					const pi = asStore(PiSessionManager.forkFrom(source, OTHER_CWD, tempDir("pi-diff-fork-pi-")));
+					const settle = track(SessionManager.forkFrom(source, OTHER_CWD, tempDir("pi-diff-fork-settle-")));
+					const st = asStore(settle);
+					expect(readFileSync(source, "utf8")).toBe(before);
+					expect(snapshot(st, [source])).toEqual(snapshot(pi, [source]));
+					// Copied, not re-created: the very same ids, in both.
+					expect(JSON.parse(JSON.stringify(st.getEntries()))).toEqual(JSON.parse(JSON.stringify(pi.getEntries())));
+					expect(st.getHeader()).toMatchObject({ cwd: OTHER_CWD, parentSession: source, version: 3 });
+					// Written at once by both, and appending continues the same way.
+					expect(normalizeFile(readLines(st.getSessionFile()), [source])).toEqual(
+						normalizeFile(readLines(pi.getSessionFile()), [source]),
+					);
+					st.appendMessage(assistant("after fork", 1_700_000_700_000));
+					pi.appendMessage(assistant("after fork", 1_700_000_700_000));
+					expect(normalizeFile(readLines(st.getSessionFile()), [source])).toEqual(
+						normalizeFile(readLines(pi.getSessionFile()), [source]),
+					);
+					settle.close();
+				}),
+				{ numRuns: runs(25) },
+			);
+		},
+		DIFF_TIMEOUT_MS,
+	);
+
+	it("refuses a missing, empty or header-less source with pi's message", () => {
+		const dir = tempDir("pi-diff-fork-bad-");
+		const empty = join(dir, "empty.jsonl");
+		const headerless = join(dir, "headerless.jsonl");
+		writeFileSync(empty, "");
+		writeFileSync(headerless, `${JSON.stringify({ type: "message", id: "x", parentId: null })}\n`);
+		for (const source of [join(dir, "missing.jsonl"), empty, headerless]) {
+			const piError = (() => {
+				try {
+					PiSessionManager.forkFrom(source, OTHER_CWD, tempDir("pi-diff-fork-pi-"));
+				} catch (error) {
+					return (error as Error).message;
 				}
-				expect(SessionManager.findById(CWD, "no-such-session", dir)).toBeUndefined();
-
-				// continueRecent on two copies (both rewrite a migrated file), without other cwds' sessions.
-				for (const name of readdirSync(dir)) {
-					const header = readLines(join(dir, name).endsWith(".jsonl") ? join(dir, name) : undefined)[0];
-					if (header?.cwd === OTHER_CWD) rmSync(join(dir, name));
-				}
-				const piCopy = tempDir("pi-diff-recent-pi-");
-				const stCopy = tempDir("pi-diff-recent-settle-");
-				cpSync(dir, piCopy, { recursive: true, preserveTimestamps: true });
-				cpSync(dir, stCopy, { recursive: true, preserveTimestamps: true });
-				const piRecent = asStore(PiSessionManager.continueRecent(CWD, piCopy));
-				const stManager = track(SessionManager.continueRecent(CWD, stCopy));
-				const stRecent = asStore(stManager);
-				const continued = existsSync(stRecent.getSessionFile()!);
-				expect(continued).toBe(existsSync(piRecent.getSessionFile()!));
-				if (continued) expect(basename(stRecent.getSessionFile()!)).toBe(basename(piRecent.getSessionFile()!));
-				expect(snapshot(stRecent, [])).toEqual(snapshot(piRecent, []));
-				stManager.close();
-
-				// Every session under the agent dir (pi's listAll reads no dir argument: both follow their env var).
-				process.env.PI_CODING_AGENT_DIR = agentDir;
-				process.env.SETTLE_AGENT_DIR = agentDir;
-				expectSameInfos(await SessionManager.listAll(), await PiSessionManager.listAll());
-			}),
-			{ numRuns: 25 },
-		);
+			})();
+			expect(piError).toBe(`Cannot fork: source session file is empty or invalid: ${source}`);
+			expect(() => SessionManager.forkFrom(source, OTHER_CWD, tempDir("pi-diff-fork-settle-"))).toThrow(piError);
+		}
 	});
 });

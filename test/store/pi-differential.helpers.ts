@@ -517,3 +517,19 @@ export function normalizeFile(lines: readonly Record<string, unknown>[], files: 
 export function hasRole(entries: readonly Entry[], roles: readonly string[]): boolean {
 	return entries.some((e) => e.type === "message" && roles.includes((e.message as { role: string }).role));
 }
+
+const RUNS_SCALE = (() => {
+	const scale = Number(process.env.PI_DIFF_RUNS_SCALE ?? "1");
+	return Number.isFinite(scale) && scale > 0 ? scale : 1;
+})();
+
+/**
+ * `numRuns` for a differential property: `n` by default (the suite stays fast), scaled by
+ * `PI_DIFF_RUNS_SCALE` for a deeper search (e.g. `PI_DIFF_RUNS_SCALE=20 npx vitest run test/store/pi-differential`).
+ */
+export function runs(n: number): number {
+	return Math.max(1, Math.round(n * RUNS_SCALE));
+}
+
+/** The test timeout for a differential property, scaled with its runs. */
+export const DIFF_TIMEOUT_MS = 30_000 * Math.max(1, RUNS_SCALE);

@@ -16,6 +16,7 @@ import { SessionManager } from "../../src/store/session-manager.js";
 import { tempDir, track } from "./helpers.js";
 import {
 	asStore,
+	DIFF_TIMEOUT_MS,
 	hasRole,
 	normalizeContext,
 	normalizeFile,
@@ -24,6 +25,7 @@ import {
 	opArbitrary,
 	readLines,
 	runOp,
+	runs,
 	type Store,
 	snapshot,
 } from "./pi-differential.helpers.js";
@@ -127,19 +129,27 @@ function runSequence(mode: Mode, ops: readonly Op[]): void {
 }
 
 describe("SessionManager vs pi 0.73.1's, differential", () => {
-	it("in memory: every step observably the same", () => {
-		fc.assert(
-			fc.property(sequences, (ops) => runSequence("memory", ops)),
-			{ numRuns: 150 },
-		);
-	});
+	it(
+		"in memory: every step observably the same",
+		() => {
+			fc.assert(
+				fc.property(sequences, (ops) => runSequence("memory", ops)),
+				{ numRuns: runs(150) },
+			);
+		},
+		DIFF_TIMEOUT_MS,
+	);
 
-	it("on disk: every step, the files, and each opening the other's file", () => {
-		fc.assert(
-			fc.property(sequences, (ops) => runSequence("disk", ops)),
-			{ numRuns: 60 },
-		);
-	});
+	it(
+		"on disk: every step, the files, and each opening the other's file",
+		() => {
+			fc.assert(
+				fc.property(sequences, (ops) => runSequence("disk", ops)),
+				{ numRuns: runs(60) },
+			);
+		},
+		DIFF_TIMEOUT_MS,
+	);
 });
 
 describe("pi 0.73.1 bugs the differential steers around (Settle keeps its behavior)", () => {
