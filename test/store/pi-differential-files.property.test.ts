@@ -48,7 +48,10 @@ const assistant = (text: string, timestamp: number) => ({
 
 /** Ops that stay in one file (no new, branched or reopened session). */
 const fileOps = fc.array(
-	opArbitrary.filter((op) => op.kind !== "reopen" && op.kind !== "newSession" && op.kind !== "createBranched"),
+	opArbitrary.filter(
+		(op) =>
+			op.kind !== "reopen" && op.kind !== "switchFile" && op.kind !== "newSession" && op.kind !== "createBranched",
+	),
 	{ minLength: 1, maxLength: 25, size: "max" },
 );
 
@@ -62,7 +65,7 @@ function writeSession(
 ): string {
 	const settle = writer === "settle" ? track(SessionManager.create(cwd, dir)) : undefined;
 	const store = settle ? asStore(settle) : asStore(PiSessionManager.create(cwd, dir));
-	for (const op of ops) if (op.kind !== "reopen") runOp(store, op, writer);
+	for (const op of ops) if (op.kind !== "reopen" && op.kind !== "switchFile") runOp(store, op, writer);
 	store.appendMessage({ role: "user", content: `last question ${lastTimestamp}`, timestamp: lastTimestamp - 1 });
 	store.appendMessage(assistant("last answer", lastTimestamp));
 	settle?.close();
@@ -351,7 +354,10 @@ const planned = fc.record({
 	writer: fc.constantFrom<"pi" | "settle">("pi", "settle"),
 	cwd: fc.constantFrom(CWD, CWD, CWD, OTHER_CWD),
 	ops: fc.array(
-		opArbitrary.filter((op) => op.kind !== "reopen" && op.kind !== "newSession" && op.kind !== "createBranched"),
+		opArbitrary.filter(
+			(op) =>
+				op.kind !== "reopen" && op.kind !== "switchFile" && op.kind !== "newSession" && op.kind !== "createBranched",
+		),
 		{ maxLength: 8 },
 	),
 	mtime: fc.integer({ min: 0, max: 100_000 }),

@@ -33,6 +33,7 @@ export interface Store {
 	branchWithSummary(id: string | null, summary: string, details?: unknown, fromHook?: boolean): string;
 	createBranchedSession(leafId: string): string | undefined;
 	newSession(): string | undefined;
+	setSessionFile(path: string): void;
 	getEntries(): Entry[];
 	getLeafId(): string | null;
 	getLeafEntry(): Entry | undefined;
@@ -177,7 +178,11 @@ export type Op =
 	  }
 	| { kind: "createBranched"; target: number | string }
 	| { kind: "newSession" }
-	| { kind: "reopen" };
+	| { kind: "reopen" }
+	| { kind: "switchFile"; target: number };
+
+/** Ops that need the session factories or the files seen so far (run by the sequence, not {@link runOp}). */
+export type SequenceOp = Extract<Op, { kind: "reopen" | "switchFile" }>;
 
 const k = <K extends Op["kind"]>(kind: K) => fc.constant(kind);
 
@@ -263,9 +268,10 @@ export const opArbitrary: fc.Arbitrary<Op> = fc.oneof(
 			{ requiredKeys: ["kind", "target", "summary"] },
 		),
 	},
-	{ weight: 1, arbitrary: fc.record({ kind: k("createBranched"), target: ref }) },
+	{ weight: 2, arbitrary: fc.record({ kind: k("createBranched"), target: ref }) },
 	{ weight: 1, arbitrary: fc.record({ kind: k("newSession") }) },
 	{ weight: 1, arbitrary: fc.record({ kind: k("reopen") }) },
+	{ weight: 2, arbitrary: fc.record({ kind: k("switchFile"), target: pick }) },
 );
 
 /** Resolves a reference against the store's own entries (the same position on both sides). */
@@ -306,10 +312,10 @@ export function attempt(fn: () => unknown): Outcome {
 }
 
 /**
- * Runs one op (except `reopen`, which needs the factory) on a store. `side` selects the checks of
+ * Runs one op (except a {@link SequenceOp}) on a store. `side` selects the checks of
  * the branch_summary `fromId`, where the two differ on purpose (see DELIBERATE_BRANCH_SUMMARY_FROM_ID).
  */
-export function runOp(store: Store, op: Exclude<Op, { kind: "reopen" }>, side: "pi" | "settle"): Outcome {
+export function runOp(store: Store, op: Exclude<Op, SequenceOp>, side: "pi" | "settle"): Outcome {
 	const entries = store.getEntries();
 	switch (op.kind) {
 		case "message":

@@ -102,6 +102,15 @@ function runSequence(mode: Mode, ops: readonly Op[]): void {
 			pi.store = asStore(PiSessionManager.open(piFile));
 			settle = track(SessionManager.open(st.store.getSessionFile()!));
 			st.store = asStore(settle);
+		} else if (op.kind === "switchFile") {
+			// Both switch to the file at the same position among those seen so far (perhaps the current
+			// one); skipped where only Settle has written it (DELIBERATE_LAZY_WRITE_ON_USER).
+			if (mode === "memory" || pi.files.length === 0) return;
+			const piTarget = pi.files[Math.floor(op.target * pi.files.length)]!;
+			const stTarget = st.files[Math.floor(op.target * st.files.length)]!;
+			if (existsSync(piTarget) !== existsSync(stTarget)) return;
+			pi.store.setSessionFile(piTarget);
+			st.store.setSessionFile(stTarget);
 		} else {
 			const piOutcome = runOp(pi.store, op, "pi");
 			const stOutcome = runOp(st.store, op, "settle");
