@@ -105,7 +105,8 @@ type Damage =
 	| "crlf"
 	| "duplicateId"
 	| "orphan"
-	| "unknownType";
+	| "unknownType"
+	| "timestamps";
 
 const DAMAGES: readonly Damage[] = [
 	"blankLines",
@@ -117,6 +118,7 @@ const DAMAGES: readonly Damage[] = [
 	"duplicateId",
 	"orphan",
 	"unknownType",
+	"timestamps",
 ];
 
 /** What Settle reports after opening the damaged file (the torn line and missing newline are repaired then). */
@@ -130,6 +132,7 @@ const REPORTED_ON_REOPEN: Record<Damage, string[]> = {
 	duplicateId: ["duplicate_id"],
 	orphan: ["missing_parent"],
 	unknownType: [],
+	timestamps: [],
 };
 
 /** Damages a session file's text at a position `at` in [0, 1) (never the header line). */
@@ -161,6 +164,15 @@ function damage(text: string, kind: Damage, at: number): string {
 			break;
 		case "orphan":
 			lines[i] = JSON.stringify({ ...entry, parentId: "deadbeef" });
+			break;
+		case "timestamps":
+			// Clock skew or hand edits: entry times out of order, one unparsable (tree children sort by time).
+			for (let j = 1; j < lines.length; j++) {
+				const e = JSON.parse(lines[j]!) as Record<string, unknown>;
+				const skewed = (j * 7919 + Math.floor(at * 1000)) % 11;
+				e.timestamp = skewed === 10 ? "not a time" : new Date(1_700_000_000_000 + skewed * 1000).toISOString();
+				lines[j] = JSON.stringify(e);
+			}
 			break;
 		case "unknownType":
 			lines.splice(
@@ -270,6 +282,27 @@ const oldEntry = fc.oneof(
 	},
 );
 
+/** Entry types that came with v2 (they refer to other entries by id); `keep` picks the entry referred to. */
+const V2_ONLY = new Set(["label", "branch_summary", "custom", "custom_message", "session_info"]);
+const v2OnlyEntry = fc.oneof(
+	fc.record({
+		type: fc.constant("label"),
+		label: fc.constantFrom("x", ""),
+		keep: fc.nat(999),
+		timestamp: oldTimestamp,
+	}),
+	fc.record({ type: fc.constant("branch_summary"), summary: text, keep: fc.nat(999), timestamp: oldTimestamp }),
+	fc.record({ type: fc.constant("custom"), customType: fc.constant("ext"), data: fc.nat(9), timestamp: oldTimestamp }),
+	fc.record({
+		type: fc.constant("custom_message"),
+		customType: fc.constant("ext"),
+		content: text,
+		display: fc.boolean(),
+		timestamp: oldTimestamp,
+	}),
+	fc.record({ type: fc.constant("session_info"), name: fc.constantFrom("old name", " "), timestamp: oldTimestamp }),
+);
+
 /** v1: no ids, compactions point at their first kept line by index (the header is line 0). */
 function v1File(entries: readonly Record<string, unknown>[], withVersion: boolean): string {
 	const header = {
@@ -279,11 +312,13 @@ function v1File(entries: readonly Record<string, unknown>[], withVersion: boolea
 		timestamp: "2023-07-22T04:26:40.000Z",
 		cwd: CWD,
 	};
-	const lines = entries.map((entry, i) => {
-		const { keep, ...rest } = entry;
-		// Only earlier lines (pi 0.73.1 converts the index while it assigns ids, so a later one has none yet).
-		return entry.type === "compaction" ? { ...rest, firstKeptEntryIndex: (keep as number) % (i + 1) } : rest;
-	});
+	const lines = entries
+		.filter((entry) => !V2_ONLY.has(entry.type as string))
+		.map((entry, i) => {
+			const { keep, ...rest } = entry;
+			// Only earlier lines (pi 0.73.1 converts the index while it assigns ids, so a later one has none yet).
+			return entry.type === "compaction" ? { ...rest, firstKeptEntryIndex: (keep as number) % (i + 1) } : rest;
+		});
 	return `${[header, ...lines].map((l) => JSON.stringify(l)).join("\n")}\n`;
 }
 
@@ -295,7 +330,11 @@ function v2File(entries: readonly Record<string, unknown>[], parents: readonly n
 		const { keep, ...rest } = entry;
 		const parentId = i === 0 ? null : ids[(parents[i] ?? 0) % i]!;
 		const base = { ...rest, id: ids[i], parentId };
-		return entry.type === "compaction" ? { ...base, firstKeptEntryId: ids[(keep as number) % (i + 1)] } : base;
+		const earlier = ids[(keep as number) % (i + 1)];
+		if (entry.type === "compaction") return { ...base, firstKeptEntryId: earlier };
+		if (entry.type === "label") return { ...base, targetId: i === 0 ? "missing" : earlier };
+		if (entry.type === "branch_summary") return { ...base, fromId: i === 0 ? "root" : earlier };
+		return base;
 	});
 	return `${[header, ...lines].map((l) => JSON.stringify(l)).join("\n")}\n`;
 }
@@ -306,7 +345,11 @@ describe("migration: v1/v2 files migrate to the same session and the same rewrit
 		() => {
 			fc.assert(
 				fc.property(
-					fc.array(oldEntry, { minLength: 1, maxLength: 30, size: "max" }),
+					fc.array(fc.oneof({ weight: 4, arbitrary: oldEntry }, { weight: 1, arbitrary: v2OnlyEntry }), {
+						minLength: 1,
+						maxLength: 30,
+						size: "max",
+					}),
 					fc.constantFrom("v1", "v1-versioned", "v2"),
 					fc.array(fc.nat(1000), { maxLength: 30 }),
 					(entries, format, parents) => {

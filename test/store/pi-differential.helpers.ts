@@ -349,7 +349,7 @@ export function runOp(store: Store, op: Exclude<Op, SequenceOp>, side: "pi" | "s
 			const outcome = attempt(() => store.branchWithSummary(target, op.summary, op.details, op.fromHook));
 			if ("ok" in outcome) {
 				const entry = store.getEntry(outcome.ok as string)!;
-				// DELIBERATE_BRANCH_SUMMARY_FROM_ID: pi (0.73.1 and every later version) records the
+				// DELIBERATE_BRANCH_SUMMARY_FROM_ID: pi (0.73.1, and the later sources we read) records the
 				// branch target in `fromId`; Settle records the leaf the user came from, as spec D.3
 				// says. Each side is checked against its own rule here; snapshots then mask the field.
 				const expected = side === "pi" ? (target ?? "root") : (previousLeaf ?? "root");
