@@ -5,7 +5,7 @@
  * written by both (`list`, `listAll`, `continueRecent`, `findById`).
  */
 import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from "node:fs";
-import { basename, join } from "node:path";
+import { basename, dirname, join } from "node:path";
 import { SessionManager as PiSessionManager } from "@mariozechner/pi-coding-agent";
 import fc from "fast-check";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -582,5 +582,36 @@ describe("forkFrom: pi 0.73.1 and Settle copy a session into another cwd the sam
 			expect(piError).toBe(`Cannot fork: source session file is empty or invalid: ${source}`);
 			expect(() => SessionManager.forkFrom(source, OTHER_CWD, tempDir("pi-diff-fork-settle-"))).toThrow(piError);
 		}
+	});
+});
+
+// -------------------------------------------------------------------------------------------------
+// open's optional arguments
+
+describe("open(path, sessionDir, cwdOverride): the same as pi 0.73.1", () => {
+	it("cwd and session dir from the arguments, header untouched, branched files go to the session dir", () => {
+		fc.assert(
+			fc.property(fileOps, fc.boolean(), fc.boolean(), (ops, withDir, withCwd) => {
+				const source = writeSession("pi", CWD, tempDir("pi-diff-src-"), ops, 1_700_000_500_000);
+				const copy = join(tempDir("pi-diff-open-"), basename(source));
+				cpSync(source, copy);
+				const sessionDir = withDir ? tempDir("pi-diff-open-dir-") : undefined;
+				const cwd = withCwd ? OTHER_CWD : undefined;
+				const pi = PiSessionManager.open(source, sessionDir, cwd);
+				const settle = track(SessionManager.open(copy, sessionDir, cwd));
+				expect(settle.getCwd()).toBe(pi.getCwd());
+				expect(settle.getHeader()).toEqual(pi.getHeader());
+				if (withDir) expect(settle.getSessionDir()).toBe(pi.getSessionDir());
+				const leaf = settle.getLeafId()!;
+				const piBranched = pi.createBranchedSession(leaf)!;
+				const stBranched = settle.createBranchedSession(leaf)!;
+				expect(stBranched.startsWith(withDir ? sessionDir! : dirname(copy))).toBe(true);
+				expect(piBranched.startsWith(withDir ? sessionDir! : dirname(source))).toBe(true);
+				expect(settle.getHeader()).toMatchObject({ cwd: pi.getHeader()!.cwd, parentSession: copy });
+				expect(pi.getHeader()).toMatchObject({ parentSession: source });
+				settle.close();
+			}),
+			{ numRuns: runs(20) },
+		);
 	});
 });
