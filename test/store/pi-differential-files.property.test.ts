@@ -187,7 +187,7 @@ function damage(text: string, kind: Damage, at: number): string {
 
 describe("damaged files: pi 0.73.1 and Settle load the same entries", () => {
 	it(
-		"blank lines, malformed/torn/unterminated lines, BOM, CRLF, duplicate ids, orphans, unknown entry types",
+		"blank lines, malformed/torn/unterminated lines, BOM, CRLF, duplicate ids, orphans, unknown types, skewed times",
 		() => {
 			fc.assert(
 				fc.property(
