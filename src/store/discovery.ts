@@ -6,6 +6,11 @@ import type { SessionHeader, SessionInfo } from "./entries.js";
 
 const HEADER_SCAN_BYTES = 1 << 20;
 
+/** The text without a leading UTF-8 byte order mark (pi's readers skip one too). */
+function withoutBom(text: string): string {
+	return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
+}
+
 /**
  * The header of a session file (first line), or null when it has none. Reads at most 1 MiB. Must not throw.
  *
@@ -33,7 +38,7 @@ export function readSessionHeader(path: string): SessionHeader | null {
 			scanned += n;
 			if (nl >= 0) break;
 		}
-		const value: unknown = JSON.parse(Buffer.concat(parts).toString("utf8"));
+		const value: unknown = JSON.parse(withoutBom(Buffer.concat(parts).toString("utf8")));
 		if (typeof value !== "object" || value === null) return null;
 		const header = value as SessionHeader;
 		return header.type === "session" && typeof header.id === "string" ? header : null;
@@ -116,7 +121,7 @@ export async function buildSessionInfo(path: string): Promise<SessionInfo | null
 		let name: string | undefined;
 		let lastActivity: number | undefined;
 		const all: string[] = [];
-		for (const line of text.split("\n")) {
+		for (const line of withoutBom(text).split("\n")) {
 			if (!line.trim()) continue;
 			let entry: Record<string, unknown>;
 			try {

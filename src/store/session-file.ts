@@ -185,7 +185,9 @@ class LineParser {
 	}
 
 	/** Returns false when the line is not a usable entry (already diagnosed unless `quiet`). */
-	feedLine(line: string, lineNo: number, quiet = false): boolean {
+	feedLine(text: string, lineNo: number, quiet = false): boolean {
+		// A UTF-8 byte order mark before the header (some editors add one): pi reads past it too.
+		const line = lineNo === 1 && text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
 		if (line.length === 0 || (line.charCodeAt(0) <= 32 && line.trim() === "")) return true;
 		let value: unknown;
 		try {

@@ -672,7 +672,7 @@ export class SessionManager {
 
 	private liveProjection(): LiveProjection {
 		if (!this.live) {
-			this.live = LiveProjection.build(this.index.entries, this.leafId, this.index.linearPrefix, () => this.byId());
+			this.live = LiveProjection.build(this.index.entries, this.leafId, this.chainPrefix(), () => this.byId());
 		}
 		return this.live;
 	}
@@ -1032,11 +1032,11 @@ export class SessionManager {
 		return this.byId().get(id);
 	}
 
-	/** Direct children of an entry (or, with null, the roots), in file order. */
+	/** Direct children of an entry (or, with null, the roots), in file order; shadowed duplicate ids left out. */
 	getChildren(parentId: string | null): SessionEntry[] {
 		if (!this.childrenByParent) {
 			this.childrenByParent = new Map();
-			for (const entry of this.index.entries) addChild(this.childrenByParent, entry);
+			for (const entry of this.byId().values()) addChild(this.childrenByParent, entry);
 		}
 		return (this.childrenByParent.get(parentId) ?? []).slice();
 	}
@@ -1232,5 +1232,15 @@ export class SessionManager {
 		this.sessionFile = join(this.sessionDir, sessionFileName(timestamp, this.sessionId));
 		if (this.index.hasConversation) this.writeWholeFile();
 		return this.sessionFile;
+	}
+
+	/**
+	 * How many entries from the start form one chain the projection may take without a walk. None
+	 * when entries share an id (a hand-edited file): the later one wins lookups (as in pi), so a path
+	 * through that id must be walked, while the chain in file order passes through the shadowed one.
+	 */
+	private chainPrefix(): number {
+		const shadowed = this.byIdIndex !== null && this.byIdIndex.size < this.index.entries.length;
+		return shadowed ? 0 : this.index.linearPrefix;
 	}
 }
