@@ -6,11 +6,15 @@
  * `find` text is gone is reported as stale: update it here rather than deleting it.
  */
 
-/** One textual change: `find` (unique in the file, else the occurrence on `line`) becomes `replace`. */
+/**
+ * One textual change: `find` becomes `replace`. `find` must be unique in the file, or `after` names
+ * a text unique in the file and the first `find` after it is the one meant. An anchor of text, not a
+ * line number, so that edits elsewhere in the file don't make the mutant stale.
+ */
 export interface MutantEdit {
 	find: string;
 	replace: string;
-	line?: number;
+	after?: string;
 }
 
 export interface Mutant {
@@ -324,7 +328,7 @@ export const MUTANTS: Mutant[] = [
 			{
 				find: 'target: "rollingBack"',
 				replace: 'target: "invalidating"',
-				line: 475,
+				after: "shuttingDown: {",
 			},
 		],
 		tests: ["test/machines/runtime.test.ts", "test/machines/runtime.model.test.ts", "test/runtime"],
@@ -483,7 +487,7 @@ export const MUTANTS: Mutant[] = [
 			{
 				find: "this.emitUpdate();",
 				replace: "",
-				line: 99,
+				after: "clear(): QueuedTexts {",
 			},
 		],
 		tests: ["test/session", "test/recovery", "test/agent"],
@@ -496,7 +500,7 @@ export const MUTANTS: Mutant[] = [
 			{
 				find: 's.events.emit({ type: "agent_settled" });',
 				replace: 's.events.emit({ type: "agent_settled" }); s.events.emit({ type: "agent_settled" });',
-				line: 108,
+				after: 'actor.on("settle_requested", () => {',
 			},
 		],
 		tests: ["test/session", "test/recovery", "test/agent"],
@@ -654,7 +658,7 @@ export const MUTANTS: Mutant[] = [
 			{
 				find: "edits.set(entry.targetId, entry);",
 				replace: "if (!edits.has(entry.targetId)) edits.set(entry.targetId, entry);",
-				line: 106,
+				after: "const contextEntries = compactionIndex < 0 ? path : contextEntriesOfPath(path);",
 			},
 		],
 		tests: ["test/store", "test/crash"],
@@ -739,7 +743,7 @@ export const MUTANTS: Mutant[] = [
 			{
 				find: "this.live = null;",
 				replace: "",
-				line: 1092,
+				after: "branch(branchFromId: string): void {",
 			},
 		],
 		tests: ["test/store", "test/crash"],
@@ -822,7 +826,7 @@ export const MUTANTS: Mutant[] = [
 			{
 				find: "return false;",
 				replace: "return true;",
-				line: 42,
+				after: 'case "compactionSummary":',
 			},
 		],
 		tests: [
@@ -949,7 +953,7 @@ export const MUTANTS: Mutant[] = [
 			{
 				find: "if (bytes + lineBytes > maxBytes) {",
 				replace: "if (bytes + lineBytes >= maxBytes) {",
-				line: 101,
+				after: "export function truncateHead(",
 			},
 		],
 		tests: ["test/tools", "test/llm", "test/agent"],
@@ -1424,21 +1428,20 @@ export const MUTANTS: Mutant[] = [
 	},
 ];
 
-/** The mutated text, or undefined when an edit's `find` text is no longer where the catalog says. */
+/** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
 export function applyEdits(text: string, mutant: Mutant): string | undefined {
 	let result = text;
 	for (const edit of mutant.edits) {
-		const occurrences = result.split(edit.find).length - 1;
-		if (occurrences === 1 && edit.line === undefined) {
-			result = result.replace(edit.find, () => edit.replace);
-			continue;
-		}
-		if (edit.line === undefined) return undefined;
-		const lines = result.split("\n");
-		const target = lines[edit.line - 1];
-		if (target === undefined || target.split(edit.find).length !== 2) return undefined;
-		lines[edit.line - 1] = target.replace(edit.find, () => edit.replace);
-		result = lines.join("\n");
+		const from = edit.after === undefined ? 0 : uniqueIndex(result, edit.after);
+		if (from === undefined) return undefined;
+		const at = edit.after === undefined ? uniqueIndex(result, edit.find) : result.indexOf(edit.find, from);
+		if (at === undefined || at < 0) return undefined;
+		result = result.slice(0, at) + edit.replace + result.slice(at + edit.find.length);
 	}
 	return result;
+}
+
+function uniqueIndex(text: string, find: string): number | undefined {
+	const at = text.indexOf(find);
+	return at >= 0 && text.indexOf(find, at + 1) < 0 ? at : undefined;
 }
