@@ -1,0 +1,35 @@
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import {
+	comparable,
+	cutDiffersByDesign,
+	type PeerHolder,
+	peerOptions,
+	piCompactedNothing,
+	play,
+	scenarioArb,
+} from "./differential.js";
+import { onBothPeers } from "./peers.js";
+
+const RUNS = Number(process.env.DIFF_RUNS ?? 150);
+const SEED = process.env.DIFF_SEED === undefined ? undefined : Number(process.env.DIFF_SEED);
+
+describe("parity: randomized differential against pi 0.73.1", () => {
+	it("a random scenario is observed the same on both peers", async () => {
+		await fc.assert(
+			fc.asyncProperty(scenarioArb, async (scenario) => {
+				const holders: Record<string, PeerHolder> = { pi: { log: [] }, settle: { log: [] } };
+				const { pi, settle } = await onBothPeers(
+					(name) => peerOptions(scenario, holders[name] as PeerHolder),
+					(peer) => play(scenario, peer, holders[peer.name] as PeerHolder),
+				);
+				fc.pre(!piCompactedNothing(pi) && !cutDiffersByDesign(pi, settle));
+				expect(pi.edits).toEqual([]);
+				for (const edit of settle.edits) expect(edit).toMatch(/^omit message:(assistant\(error\)|toolResult)/);
+				expect(pi.extensionLog.filter((line) => line.startsWith("input steered"))).toEqual([]);
+				expect(comparable(settle)).toEqual(comparable(pi));
+			}),
+			{ numRuns: RUNS, ...(SEED !== undefined ? { seed: SEED } : {}), endOnFailure: true },
+		);
+	}, 120_000);
+});
