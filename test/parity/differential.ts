@@ -18,7 +18,7 @@ const RETRYABLE_ERROR = "503 service unavailable";
 const FATAL_ERROR = "invalid_api_key";
 
 /** A tool call the model makes. */
-export type CallKind = "echo" | "echoBadArgs" | "fail" | "unknown" | "halt";
+export type CallKind = "echo" | "echoBadArgs" | "fail" | "unknown" | "halt" | "progress";
 
 export interface ReplyGen {
 	thinking: boolean;
@@ -30,19 +30,37 @@ export interface ReplyGen {
 
 /** Something done to the session while the model is answering (before the reply is returned). */
 export type StreamAction =
-	| { kind: "steer" | "followUp" | "promptSteer" | "promptFollowUp" | "promptBare" }
+	| { kind: "steer" | "followUp" | "promptBare" }
+	| { kind: "promptSteer" | "promptFollowUp"; flavor: PromptFlavor }
 	| { kind: "userMessage"; deliverAs: "steer" | "followUp" }
 	| { kind: "custom"; deliverAs: "steer" | "followUp" | "nextTurn" | undefined; triggerTurn: boolean }
 	| { kind: "abort" };
 
 /** Something done while the session is idle; the runner quiesces after each. */
 export type IdleAction =
-	| { kind: "prompt"; flavor: "plain" | "shout" | "swallow" | "private" }
-	| { kind: "followUp" }
-	| { kind: "userMessage" }
-	| { kind: "custom"; deliverAs: "nextTurn" | undefined; triggerTurn: boolean }
+	| { kind: "prompt"; flavor: PromptFlavor; streamingBehavior: "steer" | "followUp" | undefined }
+	| { kind: "followUp" | "steer" | "abort" }
+	| { kind: "userMessage"; deliverAs: "steer" | "followUp" | undefined }
+	| { kind: "custom"; deliverAs: "steer" | "followUp" | "nextTurn" | undefined; triggerTurn: boolean }
 	| { kind: "compact" };
 
+/** A prompt's text: plain, or one the `input` hook transforms (`shout`), handles (`swallow`), or the `context` hook drops (`private`). */
+export type PromptFlavor = "plain" | "shout" | "swallow" | "private";
+const flavor = fc.constantFrom<PromptFlavor>("plain", "plain", "shout", "swallow", "private");
+const FLAVOR_PREFIX: Record<PromptFlavor, string> = {
+	plain: "",
+	shout: "shout: ",
+	swallow: "swallow ",
+	private: "private ",
+};
+
+/**
+ * Extension hooks a scenario may install. Left out: `turn_end` / `agent_end` handlers that queue a
+ * message. pi 0.73.1 runs extension handlers on an event queue its loop does not await (behavior
+ * C.10), so such a message lands one or more turns later than on Settle (whose bridge is awaited),
+ * depending on timing; one queued from `agent_end` is stranded until some later prompt runs (a pi
+ * bug), where Settle delivers it in the same operation (behavior C.3 step 7).
+ */
 export interface HookFlags {
 	input: boolean;
 	context: boolean;
@@ -63,7 +81,7 @@ export interface Scenario {
 	actions: IdleAction[];
 }
 
-const callKind = fc.constantFrom<CallKind>("echo", "echo", "echoBadArgs", "fail", "unknown", "halt");
+const callKind = fc.constantFrom<CallKind>("echo", "echo", "echoBadArgs", "fail", "unknown", "halt", "progress");
 
 const replyGen: fc.Arbitrary<ReplyGen> = fc.record({
 	thinking: fc.boolean(),
@@ -85,7 +103,8 @@ const replyGen: fc.Arbitrary<ReplyGen> = fc.record({
 });
 
 const streamAction: fc.Arbitrary<StreamAction> = fc.oneof(
-	fc.record({ kind: fc.constantFrom("steer", "followUp", "promptSteer", "promptFollowUp", "promptBare" as const) }),
+	fc.record({ kind: fc.constantFrom("steer", "followUp", "promptBare" as const) }),
+	fc.record({ kind: fc.constantFrom("promptSteer", "promptFollowUp" as const), flavor }),
 	fc.record({ kind: fc.constant("userMessage" as const), deliverAs: fc.constantFrom("steer", "followUp" as const) }),
 	// Constrained: `triggerTurn: false` while streaming is left out. Settle holds such a message until
 	// the next safe point (behavior C.1 sendCustomMessage step 4, doc version); pi 0.73.1 ignores
@@ -110,19 +129,27 @@ const streamActions: fc.Arbitrary<StreamAction[]> = fc
 
 const idleAction: fc.Arbitrary<IdleAction> = fc.oneof(
 	{
-		weight: 5,
+		weight: 6,
 		arbitrary: fc.record({
 			kind: fc.constant("prompt" as const),
-			flavor: fc.constantFrom("plain", "plain", "shout", "swallow", "private" as const),
+			flavor,
+			// A streamingBehavior on an idle session is ignored: the prompt runs.
+			streamingBehavior: fc.constantFrom(undefined, undefined, undefined, "steer", "followUp"),
 		}),
 	},
-	{ weight: 1, arbitrary: fc.record({ kind: fc.constant("followUp" as const) }) },
-	{ weight: 1, arbitrary: fc.record({ kind: fc.constant("userMessage" as const) }) },
+	{ weight: 1, arbitrary: fc.record({ kind: fc.constantFrom("followUp", "steer", "abort" as const) }) },
+	{
+		weight: 1,
+		arbitrary: fc.record({
+			kind: fc.constant("userMessage" as const),
+			deliverAs: fc.constantFrom(undefined, "steer", "followUp"),
+		}),
+	},
 	{
 		weight: 1,
 		arbitrary: fc.record({
 			kind: fc.constant("custom" as const),
-			deliverAs: fc.constantFrom("nextTurn", undefined),
+			deliverAs: fc.constantFrom("steer", "followUp", "nextTurn", undefined),
 			triggerTurn: fc.boolean(),
 		}),
 	},
@@ -148,9 +175,10 @@ function withoutFatalRetryAnswers(scenario: Scenario): Scenario {
 }
 
 const QUEUEING = new Set(["steer", "followUp", "promptSteer", "promptFollowUp", "userMessage", "custom"]);
+const IDLE_QUEUEING = new Set(["steer", "followUp"]);
 
 /**
- * Constrained: a scenario that queues messages (while streaming, or an idle follow-up) gets no
+ * Constrained: a scenario that queues messages (while streaming, or an idle steer/follow-up) gets no
  * request that ends in an error it does not recover from. When a run ends in such an error with
  * messages still queued, Settle delivers them in the same operation (behavior C.3 step 7: continue
  * when `agent.hasQueuedMessages()`); pi 0.73.1 leaves them queued until the next prompt. Errors that
@@ -158,7 +186,7 @@ const QUEUEING = new Set(["steer", "followUp", "promptSteer", "promptFollowUp", 
  */
 function withoutErrorsWhileQueueing(scenario: Scenario): Scenario {
 	const queueing =
-		scenario.actions.some((action) => action.kind === "followUp") ||
+		scenario.actions.some((action) => IDLE_QUEUEING.has(action.kind)) ||
 		scenario.steps.some((step) =>
 			step.actions.some(
 				(action) => QUEUEING.has(action.kind) && !(action.kind === "custom" && action.deliverAs === "nextTurn"),
@@ -234,6 +262,8 @@ function buildReplySpec(reply: ReplyGen, index: number, compaction: boolean): Re
 				return { id, name: "fail", args: {} };
 			case "unknown":
 				return { id, name: "no_such_tool", args: { x: 1 } };
+			case "progress":
+				return { id, name: "progress", args: {} };
 			default:
 				return { id, name: "halt", args: {} };
 		}
@@ -285,6 +315,16 @@ export function sharedTools(holder: PeerHolder): SharedTool[] {
 			parameters: { type: "object", properties: {} },
 			async execute() {
 				throw new Error("fail tool failed on purpose");
+			},
+		},
+		{
+			name: "progress",
+			label: "Progress",
+			description: "Reports progress twice, then finishes",
+			parameters: { type: "object", properties: {} },
+			async execute(_id, _params, _signal, onUpdate) {
+				for (const step of [1, 2]) onUpdate?.({ content: [{ type: "text", text: `step ${step}` }], details: { step } });
+				return { content: [{ type: "text", text: "progress done" }], details: {} };
 			},
 		},
 		{
@@ -399,9 +439,11 @@ export async function play(scenario: Scenario, peer: Peer, holder: PeerHolder) {
 			case "followUp":
 				return attempt("followUp", () => session.followUp(text("followed up")));
 			case "promptSteer":
-				return peer.prompt(text("prompt steer"), { streamingBehavior: "steer" });
+				return peer.prompt(`${FLAVOR_PREFIX[action.flavor]}${text("prompt steer")}`, { streamingBehavior: "steer" });
 			case "promptFollowUp":
-				return peer.prompt(text("prompt follow-up"), { streamingBehavior: "followUp" });
+				return peer.prompt(`${FLAVOR_PREFIX[action.flavor]}${text("prompt follow-up")}`, {
+					streamingBehavior: "followUp",
+				});
 			case "promptBare":
 				return peer.prompt(text("bare prompt"));
 			case "userMessage":
@@ -445,16 +487,29 @@ export async function play(scenario: Scenario, peer: Peer, holder: PeerHolder) {
 	peer.script(steps);
 	for (const action of scenario.actions) {
 		switch (action.kind) {
-			case "prompt": {
-				const prefix = { plain: "", shout: "shout: ", swallow: "swallow ", private: "private " }[action.flavor];
-				await peer.prompt(`${prefix}${text("question")}`);
+			case "prompt":
+				await peer.prompt(
+					`${FLAVOR_PREFIX[action.flavor]}${text("question")}`,
+					action.streamingBehavior ? { streamingBehavior: action.streamingBehavior } : undefined,
+				);
 				break;
-			}
 			case "followUp":
 				await attempt("followUp", () => session.followUp(text("idle follow-up")));
 				break;
+			case "steer":
+				await attempt("steer", () => session.steer(text("idle steer")));
+				break;
+			case "abort":
+				peer.mark("abort (idle)");
+				await session.abort();
+				break;
 			case "userMessage":
-				await attempt("sendUserMessage", () => session.sendUserMessage(text("idle user message")));
+				await attempt("sendUserMessage", () =>
+					session.sendUserMessage(
+						text("idle user message"),
+						action.deliverAs ? { deliverAs: action.deliverAs } : undefined,
+					),
+				);
 				break;
 			case "custom":
 				await attempt("sendCustomMessage", () =>
@@ -502,6 +557,7 @@ export function compactionCuts(entries: readonly Record<string, unknown>[]): str
 }
 
 const PAYLOAD_EVENTS = [
+	"tool_execution_update",
 	"message_end",
 	"turn_end",
 	"agent_end",
@@ -561,7 +617,7 @@ export function piCompactedNothing(pi: Observation): boolean {
 }
 
 /** `input` hook entries for texts given to steer()/followUp(); see {@link comparable}. */
-const QUEUED_INPUT = /^input (steered|followed up|idle follow-up) \d+ /;
+export const QUEUED_INPUT_LOG = /^input (steered|followed up|idle follow-up|idle steer) \d+ /;
 
 /**
  * One peer's observation with the documented differences taken out; the test checks each one
@@ -574,7 +630,7 @@ const QUEUED_INPUT = /^input (steered|followed up|idle follow-up) \d+ /;
  */
 export function comparable(observation: Observation): Omit<Observation, "edits" | "cuts"> {
 	const { edits: _edits, cuts: _cuts, ...rest } = observation;
-	return { ...rest, extensionLog: observation.extensionLog.filter((line) => !QUEUED_INPUT.test(line)) };
+	return { ...rest, extensionLog: observation.extensionLog.filter((line) => !QUEUED_INPUT_LOG.test(line)) };
 }
 
 /**
