@@ -8,8 +8,10 @@
  * other request runs the step's in-stream actions first (after draining events, so both peers act
  * at the same point of the event stream), then gets the step's reply.
  */
+import * as pi from "@mariozechner/pi-coding-agent";
 import fc from "fast-check";
 import type { ExtensionAPI } from "../../src/extensions/types.js";
+import { SessionManager } from "../../src/store/session-manager.js";
 import { contextEdits, eventPayloads, eventSequence, fileMessages, fileShape, normalizeMessages } from "./normalize.js";
 import type { Peer, PeerOptions, ReplySpec, SharedExtension, SharedTool, Step } from "./peers.js";
 
@@ -34,12 +36,14 @@ export type StreamAction =
 	| { kind: "promptSteer" | "promptFollowUp"; flavor: PromptFlavor }
 	| { kind: "userMessage"; deliverAs: "steer" | "followUp" }
 	| { kind: "custom"; deliverAs: "steer" | "followUp" | "nextTurn" | undefined; triggerTurn: boolean }
-	| { kind: "abort" };
+	| { kind: "clearQueue" }
+	/** Ends the list: `abort()`, or `compact()` (which aborts the run first). */
+	| { kind: "abort" | "compact" };
 
 /** Something done while the session is idle; the runner quiesces after each. */
 export type IdleAction =
 	| { kind: "prompt"; flavor: PromptFlavor; streamingBehavior: "steer" | "followUp" | undefined }
-	| { kind: "followUp" | "steer" | "abort" }
+	| { kind: "followUp" | "steer" | "abort" | "clearQueue" }
 	| { kind: "userMessage"; deliverAs: "steer" | "followUp" | undefined }
 	| { kind: "custom"; deliverAs: "steer" | "followUp" | "nextTurn" | undefined; triggerTurn: boolean }
 	| { kind: "compact" };
@@ -114,17 +118,18 @@ const streamAction: fc.Arbitrary<StreamAction> = fc.oneof(
 		deliverAs: fc.constantFrom("steer", "followUp", "nextTurn", undefined),
 		triggerTurn: fc.constant(true),
 	}),
+	fc.record({ kind: fc.constant("clearQueue" as const) }),
 ) as fc.Arbitrary<StreamAction>;
 
 /**
- * In-stream actions, optionally ending with one abort. Constrained: nothing after the abort. While the
+ * In-stream actions, optionally ending with one abort or compact. Constrained: nothing after it. While the
  * request is pending in a step, Settle ends the aborted stream at once (as a real provider's fetch
  * does) and pi's faux stream ends when the step returns, so actions placed after the abort would
  * interleave differently with the aborted message's events without either being wrong.
  */
 const streamActions: fc.Arbitrary<StreamAction[]> = fc
-	.tuple(fc.array(streamAction, { maxLength: 3 }), fc.boolean())
-	.map(([actions, abort]) => (abort ? [...actions, { kind: "abort" as const }] : actions))
+	.tuple(fc.array(streamAction, { maxLength: 3 }), fc.constantFrom(undefined, undefined, "abort", "compact" as const))
+	.map(([actions, end]) => (end ? [...actions, { kind: end }] : actions))
 	.filter((actions) => actions.length > 0);
 
 const idleAction: fc.Arbitrary<IdleAction> = fc.oneof(
@@ -137,7 +142,7 @@ const idleAction: fc.Arbitrary<IdleAction> = fc.oneof(
 			streamingBehavior: fc.constantFrom(undefined, undefined, undefined, "steer", "followUp"),
 		}),
 	},
-	{ weight: 1, arbitrary: fc.record({ kind: fc.constantFrom("followUp", "steer", "abort" as const) }) },
+	{ weight: 1, arbitrary: fc.record({ kind: fc.constantFrom("followUp", "steer", "abort", "clearQueue" as const) }) },
 	{
 		weight: 1,
 		arbitrary: fc.record({
@@ -422,6 +427,7 @@ export async function play(scenario: Scenario, peer: Peer, holder: PeerHolder) {
 		}
 	};
 	const session = peer.session as Peer["session"] & {
+		clearQueue(): { steering: readonly string[]; followUp: readonly string[] };
 		sendUserMessage(content: string, options?: { deliverAs?: "steer" | "followUp" }): Promise<void>;
 	};
 	session.setSteeringMode(scenario.steeringMode);
@@ -463,9 +469,21 @@ export async function play(scenario: Scenario, peer: Peer, holder: PeerHolder) {
 					),
 				);
 			}
+			case "clearQueue":
+				peer.mark(`clearQueue ${JSON.stringify(session.clearQueue())}`);
+				return;
 			case "abort":
 				peer.mark("abort (while streaming)");
 				pending.push(session.abort());
+				return;
+			case "compact":
+				peer.mark("compact (while streaming)");
+				pending.push(
+					session.compact().then(
+						() => undefined,
+						(error) => void errors.push(`compact: ${errorText(error)}`),
+					),
+				);
 				return;
 		}
 	};
@@ -502,6 +520,9 @@ export async function play(scenario: Scenario, peer: Peer, holder: PeerHolder) {
 			case "abort":
 				peer.mark("abort (idle)");
 				await session.abort();
+				break;
+			case "clearQueue":
+				peer.mark(`clearQueue ${JSON.stringify(session.clearQueue())}`);
 				break;
 			case "userMessage":
 				await attempt("sendUserMessage", () =>
@@ -556,6 +577,19 @@ export function compactionCuts(entries: readonly Record<string, unknown>[]): str
 	);
 }
 
+function reopenWithPi(file: string): unknown[] {
+	return pi.SessionManager.open(file).buildSessionContext().messages;
+}
+
+function reopenWithSettle(file: string): unknown[] {
+	const manager = SessionManager.open(file, undefined, undefined, { readOnly: true } as never);
+	try {
+		return manager.buildSessionContext().messages;
+	} finally {
+		manager.close();
+	}
+}
+
 const PAYLOAD_EVENTS = [
 	"tool_execution_update",
 	"message_end",
@@ -576,6 +610,7 @@ export function observeAll(peer: Peer, errors: string[], log: string[]) {
 		getFollowUpMessages(): readonly string[];
 	};
 	const entries = peer.fileEntries();
+	const file = peer.session.sessionFile;
 	return {
 		// Where a prompt() settles among the events is compared only through their order among themselves:
 		// pi 0.73.1 resolves before overflow recovery finishes (README, documented) and, since its agent
@@ -589,6 +624,10 @@ export function observeAll(peer: Peer, errors: string[], log: string[]) {
 		fileMessages: fileMessages(entries),
 		edits: contextEdits(entries),
 		cuts: compactionCuts(entries),
+		// The peer's session file as each product reopens it: pi's reader and Settle's must both see
+		// the same context in pi's file and in Settle's.
+		reopenedByPi: file && entries.length > 0 ? normalizeMessages(reopenWithPi(file)) : [],
+		reopenedBySettle: file && entries.length > 0 ? normalizeMessages(reopenWithSettle(file)) : [],
 		errors,
 		extensionLog: [...log],
 		state: {
@@ -627,10 +666,49 @@ export const QUEUED_INPUT_LOG = /^input (steered|followed up|idle follow-up|idle
  * - `extensionLog`: Settle runs the `input` hook for steer()/followUp() texts (behavior C.1 "Related
  *   entry points", doc version); pi 0.73.1's steer()/followUp() skip it. The generated queued texts
  *   never match a transforming rule, so only the log differs.
+ * - `requests`: the `message_end` hook's `[checked] ` mark is taken out of the requests. pi 0.73.1
+ *   applies a `message_end` replacement from its event queue, which its loop does not await
+ *   (behavior C.10): when the queue lags (tool updates), the next request is built before the
+ *   replacement lands. Settle's bridge is awaited. The replaced message is still compared in the
+ *   events, the file and the final state.
+ * - `requests` and `state.messages`: a failed attempt that was retried (or whose retry was
+ *   cancelled) is taken out. Settle persists its omission (`context_edit`, behavior C.4 step 5, I.5);
+ *   pi 0.73.1 only drops it from agent state, so it comes back into pi's context when a compaction
+ *   rebuilds the context from the file.
  */
 export function comparable(observation: Observation): Omit<Observation, "edits" | "cuts"> {
 	const { edits: _edits, cuts: _cuts, ...rest } = observation;
-	return { ...rest, extensionLog: observation.extensionLog.filter((line) => !QUEUED_INPUT_LOG.test(line)) };
+	return {
+		...rest,
+		extensionLog: observation.extensionLog.filter((line) => !QUEUED_INPUT_LOG.test(line)),
+		requests: observation.requests.map((request) => ({
+			...request,
+			messages: request.messages
+				.filter((message) => message !== `assistant:  (error: ${RETRYABLE_ERROR})`)
+				.map((message) => message.replaceAll("[checked] ", "")),
+		})),
+		state: {
+			...observation.state,
+			messages: observation.state.messages.filter((message) => !isRetriedAttempt(message)),
+		},
+		// Settle's reader honours the `context_edit` omissions in Settle's files; pi's files have none.
+		reopenedBySettle: observation.reopenedBySettle.filter((message) => !isFailedAttempt(message)),
+	};
+}
+
+/** A failed request Settle omits from context: a retried or overflowing error (behavior C.4/C.5, I.5). */
+function isFailedAttempt(message: unknown): boolean {
+	const m = message as { role?: string; stopReason?: string; errorMessage?: string };
+	return (
+		m.role === "assistant" &&
+		m.stopReason === "error" &&
+		(m.errorMessage === RETRYABLE_ERROR || m.errorMessage === OVERFLOW_ERROR)
+	);
+}
+
+function isRetriedAttempt(message: unknown): boolean {
+	const m = message as { role?: string; stopReason?: string; errorMessage?: string };
+	return m.role === "assistant" && m.stopReason === "error" && m.errorMessage === RETRYABLE_ERROR;
 }
 
 /**
