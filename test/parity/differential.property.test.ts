@@ -12,7 +12,7 @@ import {
 } from "./differential.js";
 import { onBothPeers } from "./peers.js";
 
-const RUNS = Number(process.env.DIFF_RUNS ?? 150);
+const RUNS = Number(process.env.DIFF_RUNS ?? 100);
 const SEED = process.env.DIFF_SEED === undefined ? undefined : Number(process.env.DIFF_SEED);
 
 describe("parity: randomized differential against pi 0.73.1", () => {

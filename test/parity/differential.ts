@@ -8,6 +8,8 @@
  * other request runs the step's in-stream actions first (after draining events, so both peers act
  * at the same point of the event stream), then gets the step's reply.
  */
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
 import * as pi from "@mariozechner/pi-coding-agent";
 import fc from "fast-check";
 import type { ExtensionAPI } from "../../src/extensions/types.js";
@@ -20,7 +22,17 @@ const RETRYABLE_ERROR = "503 service unavailable";
 const FATAL_ERROR = "invalid_api_key";
 
 /** A tool call the model makes. */
-export type CallKind = "echo" | "echoBadArgs" | "fail" | "unknown" | "halt" | "progress";
+export type CallKind =
+	| "echo"
+	| "echoBadArgs"
+	| "fail"
+	| "unknown"
+	| "halt"
+	| "progress"
+	| "nudge"
+	| "read"
+	| "readMissing"
+	| "readBadArgs";
 
 export interface ReplyGen {
 	thinking: boolean;
@@ -85,12 +97,35 @@ export interface Scenario {
 	actions: IdleAction[];
 }
 
-const callKind = fc.constantFrom<CallKind>("echo", "echo", "echoBadArgs", "fail", "unknown", "halt", "progress");
+const callKind = fc.constantFrom<CallKind>(
+	"echo",
+	"echo",
+	"echoBadArgs",
+	"fail",
+	"unknown",
+	"halt",
+	"progress",
+	"nudge",
+	"read",
+	"readMissing",
+	"readBadArgs",
+);
+
+const READS: ReadonlySet<CallKind> = new Set(["read", "readMissing", "readBadArgs"]);
+
+/**
+ * Tool calls of one reply. Constrained: a `read` call (real file I/O) is the only call of its reply:
+ * its I/O finishes at no fixed point relative to a sibling call's events or abort, on either peer.
+ */
+const callsGen = fc.array(callKind, { maxLength: 2 }).map((calls) => {
+	const read = calls.find((call) => READS.has(call));
+	return read ? [read] : calls;
+});
 
 const replyGen: fc.Arbitrary<ReplyGen> = fc.record({
 	thinking: fc.boolean(),
 	text: fc.boolean(),
-	calls: fc.array(callKind, { maxLength: 2 }),
+	calls: callsGen,
 	end: fc.constantFrom<ReplyGen["end"]>(
 		"normal",
 		"normal",
@@ -183,7 +218,8 @@ const QUEUEING = new Set(["steer", "followUp", "promptSteer", "promptFollowUp", 
 const IDLE_QUEUEING = new Set(["steer", "followUp"]);
 
 /**
- * Constrained: a scenario that queues messages (while streaming, or an idle steer/follow-up) gets no
+ * Constrained: a scenario that queues messages (while streaming, from the `nudge` tool, or an idle
+ * steer/follow-up) gets no
  * request that ends in an error it does not recover from. When a run ends in such an error with
  * messages still queued, Settle delivers them in the same operation (behavior C.3 step 7: continue
  * when `agent.hasQueuedMessages()`); pi 0.73.1 leaves them queued until the next prompt. Errors that
@@ -192,6 +228,7 @@ const IDLE_QUEUEING = new Set(["steer", "followUp"]);
 function withoutErrorsWhileQueueing(scenario: Scenario): Scenario {
 	const queueing =
 		scenario.actions.some((action) => IDLE_QUEUEING.has(action.kind)) ||
+		scenario.steps.some((step) => step.reply.calls.includes("nudge")) ||
 		scenario.steps.some((step) =>
 			step.actions.some(
 				(action) => QUEUEING.has(action.kind) && !(action.kind === "custom" && action.deliverAs === "nextTurn"),
@@ -269,6 +306,14 @@ function buildReplySpec(reply: ReplyGen, index: number, compaction: boolean): Re
 				return { id, name: "no_such_tool", args: { x: 1 } };
 			case "progress":
 				return { id, name: "progress", args: {} };
+			case "nudge":
+				return { id, name: "nudge", args: {} };
+			case "read":
+				return { id, name: "read", args: { path: "notes.txt" } };
+			case "readMissing":
+				return { id, name: "read", args: { path: "missing.txt" } };
+			case "readBadArgs":
+				return { id, name: "read", args: { file: "notes.txt" } };
 			default:
 				return { id, name: "halt", args: {} };
 		}
@@ -330,6 +375,19 @@ export function sharedTools(holder: PeerHolder): SharedTool[] {
 			async execute(_id, _params, _signal, onUpdate) {
 				for (const step of [1, 2]) onUpdate?.({ content: [{ type: "text", text: `step ${step}` }], details: { step } });
 				return { content: [{ type: "text", text: "progress done" }], details: {} };
+			},
+		},
+		{
+			name: "nudge",
+			label: "Nudge",
+			description: "Steers a message into the run while it executes",
+			parameters: { type: "object", properties: {} },
+			async execute(id) {
+				const peer = holder.peer;
+				await new Promise<void>((resolve) => setImmediate(resolve));
+				await peer?.drainEvents();
+				await peer?.session.steer(`nudge from ${id}`);
+				return { content: [{ type: "text", text: "nudged" }], details: {} };
 			},
 		},
 		{
@@ -417,6 +475,7 @@ export function peerOptions(scenario: Scenario, holder: PeerHolder): PeerOptions
 /** Plays a scenario on one peer and returns what a user observes. */
 export async function play(scenario: Scenario, peer: Peer, holder: PeerHolder) {
 	holder.peer = peer;
+	writeFileSync(join(peer.dirs.cwd, "notes.txt"), "first line\nsecond line\n");
 	const text = counter();
 	const errors: string[] = [];
 	const attempt = async (label: string, action: () => Promise<unknown>) => {
@@ -656,7 +715,7 @@ export function piCompactedNothing(pi: Observation): boolean {
 }
 
 /** `input` hook entries for texts given to steer()/followUp(); see {@link comparable}. */
-export const QUEUED_INPUT_LOG = /^input (steered|followed up|idle follow-up|idle steer) \d+ /;
+export const QUEUED_INPUT_LOG = /^input (steered|followed up|idle follow-up|idle steer \d+|nudge from \S+) /;
 
 /**
  * One peer's observation with the documented differences taken out; the test checks each one
@@ -671,12 +730,16 @@ export const QUEUED_INPUT_LOG = /^input (steered|followed up|idle follow-up|idle
  *   (behavior C.10): when the queue lags (tool updates), the next request is built before the
  *   replacement lands. Settle's bridge is awaited. The replaced message is still compared in the
  *   events, the file and the final state.
+ * - Texts: each peer's temp dir reads `<root>`, and the `read` tool's missing-file error is compared by
+ *   kind: Settle says `File not found: <path>` (src/tools/fs-errors.ts, an actionable message), pi
+ *   0.73.1 passes Node's `ENOENT: no such file or directory, access '<path>'` through.
  * - `requests` and `state.messages`: a failed attempt that was retried (or whose retry was
  *   cancelled) is taken out. Settle persists its omission (`context_edit`, behavior C.4 step 5, I.5);
  *   pi 0.73.1 only drops it from agent state, so it comes back into pi's context when a compaction
  *   rebuilds the context from the file.
  */
-export function comparable(observation: Observation): Omit<Observation, "edits" | "cuts"> {
+export function comparable(raw: Observation): Omit<Observation, "edits" | "cuts"> {
+	const observation = scrubbed(raw);
 	const { edits: _edits, cuts: _cuts, ...rest } = observation;
 	return {
 		...rest,
@@ -694,6 +757,14 @@ export function comparable(observation: Observation): Omit<Observation, "edits" 
 		// Settle's reader honours the `context_edit` omissions in Settle's files; pi's files have none.
 		reopenedBySettle: observation.reopenedBySettle.filter((message) => !isFailedAttempt(message)),
 	};
+}
+
+function scrubbed(observation: Observation): Observation {
+	const json = JSON.stringify(observation)
+		.replace(/\/[^"']*?settle-parity-[A-Za-z0-9]+/g, "<root>")
+		.replace(/ENOENT: no such file or directory, access '([^']*)'/g, "file not found: $1")
+		.replace(/File not found: /g, "file not found: ");
+	return JSON.parse(json) as Observation;
 }
 
 /** A failed request Settle omits from context: a retried or overflowing error (behavior C.4/C.5, I.5). */
