@@ -49,6 +49,8 @@ export type StreamAction =
 	| { kind: "userMessage"; deliverAs: "steer" | "followUp" }
 	| { kind: "custom"; deliverAs: "steer" | "followUp" | "nextTurn" | undefined; triggerTurn: boolean }
 	| { kind: "clearQueue" }
+	/** `/note …` through prompt() (runs at once), steer() or followUp() (both reject it). */
+	| { kind: "commandPrompt" | "commandSteer" | "commandFollowUp" }
 	/** Ends the list: `abort()`, or `compact()` (which aborts the run first). */
 	| { kind: "abort" | "compact" };
 
@@ -58,7 +60,9 @@ export type IdleAction =
 	| { kind: "followUp" | "steer" | "abort" | "clearQueue" }
 	| { kind: "userMessage"; deliverAs: "steer" | "followUp" | undefined }
 	| { kind: "custom"; deliverAs: "steer" | "followUp" | "nextTurn" | undefined; triggerTurn: boolean }
-	| { kind: "compact" };
+	| { kind: "compact"; instructions: boolean }
+	/** An extension command (`/note …`): run at once, idle or streaming. */
+	| { kind: "command" };
 
 /** A prompt's text: plain, or one the `input` hook transforms (`shout`), handles (`swallow`), or the `context` hook drops (`private`). */
 export type PromptFlavor = "plain" | "shout" | "swallow" | "private";
@@ -153,7 +157,7 @@ const streamAction: fc.Arbitrary<StreamAction> = fc.oneof(
 		deliverAs: fc.constantFrom("steer", "followUp", "nextTurn", undefined),
 		triggerTurn: fc.constant(true),
 	}),
-	fc.record({ kind: fc.constant("clearQueue" as const) }),
+	fc.record({ kind: fc.constantFrom("clearQueue", "commandPrompt", "commandSteer", "commandFollowUp" as const) }),
 ) as fc.Arbitrary<StreamAction>;
 
 /**
@@ -193,7 +197,8 @@ const idleAction: fc.Arbitrary<IdleAction> = fc.oneof(
 			triggerTurn: fc.boolean(),
 		}),
 	},
-	{ weight: 1, arbitrary: fc.record({ kind: fc.constant("compact" as const) }) },
+	{ weight: 1, arbitrary: fc.record({ kind: fc.constant("compact" as const), instructions: fc.boolean() }) },
+	{ weight: 1, arbitrary: fc.record({ kind: fc.constant("command" as const) }) },
 ) as fc.Arbitrary<IdleAction>;
 
 /**
@@ -416,6 +421,12 @@ export function sharedTools(holder: PeerHolder): SharedTool[] {
 
 export function sharedHooks(flags: HookFlags, holder: PeerHolder): SharedExtension {
 	return (api: ExtensionAPI) => {
+		api.registerCommand("note", {
+			description: "Records a note",
+			handler: async (args) => {
+				holder.log.push(`note(${args})`);
+			},
+		});
 		if (flags.input) {
 			api.on("input", (event) => {
 				holder.log.push(`input ${event.text} (${event.source})`);
@@ -531,6 +542,12 @@ export async function play(scenario: Scenario, peer: Peer, holder: PeerHolder) {
 			case "clearQueue":
 				peer.mark(`clearQueue ${JSON.stringify(session.clearQueue())}`);
 				return;
+			case "commandPrompt":
+				return peer.prompt(`/note ${text("while streaming")}`);
+			case "commandSteer":
+				return attempt("steer", () => session.steer(`/note ${text("steered")}`));
+			case "commandFollowUp":
+				return attempt("followUp", () => session.followUp(`/note ${text("followed up")}`));
 			case "abort":
 				peer.mark("abort (while streaming)");
 				pending.push(session.abort());
@@ -601,7 +618,12 @@ export async function play(scenario: Scenario, peer: Peer, holder: PeerHolder) {
 				break;
 			case "compact":
 				peer.mark("compact");
-				await attempt("compact", () => session.compact());
+				await attempt("compact", () =>
+					action.instructions ? session.compact("Focus on the questions.") : session.compact(),
+				);
+				break;
+			case "command":
+				await peer.prompt(`/note ${text("idle")}`);
 				break;
 		}
 		await peer.quiesce();
