@@ -24,7 +24,7 @@ describe("parity: randomized differential against pi 0.73.1", () => {
 					(name) => peerOptions(scenario, holders[name] as PeerHolder),
 					(peer) => play(scenario, peer, holders[peer.name] as PeerHolder),
 				);
-				fc.pre(!piCompactedNothing(pi) && !cutDiffersByDesign(pi, settle));
+				fc.pre(!piCompactedNothing(pi, settle) && !cutDiffersByDesign(pi, settle));
 				expect(pi.edits).toEqual([]);
 				for (const edit of settle.edits) expect(edit).toMatch(/^omit message:(assistant\(error\)|toolResult)/);
 				expect(pi.extensionLog.filter((line) => QUEUED_INPUT_LOG.test(line))).toEqual([]);

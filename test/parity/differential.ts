@@ -167,7 +167,11 @@ const streamAction: fc.Arbitrary<StreamAction> = fc.oneof(
  * interleave differently with the aborted message's events without either being wrong.
  */
 const streamActions: fc.Arbitrary<StreamAction[]> = fc
-	.tuple(fc.array(streamAction, { maxLength: 3 }), fc.constantFrom(undefined, undefined, "abort", "compact" as const))
+	// Constrained: no compact() while streaming. pi 0.73.1's compact() disconnects from agent events
+	// before it aborts the run, so the aborted run never ends for listeners (no message_end, turn_end,
+	// agent_end) and its aborted message is not persisted (a pi bug). Settle ends and persists the run,
+	// then compacts. Kept in the type for a later pi.
+	.tuple(fc.array(streamAction, { maxLength: 3 }), fc.constantFrom(undefined, undefined, "abort" as const))
 	.map(([actions, end]) => (end ? [...actions, { kind: end }] : actions))
 	.filter((actions) => actions.length > 0);
 
@@ -730,7 +734,10 @@ export type Observation = Awaited<ReturnType<typeof play>>;
  * C.5 `prepareCompaction` returns nothing) emits no compaction events and ends the request with the
  * overflow error. Such runs are discarded: the outcomes differ by design, and pi's is broken.
  */
-export function piCompactedNothing(pi: Observation): boolean {
+export function piCompactedNothing(pi: Observation, settle: Observation): boolean {
+	// Only when everything before pi's first compaction agrees: an earlier divergence is still reported.
+	const before = pi.file.slice(0, pi.file.indexOf("compaction"));
+	if (settle.file.slice(0, before.length).join(",") !== before.join(",")) return false;
 	return pi.requests.some(
 		(request) => request.system === "summarizer" && /<conversation>\s*<\/conversation>/.test(request.messages[0] ?? ""),
 	);
@@ -815,14 +822,17 @@ function isRetriedAttempt(message: unknown): boolean {
  */
 export function cutDiffersByDesign(pi: Observation, settle: Observation): boolean {
 	const k = pi.cuts.findIndex((cut, i) => cut !== settle.cuts[i]);
-	const at = k === -1 ? settle.cuts.length : k;
 	if (k === -1 && pi.cuts.length === settle.cuts.length) return false;
+	const at = k === -1 ? pi.cuts.length : k;
+	/** The file up to its `at`-th compaction entry, or undefined without one. */
 	const prefix = (observation: Observation) => {
 		let seen = -1;
 		const end = observation.file.findIndex((shape) => shape === "compaction" && ++seen === at);
-		return end === -1 ? observation.file : observation.file.slice(0, end);
+		return end === -1 ? undefined : observation.file.slice(0, end);
 	};
 	const [a, b] = [prefix(pi), prefix(settle)];
-	const length = Math.min(a.length, b.length);
-	return a.slice(0, length).join(",") === b.slice(0, length).join(",");
+	if (a && b) return a.join(",") === b.join(",");
+	// One compacted where the other found nothing to compact: the other's file must start the same.
+	const [compacted, other] = a ? [a, settle.file] : [b ?? [], pi.file];
+	return other.slice(0, compacted.length).join(",") === compacted.join(",");
 }
