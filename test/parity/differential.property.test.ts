@@ -1,3 +1,12 @@
+/**
+ * Randomized differential: each generated scenario (differential.ts) runs on pi 0.73.1 and on
+ * Settle, and everything a user observes must be equal after the documented differences are taken
+ * out (`comparable`; each is checked to hold first). Runs whose outcome differs by design are
+ * discarded with `fc.pre` (pi compacting nothing, a different compaction cut), only when both
+ * files agree up to that compaction. A failure prints the seed and the shrunk scenario; replay it
+ * with `DIFF_SEED=<seed> npx vitest run test/parity/differential.property.test.ts` (`DIFF_RUNS`
+ * sets the number of runs, default 100).
+ */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import {

@@ -232,7 +232,8 @@ const IDLE_QUEUEING = new Set(["steer", "followUp"]);
  * request that ends in an error it does not recover from. When a run ends in such an error with
  * messages still queued, Settle delivers them in the same operation (behavior C.3 step 7: continue
  * when `agent.hasQueuedMessages()`); pi 0.73.1 leaves them queued until the next prompt. Errors that
- * are retried and then answered stay (retry on, the next step not an error).
+ * are recovered from stay: a retryable error (retry on) or an overflow (compaction on) whose next
+ * step is an answer.
  */
 function withoutErrorsWhileQueueing(scenario: Scenario): Scenario {
 	const queueing =
@@ -246,8 +247,10 @@ function withoutErrorsWhileQueueing(scenario: Scenario): Scenario {
 	if (!queueing) return scenario;
 	const steps = scenario.steps.map((step, index) => {
 		const next = scenario.steps[index + 1]?.reply.end ?? "normal";
+		const answered = next === "normal" || next === "length";
 		const recovered =
-			scenario.retry.enabled && step.reply.end === "retryable" && (next === "normal" || next === "length");
+			(scenario.retry.enabled && step.reply.end === "retryable" && answered) ||
+			(scenario.compaction && step.reply.end === "overflow" && answered);
 		const error = step.reply.end !== "normal" && step.reply.end !== "length";
 		return error && !recovered ? { ...step, reply: { ...step.reply, end: "normal" as const } } : step;
 	});
