@@ -84,7 +84,10 @@ const FLAVOR_PREFIX: Record<PromptFlavor, string> = {
 export interface HookFlags {
 	input: boolean;
 	context: boolean;
+	/** `tool_call` blocks `fail` and patches `echo`'s text (upper case). */
 	toolCallBlock: boolean;
+	/** `tool_result` rewrites `echo` and `read` results. */
+	toolResult: boolean;
 	messageEnd: boolean;
 	beforeAgentStart: boolean;
 }
@@ -267,6 +270,7 @@ export const scenarioArb: fc.Arbitrary<Scenario> = fc
 			input: fc.boolean(),
 			context: fc.boolean(),
 			toolCallBlock: fc.boolean(),
+			toolResult: fc.boolean(),
 			messageEnd: fc.boolean(),
 			beforeAgentStart: fc.boolean(),
 		}),
@@ -463,7 +467,18 @@ export function sharedHooks(flags: HookFlags, holder: PeerHolder): SharedExtensi
 			api.on("tool_call", (event) => {
 				holder.log.push(`tool_call ${event.toolName}`);
 				if (event.toolName === "fail") return { block: true, reason: "fail is blocked" };
+				if (event.toolName === "echo" && typeof event.input.text === "string") {
+					event.input.text = event.input.text.toUpperCase();
+				}
 				return undefined;
+			});
+		}
+		if (flags.toolResult) {
+			api.on("tool_result", (event) => {
+				holder.log.push(`tool_result ${event.toolName} ${event.isError}`);
+				if (event.toolName !== "echo" && event.toolName !== "read") return undefined;
+				const text = event.content.map((block) => (block.type === "text" ? block.text : "")).join("");
+				return { content: [{ type: "text", text: `[audited] ${text}` }] };
 			});
 		}
 		if (flags.messageEnd) {
@@ -766,7 +781,7 @@ export const QUEUED_INPUT_LOG = /^input (steered|followed up|idle follow-up|idle
  *   kind: Settle says `File not found: <path>` (src/tools/fs-errors.ts, an actionable message), pi
  *   0.73.1 passes Node's `ENOENT: no such file or directory, access '<path>'` through.
  * - `requests` and `state.messages`: a failed attempt that was retried (or whose retry was
- *   cancelled) is taken out. Settle persists its omission (`context_edit`, behavior C.4 step 5, I.5);
+ *   cancelled) or that overflowed is taken out. Settle persists its omission (`context_edit`, behavior C.4 step 5, I.5);
  *   pi 0.73.1 only drops it from agent state, so it comes back into pi's context when a compaction
  *   rebuilds the context from the file.
  */
@@ -779,12 +794,16 @@ export function comparable(raw: Observation): Omit<Observation, "edits" | "cuts"
 		requests: observation.requests.map((request) => ({
 			...request,
 			messages: request.messages
-				.filter((message) => message !== `assistant:  (error: ${RETRYABLE_ERROR})`)
+				.filter(
+					(message) =>
+						message !== `assistant:  (error: ${RETRYABLE_ERROR})` &&
+						message !== `assistant:  (error: ${OVERFLOW_ERROR})`,
+				)
 				.map((message) => message.replaceAll("[checked] ", "")),
 		})),
 		state: {
 			...observation.state,
-			messages: observation.state.messages.filter((message) => !isRetriedAttempt(message)),
+			messages: observation.state.messages.filter((message) => !isFailedAttempt(message)),
 		},
 		// Settle's reader honours the `context_edit` omissions in Settle's files; pi's files have none.
 		reopenedBySettle: observation.reopenedBySettle.filter((message) => !isFailedAttempt(message)),
@@ -807,11 +826,6 @@ function isFailedAttempt(message: unknown): boolean {
 		m.stopReason === "error" &&
 		(m.errorMessage === RETRYABLE_ERROR || m.errorMessage === OVERFLOW_ERROR)
 	);
-}
-
-function isRetriedAttempt(message: unknown): boolean {
-	const m = message as { role?: string; stopReason?: string; errorMessage?: string };
-	return m.role === "assistant" && m.stopReason === "error" && m.errorMessage === RETRYABLE_ERROR;
 }
 
 /**
