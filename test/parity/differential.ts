@@ -715,11 +715,14 @@ export function observeAll(peer: Peer, errors: string[], log: string[]) {
 	const entries = peer.fileEntries();
 	const file = peer.session.sessionFile;
 	return {
-		// Where a prompt() settles among the events is compared only through their order among themselves:
-		// pi 0.73.1 resolves before overflow recovery finishes (README, documented) and, since its agent
-		// event queue is not awaited, sometimes before its own `agent_end` is delivered (behavior C.10).
+		// How each prompt() settled (resolved, or rejected with which text) is compared, not when: pi
+		// 0.73.1 resolves before overflow recovery finishes (README, documented), so a prompt queued
+		// during the recovery settles after it there, and since its agent event queue is not awaited it
+		// sometimes resolves before its own `agent_end` is delivered (behavior C.10).
 		events: eventSequence(peer.recorded).filter((token) => !token.startsWith("<<prompt ")),
-		prompts: eventSequence(peer.recorded).filter((token) => token.startsWith("<<prompt ")),
+		prompts: eventSequence(peer.recorded)
+			.filter((token) => token.startsWith("<<prompt "))
+			.sort(),
 		payloads: eventPayloads(peer.recorded, PAYLOAD_EVENTS),
 		requests: peer.requests,
 		file: fileShape(entries),
@@ -852,4 +855,21 @@ export function cutDiffersByDesign(pi: Observation, settle: Observation): boolea
 	// One compacted where the other found nothing to compact: the other's file must start the same.
 	const [compacted, other] = a ? [a, settle.file] : [b ?? [], pi.file];
 	return other.slice(0, compacted.length).join(",") === compacted.join(",");
+}
+
+/**
+ * Whether pi 0.73.1 dropped the previous compaction's summary. When a split-turn compaction has no
+ * history before the turn (everything since the previous compaction is the turn's prefix), pi writes
+ * "No prior history." where the previous summary was (a pi bug: the earlier summary is lost); Settle
+ * carries the previous summary forward (src/compaction/summarize.ts). Runs where this happens with
+ * identical session files are discarded: all later context differs by that text.
+ */
+export function piDroppedPreviousSummary(pi: Observation, settle: Observation): boolean {
+	const dropped = (observation: Observation) =>
+		observation.state.messages.some(
+			(message) =>
+				(message as { role?: string }).role === "compactionSummary" &&
+				String((message as { summary?: unknown }).summary).startsWith("No prior history.\n\n---"),
+		);
+	return pi.cuts.length > 1 && dropped(pi) && !dropped(settle) && pi.file.join(",") === settle.file.join(",");
 }
