@@ -97,6 +97,35 @@ describe("parity divergences found by the differential", () => {
 		expect(settle).toEqual({ requests: 2, stillQueued: [] });
 	});
 
+	it("a split-turn compaction with no history keeps the previous summary (pi 0.73.1 writes No prior history.)", async () => {
+		const settings = {
+			compaction: { enabled: true, reserveTokens: 16384, keepRecentTokens: 5 },
+			retry: { enabled: true, baseDelayMs: 1 },
+		};
+		const { pi, settle } = await onBothPeers({ settings }, async (peer) => {
+			peer.script([
+				{ text: "The first answer, with some words in it." },
+				{ stopReason: "error", errorMessage: "prompt is too long: 213462 tokens > 200000 maximum" },
+				{ text: "summary of the first exchange" },
+				{ text: "The second answer, after the overflow was compacted." },
+				{ text: "summary of the turn prefix" },
+			]);
+			await peer.prompt("first question about the project");
+			await peer.prompt("second question about the project");
+			await peer.quiesce();
+			await peer.session.compact();
+			const summaries = peer.fileEntries().flatMap((entry) => (entry.type === "compaction" ? [entry.summary] : []));
+			return { summaries, file: fileShape(peer.fileEntries()) };
+		});
+		expect(settle.file).toEqual(pi.file);
+		expect(pi.summaries[1]).toMatch(
+			/^No prior history\.\n\n---\n\n\*\*Turn Context \(split turn\):\*\*\n\nsummary of the turn prefix/,
+		);
+		expect(settle.summaries[1]).toMatch(
+			/^summary of the first exchange\n[\s\S]*\*\*Turn Context \(split turn\):\*\*\n\nsummary of the turn prefix/,
+		);
+	});
+
 	it("messages queued when a run ends in a non-retryable error are delivered at once (behavior C.3 step 7)", async () => {
 		const { pi, settle } = await onBothPeers({}, async (peer) => {
 			peer.script([
