@@ -1,5 +1,5 @@
 /**
- * Randomized differential: each generated scenario (differential.ts) runs on pi 0.73.1 and on
+ * Randomized differential: each generated scenario (differential-scenarios.ts) runs on pi 0.73.1 and on
  * Settle, and everything a user observes must be equal after the documented differences are taken
  * out (`comparable`; each is checked to hold first). Runs whose outcome differs by design are
  * discarded with `fc.pre` (pi compacting nothing, a different compaction cut), only when both
@@ -9,17 +9,15 @@
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { type PeerHolder, peerOptions, play } from "./differential.js";
 import {
 	comparable,
 	cutDiffersByDesign,
-	type PeerHolder,
-	peerOptions,
 	piCompactedNothing,
 	piDroppedPreviousSummary,
-	play,
 	QUEUED_INPUT_LOG,
-	scenarioArb,
-} from "./differential.js";
+} from "./differential-compare.js";
+import { scenarioArb } from "./differential-scenarios.js";
 import { onBothPeers } from "./peers.js";
 
 const RUNS = Number(process.env.DIFF_RUNS ?? 100);
