@@ -412,7 +412,13 @@ export async function createPiPeer(options: PeerOptions = {}, dirs: TempDirs = m
 		if (event.type === "auto_retry_end" && event.success === false && event.finalError === "Retry cancelled") {
 			scheduled = Math.max(0, scheduled - 1);
 		}
-		if (event.type === "compaction_end" && event.result && (event.willRetry || session.agent.hasQueuedMessages())) {
+		// Only automatic compaction continues (a manual compact() never does, whatever is queued).
+		if (
+			event.type === "compaction_end" &&
+			event.reason !== "manual" &&
+			event.result &&
+			(event.willRetry || session.agent.hasQueuedMessages())
+		) {
 			scheduled++;
 		}
 		if (event.type === "agent_start") {
