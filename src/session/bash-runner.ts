@@ -96,6 +96,8 @@ export class BashRunner {
 			exitCode = run.exitCode ?? undefined;
 		} catch (error) {
 			if (!controller.signal.aborted && !(error instanceof Error && error.message.startsWith("timeout:"))) {
+				// The output spilled to a temp file is not recorded: close its descriptor before failing.
+				await output.close();
 				throw error instanceof SettleError
 					? error
 					: new SettleError("TOOL", `Could not run ${command}: ${String(error)}`, { cause: error });
