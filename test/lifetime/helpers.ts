@@ -68,3 +68,13 @@ export function activeResources(): Record<string, number> {
 	for (const kind of process.getActiveResourcesInfo()) counts[kind] = (counts[kind] ?? 0) + 1;
 	return counts;
 }
+
+/** Kinds of active resources (see {@link activeResources}) that are more numerous now than in `before`, with the surplus. */
+export function resourcesAddedSince(before: Record<string, number>): Record<string, number> {
+	const added: Record<string, number> = {};
+	for (const [kind, count] of Object.entries(activeResources())) {
+		const surplus = count - (before[kind] ?? 0);
+		if (surplus > 0) added[kind] = surplus;
+	}
+	return added;
+}
