@@ -2,6 +2,7 @@
  * Lifetime test kit: a forced full GC (without changing the vitest config), a FinalizationRegistry
  * tracker that says which labelled objects were collected, and the process's open descriptors.
  */
+import { createHook } from "node:async_hooks";
 import { readdirSync, readlinkSync } from "node:fs";
 import v8 from "node:v8";
 import vm from "node:vm";
@@ -77,4 +78,27 @@ export function resourcesAddedSince(before: Record<string, number>): Record<stri
 		if (surplus > 0) added[kind] = surplus;
 	}
 	return added;
+}
+
+/**
+ * Counts the timers created from now on that are still pending, unref'd ones included (which
+ * `process.getActiveResourcesInfo()` does not list): a lock-refresh or kill timer left running.
+ * Call `stop()` when done.
+ */
+export function trackTimers(): { pending(): number; stop(): void } {
+	const live = new Set<number>();
+	const hook = createHook({
+		init(asyncId, type) {
+			if (type === "Timeout") live.add(asyncId);
+		},
+		destroy(asyncId) {
+			live.delete(asyncId);
+		},
+	}).enable();
+	return {
+		pending: () => live.size,
+		stop: () => {
+			hook.disable();
+		},
+	};
 }

@@ -16,7 +16,7 @@ import {
 	userEntryId,
 	type Workspace,
 } from "../runtime/helpers.js";
-import { activeResources, CollectionTracker, resourcesAddedSince } from "./helpers.js";
+import { activeResources, CollectionTracker, resourcesAddedSince, tick, trackTimers } from "./helpers.js";
 
 let ws: Workspace;
 beforeEach(() => {
@@ -85,13 +85,19 @@ async function cycle(
 
 describe("runtime replacement cycles", () => {
 	it("every replaced session, agent, runner and services is collectable; only the current file is locked", async () => {
+		const timers = trackTimers();
 		const { runtime, faux } = await startFauxRuntime();
 		const tracker = new CollectionTracker();
 		await cycle(runtime, faux, tracker, 4);
 		expect(await tracker.alive()).toEqual([]);
 		expect(locksUnder(ws.root)).toEqual([`${runtime.session.sessionFile}.lock`]);
+		// The current file's lock-refresh timer (unref'd) is the only timer left.
+		expect(timers.pending()).toBe(1);
 		await runtime.dispose();
+		await tick();
 		expect(locksUnder(ws.root)).toEqual([]);
+		expect(timers.pending()).toBe(0);
+		timers.stop();
 	});
 
 	it("runtime.inspect or session.trace handles kept by the host retained the disposed runtime and its sessions", async () => {

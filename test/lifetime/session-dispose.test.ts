@@ -14,7 +14,7 @@ import { createAgentSession } from "../../src/runtime/sdk.js";
 import { SessionManager } from "../../src/store/session-manager.js";
 import { createHarness } from "../../src/testing/harness.js";
 import { waitForProcessGroupExit } from "../../src/tools/shell.js";
-import { activeResources, CollectionTracker, openFilePaths, tick } from "./helpers.js";
+import { activeResources, CollectionTracker, openFilePaths, tick, trackTimers } from "./helpers.js";
 
 let dir: string;
 beforeEach(() => {
@@ -149,6 +149,7 @@ describe("createAgentSession", () => {
 		const agentDir = join(dir, "agent");
 		mkdirSync(cwd);
 		const files: string[] = [];
+		const timers = trackTimers();
 		for (let i = 0; i < 3; i++) {
 			const faux = createFauxProvider();
 			const modelRuntime = new InMemoryModelRuntime();
@@ -161,6 +162,10 @@ describe("createAgentSession", () => {
 			session.dispose();
 			files.push(file);
 		}
+		await tick();
+		// proper-lockfile refreshes a held lock on an unref'd timer: none may be left.
+		expect(timers.pending()).toBe(0);
+		timers.stop();
 		for (const file of files) {
 			expect(existsSync(`${file}.lock`)).toBe(false);
 			expect(openFilePaths()).not.toContain(file);
