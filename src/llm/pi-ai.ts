@@ -48,6 +48,25 @@ export interface PiAiModelRuntimeOptions {
 }
 
 /**
+ * A signal for one model request that follows `outer` until the request's stream has ended. The
+ * provider SDKs pi-ai uses (openai, @anthropic-ai/sdk) add an `abort` listener to the signal of
+ * every request and never remove it: on the run's signal, which lives for all the model calls of
+ * a run, they piled up (Node's MaxListenersExceededWarning at the 11th call). On this one they go
+ * with the request.
+ */
+function requestSignal(outer: AbortSignal | undefined): { signal: AbortSignal; release: () => void } | undefined {
+	if (!outer) return undefined;
+	const controller = new AbortController();
+	if (outer.aborted) {
+		controller.abort(outer.reason);
+		return { signal: controller.signal, release: () => {} };
+	}
+	const forward = () => controller.abort(outer.reason);
+	outer.addEventListener("abort", forward, { once: true });
+	return { signal: controller.signal, release: () => outer.removeEventListener("abort", forward) };
+}
+
+/**
  * pi's per-provider default models (pi-coding-agent 0.73.1 `defaultModelPerProvider`), in pi's
  * order: when nothing else chose a model, the first provider in this order with credentials wins.
  */
@@ -155,9 +174,17 @@ export class PiAiModelRuntime extends InMemoryModelRuntime {
 		this.credentials = options.credentials;
 		this.useEnvironment = options.useEnvironment !== false;
 		this.piAiStream = (model, context, streamOptions) => {
+			const request = requestSignal(streamOptions?.signal);
 			try {
-				return piAi.streamSimple(model, context, streamOptions);
+				const stream = piAi.streamSimple(
+					model,
+					context,
+					request ? { ...streamOptions, signal: request.signal } : streamOptions,
+				);
+				if (request) stream.result().then(request.release, request.release);
+				return stream;
 			} catch (error) {
+				request?.release();
 				return streamFromMessage(emptyAssistantMessage(model, "error", errorMessage(error)));
 			}
 		};
