@@ -19,6 +19,36 @@ async function takeSnapshot(): Promise<HeapSnapshotJson> {
 }
 
 /**
+ * How many live objects (plain objects, arrays, class instances, closures, Maps, …) the heap holds,
+ * after a full GC. Strings and numbers are not counted.
+ */
+export async function countLiveObjects(): Promise<number> {
+	const snap = await takeSnapshot();
+	const { node_fields, node_types } = snap.snapshot.meta;
+	const nodeFieldCount = node_fields.length;
+	const typeField = node_fields.indexOf("type");
+	const counted = new Set(["object", "closure"].map((type) => node_types[0].indexOf(type)));
+	let count = 0;
+	for (let node = 0; node < snap.nodes.length; node += nodeFieldCount) {
+		if (counted.has(snap.nodes[node + typeField]!)) count++;
+	}
+	return count;
+}
+
+/** Distinct objects and arrays reachable from `roots` through own enumerable properties. */
+export function countReachableObjects(roots: readonly unknown[]): number {
+	const seen = new Set<object>();
+	const pending: unknown[] = [...roots];
+	while (pending.length > 0) {
+		const value = pending.pop();
+		if (value === null || typeof value !== "object" || seen.has(value)) continue;
+		seen.add(value);
+		pending.push(...Object.values(value));
+	}
+	return seen.size;
+}
+
+/**
  * How many live plain objects have exactly these own property names (in any order). The snapshot
  * is taken after a full GC (V8 collects before snapshotting).
  */
