@@ -1251,7 +1251,7 @@ export class AgentSession {
 	dispose(): void {
 		if (this.disposed) return;
 		this.disposed = true;
-		this.bash.abortAll();
+		this.bash.dispose();
 		abortPreflight(this.internals);
 		this.internals.scratch.compactionController?.abort();
 		this.agent.abort();

@@ -26,8 +26,12 @@ export interface ExecuteBashOptions {
 	timeout?: number;
 }
 
+/** `executeBash()` rejects with this (`SESSION_CLOSED`) when the session is disposed while the command runs. */
+export const BASH_DISPOSED = "The AgentSession was disposed while this command ran; its result was not recorded.";
+
 export class BashRunner {
 	private readonly running = new Set<AbortController>();
+	private disposed = false;
 
 	constructor(private readonly s: SessionInternals) {}
 
@@ -63,6 +67,7 @@ export class BashRunner {
 			}
 			if (decision?.result) {
 				this.running.delete(controller);
+				if (this.disposed) throw new SettleError("SESSION_CLOSED", BASH_DISPOSED);
 				this.record(command, decision.result, { excludeFromContext });
 				return decision.result;
 			}
@@ -116,6 +121,8 @@ export class BashRunner {
 			truncated: snapshot.truncation.truncated,
 		};
 		if (snapshot.fullOutputPath) result.fullOutputPath = snapshot.fullOutputPath;
+		// A disposed session's log is closed, or already the next session's: nothing more goes into it.
+		if (this.disposed) throw new SettleError("SESSION_CLOSED", BASH_DISPOSED);
 		this.record(command, result, { excludeFromContext });
 		return result;
 	}
@@ -145,5 +152,11 @@ export class BashRunner {
 	/** Aborts every running command (their results are recorded with `cancelled: true`). */
 	abortAll(): void {
 		for (const controller of this.running) controller.abort();
+	}
+
+	/** Aborts every running command for good: their `execute()` rejects with `SESSION_CLOSED`, recording nothing. */
+	dispose(): void {
+		this.disposed = true;
+		this.abortAll();
 	}
 }

@@ -11,6 +11,7 @@ import type { ExtensionAPI } from "../../src/extensions/types.js";
 import { createFauxProvider, fauxAssistantMessage, fauxToolCall } from "../../src/llm/faux.js";
 import { InMemoryModelRuntime } from "../../src/llm/model-runtime.js";
 import { createAgentSession } from "../../src/runtime/sdk.js";
+import { BASH_DISPOSED } from "../../src/session/bash-runner.js";
 import { SessionManager } from "../../src/store/session-manager.js";
 import { createHarness } from "../../src/testing/harness.js";
 import { waitForProcessGroupExit } from "../../src/tools/shell.js";
@@ -200,6 +201,24 @@ describe("createAgentSession", () => {
 });
 
 describe("executeBash", () => {
+	it("a command running when the session was disposed recorded its result into the disposed session's log", async () => {
+		const h = await createHarness({ persistence: "disk" });
+		h.setResponses([fauxAssistantMessage("ok")]);
+		await h.session.prompt("hi");
+		const running = new Promise<void>((resolve) => h.session.subscribe(() => resolve()));
+		const result = h.session.executeBash("echo started; sleep 30").catch((error: unknown) => error);
+		await running; // its first output
+		h.session.dispose();
+		expect(await result).toMatchObject({ code: "SESSION_CLOSED", message: BASH_DISPOSED });
+		expect(
+			h.sessionManager
+				.getEntries()
+				.filter((entry) => entry.type === "message")
+				.map((e) => e.message.role),
+		).toEqual(["system", "user", "assistant"]);
+		h.cleanup();
+	});
+
 	it("operations that fail after spilling output to a temp file left the temp file open", async () => {
 		const h = await createHarness();
 		const spilled = "x".repeat(200 * 1024);
