@@ -1239,8 +1239,9 @@ export class AgentSession {
 	/**
 	 * Ends the session: aborts the run, retry, compaction and bash commands, makes every extension
 	 * context stale, detaches from the Agent, drops listeners and stops the actor. Emits no events.
-	 * Prompts still pending reject with `SESSION_CLOSED`. Closes the session manager only when the
-	 * session owns it (`createAgentSession` without a `sessionManager` made it); close one you passed.
+	 * Prompts and `executeBash()` calls still pending reject with `SESSION_CLOSED` (nothing more is
+	 * recorded). Closes the session manager only when the session owns it (`createAgentSession`
+	 * without a `sessionManager` made it); close one you passed.
 	 *
 	 * @example
 	 * ```ts

@@ -201,6 +201,18 @@ describe("createAgentSession", () => {
 });
 
 describe("executeBash", () => {
+	it("a timeout kills the command and its background children, and the result is recorded", async () => {
+		const h = await createHarness({ persistence: "disk" });
+		const pidFile = join(h.tempDir, "pgid");
+		const result = await h.session.executeBash(`echo $$ > ${pidFile}; sleep 60 & sleep 60`, undefined, { timeout: 1 });
+		expect(result.cancelled).toBe(true);
+		// (A machine too loaded to start the shell within the timeout has no group to check.)
+		const pgid = existsSync(pidFile) ? Number(readFileSync(pidFile, "utf8").trim()) : undefined;
+		if (pgid !== undefined) expect(await waitForProcessGroupExit(pgid)).toBe(true);
+		expect(h.session.messages.at(-1)).toMatchObject({ role: "bashExecution", cancelled: true });
+		h.cleanup();
+	});
+
 	it("a command running when the session was disposed recorded its result into the disposed session's log", async () => {
 		const h = await createHarness({ persistence: "disk" });
 		h.setResponses([fauxAssistantMessage("ok")]);
