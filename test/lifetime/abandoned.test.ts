@@ -8,6 +8,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createFauxProvider, type FauxProvider, fauxAssistantMessage } from "../../src/llm/faux.js";
+import { InMemoryModelRuntime } from "../../src/llm/model-runtime.js";
+import { createAgentSession } from "../../src/runtime/sdk.js";
 import { SessionManager } from "../../src/store/session-manager.js";
 import {
 	createWorkspace,
@@ -71,6 +73,27 @@ describe("dropped without close", () => {
 		// The test's own references: the factory's record and the faux provider (it records every request).
 		rec.built.length = 0;
 		faux = undefined;
+		expect(existsSync(`${file}.lock`)).toBe(true);
+		await forceGc();
+		expect(existsSync(`${file}.lock`)).toBe(false);
+		SessionManager.open(file).close();
+	});
+
+	it("a createAgentSession session dropped without dispose() releases its session file once collected", async () => {
+		const file = await (async () => {
+			const faux = createFauxProvider();
+			const modelRuntime = new InMemoryModelRuntime();
+			modelRuntime.registerFauxProvider(faux);
+			const { session } = await createAgentSession({
+				cwd: dir,
+				agentDir: join(dir, "agent"),
+				modelRuntime,
+				model: faux.getModel()!,
+			});
+			faux.setResponses([fauxAssistantMessage("ok")]);
+			await session.prompt("hi");
+			return session.sessionFile!;
+		})();
 		expect(existsSync(`${file}.lock`)).toBe(true);
 		await forceGc();
 		expect(existsSync(`${file}.lock`)).toBe(false);
