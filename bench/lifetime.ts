@@ -3,8 +3,8 @@
  * reloads sessions for hours, measured after forced full GCs, with ratios against baselines
  * measured in the same run:
  *
- * - `baseline.bareAgentBytes`: heap held by one live bare `Agent` (the smallest thing a session wraps);
- * - `baseline.liveSessionBytes`: heap held by one live AgentSession (harness, in-memory log, one prompt);
+ * - `baseline.bareAgent`: heap held by one live bare `Agent` (the smallest thing a session wraps);
+ * - `baseline.liveSession`: heap held by one live AgentSession (harness, in-memory log, one prompt);
  * - `perDisposedSession`: heap still held per session created, prompted (tool call + answer) and
  *   disposed — with the `subscribe` unsubscribe function and the inspect subscription the host KEEPS
  *   (a kept trace recorder would hold its recorded events, which are the host's data);
@@ -13,7 +13,9 @@
  * - `perTurn`: per prompt (tool call + answer) in one session, against the transcript's own growth
  *   (JSON bytes of the messages added), plain and with an inspector and a trace recorder attached.
  *
- * `collected` counts say how many of the disposed/replaced sessions the GC could collect (expect all).
+ * Each is given in bytes (`heapUsed` after forced GCs: noisy by a few KB per measurement) and in
+ * live objects (counted in a V8 heap snapshot: exact; what to read first). `collected` counts say
+ * how many of the disposed/replaced sessions the GC could collect (expect all).
  *
  * Each case first runs WARMUP rounds: the heap keeps growing by V8's compiled code for a few dozen
  * rounds of anything, which is not retained by Settle (it plateaus).
@@ -35,6 +37,7 @@ import { AgentSession } from "../src/session/agent-session.js";
 import { SettingsManager } from "../src/settings/settings-manager.js";
 import { SessionManager } from "../src/store/session-manager.js";
 import { createHarness } from "../src/testing/harness.js";
+import { countLiveObjects, countReachableObjects } from "../test/lifetime/heap-census.js";
 
 const SESSIONS = Number(process.env.SESSIONS ?? 100);
 const SWITCHES = Number(process.env.SWITCHES ?? 100);
@@ -52,6 +55,25 @@ async function heapAfterGc(): Promise<number> {
 		await new Promise((resolve) => setImmediate(resolve));
 	}
 	return process.memoryUsage().heapUsed;
+}
+
+/** Heap after a full GC: bytes used (noisy by a few KB) and live objects (a V8 snapshot: exact). */
+interface HeapPoint {
+	bytes: number;
+	objects: number;
+}
+
+async function measure(): Promise<HeapPoint> {
+	const bytes = await heapAfterGc();
+	return { bytes, objects: await countLiveObjects() };
+}
+
+/** Per-round growth between two points. */
+function perRound(before: HeapPoint, after: HeapPoint, rounds: number) {
+	return {
+		bytes: Math.round((after.bytes - before.bytes) / rounds),
+		objects: Math.round(((after.objects - before.objects) / rounds) * 100) / 100,
+	};
 }
 
 /** Counts how many registered objects were collected. */
@@ -76,29 +98,29 @@ function collectionCounter() {
 const round = (n: number) => Math.round(n);
 const ratio = (n: number, base: number) => Math.round((n / base) * 1000) / 1000;
 
-async function bareAgentBytes(): Promise<number> {
+async function bareAgent() {
 	const count = 500;
 	const held: Agent[] = [];
-	const before = await heapAfterGc();
+	const before = await measure();
 	for (let i = 0; i < count; i++) held.push(new Agent());
-	const after = await heapAfterGc();
+	const after = await measure();
 	held.length = 0;
-	return (after - before) / count;
+	return perRound(before, after, count);
 }
 
-async function liveSessionBytes(): Promise<number> {
+async function liveSession() {
 	const count = 10;
 	const held: Awaited<ReturnType<typeof createHarness>>[] = [];
-	const before = await heapAfterGc();
+	const before = await measure();
 	for (let i = 0; i < count; i++) {
 		const h = await createHarness();
 		h.setResponses([fauxAssistantMessage([fauxToolCall("ls", {})]), fauxAssistantMessage("done")]);
 		await h.session.prompt("list the files");
 		held.push(h);
 	}
-	const after = await heapAfterGc();
+	const after = await measure();
 	for (const h of held) h.cleanup();
-	return (after - before) / count;
+	return perRound(before, after, count);
 }
 
 async function disposedSessions() {
@@ -116,10 +138,10 @@ async function disposedSessions() {
 		h.cleanup();
 	};
 	for (let i = 0; i < WARMUP; i++) await once();
-	const before = await heapAfterGc();
+	const before = await measure();
 	for (let i = 0; i < SESSIONS; i++) await once();
-	const after = await heapAfterGc();
-	return { bytes: (after - before) / SESSIONS, ...(await counter.result()), keptHandles: kept.length };
+	const after = await measure();
+	return { ...perRound(before, after, SESSIONS), ...(await counter.result()), keptHandles: kept.length };
 }
 
 async function runtimeSwitches(root: string) {
@@ -151,14 +173,14 @@ async function runtimeSwitches(root: string) {
 		await runtime.newSession();
 	};
 	for (let i = 0; i < WARMUP; i++) await cycle();
-	const before = await heapAfterGc();
+	const before = await measure();
 	for (let i = 0; i < SWITCHES; i++) await cycle();
-	const after = await heapAfterGc();
+	const after = await measure();
 	const collected = await counter.result();
 	inspector.unsubscribe();
 	await runtime.dispose();
 	// The last tracked session is the one replaced by the final newSession(): all of them can go.
-	return { bytes: (after - before) / SWITCHES, ...collected };
+	return { ...perRound(before, after, SWITCHES), ...collected };
 }
 
 const EXTENSION = `
@@ -205,12 +227,12 @@ async function reloads(root: string) {
 		await session.reload();
 	};
 	for (let i = 0; i < WARMUP; i++) await once();
-	const before = await heapAfterGc();
+	const before = await measure();
 	for (let i = 0; i < RELOADS; i++) await once();
-	const after = await heapAfterGc();
+	const after = await measure();
 	const collected = await counter.result();
 	session.dispose();
-	return { bytes: (after - before) / RELOADS, ...collected };
+	return { ...perRound(before, after, RELOADS), ...collected };
 }
 
 async function turns(mode: "plain" | "inspected") {
@@ -230,26 +252,41 @@ async function turns(mode: "plain" | "inspected") {
 			requests.length = 0;
 		}
 	};
-	await run(Math.max(WARMUP, 60)); // also past the trace's maxEvents
-	const heapBefore = await heapAfterGc();
+	await run(Math.max(WARMUP, 100)); // also until the trace recorder is full (1000 events, ~16 a turn)
+	const entriesBefore = h.sessionManager.getEntries().length;
 	const transcriptBefore = JSON.stringify(h.session.messages).length;
+	const before = await measure();
 	await run(TURNS);
-	const heapAfter = await heapAfterGc();
-	const transcriptAfter = JSON.stringify(h.session.messages).length;
+	const after = await measure();
+	const transcriptBytes = (JSON.stringify(h.session.messages).length - transcriptBefore) / TURNS;
+	const transcriptObjects = countReachableObjects(h.sessionManager.getEntries().slice(entriesBefore)) / TURNS;
 	h.cleanup();
-	const bytes = (heapAfter - heapBefore) / TURNS;
-	const transcriptBytes = (transcriptAfter - transcriptBefore) / TURNS;
+	const growth = perRound(before, after, TURNS);
 	return {
-		bytes: round(bytes),
+		...growth,
 		transcriptJsonBytes: round(transcriptBytes),
-		perTranscriptByte: ratio(bytes, transcriptBytes),
+		transcriptObjects: Math.round(transcriptObjects * 100) / 100,
+		bytesPerTranscriptJsonByte: ratio(growth.bytes, transcriptBytes),
+		objectsBeyondTranscript: Math.round((growth.objects - transcriptObjects) * 100) / 100,
+	};
+}
+
+/** A per-round growth with its ratios against the two baselines. */
+function versus(growth: { bytes: number; objects: number }, agent: HeapPoint, live: HeapPoint) {
+	return {
+		bytes: growth.bytes,
+		objects: growth.objects,
+		bytesVsBareAgent: ratio(growth.bytes, agent.bytes),
+		objectsVsBareAgent: ratio(growth.objects, agent.objects),
+		bytesVsLiveSession: ratio(growth.bytes, live.bytes),
 	};
 }
 
 const root = mkdtempSync(join(tmpdir(), "settle-bench-lifetime-"));
 try {
-	const agent = await bareAgentBytes();
-	const live = await liveSessionBytes();
+	await countLiveObjects(); // the first snapshot sets up what every later one reuses
+	const agent = await bareAgent();
+	const live = await liveSession();
 	const disposed = await disposedSessions();
 	const switched = await runtimeSwitches(root);
 	const reloaded = await reloads(root);
@@ -258,24 +295,15 @@ try {
 	const summary = {
 		node: process.version,
 		params: { SESSIONS, SWITCHES, RELOADS, TURNS, WARMUP },
-		baseline: { bareAgentBytes: round(agent), liveSessionBytes: round(live) },
+		baseline: { bareAgent: agent, liveSession: live },
 		perDisposedSession: {
-			bytes: round(disposed.bytes),
-			vsBareAgent: ratio(disposed.bytes, agent),
-			vsLiveSession: ratio(disposed.bytes, live),
+			...versus(disposed, agent, live),
 			collected: `${disposed.collected}/${disposed.registered}`,
 			keptHandles: disposed.keptHandles,
 		},
-		perRuntimeSwitch: {
-			bytes: round(switched.bytes),
-			vsBareAgent: ratio(switched.bytes, agent),
-			vsLiveSession: ratio(switched.bytes, live),
-			collected: `${switched.collected}/${switched.registered}`,
-		},
+		perRuntimeSwitch: { ...versus(switched, agent, live), collected: `${switched.collected}/${switched.registered}` },
 		perReload: {
-			bytes: round(reloaded.bytes),
-			vsBareAgent: ratio(reloaded.bytes, agent),
-			vsLiveSession: ratio(reloaded.bytes, live),
+			...versus(reloaded, agent, live),
 			runnersCollected: `${reloaded.collected}/${reloaded.registered}`,
 		},
 		perTurn: { plain: plainTurns, inspectedAndTraced: inspectedTurns },
