@@ -4,6 +4,7 @@
  * the transcript at once when idle, or at the next safe point while an operation runs (never
  * between a tool call and its result).
  */
+import { rm } from "node:fs/promises";
 import { SettleError } from "../errors.js";
 import type { UserBashResult } from "../extensions/types.js";
 import { OutputAccumulator } from "../tools/output-accumulator.js";
@@ -101,8 +102,8 @@ export class BashRunner {
 			exitCode = run.exitCode ?? undefined;
 		} catch (error) {
 			if (!controller.signal.aborted && !(error instanceof Error && error.message.startsWith("timeout:"))) {
-				// The output spilled to a temp file is not recorded: close its descriptor before failing.
-				await output.close();
+				// Nothing will point to the output spilled to a temp file: close and remove it before failing.
+				await discardOutput(output);
 				throw error instanceof SettleError
 					? error
 					: new SettleError("TOOL", `Could not run ${command}: ${String(error)}`, { cause: error });
@@ -122,7 +123,10 @@ export class BashRunner {
 		};
 		if (snapshot.fullOutputPath) result.fullOutputPath = snapshot.fullOutputPath;
 		// A disposed session's log is closed, or already the next session's: nothing more goes into it.
-		if (this.disposed) throw new SettleError("SESSION_CLOSED", BASH_DISPOSED);
+		if (this.disposed) {
+			if (snapshot.fullOutputPath) await rm(snapshot.fullOutputPath, { force: true });
+			throw new SettleError("SESSION_CLOSED", BASH_DISPOSED);
+		}
 		this.record(command, result, { excludeFromContext });
 		return result;
 	}
@@ -159,4 +163,12 @@ export class BashRunner {
 		this.disposed = true;
 		this.abortAll();
 	}
+}
+
+/** Closes `output` and removes its temp file, if it spilled to one. Must not throw. */
+async function discardOutput(output: OutputAccumulator): Promise<void> {
+	output.finish();
+	const path = output.snapshot().fullOutputPath;
+	await output.close();
+	if (path) await rm(path, { force: true }).catch(() => {});
 }

@@ -231,16 +231,20 @@ describe("executeBash", () => {
 		h.cleanup();
 	});
 
-	it("operations that fail after spilling output to a temp file left the temp file open", async () => {
+	it("operations that fail after spilling output to a temp file left the temp file open, and on disk", async () => {
 		const h = await createHarness();
 		const spilled = "x".repeat(200 * 1024);
+		let tempFile: string | undefined;
 		const error = await h.session
 			.executeBash("produce a lot", undefined, {
 				operations: {
 					exec: async (_command, _cwd, { onData }) => {
 						onData(Buffer.from(spilled));
 						// The temp file opens asynchronously: fail once it is open.
-						while (!openFilePaths().some((path) => path.includes("settle-user-bash"))) await tick();
+						while (!tempFile) {
+							await tick();
+							tempFile = openFilePaths().find((path) => path.includes("settle-user-bash"));
+						}
 						throw new Error("connection lost");
 					},
 				},
@@ -249,6 +253,8 @@ describe("executeBash", () => {
 		expect(error).toMatchObject({ code: "TOOL" });
 		// close() is awaited before the rejection: the descriptor is gone now, not later.
 		expect(openFilePaths().filter((path) => path.includes("settle-user-bash"))).toEqual([]);
+		// No result names it: nobody would ever find it.
+		expect(existsSync(tempFile!)).toBe(false);
 		h.cleanup();
 	});
 });
