@@ -9,6 +9,7 @@
 import { errorMessage, SettleError } from "../errors.js";
 import { streamFromMessage } from "./event-stream.js";
 import { InMemoryModelRuntime, type ModelProviderRegistration } from "./model-runtime.js";
+import { withRequestSignal } from "./request-signal.js";
 import {
 	type AssistantMessageEventStream,
 	type Context,
@@ -45,25 +46,6 @@ export interface PiAiModelRuntimeOptions {
 	providers?: readonly string[];
 	/** Loads pi-ai (default: `import("@mariozechner/pi-ai")`); a test seam for "not installed". */
 	importPiAi?: () => Promise<unknown>;
-}
-
-/**
- * A signal for one model request that follows `outer` until the request's stream has ended. The
- * provider SDKs pi-ai uses (openai, @anthropic-ai/sdk) add an `abort` listener to the signal of
- * every request and never remove it: on the run's signal, which lives for all the model calls of
- * a run, they piled up (Node's MaxListenersExceededWarning at the 11th call). On this one they go
- * with the request.
- */
-function requestSignal(outer: AbortSignal | undefined): { signal: AbortSignal; release: () => void } | undefined {
-	if (!outer) return undefined;
-	const controller = new AbortController();
-	if (outer.aborted) {
-		controller.abort(outer.reason);
-		return { signal: controller.signal, release: () => {} };
-	}
-	const forward = () => controller.abort(outer.reason);
-	outer.addEventListener("abort", forward, { once: true });
-	return { signal: controller.signal, release: () => outer.removeEventListener("abort", forward) };
 }
 
 /**
@@ -173,21 +155,14 @@ export class PiAiModelRuntime extends InMemoryModelRuntime {
 		this.piAi = piAi;
 		this.credentials = options.credentials;
 		this.useEnvironment = options.useEnvironment !== false;
-		this.piAiStream = (model, context, streamOptions) => {
-			const request = requestSignal(streamOptions?.signal);
+		// A signal per request: pi-ai's provider SDKs never remove the listener they add to it.
+		this.piAiStream = withRequestSignal((model, context, streamOptions) => {
 			try {
-				const stream = piAi.streamSimple(
-					model,
-					context,
-					request ? { ...streamOptions, signal: request.signal } : streamOptions,
-				);
-				if (request) stream.result().then(request.release, request.release);
-				return stream;
+				return piAi.streamSimple(model, context, streamOptions);
 			} catch (error) {
-				request?.release();
 				return streamFromMessage(emptyAssistantMessage(model, "error", errorMessage(error)));
 			}
-		};
+		});
 		const wanted = options.providers ? new Set(options.providers) : undefined;
 		const catalogue = piAi.getProviders().filter((provider) => !wanted || wanted.has(provider));
 		const ordered = [

@@ -9,6 +9,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import * as piAi from "@mariozechner/pi-ai";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createPiAiModelRuntime } from "../../src/llm/pi-ai.js";
 import type { Model } from "../../src/llm/types.js";
@@ -16,6 +17,7 @@ import { createAgentSession } from "../../src/runtime/sdk.js";
 import type { AgentSession } from "../../src/session/agent-session.js";
 import { SettingsManager } from "../../src/settings/settings-manager.js";
 import { SessionManager } from "../../src/store/session-manager.js";
+import { createHarness } from "../../src/testing/harness.js";
 
 type Handler = (call: number, res: ServerResponse, req: IncomingMessage) => void;
 
@@ -150,5 +152,32 @@ describe("provider requests on the run's abort signal", () => {
 		await closed;
 		expect(session.messages.at(-1)).toMatchObject({ role: "assistant", stopReason: "aborted" });
 		session.dispose();
+	});
+
+	it("an extension's provider wrapping pi-ai's streamSimple piled up listeners the same way", async () => {
+		const toolTurns = 12;
+		handler = (call, res) => (call <= toolTurns ? answerToolCall(call, res) : answerText(res, "done"));
+		const port = (server.address() as AddressInfo).port;
+		const h = await createHarness({
+			settings: { retry: { enabled: false } },
+			extensionFactories: [
+				(pi) =>
+					pi.registerProvider("ext-local", {
+						api: "openai-completions",
+						baseUrl: `http://127.0.0.1:${port}/v1`,
+						apiKey: "test-key",
+						models: [{ id: "ext-model", name: "extension model", contextWindow: 128_000, maxTokens: 4096 }],
+						streamSimple: piAi.streamSimple,
+					}),
+			],
+		});
+		await h.session.setModel(h.modelRuntime.getModel("ext-local", "ext-model")!);
+		const mostListeners = watchRunSignal(h.session);
+		await h.session.prompt("list the files again and again");
+		expect(calls).toBe(toolTurns + 1);
+		expect(h.session.messages.at(-1)).toMatchObject({ role: "assistant", stopReason: "stop" });
+		expect(mostListeners()).toBeLessThanOrEqual(2);
+		expect(warnings).toEqual([]);
+		h.cleanup();
 	});
 });
