@@ -1263,6 +1263,9 @@ export class AgentSession {
 		this.actor.stop();
 		this.inspections.closeAll();
 		const closed = new SettleError("SESSION_CLOSED", DISPOSED_BEFORE_SETTLED);
+		// Until its stack is formatted, an error keeps its frames' receivers (this session) alive: a
+		// caller that keeps the rejection would keep the disposed session.
+		void closed.stack;
 		for (const pending of this.pending.values()) pending.reject(closed);
 		for (const pending of this.compactions.values()) pending.reject(closed);
 		closeTreeNavigations(this.internals, closed);

@@ -68,7 +68,7 @@ export class BashRunner {
 			}
 			if (decision?.result) {
 				this.running.delete(controller);
-				if (this.disposed) throw new SettleError("SESSION_CLOSED", BASH_DISPOSED);
+				if (this.disposed) throw disposedError();
 				this.record(command, decision.result, { excludeFromContext });
 				return decision.result;
 			}
@@ -125,7 +125,7 @@ export class BashRunner {
 		// A disposed session's log is closed, or already the next session's: nothing more goes into it.
 		if (this.disposed) {
 			if (snapshot.fullOutputPath) await rm(snapshot.fullOutputPath, { force: true });
-			throw new SettleError("SESSION_CLOSED", BASH_DISPOSED);
+			throw disposedError();
 		}
 		this.record(command, result, { excludeFromContext });
 		return result;
@@ -171,4 +171,11 @@ async function discardOutput(output: OutputAccumulator): Promise<void> {
 	const path = output.snapshot().fullOutputPath;
 	await output.close();
 	if (path) await rm(path, { force: true }).catch(() => {});
+}
+
+function disposedError(): SettleError {
+	const error = new SettleError("SESSION_CLOSED", BASH_DISPOSED);
+	// Formatted now: until then the error keeps its frames' receivers (the disposed session's parts) alive.
+	void error.stack;
+	return error;
 }

@@ -8,7 +8,12 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { ExtensionAPI } from "../../src/extensions/types.js";
-import { createFauxProvider, fauxAssistantMessage, fauxToolCall } from "../../src/llm/faux.js";
+import {
+	createFauxProvider,
+	type FauxResponseFactory,
+	fauxAssistantMessage,
+	fauxToolCall,
+} from "../../src/llm/faux.js";
 import { InMemoryModelRuntime } from "../../src/llm/model-runtime.js";
 import { createAgentSession } from "../../src/runtime/sdk.js";
 import { BASH_DISPOSED } from "../../src/session/bash-runner.js";
@@ -102,6 +107,45 @@ describe("a disposed session", () => {
 		await expect(h.session.prompt("hello?")).rejects.toMatchObject({ code: "SESSION_CLOSED" });
 		expect(heard).toEqual([]);
 		h.cleanup();
+	});
+
+	it("the SESSION_CLOSED error a pending compact() got from dispose retained the disposed session (V8 keeps stack frames' receivers until .stack is read)", async () => {
+		const tracker = new CollectionTracker();
+		const outcome = await (async () => {
+			const h = await createHarness({
+				persistence: "disk",
+				settings: { compaction: { enabled: true, reserveTokens: 16_384, keepRecentTokens: 100 } },
+			});
+			for (let i = 0; i < 3; i++) {
+				h.setResponses([fauxAssistantMessage(`answer ${i} ${"words ".repeat(300)}`)]);
+				await h.session.prompt(`question ${i} ${"words ".repeat(300)}`);
+			}
+			const abortedRequests: string[] = [];
+			let bothRequested!: () => void;
+			const requested = new Promise<void>((resolve) => {
+				bothRequested = resolve;
+			});
+			// The summary requests (history and turn prefix) hang until their signal fires.
+			const hang: FauxResponseFactory = (_context, options) =>
+				new Promise((resolve) => {
+					options?.signal?.addEventListener("abort", () => {
+						abortedRequests.push("aborted");
+						resolve(fauxAssistantMessage("", { stopReason: "aborted" }));
+					});
+					if (h.getPendingResponseCount() === 0) bothRequested();
+				});
+			h.setResponses([hang, hang]);
+			const compacting = h.session.compact().catch((error: unknown) => error);
+			await requested;
+			tracker.track(h.session, "session");
+			h.session.dispose();
+			const error = await compacting;
+			h.cleanup();
+			return { error, abortedRequests };
+		})();
+		expect(outcome.error).toMatchObject({ code: "SESSION_CLOSED" });
+		expect(outcome.abortedRequests).toEqual(["aborted", "aborted"]);
+		expect(await tracker.alive()).toEqual([]);
 	});
 
 	it("dispose during a retry backoff clears the backoff timer", async () => {
