@@ -192,7 +192,8 @@ class LifecycleTranslator {
 	private machine = "";
 	private statePath: string | null = null;
 	private activePaths: string[] = [];
-	private readonly children = new Map<string, { id: string; src: string; finished: boolean }>();
+	/** Children invoked and not finished yet (a finished one is forgotten: the map must not grow per operation). */
+	private readonly children = new Map<string, { id: string; src: string }>();
 	private readonly timers = new Map<string, { delay: string; state: string }>();
 	/** Effects of the microstep in progress (entry actions, emits, new children), reported after its state change. */
 	private pending: DistributiveOmit<LifecycleInspectionEvent, "seq" | "at" | "machine">[] = [];
@@ -361,8 +362,8 @@ class LifecycleTranslator {
 				const snapshot = child.getSnapshot() as SnapshotLike | undefined;
 				if (snapshot?.status === "done" || snapshot?.status === "error") this.childSnapshot(child, snapshot);
 				const known = this.children.get(child.sessionId);
-				if (!known || known.finished) return;
-				known.finished = true;
+				if (!known) return;
+				this.children.delete(child.sessionId);
 				this.emit({ kind: "actor", phase: "stopped", id: known.id, src: known.src });
 				return;
 			}
@@ -374,15 +375,15 @@ class LifecycleTranslator {
 	private childCreated(ref: ActorLike): void {
 		if (this.children.has(ref.sessionId)) return;
 		const src = typeof ref.src === "string" ? ref.src : "(inline)";
-		this.children.set(ref.sessionId, { id: ref.id, src, finished: false });
+		this.children.set(ref.sessionId, { id: ref.id, src });
 		this.later({ kind: "actor", phase: "invoked", id: ref.id, src });
 	}
 
 	private childSnapshot(ref: ActorLike, snapshot: SnapshotLike): void {
 		const known = this.children.get(ref.sessionId);
-		if (!known || known.finished) return;
+		if (!known) return;
 		if (snapshot.status === "done") {
-			known.finished = true;
+			this.children.delete(ref.sessionId);
 			const event: DistributiveOmit<ActorLifecycleEvent, "seq" | "at" | "machine"> = {
 				kind: "actor",
 				phase: "done",
@@ -392,7 +393,7 @@ class LifecycleTranslator {
 			if (snapshot.output !== undefined) event.output = toJsonValue(snapshot.output);
 			this.emit(event);
 		} else if (snapshot.status === "error") {
-			known.finished = true;
+			this.children.delete(ref.sessionId);
 			this.emit({ kind: "actor", phase: "error", id: known.id, src: known.src, error: errorText(snapshot.error) });
 		}
 	}

@@ -9,6 +9,7 @@
 import { errorMessage, SettleError } from "../errors.js";
 import { streamFromMessage } from "./event-stream.js";
 import { InMemoryModelRuntime, type ModelProviderRegistration } from "./model-runtime.js";
+import { withRequestSignal } from "./request-signal.js";
 import {
 	type AssistantMessageEventStream,
 	type Context,
@@ -154,13 +155,14 @@ export class PiAiModelRuntime extends InMemoryModelRuntime {
 		this.piAi = piAi;
 		this.credentials = options.credentials;
 		this.useEnvironment = options.useEnvironment !== false;
-		this.piAiStream = (model, context, streamOptions) => {
+		// A signal per request: pi-ai's provider SDKs never remove the listener they add to it.
+		this.piAiStream = withRequestSignal((model, context, streamOptions) => {
 			try {
 				return piAi.streamSimple(model, context, streamOptions);
 			} catch (error) {
 				return streamFromMessage(emptyAssistantMessage(model, "error", errorMessage(error)));
 			}
-		};
+		});
 		const wanted = options.providers ? new Set(options.providers) : undefined;
 		const catalogue = piAi.getProviders().filter((provider) => !wanted || wanted.has(provider));
 		const ordered = [

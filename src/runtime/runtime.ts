@@ -39,6 +39,7 @@ import {
 	type LifecycleInspectorOptions,
 	type LifecycleObserver,
 } from "../inspect/lifecycle-inspector.js";
+import { InspectionSubscriptionSet } from "../inspect/subscription-set.js";
 import type { AgentSession, SessionReplacementActions } from "../session/agent-session.js";
 import { getDefaultSessionDirPath } from "../store/paths.js";
 import type { SessionManager } from "../store/session-manager.js";
@@ -140,6 +141,7 @@ export class AgentSessionRuntime {
 	private requestCounter = 0;
 	private disposedPromise: Promise<void> | undefined;
 	private readonly replacementActions: SessionReplacementActions;
+	private readonly inspections = new InspectionSubscriptionSet();
 
 	/** Use {@link createAgentSessionRuntime}. */
 	constructor(
@@ -209,7 +211,8 @@ export class AgentSessionRuntime {
 	 * ```
 	 */
 	inspect(observer: LifecycleObserver, options: LifecycleInspectorOptions = {}): { unsubscribe(): void } {
-		return inspectActor(this.actor, observer, options);
+		// Through the handle the actor system reaches the runtime and its last session: dispose() detaches it.
+		return this.inspections.add(inspectActor(this.actor, observer, options));
 	}
 
 	/**
@@ -322,13 +325,18 @@ export class AgentSessionRuntime {
 				next: (snapshot) => {
 					if (snapshot.status !== "done") return;
 					subscription.unsubscribe();
-					resolveDisposed();
+					done();
 				},
-				complete: () => resolveDisposed(),
-				error: () => resolveDisposed(),
+				complete: () => done(),
+				error: () => done(),
 			});
+			const done = () => {
+				resolveDisposed();
+				// After XState has reported the final snapshot to the inspectors (it does so after `complete`).
+				queueMicrotask(() => this.inspections.closeAll());
+			};
 			this.actor.send({ type: "DISPOSE" });
-			if (this.actor.getSnapshot().status === "done") resolveDisposed();
+			if (this.actor.getSnapshot().status === "done") done();
 		});
 		return this.disposedPromise;
 	}

@@ -319,6 +319,8 @@ export async function createAgentSession(options: CreateAgentSessionOptions = {}
 	});
 	const config: AgentSessionConfig = {
 		sessionManager,
+		// A manager made here is the caller's only through the session: dispose() releases its lock and file.
+		ownsSessionManager: options.sessionManager === undefined,
 		settingsManager,
 		resourceLoader,
 		modelRuntime,

@@ -50,6 +50,7 @@ import {
 	type LifecycleInspectorOptions,
 	type LifecycleObserver,
 } from "../inspect/lifecycle-inspector.js";
+import { InspectionSubscriptionSet } from "../inspect/subscription-set.js";
 import { createTraceRecorder, type TraceRecorder, type TraceRecorderOptions } from "../inspect/trace.js";
 import {
 	clampThinkingLevel,
@@ -177,6 +178,11 @@ export interface AgentSessionConfig {
 	extensions?: InstantiatedExtensions;
 	/** The actor's clock for retry backoff (XState's `SimulatedClock` in tests). */
 	clock?: SessionClock;
+	/**
+	 * The session owns `sessionManager` (`createAgentSession` made it): {@link AgentSession.dispose}
+	 * closes it, releasing the file's write lock, its descriptor and the lock's refresh timer.
+	 */
+	ownsSessionManager?: boolean;
 }
 
 /**
@@ -280,6 +286,8 @@ export class AgentSession {
 	private replacementActions: SessionReplacementActions | undefined;
 	private requestCounter = 0;
 	private disposed = false;
+	private readonly ownsSessionManager: boolean;
+	private readonly inspections = new InspectionSubscriptionSet();
 
 	/**
 	 * Builds a session: creates the Agent if none is given, loads the resource loader's
@@ -326,6 +334,7 @@ export class AgentSession {
 			agent.streamFn = providerStreamFn(agent.streamFn, config.settingsManager, () => this.runnerInstance);
 		}
 		this.sessionManager = config.sessionManager;
+		this.ownsSessionManager = config.ownsSessionManager === true;
 		this.settingsManager = config.settingsManager;
 		this.resourceLoader = config.resourceLoader;
 		this.modelRuntime = config.modelRuntime;
@@ -571,7 +580,8 @@ export class AgentSession {
 	inspect(observer: LifecycleObserver, options: LifecycleInspectorOptions = {}): { unsubscribe(): void } {
 		const clock = this.clock as { now?: () => number } | undefined;
 		const now = typeof clock?.now === "function" ? () => clock.now!() : undefined;
-		return inspectActor(this.actor, observer, now ? { now, ...options } : options);
+		// Through the handle the actor system reaches the whole session: dispose() detaches it.
+		return this.inspections.add(inspectActor(this.actor, observer, now ? { now, ...options } : options));
 	}
 
 	/**
@@ -1234,18 +1244,20 @@ export class AgentSession {
 	/**
 	 * Ends the session: aborts the run, retry, compaction and bash commands, makes every extension
 	 * context stale, detaches from the Agent, drops listeners and stops the actor. Emits no events.
-	 * Prompts still pending reject with `SESSION_CLOSED`. Does not close the session manager.
+	 * Prompts and `executeBash()` calls still pending reject with `SESSION_CLOSED` (nothing more is
+	 * recorded). Closes the session manager only when the session owns it (`createAgentSession`
+	 * without a `sessionManager` made it); close one you passed.
 	 *
 	 * @example
 	 * ```ts
 	 * session.dispose();
-	 * session.sessionManager.close();
+	 * session.sessionManager.close(); // a manager you passed in; safe to call twice
 	 * ```
 	 */
 	dispose(): void {
 		if (this.disposed) return;
 		this.disposed = true;
-		this.bash.abortAll();
+		this.bash.dispose();
 		abortPreflight(this.internals);
 		this.internals.scratch.compactionController?.abort();
 		this.agent.abort();
@@ -1254,12 +1266,17 @@ export class AgentSession {
 		this.unsubscribeAgent();
 		this.events.clear();
 		this.actor.stop();
+		this.inspections.closeAll();
 		const closed = new SettleError("SESSION_CLOSED", DISPOSED_BEFORE_SETTLED);
+		// Until its stack is formatted, an error keeps its frames' receivers (this session) alive: a
+		// caller that keeps the rejection would keep the disposed session.
+		void closed.stack;
 		for (const pending of this.pending.values()) pending.reject(closed);
 		for (const pending of this.compactions.values()) pending.reject(closed);
 		closeTreeNavigations(this.internals, closed);
 		this.pending.clear();
 		this.compactions.clear();
+		if (this.ownsSessionManager) this.sessionManager.close();
 	}
 
 	// -------------------------------------------------------------------------------------------

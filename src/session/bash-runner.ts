@@ -4,6 +4,7 @@
  * the transcript at once when idle, or at the next safe point while an operation runs (never
  * between a tool call and its result).
  */
+import { rm } from "node:fs/promises";
 import { SettleError } from "../errors.js";
 import type { UserBashResult } from "../extensions/types.js";
 import { OutputAccumulator } from "../tools/output-accumulator.js";
@@ -26,8 +27,12 @@ export interface ExecuteBashOptions {
 	timeout?: number;
 }
 
+/** `executeBash()` rejects with this (`SESSION_CLOSED`) when the session is disposed while the command runs. */
+export const BASH_DISPOSED = "The AgentSession was disposed while this command ran; its result was not recorded.";
+
 export class BashRunner {
 	private readonly running = new Set<AbortController>();
+	private disposed = false;
 
 	constructor(private readonly s: SessionInternals) {}
 
@@ -63,6 +68,7 @@ export class BashRunner {
 			}
 			if (decision?.result) {
 				this.running.delete(controller);
+				if (this.disposed) throw disposedError();
 				this.record(command, decision.result, { excludeFromContext });
 				return decision.result;
 			}
@@ -96,6 +102,8 @@ export class BashRunner {
 			exitCode = run.exitCode ?? undefined;
 		} catch (error) {
 			if (!controller.signal.aborted && !(error instanceof Error && error.message.startsWith("timeout:"))) {
+				// Nothing will point to the output spilled to a temp file: close and remove it before failing.
+				await discardOutput(output);
 				throw error instanceof SettleError
 					? error
 					: new SettleError("TOOL", `Could not run ${command}: ${String(error)}`, { cause: error });
@@ -114,6 +122,11 @@ export class BashRunner {
 			truncated: snapshot.truncation.truncated,
 		};
 		if (snapshot.fullOutputPath) result.fullOutputPath = snapshot.fullOutputPath;
+		// A disposed session's log is closed, or already the next session's: nothing more goes into it.
+		if (this.disposed) {
+			if (snapshot.fullOutputPath) await rm(snapshot.fullOutputPath, { force: true });
+			throw disposedError();
+		}
 		this.record(command, result, { excludeFromContext });
 		return result;
 	}
@@ -144,4 +157,25 @@ export class BashRunner {
 	abortAll(): void {
 		for (const controller of this.running) controller.abort();
 	}
+
+	/** Aborts every running command for good: their `execute()` rejects with `SESSION_CLOSED`, recording nothing. */
+	dispose(): void {
+		this.disposed = true;
+		this.abortAll();
+	}
+}
+
+/** Closes `output` and removes its temp file, if it spilled to one. Must not throw. */
+async function discardOutput(output: OutputAccumulator): Promise<void> {
+	output.finish();
+	const path = output.snapshot().fullOutputPath;
+	await output.close();
+	if (path) await rm(path, { force: true }).catch(() => {});
+}
+
+function disposedError(): SettleError {
+	const error = new SettleError("SESSION_CLOSED", BASH_DISPOSED);
+	// Formatted now: until then the error keeps its frames' receivers (the disposed session's parts) alive.
+	void error.stack;
+	return error;
 }

@@ -6,6 +6,7 @@
 import { SettleError } from "../errors.js";
 import type { ExtensionModelRegistry, ProviderConfig } from "../extensions/types.js";
 import { InMemoryModelRuntime, type ModelRuntime } from "../llm/model-runtime.js";
+import { withRequestSignal } from "../llm/request-signal.js";
 import type { Model, StreamFn } from "../llm/types.js";
 
 /**
@@ -57,7 +58,8 @@ export function modelRegistryView(runtime: ModelRuntime): ExtensionModelRegistry
 			runtime.registerProvider({
 				provider: name,
 				models,
-				streamFn: config.streamSimple as unknown as StreamFn,
+				// A signal per request: provider SDKs an extension wraps may never remove their listener from it.
+				streamFn: withRequestSignal(config.streamSimple as unknown as StreamFn),
 				...(config.apiKey !== undefined ? { apiKey: config.apiKey } : { requiresAuth: false }),
 				...(config.oauth ? { oauth: true } : {}),
 			});

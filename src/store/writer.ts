@@ -7,13 +7,30 @@ import { closeSync, fstatSync, ftruncateSync, openSync, unlinkSync, writeSync } 
 import { SettleError } from "../errors.js";
 import type { SessionLock } from "./lock.js";
 
+/**
+ * A writer dropped without close() (a SessionManager never closed, a session never disposed) would
+ * keep its descriptor, its lock directory and the lock's refresh timer until the process exits, and
+ * the file could not be opened for writing again in this process. Once the writer is collected,
+ * this closes and releases them.
+ */
+const abandonedWriters = new FinalizationRegistry<{ fd: number; lock: SessionLock }>(({ fd, lock }) => {
+	try {
+		closeSync(fd);
+	} catch {
+		// already closed
+	}
+	lock.release();
+});
+
 export class SessionWriter {
 	private constructor(
 		readonly path: string,
 		private readonly lock: SessionLock,
 		private fd: number,
 		private size: number,
-	) {}
+	) {
+		abandonedWriters.register(this, { fd, lock }, this);
+	}
 
 	/** Opens an existing file for appending (the caller holds `lock`). */
 	static openExisting(path: string, lock: SessionLock): SessionWriter {
@@ -91,6 +108,7 @@ export class SessionWriter {
 
 	/** Closes the descriptor and releases the lock. Must not throw. */
 	close(): void {
+		abandonedWriters.unregister(this);
 		if (this.fd >= 0) {
 			try {
 				closeSync(this.fd);

@@ -1,0 +1,55 @@
+/** Inspection subscriptions an owner (a session, a runtime) ends when it is disposed. */
+
+/** An inspection subscription (what `session.inspect()` returns). */
+export interface InspectionSubscription {
+	/** Stops the stream; safe to call twice, also after the owner was disposed. */
+	unsubscribe(): void;
+}
+
+/**
+ * The live inspection subscriptions of one actor. A handle forgets the actor once it is
+ * unsubscribed or the set is closed, so a handle (or a trace recorder) a host keeps after
+ * disposing the owner retains nothing of it: the inner subscription reaches the actor system,
+ * and through it the whole session.
+ *
+ * @example
+ * ```ts
+ * const subscriptions = new InspectionSubscriptionSet();
+ * const handle = subscriptions.add(inspectActor(actor, observer));
+ * subscriptions.closeAll(); // on dispose; handle.unsubscribe() is a no-op now
+ * ```
+ */
+export class InspectionSubscriptionSet {
+	private readonly live = new Set<InspectionSubscription>();
+	private closed = false;
+
+	/** Wraps `inner`; after {@link closeAll} the new handle is closed at once. */
+	add(inner: InspectionSubscription): InspectionSubscription {
+		const live = this.live;
+		let current: InspectionSubscription | undefined = inner;
+		const handle: InspectionSubscription = {
+			unsubscribe() {
+				const subscription = current;
+				if (!subscription) return;
+				current = undefined;
+				live.delete(handle);
+				subscription.unsubscribe();
+			},
+		};
+		live.add(handle);
+		if (this.closed) handle.unsubscribe();
+		return handle;
+	}
+
+	/** Ends every subscription; later ones end at once. Must not throw. */
+	closeAll(): void {
+		this.closed = true;
+		for (const handle of [...this.live]) {
+			try {
+				handle.unsubscribe();
+			} catch {
+				// an XState unsubscribe does not throw; nothing else to undo
+			}
+		}
+	}
+}

@@ -1,0 +1,85 @@
+/**
+ * Counts live objects in this process's heap by their own property names, from a V8 heap snapshot
+ * (what DevTools shows). For objects no test can reach (an internal map's entries): a count that
+ * grows with the number of operations is a leak, whatever the GC timing.
+ */
+import v8 from "node:v8";
+
+interface HeapSnapshotJson {
+	snapshot: { meta: { node_fields: string[]; node_types: [string[]]; edge_fields: string[]; edge_types: [string[]] } };
+	nodes: number[];
+	edges: number[];
+	strings: string[];
+}
+
+async function takeSnapshot(): Promise<HeapSnapshotJson> {
+	const chunks: Buffer[] = [];
+	for await (const chunk of v8.getHeapSnapshot()) chunks.push(chunk as Buffer);
+	return JSON.parse(Buffer.concat(chunks).toString("utf8")) as HeapSnapshotJson;
+}
+
+/**
+ * How many live objects (plain objects, arrays, class instances, closures, Maps, …) the heap holds,
+ * after a full GC. Strings and numbers are not counted.
+ */
+export async function countLiveObjects(): Promise<number> {
+	const snap = await takeSnapshot();
+	const { node_fields, node_types } = snap.snapshot.meta;
+	const nodeFieldCount = node_fields.length;
+	const typeField = node_fields.indexOf("type");
+	const counted = new Set(["object", "closure"].map((type) => node_types[0].indexOf(type)));
+	let count = 0;
+	for (let node = 0; node < snap.nodes.length; node += nodeFieldCount) {
+		if (counted.has(snap.nodes[node + typeField]!)) count++;
+	}
+	return count;
+}
+
+/** Distinct objects and arrays reachable from `roots` through own enumerable properties. */
+export function countReachableObjects(roots: readonly unknown[]): number {
+	const seen = new Set<object>();
+	const pending: unknown[] = [...roots];
+	while (pending.length > 0) {
+		const value = pending.pop();
+		if (value === null || typeof value !== "object" || seen.has(value)) continue;
+		seen.add(value);
+		pending.push(...Object.values(value));
+	}
+	return seen.size;
+}
+
+/**
+ * How many live plain objects have exactly these own property names (in any order). The snapshot
+ * is taken after a full GC (V8 collects before snapshotting).
+ */
+export async function countObjectsWithKeys(keys: readonly string[]): Promise<number> {
+	const snap = await takeSnapshot();
+	const { node_fields, node_types, edge_fields, edge_types } = snap.snapshot.meta;
+	const nodeFieldCount = node_fields.length;
+	const edgeFieldCount = edge_fields.length;
+	const typeField = node_fields.indexOf("type");
+	const nameField = node_fields.indexOf("name");
+	const edgeCountField = node_fields.indexOf("edge_count");
+	const edgeTypeField = edge_fields.indexOf("type");
+	const edgeNameField = edge_fields.indexOf("name_or_index");
+	const objectType = node_types[0].indexOf("object");
+	const propertyEdge = edge_types[0].indexOf("property");
+	const wanted = [...keys].sort().join("\0");
+	let count = 0;
+	let edge = 0;
+	for (let node = 0; node < snap.nodes.length; node += nodeFieldCount) {
+		const edges = snap.nodes[node + edgeCountField]!;
+		if (snap.nodes[node + typeField] === objectType && snap.strings[snap.nodes[node + nameField]!] === "Object") {
+			const names: string[] = [];
+			for (let i = 0; i < edges; i++) {
+				const at = edge + i * edgeFieldCount;
+				if (snap.edges[at + edgeTypeField] !== propertyEdge) continue;
+				const name = snap.strings[snap.edges[at + edgeNameField]!]!;
+				if (name !== "__proto__") names.push(name);
+			}
+			if (names.sort().join("\0") === wanted) count++;
+		}
+		edge += edges * edgeFieldCount;
+	}
+	return count;
+}
