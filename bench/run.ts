@@ -21,6 +21,7 @@ const BENCHMARKS: Record<string, string> = {
 	store: "session-store.ts",
 	session: "session.ts",
 	"cold-start": "cold-start.ts",
+	lifetime: "lifetime.ts",
 };
 
 const requested = process.argv.slice(2);
