@@ -81,15 +81,17 @@ export function resourcesAddedSince(before: Record<string, number>): Record<stri
 }
 
 /**
- * Counts the timers created from now on that are still pending, unref'd ones included (which
- * `process.getActiveResourcesInfo()` does not list): a lock-refresh or kill timer left running.
+ * Counts the timers created from now on that are still pending: `pending()` all of them, unref'd ones
+ * included (which `process.getActiveResourcesInfo()` does not list): a lock-refresh or kill timer
+ * left running; `pendingRefed()` only those that keep the process alive. Timers created before the
+ * call are never counted, so one that an earlier test left and that fires meanwhile changes nothing.
  * Call `stop()` when done.
  */
-export function trackTimers(): { pending(): number; stop(): void } {
-	const live = new Set<number>();
+export function trackTimers(): { pending(): number; pendingRefed(): number; stop(): void } {
+	const live = new Map<number, { hasRef?: () => boolean }>();
 	const hook = createHook({
-		init(asyncId, type) {
-			if (type === "Timeout") live.add(asyncId);
+		init(asyncId, type, _triggerAsyncId, resource) {
+			if (type === "Timeout") live.set(asyncId, resource as { hasRef?: () => boolean });
 		},
 		destroy(asyncId) {
 			live.delete(asyncId);
@@ -97,6 +99,7 @@ export function trackTimers(): { pending(): number; stop(): void } {
 	}).enable();
 	return {
 		pending: () => live.size,
+		pendingRefed: () => [...live.values()].filter((timer) => timer.hasRef?.() !== false).length,
 		stop: () => {
 			hook.disable();
 		},

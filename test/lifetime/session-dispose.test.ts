@@ -20,7 +20,7 @@ import { BASH_DISPOSED } from "../../src/session/bash-runner.js";
 import { SessionManager } from "../../src/store/session-manager.js";
 import { createHarness } from "../../src/testing/harness.js";
 import { waitForProcessGroupExit } from "../../src/tools/shell.js";
-import { activeResources, CollectionTracker, openFilePaths, tick, trackTimers } from "./helpers.js";
+import { CollectionTracker, openFilePaths, tick, trackTimers } from "./helpers.js";
 
 let dir: string;
 beforeEach(() => {
@@ -150,18 +150,20 @@ describe("a disposed session", () => {
 
 	it("dispose during a retry backoff clears the backoff timer", async () => {
 		const h = await createHarness({ persistence: "disk" });
-		const before = activeResources().Timeout ?? 0;
+		// Only timers made in this test: one an earlier test left (a kill fallback) may fire meanwhile.
+		const timers = trackTimers();
 		h.setResponses([
 			fauxAssistantMessage("", { stopReason: "error", errorMessage: "503 Service Unavailable" }),
 			fauxAssistantMessage("ok"),
 		]);
 		const done = h.session.prompt("hi").catch((error: unknown) => error);
 		await h.nextEvent("auto_retry_start");
-		expect(activeResources().Timeout ?? 0).toBe(before + 1);
+		expect(timers.pendingRefed()).toBe(1);
 		h.session.dispose();
 		expect(await done).toMatchObject({ code: "SESSION_CLOSED" });
 		await tick();
-		expect(activeResources().Timeout ?? 0).toBe(before);
+		expect(timers.pendingRefed()).toBe(0);
+		timers.stop();
 		h.cleanup();
 	});
 

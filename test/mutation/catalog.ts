@@ -1426,6 +1426,68 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/session/abort-at-every-await.test.ts", "test/session/lost-abort-regressions.test.ts"],
 	},
+	{
+		id: "T13",
+		file: "src/store/session-file.ts",
+		description: "a UTF-8 byte order mark before the header makes the file unreadable (pi reads past it)",
+		edits: [
+			{
+				find: "const line = lineNo === 1 && text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;",
+				replace: "const line = text;",
+			},
+		],
+		tests: ["test/store"],
+	},
+	{
+		id: "L01",
+		file: "src/session/agent-session.ts",
+		description: "dispose() keeps the lock, descriptor and refresh timer of a session manager the session owns",
+		edits: [{ find: "if (this.ownsSessionManager) this.sessionManager.close();", replace: "" }],
+		tests: ["test/lifetime"],
+	},
+	{
+		id: "L02",
+		file: "src/runtime/sdk.ts",
+		description: "createAgentSession's session closes a session manager the caller passed in",
+		edits: [
+			{
+				find: "ownsSessionManager: options.sessionManager === undefined,",
+				replace: "ownsSessionManager: true,",
+			},
+		],
+		tests: ["test/lifetime"],
+	},
+	{
+		id: "L03",
+		file: "src/inspect/subscription-set.ts",
+		description: "an unsubscribed inspect handle keeps the actor (and the disposed session) reachable",
+		edits: [{ find: "current = undefined;", replace: "" }],
+		tests: ["test/lifetime"],
+	},
+	{
+		id: "L04",
+		file: "src/llm/request-signal.ts",
+		description: "the run's signal goes to the provider SDK, which adds a listener per request and never removes it",
+		edits: [
+			{
+				find: "started = streamFn(model, context, { ...options, signal: controller.signal });",
+				replace: "started = streamFn(model, context, options);",
+			},
+		],
+		tests: ["test/lifetime"],
+	},
+	{
+		id: "L05",
+		file: "src/llm/request-signal.ts",
+		description: "a request's link to the run's signal is never removed after its stream ends",
+		edits: [
+			{
+				find: "stream.result().then(release, release);",
+				replace: "stream.result();",
+			},
+		],
+		tests: ["test/lifetime"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
