@@ -173,13 +173,19 @@ const offsetOrLimit = fc.option(fc.oneof(fc.integer({ min: -2, max: 20 }), fc.in
 const IMAGE_FIXTURES = ["red-3x2.png", "white-1x1.jpg", "green-2x7.gif", "lossless-1x1.webp", "actually-png.txt"];
 const imageish = fc
 	.record({
-		fixture: fc.constantFrom(...IMAGE_FIXTURES, "junk"),
+		fixture: fc.constantFrom(...IMAGE_FIXTURES, "junk", "jpeg-marker"),
+		marker: fc.constantFrom(0xe0, 0xe1, 0xdb, 0xc0, 0xf7),
 		cut: fc.option(fc.integer({ min: 1, max: 40 }), { nil: undefined }),
 		tail: fc.uint8Array({ minLength: 0, maxLength: 32 }),
 		ext: fc.constantFrom(".png", ".jpg", ".txt", ""),
 	})
-	.map(({ fixture: name, cut, tail, ext }) => {
-		const whole = name === "junk" ? Buffer.from([0x00, 0xff, 0xfe, 0x01]) : readFileSync(fixture(`images/${name}`));
+	.map(({ fixture: name, marker, cut, tail, ext }) => {
+		const whole =
+			name === "junk"
+				? Buffer.from([0x00, 0xff, 0xfe, 0x01])
+				: name === "jpeg-marker" // JPEG start of image, then a random marker (0xF7: JPEG-LS)
+					? Buffer.from([0xff, 0xd8, 0xff, marker, 0x00, 0x10])
+					: readFileSync(fixture(`images/${name}`));
 		return { bytes: Buffer.concat([cut === undefined ? whole : whole.subarray(0, cut), Buffer.from(tail)]), ext };
 	});
 

@@ -1,7 +1,7 @@
 /**
- * Regression (found by pi-differential.property.test.ts): a file that starts with the PNG signature
- * but has no IHDR chunk (cut short, or not a PNG at all) was sent to the model as an image/png block,
- * which providers reject as an invalid image. Like pi, it is now read as text.
+ * Regressions found by pi-differential.property.test.ts: files whose first bytes look like an image
+ * the model cannot take were sent as image blocks, which providers reject. Like pi, they are now read
+ * as text: a PNG signature without its IHDR chunk (cut short, or not a PNG), and JPEG-LS.
  */
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
@@ -28,5 +28,17 @@ describe("read: a PNG signature without an IHDR chunk is not an image", () => {
 		const wrongLength = Buffer.from(png);
 		wrongLength[11] = 14;
 		expect(detectImageMimeType(wrongLength)).toBeUndefined();
+	});
+});
+
+describe("read: JPEG-LS (SOI then SOF55) is not sent as image/jpeg", () => {
+	it("reads such a file as text, while ordinary JPEG markers stay images", async () => {
+		const jpegLs = Buffer.from([0xff, 0xd8, 0xff, 0xf7, 0x00, 0x0b]);
+		expect(detectImageMimeType(jpegLs)).toBeUndefined();
+		expect(detectImageMimeType(readFileSync(fixture("images/white-1x1.jpg")))).toBe("image/jpeg");
+		expect(detectImageMimeType(Buffer.from([0xff, 0xd8, 0xff, 0xe1]))).toBe("image/jpeg");
+		const cwd = await tempProject({ "scan.jls": jpegLs });
+		const result = await run(createReadToolDefinition(cwd), { path: "scan.jls" });
+		expect(result.content).toEqual([{ type: "text", text: jpegLs.toString("utf-8") }]);
 	});
 });
