@@ -18,8 +18,11 @@ export function detectImageMimeType(bytes: Uint8Array): SupportedImageMimeType |
 			offset,
 			[...text].map((c) => c.charCodeAt(0)),
 		);
-	if (at(0, [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a])) return "image/png";
-	if (at(0, [0xff, 0xd8, 0xff])) return "image/jpeg";
+	// A PNG must open with its 13-byte IHDR chunk; without it the file is cut short or not a PNG, and
+	// a provider would reject it as an image (pi, through file-type, reads it as text too).
+	if (at(0, [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13]) && ascii(12, "IHDR")) return "image/png";
+	// SOF55 (0xF7) right after the SOI marker means JPEG-LS, which models' image inputs do not decode.
+	if (at(0, [0xff, 0xd8, 0xff]) && bytes[3] !== 0xf7) return "image/jpeg";
 	if (ascii(0, "GIF87a") || ascii(0, "GIF89a")) return "image/gif";
 	if (ascii(0, "RIFF") && ascii(8, "WEBP")) return "image/webp";
 	return undefined;
