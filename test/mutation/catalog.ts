@@ -1488,6 +1488,20 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/lifetime"],
 	},
+	{
+		id: "X07",
+		file: "src/tools/image.ts",
+		description: "a PNG signature without its IHDR chunk is sent to the model as an image",
+		edits: [{ find: ' && ascii(12, "IHDR")) return "image/png";', replace: ') return "image/png";' }],
+		tests: ["test/tools"],
+	},
+	{
+		id: "X08",
+		file: "src/tools/image.ts",
+		description: "a JPEG-LS file is sent to the model as image/jpeg",
+		edits: [{ find: " && bytes[3] !== 0xf7) return", replace: ") return" }],
+		tests: ["test/tools"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
