@@ -1502,6 +1502,26 @@ export const MUTANTS: Mutant[] = [
 		edits: [{ find: " && bytes[3] !== 0xf7) return", replace: ") return" }],
 		tests: ["test/tools"],
 	},
+	{
+		id: "T14",
+		file: "src/store/session-manager.ts",
+		description:
+			"a leaf's context walks through an entry whose id a later entry took over (the chain fast path ignores duplicates)",
+		edits: [{ find: "return shadowed ? 0 : this.index.linearPrefix;", replace: "return this.index.linearPrefix;" }],
+		tests: ["test/store"],
+	},
+	{
+		id: "T15",
+		file: "src/store/session-manager.ts",
+		description: "getChildren lists an entry whose id a later entry took over (getEntry cannot reach it)",
+		edits: [
+			{
+				find: "for (const entry of this.byId().values()) addChild(this.childrenByParent, entry);",
+				replace: "for (const entry of this.index.entries) addChild(this.childrenByParent, entry);",
+			},
+		],
+		tests: ["test/store"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
