@@ -39,7 +39,15 @@ const wrong = fc.constantFrom<unknown>("nope", -1, 1.5, true, null, [1], { x: 1 
 /** A generator of valid values and the schema rule (written out here, independent of Settle's schema code). */
 type Kind = [fc.Arbitrary<unknown>, (value: unknown) => boolean];
 const isStr = (v: unknown) => typeof v === "string";
-const kinds: { str: Kind; bool: Kind; int: Kind; num: Kind; nonNeg: Kind; list: Kind; oneOf: (...values: string[]) => Kind } = {
+const kinds: {
+	str: Kind;
+	bool: Kind;
+	int: Kind;
+	num: Kind;
+	nonNeg: Kind;
+	list: Kind;
+	oneOf: (...values: string[]) => Kind;
+} = {
 	str: [str, isStr] as Kind,
 	bool: [fc.boolean(), (v) => typeof v === "boolean"] as Kind,
 	int: [nonNegInt, (v) => Number.isInteger(v) && (v as number) >= 0] as Kind,
@@ -58,7 +66,9 @@ function field(key: string, [valid, isValid]: Kind): fc.Arbitrary<Entry> {
 
 /** A nested object key: each sub-key valid or not; the object itself may also be the wrong type. */
 function nested(key: string, fields: Record<string, Kind>): fc.Arbitrary<Entry[]> {
-	const subs = Object.entries(fields).map(([sub, valid]) => fc.option(field(`${key}.${sub}`, valid), { nil: undefined }));
+	const subs = Object.entries(fields).map(([sub, valid]) =>
+		fc.option(field(`${key}.${sub}`, valid), { nil: undefined }),
+	);
 	return fc.oneof(
 		{ weight: 5, arbitrary: fc.tuple(...subs).map((entries) => entries.filter((e): e is Entry => e !== undefined)) },
 		{ weight: 1, arbitrary: fc.constantFrom<unknown>(5, "x", [1, 2]).map((value) => [{ key, value, valid: false }]) },
@@ -304,7 +314,8 @@ describe("settings: differential against pi 0.73.1", () => {
 							for (const entry of l.entries.filter((e) => !e.valid)) {
 								// A wrong `skills` object is pi's legacy skills format: migrated away, not an error.
 								if (entry.key === "skills" && isPlainObject(entry.value)) continue;
-								if (stillPresent(fullObject(l), entry)) expect(errors.map((e) => `${e.scope}:${e.key}`)).toContain(`${scope}:${entry.key}`);
+								if (stillPresent(fullObject(l), entry))
+									expect(errors.map((e) => `${e.scope}:${e.key}`)).toContain(`${scope}:${entry.key}`);
 							}
 						}
 					} finally {
