@@ -21,13 +21,17 @@
  * - A template with broken YAML: both leave it out; pi says nothing, Settle reports a warning
  *   (test/resources/prompt-templates.test.ts "instead of dropping it silently"). Those warnings are
  *   checked on their own and left out of the diagnostics comparison.
+ * - A `skills` / `prompts` settings entry that points nowhere: pi ignores it silently; Settle warns
+ *   "<kind> path "x" in <settings file> does not exist (resolved to …). Fix or remove the entry."
+ *   (test/bad-input/README.md, test/resources/resource-loader.test.ts). Those warnings are checked to
+ *   name a missing path, then left out of the comparison.
  * - The system prompt is Settle's own sectioned format (test/session/system-prompt.test.ts): what
  *   is compared is that every piece pi's prompt carries for these resources is in Settle's.
  * - Template arguments: pi substitutes in several passes, so a value holding `$@`/`$ARGUMENTS`
  *   (or a `$` meeting a value starting with `@`) is substituted again; Settle substitutes once
  *   (test/resources/prompt-templates.property.test.ts pins it). Argument values here hold no `$`.
  */
-import { mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import {
@@ -133,14 +137,43 @@ const AGENT = "agent";
 const HOME = "home";
 const CWD = join("w", "a", "b");
 const LEVELS = [AGENT, "w", join("w", "a"), CWD];
+/** Folders only settings entries point at. */
+const EXTRA_SKILLS = join("w", "extra");
+const EXTRA_PROMPTS = join("w", "extra-prompts");
 const SKILL_FOLDERS = [
+	EXTRA_SKILLS,
 	join(AGENT, "skills"),
 	join(CWD, ".pi", "skills"),
 	join(HOME, ".agents", "skills"),
 	join("w", ".agents", "skills"),
 	join(CWD, ".agents", "skills"),
 ];
-const PROMPT_FOLDERS = [join(AGENT, "prompts"), join(CWD, ".pi", "prompts")];
+const PROMPT_FOLDERS = [EXTRA_PROMPTS, join(AGENT, "prompts"), join(CWD, ".pi", "prompts")];
+
+/**
+ * `skills` / `prompts` entries of a settings file: folders and files (relative to the settings
+ * file's folder, `~`, missing), and pi's filters (`!glob` excludes, `+path` forces in, `-path` out).
+ */
+function settingsEntries(up: string, kind: "skills" | "prompts"): fc.Arbitrary<string[]> {
+	const extra = kind === "skills" ? "extra" : "extra-prompts";
+	return fc.uniqueArray(
+		fc.constantFrom(
+			`${up}/${extra}`,
+			`${up}/${extra}/`,
+			`${up}/missing`,
+			"~/.agents/skills",
+			kind,
+			kind === "skills" ? `${up}/${extra}/alpha/SKILL.md` : `${up}/${extra}/review.md`,
+			kind === "skills" ? "!alpha" : "!review.md",
+			kind === "skills" ? "!**/beta/**" : "!**/fix.md",
+			kind === "skills" ? `+${kind}/gamma/SKILL.md` : `+${kind}/plan.md`,
+			kind === "skills" ? `-${kind}/alpha/SKILL.md` : `-${kind}/review.md`,
+		),
+		{ maxLength: 3 },
+	);
+}
+const settingsFile = (up: string) =>
+	fc.record({ skills: settingsEntries(up, "skills"), prompts: settingsEntries(up, "prompts") }, { requiredKeys: [] });
 const SYSTEM_FILES = [
 	join(AGENT, "SYSTEM.md"),
 	join(AGENT, "APPEND_SYSTEM.md"),
@@ -154,9 +187,13 @@ const tree: fc.Arbitrary<Tree> = fc
 		skills: fc.tuple(...SKILL_FOLDERS.map(() => skillsFolder)),
 		prompts: fc.tuple(...PROMPT_FOLDERS.map(() => promptsFolder)),
 		system: fc.tuple(...SYSTEM_FILES.map(() => fc.option(text, { nil: undefined }))),
+		globalSettings: fc.option(settingsFile("../w"), { nil: undefined }),
+		projectSettings: fc.option(settingsFile("../../.."), { nil: undefined }),
 	})
-	.map(({ context, skills, prompts, system }) => {
+	.map(({ context, skills, prompts, system, globalSettings, projectSettings }) => {
 		const files: Tree = { [join("w", ".git", "HEAD")]: "ref: refs/heads/main\n" };
+		if (globalSettings) files[join(AGENT, "settings.json")] = JSON.stringify(globalSettings);
+		if (projectSettings) files[join(CWD, ".pi", "settings.json")] = JSON.stringify(projectSettings);
 		LEVELS.forEach((level, i) => {
 			for (const [name, content] of Object.entries(context[i]!)) files[join(level, name)] = content;
 		});
@@ -261,6 +298,17 @@ function promptsView(prompts: readonly PromptTemplate[]): unknown[] {
 	});
 }
 
+const MISSING_ENTRY =
+	/^(skills|prompts) path ".*" in .* does not exist \(resolved to .*\)\. Fix or remove the entry\.$/;
+/** Settle's diagnostics without its warnings for settings entries that point nowhere (checked here). */
+function withoutMissingEntryWarnings(diagnostics: readonly ResourceDiagnostic[]): ResourceDiagnostic[] {
+	return diagnostics.filter((d) => {
+		if (!MISSING_ENTRY.test(d.message)) return true;
+		expect(existsSync(d.path!)).toBe(false);
+		return false;
+	});
+}
+
 /** Broken-YAML messages: Settle's adds advice after pi's text (named above). */
 const SETTLE_YAML_ADVICE = / Fix the YAML between the --- lines; the (skill|template) is not loaded until then\.$/;
 function diagnosticsView(diagnostics: readonly ResourceDiagnostic[]): unknown[] {
@@ -301,7 +349,9 @@ describe("resources: differential against pi 0.73.1", () => {
 					const piSkills = pi.getSkills();
 					const settleSkills = settle.getSkills();
 					expect(skillsView(settleSkills.skills)).toEqual(skillsView(piSkills.skills as Skill[]));
-					expect(diagnosticsView(settleSkills.diagnostics)).toEqual(piDiagnosticsView(piSkills.diagnostics));
+					expect(diagnosticsView(withoutMissingEntryWarnings(settleSkills.diagnostics))).toEqual(
+						piDiagnosticsView(piSkills.diagnostics),
+					);
 					const piPrompts = pi.getPrompts();
 					const settlePrompts = settle.getPrompts();
 					expect(promptsView(settlePrompts.prompts)).toEqual(promptsView(piPrompts.prompts as PromptTemplate[]));
@@ -309,7 +359,9 @@ describe("resources: differential against pi 0.73.1", () => {
 						d.message.startsWith("invalid YAML front matter"),
 					);
 					expect(brokenTemplates.map((d) => d.path).sort()).toEqual(brokenTemplateFiles(base, files));
-					const otherDiagnostics = settlePrompts.diagnostics.filter((d) => !brokenTemplates.includes(d));
+					const otherDiagnostics = withoutMissingEntryWarnings(settlePrompts.diagnostics).filter(
+						(d) => !brokenTemplates.includes(d),
+					);
 					expect(diagnosticsView(otherDiagnostics)).toEqual(piDiagnosticsView(piPrompts.diagnostics));
 					expect(settle.getSystemPrompt()).toBe(pi.getSystemPrompt());
 					expect(settle.getAppendSystemPrompt()).toEqual(pi.getAppendSystemPrompt());
