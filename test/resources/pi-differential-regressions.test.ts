@@ -74,3 +74,43 @@ describe("settings filter with a trailing /** (minimatch semantics, as pi)", () 
 		expect(settle).toEqual(pi);
 	});
 });
+
+describe("pi 0.73.1 bug, kept out of Settle: source info is keyed by path across resource kinds", () => {
+	it("a template found through a `prompts` entry is `local`, even when the same file is also an auto-discovered skill", async () => {
+		const root = tempDir("settle-regression-");
+		write(root, {
+			"w/.git/HEAD": "ref: refs/heads/main\n",
+			"agent/settings.json": JSON.stringify({ prompts: ["~/.agents/skills"] }),
+			"home/.agents/skills/alpha/SKILL.md": skill("alpha"),
+		});
+		const cwd = join(root, "w", "a");
+		const agentDir = join(root, "agent");
+		const home = join(root, "home");
+		mkdirSync(cwd, { recursive: true });
+		process.env.HOME = home;
+		const pi = new PiResourceLoader({ cwd, agentDir, settingsManager: PiSettingsManager.create(cwd, agentDir) });
+		await pi.reload();
+		const settle = new DefaultResourceLoader({ cwd, agentDir, homeDir: home });
+		await settle.reload();
+		const source = (prompts: { name: string; sourceInfo: { source: string } }[]) =>
+			prompts.map((prompt) => [prompt.name, prompt.sourceInfo.source]);
+		expect(source(pi.getPrompts().prompts)).toEqual([["SKILL", "auto"]]);
+		expect(source(settle.getPrompts().prompts)).toEqual([["SKILL", "local"]]);
+	});
+});
+
+describe("a project filter that disables a file holds when the global settings list the file again (first registration decides, as pi)", () => {
+	it("`!alpha` in the project keeps alpha out although the global settings list the same folder", async () => {
+		const root = tempDir("settle-regression-");
+		write(root, {
+			"w/.git/HEAD": "ref: refs/heads/main\n",
+			"agent/settings.json": JSON.stringify({ skills: ["../w/extra"] }),
+			"w/a/.pi/settings.json": JSON.stringify({ skills: ["!alpha", "../../extra"] }),
+			"w/extra/alpha/SKILL.md": skill("alpha"),
+			"w/extra/beta/SKILL.md": skill("beta"),
+		});
+		const { pi, settle } = await skillNames(root);
+		expect(pi).toEqual(["beta"]);
+		expect(settle).toEqual(pi);
+	});
+});

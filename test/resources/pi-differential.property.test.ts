@@ -25,6 +25,7 @@
  *   "<kind> path "x" in <settings file> does not exist (resolved to …). Fix or remove the entry."
  *   (test/bad-input/README.md, test/resources/resource-loader.test.ts). Those warnings are checked to
  *   name a missing path, then left out of the comparison.
+ * - pi bug kept out (see the generator of settings entries): source info keyed by path across kinds.
  * - The system prompt is Settle's own sectioned format (test/session/system-prompt.test.ts): what
  *   is compared is that every piece pi's prompt carries for these resources is in Settle's.
  * - Template arguments: pi substitutes in several passes, so a value holding `$@`/`$ARGUMENTS`
@@ -32,7 +33,7 @@
  *   (test/resources/prompt-templates.property.test.ts pins it). Argument values here hold no `$`.
  */
 import { existsSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
-import { dirname, join, resolve } from "node:path";
+import { dirname, join, relative, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import {
 	DefaultResourceLoader as PiResourceLoader,
@@ -161,7 +162,11 @@ function settingsEntries(up: string, kind: "skills" | "prompts"): fc.Arbitrary<s
 			`${up}/${extra}`,
 			`${up}/${extra}/`,
 			`${up}/missing`,
-			"~/.agents/skills",
+			// pi bug, constrained: a file found both as a skill and as a template gets the metadata of
+			// whichever was registered first for both (pi keys source info by path across kinds), so a
+			// `prompts` entry for `~/.agents/skills` reports its templates as `auto`. Pinned in
+			// pi-differential-regressions.test.ts; the prompts entry points at a home folder of its own.
+			kind === "skills" ? "~/.agents/skills" : "~/prompts",
 			kind,
 			kind === "skills" ? `${up}/${extra}/alpha/SKILL.md` : `${up}/${extra}/review.md`,
 			kind === "skills" ? "!alpha" : "!review.md",
@@ -225,17 +230,6 @@ function writeTree(base: string, files: Tree): void {
 		mkdirSync(dirname(join(base, path)), { recursive: true });
 		writeFileSync(join(base, path), content);
 	}
-}
-
-/** Template files the tree gives broken YAML, where discovery looks (not in sub-folders). */
-function brokenTemplateFiles(base: string, files: Tree): string[] {
-	return Object.entries(files)
-		.filter(
-			([path, content]) =>
-				PROMPT_FOLDERS.includes(dirname(path)) && path.endsWith(".md") && content.startsWith("---\ndescription: [x"),
-		)
-		.map(([path]) => join(base, path))
-		.sort();
 }
 
 /** `/name args` (or plain text): argument values hold no `$` (the named multi-pass difference). */
@@ -358,7 +352,11 @@ describe("resources: differential against pi 0.73.1", () => {
 					const brokenTemplates = settlePrompts.diagnostics.filter((d) =>
 						d.message.startsWith("invalid YAML front matter"),
 					);
-					expect(brokenTemplates.map((d) => d.path).sort()).toEqual(brokenTemplateFiles(base, files));
+					// Each names a file of the tree with broken YAML, a template pi does not load either.
+					for (const d of brokenTemplates) {
+						expect(files[relative(base, d.path!)]).toMatch(/^---\ndescription: \[x/);
+						expect(piPrompts.prompts.map((prompt) => prompt.filePath)).not.toContain(d.path);
+					}
 					const otherDiagnostics = withoutMissingEntryWarnings(settlePrompts.diagnostics).filter(
 						(d) => !brokenTemplates.includes(d),
 					);
