@@ -9,7 +9,8 @@
  *
  * Compared: context files (list, order, content), skills (and the problems reported per file),
  * templates (and their expansion for random argument strings), the custom and appended prompts,
- * and the system prompt built from them.
+ * and the system prompt built from them. Half the trees also hold a copy of `.pi/` as `.settle/`,
+ * which Settle then reads instead (its own folder); its paths are mapped back for the comparison.
  *
  * Deliberate differences, normalized here (and only these):
  * - `sourceInfo.baseDir`: pi sets the configuration root (agent folder or `.pi/`), Settle the
@@ -248,6 +249,39 @@ const invocation = fc.oneof(
 );
 const tools = fc.subarray(["read", "bash", "edit", "write", "grep", "find", "ls"]);
 
+/**
+ * The tree with every `.pi/` file also under `.settle/`: pi reads `.pi/`, Settle its own `.settle/`
+ * (and ignores `.pi/`, with a warning in the context-file diagnostics, not compared here).
+ */
+function withSettleFolder(files: Tree): Tree {
+	const copy: Tree = { ...files };
+	const piPrefix = `${join(CWD, ".pi")}/`;
+	for (const [path, content] of Object.entries(files)) {
+		if (path.startsWith(piPrefix)) copy[join(CWD, ".settle", path.slice(piPrefix.length))] = content;
+	}
+	return copy;
+}
+
+type Compared = Pick<
+	DefaultResourceLoader,
+	"getAgentsFiles" | "getSkills" | "getPrompts" | "getSystemPrompt" | "getAppendSystemPrompt"
+>;
+
+/** Settle's results with its `.settle/` paths written as the `.pi/` paths pi reports for the same files. */
+function settlePathsAsPi(loader: DefaultResourceLoader, base: string): Compared {
+	const from = JSON.stringify(join(base, CWD, ".settle")).slice(1, -1);
+	const to = JSON.stringify(join(base, CWD, ".pi")).slice(1, -1);
+	const map = <T>(value: T): T =>
+		value === undefined ? value : (JSON.parse(JSON.stringify(value).replaceAll(from, to)) as T);
+	return {
+		getAgentsFiles: () => map(loader.getAgentsFiles()),
+		getSkills: () => map(loader.getSkills()),
+		getPrompts: () => map(loader.getPrompts()),
+		getSystemPrompt: () => loader.getSystemPrompt(),
+		getAppendSystemPrompt: () => loader.getAppendSystemPrompt(),
+	};
+}
+
 // ── loading both ─────────────────────────────────────────────────────────────────────────────
 
 interface Loaded {
@@ -332,13 +366,24 @@ describe("resources: differential against pi 0.73.1", () => {
 		const root = tempDir("settle-resources-diff-");
 		let run = 0;
 		// What the runs exercised: the comparison must not pass by comparing empty lists.
-		const seen = { agentsFiles: 0, skills: 0, collisions: 0, skillWarnings: 0, prompts: 0, systemPrompts: 0 };
+		const seen = {
+			settleFolder: 0,
+			agentsFiles: 0,
+			skills: 0,
+			collisions: 0,
+			skillWarnings: 0,
+			prompts: 0,
+			systemPrompts: 0,
+		};
 		await fc.assert(
-			fc.asyncProperty(tree, async (files) => {
+			fc.asyncProperty(tree, fc.boolean(), async (files, settleFolder) => {
 				const base = join(root, String(run++));
-				writeTree(base, files);
+				writeTree(base, settleFolder ? withSettleFolder(files) : files);
 				try {
-					const { pi, settle } = await loadBoth(base);
+					const loaded = await loadBoth(base);
+					const pi = loaded.pi;
+					const settle = settleFolder ? settlePathsAsPi(loaded.settle, base) : loaded.settle;
+					if (settleFolder) seen.settleFolder++;
 					expect(settle.getAgentsFiles().agentsFiles).toEqual(pi.getAgentsFiles().agentsFiles);
 					const piSkills = pi.getSkills();
 					const settleSkills = settle.getSkills();
