@@ -3,15 +3,26 @@
  * (pi-differential.property.test.ts), each checked against pi on the same tree.
  */
 import { mkdirSync, writeFileSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { dirname, join, resolve } from "node:path";
+import { pathToFileURL } from "node:url";
 import {
 	DefaultResourceLoader as PiResourceLoader,
 	SettingsManager as PiSettingsManager,
 } from "@mariozechner/pi-coding-agent";
 import { afterEach, describe, expect, it } from "vitest";
 import { DefaultResourceLoader } from "../../src/resources/resource-loader.js";
+import {
+	buildSystemPrompt,
+	DEFAULT_SYSTEM_PREAMBLE,
+	systemPromptOptionsFromResources,
+} from "../../src/session/system-prompt.js";
 import { SettingsManager } from "../../src/settings/settings-manager.js";
 import { tempDir } from "../settings/helpers.js";
+
+// pi does not export buildSystemPrompt from its package entry; load its module file directly.
+const piSystemPrompt = (await import(
+	pathToFileURL(resolve("node_modules/@mariozechner/pi-coding-agent/dist/core/system-prompt.js")).href
+)) as { buildSystemPrompt(options: object): string };
 
 const savedHome = process.env.HOME;
 afterEach(() => {
@@ -112,5 +123,40 @@ describe("a project filter that disables a file holds when the global settings l
 		const { pi, settle } = await skillNames(root);
 		expect(pi).toEqual(["beta"]);
 		expect(settle).toEqual(pi);
+	});
+});
+
+describe("named difference: a SYSTEM.md holding only blanks", () => {
+	it("is pi's whole base prompt (no tools, no guidelines); Settle treats it as absent", async () => {
+		const root = tempDir("settle-regression-");
+		write(root, { "w/.git/HEAD": "ref: refs/heads/main\n", "w/a/.pi/SYSTEM.md": " \n\n" });
+		const cwd = join(root, "w", "a");
+		const agentDir = join(root, "agent");
+		mkdirSync(agentDir, { recursive: true });
+		process.env.HOME = join(root, "home");
+		const pi = new PiResourceLoader({ cwd, agentDir, settingsManager: PiSettingsManager.create(cwd, agentDir) });
+		await pi.reload();
+		const settle = new DefaultResourceLoader({ cwd, agentDir, homeDir: join(root, "home") });
+		await settle.reload();
+		// Both loaders hand the file's text on unchanged.
+		expect(pi.getSystemPrompt()).toBe(" \n\n");
+		expect(settle.getSystemPrompt()).toBe(" \n\n");
+		const piPrompt = piSystemPrompt.buildSystemPrompt({
+			cwd,
+			customPrompt: pi.getSystemPrompt(),
+			selectedTools: ["read"],
+			toolSnippets: { read: "Read files" },
+		});
+		expect(piPrompt.startsWith(" \n\n\nCurrent date:")).toBe(true);
+		expect(piPrompt).not.toContain("- read: Read files");
+		const ours = buildSystemPrompt(
+			systemPromptOptionsFromResources({
+				cwd,
+				resources: settle,
+				tools: [{ name: "read", promptSnippet: "Read files" }],
+			}),
+		);
+		expect(ours.startsWith(DEFAULT_SYSTEM_PREAMBLE)).toBe(true);
+		expect(ours).toContain("- read: Read files");
 	});
 });

@@ -26,6 +26,7 @@
  *   "<kind> path "x" in <settings file> does not exist (resolved to …). Fix or remove the entry."
  *   (test/bad-input/README.md, test/resources/resource-loader.test.ts). Those warnings are checked to
  *   name a missing path, then left out of the comparison.
+ * - A SYSTEM.md holding only blanks: pi's whole base prompt, treated as absent by Settle (pinned).
  * - pi bug kept out (see the generator of settings entries): source info keyed by path across kinds.
  * - The system prompt is Settle's own sectioned format (test/session/system-prompt.test.ts): what
  *   is compared is that every piece pi's prompt carries for these resources is in Settle's.
@@ -478,7 +479,8 @@ describe("resources: differential against pi 0.73.1", () => {
 							for (const line of (sections.guidelines ?? "").split("\n")) expect(piText).toContain(line);
 						}
 						// Named difference: a SYSTEM.md holding only blanks is pi's whole base prompt (no tools,
-						// no guidelines); Settle treats it as absent and keeps its own preamble and tool list.
+						// no guidelines); Settle treats it as absent and keeps its own preamble and tool list
+						// (pinned in pi-differential-regressions.test.ts).
 						if (sections.skills) seen.skillsListed++;
 						for (const id of ["skills", "addendum", "cwd"]) {
 							if (sections[id] !== undefined) expect(piText).toContain(sections[id]);
