@@ -32,11 +32,18 @@ function candidatesFor(filePath: string, baseDir: string): string[] {
 	return names;
 }
 
+// pi matches with minimatch, where a trailing `/**` needs at least one more path segment: `x/**`
+// does not match `x` itself. picomatch lets it match, which made `!**/beta/**` exclude a skill
+// through its bare folder name `beta` where pi keeps it. picomatch's `x/**/*` is minimatch's `x/**`.
+function minimatchCompatible(pattern: string): string {
+	return pattern.endsWith("/**") && pattern !== "/**" ? `${pattern}/*` : pattern;
+}
+
 function matchesGlob(filePath: string, patterns: string[], baseDir: string): boolean {
 	if (patterns.length === 0) return false;
 	const names = candidatesFor(filePath, baseDir);
 	return patterns.some((pattern) => {
-		const isMatch = loadPicomatch()(toPosix(pattern));
+		const isMatch = loadPicomatch()(minimatchCompatible(toPosix(pattern)));
 		return names.some((name) => isMatch(name));
 	});
 }

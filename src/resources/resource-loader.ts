@@ -411,11 +411,18 @@ export class DefaultResourceLoader implements ResourceLoader {
 	}
 
 	/**
-	 * Resource files of one kind in precedence order: per layer (project, then global), settings
-	 * entries first, then the layer's own folder (and `.agents/skills` folders for skills).
+	 * Resource files of one kind in precedence order: project settings entries, the project's own
+	 * folder (and `.agents/skills` folders for skills), then the same for the global layer.
+	 *
+	 * A file's first registration decides whether it is enabled, in pi's order: settings entries of
+	 * both layers (project first), then both layers' own folders. So a project filter that disables
+	 * a file (`!name`, `-path`) also holds when the global settings or folder list it again.
 	 */
 	private discover(kind: ResourceKind, layers: Layer[], diagnostics: ResourceDiagnostic[]): Found[] {
-		const found: Found[] = [];
+		const registered = new Map<string, Found & { enabled: boolean }>();
+		const register = (path: string, layer: Layer, source: "local" | "auto", enabled: boolean) => {
+			if (!registered.has(path)) registered.set(path, { path, scope: layer.scope, source, enabled });
+		};
 		for (const layer of layers) {
 			if (kind === "extensions" && (layer.settings.packages?.length ?? 0) > 0) {
 				diagnostics.push({
@@ -439,19 +446,21 @@ export class DefaultResourceLoader implements ResourceLoader {
 				}
 				fromSettings.push(...filesAt(kind, path, true));
 			}
-			for (const path of applyFilters(fromSettings, entries, layer.baseDir)) {
-				found.push({ path, scope: layer.scope, source: "local" });
-			}
+			const enabled = new Set(applyFilters(fromSettings, entries, layer.baseDir));
+			for (const path of fromSettings) register(path, layer, "local", enabled.has(path));
+		}
+		for (const layer of layers) {
+			const entries = (layer.settings[kind] ?? []) as string[];
 			const auto = filesAt(kind, join(layer.baseDir, kind), false);
 			if (kind === "skills")
 				auto.push(...this.agentsSkillDirs(layer.scope).flatMap((dir) => collectSkillFiles(dir, "agents")));
-			for (const path of auto) {
-				if (isEnabledByFilters(path, entries, layer.baseDir)) found.push({ path, scope: layer.scope, source: "auto" });
-			}
+			for (const path of auto) register(path, layer, "auto", isEnabledByFilters(path, entries, layer.baseDir));
 		}
-		const unique = new Map<string, Found>();
-		for (const entry of found) if (!unique.has(entry.path)) unique.set(entry.path, entry);
-		return [...unique.values()];
+		const rank = (found: Found) => (found.scope === "project" ? 0 : 2) + (found.source === "local" ? 0 : 1);
+		return [...registered.values()]
+			.filter((found) => found.enabled)
+			.sort((a, b) => rank(a) - rank(b))
+			.map(({ enabled: _enabled, ...found }) => found);
 	}
 
 	/** `.agents/skills` folders: for the project, from cwd up to the git root (or filesystem root). */

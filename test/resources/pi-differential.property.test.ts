@@ -1,0 +1,507 @@
+// biome-ignore-all lint/suspicious/noTemplateCurlyInString: template placeholders like ${@:2} are the subject of these tests
+/**
+ * Randomized differential of resource discovery against pi 0.73.1: random project trees in real
+ * temp folders (agent folder, a home folder, a git root with cwd two levels below) holding context
+ * files at every level, skills (valid and invalid names, missing or long descriptions, broken
+ * YAML, nested folders, root `.md` files, `.agents/skills` folders, collisions between global and
+ * project), prompt templates and SYSTEM.md / APPEND_SYSTEM.md; pi's DefaultResourceLoader and
+ * Settle's read the same tree through pi's `.pi/` folder (Settle's pi-compat path).
+ *
+ * Compared: context files (list, order, content), skills (and the problems reported per file),
+ * templates (and their expansion for random argument strings), the custom and appended prompts,
+ * and the system prompt built from them. Half the trees also hold a copy of `.pi/` as `.settle/`,
+ * which Settle then reads instead (its own folder); its paths are mapped back for the comparison.
+ *
+ * Deliberate differences, normalized here (and only these):
+ * - `sourceInfo.baseDir`: pi sets the configuration root (agent folder or `.pi/`), Settle the
+ *   skill's folder / the template's folder. Not used by anything Settle renders; compared without it.
+ * - Diagnostics for a skill's broken YAML: pi passes the YAML library's multi-line message (with a
+ *   code excerpt); Settle says `invalid YAML front matter: <its first line>.` and what to do ("Fix
+ *   the YAML between the --- lines; …", pinned in test/resources/skills.test.ts). pi's message is
+ *   mapped to Settle's wording; the YAML error text itself must be the same.
+ * - A template with broken YAML: both leave it out; pi says nothing, Settle reports a warning
+ *   (test/resources/prompt-templates.test.ts "instead of dropping it silently"). Those warnings are
+ *   checked on their own and left out of the diagnostics comparison.
+ * - A `skills` / `prompts` settings entry that points nowhere: pi ignores it silently; Settle warns
+ *   "<kind> path "x" in <settings file> does not exist (resolved to …). Fix or remove the entry."
+ *   (test/bad-input/README.md, test/resources/resource-loader.test.ts). Those warnings are checked to
+ *   name a missing path, then left out of the comparison.
+ * - A SYSTEM.md holding only blanks: pi's whole base prompt, treated as absent by Settle (pinned).
+ * - pi bug kept out (see the generator of settings entries): source info keyed by path across kinds.
+ * - The system prompt is Settle's own sectioned format (test/session/system-prompt.test.ts): what
+ *   is compared is that every piece pi's prompt carries for these resources is in Settle's.
+ * - Template arguments: pi substitutes in several passes, so a value holding `$@`/`$ARGUMENTS`
+ *   (or a `$` meeting a value starting with `@`) is substituted again; Settle substitutes once
+ *   (test/resources/prompt-templates.property.test.ts pins it). Argument values here hold no `$`.
+ */
+import { existsSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { dirname, join, relative, resolve } from "node:path";
+import { pathToFileURL } from "node:url";
+import {
+	DefaultResourceLoader as PiResourceLoader,
+	SettingsManager as PiSettingsManager,
+} from "@mariozechner/pi-coding-agent";
+import fc from "fast-check";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { expandPromptTemplate } from "../../src/resources/prompt-templates.js";
+import { DefaultResourceLoader } from "../../src/resources/resource-loader.js";
+import type { PromptTemplate, ResourceDiagnostic, Skill } from "../../src/resources/types.js";
+import { buildSystemPromptSections, systemPromptOptionsFromResources } from "../../src/session/system-prompt.js";
+import { SettingsManager } from "../../src/settings/settings-manager.js";
+import { tempDir } from "../settings/helpers.js";
+
+// pi does not export these from its package entry; load its module files directly.
+const piTemplates = (await import(
+	pathToFileURL(resolve("node_modules/@mariozechner/pi-coding-agent/dist/core/prompt-templates.js")).href
+)) as { expandPromptTemplate(text: string, templates: unknown[]): string };
+const piSystemPrompt = (await import(
+	pathToFileURL(resolve("node_modules/@mariozechner/pi-coding-agent/dist/core/system-prompt.js")).href
+)) as { buildSystemPrompt(options: object): string };
+
+// ── the random tree ──────────────────────────────────────────────────────────────────────────
+
+/** Relative path → file content. Paths are relative to the run's base folder. */
+type Tree = Record<string, string>;
+
+const text = fc.string({ unit: fc.constantFrom("a", "b", " ", "\n", "#", "é", "-", ":"), maxLength: 16 });
+const skillName = fc.constantFrom("alpha", "beta", "gamma", "Bad_Name", "double--dash", "-lead", "a".repeat(65));
+const description = fc.oneof(
+	{ weight: 6, arbitrary: fc.constantFrom("Does things.", "Use for reviews", "x: y") },
+	{ weight: 1, arbitrary: fc.constant("") },
+	{ weight: 1, arbitrary: fc.constant("d".repeat(1025)) },
+	{ weight: 1, arbitrary: fc.constant(undefined) },
+);
+
+/** A SKILL.md (or skill .md) body: front matter with optional name / description, or broken YAML. */
+const skillFile = fc.oneof(
+	{
+		weight: 8,
+		arbitrary: fc
+			.record({
+				name: fc.option(skillName, { nil: undefined }),
+				description,
+				disable: fc.constantFrom(undefined, true, false),
+				body: text,
+			})
+			.map(({ name, description, disable, body }) => {
+				const lines = ["---"];
+				if (name !== undefined) lines.push(`name: ${name}`);
+				if (description !== undefined) lines.push(`description: ${JSON.stringify(description)}`);
+				if (disable !== undefined) lines.push(`disable-model-invocation: ${disable}`);
+				lines.push("---", body);
+				return lines.join("\n");
+			}),
+	},
+	{ weight: 1, arbitrary: fc.constant("---\nname: [broken\ndescription: x\n---\nbody") },
+	{ weight: 1, arbitrary: fc.constant("no front matter at all") },
+);
+
+/** Entries of one skills folder: `<dir>/SKILL.md`, `<group>/<dir>/SKILL.md`, or `<name>.md` at the root. */
+const skillsFolder = fc.array(
+	fc.record({
+		shape: fc.constantFrom("dir", "nested", "rootFile"),
+		dir: skillName,
+		content: skillFile,
+	}),
+	{ maxLength: 3 },
+);
+
+const placeholder = fc.constantFrom("$1", "$2", "$@", "$ARGUMENTS", "${@:2}", "${@:1:1}", "${@:3:2}", "$", "text");
+const promptFile = fc
+	.record({
+		description: fc.option(fc.constantFrom("Review code", "", "x: y"), { nil: undefined }),
+		hint: fc.option(fc.constantFrom("<file>", "[a] [b]"), { nil: undefined }),
+		body: fc.array(placeholder, { maxLength: 5 }).map((parts) => parts.join(" ")),
+		frontMatter: fc.constantFrom("yes", "no", "broken"),
+	})
+	.map(({ description, hint, body, frontMatter }) => {
+		if (frontMatter === "no") return body;
+		if (frontMatter === "broken") return `---\ndescription: [x\n---\n${body}`;
+		const lines = ["---"];
+		if (description !== undefined) lines.push(`description: ${JSON.stringify(description)}`);
+		if (hint !== undefined) lines.push(`argument-hint: ${JSON.stringify(hint)}`);
+		lines.push("---", body);
+		return lines.join("\n");
+	});
+const promptsFolder = fc.array(
+	fc.record({ name: fc.constantFrom("review", "fix", "plan"), sub: fc.boolean(), content: promptFile }),
+	{
+		maxLength: 3,
+	},
+);
+
+const contextFiles = fc.record(
+	{ "AGENTS.md": text, "CLAUDE.md": text, "AGENTS.MD": text, "CLAUDE.MD": text },
+	{ requiredKeys: [] },
+);
+
+/** Folders (relative to the run's base) and what each holds. cwd is `w/a/b`; `w` is a git root. */
+const AGENT = "agent";
+const HOME = "home";
+const CWD = join("w", "a", "b");
+const LEVELS = [AGENT, "w", join("w", "a"), CWD];
+/** Folders only settings entries point at. */
+const EXTRA_SKILLS = join("w", "extra");
+const EXTRA_PROMPTS = join("w", "extra-prompts");
+const SKILL_FOLDERS = [
+	EXTRA_SKILLS,
+	join(AGENT, "skills"),
+	join(CWD, ".pi", "skills"),
+	join(HOME, ".agents", "skills"),
+	join("w", ".agents", "skills"),
+	join(CWD, ".agents", "skills"),
+];
+const PROMPT_FOLDERS = [EXTRA_PROMPTS, join(AGENT, "prompts"), join(CWD, ".pi", "prompts")];
+
+/**
+ * `skills` / `prompts` entries of a settings file: folders and files (relative to the settings
+ * file's folder, `~`, missing), and pi's filters (`!glob` excludes, `+path` forces in, `-path` out).
+ */
+function settingsEntries(up: string, kind: "skills" | "prompts"): fc.Arbitrary<string[]> {
+	const extra = kind === "skills" ? "extra" : "extra-prompts";
+	return fc.uniqueArray(
+		fc.constantFrom(
+			`${up}/${extra}`,
+			`${up}/${extra}/`,
+			`${up}/missing`,
+			// pi bug, constrained: a file found both as a skill and as a template gets the metadata of
+			// whichever was registered first for both (pi keys source info by path across kinds), so a
+			// `prompts` entry for `~/.agents/skills` reports its templates as `auto`. Pinned in
+			// pi-differential-regressions.test.ts; the prompts entry points at a home folder of its own.
+			kind === "skills" ? "~/.agents/skills" : "~/prompts",
+			kind,
+			kind === "skills" ? `${up}/${extra}/alpha/SKILL.md` : `${up}/${extra}/review.md`,
+			kind === "skills" ? "!alpha" : "!review.md",
+			kind === "skills" ? "!**/beta/**" : "!**/fix.md",
+			kind === "skills" ? `+${kind}/gamma/SKILL.md` : `+${kind}/plan.md`,
+			kind === "skills" ? `-${kind}/alpha/SKILL.md` : `-${kind}/review.md`,
+		),
+		{ maxLength: 3 },
+	);
+}
+const settingsFile = (up: string) =>
+	fc.record({ skills: settingsEntries(up, "skills"), prompts: settingsEntries(up, "prompts") }, { requiredKeys: [] });
+const SYSTEM_FILES = [
+	join(AGENT, "SYSTEM.md"),
+	join(AGENT, "APPEND_SYSTEM.md"),
+	join(CWD, ".pi", "SYSTEM.md"),
+	join(CWD, ".pi", "APPEND_SYSTEM.md"),
+];
+
+const tree: fc.Arbitrary<Tree> = fc
+	.record({
+		context: fc.tuple(...LEVELS.map(() => contextFiles)),
+		skills: fc.tuple(...SKILL_FOLDERS.map(() => skillsFolder)),
+		prompts: fc.tuple(...PROMPT_FOLDERS.map(() => promptsFolder)),
+		system: fc.tuple(...SYSTEM_FILES.map(() => fc.option(text, { nil: undefined }))),
+		globalSettings: fc.option(settingsFile("../w"), { nil: undefined }),
+		projectSettings: fc.option(settingsFile("../../.."), { nil: undefined }),
+	})
+	.map(({ context, skills, prompts, system, globalSettings, projectSettings }) => {
+		const files: Tree = { [join("w", ".git", "HEAD")]: "ref: refs/heads/main\n" };
+		if (globalSettings) files[join(AGENT, "settings.json")] = JSON.stringify(globalSettings);
+		if (projectSettings) files[join(CWD, ".pi", "settings.json")] = JSON.stringify(projectSettings);
+		LEVELS.forEach((level, i) => {
+			for (const [name, content] of Object.entries(context[i]!)) files[join(level, name)] = content;
+		});
+		SKILL_FOLDERS.forEach((folder, i) => {
+			for (const { shape, dir, content } of skills[i]!) {
+				const path =
+					shape === "dir"
+						? join(folder, dir, "SKILL.md")
+						: shape === "nested"
+							? join(folder, "group", dir, "SKILL.md")
+							: join(folder, `${dir}.md`);
+				files[path] = content;
+			}
+		});
+		PROMPT_FOLDERS.forEach((folder, i) => {
+			for (const { name, sub, content } of prompts[i]!) files[join(folder, sub ? "sub" : "", `${name}.md`)] = content;
+		});
+		SYSTEM_FILES.forEach((path, i) => {
+			if (system[i] !== undefined) files[path] = system[i]!;
+		});
+		return files;
+	});
+
+function writeTree(base: string, files: Tree): void {
+	mkdirSync(join(base, HOME), { recursive: true });
+	mkdirSync(join(base, CWD), { recursive: true });
+	mkdirSync(join(base, AGENT), { recursive: true });
+	for (const [path, content] of Object.entries(files)) {
+		mkdirSync(dirname(join(base, path)), { recursive: true });
+		writeFileSync(join(base, path), content);
+	}
+}
+
+/** `/name args` (or plain text): argument values hold no `$` (the named multi-pass difference). */
+const argText = fc.string({
+	unit: fc.constantFrom("a", "b", " ", "\t", '"', "'", "x y", "@", "é", "{", ":", "\\"),
+	maxLength: 20,
+});
+const invocation = fc.oneof(
+	{
+		weight: 5,
+		arbitrary: fc
+			.tuple(fc.constantFrom("review", "fix", "plan", "nope", "Review"), fc.constantFrom(" ", "", "  ", "\t"), argText)
+			.map(([name, sep, args]) => `/${name}${sep}${args}`),
+	},
+	{ weight: 1, arbitrary: argText },
+);
+const tools = fc.subarray(["read", "bash", "edit", "write", "grep", "find", "ls"]);
+
+/**
+ * The tree with every `.pi/` file also under `.settle/`: pi reads `.pi/`, Settle its own `.settle/`
+ * (and ignores `.pi/`, with a warning in the context-file diagnostics, not compared here).
+ */
+function withSettleFolder(files: Tree): Tree {
+	const copy: Tree = { ...files };
+	const piPrefix = `${join(CWD, ".pi")}/`;
+	for (const [path, content] of Object.entries(files)) {
+		if (path.startsWith(piPrefix)) copy[join(CWD, ".settle", path.slice(piPrefix.length))] = content;
+	}
+	return copy;
+}
+
+type Compared = Pick<
+	DefaultResourceLoader,
+	"getAgentsFiles" | "getSkills" | "getPrompts" | "getSystemPrompt" | "getAppendSystemPrompt"
+>;
+
+/** Settle's results with its `.settle/` paths written as the `.pi/` paths pi reports for the same files. */
+function settlePathsAsPi(loader: DefaultResourceLoader, base: string): Compared {
+	const from = JSON.stringify(join(base, CWD, ".settle")).slice(1, -1);
+	const to = JSON.stringify(join(base, CWD, ".pi")).slice(1, -1);
+	const map = <T>(value: T): T =>
+		value === undefined ? value : (JSON.parse(JSON.stringify(value).replaceAll(from, to)) as T);
+	return {
+		getAgentsFiles: () => map(loader.getAgentsFiles()),
+		getSkills: () => map(loader.getSkills()),
+		getPrompts: () => map(loader.getPrompts()),
+		getSystemPrompt: () => loader.getSystemPrompt(),
+		getAppendSystemPrompt: () => loader.getAppendSystemPrompt(),
+	};
+}
+
+// ── loading both ─────────────────────────────────────────────────────────────────────────────
+
+interface Loaded {
+	pi: PiResourceLoader;
+	settle: DefaultResourceLoader;
+	cwd: string;
+}
+
+async function loadBoth(base: string): Promise<Loaded> {
+	const cwd = join(base, CWD);
+	const agentDir = join(base, AGENT);
+	// pi reads `~/.agents/skills` through $HOME (stubbed to the run's home folder in beforeEach).
+	process.env.HOME = join(base, HOME);
+	const pi = new PiResourceLoader({ cwd, agentDir, settingsManager: PiSettingsManager.create(cwd, agentDir) });
+	await pi.reload();
+	const settle = new DefaultResourceLoader({
+		cwd,
+		agentDir,
+		homeDir: join(base, HOME),
+		settingsManager: SettingsManager.create(cwd, agentDir, { projectTrusted: true }),
+		trustProject: true,
+	});
+	await settle.reload();
+	return { pi, settle, cwd };
+}
+
+/** `sourceInfo` without `baseDir` (the named difference above). */
+function withoutSourceBaseDir<T extends { sourceInfo: { baseDir?: string } }>(item: T): T {
+	const { baseDir: _ignored, ...sourceInfo } = item.sourceInfo;
+	return { ...item, sourceInfo };
+}
+
+function skillsView(skills: readonly Skill[]): unknown[] {
+	return skills.map(withoutSourceBaseDir);
+}
+
+function promptsView(prompts: readonly PromptTemplate[]): unknown[] {
+	return prompts.map((prompt) => {
+		const { argumentHint, ...rest } = withoutSourceBaseDir(prompt);
+		// pi leaves `argumentHint` out when there is none; Settle too (undefined is not a difference).
+		return argumentHint === undefined ? rest : { ...rest, argumentHint };
+	});
+}
+
+const MISSING_ENTRY =
+	/^(skills|prompts) path ".*" in .* does not exist \(resolved to .*\)\. Fix or remove the entry\.$/;
+/** Settle's diagnostics without its warnings for settings entries that point nowhere (checked here). */
+function withoutMissingEntryWarnings(diagnostics: readonly ResourceDiagnostic[]): ResourceDiagnostic[] {
+	return diagnostics.filter((d) => {
+		if (!MISSING_ENTRY.test(d.message)) return true;
+		expect(existsSync(d.path!)).toBe(false);
+		return false;
+	});
+}
+
+/** Broken-YAML messages: Settle's adds advice after pi's text (named above). */
+const SETTLE_YAML_ADVICE = / Fix the YAML between the --- lines; the (skill|template) is not loaded until then\.$/;
+function diagnosticsView(diagnostics: readonly ResourceDiagnostic[]): unknown[] {
+	return diagnostics.map((d) => ({ ...d, message: d.message.replace(SETTLE_YAML_ADVICE, "") }));
+}
+function piDiagnosticsView(diagnostics: readonly ResourceDiagnostic[]): unknown[] {
+	return diagnosticsView(
+		diagnostics.map((d) =>
+			d.message.includes("\n")
+				? { ...d, message: `invalid YAML front matter: ${d.message.split("\n")[0]!.replace(/:$/, "")}.` }
+				: d,
+		),
+	);
+}
+
+describe("resources: differential against pi 0.73.1", () => {
+	let savedHome: string | undefined;
+	beforeEach(() => {
+		savedHome = process.env.HOME;
+	});
+	afterEach(() => {
+		vi.unstubAllEnvs();
+		process.env.HOME = savedHome;
+	});
+
+	it("random trees give the same context files, skills, templates, custom and appended prompts", async () => {
+		const root = tempDir("settle-resources-diff-");
+		let run = 0;
+		// What the runs exercised: the comparison must not pass by comparing empty lists.
+		const seen = {
+			settleFolder: 0,
+			agentsFiles: 0,
+			skills: 0,
+			collisions: 0,
+			skillWarnings: 0,
+			prompts: 0,
+			systemPrompts: 0,
+		};
+		await fc.assert(
+			fc.asyncProperty(tree, fc.boolean(), async (files, settleFolder) => {
+				const base = join(root, String(run++));
+				writeTree(base, settleFolder ? withSettleFolder(files) : files);
+				try {
+					const loaded = await loadBoth(base);
+					const pi = loaded.pi;
+					const settle = settleFolder ? settlePathsAsPi(loaded.settle, base) : loaded.settle;
+					if (settleFolder) seen.settleFolder++;
+					expect(settle.getAgentsFiles().agentsFiles).toEqual(pi.getAgentsFiles().agentsFiles);
+					const piSkills = pi.getSkills();
+					const settleSkills = settle.getSkills();
+					expect(skillsView(settleSkills.skills)).toEqual(skillsView(piSkills.skills as Skill[]));
+					expect(diagnosticsView(withoutMissingEntryWarnings(settleSkills.diagnostics))).toEqual(
+						piDiagnosticsView(piSkills.diagnostics),
+					);
+					const piPrompts = pi.getPrompts();
+					const settlePrompts = settle.getPrompts();
+					expect(promptsView(settlePrompts.prompts)).toEqual(promptsView(piPrompts.prompts as PromptTemplate[]));
+					const brokenTemplates = settlePrompts.diagnostics.filter((d) =>
+						d.message.startsWith("invalid YAML front matter"),
+					);
+					// Each names a file of the tree with broken YAML, a template pi does not load either.
+					for (const d of brokenTemplates) {
+						expect(files[relative(base, d.path!)]).toMatch(/^---\ndescription: \[x/);
+						expect(piPrompts.prompts.map((prompt) => prompt.filePath)).not.toContain(d.path);
+					}
+					const otherDiagnostics = withoutMissingEntryWarnings(settlePrompts.diagnostics).filter(
+						(d) => !brokenTemplates.includes(d),
+					);
+					expect(diagnosticsView(otherDiagnostics)).toEqual(piDiagnosticsView(piPrompts.diagnostics));
+					expect(settle.getSystemPrompt()).toBe(pi.getSystemPrompt());
+					expect(settle.getAppendSystemPrompt()).toEqual(pi.getAppendSystemPrompt());
+					seen.agentsFiles += pi.getAgentsFiles().agentsFiles.length;
+					seen.skills += piSkills.skills.length;
+					seen.collisions += piSkills.diagnostics.filter((d) => d.type === "collision").length;
+					seen.skillWarnings += piSkills.diagnostics.filter((d) => d.type === "warning").length;
+					seen.prompts += piPrompts.prompts.length;
+					seen.systemPrompts += pi.getSystemPrompt() === undefined ? 0 : 1;
+				} finally {
+					rmSync(base, { recursive: true, force: true });
+				}
+			}),
+			{ numRuns: 60 },
+		);
+		for (const [what, count] of Object.entries(seen)) expect({ what, some: count > 0 }).toEqual({ what, some: true });
+	});
+	it("random `/template args` expand the same, and the system prompt carries what pi's carries", async () => {
+		const root = tempDir("settle-resources-diff-");
+		let run = 0;
+		const seen = { expanded: 0, customPrompts: 0, skillsListed: 0 };
+		await fc.assert(
+			fc.asyncProperty(
+				tree,
+				fc.array(invocation, { minLength: 1, maxLength: 4 }),
+				tools,
+				async (files, inputs, active) => {
+					const base = join(root, String(run++));
+					writeTree(base, files);
+					try {
+						const { pi, settle, cwd } = await loadBoth(base);
+						const piPrompts = pi.getPrompts().prompts;
+						const settlePrompts = settle.getPrompts().prompts;
+						for (const input of inputs) {
+							const ours = expandPromptTemplate(input, settlePrompts);
+							expect({ input, expanded: ours }).toEqual({
+								input,
+								expanded: piTemplates.expandPromptTemplate(input, piPrompts),
+							});
+							if (ours !== input) seen.expanded++;
+						}
+
+						const toolSnippets = Object.fromEntries(active.map((name) => [name, `Use ${name}`]));
+						const append = pi.getAppendSystemPrompt();
+						const piText = piSystemPrompt.buildSystemPrompt({
+							cwd,
+							customPrompt: pi.getSystemPrompt(),
+							selectedTools: active,
+							toolSnippets,
+							appendSystemPrompt: append.length > 0 ? append.join("\n\n") : undefined,
+							contextFiles: pi.getAgentsFiles().agentsFiles,
+							skills: pi.getSkills().skills,
+						});
+						const sections = Object.fromEntries(
+							buildSystemPromptSections(
+								systemPromptOptionsFromResources({
+									cwd,
+									resources: settle,
+									tools: active.map((name) => ({ name, promptSnippet: `Use ${name}` })),
+								}),
+							).map((section) => [section.id, section.text]),
+						);
+						const custom = pi.getSystemPrompt();
+						if (custom?.trim()) {
+							seen.customPrompts++;
+							expect(sections.preamble).toBe(custom.trim());
+							expect(piText.startsWith(custom)).toBe(true);
+						} else if (!custom) {
+							// pi's default prompt: the tools it lists and its guidelines are Settle's too.
+							expect(piText).toContain(sections.tools ?? "(none)");
+							for (const line of (sections.guidelines ?? "").split("\n")) expect(piText).toContain(line);
+						}
+						// Named difference: a SYSTEM.md holding only blanks is pi's whole base prompt (no tools,
+						// no guidelines); Settle treats it as absent and keeps its own preamble and tool list
+						// (pinned in pi-differential-regressions.test.ts).
+						if (sections.skills) seen.skillsListed++;
+						for (const id of ["skills", "addendum", "cwd"]) {
+							if (sections[id] !== undefined) expect(piText).toContain(sections[id]);
+						}
+						expect(sections.skills === undefined).toBe(!piText.includes("<available_skills>"));
+						const contextFiles = settle.getAgentsFiles().agentsFiles;
+						for (const file of contextFiles) {
+							// Settle trims each section's end, so an empty last file keeps only its heading.
+							const chunk = file.content.trimEnd() ? `## ${file.path}\n\n${file.content.trimEnd()}` : `## ${file.path}`;
+							expect(piText).toContain(chunk);
+							expect(sections.project_context).toContain(chunk);
+						}
+						expect(sections.project_context === undefined).toBe(contextFiles.length === 0);
+						for (const text of append) if (text.trim()) expect(sections.addendum).toContain(text.trim());
+					} finally {
+						rmSync(base, { recursive: true, force: true });
+					}
+				},
+			),
+			{ numRuns: 40 },
+		);
+		for (const [what, count] of Object.entries(seen)) expect({ what, some: count > 0 }).toEqual({ what, some: true });
+	});
+});
