@@ -1522,6 +1522,31 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/store"],
 	},
+	{
+		id: "D01",
+		file: "src/resources/filters.ts",
+		description: "a filter's trailing /** matches the bare folder (picomatch's meaning, not pi's minimatch)",
+		edits: [
+			{
+				find: 'return pattern.endsWith("/**") && pattern !== "/**" ?',
+				replace: "return false ?",
+			},
+		],
+		tests: ["test/resources"],
+	},
+	{
+		id: "D02",
+		file: "src/resources/resource-loader.ts",
+		description:
+			"a file's last registration decides whether it is enabled (a global entry overrides the project's filter)",
+		edits: [
+			{
+				find: "if (!registered.has(path)) registered.set(path, { path, scope: layer.scope, source, enabled });",
+				replace: "registered.set(path, { path, scope: layer.scope, source, enabled });",
+			},
+		],
+		tests: ["test/resources"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
