@@ -68,6 +68,7 @@ export {
 } from "./llm/pi-ai.js";
 export * from "./llm/tokens.js";
 export * from "./llm/types.js";
+export { withRequestSignal } from "./llm/request-signal.js";
 export { validateToolArguments, validateToolCall } from "./llm/validation.js";
 export * from "./resources/index.js";
 export * from "./runtime/index.js";

@@ -15,7 +15,7 @@ export interface InspectionSubscription {
  * @example
  * ```ts
  * const subscriptions = new InspectionSubscriptionSet();
- * const handle = subscriptions.add(inspectActor(actor, observer));
+ * const handle = subscriptions.add(session.inspect((event) => console.log(event.kind)));
  * subscriptions.closeAll(); // on dispose; handle.unsubscribe() is a no-op now
  * ```
  */

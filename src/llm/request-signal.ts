@@ -11,7 +11,10 @@ import type { AssistantMessageEventStream, StreamFn } from "./types.js";
  *
  * @example
  * ```ts
- * runtime.registerProvider({ provider: "proxy", models, streamFn: withRequestSignal(piAi.streamSimple) });
+ * declare const proxyStream: StreamFn; // a provider's stream function built on an SDK client
+ *
+ * const models = new InMemoryModelRuntime();
+ * models.registerProvider({ provider: "proxy", models: [model], streamFn: withRequestSignal(proxyStream) });
  * ```
  */
 export function withRequestSignal(streamFn: StreamFn): StreamFn {
