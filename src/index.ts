@@ -66,9 +66,9 @@ export {
 	type PiAiModule,
 	piAiNotInstalledError,
 } from "./llm/pi-ai.js";
+export { withRequestSignal } from "./llm/request-signal.js";
 export * from "./llm/tokens.js";
 export * from "./llm/types.js";
-export { withRequestSignal } from "./llm/request-signal.js";
 export { validateToolArguments, validateToolCall } from "./llm/validation.js";
 export * from "./resources/index.js";
 export * from "./runtime/index.js";
