@@ -10,7 +10,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import { basename } from "node:path";
 import fc from "fast-check";
-import type { Usage } from "../../src/llm/types.js";
+import { usage } from "./helpers.js";
 
 /** The part of both SessionManagers' surfaces the differential drives (pi's and Settle's signatures agree). */
 export interface Store {
@@ -71,15 +71,6 @@ export const UNKNOWN_ID = "no-such-entry";
 
 // -------------------------------------------------------------------------------------------------
 // Operations
-
-const usage: Usage = {
-	input: 10,
-	output: 5,
-	cacheRead: 0,
-	cacheWrite: 0,
-	totalTokens: 15,
-	cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 },
-};
 
 /** A fraction in [0, 1) that picks from whatever list exists when the op runs (uniform, unlike fc.double). */
 const pick = fc.integer({ min: 0, max: 999 }).map((n) => n / 1000);
