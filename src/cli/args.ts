@@ -158,6 +158,7 @@ export function parseArgs(argv: readonly string[]): ParsedArgs {
 				result.noSession = true;
 				continue;
 			case "--no-tools":
+			case "-nt":
 				result.noTools = true;
 				continue;
 			case "--approve":
@@ -170,6 +171,7 @@ export function parseArgs(argv: readonly string[]): ParsedArgs {
 				result.faux = true;
 				continue;
 			case "--no-extensions":
+			case "-ne":
 				result.noExtensions = true;
 				continue;
 		}

@@ -1,0 +1,16 @@
+/**
+ * Settle defects the CLI differential against pi 0.73.1 (pi-differential*.property.test.ts) found,
+ * each pinned by name so that it cannot come back: both parsers are run on the same command line.
+ */
+
+import { describe, expect, it } from "vitest";
+import { parseArgs } from "../../src/cli/args.js";
+import { piParseArgs } from "./pi-diff-pi.js";
+
+describe("CLI defects found by the pi differential", () => {
+	it("pi's short aliases -nt and -ne were rejected as unknown options", () => {
+		const argv = ["-nt", "-ne", "-p", "hi"];
+		expect(piParseArgs(argv)).toMatchObject({ noTools: true, noExtensions: true, diagnostics: [] });
+		expect(parseArgs(argv)).toMatchObject({ noTools: true, noExtensions: true, diagnostics: [] });
+	});
+});
