@@ -177,7 +177,7 @@ export function parseArgs(argv: readonly string[]): ParsedArgs {
 		}
 		if (arg.startsWith("--") && arg.length > 2) {
 			if (collectUnknownFlag(result, argv, i, arg)) i++;
-		} else if (arg.startsWith("-") && arg.length > 1) {
+		} else if (arg.startsWith("-")) {
 			result.diagnostics.push({ type: "error", message: `Unknown option: ${arg}` });
 		} else if (result.command) {
 			result.commandArgs.push(arg);

@@ -13,4 +13,16 @@ describe("CLI defects found by the pi differential", () => {
 		expect(piParseArgs(argv)).toMatchObject({ noTools: true, noExtensions: true, diagnostics: [] });
 		expect(parseArgs(argv)).toMatchObject({ noTools: true, noExtensions: true, diagnostics: [] });
 	});
+
+	it("a lone - was sent as the prompt (pi: Unknown option: -)", () => {
+		const argv = ["-p", "hi", "-"];
+		expect(piParseArgs(argv)).toMatchObject({
+			messages: ["hi"],
+			diagnostics: [{ type: "error", message: "Unknown option: -" }],
+		});
+		expect(parseArgs(argv)).toMatchObject({
+			messages: ["hi"],
+			diagnostics: [{ type: "error", message: "Unknown option: -" }],
+		});
+	});
 });
