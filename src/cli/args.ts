@@ -138,7 +138,8 @@ export function parseArgs(argv: readonly string[]): ParsedArgs {
 			case "-p": {
 				result.print = true;
 				const next = argv[i + 1];
-				if (next !== undefined && !next.startsWith("-")) {
+				// pi's rule: a prompt may start with "---" (a markdown rule, front matter), not with "-" or "--".
+				if (next !== undefined && (!next.startsWith("-") || next.startsWith("---"))) {
 					result.messages.push(next);
 					i++;
 				}

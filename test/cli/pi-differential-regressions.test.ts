@@ -25,4 +25,10 @@ describe("CLI defects found by the pi differential", () => {
 			diagnostics: [{ type: "error", message: "Unknown option: -" }],
 		});
 	});
+
+	it("-p followed by a prompt starting with --- lost the prompt (read as an extension flag)", () => {
+		const argv = ["-p", "---\ntitle: x\n---"];
+		expect(piParseArgs(argv)).toMatchObject({ print: true, messages: [argv[1]], unknownFlags: new Map() });
+		expect(parseArgs(argv)).toMatchObject({ print: true, messages: [argv[1]], unknownFlags: [] });
+	});
 });
