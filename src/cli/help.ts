@@ -28,6 +28,7 @@ Usage:
   settle viz [dir]                      write the machine diagrams (default ./visualizations)
 
 Text piped on stdin is the prompt, or goes before the first one: cat error.log | settle -p "Why?"
+@<file> arguments put a file's text (or an image) before the first prompt: settle -p @src/a.ts "Review it"
 
 Options:
   -p, --print [prompt]          Run the prompt(s) and print the final answer (default mode)

@@ -3,9 +3,14 @@
  * each pinned by name so that it cannot come back: both parsers are run on the same command line.
  */
 
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { parseArgs } from "../../src/cli/args.js";
+import { useCliProject } from "./helpers.js";
 import { piParseArgs } from "./pi-diff-pi.js";
+
+const cli = useCliProject("settle-pi-diff-regressions-");
 
 describe("CLI defects found by the pi differential", () => {
 	it("pi's short aliases -nt and -ne were rejected as unknown options", () => {
@@ -30,5 +35,18 @@ describe("CLI defects found by the pi differential", () => {
 		const argv = ["-p", "---\ntitle: x\n---"];
 		expect(piParseArgs(argv)).toMatchObject({ print: true, messages: [argv[1]], unknownFlags: new Map() });
 		expect(parseArgs(argv)).toMatchObject({ print: true, messages: [argv[1]], unknownFlags: [] });
+	});
+
+	it("@file arguments were sent as literal text instead of the file's contents", () => {
+		const argv = ["-p", "@notes.md", "--plan", "@b.txt", "what?"];
+		expect(piParseArgs(argv)).toMatchObject({ fileArgs: ["notes.md", "b.txt"], messages: ["what?"] });
+		expect(parseArgs(argv)).toMatchObject({ fileArgs: ["notes.md", "b.txt"], messages: ["what?"] });
+		writeFileSync(join(cli.project, "notes.md"), "remember the milk");
+		const run = cli.settle(["--faux", "--no-session", "-p", "@notes.md", "what?"]);
+		expect(run).toEqual({
+			code: 0,
+			stdout: `<file name="${join(cli.project, "notes.md")}">\nremember the milk\n</file>\nwhat?\n`,
+			stderr: "",
+		});
 	});
 });
