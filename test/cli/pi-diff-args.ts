@@ -226,7 +226,7 @@ export const sharedToken: fc.Arbitrary<string> = fc.oneof(
 );
 
 /** A well-formed piece of a command line: an option with a fitting value, a message, a file, a flag. */
-export const sharedUnit: fc.Arbitrary<string[]> = fc.oneof(
+export const sharedUnit: fc.Arbitrary<readonly string[]> = fc.oneof(
 	fc
 		.constantFrom(...SHARED_BOOLEAN.filter((flag) => flag !== "-p" && flag !== "--print" && flag !== "--list-models"))
 		.map((flag) => [flag]),
