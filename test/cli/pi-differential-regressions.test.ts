@@ -11,6 +11,11 @@ import { useCliProject } from "./helpers.js";
 import { piParseArgs } from "./pi-diff-pi.js";
 
 const cli = useCliProject("settle-pi-diff-regressions-");
+/** A 1×1 PNG. */
+const PNG = Buffer.from(
+	"iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==",
+	"base64",
+);
 
 describe("CLI defects found by the pi differential", () => {
 	it("pi's short aliases -nt and -ne were rejected as unknown options", () => {
@@ -42,11 +47,24 @@ describe("CLI defects found by the pi differential", () => {
 		expect(piParseArgs(argv)).toMatchObject({ fileArgs: ["notes.md", "b.txt"], messages: ["what?"] });
 		expect(parseArgs(argv)).toMatchObject({ fileArgs: ["notes.md", "b.txt"], messages: ["what?"] });
 		writeFileSync(join(cli.project, "notes.md"), "remember the milk");
-		const run = cli.settle(["--faux", "--no-session", "-p", "@notes.md", "what?"]);
+		writeFileSync(join(cli.project, "empty.txt"), "");
+		writeFileSync(join(cli.project, "dot.png"), PNG);
+		const run = cli.settle(["--faux", "--no-session", "-p", "@notes.md", "@empty.txt", "what?"]);
 		expect(run).toEqual({
 			code: 0,
 			stdout: `<file name="${join(cli.project, "notes.md")}">\nremember the milk\n</file>\nwhat?\n`,
 			stderr: "",
 		});
+		// An image goes with the first prompt as an attachment, named by an empty <file> tag.
+		const json = cli.settle(["--faux", "--no-session", "--json", "@dot.png", "see?"]);
+		const user = json.stdout
+			.split("\n")
+			.filter(Boolean)
+			.map((line) => JSON.parse(line) as { type: string; message?: { role: string; content: unknown } })
+			.find((event) => event.type === "message_end" && event.message?.role === "user");
+		expect(user?.message?.content).toEqual([
+			{ type: "text", text: `<file name="${join(cli.project, "dot.png")}"></file>\nsee?` },
+			{ type: "image", mimeType: "image/png", data: PNG.toString("base64") },
+		]);
 	});
 });
