@@ -3,7 +3,8 @@
  * pi-differential-process.property.test.ts): bad command lines, `--help`, `--version`, no prompt,
  * `--list-models [search]`, and pi's bugs pinned on both sides. Named differences: "exit code 2"
  * (Settle's code for a bad command line, README "Exit codes"; pi exits 1), "help pointer" (after a
- * parse error Settle adds `Run settle --help for the options.`), "branding" (help text, version
+ * parse error Settle adds `Run settle --help for the options.`), "session not found" (Settle's
+ * message names where it looked), "branding" (help text, version
  * number), "no prompt" (Settle refuses to run without one; pi exits 0 silently), "list format"
  * (pi: a table, fuzzy search; Settle: one `provider/id` line per model, substring search, README).
  */
@@ -31,6 +32,12 @@ describe("CLI cases beside pi 0.73.1", () => {
 				expect(settle).toEqual({ code: 2, stdout: "", stderr: parseError ? `${stderr}${HELP_POINTER}` : stderr });
 			}),
 		);
+		// "session not found": both refuse a --session id no session has, and start none; Settle's
+		// message says where it looked and what there is (the same rule as its "exit code 2").
+		const unknownId = await runBoth(dirs, ["--session", "zzzz", "-p", "x"]);
+		expect(unknownId.pi).toEqual({ code: 1, stdout: "", stderr: "No session found matching 'zzzz'\n" });
+		expect(unknownId.settle.code).toBe(2);
+		expect(unknownId.settle.stderr).toMatch(/^Error: No session file .*zzzz and no session with id zzzz in /);
 		expect(sessionFiles(dirs.piAgent)).toEqual([]);
 		expect(sessionFiles(dirs.settleAgent)).toEqual([]);
 	}, 90_000);
