@@ -14,6 +14,7 @@
  * error text" and "no prompt" (kept out of the generator), and the pi bug "stdin glued to the
  * prompt" (stdin only where it is the whole prompt; pinned in pi-differential-cases.test.ts, with
  * the fixed cases: bad command lines, --help, --version, --list-models).
+ * PI_DIFF_RUNS / PI_DIFF_SESSION_RUNS=<n> run the two properties longer than the default.
  */
 import { readFileSync, statSync } from "node:fs";
 import fc from "fast-check";
@@ -138,7 +139,7 @@ describe("whole CLI runs beside pi 0.73.1", () => {
 						.sort((a, b) => JSON.stringify(a).localeCompare(JSON.stringify(b)));
 				expect(normalizedFiles("settle")).toEqual(normalizedFiles("pi"));
 			}),
-			{ numRuns: 2 },
+			{ numRuns: Number(process.env.PI_DIFF_SESSION_RUNS ?? 2) },
 		);
 	}, 90_000);
 });
