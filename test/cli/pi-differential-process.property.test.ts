@@ -45,8 +45,9 @@ const step = fc.constantFrom<unknown>(
 	"plain answer",
 	{ thinking: "let me think", text: "thought it through" },
 	{ text: "two\nlines" },
-	{ toolCalls: [{ name: "bash", arguments: { command: "echo out; echo err >&2" } }] },
-	{ toolCalls: [{ name: "bash", arguments: { command: "exit 3" } }] },
+	// One stream per command: stdout and stderr of one command may interleave either way.
+	{ toolCalls: [{ name: "bash", arguments: { command: "echo out; echo more" } }] },
+	{ toolCalls: [{ name: "bash", arguments: { command: "echo failed >&2; exit 3" } }] },
 	{ toolCalls: [{ name: "read", arguments: { path: "a.txt" } }] },
 	// Not `read` of a missing file: "tool error text", Settle's read tool says `File not found: <path>`
 	// where pi passes Node's `ENOENT: …, access '<path>'` (the tools area's choice, not the CLI's).
