@@ -40,6 +40,8 @@ export interface ParsedArgs {
 	print: boolean;
 	mode?: CliMode;
 	messages: string[];
+	/** `@path` arguments (without the `@`): files whose contents go into the first prompt, as in pi. */
+	fileArgs: string[];
 	model?: string;
 	thinking?: ThinkingLevel;
 	cwd?: string;
@@ -90,6 +92,7 @@ export function parseArgs(argv: readonly string[]): ParsedArgs {
 		version: false,
 		print: false,
 		messages: [],
+		fileArgs: [],
 		continue: false,
 		noSession: false,
 		noTools: false,
@@ -128,7 +131,7 @@ export function parseArgs(argv: readonly string[]): ParsedArgs {
 				continue;
 			case "--list-models": {
 				const next = argv[i + 1];
-				if (next !== undefined && !next.startsWith("-")) {
+				if (next !== undefined && !next.startsWith("-") && !next.startsWith("@")) {
 					result.listModels = next;
 					i++;
 				} else result.listModels = true;
@@ -138,7 +141,8 @@ export function parseArgs(argv: readonly string[]): ParsedArgs {
 			case "-p": {
 				result.print = true;
 				const next = argv[i + 1];
-				if (next !== undefined && !next.startsWith("-")) {
+				// pi's rule: a prompt may start with "---" (a markdown rule, front matter), not with "-" or "--".
+				if (next !== undefined && !next.startsWith("@") && (!next.startsWith("-") || next.startsWith("---"))) {
 					result.messages.push(next);
 					i++;
 				}
@@ -158,6 +162,7 @@ export function parseArgs(argv: readonly string[]): ParsedArgs {
 				result.noSession = true;
 				continue;
 			case "--no-tools":
+			case "-nt":
 				result.noTools = true;
 				continue;
 			case "--approve":
@@ -170,15 +175,18 @@ export function parseArgs(argv: readonly string[]): ParsedArgs {
 				result.faux = true;
 				continue;
 			case "--no-extensions":
+			case "-ne":
 				result.noExtensions = true;
 				continue;
 		}
 		if (arg.startsWith("--") && arg.length > 2) {
 			if (collectUnknownFlag(result, argv, i, arg)) i++;
-		} else if (arg.startsWith("-") && arg.length > 1) {
+		} else if (arg.startsWith("-")) {
 			result.diagnostics.push({ type: "error", message: `Unknown option: ${arg}` });
 		} else if (result.command) {
 			result.commandArgs.push(arg);
+		} else if (arg.startsWith("@")) {
+			result.fileArgs.push(arg.slice(1));
 		} else {
 			result.messages.push(arg);
 		}
@@ -236,7 +244,7 @@ function applyValueOption(result: ParsedArgs, option: string, value: string): vo
 	}
 }
 
-/** pi's rule: `--name=value`, `--name value` (when value does not start with `-`), else `--name` = true. */
+/** pi's rule: `--name=value`, `--name value` (when value starts with neither `-` nor `@`), else `--name` = true. */
 function collectUnknownFlag(result: ParsedArgs, argv: readonly string[], index: number, arg: string): boolean {
 	const equals = arg.indexOf("=");
 	const messageIndex = result.messages.length;
@@ -250,7 +258,7 @@ function collectUnknownFlag(result: ParsedArgs, argv: readonly string[], index: 
 		return false;
 	}
 	const next = argv[index + 1];
-	if (next !== undefined && !next.startsWith("-")) {
+	if (next !== undefined && !next.startsWith("-") && !next.startsWith("@")) {
 		result.unknownFlags.push({ name: arg.slice(2), value: next, valueWasNextArg: true, messageIndex });
 		return true;
 	}
@@ -275,6 +283,9 @@ function checkCombinations(result: ParsedArgs): void {
 			message:
 				'--rpc reads commands from stdin; send prompts as {"type":"prompt","message":…} lines instead of arguments.',
 		});
+	}
+	if (result.mode === "rpc" && result.fileArgs.length > 0) {
+		result.diagnostics.push({ type: "error", message: "@file arguments are not supported in RPC mode" });
 	}
 }
 

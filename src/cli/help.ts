@@ -28,6 +28,7 @@ Usage:
   settle viz [dir]                      write the machine diagrams (default ./visualizations)
 
 Text piped on stdin is the prompt, or goes before the first one: cat error.log | settle -p "Why?"
+@<file> arguments put a file's text (or an image) before the first prompt: settle -p @src/a.ts "Review it"
 
 Options:
   -p, --print [prompt]          Run the prompt(s) and print the final answer (default mode)
@@ -44,10 +45,10 @@ Options:
   --session-dir <dir>           Where session files go (default <agent dir>/sessions/--<cwd>--)
   --agent-dir <dir>             Global folder (default $SETTLE_AGENT_DIR or ~/.settle/agent)
   -t, --tools <a,b>             Allowlist of tools (built-in, extension, custom)
-  --no-tools                    No tools at all
+  -nt, --no-tools               No tools at all
   --approve / --no-approve      Trust / don't trust the project (its extensions and code-running settings)
   -e, --extension <path>        Load an extension file (repeatable)
-  --no-extensions               Don't discover extensions (-e paths still load)
+  -ne, --no-extensions          Don't discover extensions (-e paths still load)
   --faux                        Offline scripted model: echoes each prompt
   --faux-script <file.json>     Offline scripted model replaying a script (then echoing)
   --list-models [search]        List the models you have credentials for (provider/id), and exit

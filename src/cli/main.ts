@@ -3,9 +3,14 @@
  * development run `npx tsx src/cli/main.ts …`.
  */
 import { existsSync, readFileSync, realpathSync } from "node:fs";
+import { readFile, stat } from "node:fs/promises";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { errorMessage } from "../errors.js";
+import type { ImageContent } from "../llm/types.js";
+import { detectImageMimeTypeFromFile } from "../tools/image.js";
+import { resolveReadPath } from "../tools/paths.js";
+import { MAX_INLINE_IMAGE_BYTES } from "../tools/read.js";
 import { type CliMode, type ParsedArgs, parseArgs } from "./args.js";
 import { runDemo } from "./demo.js";
 import { EXIT_FAILURE, EXIT_OK, EXIT_USAGE, helpText } from "./help.js";
@@ -62,13 +67,16 @@ export async function main(argv: readonly string[], out: CliOutput = processOutp
 		// Fail fast without a prompt, unless an extension flag took the next argument (a boolean one gives it back).
 		let piped: string | undefined;
 		const mayReclaim = args.unknownFlags.some((flag) => flag.valueWasNextArg);
-		if (mode !== "rpc" && args.messages.length === 0 && !mayReclaim) {
+		if (mode !== "rpc" && args.messages.length === 0 && args.fileArgs.length === 0 && !mayReclaim) {
 			piped = await readPipedStdin();
 			if (!piped?.trim()) return noPrompt();
 		}
+		const files = await readFileArguments(args.fileArgs);
 		const host = await startHost(args);
 		const { runtime } = host;
 		let messages = host.messages;
+		// As pi: the @files' text goes before the first prompt (it ends with a newline), or is the prompt.
+		if (files.text) messages = [`${files.text}${messages[0] ?? ""}`, ...messages.slice(1)];
 		if (mode !== "rpc") {
 			// As pi: piped text (trimmed) is the prompt, or goes before the first prompt (`cat log | settle -p "why?"`).
 			piped ??= await readPipedStdin();
@@ -96,7 +104,7 @@ export async function main(argv: readonly string[], out: CliOutput = processOutp
 				out.stderr(`Error: ${runtime.modelFallbackMessage ?? "No model selected."}\n`);
 				return EXIT_FAILURE;
 			}
-			return await runPrintMode(runtime, { mode, messages }, out);
+			return await runPrintMode(runtime, { mode, messages, images: files.images }, out);
 		} finally {
 			release();
 			await runtime.dispose();
@@ -122,7 +130,6 @@ async function writeDiagrams(args: readonly string[], out: CliOutput): Promise<n
 	return EXIT_OK;
 }
 
-/** Reads stdin when it is piped (not a terminal); undefined otherwise. */
 /** `--list-models [search]`: the models with credentials, one `provider/id` per line (pi's flag). */
 async function listModels(args: ParsedArgs, out: CliOutput): Promise<number> {
 	const { runtime } = await startHost({ ...args, noSession: true });
@@ -148,6 +155,45 @@ async function listModels(args: ParsedArgs, out: CliOutput): Promise<number> {
 	}
 }
 
+/**
+ * `@file` arguments as pi reads them (paths relative to the shell's directory): a text file as
+ * `<file name="/abs">\n…\n</file>\n`, an image as an attachment with an empty `<file>` tag; empty
+ * files are skipped. Throws {@link CliError} (usage) for a file that is missing or unreadable.
+ */
+async function readFileArguments(paths: readonly string[]): Promise<{ text: string; images: ImageContent[] }> {
+	let text = "";
+	const images: ImageContent[] = [];
+	for (const path of paths) {
+		const absolute = resolve(resolveReadPath(path, process.cwd()));
+		let size: number;
+		try {
+			size = (await stat(absolute)).size;
+		} catch {
+			throw new CliError(`File not found: ${absolute}`, EXIT_USAGE);
+		}
+		if (size === 0) continue;
+		try {
+			const mimeType = await detectImageMimeTypeFromFile(absolute);
+			if (!mimeType) {
+				text += `<file name="${absolute}">\n${await readFile(absolute, "utf8")}\n</file>\n`;
+				continue;
+			}
+			const data = (await readFile(absolute)).toString("base64");
+			// Settle ships no image library (pi shrinks big images): one over the inline limit is left out, and said so.
+			if (data.length >= MAX_INLINE_IMAGE_BYTES) {
+				text += `<file name="${absolute}">[Image omitted: over the inline image size limit; attach a smaller copy.]</file>\n`;
+				continue;
+			}
+			images.push({ type: "image", mimeType, data });
+			text += `<file name="${absolute}"></file>\n`;
+		} catch (error) {
+			throw new CliError(`Could not read file ${absolute}: ${errorMessage(error)}`, EXIT_USAGE);
+		}
+	}
+	return { text, images };
+}
+
+/** Reads stdin when it is piped (not a terminal); undefined otherwise. */
 async function readPipedStdin(): Promise<string | undefined> {
 	if (process.stdin.isTTY) return undefined;
 	const chunks: Buffer[] = [];

@@ -6,7 +6,7 @@
 import { errorMessage } from "../errors.js";
 import type { ExtensionUIContext } from "../extensions/types.js";
 import { createHeadlessUIContext } from "../extensions/ui.js";
-import type { AssistantMessage } from "../llm/types.js";
+import type { AssistantMessage, ImageContent } from "../llm/types.js";
 import type { AgentSessionRuntime } from "../runtime/runtime.js";
 import type { AgentSession } from "../session/agent-session.js";
 import { EXIT_FAILURE, EXIT_OK } from "./help.js";
@@ -49,7 +49,12 @@ export function bindForCli(
  */
 export async function runPrintMode(
 	runtime: AgentSessionRuntime,
-	options: { mode: "text" | "json"; messages: readonly string[] },
+	options: {
+		mode: "text" | "json";
+		messages: readonly string[];
+		/** Attached to the first prompt (`@image.png` arguments). */
+		images?: readonly ImageContent[];
+	},
 	out: CliOutput,
 ): Promise<number> {
 	const json = options.mode === "json";
@@ -66,7 +71,10 @@ export async function runPrintMode(
 			if (header) out.stdout(`${JSON.stringify(header)}\n`);
 		}
 		await bind(runtime.session);
-		for (const message of options.messages) await runtime.session.prompt(message);
+		for (const [index, message] of options.messages.entries()) {
+			const images = index === 0 && options.images?.length ? { images: [...options.images] } : undefined;
+			await runtime.session.prompt(message, images);
+		}
 		if (json) return lastAnswerFailed(runtime.session) ? EXIT_FAILURE : EXIT_OK;
 		const last = lastAssistant(runtime.session);
 		if (!last) return EXIT_OK;

@@ -1,0 +1,289 @@
+/**
+ * The argument-parsing half of the CLI differential: pi 0.73.1's `parseArgs` and Settle's, seen
+ * the way a user sees a command line: the run it starts (options in shared names) or the errors
+ * it prints. No extension is loaded here, so every extension flag ends in pi's and Settle's
+ * `Unknown option: --name` (same text on both sides, from the flag map each parser builds).
+ */
+import fc from "fast-check";
+import { extensionFlagValues, type ParsedArgs, parseArgs } from "../../src/cli/args.js";
+import { type PiArgs, piParseArgs } from "./pi-diff-pi.js";
+
+/** What a command line asks for, in shared names (pi's field names; Settle's mapped where they differ). */
+export interface ArgsView {
+	help: boolean;
+	version: boolean;
+	listModels: true | string | undefined;
+	print: boolean;
+	mode: string | undefined;
+	messages: string[];
+	fileArgs: string[];
+	model: string | undefined;
+	thinking: string | undefined;
+	session: string | undefined;
+	sessionDir: string | undefined;
+	continue: boolean;
+	noSession: boolean;
+	tools: string[] | undefined;
+	noTools: boolean;
+	/** pi `extensions` (undefined when none) ↔ Settle `extensions` ([] when none). */
+	extensions: string[];
+	noExtensions: boolean;
+	/** pi `unknownFlags` (a Map) ↔ Settle `extensionFlagValues(unknownFlags)` (the Map it hands to the runtime). */
+	extensionFlags: [string, string | boolean][];
+	errors: string[];
+	warnings: string[];
+}
+
+function diagnostics(list: readonly { type: string; message: string }[], type: string): string[] {
+	return list.filter((d) => d.type === type).map((d) => d.message);
+}
+
+export function piView(p: PiArgs): ArgsView {
+	return {
+		help: p.help === true,
+		version: p.version === true,
+		listModels: p.listModels,
+		print: p.print === true,
+		mode: p.mode,
+		messages: p.messages,
+		fileArgs: p.fileArgs,
+		model: p.model,
+		thinking: p.thinking,
+		session: p.session,
+		sessionDir: p.sessionDir,
+		continue: p.continue === true,
+		noSession: p.noSession === true,
+		tools: p.tools,
+		noTools: p.noTools === true,
+		extensions: p.extensions ?? [],
+		noExtensions: p.noExtensions === true,
+		extensionFlags: [...p.unknownFlags.entries()],
+		errors: diagnostics(p.diagnostics, "error"),
+		warnings: diagnostics(p.diagnostics, "warning"),
+	};
+}
+
+export function settleView(s: ParsedArgs): ArgsView {
+	return {
+		help: s.help,
+		version: s.version,
+		listModels: s.listModels,
+		print: s.print,
+		mode: s.mode,
+		messages: s.messages,
+		fileArgs: s.fileArgs,
+		model: s.model,
+		thinking: s.thinking,
+		session: s.session,
+		sessionDir: s.sessionDir,
+		continue: s.continue,
+		noSession: s.noSession,
+		tools: s.tools,
+		noTools: s.noTools,
+		extensions: s.extensions,
+		noExtensions: s.noExtensions,
+		extensionFlags: [...extensionFlagValues(s.unknownFlags).entries()],
+		errors: diagnostics(s.diagnostics, "error"),
+		warnings: diagnostics(s.diagnostics, "warning"),
+	};
+}
+
+/** Both parsers on one command line. */
+export function parseBoth(argv: readonly string[]): { pi: ArgsView; settle: ArgsView } {
+	return { pi: piView(piParseArgs([...argv])), settle: settleView(parseArgs(argv)) };
+}
+
+// ---- vocabulary ---------------------------------------------------------------------------------
+
+/** Options both CLIs have, with the same meaning. */
+export const SHARED_BOOLEAN = [
+	"-p",
+	"--print",
+	"--continue",
+	"-c",
+	"--no-session",
+	"--no-tools",
+	"-nt",
+	"--no-extensions",
+	"-ne",
+	"--help",
+	"-h",
+	"--version",
+	"-v",
+	"--list-models",
+];
+export const SHARED_VALUE = [
+	"--mode",
+	"--model",
+	"--thinking",
+	"--session",
+	"--session-dir",
+	"--tools",
+	"-t",
+	"--extension",
+	"-e",
+];
+
+/** Values, valid for some option or not, and words that look like options. */
+const VALUES = [
+	"text",
+	"json",
+	"rpc",
+	"bogus",
+	"high",
+	"off",
+	"xhigh",
+	"HIGH",
+	"faux/faux-1",
+	"faux-1:high",
+	"read,bash",
+	" read , ,ls ",
+	"abc12",
+	"./s.jsonl",
+	"sessions/",
+	"ext.ts",
+	"",
+	"hello world",
+	"---\nfront: matter\n---",
+	"@notes.md",
+	"-",
+	"--",
+	"-z",
+];
+
+/**
+ * pi 0.73.1 options Settle does not have (named divergence "pi-only option"): `--resume`/`-r` and
+ * `--models` drive the interactive TUI (session picker, Ctrl+P cycling) that Settle has no
+ * counterpart of; `--export` (HTML), `--fork`, `--provider`, `--api-key`, the system-prompt flags,
+ * skills, prompt templates, themes, context-file switches, `--verbose` and `--offline` are not
+ * part of Settle's CLI (README "CLI"). Settle reports each as an unknown option instead of running.
+ */
+export const PI_ONLY_BOOLEAN = [
+	"--resume",
+	"-r",
+	"--no-builtin-tools",
+	"-nbt",
+	"--no-skills",
+	"-ns",
+	"--no-prompt-templates",
+	"-np",
+	"--no-themes",
+	"--no-context-files",
+	"-nc",
+	"--verbose",
+	"--offline",
+];
+export const PI_ONLY_VALUE = [
+	"--models",
+	"--provider",
+	"--api-key",
+	"--system-prompt",
+	"--append-system-prompt",
+	"--fork",
+	"--export",
+	"--skill",
+	"--prompt-template",
+	"--theme",
+];
+
+/**
+ * Settle options pi does not have (named divergence "Settle-only option", Settle's help):
+ * `--json`/`--rpc` (short for `--mode json|rpc`), `--cwd`, `--agent-dir`, `--approve`/`--no-approve`
+ * (project trust), `--faux`/`--faux-script` (the offline scripted model). pi reports them as unknown.
+ */
+export const SETTLE_ONLY_BOOLEAN = ["--json", "--rpc", "--approve", "--no-approve", "--faux"];
+export const SETTLE_ONLY_VALUE = ["--cwd", "--agent-dir", "--faux-script"];
+
+/** Arguments that are neither known options nor values: extension flags, messages, files, odd dashes. */
+const OTHERS = [
+	"--plan",
+	"--plan=deep",
+	"--alias",
+	"--alias=",
+	"--mode=json",
+	"--print=x",
+	"--",
+	"-",
+	"---x",
+	"-z",
+	"-pz",
+	"@notes.md",
+	"@img.png",
+	"@",
+	"hello",
+	"fix the bug",
+	"",
+	"--list-models",
+];
+
+/**
+ * Words one CLI gives a meaning the other lacks, kept out of random strings: the one-sided options
+ * (their own properties) and Settle's commands `demo` and `viz` (named "Settle-only command": as the
+ * first argument they are commands in Settle, messages in pi).
+ */
+const ONE_SIDED = new Set([
+	...PI_ONLY_BOOLEAN,
+	...PI_ONLY_VALUE,
+	...SETTLE_ONLY_BOOLEAN,
+	...SETTLE_ONLY_VALUE,
+	"demo",
+	"viz",
+]);
+
+/** One random argument from the shared vocabulary (options, values, messages, files, extension flags). */
+export const sharedToken: fc.Arbitrary<string> = fc.oneof(
+	{ weight: 3, arbitrary: fc.constantFrom(...SHARED_BOOLEAN) },
+	{ weight: 3, arbitrary: fc.constantFrom(...SHARED_VALUE) },
+	{ weight: 4, arbitrary: fc.constantFrom(...VALUES) },
+	{ weight: 4, arbitrary: fc.constantFrom(...OTHERS) },
+	{ weight: 1, arbitrary: fc.string({ maxLength: 6 }).filter((arg) => !ONE_SIDED.has(arg)) },
+);
+
+/** A well-formed piece of a command line: an option with a fitting value, a message, a file, a flag. */
+export const sharedUnit: fc.Arbitrary<readonly string[]> = fc.oneof(
+	fc
+		.constantFrom(...SHARED_BOOLEAN.filter((flag) => flag !== "-p" && flag !== "--print" && flag !== "--list-models"))
+		.map((flag) => [flag]),
+	fc
+		.tuple(fc.constantFrom("-p", "--print"), fc.constantFrom("why?", "---\nrule", "@a.md", "-z"))
+		.map((unit) => [...unit]),
+	fc.constantFrom(["--list-models"], ["--list-models", "sonnet"], ["--list-models", "@a.md"]),
+	fc.tuple(fc.constantFrom("--mode"), fc.constantFrom("text", "json")).map((unit) => [...unit]),
+	fc
+		.tuple(fc.constantFrom("--model"), fc.constantFrom("faux/faux-1", "faux-1:high", "sonnet"))
+		.map((unit) => [...unit]),
+	fc
+		.tuple(fc.constantFrom("--thinking"), fc.constantFrom("off", "minimal", "low", "medium", "high", "xhigh"))
+		.map((unit) => [...unit]),
+	fc.tuple(fc.constantFrom("--session-dir"), fc.constantFrom("sessions", "/tmp/s")).map((unit) => [...unit]),
+	fc
+		.tuple(fc.constantFrom("--tools", "-t"), fc.constantFrom("read,bash", "ls", " read , ,ls "))
+		.map((unit) => [...unit]),
+	fc.tuple(fc.constantFrom("--extension", "-e"), fc.constantFrom("ext.ts", "npm:pkg")).map((unit) => [...unit]),
+	fc.constantFrom(["hello"], ["fix the bug"], ["@notes.md"], ["@img.png"], ["--plan=deep"], ["--alias", "fast"]),
+);
+
+/** Which of pi's 0.73.1 options that Settle lacks a parsed pi command line used (by pi's field). */
+export function piOnlyFieldsUsed(p: PiArgs): string[] {
+	const fields: (keyof PiArgs)[] = [
+		"resume",
+		"models",
+		"provider",
+		"apiKey",
+		"systemPrompt",
+		"appendSystemPrompt",
+		"fork",
+		"export",
+		"skills",
+		"promptTemplates",
+		"themes",
+		"noBuiltinTools",
+		"noSkills",
+		"noPromptTemplates",
+		"noThemes",
+		"noContextFiles",
+		"verbose",
+		"offline",
+	];
+	return fields.filter((field) => p[field] !== undefined);
+}

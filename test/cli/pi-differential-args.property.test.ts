@@ -1,0 +1,192 @@
+/**
+ * Randomized differential of command-line parsing against pi 0.73.1 (in process: pi's own
+ * `parseArgs` from its dist, and Settle's). Random argument lists from both vocabularies (short
+ * and long options, `--flag=value` and `--flag value`, repeats, missing values, invalid enum
+ * values, extension flags, `--`, `-`, `@file` arguments, messages) must lead to the same thing a
+ * user observes: the same run (options compared field by field, names mapped in pi-diff-args.ts)
+ * or the same errors. No extension is loaded, so every extension flag ends as `Unknown option`.
+ *
+ * Differences taken out of the comparison, each where it is taken out below:
+ * - "missing value": a value option as the last argument is `Option --x requires a value` in
+ *   Settle; pi reads it as an extension flag / unknown short option and says `Unknown option: --x`.
+ *   Same failure, Settle names the cause (BRIEF: bad input gets a clear error).
+ * - "--": pi reads a bare `--` as an extension flag named "" (taking the next plain argument as its
+ *   value), Settle reports it at once; both end in `Unknown option: --`.
+ * - "stricter": Settle rejects what pi silently ignores or resolves by precedence: an invalid
+ *   `--mode` value (pi ignores it), an invalid `--thinking` level (pi warns with the same text and
+ *   runs), two of `--session`/`--continue`/`--no-session` (pi: precedence), `--tools` with
+ *   `--no-tools`, messages with `--mode rpc` (pi drops them). Each Settle error is checked against
+ *   pi's parse, which must show the ignored or overridden input.
+ * - "pi-only option" / "Settle-only option": options one CLI lacks (lists and reasons in
+ *   pi-diff-args.ts); the other reports them as unknown, checked in their own properties.
+ * Exit codes (pi 1, Settle 2 for a bad command line) are compared in the process differential.
+ * PI_DIFF_ARG_RUNS=<n> runs each property n times (for a longer hunt than the default).
+ */
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import {
+	type ArgsView,
+	PI_ONLY_BOOLEAN,
+	PI_ONLY_VALUE,
+	parseBoth,
+	piOnlyFieldsUsed,
+	SETTLE_ONLY_BOOLEAN,
+	SETTLE_ONLY_VALUE,
+	SHARED_VALUE,
+	sharedToken,
+	sharedUnit,
+} from "./pi-diff-args.js";
+import { piParseArgs } from "./pi-diff-pi.js";
+
+/** Why a command line fails, as atomic facts: `unknown <option>` (parse error or extension flag), `error <text>`. */
+function failureFacts(view: ArgsView): Set<string> {
+	const facts = new Set<string>();
+	for (const error of view.errors) {
+		const unknown = /^Unknown option: (.*)$/.exec(error);
+		facts.add(unknown ? `unknown ${unknown[1]}` : `error ${error}`);
+	}
+	for (const [name] of view.extensionFlags) facts.add(`unknown --${name}`);
+	return facts;
+}
+
+const RPC_FILE_ARGS = "@file arguments are not supported in RPC mode";
+
+/**
+ * Compares one command line; returns whether both CLIs would run it. Throws (expect) on a
+ * difference that is not one of the named ones.
+ */
+function compareOutcome(argv: readonly string[]): boolean {
+	const { pi, settle } = parseBoth(argv);
+	const piFacts = failureFacts(pi);
+	// pi checks this right after parsing (main.js), with the text Settle's parser gives.
+	if (pi.mode === "rpc" && pi.fileArgs.length > 0) piFacts.add(`error ${RPC_FILE_ARGS}`);
+
+	const settleFacts = new Set<string>();
+	let stricter = false;
+	const last = argv[argv.length - 1];
+	for (const fact of failureFacts(settle)) {
+		const missing = /^error Option (\S+) requires a value$/.exec(fact);
+		if (missing) {
+			// "missing value": only the last argument can lack its value; pi calls it an unknown option.
+			expect(missing[1]).toBe(last);
+			expect(SHARED_VALUE).toContain(last);
+			settleFacts.add(`unknown ${missing[1]}`);
+			continue;
+		}
+		const mode = /^error Invalid mode "([\s\S]*)"\. Valid values: text, json, rpc$/.exec(fact);
+		if (mode) {
+			// "stricter": pi ignores an invalid --mode value.
+			expect(argv.some((arg, i) => arg === "--mode" && argv[i + 1] === mode[1])).toBe(true);
+			stricter = true;
+			continue;
+		}
+		if (fact.startsWith("error Invalid thinking level ")) {
+			// "stricter": pi prints the same text as a warning and runs with its default level.
+			expect(pi.warnings).toContain(fact.slice("error ".length));
+			stricter = true;
+			continue;
+		}
+		if (fact === "error Use only one of --session <file>, --continue and --no-session.") {
+			// "stricter": pi takes --no-session over --session over --continue.
+			expect([pi.session !== undefined, pi.continue, pi.noSession].filter(Boolean).length).toBeGreaterThan(1);
+			stricter = true;
+			continue;
+		}
+		if (fact === "error Use either --tools <names> or --no-tools, not both.") {
+			// "stricter": pi disables all tools and then allows the listed ones.
+			expect(pi.tools !== undefined && pi.noTools).toBe(true);
+			stricter = true;
+			continue;
+		}
+		if (fact.startsWith("error --rpc reads commands from stdin;")) {
+			// "stricter": pi's RPC mode ignores message arguments. ("--": pi reads a bare `--` as an
+			// extension flag named "" that takes the next plain argument as its value, where Settle
+			// reports `--` and keeps the argument as a message; both fail with `Unknown option: --`.)
+			const dashDashTookOne = pi.extensionFlags.some(([name, value]) => name === "" && typeof value === "string");
+			expect(pi.mode === "rpc" && (pi.messages.length > 0 || dashDashTookOne)).toBe(true);
+			stricter = true;
+			continue;
+		}
+		settleFacts.add(fact);
+	}
+	// pi warns about an invalid --thinking level only; Settle must have rejected it (checked above).
+	for (const warning of pi.warnings) expect(settle.errors).toContain(warning);
+	expect(settle.warnings).toEqual([]);
+
+	expect([...settleFacts].sort()).toEqual([...piFacts].sort());
+	const bothRun = piFacts.size === 0 && !stricter;
+	if (bothRun) {
+		const { errors: _piErrors, warnings: _piWarnings, ...piRun } = pi;
+		const { errors: _settleErrors, warnings: _settleWarnings, ...settleRun } = settle;
+		expect(settleRun).toEqual(piRun);
+	}
+	return bothRun;
+}
+
+describe("command-line parsing beside pi 0.73.1", () => {
+	it("well-formed command lines of shared options: the same run or the same errors", () => {
+		let bothRan = 0;
+		const numRuns = Number(process.env.PI_DIFF_ARG_RUNS ?? 1500);
+		fc.assert(
+			fc.property(fc.array(sharedUnit, { maxLength: 7 }), (units) => {
+				if (compareOutcome(units.flat())) bothRan++;
+			}),
+			{ numRuns },
+		);
+		// The comparison of whole runs must actually happen, not only the one of errors.
+		expect(bothRan).toBeGreaterThan(numRuns / 10);
+	});
+
+	it("any arguments from the shared vocabulary (missing and invalid values, --, -, @, stray dashes)", () => {
+		fc.assert(
+			fc.property(fc.array(sharedToken, { maxLength: 9 }), (argv) => {
+				compareOutcome(argv);
+			}),
+			{ numRuns: Number(process.env.PI_DIFF_ARG_RUNS ?? 3000) },
+		);
+	});
+
+	it("pi-only option: where pi would use an option Settle lacks, Settle reports that option as unknown", () => {
+		const piOnly = fc.oneof(
+			fc.constantFrom(...PI_ONLY_BOOLEAN).map((flag) => [flag]),
+			fc.tuple(fc.constantFrom(...PI_ONLY_VALUE), fc.constantFrom("x", "a,b", "file.html")).map((unit) => [...unit]),
+		);
+		fc.assert(
+			fc.property(
+				fc.array(sharedUnit, { maxLength: 3 }),
+				piOnly,
+				fc.array(sharedUnit, { maxLength: 3 }),
+				(before, flag, after) => {
+					const argv = [...before.flat(), ...flag, ...after.flat()];
+					const { settle } = parseBoth(argv);
+					expect(piOnlyFieldsUsed(piParseArgs(argv)).length).toBeGreaterThan(0);
+					const name = flag[0]!;
+					expect(failureFacts(settle)).toContain(`unknown ${name}`);
+				},
+			),
+			{ numRuns: Number(process.env.PI_DIFF_ARG_RUNS ?? 500) },
+		);
+	});
+
+	it("Settle-only option: pi reports Settle's own options as unknown", () => {
+		const settleOnly = fc.oneof(
+			fc.constantFrom(...SETTLE_ONLY_BOOLEAN).map((flag) => [flag]),
+			fc.tuple(fc.constantFrom(...SETTLE_ONLY_VALUE), fc.constantFrom("dir", "script.json")).map((unit) => [...unit]),
+		);
+		fc.assert(
+			fc.property(
+				fc.array(sharedUnit, { maxLength: 3 }),
+				settleOnly,
+				fc.array(sharedUnit, { maxLength: 3 }),
+				(before, flag, after) => {
+					const argv = [...before.flat(), ...flag, ...after.flat()];
+					const { pi, settle } = parseBoth(argv);
+					const name = flag[0]!;
+					expect(failureFacts(pi)).toContain(`unknown ${name}`);
+					expect(failureFacts(settle)).not.toContain(`unknown ${name}`);
+				},
+			),
+			{ numRuns: Number(process.env.PI_DIFF_ARG_RUNS ?? 300) },
+		);
+	});
+});
