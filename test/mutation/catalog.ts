@@ -1547,6 +1547,62 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/resources"],
 	},
+	{
+		id: "G01",
+		file: "src/cli/args.ts",
+		description: "pi's short alias -nt is an unknown option",
+		edits: [{ find: '\t\t\tcase "-nt":\n', replace: "" }],
+		tests: ["test/cli/pi-differential-args.property.test.ts", "test/cli/pi-differential-regressions.test.ts"],
+	},
+	{
+		id: "G02",
+		file: "src/cli/args.ts",
+		description: "a lone '-' is sent to the model as the prompt",
+		edits: [
+			{ find: '} else if (arg.startsWith("-")) {', replace: '} else if (arg.startsWith("-") && arg.length > 1) {' },
+		],
+		tests: ["test/cli/pi-differential-args.property.test.ts", "test/cli/pi-differential-regressions.test.ts"],
+	},
+	{
+		id: "G03",
+		file: "src/cli/args.ts",
+		description: "-p followed by a prompt starting with --- loses the prompt",
+		edits: [{ find: '(!next.startsWith("-") || next.startsWith("---"))', replace: '!next.startsWith("-")' }],
+		tests: ["test/cli/pi-differential-args.property.test.ts", "test/cli/pi-differential-regressions.test.ts"],
+	},
+	{
+		id: "G04",
+		file: "src/cli/args.ts",
+		description: "an @file argument is sent to the model as literal text",
+		edits: [{ find: "result.fileArgs.push(arg.slice(1));", replace: "result.messages.push(arg);" }],
+		tests: ["test/cli/pi-differential-args.property.test.ts", "test/cli/pi-differential-regressions.test.ts"],
+	},
+	{
+		id: "G05",
+		file: "src/cli/main.ts",
+		description: "an empty @file adds an empty <file> block to the prompt",
+		edits: [{ find: "if (size === 0) continue;", replace: "" }],
+		tests: ["test/cli/pi-differential-args.property.test.ts", "test/cli/pi-differential-regressions.test.ts"],
+	},
+	{
+		id: "G06",
+		file: "src/cli/print-mode.ts",
+		description: "@file images are not attached to the first prompt",
+		edits: [{ find: "index === 0 && options.images?.length ?", replace: "false ?" }],
+		tests: ["test/cli/pi-differential-args.property.test.ts", "test/cli/pi-differential-regressions.test.ts"],
+	},
+	{
+		id: "G07",
+		file: "src/cli/args.ts",
+		description: "an extension flag takes a following @file argument as its value",
+		edits: [
+			{
+				find: 'if (next !== undefined && !next.startsWith("-") && !next.startsWith("@")) {\n\t\tresult.unknownFlags.push',
+				replace: 'if (next !== undefined && !next.startsWith("-")) {\n\t\tresult.unknownFlags.push',
+			},
+		],
+		tests: ["test/cli/pi-differential-args.property.test.ts", "test/cli/pi-differential-regressions.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
