@@ -1245,7 +1245,8 @@ export class AgentSession {
 	 * Ends the session: aborts the run, retry, compaction and bash commands, makes every extension
 	 * context stale, detaches from the Agent, drops listeners and stops the actor. Emits no events.
 	 * Prompts and `executeBash()` calls still pending reject with `SESSION_CLOSED` (nothing more is
-	 * recorded). Closes the session manager only when the session owns it (`createAgentSession`
+	 * recorded), except a prompt whose extension command is disposing the session by replacing it:
+	 * that one resolves when the command is done. Closes the session manager only when the session owns it (`createAgentSession`
 	 * without a `sessionManager` made it); close one you passed.
 	 *
 	 * @example
@@ -1271,7 +1272,18 @@ export class AgentSession {
 		// Until its stack is formatted, an error keeps its frames' receivers (this session) alive: a
 		// caller that keeps the rejection would keep the disposed session.
 		void closed.stack;
-		for (const pending of this.pending.values()) pending.reject(closed);
+		// A prompt running an extension command that replaced this session (ctx.newSession, fork,
+		// switchSession) was handled as pi handles it: it resolves once the command is done.
+		const preflight = this.internals.scratch.runningPreflight;
+		for (const [requestId, pending] of this.pending) {
+			if (requestId !== preflight?.requestId) pending.reject(closed);
+			else {
+				preflight.outcome.then(
+					(outcome) => (outcome.disposition === "handled" ? pending.resolve() : pending.reject(closed)),
+					() => pending.reject(closed),
+				);
+			}
+		}
 		for (const pending of this.compactions.values()) pending.reject(closed);
 		closeTreeNavigations(this.internals, closed);
 		this.pending.clear();
