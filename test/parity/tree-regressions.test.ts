@@ -41,4 +41,37 @@ describe("tree differential regressions", () => {
 		expect(runs.pi).toEqual({ outcome: "resolved", replaced: true, messages: 2 });
 		expect(runs.settle).toEqual(runs.pi);
 	});
+
+	it("bug empty-extension-summary-wrote-entry: an empty summary from session_before_tree writes no branch_summary", async () => {
+		const runs = await onBothRuntimes(
+			() => ({
+				customTools: [],
+				extensions: [(api: ExtensionAPI) => api.on("session_before_tree", () => ({ summary: { summary: "" } }))],
+			}),
+			async (peer) => {
+				peer.script([{ text: "one" }, { text: "two" }]);
+				await peer.session.prompt("first");
+				await peer.session.prompt("second");
+				const manager = peer.session.sessionManager;
+				const secondUser = manager
+					.getEntries()
+					.filter((e) => e.type === "message" && (e.message as { role: string }).role === "user")[1];
+				const result = await peer.session.navigateTree(String(secondUser!.id), { summarize: true, label: "here" });
+				const last = manager.getEntries().at(-1);
+				return {
+					summaryEntry: result.summaryEntry,
+					last: last?.type,
+					labelOnTarget: last?.targetId === secondUser!.id,
+					context: peer.session.messages.map((m) => (m as { role: string }).role).filter((role) => role !== "system"),
+				};
+			},
+		);
+		expect(runs.pi).toEqual({
+			summaryEntry: undefined,
+			last: "label",
+			labelOnTarget: true,
+			context: ["user", "assistant"],
+		});
+		expect(runs.settle).toEqual(runs.pi);
+	});
 });
