@@ -1,0 +1,117 @@
+/**
+ * Generated scenarios of the tree / replacement differential: a few prompts (scripted replies, some
+ * with tool calls), then random navigations, labels, prompts, forks, new sessions and switches back
+ * to earlier files, under extension hooks that may cancel or supply their own results.
+ *
+ * Targets are picked by kind and position (`{kind: "user", pick: 3}` = the 4th user message of the
+ * current session, modulo their count), resolved when the action runs, so they mean the same entry
+ * on both peers whatever its id.
+ */
+import fc from "fast-check";
+
+/** What a scripted agent reply does: answer, or call a tool first and answer after its result. */
+export type ReplyKind = "text" | "echo" | "fail";
+
+/** Which entries a target is picked among; `root` is the session's first entry. */
+export type TargetKind = "user" | "assistant" | "toolResult" | "branch_summary" | "any" | "root";
+
+export interface Target {
+	kind: TargetKind;
+	pick: number;
+}
+
+/** How the branch summarizer answers a navigation that asks for a summary. */
+export type SummaryOutcome = "ok" | "error" | "abort";
+
+export type TreeAction =
+	| { kind: "prompt"; reply: ReplyKind }
+	| {
+			kind: "navigate";
+			target: Target;
+			summarize: boolean;
+			summary: SummaryOutcome;
+			customInstructions?: string;
+			replaceInstructions?: boolean;
+			label?: string;
+	  }
+	| { kind: "label"; target: Target; label: string | undefined }
+	| { kind: "fork"; via: "runtime" | "command"; target: Target; position: "before" | "at" }
+	| { kind: "newSession"; via: "runtime" | "command" }
+	| { kind: "switchBack"; pick: number };
+
+/** What `session_before_tree` handlers do. */
+export type BeforeTreeMode = "none" | "cancel" | "summary" | "emptySummary" | "override";
+
+export interface TreeHooks {
+	beforeTree: BeforeTreeMode;
+	/** `session_before_switch` cancels these reasons. */
+	cancelSwitch: ("new" | "resume")[];
+	cancelFork: boolean;
+}
+
+export interface TreeScenario {
+	hooks: TreeHooks;
+	opening: ReplyKind[];
+	actions: TreeAction[];
+}
+
+const replyArb: fc.Arbitrary<ReplyKind> = fc.constantFrom("text", "text", "echo", "fail");
+
+const targetArb: fc.Arbitrary<Target> = fc.record({
+	kind: fc.constantFrom<TargetKind>("user", "user", "assistant", "toolResult", "branch_summary", "any", "root"),
+	pick: fc.nat({ max: 20 }),
+});
+
+const navigateArb: fc.Arbitrary<TreeAction> = fc
+	.record(
+		{
+			target: targetArb,
+			summarize: fc.boolean(),
+			summary: fc.constantFrom<SummaryOutcome>("ok", "ok", "error", "abort"),
+			customInstructions: fc.constantFrom("Focus on the tools.", "List the questions."),
+			replaceInstructions: fc.boolean(),
+			label: fc.constantFrom("checkpoint", "retry here"),
+		},
+		{ requiredKeys: ["target", "summarize", "summary"] },
+	)
+	.map((navigate) => ({ kind: "navigate" as const, ...navigate }));
+
+const actionArb: fc.Arbitrary<TreeAction> = fc.oneof(
+	{ weight: 3, arbitrary: replyArb.map((reply) => ({ kind: "prompt" as const, reply })) },
+	{ weight: 5, arbitrary: navigateArb },
+	{
+		weight: 1,
+		arbitrary: fc.record({
+			kind: fc.constant("label" as const),
+			target: targetArb,
+			label: fc.constantFrom<string | undefined>("marked", "other", undefined),
+		}),
+	},
+	{
+		weight: 2,
+		arbitrary: fc.record({
+			kind: fc.constant("fork" as const),
+			via: fc.constantFrom<"runtime" | "command">("runtime", "command"),
+			target: targetArb,
+			position: fc.constantFrom<"before" | "at">("before", "before", "at"),
+		}),
+	},
+	{
+		weight: 1,
+		arbitrary: fc.record({
+			kind: fc.constant("newSession" as const),
+			via: fc.constantFrom<"runtime" | "command">("runtime", "command"),
+		}),
+	},
+	{ weight: 1, arbitrary: fc.record({ kind: fc.constant("switchBack" as const), pick: fc.nat({ max: 5 }) }) },
+);
+
+export const treeScenarioArb: fc.Arbitrary<TreeScenario> = fc.record({
+	hooks: fc.record({
+		beforeTree: fc.constantFrom<BeforeTreeMode>("none", "none", "cancel", "summary", "emptySummary", "override"),
+		cancelSwitch: fc.subarray<"new" | "resume">(["new", "resume"]),
+		cancelFork: fc.constantFrom(false, false, false, true),
+	}),
+	opening: fc.array(replyArb, { minLength: 1, maxLength: 3 }),
+	actions: fc.array(actionArb, { minLength: 1, maxLength: 8 }),
+});
