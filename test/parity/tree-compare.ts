@@ -3,13 +3,13 @@
  * between pi 0.73.1 and Settle taken out. Each difference is checked to hold on its side before it
  * is taken out ({@link namedDifferencesHold}).
  */
-import type { normalizeRun } from "./tree-play.js";
+import { type normalizeRun, SUMMARY_BACKEND_ERROR } from "./tree-play.js";
 
 export type NormalizedTreeRun = ReturnType<typeof normalizeRun>;
 
 interface TreeLogPayload {
 	oldLeafId: string | null;
-	summaryEntry?: { parentId: string | null; fromId: string };
+	summaryEntry?: { parentId: string | null; fromId: string; fromHook?: boolean; usage?: unknown };
 }
 
 function sessionTreePayloads(run: NormalizedTreeRun): TreeLogPayload[] {
@@ -21,7 +21,16 @@ function sessionTreePayloads(run: NormalizedTreeRun): TreeLogPayload[] {
 /**
  * DELIBERATE_BRANCH_SUMMARY_FROM_ID (README, store section; test/store/pi-differential.helpers.ts):
  * a `branch_summary`'s `fromId` is the leaf the user navigated from in Settle (spec D.3, pi's docs);
- * pi 0.73.1's code writes the branch target, which repeats `parentId`. Returns what does not hold.
+ * pi 0.73.1's code writes the branch target, which repeats `parentId`.
+ *
+ * SUMMARY_USAGE (behavior C.13 / D.2, `branchWithSummary(…, usage)`): Settle records the branch
+ * summarizer's token usage on a `branch_summary` entry it requested; pi 0.73.1 records none.
+ *
+ * SUMMARY_ERROR_TEXT (src/compaction/branch-summary.ts, a `SettleError` `PROVIDER`): a failed branch
+ * summary rejects `navigateTree()` with `Branch summarization failed: <provider error>` in Settle,
+ * naming the step that failed; pi 0.73.1 rejects with the provider's text alone.
+ *
+ * Returns what does not hold.
  */
 export function namedDifferencesHold(run: NormalizedTreeRun, side: "pi" | "settle"): string[] {
 	const problems: string[] = [];
@@ -30,16 +39,30 @@ export function namedDifferencesHold(run: NormalizedTreeRun, side: "pi" | "settl
 		if (!entry) continue;
 		const expected = side === "pi" ? (entry.parentId ?? "root") : (payload.oldLeafId ?? "root");
 		if (entry.fromId !== expected) problems.push(`${side} fromId ${entry.fromId}, expected ${expected}`);
+		const hasUsage = entry.usage !== undefined;
+		// Settle: only on a summary its summarizer requested (not on an extension's, nor on the
+		// request-free "nothing to summarize" text).
+		if (hasUsage && (side === "pi" || entry.fromHook !== false)) problems.push(`${side} usage ${hasUsage}`);
+	}
+	for (const record of run.timeline) {
+		const error = record.error;
+		if (typeof error !== "string" || !error.includes(SUMMARY_BACKEND_ERROR)) continue;
+		const expected = side === "settle" ? `${SUMMARY_ERROR_PREFIX}${SUMMARY_BACKEND_ERROR}` : SUMMARY_BACKEND_ERROR;
+		if (error !== expected) problems.push(`${side} summary error ${error}`);
 	}
 	return problems;
 }
 
+const SUMMARY_ERROR_PREFIX = "Branch summarization failed: ";
+
 /** The run with the named differences taken out (see {@link namedDifferencesHold}). */
 export function comparableTreeRun(run: NormalizedTreeRun): NormalizedTreeRun {
 	// DELIBERATE_BRANCH_SUMMARY_FROM_ID: in entries, results, branchSummary messages and the log's JSON.
-	const json = JSON.stringify(run).replace(
-		/(\\?"fromId\\?":\\?")([^"\\]*)(\\?")/g,
-		"$1<DELIBERATE_BRANCH_SUMMARY_FROM_ID>$3",
-	);
+	const json = JSON.stringify(run)
+		.replace(/(\\?"fromId\\?":\\?")([^"\\]*)(\\?")/g, "$1<DELIBERATE_BRANCH_SUMMARY_FROM_ID>$3")
+		// SUMMARY_USAGE: normalizedEntry (tree-play.ts) writes it as "<usage>".
+		.replace(/,\\?"usage\\?":\\?"<usage>\\?"/g, "")
+		// SUMMARY_ERROR_TEXT
+		.replaceAll(`"error":"${SUMMARY_ERROR_PREFIX}`, `"error":"`);
 	return JSON.parse(json) as NormalizedTreeRun;
 }

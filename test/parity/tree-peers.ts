@@ -49,6 +49,7 @@ export interface TreeSessionManager {
 	getLeafId(): string | null;
 	appendLabelChange(targetId: string, label: string | undefined): string;
 	getSessionFile(): string | undefined;
+	getHeader(): Record<string, unknown> | null;
 }
 
 export interface NavigateOptions {
@@ -175,7 +176,9 @@ async function createPiRuntimePeer(options: RuntimePeerOptions, dirs: TempDirs):
 				commandContextActions: {
 					waitForIdle: () => (session as unknown as pi.AgentSession).agent.waitForIdle(),
 					newSession: (o) => runtime.newSession(o),
-					fork: async (id, o) => ({ cancelled: (await runtime.fork(id, o)).cancelled }),
+					// The runtime's whole result, `selectedText` included (pi's interactive host keeps only
+					// `cancelled` and puts the text into its editor; Settle's ctx.fork returns both).
+					fork: (id, o) => runtime.fork(id, o),
 					navigateTree: (id, o) => runtime.session.navigateTree(id, o),
 					switchSession: (path, o) => runtime.switchSession(path, o),
 					reload: () => runtime.session.reload(),

@@ -21,6 +21,9 @@ import type { ReplyKind, Target, TreeAction, TreeHooks, TreeScenario } from "./t
 
 type Json = Record<string, unknown>;
 
+/** The scripted summarizer's error text when a navigation's summary is to fail. */
+export const SUMMARY_BACKEND_ERROR = "summary backend down";
+
 /** Holds the peer the hooks act on and what they log. */
 export interface TreeHolder {
 	peer?: RuntimePeer;
@@ -167,7 +170,7 @@ export async function playTree(scenario: TreeScenario, peer: RuntimePeer, holder
 	const step: Step = async (request) => {
 		if (request.system === "summarizer") {
 			summaries++;
-			if (summaryOutcome === "error") return { stopReason: "error", errorMessage: "summary backend down" };
+			if (summaryOutcome === "error") return { stopReason: "error", errorMessage: SUMMARY_BACKEND_ERROR };
 			if (summaryOutcome === "abort") {
 				peer.session.abortBranchSummary();
 				return { stopReason: "aborted" };
@@ -250,6 +253,7 @@ async function run(
 		case "fork": {
 			const target = resolveTarget(session, action.target);
 			if (target === undefined) return "no target";
+			if (forkPathUnwritten(session, target, action.position)) return "skipped: PI_FORK_LOSES_UNWRITTEN_PATH";
 			if (action.via === "runtime") return await peer.runtime.fork(target, { position: action.position });
 			await session.prompt(`/forkat ${target} ${action.position}`);
 			return "command";
@@ -265,6 +269,25 @@ async function run(
 			return { ...(await peer.runtime.switchSession(file)), file };
 		}
 	}
+}
+
+/**
+ * PI_FORK_LOSES_UNWRITTEN_PATH (pinned in tree-pi-bugs.test.ts): pi 0.73.1's fork of a path without
+ * an assistant message opens a file its `createBranchedSession` never wrote, so the new session
+ * loses the path, its parent and its cwd (it gets `process.cwd()`). Such forks are not played.
+ */
+function forkPathUnwritten(session: TreeSession, target: string, position: "before" | "at"): boolean {
+	const manager = session.sessionManager;
+	const entry = manager.getEntry(target);
+	if (!entry) return false;
+	const isUser = entry.type === "message" && (entry.message as Json).role === "user";
+	if (position === "before" && !isUser) return false; // both reject it
+	let current = position === "at" ? entry : manager.getEntry(String(entry.parentId));
+	if (!current) return false; // a brand-new session: both handle it alike
+	for (; current; current = manager.getEntry(String(current.parentId))) {
+		if (current.type === "message" && (current.message as Json).role === "assistant") return false;
+	}
+	return true;
 }
 
 /** Everything the peer left on disk: the session dir's files, in order of appearance. */

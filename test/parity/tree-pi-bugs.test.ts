@@ -1,0 +1,45 @@
+/**
+ * pi 0.73.1 bugs the tree / replacement differential found, pinned on both peers. The differential
+ * (tree-differential.property.test.ts) keeps these cases out of its comparison by name.
+ */
+import { describe, expect, it } from "vitest";
+import { onBothRuntimes } from "./tree-peers.js";
+
+describe("pi 0.73.1 bugs around forking, pinned against Settle", () => {
+	it("PI_FORK_LOSES_UNWRITTEN_PATH: a runtime fork whose path has no assistant message keeps the path, cwd and parent only in Settle", async () => {
+		const runs = await onBothRuntimes(
+			() => ({ customTools: [], extensions: [] }),
+			async (peer) => {
+				peer.script([{ text: "answer" }, { text: "after the fork" }]);
+				await peer.session.prompt("question");
+				const parent = peer.session.sessionFile;
+				const user = peer.session.sessionManager
+					.getEntries()
+					.find((e) => e.type === "message" && (e.message as { role: string }).role === "user");
+				await peer.runtime.fork(String(user!.id), { position: "at" });
+				const header = peer.session.sessionManager.getHeader();
+				const context = peer.session.messages
+					.map((m) => (m as { role: string }).role)
+					.filter((role) => role !== "system");
+				await peer.session.prompt("again");
+				return {
+					cwdKept: header?.cwd === peer.dirs.cwd,
+					cwd: header?.cwd,
+					parentKept: header?.parentSession === parent,
+					context,
+					writtenCwd: peer.fileEntries(peer.session.sessionFile!)[0]?.cwd === header?.cwd,
+				};
+			},
+		);
+		// pi: createBranchedSession does not write a path without an assistant message, and the runtime
+		// then opens the missing file as a new session in process.cwd(), without the parent and the path.
+		expect(runs.pi).toEqual({ cwdKept: false, cwd: process.cwd(), parentKept: false, context: [], writtenCwd: true });
+		expect(runs.settle).toEqual({
+			cwdKept: true,
+			cwd: expect.any(String),
+			parentKept: true,
+			context: ["user"],
+			writtenCwd: true,
+		});
+	});
+});
