@@ -1640,11 +1640,13 @@ function createSessionAgent(config: AgentSessionConfig): Agent {
 		(recorded && modelRuntime.hasConfiguredAuth(recorded.provider) ? recorded : undefined) ??
 		fromSettings ??
 		modelRuntime.getAvailable()[0];
-	const entries = sessionManager.getEntries();
-	const hasThinkingEntry = entries.some((entry) => entry.type === "thinking_level_change");
+	// pi's "has existing" (A.5 step 2): a conversation message on the branch (Settle's transcript
+	// system messages do not count); the thinking entry is looked for on the branch (step 4).
+	const hasExistingSession = context.messages.some((message) => message.role !== "system");
+	const hasThinkingEntry = sessionManager.getBranch().some((entry) => entry.type === "thinking_level_change");
 	const requested =
 		config.thinkingLevel ??
-		(hasThinkingEntry ? context.thinkingLevel : undefined) ??
+		(hasExistingSession && hasThinkingEntry ? context.thinkingLevel : undefined) ??
 		(settingsManager.getDefaultThinkingLevel() as ThinkingLevel | undefined) ??
 		"medium";
 	const thinkingLevel = model ? clampThinkingLevel(model, requested) : "off";
@@ -1660,7 +1662,9 @@ function createSessionAgent(config: AgentSessionConfig): Agent {
 		sessionId: sessionManager.getSessionId(),
 		...(settingsManager.getThinkingBudgets() ? { thinkingBudgets: settingsManager.getThinkingBudgets() } : {}),
 	});
-	if (entries.length === 0) {
+	// Step 7: a session without a conversation on its branch records its model and thinking level
+	// as a new one does (also when resumed: a file whose leaf was moved above its first message).
+	if (!hasExistingSession) {
 		if (model) sessionManager.appendModelChange(model.provider, model.id);
 		sessionManager.appendThinkingLevelChange(thinkingLevel);
 	} else if (!hasThinkingEntry) {

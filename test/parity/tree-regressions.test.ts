@@ -74,4 +74,29 @@ describe("tree differential regressions", () => {
 		});
 		expect(runs.settle).toEqual(runs.pi);
 	});
+
+	it("bug resume-empty-branch-metadata: resuming a file whose branch has no messages records model and thinking level", async () => {
+		const runs = await onBothRuntimes(
+			() => ({ customTools: [], extensions: [] }),
+			async (peer) => {
+				peer.script([{ text: "answer" }]);
+				await peer.session.prompt("question");
+				const file = peer.session.sessionFile!;
+				const user = peer.session.sessionManager
+					.getEntries()
+					.find((e) => e.type === "message" && (e.message as { role: string }).role === "user");
+				// The label is the file's last entry, so a reopened file's leaf is above the first message.
+				await peer.session.navigateTree(String(user!.id), { label: "start over" });
+				await peer.runtime.newSession();
+				const before = peer.fileEntries(file).length;
+				await peer.runtime.switchSession(file);
+				return peer
+					.fileEntries(file)
+					.slice(before)
+					.map((e) => e.type);
+			},
+		);
+		expect(runs.pi).toEqual(["model_change", "thinking_level_change"]);
+		expect(runs.settle).toEqual(runs.pi);
+	});
 });
