@@ -253,7 +253,8 @@ async function run(
 		case "fork": {
 			const target = resolveTarget(session, action.target);
 			if (target === undefined) return "no target";
-			if (forkPathUnwritten(session, target, action.position)) return "skipped: PI_FORK_LOSES_UNWRITTEN_PATH";
+			const skipped = forkSkipped(session, target, action.position);
+			if (skipped) return `skipped: ${skipped}`;
 			if (action.via === "runtime") return await peer.runtime.fork(target, { position: action.position });
 			await session.prompt(`/forkat ${target} ${action.position}`);
 			return "command";
@@ -272,22 +273,27 @@ async function run(
 }
 
 /**
- * PI_FORK_LOSES_UNWRITTEN_PATH (pinned in tree-pi-bugs.test.ts): pi 0.73.1's fork of a path without
- * an assistant message opens a file its `createBranchedSession` never wrote, so the new session
- * loses the path, its parent and its cwd (it gets `process.cwd()`). Such forks are not played.
+ * Forks pi 0.73.1 gets wrong, not played (each pinned on both peers):
+ * - PI_FORK_LOSES_UNWRITTEN_PATH (tree-pi-bugs.test.ts): a path without an assistant message: pi
+ *   opens a file its `createBranchedSession` never wrote, so the new session loses the path, its
+ *   parent and its cwd (it gets `process.cwd()`).
+ * - PI_BUG_BRANCHED_LABEL_PARENTS (test/store/pi-differential.property.test.ts): a path with a label
+ *   entry: pi's `createBranchedSession` orphans the entry after each label.
  */
-function forkPathUnwritten(session: TreeSession, target: string, position: "before" | "at"): boolean {
+function forkSkipped(session: TreeSession, target: string, position: "before" | "at"): string | undefined {
 	const manager = session.sessionManager;
 	const entry = manager.getEntry(target);
-	if (!entry) return false;
+	if (!entry) return undefined;
 	const isUser = entry.type === "message" && (entry.message as Json).role === "user";
-	if (position === "before" && !isUser) return false; // both reject it
+	if (position === "before" && !isUser) return undefined; // both reject it
 	let current = position === "at" ? entry : manager.getEntry(String(entry.parentId));
-	if (!current) return false; // a brand-new session: both handle it alike
+	if (!current) return undefined; // a brand-new session: both handle it alike
+	let assistant = false;
 	for (; current; current = manager.getEntry(String(current.parentId))) {
-		if (current.type === "message" && (current.message as Json).role === "assistant") return false;
+		if (current.type === "label") return "PI_BUG_BRANCHED_LABEL_PARENTS";
+		if (current.type === "message" && (current.message as Json).role === "assistant") assistant = true;
 	}
-	return true;
+	return assistant ? undefined : "PI_FORK_LOSES_UNWRITTEN_PATH";
 }
 
 /** Everything the peer left on disk: the session dir's files, in order of appearance. */
