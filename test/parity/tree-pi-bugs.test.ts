@@ -42,4 +42,22 @@ describe("pi 0.73.1 bugs around forking, pinned against Settle", () => {
 			writtenCwd: true,
 		});
 	});
+
+	it("PI_OPEN_MISSING_FILE_CWD: switchSession to a new session's file not written yet keeps the project's cwd only in Settle", async () => {
+		const runs = await onBothRuntimes(
+			() => ({ customTools: [], extensions: [] }),
+			async (peer) => {
+				peer.script([{ text: "answer" }]);
+				await peer.session.prompt("question");
+				await peer.runtime.newSession();
+				const unwritten = peer.session.sessionFile!;
+				await peer.runtime.newSession();
+				await peer.runtime.switchSession(unwritten);
+				return { cwd: peer.session.sessionManager.getHeader()?.cwd, projectCwd: peer.dirs.cwd };
+			},
+		);
+		expect(runs.pi.cwd).toBe(process.cwd());
+		expect(runs.pi.cwd).not.toBe(runs.pi.projectCwd);
+		expect(runs.settle.cwd).toBe(runs.settle.projectCwd);
+	});
 });

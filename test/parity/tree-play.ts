@@ -234,6 +234,7 @@ async function run(
 		case "navigate": {
 			const target = resolveTarget(session, action.target);
 			if (target === undefined) return "no target";
+			if (namedLeaf(session) === target) return "skipped: TRANSCRIPT_SYSTEM_LEAF";
 			setSummary(action.summary);
 			const result = await session.navigateTree(target, {
 				summarize: action.summarize,
@@ -264,12 +265,29 @@ async function run(
 			await session.prompt("/fresh");
 			return "command";
 		case "switchBack": {
-			const earlier = files.filter((file) => file !== session.sessionFile);
+			// PI_OPEN_MISSING_FILE_CWD (tree-pi-bugs.test.ts): pi 0.73.1 resumes a file not written yet
+			// (a new session without a conversation) in process.cwd(); only written files are resumed.
+			const onDisk = peer.sessionFiles();
+			const earlier = files.filter((file) => file !== session.sessionFile && onDisk.includes(file));
 			if (earlier.length === 0) return "no earlier file";
 			const file = earlier[action.pick % earlier.length]!;
 			return { ...(await peer.runtime.switchSession(file)), file };
 		}
 	}
+}
+
+/**
+ * The leaf, or its nearest ancestor that is not Settle-only. TRANSCRIPT_SYSTEM_LEAF: after a
+ * navigation to a user message Settle's leaf can be the transcript `system` entry written before it
+ * (behavior I.1, normalize.ts), whose parent is pi's leaf; navigating to that parent is a no-op in
+ * pi and a real move (out of the system entry) in Settle. Such navigations are not played; for pi
+ * they would be the target-is-the-leaf no-op.
+ */
+function namedLeaf(session: TreeSession): string | null {
+	const manager = session.sessionManager;
+	let current = manager.getEntry(String(manager.getLeafId()));
+	while (current && isSettleOnlyEntry(current)) current = manager.getEntry(String(current.parentId));
+	return current ? String(current.id) : null;
 }
 
 /**
@@ -329,7 +347,8 @@ export function normalizeRun(run: TreeRun) {
 			if (!isSettleOnlyEntry(entry) && !names.has(String(entry.id))) names.set(String(entry.id), `e${++entryCount}`);
 		}
 	});
-	for (const file of run.memoryFiles) if (!names.has(file)) names.set(file, `unwritten${names.size}`);
+	let unwritten = 0;
+	for (const file of run.memoryFiles) if (!names.has(file)) names.set(file, `unwritten${++unwritten}`);
 	/** The name of an entry, or of its nearest named ancestor (null: none). */
 	const nameOf = (id: unknown): unknown => {
 		let current = typeof id === "string" ? byId.get(id) : undefined;
