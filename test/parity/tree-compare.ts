@@ -66,3 +66,30 @@ export function comparableTreeRun(run: NormalizedTreeRun): NormalizedTreeRun {
 		.replaceAll(`"error":"${SUMMARY_ERROR_PREFIX}`, `"error":"`);
 	return JSON.parse(json) as NormalizedTreeRun;
 }
+
+/** Which interesting paths a run took (the test checks that the generated runs take all of them). */
+export function coverageOf(run: NormalizedTreeRun): string[] {
+	const tags = new Set<string>();
+	for (const record of run.timeline) {
+		const action = JSON.parse(String(record.action)) as { kind: string; via?: string };
+		const result = record.result as Record<string, unknown> | string | undefined;
+		if (typeof record.error === "string" && action.kind === "navigate") tags.add("navigate failed");
+		if (typeof result !== "object" || result === null) continue;
+		if (action.kind === "navigate") {
+			if (result.aborted) tags.add("navigate aborted");
+			else if (result.cancelled) tags.add("navigate cancelled");
+			const summary = result.summaryEntry as { fromHook?: boolean } | undefined;
+			if (summary) tags.add(summary.fromHook ? "navigate summarized by extension" : "navigate summarized");
+			if (typeof result.editorText === "string") tags.add("editorText");
+		}
+		const kind = action.kind === "switchBack" ? "switch" : action.kind;
+		if (kind === "fork" || kind === "newSession" || kind === "switch")
+			tags.add(result.cancelled ? `${kind} cancelled` : kind);
+	}
+	for (const line of run.log) {
+		if (line.startsWith("command fork {"))
+			tags.add(line.includes('"cancelled":true') ? "fork cancelled" : "command fork");
+		if (line.startsWith("command newSession {")) tags.add("command newSession");
+	}
+	return [...tags];
+}

@@ -7,16 +7,34 @@
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { comparableTreeRun, namedDifferencesHold } from "./tree-compare.js";
+import { comparableTreeRun, coverageOf, namedDifferencesHold } from "./tree-compare.js";
 import { onBothRuntimes } from "./tree-peers.js";
 import { normalizeRun, observeFiles, playTree, type TreeHolder, treePeerOptions } from "./tree-play.js";
-import { treeScenarioArb } from "./tree-scenarios.js";
+import { TREE_EXAMPLES, treeScenarioArb } from "./tree-scenarios.js";
 
-const RUNS = Number(process.env.TREE_RUNS ?? 25);
+const RUNS = Number(process.env.TREE_RUNS ?? 60);
 const SEED = process.env.TREE_SEED === undefined ? undefined : Number(process.env.TREE_SEED);
+
+const COVERAGE = [
+	"command fork",
+	"command newSession",
+	"editorText",
+	"fork",
+	"fork cancelled",
+	"navigate aborted",
+	"navigate cancelled",
+	"navigate failed",
+	"navigate summarized",
+	"navigate summarized by extension",
+	"newSession",
+	"newSession cancelled",
+	"switch",
+	"switch cancelled",
+];
 
 describe("parity: randomized tree / fork / replacement differential against pi 0.73.1", () => {
 	it("a random sequence of navigations, forks and replacements is observed the same on both peers", async () => {
+		const covered = new Set<string>();
 		await fc.assert(
 			fc.asyncProperty(treeScenarioArb, async (scenario) => {
 				const holders: Record<string, TreeHolder> = { pi: { log: [] }, settle: { log: [] } };
@@ -35,11 +53,19 @@ describe("parity: randomized tree / fork / replacement differential against pi 0
 						});
 					},
 				);
+				for (const tag of coverageOf(runs.pi)) covered.add(tag);
 				expect(namedDifferencesHold(runs.pi, "pi")).toEqual([]);
 				expect(namedDifferencesHold(runs.settle, "settle")).toEqual([]);
 				expect(comparableTreeRun(runs.settle)).toEqual(comparableTreeRun(runs.pi));
 			}),
-			{ numRuns: RUNS, ...(SEED !== undefined ? { seed: SEED } : {}), endOnFailure: true },
+			{
+				numRuns: RUNS,
+				examples: TREE_EXAMPLES.map((example) => [example]),
+				...(SEED !== undefined ? { seed: SEED } : {}),
+				endOnFailure: true,
+			},
 		);
+		// The paths the comparison is about were taken (TREE_EXAMPLES take each of them): not a vacuous pass.
+		expect([...covered].sort()).toEqual([...COVERAGE].sort());
 	}, 60_000);
 });

@@ -110,8 +110,53 @@ export const treeScenarioArb: fc.Arbitrary<TreeScenario> = fc.record({
 	hooks: fc.record({
 		beforeTree: fc.constantFrom<BeforeTreeMode>("none", "none", "cancel", "summary", "emptySummary", "override"),
 		cancelSwitch: fc.subarray<"new" | "resume">(["new", "resume"]),
-		cancelFork: fc.constantFrom(false, false, false, true),
+		cancelFork: fc.constantFrom(false, false, true),
 	}),
 	opening: fc.array(replyArb, { minLength: 1, maxLength: 3 }),
 	actions: fc.array(actionArb, { minLength: 1, maxLength: 8 }),
 });
+
+const nav = (target: Target, summarize: boolean, summary: SummaryOutcome = "ok"): TreeAction => ({
+	kind: "navigate",
+	target,
+	summarize,
+	summary,
+});
+
+/**
+ * Scenarios played before the random ones, so every path the comparison is about is taken in every
+ * run of the test (tree-differential.property.test.ts checks that they were).
+ */
+export const TREE_EXAMPLES: TreeScenario[] = [
+	{
+		hooks: { beforeTree: "none", cancelSwitch: ["resume"], cancelFork: true },
+		opening: ["text", "echo", "text"],
+		actions: [
+			nav({ kind: "user", pick: 2 }, true),
+			nav({ kind: "assistant", pick: 0 }, true, "abort"),
+			nav({ kind: "user", pick: 1 }, true, "error"),
+			{ kind: "fork", via: "runtime", target: { kind: "user", pick: 1 }, position: "before" },
+			{ kind: "newSession", via: "runtime" },
+			{ kind: "prompt", reply: "text" },
+			{ kind: "switchBack", pick: 0 },
+		],
+	},
+	{
+		hooks: { beforeTree: "summary", cancelSwitch: ["new"], cancelFork: false },
+		opening: ["text", "fail", "text"],
+		actions: [
+			nav({ kind: "user", pick: 2 }, true),
+			{ kind: "fork", via: "command", target: { kind: "user", pick: 1 }, position: "before" },
+			{ kind: "prompt", reply: "text" },
+			{ kind: "fork", via: "runtime", target: { kind: "assistant", pick: 1 }, position: "at" },
+			{ kind: "newSession", via: "command" },
+			{ kind: "newSession", via: "runtime" },
+			{ kind: "switchBack", pick: 0 },
+		],
+	},
+	{
+		hooks: { beforeTree: "cancel", cancelSwitch: [], cancelFork: false },
+		opening: ["echo"],
+		actions: [nav({ kind: "user", pick: 0 }, true), { kind: "newSession", via: "runtime" }],
+	},
+];
