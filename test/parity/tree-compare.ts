@@ -93,3 +93,29 @@ export function coverageOf(run: NormalizedTreeRun): string[] {
 	}
 	return [...tags];
 }
+
+/**
+ * CUT_DIFFERS_BY_DESIGN (README "compaction cuts at or before the point where the kept tokens are
+ * reached"; src/compaction/cut-point.ts; differential-compare.ts `cutDiffersByDesign`): Settle keeps at
+ * least `keepRecentTokens` where pi 0.73.1 can keep less, so one may compact where the other finds
+ * nothing to compact, or cut elsewhere. True when the first compaction whose outcome differs follows
+ * a timeline that agreed until then: such runs are discarded (everything after differs by design).
+ */
+export function compactionDiffersByDesign(pi: NormalizedTreeRun, settle: NormalizedTreeRun): boolean {
+	const a = comparableTreeRun(pi).timeline;
+	const b = comparableTreeRun(settle).timeline;
+	for (let k = 0; k < Math.min(a.length, b.length); k++) {
+		if (canonical(a[k]) === canonical(b[k])) continue;
+		return JSON.parse(String(a[k]?.action)).kind === "compact";
+	}
+	return false;
+}
+
+/** JSON with sorted keys (the peers build their objects in different key orders). */
+function canonical(value: unknown): string {
+	return JSON.stringify(value, (_key, inner: unknown) =>
+		inner && typeof inner === "object" && !Array.isArray(inner)
+			? Object.fromEntries(Object.entries(inner).sort(([x], [y]) => (x < y ? -1 : x > y ? 1 : 0)))
+			: inner,
+	);
+}

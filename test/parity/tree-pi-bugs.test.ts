@@ -60,4 +60,29 @@ describe("pi 0.73.1 bugs around forking, pinned against Settle", () => {
 		expect(runs.pi.cwd).not.toBe(runs.pi.projectCwd);
 		expect(runs.settle.cwd).toBe(runs.settle.projectCwd);
 	});
+
+	it("PI_COMPACTS_EMPTY_BRANCH: compact() on a branch without messages summarizes nothing in pi, is refused in Settle", async () => {
+		const runs = await onBothRuntimes(
+			() => ({ customTools: [], extensions: [], settings: { compaction: { enabled: false, keepRecentTokens: 5 } } }),
+			async (peer) => {
+				peer.script([{ text: "answer" }, { text: "summary of nothing" }]);
+				await peer.session.prompt("question");
+				const user = peer.session.sessionManager
+					.getEntries()
+					.find((e) => e.type === "message" && (e.message as { role: string }).role === "user");
+				await peer.session.navigateTree(String(user!.id));
+				const outcome = await peer.session.compact().then(
+					() => "compacted",
+					(error: Error) => error.message,
+				);
+				return { outcome, requests: peer.requests.map((r) => r.messages.join("|")) };
+			},
+		);
+		// pi sends an empty conversation to the summarizer and writes a compaction of nothing.
+		expect(runs.pi).toEqual({
+			outcome: "compacted",
+			requests: ["user: question", "summarize: <conversation>\n\n</conversation>"],
+		});
+		expect(runs.settle).toEqual({ outcome: "Nothing to compact (session too small)", requests: ["user: question"] });
+	});
 });

@@ -120,6 +120,8 @@ export function treePeerOptions(scenario: TreeScenario, holder: TreeHolder): Run
 	return {
 		extensions: [treeHooks(scenario.hooks, holder)],
 		customTools: sharedTools({ log: [] }).filter((tool) => tool.name === "echo" || tool.name === "fail"),
+		// Manual compaction only, keeping little so there is something to summarize.
+		settings: { compaction: { enabled: false, keepRecentTokens: 5 } },
 	};
 }
 
@@ -128,6 +130,13 @@ function normalizedEntry(entry: Json): Json {
 	const { id: _id, timestamp: _timestamp, ...rest } = entry;
 	if (rest.type === "message") rest.message = normalizeMessage(rest.message);
 	if (rest.type === "branch_summary" && rest.usage !== undefined) rest.usage = "<usage>";
+	if (rest.type === "compaction") {
+		// The transcript system prompt Settle snapshots into a compaction (behavior I.1, normalize.ts).
+		delete rest.systemMessage;
+		// Counted by kind (normalize.ts): the faux providers count the system prompt, each product's own text.
+		if (typeof rest.tokensBefore === "number" && rest.tokensBefore > 0) rest.tokensBefore = "<tokens>";
+		if (rest.usage !== undefined) rest.usage = "<usage>";
+	}
 	return rest;
 }
 
@@ -141,7 +150,9 @@ function candidates(session: TreeSession, target: Target): Json[] {
 		case "toolResult":
 			return entries.filter((entry) => role(entry) === target.kind);
 		case "branch_summary":
-			return entries.filter((entry) => entry.type === "branch_summary");
+		case "custom_message":
+		case "compaction":
+			return entries.filter((entry) => entry.type === target.kind);
 		case "root":
 			return entries.slice(0, 1);
 		default:
@@ -166,6 +177,7 @@ export async function playTree(scenario: TreeScenario, peer: RuntimePeer, holder
 	const agentReplies: ReplySpec[] = [];
 	let summaryOutcome: "ok" | "error" | "abort" = "ok";
 	let questions = 0;
+	const counters = { customs: 0 };
 	let summaries = 0;
 	const step: Step = async (request) => {
 		if (request.system === "summarizer") {
@@ -198,9 +210,16 @@ export async function playTree(scenario: TreeScenario, peer: RuntimePeer, holder
 	for (const action of scenario.actions) {
 		const record: Json = { action: describe(action) };
 		try {
-			record.result = await run(action, peer, files, prompt, (outcome) => {
-				summaryOutcome = outcome;
-			});
+			record.result = await run(
+				action,
+				peer,
+				files,
+				prompt,
+				(outcome) => {
+					summaryOutcome = outcome;
+				},
+				counters,
+			);
 		} catch (error) {
 			record.error = error instanceof Error ? error.message : String(error);
 		}
@@ -225,6 +244,7 @@ async function run(
 	files: string[],
 	prompt: (kind: ReplyKind) => Promise<void>,
 	setSummary: (outcome: "ok" | "error" | "abort") => void,
+	counters: { customs: number },
 ): Promise<unknown> {
 	const session = peer.session;
 	switch (action.kind) {
@@ -245,6 +265,22 @@ async function run(
 			const summary = result.summaryEntry as Json | undefined;
 			return { ...result, summaryEntry: summary ? normalizedEntry(summary) : undefined, target };
 		}
+		case "custom": {
+			const n = ++counters.customs;
+			await session.sendCustomMessage({ customType: "note", content: `note ${n}`, display: true });
+			return "sent";
+		}
+		case "compact":
+			// PI_COMPACTS_EMPTY_BRANCH (tree-pi-bugs.test.ts): pi 0.73.1 summarizes an empty conversation
+			// and writes a compaction of nothing where Settle refuses; not played.
+			if (
+				!session.messages.some((m) => ["user", "assistant", "toolResult", "custom"].includes(String((m as Json).role)))
+			) {
+				return "skipped: PI_COMPACTS_EMPTY_BRANCH";
+			}
+			setSummary("ok");
+			await session.compact();
+			return "compacted";
 		case "label": {
 			const target = resolveTarget(session, action.target);
 			if (target === undefined) return "no target";
@@ -371,7 +407,8 @@ export function normalizeRun(run: TreeRun) {
 		}),
 	);
 	const timeline = run.timeline.map((record) => ({ ...record, leaf: nameOf(record.leaf) }));
-	const idPattern = /[0-9a-f]{8}(?:-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})?/g;
+	// Bounded, so the digits of a millisecond timestamp are not taken for an id.
+	const idPattern = /(?<![0-9A-Za-z])[0-9a-f]{8}(?:-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})?(?![0-9A-Za-z])/g;
 	const scrub = (value: unknown) => {
 		let json = JSON.stringify(value);
 		// Longest first: file paths contain session ids.

@@ -13,7 +13,15 @@ import fc from "fast-check";
 export type ReplyKind = "text" | "echo" | "fail";
 
 /** Which entries a target is picked among; `root` is the session's first entry. */
-export type TargetKind = "user" | "assistant" | "toolResult" | "branch_summary" | "any" | "root";
+export type TargetKind =
+	| "user"
+	| "assistant"
+	| "toolResult"
+	| "branch_summary"
+	| "custom_message"
+	| "compaction"
+	| "any"
+	| "root";
 
 export interface Target {
 	kind: TargetKind;
@@ -25,6 +33,10 @@ export type SummaryOutcome = "ok" | "error" | "abort";
 
 export type TreeAction =
 	| { kind: "prompt"; reply: ReplyKind }
+	/** A `custom_message` entry (sendCustomMessage without a turn): a navigation target with editor text. */
+	| { kind: "custom" }
+	/** A manual compaction (summary from the scripted summarizer). */
+	| { kind: "compact" }
 	| {
 			kind: "navigate";
 			target: Target;
@@ -58,7 +70,17 @@ export interface TreeScenario {
 const replyArb: fc.Arbitrary<ReplyKind> = fc.constantFrom("text", "text", "echo", "fail");
 
 const targetArb: fc.Arbitrary<Target> = fc.record({
-	kind: fc.constantFrom<TargetKind>("user", "user", "assistant", "toolResult", "branch_summary", "any", "root"),
+	kind: fc.constantFrom<TargetKind>(
+		"user",
+		"user",
+		"assistant",
+		"toolResult",
+		"branch_summary",
+		"custom_message",
+		"compaction",
+		"any",
+		"root",
+	),
 	pick: fc.nat({ max: 20 }),
 });
 
@@ -79,6 +101,8 @@ const navigateArb: fc.Arbitrary<TreeAction> = fc
 const actionArb: fc.Arbitrary<TreeAction> = fc.oneof(
 	{ weight: 3, arbitrary: replyArb.map((reply) => ({ kind: "prompt" as const, reply })) },
 	{ weight: 5, arbitrary: navigateArb },
+	{ weight: 1, arbitrary: fc.constant({ kind: "custom" as const }) },
+	{ weight: 1, arbitrary: fc.constant({ kind: "compact" as const }) },
 	{
 		weight: 1,
 		arbitrary: fc.record({
