@@ -71,10 +71,14 @@ export function comparableTreeRun(run: NormalizedTreeRun): NormalizedTreeRun {
 export function coverageOf(run: NormalizedTreeRun): string[] {
 	const tags = new Set<string>();
 	for (const record of run.timeline) {
-		const action = JSON.parse(String(record.action)) as { kind: string; via?: string };
+		const action = JSON.parse(String(record.action)) as { kind: string; via?: string; target?: { kind: string } };
 		const result = record.result as Record<string, unknown> | string | undefined;
 		if (typeof record.error === "string" && action.kind === "navigate") tags.add("navigate failed");
+		if (result === "compacted") tags.add("compacted");
 		if (typeof result !== "object" || result === null) continue;
+		const targetKind = action.target?.kind;
+		if (action.kind === "navigate" && (targetKind === "compaction" || targetKind === "custom_message"))
+			tags.add(`navigate to ${targetKind}`);
 		if (action.kind === "navigate") {
 			if (result.aborted) tags.add("navigate aborted");
 			else if (result.cancelled) tags.add("navigate cancelled");

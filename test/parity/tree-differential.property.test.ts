@@ -18,6 +18,7 @@ const SEED = process.env.TREE_SEED === undefined ? undefined : Number(process.en
 const COVERAGE = [
 	"command fork",
 	"command newSession",
+	"compacted",
 	"editorText",
 	"fork",
 	"fork cancelled",
@@ -26,6 +27,8 @@ const COVERAGE = [
 	"navigate failed",
 	"navigate summarized",
 	"navigate summarized by extension",
+	"navigate to compaction",
+	"navigate to custom_message",
 	"newSession",
 	"newSession cancelled",
 	"switch",

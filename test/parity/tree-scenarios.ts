@@ -183,4 +183,16 @@ export const TREE_EXAMPLES: TreeScenario[] = [
 		opening: ["echo"],
 		actions: [nav({ kind: "user", pick: 0 }, true), { kind: "newSession", via: "runtime" }],
 	},
+	{
+		hooks: { beforeTree: "none", cancelSwitch: [], cancelFork: false },
+		opening: ["text", "echo", "text", "text"],
+		actions: [
+			{ kind: "compact" },
+			{ kind: "prompt", reply: "text" },
+			{ kind: "custom" },
+			{ kind: "prompt", reply: "text" },
+			nav({ kind: "custom_message", pick: 0 }, true),
+			nav({ kind: "compaction", pick: 0 }, false),
+		],
+	},
 ];
