@@ -1246,8 +1246,8 @@ export class AgentSession {
 	 * context stale, detaches from the Agent, drops listeners and stops the actor. Emits no events.
 	 * Prompts and `executeBash()` calls still pending reject with `SESSION_CLOSED` (nothing more is
 	 * recorded), except a prompt whose extension command is disposing the session by replacing it:
-	 * that one resolves when the command is done. Closes the session manager only when the session owns it (`createAgentSession`
-	 * without a `sessionManager` made it); close one you passed.
+	 * that one resolves when the command is done. Closes the session manager only when the session
+	 * owns it (`createAgentSession` without a `sessionManager` made it); close one you passed.
 	 *
 	 * @example
 	 * ```ts
