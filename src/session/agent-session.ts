@@ -1245,8 +1245,9 @@ export class AgentSession {
 	 * Ends the session: aborts the run, retry, compaction and bash commands, makes every extension
 	 * context stale, detaches from the Agent, drops listeners and stops the actor. Emits no events.
 	 * Prompts and `executeBash()` calls still pending reject with `SESSION_CLOSED` (nothing more is
-	 * recorded). Closes the session manager only when the session owns it (`createAgentSession`
-	 * without a `sessionManager` made it); close one you passed.
+	 * recorded), except a prompt whose extension command is disposing the session by replacing it:
+	 * that one resolves when the command is done. Closes the session manager only when the session
+	 * owns it (`createAgentSession` without a `sessionManager` made it); close one you passed.
 	 *
 	 * @example
 	 * ```ts
@@ -1271,7 +1272,18 @@ export class AgentSession {
 		// Until its stack is formatted, an error keeps its frames' receivers (this session) alive: a
 		// caller that keeps the rejection would keep the disposed session.
 		void closed.stack;
-		for (const pending of this.pending.values()) pending.reject(closed);
+		// A prompt running an extension command that replaced this session (ctx.newSession, fork,
+		// switchSession) was handled as pi handles it: it resolves once the command is done.
+		const preflight = this.internals.scratch.runningPreflight;
+		for (const [requestId, pending] of this.pending) {
+			if (requestId !== preflight?.requestId) pending.reject(closed);
+			else {
+				preflight.outcome.then(
+					(outcome) => (outcome.disposition === "handled" ? pending.resolve() : pending.reject(closed)),
+					() => pending.reject(closed),
+				);
+			}
+		}
 		for (const pending of this.compactions.values()) pending.reject(closed);
 		closeTreeNavigations(this.internals, closed);
 		this.pending.clear();
@@ -1628,11 +1640,13 @@ function createSessionAgent(config: AgentSessionConfig): Agent {
 		(recorded && modelRuntime.hasConfiguredAuth(recorded.provider) ? recorded : undefined) ??
 		fromSettings ??
 		modelRuntime.getAvailable()[0];
-	const entries = sessionManager.getEntries();
-	const hasThinkingEntry = entries.some((entry) => entry.type === "thinking_level_change");
+	// pi's "has existing" (A.5 step 2): a conversation message on the branch (Settle's transcript
+	// system messages do not count); the thinking entry is looked for on the branch (step 4).
+	const hasExistingSession = context.messages.some((message) => message.role !== "system");
+	const hasThinkingEntry = sessionManager.getBranch().some((entry) => entry.type === "thinking_level_change");
 	const requested =
 		config.thinkingLevel ??
-		(hasThinkingEntry ? context.thinkingLevel : undefined) ??
+		(hasExistingSession && hasThinkingEntry ? context.thinkingLevel : undefined) ??
 		(settingsManager.getDefaultThinkingLevel() as ThinkingLevel | undefined) ??
 		"medium";
 	const thinkingLevel = model ? clampThinkingLevel(model, requested) : "off";
@@ -1648,7 +1662,9 @@ function createSessionAgent(config: AgentSessionConfig): Agent {
 		sessionId: sessionManager.getSessionId(),
 		...(settingsManager.getThinkingBudgets() ? { thinkingBudgets: settingsManager.getThinkingBudgets() } : {}),
 	});
-	if (entries.length === 0) {
+	// Step 7: a session without a conversation on its branch records its model and thinking level
+	// as a new one does (also when resumed: a file whose leaf was moved above its first message).
+	if (!hasExistingSession) {
 		if (model) sessionManager.appendModelChange(model.provider, model.id);
 		sessionManager.appendThinkingLevelChange(thinkingLevel);
 	} else if (!hasThinkingEntry) {

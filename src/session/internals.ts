@@ -3,7 +3,11 @@
  * {@link SessionInternals} and hands it to the event bridge, the prompt pipeline, the machine's
  * actors, the boundaries and the compaction runner, so each stays a focused module.
  */
-import type { PromptOperationEvent, PromptOperationSnapshot } from "../../machines/prompt-operation.machine.js";
+import type {
+	PreflightOutcome,
+	PromptOperationEvent,
+	PromptOperationSnapshot,
+} from "../../machines/prompt-operation.machine.js";
 import type { Agent } from "../agent/agent.js";
 import type { ExtensionRunner } from "../extensions/runner.js";
 import type { ModelRuntime } from "../llm/model-runtime.js";
@@ -45,6 +49,11 @@ export interface OperationScratch {
 	 * handlers, `agent_settled`): `waitForIdle()` called meanwhile resolves at once.
 	 */
 	dispatchDepth: number;
+	/**
+	 * The preflight in progress and what it will produce: a prompt whose extension command disposes
+	 * the session (ctx.newSession / fork / switchSession) still resolves once the command is done.
+	 */
+	runningPreflight: { requestId: string; outcome: Promise<PreflightOutcome> } | undefined;
 }
 
 export function createOperationScratch(): OperationScratch {
@@ -59,6 +68,7 @@ export function createOperationScratch(): OperationScratch {
 		compactionController: undefined,
 		preflightAbort: undefined,
 		dispatchDepth: 0,
+		runningPreflight: undefined,
 	};
 }
 

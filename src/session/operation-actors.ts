@@ -22,7 +22,7 @@ import type { AgentMessage } from "../llm/types.js";
 import { beforeSettleBoundary, canRunQueued } from "./boundaries.js";
 import { runCompaction } from "./compaction-runner.js";
 import type { SessionInternals } from "./internals.js";
-import { busyPreflight, preflight } from "./prompt-pipeline.js";
+import { busyPreflight, type PromptPayload, preflight } from "./prompt-pipeline.js";
 import { runOutcome } from "./run-outcome.js";
 import { runTreeNavigation } from "./tree-navigation.js";
 
@@ -66,13 +66,21 @@ export function answerMachineRequests(actor: PromptOperationActor, s: SessionInt
 		// The session's own dispatch (see withinDispatch) until the preflight settles.
 		const scratch = s.scratch;
 		scratch.dispatchDepth++;
-		preflight(s, input.request).then(
+		const outcome = preflight(s, input.request);
+		// Only a command may replace the session under its own prompt (see AgentSession.dispose).
+		const payload = input.request.payload as PromptPayload;
+		if (payload.kind === "text" && payload.text.startsWith("/")) {
+			scratch.runningPreflight = { requestId: input.request.requestId, outcome };
+		}
+		outcome.then(
 			(output) => {
 				scratch.dispatchDepth--;
+				scratch.runningPreflight = undefined;
 				send({ type: "PREFLIGHT_DONE", output });
 			},
 			(error: unknown) => {
 				scratch.dispatchDepth--;
+				scratch.runningPreflight = undefined;
 				send({ type: "PREFLIGHT_FAILED", error });
 			},
 		);

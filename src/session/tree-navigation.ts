@@ -218,6 +218,9 @@ async function navigate(
 		if (controller.signal.aborted) return { cancelled: true, aborted: true };
 
 		const { newLeafId, editorText } = newLeafFor(targetEntry);
+		// An empty summary (an extension's `{summary: ""}`, an empty model reply) is no summary: a plain
+		// leaf move with the label on the target, as in pi.
+		if (summary && summary.text === "") summary = undefined;
 		let summaryEntry: BranchSummaryEntry | undefined;
 		if (summary) {
 			const summaryId = sessionManager.branchWithSummary(

@@ -148,7 +148,7 @@ export interface Peer {
 	cleanup(): void;
 }
 
-const FAUX_KEY = "offline-dummy-key";
+export const FAUX_KEY = "offline-dummy-key";
 
 export function makeTempDirs(): TempDirs {
 	const root = mkdtempSync(join(tmpdir(), "settle-parity-"));
@@ -157,7 +157,7 @@ export function makeTempDirs(): TempDirs {
 	return dirs;
 }
 
-function readFileEntries(file: string | undefined): Record<string, unknown>[] {
+export function readFileEntries(file: string | undefined): Record<string, unknown>[] {
 	if (!file) return [];
 	let text: string;
 	try {
@@ -219,7 +219,7 @@ export function normalizeRequest(context: Context): ModelRequest {
 	};
 }
 
-interface FauxBuilders {
+export interface FauxBuilders {
 	text(text: string): unknown;
 	thinking(text: string): unknown;
 	toolCall(name: string, args: Record<string, unknown>, options: { id: string }): unknown;
@@ -247,7 +247,7 @@ function buildReply(spec: ReplySpec, faux: FauxBuilders): unknown {
  * aborted, pi 0.73.1's loop still calls the provider (which answers `aborted` at once) where Settle
  * does not call it; neither request reaches a model, and both record the same aborted message.
  */
-function fauxSteps(
+export function fauxSteps(
 	peer: () => Peer,
 	requests: ModelRequest[],
 	steps: Step[],
@@ -270,14 +270,14 @@ function fauxSteps(
 	return steps.map(() => dispenser);
 }
 
-const piBuilders: FauxBuilders = {
+export const piBuilders: FauxBuilders = {
 	text: (text) => piAi.fauxText(text),
 	thinking: (text) => piAi.fauxThinking(text),
 	toolCall: (name, args, options) => piAi.fauxToolCall(name, args, options),
 	message: (content, options) => piAi.fauxAssistantMessage(content as piAi.TextContent[], options),
 };
 
-const settleBuilders: FauxBuilders = {
+export const settleBuilders: FauxBuilders = {
 	text: (text) => ({ type: "text", text }),
 	thinking: (text) => ({ type: "thinking", thinking: text }),
 	toolCall: (name, args, options) => ({ type: "toolCall", id: options.id, name, arguments: args }),
@@ -301,9 +301,9 @@ const settleBuilders: FauxBuilders = {
 	}),
 };
 
-const TOKEN_SIZE = { min: 1, max: 1 };
+export const TOKEN_SIZE = { min: 1, max: 1 };
 
-function fauxModels(contextWindow: number | undefined) {
+export function fauxModels(contextWindow: number | undefined) {
 	return [
 		{
 			id: "faux-1",
@@ -318,7 +318,7 @@ function fauxModels(contextWindow: number | undefined) {
 }
 
 /** Records events and markers; `prompt` marks its resolution. */
-function recorder() {
+export function recorder() {
 	const recorded: Recorded[] = [];
 	return {
 		recorded,
@@ -344,7 +344,7 @@ async function markedPrompt(
 // ---------------------------------------------------------------------------------------------
 // pi 0.73.1
 
-function piTool(tool: SharedTool) {
+export function piTool(tool: SharedTool) {
 	return {
 		name: tool.name,
 		label: tool.label,

@@ -1,0 +1,88 @@
+/**
+ * pi 0.73.1 bugs the tree / replacement differential found, pinned on both peers. The differential
+ * (tree-differential.property.test.ts) keeps these cases out of its comparison by name.
+ */
+import { describe, expect, it } from "vitest";
+import { onBothRuntimes } from "./tree-peers.js";
+
+describe("pi 0.73.1 bugs around forking, pinned against Settle", () => {
+	it("PI_FORK_LOSES_UNWRITTEN_PATH: a runtime fork whose path has no assistant message keeps the path, cwd and parent only in Settle", async () => {
+		const runs = await onBothRuntimes(
+			() => ({ customTools: [], extensions: [] }),
+			async (peer) => {
+				peer.script([{ text: "answer" }, { text: "after the fork" }]);
+				await peer.session.prompt("question");
+				const parent = peer.session.sessionFile;
+				const user = peer.session.sessionManager
+					.getEntries()
+					.find((e) => e.type === "message" && (e.message as { role: string }).role === "user");
+				await peer.runtime.fork(String(user!.id), { position: "at" });
+				const header = peer.session.sessionManager.getHeader();
+				const context = peer.session.messages
+					.map((m) => (m as { role: string }).role)
+					.filter((role) => role !== "system");
+				await peer.session.prompt("again");
+				return {
+					cwdKept: header?.cwd === peer.dirs.cwd,
+					cwd: header?.cwd,
+					parentKept: header?.parentSession === parent,
+					context,
+					writtenCwd: peer.fileEntries(peer.session.sessionFile!)[0]?.cwd === header?.cwd,
+				};
+			},
+		);
+		// pi: createBranchedSession does not write a path without an assistant message, and the runtime
+		// then opens the missing file as a new session in process.cwd(), without the parent and the path.
+		expect(runs.pi).toEqual({ cwdKept: false, cwd: process.cwd(), parentKept: false, context: [], writtenCwd: true });
+		expect(runs.settle).toEqual({
+			cwdKept: true,
+			cwd: expect.any(String),
+			parentKept: true,
+			context: ["user"],
+			writtenCwd: true,
+		});
+	});
+
+	it("PI_OPEN_MISSING_FILE_CWD: switchSession to a new session's file not written yet keeps the project's cwd only in Settle", async () => {
+		const runs = await onBothRuntimes(
+			() => ({ customTools: [], extensions: [] }),
+			async (peer) => {
+				peer.script([{ text: "answer" }]);
+				await peer.session.prompt("question");
+				await peer.runtime.newSession();
+				const unwritten = peer.session.sessionFile!;
+				await peer.runtime.newSession();
+				await peer.runtime.switchSession(unwritten);
+				return { cwd: peer.session.sessionManager.getHeader()?.cwd, projectCwd: peer.dirs.cwd };
+			},
+		);
+		expect(runs.pi.cwd).toBe(process.cwd());
+		expect(runs.pi.cwd).not.toBe(runs.pi.projectCwd);
+		expect(runs.settle.cwd).toBe(runs.settle.projectCwd);
+	});
+
+	it("PI_COMPACTS_EMPTY_BRANCH: compact() on a branch without messages summarizes nothing in pi, is refused in Settle", async () => {
+		const runs = await onBothRuntimes(
+			() => ({ customTools: [], extensions: [], settings: { compaction: { enabled: false, keepRecentTokens: 5 } } }),
+			async (peer) => {
+				peer.script([{ text: "answer" }, { text: "summary of nothing" }]);
+				await peer.session.prompt("question");
+				const user = peer.session.sessionManager
+					.getEntries()
+					.find((e) => e.type === "message" && (e.message as { role: string }).role === "user");
+				await peer.session.navigateTree(String(user!.id));
+				const outcome = await peer.session.compact().then(
+					() => "compacted",
+					(error: Error) => error.message,
+				);
+				return { outcome, requests: peer.requests.map((r) => r.messages.join("|")) };
+			},
+		);
+		// pi sends an empty conversation to the summarizer and writes a compaction of nothing.
+		expect(runs.pi).toEqual({
+			outcome: "compacted",
+			requests: ["user: question", "summarize: <conversation>\n\n</conversation>"],
+		});
+		expect(runs.settle).toEqual({ outcome: "Nothing to compact (session too small)", requests: ["user: question"] });
+	});
+});

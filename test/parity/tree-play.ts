@@ -1,0 +1,437 @@
+/**
+ * Plays one tree / replacement scenario (tree-scenarios.ts) on a {@link RuntimePeer} and returns
+ * what a user observes, with ids, session ids, file paths and timestamps replaced by names given in
+ * order of first appearance (so the same entry has the same name on both peers):
+ * - per action: its result (or error text), the leaf, the current session file and the messages the
+ *   next prompt would send (`session.messages`);
+ * - every public event of every session (with `session <n>` markers), every model request;
+ * - the extension log: `session_before_tree` preparations, `session_tree` payloads, the replacement
+ *   hooks (`session_before_switch`, `session_before_fork`, `session_start`, `session_shutdown`);
+ * - the session dir: which files exist, and each file's header and entries.
+ *
+ * Settle's transcript `system` messages (behavior I.1, documented in normalize.ts) are not named:
+ * a reference to one is replaced by its nearest named ancestor, and lists of entries leave them out.
+ */
+import type { ExtensionAPI } from "../../src/extensions/types.js";
+import { sharedTools } from "./differential.js";
+import { eventSequence, normalizeMessage, normalizeMessages } from "./normalize.js";
+import type { ReplySpec, Step } from "./peers.js";
+import type { RuntimePeer, RuntimePeerOptions, TreeSession } from "./tree-peers.js";
+import type { ReplyKind, Target, TreeAction, TreeHooks, TreeScenario } from "./tree-scenarios.js";
+
+type Json = Record<string, unknown>;
+
+/** The scripted summarizer's error text when a navigation's summary is to fail. */
+export const SUMMARY_BACKEND_ERROR = "summary backend down";
+
+/** Holds the peer the hooks act on and what they log. */
+export interface TreeHolder {
+	peer?: RuntimePeer;
+	log: string[];
+}
+
+/** A Settle-only entry (see the module comment): a transcript `system` message or a `context_edit`. */
+export function isSettleOnlyEntry(entry: Json): boolean {
+	if (entry.type === "context_edit") return true;
+	return entry.type === "message" && (entry.message as Json | undefined)?.role === "system";
+}
+
+/** The shared extension: logs every tree and replacement hook and answers as the scenario says. */
+export function treeHooks(hooks: TreeHooks, holder: TreeHolder) {
+	return (api: ExtensionAPI) => {
+		const log = (line: string) => holder.log.push(line);
+		api.on("session_before_tree", (event) => {
+			const p = event.preparation;
+			log(
+				`session_before_tree ${JSON.stringify({
+					targetId: p.targetId,
+					oldLeafId: p.oldLeafId,
+					commonAncestorId: p.commonAncestorId,
+					entriesToSummarize: p.entriesToSummarize
+						.filter((entry) => !isSettleOnlyEntry(entry as unknown as Json))
+						.map((entry) => entry.id),
+					userWantsSummary: p.userWantsSummary,
+					customInstructions: p.customInstructions,
+					replaceInstructions: p.replaceInstructions,
+					label: p.label,
+				})}`,
+			);
+			switch (hooks.beforeTree) {
+				case "cancel":
+					return { cancel: true };
+				case "summary":
+					return { summary: { summary: "summary from the extension", details: { by: "extension" } } };
+				case "emptySummary":
+					return { summary: { summary: "" } };
+				case "override":
+					return { customInstructions: "Overridden focus.", replaceInstructions: true, label: "from extension" };
+				default:
+					return undefined;
+			}
+		});
+		api.on("session_tree", (event) => {
+			const summary = event.summaryEntry as unknown as Json | undefined;
+			log(
+				`session_tree ${JSON.stringify({
+					newLeafId: event.newLeafId,
+					oldLeafId: event.oldLeafId,
+					summaryEntry: summary ? normalizedEntry(summary) : undefined,
+					fromExtension: event.fromExtension,
+				})}`,
+			);
+		});
+		api.on("session_before_switch", (event) => {
+			log(`session_before_switch ${event.reason} ${event.targetSessionFile ?? "-"}`);
+			return hooks.cancelSwitch.includes(event.reason as "new" | "resume") ? { cancel: true } : undefined;
+		});
+		api.on("session_before_fork", (event) => {
+			log(`session_before_fork ${event.entryId} ${event.position}`);
+			return hooks.cancelFork ? { cancel: true } : undefined;
+		});
+		api.on("session_start", (event) => {
+			log(`session_start ${event.reason} ${event.previousSessionFile ?? "-"}`);
+		});
+		api.on("session_shutdown", (event) => {
+			log(`session_shutdown ${event.reason} ${event.targetSessionFile ?? "-"}`);
+		});
+		api.registerCommand("forkat", {
+			description: "Forks the session at an entry (ctx.fork)",
+			handler: async (args, ctx) => {
+				const [entryId = "", position = "before"] = args.split(" ");
+				try {
+					const result = await ctx.fork(entryId, { position: position as "before" | "at" });
+					log(`command fork ${JSON.stringify(result)}`);
+				} catch (error) {
+					log(`command fork rejected: ${error instanceof Error ? error.message : String(error)}`);
+				}
+			},
+		});
+		api.registerCommand("fresh", {
+			description: "Starts a new session (ctx.newSession)",
+			handler: async (_args, ctx) => {
+				const result = await ctx.newSession();
+				log(`command newSession ${JSON.stringify(result)}`);
+			},
+		});
+	};
+}
+
+export function treePeerOptions(scenario: TreeScenario, holder: TreeHolder): RuntimePeerOptions {
+	return {
+		extensions: [treeHooks(scenario.hooks, holder)],
+		customTools: sharedTools({ log: [] }).filter((tool) => tool.name === "echo" || tool.name === "fail"),
+		// Manual compaction only, keeping little so there is something to summarize.
+		settings: { compaction: { enabled: false, keepRecentTokens: 5 } },
+	};
+}
+
+/** An entry without id/timestamp; `normalizedFile` names its references. */
+function normalizedEntry(entry: Json): Json {
+	const { id: _id, timestamp: _timestamp, ...rest } = entry;
+	if (rest.type === "message") rest.message = normalizeMessage(rest.message);
+	if (rest.type === "branch_summary" && rest.usage !== undefined) rest.usage = "<usage>";
+	if (rest.type === "compaction") {
+		// The transcript system prompt Settle snapshots into a compaction (behavior I.1, normalize.ts).
+		delete rest.systemMessage;
+		// Counted by kind (normalize.ts): the faux providers count the system prompt, each product's own text.
+		if (typeof rest.tokensBefore === "number" && rest.tokensBefore > 0) rest.tokensBefore = "<tokens>";
+		if (rest.usage !== undefined) rest.usage = "<usage>";
+	}
+	return rest;
+}
+
+/** The entries a target kind picks among, in file order. */
+function candidates(session: TreeSession, target: Target): Json[] {
+	const entries = session.sessionManager.getEntries().filter((entry) => !isSettleOnlyEntry(entry));
+	const role = (entry: Json) => (entry.type === "message" ? (entry.message as Json).role : undefined);
+	switch (target.kind) {
+		case "user":
+		case "assistant":
+		case "toolResult":
+			return entries.filter((entry) => role(entry) === target.kind);
+		case "branch_summary":
+		case "custom_message":
+		case "compaction":
+			return entries.filter((entry) => entry.type === target.kind);
+		case "root":
+			return entries.slice(0, 1);
+		default:
+			return entries;
+	}
+}
+
+function resolveTarget(session: TreeSession, target: Target): string | undefined {
+	const found = candidates(session, target);
+	return found.length === 0 ? undefined : String(found[target.pick % found.length]!.id);
+}
+
+function replyPlan(kind: ReplyKind, n: number): ReplySpec[] {
+	if (kind === "text") return [{ text: `answer ${n}` }];
+	const call = { id: `call_${n}`, name: kind, args: kind === "echo" ? { text: `word ${n}` } : {} };
+	return [{ text: `calling ${kind}`, toolCalls: [call] }, { text: `answer ${n} after ${kind}` }];
+}
+
+/** Plays a scenario on one peer and returns what a user observes (not yet normalized). */
+export async function playTree(scenario: TreeScenario, peer: RuntimePeer, holder: TreeHolder) {
+	holder.peer = peer;
+	const agentReplies: ReplySpec[] = [];
+	let summaryOutcome: "ok" | "error" | "abort" = "ok";
+	let questions = 0;
+	const counters = { customs: 0 };
+	let summaries = 0;
+	const step: Step = async (request) => {
+		if (request.system === "summarizer") {
+			summaries++;
+			if (summaryOutcome === "error") return { stopReason: "error", errorMessage: SUMMARY_BACKEND_ERROR };
+			if (summaryOutcome === "abort") {
+				peer.session.abortBranchSummary();
+				return { stopReason: "aborted" };
+			}
+			return { text: `branch summary ${summaries}` };
+		}
+		return agentReplies.shift() ?? { text: "fallback answer" };
+	};
+	peer.script(Array.from({ length: 200 }, () => step));
+	const timeline: Json[] = [];
+	const files: string[] = [];
+	const noteFile = () => {
+		const file = peer.session.sessionFile;
+		if (file && !files.includes(file)) files.push(file);
+	};
+	noteFile();
+	const prompt = async (kind: ReplyKind) => {
+		const n = ++questions;
+		agentReplies.splice(0, agentReplies.length, ...replyPlan(kind, n));
+		await peer.session.prompt(`question ${n}`);
+		await peer.quiesce();
+	};
+	for (const kind of scenario.opening) await prompt(kind);
+	noteFile();
+	for (const action of scenario.actions) {
+		const record: Json = { action: describe(action) };
+		try {
+			record.result = await run(
+				action,
+				peer,
+				files,
+				prompt,
+				(outcome) => {
+					summaryOutcome = outcome;
+				},
+				counters,
+			);
+		} catch (error) {
+			record.error = error instanceof Error ? error.message : String(error);
+		}
+		await peer.quiesce();
+		noteFile();
+		const session = peer.session;
+		record.leaf = session.sessionManager.getLeafId();
+		record.file = session.sessionFile;
+		record.messages = normalizeMessages(session.messages.filter((m) => (m as Json).role !== "system"));
+		timeline.push(record);
+	}
+	return { timeline, files, events: eventSequence(peer.recorded, { marks: true }) };
+}
+
+function describe(action: TreeAction): string {
+	return JSON.stringify(action);
+}
+
+async function run(
+	action: TreeAction,
+	peer: RuntimePeer,
+	files: string[],
+	prompt: (kind: ReplyKind) => Promise<void>,
+	setSummary: (outcome: "ok" | "error" | "abort") => void,
+	counters: { customs: number },
+): Promise<unknown> {
+	const session = peer.session;
+	switch (action.kind) {
+		case "prompt":
+			await prompt(action.reply);
+			return "prompted";
+		case "navigate": {
+			const target = resolveTarget(session, action.target);
+			if (target === undefined) return "no target";
+			if (namedLeaf(session) === target) return "skipped: TRANSCRIPT_SYSTEM_LEAF";
+			setSummary(action.summary);
+			const result = await session.navigateTree(target, {
+				summarize: action.summarize,
+				...(action.customInstructions !== undefined ? { customInstructions: action.customInstructions } : {}),
+				...(action.replaceInstructions !== undefined ? { replaceInstructions: action.replaceInstructions } : {}),
+				...(action.label !== undefined ? { label: action.label } : {}),
+			});
+			const summary = result.summaryEntry as Json | undefined;
+			return { ...result, summaryEntry: summary ? normalizedEntry(summary) : undefined, target };
+		}
+		case "custom": {
+			const n = ++counters.customs;
+			await session.sendCustomMessage({ customType: "note", content: `note ${n}`, display: true });
+			return "sent";
+		}
+		case "compact":
+			// PI_COMPACTS_EMPTY_BRANCH (tree-pi-bugs.test.ts): pi 0.73.1 summarizes an empty conversation
+			// and writes a compaction of nothing where Settle refuses; not played.
+			if (
+				!session.messages.some((m) => ["user", "assistant", "toolResult", "custom"].includes(String((m as Json).role)))
+			) {
+				return "skipped: PI_COMPACTS_EMPTY_BRANCH";
+			}
+			setSummary("ok");
+			await session.compact();
+			return "compacted";
+		case "label": {
+			const target = resolveTarget(session, action.target);
+			if (target === undefined) return "no target";
+			session.sessionManager.appendLabelChange(target, action.label);
+			return { target };
+		}
+		case "fork": {
+			const target = resolveTarget(session, action.target);
+			if (target === undefined) return "no target";
+			const skipped = forkSkipped(session, target, action.position);
+			if (skipped) return `skipped: ${skipped}`;
+			if (action.via === "runtime") return await peer.runtime.fork(target, { position: action.position });
+			await session.prompt(`/forkat ${target} ${action.position}`);
+			return "command";
+		}
+		case "newSession":
+			if (action.via === "runtime") return await peer.runtime.newSession();
+			await session.prompt("/fresh");
+			return "command";
+		case "switchBack": {
+			// PI_OPEN_MISSING_FILE_CWD (tree-pi-bugs.test.ts): pi 0.73.1 resumes a file not written yet
+			// (a new session without a conversation) in process.cwd(); only written files are resumed.
+			const onDisk = peer.sessionFiles();
+			const earlier = files.filter((file) => file !== session.sessionFile && onDisk.includes(file));
+			if (earlier.length === 0) return "no earlier file";
+			const file = earlier[action.pick % earlier.length]!;
+			return { ...(await peer.runtime.switchSession(file)), file };
+		}
+	}
+}
+
+/**
+ * The leaf, or its nearest ancestor that is not Settle-only. TRANSCRIPT_SYSTEM_LEAF: after a
+ * navigation to a user message Settle's leaf can be the transcript `system` entry written before it
+ * (behavior I.1, normalize.ts), whose parent is pi's leaf; navigating to that parent is a no-op in
+ * pi and a real move (out of the system entry) in Settle. Such navigations are not played; for pi
+ * they would be the target-is-the-leaf no-op.
+ */
+function namedLeaf(session: TreeSession): string | null {
+	const manager = session.sessionManager;
+	let current = manager.getEntry(String(manager.getLeafId()));
+	while (current && isSettleOnlyEntry(current)) current = manager.getEntry(String(current.parentId));
+	return current ? String(current.id) : null;
+}
+
+/**
+ * Forks pi 0.73.1 gets wrong, not played (each pinned on both peers):
+ * - PI_FORK_LOSES_UNWRITTEN_PATH (tree-pi-bugs.test.ts): a path without an assistant message: pi
+ *   opens a file its `createBranchedSession` never wrote, so the new session loses the path, its
+ *   parent and its cwd (it gets `process.cwd()`).
+ * - PI_BUG_BRANCHED_LABEL_PARENTS (test/store/pi-differential.property.test.ts): a path with a label
+ *   entry: pi's `createBranchedSession` orphans the entry after each label.
+ */
+function forkSkipped(session: TreeSession, target: string, position: "before" | "at"): string | undefined {
+	const manager = session.sessionManager;
+	const entry = manager.getEntry(target);
+	if (!entry) return undefined;
+	const isUser = entry.type === "message" && (entry.message as Json).role === "user";
+	if (position === "before" && !isUser) return undefined; // both reject it
+	let current = position === "at" ? entry : manager.getEntry(String(entry.parentId));
+	if (!current) return undefined; // a brand-new session: both handle it alike
+	let assistant = false;
+	for (; current; current = manager.getEntry(String(current.parentId))) {
+		if (current.type === "label") return "PI_BUG_BRANCHED_LABEL_PARENTS";
+		if (current.type === "message" && (current.message as Json).role === "assistant") assistant = true;
+	}
+	return assistant ? undefined : "PI_FORK_LOSES_UNWRITTEN_PATH";
+}
+
+/** Everything the peer left on disk: the session dir's files, in order of appearance. */
+export function observeFiles(peer: RuntimePeer, files: readonly string[]) {
+	const onDisk = peer.sessionFiles();
+	const ordered = [...files.filter((file) => onDisk.includes(file)), ...onDisk.filter((file) => !files.includes(file))];
+	return ordered.map((file) => ({ file, entries: peer.fileEntries(file) }));
+}
+
+export type TreeRun = Awaited<ReturnType<typeof playTree>> & {
+	disk: ReturnType<typeof observeFiles>;
+	log: string[];
+	requests: RuntimePeer["requests"];
+	root: string;
+	memoryFiles: string[];
+};
+
+/**
+ * The run with every id, session id and path replaced by names in order of first appearance
+ * (files in the order they became current, entries in file order), and each file's entries
+ * normalized (Settle-only entries left out, references to them moved to the nearest named ancestor).
+ */
+export function normalizeRun(run: TreeRun) {
+	const byId = new Map<string, Json>();
+	const names = new Map<string, string>();
+	let entryCount = 0;
+	run.disk.forEach(({ file, entries }, index) => {
+		names.set(file, `file${index + 1}`);
+		const header = entries[0];
+		if (header?.type === "session") names.set(String(header.id), `session${index + 1}`);
+		for (const entry of entries.slice(1)) {
+			byId.set(String(entry.id), entry);
+			if (!isSettleOnlyEntry(entry) && !names.has(String(entry.id))) names.set(String(entry.id), `e${++entryCount}`);
+		}
+	});
+	let unwritten = 0;
+	for (const file of run.memoryFiles) if (!names.has(file)) names.set(file, `unwritten${++unwritten}`);
+	/** The name of an entry, or of its nearest named ancestor (null: none). */
+	const nameOf = (id: unknown): unknown => {
+		let current = typeof id === "string" ? byId.get(id) : undefined;
+		if (!current) return typeof id === "string" ? (names.get(id) ?? "<unwritten id>") : id;
+		while (current && isSettleOnlyEntry(current)) current = byId.get(String(current.parentId));
+		return current ? names.get(String(current.id)) : null;
+	};
+	const disk = run.disk.map(({ entries }) =>
+		entries.flatMap((entry) => {
+			if (entry.type === "session") {
+				const { id: _id, timestamp: _timestamp, ...header } = entry;
+				return [header];
+			}
+			if (isSettleOnlyEntry(entry)) return [];
+			const out = normalizedEntry(entry);
+			out.parentId = nameOf(entry.parentId);
+			if (typeof out.targetId === "string") out.targetId = nameOf(out.targetId);
+			if (typeof out.fromId === "string" && out.fromId !== "root") out.fromId = nameOf(out.fromId);
+			return [out];
+		}),
+	);
+	const timeline = run.timeline.map((record) => ({ ...record, leaf: nameOf(record.leaf) }));
+	// Bounded, so the digits of a millisecond timestamp are not taken for an id.
+	const idPattern = /(?<![0-9A-Za-z])[0-9a-f]{8}(?:-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})?(?![0-9A-Za-z])/g;
+	const scrub = (value: unknown) => {
+		let json = JSON.stringify(value);
+		// Longest first: file paths contain session ids.
+		for (const [raw, name] of [...names].sort((a, b) => b[0].length - a[0].length)) {
+			if (raw.includes("/")) json = json.replaceAll(raw, name);
+		}
+		json = json.replace(idPattern, (id) => {
+			const named = nameOf(id);
+			return typeof named === "string" ? named : String(named);
+		});
+		return JSON.parse(json.replaceAll(run.root, "<root>")) as unknown;
+	};
+	return scrub({
+		timeline,
+		events: run.events,
+		log: run.log,
+		requests: run.requests,
+		files: disk,
+	}) as {
+		timeline: Json[];
+		events: string[];
+		log: string[];
+		requests: unknown[];
+		files: Json[][];
+	};
+}

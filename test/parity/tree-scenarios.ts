@@ -1,0 +1,198 @@
+/**
+ * Generated scenarios of the tree / replacement differential: a few prompts (scripted replies, some
+ * with tool calls), then random navigations, labels, prompts, forks, new sessions and switches back
+ * to earlier files, under extension hooks that may cancel or supply their own results.
+ *
+ * Targets are picked by kind and position (`{kind: "user", pick: 3}` = the 4th user message of the
+ * current session, modulo their count), resolved when the action runs, so they mean the same entry
+ * on both peers whatever its id.
+ */
+import fc from "fast-check";
+
+/** What a scripted agent reply does: answer, or call a tool first and answer after its result. */
+export type ReplyKind = "text" | "echo" | "fail";
+
+/** Which entries a target is picked among; `root` is the session's first entry. */
+export type TargetKind =
+	| "user"
+	| "assistant"
+	| "toolResult"
+	| "branch_summary"
+	| "custom_message"
+	| "compaction"
+	| "any"
+	| "root";
+
+export interface Target {
+	kind: TargetKind;
+	pick: number;
+}
+
+/** How the branch summarizer answers a navigation that asks for a summary. */
+export type SummaryOutcome = "ok" | "error" | "abort";
+
+export type TreeAction =
+	| { kind: "prompt"; reply: ReplyKind }
+	/** A `custom_message` entry (sendCustomMessage without a turn): a navigation target with editor text. */
+	| { kind: "custom" }
+	/** A manual compaction (summary from the scripted summarizer). */
+	| { kind: "compact" }
+	| {
+			kind: "navigate";
+			target: Target;
+			summarize: boolean;
+			summary: SummaryOutcome;
+			customInstructions?: string;
+			replaceInstructions?: boolean;
+			label?: string;
+	  }
+	| { kind: "label"; target: Target; label: string | undefined }
+	| { kind: "fork"; via: "runtime" | "command"; target: Target; position: "before" | "at" }
+	| { kind: "newSession"; via: "runtime" | "command" }
+	| { kind: "switchBack"; pick: number };
+
+/** What `session_before_tree` handlers do. */
+export type BeforeTreeMode = "none" | "cancel" | "summary" | "emptySummary" | "override";
+
+export interface TreeHooks {
+	beforeTree: BeforeTreeMode;
+	/** `session_before_switch` cancels these reasons. */
+	cancelSwitch: ("new" | "resume")[];
+	cancelFork: boolean;
+}
+
+export interface TreeScenario {
+	hooks: TreeHooks;
+	opening: ReplyKind[];
+	actions: TreeAction[];
+}
+
+const replyArb: fc.Arbitrary<ReplyKind> = fc.constantFrom("text", "text", "echo", "fail");
+
+const targetArb: fc.Arbitrary<Target> = fc.record({
+	kind: fc.constantFrom<TargetKind>(
+		"user",
+		"user",
+		"assistant",
+		"toolResult",
+		"branch_summary",
+		"custom_message",
+		"compaction",
+		"any",
+		"root",
+	),
+	pick: fc.nat({ max: 20 }),
+});
+
+const navigateArb: fc.Arbitrary<TreeAction> = fc
+	.record(
+		{
+			target: targetArb,
+			summarize: fc.boolean(),
+			summary: fc.constantFrom<SummaryOutcome>("ok", "ok", "error", "abort"),
+			customInstructions: fc.constantFrom("Focus on the tools.", "List the questions."),
+			replaceInstructions: fc.boolean(),
+			label: fc.constantFrom("checkpoint", "retry here"),
+		},
+		{ requiredKeys: ["target", "summarize", "summary"] },
+	)
+	.map((navigate) => ({ kind: "navigate" as const, ...navigate }));
+
+const actionArb: fc.Arbitrary<TreeAction> = fc.oneof(
+	{ weight: 3, arbitrary: replyArb.map((reply) => ({ kind: "prompt" as const, reply })) },
+	{ weight: 5, arbitrary: navigateArb },
+	{ weight: 1, arbitrary: fc.constant({ kind: "custom" as const }) },
+	{ weight: 1, arbitrary: fc.constant({ kind: "compact" as const }) },
+	{
+		weight: 1,
+		arbitrary: fc.record({
+			kind: fc.constant("label" as const),
+			target: targetArb,
+			label: fc.constantFrom<string | undefined>("marked", "other", undefined),
+		}),
+	},
+	{
+		weight: 2,
+		arbitrary: fc.record({
+			kind: fc.constant("fork" as const),
+			via: fc.constantFrom<"runtime" | "command">("runtime", "command"),
+			target: targetArb,
+			position: fc.constantFrom<"before" | "at">("before", "before", "at"),
+		}),
+	},
+	{
+		weight: 1,
+		arbitrary: fc.record({
+			kind: fc.constant("newSession" as const),
+			via: fc.constantFrom<"runtime" | "command">("runtime", "command"),
+		}),
+	},
+	{ weight: 1, arbitrary: fc.record({ kind: fc.constant("switchBack" as const), pick: fc.nat({ max: 5 }) }) },
+);
+
+export const treeScenarioArb: fc.Arbitrary<TreeScenario> = fc.record({
+	hooks: fc.record({
+		beforeTree: fc.constantFrom<BeforeTreeMode>("none", "none", "cancel", "summary", "emptySummary", "override"),
+		cancelSwitch: fc.subarray<"new" | "resume">(["new", "resume"]),
+		cancelFork: fc.constantFrom(false, false, true),
+	}),
+	opening: fc.array(replyArb, { minLength: 1, maxLength: 3 }),
+	actions: fc.array(actionArb, { minLength: 1, maxLength: 8 }),
+});
+
+const nav = (target: Target, summarize: boolean, summary: SummaryOutcome = "ok"): TreeAction => ({
+	kind: "navigate",
+	target,
+	summarize,
+	summary,
+});
+
+/**
+ * Scenarios played before the random ones, so every path the comparison is about is taken in every
+ * run of the test (tree-differential.property.test.ts checks that they were).
+ */
+export const TREE_EXAMPLES: TreeScenario[] = [
+	{
+		hooks: { beforeTree: "none", cancelSwitch: ["resume"], cancelFork: true },
+		opening: ["text", "echo", "text"],
+		actions: [
+			nav({ kind: "user", pick: 2 }, true),
+			nav({ kind: "assistant", pick: 0 }, true, "abort"),
+			nav({ kind: "user", pick: 1 }, true, "error"),
+			{ kind: "fork", via: "runtime", target: { kind: "user", pick: 1 }, position: "before" },
+			{ kind: "newSession", via: "runtime" },
+			{ kind: "prompt", reply: "text" },
+			{ kind: "switchBack", pick: 0 },
+		],
+	},
+	{
+		hooks: { beforeTree: "summary", cancelSwitch: ["new"], cancelFork: false },
+		opening: ["text", "fail", "text"],
+		actions: [
+			nav({ kind: "user", pick: 2 }, true),
+			{ kind: "fork", via: "command", target: { kind: "user", pick: 1 }, position: "before" },
+			{ kind: "prompt", reply: "text" },
+			{ kind: "fork", via: "runtime", target: { kind: "assistant", pick: 1 }, position: "at" },
+			{ kind: "newSession", via: "command" },
+			{ kind: "newSession", via: "runtime" },
+			{ kind: "switchBack", pick: 0 },
+		],
+	},
+	{
+		hooks: { beforeTree: "cancel", cancelSwitch: [], cancelFork: false },
+		opening: ["echo"],
+		actions: [nav({ kind: "user", pick: 0 }, true), { kind: "newSession", via: "runtime" }],
+	},
+	{
+		hooks: { beforeTree: "none", cancelSwitch: [], cancelFork: false },
+		opening: ["text", "echo", "text", "text"],
+		actions: [
+			{ kind: "compact" },
+			{ kind: "prompt", reply: "text" },
+			{ kind: "custom" },
+			{ kind: "prompt", reply: "text" },
+			nav({ kind: "custom_message", pick: 0 }, true),
+			nav({ kind: "compaction", pick: 0 }, false),
+		],
+	},
+];
