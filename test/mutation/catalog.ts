@@ -1603,6 +1603,29 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/cli/pi-differential-args.property.test.ts", "test/cli/pi-differential-regressions.test.ts"],
 	},
+	{
+		id: "D03",
+		file: "src/session/operation-actors.ts",
+		description: "a prompt whose command replaced the session rejects with SESSION_CLOSED",
+		edits: [
+			{ find: "scratch.runningPreflight = { requestId: input.request.requestId, outcome };", replace: "void outcome;" },
+		],
+		tests: ["test/parity/tree-regressions.test.ts", "test/runtime/runtime.test.ts"],
+	},
+	{
+		id: "D04",
+		file: "src/session/tree-navigation.ts",
+		description: "an empty branch summary writes an empty branch_summary entry",
+		edits: [{ find: 'if (summary && summary.text === "") summary = undefined;', replace: "" }],
+		tests: ["test/parity/tree-regressions.test.ts"],
+	},
+	{
+		id: "D05",
+		file: "src/session/agent-session.ts",
+		description: "resuming a file whose branch has no conversation records no model or thinking level",
+		edits: [{ find: "if (!hasExistingSession) {", replace: "if (sessionManager.getEntries().length === 0) {" }],
+		tests: ["test/parity/tree-regressions.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
