@@ -102,6 +102,14 @@ export interface PeerOptions {
 	tokensPerSecond?: number;
 	/** Open this session file instead of creating a new session. */
 	openFile?: string;
+	/** Extension errors (`bindExtensions({onError})`), from `session_start` on. */
+	onError?: (error: { extensionPath: string; event: string; error: string }) => void;
+	/**
+	 * pi-ai 0.73.1's faux provider never calls `onPayload`, so `before_provider_request` handlers
+	 * never run on pi's peer; Settle's faux calls it with the context as the payload, as a real
+	 * provider calls it with its request body. Set, pi's peer does the same from its dispenser.
+	 */
+	payloadHook?: boolean;
 }
 
 export interface TempDirs {
@@ -253,12 +261,25 @@ function fauxSteps(
 	steps: Step[],
 	faux: FauxBuilders,
 	append: (factory: unknown) => void,
+	payloadHook = false,
 ) {
 	const pending = [...steps];
-	const dispenser = async (context: Context, options?: { signal?: AbortSignal }) => {
+	type PayloadHook = (payload: unknown, model: unknown) => unknown;
+	const dispenser = async (
+		requestContext: Context,
+		options?: { signal?: AbortSignal; onPayload?: PayloadHook },
+		_state?: unknown,
+		model?: unknown,
+	) => {
 		if (options?.signal?.aborted) {
 			append(dispenser);
 			return buildReply({ stopReason: "aborted" }, faux);
+		}
+		// After the abort check: that call never reaches a model, so it makes no payload either.
+		let context = requestContext;
+		if (payloadHook && options?.onPayload) {
+			const payload = (await options.onPayload(context, model)) as Context | undefined;
+			if (payload && typeof payload === "object" && Array.isArray(payload.messages)) context = payload;
 		}
 		const step = pending.shift();
 		if (step === undefined) throw new Error("No more faux responses queued");
@@ -398,7 +419,7 @@ export async function createPiPeer(options: PeerOptions = {}, dirs: TempDirs = m
 		sessionManager,
 		...(options.customTools ? { customTools: options.customTools.map(piTool) } : {}),
 	});
-	await session.bindExtensions({});
+	await session.bindExtensions(options.onError ? { onError: options.onError } : {});
 	const rec = recorder();
 	const requests: ModelRequest[] = [];
 	const s = session as unknown as SessionLike;
@@ -449,6 +470,7 @@ export async function createPiPeer(options: PeerOptions = {}, dirs: TempDirs = m
 					steps,
 					piBuilders,
 					(factory) => faux.appendResponses([factory as never]),
+					options.payloadHook,
 				) as never,
 			),
 		mark: rec.mark,
@@ -514,7 +536,7 @@ export async function createSettlePeer(options: PeerOptions = {}, dirs: TempDirs
 		clock,
 		...(options.customTools ? { customTools: options.customTools as never } : {}),
 	});
-	await session.bindExtensions({});
+	await session.bindExtensions(options.onError ? { onError: options.onError } : {});
 	const rec = recorder();
 	const requests: ModelRequest[] = [];
 	const s = session as unknown as SessionLike;
