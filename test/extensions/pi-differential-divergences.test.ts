@@ -5,6 +5,7 @@
  */
 import { describe, expect, it } from "vitest";
 import type { ExtensionAPI } from "../../src/extensions/types.js";
+import { eventSequence, fileMessages } from "../parity/normalize.js";
 import { onBothPeers, type SharedExtension } from "../parity/peers.js";
 import { programTools } from "./pi-differential-program.js";
 
@@ -126,5 +127,130 @@ describe("extension differential: named differences with pi 0.73.1", () => {
 		expect(settle.kept).toBe("model_change");
 		expect(pi.summary).toBe("No prior history.\n\n---\n\n**Turn Context (split turn):**\n\nsummary 1");
 		expect(settle.summary).toBe("summary 1");
+	});
+});
+
+describe("extension differential: pi 0.73.1 bugs", () => {
+	it("pi 0.73.1 bug: a before_agent_start system prompt override lingers into the next run a custom message triggers", async () => {
+		const prompts: Record<string, string[]> = { pi: [], settle: [] };
+		const extension =
+			(log: string[]): SharedExtension =>
+			(api: ExtensionAPI) => {
+				api.on("before_agent_start", (event) => ({ systemPrompt: `${event.systemPrompt} [override]` }));
+				api.on(
+					"context",
+					(_event, ctx) => void log.push(ctx.getSystemPrompt().endsWith("[override]") ? "override" : "base"),
+				);
+				api.registerCommand("ping", {
+					description: "Sends a custom message that triggers a turn",
+					handler: async () =>
+						api.sendMessage({ customType: "ping", content: "ping", display: true }, { triggerTurn: true }),
+				});
+			};
+		await onBothPeers(
+			(name) => ({ extensions: [extension(prompts[name] ?? [])] }),
+			async (peer) => {
+				peer.script([{ text: "one" }, { text: "two" }]);
+				await peer.prompt("question");
+				await peer.prompt("/ping");
+				await peer.quiesce();
+			},
+		);
+		expect(prompts.pi).toEqual(["override", "override"]);
+		expect(prompts.settle).toEqual(["override", "base"]);
+	});
+});
+
+describe("extension differential: invalid handler results", () => {
+	it("pi 0.73.1 bug: an input transform without text makes prompt() reject; Settle reports it and keeps the text", async () => {
+		const errors: Record<string, string[]> = { pi: [], settle: [] };
+		const extension: SharedExtension = (api: ExtensionAPI) => {
+			api.on("input", () => ({ action: "transform" }) as never);
+			api.on("input", () => undefined);
+		};
+		const { pi, settle } = await onBothPeers(
+			(name) => ({ extensions: [extension], onError: (error) => void errors[name]?.push(error.error) }),
+			async (peer) => {
+				peer.script([{ text: "answer" }]);
+				await peer.prompt("question");
+				await peer.quiesce();
+				return {
+					marks: peer.recorded.flatMap((item) => (item.kind === "mark" ? [item.label] : [])),
+					requests: peer.requests,
+				};
+			},
+		);
+		expect(pi.marks).toEqual(["prompt rejected: question: Cannot read properties of undefined (reading 'startsWith')"]);
+		expect(pi.requests).toEqual([]);
+		expect(errors.pi).toEqual([]);
+		expect(settle.marks).toEqual(["prompt resolved: question"]);
+		expect(settle.requests.map((request) => request.messages)).toEqual([["user: question"]]);
+		expect(errors.settle).toEqual([
+			'An input handler returned {action: "transform"} without a text string; the transform was ignored.',
+		]);
+	});
+});
+
+/** Plays one prompt with `extension` on both peers: events, prompt outcome, requests, onError texts. */
+async function onePrompt(extension: SharedExtension) {
+	const errors: Record<string, string[]> = { pi: [], settle: [] };
+	return onBothPeers(
+		(name) => ({ extensions: [extension], onError: (error) => void errors[name]?.push(error.error) }),
+		async (peer) => {
+			peer.script([{ text: "answer" }, { text: "unused" }]);
+			await peer.prompt("question");
+			await peer.quiesce();
+			return {
+				events: eventSequence(peer.recorded),
+				requests: peer.requests.map((request) => request.messages),
+				file: fileMessages(peer.fileEntries()),
+				errors: errors[peer.name],
+			};
+		},
+	);
+}
+
+describe("extension differential: invalid handler results (pi 0.73.1 fails, Settle reports and goes on)", () => {
+	it("a context handler returning messages that are not an array", async () => {
+		const { pi, settle } = await onePrompt((api: ExtensionAPI) => {
+			api.on("context", () => ({ messages: "not a list" }) as never);
+		});
+		// pi: the run ends after the user message, no request, no assistant, no error anywhere.
+		expect(pi.events).toEqual([
+			"agent_start",
+			"turn_start",
+			"message_start(user)",
+			"message_end(user)",
+			"agent_end",
+			"<<prompt resolved: question>>",
+		]);
+		expect(pi.requests).toEqual([]);
+		expect(pi.errors).toEqual([]);
+		expect(settle.requests).toEqual([["user: question"]]);
+		expect(settle.file).toEqual([
+			{ role: "user", content: [{ type: "text", text: "question" }] },
+			{ role: "assistant", content: [{ type: "text", text: "answer" }], stopReason: "stop" },
+		]);
+		expect(settle.errors).toEqual(["A context handler returned messages that are not an array; they were ignored."]);
+	});
+
+	it("a message_end replacement with null content", async () => {
+		const { pi, settle } = await onePrompt((api: ExtensionAPI) => {
+			api.on("message_end", (event) =>
+				event.message.role === "system" ? undefined : { message: { ...event.message, content: null } as never },
+			);
+		});
+		// pi keeps null content in the file and its run ends without turn_end; Settle stores [] (C.10).
+		expect(pi.events).not.toContain("turn_end(assistant)");
+		expect(pi.file).toEqual([
+			{ role: "user", content: null },
+			{ role: "assistant", content: null, stopReason: "stop" },
+		]);
+		expect(settle.events).toContain("turn_end(assistant)");
+		expect(settle.file).toEqual([
+			{ role: "user", content: [] },
+			{ role: "assistant", content: [], stopReason: "stop" },
+		]);
+		expect(settle.errors).toEqual([]);
 	});
 });

@@ -37,6 +37,7 @@ export function programPeerOptions(program: Program, record: ProgramRecord): Pee
 		customTools: programTools(),
 		extensions: programExtensions(program, record.log),
 		payloadHook: true,
+		reasoningModel: true,
 		onError: (error) =>
 			void (QUEUED_EVENTS.has(error.event) ? record.onError.queued : record.onError.awaited).push(
 				`${error.extensionPath} ${error.event}: ${error.error}`,
@@ -179,6 +180,9 @@ export async function playProgram(program: Program, peer: Peer, record: ProgramR
 				break;
 			case "unknownCommand":
 				await peer.prompt(`/nosuch ${++n}`);
+				break;
+			case "shared":
+				await peer.prompt(`/shared${action.n === 0 ? "" : `:${action.n}`} arg ${++n}`);
 				break;
 			case "compact":
 				peer.mark("compact");

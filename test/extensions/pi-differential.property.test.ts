@@ -22,7 +22,8 @@ import { programArb } from "./pi-differential-program.js";
 /**
  * Discarded: pi 0.73.1 treats a compaction cut at a non-message entry (an extension's setModel
  * `model_change`, an appendEntry `custom`, a label) as a split turn even when a turn starts right
- * after it, and summarizes "No prior history." plus a turn prefix; Settle summarizes the history
+ * after it, and summarizes the turn before the cut as a split turn's prefix (after "No prior history."
+ * when nothing precedes that turn); Settle summarizes the history
  * (pi bug, pinned in pi-differential-divergences.test.ts). Only when both files agree and the cut is
  * at such an entry on both.
  */
@@ -35,7 +36,7 @@ function piSplitAtEntryCut(pi: ProgramObservation, settle: ProgramObservation): 
 		});
 	const splitSummary = (observation: ProgramObservation) =>
 		observation.fileDetails.some((detail) =>
-			String((detail as { summary?: unknown }).summary).startsWith("No prior history.\n\n---\n\n**Turn Context"),
+			String((detail as { summary?: unknown }).summary).includes("\n\n---\n\n**Turn Context (split turn):**"),
 		);
 	return (
 		pi.file.join(",") === settle.file.join(",") &&

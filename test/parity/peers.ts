@@ -110,6 +110,8 @@ export interface PeerOptions {
 	 * provider calls it with its request body. Set, pi's peer does the same from its dispenser.
 	 */
 	payloadHook?: boolean;
+	/** Also register `faux-2` (reasoning) with the faux provider; the session starts on `faux-1`. */
+	reasoningModel?: boolean;
 }
 
 export interface TempDirs {
@@ -324,18 +326,17 @@ const settleBuilders: FauxBuilders = {
 
 const TOKEN_SIZE = { min: 1, max: 1 };
 
-function fauxModels(contextWindow: number | undefined) {
-	return [
-		{
-			id: "faux-1",
-			name: "Faux Model",
-			reasoning: false,
-			input: ["text", "image"] as ("text" | "image")[],
-			cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 },
-			contextWindow: contextWindow ?? 128000,
-			maxTokens: 16384,
-		},
-	];
+function fauxModels(contextWindow: number | undefined, reasoningModel = false) {
+	const model = {
+		id: "faux-1",
+		name: "Faux Model",
+		reasoning: false,
+		input: ["text", "image"] as ("text" | "image")[],
+		cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 },
+		contextWindow: contextWindow ?? 128000,
+		maxTokens: 16384,
+	};
+	return reasoningModel ? [model, { ...model, id: "faux-2", name: "Faux Reasoning Model", reasoning: true }] : [model];
 }
 
 /** Records events and markers; `prompt` marks its resolution. */
@@ -385,7 +386,7 @@ export async function createPiPeer(options: PeerOptions = {}, dirs: TempDirs = m
 	const faux = piAi.registerFauxProvider({
 		provider: "faux",
 		tokenSize: TOKEN_SIZE,
-		models: fauxModels(options.contextWindow),
+		models: fauxModels(options.contextWindow, options.reasoningModel),
 		...(options.tokensPerSecond ? { tokensPerSecond: options.tokensPerSecond } : {}),
 	});
 	const authStorage = pi.AuthStorage.inMemory();
@@ -503,7 +504,7 @@ export async function createPiPeer(options: PeerOptions = {}, dirs: TempDirs = m
 export async function createSettlePeer(options: PeerOptions = {}, dirs: TempDirs = makeTempDirs()): Promise<Peer> {
 	const faux: FauxProvider = createFauxProvider({
 		tokenSize: TOKEN_SIZE,
-		models: fauxModels(options.contextWindow),
+		models: fauxModels(options.contextWindow, options.reasoningModel),
 		...(options.tokensPerSecond ? { tokensPerSecond: options.tokensPerSecond } : {}),
 	});
 	const modelRuntime = new InMemoryModelRuntime();
