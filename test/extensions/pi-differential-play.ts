@@ -8,11 +8,11 @@ import { compactionCuts, fileTree } from "../parity/differential.js";
 import { eventPayloads, eventSequence, fileMessages, fileShape, normalizeMessages } from "../parity/normalize.js";
 import type { Peer, PeerName, PeerOptions, Step } from "../parity/peers.js";
 import {
+	channelOf,
 	type Program,
 	type ProgramLog,
 	programExtensions,
 	programTools,
-	QUEUED_EVENTS,
 	replySpec,
 	withoutMessageEndMarks,
 } from "./pi-differential-program.js";
@@ -26,8 +26,8 @@ export interface ProgramRecord {
 
 export function newRecord(): ProgramRecord {
 	return {
-		log: { awaited: [], queued: [], activity: { started: 0, running: 0 } },
-		onError: { awaited: [], queued: [], activity: { started: 0, running: 0 } },
+		log: { awaited: [], queued: [], detached: [], activity: { started: 0, running: 0 } },
+		onError: { awaited: [], queued: [], detached: [], activity: { started: 0, running: 0 } },
 	};
 }
 
@@ -39,9 +39,7 @@ export function programPeerOptions(program: Program, record: ProgramRecord): Pee
 		payloadHook: true,
 		reasoningModel: true,
 		onError: (error) =>
-			void (QUEUED_EVENTS.has(error.event) ? record.onError.queued : record.onError.awaited).push(
-				`${error.extensionPath} ${error.event}: ${error.error}`,
-			),
+			void record.onError[channelOf(error.event)].push(`${error.extensionPath} ${error.event}: ${error.error}`),
 	};
 }
 
@@ -226,8 +224,10 @@ export async function playProgram(program: Program, peer: Peer, record: ProgramR
 			toolCallOf,
 		),
 		queuedLog: [...record.log.queued],
+		detachedLog: [...record.log.detached].sort(),
 		onErrorAwaited: toolErrorBlocks(record.onError.awaited),
 		onErrorQueued: [...record.onError.queued],
+		onErrorDetached: [...record.onError.detached].sort(),
 		errors,
 		file: fileShape(entries),
 		cuts: compactionCuts(entries),

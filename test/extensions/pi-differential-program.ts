@@ -21,6 +21,16 @@
  *   the run going forever.
  * - `before_provider_request` payload changes: pi-ai 0.73.1's faux provider never calls `onPayload`;
  *   the pi peer is built with `payloadHook` (test/parity/peers.ts) so both call it with the context.
+ * Documented Settle behaviour and pi 0.73.1 bugs kept out of the generator, each named where it is
+ * taken out and pinned on both peers in pi-differential-divergences.test.ts: ctx.abort() only from
+ * `context` ({@link callAllowed}); `triggerTurn` while streaming; one queueing call per command, last
+ * ({@link oneQueueingCallLast}); a lingering `before_agent_start` prompt override
+ * ({@link withoutLingeringPromptOverride}); result shapes pi 0.73.1 fails on ({@link returnValue});
+ * `streamingBehavior` of `input` ({@link payload}). What is taken out of the observation is named in
+ * pi-differential-play.ts and the property test.
+ *
+ * Not covered: `user_bash` (pi 0.73.1 emits it from its interactive mode only, not from
+ * `AgentSession.executeBash`), `session_before_tree`/`fork`/`switch` (tree and runtime work).
  */
 import fc from "fast-check";
 import type { ExtensionAPI } from "../../src/extensions/types.js";
@@ -291,12 +301,27 @@ export const QUEUED_EVENTS: ReadonlySet<string> = new Set([
 	"agent_end",
 ]);
 
+/**
+ * Dispatched without being awaited by the session on both (behavior B.3 "fire-and-forget"): where
+ * their later handlers run relative to the caller's next steps follows each product's microtask
+ * scheduling (a throwing handler costs pi 0.73.1 no tick and Settle one), and two such dispatches
+ * can overlap. Their lines are compared as a sorted list.
+ */
+export const DETACHED_EVENTS: ReadonlySet<string> = new Set(["thinking_level_select"]);
+
+/** The log channel of a handler of `event`. */
+export function channelOf(event: string): "awaited" | "queued" | "detached" {
+	return QUEUED_EVENTS.has(event) ? "queued" : DETACHED_EVENTS.has(event) ? "detached" : "awaited";
+}
+
 /** What one peer's extensions saw and did, per channel (see {@link QUEUED_EVENTS}). */
 export interface ProgramLog {
 	/** Handlers the loop or the session awaits, commands, and what their calls returned. */
 	awaited: string[];
 	/** Handlers of {@link QUEUED_EVENTS}. */
 	queued: string[];
+	/** Handlers of {@link DETACHED_EVENTS}. */
+	detached: string[];
 	/** Handler and command invocations so far, and how many have not settled yet. */
 	activity: { started: number; running: number };
 }
@@ -538,9 +563,14 @@ function returnValue(event: EventName, variant: number, e: Rec, i: number): unkn
 		case "tool_call": {
 			const input = e.input as Rec;
 			if (variant === 2 && typeof input.text === "string") input.text = `${input.text} ${tag}`;
-			return [{ block: true, reason: `blocked by e${i}` }, { block: true }, undefined, { block: false }, {}, "junk"][
-				variant
-			];
+			return [
+				{ block: true, reason: `blocked by e${i}` },
+				{ block: true },
+				undefined,
+				{ block: false },
+				{ block: "yes", reason: 42 },
+				"junk",
+			][variant];
 		}
 		case "tool_result":
 			return [
@@ -740,7 +770,7 @@ function generated(spec: ExtensionSpec, i: number, log: ProgramLog): SharedExten
 		let lastQueued = "";
 		for (const handler of spec.handlers) {
 			const { event, behavior } = handler;
-			const channel = QUEUED_EVENTS.has(event) ? log.queued : log.awaited;
+			const channel = log[channelOf(event)];
 			const writeLine = (line: string) => void channel.push(`e${i} ${line}`);
 			let called = false;
 			api.on(event, (e, ctx) => tracked(log, handle(e, ctx)));
