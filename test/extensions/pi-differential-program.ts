@@ -13,7 +13,7 @@
  *   (behavior C.10): what such a call meets (streaming or idle, which turn) depends on how far the
  *   loop got. There they only log. From `input`/`before_agent_start` the session is idle while a
  *   prompt is being prepared; a second prompt started from there races the first one on pi.
- * - Session writes (appendEntry, setLabel, setSessionName) are made only from `input`,
+ * - Session writes (appendEntry, setLabel, setSessionName, setModel, setThinkingLevel) are made only from `input`,
  *   `before_agent_start` and commands: from a loop-awaited hook they would race pi's unawaited
  *   persistence of the previous `message_end` (C.10), so their place in pi's file is not defined.
  * - Tool changes likewise, for a documented difference ({@link TOOL_CALLS}).
@@ -91,7 +91,7 @@ export type ApiCall =
 	| { kind: "abort" };
 
 const QUEUEING_CALLS = new Set(["sendMessage", "sendUserMessage", "abort"]);
-const WRITING_CALLS = new Set(["appendEntry", "setLabel", "sessionName", "setModel"]);
+const WRITING_CALLS = new Set(["appendEntry", "setLabel", "sessionName", "setModel", "thinking"]);
 /**
  * Tool changes are made only while idle (prepare hooks, commands): made mid-run, Settle applies them
  * to the next request (behavior F.1 step 6, "effective on the next request") and pi 0.73.1's agent
