@@ -253,4 +253,43 @@ describe("extension differential: invalid handler results (pi 0.73.1 fails, Sett
 		]);
 		expect(settle.errors).toEqual([]);
 	});
+
+	it("a tool_result handler's content that is not an array: pi 0.73.1 stores it and its next compaction fails", async () => {
+		const errors: Record<string, string[]> = { pi: [], settle: [] };
+		const extension: SharedExtension = (api: ExtensionAPI) => {
+			api.on("tool_result", () => ({ content: "not a list" }) as never);
+		};
+		const { pi, settle } = await onBothPeers(
+			(name) => ({
+				extensions: [extension],
+				customTools: programTools(),
+				settings: { compaction: { enabled: false, reserveTokens: 16384, keepRecentTokens: 5 } },
+				onError: (error) => void errors[name]?.push(error.error),
+			}),
+			async (peer) => {
+				peer.script([
+					echoCall("call-1"),
+					{ text: "a0" },
+					{ text: "a1" },
+					{ text: "a2" },
+					{ text: "summary" },
+					{ text: "prefix" },
+				]);
+				for (const text of ["question 1", "question 2", "question 3"]) await peer.prompt(text);
+				const compaction = await peer.session.compact().then(
+					() => "compacted",
+					(error: Error) => error.message,
+				);
+				const stored = peer.fileEntries().flatMap((entry) => {
+					const message = entry.message as { role?: string; content?: unknown } | undefined;
+					return message?.role === "toolResult" ? [message.content] : [];
+				});
+				return { compaction, stored };
+			},
+		);
+		expect(pi).toEqual({ compaction: "msg.content.filter is not a function", stored: ["not a list"] });
+		expect(errors.pi).toEqual([]);
+		expect(settle).toEqual({ compaction: "compacted", stored: [[{ type: "text", text: "echoed: call-1" }]] });
+		expect(errors.settle).toEqual(["A tool_result handler returned content that is not an array; it was ignored."]);
+	});
 });
