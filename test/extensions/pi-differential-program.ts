@@ -139,16 +139,22 @@ export interface Program {
 }
 
 const apiCallArb: fc.Arbitrary<ApiCall> = fc.oneof(
-	fc.record({
-		kind: fc.constant("sendMessage" as const),
-		deliverAs: fc.constantFrom(undefined, "steer" as const, "followUp" as const, "nextTurn" as const),
-		triggerTurn: fc.boolean(),
-		display: fc.boolean(),
-	}),
-	fc.record({
-		kind: fc.constant("sendUserMessage" as const),
-		deliverAs: fc.constantFrom(undefined, "steer" as const, "followUp" as const),
-	}),
+	{
+		weight: 3,
+		arbitrary: fc.record({
+			kind: fc.constant("sendMessage" as const),
+			deliverAs: fc.constantFrom(undefined, "steer" as const, "followUp" as const, "nextTurn" as const),
+			triggerTurn: fc.boolean(),
+			display: fc.boolean(),
+		}),
+	},
+	{
+		weight: 2,
+		arbitrary: fc.record({
+			kind: fc.constant("sendUserMessage" as const),
+			deliverAs: fc.constantFrom(undefined, "steer" as const, "followUp" as const),
+		}),
+	},
 	fc.constant({ kind: "appendEntry" as const }),
 	fc.constant({ kind: "setLabel" as const }),
 	fc.constant({ kind: "sessionName" as const }),
@@ -188,7 +194,14 @@ function callAllowed(event: EventName, call: ApiCall): boolean {
 
 const handlerArb: fc.Arbitrary<HandlerSpec> = fc
 	.record({
-		event: fc.constantFrom(...EVENTS),
+		// Biased toward the hooks whose results and calls matter; every event stays possible.
+		event: fc.oneof(
+			{ weight: 2, arbitrary: fc.constantFrom(...EVENTS) },
+			{
+				weight: 1,
+				arbitrary: fc.constantFrom<EventName>("context", "tool_call", "tool_result", "session_before_compact"),
+			},
+		),
 		behavior: fc.oneof(
 			{ weight: 2, arbitrary: fc.constant<Behavior>({ kind: "observe" }) },
 			{ weight: 4, arbitrary: fc.record({ kind: fc.constant("return" as const), variant: fc.nat({ max: 5 }) }) },
