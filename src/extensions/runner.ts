@@ -842,8 +842,9 @@ export class ExtensionRunner {
 
 	/**
 	 * `tool_result` (behavior F.4). Overrides chain field by field (`content`, `details`,
-	 * `isError`, `usage`; later handlers see earlier overrides). Resolves the resulting fields, or
-	 * undefined when no handler changed anything.
+	 * `isError`, `usage`; later handlers see earlier overrides); `content` that is not an array is
+	 * reported to `onError` and ignored. Resolves the resulting fields, or undefined when no handler
+	 * changed anything.
 	 */
 	async emitToolResult(event: ToolResultEvent): Promise<ToolResultEventResult | undefined> {
 		const handlers = this.runtime.handlersFor("tool_result");
@@ -857,7 +858,13 @@ export class ExtensionRunner {
 				| undefined
 				| typeof FAILED;
 			if (!value || value === FAILED) continue;
-			if (value.content !== undefined) {
+			if (value.content !== undefined && !Array.isArray(value.content)) {
+				this.emitError({
+					extensionPath: entry.extension.path,
+					event: "tool_result",
+					error: "A tool_result handler returned content that is not an array; it was ignored.",
+				});
+			} else if (value.content !== undefined) {
 				current.content = value.content;
 				modified = true;
 			}

@@ -102,6 +102,16 @@ export interface PeerOptions {
 	tokensPerSecond?: number;
 	/** Open this session file instead of creating a new session. */
 	openFile?: string;
+	/** Extension errors (`bindExtensions({onError})`), from `session_start` on. */
+	onError?: (error: { extensionPath: string; event: string; error: string }) => void;
+	/**
+	 * pi-ai 0.73.1's faux provider never calls `onPayload`, so `before_provider_request` handlers
+	 * never run on pi's peer; Settle's faux calls it with the context as the payload, as a real
+	 * provider calls it with its request body. Set, pi's peer does the same from its dispenser.
+	 */
+	payloadHook?: boolean;
+	/** Also register `faux-2` (reasoning) with the faux provider; the session starts on `faux-1`. */
+	reasoningModel?: boolean;
 }
 
 export interface TempDirs {
@@ -253,12 +263,25 @@ export function fauxSteps(
 	steps: Step[],
 	faux: FauxBuilders,
 	append: (factory: unknown) => void,
+	payloadHook = false,
 ) {
 	const pending = [...steps];
-	const dispenser = async (context: Context, options?: { signal?: AbortSignal }) => {
+	type PayloadHook = (payload: unknown, model: unknown) => unknown;
+	const dispenser = async (
+		requestContext: Context,
+		options?: { signal?: AbortSignal; onPayload?: PayloadHook },
+		_state?: unknown,
+		model?: unknown,
+	) => {
 		if (options?.signal?.aborted) {
 			append(dispenser);
 			return buildReply({ stopReason: "aborted" }, faux);
+		}
+		// After the abort check: that call never reaches a model, so it makes no payload either.
+		let context = requestContext;
+		if (payloadHook && options?.onPayload) {
+			const payload = (await options.onPayload(context, model)) as Context | undefined;
+			if (payload && typeof payload === "object" && Array.isArray(payload.messages)) context = payload;
 		}
 		const step = pending.shift();
 		if (step === undefined) throw new Error("No more faux responses queued");
@@ -303,18 +326,17 @@ export const settleBuilders: FauxBuilders = {
 
 export const TOKEN_SIZE = { min: 1, max: 1 };
 
-export function fauxModels(contextWindow: number | undefined) {
-	return [
-		{
-			id: "faux-1",
-			name: "Faux Model",
-			reasoning: false,
-			input: ["text", "image"] as ("text" | "image")[],
-			cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 },
-			contextWindow: contextWindow ?? 128000,
-			maxTokens: 16384,
-		},
-	];
+export function fauxModels(contextWindow: number | undefined, reasoningModel = false) {
+	const model = {
+		id: "faux-1",
+		name: "Faux Model",
+		reasoning: false,
+		input: ["text", "image"] as ("text" | "image")[],
+		cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 },
+		contextWindow: contextWindow ?? 128000,
+		maxTokens: 16384,
+	};
+	return reasoningModel ? [model, { ...model, id: "faux-2", name: "Faux Reasoning Model", reasoning: true }] : [model];
 }
 
 /** Records events and markers; `prompt` marks its resolution. */
@@ -364,7 +386,7 @@ export async function createPiPeer(options: PeerOptions = {}, dirs: TempDirs = m
 	const faux = piAi.registerFauxProvider({
 		provider: "faux",
 		tokenSize: TOKEN_SIZE,
-		models: fauxModels(options.contextWindow),
+		models: fauxModels(options.contextWindow, options.reasoningModel),
 		...(options.tokensPerSecond ? { tokensPerSecond: options.tokensPerSecond } : {}),
 	});
 	const authStorage = pi.AuthStorage.inMemory();
@@ -398,7 +420,7 @@ export async function createPiPeer(options: PeerOptions = {}, dirs: TempDirs = m
 		sessionManager,
 		...(options.customTools ? { customTools: options.customTools.map(piTool) } : {}),
 	});
-	await session.bindExtensions({});
+	await session.bindExtensions(options.onError ? { onError: options.onError } : {});
 	const rec = recorder();
 	const requests: ModelRequest[] = [];
 	const s = session as unknown as SessionLike;
@@ -449,6 +471,7 @@ export async function createPiPeer(options: PeerOptions = {}, dirs: TempDirs = m
 					steps,
 					piBuilders,
 					(factory) => faux.appendResponses([factory as never]),
+					options.payloadHook,
 				) as never,
 			),
 		mark: rec.mark,
@@ -481,7 +504,7 @@ export async function createPiPeer(options: PeerOptions = {}, dirs: TempDirs = m
 export async function createSettlePeer(options: PeerOptions = {}, dirs: TempDirs = makeTempDirs()): Promise<Peer> {
 	const faux: FauxProvider = createFauxProvider({
 		tokenSize: TOKEN_SIZE,
-		models: fauxModels(options.contextWindow),
+		models: fauxModels(options.contextWindow, options.reasoningModel),
 		...(options.tokensPerSecond ? { tokensPerSecond: options.tokensPerSecond } : {}),
 	});
 	const modelRuntime = new InMemoryModelRuntime();
@@ -514,7 +537,7 @@ export async function createSettlePeer(options: PeerOptions = {}, dirs: TempDirs
 		clock,
 		...(options.customTools ? { customTools: options.customTools as never } : {}),
 	});
-	await session.bindExtensions({});
+	await session.bindExtensions(options.onError ? { onError: options.onError } : {});
 	const rec = recorder();
 	const requests: ModelRequest[] = [];
 	const s = session as unknown as SessionLike;
