@@ -1626,6 +1626,19 @@ export const MUTANTS: Mutant[] = [
 		edits: [{ find: "if (!hasExistingSession) {", replace: "if (sessionManager.getEntries().length === 0) {" }],
 		tests: ["test/parity/tree-regressions.test.ts"],
 	},
+	{
+		id: "E03",
+		file: "src/extensions/runner.ts",
+		description:
+			"a tool_result handler's content that is not an array is stored (compaction then fails) instead of reported",
+		edits: [
+			{
+				find: "if (value.content !== undefined && !Array.isArray(value.content)) {",
+				replace: "if (value.content === null) {",
+			},
+		],
+		tests: ["test/extensions/tool-result-content-not-array.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
