@@ -88,6 +88,27 @@ describe("Settle defects found by the compaction differential", () => {
 });
 
 describe("pi 0.73.1 bugs the differential steers around, pinned on both sides", () => {
+	it("PI_BUG_SPLIT_TURN_DROPS_PREVIOUS_SUMMARY: a split turn right after a compaction keeps the previous summary in Settle only", async () => {
+		const log = new EntryLog();
+		log.user("first");
+		log.assistant("answer");
+		log.add({ type: "compaction", summary: "## Goal\nearlier work", firstKeptEntryId: "gone", tokensBefore: 10 });
+		log.user("one long turn");
+		log.assistant("a".repeat(800));
+		log.assistant("b".repeat(800));
+		const settings = { ...DEFAULT_COMPACTION_SETTINGS, keepRecentTokens: 150 };
+
+		summarizer.script([{ text: "prefix summary" }]);
+		const pi = await piCompact(piPrepareCompaction(log.entries as Pi, settings)!, summarizer.model() as Pi, "k");
+		expect(pi.summary.startsWith("No prior history.\n\n---")).toBe(true);
+		expect(pi.summary).not.toContain("earlier work");
+
+		const settle = settleSummarizer([{ text: "prefix summary" }]);
+		const preparation = prepareCompaction(log.entries, settings)!;
+		const ours = await compact(preparation, { model: summarizer.model(), streamFn: settle.streamFn });
+		expect(ours.summary.startsWith("## Goal\nearlier work\n\n---")).toBe(true);
+	});
+
 	it("PI_BUG_SETTINGS_ENTRY_SPLITS_TURN: a cut moved back over a model change before a user message is a turn boundary", () => {
 		const log = new EntryLog();
 		log.user("a".repeat(400));
