@@ -333,7 +333,7 @@ function metaEntry(
 ): SessionEntry {
 	switch (type) {
 		case "model_change":
-			return { ...base, type, provider: "faux", modelId: "faux-2" };
+			return { ...base, type, provider: "faux", modelId: "faux-1" };
 		case "thinking_level_change":
 			return { ...base, type, thinkingLevel: "high" };
 		case "label":
