@@ -44,15 +44,16 @@ export interface GenerateSummaryOptions extends SummarizerOptions {
  */
 export function generateSummary(
 	messages: readonly AgentMessage[],
-	options: GenerateSummaryOptions,
+	summaryOptions: GenerateSummaryOptions,
 ): Promise<SummaryText> {
 	// An empty previous summary carries nothing to merge: a first compaction's request (as pi).
-	const previousSummary = options.previousSummary || undefined;
+	const options =
+		summaryOptions.previousSummary === "" ? { ...summaryOptions, previousSummary: undefined } : summaryOptions;
 	const instructions = withCustomInstructions(
-		previousSummary !== undefined ? CHECKPOINT_UPDATE_PROMPT : CHECKPOINT_PROMPT,
+		options.previousSummary !== undefined ? CHECKPOINT_UPDATE_PROMPT : CHECKPOINT_PROMPT,
 		options.customInstructions,
 	);
-	const prompt = summarizationRequestText(serializeConversation(messages), instructions, previousSummary);
+	const prompt = summarizationRequestText(serializeConversation(messages), instructions, options.previousSummary);
 	return requestSummary(prompt, Math.floor(0.8 * options.reserveTokens), options, "Summarization failed");
 }
 
