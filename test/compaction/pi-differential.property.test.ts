@@ -323,6 +323,8 @@ describe("branch summaries: Settle and pi 0.73.1 collect, prepare and request th
 			fc.asyncProperty(
 				treeArb,
 				answerArb,
+				// Below the 6000-token window: PI_BUG_BRANCH_BUDGET_UNLIMITED_WHEN_RESERVE_EXCEEDS_WINDOW (pinned in
+				// pi-differential-regressions.test.ts) is steered around.
 				fc.integer({ min: 0, max: 5000 }),
 				fc.constantFrom(undefined, "", "the failing test"),
 				fc.boolean(),
@@ -367,7 +369,8 @@ describe("branch summaries: Settle and pi 0.73.1 collect, prepare and request th
 						expectSameRequest(ours, theirs);
 					}
 					if (pi.error !== undefined) {
-						// pi returns the provider text; Settle throws it, prefixed (src/compaction/branch-summary.ts).
+						// DELIBERATE_BRANCH_SUMMARY_ERROR_THROWS: pi returns `{ error }` with the provider text; Settle
+						// throws it as SettleError("PROVIDER"), prefixed (src/compaction/branch-summary.ts TSDoc).
 						expect(a).toEqual({ error: `Branch summarization failed: ${pi.error}` });
 						return;
 					}
