@@ -24,7 +24,7 @@ export interface GenerateSummaryOptions extends SummarizerOptions {
 	reserveTokens: number;
 	/** Extra focus for the summary ("Additional focus: …"). */
 	customInstructions?: string;
-	/** The previous compaction's summary: switches to update mode. */
+	/** The previous compaction's summary: switches to update mode (an empty one does not). */
 	previousSummary?: string;
 }
 
@@ -44,8 +44,11 @@ export interface GenerateSummaryOptions extends SummarizerOptions {
  */
 export function generateSummary(
 	messages: readonly AgentMessage[],
-	options: GenerateSummaryOptions,
+	summaryOptions: GenerateSummaryOptions,
 ): Promise<SummaryText> {
+	// An empty previous summary carries nothing to merge: a first compaction's request (as pi).
+	const options =
+		summaryOptions.previousSummary === "" ? { ...summaryOptions, previousSummary: undefined } : summaryOptions;
 	const instructions = withCustomInstructions(
 		options.previousSummary !== undefined ? CHECKPOINT_UPDATE_PROMPT : CHECKPOINT_PROMPT,
 		options.customInstructions,
@@ -121,7 +124,7 @@ export async function compact(
 				: Promise.resolve(undefined),
 			generateTurnPrefixSummary(preparation.turnPrefixMessages, { ...options, reserveTokens, signal }),
 		]);
-		summary = joinSplitTurnSummary(history?.text ?? preparation.previousSummary ?? NO_PRIOR_HISTORY, prefix.text);
+		summary = joinSplitTurnSummary(history?.text ?? (preparation.previousSummary || NO_PRIOR_HISTORY), prefix.text);
 		usage = history ? addUsage(history.usage, prefix.usage) : prefix.usage;
 	} else {
 		const history = await generateSummary(preparation.messagesToSummarize, summaryOptions);

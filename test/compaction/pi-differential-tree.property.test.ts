@@ -1,0 +1,202 @@
+/**
+ * Session-level branch-summary differential against pi 0.73.1: a random session tree is written to
+ * a file whose leaf is a random entry, pi's and Settle's real `createAgentSession` open it (the
+ * peers of test/parity/peers.ts, scripted faux models, small context window so the branch-summary
+ * budget matters), `navigateTree(target, { summarize: true, customInstructions })` runs, and what a
+ * user observes must be the same: the result (editor text), the summarizer request (serialized
+ * conversation and focus line, as the parity peers normalize them) and the branch_summary entry
+ * (summary, fromId, details, in memory and on disk).
+ *
+ * Differences taken out are named where they are taken out (see pi-differential.compare.ts and
+ * pi-differential.property.test.ts for their sources).
+ */
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import {
+	computeFileLists as piComputeFileLists,
+	formatFileOperations as piFormatFileOperations,
+	prepareBranchEntries as piPrepareBranchEntries,
+} from "../../node_modules/@mariozechner/pi-coding-agent/dist/core/compaction/index.js";
+import {
+	collectEntriesForBranchSummary,
+	EMPTY_BRANCH_SUMMARY,
+	prepareBranchEntries,
+} from "../../src/compaction/branch-summary.js";
+import { formatFileOperations } from "../../src/compaction/file-operations.js";
+import { errorMessage } from "../../src/errors.js";
+import type { SessionEntry } from "../../src/store/entries.js";
+import { createPeer, makeTempDirs, type PeerName } from "../parity/peers.js";
+import { DIFF_TIMEOUT_MS, runs } from "../store/pi-differential.helpers.js";
+import { withoutEmptyBranchSummaries } from "./pi-differential.compare.js";
+import { treeArb, treeReader } from "./pi-differential.helpers.js";
+
+// biome-ignore lint/suspicious/noExplicitAny: pi's functions take pi's own types; the entries are the same JSON.
+type Pi = any;
+
+const CONTEXT_WINDOW = 3000;
+
+interface Observed {
+	/** The session's entries before navigating (the file plus what opening it appended). */
+	entries: SessionEntry[];
+	leafBefore: string | null;
+	outcome: { editorText: unknown; cancelled: unknown } | { error: string };
+	requests: string[];
+	entry: Record<string, unknown> | undefined;
+}
+
+/** The tree without `leaf`'s descendants, `leaf` last: the order a session that ends at `leaf` writes. */
+function fileEndingAt(entries: readonly SessionEntry[], leaf: string): SessionEntry[] {
+	const below = new Set<string>();
+	for (const entry of entries) {
+		if (entry.parentId !== null && (entry.parentId === leaf || below.has(entry.parentId))) below.add(entry.id);
+	}
+	const kept = entries.filter((e) => e.id !== leaf && !below.has(e.id));
+	return [...kept, entries.find((e) => e.id === leaf)!];
+}
+
+async function navigateOn(
+	name: PeerName,
+	file: readonly SessionEntry[],
+	target: string,
+	reserveTokens: number,
+	customInstructions: string | undefined,
+): Promise<Observed> {
+	const dirs = makeTempDirs();
+	const path = join(dirs.sessionDir, "tree.jsonl");
+	const header = {
+		type: "session",
+		version: 3,
+		id: "0b5e4d2c-0000-4000-8000-000000000002",
+		timestamp: file[0]!.timestamp,
+		cwd: dirs.cwd,
+	};
+	writeFileSync(path, `${[header, ...file].map((line) => JSON.stringify(line)).join("\n")}\n`);
+	const peer = await createPeer(
+		name,
+		{ settings: { branchSummary: { reserveTokens } } as never, openFile: path, contextWindow: CONTEXT_WINDOW },
+		dirs,
+	);
+	try {
+		peer.script([{ text: "## Goal\nbranch summary" }]);
+		const session = peer.session as unknown as {
+			sessionManager: { getEntries(): SessionEntry[]; getLeafId(): string | null };
+			navigateTree(id: string, o: object): Promise<{ editorText?: string; cancelled: boolean }>;
+		};
+		const manager = session.sessionManager;
+		const entries = manager.getEntries();
+		const leafBefore = manager.getLeafId();
+		let outcome: Observed["outcome"];
+		try {
+			const result = await session.navigateTree(target, {
+				summarize: true,
+				...(customInstructions === undefined ? {} : { customInstructions }),
+			});
+			outcome = { editorText: result.editorText, cancelled: result.cancelled };
+		} catch (error) {
+			outcome = { error: errorMessage(error) };
+		}
+		const entry = manager
+			.getEntries()
+			.slice(entries.length)
+			.find((e) => e.type === "branch_summary") as Record<string, unknown> | undefined;
+		const onDisk = peer.fileEntries().find((e) => e.id === entry?.id);
+		// DELIBERATE_LAZY_WRITE_ON_USER (test/store/pi-differential.property.test.ts): each side writes its
+		// file under its own rule; where the entry is on disk it is the one in memory.
+		if (onDisk) expect(onDisk).toEqual(JSON.parse(JSON.stringify(entry)));
+		return {
+			entries,
+			leafBefore,
+			outcome,
+			requests: peer.requests.filter((r) => r.system === "summarizer").map((r) => r.messages.join("\n")),
+			entry,
+		};
+	} finally {
+		peer.cleanup();
+	}
+}
+
+describe("navigateTree with a summary on a random tree: Settle and pi 0.73.1 write the same branch summary", () => {
+	it(
+		"same editor text, summarizer request and branch_summary entry (named differences checked on their own)",
+		async () => {
+			let compared = 0;
+			await fc.assert(
+				fc.asyncProperty(
+					treeArb,
+					fc.integer({ min: 0, max: 2800 }),
+					fc.constantFrom(undefined, "the failing test"),
+					async ({ entries, from, to }, reserveTokens, customInstructions) => {
+						const file = fileEndingAt(entries, from);
+						const target = file.some((e) => e.id === to) ? to : file[0]!.id;
+						const pi = await navigateOn("pi", file, target, reserveTokens, customInstructions);
+						const settle = await navigateOn("settle", file, target, reserveTokens, customInstructions);
+						// Opening appends the same entries on both sides (a thinking level, and pi a model change
+						// for a file without context — session opening is the store differential's subject).
+						if (pi.entries.length !== settle.entries.length) return;
+						expect(settle.entries.slice(0, file.length)).toEqual(file);
+						const idMap = new Map(pi.entries.map((e, i) => [e.id, settle.entries[i]!.id]));
+						const mapped = (id: unknown) => (typeof id === "string" ? (idMap.get(id) ?? id) : id);
+
+						const collected = collectEntriesForBranchSummary(
+							treeReader(settle.entries),
+							settle.leafBefore,
+							target,
+						).entries;
+						const budget = Math.max(1, CONTEXT_WINDOW - reserveTokens);
+						const ours = prepareBranchEntries(collected, budget);
+						const theirs = piPrepareBranchEntries(collected as Pi, budget);
+						// DELIBERATE_EMPTY_BRANCH_SUMMARY_SKIPPED / DELIBERATE_USER_IMAGES_COUNTED: where they change
+						// what is summarized, only Settle's own consistency is checked.
+						const sameSelection =
+							withoutEmptyBranchSummaries(theirs.messages).length === theirs.messages.length &&
+							JSON.stringify(ours.messages) === JSON.stringify(theirs.messages);
+						if (!sameSelection) {
+							expect(settle.outcome).toMatchObject({ cancelled: false });
+							return;
+						}
+						compared++;
+						expect(settle.outcome).toEqual(pi.outcome);
+						expect(settle.requests).toEqual(pi.requests);
+						if (!pi.entry) {
+							expect(settle.entry).toBeUndefined();
+							return;
+						}
+						expect(pi.entry.fromId).toBe(pi.entry.parentId ?? "root");
+						// DELIBERATE_FILE_OPS_FROM_DROPPED_ENTRIES: Settle's lists are pi's without a budget, and the
+						// summary ends with them.
+						const lists = piComputeFileLists(piPrepareBranchEntries(collected as Pi, 0).fileOps);
+						const piDetails = pi.entry.details as { readFiles: string[]; modifiedFiles: string[] };
+						const piSummary = String(pi.entry.summary);
+						const piSuffix = piFormatFileOperations(piDetails.readFiles, piDetails.modifiedFiles);
+						// With nothing that fits the budget both write "No content to summarize" without lists; pi 0.73.1
+						// records empty details, Settle the lists of the dropped entries (carried to later summaries).
+						const expectedSummary =
+							piSummary === EMPTY_BRANCH_SUMMARY
+								? piSummary
+								: piSummary.endsWith(piSuffix)
+									? piSummary.slice(0, piSummary.length - piSuffix.length) + formatFileOperations(lists)
+									: piSummary;
+						expect({
+							summary: settle.entry?.summary,
+							fromId: settle.entry?.fromId,
+							parentId: settle.entry?.parentId,
+							details: settle.entry?.details,
+						}).toEqual({
+							summary: expectedSummary,
+							// DELIBERATE_BRANCH_SUMMARY_FROM_ID (README, test/store/pi-differential.helpers.ts): Settle records the leaf the user
+							// navigated from, as pi's docs say; pi 0.73.1's code repeats the target (= parentId).
+							fromId: settle.leafBefore ?? "root",
+							parentId: mapped(pi.entry.parentId),
+							details: lists,
+						});
+					},
+				),
+				{ numRuns: runs(25) },
+			);
+			expect(compared).toBeGreaterThan(runs(25) / 5);
+		},
+		DIFF_TIMEOUT_MS,
+	);
+});
