@@ -1639,6 +1639,30 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/extensions/tool-result-content-not-array.test.ts"],
 	},
+	{
+		id: "Q07",
+		file: "src/compaction/summarize.ts",
+		description: "an empty previous summary switches the summary request to update mode",
+		edits: [
+			{
+				find: 'summaryOptions.previousSummary === "" ? { ...summaryOptions, previousSummary: undefined } : summaryOptions',
+				replace: "summaryOptions",
+			},
+		],
+		tests: ["test/compaction"],
+	},
+	{
+		id: "Q08",
+		file: "src/compaction/summarize.ts",
+		description: "a split turn after an empty previous summary writes an empty history instead of 'No prior history.'",
+		edits: [
+			{
+				find: "(preparation.previousSummary || NO_PRIOR_HISTORY)",
+				replace: "(preparation.previousSummary ?? NO_PRIOR_HISTORY)",
+			},
+		],
+		tests: ["test/compaction"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
