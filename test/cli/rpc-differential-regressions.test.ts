@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { useCliProject } from "./helpers.js";
-import { type Line, NOTHING_TO_COMPACT, type Peer, startPeers } from "./rpc-differential.helpers.js";
+import { type Line, NOTHING_TO_COMPACT, type Peer, readSession, startPeers } from "./rpc-differential.helpers.js";
 
 const cli = useCliProject("settle-rpc-differential-regressions-");
 
@@ -104,6 +104,46 @@ describe("pi 0.73.1 bugs the RPC differential steers around", () => {
 				success: true,
 				data: { cancelled: false },
 			});
+		} finally {
+			await stop(pi, settle);
+		}
+	});
+
+	it("PI_BUG_LAST_TEXT_MISSING: with no assistant text, pi answers get_last_assistant_text with data {} although its protocol type says text: string | null; Settle sends null", async () => {
+		const { pi, settle } = startPeers(cli.dir, []);
+		try {
+			expect((await pi.client.request({ id: "1", type: "get_last_assistant_text" })).data).toEqual({});
+			expect((await settle.client.request({ id: "1", type: "get_last_assistant_text" })).data).toEqual({ text: null });
+		} finally {
+			await stop(pi, settle);
+		}
+	});
+
+	it("PI_BUG_FORK_FIRST_MESSAGE_LOSES_PARENT: after a fork at the first user message, pi's new session file has no parentSession (it reopens the branch file it never wrote); Settle's names the file it forked from", async () => {
+		const { pi, settle } = startPeers(cli.dir, []);
+		try {
+			const headers: Line[] = [];
+			for (const peer of [pi, settle]) {
+				await settled(peer, { id: "1", type: "prompt", message: "first" });
+				const before = (await peer.client.request({ id: "2", type: "get_state" })).data as { sessionFile: string };
+				const forkable = (await peer.client.request({ id: "3", type: "get_fork_messages" })).data as {
+					messages: { entryId: string }[];
+				};
+				expect(
+					await peer.client.request({ id: "4", type: "fork", entryId: forkable.messages[0]!.entryId }),
+				).toMatchObject({
+					success: true,
+					data: { text: "first", cancelled: false },
+				});
+				await settled(peer, { id: "5", type: "prompt", message: "second" });
+				const after = (await peer.client.request({ id: "6", type: "get_state" })).data as { sessionFile: string };
+				expect(after.sessionFile).not.toBe(before.sessionFile);
+				const header = readSession(after.sessionFile)[0]!;
+				headers.push({
+					parentSession: header.parentSession === before.sessionFile ? "the forked file" : header.parentSession,
+				});
+			}
+			expect(headers).toEqual([{ parentSession: undefined }, { parentSession: "the forked file" }]);
 		} finally {
 			await stop(pi, settle);
 		}
