@@ -85,6 +85,8 @@ export function startPeers(dir: string, script: unknown[]): { pi: Peer; settle: 
 export type Step =
 	| { kind: "command"; command: Line; runs?: boolean }
 	| { kind: "raw"; text: string }
+	/** `export_html` into the cwd (compared per side: DELIBERATE_NO_EXPORT_HTML). */
+	| { kind: "export_html" }
 	/** A command sent without an id: its response is matched by command name. */
 	| { kind: "no_id"; command: Line }
 	/** A command with a missing or mistyped field (compared per side: DELIBERATE_TYPED_FIELD_ERRORS). */
@@ -155,6 +157,7 @@ const idleCommand: fc.Arbitrary<Step> = fc.oneof(
 	mode.map((m) => ({ kind: "command" as const, command: { type: "set_follow_up_mode", mode: m } })),
 	fc.constantFrom("not json", "[1,2", '"just a string"').map((raw) => ({ kind: "raw" as const, text: raw })),
 	fc.constant<Step>({ kind: "switch_previous" }),
+	fc.constant<Step>({ kind: "export_html" }),
 	fc.record({
 		kind: fc.constant("gated_bash" as const),
 		during: fc.array(fc.constantFrom<Line>({ type: "get_state" }, { type: "get_messages" }, { type: "abort_retry" }), {
@@ -265,6 +268,10 @@ export async function runStep(peer: Peer, step: Step, index: number): Promise<Li
 			const answered = client.next((line) => line.type === "response" && line.command === step.command.type);
 			client.send(step.command);
 			await answered;
+			break;
+		}
+		case "export_html": {
+			await request(peer, { id, type: "export_html", outputPath: join(peer.cwd, "session.html") });
 			break;
 		}
 		case "invalid": {

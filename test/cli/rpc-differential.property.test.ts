@@ -12,6 +12,8 @@
  * Longer hunts: `RPC_DIFF_RUNS=60 npx vitest run test/cli/rpc-differential.property.test.ts` (about
  * 3 s a run); replay a failure with `RPC_DIFF_SEED=<seed> RPC_DIFF_PATH=<path>`.
  */
+import { existsSync } from "node:fs";
+import { join } from "node:path";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { useCliProject } from "./helpers.js";
@@ -140,6 +142,24 @@ async function runScenario(scenario: Scenario, run: number): Promise<void> {
 						success: false,
 						error: 'Failed to parse command: a command is one JSON object per line with a string "type"',
 					},
+				]);
+				continue;
+			}
+			if (step.kind === "export_html") {
+				// DELIBERATE_NO_EXPORT_HTML: Settle has no HTML export and says so (src/cli/rpc-mode.ts); pi
+				// writes the page.
+				expect(piLines).toEqual([
+					{
+						id: `s${index}`,
+						type: "response",
+						command: "export_html",
+						success: true,
+						data: { path: join(pi.cwd, "session.html") },
+					},
+				]);
+				expect(existsSync(join(pi.cwd, "session.html"))).toBe(true);
+				expect(settleLines).toMatchObject([
+					{ command: "export_html", success: false, error: expect.stringContaining("Settle has no HTML export") },
 				]);
 				continue;
 			}
