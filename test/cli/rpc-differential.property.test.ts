@@ -97,6 +97,7 @@ async function runScenario(scenario: Scenario, run: number): Promise<void> {
 	const ids = { pi: new Map<string, string>(), settle: new Map<string, string>() };
 	const steps: Step[] = [...(scenario.gated ? [{ kind: "gated" as const, ...scenario.gated }] : []), ...scenario.steps];
 	const log: string[] = [];
+	let passed = false;
 	try {
 		for (const [index, step] of steps.entries()) {
 			if (step.kind === "command" && step.command.type === "compact" && (await endsWithEmptyMessage(pi))) {
@@ -179,9 +180,13 @@ async function runScenario(scenario: Scenario, run: number): Promise<void> {
 		expect(observeSession(readSession(settleFile), new Map(), settle.cwd), `session file\n${log.join("\n")}`).toEqual(
 			observeSession(readSession(piFile), new Map(), pi.cwd),
 		);
+		passed = true;
 	} finally {
-		pi.client.child.stdin.end();
-		settle.client.child.stdin.end();
+		for (const peer of [pi, settle]) {
+			peer.client.child.stdin.end();
+			// A failed step may have left a gated command running: Settle would finish it before exiting.
+			if (!passed) peer.client.child.kill("SIGTERM");
+		}
 		await Promise.all([pi.client.exited, settle.client.exited]);
 	}
 }
