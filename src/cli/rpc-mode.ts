@@ -249,7 +249,7 @@ export async function runRpcMode(runtime: AgentSessionRuntime, input: Readable, 
 			case "get_last_assistant_text":
 				return success(id, "get_last_assistant_text", { text: session.getLastAssistantText() ?? null });
 			case "set_session_name": {
-				const name = typeof command.name === "string" ? command.name.trim() : "";
+				const name = requireString(command, "name").trim();
 				if (!name) return failure(id, "set_session_name", "Session name cannot be empty");
 				session.setSessionName(name);
 				return success(id, "set_session_name");

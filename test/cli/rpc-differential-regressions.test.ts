@@ -1,0 +1,151 @@
+/**
+ * What the RPC differential (rpc-differential.property.test.ts) found, pinned on both products as
+ * real child processes: Settle defects it caught (named `regression: …`, each fails without its
+ * fix), and pi 0.73.1 bugs the random sequences steer around (`PI_BUG_*`), shown here on both sides
+ * so that the day pi or Settle changes, the steering is revisited.
+ */
+import { describe, expect, it } from "vitest";
+import { useCliProject } from "./helpers.js";
+import { type Line, NOTHING_TO_COMPACT, type Peer, readSession, startPeers } from "./rpc-differential.helpers.js";
+
+const cli = useCliProject("settle-rpc-differential-regressions-");
+
+async function settled(peer: Peer, command: Line): Promise<Line> {
+	const ended = peer.client.next((line) => line.type === peer.endEvent);
+	const response = await peer.client.request(command);
+	await ended;
+	return response;
+}
+
+async function stop(...peers: Peer[]): Promise<void> {
+	for (const peer of peers) peer.client.child.stdin.end();
+	await Promise.all(peers.map((peer) => peer.client.exited));
+}
+
+describe("settle --rpc: defects the RPC differential found", () => {
+	it('regression: set_session_name without a "name" answered "Session name cannot be empty" instead of the typed field error', async () => {
+		const { pi, settle } = startPeers(cli.dir, []);
+		try {
+			expect(await settle.client.request({ id: "1", type: "set_session_name" })).toEqual({
+				id: "1",
+				type: "response",
+				command: "set_session_name",
+				success: false,
+				error: 'set_session_name: "name" must be a string (it is missing)',
+			});
+			expect(await settle.client.request({ id: "2", type: "set_session_name", name: 5 })).toMatchObject({
+				success: false,
+				error: 'set_session_name: "name" must be a string (got 5)',
+			});
+			// pi fails too, with what its code hits.
+			expect(await pi.client.request({ id: "1", type: "set_session_name" })).toMatchObject({
+				success: false,
+				error: expect.stringContaining("Cannot read properties of undefined"),
+			});
+		} finally {
+			await stop(pi, settle);
+		}
+	});
+});
+
+describe("pi 0.73.1 bugs the RPC differential steers around", () => {
+	it("PI_BUG_EMPTY_QUEUED_TEXT_STAYS: an empty follow-up is delivered but stays in pi's queue (pendingMessageCount 1 for good); Settle empties it", async () => {
+		const { pi, settle } = startPeers(cli.dir, []);
+		try {
+			for (const peer of [pi, settle]) {
+				expect(await peer.client.request({ id: "1", type: "follow_up", message: "" })).toMatchObject({
+					success: true,
+				});
+				await settled(peer, { id: "2", type: "prompt", message: "hello" });
+				const messages = (await peer.client.request({ id: "3", type: "get_messages" })).data as {
+					messages: { role: string; content: unknown }[];
+				};
+				// Both delivered the empty follow-up to the model.
+				expect(messages.messages.filter((m) => m.role === "user").map((m) => JSON.stringify(m.content))).toEqual([
+					JSON.stringify([{ type: "text", text: "hello" }]),
+					JSON.stringify([{ type: "text", text: "" }]),
+				]);
+			}
+			const pending = async (peer: Peer) =>
+				((await peer.client.request({ id: "4", type: "get_state" })).data as { pendingMessageCount: number })
+					.pendingMessageCount;
+			expect(await pending(pi)).toBe(1);
+			expect(await pending(settle)).toBe(0);
+		} finally {
+			await stop(pi, settle);
+		}
+	});
+
+	it("PI_BUG_COMPACT_NOTHING_TO_SUMMARIZE: pi summarizes an empty conversation (a model call and a compaction entry) when every message is kept; Settle refuses", async () => {
+		const { pi, settle } = startPeers(cli.dir, []);
+		try {
+			const piAnswer = await pi.client.request({ id: "1", type: "compact" });
+			expect(piAnswer).toMatchObject({
+				success: true,
+				data: { summary: expect.stringContaining("<conversation>\n\n</conversation>") },
+			});
+			expect(await settle.client.request({ id: "1", type: "compact" })).toMatchObject({
+				success: false,
+				error: NOTHING_TO_COMPACT,
+			});
+		} finally {
+			await stop(pi, settle);
+		}
+	});
+
+	it("PI_BUG_CLONE_UNWRITTEN_FILE: pi cannot clone a session before its first assistant message (it reopens the file it has not written: 'Entry <id> not found'); Settle clones it", async () => {
+		const { pi, settle } = startPeers(cli.dir, []);
+		try {
+			expect(await pi.client.request({ id: "1", type: "clone" })).toMatchObject({
+				success: false,
+				error: expect.stringMatching(/^Entry \S+ not found$/),
+			});
+			expect(await settle.client.request({ id: "1", type: "clone" })).toMatchObject({
+				success: true,
+				data: { cancelled: false },
+			});
+		} finally {
+			await stop(pi, settle);
+		}
+	});
+
+	it("PI_BUG_LAST_TEXT_MISSING: with no assistant text, pi answers get_last_assistant_text with data {} although its protocol type says text: string | null; Settle sends null", async () => {
+		const { pi, settle } = startPeers(cli.dir, []);
+		try {
+			expect((await pi.client.request({ id: "1", type: "get_last_assistant_text" })).data).toEqual({});
+			expect((await settle.client.request({ id: "1", type: "get_last_assistant_text" })).data).toEqual({ text: null });
+		} finally {
+			await stop(pi, settle);
+		}
+	});
+
+	it("PI_BUG_FORK_FIRST_MESSAGE_LOSES_PARENT: after a fork at the first user message, pi's new session file has no parentSession (it reopens the branch file it never wrote); Settle's names the file it forked from", async () => {
+		const { pi, settle } = startPeers(cli.dir, []);
+		try {
+			const headers: Line[] = [];
+			for (const peer of [pi, settle]) {
+				await settled(peer, { id: "1", type: "prompt", message: "first" });
+				const before = (await peer.client.request({ id: "2", type: "get_state" })).data as { sessionFile: string };
+				const forkable = (await peer.client.request({ id: "3", type: "get_fork_messages" })).data as {
+					messages: { entryId: string }[];
+				};
+				expect(
+					await peer.client.request({ id: "4", type: "fork", entryId: forkable.messages[0]!.entryId }),
+				).toMatchObject({
+					success: true,
+					data: { text: "first", cancelled: false },
+				});
+				await settled(peer, { id: "5", type: "prompt", message: "second" });
+				const after = (await peer.client.request({ id: "6", type: "get_state" })).data as { sessionFile: string };
+				expect(after.sessionFile).not.toBe(before.sessionFile);
+				const header = readSession(after.sessionFile)[0]!;
+				headers.push({
+					parentSession: header.parentSession === before.sessionFile ? "the forked file" : header.parentSession,
+				});
+			}
+			expect(headers).toEqual([{ parentSession: undefined }, { parentSession: "the forked file" }]);
+		} finally {
+			await stop(pi, settle);
+		}
+	});
+});
