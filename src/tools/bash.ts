@@ -161,9 +161,10 @@ function createUpdateThrottle(
 		dirty = false;
 		lastEmit = Date.now();
 		const snapshot = output.snapshot();
-		const details: BashToolDetails | undefined = snapshot.truncation.truncated
+		// Always an object, as pi's: hosts written against pi read `partialResult.details.truncation`.
+		const details: BashToolDetails = snapshot.truncation.truncated
 			? { truncation: snapshot.truncation, fullOutputPath: snapshot.fullOutputPath }
-			: undefined;
+			: {};
 		onUpdate({ content: [{ type: "text", text: snapshot.content }], details });
 	};
 	const cancel = () => {

@@ -418,7 +418,7 @@ export function normalize(value: unknown, ids: Map<string, string>, cwd: string,
  *   (src/session/messages.ts); their events and entries, and get_messages' system messages.
  * - DELIBERATE_STATE_EXTRAS: get_state's `cwd` and `lifecycle` (Settle's additions).
  * - DELIBERATE_UNKNOWN_ID: Settle keeps the `id` on an unknown command's response (pi drops it).
- * - DELIBERATE_PROMPT_TOKENS, NOISE_UPDATE_THROTTLE, DIVERGENCE_BASH_UPDATE_DETAILS: see where they are taken out.
+ * - DELIBERATE_PROMPT_TOKENS, NOISE_UPDATE_THROTTLE: see where they are taken out.
  * - NOISE_FAUX_CHUNKS: pi-ai's faux splits text into chunks of random size (Math.random), so a run
  *   of `message_update` lines is collapsed to its sequence of distinct delta types, and the partial
  *   message it carries is dropped (the final one is in `message_end`).
@@ -463,13 +463,6 @@ export function observe(lines: Line[], ids: Map<string, string>, cwd: string): u
 		if (line.type === "tool_execution_update") {
 			// NOISE_UPDATE_THROTTLE: both products throttle a running bash command's updates by wall-clock
 			// interval, so only the last of a run of updates compares.
-			// DIVERGENCE_BASH_UPDATE_DETAILS: pi's bash updates carry `details: {}` when nothing was
-			// truncated, Settle's leave `details` out (src/tools/bash.ts, not this task's): same meaning.
-			const partial = line.partialResult as { details?: unknown } | undefined;
-			if (partial && partial.details !== undefined && JSON.stringify(partial.details) === "{}") {
-				const { details: _details, ...rest } = partial;
-				line.partialResult = rest;
-			}
 			if (out.at(-1)?.type === "tool_execution_update") out.pop();
 		}
 		if (line.type === "message_update") {

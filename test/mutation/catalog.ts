@@ -1663,6 +1663,27 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/compaction"],
 	},
+	{
+		id: "R09",
+		file: "src/cli/rpc-mode.ts",
+		description:
+			"set_session_name without a string name answers 'Session name cannot be empty' instead of the typed field error",
+		edits: [
+			{
+				find: 'const name = requireString(command, "name").trim();',
+				replace: 'const name = typeof command.name === "string" ? command.name.trim() : "";',
+			},
+		],
+		tests: ["test/cli/rpc-differential-regressions.test.ts"],
+	},
+	{
+		id: "X09",
+		file: "src/tools/bash.ts",
+		description:
+			"bash output updates carry no details object when nothing was cut (pi's hosts read details.truncation)",
+		edits: [{ find: "\t\t\t: {};", replace: "\t\t\t: undefined;" }],
+		tests: ["test/tools/bash.test.ts", "test/cli/rpc-differential.property.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */

@@ -39,6 +39,7 @@ describe("bash", () => {
 		const fifo = join(cwd, "gate");
 		execFileSync("mkfifo", [fifo]);
 		const updates: string[] = [];
+		const details: unknown[] = [];
 		let opened = false;
 		const result = await run(
 			createBashToolDefinition(cwd),
@@ -47,6 +48,7 @@ describe("bash", () => {
 				onUpdate: (partial: AgentToolResult) => {
 					const block = partial.content[0];
 					updates.push(block?.type === "text" ? block.text : "");
+					details.push(partial.details);
 					// The command blocks on the fifo until we see its first line: proof the update is live.
 					if (!opened && updates.at(-1)?.includes("first")) {
 						opened = true;
@@ -59,6 +61,9 @@ describe("bash", () => {
 		expect(updates[0]).toBe(""); // the initial empty update
 		expect(updates).toContain("first\n");
 		expect(updates.indexOf("first\n")).toBeLessThan(updates.findIndex((u) => u.includes("second")));
+		// As pi's: output updates carry a details object even when nothing was cut (hosts read `details.truncation`).
+		expect(details.slice(1).every((d) => typeof d === "object" && d !== null)).toBe(true);
+		expect(details[updates.indexOf("first\n")]).toEqual({});
 	});
 
 	it("keeps the last 2000 lines and saves the full output to a temp file", async () => {
