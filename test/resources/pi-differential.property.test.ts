@@ -13,8 +13,6 @@
  * which Settle then reads instead (its own folder); its paths are mapped back for the comparison.
  *
  * Deliberate differences, normalized here (and only these):
- * - `sourceInfo.baseDir`: pi sets the configuration root (agent folder or `.pi/`), Settle the
- *   skill's folder / the template's folder. Not used by anything Settle renders; compared without it.
  * - Diagnostics for a skill's broken YAML: pi passes the YAML library's multi-line message (with a
  *   code excerpt); Settle says `invalid YAML front matter: <its first line>.` and what to do ("Fix
  *   the YAML between the --- lines; …", pinned in test/resources/skills.test.ts). pi's message is
@@ -309,19 +307,13 @@ async function loadBoth(base: string): Promise<Loaded> {
 	return { pi, settle, cwd };
 }
 
-/** `sourceInfo` without `baseDir` (the named difference above). */
-function withoutSourceBaseDir<T extends { sourceInfo: { baseDir?: string } }>(item: T): T {
-	const { baseDir: _ignored, ...sourceInfo } = item.sourceInfo;
-	return { ...item, sourceInfo };
-}
-
 function skillsView(skills: readonly Skill[]): unknown[] {
-	return skills.map(withoutSourceBaseDir);
+	return [...skills];
 }
 
 function promptsView(prompts: readonly PromptTemplate[]): unknown[] {
 	return prompts.map((prompt) => {
-		const { argumentHint, ...rest } = withoutSourceBaseDir(prompt);
+		const { argumentHint, ...rest } = prompt;
 		// pi leaves `argumentHint` out when there is none; Settle too (undefined is not a difference).
 		return argumentHint === undefined ? rest : { ...rest, argumentHint };
 	});
