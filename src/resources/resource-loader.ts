@@ -10,7 +10,7 @@
  */
 import { existsSync, readFileSync } from "node:fs";
 import { homedir } from "node:os";
-import { dirname, join, resolve } from "node:path";
+import { dirname, join, resolve, sep } from "node:path";
 import { errorMessage } from "../errors.js";
 import { expandHome, getDefaultAgentDir, PI_CONFIG_DIR_NAME, resolveProjectConfigDir } from "../settings/paths.js";
 import type { Settings } from "../settings/schema.js";
@@ -126,6 +126,12 @@ interface Found {
 	path: string;
 	scope: Scope | "temporary";
 	source: string;
+	/**
+	 * `sourceInfo.baseDir`, pi's rule: the configuration folder (agent folder, or the project's
+	 * `.settle/` / `.pi/`) for what a folder's own `skills/`, `prompts/`, `extensions/` and the
+	 * `.agents/skills` folders hold; none for what a settings entry lists.
+	 */
+	baseDir: string | undefined;
 }
 
 /**
@@ -305,7 +311,7 @@ export class DefaultResourceLoader implements ResourceLoader {
 			for (const file of files) extensionCandidates.push({ path: file, source: "explicit" });
 		}
 		if (!o.noExtensions) {
-			for (const found of this.discover("extensions", layers, settingsExtensionDiagnostics)) {
+			for (const found of enabledInOrder(this.registry("extensions", layers, settingsExtensionDiagnostics))) {
 				extensionCandidates.push({ path: found.path, source: found.scope === "project" ? "project" : "global" });
 			}
 		}
@@ -327,10 +333,9 @@ export class DefaultResourceLoader implements ResourceLoader {
 		// Skills and templates: discovered (unless disabled), then the option paths.
 		const skillCandidates: SkillCandidate[] = [];
 		const skillPathDiagnostics: ResourceDiagnostic[] = [];
-		if (!o.noSkills) {
-			for (const found of this.discover("skills", layers, skillPathDiagnostics))
-				skillCandidates.push(toSkillCandidate(found));
-		}
+		// As pi: what discovery found (even disabled, even with noSkills) keeps its source info when an explicit path reaches it.
+		const discoveredSkills = this.registry("skills", layers, o.noSkills ? [] : skillPathDiagnostics);
+		if (!o.noSkills) for (const found of enabledInOrder(discoveredSkills)) skillCandidates.push(toCandidate(found));
 		for (const entry of o.additionalSkillPaths ?? []) {
 			const path = this.resolvePath(entry, this.cwd);
 			if (!existsSync(path)) {
@@ -338,14 +343,15 @@ export class DefaultResourceLoader implements ResourceLoader {
 				continue;
 			}
 			for (const filePath of skillFilesAt(path)) {
-				skillCandidates.push(toSkillCandidate({ path: filePath, scope: "temporary", source: "local" }));
+				const found = discoveredSkills.get(filePath) ?? this.explicitPathInfo(filePath, "skills", projectDir);
+				skillCandidates.push(toCandidate(found));
 			}
 		}
 		const promptCandidates: PromptTemplateCandidate[] = [];
 		const promptPathDiagnostics: ResourceDiagnostic[] = [];
+		const discoveredPrompts = this.registry("prompts", layers, o.noPromptTemplates ? [] : promptPathDiagnostics);
 		if (!o.noPromptTemplates) {
-			for (const found of this.discover("prompts", layers, promptPathDiagnostics))
-				promptCandidates.push(toPromptCandidate(found));
+			for (const found of enabledInOrder(discoveredPrompts)) promptCandidates.push(toCandidate(found));
 		}
 		for (const entry of o.additionalPromptTemplatePaths ?? []) {
 			const path = this.resolvePath(entry, this.cwd);
@@ -354,7 +360,8 @@ export class DefaultResourceLoader implements ResourceLoader {
 				continue;
 			}
 			for (const filePath of promptFilesAt(path, false)) {
-				promptCandidates.push(toPromptCandidate({ path: filePath, scope: "temporary", source: "local" }));
+				const found = discoveredPrompts.get(filePath) ?? this.explicitPathInfo(filePath, "prompts", projectDir);
+				promptCandidates.push(toCandidate(found));
 			}
 		}
 
@@ -411,17 +418,19 @@ export class DefaultResourceLoader implements ResourceLoader {
 	}
 
 	/**
-	 * Resource files of one kind in precedence order: project settings entries, the project's own
-	 * folder (and `.agents/skills` folders for skills), then the same for the global layer.
+	 * Every resource file of one kind that settings entries and the configuration folders reach,
+	 * enabled or not, keyed by path (see {@link enabledInOrder} for the precedence order).
 	 *
-	 * A file's first registration decides whether it is enabled, in pi's order: settings entries of
-	 * both layers (project first), then both layers' own folders. So a project filter that disables
-	 * a file (`!name`, `-path`) also holds when the global settings or folder list it again.
+	 * A file's first registration decides whether it is enabled and its source info, in pi's order:
+	 * settings entries of both layers (project first), then both layers' own folders. So a project
+	 * filter that disables a file (`!name`, `-path`) also holds when the global settings or folder
+	 * list it again.
 	 */
-	private discover(kind: ResourceKind, layers: Layer[], diagnostics: ResourceDiagnostic[]): Found[] {
-		const registered = new Map<string, Found & { enabled: boolean }>();
+	private registry(kind: ResourceKind, layers: Layer[], diagnostics: ResourceDiagnostic[]): Map<string, Registered> {
+		const registered = new Map<string, Registered>();
 		const register = (path: string, layer: Layer, source: "local" | "auto", enabled: boolean) => {
-			if (!registered.has(path)) registered.set(path, { path, scope: layer.scope, source, enabled });
+			const baseDir = source === "auto" ? layer.baseDir : undefined;
+			if (!registered.has(path)) registered.set(path, { path, scope: layer.scope, source, baseDir, enabled });
 		};
 		for (const layer of layers) {
 			if (kind === "extensions" && (layer.settings.packages?.length ?? 0) > 0) {
@@ -456,11 +465,22 @@ export class DefaultResourceLoader implements ResourceLoader {
 				auto.push(...this.agentsSkillDirs(layer.scope).flatMap((dir) => collectSkillFiles(dir, "agents")));
 			for (const path of auto) register(path, layer, "auto", isEnabledByFilters(path, entries, layer.baseDir));
 		}
-		const rank = (found: Found) => (found.scope === "project" ? 0 : 2) + (found.source === "local" ? 0 : 1);
-		return [...registered.values()]
-			.filter((found) => found.enabled)
-			.sort((a, b) => rank(a) - rank(b))
-			.map(({ enabled: _enabled, ...found }) => found);
+		return registered;
+	}
+
+	/**
+	 * Source info of a file given as an explicit path (an option, `--skill`, `--prompt-template`)
+	 * that discovery did not reach, as pi's loaders give it: under the agent folder's or the
+	 * project folder's own `skills/` / `prompts/`, that scope; otherwise `temporary`. `baseDir` is
+	 * that `prompts/` folder for a template inside one, else the file's own folder.
+	 */
+	private explicitPathInfo(filePath: string, kind: "skills" | "prompts", projectDir: string): Found {
+		const userRoot = join(this.agentDir, kind);
+		const projectRoot = join(projectDir, kind);
+		const scope = isUnder(filePath, userRoot) ? "user" : isUnder(filePath, projectRoot) ? "project" : "temporary";
+		const root = scope === "user" ? userRoot : scope === "project" ? projectRoot : undefined;
+		const baseDir = kind === "prompts" && root ? root : dirname(filePath);
+		return { path: filePath, source: "local", scope, baseDir };
 	}
 
 	/** `.agents/skills` folders: for the project, from cwd up to the git root (or filesystem root). */
@@ -494,7 +514,8 @@ export class DefaultResourceLoader implements ResourceLoader {
 				source: metadata?.source ?? "extension",
 				scope: metadata?.scope ?? "temporary",
 				origin: metadata?.origin ?? "top-level",
-				...(metadata?.baseDir ? { baseDir: metadata.baseDir } : {}),
+				// pi: exactly what the extension said (none when it said none), not the skill's folder.
+				baseDir: metadata?.baseDir,
 			},
 		};
 	}
@@ -525,15 +546,27 @@ function filesAt(kind: ResourceKind, path: string, fromSettings: boolean): strin
 	return promptFilesAt(path, fromSettings);
 }
 
-function toSkillCandidate(found: Found): SkillCandidate {
-	return { filePath: found.path, sourceInfo: { source: found.source, scope: found.scope, origin: "top-level" } };
+type Registered = Found & { enabled: boolean };
+
+/** Enabled files in precedence order: project settings entries, project folders, then the same for the user. */
+function enabledInOrder(registered: Map<string, Registered>): Found[] {
+	const rank = (found: Found) => (found.scope === "project" ? 0 : 2) + (found.source === "local" ? 0 : 1);
+	return [...registered.values()]
+		.filter((found) => found.enabled)
+		.sort((a, b) => rank(a) - rank(b))
+		.map(({ enabled: _enabled, ...found }) => found);
 }
 
-function toPromptCandidate(found: Found): PromptTemplateCandidate {
+function toCandidate(found: Found): SkillCandidate & PromptTemplateCandidate {
 	return {
 		filePath: found.path,
-		sourceInfo: { source: found.source, scope: found.scope, origin: "top-level", baseDir: dirname(found.path) },
+		sourceInfo: { source: found.source, scope: found.scope, origin: "top-level", baseDir: found.baseDir },
 	};
+}
+
+function isUnder(path: string, root: string): boolean {
+	const normalized = resolve(root);
+	return path === normalized || path.startsWith(normalized.endsWith(sep) ? normalized : `${normalized}${sep}`);
 }
 
 /** What a `.pi/` folder would configure: when `.settle/` exists too, none of it is read. */

@@ -59,7 +59,7 @@ function validateDescription(description: unknown): string[] {
  */
 export function loadSkillFile(
 	filePath: string,
-	sourceInfo: Omit<SourceInfo, "path" | "baseDir">,
+	sourceInfo: Omit<SourceInfo, "path">,
 ): { skill: Skill | null; diagnostics: ResourceDiagnostic[] } {
 	const diagnostics: ResourceDiagnostic[] = [];
 	const warn = (message: string) => diagnostics.push({ type: "warning", message, path: filePath });
@@ -93,7 +93,8 @@ export function loadSkillFile(
 			description: frontmatter.description as string,
 			filePath,
 			baseDir: skillDir,
-			sourceInfo: { ...sourceInfo, path: filePath, baseDir: skillDir },
+			// A baseDir key in the given source info wins, even undefined (pi's settings entries have none).
+			sourceInfo: { baseDir: skillDir, ...sourceInfo, path: filePath },
 			disableModelInvocation: frontmatter["disable-model-invocation"] === true,
 		},
 		diagnostics,
@@ -107,7 +108,8 @@ function descriptionIsUsable(description: unknown): boolean {
 /** A skill file to load, with where it came from. */
 export interface SkillCandidate {
 	filePath: string;
-	sourceInfo: Omit<SourceInfo, "path" | "baseDir">;
+	/** Without a `baseDir` key, `sourceInfo.baseDir` is the skill's folder (pi's `loadSkills`). */
+	sourceInfo: Omit<SourceInfo, "path">;
 }
 
 /**

@@ -12,9 +12,11 @@
  * and the system prompt built from them. Half the trees also hold a copy of `.pi/` as `.settle/`,
  * which Settle then reads instead (its own folder); its paths are mapped back for the comparison.
  *
+ * `sourceInfo` is compared whole, `baseDir` included (pi's rule: test/resources/source-base-dir.test.ts).
+ * Longer hunts: `RESOURCES_DIFF_RUNS=600 npx vitest run test/resources/pi-differential.property.test.ts`
+ * (both properties; defaults 60 and 40).
+ *
  * Deliberate differences, normalized here (and only these):
- * - `sourceInfo.baseDir`: pi sets the configuration root (agent folder or `.pi/`), Settle the
- *   skill's folder / the template's folder. Not used by anything Settle renders; compared without it.
  * - Diagnostics for a skill's broken YAML: pi passes the YAML library's multi-line message (with a
  *   code excerpt); Settle says `invalid YAML front matter: <its first line>.` and what to do ("Fix
  *   the YAML between the --- lines; …", pinned in test/resources/skills.test.ts). pi's message is
@@ -57,6 +59,10 @@ const piTemplates = (await import(
 const piSystemPrompt = (await import(
 	pathToFileURL(resolve("node_modules/@mariozechner/pi-coding-agent/dist/core/system-prompt.js")).href
 )) as { buildSystemPrompt(options: object): string };
+
+const RUNS = process.env.RESOURCES_DIFF_RUNS ? Number(process.env.RESOURCES_DIFF_RUNS) : undefined;
+/** Vitest's default for the default runs; about a second a run for longer hunts. */
+const LONG_HUNT_TIMEOUT = RUNS ? RUNS * 1000 : undefined;
 
 // ── the random tree ──────────────────────────────────────────────────────────────────────────
 
@@ -309,19 +315,13 @@ async function loadBoth(base: string): Promise<Loaded> {
 	return { pi, settle, cwd };
 }
 
-/** `sourceInfo` without `baseDir` (the named difference above). */
-function withoutSourceBaseDir<T extends { sourceInfo: { baseDir?: string } }>(item: T): T {
-	const { baseDir: _ignored, ...sourceInfo } = item.sourceInfo;
-	return { ...item, sourceInfo };
-}
-
 function skillsView(skills: readonly Skill[]): unknown[] {
-	return skills.map(withoutSourceBaseDir);
+	return [...skills];
 }
 
 function promptsView(prompts: readonly PromptTemplate[]): unknown[] {
 	return prompts.map((prompt) => {
-		const { argumentHint, ...rest } = withoutSourceBaseDir(prompt);
+		const { argumentHint, ...rest } = prompt;
 		// pi leaves `argumentHint` out when there is none; Settle too (undefined is not a difference).
 		return argumentHint === undefined ? rest : { ...rest, argumentHint };
 	});
@@ -363,145 +363,155 @@ describe("resources: differential against pi 0.73.1", () => {
 		process.env.HOME = savedHome;
 	});
 
-	it("random trees give the same context files, skills, templates, custom and appended prompts", async () => {
-		const root = tempDir("settle-resources-diff-");
-		let run = 0;
-		// What the runs exercised: the comparison must not pass by comparing empty lists.
-		const seen = {
-			settleFolder: 0,
-			agentsFiles: 0,
-			skills: 0,
-			collisions: 0,
-			skillWarnings: 0,
-			prompts: 0,
-			systemPrompts: 0,
-		};
-		await fc.assert(
-			fc.asyncProperty(tree, fc.boolean(), async (files, settleFolder) => {
-				const base = join(root, String(run++));
-				writeTree(base, settleFolder ? withSettleFolder(files) : files);
-				try {
-					const loaded = await loadBoth(base);
-					const pi = loaded.pi;
-					const settle = settleFolder ? settlePathsAsPi(loaded.settle, base) : loaded.settle;
-					if (settleFolder) seen.settleFolder++;
-					expect(settle.getAgentsFiles().agentsFiles).toEqual(pi.getAgentsFiles().agentsFiles);
-					const piSkills = pi.getSkills();
-					const settleSkills = settle.getSkills();
-					expect(skillsView(settleSkills.skills)).toEqual(skillsView(piSkills.skills as Skill[]));
-					expect(diagnosticsView(withoutMissingEntryWarnings(settleSkills.diagnostics))).toEqual(
-						piDiagnosticsView(piSkills.diagnostics),
-					);
-					const piPrompts = pi.getPrompts();
-					const settlePrompts = settle.getPrompts();
-					expect(promptsView(settlePrompts.prompts)).toEqual(promptsView(piPrompts.prompts as PromptTemplate[]));
-					const brokenTemplates = settlePrompts.diagnostics.filter((d) =>
-						d.message.startsWith("invalid YAML front matter"),
-					);
-					// Each names a file of the tree with broken YAML, a template pi does not load either.
-					for (const d of brokenTemplates) {
-						expect(files[relative(base, d.path!)]).toMatch(/^---\ndescription: \[x/);
-						expect(piPrompts.prompts.map((prompt) => prompt.filePath)).not.toContain(d.path);
-					}
-					const otherDiagnostics = withoutMissingEntryWarnings(settlePrompts.diagnostics).filter(
-						(d) => !brokenTemplates.includes(d),
-					);
-					expect(diagnosticsView(otherDiagnostics)).toEqual(piDiagnosticsView(piPrompts.diagnostics));
-					expect(settle.getSystemPrompt()).toBe(pi.getSystemPrompt());
-					expect(settle.getAppendSystemPrompt()).toEqual(pi.getAppendSystemPrompt());
-					seen.agentsFiles += pi.getAgentsFiles().agentsFiles.length;
-					seen.skills += piSkills.skills.length;
-					seen.collisions += piSkills.diagnostics.filter((d) => d.type === "collision").length;
-					seen.skillWarnings += piSkills.diagnostics.filter((d) => d.type === "warning").length;
-					seen.prompts += piPrompts.prompts.length;
-					seen.systemPrompts += pi.getSystemPrompt() === undefined ? 0 : 1;
-				} finally {
-					rmSync(base, { recursive: true, force: true });
-				}
-			}),
-			{ numRuns: 60 },
-		);
-		for (const [what, count] of Object.entries(seen)) expect({ what, some: count > 0 }).toEqual({ what, some: true });
-	});
-	it("random `/template args` expand the same, and the system prompt carries what pi's carries", async () => {
-		const root = tempDir("settle-resources-diff-");
-		let run = 0;
-		const seen = { expanded: 0, customPrompts: 0, skillsListed: 0 };
-		await fc.assert(
-			fc.asyncProperty(
-				tree,
-				fc.array(invocation, { minLength: 1, maxLength: 4 }),
-				tools,
-				async (files, inputs, active) => {
+	it(
+		"random trees give the same context files, skills, templates, custom and appended prompts",
+		async () => {
+			const root = tempDir("settle-resources-diff-");
+			let run = 0;
+			// What the runs exercised: the comparison must not pass by comparing empty lists.
+			const seen = {
+				settleFolder: 0,
+				agentsFiles: 0,
+				skills: 0,
+				collisions: 0,
+				skillWarnings: 0,
+				prompts: 0,
+				systemPrompts: 0,
+			};
+			await fc.assert(
+				fc.asyncProperty(tree, fc.boolean(), async (files, settleFolder) => {
 					const base = join(root, String(run++));
-					writeTree(base, files);
+					writeTree(base, settleFolder ? withSettleFolder(files) : files);
 					try {
-						const { pi, settle, cwd } = await loadBoth(base);
-						const piPrompts = pi.getPrompts().prompts;
-						const settlePrompts = settle.getPrompts().prompts;
-						for (const input of inputs) {
-							const ours = expandPromptTemplate(input, settlePrompts);
-							expect({ input, expanded: ours }).toEqual({
-								input,
-								expanded: piTemplates.expandPromptTemplate(input, piPrompts),
-							});
-							if (ours !== input) seen.expanded++;
-						}
-
-						const toolSnippets = Object.fromEntries(active.map((name) => [name, `Use ${name}`]));
-						const append = pi.getAppendSystemPrompt();
-						const piText = piSystemPrompt.buildSystemPrompt({
-							cwd,
-							customPrompt: pi.getSystemPrompt(),
-							selectedTools: active,
-							toolSnippets,
-							appendSystemPrompt: append.length > 0 ? append.join("\n\n") : undefined,
-							contextFiles: pi.getAgentsFiles().agentsFiles,
-							skills: pi.getSkills().skills,
-						});
-						const sections = Object.fromEntries(
-							buildSystemPromptSections(
-								systemPromptOptionsFromResources({
-									cwd,
-									resources: settle,
-									tools: active.map((name) => ({ name, promptSnippet: `Use ${name}` })),
-								}),
-							).map((section) => [section.id, section.text]),
+						const loaded = await loadBoth(base);
+						const pi = loaded.pi;
+						const settle = settleFolder ? settlePathsAsPi(loaded.settle, base) : loaded.settle;
+						if (settleFolder) seen.settleFolder++;
+						expect(settle.getAgentsFiles().agentsFiles).toEqual(pi.getAgentsFiles().agentsFiles);
+						const piSkills = pi.getSkills();
+						const settleSkills = settle.getSkills();
+						expect(skillsView(settleSkills.skills)).toEqual(skillsView(piSkills.skills as Skill[]));
+						expect(diagnosticsView(withoutMissingEntryWarnings(settleSkills.diagnostics))).toEqual(
+							piDiagnosticsView(piSkills.diagnostics),
 						);
-						const custom = pi.getSystemPrompt();
-						if (custom?.trim()) {
-							seen.customPrompts++;
-							expect(sections.preamble).toBe(custom.trim());
-							expect(piText.startsWith(custom)).toBe(true);
-						} else if (!custom) {
-							// pi's default prompt: the tools it lists and its guidelines are Settle's too.
-							expect(piText).toContain(sections.tools ?? "(none)");
-							for (const line of (sections.guidelines ?? "").split("\n")) expect(piText).toContain(line);
+						const piPrompts = pi.getPrompts();
+						const settlePrompts = settle.getPrompts();
+						expect(promptsView(settlePrompts.prompts)).toEqual(promptsView(piPrompts.prompts as PromptTemplate[]));
+						const brokenTemplates = settlePrompts.diagnostics.filter((d) =>
+							d.message.startsWith("invalid YAML front matter"),
+						);
+						// Each names a file of the tree with broken YAML, a template pi does not load either.
+						for (const d of brokenTemplates) {
+							expect(files[relative(base, d.path!)]).toMatch(/^---\ndescription: \[x/);
+							expect(piPrompts.prompts.map((prompt) => prompt.filePath)).not.toContain(d.path);
 						}
-						// Named difference: a SYSTEM.md holding only blanks is pi's whole base prompt (no tools,
-						// no guidelines); Settle treats it as absent and keeps its own preamble and tool list
-						// (pinned in pi-differential-regressions.test.ts).
-						if (sections.skills) seen.skillsListed++;
-						for (const id of ["skills", "addendum", "cwd"]) {
-							if (sections[id] !== undefined) expect(piText).toContain(sections[id]);
-						}
-						expect(sections.skills === undefined).toBe(!piText.includes("<available_skills>"));
-						const contextFiles = settle.getAgentsFiles().agentsFiles;
-						for (const file of contextFiles) {
-							// Settle trims each section's end, so an empty last file keeps only its heading.
-							const chunk = file.content.trimEnd() ? `## ${file.path}\n\n${file.content.trimEnd()}` : `## ${file.path}`;
-							expect(piText).toContain(chunk);
-							expect(sections.project_context).toContain(chunk);
-						}
-						expect(sections.project_context === undefined).toBe(contextFiles.length === 0);
-						for (const text of append) if (text.trim()) expect(sections.addendum).toContain(text.trim());
+						const otherDiagnostics = withoutMissingEntryWarnings(settlePrompts.diagnostics).filter(
+							(d) => !brokenTemplates.includes(d),
+						);
+						expect(diagnosticsView(otherDiagnostics)).toEqual(piDiagnosticsView(piPrompts.diagnostics));
+						expect(settle.getSystemPrompt()).toBe(pi.getSystemPrompt());
+						expect(settle.getAppendSystemPrompt()).toEqual(pi.getAppendSystemPrompt());
+						seen.agentsFiles += pi.getAgentsFiles().agentsFiles.length;
+						seen.skills += piSkills.skills.length;
+						seen.collisions += piSkills.diagnostics.filter((d) => d.type === "collision").length;
+						seen.skillWarnings += piSkills.diagnostics.filter((d) => d.type === "warning").length;
+						seen.prompts += piPrompts.prompts.length;
+						seen.systemPrompts += pi.getSystemPrompt() === undefined ? 0 : 1;
 					} finally {
 						rmSync(base, { recursive: true, force: true });
 					}
-				},
-			),
-			{ numRuns: 40 },
-		);
-		for (const [what, count] of Object.entries(seen)) expect({ what, some: count > 0 }).toEqual({ what, some: true });
-	});
+				}),
+				{ numRuns: RUNS ?? 60 },
+			);
+			for (const [what, count] of Object.entries(seen)) expect({ what, some: count > 0 }).toEqual({ what, some: true });
+		},
+		LONG_HUNT_TIMEOUT,
+	);
+	it(
+		"random `/template args` expand the same, and the system prompt carries what pi's carries",
+		async () => {
+			const root = tempDir("settle-resources-diff-");
+			let run = 0;
+			const seen = { expanded: 0, customPrompts: 0, skillsListed: 0 };
+			await fc.assert(
+				fc.asyncProperty(
+					tree,
+					fc.array(invocation, { minLength: 1, maxLength: 4 }),
+					tools,
+					async (files, inputs, active) => {
+						const base = join(root, String(run++));
+						writeTree(base, files);
+						try {
+							const { pi, settle, cwd } = await loadBoth(base);
+							const piPrompts = pi.getPrompts().prompts;
+							const settlePrompts = settle.getPrompts().prompts;
+							for (const input of inputs) {
+								const ours = expandPromptTemplate(input, settlePrompts);
+								expect({ input, expanded: ours }).toEqual({
+									input,
+									expanded: piTemplates.expandPromptTemplate(input, piPrompts),
+								});
+								if (ours !== input) seen.expanded++;
+							}
+
+							const toolSnippets = Object.fromEntries(active.map((name) => [name, `Use ${name}`]));
+							const append = pi.getAppendSystemPrompt();
+							const piText = piSystemPrompt.buildSystemPrompt({
+								cwd,
+								customPrompt: pi.getSystemPrompt(),
+								selectedTools: active,
+								toolSnippets,
+								appendSystemPrompt: append.length > 0 ? append.join("\n\n") : undefined,
+								contextFiles: pi.getAgentsFiles().agentsFiles,
+								skills: pi.getSkills().skills,
+							});
+							const sections = Object.fromEntries(
+								buildSystemPromptSections(
+									systemPromptOptionsFromResources({
+										cwd,
+										resources: settle,
+										tools: active.map((name) => ({ name, promptSnippet: `Use ${name}` })),
+									}),
+								).map((section) => [section.id, section.text]),
+							);
+							const custom = pi.getSystemPrompt();
+							if (custom?.trim()) {
+								seen.customPrompts++;
+								expect(sections.preamble).toBe(custom.trim());
+								expect(piText.startsWith(custom)).toBe(true);
+							} else if (!custom) {
+								// pi's default prompt: the tools it lists and its guidelines are Settle's too.
+								expect(piText).toContain(sections.tools ?? "(none)");
+								for (const line of (sections.guidelines ?? "").split("\n")) expect(piText).toContain(line);
+							}
+							// Named difference: a SYSTEM.md holding only blanks is pi's whole base prompt (no tools,
+							// no guidelines); Settle treats it as absent and keeps its own preamble and tool list
+							// (pinned in pi-differential-regressions.test.ts).
+							if (sections.skills) seen.skillsListed++;
+							for (const id of ["skills", "addendum", "cwd"]) {
+								if (sections[id] !== undefined) expect(piText).toContain(sections[id]);
+							}
+							expect(sections.skills === undefined).toBe(!piText.includes("<available_skills>"));
+							const contextFiles = settle.getAgentsFiles().agentsFiles;
+							for (const file of contextFiles) {
+								// Settle trims each section's end, so an empty last file keeps only its heading.
+								const chunk = file.content.trimEnd()
+									? `## ${file.path}\n\n${file.content.trimEnd()}`
+									: `## ${file.path}`;
+								expect(piText).toContain(chunk);
+								expect(sections.project_context).toContain(chunk);
+							}
+							expect(sections.project_context === undefined).toBe(contextFiles.length === 0);
+							for (const text of append) if (text.trim()) expect(sections.addendum).toContain(text.trim());
+						} finally {
+							rmSync(base, { recursive: true, force: true });
+						}
+					},
+				),
+				{ numRuns: RUNS ?? 40 },
+			);
+			for (const [what, count] of Object.entries(seen)) expect({ what, some: count > 0 }).toEqual({ what, some: true });
+		},
+		LONG_HUNT_TIMEOUT,
+	);
 });

@@ -70,8 +70,9 @@ describe("DefaultResourceLoader: a project with a global agent folder", () => {
 			additionalSkillPaths: [join(agentDir, "skills", "global-skill"), "missing-skills"],
 			additionalPromptTemplatePaths: [join(agentDir, "prompts", "global-prompt.md"), "missing.md"],
 		});
+		// As pi: an explicit path to a file discovery reaches keeps the discovered source info, even with noSkills.
 		expect(loader.getSkills().skills.map((skill) => [skill.name, skill.sourceInfo.scope])).toEqual([
-			["global-skill", "temporary"],
+			["global-skill", "user"],
 		]);
 		expect(loader.getSkills().diagnostics).toEqual([
 			{ type: "error", message: "Skill path does not exist", path: join(cwd, "missing-skills") },
