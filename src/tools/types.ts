@@ -14,6 +14,13 @@ export interface SourceInfo {
 	source: string;
 	scope: SourceScope;
 	origin: SourceOrigin;
+	/**
+	 * The folder a resource is counted from, as pi reports it. Skills and prompt templates: the agent
+	 * folder or the project folder (`.settle/` or `.pi/`) for what discovery finds there; none for
+	 * entries listed in settings; the file's folder for explicit paths (a template inside a config
+	 * folder's `prompts/`: that folder); what the extension gave for paths an extension adds. Not
+	 * `skill.baseDir` (the folder a skill's references are relative to). Extensions: their module's folder.
+	 */
 	baseDir?: string;
 }
 /** Whose configuration a resource belongs to: the user's (agent dir), the project's, or this run only (CLI, SDK). */

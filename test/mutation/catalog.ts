@@ -1684,6 +1684,18 @@ export const MUTANTS: Mutant[] = [
 		edits: [{ find: "\t\t\t: {};", replace: "\t\t\t: undefined;" }],
 		tests: ["test/tools/bash.test.ts", "test/cli/rpc-differential.property.test.ts"],
 	},
+	{
+		id: "R10",
+		file: "src/resources/resource-loader.ts",
+		description: "discovered resources report <config>/<kind> instead of the config folder as sourceInfo.baseDir",
+		edits: [
+			{
+				find: 'const baseDir = source === "auto" ? layer.baseDir : undefined;',
+				replace: 'const baseDir = source === "auto" ? join(layer.baseDir, kind) : undefined;',
+			},
+		],
+		tests: ["test/resources/source-base-dir.test.ts", "test/resources/pi-differential.property.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
