@@ -1541,8 +1541,8 @@ export const MUTANTS: Mutant[] = [
 			"a file's last registration decides whether it is enabled (a global entry overrides the project's filter)",
 		edits: [
 			{
-				find: "if (!registered.has(path)) registered.set(path, { path, scope: layer.scope, source, enabled });",
-				replace: "registered.set(path, { path, scope: layer.scope, source, enabled });",
+				find: "if (!registered.has(path)) registered.set(path, { path, scope: layer.scope, source, baseDir, enabled });",
+				replace: "registered.set(path, { path, scope: layer.scope, source, baseDir, enabled });",
 			},
 		],
 		tests: ["test/resources"],
