@@ -18,12 +18,14 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { useCliProject } from "./helpers.js";
 import {
+	failingOf,
 	type Line,
 	NOTHING_TO_COMPACT,
 	observe,
 	observeSession,
 	type Peer,
 	readSession,
+	retrySettings,
 	runStep,
 	type Scenario,
 	type Step,
@@ -93,9 +95,14 @@ async function endsWithEmptyMessage(peer: Peer): Promise<boolean> {
 
 async function runScenario(scenario: Scenario, run: number): Promise<void> {
 	const dir = `${cli.dir}/run-${run}`;
-	const { pi, settle } = startPeers(dir, scriptOf(scenario));
+	const failing = failingOf(scenario);
+	const { pi, settle } = startPeers(dir, scriptOf(scenario), retrySettings(failing?.abortRetry === true));
 	const ids = { pi: new Map<string, string>(), settle: new Map<string, string>() };
-	const steps: Step[] = [...(scenario.gated ? [{ kind: "gated" as const, ...scenario.gated }] : []), ...scenario.steps];
+	const steps: Step[] = [
+		...(scenario.gated ? [{ kind: "gated" as const, ...scenario.gated }] : []),
+		...(failing ? [{ kind: "failing" as const, ...failing }] : []),
+		...scenario.steps,
+	];
 	const log: string[] = [];
 	let passed = false;
 	try {
@@ -145,6 +152,18 @@ async function runScenario(scenario: Scenario, run: number): Promise<void> {
 					},
 				]);
 				continue;
+			}
+			if (step.kind === "blank") {
+				// DELIBERATE_BLANK_LINE: Settle skips a blank input line (src/cli/rpc-mode.ts: a JSONL reader
+				// ignores empty lines; answering them would give a host a response it cannot match to
+				// anything); pi answers it with a parse error. The get_state sent after it compares.
+				expect(piLines[0]).toEqual({
+					type: "response",
+					command: "parse",
+					success: false,
+					error: expect.stringMatching(/^Failed to parse command: /),
+				});
+				piLines = piLines.slice(1);
 			}
 			if (step.kind === "export_html") {
 				// DELIBERATE_NO_EXPORT_HTML: Settle has no HTML export and says so (src/cli/rpc-mode.ts); pi
