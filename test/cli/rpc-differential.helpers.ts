@@ -146,13 +146,11 @@ const images = fc.constantFrom(
 /** The commands safe at any time while idle (each answered with one response). */
 const idleCommand: fc.Arbitrary<Step> = fc.oneof(
 	text.map((message) => ({ kind: "command" as const, command: { type: "prompt", message }, runs: true })),
-	fc
-		.tuple(text, images)
-		.map(([message, images]) => ({
-			kind: "command" as const,
-			command: { type: "prompt", message, images },
-			runs: true,
-		})),
+	fc.tuple(text, images).map(([message, images]) => ({
+		kind: "command" as const,
+		command: { type: "prompt", message, images },
+		runs: true,
+	})),
 	fc.tuple(queuedText, fc.constantFrom("steer", "followUp")).map(([message, streamingBehavior]) => ({
 		kind: "command" as const,
 		command: { type: "prompt", message, streamingBehavior },
@@ -410,9 +408,12 @@ export async function runStep(peer: Peer, step: Step, index: number): Promise<Li
 			// agent_end of its own, then starts the retry or the continued run).
 			const recovered = step.error === "overflow" ? "compaction_end" : "auto_retry_end";
 			let recovering = false;
+			// After abort_retry, pi's run is over at auto_retry_end (its agent_end came before the backoff);
+			// Settle's settles after it.
+			const last = step.abortRetry && peer.name === "pi" ? recovered : peer.endEvent;
 			const ended = client.next((line) => {
 				if (line.type === recovered) recovering = true;
-				return recovering && line.type === peer.endEvent;
+				return recovering && line.type === last;
 			});
 			if (step.abortRetry) {
 				const backoff = client.next((line) => line.type === "auto_retry_start");

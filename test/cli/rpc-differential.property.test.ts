@@ -9,7 +9,7 @@
  * `normalize`, `observeSession`) and, per side, here (DELIBERATE_TYPED_FIELD_ERRORS, …); pi bugs the
  * sequences steer around are pinned in rpc-differential-regressions.test.ts.
  *
- * Longer hunts: `RPC_DIFF_RUNS=60 npx vitest run test/cli/rpc-differential.property.test.ts` (about
+ * Longer hunts (RPC_DIFF_RUNS random scenarios after the scripted-failure examples): `RPC_DIFF_RUNS=60 npx vitest run test/cli/rpc-differential.property.test.ts` (about
  * 3 s a run); replay a failure with `RPC_DIFF_SEED=<seed> RPC_DIFF_PATH=<path>`.
  */
 import { existsSync } from "node:fs";
@@ -220,6 +220,12 @@ async function runScenario(scenario: Scenario, run: number): Promise<void> {
 	}
 }
 
+const FAILURE_EXAMPLES: [Scenario][] = [
+	{ error: "overloaded" as const, abortRetry: false },
+	{ error: "overloaded" as const, abortRetry: true },
+	{ error: "overflow" as const, abortRetry: false },
+].map((failing) => [{ gated: undefined, failing, steps: [{ kind: "command", command: { type: "get_messages" } }] }]);
+
 describe("settle --rpc beside pi 0.73.1's RPC mode, random command sequences", () => {
 	it("answers, streams and writes the same", { timeout: 120_000 }, async () => {
 		let run = 0;
@@ -228,7 +234,10 @@ describe("settle --rpc beside pi 0.73.1's RPC mode, random command sequences", (
 				await runScenario(scenario, run++);
 			}),
 			{
-				numRuns: Number(process.env.RPC_DIFF_RUNS ?? 4),
+				// Each scripted failure at least once per run of the file (random scenarios draw them rarely);
+				// fast-check counts the examples in numRuns.
+				numRuns: FAILURE_EXAMPLES.length + Number(process.env.RPC_DIFF_RUNS ?? 3),
+				examples: FAILURE_EXAMPLES,
 				endOnFailure: true,
 				...(process.env.RPC_DIFF_SEED
 					? { seed: Number(process.env.RPC_DIFF_SEED), path: process.env.RPC_DIFF_PATH }
