@@ -165,6 +165,12 @@ async function runScenario(scenario: Scenario, run: number): Promise<void> {
 				});
 				piLines = piLines.slice(1);
 			}
+			if (step.kind === "new_session_parent") {
+				expect(settleLines.at(-1), "the new file names its parent").toEqual({
+					type: "(test) new session header",
+					parentIsPrevious: true,
+				});
+			}
 			if (step.kind === "export_html") {
 				// DELIBERATE_NO_EXPORT_HTML: Settle has no HTML export and says so (src/cli/rpc-mode.ts); pi
 				// writes the page, or refuses while its session file is not written yet (e.g. right after a
