@@ -1,5 +1,5 @@
 // pi 0.73.1's own RPC mode (runRpcMode) on pi-ai's faux provider, driven by test/cli/rpc-differential.property.test.ts.
-// Usage: node pi-rpc-differential-peer.mjs <cwd> <agentDir> <sessionDir> <script.json>
+// Usage: node pi-rpc-differential-peer.mjs <cwd> <agentDir> <sessionDir> <script.json> <settings JSON>
 // The script has Settle's `--faux-script` format (test/cli/rpc-differential.helpers.ts mirrors it): one step per
 // model call, a string or { text?, thinking?, toolCalls?, stopReason?, errorMessage? }; once it runs out the model
 // echoes the last user message, as `settle --faux-script` does.
@@ -16,7 +16,7 @@ import {
 	SettingsManager,
 } from "@mariozechner/pi-coding-agent";
 
-const [cwd, agentDir, sessionDir, scriptPath] = process.argv.slice(2);
+const [cwd, agentDir, sessionDir, scriptPath, settingsJson] = process.argv.slice(2);
 const faux = registerFauxProvider({ provider: "faux", models: [{ id: "faux-1", name: "Faux Model" }] });
 
 function toStep(step) {
@@ -61,8 +61,9 @@ modelRegistry.registerProvider("faux", {
 	apiKey: "offline",
 	models: [{ id, name, reasoning, input, cost, contextWindow, maxTokens }],
 });
-// Small enough that a manual compact has something to summarize after two exchanges (Settle: the same, in settings.json).
-const settingsManager = SettingsManager.inMemory({ compaction: { keepRecentTokens: 1 } });
+// The settings Settle gets in settings.json: compaction.keepRecentTokens small enough that a manual compact has
+// something to summarize after two exchanges, and the scenario's retry backoff.
+const settingsManager = SettingsManager.inMemory(JSON.parse(settingsJson));
 const resourceLoaderOptions = {
 	noExtensions: true,
 	noSkills: true,

@@ -6,7 +6,14 @@
  */
 import { describe, expect, it } from "vitest";
 import { useCliProject } from "./helpers.js";
-import { type Line, NOTHING_TO_COMPACT, type Peer, readSession, startPeers } from "./rpc-differential.helpers.js";
+import {
+	GATE_COMMAND,
+	type Line,
+	NOTHING_TO_COMPACT,
+	type Peer,
+	readSession,
+	startPeers,
+} from "./rpc-differential.helpers.js";
 
 const cli = useCliProject("settle-rpc-differential-regressions-");
 
@@ -144,6 +151,46 @@ describe("pi 0.73.1 bugs the RPC differential steers around", () => {
 				});
 			}
 			expect(headers).toEqual([{ parentSession: undefined }, { parentSession: "the forked file" }]);
+		} finally {
+			await stop(pi, settle);
+		}
+	});
+
+	it("PI_BUG_COMPACT_DURING_RUN_HIDES_RUN_END: compact sent while a run streams aborts it, but pi has already disconnected from its agent, so the host never sees the run end (no tool_execution_end, no agent_end) and the aborted turn is not written (a tool call without its result stays); Settle streams the run's end, then compacts", async () => {
+		const { pi, settle } = startPeers(cli.dir, [
+			"first answer",
+			{ toolCalls: [{ name: "bash", arguments: { command: GATE_COMMAND } }] },
+		]);
+		try {
+			const seen: Record<string, unknown> = {};
+			for (const peer of [pi, settle]) {
+				await settled(peer, { id: "1", type: "prompt", message: "first" });
+				const toolStarted = peer.client.next((line) => line.type === "tool_execution_start");
+				const from = peer.client.lines.length;
+				expect(await peer.client.request({ id: "2", type: "prompt", message: "second" })).toMatchObject({
+					success: true,
+				});
+				await toolStarted;
+				// compact answers once the aborted run has stopped.
+				expect(await peer.client.request({ id: "3", type: "compact" })).toMatchObject({ success: true });
+				const types = peer.client.lines.slice(from).map((line) => line.type);
+				const messages = (await peer.client.request({ id: "4", type: "get_messages" })).data as {
+					messages: { role: string }[];
+				};
+				seen[peer.name] = {
+					toolEnded: types.includes("tool_execution_end"),
+					runEnded: types.includes("agent_end"),
+					roles: messages.messages.map((m) => m.role).filter((role) => role !== "system"),
+				};
+			}
+			expect(seen).toEqual({
+				pi: { toolEnded: false, runEnded: false, roles: ["compactionSummary", "assistant"] },
+				settle: {
+					toolEnded: true,
+					runEnded: true,
+					roles: ["compactionSummary", "assistant", "toolResult", "assistant"],
+				},
+			});
 		} finally {
 			await stop(pi, settle);
 		}

@@ -30,6 +30,14 @@ export interface Peer {
 /** The same in pi-rpc-differential-peer.mjs: a manual compact has something to summarize after two exchanges. */
 const COMPACTION_SETTINGS = { compaction: { keepRecentTokens: 1 } };
 
+/**
+ * Retry backoff of a scenario (the same in the pi peer's settings): tiny, so that a retry runs at
+ * once; long when the test sends abort_retry during the backoff (it never elapses then).
+ */
+export function retrySettings(abortRetry: boolean): { retry: { baseDelayMs: number } } {
+	return { retry: { baseDelayMs: abortRetry ? 60_000 : 1 } };
+}
+
 /** Settle's refusal when every message is in the kept span (src/compaction/prepare.ts). */
 export const NOTHING_TO_COMPACT = "Nothing to compact (session too small)";
 
@@ -53,7 +61,11 @@ function fileAppears(dir: string, name: string): Promise<void> {
 }
 
 /** Starts both peers in their own folders under `dir` with the same faux script. */
-export function startPeers(dir: string, script: unknown[]): { pi: Peer; settle: Peer } {
+export function startPeers(
+	dir: string,
+	script: unknown[],
+	settings: object = retrySettings(false),
+): { pi: Peer; settle: Peer } {
 	mkdirSync(dir, { recursive: true });
 	const scriptFile = join(dir, "script.json");
 	writeFileSync(scriptFile, JSON.stringify(script));
@@ -62,7 +74,8 @@ export function startPeers(dir: string, script: unknown[]): { pi: Peer; settle: 
 	const settleCwd = join(dir, "settle-cwd");
 	mkdirSync(settleCwd, { recursive: true });
 	mkdirSync(join(dir, "settle-agent"), { recursive: true });
-	writeFileSync(join(dir, "settle-agent", "settings.json"), JSON.stringify(COMPACTION_SETTINGS));
+	const allSettings = { ...COMPACTION_SETTINGS, ...settings };
+	writeFileSync(join(dir, "settle-agent", "settings.json"), JSON.stringify(allSettings));
 	const pi = new RpcClient([], {
 		cwd: piDirs.cwd,
 		agentDir: piDirs.agent,
@@ -72,6 +85,7 @@ export function startPeers(dir: string, script: unknown[]): { pi: Peer; settle: 
 			piDirs.agent,
 			piDirs.sessions,
 			scriptFile,
+			JSON.stringify(allSettings),
 		],
 	});
 	const settle = new RpcClient(["--faux-script", scriptFile], { cwd: settleCwd, agentDir: join(dir, "settle-agent") });
@@ -80,6 +94,13 @@ export function startPeers(dir: string, script: unknown[]): { pi: Peer; settle: 
 		settle: { name: "settle", client: settle, cwd: settleCwd, sessionFiles: [], endEvent: "agent_settled" },
 	};
 }
+
+/** Scripted model errors: a retryable one (auto-retry), and a context overflow (auto-compaction, then the run goes on). */
+export const FAILING_ERRORS = {
+	overloaded: "529 overloaded_error: Overloaded",
+	overflow: "prompt is too long: 213462 tokens > 200000 maximum",
+} as const;
+export type FailingError = keyof typeof FAILING_ERRORS;
 
 /** A step's command: either a JSON value sent as one line, or a raw text line (malformed input). */
 export type Step =
@@ -97,7 +118,13 @@ export type Step =
 	/** A prompt answered by the gated tool call; `during` is sent while the tool runs; then the gate opens. */
 	| { kind: "gated"; message: string; during: Line[]; abort: boolean }
 	/** A `bash` command that runs until the gate opens; `during` is sent while it runs; then abort_bash or the gate. */
-	| { kind: "gated_bash"; during: Line[]; abort: boolean };
+	| { kind: "gated_bash"; during: Line[]; abort: boolean }
+	/** `new_session` with `parentSession` set to the peer's current session file (resolved per peer). */
+	| { kind: "new_session_parent" }
+	/** A prompt whose model call fails with `error` (scripted); with `abortRetry`, abort_retry during the backoff. */
+	| { kind: "failing"; error: FailingError; abortRetry: boolean }
+	/** A blank input line, then `get_state` (compared per side: DELIBERATE_BLANK_LINE). */
+	| { kind: "blank" };
 
 const text = fc.constantFrom("hello", "what is in src?", "more please", "  spaced  ", "ünïcode ✓", "");
 /**
@@ -106,10 +133,24 @@ const text = fc.constantFrom("hello", "what is in src?", "more please", "  space
  */
 const queuedText = fc.constantFrom("hello", "what is in src?", "more please", "  spaced  ", "ünïcode ✓");
 const mode = fc.constantFrom("all", "one-at-a-time");
+/** A 1×1 PNG: prompts with images (both faux models accept text and image input). */
+const PIXEL_PNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==";
+const images = fc.constantFrom(
+	[{ type: "image", data: PIXEL_PNG, mimeType: "image/png" }],
+	[
+		{ type: "image", data: PIXEL_PNG, mimeType: "image/png" },
+		{ type: "image", data: "R0lGODlhAQABAAAAACw=", mimeType: "image/gif" },
+	],
+);
 
 /** The commands safe at any time while idle (each answered with one response). */
 const idleCommand: fc.Arbitrary<Step> = fc.oneof(
 	text.map((message) => ({ kind: "command" as const, command: { type: "prompt", message }, runs: true })),
+	fc.tuple(text, images).map(([message, images]) => ({
+		kind: "command" as const,
+		command: { type: "prompt", message, images },
+		runs: true,
+	})),
 	fc.tuple(queuedText, fc.constantFrom("steer", "followUp")).map(([message, streamingBehavior]) => ({
 		kind: "command" as const,
 		command: { type: "prompt", message, streamingBehavior },
@@ -158,6 +199,8 @@ const idleCommand: fc.Arbitrary<Step> = fc.oneof(
 	fc.constantFrom("not json", "[1,2", '"just a string"').map((raw) => ({ kind: "raw" as const, text: raw })),
 	fc.constant<Step>({ kind: "switch_previous" }),
 	fc.constant<Step>({ kind: "export_html" }),
+	fc.constant<Step>({ kind: "new_session_parent" }),
+	fc.constant<Step>({ kind: "blank" }),
 	fc.record({
 		kind: fc.constant("gated_bash" as const),
 		during: fc.array(fc.constantFrom<Line>({ type: "get_state" }, { type: "get_messages" }, { type: "abort_retry" }), {
@@ -195,6 +238,9 @@ const duringCommand: fc.Arbitrary<Line> = fc.oneof(
 		{ type: "abort_bash" },
 		{ type: "abort_retry" },
 	),
+	// Both abort the run, then replace the session (neither shows the old session's run end). compact is
+	// not sent here: PI_BUG_COMPACT_DURING_RUN_HIDES_RUN_END (pinned in rpc-differential-regressions.test.ts).
+	fc.constant<Line>({ type: "new_session" }),
 );
 
 /** A scenario: an optional gated first prompt (the only scripted model call), then idle steps. */
@@ -202,9 +248,22 @@ export const scenarioArbitrary = fc.record({
 	gated: fc.option(
 		fc.record({
 			message: text,
-			during: fc.array(duringCommand, { minLength: 1, maxLength: 4 }),
+			// Nothing after a new_session: the run is over then, and a prompt would start a new one.
+			during: fc
+				.array(duringCommand, { minLength: 1, maxLength: 4 })
+				.map((during) =>
+					during.slice(0, during.findIndex((command) => command.type === "new_session") + 1 || undefined),
+				),
 			abort: fc.boolean(),
 		}),
+		{ nil: undefined },
+	),
+	/** After the gated prompt (so that there is a conversation to compact on overflow). */
+	failing: fc.option(
+		fc.oneof(
+			fc.record({ error: fc.constant<FailingError>("overloaded"), abortRetry: fc.boolean() }),
+			fc.record({ error: fc.constant<FailingError>("overflow"), abortRetry: fc.constant(false) }),
+		),
 		{ nil: undefined },
 	),
 	steps: fc.array(idleCommand, { minLength: 1, maxLength: 14 }),
@@ -213,12 +272,36 @@ export type Scenario = typeof scenarioArbitrary extends fc.Arbitrary<infer T> ? 
 
 /** The faux script of a scenario: the gated tool call, then the final reply; then both echo. */
 export function scriptOf(scenario: Scenario): unknown[] {
+	return [...gatedScript(scenario), ...failingScript(scenario)];
+}
+
+/**
+ * The scenario's failing prompt, if it runs: only without a gated run, whose number of model calls
+ * depends on what is queued during it (and whose aborted call uses up the next scripted step in
+ * pi-ai's faux only: FAUX_ABORT_CONSUMES), so the scripted error would land elsewhere.
+ */
+export function failingOf(scenario: Scenario): Scenario["failing"] {
+	return scenario.gated ? undefined : scenario.failing;
+}
+
+/** The failing step: a first exchange (something to compact on overflow), then the prompt whose call fails. */
+export const FAILING_WARM_UP = "The first answer.";
+
+/** The warm-up answer and the error; then the echo model answers (the retry, the summary, the continued run). */
+function failingScript(scenario: Scenario): unknown[] {
+	const failing = failingOf(scenario);
+	if (!failing) return [];
+	return [FAILING_WARM_UP, { stopReason: "error", errorMessage: FAILING_ERRORS[failing.error] }];
+}
+
+function gatedScript(scenario: Scenario): unknown[] {
 	if (!scenario.gated) return [];
 	const gate = { toolCalls: [{ name: "bash", arguments: { command: GATE_COMMAND } }] };
 	// FAUX_ABORT_CONSUMES: after an abort the loop still calls the model once with the aborted signal;
 	// pi-ai's faux then uses up the next scripted step, Settle's does not. The echo steps that follow
 	// are stateless, so an aborted scenario scripts nothing after the tool call.
-	if (scenario.gated.abort) return [gate];
+	// A new_session during the run aborts it too.
+	if (scenario.gated.abort || scenario.gated.during.some((command) => command.type === "new_session")) return [gate];
 	return [gate, { thinking: "The command finished.", text: "The gate is open." }];
 }
 
@@ -304,7 +387,55 @@ export async function runStep(peer: Peer, step: Step, index: number): Promise<Li
 			await request(peer, { id, type: "fork", entryId: target ? target.entryId : `no-entry-${step.nth}` });
 			return client.lines.slice(from);
 		}
+		case "new_session_parent": {
+			const parent = await currentSessionFile(peer, `${id}-where`);
+			const from = client.lines.length;
+			await request(peer, { id, type: "new_session", parentSession: parent });
+			// A prompt writes the new file (pi writes it with the first answer); its header must name the parent.
+			const ended = client.next((line) => line.type === peer.endEvent);
+			await request(peer, { id: `${id}-prompt`, type: "prompt", message: "hello" });
+			await ended;
+			const file = await currentSessionFile(peer, `${id}-where`);
+			const header = readSession(file)[0];
+			const lines = client.lines.slice(from);
+			return [...lines, { type: "(test) new session header", parentIsPrevious: header?.parentSession === parent }];
+		}
+		case "failing": {
+			const warmedUp = client.next((line) => line.type === peer.endEvent);
+			await request(peer, { id: `${id}-first`, type: "prompt", message: "first" });
+			await warmedUp;
+			// The run ends after the retry or the overflow compaction (pi ends the failed attempt with an
+			// agent_end of its own, then starts the retry or the continued run).
+			const recovered = step.error === "overflow" ? "compaction_end" : "auto_retry_end";
+			let recovering = false;
+			// After abort_retry, pi's run is over at auto_retry_end (its agent_end came before the backoff);
+			// Settle's settles after it.
+			const last = step.abortRetry && peer.name === "pi" ? recovered : peer.endEvent;
+			const ended = client.next((line) => {
+				if (line.type === recovered) recovering = true;
+				return recovering && line.type === last;
+			});
+			if (step.abortRetry) {
+				const backoff = client.next((line) => line.type === "auto_retry_start");
+				await request(peer, { id, type: "prompt", message: "hello" });
+				await backoff;
+				await request(peer, { id: `${id}-abort`, type: "abort_retry" });
+			} else {
+				await request(peer, { id, type: "prompt", message: "hello" });
+			}
+			await ended;
+			break;
+		}
+		case "blank": {
+			// The get_state answer shows the blank line was read (and what came of it, if anything).
+			const answered = client.next((line) => line.type === "response" && line.id === id);
+			client.child.stdin.write("\n");
+			client.send({ id, type: "get_state" });
+			await answered;
+			break;
+		}
 		case "gated_bash": {
+			rmSync(join(peer.cwd, "gate"), { force: true });
 			const answered = request(peer, { id, type: "bash", command: GATED_BASH_COMMAND });
 			await fileAppears(peer.cwd, "started");
 			for (const [n, command] of step.during.entries()) await request(peer, { id: `${id}-${n}`, ...command });
@@ -322,9 +453,15 @@ export async function runStep(peer: Peer, step: Step, index: number): Promise<Li
 			if (!response.success) break;
 			await toolStarted;
 			for (const [n, command] of step.during.entries()) await request(peer, { id: `${id}-${n}`, ...command });
+			// compact and new_session abort the run and answer once it has stopped.
+			const stopped = step.during.some((command) => command.type === "compact" || command.type === "new_session");
 			if (step.abort) await request(peer, { id: `${id}-abort`, type: "abort" });
-			else writeFileSync(join(peer.cwd, "gate"), "");
-			await ended;
+			// After new_session, pi's bash command is still running (its process outlives the aborted run):
+			// the gate opens so that it ends.
+			if (!step.abort || stopped) writeFileSync(join(peer.cwd, "gate"), "");
+			if (!stopped) await ended;
+			// (Left open after new_session for pi's command; the gated bash step removes it before it starts.)
+			else break;
 			rmSync(join(peer.cwd, "gate"), { force: true });
 			break;
 		}
@@ -432,6 +569,11 @@ export function observe(lines: Line[], ids: Map<string, string>, cwd: string): u
 		// `bash_execution_update` events (spec B.2, newer pi); pi 0.73.1's RPC bash prints nothing until
 		// its response (which both send, compared).
 		if (line.type === "bash_execution_update") continue;
+		// DELIBERATE_RETRY_CONTEXT_EDIT: before a retry, Settle records that the failed answer leaves the
+		// model context as a `context_edit` entry (the session tree stays append-only; src/store/entries.ts),
+		// announced by `entry_appended`; pi drops the answer from its in-memory context only.
+		if (line.type === "entry_appended" && (line.entry as { type?: string } | undefined)?.type === "context_edit")
+			continue;
 		// DELIBERATE_AGENT_END_WILL_RETRY: Settle's agent_end carries `willRetry` (spec B.2, newer pi);
 		// pi 0.73.1's does not.
 		if (line.type === "agent_end") delete line.willRetry;
@@ -483,7 +625,10 @@ export function observe(lines: Line[], ids: Map<string, string>, cwd: string): u
 
 /** A session file's entries, normalized; DELIBERATE_SYSTEM_MESSAGES are left out. */
 export function observeSession(entries: Line[], ids: Map<string, string>, cwd: string): unknown[] {
-	const isSystem = (entry: Line) => entry.type === "message" && (entry.message as { role: string }).role === "system";
+	// DELIBERATE_RETRY_CONTEXT_EDIT (see observe) is left out the same way.
+	const isSystem = (entry: Line) =>
+		entry.type === "context_edit" ||
+		(entry.type === "message" && (entry.message as { role: string }).role === "system");
 	// A removed system entry's children hang from its parent instead.
 	const parents = new Map<unknown, unknown>();
 	for (const entry of entries) if (isSystem(entry)) parents.set(entry.id, entry.parentId);

@@ -9,7 +9,7 @@
  * `normalize`, `observeSession`) and, per side, here (DELIBERATE_TYPED_FIELD_ERRORS, …); pi bugs the
  * sequences steer around are pinned in rpc-differential-regressions.test.ts.
  *
- * Longer hunts: `RPC_DIFF_RUNS=60 npx vitest run test/cli/rpc-differential.property.test.ts` (about
+ * Longer hunts (RPC_DIFF_RUNS random scenarios after the scripted-failure examples): `RPC_DIFF_RUNS=60 npx vitest run test/cli/rpc-differential.property.test.ts` (about
  * 3 s a run); replay a failure with `RPC_DIFF_SEED=<seed> RPC_DIFF_PATH=<path>`.
  */
 import { existsSync } from "node:fs";
@@ -18,12 +18,14 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { useCliProject } from "./helpers.js";
 import {
+	failingOf,
 	type Line,
 	NOTHING_TO_COMPACT,
 	observe,
 	observeSession,
 	type Peer,
 	readSession,
+	retrySettings,
 	runStep,
 	type Scenario,
 	type Step,
@@ -93,9 +95,14 @@ async function endsWithEmptyMessage(peer: Peer): Promise<boolean> {
 
 async function runScenario(scenario: Scenario, run: number): Promise<void> {
 	const dir = `${cli.dir}/run-${run}`;
-	const { pi, settle } = startPeers(dir, scriptOf(scenario));
+	const failing = failingOf(scenario);
+	const { pi, settle } = startPeers(dir, scriptOf(scenario), retrySettings(failing?.abortRetry === true));
 	const ids = { pi: new Map<string, string>(), settle: new Map<string, string>() };
-	const steps: Step[] = [...(scenario.gated ? [{ kind: "gated" as const, ...scenario.gated }] : []), ...scenario.steps];
+	const steps: Step[] = [
+		...(scenario.gated ? [{ kind: "gated" as const, ...scenario.gated }] : []),
+		...(failing ? [{ kind: "failing" as const, ...failing }] : []),
+		...scenario.steps,
+	];
 	const log: string[] = [];
 	let passed = false;
 	try {
@@ -145,6 +152,24 @@ async function runScenario(scenario: Scenario, run: number): Promise<void> {
 					},
 				]);
 				continue;
+			}
+			if (step.kind === "blank") {
+				// DELIBERATE_BLANK_LINE: Settle skips a blank input line (src/cli/rpc-mode.ts: a JSONL reader
+				// ignores empty lines; answering them would give a host a response it cannot match to
+				// anything); pi answers it with a parse error. The get_state sent after it compares.
+				expect(piLines[0]).toEqual({
+					type: "response",
+					command: "parse",
+					success: false,
+					error: expect.stringMatching(/^Failed to parse command: /),
+				});
+				piLines = piLines.slice(1);
+			}
+			if (step.kind === "new_session_parent") {
+				expect(settleLines.at(-1), "the new file names its parent").toEqual({
+					type: "(test) new session header",
+					parentIsPrevious: true,
+				});
 			}
 			if (step.kind === "export_html") {
 				// DELIBERATE_NO_EXPORT_HTML: Settle has no HTML export and says so (src/cli/rpc-mode.ts); pi
@@ -201,6 +226,12 @@ async function runScenario(scenario: Scenario, run: number): Promise<void> {
 	}
 }
 
+const FAILURE_EXAMPLES: [Scenario][] = [
+	{ error: "overloaded" as const, abortRetry: false },
+	{ error: "overloaded" as const, abortRetry: true },
+	{ error: "overflow" as const, abortRetry: false },
+].map((failing) => [{ gated: undefined, failing, steps: [{ kind: "command", command: { type: "get_messages" } }] }]);
+
 describe("settle --rpc beside pi 0.73.1's RPC mode, random command sequences", () => {
 	it("answers, streams and writes the same", { timeout: 120_000 }, async () => {
 		let run = 0;
@@ -209,7 +240,10 @@ describe("settle --rpc beside pi 0.73.1's RPC mode, random command sequences", (
 				await runScenario(scenario, run++);
 			}),
 			{
-				numRuns: Number(process.env.RPC_DIFF_RUNS ?? 4),
+				// Each scripted failure at least once per run of the file (random scenarios draw them rarely);
+				// fast-check counts the examples in numRuns.
+				numRuns: FAILURE_EXAMPLES.length + Number(process.env.RPC_DIFF_RUNS ?? 3),
+				examples: FAILURE_EXAMPLES,
 				endOnFailure: true,
 				...(process.env.RPC_DIFF_SEED
 					? { seed: Number(process.env.RPC_DIFF_SEED), path: process.env.RPC_DIFF_PATH }
