@@ -232,8 +232,11 @@ const FAILURE_EXAMPLES: [Scenario][] = [
 	{ error: "overflow" as const, abortRetry: false },
 ].map((failing) => [{ gated: undefined, failing, steps: [{ kind: "command", command: { type: "get_messages" } }] }]);
 
+const RANDOM_RUNS = Number(process.env.RPC_DIFF_RUNS ?? 3);
+
 describe("settle --rpc beside pi 0.73.1's RPC mode, random command sequences", () => {
-	it("answers, streams and writes the same", { timeout: 120_000 }, async () => {
+	// A run is two child processes and up to 16 steps: about 3 s, up to 10 s on a loaded machine.
+	it("answers, streams and writes the same", { timeout: 60_000 + 10_000 * RANDOM_RUNS }, async () => {
 		let run = 0;
 		await fc.assert(
 			fc.asyncProperty(scenarioArbitrary, async (scenario) => {
@@ -242,7 +245,7 @@ describe("settle --rpc beside pi 0.73.1's RPC mode, random command sequences", (
 			{
 				// Each scripted failure at least once per run of the file (random scenarios draw them rarely);
 				// fast-check counts the examples in numRuns.
-				numRuns: FAILURE_EXAMPLES.length + Number(process.env.RPC_DIFF_RUNS ?? 3),
+				numRuns: FAILURE_EXAMPLES.length + RANDOM_RUNS,
 				examples: FAILURE_EXAMPLES,
 				endOnFailure: true,
 				...(process.env.RPC_DIFF_SEED
