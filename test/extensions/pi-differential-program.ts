@@ -186,6 +186,10 @@ function callAllowed(event: EventName, call: ApiCall): boolean {
 	// loop still makes a request (running `context` for it) that never reaches a model; Settle makes
 	// none (the same difference test/parity/peers.ts fauxSteps documents).
 	if (call.kind === "abort") return event === "context";
+	// `exec` (a real child process) only from commands: from a handler it takes wall-clock time, and
+	// a handler of a message queued during a run (e.g. `input` of a context hook's sendUserMessage)
+	// then races the run on both products, so the order of later hooks depends on the machine.
+	if (call.kind === "exec") return false;
 	if (QUEUEING_CALLS.has(call.kind)) return STREAMING_HOOKS.has(event);
 	if (WRITING_CALLS.has(call.kind) || TOOL_CALLS.has(call.kind)) return PREPARE_HOOKS.has(event);
 	// Observers (queue-delivered) only log.
