@@ -599,7 +599,15 @@ export function observe(lines: Line[], ids: Map<string, string>, cwd: string): u
 				line.data = rest;
 			}
 			if (line.command === "get_messages" && data) {
-				line.data = { messages: (data.messages as { role: string }[]).filter((m) => m.role !== "system") };
+				// DELIBERATE_RETRY_CONTEXT_EDIT persists: a failed answer a retry or an overflow compaction took
+				// out of the context stays out when the session is opened again (switch back, fork); pi 0.73.1
+				// drops it in memory only, so its reopened session shows it again. Failed answers are left out
+				// on both sides.
+				line.data = {
+					messages: (data.messages as { role: string; stopReason?: string }[]).filter(
+						(m) => m.role !== "system" && !(m.role === "assistant" && m.stopReason === "error"),
+					),
+				};
 			}
 		}
 		if (line.type === "tool_execution_update") {
@@ -633,11 +641,26 @@ export function observeSession(entries: Line[], ids: Map<string, string>, cwd: s
 	const parents = new Map<unknown, unknown>();
 	for (const entry of entries) if (isSystem(entry)) parents.set(entry.id, entry.parentId);
 	const lift = (id: unknown): unknown => (parents.has(id) ? lift(parents.get(id)) : id);
+	// A compaction that keeps from a removed entry (Settle's cut moves back over entries without a
+	// message, such as a retry's context_edit) keeps from the next entry that stays.
+	const keptFrom = new Map<unknown, unknown>();
+	let pendingRemoved: unknown[] = [];
+	for (const entry of entries) {
+		if (isSystem(entry)) pendingRemoved.push(entry.id);
+		else {
+			for (const id of pendingRemoved) keptFrom.set(id, entry.id);
+			pendingRemoved = [];
+		}
+	}
 	return entries
 		.filter((entry) => !isSystem(entry))
 		.map((entry) => {
 			// DELIBERATE_SYSTEM_MESSAGES: a Settle compaction entry keeps the system prompt in effect.
-			const { systemMessage: _system, ...rest } = entry;
+			const { systemMessage: _system, ...withSystem } = entry;
+			const rest =
+				withSystem.type === "compaction" && keptFrom.has(withSystem.firstKeptEntryId)
+					? { ...withSystem, firstKeptEntryId: keptFrom.get(withSystem.firstKeptEntryId) }
+					: withSystem;
 			// PI_BUG_FORK_FIRST_MESSAGE_LOSES_PARENT (pinned in rpc-differential-regressions.test.ts): pi's
 			// fork at the first user message reopens a file it never wrote, so its header has no
 			// parentSession; Settle keeps the link. The header's parentSession is not compared.
