@@ -5,16 +5,8 @@
 // echoes the last user message, as `settle --faux-script` does.
 import { readFileSync } from "node:fs";
 import { fauxAssistantMessage, fauxText, fauxThinking, fauxToolCall, registerFauxProvider } from "@mariozechner/pi-ai";
-import {
-	AuthStorage,
-	createAgentSessionFromServices,
-	createAgentSessionRuntime,
-	createAgentSessionServices,
-	ModelRegistry,
-	runRpcMode,
-	SessionManager,
-	SettingsManager,
-} from "@mariozechner/pi-coding-agent";
+import { AuthStorage, ModelRegistry, SettingsManager } from "@mariozechner/pi-coding-agent";
+import { runPiRpc } from "./pi-rpc-runtime.mjs";
 
 const [cwd, agentDir, sessionDir, scriptPath, settingsJson] = process.argv.slice(2);
 const faux = registerFauxProvider({ provider: "faux", models: [{ id: "faux-1", name: "Faux Model" }] });
@@ -64,30 +56,4 @@ modelRegistry.registerProvider("faux", {
 // The settings Settle gets in settings.json: compaction.keepRecentTokens small enough that a manual compact has
 // something to summarize after two exchanges, and the scenario's retry backoff.
 const settingsManager = SettingsManager.inMemory(JSON.parse(settingsJson));
-const resourceLoaderOptions = {
-	noExtensions: true,
-	noSkills: true,
-	noPromptTemplates: true,
-	noThemes: true,
-	noContextFiles: true,
-};
-const factory = async ({ cwd, agentDir, sessionManager, sessionStartEvent }) => {
-	const services = await createAgentSessionServices({
-		cwd,
-		agentDir,
-		authStorage,
-		settingsManager,
-		modelRegistry,
-		resourceLoaderOptions,
-	});
-	const result = await createAgentSessionFromServices({
-		services,
-		sessionManager,
-		sessionStartEvent,
-		model: faux.getModel(),
-		thinkingLevel: "off",
-	});
-	return { ...result, services, diagnostics: services.diagnostics };
-};
-const sessionManager = SessionManager.create(cwd, sessionDir);
-await runRpcMode(await createAgentSessionRuntime(factory, { cwd, agentDir, sessionManager }));
+await runPiRpc({ cwd, agentDir, sessionDir, authStorage, settingsManager, modelRegistry, model: faux.getModel() });

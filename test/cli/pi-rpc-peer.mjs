@@ -2,16 +2,8 @@
 // Usage: node pi-rpc-peer.mjs <cwd> <agentDir> <sessionDir> <replies.json>   (replies: strings, then echo)
 import { readFileSync } from "node:fs";
 import { fauxAssistantMessage, registerFauxProvider } from "@mariozechner/pi-ai";
-import {
-	AuthStorage,
-	createAgentSessionFromServices,
-	createAgentSessionRuntime,
-	createAgentSessionServices,
-	ModelRegistry,
-	runRpcMode,
-	SessionManager,
-	SettingsManager,
-} from "@mariozechner/pi-coding-agent";
+import { AuthStorage, ModelRegistry, SettingsManager } from "@mariozechner/pi-coding-agent";
+import { runPiRpc } from "./pi-rpc-runtime.mjs";
 
 const [cwd, agentDir, sessionDir, repliesPath] = process.argv.slice(2);
 const faux = registerFauxProvider({ provider: "faux", models: [{ id: "faux-1", name: "Faux Model" }] });
@@ -20,30 +12,4 @@ const authStorage = AuthStorage.inMemory();
 authStorage.setRuntimeApiKey("faux", "offline");
 const modelRegistry = ModelRegistry.inMemory(authStorage);
 const settingsManager = SettingsManager.inMemory({});
-const resourceLoaderOptions = {
-	noExtensions: true,
-	noSkills: true,
-	noPromptTemplates: true,
-	noThemes: true,
-	noContextFiles: true,
-};
-const factory = async ({ cwd, agentDir, sessionManager, sessionStartEvent }) => {
-	const services = await createAgentSessionServices({
-		cwd,
-		agentDir,
-		authStorage,
-		settingsManager,
-		modelRegistry,
-		resourceLoaderOptions,
-	});
-	const result = await createAgentSessionFromServices({
-		services,
-		sessionManager,
-		sessionStartEvent,
-		model: faux.getModel(),
-		thinkingLevel: "off",
-	});
-	return { ...result, services, diagnostics: services.diagnostics };
-};
-const sessionManager = SessionManager.create(cwd, sessionDir);
-await runRpcMode(await createAgentSessionRuntime(factory, { cwd, agentDir, sessionManager }));
+await runPiRpc({ cwd, agentDir, sessionDir, authStorage, settingsManager, modelRegistry, model: faux.getModel() });
