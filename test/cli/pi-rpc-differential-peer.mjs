@@ -4,44 +4,17 @@
 // model call, a string or { text?, thinking?, toolCalls?, stopReason?, errorMessage? }; once it runs out the model
 // echoes the last user message, as `settle --faux-script` does.
 import { readFileSync } from "node:fs";
-import { fauxAssistantMessage, fauxText, fauxThinking, fauxToolCall, registerFauxProvider } from "@mariozechner/pi-ai";
+import { registerFauxProvider } from "@mariozechner/pi-ai";
 import { AuthStorage, ModelRegistry, SettingsManager } from "@mariozechner/pi-coding-agent";
+import { echoLastUser, fauxScriptStep } from "./pi-faux-script.mjs";
 import { runPiRpc } from "./pi-rpc-runtime.mjs";
 
 const [cwd, agentDir, sessionDir, scriptPath, settingsJson] = process.argv.slice(2);
 const faux = registerFauxProvider({ provider: "faux", models: [{ id: "faux-1", name: "Faux Model" }] });
 
-function toStep(step) {
-	if (typeof step === "string") return fauxAssistantMessage(step);
-	const content = [];
-	if (step.thinking !== undefined) content.push(fauxThinking(step.thinking));
-	if (step.text !== undefined) content.push(fauxText(step.text));
-	for (const call of step.toolCalls ?? []) {
-		content.push(fauxToolCall(call.name, call.arguments ?? {}, call.id !== undefined ? { id: call.id } : {}));
-	}
-	const stopReason = step.stopReason ?? (step.toolCalls?.length ? "toolUse" : "stop");
-	return fauxAssistantMessage(content, {
-		stopReason,
-		...(step.errorMessage !== undefined ? { errorMessage: step.errorMessage } : {}),
-	});
-}
-
-function echo(context) {
-	const user = context.messages.findLast((message) => message.role === "user");
-	if (!user) return fauxAssistantMessage("(nothing to echo)");
-	const text =
-		typeof user.content === "string"
-			? user.content
-			: user.content
-					.filter((part) => part.type === "text")
-					.map((part) => part.text)
-					.join("\n");
-	return fauxAssistantMessage(text);
-}
-
-const steps = JSON.parse(readFileSync(scriptPath, "utf8")).map(toStep);
+const steps = JSON.parse(readFileSync(scriptPath, "utf8")).map(fauxScriptStep);
 // Enough echo steps for any scenario the test generates.
-faux.setResponses([...steps, ...Array.from({ length: 500 }, () => echo)]);
+faux.setResponses([...steps, ...Array.from({ length: 500 }, () => echoLastUser)]);
 const authStorage = AuthStorage.inMemory();
 authStorage.setRuntimeApiKey("faux", "offline");
 const modelRegistry = ModelRegistry.inMemory(authStorage);
