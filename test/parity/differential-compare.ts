@@ -22,6 +22,48 @@ export function piCompactedNothing(pi: Observation, settle: Observation): boolea
 	);
 }
 
+/**
+ * The ordinals of `compaction_end` events that repeat an overflow recovery failure: a second
+ * "recovery failed" with no `compaction_start` since the first. pi 0.73.1 bug "recovery failure
+ * reported twice" (pinned in divergences.test.ts): its attempted-flag outlives the operation and the
+ * failed request stays in its context, so the next prompt's pre-send check (behavior C.1 step 9)
+ * reports the same failure again before that prompt starts. Settle reports it once, at the end of
+ * the operation that failed (behavior C.5 "already attempted in this operation").
+ */
+export function repeatedRecoveryFailures(observation: Observation): Set<number> {
+	const repeats = new Set<number>();
+	let ordinal = -1;
+	let previousFailed = false;
+	for (const payload of observation.payloads as { type?: string; errorMessage?: unknown }[]) {
+		if (payload.type === "compaction_start") previousFailed = false;
+		if (payload.type !== "compaction_end") continue;
+		ordinal++;
+		const failed = typeof payload.errorMessage === "string" && RECOVERY_FAILED.test(payload.errorMessage);
+		if (failed && previousFailed) repeats.add(ordinal);
+		previousFailed = failed;
+	}
+	return repeats;
+}
+
+const RECOVERY_FAILED = /^Context overflow recovery failed after one compact-and-retry attempt\./;
+
+/** The observation without the `compaction_end` events {@link repeatedRecoveryFailures} names. */
+function withoutRepeatedRecoveryFailures(observation: Observation): Observation {
+	const repeats = repeatedRecoveryFailures(observation);
+	if (repeats.size === 0) return observation;
+	const keep = () => {
+		let ordinal = -1;
+		return (type: string | undefined) => type !== "compaction_end" || !repeats.has(++ordinal);
+	};
+	const keepEvent = keep();
+	const keepPayload = keep();
+	return {
+		...observation,
+		events: observation.events.filter((token) => keepEvent(token)),
+		payloads: observation.payloads.filter((payload) => keepPayload((payload as { type?: string }).type)),
+	};
+}
+
 /** `input` hook entries for texts given to steer()/followUp(); see {@link comparable}. */
 export const QUEUED_INPUT_LOG = /^input (steered|followed up|idle follow-up|idle steer \d+|nudge from \S+) /;
 
@@ -30,6 +72,8 @@ export const QUEUED_INPUT_LOG = /^input (steered|followed up|idle follow-up|idle
  * holds before it is taken out:
  * - `edits`: Settle persists a `context_edit` omitting each failed attempt (behavior C.4 step 5 / C.5,
  *   I.5); pi 0.73.1 writes none.
+ * - `events`, `payloads`: pi 0.73.1's repeated overflow recovery failure (see
+ *   {@link repeatedRecoveryFailures}).
  * - `extensionLog`: Settle runs the `input` hook for steer()/followUp() texts (behavior C.1 "Related
  *   entry points", doc version); pi 0.73.1's steer()/followUp() skip it. The generated queued texts
  *   never match a transforming rule, so only the log differs.
@@ -47,7 +91,7 @@ export const QUEUED_INPUT_LOG = /^input (steered|followed up|idle follow-up|idle
  *   rebuilds the context from the file.
  */
 export function comparable(raw: Observation): Omit<Observation, "edits" | "cuts"> {
-	const observation = scrubbed(raw);
+	const observation = withoutRepeatedRecoveryFailures(scrubbed(raw));
 	const { edits: _edits, cuts: _cuts, ...rest } = observation;
 	return {
 		...rest,

@@ -16,6 +16,7 @@ import {
 	piCompactedNothing,
 	piDroppedPreviousSummary,
 	QUEUED_INPUT_LOG,
+	repeatedRecoveryFailures,
 } from "./differential-compare.js";
 import { scenarioArb } from "./differential-scenarios.js";
 import { onBothPeers } from "./peers.js";
@@ -37,6 +38,7 @@ describe("parity: randomized differential against pi 0.73.1", () => {
 				);
 				expect(pi.edits).toEqual([]);
 				for (const edit of settle.edits) expect(edit).toMatch(/^omit message:(assistant\(error\)|toolResult)/);
+				expect(repeatedRecoveryFailures(settle)).toEqual(new Set());
 				expect(pi.extensionLog.filter((line) => QUEUED_INPUT_LOG.test(line))).toEqual([]);
 				expect(comparable(settle)).toEqual(comparable(pi));
 			}),

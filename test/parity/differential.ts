@@ -379,6 +379,7 @@ const PAYLOAD_EVENTS = [
 	"auto_retry_start",
 	"auto_retry_end",
 	"compaction_start",
+	"compaction_end",
 ];
 
 export function observeAll(peer: Peer, errors: string[], log: string[]) {

@@ -152,4 +152,37 @@ describe("parity divergences found by the differential", () => {
 			lastMessages: ["user: first", "user: queued during the failing request", "user: second"],
 		});
 	});
+
+	it("an overflow recovery failure is reported once (pi 0.73.1 reports it again at the next prompt)", async () => {
+		const overflow = "prompt is too long: 213462 tokens > 200000 maximum";
+		const settings = {
+			compaction: { enabled: true, reserveTokens: 16384, keepRecentTokens: 15 },
+			retry: { enabled: true, baseDelayMs: 1 },
+		};
+		const { pi, settle } = await onBothPeers({ settings }, async (peer) => {
+			peer.script([
+				{ text: "The first answer, with some words in it." },
+				{ stopReason: "error", errorMessage: overflow },
+				{ text: "Summary of the first exchange." },
+				{ stopReason: "error", errorMessage: overflow },
+				{ text: "Answer to the third question." },
+			]);
+			await peer.prompt("first question about the project");
+			await peer.prompt("second question: please explain the architecture of the whole project in detail");
+			await peer.quiesce();
+			peer.mark("third prompt");
+			await peer.prompt("third question");
+			await peer.quiesce();
+			return eventSequence(peer.recorded)
+				.filter((token) => /^(compaction_|agent_start|<<third)/.test(token))
+				.join(" ");
+		});
+		// Behavior C.5: "recovery was already attempted in this operation". pi 0.73.1's flag outlives
+		// the operation and the failed request stays in its context, so the next prompt's pre-send
+		// check (C.1 step 9) emits the failure again before that prompt's run starts.
+		const failedOnce =
+			"agent_start agent_start compaction_start compaction_end agent_start compaction_end <<third prompt>> compaction_end agent_start";
+		expect(pi).toBe(failedOnce);
+		expect(settle).toBe(failedOnce.replace("<<third prompt>> compaction_end", "<<third prompt>>"));
+	});
 });
