@@ -5,13 +5,14 @@
  * Random layouts: test/resources/pi-differential.property.test.ts.
  */
 import { mkdirSync } from "node:fs";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import {
 	DefaultResourceLoader as PiResourceLoader,
 	SettingsManager as PiSettingsManager,
 } from "@mariozechner/pi-coding-agent";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { instantiateExtensions } from "../../src/extensions/loader.js";
+import { resourcePathsFromDiscovery } from "../../src/extensions/runner.js";
 import { InMemoryModelRuntime } from "../../src/llm/model-runtime.js";
 import { DefaultResourceLoader, type DefaultResourceLoaderOptions } from "../../src/resources/resource-loader.js";
 import type { SourceInfo } from "../../src/resources/types.js";
@@ -228,6 +229,53 @@ describe("extensions' sourceInfo (pi 0.73.1's rules)", () => {
 		expect(byPath[added[1]!]).toEqual(info(added[1]!, "local", "temporary", join(base, "loose")));
 		// What the override kept is settled by path as before.
 		expect(byPath[join(base, "cli/cli-ext.ts")]).toEqual(info(join(base, "cli/cli-ext.ts"), "cli", "temporary"));
+	});
+
+	it("skills and templates an extension contributes: pi's `extension:<name>` info; the discovered ones keep theirs (pi drops it: named difference)", async () => {
+		const base = tempDir("settle-ext-source-");
+		const skill = (name: string) => `---\nname: ${name}\ndescription: Does ${name}.\n---\nbody`;
+		writeTree(base, {
+			"agent/skills/found/SKILL.md": skill("found"),
+			"ext/skills/given/SKILL.md": skill("given"),
+			"ext/prompts/hello.md": "hello",
+		});
+		mkdirSync(join(base, "home"), { recursive: true });
+		process.env.HOME = join(base, "home");
+		const cwd = join(base, "repo");
+		const agentDir = join(base, "agent");
+		const extensionPath = join(base, "ext", "index.ts");
+		const paths = resourcePathsFromDiscovery({
+			skillPaths: [{ path: join(base, "ext/skills"), extensionPath }],
+			promptPaths: [{ path: join(base, "ext/prompts"), extensionPath }],
+			themePaths: [],
+		});
+		const settle = new DefaultResourceLoader({
+			cwd,
+			agentDir,
+			homeDir: join(base, "home"),
+			settingsManager: SettingsManager.create(cwd, agentDir, { projectTrusted: true }),
+			trustProject: true,
+		});
+		await settle.reload();
+		settle.extendResources(paths);
+		const pi = new PiResourceLoader({ cwd, agentDir, settingsManager: PiSettingsManager.create(cwd, agentDir) });
+		await pi.reload();
+		pi.extendResources(paths as Parameters<PiResourceLoader["extendResources"]>[0]);
+		const byName = (items: readonly { name: string; sourceInfo: SourceInfo }[]) =>
+			Object.fromEntries(items.map((item) => [item.name, JSON.parse(JSON.stringify(item.sourceInfo))]));
+		const contributed = (path: string) => info(path, "extension:index", "temporary", join(base, "ext"));
+		const settleSkills = byName(settle.getSkills().skills);
+		const piSkills = byName(pi.getSkills().skills as never);
+		expect(settleSkills.given).toEqual(contributed(join(base, "ext/skills/given/SKILL.md")));
+		expect(settleSkills.given).toEqual(piSkills.given);
+		expect(byName(settle.getPrompts().prompts).hello).toEqual(contributed(join(base, "ext/prompts/hello.md")));
+		expect(byName(settle.getPrompts().prompts).hello).toEqual(byName(pi.getPrompts().prompts as never).hello);
+		// pi re-reads its skills without the discovery's info once an extension adds paths (its
+		// extendResources passes no metadata), so a discovered skill turns `local` with its own folder;
+		// Settle keeps what reload() said (`auto`, the agent folder), whatever extensions add.
+		const found = join(base, "agent/skills/found/SKILL.md");
+		expect(settleSkills.found).toEqual(info(found, "auto", "user", agentDir));
+		expect(piSkills.found).toEqual(info(found, "local", "user", dirname(found)));
 	});
 
 	it("a session's getAllTools() and getCommands() carry the extension's source info", async () => {
