@@ -43,12 +43,13 @@ export async function main(argv: readonly string[], out: CliOutput = processOutp
 		out.stderr("Run settle --help for the options.\n");
 		return EXIT_USAGE;
 	}
-	if (args.help) {
-		out.stdout(helpText());
-		return EXIT_OK;
-	}
+	// pi's precedence, whatever the order on the command line: --version, then --help, then --list-models.
 	if (args.version) {
 		out.stdout(`${packageVersion()}\n`);
+		return EXIT_OK;
+	}
+	if (args.help) {
+		out.stdout(helpText());
 		return EXIT_OK;
 	}
 	try {

@@ -8,7 +8,7 @@ import { createEventBus } from "./event-bus.js";
 import { createExtension, createExtensionAPI, type Extension, ExtensionRuntime } from "./runtime.js";
 import type { EventBus, ExtensionDiagnostic, ExtensionFactory, ExtensionLoadError } from "./types.js";
 
-/** A record to instantiate: the loader's {@link LoadedExtension} (`source` and `resolvedPath` optional). */
+/** A record to instantiate: the loader's {@link LoadedExtension} (`source`, `resolvedPath`, `sourceInfo` optional). */
 export type ExtensionRecord = Pick<LoadedExtension, "path" | "factory"> &
 	Partial<Omit<LoadedExtension, "path" | "factory">>;
 
@@ -68,7 +68,13 @@ export async function instantiateExtensions(
 		})),
 	];
 	for (const record of all) {
-		const extension = createExtension(record.path, record.resolvedPath ?? record.path, record.source);
+		// The loader's source info (discovered, settings entry, explicit path) goes to the extension and all it registers.
+		const extension = createExtension(
+			record.path,
+			record.resolvedPath ?? record.path,
+			record.source,
+			record.sourceInfo,
+		);
 		runtime.extensions.push(extension);
 		try {
 			if (typeof record.factory !== "function") {

@@ -60,7 +60,10 @@ export interface PendingProviderRegistration {
 	extensionPath: string;
 }
 
-/** Source info of an extension: where pi's loader would say it came from. */
+/**
+ * Source info of an extension record that carries none (built by hand, not by the resource
+ * loader): synthetic for `<inline:N>`; otherwise `local` with the module's folder as `baseDir`.
+ */
 export function extensionSourceInfo(path: string, resolvedPath: string, source?: ExtensionSource): SourceInfo {
 	if (path.startsWith("<") && path.endsWith(">")) {
 		return createSyntheticSourceInfo(path, { source: path.slice(1, -1).split(":")[0] || "temporary" });
@@ -69,11 +72,20 @@ export function extensionSourceInfo(path: string, resolvedPath: string, source?:
 	return createSyntheticSourceInfo(path, { source: "local", scope, baseDir: dirname(resolvedPath) });
 }
 
-export function createExtension(path: string, resolvedPath: string, source?: ExtensionSource): Extension {
+/**
+ * An extension with nothing registered yet. `sourceInfo` is the loader's (what discovery found);
+ * without one it is derived from `path` and `source` ({@link extensionSourceInfo}).
+ */
+export function createExtension(
+	path: string,
+	resolvedPath: string,
+	source?: ExtensionSource,
+	sourceInfo?: SourceInfo,
+): Extension {
 	return {
 		path,
 		resolvedPath,
-		sourceInfo: extensionSourceInfo(path, resolvedPath, source),
+		sourceInfo: sourceInfo ? { ...sourceInfo } : extensionSourceInfo(path, resolvedPath, source),
 		handlers: new Map(),
 		tools: new Map(),
 		messageRenderers: new Map(),

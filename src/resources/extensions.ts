@@ -18,15 +18,19 @@ import { tmpdir } from "node:os";
 import { dirname, isAbsolute, join, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 import { errorMessage, SettleError } from "../errors.js";
+import { resolveProjectConfigDir } from "../settings/paths.js";
 import { howToTrustProject } from "../settings/trust.js";
 import { collectExtensionEntries, isDirectory, resolveExtensionEntries } from "./discovery.js";
-import type { ExtensionFactory, ExtensionSource, LoadExtensionsResult } from "./types.js";
+import { defaultSourceInfoForPath } from "./source-info.js";
+import type { ExtensionFactory, ExtensionSource, LoadExtensionsResult, SourceInfo } from "./types.js";
 
 /** An extension module found on disk, not yet imported. */
 export interface ExtensionCandidate {
 	/** Absolute path of the module file. */
 	path: string;
 	source: Exclude<ExtensionSource, "inline">;
+	/** What the loaded extension reports as its source (default: pi's rule for a path nothing registered). */
+	sourceInfo?: SourceInfo;
 }
 
 /** What {@link loadExtensions} needs besides the candidates. */
@@ -284,6 +288,7 @@ export async function loadExtensions(
 ): Promise<LoadExtensionsResult> {
 	const result: LoadExtensionsResult = { extensions: [], errors: [], skipped: [], diagnostics: [] };
 	const jiti = createExtensionImporter(options.aliases ?? defaultExtensionAliases());
+	const roots = { agentDir: options.agentDir, projectDir: resolveProjectConfigDir(options.cwd).dir };
 	const seen = new Set<string>();
 	for (const candidate of candidates) {
 		if (seen.has(candidate.path)) continue;
@@ -299,7 +304,13 @@ export async function loadExtensions(
 		}
 		try {
 			const factory = await importWith(jiti, candidate.path);
-			result.extensions.push({ path: candidate.path, resolvedPath: candidate.path, source: candidate.source, factory });
+			result.extensions.push({
+				path: candidate.path,
+				resolvedPath: candidate.path,
+				source: candidate.source,
+				sourceInfo: candidate.sourceInfo ?? defaultSourceInfoForPath(candidate.path, roots),
+				factory,
+			});
 		} catch (error) {
 			const message = errorMessage(error);
 			const text = message.startsWith("Extension does not export")
@@ -311,7 +322,13 @@ export async function loadExtensions(
 	}
 	(options.inlineFactories ?? []).forEach((factory, index) => {
 		const path = `<inline:${index + 1}>`;
-		result.extensions.push({ path, resolvedPath: path, source: "inline", factory });
+		result.extensions.push({
+			path,
+			resolvedPath: path,
+			source: "inline",
+			sourceInfo: defaultSourceInfoForPath(path, roots),
+			factory,
+		});
 	});
 	return result;
 }

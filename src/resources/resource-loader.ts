@@ -21,6 +21,7 @@ import { type ExtensionCandidate, extensionEntriesAt, loadExtensions } from "./e
 import { applyFilters, isEnabledByFilters, isFilterEntry } from "./filters.js";
 import { loadPromptTemplateCandidates, type PromptTemplateCandidate } from "./prompt-templates.js";
 import { loadSkillCandidates, type SkillCandidate } from "./skills.js";
+import { cliSourceInfo, defaultSourceInfoForPath, registeredSourceInfo } from "./source-info.js";
 import type {
 	ContextFile,
 	ExtensionFactory,
@@ -293,6 +294,15 @@ export class DefaultResourceLoader implements ResourceLoader {
 		// Extensions: explicit paths, then project, then global, then inline factories.
 		const extensionCandidates: ExtensionCandidate[] = [];
 		const missingExtensionPaths: ResourceDiagnostic[] = [];
+		// As pi: what discovery and settings reach (even disabled, even with noExtensions) keeps that source info
+		// when an explicit path names it; other explicit paths are `cli`.
+		const discoveredExtensions = this.registry(
+			"extensions",
+			layers,
+			o.noExtensions ? [] : settingsExtensionDiagnostics,
+		);
+		const extensionSourceInfos = new Map<string, Omit<SourceInfo, "path">>();
+		for (const found of discoveredExtensions.values()) extensionSourceInfos.set(found.path, toSourceInfo(found));
 		for (const entry of o.additionalExtensionPaths ?? []) {
 			const path = this.resolvePath(entry, this.cwd);
 			if (!existsSync(path)) {
@@ -308,11 +318,22 @@ export class DefaultResourceLoader implements ResourceLoader {
 					path,
 				});
 			}
-			for (const file of files) extensionCandidates.push({ path: file, source: "explicit" });
+			for (const file of files) {
+				if (!extensionSourceInfos.has(file)) extensionSourceInfos.set(file, cliSourceInfo(file));
+				extensionCandidates.push({
+					path: file,
+					source: "explicit",
+					sourceInfo: { ...extensionSourceInfos.get(file)!, path: file },
+				});
+			}
 		}
 		if (!o.noExtensions) {
-			for (const found of enabledInOrder(this.registry("extensions", layers, settingsExtensionDiagnostics))) {
-				extensionCandidates.push({ path: found.path, source: found.scope === "project" ? "project" : "global" });
+			for (const found of enabledInOrder(discoveredExtensions)) {
+				extensionCandidates.push({
+					path: found.path,
+					source: found.scope === "project" ? "project" : "global",
+					sourceInfo: { ...toSourceInfo(found), path: found.path },
+				});
 			}
 		}
 		let extensions = await loadExtensions(extensionCandidates, {
@@ -328,7 +349,21 @@ export class DefaultResourceLoader implements ResourceLoader {
 			extensions.diagnostics.push(missing);
 		}
 		extensions.diagnostics.push(...settingsExtensionDiagnostics);
-		if (o.extensionsOverride) extensions = o.extensionsOverride(extensions);
+		if (o.extensionsOverride) {
+			extensions = o.extensionsOverride(extensions);
+			// As pi: source info is settled after the override, by path (what it added gets pi's default rule).
+			const roots = { agentDir: this.agentDir, projectDir };
+			extensions = {
+				...extensions,
+				extensions: extensions.extensions.map((extension) => ({
+					...extension,
+					sourceInfo: extension.path.startsWith("<")
+						? defaultSourceInfoForPath(extension.path, roots)
+						: (registeredSourceInfo(extension.path, extensionSourceInfos) ??
+							defaultSourceInfoForPath(extension.path, roots)),
+				})),
+			};
+		}
 
 		// Skills and templates: discovered (unless disabled), then the option paths.
 		const skillCandidates: SkillCandidate[] = [];
@@ -557,11 +592,12 @@ function enabledInOrder(registered: Map<string, Registered>): Found[] {
 		.map(({ enabled: _enabled, ...found }) => found);
 }
 
+function toSourceInfo(found: Found): Omit<SourceInfo, "path"> {
+	return { source: found.source, scope: found.scope, origin: "top-level", baseDir: found.baseDir };
+}
+
 function toCandidate(found: Found): SkillCandidate & PromptTemplateCandidate {
-	return {
-		filePath: found.path,
-		sourceInfo: { source: found.source, scope: found.scope, origin: "top-level", baseDir: found.baseDir },
-	};
+	return { filePath: found.path, sourceInfo: toSourceInfo(found) };
 }
 
 function isUnder(path: string, root: string): boolean {

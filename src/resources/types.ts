@@ -76,6 +76,15 @@ export interface LoadedExtension {
 	/** Absolute file path of the module (same as `path` for inline factories). */
 	resolvedPath: string;
 	source: ExtensionSource;
+	/**
+	 * Where the extension came from, as pi 0.73.1 reports it (also on every tool and command it
+	 * registers): `auto` (scope `user` / `project`, `baseDir` the agent folder or the project's
+	 * `.settle/` / `.pi/`) for what an extensions folder holds; `local` (no `baseDir`) for a
+	 * settings entry; `cli` (scope `temporary`, no `baseDir`) for an explicit path discovery does
+	 * not reach; `inline` for `<inline:N>`. Absent on records built by hand: the runner then
+	 * derives it from `path` and `source`.
+	 */
+	sourceInfo?: SourceInfo;
 	factory: ExtensionFactory;
 }
 

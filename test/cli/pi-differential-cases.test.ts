@@ -1,7 +1,8 @@
 /**
  * Fixed cases of the CLI differential against pi 0.73.1 (real child processes, as in
  * pi-differential-process.property.test.ts): bad command lines, `--help`, `--version`, no prompt,
- * `--list-models [search]`, and pi's bugs pinned on both sides. Named differences: "exit code 2"
+ * `--list-models [search]`, which of those wins when several are given, and pi's bugs pinned on
+ * both sides. Named differences: "exit code 2"
  * (Settle's code for a bad command line, README "Exit codes"; pi exits 1), "help pointer" (after a
  * parse error Settle adds `Run settle --help for the options.`), "session not found" (Settle's
  * message names where it looked), "branding" (help text, version
@@ -72,6 +73,41 @@ describe("CLI cases beside pi 0.73.1", () => {
 		expect(nothing.pi.code).toBe(0);
 		expect(out(nothing.pi)).toBe('No models matching "zzz"\n');
 		expect(nothing.settle).toEqual({ code: 0, stdout: "", stderr: 'No model matches "zzz" (1 available).\n' });
+	}, 90_000);
+});
+
+describe("--version, --help, --list-models together", () => {
+	it("the same one wins as in pi, whatever the order: --version, then --help, then --list-models", async () => {
+		const dirs = freshDirs(cli.dir);
+		// What a run printed (pi writes these on stderr when stdin is not a terminal: pinned below).
+		const printed = (run: CliRun): string => {
+			const text = run.stdout + run.stderr;
+			if (/^\d+\.\d+\.\d+\n$/.test(text)) return "version";
+			// Each one's own help text ("branding" above).
+			if (
+				text.includes("pi [options] [@files...] [messages...]") ||
+				text.includes("@<file> arguments put a file's text")
+			)
+				return "help";
+			if (/\bfaux(?:\/|\s+)faux-1\b/.test(text)) return "models";
+			return `other: ${text.slice(0, 200)}`;
+		};
+		const cases: [args: string[], wins: string][] = [
+			[["--help", "--version"], "version"],
+			[["--version", "--help"], "version"],
+			[["-h", "-v"], "version"],
+			[["--list-models", "--help"], "help"],
+			[["--help", "--list-models"], "help"],
+			[["--list-models", "--version"], "version"],
+			[["--list-models", "faux", "-h", "-v"], "version"],
+		];
+		const runs = await Promise.all(cases.map(([args]) => runBoth(dirs, args)));
+		const seen = runs.map(({ pi, settle }, i) => ({
+			args: cases[i]![0].join(" "),
+			pi: [pi.code, printed(pi)],
+			settle: [settle.code, printed(settle)],
+		}));
+		expect(seen).toEqual(cases.map(([args, wins]) => ({ args: args.join(" "), pi: [0, wins], settle: [0, wins] })));
 	}, 90_000);
 });
 

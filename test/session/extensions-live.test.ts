@@ -137,7 +137,8 @@ describe("tools", () => {
 		expect(all.find((tool) => tool.name === "probe_tool")?.sourceInfo).toMatchObject({
 			path: join(p.cwd, ".settle/extensions/probe.ts"),
 			scope: "project",
-			source: "local",
+			source: "auto",
+			baseDir: join(p.cwd, ".settle"),
 		});
 		expect(all.find((tool) => tool.name === "grep")?.sourceInfo).toMatchObject({
 			path: "<builtin:grep>",
