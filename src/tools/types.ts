@@ -19,7 +19,8 @@ export interface SourceInfo {
 	 * folder or the project folder (`.settle/` or `.pi/`) for what discovery finds there; none for
 	 * entries listed in settings; the file's folder for explicit paths (a template inside a config
 	 * folder's `prompts/`: that folder); what the extension gave for paths an extension adds. Not
-	 * `skill.baseDir` (the folder a skill's references are relative to). Extensions: their module's folder.
+	 * `skill.baseDir` (the folder a skill's references are relative to). Extensions: the config folder when
+	 * discovered, none for settings entries and explicit paths.
 	 */
 	baseDir?: string;
 }
