@@ -1696,6 +1696,62 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/resources/source-base-dir.test.ts", "test/resources/pi-differential.property.test.ts"],
 	},
+	{
+		id: "R11",
+		file: "src/resources/resource-loader.ts",
+		description: "discovered extensions lose pi's auto sourceInfo (config folder as baseDir)",
+		edits: [{ find: "sourceInfo: { ...toSourceInfo(found), path: found.path },", replace: "" }],
+		tests: [
+			"test/resources/extension-source-info.test.ts",
+			"test/resources/pi-differential-extensions.property.test.ts",
+		],
+	},
+	{
+		id: "R12",
+		file: "src/resources/resource-loader.ts",
+		description: "an explicit extension path discovery also reaches reports cli instead of its discovered info",
+		edits: [
+			{
+				find: "if (!extensionSourceInfos.has(file)) extensionSourceInfos.set(file, cliSourceInfo(file));",
+				replace: "extensionSourceInfos.set(file, cliSourceInfo(file));",
+			},
+		],
+		tests: [
+			"test/resources/extension-source-info.test.ts",
+			"test/resources/pi-differential-extensions.property.test.ts",
+		],
+	},
+	{
+		id: "R13",
+		file: "src/resources/source-info.ts",
+		description: "-e extension paths report source local instead of pi's cli",
+		edits: [{ find: 'return { path, source: "cli",', replace: 'return { path, source: "local",' }],
+		tests: ["test/resources/extension-source-info.test.ts"],
+	},
+	{
+		id: "R14",
+		file: "src/resources/source-info.ts",
+		description: "pi's default sourceInfo puts agent-folder resources in the project scope",
+		edits: [{ find: '["user", roots.agentDir],', replace: '["project", roots.agentDir],' }],
+		tests: ["test/resources/extension-source-info.test.ts"],
+	},
+	{
+		id: "R15",
+		file: "src/extensions/loader.ts",
+		description: "the loader drops the record's sourceInfo (extensions fall back to local + module folder)",
+		edits: [{ find: "\t\t\trecord.sourceInfo,\n", replace: "\t\t\tundefined,\n" }],
+		tests: [
+			"test/resources/extension-source-info.test.ts",
+			"test/resources/pi-differential-extensions.property.test.ts",
+		],
+	},
+	{
+		id: "G08",
+		file: "src/cli/main.ts",
+		description: "--help wins over --version (pi prints the version)",
+		edits: [{ find: "\tif (args.version) {", replace: "\tif (args.version && !args.help) {" }],
+		tests: ["test/cli/pi-differential-cases.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
