@@ -11,6 +11,8 @@
  * Differences are named where they are taken out, as in pi-differential.property.test.ts; where
  * the function-level cut differs by design (DELIBERATE_CUT_AT_OR_BEFORE and friends, see
  * pi-differential.compare.ts) Settle's entry must be the one its own functions prepare.
+ * Replay a failure with `COMPACTION_DIFF_SEED=<seed> COMPACTION_DIFF_PATH=<path>`; `PI_DIFF_RUNS_SCALE=<n>`
+ * runs n times the default number of scenarios.
  */
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -92,6 +94,21 @@ async function compactOn(
 	}
 }
 
+/** `COMPACTION_DIFF_SEED=<seed> COMPACTION_DIFF_PATH=<path>` replays a failure fast-check printed. */
+const replay = process.env.COMPACTION_DIFF_SEED
+	? { seed: Number(process.env.COMPACTION_DIFF_SEED), path: process.env.COMPACTION_DIFF_PATH }
+	: {};
+
+/** The summarizer calls a compaction makes (both products): the history, and a split turn's prefix. */
+function summarizerCalls(preparation: {
+	isSplitTurn: boolean;
+	messagesToSummarize: readonly unknown[];
+	turnPrefixMessages: readonly unknown[];
+}): number {
+	const split = preparation.isSplitTurn && preparation.turnPrefixMessages.length > 0;
+	return split && preparation.messagesToSummarize.length > 0 ? 2 : 1;
+}
+
 function entryFields(entry: Record<string, unknown> | undefined) {
 	if (!entry) return undefined;
 	return {
@@ -164,8 +181,15 @@ describe("manual compact() on a random session: Settle and pi 0.73.1 write the s
 							});
 							if (last.type === "compaction") expect(pi.outcome).toEqual(settle.outcome);
 							else if (cut.same && !rulesMoveCut) {
+								// DELIBERATE_EMPTY_BRANCH_SUMMARY_SKIPPED (pi-differential.compare.ts): pi may also summarize
+								// empty branch summaries, which Settle has no message for; nothing else.
+								const piSummarized = [
+									...(piPreparation?.messagesToSummarize ?? []),
+									...(piPreparation?.turnPrefixMessages ?? []),
+								];
+								expect(withoutEmptyBranchSummaries(piSummarized)).toEqual([]);
 								const empty = "summarize: <conversation>\n\n</conversation>";
-								expect(pi.requests.every((r) => r.startsWith(empty))).toBe(true);
+								if (piSummarized.length === 0) expect(pi.requests.every((r) => r.startsWith(empty))).toBe(true);
 							}
 							return;
 						}
@@ -178,6 +202,18 @@ describe("manual compact() on a random session: Settle and pi 0.73.1 write the s
 							return;
 						}
 						expectSamePreparation(ours, piPreparation, original);
+						// DELIBERATE_EMPTY_BRANCH_SUMMARY_SKIPPED and DELIBERATE_EMPTY_SPLIT_IS_NO_SPLIT
+						// (pi-differential.compare.ts): where all of pi's turn prefix, or all of its history in a split
+						// turn, is empty branch summaries, pi makes one summarizer call more than Settle. Each side makes
+						// the calls its own preparation implies, and Settle's entry is the one its preparation describes.
+						if (summarizerCalls(ours) !== summarizerCalls(piPreparation)) {
+							expect(pi.requests).toHaveLength(summarizerCalls(piPreparation));
+							expect(settle.requests).toHaveLength(summarizerCalls(ours));
+							expect(settle.outcome).toEqual({ ok: true });
+							expect(settle.entry?.firstKeptEntryId).toBe(ours.firstKeptEntryId);
+							expect(settle.entry?.tokensBefore).toBe(ours.tokensBefore);
+							return;
+						}
 						compared++;
 						expect(settle.outcome).toEqual(pi.outcome);
 						// DELIBERATE_EMPTY_BRANCH_SUMMARY_SKIPPED (pi-differential.compare.ts): pi serializes an empty
@@ -208,9 +244,10 @@ describe("manual compact() on a random session: Settle and pi 0.73.1 write the s
 						expect(entryFields(settle.entry)).toEqual(piEntry);
 					},
 				),
-				{ numRuns: runs(25) },
+				{ numRuns: runs(25), ...replay },
 			);
-			expect(compared).toBeGreaterThan(runs(25) / 5);
+			// (A replay of one failing path runs that case only.)
+			if (process.env.COMPACTION_DIFF_PATH === undefined) expect(compared).toBeGreaterThan(runs(25) / 5);
 		},
 		DIFF_TIMEOUT_MS,
 	);
