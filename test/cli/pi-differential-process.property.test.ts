@@ -14,7 +14,8 @@
  * error text" and "no prompt" (kept out of the generator), and the pi bug "stdin glued to the
  * prompt" (stdin only where it is the whole prompt; pinned in pi-differential-cases.test.ts, with
  * the fixed cases: bad command lines, --help, --version, --list-models).
- * PI_DIFF_RUNS / PI_DIFF_SESSION_RUNS=<n> run the two properties longer than the default.
+ * PI_DIFF_RUNS / PI_DIFF_SESSION_RUNS=<n> run the two properties longer than the default (their
+ * timeouts grow with them).
  */
 import { readFileSync, statSync } from "node:fs";
 import fc from "fast-check";
@@ -31,6 +32,10 @@ import {
 } from "./pi-diff-process.js";
 
 const cli = useCliProject("settle-pi-diff-process-");
+
+/** Scenarios per property; the test timeouts grow with them (a scenario is two CLI runs side by side). */
+const RUNS = Number(process.env.PI_DIFF_RUNS ?? 4);
+const SESSION_RUNS = Number(process.env.PI_DIFF_SESSION_RUNS ?? 2);
 
 /** The last assistant message (agent_end) ended in an error or was aborted. */
 function lastAnswerFailed(events: Record<string, unknown>[]): boolean {
@@ -66,81 +71,89 @@ const scenario = fc.record({
 });
 
 describe("whole CLI runs beside pi 0.73.1", () => {
-	it("print and json runs with scripted replies, @files and stdin: same exit code, output and session file", async () => {
-		await fc.assert(
-			fc.asyncProperty(scenario, async ({ steps, json, noSession, files, messages, stdin }) => {
-				const dirs = freshDirs(cli.dir);
-				const script = writeScript(dirs, steps);
-				let prompts = messages;
-				// pi bug "stdin glued to the prompt": stdin goes only where it is the whole prompt here.
-				const input = files.length === 0 && messages.length === 0 ? stdin : "";
-				// "no prompt": without any prompt Settle refuses to run (fixed case below).
-				// (an empty @file adds nothing to the prompt, in both).
-				const fileText = files.some((file) => file !== "@empty.txt");
-				if (!fileText && prompts.length === 0 && !input) prompts = ["why?"];
-				const args = [
-					...(noSession ? ["--no-session"] : []),
-					...(json ? ["--mode", "json"] : ["-p"]),
-					...files,
-					...prompts,
-				];
-				const { pi, settle } = await runBoth(dirs, args, { script, input });
+	it(
+		"print and json runs with scripted replies, @files and stdin: same exit code, output and session file",
+		async () => {
+			await fc.assert(
+				fc.asyncProperty(scenario, async ({ steps, json, noSession, files, messages, stdin }) => {
+					const dirs = freshDirs(cli.dir);
+					const script = writeScript(dirs, steps);
+					let prompts = messages;
+					// pi bug "stdin glued to the prompt": stdin goes only where it is the whole prompt here.
+					const input = files.length === 0 && messages.length === 0 ? stdin : "";
+					// "no prompt": without any prompt Settle refuses to run (fixed case below).
+					// (an empty @file adds nothing to the prompt, in both).
+					const fileText = files.some((file) => file !== "@empty.txt");
+					if (!fileText && prompts.length === 0 && !input) prompts = ["why?"];
+					const args = [
+						...(noSession ? ["--no-session"] : []),
+						...(json ? ["--mode", "json"] : ["-p"]),
+						...files,
+						...prompts,
+					];
+					const { pi, settle } = await runBoth(dirs, args, { script, input });
 
-				let piCode = pi.code;
-				if (json) {
-					const events = normalizeJsonEvents(pi.stdout);
-					expect(normalizeJsonEvents(settle.stdout)).toEqual(events);
-					// "json exit code": Settle exits 1 when the last answer failed in --json too (README
-					// "Exit codes: 1 failed"); pi 0.73.1 sets 1 in text mode only.
-					if (piCode === 0 && lastAnswerFailed(events)) piCode = 1;
-				} else expect(settle.stdout).toBe(pi.stdout);
-				expect({ code: settle.code, stderr: settle.stderr }).toEqual({ code: piCode, stderr: pi.stderr });
-				const piFiles = sessionFiles(dirs.piAgent);
-				const settleFiles = sessionFiles(dirs.settleAgent);
-				expect(settleFiles.length).toBe(piFiles.length);
-				expect(piFiles.length).toBe(noSession ? 0 : 1);
-				if (!noSession) expect(normalizeSessionFile(settleFiles[0]!)).toEqual(normalizeSessionFile(piFiles[0]!));
-			}),
-			{ numRuns: Number(process.env.PI_DIFF_RUNS ?? 4) },
-		);
-	}, 120_000);
+					let piCode = pi.code;
+					if (json) {
+						const events = normalizeJsonEvents(pi.stdout);
+						expect(normalizeJsonEvents(settle.stdout)).toEqual(events);
+						// "json exit code": Settle exits 1 when the last answer failed in --json too (README
+						// "Exit codes: 1 failed"); pi 0.73.1 sets 1 in text mode only.
+						if (piCode === 0 && lastAnswerFailed(events)) piCode = 1;
+					} else expect(settle.stdout).toBe(pi.stdout);
+					expect({ code: settle.code, stderr: settle.stderr }).toEqual({ code: piCode, stderr: pi.stderr });
+					const piFiles = sessionFiles(dirs.piAgent);
+					const settleFiles = sessionFiles(dirs.settleAgent);
+					expect(settleFiles.length).toBe(piFiles.length);
+					expect(piFiles.length).toBe(noSession ? 0 : 1);
+					if (!noSession) expect(normalizeSessionFile(settleFiles[0]!)).toEqual(normalizeSessionFile(piFiles[0]!));
+				}),
+				{ numRuns: RUNS },
+			);
+		},
+		Math.max(120_000, RUNS * 30_000),
+	);
 
-	it("sessions: new, --continue, --session <id prefix>, --session <path>, --no-session in random order", async () => {
-		const choice = fc.constantFrom("new", "continue", "id-prefix", "path", "no-session");
-		await fc.assert(
-			fc.asyncProperty(fc.array(choice, { minLength: 2, maxLength: 2 }), async (choices) => {
-				const dirs = freshDirs(cli.dir);
-				const agentOf = (side: Side) => (side === "pi" ? dirs.piAgent : dirs.settleAgent);
-				/** The latest session file of a side and its header id. */
-				const latest = (side: Side) => {
-					const files = sessionFiles(agentOf(side));
-					const newest = files.sort((a, b) => statSync(b).mtimeMs - statSync(a).mtimeMs)[0];
-					return (
-						newest && {
-							file: newest,
-							id: (JSON.parse(readFileSync(newest, "utf8").split("\n")[0]!) as { id: string }).id,
-						}
-					);
-				};
-				for (const [index, what] of choices.entries()) {
-					const sessionArgs = (side: Side): string[] => {
-						const last = latest(side);
-						if (what === "no-session") return ["--no-session"];
-						if (what === "continue") return ["--continue"];
-						if (!last || what === "new") return [];
-						return ["--session", what === "path" ? last.file : last.id.slice(0, 8)];
+	it(
+		"sessions: new, --continue, --session <id prefix>, --session <path>, --no-session in random order",
+		async () => {
+			const choice = fc.constantFrom("new", "continue", "id-prefix", "path", "no-session");
+			await fc.assert(
+				fc.asyncProperty(fc.array(choice, { minLength: 2, maxLength: 2 }), async (choices) => {
+					const dirs = freshDirs(cli.dir);
+					const agentOf = (side: Side) => (side === "pi" ? dirs.piAgent : dirs.settleAgent);
+					/** The latest session file of a side and its header id. */
+					const latest = (side: Side) => {
+						const files = sessionFiles(agentOf(side));
+						const newest = files.sort((a, b) => statSync(b).mtimeMs - statSync(a).mtimeMs)[0];
+						return (
+							newest && {
+								file: newest,
+								id: (JSON.parse(readFileSync(newest, "utf8").split("\n")[0]!) as { id: string }).id,
+							}
+						);
 					};
-					const { pi, settle } = await runBoth(dirs, (side) => [...sessionArgs(side), "-p", `prompt ${index}`]);
-					expect(settle).toEqual(pi);
-					expect(pi.code).toBe(0);
-				}
-				const normalizedFiles = (side: Side) =>
-					sessionFiles(agentOf(side))
-						.map((file) => normalizeSessionFile(file))
-						.sort((a, b) => JSON.stringify(a).localeCompare(JSON.stringify(b)));
-				expect(normalizedFiles("settle")).toEqual(normalizedFiles("pi"));
-			}),
-			{ numRuns: Number(process.env.PI_DIFF_SESSION_RUNS ?? 2) },
-		);
-	}, 90_000);
+					for (const [index, what] of choices.entries()) {
+						const sessionArgs = (side: Side): string[] => {
+							const last = latest(side);
+							if (what === "no-session") return ["--no-session"];
+							if (what === "continue") return ["--continue"];
+							if (!last || what === "new") return [];
+							return ["--session", what === "path" ? last.file : last.id.slice(0, 8)];
+						};
+						const { pi, settle } = await runBoth(dirs, (side) => [...sessionArgs(side), "-p", `prompt ${index}`]);
+						expect(settle).toEqual(pi);
+						expect(pi.code).toBe(0);
+					}
+					const normalizedFiles = (side: Side) =>
+						sessionFiles(agentOf(side))
+							.map((file) => normalizeSessionFile(file))
+							.sort((a, b) => JSON.stringify(a).localeCompare(JSON.stringify(b)));
+					expect(normalizedFiles("settle")).toEqual(normalizedFiles("pi"));
+				}),
+				{ numRuns: SESSION_RUNS },
+			);
+		},
+		Math.max(90_000, SESSION_RUNS * 45_000),
+	);
 });

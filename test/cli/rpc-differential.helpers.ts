@@ -13,8 +13,11 @@ import { ROOT, RpcClient } from "./helpers.js";
 
 export type Line = Record<string, unknown>;
 
-/** The bash command of the gated tool call: it runs until the test creates `gate` in the cwd. */
-export const GATE_COMMAND = "while [ ! -e gate ]; do sleep 0.01; done; echo opened";
+/**
+ * The bash command of the gated tool call: it runs until the test creates `gate` in the cwd, then
+ * says it got through (`passed`), so that the test can wait for a command no run waits for any more.
+ */
+export const GATE_COMMAND = "while [ ! -e gate ]; do sleep 0.01; done; touch passed; echo opened";
 
 /** One product under test. */
 export interface Peer {
@@ -456,13 +459,15 @@ export async function runStep(peer: Peer, step: Step, index: number): Promise<Li
 			// compact and new_session abort the run and answer once it has stopped.
 			const stopped = step.during.some((command) => command.type === "compact" || command.type === "new_session");
 			if (step.abort) await request(peer, { id: `${id}-abort`, type: "abort" });
-			// After new_session, pi's bash command is still running (its process outlives the aborted run):
-			// the gate opens so that it ends.
+			// After new_session, pi's bash command is still running (pi replaces the session without aborting
+			// the old agent): the gate opens so that it ends, and pi's step ends once it got through. Left
+			// running, a later step's `rmSync(gate)` (or the folder's removal) could close the gate before it
+			// looked, and the loop would outlive the test.
 			if (!step.abort || stopped) writeFileSync(join(peer.cwd, "gate"), "");
 			if (!stopped) await ended;
-			// (Left open after new_session for pi's command; the gated bash step removes it before it starts.)
-			else break;
+			else if (peer.name === "pi") await fileAppears(peer.cwd, "passed");
 			rmSync(join(peer.cwd, "gate"), { force: true });
+			rmSync(join(peer.cwd, "passed"), { force: true });
 			break;
 		}
 	}

@@ -11,6 +11,8 @@
  * Differences are named where they are taken out, as in pi-differential.property.test.ts; where
  * the function-level cut differs by design (DELIBERATE_CUT_AT_OR_BEFORE and friends, see
  * pi-differential.compare.ts) Settle's entry must be the one its own functions prepare.
+ * Replay a failure with `COMPACTION_DIFF_SEED=<seed> COMPACTION_DIFF_PATH=<path>`; `PI_DIFF_RUNS_SCALE=<n>`
+ * runs n times the default number of scenarios.
  */
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -92,6 +94,63 @@ async function compactOn(
 	}
 }
 
+/** `COMPACTION_DIFF_SEED=<seed> COMPACTION_DIFF_PATH=<path>` replays a failure fast-check printed. */
+const replay = process.env.COMPACTION_DIFF_SEED
+	? { seed: Number(process.env.COMPACTION_DIFF_SEED), path: process.env.COMPACTION_DIFF_PATH }
+	: {};
+
+const ZERO_COST = { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 };
+/** One entry of a plain two-exchange session (ids `e000`…, one second apart). */
+function plainEntry(index: number, message: Record<string, unknown>): SessionEntry {
+	const timestamp = new Date(Date.UTC(2026, 0, 1, 0, 0, index)).toISOString();
+	return {
+		id: `e00${index}`,
+		parentId: index === 0 ? null : `e00${index - 1}`,
+		timestamp,
+		type: "message",
+		message: { ...message, timestamp: Date.parse(timestamp) },
+	} as unknown as SessionEntry;
+}
+function plainAnswer(index: number, text: string, input: number): SessionEntry {
+	return plainEntry(index, {
+		role: "assistant",
+		content: [{ type: "text", text }],
+		api: "faux:test",
+		provider: "faux",
+		model: "faux-1",
+		usage: { input, output: 5, cacheRead: 0, cacheWrite: 0, totalTokens: input + 5, cost: ZERO_COST },
+		stopReason: "stop",
+	});
+}
+/**
+ * A scenario every run compares exactly (the first exchange is summarized, the second kept): the
+ * guard that the comparison is not explained away, deterministic (a share of the random scenarios,
+ * about 40 %, is not: of 25 it fell to 5 or fewer in about 3 % of the runs).
+ */
+const COMPARED_EXAMPLE = [
+	{
+		mode: "pure" as Mode,
+		branch: [
+			plainEntry(0, { role: "user", content: [{ type: "text", text: "What is in src?" }] }),
+			plainAnswer(1, "Two folders: cli and store.", 40),
+			plainEntry(2, { role: "user", content: [{ type: "text", text: "And in test?" }] }),
+			plainAnswer(3, "One folder per area.", 60),
+		] as SessionEntry[],
+	},
+	{ enabled: true, keepRecentTokens: 10, reserveTokens: 16_384 },
+	undefined,
+] as const;
+
+/** The summarizer calls a compaction makes (both products): the history, and a split turn's prefix. */
+function summarizerCalls(preparation: {
+	isSplitTurn: boolean;
+	messagesToSummarize: readonly unknown[];
+	turnPrefixMessages: readonly unknown[];
+}): number {
+	const split = preparation.isSplitTurn && preparation.turnPrefixMessages.length > 0;
+	return split && preparation.messagesToSummarize.length > 0 ? 2 : 1;
+}
+
 function entryFields(entry: Record<string, unknown> | undefined) {
 	if (!entry) return undefined;
 	return {
@@ -106,7 +165,7 @@ describe("manual compact() on a random session: Settle and pi 0.73.1 write the s
 	it(
 		"same outcome, summarizer requests and compaction entry (named differences checked on their own)",
 		async () => {
-			let compared = 0;
+			let exampleCompared = false;
 			await fc.assert(
 				fc.asyncProperty(
 					fc
@@ -164,8 +223,15 @@ describe("manual compact() on a random session: Settle and pi 0.73.1 write the s
 							});
 							if (last.type === "compaction") expect(pi.outcome).toEqual(settle.outcome);
 							else if (cut.same && !rulesMoveCut) {
+								// DELIBERATE_EMPTY_BRANCH_SUMMARY_SKIPPED (pi-differential.compare.ts): pi may also summarize
+								// empty branch summaries, which Settle has no message for; nothing else.
+								const piSummarized = [
+									...(piPreparation?.messagesToSummarize ?? []),
+									...(piPreparation?.turnPrefixMessages ?? []),
+								];
+								expect(withoutEmptyBranchSummaries(piSummarized)).toEqual([]);
 								const empty = "summarize: <conversation>\n\n</conversation>";
-								expect(pi.requests.every((r) => r.startsWith(empty))).toBe(true);
+								if (piSummarized.length === 0) expect(pi.requests.every((r) => r.startsWith(empty))).toBe(true);
 							}
 							return;
 						}
@@ -178,7 +244,19 @@ describe("manual compact() on a random session: Settle and pi 0.73.1 write the s
 							return;
 						}
 						expectSamePreparation(ours, piPreparation, original);
-						compared++;
+						// DELIBERATE_EMPTY_BRANCH_SUMMARY_SKIPPED and DELIBERATE_EMPTY_SPLIT_IS_NO_SPLIT
+						// (pi-differential.compare.ts): where all of pi's turn prefix, or all of its history in a split
+						// turn, is empty branch summaries, pi makes one summarizer call more than Settle. Each side makes
+						// the calls its own preparation implies, and Settle's entry is the one its preparation describes.
+						if (summarizerCalls(ours) !== summarizerCalls(piPreparation)) {
+							expect(pi.requests).toHaveLength(summarizerCalls(piPreparation));
+							expect(settle.requests).toHaveLength(summarizerCalls(ours));
+							expect(settle.outcome).toEqual({ ok: true });
+							expect(settle.entry?.firstKeptEntryId).toBe(ours.firstKeptEntryId);
+							expect(settle.entry?.tokensBefore).toBe(ours.tokensBefore);
+							return;
+						}
+						if (file === COMPARED_EXAMPLE[0].branch) exampleCompared = true;
 						expect(settle.outcome).toEqual(pi.outcome);
 						// DELIBERATE_EMPTY_BRANCH_SUMMARY_SKIPPED (pi-differential.compare.ts): pi serializes an empty
 						// branch summary into the conversation it sends; Settle has no message for it.
@@ -208,9 +286,12 @@ describe("manual compact() on a random session: Settle and pi 0.73.1 write the s
 						expect(entryFields(settle.entry)).toEqual(piEntry);
 					},
 				),
-				{ numRuns: runs(25) },
+				// fast-check runs the example first and counts it in numRuns.
+				{ numRuns: runs(25), examples: [COMPARED_EXAMPLE as never], ...replay },
 			);
-			expect(compared).toBeGreaterThan(runs(25) / 5);
+			// The comparison is exact, not explained away, at least on the example. (A replay of one failing
+			// path runs that case only.)
+			if (process.env.COMPACTION_DIFF_PATH === undefined) expect(exampleCompared).toBe(true);
 		},
 		DIFF_TIMEOUT_MS,
 	);

@@ -93,10 +93,11 @@ function withoutCustomCountedPreparation(observation: ProgramObservation): Progr
  * (`sendUserMessage` from `context`, not awaited by the handler) fall among the other handlers of the
  * same event dispatch. That is microtask interleaving of a fire-and-forget call, different on the two
  * products (pi runs the first `input` steps synchronously inside the call); those lines are compared
- * as their own channel, in their order, after the rest of the awaited log.
+ * as their own channel, in their order, after the rest of the awaited log. The text a handler sees
+ * carries the tags of the `transform` results before it (`user message from e0 +e0`).
  */
 function queuedInputAsOwnChannel(observation: ProgramObservation): ProgramObservation {
-	const queued = (line: string) => / input user message from e\d+ \(extension\)$/.test(line);
+	const queued = (line: string) => / input user message from e\d+(?: \+e\d+)* \(extension\)$/.test(line);
 	const awaitedLog = [
 		...observation.awaitedLog.filter((line) => !queued(line)),
 		"-- input of messages queued during a run --",

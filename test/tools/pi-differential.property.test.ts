@@ -625,27 +625,32 @@ const bashCall = fc
 	});
 
 describe("bash: same results as pi for random commands (real child processes)", () => {
-	it("outputs, exit codes, stderr, timeouts and truncation notices", async () => {
-		const cwd = await freshDir();
-		const tempPaths = (o: Outcome) =>
-			JSON.stringify(o).match(/\/[^"\]\s]*pi-bash-[^"\]\s]*|\/[^"\]\s]*settle-bash-[^"\]\s]*/g) ?? [];
-		await fc.assert(
-			fc.asyncProperty(bashCall, async (params) => {
-				const ours = await outcome(createAllToolDefinitions(cwd).bash, params);
-				const theirs = await outcome(piTools(cwd).bash, params);
-				// Both keep the full output of a truncated run in a temp file named in the notice.
-				const paths = [...new Set([...tempPaths(ours), ...tempPaths(theirs)])];
-				await Promise.all(paths.map((p) => rm(p, { force: true })));
-				const anon = (o: Outcome) => {
-					let s = JSON.stringify({ ...o, code: undefined });
-					for (const p of paths) s = s.split(p).join("<full-output>");
-					return s;
-				};
-				expectSame(anon(ours), anon(theirs));
-			}),
-			runs(14),
-		);
-	});
+	it(
+		"outputs, exit codes, stderr, timeouts and truncation notices",
+		async () => {
+			const cwd = await freshDir();
+			const tempPaths = (o: Outcome) =>
+				JSON.stringify(o).match(/\/[^"\]\s]*pi-bash-[^"\]\s]*|\/[^"\]\s]*settle-bash-[^"\]\s]*/g) ?? [];
+			await fc.assert(
+				fc.asyncProperty(bashCall, async (params) => {
+					const ours = await outcome(createAllToolDefinitions(cwd).bash, params);
+					const theirs = await outcome(piTools(cwd).bash, params);
+					// Both keep the full output of a truncated run in a temp file named in the notice.
+					const paths = [...new Set([...tempPaths(ours), ...tempPaths(theirs)])];
+					await Promise.all(paths.map((p) => rm(p, { force: true })));
+					const anon = (o: Outcome) => {
+						let s = JSON.stringify({ ...o, code: undefined });
+						for (const p of paths) s = s.split(p).join("<full-output>");
+						return s;
+					};
+					expectSame(anon(ours), anon(theirs));
+				}),
+				runs(14),
+			);
+			// A timed-out command takes its 0.4 s on each side: the timeout grows with SETTLE_DIFF_SCALE.
+		},
+		30_000 * scale,
+	);
 });
 
 // ─────────────────────────────────────── truncation helpers ─────────────────────────────────────
