@@ -28,7 +28,8 @@ function sessionTreePayloads(run: NormalizedTreeRun): TreeLogPayload[] {
  *
  * SUMMARY_ERROR_TEXT (src/compaction/branch-summary.ts, a `SettleError` `PROVIDER`): a failed branch
  * summary rejects `navigateTree()` with `Branch summarization failed: <provider error>` in Settle,
- * naming the step that failed; pi 0.73.1 rejects with the provider's text alone.
+ * naming the step that failed; pi 0.73.1 rejects with the provider's text alone. The same holds
+ * for an extension command's `ctx.navigateTree` (its rejection, logged by the command).
  *
  * Returns what does not hold.
  */
@@ -50,10 +51,17 @@ export function namedDifferencesHold(run: NormalizedTreeRun, side: "pi" | "settl
 		const expected = side === "settle" ? `${SUMMARY_ERROR_PREFIX}${SUMMARY_BACKEND_ERROR}` : SUMMARY_BACKEND_ERROR;
 		if (error !== expected) problems.push(`${side} summary error ${error}`);
 	}
+	for (const line of run.log) {
+		if (!line.startsWith(COMMAND_NAVIGATE_REJECTED) || !line.includes(SUMMARY_BACKEND_ERROR)) continue;
+		const error = line.slice(COMMAND_NAVIGATE_REJECTED.length);
+		const expected = side === "settle" ? `${SUMMARY_ERROR_PREFIX}${SUMMARY_BACKEND_ERROR}` : SUMMARY_BACKEND_ERROR;
+		if (error !== expected) problems.push(`${side} command summary error ${error}`);
+	}
 	return problems;
 }
 
 const SUMMARY_ERROR_PREFIX = "Branch summarization failed: ";
+const COMMAND_NAVIGATE_REJECTED = "command navigateTree rejected: ";
 
 /** The run with the named differences taken out (see {@link namedDifferencesHold}). */
 export function comparableTreeRun(run: NormalizedTreeRun): NormalizedTreeRun {
@@ -63,7 +71,8 @@ export function comparableTreeRun(run: NormalizedTreeRun): NormalizedTreeRun {
 		// SUMMARY_USAGE: normalizedEntry (tree-play.ts) writes it as "<usage>".
 		.replace(/,\\?"usage\\?":\\?"<usage>\\?"/g, "")
 		// SUMMARY_ERROR_TEXT
-		.replaceAll(`"error":"${SUMMARY_ERROR_PREFIX}`, `"error":"`);
+		.replaceAll(`"error":"${SUMMARY_ERROR_PREFIX}`, `"error":"`)
+		.replaceAll(`${COMMAND_NAVIGATE_REJECTED}${SUMMARY_ERROR_PREFIX}`, COMMAND_NAVIGATE_REJECTED);
 	return JSON.parse(json) as NormalizedTreeRun;
 }
 
@@ -90,12 +99,38 @@ export function coverageOf(run: NormalizedTreeRun): string[] {
 		if (kind === "fork" || kind === "newSession" || kind === "switch")
 			tags.add(result.cancelled ? `${kind} cancelled` : kind);
 	}
+	for (const record of run.timeline) {
+		const action = JSON.parse(String(record.action)) as { kind: string; source?: string; setup?: boolean };
+		const result = record.result as Record<string, unknown> | string | undefined;
+		if (action.kind === "import") {
+			if (typeof record.error === "string") tags.add("import failed");
+			else if (typeof result === "object" && result !== null)
+				tags.add(result.cancelled ? "import cancelled" : `import ${action.source}`);
+		}
+		if (action.kind === "newSessionWith" && action.setup && typeof result === "object" && result?.cancelled === false)
+			tags.add("newSession setup");
+	}
 	for (const line of run.log) {
+		if (line.startsWith("withSession sent")) tags.add("withSession");
+		if (line.startsWith("command newSessionWith {")) tags.add("command newSessionWith");
+		if (line.startsWith("command navigateTree {")) tags.add("command navigateTree");
+		if (line.startsWith("command switchSession {")) tags.add("command switchSession");
 		if (line.startsWith("command fork {"))
 			tags.add(line.includes('"cancelled":true') ? "fork cancelled" : "command fork");
 		if (line.startsWith("command newSession {")) tags.add("command newSession");
 	}
 	return [...tags];
+}
+
+/**
+ * Files the other product's SessionManager reads differently from their writer's (cross-opening,
+ * tree-play.ts `crossOpen`): each file's `buildSessionContext()` and `getTree()` shape by pi's
+ * SessionManager against Settle's. Returns the files that differ.
+ */
+export function crossOpenDifferences(run: NormalizedTreeRun): string[] {
+	return run.crossOpened
+		.filter((opened) => canonical(opened.pi) !== canonical(opened.settle))
+		.map((opened) => `${opened.file}: pi ${canonical(opened.pi)} settle ${canonical(opened.settle)}`);
 }
 
 /**

@@ -7,7 +7,13 @@
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { compactionDiffersByDesign, comparableTreeRun, coverageOf, namedDifferencesHold } from "./tree-compare.js";
+import {
+	compactionDiffersByDesign,
+	comparableTreeRun,
+	coverageOf,
+	crossOpenDifferences,
+	namedDifferencesHold,
+} from "./tree-compare.js";
 import { onBothRuntimes } from "./tree-peers.js";
 import { normalizeRun, observeFiles, playTree, type TreeHolder, treePeerOptions } from "./tree-play.js";
 import { TREE_EXAMPLES, treeScenarioArb } from "./tree-scenarios.js";
@@ -17,11 +23,19 @@ const SEED = process.env.TREE_SEED === undefined ? undefined : Number(process.en
 
 const COVERAGE = [
 	"command fork",
+	"command navigateTree",
 	"command newSession",
+	"command newSessionWith",
+	"command switchSession",
 	"compacted",
 	"editorText",
 	"fork",
 	"fork cancelled",
+	"import cancelled",
+	"import failed",
+	"import own",
+	"import pi-made",
+	"import settle-made",
 	"navigate aborted",
 	"navigate cancelled",
 	"navigate failed",
@@ -31,8 +45,10 @@ const COVERAGE = [
 	"navigate to custom_message",
 	"newSession",
 	"newSession cancelled",
+	"newSession setup",
 	"switch",
 	"switch cancelled",
+	"withSession",
 ];
 
 describe("parity: randomized tree / fork / replacement differential against pi 0.73.1", () => {
@@ -60,6 +76,9 @@ describe("parity: randomized tree / fork / replacement differential against pi 0
 				for (const tag of coverageOf(runs.pi)) covered.add(tag);
 				expect(namedDifferencesHold(runs.pi, "pi")).toEqual([]);
 				expect(namedDifferencesHold(runs.settle, "settle")).toEqual([]);
+				// Each product's files read alike by pi's SessionManager and Settle's.
+				expect(crossOpenDifferences(runs.pi)).toEqual([]);
+				expect(crossOpenDifferences(runs.settle)).toEqual([]);
 				expect(comparableTreeRun(runs.settle)).toEqual(comparableTreeRun(runs.pi));
 			}),
 			{

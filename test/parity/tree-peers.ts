@@ -50,6 +50,7 @@ export interface TreeSessionManager {
 	appendLabelChange(targetId: string, label: string | undefined): string;
 	getSessionFile(): string | undefined;
 	getHeader(): Record<string, unknown> | null;
+	buildSessionContext(): { messages: unknown[]; model?: unknown; thinkingLevel?: unknown };
 }
 
 export interface NavigateOptions {
@@ -75,6 +76,7 @@ export interface RuntimeLike {
 		entryId: string,
 		options?: { position?: "before" | "at" },
 	): Promise<{ cancelled: boolean; selectedText?: string }>;
+	importFromJsonl(path: string, cwdOverride?: string): Promise<{ cancelled: boolean }>;
 	dispose(): Promise<void>;
 }
 

@@ -2,6 +2,8 @@
  * pi 0.73.1 bugs the tree / replacement differential found, pinned on both peers. The differential
  * (tree-differential.property.test.ts) keeps these cases out of its comparison by name.
  */
+import { copyFileSync, mkdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { onBothRuntimes } from "./tree-peers.js";
 
@@ -84,5 +86,35 @@ describe("pi 0.73.1 bugs around forking, pinned against Settle", () => {
 			requests: ["user: question", "summarize: <conversation>\n\n</conversation>"],
 		});
 		expect(runs.settle).toEqual({ outcome: "Nothing to compact (session too small)", requests: ["user: question"] });
+	});
+
+	it("PI_IMPORT_OVERWRITES_SESSION_FILE: importing a file named like the current session copies over it in pi, is refused in Settle", async () => {
+		const runs = await onBothRuntimes(
+			() => ({ customTools: [], extensions: [] }),
+			async (peer) => {
+				peer.script([{ text: "answer" }, { text: "after the import" }]);
+				await peer.session.prompt("question");
+				const outside = join(peer.dirs.root, "outside");
+				mkdirSync(outside, { recursive: true });
+				const source = join(outside, "shared.jsonl");
+				copyFileSync(peer.session.sessionFile!, source);
+				await peer.runtime.importFromJsonl(source);
+				const imported = peer.session.sessionFile!;
+				await peer.session.prompt("written after the import");
+				const linesBefore = readFileSync(imported, "utf8").trim().split("\n").length;
+				const outcome = await peer.runtime.importFromJsonl(source).then(
+					() => "imported",
+					(error: Error) => error.message.replaceAll(peer.dirs.root, "<root>"),
+				);
+				const linesAfter = readFileSync(imported, "utf8").trim().split("\n").length;
+				return { outcome, lostLines: linesBefore - linesAfter };
+			},
+		);
+		// pi copies the source over the current file: the prompt written after the first import is gone.
+		expect(runs.pi).toEqual({ outcome: "imported", lostLines: 2 });
+		expect(runs.settle.outcome).toMatch(
+			/^Importing <root>\/outside\/shared\.jsonl would overwrite the current session file /,
+		);
+		expect(runs.settle.lostLines).toBe(0);
 	});
 });

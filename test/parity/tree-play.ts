@@ -12,12 +12,17 @@
  * Settle's transcript `system` messages (behavior I.1, documented in normalize.ts) are not named:
  * a reference to one is replaced by its nearest named ancestor, and lists of entries leave them out.
  */
-import type { ExtensionAPI } from "../../src/extensions/types.js";
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { basename, join } from "node:path";
+import * as pi from "@mariozechner/pi-coding-agent";
+import type { ExtensionAPI, NewSessionOptions } from "../../src/extensions/types.js";
+import { SessionManager } from "../../src/store/session-manager.js";
 import { sharedTools } from "./differential.js";
 import { eventSequence, normalizeMessage, normalizeMessages } from "./normalize.js";
 import type { ReplySpec, Step } from "./peers.js";
 import type { RuntimePeer, RuntimePeerOptions, TreeSession } from "./tree-peers.js";
-import type { ReplyKind, Target, TreeAction, TreeHooks, TreeScenario } from "./tree-scenarios.js";
+import type { ImportSource, ReplyKind, Target, TreeAction, TreeHooks, TreeScenario } from "./tree-scenarios.js";
 
 type Json = Record<string, unknown>;
 
@@ -34,6 +39,15 @@ export interface TreeHolder {
 export function isSettleOnlyEntry(entry: Json): boolean {
 	if (entry.type === "context_edit") return true;
 	return entry.type === "message" && (entry.message as Json | undefined)?.role === "system";
+}
+
+/** JSON with sorted keys at every level. */
+function sortedJson(value: unknown): string {
+	return JSON.stringify(value, (_key, inner: unknown) =>
+		inner && typeof inner === "object" && !Array.isArray(inner)
+			? Object.fromEntries(Object.entries(inner).sort(([x], [y]) => (x < y ? -1 : x > y ? 1 : 0)))
+			: inner,
+	);
 }
 
 /** The shared extension: logs every tree and replacement hook and answers as the scenario says. */
@@ -106,6 +120,40 @@ export function treeHooks(hooks: TreeHooks, holder: TreeHolder) {
 				}
 			},
 		});
+		api.registerCommand("navto", {
+			description: "Navigates the tree (ctx.navigateTree)",
+			handler: async (args, ctx) => {
+				const [entryId = "", summarize = "false"] = args.split(" ");
+				try {
+					const result = (await ctx.navigateTree(entryId, { summarize: summarize === "true" })) as Json;
+					const summary = result.summaryEntry as Json | undefined;
+					const shown = { ...result, summaryEntry: summary ? normalizedEntry(summary) : undefined };
+					// Sorted keys: the peers build the result in different orders.
+					log(`command navigateTree ${sortedJson(shown)}`);
+				} catch (error) {
+					log(`command navigateTree rejected: ${error instanceof Error ? error.message : String(error)}`);
+				}
+			},
+		});
+		api.registerCommand("switchto", {
+			description: "Switches to a session file (ctx.switchSession)",
+			handler: async (args, ctx) => {
+				try {
+					const result = await ctx.switchSession(args);
+					log(`command switchSession ${JSON.stringify(result)}`);
+				} catch (error) {
+					log(`command switchSession rejected: ${error instanceof Error ? error.message : String(error)}`);
+				}
+			},
+		});
+		api.registerCommand("freshwith", {
+			description: "Starts a new session with setup / withSession callbacks (ctx.newSession)",
+			handler: async (args, ctx) => {
+				const [setup, withSession] = args.split(" ");
+				const result = await ctx.newSession(replacementCallbacks(setup === "true", withSession === "true", log));
+				log(`command newSessionWith ${JSON.stringify(result)}`);
+			},
+		});
 		api.registerCommand("fresh", {
 			description: "Starts a new session (ctx.newSession)",
 			handler: async (_args, ctx) => {
@@ -114,6 +162,141 @@ export function treeHooks(hooks: TreeHooks, holder: TreeHolder) {
 			},
 		});
 	};
+}
+
+const SEEDED_USAGE = {
+	input: 0,
+	output: 0,
+	cacheRead: 0,
+	cacheWrite: 0,
+	totalTokens: 0,
+	cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 },
+};
+
+/** A user question and its answer, as `setup` callbacks and the import fixtures write them. */
+function seededMessages(text: string) {
+	return [
+		{ role: "user" as const, content: `${text} question`, timestamp: 1 },
+		{
+			role: "assistant" as const,
+			content: [{ type: "text" as const, text: `${text} answer` }],
+			api: "faux",
+			provider: "faux",
+			model: "faux-1",
+			usage: SEEDED_USAGE,
+			stopReason: "stop" as const,
+			timestamp: 2,
+		},
+	];
+}
+
+/**
+ * `newSession` callbacks that write and send messages: `setup` appends a question and its answer to
+ * the new session manager, `withSession` sends a user message (a turn) from the new session's context.
+ */
+export function replacementCallbacks(setup: boolean, withSession: boolean, log: (line: string) => void) {
+	const options: NewSessionOptions = {};
+	if (setup)
+		options.setup = async (manager) => {
+			for (const message of seededMessages("seeded")) manager.appendMessage(message as never);
+		};
+	if (withSession)
+		options.withSession = async (ctx) => {
+			await ctx.sendUserMessage("hello from withSession");
+			const branch = ctx.sessionManager.getBranch() as unknown as Json[];
+			const messages = branch.filter((e) => e.type === "message" && !isSettleOnlyEntry(e));
+			log(`withSession sent (${messages.length} messages on the branch)`);
+		};
+	return options;
+}
+
+let importFixtures: string | undefined;
+
+/**
+ * Session files to import, written once per process by pi's and by Settle's SessionManager, copied
+ * under each peer's root (outside the session dir, so importing copies them in), plus a path that
+ * does not exist.
+ */
+function writeImportFixtures(peer: RuntimePeer): Record<Exclude<ImportSource, "own">, string> {
+	if (importFixtures === undefined) {
+		const made = mkdtempSync(join(tmpdir(), "settle-tree-import-"));
+		process.once("exit", () => rmSync(made, { recursive: true, force: true }));
+		const piManager = pi.SessionManager.create(made, join(made, "pi"));
+		for (const message of seededMessages("pi-made")) piManager.appendMessage(message as never);
+		piManager.appendThinkingLevelChange("low");
+		copyFileSync(piManager.getSessionFile()!, join(made, "pi-made.jsonl"));
+		const settleManager = SessionManager.create(made, join(made, "settle"));
+		for (const message of seededMessages("settle-made")) settleManager.appendMessage(message as never);
+		settleManager.appendThinkingLevelChange("low");
+		copyFileSync(settleManager.getSessionFile()!, join(made, "settle-made.jsonl"));
+		settleManager.close();
+		importFixtures = made;
+	}
+	const dir = join(peer.dirs.root, "import");
+	mkdirSync(dir, { recursive: true });
+	// The recorded cwd is the peer's project (importing checks that it exists).
+	for (const name of ["pi-made", "settle-made"]) {
+		const text = readFileSync(join(importFixtures, `${name}.jsonl`), "utf8");
+		writeFileSync(
+			join(dir, `${name}.jsonl`),
+			text.replaceAll(JSON.stringify(importFixtures), JSON.stringify(peer.dirs.cwd)),
+		);
+	}
+	return {
+		"pi-made": join(dir, "pi-made.jsonl"),
+		"settle-made": join(dir, "settle-made.jsonl"),
+		missing: join(dir, "missing.jsonl"),
+	};
+}
+
+interface ContextLike {
+	messages: unknown[];
+	model?: unknown;
+	thinkingLevel?: unknown;
+}
+
+/** A `buildSessionContext()` result as compared: messages (Settle's transcript `system` ones left out), model, thinking level. */
+function contextView(context: ContextLike) {
+	return {
+		messages: normalizeMessages(context.messages.filter((m) => (m as Json).role !== "system")),
+		model: context.model ?? null,
+		thinkingLevel: context.thinkingLevel ?? null,
+	};
+}
+
+interface TreeNodeLike {
+	entry: Json;
+	children: TreeNodeLike[];
+	label?: string;
+}
+
+/** The shape of `getTree()`: ids, types, labels, children (Settle-only nodes replaced by their children). */
+function treeShape(nodes: TreeNodeLike[]): Json[] {
+	return nodes.flatMap((node) => {
+		const children = treeShape(node.children);
+		if (isSettleOnlyEntry(node.entry)) return children;
+		const role = node.entry.type === "message" ? `:${(node.entry.message as Json).role}` : "";
+		return [{ id: node.entry.id, type: `${node.entry.type}${role}`, label: node.label ?? null, children }];
+	});
+}
+
+/**
+ * Every session file of the peer's dir opened by pi's SessionManager and by Settle's (read-only):
+ * `buildSessionContext()` and the `getTree()` shape of each. A file is read alike by both products
+ * when `pi` equals `settle`.
+ */
+function crossOpen(peer: RuntimePeer) {
+	return peer.sessionFiles().map((file) => {
+		const byPi = pi.SessionManager.open(file);
+		const bySettle = SessionManager.open(file, undefined, undefined, { readOnly: true });
+		const view = (manager: { buildSessionContext(): ContextLike; getTree(): unknown }) => ({
+			context: contextView(manager.buildSessionContext()),
+			tree: treeShape(manager.getTree() as TreeNodeLike[]),
+		});
+		const opened = { file, pi: view(byPi as never), settle: view(bySettle) };
+		bySettle.close();
+		return opened;
+	});
 }
 
 export function treePeerOptions(scenario: TreeScenario, holder: TreeHolder): RuntimePeerOptions {
@@ -192,6 +375,7 @@ export async function playTree(scenario: TreeScenario, peer: RuntimePeer, holder
 		return agentReplies.shift() ?? { text: "fallback answer" };
 	};
 	peer.script(Array.from({ length: 200 }, () => step));
+	const fixtures = writeImportFixtures(peer);
 	const timeline: Json[] = [];
 	const files: string[] = [];
 	const noteFile = () => {
@@ -210,16 +394,21 @@ export async function playTree(scenario: TreeScenario, peer: RuntimePeer, holder
 	for (const action of scenario.actions) {
 		const record: Json = { action: describe(action) };
 		try {
-			record.result = await run(
-				action,
+			record.result = await run(action, {
 				peer,
 				files,
 				prompt,
-				(outcome) => {
+				setSummary: (outcome) => {
 					summaryOutcome = outcome;
 				},
 				counters,
-			);
+				fixtures,
+				log: (line) => holder.log.push(line),
+				queueReply: () => {
+					const n = ++questions;
+					agentReplies.splice(0, agentReplies.length, ...replyPlan("text", n));
+				},
+			});
 		} catch (error) {
 			record.error = error instanceof Error ? error.message : String(error);
 		}
@@ -229,23 +418,38 @@ export async function playTree(scenario: TreeScenario, peer: RuntimePeer, holder
 		record.leaf = session.sessionManager.getLeafId();
 		record.file = session.sessionFile;
 		record.messages = normalizeMessages(session.messages.filter((m) => (m as Json).role !== "system"));
+		record.context = contextView(session.sessionManager.buildSessionContext());
 		timeline.push(record);
 	}
-	return { timeline, files, events: eventSequence(peer.recorded, { marks: true }) };
+	return { timeline, files, events: eventSequence(peer.recorded, { marks: true }), crossOpened: crossOpen(peer) };
 }
 
 function describe(action: TreeAction): string {
 	return JSON.stringify(action);
 }
 
-async function run(
-	action: TreeAction,
-	peer: RuntimePeer,
-	files: string[],
-	prompt: (kind: ReplyKind) => Promise<void>,
-	setSummary: (outcome: "ok" | "error" | "abort") => void,
-	counters: { customs: number },
-): Promise<unknown> {
+interface RunContext {
+	peer: RuntimePeer;
+	files: string[];
+	prompt: (kind: ReplyKind) => Promise<void>;
+	setSummary: (outcome: "ok" | "error" | "abort") => void;
+	counters: { customs: number };
+	fixtures: Record<Exclude<ImportSource, "own">, string>;
+	log: (line: string) => void;
+	/** Scripts the agent's answer to a message sent by a callback. */
+	queueReply: () => void;
+}
+
+/** The earlier files on disk (not the current one) a switch may go to; see PI_OPEN_MISSING_FILE_CWD. */
+function earlierFiles(peer: RuntimePeer, files: string[]): string[] {
+	// PI_OPEN_MISSING_FILE_CWD (tree-pi-bugs.test.ts): pi 0.73.1 resumes a file not written yet
+	// (a new session without a conversation) in process.cwd(); only written files are resumed.
+	const onDisk = peer.sessionFiles();
+	return files.filter((file) => file !== peer.session.sessionFile && onDisk.includes(file));
+}
+
+async function run(action: TreeAction, context: RunContext): Promise<unknown> {
+	const { peer, files, prompt, setSummary, counters } = context;
 	const session = peer.session;
 	switch (action.kind) {
 		case "prompt":
@@ -301,13 +505,47 @@ async function run(
 			await session.prompt("/fresh");
 			return "command";
 		case "switchBack": {
-			// PI_OPEN_MISSING_FILE_CWD (tree-pi-bugs.test.ts): pi 0.73.1 resumes a file not written yet
-			// (a new session without a conversation) in process.cwd(); only written files are resumed.
-			const onDisk = peer.sessionFiles();
-			const earlier = files.filter((file) => file !== session.sessionFile && onDisk.includes(file));
+			const earlier = earlierFiles(peer, files);
 			if (earlier.length === 0) return "no earlier file";
 			const file = earlier[action.pick % earlier.length]!;
 			return { ...(await peer.runtime.switchSession(file)), file };
+		}
+		case "commandSwitch": {
+			const earlier = earlierFiles(peer, files);
+			if (earlier.length === 0) return "no earlier file";
+			const file = earlier[action.pick % earlier.length]!;
+			await session.prompt(`/switchto ${file}`);
+			return { command: true, file };
+		}
+		case "import": {
+			let file: string;
+			if (action.source === "own") {
+				const earlier = earlierFiles(peer, files);
+				if (earlier.length === 0) return "no earlier file";
+				file = earlier[action.pick % earlier.length]!;
+			} else file = context.fixtures[action.source];
+			const skipped = importSkipped(peer, file);
+			if (skipped) return `skipped: ${skipped}`;
+			return { ...(await peer.runtime.importFromJsonl(file)), file };
+		}
+		case "newSessionWith": {
+			if (action.withSession) context.queueReply();
+			if (action.via === "runtime") {
+				const result = await peer.runtime.newSession(
+					replacementCallbacks(action.setup, action.withSession, context.log),
+				);
+				return result;
+			}
+			await session.prompt(`/freshwith ${action.setup} ${action.withSession}`);
+			return "command";
+		}
+		case "commandNavigate": {
+			const target = resolveTarget(session, action.target);
+			if (target === undefined) return "no target";
+			if (namedLeaf(session) === target) return "skipped: TRANSCRIPT_SYSTEM_LEAF";
+			setSummary(action.summary);
+			await session.prompt(`/navto ${target} ${action.summarize}`);
+			return { command: true, target };
 		}
 	}
 }
@@ -348,6 +586,19 @@ function forkSkipped(session: TreeSession, target: string, position: "before" | 
 		if (current.type === "message" && (current.message as Json).role === "assistant") assistant = true;
 	}
 	return assistant ? undefined : "PI_FORK_LOSES_UNWRITTEN_PATH";
+}
+
+/**
+ * IMPORT_REFUSES_OVERWRITE (src/runtime/targets.ts `openImport`; PI_IMPORT_OVERWRITES_SESSION_FILE in
+ * tree-pi-bugs.test.ts): when the session dir already holds a file of the imported file's name that
+ * is the current session, or differs from it, pi 0.73.1 copies over it (losing what it held) and
+ * Settle refuses with a typed error. Such imports are not played.
+ */
+function importSkipped(peer: RuntimePeer, file: string): string | undefined {
+	const destination = join(peer.dirs.sessionDir, basename(file));
+	if (destination === file || !existsSync(destination)) return undefined;
+	const differs = readFileSync(destination, "utf8") !== readFileSync(file, "utf8");
+	return destination === peer.session.sessionFile || differs ? "IMPORT_REFUSES_OVERWRITE" : undefined;
 }
 
 /** Everything the peer left on disk: the session dir's files, in order of appearance. */
@@ -427,11 +678,13 @@ export function normalizeRun(run: TreeRun) {
 		log: run.log,
 		requests: run.requests,
 		files: disk,
+		crossOpened: run.crossOpened,
 	}) as {
 		timeline: Json[];
 		events: string[];
 		log: string[];
 		requests: unknown[];
 		files: Json[][];
+		crossOpened: { file: string; pi: Json; settle: Json }[];
 	};
 }

@@ -49,7 +49,18 @@ export type TreeAction =
 	| { kind: "label"; target: Target; label: string | undefined }
 	| { kind: "fork"; via: "runtime" | "command"; target: Target; position: "before" | "at" }
 	| { kind: "newSession"; via: "runtime" | "command" }
-	| { kind: "switchBack"; pick: number };
+	| { kind: "switchBack"; pick: number }
+	/** `runtime.importFromJsonl`: a file written by pi's or Settle's SessionManager, an earlier file of the run, a missing one. */
+	| { kind: "import"; source: ImportSource; pick: number }
+	/** `newSession({ setup, withSession })` from the host or from an extension command (`ctx.newSession`). */
+	| { kind: "newSessionWith"; via: "runtime" | "command"; setup: boolean; withSession: boolean }
+	/** `ctx.navigateTree` from an extension command. */
+	| { kind: "commandNavigate"; target: Target; summarize: boolean; summary: SummaryOutcome }
+	/** `ctx.switchSession` from an extension command, to an earlier file. */
+	| { kind: "commandSwitch"; pick: number };
+
+/** Which file `import` imports. */
+export type ImportSource = "pi-made" | "settle-made" | "own" | "missing";
 
 /** What `session_before_tree` handlers do. */
 export type BeforeTreeMode = "none" | "cancel" | "summary" | "emptySummary" | "override";
@@ -128,6 +139,33 @@ const actionArb: fc.Arbitrary<TreeAction> = fc.oneof(
 		}),
 	},
 	{ weight: 1, arbitrary: fc.record({ kind: fc.constant("switchBack" as const), pick: fc.nat({ max: 5 }) }) },
+	{
+		weight: 1,
+		arbitrary: fc.record({
+			kind: fc.constant("import" as const),
+			source: fc.constantFrom<ImportSource>("pi-made", "settle-made", "own", "missing"),
+			pick: fc.nat({ max: 5 }),
+		}),
+	},
+	{
+		weight: 1,
+		arbitrary: fc.record({
+			kind: fc.constant("newSessionWith" as const),
+			via: fc.constantFrom<"runtime" | "command">("runtime", "command"),
+			setup: fc.boolean(),
+			withSession: fc.boolean(),
+		}),
+	},
+	{
+		weight: 1,
+		arbitrary: fc.record({
+			kind: fc.constant("commandNavigate" as const),
+			target: targetArb,
+			summarize: fc.boolean(),
+			summary: fc.constantFrom<SummaryOutcome>("ok", "ok", "error"),
+		}),
+	},
+	{ weight: 1, arbitrary: fc.record({ kind: fc.constant("commandSwitch" as const), pick: fc.nat({ max: 5 }) }) },
 );
 
 export const treeScenarioArb: fc.Arbitrary<TreeScenario> = fc.record({
@@ -163,6 +201,7 @@ export const TREE_EXAMPLES: TreeScenario[] = [
 			{ kind: "newSession", via: "runtime" },
 			{ kind: "prompt", reply: "text" },
 			{ kind: "switchBack", pick: 0 },
+			{ kind: "import", source: "settle-made", pick: 0 },
 		],
 	},
 	{
@@ -193,6 +232,22 @@ export const TREE_EXAMPLES: TreeScenario[] = [
 			{ kind: "prompt", reply: "text" },
 			nav({ kind: "custom_message", pick: 0 }, true),
 			nav({ kind: "compaction", pick: 0 }, false),
+		],
+	},
+	{
+		hooks: { beforeTree: "none", cancelSwitch: [], cancelFork: false },
+		opening: ["text", "echo"],
+		actions: [
+			{ kind: "import", source: "pi-made", pick: 0 },
+			{ kind: "prompt", reply: "text" },
+			{ kind: "import", source: "settle-made", pick: 0 },
+			{ kind: "import", source: "missing", pick: 0 },
+			{ kind: "import", source: "own", pick: 0 },
+			{ kind: "newSessionWith", via: "runtime", setup: true, withSession: true },
+			{ kind: "commandNavigate", target: { kind: "user", pick: 0 }, summarize: true, summary: "ok" },
+			{ kind: "newSessionWith", via: "command", setup: true, withSession: true },
+			{ kind: "commandSwitch", pick: 0 },
+			{ kind: "newSessionWith", via: "command", setup: false, withSession: false },
 		],
 	},
 ];
