@@ -46,6 +46,7 @@ import {
 export interface TreeSessionManager {
 	getEntries(): Record<string, unknown>[];
 	getEntry(id: string): Record<string, unknown> | undefined;
+	getBranch(): Record<string, unknown>[];
 	getLeafId(): string | null;
 	appendLabelChange(targetId: string, label: string | undefined): string;
 	getSessionFile(): string | undefined;

@@ -63,7 +63,7 @@ describe("pi 0.73.1 bugs around forking, pinned against Settle", () => {
 		expect(runs.settle.cwd).toBe(runs.settle.projectCwd);
 	});
 
-	it("PI_COMPACTS_EMPTY_BRANCH: compact() on a branch without messages summarizes nothing in pi, is refused in Settle", async () => {
+	it("PI_COMPACTS_NOTHING_TO_SUMMARIZE: compact() on a branch without messages summarizes nothing in pi, is refused in Settle", async () => {
 		const runs = await onBothRuntimes(
 			() => ({ customTools: [], extensions: [], settings: { compaction: { enabled: false, keepRecentTokens: 5 } } }),
 			async (peer) => {
@@ -86,6 +86,43 @@ describe("pi 0.73.1 bugs around forking, pinned against Settle", () => {
 			requests: ["user: question", "summarize: <conversation>\n\n</conversation>"],
 		});
 		expect(runs.settle).toEqual({ outcome: "Nothing to compact (session too small)", requests: ["user: question"] });
+	});
+
+	it("PI_COMPACTS_NOTHING_TO_SUMMARIZE: compact() when every message fits in the kept span summarizes nothing in pi, is refused in Settle", async () => {
+		const runs = await onBothRuntimes(
+			() => ({ customTools: [], extensions: [], settings: { compaction: { enabled: false, keepRecentTokens: 5 } } }),
+			async (peer) => {
+				// "question 1" and "answer 1" estimate 3 and 2 tokens: the kept span (5) reaches back to the
+				// user message, so pi's cut keeps the whole branch (its model and thinking level entries too).
+				peer.script([{ text: "answer 1" }, { text: "summary of nothing" }]);
+				await peer.session.prompt("question 1");
+				const outcome = await peer.session.compact().then(
+					() => "compacted",
+					(error: Error) => error.message,
+				);
+				const last = peer.session.sessionManager.getBranch().at(-1) as { type: string; firstKeptEntryId?: string };
+				const first = peer.session.sessionManager.getEntries()[0] as { id: string };
+				return {
+					outcome,
+					requests: peer.requests.map((r) => r.messages.join("|")),
+					last: last.type,
+					keepsEverything: last.firstKeptEntryId === first.id,
+				};
+			},
+		);
+		// pi sends an empty conversation to the summarizer and writes a compaction that keeps everything.
+		expect(runs.pi).toEqual({
+			outcome: "compacted",
+			requests: ["user: question 1", "summarize: <conversation>\n\n</conversation>"],
+			last: "compaction",
+			keepsEverything: true,
+		});
+		expect(runs.settle).toEqual({
+			outcome: "Nothing to compact (session too small)",
+			requests: ["user: question 1"],
+			last: "message",
+			keepsEverything: false,
+		});
 	});
 
 	it("PI_IMPORT_OVERWRITES_SESSION_FILE: importing a file named like the current session copies over it in pi, is refused in Settle", async () => {

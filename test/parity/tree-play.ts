@@ -29,6 +29,9 @@ type Json = Record<string, unknown>;
 /** The scripted summarizer's error text when a navigation's summary is to fail. */
 export const SUMMARY_BACKEND_ERROR = "summary backend down";
 
+/** The kept span of the differential's manual compactions (small, so there is something to summarize). */
+const KEEP_RECENT_TOKENS = 5;
+
 /** Holds the peer the hooks act on and what they log. */
 export interface TreeHolder {
 	peer?: RuntimePeer;
@@ -304,7 +307,7 @@ export function treePeerOptions(scenario: TreeScenario, holder: TreeHolder): Run
 		extensions: [treeHooks(scenario.hooks, holder)],
 		customTools: sharedTools({ log: [] }).filter((tool) => tool.name === "echo" || tool.name === "fail"),
 		// Manual compaction only, keeping little so there is something to summarize.
-		settings: { compaction: { enabled: false, keepRecentTokens: 5 } },
+		settings: { compaction: { enabled: false, keepRecentTokens: KEEP_RECENT_TOKENS } },
 	};
 }
 
@@ -440,6 +443,38 @@ interface RunContext {
 	queueReply: () => void;
 }
 
+/** The entry types pi's compaction turns into a message (its `getMessageFromEntryForCompaction`). */
+const MESSAGE_ENTRY_TYPES = new Set(["message", "custom_message", "branch_summary"]);
+
+/**
+ * PI_COMPACTS_NOTHING_TO_SUMMARIZE (tree-pi-bugs.test.ts): whether pi 0.73.1's `compact()` would find
+ * nothing before its kept span and still summarize (an empty conversation sent to the model, a
+ * compaction of nothing written) where Settle refuses with `Nothing to compact (session too small)`.
+ * Such a compact is not played. Decided on the branch without Settle-only entries by pi's own rule:
+ * its `prepareCompaction` span and cut (pi's exported `findCutPoint`); false where pi refuses too.
+ */
+function piSummarizesNothing(branch: Json[]): boolean {
+	const entries = branch.filter((entry) => !isSettleOnlyEntry(entry));
+	const last = entries[entries.length - 1];
+	if (!last || last.type === "compaction") return false;
+	let start = 0;
+	for (let i = entries.length - 1; i >= 0; i--) {
+		if (entries[i]!.type !== "compaction") continue;
+		const kept = entries.findIndex((entry) => entry.id === entries[i]!.firstKeptEntryId);
+		start = kept >= 0 ? kept : i + 1;
+		break;
+	}
+	const cut = pi.findCutPoint(entries as never, start, entries.length, KEEP_RECENT_TOKENS);
+	if (entries[cut.firstKeptEntryIndex]?.id === undefined) return false;
+	const carriesMessage = (from: number, to: number) =>
+		entries.slice(from, to).some((entry) => MESSAGE_ENTRY_TYPES.has(String(entry.type)));
+	const historyEnd = cut.isSplitTurn ? cut.turnStartIndex : cut.firstKeptEntryIndex;
+	return (
+		!carriesMessage(start, historyEnd) &&
+		!(cut.isSplitTurn && carriesMessage(cut.turnStartIndex, cut.firstKeptEntryIndex))
+	);
+}
+
 /** The earlier files on disk (not the current one) a switch may go to; see PI_OPEN_MISSING_FILE_CWD. */
 function earlierFiles(peer: RuntimePeer, files: string[]): string[] {
 	// PI_OPEN_MISSING_FILE_CWD (tree-pi-bugs.test.ts): pi 0.73.1 resumes a file not written yet
@@ -475,13 +510,7 @@ async function run(action: TreeAction, context: RunContext): Promise<unknown> {
 			return "sent";
 		}
 		case "compact":
-			// PI_COMPACTS_EMPTY_BRANCH (tree-pi-bugs.test.ts): pi 0.73.1 summarizes an empty conversation
-			// and writes a compaction of nothing where Settle refuses; not played.
-			if (
-				!session.messages.some((m) => ["user", "assistant", "toolResult", "custom"].includes(String((m as Json).role)))
-			) {
-				return "skipped: PI_COMPACTS_EMPTY_BRANCH";
-			}
+			if (piSummarizesNothing(session.sessionManager.getBranch())) return "skipped: PI_COMPACTS_NOTHING_TO_SUMMARIZE";
 			setSummary("ok");
 			await session.compact();
 			return "compacted";
