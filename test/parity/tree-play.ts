@@ -647,20 +647,25 @@ export type TreeRun = Awaited<ReturnType<typeof playTree>> & {
 
 /**
  * The run with every id, session id and path replaced by names in order of first appearance
- * (files in the order they became current, entries in file order), and each file's entries
+ * (files in the order they became current, entries in file order, numbered per file: `f2e3` is
+ * the third entry first seen in file2), and each file's entries
  * normalized (Settle-only entries left out, references to them moved to the nearest named ancestor).
  */
 export function normalizeRun(run: TreeRun) {
 	const byId = new Map<string, Json>();
 	const names = new Map<string, string>();
-	let entryCount = 0;
 	run.disk.forEach(({ file, entries }, index) => {
 		names.set(file, `file${index + 1}`);
 		const header = entries[0];
 		if (header?.type === "session") names.set(String(header.id), `session${index + 1}`);
+		// Numbered per file (files only grow at the end): an entry one peer appends to an earlier file
+		// later in the run does not rename the entries of the files after it, so the timeline records
+		// before that step stay comparable (compactionDiffersByDesign finds the first step that differs).
+		let entryCount = 0;
 		for (const entry of entries.slice(1)) {
 			byId.set(String(entry.id), entry);
-			if (!isSettleOnlyEntry(entry) && !names.has(String(entry.id))) names.set(String(entry.id), `e${++entryCount}`);
+			if (!isSettleOnlyEntry(entry) && !names.has(String(entry.id)))
+				names.set(String(entry.id), `f${index + 1}e${++entryCount}`);
 		}
 	});
 	let unwritten = 0;
