@@ -273,14 +273,35 @@ interface TreeNodeLike {
 	label?: string;
 }
 
-/** The shape of `getTree()`: ids, types, labels, children (Settle-only nodes replaced by their children). */
-function treeShape(nodes: TreeNodeLike[]): Json[] {
-	return nodes.flatMap((node) => {
-		const children = treeShape(node.children);
+/**
+ * The shape of `getTree()`: ids, types, labels, children (Settle-only nodes replaced by their
+ * children). Both products list siblings oldest first (by timestamp, file order on a tie); where a
+ * Settle-only node's children join their grandparent's, the joined list is put in that order again
+ * (TRANSCRIPT_SYSTEM_LEAF: entries Settle appends under its transcript `system` entry are, for pi,
+ * siblings of the entries appended under that entry's parent).
+ */
+function treeShape(nodes: TreeNodeLike[], fileOrder: Map<unknown, number>): (Json & { at: TreeNodeLike })[] {
+	const joined = nodes.some((node) => isSettleOnlyEntry(node.entry));
+	const shapes = nodes.flatMap((node) => {
+		const children = treeShape(node.children, fileOrder);
 		if (isSettleOnlyEntry(node.entry)) return children;
 		const role = node.entry.type === "message" ? `:${(node.entry.message as Json).role}` : "";
-		return [{ id: node.entry.id, type: `${node.entry.type}${role}`, label: node.label ?? null, children }];
+		return [{ id: node.entry.id, type: `${node.entry.type}${role}`, label: node.label ?? null, children, at: node }];
 	});
+	if (!joined) return shapes;
+	const time = (shape: { at: TreeNodeLike }) => new Date(String(shape.at.entry.timestamp)).getTime();
+	const position = (shape: { at: TreeNodeLike }) => fileOrder.get(shape.at.entry.id) ?? 0;
+	return shapes.sort((a, b) => time(a) - time(b) || position(a) - position(b));
+}
+
+/** {@link treeShape} without the nodes it kept for sorting. */
+function treeView(manager: { getTree(): unknown; getEntries(): unknown[] }): Json[] {
+	const fileOrder = new Map(manager.getEntries().map((entry, index) => [(entry as Json).id, index]));
+	return JSON.parse(
+		JSON.stringify(treeShape(manager.getTree() as TreeNodeLike[], fileOrder), (key, value) =>
+			key === "at" ? undefined : value,
+		),
+	) as Json[];
 }
 
 /**
@@ -292,9 +313,9 @@ function crossOpen(peer: RuntimePeer) {
 	return peer.sessionFiles().map((file) => {
 		const byPi = pi.SessionManager.open(file);
 		const bySettle = SessionManager.open(file, undefined, undefined, { readOnly: true });
-		const view = (manager: { buildSessionContext(): ContextLike; getTree(): unknown }) => ({
+		const view = (manager: { buildSessionContext(): ContextLike; getTree(): unknown; getEntries(): unknown[] }) => ({
 			context: contextView(manager.buildSessionContext()),
-			tree: treeShape(manager.getTree() as TreeNodeLike[]),
+			tree: treeView(manager),
 		});
 		const opened = { file, pi: view(byPi as never), settle: view(bySettle) };
 		bySettle.close();
