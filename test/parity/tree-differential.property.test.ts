@@ -35,7 +35,10 @@ const COVERAGE = [
 	"fork",
 	"fork cancelled",
 	"import cancelled",
+	"import cwdOverride",
+	"import elsewhere",
 	"import failed",
+	"import missing cwd",
 	"import own",
 	"import pi-made",
 	"import settle-made",
@@ -49,9 +52,13 @@ const COVERAGE = [
 	"newSession",
 	"newSession cancelled",
 	"newSession setup",
+	"setup failed via command",
+	"setup failed via runtime",
 	"switch",
 	"switch cancelled",
 	"withSession",
+	"withSession after fork",
+	"withSession after switch",
 ];
 
 describe("parity: randomized tree / fork / replacement differential against pi 0.73.1", () => {
@@ -69,7 +76,7 @@ describe("parity: randomized tree / fork / replacement differential against pi 0
 							const played = await playTree(scenario, peer, holder);
 							return normalizeRun({
 								...played,
-								disk: observeFiles(peer, played.files),
+								disk: observeFiles(peer, played.files, played.strayCopies),
 								log: holder.log,
 								requests: peer.requests,
 								root: peer.dirs.root,

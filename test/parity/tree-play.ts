@@ -114,9 +114,12 @@ export function treeHooks(hooks: TreeHooks, holder: TreeHolder) {
 		api.registerCommand("forkat", {
 			description: "Forks the session at an entry (ctx.fork)",
 			handler: async (args, ctx) => {
-				const [entryId = "", position = "before"] = args.split(" ");
+				const [entryId = "", position = "before", withSession] = args.split(" ");
 				try {
-					const result = await ctx.fork(entryId, { position: position as "before" | "at" });
+					const result = await ctx.fork(entryId, {
+						position: position as "before" | "at",
+						...withSessionOption(withSession === "true", "fork", log),
+					});
 					log(`command fork ${JSON.stringify(result)}`);
 				} catch (error) {
 					log(`command fork rejected: ${error instanceof Error ? error.message : String(error)}`);
@@ -141,8 +144,9 @@ export function treeHooks(hooks: TreeHooks, holder: TreeHolder) {
 		api.registerCommand("switchto", {
 			description: "Switches to a session file (ctx.switchSession)",
 			handler: async (args, ctx) => {
+				const [file = "", withSession] = args.split(" ");
 				try {
-					const result = await ctx.switchSession(args);
+					const result = await ctx.switchSession(file, withSessionOption(withSession === "true", "switch", log));
 					log(`command switchSession ${JSON.stringify(result)}`);
 				} catch (error) {
 					log(`command switchSession rejected: ${error instanceof Error ? error.message : String(error)}`);
@@ -153,8 +157,13 @@ export function treeHooks(hooks: TreeHooks, holder: TreeHolder) {
 			description: "Starts a new session with setup / withSession callbacks (ctx.newSession)",
 			handler: async (args, ctx) => {
 				const [setup, withSession] = args.split(" ");
-				const result = await ctx.newSession(replacementCallbacks(setup === "true", withSession === "true", log));
-				log(`command newSessionWith ${JSON.stringify(result)}`);
+				const setupMode = setup === "fail" ? "fail" : setup === "true";
+				try {
+					const result = await ctx.newSession(replacementCallbacks(setupMode, withSession === "true", log));
+					log(`command newSessionWith ${JSON.stringify(result)}`);
+				} catch (error) {
+					log(`command newSessionWith rejected: ${error instanceof Error ? error.message : String(error)}`);
+				}
 			},
 		});
 		api.registerCommand("fresh", {
@@ -193,34 +202,55 @@ function seededMessages(text: string) {
 	];
 }
 
+/** What a failing `setup` callback throws (before it writes anything). */
+export const SETUP_FAILURE = "setup failed on purpose";
+
 /**
  * `newSession` callbacks that write and send messages: `setup` appends a question and its answer to
- * the new session manager, `withSession` sends a user message (a turn) from the new session's context.
+ * the new session manager (`"fail"`: throws {@link SETUP_FAILURE} first), `withSession` sends a user
+ * message (a turn) from the new session's context.
  */
-export function replacementCallbacks(setup: boolean, withSession: boolean, log: (line: string) => void) {
-	const options: NewSessionOptions = {};
-	if (setup)
+export function replacementCallbacks(setup: boolean | "fail", withSession: boolean, log: (line: string) => void) {
+	const options: NewSessionOptions = { ...withSessionOption(withSession, "new", log) };
+	if (setup === "fail")
+		options.setup = async () => {
+			throw new Error(SETUP_FAILURE);
+		};
+	else if (setup)
 		options.setup = async (manager) => {
 			for (const message of seededMessages("seeded")) manager.appendMessage(message as never);
-		};
-	if (withSession)
-		options.withSession = async (ctx) => {
-			await ctx.sendUserMessage("hello from withSession");
-			const branch = ctx.sessionManager.getBranch() as unknown as Json[];
-			const messages = branch.filter((e) => e.type === "message" && !isSettleOnlyEntry(e));
-			log(`withSession sent (${messages.length} messages on the branch)`);
 		};
 	return options;
 }
 
+/** A `withSession` callback (for a new session, a fork or a switch) that sends a user message, or none. */
+function withSessionOption(
+	withSession: boolean,
+	after: "new" | "fork" | "switch",
+	log: (line: string) => void,
+): Pick<NewSessionOptions, "withSession"> {
+	if (!withSession) return {};
+	return {
+		withSession: async (ctx) => {
+			await ctx.sendUserMessage("hello from withSession");
+			const branch = ctx.sessionManager.getBranch() as unknown as Json[];
+			const messages = branch.filter((e) => e.type === "message" && !isSettleOnlyEntry(e));
+			log(`withSession sent after ${after} (${messages.length} messages on the branch)`);
+		},
+	};
+}
+
 let importFixtures: string | undefined;
+
+/** Files an `import` imports (by source), and the existing directory a `cwdOverride` names. */
+type ImportFixtures = Record<Exclude<ImportSource, "own">, string> & { otherCwd: string };
 
 /**
  * Session files to import, written once per process by pi's and by Settle's SessionManager, copied
  * under each peer's root (outside the session dir, so importing copies them in), plus a path that
- * does not exist.
+ * does not exist and a copy of pi's file whose recorded cwd does not exist (`elsewhere`).
  */
-function writeImportFixtures(peer: RuntimePeer): Record<Exclude<ImportSource, "own">, string> {
+function writeImportFixtures(peer: RuntimePeer): ImportFixtures {
 	if (importFixtures === undefined) {
 		const made = mkdtempSync(join(tmpdir(), "settle-tree-import-"));
 		process.once("exit", () => rmSync(made, { recursive: true, force: true }));
@@ -238,17 +268,20 @@ function writeImportFixtures(peer: RuntimePeer): Record<Exclude<ImportSource, "o
 	const dir = join(peer.dirs.root, "import");
 	mkdirSync(dir, { recursive: true });
 	// The recorded cwd is the peer's project (importing checks that it exists).
-	for (const name of ["pi-made", "settle-made"]) {
-		const text = readFileSync(join(importFixtures, `${name}.jsonl`), "utf8");
-		writeFileSync(
-			join(dir, `${name}.jsonl`),
-			text.replaceAll(JSON.stringify(importFixtures), JSON.stringify(peer.dirs.cwd)),
-		);
+	const cwds = { "pi-made": peer.dirs.cwd, "settle-made": peer.dirs.cwd, elsewhere: join(peer.dirs.root, "gone") };
+	for (const [name, cwd] of Object.entries(cwds)) {
+		const made = name === "elsewhere" ? "pi-made" : name;
+		const text = readFileSync(join(importFixtures, `${made}.jsonl`), "utf8");
+		writeFileSync(join(dir, `${name}.jsonl`), text.replaceAll(JSON.stringify(importFixtures), JSON.stringify(cwd)));
 	}
+	const otherCwd = join(peer.dirs.root, "other");
+	mkdirSync(otherCwd, { recursive: true });
 	return {
 		"pi-made": join(dir, "pi-made.jsonl"),
 		"settle-made": join(dir, "settle-made.jsonl"),
 		missing: join(dir, "missing.jsonl"),
+		elsewhere: join(dir, "elsewhere.jsonl"),
+		otherCwd,
 	};
 }
 
@@ -309,8 +342,9 @@ function treeView(manager: { getTree(): unknown; getEntries(): unknown[] }): Jso
  * `buildSessionContext()` and the `getTree()` shape of each. A file is read alike by both products
  * when `pi` equals `settle`.
  */
-function crossOpen(peer: RuntimePeer) {
-	return peer.sessionFiles().map((file) => {
+function crossOpen(peer: RuntimePeer, strayCopies: readonly string[]) {
+	const files = peer.sessionFiles().filter((file) => !strayCopies.includes(file));
+	return files.map((file) => {
 		const byPi = pi.SessionManager.open(file);
 		const bySettle = SessionManager.open(file, undefined, undefined, { readOnly: true });
 		const view = (manager: { buildSessionContext(): ContextLike; getTree(): unknown; getEntries(): unknown[] }) => ({
@@ -415,8 +449,10 @@ export async function playTree(scenario: TreeScenario, peer: RuntimePeer, holder
 	};
 	for (const kind of scenario.opening) await prompt(kind);
 	noteFile();
+	const leftCopies: string[] = [];
 	for (const action of scenario.actions) {
 		const record: Json = { action: describe(action) };
+		const before = peer.session;
 		try {
 			record.result = await run(action, {
 				peer,
@@ -427,6 +463,7 @@ export async function playTree(scenario: TreeScenario, peer: RuntimePeer, holder
 				},
 				counters,
 				fixtures,
+				leftCopies,
 				log: (line) => holder.log.push(line),
 				queueReply: () => {
 					const n = ++questions;
@@ -439,13 +476,33 @@ export async function playTree(scenario: TreeScenario, peer: RuntimePeer, holder
 		await peer.quiesce();
 		noteFile();
 		const session = peer.session;
+		record.replaced = session !== before;
+		record.cwd = peer.runtime.cwd;
 		record.leaf = session.sessionManager.getLeafId();
 		record.file = session.sessionFile;
 		record.messages = normalizeMessages(session.messages.filter((m) => (m as Json).role !== "system"));
 		record.context = contextView(session.sessionManager.buildSessionContext());
 		timeline.push(record);
+		if (endsRun(action, scenario.hooks)) break;
 	}
-	return { timeline, files, events: eventSequence(peer.recorded, { marks: true }), crossOpened: crossOpen(peer) };
+	// IMPORT_CHECKS_CWD_FIRST: a copy a failed import left behind is not a file of the run (unless a later import made it current).
+	const strayCopies = leftCopies.filter((file) => !files.includes(file));
+	return {
+		timeline,
+		files,
+		strayCopies,
+		events: eventSequence(peer.recorded, { marks: true }),
+		crossOpened: crossOpen(peer, strayCopies),
+	};
+}
+
+/**
+ * FAILED_SETUP_KEEPS_SESSION (tree-compare.ts): after a `newSession` whose `setup` throws, pi 0.73.1
+ * is left with a new session its host never bound, Settle with the old one; nothing after that step
+ * is comparable, so the run ends there (when `session_before_switch` does not cancel the step first).
+ */
+function endsRun(action: TreeAction, hooks: TreeHooks): boolean {
+	return action.kind === "newSessionWith" && action.setup === "fail" && !hooks.cancelSwitch.includes("new");
 }
 
 function describe(action: TreeAction): string {
@@ -458,7 +515,9 @@ interface RunContext {
 	prompt: (kind: ReplyKind) => Promise<void>;
 	setSummary: (outcome: "ok" | "error" | "abort") => void;
 	counters: { customs: number };
-	fixtures: Record<Exclude<ImportSource, "own">, string>;
+	fixtures: ImportFixtures;
+	/** Copies failed imports left in the session dir (IMPORT_CHECKS_CWD_FIRST). */
+	leftCopies: string[];
 	log: (line: string) => void;
 	/** Scripts the agent's answer to a message sent by a callback. */
 	queueReply: () => void;
@@ -546,8 +605,13 @@ async function run(action: TreeAction, context: RunContext): Promise<unknown> {
 			if (target === undefined) return "no target";
 			const skipped = forkSkipped(session, target, action.position);
 			if (skipped) return `skipped: ${skipped}`;
-			if (action.via === "runtime") return await peer.runtime.fork(target, { position: action.position });
-			await session.prompt(`/forkat ${target} ${action.position}`);
+			if (action.withSession) context.queueReply();
+			if (action.via === "runtime")
+				return await peer.runtime.fork(target, {
+					position: action.position,
+					...withSessionOption(action.withSession, "fork", context.log),
+				});
+			await session.prompt(`/forkat ${target} ${action.position} ${action.withSession}`);
 			return "command";
 		}
 		case "newSession":
@@ -558,13 +622,16 @@ async function run(action: TreeAction, context: RunContext): Promise<unknown> {
 			const earlier = earlierFiles(peer, files);
 			if (earlier.length === 0) return "no earlier file";
 			const file = earlier[action.pick % earlier.length]!;
-			return { ...(await peer.runtime.switchSession(file)), file };
+			if (action.withSession) context.queueReply();
+			const options = withSessionOption(action.withSession, "switch", context.log);
+			return { ...(await peer.runtime.switchSession(file, options)), file };
 		}
 		case "commandSwitch": {
 			const earlier = earlierFiles(peer, files);
 			if (earlier.length === 0) return "no earlier file";
 			const file = earlier[action.pick % earlier.length]!;
-			await session.prompt(`/switchto ${file}`);
+			if (action.withSession) context.queueReply();
+			await session.prompt(`/switchto ${file} ${action.withSession}`);
 			return { command: true, file };
 		}
 		case "import": {
@@ -576,7 +643,16 @@ async function run(action: TreeAction, context: RunContext): Promise<unknown> {
 			} else file = context.fixtures[action.source];
 			const skipped = importSkipped(peer, file);
 			if (skipped) return `skipped: ${skipped}`;
-			return { ...(await peer.runtime.importFromJsonl(file)), file };
+			const destination = join(peer.dirs.sessionDir, basename(file));
+			const copied = !existsSync(destination);
+			try {
+				const override = action.cwdOverride ? context.fixtures.otherCwd : undefined;
+				return { ...(await peer.runtime.importFromJsonl(file, override)), file };
+			} catch (error) {
+				// IMPORT_CHECKS_CWD_FIRST (tree-compare.ts): whether the failed import left a copy behind.
+				if (copied && existsSync(destination)) context.leftCopies.push(destination);
+				throw error;
+			}
 		}
 		case "newSessionWith": {
 			if (action.withSession) context.queueReply();
@@ -621,6 +697,8 @@ function namedLeaf(session: TreeSession): string | null {
  *   parent and its cwd (it gets `process.cwd()`).
  * - PI_BUG_BRANCHED_LABEL_PARENTS (test/store/pi-differential.property.test.ts): a path with a label
  *   entry: pi's `createBranchedSession` orphans the entry after each label.
+ * - PI_FORK_DROPS_CWD_OVERRIDE (tree-pi-bugs.test.ts): a session opened with a `cwdOverride`: pi
+ *   re-opens its file without the override, so the fork runs in the file's recorded cwd.
  */
 function forkSkipped(session: TreeSession, target: string, position: "before" | "at"): string | undefined {
 	const manager = session.sessionManager;
@@ -630,6 +708,7 @@ function forkSkipped(session: TreeSession, target: string, position: "before" | 
 	if (position === "before" && !isUser) return undefined; // both reject it
 	let current = position === "at" ? entry : manager.getEntry(String(entry.parentId));
 	if (!current) return undefined; // a brand-new session: both handle it alike
+	if (manager.getCwd() !== manager.getHeader()?.cwd) return "PI_FORK_DROPS_CWD_OVERRIDE";
 	let assistant = false;
 	for (; current; current = manager.getEntry(String(current.parentId))) {
 		if (current.type === "label") return "PI_BUG_BRANCHED_LABEL_PARENTS";
@@ -652,8 +731,8 @@ function importSkipped(peer: RuntimePeer, file: string): string | undefined {
 }
 
 /** Everything the peer left on disk: the session dir's files, in order of appearance. */
-export function observeFiles(peer: RuntimePeer, files: readonly string[]) {
-	const onDisk = peer.sessionFiles();
+export function observeFiles(peer: RuntimePeer, files: readonly string[], strayCopies: readonly string[]) {
+	const onDisk = peer.sessionFiles().filter((file) => !strayCopies.includes(file));
 	const ordered = [...files.filter((file) => onDisk.includes(file)), ...onDisk.filter((file) => !files.includes(file))];
 	return ordered.map((file) => ({ file, entries: peer.fileEntries(file) }));
 }
@@ -734,6 +813,7 @@ export function normalizeRun(run: TreeRun) {
 		requests: run.requests,
 		files: disk,
 		crossOpened: run.crossOpened,
+		strayCopies: run.strayCopies,
 	}) as {
 		timeline: Json[];
 		events: string[];
@@ -741,5 +821,6 @@ export function normalizeRun(run: TreeRun) {
 		requests: unknown[];
 		files: Json[][];
 		crossOpened: { file: string; pi: Json; settle: Json }[];
+		strayCopies: string[];
 	};
 }
