@@ -52,6 +52,7 @@ function run(compacted: boolean): TreeRun {
 		requests: [],
 		root: ROOT,
 		memoryFiles: [file1, file2],
+		strayCopies: [],
 	} as unknown as TreeRun;
 }
 
