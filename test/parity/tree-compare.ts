@@ -3,7 +3,7 @@
  * between pi 0.73.1 and Settle taken out. Each difference is checked to hold on its side before it
  * is taken out ({@link namedDifferencesHold}).
  */
-import { type normalizeRun, SUMMARY_BACKEND_ERROR } from "./tree-play.js";
+import { type normalizeRun, SETUP_FAILURE, SUMMARY_BACKEND_ERROR } from "./tree-play.js";
 
 export type NormalizedTreeRun = ReturnType<typeof normalizeRun>;
 
@@ -28,12 +28,42 @@ function sessionTreePayloads(run: NormalizedTreeRun): TreeLogPayload[] {
  *
  * SUMMARY_ERROR_TEXT (src/compaction/branch-summary.ts, a `SettleError` `PROVIDER`): a failed branch
  * summary rejects `navigateTree()` with `Branch summarization failed: <provider error>` in Settle,
- * naming the step that failed; pi 0.73.1 rejects with the provider's text alone.
+ * naming the step that failed; pi 0.73.1 rejects with the provider's text alone. The same holds
+ * for an extension command's `ctx.navigateTree` (its rejection, logged by the command).
+ *
+ * FAILED_SETUP_KEEPS_SESSION (DESIGN §8 invariant 10, test/runtime/replacement.property.test.ts;
+ * PI_FAILED_SETUP_LEAVES_UNBOUND_SESSION in tree-pi-bugs.test.ts): a `newSession` whose `setup`
+ * throws rejects with the callback's error on both, but pi 0.73.1 has already shut the old session
+ * down (`session_shutdown new`) and installed the new one, which its host never binds; Settle keeps
+ * the old session current, untouched. The run ends at that step (tree-play.ts `endsRun`).
+ *
+ * IMPORT_CHECKS_CWD_FIRST (src/runtime/targets.ts `openImport`, test/runtime/runtime.test.ts
+ * "importing a session whose cwd is gone names the file given"; PI_FAILED_IMPORT_LEAVES_COPY in
+ * tree-pi-bugs.test.ts): importing a file whose recorded cwd is gone fails on both with
+ * `MissingSessionCwdError`, but pi 0.73.1 copies the file into the session dir first, leaves the copy
+ * there and names it as the session file; Settle checks before copying and names the file given.
  *
  * Returns what does not hold.
  */
 export function namedDifferencesHold(run: NormalizedTreeRun, side: "pi" | "settle"): string[] {
 	const problems: string[] = [];
+	const failedSetup = failedSetupStep(run);
+	if (failedSetup) {
+		if (failedSetup.replaced !== (side === "pi"))
+			problems.push(`${side} failed setup replaced ${failedSetup.replaced}`);
+		const shutdowns = run.log.filter((line) => line.startsWith("session_shutdown new "));
+		const lastSwitch = run.log.lastIndexOf("session_before_switch new -");
+		const shutAfter = run.log[lastSwitch + 1]?.startsWith("session_shutdown new ") === true;
+		if (shutAfter !== (side === "pi")) problems.push(`${side} failed setup shut down: ${shutdowns.length}`);
+	}
+	for (const record of run.timeline) {
+		const source = missingCwdImportSource(record);
+		if (source === undefined) continue;
+		const namesSource = source.startsWith("<root>/import/");
+		if (namesSource !== (side === "settle")) problems.push(`${side} failed import names ${source}`);
+	}
+	const strays = run.strayCopies.filter((file) => !(side === "pi" && file.startsWith("<root>/sessions/")));
+	if (strays.length > 0) problems.push(`${side} stray copies ${strays.join(", ")}`);
 	for (const payload of sessionTreePayloads(run)) {
 		const entry = payload.summaryEntry;
 		if (!entry) continue;
@@ -50,21 +80,75 @@ export function namedDifferencesHold(run: NormalizedTreeRun, side: "pi" | "settl
 		const expected = side === "settle" ? `${SUMMARY_ERROR_PREFIX}${SUMMARY_BACKEND_ERROR}` : SUMMARY_BACKEND_ERROR;
 		if (error !== expected) problems.push(`${side} summary error ${error}`);
 	}
+	for (const line of run.log) {
+		if (!line.startsWith(COMMAND_NAVIGATE_REJECTED) || !line.includes(SUMMARY_BACKEND_ERROR)) continue;
+		const error = line.slice(COMMAND_NAVIGATE_REJECTED.length);
+		const expected = side === "settle" ? `${SUMMARY_ERROR_PREFIX}${SUMMARY_BACKEND_ERROR}` : SUMMARY_BACKEND_ERROR;
+		if (error !== expected) problems.push(`${side} command summary error ${error}`);
+	}
 	return problems;
 }
 
 const SUMMARY_ERROR_PREFIX = "Branch summarization failed: ";
+const COMMAND_NAVIGATE_REJECTED = "command navigateTree rejected: ";
+
+/** The last step when it is a `newSession` whose `setup` threw (FAILED_SETUP_KEEPS_SESSION). */
+function failedSetupStep(run: NormalizedTreeRun): Record<string, unknown> | undefined {
+	const last = run.timeline[run.timeline.length - 1];
+	if (!last) return undefined;
+	const action = JSON.parse(String(last.action)) as { kind: string; setup?: unknown; via?: string };
+	if (action.kind !== "newSessionWith" || action.setup !== "fail") return undefined;
+	const rejected =
+		action.via === "runtime"
+			? last.error === SETUP_FAILURE
+			: run.log.includes(`command newSessionWith rejected: ${SETUP_FAILURE}`);
+	return rejected ? last : undefined;
+}
+
+const MISSING_CWD = "Stored session working directory does not exist: ";
+const SESSION_FILE_LINE = /\nSession file: ([^\n]*)\n/;
+
+/** The session file a failed import's `MissingSessionCwdError` names (IMPORT_CHECKS_CWD_FIRST). */
+function missingCwdImportSource(record: Record<string, unknown>): string | undefined {
+	if (JSON.parse(String(record.action)).kind !== "import") return undefined;
+	const error = record.error;
+	if (typeof error !== "string" || !error.startsWith(MISSING_CWD)) return undefined;
+	return SESSION_FILE_LINE.exec(error)?.[1];
+}
 
 /** The run with the named differences taken out (see {@link namedDifferencesHold}). */
 export function comparableTreeRun(run: NormalizedTreeRun): NormalizedTreeRun {
+	run = withoutStateDifferences(run);
 	// DELIBERATE_BRANCH_SUMMARY_FROM_ID: in entries, results, branchSummary messages and the log's JSON.
 	const json = JSON.stringify(run)
 		.replace(/(\\?"fromId\\?":\\?")([^"\\]*)(\\?")/g, "$1<DELIBERATE_BRANCH_SUMMARY_FROM_ID>$3")
 		// SUMMARY_USAGE: normalizedEntry (tree-play.ts) writes it as "<usage>".
 		.replace(/,\\?"usage\\?":\\?"<usage>\\?"/g, "")
 		// SUMMARY_ERROR_TEXT
-		.replaceAll(`"error":"${SUMMARY_ERROR_PREFIX}`, `"error":"`);
+		.replaceAll(`"error":"${SUMMARY_ERROR_PREFIX}`, `"error":"`)
+		.replaceAll(`${COMMAND_NAVIGATE_REJECTED}${SUMMARY_ERROR_PREFIX}`, COMMAND_NAVIGATE_REJECTED);
 	return JSON.parse(json) as NormalizedTreeRun;
+}
+
+/** FAILED_SETUP_KEEPS_SESSION and IMPORT_CHECKS_CWD_FIRST taken out (see {@link namedDifferencesHold}). */
+function withoutStateDifferences(run: NormalizedTreeRun): NormalizedTreeRun {
+	const failedSetup = failedSetupStep(run);
+	const timeline = run.timeline.map((record) => {
+		if (record === failedSetup) {
+			const taken = "<FAILED_SETUP_KEEPS_SESSION>";
+			return { ...record, replaced: taken, cwd: taken, leaf: taken, file: taken, messages: taken, context: taken };
+		}
+		const source = missingCwdImportSource(record);
+		if (source === undefined) return record;
+		const error = String(record.error).replace(SESSION_FILE_LINE, "\nSession file: <IMPORT_CHECKS_CWD_FIRST>\n");
+		return { ...record, error };
+	});
+	let log = run.log;
+	if (failedSetup) {
+		const lastSwitch = log.lastIndexOf("session_before_switch new -");
+		if (log[lastSwitch + 1]?.startsWith("session_shutdown new ")) log = log.filter((_, k) => k !== lastSwitch + 1);
+	}
+	return { ...run, timeline, log, strayCopies: [] };
 }
 
 /** Which interesting paths a run took (the test checks that the generated runs take all of them). */
@@ -90,12 +174,50 @@ export function coverageOf(run: NormalizedTreeRun): string[] {
 		if (kind === "fork" || kind === "newSession" || kind === "switch")
 			tags.add(result.cancelled ? `${kind} cancelled` : kind);
 	}
+	for (const record of run.timeline) {
+		const action = JSON.parse(String(record.action)) as {
+			kind: string;
+			source?: string;
+			setup?: boolean | "fail";
+			cwdOverride?: boolean;
+		};
+		const result = record.result as Record<string, unknown> | string | undefined;
+		if (action.kind === "import") {
+			if (typeof record.error === "string") tags.add("import failed");
+			if (missingCwdImportSource(record) !== undefined) tags.add("import missing cwd");
+			else if (typeof result === "object" && result !== null) {
+				tags.add(result.cancelled ? "import cancelled" : `import ${action.source}`);
+				if (action.cwdOverride && !result.cancelled) tags.add("import cwdOverride");
+			}
+		}
+		if (action.kind === "newSessionWith" && action.setup && typeof result === "object" && result?.cancelled === false)
+			tags.add("newSession setup");
+	}
 	for (const line of run.log) {
+		if (line.startsWith("withSession sent after new")) tags.add("withSession");
+		if (line.startsWith("withSession sent after fork")) tags.add("withSession after fork");
+		if (line.startsWith("withSession sent after switch")) tags.add("withSession after switch");
+		if (line.startsWith("command newSessionWith {")) tags.add("command newSessionWith");
+		if (line.startsWith("command navigateTree {")) tags.add("command navigateTree");
+		if (line.startsWith("command switchSession {")) tags.add("command switchSession");
 		if (line.startsWith("command fork {"))
 			tags.add(line.includes('"cancelled":true') ? "fork cancelled" : "command fork");
 		if (line.startsWith("command newSession {")) tags.add("command newSession");
 	}
+	const failedSetup = failedSetupStep(run);
+	if (failedSetup) tags.add(`setup failed via ${JSON.parse(String(failedSetup.action)).via}`);
 	return [...tags];
+}
+
+/**
+ * Files the other product's SessionManager reads differently from their writer's (cross-opening,
+ * tree-play.ts `crossOpen`): each file's `buildSessionContext()` and `getTree()` shape by pi's
+ * SessionManager against Settle's. Returns the files that differ.
+ */
+export function crossOpenDifferences(run: NormalizedTreeRun): string[] {
+	return run.crossOpened
+		.filter((opened) => canonical(opened.pi) !== canonical(opened.settle))
+		.map((opened) => `${opened.file}: pi ${canonical(opened.pi)} settle ${canonical(opened.settle)}`);
 }
 
 /**

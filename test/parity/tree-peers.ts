@@ -46,10 +46,13 @@ import {
 export interface TreeSessionManager {
 	getEntries(): Record<string, unknown>[];
 	getEntry(id: string): Record<string, unknown> | undefined;
+	getBranch(): Record<string, unknown>[];
 	getLeafId(): string | null;
 	appendLabelChange(targetId: string, label: string | undefined): string;
 	getSessionFile(): string | undefined;
+	getCwd(): string;
 	getHeader(): Record<string, unknown> | null;
+	buildSessionContext(): { messages: unknown[]; model?: unknown; thinkingLevel?: unknown };
 }
 
 export interface NavigateOptions {
@@ -69,12 +72,14 @@ export interface TreeSession extends SessionLike {
 /** The runtime surface (pi's `AgentSessionRuntime` and Settle's have the same names). */
 export interface RuntimeLike {
 	readonly session: TreeSession;
+	readonly cwd: string;
 	newSession(options?: object): Promise<{ cancelled: boolean }>;
 	switchSession(path: string, options?: object): Promise<{ cancelled: boolean }>;
 	fork(
 		entryId: string,
-		options?: { position?: "before" | "at" },
+		options?: { position?: "before" | "at"; withSession?: (ctx: never) => Promise<void> },
 	): Promise<{ cancelled: boolean; selectedText?: string }>;
+	importFromJsonl(path: string, cwdOverride?: string): Promise<{ cancelled: boolean }>;
 	dispose(): Promise<void>;
 }
 

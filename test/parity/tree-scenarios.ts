@@ -47,9 +47,29 @@ export type TreeAction =
 			label?: string;
 	  }
 	| { kind: "label"; target: Target; label: string | undefined }
-	| { kind: "fork"; via: "runtime" | "command"; target: Target; position: "before" | "at" }
+	/** `withSession`: the fork's callback sends a user message from the new session's context. */
+	| { kind: "fork"; via: "runtime" | "command"; target: Target; position: "before" | "at"; withSession: boolean }
 	| { kind: "newSession"; via: "runtime" | "command" }
-	| { kind: "switchBack"; pick: number };
+	/** `runtime.switchSession` to an earlier file, with a `withSession` callback or not. */
+	| { kind: "switchBack"; pick: number; withSession: boolean }
+	/**
+	 * `runtime.importFromJsonl`: a file written by pi's or Settle's SessionManager, an earlier file of
+	 * the run, a missing one, one whose recorded cwd is gone; `cwdOverride`: with another existing
+	 * directory as the session's cwd.
+	 */
+	| { kind: "import"; source: ImportSource; pick: number; cwdOverride: boolean }
+	/**
+	 * `newSession({ setup, withSession })` from the host or from an extension command (`ctx.newSession`);
+	 * `setup: "fail"` throws before writing anything (the run ends there, see tree-play.ts `endsRun`).
+	 */
+	| { kind: "newSessionWith"; via: "runtime" | "command"; setup: boolean | "fail"; withSession: boolean }
+	/** `ctx.navigateTree` from an extension command. */
+	| { kind: "commandNavigate"; target: Target; summarize: boolean; summary: SummaryOutcome }
+	/** `ctx.switchSession` from an extension command, to an earlier file, with a `withSession` callback or not. */
+	| { kind: "commandSwitch"; pick: number; withSession: boolean };
+
+/** Which file `import` imports (`elsewhere`: pi-made, its recorded cwd does not exist). */
+export type ImportSource = "pi-made" | "settle-made" | "own" | "missing" | "elsewhere";
 
 /** What `session_before_tree` handlers do. */
 export type BeforeTreeMode = "none" | "cancel" | "summary" | "emptySummary" | "override";
@@ -118,6 +138,7 @@ const actionArb: fc.Arbitrary<TreeAction> = fc.oneof(
 			via: fc.constantFrom<"runtime" | "command">("runtime", "command"),
 			target: targetArb,
 			position: fc.constantFrom<"before" | "at">("before", "before", "at"),
+			withSession: fc.constantFrom(false, false, true),
 		}),
 	},
 	{
@@ -127,7 +148,49 @@ const actionArb: fc.Arbitrary<TreeAction> = fc.oneof(
 			via: fc.constantFrom<"runtime" | "command">("runtime", "command"),
 		}),
 	},
-	{ weight: 1, arbitrary: fc.record({ kind: fc.constant("switchBack" as const), pick: fc.nat({ max: 5 }) }) },
+	{
+		weight: 1,
+		arbitrary: fc.record({
+			kind: fc.constant("switchBack" as const),
+			pick: fc.nat({ max: 5 }),
+			withSession: fc.constantFrom(false, false, true),
+		}),
+	},
+	{
+		weight: 1,
+		arbitrary: fc.record({
+			kind: fc.constant("import" as const),
+			source: fc.constantFrom<ImportSource>("pi-made", "settle-made", "own", "missing", "elsewhere"),
+			pick: fc.nat({ max: 5 }),
+			cwdOverride: fc.constantFrom(false, false, true),
+		}),
+	},
+	{
+		weight: 1,
+		arbitrary: fc.record({
+			kind: fc.constant("newSessionWith" as const),
+			via: fc.constantFrom<"runtime" | "command">("runtime", "command"),
+			setup: fc.constantFrom<boolean | "fail">(false, true, false, true, "fail"),
+			withSession: fc.boolean(),
+		}),
+	},
+	{
+		weight: 1,
+		arbitrary: fc.record({
+			kind: fc.constant("commandNavigate" as const),
+			target: targetArb,
+			summarize: fc.boolean(),
+			summary: fc.constantFrom<SummaryOutcome>("ok", "ok", "error"),
+		}),
+	},
+	{
+		weight: 1,
+		arbitrary: fc.record({
+			kind: fc.constant("commandSwitch" as const),
+			pick: fc.nat({ max: 5 }),
+			withSession: fc.constantFrom(false, false, true),
+		}),
+	},
 );
 
 export const treeScenarioArb: fc.Arbitrary<TreeScenario> = fc.record({
@@ -159,10 +222,11 @@ export const TREE_EXAMPLES: TreeScenario[] = [
 			nav({ kind: "user", pick: 2 }, true),
 			nav({ kind: "assistant", pick: 0 }, true, "abort"),
 			nav({ kind: "user", pick: 1 }, true, "error"),
-			{ kind: "fork", via: "runtime", target: { kind: "user", pick: 1 }, position: "before" },
+			{ kind: "fork", via: "runtime", target: { kind: "user", pick: 1 }, position: "before", withSession: false },
 			{ kind: "newSession", via: "runtime" },
 			{ kind: "prompt", reply: "text" },
-			{ kind: "switchBack", pick: 0 },
+			{ kind: "switchBack", pick: 0, withSession: false },
+			{ kind: "import", source: "settle-made", pick: 0, cwdOverride: false },
 		],
 	},
 	{
@@ -170,12 +234,12 @@ export const TREE_EXAMPLES: TreeScenario[] = [
 		opening: ["text", "fail", "text"],
 		actions: [
 			nav({ kind: "user", pick: 2 }, true),
-			{ kind: "fork", via: "command", target: { kind: "user", pick: 1 }, position: "before" },
+			{ kind: "fork", via: "command", target: { kind: "user", pick: 1 }, position: "before", withSession: false },
 			{ kind: "prompt", reply: "text" },
-			{ kind: "fork", via: "runtime", target: { kind: "assistant", pick: 1 }, position: "at" },
+			{ kind: "fork", via: "runtime", target: { kind: "assistant", pick: 1 }, position: "at", withSession: false },
 			{ kind: "newSession", via: "command" },
 			{ kind: "newSession", via: "runtime" },
-			{ kind: "switchBack", pick: 0 },
+			{ kind: "switchBack", pick: 0, withSession: false },
 		],
 	},
 	{
@@ -194,5 +258,41 @@ export const TREE_EXAMPLES: TreeScenario[] = [
 			nav({ kind: "custom_message", pick: 0 }, true),
 			nav({ kind: "compaction", pick: 0 }, false),
 		],
+	},
+	{
+		hooks: { beforeTree: "none", cancelSwitch: [], cancelFork: false },
+		opening: ["text", "echo"],
+		actions: [
+			{ kind: "import", source: "pi-made", pick: 0, cwdOverride: false },
+			{ kind: "prompt", reply: "text" },
+			{ kind: "import", source: "settle-made", pick: 0, cwdOverride: false },
+			{ kind: "import", source: "missing", pick: 0, cwdOverride: false },
+			{ kind: "import", source: "own", pick: 0, cwdOverride: false },
+			{ kind: "newSessionWith", via: "runtime", setup: true, withSession: true },
+			{ kind: "commandNavigate", target: { kind: "user", pick: 0 }, summarize: true, summary: "ok" },
+			{ kind: "newSessionWith", via: "command", setup: true, withSession: true },
+			{ kind: "commandSwitch", pick: 0, withSession: false },
+			{ kind: "newSessionWith", via: "command", setup: false, withSession: false },
+		],
+	},
+	{
+		hooks: { beforeTree: "none", cancelSwitch: [], cancelFork: false },
+		opening: ["text", "text"],
+		actions: [
+			{ kind: "fork", via: "runtime", target: { kind: "user", pick: 1 }, position: "before", withSession: true },
+			{ kind: "switchBack", pick: 0, withSession: true },
+			{ kind: "fork", via: "command", target: { kind: "assistant", pick: 0 }, position: "at", withSession: true },
+			{ kind: "commandSwitch", pick: 0, withSession: true },
+			{ kind: "import", source: "elsewhere", pick: 0, cwdOverride: false },
+			{ kind: "import", source: "elsewhere", pick: 0, cwdOverride: true },
+			{ kind: "prompt", reply: "text" },
+			{ kind: "import", source: "settle-made", pick: 0, cwdOverride: true },
+			{ kind: "newSessionWith", via: "runtime", setup: "fail", withSession: true },
+		],
+	},
+	{
+		hooks: { beforeTree: "none", cancelSwitch: [], cancelFork: false },
+		opening: ["text"],
+		actions: [{ kind: "newSessionWith", via: "command", setup: "fail", withSession: false }],
 	},
 ];
