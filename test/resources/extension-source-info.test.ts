@@ -10,7 +10,7 @@ import {
 	DefaultResourceLoader as PiResourceLoader,
 	SettingsManager as PiSettingsManager,
 } from "@mariozechner/pi-coding-agent";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { instantiateExtensions } from "../../src/extensions/loader.js";
 import { resourcePathsFromDiscovery } from "../../src/extensions/runner.js";
 import { InMemoryModelRuntime } from "../../src/llm/model-runtime.js";
@@ -20,6 +20,7 @@ import { createAgentSession } from "../../src/runtime/sdk.js";
 import { SettingsManager } from "../../src/settings/settings-manager.js";
 import { SessionManager } from "../../src/store/session-manager.js";
 import { tempDir, writeTree } from "../settings/helpers.js";
+import { keepHome } from "./keep-home.js";
 
 /** An extension registering tool `t_<name>` and command `c_<name>`. */
 const extension = (name: string) =>
@@ -128,13 +129,7 @@ const info = (path: string, source: string, scope: SourceInfo["scope"], baseDir?
 });
 
 describe("extensions' sourceInfo (pi 0.73.1's rules)", () => {
-	let savedHome: string | undefined;
-	beforeEach(() => {
-		savedHome = process.env.HOME;
-	});
-	afterEach(() => {
-		process.env.HOME = savedHome;
-	});
+	keepHome();
 
 	for (const configDir of [".pi", ".settle"]) {
 		it(`discovered: auto with the configuration folder; settings entries: local, no baseDir; explicit paths: cli; inline: inline (${configDir}/)`, async () => {

@@ -30,12 +30,13 @@ import {
 	SettingsManager as PiSettingsManager,
 } from "@mariozechner/pi-coding-agent";
 import fc from "fast-check";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { instantiateExtensions } from "../../src/extensions/loader.js";
 import { DefaultResourceLoader } from "../../src/resources/resource-loader.js";
 import type { SourceInfo } from "../../src/resources/types.js";
 import { SettingsManager } from "../../src/settings/settings-manager.js";
 import { tempDir } from "../settings/helpers.js";
+import { keepHome } from "./keep-home.js";
 
 const RUNS = process.env.RESOURCES_DIFF_RUNS ? Number(process.env.RESOURCES_DIFF_RUNS) : undefined;
 const LONG_HUNT_TIMEOUT = RUNS ? RUNS * 1000 : 60_000;
@@ -179,13 +180,7 @@ function report(extensions: readonly ExtensionLike[]): Record<string, unknown> {
 }
 
 describe("extensions' sourceInfo: differential against pi 0.73.1", () => {
-	let savedHome: string | undefined;
-	beforeEach(() => {
-		savedHome = process.env.HOME;
-	});
-	afterEach(() => {
-		process.env.HOME = savedHome;
-	});
+	keepHome();
 
 	it(
 		"random layouts load the same extensions, each with pi's source info on itself, its tools and its commands",

@@ -10,11 +10,12 @@ import {
 	DefaultResourceLoader as PiResourceLoader,
 	SettingsManager as PiSettingsManager,
 } from "@mariozechner/pi-coding-agent";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { DefaultResourceLoader } from "../../src/resources/resource-loader.js";
 import type { PromptTemplate, Skill } from "../../src/resources/types.js";
 import { SettingsManager } from "../../src/settings/settings-manager.js";
 import { tempDir, writeTree } from "../settings/helpers.js";
+import { keepHome } from "./keep-home.js";
 
 const skill = (name: string) => `---\nname: ${name}\ndescription: Does ${name}.\n---\nbody`;
 
@@ -55,13 +56,7 @@ function baseDirs(items: readonly (Skill | PromptTemplate)[]): Record<string, st
 }
 
 describe("sourceInfo.baseDir (pi 0.73.1's rule)", () => {
-	let savedHome: string | undefined;
-	beforeEach(() => {
-		savedHome = process.env.HOME;
-	});
-	afterEach(() => {
-		process.env.HOME = savedHome;
-	});
+	keepHome();
 
 	for (const configDir of [".pi", ".settle"]) {
 		it(`names the configuration folder for discovered resources, none for settings entries, the file's folder for explicit paths (${configDir}/)`, async () => {
