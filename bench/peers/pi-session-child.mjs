@@ -4,6 +4,8 @@
 // TypeScript loader is in the measurement. Prints one JSON line.
 //
 //   node bench/peers/pi-session-child.mjs <memory|disk> <prompts> <toolTurns> <warmup>
+//
+// `coldPerPrompt`: the first 20 prompts of the process's first session (cold JIT).
 const STARTUP_MS = performance.now();
 import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -50,7 +52,7 @@ function scriptFor(prompt) {
 	return steps;
 }
 
-async function runSession(count, measure) {
+async function runSession(count) {
 	const root = mkdtempSync(join(tmpdir(), "pi-session-bench-"));
 	const cwd = join(root, "cwd");
 	const agentDir = join(root, "agent");
@@ -119,14 +121,20 @@ async function runSession(count, measure) {
 	faux.unregister();
 	unregisterApiProviders("bench-null-source");
 	rmSync(root, { recursive: true, force: true });
-	return measure ? { perPrompt, turns, messages, cpuMs: (cpu.user + cpu.system) / 1000 } : undefined;
+	return { perPrompt, turns, messages, cpuMs: (cpu.user + cpu.system) / 1000 };
 }
 
-if (WARMUP > 0) await runSession(WARMUP, false);
-const result = await runSession(PROMPTS, true);
+// Warm-up: WARMUP prompts in throwaway sessions of PROMPTS prompts each (as bench/session.ts).
+let cold;
+for (let left = WARMUP; left > 0; left -= PROMPTS) {
+	const warmup = await runSession(Math.min(left, PROMPTS));
+	cold ??= warmup.perPrompt.slice(0, 20);
+}
+const result = await runSession(PROMPTS);
 process.stdout.write(
 	`${JSON.stringify({
 		...result,
+		coldPerPrompt: cold ?? result.perPrompt.slice(0, 20),
 		importMs: IMPORTS_DONE_MS - STARTUP_MS,
 		processStartToImportsDoneMs: IMPORTS_DONE_MS,
 		peakRssMiB: Math.round((process.resourceUsage().maxRSS / 1024) * 10) / 10,

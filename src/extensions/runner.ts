@@ -440,7 +440,10 @@ export class ExtensionRunner {
 
 	/** Whether any extension handles `event` (O(1) after the first call per event). */
 	hasHandlers(event: string): boolean {
-		return this.runtime.handlersFor(event).length > 0;
+		// Handlers only come from extensions: with none loaded (a common SDK set-up) the session's
+		// ~50 checks per prompt skip the dispatch-list lookup.
+		const runtime = this.runtime;
+		return runtime.extensions.length > 0 && runtime.handlersFor(event).length > 0;
 	}
 
 	// -------------------------------------------------------------------------------------------
