@@ -3,7 +3,8 @@
  * answer (text) — or print every session event as a JSON line while it happens (json), after the
  * session header, as pi's print mode does.
  */
-import { errorMessage } from "../errors.js";
+import { join } from "node:path";
+import { errorMessage, SettleError } from "../errors.js";
 import type { ExtensionUIContext } from "../extensions/types.js";
 import { createHeadlessUIContext } from "../extensions/ui.js";
 import type { AssistantMessage, ImageContent } from "../llm/types.js";
@@ -89,11 +90,22 @@ export async function runPrintMode(
 		if (text) out.stdout(`${text}\n`);
 		return EXIT_OK;
 	} catch (error) {
-		out.stderr(`${errorMessage(error)}\n`);
+		out.stderr(`${cliErrorText(error, runtime.services.agentDir)}\n`);
 		return EXIT_FAILURE;
 	} finally {
 		unsubscribe?.();
 	}
+}
+
+/**
+ * The SDK's missing-key text tells a program to register the provider with its model runtime; on
+ * the command line the fix is a key in the environment or in the agent folder's auth.json.
+ */
+function cliErrorText(error: unknown, agentDir: string): string {
+	const text = errorMessage(error);
+	if (!(error instanceof SettleError) || error.code !== "NO_AUTH") return text;
+	const firstLine = text.split("\n")[0];
+	return `${firstLine}\n\nSet the provider's key in the environment (ANTHROPIC_API_KEY, OPENAI_API_KEY, GEMINI_API_KEY, …) or in ${join(agentDir, "auth.json")}: {"<provider>": {"type": "api_key", "key": "…"}}.`;
 }
 
 function lastAssistant(session: AgentSession): AssistantMessage | undefined {

@@ -89,6 +89,21 @@ describe("settle -p (print)", () => {
 		expect(run.stderr).toBe("authentication_error: invalid x-api-key\n");
 	});
 
+	it("a real provider without a key: exit 1, and the way out on the command line (environment or auth.json)", () => {
+		const run = runSettle(["--model", "anthropic/claude-sonnet-4-5", "-p", "hi"], {
+			cwd: project,
+			agentDir,
+			env: { ANTHROPIC_API_KEY: undefined, ANTHROPIC_OAUTH_TOKEN: undefined },
+		});
+		expect(run.code).toBe(1);
+		expect(run.stderr).toContain("No API key found for anthropic.");
+		expect(run.stderr).toContain("ANTHROPIC_API_KEY");
+		expect(run.stderr).toContain(join(agentDir, "auth.json"));
+		// The SDK's advice (register the provider with the model runtime) means nothing to a CLI user.
+		expect(run.stderr).not.toContain("registerProvider");
+		expect(run.stdout).toBe("");
+	});
+
 	it("reads the prompt from piped stdin; without any prompt it is a usage error (exit 2)", () => {
 		expect(settle(["--faux"], { input: "from stdin" }).stdout).toBe("from stdin\n");
 		const none = settle(["--faux"]);

@@ -27,14 +27,20 @@ export interface CliRun {
  */
 export function runSettle(
 	args: string[],
-	options: { cwd: string; agentDir: string; input?: string; timeoutMs?: number },
+	options: {
+		cwd: string;
+		agentDir: string;
+		input?: string;
+		timeoutMs?: number;
+		env?: Record<string, string | undefined>;
+	},
 ): CliRun {
 	const result = spawnSync(process.execPath, [...CLI_FROM_SOURCES, ...args], {
 		cwd: options.cwd,
 		input: options.input ?? "",
 		encoding: "utf8",
 		...(options.timeoutMs ? { timeout: options.timeoutMs, killSignal: "SIGKILL" as const } : {}),
-		env: { ...process.env, SETTLE_AGENT_DIR: options.agentDir },
+		env: { ...process.env, ...options.env, SETTLE_AGENT_DIR: options.agentDir },
 	});
 	return { code: result.status, stdout: result.stdout, stderr: result.stderr };
 }
