@@ -1752,6 +1752,18 @@ export const MUTANTS: Mutant[] = [
 		edits: [{ find: "\tif (args.version) {", replace: "\tif (args.version && !args.help) {" }],
 		tests: ["test/cli/pi-differential-cases.test.ts"],
 	},
+	{
+		id: "G09",
+		file: "src/cli/print-mode.ts",
+		description: "a missing key shows the SDK's registerProvider advice on the command line",
+		edits: [
+			{
+				find: 'if (!(error instanceof SettleError) || error.code !== "NO_AUTH") return text;',
+				replace: "return text;",
+			},
+		],
+		tests: ["test/cli/cli.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
