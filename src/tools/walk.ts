@@ -31,6 +31,11 @@ export interface WalkOptions {
 	ignoreBoundary?: string;
 	/** Extra gitignore-style patterns, relative to the root (for example `["node_modules/"]`). */
 	extraIgnore?: readonly string[];
+	/**
+	 * Files (by path from the root) yielded even when an ignore file excludes them, as rg's `--glob`
+	 * whitelists files; folders are still pruned by the ignore files.
+	 */
+	keepFile?: (relativePath: string) => boolean;
 }
 
 /** Ignore files read in every folder; later ones take precedence within a folder. */
@@ -160,7 +165,12 @@ export async function* walkTree(root: string, options: WalkOptions = {}): AsyncG
 		if (!kind) continue;
 		const absolutePath = join(frame.dir, entry.name);
 		const relativePath = frame.relativeDir ? `${frame.relativeDir}/${entry.name}` : entry.name;
-		if (isIgnored(frame.layers, relativePath, kind === "directory")) continue;
+		if (
+			isIgnored(frame.layers, relativePath, kind === "directory") &&
+			(kind === "directory" || !options.keepFile?.(relativePath))
+		) {
+			continue;
+		}
 		yield { absolutePath, relativePath, name: entry.name, kind };
 		if (kind === "directory") {
 			const child = await openFolder(absolutePath, relativePath, frame.layers, []);
