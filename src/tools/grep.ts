@@ -69,7 +69,8 @@ const BINARY_SNIFF_BYTES = 8000;
  * ```ts
  * compileGrepPattern("(?i)todo", {}); // /todo/isu
  * compileGrepPattern("a.b", { literal: true }); // /a\.b/su
- * compileGrepPattern("a\\-b", {}); // /a\-b/s (not valid with the u flag)
+ * // Not valid with the u flag, so read without it:
+ * compileGrepPattern("a\\-b", {}); // /a\-b/s
  * ```
  */
 export function compileGrepPattern(pattern: string, options: { ignoreCase?: boolean; literal?: boolean }): RegExp {
