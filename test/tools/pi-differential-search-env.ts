@@ -62,8 +62,11 @@ export interface PiSearchEnvironment {
 	binaries: SearchBinaries;
 	/** pi's agent folder (its `bin/` is where tools-manager looks first). */
 	agentDir: string;
-	/** The fd shim pi runs, when the installed fd needs one. */
-	fdShim?: string;
+	/**
+	 * Puts the fd shim in place (when the installed fd needs one) or takes it away, so pi runs the
+	 * system fd as it is. pi's tools-manager looks for `bin/fd` on every call.
+	 */
+	setFdShim(on: boolean): void;
 	/** Whether rg reads CRLF as a line break (`--crlf`), from the next call on. */
 	useRgCrlf(crlf: boolean): void;
 	/** Restores the environment variables and removes the folder. */
@@ -95,15 +98,19 @@ export function setUpPiSearchEnvironment(options: { fdShim: boolean } = { fdShim
 	const rgConfig = join(agentDir, "ripgreprc");
 	const useRgCrlf = (crlf: boolean) => writeFileSync(rgConfig, crlf ? "--sort=path\n--crlf\n" : "--sort=path\n");
 	useRgCrlf(true);
-	let fdShim: string | undefined;
-	if (options.fdShim && binaries.fdLacksNoRequireGit) {
-		fdShim = join(agentDir, "bin", "fd");
+	const shimPath = join(agentDir, "bin", "fd");
+	const setFdShim = (on: boolean) => {
+		if (!on || !binaries.fdLacksNoRequireGit) {
+			rmSync(shimPath, { force: true });
+			return;
+		}
 		writeFileSync(
-			fdShim,
+			shimPath,
 			`#!/bin/sh\n# fd < 8.7 has no --no-require-git: drop it (a no-op inside a git repository).\nfor a do shift; [ "$a" = --no-require-git ] || set -- "$@" "$a"; done\nexec ${binaries.fd} "$@"\n`,
 		);
-		chmodSync(fdShim, 0o755);
-	}
+		chmodSync(shimPath, 0o755);
+	};
+	setFdShim(options.fdShim);
 	const saved = {
 		PI_OFFLINE: process.env.PI_OFFLINE,
 		PI_CODING_AGENT_DIR: process.env.PI_CODING_AGENT_DIR,
@@ -115,7 +122,7 @@ export function setUpPiSearchEnvironment(options: { fdShim: boolean } = { fdShim
 	return {
 		binaries,
 		agentDir,
-		fdShim,
+		setFdShim,
 		useRgCrlf,
 		dispose() {
 			for (const [key, value] of Object.entries(saved)) {
