@@ -588,11 +588,15 @@ async function compareFind(tree: Tree, params: Record<string, unknown>): Promise
 
 // Seeds print on failure; SEARCH_DIFF_SEED / SEARCH_DIFF_PATH replay one, SEARCH_DIFF_RUNS searches deeper.
 const seed = process.env.SEARCH_DIFF_SEED === undefined ? undefined : Number(process.env.SEARCH_DIFF_SEED);
+const runCount = (numRuns: number) => Number(process.env.SEARCH_DIFF_RUNS ?? numRuns) || numRuns;
 const runs = (numRuns: number) => ({
-	numRuns: Number(process.env.SEARCH_DIFF_RUNS ?? numRuns) || numRuns,
+	numRuns: runCount(numRuns),
 	...(seed === undefined ? {} : { seed }),
 	...(process.env.SEARCH_DIFF_PATH ? { path: process.env.SEARCH_DIFF_PATH } : {}),
 });
+/** A tree takes well under a second even on a slow machine; the timeout grows with the run count. */
+const timeoutFor = (numRuns: number) => 30_000 + runCount(numRuns) * 1_000;
+const DEFAULT_RUNS = 50;
 
 /** A tree and calls on it, run with the process inside the tree (as pi's CLI runs). */
 function onRandomTrees(
@@ -616,11 +620,19 @@ function onRandomTrees(
 }
 
 describe("grep and find: same results as pi 0.73.1 (ripgrep, fd) on random trees", () => {
-	it("grep: patterns, literal, ignoreCase, glob, path, context and limit", async () => {
-		await fc.assert(onRandomTrees(grepParams, compareGrep), runs(40));
-	});
+	it(
+		"grep: patterns, literal, ignoreCase, glob, path, context and limit",
+		async () => {
+			await fc.assert(onRandomTrees(grepParams, compareGrep), runs(DEFAULT_RUNS));
+		},
+		timeoutFor(DEFAULT_RUNS),
+	);
 
-	it("find: glob patterns, path and limit", async () => {
-		await fc.assert(onRandomTrees(findParams, compareFind), runs(40));
-	});
+	it(
+		"find: glob patterns, path and limit",
+		async () => {
+			await fc.assert(onRandomTrees(findParams, compareFind), runs(DEFAULT_RUNS));
+		},
+		timeoutFor(DEFAULT_RUNS),
+	);
 });
