@@ -294,9 +294,9 @@ async function runGrep(cwd: string, params: GrepToolInput, options: GrepToolOpti
 		let full = false;
 		const base = globBase(cwd, searchPath);
 		const globMatches = (relativePath: string) => globFilter(base ? `${base}/${relativePath}` : relativePath);
-		// As rg: a file the glob names is searched even when .gitignore skips it (not a `!` glob).
-		const keepFile = params.glob && !params.glob.startsWith("!") ? globMatches : undefined;
-		const walk = walkTree(searchPath, { signal, ignoreBoundary: cwd, extraIgnore: options.ignore, keepFile });
+		// As rg: a file or folder the glob names is searched even when .gitignore skips it (not a `!` glob).
+		const keep = params.glob && !params.glob.startsWith("!") ? globMatches : undefined;
+		const walk = walkTree(searchPath, { signal, ignoreBoundary: cwd, extraIgnore: options.ignore, keep });
 		for await (const entry of walk) {
 			if (entry.kind !== "file" || !globMatches(entry.relativePath)) continue;
 			inFlight.push(scanFile(entry.absolutePath, entry.relativePath));

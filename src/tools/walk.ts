@@ -32,10 +32,10 @@ export interface WalkOptions {
 	/** Extra gitignore-style patterns, relative to the root (for example `["node_modules/"]`). */
 	extraIgnore?: readonly string[];
 	/**
-	 * Files (by path from the root) yielded even when an ignore file excludes them, as rg's `--glob`
-	 * whitelists files; folders are still pruned by the ignore files.
+	 * Entries (by path from the root) yielded, and folders entered, even when an ignore file excludes
+	 * them: rg's `--glob` whitelists the files and folders it matches.
 	 */
-	keepFile?: (relativePath: string) => boolean;
+	keep?: (relativePath: string) => boolean;
 }
 
 /** Ignore files read in every folder; later ones take precedence within a folder. */
@@ -165,12 +165,7 @@ export async function* walkTree(root: string, options: WalkOptions = {}): AsyncG
 		if (!kind) continue;
 		const absolutePath = join(frame.dir, entry.name);
 		const relativePath = frame.relativeDir ? `${frame.relativeDir}/${entry.name}` : entry.name;
-		if (
-			isIgnored(frame.layers, relativePath, kind === "directory") &&
-			(kind === "directory" || !options.keepFile?.(relativePath))
-		) {
-			continue;
-		}
+		if (isIgnored(frame.layers, relativePath, kind === "directory") && !options.keep?.(relativePath)) continue;
 		yield { absolutePath, relativePath, name: entry.name, kind };
 		if (kind === "directory") {
 			const child = await openFolder(absolutePath, relativePath, frame.layers, []);

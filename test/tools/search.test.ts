@@ -264,10 +264,16 @@ describe("grep and find agree with ripgrep and fd", () => {
 		);
 	});
 
-	it("bug: a glob naming a .gitignored file did not search it (rg --glob whitelists it; `!` globs do not)", async () => {
-		const cwd = await tempProject({ ".gitignore": "*.log\n", "a.log": "foo\n", "b.txt": "foo\n" });
+	it("bug: a glob naming a .gitignored file or folder did not search it (rg --glob whitelists; `!` globs do not)", async () => {
+		const cwd = await tempProject({
+			".gitignore": "*.log\ndeep/\n",
+			"a.log": "foo\n",
+			"b.txt": "foo\n",
+			"src/deep/c.ts": "foo\n",
+		});
 		const grep = createGrepToolDefinition(cwd);
 		expect(text(await run(grep, { pattern: "foo", glob: "*.log" }))).toBe("a.log:1: foo");
+		expect(text(await run(grep, { pattern: "foo", glob: "src/**" }))).toBe("src/deep/c.ts:1: foo");
 		expect(text(await run(grep, { pattern: "foo", glob: "!*.txt" }))).toBe("No matches found");
 	});
 
