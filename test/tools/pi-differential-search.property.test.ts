@@ -20,7 +20,8 @@
  *   each engine's own message.
  * - the process runs in the tree, as pi's CLI does: rg matches a `glob` containing `/` against the
  *   path from the process's working folder (Settle: from the session cwd).
- * - `dropPhantomLastLine`: pi's context shows an empty line after a file's final line break (pinned).
+ * - `withoutPhantomLastLine`: pi's context shows an empty line after a file's final line break
+ *   (pinned); pi reads context lines through a readFile that drops the final line break.
  *   Lone CRs throw pi's context line numbers off (pinned): trees with one get no context.
  * - find patterns with `/` never match folders above the tree: fd matches the absolute path, so
  *   `*\/*.txt` finds `t1/a.txt` (pinned); Settle matches from the session cwd.
@@ -35,7 +36,7 @@
  *   only in the first 60 KB of a file, and never start with an empty line (rg 13 reports `^` matching
  *   it before it sees the NUL byte).
  */
-import { existsSync } from "node:fs";
+import { existsSync, readFileSync, statSync } from "node:fs";
 import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join, relative, resolve } from "node:path";
@@ -468,29 +469,19 @@ function fdPathError(theirs: Outcome): Outcome {
 const NOTICE = /\n\n\[([^\]]*)\]$/;
 
 /**
- * dropPhantomLastLine: with context, pi splits a file ending in a line break into one more, empty,
- * line and can print it as context (`a.txt-3- ` for a 2-line file; pinned). Such lines are dropped.
+ * withoutPhantomLastLine: with context, pi splits a file ending in a line break into one more, empty,
+ * line and can print it as context (`a.txt-3- ` for a 2-line file; pinned). pi reads the context
+ * lines through its `operations.readFile`; the differential's pi gets a readFile that drops exactly
+ * the file's final line break, so pi itself leaves the phantom line out and computes its byte
+ * truncation (`details.truncation`, where it cuts) on the output without it. Every real line, the
+ * empty last line of a file ending in two line breaks included, is still shown.
  */
-function dropPhantomLastLine(tree: Tree, params: Record<string, unknown>, theirs: Outcome): Outcome {
-	if (!theirs.ok || !params.context) return theirs;
-	const searchPath = resolve(tree.cwd, (params.path as string | undefined) || ".");
-	const searchKey = relative(tree.cwd, searchPath);
-	const asFile = tree.layout.files.has(searchKey);
-	const lineCount = (display: string): number | undefined => {
-		const key = asFile ? searchKey : relative(tree.cwd, join(searchPath, display));
-		const body = tree.layout.files.get(key);
-		if (!body) return undefined;
-		const text = contentOf(body).toString();
-		return text.endsWith("\n") ? text.split("\n").length - 1 : undefined;
-	};
-	const match = NOTICE.exec(theirs.ok.text);
-	const body = match ? theirs.ok.text.slice(0, match.index) : theirs.ok.text;
-	const kept = body.split("\n").filter((row) => {
-		const phantom = /^(.+)-(\d+)- $/.exec(row);
-		return !phantom || Number(phantom[2]) !== (lineCount(phantom[1]!) ?? -1) + 1;
-	});
-	return { ok: { ...theirs.ok, text: kept.join("\n") + (match ? match[0] : "") } };
-}
+const withoutPhantomLastLine = {
+	operations: {
+		isDirectory: (path: string) => statSync(path).isDirectory(),
+		readFile: (path: string) => readFileSync(path, "utf-8").replace(/\r?\n$/, ""),
+	},
+};
 
 /**
  * dropExactLimitNotice: removes pi's limit notice when exactly `limit` matches exist — asked of pi
@@ -544,9 +535,9 @@ async function compareGrep(tree: Tree, params: Record<string, unknown>): Promise
 	if (await insideIgnoredFolder(tree, params)) return;
 	const label = `grep ${JSON.stringify(params)} in ${tree.cwd}`;
 	const settle = createGrepToolDefinition(tree.cwd);
-	const piGrep = pi.createGrepToolDefinition(tree.cwd) as unknown as Executable;
+	const piGrep = pi.createGrepToolDefinition(tree.cwd, withoutPhantomLastLine) as unknown as Executable;
 	const ours = await outcome(settle, params);
-	let theirs = dropPhantomLastLine(tree, params, await outcome(piGrep, params));
+	let theirs = await outcome(piGrep, params);
 	if (ours.error !== undefined && patternErrorsAlike(ours, theirs)) return;
 	const limit = Math.max(1, (params.limit as number | undefined) ?? 100);
 	theirs = await dropExactLimitNotice(theirs, ours, "matches", (l) => outcome(piGrep, { ...params, limit: l }), limit);
