@@ -285,6 +285,19 @@ describe("grep and find agree with ripgrep and fd", () => {
 		expect(text(await run(createFindToolDefinition(cwd), { pattern: "src/*", path: "src" }))).toBe("b.ts\nlib/");
 	});
 
+	it("bug: a deeper .gitignore beat an .ignore file above it (rg and fd: any .ignore rule beats every .gitignore rule)", async () => {
+		const cwd = await tempProject({
+			".ignore": "!é.ts\n*.log\n",
+			"src/.gitignore": "*.ts\n",
+			"src/lib/é.ts": "foo\n",
+			"src/lib/other.ts": "foo\n",
+			"b/.gitignore": "!x.log\n",
+			"b/x.log": "foo\n",
+		});
+		expect(text(await run(createGrepToolDefinition(cwd), { pattern: "foo" }))).toBe("src/lib/é.ts:1: foo");
+		expect(text(await run(createFindToolDefinition(cwd), { pattern: "*.{ts,log}" }))).toBe("src/lib/é.ts");
+	});
+
 	it("bug: find `src/**` listed src itself (fd lists only what is inside)", async () => {
 		const cwd = await tempProject({ "src/a.ts": "", "src/lib/b.ts": "" });
 		expect(text(await run(createFindToolDefinition(cwd), { pattern: "src/**" }))).toBe(
