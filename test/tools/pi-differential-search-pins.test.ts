@@ -129,6 +129,14 @@ describe("pi 0.73.1's grep and find on Debian's ripgrep and fd", () => {
 		expect(await seen(settle, { pattern: "foo", context: 1 })).toBe("a.txt-1- ab\na.txt:2: foo\na.txt-3- c");
 	});
 
+	it("rg 13 bug: `$^` never matches, not even on an empty line (PCRE2 and JavaScript match it there)", async () => {
+		const cwd = await tree({ "a.txt": "x\n\ny\n" }, { git: true });
+		const { pi: piGrep, settle } = both(cwd, "grep");
+		expect(await seen(piGrep, { pattern: "^$^" })).toBe("No matches found");
+		expect(await seen(piGrep, { pattern: "^$" })).toBe("a.txt:2: ");
+		expect(await seen(settle, { pattern: "^$^" })).toBe("a.txt:2: ");
+	});
+
 	it("pi bug: find lists what is inside .git (fd --hidden); Settle never enters .git", async () => {
 		const cwd = await tree({ "a.txt": "" }, { git: true });
 		const { pi: piFind, settle } = both(cwd, "find");

@@ -17,7 +17,7 @@
  * Normalized, each at the one place it is applied below:
  * - `grepPatternDialect`: the patterns generated are in the part of regex syntax where JavaScript
  *   (Settle, documented) and Rust (rg) agree; a pattern both reject is an error on both sides with
- *   each engine's own message.
+ *   each engine's own message. No `$^`: rg 13 never matches it, not even on an empty line (pinned).
  * - the process runs in the tree, as pi's CLI does: rg matches a `glob` containing `/` against the
  *   path from the process's working folder (Settle: from the session cwd).
  * - `withoutPhantomLastLine`: pi's context shows an empty line after a file's final line break
@@ -278,7 +278,9 @@ function resolveCall(tree: Tree, params: Record<string, unknown>): Record<string
 /**
  * grepPatternDialect: pattern pieces whose meaning is the same in JavaScript and Rust regex syntax on
  * the words above (no `\w`, `\b`, `\d`: ASCII in JavaScript, Unicode in Rust; no lookarounds or
- * backreferences: JavaScript only). Concatenations of pieces stay in that common part.
+ * backreferences: JavaScript only). Concatenations of pieces stay in that common part, except a
+ * `$` directly followed by `^` (`^$` + `^`): rg 13's engine never matches `$^`, where JavaScript and
+ * PCRE2 (`rg -P`) match an empty line (pinned), so `noEndThenStart` leaves it out.
  */
 const REGEX_PIECES = [
 	"foo",
@@ -324,12 +326,15 @@ const REGEX_PIECES = [
 const BAD_PATTERNS = ["(unclosed", "[z-a]", "*x", "foo)", "a{2,1}", "\\"];
 const LITERALS = ["a.b", "(x)", "[y]", "$z", "a+b", "x^y", "\\", "foo)", "*", "ü", "FOO", "日本語", "tab\there", "."];
 
+/** noEndThenStart: no `$^` in the concatenation (see grepPatternDialect). */
+const noEndThenStart = (pieces: readonly string[]) => !pieces.join("").includes("$^");
+
 const grepParams = (shape: Layout) =>
 	fc
 		.record(
 			{
 				mode: fc.constantFrom("regex", "regex", "regex", "literal", "bad"),
-				pieces: fc.array(fc.constantFrom(...REGEX_PIECES), { minLength: 1, maxLength: 3 }),
+				pieces: fc.array(fc.constantFrom(...REGEX_PIECES), { minLength: 1, maxLength: 3 }).filter(noEndThenStart),
 				inlineI: fc.boolean(),
 				bad: fc.constantFrom(...BAD_PATTERNS),
 				lit: fc.constantFrom(...LITERALS),
