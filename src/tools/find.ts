@@ -8,6 +8,7 @@ import { SettleError } from "../errors.js";
 import { loadPicomatch } from "../lazy-deps.js";
 import { Type } from "../schema/typebox.js";
 import { raceAbort, throwIfAborted } from "./abort.js";
+import { globBase } from "./grep.js";
 import { resolveToCwd } from "./paths.js";
 import { DEFAULT_MAX_BYTES, listingResult, type TruncationResult } from "./truncate.js";
 import type { ToolDefinition } from "./types.js";
@@ -41,8 +42,10 @@ export interface FindToolOptions {
 
 /**
  * fd's glob semantics: a pattern without `/` matches the entry name at any depth; a pattern with
- * `/` matches the path relative to the search folder, anchored anywhere (`src/*.ts` also matches
- * `pkg/src/a.ts`); a pattern starting with `/` matches the absolute path.
+ * `/` matches the entry's path (`relativePath`: from the session cwd, see {@link globBase}),
+ * anchored anywhere (`src/*.ts` also matches `pkg/src/a.ts`); a pattern starting with `/` matches
+ * the absolute path. Unlike pi (fd matches the whole absolute path), folders above the session cwd
+ * never match: `*\/*.ts` does not find `a.ts` just because it sits in some folder.
  *
  * @example
  * ```ts
@@ -62,7 +65,9 @@ export function createFindMatcher(
 		const isMatch = loadPicomatch()(pattern, options);
 		return (entry) => isMatch(entry.absolutePath.split("\\").join("/"));
 	}
-	const anchored = pattern.startsWith("**/") || pattern === "**" ? pattern : `**/${pattern}`;
+	let anchored = pattern.startsWith("**/") || pattern === "**" ? pattern : `**/${pattern}`;
+	// fd (globset): `src/**` is what lies inside src, not src itself; picomatch would take src too.
+	if (anchored.endsWith("/**")) anchored = `${anchored}/*`;
 	const isMatch = loadPicomatch()(anchored, options);
 	return (entry) => isMatch(entry.relativePath);
 }
@@ -110,10 +115,11 @@ async function runFind(
 	const limit = Math.max(1, Math.floor(params.limit ?? DEFAULT_FIND_LIMIT));
 	const matches = createFindMatcher(params.pattern);
 
+	const base = globBase(cwd, searchPath);
 	const results: string[] = [];
 	let more = false;
 	for await (const entry of walkTree(searchPath, { signal, ignoreBoundary: cwd, extraIgnore })) {
-		if (!matches(entry)) continue;
+		if (!matches(base ? { ...entry, relativePath: `${base}/${entry.relativePath}` } : entry)) continue;
 		if (results.length >= limit) {
 			more = true;
 			break;

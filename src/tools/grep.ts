@@ -3,7 +3,7 @@
  * .git and binary files), matches lines with a JavaScript regular expression or a literal string.
  */
 import { open, stat } from "node:fs/promises";
-import { basename } from "node:path";
+import { basename, isAbsolute, relative } from "node:path";
 import type { Static } from "@sinclair/typebox";
 import { SettleError } from "../errors.js";
 import { loadPicomatch } from "../lazy-deps.js";
@@ -60,13 +60,17 @@ const BINARY_SNIFF_BYTES = 8000;
 
 /**
  * Builds the line matcher. Accepts JavaScript regular-expression syntax; a leading `(?i)` (common in
- * ripgrep patterns) is understood as case-insensitive. Throws `SettleError` INVALID_ARGUMENT
- * (`Invalid regex pattern: …`) for a pattern JavaScript cannot compile.
+ * ripgrep patterns) is understood as case-insensitive. Lines never hold a line break, so `.` is any
+ * character (`s` flag: also CR, U+2028, U+2029, as in rg); the `u` flag (whole emoji for `.`,
+ * Unicode case folding as rg's) is used when the pattern compiles with it. Throws `SettleError`
+ * INVALID_ARGUMENT (`Invalid regex pattern: …`) for a pattern JavaScript cannot compile.
  *
  * @example
  * ```ts
- * compileGrepPattern("(?i)todo", {}); // /todo/i
- * compileGrepPattern("a.b", { literal: true }); // /a\.b/
+ * compileGrepPattern("(?i)todo", {}); // /todo/isu
+ * compileGrepPattern("a.b", { literal: true }); // /a\.b/su
+ * // Not valid with the u flag, so read without it:
+ * compileGrepPattern("a\\-b", {}); // /a\-b/s
  * ```
  */
 export function compileGrepPattern(pattern: string, options: { ignoreCase?: boolean; literal?: boolean }): RegExp {
@@ -78,8 +82,14 @@ export function compileGrepPattern(pattern: string, options: { ignoreCase?: bool
 		source = source.slice(4);
 		ignoreCase = true;
 	}
+	const flags = ignoreCase ? "is" : "s";
 	try {
-		return new RegExp(source, ignoreCase ? "i" : "");
+		return new RegExp(source, `${flags}u`);
+	} catch {
+		// Stricter syntax with u (`\-`, a lone `{`): fall back to the plain reading.
+	}
+	try {
+		return new RegExp(source, flags);
 	} catch (error) {
 		const reason = error instanceof Error ? error.message : String(error);
 		throw new SettleError(
@@ -90,8 +100,20 @@ export function compileGrepPattern(pattern: string, options: { ignoreCase?: bool
 }
 
 /**
+ * Where a path-glob (`src/**`) of grep or find is matched from: the session cwd when the search
+ * folder is inside it (pi runs rg/fd there, so `src/*.ts` means the same whatever `path` is), else
+ * the search folder. Returns the search folder's path from there ("" when it is that folder).
+ */
+export function globBase(cwd: string, searchFolder: string): string {
+	const rel = relative(cwd, searchFolder);
+	if (rel === "" || rel.startsWith("..") || isAbsolute(rel)) return "";
+	return rel.split("\\").join("/");
+}
+
+/**
  * File filter for the `glob` parameter, ripgrep style: a glob without `/` matches the file name at
- * any depth, one with `/` matches the path relative to the search folder; a leading `!` excludes.
+ * any depth, one with `/` matches the path from the folder {@link globBase} names (the session cwd,
+ * normally), anchored there; a leading `!` excludes.
  *
  * @example
  * ```ts
@@ -113,17 +135,18 @@ export function createGlobFilter(glob: string | undefined): (relativePath: strin
 }
 
 /**
- * The file's bytes, or undefined when it is larger than `maxBytes` or binary (a NUL byte in its
- * first {@link BINARY_SNIFF_BYTES}). Binary files are recognised without reading them whole.
+ * The file's bytes, or undefined when it is larger than `maxBytes` or, unless `binaryToo`, binary (a
+ * NUL byte anywhere, as rg skips them). Most binary files are recognised by their first
+ * {@link BINARY_SNIFF_BYTES} without reading them whole.
  */
-async function readTextFile(path: string, maxBytes: number): Promise<Buffer | undefined> {
+async function readTextFile(path: string, maxBytes: number, binaryToo: boolean): Promise<Buffer | undefined> {
 	const handle = await open(path, "r");
 	try {
 		const { size } = await handle.stat();
 		if (size > maxBytes) return undefined;
 		const head = Buffer.alloc(Math.min(size, BINARY_SNIFF_BYTES));
 		const { bytesRead } = await handle.read(head, 0, head.length, 0);
-		if (head.subarray(0, bytesRead).includes(0)) return undefined;
+		if (!binaryToo && head.subarray(0, bytesRead).includes(0)) return undefined;
 		if (size <= bytesRead) return head.subarray(0, bytesRead);
 		const whole = Buffer.alloc(size);
 		head.copy(whole, 0, 0, bytesRead);
@@ -133,7 +156,10 @@ async function readTextFile(path: string, maxBytes: number): Promise<Buffer | un
 			if (n === 0) break; // truncated while we read
 			offset += n;
 		}
-		return whole.subarray(0, offset);
+		// A NUL byte past the first sniff is still a binary file (rg skips it too).
+		const bytes = whole.subarray(0, offset);
+		if (!binaryToo && bytes.indexOf(0, bytesRead) !== -1) return undefined;
+		return bytes;
 	} finally {
 		await handle.close();
 	}
@@ -196,7 +222,6 @@ interface Match {
 
 async function runGrep(cwd: string, params: GrepToolInput, options: GrepToolOptions, signal: AbortSignal | undefined) {
 	const maxFileBytes = options.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES;
-	const regex = compileGrepPattern(params.pattern, params);
 	const searchPath = resolveToCwd(params.path || ".", cwd);
 	let isDirectory: boolean;
 	try {
@@ -204,6 +229,8 @@ async function runGrep(cwd: string, params: GrepToolInput, options: GrepToolOpti
 	} catch {
 		throw new SettleError("NOT_FOUND", `Path not found: ${searchPath}`);
 	}
+	// After the path check, as pi: a bad pattern in a missing folder is reported as the missing folder.
+	const regex = compileGrepPattern(params.pattern, params);
 	const contextLines = params.context && params.context > 0 ? Math.floor(params.context) : 0;
 	const limit = Math.max(1, Math.floor(params.limit ?? DEFAULT_GREP_LIMIT));
 	const globFilter = createGlobFilter(params.glob);
@@ -222,17 +249,19 @@ async function runGrep(cwd: string, params: GrepToolInput, options: GrepToolOpti
 	let moreMatches = false;
 
 	/** Matching line numbers of one file (at most limit + 1), or undefined for no match / skipped. */
+	// A file asked for by name is searched even when binary, as rg does.
 	const scanFile = async (absolutePath: string, displayPath: string): Promise<FileScan | undefined> => {
 		let content: Buffer | undefined;
 		try {
-			content = await readTextFile(absolutePath, maxFileBytes);
+			content = await readTextFile(absolutePath, maxFileBytes, !isDirectory);
 		} catch {
 			return undefined; // vanished or unreadable: skip
 		}
 		if (!content) return undefined;
 		if (literalBytes && content.indexOf(literalBytes) === -1) return undefined;
 		let text = content.toString("utf-8");
-		if (text.includes("\r")) text = text.replace(/\r\n?/g, "\n");
+		// CRLF ends a line; a lone CR does not (line numbers count LF, as rg's and the read tool's do).
+		if (text.includes("\r")) text = text.replace(/\r\n/g, "\n");
 		if (quickCheck && !quickCheck.test(text)) return undefined;
 		const lines = text.split("\n");
 		// A final line break ends the last line; it does not start an empty one.
@@ -263,8 +292,13 @@ async function runGrep(cwd: string, params: GrepToolInput, options: GrepToolOpti
 		// Files are read a few at a time but their results are taken in walk order, so output is stable.
 		const inFlight: Promise<FileScan | undefined>[] = [];
 		let full = false;
-		for await (const entry of walkTree(searchPath, { signal, ignoreBoundary: cwd, extraIgnore: options.ignore })) {
-			if (entry.kind !== "file" || !globFilter(entry.relativePath)) continue;
+		const base = globBase(cwd, searchPath);
+		const globMatches = (relativePath: string) => globFilter(base ? `${base}/${relativePath}` : relativePath);
+		// As rg: a file or folder the glob names is searched even when .gitignore skips it (not a `!` glob).
+		const keep = params.glob && !params.glob.startsWith("!") ? globMatches : undefined;
+		const walk = walkTree(searchPath, { signal, ignoreBoundary: cwd, extraIgnore: options.ignore, keep });
+		for await (const entry of walk) {
+			if (entry.kind !== "file" || !globMatches(entry.relativePath)) continue;
 			inFlight.push(scanFile(entry.absolutePath, entry.relativePath));
 			if (inFlight.length >= READ_CONCURRENCY && !accept(await inFlight.shift())) {
 				full = true;
@@ -283,7 +317,7 @@ async function runGrep(cwd: string, params: GrepToolInput, options: GrepToolOpti
 
 	let linesTruncated = false;
 	const show = (text: string) => {
-		const cut = truncateLine(text);
+		const cut = truncateLine(text.includes("\r") ? text.replace(/\r/g, "") : text);
 		if (cut.wasTruncated) linesTruncated = true;
 		return cut.text;
 	};

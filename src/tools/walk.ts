@@ -1,8 +1,10 @@
 /**
  * Deterministic file-tree walk for `grep` and `find`, without external binaries. Honours
  * `.gitignore` and `.ignore` files hierarchically (deeper files win, `!` re-includes, like git and
- * ripgrep), plus `.git/info/exclude`; never enters `.git`; does not follow symbolic links below
- * the root. An explicitly requested root that is itself ignored is still searched.
+ * ripgrep), plus `.git/info/exclude`; as in rg and fd, a rule of any `.ignore` file takes precedence
+ * over every `.gitignore` rule, and those over `.git/info/exclude`. Never enters `.git`; does not
+ * follow symbolic links below the root. An explicitly requested root that is itself ignored is
+ * still searched.
  */
 import type { Dirent } from "node:fs";
 import { existsSync } from "node:fs";
@@ -31,10 +33,26 @@ export interface WalkOptions {
 	ignoreBoundary?: string;
 	/** Extra gitignore-style patterns, relative to the root (for example `["node_modules/"]`). */
 	extraIgnore?: readonly string[];
+	/**
+	 * Entries (by path from the root) yielded, and folders entered, even when an ignore file excludes
+	 * them: rg's `--glob` whitelists the files and folders it matches.
+	 */
+	keep?: (relativePath: string) => boolean;
 }
 
-/** Ignore files read in every folder; later ones take precedence within a folder. */
-const IGNORE_FILES = [".gitignore", ".ignore"];
+/**
+ * Kinds of rules, strongest first: the caller's extra patterns, then `.ignore`, `.gitignore` and
+ * `.git/info/exclude` files. Within a kind the deepest folder with a verdict wins; a weaker kind is
+ * asked only when no folder's rules of the stronger kinds match (the ignore crate's order, which rg
+ * and fd use: a `!x` in an `.ignore` above beats `x` in a deeper `.gitignore`).
+ */
+const RULE_KINDS = ["extra", "ignore", "gitignore", "exclude"] as const;
+type RuleKind = (typeof RULE_KINDS)[number];
+/** Ignore files read in every folder, with the kind of their rules. */
+const IGNORE_FILES: readonly (readonly [string, RuleKind])[] = [
+	[".gitignore", "gitignore"],
+	[".ignore", "ignore"],
+];
 const ignoreCase = process.platform === "darwin" || process.platform === "win32";
 
 /**
@@ -43,6 +61,7 @@ const ignoreCase = process.platform === "darwin" || process.platform === "win32"
  * it, `layerFromRoot` the folder seen from the walk root (at most one of them is non-empty).
  */
 interface IgnoreLayer {
+	kind: RuleKind;
 	matcher: Ignore;
 	rootFromLayer: string;
 	layerFromRoot: string;
@@ -50,24 +69,26 @@ interface IgnoreLayer {
 
 const toPosix = (path: string) => (sep === "/" ? path : path.split(sep).join("/"));
 
-/** A matcher for the given ignore files (missing ones are skipped); later files take precedence. */
-async function readIgnoreFiles(files: readonly string[]): Promise<Ignore | undefined> {
-	let matcher: Ignore | undefined;
-	for (const file of files) {
+/** The layers of one folder's ignore files (missing ones are skipped), one per file. */
+async function readIgnoreFiles(
+	files: readonly (readonly [string, RuleKind])[],
+	position: Pick<IgnoreLayer, "rootFromLayer" | "layerFromRoot">,
+): Promise<IgnoreLayer[]> {
+	const layers: IgnoreLayer[] = [];
+	for (const [file, kind] of files) {
 		let text: string;
 		try {
 			text = await readFile(file, "utf-8");
 		} catch {
 			continue;
 		}
-		matcher ??= loadIgnore()({ ignorecase: ignoreCase });
-		matcher.add(text);
+		layers.push({ kind, matcher: loadIgnore()({ ignorecase: ignoreCase }).add(text), ...position });
 	}
-	return matcher;
+	return layers;
 }
 
-const ignoreFilesIn = (dir: string) => IGNORE_FILES.map((name) => join(dir, name));
-const infoExclude = (gitRoot: string) => join(gitRoot, ".git", "info", "exclude");
+const ignoreFilesIn = (dir: string) => IGNORE_FILES.map(([name, kind]) => [join(dir, name), kind] as const);
+const infoExclude = (gitRoot: string) => [[join(gitRoot, ".git", "info", "exclude"), "exclude"] as const];
 
 function findGitRoot(start: string): string | undefined {
 	for (let dir = start; ; dir = dirname(dir)) {
@@ -93,25 +114,28 @@ async function ancestorLayers(root: string, gitRoot: string | undefined, boundar
 	}
 	const layers: IgnoreLayer[] = [];
 	for (const dir of dirs) {
-		const extra = dir === gitRoot ? [infoExclude(dir)] : [];
-		const matcher = await readIgnoreFiles([...extra, ...ignoreFilesIn(dir)]);
-		if (matcher) layers.push({ matcher, rootFromLayer: toPosix(relative(dir, root)), layerFromRoot: "" });
+		const extra = dir === gitRoot ? infoExclude(dir) : [];
+		const position = { rootFromLayer: toPosix(relative(dir, root)), layerFromRoot: "" };
+		layers.push(...(await readIgnoreFiles([...extra, ...ignoreFilesIn(dir)], position)));
 	}
 	return layers;
 }
 
 /** Whether the entry at `relativePath` (from the walk root; "" is the root itself) is ignored. */
 function isIgnored(layers: readonly IgnoreLayer[], relativePath: string, isDirectory: boolean): boolean {
-	for (let i = layers.length - 1; i >= 0; i--) {
-		const layer = layers[i]!;
-		let rel: string;
-		if (layer.layerFromRoot) rel = relativePath.slice(layer.layerFromRoot.length + 1);
-		else if (!layer.rootFromLayer) rel = relativePath;
-		else rel = relativePath ? `${layer.rootFromLayer}/${relativePath}` : layer.rootFromLayer;
-		if (rel === "") continue;
-		const verdict = layer.matcher.test(isDirectory ? `${rel}/` : rel);
-		if (verdict.ignored) return true;
-		if (verdict.unignored) return false;
+	for (const kind of RULE_KINDS) {
+		for (let i = layers.length - 1; i >= 0; i--) {
+			const layer = layers[i]!;
+			if (layer.kind !== kind) continue;
+			let rel: string;
+			if (layer.layerFromRoot) rel = relativePath.slice(layer.layerFromRoot.length + 1);
+			else if (!layer.rootFromLayer) rel = relativePath;
+			else rel = relativePath ? `${layer.rootFromLayer}/${relativePath}` : layer.rootFromLayer;
+			if (rel === "") continue;
+			const verdict = layer.matcher.test(isDirectory ? `${rel}/` : rel);
+			if (verdict.ignored) return true;
+			if (verdict.unignored) return false;
+		}
 	}
 	return false;
 }
@@ -142,10 +166,10 @@ export async function* walkTree(root: string, options: WalkOptions = {}): AsyncG
 	if (isIgnored(layers, "", true)) layers = [];
 	if (options.extraIgnore && options.extraIgnore.length > 0) {
 		const matcher = loadIgnore()({ ignorecase: ignoreCase }).add([...options.extraIgnore]);
-		layers = [...layers, { matcher, rootFromLayer: "", layerFromRoot: "" }];
+		layers = [...layers, { kind: "extra", matcher, rootFromLayer: "", layerFromRoot: "" }];
 	}
 	// Iterative depth-first walk: nested `yield*` would cost every entry one hop per folder level.
-	const rootFrame = await openFolder(root, "", layers, gitRoot === root ? [infoExclude(root)] : []);
+	const rootFrame = await openFolder(root, "", layers, gitRoot === root ? infoExclude(root) : []);
 	const stack = rootFrame ? [rootFrame] : [];
 	while (stack.length > 0) {
 		throwIfAborted(signal);
@@ -160,7 +184,7 @@ export async function* walkTree(root: string, options: WalkOptions = {}): AsyncG
 		if (!kind) continue;
 		const absolutePath = join(frame.dir, entry.name);
 		const relativePath = frame.relativeDir ? `${frame.relativeDir}/${entry.name}` : entry.name;
-		if (isIgnored(frame.layers, relativePath, kind === "directory")) continue;
+		if (isIgnored(frame.layers, relativePath, kind === "directory") && !options.keep?.(relativePath)) continue;
 		yield { absolutePath, relativePath, name: entry.name, kind };
 		if (kind === "directory") {
 			const child = await openFolder(absolutePath, relativePath, frame.layers, []);
@@ -182,7 +206,7 @@ async function openFolder(
 	dir: string,
 	relativeDir: string,
 	inherited: IgnoreLayer[],
-	extraIgnoreFiles: string[],
+	extraIgnoreFiles: readonly (readonly [string, RuleKind])[],
 ): Promise<FolderFrame | undefined> {
 	let entries: Dirent[];
 	try {
@@ -194,9 +218,9 @@ async function openFolder(
 	const present = new Set(entries.filter((e) => !e.isDirectory()).map((e) => e.name));
 	const files = [
 		...extraIgnoreFiles,
-		...IGNORE_FILES.filter((name) => present.has(name)).map((name) => join(dir, name)),
+		...IGNORE_FILES.filter(([name]) => present.has(name)).map(([name, kind]) => [join(dir, name), kind] as const),
 	];
-	const matcher = files.length > 0 ? await readIgnoreFiles(files) : undefined;
-	const layers = matcher ? [...inherited, { matcher, rootFromLayer: "", layerFromRoot: relativeDir }] : inherited;
+	const own = files.length > 0 ? await readIgnoreFiles(files, { rootFromLayer: "", layerFromRoot: relativeDir }) : [];
+	const layers = own.length > 0 ? [...inherited, ...own] : inherited;
 	return { dir, relativeDir, layers, entries, next: 0 };
 }

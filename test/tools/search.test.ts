@@ -48,8 +48,9 @@ describe("grep", () => {
 		expect(text(await run(grep, { pattern: "needle", glob: "*.spec.ts" }))).toBe(
 			"src/app.spec.ts:1: test('needle', () => {});",
 		);
+		// As rg --glob: a file the glob names is searched even though src/util/.gitignore skips it.
 		expect(text(await run(grep, { pattern: "needle", glob: "src/util/**" }))).toBe(
-			"src/util/keep.log:1: needle kept by a nested rule",
+			"src/util/generated.ts:1: needle generated\nsrc/util/keep.log:1: needle kept by a nested rule",
 		);
 		expect(text(await run(grep, { pattern: "needle", glob: "!*.ts" }))).toBe(
 			[
@@ -220,5 +221,87 @@ describe("find", () => {
 		const find = createFindToolDefinition(cwd);
 		expect(text(await run(find, { pattern: "*.rs" }))).toBe("No files found matching pattern");
 		expect(await failure(run(find, { pattern: "*", path: "nope" }))).toBe(`Path not found: ${join(cwd, "nope")}`);
+	});
+});
+
+// Regressions found by the differential against pi's ripgrep/fd (pi-differential-search.property.test.ts).
+describe("grep and find agree with ripgrep and fd", () => {
+	it("bug: a lone CR started a new line, so later line numbers disagreed with rg and the read tool", async () => {
+		const cwd = await tempProject({ "mac.txt": "one\rtwo\nthree foo\n", "dos.txt": "a\r\nfoo\r\n" });
+		const grep = createGrepToolDefinition(cwd);
+		expect(text(await run(grep, { pattern: "foo" }))).toBe("dos.txt:2: foo\nmac.txt:2: three foo");
+		expect(text(await run(grep, { pattern: "one.two" }))).toBe("mac.txt:1: onetwo");
+	});
+
+	it("bug: a NUL byte past the first 8000 bytes did not make the file binary", async () => {
+		const late = Buffer.concat([Buffer.from("foo\n"), Buffer.alloc(9000, "a"), Buffer.from([0, 10])]);
+		const cwd = await tempProject({ "late.bin": late, "text.txt": "foo\n" });
+		expect(text(await run(createGrepToolDefinition(cwd), { pattern: "foo" }))).toBe("text.txt:1: foo");
+	});
+
+	it("bug: a binary file asked for by path was skipped (rg searches it)", async () => {
+		const cwd = await tempProject({ "b.bin": Buffer.from("zero\nxa\0foo\nlast\n") });
+		expect(text(await run(createGrepToolDefinition(cwd), { pattern: "last", path: "b.bin" }))).toBe("b.bin:3: last");
+	});
+
+	it("bug: `.` did not match a CR, U+2028 or a whole emoji, as rg's does", async () => {
+		const cwd = await tempProject({ "a.txt": "x\ry\nx\u2028y\nx😀y\n" });
+		const output = text(await run(createGrepToolDefinition(cwd), { pattern: "^x.y$" }));
+		expect(output).toBe("a.txt:1: xy\na.txt:2: x\u2028y\na.txt:3: x😀y");
+	});
+
+	it("bug: ignoreCase missed Unicode case folding (ſ, the Kelvin sign) that rg applies", async () => {
+		const cwd = await tempProject({ "a.txt": "ſ\n\u212A\n" });
+		const grep = createGrepToolDefinition(cwd);
+		expect(text(await run(grep, { pattern: "s", ignoreCase: true }))).toBe("a.txt:1: ſ");
+		expect(text(await run(grep, { pattern: "(?i)k" }))).toBe("a.txt:2: \u212A");
+	});
+
+	it("bug: a bad pattern was reported before a missing path (pi checks the path first)", async () => {
+		const cwd = await tempProject({});
+		expect(await failure(run(createGrepToolDefinition(cwd), { pattern: "(", path: "nope" }))).toBe(
+			`Path not found: ${join(cwd, "nope")}`,
+		);
+	});
+
+	it("bug: a glob naming a .gitignored file or folder did not search it (rg --glob whitelists; `!` globs do not)", async () => {
+		const cwd = await tempProject({
+			".gitignore": "*.log\ndeep/\n",
+			"a.log": "foo\n",
+			"b.txt": "foo\n",
+			"src/deep/c.ts": "foo\n",
+		});
+		const grep = createGrepToolDefinition(cwd);
+		expect(text(await run(grep, { pattern: "foo", glob: "*.log" }))).toBe("a.log:1: foo");
+		expect(text(await run(grep, { pattern: "foo", glob: "src/**" }))).toBe("src/deep/c.ts:1: foo");
+		expect(text(await run(grep, { pattern: "foo", glob: "!*.txt" }))).toBe("No matches found");
+	});
+
+	it("bug: path-globs were read from the search folder, not the session cwd where pi runs rg and fd", async () => {
+		const cwd = await tempProject({ "src/lib/a.ts": "foo\n", "src/b.ts": "foo\n" });
+		expect(text(await run(createGrepToolDefinition(cwd), { pattern: "foo", path: "src", glob: "src/lib/*" }))).toBe(
+			"lib/a.ts:1: foo",
+		);
+		expect(text(await run(createFindToolDefinition(cwd), { pattern: "src/*", path: "src" }))).toBe("b.ts\nlib/");
+	});
+
+	it("bug: a deeper .gitignore beat an .ignore file above it (rg and fd: any .ignore rule beats every .gitignore rule)", async () => {
+		const cwd = await tempProject({
+			".ignore": "!é.ts\n*.log\n",
+			"src/.gitignore": "*.ts\n",
+			"src/lib/é.ts": "foo\n",
+			"src/lib/other.ts": "foo\n",
+			"b/.gitignore": "!x.log\n",
+			"b/x.log": "foo\n",
+		});
+		expect(text(await run(createGrepToolDefinition(cwd), { pattern: "foo" }))).toBe("src/lib/é.ts:1: foo");
+		expect(text(await run(createFindToolDefinition(cwd), { pattern: "*.{ts,log}" }))).toBe("src/lib/é.ts");
+	});
+
+	it("bug: find `src/**` listed src itself (fd lists only what is inside)", async () => {
+		const cwd = await tempProject({ "src/a.ts": "", "src/lib/b.ts": "" });
+		expect(text(await run(createFindToolDefinition(cwd), { pattern: "src/**" }))).toBe(
+			"src/a.ts\nsrc/lib/\nsrc/lib/b.ts",
+		);
 	});
 });
