@@ -1764,6 +1764,81 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/cli/cli.test.ts"],
 	},
+	{
+		id: "F01",
+		file: "src/tools/grep.ts",
+		description: "a lone CR starts a new line (rg counts LF only)",
+		edits: [{ find: 'text = text.replace(/\\r\\n/g, "\\n");', replace: 'text = text.replace(/\\r\\n?/g, "\\n");' }],
+		tests: ["test/tools/search.test.ts"],
+	},
+	{
+		id: "F02",
+		file: "src/tools/grep.ts",
+		description: "a NUL byte past the first read is not seen as binary",
+		edits: [{ find: "bytes.indexOf(0, bytesRead) !== -1", replace: "false" }],
+		tests: ["test/tools/search.test.ts"],
+	},
+	{
+		id: "F03",
+		file: "src/tools/grep.ts",
+		description: "a binary file asked for by path is skipped",
+		edits: [
+			{
+				find: "readTextFile(absolutePath, maxFileBytes, !isDirectory)",
+				replace: "readTextFile(absolutePath, maxFileBytes, false)",
+			},
+		],
+		tests: ["test/tools/search.test.ts"],
+	},
+	{
+		id: "F04",
+		file: "src/tools/grep.ts",
+		description: "regexes without the unicode flag",
+		// biome-ignore lint/suspicious/noTemplateCurlyInString: the source text of a template literal
+		edits: [{ find: "return new RegExp(source, `${flags}u`);", replace: "return new RegExp(source, flags);" }],
+		tests: ["test/tools/search.test.ts"],
+	},
+	{
+		id: "F05",
+		file: "src/tools/grep.ts",
+		description: "`.` does not match line breaks inside a match",
+		edits: [{ find: 'const flags = ignoreCase ? "is" : "s";', replace: 'const flags = ignoreCase ? "i" : "";' }],
+		tests: ["test/tools/search.test.ts"],
+	},
+	{
+		id: "F06",
+		file: "src/tools/grep.ts",
+		description: "path-globs are read from the search folder, not the cwd",
+		edits: [{ find: 'if (rel === "" || rel.startsWith("..") || isAbsolute(rel)) return "";', replace: 'return "";' }],
+		tests: ["test/tools/search.test.ts"],
+	},
+	{
+		id: "F07",
+		file: "src/tools/find.ts",
+		description: "find src/** lists src itself",
+		// biome-ignore lint/suspicious/noTemplateCurlyInString: the source text of a template literal
+		edits: [{ find: 'if (anchored.endsWith("/**")) anchored = `${anchored}/*`;', replace: "" }],
+		tests: ["test/tools/search.test.ts"],
+	},
+	{
+		id: "F08",
+		file: "src/tools/walk.ts",
+		description: "ignore files are not ranked by kind (a deeper .gitignore beats an .ignore above it)",
+		edits: [{ find: "if (layer.kind !== kind) continue;", replace: "" }],
+		tests: ["test/tools/search.test.ts"],
+	},
+	{
+		id: "F09",
+		file: "src/tools/walk.ts",
+		description: ".gitignore ranks above .ignore",
+		edits: [
+			{
+				find: 'const RULE_KINDS = ["extra", "ignore", "gitignore", "exclude"] as const;',
+				replace: 'const RULE_KINDS = ["extra", "gitignore", "ignore", "exclude"] as const;',
+			},
+		],
+		tests: ["test/tools/search.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
