@@ -666,9 +666,11 @@ export const promptOperationMachine = setup({
 	},
 	guards: {
 		abortRequested: ({ context }) => context.abortRequested,
-		preflightStarted: (_, params: { outcome: PreflightOutcome }) => params.outcome.disposition === "started",
-		preflightStartedAfterAbort: ({ context }, params: { outcome: PreflightOutcome }) =>
-			params.outcome.disposition === "started" && context.abortRequested,
+		// The hot path reads the answer from the event itself: a `params` mapper would be one more
+		// closure call and object per evaluation, on every prompt.
+		preflightStarted: ({ event }) => event.type === "PREFLIGHT_DONE" && event.output.disposition === "started",
+		preflightStartedAfterAbort: ({ context, event }) =>
+			event.type === "PREFLIGHT_DONE" && event.output.disposition === "started" && context.abortRequested,
 		/** Retryable error, retries enabled, attempts left, and the provider's delay (if any) within the cap. */
 		canRetry: ({ context }) =>
 			context.retry.enabled &&
@@ -773,20 +775,22 @@ export const promptOperationMachine = setup({
 			}
 			enqueue.stopChild(actorId);
 		}),
-		announcePreflightResult: emit(({ context }, params: { outcome: PreflightOutcome }) =>
-			params.outcome.disposition === "rejected"
+		/** Only on `PREFLIGHT_DONE` (reads its `output`). */
+		announcePreflightResult: emit(({ context, event }) => {
+			const outcome = (event as Extract<PromptOperationEvent, { type: "PREFLIGHT_DONE" }>).output;
+			return outcome.disposition === "rejected"
 				? {
 						type: "preflight_result" as const,
 						requestId: context.request?.requestId ?? "",
 						disposition: "rejected" as const,
-						error: params.outcome.error,
+						error: outcome.error,
 					}
 				: {
 						type: "preflight_result" as const,
 						requestId: context.request?.requestId ?? "",
-						disposition: params.outcome.disposition,
-					},
-		),
+						disposition: outcome.disposition,
+					};
+		}),
 		announcePreflightFailure: emit(({ context }, params: { error: unknown }) => ({
 			type: "preflight_result" as const,
 			requestId: context.request?.requestId ?? "",
@@ -828,7 +832,7 @@ export const promptOperationMachine = setup({
 					}
 				: { runCause: params.cause },
 		),
-		recordOutcome: assign((_, params: { outcome: RunOutcome }) => ({ lastOutcome: params.outcome })),
+		recordOutcome: assign(({ event }) => (event.type === "RUN_DONE" ? { lastOutcome: event.output } : {})),
 		recordRunFailure: assign((_, params: { error: unknown }) => ({
 			runFailure: { error: params.error },
 			lastOutcome: {
@@ -1080,29 +1084,18 @@ export const promptOperationMachine = setup({
 				PREFLIGHT_DONE: [
 					{
 						// Aborted while preflighting: the operation started, so it settles once, without a run.
-						guard: { type: "preflightStartedAfterAbort", params: ({ event }) => ({ outcome: event.output }) },
+						guard: "preflightStartedAfterAbort",
 						target: "settling",
-						actions: [
-							"startOperation",
-							{ type: "announcePreflightResult", params: ({ event }) => ({ outcome: event.output }) },
-							"announceOperationStarted",
-						],
+						actions: ["startOperation", "announcePreflightResult", "announceOperationStarted"],
 					},
 					{
-						guard: { type: "preflightStarted", params: ({ event }) => ({ outcome: event.output }) },
+						guard: "preflightStarted",
 						target: "running",
-						actions: [
-							"startOperation",
-							{ type: "announcePreflightResult", params: ({ event }) => ({ outcome: event.output }) },
-							"announceOperationStarted",
-						],
+						actions: ["startOperation", "announcePreflightResult", "announceOperationStarted"],
 					},
 					{
 						target: "idle",
-						actions: [
-							{ type: "announcePreflightResult", params: ({ event }) => ({ outcome: event.output }) },
-							"clearRequest",
-						],
+						actions: ["announcePreflightResult", "clearRequest"],
 					},
 				],
 				PREFLIGHT_FAILED: {
@@ -1145,7 +1138,7 @@ export const promptOperationMachine = setup({
 			on: {
 				RUN_DONE: {
 					target: "postRun",
-					actions: { type: "recordOutcome", params: ({ event }) => ({ outcome: event.output }) },
+					actions: "recordOutcome",
 				},
 				RUN_FAILED: {
 					target: "settling",
