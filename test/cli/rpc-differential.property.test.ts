@@ -87,12 +87,14 @@ async function hasAssistantMessage(peer: Peer): Promise<boolean> {
 }
 
 /**
- * Whether pi's newest message counts 0 tokens: no content (an aborted answer) or only empty text (the
- * echo of an empty prompt). Not observed.
+ * Whether pi's newest message is where the two cut rules part (see the compact step below): it counts
+ * 0 tokens (no content: an aborted answer; only empty text: the echo of an empty prompt), or it is a
+ * tool result (a run aborted while its tool ran), which is no valid cut point. Not observed.
  */
-async function endsWithZeroTokenMessage(peer: Peer): Promise<boolean> {
+async function endsWhereCutsDiffer(peer: Peer): Promise<boolean> {
 	const response = await peer.client.request({ id: "probe-messages", type: "get_messages" });
-	const last = (response.data as { messages: { content?: unknown }[] }).messages.at(-1);
+	const last = (response.data as { messages: { role?: string; content?: unknown }[] }).messages.at(-1);
+	if (last?.role === "toolResult") return true;
 	const parts = Array.isArray(last?.content) ? (last.content as { type?: string; text?: string }[]) : undefined;
 	return parts?.every((part) => part.type === "text" && part.text === "") === true;
 }
@@ -111,13 +113,15 @@ async function runScenario(scenario: Scenario, run: number): Promise<void> {
 	let passed = false;
 	try {
 		for (const [index, step] of steps.entries()) {
-			if (step.kind === "command" && step.command.type === "compact" && (await endsWithZeroTokenMessage(pi))) {
+			if (step.kind === "command" && step.command.type === "compact" && (await endsWhereCutsDiffer(pi))) {
 				// DELIBERATE_CUT_AT_OR_BEFORE (src/compaction/cut-point.ts): Settle cuts at the nearest valid
-				// cut point at or before the entry where keepRecentTokens is reached, pi after it. With
-				// keepRecentTokens 1 they differ only when the newest message counts 0 tokens (an aborted,
-				// empty answer, or the echo of an empty prompt): the walk then crosses into earlier messages,
-				// where DELIBERATE_USER_IMAGES_COUNTED (a prompt's images count in Settle's estimate, not in
-				// pi's) moves the cut too.
+				// cut point at or before the entry where keepRecentTokens is reached, pi after it (everything
+				// kept when none follows). With keepRecentTokens 1 they differ only when the newest message
+				// counts 0 tokens (an aborted, empty answer, or the echo of an empty prompt): the walk then
+				// crosses into earlier messages, where DELIBERATE_USER_IMAGES_COUNTED (a prompt's images count
+				// in Settle's estimate, not in pi's) moves the cut too; or when it is a tool result (no valid
+				// cut point: Settle cuts at the tool call's assistant message, pi keeps everything; seed
+				// 1960266588 path 23).
 				log.push(`(skipped: the cut points differ by design) ${JSON.stringify(step)}`);
 				continue;
 			}

@@ -16,7 +16,11 @@ import { afterEach, describe, expect, it } from "vitest";
 import { createFauxProvider, fauxAssistantMessage } from "../../src/llm/faux.js";
 import { InMemoryModelRuntime } from "../../src/llm/model-runtime.js";
 import { createAgentSessionRuntimeFactory } from "../../src/runtime/factory.js";
-import { type AgentSessionRuntimeFactory, createAgentSessionRuntime } from "../../src/runtime/runtime.js";
+import {
+	type AgentSessionRuntime,
+	type AgentSessionRuntimeFactory,
+	createAgentSessionRuntime,
+} from "../../src/runtime/runtime.js";
 import { SessionManager } from "../../src/store/session-manager.js";
 import { FAUX_KEY, fauxModels } from "../parity/peers.js";
 
@@ -46,6 +50,7 @@ interface Side {
 
 /** Settle's side, whose runtime factory can be made to fail the next build. */
 interface SettleSide extends Side {
+	readonly runtime: AgentSessionRuntime;
 	failNextBuild(): void;
 }
 
@@ -168,6 +173,7 @@ async function settleSide(): Promise<SettleSide> {
 	return {
 		name: "settle",
 		dirs,
+		runtime,
 		failNextBuild: () => {
 			failNext = true;
 		},
@@ -417,6 +423,26 @@ describe("SWITCH_TO_UNWRITTEN_CURRENT_SESSION: a switch to the current path that
 			...NEW_SESSION,
 			"#3 ^#2 user: hello",
 			"#4 ^#3 assistant: answer: hello",
+		]);
+	});
+
+	it("unwritten, then written by the current session while the switch fails: the file and what it holds stay", async () => {
+		const side = await settleOnly();
+		const path = side.file()!;
+		const old = side.runtime.session;
+		// The host's hook runs while the current session is still in charge of its path.
+		side.runtime.setBeforeSessionInvalidate(() => {
+			old.sessionManager.appendMessage({ role: "user", content: "written meanwhile", timestamp: Date.now() });
+			throw new Error("host refused");
+		});
+		await expect(side.switchTo(path)).rejects.toThrow("host refused");
+		side.runtime.setBeforeSessionInvalidate(undefined);
+		expect(side.runtime.session).toBe(old);
+		expect(fileShape(readEntries(path), [side.dirs.cwd])).toEqual([...NEW_SESSION, "#3 ^#2 user: written meanwhile"]);
+		await side.prompt("hello");
+		expect(fileShape(readEntries(path), [side.dirs.cwd]).slice(-2)).toEqual([
+			"#4 ^#3 user: hello",
+			"#5 ^#4 assistant: answer: hello",
 		]);
 	});
 
