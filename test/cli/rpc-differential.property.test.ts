@@ -99,6 +99,31 @@ async function endsWhereCutsDiffer(peer: Peer): Promise<boolean> {
 	return parts?.every((part) => part.type === "text" && part.text === "") === true;
 }
 
+/** How many failed answers (assistant messages that ended in an error) the peer's context holds. Not observed. */
+async function failedAnswers(peer: Peer): Promise<number> {
+	const response = await peer.client.request({ id: "probe-messages", type: "get_messages" });
+	const messages = (response.data as { messages: { role: string; stopReason?: string }[] }).messages;
+	return messages.filter((m) => m.role === "assistant" && m.stopReason === "error").length;
+}
+
+/**
+ * DELIBERATE_RETRY_CONTEXT_EDIT persists (see `observe` on get_messages): pi's session reopened after
+ * a retry or an overflow compaction shows the failed answer again, and get_session_stats counts it;
+ * Settle's does not (seed 1921968888 path 55). Failed answers are taken out of the count on both sides.
+ */
+function withoutFailedAnswers(lines: Line[], failed: number): void {
+	for (const line of lines) {
+		const data = line.data as { assistantMessages?: number } | undefined;
+		if (
+			line.type === "response" &&
+			line.command === "get_session_stats" &&
+			typeof data?.assistantMessages === "number"
+		) {
+			data.assistantMessages -= failed;
+		}
+	}
+}
+
 async function runScenario(scenario: Scenario, run: number): Promise<void> {
 	const dir = `${cli.dir}/run-${run}`;
 	const failing = failingOf(scenario);
@@ -146,6 +171,11 @@ async function runScenario(scenario: Scenario, run: number): Promise<void> {
 					continue;
 				}
 				piLines = await guarded(pi, step, index);
+			} else if (step.kind === "command" && step.command.type === "get_session_stats") {
+				const [piFailed, settleFailed] = await Promise.all([failedAnswers(pi), failedAnswers(settle)]);
+				[piLines, settleLines] = await both(pi, settle, step, index);
+				withoutFailedAnswers(piLines, piFailed);
+				withoutFailedAnswers(settleLines, settleFailed);
 			} else {
 				[piLines, settleLines] = await both(pi, settle, step, index);
 			}
