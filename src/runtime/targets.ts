@@ -27,6 +27,8 @@ export interface TargetHandle {
 	createdFiles: string[];
 	/** Fork "before": the user message's text. */
 	selectedText?: string;
+	/** A shared manager's leaf before the target moved it (put back when the replacement does not go through). */
+	leafBefore?: string | null;
 }
 
 /** The current session, as the openers need it. */
@@ -68,11 +70,17 @@ export function openNewSession(current: CurrentSessionView, parentSession?: stri
 
 /**
  * `switchSession` (E.2): opens `sessionFile` (the header's cwd unless `cwdOverride`) and checks
- * that cwd exists (`MissingSessionCwdError`). The file that is already open is reused as is.
+ * that cwd exists (`MissingSessionCwdError`). The file that is already open is reused (its manager,
+ * the leaf moved to its last entry) once written; unwritten, a new session starts at its path.
  */
 export function openSessionFile(current: CurrentSessionView, sessionFile: string, cwdOverride?: string): TargetHandle {
 	const file = resolve(sessionFile);
-	if (file === current.manager.getSessionFile()) {
+	const existed = existsSync(file);
+	const isCurrent = file === current.manager.getSessionFile();
+	// The written current file is reused (its manager holds the lock and has the same entries). An
+	// unwritten one is opened fresh like any missing file (pi): a new session starts there, and what
+	// the current session had not written yet (its settings entries) is not carried over.
+	if (isCurrent && existed) {
 		if (cwdOverride !== undefined && resolve(cwdOverride) !== current.manager.getCwd()) {
 			throw new SettleError(
 				"INVALID_ARGUMENT",
@@ -82,12 +90,19 @@ export function openSessionFile(current: CurrentSessionView, sessionFile: string
 		}
 		const handle: TargetHandle = { manager: current.manager, shared: true, createdFiles: [] };
 		validateCwd(handle, current.cwd);
+		// Reopened, a file continues from its last entry (pi reads it again), wherever the leaf was moved.
+		const last = current.manager.getEntries().at(-1);
+		if (last && last.id !== current.manager.getLeafId()) {
+			handle.leafBefore = current.manager.getLeafId();
+			current.manager.branch(last.id);
+		}
 		return handle;
 	}
-	const existed = existsSync(file);
 	// A missing file starts a new session there (pi); it belongs to the current project then.
 	const manager = SessionManager.open(file, undefined, cwdOverride ?? (existed ? undefined : current.cwd));
-	const handle: TargetHandle = { manager, shared: false, createdFiles: existed ? [] : ownedFile(manager) };
+	// The current session's path stays its own until it is disposed: a failed switch never removes it.
+	const createdFiles = existed || isCurrent ? [] : ownedFile(manager);
+	const handle: TargetHandle = { manager, shared: false, createdFiles };
 	validateCwd(handle, current.cwd);
 	return handle;
 }
@@ -242,6 +257,14 @@ export function openImport(current: CurrentSessionView, inputPath: string, cwdOv
  * the files the replacement created. Must not throw.
  */
 export function releaseTarget(handle: TargetHandle): void {
+	if (handle.shared && handle.leafBefore !== undefined) {
+		try {
+			if (handle.leafBefore === null) handle.manager.resetLeaf();
+			else handle.manager.branch(handle.leafBefore);
+		} catch {
+			// the current session keeps the leaf it has
+		}
+	}
 	if (!handle.shared) {
 		try {
 			handle.manager.close();

@@ -4,12 +4,14 @@
  * fix), and pi 0.73.1 bugs the random sequences steer around (`PI_BUG_*`), shown here on both sides
  * so that the day pi or Settle changes, the steering is revisited.
  */
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { useCliProject } from "./helpers.js";
 import {
 	GATE_COMMAND,
 	type Line,
 	NOTHING_TO_COMPACT,
+	observeSession,
 	type Peer,
 	readSession,
 	startPeers,
@@ -49,6 +51,38 @@ describe("settle --rpc: defects the RPC differential found", () => {
 				success: false,
 				error: expect.stringContaining("Cannot read properties of undefined"),
 			});
+		} finally {
+			await stop(pi, settle);
+		}
+	});
+});
+
+describe("settle --rpc: the session file a user ends up with", () => {
+	it("regression SWITCH_TO_UNWRITTEN_CURRENT_SESSION (seed -2140653696 path 3): switch_session to a missing file twice, then a prompt, wrote model_change and thinking_level_change twice; pi once", async () => {
+		const { pi, settle } = startPeers(cli.dir, []);
+		try {
+			const files: unknown[][] = [];
+			for (const peer of [pi, settle]) {
+				const path = join(peer.cwd, "missing.jsonl");
+				for (const id of ["1", "2"]) {
+					expect(await peer.client.request({ id, type: "switch_session", sessionPath: path })).toMatchObject({
+						success: true,
+						data: { cancelled: false },
+					});
+				}
+				await settled(peer, { id: "3", type: "prompt", message: "hello" });
+				const state = (await peer.client.request({ id: "4", type: "get_state" })).data as { sessionFile: string };
+				expect(state.sessionFile).toBe(path);
+				files.push(observeSession(readSession(path), new Map(), peer.cwd));
+			}
+			expect(files[1]!.map((entry) => (entry as { type: string }).type)).toEqual([
+				"session",
+				"model_change",
+				"thinking_level_change",
+				"message",
+				"message",
+			]);
+			expect(files[1]).toEqual(files[0]);
 		} finally {
 			await stop(pi, settle);
 		}
