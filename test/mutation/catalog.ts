@@ -1839,6 +1839,39 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/tools/search.test.ts"],
 	},
+	{
+		id: "R16",
+		file: "src/runtime/targets.ts",
+		description: "a switch to the current, unwritten path reuses its manager (settings entries written twice)",
+		edits: [{ find: "if (isCurrent && existed) {", replace: "if (isCurrent) {" }],
+		tests: ["test/runtime/switch-to-unwritten-current-session.test.ts"],
+	},
+	{
+		id: "R17",
+		file: "src/runtime/targets.ts",
+		description: "a switch to the current, written path keeps the moved leaf instead of the file's last entry",
+		edits: [{ find: "\t\t\tcurrent.manager.branch(last.id);\n", replace: "" }],
+		tests: ["test/runtime/switch-to-unwritten-current-session.test.ts"],
+	},
+	{
+		id: "R18",
+		file: "src/runtime/targets.ts",
+		description: "a failed switch to the current path leaves its leaf moved",
+		edits: [{ find: "else handle.manager.branch(handle.leafBefore);", replace: "else void handle.leafBefore;" }],
+		tests: ["test/runtime/switch-to-unwritten-current-session.test.ts"],
+	},
+	{
+		id: "R19",
+		file: "src/runtime/targets.ts",
+		description: "a failed switch removes the current session's path, written meanwhile",
+		edits: [
+			{
+				find: "const createdFiles = existed || isCurrent ? [] : ownedFile(manager);",
+				replace: "const createdFiles = existed ? [] : ownedFile(manager);",
+			},
+		],
+		tests: ["test/runtime/switch-to-unwritten-current-session.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
