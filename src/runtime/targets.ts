@@ -82,13 +82,15 @@ export function openNewSession(current: CurrentSessionView, parentSession?: stri
 export function openSessionFile(current: CurrentSessionView, sessionFile: string, cwdOverride?: string): TargetHandle {
 	const file = resolve(sessionFile);
 	const existed = existsSync(file);
-	const isCurrent = file === current.manager.getSessionFile();
+	// A file at the current path that the current session did not write (a switch that took over
+	// what the previous session wrote failed, see takeOverFileWrittenMeanwhile) is opened like any other.
+	const isCurrent =
+		file === current.manager.getSessionFile() &&
+		(!existed || readSessionHeader(file)?.id === current.manager.getSessionId());
 	// The written current file is reused (its manager holds the lock and has the same entries). An
 	// unwritten one is opened fresh like any missing file (pi): a new session starts there, and what
-	// the current session had not written yet (its settings entries) is not carried over. A file at
-	// the current path that the current session did not write (see takeOverFileWrittenMeanwhile) is
-	// opened like any other written file.
-	if (isCurrent && existed && readSessionHeader(file)?.id === current.manager.getSessionId()) {
+	// the current session had not written yet (its settings entries) is not carried over.
+	if (isCurrent && existed) {
 		if (cwdOverride !== undefined && resolve(cwdOverride) !== current.manager.getCwd()) {
 			throw new SettleError(
 				"INVALID_ARGUMENT",
