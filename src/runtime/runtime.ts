@@ -60,6 +60,7 @@ import {
 	openSessionFile,
 	releaseTarget,
 	type TargetHandle,
+	takeOverFileWrittenMeanwhile,
 } from "./targets.js";
 
 /** What the runtime factory is asked to build (pi's `CreateAgentSessionRuntimeOptions`). */
@@ -443,7 +444,18 @@ export class AgentSessionRuntime {
 				if (!sharedWithNext) session.sessionManager.close();
 			}),
 			rebindSession: fromPromise<void, FinishInput>(async ({ input }) => {
-				await this.rebind?.((input.created.handle as Created).result.session);
+				const created = input.created.handle as Created;
+				const session = created.result.session;
+				// The old session is disposed and its file released: the new one may take over what it wrote.
+				let takeOverError: unknown;
+				try {
+					if (takeOverFileWrittenMeanwhile(created.target)) continueTakenOverFile(session);
+				} catch (error) {
+					takeOverError = error;
+				}
+				await this.rebind?.(session);
+				// Reported on the switch's promise, with the new session installed and bound.
+				if (takeOverError !== undefined) throw takeOverError;
 			}),
 			runWithSession: fromPromise<void, FinishInput>(async ({ input }) => {
 				const request = input.request;
@@ -542,6 +554,22 @@ export class AgentSessionRuntime {
 		this.inFlight = created;
 		return { handle: created };
 	}
+}
+
+/**
+ * A session that took over the file the old one wrote during the switch: its messages become the
+ * file's. Its model and thinking level stay what the factory chose for it, and are recorded when the
+ * file says otherwise (the old session had changed them), so the file tells which model answers next.
+ */
+function continueTakenOverFile(session: AgentSession): void {
+	const manager = session.sessionManager;
+	const context = manager.buildSessionContext();
+	session.agent.state.messages = context.messages;
+	const model = session.model;
+	if (model && (context.model?.provider !== model.provider || context.model.modelId !== model.id)) {
+		manager.appendModelChange(model.provider, model.id);
+	}
+	if (context.thinkingLevel !== session.thinkingLevel) manager.appendThinkingLevelChange(session.thinkingLevel);
 }
 
 /** Drops a prepared session that will not be installed. Must not throw. */

@@ -8,6 +8,7 @@ import { constants, copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, w
 import { basename, join, resolve } from "node:path";
 import { errorMessage, SettleError } from "../errors.js";
 import type { ImageContent, TextContent } from "../llm/types.js";
+import { readSessionHeader } from "../store/discovery.js";
 import type { FileEntry, SessionEntry } from "../store/entries.js";
 import { sessionFileName } from "../store/paths.js";
 import { SessionManager } from "../store/session-manager.js";
@@ -29,6 +30,11 @@ export interface TargetHandle {
 	selectedText?: string;
 	/** A shared manager's leaf before the target moved it (put back when the replacement does not go through). */
 	leafBefore?: string | null;
+	/**
+	 * The current session's path, opened fresh because it was not written yet: the old session may
+	 * still write it before it is disposed (see {@link takeOverFileWrittenMeanwhile}).
+	 */
+	unwrittenCurrentPath?: string;
 }
 
 /** The current session, as the openers need it. */
@@ -76,7 +82,11 @@ export function openNewSession(current: CurrentSessionView, parentSession?: stri
 export function openSessionFile(current: CurrentSessionView, sessionFile: string, cwdOverride?: string): TargetHandle {
 	const file = resolve(sessionFile);
 	const existed = existsSync(file);
-	const isCurrent = file === current.manager.getSessionFile();
+	// A file at the current path that the current session did not write (a switch that took over
+	// what the previous session wrote failed, see takeOverFileWrittenMeanwhile) is opened like any other.
+	const isCurrent =
+		file === current.manager.getSessionFile() &&
+		(!existed || readSessionHeader(file)?.id === current.manager.getSessionId());
 	// The written current file is reused (its manager holds the lock and has the same entries). An
 	// unwritten one is opened fresh like any missing file (pi): a new session starts there, and what
 	// the current session had not written yet (its settings entries) is not carried over.
@@ -103,8 +113,39 @@ export function openSessionFile(current: CurrentSessionView, sessionFile: string
 	// The current session's path stays its own until it is disposed: a failed switch never removes it.
 	const createdFiles = existed || isCurrent ? [] : ownedFile(manager);
 	const handle: TargetHandle = { manager, shared: false, createdFiles };
+	if (isCurrent && !existed) handle.unwrittenCurrentPath = file;
 	validateCwd(handle, current.cwd);
 	return handle;
+}
+
+/**
+ * After the commit of a switch to the current session's unwritten path (call it once the old
+ * session's manager is closed): if the old session wrote that file meanwhile (an extension's
+ * `session_shutdown` sent a message, its pending work persisted its first message), the new session
+ * takes the file over as written and continues from its last entry, as a switch to the written
+ * current file does. Otherwise its first write would fail on the existing file (`IO` "already
+ * exists"); pi appends a second header to the file instead. Returns true when it took the file over
+ * (the caller rebuilds the session's messages). Throws `SettleError` when the file cannot be opened:
+ * the file keeps what was written and the manager stays as it was (a later switch to the path opens
+ * the file, see {@link openSessionFile}).
+ */
+export function takeOverFileWrittenMeanwhile(handle: TargetHandle): boolean {
+	const file = handle.unwrittenCurrentPath;
+	if (file === undefined || !existsSync(file)) return false;
+	// Written by the new session itself (a factory that appended a message): nothing to take over.
+	if (readSessionHeader(file)?.id === handle.manager.getSessionId()) return false;
+	try {
+		handle.manager.setSessionFile(file);
+	} catch (error) {
+		const code = error instanceof SettleError ? error.code : "IO";
+		throw new SettleError(
+			code,
+			`The previous session wrote ${file} while the switch to it ran, and the new session could not open it: ${errorMessage(error)} ` +
+				"What it wrote is in the file. Fix the cause, then switch to the file again to continue it.",
+			{ cause: error, details: { path: file } },
+		);
+	}
+	return true;
 }
 
 /**
