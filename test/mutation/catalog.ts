@@ -1872,6 +1872,28 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/runtime/switch-to-unwritten-current-session.test.ts"],
 	},
+	{
+		id: "R20",
+		file: "src/runtime/targets.ts",
+		description:
+			"a file the old session wrote during the switch is not taken over (the new session's first write fails)",
+		edits: [
+			{
+				find: "if (isCurrent && !existed) handle.unwrittenCurrentPath = file;",
+				replace: "if (isCurrent && existed) handle.unwrittenCurrentPath = file;",
+			},
+		],
+		tests: ["test/runtime/switch-target-written-during-switch.test.ts"],
+	},
+	{
+		id: "R21",
+		file: "src/runtime/runtime.ts",
+		description: "a taken-over file's conversation is not in the model's context",
+		edits: [
+			{ find: "session.agent.state.messages = context.messages;", replace: "session.agent.state.messages = [];" },
+		],
+		tests: ["test/runtime/switch-target-written-during-switch.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
