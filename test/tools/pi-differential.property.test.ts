@@ -82,9 +82,14 @@ function expectSame(ours: unknown, theirs: unknown, label = ""): void {
 }
 
 // Seeds print on failure (fast-check's report); every property is bounded.
-// SETTLE_DIFF_SCALE=10 multiplies every numRuns for a deeper search by hand.
+// SETTLE_DIFF_SCALE=10 multiplies every numRuns for a deeper search by hand. Replay a failure with
+// SETTLE_DIFF_SEED=<seed> SETTLE_DIFF_PATH=<path> npx vitest run <this file> -t "<test name>".
 const scale = Math.max(1, Number(process.env.SETTLE_DIFF_SCALE ?? 1) || 1);
-const runs = (numRuns: number) => ({ numRuns: numRuns * scale, endOnFailure: true });
+const replay = {
+	...(process.env.SETTLE_DIFF_SEED === undefined ? {} : { seed: Number(process.env.SETTLE_DIFF_SEED) }),
+	...(process.env.SETTLE_DIFF_PATH ? { path: process.env.SETTLE_DIFF_PATH } : {}),
+};
+const runs = (numRuns: number) => ({ numRuns: numRuns * scale, endOnFailure: true, ...replay });
 
 let root: string;
 let counter = 0;
