@@ -444,9 +444,15 @@ describe("edit: same results as pi on random files and edits", () => {
 						// Deliberate difference ("Exact matching comes first"): once any edit needs the tolerant
 						// match, pi re-finds EVERY edit in the folded file, where an exact oldText (say '') can first
 						// occur at a new spot made by folding (’' → '') inside another edit. Settle keeps the exact
-						// match where it is in the real file.
+						// match where it is in the real file. The same re-find can make an oldText with trailing
+						// whitespace exact only in the folded file ('␠ is not in a file with ’␠ but is in its fold): pi then matches it with
+						// that whitespace, where its tolerant match (and Settle's) trims it off the oldText, so the two
+						// regions touch in Settle and overlap in pi (seed -1803863158, path 2159).
 						const pair = [Number(piOverlap[1]), Number(piOverlap[2])].map((i) => edits[i]!.oldText);
-						expect(pair.some((t) => exactCount(t) === 1)).toBe(true);
+						const foldedFile = piFold(seenByTools);
+						const exactOnlyWhenFolded = (t: string) =>
+							exactCount(t) === 0 && /[^\S\n]+(\n|$)/.test(t) && foldedFile.split(t).length - 1 === 1;
+						expect(pair.some((t) => exactCount(t) === 1 || exactOnlyWhenFolded(t))).toBe(true);
 						return;
 					}
 					// Matched regions start at different offsets (Settle: in the real text; pi: in the folded text),
