@@ -463,7 +463,19 @@ describe("edit: same results as pi on random files and edits", () => {
 					if (ours.ok) {
 						expect(ours.ok.content).toEqual(theirs.ok?.content);
 						const loose = (t: string) => piFold(t).replace(/[ \t]/g, "");
-						expect(loose(afterOurs)).toBe(loose(afterPi));
+						// The same named difference without an overlap: pi's re-find in the folded file can put an
+						// oldText found verbatim once at an earlier spot made by folding ('’’\t folds to '''; ’’\t is
+						// re-found as '' at 0), so pi replaces other text (seed -696612623, path 7573).
+						const foldedFile = piFold(seenByTools);
+						const movedByFolding = (oldText: string) => {
+							const t = oldText.replace(/\r\n?/g, "\n");
+							if (exactCount(t) !== 1) return false;
+							const piAt = foldedFile.indexOf(foldedFile.includes(t) ? t : piFold(t));
+							// Where the exact spot lands in the folded file (the sentinel keeps its line's spaces).
+							const foldedSpot = piFold(`${seenByTools.slice(0, seenByTools.indexOf(t))}\u0000`).length - 1;
+							return piAt !== foldedSpot;
+						};
+						if (!edits.some((e) => movedByFolding(e.oldText))) expect(loose(afterOurs)).toBe(loose(afterPi));
 					}
 					return;
 				}
