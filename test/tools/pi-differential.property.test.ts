@@ -14,7 +14,7 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import * as pi from "@mariozechner/pi-coding-agent";
 import fc from "fast-check";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import type { AgentToolResult } from "../../src/agent/types.js";
 import { createAllToolDefinitions } from "../../src/tools/index.js";
 import { formatSize, truncateHead, truncateLine, truncateTail } from "../../src/tools/truncate.js";
@@ -90,6 +90,8 @@ const replay = {
 	...(process.env.SETTLE_DIFF_PATH ? { path: process.env.SETTLE_DIFF_PATH } : {}),
 };
 const runs = (numRuns: number) => ({ numRuns: numRuns * scale, endOnFailure: true, ...replay });
+// The test timeouts grow with the runs (SETTLE_DIFF_SCALE=40: the edit property alone took 30 s).
+vi.setConfig({ testTimeout: 30_000 * scale });
 
 let root: string;
 let counter = 0;
