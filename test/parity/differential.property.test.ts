@@ -5,7 +5,7 @@
  * discarded with `fc.pre` (pi compacting nothing, a different compaction cut), only when both
  * files agree up to that compaction. A failure prints the seed and the shrunk scenario; replay it
  * with `DIFF_SEED=<seed> npx vitest run test/parity/differential.property.test.ts` (`DIFF_RUNS`
- * sets the number of runs, default 100).
+ * sets the number of runs, default 100; the time limit grows with it).
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
@@ -23,9 +23,11 @@ import { onBothPeers } from "./peers.js";
 
 const RUNS = Number(process.env.DIFF_RUNS ?? 100);
 const SEED = process.env.DIFF_SEED === undefined ? undefined : Number(process.env.DIFF_SEED);
+/** 120 s by default; grows with DIFF_RUNS so a long hunt is not cut short (5000 runs: 90 s on a quiet machine). */
+const TIME_LIMIT_MS = Math.max(120_000, RUNS * 1_000);
 
 describe("parity: randomized differential against pi 0.73.1", () => {
-	it("a random scenario is observed the same on both peers", async () => {
+	it("a random scenario is observed the same on both peers", { timeout: TIME_LIMIT_MS }, async () => {
 		await fc.assert(
 			fc.asyncProperty(scenarioArb, async (scenario) => {
 				const holders: Record<string, PeerHolder> = { pi: { log: [] }, settle: { log: [] } };
@@ -44,5 +46,5 @@ describe("parity: randomized differential against pi 0.73.1", () => {
 			}),
 			{ numRuns: RUNS, ...(SEED !== undefined ? { seed: SEED } : {}), endOnFailure: true },
 		);
-	}, 120_000);
+	});
 });
