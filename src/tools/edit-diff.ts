@@ -131,9 +131,21 @@ function ambiguous(path: string, index: number, total: number, occurrences: numb
 }
 
 /**
+ * Whether tolerantly matched edits ask for nothing: each newText is the text its oldText matches in
+ * the folded file (e.g. oldText and newText both `'` where the file has `’`). pi reports "No changes"
+ * then; rewriting the matched `’` would change what the model asked to keep.
+ */
+function asksForNoChange(edits: readonly TextEdit[], foldedContent: string): boolean {
+	return edits.every((edit) => {
+		const matched = foldedContent.includes(edit.oldText) ? edit.oldText : foldText(edit.oldText).text;
+		return edit.newText === matched;
+	});
+}
+
+/**
  * Applies `edits` to LF-normalized `content`. Throws a {@link SettleError} (nothing is applied) when
  * an oldText is empty, not found, found more than once, overlaps another edit, or when the result
- * equals the input.
+ * equals the input (for tolerantly matched edits: when each newText equals the text it matched, folded).
  *
  * @example
  * ```ts
@@ -193,7 +205,7 @@ export function applyEdits(content: string, edits: readonly TextEdit[], path: st
 		cursor = match.end;
 	}
 	result += content.slice(cursor);
-	if (result === content) {
+	if (result === content || (folded !== undefined && asksForNoChange(normalized, folded.text))) {
 		throw new SettleError(
 			"INVALID_ARGUMENT",
 			total === 1

@@ -1894,6 +1894,18 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/runtime/switch-target-written-during-switch.test.ts"],
 	},
+	{
+		id: "F10",
+		file: "src/tools/edit-diff.ts",
+		description: "a tolerant edit whose newText equals what it matched rewrites the file",
+		edits: [
+			{
+				find: "if (result === content || (folded !== undefined && asksForNoChange(normalized, folded.text))) {",
+				replace: "if (result === content) {",
+			},
+		],
+		tests: ["test/tools/edit.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */

@@ -162,6 +162,19 @@ describe("edit", () => {
 		expect(await readFile(join(unique, "f.txt"), "utf-8")).toBe("x\nsay \u2018hi\u2019\n");
 	});
 
+	it("bug: a tolerantly matched edit whose newText equals its oldText rewrote the file (pi: No changes)", async () => {
+		// Differential seed -1803863158 path 3455: `'` → `'` matched the file's `’` and replaced it.
+		const cwd = await tempProject({ "f.txt": "-\r\nx\r\n\u2019  \r\n\r\n" });
+		const edit = createEditToolDefinition(cwd);
+		expect(await failure(run(edit, { path: "f.txt", edits: [{ oldText: "'", newText: "'" }] }))).toBe(
+			"No changes made to f.txt. The replacement produced identical content. This might indicate an issue with special characters or the text not existing as expected.",
+		);
+		expect(await readFile(join(cwd, "f.txt"), "utf-8")).toBe("-\r\nx\r\n\u2019  \r\n\r\n");
+		// Asking for the curly quote to become a straight one still edits (newText differs from the match).
+		await run(edit, { path: "f.txt", edits: [{ oldText: "\u2019", newText: "'" }] });
+		expect(await readFile(join(cwd, "f.txt"), "utf-8")).toBe("-\r\nx\r\n'  \r\n\r\n");
+	});
+
 	it("rejects an edit that changes nothing, and an empty edit list", async () => {
 		const cwd = await tempProject({ "f.txt": "same\n" });
 		const edit = createEditToolDefinition(cwd);
