@@ -13,7 +13,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "nod
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import * as piAi from "@mariozechner/pi-ai";
-import * as pi from "@mariozechner/pi-coding-agent";
+import type * as pi from "@mariozechner/pi-coding-agent";
 import { afterEach, describe, expect, it } from "vitest";
 import { SettleError } from "../../src/errors.js";
 import type { ExtensionAPI, ExtensionFactory } from "../../src/extensions/types.js";
@@ -26,7 +26,8 @@ import {
 	createAgentSessionRuntime,
 } from "../../src/runtime/runtime.js";
 import { SessionManager } from "../../src/store/session-manager.js";
-import { FAUX_KEY, fauxModels } from "../parity/peers.js";
+import { fauxModels } from "../parity/peers.js";
+import { createPiFauxRuntime } from "./pi-faux-runtime.js";
 
 interface Dirs {
 	root: string;
@@ -166,48 +167,10 @@ describe("SWITCH_TARGET_WRITTEN_DURING_SWITCH: the old session writes the target
 		const dirs = makeDirs();
 		const faux = piAi.registerFauxProvider({ provider: "faux", models: fauxModels(undefined) });
 		cleanups.push(async () => faux.unregister());
-		const authStorage = pi.AuthStorage.inMemory();
-		authStorage.setRuntimeApiKey("faux", FAUX_KEY);
-		const modelRegistry = pi.ModelRegistry.inMemory(authStorage);
-		const settingsManager = pi.SettingsManager.inMemory({});
 		const state = { armed: false };
 		// pi's ExtensionAPI has the same `on` / `sendUserMessage` as Settle's.
 		const extension = writesOnShutdown(state, "written during the switch") as unknown as pi.ExtensionFactory;
-		const factory: pi.CreateAgentSessionRuntimeFactory = async ({
-			cwd,
-			agentDir,
-			sessionManager,
-			sessionStartEvent,
-		}) => {
-			const services = await pi.createAgentSessionServices({
-				cwd,
-				agentDir,
-				authStorage,
-				settingsManager,
-				modelRegistry,
-				resourceLoaderOptions: {
-					extensionFactories: [extension],
-					noExtensions: true,
-					noSkills: true,
-					noPromptTemplates: true,
-					noThemes: true,
-					noContextFiles: true,
-				},
-			});
-			const result = await pi.createAgentSessionFromServices({
-				services,
-				sessionManager,
-				...(sessionStartEvent ? { sessionStartEvent } : {}),
-				model: faux.getModel(),
-				thinkingLevel: "off",
-			});
-			return { ...result, services, diagnostics: services.diagnostics };
-		};
-		const runtime = await pi.createAgentSessionRuntime(factory, {
-			cwd: dirs.cwd,
-			agentDir: dirs.agentDir,
-			sessionManager: pi.SessionManager.create(dirs.cwd, dirs.sessionDir),
-		});
+		const runtime = await createPiFauxRuntime(dirs, faux.getModel(), [extension]);
 		cleanups.unshift(() => runtime.dispose());
 		runtime.setRebindSession((session) => session.bindExtensions({}));
 		await runtime.session.bindExtensions({});

@@ -11,7 +11,6 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import * as piAi from "@mariozechner/pi-ai";
-import * as pi from "@mariozechner/pi-coding-agent";
 import { afterEach, describe, expect, it } from "vitest";
 import { createFauxProvider, fauxAssistantMessage } from "../../src/llm/faux.js";
 import { InMemoryModelRuntime } from "../../src/llm/model-runtime.js";
@@ -22,7 +21,8 @@ import {
 	createAgentSessionRuntime,
 } from "../../src/runtime/runtime.js";
 import { SessionManager } from "../../src/store/session-manager.js";
-import { FAUX_KEY, fauxModels } from "../parity/peers.js";
+import { fauxModels } from "../parity/peers.js";
+import { createPiFauxRuntime } from "./pi-faux-runtime.js";
 
 interface Dirs {
 	root: string;
@@ -81,40 +81,7 @@ function userEntryId(manager: SessionLikeManager, text: string): string {
 async function piSide(): Promise<Side> {
 	const dirs = makeDirs();
 	const faux = piAi.registerFauxProvider({ provider: "faux", models: fauxModels(undefined) });
-	const authStorage = pi.AuthStorage.inMemory();
-	authStorage.setRuntimeApiKey("faux", FAUX_KEY);
-	const modelRegistry = pi.ModelRegistry.inMemory(authStorage);
-	const settingsManager = pi.SettingsManager.inMemory({});
-	const resourceLoaderOptions = {
-		noExtensions: true,
-		noSkills: true,
-		noPromptTemplates: true,
-		noThemes: true,
-		noContextFiles: true,
-	};
-	const factory: pi.CreateAgentSessionRuntimeFactory = async ({ cwd, agentDir, sessionManager, sessionStartEvent }) => {
-		const services = await pi.createAgentSessionServices({
-			cwd,
-			agentDir,
-			authStorage,
-			settingsManager,
-			modelRegistry,
-			resourceLoaderOptions,
-		});
-		const result = await pi.createAgentSessionFromServices({
-			services,
-			sessionManager,
-			...(sessionStartEvent ? { sessionStartEvent } : {}),
-			model: faux.getModel(),
-			thinkingLevel: "off",
-		});
-		return { ...result, services, diagnostics: services.diagnostics };
-	};
-	const runtime = await pi.createAgentSessionRuntime(factory, {
-		cwd: dirs.cwd,
-		agentDir: dirs.agentDir,
-		sessionManager: pi.SessionManager.create(dirs.cwd, dirs.sessionDir),
-	});
+	const runtime = await createPiFauxRuntime(dirs, faux.getModel());
 	return {
 		name: "pi",
 		dirs,
