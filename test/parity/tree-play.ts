@@ -17,6 +17,7 @@ import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
 import * as pi from "@mariozechner/pi-coding-agent";
 import type { ExtensionAPI, NewSessionOptions } from "../../src/extensions/types.js";
+import { emptyUsage } from "../../src/llm/types.js";
 import { SessionManager } from "../../src/store/session-manager.js";
 import { sharedTools } from "./differential.js";
 import { eventSequence, normalizeMessage, normalizeMessages } from "./normalize.js";
@@ -176,15 +177,6 @@ export function treeHooks(hooks: TreeHooks, holder: TreeHolder) {
 	};
 }
 
-const SEEDED_USAGE = {
-	input: 0,
-	output: 0,
-	cacheRead: 0,
-	cacheWrite: 0,
-	totalTokens: 0,
-	cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 },
-};
-
 /** A user question and its answer, as `setup` callbacks and the import fixtures write them. */
 function seededMessages(text: string) {
 	return [
@@ -195,7 +187,7 @@ function seededMessages(text: string) {
 			api: "faux",
 			provider: "faux",
 			model: "faux-1",
-			usage: SEEDED_USAGE,
+			usage: emptyUsage(),
 			stopReason: "stop" as const,
 			timestamp: 2,
 		},
