@@ -14,7 +14,8 @@
  *
  * `sourceInfo` is compared whole, `baseDir` included (pi's rule: test/resources/source-base-dir.test.ts).
  * Longer hunts: `RESOURCES_DIFF_RUNS=600 npx vitest run test/resources/pi-differential.property.test.ts`
- * (both properties; defaults 60 and 40).
+ * (both properties; defaults 60 and 40). Replay a failure of the first with `RESOURCES_DIFF_SEED=<seed>
+ * RESOURCES_DIFF_PATH=<path>` (one run: the "some trees had a .settle/ folder" check then fails by design).
  *
  * Deliberate differences, normalized here (and only these):
  * - Diagnostics for a skill's broken YAML: pi passes the YAML library's multi-line message (with a
@@ -385,7 +386,9 @@ describe("resources: differential against pi 0.73.1", () => {
 					try {
 						const loaded = await loadBoth(base);
 						const pi = loaded.pi;
-						const settle = settleFolder ? settlePathsAsPi(loaded.settle, base) : loaded.settle;
+						// Settle's project folder is `.settle/` even where it holds nothing: a discovered `.agents/` skill's
+						// baseDir names it (seed -941491521), as pi's names `.pi/`.
+						const settle = settlePathsAsPi(loaded.settle, base);
 						if (settleFolder) seen.settleFolder++;
 						expect(settle.getAgentsFiles().agentsFiles).toEqual(pi.getAgentsFiles().agentsFiles);
 						const piSkills = pi.getSkills();
@@ -421,7 +424,16 @@ describe("resources: differential against pi 0.73.1", () => {
 						rmSync(base, { recursive: true, force: true });
 					}
 				}),
-				{ numRuns: RUNS ?? 60 },
+				{
+					numRuns: RUNS ?? 60,
+					...(process.env.RESOURCES_DIFF_SEED
+						? {
+								seed: Number(process.env.RESOURCES_DIFF_SEED),
+								path: process.env.RESOURCES_DIFF_PATH,
+								endOnFailure: true,
+							}
+						: {}),
+				},
 			);
 			for (const [what, count] of Object.entries(seen)) expect({ what, some: count > 0 }).toEqual({ what, some: true });
 		},
