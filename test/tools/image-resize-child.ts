@@ -10,8 +10,20 @@ const photonLoaded = () =>
 	Object.keys(createRequire(import.meta.url).cache).some((file) => file.includes("photon-node"));
 
 const loadedAtImport = photonLoaded();
-const result = await createReadToolDefinition(process.cwd()).execute("c", { path: process.argv[2]! }, undefined);
-const second = await createReadToolDefinition(process.cwd()).execute("c", { path: process.argv[2]! }, undefined);
+const result = await createReadToolDefinition(process.cwd()).execute(
+	"c",
+	{ path: process.argv[2]! },
+	undefined,
+	undefined,
+	undefined,
+);
+const second = await createReadToolDefinition(process.cwd()).execute(
+	"c",
+	{ path: process.argv[2]! },
+	undefined,
+	undefined,
+	undefined,
+);
 const summary = (r: typeof result) => ({
 	content: r.content.map((c) => (c.type === "text" ? c : { type: c.type, mimeType: c.mimeType, bytes: c.data.length })),
 	details: r.details,
