@@ -326,3 +326,48 @@ function rotateQuarter(codec: PhotonModule, image: Photon.PhotonImage, clockwise
 	}
 	return new codec.PhotonImage(new Uint8Array(target.buffer), height, width);
 }
+
+// Prompt attachments (`@file` arguments) ---------------------------------------------------------
+
+/** The read tool's note for an image photon could not decode (pi says it could not be resized). */
+export const UNDECODABLE_IMAGE_NOTE =
+	"[Image omitted: the image data could not be decoded (the file may be corrupt or truncated, or use a variant the decoder does not read).]";
+/** pi's note for an image its resizer returned `null` for. */
+export const NOT_RESIZABLE_IMAGE_NOTE = "[Image omitted: could not be resized below the inline image size limit.]";
+
+/**
+ * An image file's base64 `data` made ready to attach to a prompt, as pi's `@file` arguments are:
+ * the attachment (resized by the default resizer; absent when the image is left out) and the text
+ * for its `<file>` tag (the dimension note, the reason it was left out, or ""). Without photon-node
+ * the image is attached as it is unless it is over the inline limit. Must not throw.
+ *
+ * @example
+ * ```ts
+ * const { image, note } = await prepareImageForPrompt(readFileSync("shot.png").toString("base64"), "image/png");
+ * const text = `<file name="/abs/shot.png">${note}</file>\n`;
+ * ```
+ */
+export async function prepareImageForPrompt(
+	data: string,
+	mimeType: string,
+): Promise<{ image?: ImageContent; note: string }> {
+	const outcome = await resizeImageDetailed({ data, mimeType });
+	switch (outcome.kind) {
+		case "resized": {
+			const { data: resized, mimeType: type } = outcome.image;
+			return {
+				image: { type: "image", data: resized, mimeType: type },
+				note: formatDimensionNote(outcome.image) ?? "",
+			};
+		}
+		case "undecodable":
+			return { note: UNDECODABLE_IMAGE_NOTE };
+		case "too-large":
+		case "failed":
+			return { note: NOT_RESIZABLE_IMAGE_NOTE };
+		case "unavailable":
+			return data.length >= MAX_INLINE_IMAGE_BYTES
+				? { note: "[Image omitted: over the inline image size limit; attach a smaller copy.]" }
+				: { image: { type: "image", data, mimeType }, note: "" };
+	}
+}

@@ -21,6 +21,7 @@ export {
 	type ImageResizeOptions,
 	type ImageResizeOutcome,
 	imageResizingUnavailable,
+	prepareImageForPrompt,
 	resizeImage,
 	resizeImageDetailed,
 } from "./image-resize.js";

@@ -10,10 +10,11 @@ import { fileSystemError } from "./fs-errors.js";
 import { detectImageMimeTypeFromFile, readImageDimensions, type SupportedImageMimeType } from "./image.js";
 import {
 	formatDimensionNote,
-	type ImageResizeOutcome,
 	MAX_IMAGE_DIMENSION,
 	MAX_INLINE_IMAGE_BYTES,
+	NOT_RESIZABLE_IMAGE_NOTE,
 	resizeImageDetailed,
+	UNDECODABLE_IMAGE_NOTE,
 } from "./image-resize.js";
 import { resolveReadPath } from "./paths.js";
 import { DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, formatSize, type TruncationResult, truncateHead } from "./truncate.js";
@@ -187,29 +188,24 @@ async function readImage(
 	});
 	if (resizing.kind === "custom") {
 		const resized = await resizing.resize({ data, mimeType });
-		return resized ? sent(resized) : textOnly(NOT_RESIZABLE_NOTE);
+		return resized ? sent(resized) : textOnly(NOT_RESIZABLE_IMAGE_NOTE);
 	}
 	if (resizing.kind === "off") return unresized(buffer, data, mimeType, "image resizing is off", header);
-	const outcome: ImageResizeOutcome = await resizeImageDetailed({ data, mimeType });
+	const outcome = await resizeImageDetailed({ data, mimeType });
 	switch (outcome.kind) {
 		case "resized":
 			return sent(outcome.image);
 		case "undecodable":
-			return textOnly(
-				"[Image omitted: the image data could not be decoded (the file may be corrupt or truncated, or use a variant the decoder does not read).]",
-			);
+			return textOnly(UNDECODABLE_IMAGE_NOTE);
 		case "too-large":
 		case "failed":
-			return textOnly(NOT_RESIZABLE_NOTE);
+			return textOnly(NOT_RESIZABLE_IMAGE_NOTE);
 		case "unavailable": {
 			const result = unresized(buffer, data, mimeType, "image resizing unavailable", header);
 			return { ...result, details: { imageResizeUnavailable: outcome.reason } };
 		}
 	}
 }
-
-/** pi's note for an image its resizer returned `null` for. */
-const NOT_RESIZABLE_NOTE = "[Image omitted: could not be resized below the inline image size limit.]";
 
 /** An image sent without resizing: left out when over the inline limit, flagged when over 2000 px. */
 function unresized(

@@ -3,8 +3,9 @@
  * photon-node is loaded, reads the image at argv[2] with the default read tool, reports again.
  * With `--require image-resize-no-photon.cjs`, photon-node cannot be resolved.
  */
+import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
-import { createReadToolDefinition } from "../../src/index.js";
+import { createReadToolDefinition, prepareImageForPrompt } from "../../src/index.js";
 
 const photonLoaded = () =>
 	Object.keys(createRequire(import.meta.url).cache).some((file) => file.includes("photon-node"));
@@ -28,6 +29,7 @@ const summary = (r: typeof result) => ({
 	content: r.content.map((c) => (c.type === "text" ? c : { type: c.type, mimeType: c.mimeType, bytes: c.data.length })),
 	details: r.details,
 });
-console.log(
-	JSON.stringify({ loadedAtImport, loadedAfterRead: photonLoaded(), first: summary(result), second: summary(second) }),
-);
+const prompt = await prepareImageForPrompt(readFileSync(process.argv[2]!).toString("base64"), "image/png");
+const promptSummary = { note: prompt.note, mimeType: prompt.image?.mimeType, bytes: prompt.image?.data.length };
+const report = { first: summary(result), second: summary(second), prompt: promptSummary };
+console.log(JSON.stringify({ loadedAtImport, loadedAfterRead: photonLoaded(), ...report }));

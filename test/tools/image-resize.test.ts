@@ -238,6 +238,10 @@ describe("photon-node: loaded on first resize only; missing means images are sen
 		expect(report.loadedAfterRead).toBe(true);
 		expect(report.first.content[0].text).toContain("[Image: original 2500x40, displayed at 2000x32.");
 		expect(report.first.details).toBeUndefined();
+		expect(report.prompt).toMatchObject({
+			note: expect.stringContaining("displayed at 2000x32"),
+			mimeType: "image/png",
+		});
 	});
 
 	it("when it cannot be loaded, the read tool sends the image as is, notes it, and details say why", async () => {
@@ -256,5 +260,11 @@ describe("photon-node: loaded on first resize only; missing means images are sen
 				/^@silvia-odwyer\/photon-node could not be loaded: Cannot find module '@silvia-odwyer\/photon-node'/,
 			);
 		}
+		// A prompt's @file image is attached as it is too (under the inline limit), with an empty <file> tag.
+		expect(report.prompt).toEqual({
+			note: "",
+			mimeType: "image/png",
+			bytes: base64(encodeImage("png", 2500, 40)).length,
+		});
 	});
 });
