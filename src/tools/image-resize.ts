@@ -83,8 +83,13 @@ export type ImageResizeOutcome =
  *
  * @example
  * ```ts
- * const outcome = await resizeImageDetailed({ data: readFileSync("shot.png").toString("base64"), mimeType: "image/png" });
- * if (outcome.kind === "resized") send(outcome.image.data, outcome.image.mimeType);
+ * import { readFileSync } from "node:fs";
+ * import { join } from "node:path";
+ *
+ * const data = readFileSync(join(cwd, "screenshot.png")).toString("base64");
+ * const outcome = await resizeImageDetailed({ data, mimeType: "image/png" });
+ * if (outcome.kind === "resized") console.log(`${outcome.image.width}x${outcome.image.height}`);
+ * else console.log(`left out: ${outcome.kind}`);
  * ```
  */
 export async function resizeImageDetailed(
@@ -171,12 +176,16 @@ function encodeFirstFitting(
  *
  * @example
  * ```ts
- * const resized = await resizeImage({ type: "image", data: base64, mimeType: "image/png" });
+ * import { readFileSync } from "node:fs";
+ * import { join } from "node:path";
+ *
+ * const data = readFileSync(join(cwd, "screenshot.png")).toString("base64");
+ * const resized = await resizeImage({ type: "image", data, mimeType: "image/png" });
  * if (resized) console.log(formatDimensionNote(resized) ?? "sent as is");
  * ```
  */
 export async function resizeImage(
-	image: Pick<ImageContent, "data"> & { mimeType?: string },
+	image: { type?: "image"; data: string; mimeType?: string },
 	options?: ImageResizeOptions,
 ): Promise<ResizedImage | null> {
 	const outcome = await resizeImageDetailed(image, options);
@@ -343,8 +352,12 @@ export const NOT_RESIZABLE_IMAGE_NOTE = "[Image omitted: could not be resized be
  *
  * @example
  * ```ts
- * const { image, note } = await prepareImageForPrompt(readFileSync("shot.png").toString("base64"), "image/png");
- * const text = `<file name="/abs/shot.png">${note}</file>\n`;
+ * import { readFileSync } from "node:fs";
+ * import { join } from "node:path";
+ *
+ * const path = join(cwd, "screenshot.png");
+ * const { image, note } = await prepareImageForPrompt(readFileSync(path).toString("base64"), "image/png");
+ * await session.prompt(`<file name="${path}">${note}</file>\nWhat is wrong here?`, image ? { images: [image] } : undefined);
  * ```
  */
 export async function prepareImageForPrompt(
