@@ -347,8 +347,9 @@ export const NOT_RESIZABLE_IMAGE_NOTE = "[Image omitted: could not be resized be
 /**
  * An image file's base64 `data` made ready to attach to a prompt, as pi's `@file` arguments are:
  * the attachment (resized by the default resizer; absent when the image is left out) and the text
- * for its `<file>` tag (the dimension note, the reason it was left out, or ""). Without photon-node
- * the image is attached as it is unless it is over the inline limit. Must not throw.
+ * for its `<file>` tag (the dimension note, the reason it was left out, or ""). With `autoResize:
+ * false` (pi's `images.autoResize` setting off), or without photon-node, the image is attached as it
+ * is unless it is over the inline limit. Must not throw.
  *
  * @example
  * ```ts
@@ -363,8 +364,12 @@ export const NOT_RESIZABLE_IMAGE_NOTE = "[Image omitted: could not be resized be
 export async function prepareImageForPrompt(
 	data: string,
 	mimeType: string,
+	options: { autoResize?: boolean } = {},
 ): Promise<{ image?: ImageContent; note: string }> {
-	const outcome = await resizeImageDetailed({ data, mimeType });
+	const outcome: ImageResizeOutcome =
+		options.autoResize === false
+			? { kind: "unavailable", reason: "resizing is off" }
+			: await resizeImageDetailed({ data, mimeType });
 	switch (outcome.kind) {
 		case "resized": {
 			const { data: resized, mimeType: type } = outcome.image;

@@ -13,6 +13,7 @@ import {
 	formatDimensionNote,
 	MAX_IMAGE_DIMENSION,
 	MAX_INLINE_IMAGE_BYTES,
+	prepareImageForPrompt,
 	type ResizedImage,
 	resizeImage,
 	resizeImageDetailed,
@@ -195,6 +196,26 @@ describe("resizeImage: input it cannot decode, as pi", () => {
 		const ours = await resizeImage(image);
 		expect(ours).toEqual(await piResizeImage({ type: "image", ...image }));
 		expect(ours).toMatchObject({ data: image.data, mimeType: "image/bmp", width: 3, height: 2, wasResized: false });
+	});
+});
+
+describe("prepareImageForPrompt", () => {
+	it("resizes and notes by default; with autoResize false attaches as is, and leaves out only what is too big", async () => {
+		const wide = png(2100, 10);
+		const resized = await prepareImageForPrompt(wide.data, "image/png");
+		expect(resized.note).toBe(
+			"[Image: original 2100x10, displayed at 2000x10. Multiply coordinates by 1.05 to map to original image.]",
+		);
+		expect(resized.image).toMatchObject({ type: "image", mimeType: "image/png" });
+		expect(resized.image?.data).not.toBe(wide.data);
+		expect(await prepareImageForPrompt(wide.data, "image/png", { autoResize: false })).toEqual({
+			image: { type: "image", data: wide.data, mimeType: "image/png" },
+			note: "",
+		});
+		const huge = "A".repeat(MAX_INLINE_IMAGE_BYTES);
+		expect(await prepareImageForPrompt(huge, "image/png", { autoResize: false })).toEqual({
+			note: "[Image omitted: over the inline image size limit; attach a smaller copy.]",
+		});
 	});
 });
 
