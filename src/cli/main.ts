@@ -9,8 +9,8 @@ import { fileURLToPath } from "node:url";
 import { errorMessage } from "../errors.js";
 import type { ImageContent } from "../llm/types.js";
 import { detectImageMimeTypeFromFile } from "../tools/image.js";
+import { prepareImageForPrompt } from "../tools/image-resize.js";
 import { resolveReadPath } from "../tools/paths.js";
-import { MAX_INLINE_IMAGE_BYTES } from "../tools/read.js";
 import { type CliMode, type ParsedArgs, parseArgs } from "./args.js";
 import { runDemo } from "./demo.js";
 import { EXIT_FAILURE, EXIT_OK, EXIT_USAGE, helpText } from "./help.js";
@@ -179,14 +179,10 @@ async function readFileArguments(paths: readonly string[]): Promise<{ text: stri
 				text += `<file name="${absolute}">\n${await readFile(absolute, "utf8")}\n</file>\n`;
 				continue;
 			}
-			const data = (await readFile(absolute)).toString("base64");
-			// Settle ships no image library (pi shrinks big images): one over the inline limit is left out, and said so.
-			if (data.length >= MAX_INLINE_IMAGE_BYTES) {
-				text += `<file name="${absolute}">[Image omitted: over the inline image size limit; attach a smaller copy.]</file>\n`;
-				continue;
-			}
-			images.push({ type: "image", mimeType, data });
-			text += `<file name="${absolute}"></file>\n`;
+			// As pi: resized like the read tool's images; the <file> tag holds the dimension note or why it was left out.
+			const { image, note } = await prepareImageForPrompt((await readFile(absolute)).toString("base64"), mimeType);
+			if (image) images.push(image);
+			text += `<file name="${absolute}">${note}</file>\n`;
 		} catch (error) {
 			throw new CliError(`Could not read file ${absolute}: ${errorMessage(error)}`, EXIT_USAGE);
 		}

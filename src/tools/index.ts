@@ -16,6 +16,15 @@ export { applyEdits, numberedDiff, unifiedPatch } from "./edit-diff.js";
 export { withFileMutationQueue } from "./file-mutation-queue.js";
 export * from "./find.js";
 export * from "./grep.js";
+export {
+	formatDimensionNote,
+	type ImageResizeOptions,
+	type ImageResizeOutcome,
+	imageResizingUnavailable,
+	prepareImageForPrompt,
+	resizeImage,
+	resizeImageDetailed,
+} from "./image-resize.js";
 export * from "./ls.js";
 export { OutputAccumulator, type OutputAccumulatorOptions, type OutputSnapshot } from "./output-accumulator.js";
 export { expandPath, resolveReadPath, resolveToCwd } from "./paths.js";

@@ -8,6 +8,14 @@ import { Type } from "../schema/typebox.js";
 import { raceAbort, throwIfAborted } from "./abort.js";
 import { fileSystemError } from "./fs-errors.js";
 import { detectImageMimeTypeFromFile, readImageDimensions, type SupportedImageMimeType } from "./image.js";
+import {
+	formatDimensionNote,
+	MAX_IMAGE_DIMENSION,
+	MAX_INLINE_IMAGE_BYTES,
+	NOT_RESIZABLE_IMAGE_NOTE,
+	resizeImageDetailed,
+	UNDECODABLE_IMAGE_NOTE,
+} from "./image-resize.js";
 import { resolveReadPath } from "./paths.js";
 import { DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, formatSize, type TruncationResult, truncateHead } from "./truncate.js";
 import type { ToolDefinition } from "./types.js";
@@ -23,12 +31,15 @@ export type ReadToolInput = Static<typeof readSchema>;
 /** `details` of a `read` tool result. */
 export interface ReadToolDetails {
 	truncation?: TruncationResult;
+	/**
+	 * Set when an image was read with `autoResizeImages` on and no `resizeImage` of your own, but the
+	 * default resizer could not be loaded (`@silvia-odwyer/photon-node` missing or broken): why. The
+	 * image was then sent as it is (or left out when over the inline size limit).
+	 */
+	imageResizeUnavailable?: string;
 }
 
-/** Largest base64 payload sent inline (headroom below the 5 MB limit of common providers). */
-export const MAX_INLINE_IMAGE_BYTES = 4.5 * 1024 * 1024;
-/** Side length above which pi downsizes images. */
-export const MAX_IMAGE_DIMENSION = 2000;
+export { MAX_IMAGE_DIMENSION, MAX_INLINE_IMAGE_BYTES };
 
 /** Result of an {@link ImageResizer}. */
 export interface ResizedImage {
@@ -43,8 +54,8 @@ export interface ResizedImage {
 
 /**
  * Shrinks an image to at most 2000×2000 pixels and below {@link MAX_INLINE_IMAGE_BYTES} of base64;
- * returns `null` when it cannot. Settle ships none (no image library is a dependency); plug one in
- * (sharp, photon, …) through {@link ReadToolOptions.resizeImage}.
+ * returns `null` when it cannot. The read tool's default is `resizeImage` from `image-resize.ts`
+ * (photon-node, pi's behavior); plug in another one (sharp, …) through {@link ReadToolOptions.resizeImage}.
  */
 export type ImageResizer = (image: { data: string; mimeType: string }) => Promise<ResizedImage | null>;
 
@@ -59,9 +70,17 @@ export interface ReadOperations {
 
 /** Options of {@link createReadToolDefinition}. */
 export interface ReadToolOptions {
-	/** Resize large images before sending them (needs `resizeImage`). Default true. */
+	/**
+	 * Resize images over 2000×2000 pixels or 4.5 MB of base64 before sending them, and leave out
+	 * images that cannot be decoded. Default true. Off: images are sent as they are (one over the
+	 * inline size limit is left out with a note).
+	 */
 	autoResizeImages?: boolean;
-	/** Image resizer used when `autoResizeImages` is on. Without one, images are sent as they are. */
+	/**
+	 * Image resizer used when `autoResizeImages` is on, instead of the default one (photon-node, as
+	 * pi). When the default cannot be loaded, images are sent as they are and
+	 * {@link ReadToolDetails.imageResizeUnavailable} says why.
+	 */
 	resizeImage?: ImageResizer;
 	operations?: ReadOperations;
 }
@@ -129,8 +148,12 @@ export function createReadToolDefinition(
 				}
 				throwIfAborted(signal);
 				if (mimeType) {
-					const content = await readImage(buffer, mimeType, autoResize ? options.resizeImage : undefined, ctx);
-					return { content, details: undefined };
+					const resizing: ImageResizing = !autoResize
+						? { kind: "off" }
+						: options.resizeImage
+							? { kind: "custom", resize: options.resizeImage }
+							: { kind: "default" };
+					return readImage(buffer, mimeType, resizing, ctx);
 				}
 				return readText(buffer.toString("utf-8"), path, offset, limit);
 			};
@@ -139,50 +162,76 @@ export function createReadToolDefinition(
 	};
 }
 
+/** How the read tool shrinks images: not at all, with the caller's resizer, or with the default one. */
+type ImageResizing = { kind: "off" } | { kind: "custom"; resize: ImageResizer } | { kind: "default" };
+
 async function readImage(
 	buffer: Buffer,
 	mimeType: string,
-	resize: ImageResizer | undefined,
+	resizing: ImageResizing,
 	ctx: unknown,
-): Promise<(TextContent | ImageContent)[]> {
-	const notes: string[] = [];
+): Promise<{ content: (TextContent | ImageContent)[]; details: ReadToolDetails | undefined }> {
 	const data = buffer.toString("base64");
 	const extra = nonVisionNote(ctx);
-	const withNotes = (header: string) => [header, ...notes, ...(extra ? [extra] : [])].join("\n");
-	if (resize) {
-		const resized = await resize({ data, mimeType });
-		if (!resized) {
-			notes.push("[Image omitted: could not be resized below the inline image size limit.]");
-			return [{ type: "text", text: withNotes(`Read image file [${mimeType}]`) }];
-		}
-		if (resized.wasResized) {
-			const scale = (resized.originalWidth / resized.width).toFixed(2);
-			notes.push(
-				`[Image: original ${resized.originalWidth}x${resized.originalHeight}, displayed at ${resized.width}x${resized.height}. Multiply coordinates by ${scale} to map to original image.]`,
-			);
-		}
-		return [
-			{ type: "text", text: withNotes(`Read image file [${resized.mimeType}]`) },
-			{ type: "image", data: resized.data, mimeType: resized.mimeType },
-		];
+	const header = (type: string, ...notes: (string | undefined)[]) =>
+		[`Read image file [${type}]`, ...notes, extra].filter((line) => line !== undefined).join("\n");
+	const textOnly = (note: string) => ({
+		content: [{ type: "text" as const, text: header(mimeType, note) }],
+		details: undefined,
+	});
+	const sent = (image: ResizedImage) => ({
+		content: [
+			{ type: "text" as const, text: header(image.mimeType, formatDimensionNote(image)) },
+			{ type: "image" as const, data: image.data, mimeType: image.mimeType },
+		],
+		details: undefined,
+	});
+	if (resizing.kind === "custom") {
+		const resized = await resizing.resize({ data, mimeType });
+		return resized ? sent(resized) : textOnly(NOT_RESIZABLE_IMAGE_NOTE);
 	}
+	if (resizing.kind === "off") return unresized(buffer, data, mimeType, "image resizing is off", header);
+	const outcome = await resizeImageDetailed({ data, mimeType });
+	switch (outcome.kind) {
+		case "resized":
+			return sent(outcome.image);
+		case "undecodable":
+			return textOnly(UNDECODABLE_IMAGE_NOTE);
+		case "too-large":
+		case "failed":
+			return textOnly(NOT_RESIZABLE_IMAGE_NOTE);
+		case "unavailable": {
+			const result = unresized(buffer, data, mimeType, "image resizing unavailable", header);
+			return { ...result, details: { imageResizeUnavailable: outcome.reason } };
+		}
+	}
+}
+
+/** An image sent without resizing: left out when over the inline limit, flagged when over 2000 px. */
+function unresized(
+	buffer: Buffer,
+	data: string,
+	mimeType: string,
+	why: string,
+	header: (type: string, ...notes: (string | undefined)[]) => string,
+): { content: (TextContent | ImageContent)[]; details: ReadToolDetails | undefined } {
 	const size = Buffer.byteLength(data, "utf-8");
 	if (size >= MAX_INLINE_IMAGE_BYTES) {
-		notes.push(
-			`[Image omitted: ${formatSize(size)} encoded is over the ${formatSize(MAX_INLINE_IMAGE_BYTES)} inline image limit and no image resizer is configured. Make a smaller copy (for example with ImageMagick via bash) and read that instead.]`,
-		);
-		return [{ type: "text", text: withNotes(`Read image file [${mimeType}]`) }];
+		const note = `[Image omitted: ${formatSize(size)} encoded is over the ${formatSize(MAX_INLINE_IMAGE_BYTES)} inline image limit and ${why}. Make a smaller copy (for example with ImageMagick via bash) and read that instead.]`;
+		return { content: [{ type: "text", text: header(mimeType, note) }], details: undefined };
 	}
 	const dimensions = readImageDimensions(buffer, mimeType as SupportedImageMimeType);
-	if (dimensions && (dimensions.width > MAX_IMAGE_DIMENSION || dimensions.height > MAX_IMAGE_DIMENSION)) {
-		notes.push(
-			`[Image: ${dimensions.width}x${dimensions.height}, sent at full size (no image resizer configured); the provider may scale it down.]`,
-		);
-	}
-	return [
-		{ type: "text", text: withNotes(`Read image file [${mimeType}]`) },
-		{ type: "image", data, mimeType },
-	];
+	const note =
+		dimensions && (dimensions.width > MAX_IMAGE_DIMENSION || dimensions.height > MAX_IMAGE_DIMENSION)
+			? `[Image: ${dimensions.width}x${dimensions.height}, sent at full size (${why}); the provider may scale it down.]`
+			: undefined;
+	return {
+		content: [
+			{ type: "text", text: header(mimeType, note) },
+			{ type: "image", data, mimeType },
+		],
+		details: undefined,
+	};
 }
 
 function readText(

@@ -230,7 +230,10 @@ describe("read: same results as pi on random files", () => {
 		await fc.assert(
 			fc.asyncProperty(imageish, async ({ bytes, ext }) => {
 				const cwd = await freshDir({ [`f${ext}`]: bytes });
-				const ours = await outcome(createAllToolDefinitions(cwd).read, { path: `f${ext}` });
+				// Both without resizing: this compares how files are told apart (read-image-resize.test.ts compares
+				// the default, resized images, with pi's default).
+				const settleRead = createAllToolDefinitions(cwd, { read: { autoResizeImages: false } }).read;
+				const ours = await outcome(settleRead, { path: `f${ext}` });
 				const theirs = await outcome(piTools(cwd).read, { path: `f${ext}` });
 				await rm(cwd, { recursive: true });
 				const head = bytes.subarray(0, 6).toString("latin1");

@@ -111,12 +111,12 @@ describe("read: images", () => {
 		["lossless-1x1.webp", "image/webp", { width: 1, height: 1 }],
 	] as const;
 
-	it.each(cases)("sends %s as an image block of type %s", async (name, mimeType, size) => {
+	it.each(cases)("with resizing off, sends %s as an image block of type %s", async (name, mimeType, size) => {
 		const path = fixture(`images/${name}`);
 		const bytes = readFileSync(path);
 		expect(detectImageMimeType(bytes)).toBe(mimeType);
 		expect(readImageDimensions(bytes, mimeType)).toEqual(size);
-		const result = await run(createReadToolDefinition("/"), { path });
+		const result = await run(createReadToolDefinition("/", { autoResizeImages: false }), { path });
 		expect(result.content).toEqual([
 			{ type: "text", text: `Read image file [${mimeType}]` },
 			{ type: "image", data: bytes.toString("base64"), mimeType },
@@ -128,23 +128,36 @@ describe("read: images", () => {
 		expect(result.content[1]).toMatchObject({ type: "image", mimeType: "image/png" });
 	});
 
-	it("without a resizer, sends a large-dimension image as is and says so", async () => {
-		const result = await run(createReadToolDefinition("/"), { path: fixture("images/wide-2500x4.png") });
+	it("with resizing off, sends a large-dimension image as is and says so", async () => {
+		const read = createReadToolDefinition("/", { autoResizeImages: false });
+		const result = await run(read, { path: fixture("images/wide-2500x4.png") });
 		expect(text(result)).toBe(
-			"Read image file [image/png]\n[Image: 2500x4, sent at full size (no image resizer configured); the provider may scale it down.]",
+			"Read image file [image/png]\n[Image: 2500x4, sent at full size (image resizing is off); the provider may scale it down.]",
 		);
 		expect(result.content[1]).toMatchObject({ type: "image", mimeType: "image/png" });
 	});
 
-	it("without a resizer, omits an image over the inline size limit instead of sending it", async () => {
+	it("with resizing off, omits an image over the inline size limit instead of sending it", async () => {
+		const png = readFileSync(fixture("images/red-3x2.png"));
+		const padding = Buffer.alloc(Math.ceil((MAX_INLINE_IMAGE_BYTES * 3) / 4), 1);
+		const cwd = await tempProject({ "huge.png": Buffer.concat([png, padding]) });
+		const result = await run(createReadToolDefinition(cwd, { autoResizeImages: false }), { path: "huge.png" });
+		expect(result.content).toHaveLength(1);
+		expect(text(result)).toMatch(
+			/^Read image file \[image\/png\]\n\[Image omitted: 4\.5MB encoded is over the 4\.5MB inline image limit and image resizing is off\./,
+		);
+	});
+
+	it("by default, re-encodes an image whose file is over the inline size limit (as pi)", async () => {
 		const png = readFileSync(fixture("images/red-3x2.png"));
 		const padding = Buffer.alloc(Math.ceil((MAX_INLINE_IMAGE_BYTES * 3) / 4), 1);
 		const cwd = await tempProject({ "huge.png": Buffer.concat([png, padding]) });
 		const result = await run(createReadToolDefinition(cwd), { path: "huge.png" });
-		expect(result.content).toHaveLength(1);
-		expect(text(result)).toMatch(
-			/^Read image file \[image\/png\]\n\[Image omitted: 4\.5MB encoded is over the 4\.5MB inline image limit and no image resizer is configured\./,
+		expect(text(result)).toBe(
+			"Read image file [image/png]\n[Image: original 3x2, displayed at 3x2. Multiply coordinates by 1.00 to map to original image.]",
 		);
+		const image = result.content[1];
+		expect(image?.type === "image" && image.data.length).toBeLessThan(1000);
 	});
 
 	it("uses a configured resizer and reports the scale", async () => {
