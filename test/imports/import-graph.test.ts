@@ -19,6 +19,7 @@ const FIXTURES = join(REPO_ROOT, "test", "fixtures", "imports");
 /** Loaded only by the operations that need them (or never, for dev-only packages). */
 const NOT_AT_IMPORT = [
 	"@sinclair/typebox",
+	"@silvia-odwyer/photon-node",
 	"ajv",
 	"@dagrejs/dagre",
 	"jiti",

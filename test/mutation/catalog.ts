@@ -1906,6 +1906,90 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/tools/edit.test.ts"],
 	},
+	{
+		id: "F11",
+		file: "src/tools/image-resize.ts",
+		description: "an image exactly at the byte limit counts as small enough",
+		edits: [
+			{
+				find: "Buffer.byteLength(image.data) < maxBytes",
+				replace: "Buffer.byteLength(image.data) <= maxBytes",
+			},
+		],
+		tests: ["test/tools/image-resize.test.ts"],
+	},
+	{
+		id: "F12",
+		file: "src/tools/image-resize.ts",
+		description: "the JPEG steps skip the configured quality",
+		edits: [
+			{
+				find: "[...new Set([jpegQuality, 85, 70, 55, 40])]",
+				replace: "[...new Set([85, 70, 55, 40])]",
+			},
+		],
+		tests: ["test/tools/image-resize.property.test.ts"],
+	},
+	{
+		id: "F13",
+		file: "src/tools/image-resize.ts",
+		description: "each shrink step halves the image instead of taking three quarters",
+		edits: [
+			{
+				find: "Math.floor(width * 0.75)",
+				replace: "Math.floor(width * 0.5)",
+			},
+		],
+		tests: ["test/tools/image-resize.test.ts", "test/tools/image-resize.property.test.ts"],
+	},
+	{
+		id: "F14",
+		file: "src/tools/image-resize.ts",
+		description: "EXIF rotation turns the wrong way",
+		edits: [
+			{
+				find: "const to = clockwise ? x * height + (height - 1 - y) : (width - 1 - x) * height + y;",
+				replace: "const to = clockwise ? (width - 1 - x) * height + y : x * height + (height - 1 - y);",
+			},
+		],
+		tests: ["test/tools/image-resize.test.ts"],
+	},
+	{
+		id: "F15",
+		file: "src/tools/image-resize.ts",
+		description: "a resized image is never tried as PNG",
+		edits: [
+			{
+				find: '["image/png", () => resized.get_bytes()],',
+				replace: "",
+			},
+		],
+		tests: ["test/tools/image-resize.test.ts", "test/tools/image-resize.property.test.ts"],
+	},
+	{
+		id: "F16",
+		file: "src/tools/read.ts",
+		description: "the read tool resizes nothing by default",
+		edits: [
+			{
+				find: ': { kind: "default" };',
+				replace: ': { kind: "off" };',
+			},
+		],
+		tests: ["test/tools/read-image-resize.test.ts"],
+	},
+	{
+		id: "F17",
+		file: "src/tools/image-resize.ts",
+		description: "the dimension note rounds the coordinate factor to one decimal",
+		edits: [
+			{
+				find: ".toFixed(2);",
+				replace: ".toFixed(1);",
+			},
+		],
+		tests: ["test/tools/image-resize.property.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
