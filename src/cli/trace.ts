@@ -70,8 +70,12 @@ export function checkTracePath(path: string): string {
 	let folderStat: ReturnType<typeof statSync>;
 	try {
 		folderStat = statSync(folder);
-	} catch {
-		throw fail(`the folder ${folder} does not exist; create it or choose another path.`);
+	} catch (error) {
+		const code = (error as NodeJS.ErrnoException).code;
+		if (code === "ENOENT" || code === "ENOTDIR") {
+			throw fail(`the folder ${folder} does not exist; create it or choose another path.`);
+		}
+		throw fail(`the folder ${folder} cannot be reached (${code ?? errorMessage(error)}).`);
 	}
 	if (!folderStat.isDirectory()) throw fail(`${folder} is not a folder.`);
 	try {
