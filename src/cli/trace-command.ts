@@ -24,7 +24,8 @@ export function defaultViewerPath(tracePath: string): string {
  *
  * @example
  * ```ts
- * await renderTraceCommand(["run.trace.json"], undefined, out); // prints /abs/run.trace.html
+ * declare const out: { stdout(text: string): void; stderr(text: string): void };
+ * await renderTraceCommand(["run.trace.json"], undefined, out); // writes and prints …/run.trace.html
  * ```
  */
 export async function renderTraceCommand(
