@@ -3,7 +3,7 @@
  * saved file read back with the SDK's `loadTrace`.
  */
 import { type ChildProcessWithoutNullStreams, spawn, spawnSync } from "node:child_process";
-import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { pathToFileURL } from "node:url";
@@ -239,6 +239,21 @@ describe("settle --trace when the process is ended", () => {
 		expect(visited).toContain("running.aborting (ABORT)");
 	});
 
+	it("SIGTERM to an RPC server waiting for commands (its run loop never returns): exit 143, the trace is saved on exit", async () => {
+		const traceFile = join(cli.dir, "rpc-term.trace.json");
+		const rpc = new RpcClient(["--faux", "--trace", traceFile], { cwd: cli.project, agentDir: cli.agentDir });
+		const settled = rpc.next((line) => line.type === "agent_settled");
+		expect(await rpc.request({ id: "1", type: "prompt", message: "before the signal" })).toMatchObject({
+			success: true,
+		});
+		await settled;
+		rpc.child.kill("SIGTERM");
+		expect(await rpc.exited).toBe(143);
+		const trace = await loadTrace(traceFile);
+		expect(promptTexts(trace.events)).toEqual(["before the signal"]);
+		expect(states(trace.events).at(-1)?.to).toBe("idle");
+	});
+
 	it("stdout closed by its reader (settle --json … | head -1): exit 141, and the trace is saved", async () => {
 		const traceFile = join(cli.dir, "pipe.trace.json");
 		const run = startTracedJson("while :; do echo line; sleep 0.05; done", traceFile);
@@ -300,6 +315,24 @@ describe("settle --trace with a path that cannot be written", () => {
 			code: 2,
 			stderr: `Error: --trace ${join(readOnly, "t.json")}: the folder ${readOnly} is not writable.\n`,
 		});
+	});
+
+	it("a folder removed during the run: the run's output stands, then one error line and exit 1", async () => {
+		const folder = join(cli.dir, "traces");
+		mkdirSync(folder);
+		const rpc = new RpcClient(["--faux", "--trace", join(folder, "t.json")], {
+			cwd: cli.project,
+			agentDir: cli.agentDir,
+		});
+		const settled = rpc.next((line) => line.type === "agent_settled");
+		expect(await rpc.request({ id: "1", type: "prompt", message: "hi" })).toMatchObject({ success: true });
+		await settled;
+		rmSync(folder, { recursive: true });
+		expect(await rpc.end()).toBe(1);
+		expect(rpc.stderr).toMatch(
+			new RegExp(`^Error: Could not save the trace to ${join(folder, "t.json")}: ENOENT[^\\n]*\\n$`),
+		);
+		expect(rpc.lines.some((line) => line.type === "agent_settled")).toBe(true);
 	});
 
 	it("--trace with a command that runs no prompt is a usage error", () => {
