@@ -18,8 +18,8 @@ import type { AgentSession } from "../session/agent-session.js";
 import { EXIT_FAILURE, EXIT_USAGE } from "./help.js";
 import { CliError } from "./host.js";
 
-/** Events a CLI trace keeps (the oldest are dropped first, and counted in `dropped`). */
-export const CLI_TRACE_MAX_EVENTS = 20_000;
+/** Events a CLI trace keeps (the oldest are dropped first, and counted in `dropped`): about 600 simple prompts, a ~4.5 MB file. */
+export const CLI_TRACE_MAX_EVENTS = 10_000;
 
 /** One session of a CLI trace. */
 export interface CliTraceSession {
