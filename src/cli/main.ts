@@ -20,7 +20,6 @@ import { runPrintMode } from "./print-mode.js";
 import { runRpcMode } from "./rpc-mode.js";
 import { guardRuntime, processStdout, termination, watchStdout } from "./termination.js";
 import { startCliTrace } from "./trace.js";
-import { renderTraceCommand } from "./trace-command.js";
 
 /** The process streams (stdout writes stop once a reader closed it: `settle … | head -1`). */
 const processOutput: CliOutput = {
@@ -57,7 +56,11 @@ export async function main(argv: readonly string[], out: CliOutput = processOutp
 	try {
 		if (args.command === "demo") return await runDemo(out);
 		if (args.command === "viz") return await writeDiagrams(args.commandArgs, out);
-		if (args.command === "trace") return await renderTraceCommand(args.commandArgs, args.traceOutput, out);
+		if (args.command === "trace") {
+			// Loaded on demand, as viz: the viewer draws the machines (dagre), which a prompt run never needs.
+			const { renderTraceCommand } = await import("./trace-command.js");
+			return await renderTraceCommand(args.commandArgs, args.traceOutput, out);
+		}
 
 		if (args.listModels !== undefined) return await listModels(args, out);
 
