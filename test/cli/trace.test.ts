@@ -11,6 +11,7 @@ import { describe, expect, it } from "vitest";
 import type { LifecycleInspectionEvent, StateChangeEvent } from "../../src/inspect/lifecycle-inspector.js";
 import { formatTrace } from "../../src/inspect/trace.js";
 import { loadTrace } from "../../src/inspect/trace-file.js";
+import { builtPackage } from "../package/helpers.js";
 import { CLI_FROM_SOURCES, RpcClient, trackChild, useCliProject } from "./helpers.js";
 
 const cli = useCliProject("settle-trace-");
@@ -363,6 +364,27 @@ describe("settle trace <file>", () => {
 		const custom = join(cli.dir, "viewer.html");
 		expect(cli.settle(["trace", traceFile, "-o", custom])).toEqual({ code: 0, stdout: `${custom}\n`, stderr: "" });
 		expect(readFileSync(custom, "utf8")).toBe(html);
+	});
+
+	it("the bundled CLI (scripts/build.mjs) records and renders the same way (the viewer is loaded on demand)", () => {
+		const pkg = builtPackage("test/cli");
+		try {
+			const bin = (args: string[]) => {
+				const result = spawnSync(process.execPath, [pkg.bin, ...args], {
+					cwd: cli.project,
+					input: "",
+					encoding: "utf8",
+					env: { ...process.env, SETTLE_AGENT_DIR: cli.agentDir },
+				});
+				return { code: result.status, stdout: result.stdout, stderr: result.stderr };
+			};
+			const traceFile = join(cli.dir, "bundled.json");
+			expect(bin(["--faux", "-p", "hello", "--trace", traceFile])).toEqual({ code: 0, stdout: "hello\n", stderr: "" });
+			expect(bin(["trace", traceFile])).toEqual({ code: 0, stdout: `${join(cli.dir, "bundled.html")}\n`, stderr: "" });
+			expect(readFileSync(join(cli.dir, "bundled.html"), "utf8")).toContain("idle → preflight (PROMPT)");
+		} finally {
+			pkg.remove();
+		}
 	});
 
 	it("a file that is not a trace, a missing file, no file: exit 2 with one line naming the file", () => {
