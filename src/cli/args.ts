@@ -29,8 +29,8 @@ export interface UnknownFlag {
 
 /** The parsed command line. */
 export interface ParsedArgs {
-	command?: "demo" | "viz";
-	/** `viz [dir]`. */
+	command?: "demo" | "viz" | "trace";
+	/** `viz [dir]`, `trace <file>`. */
 	commandArgs: string[];
 	help: boolean;
 	version: boolean;
@@ -58,6 +58,10 @@ export interface ParsedArgs {
 	fauxScript?: string;
 	extensions: string[];
 	noExtensions: boolean;
+	/** `--trace <file>`: save the run's lifecycle trace there. */
+	trace?: string;
+	/** `settle trace <file> -o <out.html>`. */
+	traceOutput?: string;
 	unknownFlags: UnknownFlag[];
 	diagnostics: ArgDiagnostic[];
 }
@@ -75,7 +79,10 @@ const VALUE_OPTIONS = new Set([
 	"--faux-script",
 	"--extension",
 	"-e",
+	"--trace",
 ]);
+/** `settle trace <file> -o <out.html>` (elsewhere `-o` stays an unknown option, as in pi). */
+const TRACE_COMMAND_OPTIONS = new Set(["-o", "--output"]);
 
 /**
  * Parses `argv` (without `node` and the script). Never throws: problems are `diagnostics`.
@@ -104,13 +111,13 @@ export function parseArgs(argv: readonly string[]): ParsedArgs {
 	};
 	const first = argv[0];
 	let start = 0;
-	if (first === "demo" || first === "viz") {
+	if (first === "demo" || first === "viz" || first === "trace") {
 		result.command = first;
 		start = 1;
 	}
 	for (let i = start; i < argv.length; i++) {
 		const arg = argv[i]!;
-		if (VALUE_OPTIONS.has(arg)) {
+		if (VALUE_OPTIONS.has(arg) || (result.command === "trace" && TRACE_COMMAND_OPTIONS.has(arg))) {
 			const value = argv[i + 1];
 			if (value === undefined) {
 				result.diagnostics.push({ type: "error", message: `Option ${arg} requires a value` });
@@ -241,6 +248,13 @@ function applyValueOption(result: ParsedArgs, option: string, value: string): vo
 		case "-e":
 			result.extensions.push(value);
 			return;
+		case "--trace":
+			result.trace = value;
+			return;
+		case "-o":
+		case "--output":
+			result.traceOutput = value;
+			return;
 	}
 }
 
@@ -286,6 +300,17 @@ function checkCombinations(result: ParsedArgs): void {
 	}
 	if (result.mode === "rpc" && result.fileArgs.length > 0) {
 		result.diagnostics.push({ type: "error", message: "@file arguments are not supported in RPC mode" });
+	}
+	checkTraceOptions(result);
+}
+
+function checkTraceOptions(result: ParsedArgs): void {
+	if (result.trace !== undefined && (result.command !== undefined || result.listModels !== undefined)) {
+		result.diagnostics.push({
+			type: "error",
+			message:
+				"--trace records a prompt run: use it with -p, --json or --rpc (settle trace <file> renders a saved trace).",
+		});
 	}
 }
 

@@ -26,6 +26,7 @@ Usage:
   settle --rpc [options]                JSONL commands on stdin, responses and events on stdout
   settle demo                           run the offline demo (no API key needed)
   settle viz [dir]                      write the machine diagrams (default ./visualizations)
+  settle trace <file> [-o out.html]     render a saved --trace file as the offline viewer (run.json → run.html)
 
 Text piped on stdin is the prompt, or goes before the first one: cat error.log | settle -p "Why?"
 @<file> arguments put a file's text (or an image) before the first prompt: settle -p @src/a.ts "Review it"
@@ -52,6 +53,8 @@ Options:
   --faux                        Offline scripted model: echoes each prompt
   --faux-script <file.json>     Offline scripted model replaying a script (then echoing)
   --list-models [search]        List the models you have credentials for (provider/id), and exit
+  --trace <file>                Save the run's lifecycle trace (states, retries, compactions) as JSON when
+                                settle ends, also on a signal or an error; view it with settle trace <file>
   -h, --help                    Show this help
   -v, --version                 Show the version
 
@@ -75,5 +78,6 @@ Examples:
   settle --model anthropic/claude-sonnet-4-5 -p "Review src/index.ts" --tools read,grep,find,ls
   settle --continue -p "What did we decide?"
   echo '{"type":"prompt","message":"hi"}' | settle --rpc --faux
+  settle -p "Fix the test" --trace run.json; settle trace run.json      # writes run.html
 `;
 }

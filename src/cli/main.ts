@@ -19,6 +19,7 @@ import type { CliOutput } from "./print-mode.js";
 import { runPrintMode } from "./print-mode.js";
 import { runRpcMode } from "./rpc-mode.js";
 import { guardRuntime, processStdout, termination, watchStdout } from "./termination.js";
+import { startCliTrace } from "./trace.js";
 
 /** The process streams (stdout writes stop once a reader closed it: `settle … | head -1`). */
 const processOutput: CliOutput = {
@@ -55,10 +56,17 @@ export async function main(argv: readonly string[], out: CliOutput = processOutp
 	try {
 		if (args.command === "demo") return await runDemo(out);
 		if (args.command === "viz") return await writeDiagrams(args.commandArgs, out);
+		if (args.command === "trace") {
+			// Loaded on demand, as viz: the viewer draws the machines (dagre), which a prompt run never needs.
+			const { renderTraceCommand } = await import("./trace-command.js");
+			return await renderTraceCommand(args.commandArgs, args.traceOutput, out);
+		}
 
 		if (args.listModels !== undefined) return await listModels(args, out);
 
 		const mode: CliMode = args.mode ?? "text";
+		// A trace path that cannot be written fails before anything runs.
+		const trace = args.trace !== undefined ? startCliTrace(args.trace) : undefined;
 		const noPrompt = () => {
 			out.stderr(
 				'Error: no prompt. Give one (settle -p "<prompt>"), pipe it on stdin, or use --rpc. See settle --help.\n',
@@ -75,6 +83,7 @@ export async function main(argv: readonly string[], out: CliOutput = processOutp
 		const files = await readFileArguments(args.fileArgs);
 		const host = await startHost(args);
 		const { runtime } = host;
+		trace?.follow(runtime);
 		let messages = host.messages;
 		// As pi: the @files' text goes before the first prompt (it ends with a newline), or is the prompt.
 		if (files.text) messages = [`${files.text}${messages[0] ?? ""}`, ...messages.slice(1)];
@@ -109,6 +118,8 @@ export async function main(argv: readonly string[], out: CliOutput = processOutp
 		} finally {
 			release();
 			await runtime.dispose();
+			// Throws a CliError (exit 1) when the file cannot be written.
+			trace?.save();
 		}
 	} catch (error) {
 		if (error instanceof CliError) {

@@ -1,0 +1,78 @@
+/**
+ * `settle trace <file> [-o out.html]`: renders a saved lifecycle trace (`settle --trace`,
+ * `saveTrace()`) as the offline trace viewer — one standalone HTML file.
+ */
+import { writeFile } from "node:fs/promises";
+import { basename, resolve } from "node:path";
+import { errorMessage, SettleError } from "../errors.js";
+import type { LifecycleTrace } from "../inspect/trace.js";
+import { loadTrace } from "../inspect/trace-file.js";
+import { renderTraceHtml } from "../inspect/trace-viewer.js";
+import { EXIT_OK, EXIT_USAGE } from "./help.js";
+import { CliError, oneLine } from "./host.js";
+import type { CliOutput } from "./print-mode.js";
+
+/** The viewer's default path: the trace's path without `.json`, plus `.html`. */
+export function defaultViewerPath(tracePath: string): string {
+	return `${tracePath.replace(/\.json$/i, "")}.html`;
+}
+
+/**
+ * Renders the trace `args[0]` to `output` (default {@link defaultViewerPath}) and prints the HTML
+ * file's path. Throws {@link CliError} (exit 2) for a wrong command line, a file that cannot be
+ * read or is not a trace, or an output that cannot be written.
+ *
+ * @example
+ * ```ts
+ * declare const out: { stdout(text: string): void; stderr(text: string): void };
+ * await renderTraceCommand(["run.trace.json"], undefined, out); // writes and prints …/run.trace.html
+ * ```
+ */
+export async function renderTraceCommand(
+	args: readonly string[],
+	output: string | undefined,
+	out: CliOutput,
+): Promise<number> {
+	if (args.length !== 1) {
+		throw new CliError(
+			`settle trace takes one trace file${args.length ? `, got ${args.length}: ${args.join(" ")}` : ""}. Usage: settle trace <file> [-o out.html]`,
+			EXIT_USAGE,
+		);
+	}
+	const file = resolve(args[0]!);
+	let trace: LifecycleTrace;
+	try {
+		trace = await loadTrace(file);
+	} catch (error) {
+		throw new CliError(notATraceText(file, error), EXIT_USAGE);
+	}
+	if (trace.machine === undefined) {
+		throw new CliError(`${file}: the trace has no events, so there is nothing to show.`, EXIT_USAGE);
+	}
+	let html: string;
+	try {
+		html = renderTraceHtml(trace, undefined, { title: `${basename(file)}: ${trace.machine} lifecycle trace` });
+	} catch {
+		throw new CliError(
+			`${file}: a trace of the machine "${trace.machine}", not one of Settle's; render it with renderTraceHtml(trace, yourMachine) from settle/inspect.`,
+			EXIT_USAGE,
+		);
+	}
+	const target = resolve(output ?? defaultViewerPath(file));
+	try {
+		await writeFile(target, html, "utf8");
+	} catch (error) {
+		throw new CliError(`Could not write the trace viewer to ${target}: ${oneLine(errorMessage(error))}`, EXIT_USAGE);
+	}
+	out.stdout(`${target}\n`);
+	return EXIT_OK;
+}
+
+/** One line naming the file: the SDK's read and JSON errors name it already, its format errors do not. */
+function notATraceText(file: string, error: unknown): string {
+	const text = oneLine(errorMessage(error)).replace(
+		/Save traces with saveTrace\(\) or JSON\.stringify\(recorder\.toJSON\(\)\)\./,
+		"Record one with settle --trace <file>.",
+	);
+	return error instanceof SettleError && !text.includes(file) ? `${file}: ${text}` : text;
+}

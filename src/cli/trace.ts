@@ -1,0 +1,182 @@
+/**
+ * `settle --trace <file>`: records the prompt-operation lifecycle of every session the CLI run
+ * uses (print, JSON and RPC modes) into one trace and saves it when the process ends — at the end
+ * of the run, and from a process `exit` hook when a signal or a closed stdout ends it first.
+ *
+ * A session replacement (RPC `new_session`, `switch_session`, `fork`, `clone`) continues the same
+ * trace: every session runs the same machine, so the offline viewer draws one diagram and lists
+ * all sessions' events in order; each session starts with the inspector's `∅ → idle (inspect)`
+ * line, and the trace's extra `sessions` field says where each one starts.
+ */
+import { accessSync, constants, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { dirname, resolve } from "node:path";
+import { errorMessage } from "../errors.js";
+import type { LifecycleInspectionEvent } from "../inspect/lifecycle-inspector.js";
+import { createTraceRecorder, type LifecycleTrace } from "../inspect/trace.js";
+import type { AgentSessionRuntime } from "../runtime/runtime.js";
+import type { AgentSession } from "../session/agent-session.js";
+import { EXIT_FAILURE, EXIT_USAGE } from "./help.js";
+import { CliError } from "./host.js";
+
+/** Events a CLI trace keeps (the oldest are dropped first, and counted in `dropped`): about 600 simple prompts, a ~4.5 MB file. */
+export const CLI_TRACE_MAX_EVENTS = 10_000;
+
+/** One session of a CLI trace. */
+export interface CliTraceSession {
+	sessionId: string;
+	/** Absent for `--no-session`. */
+	sessionFile?: string;
+	/** Index in `events` of the session's first event (0 when earlier events were dropped). */
+	firstEvent: number;
+}
+
+/** A trace `settle --trace` saves: a lifecycle trace (what `settle trace` and `loadTrace` read) plus its sessions. */
+export interface CliLifecycleTrace extends LifecycleTrace {
+	sessions: CliTraceSession[];
+}
+
+/** Records a CLI run's lifecycle into one trace file. */
+export interface CliTrace {
+	/** The absolute path the trace is saved to. */
+	readonly path: string;
+	/**
+	 * Records `runtime`'s current session now and each session that replaces it, and saves the
+	 * trace if the process exits before {@link save} (SIGINT, SIGTERM, stdout closed).
+	 */
+	follow(runtime: AgentSessionRuntime): void;
+	/** The trace recorded so far. */
+	toJSON(): CliLifecycleTrace;
+	/**
+	 * Writes the trace (atomically: a temp file renamed over `path`) and stops the exit hook.
+	 * Throws {@link CliError} (exit 1) naming the path when it cannot be written.
+	 */
+	save(): void;
+}
+
+/**
+ * Checks that a trace can be written to `path` (its folder exists and is writable, the path is not
+ * a folder) before anything runs. Throws {@link CliError} with exit code 2 saying what is wrong.
+ * Returns the absolute path.
+ *
+ * @example
+ * ```ts
+ * const path = checkTracePath("run.trace.json"); // "/home/me/project/run.trace.json"
+ * ```
+ */
+export function checkTracePath(path: string): string {
+	const file = resolve(path);
+	const folder = dirname(file);
+	const fail = (why: string) => new CliError(`--trace ${path}: ${why}`, EXIT_USAGE);
+	let folderStat: ReturnType<typeof statSync>;
+	try {
+		folderStat = statSync(folder);
+	} catch (error) {
+		const code = (error as NodeJS.ErrnoException).code;
+		if (code === "ENOENT" || code === "ENOTDIR") {
+			throw fail(`the folder ${folder} does not exist; create it or choose another path.`);
+		}
+		throw fail(`the folder ${folder} cannot be reached (${code ?? errorMessage(error)}).`);
+	}
+	if (!folderStat.isDirectory()) throw fail(`${folder} is not a folder.`);
+	try {
+		if (statSync(file).isDirectory()) throw fail(`${file} is a folder; give a file name, e.g. ${file}/trace.json.`);
+	} catch (error) {
+		if (error instanceof CliError) throw error;
+		// No such file yet: it is created when the run ends.
+	}
+	try {
+		accessSync(folder, constants.W_OK | constants.X_OK);
+	} catch {
+		throw fail(`the folder ${folder} is not writable.`);
+	}
+	return file;
+}
+
+/**
+ * Starts a CLI trace to `path` (checked with {@link checkTracePath}: throws `CliError` exit 2).
+ * Recording costs O(1) per lifecycle event and keeps at most `maxEvents` events, whatever the
+ * session length; the file is written once, when the run ends.
+ *
+ * @example
+ * ```ts
+ * const trace = startCliTrace("run.trace.json");
+ * trace.follow(runtime);
+ * await runtime.session.prompt("hi");
+ * await runtime.dispose();
+ * trace.save();
+ * ```
+ */
+export function startCliTrace(path: string, options: { maxEvents?: number } = {}): CliTrace {
+	const file = checkTracePath(path);
+	const recorder = createTraceRecorder({ maxEvents: options.maxEvents ?? CLI_TRACE_MAX_EVENTS });
+	// Events recorded in all (the recorder only counts the ones it dropped).
+	let recorded = 0;
+	const observer = (event: LifecycleInspectionEvent) => {
+		recorded++;
+		recorder.observer(event);
+	};
+	const sessions: { sessionId: string; sessionFile: string | undefined; start: number }[] = [];
+	let current: { session: AgentSession; subscription: { unsubscribe(): void } } | undefined;
+	const attach = (session: AgentSession) => {
+		// A replacement that rolls back binds the old session again: it is already recorded.
+		if (current?.session === session) return;
+		current?.subscription.unsubscribe();
+		sessions.push({ sessionId: session.sessionId, sessionFile: session.sessionFile, start: recorded });
+		current = { session, subscription: session.inspect(observer) };
+	};
+	const onExit = () => {
+		try {
+			write();
+		} catch (error) {
+			process.stderr.write(`Error: ${errorMessage(error)}\n`);
+		}
+	};
+	const toJSON = (): CliLifecycleTrace => {
+		const trace = recorder.toJSON();
+		const firstKept = recorded - trace.events.length;
+		// Sessions whose events were all dropped are left out, except the one the kept events begin in.
+		const kept = sessions.filter((_part, i) => (sessions[i + 1]?.start ?? recorded + 1) > firstKept);
+		return {
+			...trace,
+			sessions: kept.map((part) => ({
+				sessionId: part.sessionId,
+				...(part.sessionFile !== undefined ? { sessionFile: part.sessionFile } : {}),
+				firstEvent: Math.max(0, part.start - firstKept),
+			})),
+		};
+	};
+	const write = () => {
+		const temp = `${file}.${process.pid}.tmp`;
+		try {
+			writeFileSync(temp, `${JSON.stringify(toJSON(), null, 2)}\n`, "utf8");
+			renameSync(temp, file);
+		} catch (error) {
+			rmSync(temp, { force: true });
+			throw new CliError(
+				`Could not save the trace to ${file}: ${errorMessage(error).replaceAll(temp, file)}`,
+				EXIT_FAILURE,
+			);
+		}
+	};
+	return {
+		path: file,
+		follow(runtime) {
+			attach(runtime.session);
+			// Each mode sets its own rebind callback (print, JSON, RPC): whichever it is, the new
+			// session is recorded before the mode binds it, so its first prompt is in the trace.
+			const setRebind = runtime.setRebindSession.bind(runtime);
+			runtime.setRebindSession = (rebind) =>
+				setRebind((session) => {
+					attach(session);
+					return rebind?.(session);
+				});
+			runtime.setRebindSession(undefined);
+			process.on("exit", onExit);
+		},
+		toJSON,
+		save() {
+			process.off("exit", onExit);
+			write();
+		},
+	};
+}
