@@ -1,7 +1,8 @@
 /**
  * Offline trace viewer: one standalone HTML file (no network, no dependencies) with the machine's
  * diagram and the recorded events. Selecting an event (click, or ↑/↓) highlights the state the
- * machine was in at that moment and every state visited before it, and scrolls that state into view.
+ * machine was in at that moment and every state visited before it (since the actor started: a trace
+ * that goes on across sessions starts over at each), and scrolls that state into view.
  */
 import type { AnyStateMachine } from "xstate";
 import { promptOperationMachine } from "../../machines/prompt-operation.machine.js";
@@ -45,7 +46,12 @@ export function renderTraceHtml(
 		.map((event, i) => `<li data-i="${i}" class="kind-${event.kind}">${esc(formatLifecycleEvent(event, origin))}</li>`)
 		.join("\n");
 	const states = trace.events.map((event) => (event.kind === "state" ? event.to : null));
-	const data = JSON.stringify({ machineId, states })
+	// A state event from nowhere after the first is a new actor (the CLI's trace goes on across
+	// session replacements): "visited" starts over there.
+	const starts = trace.events.flatMap((event, i) =>
+		i > 0 && event.kind === "state" && (event.from ?? null) === null ? [i] : [],
+	);
+	const data = JSON.stringify({ machineId, states, starts })
 		.replace(/</g, "\\u003c")
 		.replace(/\u2028|\u2029/g, "");
 	return `<!doctype html>
@@ -95,6 +101,7 @@ function select(i) {
   const visited = new Set();
   let current = [];
   for (let j = 0; j <= i; j++) {
+    if (data.starts.includes(j)) visited.clear();
     if (data.states[j] === null) continue;
     current = ids(data.states[j]);
     current.forEach((id) => visited.add(id));

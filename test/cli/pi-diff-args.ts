@@ -192,7 +192,7 @@ export const PI_ONLY_VALUE = [
  * (project trust), `--faux`/`--faux-script` (the offline scripted model). pi reports them as unknown.
  */
 export const SETTLE_ONLY_BOOLEAN = ["--json", "--rpc", "--approve", "--no-approve", "--faux"];
-export const SETTLE_ONLY_VALUE = ["--cwd", "--agent-dir", "--faux-script"];
+export const SETTLE_ONLY_VALUE = ["--cwd", "--agent-dir", "--faux-script", "--trace"];
 
 /** Arguments that are neither known options nor values: extension flags, messages, files, odd dashes. */
 const OTHERS = [
@@ -218,7 +218,7 @@ const OTHERS = [
 
 /**
  * Words one CLI gives a meaning the other lacks, kept out of random strings: the one-sided options
- * (their own properties) and Settle's commands `demo` and `viz` (named "Settle-only command": as the
+ * (their own properties) and Settle's commands `demo`, `viz` and `trace` (named "Settle-only command": as the
  * first argument they are commands in Settle, messages in pi).
  */
 const ONE_SIDED = new Set([
@@ -228,6 +228,7 @@ const ONE_SIDED = new Set([
 	...SETTLE_ONLY_VALUE,
 	"demo",
 	"viz",
+	"trace",
 ]);
 
 /** One random argument from the shared vocabulary (options, values, messages, files, extension flags). */

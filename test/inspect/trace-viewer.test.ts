@@ -103,6 +103,25 @@ describe("renderTraceHtml", () => {
 		}
 	});
 
+	it("starts the visited states over where a trace goes on with a new session's actor", async () => {
+		const trace = await recordExampleTrace();
+		expect(trace.events[0]).toMatchObject({ kind: "state", from: null, to: "idle", trigger: "inspect" });
+		const twoSessions = { ...trace, events: [...trace.events, ...trace.events] };
+		const view = await open(renderTraceHtml(twoSessions, promptOperationMachine));
+		try {
+			await view.page.locator(`li[data-i="${trace.events.length - 1}"]`).click();
+			expect(await view.visited()).toContain("promptOperation.retrying");
+			await view.page.keyboard.press("ArrowDown");
+			expect(await view.current()).toEqual(["promptOperation.idle"]);
+			expect(await view.visited()).toEqual(["promptOperation.idle"]);
+			await view.page.locator(`li[data-i="${2 * trace.events.length - 1}"]`).click();
+			expect(await view.visited()).toContain("promptOperation.retrying");
+			expect(view.errors).toEqual([]);
+		} finally {
+			await view.close();
+		}
+	});
+
 	it("keeps event text from breaking out of the script or the markup", () => {
 		const html = renderTraceHtml(
 			{

@@ -1990,6 +1990,80 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/tools/image-resize.property.test.ts"],
 	},
+	{
+		id: "G10",
+		file: "src/cli/trace.ts",
+		description: "a trace is not saved when settle ends on a signal",
+		edits: [
+			{
+				find: 'process.on("exit", onExit);',
+				replace: "",
+			},
+		],
+		tests: ["test/cli/trace.test.ts"],
+	},
+	{
+		id: "G11",
+		file: "src/cli/trace.ts",
+		description: "a session that replaces the first is not recorded in the trace",
+		edits: [
+			{
+				find: "attach(session);\n",
+				replace: "",
+			},
+		],
+		tests: ["test/cli/trace.test.ts", "test/cli/trace-recorder.property.test.ts"],
+	},
+	{
+		id: "G12",
+		file: "src/cli/trace.ts",
+		description: "a --trace folder that is not writable is accepted",
+		edits: [
+			{
+				find: "accessSync(folder, constants.W_OK | constants.X_OK);",
+				replace: "accessSync(folder, constants.F_OK);",
+			},
+		],
+		tests: ["test/cli/trace.test.ts"],
+	},
+	{
+		id: "G13",
+		file: "src/cli/trace-command.ts",
+		description: "settle trace run.json writes run.json.html",
+		edits: [
+			{
+				// biome-ignore lint/suspicious/noTemplateCurlyInString: the source text of a template literal
+				find: 'return `${tracePath.replace(/\\.json$/i, "")}.html`;',
+				// biome-ignore lint/suspicious/noTemplateCurlyInString: the source text of a template literal
+				replace: "return `${tracePath}.html`;",
+			},
+		],
+		tests: ["test/cli/trace.test.ts"],
+	},
+	{
+		id: "G14",
+		file: "src/cli/trace.ts",
+		description: "a bounded trace's session index ignores the dropped events",
+		edits: [
+			{
+				find: "firstEvent: Math.max(0, part.start - firstKept),",
+				replace: "firstEvent: Math.max(0, part.start),",
+			},
+		],
+		tests: ["test/cli/trace-recorder.property.test.ts"],
+	},
+	{
+		id: "G15",
+		file: "src/inspect/trace-viewer.ts",
+		description: "the viewer keeps earlier sessions' states as visited",
+		edits: [
+			{
+				find: "if (data.starts.includes(j)) visited.clear();",
+				replace: "",
+			},
+		],
+		tests: ["test/inspect/trace-viewer.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */

@@ -1,7 +1,7 @@
 /**
  * Cost of `settle --rpc --trace` over a long session (a standalone script, not a test):
  *
- *   npx tsx test/cli/trace-bench.ts [prompts]
+ *   npx tsx bench/cli-trace.ts [prompts]
  *
  * Runs the same RPC session (faux echo model, default 1500 prompts) without and with --trace and
  * prints JSON: per-prompt latency early vs late in each run, the traced/untraced ratios, the
@@ -13,10 +13,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { fileURLToPath, pathToFileURL } from "node:url";
-import { CLI_TRACE_MAX_EVENTS } from "../../src/cli/trace.js";
+import { CLI_TRACE_MAX_EVENTS } from "../src/cli/trace.js";
 
 // As helpers.ts (which needs vitest): the CLI from its sources.
-const ROOT = fileURLToPath(new URL("../..", import.meta.url));
+const ROOT = fileURLToPath(new URL("..", import.meta.url));
 const CLI_FROM_SOURCES = [
 	"--import",
 	pathToFileURL(join(ROOT, "node_modules/tsx/dist/loader.mjs")).href,
