@@ -15,6 +15,7 @@ import { type CliMode, type ParsedArgs, parseArgs } from "./args.js";
 import { runDemo } from "./demo.js";
 import { EXIT_FAILURE, EXIT_OK, EXIT_USAGE, helpText } from "./help.js";
 import { CliError, oneLine, startHost } from "./host.js";
+import { runInteractiveMode, startsInteractive } from "./interactive-mode.js";
 import type { CliOutput } from "./print-mode.js";
 import { runPrintMode } from "./print-mode.js";
 import { runRpcMode } from "./rpc-mode.js";
@@ -58,17 +59,19 @@ export async function main(argv: readonly string[], out: CliOutput = processOutp
 
 		if (args.listModels !== undefined) return await listModels(args, out);
 
-		const mode: CliMode = args.mode ?? "text";
+		const mode: CliMode = args.mode ?? (startsInteractive(args) ? "interactive" : "text");
+		// The chat reads its lines from stdin: no piped prompt, and a prompt is not required.
+		const readsPrompt = mode !== "rpc" && mode !== "interactive";
 		const noPrompt = () => {
 			out.stderr(
-				'Error: no prompt. Give one (settle -p "<prompt>"), pipe it on stdin, or use --rpc. See settle --help.\n',
+				'Error: no prompt. Give one (settle -p "<prompt>"), pipe it on stdin, or use --rpc; -i starts a chat. See settle --help.\n',
 			);
 			return EXIT_USAGE;
 		};
 		// Fail fast without a prompt, unless an extension flag took the next argument (a boolean one gives it back).
 		let piped: string | undefined;
 		const mayReclaim = args.unknownFlags.some((flag) => flag.valueWasNextArg);
-		if (mode !== "rpc" && args.messages.length === 0 && args.fileArgs.length === 0 && !mayReclaim) {
+		if (readsPrompt && args.messages.length === 0 && args.fileArgs.length === 0 && !mayReclaim) {
 			piped = await readPipedStdin();
 			if (!piped?.trim()) return noPrompt();
 		}
@@ -78,7 +81,7 @@ export async function main(argv: readonly string[], out: CliOutput = processOutp
 		let messages = host.messages;
 		// As pi: the @files' text goes before the first prompt (it ends with a newline), or is the prompt.
 		if (files.text) messages = [`${files.text}${messages[0] ?? ""}`, ...messages.slice(1)];
-		if (mode !== "rpc") {
+		if (readsPrompt) {
 			// As pi: piped text (trimmed) is the prompt, or goes before the first prompt (`cat log | settle -p "why?"`).
 			piped ??= await readPipedStdin();
 			const stdinText = piped?.trim();
@@ -94,13 +97,17 @@ export async function main(argv: readonly string[], out: CliOutput = processOutp
 		}
 		for (const warning of host.warnings) out.stderr(`Warning: ${oneLine(warning.message)}\n`);
 		const noModel = runtime.session.model === undefined;
-		if (runtime.modelFallbackMessage && (!noModel || mode === "rpc")) {
+		if (runtime.modelFallbackMessage && (!noModel || !readsPrompt)) {
 			out.stderr(`Warning: ${runtime.modelFallbackMessage}\n`);
 		}
 		// Signals and a closed stdout end the process cleanly while it runs (the real process only).
-		const release = out === processOutput ? guardRuntime(runtime) : () => {};
+		const release = out === processOutput && mode !== "interactive" ? guardRuntime(runtime) : () => {};
 		try {
 			if (mode === "rpc") return await runRpcMode(runtime, process.stdin, out);
+			if (mode === "interactive") {
+				const handleSignals = out === processOutput;
+				return await runInteractiveMode(runtime, { messages, images: files.images, handleSignals }, out);
+			}
 			if (noModel) {
 				out.stderr(`Error: ${runtime.modelFallbackMessage ?? "No model selected."}\n`);
 				return EXIT_FAILURE;
