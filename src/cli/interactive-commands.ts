@@ -230,8 +230,13 @@ async function resume(host: CommandHost, args: string): Promise<void> {
 		host.print("Resume cancelled by an extension.");
 		return;
 	}
-	host.print(`Resumed ${runtime.session.sessionId} (${runtime.session.messages.length} messages): ${path}`);
+	host.print(`Resumed ${runtime.session.sessionId} (${conversationLength(runtime)} messages): ${path}`);
 	printRecap(host);
+}
+
+/** Messages of the conversation in the context (the system prompt's record is not one). */
+export function conversationLength(runtime: AgentSessionRuntime): number {
+	return runtime.session.messages.filter((message) => message.role !== "system").length;
 }
 
 /** The last exchange of a resumed session, so the user sees where it stands. */
@@ -250,7 +255,7 @@ export function printRecap(host: Pick<CommandHost, "runtime" | "notice">): void 
 function describeSession(info: SessionInfo, runtime: AgentSessionRuntime): string {
 	const current = info.path === runtime.session.sessionFile ? " (current)" : "";
 	const title = info.name ? `${info.name}: ` : "";
-	return `${info.id.slice(0, 8)}  ${info.modified.toISOString().slice(0, 16).replace("T", " ")}  ${info.messageCount} msgs  ${title}${clip(firstLine(info.firstMessage), 60)}${current}`;
+	return `${info.id}  ${info.modified.toISOString().slice(0, 16).replace("T", " ")}  ${info.messageCount} msgs  ${title}${clip(firstLine(info.firstMessage), 60)}${current}`;
 }
 
 async function fork(host: CommandHost, args: string): Promise<void> {
@@ -351,7 +356,7 @@ function sessionInfo(host: CommandHost): void {
 	host.print(`  file: ${sessionLocation(host.runtime)}`);
 	host.print(`  cwd: ${host.runtime.cwd}`);
 	host.print(
-		`  messages: ${stats.totalMessages} (${stats.userMessages} yours, ${stats.assistantMessages} answers, ${stats.toolCalls} tool calls)`,
+		`  messages: ${conversationLength(host.runtime)} (${stats.userMessages} yours, ${stats.assistantMessages} answers, ${stats.toolCalls} tool calls)`,
 	);
 	const { tokens } = stats;
 	host.print(

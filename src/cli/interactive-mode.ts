@@ -20,6 +20,7 @@ import type { ParsedArgs } from "./args.js";
 import { EXIT_OK } from "./help.js";
 import {
 	type CommandHost,
+	conversationLength,
 	findBuiltin,
 	parseSlashCommand,
 	printRecap,
@@ -390,7 +391,7 @@ function printBanner(
 	const model = session.model ? `${session.model.provider}/${session.model.id}` : "none (/model to pick one)";
 	printer.line(style.bold("settle interactive"));
 	printer.line(`  model: ${model}, thinking ${session.thinkingLevel}`);
-	const count = session.messages.length;
+	const count = conversationLength(runtime);
 	printer.line(`  session: ${sessionLocation(runtime)}${count > 0 ? ` (resumed, ${count} messages)` : ""}`);
 	printer.line(`  cwd: ${runtime.cwd}`);
 	if (count > 0) printRecap({ runtime, notice: (line) => printer.notice(line) });
