@@ -100,8 +100,8 @@ export function toolResultText(result: AgentToolResult | undefined): string {
 export class TranscriptPrinter {
 	private atLineStart = true;
 	private block: "text" | "thinking" | undefined;
-	/** The text the user just typed: its user message is not printed again. */
-	private ownText: string | undefined;
+	/** Texts the user typed in this operation: their user messages are not printed again. */
+	private ownTexts: string[] = [];
 	private abortShown = false;
 	private queued = { steering: 0, followUp: 0 };
 
@@ -140,7 +140,8 @@ export class TranscriptPrinter {
 
 	/** The next user message with this text is the one typed: don't echo it. */
 	expectOwn(text: string): void {
-		this.ownText = text;
+		// Bounded: a text a command or template consumed never comes back as a message.
+		if (this.ownTexts.push(text) > 20) this.ownTexts.shift();
 	}
 
 	/** After a Ctrl+C abort: says so, unless the aborted answer already did. */
@@ -160,8 +161,9 @@ export class TranscriptPrinter {
 				const message = event.message as { role: string; content?: unknown; display?: boolean; customType?: string };
 				if (message.role === "user") {
 					const text = userMessageText(message.content as never);
-					if (text === this.ownText) {
-						this.ownText = undefined;
+					const own = this.ownTexts.indexOf(text);
+					if (own !== -1) {
+						this.ownTexts.splice(own, 1);
 						return;
 					}
 					this.line(s.dim(`» ${firstLine(text)}`));

@@ -151,6 +151,61 @@ describe("settle -i: a conversation", () => {
 		]);
 	});
 
+	it("prints thinking as [thinking] lines, a model error, and the automatic retry", async () => {
+		mkdirSync(cli.agentDir, { recursive: true });
+		writeFileSync(join(cli.agentDir, "settings.json"), JSON.stringify({ retry: { baseDelayMs: 1 } }));
+		const steps = script([
+			{ stopReason: "error", errorMessage: "529 overloaded" },
+			{ thinking: "pondering the question", text: "the answer" },
+		]);
+		const chat = repl(["--faux-script", steps, "--no-session"]);
+		await chat.idle(0);
+		const shown = await chat.say("a question", "the answer");
+		expectInOrder(shown, [
+			"a question\n",
+			"Error: 529 overloaded\n",
+			"Retrying in 0.0 s, attempt 1/3: 529 overloaded\n",
+			"[thinking] pondering the question\n",
+			"the answer\n",
+			"Retry 1 succeeded.\n",
+			PROMPT,
+		]);
+		expect(await chat.end()).toBe(0);
+	});
+
+	it("the end of input during a run: the run finishes, then the chat exits 0", async () => {
+		const chat = repl([
+			"--faux-script",
+			script([{ toolCalls: [{ name: "bash", arguments: { command: GATED_COMMAND } }] }, "finished"]),
+		]);
+		await chat.idle(0);
+		chat.send("work");
+		await fileAppears(cli.project, "started");
+		chat.child.stdin.end();
+		writeFileSync(join(cli.project, "gate"), "");
+		expect(await chat.exited).toBe(0);
+		expectInOrder(chat.stdout, ["  opened\n", "finished\n"]);
+		expect(transcript(bannerSessionFile(chat.stdout)).at(-1)).toBe("assistant: finished");
+	});
+
+	it("SIGTERM during a run ends the process as the other modes do: the command killed, the session closed, exit 143", async () => {
+		const chat = repl([
+			"--faux-script",
+			script([{ toolCalls: [{ name: "bash", arguments: { command: GATED_COMMAND } }] }]),
+		]);
+		await chat.idle(0);
+		chat.send("work");
+		await fileAppears(cli.project, "started");
+		chat.child.kill("SIGTERM");
+		expect(await chat.exited).toBe(143);
+		expect(transcript(bannerSessionFile(chat.stdout))).toEqual([
+			"user: work",
+			"assistant: →bash [toolUse]",
+			"toolResult: Command aborted",
+			"assistant:  [aborted]",
+		]);
+	});
+
 	it("/followup queues a message for after the run; it runs when the run would stop", async () => {
 		const chat = repl([
 			"--faux-script",
@@ -254,6 +309,35 @@ describe("settle -i: built-in commands", () => {
 		expect(transcript(firstFile)).toEqual(["user: the first session", "assistant: the first session"]);
 	});
 
+	it("/fork branches into a new session before the last message; the old file keeps everything", async () => {
+		const chat = repl(["--faux"]);
+		await chat.idle(0);
+		await chat.say("first question", "first question\n>");
+		await chat.say("second question", "second question\n>");
+		const oldFile = bannerSessionFile(chat.stdout);
+		const forked = await chat.say("/fork");
+		const newFile = /^Forked into a new session \((\S+)\), just before your message: second question$/m.exec(
+			forked,
+		)?.[1];
+		expect(newFile).toBeDefined();
+		expect(newFile).not.toBe(oldFile);
+		await chat.say("another second", "another second\n>");
+		expect(await chat.say("/fork nope")).toContain("Error: No entry of this session has an id starting with nope.\n");
+		expect(await chat.end()).toBe(0);
+		expect(transcript(newFile!)).toEqual([
+			"user: first question",
+			"assistant: first question",
+			"user: another second",
+			"assistant: another second",
+		]);
+		expect(transcript(oldFile)).toEqual([
+			"user: first question",
+			"assistant: first question",
+			"user: second question",
+			"assistant: second question",
+		]);
+	});
+
 	it("/compact summarizes the conversation; a second /compact reports why not, in one line", async () => {
 		mkdirSync(cli.agentDir, { recursive: true });
 		writeFileSync(join(cli.agentDir, "settings.json"), JSON.stringify({ compaction: { keepRecentTokens: 1 } }));
@@ -301,6 +385,20 @@ describe("settle -i: built-in commands", () => {
 });
 
 describe("settle -i: extensions", () => {
+	it("a prompt template runs as a slash command (expanded) and is listed in /help", async () => {
+		mkdirSync(join(cli.agentDir, "prompts"), { recursive: true });
+		writeFileSync(
+			join(cli.agentDir, "prompts", "greet.md"),
+			"---\ndescription: Greets someone\n---\nSay hello to $1 please",
+		);
+		const chat = repl(["--faux", "--no-session"]);
+		await chat.idle(0);
+		expect(await chat.say("/help")).toMatch(/^ {2}\/greet +Greets someone$/m);
+		// The faux model echoes the expanded text.
+		expect(await chat.say("/greet Bob", "Say hello to Bob please\n>")).toContain("Say hello to Bob please\n");
+		expect(await chat.end()).toBe(0);
+	});
+
 	it("an extension command is listed in /help and runs; its ctx.ui.confirm and select are answered by typed lines; notify prints", async () => {
 		const extension = join(cli.dir, "deploy.ts");
 		writeFileSync(
