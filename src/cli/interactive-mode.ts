@@ -295,10 +295,13 @@ export async function runInteractiveMode(
 		}
 		if (busy()) {
 			lastIdleInterrupt = 0;
-			pending.length = 0;
+			// What was typed and not delivered yet is shown, not silently dropped.
+			const unsent = pending.splice(0).map((entry) => entry.line);
 			const target = session();
 			const { steering, followUp } = target.clearQueue();
-			for (const text of [...steering, ...followUp]) printer.notice(`Not sent (queued): ${firstLine(text)}`);
+			for (const text of [...steering, ...followUp, ...unsent]) {
+				if (text.trim()) printer.notice(`Not sent: ${firstLine(text)}`);
+			}
 			target.abortBash();
 			void target.abort().then(() => printer.aborted());
 			return;

@@ -223,7 +223,7 @@ describe("settle -i: a conversation", () => {
 		expect(await chat.end()).toBe(0);
 	});
 
-	it("Ctrl+C (SIGINT) during a run aborts it, keeps what was written, and the chat takes the next line", async () => {
+	it("Ctrl+C (SIGINT) during a run aborts it, keeps what was written, shows the queued line it did not send, and the chat takes the next line", async () => {
 		const chat = repl([
 			"--faux-script",
 			script([{ text: "Starting.", toolCalls: [{ name: "bash", arguments: { command: GATED_COMMAND } }] }]),
@@ -232,9 +232,13 @@ describe("settle -i: a conversation", () => {
 		chat.send("run forever");
 		await fileAppears(cli.project, "started");
 		const from = chat.mark();
+		chat.send("never mind");
+		await chat.until("Queued (steer): never mind\n", from);
 		chat.child.kill("SIGINT");
 		const aborted = await chat.idle(from, "Aborted.\n");
 		expect(aborted).not.toContain("again to exit");
+		// The queued steer is not delivered after an abort, and the chat says so.
+		expect(aborted).toContain("Not sent: never mind\n");
 		const after = await chat.say("still there?", "still there?\n>");
 		expectInOrder(after, ["still there?\n", "still there?\n", PROMPT]);
 		expect(await chat.end()).toBe(0);
@@ -384,7 +388,57 @@ describe("settle -i: built-in commands", () => {
 	});
 });
 
+/**
+ * An extension provider whose model streams "partial words", then waits until the request is
+ * aborted (a stream stopped half-way, which the faux model cannot do: it streams at once).
+ */
+const SLOW_PROVIDER = `const usage = () => ({ input: 0, output: 0, cacheRead: 0, cacheWrite: 0, totalTokens: 0, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 } });
+export default function (pi) {
+	pi.registerProvider("slow", {
+		baseUrl: "http://localhost:0",
+		apiKey: "none",
+		api: "slow-api",
+		models: [{ id: "slow-1", name: "Slow", reasoning: false, input: ["text"], cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 }, contextWindow: 100000, maxTokens: 1000 }],
+		streamSimple: (model, _context, options) => {
+			const partial = { role: "assistant", content: [{ type: "text", text: "" }], api: model.api, provider: model.provider, model: model.id, usage: usage(), stopReason: "stop", timestamp: Date.now() };
+			let finish;
+			const result = new Promise((resolve) => { finish = resolve; });
+			async function* events() {
+				yield { type: "start", partial };
+				yield { type: "text_start", contentIndex: 0, partial };
+				partial.content[0].text = "partial words";
+				yield { type: "text_delta", contentIndex: 0, delta: "partial words", partial };
+				await new Promise((resolve) => {
+					if (options?.signal?.aborted) resolve();
+					options?.signal?.addEventListener("abort", resolve);
+				});
+				const error = { ...partial, stopReason: "aborted", errorMessage: "Request was aborted" };
+				finish(error);
+				yield { type: "error", reason: "aborted", error };
+			}
+			return { [Symbol.asyncIterator]: events, result: () => result };
+		},
+	});
+}
+`;
+
 describe("settle -i: extensions", () => {
+	it("/model switches to an extension's model; Ctrl+C while its answer streams keeps the partial answer in the session file", async () => {
+		const extension = join(cli.dir, "slow.ts");
+		writeFileSync(extension, SLOW_PROVIDER);
+		const chat = repl(["--faux", "-e", extension]);
+		await chat.idle(0);
+		expect(await chat.say("/model")).toContain("* faux/faux-1\n  slow/slow-1\n");
+		expect(await chat.say("/model slow/slow-1")).toContain("Model: slow/slow-1, thinking off\n");
+		const from = chat.mark();
+		chat.send("speak");
+		await chat.until("partial words", from);
+		chat.child.kill("SIGINT");
+		expectInOrder(await chat.idle(from, "Aborted."), ["partial words\n", "Aborted.\n", PROMPT]);
+		expect(await chat.end()).toBe(0);
+		expect(transcript(bannerSessionFile(chat.stdout))).toEqual(["user: speak", "assistant: partial words [aborted]"]);
+	});
+
 	it("a prompt template runs as a slash command (expanded) and is listed in /help", async () => {
 		mkdirSync(join(cli.agentDir, "prompts"), { recursive: true });
 		writeFileSync(
