@@ -150,8 +150,10 @@ export function createInteractiveUIContext(
 			return answer;
 		},
 		async editor(title, prefill) {
-			if (prefill) print(`${title} (one line; the current text: ${prefill.split("\n")[0]})`);
-			return questions.ask(prefill ? "> " : `${title}: `);
+			// One line stands for the text; an empty line keeps the text given.
+			const shown = prefill ? ` [${prefill.split("\n")[0]}${prefill.includes("\n") ? " …" : ""}]` : "";
+			const answer = await questions.ask(`${title}${shown}: `);
+			return answer === "" && prefill ? prefill : answer;
 		},
 		notify(message, type = "info") {
 			print(`[${type}] ${message}`, type);

@@ -453,7 +453,7 @@ describe("settle -i: extensions", () => {
 		expect(await chat.end()).toBe(0);
 	});
 
-	it("an extension command is listed in /help and runs; its ctx.ui.confirm and select are answered by typed lines; notify prints", async () => {
+	it("an extension command is listed in /help and runs; its ctx.ui.confirm, select and input are answered by typed lines; notify prints", async () => {
 		const extension = join(cli.dir, "deploy.ts");
 		writeFileSync(
 			extension,
@@ -463,7 +463,8 @@ describe("settle -i: extensions", () => {
 		handler: async (args, ctx) => {
 			const ok = await ctx.ui.confirm("Deploy?", "to " + args);
 			const where = ok ? await ctx.ui.select("Where?", ["eu", "us"]) : undefined;
-			ctx.ui.notify(\`hasUI=\${ctx.hasUI} ok=\${ok} where=\${where}\`, "info");
+			const name = ok ? await ctx.ui.input("Release name?", "e.g. v1") : undefined;
+			ctx.ui.notify(\`hasUI=\${ctx.hasUI} ok=\${ok} where=\${where} name=\${name}\`, "info");
 		},
 	});
 }
@@ -480,13 +481,24 @@ describe("settle -i: extensions", () => {
 		chat.send("y");
 		await chat.until("Choose 1-2 (empty to cancel): ", from);
 		expectInOrder(chat.stdout.slice(from), ["Where?\n", "  1. eu\n", "  2. us\n"]);
-		const done = await chat.say("2", "[info]");
-		expect(done).toContain("[info] hasUI=true ok=true where=us\n");
+		from = chat.mark();
+		chat.send("2");
+		await chat.until("Release name? (e.g. v1): ", from);
+		const done = await chat.say("v1.2", "[info]");
+		expect(done).toContain("[info] hasUI=true ok=true where=us name=v1.2\n");
 
 		from = chat.mark();
 		chat.send("/deploy prod");
 		await chat.until("Deploy?: to prod [y/N] ", from);
-		expect(await chat.say("no", "[info]")).toContain("[info] hasUI=true ok=false where=undefined\n");
+		expect(await chat.say("no", "[info]")).toContain("[info] hasUI=true ok=false where=undefined name=undefined\n");
+
+		// Ctrl+C at a question cancels it (confirm answers false); the chat goes on.
+		from = chat.mark();
+		chat.send("/deploy later");
+		await chat.until("Deploy?: to later [y/N] ", from);
+		chat.child.kill("SIGINT");
+		const cancelled = await chat.idle(from, "[info]");
+		expectInOrder(cancelled, ["(cancelled)\n", "[info] hasUI=true ok=false where=undefined name=undefined\n", PROMPT]);
 		expect(await chat.end()).toBe(0);
 	});
 });
