@@ -89,8 +89,11 @@ describe("settle in a terminal", () => {
 
 		from = term.mark();
 		term.type("again\r");
-		await term.until("again\r\n", term.output.indexOf("again", from) + 1);
+		// Readline echoes the line ("again\r\r\n"), the model's echo follows, then the prompt.
+		await term.until("again\r\n", from);
+		await term.until("> ", term.output.indexOf("again\r\n", from));
 
+		// Both presses reach an idle prompt: the first says how to exit, the second exits.
 		term.type("\x03\x03");
 		expect(await term.exited).toBe(0);
 	});
