@@ -283,7 +283,7 @@ describe("settle -i: built-in commands", () => {
 		expect(info).toMatch(/ {2}tokens: \d+ \(input \d+, output \d+/);
 
 		const fresh = await chat.say("/new");
-		const secondId = /^New session (\S+): (\S+)$/m.exec(fresh)?.[1];
+		const [, secondId, secondFile] = /^New session (\S+): (\S+)$/m.exec(fresh) ?? [];
 		expect(secondId).toBeDefined();
 		expect(secondId).not.toBe(firstId);
 		await chat.say("the second session", "the second session\n>");
@@ -301,6 +301,8 @@ describe("settle -i: built-in commands", () => {
 		expect(resumed).toContain(`Resumed ${firstId} (2 messages): ${firstFile}\n`);
 		expect(resumed).toContain("  last message: the first session\n");
 		expect((await chat.say("/session")).split("\n")).toContain(`Session ${firstId} "alpha"`);
+		expect(await chat.say(`/resume ${secondFile}`)).toContain(`Resumed ${secondId} (2 messages): ${secondFile}\n`);
+		expect(await chat.say(`/resume ${firstFile}`)).toContain(`Resumed ${firstId} (2 messages): ${firstFile}\n`);
 		expect(await chat.say("/resume zzzz")).toContain(
 			"Error: No session of this project has an id starting with zzzz. /resume lists them.\n",
 		);
