@@ -10,6 +10,7 @@
  * next line as their answer. When stdout is not a terminal (a pipe), the prompt `> ` is still
  * written and each line read is echoed after it, so a transcript reads like a session.
  */
+import { join } from "node:path";
 import { createInterface, type Interface } from "node:readline";
 import type { Readable } from "node:stream";
 import { SettleError } from "../errors.js";
@@ -187,7 +188,7 @@ export async function runInteractiveMode(
 				.catch((error: unknown) => {
 					// An extension command that replaced the session ends the old session's prompt: not a failure.
 					if (error instanceof SettleError && error.code === "SESSION_CLOSED" && runtime.session !== target) return;
-					printer.error(error);
+					printer.error(promptErrorForCli(error, runtime.services.agentDir));
 				})
 				.finally(() => {
 					runsInFlight--;
@@ -366,7 +367,8 @@ export async function runInteractiveMode(
 		// Lines read before the end of input are still handled (piped input), then the session settles.
 		await whenQuiet();
 		await session().waitForIdle();
-		if (!printer.lineStart) printer.raw("\n");
+		// The shell's prompt comes next: end the line our prompt left open.
+		if (!printer.lineStart || promptShown || questionShown) out.stdout("\n");
 		return EXIT_OK;
 	} finally {
 		if (handleSignals) {
@@ -383,6 +385,19 @@ export async function runInteractiveMode(
 		if (quiet()) return Promise.resolve();
 		return new Promise((resolve) => quietWaiters.push(resolve));
 	}
+}
+
+/**
+ * The SDK's no-model and missing-key texts tell a program what to register; in the chat the fixes
+ * are a key and /model (print mode says the same for its missing key).
+ */
+function promptErrorForCli(error: unknown, agentDir: string): unknown {
+	if (!(error instanceof SettleError)) return error;
+	const keyHint = `set a provider's key in the environment (ANTHROPIC_API_KEY, OPENAI_API_KEY, GEMINI_API_KEY, …) or in ${join(agentDir, "auth.json")}`;
+	if (error.code === "NO_MODEL")
+		return `No model selected: ${keyHint}, then pick one with /model (or start settle with --faux).`;
+	if (error.code === "NO_AUTH") return `${error.message.split("\n")[0]} To fix it, ${keyHint}.`;
+	return error;
 }
 
 function printBanner(

@@ -268,6 +268,22 @@ describe("settle -i: a conversation", () => {
 	});
 });
 
+describe("settle -i: bad input", () => {
+	it("a prompt the session refuses (a provider without a key) is one error line saying what to do; the chat goes on", async () => {
+		const chat = repl(["--no-session", "--model", "anthropic/claude-sonnet-4-5"], {
+			ANTHROPIC_API_KEY: undefined,
+			ANTHROPIC_OAUTH_TOKEN: undefined,
+		});
+		await chat.idle(0);
+		const refused = await chat.say("hi");
+		expect(refused).toBe(
+			`hi\nError: No API key found for anthropic. To fix it, set a provider's key in the environment (ANTHROPIC_API_KEY, OPENAI_API_KEY, GEMINI_API_KEY, …) or in ${join(cli.agentDir, "auth.json")}.\n${PROMPT}`,
+		);
+		expect(await chat.say("/session")).toContain("  model: anthropic/claude-sonnet-4-5");
+		expect(await chat.end()).toBe(0);
+	});
+});
+
 describe("settle -i: built-in commands", () => {
 	it("/name, /session, /new, /resume (list and id prefix), /quit", async () => {
 		const chat = repl(["--faux"]);
