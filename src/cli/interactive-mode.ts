@@ -82,6 +82,8 @@ export async function runInteractiveMode(
 ): Promise<number> {
 	const input = options.input ?? process.stdin;
 	const terminal = options.terminal ?? (process.stdin.isTTY === true && process.stdout.isTTY === true);
+	// Lines from a pipe are echoed into the transcript; a terminal shows what is typed already.
+	const echoInput = !terminal && (input as { isTTY?: boolean }).isTTY !== true;
 	const style = createStyle(options.color ?? shouldUseColor(process.stdout, process.env));
 	const rl: Interface = createInterface({
 		input,
@@ -250,7 +252,7 @@ export async function runInteractiveMode(
 			while (pending.length > 0) {
 				const { line, echoed } = pending.shift()!;
 				// A pipe's transcript shows each line handled at an idle prompt (a steer shows as "Queued").
-				if (!terminal && !echoed && !host.busy() && line.trim()) printer.line(`${PROMPT}${line}`);
+				if (echoInput && !echoed && !host.busy() && line.trim()) printer.line(`${PROMPT}${line}`);
 				await handleLine(line);
 			}
 		} finally {
@@ -261,7 +263,7 @@ export async function runInteractiveMode(
 	}
 
 	rl.on("line", (line) => {
-		const echoed = !terminal && (promptShown || questionShown);
+		const echoed = echoInput && (promptShown || questionShown);
 		if (echoed) out.stdout(`${line}\n`);
 		promptShown = false;
 		questionShown = false;
