@@ -115,9 +115,9 @@ export async function runInteractiveMode(
 	const questions = new LineQuestions((text) => {
 		if (!printer.lineStart) printer.raw("\n");
 		if (terminal) {
+			// The question stays the prompt (line editing redraws it) until the chat's prompt shows again.
 			rl.setPrompt(text);
 			rl.prompt(true);
-			rl.setPrompt(PROMPT);
 		} else out.stdout(text);
 		questionShown = true;
 		promptShown = false;
@@ -145,8 +145,10 @@ export async function runInteractiveMode(
 		if (closing || questions.pending || pending.length > 0 || busy()) return;
 		if (promptShown) return;
 		if (!printer.lineStart) printer.raw("\n");
-		if (terminal) rl.prompt(true);
-		else out.stdout(PROMPT);
+		if (terminal) {
+			rl.setPrompt(PROMPT);
+			rl.prompt(true);
+		} else out.stdout(PROMPT);
 		promptShown = true;
 	}
 
