@@ -8,8 +8,8 @@ import type { ThinkingLevel } from "../llm/types.js";
 /** The thinking levels `--thinking` accepts. */
 export const THINKING_LEVELS: readonly ThinkingLevel[] = ["off", "minimal", "low", "medium", "high", "xhigh"];
 
-/** How the CLI runs. */
-export type CliMode = "text" | "json" | "rpc";
+/** How the CLI runs (`interactive`: the line-oriented chat of `interactive-mode.ts`). */
+export type CliMode = "text" | "json" | "rpc" | "interactive";
 
 /** A problem with the command line (always a usage error). */
 export interface ArgDiagnostic {
@@ -161,6 +161,10 @@ export function parseArgs(argv: readonly string[]): ParsedArgs {
 			case "--rpc":
 				result.mode = "rpc";
 				continue;
+			case "--interactive":
+			case "-i":
+				result.mode = "interactive";
+				continue;
 			case "--continue":
 			case "-c":
 				result.continue = true;
@@ -205,9 +209,12 @@ export function parseArgs(argv: readonly string[]): ParsedArgs {
 function applyValueOption(result: ParsedArgs, option: string, value: string): void {
 	switch (option) {
 		case "--mode":
-			if (value === "text" || value === "json" || value === "rpc") result.mode = value;
+			if (value === "text" || value === "json" || value === "rpc" || value === "interactive") result.mode = value;
 			else
-				result.diagnostics.push({ type: "error", message: `Invalid mode "${value}". Valid values: text, json, rpc` });
+				result.diagnostics.push({
+					type: "error",
+					message: `Invalid mode "${value}". Valid values: text, json, rpc, interactive`,
+				});
 			return;
 		case "--model":
 			result.model = value;
@@ -296,6 +303,12 @@ function checkCombinations(result: ParsedArgs): void {
 			type: "error",
 			message:
 				'--rpc reads commands from stdin; send prompts as {"type":"prompt","message":…} lines instead of arguments.',
+		});
+	}
+	if (result.mode === "interactive" && result.print) {
+		result.diagnostics.push({
+			type: "error",
+			message: "Use either -i/--interactive (a chat) or -p/--print (run the prompts and exit), not both.",
 		});
 	}
 	if (result.mode === "rpc" && result.fileArgs.length > 0) {

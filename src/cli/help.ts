@@ -21,6 +21,7 @@ export function helpText(extensionFlags: readonly { name: string; type: string; 
 	return `settle — coding-agent sessions on explicit, inspectable state machines
 
 Usage:
+  settle [-i] [prompt…] [options]       chat in the terminal (the default when stdin and stdout are terminals)
   settle -p "<prompt>" [options]        one prompt, the final answer on stdout
   settle --json "<prompt>" [options]    every session event as a JSON line
   settle --rpc [options]                JSONL commands on stdin, responses and events on stdout
@@ -35,7 +36,8 @@ Options:
   -p, --print [prompt]          Run the prompt(s) and print the final answer (default mode)
   --json                        Print every event as JSON lines (first line: the session header)
   --rpc                         Serve pi's RPC protocol on stdin/stdout
-  --mode <text|json|rpc>        Same as the three above (pi's spelling)
+  -i, --interactive             Chat: each line is a prompt (/help lists the commands); prompts given run first
+  --mode <text|json|rpc|interactive>  Same as the options above (pi's spelling)
   --model <provider/id>         Model to use (also a bare id when it is unique)
   --thinking <level>            off, minimal, low, medium, high, xhigh (clamped to the model)
   --cwd <dir>                   Project directory (default: the current directory); with --session,

@@ -15,6 +15,7 @@ import { type CliMode, type ParsedArgs, parseArgs } from "./args.js";
 import { runDemo } from "./demo.js";
 import { EXIT_FAILURE, EXIT_OK, EXIT_USAGE, helpText } from "./help.js";
 import { CliError, oneLine, startHost } from "./host.js";
+import { runInteractiveMode, startsInteractive } from "./interactive-mode.js";
 import type { CliOutput } from "./print-mode.js";
 import { runPrintMode } from "./print-mode.js";
 import { runRpcMode } from "./rpc-mode.js";
@@ -64,30 +65,33 @@ export async function main(argv: readonly string[], out: CliOutput = processOutp
 
 		if (args.listModels !== undefined) return await listModels(args, out);
 
-		const mode: CliMode = args.mode ?? "text";
+		const mode: CliMode = args.mode ?? (startsInteractive(args) ? "interactive" : "text");
 		// A trace path that cannot be written fails before anything runs.
 		const trace = args.trace !== undefined ? startCliTrace(args.trace) : undefined;
+		// The chat reads its lines from stdin: no piped prompt, and a prompt is not required.
+		const readsPrompt = mode !== "rpc" && mode !== "interactive";
 		const noPrompt = () => {
 			out.stderr(
-				'Error: no prompt. Give one (settle -p "<prompt>"), pipe it on stdin, or use --rpc. See settle --help.\n',
+				'Error: no prompt. Give one (settle -p "<prompt>"), pipe it on stdin, or use --rpc; -i starts a chat. See settle --help.\n',
 			);
 			return EXIT_USAGE;
 		};
 		// Fail fast without a prompt, unless an extension flag took the next argument (a boolean one gives it back).
 		let piped: string | undefined;
 		const mayReclaim = args.unknownFlags.some((flag) => flag.valueWasNextArg);
-		if (mode !== "rpc" && args.messages.length === 0 && args.fileArgs.length === 0 && !mayReclaim) {
+		if (readsPrompt && args.messages.length === 0 && args.fileArgs.length === 0 && !mayReclaim) {
 			piped = await readPipedStdin();
 			if (!piped?.trim()) return noPrompt();
 		}
-		const files = await readFileArguments(args.fileArgs);
+		const fileArguments = await readFileArguments(args.fileArgs);
 		const host = await startHost(args);
 		const { runtime } = host;
 		trace?.follow(runtime);
+		const files = await fileArgumentsPrompt(fileArguments, runtime.services.settingsManager.getImageAutoResize());
 		let messages = host.messages;
 		// As pi: the @files' text goes before the first prompt (it ends with a newline), or is the prompt.
 		if (files.text) messages = [`${files.text}${messages[0] ?? ""}`, ...messages.slice(1)];
-		if (mode !== "rpc") {
+		if (readsPrompt) {
 			// As pi: piped text (trimmed) is the prompt, or goes before the first prompt (`cat log | settle -p "why?"`).
 			piped ??= await readPipedStdin();
 			const stdinText = piped?.trim();
@@ -103,13 +107,17 @@ export async function main(argv: readonly string[], out: CliOutput = processOutp
 		}
 		for (const warning of host.warnings) out.stderr(`Warning: ${oneLine(warning.message)}\n`);
 		const noModel = runtime.session.model === undefined;
-		if (runtime.modelFallbackMessage && (!noModel || mode === "rpc")) {
+		if (runtime.modelFallbackMessage && (!noModel || !readsPrompt)) {
 			out.stderr(`Warning: ${runtime.modelFallbackMessage}\n`);
 		}
 		// Signals and a closed stdout end the process cleanly while it runs (the real process only).
-		const release = out === processOutput ? guardRuntime(runtime) : () => {};
+		const release = out === processOutput && mode !== "interactive" ? guardRuntime(runtime) : () => {};
 		try {
 			if (mode === "rpc") return await runRpcMode(runtime, process.stdin, out);
+			if (mode === "interactive") {
+				const handleSignals = out === processOutput;
+				return await runInteractiveMode(runtime, { messages, images: files.images, handleSignals }, out);
+			}
 			if (noModel) {
 				out.stderr(`Error: ${runtime.modelFallbackMessage ?? "No model selected."}\n`);
 				return EXIT_FAILURE;
@@ -167,14 +175,16 @@ async function listModels(args: ParsedArgs, out: CliOutput): Promise<number> {
 	}
 }
 
+/** An `@file` argument read before the session starts: a text file's `<file>` block, or an image's bytes. */
+type FileArgument = { text: string } | { absolute: string; data: string; mimeType: string };
+
 /**
  * `@file` arguments as pi reads them (paths relative to the shell's directory): a text file as
- * `<file name="/abs">\n…\n</file>\n`, an image as an attachment with an empty `<file>` tag; empty
- * files are skipped. Throws {@link CliError} (usage) for a file that is missing or unreadable.
+ * `<file name="/abs">\n…\n</file>\n`, an image as its base64 data; empty files are skipped. Throws
+ * {@link CliError} (usage) for a file that is missing or unreadable, before anything starts.
  */
-async function readFileArguments(paths: readonly string[]): Promise<{ text: string; images: ImageContent[] }> {
-	let text = "";
-	const images: ImageContent[] = [];
+async function readFileArguments(paths: readonly string[]): Promise<FileArgument[]> {
+	const files: FileArgument[] = [];
 	for (const path of paths) {
 		const absolute = resolve(resolveReadPath(path, process.cwd()));
 		let size: number;
@@ -186,17 +196,34 @@ async function readFileArguments(paths: readonly string[]): Promise<{ text: stri
 		if (size === 0) continue;
 		try {
 			const mimeType = await detectImageMimeTypeFromFile(absolute);
-			if (!mimeType) {
-				text += `<file name="${absolute}">\n${await readFile(absolute, "utf8")}\n</file>\n`;
-				continue;
-			}
-			// As pi: resized like the read tool's images; the <file> tag holds the dimension note or why it was left out.
-			const { image, note } = await prepareImageForPrompt((await readFile(absolute)).toString("base64"), mimeType);
-			if (image) images.push(image);
-			text += `<file name="${absolute}">${note}</file>\n`;
+			if (mimeType) files.push({ absolute, data: (await readFile(absolute)).toString("base64"), mimeType });
+			else files.push({ text: `<file name="${absolute}">\n${await readFile(absolute, "utf8")}\n</file>\n` });
 		} catch (error) {
 			throw new CliError(`Could not read file ${absolute}: ${errorMessage(error)}`, EXIT_USAGE);
 		}
+	}
+	return files;
+}
+
+/**
+ * The `@file` arguments as prompt text and attachments. As pi: images are resized like the read
+ * tool's unless the `images.autoResize` setting is off, and each image's `<file>` tag holds the
+ * dimension note or why it was left out.
+ */
+async function fileArgumentsPrompt(
+	files: readonly FileArgument[],
+	autoResize: boolean,
+): Promise<{ text: string; images: ImageContent[] }> {
+	let text = "";
+	const images: ImageContent[] = [];
+	for (const file of files) {
+		if ("text" in file) {
+			text += file.text;
+			continue;
+		}
+		const { image, note } = await prepareImageForPrompt(file.data, file.mimeType, { autoResize });
+		if (image) images.push(image);
+		text += `<file name="${file.absolute}">${note}</file>\n`;
 	}
 	return { text, images };
 }

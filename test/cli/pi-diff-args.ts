@@ -191,7 +191,7 @@ export const PI_ONLY_VALUE = [
  * `--json`/`--rpc` (short for `--mode json|rpc`), `--cwd`, `--agent-dir`, `--approve`/`--no-approve`
  * (project trust), `--faux`/`--faux-script` (the offline scripted model). pi reports them as unknown.
  */
-export const SETTLE_ONLY_BOOLEAN = ["--json", "--rpc", "--approve", "--no-approve", "--faux"];
+export const SETTLE_ONLY_BOOLEAN = ["--json", "--rpc", "--approve", "--no-approve", "--faux", "-i", "--interactive"];
 export const SETTLE_ONLY_VALUE = ["--cwd", "--agent-dir", "--faux-script", "--trace"];
 
 /** Arguments that are neither known options nor values: extension flags, messages, files, odd dashes. */

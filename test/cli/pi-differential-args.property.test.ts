@@ -73,7 +73,7 @@ function compareOutcome(argv: readonly string[]): boolean {
 			settleFacts.add(`unknown ${missing[1]}`);
 			continue;
 		}
-		const mode = /^error Invalid mode "([\s\S]*)"\. Valid values: text, json, rpc$/.exec(fact);
+		const mode = /^error Invalid mode "([\s\S]*)"\. Valid values: text, json, rpc, interactive$/.exec(fact);
 		if (mode) {
 			// "stricter": pi ignores an invalid --mode value.
 			expect(argv.some((arg, i) => arg === "--mode" && argv[i + 1] === mode[1])).toBe(true);

@@ -2064,6 +2064,90 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/inspect/trace-viewer.test.ts"],
 	},
+	{
+		id: "G16",
+		file: "src/cli/main.ts",
+		description: "@file images are resized even with the images.autoResize setting off",
+		edits: [
+			{
+				find: "runtime.services.settingsManager.getImageAutoResize()",
+				replace: "true",
+			},
+		],
+		tests: ["test/tools/image-resize-cli.test.ts"],
+	},
+	{
+		id: "G17",
+		file: "src/cli/interactive-mode.ts",
+		description: "a line typed while a run streams is queued as a follow-up instead of steering",
+		edits: [
+			{
+				find: 'await submit(line, "steer");',
+				replace: 'await submit(line, "followUp");',
+			},
+		],
+		tests: ["test/cli/interactive.test.ts"],
+	},
+	{
+		id: "G18",
+		file: "src/cli/interactive-render.ts",
+		description: "tool results show five lines instead of four",
+		edits: [
+			{
+				find: "export const TOOL_RESULT_LINES = 4;",
+				replace: "export const TOOL_RESULT_LINES = 5;",
+			},
+		],
+		tests: ["test/cli/interactive.test.ts"],
+	},
+	{
+		id: "G19",
+		file: "src/cli/interactive-render.ts",
+		description: "NO_COLOR is ignored on a terminal",
+		edits: [
+			{
+				find: 'if (env.NO_COLOR !== undefined && env.NO_COLOR !== "") return false;',
+				replace: "",
+			},
+		],
+		tests: ["test/cli/interactive-pty.test.ts"],
+	},
+	{
+		id: "G20",
+		file: "src/cli/interactive-mode.ts",
+		description: "Ctrl+C during a run waits for it instead of aborting it",
+		edits: [
+			{
+				find: "void target.abort().then(() => printer.aborted());",
+				replace: "void target.waitForIdle().then(() => printer.aborted());",
+			},
+		],
+		tests: ["test/cli/interactive.test.ts"],
+	},
+	{
+		id: "G21",
+		file: "src/cli/interactive-commands.ts",
+		description: "/fork branches before the first user message instead of the last",
+		edits: [
+			{
+				find: "const lastUser = branch.findLast(",
+				replace: "const lastUser = branch.find(",
+			},
+		],
+		tests: ["test/cli/interactive.test.ts"],
+	},
+	{
+		id: "G22",
+		file: "src/cli/interactive-ui.ts",
+		description: "a typed y does not confirm an extension's question",
+		edits: [
+			{
+				find: "/^\\s*y(es)?\\s*$/i",
+				replace: "/^\\s*yes\\s*$/i",
+			},
+		],
+		tests: ["test/cli/interactive.test.ts", "test/cli/interactive-render.property.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */

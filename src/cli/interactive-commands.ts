@@ -1,0 +1,372 @@
+/**
+ * The built-in slash commands of `settle -i` (`/help`, `/new`, `/resume`, `/fork`, `/compact`,
+ * `/model`, `/thinking`, `/session`, `/name`, `/followup`, `/quit`). Each reports what it did in
+ * one or a few lines, and a failure as one `Error: …` line (the REPL goes on).
+ */
+import { existsSync } from "node:fs";
+import { resolve } from "node:path";
+import { SettleError } from "../errors.js";
+import type { ThinkingLevel } from "../llm/types.js";
+import type { AgentSessionRuntime } from "../runtime/runtime.js";
+import { userMessageText } from "../runtime/targets.js";
+import type { SessionInfo } from "../store/entries.js";
+import { SessionManager } from "../store/session-manager.js";
+import { THINKING_LEVELS } from "./args.js";
+import { clip, firstLine } from "./interactive-render.js";
+
+/** What a built-in command can do to the REPL around it. */
+export interface CommandHost {
+	runtime: AgentSessionRuntime;
+	/** Prints a line. */
+	print(line: string): void;
+	/** Prints a dimmed line. */
+	notice(line: string): void;
+	/** Whether a run (or another operation) is going on. */
+	busy(): boolean;
+	/** Queues `text` as a follow-up of the running operation (or runs it when idle). */
+	followUp(text: string): Promise<void>;
+	/** Ends the REPL once the session settled. */
+	quit(): void;
+	/** Puts text on the input line to edit (a terminal only). */
+	prefill(text: string): void;
+}
+
+/** A built-in command. */
+export interface BuiltinCommand {
+	name: string;
+	/** Shown in /help: `/name <args>`. */
+	usage: string;
+	description: string;
+	/** Allowed while a run streams (the others say to wait or press Ctrl+C). */
+	whileBusy: boolean;
+	run(host: CommandHost, args: string): Promise<void> | void;
+}
+
+/** The built-in commands, in /help order. */
+export const BUILTIN_COMMANDS: readonly BuiltinCommand[] = [
+	{
+		name: "help",
+		usage: "/help",
+		description: "List the commands",
+		whileBusy: true,
+		run: (host) => help(host),
+	},
+	{
+		name: "new",
+		usage: "/new",
+		description: "Start a new session",
+		whileBusy: false,
+		async run(host) {
+			const { cancelled } = await host.runtime.newSession();
+			if (cancelled) host.print("New session cancelled by an extension.");
+			else host.print(`New session ${host.runtime.session.sessionId}: ${sessionLocation(host.runtime)}`);
+		},
+	},
+	{
+		name: "resume",
+		usage: "/resume [id-prefix|path]",
+		description: "Resume a session of this project (no argument: list them, newest first)",
+		whileBusy: false,
+		run: (host, args) => resume(host, args),
+	},
+	{
+		name: "fork",
+		usage: "/fork [entry-id]",
+		description: "Branch into a new session before your last message (or at an entry)",
+		whileBusy: false,
+		run: (host, args) => fork(host, args),
+	},
+	{
+		name: "compact",
+		usage: "/compact [instructions]",
+		description: "Summarize the conversation to free context",
+		whileBusy: false,
+		async run(host, args) {
+			// The compaction_start / compaction_end events print the progress and the result.
+			await host.runtime.session.compact(args || undefined);
+		},
+	},
+	{
+		name: "model",
+		usage: "/model [provider/id]",
+		description: "Show the model and the available ones, or switch",
+		whileBusy: false,
+		run: (host, args) => model(host, args),
+	},
+	{
+		name: "thinking",
+		usage: "/thinking [level]",
+		description: `Show or set the thinking level (${THINKING_LEVELS.join(", ")})`,
+		whileBusy: true,
+		run: (host, args) => thinking(host, args),
+	},
+	{
+		name: "session",
+		usage: "/session",
+		description: "Show the session: file, id, messages, tokens, cost",
+		whileBusy: true,
+		run: (host) => sessionInfo(host),
+	},
+	{
+		name: "name",
+		usage: "/name <text>",
+		description: "Name the session",
+		whileBusy: true,
+		run(host, args) {
+			const name = args.trim();
+			if (!name) {
+				const current = host.runtime.session.sessionName;
+				host.print(current ? `Session name: ${current}` : "The session has no name. Usage: /name <text>");
+				return;
+			}
+			host.runtime.session.setSessionName(name);
+			host.print(`Session name: ${name}`);
+		},
+	},
+	{
+		name: "followup",
+		usage: "/followup <text>",
+		description: "Queue a message for when the current run ends",
+		whileBusy: true,
+		async run(host, args) {
+			if (!args.trim()) throw new SettleError("INVALID_ARGUMENT", "Usage: /followup <text>");
+			await host.followUp(args);
+		},
+	},
+	{
+		name: "quit",
+		usage: "/quit, /exit",
+		description: "Exit (after the running work settles)",
+		whileBusy: true,
+		run: (host) => host.quit(),
+	},
+];
+
+const BY_NAME = new Map(BUILTIN_COMMANDS.map((command) => [command.name, command]));
+BY_NAME.set("exit", BY_NAME.get("quit")!);
+
+/**
+ * A `/name args` line split, or undefined when the line is not a command (no leading slash, or a
+ * path such as `/usr/bin/env is odd`).
+ *
+ * @example
+ * ```ts
+ * parseSlashCommand("/model faux/faux-1"); // { name: "model", args: "faux/faux-1" }
+ * ```
+ */
+export function parseSlashCommand(line: string): { name: string; args: string } | undefined {
+	const match = /^\/([A-Za-z0-9][\w:.-]*)(?:\s+([\s\S]*))?$/.exec(line.trim());
+	if (!match) return undefined;
+	return { name: match[1]!, args: (match[2] ?? "").trim() };
+}
+
+/** The built-in command called `name` (`exit` is `quit`). */
+export function findBuiltin(name: string): BuiltinCommand | undefined {
+	return BY_NAME.get(name);
+}
+
+function help(host: CommandHost): void {
+	const width = Math.max(...BUILTIN_COMMANDS.map((command) => command.usage.length)) + 2;
+	host.print("Commands:");
+	for (const command of BUILTIN_COMMANDS) host.print(`  ${command.usage.padEnd(width)}${command.description}`);
+	const others = host.runtime.session.getCommands();
+	if (others.length > 0) {
+		host.print("From extensions, prompt templates and skills:");
+		for (const command of others) {
+			const usage = `/${command.name}`;
+			host.print(
+				`  ${usage.padEnd(width)}${command.description ? clip(command.description, 80) : `(${command.source})`}`,
+			);
+		}
+	}
+	host.print(
+		"Keys: Enter sends (while a run streams: steers it), Ctrl+C aborts the run, Ctrl+C twice or Ctrl+D exits.",
+	);
+}
+
+/** Where the session is kept: its file, or "in memory". */
+export function sessionLocation(runtime: AgentSessionRuntime): string {
+	return runtime.session.sessionFile ?? "in memory";
+}
+
+async function resume(host: CommandHost, args: string): Promise<void> {
+	const { runtime } = host;
+	const sessionDir = runtime.session.sessionManager.getSessionDir();
+	if (!args) {
+		const sessions = await SessionManager.list(runtime.cwd, sessionDir);
+		if (sessions.length === 0) {
+			host.print("This project has no saved sessions yet.");
+			return;
+		}
+		host.print("Sessions of this project, newest first (/resume <id-prefix>):");
+		for (const info of sessions.slice(0, 20)) host.print(`  ${describeSession(info, runtime)}`);
+		if (sessions.length > 20) host.notice(`  … and ${sessions.length - 20} older`);
+		return;
+	}
+	let path: string;
+	if (args.includes("/") || args.includes("\\") || args.endsWith(".jsonl") || existsSync(resolve(args))) {
+		path = resolve(args);
+		if (!existsSync(path)) throw new SettleError("NOT_FOUND", `No session file ${path}.`);
+	} else {
+		const sessions = await SessionManager.list(runtime.cwd, sessionDir);
+		const matches = sessions.filter((info) => info.id.startsWith(args));
+		if (matches.length === 0) {
+			throw new SettleError(
+				"NOT_FOUND",
+				`No session of this project has an id starting with ${args}. /resume lists them.`,
+			);
+		}
+		if (matches.length > 1) {
+			const ids = matches.slice(0, 5).map((info) => info.id.slice(0, 12));
+			throw new SettleError(
+				"INVALID_ARGUMENT",
+				`${matches.length} sessions have an id starting with ${args} (${ids.join(", ")}): give more of the id.`,
+			);
+		}
+		path = matches[0]!.path;
+	}
+	const { cancelled } = await runtime.switchSession(path);
+	if (cancelled) {
+		host.print("Resume cancelled by an extension.");
+		return;
+	}
+	host.print(`Resumed ${runtime.session.sessionId} (${conversationLength(runtime)} messages): ${path}`);
+	printRecap(host);
+}
+
+/** Messages of the conversation in the context (the system prompt's record is not one). */
+export function conversationLength(runtime: AgentSessionRuntime): number {
+	return runtime.session.messages.filter((message) => message.role !== "system").length;
+}
+
+/** The last exchange of a resumed session, so the user sees where it stands. */
+export function printRecap(host: Pick<CommandHost, "runtime" | "notice">): void {
+	const messages = host.runtime.session.messages;
+	let user: string | undefined;
+	for (let index = messages.length - 1; index >= 0 && user === undefined; index--) {
+		const message = messages[index]!;
+		if (message.role === "user") user = userMessageText(message.content as never);
+	}
+	const answer = host.runtime.session.getLastAssistantText();
+	if (user !== undefined) host.notice(`  last message: ${firstLine(user)}`);
+	if (answer !== undefined) host.notice(`  last answer: ${firstLine(answer)}`);
+}
+
+function describeSession(info: SessionInfo, runtime: AgentSessionRuntime): string {
+	const current = info.path === runtime.session.sessionFile ? " (current)" : "";
+	const title = info.name ? `${info.name}: ` : "";
+	return `${info.id}  ${info.modified.toISOString().slice(0, 16).replace("T", " ")}  ${info.messageCount} msgs  ${title}${clip(firstLine(info.firstMessage), 60)}${current}`;
+}
+
+async function fork(host: CommandHost, args: string): Promise<void> {
+	const { runtime } = host;
+	const manager = runtime.session.sessionManager;
+	let entryId: string;
+	let position: "before" | "at" = "before";
+	if (!args) {
+		const branch = manager.getBranch();
+		const lastUser = branch.findLast((entry) => entry.type === "message" && entry.message.role === "user");
+		if (!lastUser)
+			throw new SettleError("INVALID_ARGUMENT", "Nothing to fork: the session has no message of yours yet.");
+		entryId = lastUser.id;
+	} else {
+		const matches = manager.getEntries().filter((entry) => entry.id.startsWith(args));
+		if (matches.length !== 1) {
+			throw new SettleError(
+				matches.length === 0 ? "NOT_FOUND" : "INVALID_ARGUMENT",
+				matches.length === 0
+					? `No entry of this session has an id starting with ${args}.`
+					: `${matches.length} entries have an id starting with ${args}: give more of the id.`,
+			);
+		}
+		const entry = matches[0]!;
+		entryId = entry.id;
+		if (!(entry.type === "message" && entry.message.role === "user")) position = "at";
+	}
+	const result = await runtime.fork(entryId, { position });
+	if (result.cancelled) {
+		host.print("Fork cancelled by an extension.");
+		return;
+	}
+	const where = sessionLocation(runtime);
+	if (position === "before") {
+		const text = result.selectedText ?? "";
+		host.print(`Forked into a new session (${where}), just before your message: ${firstLine(text)}`);
+		host.notice("Send it again, edited, or type another one.");
+		host.prefill(text);
+	} else {
+		host.print(`Forked into a new session (${where}) at entry ${entryId}.`);
+	}
+}
+
+function model(host: CommandHost, args: string): Promise<void> | void {
+	const { runtime } = host;
+	const session = runtime.session;
+	const available = runtime.services.modelRuntime.getAvailable();
+	const name = (m: { provider: string; id: string }) => `${m.provider}/${m.id}`;
+	if (!args) {
+		host.print(`Model: ${session.model ? name(session.model) : "(none)"}`);
+		if (available.length === 0) {
+			host.print("No models available: set a provider's API key (see settle --help).");
+			return;
+		}
+		host.print("Available (/model <provider/id>):");
+		for (const candidate of available) {
+			const current = session.model && name(candidate) === name(session.model) ? "* " : "  ";
+			host.print(`${current}${name(candidate)}${candidate.reasoning ? "  (thinking)" : ""}`);
+		}
+		return;
+	}
+	const matches = args.includes("/")
+		? available.filter((candidate) => name(candidate) === args)
+		: available.filter((candidate) => candidate.id === args);
+	if (matches.length !== 1) {
+		const hint = matches.length > 1 ? "several providers serve it: give provider/id" : "/model lists the models";
+		throw new SettleError("NOT_FOUND", `Model ${args} not found (${hint}).`);
+	}
+	return session.setModel(matches[0]!).then(() => {
+		host.print(`Model: ${name(matches[0]!)}, thinking ${session.thinkingLevel}`);
+	});
+}
+
+function thinking(host: CommandHost, args: string): void {
+	const session = host.runtime.session;
+	const levels = session.getAvailableThinkingLevels();
+	if (!args) {
+		host.print(`Thinking: ${session.thinkingLevel} (this model supports: ${levels.join(", ")})`);
+		return;
+	}
+	if (!(THINKING_LEVELS as readonly string[]).includes(args)) {
+		throw new SettleError(
+			"INVALID_ARGUMENT",
+			`Invalid thinking level "${args}". Valid values: ${THINKING_LEVELS.join(", ")}`,
+		);
+	}
+	session.setThinkingLevel(args as ThinkingLevel);
+	const effective = session.thinkingLevel;
+	host.print(
+		effective === args ? `Thinking: ${effective}` : `Thinking: ${effective} (the model supports: ${levels.join(", ")})`,
+	);
+}
+
+function sessionInfo(host: CommandHost): void {
+	const session = host.runtime.session;
+	const stats = session.getSessionStats();
+	host.print(`Session ${session.sessionId}${session.sessionName ? ` "${session.sessionName}"` : ""}`);
+	host.print(`  file: ${sessionLocation(host.runtime)}`);
+	host.print(`  cwd: ${host.runtime.cwd}`);
+	host.print(
+		`  messages: ${conversationLength(host.runtime)} (${stats.userMessages} yours, ${stats.assistantMessages} answers, ${stats.toolCalls} tool calls)`,
+	);
+	const { tokens } = stats;
+	host.print(
+		`  tokens: ${tokens.total} (input ${tokens.input}, output ${tokens.output}, cache read ${tokens.cacheRead}, cache write ${tokens.cacheWrite}), cost $${stats.cost.toFixed(4)}`,
+	);
+	const usage = stats.contextUsage;
+	if (usage) {
+		const percent = usage.percent === null ? "unknown" : `${usage.percent.toFixed(1)}%`;
+		host.print(`  context: ${usage.tokens ?? "?"} of ${usage.contextWindow} tokens (${percent})`);
+	}
+	const model = session.model;
+	host.print(`  model: ${model ? `${model.provider}/${model.id}` : "(none)"}, thinking ${session.thinkingLevel}`);
+}

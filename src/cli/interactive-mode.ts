@@ -1,0 +1,421 @@
+/**
+ * `settle` in a terminal (or `settle -i`): a line-oriented chat on node:readline. Each line is a
+ * prompt through `session.prompt` (source `interactive`: extension commands, input hooks, skills
+ * and prompt templates apply); the answer streams as it comes. While a run streams, a line steers
+ * it; `/followup <text>` queues a follow-up. Ctrl+C aborts the run (the chat goes on); Ctrl+C twice
+ * on an empty prompt, Ctrl+D, `/quit` or `/exit` end it once the session settled.
+ *
+ * Lines are handled one at a time, in the order typed: a prompt once the session accepted it
+ * (started, queued or handled), a built-in command once it is done. Extension dialogs take the
+ * next line as their answer. When stdout is not a terminal (a pipe), the prompt `> ` is still
+ * written and each line read is echoed after it, so a transcript reads like a session.
+ */
+import { join } from "node:path";
+import { createInterface, type Interface } from "node:readline";
+import type { Readable } from "node:stream";
+import { SettleError } from "../errors.js";
+import type { ImageContent } from "../llm/types.js";
+import type { AgentSessionRuntime } from "../runtime/runtime.js";
+import type { AgentSession } from "../session/agent-session.js";
+import type { ParsedArgs } from "./args.js";
+import { EXIT_OK } from "./help.js";
+import {
+	type CommandHost,
+	conversationLength,
+	findBuiltin,
+	parseSlashCommand,
+	printRecap,
+	sessionLocation,
+} from "./interactive-commands.js";
+import { createStyle, firstLine, shouldUseColor, TranscriptPrinter } from "./interactive-render.js";
+import { createInteractiveUIContext, LineQuestions } from "./interactive-ui.js";
+import type { CliOutput } from "./print-mode.js";
+import { EXIT_SIGHUP, EXIT_SIGPIPE, EXIT_SIGTERM, processStdout, termination } from "./termination.js";
+
+/** Two Ctrl+C on an empty prompt within this time exit. */
+export const DOUBLE_INTERRUPT_MS = 1000;
+const PROMPT = "> ";
+
+/** Options of {@link runInteractiveMode}. */
+export interface InteractiveModeOptions {
+	/** Prompts to run first, one after the other (`settle -i "fix the test"`). */
+	messages?: readonly string[];
+	/** Attached to the first of `messages` (`@image.png` arguments). */
+	images?: readonly ImageContent[];
+	/** Where lines come from (default `process.stdin`). */
+	input?: Readable;
+	/** Line editing, history and Ctrl+C as a key (default: stdin and stdout are terminals). */
+	terminal?: boolean;
+	/** ANSI colors (default: stdout is a terminal, `NO_COLOR` unset). */
+	color?: boolean;
+	/** Take over SIGINT, SIGTERM, SIGHUP and a closed stdout (default true; false for an in-process host). */
+	handleSignals?: boolean;
+}
+
+/**
+ * Whether `settle` without a mode option starts the chat: no prompt, no `@file`, no `-p`, and both
+ * stdin and stdout are terminals.
+ *
+ * @example
+ * ```ts
+ * startsInteractive({ print: false, messages: [], fileArgs: [] }, { isTTY: false }, { isTTY: true }); // false
+ * ```
+ */
+export function startsInteractive(
+	args: Pick<ParsedArgs, "print" | "messages" | "fileArgs">,
+	stdin: { isTTY?: boolean } = process.stdin,
+	stdout: { isTTY?: boolean } = process.stdout,
+): boolean {
+	if (args.print || args.messages.length > 0 || args.fileArgs.length > 0) return false;
+	return stdin.isTTY === true && stdout.isTTY === true;
+}
+
+/**
+ * Runs the chat until the user exits (or stdin ends), then waits for the session to settle and
+ * returns the exit code (0). The host disposes the runtime afterwards. SIGTERM and SIGHUP end the
+ * process as in the other modes (the run aborted, the runtime disposed, exit 143 / 129).
+ */
+export async function runInteractiveMode(
+	runtime: AgentSessionRuntime,
+	options: InteractiveModeOptions,
+	out: CliOutput,
+): Promise<number> {
+	const input = options.input ?? process.stdin;
+	const terminal = options.terminal ?? (process.stdin.isTTY === true && process.stdout.isTTY === true);
+	// Lines from a pipe are echoed into the transcript; a terminal shows what is typed already.
+	const echoInput = !terminal && (input as { isTTY?: boolean }).isTTY !== true;
+	const style = createStyle(options.color ?? shouldUseColor(process.stdout, process.env));
+	const rl: Interface = createInterface({
+		input,
+		...(terminal ? { output: process.stdout } : {}),
+		terminal,
+		prompt: PROMPT,
+		historySize: 500,
+		crlfDelay: Number.POSITIVE_INFINITY,
+	});
+
+	// --- Output: the prompt and the transcript share one line-tracking writer.
+	let promptShown = false;
+	let questionShown = false;
+	const printer = new TranscriptPrinter((text) => {
+		if (promptShown || questionShown) {
+			// Something printed while the prompt waits: clear it (a terminal) or end its line (a pipe), show it again after.
+			if (terminal) out.stdout("\r\x1b[K");
+			else out.stdout("\n");
+			const wasQuestion = questionShown;
+			promptShown = false;
+			questionShown = false;
+			out.stdout(text);
+			queueMicrotask(() => (wasQuestion ? questions.redisplay() : showPrompt()));
+			return;
+		}
+		out.stdout(text);
+	}, style);
+
+	const questions = new LineQuestions((text) => {
+		if (!printer.lineStart) printer.raw("\n");
+		if (terminal) {
+			// The question stays the prompt (line editing redraws it) until the chat's prompt shows again.
+			rl.setPrompt(text);
+			rl.prompt(true);
+		} else out.stdout(text);
+		questionShown = true;
+		promptShown = false;
+	});
+
+	// --- State.
+	/** Lines read and not handled yet; `echoed`: a pipe's transcript already shows it after the prompt. */
+	const pending: { line: string; echoed: boolean }[] = [];
+	let pumping = false;
+	let commandRunning = false;
+	let runsInFlight = 0;
+	let closing = false;
+	let lastIdleInterrupt = 0;
+	const quietWaiters: (() => void)[] = [];
+
+	const session = () => runtime.session;
+	const busy = () => runsInFlight > 0 || commandRunning || !session().isIdle;
+	const quiet = () => pending.length === 0 && !pumping && !commandRunning && runsInFlight === 0;
+	const checkQuiet = () => {
+		if (!quiet()) return;
+		for (const resolve of quietWaiters.splice(0)) resolve();
+	};
+
+	function showPrompt(): void {
+		if (closing || questions.pending || pending.length > 0 || busy()) return;
+		if (promptShown) return;
+		if (!printer.lineStart) printer.raw("\n");
+		if (terminal) {
+			rl.setPrompt(PROMPT);
+			rl.prompt(true);
+		} else out.stdout(PROMPT);
+		promptShown = true;
+	}
+
+	// --- Binding each session (the first and every replacement).
+	let unsubscribe: (() => void) | undefined;
+	const ui = createInteractiveUIContext(questions, (line, type) => {
+		printer.line(type === "error" ? style.red(line) : type === "warning" ? style.yellow(line) : line);
+	});
+	const bind = async (target: AgentSession) => {
+		await target.bindExtensions({
+			mode: "tui",
+			uiContext: ui,
+			onError: (error) =>
+				printer.line(style.red(`Extension error (${error.extensionPath}, ${error.event}): ${error.error}`)),
+			shutdownHandler: () => quit(),
+		});
+		unsubscribe?.();
+		unsubscribe = target.subscribe((event) => {
+			printer.handle(event);
+			// A run nobody typed (an extension's) ended: offer the prompt again once the session rests.
+			if (event.type === "agent_settled") void target.waitForIdle().then(() => queueMicrotask(showPrompt));
+		});
+	};
+	runtime.setRebindSession(bind);
+	await bind(runtime.session);
+
+	// --- Prompts.
+	/** Runs or queues `text`; resolves once the session accepted it (started, queued, handled) or refused it. */
+	const submit = (text: string, behavior: "steer" | "followUp", images?: ImageContent[]): Promise<void> =>
+		new Promise((accepted) => {
+			const target = session();
+			runsInFlight++;
+			printer.expectOwn(text);
+			target
+				.prompt(text, {
+					source: "interactive",
+					streamingBehavior: behavior,
+					...(images ? { images } : {}),
+					preflightResult: () => accepted(),
+				})
+				.catch((error: unknown) => {
+					// An extension command that replaced the session ends the old session's prompt: not a failure.
+					if (error instanceof SettleError && error.code === "SESSION_CLOSED" && runtime.session !== target) return;
+					printer.error(promptErrorForCli(error, runtime.services.agentDir));
+				})
+				.finally(() => {
+					runsInFlight--;
+					accepted();
+					checkQuiet();
+					queueMicrotask(showPrompt);
+				});
+		});
+
+	const host: CommandHost = {
+		runtime,
+		print: (line) => printer.line(line),
+		notice: (line) => printer.notice(line),
+		busy: () => runsInFlight > 0 || !session().isIdle,
+		followUp: (text) => submit(text, "followUp"),
+		quit: () => quit(),
+		prefill: (text) => {
+			if (terminal && text) queueMicrotask(() => rl.write(text.replace(/\s*\n\s*/g, " ")));
+		},
+	};
+
+	async function handleLine(line: string): Promise<void> {
+		if (line.trim() === "") return;
+		const command = parseSlashCommand(line);
+		const builtin = command && findBuiltin(command.name);
+		if (command && builtin) {
+			if (!builtin.whileBusy && host.busy()) {
+				printer.line(
+					style.yellow(`/${command.name} waits for an idle session: press Ctrl+C to abort the run, or wait for it.`),
+				);
+				return;
+			}
+			commandRunning = true;
+			try {
+				await builtin.run(host, command.args);
+			} catch (error) {
+				printer.error(error);
+			} finally {
+				commandRunning = false;
+			}
+			return;
+		}
+		if (
+			command &&
+			!session()
+				.getCommands()
+				.some((known) => known.name === command.name)
+		) {
+			printer.line(style.red(`Error: unknown command /${command.name}. Type /help for the commands.`));
+			return;
+		}
+		await submit(line, "steer");
+	}
+
+	async function pump(): Promise<void> {
+		if (pumping) return;
+		pumping = true;
+		try {
+			while (pending.length > 0) {
+				const { line, echoed } = pending.shift()!;
+				// A pipe's transcript shows each line handled at an idle prompt (a steer shows as "Queued").
+				if (echoInput && !echoed && !host.busy() && line.trim()) printer.line(`${PROMPT}${line}`);
+				await handleLine(line);
+			}
+		} finally {
+			pumping = false;
+			checkQuiet();
+			showPrompt();
+		}
+	}
+
+	rl.on("line", (line) => {
+		const echoed = echoInput && (promptShown || questionShown);
+		if (echoed) out.stdout(`${line}\n`);
+		promptShown = false;
+		questionShown = false;
+		lastIdleInterrupt = 0;
+		if (questions.answer(line)) return;
+		if (closing) return;
+		pending.push({ line, echoed });
+		void pump();
+	});
+
+	// --- Ending.
+	let finish: () => void = () => {};
+	const closed = new Promise<void>((resolve) => {
+		finish = resolve;
+	});
+	function quit(): void {
+		if (closing) return;
+		closing = true;
+		pending.length = 0;
+		rl.close();
+	}
+	rl.on("close", () => {
+		closing = true;
+		questions.close();
+		finish();
+	});
+
+	function interrupt(): void {
+		if (questions.cancelCurrent()) {
+			printer.notice("(cancelled)");
+			return;
+		}
+		if (busy()) {
+			lastIdleInterrupt = 0;
+			// What was typed and not delivered yet is shown, not silently dropped.
+			const unsent = pending.splice(0).map((entry) => entry.line);
+			const target = session();
+			const { steering, followUp } = target.clearQueue();
+			for (const text of [...steering, ...followUp, ...unsent]) {
+				if (text.trim()) printer.notice(`Not sent: ${firstLine(text)}`);
+			}
+			target.abortBash();
+			void target.abort().then(() => printer.aborted());
+			return;
+		}
+		if (terminal && rl.line.length > 0) {
+			// As a shell: Ctrl+C drops the line being typed.
+			rl.write(null, { ctrl: true, name: "u" });
+			return;
+		}
+		const now = Date.now();
+		if (now - lastIdleInterrupt <= DOUBLE_INTERRUPT_MS) {
+			if (!printer.lineStart || promptShown) printer.raw("\n");
+			promptShown = false;
+			quit();
+			return;
+		}
+		lastIdleInterrupt = now;
+		printer.notice("(Ctrl+C again to exit, or Ctrl+D)");
+	}
+
+	const terminate = (code: number) => {
+		if (termination.code !== undefined) process.exit(code);
+		termination.code = code;
+		void (async () => {
+			try {
+				session().abortBash();
+				await session().abort();
+			} catch {
+				// Already disposed or replaced: nothing left to stop.
+			}
+			try {
+				await runtime.dispose();
+			} catch {
+				// Disposal problems must not keep the process alive.
+			}
+			process.exit(code);
+		})();
+	};
+	const handlers: [NodeJS.Signals, () => void][] = [
+		["SIGINT", interrupt],
+		["SIGTERM", () => terminate(EXIT_SIGTERM)],
+		["SIGHUP", () => terminate(EXIT_SIGHUP)],
+	];
+	const handleSignals = options.handleSignals ?? true;
+	if (handleSignals) {
+		for (const [signal, handler] of handlers) process.on(signal, handler);
+		processStdout.onClosed = () => terminate(EXIT_SIGPIPE);
+	}
+	rl.on("SIGINT", interrupt);
+
+	try {
+		printBanner(runtime, printer, style);
+		for (const [index, message] of (options.messages ?? []).entries()) {
+			if (closing) break;
+			const images = index === 0 && options.images?.length ? [...options.images] : undefined;
+			printer.line(`${PROMPT}${firstLine(message)}`);
+			await submit(message, "steer", images);
+			await whenQuiet();
+		}
+		showPrompt();
+		await closed;
+		// Lines read before the end of input are still handled (piped input), then the session settles.
+		await whenQuiet();
+		await session().waitForIdle();
+		// The shell's prompt comes next: end the line our prompt left open.
+		if (!printer.lineStart || promptShown || questionShown) out.stdout("\n");
+		return EXIT_OK;
+	} finally {
+		if (handleSignals) {
+			for (const [signal, handler] of handlers) process.off(signal, handler);
+			processStdout.onClosed = undefined;
+		}
+		questions.close();
+		rl.close();
+		unsubscribe?.();
+	}
+
+	function whenQuiet(): Promise<void> {
+		if (!pumping && pending.length > 0) void pump();
+		if (quiet()) return Promise.resolve();
+		return new Promise((resolve) => quietWaiters.push(resolve));
+	}
+}
+
+/**
+ * The SDK's no-model and missing-key texts tell a program what to register; in the chat the fixes
+ * are a key and /model (print mode says the same for its missing key).
+ */
+function promptErrorForCli(error: unknown, agentDir: string): unknown {
+	if (!(error instanceof SettleError)) return error;
+	const keyHint = `set a provider's key in the environment (ANTHROPIC_API_KEY, OPENAI_API_KEY, GEMINI_API_KEY, …) or in ${join(agentDir, "auth.json")}`;
+	if (error.code === "NO_MODEL")
+		return `No model selected: ${keyHint}, then pick one with /model (or start settle with --faux).`;
+	if (error.code === "NO_AUTH") return `${error.message.split("\n")[0]} To fix it, ${keyHint}.`;
+	return error;
+}
+
+function printBanner(
+	runtime: AgentSessionRuntime,
+	printer: TranscriptPrinter,
+	style: ReturnType<typeof createStyle>,
+): void {
+	const session = runtime.session;
+	const model = session.model ? `${session.model.provider}/${session.model.id}` : "none (/model to pick one)";
+	printer.line(style.bold("settle interactive"));
+	printer.line(`  model: ${model}, thinking ${session.thinkingLevel}`);
+	const count = conversationLength(runtime);
+	printer.line(`  session: ${sessionLocation(runtime)}${count > 0 ? ` (resumed, ${count} messages)` : ""}`);
+	printer.line(`  cwd: ${runtime.cwd}`);
+	if (count > 0) printRecap({ runtime, notice: (line) => printer.notice(line) });
+	printer.line(style.dim("/help for commands, Ctrl+C to abort, Ctrl+D to exit"));
+}

@@ -1,0 +1,310 @@
+/**
+ * How `settle -i` prints a session as it happens: assistant text streamed, thinking dimmed (or
+ * `[thinking]` without colors), one line per tool call and a few lines of its result, errors,
+ * retries, compactions and queued messages. Plain text (no ANSI codes) unless colors are on.
+ */
+import type { AgentToolResult } from "../agent/types.js";
+import { errorMessage } from "../errors.js";
+import type { AssistantMessageEvent } from "../llm/types.js";
+import { userMessageText } from "../runtime/targets.js";
+import type { AgentSessionEvent } from "../session/events.js";
+
+/** Text styles; each is the identity when colors are off. */
+export interface Style {
+	readonly color: boolean;
+	dim(text: string): string;
+	bold(text: string): string;
+	red(text: string): string;
+	yellow(text: string): string;
+	cyan(text: string): string;
+}
+
+const ansi = (open: number, close: number) => (text: string) => (text ? `\x1b[${open}m${text}\x1b[${close}m` : text);
+const same = (text: string) => text;
+
+/**
+ * The styles: ANSI codes when `color`, plain text otherwise.
+ *
+ * @example
+ * ```ts
+ * createStyle(false).red("Error"); // "Error"
+ * ```
+ */
+export function createStyle(color: boolean): Style {
+	if (!color) return { color, dim: same, bold: same, red: same, yellow: same, cyan: same };
+	return { color, dim: ansi(2, 22), bold: ansi(1, 22), red: ansi(31, 39), yellow: ansi(33, 39), cyan: ansi(36, 39) };
+}
+
+/**
+ * Colors only for a terminal, and never with `NO_COLOR` set (no-color.org) or `TERM=dumb`.
+ *
+ * @example
+ * ```ts
+ * shouldUseColor({ isTTY: true }, { NO_COLOR: "1" }); // false
+ * ```
+ */
+export function shouldUseColor(stream: { isTTY?: boolean }, env: Record<string, string | undefined>): boolean {
+	if (stream.isTTY !== true) return false;
+	if (env.NO_COLOR !== undefined && env.NO_COLOR !== "") return false;
+	return env.TERM !== "dumb";
+}
+
+/** Lines of a tool result shown (the rest is counted). */
+export const TOOL_RESULT_LINES = 4;
+const ARG_VALUE_CHARS = 60;
+const ARGS_CHARS = 160;
+const LINE_CHARS = 200;
+/** The argument a tool call is usually read by (shown bare when it is the only one). */
+const PRIMARY_ARGS = ["command", "path", "file_path", "pattern", "query", "url"];
+
+/**
+ * A tool call's arguments on one line: the primary argument bare (`ls -la`), otherwise
+ * `key=value` pairs, each value and the whole clipped. Must not throw.
+ *
+ * @example
+ * ```ts
+ * compactArgs({ command: "ls -la" }); // "ls -la"
+ * compactArgs({ path: "a.ts", offset: 10 }); // "path=a.ts offset=10"
+ * ```
+ */
+export function compactArgs(args: unknown): string {
+	if (args === undefined || args === null) return "";
+	if (typeof args !== "object" || Array.isArray(args)) return clip(oneLineText(safeJson(args)), ARGS_CHARS);
+	const entries = Object.entries(args as Record<string, unknown>);
+	if (entries.length === 1 && PRIMARY_ARGS.includes(entries[0]![0]) && typeof entries[0]![1] === "string") {
+		return clip(oneLineText(entries[0]![1]), ARGS_CHARS);
+	}
+	const parts = entries.map(([key, value]) => {
+		const text = typeof value === "string" && !/\s/.test(value) && value !== "" ? value : safeJson(value);
+		return `${key}=${clip(oneLineText(text), ARG_VALUE_CHARS)}`;
+	});
+	return clip(parts.join(" "), ARGS_CHARS);
+}
+
+/** The text of a tool result: its text parts, `[image]` for images. */
+export function toolResultText(result: AgentToolResult | undefined): string {
+	const content = (result as { content?: unknown } | undefined)?.content;
+	if (typeof content === "string") return content;
+	if (!Array.isArray(content)) return "";
+	return content
+		.map((part: { type?: string; text?: string }) =>
+			part.type === "text" ? (part.text ?? "") : part.type === "image" ? "[image]" : "",
+		)
+		.join("\n");
+}
+
+/**
+ * Prints session events through `write`. Tracks whether the output is at the start of a line so
+ * that every notice starts on its own line, whatever was streaming.
+ */
+export class TranscriptPrinter {
+	private atLineStart = true;
+	private block: "text" | "thinking" | undefined;
+	/** Texts the user typed in this operation: their user messages are not printed again. */
+	private ownTexts: string[] = [];
+	private abortShown = false;
+	private queued = { steering: 0, followUp: 0 };
+
+	constructor(
+		private readonly write: (text: string) => void,
+		private readonly style: Style,
+	) {}
+
+	/** Whether the last character written ended a line. */
+	get lineStart(): boolean {
+		return this.atLineStart;
+	}
+
+	/** Writes text as is. */
+	raw(text: string): void {
+		if (!text) return;
+		this.write(text);
+		this.atLineStart = text.endsWith("\n");
+	}
+
+	/** Writes `text` as a line of its own. */
+	line(text: string): void {
+		if (!this.atLineStart) this.raw("\n");
+		this.raw(`${text}\n`);
+	}
+
+	/** An error line (`Error: …`). */
+	error(error: unknown): void {
+		this.line(this.style.red(`Error: ${oneLineText(errorMessage(error))}`));
+	}
+
+	/** A dimmed notice line. */
+	notice(text: string): void {
+		this.line(this.style.dim(text));
+	}
+
+	/** The next user message with this text is the one typed: don't echo it. */
+	expectOwn(text: string): void {
+		// Bounded: a text a command or template consumed never comes back as a message.
+		if (this.ownTexts.push(text) > 20) this.ownTexts.shift();
+	}
+
+	/** After a Ctrl+C abort: says so, unless the aborted answer already did. */
+	aborted(): void {
+		if (!this.abortShown) this.line(this.style.yellow("Aborted."));
+		this.abortShown = true;
+	}
+
+	/** Prints one event. Must not throw. */
+	handle(event: AgentSessionEvent): void {
+		const s = this.style;
+		switch (event.type) {
+			case "agent_start":
+				this.abortShown = false;
+				return;
+			case "message_start": {
+				const message = event.message as { role: string; content?: unknown; display?: boolean; customType?: string };
+				if (message.role === "user") {
+					const text = userMessageText(message.content as never);
+					const own = this.ownTexts.indexOf(text);
+					if (own !== -1) {
+						this.ownTexts.splice(own, 1);
+						return;
+					}
+					this.line(s.dim(`» ${firstLine(text)}`));
+				} else if (message.role === "custom" && message.display) {
+					this.line(s.dim(`[${message.customType}] ${firstLine(userMessageText(message.content as never))}`));
+				}
+				return;
+			}
+			case "message_update":
+				if (event.message.role === "assistant") this.assistantDelta(event.assistantMessageEvent);
+				return;
+			case "message_end": {
+				const message = event.message;
+				if (message.role !== "assistant") return;
+				this.endBlock();
+				if (message.stopReason === "error") {
+					this.line(s.red(`Error: ${oneLineText(message.errorMessage || "the model request failed")}`));
+				} else if (message.stopReason === "aborted") {
+					this.aborted();
+				} else if (message.stopReason === "length") {
+					this.notice("(the answer stopped at the output token limit)");
+				}
+				return;
+			}
+			case "tool_execution_start":
+				this.endBlock();
+				this.line(`${s.cyan("→")} ${s.bold(event.toolName)} ${compactArgs(event.args)}`.trimEnd());
+				return;
+			case "tool_execution_end": {
+				const lines = toolResultText(event.result).replace(/\s+$/, "").split("\n");
+				const shown = lines[0] === "" && lines.length === 1 ? [] : lines.slice(0, TOOL_RESULT_LINES);
+				const paint = event.isError ? s.red : s.dim;
+				if (shown.length === 0) this.line(paint(event.isError ? "  (failed, no output)" : "  (no output)"));
+				for (const text of shown) this.line(paint(`  ${clip(text, LINE_CHARS)}`));
+				if (lines.length > shown.length && shown.length > 0) {
+					this.line(s.dim(`  … ${lines.length - shown.length} more lines`));
+				}
+				return;
+			}
+			case "auto_retry_start":
+				this.line(
+					s.yellow(
+						`Retrying in ${(event.delayMs / 1000).toFixed(1)} s, attempt ${event.attempt}/${event.maxAttempts}: ${oneLineText(event.errorMessage)}`,
+					),
+				);
+				return;
+			case "auto_retry_end":
+				if (event.success) this.notice(`Retry ${event.attempt} succeeded.`);
+				else this.line(s.red(`Retry failed: ${oneLineText(event.finalError ?? "unknown error")}`));
+				return;
+			case "compaction_start":
+				this.notice(`Compacting the context (${event.reason})…`);
+				return;
+			case "compaction_end":
+				if (event.aborted) this.line(s.yellow(`Compaction (${event.reason}) aborted.`));
+				else if (event.errorMessage) this.line(s.red(`Compaction failed: ${oneLineText(event.errorMessage)}`));
+				else if (event.result) {
+					const after = event.result.estimatedTokensAfter;
+					this.notice(
+						`Compacted (${event.reason}): ${event.result.tokensBefore} tokens before${after !== undefined ? `, about ${after} after` : ""}${event.willRetry ? "; retrying" : ""}.`,
+					);
+				}
+				return;
+			case "queue_update": {
+				const before = this.queued;
+				this.queued = { steering: event.steering.length, followUp: event.followUp.length };
+				if (event.steering.length > before.steering) {
+					this.notice(`Queued (steer): ${firstLine(event.steering[event.steering.length - 1]!)}`);
+				}
+				if (event.followUp.length > before.followUp) {
+					this.notice(`Queued (follow-up): ${firstLine(event.followUp[event.followUp.length - 1]!)}`);
+				}
+				return;
+			}
+			case "agent_settled":
+				this.endBlock();
+				return;
+			default:
+				return;
+		}
+	}
+
+	private assistantDelta(event: AssistantMessageEvent): void {
+		switch (event.type) {
+			case "text_start":
+				this.startBlock("text");
+				return;
+			case "text_delta":
+				if (this.block !== "text") this.startBlock("text");
+				this.raw(event.delta);
+				return;
+			case "thinking_start":
+				this.startBlock("thinking");
+				return;
+			case "thinking_delta":
+				if (this.block !== "thinking") this.startBlock("thinking");
+				this.raw(this.style.dim(event.delta));
+				return;
+			case "text_end":
+			case "thinking_end":
+				this.endBlock();
+				return;
+			default:
+				return;
+		}
+	}
+
+	private startBlock(block: "text" | "thinking"): void {
+		this.endBlock();
+		this.block = block;
+		if (!this.atLineStart) this.raw("\n");
+		if (block === "thinking") this.raw(this.style.dim(this.style.color ? "Thinking: " : "[thinking] "));
+	}
+
+	private endBlock(): void {
+		if (this.block !== undefined && !this.atLineStart) this.raw("\n");
+		this.block = undefined;
+	}
+}
+
+/** The first line of a text, clipped, with a count of the lines left out. */
+export function firstLine(text: string): string {
+	const lines = text.trim().split("\n");
+	const more = lines.length > 1 ? ` (+${lines.length - 1} lines)` : "";
+	return `${clip(lines[0] ?? "", LINE_CHARS)}${more}`;
+}
+
+/** `text` on one line (whitespace runs with a newline become one space). */
+export function oneLineText(text: string): string {
+	return text.trim().replace(/\s*\n\s*/g, " ");
+}
+
+/** `text` cut to `max` characters with an ellipsis. */
+export function clip(text: string, max: number): string {
+	return text.length > max ? `${text.slice(0, max - 1)}…` : text;
+}
+
+function safeJson(value: unknown): string {
+	try {
+		return JSON.stringify(value) ?? String(value);
+	} catch {
+		return String(value);
+	}
+}

@@ -1,0 +1,192 @@
+/**
+ * The extension UI of `settle -i`: dialogs (`confirm`, `select`, `input`, `editor`) are questions
+ * the next typed line answers; `notify` prints a line; what needs a full terminal UI (widgets,
+ * footers, custom components, themes) is a no-op, as in print mode.
+ */
+import type { ExtensionUIContext, ExtensionUIDialogOptions, NotificationType } from "../extensions/types.js";
+import { plainTheme } from "../extensions/ui.js";
+
+interface Question {
+	text: string;
+	resolve(answer: string | undefined): void;
+}
+
+/**
+ * Questions waiting for a typed line, answered first come, first served. Only the oldest is shown;
+ * the next one is shown once it is answered. After {@link close} every question is answered
+ * `undefined` at once (nobody can type any more).
+ */
+export class LineQuestions {
+	private readonly queue: Question[] = [];
+	private closed = false;
+
+	/** `show` displays a question (its text ends where the answer is typed). */
+	constructor(private readonly show: (text: string) => void) {}
+
+	/** Whether a question waits for a line. */
+	get pending(): boolean {
+		return this.queue.length > 0;
+	}
+
+	/** Asks `text`; resolves with the typed line, or undefined when cancelled, aborted or timed out. */
+	ask(text: string, options: ExtensionUIDialogOptions = {}): Promise<string | undefined> {
+		if (this.closed || options.signal?.aborted) return Promise.resolve(undefined);
+		return new Promise((resolve) => {
+			let timer: ReturnType<typeof setTimeout> | undefined;
+			const question: Question = {
+				text,
+				resolve: (answer) => {
+					if (timer) clearTimeout(timer);
+					options.signal?.removeEventListener("abort", onAbort);
+					resolve(answer);
+				},
+			};
+			const onAbort = () => this.remove(question);
+			options.signal?.addEventListener("abort", onAbort, { once: true });
+			if (options.timeout) timer = setTimeout(onAbort, options.timeout);
+			this.queue.push(question);
+			if (this.queue.length === 1) this.show(text);
+		});
+	}
+
+	/** Gives `line` to the oldest question. Returns false when none waits. */
+	answer(line: string): boolean {
+		const question = this.queue.shift();
+		if (!question) return false;
+		question.resolve(line);
+		this.showNext();
+		return true;
+	}
+
+	/** Cancels the oldest question (Ctrl+C). Returns false when none waits. */
+	cancelCurrent(): boolean {
+		const question = this.queue.shift();
+		if (!question) return false;
+		question.resolve(undefined);
+		this.showNext();
+		return true;
+	}
+
+	/** Shows the oldest question again (after other output pushed it away). */
+	redisplay(): void {
+		this.showNext();
+	}
+
+	/** Cancels every question, and every later one at once. */
+	close(): void {
+		this.closed = true;
+		for (const question of this.queue.splice(0)) question.resolve(undefined);
+	}
+
+	private remove(question: Question): void {
+		const index = this.queue.indexOf(question);
+		if (index === -1) return;
+		this.queue.splice(index, 1);
+		question.resolve(undefined);
+		if (index === 0) this.showNext();
+	}
+
+	private showNext(): void {
+		const next = this.queue[0];
+		if (next) this.show(next.text);
+	}
+}
+
+/** Whether a typed answer means yes (`y`, `yes`, any case). */
+export function isYes(answer: string | undefined): boolean {
+	return answer !== undefined && /^\s*y(es)?\s*$/i.test(answer);
+}
+
+/**
+ * The option a typed answer picks: its number (1-based) or its exact text; undefined otherwise.
+ *
+ * @example
+ * ```ts
+ * pickOption(["small", "large"], "2"); // "large"
+ * ```
+ */
+export function pickOption(options: readonly string[], answer: string | undefined): string | undefined {
+	if (answer === undefined) return undefined;
+	const trimmed = answer.trim();
+	if (/^\d+$/.test(trimmed)) return options[Number(trimmed) - 1];
+	return options.find((option) => option === trimmed);
+}
+
+/**
+ * Creates the interactive UI context: dialogs go to `questions`, notifications and option lists to
+ * `print` (one line each).
+ *
+ * @example
+ * ```ts
+ * const questions = new LineQuestions((text) => process.stdout.write(text));
+ * const ui = createInteractiveUIContext(questions, (line) => console.log(line));
+ * ui.notify("hello"); // prints "[info] hello"
+ * ```
+ */
+export function createInteractiveUIContext(
+	questions: LineQuestions,
+	print: (line: string, type?: NotificationType) => void,
+): ExtensionUIContext {
+	let editorText = "";
+	let toolsExpanded = false;
+	const ui: ExtensionUIContext = {
+		async select(title, options, opts) {
+			print(title);
+			options.forEach((option, index) => {
+				print(`  ${index + 1}. ${option}`);
+			});
+			const answer = await questions.ask(`Choose 1-${options.length} (empty to cancel): `, opts);
+			const picked = pickOption(options, answer);
+			if (answer !== undefined && answer.trim() !== "" && picked === undefined) {
+				print(`No option "${answer.trim()}": cancelled.`, "warning");
+			}
+			return picked;
+		},
+		async confirm(title, message, opts) {
+			return isYes(await questions.ask(`${title}${message ? `: ${message}` : ""} [y/N] `, opts));
+		},
+		async input(title, placeholder, opts) {
+			const answer = await questions.ask(`${title}${placeholder ? ` (${placeholder})` : ""}: `, opts);
+			return answer;
+		},
+		async editor(title, prefill) {
+			// One line stands for the text; an empty line keeps the text given.
+			const shown = prefill ? ` [${prefill.split("\n")[0]}${prefill.includes("\n") ? " …" : ""}]` : "";
+			const answer = await questions.ask(`${title}${shown}: `);
+			return answer === "" && prefill ? prefill : answer;
+		},
+		notify(message, type = "info") {
+			print(`[${type}] ${message}`, type);
+		},
+		onTerminalInput: () => () => {},
+		setStatus: () => {},
+		setWorkingMessage: () => {},
+		setWorkingVisible: () => {},
+		setWorkingIndicator: () => {},
+		setHiddenThinkingLabel: () => {},
+		setWidget: () => {},
+		setFooter: () => {},
+		setHeader: () => {},
+		setTitle: () => {},
+		custom: async <T>() => undefined as T,
+		pasteToEditor(text) {
+			editorText += text;
+		},
+		setEditorText(text) {
+			editorText = text;
+		},
+		getEditorText: () => editorText,
+		addAutocompleteProvider: () => {},
+		setEditorComponent: () => {},
+		getEditorComponent: () => undefined,
+		theme: plainTheme,
+		getAllThemes: () => [],
+		getTheme: () => undefined,
+		setTheme: () => ({ success: false, error: "Themes are not supported in settle's interactive mode" }),
+		getToolsExpanded: () => toolsExpanded,
+		setToolsExpanded(expanded) {
+			toolsExpanded = expanded;
+		},
+	};
+	return ui;
+}

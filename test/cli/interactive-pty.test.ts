@@ -1,0 +1,113 @@
+/**
+ * `settle` in a real terminal: a pseudo-terminal made by util-linux `script` (Debian package
+ * bsdutils, which is essential: always installed). Started without -i, as a user does; keys are
+ * the bytes a terminal sends (Enter "\r", Ctrl+C "\x03", Ctrl+D "\x04"). Waits are on output
+ * markers and files, never on time.
+ */
+import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { CLI_FROM_SOURCES, trackChild, useCliProject } from "./helpers.js";
+import { fileAppears, GATED_COMMAND } from "./interactive.helpers.js";
+
+const cli = useCliProject("settle-interactive-pty-");
+
+const ESC = String.fromCharCode(27);
+const quote = (arg: string) => `'${arg.replaceAll("'", "'\\''")}'`;
+
+/** `settle <args>` in a pseudo-terminal; its output as the terminal shows it. */
+class Terminal {
+	readonly child: ChildProcessWithoutNullStreams;
+	output = "";
+	readonly exited: Promise<number | null>;
+	private readonly waiters: { text: string; from: number; resolve: () => void }[] = [];
+
+	constructor(args: string[], env: Record<string, string | undefined> = {}) {
+		const command = [process.execPath, ...CLI_FROM_SOURCES, ...args].map(quote).join(" ");
+		// -e: script exits with settle's exit code; -f: output as it comes; -q: no "Script started" lines.
+		this.child = spawn("script", ["-qfec", command, "/dev/null"], {
+			cwd: cli.project,
+			env: { ...process.env, TERM: "xterm", ...env, SETTLE_AGENT_DIR: cli.agentDir },
+		});
+		this.child.stdout.on("data", (chunk) => {
+			this.output += String(chunk);
+			for (const waiter of [...this.waiters]) {
+				if (this.output.indexOf(waiter.text, waiter.from) === -1) continue;
+				this.waiters.splice(this.waiters.indexOf(waiter), 1);
+				waiter.resolve();
+			}
+		});
+		this.exited = trackChild(this.child);
+	}
+
+	mark(): number {
+		return this.output.length;
+	}
+
+	/** Resolves once the output from `from` contains `text`. */
+	until(text: string, from: number): Promise<void> {
+		if (this.output.indexOf(text, from) !== -1) return Promise.resolve();
+		return new Promise((resolve, reject) => {
+			this.waiters.push({ text, from, resolve });
+			void this.exited.then((code) => {
+				if (this.output.indexOf(text, from) === -1) {
+					reject(new Error(`exited (${code}) before ${JSON.stringify(text)}; output:\n${JSON.stringify(this.output)}`));
+				}
+			});
+		});
+	}
+
+	/** Types keys (bytes as a terminal sends them). */
+	type(keys: string): void {
+		this.child.stdin.write(keys);
+	}
+}
+
+describe("settle in a terminal", () => {
+	it("starts the chat without -i, in color; Ctrl+C aborts a run and the chat goes on; Ctrl+C twice on an empty prompt exits 0", async () => {
+		const steps = join(cli.dir, "steps.json");
+		writeFileSync(
+			steps,
+			JSON.stringify(["plain answer", { toolCalls: [{ name: "bash", arguments: { command: GATED_COMMAND } }] }]),
+		);
+		const term = new Terminal(["--faux-script", steps, "--no-session"]);
+		await term.until("> ", 0);
+		expect(term.output).toContain("\x1b[1msettle interactive\x1b[22m");
+
+		let from = term.mark();
+		term.type("hello\r");
+		await term.until("plain answer\r\n", from);
+		await term.until("> ", term.output.indexOf("plain answer\r\n", from));
+
+		from = term.mark();
+		term.type("go\r");
+		await fileAppears(cli.project, "started");
+		term.type("\x03");
+		await term.until("Aborted.", from);
+		await term.until("> ", term.output.indexOf("Aborted.", from));
+
+		from = term.mark();
+		term.type("again\r");
+		// Readline echoes the line ("again\r\r\n"), the model's echo follows, then the prompt.
+		await term.until("again\r\n", from);
+		await term.until("> ", term.output.indexOf("again\r\n", from));
+
+		// Both presses reach an idle prompt: the first says how to exit, the second exits.
+		term.type("\x03\x03");
+		expect(await term.exited).toBe(0);
+	});
+
+	it("NO_COLOR: no color codes even in a terminal; Ctrl+D exits 0", async () => {
+		const term = new Terminal(["--faux", "--no-session"], { NO_COLOR: "1" });
+		await term.until("> ", 0);
+		const from = term.mark();
+		term.type("echo me\r");
+		await term.until("echo me\r\n", term.output.indexOf("echo me", from) + 1);
+		term.type("\x04");
+		expect(await term.exited).toBe(0);
+		expect(term.output).toContain("settle interactive\r\n");
+		// Line editing still moves the cursor (ESC [ n G); colors (ESC [ n m) are gone.
+		expect(term.output).not.toMatch(new RegExp(`${ESC}\\[[0-9;]*m`));
+	});
+});

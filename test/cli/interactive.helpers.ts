@@ -1,0 +1,150 @@
+/** A running `settle -i` (a real child process, stdin a pipe): type lines, wait for output. */
+import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
+import { existsSync, readFileSync, watch } from "node:fs";
+import { join } from "node:path";
+import { CLI_FROM_SOURCES, trackChild } from "./helpers.js";
+
+/** The prompt the chat writes when it waits for a line. */
+export const PROMPT = "> ";
+
+export class Repl {
+	readonly child: ChildProcessWithoutNullStreams;
+	stdout = "";
+	stderr = "";
+	/** The exit code, once the process has ended and its output was read to the end. */
+	readonly exited: Promise<number | null>;
+	private readonly waiters: { check: () => boolean; resolve: () => void }[] = [];
+
+	constructor(args: string[], options: { cwd: string; agentDir: string; env?: Record<string, string | undefined> }) {
+		this.child = spawn(process.execPath, [...CLI_FROM_SOURCES, "-i", ...args], {
+			cwd: options.cwd,
+			env: { ...process.env, ...options.env, SETTLE_AGENT_DIR: options.agentDir },
+		});
+		this.child.stdout.on("data", (chunk) => {
+			this.stdout += String(chunk);
+			this.check();
+		});
+		this.child.stderr.on("data", (chunk) => {
+			this.stderr += String(chunk);
+		});
+		this.exited = trackChild(this.child);
+		void this.exited.then(() => this.check());
+	}
+
+	/** The output's length now: a start for {@link until} and {@link idle}. */
+	mark(): number {
+		return this.stdout.length;
+	}
+
+	/** Resolves with the output from `from` once it contains `text` (rejects if the process ends first). */
+	until(text: string, from = 0): Promise<string> {
+		return this.waitFor(() => this.stdout.indexOf(text, from) !== -1, `"${text}"`).then(() => this.stdout.slice(from));
+	}
+
+	/**
+	 * Resolves with the output from `from` once the chat waits for a line again: the output since
+	 * `from` contains `text` (if given) and ends with the prompt.
+	 */
+	idle(from: number, text = ""): Promise<string> {
+		return this.waitFor(
+			() => {
+				const since = this.stdout.slice(from);
+				return since.length > 0 && since.endsWith(`\n${PROMPT}`) && since.includes(text);
+			},
+			`the prompt${text ? ` after "${text}"` : ""}`,
+		).then(() => this.stdout.slice(from));
+	}
+
+	/** Types a line. */
+	send(line: string): void {
+		this.child.stdin.write(`${line}\n`);
+	}
+
+	/** Types `line` at the prompt and resolves with the output until the next prompt. */
+	async say(line: string, text = ""): Promise<string> {
+		const from = this.mark();
+		this.send(line);
+		return this.idle(from, text);
+	}
+
+	/** Ends stdin (Ctrl+D) and resolves with the exit code. */
+	end(): Promise<number | null> {
+		this.child.stdin.end();
+		return this.exited;
+	}
+
+	private waitFor(check: () => boolean, what: string): Promise<void> {
+		if (check()) return Promise.resolve();
+		return new Promise((resolve, reject) => {
+			const waiter = { check, resolve };
+			this.waiters.push(waiter);
+			void this.exited.then((code) => {
+				if (!this.waiters.includes(waiter)) return;
+				this.waiters.splice(this.waiters.indexOf(waiter), 1);
+				if (check()) resolve();
+				else
+					reject(
+						new Error(`settle exited (${code}) before ${what}.\nstdout:\n${this.stdout}\nstderr:\n${this.stderr}`),
+					);
+			});
+		});
+	}
+
+	private check(): void {
+		for (const waiter of [...this.waiters]) {
+			if (!waiter.check()) continue;
+			this.waiters.splice(this.waiters.indexOf(waiter), 1);
+			waiter.resolve();
+		}
+	}
+}
+
+/** The session file the banner names. */
+export function bannerSessionFile(stdout: string): string {
+	const match = /^ {2}session: (\S+\.jsonl)/m.exec(stdout);
+	if (!match) throw new Error(`no session file in the banner:\n${stdout}`);
+	return match[1]!;
+}
+
+/** The entries of a session file (after its header). */
+export function readEntries(file: string): Record<string, unknown>[] {
+	return readFileSync(file, "utf8")
+		.split("\n")
+		.filter((line) => line.trim())
+		.map((line) => JSON.parse(line) as Record<string, unknown>)
+		.slice(1);
+}
+
+/** Role and text of each message entry but the system prompt's, `role: text` (tool calls as `→name`). */
+export function transcript(file: string): string[] {
+	return readEntries(file)
+		.filter((entry) => entry.type === "message" && (entry.message as { role: string }).role !== "system")
+		.map((entry) => {
+			const message = entry.message as { role: string; content: unknown; stopReason?: string };
+			const content = typeof message.content === "string" ? [{ type: "text", text: message.content }] : message.content;
+			const parts = (content as { type: string; text?: string; name?: string }[]).map((part) =>
+				part.type === "toolCall" ? `→${part.name}` : (part.text ?? ""),
+			);
+			const stop = message.stopReason && message.stopReason !== "stop" ? ` [${message.stopReason}]` : "";
+			return `${message.role}: ${parts.join(" ")}${stop}`;
+		});
+}
+
+/** Resolves once `dir/name` exists (fs.watch, no polling). */
+export function fileAppears(dir: string, name: string): Promise<void> {
+	return new Promise((resolve) => {
+		const watcher = watch(dir, () => {
+			if (existsSync(join(dir, name))) {
+				watcher.close();
+				resolve();
+			}
+		});
+		if (existsSync(join(dir, name))) {
+			watcher.close();
+			resolve();
+		}
+	});
+}
+
+/** A bash command that says it started (a file), then waits until the test creates `gate`. */
+export const GATED_COMMAND = "touch started; while [ ! -e gate ]; do sleep 0.01; done; echo opened";

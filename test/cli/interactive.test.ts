@@ -1,0 +1,522 @@
+/**
+ * `settle -i`: the line-oriented chat, driven as a user would through a pipe (real child process,
+ * the faux model, real shell commands). Every wait is on an output marker or a file the command
+ * creates, never on time.
+ */
+import { mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { parseArgs } from "../../src/cli/args.js";
+import { startsInteractive } from "../../src/cli/interactive-mode.js";
+import { useCliProject } from "./helpers.js";
+import {
+	bannerSessionFile,
+	fileAppears,
+	GATED_COMMAND,
+	PROMPT,
+	Repl,
+	readEntries,
+	transcript,
+} from "./interactive.helpers.js";
+
+const cli = useCliProject("settle-interactive-");
+
+function repl(args: string[], env?: Record<string, string | undefined>): Repl {
+	return new Repl(args, { cwd: cli.project, agentDir: cli.agentDir, ...(env ? { env } : {}) });
+}
+
+function script(steps: unknown[]): string {
+	const file = join(cli.dir, "script.json");
+	writeFileSync(file, JSON.stringify(steps));
+	return file;
+}
+
+/** Positions of `parts` in `text`, asserting each is found after the previous one. */
+function expectInOrder(text: string, parts: string[]): void {
+	let at = 0;
+	for (const part of parts) {
+		const found = text.indexOf(part, at);
+		expect(found, `"${part}" after position ${at} in:\n${text}`).toBeGreaterThanOrEqual(0);
+		at = found + part.length;
+	}
+}
+
+describe("settle -i: starting", () => {
+	it("starts by itself only when stdin and stdout are terminals and no prompt, @file or -p is given", () => {
+		const tty = { isTTY: true };
+		const pipe = { isTTY: false };
+		expect(startsInteractive(parseArgs([]), tty, tty)).toBe(true);
+		expect(startsInteractive(parseArgs(["--faux"]), tty, tty)).toBe(true);
+		expect(startsInteractive(parseArgs([]), pipe, tty)).toBe(false);
+		expect(startsInteractive(parseArgs([]), tty, pipe)).toBe(false);
+		expect(startsInteractive(parseArgs(["hello"]), tty, tty)).toBe(false);
+		expect(startsInteractive(parseArgs(["@a.md"]), tty, tty)).toBe(false);
+		expect(startsInteractive(parseArgs(["-p"]), tty, tty)).toBe(false);
+		expect(parseArgs(["--mode", "interactive"]).mode).toBe("interactive");
+		expect(parseArgs(["--interactive"]).mode).toBe("interactive");
+	});
+
+	it("without -i and without a terminal nothing changed: no prompt is a usage error; -i with -p is one too", () => {
+		const none = cli.settle(["--faux"]);
+		expect(none.code).toBe(2);
+		expect(none.stderr).toContain("Error: no prompt.");
+		expect(none.stderr).toContain("-i starts a chat");
+		const both = cli.settle(["--faux", "-i", "-p", "hi"]);
+		expect(both.code).toBe(2);
+		expect(both.stderr).toContain("Use either -i/--interactive (a chat) or -p/--print");
+	});
+
+	it("prints the banner, runs the prompts given on the command line first, and exits 0 at the end of input", async () => {
+		const chat = repl(["--faux", "--no-session", "first prompt"]);
+		const shown = await chat.idle(0, "first prompt\n");
+		expect(shown).toContain("settle interactive\n");
+		expect(shown).toContain("  model: faux/faux-1, thinking off\n");
+		expect(shown).toContain("  session: in memory\n");
+		expect(shown).toContain(`  cwd: ${cli.project}\n`);
+		expect(shown).toContain("/help for commands, Ctrl+C to abort, Ctrl+D to exit\n");
+		// The prompt as typed, then the faux model's echo.
+		expectInOrder(shown, [`${PROMPT}first prompt\n`, "first prompt\n", PROMPT]);
+		expect(await chat.end()).toBe(0);
+	});
+});
+
+describe("settle -i: a conversation", () => {
+	it("streams a text reply and a tool turn in order, with no ANSI codes on a pipe, and writes the session file that --continue resumes", async () => {
+		const steps = script([
+			"Hello from the faux model.",
+			{ text: "Let me look.", toolCalls: [{ name: "bash", arguments: { command: "seq 1 7" } }] },
+			"All done.",
+		]);
+		const chat = repl(["--faux-script", steps], { FORCE_COLOR: "1" });
+		const greeting = await chat.say("hi", "Hello from the faux model.");
+		expectInOrder(greeting, ["hi\n", "Hello from the faux model.\n", PROMPT]);
+
+		const turn = await chat.say("look around", "All done.");
+		// One line for the call, the first lines of its result, a count of the rest, the final answer.
+		expectInOrder(turn, [
+			"look around\n",
+			"Let me look.\n",
+			"→ bash seq 1 7\n",
+			"  1\n  2\n  3\n  4\n",
+			"  … 3 more lines\n",
+			"All done.\n",
+			PROMPT,
+		]);
+		expect(turn).not.toContain("  5\n");
+		expect(chat.stdout).not.toContain("\x1b[");
+		expect(await chat.end()).toBe(0);
+
+		const file = bannerSessionFile(chat.stdout);
+		expect(transcript(file)).toEqual([
+			"user: hi",
+			"assistant: Hello from the faux model.",
+			"user: look around",
+			"assistant: Let me look. →bash [toolUse]",
+			"toolResult: 1\n2\n3\n4\n5\n6\n7\n",
+			"assistant: All done.",
+		]);
+
+		const again = repl(["--faux", "--continue"]);
+		const banner = await again.idle(0);
+		expect(banner).toContain(`  session: ${file} (resumed, 6 messages)\n`);
+		expect(banner).toContain("  last message: look around\n");
+		expect(banner).toContain("  last answer: All done.\n");
+		await again.say("and now?", "and now?\n");
+		expect(await again.end()).toBe(0);
+		expect(transcript(file).slice(6)).toEqual(["user: and now?", "assistant: and now?"]);
+	});
+
+	it("a line typed while a tool runs steers the run: it is queued, then delivered after the tool result", async () => {
+		const chat = repl([
+			"--faux-script",
+			script([{ toolCalls: [{ name: "bash", arguments: { command: GATED_COMMAND } }] }]),
+		]);
+		await chat.idle(0);
+		chat.send("start the job");
+		await fileAppears(cli.project, "started");
+		const from = chat.mark();
+		chat.send("use the other branch");
+		await chat.until("Queued (steer): use the other branch\n", from);
+		writeFileSync(join(cli.project, "gate"), "");
+		// The faux model echoes the last user message: the steering message reached it.
+		const rest = await chat.idle(from, "use the other branch\n>");
+		expectInOrder(rest, ["  opened\n", "use the other branch\n", PROMPT]);
+		expect(await chat.end()).toBe(0);
+		expect(transcript(bannerSessionFile(chat.stdout))).toEqual([
+			"user: start the job",
+			"assistant: →bash [toolUse]",
+			"toolResult: opened\n",
+			"user: use the other branch",
+			"assistant: use the other branch",
+		]);
+	});
+
+	it("prints thinking as [thinking] lines, a model error, and the automatic retry", async () => {
+		mkdirSync(cli.agentDir, { recursive: true });
+		writeFileSync(join(cli.agentDir, "settings.json"), JSON.stringify({ retry: { baseDelayMs: 1 } }));
+		const steps = script([
+			{ stopReason: "error", errorMessage: "529 overloaded" },
+			{ thinking: "pondering the question", text: "the answer" },
+		]);
+		const chat = repl(["--faux-script", steps, "--no-session"]);
+		await chat.idle(0);
+		const shown = await chat.say("a question", "the answer");
+		expectInOrder(shown, [
+			"a question\n",
+			"Error: 529 overloaded\n",
+			"Retrying in 0.0 s, attempt 1/3: 529 overloaded\n",
+			"[thinking] pondering the question\n",
+			"the answer\n",
+			"Retry 1 succeeded.\n",
+			PROMPT,
+		]);
+		expect(await chat.end()).toBe(0);
+	});
+
+	it("the end of input during a run: the run finishes, then the chat exits 0", async () => {
+		const chat = repl([
+			"--faux-script",
+			script([{ toolCalls: [{ name: "bash", arguments: { command: GATED_COMMAND } }] }, "finished"]),
+		]);
+		await chat.idle(0);
+		chat.send("work");
+		await fileAppears(cli.project, "started");
+		chat.child.stdin.end();
+		writeFileSync(join(cli.project, "gate"), "");
+		expect(await chat.exited).toBe(0);
+		expectInOrder(chat.stdout, ["  opened\n", "finished\n"]);
+		expect(transcript(bannerSessionFile(chat.stdout)).at(-1)).toBe("assistant: finished");
+	});
+
+	it("SIGTERM during a run ends the process as the other modes do: the command killed, the session closed, exit 143", async () => {
+		const chat = repl([
+			"--faux-script",
+			script([{ toolCalls: [{ name: "bash", arguments: { command: GATED_COMMAND } }] }]),
+		]);
+		await chat.idle(0);
+		chat.send("work");
+		await fileAppears(cli.project, "started");
+		chat.child.kill("SIGTERM");
+		expect(await chat.exited).toBe(143);
+		expect(transcript(bannerSessionFile(chat.stdout))).toEqual([
+			"user: work",
+			"assistant: →bash [toolUse]",
+			"toolResult: Command aborted",
+			"assistant:  [aborted]",
+		]);
+	});
+
+	it("/followup queues a message for after the run; it runs when the run would stop", async () => {
+		const chat = repl([
+			"--faux-script",
+			script([{ toolCalls: [{ name: "bash", arguments: { command: GATED_COMMAND } }] }, "first answer"]),
+		]);
+		await chat.idle(0);
+		chat.send("start");
+		await fileAppears(cli.project, "started");
+		const from = chat.mark();
+		chat.send("/followup then summarize");
+		await chat.until("Queued (follow-up): then summarize\n", from);
+		writeFileSync(join(cli.project, "gate"), "");
+		const rest = await chat.idle(from, "then summarize\n>");
+		expectInOrder(rest, ["first answer\n", "then summarize\n", PROMPT]);
+		expect(await chat.end()).toBe(0);
+	});
+
+	it("Ctrl+C (SIGINT) during a run aborts it, keeps what was written, shows the queued line it did not send, and the chat takes the next line", async () => {
+		const chat = repl([
+			"--faux-script",
+			script([{ text: "Starting.", toolCalls: [{ name: "bash", arguments: { command: GATED_COMMAND } }] }]),
+		]);
+		await chat.idle(0);
+		chat.send("run forever");
+		await fileAppears(cli.project, "started");
+		const from = chat.mark();
+		chat.send("never mind");
+		await chat.until("Queued (steer): never mind\n", from);
+		chat.child.kill("SIGINT");
+		const aborted = await chat.idle(from, "Aborted.\n");
+		expect(aborted).not.toContain("again to exit");
+		// The queued steer is not delivered after an abort, and the chat says so.
+		expect(aborted).toContain("Not sent: never mind\n");
+		const after = await chat.say("still there?", "still there?\n>");
+		expectInOrder(after, ["still there?\n", "still there?\n", PROMPT]);
+		expect(await chat.end()).toBe(0);
+		const messages = transcript(bannerSessionFile(chat.stdout));
+		// The shell command is killed; the model call that would follow is recorded as aborted.
+		expect(messages).toEqual([
+			"user: run forever",
+			"assistant: Starting. →bash [toolUse]",
+			"toolResult: Command aborted",
+			"assistant:  [aborted]",
+			"user: still there?",
+			"assistant: still there?",
+		]);
+		const result = readEntries(bannerSessionFile(chat.stdout)).filter(
+			(entry) => (entry.message as { role?: string } | undefined)?.role === "toolResult",
+		)[0]!.message as { isError: boolean };
+		expect(result.isError).toBe(true);
+	});
+
+	it("Ctrl+C on an idle prompt says how to exit; a line typed then is a prompt as usual", async () => {
+		const chat = repl(["--faux", "--no-session"]);
+		const from = await chat.idle(0).then(() => chat.mark());
+		chat.child.kill("SIGINT");
+		await chat.until("(Ctrl+C again to exit, or Ctrl+D)\n", from);
+		await chat.say("hello", "hello\n>");
+		expect(await chat.end()).toBe(0);
+	});
+});
+
+describe("settle -i: bad input", () => {
+	it("a prompt the session refuses (a provider without a key) is one error line saying what to do; the chat goes on", async () => {
+		const chat = repl(["--no-session", "--model", "anthropic/claude-sonnet-4-5"], {
+			ANTHROPIC_API_KEY: undefined,
+			ANTHROPIC_OAUTH_TOKEN: undefined,
+		});
+		await chat.idle(0);
+		const refused = await chat.say("hi");
+		expect(refused).toBe(
+			`hi\nError: No API key found for anthropic. To fix it, set a provider's key in the environment (ANTHROPIC_API_KEY, OPENAI_API_KEY, GEMINI_API_KEY, …) or in ${join(cli.agentDir, "auth.json")}.\n${PROMPT}`,
+		);
+		expect(await chat.say("/session")).toContain("  model: anthropic/claude-sonnet-4-5");
+		expect(await chat.end()).toBe(0);
+	});
+});
+
+describe("settle -i: built-in commands", () => {
+	it("/name, /session, /new, /resume (list and id prefix), /quit", async () => {
+		const chat = repl(["--faux"]);
+		await chat.idle(0);
+		await chat.say("the first session", "the first session\n>");
+		expect(await chat.say("/name alpha")).toContain("Session name: alpha\n");
+		const info = await chat.say("/session");
+		const firstId = /^Session (\S+) "alpha"$/m.exec(info)?.[1];
+		expect(firstId).toBeDefined();
+		const firstFile = bannerSessionFile(chat.stdout);
+		expect(info).toContain(`  file: ${firstFile}\n`);
+		expect(info).toContain("  messages: 2 (1 yours, 1 answers, 0 tool calls)\n");
+		expect(info).toMatch(/ {2}tokens: \d+ \(input \d+, output \d+/);
+
+		const fresh = await chat.say("/new");
+		const [, secondId, secondFile] = /^New session (\S+): (\S+)$/m.exec(fresh) ?? [];
+		expect(secondId).toBeDefined();
+		expect(secondId).not.toBe(firstId);
+		await chat.say("the second session", "the second session\n>");
+
+		const list = await chat.say("/resume");
+		expectInOrder(list, [
+			"Sessions of this project, newest first",
+			`  ${secondId}  `,
+			"the second session (current)\n",
+			`  ${firstId}  `,
+			"alpha: the first session\n",
+		]);
+		// Ids are UUIDv7: sessions started close together share their first characters.
+		const resumed = await chat.say(`/resume ${firstId!.slice(0, 24)}`);
+		expect(resumed).toContain(`Resumed ${firstId} (2 messages): ${firstFile}\n`);
+		expect(resumed).toContain("  last message: the first session\n");
+		expect((await chat.say("/session")).split("\n")).toContain(`Session ${firstId} "alpha"`);
+		expect(await chat.say(`/resume ${secondFile}`)).toContain(`Resumed ${secondId} (2 messages): ${secondFile}\n`);
+		expect(await chat.say(`/resume ${firstFile}`)).toContain(`Resumed ${firstId} (2 messages): ${firstFile}\n`);
+		expect(await chat.say("/resume zzzz")).toContain(
+			"Error: No session of this project has an id starting with zzzz. /resume lists them.\n",
+		);
+
+		const from = chat.mark();
+		chat.send("/quit");
+		chat.send("never sent");
+		expect(await chat.exited).toBe(0);
+		expect(chat.stdout.slice(from)).not.toContain("never sent\n");
+		expect(transcript(firstFile)).toEqual(["user: the first session", "assistant: the first session"]);
+	});
+
+	it("/fork branches into a new session before the last message; the old file keeps everything", async () => {
+		const chat = repl(["--faux"]);
+		await chat.idle(0);
+		await chat.say("first question", "first question\n>");
+		await chat.say("second question", "second question\n>");
+		const oldFile = bannerSessionFile(chat.stdout);
+		const forked = await chat.say("/fork");
+		const newFile = /^Forked into a new session \((\S+)\), just before your message: second question$/m.exec(
+			forked,
+		)?.[1];
+		expect(newFile).toBeDefined();
+		expect(newFile).not.toBe(oldFile);
+		await chat.say("another second", "another second\n>");
+		expect(await chat.say("/fork nope")).toContain("Error: No entry of this session has an id starting with nope.\n");
+		expect(await chat.end()).toBe(0);
+		expect(transcript(newFile!)).toEqual([
+			"user: first question",
+			"assistant: first question",
+			"user: another second",
+			"assistant: another second",
+		]);
+		expect(transcript(oldFile)).toEqual([
+			"user: first question",
+			"assistant: first question",
+			"user: second question",
+			"assistant: second question",
+		]);
+	});
+
+	it("/compact summarizes the conversation; a second /compact reports why not, in one line", async () => {
+		mkdirSync(cli.agentDir, { recursive: true });
+		writeFileSync(join(cli.agentDir, "settings.json"), JSON.stringify({ compaction: { keepRecentTokens: 1 } }));
+		const chat = repl(["--faux"]);
+		await chat.idle(0);
+		await chat.say("one", "one\n>");
+		await chat.say("two", "two\n>");
+		const compacted = await chat.say("/compact keep it short", "Compacted");
+		expectInOrder(compacted, ["Compacting the context (manual)…\n", "Compacted (manual): "]);
+		const again = await chat.say("/compact");
+		expect(again.split("\n").filter((line) => line.startsWith("Error:"))).toEqual(["Error: Already compacted"]);
+		expect(await chat.end()).toBe(0);
+		const entries = readEntries(bannerSessionFile(chat.stdout));
+		expect(entries.filter((entry) => entry.type === "compaction")).toHaveLength(1);
+	});
+
+	it("/model and /thinking show and set; bad values are one error line each", async () => {
+		const chat = repl(["--faux", "--no-session"]);
+		await chat.idle(0);
+		const list = await chat.say("/model");
+		expect(list).toContain("Model: faux/faux-1\n");
+		expect(list).toContain("* faux/faux-1\n");
+		expect(await chat.say("/model faux/faux-1")).toContain("Model: faux/faux-1, thinking off\n");
+		expect(await chat.say("/model nope/none")).toContain(
+			"Error: Model nope/none not found (/model lists the models).\n",
+		);
+		expect(await chat.say("/thinking")).toContain("Thinking: off (this model supports: off)\n");
+		// The faux model does not reason: the level is clamped, and the reply says so.
+		expect(await chat.say("/thinking high")).toContain("Thinking: off (the model supports: off)\n");
+		const bad = await chat.say("/thinking loud");
+		expect(bad).toContain(
+			'Error: Invalid thinking level "loud". Valid values: off, minimal, low, medium, high, xhigh\n',
+		);
+		expect(await chat.end()).toBe(0);
+	});
+
+	it("an unknown command is one error line naming /help; nothing is sent to the model; a path-like line is a prompt", async () => {
+		const chat = repl(["--faux", "--no-session"]);
+		await chat.idle(0);
+		const unknown = await chat.say("/frobnicate now");
+		expect(unknown).toBe("/frobnicate now\nError: unknown command /frobnicate. Type /help for the commands.\n> ");
+		expect(await chat.say("/usr/bin/env is odd", "/usr/bin/env is odd\n/usr/bin/env is odd\n>")).toBeTruthy();
+		expect(await chat.end()).toBe(0);
+	});
+});
+
+/**
+ * An extension provider whose model streams "partial words", then waits until the request is
+ * aborted (a stream stopped half-way, which the faux model cannot do: it streams at once).
+ */
+const SLOW_PROVIDER = `const usage = () => ({ input: 0, output: 0, cacheRead: 0, cacheWrite: 0, totalTokens: 0, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 } });
+export default function (pi) {
+	pi.registerProvider("slow", {
+		baseUrl: "http://localhost:0",
+		apiKey: "none",
+		api: "slow-api",
+		models: [{ id: "slow-1", name: "Slow", reasoning: false, input: ["text"], cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 }, contextWindow: 100000, maxTokens: 1000 }],
+		streamSimple: (model, _context, options) => {
+			const partial = { role: "assistant", content: [{ type: "text", text: "" }], api: model.api, provider: model.provider, model: model.id, usage: usage(), stopReason: "stop", timestamp: Date.now() };
+			let finish;
+			const result = new Promise((resolve) => { finish = resolve; });
+			async function* events() {
+				yield { type: "start", partial };
+				yield { type: "text_start", contentIndex: 0, partial };
+				partial.content[0].text = "partial words";
+				yield { type: "text_delta", contentIndex: 0, delta: "partial words", partial };
+				await new Promise((resolve) => {
+					if (options?.signal?.aborted) resolve();
+					options?.signal?.addEventListener("abort", resolve);
+				});
+				const error = { ...partial, stopReason: "aborted", errorMessage: "Request was aborted" };
+				finish(error);
+				yield { type: "error", reason: "aborted", error };
+			}
+			return { [Symbol.asyncIterator]: events, result: () => result };
+		},
+	});
+}
+`;
+
+describe("settle -i: extensions", () => {
+	it("/model switches to an extension's model; Ctrl+C while its answer streams keeps the partial answer in the session file", async () => {
+		const extension = join(cli.dir, "slow.ts");
+		writeFileSync(extension, SLOW_PROVIDER);
+		const chat = repl(["--faux", "-e", extension]);
+		await chat.idle(0);
+		expect(await chat.say("/model")).toContain("* faux/faux-1\n  slow/slow-1\n");
+		expect(await chat.say("/model slow/slow-1")).toContain("Model: slow/slow-1, thinking off\n");
+		const from = chat.mark();
+		chat.send("speak");
+		await chat.until("partial words", from);
+		chat.child.kill("SIGINT");
+		expectInOrder(await chat.idle(from, "Aborted."), ["partial words\n", "Aborted.\n", PROMPT]);
+		expect(await chat.end()).toBe(0);
+		expect(transcript(bannerSessionFile(chat.stdout))).toEqual(["user: speak", "assistant: partial words [aborted]"]);
+	});
+
+	it("a prompt template runs as a slash command (expanded) and is listed in /help", async () => {
+		mkdirSync(join(cli.agentDir, "prompts"), { recursive: true });
+		writeFileSync(
+			join(cli.agentDir, "prompts", "greet.md"),
+			"---\ndescription: Greets someone\n---\nSay hello to $1 please",
+		);
+		const chat = repl(["--faux", "--no-session"]);
+		await chat.idle(0);
+		expect(await chat.say("/help")).toMatch(/^ {2}\/greet +Greets someone$/m);
+		// The faux model echoes the expanded text.
+		expect(await chat.say("/greet Bob", "Say hello to Bob please\n>")).toContain("Say hello to Bob please\n");
+		expect(await chat.end()).toBe(0);
+	});
+
+	it("an extension command is listed in /help and runs; its ctx.ui.confirm, select and input are answered by typed lines; notify prints", async () => {
+		const extension = join(cli.dir, "deploy.ts");
+		writeFileSync(
+			extension,
+			`export default function (pi) {
+	pi.registerCommand("deploy", {
+		description: "Deploys after asking",
+		handler: async (args, ctx) => {
+			const ok = await ctx.ui.confirm("Deploy?", "to " + args);
+			const where = ok ? await ctx.ui.select("Where?", ["eu", "us"]) : undefined;
+			const name = ok ? await ctx.ui.input("Release name?", "e.g. v1") : undefined;
+			ctx.ui.notify(\`hasUI=\${ctx.hasUI} ok=\${ok} where=\${where} name=\${name}\`, "info");
+		},
+	});
+}
+`,
+		);
+		const chat = repl(["--faux", "--no-session", "-e", extension]);
+		await chat.idle(0);
+		expect(await chat.say("/help")).toMatch(/^ {2}\/deploy +Deploys after asking$/m);
+
+		let from = chat.mark();
+		chat.send("/deploy staging");
+		await chat.until("Deploy?: to staging [y/N] ", from);
+		from = chat.mark();
+		chat.send("y");
+		await chat.until("Choose 1-2 (empty to cancel): ", from);
+		expectInOrder(chat.stdout.slice(from), ["Where?\n", "  1. eu\n", "  2. us\n"]);
+		from = chat.mark();
+		chat.send("2");
+		await chat.until("Release name? (e.g. v1): ", from);
+		const done = await chat.say("v1.2", "[info]");
+		expect(done).toContain("[info] hasUI=true ok=true where=us name=v1.2\n");
+
+		from = chat.mark();
+		chat.send("/deploy prod");
+		await chat.until("Deploy?: to prod [y/N] ", from);
+		expect(await chat.say("no", "[info]")).toContain("[info] hasUI=true ok=false where=undefined name=undefined\n");
+
+		// Ctrl+C at a question cancels it (confirm answers false); the chat goes on.
+		from = chat.mark();
+		chat.send("/deploy later");
+		await chat.until("Deploy?: to later [y/N] ", from);
+		chat.child.kill("SIGINT");
+		const cancelled = await chat.idle(from, "[info]");
+		expectInOrder(cancelled, ["(cancelled)\n", "[info] hasUI=true ok=false where=undefined name=undefined\n", PROMPT]);
+		expect(await chat.end()).toBe(0);
+	});
+});
