@@ -231,11 +231,22 @@ export async function playProgram(program: Program, peer: Peer, record: ProgramR
 		errors,
 		file: fileShape(entries),
 		cuts: compactionCuts(entries),
+		// The session's entries in memory: before the first assistant message neither peer has written
+		// its file, so a compaction there shows only here (read by the property's cut discard, not compared).
+		memory: memoryShape(peer),
 		fileTree: fileTree(entries),
 		fileMessages: fileMessages(entries),
 		fileDetails: fileDetails(entries),
 		state: { messages: normalizeMessages(peer.session.messages), isStreaming: peer.session.isStreaming },
 	};
+}
+
+/** The shape and compaction cuts of the session's entries in memory (both peers expose `sessionManager.getEntries()`). */
+function memoryShape(peer: Peer): { file: string[]; cuts: string[] } {
+	const manager = (peer.session as unknown as { sessionManager: { getEntries(): Record<string, unknown>[] } })
+		.sessionManager;
+	const entries = manager.getEntries();
+	return { file: fileShape(entries), cuts: compactionCuts(entries) };
 }
 
 export type ProgramObservation = Awaited<ReturnType<typeof playProgram>>;
