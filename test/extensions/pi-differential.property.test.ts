@@ -46,17 +46,19 @@ function piSplitAtEntryCut(pi: ProgramObservation, settle: ProgramObservation): 
  * which cancels, so no compaction is written for piSplitAtEntryCut to read: pi's preparation is a split
  * turn with nothing to summarize where Settle's summarizes the turns before the cut (seeds -826832183
  * path 3452:1:2:2:2:2:2:2:2:4:4:4:4:4:9:8:7:7 and 1305205106 path 648:1:1:1:3:3:3:4:4:4:4:4:4:6:6, a
- * setModel `model_change` and an appendEntry `custom` right before a user message). Only when the
+ * setModel `model_change`, `thinking_level_change` or an appendEntry `custom` right before a user message;
+ * -2028526281 path 1474:2:2:3:3:2:2:4:4:4:9, 1903862920 path 1292:2:1:1:2:3:3:3:3:3:3:7:6:5:5:5:5:11). Only when the
  * entries agree, one such entry is followed by a user message, and the logs differ in those lines only.
  */
 function piSplitAtEntryCutCancelled(pi: ProgramObservation, settle: ProgramObservation): boolean {
 	if (pi.memory.file.join(",") !== settle.memory.file.join(",")) return false;
 	const entryBeforeTurn = pi.memory.file.some(
 		(shape, i) =>
-			["model_change", "session_info", "custom"].includes(shape) && pi.memory.file[i + 1] === "message:user",
+			["model_change", "thinking_level_change", "session_info", "custom"].includes(shape) &&
+			pi.memory.file[i + 1] === "message:user",
 	);
 	if (!entryBeforeTurn || pi.awaitedLog.length !== settle.awaitedLog.length) return false;
-	const preparation = / session_before_compact instructions=\S+ summarize (\d+) split=(\w+)$/;
+	const preparation = / session_before_compact instructions=.* summarize (\d+) split=(\w+)$/;
 	let differs = false;
 	for (const [i, line] of pi.awaitedLog.entries()) {
 		const other = settle.awaitedLog[i]!;
