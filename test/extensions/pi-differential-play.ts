@@ -90,7 +90,7 @@ function fileDetails(entries: readonly Json[]): unknown[] {
 }
 
 /** The tool call a log line is about (`e0 tool_call echo call-0-1 …`, `e0 [call-0-1] …`), if any. */
-function toolCallOf(line: string): string | undefined {
+export function toolCallOf(line: string): string | undefined {
 	return /^e\d (?:tool_call|tool_result) \S+ (\S+)/.exec(line)?.[1] ?? /^e\d \[(\S+)\]/.exec(line)?.[1];
 }
 
@@ -100,7 +100,7 @@ function toolCallOf(line: string): string | undefined {
  * different calls interleave follows each one's microtask scheduling, which nothing specifies (a
  * throwing handler costs Settle an extra tick).
  */
-function toolCallBlocks(lines: readonly string[], keyOf: (line: string) => string | undefined): string[] {
+export function toolCallBlocks(lines: readonly string[], keyOf: (line: string) => string | undefined): string[] {
 	const out: string[] = [];
 	let block: string[] = [];
 	const flush = () => {

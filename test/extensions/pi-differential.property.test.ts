@@ -10,7 +10,14 @@ import { describe, expect, it } from "vitest";
 import type { Observation } from "../parity/differential.js";
 import { cutDiffersByDesign } from "../parity/differential-compare.js";
 import { onBothPeers } from "../parity/peers.js";
-import { type ProgramObservation, playProgram, programPeerOptions, records } from "./pi-differential-play.js";
+import {
+	type ProgramObservation,
+	playProgram,
+	programPeerOptions,
+	records,
+	toolCallBlocks,
+	toolCallOf,
+} from "./pi-differential-play.js";
 import { programArb } from "./pi-differential-program.js";
 
 /**
@@ -43,12 +50,14 @@ function piSplitAtEntryCut(pi: ProgramObservation, settle: ProgramObservation): 
 
 /**
  * Discarded: the same pi bug (piSplitAtEntryCut) seen only by a `session_before_compact` handler,
- * which cancels, so no compaction is written for piSplitAtEntryCut to read: pi's preparation is a split
- * turn with nothing to summarize where Settle's summarizes the turns before the cut (seeds -826832183
- * path 3452:1:2:2:2:2:2:2:2:4:4:4:4:4:9:8:7:7 and 1305205106 path 648:1:1:1:3:3:3:4:4:4:4:4:4:6:6, a
- * setModel `model_change`, `thinking_level_change` or an appendEntry `custom` right before a user message;
- * -2028526281 path 1474:2:2:3:3:2:2:4:4:4:9, 1903862920 path 1292:2:1:1:2:3:3:3:3:3:3:7:6:5:5:5:5:11). Only when the
- * entries agree, one such entry is followed by a user message, and the logs differ in those lines only.
+ * which cancels, so no compaction is written for piSplitAtEntryCut to read: pi's preparation is a
+ * split turn (fewer messages to summarize: the turn before the cut is its prefix) where Settle's
+ * summarizes that turn as history. A setModel `model_change`, a `thinking_level_change` or an
+ * appendEntry `custom` right before a user message: seeds -826832183 path
+ * 3452:1:2:2:2:2:2:2:2:4:4:4:4:4:9:8:7:7, 1305205106 path 648:1:1:1:3:3:3:4:4:4:4:4:4:6:6,
+ * -2028526281 path 1474:2:2:3:3:2:2:4:4:4:9, 1903862920 path 1292:2:1:1:2:3:3:3:3:3:3:7:6:5:5:5:5:11;
+ * with history before the turn, -504082371 path 2687:4:3:3:3:4:4:5:5:5:5:5:8. Only when the entries
+ * agree, one such entry is followed by a user message, and the logs differ in those lines only.
  */
 function piSplitAtEntryCutCancelled(pi: ProgramObservation, settle: ProgramObservation): boolean {
 	if (pi.memory.file.join(",") !== settle.memory.file.join(",")) return false;
@@ -65,7 +74,8 @@ function piSplitAtEntryCutCancelled(pi: ProgramObservation, settle: ProgramObser
 		if (line === other) continue;
 		const [p, s] = [preparation.exec(line), preparation.exec(other)];
 		const sameHandler = line.split(" ")[0] === other.split(" ")[0];
-		if (!p || !s || !sameHandler || p[1] !== "0" || p[2] !== "true" || s[2] !== "false") return false;
+		// pi leaves the turn before the cut out of messagesToSummarize (its split-turn prefix).
+		if (!p || !s || !sameHandler || p[2] !== "true" || s[2] !== "false" || Number(p[1]) >= Number(s[1])) return false;
 		differs = true;
 	}
 	return differs;
@@ -135,7 +145,13 @@ function withoutCustomCountedPreparation(observation: ProgramObservation): Progr
 function queuedInputAsOwnChannel(observation: ProgramObservation): ProgramObservation {
 	const queued = (line: string) => / input user message from e\d+(?: \+e\d+)* \(extension\)$/.test(line);
 	const awaitedLog = [
-		...observation.awaitedLog.filter((line) => !queued(line)),
+		// Taken out, they no longer split a run of tool-hook lines: those are grouped by call again
+		// (seed 549996322 path 495:5:3:3:3:3:3:3:3:5:7:8:8:8:8:8:8:8:8:8:8:12:11:11:11:11:11:12:12:12, a
+		// tool_result handler's sendUserMessage between two parallel calls' tool_result lines).
+		...toolCallBlocks(
+			observation.awaitedLog.filter((line) => !queued(line)),
+			toolCallOf,
+		),
 		"-- input of messages queued during a run --",
 		...observation.awaitedLog.filter(queued),
 	];
