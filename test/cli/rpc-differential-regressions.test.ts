@@ -190,6 +190,35 @@ describe("pi 0.73.1 bugs the RPC differential steers around", () => {
 		}
 	});
 
+	it("PI_BUG_FORK_UNWRITTEN_PREFIX_LOST: a fork before a user message whose earlier branch holds a user message but no assistant message leaves pi with an empty session (it reopens the branch file it never wrote, so the earlier message is gone); Settle's forked session keeps it (seed 1004222965 path 41)", async () => {
+		const { pi, settle } = startPeers(cli.dir, []);
+		try {
+			const kept: unknown[] = [];
+			for (const peer of [pi, settle]) {
+				// A steer queued while idle is delivered with the next prompt, before the model answers:
+				// two user messages in a row.
+				expect(await peer.client.request({ id: "1", type: "steer", message: "queued" })).toMatchObject({
+					success: true,
+				});
+				await settled(peer, { id: "2", type: "prompt", message: "first" });
+				const forkable = (await peer.client.request({ id: "3", type: "get_fork_messages" })).data as {
+					messages: { entryId: string; text: string }[];
+				};
+				expect(forkable.messages.map((m) => m.text)).toEqual(["first", "queued"]);
+				expect(
+					await peer.client.request({ id: "4", type: "fork", entryId: forkable.messages[1]!.entryId }),
+				).toMatchObject({ success: true, data: { text: "queued", cancelled: false } });
+				const messages = (await peer.client.request({ id: "5", type: "get_messages" })).data as {
+					messages: { role: string; content: unknown }[];
+				};
+				kept.push(messages.messages.filter((m) => m.role === "user").map((m) => JSON.stringify(m.content)));
+			}
+			expect(kept).toEqual([[], [JSON.stringify([{ type: "text", text: "first" }])]]);
+		} finally {
+			await stop(pi, settle);
+		}
+	});
+
 	it("PI_BUG_COMPACT_DURING_RUN_HIDES_RUN_END: compact sent while a run streams aborts it, but pi has already disconnected from its agent, so the host never sees the run end (no tool_execution_end, no agent_end) and the aborted turn is not written (a tool call without its result stays); Settle streams the run's end, then compacts", async () => {
 		const { pi, settle } = startPeers(cli.dir, [
 			"first answer",

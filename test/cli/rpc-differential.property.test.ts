@@ -87,6 +87,28 @@ async function hasAssistantMessage(peer: Peer): Promise<boolean> {
 }
 
 /**
+ * Whether pi's fork before its nth forkable message would hit PI_BUG_FORK_UNWRITTEN_PREFIX_LOST
+ * (pinned in rpc-differential-regressions.test.ts): the branch before it holds a user message but no
+ * assistant message, so pi writes no branch file and its forked session starts empty. Not observed.
+ */
+async function forkLosesPrefix(peer: Peer, nth: number): Promise<boolean> {
+	const forkable = await peer.client.request({ id: "probe-fork", type: "get_fork_messages" });
+	const target = (forkable.data as { messages: { entryId: string }[] }).messages[nth];
+	if (!target) return false;
+	const state = await peer.client.request({ id: "probe-file", type: "get_state" });
+	const entries = readSession((state.data as { sessionFile?: string }).sessionFile);
+	// pi writes its file with the first assistant message: no file means no assistant message yet, and
+	// (with no tree navigation over RPC) one straight branch, the forkable messages in order.
+	if (entries.length === 0) return nth > 0;
+	const byId = new Map(entries.map((entry) => [entry.id, entry]));
+	const roles = new Set<string>();
+	for (let entry = byId.get(byId.get(target.entryId)?.parentId); entry; entry = byId.get(entry.parentId)) {
+		if (entry.type === "message") roles.add((entry.message as { role: string }).role);
+	}
+	return roles.has("user") && !roles.has("assistant");
+}
+
+/**
  * Whether pi's newest message is where the two cut rules part (see the compact step below): it counts
  * 0 tokens (no content: an aborted answer; only empty text: the echo of an empty prompt), or it is a
  * tool result (a run aborted while its tool ran), which is no valid cut point. Not observed.
@@ -153,6 +175,10 @@ async function runScenario(scenario: Scenario, run: number): Promise<void> {
 			if (step.kind === "command" && step.command.type === "clone" && !(await hasAssistantMessage(pi))) {
 				// PI_BUG_CLONE_UNWRITTEN_FILE (pinned in rpc-differential-regressions.test.ts).
 				log.push(`(skipped: pi cannot clone before its file is written) ${JSON.stringify(step)}`);
+				continue;
+			}
+			if (step.kind === "fork_nth" && (await forkLosesPrefix(pi, step.nth))) {
+				log.push(`(skipped: pi's fork would lose the messages before it) ${JSON.stringify(step)}`);
 				continue;
 			}
 			log.push(JSON.stringify(step));

@@ -90,7 +90,7 @@ function fileDetails(entries: readonly Json[]): unknown[] {
 }
 
 /** The tool call a log line is about (`e0 tool_call echo call-0-1 …`, `e0 [call-0-1] …`), if any. */
-function toolCallOf(line: string): string | undefined {
+export function toolCallOf(line: string): string | undefined {
 	return /^e\d (?:tool_call|tool_result) \S+ (\S+)/.exec(line)?.[1] ?? /^e\d \[(\S+)\]/.exec(line)?.[1];
 }
 
@@ -100,7 +100,7 @@ function toolCallOf(line: string): string | undefined {
  * different calls interleave follows each one's microtask scheduling, which nothing specifies (a
  * throwing handler costs Settle an extra tick).
  */
-function toolCallBlocks(lines: readonly string[], keyOf: (line: string) => string | undefined): string[] {
+export function toolCallBlocks(lines: readonly string[], keyOf: (line: string) => string | undefined): string[] {
 	const out: string[] = [];
 	let block: string[] = [];
 	const flush = () => {
@@ -231,11 +231,22 @@ export async function playProgram(program: Program, peer: Peer, record: ProgramR
 		errors,
 		file: fileShape(entries),
 		cuts: compactionCuts(entries),
+		// The session's entries in memory: before the first assistant message neither peer has written
+		// its file, so a compaction there shows only here (read by the property's cut discard, not compared).
+		memory: memoryShape(peer),
 		fileTree: fileTree(entries),
 		fileMessages: fileMessages(entries),
 		fileDetails: fileDetails(entries),
 		state: { messages: normalizeMessages(peer.session.messages), isStreaming: peer.session.isStreaming },
 	};
+}
+
+/** The shape and compaction cuts of the session's entries in memory (both peers expose `sessionManager.getEntries()`). */
+function memoryShape(peer: Peer): { file: string[]; cuts: string[] } {
+	const manager = (peer.session as unknown as { sessionManager: { getEntries(): Record<string, unknown>[] } })
+		.sessionManager;
+	const entries = manager.getEntries();
+	return { file: fileShape(entries), cuts: compactionCuts(entries) };
 }
 
 export type ProgramObservation = Awaited<ReturnType<typeof playProgram>>;

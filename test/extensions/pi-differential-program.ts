@@ -272,7 +272,38 @@ export const programArb: fc.Arbitrary<Program> = fc
 			action.kind === "command" ? { ...action, ext: action.ext % program.extensions.length } : action,
 		),
 	}))
-	.map(withoutLingeringPromptOverride);
+	.map(withoutLingeringPromptOverride)
+	.map(withoutMidRunToolChanges);
+
+/**
+ * Constrained: when a streaming hook queues a user message (sendUserMessage from `context`,
+ * `tool_call` or `tool_result`), `input` handlers make no tool changes: that message's `input` runs
+ * mid-run, where the tool changes differ by design (TOOL_CALLS; seed -443699532 path
+ * 3503:2:1:4:3:4:4:5:6:6:6:6:6:6:6:6:7, a `registerTool` from `input`: Settle's next request offers
+ * the tool, pi's run does not).
+ */
+function withoutMidRunToolChanges(program: Program): Program {
+	const queuesMidRun = program.extensions.some((extension) =>
+		extension.handlers.some(
+			(handler) =>
+				STREAMING_HOOKS.has(handler.event) &&
+				handler.behavior.kind === "call" &&
+				handler.behavior.call.kind === "sendUserMessage",
+		),
+	);
+	if (!queuesMidRun) return program;
+	return {
+		...program,
+		extensions: program.extensions.map((extension) => ({
+			...extension,
+			handlers: extension.handlers.map((handler) =>
+				handler.event === "input" && handler.behavior.kind === "call" && TOOL_CALLS.has(handler.behavior.call.kind)
+					? { event: handler.event, behavior: { kind: "observe" as const } }
+					: handler,
+			),
+		})),
+	};
+}
 
 /**
  * Constrained: with a `before_agent_start` handler that overrides the system prompt, commands send

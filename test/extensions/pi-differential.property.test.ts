@@ -2,7 +2,7 @@
  * Randomized differential of the extension API against pi 0.73.1: random extension programs
  * (pi-differential-program.ts) run as inline factories, identical source, on both peers with the
  * same scripted model and prompts; everything a user and the extensions observe must be equal.
- * Replay a failure with `EXT_DIFF_SEED=<seed> npx vitest run test/extensions/pi-differential.property.test.ts`
+ * Replay a failure with `EXT_DIFF_SEED=<seed> EXT_DIFF_PATH=<path> npx vitest run test/extensions/pi-differential.property.test.ts`
  * (`EXT_DIFF_RUNS` sets the number of runs).
  */
 import fc from "fast-check";
@@ -10,7 +10,14 @@ import { describe, expect, it } from "vitest";
 import type { Observation } from "../parity/differential.js";
 import { cutDiffersByDesign } from "../parity/differential-compare.js";
 import { onBothPeers } from "../parity/peers.js";
-import { type ProgramObservation, playProgram, programPeerOptions, records } from "./pi-differential-play.js";
+import {
+	type ProgramObservation,
+	playProgram,
+	programPeerOptions,
+	records,
+	toolCallBlocks,
+	toolCallOf,
+} from "./pi-differential-play.js";
 import { programArb } from "./pi-differential-program.js";
 
 /**
@@ -39,6 +46,39 @@ function piSplitAtEntryCut(pi: ProgramObservation, settle: ProgramObservation): 
 		splitSummary(pi) &&
 		!splitSummary(settle)
 	);
+}
+
+/**
+ * Discarded: the same pi bug (piSplitAtEntryCut) seen only by a `session_before_compact` handler,
+ * which cancels, so no compaction is written for piSplitAtEntryCut to read: pi's preparation is a
+ * split turn (fewer messages to summarize: the turn before the cut is its prefix) where Settle's
+ * summarizes that turn as history. A setModel `model_change`, a `thinking_level_change` or an
+ * appendEntry `custom` right before a user message: seeds -826832183 path
+ * 3452:1:2:2:2:2:2:2:2:4:4:4:4:4:9:8:7:7, 1305205106 path 648:1:1:1:3:3:3:4:4:4:4:4:4:6:6,
+ * -2028526281 path 1474:2:2:3:3:2:2:4:4:4:9, 1903862920 path 1292:2:1:1:2:3:3:3:3:3:3:7:6:5:5:5:5:11;
+ * with history before the turn, -504082371 path 2687:4:3:3:3:4:4:5:5:5:5:5:8. Only when the entries
+ * agree, one such entry is followed by a user message, and the logs differ in those lines only.
+ */
+function piSplitAtEntryCutCancelled(pi: ProgramObservation, settle: ProgramObservation): boolean {
+	if (pi.memory.file.join(",") !== settle.memory.file.join(",")) return false;
+	const entryBeforeTurn = pi.memory.file.some(
+		(shape, i) =>
+			["model_change", "thinking_level_change", "session_info", "custom"].includes(shape) &&
+			pi.memory.file[i + 1] === "message:user",
+	);
+	if (!entryBeforeTurn || pi.awaitedLog.length !== settle.awaitedLog.length) return false;
+	const preparation = / session_before_compact instructions=.* summarize (\d+) split=(\w+)$/;
+	let differs = false;
+	for (const [i, line] of pi.awaitedLog.entries()) {
+		const other = settle.awaitedLog[i]!;
+		if (line === other) continue;
+		const [p, s] = [preparation.exec(line), preparation.exec(other)];
+		const sameHandler = line.split(" ")[0] === other.split(" ")[0];
+		// pi leaves the turn before the cut out of messagesToSummarize (its split-turn prefix).
+		if (!p || !s || !sameHandler || p[2] !== "true" || s[2] !== "false" || Number(p[1]) >= Number(s[1])) return false;
+		differs = true;
+	}
+	return differs;
 }
 
 function isCustom(detail: unknown): boolean {
@@ -70,7 +110,13 @@ function piCompactedNothing(pi: ProgramObservation, settle: ProgramObservation):
  * (test/parity/differential-compare.ts `cutDiffersByDesign`, which reads only `cuts` and `file`).
  */
 function cutDiffers(pi: ProgramObservation, settle: ProgramObservation): boolean {
-	return cutDiffersByDesign(pi as unknown as Observation, settle as unknown as Observation);
+	return (
+		cutDiffersByDesign(pi as unknown as Observation, settle as unknown as Observation) ||
+		// Before the first assistant message neither file is written: the same rule on the entries in
+		// memory (seed -1553283773 path 523:2:1:1:1:2:2:2:2:3:3:3:3:3:3:3:3:3:11:10: three custom messages,
+		// then compact; pi counts them as 0 tokens and keeps all, Settle counts them and summarizes one).
+		cutDiffersByDesign(pi.memory as unknown as Observation, settle.memory as unknown as Observation)
+	);
 }
 
 /**
@@ -99,7 +145,13 @@ function withoutCustomCountedPreparation(observation: ProgramObservation): Progr
 function queuedInputAsOwnChannel(observation: ProgramObservation): ProgramObservation {
 	const queued = (line: string) => / input user message from e\d+(?: \+e\d+)* \(extension\)$/.test(line);
 	const awaitedLog = [
-		...observation.awaitedLog.filter((line) => !queued(line)),
+		// Taken out, they no longer split a run of tool-hook lines: those are grouped by call again
+		// (seed 549996322 path 495:5:3:3:3:3:3:3:3:5:7:8:8:8:8:8:8:8:8:8:8:12:11:11:11:11:11:12:12:12, a
+		// tool_result handler's sendUserMessage between two parallel calls' tool_result lines).
+		...toolCallBlocks(
+			observation.awaitedLog.filter((line) => !queued(line)),
+			toolCallOf,
+		),
 		"-- input of messages queued during a run --",
 		...observation.awaitedLog.filter(queued),
 	];
@@ -108,6 +160,7 @@ function queuedInputAsOwnChannel(observation: ProgramObservation): ProgramObserv
 
 const RUNS = Number(process.env.EXT_DIFF_RUNS ?? 60);
 const SEED = process.env.EXT_DIFF_SEED === undefined ? undefined : Number(process.env.EXT_DIFF_SEED);
+const PATH = process.env.EXT_DIFF_PATH;
 
 describe("extensions: randomized differential against pi 0.73.1", () => {
 	it(
@@ -120,17 +173,23 @@ describe("extensions: randomized differential against pi 0.73.1", () => {
 						(name) => programPeerOptions(program, record[name]),
 						(peer) => playProgram(program, peer, record[peer.name]),
 					);
-					fc.pre(!piCompactedNothing(pi, settle) && !cutDiffers(pi, settle) && !piSplitAtEntryCut(pi, settle));
+					fc.pre(
+						!piCompactedNothing(pi, settle) &&
+							!cutDiffers(pi, settle) &&
+							!piSplitAtEntryCut(pi, settle) &&
+							!piSplitAtEntryCutCancelled(pi, settle),
+					);
 					// `entry_appended` is Settle's only (see pi-differential-play.ts), one per appendEntry.
 					expect(pi.appended).toEqual([]);
 					// The file may not hold them yet: both write the session file once an assistant replied.
 					expect(settle.appended.filter((type) => type !== "custom")).toEqual([]);
 					expect(settle.appended.length).toBeGreaterThanOrEqual(settle.fileDetails.filter(isCustom).length);
-					const comparable = (observation: ProgramObservation) =>
-						queuedInputAsOwnChannel(withoutCustomCountedPreparation(observation));
+					// `memory` is read by cutDiffers only; what it holds is compared through the events and state.
+					const comparable = ({ memory: _memory, ...observation }: ProgramObservation) =>
+						queuedInputAsOwnChannel(withoutCustomCountedPreparation(observation as ProgramObservation));
 					expect({ ...comparable(settle), appended: [] }).toEqual(comparable(pi));
 				}),
-				{ numRuns: RUNS, ...(SEED !== undefined ? { seed: SEED } : {}) },
+				{ numRuns: RUNS, ...(SEED !== undefined ? { seed: SEED } : {}), ...(PATH ? { path: PATH } : {}) },
 			);
 		},
 		Math.max(60_000, RUNS * 1_000),
