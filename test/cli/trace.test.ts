@@ -269,19 +269,19 @@ describe("settle --trace when the process is ended", () => {
 
 describe("settle --trace with a path that cannot be written", () => {
 	/** A run whose model call would create `ran` in the project (its bash tool call). */
-	const runWithTrace = (tracePath: string, options: { asUser?: number } = {}) => {
+	const runWithTrace = (tracePath: string, options: { withoutDacOverride?: boolean } = {}) => {
 		const script = writeScript([{ toolCalls: [{ name: "bash", arguments: { command: "touch ran" } }] }, "done"]);
-		const result = spawnSync(
-			process.execPath,
-			[...CLI_FROM_SOURCES, "--faux-script", script, "-p", "go", "--trace", tracePath],
-			{
-				cwd: cli.project,
-				input: "",
-				encoding: "utf8",
-				env: { ...process.env, SETTLE_AGENT_DIR: cli.agentDir },
-				...(options.asUser !== undefined ? { uid: options.asUser, gid: options.asUser } : {}),
-			},
-		);
+		const argv = [process.execPath, ...CLI_FROM_SOURCES, "--faux-script", script, "-p", "go", "--trace", tracePath];
+		// util-linux's setpriv (Debian: essential): root without the capability to write where modes forbid it.
+		const command = options.withoutDacOverride
+			? ["setpriv", "--inh-caps=-dac_override", "--bounding-set=-dac_override", ...argv]
+			: argv;
+		const result = spawnSync(command[0]!, command.slice(1), {
+			cwd: cli.project,
+			input: "",
+			encoding: "utf8",
+			env: { ...process.env, SETTLE_AGENT_DIR: cli.agentDir },
+		});
 		expect(existsSync(join(cli.project, "ran"))).toBe(false);
 		expect(result.stdout).toBe("");
 		return { code: result.status, stderr: result.stderr };
@@ -308,10 +308,9 @@ describe("settle --trace with a path that cannot be written", () => {
 		const readOnly = join(cli.dir, "read-only");
 		mkdirSync(readOnly);
 		chmodSync(readOnly, 0o555);
-		// root writes anywhere: run as nobody then (the test folders must let it in).
+		// root writes anywhere: run it without CAP_DAC_OVERRIDE then (as another user it might not read the repo).
 		const root = process.getuid?.() === 0;
-		if (root) for (const path of [cli.dir, cli.project]) chmodSync(path, 0o777);
-		const result = runWithTrace(join(readOnly, "t.json"), root ? { asUser: 65534 } : {});
+		const result = runWithTrace(join(readOnly, "t.json"), { withoutDacOverride: root });
 		expect(result).toEqual({
 			code: 2,
 			stderr: `Error: --trace ${join(readOnly, "t.json")}: the folder ${readOnly} is not writable.\n`,
