@@ -36,15 +36,7 @@ describe("settle trace, opened in Chromium", () => {
 		const htmlFile = rendered.stdout.trim();
 		expect(htmlFile).toBe(join(cli.dir, "run.html"));
 
-		const { browser, close } = await launchChromium([
-			"--headless",
-			"--no-sandbox",
-			"--disable-gpu",
-			"--no-first-run",
-			"--disable-background-networking",
-			"--disable-component-update",
-			"--disable-sync",
-		]);
+		const { browser, close } = await launchChromium();
 		try {
 			const page = await browser.newPage();
 			const errors: string[] = [];

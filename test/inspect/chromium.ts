@@ -10,7 +10,21 @@ import { type Browser, chromium } from "playwright-core";
 
 const CHROMIUM = process.env.SETTLE_CHROMIUM ?? "/usr/bin/chromium";
 
-export async function launchChromium(args: string[]): Promise<{ browser: Browser; close(): Promise<void> }> {
+/** Headless, no sandbox (root in CI), and nothing that reaches for the network on its own. */
+const HEADLESS_ARGS = [
+	"--headless",
+	"--no-sandbox",
+	"--disable-gpu",
+	"--disable-quic",
+	"--no-first-run",
+	"--disable-background-networking",
+	"--disable-component-update",
+	"--disable-sync",
+];
+
+export async function launchChromium(
+	args: string[] = HEADLESS_ARGS,
+): Promise<{ browser: Browser; close(): Promise<void> }> {
 	if (!existsSync(CHROMIUM)) {
 		throw new Error(`No Chromium at ${CHROMIUM}: install Debian's chromium (see .ci/run) or set SETTLE_CHROMIUM.`);
 	}

@@ -13,13 +13,7 @@ describe("renderTraceHtml: the selected state is in view", () => {
 	it("after loading, and after selecting the retry and the compaction", async () => {
 		const trace = await recordExampleTrace();
 		const html = renderTraceHtml(trace, promptOperationMachine);
-		const { browser, close } = await launchChromium([
-			"--headless",
-			"--no-sandbox",
-			"--disable-gpu",
-			"--no-first-run",
-			"--disable-background-networking",
-		]);
+		const { browser, close } = await launchChromium();
 		try {
 			const page = await browser.newPage({ viewport: { width: 1000, height: 700 } });
 			await page.setContent(html);

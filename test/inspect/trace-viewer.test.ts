@@ -24,16 +24,7 @@ async function serve(html: string): Promise<{ url: string; close(): Promise<void
 /** The page in real headless Chromium (Debian's, installed by .ci/run). */
 async function open(html: string) {
 	const site = await serve(html);
-	const { browser, close: closeBrowser } = await launchChromium([
-		"--headless",
-		"--no-sandbox",
-		"--disable-gpu",
-		"--disable-quic",
-		"--no-first-run",
-		"--disable-background-networking",
-		"--disable-component-update",
-		"--disable-sync",
-	]);
+	const { browser, close: closeBrowser } = await launchChromium();
 	const page = await browser.newPage();
 	const errors: string[] = [];
 	page.on("pageerror", (error) => errors.push(error.message));
