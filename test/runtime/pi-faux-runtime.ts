@@ -2,8 +2,27 @@
  * pi 0.73.1's own AgentSessionRuntime on pi-ai's faux provider, no resources: the reference side of
  * the runtime parity tests (the same steps run through Settle's runtime beside it).
  */
+import { mkdirSync, mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import * as pi from "@mariozechner/pi-coding-agent";
 import { FAUX_KEY } from "../parity/peers.js";
+
+/** The folders a runtime parity test's side works in, under one temp `root` (the caller removes it). */
+export interface RuntimeDirs {
+	root: string;
+	cwd: string;
+	agentDir: string;
+	sessionDir: string;
+}
+
+/** Creates `root` (in the temp folder, named from `prefix`) with its `cwd`, `agent` and `sessions` folders. */
+export function makeRuntimeDirs(prefix: string): RuntimeDirs {
+	const root = mkdtempSync(join(tmpdir(), prefix));
+	const dirs = { root, cwd: join(root, "cwd"), agentDir: join(root, "agent"), sessionDir: join(root, "sessions") };
+	for (const dir of [dirs.cwd, dirs.agentDir, dirs.sessionDir]) mkdirSync(dir, { recursive: true });
+	return dirs;
+}
 
 type PiModel = Parameters<typeof pi.createAgentSessionFromServices>[0]["model"];
 

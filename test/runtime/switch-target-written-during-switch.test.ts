@@ -9,9 +9,7 @@
  * from its last entry, as a switch to the written current file does: one header, nothing lost, the
  * next prompt goes on from what the old session wrote.
  */
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import * as piAi from "@mariozechner/pi-ai";
 import type * as pi from "@mariozechner/pi-coding-agent";
 import { afterEach, describe, expect, it } from "vitest";
@@ -27,14 +25,7 @@ import {
 } from "../../src/runtime/runtime.js";
 import { SessionManager } from "../../src/store/session-manager.js";
 import { fauxModels } from "../parity/peers.js";
-import { createPiFauxRuntime } from "./pi-faux-runtime.js";
-
-interface Dirs {
-	root: string;
-	cwd: string;
-	agentDir: string;
-	sessionDir: string;
-}
+import { createPiFauxRuntime, makeRuntimeDirs, type RuntimeDirs } from "./pi-faux-runtime.js";
 
 type Line = Record<string, unknown> & { type: string; id?: string; parentId?: string | null };
 
@@ -46,11 +37,9 @@ afterEach(async () => {
 	for (const root of roots.splice(0)) rmSync(root, { recursive: true, force: true });
 });
 
-function makeDirs(): Dirs {
-	const root = mkdtempSync(join(tmpdir(), "settle-switch-written-"));
-	roots.push(root);
-	const dirs = { root, cwd: join(root, "cwd"), agentDir: join(root, "agent"), sessionDir: join(root, "sessions") };
-	for (const dir of [dirs.cwd, dirs.agentDir, dirs.sessionDir]) mkdirSync(dir, { recursive: true });
+function makeDirs(): RuntimeDirs {
+	const dirs = makeRuntimeDirs("settle-switch-written-");
+	roots.push(dirs.root);
 	return dirs;
 }
 
@@ -106,7 +95,7 @@ function writesOnShutdown(state: { armed: boolean }, text: string, after?: () =>
 }
 
 interface SettleRun {
-	dirs: Dirs;
+	dirs: RuntimeDirs;
 	runtime: AgentSessionRuntime;
 	faux: FauxProvider;
 	/** The path of the startup session (not written yet). */

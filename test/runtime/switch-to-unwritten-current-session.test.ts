@@ -7,8 +7,7 @@
  * written, another unwritten path and back, new session / fork then switch to it, a moved leaf)
  * run the same steps through pi 0.73.1's runtime and Settle's, and compare the files they leave.
  */
-import { mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import * as piAi from "@mariozechner/pi-ai";
 import { afterEach, describe, expect, it } from "vitest";
@@ -22,19 +21,12 @@ import {
 } from "../../src/runtime/runtime.js";
 import { SessionManager } from "../../src/store/session-manager.js";
 import { fauxModels } from "../parity/peers.js";
-import { createPiFauxRuntime } from "./pi-faux-runtime.js";
-
-interface Dirs {
-	root: string;
-	cwd: string;
-	agentDir: string;
-	sessionDir: string;
-}
+import { createPiFauxRuntime, makeRuntimeDirs, type RuntimeDirs } from "./pi-faux-runtime.js";
 
 /** One side's runtime, driven the same way on pi and on Settle. */
 interface Side {
 	readonly name: "pi" | "settle";
-	readonly dirs: Dirs;
+	readonly dirs: RuntimeDirs;
 	file(): string | undefined;
 	sessionId(): string;
 	/** Prompts `text`; the faux model answers `answer: <text>`. */
@@ -60,11 +52,45 @@ interface SessionLikeManager {
 	getEntries(): readonly object[];
 }
 
-function makeDirs(): Dirs {
-	const root = mkdtempSync(join(tmpdir(), "settle-switch-current-"));
-	const dirs = { root, cwd: join(root, "cwd"), agentDir: join(root, "agent"), sessionDir: join(root, "sessions") };
-	for (const dir of [dirs.cwd, dirs.agentDir, dirs.sessionDir]) mkdirSync(dir, { recursive: true });
-	return dirs;
+const makeDirs = () => makeRuntimeDirs("settle-switch-current-");
+
+/** What both products' runtimes offer the steps (pi's and Settle's have the same shape here). */
+interface RuntimeLike {
+	readonly session: {
+		readonly sessionFile: string | undefined;
+		readonly sessionId: string;
+		readonly sessionManager: SessionLikeManager;
+		prompt(text: string): Promise<unknown>;
+		navigateTree(entryId: string): Promise<unknown>;
+	};
+	switchSession(path: string): Promise<unknown>;
+	newSession(): Promise<unknown>;
+	fork(entryId: string, options: { position: "before" | "at" }): Promise<unknown>;
+	dispose(): Promise<unknown>;
+}
+
+/** The steps of {@link Side} on either runtime; `answer` scripts the faux model's next reply. */
+function runtimeSteps(runtime: RuntimeLike, answer: (text: string) => void) {
+	return {
+		file: () => runtime.session.sessionFile,
+		sessionId: () => runtime.session.sessionId,
+		prompt: async (text: string) => {
+			answer(`answer: ${text}`);
+			await runtime.session.prompt(text);
+		},
+		switchTo: async (path: string) => {
+			await runtime.switchSession(path);
+		},
+		newSession: async () => {
+			await runtime.newSession();
+		},
+		fork: async (text: string, position: "before" | "at") => {
+			await runtime.fork(userEntryId(runtime.session.sessionManager, text), { position });
+		},
+		navigateTo: async (text: string) => {
+			await runtime.session.navigateTree(userEntryId(runtime.session.sessionManager, text));
+		},
+	};
 }
 
 function userEntryId(manager: SessionLikeManager, text: string): string {
@@ -85,24 +111,7 @@ async function piSide(): Promise<Side> {
 	return {
 		name: "pi",
 		dirs,
-		file: () => runtime.session.sessionFile,
-		sessionId: () => runtime.session.sessionId,
-		prompt: async (text) => {
-			faux.setResponses([piAi.fauxAssistantMessage(`answer: ${text}`)]);
-			await runtime.session.prompt(text);
-		},
-		switchTo: async (path) => {
-			await runtime.switchSession(path);
-		},
-		newSession: async () => {
-			await runtime.newSession();
-		},
-		fork: async (text, position) => {
-			await runtime.fork(userEntryId(runtime.session.sessionManager, text), { position });
-		},
-		navigateTo: async (text) => {
-			await runtime.session.navigateTree(userEntryId(runtime.session.sessionManager, text));
-		},
+		...runtimeSteps(runtime, (text) => faux.setResponses([piAi.fauxAssistantMessage(text)])),
 		dispose: async () => {
 			await runtime.dispose();
 			faux.unregister();
@@ -144,24 +153,7 @@ async function settleSide(): Promise<SettleSide> {
 		failNextBuild: () => {
 			failNext = true;
 		},
-		file: () => runtime.session.sessionFile,
-		sessionId: () => runtime.session.sessionId,
-		prompt: async (text) => {
-			faux.setResponses([fauxAssistantMessage(`answer: ${text}`)]);
-			await runtime.session.prompt(text);
-		},
-		switchTo: async (path) => {
-			await runtime.switchSession(path);
-		},
-		newSession: async () => {
-			await runtime.newSession();
-		},
-		fork: async (text, position) => {
-			await runtime.fork(userEntryId(runtime.session.sessionManager, text), { position });
-		},
-		navigateTo: async (text) => {
-			await runtime.session.navigateTree(userEntryId(runtime.session.sessionManager, text));
-		},
+		...runtimeSteps(runtime, (text) => faux.setResponses([fauxAssistantMessage(text)])),
 		dispose: async () => {
 			await runtime.dispose();
 			rmSync(dirs.root, { recursive: true, force: true });
