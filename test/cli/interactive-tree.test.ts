@@ -7,7 +7,15 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 
 import { dirname, join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { useCliProject } from "./helpers.js";
-import { bannerSessionFile, fileAppears, GATED_COMMAND, Repl, readEntries, transcript } from "./interactive.helpers.js";
+import {
+	bannerSessionFile,
+	fileAppears,
+	GATED_COMMAND,
+	Repl,
+	readEntries,
+	SLOW_PROVIDER,
+	transcript,
+} from "./interactive.helpers.js";
 
 const cli = useCliProject("settle-interactive-tree-");
 
@@ -35,6 +43,16 @@ function messageEntry(file: string, role: string, text: string): Entry {
 	});
 	if (!found) throw new Error(`no ${role} message "${text}" in ${file}`);
 	return found;
+}
+
+/** The ids from an entry's parent up to its root. */
+function ancestorIds(file: string, entry: Entry): string[] {
+	const byId = new Map((readEntries(file) as Entry[]).map((each) => [each.id, each]));
+	const ids: string[] = [];
+	for (let cursor: Entry | undefined = entry; cursor?.parentId; cursor = byId.get(cursor.parentId)) {
+		ids.push(cursor.parentId);
+	}
+	return ids;
 }
 
 const QUESTION = "Choose 1-3 (empty to cancel): ";
@@ -195,6 +213,61 @@ describe("settle -i: /tree and /label", () => {
 		expect(summary?.summary).toContain("mention the word PINEAPPLE");
 		expect(summary?.parentId).toBe(answerOne.id);
 		expect(await chat.end()).toBe(0);
+	});
+
+	it("Ctrl+C while the branch is summarized cancels the navigation: nothing written, still at the same point", async () => {
+		const extension = join(cli.dir, "slow.ts");
+		writeFileSync(extension, SLOW_PROVIDER);
+		const chat = repl(["--faux", "-e", extension]);
+		await chat.idle(0);
+		await chat.say("question one", "question one\n>");
+		await chat.say("question two", "question two\n>");
+		const file = bannerSessionFile(chat.stdout);
+		const answerOne = messageEntry(file, "assistant", "question one");
+		const answerTwo = messageEntry(file, "assistant", "question two");
+		// The summary is asked of the current model: one that streams until aborted.
+		await chat.say("/model slow/slow-1", "Model: slow/slow-1");
+		let from = chat.mark();
+		chat.send(`/tree ${answerOne.id}`);
+		await chat.until(QUESTION, from);
+		from = chat.mark();
+		chat.send("2");
+		await chat.until("Summarizing the branch you leave… (Ctrl+C cancels)\n", from);
+		chat.child.kill("SIGINT");
+		const cancelled = await chat.idle(from, "Branch summarization cancelled: still at the same point.\n");
+		expect(cancelled).not.toContain("Now at");
+		expect(readEntries(file).filter((entry) => entry.type === "branch_summary")).toEqual([]);
+		await chat.say("/model faux/faux-1", "Model: faux/faux-1");
+		await chat.say("question three", "question three\n>");
+		expect(await chat.end()).toBe(0);
+		// The next message still follows the old position (after the model change entries).
+		expect(ancestorIds(file, messageEntry(file, "user", "question three"))).toContain(answerTwo.id);
+	});
+
+	it("with branchSummary.skipPrompt no question is asked (no summary); an extension's session_before_tree can cancel", async () => {
+		mkdirSync(cli.agentDir, { recursive: true });
+		writeFileSync(join(cli.agentDir, "settings.json"), JSON.stringify({ branchSummary: { skipPrompt: true } }));
+		const extension = join(cli.dir, "guard.ts");
+		writeFileSync(
+			extension,
+			`export default function (pi) {
+	pi.on("session_before_tree", (event) => (event.preparation.targetId === "abc00001" ? { cancel: true } : undefined));
+}
+`,
+		);
+		const file = writeSession(["abc00001", "abc00002", "abd00003", "abd00004"]);
+		const chat = repl(["--faux", "--session", file, "-e", extension]);
+		await chat.idle(0);
+		const moved = await chat.say("/tree abc00002");
+		expect(moved).not.toContain("Summarize the branch you leave?");
+		expect(moved).toContain("Now at abc00002: assistant: message 2\n");
+		expect(await chat.say("/tree abc00001")).toContain("Navigation cancelled by an extension.\n");
+		await chat.say("again", "again\n>");
+		expect(await chat.end()).toBe(0);
+		// Settle records the system prompt before the first request of a resumed file: it comes in between.
+		const ancestors = ancestorIds(file, messageEntry(file, "user", "again"));
+		expect(ancestors).toContain("abc00002");
+		expect(ancestors).not.toContain("abd00003");
 	});
 
 	it("an empty answer cancels; the current point is 'Already at this point'; unknown and ambiguous prefixes are one clear error", async () => {
