@@ -6,7 +6,7 @@
 import { SettleError } from "../errors.js";
 import type { SessionEntry } from "../store/entries.js";
 import type { CommandHost } from "./interactive-commands.js";
-import { firstLine } from "./interactive-render.js";
+import { clip, firstLine } from "./interactive-render.js";
 import { describeEntry, matchEntryIds, renderSessionTree, SHORT_ID_CHARS, shortId } from "./interactive-tree.js";
 
 /** Lines `/tree` prints at most (header and footer included); `/tree all` has no bound. */
@@ -65,7 +65,10 @@ export function resolveEntry(host: CommandHost, prefix: string): SessionEntry {
 	if (matches.length > 1) {
 		const listed = matches
 			.slice(0, 5)
-			.map((id) => `${id.slice(0, Math.max(SHORT_ID_CHARS, prefix.length + 2))} (${clipped(manager.getEntry(id)!)})`);
+			.map(
+				(id) =>
+					`${id.slice(0, Math.max(SHORT_ID_CHARS, prefix.length + 2))} (${clip(describeEntry(manager.getEntry(id)!), 40)})`,
+			);
 		const more = matches.length > 5 ? `, and ${matches.length - 5} more` : "";
 		throw new SettleError(
 			"INVALID_ARGUMENT",
@@ -73,11 +76,6 @@ export function resolveEntry(host: CommandHost, prefix: string): SessionEntry {
 		);
 	}
 	return manager.getEntry(matches[0]!)!;
-}
-
-function clipped(entry: SessionEntry): string {
-	const text = describeEntry(entry);
-	return text.length > 40 ? `${text.slice(0, 39)}…` : text;
 }
 
 /** pi's tree selection: the summary question, then `navigateTree`; a user message comes back to edit. */
