@@ -1,11 +1,18 @@
 /**
- * The built-in slash commands of `settle -i` (`/help`, `/new`, `/resume`, `/fork`, `/compact`,
- * `/model`, `/thinking`, `/session`, `/name`, `/followup`, `/quit`). Each reports what it did in
- * one or a few lines, and a failure as one `Error: …` line (the REPL goes on).
+ * The built-in slash commands of `settle -i` (`/help`, `/new`, `/resume`, `/fork`, `/clone`,
+ * `/tree`, `/label`, `/compact`, `/model`, `/thinking`, `/session`, `/name`, `/reload`, `/copy`,
+ * `/hotkeys`, `/followup`, `/quit`). Each reports what it did in one or a few lines, and a failure
+ * as one `Error: …` line (the REPL goes on).
+ *
+ * Left out of pi's, as they need its full-screen UI or a service Settle does not have: `/settings`
+ * and `/scoped-models` (selectors; settings.json and /model instead), `/login` and `/logout`
+ * (Settle uses API keys, not OAuth), `/changelog` (Settle ships none), `/share` (a gist of the
+ * HTML export).
  */
 import { existsSync } from "node:fs";
 import { resolve } from "node:path";
 import { SettleError } from "../errors.js";
+import type { ExtensionUIContext } from "../extensions/types.js";
 import type { ThinkingLevel } from "../llm/types.js";
 import type { AgentSessionRuntime } from "../runtime/runtime.js";
 import { userMessageText } from "../runtime/targets.js";
@@ -13,6 +20,7 @@ import type { SessionInfo } from "../store/entries.js";
 import { SessionManager } from "../store/session-manager.js";
 import { THINKING_LEVELS } from "./args.js";
 import { clip, firstLine } from "./interactive-render.js";
+import { cloneCommand, labelCommand, treeCommand, treeOnlyPrints } from "./interactive-tree-commands.js";
 
 /** What a built-in command can do to the REPL around it. */
 export interface CommandHost {
@@ -21,6 +29,8 @@ export interface CommandHost {
 	print(line: string): void;
 	/** Prints a dimmed line. */
 	notice(line: string): void;
+	/** Prints a warning line. */
+	warn(line: string): void;
 	/** Whether a run (or another operation) is going on. */
 	busy(): boolean;
 	/** Queues `text` as a follow-up of the running operation (or runs it when idle). */
@@ -29,6 +39,10 @@ export interface CommandHost {
 	quit(): void;
 	/** Puts text on the input line to edit (a terminal only). */
 	prefill(text: string): void;
+	/** Questions the next typed line answers (as extension dialogs). */
+	ui: Pick<ExtensionUIContext, "select" | "input">;
+	/** Writes control sequences to the terminal (OSC 52); undefined when stdout is not a terminal. */
+	writeTerminal: ((sequence: string) => void) | undefined;
 }
 
 /** A built-in command. */
@@ -37,8 +51,11 @@ export interface BuiltinCommand {
 	/** Shown in /help: `/name <args>`. */
 	usage: string;
 	description: string;
-	/** Allowed while a run streams (the others say to wait or press Ctrl+C). */
-	whileBusy: boolean;
+	/**
+	 * Allowed while a run streams (the others say to wait or press Ctrl+C); a function when it
+	 * depends on the arguments (`/tree` prints at once but navigates only when idle).
+	 */
+	whileBusy: boolean | ((args: string) => boolean);
 	run(host: CommandHost, args: string): Promise<void> | void;
 }
 
@@ -75,6 +92,27 @@ export const BUILTIN_COMMANDS: readonly BuiltinCommand[] = [
 		description: "Branch into a new session before your last message (or at an entry)",
 		whileBusy: false,
 		run: (host, args) => fork(host, args),
+	},
+	{
+		name: "clone",
+		usage: "/clone",
+		description: "Copy the current branch into a new session and switch to it",
+		whileBusy: false,
+		run: (host) => cloneCommand(host),
+	},
+	{
+		name: "tree",
+		usage: "/tree [all|entry-id]",
+		description: "Show the session tree (all: every entry), or go to an entry",
+		whileBusy: treeOnlyPrints,
+		run: (host, args) => treeCommand(host, args),
+	},
+	{
+		name: "label",
+		usage: "/label [entry-id [text]]",
+		description: "Label an entry of the tree (no text clears it; no argument lists the labels)",
+		whileBusy: (args) => args === "",
+		run: (host, args) => labelCommand(host, args),
 	},
 	{
 		name: "compact",
@@ -124,6 +162,27 @@ export const BUILTIN_COMMANDS: readonly BuiltinCommand[] = [
 		},
 	},
 	{
+		name: "reload",
+		usage: "/reload",
+		description: "Reload extensions, skills, prompt templates and context files",
+		whileBusy: false,
+		run: (host) => reload(host),
+	},
+	{
+		name: "copy",
+		usage: "/copy",
+		description: "Copy the last answer to the clipboard (through the terminal)",
+		whileBusy: true,
+		run: (host) => copy(host),
+	},
+	{
+		name: "hotkeys",
+		usage: "/hotkeys",
+		description: "List the keys of the input line",
+		whileBusy: true,
+		run: (host) => hotkeys(host),
+	},
+	{
 		name: "followup",
 		usage: "/followup <text>",
 		description: "Queue a message for when the current run ends",
@@ -163,6 +222,11 @@ export function parseSlashCommand(line: string): { name: string; args: string } 
 /** The built-in command called `name` (`exit` is `quit`). */
 export function findBuiltin(name: string): BuiltinCommand | undefined {
 	return BY_NAME.get(name);
+}
+
+/** Whether `command` may run with `args` while a run streams. */
+export function runsWhileBusy(command: BuiltinCommand, args: string): boolean {
+	return typeof command.whileBusy === "function" ? command.whileBusy(args) : command.whileBusy;
 }
 
 function help(host: CommandHost): void {
@@ -369,4 +433,79 @@ function sessionInfo(host: CommandHost): void {
 	}
 	const model = session.model;
 	host.print(`  model: ${model ? `${model.provider}/${model.id}` : "(none)"}, thinking ${session.thinkingLevel}`);
+}
+
+async function reload(host: CommandHost): Promise<void> {
+	const session = host.runtime.session;
+	host.notice("Reloading extensions, skills, prompt templates and context files…");
+	try {
+		await session.reload();
+	} catch (error) {
+		throw new SettleError(
+			error instanceof SettleError ? error.code : "INTERNAL",
+			`Reload failed: ${error instanceof Error ? error.message : String(error)}`,
+			{ cause: error },
+		);
+	}
+	const loader = session.resourceLoader;
+	const count = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
+	const skills = loader.getSkills();
+	const prompts = loader.getPrompts();
+	const agents = loader.getAgentsFiles();
+	host.print(
+		`Reloaded: ${count(loader.getExtensions().extensions.length, "extension")}, ${count(skills.skills.length, "skill")}, ${count(prompts.prompts.length, "prompt template")}, ${count(agents.agentsFiles.length, "context file")}.`,
+	);
+	for (const failure of session.extensionLoadErrors)
+		host.warn(`Extension ${failure.path} failed to load: ${failure.error}`);
+	for (const diagnostic of [...skills.diagnostics, ...prompts.diagnostics, ...(agents.diagnostics ?? [])]) {
+		host.warn(`${diagnostic.message}${diagnostic.path ? ` (${diagnostic.path})` : ""}`);
+	}
+}
+
+/** OSC 52 payloads larger than this are refused by terminals (pi's limit). */
+export const OSC52_MAX_ENCODED = 100_000;
+
+function copy(host: CommandHost): void {
+	const text = host.runtime.session.getLastAssistantText();
+	if (!text) throw new SettleError("NOT_FOUND", "No agent messages to copy yet.");
+	if (!host.writeTerminal) {
+		throw new SettleError(
+			"INVALID_ARGUMENT",
+			"/copy writes to the clipboard through the terminal (OSC 52), and the output is not a terminal: nothing copied.",
+		);
+	}
+	const encoded = Buffer.from(text, "utf8").toString("base64");
+	if (encoded.length > OSC52_MAX_ENCODED) {
+		throw new SettleError(
+			"INVALID_ARGUMENT",
+			`The last answer is too long for the terminal's clipboard (${encoded.length} base64 characters, at most ${OSC52_MAX_ENCODED}): nothing copied.`,
+		);
+	}
+	host.writeTerminal(`\x1b]52;c;${encoded}\x07`);
+	host.print(
+		`Copied the last answer to the clipboard (${text.length} characters; the terminal must allow OSC 52 clipboard writes).`,
+	);
+}
+
+/** node:readline's keys in a terminal (Node's "TTY keybindings"), and the chat's own. */
+const HOTKEYS: readonly (readonly [string, string])[] = [
+	["Enter", "Send the line (while a run streams: steer it)"],
+	["Ctrl+C", "Abort the run; at a question: cancel it; on a typed line: drop it; twice on an empty prompt: exit"],
+	["Ctrl+D", "Exit (on an empty line); otherwise delete the character under the cursor"],
+	["Up / Down, Ctrl+P / Ctrl+N", "Previous / next line of the history"],
+	["Left / Right, Ctrl+B / Ctrl+F", "Move by character"],
+	["Ctrl+Left / Ctrl+Right, Alt+B / Alt+F", "Move by word"],
+	["Home / End, Ctrl+A / Ctrl+E", "Start / end of the line"],
+	["Ctrl+W, Alt+Backspace", "Delete the word before the cursor"],
+	["Alt+D, Ctrl+Delete", "Delete the word after the cursor"],
+	["Ctrl+U / Ctrl+K", "Delete to the start / end of the line"],
+	["Ctrl+L", "Clear the screen"],
+	["Ctrl+Z", "Suspend (fg resumes)"],
+];
+
+function hotkeys(host: CommandHost): void {
+	const width = Math.max(...HOTKEYS.map(([keys]) => keys.length)) + 2;
+	host.print("Keys of the input line (in a terminal):");
+	for (const [keys, action] of HOTKEYS) host.print(`  ${keys.padEnd(width)}${action}`);
+	host.notice("Extension shortcuts and pi's full-screen keys (model cycling, tool expansion) need pi's UI.");
 }

@@ -25,6 +25,7 @@ import {
 	findBuiltin,
 	parseSlashCommand,
 	printRecap,
+	runsWhileBusy,
 	sessionLocation,
 } from "./interactive-commands.js";
 import { createStyle, firstLine, shouldUseColor, TranscriptPrinter } from "./interactive-render.js";
@@ -206,12 +207,15 @@ export async function runInteractiveMode(
 		runtime,
 		print: (line) => printer.line(line),
 		notice: (line) => printer.notice(line),
+		warn: (line) => printer.line(style.yellow(`Warning: ${line}`)),
 		busy: () => runsInFlight > 0 || !session().isIdle,
 		followUp: (text) => submit(text, "followUp"),
 		quit: () => quit(),
 		prefill: (text) => {
 			if (terminal && text) queueMicrotask(() => rl.write(text.replace(/\s*\n\s*/g, " ")));
 		},
+		ui,
+		writeTerminal: terminal ? (sequence) => out.stdout(sequence) : undefined,
 	};
 
 	async function handleLine(line: string): Promise<void> {
@@ -219,7 +223,7 @@ export async function runInteractiveMode(
 		const command = parseSlashCommand(line);
 		const builtin = command && findBuiltin(command.name);
 		if (command && builtin) {
-			if (!builtin.whileBusy && host.busy()) {
+			if (!runsWhileBusy(builtin, command.args) && host.busy()) {
 				printer.line(
 					style.yellow(`/${command.name} waits for an idle session: press Ctrl+C to abort the run, or wait for it.`),
 				);

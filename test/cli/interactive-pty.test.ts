@@ -9,7 +9,7 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { CLI_FROM_SOURCES, trackChild, useCliProject } from "./helpers.js";
-import { fileAppears, GATED_COMMAND } from "./interactive.helpers.js";
+import { fileAppears, GATED_COMMAND, readEntries } from "./interactive.helpers.js";
 
 const cli = useCliProject("settle-interactive-pty-");
 
@@ -96,6 +96,59 @@ describe("settle in a terminal", () => {
 		// Both presses reach an idle prompt: the first says how to exit, the second exits.
 		term.type("\x03\x03");
 		expect(await term.exited).toBe(0);
+	});
+
+	it("/copy puts the last answer on the clipboard through the terminal (OSC 52)", async () => {
+		const term = new Terminal(["--faux", "--no-session"], { NO_COLOR: "1" });
+		await term.until("> ", 0);
+		let from = term.mark();
+		term.type("copy this ✓\r");
+		await term.until("copy this ✓\r\n", term.output.indexOf("copy this ✓", from) + 1);
+		from = term.mark();
+		term.type("/copy\r");
+		await term.until("Copied the last answer to the clipboard", from);
+		const encoded = Buffer.from("copy this ✓", "utf8").toString("base64");
+		expect(term.output.slice(from)).toContain(`${ESC}]52;c;${encoded}\x07`);
+		term.type("\x04");
+		expect(await term.exited).toBe(0);
+	});
+
+	it("/tree <your message> puts the message back on the input line: Enter sends it again from there", async () => {
+		const term = new Terminal(["--faux"], { NO_COLOR: "1" });
+		await term.until("> ", 0);
+		const file = /session: (\S+\.jsonl)/.exec(term.output)![1]!;
+		for (const text of ["first", "second"]) {
+			const from = term.mark();
+			term.type(`${text}\r`);
+			await term.until(`${text}\r\n`, term.output.indexOf(text, from) + 1);
+			await term.until("> ", term.output.indexOf(`${text}\r\n`, term.output.indexOf(text, from) + 1));
+		}
+		const entries = readEntries(file);
+		const byText = (role: string, text: string) =>
+			entries.filter((entry) => {
+				const message = entry.message as { role: string; content: unknown } | undefined;
+				return message?.role === role && JSON.stringify(message.content).includes(`"${text}"`);
+			});
+		const second = byText("user", "second")[0]!;
+		let from = term.mark();
+		term.type(`/tree ${second.id}\r`);
+		await term.until("Choose 1-3 (empty to cancel): ", from);
+		from = term.mark();
+		term.type("1\r");
+		await term.until("Send it again, edited, or type another one.", from);
+		await term.until("> second", from);
+		from = term.mark();
+		term.type("\r");
+		await term.until("second\r\n", from);
+		term.type("\x04");
+		expect(await term.exited).toBe(0);
+		const seconds = readEntries(file).filter(
+			(entry) =>
+				(entry.message as { role?: string } | undefined)?.role === "user" &&
+				JSON.stringify((entry.message as { content: unknown }).content).includes('"second"'),
+		);
+		expect(seconds).toHaveLength(2);
+		expect(seconds[1]!.parentId).toBe(second.parentId);
 	});
 
 	it("NO_COLOR: no color codes even in a terminal; Ctrl+D exits 0", async () => {
