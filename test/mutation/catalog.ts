@@ -2148,6 +2148,104 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/cli/interactive.test.ts", "test/cli/interactive-render.property.test.ts"],
 	},
+	{
+		id: "G23",
+		file: "src/cli/interactive-tree.ts",
+		description: "/tree: the current branch gets a quarter of the lines, not half",
+		edits: [
+			{
+				find: "const nearBudget = Math.floor(maxLines / 2);",
+				replace: "const nearBudget = Math.floor(maxLines / 4);",
+			},
+		],
+		tests: ["test/cli/interactive-tree.property.test.ts"],
+	},
+	{
+		id: "G24",
+		file: "src/cli/interactive-tree.ts",
+		description: "/tree: one line over the line bound",
+		edits: [
+			{
+				find: "if (next > maxLines) return false;",
+				replace: "if (next > maxLines + 1) return false;",
+			},
+		],
+		tests: ["test/cli/interactive-tree.property.test.ts"],
+	},
+	{
+		id: "G25",
+		file: "src/cli/interactive-tree.ts",
+		description: "/tree: a bookkeeping entry at the current position is hidden",
+		edits: [
+			{
+				find: "if (all || node.entry.id === leafId || node.label !== undefined || !isBookkeeping(node.entry)) {",
+				replace: "if (all || node.label !== undefined || !isBookkeeping(node.entry)) {",
+			},
+		],
+		tests: ["test/cli/interactive-tree.property.test.ts"],
+	},
+	{
+		id: "G26",
+		file: "src/cli/interactive-tree.ts",
+		description: "/tree: the current branch is no longer listed first",
+		edits: [
+			{
+				find: "if (index <= 0) return children;",
+				replace: "return children;",
+			},
+		],
+		tests: ["test/cli/interactive-tree.test.ts"],
+	},
+	{
+		id: "G27",
+		file: "src/cli/interactive-tree-commands.ts",
+		description: "/tree <id>: 'summarize with custom prompt' does not summarize",
+		edits: [
+			{
+				find: 'summarize = choice !== "No summary";',
+				replace: 'summarize = choice === "Summarize";',
+			},
+		],
+		tests: ["test/cli/interactive-tree.test.ts"],
+	},
+	{
+		id: "G28",
+		file: "src/cli/interactive-tree-commands.ts",
+		description: "/label <id> without text rewrites the label instead of clearing it",
+		edits: [
+			{
+				find: "manager.appendLabelChange(entry.id, undefined);",
+				replace: "manager.appendLabelChange(entry.id, current);",
+			},
+		],
+		tests: ["test/cli/interactive-tree.test.ts"],
+	},
+	{
+		id: "G29",
+		file: "src/cli/interactive-commands.ts",
+		description: "/copy: OSC 52 targets the primary selection, not the clipboard",
+		edits: [
+			{
+				// biome-ignore lint/suspicious/noTemplateCurlyInString: the source text of a template literal
+				find: "host.writeTerminal(`\\x1b]52;c;${encoded}\\x07`);",
+				// biome-ignore lint/suspicious/noTemplateCurlyInString: the source text of a template literal
+				replace: "host.writeTerminal(`\\x1b]52;p;${encoded}\\x07`);",
+			},
+		],
+		tests: ["test/cli/interactive-pty.test.ts"],
+	},
+	{
+		id: "G30",
+		file: "src/cli/interactive-tree-commands.ts",
+		description: "/clone forks before the current position instead of at it",
+		edits: [
+			{
+				find: 'const result = await runtime.fork(leafId, { position: "at" });',
+				replace: 'const result = await runtime.fork(leafId, { position: "before" });',
+			},
+		],
+		tests: ["test/cli/interactive-tree.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
