@@ -47,13 +47,13 @@ export async function richSession(): Promise<RichSession> {
 		fauxAssistantMessage(`It printed ${HOSTILE_IMG}`),
 		fauxAssistantMessage("A red pixel."),
 		fauxAssistantMessage("abandoned answer"),
-		fauxAssistantMessage("", { stopReason: "error", errorMessage: "529 overloaded_error FAILED-REPLY" }),
+		fauxAssistantMessage("", { stopReason: "error", errorMessage: "permission_error: FAILED-REPLY" }),
 	];
 	// Summarization requests (compaction may make two, with a turn prefix) get the summary of the moment.
 	let summary = "";
 	const step = (context: Context) =>
 		/summar/i.test(context.systemPrompt ?? "") ? fauxAssistantMessage(summary) : replies.shift()!;
-	h.setResponses(Array.from({ length: 20 }, () => step));
+	h.setResponses(Array.from({ length: 12 }, () => step));
 	await h.session.prompt(`hi ${HOSTILE_SCRIPT}`);
 	await h.session.prompt("run the tool");
 	await h.session.prompt("what is this image?", { images: [{ type: "image", data: PNG_1X1, mimeType: "image/png" }] });
@@ -71,6 +71,7 @@ export async function richSession(): Promise<RichSession> {
 	const currentUser = userEntry(h, "current question");
 	h.sessionManager.appendLabelChange(currentUser.id, "LABEL-CURRENT");
 	h.sessionManager.appendLabelChange(abandonedUser.id, "LABEL-ABANDONED");
+	if (replies.length > 0) throw new Error(`${replies.length} scripted replies left: the session went another way`);
 	return { h, file: h.session.sessionFile!, abandonedUser, currentUser };
 }
 

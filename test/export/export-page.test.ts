@@ -1,0 +1,166 @@
+/**
+ * The exported page in real headless Chromium, opened from file:// as a user opens it: the header,
+ * the current branch's messages (text, code blocks, thinking, the tool call with its output, the
+ * image, summaries, model and thinking changes, labels, the error reply), clicking another
+ * branch's entry in the tree, and hostile session text shown as text, never run.
+ */
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { pathToFileURL } from "node:url";
+import type { Locator, Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { exportSessionToHtml } from "../../src/export/index.js";
+import { launchChromium } from "../inspect/chromium.js";
+import { HOSTILE_IMG, HOSTILE_OUTPUT, HOSTILE_SCRIPT, type RichSession, richSession } from "./helpers.js";
+
+let rich: RichSession;
+let dir: string;
+let chromium: Awaited<ReturnType<typeof launchChromium>>;
+let page: Page;
+const errors: string[] = [];
+const requests: string[] = [];
+
+beforeAll(async () => {
+	rich = await richSession();
+	dir = mkdtempSync(join(tmpdir(), "settle-export-page-"));
+	const file = join(dir, "session.html");
+	await exportSessionToHtml(rich.file, { outputPath: file });
+	chromium = await launchChromium();
+	page = await chromium.browser.newPage();
+	page.on("pageerror", (error) => errors.push(error.message));
+	page.on("console", (message) => {
+		if (message.type() === "error") errors.push(message.text());
+	});
+	page.on("request", (request) => requests.push(request.url()));
+	await page.goto(pathToFileURL(file).href);
+	await page.waitForSelector("body[data-ready='1']");
+}, 60_000);
+
+afterAll(async () => {
+	await chromium?.close();
+	rich?.h.cleanup();
+	if (dir) rmSync(dir, { recursive: true, force: true });
+});
+
+/** The text a user sees (innerText: collapsed and hidden parts are not in it, unlike textContent). */
+// biome-ignore lint/performance/useDomNodeTextContent: what is visible is the point
+const visible = (locator: Locator) => locator.innerText();
+const mainText = () => visible(page.locator("#entries"));
+const pathIds = () =>
+	page.$$eval("#entries [data-entry-id]", (nodes) => nodes.map((n) => n.getAttribute("data-entry-id")));
+
+describe("the exported page in Chromium", () => {
+	it("shows the header with the session's id, cwd, models and totals", async () => {
+		const header = await visible(page.locator("header"));
+		const sm = rich.h.sessionManager;
+		expect(header).toContain(sm.getSessionId());
+		expect(header).toContain(sm.getCwd());
+		expect(header).toContain("faux/faux-1, faux/faux-2");
+		expect(header).toMatch(/Tokens\s+[\d,]+ in, [\d,]+ out/);
+		expect(header).toMatch(/Cost\s+\$\d+\.\d{4}/);
+		expect(header).toContain("2 branches");
+	});
+
+	it("shows the current branch (root → leaf) and not the abandoned one", async () => {
+		const sm = rich.h.sessionManager;
+		const expected = sm
+			.getBranch()
+			.filter((entry) => !(entry.type === "message" && entry.message.role === "toolResult"))
+			.map((entry) => entry.id);
+		expect(await pathIds()).toEqual(expected);
+		const text = await mainText();
+		expect(text).toContain("current question");
+		expect(text).toContain("BRANCH-SUMMARY-TEXT");
+		expect(text).toContain("Model: faux/faux-2");
+		expect(text).toContain("Thinking level: high");
+		expect(text).toContain("EXTENSION-NOTE");
+		expect(text).toContain("LABEL-CURRENT");
+		expect(text).toContain("Error: permission_error: FAILED-REPLY");
+		expect(text).not.toContain("abandoned question");
+		// The compaction summary is collapsed, but in the page.
+		expect(await page.locator("#entries .summary details").first().textContent()).toContain("COMPACTED-SUMMARY-TEXT");
+		// The leaf is selected in the tree, and every entry of its path is marked.
+		expect(await page.locator(".node.selected").getAttribute("data-id")).toBe(sm.getLeafId());
+		expect(await page.locator(".node.on-path").count()).toBe(sm.getBranch().length);
+	});
+
+	it("renders code fences as code blocks, thinking collapsed, the tool call with its real output, the image", async () => {
+		expect(await page.locator("#entries pre.code", { hasText: "const x = 1;" }).count()).toBe(1);
+		const thinking = page.locator("#entries .thinking details").first();
+		expect(await thinking.getAttribute("open")).toBeNull();
+		expect(await thinking.textContent()).toContain("Greeting the user.");
+		const tool = page.locator("#entries .tool").first();
+		expect(await visible(tool.locator(".tool-name"))).toBe("bash");
+		expect(await visible(tool)).toContain(`$ printf '%s' '${HOSTILE_OUTPUT}'`);
+		// The bash tool really ran: its output is the hostile text, shown as text.
+		expect(await visible(tool.locator("pre").nth(1))).toBe(HOSTILE_OUTPUT);
+		const image = page.locator("#entries img.attachment");
+		expect(await image.count()).toBe(1);
+		expect(
+			await image.evaluate((img) => {
+				const loaded = img as unknown as { complete: boolean; naturalWidth: number };
+				return loaded.complete && loaded.naturalWidth;
+			}),
+		).toBe(1);
+	});
+
+	it("clicking an entry of the other branch shows that branch's path", async () => {
+		await page.locator(`.node[data-id="${rich.abandonedUser.id}"]`).click();
+		const expected = rich.h.sessionManager
+			.getBranch(rich.abandonedUser.id)
+			.filter((entry) => !(entry.type === "message" && entry.message.role === "toolResult"))
+			.map((entry) => entry.id);
+		expect(await pathIds()).toEqual(expected);
+		const text = await mainText();
+		expect(text).toContain("abandoned question");
+		expect(text).toContain("LABEL-ABANDONED");
+		expect(text).not.toContain("current question");
+		expect(await page.locator(".node.selected").getAttribute("data-id")).toBe(rich.abandonedUser.id);
+		expect(await page.locator("#entries .entry.target").getAttribute("data-entry-id")).toBe(rich.abandonedUser.id);
+		// And back to the leaf.
+		await page.locator(`.node[data-id="${rich.h.sessionManager.getLeafId()}"]`).click();
+		expect(await mainText()).toContain("current question");
+	});
+
+	it("never runs session content: hostile text is shown as text, nothing loads, no page error", async () => {
+		expect(await page.evaluate(() => (globalThis as { pwned?: unknown }).pwned)).toBeUndefined();
+		const all = await visible(page.locator("body"));
+		expect(all).toContain(HOSTILE_SCRIPT);
+		expect(all).toContain(HOSTILE_IMG);
+		// Only the data: image besides the page itself; no element made from session text.
+		expect(requests.filter((url) => !url.startsWith("file:") && !url.startsWith("data:"))).toEqual([]);
+		expect(await page.locator("#entries script, #entries img:not(.attachment), #tree img").count()).toBe(0);
+		expect(errors).toEqual([]);
+	});
+
+	it("a long tool output shows its first lines until expanded", async () => {
+		const long = Array.from({ length: 40 }, (_, i) => `line ${i}`).join("\n");
+		const html = join(dir, "long.html");
+		const { SessionManager } = await import("../../src/store/session-manager.js");
+		const sm = SessionManager.create(dir, join(dir, "long-sessions"));
+		sm.appendMessage({ role: "user", content: "go", timestamp: 1 });
+		sm.appendMessage({
+			role: "bashExecution",
+			command: "seq",
+			output: long,
+			exitCode: 0,
+			cancelled: false,
+			truncated: false,
+			timestamp: 2,
+		});
+		await exportSessionToHtml(sm, { outputPath: html });
+		sm.close();
+		const other = await chromium.browser.newPage();
+		try {
+			await other.goto(pathToFileURL(html).href);
+			await other.waitForSelector("body[data-ready='1']");
+			const output = other.locator("#entries pre").nth(1);
+			expect(await visible(output)).toBe(long.split("\n").slice(0, 12).join("\n"));
+			await other.locator("button.more", { hasText: "Show all 40 lines" }).click();
+			expect(await visible(output)).toBe(long);
+		} finally {
+			await other.close();
+		}
+	});
+});
