@@ -4,8 +4,9 @@
  * is ever parsed as HTML, so content of the session cannot run. The page's Content-Security-Policy
  * allows this script alone (by hash), data: images and inline styles — no network at all.
  *
- * Rendering is lazy where sessions get big: the main pane shows the last {@link PAGE_SIZE} entries of
- * the selected path (a button shows earlier ones), long outputs show their first lines until expanded.
+ * Rendering is lazy where sessions get big: the tree draws only the rows in view (fixed row height),
+ * the main pane shows the last {@link PAGE_SIZE} entries of the selected path (a button shows earlier
+ * ones), long outputs show their first lines until expanded.
  */
 
 /** Entries of a path rendered at once (a button shows earlier ones). */
@@ -17,7 +18,8 @@ body{margin:0;font:14px/1.45 system-ui,-apple-system,"Segoe UI",sans-serif;color
 #app{display:flex;height:100vh}
 #tree{width:340px;min-width:200px;overflow:auto;border-right:1px solid #d0d7de;background:#fff;font:12px/1.5 ui-monospace,SFMono-Regular,Menlo,Consolas,monospace}
 #tree .hint{padding:8px;color:#57606a;font-family:system-ui,sans-serif}
-.node{padding:1px 8px;white-space:nowrap;overflow:hidden;text-overflow:ellipsis;cursor:pointer;color:#57606a}
+#tree-rows{position:relative}
+.node{position:absolute;left:0;right:0;height:20px;line-height:20px;padding:0 8px;white-space:nowrap;overflow:hidden;text-overflow:ellipsis;cursor:pointer;color:#57606a}
 .node:hover{background:#f3f4f6}
 .node.on-path{color:#1f2328}
 .node.selected{background:#ddf4ff;font-weight:600}
@@ -60,12 +62,13 @@ export const PAGE_JS = `(function () {
 "use strict";
 var PAGE_SIZE = ${PAGE_SIZE};
 var PREVIEW_LINES = 12;
+var ROW = 20;
+var OVERSCAN = 30;
 var data = JSON.parse(document.getElementById("session-data").textContent);
 var entries = data.entries;
 var byId = new Map();
 var children = new Map();
 var labels = new Map();
-var rows = new Map();
 var i;
 for (i = 0; i < entries.length; i++) byId.set(entries[i].id, entries[i]);
 for (i = 0; i < entries.length; i++) {
@@ -406,46 +409,77 @@ function summaryOf(e) {
 }
 
 var treeBox = document.getElementById("tree");
+var rowsBox = document.getElementById("tree-rows");
 var mainBox = document.getElementById("entries");
+/** The tree in display order: [entry, depth]. Only the rows in view are in the DOM (see renderRows). */
+var flat = [];
+var position = new Map();
 function buildTree() {
-	var frag = document.createDocumentFragment();
 	var stack = [];
 	var roots = children.get(null) || [];
 	for (var r = roots.length - 1; r >= 0; r--) stack.push([roots[r], roots.length > 1 ? 1 : 0]);
 	while (stack.length) {
 		var item = stack.pop();
-		var e = item[0];
-		var depth = item[1];
+		position.set(item[0].id, flat.length);
+		flat.push(item);
+		var kids = children.get(item[0].id) || [];
+		// A chain stays at its depth; only a branch point indents its children.
+		for (var k = kids.length - 1; k >= 0; k--) stack.push([kids[k], item[1] + (kids.length > 1 ? 1 : 0)]);
+	}
+	if (!entries.length) treeBox.insertBefore(el("div", "hint", "The session has no entries."), rowsBox);
+	rowsBox.style.height = flat.length * ROW + "px";
+}
+
+var onPath = new Set();
+var selectedId = null;
+var drawn = "";
+function renderRows(force) {
+	var height = treeBox.clientHeight || 800;
+	var first = Math.max(0, Math.floor(treeBox.scrollTop / ROW) - OVERSCAN);
+	var last = Math.min(flat.length, Math.ceil((treeBox.scrollTop + height) / ROW) + OVERSCAN);
+	if (!force && drawn === first + ":" + last) return;
+	drawn = first + ":" + last;
+	var frag = document.createDocumentFragment();
+	for (var i = first; i < last; i++) {
+		var e = flat[i][0];
 		var row = el("div", "node");
 		row.dataset.id = e.id;
-		row.style.paddingLeft = 8 + Math.min(depth, 40) * 12 + "px";
+		row.style.top = i * ROW + "px";
+		row.style.paddingLeft = 8 + Math.min(flat[i][1], 40) * 12 + "px";
 		row.title = e.id + " · " + e.timestamp;
 		if (e.id === data.leafId) row.classList.add("leaf");
+		if (onPath.has(e.id)) row.classList.add("on-path");
+		if (e.id === selectedId) row.classList.add("selected");
 		row.appendChild(document.createTextNode(summaryOf(e)));
 		var label = labels.get(e.id);
 		if (label) row.appendChild(el("span", "label", label));
-		rows.set(e.id, row);
 		frag.appendChild(row);
-		var kids = children.get(e.id) || [];
-		for (var k = kids.length - 1; k >= 0; k--) stack.push([kids[k], depth + (kids.length > 1 ? 1 : 0)]);
 	}
-	if (!entries.length) treeBox.appendChild(el("div", "hint", "The session has no entries."));
-	treeBox.appendChild(frag);
+	rowsBox.textContent = "";
+	rowsBox.appendChild(frag);
+}
+var scheduled = false;
+treeBox.addEventListener("scroll", function () {
+	if (scheduled) return;
+	scheduled = true;
+	requestAnimationFrame(function () { scheduled = false; renderRows(false); });
+});
+/** Scrolls the tree so the entry's row is in view (centered when it was not). */
+function revealRow(id) {
+	var at = position.get(id);
+	if (at === undefined) return;
+	var top = at * ROW;
+	if (top < treeBox.scrollTop || top + ROW > treeBox.scrollTop + treeBox.clientHeight) {
+		treeBox.scrollTop = Math.max(0, top - treeBox.clientHeight / 2);
+	}
 }
 
-var marked = [];
-var selectedRow = null;
 function show(id, scroll) {
 	var path = pathTo(id);
-	for (var k = 0; k < marked.length; k++) marked[k].classList.remove("on-path");
-	marked = [];
-	for (k = 0; k < path.length; k++) {
-		var row = rows.get(path[k].id);
-		if (row) { row.classList.add("on-path"); marked.push(row); }
-	}
-	if (selectedRow) selectedRow.classList.remove("selected");
-	selectedRow = rows.get(id) || null;
-	if (selectedRow) selectedRow.classList.add("selected");
+	onPath = new Set(path.map(function (e) { return e.id; }));
+	selectedId = id;
+	revealRow(id);
+	renderRows(true);
 	renderPath(path, Math.max(0, path.length - PAGE_SIZE), id, scroll);
 }
 function renderPath(path, from, targetId, scroll) {
@@ -510,7 +544,6 @@ treeBox.addEventListener("click", function (event) {
 var start = data.leafId && byId.has(data.leafId) ? data.leafId : entries.length ? entries[entries.length - 1].id : null;
 if (start) show(start, false);
 else renderPath([], 0, null, false);
-if (selectedRow) selectedRow.scrollIntoView({ block: "center" });
 document.body.dataset.ready = "1";
 })();
 `;

@@ -135,7 +135,7 @@ export function renderSessionHtml(page: ExportPageData): string {
 </head>
 <body>
 <div id="app">
-<nav id="tree" aria-label="Session tree"></nav>
+<nav id="tree" aria-label="Session tree"><div id="tree-rows"></div></nav>
 <main id="main">
 <header><h1 id="title"></h1><dl id="facts"></dl></header>
 <noscript>This page needs JavaScript to show the session.</noscript>

@@ -163,4 +163,42 @@ describe("the exported page in Chromium", () => {
 			await other.close();
 		}
 	});
+
+	it("a big session: the tree draws only the rows in view, the path shows its last 400 entries, earlier ones on demand", async () => {
+		const { SessionManager } = await import("../../src/store/session-manager.js");
+		const sm = SessionManager.create(dir, join(dir, "big-sessions"));
+		const ids: string[] = [];
+		for (let i = 0; i < 3000; i++) {
+			ids.push(sm.appendMessage({ role: "user", content: `message ${i}`, timestamp: i }));
+		}
+		// A second branch off message 10: far down in the tree (after the 3,000-entry chain).
+		sm.branch(ids[10]!);
+		const side = sm.appendMessage({ role: "user", content: "side branch", timestamp: 5000 });
+		sm.branch(ids.at(-1)!);
+		const html = join(dir, "big.html");
+		await exportSessionToHtml(sm, { outputPath: html });
+		sm.close();
+		const big = await chromium.browser.newPage();
+		try {
+			await big.goto(pathToFileURL(html).href);
+			await big.waitForSelector("body[data-ready='1']");
+			expect(await big.locator(".node").count()).toBeLessThan(150);
+			// The leaf (message 2999) is selected and in view.
+			expect(await big.locator(".node.selected").getAttribute("data-id")).toBe(ids.at(-1));
+			const shown = () =>
+				big.$$eval("#entries [data-entry-id]", (nodes) => nodes.map((n) => n.getAttribute("data-entry-id")));
+			expect(await shown()).toEqual(ids.slice(-400));
+			await big.locator("#earlier").click();
+			expect(await shown()).toEqual(ids.slice(-800));
+			// Scroll the tree to its end: the side branch's row is drawn; clicking it shows its path.
+			await big.locator("#tree").evaluate((tree) => {
+				(tree as unknown as { scrollTop: number; scrollHeight: number }).scrollTop = 1e9;
+			});
+			await big.locator(`.node[data-id="${side}"]`).click();
+			expect(await shown()).toEqual([...ids.slice(0, 11), side]);
+			expect(await visible(big.locator("#entries"))).toContain("side branch");
+		} finally {
+			await big.close();
+		}
+	}, 60_000);
 });
