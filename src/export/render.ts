@@ -49,6 +49,11 @@ const finite = (value: unknown): number => (typeof value === "number" && Number.
 /**
  * Token and cost totals of a session: assistant messages, tool results with nested usage,
  * compaction and branch summaries, and `usage` entries (model calls outside the transcript).
+ *
+ * @example
+ * ```ts
+ * const { models, output, cost } = exportStats(sessionManager.getEntries());
+ * ```
  */
 export function exportStats(entries: readonly SessionEntry[]): ExportStats {
 	const stats: ExportStats = {
@@ -109,7 +114,11 @@ const SCRIPT_HASH = `sha256-${createHash("sha256").update(PAGE_JS, "utf8").diges
  *
  * @example
  * ```ts
- * const html = renderSessionHtml({ header: sm.getHeader(), entries: sm.getEntries(), leafId: sm.getLeafId() });
+ * const html = renderSessionHtml({
+ *   header: sessionManager.getHeader(),
+ *   entries: sessionManager.getEntries(),
+ *   leafId: sessionManager.getLeafId(),
+ * });
  * ```
  */
 export function renderSessionHtml(page: ExportPageData): string {

@@ -4,7 +4,7 @@
  * image, summaries, model and thinking changes, labels, the error reply), clicking another
  * branch's entry in the tree, and hostile session text shown as text, never run.
  */
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
@@ -134,12 +134,42 @@ describe("the exported page in Chromium", () => {
 		expect(errors).toEqual([]);
 	});
 
+	it("defense in depth: the page's Content-Security-Policy blocks any script but its own, inline handlers and loads", async () => {
+		// As if a rendering bug let markup through: scripts and handlers injected into the page.
+		const html = readFileSync(join(dir, "session.html"), "utf8").replace(
+			'<div id="entries"></div>',
+			'<div id="entries"></div><script>window.pwned=7</script><img src="x" onerror="window.pwned=8"><img src="https://example.invalid/p.png">',
+		);
+		const injected = join(dir, "injected.html");
+		writeFileSync(injected, html);
+		const other = await chromium.browser.newPage();
+		const failed: string[] = [];
+		other.on("requestfailed", (request) => failed.push(`${request.url()} ${request.failure()?.errorText}`));
+		try {
+			await other.goto(pathToFileURL(injected).href);
+			await other.waitForSelector("body[data-ready='1']");
+			expect(await other.evaluate(() => (globalThis as { pwned?: unknown }).pwned)).toBeUndefined();
+			// The remote image was not fetched: the browser refused it (no DNS lookup for .invalid either).
+			expect(failed.filter((line) => line.startsWith("http"))).toEqual(["https://example.invalid/p.png csp"]);
+		} finally {
+			await other.close();
+		}
+	});
+
 	it("a long tool output shows its first lines until expanded", async () => {
 		const long = Array.from({ length: 40 }, (_, i) => `line ${i}`).join("\n");
 		const html = join(dir, "long.html");
 		const { SessionManager } = await import("../../src/store/session-manager.js");
 		const sm = SessionManager.create(dir, join(dir, "long-sessions"));
-		sm.appendMessage({ role: "user", content: "go", timestamp: 1 });
+		// An image block whose type is not an image: not made into an <img>.
+		sm.appendMessage({
+			role: "user",
+			content: [
+				{ type: "text", text: "go" },
+				{ type: "image", mimeType: "text/html", data: "PGgxPng8L2gxPg==" },
+			],
+			timestamp: 1,
+		});
 		sm.appendMessage({
 			role: "bashExecution",
 			command: "seq",
@@ -155,6 +185,8 @@ describe("the exported page in Chromium", () => {
 		try {
 			await other.goto(pathToFileURL(html).href);
 			await other.waitForSelector("body[data-ready='1']");
+			expect(await other.locator("#entries img").count()).toBe(0);
+			expect(await visible(other.locator("#entries"))).toContain("[image: text/html not shown]");
 			const output = other.locator("#entries pre").nth(1);
 			expect(await visible(output)).toBe(long.split("\n").slice(0, 12).join("\n"));
 			await other.locator("button.more", { hasText: "Show all 40 lines" }).click();
