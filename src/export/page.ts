@@ -24,7 +24,7 @@ body{margin:0;font:14px/1.45 system-ui,-apple-system,"Segoe UI",sans-serif;color
 .node.on-path{color:#1f2328}
 .node.selected{background:#ddf4ff;font-weight:600}
 .node.leaf::after{content:" ◀ leaf";color:#0969da}
-.node .tag{color:#0969da}
+.node .fork{color:#bf8700;font-weight:700}
 #main{flex:1;overflow:auto;padding:16px 24px}
 header{margin-bottom:16px;padding:12px 16px;background:#fff;border:1px solid #d0d7de;border-radius:6px}
 header h1{font-size:18px;margin:0 0 8px}
@@ -416,18 +416,22 @@ var flat = [];
 var position = new Map();
 function buildTree() {
 	var stack = [];
-	var roots = children.get(null) || [];
-	for (var r = roots.length - 1; r >= 0; r--) stack.push([roots[r], roots.length > 1 ? 1 : 0]);
+	pushSiblings(stack, children.get(null) || [], 0);
 	while (stack.length) {
 		var item = stack.pop();
 		position.set(item[0].id, flat.length);
 		flat.push(item);
-		var kids = children.get(item[0].id) || [];
-		// A chain stays at its depth; only a branch point indents its children.
-		for (var k = kids.length - 1; k >= 0; k--) stack.push([kids[k], item[1] + (kids.length > 1 ? 1 : 0)]);
+		pushSiblings(stack, children.get(item[0].id) || [], item[1]);
 	}
 	if (!entries.length) treeBox.insertBefore(el("div", "hint", "The session has no entries."), rowsBox);
 	rowsBox.style.height = flat.length * ROW + "px";
+}
+/** A chain stays at its depth; the children of a branch point indent, each marked ├ (└ the last). */
+function pushSiblings(stack, kids, depth) {
+	for (var k = kids.length - 1; k >= 0; k--) {
+		var marker = kids.length > 1 ? (k === kids.length - 1 ? "\u2514 " : "\u251c ") : "";
+		stack.push([kids[k], depth + (kids.length > 1 ? 1 : 0), marker]);
+	}
 }
 
 var onPath = new Set();
@@ -450,6 +454,7 @@ function renderRows(force) {
 		if (e.id === data.leafId) row.classList.add("leaf");
 		if (onPath.has(e.id)) row.classList.add("on-path");
 		if (e.id === selectedId) row.classList.add("selected");
+		if (flat[i][2]) row.appendChild(el("span", "fork", flat[i][2]));
 		row.appendChild(document.createTextNode(summaryOf(e)));
 		var label = labels.get(e.id);
 		if (label) row.appendChild(el("span", "label", label));

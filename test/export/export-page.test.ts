@@ -83,6 +83,9 @@ describe("the exported page in Chromium", () => {
 		// The leaf is selected in the tree, and every entry of its path is marked.
 		expect(await page.locator(".node.selected").getAttribute("data-id")).toBe(sm.getLeafId());
 		expect(await page.locator(".node.on-path").count()).toBe(sm.getBranch().length);
+		// The branch point's children are marked: the older branch ├, the newer └.
+		expect(await page.locator(".node .fork").allTextContents()).toEqual(["├ ", "└ "]);
+		expect(await page.locator(`.node[data-id="${rich.abandonedUser.id}"] .fork`).textContent()).toBe("├ ");
 	});
 
 	it("renders code fences as code blocks, thinking collapsed, the tool call with its real output, the image", async () => {
