@@ -22,6 +22,7 @@ const BENCHMARKS: Record<string, string> = {
 	session: "session.ts",
 	"cold-start": "cold-start.ts",
 	lifetime: "lifetime.ts",
+	export: "export.ts",
 };
 
 const requested = process.argv.slice(2);

@@ -62,6 +62,8 @@ export interface ParsedArgs {
 	trace?: string;
 	/** `settle trace <file> -o <out.html>`. */
 	traceOutput?: string;
+	/** `--export <session.jsonl> [output.html]`: write the session as HTML and exit (pi's option). */
+	export?: string;
 	unknownFlags: UnknownFlag[];
 	diagnostics: ArgDiagnostic[];
 }
@@ -80,6 +82,7 @@ const VALUE_OPTIONS = new Set([
 	"--extension",
 	"-e",
 	"--trace",
+	"--export",
 ]);
 /** `settle trace <file> -o <out.html>` (elsewhere `-o` stays an unknown option, as in pi). */
 const TRACE_COMMAND_OPTIONS = new Set(["-o", "--output"]);
@@ -258,6 +261,9 @@ function applyValueOption(result: ParsedArgs, option: string, value: string): vo
 		case "--trace":
 			result.trace = value;
 			return;
+		case "--export":
+			result.export = value;
+			return;
 		case "-o":
 		case "--output":
 			result.traceOutput = value;
@@ -298,7 +304,8 @@ function checkCombinations(result: ParsedArgs): void {
 	if (result.tools && result.noTools) {
 		result.diagnostics.push({ type: "error", message: "Use either --tools <names> or --no-tools, not both." });
 	}
-	if (result.mode === "rpc" && result.messages.length > 0) {
+	// With --export the first message is the output path (pi), not a prompt.
+	if (result.mode === "rpc" && result.messages.length > 0 && result.export === undefined) {
 		result.diagnostics.push({
 			type: "error",
 			message:

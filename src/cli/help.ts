@@ -28,6 +28,7 @@ Usage:
   settle demo                           run the offline demo (no API key needed)
   settle viz [dir]                      write the machine diagrams (default ./visualizations)
   settle trace <file> [-o out.html]     render a saved --trace file as the offline viewer (run.json → run.html)
+  settle --export <file.jsonl> [out]   write a session file as one offline HTML page (its tree, every message)
 
 Text piped on stdin is the prompt, or goes before the first one: cat error.log | settle -p "Why?"
 @<file> arguments put a file's text (or an image) before the first prompt: settle -p @src/a.ts "Review it"
@@ -54,6 +55,8 @@ Options:
   -ne, --no-extensions          Don't discover extensions (-e paths still load)
   --faux                        Offline scripted model: echoes each prompt
   --faux-script <file.json>     Offline scripted model replaying a script (then echoing)
+  --export <file> [out.html]    Export a session file to HTML and exit
+                                (default ./settle-session-<file name>.html)
   --list-models [search]        List the models you have credentials for (provider/id), and exit
   --trace <file>                Save the run's lifecycle trace (states, retries, compactions) as JSON when
                                 settle ends, also on a signal or an error; view it with settle trace <file>

@@ -50,6 +50,8 @@ export async function main(argv: readonly string[], out: CliOutput = processOutp
 		out.stdout(`${packageVersion()}\n`);
 		return EXIT_OK;
 	}
+	// pi's order: --export runs after --version and before everything else (its first message is the output).
+	if (args.export !== undefined) return await exportHtml(args.export, args.messages[0], out);
 	if (args.help) {
 		out.stdout(helpText());
 		return EXIT_OK;
@@ -134,6 +136,19 @@ export async function main(argv: readonly string[], out: CliOutput = processOutp
 			out.stderr(`${error.message.startsWith("Error:") ? "" : "Error: "}${error.message}\n`);
 			return error.exitCode;
 		}
+		out.stderr(`Error: ${errorMessage(error)}\n`);
+		return EXIT_FAILURE;
+	}
+}
+
+/** `--export <session.jsonl> [output.html]`: pi's messages (`Exported to: <path>`, `Error: …` and exit 1). */
+async function exportHtml(sessionFile: string, outputPath: string | undefined, out: CliOutput): Promise<number> {
+	try {
+		const { exportSessionToHtml } = await import("../export/index.js");
+		const path = await exportSessionToHtml(sessionFile, outputPath === undefined ? {} : { outputPath });
+		out.stdout(`Exported to: ${path}\n`);
+		return EXIT_OK;
+	} catch (error) {
 		out.stderr(`Error: ${errorMessage(error)}\n`);
 		return EXIT_FAILURE;
 	}

@@ -9,9 +9,9 @@
  *
  * Differences from pi 0.73.1, on purpose: a line that is not a JSON object with a string `type`
  * gets a `parse` error (pi crashes on `null`); missing or mistyped fields get a typed error
- * naming the field; an unknown command's response keeps its `id`; `export_html` is not available;
- * commands after a session replacement wait for it; at the end of stdin the server finishes the
- * running work before it exits (pi disposes at once).
+ * naming the field; an unknown command's response keeps its `id`; `export_html` answers as pi's
+ * does but writes Settle's page (src/export/); commands after a session replacement wait for it; at
+ * the end of stdin the server finishes the running work before it exits (pi disposes at once).
  */
 import { createInterface } from "node:readline";
 import type { Readable } from "node:stream";
@@ -219,11 +219,7 @@ export async function runRpcMode(runtime: AgentSessionRuntime, input: Readable, 
 			case "get_session_stats":
 				return success(id, "get_session_stats", session.getSessionStats());
 			case "export_html":
-				return failure(
-					id,
-					"export_html",
-					"export_html is not available: Settle has no HTML export. The session file (get_state's sessionFile) is pi's JSONL format; `pi --export <file>` renders it as HTML.",
-				);
+				return success(id, "export_html", { path: await session.exportToHtml(optionalString(command, "outputPath")) });
 			case "switch_session":
 				return success(id, "switch_session", await runtime.switchSession(requireString(command, "sessionPath")));
 			case "fork": {
@@ -317,6 +313,11 @@ function requireString<T extends object>(command: T, field: keyof T & string): s
 	const value = command[field];
 	if (typeof value !== "string") throw invalidField(command, field, "a string");
 	return value;
+}
+
+/** An optional string field: undefined when absent, a clear error when it is something else. */
+function optionalString<T extends object>(command: T, field: keyof T & string): string | undefined {
+	return command[field] === undefined ? undefined : requireString(command, field);
 }
 
 function requireBoolean<T extends object>(command: T, field: keyof T & string): boolean {

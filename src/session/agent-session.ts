@@ -1180,6 +1180,23 @@ export class AgentSession {
 		return exportBranchToJsonl(this.sessionManager, outputPath);
 	}
 
+	/**
+	 * Writes the session (its whole tree, the current branch shown first) as one self-contained HTML
+	 * page and returns the path written (pi's `exportToHtml`). Default:
+	 * `settle-session-<session file name>.html` in the process cwd. Throws `SettleError` for a session
+	 * without a file, or before its file is written (see `exportSessionToHtml`).
+	 *
+	 * @example
+	 * ```ts
+	 * const page = await session.exportToHtml("exports/bugfix.html");
+	 * ```
+	 */
+	async exportToHtml(outputPath?: string): Promise<string> {
+		// Loaded on first use: the page template is not needed to run a session.
+		const { exportSessionToHtml } = await import("../export/index.js");
+		return exportSessionToHtml(this.sessionManager, outputPath === undefined ? {} : { outputPath });
+	}
+
 	/** Sets the session's display name (`session_info_changed`). */
 	setSessionName(name: string): void {
 		this.sessionManager.appendSessionInfo(name);

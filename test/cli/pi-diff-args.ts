@@ -28,6 +28,8 @@ export interface ArgsView {
 	/** pi `extensions` (undefined when none) ↔ Settle `extensions` ([] when none). */
 	extensions: string[];
 	noExtensions: boolean;
+	/** `--export <file>`: the session file to write as HTML (the first message is then the output path). */
+	export: string | undefined;
 	/** pi `unknownFlags` (a Map) ↔ Settle `extensionFlagValues(unknownFlags)` (the Map it hands to the runtime). */
 	extensionFlags: [string, string | boolean][];
 	errors: string[];
@@ -57,6 +59,7 @@ export function piView(p: PiArgs): ArgsView {
 		noTools: p.noTools === true,
 		extensions: p.extensions ?? [],
 		noExtensions: p.noExtensions === true,
+		export: p.export,
 		extensionFlags: [...p.unknownFlags.entries()],
 		errors: diagnostics(p.diagnostics, "error"),
 		warnings: diagnostics(p.diagnostics, "warning"),
@@ -82,6 +85,7 @@ export function settleView(s: ParsedArgs): ArgsView {
 		noTools: s.noTools,
 		extensions: s.extensions,
 		noExtensions: s.noExtensions,
+		export: s.export,
 		extensionFlags: [...extensionFlagValues(s.unknownFlags).entries()],
 		errors: diagnostics(s.diagnostics, "error"),
 		warnings: diagnostics(s.diagnostics, "warning"),
@@ -122,6 +126,7 @@ export const SHARED_VALUE = [
 	"-t",
 	"--extension",
 	"-e",
+	"--export",
 ];
 
 /** Values, valid for some option or not, and words that look like options. */
@@ -154,7 +159,7 @@ const VALUES = [
 /**
  * pi 0.73.1 options Settle does not have (named divergence "pi-only option"): `--resume`/`-r` and
  * `--models` drive the interactive TUI (session picker, Ctrl+P cycling) that Settle has no
- * counterpart of; `--export` (HTML), `--fork`, `--provider`, `--api-key`, the system-prompt flags,
+ * counterpart of; `--fork`, `--provider`, `--api-key`, the system-prompt flags,
  * skills, prompt templates, themes, context-file switches, `--verbose` and `--offline` are not
  * part of Settle's CLI (README "CLI"). Settle reports each as an unknown option instead of running.
  */
@@ -180,7 +185,6 @@ export const PI_ONLY_VALUE = [
 	"--system-prompt",
 	"--append-system-prompt",
 	"--fork",
-	"--export",
 	"--skill",
 	"--prompt-template",
 	"--theme",
@@ -261,6 +265,7 @@ export const sharedUnit: fc.Arbitrary<readonly string[]> = fc.oneof(
 		.tuple(fc.constantFrom("--tools", "-t"), fc.constantFrom("read,bash", "ls", " read , ,ls "))
 		.map((unit) => [...unit]),
 	fc.tuple(fc.constantFrom("--extension", "-e"), fc.constantFrom("ext.ts", "npm:pkg")).map((unit) => [...unit]),
+	fc.tuple(fc.constantFrom("--export"), fc.constantFrom("s.jsonl", "./s.jsonl")).map((unit) => [...unit]),
 	fc.constantFrom(["hello"], ["fix the bug"], ["@notes.md"], ["@img.png"], ["--plan=deep"], ["--alias", "fast"]),
 );
 
@@ -274,7 +279,6 @@ export function piOnlyFieldsUsed(p: PiArgs): string[] {
 		"systemPrompt",
 		"appendSystemPrompt",
 		"fork",
-		"export",
 		"skills",
 		"promptTemplates",
 		"themes",

@@ -8,11 +8,13 @@
  * message names where it looked), "branding" (help text, version
  * number), "no prompt" (Settle refuses to run without one; pi exits 0 silently), "list format"
  * (pi: a table, fuzzy search; Settle: one `provider/id` line per model, substring search, README).
+ * `--export` is compared in its own case (the pages differ by design: only messages, codes, files).
  */
-import { join } from "node:path";
+import { existsSync } from "node:fs";
+import { basename, join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { type CliRun, useCliProject } from "./helpers.js";
-import { freshDirs, runBoth, sessionFiles } from "./pi-diff-process.js";
+import { freshDirs, runBoth, runPiCli, runSettleCli, sessionFiles } from "./pi-diff-process.js";
 
 const cli = useCliProject("settle-pi-diff-cases-");
 const HELP_POINTER = "Run settle --help for the options.\n";
@@ -109,6 +111,48 @@ describe("--version, --help, --list-models together", () => {
 		}));
 		expect(seen).toEqual(cases.map(([args, wins]) => ({ args: args.join(" "), pi: [0, wins], settle: [0, wins] })));
 	}, 90_000);
+});
+
+describe("--export beside pi 0.73.1", () => {
+	it("--export <file> [out]: the same messages and exit codes; default pages named after each CLI ('branding'), pi's on stderr ('help on stderr'), 'creates folders'", async () => {
+		const dirs = freshDirs(cli.dir);
+		// A session pi wrote, and one Settle wrote: each CLI exports both (same file format).
+		const made = await Promise.all([runPiCli(dirs, ["-p", "hello"]), runSettleCli(dirs, ["-p", "hello"])]);
+		expect(made.map((run) => run.code)).toEqual([0, 0]);
+		const files = [...sessionFiles(dirs.piAgent), ...sessionFiles(dirs.settleAgent)];
+		expect(files).toHaveLength(2);
+		const out = (run: CliRun) => run.stdout + run.stderr;
+		for (const file of files) {
+			const name = basename(file, ".jsonl");
+			// Default name, in the cwd (run one after the other: they write the same folder).
+			const pi = await runPiCli(dirs, ["--export", file]);
+			const settle = await runSettleCli(dirs, ["--export", file]);
+			expect([pi.code, out(pi)]).toEqual([0, `Exported to: pi-session-${name}.html\n`]);
+			expect(settle).toEqual({ code: 0, stdout: `Exported to: settle-session-${name}.html\n`, stderr: "" });
+			expect(existsSync(join(dirs.project, `pi-session-${name}.html`))).toBe(true);
+			expect(existsSync(join(dirs.project, `settle-session-${name}.html`))).toBe(true);
+			// The first message is the output path (relative to the cwd), printed as given.
+			const named = await runBoth(dirs, (side) => ["--export", file, `${side}.html`]);
+			expect([named.pi.code, out(named.pi)]).toEqual([0, "Exported to: pi.html\n"]);
+			expect(named.settle).toEqual({ code: 0, stdout: "Exported to: settle.html\n", stderr: "" });
+		}
+		// "creates folders": an output path in a missing folder fails in pi; Settle creates the folder.
+		// (pi first: Settle's run creates the folder.)
+		const nested = {
+			pi: await runPiCli(dirs, ["--export", files[0]!, "pages/pi.html"]),
+			settle: await runSettleCli(dirs, ["--export", files[0]!, "pages/settle.html"]),
+		};
+		expect([nested.pi.code, out(nested.pi)]).toEqual([
+			1,
+			"Error: ENOENT: no such file or directory, open 'pages/pi.html'\n",
+		]);
+		expect(nested.settle).toEqual({ code: 0, stdout: "Exported to: pages/settle.html\n", stderr: "" });
+		expect(existsSync(join(dirs.project, "pages", "settle.html"))).toBe(true);
+		// A missing file: the same error, exit 1.
+		const missing = await runBoth(dirs, ["--export", "missing.jsonl"]);
+		expect(missing.pi).toEqual({ code: 1, stdout: "", stderr: "Error: File not found: missing.jsonl\n" });
+		expect(missing.settle).toEqual(missing.pi);
+	}, 120_000);
 });
 
 describe("pi 0.73.1 bugs, pinned on both sides", () => {

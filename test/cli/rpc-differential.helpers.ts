@@ -109,7 +109,7 @@ export type FailingError = keyof typeof FAILING_ERRORS;
 export type Step =
 	| { kind: "command"; command: Line; runs?: boolean }
 	| { kind: "raw"; text: string }
-	/** `export_html` into the cwd (compared per side: DELIBERATE_NO_EXPORT_HTML). */
+	/** `export_html` into the cwd: the same response; the page exists (its HTML differs by design). */
 	| { kind: "export_html" }
 	/** A command sent without an id: its response is matched by command name. */
 	| { kind: "no_id"; command: Line }
@@ -357,6 +357,8 @@ export async function runStep(peer: Peer, step: Step, index: number): Promise<Li
 			break;
 		}
 		case "export_html": {
+			// A fresh file each time, so the test sees that this request wrote it.
+			rmSync(join(peer.cwd, "session.html"), { force: true });
 			await request(peer, { id, type: "export_html", outputPath: join(peer.cwd, "session.html") });
 			break;
 		}

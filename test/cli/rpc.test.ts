@@ -3,8 +3,8 @@
  * real child process, JSON lines in and out. Each test is named after the difference from pi it
  * pins down.
  */
-import { mkdirSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { basename, join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { RpcClient, useCliProject } from "./helpers.js";
 
@@ -79,13 +79,22 @@ describe("settle --rpc: pi's commands", () => {
 			messages: { role: string }[];
 		};
 		expect(cloned.messages.filter((m) => m.role !== "system").map((m) => m.role)).toEqual(["user", "assistant"]);
-		expect(
-			((await server.request({ id: "16", type: "get_state" })).data as { sessionFile: string }).sessionFile,
-		).not.toBe(before.sessionFile);
-		expect(await server.request({ id: "17", type: "export_html" })).toMatchObject({
-			success: false,
-			error: expect.stringContaining("Settle has no HTML export"),
+		const clonedFile = ((await server.request({ id: "16", type: "get_state" })).data as { sessionFile: string })
+			.sessionFile;
+		expect(clonedFile).not.toBe(before.sessionFile);
+		// pi's default name, in the cwd: settle-session-<session file name>.html (pi: pi-session-…).
+		const exported = await server.request({ id: "17", type: "export_html" });
+		const name = `settle-session-${basename(clonedFile, ".jsonl")}.html`;
+		expect(exported).toEqual({
+			id: "17",
+			type: "response",
+			command: "export_html",
+			success: true,
+			data: { path: name },
 		});
+		expect(readFileSync(join(cli.project, name), "utf8")).toContain(
+			'<script type="application/json" id="session-data">',
+		);
 		expect(await server.end()).toBe(0);
 		expect(server.stderr).toBe("");
 	});

@@ -1,0 +1,101 @@
+/**
+ * Session HTML export (pi's `--export`, `/export`, RPC `export_html`): one standalone page per
+ * session, written via a temp file and a rename so a reader never sees half a page.
+ */
+import { existsSync, mkdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { basename, dirname, resolve } from "node:path";
+import { SettleError } from "../errors.js";
+import { SessionManager } from "../store/session-manager.js";
+import { renderSessionHtml } from "./render.js";
+
+export { type ExportPageData, type ExportStats, exportStats, renderSessionHtml } from "./render.js";
+
+/** Options of {@link exportSessionToHtml}. */
+export interface ExportHtmlOptions {
+	/**
+	 * Where to write (relative to the process cwd; missing folders are created). Default
+	 * `settle-session-<session file name without .jsonl>.html` in the process cwd, as pi names its
+	 * `pi-session-….html`.
+	 */
+	outputPath?: string;
+	/** Page title; default the session name, else `Session <id>`. */
+	title?: string;
+}
+
+/**
+ * Writes a session as one self-contained HTML page and returns the path written, as given (or the
+ * default name). `source` is a session's {@link SessionManager} or the path of a session file (opened
+ * read-only: no lock, nothing rewritten; old formats are migrated in memory).
+ *
+ * Throws `SettleError`: `NOT_FOUND` "File not found: <path>" for a missing file; `INVALID_ARGUMENT`
+ * "Cannot export in-memory session to HTML" for a manager without a file and "Nothing to export yet -
+ * start a conversation first" before its file is written; `IO` when the page cannot be written.
+ *
+ * @example
+ * ```ts
+ * const path = await exportSessionToHtml("sessions/2026-05-01_0196….jsonl"); // "settle-session-2026-05-01_0196….html"
+ * await exportSessionToHtml(session.sessionManager, { outputPath: "review.html", title: "Review" });
+ * ```
+ */
+export async function exportSessionToHtml(
+	source: SessionManager | string,
+	options: ExportHtmlOptions = {},
+): Promise<string> {
+	const { manager, file, close } = openSource(source);
+	try {
+		const html = renderSessionHtml({
+			header: manager.getHeader(),
+			entries: manager.getEntries(),
+			leafId: manager.getLeafId(),
+			name: manager.getSessionName(),
+			title: options.title,
+		});
+		const outputPath = options.outputPath ?? `settle-session-${basename(file, ".jsonl")}.html`;
+		writeAtomically(outputPath, html);
+		return outputPath;
+	} finally {
+		close();
+	}
+}
+
+function openSource(source: SessionManager | string): { manager: SessionManager; file: string; close(): void } {
+	if (typeof source === "string") {
+		if (!existsSync(source)) {
+			throw new SettleError("NOT_FOUND", `File not found: ${source}`, { details: { path: source } });
+		}
+		const manager = SessionManager.open(source, undefined, undefined, { readOnly: true });
+		return { manager, file: source, close: () => manager.close() };
+	}
+	const file = source.getSessionFile();
+	if (!file) {
+		throw new SettleError(
+			"INVALID_ARGUMENT",
+			"Cannot export in-memory session to HTML: it has no session file (--no-session, SessionManager.inMemory). Export a session that is saved to a file.",
+		);
+	}
+	if (!existsSync(file)) {
+		// Settle writes the file with the first message (pi: the first answer).
+		throw new SettleError("INVALID_ARGUMENT", "Nothing to export yet - start a conversation first", {
+			details: { path: file },
+		});
+	}
+	return { manager: source, file, close: () => {} };
+}
+
+/** Writes `text` to a temp file next to `path`, then renames it over `path`. */
+function writeAtomically(path: string, text: string): void {
+	const target = resolve(path);
+	const temp = `${target}.${process.pid}.${Date.now().toString(36)}.tmp`;
+	try {
+		mkdirSync(dirname(target), { recursive: true });
+		writeFileSync(temp, text, "utf8");
+		renameSync(temp, target);
+	} catch (error) {
+		rmSync(temp, { force: true });
+		const reason = error instanceof Error ? error.message : String(error);
+		throw new SettleError("IO", `Cannot write the HTML export to ${target}: ${reason}. Choose a writable path.`, {
+			cause: error,
+			details: { path: target },
+		});
+	}
+}

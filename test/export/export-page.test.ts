@@ -1,0 +1,239 @@
+/**
+ * The exported page in real headless Chromium, opened from file:// as a user opens it: the header,
+ * the current branch's messages (text, code blocks, thinking, the tool call with its output, the
+ * image, summaries, model and thinking changes, labels, the error reply), clicking another
+ * branch's entry in the tree, and hostile session text shown as text, never run.
+ */
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { pathToFileURL } from "node:url";
+import type { Locator, Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { exportSessionToHtml } from "../../src/export/index.js";
+import { launchChromium } from "../inspect/chromium.js";
+import { HOSTILE_IMG, HOSTILE_OUTPUT, HOSTILE_SCRIPT, type RichSession, richSession } from "./helpers.js";
+
+let rich: RichSession;
+let dir: string;
+let chromium: Awaited<ReturnType<typeof launchChromium>>;
+let page: Page;
+const errors: string[] = [];
+const requests: string[] = [];
+
+beforeAll(async () => {
+	rich = await richSession();
+	dir = mkdtempSync(join(tmpdir(), "settle-export-page-"));
+	const file = join(dir, "session.html");
+	await exportSessionToHtml(rich.file, { outputPath: file });
+	chromium = await launchChromium();
+	page = await chromium.browser.newPage();
+	page.on("pageerror", (error) => errors.push(error.message));
+	page.on("console", (message) => {
+		if (message.type() === "error") errors.push(message.text());
+	});
+	page.on("request", (request) => requests.push(request.url()));
+	await page.goto(pathToFileURL(file).href);
+	await page.waitForSelector("body[data-ready='1']");
+}, 60_000);
+
+afterAll(async () => {
+	await chromium?.close();
+	rich?.h.cleanup();
+	if (dir) rmSync(dir, { recursive: true, force: true });
+});
+
+/** The text a user sees (innerText: collapsed and hidden parts are not in it, unlike textContent). */
+// biome-ignore lint/performance/useDomNodeTextContent: what is visible is the point
+const visible = (locator: Locator) => locator.innerText();
+const mainText = () => visible(page.locator("#entries"));
+const pathIds = () =>
+	page.$$eval("#entries [data-entry-id]", (nodes) => nodes.map((n) => n.getAttribute("data-entry-id")));
+
+describe("the exported page in Chromium", () => {
+	it("shows the header with the session's id, cwd, models and totals", async () => {
+		const header = await visible(page.locator("header"));
+		const sm = rich.h.sessionManager;
+		expect(header).toContain(sm.getSessionId());
+		expect(header).toContain(sm.getCwd());
+		expect(header).toContain("faux/faux-1, faux/faux-2");
+		expect(header).toMatch(/Tokens\s+[\d,]+ in, [\d,]+ out/);
+		expect(header).toMatch(/Cost\s+\$\d+\.\d{4}/);
+		expect(header).toContain("2 branches");
+	});
+
+	it("shows the current branch (root → leaf) and not the abandoned one", async () => {
+		const sm = rich.h.sessionManager;
+		const expected = sm
+			.getBranch()
+			.filter((entry) => !(entry.type === "message" && entry.message.role === "toolResult"))
+			.map((entry) => entry.id);
+		expect(await pathIds()).toEqual(expected);
+		const text = await mainText();
+		expect(text).toContain("current question");
+		expect(text).toContain("BRANCH-SUMMARY-TEXT");
+		expect(text).toContain("Model: faux/faux-2");
+		expect(text).toContain("Thinking level: high");
+		expect(text).toContain("EXTENSION-NOTE");
+		expect(text).toContain("LABEL-CURRENT");
+		expect(text).toContain("Error: permission_error: FAILED-REPLY");
+		expect(text).not.toContain("abandoned question");
+		// The compaction summary is collapsed, but in the page.
+		expect(await page.locator("#entries .summary details").first().textContent()).toContain("COMPACTED-SUMMARY-TEXT");
+		// The leaf is selected in the tree, and every entry of its path is marked.
+		expect(await page.locator(".node.selected").getAttribute("data-id")).toBe(sm.getLeafId());
+		expect(await page.locator(".node.on-path").count()).toBe(sm.getBranch().length);
+		// The branch point's children are marked: the older branch ├, the newer └.
+		expect(await page.locator(".node .fork").allTextContents()).toEqual(["├ ", "└ "]);
+		expect(await page.locator(`.node[data-id="${rich.abandonedUser.id}"] .fork`).textContent()).toBe("├ ");
+	});
+
+	it("renders code fences as code blocks, thinking collapsed, the tool call with its real output, the image", async () => {
+		expect(await page.locator("#entries pre.code", { hasText: "const x = 1;" }).count()).toBe(1);
+		const thinking = page.locator("#entries .thinking details").first();
+		expect(await thinking.getAttribute("open")).toBeNull();
+		expect(await thinking.textContent()).toContain("Greeting the user.");
+		const tool = page.locator("#entries .tool").first();
+		expect(await visible(tool.locator(".tool-name"))).toBe("bash");
+		expect(await visible(tool)).toContain(`$ printf '%s' '${HOSTILE_OUTPUT}'`);
+		// The bash tool really ran: its output is the hostile text, shown as text.
+		expect(await visible(tool.locator("pre").nth(1))).toBe(HOSTILE_OUTPUT);
+		const image = page.locator("#entries img.attachment");
+		expect(await image.count()).toBe(1);
+		expect(
+			await image.evaluate((img) => {
+				const loaded = img as unknown as { complete: boolean; naturalWidth: number };
+				return loaded.complete && loaded.naturalWidth;
+			}),
+		).toBe(1);
+	});
+
+	it("clicking an entry of the other branch shows that branch's path", async () => {
+		await page.locator(`.node[data-id="${rich.abandonedUser.id}"]`).click();
+		const expected = rich.h.sessionManager
+			.getBranch(rich.abandonedUser.id)
+			.filter((entry) => !(entry.type === "message" && entry.message.role === "toolResult"))
+			.map((entry) => entry.id);
+		expect(await pathIds()).toEqual(expected);
+		const text = await mainText();
+		expect(text).toContain("abandoned question");
+		expect(text).toContain("LABEL-ABANDONED");
+		expect(text).not.toContain("current question");
+		expect(await page.locator(".node.selected").getAttribute("data-id")).toBe(rich.abandonedUser.id);
+		expect(await page.locator("#entries .entry.target").getAttribute("data-entry-id")).toBe(rich.abandonedUser.id);
+		// And back to the leaf.
+		await page.locator(`.node[data-id="${rich.h.sessionManager.getLeafId()}"]`).click();
+		expect(await mainText()).toContain("current question");
+	});
+
+	it("never runs session content: hostile text is shown as text, nothing loads, no page error", async () => {
+		expect(await page.evaluate(() => (globalThis as { pwned?: unknown }).pwned)).toBeUndefined();
+		const all = await visible(page.locator("body"));
+		expect(all).toContain(HOSTILE_SCRIPT);
+		expect(all).toContain(HOSTILE_IMG);
+		// Only the data: image besides the page itself; no element made from session text.
+		expect(requests.filter((url) => !url.startsWith("file:") && !url.startsWith("data:"))).toEqual([]);
+		expect(await page.locator("#entries script, #entries img:not(.attachment), #tree img").count()).toBe(0);
+		expect(errors).toEqual([]);
+	});
+
+	it("defense in depth: the page's Content-Security-Policy blocks any script but its own, inline handlers and loads", async () => {
+		// As if a rendering bug let markup through: scripts and handlers injected into the page.
+		const html = readFileSync(join(dir, "session.html"), "utf8").replace(
+			'<div id="entries"></div>',
+			'<div id="entries"></div><script>window.pwned=7</script><img src="x" onerror="window.pwned=8"><img src="https://example.invalid/p.png">',
+		);
+		const injected = join(dir, "injected.html");
+		writeFileSync(injected, html);
+		const other = await chromium.browser.newPage();
+		const failed: string[] = [];
+		other.on("requestfailed", (request) => failed.push(`${request.url()} ${request.failure()?.errorText}`));
+		try {
+			await other.goto(pathToFileURL(injected).href);
+			await other.waitForSelector("body[data-ready='1']");
+			expect(await other.evaluate(() => (globalThis as { pwned?: unknown }).pwned)).toBeUndefined();
+			// The remote image was not fetched: the browser refused it (no DNS lookup for .invalid either).
+			expect(failed.filter((line) => line.startsWith("http"))).toEqual(["https://example.invalid/p.png csp"]);
+		} finally {
+			await other.close();
+		}
+	});
+
+	it("a long tool output shows its first lines until expanded", async () => {
+		const long = Array.from({ length: 40 }, (_, i) => `line ${i}`).join("\n");
+		const html = join(dir, "long.html");
+		const { SessionManager } = await import("../../src/store/session-manager.js");
+		const sm = SessionManager.create(dir, join(dir, "long-sessions"));
+		// An image block whose type is not an image: not made into an <img>.
+		sm.appendMessage({
+			role: "user",
+			content: [
+				{ type: "text", text: "go" },
+				{ type: "image", mimeType: "text/html", data: "PGgxPng8L2gxPg==" },
+			],
+			timestamp: 1,
+		});
+		sm.appendMessage({
+			role: "bashExecution",
+			command: "seq",
+			output: long,
+			exitCode: 0,
+			cancelled: false,
+			truncated: false,
+			timestamp: 2,
+		});
+		await exportSessionToHtml(sm, { outputPath: html });
+		sm.close();
+		const other = await chromium.browser.newPage();
+		try {
+			await other.goto(pathToFileURL(html).href);
+			await other.waitForSelector("body[data-ready='1']");
+			expect(await other.locator("#entries img").count()).toBe(0);
+			expect(await visible(other.locator("#entries"))).toContain("[image: text/html not shown]");
+			const output = other.locator("#entries pre").nth(1);
+			expect(await visible(output)).toBe(long.split("\n").slice(0, 12).join("\n"));
+			await other.locator("button.more", { hasText: "Show all 40 lines" }).click();
+			expect(await visible(output)).toBe(long);
+		} finally {
+			await other.close();
+		}
+	});
+
+	it("a big session: the tree draws only the rows in view, the path shows its last 400 entries, earlier ones on demand", async () => {
+		const { SessionManager } = await import("../../src/store/session-manager.js");
+		const sm = SessionManager.create(dir, join(dir, "big-sessions"));
+		const ids: string[] = [];
+		for (let i = 0; i < 3000; i++) {
+			ids.push(sm.appendMessage({ role: "user", content: `message ${i}`, timestamp: i }));
+		}
+		// A second branch off message 10: far down in the tree (after the 3,000-entry chain).
+		sm.branch(ids[10]!);
+		const side = sm.appendMessage({ role: "user", content: "side branch", timestamp: 5000 });
+		sm.branch(ids.at(-1)!);
+		const html = join(dir, "big.html");
+		await exportSessionToHtml(sm, { outputPath: html });
+		sm.close();
+		const big = await chromium.browser.newPage();
+		try {
+			await big.goto(pathToFileURL(html).href);
+			await big.waitForSelector("body[data-ready='1']");
+			expect(await big.locator(".node").count()).toBeLessThan(150);
+			// The leaf (message 2999) is selected and in view.
+			expect(await big.locator(".node.selected").getAttribute("data-id")).toBe(ids.at(-1));
+			const shown = () =>
+				big.$$eval("#entries [data-entry-id]", (nodes) => nodes.map((n) => n.getAttribute("data-entry-id")));
+			expect(await shown()).toEqual(ids.slice(-400));
+			await big.locator("#earlier").click();
+			expect(await shown()).toEqual(ids.slice(-800));
+			// Scroll the tree to its end: the side branch's row is drawn; clicking it shows its path.
+			await big.locator("#tree").evaluate((tree) => {
+				(tree as unknown as { scrollTop: number; scrollHeight: number }).scrollTop = 1e9;
+			});
+			await big.locator(`.node[data-id="${side}"]`).click();
+			expect(await shown()).toEqual([...ids.slice(0, 11), side]);
+			expect(await visible(big.locator("#entries"))).toContain("side branch");
+		} finally {
+			await big.close();
+		}
+	}, 60_000);
+});
