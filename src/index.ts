@@ -18,6 +18,14 @@ export {
 export type * from "./agent/types.js";
 export * from "./compaction/index.js";
 export * from "./errors.js";
+export {
+	type ExportHtmlOptions,
+	type ExportPageData,
+	type ExportStats,
+	exportSessionToHtml,
+	exportStats,
+	renderSessionHtml,
+} from "./export/index.js";
 export * from "./extensions/index.js";
 export * from "./llm/errors.js";
 export {

@@ -1,13 +1,13 @@
 /**
  * The built-in slash commands of `settle -i` (`/help`, `/new`, `/resume`, `/fork`, `/clone`,
  * `/tree`, `/label`, `/compact`, `/model`, `/thinking`, `/session`, `/name`, `/reload`, `/copy`,
- * `/hotkeys`, `/followup`, `/quit`). Each reports what it did in one or a few lines, and a failure
+ * `/export`, `/import`, `/hotkeys`, `/followup`, `/quit`). Each reports what it did in one or a few lines, and a failure
  * as one `Error: …` line (the REPL goes on).
  *
  * Left out of pi's, as they need its full-screen UI or a service Settle does not have: `/settings`
  * and `/scoped-models` (selectors; settings.json and /model instead), `/login` and `/logout`
- * (Settle uses API keys, not OAuth), `/changelog` (Settle ships none), `/share` (a gist of the
- * HTML export).
+ * (Settle uses API keys, not OAuth), `/changelog` (Settle ships none), `/share` (uploads the HTML
+ * export as a gist; `/export` writes it locally).
  */
 import { existsSync } from "node:fs";
 import { resolve } from "node:path";
@@ -40,7 +40,7 @@ export interface CommandHost {
 	/** Puts text on the input line to edit (a terminal only). */
 	prefill(text: string): void;
 	/** Questions the next typed line answers (as extension dialogs). */
-	ui: Pick<ExtensionUIContext, "select" | "input">;
+	ui: Pick<ExtensionUIContext, "select" | "input" | "confirm">;
 	/** Writes control sequences to the terminal (OSC 52); undefined when stdout is not a terminal. */
 	writeTerminal: ((sequence: string) => void) | undefined;
 }
@@ -160,6 +160,20 @@ export const BUILTIN_COMMANDS: readonly BuiltinCommand[] = [
 			host.runtime.session.setSessionName(name);
 			host.print(`Session name: ${name}`);
 		},
+	},
+	{
+		name: "export",
+		usage: "/export [file.html|file.jsonl]",
+		description: "Write the session as one HTML page (or the current branch as JSONL)",
+		whileBusy: true,
+		run: (host, args) => exportSession(host, args),
+	},
+	{
+		name: "import",
+		usage: "/import <file.jsonl>",
+		description: "Replace the current session with a copy of a session file",
+		whileBusy: false,
+		run: (host, args) => importSession(host, args),
 	},
 	{
 		name: "reload",
@@ -508,4 +522,40 @@ function hotkeys(host: CommandHost): void {
 	host.print("Keys of the input line (in a terminal):");
 	for (const [keys, action] of HOTKEYS) host.print(`  ${keys.padEnd(width)}${action}`);
 	host.notice("Extension shortcuts and pi's full-screen keys (model cycling, tool expansion) need pi's UI.");
+}
+
+/** pi's `/export [path]`: a `.jsonl` path gets the current branch as JSONL, anything else the HTML page. */
+async function exportSession(host: CommandHost, args: string): Promise<void> {
+	const session = host.runtime.session;
+	const path = pathArgument(args);
+	const written = path?.endsWith(".jsonl") ? session.exportToJsonl(path) : await session.exportToHtml(path);
+	host.print(`Session exported to: ${resolve(written)}`);
+}
+
+/** pi's `/import <path.jsonl>`: asks first, then copies the file into this project's sessions and switches to it. */
+async function importSession(host: CommandHost, args: string): Promise<void> {
+	const path = pathArgument(args);
+	if (!path) throw new SettleError("INVALID_ARGUMENT", "Usage: /import <path.jsonl>");
+	if (!(await host.ui.confirm("Import session", `Replace the current session with ${path}?`))) {
+		host.print("Import cancelled.");
+		return;
+	}
+	const { cancelled } = await host.runtime.importFromJsonl(resolve(path));
+	if (cancelled) {
+		host.print("Import cancelled by an extension.");
+		return;
+	}
+	host.print(`Imported into a new session (${sessionLocation(host.runtime)}).`);
+}
+
+/** The first argument, unquoted as pi reads a path (`"my file.html"` keeps its space). */
+function pathArgument(args: string): string | undefined {
+	const text = args.trim();
+	if (!text) return undefined;
+	const quote = text[0];
+	if (quote === '"' || quote === "'") {
+		const end = text.indexOf(quote, 1);
+		return end < 0 ? undefined : text.slice(1, end);
+	}
+	return text.split(/\s/, 1)[0];
 }

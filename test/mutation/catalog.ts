@@ -2246,6 +2246,166 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/cli/interactive-tree.test.ts"],
 	},
+	{
+		id: "H01",
+		file: "src/export/page.ts",
+		description: "export page: session text set as HTML instead of text",
+		edits: [
+			{
+				find: "if (text !== undefined && text !== null) node.textContent = String(text);",
+				replace: "if (text !== undefined && text !== null) node.innerHTML = String(text);",
+			},
+		],
+		tests: ["test/export/export-page.test.ts"],
+	},
+	{
+		id: "H02",
+		file: "src/export/render.ts",
+		description: "export: embedded session data not escaped (</script> closes the data block)",
+		edits: [
+			{
+				find: '}).replace(/</g, "\\\\u003c");',
+				replace: "});",
+			},
+		],
+		tests: ["test/export/export.test.ts"],
+	},
+	{
+		id: "H03",
+		file: "src/export/render.ts",
+		description: "export: the CSP allows any inline script",
+		edits: [
+			{
+				// biome-ignore lint/suspicious/noTemplateCurlyInString: the source text of a template literal
+				find: "script-src '${SCRIPT_HASH}'",
+				replace: "script-src 'unsafe-inline'",
+			},
+		],
+		tests: ["test/export/export-page.test.ts"],
+	},
+	{
+		id: "H04",
+		file: "src/export/page.ts",
+		description: "export page: an image block's MIME type is not checked",
+		edits: [
+			{
+				find: "!IMAGE_TYPES.test(String(block.mimeType)) ||",
+				replace: "",
+			},
+		],
+		tests: ["test/export/export-page.test.ts"],
+	},
+	{
+		id: "H05",
+		file: "src/export/index.ts",
+		description: "export: the default name keeps .jsonl",
+		edits: [
+			{
+				// biome-ignore lint/suspicious/noTemplateCurlyInString: the source text of a template literal
+				find: '`settle-session-${basename(file, ".jsonl")}.html`',
+				// biome-ignore lint/suspicious/noTemplateCurlyInString: the source text of a template literal
+				replace: "`settle-session-${basename(file)}.html`",
+			},
+		],
+		tests: ["test/export/export-cli.test.ts"],
+	},
+	{
+		id: "H06",
+		file: "src/export/index.ts",
+		description: "export: no 'nothing to export yet' check before the file is written",
+		edits: [
+			{
+				find: "if (!existsSync(file)) {",
+				replace: "if (false) {",
+			},
+		],
+		tests: ["test/export/export.test.ts", "test/export/export-cli.test.ts"],
+	},
+	{
+		id: "H07",
+		file: "src/export/page.ts",
+		description: "export page: the root\u2192entry path is shown leaf first",
+		edits: [
+			{
+				find: "return path.reverse();",
+				replace: "return path;",
+			},
+		],
+		tests: ["test/export/export-page.test.ts"],
+	},
+	{
+		id: "H08",
+		file: "src/export/page.ts",
+		description: "export page: a long path is rendered whole instead of its last page",
+		edits: [
+			{
+				find: "renderPath(path, Math.max(0, path.length - PAGE_SIZE), id, scroll);",
+				replace: "renderPath(path, 0, id, scroll);",
+			},
+		],
+		tests: ["test/export/export-page.test.ts"],
+	},
+	{
+		id: "H09",
+		file: "src/cli/args.ts",
+		description: "--export together with --mode rpc is rejected as a conflict",
+		edits: [
+			{
+				find: " && result.export === undefined",
+				replace: "",
+			},
+		],
+		tests: ["test/export/export-cli.test.ts"],
+	},
+	{
+		id: "H10",
+		file: "src/export/render.ts",
+		description: "export header: branches miscounted",
+		edits: [
+			{
+				find: "entries.filter((entry) => !parents.has(entry.id)).length",
+				replace: "entries.filter((entry) => parents.has(entry.id)).length",
+			},
+		],
+		tests: ["test/export/export.test.ts"],
+	},
+	{
+		id: "G31",
+		file: "src/cli/interactive-commands.ts",
+		description: "/export: a .jsonl path gets the HTML page instead of the branch as JSONL",
+		edits: [
+			{
+				find: 'path?.endsWith(".jsonl") ? session.exportToJsonl(path)',
+				replace: 'path?.endsWith(".jsonlx") ? session.exportToJsonl(path)',
+			},
+		],
+		tests: ["test/cli/interactive-export.test.ts"],
+	},
+	{
+		id: "G32",
+		file: "src/cli/interactive-commands.ts",
+		description: "/import does not ask before replacing the session",
+		edits: [
+			{
+				// biome-ignore lint/suspicious/noTemplateCurlyInString: the source text of a template literal
+				find: 'if (!(await host.ui.confirm("Import session", `Replace the current session with ${path}?`))) {',
+				replace: "if (false) {",
+			},
+		],
+		tests: ["test/cli/interactive-export.test.ts"],
+	},
+	{
+		id: "G33",
+		file: "src/cli/interactive-commands.ts",
+		description: "/export: a quoted path keeps its quotes",
+		edits: [
+			{
+				find: "if (quote === '\"' || quote === \"'\") {",
+				replace: "if (false) {",
+			},
+		],
+		tests: ["test/cli/interactive-export.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
