@@ -6,7 +6,7 @@
  *
  * The file has the message cycle of bench/session-store.ts (pi's open-jsonl shape: user, assistant
  * with text + tool call, tool result with 1,000 chars, assistant text; plus a model and a
- * thinking-level change), written by Settle's store. Measured per implementation: wall and CPU time
+ * thinking-level change), written by Settle's store through bench/peers/session-child.mjs `generate`. Measured per implementation: wall and CPU time
  * of one export (open + render + write; median of REPS after a warm-up), and the page's size. With
  * Chromium at /usr/bin/chromium (or SETTLE_CHROMIUM), also the page load: from navigation start to
  * the first frame after the page's script has run (median of LOADS fresh pages), how many message
@@ -15,18 +15,19 @@
  *
  * Env: REPS (default 7), LOADS (5), MESSAGES (10000).
  */
+import { spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { pathToFileURL } from "node:url";
+import { dirname, join } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import { exportFromFile } from "../node_modules/@mariozechner/pi-coding-agent/dist/core/export-html/index.js";
 import { exportSessionToHtml } from "../src/export/index.js";
-import type { AgentMessage } from "../src/llm/types.js";
-import { SessionManager } from "../src/store/session-manager.js";
+import { compileForNode } from "../test/crash/compile-store.js";
 
 const REPS = Number(process.env.REPS ?? 7);
 const LOADS = Number(process.env.LOADS ?? 5);
 const MESSAGES = Number(process.env.MESSAGES ?? 10_000);
+const HERE = dirname(fileURLToPath(import.meta.url));
 const CHROMIUM = process.env.SETTLE_CHROMIUM ?? "/usr/bin/chromium";
 const log = (message: string) => process.stderr.write(`[export bench] ${message}\n`);
 const r1 = (x: number) => Math.round(x * 10) / 10;
@@ -36,49 +37,6 @@ const median = (xs: number[]) => {
 	const mid = Math.floor(s.length / 2);
 	return s.length % 2 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2;
 };
-
-const filler = (length: number, seed: string) =>
-	`${seed} `.repeat(Math.ceil(length / (seed.length + 1))).slice(0, length);
-const zero = { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 };
-const assistant = (content: unknown[], stopReason: string, timestamp: number) =>
-	({
-		role: "assistant",
-		content,
-		api: "faux",
-		provider: "faux",
-		model: "faux-1",
-		usage: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, totalTokens: 0, cost: zero },
-		stopReason,
-		timestamp,
-	}) as AgentMessage;
-
-function* messages(n: number): Generator<AgentMessage> {
-	let produced = 0;
-	for (let i = 0; produced < n; i++) {
-		const ts = Date.now();
-		const cycle: AgentMessage[] = [
-			{ role: "user", content: [{ type: "text", text: `task ${i}: ${filler(80, "please")}` }], timestamp: ts },
-			assistant(
-				[
-					{ type: "text", text: filler(200, `think${i}`) },
-					{ type: "toolCall", id: `call_${i}`, name: "read", arguments: { path: `src/file_${i}.ts` } },
-				],
-				"toolUse",
-				ts,
-			),
-			{
-				role: "toolResult",
-				toolCallId: `call_${i}`,
-				toolName: "read",
-				content: [{ type: "text", text: filler(1000, `line${i}`) }],
-				isError: false,
-				timestamp: ts,
-			},
-			assistant([{ type: "text", text: filler(300, `answer${i}`) }], "stop", ts),
-		];
-		for (const message of cycle) if (produced++ < n) yield message;
-	}
-}
 
 type Impl = "settle" | "pi";
 const exporters: Record<Impl, (file: string, out: string) => Promise<unknown>> = {
@@ -169,12 +127,18 @@ async function main() {
 	const dir = mkdtempSync(join(tmpdir(), "settle-export-bench-"));
 	try {
 		log(`writing a ${MESSAGES}-message session in ${dir}`);
-		const manager = SessionManager.create("/bench/project", join(dir, "sessions"));
-		manager.appendModelChange("faux", "faux-1");
-		manager.appendThinkingLevelChange("off");
-		for (const message of messages(MESSAGES)) manager.appendMessage(message);
-		const file = manager.getSessionFile()!;
-		manager.close();
+		// The file bench/session-store.ts measures, written the same way (Settle's compiled store).
+		// Compiled inside the repo so that its packages resolve from node_modules.
+		const store = pathToFileURL(
+			compileForNode("src/store/session-manager.ts", join(HERE, ".out", "export-store")),
+		).href;
+		const generated = spawnSync(
+			process.execPath,
+			[join(HERE, "peers", "session-child.mjs"), "generate", store, join(dir, "sessions"), String(MESSAGES)],
+			{ encoding: "utf8" },
+		);
+		if (generated.status !== 0) throw new Error(`generating the session failed:\n${generated.stderr}`);
+		const { file } = JSON.parse(generated.stdout) as { file: string };
 		log(`exporting ${REPS} times each`);
 		const runs = await timeExports(file, dir);
 		const size = { settle: statSync(join(dir, "settle.html")).size, pi: statSync(join(dir, "pi.html")).size };
