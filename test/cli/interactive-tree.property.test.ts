@@ -8,20 +8,14 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { describeEntry, matchEntryIds, renderSessionTree } from "../../src/cli/interactive-tree.js";
+import { emptyUsage } from "../../src/llm/types.js";
 import { SessionManager } from "../../src/store/session-manager.js";
 
 type Step =
 	| { kind: "user" | "assistant" | "toolOnly" | "model" | "thinking"; parent: number; text: string }
 	| { kind: "label"; target: number; text: string };
 
-const usage = {
-	input: 0,
-	output: 0,
-	cacheRead: 0,
-	cacheWrite: 0,
-	totalTokens: 0,
-	cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 },
-};
+const usage = emptyUsage();
 
 /** Mostly after the entry appended last (a conversation goes on), sometimes after any earlier one. */
 const parent = fc.oneof({ weight: 3, arbitrary: fc.constant(-1) }, { weight: 1, arbitrary: fc.nat() });

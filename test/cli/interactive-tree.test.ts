@@ -6,6 +6,7 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { emptyUsage } from "../../src/llm/types.js";
 import { useCliProject } from "./helpers.js";
 import {
 	bannerSessionFile,
@@ -95,14 +96,7 @@ function writeSession(ids: string[]): string {
 						api: "faux",
 						provider: "faux",
 						model: "faux-1",
-						usage: {
-							input: 0,
-							output: 0,
-							cacheRead: 0,
-							cacheWrite: 0,
-							totalTokens: 0,
-							cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 },
-						},
+						usage: emptyUsage(),
 						stopReason: "stop",
 						timestamp: Date.parse(time(index)),
 					};
