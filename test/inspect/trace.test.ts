@@ -32,6 +32,7 @@ describe("createTraceRecorder", () => {
 			format: TRACE_FORMAT,
 			version: TRACE_VERSION,
 			machine: "promptOperation",
+			machines: ["promptOperation"],
 			dropped: 0,
 			events: [event(1), event(2)],
 		});
