@@ -13,6 +13,7 @@ import { formatTrace } from "../../src/inspect/trace.js";
 import { loadTrace } from "../../src/inspect/trace-file.js";
 import { builtPackage } from "../package/helpers.js";
 import { CLI_FROM_SOURCES, RpcClient, trackChild, useCliProject } from "./helpers.js";
+import { Repl } from "./interactive.helpers.js";
 
 const cli = useCliProject("settle-trace-");
 
@@ -231,6 +232,39 @@ describe("settle --trace in RPC mode", () => {
 		expect(html).toContain("<title>rpc.trace.json: promptOperation + runtime lifecycle trace</title>");
 		expect(html).toContain('data-state="runtime.rebinding"');
 		expect(html).toContain('data-state="promptOperation.retrying"');
+	});
+});
+
+describe("settle --trace in interactive mode", () => {
+	it("/new: the runtime machine's switch between the two sessions' prompts", async () => {
+		const traceFile = join(cli.dir, "chat.trace.json");
+		const chat = new Repl(["--faux", "--trace", traceFile], { cwd: cli.project, agentDir: cli.agentDir });
+		await chat.idle(0);
+		await chat.say("the first session", "the first session\n>");
+		expect(await chat.say("/new")).toMatch(/^New session /m);
+		await chat.say("the second session", "the second session\n>");
+		expect(await chat.end()).toBe(0);
+
+		const trace = await loadTrace(traceFile);
+		const sessions = (trace as unknown as { sessions: { firstEvent: number }[] }).sessions;
+		expect(sessions).toHaveLength(2);
+		const prompts = trace.events.flatMap((event, i) => (event.kind === "event" && event.type === "PROMPT" ? [i] : []));
+		const switchSteps = trace.events.flatMap((event, i) =>
+			event.machine === "runtime" && event.kind === "state" && i > prompts[0]! && i < prompts[1]! ? [event.to] : [],
+		);
+		expect(prompts).toHaveLength(2);
+		expect(switchSteps).toEqual([
+			"beforeSwitch",
+			"opening",
+			"creating",
+			"shuttingDown",
+			"invalidating",
+			"disposing",
+			"rebinding",
+			"active",
+		]);
+		expect(sessions[1]!.firstEvent).toBeGreaterThan(prompts[0]!);
+		expect(sessions[1]!.firstEvent).toBeLessThan(prompts[1]!);
 	});
 });
 
