@@ -166,7 +166,9 @@ export function startCliTrace(path: string, options: { maxEvents?: number } = {}
 			attach(runtime.session);
 			runtime.inspect(observer);
 			// After the mode's rebind, before the replacing call returns: the next prompt is recorded.
-			runtime.onSessionReplaced(({ session }) => attach(session));
+			runtime.onSessionReplaced(({ session }) => {
+				attach(session);
+			});
 			process.on("exit", onExit);
 		},
 		toJSON,
