@@ -49,12 +49,15 @@ export async function renderTraceCommand(
 	if (trace.machine === undefined) {
 		throw new CliError(`${file}: the trace has no events, so there is nothing to show.`, EXIT_USAGE);
 	}
+	// Traces saved before they could hold several machines name only the first.
+	const machines = trace.machines ?? [trace.machine];
 	let html: string;
 	try {
-		html = renderTraceHtml(trace, undefined, { title: `${basename(file)}: ${trace.machine} lifecycle trace` });
-	} catch {
+		html = renderTraceHtml(trace, undefined, { title: `${basename(file)}: ${machines.join(" + ")} lifecycle trace` });
+	} catch (error) {
+		const machine = (error as SettleError).details?.machine ?? trace.machine;
 		throw new CliError(
-			`${file}: a trace of the machine "${trace.machine}", not one of Settle's; render it with renderTraceHtml(trace, yourMachine) from settle/inspect.`,
+			`${file}: a trace of the machine "${machine}", not one of Settle's; render it with renderTraceHtml(trace, yourMachine) from settle/inspect.`,
 			EXIT_USAGE,
 		);
 	}

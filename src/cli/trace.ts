@@ -1,12 +1,14 @@
 /**
  * `settle --trace <file>`: records the prompt-operation lifecycle of every session the CLI run
- * uses (print, JSON and RPC modes) into one trace and saves it when the process ends — at the end
- * of the run, and from a process `exit` hook when a signal or a closed stdout ends it first.
+ * uses (print, JSON, RPC and interactive modes) and the runtime machine that replaces them into one
+ * trace, and saves it when the process ends — at the end of the run, and from a process `exit` hook
+ * when a signal or a closed stdout ends it first.
  *
- * A session replacement (RPC `new_session`, `switch_session`, `fork`, `clone`) continues the same
- * trace: every session runs the same machine, so the offline viewer draws one diagram and lists
- * all sessions' events in order; each session starts with the inspector's `∅ → idle (inspect)`
- * line, and the trace's extra `sessions` field says where each one starts.
+ * A session replacement (RPC `new_session`, `switch_session`, `fork`, `clone`, `/new`) continues
+ * the same trace: the runtime machine's steps (beforeSwitch … disposing, rebinding) sit between the
+ * old session's events and the new one's, in the order they happened. Each session starts with the
+ * inspector's `∅ → idle (inspect)` line, and the trace's extra `sessions` field says where each one
+ * starts; the viewer draws both machines.
  */
 import { accessSync, constants, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { dirname, resolve } from "node:path";
@@ -40,8 +42,9 @@ export interface CliTrace {
 	/** The absolute path the trace is saved to. */
 	readonly path: string;
 	/**
-	 * Records `runtime`'s current session now and each session that replaces it, and saves the
-	 * trace if the process exits before {@link save} (SIGINT, SIGTERM, stdout closed).
+	 * Records `runtime`'s current session now, the runtime machine, and each session that replaces
+	 * the current one, and saves the trace if the process exits before {@link save} (SIGINT,
+	 * SIGTERM, stdout closed).
 	 */
 	follow(runtime: AgentSessionRuntime): void;
 	/** The trace recorded so far. */
@@ -118,8 +121,6 @@ export function startCliTrace(path: string, options: { maxEvents?: number } = {}
 	const sessions: { sessionId: string; sessionFile: string | undefined; start: number }[] = [];
 	let current: { session: AgentSession; subscription: { unsubscribe(): void } } | undefined;
 	const attach = (session: AgentSession) => {
-		// A replacement that rolls back binds the old session again: it is already recorded.
-		if (current?.session === session) return;
 		current?.subscription.unsubscribe();
 		sessions.push({ sessionId: session.sessionId, sessionFile: session.sessionFile, start: recorded });
 		current = { session, subscription: session.inspect(observer) };
@@ -161,16 +162,13 @@ export function startCliTrace(path: string, options: { maxEvents?: number } = {}
 	return {
 		path: file,
 		follow(runtime) {
+			// The session first: a trace's `machine` stays the prompt-operation machine, as before.
 			attach(runtime.session);
-			// Each mode sets its own rebind callback (print, JSON, RPC): whichever it is, the new
-			// session is recorded before the mode binds it, so its first prompt is in the trace.
-			const setRebind = runtime.setRebindSession.bind(runtime);
-			runtime.setRebindSession = (rebind) =>
-				setRebind((session) => {
-					attach(session);
-					return rebind?.(session);
-				});
-			runtime.setRebindSession(undefined);
+			runtime.inspect(observer);
+			// After the mode's rebind, before the replacing call returns: the next prompt is recorded.
+			runtime.onSessionReplaced(({ session }) => {
+				attach(session);
+			});
 			process.on("exit", onExit);
 		},
 		toJSON,

@@ -1,8 +1,14 @@
 /**
- * Offline trace viewer: one standalone HTML file (no network, no dependencies) with the machine's
- * diagram and the recorded events. Selecting an event (click, or ↑/↓) highlights the state the
- * machine was in at that moment and every state visited before it (since the actor started: a trace
- * that goes on across sessions starts over at each), and scrolls that state into view.
+ * Offline trace viewer: one standalone HTML file (no network, no dependencies) with the diagram of
+ * each machine the trace holds and the recorded events. Selecting an event (click, or ↑/↓)
+ * highlights, in the diagram shown, the state that machine's actor was in at that moment and every
+ * state it visited before it (since the actor started: a trace that goes on across sessions starts
+ * over at each), and scrolls that state into view.
+ *
+ * A trace of several machines (`runtime.trace()`, `settle --trace`: the runtime machine and each
+ * session's prompt-operation machine, interleaved in time) gets one tab per machine: the tab picks
+ * the diagram shown and the machine whose events ↑/↓ step through; the other machines' events stay
+ * listed (dimmed) where they happened, and clicking one shows its machine.
  */
 import type { AnyStateMachine } from "xstate";
 import { promptOperationMachine } from "../../machines/prompt-operation.machine.js";
@@ -13,22 +19,24 @@ import { formatLifecycleEvent, type LifecycleTrace } from "./trace.js";
 
 /** Options for {@link renderTraceHtml}. */
 export interface TraceViewerOptions {
-	/** Page title; defaults to "<machine> lifecycle trace". */
+	/** Page title; defaults to "<machine> lifecycle trace" (the machines, joined with " + "). */
 	title?: string;
 	/** For a checked-in page: the command that regenerates it, named in the diagram's header comment. */
 	regenerateCommand?: string;
 }
 
 /**
- * Renders a saved trace as a standalone HTML page. Pure and deterministic; never throws for a
- * valid trace with a machine given (events of other machines simply highlight nothing). Without
- * `machine`, the one the trace names is drawn (Settle's prompt-operation or runtime machine);
- * throws `SettleError("INVALID_ARGUMENT")` when the trace names another machine or none.
+ * Renders a saved trace as a standalone HTML page. Pure and deterministic. `machine` is the
+ * definition to draw (or several, for a trace of several machines); the trace's other machines that
+ * are Settle's (prompt-operation, runtime) are drawn too, and events of machines with no diagram
+ * simply highlight nothing — so it never throws for a valid trace with a machine given. Without
+ * `machine`, the machines the trace names are drawn; throws `SettleError("INVALID_ARGUMENT")` when
+ * one of them is not Settle's, or when the trace names none.
  *
  * @example
  * ```ts
  * import { writeFileSync } from "node:fs";
- * const trace = session.trace();
+ * const trace = session.trace(); // or runtime.trace(): the runtime machine and each session, two diagrams
  * await session.prompt("hi");
  * trace.stop();
  * writeFileSync("trace.html", renderTraceHtml(trace.toJSON())); // or renderTraceHtml(await loadTrace("run.trace.json"))
@@ -36,24 +44,56 @@ export interface TraceViewerOptions {
  */
 export function renderTraceHtml(
 	trace: LifecycleTrace,
-	machine: AnyStateMachine = machineOfTrace(trace),
+	machine?: AnyStateMachine | readonly AnyStateMachine[],
 	options: TraceViewerOptions = {},
 ): string {
-	const machineId = machine.id;
-	const title = options.title ?? `${machineId} lifecycle trace`;
+	const diagrams = diagramsFor(trace, machine);
+	const title = options.title ?? `${diagrams.map((d) => d.id).join(" + ")} lifecycle trace`;
 	const origin = trace.events[0]?.at ?? 0;
+	const machineOf = trace.events.map((event) => event.machine ?? trace.machine ?? "");
+	const tabbed = diagrams.length > 1;
+	const drawn = new Set(diagrams.map((d) => d.id));
+	// With one diagram every event belongs to it (as before traces held several machines).
+	const actorOf = machineOf.map((id) => (tabbed || drawn.has(id) ? id : (diagrams[0]?.id ?? id)));
 	const items = trace.events
-		.map((event, i) => `<li data-i="${i}" class="kind-${event.kind}">${esc(formatLifecycleEvent(event, origin))}</li>`)
+		.map((event, i) => {
+			const tag = tabbed
+				? `<span class="tag m${diagrams.findIndex((d) => d.id === actorOf[i])}">${esc(actorOf[i]!)}</span> `
+				: "";
+			return `<li data-i="${i}" data-machine="${esc(actorOf[i]!)}" class="kind-${event.kind}">${tag}${esc(formatLifecycleEvent(event, origin))}</li>`;
+		})
 		.join("\n");
 	const states = trace.events.map((event) => (event.kind === "state" ? event.to : null));
-	// A state event from nowhere after the first is a new actor (the CLI's trace goes on across
-	// session replacements): "visited" starts over there.
+	// A state event from nowhere after an actor's first is a new actor of that machine (the CLI's
+	// trace goes on across session replacements): its "visited" starts over there.
 	const starts = trace.events.flatMap((event, i) =>
-		i > 0 && event.kind === "state" && (event.from ?? null) === null ? [i] : [],
+		event.kind === "state" && (event.from ?? null) === null ? [i] : [],
 	);
-	const data = JSON.stringify({ machineId, states, starts })
+	const counts = new Map<string, number>();
+	for (const id of actorOf) counts.set(id, (counts.get(id) ?? 0) + 1);
+	// The first machine of the trace (a CLI trace: the session's) is shown first.
+	const shown = diagrams.find((d) => d.id === actorOf[0])?.id ?? diagrams[0]?.id ?? "";
+	const data = JSON.stringify({ machines: diagrams.map((d) => d.id), shown, events: actorOf, states, starts })
 		.replace(/</g, "\\u003c")
 		.replace(/\u2028|\u2029/g, "");
+	const svgOptions = options.regenerateCommand ? { regenerateCommand: options.regenerateCommand } : {};
+	const sections = diagrams
+		.map((diagram, index) => {
+			const svg = toSvg(diagram, svgOptions).replace(
+				/^<svg /,
+				`<svg id="${index === 0 ? "machine" : `machine-${esc(diagram.id)}`}" `,
+			);
+			return `<section class="machine" data-machine="${esc(diagram.id)}"${diagram.id === shown ? "" : " hidden"}>\n${svg}\n</section>`;
+		})
+		.join("\n");
+	const tabs = tabbed
+		? `<nav class="machines" aria-label="machine">${diagrams
+				.map(
+					(diagram, index) =>
+						`<button type="button" class="m${index}" data-machine="${esc(diagram.id)}" aria-pressed="${diagram.id === shown}">${esc(diagram.id)} · ${counts.get(diagram.id) ?? 0} events</button>`,
+				)
+				.join("")}</nav>`
+		: "";
 	return `<!doctype html>
 <html lang="en">
 <head>
@@ -63,25 +103,31 @@ export function renderTraceHtml(
 body{margin:0;font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:12px;color:#1a202c}
 header{padding:10px 16px;border-bottom:1px solid #e2e8f0}
 h1{font-size:16px;margin:0 0 4px}
-main{display:flex;height:calc(100vh - 64px)}
+main{display:flex;height:calc(100vh - ${tabbed ? 92 : 64}px)}
 .diagram{flex:3;overflow:auto;border-right:1px solid #e2e8f0}
 .events{flex:2;overflow:auto;margin:0;padding:0;list-style:none}
 .events li{padding:2px 8px;white-space:pre;cursor:pointer;border-bottom:1px solid #f7fafc}
 .events li:hover{background:#f7fafc}
 .events li.selected{background:#fefcbf}
+.events li.other{opacity:.45}
 .events li.kind-state{font-weight:bold}
 .events li.kind-emitted{color:#2b6cb0}
 .events li.kind-delay{color:#805ad5}
 .events li.kind-actor{color:#4a5568}
+nav.machines{margin-top:6px;display:flex;gap:6px}
+nav.machines button{font:inherit;padding:2px 8px;border:1px solid #cbd5e0;background:#fff;border-radius:4px;cursor:pointer}
+nav.machines button[aria-pressed=true]{background:#2d3748;color:#fff;border-color:#2d3748}
+.tag{display:inline-block;min-width:9em;font-weight:normal}
+.tag.m0{color:#2c7a7b}.tag.m1{color:#c05621}.tag.m2{color:#6b46c1}
 g.visited>rect.state,g.visited>rect.cluster{fill:#ebf8ff}
 g.current>rect.state,g.current>rect.cluster{stroke:#d53f8c;stroke-width:3}
 </style>
 </head>
 <body>
-<header><h1>${esc(title)}</h1><div>${trace.events.length} events${trace.dropped ? `, ${trace.dropped} earlier events dropped` : ""} · click an event or use ↑/↓</div></header>
+<header><h1>${esc(title)}</h1><div>${trace.events.length} events${trace.dropped ? `, ${trace.dropped} earlier events dropped` : ""} · click an event or use ↑/↓${tabbed ? " (they step through the chosen machine's events)" : ""}</div>${tabs}</header>
 <main>
 <div class="diagram">
-${toSvg(machine, options.regenerateCommand ? { regenerateCommand: options.regenerateCommand } : {}).replace(/^<svg /, '<svg id="machine" ')}
+${sections}
 </div>
 <ol class="events">
 ${items}
@@ -91,16 +137,26 @@ ${items}
 const data = ${data};
 const groups = new Map([...document.querySelectorAll("g[data-state]")].map((g) => [g.dataset.state, g]));
 const items = [...document.querySelectorAll(".events li")];
-const ids = (path) => path.split(".").map((_, i, parts) => data.machineId + "." + parts.slice(0, i + 1).join("."));
+const tabs = [...document.querySelectorAll("nav.machines button")];
+const sections = [...document.querySelectorAll("section.machine")];
+const tabbed = data.machines.length > 1;
+let shown = data.shown;
 let selected = -1;
-function select(i) {
-  if (i < 0 || i >= items.length) return;
-  selected = i;
-  items.forEach((li, j) => li.classList.toggle("selected", j === i));
-  items[i].scrollIntoView({ block: "nearest" });
+const ids = (path) => path.split(".").map((_, i, parts) => shown + "." + parts.slice(0, i + 1).join("."));
+function show(machine) {
+  if (!data.machines.includes(machine)) return;
+  shown = machine;
+  sections.forEach((s) => { s.hidden = s.dataset.machine !== machine; });
+  tabs.forEach((b) => b.setAttribute("aria-pressed", String(b.dataset.machine === machine)));
+  if (tabbed) items.forEach((li, j) => li.classList.toggle("other", data.events[j] !== machine));
+  mark();
+}
+// The shown machine's actor at the selected event: its state then, and what it visited since it started.
+function mark() {
   const visited = new Set();
   let current = [];
-  for (let j = 0; j <= i; j++) {
+  for (let j = 0; j <= selected; j++) {
+    if (data.events[j] !== shown) continue;
     if (data.starts.includes(j)) visited.clear();
     if (data.states[j] === null) continue;
     current = ids(data.states[j]);
@@ -113,12 +169,29 @@ function select(i) {
   const innermost = groups.get(current[current.length - 1]);
   if (innermost) innermost.scrollIntoView({ block: "center", inline: "center" });
 }
+// Selecting another machine's event shows that machine (except for the initial selection, the trace's end).
+function select(i, follow = true) {
+  if (i < 0 || i >= items.length) return;
+  selected = i;
+  items.forEach((li, j) => li.classList.toggle("selected", j === i));
+  items[i].scrollIntoView({ block: "nearest" });
+  if (follow && tabbed && data.events[i] !== shown && data.machines.includes(data.events[i])) show(data.events[i]);
+  else mark();
+}
+// ↑/↓ go to the shown machine's previous / next event (every event when there is one machine).
+function step(direction) {
+  for (let j = selected + direction; j >= 0 && j < items.length; j += direction) {
+    if (!tabbed || data.events[j] === shown) return select(j);
+  }
+}
 items.forEach((li, i) => li.addEventListener("click", () => select(i)));
+tabs.forEach((b) => b.addEventListener("click", () => show(b.dataset.machine)));
 document.addEventListener("keydown", (e) => {
-  if (e.key === "ArrowDown") { select(selected + 1); e.preventDefault(); }
-  if (e.key === "ArrowUp") { select(selected - 1); e.preventDefault(); }
+  if (e.key === "ArrowDown") { step(1); e.preventDefault(); }
+  if (e.key === "ArrowUp") { step(-1); e.preventDefault(); }
 });
-select(items.length - 1);
+if (tabbed) show(shown);
+select(items.length - 1, false);
 </script>
 </body>
 </html>
@@ -131,16 +204,40 @@ function esc(text: string): string {
 
 const KNOWN_MACHINES: readonly AnyStateMachine[] = [promptOperationMachine, runtimeMachine];
 
-/** The Settle machine a trace was recorded from, by the id it names. */
-function machineOfTrace(trace: LifecycleTrace): AnyStateMachine {
-	const found = KNOWN_MACHINES.find((machine) => machine.id === trace.machine);
-	if (found) return found;
-	const known = KNOWN_MACHINES.map((machine) => machine.id).join(", ");
-	throw new SettleError(
-		"INVALID_ARGUMENT",
-		trace.machine === undefined
-			? `renderTraceHtml: the trace names no machine (it has no events); pass the machine to draw as the second argument.`
-			: `renderTraceHtml: the trace is of machine "${trace.machine}", not one of Settle's (${known}); pass its machine definition as the second argument.`,
-		{ details: { machine: trace.machine ?? null } },
-	);
+/**
+ * The diagrams of a trace: the machines given (in their order), then Settle's machines of the
+ * trace's other actors. Without machines given, every machine the trace names must be Settle's.
+ */
+function diagramsFor(
+	trace: LifecycleTrace,
+	given: AnyStateMachine | readonly AnyStateMachine[] | undefined,
+): AnyStateMachine[] {
+	const named = [...new Set(trace.events.map((event) => event.machine ?? trace.machine ?? ""))].filter(Boolean);
+	if (named.length === 0 && trace.machine !== undefined) named.push(trace.machine);
+	if (given !== undefined) {
+		const diagrams = Array.isArray(given) ? [...(given as readonly AnyStateMachine[])] : [given as AnyStateMachine];
+		for (const id of named) {
+			if (diagrams.some((machine) => machine.id === id)) continue;
+			const known = KNOWN_MACHINES.find((machine) => machine.id === id);
+			if (known) diagrams.push(known);
+		}
+		return diagrams;
+	}
+	if (named.length === 0) {
+		throw new SettleError(
+			"INVALID_ARGUMENT",
+			"renderTraceHtml: the trace names no machine (it has no events); pass the machine to draw as the second argument.",
+			{ details: { machine: null } },
+		);
+	}
+	return named.map((id) => {
+		const found = KNOWN_MACHINES.find((machine) => machine.id === id);
+		if (found) return found;
+		const known = KNOWN_MACHINES.map((machine) => machine.id).join(", ");
+		throw new SettleError(
+			"INVALID_ARGUMENT",
+			`renderTraceHtml: the trace is of machine "${id}", not one of Settle's (${known}); pass its machine definition as the second argument.`,
+			{ details: { machine: id } },
+		);
+	});
 }

@@ -10,12 +10,22 @@ export const TRACE_FORMAT = "settle.lifecycle-trace";
 /** Current trace format version. */
 export const TRACE_VERSION = 1;
 
-/** A saved lifecycle trace. */
+/**
+ * A saved lifecycle trace. One trace may hold the events of several actors — e.g. `runtime.trace()`
+ * and `settle --trace` record the runtime machine and each session's prompt-operation machine —
+ * interleaved in the order they happened; each event names its machine, and an actor's events start
+ * with a `state` event from `null` (its first state, or its state when the recording attached).
+ */
 export interface LifecycleTrace {
 	format: typeof TRACE_FORMAT;
 	version: typeof TRACE_VERSION;
 	/** Machine id of the first recorded event, if any. */
 	machine?: string;
+	/**
+	 * Every machine the events name, in order of first appearance (absent in traces saved before
+	 * Settle recorded several machines into one trace, and when there are no events).
+	 */
+	machines?: string[];
 	/** Events dropped at the front because the recorder was full. */
 	dropped: number;
 	events: LifecycleInspectionEvent[];
@@ -27,7 +37,11 @@ export interface TraceRecorderOptions {
 	maxEvents?: number;
 }
 
-/** Records a lifecycle stream; pass `recorder.observer` to `session.inspect()` / `inspectActor()`. */
+/**
+ * Records a lifecycle stream; pass `recorder.observer` to `session.inspect()` / `inspectActor()` —
+ * to several of them (e.g. `runtime.inspect()` and `session.inspect()`) to record their actors into
+ * one trace.
+ */
 export interface TraceRecorder {
 	/** The observer to subscribe (bound; safe to pass around). */
 	readonly observer: (event: LifecycleInspectionEvent) => void;
@@ -80,6 +94,9 @@ export function createTraceRecorder(options: TraceRecorderOptions = {}): TraceRe
 			const trace: LifecycleTrace = { format: TRACE_FORMAT, version: TRACE_VERSION, dropped, events };
 			const machine = events[0]?.machine;
 			if (machine !== undefined) trace.machine = machine;
+			// Walks the kept events once, when the trace is saved (never per recorded event).
+			const machines = [...new Set(events.map((event) => event.machine))];
+			if (machines.length > 0) trace.machines = machines;
 			return trace;
 		},
 		clear() {
@@ -119,6 +136,12 @@ export function parseTrace(value: unknown): LifecycleTrace {
 		return fail(`unsupported version ${JSON.stringify(trace.version)} (this Settle reads version ${TRACE_VERSION})`);
 	}
 	if (!Array.isArray(trace.events)) return fail(`"events" must be an array`);
+	if (
+		trace.machines !== undefined &&
+		!(Array.isArray(trace.machines) && trace.machines.every((m) => typeof m === "string"))
+	) {
+		return fail(`"machines" must be an array of machine ids`);
+	}
 	trace.events.forEach((event, index) => {
 		const e = event as Partial<LifecycleInspectionEvent> | null;
 		if (!e || typeof e !== "object") fail(`event ${index} is not an object`);

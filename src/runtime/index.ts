@@ -22,6 +22,10 @@ export {
 	type ForkResult,
 	type ReplacementResult,
 	type RuntimeSwitchOptions,
+	type RuntimeTrace,
+	type SessionReplacedEvent,
+	type SessionReplacedListener,
+	type SessionReplacementReason,
 } from "./runtime.js";
 export {
 	type CreateAgentSessionFromServicesOptions,

@@ -40,7 +40,8 @@ import {
 	type LifecycleObserver,
 } from "../inspect/lifecycle-inspector.js";
 import { InspectionSubscriptionSet } from "../inspect/subscription-set.js";
-import type { AgentSession, SessionReplacementActions } from "../session/agent-session.js";
+import { createTraceRecorder, type TraceRecorderOptions } from "../inspect/trace.js";
+import type { AgentSession, SessionReplacementActions, SessionTrace } from "../session/agent-session.js";
 import { getDefaultSessionDirPath } from "../store/paths.js";
 import type { SessionManager } from "../store/session-manager.js";
 import {
@@ -101,16 +102,49 @@ export interface RuntimeSwitchOptions extends SwitchSessionOptions {
 	cwdOverride?: string;
 }
 
+/**
+ * Why the runtime replaced its session ({@link SessionReplacedEvent.reason}): the call that did it.
+ * - `new`: {@link AgentSessionRuntime.newSession} (RPC `new_session`, `/new`);
+ * - `switch`: {@link AgentSessionRuntime.switchSession} (resume another session file);
+ * - `fork`: {@link AgentSessionRuntime.fork} from an entry;
+ * - `clone`: a fork of the current leaf with `position: "at"` — a full copy of the current branch
+ *   (RPC `clone`, pi's `/clone`);
+ * - `import`: {@link AgentSessionRuntime.importFromJsonl}.
+ */
+export type SessionReplacementReason = "new" | "switch" | "fork" | "clone" | "import";
+
+/** What {@link AgentSessionRuntime.onSessionReplaced} listeners receive. */
+export interface SessionReplacedEvent {
+	/**
+	 * The session that was current before. It is disposed by now: read its `sessionId`,
+	 * `sessionFile` or `messages`, but do not prompt it.
+	 */
+	previous: AgentSession;
+	/** The new current session (`runtime.session`), already bound by the host's rebind callback. */
+	session: AgentSession;
+	reason: SessionReplacementReason;
+}
+
+/** A {@link AgentSessionRuntime.onSessionReplaced} listener. Not awaited: its return value is ignored. */
+export type SessionReplacedListener = (event: SessionReplacedEvent) => void;
+
+/** A recording of the runtime machine and of each session's prompt-operation machine; `stop()` ends it. */
+export type RuntimeTrace = SessionTrace;
+
 interface Created {
 	result: AgentSessionRuntimeResult;
 	target: TargetHandle;
 	/** The shared manager's leaf when the session was built (it may move until the old one is disposed). */
 	leafAtCreation: string | null;
+	reason: SessionReplacementReason;
+	/** The session this one replaced (set when the replacement commits). */
+	previous?: AgentSession;
 }
 
 interface PendingRequest {
 	resolve(result: ForkResult): void;
 	reject(error: unknown): void;
+	reason: SessionReplacementReason;
 }
 
 /**
@@ -125,6 +159,7 @@ interface PendingRequest {
  *   sessionManager: SessionManager.create(process.cwd()),
  * });
  * runtime.setRebindSession((session) => session.bindExtensions());
+ * runtime.onSessionReplaced(({ previous, session, reason }) => console.log(reason, previous.sessionId, "→", session.sessionId));
  * await runtime.session.bindExtensions();
  * await runtime.session.prompt("hi");
  * await runtime.switchSession(otherFile); // services and session now belong to that file's project
@@ -143,6 +178,7 @@ export class AgentSessionRuntime {
 	private disposedPromise: Promise<void> | undefined;
 	private readonly replacementActions: SessionReplacementActions;
 	private readonly inspections = new InspectionSubscriptionSet();
+	private replacedListeners: readonly SessionReplacedListener[] = [];
 
 	/** Use {@link createAgentSessionRuntime}. */
 	constructor(
@@ -217,6 +253,76 @@ export class AgentSessionRuntime {
 	}
 
 	/**
+	 * Records the runtime machine and the current session's prompt-operation machine into one bounded
+	 * trace, and goes on with each session that replaces it (from its replacement on): the runtime's
+	 * switch, teardown and rebind steps interleaved in time with each session's operations. Save it
+	 * with `saveTrace`, view it with `renderTraceHtml` (one diagram per machine). `stop()` ends it.
+	 *
+	 * @example
+	 * ```ts
+	 * const trace = runtime.trace();
+	 * await runtime.session.prompt("hi");
+	 * await runtime.newSession();
+	 * await runtime.session.prompt("hello again");
+	 * trace.stop();
+	 * await saveTrace("runtime.trace.json", trace); // settle trace runtime.trace.json
+	 * ```
+	 */
+	trace(options: TraceRecorderOptions = {}): RuntimeTrace {
+		const recorder = createTraceRecorder(options);
+		const runtimeSubscription = this.inspect(recorder.observer);
+		let sessionSubscription = this.session.inspect(recorder.observer);
+		const off = this.onSessionReplaced(({ session }) => {
+			sessionSubscription.unsubscribe();
+			sessionSubscription = session.inspect(recorder.observer);
+		});
+		return Object.assign(recorder, {
+			stop: () => {
+				off();
+				runtimeSubscription.unsubscribe();
+				sessionSubscription.unsubscribe();
+			},
+		});
+	}
+
+	/**
+	 * Calls `listener` each time a replacement (new, switch, fork, clone, import) has installed a new
+	 * session: after the old one was disposed and the host's rebind callback ({@link setRebindSession})
+	 * bound the new one, before the caller's `withSession` runs and before the replacing call
+	 * resolves. Nothing is called for a replacement that is cancelled (`session_before_switch` /
+	 * `session_before_fork`), fails or rolls back: the old session is still current then.
+	 *
+	 * Listeners are synchronous and called in subscription order; a throwing listener is skipped
+	 * (as `session.subscribe` listeners are) and never stops the replacement. Returns the
+	 * unsubscribe function.
+	 *
+	 * @example
+	 * ```ts
+	 * const off = runtime.onSessionReplaced(({ previous, session, reason }) => {
+	 *   console.log(`${reason}: ${previous.sessionId} → ${session.sessionId}`);
+	 *   session.subscribe((event) => { if (event.type === "agent_settled") console.log("settled"); });
+	 * });
+	 * await runtime.newSession(); // "new: … → …"
+	 * off();
+	 * ```
+	 */
+	onSessionReplaced(listener: SessionReplacedListener): () => void {
+		this.replacedListeners = [...this.replacedListeners, listener];
+		let active = true;
+		return () => {
+			if (!active) return;
+			active = false;
+			const index = this.replacedListeners.indexOf(listener);
+			if (index !== -1) {
+				this.replacedListeners = [
+					...this.replacedListeners.slice(0, index),
+					...this.replacedListeners.slice(index + 1),
+				];
+			}
+		};
+	}
+
+	/**
 	 * Host callback run after a replacement committed, before `withSession` (pi's `setRebindSession`):
 	 * bind the new session's extensions here (`session.bindExtensions(...)` sends `session_start`).
 	 * Also run for the OLD session when a replacement rolls back after its `session_shutdown`.
@@ -250,7 +356,7 @@ export class AgentSessionRuntime {
 		if (options.parentSession !== undefined) event.parentSession = options.parentSession;
 		if (options.setup) event.setup = options.setup as (manager: unknown) => unknown;
 		if (options.withSession) event.withSession = options.withSession as (ctx: unknown) => unknown;
-		return this.request(event).then(({ cancelled }) => ({ cancelled }));
+		return this.request(event, "new").then(({ cancelled }) => ({ cancelled }));
 	}
 
 	/**
@@ -267,7 +373,7 @@ export class AgentSessionRuntime {
 		const event: RuntimeEvent = { type: "SWITCH", requestId: this.nextId("s"), sessionFile: resolve(sessionPath) };
 		if (options.cwdOverride !== undefined) event.cwdOverride = resolve(options.cwdOverride);
 		if (options.withSession) event.withSession = options.withSession as (ctx: unknown) => unknown;
-		return this.request(event).then(({ cancelled }) => ({ cancelled }));
+		return this.request(event, "switch").then(({ cancelled }) => ({ cancelled }));
 	}
 
 	/**
@@ -282,14 +388,12 @@ export class AgentSessionRuntime {
 	 * ```
 	 */
 	fork(entryId: string, options: ForkOptions = {}): Promise<ForkResult> {
-		const event: RuntimeEvent = {
-			type: "FORK",
-			requestId: this.nextId("f"),
-			entryId,
-			position: options.position ?? "before",
-		};
+		const position = options.position ?? "before";
+		const event: RuntimeEvent = { type: "FORK", requestId: this.nextId("f"), entryId, position };
 		if (options.withSession) event.withSession = options.withSession as (ctx: unknown) => unknown;
-		return this.request(event);
+		// Copying the whole current branch is pi's /clone (and RPC `clone`).
+		const isClone = position === "at" && entryId === this.current.session.sessionManager.getLeafId();
+		return this.request(event, isClone ? "clone" : "fork");
 	}
 
 	/**
@@ -306,7 +410,7 @@ export class AgentSessionRuntime {
 		if (!existsSync(source)) return Promise.reject(new SessionImportFileNotFoundError(source));
 		const event: RuntimeEvent = { type: "IMPORT", requestId: this.nextId("i"), inputPath: source };
 		if (cwdOverride !== undefined) event.cwdOverride = resolve(cwdOverride);
-		return this.request(event).then(({ cancelled }) => ({ cancelled }));
+		return this.request(event, "import").then(({ cancelled }) => ({ cancelled }));
 	}
 
 	/**
@@ -332,6 +436,7 @@ export class AgentSessionRuntime {
 				error: () => done(),
 			});
 			const done = () => {
+				this.replacedListeners = [];
 				resolveDisposed();
 				// After XState has reported the final snapshot to the inspectors (it does so after `complete`).
 				queueMicrotask(() => this.inspections.closeAll());
@@ -349,13 +454,16 @@ export class AgentSessionRuntime {
 		return `${prefix}${++this.requestCounter}`;
 	}
 
-	private request(event: Exclude<RuntimeEvent, { type: "DISPOSE" }>): Promise<ForkResult> {
+	private request(
+		event: Exclude<RuntimeEvent, { type: "DISPOSE" }>,
+		reason: SessionReplacementReason,
+	): Promise<ForkResult> {
 		if (this.disposedPromise) return Promise.reject(new SettleError("SESSION_CLOSED", RUNTIME_DISPOSED_MESSAGE));
 		if (!this.actor.getSnapshot().can(event)) {
 			return Promise.reject(new SettleError("BUSY", REPLACEMENT_IN_PROGRESS_MESSAGE));
 		}
 		return new Promise<ForkResult>((resolveRequest, rejectRequest) => {
-			this.pending.set(event.requestId, { resolve: resolveRequest, reject: rejectRequest });
+			this.pending.set(event.requestId, { resolve: resolveRequest, reject: rejectRequest, reason });
 			this.actor.send(event);
 		});
 	}
@@ -377,6 +485,7 @@ export class AgentSessionRuntime {
 				case "session_committed": {
 					const created = event.created.handle as Created;
 					this.inFlight = undefined;
+					created.previous = this.current.session;
 					this.current = created.result;
 					const manager = created.target.manager;
 					// The old session wrote to the shared file until it was disposed: catch up with it.
@@ -402,6 +511,22 @@ export class AgentSessionRuntime {
 			}
 		} catch {
 			// Nothing here may become an uncaught exception inside XState.
+		}
+	}
+
+	/** Tells the {@link onSessionReplaced} listeners. Never throws: a listener's failure is its own. */
+	private notifySessionReplaced(created: Created): void {
+		const previous = created.previous;
+		if (!previous) return;
+		const event: SessionReplacedEvent = { previous, session: created.result.session, reason: created.reason };
+		for (const listener of this.replacedListeners) {
+			try {
+				const result: unknown = listener(event);
+				// An async listener's rejection must not become an unhandled rejection either.
+				if (result instanceof Promise) result.catch(() => {});
+			} catch {
+				// As session.subscribe listeners: skipped, the replacement goes on.
+			}
 		}
 	}
 
@@ -453,7 +578,12 @@ export class AgentSessionRuntime {
 				} catch (error) {
 					takeOverError = error;
 				}
-				await this.rebind?.(session);
+				try {
+					await this.rebind?.(session);
+				} finally {
+					// Installed whether or not the host's rebind failed: the replacement happened.
+					this.notifySessionReplaced(created);
+				}
 				// Reported on the switch's promise, with the new session installed and bound.
 				if (takeOverError !== undefined) throw takeOverError;
 			}),
@@ -539,7 +669,12 @@ export class AgentSessionRuntime {
 			releaseTarget(handle);
 			throw error;
 		}
-		const created: Created = { result, target: handle, leafAtCreation: null };
+		const created: Created = {
+			result,
+			target: handle,
+			leafAtCreation: null,
+			reason: this.pending.get(request.requestId)?.reason ?? request.kind,
+		};
 		try {
 			if (request.kind === "new" && request.setup) {
 				await request.setup(result.session.sessionManager);

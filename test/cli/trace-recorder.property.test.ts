@@ -2,7 +2,7 @@
  * The CLI trace recorder on a real runtime (the CLI's own host, faux model, in process): however
  * many prompts and session replacements, a trace bounded to N events is exactly the last N events
  * of the unbounded one, counts the rest in `dropped`, and its `sessions` index points at each kept
- * session's first event.
+ * session's first event; each replacing session is attached during the runtime machine's rebind.
  */
 import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -59,6 +59,19 @@ describe("startCliTrace", () => {
 					for (const session of full.sessions) {
 						expect(full.events[session.firstEvent]).toMatchObject({ kind: "state", from: null, trigger: "inspect" });
 					}
+					// The runtime machine is recorded too: each session after the first is attached while the
+					// runtime rebinds it, i.e. between its `rebinding` and its return to `active`.
+					const runtimeStates = full.events.flatMap((event, i) =>
+						event.kind === "state" && event.machine === "runtime" ? [{ i, to: event.to }] : [],
+					);
+					const rebinds = runtimeStates.filter((state) => state.to === "rebinding");
+					expect(rebinds).toHaveLength(sessionIds.length - 1);
+					full.sessions.slice(1).forEach((session, n) => {
+						const rebind = rebinds[n]!.i;
+						const back = runtimeStates.find((state) => state.i > rebind && state.to === "active")!.i;
+						expect(session.firstEvent).toBeGreaterThan(rebind);
+						expect(session.firstEvent).toBeLessThan(back);
+					});
 					// The bounded one is its suffix (each recorder reads the clock itself: `at` may differ by a few ms).
 					const kept = Math.min(maxEvents, full.events.length);
 					const timeless = (events: readonly LifecycleInspectionEvent[]) => events.map(({ at: _at, ...rest }) => rest);

@@ -1,13 +1,14 @@
 /**
  * The viewer `settle trace` writes for a `settle --trace` run, opened in real headless Chromium
- * (Debian's, see test/inspect/chromium.ts): the retry and the compaction of the run are shown.
+ * (Debian's, see test/inspect/chromium.ts): the retry and the compaction of the run are shown; an
+ * RPC run that replaces its session shows the runtime machine's path as well.
  */
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { describe, expect, it } from "vitest";
 import { launchChromium } from "../inspect/chromium.js";
-import { useCliProject } from "./helpers.js";
+import { RpcClient, useCliProject } from "./helpers.js";
 
 const cli = useCliProject("settle-trace-viewer-");
 
@@ -69,6 +70,117 @@ describe("settle trace, opened in Chromium", () => {
 			expect(await marked("current")).toEqual(["promptOperation.compacting", "promptOperation.compacting.working"]);
 			const box = await page.locator('g[data-state="promptOperation.compacting"] rect').first().boundingBox();
 			expect(box?.width ?? 0).toBeGreaterThan(0);
+			expect(errors).toEqual([]);
+		} finally {
+			await close();
+		}
+	});
+
+	it("an RPC run with new_session: a tab per machine; ↑/↓ step through the runtime machine's path on its diagram", async () => {
+		const traceFile = join(cli.dir, "rpc.json");
+		const rpc = new RpcClient(["--faux", "--trace", traceFile], { cwd: cli.project, agentDir: cli.agentDir });
+		const prompt = async (id: string, message: string) => {
+			const settled = rpc.next((line) => line.type === "agent_settled");
+			expect(await rpc.request({ id, type: "prompt", message })).toMatchObject({ success: true });
+			await settled;
+		};
+		await prompt("1", "first session");
+		expect(await rpc.request({ id: "2", type: "new_session" })).toMatchObject({ success: true });
+		await prompt("3", "second session");
+		expect(await rpc.end()).toBe(0);
+		const htmlFile = join(cli.dir, "rpc.html");
+		expect(cli.settle(["trace", traceFile, "-o", htmlFile]).code).toBe(0);
+
+		const { browser, close } = await launchChromium();
+		try {
+			const page = await browser.newPage();
+			const errors: string[] = [];
+			page.on("pageerror", (error) => errors.push(error.message));
+			await page.goto(pathToFileURL(htmlFile).href);
+			const marked = (cls: string) =>
+				page.$$eval(`g[data-state].${cls}`, (groups) => groups.map((g) => g.getAttribute("data-state")));
+			const selected = () =>
+				page.$$eval("li[data-i]", (items) => {
+					const li = items.find((item) => item.classList.contains("selected"));
+					return { i: Number(li?.getAttribute("data-i")), machine: li?.getAttribute("data-machine") };
+				});
+			const machines = await page.$$eval("li[data-i]", (items) => items.map((li) => li.getAttribute("data-machine")));
+			const lines = await page.$$eval("li[data-i]", (items) => items.map((li) => li.textContent ?? ""));
+			const boxWidth = async (state: string) =>
+				(await page.locator(`g[data-state="${state}"] > rect`).first().boundingBox())?.width ?? 0;
+
+			// Both machines have a tab; the session's diagram is shown first, at the end of the run.
+			const tabs = page.locator("nav.machines button");
+			expect(await tabs.allTextContents()).toEqual([
+				expect.stringMatching(/^promptOperation · \d+ events$/),
+				expect.stringMatching(/^runtime · \d+ events$/),
+			]);
+			expect(await marked("current")).toEqual(["promptOperation.idle"]);
+			expect(await boxWidth("runtime.rebinding")).toBe(0);
+
+			// The runtime's tab: its diagram, at the end of the run (disposed), having visited the switch.
+			await tabs.nth(1).click();
+			expect(await boxWidth("runtime.rebinding")).toBeGreaterThan(0);
+			expect(await boxWidth("promptOperation.retrying")).toBe(0);
+			expect(await marked("current")).toEqual(["runtime.disposed"]);
+			expect(await marked("visited")).toEqual(
+				expect.arrayContaining(["runtime.beforeSwitch", "runtime.creating", "runtime.rebinding", "runtime.disposed"]),
+			);
+			expect(await marked("visited")).not.toContain("runtime.rollingBack");
+
+			// From the runtime's first event, ↓ visits exactly the runtime's events, in order, along its path.
+			const runtimeEvents = machines.flatMap((machine, i) => (machine === "runtime" ? [i] : []));
+			await page.locator(`li[data-i="${runtimeEvents[0]}"]`).click();
+			const stepped: number[] = [runtimeEvents[0]!];
+			const path: string[] = ["runtime.active"];
+			expect(await marked("current")).toEqual(["runtime.active"]);
+			for (let n = 1; n < runtimeEvents.length; n++) {
+				await page.keyboard.press("ArrowDown");
+				const now = await selected();
+				expect(now.machine).toBe("runtime");
+				stepped.push(now.i);
+				const [current] = await marked("current");
+				if (current !== path.at(-1)) path.push(current!);
+				if (current === "runtime.rebinding") {
+					expect(await marked("visited")).toEqual(
+						expect.arrayContaining(["runtime.active", "runtime.opening", "runtime.disposing", "runtime.rebinding"]),
+					);
+					expect(await marked("visited")).not.toContain("runtime.disposed");
+				}
+			}
+			expect(stepped).toEqual(runtimeEvents);
+			expect(path).toEqual(
+				[
+					"active",
+					"beforeSwitch",
+					"opening",
+					"creating",
+					"shuttingDown",
+					"invalidating",
+					"disposing",
+					"rebinding",
+					"active",
+					"shuttingDown",
+					"invalidating",
+					"disposing",
+					"disposed",
+				].map((state) => `runtime.${state}`),
+			);
+			// The runtime's switch lies between the two sessions' prompts in the list.
+			const prompts = lines.flatMap((line, i) => (line.includes("event   PROMPT") ? [i] : []));
+			const newEvent = lines.findIndex((line) => line.includes("event   NEW"));
+			expect(prompts).toHaveLength(2);
+			expect(prompts[0]).toBeLessThan(newEvent);
+			expect(newEvent).toBeLessThan(prompts[1]!);
+
+			// Clicking the second session's prompt shows the session's diagram again, that session's states only.
+			await page.locator(`li[data-i="${prompts[1]}"]`).click();
+			expect(await boxWidth("promptOperation.retrying")).toBeGreaterThan(0);
+			expect(await tabs.nth(0).getAttribute("aria-pressed")).toBe("true");
+			expect(await marked("current")).toEqual(["promptOperation.idle"]);
+			expect(await marked("visited")).toEqual(["promptOperation.idle"]);
+			await page.keyboard.press("ArrowDown");
+			expect((await selected()).machine).toBe("promptOperation");
 			expect(errors).toEqual([]);
 		} finally {
 			await close();

@@ -13,6 +13,7 @@ import { formatTrace } from "../../src/inspect/trace.js";
 import { loadTrace } from "../../src/inspect/trace-file.js";
 import { builtPackage } from "../package/helpers.js";
 import { CLI_FROM_SOURCES, RpcClient, trackChild, useCliProject } from "./helpers.js";
+import { Repl } from "./interactive.helpers.js";
 
 const cli = useCliProject("settle-trace-");
 
@@ -40,8 +41,9 @@ function writeScript(steps: unknown[], name = "script.json"): string {
 	return path;
 }
 
+/** The sessions' states (a CLI trace also holds the runtime machine's). */
 const states = (events: readonly LifecycleInspectionEvent[]) =>
-	events.filter((event): event is StateChangeEvent => event.kind === "state");
+	events.filter((event): event is StateChangeEvent => event.kind === "state" && event.machine === "promptOperation");
 
 const promptTexts = (events: readonly LifecycleInspectionEvent[]) =>
 	events
@@ -187,6 +189,82 @@ describe("settle --trace in RPC mode", () => {
 		expect(settledAt).toHaveLength(2);
 		expect(settledAt[0]).toBeLessThan(boundary);
 		expect(settledAt[1]).toBeGreaterThan(boundary);
+
+		// The runtime machine is recorded too: its switch sits between the two sessions' operations.
+		expect(trace.machines).toEqual(["promptOperation", "runtime"]);
+		const runtimeStates = trace.events.flatMap((event, i) =>
+			event.kind === "state" && event.machine === "runtime" ? [{ i, to: event.to }] : [],
+		);
+		expect(runtimeStates.map((state) => state.to)).toEqual([
+			"active",
+			"beforeSwitch",
+			"opening",
+			"creating",
+			"shuttingDown",
+			"invalidating",
+			"disposing",
+			"rebinding",
+			"active",
+			// `rpc.end()` closes stdin: the runtime is disposed.
+			"shuttingDown",
+			"invalidating",
+			"disposing",
+			"disposed",
+		]);
+		const at = (to: string, from = 0) => runtimeStates.find((state) => state.to === to && state.i >= from)!.i;
+		const requested = trace.events.findIndex((event) => event.machine === "runtime" && event.kind === "event");
+		expect(trace.events[requested]).toMatchObject({ kind: "event", type: "NEW" });
+		// First session's operation settled → NEW → teardown → rebinding → second session attached → active → its prompt.
+		expect(settledAt[0]).toBeLessThan(requested);
+		expect(requested).toBeLessThan(at("disposing"));
+		expect(at("disposing")).toBeLessThan(at("rebinding"));
+		expect(at("rebinding")).toBeLessThan(boundary);
+		const backToActive = at("active", at("rebinding"));
+		expect(boundary).toBeLessThan(backToActive);
+		const secondPrompt = trace.events.findIndex(
+			(event, i) => i > boundary && event.kind === "event" && event.type === "PROMPT",
+		);
+		expect(backToActive).toBeLessThan(secondPrompt);
+		// Both machines are Settle's: `settle trace` renders them.
+		const rendered = cli.settle(["trace", traceFile, "-o", join(cli.dir, "rpc.html")]);
+		expect(rendered).toEqual({ code: 0, stdout: `${join(cli.dir, "rpc.html")}\n`, stderr: "" });
+		const html = readFileSync(join(cli.dir, "rpc.html"), "utf8");
+		expect(html).toContain("<title>rpc.trace.json: promptOperation + runtime lifecycle trace</title>");
+		expect(html).toContain('data-state="runtime.rebinding"');
+		expect(html).toContain('data-state="promptOperation.retrying"');
+	});
+});
+
+describe("settle --trace in interactive mode", () => {
+	it("/new: the runtime machine's switch between the two sessions' prompts", async () => {
+		const traceFile = join(cli.dir, "chat.trace.json");
+		const chat = new Repl(["--faux", "--trace", traceFile], { cwd: cli.project, agentDir: cli.agentDir });
+		await chat.idle(0);
+		await chat.say("the first session", "the first session\n>");
+		expect(await chat.say("/new")).toMatch(/^New session /m);
+		await chat.say("the second session", "the second session\n>");
+		expect(await chat.end()).toBe(0);
+
+		const trace = await loadTrace(traceFile);
+		const sessions = (trace as unknown as { sessions: { firstEvent: number }[] }).sessions;
+		expect(sessions).toHaveLength(2);
+		const prompts = trace.events.flatMap((event, i) => (event.kind === "event" && event.type === "PROMPT" ? [i] : []));
+		const switchSteps = trace.events.flatMap((event, i) =>
+			event.machine === "runtime" && event.kind === "state" && i > prompts[0]! && i < prompts[1]! ? [event.to] : [],
+		);
+		expect(prompts).toHaveLength(2);
+		expect(switchSteps).toEqual([
+			"beforeSwitch",
+			"opening",
+			"creating",
+			"shuttingDown",
+			"invalidating",
+			"disposing",
+			"rebinding",
+			"active",
+		]);
+		expect(sessions[1]!.firstEvent).toBeGreaterThan(prompts[0]!);
+		expect(sessions[1]!.firstEvent).toBeLessThan(prompts[1]!);
 	});
 });
 
@@ -356,13 +434,24 @@ describe("settle trace <file>", () => {
 		expect(rendered).toEqual({ code: 0, stdout: `${join(cli.dir, "run.trace.html")}\n`, stderr: "" });
 		const html = readFileSync(join(cli.dir, "run.trace.html"), "utf8");
 		expect(html.startsWith("<!doctype html>")).toBe(true);
-		expect(html).toContain("<title>run.trace.json: promptOperation lifecycle trace</title>");
+		expect(html).toContain("<title>run.trace.json: promptOperation + runtime lifecycle trace</title>");
 		expect(html).toContain("postRun → retrying (always) attempt 1/3, delay 1ms");
 		expect(html).toContain("postRun → compacting.working (always) reason overflow, willRetry");
 
 		const custom = join(cli.dir, "viewer.html");
 		expect(cli.settle(["trace", traceFile, "-o", custom])).toEqual({ code: 0, stdout: `${custom}\n`, stderr: "" });
 		expect(readFileSync(custom, "utf8")).toBe(html);
+	});
+
+	it("a trace saved before traces held the runtime machine (no `machines`) still renders, as one diagram", () => {
+		const old = join(import.meta.dirname, "../fixtures/traces/v1-rpc-new-session.trace.json");
+		const out = join(cli.dir, "old.html");
+		expect(cli.settle(["trace", old, "-o", out])).toEqual({ code: 0, stdout: `${out}\n`, stderr: "" });
+		const html = readFileSync(out, "utf8");
+		expect(html).toContain("<title>v1-rpc-new-session.trace.json: promptOperation lifecycle trace</title>");
+		expect(html).not.toContain('data-state="runtime.');
+		expect(html).not.toContain("<nav");
+		expect(html.match(/<li data-i=/g)).toHaveLength(34);
 	});
 
 	it("the bundled CLI (scripts/build.mjs) records and renders the same way (the viewer is loaded on demand)", () => {

@@ -3,8 +3,11 @@
  * machine definitions (no entry point exported them, yet the docs told users to pass one).
  */
 import { describe, expect, it } from "vitest";
+import { createMachine } from "xstate";
 import { promptOperationMachine } from "../../machines/prompt-operation.machine.js";
+import { runtimeMachine } from "../../machines/runtime.machine.js";
 import { SettleError } from "../../src/errors.js";
+import type { LifecycleInspectionEvent } from "../../src/inspect/lifecycle-inspector.js";
 import { type LifecycleTrace, TRACE_FORMAT, TRACE_VERSION } from "../../src/inspect/trace.js";
 import { renderTraceHtml } from "../../src/inspect/trace-viewer.js";
 import { fauxAssistantMessage } from "../../src/llm/faux.js";
@@ -54,5 +57,49 @@ describe("renderTraceHtml without a machine", () => {
 
 	it("still draws an empty trace when the machine is given", () => {
 		expect(renderTraceHtml(emptyTrace(), promptOperationMachine)).toContain("<svg");
+	});
+});
+
+/** A state event of `machine` (the first of its actor: from null). */
+function attached(machine: string, seq: number, to: string): LifecycleInspectionEvent {
+	return {
+		seq,
+		at: seq,
+		machine,
+		kind: "state",
+		from: null,
+		to,
+		value: to,
+		entered: [to],
+		exited: [],
+		trigger: "inspect",
+		details: {},
+	};
+}
+
+function traceOf(...events: LifecycleInspectionEvent[]): LifecycleTrace {
+	return { format: TRACE_FORMAT, version: TRACE_VERSION, dropped: 0, events, machine: events[0]?.machine ?? "" };
+}
+
+describe("renderTraceHtml for a trace of several machines", () => {
+	it("draws each of Settle's machines the trace names, with a tab each, the first machine shown", () => {
+		const html = renderTraceHtml(traceOf(attached("runtime", 1, "active"), attached("promptOperation", 2, "idle")));
+		expect(html).toContain('data-state="runtime.rebinding"');
+		expect(html).toContain('data-state="promptOperation.retrying"');
+		expect(html).toContain('<section class="machine" data-machine="runtime">');
+		expect(html).toContain('<section class="machine" data-machine="promptOperation" hidden>');
+		expect(html.match(/<button type="button"[^>]*data-machine="(\w+)"/g)).toHaveLength(2);
+		expect(html).toContain("<title>runtime + promptOperation lifecycle trace</title>");
+	});
+
+	it("names the machine that is not Settle's when none is given; draws the given ones (and Settle's) otherwise", () => {
+		const trace = traceOf(attached("promptOperation", 1, "idle"), attached("checkout", 2, "cart"));
+		expect(() => renderTraceHtml(trace)).toThrow(/machine "checkout", not one of Settle's/);
+		const checkout = createMachine({ id: "checkout", initial: "cart", states: { cart: {} } });
+		const html = renderTraceHtml(trace, [checkout]);
+		expect(html).toContain('data-state="checkout.cart"');
+		expect(html).toContain('data-state="promptOperation.idle"');
+		// A machine given once for a one-machine trace draws it alone, as before.
+		expect(renderTraceHtml(traceOf(attached("runtime", 1, "active")), runtimeMachine)).not.toContain("<nav");
 	});
 });

@@ -1,8 +1,9 @@
+import { readFileSync } from "node:fs";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { describe, expect, it } from "vitest";
 import { promptOperationMachine } from "../../machines/prompt-operation.machine.js";
-import { formatLifecycleEvent } from "../../src/inspect/trace.js";
+import { formatLifecycleEvent, parseTrace } from "../../src/inspect/trace.js";
 import { renderTraceHtml } from "../../src/inspect/trace-viewer.js";
 import { recordExampleTrace } from "../../src/inspect/visualizations.js";
 import { launchChromium } from "./chromium.js";
@@ -107,6 +108,31 @@ describe("renderTraceHtml", () => {
 			expect(await view.visited()).toEqual(["promptOperation.idle"]);
 			await view.page.locator(`li[data-i="${2 * trace.events.length - 1}"]`).click();
 			expect(await view.visited()).toContain("promptOperation.retrying");
+			expect(view.errors).toEqual([]);
+		} finally {
+			await view.close();
+		}
+	});
+
+	it("an old-format trace (two sessions, saved before traces held the runtime machine) steps as before", async () => {
+		const old = parseTrace(
+			JSON.parse(readFileSync(new URL("../fixtures/traces/v1-rpc-new-session.trace.json", import.meta.url), "utf8")),
+		);
+		expect(old.machines).toBeUndefined();
+		const second = (old as unknown as { sessions: { firstEvent: number }[] }).sessions[1]!.firstEvent;
+		const view = await open(renderTraceHtml(old));
+		try {
+			expect(await view.page.locator("nav.machines").count()).toBe(0);
+			expect(await view.selected()).toBe(old.events.length - 1);
+			expect(await view.current()).toEqual(["promptOperation.idle"]);
+			// The first session's end, then ↓ into the second one: visited starts over.
+			await view.page.locator(`li[data-i="${second - 1}"]`).click();
+			expect(await view.visited()).toContain("promptOperation.preflight");
+			await view.page.keyboard.press("ArrowDown");
+			expect(await view.selected()).toBe(second);
+			expect(await view.visited()).toEqual(["promptOperation.idle"]);
+			await view.page.keyboard.press("ArrowUp");
+			expect(await view.selected()).toBe(second - 1);
 			expect(view.errors).toEqual([]);
 		} finally {
 			await view.close();

@@ -32,10 +32,26 @@ describe("createTraceRecorder", () => {
 			format: TRACE_FORMAT,
 			version: TRACE_VERSION,
 			machine: "promptOperation",
+			machines: ["promptOperation"],
 			dropped: 0,
 			events: [event(1), event(2)],
 		});
 		expect(parseTrace(JSON.parse(JSON.stringify(recorder)))).toEqual(trace);
+	});
+
+	it("lists the machines of a trace of several actors, in order of first appearance; parseTrace checks them", () => {
+		const recorder = createTraceRecorder();
+		recorder.observer({ ...event(1), machine: "runtime" });
+		recorder.observer(event(2));
+		recorder.observer({ ...event(3), machine: "runtime" });
+		const trace = recorder.toJSON();
+		expect(trace.machine).toBe("runtime");
+		expect(trace.machines).toEqual(["runtime", "promptOperation"]);
+		expect(parseTrace(JSON.parse(JSON.stringify(trace)))).toEqual(trace);
+		// Saved before traces held several machines: no `machines`, still read.
+		const { machines: _machines, ...old } = trace;
+		expect(parseTrace(old).machines).toBeUndefined();
+		expect(() => parseTrace({ ...trace, machines: "runtime" })).toThrow(/"machines" must be an array of machine ids/);
 	});
 
 	it("keeps the newest maxEvents events and counts the dropped ones", () => {
