@@ -2406,6 +2406,102 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/cli/interactive-export.test.ts"],
 	},
+	{
+		id: "R22",
+		file: "src/runtime/runtime.ts",
+		description: "onSessionReplaced listeners are never called",
+		edits: [
+			{
+				find: "\t\t\t\t\tthis.notifySessionReplaced(created);\n",
+				replace: "",
+			},
+		],
+		tests: ["test/runtime/session-replaced.test.ts"],
+	},
+	{
+		id: "R23",
+		file: "src/runtime/runtime.ts",
+		description: "onSessionReplaced: any fork 'at' an entry is reported as a clone",
+		edits: [
+			{
+				find: 'const isClone = position === "at" && entryId === this.current.session.sessionManager.getLeafId();',
+				replace: 'const isClone = position === "at";',
+			},
+		],
+		tests: ["test/runtime/session-replaced.test.ts"],
+	},
+	{
+		id: "R24",
+		file: "src/runtime/runtime.ts",
+		description: "onSessionReplaced: previous is the new session",
+		edits: [
+			{
+				find: "created.previous = this.current.session;",
+				replace: "created.previous = created.result.session;",
+			},
+		],
+		tests: ["test/runtime/session-replaced.test.ts"],
+	},
+	{
+		id: "R25",
+		file: "src/runtime/runtime.ts",
+		description: "a throwing onSessionReplaced listener breaks the switch",
+		edits: [
+			{
+				find: "// As session.subscribe listeners: skipped, the replacement goes on.",
+				replace: 'throw new Error("listener failed");',
+			},
+		],
+		tests: ["test/runtime/session-replaced.test.ts"],
+	},
+	{
+		id: "G34",
+		file: "src/cli/trace.ts",
+		description: "settle --trace does not record the runtime machine",
+		edits: [
+			{
+				find: "\t\t\truntime.inspect(observer);\n",
+				replace: "",
+			},
+		],
+		tests: ["test/cli/trace.test.ts"],
+	},
+	{
+		id: "G35",
+		file: "src/inspect/trace-viewer.ts",
+		description: "trace viewer: visited/current states mix all machines' events",
+		edits: [
+			{
+				find: "    if (data.events[j] !== shown) continue;\n",
+				replace: "",
+			},
+		],
+		tests: ["test/cli/trace-viewer.test.ts"],
+	},
+	{
+		id: "G36",
+		file: "src/inspect/trace-viewer.ts",
+		description: "trace viewer: up/down step through every machine's events, not the chosen one's",
+		edits: [
+			{
+				find: "    if (!tabbed || data.events[j] === shown) return select(j);",
+				replace: "    return select(j);",
+			},
+		],
+		tests: ["test/cli/trace-viewer.test.ts"],
+	},
+	{
+		id: "G37",
+		file: "src/inspect/trace.ts",
+		description: "a trace does not list its machines",
+		edits: [
+			{
+				find: "\t\t\tif (machines.length > 0) trace.machines = machines;\n",
+				replace: "",
+			},
+		],
+		tests: ["test/inspect/trace.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
