@@ -101,10 +101,11 @@ describe("ImageResizeThread", () => {
 		const before = ports();
 		const job = thread.resize(small(), LIMITS);
 		const worker = thread.worker!;
+		const exited = once(worker, "exit");
 		expect(ports()).toBe(before + 1);
 		expect(await job).toMatchObject({ kind: "resized", image: { width: 2000, height: 29 } });
 		expect(ports()).toBe(before);
-		await once(worker, "exit");
+		await exited;
 		expect(thread.worker).toBeUndefined();
 		// And a new one for the next job.
 		expect(await thread.resize(small(), LIMITS)).toMatchObject({ kind: "resized" });
@@ -155,11 +156,14 @@ describe("ImageResizeThread", () => {
 		const reason = expect.stringMatching(/^@silvia-odwyer\/photon-node could not be loaded: Cannot find module/);
 		const first = thread.resize(small(), LIMITS);
 		const queued = thread.resize(small(), LIMITS);
-		const worker = thread.worker!;
+		const exited = once(thread.worker!, "exit");
 		expect(await first).toEqual({ kind: "unavailable", reason });
 		expect(await queued).toEqual({ kind: "unavailable", reason });
-		expect(await thread.unavailable()).toEqual(reason);
-		await once(worker, "exit");
+		await exited;
+		// The failure is remembered: asking again starts no thread.
+		const again = thread.unavailable();
+		expect(thread.worker).toBeUndefined();
+		expect(await again).toEqual(reason);
 		expect(thread.worker).toBeUndefined();
 	});
 
