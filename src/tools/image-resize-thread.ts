@@ -130,7 +130,16 @@ export class ImageResizeThread {
 			return;
 		}
 		clearTimeout(this.#idleTimer);
-		const worker = this.#worker ?? this.#start();
+		let worker: Worker;
+		try {
+			worker = this.#worker ?? this.#start();
+		} catch (error) {
+			// Thrown at once (a bad worker URL, no thread to be had): this job is answered, the next tries again.
+			job.release();
+			job.resolve({ kind: "unavailable", reason: `the image resizer thread could not start: ${errorMessage(error)}` });
+			this.#pump();
+			return;
+		}
 		worker.ref(); // a pending resize keeps the process alive, as the in-thread one did
 		job.worker = worker;
 		this.#current = job;

@@ -151,6 +151,19 @@ describe("ImageResizeThread", () => {
 		await thread.close();
 	});
 
+	it("a worker that cannot even be created: `unavailable`, saying why", async () => {
+		const thread = new ImageResizeThread({ photonPath, workerUrl: new URL("http://example.invalid/worker.js") });
+		const outcome = {
+			kind: "unavailable",
+			reason: expect.stringMatching(/^the image resizer thread could not start: .*scheme file/),
+		};
+		expect(await Promise.all([thread.resize(small(), LIMITS), thread.resize(small(), LIMITS)])).toEqual([
+			outcome,
+			outcome,
+		]);
+		expect(thread.worker).toBeUndefined();
+	});
+
 	it("photon-node that cannot be loaded in the worker: every job is `unavailable`, and no worker stays", async () => {
 		const thread = new ImageResizeThread({ photonPath: join(fileURLToPath(new URL(".", import.meta.url)), "nope.js") });
 		const reason = expect.stringMatching(/^@silvia-odwyer\/photon-node could not be loaded: Cannot find module/);
