@@ -6,6 +6,7 @@
  *   dist/index.js      `settle`                 dist/cli.js        the `settle` command (bin/settle.js)
  *   dist/testing.js    `settle/testing`         dist/pi-compat.js  `@mariozechner/pi-coding-agent` for extensions
  *   dist/inspect.js    `settle/inspect`         dist/chunk-*.js    shared code;  dist/types/  declarations
+ *   dist/image-resize-worker.js  the image resizer's worker thread (started with `new Worker`, see below)
  *
  * Why a bundle, and why this shape: every file Node's module loader loads runs its path helpers
  * (resolve, realpath, URL to path), and after a dozen files they get hot enough for V8's optimizing
@@ -17,6 +18,8 @@
  * - `import … from "xstate"` becomes one `createRequire(import.meta.url)("xstate")`: xstate's
  *   `import` entry is a CommonJS wrapper costing ~3.5 MiB more. The sources keep a normal import.
  * Dependencies and peer dependencies stay external; importing any other package fails the build.
+ * The image resizer's worker (src/tools/image-resize-worker.js, plain JavaScript) is bundled on its
+ * own into dist/: the shared chunk starts it as `new URL("./image-resize-worker.js", import.meta.url)`.
  * The output is deterministic: same sources, same bytes.
  *
  *   node scripts/build.mjs                            bundle + declarations into dist/
@@ -127,10 +130,27 @@ const staticOwnImports = {
 	},
 };
 
+/** Options both builds share. */
+const COMMON = {
+	absWorkingDir: ROOT,
+	bundle: true,
+	format: "esm",
+	platform: "node",
+	target: "node20",
+	charset: "utf8",
+	logLevel: "warning",
+	sourcemap: "linked",
+	sourcesContent: true,
+};
+
+/** The worker thread's file, next to the chunk that starts it (see image-resize-thread.ts). */
+const IMAGE_RESIZE_WORKER = "src/tools/image-resize-worker.js";
+
 /** Bundles the entry points into `outDir` (emptied first). */
 async function bundle(outDir) {
 	rmSync(outDir, { recursive: true, force: true });
 	await build({
+		...COMMON,
 		absWorkingDir: ROOT,
 		entryPoints: Object.entries(ENTRY_POINTS).map(([out, source]) => ({
 			in: source === ROOT_ENTRY ? source : `settle-entry:${out}`,
@@ -139,17 +159,15 @@ async function bundle(outDir) {
 		outdir: outDir,
 		entryNames: "[name]",
 		chunkNames: "chunk-[hash]",
-		bundle: true,
 		splitting: true,
-		format: "esm",
-		platform: "node",
-		target: "node20",
 		tsconfig: join(ROOT, "tsconfig.json"),
-		charset: "utf8",
-		logLevel: "warning",
-		sourcemap: "linked",
-		sourcesContent: true,
 		plugins: [packageBoundary, staticOwnImports],
+	});
+	await build({
+		...COMMON,
+		entryPoints: [IMAGE_RESIZE_WORKER],
+		outfile: join(outDir, "image-resize-worker.js"),
+		plugins: [packageBoundary],
 	});
 }
 

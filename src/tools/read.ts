@@ -153,7 +153,7 @@ export function createReadToolDefinition(
 						: options.resizeImage
 							? { kind: "custom", resize: options.resizeImage }
 							: { kind: "default" };
-					return readImage(buffer, mimeType, resizing, ctx);
+					return readImage(buffer, mimeType, resizing, ctx, signal);
 				}
 				return readText(buffer.toString("utf-8"), path, offset, limit);
 			};
@@ -170,6 +170,7 @@ async function readImage(
 	mimeType: string,
 	resizing: ImageResizing,
 	ctx: unknown,
+	signal: AbortSignal | undefined,
 ): Promise<{ content: (TextContent | ImageContent)[]; details: ReadToolDetails | undefined }> {
 	const data = buffer.toString("base64");
 	const extra = nonVisionNote(ctx);
@@ -191,7 +192,8 @@ async function readImage(
 		return resized ? sent(resized) : textOnly(NOT_RESIZABLE_IMAGE_NOTE);
 	}
 	if (resizing.kind === "off") return unresized(buffer, data, mimeType, "image resizing is off", header);
-	const outcome = await resizeImageDetailed({ data, mimeType });
+	// The signal also stops the resizer's thread (photon cannot be interrupted otherwise).
+	const outcome = await resizeImageDetailed({ data, mimeType }, { signal });
 	switch (outcome.kind) {
 		case "resized":
 			return sent(outcome.image);

@@ -22,7 +22,9 @@ import {
 import { tmpdir } from "node:os";
 import { delimiter, dirname, join } from "node:path";
 import { pathToFileURL } from "node:url";
+import * as pi from "@mariozechner/pi-coding-agent";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { encodeImage } from "../tools/image-resize-helpers.js";
 import { REPO_ROOT, runtimeDependencies } from "./helpers.js";
 
 const FIXTURES = join(REPO_ROOT, "test", "fixtures", "package");
@@ -97,6 +99,7 @@ function settleCommand(args: string[]) {
 		encoding: "utf8",
 		input: "",
 		env: { ...process.env, PATH, SETTLE_AGENT_DIR: join(root, "agent") },
+		maxBuffer: 64 * 1024 * 1024, // --json events carry images (a resized photo is ~0.7 MB per event)
 	});
 }
 
@@ -106,7 +109,7 @@ describe("npm pack", () => {
 			(path) => !/^(README\.md|LICENSE|package\.json|bin\/settle\.js|dist\/.+\.(js|js\.map|d\.ts))$/.test(path),
 		);
 		expect(outside).toEqual([]);
-		for (const entry of ["index", "testing", "inspect", "cli", "pi-compat"]) {
+		for (const entry of ["index", "testing", "inspect", "cli", "pi-compat", "image-resize-worker"]) {
 			expect(packedFiles).toContain(`dist/${entry}.js`);
 			expect(packedFiles).toContain(`dist/${entry}.js.map`);
 		}
@@ -142,6 +145,28 @@ describe("the installed package", () => {
 		});
 		expect(settleCommand(["--version"]).stdout.trim()).toMatch(/^\d+\.\d+\.\d+/);
 	});
+
+	it("resizes a 12-megapixel photo in the package's worker thread (SDK and `settle @file`), as pi to the byte", async () => {
+		writeFileSync(join(project, "photo.jpg"), encodeImage("jpeg", 4000, 3000, 7, 40));
+		const child = node(["read-image.mjs", "photo.jpg"]);
+		expect(child.stderr).toBe("");
+		const ours = JSON.parse(child.stdout) as { content: unknown[]; photonInMainThread: boolean };
+		const piRead = pi.createReadToolDefinition(project) as unknown as {
+			execute: (id: string, params: Record<string, unknown>) => Promise<{ content: unknown[] }>;
+		};
+		const theirs = await piRead.execute("c", { path: "photo.jpg" });
+		expect(ours).toEqual({ content: theirs.content, photonInMainThread: false });
+		expect(JSON.stringify(ours.content[0])).toContain("displayed at 2000x1500");
+		// The CLI's @file image: the same resized bytes in the user message.
+		const run = settleCommand(["--faux", "--no-session", "--json", "@photo.jpg", "see?"]);
+		expect(run.stderr).toBe("");
+		const user = run.stdout
+			.trim()
+			.split("\n")
+			.map((line) => JSON.parse(line) as { type: string; message?: { role: string; content: unknown[] } })
+			.find((event) => event.type === "message_end" && event.message?.role === "user");
+		expect(user?.message?.content[1]).toEqual(theirs.content[1]);
+	}, 120_000);
 
 	it("loads an extension importing settle and a pi extension with value imports, through the installed package", () => {
 		const child = node(["load-extensions.mjs", "settle", "settle/testing", ...extensions]);

@@ -1,7 +1,9 @@
 /**
  * Run in a fresh `node --import tsx` process by image-resize.test.ts: imports Settle, reports whether
- * photon-node is loaded, reads the image at argv[2] with the default read tool, reports again.
- * With `--require image-resize-no-photon.cjs`, photon-node cannot be resolved.
+ * photon-node is loaded in this (the main) thread, reads the image at argv[2] with the default read
+ * tool twice, prepares it for a prompt, reports again. With `--require image-resize-no-photon.cjs`,
+ * photon-node cannot be resolved; with `--require image-resize-broken-photon.cjs`, it resolves to a
+ * copy that fails to load.
  */
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";

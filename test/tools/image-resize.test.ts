@@ -4,7 +4,7 @@
  * photon-node is loaded on the first resize only, with images sent as they are when it is missing.
  */
 import { spawnSync } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { copyFileSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
@@ -18,7 +18,7 @@ import {
 	resizeImage,
 	resizeImageDetailed,
 } from "../../src/index.js";
-import { exifOrientation } from "../../src/tools/image-resize.js";
+import { exifOrientation } from "../../src/tools/image-resize-photon.js";
 import { fixture, tempProject } from "./helpers.js";
 import { decodedSize, encodeImage, pixelAt, withExifOrientation } from "./image-resize-helpers.js";
 
@@ -239,24 +239,42 @@ function bmpBytes(width: number, height: number): Buffer {
 	return bytes;
 }
 
-describe("photon-node: loaded on first resize only; missing means images are sent as they are", () => {
+describe("photon-node: loaded in the resizer's thread on first resize only; missing means images are sent as they are", () => {
 	const here = fileURLToPath(new URL(".", import.meta.url));
 	const tsx = pathToFileURL(createRequire(import.meta.url).resolve("tsx/esm")).href;
-	const child = (cwd: string, ...preload: string[]) => {
+	const child = (cwd: string, preload: string[] = [], env: NodeJS.ProcessEnv = {}) => {
 		const out = spawnSync(
 			process.execPath,
 			[...preload, "--import", tsx, join(here, "image-resize-child.ts"), "wide.png"],
-			{ cwd, encoding: "utf8" },
+			{ cwd, encoding: "utf8", env: { ...process.env, ...env } },
 		);
 		if (out.status !== 0) throw new Error(out.stderr);
 		return JSON.parse(out.stdout.trim().split("\n").pop()!);
 	};
+	const sentAsIs = (report: Record<string, { content: unknown; details: { imageResizeUnavailable: string } }>) => {
+		for (const result of [report.first!, report.second!]) {
+			expect(result.content).toEqual([
+				{
+					type: "text",
+					text: "Read image file [image/png]\n[Image: 2500x40, sent at full size (image resizing unavailable); the provider may scale it down.]",
+				},
+				{ type: "image", mimeType: "image/png", bytes: base64(encodeImage("png", 2500, 40)).length },
+			]);
+		}
+		// A prompt's @file image is attached as it is too (under the inline limit), with an empty <file> tag.
+		expect(report.prompt).toEqual({
+			note: "",
+			mimeType: "image/png",
+			bytes: base64(encodeImage("png", 2500, 40)).length,
+		});
+		return [report.first!.details.imageResizeUnavailable, report.second!.details.imageResizeUnavailable];
+	};
 
-	it("importing Settle does not load it; reading a large image does", async () => {
+	it("importing Settle does not load it; reading a large image resizes it without loading it in the main thread", async () => {
 		const cwd = await tempProject({ "wide.png": encodeImage("png", 2500, 40) });
 		const report = child(cwd);
 		expect(report.loadedAtImport).toBe(false);
-		expect(report.loadedAfterRead).toBe(true);
+		expect(report.loadedAfterRead).toBe(false);
 		expect(report.first.content[0].text).toContain("[Image: original 2500x40, displayed at 2000x32.");
 		expect(report.first.details).toBeUndefined();
 		expect(report.prompt).toMatchObject({
@@ -265,27 +283,28 @@ describe("photon-node: loaded on first resize only; missing means images are sen
 		});
 	});
 
-	it("when it cannot be loaded, the read tool sends the image as is, notes it, and details say why", async () => {
+	it("when it cannot be found, the read tool sends the image as is, notes it, and details say why", async () => {
 		const cwd = await tempProject({ "wide.png": encodeImage("png", 2500, 40) });
-		const report = child(cwd, "--require", join(here, "image-resize-no-photon.cjs"));
+		const report = child(cwd, ["--require", join(here, "image-resize-no-photon.cjs")]);
 		expect(report.loadedAfterRead).toBe(false);
-		for (const result of [report.first, report.second]) {
-			expect(result.content).toEqual([
-				{
-					type: "text",
-					text: "Read image file [image/png]\n[Image: 2500x40, sent at full size (image resizing unavailable); the provider may scale it down.]",
-				},
-				{ type: "image", mimeType: "image/png", bytes: base64(encodeImage("png", 2500, 40)).length },
-			]);
-			expect(result.details.imageResizeUnavailable).toMatch(
+		for (const reason of sentAsIs(report)) {
+			expect(reason).toMatch(
 				/^@silvia-odwyer\/photon-node could not be loaded: Cannot find module '@silvia-odwyer\/photon-node'/,
 			);
 		}
-		// A prompt's @file image is attached as it is too (under the inline limit), with an empty <file> tag.
-		expect(report.prompt).toEqual({
-			note: "",
-			mimeType: "image/png",
-			bytes: base64(encodeImage("png", 2500, 40)).length,
-		});
+	});
+
+	it("when it is found but fails to load in the thread, the same: sent as is, and details say why", async () => {
+		const broken = await tempProject({});
+		// photon-node's JavaScript without its WebAssembly file next to it.
+		copyFileSync(createRequire(import.meta.url).resolve("@silvia-odwyer/photon-node"), join(broken, "photon_rs.js"));
+		const cwd = await tempProject({ "wide.png": encodeImage("png", 2500, 40) });
+		const preload = ["--require", join(here, "image-resize-broken-photon.cjs")];
+		const report = child(cwd, preload, { SETTLE_TEST_BROKEN_PHOTON: join(broken, "photon_rs.js") });
+		for (const reason of sentAsIs(report)) {
+			expect(reason).toMatch(
+				/^@silvia-odwyer\/photon-node could not be loaded: ENOENT: no such file or directory, open '.*photon_rs_bg\.wasm'/,
+			);
+		}
 	});
 });
