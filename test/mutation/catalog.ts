@@ -1908,7 +1908,7 @@ export const MUTANTS: Mutant[] = [
 	},
 	{
 		id: "F11",
-		file: "src/tools/image-resize.ts",
+		file: "src/tools/image-resize-photon.js",
 		description: "an image exactly at the byte limit counts as small enough",
 		edits: [
 			{
@@ -1920,7 +1920,7 @@ export const MUTANTS: Mutant[] = [
 	},
 	{
 		id: "F12",
-		file: "src/tools/image-resize.ts",
+		file: "src/tools/image-resize-photon.js",
 		description: "the JPEG steps skip the configured quality",
 		edits: [
 			{
@@ -1932,7 +1932,7 @@ export const MUTANTS: Mutant[] = [
 	},
 	{
 		id: "F13",
-		file: "src/tools/image-resize.ts",
+		file: "src/tools/image-resize-photon.js",
 		description: "each shrink step halves the image instead of taking three quarters",
 		edits: [
 			{
@@ -1944,7 +1944,7 @@ export const MUTANTS: Mutant[] = [
 	},
 	{
 		id: "F14",
-		file: "src/tools/image-resize.ts",
+		file: "src/tools/image-resize-photon.js",
 		description: "EXIF rotation turns the wrong way",
 		edits: [
 			{
@@ -1956,7 +1956,7 @@ export const MUTANTS: Mutant[] = [
 	},
 	{
 		id: "F15",
-		file: "src/tools/image-resize.ts",
+		file: "src/tools/image-resize-photon.js",
 		description: "a resized image is never tried as PNG",
 		edits: [
 			{
@@ -2501,6 +2501,102 @@ export const MUTANTS: Mutant[] = [
 			},
 		],
 		tests: ["test/inspect/trace.test.ts"],
+	},
+	{
+		id: "F18",
+		file: "src/tools/image-resize-thread.ts",
+		description: "a pending resize does not keep the process alive",
+		edits: [
+			{
+				find: "worker.ref(); // a pending resize",
+				replace: "worker.unref(); // a pending resize",
+			},
+		],
+		tests: ["test/tools/image-resize-thread.test.ts"],
+	},
+	{
+		id: "F19",
+		file: "src/tools/image-resize-thread.ts",
+		description: "an idle resizer thread keeps the process alive",
+		edits: [
+			{
+				find: "\t\tworker.unref();\n\t\tclearTimeout(this.#idleTimer);",
+				replace: "\t\tclearTimeout(this.#idleTimer);",
+			},
+		],
+		tests: ["test/tools/image-resize-thread.test.ts"],
+	},
+	{
+		id: "F20",
+		file: "src/tools/image-resize-thread.ts",
+		description: "after an abort the next image goes to the stopping thread",
+		edits: [
+			{
+				find: "\t\t\tif (this.#worker === job.worker) this.#worker = undefined;\n\t\t\tvoid job.worker?.terminate();",
+				replace: "\t\t\tvoid job.worker?.terminate();",
+			},
+		],
+		tests: ["test/tools/image-resize-thread.test.ts"],
+	},
+	{
+		id: "F21",
+		file: "src/tools/image-resize-thread.ts",
+		description: "a crashed resizer thread leaves the image out instead of sending it as is",
+		edits: [
+			{
+				find: 'job.resolve({ kind: "unavailable", reason });',
+				replace: 'job.resolve({ kind: "failed", reason });',
+			},
+		],
+		tests: ["test/tools/image-resize-thread.test.ts"],
+	},
+	{
+		id: "F22",
+		file: "src/tools/image-resize-thread.ts",
+		description: "a photon load failure is not remembered (threads keep starting)",
+		edits: [
+			{
+				find: "\t\t\tthis.#photonFailure = reply.photonFailure;",
+				replace: "",
+			},
+		],
+		tests: ["test/tools/image-resize-thread.test.ts"],
+	},
+	{
+		id: "F23",
+		file: "src/tools/image-resize-thread.ts",
+		description: "the resizer's idle timer keeps the process alive",
+		edits: [
+			{
+				find: "\t\tthis.#idleTimer.unref();",
+				replace: "",
+			},
+		],
+		tests: ["test/tools/image-resize-thread.test.ts"],
+	},
+	{
+		id: "F24",
+		file: "src/tools/read.ts",
+		description: "the read tool's abort does not stop the resizer",
+		edits: [
+			{
+				find: "await resizeImageDetailed({ data, mimeType }, { signal });",
+				replace: "await resizeImageDetailed({ data, mimeType });",
+			},
+		],
+		tests: ["test/tools/image-resize-thread.test.ts"],
+	},
+	{
+		id: "F25",
+		file: "scripts/build.mjs",
+		description: "the resizer worker is bundled under another name than the chunk starts",
+		edits: [
+			{
+				find: 'outfile: join(outDir, "image-resize-worker.js"),',
+				replace: 'outfile: join(outDir, "resize-worker.js"),',
+			},
+		],
+		tests: ["test/package/pack.test.ts"],
 	},
 ];
 
