@@ -2,11 +2,12 @@
  * Session HTML export (pi's `--export`, `/export`, RPC `export_html`): one standalone page per
  * session, written via a temp file and a rename so a reader never sees half a page.
  */
-import { existsSync, mkdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
-import { basename, dirname, resolve } from "node:path";
+import { existsSync } from "node:fs";
+import { basename } from "node:path";
 import { SettleError } from "../errors.js";
 import { SessionManager } from "../store/session-manager.js";
 import { renderSessionHtml } from "./render.js";
+import { refuseSessionFileAsOutput, writeFileAtomically } from "./write-file.js";
 
 export { type ExportPageData, type ExportStats, exportStats, renderSessionHtml } from "./render.js";
 
@@ -28,8 +29,10 @@ export interface ExportHtmlOptions {
  * read-only: no lock, nothing rewritten; old formats are migrated in memory).
  *
  * Throws `SettleError`: `NOT_FOUND` "File not found: <path>" for a missing file; `INVALID_ARGUMENT`
- * "Cannot export in-memory session to HTML" for a manager without a file and "Nothing to export yet -
- * start a conversation first" before its file is written; `IO` when the page cannot be written.
+ * "Cannot export in-memory session to HTML" for a manager without a file, "Nothing to export yet -
+ * start a conversation first" before its file is written, and for an `outputPath` that is the session
+ * file itself (the page would replace the session); `IO` when the page cannot be written (a folder,
+ * no permission). Nothing is left behind when it throws.
  *
  * @example
  * ```ts
@@ -50,8 +53,10 @@ export async function exportSessionToHtml(
 			name: manager.getSessionName(),
 			title: options.title,
 		});
-		const outputPath = options.outputPath ?? `settle-session-${basename(file, ".jsonl")}.html`;
-		writeAtomically(outputPath, html);
+		const defaultPath = `settle-session-${basename(file, ".jsonl")}.html`;
+		const outputPath = options.outputPath ?? defaultPath;
+		refuseSessionFileAsOutput(file, outputPath, "HTML export", defaultPath);
+		writeFileAtomically(outputPath, html, "HTML export");
 		return outputPath;
 	} finally {
 		close();
@@ -80,22 +85,4 @@ function openSource(source: SessionManager | string): { manager: SessionManager;
 		});
 	}
 	return { manager: source, file, close: () => {} };
-}
-
-/** Writes `text` to a temp file next to `path`, then renames it over `path`. */
-function writeAtomically(path: string, text: string): void {
-	const target = resolve(path);
-	const temp = `${target}.${process.pid}.${Date.now().toString(36)}.tmp`;
-	try {
-		mkdirSync(dirname(target), { recursive: true });
-		writeFileSync(temp, text, "utf8");
-		renameSync(temp, target);
-	} catch (error) {
-		rmSync(temp, { force: true });
-		const reason = error instanceof Error ? error.message : String(error);
-		throw new SettleError("IO", `Cannot write the HTML export to ${target}: ${reason}. Choose a writable path.`, {
-			cause: error,
-			details: { path: target },
-		});
-	}
 }
