@@ -5,6 +5,7 @@
 import { existsSync } from "node:fs";
 import { basename } from "node:path";
 import { SettleError } from "../errors.js";
+import type { SessionDiagnostic } from "../store/entries.js";
 import { SessionManager } from "../store/session-manager.js";
 import { renderSessionHtml } from "./render.js";
 import { refuseSessionFileAsOutput, writeFileAtomically } from "./write-file.js";
@@ -21,7 +22,16 @@ export interface ExportHtmlOptions {
 	outputPath?: string;
 	/** Page title; default the session name, else `Session <id>`. */
 	title?: string;
+	/**
+	 * Told about each line of the session file left out of the page (malformed, torn, duplicate
+	 * ids…): the page holds what loads, and the file is not changed (`settle --export` prints these
+	 * as warnings). Format migrations and a missing last newline are not reported.
+	 */
+	onDiagnostic?: (diagnostic: SessionDiagnostic) => void;
 }
+
+/** Diagnostics that do not mean anything was left out of the page. */
+const HARMLESS_DIAGNOSTICS: ReadonlySet<SessionDiagnostic["kind"]> = new Set(["migrated", "missing_newline"]);
 
 /**
  * Writes a session as one self-contained HTML page and returns the path written, as given (or the
@@ -38,6 +48,7 @@ export interface ExportHtmlOptions {
  * ```ts
  * const path = await exportSessionToHtml("sessions/2026-05-01_0196….jsonl"); // "settle-session-2026-05-01_0196….html"
  * await exportSessionToHtml(session.sessionManager, { outputPath: "review.html", title: "Review" });
+ * await exportSessionToHtml("damaged.jsonl", { onDiagnostic: (d) => console.warn(d.message) }); // "Line 3 skipped: …"
  * ```
  */
 export async function exportSessionToHtml(
@@ -46,6 +57,11 @@ export async function exportSessionToHtml(
 ): Promise<string> {
 	const { manager, file, close } = openSource(source);
 	try {
+		if (options.onDiagnostic) {
+			for (const diagnostic of manager.getDiagnostics()) {
+				if (!HARMLESS_DIAGNOSTICS.has(diagnostic.kind)) options.onDiagnostic(diagnostic);
+			}
+		}
 		const html = renderSessionHtml({
 			header: manager.getHeader(),
 			entries: manager.getEntries(),

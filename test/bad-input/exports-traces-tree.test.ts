@@ -6,6 +6,9 @@
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { SettleError } from "../../src/errors.js";
+import { exportSessionToHtml } from "../../src/export/index.js";
+import { SessionManager } from "../../src/store/session-manager.js";
 import { RpcClient, useCliProject } from "../cli/helpers.js";
 import { bannerSessionFile, Repl, transcript } from "../cli/interactive.helpers.js";
 
@@ -101,6 +104,79 @@ describe("session export: the output path is the session file itself", () => {
 		expect(await chat.end()).toBe(0);
 		expect(readdirSync(cli.project)).toEqual(["out.jsonl"]);
 		expect(readdirSync(join(cli.project, "out.jsonl"))).toEqual([]);
+	});
+});
+
+describe("session export of damaged or unusual files", () => {
+	it("regression: lines left out of the page (malformed middle line, torn last line) were not mentioned; now a warning each, exit 0, the file untouched", () => {
+		const file = sessionFile("first");
+		const lines = readFileSync(file, "utf8").split("\n");
+		const torn = '{"type":"message","id":"cut';
+		// A malformed line in the middle, and the start of a line cut off at the end (a crash mid-write).
+		const damaged = [...lines.slice(0, 2), "{not json", ...lines.slice(2)].join("\n") + torn;
+		writeFileSync(file, damaged);
+		const run = cli.settle(["--export", file, "page.html"]);
+		expect(run.code).toBe(0);
+		expect(run.stdout).toBe("Exported to: page.html\n");
+		expect(run.stderr).toBe(
+			`Warning: Line 3 skipped: not valid JSON (Expected property name or '}' in JSON at position 1).\n` +
+				`Warning: Line ${lines.length + 1} (the last, ${torn.length} bytes) was cut off mid-write and not loaded.\n`,
+		);
+		expect(readFileSync(join(cli.project, "page.html"), "utf8")).toContain("first");
+		// Read-only: nothing set aside, nothing rewritten.
+		expect(readFileSync(file, "utf8")).toBe(damaged);
+		expect(readdirSync(dirname(file))).toEqual([basename(file)]);
+	});
+
+	it("not a session (JSON of something else, binary), a folder, an empty file: one error line or an empty page; nothing written over", () => {
+		const other = join(cli.dir, "other.json");
+		writeFileSync(other, '{"foo":1}\n');
+		const binary = join(cli.dir, "binary.jsonl");
+		writeFileSync(binary, Buffer.from([0, 1, 2, 255, 254, 10, 0]));
+		for (const [path, error] of [
+			[other, /^Error: Session file is not a valid pi session: .+other\.json\. .*nothing was changed/],
+			[binary, /^Error: Session file is not a valid pi session: .+binary\.jsonl/],
+			[
+				cli.dir,
+				/^Error: Could not read session file .+: it is a directory, not a session file\. Pass the path of a session \.jsonl file\.\n$/,
+			],
+		] as const) {
+			const run = cli.settle(["--export", path, "page.html"]);
+			expect(run.code).toBe(1);
+			expect(run.stderr).toMatch(error);
+		}
+		expect(readdirSync(cli.project)).toEqual([]);
+		expect(readFileSync(other, "utf8")).toBe('{"foo":1}\n');
+		// An empty file is a session not started yet (pi): an empty page, the file stays empty.
+		const empty = join(cli.dir, "empty.jsonl");
+		writeFileSync(empty, "");
+		expect(cli.settle(["--export", empty, "page.html"])).toEqual({
+			code: 0,
+			stdout: "Exported to: page.html\n",
+			stderr: "",
+		});
+		expect(readFileSync(empty, "utf8")).toBe("");
+	});
+});
+
+describe("exportSessionToHtml (the API) over the session it exports", () => {
+	it("regression: a live SessionManager's own file as outputPath: SettleError INVALID_ARGUMENT, the manager goes on writing its file", async () => {
+		const manager = SessionManager.create(cli.project, join(cli.dir, "sessions"));
+		manager.appendMessage({ role: "user", content: "kept", timestamp: 0 });
+		const file = manager.getSessionFile()!;
+		const error = await exportSessionToHtml(manager, { outputPath: file }).catch((e: unknown) => e);
+		expect(error).toBeInstanceOf(SettleError);
+		expect(error).toMatchObject({ code: "INVALID_ARGUMENT", details: { path: file } });
+		manager.appendMessage({ role: "user", content: "after", timestamp: 0 });
+		manager.close();
+		expect(transcript(file)).toEqual(["user: kept", "user: after"]);
+		const diagnostics: string[] = [];
+		await exportSessionToHtml(file, {
+			outputPath: join(cli.dir, "page.html"),
+			onDiagnostic: (d) => diagnostics.push(d.kind),
+		});
+		expect(diagnostics).toEqual([]);
+		expect(readdirSync(dirname(file))).toEqual([basename(file)]);
 	});
 });
 
