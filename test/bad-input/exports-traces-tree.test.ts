@@ -180,6 +180,48 @@ describe("exportSessionToHtml (the API) over the session it exports", () => {
 	});
 });
 
+describe("/import and /resume of damaged session files, /export with a broken quote", () => {
+	it("regression: /import and /resume of a file with a malformed line and a torn last line said nothing of the lines left out; now a warning each", async () => {
+		const file = sessionFile("first");
+		const lines = readFileSync(file, "utf8").split("\n");
+		const damagedText = `${[...lines.slice(0, 2), "{bad", ...lines.slice(2)].join("\n")}{"type":"mess`;
+		const damaged = join(cli.dir, "damaged.jsonl");
+		writeFileSync(damaged, damagedText);
+		const chat = repl();
+		await chat.idle(0);
+		const from = chat.mark();
+		chat.send(`/import ${damaged}`);
+		await chat.until("[y/N] ", from);
+		const imported = await chat.say("y");
+		expect(imported).toMatch(/Imported into a new session \((.+damaged\.jsonl)\)\.\n/);
+		expect(imported).toContain("Warning: Line 3 skipped: not valid JSON");
+		expect(imported).toMatch(
+			/Warning: Line \d+ \(the last, 13 bytes\) was cut off mid-write and not loaded\. Its bytes were moved to .+\.torn\./,
+		);
+		const copy = /Imported into a new session \((.+)\)\./.exec(imported)![1]!;
+		expect(await chat.say("/tree")).toContain("user: first");
+		// The file given is untouched (the copy is the one cleaned up).
+		expect(readFileSync(damaged, "utf8")).toBe(damagedText);
+		await chat.say("/new");
+		const resumed = await chat.say(`/resume ${copy}`);
+		// The copy's torn line was set aside already; the malformed line stays (nothing is deleted).
+		expect(resumed).toContain("Warning: Line 3 skipped: not valid JSON");
+		expect(resumed).not.toContain("cut off");
+		expect(await chat.end()).toBe(0);
+	});
+
+	it('regression: /export "name.html without its closing quote wrote the default page instead; now an error, nothing written', async () => {
+		const chat = repl();
+		await chat.idle(0);
+		await chat.say("hi", "hi\n>");
+		expect(await chat.say('/export "my page.html')).toContain(
+			'Error: The path "my page.html has no closing ": close the quote.',
+		);
+		expect(await chat.end()).toBe(0);
+		expect(readdirSync(cli.project)).toEqual([]);
+	});
+});
+
 describe("/import of files that are not sessions", () => {
 	it("a JSON file of something else, a folder, the current session itself: one error line each, nothing changed", async () => {
 		const other = join(cli.dir, "other.jsonl");
