@@ -309,6 +309,7 @@ async function resume(host: CommandHost, args: string): Promise<void> {
 		return;
 	}
 	host.print(`Resumed ${runtime.session.sessionId} (${conversationLength(runtime)} messages): ${path}`);
+	warnSkippedLines(host);
 	printRecap(host);
 }
 
@@ -546,6 +547,18 @@ async function importSession(host: CommandHost, args: string): Promise<void> {
 		return;
 	}
 	host.print(`Imported into a new session (${sessionLocation(host.runtime)}).`);
+	warnSkippedLines(host);
+}
+
+/**
+ * The lines of the session file just opened that were left out (malformed, a torn last line set
+ * aside, duplicate ids…), one warning each: the conversation shown lacks them. Migrations and a
+ * missing last newline lose nothing and are not reported.
+ */
+function warnSkippedLines(host: CommandHost): void {
+	for (const diagnostic of host.runtime.session.sessionManager.getDiagnostics()) {
+		if (diagnostic.kind !== "migrated" && diagnostic.kind !== "missing_newline") host.warn(diagnostic.message);
+	}
 }
 
 /** The first argument, unquoted as pi reads a path (`"my file.html"` keeps its space). */
@@ -555,7 +568,10 @@ function pathArgument(args: string): string | undefined {
 	const quote = text[0];
 	if (quote === '"' || quote === "'") {
 		const end = text.indexOf(quote, 1);
-		return end < 0 ? undefined : text.slice(1, end);
+		// pi falls back to no path (the default export name): not the file the user meant.
+		if (end < 0)
+			throw new SettleError("INVALID_ARGUMENT", `The path ${text} has no closing ${quote}: close the quote.`);
+		return text.slice(1, end);
 	}
 	return text.split(/\s/, 1)[0];
 }

@@ -284,16 +284,44 @@ export class TranscriptPrinter {
 	}
 }
 
-/** The first line of a text, clipped, with a count of the lines left out. */
+/** The first line of a text, clipped and {@link terminalSafe}, with a count of the lines left out. */
 export function firstLine(text: string): string {
-	const lines = text.trim().split("\n");
+	const lines = text.trim().split(/\r?\n/);
 	const more = lines.length > 1 ? ` (+${lines.length - 1} lines)` : "";
-	return `${clip(lines[0] ?? "", LINE_CHARS)}${more}`;
+	return `${clip(terminalSafe((lines[0] ?? "").replace(/\t/g, " ")), LINE_CHARS)}${more}`;
 }
 
-/** `text` on one line (whitespace runs with a newline become one space). */
+/** `text` on one line (whitespace runs with a newline become one space; tabs a space), {@link terminalSafe}. */
 export function oneLineText(text: string): string {
-	return text.trim().replace(/\s*\n\s*/g, " ");
+	return terminalSafe(
+		text
+			.trim()
+			.replace(/\s*\n\s*/g, " ")
+			.replace(/\t/g, " "),
+	);
+}
+
+// C0 controls (ESC, BEL, CR…), DEL and the C1 controls (CSI as one character).
+// biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is the point
+const CONTROL_CHARACTERS = /[\u0000-\u001f\u007f-\u009f]/g;
+
+/**
+ * `text` with its control characters made visible — `␛` for ESC, `␇` for BEL, `␍` for CR (C1
+ * controls as `�`) — one character for one, so lengths stay. Text read from a session file, a
+ * label or a model goes through it before a line is printed: a raw `\x1b]52;c;…\x07` in a message
+ * would otherwise write the user's clipboard, and other sequences move the cursor or hide text.
+ *
+ * @example
+ * ```ts
+ * terminalSafe("hi \x1b]52;c;aGk=\x07"); // "hi ␛]52;c;aGk=␇"
+ * ```
+ */
+export function terminalSafe(text: string): string {
+	return text.replace(CONTROL_CHARACTERS, (character) => {
+		const code = character.charCodeAt(0);
+		if (code < 0x20) return String.fromCharCode(0x2400 + code);
+		return code === 0x7f ? "\u2421" : "\ufffd";
+	});
 }
 
 /** `text` cut to `max` characters with an ellipsis. */

@@ -6,11 +6,14 @@
 import { SettleError } from "../errors.js";
 import type { SessionEntry } from "../store/entries.js";
 import type { CommandHost } from "./interactive-commands.js";
-import { clip, firstLine } from "./interactive-render.js";
+import { clip, firstLine, oneLineText } from "./interactive-render.js";
 import { describeEntry, matchEntryIds, renderSessionTree, SHORT_ID_CHARS, shortId } from "./interactive-tree.js";
 
 /** Lines `/tree` prints at most (header and footer included); `/tree all` has no bound. */
 export const TREE_MAX_LINES = 40;
+
+/** Characters of a label /label prints (the label itself is kept whole). */
+const LABEL_LIST_CHARS = 80;
 
 /** pi's choices after picking an entry in its tree view. */
 export const SUMMARY_CHOICES = ["No summary", "Summarize", "Summarize with custom prompt"] as const;
@@ -145,7 +148,9 @@ export function labelCommand(host: CommandHost, args: string): void {
 			return;
 		}
 		host.print("Labels:");
-		for (const { entry, label } of labelled) host.print(`  ${shortId(entry.id)} [${label}] ${describeEntry(entry)}`);
+		for (const { entry, label } of labelled) {
+			host.print(`  ${shortId(entry.id)} [${clip(oneLineText(label), LABEL_LIST_CHARS)}] ${describeEntry(entry)}`);
+		}
 		return;
 	}
 	const [prefix = "", ...rest] = args.split(/\s+/);
@@ -158,11 +163,11 @@ export function labelCommand(host: CommandHost, args: string): void {
 			return;
 		}
 		manager.appendLabelChange(entry.id, undefined);
-		host.print(`Label of ${shortId(entry.id)} cleared (it was: ${current}).`);
+		host.print(`Label of ${shortId(entry.id)} cleared (it was: ${clip(oneLineText(current), LABEL_LIST_CHARS)}).`);
 		return;
 	}
 	manager.appendLabelChange(entry.id, text);
-	host.print(`Label of ${shortId(entry.id)}: ${text}`);
+	host.print(`Label of ${shortId(entry.id)}: ${clip(oneLineText(text), LABEL_LIST_CHARS)}`);
 }
 
 /** `/clone`: the current branch, up to the current position, into a new session file. */

@@ -11,7 +11,7 @@
  * run of rows left out is one `… N entries` line. Pure: no I/O.
  */
 import type { SessionEntry, SessionTreeNode } from "../store/entries.js";
-import { clip, compactArgs, oneLineText } from "./interactive-render.js";
+import { clip, compactArgs, oneLineText, terminalSafe } from "./interactive-render.js";
 
 /** Options of {@link renderSessionTree}. */
 export interface TreeRenderOptions {
@@ -314,6 +314,14 @@ export function shortId(id: string): string {
 export function describeEntry(
 	entry: SessionEntry,
 	toolCalls: ReadonlyMap<string, { name: string; arguments: unknown }> = new Map(),
+): string {
+	// Every field may come from an imported or hand-edited file: no control character reaches the terminal.
+	return terminalSafe(describeEntryText(entry, toolCalls));
+}
+
+function describeEntryText(
+	entry: SessionEntry,
+	toolCalls: ReadonlyMap<string, { name: string; arguments: unknown }>,
 ): string {
 	const excerpt = (text: string) => clip(oneLineText(text), EXCERPT_CHARS);
 	const loose = entry as unknown as Record<string, unknown>;

@@ -145,7 +145,12 @@ export async function main(argv: readonly string[], out: CliOutput = processOutp
 async function exportHtml(sessionFile: string, outputPath: string | undefined, out: CliOutput): Promise<number> {
 	try {
 		const { exportSessionToHtml } = await import("../export/index.js");
-		const path = await exportSessionToHtml(sessionFile, outputPath === undefined ? {} : { outputPath });
+		// Lines the page leaves out are named (pi skips them silently); the file itself is not changed.
+		const onDiagnostic = (diagnostic: { message: string }) => out.stderr(`Warning: ${diagnostic.message}\n`);
+		const path = await exportSessionToHtml(sessionFile, {
+			...(outputPath === undefined ? {} : { outputPath }),
+			onDiagnostic,
+		});
 		out.stdout(`Exported to: ${path}\n`);
 		return EXIT_OK;
 	} catch (error) {

@@ -5,6 +5,7 @@
 import { writeFile } from "node:fs/promises";
 import { basename, resolve } from "node:path";
 import { errorMessage, SettleError } from "../errors.js";
+import { sameFile } from "../export/write-file.js";
 import type { LifecycleTrace } from "../inspect/trace.js";
 import { loadTrace } from "../inspect/trace-file.js";
 import { renderTraceHtml } from "../inspect/trace-viewer.js";
@@ -55,13 +56,22 @@ export async function renderTraceCommand(
 	try {
 		html = renderTraceHtml(trace, undefined, { title: `${basename(file)}: ${machines.join(" + ")} lifecycle trace` });
 	} catch (error) {
-		const machine = (error as SettleError).details?.machine ?? trace.machine;
+		const machine = error instanceof SettleError ? error.details?.machine : undefined;
+		if (typeof machine !== "string") {
+			throw new CliError(`${file}: cannot render the trace: ${oneLine(errorMessage(error))}`, EXIT_USAGE);
+		}
 		throw new CliError(
 			`${file}: a trace of the machine "${machine}", not one of Settle's; render it with renderTraceHtml(trace, yourMachine) from settle/inspect.`,
 			EXIT_USAGE,
 		);
 	}
 	const target = resolve(output ?? defaultViewerPath(file));
+	if (sameFile(target, file)) {
+		throw new CliError(
+			`Not writing the trace viewer over the trace ${file} itself: give another -o path (default: ${defaultViewerPath(file)}).`,
+			EXIT_USAGE,
+		);
+	}
 	try {
 		await writeFile(target, html, "utf8");
 	} catch (error) {

@@ -2,11 +2,13 @@
  * Session HTML export (pi's `--export`, `/export`, RPC `export_html`): one standalone page per
  * session, written via a temp file and a rename so a reader never sees half a page.
  */
-import { existsSync, mkdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
-import { basename, dirname, resolve } from "node:path";
+import { existsSync } from "node:fs";
+import { basename } from "node:path";
 import { SettleError } from "../errors.js";
+import type { SessionDiagnostic } from "../store/entries.js";
 import { SessionManager } from "../store/session-manager.js";
 import { renderSessionHtml } from "./render.js";
+import { refuseSessionFileAsOutput, writeFileAtomically } from "./write-file.js";
 
 export { type ExportPageData, type ExportStats, exportStats, renderSessionHtml } from "./render.js";
 
@@ -20,7 +22,16 @@ export interface ExportHtmlOptions {
 	outputPath?: string;
 	/** Page title; default the session name, else `Session <id>`. */
 	title?: string;
+	/**
+	 * Told about each line of the session file left out of the page (malformed, torn, duplicate
+	 * ids…): the page holds what loads, and the file is not changed (`settle --export` prints these
+	 * as warnings). Format migrations and a missing last newline are not reported.
+	 */
+	onDiagnostic?: (diagnostic: SessionDiagnostic) => void;
 }
+
+/** Diagnostics that do not mean anything was left out of the page. */
+const HARMLESS_DIAGNOSTICS: ReadonlySet<SessionDiagnostic["kind"]> = new Set(["migrated", "missing_newline"]);
 
 /**
  * Writes a session as one self-contained HTML page and returns the path written, as given (or the
@@ -28,13 +39,16 @@ export interface ExportHtmlOptions {
  * read-only: no lock, nothing rewritten; old formats are migrated in memory).
  *
  * Throws `SettleError`: `NOT_FOUND` "File not found: <path>" for a missing file; `INVALID_ARGUMENT`
- * "Cannot export in-memory session to HTML" for a manager without a file and "Nothing to export yet -
- * start a conversation first" before its file is written; `IO` when the page cannot be written.
+ * "Cannot export in-memory session to HTML" for a manager without a file, "Nothing to export yet -
+ * start a conversation first" before its file is written, and for an `outputPath` that is the session
+ * file itself (the page would replace the session); `IO` when the page cannot be written (a folder,
+ * no permission). Nothing is left behind when it throws.
  *
  * @example
  * ```ts
  * const path = await exportSessionToHtml("sessions/2026-05-01_0196….jsonl"); // "settle-session-2026-05-01_0196….html"
  * await exportSessionToHtml(session.sessionManager, { outputPath: "review.html", title: "Review" });
+ * await exportSessionToHtml("damaged.jsonl", { onDiagnostic: (d) => console.warn(d.message) }); // "Line 3 skipped: …"
  * ```
  */
 export async function exportSessionToHtml(
@@ -43,6 +57,11 @@ export async function exportSessionToHtml(
 ): Promise<string> {
 	const { manager, file, close } = openSource(source);
 	try {
+		if (options.onDiagnostic) {
+			for (const diagnostic of manager.getDiagnostics()) {
+				if (!HARMLESS_DIAGNOSTICS.has(diagnostic.kind)) options.onDiagnostic(diagnostic);
+			}
+		}
 		const html = renderSessionHtml({
 			header: manager.getHeader(),
 			entries: manager.getEntries(),
@@ -50,8 +69,10 @@ export async function exportSessionToHtml(
 			name: manager.getSessionName(),
 			title: options.title,
 		});
-		const outputPath = options.outputPath ?? `settle-session-${basename(file, ".jsonl")}.html`;
-		writeAtomically(outputPath, html);
+		const defaultPath = `settle-session-${basename(file, ".jsonl")}.html`;
+		const outputPath = options.outputPath ?? defaultPath;
+		refuseSessionFileAsOutput(file, outputPath, "HTML export", defaultPath);
+		writeFileAtomically(outputPath, html, "HTML export");
 		return outputPath;
 	} finally {
 		close();
@@ -80,22 +101,4 @@ function openSource(source: SessionManager | string): { manager: SessionManager;
 		});
 	}
 	return { manager: source, file, close: () => {} };
-}
-
-/** Writes `text` to a temp file next to `path`, then renames it over `path`. */
-function writeAtomically(path: string, text: string): void {
-	const target = resolve(path);
-	const temp = `${target}.${process.pid}.${Date.now().toString(36)}.tmp`;
-	try {
-		mkdirSync(dirname(target), { recursive: true });
-		writeFileSync(temp, text, "utf8");
-		renameSync(temp, target);
-	} catch (error) {
-		rmSync(temp, { force: true });
-		const reason = error instanceof Error ? error.message : String(error);
-		throw new SettleError("IO", `Cannot write the HTML export to ${target}: ${reason}. Choose a writable path.`, {
-			cause: error,
-			details: { path: target },
-		});
-	}
 }

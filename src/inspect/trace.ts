@@ -142,11 +142,18 @@ export function parseTrace(value: unknown): LifecycleTrace {
 	) {
 		return fail(`"machines" must be an array of machine ids`);
 	}
+	if (trace.machine !== undefined && typeof trace.machine !== "string") return fail(`"machine" must be a machine id`);
 	trace.events.forEach((event, index) => {
 		const e = event as Partial<LifecycleInspectionEvent> | null;
 		if (!e || typeof e !== "object") fail(`event ${index} is not an object`);
 		else if (typeof e.kind !== "string" || !KINDS.has(e.kind)) fail(`event ${index} has an unknown kind`);
 		else if (typeof e.seq !== "number" || typeof e.at !== "number") fail(`event ${index} needs numeric "seq" and "at"`);
+		else if (e.machine !== undefined && typeof e.machine !== "string")
+			fail(`event ${index} has a "machine" that is not an id`);
+		// What formatLifecycleEvent and the viewer read of a state change: a trace that passes renders.
+		else if (e.kind === "state" && (typeof e.to !== "string" || !isObject(e.details))) {
+			fail(`state event ${index} needs a "to" state name and a "details" object`);
+		}
 	});
 	return {
 		...(trace as LifecycleTrace),
@@ -221,6 +228,10 @@ function stateExtras(to: string, details: { [key: string]: JsonValue }): string 
 	if (details.abortRequested === true) parts.push("abort requested");
 	if (details.kind !== undefined && details.requestId !== undefined) parts.push(`${details.kind} ${details.requestId}`);
 	return parts.join(", ");
+}
+
+function isObject(value: unknown): boolean {
+	return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
 function payloadText(payload: JsonValue | undefined): string {

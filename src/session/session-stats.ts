@@ -3,8 +3,8 @@
  * context usage, the last answer's text, and the current branch exported as a linear JSONL file.
  * None of them is on the per-turn path.
  */
-import { existsSync, mkdirSync, writeFileSync } from "node:fs";
-import { dirname, resolve } from "node:path";
+import { resolve } from "node:path";
+import { refuseSessionFileAsOutput, writeFileAtomically } from "../export/write-file.js";
 import type { ContextUsage } from "../extensions/types.js";
 import { estimateContextTokens } from "../llm/tokens.js";
 import type { AgentMessage, AssistantMessage, Model } from "../llm/types.js";
@@ -147,7 +147,9 @@ export function lastAssistantText(messages: readonly AgentMessage[]): string | u
  * Writes the current branch as a standalone session file: a fresh header (same session id and
  * cwd), then the branch's entries re-chained into a line (each entry's parent is the one before).
  * The file opens with `SessionManager.open`. Creates missing folders; returns the absolute path.
- * Default path: `session-<timestamp>.jsonl` in the process cwd (pi's default).
+ * Default path: `session-<timestamp>.jsonl` in the process cwd (pi's default). Throws
+ * `INVALID_ARGUMENT` for the session's own file (it would replace the session) and `IO` when the
+ * file cannot be written; nothing is left behind then.
  *
  * @example
  * ```ts
@@ -155,9 +157,9 @@ export function lastAssistantText(messages: readonly AgentMessage[]): string | u
  * ```
  */
 export function exportBranchToJsonl(sessionManager: SessionManager, outputPath?: string): string {
-	const filePath = resolve(outputPath ?? `session-${new Date().toISOString().replace(/[:.]/g, "-")}.jsonl`);
-	const dir = dirname(filePath);
-	if (!existsSync(dir)) mkdirSync(dir, { recursive: true });
+	const defaultPath = `session-${new Date().toISOString().replace(/[:.]/g, "-")}.jsonl`;
+	const filePath = resolve(outputPath ?? defaultPath);
+	refuseSessionFileAsOutput(sessionManager.getSessionFile(), filePath, "JSONL export", defaultPath);
 	const header: SessionHeader = {
 		type: "session",
 		version: CURRENT_SESSION_VERSION,
@@ -171,6 +173,6 @@ export function exportBranchToJsonl(sessionManager: SessionManager, outputPath?:
 		lines.push(JSON.stringify({ ...entry, parentId }));
 		parentId = entry.id;
 	}
-	writeFileSync(filePath, `${lines.join("\n")}\n`);
+	writeFileAtomically(filePath, `${lines.join("\n")}\n`, "JSONL export");
 	return filePath;
 }

@@ -7,6 +7,7 @@
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { firstLine, oneLineText, terminalSafe } from "../../src/cli/interactive-render.js";
 import { describeEntry, matchEntryIds, renderSessionTree } from "../../src/cli/interactive-tree.js";
 import { emptyUsage } from "../../src/llm/types.js";
 import { SessionManager } from "../../src/store/session-manager.js";
@@ -189,5 +190,46 @@ describe("/tree's renderer", () => {
 		expect(matchEntryIds(["1a2b3c4d", "1a2bffff", "99999999"], "1A2B")).toEqual(["1a2b3c4d", "1a2bffff"]);
 		expect(matchEntryIds(["1a2b", "1a2bffff"], "1a2b")).toEqual(["1a2b"]);
 		expect(matchEntryIds(["1a2b3c4d"], " ")).toEqual([]);
+	});
+});
+
+describe("terminalSafe: text from a session file never drives the terminal", () => {
+	// biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is the point
+	const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
+	/** Strings rich in control characters (ESC, BEL, CR, CSI) among any other characters. */
+	const hostile = fc.string({
+		unit: fc.oneof(
+			fc.integer({ min: 0, max: 0x9f }).map((code) => String.fromCharCode(code)),
+			fc.string({ unit: "grapheme", maxLength: 1 }),
+		),
+		maxLength: 200,
+	});
+
+	it("regression: no control character survives, one character for one, and other text is unchanged", () => {
+		fc.assert(
+			fc.property(hostile, (text) => {
+				const safe = terminalSafe(text);
+				expect(safe).not.toMatch(CONTROL);
+				expect(safe.length).toBe(text.length);
+				if (!CONTROL.test(text)) expect(safe).toBe(text);
+			}),
+		);
+		expect(terminalSafe("a\x1b]52;c;aGk=\x07\r\x7f\x9b")).toBe("a␛]52;c;aGk=␇␍␡�");
+	});
+
+	it("regression: /tree rows of entries and labels made of hostile text hold no control character", () => {
+		fc.assert(
+			fc.property(hostile, hostile, hostile, (text, label, customType) => {
+				const manager = SessionManager.inMemory("/tmp");
+				const id = manager.appendMessage({ role: "user", content: text, timestamp: 0 });
+				manager.appendCustomEntry(customType, {});
+				manager.appendLabelChange(id, label);
+				const tree = renderSessionTree(manager.getTree(), manager.getLeafId(), { all: true });
+				for (const line of tree.lines) expect(line).not.toMatch(CONTROL);
+				expect(oneLineText(label)).not.toMatch(CONTROL);
+				expect(firstLine(text)).not.toMatch(CONTROL);
+			}),
+			{ numRuns: 50 },
+		);
 	});
 });

@@ -1,0 +1,76 @@
+/**
+ * Writing an export (the HTML page, the branch as JSONL) without harming what is on disk: never
+ * over the session file it comes from, never half a file (a temp file and a rename), and a typed
+ * error that says what to do. Light: no page template here (session-stats imports it).
+ */
+import { mkdirSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { dirname, resolve } from "node:path";
+import { SettleError } from "../errors.js";
+
+/**
+ * Throws `INVALID_ARGUMENT` when `outputPath` is the session file itself (same path, or a link to
+ * it): writing there would replace the session (and a live session would go on appending to the
+ * replaced file, losing every later message).
+ */
+export function refuseSessionFileAsOutput(
+	sessionFile: string | undefined,
+	outputPath: string,
+	what: string,
+	defaultName: string,
+): void {
+	if (sessionFile === undefined || !sameFile(outputPath, sessionFile)) return;
+	throw new SettleError(
+		"INVALID_ARGUMENT",
+		`Not writing the ${what} over the session file ${resolve(sessionFile)} itself: it would replace the session. ` +
+			`Give another output path (e.g. ${defaultName}).`,
+		{ details: { path: resolve(sessionFile) } },
+	);
+}
+
+/**
+ * Writes `text` to a temp file next to `path` (creating missing folders), then renames it over
+ * `path`. Throws `IO` naming the path (a folder, no permission, a full disk); the temp file is gone then.
+ */
+export function writeFileAtomically(path: string, text: string, what: string): void {
+	const target = resolve(path);
+	if (isDirectory(target)) {
+		throw new SettleError(
+			"IO",
+			`Cannot write the ${what} to ${target}: it is a folder. Choose a writable path: a file name, e.g. one inside that folder.`,
+			{ details: { path: target } },
+		);
+	}
+	const temp = `${target}.${process.pid}.${Date.now().toString(36)}.tmp`;
+	try {
+		mkdirSync(dirname(target), { recursive: true });
+		writeFileSync(temp, text, "utf8");
+		renameSync(temp, target);
+	} catch (error) {
+		rmSync(temp, { force: true });
+		const reason = error instanceof Error ? error.message : String(error);
+		throw new SettleError("IO", `Cannot write the ${what} to ${target}: ${reason}. Choose a writable path.`, {
+			cause: error,
+			details: { path: target },
+		});
+	}
+}
+
+/** One path, or both exist and are one file (a symlink or hard link to the session is the session). */
+export function sameFile(a: string, b: string): boolean {
+	if (resolve(a) === resolve(b)) return true;
+	try {
+		const first = statSync(a);
+		const second = statSync(b);
+		return first.dev === second.dev && first.ino === second.ino;
+	} catch {
+		return false;
+	}
+}
+
+function isDirectory(path: string): boolean {
+	try {
+		return statSync(path).isDirectory();
+	} catch {
+		return false;
+	}
+}
