@@ -82,11 +82,15 @@ describe("read: a 12-megapixel photo is resized in the worker thread", () => {
 		const worker = thread.worker!;
 		const abortedThread = worker.threadId;
 		const exited = once(worker, "exit");
+		const wide = { data: encodeImage("png", 2100, 30).toString("base64"), mimeType: "image/png" };
 		const abortedAt = performance.now();
 		controller.abort();
+		// In the same tick, before the stopped thread can exit: the next image must not go to it.
+		const right = thread.resize(wide, LIMITS);
 		await expect(call).rejects.toThrow("Operation aborted");
 		expect(performance.now() - abortedAt).toBeLessThan(500);
 		// The aborted resize does not hold up the next image: it runs on a new thread at once.
+		expect(await right).toMatchObject({ kind: "resized", image: { width: 2000, height: 29 } });
 		const next = await run(read, { path: "wide.png" });
 		expect(text(next)).toContain("displayed at 2000x29");
 		expect(thread.worker?.threadId).not.toBe(abortedThread);
