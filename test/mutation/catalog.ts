@@ -2598,6 +2598,102 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/package/pack.test.ts"],
 	},
+	{
+		id: "H11",
+		file: "src/export/write-file.ts",
+		description: "an export may be written over the session file it comes from",
+		edits: [
+			{
+				find: "if (sessionFile === undefined || !sameFile(outputPath, sessionFile)) return;",
+				replace: 'if (sessionFile === undefined || sessionFile !== "") return;',
+			},
+		],
+		tests: ["test/bad-input/exports-traces-tree.test.ts"],
+	},
+	{
+		id: "H12",
+		file: "src/export/write-file.ts",
+		description: "an export to a folder gets Node's bare error",
+		edits: [
+			{
+				find: "if (isDirectory(target)) {",
+				replace: "if (false) {",
+			},
+		],
+		tests: ["test/bad-input/exports-traces-tree.test.ts"],
+	},
+	{
+		id: "H13",
+		file: "src/export/index.ts",
+		description: "settle --export does not warn about the lines it left out",
+		edits: [
+			{
+				find: "if (!HARMLESS_DIAGNOSTICS.has(diagnostic.kind)) options.onDiagnostic(diagnostic);",
+				replace: "if (false) options.onDiagnostic(diagnostic);",
+			},
+		],
+		tests: ["test/bad-input/exports-traces-tree.test.ts"],
+	},
+	{
+		id: "G38",
+		file: "src/cli/interactive-render.ts",
+		description: "C0 control characters from a session reach the terminal raw",
+		edits: [
+			{
+				find: "if (code < 0x20) return String.fromCharCode(0x2400 + code);",
+				replace: "if (code < 0x20) return character;",
+			},
+		],
+		tests: ["test/cli/interactive-tree.property.test.ts", "test/bad-input/exports-traces-tree.test.ts"],
+	},
+	{
+		id: "G39",
+		file: "src/cli/interactive-tree.ts",
+		description: "/tree rows are not made terminal-safe",
+		edits: [
+			{
+				find: "return terminalSafe(describeEntryText(entry, toolCalls));",
+				replace: "return describeEntryText(entry, toolCalls);",
+			},
+		],
+		tests: ["test/cli/interactive-tree.property.test.ts"],
+	},
+	{
+		id: "G40",
+		file: "src/inspect/trace.ts",
+		description: "parseTrace accepts a state event without to/details (the viewer then throws)",
+		edits: [
+			{
+				find: 'else if (e.kind === "state" && (typeof e.to !== "string" || !isObject(e.details))) {',
+				replace: "else if (false) {",
+			},
+		],
+		tests: ["test/bad-input/exports-traces-tree.test.ts"],
+	},
+	{
+		id: "G41",
+		file: "src/cli/trace-command.ts",
+		description: "settle trace -o may overwrite the trace it reads",
+		edits: [
+			{
+				find: "if (sameFile(target, file)) {",
+				replace: "if (false) {",
+			},
+		],
+		tests: ["test/bad-input/exports-traces-tree.test.ts"],
+	},
+	{
+		id: "G42",
+		file: "src/cli/interactive-commands.ts",
+		description: "/import and /resume do not warn about the lines they left out",
+		edits: [
+			{
+				find: 'if (diagnostic.kind !== "migrated" && diagnostic.kind !== "missing_newline") host.warn(diagnostic.message);',
+				replace: "if (false) host.warn(diagnostic.message);",
+			},
+		],
+		tests: ["test/bad-input/exports-traces-tree.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
