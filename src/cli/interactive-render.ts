@@ -197,7 +197,7 @@ export class TranscriptPrinter {
 				const shown = lines[0] === "" && lines.length === 1 ? [] : lines.slice(0, TOOL_RESULT_LINES);
 				const paint = event.isError ? s.red : s.dim;
 				if (shown.length === 0) this.line(paint(event.isError ? "  (failed, no output)" : "  (no output)"));
-				for (const text of shown) this.line(paint(`  ${clip(text, LINE_CHARS)}`));
+				for (const text of shown) this.line(paint(`  ${clip(outputLineSafe(text), LINE_CHARS)}`));
 				if (lines.length > shown.length && shown.length > 0) {
 					this.line(s.dim(`  … ${lines.length - shown.length} more lines`));
 				}
@@ -253,14 +253,14 @@ export class TranscriptPrinter {
 				return;
 			case "text_delta":
 				if (this.block !== "text") this.startBlock("text");
-				this.raw(event.delta);
+				this.raw(streamSafe(event.delta));
 				return;
 			case "thinking_start":
 				this.startBlock("thinking");
 				return;
 			case "thinking_delta":
 				if (this.block !== "thinking") this.startBlock("thinking");
-				this.raw(this.style.dim(event.delta));
+				this.raw(this.style.dim(streamSafe(event.delta)));
 				return;
 			case "text_end":
 			case "thinking_end":
@@ -322,6 +322,34 @@ export function terminalSafe(text: string): string {
 		if (code < 0x20) return String.fromCharCode(0x2400 + code);
 		return code === 0x7f ? "\u2421" : "\ufffd";
 	});
+}
+
+/**
+ * Streamed model text for a terminal: newlines and tabs kept, carriage returns dropped, every other
+ * control character made visible ({@link terminalSafe}). One character at a time, so a sequence split
+ * across deltas is caught too: a model's answer cannot set the clipboard (OSC 52) or move the cursor.
+ *
+ * @example
+ * ```ts
+ * streamSafe("ok\r\n\x1b]52;c;aGk=\x07"); // "ok\n␛]52;c;aGk=␇"
+ * ```
+ */
+export function streamSafe(text: string): string {
+	return text.replace(CONTROL_CHARACTERS, (character) =>
+		character === "\n" || character === "\t" ? character : character === "\r" ? "" : terminalSafe(character),
+	);
+}
+
+// CSI sequences (colors, cursor moves) as commands print them: dropped from a shown output line.
+// biome-ignore lint/suspicious/noControlCharactersInRegex: matching escape sequences is the point
+const CSI_SEQUENCES = /\u001b\[[0-9;?]*[ -/]*[@-~]/g;
+
+/**
+ * One line of a tool's output for a terminal: CSI sequences (colors) dropped, tabs as a space,
+ * carriage returns dropped, other control characters made visible ({@link terminalSafe}).
+ */
+export function outputLineSafe(line: string): string {
+	return terminalSafe(line.replace(CSI_SEQUENCES, "").replace(/\t/g, " ").replace(/\r/g, ""));
 }
 
 /** `text` cut to `max` characters with an ellipsis. */

@@ -2694,6 +2694,44 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/bad-input/exports-traces-tree.test.ts"],
 	},
+	{
+		id: "G43",
+		file: "src/cli/interactive-render.ts",
+		description: "settle -i prints a model's streamed text raw (escape sequences reach the terminal)",
+		edits: [
+			{
+				find: "this.raw(streamSafe(event.delta));",
+				replace: "this.raw(event.delta);",
+			},
+		],
+		tests: ["test/cli/interactive-render.property.test.ts"],
+	},
+	{
+		id: "G44",
+		file: "src/cli/interactive-render.ts",
+		description: "settle -i prints a tool's output lines raw",
+		edits: [
+			{
+				// biome-ignore lint/suspicious/noTemplateCurlyInString: the source text of a template literal
+				find: "this.line(paint(`  ${clip(outputLineSafe(text), LINE_CHARS)}`));",
+				// biome-ignore lint/suspicious/noTemplateCurlyInString: the source text of a template literal
+				replace: "this.line(paint(`  ${clip(text, LINE_CHARS)}`));",
+			},
+		],
+		tests: ["test/cli/interactive-render.property.test.ts"],
+	},
+	{
+		id: "G45",
+		file: "src/cli/interactive-render.ts",
+		description: "streamed thinking is printed raw",
+		edits: [
+			{
+				find: "this.raw(this.style.dim(streamSafe(event.delta)));",
+				replace: "this.raw(this.style.dim(event.delta));",
+			},
+		],
+		tests: ["test/cli/interactive-render.property.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
