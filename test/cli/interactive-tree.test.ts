@@ -445,10 +445,12 @@ describe("settle -i: /reload, /copy, /hotkeys, /help", () => {
 			"/reload",
 			"/copy",
 			"/hotkeys",
+			"/export [file.html|file.jsonl]",
+			"/import <file.jsonl>",
 		]) {
 			expect(help).toContain(`  ${usage} `);
 		}
-		for (const absent of ["/settings", "/scoped-models", "/login", "/share", "/changelog", "/export"]) {
+		for (const absent of ["/settings", "/scoped-models", "/login", "/share", "/changelog"]) {
 			expect(help).not.toContain(absent);
 		}
 		const keys = await chat.say("/hotkeys");
