@@ -324,6 +324,9 @@ function describeEntryText(
 	toolCalls: ReadonlyMap<string, { name: string; arguments: unknown }>,
 ): string {
 	const excerpt = (text: string) => clip(oneLineText(text), EXCERPT_CHARS);
+	// Names from the file (model ids, custom types, tool names) are one line too: a hand-edited or
+	// extension-written value with a line break would split the row.
+	const name = (value: unknown) => excerpt(String(value));
 	const loose = entry as unknown as Record<string, unknown>;
 	switch (entry.type) {
 		case "message": {
@@ -346,31 +349,31 @@ function describeEntryText(
 				case "toolResult": {
 					const call = toolCalls.get(String(message.toolCallId));
 					const failed = message.isError === true ? " (failed)" : "";
-					if (!call) return `→ ${String(message.toolName ?? "tool")}${failed}`;
+					if (!call) return `→ ${name(message.toolName ?? "tool")}${failed}`;
 					return `→ ${excerpt(`${call.name} ${compactArgs(call.arguments)}`.trimEnd())}${failed}`;
 				}
 				case "bashExecution":
 					return `! ${excerpt(String(message.command ?? ""))}`;
 				case "custom":
-					return `[${String(message.customType)}] ${excerpt(text)}`;
+					return `[${name(message.customType)}] ${excerpt(text)}`;
 				case "system":
 					return "[system prompt]";
 				default:
-					return `[${message.role}]`;
+					return `[${name(message.role)}]`;
 			}
 		}
 		case "custom_message":
-			return `[${entry.customType}] ${excerpt(textOf(entry.content))}`;
+			return `[${name(entry.customType)}] ${excerpt(textOf(entry.content))}`;
 		case "compaction":
 			return `[compaction: ${Math.round(entry.tokensBefore / 1000)}k tokens]`;
 		case "branch_summary":
 			return `[branch summary] ${excerpt(entry.summary)}`;
 		case "model_change":
-			return `[model: ${entry.provider}/${entry.modelId}]`;
+			return `[model: ${name(`${entry.provider}/${entry.modelId}`)}]`;
 		case "thinking_level_change":
-			return `[thinking: ${entry.thinkingLevel}]`;
+			return `[thinking: ${name(entry.thinkingLevel)}]`;
 		case "custom":
-			return `[custom: ${entry.customType}]`;
+			return `[custom: ${name(entry.customType)}]`;
 		case "label":
 			return `[label of ${shortId(entry.targetId)}: ${entry.label === undefined ? "(cleared)" : excerpt(entry.label)}]`;
 		case "session_info":
@@ -378,9 +381,9 @@ function describeEntryText(
 		case "context_edit":
 			return `[context edit of ${shortId(entry.targetId)}]`;
 		case "usage":
-			return `[usage: ${String(loose.kind)}]`;
+			return `[usage: ${name(loose.kind)}]`;
 		default:
-			return `[${String(loose.type)}]`;
+			return `[${name(loose.type)}]`;
 	}
 }
 

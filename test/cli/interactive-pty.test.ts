@@ -28,8 +28,11 @@ class Terminal {
 		// -e: script exits with settle's exit code; -f: output as it comes; -q: no "Script started" lines.
 		this.child = spawn("script", ["-qfec", command, "/dev/null"], {
 			cwd: cli.project,
-			env: { ...process.env, TERM: "xterm", ...env, SETTLE_AGENT_DIR: cli.agentDir },
+			// NO_COLOR from the environment the tests run in would turn the color check off.
+			env: { ...process.env, TERM: "xterm", NO_COLOR: undefined, ...env, SETTLE_AGENT_DIR: cli.agentDir },
 		});
+		// Decoded as a stream: a chunk may end inside a multi-byte character (✓ in the output).
+		this.child.stdout.setEncoding("utf8");
 		this.child.stdout.on("data", (chunk) => {
 			this.output += String(chunk);
 			for (const waiter of [...this.waiters]) {

@@ -191,6 +191,31 @@ describe("/tree's renderer", () => {
 		expect(matchEntryIds(["1a2b", "1a2bffff"], "1a2b")).toEqual(["1a2b"]);
 		expect(matchEntryIds(["1a2b3c4d"], " ")).toEqual([]);
 	});
+
+	it("bug: a line break in a model id, a custom type or a tool name split a /tree row in two (fast-check seed 2099972471, with any characters in names)", () => {
+		const manager = SessionManager.inMemory("/tmp/project");
+		manager.appendModelChange("faux", "\n");
+		manager.appendCustomEntry("notes\nfrom an extension", {});
+		manager.appendCustomMessageEntry("reminder\n", "Run the tests.", true);
+		// A level outside the union, as a hand-edited file may hold.
+		manager.appendThinkingLevelChange("high\n" as "high");
+		const id = manager.appendMessage({
+			role: "toolResult",
+			toolCallId: "no-call",
+			toolName: "grep\n-r",
+			content: [{ type: "text", text: "found" }],
+			isError: false,
+			timestamp: 0,
+		});
+		manager.appendLabelChange(id, "x");
+		const tree = renderSessionTree(manager.getTree(), manager.getLeafId(), { all: true });
+		expect(tree.lines).toHaveLength(manager.getEntries().length);
+		for (const line of tree.lines) expect(line).not.toContain("\n");
+		expect(tree.lines.join("\n")).toContain("[model: faux/]");
+		expect(tree.lines.join("\n")).toContain("[custom: notes from an extension]");
+		expect(tree.lines.join("\n")).toContain("[reminder] Run the tests.");
+		expect(tree.lines.join("\n")).toContain("→ grep -r");
+	});
 });
 
 describe("terminalSafe: text from a session file never drives the terminal", () => {

@@ -56,6 +56,21 @@ function ancestorIds(file: string, entry: Entry): string[] {
 	return ids;
 }
 
+/**
+ * The shortest prefix of `id` (at least 5 characters) no other entry of `file` starts with: a prefix
+ * cut at a fixed length could, rarely, be shared by another entry's random id.
+ */
+function uniquePrefix(file: string, id: string): string {
+	const others = readEntries(file)
+		.map((entry) => String(entry.id))
+		.filter((other) => other !== id);
+	for (let length = 5; length < id.length; length++) {
+		const prefix = id.slice(0, length);
+		if (!others.some((other) => other.startsWith(prefix))) return prefix;
+	}
+	return id;
+}
+
 const QUESTION = "Choose 1-3 (empty to cancel): ";
 
 /** Types `/tree <id>`, answers the summary question with `choice`, resolves with the output until the prompt. */
@@ -134,7 +149,7 @@ describe("settle -i: /tree and /label", () => {
 		expect(before).toContain(`• ${firstAnswer.id} assistant: first question\n`);
 		expect(before).toContain(`• ${secondAnswer.id} assistant: second question  ← here\n`);
 
-		const moved = await navigate(chat, firstAnswer.id.slice(0, 5), "1");
+		const moved = await navigate(chat, uniquePrefix(file, firstAnswer.id), "1");
 		expect(moved).toContain(
 			"Summarize the branch you leave?\n  1. No summary\n  2. Summarize\n  3. Summarize with custom prompt\n",
 		);
@@ -293,23 +308,25 @@ describe("settle -i: /tree and /label", () => {
 	});
 
 	it("/label sets a label (shown in /tree and /label, a label entry in the file); latest wins; no text clears it", async () => {
-		const file = writeSession(["a0000001", "b0000002", "c0000003", "d0000004"]);
+		// The entries named by a prefix have ids no generated id can start with (those are 8 hex digits):
+		// a label entry made on the way (random id) never makes the prefix ambiguous (b0: 1 in 256 each).
+		const file = writeSession(["a0000001", "k0000002", "m0000003", "d0000004"]);
 		const chat = repl(["--faux", "--session", file]);
 		await chat.idle(0);
 		expect(await chat.say("/label")).toContain("No entry has a label.");
-		expect(await chat.say("/label b0 before the refactor")).toContain("Label of b0000002: before the refactor\n");
-		expect(await chat.say("/label b0 checkpoint")).toContain("Label of b0000002: checkpoint\n");
-		expect(await chat.say("/tree")).toContain("• b0000002 [checkpoint] assistant: message 2\n");
-		expect(await chat.say("/label")).toContain("Labels:\n  b0000002 [checkpoint] assistant: message 2\n");
-		expect(await chat.say("/label b0")).toContain("Label of b0000002 cleared (it was: checkpoint).\n");
-		expect(await chat.say("/tree")).toContain("• b0000002 assistant: message 2\n");
-		expect(await chat.say("/label c0")).toContain("Entry c0000003 has no label.\n");
+		expect(await chat.say("/label k0 before the refactor")).toContain("Label of k0000002: before the refactor\n");
+		expect(await chat.say("/label k0 checkpoint")).toContain("Label of k0000002: checkpoint\n");
+		expect(await chat.say("/tree")).toContain("• k0000002 [checkpoint] assistant: message 2\n");
+		expect(await chat.say("/label")).toContain("Labels:\n  k0000002 [checkpoint] assistant: message 2\n");
+		expect(await chat.say("/label k0")).toContain("Label of k0000002 cleared (it was: checkpoint).\n");
+		expect(await chat.say("/tree")).toContain("• k0000002 assistant: message 2\n");
+		expect(await chat.say("/label m0")).toContain("Entry m0000003 has no label.\n");
 		expect(await chat.end()).toBe(0);
 		const labels = readEntries(file).filter((entry) => entry.type === "label");
 		expect(labels.map((entry) => [entry.targetId, entry.label])).toEqual([
-			["b0000002", "before the refactor"],
-			["b0000002", "checkpoint"],
-			["b0000002", undefined],
+			["k0000002", "before the refactor"],
+			["k0000002", "checkpoint"],
+			["k0000002", undefined],
 		]);
 	});
 

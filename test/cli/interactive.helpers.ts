@@ -20,6 +20,9 @@ export class Repl {
 			cwd: options.cwd,
 			env: { ...process.env, ...options.env, SETTLE_AGENT_DIR: options.agentDir },
 		});
+		// Decoded as a stream: a chunk may end inside a multi-byte character (•, ├, ✓ in the output).
+		this.child.stdout.setEncoding("utf8");
+		this.child.stderr.setEncoding("utf8");
 		this.child.stdout.on("data", (chunk) => {
 			this.stdout += String(chunk);
 			this.check();
