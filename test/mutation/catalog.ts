@@ -2732,6 +2732,32 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/cli/interactive-render.property.test.ts"],
 	},
+	{
+		id: "G46",
+		file: "src/cli/interactive-tree.ts",
+		description: "/tree: a model change is printed without the one-line excerpt (a line break splits the row)",
+		edits: [
+			{
+				// biome-ignore lint/suspicious/noTemplateCurlyInString: the source text of a template literal
+				find: "return `[model: ${name(`${entry.provider}/${entry.modelId}`)}]`;",
+				// biome-ignore lint/suspicious/noTemplateCurlyInString: the source text of a template literal
+				replace: "return `[model: ${entry.provider}/${entry.modelId}]`;",
+			},
+		],
+		tests: ["test/cli/interactive-tree.property.test.ts"],
+	},
+	{
+		id: "G47",
+		file: "src/cli/interactive-tree.ts",
+		description: "/tree: names read from the file (custom types, tool names) are not made one line",
+		edits: [
+			{
+				find: "const name = (value: unknown) => excerpt(String(value));",
+				replace: "const name = (value: unknown) => String(value);",
+			},
+		],
+		tests: ["test/cli/interactive-tree.property.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
