@@ -677,9 +677,15 @@ async function run(action: TreeAction, context: RunContext): Promise<unknown> {
  */
 function namedLeaf(session: TreeSession): string | null {
 	const manager = session.sessionManager;
-	let current = manager.getEntry(String(manager.getLeafId()));
+	const named = nearestNamed(manager, manager.getEntry(String(manager.getLeafId())));
+	return named ? String(named.id) : null;
+}
+
+/** The entry, or its nearest ancestor that is not Settle-only (undefined: none). */
+function nearestNamed(manager: TreeSession["sessionManager"], entry: Json | undefined): Json | undefined {
+	let current = entry;
 	while (current && isSettleOnlyEntry(current)) current = manager.getEntry(String(current.parentId));
-	return current ? String(current.id) : null;
+	return current;
 }
 
 /**
@@ -692,14 +698,17 @@ function namedLeaf(session: TreeSession): string | null {
  * - PI_FORK_DROPS_CWD_OVERRIDE (tree-pi-bugs.test.ts): a session opened with a `cwdOverride`: pi
  *   re-opens its file without the override, so the fork runs in the file's recorded cwd.
  */
-function forkSkipped(session: TreeSession, target: string, position: "before" | "at"): string | undefined {
+export function forkSkipped(session: TreeSession, target: string, position: "before" | "at"): string | undefined {
 	const manager = session.sessionManager;
 	const entry = manager.getEntry(target);
 	if (!entry) return undefined;
 	const isUser = entry.type === "message" && (entry.message as Json).role === "user";
 	if (position === "before" && !isUser) return undefined; // both reject it
-	let current = position === "at" ? entry : manager.getEntry(String(entry.parentId));
-	if (!current) return undefined; // a brand-new session: both handle it alike
+	// Decided on the path without Settle-only entries: a user message written after navigating to a
+	// root user message is a root in pi and the child of Settle's transcript `system` entry (behavior
+	// I.1), an empty path on both (tree-regressions.test.ts fork-before-root-user-skipped-on-one-peer).
+	let current = nearestNamed(manager, position === "at" ? entry : manager.getEntry(String(entry.parentId)));
+	if (!current) return undefined; // an empty path: both start a new session (pi's `!targetLeafId`)
 	if (manager.getCwd() !== manager.getHeader()?.cwd) return "PI_FORK_DROPS_CWD_OVERRIDE";
 	let assistant = false;
 	for (; current; current = manager.getEntry(String(current.parentId))) {
