@@ -8,6 +8,7 @@ import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { describe, expect, it } from "vitest";
 import { launchChromium } from "../inspect/chromium.js";
+import { DISPOSAL_STATES, REPLACEMENT_STATES } from "../runtime/helpers.js";
 import { RpcClient, useCliProject } from "./helpers.js";
 
 const cli = useCliProject("settle-trace-viewer-");
@@ -149,23 +150,7 @@ describe("settle trace, opened in Chromium", () => {
 				}
 			}
 			expect(stepped).toEqual(runtimeEvents);
-			expect(path).toEqual(
-				[
-					"active",
-					"beforeSwitch",
-					"opening",
-					"creating",
-					"shuttingDown",
-					"invalidating",
-					"disposing",
-					"rebinding",
-					"active",
-					"shuttingDown",
-					"invalidating",
-					"disposing",
-					"disposed",
-				].map((state) => `runtime.${state}`),
-			);
+			expect(path).toEqual([...REPLACEMENT_STATES, ...DISPOSAL_STATES].map((state) => `runtime.${state}`));
 			// The runtime's switch lies between the two sessions' prompts in the list.
 			const prompts = lines.flatMap((line, i) => (line.includes("event   PROMPT") ? [i] : []));
 			const newEvent = lines.findIndex((line) => line.includes("event   NEW"));

@@ -12,6 +12,7 @@ import type { LifecycleInspectionEvent, StateChangeEvent } from "../../src/inspe
 import { formatTrace } from "../../src/inspect/trace.js";
 import { loadTrace } from "../../src/inspect/trace-file.js";
 import { builtPackage } from "../package/helpers.js";
+import { DISPOSAL_STATES, REPLACEMENT_STATES } from "../runtime/helpers.js";
 import { CLI_FROM_SOURCES, RpcClient, trackChild, useCliProject } from "./helpers.js";
 import { Repl } from "./interactive.helpers.js";
 
@@ -195,22 +196,8 @@ describe("settle --trace in RPC mode", () => {
 		const runtimeStates = trace.events.flatMap((event, i) =>
 			event.kind === "state" && event.machine === "runtime" ? [{ i, to: event.to }] : [],
 		);
-		expect(runtimeStates.map((state) => state.to)).toEqual([
-			"active",
-			"beforeSwitch",
-			"opening",
-			"creating",
-			"shuttingDown",
-			"invalidating",
-			"disposing",
-			"rebinding",
-			"active",
-			// `rpc.end()` closes stdin: the runtime is disposed.
-			"shuttingDown",
-			"invalidating",
-			"disposing",
-			"disposed",
-		]);
+		// `rpc.end()` closes stdin: the runtime is disposed at the end.
+		expect(runtimeStates.map((state) => state.to)).toEqual([...REPLACEMENT_STATES, ...DISPOSAL_STATES]);
 		const at = (to: string, from = 0) => runtimeStates.find((state) => state.to === to && state.i >= from)!.i;
 		const requested = trace.events.findIndex((event) => event.machine === "runtime" && event.kind === "event");
 		expect(trace.events[requested]).toMatchObject({ kind: "event", type: "NEW" });
@@ -253,16 +240,7 @@ describe("settle --trace in interactive mode", () => {
 			event.machine === "runtime" && event.kind === "state" && i > prompts[0]! && i < prompts[1]! ? [event.to] : [],
 		);
 		expect(prompts).toHaveLength(2);
-		expect(switchSteps).toEqual([
-			"beforeSwitch",
-			"opening",
-			"creating",
-			"shuttingDown",
-			"invalidating",
-			"disposing",
-			"rebinding",
-			"active",
-		]);
+		expect(switchSteps).toEqual(REPLACEMENT_STATES.slice(1));
 		expect(sessions[1]!.firstEvent).toBeGreaterThan(prompts[0]!);
 		expect(sessions[1]!.firstEvent).toBeLessThan(prompts[1]!);
 	});

@@ -177,3 +177,19 @@ export function userEntryId(session: AgentSession, text: string): string {
 	if (!entry) throw new Error(`no user entry with "${text}"`);
 	return entry.id;
 }
+
+/** The runtime machine's states, from `active` back to `active`, for one replacement no extension cancels. */
+export const REPLACEMENT_STATES = [
+	"active",
+	"beforeSwitch",
+	"opening",
+	"creating",
+	"shuttingDown",
+	"invalidating",
+	"disposing",
+	"rebinding",
+	"active",
+] as const;
+
+/** The runtime machine's states after `active` when the runtime is disposed. */
+export const DISPOSAL_STATES = ["shuttingDown", "invalidating", "disposing", "disposed"] as const;

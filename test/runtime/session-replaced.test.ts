@@ -13,6 +13,7 @@ import {
 	assertUsable,
 	createWorkspace,
 	fauxModelRuntime,
+	REPLACEMENT_STATES,
 	type RecordingFactory,
 	recordingFactory,
 	sessionEventRecorder,
@@ -276,17 +277,7 @@ describe("runtime.trace()", () => {
 		const runtimePath = recorded.events
 			.filter((event): event is StateChangeEvent => event.kind === "state" && event.machine === "runtime")
 			.map((event) => event.to);
-		expect(runtimePath).toEqual([
-			"active",
-			"beforeSwitch",
-			"opening",
-			"creating",
-			"shuttingDown",
-			"invalidating",
-			"disposing",
-			"rebinding",
-			"active",
-		]);
+		expect(runtimePath).toEqual(REPLACEMENT_STATES);
 		// Stopped: nothing more is recorded.
 		const count = trace.events.length;
 		await r.newSession();
