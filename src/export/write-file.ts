@@ -47,7 +47,8 @@ export function writeFileAtomically(path: string, text: string, what: string): v
 		renameSync(temp, target);
 	} catch (error) {
 		rmSync(temp, { force: true });
-		const reason = error instanceof Error ? error.message : String(error);
+		// Node names the temp file ("EACCES: permission denied, open '…/page.html.123.tmp'"): name the path the user gave.
+		const reason = (error instanceof Error ? error.message : String(error)).split(temp).join(target);
 		throw new SettleError("IO", `Cannot write the ${what} to ${target}: ${reason}. Choose a writable path.`, {
 			cause: error,
 			details: { path: target },

@@ -105,6 +105,17 @@ describe("exportSessionToHtml on a session built through the public API", () => 
 		expect(readFileSync(out, "utf8")).toBe(before);
 		expect(readdirSync(join(dir, "atomic")).sort()).toEqual(["blocked.html", "page.html"]);
 	});
+
+	it("regression: a failed write named Node's temp file ('open …/page.html.<pid>.<time>.tmp'); now the path given", async () => {
+		// /proc takes no new files, whoever runs the test (root too): the temp file cannot be opened.
+		const target = "/proc/settle-export-test-page.html";
+		const error = await exportSessionToHtml(rich.file, { outputPath: target }).catch((e: unknown) => e);
+		expect(error).toBeInstanceOf(SettleError);
+		const message = (error as SettleError).message;
+		expect(message).toMatch(/^Cannot write the HTML export to \/proc\/settle-export-test-page\.html: /);
+		expect(message).toContain(`'${target}'`);
+		expect(message).not.toContain(".tmp");
+	});
 });
 
 describe("errors, as pi words them, typed", () => {

@@ -2758,6 +2758,18 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/cli/interactive-tree.property.test.ts"],
 	},
+	{
+		id: "H14",
+		file: "src/export/write-file.ts",
+		description: "a failed export write names Node's temp file instead of the path given",
+		edits: [
+			{
+				find: ".split(temp).join(target);",
+				replace: ";",
+			},
+		],
+		tests: ["test/export/export.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
