@@ -193,3 +193,36 @@ export const REPLACEMENT_STATES = [
 
 /** The runtime machine's states after `active` when the runtime is disposed. */
 export const DISPOSAL_STATES = ["shuttingDown", "invalidating", "disposing", "disposed"] as const;
+
+/**
+ * A recording factory whose sessions answer with `faux` and log their session events into `log`,
+ * with `extra` extensions after the recorder (no extension discovery).
+ */
+export function loggingFactory(
+	faux: FauxProvider,
+	log: string[],
+	extra: ((pi: ExtensionAPI) => void)[] = [],
+): RecordingFactory {
+	return recordingFactory({
+		modelRuntime: () => fauxModelRuntime(faux),
+		resourceLoaderOptions: { extensionFactories: [sessionEventRecorder(log), ...extra], noExtensions: true },
+	});
+}
+
+/** A session file of project `cwd` with one exchange, written and closed; `log` is cleared after. */
+export async function writeClosedSession(
+	rec: RecordingFactory,
+	ws: Workspace,
+	faux: FauxProvider,
+	log: string[],
+	cwd: string,
+	text: string,
+): Promise<string> {
+	const other = await startRuntime(rec.factory, ws, cwd);
+	faux.setResponses([fauxAssistantMessage(`answer to ${text}`)]);
+	await other.session.prompt(text);
+	const file = other.session.sessionFile!;
+	await other.dispose();
+	log.length = 0;
+	return file;
+}

@@ -20,15 +20,14 @@ import { SessionManager } from "../../src/store/session-manager.js";
 import {
 	assertUsable,
 	createWorkspace,
-	fauxModelRuntime,
 	locksUnder,
+	loggingFactory,
 	type RecordingFactory,
-	recordingFactory,
-	sessionEventRecorder,
 	sessionFilesUnder,
 	startRuntime,
 	userEntryId,
 	type Workspace,
+	writeClosedSession,
 } from "./helpers.js";
 
 let ws: Workspace;
@@ -38,10 +37,7 @@ let rec: RecordingFactory;
 let runtime: AgentSessionRuntime | undefined;
 
 function setup(extra: ((pi: ExtensionAPI) => void)[] = []) {
-	rec = recordingFactory({
-		modelRuntime: () => fauxModelRuntime(faux),
-		resourceLoaderOptions: { extensionFactories: [sessionEventRecorder(log), ...extra], noExtensions: true },
-	});
+	rec = loggingFactory(faux, log, extra);
 	return rec;
 }
 
@@ -50,15 +46,8 @@ async function start(cwd = ws.alpha, manager?: SessionManager) {
 	return runtime;
 }
 
-/** A session file of project `cwd` with one exchange, written and closed. */
-async function writeSession(cwd: string, text: string): Promise<string> {
-	const other = await startRuntime(rec.factory, ws, cwd);
-	faux.setResponses([fauxAssistantMessage(`answer to ${text}`)]);
-	await other.session.prompt(text);
-	const file = other.session.sessionFile!;
-	await other.dispose();
-	log.length = 0;
-	return file;
+function writeSession(cwd: string, text: string): Promise<string> {
+	return writeClosedSession(rec, ws, faux, log, cwd, text);
 }
 
 beforeEach(() => {

@@ -12,14 +12,13 @@ import type { AgentSessionRuntime, SessionReplacedEvent } from "../../src/runtim
 import {
 	assertUsable,
 	createWorkspace,
-	fauxModelRuntime,
+	loggingFactory,
 	REPLACEMENT_STATES,
 	type RecordingFactory,
-	recordingFactory,
-	sessionEventRecorder,
 	startRuntime,
 	userEntryId,
 	type Workspace,
+	writeClosedSession,
 } from "./helpers.js";
 
 let ws: Workspace;
@@ -29,10 +28,7 @@ let rec: RecordingFactory;
 let runtime: AgentSessionRuntime | undefined;
 
 function setup(extra: ((pi: ExtensionAPI) => void)[] = []) {
-	rec = recordingFactory({
-		modelRuntime: () => fauxModelRuntime(faux),
-		resourceLoaderOptions: { extensionFactories: [sessionEventRecorder(log), ...extra], noExtensions: true },
-	});
+	rec = loggingFactory(faux, log, extra);
 }
 
 async function start(cwd = ws.alpha): Promise<AgentSessionRuntime> {
@@ -40,15 +36,8 @@ async function start(cwd = ws.alpha): Promise<AgentSessionRuntime> {
 	return runtime;
 }
 
-/** A closed session file of project `cwd` with one exchange. */
-async function writeSession(cwd: string, text: string): Promise<string> {
-	const other = await startRuntime(rec.factory, ws, cwd);
-	faux.setResponses([fauxAssistantMessage(`answer to ${text}`)]);
-	await other.session.prompt(text);
-	const file = other.session.sessionFile!;
-	await other.dispose();
-	log.length = 0;
-	return file;
+function writeSession(cwd: string, text: string): Promise<string> {
+	return writeClosedSession(rec, ws, faux, log, cwd, text);
 }
 
 async function say(r: AgentSessionRuntime, text: string): Promise<void> {
