@@ -6,12 +6,36 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
+import type { Page } from "playwright-core";
 import { describe, expect, it } from "vitest";
 import { launchChromium } from "../inspect/chromium.js";
 import { DISPOSAL_STATES, REPLACEMENT_STATES } from "../runtime/helpers.js";
 import { RpcClient, useCliProject } from "./helpers.js";
 
 const cli = useCliProject("settle-trace-viewer-");
+
+/** Opens the viewer page in headless Chromium, runs `check` on it, and closes the browser. */
+async function withViewer(
+	htmlFile: string,
+	check: (viewer: {
+		page: Page;
+		errors: string[];
+		marked: (cls: string) => Promise<(string | null)[]>;
+	}) => Promise<void>,
+): Promise<void> {
+	const { browser, close } = await launchChromium();
+	try {
+		const page = await browser.newPage();
+		const errors: string[] = [];
+		page.on("pageerror", (error) => errors.push(error.message));
+		await page.goto(pathToFileURL(htmlFile).href);
+		const marked = (cls: string) =>
+			page.$$eval(`g[data-state].${cls}`, (groups) => groups.map((g) => g.getAttribute("data-state")));
+		await check({ page, errors, marked });
+	} finally {
+		await close();
+	}
+}
 
 describe("settle trace, opened in Chromium", () => {
 	it("shows the run's retrying and compacting states, and the attempt of the selected retry", async () => {
@@ -38,14 +62,7 @@ describe("settle trace, opened in Chromium", () => {
 		const htmlFile = rendered.stdout.trim();
 		expect(htmlFile).toBe(join(cli.dir, "run.html"));
 
-		const { browser, close } = await launchChromium();
-		try {
-			const page = await browser.newPage();
-			const errors: string[] = [];
-			page.on("pageerror", (error) => errors.push(error.message));
-			await page.goto(pathToFileURL(htmlFile).href);
-			const marked = (cls: string) =>
-				page.$$eval(`g[data-state].${cls}`, (groups) => groups.map((g) => g.getAttribute("data-state")));
+		await withViewer(htmlFile, async ({ page, errors, marked }) => {
 			const lines = await page.$$eval("li[data-i]", (items) => items.map((li) => li.textContent ?? ""));
 
 			// The last event is selected: the run has settled, after a retry and a compaction.
@@ -72,9 +89,7 @@ describe("settle trace, opened in Chromium", () => {
 			const box = await page.locator('g[data-state="promptOperation.compacting"] rect').first().boundingBox();
 			expect(box?.width ?? 0).toBeGreaterThan(0);
 			expect(errors).toEqual([]);
-		} finally {
-			await close();
-		}
+		});
 	});
 
 	it("an RPC run with new_session: a tab per machine; ↑/↓ step through the runtime machine's path on its diagram", async () => {
@@ -92,14 +107,7 @@ describe("settle trace, opened in Chromium", () => {
 		const htmlFile = join(cli.dir, "rpc.html");
 		expect(cli.settle(["trace", traceFile, "-o", htmlFile]).code).toBe(0);
 
-		const { browser, close } = await launchChromium();
-		try {
-			const page = await browser.newPage();
-			const errors: string[] = [];
-			page.on("pageerror", (error) => errors.push(error.message));
-			await page.goto(pathToFileURL(htmlFile).href);
-			const marked = (cls: string) =>
-				page.$$eval(`g[data-state].${cls}`, (groups) => groups.map((g) => g.getAttribute("data-state")));
+		await withViewer(htmlFile, async ({ page, errors, marked }) => {
 			const selected = () =>
 				page.$$eval("li[data-i]", (items) => {
 					const li = items.find((item) => item.classList.contains("selected"));
@@ -167,8 +175,6 @@ describe("settle trace, opened in Chromium", () => {
 			await page.keyboard.press("ArrowDown");
 			expect((await selected()).machine).toBe("promptOperation");
 			expect(errors).toEqual([]);
-		} finally {
-			await close();
-		}
+		});
 	});
 });
