@@ -100,6 +100,12 @@ describe(`${RUNTIME_EXAMPLE_TRACE_FILE}, opened in Chromium`, () => {
 				(await page.locator(`g[data-state="${state}"] > rect`).first().boundingBox())?.width ?? 0;
 			const machines = await page.$$eval("li[data-i]", (items) => items.map((li) => li.getAttribute("data-machine")));
 			const lines = await page.$$eval("li[data-i]", (items) => items.map((li) => li.textContent ?? ""));
+			/** The first event line containing `text` (a missing line fails here, not in a click that waits). */
+			const lineWith = (text: string) => {
+				const i = lines.findIndex((line) => line.includes(text));
+				expect(i, `no event line with ${text}`).toBeGreaterThanOrEqual(0);
+				return i;
+			};
 			const indexesOf = (machine: string) => machines.flatMap((m, i) => (m === machine ? [i] : []));
 			const runtimeEvents = indexesOf("runtime");
 			const sessionEvents = indexesOf("promptOperation");
@@ -153,11 +159,11 @@ describe(`${RUNTIME_EXAMPLE_TRACE_FILE}, opened in Chromium`, () => {
 			expect((await selected()).i).toBe(runtimeEvents.at(-2));
 
 			// The cancelled switch: replacement_cancelled with the runtime back in active, nothing torn down.
-			const cancelled = lines.findIndex((line) => line.includes("emit    replacement_cancelled"));
+			const cancelled = lineWith("emit    replacement_cancelled");
 			expect(lines[cancelled]).toContain('"requestId":"s3"');
 			await page.locator(`li[data-i="${cancelled}"]`).click();
 			expect(await marked("current")).toEqual(["runtime.active"]);
-			const beforeCancel = lines.findIndex((line) => line.includes('checkBeforeSwitch done {"cancelled":true}'));
+			const beforeCancel = lineWith('checkBeforeSwitch done {"cancelled":true}');
 			expect(beforeCancel).toBeLessThan(cancelled);
 			await page.locator(`li[data-i="${beforeCancel}"]`).click();
 			expect(await marked("current")).toEqual(["runtime.beforeSwitch"]);
@@ -168,10 +174,10 @@ describe(`${RUNTIME_EXAMPLE_TRACE_FILE}, opened in Chromium`, () => {
 			expect(await tabs.nth(1).getAttribute("aria-pressed")).toBe("true");
 			expect(await boxWidth("promptOperation.retrying")).toBeGreaterThan(0);
 			expect(await boxWidth("runtime.rebinding")).toBe(0);
-			const retrying = lines.findIndex((line) => line.includes("postRun → retrying"));
+			const retrying = lineWith("postRun → retrying");
 			await page.locator(`li[data-i="${retrying}"]`).click();
 			expect(await marked("current")).toEqual(["promptOperation.retrying"]);
-			const firstSettled = lines.findIndex((line) => line.includes("emit    operation_settled"));
+			const firstSettled = lineWith("emit    operation_settled");
 			await page.locator(`li[data-i="${firstSettled}"]`).click();
 			expect(await marked("current")).toEqual(["promptOperation.idle"]);
 			expect(await marked("visited")).toEqual(
@@ -188,7 +194,7 @@ describe(`${RUNTIME_EXAMPLE_TRACE_FILE}, opened in Chromium`, () => {
 			expect((await selected()).i).toBe(firstSettled);
 
 			// Clicking a runtime event from the sessions' tab shows the runtime's diagram again.
-			const rebindingLine = lines.findIndex((line) => line.includes("disposing → rebinding"));
+			const rebindingLine = lineWith("disposing → rebinding");
 			await page.locator(`li[data-i="${rebindingLine}"]`).click();
 			expect(await tabs.nth(0).getAttribute("aria-pressed")).toBe("true");
 			expect(await marked("current")).toEqual(["runtime.rebinding"]);
