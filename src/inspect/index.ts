@@ -10,6 +10,7 @@ export {
 	promptOperationMachine,
 } from "../../machines/prompt-operation.machine.js";
 export { RUNTIME_MACHINE_ID, runtimeMachine } from "../../machines/runtime.machine.js";
+export { recordExampleTrace, recordRuntimeExampleTrace } from "./example-traces.js";
 export {
 	type ActorLifecycleEvent,
 	createLifecycleInspector,
@@ -57,7 +58,7 @@ export {
 	EXAMPLE_TRACE_FILE,
 	MACHINE_VISUALIZATIONS,
 	type MachineVisualization,
-	recordExampleTrace,
+	RUNTIME_EXAMPLE_TRACE_FILE,
 	renderVisualizations,
 	VIZ_COMMAND,
 	writeVisualizations,

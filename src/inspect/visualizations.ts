@@ -5,19 +5,13 @@
  */
 import { mkdir, stat, writeFile } from "node:fs/promises";
 import { dirname, join, resolve } from "node:path";
-import { type AnyStateMachine, createActor, fromPromise, SimulatedClock } from "xstate";
-import {
-	type CompactionInput,
-	type CompactionOutput,
-	promptOperationMachine,
-	type RunOutcome,
-} from "../../machines/prompt-operation.machine.js";
+import type { AnyStateMachine } from "xstate";
+import { promptOperationMachine } from "../../machines/prompt-operation.machine.js";
 import { runtimeMachine } from "../../machines/runtime.machine.js";
 import { errorMessage, SettleError } from "../errors.js";
-import { inspectActor } from "./lifecycle-inspector.js";
+import { recordExampleTrace, recordRuntimeExampleTrace } from "./example-traces.js";
 import { toMermaid } from "./mermaid.js";
 import { toSvg } from "./svg.js";
-import { createTraceRecorder, type LifecycleTrace } from "./trace.js";
 import { renderTraceHtml } from "./trace-viewer.js";
 
 /** One machine that gets a diagram. */
@@ -53,9 +47,12 @@ export const VIZ_COMMAND = "npm run viz";
 /** File name of the example trace page. */
 export const EXAMPLE_TRACE_FILE = "trace-example.html";
 
+/** File name of the example trace page of the runtime machine and its sessions. */
+export const RUNTIME_EXAMPLE_TRACE_FILE = "runtime-trace-example.html";
+
 /**
- * Renders every diagram, the example trace page and the index in memory: file name → content.
- * Deterministic (the example runs the real machine with scripted actors on a SimulatedClock).
+ * Renders every diagram, the example trace pages and the index in memory: file name → content.
+ * Deterministic (the examples run the real machines with scripted actors on a SimulatedClock).
  *
  * @example
  * ```ts
@@ -78,84 +75,15 @@ export async function renderVisualizations(
 			regenerateCommand: VIZ_COMMAND,
 		}),
 	);
+	files.set(
+		RUNTIME_EXAMPLE_TRACE_FILE,
+		renderTraceHtml(await recordRuntimeExampleTrace(), [runtimeMachine, promptOperationMachine], {
+			title: "Example: a runtime replacing its session (/new, fork, a cancelled switch, switch back)",
+			regenerateCommand: VIZ_COMMAND,
+		}),
+	);
 	files.set("README.md", renderIndex(visualizations));
 	return files;
-}
-
-/**
- * Runs the prompt-operation machine through one request with scripted actors: a 503 (retried
- * after 2 s), then a context overflow (compacted and re-run), then an answer. Returns its trace.
- *
- * @example
- * ```ts
- * import { writeFileSync } from "node:fs";
- *
- * const trace = await recordExampleTrace();
- * writeFileSync("example.html", renderTraceHtml(trace, promptOperationMachine));
- * ```
- */
-export async function recordExampleTrace(): Promise<LifecycleTrace> {
-	const answers: RunOutcome[] = [
-		{
-			stopReason: "error",
-			errorClass: "retryable",
-			errorMessage: "503 Service Unavailable",
-			overThreshold: false,
-			hasQueuedMessages: false,
-			aborted: false,
-		},
-		{
-			stopReason: "error",
-			errorClass: "overflow",
-			errorMessage: "prompt is too long: 213462 tokens > 200000 maximum",
-			overThreshold: false,
-			hasQueuedMessages: false,
-			aborted: false,
-		},
-		{ stopReason: "stop", errorClass: "none", overThreshold: false, hasQueuedMessages: false, aborted: false },
-	];
-	const clock = new SimulatedClock();
-	const machine = promptOperationMachine.provide({
-		actors: {
-			compact: fromPromise<CompactionOutput, CompactionInput>(async () => ({ compacted: true, continue: false })),
-		},
-	});
-	const actor = createActor(machine, { input: {}, clock });
-	// The machine's requests, answered a microtask later as the session would.
-	const later = (answer: () => void) => queueMicrotask(answer);
-	actor.on("preflight_requested", () =>
-		later(() => actor.send({ type: "PREFLIGHT_DONE", output: { disposition: "started" } })),
-	);
-	actor.on("run_requested", () => {
-		const output = answers.shift();
-		later(() =>
-			actor.send(
-				output
-					? { type: "RUN_DONE", output }
-					: { type: "RUN_FAILED", error: new Error("example trace: no scripted answer left") },
-			),
-		);
-	});
-	actor.on("before_settle_requested", () =>
-		later(() => actor.send({ type: "BEFORE_SETTLE_DONE", output: { continue: false } })),
-	);
-	actor.on("settle_requested", () => later(() => actor.send({ type: "SETTLE_DONE" })));
-	const recorder = createTraceRecorder();
-	let settled = false;
-	actor.on("operation_settled", () => {
-		settled = true;
-	});
-	actor.start();
-	const subscription = inspectActor(actor, recorder.observer, { now: () => clock.now() });
-	actor.send({ type: "PROMPT", request: { requestId: "example" } });
-	for (let turn = 0; !settled && turn < 100; turn++) {
-		await new Promise((resolve) => setImmediate(resolve));
-		const snapshot = actor.getSnapshot();
-		if (snapshot.matches("retrying")) clock.increment(snapshot.context.retryDelayMs);
-	}
-	subscription.unsubscribe();
-	actor.stop();
-	return recorder.toJSON();
 }
 
 function renderIndex(visualizations: readonly MachineVisualization[]): string {
@@ -182,7 +110,16 @@ function renderIndex(visualizations: readonly MachineVisualization[]): string {
 		"",
 		`[${EXAMPLE_TRACE_FILE}](${EXAMPLE_TRACE_FILE}) is the offline trace viewer on an example lifecycle (a prompt retried`,
 		"once, then recovered from a context overflow): open it in a browser and step through the events with ↑/↓.",
-		"Make your own with `renderTraceHtml(await loadTrace(path))`.",
+		"",
+		`[${RUNTIME_EXAMPLE_TRACE_FILE}](${RUNTIME_EXAMPLE_TRACE_FILE}) adds the runtime machine that replaces sessions, with a tab`,
+		"per machine: that prompt, then `/new` (the new session answers a prompt), a fork of that prompt, a switch back",
+		"to the first session that a `session_before_switch` handler cancels (`beforeSwitch → active`), and the switch",
+		"again. On the runtime's tab ↑/↓ step through each replacement (beforeSwitch → opening → creating →",
+		"shuttingDown → invalidating → disposing → rebinding → active); the sessions' prompt operations lie in",
+		"between, and each new session's events begin while the runtime is in rebinding.",
+		"",
+		"Make your own with `session.trace()` or `runtime.trace()` and `renderTraceHtml(trace.toJSON())`, or",
+		"`renderTraceHtml(await loadTrace(path))` for a saved trace.",
 		"",
 	);
 	for (const viz of visualizations) {

@@ -1,10 +1,12 @@
 /** `settle viz [dir]` as a user runs it: a real child process writing real files. */
-import { existsSync, writeFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { runSettle, useCliProject } from "./helpers.js";
 
 const cli = useCliProject("settle-viz-");
+const checkedIn = fileURLToPath(new URL("../../visualizations", import.meta.url));
 
 describe("settle viz", () => {
 	it("regression: a folder whose parent refuses it (under /proc) made settle viz spin forever in Node's recursive mkdir", () => {
@@ -41,5 +43,18 @@ describe("settle viz", () => {
 		const run = cli.settle(["viz", "docs/diagrams"]);
 		expect(run.code).toBe(0);
 		expect(existsSync(join(cli.project, "docs", "diagrams", "prompt-operation.svg"))).toBe(true);
+	});
+
+	it("writes the checked-in files byte for byte, example traces included, from another process and folder", () => {
+		expect(cli.settle(["viz", "out"]).code).toBe(0);
+		const written = readdirSync(join(cli.project, "out")).sort();
+		expect(written).toEqual(readdirSync(checkedIn).sort());
+		expect(written).toContain("runtime-trace-example.html");
+		for (const file of written) {
+			expect(
+				readFileSync(join(cli.project, "out", file), "utf8") === readFileSync(join(checkedIn, file), "utf8"),
+				file,
+			).toBe(true);
+		}
 	});
 });

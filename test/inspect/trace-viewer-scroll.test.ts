@@ -5,8 +5,8 @@
  */
 import { describe, expect, it } from "vitest";
 import { promptOperationMachine } from "../../machines/prompt-operation.machine.js";
+import { recordExampleTrace } from "../../src/inspect/example-traces.js";
 import { renderTraceHtml } from "../../src/inspect/trace-viewer.js";
-import { recordExampleTrace } from "../../src/inspect/visualizations.js";
 import { launchChromium } from "./chromium.js";
 
 describe("renderTraceHtml: the selected state is in view", () => {

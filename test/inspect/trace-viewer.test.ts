@@ -3,9 +3,9 @@ import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { describe, expect, it } from "vitest";
 import { promptOperationMachine } from "../../machines/prompt-operation.machine.js";
+import { recordExampleTrace } from "../../src/inspect/example-traces.js";
 import { formatLifecycleEvent, parseTrace } from "../../src/inspect/trace.js";
 import { renderTraceHtml } from "../../src/inspect/trace-viewer.js";
-import { recordExampleTrace } from "../../src/inspect/visualizations.js";
 import { launchChromium } from "./chromium.js";
 
 /** Serves one HTML page on localhost for the browser. */

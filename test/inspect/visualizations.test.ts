@@ -1,10 +1,13 @@
 import { mkdtemp, readdir, readFile, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { homedir, tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
+import { recordExampleTrace, recordRuntimeExampleTrace } from "../../src/inspect/example-traces.js";
 import {
+	EXAMPLE_TRACE_FILE,
 	MACHINE_VISUALIZATIONS,
+	RUNTIME_EXAMPLE_TRACE_FILE,
 	renderVisualizations,
 	VIZ_COMMAND,
 	writeVisualizations,
@@ -24,6 +27,30 @@ describe("visualizations/", () => {
 			expect(current === content, `visualizations/${file} is stale: run \`${VIZ_COMMAND}\` and commit the result`).toBe(
 				true,
 			);
+		}
+	});
+
+	it("has both example trace pages, linked from the index", async () => {
+		const rendered = await renderVisualizations();
+		const index = rendered.get("README.md") ?? "";
+		for (const file of [EXAMPLE_TRACE_FILE, RUNTIME_EXAMPLE_TRACE_FILE]) {
+			expect(rendered.get(file)?.startsWith("<!doctype html>"), file).toBe(true);
+			expect(index).toContain(`[${file}](${file})`);
+		}
+		expect(rendered.get(RUNTIME_EXAMPLE_TRACE_FILE)).toContain('<nav class="machines"');
+		expect(rendered.get(EXAMPLE_TRACE_FILE)).not.toContain('<nav class="machines"');
+	});
+
+	it("renders the same bytes on every run: simulated times, scripted ids, no paths of this computer", async () => {
+		const [first, second] = [await renderVisualizations(), await renderVisualizations()];
+		expect([...second]).toEqual([...first]);
+		const paths = [process.cwd(), checkedIn, tmpdir(), homedir()].filter((path) => path.length > 1);
+		for (const path of new Set(paths)) {
+			for (const [file, content] of first) expect(content.includes(path), `${file} names ${path}`).toBe(false);
+		}
+		// Times come from the SimulatedClock: 0 until the 2 s retry backoff, 2000 after it.
+		for (const trace of [await recordExampleTrace(), await recordRuntimeExampleTrace()]) {
+			expect(new Set(trace.events.map((event) => event.at))).toEqual(new Set([0, 2000]));
 		}
 	});
 
