@@ -2770,6 +2770,92 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/export/export.test.ts"],
 	},
+	{
+		id: "V01",
+		file: "src/inspect/example-traces.ts",
+		description: "the session_before_switch handler never cancels",
+		edits: [
+			{
+				find: "cancelled: step.cancelled === true,",
+				replace: "cancelled: false,",
+			},
+		],
+		tests: ["test/inspect/runtime-trace-example.test.ts", "test/inspect/visualizations.test.ts"],
+	},
+	{
+		id: "V02",
+		file: "src/inspect/example-traces.ts",
+		description: "inspection times from the wall clock",
+		edits: [
+			{
+				find: "const now = () => clock.now();",
+				replace: "const now = () => Date.now();",
+			},
+		],
+		tests: ["test/inspect/visualizations.test.ts"],
+	},
+	{
+		id: "V03",
+		file: "src/inspect/example-traces.ts",
+		description: "first session answers at once (no retry/compaction)",
+		edits: [
+			{
+				find: "startScriptedSession(clock, retriedThenCompacted()));",
+				replace: "startScriptedSession(clock, [ANSWERED]));",
+			},
+		],
+		tests: ["test/inspect/runtime-trace-example.test.ts", "test/inspect/visualizations.test.ts"],
+	},
+	{
+		id: "V04",
+		file: "src/inspect/example-traces.ts",
+		description: "host never installs the rebound session",
+		edits: [
+			{
+				find: "current = prepared;",
+				replace: "",
+			},
+		],
+		tests: ["test/inspect/runtime-trace-example.test.ts", "test/inspect/visualizations.test.ts"],
+	},
+	{
+		id: "V05",
+		file: "src/inspect/visualizations.ts",
+		description: "tabs in the other order",
+		edits: [
+			{
+				find: "[runtimeMachine, promptOperationMachine], {",
+				replace: "[promptOperationMachine, runtimeMachine], {",
+			},
+		],
+		tests: ["test/inspect/runtime-trace-example.test.ts"],
+	},
+	{
+		id: "V06",
+		file: "src/inspect/visualizations.ts",
+		description: "runtime page renders the one-machine example",
+		edits: [
+			{
+				find: "renderTraceHtml(await recordRuntimeExampleTrace(),",
+				replace: "renderTraceHtml(await recordExampleTrace(),",
+			},
+		],
+		tests: ["test/inspect/runtime-trace-example.test.ts"],
+	},
+	{
+		id: "V07",
+		file: "src/inspect/visualizations.ts",
+		description: "index does not link the runtime page",
+		edits: [
+			{
+				// biome-ignore lint/suspicious/noTemplateCurlyInString: the source text of a template literal
+				find: "`[${RUNTIME_EXAMPLE_TRACE_FILE}](${RUNTIME_EXAMPLE_TRACE_FILE}) adds",
+				// biome-ignore lint/suspicious/noTemplateCurlyInString: the source text of a template literal
+				replace: "`${RUNTIME_EXAMPLE_TRACE_FILE} adds",
+			},
+		],
+		tests: ["test/inspect/visualizations.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
