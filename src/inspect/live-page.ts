@@ -176,9 +176,9 @@ source.addEventListener("dropped", (e) => {
   notice("… events " + gap.from + "–" + gap.to + " were dropped before this page received them", "gap");
   showDropped();
 });
-source.addEventListener("end", () => {
+source.addEventListener("end", (e) => {
   source.close();
-  statusText.textContent = "ended: the session was disposed";
+  statusText.textContent = JSON.parse(e.data).reason === "closed" ? "ended: the inspector was closed" : "ended: the session was disposed";
 });
 followButton.addEventListener("click", follow);
 tabs.forEach((b) => b.addEventListener("click", () => show(b.dataset.machine)));

@@ -36,7 +36,10 @@ export interface InspectorServerOptions {
 export interface InspectorServer {
 	/** The page's address, token included: `http://127.0.0.1:<port>/<token>/`. Anyone with it can watch. */
 	readonly url: string;
-	/** Ends the event streams, stops inspecting the target and frees the port. Safe to call twice. */
+	/**
+	 * Ends the event streams (pages are told, and stop reconnecting), stops inspecting the target and
+	 * frees the port. Safe to call twice.
+	 */
 	close(): Promise<void>;
 }
 
@@ -98,7 +101,8 @@ export async function serveInspector(
 		response.write(text);
 		if (response.writableLength > MAX_BUFFERED_BYTES) response.end();
 	};
-	const END_FRAME = "event: end\ndata: {}\n\n";
+	/** Tells a page to stop reconnecting: the target was disposed, or the inspector closed. */
+	const endFrame = (reason: "disposed" | "closed") => `event: end\ndata: {"reason":"${reason}"}\n\n`;
 
 	const observer: LifecycleObserver = (event: LifecycleInspectionEvent) => {
 		origin ??= event.at;
@@ -109,7 +113,7 @@ export async function serveInspector(
 	};
 	const onEnd = () => {
 		ended = true;
-		for (const response of clients) response.end(END_FRAME);
+		for (const response of clients) response.end(endFrame("disposed"));
 		clients.clear();
 	};
 
@@ -174,7 +178,7 @@ export async function serveInspector(
 		if (resume.dropped) text += `event: dropped\ndata: ${JSON.stringify(resume.dropped)}\n\n`;
 		for (const live of resume.events) text += frame(live);
 		if (ended) {
-			response.end(text + END_FRAME);
+			response.end(text + endFrame("disposed"));
 			return;
 		}
 		clients.add(response);
@@ -213,7 +217,7 @@ export async function serveInspector(
 		close() {
 			closing ??= new Promise<void>((resolve) => {
 				subscription.unsubscribe();
-				for (const response of clients) response.end();
+				for (const response of clients) response.end(endFrame("closed"));
 				clients.clear();
 				server.close(() => resolve());
 				server.closeAllConnections();

@@ -203,11 +203,11 @@ describe("serveInspector: the end", () => {
 		await stream.until((frames) => settled(frames) === 1);
 		h.session.dispose();
 		await stream.ended;
-		expect(stream.frames.at(-1)).toEqual({ event: "end", data: "{}" });
+		expect(stream.frames.at(-1)).toEqual({ event: "end", data: '{"reason":"disposed"}' });
 		const later = await openStream(inspector.url);
 		await later.ended;
 		expect(later.ids()).toEqual(stream.ids());
-		expect(later.frames.at(-1)).toEqual({ event: "end", data: "{}" });
+		expect(later.frames.at(-1)).toEqual({ event: "end", data: '{"reason":"disposed"}' });
 	});
 
 	it("a runtime: both machines, each replacing session followed, and its dispose ends the stream", async () => {
@@ -263,7 +263,7 @@ describe("serveInspector: the end", () => {
 		await stream.until((frames) => settled(frames) === 1);
 		await server.close();
 		await stream.ended;
-		expect(stream.frames.some((f) => f.event === "end")).toBe(false);
+		expect(stream.frames.at(-1)).toEqual({ event: "end", data: '{"reason":"closed"}' });
 		await server.close(); // twice is fine
 		// The port is free: something else can listen on it.
 		const other = createServer();
