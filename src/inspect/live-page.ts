@@ -124,7 +124,7 @@ function notice(text, cls) {
 }
 function showDropped() {
   droppedText.hidden = dropped === 0;
-  droppedText.textContent = ", " + dropped + " older events dropped (the inspector keeps the newest " + MAX + ")";
+  droppedText.textContent = ", " + dropped + " older events dropped (only the newest are kept)";
 }
 function add(id, message) {
   const li = document.createElement("li");
@@ -194,9 +194,10 @@ const SCRIPT_HASH = `sha256-${createHash("sha256").update(LIVE_JS, "utf8").diges
 
 /**
  * The page's Content-Security-Policy: its own script (by hash), inline styles, the event stream
- * (same origin); nothing else — no images, frames, forms or other connections.
+ * (same origin); nothing else — no images, frames, forms or other connections. The server's
+ * header adds `frame-ancestors 'none'` (which a `<meta>` policy cannot carry).
  */
-export const LIVE_PAGE_CSP = `default-src 'none'; script-src '${SCRIPT_HASH}'; style-src 'unsafe-inline'; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'`;
+export const LIVE_PAGE_CSP = `default-src 'none'; script-src '${SCRIPT_HASH}'; style-src 'unsafe-inline'; connect-src 'self'; base-uri 'none'; form-action 'none'`;
 
 const LIVE_CSS = `
 header button#follow{font:inherit;margin-left:8px;padding:1px 8px;border:1px solid #d53f8c;color:#d53f8c;background:#fff;border-radius:4px;cursor:pointer}

@@ -154,7 +154,7 @@ export async function serveInspector(
 			response.writeHead(200, {
 				...securityHeaders,
 				"content-type": "text/html; charset=utf-8",
-				"content-security-policy": LIVE_PAGE_CSP,
+				"content-security-policy": `${LIVE_PAGE_CSP}; frame-ancestors 'none'`,
 				"content-length": Buffer.byteLength(page),
 			});
 			response.end(request.method === "HEAD" ? undefined : page);
