@@ -40,11 +40,10 @@ async function openPage(url: string) {
 	/** Waits (in the page, on its own updates) until the innermost current state is `state`. */
 	const until = (state: string) =>
 		page.waitForFunction(
-			(s) => [...document.querySelectorAll("g[data-state].current")].at(-1)?.getAttribute("data-state") === s,
-			state,
+			`[...document.querySelectorAll("g[data-state].current")].at(-1)?.getAttribute("data-state") === ${JSON.stringify(state)}`,
 		);
-	const selectedId = () => page.$eval("li.selected", (li) => Number((li as HTMLElement).dataset.id));
-	const lastId = () => page.$$eval("li[data-id]", (items) => Number((items.at(-1) as HTMLElement).dataset.id));
+	const selectedId = async () => Number(await page.locator("li.selected").getAttribute("data-id"));
+	const lastId = async () => Number(await page.locator("li[data-id]").last().getAttribute("data-id"));
 	return { page, problems, current, until, selectedId, lastId };
 }
 
@@ -91,9 +90,7 @@ describe("the live inspector page", () => {
 		expect(held).toBeLessThan(await view.lastId());
 		h.clock!.increment(delayMs);
 		// The retried run overflows; the compaction waits on the summary gate.
-		await view.page.waitForFunction(() =>
-			[...document.querySelectorAll("li.kind-state")].some((li) => li.textContent?.includes("→ compacting.working")),
-		);
+		await view.page.locator("li.kind-state", { hasText: "→ compacting.working" }).waitFor();
 		expect(await view.selectedId()).toBe(held);
 		expect(await view.current()).toEqual(heldState);
 		expect(await view.page.locator("#follow").isVisible()).toBe(true);
@@ -121,7 +118,7 @@ describe("the live inspector page", () => {
 		expect(await view.selectedId()).toBe(await view.lastId());
 
 		h.session.dispose();
-		await view.page.waitForFunction(() => document.getElementById("status")?.textContent?.startsWith("ended"));
+		await view.page.locator("#status", { hasText: "ended" }).waitFor();
 		expect(await view.page.locator("#status").textContent()).toBe("ended: the session was disposed");
 		expect(await view.page.title()).not.toBe("pwned");
 		expect(view.problems).toEqual([]);
@@ -134,7 +131,8 @@ describe("the live inspector page", () => {
 		await h.session.prompt("one");
 		await h.session.prompt("two");
 		const view = await openPage(inspector.url);
-		await view.page.waitForFunction(() => document.querySelectorAll("li[data-id]").length === 5);
+		await view.page.locator("li[data-id]").nth(4).waitFor();
+		expect(await view.page.locator("li[data-id]").count()).toBe(5);
 		const last = await view.lastId();
 		expect(await view.page.locator("#dropped").textContent()).toBe(
 			`, ${last - 5} older events dropped (only the newest are kept)`,

@@ -63,7 +63,7 @@ describe("serveInspector: access", () => {
 		expect(page.headers["content-security-policy"]).toMatch(/script-src 'sha256-[A-Za-z0-9+/=]{44}'/);
 		expect(page.headers["content-security-policy"]).toContain("default-src 'none'");
 		expect(page.headers["content-security-policy"]).toMatch(/; frame-ancestors 'none'$/);
-		const meta = page.headers["content-security-policy"]!.replace("; frame-ancestors 'none'", "");
+		const meta = String(page.headers["content-security-policy"]).replace("; frame-ancestors 'none'", "");
 		expect(page.body).toContain(`<meta http-equiv="Content-Security-Policy" content="${meta}">`);
 		// No CORS: no other origin's script may read anything.
 		expect(Object.keys(page.headers).filter((name) => name.startsWith("access-control-"))).toEqual([]);
