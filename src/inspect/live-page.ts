@@ -171,9 +171,11 @@ source.addEventListener("lifecycle", (e) => {
 });
 source.addEventListener("dropped", (e) => {
   const gap = JSON.parse(e.data);
-  dropped += gap.to - gap.from + 1;
-  if (gap.to > lastId) lastId = gap.to;
-  notice("… events " + gap.from + "–" + gap.to + " were dropped before this page received them", "gap");
+  if (!(gap.to > lastId)) return;
+  const from = Math.max(gap.from, lastId + 1);
+  dropped += gap.to - from + 1;
+  lastId = gap.to;
+  notice("… events " + from + "–" + gap.to + " were dropped before this page received them", "gap");
   showDropped();
 });
 source.addEventListener("end", (e) => {

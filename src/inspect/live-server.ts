@@ -175,7 +175,8 @@ export async function serveInspector(
 		}
 		const resume = window.since(parseLastEventId(request.headers["last-event-id"]));
 		let text = "retry: 1000\n\n";
-		if (resume.dropped) text += `event: dropped\ndata: ${JSON.stringify(resume.dropped)}\n\n`;
+		// With the last dropped id as its id: a page that reconnects right after it is not told twice.
+		if (resume.dropped) text += `id: ${resume.dropped.to}\nevent: dropped\ndata: ${JSON.stringify(resume.dropped)}\n\n`;
 		for (const live of resume.events) text += frame(live);
 		if (ended) {
 			response.end(text + endFrame("disposed"));

@@ -182,16 +182,26 @@ describe("serveInspector: the event stream", () => {
 		await fresh.until(() => fresh.ids().length === 5);
 		const last = fresh.ids().at(-1)!;
 		expect(last).toBeGreaterThan(earlyLast + 5);
-		expect(fresh.frames[0]).toEqual({ event: "dropped", data: JSON.stringify({ from: 1, to: last - 5 }) });
+		expect(fresh.frames[0]).toEqual({
+			id: String(last - 5),
+			event: "dropped",
+			data: JSON.stringify({ from: 1, to: last - 5 }),
+		});
 		expect(fresh.ids()).toEqual([last - 4, last - 3, last - 2, last - 1, last]);
 		const resumed = await openStream(inspector.url, { lastEventId: String(earlyLast) });
 		await resumed.until(() => resumed.ids().length === 5);
 		expect(resumed.frames[0]).toEqual({
+			id: String(last - 5),
 			event: "dropped",
 			data: JSON.stringify({ from: earlyLast + 1, to: last - 5 }),
 		});
+		// Reconnecting right after the notice (its id is the last dropped one): not told twice.
+		const again = await openStream(inspector.url, { lastEventId: String(last - 5) });
+		await again.until(() => again.ids().length === 5);
+		expect(again.frames.map((f) => f.event)).toEqual(Array(5).fill("lifecycle"));
 		fresh.close();
 		resumed.close();
+		again.close();
 	});
 });
 
