@@ -17,6 +17,7 @@ import type { CliOutput } from "./print-mode.js";
  *
  * @example
  * ```ts
+ * declare const out: { stdout(text: string): void; stderr(text: string): void };
  * const inspector = await startCliInspector(runtime, undefined, out); // stderr: Inspector: http://127.0.0.1:…/…/
  * await runtime.dispose();
  * await inspector.close();
