@@ -11,6 +11,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { fetchRaw, messages, openStream } from "../inspect/live-helpers.js";
 import { CLI_FROM_SOURCES, trackChild, useCliProject } from "./helpers.js";
+import { Repl } from "./interactive.helpers.js";
 
 const cli = useCliProject("settle-inspect-");
 
@@ -44,6 +45,9 @@ function start(args: string[]) {
 	const exited = trackChild(child).then((code) => ({ code, stdout, stderr }));
 	return { child, url, exited };
 }
+
+const settledCount = (frames: Parameters<typeof messages>[0]) =>
+	messages(frames).filter((m) => m.kind === "emitted" && m.line.includes("operation_settled")).length;
 
 describe("settle --inspect", () => {
 	it("-p: prints the URL, serves the page and the live stream while the run is held, and closes at exit", async () => {
@@ -100,6 +104,32 @@ describe("settle --inspect", () => {
 		run.child.stdin.end();
 		await stream.ended;
 		expect((await run.exited).code).toBe(0);
+	});
+
+	it("-i: the stream follows the chat across /new (the replacing session is followed)", async () => {
+		const chat = new Repl(["--faux", "--inspect"], { cwd: cli.project, agentDir: cli.agentDir });
+		const url = await new Promise<string>((resolve) => {
+			const read = () => {
+				const found = /^Inspector: (\S+)$/m.exec(chat.stderr);
+				if (found) resolve(found[1]!);
+			};
+			chat.child.stderr.on("data", read);
+			read();
+		});
+		const stream = await openStream(url);
+		await chat.idle(0);
+		await chat.say("the first session", "the first session\n>");
+		expect(await chat.say("/new")).toMatch(/^New session /m);
+		await chat.say("the second session", "the second session\n>");
+		await stream.until((frames) => settledCount(frames) === 2);
+		const sent = messages(stream.frames);
+		const starts = sent.flatMap((m, i) =>
+			m.machine === "promptOperation" && m.state === "idle" && m.line.includes("(inspect)") ? [i] : [],
+		);
+		expect(starts).toHaveLength(2);
+		expect(sent.slice(starts[0], starts[1]).some((m) => m.machine === "runtime" && m.state === "rebinding")).toBe(true);
+		expect(await chat.end()).toBe(0);
+		await stream.ended;
 	});
 
 	it("a bad port is a usage error (exit 2); a taken port is named (exit 2); --inspect needs a run", async () => {
