@@ -99,7 +99,10 @@ export async function serveInspector(
 	};
 	const send = (response: ServerResponse, text: string) => {
 		response.write(text);
-		if (response.writableLength > MAX_BUFFERED_BYTES) response.end();
+		if (response.writableLength <= MAX_BUFFERED_BYTES) return;
+		// Not written to again: it reconnects with its last id and gets the rest from the window.
+		clients.delete(response);
+		response.end();
 	};
 	/** Tells a page to stop reconnecting: the target was disposed, or the inspector closed. */
 	const endFrame = (reason: "disposed" | "closed") => `event: end\ndata: {"reason":"${reason}"}\n\n`;
