@@ -266,7 +266,11 @@ describe("serveInspector: the end", () => {
 		const tracker = new CollectionTracker();
 		let harness: Harness | undefined = await createHarness();
 		harness.setResponses([fauxAssistantMessage("ok")]);
+		// The session's live inspection subscriptions (private: what a subscription left behind costs per event).
+		const live = (session: unknown) => (session as { inspections: { live: Set<unknown> } }).inspections.live.size;
+		const subscriptions = live(harness.session);
 		const server = await serveInspector(harness.session);
+		expect(live(harness.session)).toBe(subscriptions + 1);
 		const port = portOf(server.url);
 		const stream = await openStream(server.url);
 		await harness.session.prompt("hi");
@@ -274,6 +278,7 @@ describe("serveInspector: the end", () => {
 		await server.close();
 		await stream.ended;
 		expect(stream.frames.at(-1)).toEqual({ event: "end", data: '{"reason":"closed"}' });
+		expect(live(harness.session)).toBe(subscriptions);
 		await server.close(); // twice is fine
 		// The port is free: something else can listen on it.
 		const other = createServer();
