@@ -28,14 +28,6 @@ export {
 } from "./lifecycle-inspector.js";
 export { type InspectorServer, type InspectorServerOptions, serveInspector } from "./live-server.js";
 export {
-	createLiveEventWindow,
-	LIVE_INSPECTOR_MAX_EVENTS,
-	type LiveEvent,
-	type LiveEventWindow,
-	type LiveResume,
-	parseLastEventId,
-} from "./live-window.js";
-export {
 	allStates,
 	allTransitions,
 	describeMachine,

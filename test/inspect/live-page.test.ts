@@ -4,6 +4,7 @@
  * held while the page is looked at. The diagram follows live, stays put when the user steps back,
  * and "follow live" brings it back; session text stays text; the CSP lets only the page's script run.
  */
+import { connect, createServer, type Socket } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
 import { type InspectorServer, serveInspector } from "../../src/inspect/live-server.js";
 import { fauxAssistantMessage } from "../../src/llm/faux.js";
@@ -22,6 +23,57 @@ afterEach(async () => {
 	inspector = undefined;
 	h = undefined;
 });
+
+/**
+ * A TCP relay in front of the inspector that can cut every connection and refuse new ones until
+ * healed — a dropped network, for the browser's own EventSource reconnection. It rewrites the Host
+ * header to the inspector's (the browser names the relay's port) and records each request's
+ * `Last-Event-ID`.
+ */
+async function relay(target: number) {
+	const sockets = new Set<Socket>();
+	const lastEventIds: (string | undefined)[] = [];
+	let cut = false;
+	const server = createServer((client) => {
+		if (cut) return void client.destroy();
+		const upstream = connect(target, "127.0.0.1");
+		sockets.add(client).add(upstream);
+		client.on("data", (chunk) => {
+			const text = chunk.toString("latin1");
+			for (const request of text.matchAll(/^GET [^\r\n]*\r\n([\s\S]*?)\r\n\r\n/gm)) {
+				lastEventIds.push(/^last-event-id: *(.*)$/im.exec(request[1]!)?.[1]?.trim());
+			}
+			upstream.write(Buffer.from(text.replace(/^host: *127\.0\.0\.1:\d+/im, `Host: 127.0.0.1:${target}`), "latin1"));
+		});
+		upstream.on("data", (chunk) => client.write(chunk));
+		const end = () => {
+			client.destroy();
+			upstream.destroy();
+			sockets.delete(client);
+			sockets.delete(upstream);
+		};
+		client.on("close", end).on("error", end);
+		upstream.on("close", end).on("error", end);
+	});
+	await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+	const port = (server.address() as { port: number }).port;
+	return {
+		port,
+		lastEventIds,
+		cut() {
+			cut = true;
+			for (const socket of sockets) socket.destroy();
+		},
+		heal() {
+			cut = false;
+		},
+		close: () =>
+			new Promise<void>((resolve) => {
+				for (const socket of sockets) socket.destroy();
+				server.close(() => resolve());
+			}),
+	};
+}
 
 const MARKUP = `<img src=x onerror="document.title='pwned'">`;
 
@@ -142,5 +194,37 @@ describe("the live inspector page", () => {
 		);
 		await view.until("promptOperation.idle");
 		expect(view.problems).toEqual([]);
+	});
+
+	it("after a dropped connection the browser reconnects with Last-Event-ID: every event once, none missing", async () => {
+		h = await createHarness();
+		h.setResponses([fauxAssistantMessage("one"), fauxAssistantMessage("two"), fauxAssistantMessage("three")]);
+		inspector = await serveInspector(h.session);
+		const network = await relay(Number(new URL(inspector.url).port));
+		try {
+			const view = await openPage(inspector.url.replace(/:\d+\//, `:${network.port}/`));
+			await view.page.locator("#status", { hasText: "live" }).waitFor();
+			await h.session.prompt("one");
+			await view.page.locator("li.kind-emitted", { hasText: "operation_settled" }).waitFor();
+			const before = await view.lastId();
+			network.cut();
+			await view.page.locator("#status", { hasText: "reconnecting" }).waitFor();
+			await h.session.prompt("two"); // while the page is disconnected
+			network.heal();
+			await h.session.prompt("three");
+			await view.page.locator("li.kind-emitted", { hasText: "operation_settled" }).nth(2).waitFor();
+			await view.page.locator("#status", { hasText: "live" }).waitFor();
+			const ids = await view.page.$$eval("li[data-id]", (items) =>
+				items.map((li) => Number(li.getAttribute("data-id"))),
+			);
+			expect(ids).toEqual(Array.from({ length: ids.length }, (_, i) => i + 1));
+			expect(await view.page.locator("li.gap").count()).toBe(0);
+			// The page asked from where it was: the first request without an id, the reconnection with its last one.
+			expect(network.lastEventIds.filter((id) => id !== undefined)).toContain(String(before));
+			// Only the cut connection itself is reported (and any attempt refused while cut).
+			expect(view.problems.filter((p) => !/^Failed to load resource: net::ERR_[A-Z_]+$/.test(p))).toEqual([]);
+		} finally {
+			await network.close();
+		}
 	});
 });
