@@ -152,6 +152,16 @@ function add(id, message) {
     showDropped();
   }
 }
+// Painted once per frame, not once per event: a page that loads 10 000 events lays out once.
+let scheduled = false;
+function schedule() {
+  if (scheduled) return;
+  scheduled = true;
+  requestAnimationFrame(() => {
+    scheduled = false;
+    update();
+  });
+}
 function update() {
   countText.textContent = recs.length + " events";
   tabs.forEach((b) => { b.textContent = b.dataset.machine + " · " + (counts.get(b.dataset.machine) || 0) + " events"; });
@@ -167,7 +177,7 @@ source.addEventListener("lifecycle", (e) => {
   if (!(id > lastId)) return;
   lastId = id;
   add(id, JSON.parse(e.data));
-  update();
+  schedule();
 });
 source.addEventListener("dropped", (e) => {
   const gap = JSON.parse(e.data);
