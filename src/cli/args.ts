@@ -62,6 +62,10 @@ export interface ParsedArgs {
 	trace?: string;
 	/** `settle trace <file> -o <out.html>`. */
 	traceOutput?: string;
+	/** `--inspect` (or `--inspect-port`): serve the live inspector for the run. */
+	inspect: boolean;
+	/** `--inspect-port <n>`: its port on 127.0.0.1 (0 or absent: a free one). */
+	inspectPort?: number;
 	/** `--export <session.jsonl> [output.html]`: write the session as HTML and exit (pi's option). */
 	export?: string;
 	unknownFlags: UnknownFlag[];
@@ -82,6 +86,7 @@ const VALUE_OPTIONS = new Set([
 	"--extension",
 	"-e",
 	"--trace",
+	"--inspect-port",
 	"--export",
 ]);
 /** `settle trace <file> -o <out.html>` (elsewhere `-o` stays an unknown option, as in pi). */
@@ -109,6 +114,7 @@ export function parseArgs(argv: readonly string[]): ParsedArgs {
 		faux: false,
 		extensions: [],
 		noExtensions: false,
+		inspect: false,
 		unknownFlags: [],
 		diagnostics: [],
 	};
@@ -188,6 +194,9 @@ export function parseArgs(argv: readonly string[]): ParsedArgs {
 			case "--faux":
 				result.faux = true;
 				continue;
+			case "--inspect":
+				result.inspect = true;
+				continue;
 			case "--no-extensions":
 			case "-ne":
 				result.noExtensions = true;
@@ -261,6 +270,16 @@ function applyValueOption(result: ParsedArgs, option: string, value: string): vo
 		case "--trace":
 			result.trace = value;
 			return;
+		case "--inspect-port":
+			result.inspect = true;
+			if (/^\d{1,5}$/.test(value) && Number(value) <= 65_535) result.inspectPort = Number(value);
+			else {
+				result.diagnostics.push({
+					type: "error",
+					message: `Invalid --inspect-port "${value}": give a port number from 0 to 65535 (0 picks a free port).`,
+				});
+			}
+			return;
 		case "--export":
 			result.export = value;
 			return;
@@ -330,6 +349,12 @@ function checkTraceOptions(result: ParsedArgs): void {
 			type: "error",
 			message:
 				"--trace records a prompt run: use it with -p, --json or --rpc (settle trace <file> renders a saved trace).",
+		});
+	}
+	if (result.inspect && (result.command !== undefined || result.listModels !== undefined)) {
+		result.diagnostics.push({
+			type: "error",
+			message: "--inspect watches a prompt run live: use it with -p, --json, --rpc or -i.",
 		});
 	}
 }

@@ -60,6 +60,9 @@ Options:
   --list-models [search]        List the models you have credentials for (provider/id), and exit
   --trace <file>                Save the run's lifecycle trace (states, retries, compactions) as JSON when
                                 settle ends, also on a signal or an error; view it with settle trace <file>
+  --inspect                     Watch the run's lifecycle live in a browser: prints "Inspector: <url>" on
+                                stderr (127.0.0.1 only, the URL's token is the key) and serves until exit
+  --inspect-port <n>            Port of the live inspector (implies --inspect; default 0: a free port)
   -h, --help                    Show this help
   -v, --version                 Show the version
 

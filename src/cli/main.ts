@@ -15,6 +15,7 @@ import { type CliMode, type ParsedArgs, parseArgs } from "./args.js";
 import { runDemo } from "./demo.js";
 import { EXIT_FAILURE, EXIT_OK, EXIT_USAGE, helpText } from "./help.js";
 import { CliError, oneLine, startHost } from "./host.js";
+import { startCliInspector } from "./inspect.js";
 import { runInteractiveMode, startsInteractive } from "./interactive-mode.js";
 import type { CliOutput } from "./print-mode.js";
 import { runPrintMode } from "./print-mode.js";
@@ -89,47 +90,53 @@ export async function main(argv: readonly string[], out: CliOutput = processOutp
 		const host = await startHost(args);
 		const { runtime } = host;
 		trace?.follow(runtime);
-		const files = await fileArgumentsPrompt(fileArguments, runtime.services.settingsManager.getImageAutoResize());
-		let messages = host.messages;
-		// As pi: the @files' text goes before the first prompt (it ends with a newline), or is the prompt.
-		if (files.text) messages = [`${files.text}${messages[0] ?? ""}`, ...messages.slice(1)];
-		if (readsPrompt) {
-			// As pi: piped text (trimmed) is the prompt, or goes before the first prompt (`cat log | settle -p "why?"`).
-			piped ??= await readPipedStdin();
-			const stdinText = piped?.trim();
-			if (messages.length === 0) {
-				if (!stdinText) {
-					await runtime.dispose();
-					return noPrompt();
-				}
-				messages = [stdinText];
-			} else if (stdinText) {
-				messages = [`${stdinText}\n\n${messages[0]}`, ...messages.slice(1)];
-			}
-		}
-		for (const warning of host.warnings) out.stderr(`Warning: ${oneLine(warning.message)}\n`);
-		const noModel = runtime.session.model === undefined;
-		if (runtime.modelFallbackMessage && (!noModel || !readsPrompt)) {
-			out.stderr(`Warning: ${runtime.modelFallbackMessage}\n`);
-		}
-		// Signals and a closed stdout end the process cleanly while it runs (the real process only).
-		const release = out === processOutput && mode !== "interactive" ? guardRuntime(runtime) : () => {};
+		// Served for the whole run, closed after the runtime is disposed (the page then says it ended).
+		const inspector = args.inspect ? await startCliInspector(runtime, args.inspectPort, out) : undefined;
 		try {
-			if (mode === "rpc") return await runRpcMode(runtime, process.stdin, out);
-			if (mode === "interactive") {
-				const handleSignals = out === processOutput;
-				return await runInteractiveMode(runtime, { messages, images: files.images, handleSignals }, out);
+			const files = await fileArgumentsPrompt(fileArguments, runtime.services.settingsManager.getImageAutoResize());
+			let messages = host.messages;
+			// As pi: the @files' text goes before the first prompt (it ends with a newline), or is the prompt.
+			if (files.text) messages = [`${files.text}${messages[0] ?? ""}`, ...messages.slice(1)];
+			if (readsPrompt) {
+				// As pi: piped text (trimmed) is the prompt, or goes before the first prompt (`cat log | settle -p "why?"`).
+				piped ??= await readPipedStdin();
+				const stdinText = piped?.trim();
+				if (messages.length === 0) {
+					if (!stdinText) {
+						await runtime.dispose();
+						return noPrompt();
+					}
+					messages = [stdinText];
+				} else if (stdinText) {
+					messages = [`${stdinText}\n\n${messages[0]}`, ...messages.slice(1)];
+				}
 			}
-			if (noModel) {
-				out.stderr(`Error: ${runtime.modelFallbackMessage ?? "No model selected."}\n`);
-				return EXIT_FAILURE;
+			for (const warning of host.warnings) out.stderr(`Warning: ${oneLine(warning.message)}\n`);
+			const noModel = runtime.session.model === undefined;
+			if (runtime.modelFallbackMessage && (!noModel || !readsPrompt)) {
+				out.stderr(`Warning: ${runtime.modelFallbackMessage}\n`);
 			}
-			return await runPrintMode(runtime, { mode, messages, images: files.images }, out);
+			// Signals and a closed stdout end the process cleanly while it runs (the real process only).
+			const release = out === processOutput && mode !== "interactive" ? guardRuntime(runtime) : () => {};
+			try {
+				if (mode === "rpc") return await runRpcMode(runtime, process.stdin, out);
+				if (mode === "interactive") {
+					const handleSignals = out === processOutput;
+					return await runInteractiveMode(runtime, { messages, images: files.images, handleSignals }, out);
+				}
+				if (noModel) {
+					out.stderr(`Error: ${runtime.modelFallbackMessage ?? "No model selected."}\n`);
+					return EXIT_FAILURE;
+				}
+				return await runPrintMode(runtime, { mode, messages, images: files.images }, out);
+			} finally {
+				release();
+				await runtime.dispose();
+				// Throws a CliError (exit 1) when the file cannot be written.
+				trace?.save();
+			}
 		} finally {
-			release();
-			await runtime.dispose();
-			// Throws a CliError (exit 1) when the file cannot be written.
-			trace?.save();
+			await inspector?.close();
 		}
 	} catch (error) {
 		if (error instanceof CliError) {

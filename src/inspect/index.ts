@@ -27,6 +27,7 @@ export {
 	stateValuePath,
 	toJsonValue,
 } from "./lifecycle-inspector.js";
+export { type InspectorServer, type InspectorServerOptions, serveInspector } from "./live-server.js";
 export {
 	allStates,
 	allTransitions,

@@ -115,6 +115,11 @@ export interface LifecycleInspectorOptions {
 	now?: () => number;
 	/** Domain details for state changes; default: built-in ones for Settle's machines, `{}` otherwise. */
 	details?: (machineId: string, context: unknown) => LifecycleDetails;
+	/**
+	 * `session.inspect()` / `runtime.inspect()` only: called once when the stream ends because the
+	 * session or runtime was disposed (not when you unsubscribe), after its last event.
+	 */
+	onEnd?: () => void;
 }
 
 interface SnapshotLike {

@@ -21,10 +21,14 @@ export interface InspectionSubscription {
  */
 export class InspectionSubscriptionSet {
 	private readonly live = new Set<InspectionSubscription>();
+	private readonly ends = new WeakMap<InspectionSubscription, () => void>();
 	private closed = false;
 
-	/** Wraps `inner`; after {@link closeAll} the new handle is closed at once. */
-	add(inner: InspectionSubscription): InspectionSubscription {
+	/**
+	 * Wraps `inner`; after {@link closeAll} the new handle is closed at once. `onEnd` is called once
+	 * when {@link closeAll} ends the subscription (the owner was disposed), not on `unsubscribe()`.
+	 */
+	add(inner: InspectionSubscription, onEnd?: () => void): InspectionSubscription {
 		const live = this.live;
 		let current: InspectionSubscription | undefined = inner;
 		const handle: InspectionSubscription = {
@@ -37,8 +41,20 @@ export class InspectionSubscriptionSet {
 			},
 		};
 		live.add(handle);
-		if (this.closed) handle.unsubscribe();
+		if (onEnd) this.ends.set(handle, onEnd);
+		if (this.closed) this.end(handle);
 		return handle;
+	}
+
+	private end(handle: InspectionSubscription): void {
+		const onEnd = this.ends.get(handle);
+		this.ends.delete(handle);
+		handle.unsubscribe();
+		try {
+			onEnd?.();
+		} catch {
+			// the observer's problem; the owner's dispose goes on
+		}
 	}
 
 	/** Ends every subscription; later ones end at once. Must not throw. */
@@ -46,7 +62,7 @@ export class InspectionSubscriptionSet {
 		this.closed = true;
 		for (const handle of [...this.live]) {
 			try {
-				handle.unsubscribe();
+				this.end(handle);
 			} catch {
 				// an XState unsubscribe does not throw; nothing else to undo
 			}

@@ -77,51 +77,15 @@ export function renderTraceHtml(
 		.replace(/</g, "\\u003c")
 		.replace(/\u2028|\u2029/g, "");
 	const svgOptions = options.regenerateCommand ? { regenerateCommand: options.regenerateCommand } : {};
-	const sections = diagrams
-		.map((diagram, index) => {
-			const svg = toSvg(diagram, svgOptions).replace(
-				/^<svg /,
-				`<svg id="${index === 0 ? "machine" : `machine-${esc(diagram.id)}`}" `,
-			);
-			return `<section class="machine" data-machine="${esc(diagram.id)}"${diagram.id === shown ? "" : " hidden"}>\n${svg}\n</section>`;
-		})
-		.join("\n");
-	const tabs = tabbed
-		? `<nav class="machines" aria-label="machine">${diagrams
-				.map(
-					(diagram, index) =>
-						`<button type="button" class="m${index}" data-machine="${esc(diagram.id)}" aria-pressed="${diagram.id === shown}">${esc(diagram.id)} · ${counts.get(diagram.id) ?? 0} events</button>`,
-				)
-				.join("")}</nav>`
-		: "";
+	const sections = diagramSections(diagrams, shown, svgOptions);
+	const tabs = tabbed ? machineTabs(diagrams, shown, (id) => counts.get(id) ?? 0) : "";
 	return `<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
 <title>${esc(title)}</title>
 <style>
-body{margin:0;font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:12px;color:#1a202c}
-header{padding:10px 16px;border-bottom:1px solid #e2e8f0}
-h1{font-size:16px;margin:0 0 4px}
-main{display:flex;height:calc(100vh - ${tabbed ? 92 : 64}px)}
-.diagram{flex:3;overflow:auto;border-right:1px solid #e2e8f0}
-.events{flex:2;overflow:auto;margin:0;padding:0;list-style:none}
-.events li{padding:2px 8px;white-space:pre;cursor:pointer;border-bottom:1px solid #f7fafc}
-.events li:hover{background:#f7fafc}
-.events li.selected{background:#fefcbf}
-.events li.other{opacity:.45}
-.events li.kind-state{font-weight:bold}
-.events li.kind-emitted{color:#2b6cb0}
-.events li.kind-delay{color:#805ad5}
-.events li.kind-actor{color:#4a5568}
-nav.machines{margin-top:6px;display:flex;gap:6px}
-nav.machines button{font:inherit;padding:2px 8px;border:1px solid #cbd5e0;background:#fff;border-radius:4px;cursor:pointer}
-nav.machines button[aria-pressed=true]{background:#2d3748;color:#fff;border-color:#2d3748}
-.tag{display:inline-block;min-width:9em;font-weight:normal}
-.tag.m0{color:#2c7a7b}.tag.m1{color:#c05621}.tag.m2{color:#6b46c1}
-g.visited>rect.state,g.visited>rect.cluster{fill:#ebf8ff}
-g.current>rect.state,g.current>rect.cluster{stroke:#d53f8c;stroke-width:3}
-</style>
+${viewerStyle(tabbed)}</style>
 </head>
 <body>
 <header><h1>${esc(title)}</h1><div>${trace.events.length} events${trace.dropped ? `, ${trace.dropped} earlier events dropped` : ""} · click an event or use ↑/↓${tabbed ? " (they step through the chosen machine's events)" : ""}</div>${tabs}</header>
@@ -196,6 +160,63 @@ select(items.length - 1, false);
 </body>
 </html>
 `;
+}
+
+/** The viewer's stylesheet (shared by the offline viewer and the live inspector page). */
+export function viewerStyle(tabbed: boolean): string {
+	return `body{margin:0;font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:12px;color:#1a202c}
+header{padding:10px 16px;border-bottom:1px solid #e2e8f0}
+h1{font-size:16px;margin:0 0 4px}
+main{display:flex;height:calc(100vh - ${tabbed ? 92 : 64}px)}
+.diagram{flex:3;overflow:auto;border-right:1px solid #e2e8f0}
+.events{flex:2;overflow:auto;margin:0;padding:0;list-style:none}
+.events li{padding:2px 8px;white-space:pre;cursor:pointer;border-bottom:1px solid #f7fafc}
+.events li:hover{background:#f7fafc}
+.events li.selected{background:#fefcbf}
+.events li.other{opacity:.45}
+.events li.kind-state{font-weight:bold}
+.events li.kind-emitted{color:#2b6cb0}
+.events li.kind-delay{color:#805ad5}
+.events li.kind-actor{color:#4a5568}
+nav.machines{margin-top:6px;display:flex;gap:6px}
+nav.machines button{font:inherit;padding:2px 8px;border:1px solid #cbd5e0;background:#fff;border-radius:4px;cursor:pointer}
+nav.machines button[aria-pressed=true]{background:#2d3748;color:#fff;border-color:#2d3748}
+.tag{display:inline-block;min-width:9em;font-weight:normal}
+.tag.m0{color:#2c7a7b}.tag.m1{color:#c05621}.tag.m2{color:#6b46c1}
+g.visited>rect.state,g.visited>rect.cluster{fill:#ebf8ff}
+g.current>rect.state,g.current>rect.cluster{stroke:#d53f8c;stroke-width:3}
+`;
+}
+
+/** One `<section>` per machine with its SVG diagram; only `shown` is visible. */
+export function diagramSections(
+	diagrams: readonly AnyStateMachine[],
+	shown: string,
+	svgOptions: { regenerateCommand?: string } = {},
+): string {
+	return diagrams
+		.map((diagram, index) => {
+			const svg = toSvg(diagram, svgOptions).replace(
+				/^<svg /,
+				`<svg id="${index === 0 ? "machine" : `machine-${esc(diagram.id)}`}" `,
+			);
+			return `<section class="machine" data-machine="${esc(diagram.id)}"${diagram.id === shown ? "" : " hidden"}>\n${svg}\n</section>`;
+		})
+		.join("\n");
+}
+
+/** The machine tabs: one button per diagram, `<id> · <n> events`. */
+export function machineTabs(
+	diagrams: readonly AnyStateMachine[],
+	shown: string,
+	count: (machine: string) => number,
+): string {
+	return `<nav class="machines" aria-label="machine">${diagrams
+		.map(
+			(diagram, index) =>
+				`<button type="button" class="m${index}" data-machine="${esc(diagram.id)}" aria-pressed="${diagram.id === shown}">${esc(diagram.id)} · ${count(diagram.id)} events</button>`,
+		)
+		.join("")}</nav>`;
 }
 
 function esc(text: string): string {

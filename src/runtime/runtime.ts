@@ -248,8 +248,9 @@ export class AgentSessionRuntime {
 	 * ```
 	 */
 	inspect(observer: LifecycleObserver, options: LifecycleInspectorOptions = {}): { unsubscribe(): void } {
+		const { onEnd, ...rest } = options;
 		// Through the handle the actor system reaches the runtime and its last session: dispose() detaches it.
-		return this.inspections.add(inspectActor(this.actor, observer, options));
+		return this.inspections.add(inspectActor(this.actor, observer, rest), onEnd);
 	}
 
 	/**
@@ -270,19 +271,39 @@ export class AgentSessionRuntime {
 	 */
 	trace(options: TraceRecorderOptions = {}): RuntimeTrace {
 		const recorder = createTraceRecorder(options);
-		const runtimeSubscription = this.inspect(recorder.observer);
-		let sessionSubscription = this.session.inspect(recorder.observer);
+		const subscription = this.inspectSessions(recorder.observer);
+		return Object.assign(recorder, { stop: () => subscription.unsubscribe() });
+	}
+
+	/**
+	 * Streams the runtime machine's inspection events and the current session's, and goes on with
+	 * each session that replaces it (from its replacement on) — what {@link trace} records and the
+	 * live inspector (`serveInspector` of `settle/inspect`) shows. `options.onEnd` is called when the
+	 * runtime is disposed (a replaced session's end does not end the stream).
+	 *
+	 * @example
+	 * ```ts
+	 * const subscription = runtime.inspectSessions((e) => console.log(e.machine, e.kind));
+	 * await runtime.session.prompt("hi"); // promptOperation state …
+	 * await runtime.newSession(); // runtime state beforeSwitch …, then the new session's events
+	 * subscription.unsubscribe();
+	 * ```
+	 */
+	inspectSessions(observer: LifecycleObserver, options: LifecycleInspectorOptions = {}): { unsubscribe(): void } {
+		const { onEnd: _sessionEnd, ...sessionOptions } = options;
+		const runtimeSubscription = this.inspect(observer, options);
+		let sessionSubscription = this.session.inspect(observer, sessionOptions);
 		const off = this.onSessionReplaced(({ session }) => {
 			sessionSubscription.unsubscribe();
-			sessionSubscription = session.inspect(recorder.observer);
+			sessionSubscription = session.inspect(observer, sessionOptions);
 		});
-		return Object.assign(recorder, {
-			stop: () => {
+		return {
+			unsubscribe: () => {
 				off();
 				runtimeSubscription.unsubscribe();
 				sessionSubscription.unsubscribe();
 			},
-		});
+		};
 	}
 
 	/**

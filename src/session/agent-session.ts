@@ -580,8 +580,9 @@ export class AgentSession {
 	inspect(observer: LifecycleObserver, options: LifecycleInspectorOptions = {}): { unsubscribe(): void } {
 		const clock = this.clock as { now?: () => number } | undefined;
 		const now = typeof clock?.now === "function" ? () => clock.now!() : undefined;
+		const { onEnd, ...rest } = options;
 		// Through the handle the actor system reaches the whole session: dispose() detaches it.
-		return this.inspections.add(inspectActor(this.actor, observer, now ? { now, ...options } : options));
+		return this.inspections.add(inspectActor(this.actor, observer, now ? { now, ...rest } : rest), onEnd);
 	}
 
 	/**

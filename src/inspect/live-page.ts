@@ -1,0 +1,258 @@
+/**
+ * The live inspector's page: the trace viewer's diagrams, tabs and event list, filled from a
+ * Server-Sent Events stream (`events`, relative to the page) instead of a saved trace. The script is
+ * a constant (no data inlined), allowed by its hash in the Content-Security-Policy; event text only
+ * ever reaches the page through `textContent`, so nothing a session says can become markup.
+ */
+import { createHash } from "node:crypto";
+import type { AnyStateMachine } from "xstate";
+import { diagramSections, machineTabs, viewerStyle } from "./trace-viewer.js";
+
+/** What the server sends for one event (`data:` of an SSE `lifecycle` message). */
+export interface LiveEventMessage {
+	/** Machine id of the event (`promptOperation`, `runtime`). */
+	machine: string;
+	kind: string;
+	/** `formatLifecycleEvent` of the event, times relative to the stream's first event. */
+	line: string;
+	/** The state entered, for a `state` event; null otherwise. */
+	state: string | null;
+	/** A state event from nowhere: a new actor of that machine (a replacing session), its visited states start over. */
+	start: boolean;
+}
+
+/** Page behaviour: follow the newest event until the user steps back; the server's notices (dropped ids, end). */
+const LIVE_JS = `"use strict";
+const MAX = 10000;
+const list = document.getElementById("events");
+const statusText = document.getElementById("status");
+const countText = document.getElementById("count");
+const droppedText = document.getElementById("dropped");
+const followButton = document.getElementById("follow");
+const sections = [...document.querySelectorAll("section.machine")];
+const machines = sections.map((s) => s.dataset.machine);
+const tabs = [...document.querySelectorAll("nav.machines button")];
+const groups = new Map([...document.querySelectorAll("g[data-state]")].map((g) => [g.dataset.state, g]));
+const tabbed = machines.length > 1;
+let shown = (sections.find((s) => !s.hidden) || sections[0]).dataset.machine;
+const recs = [];
+const counts = new Map();
+const live = new Map();
+let selected = -1;
+let following = true;
+let lastId = 0;
+let dropped = 0;
+const ids = (machine, path) => path.split(".").map((_, i, parts) => machine + "." + parts.slice(0, i + 1).join("."));
+function paint(current, visited) {
+  for (const [id, g] of groups) {
+    g.classList.toggle("visited", visited.has(id));
+    g.classList.toggle("current", current.includes(id));
+  }
+  const innermost = groups.get(current[current.length - 1]);
+  if (innermost) innermost.scrollIntoView({ block: "nearest", inline: "nearest" });
+}
+function mark() {
+  if (following) {
+    const state = live.get(shown);
+    return paint(state ? state.current : [], state ? state.visited : new Set());
+  }
+  const visited = new Set();
+  let current = [];
+  for (let j = 0; j <= selected; j++) {
+    const rec = recs[j];
+    if (rec.machine !== shown) continue;
+    if (rec.start) visited.clear();
+    if (rec.state === null) continue;
+    current = ids(shown, rec.state);
+    current.forEach((id) => visited.add(id));
+  }
+  paint(current, visited);
+}
+function show(machine) {
+  if (!machines.includes(machine)) return;
+  shown = machine;
+  sections.forEach((s) => { s.hidden = s.dataset.machine !== machine; });
+  tabs.forEach((b) => b.setAttribute("aria-pressed", String(b.dataset.machine === machine)));
+  if (tabbed) recs.forEach((rec) => rec.li.classList.toggle("other", rec.machine !== machine));
+  mark();
+}
+function highlight(i) {
+  if (selected >= 0 && recs[selected]) recs[selected].li.classList.remove("selected");
+  selected = i;
+  if (recs[i]) {
+    recs[i].li.classList.add("selected");
+    recs[i].li.scrollIntoView({ block: "nearest" });
+  }
+}
+function setFollowing(on) {
+  following = on;
+  followButton.hidden = on;
+}
+function select(i) {
+  if (i < 0 || i >= recs.length) return;
+  setFollowing(false);
+  highlight(i);
+  if (tabbed && recs[i].machine !== shown && machines.includes(recs[i].machine)) show(recs[i].machine);
+  else mark();
+}
+function step(direction) {
+  for (let j = selected + direction; j >= 0 && j < recs.length; j += direction) {
+    if (!tabbed || recs[j].machine === shown) return select(j);
+  }
+}
+function follow() {
+  setFollowing(true);
+  highlight(recs.length - 1);
+  mark();
+}
+function apply(rec) {
+  counts.set(rec.machine, (counts.get(rec.machine) || 0) + 1);
+  if (rec.state === null) return;
+  let state = live.get(rec.machine);
+  if (!state || rec.start) {
+    state = { current: [], visited: new Set() };
+    live.set(rec.machine, state);
+  }
+  state.current = ids(rec.machine, rec.state);
+  state.current.forEach((id) => state.visited.add(id));
+}
+function notice(text, cls) {
+  const li = document.createElement("li");
+  li.className = cls;
+  li.textContent = text;
+  list.append(li);
+}
+function showDropped() {
+  droppedText.hidden = dropped === 0;
+  droppedText.textContent = ", " + dropped + " older events dropped (only the newest are kept)";
+}
+function add(id, message) {
+  const li = document.createElement("li");
+  li.dataset.id = String(id);
+  li.className = "kind-" + message.kind;
+  if (tabbed) {
+    const tag = document.createElement("span");
+    tag.className = "tag m" + machines.indexOf(message.machine);
+    tag.textContent = message.machine;
+    li.append(tag, " ");
+    if (message.machine !== shown) li.classList.add("other");
+  }
+  li.append(message.line);
+  const rec = { id, machine: message.machine, state: message.state, start: message.start, li };
+  li.addEventListener("click", () => select(recs.indexOf(rec)));
+  list.append(li);
+  recs.push(rec);
+  apply(rec);
+  if (recs.length > MAX) {
+    const gone = recs.shift();
+    while (list.firstChild && list.firstChild !== gone.li) list.firstChild.remove();
+    gone.li.remove();
+    selected--;
+    dropped++;
+    showDropped();
+  }
+}
+// Painted once per frame, not once per event: a page that loads 10 000 events lays out once.
+let scheduled = false;
+function schedule() {
+  if (scheduled) return;
+  scheduled = true;
+  requestAnimationFrame(() => {
+    scheduled = false;
+    update();
+  });
+}
+function update() {
+  countText.textContent = recs.length + " events";
+  tabs.forEach((b) => { b.textContent = b.dataset.machine + " · " + (counts.get(b.dataset.machine) || 0) + " events"; });
+  if (following) follow();
+}
+const source = new EventSource("events");
+source.addEventListener("open", () => { statusText.textContent = "live"; });
+source.addEventListener("error", () => {
+  if (source.readyState !== EventSource.CLOSED) statusText.textContent = "reconnecting…";
+});
+source.addEventListener("lifecycle", (e) => {
+  const id = Number(e.lastEventId);
+  if (!(id > lastId)) return;
+  lastId = id;
+  add(id, JSON.parse(e.data));
+  schedule();
+});
+source.addEventListener("dropped", (e) => {
+  const gap = JSON.parse(e.data);
+  if (!(gap.to > lastId)) return;
+  const from = Math.max(gap.from, lastId + 1);
+  dropped += gap.to - from + 1;
+  lastId = gap.to;
+  notice("… events " + from + "–" + gap.to + " were dropped before this page received them", "gap");
+  showDropped();
+});
+source.addEventListener("end", (e) => {
+  source.close();
+  statusText.textContent = JSON.parse(e.data).reason === "closed" ? "ended: the inspector was closed" : "ended: the session was disposed";
+});
+followButton.addEventListener("click", follow);
+tabs.forEach((b) => b.addEventListener("click", () => show(b.dataset.machine)));
+document.addEventListener("keydown", (e) => {
+  if (e.key === "ArrowDown") { step(1); e.preventDefault(); }
+  if (e.key === "ArrowUp") { step(-1); e.preventDefault(); }
+  if (e.key === "End") { follow(); e.preventDefault(); }
+});
+if (tabbed) show(shown);
+`;
+
+const SCRIPT_HASH = `sha256-${createHash("sha256").update(LIVE_JS, "utf8").digest("base64")}`;
+
+/**
+ * The page's Content-Security-Policy: its own script (by hash), inline styles, the event stream
+ * (same origin); nothing else — no images, frames, forms or other connections. The server's
+ * header adds `frame-ancestors 'none'` (which a `<meta>` policy cannot carry).
+ */
+export const LIVE_PAGE_CSP = `default-src 'none'; script-src '${SCRIPT_HASH}'; style-src 'unsafe-inline'; connect-src 'self'; base-uri 'none'; form-action 'none'`;
+
+const LIVE_CSS = `
+header button#follow{font:inherit;margin-left:8px;padding:1px 8px;border:1px solid #d53f8c;color:#d53f8c;background:#fff;border-radius:4px;cursor:pointer}
+#status{font-weight:bold}
+.events li.gap{color:#c53030;font-style:italic;cursor:default}
+`;
+
+/**
+ * The live page for `diagrams` (the first is shown first). Deterministic; the event stream fills it.
+ *
+ * @example
+ * ```ts
+ * const html = renderLivePage([promptOperationMachine], "promptOperation — live");
+ * ```
+ */
+export function renderLivePage(diagrams: readonly AnyStateMachine[], title: string): string {
+	const tabbed = diagrams.length > 1;
+	const shown = diagrams[0]?.id ?? "";
+	const tabs = tabbed ? machineTabs(diagrams, shown, () => 0) : "";
+	return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta http-equiv="Content-Security-Policy" content="${LIVE_PAGE_CSP}">
+<meta name="referrer" content="no-referrer">
+<title>${escapeText(title)}</title>
+<style>
+${viewerStyle(tabbed)}${LIVE_CSS}</style>
+</head>
+<body>
+<header><h1>${escapeText(title)}</h1><div><span id="status">connecting…</span> · <span id="count">0 events</span><span id="dropped" hidden></span> · click an event or use ↑/↓, End follows${tabbed ? " (they step through the chosen machine's events)" : ""}<button type="button" id="follow" hidden>follow live ↓</button></div>${tabs}</header>
+<main>
+<div class="diagram">
+${diagramSections(diagrams, shown)}
+</div>
+<ol class="events" id="events"></ol>
+</main>
+<script>${LIVE_JS}</script>
+</body>
+</html>
+`;
+}
+
+function escapeText(text: string): string {
+	return text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;");
+}

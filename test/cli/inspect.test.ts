@@ -1,0 +1,160 @@
+/**
+ * `settle --inspect`: real child processes on the faux model. The run is held by a bash tool call
+ * that reads a FIFO (it blocks until the test writes to it), so the page and the stream are
+ * fetched while the run is really in progress — no sleeps.
+ */
+import { type ChildProcessWithoutNullStreams, spawn, spawnSync } from "node:child_process";
+import { writeFileSync } from "node:fs";
+import { writeFile } from "node:fs/promises";
+import { createServer } from "node:net";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { fetchRaw, messages, openStream } from "../inspect/live-helpers.js";
+import { CLI_FROM_SOURCES, trackChild, useCliProject } from "./helpers.js";
+import { Repl } from "./interactive.helpers.js";
+
+const cli = useCliProject("settle-inspect-");
+
+function writeScript(steps: unknown[]): string {
+	const path = join(cli.dir, "script.json");
+	writeFileSync(path, JSON.stringify(steps));
+	return path;
+}
+
+/** `settle <args>` as a child process; resolves the inspector URL from its stderr. */
+function start(args: string[]) {
+	const child: ChildProcessWithoutNullStreams = spawn(process.execPath, [...CLI_FROM_SOURCES, ...args], {
+		cwd: cli.project,
+		env: { ...process.env, SETTLE_AGENT_DIR: cli.agentDir },
+	});
+	let stderr = "";
+	let stdout = "";
+	child.stdout.on("data", (chunk) => {
+		stdout += String(chunk);
+	});
+	const url = new Promise<string>((resolve, reject) => {
+		child.stderr.on("data", (chunk) => {
+			stderr += String(chunk);
+			const found = /^Inspector: (http:\/\/127\.0\.0\.1:\d+\/[A-Za-z0-9_-]+\/)$/m.exec(stderr);
+			if (found) resolve(found[1]!);
+		});
+		child.on("close", () => reject(new Error(`exited without an inspector URL; stderr: ${stderr}`)));
+	});
+	// A run that fails before listening rejects it; a test that expects the failure never awaits it.
+	url.catch(() => {});
+	const exited = trackChild(child).then((code) => ({ code, stdout, stderr }));
+	return { child, url, exited };
+}
+
+const settledCount = (frames: Parameters<typeof messages>[0]) =>
+	messages(frames).filter((m) => m.kind === "emitted" && m.line.includes("operation_settled")).length;
+
+describe("settle --inspect", () => {
+	it("-p: prints the URL, serves the page and the live stream while the run is held, and closes at exit", async () => {
+		const fifo = join(cli.dir, "hold");
+		expect(spawnSync("mkfifo", [fifo]).status).toBe(0);
+		const script = writeScript([{ toolCalls: [{ name: "bash", arguments: { command: `cat "${fifo}"` } }] }, "done"]);
+		const run = start(["--faux-script", script, "-p", "go", "--inspect"]);
+		run.child.stdin.end();
+		const url = await run.url;
+
+		const stream = await openStream(url);
+		// The tool is running (and blocked on the FIFO): the session's machine is in running.working.
+		await stream.until((frames) =>
+			messages(frames).some((m) => m.machine === "promptOperation" && m.state === "running.working"),
+		);
+		const page = await fetchRaw(url);
+		expect(page.status).toBe(200);
+		expect(page.body).toContain('data-machine="promptOperation"');
+		expect(page.body).toContain('data-machine="runtime"');
+		expect(page.headers["content-security-policy"]).toContain("script-src 'sha256-");
+		const port = Number(new URL(url).port);
+		expect((await fetchRaw(`http://127.0.0.1:${port}/`)).status).toBe(404);
+		expect(messages(stream.frames).find((m) => m.machine === "promptOperation")).toMatchObject({ state: "idle" });
+		expect(messages(stream.frames).some((m) => m.machine === "runtime" && m.state === "active")).toBe(true);
+
+		await writeFile(fifo, "released\n");
+		// The run goes on live: the tool's end, the answer, settling; then disposal ends the stream.
+		await stream.ended;
+		const sent = messages(stream.frames);
+		expect(sent.filter((m) => m.machine === "promptOperation" && m.state === "idle")).toHaveLength(2);
+		expect(sent.filter((m) => m.machine === "runtime" && m.state !== null).at(-1)?.state).toBe("disposed");
+		expect(stream.frames.at(-1)?.event).toBe("end");
+		const { code, stdout, stderr } = await run.exited;
+		expect(code).toBe(0);
+		expect(stdout).toBe("done\n");
+		expect(stderr).toBe(`Inspector: ${url}\n`);
+		// The port was freed at exit.
+		await expect(fetchRaw(url)).rejects.toMatchObject({ code: "ECONNREFUSED" });
+	});
+
+	it("--rpc --inspect-port: the URL names the port; the stream follows the RPC prompts", async () => {
+		const probe = createServer();
+		await new Promise<void>((resolve) => probe.listen(0, "127.0.0.1", resolve));
+		const free = (probe.address() as { port: number }).port;
+		await new Promise<void>((resolve) => probe.close(() => resolve()));
+		const run = start(["--faux", "--rpc", "--inspect-port", String(free)]);
+		const url = await run.url;
+		expect(new URL(url).port).toBe(String(free));
+		const stream = await openStream(url);
+		run.child.stdin.write(`${JSON.stringify({ id: "1", type: "prompt", message: "hello" })}\n`);
+		await stream.until((frames) =>
+			messages(frames).some((m) => m.kind === "emitted" && m.line.includes("operation_settled")),
+		);
+		run.child.stdin.end();
+		await stream.ended;
+		expect((await run.exited).code).toBe(0);
+	});
+
+	it("-i: the stream follows the chat across /new (the replacing session is followed)", async () => {
+		const chat = new Repl(["--faux", "--inspect"], { cwd: cli.project, agentDir: cli.agentDir });
+		const url = await new Promise<string>((resolve) => {
+			const read = () => {
+				const found = /^Inspector: (\S+)$/m.exec(chat.stderr);
+				if (found) resolve(found[1]!);
+			};
+			chat.child.stderr.on("data", read);
+			read();
+		});
+		const stream = await openStream(url);
+		await chat.idle(0);
+		await chat.say("the first session", "the first session\n>");
+		expect(await chat.say("/new")).toMatch(/^New session /m);
+		await chat.say("the second session", "the second session\n>");
+		await stream.until((frames) => settledCount(frames) === 2);
+		const sent = messages(stream.frames);
+		const starts = sent.flatMap((m, i) =>
+			m.machine === "promptOperation" && m.state === "idle" && m.line.includes("(inspect)") ? [i] : [],
+		);
+		expect(starts).toHaveLength(2);
+		expect(sent.slice(starts[0], starts[1]).some((m) => m.machine === "runtime" && m.state === "rebinding")).toBe(true);
+		expect(await chat.end()).toBe(0);
+		await stream.ended;
+	});
+
+	it("a bad port is a usage error (exit 2); a taken port is named (exit 2); --inspect needs a run", async () => {
+		for (const bad of ["abc", "-1", "65536", "1.5"]) {
+			const run = cli.settle(["--faux", "-p", "hi", "--inspect-port", bad]);
+			expect(run.code).toBe(2);
+			expect(run.stderr).toContain(`Invalid --inspect-port "${bad}": give a port number from 0 to 65535`);
+		}
+		const taken = createServer();
+		await new Promise<void>((resolve) => taken.listen(0, "127.0.0.1", resolve));
+		const port = (taken.address() as { port: number }).port;
+		try {
+			const run = start(["--faux", "-p", "hi", "--inspect-port", String(port)]);
+			run.child.stdin.end();
+			const { code, stdout, stderr } = await run.exited;
+			expect(code).toBe(2);
+			expect(stdout).toBe("");
+			expect(stderr).toBe(
+				`Error: --inspect-port ${port}: Port ${port} on 127.0.0.1 is in use: choose another port for the inspector (0 picks a free one).\n`,
+			);
+		} finally {
+			await new Promise<void>((resolve) => taken.close(() => resolve()));
+		}
+		const viz = cli.settle(["viz", "--inspect"]);
+		expect(viz.code).toBe(2);
+		expect(viz.stderr).toContain("--inspect watches a prompt run live");
+	});
+});
