@@ -193,10 +193,20 @@ export const PI_ONLY_VALUE = [
 /**
  * Settle options pi does not have (named divergence "Settle-only option", Settle's help):
  * `--json`/`--rpc` (short for `--mode json|rpc`), `--cwd`, `--agent-dir`, `--approve`/`--no-approve`
- * (project trust), `--faux`/`--faux-script` (the offline scripted model). pi reports them as unknown.
+ * (project trust), `--faux`/`--faux-script` (the offline scripted model), `--trace`, `--inspect`/`--inspect-port`
+ * (the live inspector). pi reports them as unknown.
  */
-export const SETTLE_ONLY_BOOLEAN = ["--json", "--rpc", "--approve", "--no-approve", "--faux", "-i", "--interactive"];
-export const SETTLE_ONLY_VALUE = ["--cwd", "--agent-dir", "--faux-script", "--trace"];
+export const SETTLE_ONLY_BOOLEAN = [
+	"--json",
+	"--rpc",
+	"--approve",
+	"--no-approve",
+	"--faux",
+	"-i",
+	"--interactive",
+	"--inspect",
+];
+export const SETTLE_ONLY_VALUE = ["--cwd", "--agent-dir", "--faux-script", "--trace", "--inspect-port"];
 
 /** Arguments that are neither known options nor values: extension flags, messages, files, odd dashes. */
 const OTHERS = [

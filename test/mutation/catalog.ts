@@ -2856,6 +2856,102 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/inspect/visualizations.test.ts"],
 	},
+	{
+		id: "I01",
+		file: "src/inspect/live-window.ts",
+		description: "dropped range reported even when nothing was missed",
+		edits: [
+			{
+				find: "if (seen + 1 < firstKept) resume.dropped",
+				replace: "if (seen < firstKept) resume.dropped",
+			},
+		],
+		tests: ["test/inspect/live-window.property.test.ts", "test/inspect/live-server.test.ts"],
+	},
+	{
+		id: "I02",
+		file: "src/inspect/live-window.ts",
+		description: "resume re-sends the last seen event (duplicate)",
+		edits: [
+			{
+				find: "const skip = Math.max(0, seen - recorder.dropped);",
+				replace: "const skip = Math.max(0, seen - recorder.dropped - 1);",
+			},
+		],
+		tests: ["test/inspect/live-window.property.test.ts", "test/inspect/live-server.test.ts"],
+	},
+	{
+		id: "I03",
+		file: "src/inspect/live-server.ts",
+		description: "no Host check",
+		edits: [
+			{
+				find: 'if (!allowedHosts.has((request.headers.host ?? "").toLowerCase())) {',
+				replace: 'if (!allowedHosts.has((request.headers.host ?? "").toLowerCase()) && false) {',
+			},
+		],
+		tests: ["test/inspect/live-server.test.ts"],
+	},
+	{
+		id: "I04",
+		file: "src/inspect/live-server.ts",
+		description: "any token of the right length passes",
+		edits: [
+			{
+				find: "return bytes.length === tokenBytes.length && timingSafeEqual(bytes, tokenBytes);",
+				replace: "return bytes.length === tokenBytes.length;",
+			},
+		],
+		tests: ["test/inspect/live-server.test.ts"],
+	},
+	{
+		id: "I05",
+		file: "src/inspect/live-server.ts",
+		description: "close() leaves the session subscription",
+		edits: [
+			{
+				find: "\t\t\t\tsubscription.unsubscribe();\n",
+				replace: "",
+			},
+		],
+		tests: ["test/inspect/live-server.test.ts"],
+	},
+	{
+		id: "I06",
+		file: "src/inspect/live-page.ts",
+		description: "stepping back does not stop following",
+		edits: [
+			{
+				find: "  setFollowing(false);\n  highlight(i);",
+				replace: "  highlight(i);",
+			},
+		],
+		tests: ["test/inspect/live-page.test.ts"],
+	},
+	{
+		id: "I07",
+		file: "src/inspect/live-page.ts",
+		description: "new events always jump to the newest",
+		edits: [
+			{
+				find: "  if (following) follow();",
+				replace: "  follow();",
+			},
+		],
+		tests: ["test/inspect/live-page.test.ts"],
+	},
+	{
+		id: "I08",
+		file: "src/cli/args.ts",
+		description: "port 65536 accepted",
+		edits: [
+			{
+				find: "Number(value) <= 65_535",
+				replace: "Number(value) <= 65_536",
+			},
+		],
+		tests: ["test/cli/inspect.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
