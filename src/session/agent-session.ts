@@ -41,6 +41,7 @@ import type {
 	ExtensionUIContext,
 	InputSource,
 	ProviderConfig,
+	ReplacedSessionContext,
 	ScopedModel,
 	SessionStartEvent,
 	SlashCommandInfo,
@@ -1305,6 +1306,21 @@ export class AgentSession {
 	 */
 	setReplacementActions(actions: SessionReplacementActions | undefined): void {
 		this.replacementActions = actions;
+	}
+
+	/**
+	 * A fresh command context bound to this session's extensions, whose `sendMessage` /
+	 * `sendUserMessage` return promises (what `withSession` callbacks get after a replacement; pi
+	 * has it on the session). Hosts that run their own replacement flow hand it to extensions.
+	 *
+	 * @example
+	 * ```ts
+	 * const ctx = session.createReplacedSessionContext();
+	 * await ctx.sendUserMessage("Continue from the summary.");
+	 * ```
+	 */
+	createReplacedSessionContext(): ReplacedSessionContext {
+		return this.runnerInstance.createReplacedSessionContext();
 	}
 
 	/** Whether any extension handles `type`. */

@@ -11,6 +11,14 @@ interface ThinkingApi {
 	readonly thinkingLevel: string;
 }
 
+interface ReplacedContextApi {
+	createReplacedSessionContext(): {
+		sendUserMessage(content: string): Promise<void>;
+		sendMessage(message: { customType: string; content: string; display: boolean }, options?: object): Promise<void>;
+		isIdle(): boolean;
+	};
+}
+
 interface ForkApi {
 	getUserMessagesForForking(): { entryId: string; text: string }[];
 	navigateTree(targetId: string, options?: { summarize?: boolean }): Promise<{ editorText?: string }>;
@@ -81,6 +89,28 @@ describe("parity: session API outside the prompt pipeline", () => {
 			};
 		});
 		expect(pi.listed.map((m) => m.text)).toEqual(["first", "second", "third"]);
+		expect(settle).toEqual(pi);
+	});
+
+	it("createReplacedSessionContext gives a context whose sends resolve once the run they start has ended", async () => {
+		const { pi, settle } = await onBothPeers({}, async (peer) => {
+			const ctx = (peer.session as unknown as ReplacedContextApi).createReplacedSessionContext();
+			peer.script([{ text: "answer" }, { text: "again" }]);
+			await ctx.sendUserMessage("from the context");
+			peer.mark(`sendUserMessage resolved, idle ${ctx.isIdle()}`);
+			await ctx.sendMessage({ customType: "note", content: "n", display: true }, { triggerTurn: true });
+			peer.mark(`sendMessage resolved, idle ${ctx.isIdle()}`);
+			await peer.quiesce();
+			return peer.recorded.flatMap((r) =>
+				r.kind === "mark" ? [r.label] : r.event.type === "agent_end" ? ["agent_end"] : [],
+			);
+		});
+		expect(pi).toEqual([
+			"agent_end",
+			"sendUserMessage resolved, idle true",
+			"agent_end",
+			"sendMessage resolved, idle true",
+		]);
 		expect(settle).toEqual(pi);
 	});
 });
