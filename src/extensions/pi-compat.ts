@@ -20,7 +20,7 @@
 export { findTurnStartIndex } from "../compaction/cut-point.js";
 export { serializeConversation } from "../compaction/serialize.js";
 export { DEFAULT_COMPACTION_SETTINGS } from "../compaction/types.js";
-export { calculateContextTokens, shouldCompact } from "../llm/tokens.js";
+export { calculateContextTokens, estimateMessageTokens as estimateTokens, shouldCompact } from "../llm/tokens.js";
 export { parseFrontmatter, stripFrontmatter } from "../resources/frontmatter.js";
 export { parseSkillBlock } from "../resources/skills.js";
 export { convertToLlm } from "../session/convert-to-llm.js";

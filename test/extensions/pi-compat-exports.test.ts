@@ -136,7 +136,7 @@ describe("pi-compat re-exports answer as pi 0.73.1's", () => {
 		expect(ours[1]).toMatchObject({ message: { role: "custom" } });
 	});
 
-	it("calculateContextTokens, shouldCompact, DEFAULT_COMPACTION_SETTINGS, findTurnStartIndex", () => {
+	it("calculateContextTokens, shouldCompact, DEFAULT_COMPACTION_SETTINGS, estimateTokens, findTurnStartIndex", () => {
 		for (const total of [0, 50]) {
 			expect(compat.calculateContextTokens(usage(total))).toBe(pi.calculateContextTokens(usage(total)));
 		}
@@ -150,6 +150,10 @@ describe("pi-compat re-exports answer as pi 0.73.1's", () => {
 			expect(compat.shouldCompact(tokens, 200, s)).toBe(pi.shouldCompact(tokens, 200, s));
 		}
 		expect(compat.DEFAULT_COMPACTION_SETTINGS).toEqual(pi.DEFAULT_COMPACTION_SETTINGS);
+		for (const entry of body) {
+			if (entry.type !== "message") continue;
+			expect(compat.estimateTokens(entry.message as never)).toBe(pi.estimateTokens(entry.message));
+		}
 		for (const index of [0, 3, 4, 6]) {
 			expect(compat.findTurnStartIndex(body as never, index, 0)).toBe(pi.findTurnStartIndex(body, index, 0));
 		}
