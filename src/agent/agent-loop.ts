@@ -17,7 +17,7 @@
  * A stream function that changes the array anyway only costs a rebuild on the next call.
  */
 import { errorMessage, SettleError } from "../errors.js";
-import { AssistantMessageEventStream, EventStream } from "../llm/event-stream.js";
+import { EventStream } from "../llm/event-stream.js";
 import {
 	type AgentMessage,
 	type AssistantMessage,
@@ -542,7 +542,7 @@ class LoopRun {
 			// A throwing listener is not a provider failure: it ends the run.
 			if (this.emitter.failed) throw error;
 			final = {
-				...(partial ?? emptyAssistantMessage(model)),
+				...(partial ?? threwBeforeStreaming(model)),
 				stopReason: signal?.aborted ? "aborted" : "error",
 				errorMessage: errorMessage(error),
 				timestamp: Date.now(),
@@ -882,15 +882,18 @@ function notAStream(model: Model, value: unknown): SettleError {
 	);
 }
 
-const missingStreamFn: StreamFn = (model) => {
-	const stream = new AssistantMessageEventStream();
-	const message: AssistantMessage = {
-		...emptyAssistantMessage(model),
-		stopReason: "error",
-		errorMessage:
-			"No stream function configured: pass `streamFn` to the Agent (for example `createFauxProvider().streamFn`).",
-	};
-	stream.push({ type: "error", reason: "error", error: message });
-	stream.end(message);
-	return stream;
+/**
+ * A stream function that threw before it streamed anything ends the turn with the failure pi's
+ * Agent records for a run that threw: one empty text block, zero usage.
+ */
+function threwBeforeStreaming(model: Model): AssistantMessage {
+	return { ...emptyAssistantMessage(model), content: [{ type: "text", text: "" }] };
+}
+
+/** Without a stream function every model call fails the way pi's does without a provider: it throws. */
+const missingStreamFn: StreamFn = () => {
+	throw new SettleError(
+		"PROVIDER",
+		"No stream function configured: pass `streamFn` to the Agent (for example `createFauxProvider().streamFn`).",
+	);
 };

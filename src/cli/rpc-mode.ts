@@ -18,7 +18,6 @@ import type { Readable } from "node:stream";
 import { errorMessage, SettleError } from "../errors.js";
 import type { ImageContent, ThinkingLevel } from "../llm/types.js";
 import type { AgentSessionRuntime } from "../runtime/runtime.js";
-import { userMessageText } from "../runtime/targets.js";
 import type { AgentSession } from "../session/agent-session.js";
 import { THINKING_LEVELS } from "./args.js";
 import { bindForCli, type CliOutput } from "./print-mode.js";
@@ -187,12 +186,8 @@ export async function runRpcMode(runtime: AgentSessionRuntime, input: Readable, 
 				session.setThinkingLevel(command.level);
 				return success(id, "set_thinking_level");
 			case "cycle_thinking_level": {
-				// As pi: only a reasoning model cycles; off → minimal → … → the highest supported → off.
-				if (!session.model?.reasoning) return success(id, "cycle_thinking_level", null);
-				const levels = session.getAvailableThinkingLevels();
-				const next = levels[(levels.indexOf(session.thinkingLevel) + 1) % levels.length]!;
-				session.setThinkingLevel(next);
-				return success(id, "cycle_thinking_level", { level: session.thinkingLevel });
+				const level = session.cycleThinkingLevel();
+				return success(id, "cycle_thinking_level", level === undefined ? null : { level });
 			}
 			case "set_steering_mode":
 				session.setSteeringMode(requireQueueMode(command));
@@ -232,16 +227,8 @@ export async function runRpcMode(runtime: AgentSessionRuntime, input: Readable, 
 				const result = await runtime.fork(leafId, { position: "at" });
 				return success(id, "clone", { cancelled: result.cancelled });
 			}
-			case "get_fork_messages": {
-				// As pi: every user message of the file (all branches) with text.
-				const messages: { entryId: string; text: string }[] = [];
-				for (const entry of session.sessionManager.getEntries()) {
-					if (entry.type !== "message" || entry.message.role !== "user") continue;
-					const text = userMessageText(entry.message.content as never);
-					if (text) messages.push({ entryId: entry.id, text });
-				}
-				return success(id, "get_fork_messages", { messages });
-			}
+			case "get_fork_messages":
+				return success(id, "get_fork_messages", { messages: session.getUserMessagesForForking() });
 			case "get_last_assistant_text":
 				return success(id, "get_last_assistant_text", { text: session.getLastAssistantText() ?? null });
 			case "set_session_name": {

@@ -14,10 +14,23 @@
  * const result = await loadExtensions([{ path: "/repo/.pi/extensions/plan.ts", source: "project" }], { cwd, agentDir, projectTrusted: true, aliases });
  * ```
  */
+// Same names, same results as pi's (checked against pi 0.73.1 in test/extensions/pi-compat-exports.test.ts).
+// pi's `compact`, `generateSummary`, `findCutPoint` and `formatSkillsForPrompt` are left out: Settle's
+// functions of those names take other arguments or answer differently on purpose.
+export { findTurnStartIndex } from "../compaction/cut-point.js";
 export { serializeConversation } from "../compaction/serialize.js";
+export { DEFAULT_COMPACTION_SETTINGS } from "../compaction/types.js";
+export { calculateContextTokens, estimateMessageTokens as estimateTokens, shouldCompact } from "../llm/tokens.js";
 export { parseFrontmatter, stripFrontmatter } from "../resources/frontmatter.js";
+export { parseSkillBlock } from "../resources/skills.js";
 export { convertToLlm } from "../session/convert-to-llm.js";
 export { getDefaultAgentDir as getAgentDir } from "../settings/paths.js";
+export { SettingsManager } from "../settings/settings-manager.js";
+export { CURRENT_SESSION_VERSION } from "../store/entries.js";
+export { migrateSessionEntries } from "../store/migration.js";
+export { buildSessionContext, getLatestCompactionEntry } from "../store/projection.js";
+export { parseSessionEntries } from "../store/session-file.js";
+export { SessionManager } from "../store/session-manager.js";
 export {
 	createAllToolDefinitions,
 	createAllTools,

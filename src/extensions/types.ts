@@ -202,6 +202,10 @@ export interface ExtensionModelRegistry {
 	getApiKeyAndHeaders?(
 		model: Model,
 	): Promise<{ ok: true; apiKey?: string; headers?: Record<string, string> } | { ok: false; error: string }>;
+	/** The API key configured for `provider`, if any (pi's `getApiKeyForProvider`). */
+	getApiKeyForProvider?(provider: string): Promise<string | undefined>;
+	/** Whether `model`'s provider authenticates with OAuth (a subscription) rather than a key. */
+	isUsingOAuth?(model: Model): boolean;
 	registerProvider?(name: string, config: ProviderConfig): void;
 	unregisterProvider?(name: string): void;
 }

@@ -41,6 +41,7 @@ import type {
 	ExtensionUIContext,
 	InputSource,
 	ProviderConfig,
+	ReplacedSessionContext,
 	ScopedModel,
 	SessionStartEvent,
 	SlashCommandInfo,
@@ -1093,6 +1094,60 @@ export class AgentSession {
 		return model ? supportedThinkingLevels(model) : ["off", "minimal", "low", "medium", "high", "xhigh"];
 	}
 
+	/** Whether the current model can reason (pi's `supportsThinking`): false without a model. */
+	supportsThinking(): boolean {
+		return this.model?.reasoning === true;
+	}
+
+	/**
+	 * Moves to the next thinking level the model supports, wrapping from the highest back to `off`,
+	 * through {@link setThinkingLevel} (so it persists and emits as that does). Returns the new level,
+	 * or undefined (and changes nothing) when the model cannot reason.
+	 *
+	 * @example
+	 * ```ts
+	 * const level = session.cycleThinkingLevel(); // "minimal" after "off" on a reasoning model
+	 * ```
+	 */
+	cycleThinkingLevel(): ThinkingLevel | undefined {
+		if (!this.supportsThinking()) return undefined;
+		const levels = this.getAvailableThinkingLevels();
+		const next = levels[(levels.indexOf(this.thinkingLevel) + 1) % levels.length];
+		if (next === undefined) return undefined;
+		this.setThinkingLevel(next);
+		return next;
+	}
+
+	/**
+	 * Every user message in the session file that has text, in file order and across all branches
+	 * (pi's list for `/fork`): its entry id and its text blocks joined. Pass an `entryId` to
+	 * `runtime.fork(entryId)`.
+	 *
+	 * @example
+	 * ```ts
+	 * const [first] = session.getUserMessagesForForking();
+	 * if (first) await runtime.fork(first.entryId);
+	 * ```
+	 */
+	getUserMessagesForForking(): { entryId: string; text: string }[] {
+		const messages: { entryId: string; text: string }[] = [];
+		for (const entry of this.sessionManager.getEntries()) {
+			if (entry.type !== "message" || entry.message.role !== "user") continue;
+			const content = entry.message.content;
+			const text =
+				typeof content === "string"
+					? content
+					: Array.isArray(content)
+						? content
+								.filter((part): part is TextContent => part.type === "text")
+								.map((part) => part.text)
+								.join("")
+						: "";
+			if (text) messages.push({ entryId: entry.id, text });
+		}
+		return messages;
+	}
+
 	/**
 	 * Activates the registered tools among `names` (unknown names ignored); effective on the next
 	 * request, recorded in the transcript as a `system` patch before it.
@@ -1252,6 +1307,21 @@ export class AgentSession {
 	 */
 	setReplacementActions(actions: SessionReplacementActions | undefined): void {
 		this.replacementActions = actions;
+	}
+
+	/**
+	 * A fresh command context bound to this session's extensions, whose `sendMessage` /
+	 * `sendUserMessage` return promises (what `withSession` callbacks get after a replacement; pi
+	 * has it on the session). Hosts that run their own replacement flow hand it to extensions.
+	 *
+	 * @example
+	 * ```ts
+	 * const ctx = session.createReplacedSessionContext();
+	 * await ctx.sendUserMessage("Continue from the summary.");
+	 * ```
+	 */
+	createReplacedSessionContext(): ReplacedSessionContext {
+		return this.runnerInstance.createReplacedSessionContext();
 	}
 
 	/** Whether any extension handles `type`. */

@@ -31,6 +31,8 @@ export function modelRegistryView(runtime: ModelRuntime): ExtensionModelRegistry
 			const apiKey = await runtime.getApiKey(model.provider);
 			return apiKey === undefined ? { ok: true } : { ok: true, apiKey };
 		},
+		getApiKeyForProvider: (provider) => runtime.getApiKey(provider),
+		isUsingOAuth: (model) => runtime.isUsingOAuth(model.provider),
 		registerProvider(name: string, config: ProviderConfig) {
 			if (!(runtime instanceof InMemoryModelRuntime)) {
 				throw new SettleError("EXTENSION", `Provider "${name}" cannot be registered: this model runtime is fixed.`);

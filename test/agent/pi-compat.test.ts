@@ -133,3 +133,61 @@ describe("same observable behavior as pi's Agent", () => {
 		expect(ours).toEqual(pi);
 	});
 });
+
+/**
+ * A stream function that fails before streaming anything. pi 0.73.1's Agent turns the thrown error
+ * into its run failure (behavior A.2): one empty text block, zero usage, stopReason `error`. Settle
+ * ends the turn inside the loop instead (so the failure also gets message and turn events, as in the
+ * newer pi); the message recorded must be the same.
+ */
+describe("a stream function that fails before streaming records pi's failure message", () => {
+	const failing: Record<string, () => unknown> = {
+		"throws synchronously": () => () => {
+			throw new Error("provider exploded");
+		},
+		rejects: () => async () => {
+			throw new Error("network down");
+		},
+		"returns a stream whose iteration throws": () => () => ({
+			// biome-ignore lint/correctness/useYield: a stream that fails before its first event
+			async *[Symbol.asyncIterator]() {
+				throw new Error("connection reset");
+			},
+			result: () => new Promise(() => {}),
+		}),
+	};
+
+	function failure(messages: readonly unknown[]): unknown {
+		const { role, content, usage, stopReason, errorMessage } = messages.at(-1) as AssistantMessage;
+		return { role, content, usage, stopReason, errorMessage, count: messages.length };
+	}
+
+	it.each(Object.keys(failing))("%s", async (name) => {
+		const faux = piAi.registerFauxProvider();
+		let pi: unknown;
+		try {
+			const agent = new PiAgent({ initialState: { model: faux.getModel() }, streamFn: failing[name]!() as never });
+			await agent.prompt("hi");
+			pi = { message: failure(agent.state.messages), error: agent.state.errorMessage };
+		} finally {
+			faux.unregister();
+		}
+		const ours = new Agent({
+			initialState: { model: createFauxProvider().getModel() },
+			streamFn: failing[name]!() as never,
+		});
+		await ours.prompt("hi");
+		expect(pi).toMatchObject({ message: { content: [{ type: "text", text: "" }], stopReason: "error" } });
+		expect({ message: failure(ours.state.messages), error: ours.state.errorMessage }).toEqual(pi);
+	});
+
+	it("without any stream function, as pi without a registered provider", async () => {
+		const ours = new Agent({ initialState: { model: createFauxProvider().getModel() } });
+		await ours.prompt("hi");
+		expect(failure(ours.state.messages)).toMatchObject({
+			content: [{ type: "text", text: "" }],
+			stopReason: "error",
+			errorMessage: expect.stringContaining("No stream function configured"),
+		});
+	});
+});

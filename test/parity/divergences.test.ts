@@ -185,4 +185,35 @@ describe("parity divergences found by the differential", () => {
 		expect(pi).toBe(failedOnce);
 		expect(settle).toBe(failedOnce.replace("<<third prompt>> compaction_end", "<<third prompt>>"));
 	});
+
+	// Behavior C.1 `abort()`: it aborts a retry backoff, a compaction and a branch summary too.
+	// pi 0.73.1's abort() only stops the agent run, so a manual compaction finishes regardless.
+	it("abort() during a manual compact() cancels it (pi 0.73.1 lets the compaction finish)", async () => {
+		const settings = { compaction: { enabled: true, reserveTokens: 16384, keepRecentTokens: 1 } };
+		const { pi, settle } = await onBothPeers({ settings }, async (peer) => {
+			peer.script([
+				{ text: "one" },
+				{ text: "two" },
+				async () => {
+					peer.mark("abort");
+					void peer.session.abort();
+					return { text: "Summary." };
+				},
+				{ text: "Turn prefix." },
+			]);
+			await peer.prompt("first");
+			await peer.prompt("second");
+			const outcome = await peer.session.compact().then(
+				() => "compacted",
+				(error: Error) => error.message,
+			);
+			return {
+				outcome,
+				ends: eventPayloads(peer.recorded, ["compaction_end"]).map((end) => `aborted ${end.aborted}`),
+				compacted: fileShape(peer.fileEntries()).includes("compaction"),
+			};
+		});
+		expect(pi).toEqual({ outcome: "compacted", ends: ["aborted false"], compacted: true });
+		expect(settle).toEqual({ outcome: "Compaction cancelled", ends: ["aborted true"], compacted: false });
+	});
 });

@@ -157,3 +157,35 @@ describe("parity: extension hooks", () => {
 		expect(settle).toEqual(pi);
 	});
 });
+
+describe("parity: ctx.modelRegistry", () => {
+	it("answers getApiKeyForProvider and isUsingOAuth as pi's ModelRegistry does", async () => {
+		const seen: Record<string, unknown[]> = { pi: [], settle: [] };
+		const { pi, settle } = await onBothPeers(
+			(name) => ({
+				extensions: [
+					(api: ExtensionAPI) => {
+						api.registerCommand("auth", {
+							description: "reads the registry",
+							handler: async (_args, ctx) => {
+								const registry = ctx.modelRegistry;
+								seen[name]?.push(
+									await registry.getApiKeyForProvider?.("faux"),
+									await registry.getApiKeyForProvider?.("no-such-provider"),
+									ctx.model ? registry.isUsingOAuth?.(ctx.model) : "no model",
+								);
+							},
+						});
+					},
+				],
+			}),
+			async (peer) => {
+				await peer.prompt("/auth");
+				// Each peer's faux provider has its own key.
+				return seen[peer.name]?.map((value) => (typeof value === "string" && value !== "" ? "<key>" : value));
+			},
+		);
+		expect(pi).toEqual(["<key>", undefined, false]);
+		expect(settle).toEqual(pi);
+	});
+});

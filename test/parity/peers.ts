@@ -112,6 +112,8 @@ export interface PeerOptions {
 	payloadHook?: boolean;
 	/** Also register `faux-2` (reasoning) with the faux provider; the session starts on `faux-1`. */
 	reasoningModel?: boolean;
+	/** Start the session on `faux-2` (needs {@link reasoningModel}) instead of `faux-1`. */
+	startOnReasoningModel?: boolean;
 }
 
 export interface TempDirs {
@@ -411,7 +413,7 @@ export async function createPiPeer(options: PeerOptions = {}, dirs: TempDirs = m
 	const { session } = await pi.createAgentSession({
 		cwd: dirs.cwd,
 		agentDir: dirs.agentDir,
-		model: faux.getModel(),
+		model: options.startOnReasoningModel ? faux.getModel("faux-2") : faux.getModel(),
 		thinkingLevel: "off",
 		authStorage,
 		modelRegistry,
@@ -529,7 +531,7 @@ export async function createSettlePeer(options: PeerOptions = {}, dirs: TempDirs
 		cwd: dirs.cwd,
 		agentDir: dirs.agentDir,
 		modelRuntime,
-		model: faux.getModel()!,
+		model: faux.getModel(options.startOnReasoningModel ? "faux-2" : undefined)!,
 		thinkingLevel: "off",
 		settingsManager,
 		resourceLoader,

@@ -93,4 +93,30 @@ describe("parity: auto-retry", () => {
 		expect(settle.edits).toEqual(["omit message:assistant(error)"]);
 		expect({ ...settle, edits: [] }).toEqual(pi);
 	});
+
+	// C.4 success detection: any non-error assistant message after a retry ends it with success,
+	// an aborted one included (the retry did get an answer through; the abort is the user's).
+	it("reports the retry as a success when the retried attempt is aborted, then answers the next prompt", async () => {
+		const { pi, settle } = await onBothPeers(RETRY, async (peer) => {
+			peer.script([
+				{ stopReason: "error", errorMessage: "503 service unavailable" },
+				async () => {
+					await peer.drainEvents();
+					void peer.session.abort();
+					return { text: "never streamed" };
+				},
+				{ text: "Next." },
+			]);
+			await peer.prompt("hello");
+			await peer.quiesce();
+			await peer.prompt("again");
+			await peer.quiesce();
+			return { ...observe(peer), payloads: eventPayloads(peer.recorded, RETRY_EVENTS) };
+		});
+		expect(pi.payloads.filter((p) => p.type === "auto_retry_end")).toEqual([
+			{ type: "auto_retry_end", success: true, attempt: 1 },
+		]);
+		expect(pi.requests.map((r) => r.messages.at(-1))).toEqual(["user: hello", "user: hello", "user: again"]);
+		expect(settle).toEqual(pi);
+	});
 });

@@ -186,4 +186,42 @@ describe("manual compact()", () => {
 		});
 		expect(h.session.lifecycle).toBe("idle");
 	});
+
+	// Behavior C.1 waitForIdle(): not idle while a compaction runs, even with no operation active.
+	it("waitForIdle() during a manual compaction resolves only once the compaction has ended", async () => {
+		h = await createHarness({ settings: { compaction: { keepRecentTokens: 1 } } });
+		let release!: () => void;
+		const gate = new Promise<void>((resolve) => {
+			release = resolve;
+		});
+		let summarizing!: () => void;
+		const summarizerCalled = new Promise<void>((resolve) => {
+			summarizing = resolve;
+		});
+		h.setResponses([
+			fauxAssistantMessage("one"),
+			fauxAssistantMessage("two"),
+			async (context: Context) => {
+				summarizing();
+				await gate;
+				return summary("gated")(context);
+			},
+			summary("prefix"),
+		]);
+		await h.session.prompt("a");
+		await h.session.prompt("b");
+		const order: string[] = [];
+		h.session.subscribe((event) => {
+			if (event.type === "compaction_end") order.push("compaction_end");
+		});
+		const compacting = h.session.compact().then(() => order.push("compacted"));
+		await summarizerCalled;
+		expect([h.session.isCompacting, h.session.isStreaming, h.session.isIdle]).toEqual([true, false, false]);
+		const idle = h.session.waitForIdle().then(() => order.push("idle"));
+		order.push("release");
+		release();
+		await Promise.all([compacting, idle]);
+		expect(order).toEqual(["release", "compaction_end", "idle", "compacted"]);
+		expect(h.session.isIdle).toBe(true);
+	});
 });
