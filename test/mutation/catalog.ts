@@ -2952,6 +2952,102 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/cli/inspect.test.ts"],
 	},
+	{
+		id: "N01",
+		file: "src/session/agent-session.ts",
+		description: "supportsThinking inverted",
+		edits: [
+			{
+				find: "return this.model?.reasoning === true;",
+				replace: "return this.model?.reasoning !== true;",
+			},
+		],
+		tests: ["test/parity/session-api.test.ts"],
+	},
+	{
+		id: "N02",
+		file: "src/session/agent-session.ts",
+		description: "cycle wraps too early",
+		edits: [
+			{
+				find: "const next = levels[(levels.indexOf(this.thinkingLevel) + 1) % levels.length];",
+				replace: "const next = levels[(levels.indexOf(this.thinkingLevel) + 1) % (levels.length - 1)];",
+			},
+		],
+		tests: ["test/parity/session-api.test.ts"],
+	},
+	{
+		id: "N03",
+		file: "src/session/agent-session.ts",
+		description: "fork list keeps text-less user messages",
+		edits: [
+			{
+				find: "\t\t\tif (text) messages.push({ entryId: entry.id, text });",
+				replace: "\t\t\tmessages.push({ entryId: entry.id, text });",
+			},
+		],
+		tests: ["test/cli/rpc.test.ts"],
+	},
+	{
+		id: "N04",
+		file: "src/session/agent-session.ts",
+		description: "replaced context = plain command context",
+		edits: [
+			{
+				find: "\t\treturn this.runnerInstance.createReplacedSessionContext();",
+				replace: "\t\treturn this.runnerInstance.createCommandContext() as ReplacedSessionContext;",
+			},
+		],
+		tests: ["test/parity/session-api.test.ts"],
+	},
+	{
+		id: "N05",
+		file: "src/agent/agent-loop.ts",
+		description: "failure before streaming has no text block",
+		edits: [
+			{
+				find: "...(partial ?? threwBeforeStreaming(model)),",
+				replace: "...(partial ?? emptyAssistantMessage(model)),",
+			},
+		],
+		tests: ["test/agent/pi-compat.test.ts"],
+	},
+	{
+		id: "N06",
+		file: "src/session/model-registry-view.ts",
+		description: "isUsingOAuth always true",
+		edits: [
+			{
+				find: "isUsingOAuth: (model) => runtime.isUsingOAuth(model.provider),",
+				replace: "isUsingOAuth: () => true,",
+			},
+		],
+		tests: ["test/parity/extensions.test.ts"],
+	},
+	{
+		id: "N07",
+		file: "src/extensions/pi-compat.ts",
+		description: "buildSessionContext not re-exported",
+		edits: [
+			{
+				find: 'export { buildSessionContext, getLatestCompactionEntry } from "../store/projection.js";',
+				replace: 'export { getLatestCompactionEntry } from "../store/projection.js";',
+			},
+		],
+		tests: ["test/extensions/pi-compat-exports.test.ts"],
+	},
+	{
+		id: "N08",
+		file: "src/extensions/pi-compat.ts",
+		description: "estimateTokens bound to the context estimate",
+		edits: [
+			{
+				find: "estimateMessageTokens as estimateTokens",
+				replace: "estimateContextTokens as estimateTokens",
+			},
+		],
+		tests: ["test/extensions/pi-compat-exports.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
