@@ -15,6 +15,7 @@ import {
 	createFauxProvider,
 	fauxAssistantMessage,
 	fauxToolCall,
+	getDefaultSessionDir,
 	InMemoryModelRuntime,
 	MissingSessionCwdError,
 	SessionManager,
@@ -48,7 +49,8 @@ modelRuntime.registerFauxProvider(faux);
 // trustProject: the projects' own extensions may run (otherwise they are listed with a diagnostic).
 const factory = createAgentSessionRuntimeFactory({ modelRuntime, resourceLoaderOptions: { trustProject: true } });
 
-const sessionDir = (cwd: string) => join(agentDir, "sessions", cwd.replaceAll("/", "-"));
+// Sessions under our agentDir (SessionManager.create(cwd) alone would use ~/.settle/agent).
+const sessionDir = (cwd: string) => getDefaultSessionDir(cwd, agentDir);
 const runtime = await createAgentSessionRuntime(factory, {
 	cwd: alpha,
 	agentDir,

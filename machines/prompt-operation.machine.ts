@@ -281,7 +281,7 @@ export function planRetry(settings: RetrySettings, attempt: number, options: Pla
  *
  * @example
  * ```ts
- * planRetry(settings, 1, { jitter: proportionalJitter(0.1) });
+ * planRetry(DEFAULT_RETRY_SETTINGS, 1, { jitter: proportionalJitter(0.1) });
  * ```
  */
 export function proportionalJitter(ratio = 0.1, random: () => number = Math.random): RetryJitter {
@@ -646,6 +646,9 @@ function runOutcomeLabel(outcome: RunOutcome | undefined): BeforeSettleInput["ou
  *
  * @example
  * ```ts
+ * import { createActor } from "xstate";
+ * // The steps (preflight, run, compaction, …) a host implements, as AgentSession does:
+ * declare const actors: NonNullable<Parameters<typeof promptOperationMachine.provide>[0]["actors"]>;
  * const actor = createActor(promptOperationMachine.provide({ actors }), { input: { retry: { maxRetries: 2 } } });
  * actor.on("operation_settled", (e) => console.log("settled", e.operationId));
  * actor.start();
@@ -1431,6 +1434,7 @@ export function isCompacting(snapshot: PromptOperationSnapshot): boolean {
  *
  * @example
  * ```ts
+ * declare const actor: PromptOperationActor;
  * lifecycleState(actor.getSnapshot()); // "retrying"
  * ```
  */

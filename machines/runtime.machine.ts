@@ -258,6 +258,9 @@ function finishInput(context: RuntimeContext): FinishInput {
  *
  * @example
  * ```ts
+ * import { createActor } from "xstate";
+ * // The steps (open, create, shut down, rebind, …) a host implements, as AgentSessionRuntime does:
+ * declare const actors: NonNullable<Parameters<typeof runtimeMachine.provide>[0]["actors"]>;
  * const actor = createActor(runtimeMachine.provide({ actors }));
  * actor.on("replacement_completed", (e) => console.log("switched", e.requestId));
  * actor.start();

@@ -225,7 +225,10 @@ export async function runInteractiveMode(
 		if (command && builtin) {
 			if (!runsWhileBusy(builtin, command.args) && host.busy()) {
 				printer.line(
-					style.yellow(`/${command.name} waits for an idle session: press Ctrl+C to abort the run, or wait for it.`),
+					// Not queued: say so, or the user waits for a command that never runs.
+					style.yellow(
+						`/${command.name} needs an idle session and was not run: press Ctrl+C to abort the run, or send it again once the run has finished.`,
+					),
 				);
 				return;
 			}

@@ -2,8 +2,8 @@
  * `settle trace <file> [-o out.html]`: renders a saved lifecycle trace (`settle --trace`,
  * `saveTrace()`) as the offline trace viewer — one standalone HTML file.
  */
-import { writeFile } from "node:fs/promises";
-import { basename, resolve } from "node:path";
+import { mkdir, writeFile } from "node:fs/promises";
+import { basename, dirname, resolve } from "node:path";
 import { errorMessage, SettleError } from "../errors.js";
 import { sameFile } from "../export/write-file.js";
 import type { LifecycleTrace } from "../inspect/trace.js";
@@ -19,8 +19,8 @@ export function defaultViewerPath(tracePath: string): string {
 }
 
 /**
- * Renders the trace `args[0]` to `output` (default {@link defaultViewerPath}) and prints the HTML
- * file's path. Throws {@link CliError} (exit 2) for a wrong command line, a file that cannot be
+ * Renders the trace `args[0]` to `output` (default {@link defaultViewerPath}; missing folders are
+ * created) and prints the HTML file's path. Throws {@link CliError} (exit 2) for a wrong command line, a file that cannot be
  * read or is not a trace, or an output that cannot be written.
  *
  * @example
@@ -73,6 +73,8 @@ export async function renderTraceCommand(
 		);
 	}
 	try {
+		// As `settle --export` does: `-o views/run.html` creates views/.
+		await mkdir(dirname(target), { recursive: true });
 		await writeFile(target, html, "utf8");
 	} catch (error) {
 		throw new CliError(`Could not write the trace viewer to ${target}: ${oneLine(errorMessage(error))}`, EXIT_USAGE);

@@ -15,7 +15,7 @@ import { promptOperationMachine } from "../../machines/prompt-operation.machine.
 import { runtimeMachine } from "../../machines/runtime.machine.js";
 import { SettleError } from "../errors.js";
 import { toSvg } from "./svg.js";
-import { formatLifecycleEvent, type LifecycleTrace } from "./trace.js";
+import { formatLifecycleEvent, type LifecycleTrace, type TraceRecorder } from "./trace.js";
 
 /** Options for {@link renderTraceHtml}. */
 export interface TraceViewerOptions {
@@ -26,7 +26,8 @@ export interface TraceViewerOptions {
 }
 
 /**
- * Renders a saved trace as a standalone HTML page. Pure and deterministic. `machine` is the
+ * Renders a trace as a standalone HTML page: a saved one, or the recording itself (`session.trace()`,
+ * `runtime.trace()`, `createTraceRecorder()`), as `saveTrace` takes. Pure and deterministic. `machine` is the
  * definition to draw (or several, for a trace of several machines); the trace's other machines that
  * are Settle's (prompt-operation, runtime) are drawn too, and events of machines with no diagram
  * simply highlight nothing — so it never throws for a valid trace with a machine given. Without
@@ -39,14 +40,15 @@ export interface TraceViewerOptions {
  * const trace = session.trace(); // or runtime.trace(): the runtime machine and each session, two diagrams
  * await session.prompt("hi");
  * trace.stop();
- * writeFileSync("trace.html", renderTraceHtml(trace.toJSON())); // or renderTraceHtml(await loadTrace("run.trace.json"))
+ * writeFileSync("trace.html", renderTraceHtml(trace)); // or renderTraceHtml(await loadTrace("run.trace.json"))
  * ```
  */
 export function renderTraceHtml(
-	trace: LifecycleTrace,
+	recording: LifecycleTrace | TraceRecorder,
 	machine?: AnyStateMachine | readonly AnyStateMachine[],
 	options: TraceViewerOptions = {},
 ): string {
+	const trace = "observer" in recording ? recording.toJSON() : recording;
 	const diagrams = diagramsFor(trace, machine);
 	const title = options.title ?? `${diagrams.map((d) => d.id).join(" + ")} lifecycle trace`;
 	const origin = trace.events[0]?.at ?? 0;

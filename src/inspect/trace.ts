@@ -189,27 +189,25 @@ export function formatLifecycleEvent(event: LifecycleInspectionEvent, origin = 0
 }
 
 /**
- * The whole trace as text, one event per line, times relative to the first event.
+ * The whole trace as text, one event per line, times relative to the first event: a saved trace,
+ * a recorder (`createTraceRecorder()`, `session.trace()`, `runtime.trace()`) or just its events.
  *
  * @example
  * ```ts
  * const recorder = createTraceRecorder();
  * session.inspect(recorder.observer);
  * await session.prompt("hi");
- * console.log(formatTrace(recorder.toJSON()));
+ * console.log(formatTrace(recorder));
  * // +0ms     state   ∅ → idle (inspect)
  * // +0ms     event   PROMPT {"request":{…}}
  * ```
  */
-export function formatTrace(trace: LifecycleTrace | readonly LifecycleInspectionEvent[]): string {
-	const events = Array.isArray(trace)
-		? (trace as readonly LifecycleInspectionEvent[])
-		: (trace as LifecycleTrace).events;
+export function formatTrace(trace: LifecycleTrace | TraceRecorder | readonly LifecycleInspectionEvent[]): string {
+	const whole = Array.isArray(trace) ? undefined : (trace as LifecycleTrace | TraceRecorder);
+	const events = whole ? whole.events : (trace as readonly LifecycleInspectionEvent[]);
 	const origin = events[0]?.at ?? 0;
 	const lines = events.map((event) => formatLifecycleEvent(event, origin));
-	if (!Array.isArray(trace) && (trace as LifecycleTrace).dropped > 0) {
-		lines.unshift(`(${(trace as LifecycleTrace).dropped} earlier events dropped)`);
-	}
+	if (whole && whole.dropped > 0) lines.unshift(`(${whole.dropped} earlier events dropped)`);
 	return lines.join("\n");
 }
 

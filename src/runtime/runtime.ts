@@ -743,7 +743,12 @@ export interface CreateAgentSessionRuntimeOptions {
 	/** The host's directory: the fallback a `MissingSessionCwdError` offers. Services are built for the session's cwd. */
 	cwd: string;
 	agentDir: string;
-	/** The session to start with; the runtime owns it from here (it is closed on failure and on dispose). */
+	/**
+	 * The session to start with; the runtime owns it from here (it is closed on failure and on dispose).
+	 * Its folder is where new, forked and cloned sessions go. `SessionManager.create(cwd)` uses the
+	 * default agent dir, not {@link agentDir}: pass `SessionManager.create(cwd, getDefaultSessionDir(cwd, agentDir))`
+	 * to keep sessions under your own.
+	 */
 	sessionManager: SessionManager;
 	/** Default `{type: "session_start", reason: "startup"}`. */
 	sessionStartEvent?: SessionStartEvent;
@@ -762,7 +767,9 @@ export interface CreateAgentSessionRuntimeOptions {
  * @example
  * ```ts
  * const runtime = await createAgentSessionRuntime(createAgentSessionRuntimeFactory({ modelRuntime }), {
- *   cwd, agentDir, sessionManager: SessionManager.continueRecent(cwd),
+ *   cwd,
+ *   agentDir,
+ *   sessionManager: SessionManager.continueRecent(cwd, getDefaultSessionDir(cwd, agentDir)), // sessions under agentDir
  * });
  * if (runtime.modelFallbackMessage) console.warn(runtime.modelFallbackMessage);
  * ```

@@ -241,12 +241,16 @@ export class SessionManager {
 	// Factories
 
 	/**
-	 * A new file-backed session for `cwd` in `sessionDir` (default: the cwd's directory under the
-	 * agent dir). Nothing is written until the first user or assistant message.
+	 * A new file-backed session for `cwd` in `sessionDir`. Nothing is written until the first user or
+	 * assistant message. The default `sessionDir` is the cwd's folder under the DEFAULT agent dir
+	 * (`$SETTLE_AGENT_DIR`, else `~/.settle/agent`), whatever `agentDir` you give `createAgentSession`
+	 * or `createAgentSessionRuntime`; to keep sessions in your own agent dir, pass
+	 * `getDefaultSessionDir(cwd, agentDir)`.
 	 *
 	 * @example
 	 * ```ts
 	 * const session = SessionManager.create(cwd, undefined, { id: "review-1" });
+	 * const inMyAgentDir = SessionManager.create(cwd, getDefaultSessionDir(cwd, agentDir)); // <agentDir>/sessions/--<cwd>--/
 	 * ```
 	 */
 	static create(cwd: string, sessionDir?: string, options?: NewSessionFileOptions): SessionManager {
@@ -295,11 +299,13 @@ export class SessionManager {
 
 	/**
 	 * Opens the most recently modified session in the session dir (only sessions of `cwd` when a
-	 * custom dir is given), or creates a new one when there is none.
+	 * custom dir is given), or creates a new one when there is none. The default dir is the one
+	 * {@link SessionManager.create} uses: under the default agent dir, not an `agentDir` of yours.
 	 *
 	 * @example
 	 * ```ts
 	 * const session = SessionManager.continueRecent(process.cwd());
+	 * const mine = SessionManager.continueRecent(cwd, getDefaultSessionDir(cwd, agentDir)); // sessions under your agentDir
 	 * ```
 	 */
 	static continueRecent(cwd: string, sessionDir?: string): SessionManager {

@@ -347,7 +347,7 @@ describe("settle -i: /tree and /label", () => {
 		expect(await chat.end()).toBe(0);
 	});
 
-	it("/tree prints while a run streams; /tree <id>, /label <id>, /clone and /reload wait for an idle session", async () => {
+	it("/tree prints while a run streams; /tree <id>, /label <id>, /clone and /reload are refused until the session is idle, and say so", async () => {
 		const chat = repl([
 			"--faux-script",
 			script([{ toolCalls: [{ name: "bash", arguments: { command: GATED_COMMAND } }] }, "done"]),
@@ -363,14 +363,16 @@ describe("settle -i: /tree and /label", () => {
 			from = chat.mark();
 			chat.send(command);
 			await chat.until(
-				`${command.split(" ")[0]} waits for an idle session: press Ctrl+C to abort the run, or wait for it.\n`,
+				`${command.split(" ")[0]} needs an idle session and was not run: press Ctrl+C to abort the run, or send it again once the run has finished.\n`,
 				from,
 			);
 		}
 		writeFileSync(join(cli.project, "gate"), "");
 		await chat.idle(from, "done\n");
 		expect(await chat.end()).toBe(0);
+		// "was not run" is true: none of them ran once the session was idle (no label, no clone).
 		expect(readEntries(bannerSessionFile(chat.stdout)).filter((entry) => entry.type === "label")).toEqual([]);
+		expect(chat.stdout).not.toContain("Cloned into a new session");
 	});
 });
 

@@ -419,6 +419,10 @@ describe("settle trace <file>", () => {
 		const custom = join(cli.dir, "viewer.html");
 		expect(cli.settle(["trace", traceFile, "-o", custom])).toEqual({ code: 0, stdout: `${custom}\n`, stderr: "" });
 		expect(readFileSync(custom, "utf8")).toBe(html);
+		// Found dogfooding: `-o views/run.html` failed with a bare ENOENT where `settle --export` creates the folder.
+		const nested = join(cli.dir, "views", "2024", "run.html");
+		expect(cli.settle(["trace", traceFile, "-o", nested])).toEqual({ code: 0, stdout: `${nested}\n`, stderr: "" });
+		expect(readFileSync(nested, "utf8")).toBe(html);
 	});
 
 	it("a trace saved before traces held the runtime machine (no `machines`) still renders, as one diagram", () => {

@@ -1,5 +1,5 @@
 /**
- * Finds the code users copy: every ```ts block under an `@example` tag in src/**, and every ```ts
+ * Finds the code users copy: every ```ts block under an `@example` tag in src/** and machines/**, and every ```ts
  * block of the repo's Markdown docs, plus which declarations the package entry points export (and
  * which of those carry no TSDoc). One TypeScript program over the sources, no type checking.
  */
@@ -102,9 +102,15 @@ function hasDoc(node: ts.Node): boolean {
 	return !!docs?.length;
 }
 
-/** Walks src/** and the Markdown docs. */
+/**
+ * Folders whose TSDoc is published: src/**, and machines/ (settle/inspect exports the machine
+ * definitions, and `settle` the retry planning, straight from there).
+ */
+export const SOURCE_DIRS = ["src", "machines"];
+
+/** Walks src/**, machines/** and the Markdown docs. */
 export function collectSourceFacts(root: string): SourceFacts {
-	const files = sourceFiles(join(root, "src"));
+	const files = SOURCE_DIRS.flatMap((dir) => sourceFiles(join(root, dir)));
 	const program = ts.createProgram(files, {
 		target: ts.ScriptTarget.ES2022,
 		module: ts.ModuleKind.NodeNext,

@@ -25,7 +25,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import ts from "typescript";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type CodeExample, collectSourceFacts, type SourceFacts } from "./collect.js";
+import { type CodeExample, collectSourceFacts, SOURCE_DIRS, type SourceFacts } from "./collect.js";
 import { OPT_OUT_MARKER, type ScratchModule, writeScratch } from "./scratch.js";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
@@ -77,8 +77,8 @@ afterAll(() => {
 });
 
 describe("code examples", () => {
-	it("finds every @example block in src and every ts block of the Markdown docs", () => {
-		// An independent count: each `@example` tag in src opens exactly one ```ts block.
+	it("finds every @example block in src and machines and every ts block of the Markdown docs", () => {
+		// An independent count: each `@example` tag in src and machines opens exactly one ```ts block.
 		let tags = 0;
 		const walk = (dir: string): void => {
 			for (const entry of readdirSync(dir, { withFileTypes: true })) {
@@ -87,9 +87,11 @@ describe("code examples", () => {
 				else if (entry.name.endsWith(".ts")) tags += readFileSync(path, "utf8").split("@example").length - 1;
 			}
 		};
-		walk(join(ROOT, "src"));
-		const fromSource = facts.examples.filter((e) => e.file.startsWith("src/"));
+		for (const dir of SOURCE_DIRS) walk(join(ROOT, dir));
+		const fromSource = facts.examples.filter((e) => SOURCE_DIRS.some((dir) => e.file.startsWith(`${dir}/`)));
 		expect(fromSource.length).toBe(tags);
+		// machines/ holds published TSDoc too (settle/inspect exports the machine definitions).
+		expect(fromSource.some((e) => e.file.startsWith("machines/") && e.name === "promptOperationMachine")).toBe(true);
 		expect(facts.examples.some((e) => e.file === "README.md" && e.name === "The SDK in one example")).toBe(true);
 	});
 

@@ -13,6 +13,9 @@ import {
 	TRACE_VERSION,
 } from "../../src/inspect/trace.js";
 import { loadTrace, saveTrace } from "../../src/inspect/trace-file.js";
+import { renderTraceHtml } from "../../src/inspect/trace-viewer.js";
+import { createHarness } from "../../src/testing/harness.js";
+import { fauxAssistantMessage } from "../../src/testing/index.js";
 
 const event = (seq: number, at = seq * 10): LifecycleInspectionEvent => ({
 	seq,
@@ -189,5 +192,28 @@ describe("saveTrace / loadTrace", () => {
 		await mkdir(join(path, "inside"), { recursive: true });
 		await expect(saveTrace(path, createTraceRecorder())).rejects.toMatchObject({ code: "IO" });
 		expect(await readdir(dir)).toEqual(["taken"]);
+	});
+});
+
+describe("the recording itself, as session.trace() returns it", () => {
+	// Found dogfooding the package: saveTrace(path, trace) took the recording but renderTraceHtml(trace)
+	// and formatTrace(trace) did not type-check; a host had to know to call trace.toJSON() first.
+	it("renderTraceHtml and formatTrace take it as saveTrace does, with the same result as its toJSON()", async () => {
+		const h = await createHarness();
+		try {
+			h.setResponses([fauxAssistantMessage("one"), fauxAssistantMessage("two")]);
+			const trace = h.session.trace({ maxEvents: 12 });
+			await h.session.prompt("first");
+			await h.session.prompt("second");
+			trace.stop();
+			const saved = trace.toJSON();
+			expect(saved.dropped).toBeGreaterThan(0);
+			expect(renderTraceHtml(trace)).toBe(renderTraceHtml(saved));
+			expect(formatTrace(trace)).toBe(formatTrace(saved));
+			expect(formatTrace(trace).split("\n")[0]).toBe(`(${saved.dropped} earlier events dropped)`);
+			expect(formatTrace(trace.events)).toBe(formatTrace(saved.events));
+		} finally {
+			h.cleanup();
+		}
 	});
 });
