@@ -3048,6 +3048,78 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/extensions/pi-compat-exports.test.ts"],
 	},
+	{
+		id: "V08",
+		file: "src/cli/trace-command.ts",
+		description: "no mkdir of the -o folder",
+		edits: [
+			{
+				find: "\t\tawait mkdir(dirname(target), { recursive: true });\n",
+				replace: "",
+			},
+		],
+		tests: ["test/cli/trace.test.ts"],
+	},
+	{
+		id: "G48",
+		file: "src/cli/interactive-mode.ts",
+		description: "old ambiguous busy message",
+		edits: [
+			{
+				find: "needs an idle session and was not run",
+				replace: "waits for an idle session",
+			},
+		],
+		tests: ["test/cli/interactive-tree.test.ts"],
+	},
+	{
+		id: "V09",
+		file: "src/inspect/trace-viewer.ts",
+		description: "renderTraceHtml takes only a saved trace",
+		edits: [
+			{
+				find: "\trecording: LifecycleTrace | TraceRecorder,",
+				replace: "\trecording: LifecycleTrace,",
+			},
+		],
+		tests: ["test/doctest/doctest.test.ts"],
+	},
+	{
+		id: "V10",
+		file: "src/inspect/trace.ts",
+		description: "formatTrace takes no recorder",
+		edits: [
+			{
+				find: "formatTrace(trace: LifecycleTrace | TraceRecorder | readonly",
+				replace: "formatTrace(trace: LifecycleTrace | readonly",
+			},
+		],
+		tests: ["test/doctest/doctest.test.ts"],
+	},
+	{
+		id: "V11",
+		file: "test/doctest/collect.ts",
+		description: "machines/ TSDoc unchecked again",
+		edits: [
+			{
+				find: 'export const SOURCE_DIRS = ["src", "machines"];',
+				replace: 'export const SOURCE_DIRS = ["src"];',
+			},
+		],
+		tests: ["test/doctest/doctest.test.ts"],
+	},
+	{
+		id: "V12",
+		file: "test/doctest/cli-lines.test.ts",
+		description: "option-only skip applies to shell lines too",
+		edits: [
+			{
+				find: "if (line.prose && options.length === 1",
+				replace: "if (options.length === 1",
+			},
+		],
+		tests: ["test/doctest/cli-lines.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
