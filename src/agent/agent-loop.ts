@@ -396,12 +396,19 @@ class LoopRun {
 					firstTurn = false;
 				} else {
 					if (previousTurn && config.prepareNextTurn) {
-						const update = await config.prepareNextTurn(previousTurn, this.signal);
+						// A hook that answers synchronously (the session's, unless a system prompt change
+						// must be recorded) is not awaited, nor is a synchronous re-poll: each await is a
+						// microtask per turn.
+						const prepare = config.prepareNextTurn(previousTurn, this.signal);
+						const update = isPromiseLike(prepare) ? await prepare : prepare;
 						if (update?.context) this.context = update.context;
 						if (update?.model) this.model = update.model;
 						if (update?.thinkingLevel) this.thinkingLevel = update.thinkingLevel;
 						if (update?.messages) prepared = update.messages;
-						if (pending.length === 0) pending = await this.pollSteering();
+						if (pending.length === 0) {
+							const polled = this.pollSteering();
+							pending = isPromiseLike(polled) ? await polled : polled;
+						}
 					}
 					await this.emit({ type: "turn_start" });
 				}

@@ -219,6 +219,20 @@ export interface SessionTrace extends TraceRecorder {
 	stop(): void;
 }
 
+/** The emitted events {@link AgentSession.onMachineEvent} handles (the requests are answered in `operation-actors.ts`). */
+const SESSION_HANDLED_EMITS = [
+	"preflight_result",
+	"operation_settled",
+	"auto_retry_start",
+	"auto_retry_end",
+	"overflow_recovery_failed",
+	"abort_requested",
+	"tree_navigation_done",
+	"manual_compaction_done",
+] as const satisfies readonly PromptOperationEmitted["type"][];
+/** An emitted event the session handles: a case for any other type does not type-check. */
+type SessionHandledEmit = Extract<PromptOperationEmitted, { type: (typeof SESSION_HANDLED_EMITS)[number] }>;
+
 interface PendingPrompt {
 	resolve(): void;
 	reject(error: unknown): void;
@@ -397,7 +411,10 @@ export class AgentSession {
 			...(this.clock ? { clock: this.clock as never } : {}),
 		});
 		answerMachineRequests(this.actor, this.internals);
-		this.actor.on("*", (event) => this.onMachineEvent(event as PromptOperationEmitted));
+		// One listener per emitted type the session acts on, not a wildcard: XState calls a wildcard
+		// listener for every emitted event, including the four requests answered above.
+		const onMachineEvent = (event: SessionHandledEmit) => this.onMachineEvent(event);
+		for (const type of SESSION_HANDLED_EMITS) this.actor.on(type, onMachineEvent);
 		this.actor.start();
 	}
 
@@ -1412,7 +1429,7 @@ export class AgentSession {
 	}
 
 	/** Side effects the machine asks for (typed emitted events). Never throws (XState rethrows asynchronously). */
-	private onMachineEvent(event: PromptOperationEmitted): void {
+	private onMachineEvent(event: SessionHandledEmit): void {
 		try {
 			switch (event.type) {
 				case "preflight_result": {

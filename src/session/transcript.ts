@@ -15,9 +15,14 @@ export class Transcript {
 	 * needs to look up (the turn_end boundary, omitting a failed attempt or turn). Cheaper per
 	 * message than a WeakMap over the whole transcript.
 	 */
-	private readonly recentMessages: AgentMessage[] = [];
+	private readonly recentMessages: (AgentMessage | undefined)[] = [];
 	/** `recentIds[i]` is the entry id of `recentMessages[i]` (two arrays: no object per message). */
 	private readonly recentIds: string[] = [];
+	/**
+	 * How many of the slots above hold the current turn's messages. The arrays are reused from turn
+	 * to turn (truncating them would free their storage and grow it again on every turn).
+	 */
+	private recentCount = 0;
 	/** Timestamp (ms) of the latest compaction in the current context; undefined when none. */
 	latestCompactionAt: number | undefined;
 	/** The current context has context edits (the last usage no longer describes it). */
@@ -61,22 +66,22 @@ export class Transcript {
 	}
 
 	private remember(message: AgentMessage, id: string): void {
-		this.recentMessages.push(message);
-		this.recentIds.push(id);
+		const index = this.recentCount++;
+		this.recentMessages[index] = message;
+		this.recentIds[index] = id;
 	}
 
-	/** A new turn starts: earlier messages are no longer looked up. */
+	/** A new turn starts: earlier messages are no longer looked up (nor kept alive). */
 	startTurn(): void {
-		if (this.recentMessages.length > 0) {
-			this.recentMessages.length = 0;
-			this.recentIds.length = 0;
-		}
+		const messages = this.recentMessages;
+		for (let index = 0; index < this.recentCount; index++) messages[index] = undefined;
+		this.recentCount = 0;
 	}
 
 	/** The entry id of a message persisted in the current (or, between runs, the last) turn. */
 	entryIdOf(message: AgentMessage): string | undefined {
 		const messages = this.recentMessages;
-		for (let index = messages.length - 1; index >= 0; index--) {
+		for (let index = this.recentCount - 1; index >= 0; index--) {
 			if (messages[index] === message) return this.recentIds[index];
 		}
 		return undefined;

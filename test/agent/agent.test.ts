@@ -806,6 +806,33 @@ describe("Agent hooks", () => {
 		expect(agentEventViolations(events)).toEqual([]);
 	});
 
+	it("an async prepareNextTurn is awaited, and steering queued meanwhile goes in before the next model call", async () => {
+		const { agent, faux, events } = createTestAgent(
+			{ initialState: { tools: [echoTool()] } },
+			{ models: [{ id: "m1" }, { id: "m2" }] },
+		);
+		agent.prepareNextTurn = async () => {
+			await Promise.resolve();
+			agent.steer(user("steered"));
+			return { model: faux.getModel("m2"), messages: [user("injected")] };
+		};
+		faux.setResponses([
+			fauxAssistantMessage([fauxToolCall("echo", { text: "x" }, { id: "c1" })], { stopReason: "toolUse" }),
+			fauxAssistantMessage("ok"),
+		]);
+		await agent.prompt("hi");
+		expect(faux.requests.map((request) => request.model.id)).toEqual(["m1", "m2"]);
+		expect(agent.state.messages.map((message) => textOf(message) || message.role)).toEqual([
+			"hi",
+			"assistant",
+			"x",
+			"injected",
+			"steered",
+			"ok",
+		]);
+		expect(agentEventViolations(events)).toEqual([]);
+	});
+
 	it("a prepareNextTurn context replacement becomes the agent's transcript", async () => {
 		const { agent, faux } = createTestAgent({ initialState: { tools: [echoTool()] } });
 		agent.prepareNextTurn = (turn) => ({
