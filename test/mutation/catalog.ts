@@ -3120,6 +3120,78 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/doctest/cli-lines.test.ts"],
 	},
+	{
+		id: "P05",
+		file: "src/session/transcript.ts",
+		description: "reused turn id array skips the last id",
+		edits: [
+			{
+				find: "for (let index = this.recentCount - 1; index >= 0; index--) {",
+				replace: "for (let index = this.recentCount - 2; index >= 0; index--) {",
+			},
+		],
+		tests: ["test/session/recovery-retry.test.ts"],
+	},
+	{
+		id: "P06",
+		file: "src/session/transcript.ts",
+		description: "reused turn id array overwrites one slot",
+		edits: [
+			{
+				find: "const index = this.recentCount++;",
+				replace: "const index = this.recentCount;",
+			},
+		],
+		tests: ["test/session/recovery-retry.test.ts"],
+	},
+	{
+		id: "P07",
+		file: "src/session/agent-session.ts",
+		description: "no listener for the machine's abort_requested",
+		edits: [
+			{
+				find: '"abort_requested",',
+				replace: "",
+			},
+		],
+		tests: ["test/session/abort.test.ts"],
+	},
+	{
+		id: "P08",
+		file: "src/session/agent-session.ts",
+		description: "no listener for the machine's auto_retry_start",
+		edits: [
+			{
+				find: '"auto_retry_start",',
+				replace: "",
+			},
+		],
+		tests: ["test/session/recovery-retry.test.ts"],
+	},
+	{
+		id: "P09",
+		file: "src/agent/agent-loop.ts",
+		description: "an async prepareNextTurn is not awaited",
+		edits: [
+			{
+				find: "const update = isPromiseLike(prepare) ? await prepare : prepare;",
+				replace: "const update = isPromiseLike(prepare) ? undefined : prepare;",
+			},
+		],
+		tests: ["test/agent/agent.test.ts"],
+	},
+	{
+		id: "P10",
+		file: "src/agent/agent-loop.ts",
+		description: "steering queued during an async prepareNextTurn is dropped",
+		edits: [
+			{
+				find: "pending = isPromiseLike(polled) ? await polled : polled;",
+				replace: "pending = isPromiseLike(polled) ? [] : [];",
+			},
+		],
+		tests: ["test/agent/agent.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
