@@ -89,11 +89,19 @@ async function openPage(url: string) {
 	await page.goto(url);
 	const current = () =>
 		page.$$eval("g[data-state].current", (groups) => groups.map((g) => g.getAttribute("data-state")));
-	/** Waits (in the page, on its own updates) until the innermost current state is `state`. */
+	/**
+	 * Waits (in the page, on its own updates) until the innermost current state is `state`. A function,
+	 * not a string: Playwright evals a string predicate again on every animation frame, which the page's
+	 * CSP (no 'unsafe-eval') refuses — only the first check, run by DevTools, may eval.
+	 */
 	const until = (state: string) =>
-		page.waitForFunction(
-			`[...document.querySelectorAll("g[data-state].current")].at(-1)?.getAttribute("data-state") === ${JSON.stringify(state)}`,
-		);
+		page.waitForFunction((wanted) => {
+			// Runs in the page; the DOM is not in this project's TypeScript lib.
+			const { document } = globalThis as unknown as {
+				document: { querySelectorAll(selector: string): Iterable<{ getAttribute(name: string): string | null }> };
+			};
+			return [...document.querySelectorAll("g[data-state].current")].at(-1)?.getAttribute("data-state") === wanted;
+		}, state);
 	const selectedId = async () => Number(await page.locator("li.selected").getAttribute("data-id"));
 	const lastId = async () => Number(await page.locator("li[data-id]").last().getAttribute("data-id"));
 	return { page, problems, current, until, selectedId, lastId };
