@@ -4,7 +4,7 @@
  * fetched while the run is really in progress — no sleeps.
  */
 import { type ChildProcessWithoutNullStreams, spawn, spawnSync } from "node:child_process";
-import { writeFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { writeFile } from "node:fs/promises";
 import { createServer } from "node:net";
 import { join } from "node:path";
@@ -44,6 +44,34 @@ function start(args: string[]) {
 	url.catch(() => {});
 	const exited = trackChild(child).then((code) => ({ code, stdout, stderr }));
 	return { child, url, exited };
+}
+
+/** Whether something can listen on 127.0.0.1:`port` right now (it is released again). */
+async function canListen(port: number): Promise<boolean> {
+	const probe = createServer();
+	const listening = await new Promise<boolean>((resolve) => {
+		probe.once("error", () => resolve(false));
+		probe.listen(port, "127.0.0.1", () => resolve(true));
+	});
+	if (listening) await new Promise<void>((resolve) => probe.close(() => resolve()));
+	return listening;
+}
+
+/**
+ * A free port below the kernel's ephemeral range, for a child to listen on. A port from `listen(0)`,
+ * released for the child, is back in that range: on a busy machine the kernel may hand it to another
+ * test's server or outgoing connection before the child binds it (EADDRINUSE, exit 2). A port below
+ * the range is only ever taken by a process that names it; random, so concurrent runs pick apart.
+ */
+async function freePortTheKernelNeverAssigns(): Promise<number> {
+	const range = readFileSync("/proc/sys/net/ipv4/ip_local_port_range", "utf8").trim().split(/\s+/).map(Number);
+	const low = Math.min(range[0] ?? 32_768, 32_768);
+	expect(low, "the ephemeral port range leaves no ports below it").toBeGreaterThan(11_024);
+	for (let tries = 0; tries < 100; tries++) {
+		const port = 10_024 + Math.floor(Math.random() * (low - 10_024));
+		if (await canListen(port)) return port;
+	}
+	throw new Error(`no free port between 10024 and ${low}`);
 }
 
 const settledCount = (frames: Parameters<typeof messages>[0]) =>
@@ -89,10 +117,7 @@ describe("settle --inspect", () => {
 	});
 
 	it("--rpc --inspect-port: the URL names the port; the stream follows the RPC prompts", async () => {
-		const probe = createServer();
-		await new Promise<void>((resolve) => probe.listen(0, "127.0.0.1", resolve));
-		const free = (probe.address() as { port: number }).port;
-		await new Promise<void>((resolve) => probe.close(() => resolve()));
+		const free = await freePortTheKernelNeverAssigns();
 		const run = start(["--faux", "--rpc", "--inspect-port", String(free)]);
 		const url = await run.url;
 		expect(new URL(url).port).toBe(String(free));
