@@ -3192,6 +3192,30 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/agent/agent.test.ts"],
 	},
+	{
+		id: "I09",
+		file: "src/inspect/live-page.ts",
+		description: "following selects the second-newest event",
+		edits: [
+			{
+				find: "highlight(recs.length - 1);",
+				replace: "highlight(recs.length - 2);",
+			},
+		],
+		tests: ["test/inspect/live-page.test.ts"],
+	},
+	{
+		id: "I10",
+		file: "src/cli/main.ts",
+		description: "--inspect-port ignored",
+		edits: [
+			{
+				find: "startCliInspector(runtime, args.inspectPort, out)",
+				replace: "startCliInspector(runtime, undefined, out)",
+			},
+		],
+		tests: ["test/cli/inspect.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
