@@ -114,6 +114,21 @@ export interface PeerOptions {
 	reasoningModel?: boolean;
 	/** Start the session on `faux-2` (needs {@link reasoningModel}) instead of `faux-1`. */
 	startOnReasoningModel?: boolean;
+	/** Extension files loaded by each peer's own loader (`additionalExtensionPaths`). */
+	extensionPaths?: string[];
+	/** A UI both peers bind (`bindExtensions({uiContext})`); without one, `hasUI` is false. */
+	uiContext?: unknown;
+	/** `bindExtensions({shutdownHandler})`: what `ctx.shutdown()` calls. */
+	shutdownHandler?: () => void;
+}
+
+/** The `bindExtensions` argument of a peer's options. */
+function bindings(options: PeerOptions) {
+	return {
+		...(options.onError ? { onError: options.onError } : {}),
+		...(options.uiContext ? { uiContext: options.uiContext as never } : {}),
+		...(options.shutdownHandler ? { shutdownHandler: options.shutdownHandler } : {}),
+	};
 }
 
 export interface TempDirs {
@@ -405,6 +420,7 @@ export async function createPiPeer(options: PeerOptions = {}, dirs: TempDirs = m
 		noThemes: true,
 		noContextFiles: true,
 		extensionFactories: (options.extensions ?? []) as unknown as pi.ExtensionFactory[],
+		...(options.extensionPaths ? { additionalExtensionPaths: options.extensionPaths } : {}),
 	});
 	await resourceLoader.reload();
 	const sessionManager = options.openFile
@@ -422,7 +438,7 @@ export async function createPiPeer(options: PeerOptions = {}, dirs: TempDirs = m
 		sessionManager,
 		...(options.customTools ? { customTools: options.customTools.map(piTool) } : {}),
 	});
-	await session.bindExtensions(options.onError ? { onError: options.onError } : {});
+	await session.bindExtensions(bindings(options));
 	const rec = recorder();
 	const requests: ModelRequest[] = [];
 	const s = session as unknown as SessionLike;
@@ -521,6 +537,7 @@ export async function createSettlePeer(options: PeerOptions = {}, dirs: TempDirs
 		noPromptTemplates: true,
 		noContextFiles: true,
 		extensionFactories: options.extensions ?? [],
+		...(options.extensionPaths ? { additionalExtensionPaths: options.extensionPaths } : {}),
 	});
 	await resourceLoader.reload();
 	const sessionManager = options.openFile
@@ -539,7 +556,7 @@ export async function createSettlePeer(options: PeerOptions = {}, dirs: TempDirs
 		clock,
 		...(options.customTools ? { customTools: options.customTools as never } : {}),
 	});
-	await session.bindExtensions(options.onError ? { onError: options.onError } : {});
+	await session.bindExtensions(bindings(options));
 	const rec = recorder();
 	const requests: ModelRequest[] = [];
 	const s = session as unknown as SessionLike;
