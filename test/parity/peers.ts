@@ -13,6 +13,7 @@ import { SimulatedClock } from "xstate";
 import type { ExtensionAPI } from "../../src/extensions/types.js";
 import { createFauxProvider, type FauxProvider } from "../../src/llm/faux.js";
 import { InMemoryModelRuntime } from "../../src/llm/model-runtime.js";
+import { createPiAiModelRuntime } from "../../src/llm/pi-ai.js";
 import type { Context } from "../../src/llm/types.js";
 import { DefaultResourceLoader } from "../../src/resources/resource-loader.js";
 import { createAgentSession } from "../../src/runtime/sdk.js";
@@ -118,6 +119,11 @@ export interface PeerOptions {
 	extensionPaths?: string[];
 	/** A UI both peers bind (`bindExtensions({uiContext})`); without one, `hasUI` is false. */
 	uiContext?: unknown;
+	/**
+	 * Settle's peer also registers pi-ai's model catalogue (no keys from the environment), as pi's
+	 * `ModelRegistry` always does; without it, Settle's registry holds only the faux provider.
+	 */
+	modelCatalog?: boolean;
 	/** `bindExtensions({shutdownHandler})`: what `ctx.shutdown()` calls. */
 	shutdownHandler?: () => void;
 }
@@ -525,7 +531,9 @@ export async function createSettlePeer(options: PeerOptions = {}, dirs: TempDirs
 		models: fauxModels(options.contextWindow, options.reasoningModel),
 		...(options.tokensPerSecond ? { tokensPerSecond: options.tokensPerSecond } : {}),
 	});
-	const modelRuntime = new InMemoryModelRuntime();
+	const modelRuntime = options.modelCatalog
+		? await createPiAiModelRuntime({ useEnvironment: false })
+		: new InMemoryModelRuntime();
 	modelRuntime.registerFauxProvider(faux);
 	const settingsManager = SettingsManager.inMemory(options.settings ?? {});
 	const resourceLoader = new DefaultResourceLoader({
