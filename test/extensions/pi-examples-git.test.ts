@@ -68,9 +68,17 @@ describe("pi examples, differential: git and session replacement", () => {
 		);
 		expect(pi.results).toEqual([{ cancelled: false }, { cancelled: true }, { cancelled: false }]);
 		expect(pi.ui).toEqual([
-			["select", "You have 2 uncommitted file(s). new session anyway?", ["Yes, proceed anyway", "No, let me commit first"]],
+			[
+				"select",
+				"You have 2 uncommitted file(s). new session anyway?",
+				["Yes, proceed anyway", "No, let me commit first"],
+			],
 			["notify", "Commit your changes first", "warning"],
-			["select", "You have 2 uncommitted file(s). new session anyway?", ["Yes, proceed anyway", "No, let me commit first"]],
+			[
+				"select",
+				"You have 2 uncommitted file(s). new session anyway?",
+				["Yes, proceed anyway", "No, let me commit first"],
+			],
 		]);
 		expect(settle).toEqual(pi);
 	});
@@ -95,7 +103,9 @@ describe("pi examples, differential: git and session replacement", () => {
 				return {
 					results: results.map((r) => r.cancelled),
 					files: peer.sessionFiles().map((file) => fileShape(peer.fileEntries(file))),
-					ui: ui.log.map((call) => call.map((a) => (typeof a === "string" ? a.replace(/entry \S+\?$/, "entry <id>?") : a))),
+					ui: ui.log.map((call) =>
+						call.map((a) => (typeof a === "string" ? a.replace(/entry \S+\?$/, "entry <id>?") : a)),
+					),
 				};
 			},
 		);
@@ -112,22 +122,26 @@ describe("pi examples, differential: git and session replacement", () => {
 	});
 
 	it("auto-commit-on-exit.ts: shutting down commits the changes with the last reply's first line", async () => {
-		const { pi, settle } = await onBothRuntimesWithExamples(["auto-commit-on-exit.ts"], { setup: gitRepo }, async (peer, ui) => {
-			peer.script([
-				{ toolCalls: [{ id: "w1", name: "write", args: { path: "b.txt", content: "written by the agent\n" } }] },
-				{ text: "Added b.txt with a greeting for the whole team to enjoy today\nMore details." },
-			]);
-			await peer.session.prompt("add b.txt");
-			await peer.quiesce();
-			const cwd = peer.dirs.cwd;
-			await peer.runtime.dispose();
-			return {
-				log: git(cwd, "log", "--format=%s", "-n", "2").trim().split("\n"),
-				status: git(cwd, "status", "--porcelain"),
-				b: readFileSync(join(cwd, "b.txt"), "utf8"),
-				ui: ui.log,
-			};
-		});
+		const { pi, settle } = await onBothRuntimesWithExamples(
+			["auto-commit-on-exit.ts"],
+			{ setup: gitRepo },
+			async (peer, ui) => {
+				peer.script([
+					{ toolCalls: [{ id: "w1", name: "write", args: { path: "b.txt", content: "written by the agent\n" } }] },
+					{ text: "Added b.txt with a greeting for the whole team to enjoy today\nMore details." },
+				]);
+				await peer.session.prompt("add b.txt");
+				await peer.quiesce();
+				const cwd = peer.dirs.cwd;
+				await peer.runtime.dispose();
+				return {
+					log: git(cwd, "log", "--format=%s", "-n", "2").trim().split("\n"),
+					status: git(cwd, "status", "--porcelain"),
+					b: readFileSync(join(cwd, "b.txt"), "utf8"),
+					ui: ui.log,
+				};
+			},
+		);
 		expect(pi.log).toEqual(["[pi] Added b.txt with a greeting for the whole team to ...", "initial"]);
 		expect(pi.status).toBe("");
 		expect(settle).toEqual(pi);

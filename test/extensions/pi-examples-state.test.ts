@@ -108,8 +108,10 @@ describe("pi examples, differential: state, prompts and payloads", () => {
 				const ends = peer.recorded.flatMap((r) =>
 					r.kind === "event" && r.event.type === "tool_execution_end" ? [r.event] : [],
 				);
-				const saved = (ends.find((end) => end.toolCallId === "r1")?.result as { details?: { fullOutputPath?: string } })
-					.details?.fullOutputPath;
+				const r1 = ends.find((end) => end.toolCallId === "r1")?.result as
+					| { details?: { fullOutputPath?: string } }
+					| undefined;
+				const saved = r1?.details?.fullOutputPath;
 				const savedText = saved && existsSync(saved) ? readFileSync(saved, "utf8") : undefined;
 				if (saved) rmSync(dirname(saved), { recursive: true, force: true });
 				// Both calls run in parallel: compare them in call order.
