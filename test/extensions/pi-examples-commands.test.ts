@@ -117,3 +117,31 @@ describe("pi examples, differential: commands and tools", () => {
 		expect(settle).toEqual(pi);
 	});
 });
+
+describe("pi examples, differential: terminal side effects", () => {
+	it("notify.ts: each agent_end writes an OSC 777 desktop notification to stdout", async () => {
+		const { pi, settle } = await onBothWithExamples(["notify.ts"], {}, async ({ peer }) => {
+			peer.script([{ text: "One." }, { text: "Two." }]);
+			// What the terminal receives: the escape sequences written to this process's stdout.
+			const written: string[] = [];
+			const write = process.stdout.write;
+			process.stdout.write = ((chunk: string | Uint8Array, ...rest: never[]) => {
+				if (String(chunk).startsWith("\x1b]")) {
+					written.push(String(chunk));
+					return true;
+				}
+				return write.call(process.stdout, chunk, ...rest);
+			}) as typeof process.stdout.write;
+			try {
+				await peer.prompt("first");
+				await peer.prompt("second");
+				await peer.quiesce();
+			} finally {
+				process.stdout.write = write;
+			}
+			return { ...observe(peer), written };
+		});
+		expect(pi.written).toEqual(["\x1b]777;notify;Pi;Ready for input\x07", "\x1b]777;notify;Pi;Ready for input\x07"]);
+		expect(settle).toEqual(pi);
+	});
+});

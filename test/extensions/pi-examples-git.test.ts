@@ -7,8 +7,9 @@ import { execFileSync } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { fileShape } from "../parity/normalize.js";
-import type { PeerName, TempDirs } from "../parity/peers.js";
+import type { ExtensionAPI } from "../../src/extensions/types.js";
+import { eventPayloads, fileShape, normalizeMessages } from "../parity/normalize.js";
+import type { PeerName, SharedExtension, TempDirs } from "../parity/peers.js";
 import { createRuntimePeer, type RuntimePeer } from "../parity/tree-peers.js";
 import { EXAMPLES, type ScriptedUI, scriptedUI } from "./pi-examples-peers.js";
 
@@ -30,14 +31,14 @@ function gitRepo(dirs: TempDirs): void {
 /** Runs `scenario` on pi's runtime, then Settle's, with the examples loaded and a scripted UI. */
 async function onBothRuntimesWithExamples<T>(
 	names: string[],
-	options: { answers?: unknown[]; setup?: (dirs: TempDirs) => void },
+	options: { answers?: unknown[]; setup?: (dirs: TempDirs) => void; extensions?: SharedExtension[] },
 	scenario: (peer: RuntimePeer, ui: ScriptedUI) => Promise<T>,
 ): Promise<{ pi: T; settle: T }> {
 	const results: Partial<Record<PeerName, T>> = {};
 	for (const name of ["pi", "settle"] as const) {
 		const ui = scriptedUI(options.answers);
 		const peer = await createRuntimePeer(name, {
-			extensions: [],
+			extensions: options.extensions ?? [],
 			customTools: [],
 			extensionPaths: names.map((example) => join(EXAMPLES, example)),
 			uiContext: ui.ui,
@@ -144,6 +145,52 @@ describe("pi examples, differential: git and session replacement", () => {
 		);
 		expect(pi.log).toEqual(["[pi] Added b.txt with a greeting for the whole team to ...", "initial"]);
 		expect(pi.status).toBe("");
+		expect(settle).toEqual(pi);
+	});
+
+	it("reload-runtime.ts: the tool queues /reload-runtime as a follow-up (text to the model); the command reloads", async () => {
+		const starts: string[] = [];
+		const probe = (api: ExtensionAPI) => {
+			api.on("session_start", (event) => void starts.push(`start ${event.reason}`));
+			api.on("session_shutdown", (event) => void starts.push(`shutdown ${event.reason}`));
+		};
+		const { pi, settle } = await onBothRuntimesWithExamples(
+			["reload-runtime.ts"],
+			{ extensions: [probe] },
+			async (peer, ui) => {
+				peer.script([
+					{ toolCalls: [{ id: "r1", name: "reload_runtime", args: {} }] },
+					{ text: "Reloading." },
+					{ text: "Saw the command as text." },
+				]);
+				await peer.session.prompt("reload please");
+				await peer.quiesce();
+				await peer.session.prompt("/reload-runtime");
+				await peer.quiesce();
+				return {
+					requests: peer.requests.map((r) => r.messages.at(-1)),
+					results: eventPayloads(peer.recorded, ["tool_execution_end"]),
+					ui: ui.log,
+					marks: peer.recorded.flatMap((r) => (r.kind === "mark" ? [r.label] : [])),
+					messages: normalizeMessages(peer.session.messages),
+					// From this peer's startup on (the previous peer's disposal reaches the probe late).
+					starts: starts.splice(0).filter((_, i, all) => i >= all.indexOf("start startup")),
+				};
+			},
+		);
+		// The follow-up is sent to the model as text in both (pi 0.73.1's sendUserMessage runs no
+		// commands); the typed /reload-runtime reloads: the extensions get shutdown, then start.
+		expect(pi.requests.at(-1)).toBe("user: /reload-runtime");
+		expect(pi.starts).toEqual(["start startup", "shutdown reload", "start reload"]);
+		expect(pi.results).toEqual([
+			{
+				type: "tool_execution_end",
+				toolCallId: "r1",
+				toolName: "reload_runtime",
+				result: [{ type: "text", text: "Queued /reload-runtime as a follow-up command." }],
+				isError: false,
+			},
+		]);
 		expect(settle).toEqual(pi);
 	});
 });
