@@ -24,12 +24,12 @@ export function modelRegistryView(runtime: ModelRuntime): ExtensionModelRegistry
 		getAll: () => runtime.getAll(),
 		getAvailable: () => runtime.getAvailable(),
 		hasConfiguredAuth: (model) => runtime.hasConfiguredAuth(model.provider),
+		// As pi's ModelRegistry: a provider without a key is `ok` without `apiKey` (extensions written for
+		// pi check `!auth.apiKey` for that); `ok: false` is for a failure to resolve one.
 		async getApiKeyAndHeaders(model) {
-			if (!runtime.hasConfiguredAuth(model.provider)) {
-				return { ok: false, error: `No API key found for ${model.provider}.` };
-			}
-			const apiKey = await runtime.getApiKey(model.provider);
-			return apiKey === undefined ? { ok: true } : { ok: true, apiKey };
+			const apiKey = runtime.hasConfiguredAuth(model.provider) ? await runtime.getApiKey(model.provider) : undefined;
+			const headers = model.headers && Object.keys(model.headers).length > 0 ? { ...model.headers } : undefined;
+			return { ok: true, ...(apiKey !== undefined ? { apiKey } : {}), ...(headers ? { headers } : {}) };
 		},
 		getApiKeyForProvider: (provider) => runtime.getApiKey(provider),
 		isUsingOAuth: (model) => runtime.isUsingOAuth(model.provider),

@@ -99,13 +99,20 @@ export function systemPromptOptionsFromResources(input: {
 		guidelines.push(...(tool.promptGuidelines ?? []));
 	}
 	const customPrompt = input.resources.getSystemPrompt();
+	// As pi: one string, absent when nothing is appended. Extensions written for pi test it for
+	// truthiness (`if (options.appendSystemPrompt)`), which an empty array would pass.
+	const appendSystemPrompt = input.resources
+		.getAppendSystemPrompt()
+		.map((text) => text.trim())
+		.filter(Boolean)
+		.join("\n\n");
 	return {
 		cwd: input.cwd,
 		...(customPrompt !== undefined ? { customPrompt } : {}),
 		selectedTools: input.tools.map((tool) => tool.name),
 		toolSnippets,
 		promptGuidelines: normalizePromptGuidelines(guidelines),
-		appendSystemPrompt: input.resources.getAppendSystemPrompt(),
+		...(appendSystemPrompt ? { appendSystemPrompt } : {}),
 		contextFiles: input.resources.getAgentsFiles().agentsFiles,
 		skills: input.resources.getSkills().skills,
 		...(input.sections ? { sections: input.sections } : {}),

@@ -111,7 +111,8 @@ export function isSettleExtra(event: AnyEvent): boolean {
 	return (
 		SETTLE_ONLY_EVENTS.has(event.type) ||
 		role(event) === "system" ||
-		(event.type === "entry_appended" && isContextEdit(event.entry))
+		// pi 0.73.1 has no entry_appended event (Settle's, behavior B: custom entries, context edits, …).
+		event.type === "entry_appended"
 	);
 }
 

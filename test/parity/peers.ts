@@ -13,6 +13,7 @@ import { SimulatedClock } from "xstate";
 import type { ExtensionAPI } from "../../src/extensions/types.js";
 import { createFauxProvider, type FauxProvider } from "../../src/llm/faux.js";
 import { InMemoryModelRuntime } from "../../src/llm/model-runtime.js";
+import { createPiAiModelRuntime } from "../../src/llm/pi-ai.js";
 import type { Context } from "../../src/llm/types.js";
 import { DefaultResourceLoader } from "../../src/resources/resource-loader.js";
 import { createAgentSession } from "../../src/runtime/sdk.js";
@@ -114,6 +115,26 @@ export interface PeerOptions {
 	reasoningModel?: boolean;
 	/** Start the session on `faux-2` (needs {@link reasoningModel}) instead of `faux-1`. */
 	startOnReasoningModel?: boolean;
+	/** Extension files loaded by each peer's own loader (`additionalExtensionPaths`). */
+	extensionPaths?: string[];
+	/** A UI both peers bind (`bindExtensions({uiContext})`); without one, `hasUI` is false. */
+	uiContext?: unknown;
+	/**
+	 * Settle's peer also registers pi-ai's model catalogue (no keys from the environment), as pi's
+	 * `ModelRegistry` always does; without it, Settle's registry holds only the faux provider.
+	 */
+	modelCatalog?: boolean;
+	/** `bindExtensions({shutdownHandler})`: what `ctx.shutdown()` calls. */
+	shutdownHandler?: () => void;
+}
+
+/** The `bindExtensions` argument of a peer's options. */
+function bindings(options: PeerOptions) {
+	return {
+		...(options.onError ? { onError: options.onError } : {}),
+		...(options.uiContext ? { uiContext: options.uiContext as never } : {}),
+		...(options.shutdownHandler ? { shutdownHandler: options.shutdownHandler } : {}),
+	};
 }
 
 export interface TempDirs {
@@ -405,6 +426,7 @@ export async function createPiPeer(options: PeerOptions = {}, dirs: TempDirs = m
 		noThemes: true,
 		noContextFiles: true,
 		extensionFactories: (options.extensions ?? []) as unknown as pi.ExtensionFactory[],
+		...(options.extensionPaths ? { additionalExtensionPaths: options.extensionPaths } : {}),
 	});
 	await resourceLoader.reload();
 	const sessionManager = options.openFile
@@ -422,7 +444,7 @@ export async function createPiPeer(options: PeerOptions = {}, dirs: TempDirs = m
 		sessionManager,
 		...(options.customTools ? { customTools: options.customTools.map(piTool) } : {}),
 	});
-	await session.bindExtensions(options.onError ? { onError: options.onError } : {});
+	await session.bindExtensions(bindings(options));
 	const rec = recorder();
 	const requests: ModelRequest[] = [];
 	const s = session as unknown as SessionLike;
@@ -509,7 +531,9 @@ export async function createSettlePeer(options: PeerOptions = {}, dirs: TempDirs
 		models: fauxModels(options.contextWindow, options.reasoningModel),
 		...(options.tokensPerSecond ? { tokensPerSecond: options.tokensPerSecond } : {}),
 	});
-	const modelRuntime = new InMemoryModelRuntime();
+	const modelRuntime = options.modelCatalog
+		? await createPiAiModelRuntime({ useEnvironment: false })
+		: new InMemoryModelRuntime();
 	modelRuntime.registerFauxProvider(faux);
 	const settingsManager = SettingsManager.inMemory(options.settings ?? {});
 	const resourceLoader = new DefaultResourceLoader({
@@ -521,6 +545,7 @@ export async function createSettlePeer(options: PeerOptions = {}, dirs: TempDirs
 		noPromptTemplates: true,
 		noContextFiles: true,
 		extensionFactories: options.extensions ?? [],
+		...(options.extensionPaths ? { additionalExtensionPaths: options.extensionPaths } : {}),
 	});
 	await resourceLoader.reload();
 	const sessionManager = options.openFile
@@ -539,7 +564,7 @@ export async function createSettlePeer(options: PeerOptions = {}, dirs: TempDirs
 		clock,
 		...(options.customTools ? { customTools: options.customTools as never } : {}),
 	});
-	await session.bindExtensions(options.onError ? { onError: options.onError } : {});
+	await session.bindExtensions(bindings(options));
 	const rec = recorder();
 	const requests: ModelRequest[] = [];
 	const s = session as unknown as SessionLike;

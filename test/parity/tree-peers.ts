@@ -88,6 +88,12 @@ export interface RuntimePeerOptions {
 	customTools: SharedTool[];
 	/** Written to `<agentDir>/settings.json` for both products' services. */
 	settings?: Record<string, unknown>;
+	/** Extension files each product's own loader loads (`additionalExtensionPaths`). */
+	extensionPaths?: string[];
+	/** A UI every installed session binds (`bindExtensions({uiContext})`). */
+	uiContext?: unknown;
+	/** Prepares the temp folders before the runtime starts (a git repo in `cwd`, …). */
+	setup?: (dirs: TempDirs) => void;
 }
 
 /** A runtime of one peer, recording every public event of every session it installs. */
@@ -153,6 +159,7 @@ async function createPiRuntimePeer(options: RuntimePeerOptions, dirs: TempDirs):
 				...RESOURCE_OPTIONS,
 				noThemes: true,
 				extensionFactories: options.extensions as unknown as pi.ExtensionFactory[],
+				...(options.extensionPaths ? { additionalExtensionPaths: options.extensionPaths } : {}),
 			},
 		});
 		const created = await pi.createAgentSessionFromServices({
@@ -178,6 +185,7 @@ async function createPiRuntimePeer(options: RuntimePeerOptions, dirs: TempDirs):
 			rec.mark(`session ${++binder.sessions}`);
 			session.subscribe((event: AnyEvent) => rec.onEvent(event));
 			await (session as unknown as pi.AgentSession).bindExtensions({
+				...(options.uiContext ? { uiContext: options.uiContext as pi.ExtensionUIContext } : {}),
 				commandContextActions: {
 					waitForIdle: () => (session as unknown as pi.AgentSession).agent.waitForIdle(),
 					newSession: (o) => runtime.newSession(o),
@@ -247,7 +255,11 @@ async function createSettleRuntimePeer(options: RuntimePeerOptions, dirs: TempDi
 		model: faux.getModel()!,
 		thinkingLevel: "off",
 		customTools: options.customTools as never,
-		resourceLoaderOptions: { ...RESOURCE_OPTIONS, extensionFactories: options.extensions },
+		resourceLoaderOptions: {
+			...RESOURCE_OPTIONS,
+			extensionFactories: options.extensions,
+			...(options.extensionPaths ? { additionalExtensionPaths: options.extensionPaths } : {}),
+		},
 		clock: new SimulatedClock(),
 	});
 	const runtime = await createAgentSessionRuntime(factory, {
@@ -263,7 +275,9 @@ async function createSettleRuntimePeer(options: RuntimePeerOptions, dirs: TempDi
 			rec.mark(`session ${++binder.sessions}`);
 			session.subscribe((event: AnyEvent) => rec.onEvent(event));
 			// Settle's session reaches the runtime through setReplacementActions (the runtime wires it).
-			await (session as unknown as AgentSession).bindExtensions({});
+			await (session as unknown as AgentSession).bindExtensions(
+				options.uiContext ? { uiContext: options.uiContext as never } : {},
+			);
 		},
 	};
 	runtime.setRebindSession((session) => binder.bind(session as unknown as TreeSession));
@@ -304,6 +318,7 @@ async function createSettleRuntimePeer(options: RuntimePeerOptions, dirs: TempDi
 
 export function createRuntimePeer(name: PeerName, options: RuntimePeerOptions): Promise<RuntimePeer> {
 	const dirs = makeTempDirs();
+	options.setup?.(dirs);
 	return name === "pi" ? createPiRuntimePeer(options, dirs) : createSettleRuntimePeer(options, dirs);
 }
 

@@ -175,7 +175,8 @@ describe("systemPromptOptionsFromResources", () => {
 			selectedTools: ["read", "write"],
 			toolSnippets: { read: "Read files" },
 			promptGuidelines: ["Read first."],
-			appendSystemPrompt: ["Never push on Fridays.\n"],
+			// One string, as pi's (each appended text trimmed, joined by blank lines; absent when none).
+			appendSystemPrompt: "Never push on Fridays.",
 		});
 		const prompt = buildSystemPrompt(options);
 		expect(prompt.startsWith("You are a release engineer.\n\n<tools>\n- read: Read files\n</tools>")).toBe(true);
