@@ -3216,6 +3216,68 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/cli/inspect.test.ts"],
 	},
+	{
+		id: "K10",
+		file: "src/session/system-prompt.ts",
+		description: "appendSystemPrompt is the raw list again (empty array when nothing is appended)",
+		edits: [
+			{
+				find: "...(appendSystemPrompt ? { appendSystemPrompt } : {}),",
+				replace: "appendSystemPrompt: input.resources.getAppendSystemPrompt(),",
+			},
+		],
+		tests: ["test/extensions/pi-examples-state.test.ts", "test/session/system-prompt.test.ts"],
+	},
+	{
+		id: "K11",
+		file: "src/session/system-prompt.ts",
+		description: "appended texts not trimmed",
+		edits: [
+			{
+				find: "\t\t.getAppendSystemPrompt()\n\t\t.map((text) => text.trim())",
+				replace: "\t\t.getAppendSystemPrompt()\n\t\t.map((text) => text)",
+			},
+		],
+		tests: ["test/session/system-prompt.test.ts"],
+	},
+	{
+		id: "K12",
+		file: "src/session/model-registry-view.ts",
+		description: "getApiKeyAndHeaders fails without a configured key (pi answers ok)",
+		edits: [
+			{
+				find: "const apiKey = runtime.hasConfiguredAuth(model.provider) ? await runtime.getApiKey(model.provider) : undefined;",
+				// biome-ignore lint/suspicious/noTemplateCurlyInString: the source text of a template literal
+				replace:
+					"if (!runtime.hasConfiguredAuth(model.provider)) return { ok: false, error: `No API key found for ${model.provider}.` }; const apiKey = await runtime.getApiKey(model.provider);",
+			},
+		],
+		tests: ["test/session/model-registry-view.test.ts", "test/extensions/pi-examples-state.test.ts"],
+	},
+	{
+		id: "K13",
+		file: "src/session/model-registry-view.ts",
+		description: "getApiKeyAndHeaders drops the key",
+		edits: [
+			{
+				find: "...(apiKey !== undefined ? { apiKey } : {})",
+				replace: "...{}",
+			},
+		],
+		tests: ["test/session/model-registry-view.test.ts"],
+	},
+	{
+		id: "K14",
+		file: "src/session/model-registry-view.ts",
+		description: "getApiKeyAndHeaders drops the model's headers",
+		edits: [
+			{
+				find: "...(headers ? { headers } : {})",
+				replace: "...{}",
+			},
+		],
+		tests: ["test/session/model-registry-view.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
