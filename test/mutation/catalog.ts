@@ -3247,8 +3247,8 @@ export const MUTANTS: Mutant[] = [
 		edits: [
 			{
 				find: "const apiKey = runtime.hasConfiguredAuth(model.provider) ? await runtime.getApiKey(model.provider) : undefined;",
-				// biome-ignore lint/suspicious/noTemplateCurlyInString: the source text of a template literal
 				replace:
+					// biome-ignore lint/suspicious/noTemplateCurlyInString: the source text of a template literal
 					"if (!runtime.hasConfiguredAuth(model.provider)) return { ok: false, error: `No API key found for ${model.provider}.` }; const apiKey = await runtime.getApiKey(model.provider);",
 			},
 		],
