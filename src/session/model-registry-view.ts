@@ -6,8 +6,12 @@
 import { SettleError } from "../errors.js";
 import type { ExtensionModelRegistry, ProviderConfig } from "../extensions/types.js";
 import { InMemoryModelRuntime, type ModelRuntime } from "../llm/model-runtime.js";
+import { BUILT_IN_PROVIDER_DISPLAY_NAMES, OAUTH_PROVIDER_DISPLAY_NAMES } from "../llm/provider-display-names.js";
 import { withRequestSignal } from "../llm/request-signal.js";
 import type { Model, StreamFn } from "../llm/types.js";
+
+/** `name` of providers extensions registered, per runtime (several views may share one runtime). */
+const registeredDisplayNames = new WeakMap<ModelRuntime, Map<string, string>>();
 
 /**
  * Adapts a model runtime to the registry extensions see.
@@ -20,6 +24,17 @@ import type { Model, StreamFn } from "../llm/types.js";
  */
 export function modelRegistryView(runtime: ModelRuntime): ExtensionModelRegistry {
 	return {
+		// Settle reads no models.json: nothing to reload, no load error to report.
+		refresh: () => {},
+		getError: () => undefined,
+		getProviderAuthStatus: (provider) =>
+			runtime.getAuthStatus?.(provider) ??
+			(runtime.hasConfiguredAuth(provider) ? { configured: false, source: "runtime" } : { configured: false }),
+		getProviderDisplayName: (provider) =>
+			registeredDisplayNames.get(runtime)?.get(provider) ??
+			OAUTH_PROVIDER_DISPLAY_NAMES[provider] ??
+			BUILT_IN_PROVIDER_DISPLAY_NAMES[provider] ??
+			provider,
 		find: (provider, modelId) => runtime.getModel(provider, modelId),
 		getAll: () => runtime.getAll(),
 		getAvailable: () => runtime.getAvailable(),
@@ -57,6 +72,11 @@ export function modelRegistryView(runtime: ModelRuntime): ExtensionModelRegistry
 				maxTokens: model.maxTokens ?? 16_384,
 				...((model.headers ?? config.headers) ? { headers: model.headers ?? config.headers } : {}),
 			}));
+			const displayName = config.name ?? (typeof config.oauth?.name === "string" ? config.oauth.name : undefined);
+			const names = registeredDisplayNames.get(runtime) ?? new Map<string, string>();
+			registeredDisplayNames.set(runtime, names);
+			if (displayName !== undefined) names.set(name, displayName);
+			else names.delete(name);
 			runtime.registerProvider({
 				provider: name,
 				models,
@@ -67,7 +87,9 @@ export function modelRegistryView(runtime: ModelRuntime): ExtensionModelRegistry
 			});
 		},
 		unregisterProvider(name: string) {
-			if (runtime instanceof InMemoryModelRuntime) runtime.unregisterProvider(name);
+			if (!(runtime instanceof InMemoryModelRuntime)) return;
+			runtime.unregisterProvider(name);
+			registeredDisplayNames.get(runtime)?.delete(name);
 		},
 	};
 }

@@ -189,3 +189,78 @@ describe("parity: ctx.modelRegistry", () => {
 		expect(settle).toEqual(pi);
 	});
 });
+
+describe("parity: ctx.modelRegistry display names and auth status", () => {
+	it("answers getProviderDisplayName, getProviderAuthStatus, getError and refresh as pi's ModelRegistry does", async () => {
+		const seen: Record<string, unknown[]> = { pi: [], settle: [] };
+		const { pi, settle } = await onBothPeers(
+			(name) => ({
+				extensions: [
+					(api: ExtensionAPI) => {
+						api.registerProvider("named-llm", {
+							name: "Named LLM",
+							api: "named-llm-api",
+							baseUrl: "http://localhost:1",
+							apiKey: "named-llm-key",
+							streamSimple: (() => {
+								throw new Error("never called");
+							}) as never,
+							models: [
+								{
+									id: "n1",
+									name: "N1",
+									reasoning: false,
+									input: ["text"],
+									cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 },
+									contextWindow: 1000,
+									maxTokens: 100,
+								},
+							],
+						});
+						api.registerCommand("names", {
+							description: "reads the registry",
+							handler: async (_args, ctx) => {
+								const registry = ctx.modelRegistry;
+								registry.refresh?.();
+								seen[name]?.push(
+									...["anthropic", "openai", "openai-codex", "google", "groq", "faux", "named-llm", "nope"].map(
+										(provider) => registry.getProviderDisplayName?.(provider),
+									),
+									registry.getProviderAuthStatus?.("nope"),
+									registry.getProviderAuthStatus?.("anthropic"),
+									// Both harnesses hand the faux key to the registry at runtime, not from auth.json.
+									(({ configured, source }) => ({ configured, source }))(
+										registry.getProviderAuthStatus?.("faux") ?? { configured: "missing" },
+									),
+									registry.getError?.(),
+									// refresh() keeps providers extensions registered.
+									registry.find("named-llm", "n1")?.id,
+								);
+							},
+						});
+					},
+				],
+			}),
+			async (peer) => {
+				await peer.prompt("/names");
+				return seen[peer.name];
+			},
+		);
+		expect(pi).toEqual([
+			"Anthropic (Claude Pro/Max)",
+			"OpenAI",
+			"ChatGPT Plus/Pro (Codex Subscription)",
+			"Google Gemini",
+			"Groq",
+			"faux",
+			"Named LLM",
+			"nope",
+			{ configured: false },
+			{ configured: false },
+			{ configured: false, source: "runtime" },
+			undefined,
+			"n1",
+		]);
+		expect(settle).toEqual(pi);
+	});
+});
