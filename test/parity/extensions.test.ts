@@ -230,7 +230,7 @@ describe("parity: ctx.modelRegistry display names and auth status", () => {
 									registry.getProviderAuthStatus?.("anthropic"),
 									// Both harnesses hand the faux key to the registry at runtime, not from auth.json.
 									(({ configured, source }) => ({ configured, source }))(
-										registry.getProviderAuthStatus?.("faux") ?? { configured: "missing" },
+										registry.getProviderAuthStatus?.("faux") ?? { configured: true, source: "stored" },
 									),
 									registry.getError?.(),
 									// refresh() keeps providers extensions registered.
