@@ -3,7 +3,7 @@
  * {@link ModelRuntime}. `pi.registerProvider` works when the runtime accepts registrations
  * ({@link InMemoryModelRuntime}) and the config brings models and a `streamSimple` function.
  */
-import { SettleError } from "../errors.js";
+import { errorMessage, SettleError } from "../errors.js";
 import type { ExtensionModelRegistry, ProviderConfig } from "../extensions/types.js";
 import { InMemoryModelRuntime, type ModelRuntime } from "../llm/model-runtime.js";
 import { BUILT_IN_PROVIDER_DISPLAY_NAMES, OAUTH_PROVIDER_DISPLAY_NAMES } from "../llm/provider-display-names.js";
@@ -39,12 +39,18 @@ export function modelRegistryView(runtime: ModelRuntime): ExtensionModelRegistry
 		getAll: () => runtime.getAll(),
 		getAvailable: () => runtime.getAvailable(),
 		hasConfiguredAuth: (model) => runtime.hasConfiguredAuth(model.provider),
+		// As pi 0.73.1: a provider without a key is not an error here (the request decides), and the
+		// model's own headers come along; only a failing key source answers `ok: false`.
 		async getApiKeyAndHeaders(model) {
-			if (!runtime.hasConfiguredAuth(model.provider)) {
-				return { ok: false, error: `No API key found for ${model.provider}.` };
+			try {
+				const apiKey = await runtime.getApiKey(model.provider);
+				const result: { ok: true; apiKey?: string; headers?: Record<string, string> } = { ok: true };
+				if (apiKey !== undefined) result.apiKey = apiKey;
+				if (model.headers && Object.keys(model.headers).length > 0) result.headers = { ...model.headers };
+				return result;
+			} catch (error) {
+				return { ok: false, error: errorMessage(error) };
 			}
-			const apiKey = await runtime.getApiKey(model.provider);
-			return apiKey === undefined ? { ok: true } : { ok: true, apiKey };
 		},
 		getApiKeyForProvider: (provider) => runtime.getApiKey(provider),
 		isUsingOAuth: (model) => runtime.isUsingOAuth(model.provider),
@@ -70,8 +76,11 @@ export function modelRegistryView(runtime: ModelRuntime): ExtensionModelRegistry
 				cost: model.cost ?? { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 },
 				contextWindow: model.contextWindow ?? 128_000,
 				maxTokens: model.maxTokens ?? 16_384,
-				...((model.headers ?? config.headers) ? { headers: model.headers ?? config.headers } : {}),
+				...(model.headers || config.headers
+					? { headers: resolveHeaders({ ...config.headers, ...model.headers }) }
+					: {}),
 			}));
+			const apiKey = config.apiKey;
 			const displayName = config.name ?? (typeof config.oauth?.name === "string" ? config.oauth.name : undefined);
 			const names = registeredDisplayNames.get(runtime) ?? new Map<string, string>();
 			registeredDisplayNames.set(runtime, names);
@@ -82,7 +91,10 @@ export function modelRegistryView(runtime: ModelRuntime): ExtensionModelRegistry
 				models,
 				// A signal per request: provider SDKs an extension wraps may never remove their listener from it.
 				streamFn: withRequestSignal(config.streamSimple as unknown as StreamFn),
-				...(config.apiKey !== undefined ? { apiKey: config.apiKey } : { requiresAuth: false }),
+				// pi's config values: the named environment variable when it is set, else the literal key.
+				...(apiKey !== undefined
+					? { apiKey: () => resolveConfigValue(apiKey), hasAuth: () => resolveConfigValue(apiKey) !== undefined }
+					: { requiresAuth: false }),
 				...(config.oauth ? { oauth: true } : {}),
 			});
 		},
@@ -92,4 +104,23 @@ export function modelRegistryView(runtime: ModelRuntime): ExtensionModelRegistry
 			registeredDisplayNames.get(runtime)?.delete(name);
 		},
 	};
+}
+
+/**
+ * pi's `resolveConfigValue` for a provider's `apiKey` or header value: the environment variable of
+ * that name when it is set and non-empty, else the value itself. A `!command` value is not run
+ * (as for `auth.json` keys): it resolves to nothing, so requests fail the auth check.
+ */
+function resolveConfigValue(value: string): string | undefined {
+	if (value.startsWith("!")) return undefined;
+	return process.env[value] || value;
+}
+
+function resolveHeaders(headers: Record<string, string>): Record<string, string> {
+	const resolved: Record<string, string> = {};
+	for (const [name, value] of Object.entries(headers)) {
+		const header = resolveConfigValue(value);
+		if (header !== undefined) resolved[name] = header;
+	}
+	return resolved;
 }
