@@ -270,8 +270,11 @@ export function getMessageText(message: unknown): string {
  *
  * @example
  * ```ts
+ * const h = await createHarness();
+ * h.setResponses([fauxAssistantMessage("hello")]);
  * await h.session.prompt("hi");
  * getUserTexts(h); // ["hi"]
+ * h.cleanup();
  * ```
  */
 export function getUserTexts(harness: Pick<Harness, "session">): string[] {
@@ -283,9 +286,11 @@ export function getUserTexts(harness: Pick<Harness, "session">): string[] {
  *
  * @example
  * ```ts
+ * const h = await createHarness();
  * h.setResponses([fauxAssistantMessage("hello")]);
  * await h.session.prompt("hi");
  * getAssistantTexts(h); // ["hello"]
+ * h.cleanup();
  * ```
  */
 export function getAssistantTexts(harness: Pick<Harness, "session">): string[] {
