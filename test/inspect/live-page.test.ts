@@ -90,10 +90,18 @@ async function openPage(url: string) {
 	const current = () =>
 		page.$$eval("g[data-state].current", (groups) => groups.map((g) => g.getAttribute("data-state")));
 	/** Waits (in the page, on its own updates) until the innermost current state is `state`. */
+	// A function, not a string: Playwright re-evaluates a string predicate with eval() on every poll,
+	// which the page's CSP (no 'unsafe-eval') refuses — the wait failed whenever the first check was false.
 	const until = (state: string) =>
-		page.waitForFunction(
-			`[...document.querySelectorAll("g[data-state].current")].at(-1)?.getAttribute("data-state") === ${JSON.stringify(state)}`,
-		);
+		page.waitForFunction((wanted) => {
+			// Runs in the page (this file has no DOM types).
+			const { document } = globalThis as unknown as {
+				document: { querySelectorAll(selector: string): ArrayLike<{ getAttribute(name: string): string | null }> };
+			};
+			return (
+				Array.from(document.querySelectorAll("g[data-state].current")).at(-1)?.getAttribute("data-state") === wanted
+			);
+		}, state);
 	const selectedId = async () => Number(await page.locator("li.selected").getAttribute("data-id"));
 	const lastId = async () => Number(await page.locator("li[data-id]").last().getAttribute("data-id"));
 	return { page, problems, current, until, selectedId, lastId };
