@@ -11,6 +11,7 @@
  */
 import type { AgentToolResult, AgentToolUpdateCallback, ToolExecutionMode } from "../agent/types.js";
 import type { CompactionPreparation, CompactionResult } from "../compaction/types.js";
+import type { ProviderAuthStatus } from "../llm/model-runtime.js";
 import type {
 	AgentMessage,
 	AssistantMessage,
@@ -208,6 +209,17 @@ export interface ExtensionModelRegistry {
 	isUsingOAuth?(model: Model): boolean;
 	registerProvider?(name: string, config: ProviderConfig): void;
 	unregisterProvider?(name: string): void;
+	/** Reloads models from their source (pi: models.json). Settle's view has none to reload. */
+	refresh?(): void;
+	/** Why loading models failed (pi: a broken models.json), or undefined. */
+	getError?(): string | undefined;
+	/**
+	 * Where `provider`'s credentials come from, without resolving them (pi's `getProviderAuthStatus`):
+	 * `configured` only for a key stored in `auth.json`; environment and runtime keys name their `source`.
+	 */
+	getProviderAuthStatus?(provider: string): ProviderAuthStatus;
+	/** The provider's display name: a registered provider's `name`, pi's names of catalogue providers, else the id. */
+	getProviderDisplayName?(provider: string): string;
 }
 
 /**
@@ -448,6 +460,17 @@ export interface ExtensionContextActions {
 export interface ExtensionProviderActions {
 	registerProvider?(name: string, config: ProviderConfig): void;
 	unregisterProvider?(name: string): void;
+	/** Reloads models from their source (pi: models.json). Settle's view has none to reload. */
+	refresh?(): void;
+	/** Why loading models failed (pi: a broken models.json), or undefined. */
+	getError?(): string | undefined;
+	/**
+	 * Where `provider`'s credentials come from, without resolving them (pi's `getProviderAuthStatus`):
+	 * `configured` only for a key stored in `auth.json`; environment and runtime keys name their `source`.
+	 */
+	getProviderAuthStatus?(provider: string): ProviderAuthStatus;
+	/** The provider's display name: a registered provider's `name`, pi's names of catalogue providers, else the id. */
+	getProviderDisplayName?(provider: string): string;
 }
 
 /**
@@ -609,8 +632,6 @@ export interface AgentStartEvent {
 export interface AgentEndEvent {
 	type: "agent_end";
 	messages: AgentMessage[];
-	aborted?: boolean;
-	abortSource?: string;
 }
 
 /** `agent_settled`: the operation is over (retries, compaction and queued messages included); emitted once per prompt. */

@@ -179,7 +179,7 @@ export function fauxAssistantMessage(
 	options: FauxAssistantMessageOptions = {},
 ): AssistantMessage {
 	const blocks = typeof content === "string" ? [fauxText(content)] : Array.isArray(content) ? content : [content];
-	const message: AssistantMessage = {
+	const message: Omit<AssistantMessage, "timestamp"> & { timestamp?: number } = {
 		role: "assistant",
 		content: blocks,
 		api: DEFAULT_API,
@@ -187,11 +187,12 @@ export function fauxAssistantMessage(
 		model: DEFAULT_MODEL_ID,
 		usage: emptyUsage(),
 		stopReason: options.stopReason ?? "stop",
-		timestamp: options.timestamp ?? Date.now(),
 	};
+	// pi-ai's key order (errorMessage, responseId, then timestamp): the same bytes in a session file.
 	if (options.errorMessage !== undefined) message.errorMessage = options.errorMessage;
 	if (options.responseId !== undefined) message.responseId = options.responseId;
-	return message;
+	message.timestamp = options.timestamp ?? Date.now();
+	return message as AssistantMessage;
 }
 
 /**
@@ -257,7 +258,8 @@ export function createFauxProvider(options: FauxProviderOptions = {}): FauxProvi
 		requests.push(recordRequest(model, context, streamOptions));
 		queueMicrotask(() => {
 			void serve(stream, step, model, context, streamOptions).catch((error: unknown) => {
-				const failure = withUsage(failureMessage(error, api, provider, model.id), context, streamOptions);
+				// As pi-ai's faux: a failing factory (or onResponse/onPayload) reports no usage and leaves the prompt cache alone.
+				const failure = failureMessage(error, api, provider, model.id);
 				stream.push({ type: "error", reason: "error", error: failure });
 				stream.end(failure);
 			});
@@ -276,7 +278,17 @@ export function createFauxProvider(options: FauxProviderOptions = {}): FauxProvi
 		let context = requestContext;
 		const payload = await streamOptions?.onPayload?.(context, model);
 		if (isContext(payload)) context = payload;
-		if (step === undefined) throw new Error("No more faux responses queued");
+		if (step === undefined) {
+			// The one failure pi-ai's faux estimates usage for (the request was read, nothing answered).
+			const failure = withUsage(
+				failureMessage("No more faux responses queued", api, provider, model.id),
+				context,
+				streamOptions,
+			);
+			stream.push({ type: "error", reason: "error", error: failure });
+			stream.end(failure);
+			return;
+		}
 		const scripted = typeof step === "function" ? await step(context, streamOptions, state, model) : step;
 		const message = withUsage(
 			{ ...scripted, content: scripted.content.map(cloneBlock), api, provider, model: model.id },
@@ -293,8 +305,10 @@ export function createFauxProvider(options: FauxProviderOptions = {}): FauxProvi
 	async function streamMessage(stream: AssistantMessageEventStream, message: AssistantMessage, signal?: AbortSignal) {
 		const partial: AssistantMessage = { ...message, content: [] };
 		const abort = (): void => {
+			const { timestamp: _streamed, errorMessage: _scripted, ...rest } = partial;
+			// pi-ai's key order: errorMessage, then timestamp.
 			const aborted: AssistantMessage = {
-				...partial,
+				...rest,
 				content: partial.content.slice(),
 				stopReason: "aborted",
 				errorMessage: "Request was aborted",
@@ -419,7 +433,10 @@ function cloneBlock(block: AssistantMessage["content"][number]): AssistantMessag
 }
 
 function failureMessage(error: unknown, api: string, provider: string, modelId: string): AssistantMessage {
-	return emptyAssistantMessage({ api, provider, id: modelId }, "error", errorMessage(error));
+	const message = emptyAssistantMessage({ api, provider, id: modelId }, "error", errorMessage(error));
+	// pi-ai's createErrorMessage key order: errorMessage before timestamp.
+	const { timestamp, ...rest } = message;
+	return { ...rest, timestamp };
 }
 
 function estimateTokens(text: string): number {

@@ -43,10 +43,28 @@ export interface ModelRuntime {
 	 */
 	getDefaultModelId?(provider: string): string | undefined;
 	/**
+	 * Where `provider`'s credentials come from, without exposing or refreshing them (pi's
+	 * `getProviderAuthStatus`). Optional: without it `ctx.modelRegistry` derives it from
+	 * {@link hasConfiguredAuth}. Must not throw.
+	 */
+	getAuthStatus?(provider: string): ProviderAuthStatus;
+	/**
 	 * Streams `model` through the stream function registered for `model.api`. An unknown api
 	 * answers with an error message (never throws), so a run ends with a readable failure.
 	 */
 	readonly stream: StreamFn;
+}
+
+/**
+ * Where a provider's credentials come from (pi's `AuthStatus`): `configured` is true only for a key
+ * stored in `auth.json`; a key from the environment or given at runtime has `configured: false`
+ * and a `source`; no `source` means no credentials.
+ */
+export interface ProviderAuthStatus {
+	configured: boolean;
+	source?: "stored" | "runtime" | "environment";
+	/** The environment variable the key comes from (`source: "environment"`). */
+	label?: string;
 }
 
 /** API key source: a fixed key, or a function asked per request (short-lived tokens). */
@@ -187,6 +205,20 @@ export class InMemoryModelRuntime implements ModelRuntime {
 		} catch {
 			return false;
 		}
+	}
+
+	/** A key given to the runtime (the registration's, or {@link setApiKey}) is a `runtime` source. */
+	getAuthStatus(provider: string): ProviderAuthStatus {
+		const record = this.providers.get(provider);
+		if (!record || record.apiKey === undefined) return { configured: false };
+		if (record.apiKey === record.registration.apiKey && record.registration.hasAuth) {
+			try {
+				if (!record.registration.hasAuth()) return { configured: false };
+			} catch {
+				return { configured: false };
+			}
+		}
+		return { configured: false, source: "runtime" };
 	}
 
 	/** Provider ids in registration order. */

@@ -8,7 +8,7 @@
  */
 import { errorMessage, SettleError } from "../errors.js";
 import { streamFromMessage } from "./event-stream.js";
-import { InMemoryModelRuntime, type ModelProviderRegistration } from "./model-runtime.js";
+import { InMemoryModelRuntime, type ModelProviderRegistration, type ProviderAuthStatus } from "./model-runtime.js";
 import { withRequestSignal } from "./request-signal.js";
 import {
 	type AssistantMessageEventStream,
@@ -28,6 +28,8 @@ export interface PiAiModule {
 	getModels(provider: string): Model[];
 	streamSimple(model: Model, context: Context, options?: StreamOptions): AssistantMessageEventStream;
 	getEnvApiKey(provider: string): string | undefined;
+	/** The environment variables that may hold `provider`'s key (pi-ai 0.73+); names the source. */
+	findEnvKeys?(provider: string): string[] | undefined;
 }
 
 /** Where stored API keys come from (an `auth.json`, a secrets manager…). */
@@ -212,6 +214,22 @@ export class PiAiModelRuntime extends InMemoryModelRuntime {
 		if (this.storedKey(provider) !== undefined) return "stored";
 		if (this.environmentKey(provider) !== undefined) return "environment";
 		return undefined;
+	}
+
+	/** pi's order: a key stored in `auth.json`, then the environment (named by its variable). */
+	override getAuthStatus(provider: string): ProviderAuthStatus {
+		const source = this.getAuthSource(provider);
+		if (source === "stored") return { configured: true, source: "stored" };
+		if (source === "environment") {
+			let label: string | undefined;
+			try {
+				label = this.piAi.findEnvKeys?.(provider)?.[0];
+			} catch {
+				label = undefined;
+			}
+			return label ? { configured: false, source: "environment", label } : { configured: false, source: "environment" };
+		}
+		return super.getAuthStatus(provider);
 	}
 
 	private lookUpKey(provider: string): string | undefined {

@@ -3,11 +3,15 @@
  * {@link ModelRuntime}. `pi.registerProvider` works when the runtime accepts registrations
  * ({@link InMemoryModelRuntime}) and the config brings models and a `streamSimple` function.
  */
-import { SettleError } from "../errors.js";
+import { errorMessage, SettleError } from "../errors.js";
 import type { ExtensionModelRegistry, ProviderConfig } from "../extensions/types.js";
 import { InMemoryModelRuntime, type ModelRuntime } from "../llm/model-runtime.js";
+import { BUILT_IN_PROVIDER_DISPLAY_NAMES, OAUTH_PROVIDER_DISPLAY_NAMES } from "../llm/provider-display-names.js";
 import { withRequestSignal } from "../llm/request-signal.js";
 import type { Model, StreamFn } from "../llm/types.js";
+
+/** `name` of providers extensions registered, per runtime (several views may share one runtime). */
+const registeredDisplayNames = new WeakMap<ModelRuntime, Map<string, string>>();
 
 /**
  * Adapts a model runtime to the registry extensions see.
@@ -20,16 +24,33 @@ import type { Model, StreamFn } from "../llm/types.js";
  */
 export function modelRegistryView(runtime: ModelRuntime): ExtensionModelRegistry {
 	return {
+		// Settle reads no models.json: nothing to reload, no load error to report.
+		refresh: () => {},
+		getError: () => undefined,
+		getProviderAuthStatus: (provider) =>
+			runtime.getAuthStatus?.(provider) ??
+			(runtime.hasConfiguredAuth(provider) ? { configured: false, source: "runtime" } : { configured: false }),
+		getProviderDisplayName: (provider) =>
+			registeredDisplayNames.get(runtime)?.get(provider) ??
+			OAUTH_PROVIDER_DISPLAY_NAMES[provider] ??
+			BUILT_IN_PROVIDER_DISPLAY_NAMES[provider] ??
+			provider,
 		find: (provider, modelId) => runtime.getModel(provider, modelId),
 		getAll: () => runtime.getAll(),
 		getAvailable: () => runtime.getAvailable(),
 		hasConfiguredAuth: (model) => runtime.hasConfiguredAuth(model.provider),
-		// As pi's ModelRegistry: a provider without a key is `ok` without `apiKey` (extensions written for
-		// pi check `!auth.apiKey` for that); `ok: false` is for a failure to resolve one.
+		// As pi 0.73.1: a provider without a key is not an error here (the request decides), and the
+		// model's own headers come along; only a failing key source answers `ok: false`.
 		async getApiKeyAndHeaders(model) {
-			const apiKey = runtime.hasConfiguredAuth(model.provider) ? await runtime.getApiKey(model.provider) : undefined;
-			const headers = model.headers && Object.keys(model.headers).length > 0 ? { ...model.headers } : undefined;
-			return { ok: true, ...(apiKey !== undefined ? { apiKey } : {}), ...(headers ? { headers } : {}) };
+			try {
+				const apiKey = await runtime.getApiKey(model.provider);
+				const result: { ok: true; apiKey?: string; headers?: Record<string, string> } = { ok: true };
+				if (apiKey !== undefined) result.apiKey = apiKey;
+				if (model.headers && Object.keys(model.headers).length > 0) result.headers = { ...model.headers };
+				return result;
+			} catch (error) {
+				return { ok: false, error: errorMessage(error) };
+			}
 		},
 		getApiKeyForProvider: (provider) => runtime.getApiKey(provider),
 		isUsingOAuth: (model) => runtime.isUsingOAuth(model.provider),
@@ -55,19 +76,51 @@ export function modelRegistryView(runtime: ModelRuntime): ExtensionModelRegistry
 				cost: model.cost ?? { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 },
 				contextWindow: model.contextWindow ?? 128_000,
 				maxTokens: model.maxTokens ?? 16_384,
-				...((model.headers ?? config.headers) ? { headers: model.headers ?? config.headers } : {}),
+				...(model.headers || config.headers
+					? { headers: resolveHeaders({ ...config.headers, ...model.headers }) }
+					: {}),
 			}));
+			const apiKey = config.apiKey;
+			const displayName = config.name ?? (typeof config.oauth?.name === "string" ? config.oauth.name : undefined);
+			const names = registeredDisplayNames.get(runtime) ?? new Map<string, string>();
+			registeredDisplayNames.set(runtime, names);
+			if (displayName !== undefined) names.set(name, displayName);
+			else names.delete(name);
 			runtime.registerProvider({
 				provider: name,
 				models,
 				// A signal per request: provider SDKs an extension wraps may never remove their listener from it.
 				streamFn: withRequestSignal(config.streamSimple as unknown as StreamFn),
-				...(config.apiKey !== undefined ? { apiKey: config.apiKey } : { requiresAuth: false }),
+				// pi's config values: the named environment variable when it is set, else the literal key.
+				...(apiKey !== undefined
+					? { apiKey: () => resolveConfigValue(apiKey), hasAuth: () => resolveConfigValue(apiKey) !== undefined }
+					: { requiresAuth: false }),
 				...(config.oauth ? { oauth: true } : {}),
 			});
 		},
 		unregisterProvider(name: string) {
-			if (runtime instanceof InMemoryModelRuntime) runtime.unregisterProvider(name);
+			if (!(runtime instanceof InMemoryModelRuntime)) return;
+			runtime.unregisterProvider(name);
+			registeredDisplayNames.get(runtime)?.delete(name);
 		},
 	};
+}
+
+/**
+ * pi's `resolveConfigValue` for a provider's `apiKey` or header value: the environment variable of
+ * that name when it is set and non-empty, else the value itself. A `!command` value is not run
+ * (as for `auth.json` keys): it resolves to nothing, so requests fail the auth check.
+ */
+function resolveConfigValue(value: string): string | undefined {
+	if (value.startsWith("!")) return undefined;
+	return process.env[value] || value;
+}
+
+function resolveHeaders(headers: Record<string, string>): Record<string, string> {
+	const resolved: Record<string, string> = {};
+	for (const [name, value] of Object.entries(headers)) {
+		const header = resolveConfigValue(value);
+		if (header !== undefined) resolved[name] = header;
+	}
+	return resolved;
 }

@@ -10,9 +10,15 @@ import { join } from "node:path";
 import { SimulatedClock } from "xstate";
 import type { AgentTool } from "../agent/types.js";
 import type { ExtensionError, ExtensionFactory } from "../extensions/types.js";
-import { createFauxProvider, type FauxProvider, type FauxProviderOptions, type FauxResponseStep } from "../llm/faux.js";
+import {
+	createFauxProvider,
+	type FauxModelDefinition,
+	type FauxProvider,
+	type FauxProviderOptions,
+	type FauxResponseStep,
+} from "../llm/faux.js";
 import { InMemoryModelRuntime } from "../llm/model-runtime.js";
-import type { Model, ThinkingLevel } from "../llm/types.js";
+import type { Message, Model, ThinkingLevel } from "../llm/types.js";
 import { createTestResourceLoader, type TestResourceLoaderOptions } from "../resources/test-loader.js";
 import type { ResourceLoader } from "../resources/types.js";
 import { AgentSession, type AgentSessionConfig } from "../session/agent-session.js";
@@ -26,6 +32,8 @@ import type { AnyToolDefinition } from "../tools/types.js";
 export interface HarnessOptions {
 	/** Faux provider options (models, pacing, token sizes). */
 	faux?: FauxProviderOptions;
+	/** The faux models (pi's harness option; wins over `faux.models`). Default: pi's `faux-1`. */
+	models?: FauxModelDefinition[];
 	/** In-memory settings (global layer). Default: pi's defaults. */
 	settings?: Partial<Settings>;
 	/** System prompt preamble served by the test resource loader (default `You are a test assistant.`). */
@@ -68,6 +76,8 @@ export interface Harness {
 	faux: FauxProvider;
 	/** The model the session started with. */
 	model: Model;
+	/** Every faux model (pi's harness `models`). */
+	models: Model[];
 	getModel(id?: string): Model | undefined;
 	setResponses(steps: readonly FauxResponseStep[]): void;
 	appendResponses(steps: readonly FauxResponseStep[]): void;
@@ -130,7 +140,7 @@ export interface Harness {
  */
 export async function createHarness(options: HarnessOptions = {}): Promise<Harness> {
 	const tempDir = mkdtempSync(join(tmpdir(), "settle-harness-"));
-	const faux = createFauxProvider(options.faux);
+	const faux = createFauxProvider(options.models ? { ...options.faux, models: options.models } : options.faux);
 	const modelRuntime = new InMemoryModelRuntime();
 	modelRuntime.registerFauxProvider(faux, options.withConfiguredAuth === false ? { apiKey: null } : {});
 	const model = faux.getModel(options.modelId) ?? faux.getModel()!;
@@ -181,6 +191,7 @@ export async function createHarness(options: HarnessOptions = {}): Promise<Harne
 		resourceLoader,
 		faux,
 		model,
+		models: faux.models,
 		getModel: (id) => faux.getModel(id),
 		setResponses: (steps) => faux.setResponses(steps),
 		appendResponses: (steps) => faux.appendResponses(steps),
@@ -231,4 +242,63 @@ async function settleOnClock<T>(
 	} finally {
 		subscription.unsubscribe();
 	}
+}
+
+/**
+ * The text of a message as pi's test suite reads it: a string content as is, else its text blocks
+ * joined with newlines (images, thinking and tool calls left out); `""` without content.
+ *
+ * @example
+ * ```ts
+ * getMessageText({ role: "user", content: [{ type: "text", text: "a" }, { type: "text", text: "b" }], timestamp: 0 }); // "a\nb"
+ * ```
+ */
+export function getMessageText(message: unknown): string {
+	if (!message || typeof message !== "object" || !("content" in message)) return "";
+	const content = (message as { content?: unknown }).content;
+	if (typeof content === "string") return content;
+	if (!Array.isArray(content)) return "";
+	const texts: string[] = [];
+	for (const block of content as { type?: unknown; text?: unknown }[]) {
+		if (block?.type === "text" && typeof block.text === "string") texts.push(block.text);
+	}
+	return texts.join("\n");
+}
+
+/**
+ * The text of every user message in the session, in order (pi's test-suite helper).
+ *
+ * @example
+ * ```ts
+ * const h = await createHarness();
+ * h.setResponses([fauxAssistantMessage("hello")]);
+ * await h.session.prompt("hi");
+ * getUserTexts(h); // ["hi"]
+ * h.cleanup();
+ * ```
+ */
+export function getUserTexts(harness: Pick<Harness, "session">): string[] {
+	return textsOfRole(harness, "user");
+}
+
+/**
+ * The text of every assistant message in the session, in order (pi's test-suite helper).
+ *
+ * @example
+ * ```ts
+ * const h = await createHarness();
+ * h.setResponses([fauxAssistantMessage("hello")]);
+ * await h.session.prompt("hi");
+ * getAssistantTexts(h); // ["hello"]
+ * h.cleanup();
+ * ```
+ */
+export function getAssistantTexts(harness: Pick<Harness, "session">): string[] {
+	return textsOfRole(harness, "assistant");
+}
+
+function textsOfRole(harness: Pick<Harness, "session">, role: Message["role"]): string[] {
+	const texts: string[] = [];
+	for (const message of harness.session.messages) if (message.role === role) texts.push(getMessageText(message));
+	return texts;
 }

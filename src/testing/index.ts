@@ -40,6 +40,13 @@ export {
 	OVERFLOW_ERROR_MESSAGES,
 	RETRYABLE_ERROR_MESSAGES,
 } from "./arbitraries.js";
-export { createHarness, type Harness, type HarnessOptions } from "./harness.js";
+export {
+	createHarness,
+	getAssistantTexts,
+	getMessageText,
+	getUserTexts,
+	type Harness,
+	type HarnessOptions,
+} from "./harness.js";
 export { agentEventViolations } from "./invariants.js";
 export { sessionEventViolations } from "./session-invariants.js";

@@ -217,3 +217,28 @@ describe("parity divergences found by the differential", () => {
 		expect(settle).toEqual({ outcome: "Compaction cancelled", ends: ["aborted true"], compacted: false });
 	});
 });
+
+describe("parity divergences: the tool result contract (behavior F.3, newer pi)", () => {
+	it("a tool that returns isError: true gives an error result (pi 0.73.1 ignores the flag and only counts a throw)", async () => {
+		const flagging = {
+			name: "probe",
+			label: "Probe",
+			description: "reports a failure without throwing",
+			parameters: { type: "object", properties: {}, required: [] },
+			async execute() {
+				return { content: [{ type: "text", text: "exit 1" }], details: {}, isError: true };
+			},
+		};
+		const { pi, settle } = await onBothPeers({ customTools: [flagging as never] }, async (peer) => {
+			peer.script([{ toolCalls: [{ id: "call-1", name: "probe", args: {} }] }, { text: "Seen." }]);
+			await peer.prompt("run it");
+			await peer.quiesce();
+			return {
+				ends: eventPayloads(peer.recorded, ["tool_execution_end"]).map((event) => event.isError),
+				request: peer.requests[1]?.messages.at(-1),
+			};
+		});
+		expect(pi).toEqual({ ends: [false], request: "toolResult probe: exit 1" });
+		expect(settle).toEqual({ ends: [true], request: "toolResult probe error: exit 1" });
+	});
+});

@@ -189,3 +189,155 @@ describe("parity: ctx.modelRegistry", () => {
 		expect(settle).toEqual(pi);
 	});
 });
+
+describe("parity: ctx.modelRegistry display names and auth status", () => {
+	it("answers getProviderDisplayName, getProviderAuthStatus, getError and refresh as pi's ModelRegistry does", async () => {
+		const seen: Record<string, unknown[]> = { pi: [], settle: [] };
+		const { pi, settle } = await onBothPeers(
+			(name) => ({
+				extensions: [
+					(api: ExtensionAPI) => {
+						api.registerProvider("named-llm", {
+							name: "Named LLM",
+							api: "named-llm-api",
+							baseUrl: "http://localhost:1",
+							apiKey: "named-llm-key",
+							streamSimple: (() => {
+								throw new Error("never called");
+							}) as never,
+							models: [
+								{
+									id: "n1",
+									name: "N1",
+									reasoning: false,
+									input: ["text"],
+									cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 },
+									contextWindow: 1000,
+									maxTokens: 100,
+								},
+							],
+						});
+						api.registerCommand("names", {
+							description: "reads the registry",
+							handler: async (_args, ctx) => {
+								const registry = ctx.modelRegistry;
+								registry.refresh?.();
+								seen[name]?.push(
+									...["anthropic", "openai", "openai-codex", "google", "groq", "faux", "named-llm", "nope"].map(
+										(provider) => registry.getProviderDisplayName?.(provider),
+									),
+									registry.getProviderAuthStatus?.("nope"),
+									registry.getProviderAuthStatus?.("anthropic"),
+									// Both harnesses hand the faux key to the registry at runtime, not from auth.json.
+									(({ configured, source }) => ({ configured, source }))(
+										registry.getProviderAuthStatus?.("faux") ?? { configured: true, source: "stored" },
+									),
+									registry.getError?.(),
+									// refresh() keeps providers extensions registered.
+									registry.find("named-llm", "n1")?.id,
+								);
+							},
+						});
+					},
+				],
+			}),
+			async (peer) => {
+				await peer.prompt("/names");
+				return seen[peer.name];
+			},
+		);
+		expect(pi).toEqual([
+			"Anthropic (Claude Pro/Max)",
+			"OpenAI",
+			"ChatGPT Plus/Pro (Codex Subscription)",
+			"Google Gemini",
+			"Groq",
+			"faux",
+			"Named LLM",
+			"nope",
+			{ configured: false },
+			{ configured: false },
+			{ configured: false, source: "runtime" },
+			undefined,
+			"n1",
+		]);
+		expect(settle).toEqual(pi);
+	});
+});
+
+describe("parity: pi.registerProvider config values and ctx.modelRegistry.getApiKeyAndHeaders", () => {
+	it("apiKey and header values name environment variables (else are literal); a model without a key is ok: true", async () => {
+		const previous = process.env.SETTLE_PARITY_PROVIDER_KEY;
+		process.env.SETTLE_PARITY_PROVIDER_KEY = "key-from-env";
+		const seen: Record<string, unknown[]> = { pi: [], settle: [] };
+		const model = (id: string, headers?: Record<string, string>) => ({
+			id,
+			name: id.toUpperCase(),
+			reasoning: false,
+			input: ["text" as const],
+			cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 },
+			contextWindow: 1000,
+			maxTokens: 100,
+			...(headers ? { headers } : {}),
+		});
+		const streamSimple = (() => {
+			throw new Error("never called");
+		}) as never;
+		try {
+			const { pi, settle } = await onBothPeers(
+				(name) => ({
+					extensions: [
+						(api: ExtensionAPI) => {
+							api.registerProvider("env-llm", {
+								api: "env-llm-api",
+								baseUrl: "http://localhost:1",
+								apiKey: "SETTLE_PARITY_PROVIDER_KEY",
+								headers: { "x-team": "SETTLE_PARITY_PROVIDER_KEY", "x-plain": "plain" },
+								streamSimple,
+								models: [model("e1", { "x-plain": "model-level" })],
+							});
+							api.registerProvider("literal-llm", {
+								api: "literal-llm-api",
+								baseUrl: "http://localhost:1",
+								apiKey: "sk-literal",
+								streamSimple,
+								models: [model("l1")],
+							});
+							api.registerCommand("keys", {
+								description: "reads the registry",
+								handler: async (_args, ctx) => {
+									const registry = ctx.modelRegistry;
+									const env = registry.find("env-llm", "e1")!;
+									const literal = registry.find("literal-llm", "l1")!;
+									const stranger = { ...literal, provider: "nobody", id: "x", headers: { "x-a": "1" } };
+									seen[name]?.push(
+										await registry.getApiKeyAndHeaders?.(env),
+										await registry.getApiKeyAndHeaders?.(literal),
+										await registry.getApiKeyAndHeaders?.(stranger),
+										await registry.getApiKeyForProvider?.("env-llm"),
+										registry.hasConfiguredAuth(env),
+									);
+								},
+							});
+						},
+					],
+				}),
+				async (peer) => {
+					await peer.prompt("/keys");
+					return seen[peer.name];
+				},
+			);
+			expect(pi).toEqual([
+				{ ok: true, apiKey: "key-from-env", headers: { "x-team": "key-from-env", "x-plain": "model-level" } },
+				{ ok: true, apiKey: "sk-literal" },
+				{ ok: true, headers: { "x-a": "1" } },
+				"key-from-env",
+				true,
+			]);
+			expect(settle).toEqual(pi);
+		} finally {
+			if (previous === undefined) delete process.env.SETTLE_PARITY_PROVIDER_KEY;
+			else process.env.SETTLE_PARITY_PROVIDER_KEY = previous;
+		}
+	});
+});

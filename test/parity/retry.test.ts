@@ -119,4 +119,37 @@ describe("parity: auto-retry", () => {
 		expect(pi.requests.map((r) => r.messages.at(-1))).toEqual(["user: hello", "user: hello", "user: again"]);
 		expect(settle).toEqual(pi);
 	});
+	// I.11: the retry ends with success at the message_end of the first non-error answer, even when
+	// that answer is a tool call in the middle of the retried run (before the tool runs).
+	it("a retried run whose answer is a tool call reports success before the tool runs", async () => {
+		const { pi, settle } = await onBothPeers(RETRY, async (peer) => {
+			peer.script([
+				{ stopReason: "error", errorMessage: "503 service unavailable" },
+				{ toolCalls: [{ id: "call-1", name: "ls", args: {} }] },
+				{ text: "Listed." },
+			]);
+			await peer.prompt("list");
+			await peer.quiesce();
+			return eventPayloads(peer.recorded, [...RETRY_EVENTS, "tool_execution_start", "message_end"]).map((event) =>
+				event.type === "message_end"
+					? `message_end ${(event.message as { role: string }).role}`
+					: event.type === "auto_retry_end"
+						? `auto_retry_end ${String(event.success)} ${String(event.attempt)}`
+						: event.type,
+			);
+		});
+		expect(pi.filter((line) => line !== "message_end system")).toEqual([
+			"message_end user",
+			"message_end assistant",
+			"agent_end",
+			"auto_retry_start",
+			"message_end assistant",
+			"auto_retry_end true 1",
+			"tool_execution_start",
+			"message_end toolResult",
+			"message_end assistant",
+			"agent_end",
+		]);
+		expect(settle.filter((line) => line !== "message_end system")).toEqual(pi);
+	});
 });

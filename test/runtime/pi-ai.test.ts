@@ -11,6 +11,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import * as piAi from "@mariozechner/pi-ai";
+import * as pi from "@mariozechner/pi-coding-agent";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import {
 	createPiAiModelRuntime,
@@ -79,6 +80,26 @@ describe("pi-ai model runtime", () => {
 		expect(fromEnv.hasConfiguredAuth("groq")).toBe(true);
 		expect(fromEnv.getAuthSource("groq")).toBe("environment");
 		expect(await fromEnv.getApiKey("groq")).toBe("gsk-env");
+	});
+
+	it("getAuthStatus answers as pi 0.73.1's ModelRegistry.getProviderAuthStatus (stored, environment with its variable, runtime, none)", async () => {
+		const previous = process.env.GROQ_API_KEY;
+		process.env.GROQ_API_KEY = "gsk-env";
+		cleanups.push(() => {
+			if (previous === undefined) delete process.env.GROQ_API_KEY;
+			else process.env.GROQ_API_KEY = previous;
+		});
+		const settle = await createPiAiModelRuntime({ credentials: AuthStorage.inMemory({ anthropic: "sk-stored" }) });
+		settle.setApiKey("openai", "sk-runtime");
+		const piAuth = pi.AuthStorage.inMemory({ anthropic: { type: "api_key", key: "sk-stored" } });
+		piAuth.setRuntimeApiKey("openai", "sk-runtime");
+		const piRegistry = pi.ModelRegistry.inMemory(piAuth);
+		for (const provider of ["anthropic", "groq", "openai", "mistral", "no-such-provider"]) {
+			const expected = piRegistry.getProviderAuthStatus(provider);
+			// pi names its CLI flag as the label of a runtime key; Settle's runtime keys come from code.
+			if (expected.source === "runtime") delete expected.label;
+			expect({ provider, status: settle.getAuthStatus(provider) }).toEqual({ provider, status: expected });
+		}
 	});
 
 	it("a session served by pi-ai's own faux provider through pi-ai's streamSimple, with the key from auth.json", async () => {

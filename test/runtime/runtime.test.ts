@@ -171,6 +171,25 @@ describe("E.7: what extensions observe", () => {
 		expect(r.session.sessionManager.getHeader()?.parentSession).toBe(oldFile);
 	});
 
+	it("fork's selectedText joins a user message's text blocks with nothing between them, images left out (pi's extractUserMessageText)", async () => {
+		const r = await start();
+		await r.newSession({
+			setup: async (manager) => {
+				manager.appendMessage({
+					role: "user",
+					content: [
+						{ type: "text", text: "look at " },
+						{ type: "image", data: "aGk=", mimeType: "image/png" },
+						{ type: "text", text: "this\nplease" },
+					],
+					timestamp: Date.now(),
+				});
+			},
+		});
+		const user = r.session.sessionManager.getEntries().find((e) => e.type === "message" && e.message.role === "user")!;
+		expect(await r.fork(user.id)).toEqual({ cancelled: false, selectedText: "look at this\nplease" });
+	});
+
 	it("fork at an entry keeps it; a bad entry is pi's 'Invalid entry ID for forking' and changes nothing", async () => {
 		const r = await start();
 		faux.setResponses([fauxAssistantMessage("a1")]);

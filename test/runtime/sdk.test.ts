@@ -310,6 +310,42 @@ describe("createAgentSessionServices (A.4)", () => {
 		expect(session.messages.at(-1)).toMatchObject({ role: "assistant", stopReason: "stop" });
 	});
 
+	it("a provider's apiKey and header values name environment variables, as in pi (else they are literal)", async () => {
+		const previous = process.env.SETTLE_TEST_EXT_PROVIDER_KEY;
+		process.env.SETTLE_TEST_EXT_PROVIDER_KEY = "key-from-env";
+		try {
+			const provider = (pi: ExtensionAPI) => {
+				pi.registerProvider("env-provider", {
+					api: "env-api",
+					apiKey: "SETTLE_TEST_EXT_PROVIDER_KEY",
+					headers: { "x-key": "SETTLE_TEST_EXT_PROVIDER_KEY", "x-plain": "plain" },
+					models: [{ id: "env-1", name: "Env 1" }],
+					streamSimple: faux.streamFn as never,
+				});
+			};
+			const built = await services(new Map(), [provider]);
+			const model = built.modelRuntime.getModel("env-provider", "env-1")!;
+			expect(model.headers).toEqual({ "x-key": "key-from-env", "x-plain": "plain" });
+			const { session } = await createAgentSessionFromServices({
+				services: built,
+				sessionManager: SessionManager.inMemory(dir),
+				model,
+			});
+			sessions.push(session);
+			faux.setResponses([fauxAssistantMessage("ok")]);
+			await session.prompt("hi");
+			expect(faux.requests.at(-1)?.options.apiKey).toBe("key-from-env");
+			delete process.env.SETTLE_TEST_EXT_PROVIDER_KEY;
+			faux.setResponses([fauxAssistantMessage("ok")]);
+			await session.prompt("again");
+			// Read per request: without the variable the name itself is the key.
+			expect(faux.requests.at(-1)?.options.apiKey).toBe("SETTLE_TEST_EXT_PROVIDER_KEY");
+		} finally {
+			if (previous === undefined) delete process.env.SETTLE_TEST_EXT_PROVIDER_KEY;
+			else process.env.SETTLE_TEST_EXT_PROVIDER_KEY = previous;
+		}
+	});
+
 	it("a throwing extension factory and broken settings are diagnostics naming what to fix", async () => {
 		mkdirSync(join(dir, ".settle"));
 		writeFileSync(join(dir, ".settle", "settings.json"), "{ not json");
