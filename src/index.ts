@@ -60,6 +60,7 @@ export {
 	noApiKeyForModelMessage,
 	noApiKeyFoundMessage,
 	noModelSelectedMessage,
+	type ProviderAuthStatus,
 	sameModel,
 	supportedThinkingLevels,
 } from "./llm/model-runtime.js";

@@ -3246,10 +3246,9 @@ export const MUTANTS: Mutant[] = [
 		description: "getApiKeyAndHeaders fails without a configured key (pi answers ok)",
 		edits: [
 			{
-				find: "const apiKey = runtime.hasConfiguredAuth(model.provider) ? await runtime.getApiKey(model.provider) : undefined;",
+				find: "if (apiKey !== undefined) result.apiKey = apiKey;",
 				replace:
-					// biome-ignore lint/suspicious/noTemplateCurlyInString: the source text of a template literal
-					"if (!runtime.hasConfiguredAuth(model.provider)) return { ok: false, error: `No API key found for ${model.provider}.` }; const apiKey = await runtime.getApiKey(model.provider);",
+					'if (apiKey === undefined) return { ok: false, error: "No API key found" };\n\t\t\t\tresult.apiKey = apiKey;',
 			},
 		],
 		tests: ["test/session/model-registry-view.test.ts", "test/extensions/pi-examples-state.test.ts"],
@@ -3260,8 +3259,8 @@ export const MUTANTS: Mutant[] = [
 		description: "getApiKeyAndHeaders drops the key",
 		edits: [
 			{
-				find: "...(apiKey !== undefined ? { apiKey } : {})",
-				replace: "...{}",
+				find: "if (apiKey !== undefined) result.apiKey = apiKey;",
+				replace: "",
 			},
 		],
 		tests: ["test/session/model-registry-view.test.ts"],
@@ -3272,11 +3271,107 @@ export const MUTANTS: Mutant[] = [
 		description: "getApiKeyAndHeaders drops the model's headers",
 		edits: [
 			{
-				find: "...(headers ? { headers } : {})",
-				replace: "...{}",
+				find: "result.headers = { ...model.headers };",
+				replace: "result.headers = {};",
 			},
 		],
 		tests: ["test/session/model-registry-view.test.ts"],
+	},
+	{
+		id: "Y01",
+		file: "src/llm/faux.ts",
+		description: "throwing factory gets estimated usage",
+		edits: [
+			{
+				find: "const failure = failureMessage(error, api, provider, model.id);",
+				replace: "const failure = withUsage(failureMessage(error, api, provider, model.id), context, streamOptions);",
+			},
+		],
+		tests: ["test/llm/faux-pi-differential.test.ts"],
+	},
+	{
+		id: "Y02",
+		file: "src/llm/faux.ts",
+		description: "timestamp before errorMessage",
+		edits: [
+			{
+				find: "return { ...rest, timestamp };",
+				replace: "return { timestamp, ...rest };",
+			},
+		],
+		tests: ["test/llm/faux-pi-differential.test.ts"],
+	},
+	{
+		id: "Y03",
+		file: "src/session/model-registry-view.ts",
+		description: "env var name not resolved",
+		edits: [
+			{
+				find: "return process.env[value] || value;",
+				replace: "return value;",
+			},
+		],
+		tests: ["test/parity/extensions.test.ts", "test/runtime/sdk.test.ts"],
+	},
+	{
+		id: "Y04",
+		file: "src/session/model-registry-view.ts",
+		description: "OAuth display names skipped",
+		edits: [
+			{
+				find: "OAUTH_PROVIDER_DISPLAY_NAMES[provider] ??",
+				replace: "",
+			},
+		],
+		tests: ["test/parity/extensions.test.ts"],
+	},
+	{
+		id: "Y05",
+		file: "src/llm/model-runtime.ts",
+		description: "runtime key marked configured",
+		edits: [
+			{
+				find: 'return { configured: false, source: "runtime" };',
+				replace: 'return { configured: true, source: "runtime" };',
+			},
+		],
+		tests: ["test/parity/extensions.test.ts", "test/runtime/pi-ai.test.ts"],
+	},
+	{
+		id: "Y06",
+		file: "src/llm/pi-ai.ts",
+		description: "stored key not configured",
+		edits: [
+			{
+				find: 'if (source === "stored") return { configured: true, source: "stored" };',
+				replace: 'if (source === "stored") return { configured: false, source: "stored" };',
+			},
+		],
+		tests: ["test/runtime/pi-ai.test.ts"],
+	},
+	{
+		id: "Y07",
+		file: "src/testing/harness.ts",
+		description: "text blocks joined without newline",
+		edits: [
+			{
+				find: 'return texts.join("\\n");',
+				replace: 'return texts.join("");',
+			},
+		],
+		tests: ["test/testing/harness-pi-helpers.test.ts"],
+	},
+	{
+		id: "Y08",
+		file: "src/runtime/targets.ts",
+		description: "fork's selectedText joined with space",
+		edits: [
+			{
+				find: '.join("");',
+				replace: '.join(" ");',
+			},
+		],
+		tests: ["test/runtime/runtime.test.ts"],
 	},
 ];
 
