@@ -173,6 +173,25 @@ export class InMemoryModelRuntime implements ModelRuntime {
 		}
 	}
 
+	/**
+	 * Replaces the models of a registered provider, keeping its stream function, credentials and
+	 * place in the order (pi's override-only `registerProvider`: a new `baseUrl` or headers for a
+	 * provider's existing models). Returns false, changing nothing, when `provider` is not registered.
+	 * The models' wire APIs must be ones the provider already serves.
+	 *
+	 * @example
+	 * ```ts
+	 * const faux = runtime.getAll().filter((model) => model.provider === "faux");
+	 * runtime.replaceModels("faux", faux.map((model) => ({ ...model, baseUrl: "http://proxy" })));
+	 * ```
+	 */
+	replaceModels(provider: string, models: readonly Model[]): boolean {
+		const record = this.providers.get(provider);
+		if (!record) return false;
+		record.registration = { ...record.registration, models };
+		return true;
+	}
+
 	/** Sets (or with undefined removes) the credentials of a registered provider. */
 	setApiKey(provider: string, apiKey: ApiKeySource | undefined): void {
 		const record = this.providers.get(provider);

@@ -1,7 +1,8 @@
 /**
  * `ctx.modelRegistry` for extensions: pi's `ModelRegistry` shape over the session's
  * {@link ModelRuntime}. `pi.registerProvider` works when the runtime accepts registrations
- * ({@link InMemoryModelRuntime}) and the config brings models and a `streamSimple` function.
+ * ({@link InMemoryModelRuntime}) and the config brings models, a key (or oauth) and a `streamSimple`
+ * function — or, as in pi, only a `baseUrl` and/or `headers` for a registered provider's models.
  */
 import { errorMessage, SettleError } from "../errors.js";
 import type { ExtensionModelRegistry, ProviderConfig } from "../extensions/types.js";
@@ -12,6 +13,17 @@ import type { Model, StreamFn } from "../llm/types.js";
 
 /** `name` of providers extensions registered, per runtime (several views may share one runtime). */
 const registeredDisplayNames = new WeakMap<ModelRuntime, Map<string, string>>();
+
+/**
+ * A provider an extension overrode with only `baseUrl`/`headers` (pi's override-only config): its
+ * models before the first override, so each override applies to them and unregistering restores them.
+ */
+interface ProviderOverride {
+	original: readonly Model[];
+	baseUrl?: string;
+	headers?: Record<string, string>;
+}
+const providerOverrides = new WeakMap<ModelRuntime, Map<string, ProviderOverride>>();
 
 /**
  * Adapts a model runtime to the registry extensions see.
@@ -58,6 +70,13 @@ export function modelRegistryView(runtime: ModelRuntime): ExtensionModelRegistry
 			if (!(runtime instanceof InMemoryModelRuntime)) {
 				throw new SettleError("EXTENSION", `Provider "${name}" cannot be registered: this model runtime is fixed.`);
 			}
+			if (config.models?.length && !config.apiKey && !config.oauth) {
+				throw new SettleError("EXTENSION", `Provider ${name}: "apiKey" or "oauth" is required when defining models.`);
+			}
+			if (!config.models?.length && (config.baseUrl || config.headers)) {
+				overrideProvider(runtime, name, config);
+				return;
+			}
 			if (typeof config.streamSimple !== "function" || !config.models?.length) {
 				throw new SettleError(
 					"EXTENSION",
@@ -86,6 +105,8 @@ export function modelRegistryView(runtime: ModelRuntime): ExtensionModelRegistry
 			registeredDisplayNames.set(runtime, names);
 			if (displayName !== undefined) names.set(name, displayName);
 			else names.delete(name);
+			// A full registration replaces the provider: an earlier override no longer applies.
+			providerOverrides.get(runtime)?.delete(name);
 			runtime.registerProvider({
 				provider: name,
 				models,
@@ -100,10 +121,47 @@ export function modelRegistryView(runtime: ModelRuntime): ExtensionModelRegistry
 		},
 		unregisterProvider(name: string) {
 			if (!(runtime instanceof InMemoryModelRuntime)) return;
-			runtime.unregisterProvider(name);
+			const override = providerOverrides.get(runtime)?.get(name);
+			// As pi: unregistering an override restores the provider's own models; it stays registered.
+			if (override) {
+				providerOverrides.get(runtime)?.delete(name);
+				runtime.replaceModels(name, override.original);
+			} else runtime.unregisterProvider(name);
 			registeredDisplayNames.get(runtime)?.delete(name);
 		},
 	};
+}
+
+/**
+ * pi's override-only `registerProvider` (no `models`): the provider's registered models get the new
+ * `baseUrl`, and requests to them the new headers (over the model's own), keeping their stream
+ * function and credentials. A later override replaces the headers only when it brings some, as pi's
+ * stored request config does. A provider the runtime does not have is left alone, as pi leaves it.
+ */
+function overrideProvider(runtime: InMemoryModelRuntime, name: string, config: ProviderConfig): void {
+	const overrides = providerOverrides.get(runtime) ?? new Map<string, ProviderOverride>();
+	providerOverrides.set(runtime, overrides);
+	const override = overrides.get(name) ?? {
+		original: runtime.getAll().filter((model) => model.provider === name),
+	};
+	if (override.original.length === 0) return;
+	if (config.baseUrl) override.baseUrl = config.baseUrl;
+	if (config.headers) override.headers = config.headers;
+	overrides.set(name, override);
+	const headers = override.headers ? resolveHeaders(override.headers) : undefined;
+	runtime.replaceModels(
+		name,
+		override.original.map((model) => ({
+			...model,
+			baseUrl: override.baseUrl ?? model.baseUrl,
+			...(headers ? { headers: { ...model.headers, ...headers } } : {}),
+		})),
+	);
+	if (config.name !== undefined) {
+		const names = registeredDisplayNames.get(runtime) ?? new Map<string, string>();
+		registeredDisplayNames.set(runtime, names);
+		names.set(name, config.name);
+	}
 }
 
 /**

@@ -1,6 +1,9 @@
 import { writeFileSync } from "node:fs";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import type { SettleError } from "../../src/errors.js";
 import type { ExtensionAPI } from "../../src/extensions/types.js";
 import { eventPayloads, normalizeMessage, observe } from "./normalize.js";
 import { onBothPeers, type SharedExtension } from "./peers.js";
@@ -339,5 +342,163 @@ describe("parity: pi.registerProvider config values and ctx.modelRegistry.getApi
 			if (previous === undefined) delete process.env.SETTLE_PARITY_PROVIDER_KEY;
 			else process.env.SETTLE_PARITY_PROVIDER_KEY = previous;
 		}
+	});
+});
+
+/** An OpenAI-compatible endpoint on localhost: records each request, streams one reply "pong". */
+async function chatCompletionsServer() {
+	const seen: { method?: string; url?: string; proxy?: string; authorization?: string }[] = [];
+	const server = createServer((request, response) => {
+		seen.push({
+			method: request.method,
+			url: request.url,
+			proxy: request.headers["x-proxy"] as string | undefined,
+			authorization: request.headers.authorization,
+		});
+		request.resume();
+		request.on("end", () => {
+			response.writeHead(200, { "content-type": "text/event-stream" });
+			const chunk = (body: unknown) => response.write(`data: ${JSON.stringify(body)}\n\n`);
+			chunk({ id: "c1", object: "chat.completion.chunk", choices: [{ index: 0, delta: { content: "pong" } }] });
+			chunk({ id: "c1", object: "chat.completion.chunk", choices: [{ index: 0, delta: {}, finish_reason: "stop" }] });
+			response.end("data: [DONE]\n\n");
+		});
+	});
+	await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+	const { port } = server.address() as AddressInfo;
+	return { seen, baseUrl: `http://127.0.0.1:${port}/override/v1`, close: () => server.close() };
+}
+
+describe("parity: pi.registerProvider validation and override-only configs", () => {
+	it("a config with only baseUrl and headers re-points a built-in provider's models; unregistering restores them", async () => {
+		const server = await chatCompletionsServer();
+		const seen: Record<string, unknown[]> = { pi: [], settle: [] };
+		const modelId = "openai/gpt-oss-120b";
+		try {
+			const { pi, settle } = await onBothPeers(
+				(name) => ({
+					modelCatalog: true,
+					extensions: [
+						(api: ExtensionAPI) => {
+							api.registerProvider("groq", { baseUrl: server.baseUrl, headers: { "x-proxy": "yes" } });
+							api.registerCommand("look", {
+								description: "reads the registry",
+								handler: async (_args, ctx) => {
+									const model = ctx.modelRegistry.find("groq", modelId)!;
+									seen[name]?.push(model.baseUrl, await ctx.modelRegistry.getApiKeyAndHeaders?.(model));
+								},
+							});
+							api.registerCommand("drop", {
+								description: "unregisters the override",
+								handler: async (_args, ctx) => {
+									api.unregisterProvider("groq");
+									seen[name]?.push(ctx.modelRegistry.find("groq", modelId)?.baseUrl);
+								},
+							});
+						},
+					],
+				}),
+				async (peer) => {
+					// Each peer's own way of giving the provider a key at runtime.
+					const session = peer.session as unknown as {
+						modelRegistry?: {
+							authStorage: { setRuntimeApiKey(p: string, k: string): void };
+							find(p: string, id: string): unknown;
+						};
+						modelRuntime?: { setApiKey(p: string, k: string): void; getModel(p: string, id: string): unknown };
+						setModel(model: unknown): Promise<void>;
+					};
+					if (peer.name === "pi") session.modelRegistry?.authStorage.setRuntimeApiKey("groq", "groq-key");
+					else session.modelRuntime?.setApiKey("groq", "groq-key");
+					await peer.prompt("/look");
+					const model =
+						peer.name === "pi"
+							? session.modelRegistry?.find("groq", modelId)
+							: session.modelRuntime?.getModel("groq", modelId);
+					await session.setModel(model);
+					await peer.prompt("ping");
+					await peer.quiesce();
+					await peer.prompt("/drop");
+					const last = peer.session.messages.at(-1) as { role: string; content: unknown; stopReason: string };
+					return { seen: seen[peer.name], reply: [last.role, last.content, last.stopReason] };
+				},
+			);
+			expect(pi).toEqual({
+				seen: [
+					server.baseUrl,
+					{ ok: true, apiKey: "groq-key", headers: { "x-proxy": "yes" } },
+					"https://api.groq.com/openai/v1",
+				],
+				reply: ["assistant", [{ type: "text", text: "pong" }], "stop"],
+			});
+			expect(settle).toEqual(pi);
+			// The session's request went to the new baseUrl with the new header, on both peers.
+			expect(server.seen).toEqual([
+				{ method: "POST", url: "/override/v1/chat/completions", proxy: "yes", authorization: "Bearer groq-key" },
+				{ method: "POST", url: "/override/v1/chat/completions", proxy: "yes", authorization: "Bearer groq-key" },
+			]);
+		} finally {
+			server.close();
+		}
+	});
+
+	it('models without "apiKey" or "oauth" are refused with pi\'s text: thrown after load, dropped when queued at load', async () => {
+		const seen: Record<string, unknown[]> = { pi: [], settle: [] };
+		const streamSimple = (() => {
+			throw new Error("never called");
+		}) as never;
+		const keyless = {
+			api: "keyless-api",
+			baseUrl: "http://localhost:1",
+			streamSimple,
+			models: [
+				{
+					id: "k1",
+					name: "K1",
+					reasoning: false,
+					input: ["text" as const],
+					cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 },
+					contextWindow: 1000,
+					maxTokens: 100,
+				},
+			],
+		};
+		const { pi, settle } = await onBothPeers(
+			(name) => ({
+				onError: (error) => seen[name]?.push({ onError: error.error }),
+				extensions: [
+					(api: ExtensionAPI) => {
+						api.registerProvider("keyless-at-load", keyless);
+						api.registerCommand("late", {
+							description: "registers after load",
+							handler: async (_args, ctx) => {
+								try {
+									api.registerProvider("keyless-late", keyless);
+									seen[name]?.push("accepted");
+								} catch (error) {
+									seen[name]?.push((error as Error).message);
+									if (name === "settle") seen[name]?.push({ code: (error as SettleError).code });
+								}
+								seen[name]?.push(
+									ctx.modelRegistry.find("keyless-at-load", "k1"),
+									ctx.modelRegistry.find("keyless-late", "k1"),
+								);
+							},
+						});
+					},
+				],
+			}),
+			async (peer) => {
+				await peer.prompt("/late");
+				return seen[peer.name]?.filter((entry) => !(typeof entry === "object" && entry !== null && "code" in entry));
+			},
+		);
+		expect(pi).toEqual([
+			'Provider keyless-late: "apiKey" or "oauth" is required when defining models.',
+			undefined,
+			undefined,
+		]);
+		expect(settle).toEqual(pi);
+		expect(seen.settle).toContainEqual({ code: "EXTENSION" });
 	});
 });

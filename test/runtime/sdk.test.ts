@@ -288,16 +288,27 @@ describe("createAgentSessionServices (A.4)", () => {
 		const provider = (pi: ExtensionAPI) => {
 			pi.registerProvider("ext-provider", {
 				api: "ext-api",
+				apiKey: "ext-key",
 				models: [{ id: "ext-1", name: "Ext 1" }],
 				streamSimple: faux.streamFn as never,
 			});
 			pi.registerProvider("broken", { api: "x" });
+			pi.registerProvider("keyless", {
+				api: "ext-api",
+				models: [{ id: "k-1", name: "K 1" }],
+				streamSimple: faux.streamFn as never,
+			});
 		};
 		const built = await services(new Map(), [provider]);
 		expect(built.modelRuntime.getModel("ext-provider", "ext-1")?.api).toBe("ext-api");
 		const errors = built.diagnostics.filter((d) => d.type === "error");
-		expect(errors).toHaveLength(1);
+		expect(errors).toHaveLength(2);
 		expect(errors[0]!.message).toMatch(/^Extension "<inline:1>" error: Provider "broken" needs `models`/);
+		// pi's text for models without a key.
+		expect(errors[1]!.message).toBe(
+			'Extension "<inline:1>" error: Provider keyless: "apiKey" or "oauth" is required when defining models.',
+		);
+		expect(built.modelRuntime.getModel("keyless", "k-1")).toBeUndefined();
 		const { session } = await createAgentSessionFromServices({
 			services: built,
 			sessionManager: SessionManager.inMemory(dir),

@@ -285,7 +285,7 @@ export default function (pi: any) {
 	pi.registerProvider("ext-models", {
 		api: "ext-api",
 		models: [{ id: "${id}", name: "${id}", input: ["text"] }],
-		requiresAuth: false,
+		apiKey: "none",
 		streamSimple: () => { throw new Error("not used"); },
 	});
 }
