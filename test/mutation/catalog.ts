@@ -3373,6 +3373,78 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/runtime/runtime.test.ts"],
 	},
+	{
+		id: "Y09",
+		file: "src/session/model-registry-view.ts",
+		description: "keyless models accepted when oauth is absent",
+		edits: [
+			{
+				find: "if (config.models?.length && !config.apiKey && !config.oauth) {",
+				replace: "if (config.models?.length && !config.apiKey && config.oauth) {",
+			},
+		],
+		tests: ["test/parity/extensions.test.ts", "test/runtime/sdk.test.ts"],
+	},
+	{
+		id: "Y10",
+		file: "src/session/model-registry-view.ts",
+		description: "override ignores baseUrl",
+		edits: [
+			{
+				find: "baseUrl: override.baseUrl ?? model.baseUrl,",
+				replace: "baseUrl: model.baseUrl,",
+			},
+		],
+		tests: ["test/parity/extensions.test.ts"],
+	},
+	{
+		id: "Y11",
+		file: "src/session/model-registry-view.ts",
+		description: "override drops its headers",
+		edits: [
+			{
+				find: "{ headers: { ...model.headers, ...headers } }",
+				replace: "{ headers: { ...model.headers } }",
+			},
+		],
+		tests: ["test/parity/extensions.test.ts"],
+	},
+	{
+		id: "Y12",
+		file: "src/session/model-registry-view.ts",
+		description: "unregistering an override removes the built-in provider",
+		edits: [
+			{
+				find: "runtime.replaceModels(name, override.original);",
+				replace: "runtime.unregisterProvider(name);",
+			},
+		],
+		tests: ["test/parity/extensions.test.ts"],
+	},
+	{
+		id: "Y13",
+		file: "src/llm/model-runtime.ts",
+		description: "replaceModels keeps the old models",
+		edits: [
+			{
+				find: "record.registration = { ...record.registration, models };",
+				replace: "record.registration = { ...record.registration };",
+			},
+		],
+		tests: ["test/parity/extensions.test.ts"],
+	},
+	{
+		id: "Y14",
+		file: "src/session/model-registry-view.ts",
+		description: "a config with baseUrl is not treated as an override",
+		edits: [
+			{
+				find: "if (!config.models?.length && (config.baseUrl || config.headers)) {",
+				replace: "if (!config.models?.length && config.headers && !config.baseUrl) {",
+			},
+		],
+		tests: ["test/parity/extensions.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
