@@ -181,8 +181,10 @@ export class InMemoryModelRuntime implements ModelRuntime {
 	 *
 	 * @example
 	 * ```ts
-	 * const faux = runtime.getAll().filter((model) => model.provider === "faux");
-	 * runtime.replaceModels("faux", faux.map((model) => ({ ...model, baseUrl: "http://proxy" })));
+	 * const models = new InMemoryModelRuntime();
+	 * models.registerFauxProvider(createFauxProvider());
+	 * const faux = models.getAll().filter((model) => model.provider === "faux");
+	 * models.replaceModels("faux", faux.map((model) => ({ ...model, baseUrl: "http://proxy" }))); // true
 	 * ```
 	 */
 	replaceModels(provider: string, models: readonly Model[]): boolean {
