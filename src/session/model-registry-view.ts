@@ -1,8 +1,9 @@
 /**
  * `ctx.modelRegistry` for extensions: pi's `ModelRegistry` shape over the session's
  * {@link ModelRuntime}. `pi.registerProvider` works when the runtime accepts registrations
- * ({@link InMemoryModelRuntime}) and the config brings models, a key (or oauth) and a `streamSimple`
- * function — or, as in pi, only a `baseUrl` and/or `headers` for a registered provider's models.
+ * ({@link InMemoryModelRuntime}) and the config passes pi's checks and brings models with a
+ * `streamSimple` function — or, as in pi, only a `baseUrl` and/or `headers` for a registered
+ * provider's models. As in pi, a config with none of these changes no model.
  */
 import { errorMessage, SettleError } from "../errors.js";
 import type { ExtensionModelRegistry, ProviderConfig } from "../extensions/types.js";
@@ -67,27 +68,31 @@ export function modelRegistryView(runtime: ModelRuntime): ExtensionModelRegistry
 		getApiKeyForProvider: (provider) => runtime.getApiKey(provider),
 		isUsingOAuth: (model) => runtime.isUsingOAuth(model.provider),
 		registerProvider(name: string, config: ProviderConfig) {
+			validateProviderConfig(name, config);
+			// As pi: a config without models, baseUrl or headers changes no model (only the display name).
+			if (!config.models?.length && !config.baseUrl && !config.headers) {
+				const displayName = config.name ?? (typeof config.oauth?.name === "string" ? config.oauth.name : undefined);
+				if (displayName !== undefined) setDisplayName(runtime, name, displayName);
+				return;
+			}
 			if (!(runtime instanceof InMemoryModelRuntime)) {
 				throw new SettleError("EXTENSION", `Provider "${name}" cannot be registered: this model runtime is fixed.`);
 			}
-			if (config.models?.length && !config.apiKey && !config.oauth) {
-				throw new SettleError("EXTENSION", `Provider ${name}: "apiKey" or "oauth" is required when defining models.`);
-			}
-			if (!config.models?.length && (config.baseUrl || config.headers)) {
+			if (!config.models?.length) {
 				overrideProvider(runtime, name, config);
 				return;
 			}
-			if (typeof config.streamSimple !== "function" || !config.models?.length) {
+			if (typeof config.streamSimple !== "function") {
 				throw new SettleError(
 					"EXTENSION",
-					`Provider "${name}" needs \`models\` and a \`streamSimple\` function to be registered with Settle's model runtime.`,
+					`Provider "${name}" needs a \`streamSimple\` function to be registered with Settle's model runtime.`,
 				);
 			}
-			const api = config.api ?? name;
 			const models: Model[] = config.models.map((model) => ({
 				name: model.name,
 				id: model.id,
-				api: model.api ?? api,
+				// Never empty: validateProviderConfig refused a model without one.
+				api: model.api ?? config.api ?? "",
 				provider: name,
 				baseUrl: model.baseUrl ?? config.baseUrl ?? "",
 				reasoning: model.reasoning ?? false,
@@ -133,6 +138,35 @@ export function modelRegistryView(runtime: ModelRuntime): ExtensionModelRegistry
 }
 
 /**
+ * pi 0.73.1's `ModelRegistry.validateProviderConfig`, in its order and with its texts: `streamSimple`
+ * needs an `api`; a config with models needs a `baseUrl`, then an `apiKey` or `oauth`, then an `api`
+ * for every model (its own or the config's).
+ */
+function validateProviderConfig(name: string, config: ProviderConfig): void {
+	if (config.streamSimple && !config.api) {
+		throw new SettleError("EXTENSION", `Provider ${name}: "api" is required when registering streamSimple.`);
+	}
+	if (!config.models?.length) return;
+	if (!config.baseUrl) {
+		throw new SettleError("EXTENSION", `Provider ${name}: "baseUrl" is required when defining models.`);
+	}
+	if (!config.apiKey && !config.oauth) {
+		throw new SettleError("EXTENSION", `Provider ${name}: "apiKey" or "oauth" is required when defining models.`);
+	}
+	for (const model of config.models) {
+		if (!model.api && !config.api) {
+			throw new SettleError("EXTENSION", `Provider ${name}, model ${model.id}: no "api" specified.`);
+		}
+	}
+}
+
+function setDisplayName(runtime: ModelRuntime, provider: string, displayName: string): void {
+	const names = registeredDisplayNames.get(runtime) ?? new Map<string, string>();
+	registeredDisplayNames.set(runtime, names);
+	names.set(provider, displayName);
+}
+
+/**
  * pi's override-only `registerProvider` (no `models`): the provider's registered models get the new
  * `baseUrl`, and requests to them the new headers (over the model's own), keeping their stream
  * function and credentials. A later override replaces the headers only when it brings some, as pi's
@@ -157,11 +191,7 @@ function overrideProvider(runtime: InMemoryModelRuntime, name: string, config: P
 			...(headers ? { headers: { ...model.headers, ...headers } } : {}),
 		})),
 	);
-	if (config.name !== undefined) {
-		const names = registeredDisplayNames.get(runtime) ?? new Map<string, string>();
-		registeredDisplayNames.set(runtime, names);
-		names.set(name, config.name);
-	}
+	if (config.name !== undefined) setDisplayName(runtime, name, config.name);
 }
 
 /**

@@ -501,4 +501,82 @@ describe("parity: pi.registerProvider validation and override-only configs", () 
 		expect(settle).toEqual(pi);
 		expect(seen.settle).toContainEqual({ code: "EXTENSION" });
 	});
+
+	it("pi's other checks and no-op configs: same text thrown after load, same registry at load and after", async () => {
+		const seen: Record<string, unknown[]> = { pi: [], settle: [] };
+		const streamSimple = (() => {
+			throw new Error("never called");
+		}) as never;
+		const models = [
+			{
+				id: "m1",
+				name: "M1",
+				reasoning: false,
+				input: ["text" as const],
+				cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 },
+				contextWindow: 1000,
+				maxTokens: 100,
+			},
+		];
+		// Each config is registered at load ("<name>-load") and by a command ("<name>-late").
+		const configs = {
+			// "baseUrl" is checked before the apiKey-or-oauth rule.
+			"no-base-url": { api: "c-api", streamSimple, models },
+			"no-api": { baseUrl: "http://localhost:1", apiKey: "k", streamSimple, models },
+			"no-api-override": { baseUrl: "http://localhost:1", streamSimple },
+			"model-without-api": { baseUrl: "http://localhost:1", apiKey: "k", models },
+			empty: {},
+			"name-only": { name: "Only A Name" },
+			"no-models": { api: "c-api", apiKey: "k", models: [] },
+		};
+		const look = (registry: { find(p: string, id: string): unknown; getProviderDisplayName?(p: string): string }) =>
+			Object.keys(configs).flatMap((name) =>
+				[`${name}-load`, `${name}-late`].map((provider) => [
+					provider,
+					registry.find(provider, "m1"),
+					registry.getProviderDisplayName?.(provider),
+				]),
+			);
+		const { pi, settle } = await onBothPeers(
+			(name) => ({
+				extensions: [
+					(api: ExtensionAPI) => {
+						for (const [provider, config] of Object.entries(configs)) api.registerProvider(`${provider}-load`, config);
+						api.registerCommand("late", {
+							description: "registers after load",
+							handler: async (_args, ctx) => {
+								for (const [provider, config] of Object.entries(configs)) {
+									try {
+										api.registerProvider(`${provider}-late`, config);
+										seen[name]?.push([provider, "accepted"]);
+									} catch (error) {
+										seen[name]?.push([provider, (error as Error).message]);
+									}
+								}
+								seen[name]?.push(look(ctx.modelRegistry));
+							},
+						});
+					},
+				],
+			}),
+			async (peer) => {
+				await peer.prompt("/late");
+				return seen[peer.name];
+			},
+		);
+		expect(pi?.slice(0, -1)).toEqual([
+			["no-base-url", 'Provider no-base-url-late: "baseUrl" is required when defining models.'],
+			["no-api", 'Provider no-api-late: "api" is required when registering streamSimple.'],
+			["no-api-override", 'Provider no-api-override-late: "api" is required when registering streamSimple.'],
+			["model-without-api", 'Provider model-without-api-late, model m1: no "api" specified.'],
+			["empty", "accepted"],
+			["name-only", "accepted"],
+			["no-models", "accepted"],
+		]);
+		// Nothing registered a model; only the name-only config changed a display name, at load and after.
+		expect(pi?.at(-1)).toContainEqual(["name-only-load", undefined, "Only A Name"]);
+		expect(pi?.at(-1)).toContainEqual(["name-only-late", undefined, "Only A Name"]);
+		expect(pi?.at(-1)).toContainEqual(["empty-late", undefined, "empty-late"]);
+		expect(settle).toEqual(pi);
+	});
 });

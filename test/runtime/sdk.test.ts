@@ -288,13 +288,15 @@ describe("createAgentSessionServices (A.4)", () => {
 		const provider = (pi: ExtensionAPI) => {
 			pi.registerProvider("ext-provider", {
 				api: "ext-api",
+				baseUrl: "http://localhost:1",
 				apiKey: "ext-key",
 				models: [{ id: "ext-1", name: "Ext 1" }],
 				streamSimple: faux.streamFn as never,
 			});
-			pi.registerProvider("broken", { api: "x" });
+			pi.registerProvider("broken", { api: "x", models: [{ id: "b-1", name: "B 1" }] });
 			pi.registerProvider("keyless", {
 				api: "ext-api",
+				baseUrl: "http://localhost:1",
 				models: [{ id: "k-1", name: "K 1" }],
 				streamSimple: faux.streamFn as never,
 			});
@@ -303,7 +305,10 @@ describe("createAgentSessionServices (A.4)", () => {
 		expect(built.modelRuntime.getModel("ext-provider", "ext-1")?.api).toBe("ext-api");
 		const errors = built.diagnostics.filter((d) => d.type === "error");
 		expect(errors).toHaveLength(2);
-		expect(errors[0]!.message).toMatch(/^Extension "<inline:1>" error: Provider "broken" needs `models`/);
+		// pi's text for models without a baseUrl.
+		expect(errors[0]!.message).toBe(
+			'Extension "<inline:1>" error: Provider broken: "baseUrl" is required when defining models.',
+		);
 		// pi's text for models without a key.
 		expect(errors[1]!.message).toBe(
 			'Extension "<inline:1>" error: Provider keyless: "apiKey" or "oauth" is required when defining models.',
@@ -328,6 +333,7 @@ describe("createAgentSessionServices (A.4)", () => {
 			const provider = (pi: ExtensionAPI) => {
 				pi.registerProvider("env-provider", {
 					api: "env-api",
+					baseUrl: "http://localhost:1",
 					apiKey: "SETTLE_TEST_EXT_PROVIDER_KEY",
 					headers: { "x-key": "SETTLE_TEST_EXT_PROVIDER_KEY", "x-plain": "plain" },
 					models: [{ id: "env-1", name: "Env 1" }],

@@ -284,6 +284,7 @@ export default function (pi: any) {
 export default function (pi: any) {
 	pi.registerProvider("ext-models", {
 		api: "ext-api",
+		baseUrl: "http://localhost:1",
 		models: [{ id: "${id}", name: "${id}", input: ["text"] }],
 		apiKey: "none",
 		streamSimple: () => { throw new Error("not used"); },
