@@ -3379,8 +3379,8 @@ export const MUTANTS: Mutant[] = [
 		description: "keyless models accepted when oauth is absent",
 		edits: [
 			{
-				find: "if (config.models?.length && !config.apiKey && !config.oauth) {",
-				replace: "if (config.models?.length && !config.apiKey && config.oauth) {",
+				find: "if (!config.apiKey && !config.oauth) {",
+				replace: "if (!config.apiKey && config.oauth) {",
 			},
 		],
 		tests: ["test/parity/extensions.test.ts", "test/runtime/sdk.test.ts"],
@@ -3439,8 +3439,56 @@ export const MUTANTS: Mutant[] = [
 		description: "a config with baseUrl is not treated as an override",
 		edits: [
 			{
-				find: "if (!config.models?.length && (config.baseUrl || config.headers)) {",
-				replace: "if (!config.models?.length && config.headers && !config.baseUrl) {",
+				find: "if (!config.models?.length && !config.baseUrl && !config.headers) {",
+				replace: "if ((!config.models?.length && !config.headers) || (!config.models?.length && !!config.baseUrl)) {",
+			},
+		],
+		tests: ["test/parity/extensions.test.ts"],
+	},
+	{
+		id: "Y15",
+		file: "src/session/model-registry-view.ts",
+		description: "drop the baseUrl-for-models check",
+		edits: [
+			{
+				find: "if (!config.baseUrl) {",
+				replace: "if (false) {",
+			},
+		],
+		tests: ["test/parity/extensions.test.ts", "test/runtime/sdk.test.ts"],
+	},
+	{
+		id: "Y16",
+		file: "src/session/model-registry-view.ts",
+		description: "api-for-streamSimple only checked when models are given",
+		edits: [
+			{
+				find: "if (config.streamSimple && !config.api) {",
+				replace: "if (config.streamSimple && !config.api && config.models?.length) {",
+			},
+		],
+		tests: ["test/parity/extensions.test.ts"],
+	},
+	{
+		id: "Y17",
+		file: "src/session/model-registry-view.ts",
+		description: "no-op config ignores its display name",
+		edits: [
+			{
+				find: "if (displayName !== undefined) setDisplayName(runtime, name, displayName);\n\t\t\t\treturn;",
+				replace: "return;",
+			},
+		],
+		tests: ["test/parity/extensions.test.ts"],
+	},
+	{
+		id: "Y18",
+		file: "src/session/model-registry-view.ts",
+		description: "drop the per-model api check",
+		edits: [
+			{
+				find: "if (!model.api && !config.api) {",
+				replace: "if (!model.api && !config.api && false) {",
 			},
 		],
 		tests: ["test/parity/extensions.test.ts"],
