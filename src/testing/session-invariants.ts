@@ -154,6 +154,8 @@ export function sessionEventViolations(events: readonly AgentSessionEvent[]): st
 					problems.push(`${at}: reason ${event.reason}, started as ${compaction}`);
 				}
 				if (summaryOpen() > 0) problems.push(`${at}: a summarization retry never finished`);
+				summaryWaiting = 0;
+				summaryAttempting = 0;
 				compaction = undefined;
 				expectRunAfterCompaction = event.willRetry;
 				break;
@@ -163,6 +165,8 @@ export function sessionEventViolations(events: readonly AgentSessionEvent[]): st
 				if (compaction) problems.push(`${at}: compaction (${compaction}) still open`);
 				if (expectRunAfterCompaction) problems.push(`${at}: compaction said willRetry, no run came`);
 				if (summaryOpen() > 0) problems.push(`${at}: a summarization retry never finished`);
+				summaryWaiting = 0;
+				summaryAttempting = 0;
 				run = undefined;
 				retryAttempt = 0;
 				compaction = undefined;
