@@ -84,7 +84,7 @@ async function run(h: Harness, c: Case): Promise<void> {
 			if (e.type === event && seen++ === index) abort();
 		});
 	}
-	const operation =
+	const operation: Promise<unknown> =
 		c.operation === "manual"
 			? h.session.compact()
 			: c.operation === "branch"
