@@ -162,7 +162,8 @@ async function withRetry(
 		const delayMs = backoffDelayMs(retry.settings, attempt);
 		retry.onRetryScheduled?.(attempt, maxAttempts, delayMs, failure);
 		try {
-			await (retry.sleep ?? sleep)(delayMs, signal);
+			// An abort from onRetryScheduled needs no sleep (nor a custom sleep's check of it).
+			if (!signal?.aborted) await (retry.sleep ?? sleep)(delayMs, signal);
 		} catch {
 			// Only an abort ends the backoff early.
 		}
