@@ -93,6 +93,20 @@ export interface SummarizerOptions {
  * Callbacks, in order per retry: `onRetryScheduled` before the backoff, `onRetryAttemptStart` after
  * it (before the retried request), and once at the end of a request that was retried at least once
  * `onRetryFinished` (success, exhausted, non-retryable error, or aborted — also during the backoff).
+ *
+ * @example
+ * ```ts
+ * const { text } = await generateSummary(messages, {
+ *   model,
+ *   streamFn: faux.streamFn,
+ *   reserveTokens: 16384,
+ *   signal,
+ *   retry: {
+ *     settings: settingsManager.getRetrySettings(),
+ *     onRetryScheduled: (attempt, max, delayMs, error) => console.log(`retry ${attempt}/${max} in ${delayMs} ms: ${error}`),
+ *   },
+ * });
+ * ```
  */
 export interface SummarizationRetryOptions {
 	settings: RetrySettings;
