@@ -170,7 +170,8 @@ describe("manual compaction", () => {
 		const before = fileSummary(h.session.sessionFile!);
 		h.appendResponses([failure(UNAVAILABLE), summary("never asked")]);
 		h.session.subscribe((event) => {
-			if (event.type === "summarization_retry_scheduled") h.session.abortCompaction();
+			// A macrotask later: the backoff timer is set and waiting.
+			if (event.type === "summarization_retry_scheduled") setImmediate(() => h.session.abortCompaction());
 		});
 		const started = performance.now();
 		// The clock is never advanced: only the abort can end the 60 s backoff.
