@@ -214,6 +214,14 @@ export class TranscriptPrinter {
 				if (event.success) this.notice(`Retry ${event.attempt} succeeded.`);
 				else this.line(s.red(`Retry failed: ${oneLineText(event.finalError ?? "unknown error")}`));
 				return;
+			case "summarization_retry_scheduled":
+				// pi 1.6 shows the error and a retry indicator; the retried attempt and the end need no line.
+				this.line(
+					s.yellow(
+						`Summary request failed, retrying in ${(event.delayMs / 1000).toFixed(1)} s, attempt ${event.attempt}/${event.maxAttempts}: ${oneLineText(event.errorMessage)}`,
+					),
+				);
+				return;
 			case "compaction_start":
 				this.notice(`Compacting the context (${event.reason})…`);
 				return;

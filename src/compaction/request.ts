@@ -2,12 +2,14 @@
  * One summarization request through a stream function: a system prompt, one user message, no
  * tools. Failures become typed errors carrying the provider text.
  */
+import { backoffDelayMs } from "../../machines/prompt-operation.machine.js";
 import { raceAbortWith } from "../abort.js";
 import { errorMessage, SettleError } from "../errors.js";
+import { isRetryableError } from "../llm/errors.js";
 import type { AssistantMessage, StreamOptions, Usage } from "../llm/types.js";
 import { emptyUsage } from "../llm/types.js";
 import { SUMMARIZATION_SYSTEM_PROMPT } from "./prompts.js";
-import type { SummarizerOptions } from "./types.js";
+import type { SummarizationRetryOptions, SummarizerOptions } from "./types.js";
 
 /** A summary's text and the usage of the request that produced it. */
 export interface SummaryText {
@@ -18,9 +20,12 @@ export interface SummaryText {
 /**
  * Sends `promptText` and returns the answer's text blocks joined by newlines.
  *
- * Throws `SettleError("ABORTED")` when `signal` is aborted (before or during the request) or the
- * answer stopped as `aborted`; `SettleError("PROVIDER", "<failurePrefix>: <provider text>")` when
- * the answer is an error, the stream function throws, or (with `requireText`) the answer is empty.
+ * With `options.retry`, a transient error answer is retried (see {@link SummarizationRetryOptions}).
+ *
+ * Throws `SettleError("ABORTED")` when `signal` is aborted (before or during the request, or
+ * during a retry's backoff) or the answer stopped as `aborted`; `SettleError("PROVIDER",
+ * "<failurePrefix>: <provider text>")` when the (last) answer is an error, the stream function
+ * throws, or (with `requireText`) the answer is empty.
  */
 export async function requestSummary(
 	promptText: string,
@@ -54,14 +59,16 @@ export async function requestSummary(
 		}
 		return final ?? (await stream.result());
 	};
-	let response: AssistantMessage;
-	try {
-		// A stream function that ignores the signal must not keep an aborted compaction waiting.
-		response = await raceAbort(consume(), signal);
-	} catch (error) {
-		throwIfAborted(signal);
-		throw new SettleError("PROVIDER", `${failurePrefix}: ${errorMessage(error)}`, { cause: error });
-	}
+	const attemptOnce = async (): Promise<AssistantMessage> => {
+		try {
+			// A stream function that ignores the signal must not keep an aborted compaction waiting.
+			return await raceAbort(consume(), signal);
+		} catch (error) {
+			throwIfAborted(signal);
+			throw new SettleError("PROVIDER", `${failurePrefix}: ${errorMessage(error)}`, { cause: error });
+		}
+	};
+	const response = options.retry ? await withRetry(attemptOnce, options.retry, signal) : await attemptOnce();
 
 	if (response.stopReason === "aborted" || signal?.aborted) {
 		throw new SettleError("ABORTED", SUMMARIZATION_ABORTED);
@@ -113,6 +120,76 @@ export function addUsage(a: Usage, b: Usage): Usage {
 }
 
 const SUMMARIZATION_ABORTED = "Summarization aborted";
+
+/**
+ * pi 1.6's `retryAssistantCall` loop around one summarization request: retries transient error
+ * answers within the budget, reporting each retry through the callbacks; the final answer (or
+ * error) is returned (thrown) as without retries. `onRetryFinished` runs once, on any way out of a
+ * loop that retried — pi skips it when the stream function throws; here every exit reports it.
+ */
+async function withRetry(
+	produce: () => Promise<AssistantMessage>,
+	retry: SummarizationRetryOptions,
+	signal: AbortSignal | undefined,
+): Promise<AssistantMessage> {
+	const maxAttempts = retry.settings.enabled ? Math.max(0, retry.settings.maxRetries) : 0;
+	let attempt = 0;
+	const finish = (success: boolean, errorText?: string) => {
+		if (attempt > 0) retry.onRetryFinished?.(success, attempt, errorText);
+	};
+	for (;;) {
+		let response: AssistantMessage;
+		try {
+			response = await produce();
+		} catch (error) {
+			finish(false, errorMessage(error));
+			throw error;
+		}
+		if (response.stopReason === "aborted" || signal?.aborted) {
+			finish(false);
+			return response;
+		}
+		if (response.stopReason !== "error") {
+			finish(true);
+			return response;
+		}
+		if (attempt >= maxAttempts || !isRetryableError(response)) {
+			finish(false, response.errorMessage);
+			return response;
+		}
+		attempt++;
+		const failure = response.errorMessage || "Unknown error";
+		const delayMs = backoffDelayMs(retry.settings, attempt);
+		retry.onRetryScheduled?.(attempt, maxAttempts, delayMs, failure);
+		try {
+			// An abort from onRetryScheduled needs no sleep (nor a custom sleep's check of it).
+			if (!signal?.aborted) await (retry.sleep ?? sleep)(delayMs, signal);
+		} catch {
+			// Only an abort ends the backoff early.
+		}
+		if (signal?.aborted) {
+			finish(false, failure);
+			throw new SettleError("ABORTED", SUMMARIZATION_ABORTED);
+		}
+		retry.onRetryAttemptStart?.();
+	}
+}
+
+/** `setTimeout` that rejects as soon as `signal` aborts (the timer is cleared). */
+function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
+	return new Promise((resolve, reject) => {
+		if (signal?.aborted) return reject(new SettleError("ABORTED", SUMMARIZATION_ABORTED));
+		const onAbort = () => {
+			clearTimeout(timer);
+			reject(new SettleError("ABORTED", SUMMARIZATION_ABORTED));
+		};
+		const timer = setTimeout(() => {
+			signal?.removeEventListener("abort", onAbort);
+			resolve();
+		}, ms);
+		signal?.addEventListener("abort", onAbort, { once: true });
+	});
+}
 
 function raceAbort<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
 	return raceAbortWith(promise, signal, SUMMARIZATION_ABORTED);

@@ -1,6 +1,7 @@
 /**
  * Types shared by compaction and branch summarization.
  */
+import type { RetrySettings } from "../../machines/prompt-operation.machine.js";
 import type { AgentMessage, Model, StreamFn, ThinkingLevel, Usage } from "../llm/types.js";
 import type { FileOperationDetails, SessionEntry } from "../store/entries.js";
 
@@ -78,4 +79,40 @@ export interface SummarizerOptions {
 	signal?: AbortSignal;
 	/** Reasoning level for reasoning models (`off` or absent: none). */
 	thinkingLevel?: ThinkingLevel;
+	/** Retry transient failures of each summarization request (absent: one attempt, as before). */
+	retry?: SummarizationRetryOptions;
+}
+
+/**
+ * How a summarization request retries (pi 1.6 `retryAssistantCall`): an answer with
+ * `stopReason: "error"` whose text is transient (`isRetryableError`) is retried up to
+ * `settings.maxRetries` times (none when `settings.enabled` is false) after `backoffDelayMs`
+ * (`baseDelayMs · 2^(attempt−1)`, capped) — the same settings as turn retries. Non-retryable
+ * errors, thrown stream functions and aborts are never retried.
+ *
+ * Callbacks, in order per retry: `onRetryScheduled` before the backoff, `onRetryAttemptStart` after
+ * it (before the retried request), and once at the end of a request that was retried at least once
+ * `onRetryFinished` (success, exhausted, non-retryable error, or aborted — also during the backoff).
+ *
+ * @example
+ * ```ts
+ * const { text } = await generateSummary(messages, {
+ *   model,
+ *   streamFn: faux.streamFn,
+ *   reserveTokens: 16384,
+ *   signal,
+ *   retry: {
+ *     settings: settingsManager.getRetrySettings(),
+ *     onRetryScheduled: (attempt, max, delayMs, error) => console.log(`retry ${attempt}/${max} in ${delayMs} ms: ${error}`),
+ *   },
+ * });
+ * ```
+ */
+export interface SummarizationRetryOptions {
+	settings: RetrySettings;
+	/** Waits `ms`; must reject promptly when `signal` aborts. Default: `setTimeout`. */
+	sleep?: (ms: number, signal: AbortSignal | undefined) => Promise<void>;
+	onRetryScheduled?: (attempt: number, maxAttempts: number, delayMs: number, errorMessage: string) => void;
+	onRetryAttemptStart?: () => void;
+	onRetryFinished?: (success: boolean, attempt: number, errorMessage?: string) => void;
 }

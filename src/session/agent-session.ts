@@ -97,6 +97,7 @@ import {
 	lastAssistantText,
 	type SessionStats,
 } from "./session-stats.js";
+import { sleepOn } from "./summarization-retry.js";
 import type { SystemPromptOptions } from "./system-prompt.js";
 import {
 	COMPACTION_NOT_POSSIBLE_NOW,
@@ -394,9 +395,11 @@ export class AgentSession {
 			isStreaming: () => this.isStreaming,
 			model: () => this.model,
 			beforeRun: () => {
+				transcript.rebuildIfRequested();
 				recordLoadoutChangeBeforeRun(this.internals);
 				this.selectAgentHooks();
 			},
+			sleep: (ms, signal) => sleepOn(this.clock, ms, signal),
 		};
 		this.bash = new BashRunner(this.internals);
 
@@ -455,6 +458,31 @@ export class AgentSession {
 	/** Retries made in the current retry sequence. */
 	get retryAttempt(): number {
 		return this.snapshot.context.retryAttempt;
+	}
+
+	/**
+	 * Re-reads the live transcript (`session.messages`, `session.state.messages`) from the session
+	 * log's projection of the current branch, e.g. after an extension or the host appended entries
+	 * straight through the `SessionManager` (pi 1.6 `refreshContext()`). Only the messages and
+	 * what they imply (latest compaction, context edits) are re-read; tools and the system prompt
+	 * stay as they are.
+	 *
+	 * While the Agent streams a run, the rebuild is deferred to the run's next safe point — before
+	 * its next model request, or at settle — when every message of the run is persisted: rebuilding
+	 * mid-turn would drop a message not yet written to the log. (pi rebuilds at once; its requests
+	 * are re-projected from the log anyway, Settle's are not.) Outside a run it happens at once.
+	 *
+	 * @example
+	 * ```ts
+	 * session.sessionManager.appendCustomMessageEntry("note", "Deploy finished", true);
+	 * session.refreshContext();
+	 * session.messages.at(-1); // { role: "custom", customType: "note", content: "Deploy finished", … }
+	 * ```
+	 */
+	refreshContext(): void {
+		const transcript = this.internals.transcript;
+		if (this.agent.state.isStreaming) transcript.rebuildRequested = true;
+		else transcript.rebuild();
 	}
 
 	/** The live transcript (read it; don't change it). */
@@ -1563,6 +1591,8 @@ export class AgentSession {
 		},
 		// Tools or prompt changed mid-operation: record the change before the next model call.
 		prepareNextTurn: () => {
+			// refreshContext() during the run: every message of the finished turn is persisted by now.
+			this.internals.transcript.rebuildIfRequested();
 			if (!this.loadout.hasUnrecordedChanges) return undefined;
 			const message = this.loadout.nextSystemMessage();
 			return message ? { messages: [message] } : undefined;

@@ -22,6 +22,7 @@ import type { SessionEntry } from "../store/entries.js";
 import type { SessionInternals } from "./internals.js";
 import { requireModelAndAuth } from "./prompt-pipeline.js";
 import { isOverThreshold, noteCompactedContext, recoveryClass } from "./run-outcome.js";
+import { summarizationRetry } from "./summarization-retry.js";
 
 /** Payload of a manual `COMPACT` request. */
 export interface ManualCompactionPayload {
@@ -198,6 +199,7 @@ async function compactPrepared(s: SessionInternals, job: CompactionJob): Promise
 				streamFn: s.agent.streamFn ?? s.modelRuntime.stream,
 				signal: controller.signal,
 				thinkingLevel: s.agent.state.thinkingLevel,
+				retry: summarizationRetry(s, { source: "compaction", reason }),
 				...(apiKey !== undefined ? { apiKey } : {}),
 				...(job.customInstructions !== undefined ? { customInstructions: job.customInstructions } : {}),
 			});

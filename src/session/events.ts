@@ -36,6 +36,22 @@ export type SessionOwnEvent =
 	| { type: "auto_retry_start"; attempt: number; maxAttempts: number; delayMs: number; errorMessage: string }
 	/** A retry sequence ended: a successful answer, exhausted, or cancelled (`finalError: "Retry cancelled"`). */
 	| { type: "auto_retry_end"; success: boolean; attempt: number; finalError?: string }
+	/**
+	 * A compaction or branch-summary model call failed transiently and is retried after `delayMs`
+	 * (`settings.retry`, as turn retries); `attempt` counts the retries of this call.
+	 */
+	| {
+			type: "summarization_retry_scheduled";
+			attempt: number;
+			maxAttempts: number;
+			delayMs: number;
+			errorMessage: string;
+	  }
+	/** The backoff passed: the retried summarization call starts now. */
+	| { type: "summarization_retry_attempt_start"; source: "branchSummary" }
+	| { type: "summarization_retry_attempt_start"; source: "compaction"; reason: CompactionReason }
+	/** A summarization call that was retried ended (success, exhausted, non-retryable error or aborted). */
+	| { type: "summarization_retry_finished" }
 	/** A session entry appended outside `message_end` (context edits, custom entries, boundary drafts). */
 	| { type: "entry_appended"; entry: SessionEntry }
 	| { type: "session_info_changed"; name: string | undefined }

@@ -96,4 +96,6 @@ export interface SessionInternals {
 	model(): Model | undefined;
 	/** Prepares the Agent for a run (installs the hooks the run needs). */
 	beforeRun(): void;
+	/** Waits on the session's clock (summarization retry backoff); rejects when `signal` aborts. */
+	sleep(ms: number, signal: AbortSignal | undefined): Promise<void>;
 }

@@ -177,6 +177,7 @@ function canContinue(s: SessionInternals): boolean {
  * issued meanwhile are deferred by the machine and run right after, in order.
  */
 function settleOperation(s: SessionInternals): void {
+	s.transcript.rebuildIfRequested();
 	s.queues.flushPendingBash();
 	s.queues.flushPendingCustom();
 	const scratch = s.scratch;

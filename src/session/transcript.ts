@@ -142,8 +142,17 @@ export class Transcript {
 	 * per-message caches (LLM conversion, recent entry ids) stay valid. O(transcript).
 	 */
 	rebuild(): void {
+		this.rebuildRequested = false;
 		this.agent.state.messages = this.sessionManager.buildSessionContext().messages;
 		this.readContextFacts();
+	}
+
+	/** A {@link rebuild} is due at the next safe point of the run in progress (`refreshContext()`). */
+	rebuildRequested = false;
+
+	/** Rebuilds if {@link rebuildRequested} (before a run, before the next turn's request, at settle). */
+	rebuildIfRequested(): void {
+		if (this.rebuildRequested) this.rebuild();
 	}
 
 	private readContextFacts(): void {

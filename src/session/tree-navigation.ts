@@ -19,6 +19,7 @@ import type { BranchSummaryEntry, FileOperationDetails, SessionEntry } from "../
 import type { SessionInternals } from "./internals.js";
 import { requireModelAndAuth } from "./prompt-pipeline.js";
 import { forgetCompactedContext } from "./run-outcome.js";
+import { summarizationRetry } from "./summarization-retry.js";
 
 export type { NavigateTreeOptions } from "../extensions/types.js";
 
@@ -204,6 +205,7 @@ async function navigate(
 					signal: controller.signal,
 					thinkingLevel: s.agent.state.thinkingLevel,
 					reserveTokens: s.settingsManager.getBranchSummarySettings().reserveTokens,
+					retry: summarizationRetry(s, { source: "branchSummary" }),
 					...(apiKey !== undefined ? { apiKey } : {}),
 					...(customInstructions !== undefined ? { customInstructions } : {}),
 					...(replaceInstructions !== undefined ? { replaceInstructions } : {}),

@@ -91,7 +91,7 @@ export interface Harness {
 	clock: SimulatedClock | undefined;
 	/**
 	 * Awaits `done` (usually `session.prompt(…)`) and, with `simulatedClock: true`, moves the clock
-	 * over every retry backoff the session waits out meanwhile, so a retried prompt settles without
+	 * over every retry backoff (turn and summarization retries) the session waits out meanwhile, so a retried prompt settles without
 	 * real waiting. (Awaiting `session.prompt()` alone never returns once a retry waits on a
 	 * simulated clock nobody advances.) With the real clock it only awaits. Resolves or rejects as
 	 * `done` does; never resolves if `done` never does (a tool or handler that never returns).
@@ -222,8 +222,8 @@ export async function createHarness(options: HarnessOptions = {}): Promise<Harne
 }
 
 /**
- * Awaits `done`, advancing `clock` by each backoff the session schedules (and by the current one
- * when it is already waiting). The jump is deferred a macrotask so the machine finishes entering
+ * Awaits `done`, advancing `clock` by each backoff the session schedules — turn retries and
+ * summarization retries — (and by the current turn retry's when it is already waiting). The jump is deferred a macrotask so the machine finishes entering
  * `retrying` first.
  */
 async function settleOnClock<T>(
@@ -236,11 +236,16 @@ async function settleOnClock<T>(
 	const subscription = session.inspect((event) => {
 		if (event.kind === "delay" && event.phase === "scheduled" && event.ms !== undefined) advance(event.ms);
 	});
+	// Summarization retries sleep inside the compaction / branch summary, on the same clock.
+	const unsubscribe = session.subscribe((event) => {
+		if (event.type === "summarization_retry_scheduled") advance(event.delayMs);
+	});
 	if (session.isRetrying) advance(session.snapshot.context.retryDelayMs);
 	try {
 		return await done;
 	} finally {
 		subscription.unsubscribe();
+		unsubscribe();
 	}
 }
 

@@ -32,6 +32,12 @@ const AGENT_EVENT_TYPES: ReadonlySet<string> = new Set([
  * - `compaction_start` / `compaction_end` pair up (same reason), never inside a run, and a
  *   compaction that says `willRetry` is followed by a run; a `compaction_end` alone only reports
  *   a recovery that gave up (no result, no `willRetry`, an `errorMessage`), as pi does;
+ * - summarization retries (compaction and branch summary calls) happen outside runs: each
+ *   `summarization_retry_scheduled` (attempt 1 opens a retried call, attempt n + 1 follows the
+ *   call's attempt n, never above `maxAttempts`) is followed by a `summarization_retry_attempt_start`
+ *   or — an abort during the backoff — the call's `summarization_retry_finished`; every retried call
+ *   ends with one `summarization_retry_finished` before its `compaction_end`, `agent_settled` or
+ *   the end of the stream (a split turn's two calls may interleave);
  * - `agent_settled` comes with no run, retry or compaction open, and the stream does not end
  *   with an operation that has not settled.
  *
@@ -56,6 +62,10 @@ export function sessionEventViolations(events: readonly AgentSessionEvent[]): st
 	let expectRetry: boolean | undefined;
 	let expectRunAfterCompaction = false;
 	let unsettled = false;
+	// Retried summarization calls waiting out a backoff / running a retried attempt.
+	let summaryWaiting = 0;
+	let summaryAttempting = 0;
+	const summaryOpen = () => summaryWaiting + summaryAttempting;
 
 	events.forEach((event, index) => {
 		const at = `#${index} ${event.type}`;
@@ -108,6 +118,29 @@ export function sessionEventViolations(events: readonly AgentSessionEvent[]): st
 					problems.push(`${at}: attempt ${event.attempt}, expected ${retryAttempt}`);
 				retryAttempt = 0;
 				break;
+			case "summarization_retry_scheduled":
+				if (run) problems.push(`${at}: inside a run`);
+				if (event.attempt > event.maxAttempts) problems.push(`${at}: attempt ${event.attempt} > ${event.maxAttempts}`);
+				if (event.attempt === 1) summaryWaiting++;
+				else if (summaryAttempting > 0) {
+					summaryAttempting--;
+					summaryWaiting++;
+				} else problems.push(`${at}: attempt ${event.attempt} without a retried attempt running`);
+				break;
+			case "summarization_retry_attempt_start":
+				if (run) problems.push(`${at}: inside a run`);
+				if (summaryWaiting === 0) problems.push(`${at}: no retry scheduled`);
+				else {
+					summaryWaiting--;
+					summaryAttempting++;
+				}
+				break;
+			case "summarization_retry_finished":
+				// A retried attempt ends it, or (an abort) the backoff does.
+				if (summaryAttempting > 0) summaryAttempting--;
+				else if (summaryWaiting > 0) summaryWaiting--;
+				else problems.push(`${at}: no retried summarization to finish`);
+				break;
 			case "compaction_start":
 				if (run) problems.push(`${at}: inside a run`);
 				if (compaction) problems.push(`${at}: compaction (${compaction}) already open`);
@@ -120,6 +153,9 @@ export function sessionEventViolations(events: readonly AgentSessionEvent[]): st
 				} else if (event.reason !== compaction) {
 					problems.push(`${at}: reason ${event.reason}, started as ${compaction}`);
 				}
+				if (summaryOpen() > 0) problems.push(`${at}: a summarization retry never finished`);
+				summaryWaiting = 0;
+				summaryAttempting = 0;
 				compaction = undefined;
 				expectRunAfterCompaction = event.willRetry;
 				break;
@@ -128,6 +164,9 @@ export function sessionEventViolations(events: readonly AgentSessionEvent[]): st
 				if (retryAttempt > 0) problems.push(`${at}: retry attempt ${retryAttempt} never ended`);
 				if (compaction) problems.push(`${at}: compaction (${compaction}) still open`);
 				if (expectRunAfterCompaction) problems.push(`${at}: compaction said willRetry, no run came`);
+				if (summaryOpen() > 0) problems.push(`${at}: a summarization retry never finished`);
+				summaryWaiting = 0;
+				summaryAttempting = 0;
 				run = undefined;
 				retryAttempt = 0;
 				compaction = undefined;
@@ -137,5 +176,6 @@ export function sessionEventViolations(events: readonly AgentSessionEvent[]): st
 		}
 	});
 	if (unsettled) problems.push("the stream ends before agent_settled");
+	if (summaryOpen() > 0) problems.push("the stream ends with a summarization retry that never finished");
 	return problems;
 }

@@ -377,6 +377,37 @@ describe("settle -i: built-in commands", () => {
 		expect(entries.filter((entry) => entry.type === "compaction")).toHaveLength(1);
 	});
 
+	it("/compact whose summary request fails transiently prints the summarization retry, then compacts", async () => {
+		mkdirSync(cli.agentDir, { recursive: true });
+		writeFileSync(
+			join(cli.agentDir, "settings.json"),
+			JSON.stringify({ compaction: { keepRecentTokens: 1 }, retry: { baseDelayMs: 1 } }),
+		);
+		const steps = script([
+			"first answer",
+			"second answer",
+			// A split turn: the history request fails once, the turn prefix answers, the retry answers.
+			{ stopReason: "error", errorMessage: "503 Service Unavailable" },
+			"PREFIX",
+			"HISTORY",
+		]);
+		const chat = repl(["--faux-script", steps]);
+		await chat.idle(0);
+		await chat.say("one", "first answer\n");
+		await chat.say("two", "second answer\n");
+		const compacted = await chat.say("/compact", "Compacted");
+		expectInOrder(compacted, [
+			"Compacting the context (manual)…\n",
+			"Summary request failed, retrying in 0.0 s, attempt 1/3: 503 Service Unavailable\n",
+			"Compacted (manual): ",
+		]);
+		expect(await chat.end()).toBe(0);
+		const entries = readEntries(bannerSessionFile(chat.stdout));
+		expect(entries.filter((entry) => entry.type === "compaction").map((entry) => entry.summary)).toEqual([
+			expect.stringMatching(/^HISTORY\n[\s\S]*PREFIX/),
+		]);
+	});
+
 	it("/model and /thinking show and set; bad values are one error line each", async () => {
 		const chat = repl(["--faux", "--no-session"]);
 		await chat.idle(0);

@@ -129,6 +129,40 @@ describe("settle --rpc: pi's commands", () => {
 		expect(await server.end()).toBe(0);
 	});
 
+	it("a compact command whose summary request fails transiently streams pi 1.6's summarization_retry_* lines", async () => {
+		mkdirSync(cli.agentDir, { recursive: true });
+		writeFileSync(
+			join(cli.agentDir, "settings.json"),
+			JSON.stringify({ compaction: { keepRecentTokens: 20 }, retry: { baseDelayMs: 1 } }),
+		);
+		const steps = ["first answer", "ok", { stopReason: "error", errorMessage: "terminated" }, "SUMMARY"];
+		const server = rpc(["--faux-script", script(steps), "--no-session"]);
+		for (const [id, message] of [
+			["1", "question one"],
+			["2", `question two ${"x".repeat(400)}`],
+		] as const) {
+			const settled = server.next((line) => line.type === "agent_settled");
+			await server.request({ id, type: "prompt", message });
+			await settled;
+		}
+		const from = server.lines.length;
+		expect(await server.request({ id: "3", type: "compact" })).toMatchObject({ success: true });
+		const types = server.lines.slice(from).map((line) => line.type);
+		expect(types.filter((type) => type !== "response")).toEqual([
+			"compaction_start",
+			"summarization_retry_scheduled",
+			"summarization_retry_attempt_start",
+			"summarization_retry_finished",
+			"compaction_end",
+		]);
+		expect(server.lines.slice(from).filter((line) => String(line.type).startsWith("summarization_retry"))).toEqual([
+			{ type: "summarization_retry_scheduled", attempt: 1, maxAttempts: 3, delayMs: 1, errorMessage: "terminated" },
+			{ type: "summarization_retry_attempt_start", source: "compaction", reason: "manual" },
+			{ type: "summarization_retry_finished" },
+		]);
+		expect(await server.end()).toBe(0);
+	});
+
 	it("regression: get_last_assistant_text answered null after an aborted empty answer (pi skips it, as session.getLastAssistantText does)", async () => {
 		const server = rpc(["--faux-script", script(["  the real answer  ", { stopReason: "aborted" }]), "--no-session"]);
 		for (const id of ["1", "2"]) {

@@ -7,7 +7,11 @@ import {
 	TURN_PREFIX_PROMPT,
 } from "../../src/compaction/prompts.js";
 import { compact, generateSummary } from "../../src/compaction/summarize.js";
-import { type CompactionPreparation, DEFAULT_COMPACTION_SETTINGS } from "../../src/compaction/types.js";
+import {
+	type CompactionPreparation,
+	DEFAULT_COMPACTION_SETTINGS,
+	type SummarizationRetryOptions,
+} from "../../src/compaction/types.js";
 import { SettleError } from "../../src/errors.js";
 import type { AgentMessage, Model } from "../../src/llm/types.js";
 import { testModel } from "../recovery/helpers.js";
@@ -264,5 +268,149 @@ describe("compact", () => {
 		controller.abort();
 		expect((await rejection(pending)).code).toBe("ABORTED");
 		expect(requests.every((request) => request.options?.signal?.aborted)).toBe(true);
+	});
+});
+
+describe("summarizer retries (options.retry)", () => {
+	const retrySettings = { enabled: true, maxRetries: 3, baseDelayMs: 100, maxAgentDelayMs: 250 };
+
+	/** Retry options that record every callback and sleep without waiting (or, with `hold`, until aborted). */
+	function recordingRetry(options: { hold?: boolean } = {}) {
+		const log: string[] = [];
+		const retry: SummarizationRetryOptions = {
+			settings: retrySettings,
+			sleep: (ms, signal) => {
+				log.push(`sleep(${ms})`);
+				if (!options.hold) return Promise.resolve();
+				return new Promise((_resolve, reject) => signal?.addEventListener("abort", () => reject(new Error("aborted"))));
+			},
+			onRetryScheduled: (attempt, max, delayMs, errorMessage) =>
+				log.push(`scheduled(${attempt}/${max},${delayMs},${errorMessage})`),
+			onRetryAttemptStart: () => log.push("attempt_start"),
+			onRetryFinished: (success, attempt, errorMessage) =>
+				log.push(`finished(${success},${attempt}${errorMessage ? `,${errorMessage}` : ""})`),
+		};
+		return { log, retry };
+	}
+
+	it("retries transient errors with the capped exponential backoff, then returns the summary", async () => {
+		const { log, retry } = recordingRetry();
+		const { streamFn, requests } = scriptedStream([
+			{ error: "503 Service Unavailable" },
+			{ error: "terminated" },
+			{ error: "529 overloaded" },
+			{ text: "SUMMARY" },
+		]);
+		const { text } = await generateSummary(conversation, { model: testModel, streamFn, reserveTokens: 1000, retry });
+		expect(text).toBe("SUMMARY");
+		expect(requests).toHaveLength(4);
+		expect(log).toEqual([
+			"scheduled(1/3,100,503 Service Unavailable)",
+			"sleep(100)",
+			"attempt_start",
+			"scheduled(2/3,200,terminated)",
+			"sleep(200)",
+			"attempt_start",
+			"scheduled(3/3,250,529 overloaded)",
+			"sleep(250)",
+			"attempt_start",
+			"finished(true,3)",
+		]);
+	});
+
+	it("a first-attempt success or a non-transient error reports nothing; exhaustion reports the last error", async () => {
+		const quiet = recordingRetry();
+		const ok = scriptedStream([{ text: "S" }]);
+		await generateSummary(conversation, {
+			model: testModel,
+			streamFn: ok.streamFn,
+			reserveTokens: 1000,
+			retry: quiet.retry,
+		});
+		const fatal = scriptedStream([{ error: "401 invalid x-api-key" }]);
+		const fatalError = await rejection(
+			generateSummary(conversation, {
+				model: testModel,
+				streamFn: fatal.streamFn,
+				reserveTokens: 1000,
+				retry: quiet.retry,
+			}),
+		);
+		expect(fatalError.message).toBe("Summarization failed: 401 invalid x-api-key");
+		expect(quiet.log).toEqual([]);
+
+		const { log, retry } = recordingRetry();
+		const exhausted = scriptedStream([{ error: "503 a" }, { error: "503 b" }, { error: "503 c" }, { error: "503 d" }]);
+		const error = await rejection(
+			generateSummary(conversation, { model: testModel, streamFn: exhausted.streamFn, reserveTokens: 1000, retry }),
+		);
+		expect(error.message).toBe("Summarization failed: 503 d");
+		expect(log.filter((line) => !line.startsWith("sleep"))).toEqual([
+			"scheduled(1/3,100,503 a)",
+			"attempt_start",
+			"scheduled(2/3,200,503 b)",
+			"attempt_start",
+			"scheduled(3/3,250,503 c)",
+			"attempt_start",
+			"finished(false,3,503 d)",
+		]);
+	});
+
+	it("disabled settings make one attempt; a stream function that throws after a retry still reports finished", async () => {
+		const disabled = recordingRetry();
+		disabled.retry.settings = { ...retrySettings, enabled: false };
+		const once = scriptedStream([{ error: "503 Service Unavailable" }]);
+		await rejection(
+			generateSummary(conversation, {
+				model: testModel,
+				streamFn: once.streamFn,
+				reserveTokens: 1000,
+				retry: disabled.retry,
+			}),
+		);
+		expect(once.requests).toHaveLength(1);
+		expect(disabled.log).toEqual([]);
+
+		const { log, retry } = recordingRetry();
+		const throwing = scriptedStream([{ error: "503 Service Unavailable" }, { throws: "socket closed by test" }]);
+		const error = await rejection(
+			generateSummary(conversation, { model: testModel, streamFn: throwing.streamFn, reserveTokens: 1000, retry }),
+		);
+		expect(error.message).toBe("Summarization failed: socket closed by test");
+		expect(log.at(-1)).toBe("finished(false,1,Summarization failed: socket closed by test)");
+	});
+
+	it("an abort during the backoff rejects with ABORTED at once and reports finished", async () => {
+		const { log, retry } = recordingRetry({ hold: true });
+		const controller = new AbortController();
+		const { streamFn, requests } = scriptedStream([{ error: "503 Service Unavailable" }, { text: "never" }]);
+		const pending = generateSummary(conversation, {
+			model: testModel,
+			streamFn,
+			reserveTokens: 1000,
+			signal: controller.signal,
+			retry: {
+				...retry,
+				onRetryScheduled: (...args) => {
+					retry.onRetryScheduled?.(...args);
+					setImmediate(() => controller.abort());
+				},
+			},
+		});
+		expect((await rejection(pending)).code).toBe("ABORTED");
+		expect(requests).toHaveLength(1);
+		expect(log).toEqual([
+			"scheduled(1/3,100,503 Service Unavailable)",
+			"sleep(100)",
+			"finished(false,1,503 Service Unavailable)",
+		]);
+	});
+
+	it("a split turn retries each request on its own; one's final failure aborts the other's backoff", async () => {
+		const { log, retry } = recordingRetry({ hold: true });
+		const { streamFn } = scriptedStream([{ error: "503 history" }, { error: "400 prefix rejected" }]);
+		const error = await rejection(compact(splitTurnPreparation(), { model: testModel, streamFn, retry }));
+		expect(error.message).toBe("Turn prefix summarization failed: 400 prefix rejected");
+		expect(log).toEqual(["scheduled(1/3,100,503 history)", "sleep(100)", "finished(false,1,503 history)"]);
 	});
 });

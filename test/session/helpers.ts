@@ -70,7 +70,7 @@ export function tick(): Promise<void> {
 
 /**
  * Drives a harness built with `simulatedClock: true` until `done` resolves: whenever the session
- * waits out a retry backoff, the clock jumps by that delay. Throws when it does not finish within
+ * waits out a retry backoff (a turn retry or a summarization retry), the clock jumps by that delay. Throws when it does not finish within
  * `hangAfterMs` of real time (a hang detector, not a speed check).
  */
 export async function settleWithClock<T>(h: Harness, done: Promise<T>, hangAfterMs = 20_000): Promise<T> {
@@ -87,11 +87,22 @@ export async function settleWithClock<T>(h: Harness, done: Promise<T>, hangAfter
 			failure = error;
 		},
 	);
+	// Summarization retries sleep inside the compaction / branch summary (two at once in a split turn).
+	let summaryDelayMs: number | undefined;
+	const unsubscribe = h.session.subscribe((event) => {
+		if (event.type === "summarization_retry_scheduled") summaryDelayMs = Math.max(summaryDelayMs ?? 0, event.delayMs);
+	});
 	const deadline = performance.now() + hangAfterMs;
 	while (!finished && performance.now() < deadline) {
 		await tick();
 		if (h.session.isRetrying) h.clock!.increment(h.session.snapshot.context.retryDelayMs);
+		else if (summaryDelayMs !== undefined) {
+			const ms = summaryDelayMs;
+			summaryDelayMs = undefined;
+			h.clock!.increment(ms);
+		}
 	}
+	unsubscribe();
 	if (!finished) throw new Error(`did not settle; lifecycle ${h.session.lifecycle}`);
 	if (failure !== undefined) throw failure;
 	return result as T;

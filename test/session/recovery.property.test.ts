@@ -164,7 +164,7 @@ describe("recovery invariants at the session level (DESIGN §8: 5, 6)", () => {
 								await settleWithClock(h, h.session.prompt(`prompt ${index}`));
 								expect(h.eventsOfType("agent_settled")).toHaveLength(prompts);
 							} else {
-								await h.session.compact().catch((error: Error) => {
+								await settleWithClock(h, h.session.compact()).catch((error: Error) => {
 									expect(error.message).toMatch(
 										/^(Nothing to compact|Already compacted|Summarization failed|Turn prefix summarization failed)/,
 									);

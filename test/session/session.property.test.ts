@@ -174,11 +174,20 @@ describe("session invariants (DESIGN §8: 1–4, 6, 8)", () => {
 						});
 						// Bounded by wall time only to catch a hang: compaction loads its modules on first use (real I/O).
 						const deadline = performance.now() + 20_000;
+						// A compaction's summary request may be retried too (its backoff sleeps on the same clock).
+						let summaryDelayMs: number | undefined;
+						h.session.subscribe((event) => {
+							if (event.type === "summarization_retry_scheduled") summaryDelayMs = event.delayMs;
+						});
 						while (!(finished && h.session.lifecycle === "idle" && s.count() === 0) && performance.now() < deadline) {
 							if (s.count() > 0) await s.waitOne();
 							else {
 								await tick();
 								if (h.session.isRetrying) h.clock!.increment(h.session.snapshot.context.retryDelayMs);
+								else if (summaryDelayMs !== undefined) {
+									h.clock!.increment(summaryDelayMs);
+									summaryDelayMs = undefined;
+								}
 							}
 						}
 						expect(finished, "every prompt, queue call and abort resolved").toBe(true);

@@ -30,6 +30,49 @@ describe("sessionEventViolations", () => {
 		expect(sessionEventViolations(await recorded([overloaded(), fauxAssistantMessage("hi")]))).toEqual([]);
 	});
 
+	it("names broken summarization retries; interleaved split-turn calls are clean", () => {
+		const scheduled = (attempt: number): AgentSessionEvent => ({
+			type: "summarization_retry_scheduled",
+			attempt,
+			maxAttempts: 2,
+			delayMs: 10,
+			errorMessage: "503",
+		});
+		const start: AgentSessionEvent = {
+			type: "summarization_retry_attempt_start",
+			source: "compaction",
+			reason: "manual",
+		};
+		const finished: AgentSessionEvent = { type: "summarization_retry_finished" };
+		const compaction = (events: AgentSessionEvent[]): AgentSessionEvent[] => [
+			{ type: "compaction_start", reason: "manual" },
+			...events,
+			{ type: "compaction_end", reason: "manual", result: undefined, aborted: true, willRetry: false },
+		];
+		expect(sessionEventViolations(compaction([scheduled(1), start, scheduled(2), start, finished]))).toEqual([]);
+		expect(sessionEventViolations(compaction([scheduled(1), finished]))).toEqual([]);
+		expect(sessionEventViolations(compaction([scheduled(1), scheduled(1), start, start, finished, finished]))).toEqual(
+			[],
+		);
+		expect(sessionEventViolations(compaction([scheduled(1), start]))).toEqual([
+			"#3 compaction_end: a summarization retry never finished",
+		]);
+		expect(sessionEventViolations(compaction([start, finished]))).toEqual([
+			"#1 summarization_retry_attempt_start: no retry scheduled",
+			"#2 summarization_retry_finished: no retried summarization to finish",
+		]);
+		expect(sessionEventViolations(compaction([scheduled(2), start, finished]))).toContainEqual(
+			"#1 summarization_retry_scheduled: attempt 2 without a retried attempt running",
+		);
+		expect(sessionEventViolations([scheduled(3)])).toEqual([
+			"#0 summarization_retry_scheduled: attempt 3 > 2",
+			"#0 summarization_retry_scheduled: attempt 3 without a retried attempt running",
+		]);
+		expect(sessionEventViolations([scheduled(1), start])).toEqual([
+			"the stream ends with a summarization retry that never finished",
+		]);
+	});
+
 	it("names what is broken", async () => {
 		const retried = await recorded([overloaded(), fauxAssistantMessage("hi")]);
 		const without = (type: string) => retried.filter((event) => event.type !== type);
