@@ -3493,6 +3493,102 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/parity/extensions.test.ts"],
 	},
+	{
+		id: "Z01",
+		file: "src/compaction/request.ts",
+		description: "summarization: one retry too many",
+		edits: [
+			{
+				find: "if (attempt >= maxAttempts ||",
+				replace: "if (attempt > maxAttempts ||",
+			},
+		],
+		tests: ["test/session/summarization-retry.test.ts", "test/compaction/summarize.test.ts"],
+	},
+	{
+		id: "Z02",
+		file: "src/compaction/request.ts",
+		description: "summarization retries ignore retry.enabled",
+		edits: [
+			{
+				find: "retry.settings.enabled ? Math.max(0, retry.settings.maxRetries) : 0",
+				replace: "Math.max(0, retry.settings.maxRetries)",
+			},
+		],
+		tests: ["test/session/summarization-retry.test.ts", "test/compaction/summarize.test.ts"],
+	},
+	{
+		id: "Z03",
+		file: "src/compaction/request.ts",
+		description: "summarization_retry_finished without a retry",
+		edits: [
+			{
+				find: "if (attempt > 0) retry.onRetryFinished",
+				replace: "retry.onRetryFinished",
+			},
+		],
+		tests: ["test/compaction/summarize.test.ts", "test/session/summarization-retry.property.test.ts"],
+	},
+	{
+		id: "Z04",
+		file: "src/session/summarization-retry.ts",
+		description: "abort does not cancel the summarization backoff",
+		edits: [
+			{
+				find: '\t\tsignal?.addEventListener("abort", onAbort, { once: true });',
+				replace: "",
+			},
+		],
+		tests: ["test/session/summarization-retry.test.ts"],
+	},
+	{
+		id: "Z05",
+		file: "src/session/summarization-retry.ts",
+		description: "wrong summarization_retry_attempt_start source",
+		edits: [
+			{
+				find: '"summarization_retry_attempt_start", ...source })',
+				replace: '"summarization_retry_attempt_start", source: "branchSummary" })',
+			},
+		],
+		tests: ["test/session/summarization-retry.test.ts"],
+	},
+	{
+		id: "Z06",
+		file: "src/session/agent-session.ts",
+		description: "refreshContext never defers during a run",
+		edits: [
+			{
+				find: "if (this.agent.state.isStreaming) transcript.rebuildRequested = true;",
+				replace: "if (!this.agent.state) transcript.rebuildRequested = true;",
+			},
+		],
+		tests: ["test/session/summarization-retry.test.ts"],
+	},
+	{
+		id: "Z07",
+		file: "src/session/agent-session.ts",
+		description: "deferred refreshContext not applied before the next turn",
+		edits: [
+			{
+				find: "this.internals.transcript.rebuildIfRequested();",
+				replace: "",
+			},
+		],
+		tests: ["test/session/summarization-retry.test.ts"],
+	},
+	{
+		id: "Z08",
+		file: "src/testing/session-invariants.ts",
+		description: "checker treats every summarization_retry_scheduled as a new call",
+		edits: [
+			{
+				find: "if (event.attempt === 1) summaryWaiting++;",
+				replace: "if (event.attempt >= 1) summaryWaiting++;",
+			},
+		],
+		tests: ["test/testing/session-invariants.property.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
