@@ -12,7 +12,6 @@
 import type { AgentToolResult, AgentToolUpdateCallback, ToolExecutionMode } from "../agent/types.js";
 import type { CompactionPreparation, CompactionResult } from "../compaction/types.js";
 import type { ProviderAuthStatus } from "../llm/model-runtime.js";
-import type { ModelRoute, ModelRouteRequest, VirtualModelDefinition } from "../llm/virtual-models.js";
 import type {
 	AgentMessage,
 	AssistantMessage,
@@ -25,6 +24,7 @@ import type {
 	ToolResultMessage,
 	Usage,
 } from "../llm/types.js";
+import type { ModelRoute, ModelRouteRequest, VirtualModelDefinition } from "../llm/virtual-models.js";
 import type { ResourceDiagnostic } from "../resources/types.js";
 import type { CustomMessage } from "../session/messages.js";
 import type { SystemPromptOptions } from "../session/system-prompt.js";

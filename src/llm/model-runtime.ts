@@ -330,14 +330,20 @@ export class InMemoryModelRuntime implements ModelRuntime {
 			...request,
 			model,
 			...(previousModel ? { previous: withLevel({ model: previousModel }, latest?.thinkingLevel) } : {}),
-			...(failedModel && failed ? { failed: withLevel({ model: failedModel, message: failed }, failed.thinkingLevel) } : {}),
+			...(failedModel && failed
+				? { failed: withLevel({ model: failedModel, message: failed }, failed.thinkingLevel) }
+				: {}),
 			messages,
 		});
 		const target = route?.model ? this.getPhysicalModel(route.model.provider, route.model.id) : undefined;
 		const routed = `${name} routed to ${route?.model?.provider}/${route?.model?.id}`;
 		if (!target) throw new SettleError("PROVIDER", `${routed}, which is not a physical model.`);
-		if (!this.hasConfiguredAuth(target.provider)) throw new SettleError("PROVIDER", `${routed}, which has no credentials.`);
-		const resolved: ResolvedModelRoute = { model: target, thinkingLevel: clampThinkingLevel(target, route.thinkingLevel) };
+		if (!this.hasConfiguredAuth(target.provider))
+			throw new SettleError("PROVIDER", `${routed}, which has no credentials.`);
+		const resolved: ResolvedModelRoute = {
+			model: target,
+			thinkingLevel: clampThinkingLevel(target, route.thinkingLevel),
+		};
 		if (route.state !== undefined) resolved.state = route.state;
 		return resolved;
 	}
@@ -435,7 +441,10 @@ export class InMemoryModelRuntime implements ModelRuntime {
 	}
 }
 
-function withLevel<T extends object>(value: T, thinkingLevel: ThinkingLevel | undefined): T & { thinkingLevel?: ThinkingLevel } {
+function withLevel<T extends object>(
+	value: T,
+	thinkingLevel: ThinkingLevel | undefined,
+): T & { thinkingLevel?: ThinkingLevel } {
 	return thinkingLevel === undefined ? value : { ...value, thinkingLevel };
 }
 

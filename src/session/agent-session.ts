@@ -99,7 +99,6 @@ import {
 	type SessionStats,
 } from "./session-stats.js";
 import type { SystemPromptOptions } from "./system-prompt.js";
-import { RequestRouter, type RoutedModel, routedModelOf } from "./virtual-routing.js";
 import {
 	COMPACTION_NOT_POSSIBLE_NOW,
 	DISPOSED_BEFORE_SETTLED,
@@ -116,6 +115,7 @@ import {
 	type NavigateTreeResult,
 	requestTreeNavigation,
 } from "./tree-navigation.js";
+import { RequestRouter, type RoutedModel, routedModelOf } from "./virtual-routing.js";
 
 /** How a prompt was dispatched: consumed by a command or the input hook, queued, or started. */
 export type PromptDisposition = "handled" | "queued" | "started";
@@ -1699,7 +1699,10 @@ export class AgentSession {
 					);
 				}
 				registry.registerVirtualModel(definition);
-				this.extensionVirtualModels.set(`${definition.provider}\0${definition.id}`, [definition.provider, definition.id]);
+				this.extensionVirtualModels.set(`${definition.provider}\0${definition.id}`, [
+					definition.provider,
+					definition.id,
+				]);
 			},
 			unregisterVirtualModel: (provider: string, id: string) => {
 				registry.unregisterVirtualModel?.(provider, id);
@@ -1845,5 +1848,7 @@ export function recordedSelection(
 	sessionManager: Pick<SessionManager, "getBranch">,
 	modelRuntime: Pick<ModelRuntime, "getModel">,
 ): { provider: string; modelId: string } | undefined {
-	return getBranchSelection(sessionManager.getBranch(), (provider, modelId) => modelRuntime.getModel(provider, modelId));
+	return getBranchSelection(sessionManager.getBranch(), (provider, modelId) =>
+		modelRuntime.getModel(provider, modelId),
+	);
 }
