@@ -381,8 +381,14 @@ export class AgentSession {
 			...(config.excludedToolNames ? { excludedToolNames: config.excludedToolNames } : {}),
 			toolContext: () => this.runnerInstance.createContext(),
 		});
+		this.router = new RequestRouter({
+			sessionManager: this.sessionManager,
+			modelRuntime: this.modelRuntime,
+			announce: (id) => transcript.announce(id),
+		});
 		this.internals = {
 			agent,
+			router: this.router,
 			sessionManager: this.sessionManager,
 			settingsManager: settings,
 			resourceLoader: this.resourceLoader,
@@ -404,11 +410,6 @@ export class AgentSession {
 			},
 		};
 		this.bash = new BashRunner(this.internals);
-		this.router = new RequestRouter({
-			sessionManager: this.sessionManager,
-			modelRuntime: this.modelRuntime,
-			announce: (id) => transcript.announce(id),
-		});
 
 		this.unsubscribeAgent = agent.subscribe(createEventBridge(this.internals));
 		this.selectAgentHooks();
@@ -1481,6 +1482,8 @@ export class AgentSession {
 					return;
 				}
 				case "operation_settled": {
+					// A retry that never ran (aborted) must not mark the next prompt's request as one.
+					this.router.clearRetry();
 					const pending = this.pending.get(event.requestId);
 					this.pending.delete(event.requestId);
 					// A run that threw, or stalled, fails its prompt() after agent_settled (C.2: the error escapes the finally).

@@ -47,6 +47,11 @@ export class RequestRouter {
 		this.failed = message;
 	}
 
+	/** The operation settled: no retry is pending any more. */
+	clearRetry(): void {
+		this.failed = undefined;
+	}
+
 	/**
 	 * Routes one request of `model` (virtual). Rejects when routing fails: the agent run then ends
 	 * with an error response naming the virtual model, which the retry policy treats like any other.

@@ -24,13 +24,14 @@ import { SettingsManager } from "../../src/settings/settings-manager.js";
 import { SessionManager } from "../../src/store/session-manager.js";
 import { createHarness, type Harness } from "../../src/testing/harness.js";
 import { runnerWith, withoutStacks } from "../extensions/helpers.js";
+import { OVERFLOW_TEXT, overflowReply, script } from "./recovery-helpers.js";
 
 let h: Harness;
 afterEach(() => h?.cleanup());
 
 const MODELS = [
-	{ id: "small", contextWindow: 1_000, maxTokens: 100 },
-	{ id: "big", reasoning: true, contextWindow: 50_000, maxTokens: 4_000 },
+	{ id: "small", contextWindow: 100_000, maxTokens: 100 },
+	{ id: "big", reasoning: true, contextWindow: 500_000, maxTokens: 4_000 },
 ];
 
 /** The text of the latest user message of a route request. */
@@ -318,9 +319,61 @@ describe("a session with a virtual model selected", () => {
 		expect(h.session.getContextUsage()?.contextWindow).toBe(7_000);
 		h.setResponses([fauxAssistantMessage("quick"), fauxAssistantMessage("deep")]);
 		await h.session.prompt("easy");
-		expect(h.session.getContextUsage()?.contextWindow).toBe(1_000);
+		expect(h.session.getContextUsage()?.contextWindow).toBe(100_000);
 		await h.session.prompt("hard");
-		expect(h.session.getContextUsage()?.contextWindow).toBe(50_000);
+		expect(h.session.getContextUsage()?.contextWindow).toBe(500_000);
+	});
+});
+
+describe("compaction under a virtual selection", () => {
+	it("checks the compaction threshold against the physical model that answered, not the virtual one", async () => {
+		h = await createHarness({
+			models: [...MODELS, { id: "tiny", contextWindow: 2_000 }],
+			settings: { compaction: { keepRecentTokens: 1 } },
+		});
+		// The virtual model declares no window (0: unknown), so only tiny's can put the context over the threshold.
+		h.modelRuntime.registerVirtualModel({
+			provider: "router",
+			id: "auto",
+			name: "Auto",
+			route: (request) => ({ model: h.getModel(request.reason === "direct" ? "big" : "tiny")!, thinkingLevel: "off" }),
+		});
+		await h.session.setModel(h.modelRuntime.getModel("router", "auto")!, { persist: false });
+		script(h, [fauxAssistantMessage("one"), fauxAssistantMessage("two")]);
+		await h.session.prompt("one");
+		await h.session.prompt("two");
+		expect(h.eventsOfType("compaction_start").map((event) => event.reason)).toContain("threshold");
+	});
+
+	it("routes the summary request (direct) and the request after an overflow (retry, with the failed one)", async () => {
+		const seen: ModelRouteRequest[] = [];
+		h = await createHarness({ models: MODELS, persistence: "disk", settings: { compaction: { keepRecentTokens: 1 } } });
+		h.modelRuntime.registerVirtualModel({
+			...ruleRouter(h.modelRuntime, seen),
+			route(request) {
+				seen.push(request);
+				// Summaries and the retry after small overflowed go to big.
+				const toBig = request.reason === "direct" || request.failed?.model.id === "small";
+				return { model: h.getModel(toBig ? "big" : "small")!, thinkingLevel: "low" };
+			},
+		});
+		await h.session.setModel(h.modelRuntime.getModel("router", "auto")!, { persist: false });
+		const { summaryRequests } = script(h, [
+			fauxAssistantMessage("warm-up"),
+			overflowReply(),
+			fauxAssistantMessage("recovered"),
+		]);
+		await h.session.prompt("one");
+		await h.session.prompt("two");
+		expect(seen.map((request) => request.reason)).toEqual(["user", "user", "direct", "retry"]);
+		expect(seen[3]!.failed).toMatchObject({ model: { id: "small" }, message: { errorMessage: OVERFLOW_TEXT } });
+		expect(summaryRequests).toHaveLength(1);
+		// Every provider request went to a physical model: small, small (overflow), big (summary), big (retry).
+		expect(h.faux.requests.map((request) => request.model.id)).toEqual(["small", "small", "big", "big"]);
+		expect(h.eventsOfType("compaction_end")).toEqual([
+			expect.objectContaining({ reason: "overflow", willRetry: true, aborted: false }),
+		]);
+		expect(h.session.messages.at(-1)).toMatchObject({ model: "big", content: [{ text: "recovered" }] });
 	});
 });
 
