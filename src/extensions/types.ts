@@ -1331,16 +1331,18 @@ export interface ExtensionAPI {
 	 *
 	 * @example
 	 * ```ts
-	 * pi.registerVirtualModel({
-	 *   provider: "router",
-	 *   id: "auto",
-	 *   name: "Auto",
-	 *   thinkingLevels: ["low", "high"],
-	 *   route: (request, ctx) => ({
-	 *     model: ctx.modelRegistry.find("anthropic", request.thinkingLevel === "high" ? "claude-sonnet-4-5" : "claude-haiku-4-5")!,
-	 *     thinkingLevel: "medium",
-	 *   }),
-	 * });
+	 * export default function (pi: ExtensionAPI) {
+	 *   pi.registerVirtualModel({
+	 *     provider: "router",
+	 *     id: "auto",
+	 *     name: "Auto",
+	 *     thinkingLevels: ["low", "high"],
+	 *     route: (request, ctx) => ({
+	 *       model: ctx.modelRegistry.find("anthropic", request.thinkingLevel === "high" ? "claude-sonnet-4-5" : "claude-haiku-4-5")!,
+	 *       thinkingLevel: "medium",
+	 *     }),
+	 *   });
+	 * }
 	 * ```
 	 */
 	registerVirtualModel<TState = unknown>(model: ExtensionVirtualModel<TState>): void;

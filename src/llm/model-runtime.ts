@@ -264,13 +264,15 @@ export class InMemoryModelRuntime implements ModelRuntime {
 	 *
 	 * @example
 	 * ```ts
-	 * runtime.registerVirtualModel({
+	 * const models = new InMemoryModelRuntime();
+	 * models.registerFauxProvider(createFauxProvider());
+	 * models.registerVirtualModel({
 	 *   provider: "router",
 	 *   id: "auto",
 	 *   name: "Auto",
-	 *   route: (request) => ({ model: runtime.getModel("faux", "faux-1")!, thinkingLevel: request.thinkingLevel }),
+	 *   route: (request) => ({ model: models.getModel("faux", "faux-1")!, thinkingLevel: request.thinkingLevel }),
 	 * });
-	 * await session.setModel(runtime.getModel("router", "auto")!);
+	 * models.getModel("router", "auto")?.api; // "pi-virtual"
 	 * ```
 	 */
 	registerVirtualModel<TState = unknown>(definition: VirtualModelDefinition<TState>): () => void {
@@ -309,8 +311,13 @@ export class InMemoryModelRuntime implements ModelRuntime {
 	 *
 	 * @example
 	 * ```ts
-	 * const route = await runtime.resolveModel(auto, messages, { reason: "direct", thinkingLevel: "high" });
-	 * route.model.api; // never "pi-virtual"
+	 * const models = new InMemoryModelRuntime();
+	 * models.registerFauxProvider(createFauxProvider());
+	 * const faux1 = models.getModel("faux", "faux-1")!;
+	 * models.registerVirtualModel({ provider: "router", id: "auto", name: "Auto", route: () => ({ model: faux1, thinkingLevel: "high" }) });
+	 * const route = await models.resolveModel(models.getModel("router", "auto")!, [], { reason: "direct", thinkingLevel: "low" });
+	 * route.model.id; // "faux-1"
+	 * route.thinkingLevel; // "off"
 	 * ```
 	 */
 	async resolveModel(

@@ -70,7 +70,7 @@ export interface ModelRoute<TState = unknown> {
  *   name: "Auto",
  *   thinkingLevels: ["low", "high"],
  *   route: (request) => ({
- *     model: runtime.getModel("faux", request.thinkingLevel === "high" ? "big" : "small")!,
+ *     model: modelRuntime.getModel("faux", request.thinkingLevel === "high" ? "big" : "small")!,
  *     thinkingLevel: "medium",
  *   }),
  * };
@@ -160,7 +160,7 @@ type BranchEntry =
  *
  * @example
  * ```ts
- * const selected = getBranchSelection(sessionManager.getBranch(), (p, id) => runtime.getModel(p, id));
+ * const selected = getBranchSelection(sessionManager.getBranch(), (p, id) => modelRuntime.getModel(p, id));
  * ```
  */
 export function getBranchSelection(
