@@ -10,7 +10,6 @@ import type { ModelRuntime } from "../llm/model-runtime.js";
 import type { AgentMessage, AssistantMessage, Model, ThinkingLevel } from "../llm/types.js";
 import {
 	findLatestResponse,
-	getVirtualModelState,
 	isVirtualModel,
 	type ModelRouteReason,
 	type ResolvedModelRoute,
@@ -39,6 +38,8 @@ export interface RequestRouterHost {
 export class RequestRouter {
 	/** The failed response the next request retries (pi's `_failedResponse`). */
 	private failed: AssistantMessage | undefined;
+	/** The router state found at `leafId` for one virtual model, so the next lookup walks only newer entries. */
+	private stateCache: { key: string; leafId: string; state: unknown } | undefined;
 
 	constructor(private readonly host: RequestRouterHost) {}
 
@@ -68,7 +69,7 @@ export class RequestRouter {
 		if (!modelRuntime.resolveModel) {
 			throw new SettleError("PROVIDER", `Virtual model ${model.provider}/${model.id} is not registered.`);
 		}
-		const state = getVirtualModelState(sessionManager.getBranch(), model.provider, model.id);
+		const state = this.branchState(model);
 		const options: ResolveModelOptions = { reason: routeReason(context.messages, failed), thinkingLevel };
 		if (signal) options.signal = signal;
 		if (failed) options.failed = failed;
@@ -80,6 +81,42 @@ export class RequestRouter {
 			this.host.announce(sessionManager.appendCustomEntry(VIRTUAL_MODEL_STATE_ENTRY, data));
 		}
 		return route;
+	}
+
+	/**
+	 * The router state on the current branch (pi's `getVirtualModelState`): walks back from the leaf
+	 * to the latest state entry of this model, or to the leaf of the previous lookup, whose answer
+	 * still holds below it. Per request that is the few entries appended since; after tree
+	 * navigation to another branch, the whole branch once.
+	 */
+	private branchState(model: Model): unknown {
+		const { sessionManager } = this.host;
+		const key = `${model.provider}\0${model.id}`;
+		const cache = this.stateCache?.key === key ? this.stateCache : undefined;
+		const leafId = sessionManager.getLeafId();
+		let state: unknown;
+		let found = false;
+		for (let id = leafId; id !== null; ) {
+			if (id === cache?.leafId) {
+				state = cache.state;
+				found = true;
+				break;
+			}
+			const entry = sessionManager.getEntry(id);
+			if (!entry) break;
+			if (entry.type === "custom" && entry.customType === VIRTUAL_MODEL_STATE_ENTRY) {
+				const data = entry.data as Partial<VirtualModelStateData> | undefined;
+				if (data?.provider === model.provider && data.modelId === model.id) {
+					state = data.state;
+					found = true;
+					break;
+				}
+			}
+			id = entry.parentId;
+		}
+		if (!found) state = undefined;
+		if (leafId !== null) this.stateCache = { key, leafId, state };
+		return state;
 	}
 }
 

@@ -314,6 +314,31 @@ describe("a session with a virtual model selected", () => {
 		expect(announced.map((event) => event.entry.id)).toEqual(entries.map((entry) => entry.id));
 	});
 
+	it("router state follows the session tree: after navigating back, the branch's own state", async () => {
+		const states: unknown[] = [];
+		await routedHarness([], {
+			route(request) {
+				states.push(request.state);
+				const count = ((request.state as { n: number } | undefined)?.n ?? 0) + 1;
+				return { model: h.getModel("small")!, thinkingLevel: "off", state: { n: count } };
+			},
+		});
+		h.setResponses([
+			fauxAssistantMessage("1"),
+			fauxAssistantMessage("2"),
+			fauxAssistantMessage("3"),
+			fauxAssistantMessage("4"),
+		]);
+		await h.session.prompt("a");
+		const firstAnswer = h.sessionManager.getLeafId()!;
+		await h.session.prompt("b");
+		await h.session.prompt("c");
+		await h.session.navigateTree(firstAnswer);
+		await h.session.prompt("d");
+		// a: none; b: 1; c: 2; d branches after a's answer, where the state was 1.
+		expect(states).toEqual([undefined, { n: 1 }, { n: 2 }, { n: 1 }]);
+	});
+
 	it("reports context usage with the limits of the model that answered last, else the declared ones", async () => {
 		await routedHarness([], { contextWindow: 7_000 });
 		expect(h.session.getContextUsage()?.contextWindow).toBe(7_000);
