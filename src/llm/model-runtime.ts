@@ -413,7 +413,8 @@ export class InMemoryModelRuntime implements ModelRuntime {
 	/** A key given to the runtime (the registration's, or {@link setApiKey}) is a `runtime` source. */
 	getAuthStatus(provider: string): ProviderAuthStatus {
 		const record = this.providers.get(provider);
-		if (!record && this.virtualModels.has(provider)) return { configured: false, source: "runtime" };
+		// A provider of only virtual models needs no key: like a key given at runtime, not a stored one.
+		if (!record && this.virtualModels.has(provider)) return { source: "runtime", configured: false };
 		if (!record || record.apiKey === undefined) return { configured: false };
 		if (record.apiKey === record.registration.apiKey && record.registration.hasAuth) {
 			try {

@@ -1496,10 +1496,9 @@ export class AgentSession {
 					this.events.emit(event);
 					// C.4 step 5: the failed attempt leaves the model context but stays in the log.
 					const failed = this.internals.scratch.lastAssistant;
-					if (failed?.stopReason === "error") {
-						this.internals.transcript.omit([failed]);
-						this.router.noteRetry(failed);
-					}
+					if (failed?.stopReason === "error") this.internals.transcript.omit([failed]);
+					// A virtual model's router sees the next request as a retry of this one.
+					if (failed?.stopReason === "error") this.router.noteRetry(failed);
 					return;
 				}
 				case "auto_retry_end":
