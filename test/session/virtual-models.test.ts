@@ -298,11 +298,18 @@ describe("a session with a virtual model selected", () => {
 				return { model: h.getModel("small")!, thinkingLevel: "off", state: next };
 			},
 		});
-		h.setResponses([fauxAssistantMessage("1"), fauxAssistantMessage("2"), fauxAssistantMessage("3")]);
+		h.setResponses([
+			fauxAssistantMessage("1"),
+			fauxAssistantMessage("2"),
+			fauxAssistantMessage("3"),
+			fauxAssistantMessage("4"),
+		]);
 		await h.session.prompt("a");
 		await h.session.prompt("b");
 		await h.session.prompt("c");
-		expect(states).toEqual([undefined, { phase: "plan" }, { phase: "build" }]);
+		await h.session.prompt("d");
+		// The kept state comes back although no entry was appended for it since.
+		expect(states).toEqual([undefined, { phase: "plan" }, { phase: "build" }, { phase: "build" }]);
 		const entries = h.sessionManager
 			.getBranch()
 			.filter((entry) => entry.type === "custom" && entry.customType === VIRTUAL_MODEL_STATE_ENTRY);
