@@ -482,10 +482,15 @@ class LoopRun {
 		let requestContext = this.context;
 		let model = this.model;
 		let thinkingLevel = this.thinkingLevel;
+		// A request whose model the hook replaced (a routed virtual model) records its thinking level.
+		let replacedModel = false;
 		if (config.prepareRequest) {
 			const override = await config.prepareRequest({ context: requestContext, model, thinkingLevel }, signal);
 			if (override?.context) requestContext = override.context;
-			if (override?.model) model = override.model;
+			if (override?.model) {
+				model = override.model;
+				replacedModel = true;
+			}
 			if (override?.thinkingLevel) thinkingLevel = override.thinkingLevel;
 		}
 		if (signal?.aborted) return this.finishAssistant(abortedMessage(undefined, model), false);
@@ -557,6 +562,7 @@ class LoopRun {
 		} finally {
 			this.stopAbortWait();
 		}
+		if (replacedModel) final.thinkingLevel = thinkingLevel;
 		return this.finishAssistant(final, started);
 	}
 

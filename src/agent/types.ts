@@ -190,6 +190,7 @@ export interface PrepareRequestInput {
 /** Replacements for one model request only (the run's context is unchanged). */
 export interface PrepareRequestResult {
 	context?: AgentContext;
+	/** The model of this request; its response records the request's `thinkingLevel` (pi 1.6 does for every response). */
 	model?: Model;
 	thinkingLevel?: ThinkingLevel;
 }

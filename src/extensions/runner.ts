@@ -230,6 +230,7 @@ export class ExtensionRunner {
 		this.uiContext = options.ui ?? createHeadlessUIContext();
 		this.mode = options.mode ?? "print";
 		this.runtime.reportError = (error) => this.emitError(error);
+		this.runtime.createContext = () => this.createContext();
 	}
 
 	// -------------------------------------------------------------------------------------------

@@ -5,6 +5,7 @@
  */
 import { dirname } from "node:path";
 import { SettleError } from "../errors.js";
+import type { VirtualModelDefinition } from "../llm/virtual-models.js";
 import type { ExtensionSource } from "../resources/types.js";
 import { createSyntheticSourceInfo } from "../tools/registry.js";
 import type { SourceInfo } from "../tools/types.js";
@@ -13,6 +14,7 @@ import { RUNTIME_NOT_INITIALIZED_MESSAGE } from "./messages.js";
 import type {
 	EventBus,
 	ExtensionAPI,
+	ExtensionContext,
 	ExtensionError,
 	ExtensionFlag,
 	ExtensionModelRegistry,
@@ -20,6 +22,7 @@ import type {
 	ExtensionRuntimeActions,
 	ExtensionShortcut,
 	ExtensionToolDefinition,
+	ExtensionVirtualModel,
 	MessageRenderer,
 	ProviderConfig,
 	RegisteredCommand,
@@ -57,6 +60,12 @@ const NO_HANDLERS: readonly HandlerEntry[] = Object.freeze([]);
 export interface PendingProviderRegistration {
 	name: string;
 	config: ProviderConfig;
+	extensionPath: string;
+}
+
+/** A `pi.registerVirtualModel` made while extensions load; applied when the session binds. */
+export interface PendingVirtualModelRegistration {
+	definition: VirtualModelDefinition;
 	extensionPath: string;
 }
 
@@ -110,6 +119,9 @@ export class ExtensionRuntime {
 	readonly extensions: Extension[] = [];
 	readonly flagValues: Map<string, boolean | string>;
 	pendingProviderRegistrations: PendingProviderRegistration[] = [];
+	pendingVirtualModelRegistrations: PendingVirtualModelRegistration[] = [];
+	/** Set by the runner: the context a virtual model's `route` gets (created per request, as pi). */
+	createContext: (() => ExtensionContext) | undefined;
 	readonly cwd: string;
 	readonly eventBus: EventBus;
 	actions: ExtensionRuntimeActions | undefined;
@@ -192,6 +204,9 @@ export class ExtensionRuntime {
 		this.pendingProviderRegistrations = this.pendingProviderRegistrations.filter(
 			(entry) => entry.extensionPath !== extension.path,
 		);
+		this.pendingVirtualModelRegistrations = this.pendingVirtualModelRegistrations.filter(
+			(entry) => entry.extensionPath !== extension.path,
+		);
 		this.invalidateHandlerIndex();
 	}
 
@@ -213,6 +228,12 @@ export class ExtensionRuntime {
 				providerActions?.registerProvider ?? modelRegistry?.registerProvider?.bind(modelRegistry) ?? undefined,
 			unregisterProvider:
 				providerActions?.unregisterProvider ?? modelRegistry?.unregisterProvider?.bind(modelRegistry) ?? undefined,
+			registerVirtualModel:
+				providerActions?.registerVirtualModel ?? modelRegistry?.registerVirtualModel?.bind(modelRegistry) ?? undefined,
+			unregisterVirtualModel:
+				providerActions?.unregisterVirtualModel ??
+				modelRegistry?.unregisterVirtualModel?.bind(modelRegistry) ??
+				undefined,
 		};
 		const pending = this.pendingProviderRegistrations;
 		this.pendingProviderRegistrations = [];
@@ -223,6 +244,42 @@ export class ExtensionRuntime {
 				this.reportError(errorRecord(extensionPath, "register_provider", error));
 			}
 		}
+		const pendingVirtual = this.pendingVirtualModelRegistrations;
+		this.pendingVirtualModelRegistrations = [];
+		for (const { definition, extensionPath } of pendingVirtual) {
+			try {
+				this.applyVirtualModel(definition);
+			} catch (error) {
+				this.reportError(errorRecord(extensionPath, "register_virtual_model", error));
+			}
+		}
+	}
+
+	/** `pi.registerVirtualModel`: queued while loading, immediate once bound (as registerProvider). */
+	registerVirtualModel(definition: VirtualModelDefinition, extensionPath: string): void {
+		if (!this.actions) {
+			this.pendingVirtualModelRegistrations.push({ definition, extensionPath });
+			return;
+		}
+		this.applyVirtualModel(definition);
+	}
+
+	unregisterVirtualModel(provider: string, id: string): void {
+		if (!this.actions) {
+			this.pendingVirtualModelRegistrations = this.pendingVirtualModelRegistrations.filter(
+				({ definition }) => definition.provider !== provider || definition.id !== id,
+			);
+			return;
+		}
+		const unregister = this.providerTarget?.unregisterVirtualModel;
+		if (!unregister) throw noProviderTarget(`${provider}/${id}`);
+		unregister(provider, id);
+	}
+
+	private applyVirtualModel(definition: VirtualModelDefinition): void {
+		const register = this.providerTarget?.registerVirtualModel;
+		if (!register) throw noProviderTarget(`${definition.provider}/${definition.id}`);
+		register(definition);
 	}
 
 	registerProvider(name: string, config: ProviderConfig, extensionPath: string): void {
@@ -452,6 +509,23 @@ export function createExtensionAPI(extension: Extension, runtime: ExtensionRunti
 		unregisterProvider(name) {
 			runtime.assertActive();
 			runtime.unregisterProvider(name);
+		},
+		registerVirtualModel(model) {
+			runtime.assertActive();
+			// Routing runs after the runner binds, so the context is created per request (pi).
+			const definition: VirtualModelDefinition = {
+				...(model as ExtensionVirtualModel),
+				route: (request) => {
+					const createContext = runtime.createContext;
+					if (!createContext) throw new SettleError("EXTENSION", RUNTIME_NOT_INITIALIZED_MESSAGE);
+					return (model as ExtensionVirtualModel).route(request, createContext());
+				},
+			};
+			runtime.registerVirtualModel(definition, extension.path);
+		},
+		unregisterVirtualModel(provider, id) {
+			runtime.assertActive();
+			runtime.unregisterVirtualModel(provider, id);
 		},
 		get events() {
 			runtime.assertActive();

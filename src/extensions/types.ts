@@ -24,6 +24,7 @@ import type {
 	ToolResultMessage,
 	Usage,
 } from "../llm/types.js";
+import type { ModelRoute, ModelRouteRequest, VirtualModelDefinition } from "../llm/virtual-models.js";
 import type { ResourceDiagnostic } from "../resources/types.js";
 import type { CustomMessage } from "../session/messages.js";
 import type { SystemPromptOptions } from "../session/system-prompt.js";
@@ -209,6 +210,9 @@ export interface ExtensionModelRegistry {
 	isUsingOAuth?(model: Model): boolean;
 	registerProvider?(name: string, config: ProviderConfig): void;
 	unregisterProvider?(name: string): void;
+	/** Registers (or replaces) a virtual model (pi 1.6); the runtime must accept registrations. */
+	registerVirtualModel?(definition: VirtualModelDefinition): void;
+	unregisterVirtualModel?(provider: string, id: string): void;
 	/** Reloads models from their source (pi: models.json). Settle's view has none to reload. */
 	refresh?(): void;
 	/** Why loading models failed (pi: a broken models.json), or undefined. */
@@ -375,6 +379,11 @@ export type MessageRenderer<T = unknown> = (
 	theme: ExtensionTheme,
 ) => UIComponent | undefined;
 
+/** A virtual model as `pi.registerVirtualModel` takes it: `route` also gets the extension context. */
+export interface ExtensionVirtualModel<TState = unknown> extends Omit<VirtualModelDefinition<TState>, "route"> {
+	route(request: ModelRouteRequest<TState>, ctx: ExtensionContext): ModelRoute<TState> | Promise<ModelRoute<TState>>;
+}
+
 /** What `pi.registerProvider` takes (pi's `ProviderConfig`); applied by the host's model registry. */
 export interface ProviderConfig {
 	name?: string;
@@ -460,6 +469,8 @@ export interface ExtensionContextActions {
 export interface ExtensionProviderActions {
 	registerProvider?(name: string, config: ProviderConfig): void;
 	unregisterProvider?(name: string): void;
+	registerVirtualModel?(definition: VirtualModelDefinition): void;
+	unregisterVirtualModel?(provider: string, id: string): void;
 	/** Reloads models from their source (pi: models.json). Settle's view has none to reload. */
 	refresh?(): void;
 	/** Why loading models failed (pi: a broken models.json), or undefined. */
@@ -1313,6 +1324,30 @@ export interface ExtensionAPI {
 	/** Queued while loading, applied when the session binds the runner; immediate afterwards. */
 	registerProvider(name: string, config: ProviderConfig): void;
 	unregisterProvider(name: string): void;
+	/**
+	 * Registers a virtual model (pi 1.6): selectable like any model, its `route` picks the physical
+	 * model and thinking level of every request. Queued while loading like {@link registerProvider};
+	 * registering the same provider and id again replaces it. A reload unregisters it.
+	 *
+	 * @example
+	 * ```ts
+	 * export default function (pi: ExtensionAPI) {
+	 *   pi.registerVirtualModel({
+	 *     provider: "router",
+	 *     id: "auto",
+	 *     name: "Auto",
+	 *     thinkingLevels: ["low", "high"],
+	 *     route: (request, ctx) => ({
+	 *       model: ctx.modelRegistry.find("anthropic", request.thinkingLevel === "high" ? "claude-sonnet-4-5" : "claude-haiku-4-5")!,
+	 *       thinkingLevel: "medium",
+	 *     }),
+	 *   });
+	 * }
+	 * ```
+	 */
+	registerVirtualModel<TState = unknown>(model: ExtensionVirtualModel<TState>): void;
+	/** Removes a virtual model registered with {@link registerVirtualModel} (`unregisterProvider` does not). */
+	unregisterVirtualModel(provider: string, id: string): void;
 	/** Shared bus for communication between extensions. */
 	events: EventBus;
 }

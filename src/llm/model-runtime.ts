@@ -6,15 +6,26 @@
  * (pi-ai), `auth.json` and environment keys plug in behind the same interface.
  */
 
+import { errorMessage, SettleError } from "../errors.js";
 import { streamFromMessage } from "./event-stream.js";
 import type { FauxProvider } from "./faux.js";
 import {
 	type AssistantMessage,
 	emptyAssistantMessage,
+	type Message,
 	type Model,
 	type StreamFn,
+	type StreamOptions,
 	type ThinkingLevel,
 } from "./types.js";
+import {
+	createVirtualModel,
+	findLatestResponse,
+	isVirtualModel,
+	type ResolvedModelRoute,
+	type ResolveModelOptions,
+	type VirtualModelDefinition,
+} from "./virtual-models.js";
 
 /** Everything the session asks of a model runtime. Methods must not throw unless documented. */
 export interface ModelRuntime {
@@ -53,6 +64,13 @@ export interface ModelRuntime {
 	 * answers with an error message (never throws), so a run ends with a readable failure.
 	 */
 	readonly stream: StreamFn;
+	/**
+	 * Routes one request of a virtual model (see {@link InMemoryModelRuntime.resolveModel}). Optional:
+	 * a runtime without it has no virtual models, and routing one fails with pi's "is not registered".
+	 */
+	resolveModel?(model: Model, messages: readonly Message[], options: ResolveModelOptions): Promise<ResolvedModelRoute>;
+	/** The catalog model with this provider and id when it is physical (not virtual), else undefined. Optional. */
+	getPhysicalModel?(provider: string, modelId: string): Model | undefined;
 }
 
 /**
@@ -101,6 +119,11 @@ interface ProviderRecord {
 	apiKey: ApiKeySource | undefined;
 }
 
+interface VirtualModelRecord {
+	model: Model;
+	route: VirtualModelDefinition["route"];
+}
+
 /**
  * A model runtime whose providers register in memory. Later registrations of a provider id
  * replace earlier ones.
@@ -116,11 +139,15 @@ interface ProviderRecord {
 export class InMemoryModelRuntime implements ModelRuntime {
 	private readonly providers = new Map<string, ProviderRecord>();
 	private readonly streamFns = new Map<string, StreamFn>();
+	/** Virtual models by provider id, then model id (pi's `virtualModels`). */
+	private readonly virtualModels = new Map<string, Map<string, VirtualModelRecord>>();
 	readonly stream: StreamFn;
 
 	constructor(registrations: readonly ModelProviderRegistration[] = []) {
 		for (const registration of registrations) this.registerProvider(registration);
 		this.stream = (model, context, options) => {
+			// A virtual model streamed directly (a compaction summary, an extension's call) is routed here.
+			if (isVirtualModel(model)) return this.streamDirect(model, context, options);
 			// The model's own provider first: several providers may share a wire API with different clients.
 			const own = this.providers.get(model.provider)?.registration;
 			const streamFn =
@@ -201,13 +228,167 @@ export class InMemoryModelRuntime implements ModelRuntime {
 	}
 
 	getModel(provider: string, modelId: string): Model | undefined {
+		// A virtual model hides a physical one with the same id (one registered later, too).
+		const virtual = this.virtualModels.get(provider)?.get(modelId);
+		if (virtual) return virtual.model;
 		return this.providers.get(provider)?.registration.models.find((model) => model.id === modelId);
 	}
 
+	/** Physical models per provider in registration order, each followed by its virtual models; then providers of only virtual models. */
 	getAll(): Model[] {
 		const models: Model[] = [];
-		for (const record of this.providers.values()) models.push(...record.registration.models);
+		for (const [provider, record] of this.providers) {
+			const virtual = this.virtualModels.get(provider);
+			if (!virtual) {
+				models.push(...record.registration.models);
+				continue;
+			}
+			for (const model of record.registration.models) if (!virtual.has(model.id)) models.push(model);
+			for (const entry of virtual.values()) models.push(entry.model);
+		}
+		for (const [provider, virtual] of this.virtualModels) {
+			if (this.providers.has(provider)) continue;
+			for (const entry of virtual.values()) models.push(entry.model);
+		}
 		return models;
+	}
+
+	/**
+	 * Registers a virtual model under `definition.provider` (pi's `registerVirtualModel`): listed with
+	 * the provider's models, available when that provider has credentials, always available under a
+	 * provider id no physical provider uses. Registering the same provider and id again replaces it;
+	 * {@link unregisterProvider} leaves it. Returns a function that unregisters it.
+	 *
+	 * Throws SettleError `INVALID_ARGUMENT` for an empty provider or id, or an id of one of the
+	 * provider's physical models (pi's texts).
+	 *
+	 * @example
+	 * ```ts
+	 * const models = new InMemoryModelRuntime();
+	 * models.registerFauxProvider(createFauxProvider());
+	 * models.registerVirtualModel({
+	 *   provider: "router",
+	 *   id: "auto",
+	 *   name: "Auto",
+	 *   route: (request) => ({ model: models.getModel("faux", "faux-1")!, thinkingLevel: request.thinkingLevel }),
+	 * });
+	 * models.getModel("router", "auto")?.api; // "pi-virtual"
+	 * ```
+	 */
+	registerVirtualModel<TState = unknown>(definition: VirtualModelDefinition<TState>): () => void {
+		const { provider, id } = definition;
+		if (!provider.trim() || !id.trim()) {
+			throw new SettleError("INVALID_ARGUMENT", "Virtual model provider and id must not be empty.");
+		}
+		const existing = this.getModel(provider, id);
+		if (existing && !isVirtualModel(existing)) {
+			throw new SettleError("INVALID_ARGUMENT", `Virtual model ${provider}/${id} conflicts with a physical model.`);
+		}
+		const models = this.virtualModels.get(provider) ?? new Map<string, VirtualModelRecord>();
+		const record: VirtualModelRecord = {
+			model: createVirtualModel(definition),
+			route: definition.route as VirtualModelDefinition["route"],
+		};
+		models.set(id, record);
+		this.virtualModels.set(provider, models);
+		return () => {
+			if (this.virtualModels.get(provider)?.get(id) === record) this.unregisterVirtualModel(provider, id);
+		};
+	}
+
+	/** Removes a virtual model; unknown ones are ignored. A physical model it hid is listed again. */
+	unregisterVirtualModel(provider: string, id: string): void {
+		const models = this.virtualModels.get(provider);
+		if (!models?.delete(id)) return;
+		if (models.size === 0) this.virtualModels.delete(provider);
+	}
+
+	/**
+	 * Asks a virtual model's router for the model and thinking level of one request (pi's
+	 * `resolveModel`). The router must return a physical catalog model whose provider has
+	 * credentials; the thinking level is clamped to that model. Rejects with pi's texts when the
+	 * virtual model is not registered, the router throws, or its answer is virtual or without credentials.
+	 *
+	 * @example
+	 * ```ts
+	 * const models = new InMemoryModelRuntime();
+	 * models.registerFauxProvider(createFauxProvider());
+	 * const faux1 = models.getModel("faux", "faux-1")!;
+	 * models.registerVirtualModel({ provider: "router", id: "auto", name: "Auto", route: () => ({ model: faux1, thinkingLevel: "high" }) });
+	 * const route = await models.resolveModel(models.getModel("router", "auto")!, [], { reason: "direct", thinkingLevel: "low" });
+	 * route.model.id; // "faux-1"
+	 * route.thinkingLevel; // "off"
+	 * ```
+	 */
+	async resolveModel(
+		model: Model,
+		messages: readonly Message[],
+		options: ResolveModelOptions,
+	): Promise<ResolvedModelRoute> {
+		const name = `Virtual model ${model.provider}/${model.id}`;
+		const virtual = this.virtualModels.get(model.provider)?.get(model.id);
+		if (!virtual) throw new SettleError("PROVIDER", `${name} is not registered.`);
+		const { failed, ...request } = options;
+		const latest = findLatestResponse(messages);
+		const previousModel = latest && this.getPhysicalModel(latest.provider, latest.model);
+		// A failed routing attempt names the virtual model: there is no physical request to report.
+		const failedModel = failed && this.getPhysicalModel(failed.provider, failed.model);
+		const route = await virtual.route({
+			...request,
+			model,
+			...(previousModel ? { previous: withLevel({ model: previousModel }, latest?.thinkingLevel) } : {}),
+			...(failedModel && failed
+				? { failed: withLevel({ model: failedModel, message: failed }, failed.thinkingLevel) }
+				: {}),
+			messages,
+		});
+		const target = route?.model ? this.getPhysicalModel(route.model.provider, route.model.id) : undefined;
+		const routed = `${name} routed to ${route?.model?.provider}/${route?.model?.id}`;
+		if (!target) throw new SettleError("PROVIDER", `${routed}, which is not a physical model.`);
+		if (!this.hasConfiguredAuth(target.provider))
+			throw new SettleError("PROVIDER", `${routed}, which has no credentials.`);
+		const resolved: ResolvedModelRoute = {
+			model: target,
+			thinkingLevel: clampThinkingLevel(target, route.thinkingLevel),
+		};
+		if (route.state !== undefined) resolved.state = route.state;
+		return resolved;
+	}
+
+	/** The catalog model when it is physical, else undefined (pi's `getPhysicalModel`). */
+	getPhysicalModel(provider: string, modelId: string): Model | undefined {
+		const model = this.getModel(provider, modelId);
+		return model && !isVirtualModel(model) ? model : undefined;
+	}
+
+	/**
+	 * A request outside the agent loop with a virtual model (pi's `streamSimple` for one): routed
+	 * with reason `direct`, the output budget capped to the routed model, and the caller's key kept
+	 * only when the routed model has the same provider. A failed routing answers with an error
+	 * message naming the virtual model (a stream function never throws).
+	 */
+	private async streamDirect(model: Model, context: Parameters<StreamFn>[1], options: StreamOptions | undefined) {
+		let route: ResolvedModelRoute;
+		try {
+			const routeOptions: ResolveModelOptions = { reason: "direct", thinkingLevel: options?.reasoning ?? "off" };
+			if (options?.signal) routeOptions.signal = options.signal;
+			route = await this.resolveModel(model, context.messages, routeOptions);
+		} catch (error) {
+			return streamFromMessage(emptyAssistantMessage(model, "error", errorMessage(error)));
+		}
+		const { apiKey, headers, reasoning: _, ...rest } = options ?? {};
+		const request: StreamOptions = rest;
+		const limit = route.model.maxTokens;
+		if (options?.maxTokens && limit > 0) request.maxTokens = Math.min(options.maxTokens, limit);
+		if (route.thinkingLevel !== "off") request.reasoning = route.thinkingLevel;
+		if (route.model.provider === model.provider) {
+			if (apiKey !== undefined) request.apiKey = apiKey;
+			if (headers !== undefined) request.headers = headers;
+		} else {
+			const key = await this.getApiKey(route.model.provider);
+			if (key !== undefined) request.apiKey = key;
+		}
+		return this.stream(route.model, context, request);
 	}
 
 	getAvailable(): Model[] {
@@ -216,7 +397,8 @@ export class InMemoryModelRuntime implements ModelRuntime {
 
 	hasConfiguredAuth(provider: string): boolean {
 		const record = this.providers.get(provider);
-		if (!record) return false;
+		// A provider of only virtual models needs no credentials (pi marks it configured).
+		if (!record) return this.virtualModels.has(provider);
 		if (record.registration.requiresAuth === false) return true;
 		if (record.apiKey === undefined) return false;
 		// A key set with setApiKey() counts as configured; the registration's own source may find none.
@@ -231,6 +413,8 @@ export class InMemoryModelRuntime implements ModelRuntime {
 	/** A key given to the runtime (the registration's, or {@link setApiKey}) is a `runtime` source. */
 	getAuthStatus(provider: string): ProviderAuthStatus {
 		const record = this.providers.get(provider);
+		// A provider of only virtual models needs no key: like a key given at runtime, not a stored one.
+		if (!record && this.virtualModels.has(provider)) return { source: "runtime", configured: false };
 		if (!record || record.apiKey === undefined) return { configured: false };
 		if (record.apiKey === record.registration.apiKey && record.registration.hasAuth) {
 			try {
@@ -263,6 +447,13 @@ export class InMemoryModelRuntime implements ModelRuntime {
 	getStreamFn(api: string): StreamFn | undefined {
 		return this.streamFns.get(api);
 	}
+}
+
+function withLevel<T extends object>(
+	value: T,
+	thinkingLevel: ThinkingLevel | undefined,
+): T & { thinkingLevel?: ThinkingLevel } {
+	return thinkingLevel === undefined ? value : { ...value, thinkingLevel };
 }
 
 function unknownApiMessage(model: Model): AssistantMessage {

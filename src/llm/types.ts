@@ -83,6 +83,11 @@ export interface AssistantMessage {
 	model: string;
 	responseModel?: string;
 	responseId?: string;
+	/**
+	 * Thinking level the request was sent with. Set (as pi 1.6 does) on responses to requests a
+	 * virtual model routed; virtual-model routing reads it back as `previous.thinkingLevel`.
+	 */
+	thinkingLevel?: ThinkingLevel;
 	usage: Usage;
 	stopReason: StopReason;
 	errorMessage?: string;

@@ -11,7 +11,12 @@ import { clampThinkingLevel, type ModelRuntime } from "../llm/model-runtime.js";
 import type { Model, ThinkingLevel } from "../llm/types.js";
 import { DefaultResourceLoader } from "../resources/resource-loader.js";
 import type { ResourceLoader } from "../resources/types.js";
-import { AgentSession, type AgentSessionConfig, type SessionClock } from "../session/agent-session.js";
+import {
+	AgentSession,
+	type AgentSessionConfig,
+	recordedSelection,
+	type SessionClock,
+} from "../session/agent-session.js";
 import { getDefaultAgentDir } from "../settings/paths.js";
 import { SettingsManager } from "../settings/settings-manager.js";
 import { getDefaultSessionDirPath } from "../store/paths.js";
@@ -186,10 +191,14 @@ export function resolveInitialModel(input: {
 	const hasExistingSession = existing.messages.length > 0;
 	let model = input.model;
 	let modelFallbackMessage: string | undefined;
-	if (!model && hasExistingSession && existing.model) {
-		const restored = modelRuntime.getModel(existing.model.provider, existing.model.modelId);
+	// Responses name the physical model that answered: a virtual selection is only in `model_change` entries.
+	const selection = hasExistingSession
+		? (recordedSelection(sessionManager, modelRuntime) ?? existing.model)
+		: undefined;
+	if (!model && selection) {
+		const restored = modelRuntime.getModel(selection.provider, selection.modelId);
 		if (restored && modelRuntime.hasConfiguredAuth(restored.provider)) model = restored;
-		else modelFallbackMessage = `Could not restore model ${existing.model.provider}/${existing.model.modelId}`;
+		else modelFallbackMessage = `Could not restore model ${selection.provider}/${selection.modelId}`;
 	}
 	if (!model) {
 		model = findInitialModel(modelRuntime, settingsManager);

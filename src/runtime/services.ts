@@ -189,6 +189,20 @@ export async function loadServiceExtensions(
 			});
 		}
 	}
+	// Virtual models too, so `--model provider/virtual-id` and a resumed virtual selection find them.
+	const pendingVirtual = loaded.runtime.pendingVirtualModelRegistrations;
+	loaded.runtime.pendingVirtualModelRegistrations = [];
+	for (const { definition, extensionPath } of pendingVirtual) {
+		try {
+			registry.registerVirtualModel?.(definition);
+		} catch (error) {
+			diagnostics.push({
+				type: "error",
+				message: `Extension "${extensionPath}" error: ${errorMessage(error)}`,
+				source: "extensions",
+			});
+		}
+	}
 	return loaded;
 }
 

@@ -61,6 +61,7 @@ import {
 	supportedThinkingLevels,
 } from "../llm/model-runtime.js";
 import type { AgentMessage, ImageContent, Model, TextContent, ThinkingLevel } from "../llm/types.js";
+import { getBranchSelection, isVirtualModel, type VirtualModelDefinition } from "../llm/virtual-models.js";
 import type { PromptTemplate, ResourceLoader } from "../resources/types.js";
 import type { SettingsManager } from "../settings/settings-manager.js";
 import type { SessionManager } from "../store/session-manager.js";
@@ -115,6 +116,7 @@ import {
 	type NavigateTreeResult,
 	requestTreeNavigation,
 } from "./tree-navigation.js";
+import { RequestRouter, type RoutedModel, routedModelOf } from "./virtual-routing.js";
 
 /** How a prompt was dispatched: consumed by a command or the input hook, queued, or started. */
 export type PromptDisposition = "handled" | "queued" | "started";
@@ -282,6 +284,9 @@ export class AgentSession {
 	private hostBindings: ExtensionBindings | undefined;
 	/** Providers registered by the current extensions (unregistered on reload). */
 	private readonly extensionProviders = new Set<string>();
+	/** Virtual models registered by the current extensions, as `[provider, id]` (unregistered on reload). */
+	private readonly extensionVirtualModels = new Map<string, [string, string]>();
+	private readonly router: RequestRouter;
 	private scopedModelList: ScopedModel[];
 	/** The reload in progress; prompts wait for it. */
 	private reloading: Promise<void> | undefined;
@@ -377,8 +382,14 @@ export class AgentSession {
 			...(config.excludedToolNames ? { excludedToolNames: config.excludedToolNames } : {}),
 			toolContext: () => this.runnerInstance.createContext(),
 		});
+		this.router = new RequestRouter({
+			sessionManager: this.sessionManager,
+			modelRuntime: this.modelRuntime,
+			announce: (id) => transcript.announce(id),
+		});
 		this.internals = {
 			agent,
+			router: this.router,
 			sessionManager: this.sessionManager,
 			settingsManager: settings,
 			resourceLoader: this.resourceLoader,
@@ -503,6 +514,20 @@ export class AgentSession {
 
 	get thinkingLevel(): ThinkingLevel {
 		return this.agent.state.thinkingLevel;
+	}
+
+	/**
+	 * Under a virtual selection, the physical model and thinking level of the latest successful
+	 * response; undefined otherwise (also before the first response). {@link model} stays the selection.
+	 *
+	 * @example
+	 * ```ts
+	 * await session.prompt("hi");
+	 * console.log(`${session.model?.id} → ${session.routedModel?.model.id} • ${session.routedModel?.thinkingLevel}`);
+	 * ```
+	 */
+	get routedModel(): RoutedModel | undefined {
+		return routedModelOf(this.model, this.agent.state.messages, this.modelRuntime);
 	}
 
 	get sessionId(): string {
@@ -973,6 +998,10 @@ export class AgentSession {
 			releaseProviders: () => {
 				for (const name of this.extensionProviders) this.modelRegistry.unregisterProvider?.(name);
 				this.extensionProviders.clear();
+				for (const [provider, id] of this.extensionVirtualModels.values()) {
+					this.modelRegistry.unregisterVirtualModel?.(provider, id);
+				}
+				this.extensionVirtualModels.clear();
 			},
 			syncSettings: () => {
 				this.agent.steeringMode = this.settingsManager.getSteeringMode();
@@ -1231,9 +1260,10 @@ export class AgentSession {
 	 */
 	getContextUsage(): ContextUsage | undefined {
 		const compacted = this.internals.transcript.latestCompactionAt !== undefined;
+		// Under a virtual selection: the limits of the model that answered last, else the declared ones.
 		return contextUsage(
 			this.agent.state.messages,
-			this.model,
+			this.routedModel?.model ?? this.model,
 			compacted && awaitsResponseSinceCompaction(this.sessionManager),
 		);
 	}
@@ -1480,6 +1510,8 @@ export class AgentSession {
 					return;
 				}
 				case "operation_settled": {
+					// A retry that never ran (aborted) must not mark the next prompt's request as one.
+					this.router.clearRetry();
 					const pending = this.pending.get(event.requestId);
 					this.pending.delete(event.requestId);
 					// A run that threw, or stalled, fails its prompt() after agent_settled (C.2: the error escapes the finally).
@@ -1493,6 +1525,8 @@ export class AgentSession {
 					// C.4 step 5: the failed attempt leaves the model context but stays in the log.
 					const failed = this.internals.scratch.lastAssistant;
 					if (failed?.stopReason === "error") this.internals.transcript.omit([failed]);
+					// A virtual model's router sees the next request as a retry of this one.
+					if (failed?.stopReason === "error") this.router.noteRetry(failed);
 					return;
 				}
 				case "auto_retry_end":
@@ -1585,9 +1619,15 @@ export class AgentSession {
 			}),
 		finishTurn: (turn) => finishTurnBoundary(this.internals, turn),
 		// A forced system prompt applies to this operation's requests only; it is never persisted.
-		prepareRequest: ({ context }) => {
+		// A virtual selection is routed per request; a routing failure rejects, which ends the run
+		// with an error response naming the virtual model.
+		prepareRequest: ({ context, model, thinkingLevel }, signal) => {
 			const forced = this.internals.scratch.forcedSystemPrompt;
-			return forced === undefined ? undefined : { context: { ...context, systemPrompt: forced } };
+			const requestContext = forced === undefined ? context : { ...context, systemPrompt: forced };
+			if (!isVirtualModel(model)) return forced === undefined ? undefined : { context: requestContext };
+			return this.router
+				.route(model, thinkingLevel, requestContext, signal)
+				.then((route) => ({ context: requestContext, model: route.model, thinkingLevel: route.thinkingLevel }));
 		},
 		// Tools or prompt changed mid-operation: record the change before the next model call.
 		prepareNextTurn: () => {
@@ -1615,7 +1655,11 @@ export class AgentSession {
 		agent.beforeToolCall = runner.hasHandlers("tool_call") ? hooks.beforeToolCall : undefined;
 		agent.afterToolCall = runner.hasHandlers("tool_result") ? hooks.afterToolCall : undefined;
 		agent.finishTurn = runner.hasHandlers("turn_end") ? hooks.finishTurn : undefined;
-		agent.prepareRequest = this.internals.scratch.forcedSystemPrompt !== undefined ? hooks.prepareRequest : undefined;
+		// Chosen at run start: a switch to a virtual model mid-run is routed by the model runtime (`direct`).
+		agent.prepareRequest =
+			this.internals.scratch.forcedSystemPrompt !== undefined || isVirtualModel(agent.state.model)
+				? hooks.prepareRequest
+				: undefined;
 		agent.prepareNextTurn = hooks.prepareNextTurn;
 		agent.transformContext =
 			runner.hasHandlers("context") || runner.hasHandlers("context_with_system") ? hooks.transformContext : undefined;
@@ -1678,6 +1722,23 @@ export class AgentSession {
 			unregisterProvider: (name: string) => {
 				registry.unregisterProvider?.(name);
 				this.extensionProviders.delete(name);
+			},
+			registerVirtualModel: (definition: VirtualModelDefinition) => {
+				if (!registry.registerVirtualModel) {
+					throw new SettleError(
+						"EXTENSION",
+						`Virtual model ${definition.provider}/${definition.id} cannot be registered: this model runtime is fixed.`,
+					);
+				}
+				registry.registerVirtualModel(definition);
+				this.extensionVirtualModels.set(`${definition.provider}\0${definition.id}`, [
+					definition.provider,
+					definition.id,
+				]);
+			},
+			unregisterVirtualModel: (provider: string, id: string) => {
+				registry.unregisterVirtualModel?.(provider, id);
+				this.extensionVirtualModels.delete(`${provider}\0${id}`);
 			},
 		};
 		runner.bindCore(actions, contextActions, providerActions);
@@ -1765,7 +1826,9 @@ function toError(error: unknown): Error {
 function createSessionAgent(config: AgentSessionConfig): Agent {
 	const { sessionManager, settingsManager, modelRuntime } = config;
 	const context = sessionManager.buildSessionContext();
-	const recorded = context.model ? modelRuntime.getModel(context.model.provider, context.model.modelId) : undefined;
+	// Responses name physical models, so a virtual selection is only in `model_change` entries.
+	const selection = recordedSelection(sessionManager, modelRuntime) ?? context.model;
+	const recorded = selection ? modelRuntime.getModel(selection.provider, selection.modelId) : undefined;
 	const defaultProvider = settingsManager.getDefaultProvider();
 	const defaultModelId = settingsManager.getDefaultModel();
 	const fromSettings =
@@ -1806,4 +1869,18 @@ function createSessionAgent(config: AgentSessionConfig): Agent {
 		sessionManager.appendThinkingLevelChange(thinkingLevel);
 	}
 	return agent;
+}
+
+/**
+ * The model selection the branch records (pi 1.6's `getBranchSelection`): a virtual `model_change`
+ * holds over the physical responses after it while the virtual model is registered. Walks back
+ * only to the latest `model_change` or response, and once more to a `model_change` before it.
+ */
+export function recordedSelection(
+	sessionManager: Pick<SessionManager, "getBranch">,
+	modelRuntime: Pick<ModelRuntime, "getModel">,
+): { provider: string; modelId: string } | undefined {
+	return getBranchSelection(sessionManager.getBranch(), (provider, modelId) =>
+		modelRuntime.getModel(provider, modelId),
+	);
 }

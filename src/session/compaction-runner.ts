@@ -269,7 +269,11 @@ async function reportFailure(
 /** Overflow recovery: the failed response and its turn's tool results leave the model context. */
 function omitFailedTurn(s: SessionInternals): void {
 	const failed: AgentMessage[] = [];
-	if (s.scratch.lastAssistant) failed.push(s.scratch.lastAssistant);
+	if (s.scratch.lastAssistant) {
+		failed.push(s.scratch.lastAssistant);
+		// The request after the compaction retries this one (a router sees reason `retry`).
+		s.router.noteRetry(s.scratch.lastAssistant);
+	}
 	for (const result of s.scratch.turnToolResults) failed.push(result);
 	s.transcript.omit(failed);
 }

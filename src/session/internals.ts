@@ -3,6 +3,7 @@
  * {@link SessionInternals} and hands it to the event bridge, the prompt pipeline, the machine's
  * actors, the boundaries and the compaction runner, so each stays a focused module.
  */
+
 import type {
 	PreflightOutcome,
 	PromptOperationEvent,
@@ -20,6 +21,7 @@ import type { PublicEvents } from "./public-events.js";
 import type { SessionQueues } from "./queues.js";
 import type { ToolLoadout } from "./tool-loadout.js";
 import type { Transcript } from "./transcript.js";
+import type { RequestRouter } from "./virtual-routing.js";
 
 /** Per-run and per-operation scratch state (reset at run start / settle). Never the transcript. */
 export interface OperationScratch {
@@ -83,6 +85,8 @@ export interface SessionInternals {
 	readonly transcript: Transcript;
 	readonly queues: SessionQueues;
 	readonly loadout: ToolLoadout;
+	/** Routes requests of a virtual selection; told about retries. */
+	readonly router: RequestRouter;
 	readonly scratch: OperationScratch;
 	/** The current extension runner (replaced on reload). */
 	runner(): ExtensionRunner;

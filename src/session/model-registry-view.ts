@@ -11,6 +11,7 @@ import { InMemoryModelRuntime, type ModelRuntime } from "../llm/model-runtime.js
 import { BUILT_IN_PROVIDER_DISPLAY_NAMES, OAUTH_PROVIDER_DISPLAY_NAMES } from "../llm/provider-display-names.js";
 import { withRequestSignal } from "../llm/request-signal.js";
 import type { Model, StreamFn } from "../llm/types.js";
+import type { VirtualModelDefinition } from "../llm/virtual-models.js";
 
 /** `name` of providers extensions registered, per runtime (several views may share one runtime). */
 const registeredDisplayNames = new WeakMap<ModelRuntime, Map<string, string>>();
@@ -123,6 +124,18 @@ export function modelRegistryView(runtime: ModelRuntime): ExtensionModelRegistry
 					: { requiresAuth: false }),
 				...(config.oauth ? { oauth: true } : {}),
 			});
+		},
+		registerVirtualModel(definition: VirtualModelDefinition) {
+			if (!(runtime instanceof InMemoryModelRuntime)) {
+				throw new SettleError(
+					"EXTENSION",
+					`Virtual model ${definition.provider}/${definition.id} cannot be registered: this model runtime is fixed.`,
+				);
+			}
+			runtime.registerVirtualModel(definition);
+		},
+		unregisterVirtualModel(provider: string, id: string) {
+			if (runtime instanceof InMemoryModelRuntime) runtime.unregisterVirtualModel(provider, id);
 		},
 		unregisterProvider(name: string) {
 			if (!(runtime instanceof InMemoryModelRuntime)) return;

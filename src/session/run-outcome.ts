@@ -12,8 +12,20 @@ import {
 import { contextTokensForThreshold, isBeforeCompaction } from "../compaction/threshold.js";
 import { classifyAssistantError, parseRequestedRetryDelayMs } from "../llm/errors.js";
 import { shouldCompact } from "../llm/tokens.js";
-import type { AgentMessage, AssistantMessage } from "../llm/types.js";
+import type { AgentMessage, AssistantMessage, Model } from "../llm/types.js";
+import { isVirtualModel } from "../llm/virtual-models.js";
 import type { SessionInternals } from "./internals.js";
+import { physicalModel } from "./virtual-routing.js";
+
+/**
+ * The model whose limits apply to `message`: the selected one; under a virtual selection, the
+ * physical model that produced it (pi 1.6's `_modelForMessage`), else the virtual model itself.
+ */
+function limitsModelFor(s: SessionInternals, message: AssistantMessage): Model | undefined {
+	const model = s.model();
+	if (!model || !isVirtualModel(model)) return model;
+	return physicalModel(s.modelRuntime, message.provider, message.model) ?? model;
+}
 
 /** Per session: the messages the latest compaction kept (they predate it), while it is the live context's. */
 const keptByCompaction = new WeakMap<SessionInternals, WeakSet<AgentMessage>>();
@@ -50,7 +62,7 @@ function predatesCompaction(s: SessionInternals, message: AssistantMessage, fres
  * answer is `none`. `fresh`: the response ended in the run just finished (a post-run check).
  */
 export function recoveryClass(s: SessionInternals, message: AssistantMessage, fresh = false): RunErrorClass {
-	const model = s.model();
+	const model = limitsModelFor(s, message);
 	if (!model) return message.stopReason === "error" ? "fatal" : "none";
 	const errorClass = classifyAssistantError(message, model);
 	if (errorClass !== "overflow" && errorClass !== "length_overflow") return errorClass;
@@ -62,7 +74,7 @@ export function recoveryClass(s: SessionInternals, message: AssistantMessage, fr
 /** C.5 step 6: the context after `message` is over the compaction threshold (`fresh` as in {@link recoveryClass}). */
 export function isOverThreshold(s: SessionInternals, message: AssistantMessage, fresh = false): boolean {
 	const settings = s.settingsManager.getCompactionSettings();
-	const model = s.model();
+	const model = limitsModelFor(s, message);
 	if (!settings.enabled || !model || model.contextWindow <= 0) return false;
 	const tokens = contextTokensForThreshold({
 		message,
