@@ -79,6 +79,22 @@ export { withRequestSignal } from "./llm/request-signal.js";
 export * from "./llm/tokens.js";
 export * from "./llm/types.js";
 export { validateToolArguments, validateToolCall } from "./llm/validation.js";
+export {
+	createVirtualModel,
+	findLatestResponse,
+	getBranchSelection,
+	getVirtualModelState,
+	isVirtualModel,
+	type ModelRoute,
+	type ModelRouteReason,
+	type ModelRouteRequest,
+	type ResolvedModelRoute,
+	type ResolveModelOptions,
+	VIRTUAL_MODEL_API,
+	VIRTUAL_MODEL_STATE_ENTRY,
+	type VirtualModelDefinition,
+	type VirtualModelStateData,
+} from "./llm/virtual-models.js";
 export * from "./resources/index.js";
 export * from "./runtime/index.js";
 export {
@@ -141,6 +157,7 @@ export {
 	type NavigateTreeResult,
 	NO_MODEL_FOR_BRANCH_SUMMARY,
 } from "./session/tree-navigation.js";
+export type { RoutedModel } from "./session/virtual-routing.js";
 export * from "./settings/index.js";
 export * from "./store/index.js";
 export * from "./tools/index.js";

@@ -3589,6 +3589,102 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/testing/session-invariants.property.test.ts"],
 	},
+	{
+		id: "U01",
+		file: "src/session/virtual-routing.ts",
+		description: "virtual model: user turn routed as continuation",
+		edits: [
+			{
+				find: '\t\tif (role === "user") return "user";',
+				replace: '\t\tif (role === "user") return "continuation";',
+			},
+		],
+		tests: ["test/session/virtual-models.test.ts"],
+	},
+	{
+		id: "U02",
+		file: "src/llm/model-runtime.ts",
+		description: "routed thinking level not clamped",
+		edits: [
+			{
+				find: "thinkingLevel: clampThinkingLevel(target, route.thinkingLevel),",
+				replace: "thinkingLevel: route.thinkingLevel,",
+			},
+		],
+		tests: ["test/session/virtual-models.test.ts"],
+	},
+	{
+		id: "U03",
+		file: "src/llm/model-runtime.ts",
+		description: "route to a model without credentials accepted",
+		edits: [
+			{
+				find: "if (!this.hasConfiguredAuth(target.provider))",
+				replace: "if (false as boolean)",
+			},
+		],
+		tests: ["test/session/virtual-models.test.ts"],
+	},
+	{
+		id: "U04",
+		file: "src/agent/agent-loop.ts",
+		description: "routed response does not record its thinking level",
+		edits: [
+			{
+				find: "if (replacedModel) final.thinkingLevel = thinkingLevel;",
+				replace: "",
+			},
+		],
+		tests: ["test/session/virtual-models.test.ts"],
+	},
+	{
+		id: "U05",
+		file: "src/llm/virtual-models.ts",
+		description: "resume ignores the virtual model_change",
+		edits: [
+			{
+				find: "return change && model && isVirtualModel(model) ? change : response;",
+				replace: "return response;",
+			},
+		],
+		tests: ["test/session/virtual-models.test.ts"],
+	},
+	{
+		id: "U06",
+		file: "src/session/virtual-routing.ts",
+		description: "unchanged router state stored again",
+		edits: [
+			{
+				find: "if (route.state !== undefined && route.state !== state) {",
+				replace: "if (route.state !== undefined) {",
+			},
+		],
+		tests: ["test/session/virtual-models.test.ts"],
+	},
+	{
+		id: "U07",
+		file: "src/session/run-outcome.ts",
+		description: "limits of the virtual model instead of the answering one",
+		edits: [
+			{
+				find: "if (!model || !isVirtualModel(model)) return model;",
+				replace: "return model;",
+			},
+		],
+		tests: ["test/session/virtual-models.test.ts"],
+	},
+	{
+		id: "U08",
+		file: "src/llm/model-runtime.ts",
+		description: "provider of only virtual models unavailable",
+		edits: [
+			{
+				find: "if (!record) return this.virtualModels.has(provider);",
+				replace: "if (!record) return false;",
+			},
+		],
+		tests: ["test/session/virtual-models.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
