@@ -1,0 +1,119 @@
+/**
+ * Differential: more of pi 0.73.1's example extensions, run unchanged on pi's
+ * `createAgentSessionRuntime` and Settle's (test/parity/tree-peers.ts) with the scripted UI of
+ * pi-examples-peers.ts, real git and real files in temp folders.
+ */
+import { execFileSync } from "node:child_process";
+import { readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { eventPayloads, fileShape } from "../parity/normalize.js";
+import type { PeerName, SharedExtension, TempDirs } from "../parity/peers.js";
+import { createRuntimePeer, type RuntimePeer } from "../parity/tree-peers.js";
+import { EXAMPLES, type ScriptedUI, scriptedUI } from "./pi-examples-peers.js";
+
+function git(cwd: string, ...args: string[]): string {
+	return execFileSync("git", args, { cwd, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
+}
+
+/** A git repo in `cwd` with one commit (tracked `a.txt`), identity set locally. */
+function gitRepo(dirs: TempDirs): void {
+	git(dirs.cwd, "init", "-q", "-b", "main");
+	git(dirs.cwd, "config", "user.email", "dev@example.com");
+	git(dirs.cwd, "config", "user.name", "Dev");
+	git(dirs.cwd, "config", "commit.gpgsign", "false");
+	writeFileSync(join(dirs.cwd, "a.txt"), "one\n");
+	git(dirs.cwd, "add", "-A");
+	git(dirs.cwd, "commit", "-q", "-m", "initial");
+}
+
+/** Runs `scenario` on pi's runtime, then Settle's, with the examples loaded and a scripted UI. */
+async function onBothRuntimesWithExamples<T>(
+	names: string[],
+	options: { answers?: unknown[]; setup?: (dirs: TempDirs) => void; extensions?: SharedExtension[] },
+	scenario: (peer: RuntimePeer, ui: ScriptedUI) => Promise<T>,
+): Promise<{ pi: T; settle: T }> {
+	const results: Partial<Record<PeerName, T>> = {};
+	for (const name of ["pi", "settle"] as const) {
+		const ui = scriptedUI(options.answers);
+		const peer = await createRuntimePeer(name, {
+			extensions: options.extensions ?? [],
+			customTools: [],
+			extensionPaths: names.map((example) => join(EXAMPLES, example)),
+			uiContext: ui.ui,
+			...(options.setup ? { setup: options.setup } : {}),
+		});
+		try {
+			results[name] = await scenario(peer, ui);
+		} finally {
+			await peer.cleanup();
+		}
+	}
+	return results as { pi: T; settle: T };
+}
+
+/** Resolves once the scripted UI has logged a call whose first arguments are `call`. */
+async function logged(ui: ScriptedUI, ...call: unknown[]): Promise<void> {
+	const seen = () => ui.log.some((entry) => call.every((part, i) => entry[i] === part));
+	while (!seen()) await new Promise<void>((resolve) => setImmediate(resolve));
+}
+
+describe("pi examples, differential: runtime", () => {
+	it("git-checkpoint.ts: a fork during the run, at a checkpointed entry, restores the code of that turn", async () => {
+		const { pi, settle } = await onBothRuntimesWithExamples(
+			["git-checkpoint.ts"],
+			{ answers: ["Yes, restore code to that point"], setup: gitRepo },
+			async (peer, ui) => {
+				let fork: Promise<{ cancelled: boolean }> | undefined;
+				peer.script([
+					{ toolCalls: [{ id: "w1", name: "write", args: { path: "a.txt", content: "two\n" } }] },
+					{ toolCalls: [{ id: "b1", name: "bash", args: { command: "git checkout -- a.txt" } }] },
+					async () => {
+						const entry = peer.session.sessionManager
+							.getEntries()
+							.find((e) => JSON.stringify(e).includes('"id":"w1"'))!;
+						fork = peer.runtime.fork(String(entry.id), { position: "at" });
+						await logged(ui, "notify", "Code restored to checkpoint");
+						return { text: "Done." };
+					},
+				]);
+				const prompted = await peer.session.prompt("change a.txt, then undo it").then(
+					() => "resolved",
+					(error: Error) => `rejected: ${error.message}`,
+				);
+				await peer.quiesce();
+				const result = await fork;
+				await peer.quiesce();
+				return {
+					prompted,
+					result,
+					a: readFileSync(join(peer.dirs.cwd, "a.txt"), "utf8"),
+					status: git(peer.dirs.cwd, "status", "--porcelain"),
+					ui: ui.log,
+					files: peer.sessionFiles().map((file) => fileShape(peer.fileEntries(file))),
+					tools: eventPayloads(peer.recorded, ["tool_execution_end"]),
+				};
+			},
+		);
+		// The forked file keeps the run up to the checkpointed entry; the agent's `git checkout` is undone.
+		expect(pi.a).toBe("two\n");
+		expect(pi.status).toBe(" M a.txt\n");
+		expect(pi.ui).toEqual([
+			["select", "Restore code state?", ["Yes, restore code to that point", "No, keep current code"]],
+			["notify", "Code restored to checkpoint", "info"],
+		]);
+		expect(pi.files[1]).toEqual([
+			"session",
+			"model_change",
+			"thinking_level_change",
+			"message:user",
+			"message:assistant(toolUse)",
+		]);
+		// Deliberate: a prompt whose session was disposed before it settled rejects in Settle
+		// (SESSION_CLOSED, test/session/abort.test.ts); pi 0.73.1 resolves it as if the run had ended.
+		expect(pi.prompted).toBe("resolved");
+		expect(settle.prompted).toBe("rejected: The AgentSession was disposed before this prompt settled.");
+		settle.prompted = pi.prompted;
+		expect(settle).toEqual(pi);
+	});
+});
