@@ -4,7 +4,7 @@
  * pi-examples-peers.ts, real git and real files in temp folders.
  */
 import { execFileSync } from "node:child_process";
-import { readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { eventPayloads, fileShape } from "../parity/normalize.js";
@@ -52,18 +52,47 @@ async function onBothRuntimesWithExamples<T>(
 	return results as { pi: T; settle: T };
 }
 
-/** Resolves once the scripted UI has logged a call whose first arguments are `call`. */
-async function logged(ui: ScriptedUI, ...call: unknown[]): Promise<void> {
+/** Resolves once the scripted UI has logged a call whose first arguments are `call`, or `until` settles. */
+async function logged(ui: ScriptedUI, until: Promise<unknown>, ...call: unknown[]): Promise<void> {
+	let settled = false;
+	until.then(
+		() => (settled = true),
+		() => (settled = true),
+	);
 	const seen = () => ui.log.some((entry) => call.every((part, i) => entry[i] === part));
-	while (!seen()) await new Promise<void>((resolve) => setImmediate(resolve));
+	while (!seen() && !settled) await new Promise<void>((resolve) => setImmediate(resolve));
+}
+
+/**
+ * pi 0.73.1 persists messages on an event queue its agent loop does not wait for (see
+ * tree-peers.ts), so a `tool_result` handler may still see the user message as the leaf where
+ * Settle (awaited bridge) sees the assistant message that made the call. This probe's
+ * `tool_call` handler waits for that queue, so both peers run the tools after the call is saved.
+ */
+function persistedBeforeTools(session: () => unknown): SharedExtension {
+	return (api) =>
+		api.on("tool_call", async () => {
+			const internals = session() as { _agentEventQueue?: Promise<void> };
+			let queue: Promise<void> | undefined;
+			do {
+				queue = internals._agentEventQueue;
+				await queue;
+			} while (queue !== internals._agentEventQueue);
+		});
 }
 
 describe("pi examples, differential: runtime", () => {
 	it("git-checkpoint.ts: a fork during the run, at a checkpointed entry, restores the code of that turn", async () => {
+		let current: RuntimePeer | undefined;
 		const { pi, settle } = await onBothRuntimesWithExamples(
 			["git-checkpoint.ts"],
-			{ answers: ["Yes, restore code to that point"], setup: gitRepo },
+			{
+				answers: ["Yes, restore code to that point"],
+				setup: gitRepo,
+				extensions: [persistedBeforeTools(() => current?.session)],
+			},
 			async (peer, ui) => {
+				current = peer;
 				let fork: Promise<{ cancelled: boolean }> | undefined;
 				peer.script([
 					{ toolCalls: [{ id: "w1", name: "write", args: { path: "a.txt", content: "two\n" } }] },
@@ -73,7 +102,7 @@ describe("pi examples, differential: runtime", () => {
 							.getEntries()
 							.find((e) => JSON.stringify(e).includes('"id":"w1"'))!;
 						fork = peer.runtime.fork(String(entry.id), { position: "at" });
-						await logged(ui, "notify", "Code restored to checkpoint");
+						await logged(ui, fork, "notify", "Code restored to checkpoint");
 						return { text: "Done." };
 					},
 				]);
@@ -114,6 +143,71 @@ describe("pi examples, differential: runtime", () => {
 		expect(pi.prompted).toBe("resolved");
 		expect(settle.prompted).toBe("rejected: The AgentSession was disposed before this prompt settled.");
 		settle.prompted = pi.prompted;
+		expect(settle).toEqual(pi);
+	});
+
+	it("rpc-demo.ts: every dialog, status, widget and title call of one session, with real bash", async () => {
+		const { pi, settle } = await onBothRuntimesWithExamples(
+			["rpc-demo.ts"],
+			{ answers: ["Block", "Allow", "some value", "Line 1\nLine 2", false, true] },
+			async (peer, ui) => {
+				writeFileSync(join(peer.dirs.cwd, "keep.txt"), "kept\n");
+				peer.script([
+					{
+						toolCalls: [
+							{ id: "b1", name: "bash", args: { command: "rm -rf keep.txt" } },
+							{ id: "b2", name: "bash", args: { command: "echo safe" } },
+						],
+					},
+					{ toolCalls: [{ id: "b3", name: "bash", args: { command: "rm -rf keep.txt" } }] },
+					{ text: "Done." },
+				]);
+				await peer.session.prompt("clean up");
+				await peer.quiesce();
+				for (const command of ["/rpc-input", "/rpc-editor", "/rpc-prefill"]) await peer.session.prompt(command);
+				const results = [await peer.runtime.newSession(), await peer.runtime.newSession()];
+				return {
+					results,
+					kept: existsSync(join(peer.dirs.cwd, "keep.txt")),
+					tools: eventPayloads(peer.recorded, ["tool_execution_end"]),
+					ui: ui.log,
+					sessions: peer.sessionFiles().length,
+				};
+			},
+		);
+		expect(pi.results).toEqual([{ cancelled: true }, { cancelled: false }]);
+		expect(pi.kept).toBe(false);
+		const status = (text: string) => ["setStatus", "rpc-demo", text];
+		const started = (title: string) => [
+			["setTitle", title],
+			["setWidget", "rpc-demo", ["--- RPC Extension UI Demo ---", "Loaded and ready."]],
+			status("Turns: 0"),
+		];
+		const dangerous = ["select", "Dangerous command: rm -rf keep.txt", ["Allow", "Block"]];
+		const clear = ["confirm", "Clear session?", "All messages will be lost."];
+		expect(pi.ui).toEqual([
+			...started("pi RPC Demo"),
+			status("Turn 1 running..."),
+			dangerous,
+			["notify", "Command blocked by user", "warning"],
+			status("Turn 1 done"),
+			status("Turn 2 running..."),
+			dangerous,
+			["notify", "Command allowed", "info"],
+			status("Turn 2 done"),
+			status("Turn 3 running..."),
+			status("Turn 3 done"),
+			["input", "Enter a value", "type something..."],
+			["notify", "You entered: some value", "info"],
+			["editor", "Edit some text", "Line 1\nLine 2\nLine 3"],
+			["notify", "Editor submitted (2 lines)", "info"],
+			["setEditorText", "This text was set by the rpc-demo extension."],
+			["notify", "Editor prefilled", "info"],
+			clear,
+			["notify", "Clear cancelled", "info"],
+			clear,
+			...started("pi RPC Demo (new session)"),
+		]);
 		expect(settle).toEqual(pi);
 	});
 });
