@@ -210,4 +210,43 @@ describe("pi examples, differential: runtime", () => {
 		]);
 		expect(settle).toEqual(pi);
 	});
+
+	it("handoff.ts: checks its input, then opens a new session that names its parent and gets the edited prompt", async () => {
+		const { pi, settle } = await onBothRuntimesWithExamples(
+			["handoff.ts"],
+			{ answers: ["Implement it for teams.\nKeep the plan."] },
+			async (peer, ui) => {
+				await peer.session.prompt("/handoff");
+				await peer.session.prompt("/handoff carry on");
+				peer.script([{ text: "Plan: add a members table." }]);
+				await peer.session.prompt("plan the feature");
+				await peer.quiesce();
+				const parent = peer.session.sessionFile;
+				// The generating loader is a ctx.ui.custom component: the scripted UI answers it with no
+				// result (undefined, not the null of a cancel), so the editor opens on it.
+				await peer.session.prompt("/handoff now implement this for teams as well");
+				await peer.quiesce();
+				const files = peer.sessionFiles();
+				const header = peer.session.sessionManager.getHeader();
+				return {
+					ui: ui.log,
+					files: files.length,
+					parentIsPrevious: header?.parentSession === parent,
+					current: peer.session.sessionFile !== parent,
+					messages: peer.session.messages.length,
+				};
+			},
+		);
+		expect(pi.ui).toEqual([
+			["notify", "Usage: /handoff <goal for new thread>", "error"],
+			["notify", "No conversation to hand off", "error"],
+			["custom", "<component>"],
+			["editor", "Edit handoff prompt"],
+			["setEditorText", "Implement it for teams.\nKeep the plan."],
+			["notify", "Handoff ready. Submit when ready.", "info"],
+		]);
+		// The new session is not on disk yet (no assistant message), but it names its parent.
+		expect(pi).toMatchObject({ files: 1, parentIsPrevious: true, current: true, messages: 0 });
+		expect(settle).toEqual(pi);
+	});
 });
