@@ -4,7 +4,8 @@
  * pi-examples-peers.ts, real git and real files in temp folders.
  */
 import { execFileSync } from "node:child_process";
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { eventPayloads, fileShape } from "../parity/normalize.js";
@@ -30,7 +31,12 @@ function gitRepo(dirs: TempDirs): void {
 /** Runs `scenario` on pi's runtime, then Settle's, with the examples loaded and a scripted UI. */
 async function onBothRuntimesWithExamples<T>(
 	names: string[],
-	options: { answers?: unknown[]; setup?: (dirs: TempDirs) => void; extensions?: SharedExtension[] },
+	options: {
+		answers?: unknown[];
+		setup?: (dirs: TempDirs) => void;
+		extensions?: SharedExtension[];
+		flags?: Map<string, string | boolean>;
+	},
 	scenario: (peer: RuntimePeer, ui: ScriptedUI) => Promise<T>,
 ): Promise<{ pi: T; settle: T }> {
 	const results: Partial<Record<PeerName, T>> = {};
@@ -42,6 +48,7 @@ async function onBothRuntimesWithExamples<T>(
 			extensionPaths: names.map((example) => join(EXAMPLES, example)),
 			uiContext: ui.ui,
 			...(options.setup ? { setup: options.setup } : {}),
+			...(options.flags ? { extensionFlagValues: options.flags } : {}),
 		});
 		try {
 			results[name] = await scenario(peer, ui);
@@ -248,5 +255,72 @@ describe("pi examples, differential: runtime", () => {
 		// The new session is not on disk yet (no assistant message), but it names its parent.
 		expect(pi).toMatchObject({ files: 1, parentIsPrevious: true, current: true, messages: 0 });
 		expect(settle).toEqual(pi);
+	});
+
+	it("ssh.ts: with --ssh, the model's read/write/edit/bash run through ssh in the remote folder", async () => {
+		// No sshd here: an `ssh` first on PATH runs the command with bash on this machine (the
+		// "remote" is a temp folder) and logs it, so the example's own remote commands really run.
+		const shim = mkdtempSync(join(tmpdir(), "settle-ssh-shim-"));
+		const remote = mkdtempSync(join(tmpdir(), "settle-ssh-remote-"));
+		const calls = join(shim, "calls.log");
+		writeFileSync(
+			join(shim, "ssh"),
+			`#!/bin/bash\nprintf '%s\\t%s\\n' "$1" "$2" >> ${JSON.stringify(calls)}\nexec bash -c "$2"\n`,
+			{ mode: 0o755 },
+		);
+		const path = process.env.PATH;
+		process.env.PATH = `${shim}:${path}`;
+		try {
+			const { pi, settle } = await onBothRuntimesWithExamples(
+				["ssh.ts"],
+				{ flags: new Map([["ssh", `dev@box:${remote}`]]) },
+				async (peer, ui) => {
+					// Without the flag the tools would act on process.cwd(): stop before any tool runs.
+					expect(ui.log.map(([method, text]) => `${method} ${text}`)).toContain(
+						`notify SSH mode: dev@box:${remote.replace(/\d{2,}/g, "<n>")}`,
+					);
+					writeFileSync(calls, "");
+					peer.script([
+						{ toolCalls: [{ id: "w", name: "write", args: { path: "notes.txt", content: "alpha\nbeta\n" } }] },
+						{
+							toolCalls: [
+								{ id: "e", name: "edit", args: { path: "notes.txt", edits: [{ oldText: "beta", newText: "gamma" }] } },
+							],
+						},
+						{ toolCalls: [{ id: "r", name: "read", args: { path: "notes.txt" } }] },
+						{ toolCalls: [{ id: "b", name: "bash", args: { command: "pwd; ls" } }] },
+						{ text: "Done remotely." },
+					]);
+					await peer.session.prompt("work on the remote");
+					await peer.quiesce();
+					const result = {
+						ui: ui.log,
+						tools: eventPayloads(peer.recorded, ["tool_execution_end"]),
+						notes: readFileSync(join(remote, "notes.txt"), "utf8"),
+						ssh: readFileSync(calls, "utf8").replaceAll(remote, "<remote>").split("\n").filter(Boolean),
+					};
+					rmSync(join(remote, "notes.txt"));
+					return result;
+				},
+			);
+			expect(pi.notes).toBe("alpha\ngamma\n");
+			expect(pi.ssh).toEqual([
+				'dev@box\tmkdir -p "<remote>"',
+				'dev@box\techo "YWxwaGEKYmV0YQo=" | base64 -d > "<remote>/notes.txt"',
+				'dev@box\ttest -r "<remote>/notes.txt"',
+				'dev@box\tcat "<remote>/notes.txt"',
+				'dev@box\techo "YWxwaGEKZ2FtbWEK" | base64 -d > "<remote>/notes.txt"',
+				'dev@box\ttest -r "<remote>/notes.txt"',
+				'dev@box\tfile --mime-type -b "<remote>/notes.txt"',
+				'dev@box\tcat "<remote>/notes.txt"',
+				'dev@box\tcd "<remote>" && pwd; ls',
+			]);
+			expect(pi.tools.at(-1)).toMatchObject({ toolName: "bash", result: [{ text: `${remote}\nnotes.txt\n` }] });
+			expect(settle).toEqual(pi);
+		} finally {
+			process.env.PATH = path;
+			rmSync(shim, { recursive: true, force: true });
+			rmSync(remote, { recursive: true, force: true });
+		}
 	});
 });
