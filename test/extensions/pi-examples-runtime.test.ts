@@ -6,7 +6,7 @@
 import { execFileSync } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { basename, join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { eventPayloads, fileShape } from "../parity/normalize.js";
 import type { PeerName, SharedExtension, TempDirs } from "../parity/peers.js";
@@ -322,5 +322,53 @@ describe("pi examples, differential: runtime", () => {
 			rmSync(shim, { recursive: true, force: true });
 			rmSync(remote, { recursive: true, force: true });
 		}
+	});
+
+	it("status-line.ts and titlebar-spinner.ts: statuses per turn; the title returns to its base after the run", async () => {
+		const { pi, settle } = await onBothRuntimesWithExamples(
+			["status-line.ts", "titlebar-spinner.ts"],
+			{},
+			async (peer, ui) => {
+				peer.script([{ toolCalls: [{ id: "b", name: "bash", args: { command: "echo hi" } }] }, { text: "Done." }]);
+				await peer.session.prompt("two turns");
+				await peer.quiesce();
+				// The spinner's frames come from an 80 ms timer: how many a run shows depends on its speed.
+				return ui.log.filter(([method, title]) => method !== "setTitle" || !/^[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏] /.test(String(title)));
+			},
+		);
+		const base = `π - ${basename(process.cwd())}`;
+		expect(pi).toEqual([
+			["setStatus", "status-demo", "Ready"],
+			["setTitle", base],
+			["setStatus", "status-demo", "● Turn 1..."],
+			["setStatus", "status-demo", "✓ Turn 1 complete"],
+			["setStatus", "status-demo", "● Turn 2..."],
+			["setStatus", "status-demo", "✓ Turn 2 complete"],
+			["setTitle", base],
+		]);
+		expect(settle).toEqual(pi);
+	});
+
+	it("qna.ts: refuses without a finished assistant reply, then loads the extracted questions into the editor", async () => {
+		const { pi, settle } = await onBothRuntimesWithExamples(["qna.ts"], {}, async (peer, ui) => {
+			await peer.session.prompt("/qna");
+			peer.script([{ text: "", stopReason: "length" }, { text: "Which database? And which region?" }]);
+			await peer.session.prompt("ask me things");
+			await peer.quiesce();
+			await peer.session.prompt("/qna");
+			await peer.session.prompt("again");
+			await peer.quiesce();
+			// The extracting loader is a ctx.ui.custom component; the scripted UI answers it with no result.
+			await peer.session.prompt("/qna");
+			return ui.log;
+		});
+		expect(pi).toEqual([
+			["notify", "No assistant messages found", "error"],
+			["notify", "Last assistant message incomplete (length)", "error"],
+			["custom", "<component>"],
+			["setEditorText"],
+			["notify", "Questions loaded. Edit and submit when ready.", "info"],
+		]);
+		expect(settle).toEqual(pi);
 	});
 });
