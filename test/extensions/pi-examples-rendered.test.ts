@@ -71,4 +71,110 @@ describe("pi examples, differential: rendered elsewhere", () => {
 		]);
 		expect(settle).toEqual(pi);
 	});
+
+	it("message-renderer.ts: /status adds a custom message (level in details) the model sees on the next prompt", async () => {
+		const { pi, settle } = await onBothWithExamples(["message-renderer.ts"], {}, async ({ peer }) => {
+			peer.script([{ text: "Noted." }]);
+			for (const command of ["/status build green", "/status warn disk at 91%", "/status error"]) {
+				await peer.session.prompt(command);
+			}
+			await peer.prompt("what happened?");
+			await peer.quiesce();
+			const custom = peer
+				.fileEntries()
+				.filter((entry) => entry.type === "custom_message")
+				.map(({ customType, content, display, details }) => ({
+					customType,
+					content,
+					display,
+					level: (details as { level: string }).level,
+				}));
+			// The example stamps each message's details with Date.now().
+			return JSON.parse(JSON.stringify({ ...observe(peer), custom }), (key, value) =>
+				key === "timestamp" ? "<time>" : value,
+			) as ReturnType<typeof observe> & { custom: unknown[] };
+		});
+		expect(pi.custom).toEqual([
+			{ customType: "status-update", content: "build green", display: true, level: "info" },
+			{ customType: "status-update", content: "disk at 91%", display: true, level: "warn" },
+			{ customType: "status-update", content: "Status update", display: true, level: "error" },
+		]);
+		expect(pi.requests[0]?.messages).toEqual([
+			"user: build green",
+			"user: disk at 91%",
+			"user: Status update",
+			"user: what happened?",
+		]);
+		expect(settle).toEqual(pi);
+	});
+
+	it("question.ts: without a UI, with no options, and when the user dismisses the picker", async () => {
+		const script = [
+			{
+				toolCalls: [
+					{ id: "q1", name: "question", args: { question: "Which DB?", options: [{ label: "Postgres" }] } },
+					{ id: "q2", name: "question", args: { question: "Anything?", options: [] } },
+				],
+			},
+			{ text: "Ok." },
+		];
+		const run = (headless: boolean) =>
+			onBothWithExamples(["question.ts"], { headless }, async ({ peer, ui }) => {
+				peer.script(script);
+				await peer.prompt("ask me");
+				await peer.quiesce();
+				const results = eventPayloads(peer.recorded, ["tool_execution_end"]) as { toolCallId: string }[];
+				return {
+					results: results.sort((a, b) => a.toolCallId.localeCompare(b.toolCallId)),
+					details: peer.fileEntries().flatMap((entry) => {
+						const message = entry.message as { role?: string; details?: unknown } | undefined;
+						return message?.role === "toolResult" ? [message.details] : [];
+					}),
+					ui: ui.log,
+				};
+			});
+		const headless = await run(true);
+		const withUI = await run(false);
+		expect(headless.pi.details).toEqual([
+			{ question: "Which DB?", options: ["Postgres"], answer: null },
+			{ question: "Anything?", options: [], answer: null },
+		]);
+		expect(withUI.pi.ui).toEqual([["custom", "<component>"]]);
+		const texts = (results: unknown[]) =>
+			results.map((r) => (r as { result: { text: string }[] }).result.map((block) => block.text).join(""));
+		expect(texts(headless.pi.results)).toEqual([
+			"Error: UI not available (running in non-interactive mode)",
+			"Error: UI not available (running in non-interactive mode)",
+		]);
+		expect(texts(withUI.pi.results)).toEqual(["User cancelled the selection", "Error: No options provided"]);
+		expect(headless.settle).toEqual(headless.pi);
+		expect(withUI.settle).toEqual(withUI.pi);
+	});
+
+	it("summarize.ts: nothing to summarize, then no key for openai/gpt-5.2 (the summary shows in pi's TUI)", async () => {
+		const saved = process.env.OPENAI_API_KEY;
+		delete process.env.OPENAI_API_KEY;
+		try {
+			const { pi, settle } = await onBothWithExamples(
+				["summarize.ts"],
+				{ modelCatalog: true },
+				async ({ peer, ui }) => {
+					await peer.session.prompt("/summarize");
+					peer.script([{ text: "A reply." }]);
+					await peer.prompt("hello");
+					await peer.quiesce();
+					await peer.session.prompt("/summarize");
+					return ui.log;
+				},
+			);
+			expect(pi).toEqual([
+				["notify", "No conversation text found", "warning"],
+				["notify", "Preparing summary...", "info"],
+				["notify", "No API key for openai/gpt-5.2", "warning"],
+			]);
+			expect(settle).toEqual(pi);
+		} finally {
+			if (saved !== undefined) process.env.OPENAI_API_KEY = saved;
+		}
+	});
 });
