@@ -5,7 +5,7 @@
  * tool results, files, messages, the answers of their non-terminal paths.
  */
 import { writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { basename, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { eventPayloads, observe } from "../parity/normalize.js";
 import { type PiSearchEnvironment, setUpPiSearchEnvironment } from "../tools/pi-differential-search-env.js";
@@ -176,5 +176,33 @@ describe("pi examples, differential: rendered elsewhere", () => {
 		} finally {
 			if (saved !== undefined) process.env.OPENAI_API_KEY = saved;
 		}
+	});
+
+	it("built-in-tool-renderer.ts: its read/bash/edit/write delegate to the built-ins made for process.cwd()", async () => {
+		const { pi, settle } = await onBothWithExamples(["built-in-tool-renderer.ts"], {}, async ({ peer }) => {
+			// The example builds its tools for process.cwd() (this repository): absolute paths keep
+			// every file it touches in the session's temp folder.
+			const file = join(peer.dirs.cwd, "notes.txt");
+			peer.script([
+				{ toolCalls: [{ id: "w", name: "write", args: { path: file, content: "alpha\nbeta\n" } }] },
+				{
+					toolCalls: [{ id: "e", name: "edit", args: { path: file, edits: [{ oldText: "beta", newText: "gamma" }] } }],
+				},
+				{ toolCalls: [{ id: "r", name: "read", args: { path: file, offset: 2 } }] },
+				{ toolCalls: [{ id: "b", name: "bash", args: { command: 'basename "$PWD"' } }] },
+				{ text: "Done." },
+			]);
+			await peer.prompt("use the tools");
+			await peer.quiesce();
+			const tools = eventPayloads(peer.recorded, ["tool_execution_end"]);
+			return JSON.parse(JSON.stringify({ tools, requests: peer.requests }).replaceAll(peer.dirs.cwd, "<cwd>"));
+		});
+		expect(pi.requests.at(-1).messages.filter((m: string) => m.startsWith("toolResult"))).toEqual([
+			"toolResult write: Successfully wrote 11 bytes to <cwd>/notes.txt",
+			"toolResult edit: Successfully replaced 1 block(s) in <cwd>/notes.txt.",
+			"toolResult read: gamma\n",
+			`toolResult bash: ${basename(process.cwd())}\n`,
+		]);
+		expect(settle).toEqual(pi);
 	});
 });
