@@ -371,4 +371,48 @@ describe("pi examples, differential: runtime", () => {
 		]);
 		expect(settle).toEqual(pi);
 	});
+
+	it("tools.ts: a tools-config saved on the branch sets the active tools when the tree moves and when resumed", async () => {
+		// The example saves the selection from its terminal settings list; this probe writes the same entry.
+		const saveTools: SharedExtension = (api) => {
+			api.registerCommand("save-tools", {
+				description: "save a tools-config entry",
+				handler: async (args) => void api.appendEntry("tools-config", { enabledTools: args.trim().split(",") }),
+			});
+		};
+		const { pi, settle } = await onBothRuntimesWithExamples(["tools.ts"], { extensions: [saveTools] }, async (peer) => {
+			peer.script([{ text: "One." }, { text: "Two." }, { text: "Three." }]);
+			await peer.session.prompt("first");
+			await peer.quiesce();
+			await peer.session.prompt("/save-tools read,bash,nope");
+			const saved = peer.session.sessionManager.getLeafId()!;
+			const before = String(peer.session.sessionManager.getEntry(saved)!.parentId);
+			// Away from the saved entry and back: the tree moves twice.
+			await peer.session.navigateTree(before);
+			await peer.session.navigateTree(saved);
+			await peer.session.prompt("second");
+			await peer.quiesce();
+			const file = peer.session.sessionFile!;
+			await peer.runtime.newSession();
+			await peer.session.prompt("third");
+			await peer.quiesce();
+			await peer.runtime.switchSession(file);
+			return {
+				tools: peer.requests.map((r) => r.tools),
+				// Without Settle's transcript `system` messages (its record of the prompt and tool changes).
+				resumed: peer.session.sessionManager.getEntries().flatMap((e) => {
+					const role = (e as { message?: { role: string } }).message?.role;
+					return role === "system" ? [] : [`${e.type}:${role ?? (e as { customType?: string }).customType}`];
+				}),
+				active: (peer.session as unknown as { getActiveToolNames(): string[] }).getActiveToolNames(),
+			};
+		});
+		expect(pi.tools).toEqual([
+			["read", "bash", "edit", "write"],
+			["read", "bash"],
+			["read", "bash", "edit", "write"],
+		]);
+		expect(pi.active).toEqual(["read", "bash"]);
+		expect(settle).toEqual(pi);
+	});
 });
