@@ -94,6 +94,8 @@ export interface RuntimePeerOptions {
 	uiContext?: unknown;
 	/** Prepares the temp folders before the runtime starts (a git repo in `cwd`, …). */
 	setup?: (dirs: TempDirs) => void;
+	/** Extension flags as the CLI passes them (`--name value`), given to both products' services. */
+	extensionFlagValues?: Map<string, string | boolean>;
 }
 
 /** A runtime of one peer, recording every public event of every session it installs. */
@@ -155,6 +157,7 @@ async function createPiRuntimePeer(options: RuntimePeerOptions, dirs: TempDirs):
 			agentDir,
 			authStorage,
 			modelRegistry,
+			...(options.extensionFlagValues ? { extensionFlagValues: options.extensionFlagValues } : {}),
 			resourceLoaderOptions: {
 				...RESOURCE_OPTIONS,
 				noThemes: true,
@@ -255,6 +258,7 @@ async function createSettleRuntimePeer(options: RuntimePeerOptions, dirs: TempDi
 		model: faux.getModel()!,
 		thinkingLevel: "off",
 		customTools: options.customTools as never,
+		...(options.extensionFlagValues ? { extensionFlagValues: options.extensionFlagValues } : {}),
 		resourceLoaderOptions: {
 			...RESOURCE_OPTIONS,
 			extensionFactories: options.extensions,
