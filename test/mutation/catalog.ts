@@ -3685,6 +3685,66 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/session/virtual-models.test.ts"],
 	},
+	{
+		id: "J01",
+		file: "src/extensions/flags.ts",
+		description: "string extension flag values dropped",
+		edits: [
+			{
+				find: "target.runtime.flagValues.set(name, value);",
+				replace: "void value;",
+			},
+		],
+		tests: ["test/extensions/pi-examples-runtime.test.ts"],
+	},
+	{
+		id: "J02",
+		file: "src/runtime/runtime.ts",
+		description: "newSession ignores parentSession",
+		edits: [
+			{
+				find: "if (options.parentSession !== undefined) event.parentSession = options.parentSession;",
+				replace: "",
+			},
+		],
+		tests: ["test/extensions/pi-examples-runtime.test.ts"],
+	},
+	{
+		id: "J03",
+		file: "src/runtime/runtime.ts",
+		description: "fork always 'before'",
+		edits: [
+			{
+				find: 'const position = options.position ?? "before";',
+				replace: 'const position: "before" | "at" = "before";',
+			},
+		],
+		tests: ["test/extensions/pi-examples-runtime.test.ts"],
+	},
+	{
+		id: "J04",
+		file: "src/extensions/runner.ts",
+		description: "resources_discover skillPaths ignored",
+		edits: [
+			{
+				find: '["skillPaths", "promptPaths", "themePaths"] as const',
+				replace: '["promptPaths", "themePaths"] as const',
+			},
+		],
+		tests: ["test/extensions/pi-examples-inputs.test.ts"],
+	},
+	{
+		id: "J05",
+		file: "src/session/agent-session.ts",
+		description: "idle sendCustomMessage with triggerTurn starts no turn",
+		edits: [
+			{
+				find: 'if (options.triggerTurn) return this.request({ kind: "custom", message: custom });',
+				replace: "",
+			},
+		],
+		tests: ["test/extensions/pi-examples-inputs.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
