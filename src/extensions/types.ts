@@ -25,6 +25,7 @@ import type {
 	Usage,
 } from "../llm/types.js";
 import type { ResourceDiagnostic } from "../resources/types.js";
+import type { CacheWarmingDecisionEvent, CacheWarmingDecisionEventResult } from "../session/cache-warmer.js";
 import type { CustomMessage } from "../session/messages.js";
 import type { SystemPromptOptions } from "../session/system-prompt.js";
 import type { BranchSummaryEntry, CompactionEntry, SessionEntry, SessionHeader } from "../store/entries.js";
@@ -1161,6 +1162,7 @@ export interface ExtensionEventMap {
 	model_select: ModelSelectEvent;
 	thinking_level_select: ThinkingLevelSelectEvent;
 	user_bash: UserBashEvent;
+	cache_warming_decision: CacheWarmingDecisionEvent;
 }
 
 /** What a handler of each event may return (`undefined` = the return value is ignored). */
@@ -1201,6 +1203,7 @@ export interface ExtensionEventResultMap {
 	model_select: undefined;
 	thinking_level_select: undefined;
 	user_bash: UserBashEventResult;
+	cache_warming_decision: CacheWarmingDecisionEventResult;
 }
 
 /** The name of every event an extension can subscribe to with `pi.on`. */
@@ -1239,6 +1242,7 @@ export type RunnerEmitEvent = Exclude<
 	| AgentBeforeSettleEvent
 	| ResourcesDiscoverEvent
 	| UserBashEvent
+	| CacheWarmingDecisionEvent
 >;
 
 /** What `ExtensionRunner.emit` resolves with for an event: the merged handler result for cancellable events, else undefined. */
