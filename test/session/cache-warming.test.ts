@@ -261,6 +261,10 @@ describe("cache warming", () => {
 
 	it("mode `streaming` warms only while the run is active; switching modes reconciles at once", async () => {
 		let release: (() => void) | undefined;
+		let entered!: () => void;
+		const inTool = new Promise<void>((resolve) => {
+			entered = resolve;
+		});
 		const slowTool: AgentTool = {
 			name: "slow",
 			label: "slow",
@@ -269,6 +273,7 @@ describe("cache warming", () => {
 			execute: () =>
 				new Promise((resolve) => {
 					release = () => resolve({ content: [{ type: "text", text: "done" }], details: undefined });
+					entered();
 				}),
 		};
 		let calls = 0;
@@ -285,7 +290,7 @@ describe("cache warming", () => {
 			}),
 		});
 		const done = env.session.prompt("run the slow tool");
-		while (!release) await drainMicrotasks();
+		await inTool;
 		// The tool runs for 10 minutes: the request's cache entry is refreshed meanwhile (continuation probability 1).
 		expect(env.session.cacheWarmingStatus).toMatchObject({
 			state: "scheduled",
@@ -293,7 +298,7 @@ describe("cache warming", () => {
 		});
 		await warmOnce(env);
 		expectWarmOf(env.warmRequests()[0]!, env.realRequests()[0]!);
-		release();
+		release!();
 		await done;
 		expect(env.session.cacheWarmingStatus).toEqual({ state: "inactive", reason: "agent run settled" });
 		env.clock.increment(60 * 60_000);
