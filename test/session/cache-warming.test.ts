@@ -100,6 +100,21 @@ describe("cache warming", () => {
 		expect(env.warmRequests()).toHaveLength(6);
 	});
 
+	it("a refresh whose timer fires more than half the margin late (a sleeping laptop) is dropped", async () => {
+		const env = await setup();
+		await env.session.prompt("hello");
+		// 300 s cache, refresh at 270 s: half of the 30 s margin is the latest a refresh is still sent.
+		env.clock.increment(WARM_DELAY_MS + 15_001);
+		await drainMicrotasks();
+		expect(env.warmRequests()).toHaveLength(0);
+		expect(env.session.cacheWarmingStatus).toEqual({ state: "inactive", reason: "cache refresh deadline missed" });
+
+		const onTime = await setup();
+		await onTime.session.prompt("hello");
+		await warmOnce(onTime, WARM_DELAY_MS + 15_000);
+		expect(onTime.warmRequests()).toHaveLength(1);
+	});
+
 	it("sends nothing when expected savings are below $0.05 and says why", async () => {
 		const env = await setup({ cost: CHEAP_COST });
 		await env.session.prompt("hello");
