@@ -7,7 +7,9 @@ import { readFileSync } from "node:fs";
 import { afterEach, describe, expect, it } from "vitest";
 import type { AgentTool } from "../../src/agent/types.js";
 import { fauxAssistantMessage, fauxToolCall } from "../../src/llm/faux.js";
+import { InMemoryModelRuntime } from "../../src/llm/model-runtime.js";
 import { REAL_CACHE_WARMER_CLOCK } from "../../src/session/cache-warmer.js";
+import { modelRegistryView } from "../../src/session/model-registry-view.js";
 import { SettingsManager } from "../../src/settings/settings-manager.js";
 import type { UsageEntry } from "../../src/store/entries.js";
 import {
@@ -374,6 +376,22 @@ describe("cache warming", () => {
 			["refreshing", "idle"],
 			["scheduled", "idle"],
 		]);
+	});
+
+	it("a provider an extension registers keeps its models' cache lifetimes (pi 1.6's `promptCache`)", () => {
+		const runtime = new InMemoryModelRuntime();
+		modelRegistryView(runtime).registerProvider?.("proxy", {
+			baseUrl: "http://localhost:1",
+			apiKey: "key",
+			api: "anthropic-messages",
+			streamSimple: () => undefined,
+			models: [
+				{ id: "cached", name: "Cached", promptCache: { short: 300, long: 3600 } },
+				{ id: "uncached", name: "Uncached" },
+			],
+		});
+		expect(runtime.getModel("proxy", "cached")?.promptCache).toEqual({ short: 300, long: 3600 });
+		expect(runtime.getModel("proxy", "uncached")).not.toHaveProperty("promptCache");
 	});
 
 	it("the real clock's timers never keep the process alive", () => {
