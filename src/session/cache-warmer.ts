@@ -10,6 +10,7 @@
 import {
 	CACHE_WARMING_MAX_AGE_MS,
 	CACHE_WARMING_MAX_IDLE_AGE_MS,
+	CACHE_WARMING_MINIMUM_EXPECTED_SAVINGS,
 	type CacheWarmingAction,
 	type CacheWarmingDecision,
 	type CacheWarmingPhase,
@@ -346,4 +347,59 @@ export class CacheWarmer {
 	private evaluate(run: Run): CacheWarmingDecision {
 		return evaluateCacheWarming(run.model, lastPromptTokens(this.host.getBranch()), run.phase);
 	}
+}
+
+function formatDollars(value: number): string {
+	return value < 0 ? `-$${Math.abs(value).toFixed(3)}` : `$${value.toFixed(3)}`;
+}
+
+function formatEconomics(decision: CacheWarmingDecision): string {
+	if (!decision.economicsAvailable) return "cache economics unavailable";
+	const probability = Math.round(decision.continuationProbability * 100);
+	const probabilityText =
+		decision.phase === "streaming"
+			? `${probability}% continuation probability while agent is running`
+			: `${probability}% continuation probability`;
+	const comparison = decision.action === "warm" ? ">=" : "<";
+	return `${probabilityText}, expected savings ${formatDollars(decision.expectedSavings)} ${comparison} $${CACHE_WARMING_MINIMUM_EXPECTED_SAVINGS.toFixed(3)}`;
+}
+
+function formatDecisionTime(nextWarmAt: number | undefined, now: number): string {
+	if (nextWarmAt === undefined || nextWarmAt <= now) return "Decision now";
+	let remainingSeconds = Math.ceil((nextWarmAt - now) / 1000);
+	const hours = Math.floor(remainingSeconds / 3600);
+	remainingSeconds %= 3600;
+	const minutes = Math.floor(remainingSeconds / 60);
+	const seconds = remainingSeconds % 60;
+	const parts: string[] = [];
+	if (hours > 0) parts.push(`${hours}h`);
+	if (minutes > 0) parts.push(`${minutes}m`);
+	if (seconds > 0 || parts.length === 0) parts.push(`${seconds}s`);
+	return `Decision in ${parts.join(" ")}`;
+}
+
+/**
+ * pi 1.6's one-line text of a {@link CacheWarmingStatus} (its `/session` line); `now` on the
+ * warmer's clock.
+ *
+ * @example
+ * ```ts
+ * formatCacheWarmingStatus({ state: "inactive", reason: "cache lifetime unavailable" });
+ * // "Inactive (cache lifetime unavailable)"
+ * formatCacheWarmingStatus(session.cacheWarmingStatus!, Date.now());
+ * // e.g. "Decision in 4m 30s (15% continuation probability, expected savings $0.217 >= $0.050 -> warm)"
+ * ```
+ */
+export function formatCacheWarmingStatus(status: CacheWarmingStatus, now: number = Date.now()): string {
+	const decision = status.decision;
+	// A decision is attached once pi (or an extension) acted on it; "inactive" without one never got that far.
+	if (!decision || (status.state === "inactive" && !decision.economicsAvailable && !status.extensionOverride)) {
+		return `Inactive (${status.reason ?? "unknown reason"})`;
+	}
+	const details = status.extensionOverride
+		? `extension override, ${formatEconomics(decision)}`
+		: `${formatEconomics(decision)} -> ${decision.action}`;
+	if (status.state === "inactive") return `Stopped (${details})`;
+	if (status.state === "refreshing") return `Warming cache (${details})`;
+	return `${formatDecisionTime(status.nextWarmAt, now)} (${details})`;
 }

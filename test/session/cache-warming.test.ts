@@ -8,7 +8,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import type { AgentTool } from "../../src/agent/types.js";
 import { fauxAssistantMessage, fauxToolCall } from "../../src/llm/faux.js";
 import { InMemoryModelRuntime } from "../../src/llm/model-runtime.js";
-import { REAL_CACHE_WARMER_CLOCK } from "../../src/session/cache-warmer.js";
+import { formatCacheWarmingStatus, REAL_CACHE_WARMER_CLOCK } from "../../src/session/cache-warmer.js";
 import { modelRegistryView } from "../../src/session/model-registry-view.js";
 import { SettingsManager } from "../../src/settings/settings-manager.js";
 import type { UsageEntry } from "../../src/store/entries.js";
@@ -71,6 +71,9 @@ describe("cache warming", () => {
 		expect(status.decision).toMatchObject({ phase: "idle", continuationProbability: 0.15, action: "warm" });
 		expect(status.decision!.warmCost).toBeCloseTo(WARM_COST, 12);
 		expect(status.decision!.missCost).toBeCloseTo(MISS_COST, 12);
+		expect(formatCacheWarmingStatus(status, 0)).toBe(
+			"Decision in 4m 30s (15% continuation probability, expected savings $0.217 >= $0.050 -> warm)",
+		);
 
 		env.clock.increment(WARM_DELAY_MS - 1);
 		await drainMicrotasks();
@@ -172,6 +175,9 @@ describe("cache warming", () => {
 			continuationProbability: 0.15,
 			action: "warm",
 		});
+		expect(formatCacheWarmingStatus(env.session.cacheWarmingStatus!)).toBe(
+			"Stopped (extension override, 15% continuation probability, expected savings $0.217 >= $0.050)",
+		);
 		expect(env.session.cacheWarmingStatus).toMatchObject({
 			state: "inactive",
 			reason: "stopped by extension",
