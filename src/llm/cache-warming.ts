@@ -99,6 +99,7 @@ export interface CacheWarmingRequestOptions extends StreamOptions {
  *
  * @example
  * ```ts
+ * const controller = new AbortController();
  * getCacheWarmingRequestOptions({ sessionId: "s1", maxTokens: 8192 }, controller.signal);
  * // { sessionId: "s1", maxTokens: 1, disableContinuation: true, maxRetries: 0, signal }
  * ```

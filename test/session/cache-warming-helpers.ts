@@ -62,6 +62,8 @@ export interface WarmSessionOptions {
 	/** Replaces the answer to real requests. */
 	answerReal?: (request: RecordedRequest, model: Model) => AssistantMessage;
 	tools?: AgentTool[];
+	/** Run on the real clock instead of a `SimulatedClock` (timers then really wait). */
+	realClock?: boolean;
 }
 
 export function usage(partial: Partial<Usage>): Usage {
@@ -148,7 +150,7 @@ export async function warmSession(options: WarmSessionOptions = {}) {
 		cwd: dir,
 		model,
 		thinkingLevel: "off",
-		clock,
+		...(options.realClock ? {} : { clock }),
 		...(options.tools ? { baseToolsOverride: Object.fromEntries(options.tools.map((tool) => [tool.name, tool])) } : {}),
 	});
 	const events: AgentSessionEvent[] = [];

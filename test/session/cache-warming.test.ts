@@ -3,12 +3,16 @@
  * session re-sends its last request with a one-token cap at 90% of the cache lifetime, while pi's
  * cost model (or a `cache_warming_decision` handler) says so; each refresh is a `usage` entry.
  */
-import { readFileSync } from "node:fs";
+import { spawnSync } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
 import type { AgentTool } from "../../src/agent/types.js";
 import { fauxAssistantMessage, fauxToolCall } from "../../src/llm/faux.js";
 import { InMemoryModelRuntime } from "../../src/llm/model-runtime.js";
-import { formatCacheWarmingStatus, REAL_CACHE_WARMER_CLOCK } from "../../src/session/cache-warmer.js";
+import { formatCacheWarmingStatus } from "../../src/session/cache-warmer.js";
 import { modelRegistryView } from "../../src/session/model-registry-view.js";
 import { SettingsManager } from "../../src/settings/settings-manager.js";
 import type { UsageEntry } from "../../src/store/entries.js";
@@ -22,6 +26,7 @@ import {
 	warmSession,
 } from "./cache-warming-helpers.js";
 
+const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 type Env = Awaited<ReturnType<typeof warmSession>>;
 const envs: Env[] = [];
 async function setup(options: Parameters<typeof warmSession>[0] = {}): Promise<Env> {
@@ -400,9 +405,37 @@ describe("cache warming", () => {
 		expect(runtime.getModel("proxy", "uncached")).not.toHaveProperty("promptCache");
 	});
 
-	it("the real clock's timers never keep the process alive", () => {
-		const timer = REAL_CACHE_WARMER_CLOCK.setTimeout(() => undefined, 60_000) as NodeJS.Timeout;
-		expect(timer.hasRef()).toBe(false);
-		REAL_CACHE_WARMER_CLOCK.clearTimeout(timer);
+	it("a scheduled refresh on the real clock does not keep the process alive", () => {
+		// A real child process: prompt once with a warmable model, leave the session undisposed, and
+		// end the script. The refresh is due in 270 s; the process must exit now regardless.
+		const dir = mkdtempSync(join(tmpdir(), "settle-warm-exit-"));
+		const program = join(dir, "warm-exit.mts");
+		const helpers = pathToFileURL(join(ROOT, "test/session/cache-warming-helpers.ts")).href;
+		writeFileSync(
+			program,
+			[
+				`import { warmSession } from ${JSON.stringify(helpers)};`,
+				"const env = await warmSession({ realClock: true });",
+				'await env.session.prompt("hello");',
+				"console.log(JSON.stringify(env.session.cacheWarmingStatus));",
+			].join("\n"),
+		);
+		try {
+			const started = Date.now();
+			const result = spawnSync(process.execPath, ["--import", "tsx", program], {
+				cwd: ROOT,
+				encoding: "utf8",
+				// It exits in about a second; a held timer would keep it for 270 s.
+				timeout: 30_000,
+			});
+			expect(result.stderr).toBe("");
+			expect(result.signal).toBeNull();
+			expect(result.status).toBe(0);
+			const status = JSON.parse(result.stdout.trim().split("\n").pop()!);
+			expect(status).toMatchObject({ state: "scheduled", decision: { action: "warm" } });
+			expect(status.nextWarmAt - started).toBeGreaterThan(WARM_DELAY_MS - 60_000);
+		} finally {
+			rmSync(dir, { recursive: true, force: true });
+		}
 	});
 });
