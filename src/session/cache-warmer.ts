@@ -70,13 +70,9 @@ export interface CacheWarmerClock {
 	now(): number;
 }
 
-/** The real clock; its timers never keep the process alive. */
+/** The real clock (the warmer unrefs every timer it arms, so none keeps the process alive). */
 export const REAL_CACHE_WARMER_CLOCK: CacheWarmerClock = {
-	setTimeout(fn, timeout) {
-		const timer = setTimeout(fn, timeout);
-		timer.unref();
-		return timer;
-	},
+	setTimeout: (fn, timeout) => setTimeout(fn, timeout),
 	clearTimeout: (id) => clearTimeout(id as ReturnType<typeof setTimeout>),
 	now: () => Date.now(),
 };
@@ -140,7 +136,8 @@ function lastPromptTokens(entries: readonly SessionEntry[]): number {
  *   getMode: () => settingsManager.getCacheWarmingMode(),
  *   clock: new SimulatedClock(),
  * });
- * warmer.start({ model, context, options }, () => true); // after sending a request
+ * // After sending a request, with the context and options it was sent with:
+ * warmer.start({ model, context: { messages: [] }, options: { sessionId: sessionManager.getSessionId() } }, () => true);
  * warmer.status.state; // "scheduled" (when the model has a promptCache lifetime)
  * ```
  */
@@ -268,6 +265,7 @@ export class CacheWarmer {
 			return;
 		}
 		const id = this.clock.setTimeout(() => void this.refresh(run), Math.max(0, run.nextWarmAt - now));
+		// A pending refresh must never keep the process alive (a Node timer; simulated ids have no unref).
 		(id as { unref?: () => void } | null)?.unref?.();
 		run.timer = { id };
 	}
