@@ -25,6 +25,7 @@ import { createTestResourceLoader } from "../../src/resources/test-loader.js";
 import { AgentSession } from "../../src/session/agent-session.js";
 import type { CacheWarmingMode } from "../../src/session/cache-warmer.js";
 import type { AgentSessionEvent } from "../../src/session/events.js";
+import type { Settings } from "../../src/settings/schema.js";
 import { SettingsManager } from "../../src/settings/settings-manager.js";
 import { SessionManager } from "../../src/store/session-manager.js";
 
@@ -62,6 +63,8 @@ export interface WarmSessionOptions {
 	/** Replaces the answer to real requests. */
 	answerReal?: (request: RecordedRequest, model: Model) => AssistantMessage;
 	tools?: AgentTool[];
+	/** More global settings. */
+	settings?: Partial<Settings>;
 	/** Run on the real clock instead of a `SimulatedClock` (timers then really wait). */
 	realClock?: boolean;
 }
@@ -142,7 +145,10 @@ export async function warmSession(options: WarmSessionOptions = {}) {
 		options.persistence === "disk" ? SessionManager.create(dir, join(dir, "sessions")) : SessionManager.inMemory(dir);
 	const session = await AgentSession.create({
 		sessionManager,
-		settingsManager: SettingsManager.inMemory(options.mode ? { cacheWarming: options.mode } : {}),
+		settingsManager: SettingsManager.inMemory({
+			...options.settings,
+			...(options.mode ? { cacheWarming: options.mode } : {}),
+		}),
 		resourceLoader: createTestResourceLoader({ extensionFactories: options.extensionFactories ?? [] }),
 		modelRuntime: new InMemoryModelRuntime([
 			{ provider: "warm", models: [model, other], streamFn, requiresAuth: false },

@@ -347,6 +347,24 @@ describe("cache warming", () => {
 		expect(env.warmRequests()).toHaveLength(1);
 	});
 
+	it("a compaction's summary request is not warmed, and the compacted context is not the warmed prompt", async () => {
+		const env = await setup({ settings: { compaction: { keepRecentTokens: 1 } } });
+		await env.session.prompt("first");
+		await env.session.prompt("second");
+		const sessionRequests = env.realRequests().length;
+		await env.session.compact();
+		const summary = env.realRequests()[sessionRequests]!;
+		expect(summary.options.sessionId).toBeUndefined();
+		expect(env.session.cacheWarmingStatus).toEqual({ state: "inactive", reason: "conversation context changed" });
+		env.clock.increment(WARM_DELAY_MS);
+		await drainMicrotasks();
+		expect(env.warmRequests()).toHaveLength(0);
+		// The next real request is warmed again.
+		await env.session.prompt("third");
+		await warmOnce(env);
+		expectWarmOf(env.warmRequests()[0]!, env.realRequests().at(-1)!);
+	});
+
 	it("switching the model makes the warmed request stale: no refresh is sent", async () => {
 		const env = await setup();
 		await env.session.prompt("hello");
