@@ -16,6 +16,7 @@ import type { ExtensionUIContext } from "../extensions/types.js";
 import type { ThinkingLevel } from "../llm/types.js";
 import type { AgentSessionRuntime } from "../runtime/runtime.js";
 import { userMessageText } from "../runtime/targets.js";
+import { formatCacheWarmingStatus } from "../session/cache-warmer.js";
 import type { SessionInfo } from "../store/entries.js";
 import { SessionManager } from "../store/session-manager.js";
 import { THINKING_LEVELS } from "./args.js";
@@ -448,6 +449,11 @@ function sessionInfo(host: CommandHost): void {
 	}
 	const model = session.model;
 	host.print(`  model: ${model ? `${model.provider}/${model.id}` : "(none)"}, thinking ${session.thinkingLevel}`);
+	// pi 1.6's "Cache Warming" block: the mode and the warmer's status line.
+	const warming = session.cacheWarmingStatus;
+	host.print(
+		`  cache warming: ${session.settingsManager.getCacheWarmingMode()}, ${warming ? formatCacheWarmingStatus(warming) : "Inactive (cache warming unavailable)"}`,
+	);
 }
 
 async function reload(host: CommandHost): Promise<void> {

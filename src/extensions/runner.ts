@@ -17,6 +17,11 @@
 import { basename, dirname } from "node:path";
 import { errorMessage, SettleError } from "../errors.js";
 import type { AgentMessage, ImageContent, Model } from "../llm/types.js";
+import type {
+	CacheWarmingAction,
+	CacheWarmingDecisionEvent,
+	CacheWarmingDecisionEventResult,
+} from "../session/cache-warmer.js";
 import type { SystemPromptOptions } from "../session/system-prompt.js";
 import type { SourceInfo } from "../tools/types.js";
 import { validateBoundaryEntries } from "./boundary.js";
@@ -1020,6 +1025,24 @@ export class ExtensionRunner {
 			if (value !== null && value !== undefined) result[name] = String(value);
 		}
 		return result;
+	}
+
+	/**
+	 * `cache_warming_decision`: the event's own action unless a handler returns `{action}`; the last
+	 * override wins. A throwing handler is reported and skipped (pi 1.6's `emitCacheWarmingDecision`).
+	 */
+	async emitCacheWarmingDecision(event: CacheWarmingDecisionEvent): Promise<CacheWarmingAction> {
+		const handlers = this.runtime.handlersFor("cache_warming_decision");
+		let action = event.action;
+		if (handlers.length === 0) return action;
+		const ctx = this.createContext();
+		for (const entry of handlers) {
+			const value = await this.invoke(entry, "cache_warming_decision", event, ctx);
+			if (value === FAILED) continue;
+			const result = value as CacheWarmingDecisionEventResult | undefined;
+			if (result?.action !== undefined) action = result.action;
+		}
+		return action;
 	}
 
 	/**

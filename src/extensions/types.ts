@@ -26,6 +26,7 @@ import type {
 } from "../llm/types.js";
 import type { ModelRoute, ModelRouteRequest, VirtualModelDefinition } from "../llm/virtual-models.js";
 import type { ResourceDiagnostic } from "../resources/types.js";
+import type { CacheWarmingDecisionEvent, CacheWarmingDecisionEventResult } from "../session/cache-warmer.js";
 import type { CustomMessage } from "../session/messages.js";
 import type { SystemPromptOptions } from "../session/system-prompt.js";
 import type { BranchSummaryEntry, CompactionEntry, SessionEntry, SessionHeader } from "../store/entries.js";
@@ -1172,6 +1173,7 @@ export interface ExtensionEventMap {
 	model_select: ModelSelectEvent;
 	thinking_level_select: ThinkingLevelSelectEvent;
 	user_bash: UserBashEvent;
+	cache_warming_decision: CacheWarmingDecisionEvent;
 }
 
 /** What a handler of each event may return (`undefined` = the return value is ignored). */
@@ -1212,6 +1214,7 @@ export interface ExtensionEventResultMap {
 	model_select: undefined;
 	thinking_level_select: undefined;
 	user_bash: UserBashEventResult;
+	cache_warming_decision: CacheWarmingDecisionEventResult;
 }
 
 /** The name of every event an extension can subscribe to with `pi.on`. */
@@ -1250,6 +1253,7 @@ export type RunnerEmitEvent = Exclude<
 	| AgentBeforeSettleEvent
 	| ResourcesDiscoverEvent
 	| UserBashEvent
+	| CacheWarmingDecisionEvent
 >;
 
 /** What `ExtensionRunner.emit` resolves with for an event: the merged handler result for cancellable events, else undefined. */

@@ -60,6 +60,8 @@ export interface FauxModelDefinition {
 	maxTokens?: number;
 	thinkingLevelMap?: Model["thinkingLevelMap"];
 	compat?: Record<string, unknown>;
+	/** Prompt cache lifetimes in seconds (makes the model eligible for cache warming). */
+	promptCache?: Model["promptCache"];
 }
 
 /** Options of {@link createFauxProvider}: ids, models and streaming pace. */
@@ -243,6 +245,7 @@ export function createFauxProvider(options: FauxProviderOptions = {}): FauxProvi
 		};
 		if (definition.thinkingLevelMap) model.thinkingLevelMap = definition.thinkingLevelMap;
 		if (definition.compat) model.compat = definition.compat;
+		if (definition.promptCache) model.promptCache = definition.promptCache;
 		return model;
 	});
 

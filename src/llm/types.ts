@@ -171,6 +171,11 @@ export interface Model<TApi extends Api = Api> {
 	maxTokens: number;
 	headers?: Record<string, string>;
 	compat?: Record<string, unknown>;
+	/**
+	 * Best-effort prompt cache lifetime in seconds per retention tier (pi's `promptCache`). Cache
+	 * warming only keeps a tier with a known lifetime warm; leave it unset to never warm this model.
+	 */
+	promptCache?: { short?: number; long?: number };
 }
 
 /** HTTP status and headers of a provider response (`onResponse` of the stream options). */

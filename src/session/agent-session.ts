@@ -69,6 +69,7 @@ import type { ToolInfo } from "../tools/registry.js";
 import type { AnyToolDefinition } from "../tools/types.js";
 import { type BashResult, BashRunner, type ExecuteBashOptions } from "./bash-runner.js";
 import { finishTurnBoundary } from "./boundaries.js";
+import { CacheWarmer, type CacheWarmerClock, type CacheWarmingMode, type CacheWarmingStatus } from "./cache-warmer.js";
 import { reportOverflowRecoveryFailed } from "./compaction-runner.js";
 import { createEventBridge } from "./event-bridge.js";
 import type { AgentSessionListener } from "./events.js";
@@ -297,6 +298,7 @@ export class AgentSession {
 	private readonly bash: BashRunner;
 	private readonly actor;
 	private readonly clock: SessionClock | undefined;
+	private readonly cacheWarmer: CacheWarmer | undefined;
 	private readonly pending = new Map<string, PendingPrompt>();
 	private readonly compactions = new Map<string, PendingCompaction>();
 	private readonly requestedCompactions = new Set<AbortController>();
@@ -351,8 +353,23 @@ export class AgentSession {
 		const { cwd, agent, runner } = parts;
 		this.agent = agent;
 		// An Agent we created gets pi's provider settings and header hook; a caller's Agent is left as given.
+		// It also gets a cache warmer that sees every request the session sends (pi's sdk does both).
 		if (!config.agent && agent.streamFn) {
-			agent.streamFn = providerStreamFn(agent.streamFn, config.settingsManager, () => this.runnerInstance);
+			const warmer = createCacheWarmer(config, () => this.runnerInstance);
+			this.cacheWarmer = warmer;
+			warmer.onWarmed = (entry) => this.events.emit({ type: "entry_appended", entry });
+			const sessionManager = config.sessionManager;
+			agent.streamFn = providerStreamFn(
+				agent.streamFn,
+				config.settingsManager,
+				() => this.runnerInstance,
+				(model, context, options) => {
+					// Compaction and summaries carry no session id: only session requests replace the cache entry.
+					if (options.sessionId === sessionManager.getSessionId()) {
+						warmer.start({ model, context, options }, cacheContextIsCurrent(agent, model));
+					}
+				},
+			);
 		}
 		this.sessionManager = config.sessionManager;
 		this.ownsSessionManager = config.ownsSessionManager === true;
@@ -405,6 +422,7 @@ export class AgentSession {
 			send: (event) => this.actor.send(event),
 			isStreaming: () => this.isStreaming,
 			model: () => this.model,
+			cacheWarmer: this.cacheWarmer,
 			beforeRun: () => {
 				transcript.rebuildIfRequested();
 				recordLoadoutChangeBeforeRun(this.internals);
@@ -532,6 +550,38 @@ export class AgentSession {
 
 	get sessionId(): string {
 		return this.sessionManager.getSessionId();
+	}
+
+	/**
+	 * Prompt-cache warming (pi 1.6): `scheduled` with `nextWarmAt` and the pending `decision` while a
+	 * refresh of the last request is planned, `refreshing` while one is decided or in flight, else
+	 * `inactive` with a `reason`. Undefined when the session runs a caller-supplied Agent (no warmer).
+	 *
+	 * @example
+	 * ```ts
+	 * await session.prompt("hi");
+	 * const status = session.cacheWarmingStatus;
+	 * if (status?.state === "scheduled") console.log(`next refresh decision at ${status.nextWarmAt}`);
+	 * else console.log(status?.reason); // e.g. "cache lifetime unavailable"
+	 * ```
+	 */
+	get cacheWarmingStatus(): CacheWarmingStatus | undefined {
+		return this.cacheWarmer?.status;
+	}
+
+	/**
+	 * Persists the global `cacheWarming` setting and reconciles warming at once: `off` stops it,
+	 * `streaming` stops an idle refresh cycle (warming then resumes with the next request).
+	 *
+	 * @example
+	 * ```ts
+	 * session.setCacheWarmingMode("off"); // no refresh is sent from now on
+	 * session.cacheWarmingStatus; // { state: "inactive", reason: "cache warming disabled" }
+	 * ```
+	 */
+	setCacheWarmingMode(mode: CacheWarmingMode): void {
+		this.settingsManager.setCacheWarmingMode(mode);
+		this.cacheWarmer?.onModeChanged();
 	}
 
 	get sessionFile(): string | undefined {
@@ -1429,6 +1479,10 @@ export class AgentSession {
 		this.unsubscribeErrors?.();
 		this.unsubscribeAgent();
 		this.events.clear();
+		if (this.cacheWarmer) {
+			this.cacheWarmer.onWarmed = undefined;
+			this.cacheWarmer.cancel();
+		}
 		this.actor.stop();
 		this.inspections.closeAll();
 		const closed = new SettleError("SESSION_CLOSED", DISPOSED_BEFORE_SETTLED);
@@ -1883,4 +1937,48 @@ export function recordedSelection(
 	return getBranchSelection(sessionManager.getBranch(), (provider, modelId) =>
 		modelRuntime.getModel(provider, modelId),
 	);
+}
+
+/**
+ * The session's cache warmer: refreshes go straight to the model runtime (the recorded request
+ * already carries the session's provider settings and headers); `cache_warming_decision`
+ * handlers may override each decision; timers run on the session's clock.
+ */
+function createCacheWarmer(config: AgentSessionConfig, runner: () => ExtensionRunner): CacheWarmer {
+	const { sessionManager, settingsManager, modelRuntime } = config;
+	const sessionClock = config.clock as (SessionClock & { now?: () => number }) | undefined;
+	const clock: CacheWarmerClock | undefined = sessionClock && {
+		setTimeout: (fn, timeout) => sessionClock.setTimeout(fn, timeout),
+		clearTimeout: (id) => sessionClock.clearTimeout(id),
+		now: typeof sessionClock.now === "function" ? () => sessionClock.now!() : () => Date.now(),
+	};
+	return new CacheWarmer({
+		stream: modelRuntime.stream,
+		appendUsage: (kind, provider, model, usage, note) => sessionManager.appendUsage(kind, provider, model, usage, note),
+		getBranch: () => sessionManager.getBranch(),
+		getEntry: (id) => sessionManager.getEntry(id),
+		getMode: () => settingsManager.getCacheWarmingMode(),
+		decide: (event) => runner().emitCacheWarmingDecision(event),
+		...(clock ? { clock } : {}),
+	});
+}
+
+/**
+ * Whether the conversation still extends the prefix a request was built from, on the same model
+ * (pi's `cacheContextIsCurrent`). O(1) at request time: the Agent appends to its live array in
+ * place and assigns a new one for any other change, so only a replaced array is compared element
+ * by element, and only when the warmer asks (at a refresh or a status read).
+ */
+function cacheContextIsCurrent(agent: Agent, requestModel: Model): () => boolean {
+	const messages = agent.state.messages;
+	const length = messages.length;
+	return () => {
+		const model = agent.state.model;
+		if (model.provider !== requestModel.provider || model.id !== requestModel.id) return false;
+		const current = agent.state.messages;
+		if (current.length < length) return false;
+		if (current === messages) return true;
+		for (let index = 0; index < length; index++) if (current[index] !== messages[index]) return false;
+		return true;
+	};
 }

@@ -16,6 +16,7 @@ import type { AssistantMessage, Model, ToolResultMessage } from "../llm/types.js
 import type { ResourceLoader } from "../resources/types.js";
 import type { SettingsManager } from "../settings/settings-manager.js";
 import type { SessionManager } from "../store/session-manager.js";
+import type { CacheWarmer } from "./cache-warmer.js";
 import type { SystemMessage } from "./messages.js";
 import type { PublicEvents } from "./public-events.js";
 import type { SessionQueues } from "./queues.js";
@@ -98,6 +99,8 @@ export interface SessionInternals {
 	isStreaming(): boolean;
 	/** The selected model, or undefined when none is selected. */
 	model(): Model | undefined;
+	/** The session's prompt-cache warmer (told when a run settles), if it has one. */
+	readonly cacheWarmer: CacheWarmer | undefined;
 	/** Prepares the Agent for a run (installs the hooks the run needs). */
 	beforeRun(): void;
 	/** Waits on the session's clock (summarization retry backoff); rejects when `signal` aborts. */

@@ -101,6 +101,8 @@ export function modelRegistryView(runtime: ModelRuntime): ExtensionModelRegistry
 				cost: model.cost ?? { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 },
 				contextWindow: model.contextWindow ?? 128_000,
 				maxTokens: model.maxTokens ?? 16_384,
+				// pi 1.6: a model's cache lifetimes make it eligible for cache warming.
+				...(model.promptCache ? { promptCache: model.promptCache } : {}),
 				...(model.headers || config.headers
 					? { headers: resolveHeaders({ ...config.headers, ...model.headers }) }
 					: {}),

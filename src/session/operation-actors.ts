@@ -112,6 +112,8 @@ export function answerMachineRequests(actor: PromptOperationActor, s: SessionInt
 	});
 	actor.on("settle_requested", () => {
 		settleOperation(s);
+		// pi's emitAgentSettled tells the cache warmer first: `streaming` mode stops, `idle` keeps warming.
+		s.cacheWarmer?.onAgentSettled();
 		if (!s.runner().hasHandlers("agent_settled")) {
 			s.events.emit({ type: "agent_settled" });
 			send({ type: "SETTLE_DONE" });

@@ -3,7 +3,7 @@
  * pi adds around every provider request.
  */
 import type { ExtensionRunner } from "../extensions/runner.js";
-import type { StreamFn, StreamOptions } from "../llm/types.js";
+import type { Context, Model, StreamFn, StreamOptions } from "../llm/types.js";
 import type { SettingsManager } from "../settings/settings-manager.js";
 
 /**
@@ -16,13 +16,19 @@ import type { SettingsManager } from "../settings/settings-manager.js";
  * Only for the Agent the session creates, whose loop builds a fresh options object per request:
  * the settings are filled into that object, not into a copy (a copy per model call was ~0.8 µs
  * per turn, 6% of a session's turn). A caller passing its own object sees it completed.
+ * `onRequest`, when given, sees every request exactly as it goes to `stream` (the cache warmer).
  *
  * @example
  * ```ts
  * agent.streamFn = providerStreamFn(modelRuntime.stream, settingsManager, () => runner);
  * ```
  */
-export function providerStreamFn(stream: StreamFn, settings: SettingsManager, runner: () => ExtensionRunner): StreamFn {
+export function providerStreamFn(
+	stream: StreamFn,
+	settings: SettingsManager,
+	runner: () => ExtensionRunner,
+	onRequest?: (model: Model, context: Context, options: StreamOptions) => void,
+): StreamFn {
 	return (model, context, options) => {
 		const provider = settings.getProviderRetrySettings();
 		const request: StreamOptions = options ?? {};
@@ -30,9 +36,13 @@ export function providerStreamFn(stream: StreamFn, settings: SettingsManager, ru
 		if (request.maxRetries === undefined && provider.maxRetries !== undefined) request.maxRetries = provider.maxRetries;
 		if (request.maxRetryDelayMs === undefined) request.maxRetryDelayMs = provider.maxRetryDelayMs;
 		const extensions = runner();
-		if (!extensions.hasHandlers("before_provider_headers")) return stream(model, context, request);
+		if (!extensions.hasHandlers("before_provider_headers")) {
+			onRequest?.(model, context, request);
+			return stream(model, context, request);
+		}
 		return extensions.emitBeforeProviderHeaders({ ...options?.headers }, { model }).then((headers) => {
 			request.headers = headers;
+			onRequest?.(model, context, request);
 			return stream(model, context, request);
 		});
 	};

@@ -22,6 +22,14 @@ export const ThinkingLevelSchema = Type.Union([
 ]);
 /** How queued steering / follow-up messages are delivered. */
 export const QueueModeSchema = Type.Union([Type.Literal("all"), Type.Literal("one-at-a-time")]);
+/** Cache-warming profile (pi 1.6): `idle` also warms between agent runs; global setting only. */
+export const CacheWarmingModeSchema = Type.Union(
+	[Type.Literal("off"), Type.Literal("streaming"), Type.Literal("idle")],
+	{
+		description:
+			'Cache-warming profile. "idle" also warms between agent runs. Global only because each refresh costs money.',
+	},
+);
 /** Provider transport preference. */
 export const TransportSchema = Type.Union([
 	Type.Literal("sse"),
@@ -173,6 +181,7 @@ export const SettingsSchema = Type.Object(
 		warnings: Type.Optional(Type.Object({ anthropicExtraUsage: Type.Optional(Type.Boolean()) }, open)),
 		sessionDir: Type.Optional(Type.String()),
 		defaultProjectTrust: Type.Optional(DefaultProjectTrustSchema),
+		cacheWarming: Type.Optional(CacheWarmingModeSchema),
 	},
 	open,
 );
@@ -199,6 +208,8 @@ export type PackageSource = Static<typeof PackageSourceSchema>;
 export type TransportSetting = Static<typeof TransportSchema>;
 /** The `defaultProjectTrust` setting: what to do with a project not yet trusted or distrusted. */
 export type DefaultProjectTrust = Static<typeof DefaultProjectTrustSchema>;
+/** The `cacheWarming` setting (`off` | `streaming` | `idle`). */
+export type CacheWarmingModeSetting = Static<typeof CacheWarmingModeSchema>;
 /** A thinking level as written in a settings file. */
 export type ThinkingLevelSetting = Static<typeof ThinkingLevelSchema>;
 

@@ -18,6 +18,7 @@ import type { RetrySettings } from "../session/retry-policy.js";
 import { type JsonObjectRead, readJsonObjectFile, updateJsonObjectFile } from "./json-file.js";
 import { getDefaultAgentDir, resolveProjectConfigDir } from "./paths.js";
 import type {
+	CacheWarmingModeSetting,
 	DefaultProjectTrust,
 	PackageSource,
 	Settings,
@@ -409,6 +410,19 @@ export class SettingsManager {
 	}
 	setTransport(transport: TransportSetting): void {
 		this.setGlobal(["transport"], transport);
+	}
+
+	/**
+	 * The `cacheWarming` mode, read from the global settings only (as pi 1.6: each refresh costs
+	 * money, so a project file cannot turn it on). Default `idle`.
+	 */
+	getCacheWarmingMode(): CacheWarmingModeSetting {
+		const mode = this.globalSettings.cacheWarming;
+		return mode === "off" || mode === "streaming" || mode === "idle" ? mode : "idle";
+	}
+	/** Persists the `cacheWarming` mode to the global settings. */
+	setCacheWarmingMode(mode: CacheWarmingModeSetting): void {
+		this.setGlobal(["cacheWarming"], mode);
 	}
 
 	getCompactionEnabled(): boolean {

@@ -298,6 +298,8 @@ describe("settle -i: built-in commands", () => {
 		expect(info).toContain(`  file: ${firstFile}\n`);
 		expect(info).toContain("  messages: 2 (1 yours, 1 answers, 0 tool calls)\n");
 		expect(info).toMatch(/ {2}tokens: \d+ \(input \d+, output \d+/);
+		// pi 1.6's default mode; the faux model declares no prompt cache lifetime, so nothing is warmed.
+		expect(info).toContain("  cache warming: idle, Inactive (cache lifetime unavailable)\n");
 
 		const fresh = await chat.say("/new");
 		const [, secondId, secondFile] = /^New session (\S+): (\S+)$/m.exec(fresh) ?? [];
