@@ -27,6 +27,21 @@ export {
 	renderSessionHtml,
 } from "./export/index.js";
 export * from "./extensions/index.js";
+export {
+	CACHE_WARMING_IDLE_CONTINUATION_PROBABILITY,
+	CACHE_WARMING_MAX_AGE_MS,
+	CACHE_WARMING_MAX_IDLE_AGE_MS,
+	CACHE_WARMING_MINIMUM_EXPECTED_SAVINGS,
+	type CacheWarmingAction,
+	type CacheWarmingDecision,
+	type CacheWarmingPhase,
+	type CacheWarmingRequestOptions,
+	evaluateCacheWarming,
+	getCacheWarmingDelayMs,
+	getCacheWarmingRequestOptions,
+	getPromptCacheTtlMs,
+	isCacheWarmingReplayable,
+} from "./llm/cache-warming.js";
 export * from "./llm/errors.js";
 export {
 	AssistantMessageEventStream,
@@ -110,6 +125,18 @@ export {
 } from "./session/agent-session.js";
 export type { BashResult, ExecuteBashOptions } from "./session/bash-runner.js";
 export {
+	CACHE_WARMING_MODES,
+	CacheWarmer,
+	type CacheWarmerClock,
+	type CacheWarmerOptions,
+	type CacheWarmingDecisionEvent,
+	type CacheWarmingDecisionEventResult,
+	type CacheWarmingMode,
+	type CacheWarmingStatus,
+	type CacheWarmRequest,
+	formatCacheWarmingStatus,
+} from "./session/cache-warmer.js";
+export {
 	bashExecutionToText,
 	type ConvertToLlmOptions,
 	convertMessageToLlm,
@@ -159,5 +186,6 @@ export {
 } from "./session/tree-navigation.js";
 export type { RoutedModel } from "./session/virtual-routing.js";
 export * from "./settings/index.js";
+export type { CacheWarmingModeSetting } from "./settings/schema.js";
 export * from "./store/index.js";
 export * from "./tools/index.js";

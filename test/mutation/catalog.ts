@@ -3745,6 +3745,127 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/extensions/pi-examples-inputs.test.ts"],
 	},
+	{
+		id: "O01",
+		file: "src/llm/cache-warming.ts",
+		description: "cache refresh at 95% of the TTL",
+		edits: [
+			{
+				find: "Math.min(ttlMs * 0.9, ttlMs - 10_000)",
+				replace: "Math.min(ttlMs * 0.95, ttlMs - 10_000)",
+			},
+		],
+		tests: ["test/session/cache-warming.test.ts"],
+	},
+	{
+		id: "O02",
+		file: "src/llm/cache-warming.ts",
+		description: "cache refresh not capped at one token",
+		edits: [
+			{
+				find: "return { ...options, maxTokens: 1, disableContinuation: true, maxRetries: 0, signal };",
+				replace:
+					"return { ...options, disableContinuation: true, maxRetries: 0, signal } as CacheWarmingRequestOptions;",
+			},
+		],
+		tests: ["test/session/cache-warming.property.test.ts", "test/session/cache-warming.test.ts"],
+	},
+	{
+		id: "O03",
+		file: "src/llm/cache-warming.ts",
+		description: "idle continuation probability 1",
+		edits: [
+			{
+				find: 'const continuationProbability = phase === "idle" ? CACHE_WARMING_IDLE_CONTINUATION_PROBABILITY : 1;',
+				replace: "const continuationProbability = 1;",
+			},
+		],
+		tests: ["test/session/cache-warming.test.ts"],
+	},
+	{
+		id: "O04",
+		file: "src/session/cache-warmer.ts",
+		description: "streaming mode keeps warming after settle",
+		edits: [
+			{
+				find: 'if (this.host.getMode() === "streaming") {\n\t\t\tthis.stop("agent run settled");',
+				replace: 'if (this.host.getMode() === "off") {\n\t\t\tthis.stop("agent run settled");',
+			},
+		],
+		tests: ["test/session/cache-warming.property.test.ts"],
+	},
+	{
+		id: "O05",
+		file: "src/session/cache-warmer.ts",
+		description: "idle warming limit uses the 1 h window",
+		edits: [
+			{
+				find: 'const deadline = run.startedAt + (run.phase === "idle" ? CACHE_WARMING_MAX_IDLE_AGE_MS : CACHE_WARMING_MAX_AGE_MS);',
+				replace: "const deadline = run.startedAt + CACHE_WARMING_MAX_AGE_MS;",
+			},
+		],
+		tests: ["test/session/cache-warming.test.ts"],
+	},
+	{
+		id: "O06",
+		file: "src/session/cache-warmer.ts",
+		description: "extension override not noted on the usage entry",
+		edits: [
+			{
+				find: 'extensionOverride ? "extension override" : undefined,',
+				replace: "undefined,",
+			},
+		],
+		tests: ["test/session/cache-warming.test.ts"],
+	},
+	{
+		id: "O07",
+		file: "src/session/cache-warmer.ts",
+		description: "cache warming timer not unref'd",
+		edits: [
+			{
+				find: "\t\t(id as { unref?: () => void } | null)?.unref?.();\n",
+				replace: "\n",
+			},
+		],
+		tests: ["test/session/cache-warming.test.ts"],
+	},
+	{
+		id: "O08",
+		file: "src/session/agent-session.ts",
+		description: "dispose does not cancel cache warming",
+		edits: [
+			{
+				find: "\t\t\tthis.cacheWarmer.cancel();\n",
+				replace: "\n",
+			},
+		],
+		tests: ["test/session/cache-warming.property.test.ts"],
+	},
+	{
+		id: "O09",
+		file: "src/session/agent-session.ts",
+		description: "cache warming misses a model switch",
+		edits: [
+			{
+				find: "if (model.provider !== requestModel.provider || model.id !== requestModel.id) return false;",
+				replace: "",
+			},
+		],
+		tests: ["test/session/cache-warming.test.ts"],
+	},
+	{
+		id: "O10",
+		file: "src/session/operation-actors.ts",
+		description: "settle does not notify the cache warmer",
+		edits: [
+			{
+				find: "\t\ts.cacheWarmer?.onAgentSettled();\n",
+				replace: "\n",
+			},
+		],
+		tests: ["test/session/cache-warming.property.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
