@@ -3840,7 +3840,7 @@ export const MUTANTS: Mutant[] = [
 				replace: "\n",
 			},
 		],
-		tests: ["test/session/cache-warming.property.test.ts"],
+		tests: ["test/session/cache-warming.test.ts", "test/session/cache-warming.property.test.ts"],
 	},
 	{
 		id: "O09",
