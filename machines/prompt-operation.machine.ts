@@ -35,6 +35,9 @@
  *   `message_start`, `ASSISTANT_MESSAGE_END {stopReason}` at an assistant `message_end`. They keep the
  *   retry counter and the overflow-recovered flag in this machine's context.
  * - `UPDATE_RETRY_SETTINGS {retry}` — any time (settings reload).
+ * - From a summarizer's retry loop ({@link SummarizationRetryReport}), any time:
+ *   `SUMMARIZATION_RETRY_SCHEDULED {attempt, maxAttempts, delayMs, errorMessage}`,
+ *   `SUMMARIZATION_RETRY_ATTEMPT_START {source, reason?}`, `SUMMARIZATION_RETRY_FINISHED {success, attempt, finalError?}`.
  * - The replies to the machine's requests (below): `PREFLIGHT_DONE {output}` / `PREFLIGHT_FAILED {error}`,
  *   `RUN_DONE` / `RUN_FAILED`, `BEFORE_SETTLE_DONE` / `BEFORE_SETTLE_FAILED`, `SETTLE_DONE` / `SETTLE_FAILED`.
  *
@@ -79,6 +82,11 @@
  * - `auto_retry_start {attempt, maxAttempts, delayMs, errorMessage}` (the session also omits the failed
  *   attempt from context here, C.4 step 5) and `auto_retry_end {success, attempt, finalError?}` —
  *   forward both to public listeners unchanged.
+ * - `summarization_retry_scheduled {attempt, maxAttempts, delayMs, errorMessage}`,
+ *   `summarization_retry_attempt_start {source, reason?}`, `summarization_retry_finished {success, attempt, finalError?}`
+ *   — echo the summarizer's reports (above) without changing state, so inspection and traces show a
+ *   compaction's or branch summary's retries and backoffs; forward them to public listeners (pi's
+ *   `summarization_retry_finished` carries no fields).
  * - `overflow_recovery_failed {kind, errorMessage}` — emit `compaction_end{reason:"overflow",
  *   result:undefined, aborted:false, willRetry:false, errorMessage}` + `session_compact_failed`.
  * - `abort_requested {target: "run" | "compaction" | "boundary" | "branch_summary" | "preflight"}` — call
@@ -490,6 +498,7 @@ export type PromptOperationEvent =
 	| { type: "USER_MESSAGE_START" }
 	| { type: "ASSISTANT_MESSAGE_END"; stopReason: StopReason }
 	| { type: "UPDATE_RETRY_SETTINGS"; retry: Partial<RetrySettings> }
+	| SummarizationRetryReport
 	| { type: "PREFLIGHT_DONE"; output: PreflightOutcome }
 	| { type: "PREFLIGHT_FAILED"; error: unknown }
 	| { type: "RUN_DONE"; output: RunOutcome }
@@ -502,6 +511,24 @@ export type PromptOperationEvent =
 	| { type: `xstate.error.actor.busyPreflight.${string}`; error: unknown; actorId?: string }
 	| { type: "xstate.done.actor.navigateTree"; output: NavigateTreeOutput; actorId?: string }
 	| { type: "xstate.error.actor.navigateTree"; error: unknown; actorId?: string };
+
+/**
+ * What a summarizer's retry loop reports while it runs (inside `compacting`, `branchSummary`, or a
+ * preflight's pre-send compaction / a command's tree navigation): a transient failure and its
+ * backoff, the next attempt starting, the retried call ending. The loop and its sleep stay in the
+ * summarizer (its abort signal ends the backoff); the machine only announces them.
+ */
+export type SummarizationRetryReport =
+	| {
+			type: "SUMMARIZATION_RETRY_SCHEDULED";
+			attempt: number;
+			maxAttempts: number;
+			delayMs: number;
+			errorMessage: string;
+	  }
+	| { type: "SUMMARIZATION_RETRY_ATTEMPT_START"; source: "compaction"; reason: CompactionReason }
+	| { type: "SUMMARIZATION_RETRY_ATTEMPT_START"; source: "branchSummary" }
+	| { type: "SUMMARIZATION_RETRY_FINISHED"; success: boolean; attempt: number; finalError?: string };
 
 /** What the abort signal is for (`preflight`: the pre-send compaction a preflight may be running). */
 export type AbortTarget = "run" | "compaction" | "boundary" | "branch_summary" | "preflight";
@@ -525,6 +552,16 @@ export type PromptOperationEmitted =
 	  }
 	| { type: "auto_retry_start"; attempt: number; maxAttempts: number; delayMs: number; errorMessage: string }
 	| { type: "auto_retry_end"; success: boolean; attempt: number; finalError?: string }
+	| {
+			type: "summarization_retry_scheduled";
+			attempt: number;
+			maxAttempts: number;
+			delayMs: number;
+			errorMessage: string;
+	  }
+	| { type: "summarization_retry_attempt_start"; source: "compaction"; reason: CompactionReason }
+	| { type: "summarization_retry_attempt_start"; source: "branchSummary" }
+	| { type: "summarization_retry_finished"; success: boolean; attempt: number; finalError?: string }
 	| { type: "overflow_recovery_failed"; kind: "overflow" | "length"; errorMessage: string }
 	| { type: "abort_requested"; target: AbortTarget }
 	| { type: "manual_compaction_done"; requestId: string; output?: CompactionOutput; error?: unknown }
@@ -924,6 +961,33 @@ export const promptOperationMachine = setup({
 			);
 			enqueue.assign({ retryAttempt: 0, retryDelayMs: 0 });
 		}),
+		/** A summary request failed transiently; the summarizer waits `delayMs` (on the actor's clock) before the next attempt. */
+		announceSummarizationRetryScheduled: emit(({ event }) => {
+			const report = event as Extract<PromptOperationEvent, { type: "SUMMARIZATION_RETRY_SCHEDULED" }>;
+			return {
+				type: "summarization_retry_scheduled" as const,
+				attempt: report.attempt,
+				maxAttempts: report.maxAttempts,
+				delayMs: report.delayMs,
+				errorMessage: report.errorMessage,
+			};
+		}),
+		announceSummarizationRetryAttempt: emit(({ event }) => {
+			const report = event as Extract<PromptOperationEvent, { type: "SUMMARIZATION_RETRY_ATTEMPT_START" }>;
+			return report.source === "compaction"
+				? { type: "summarization_retry_attempt_start" as const, source: "compaction" as const, reason: report.reason }
+				: { type: "summarization_retry_attempt_start" as const, source: "branchSummary" as const };
+		}),
+		announceSummarizationRetryFinished: emit(({ event }) => {
+			const report = event as Extract<PromptOperationEvent, { type: "SUMMARIZATION_RETRY_FINISHED" }>;
+			const finished: Extract<PromptOperationEmitted, { type: "summarization_retry_finished" }> = {
+				type: "summarization_retry_finished",
+				success: report.success,
+				attempt: report.attempt,
+			};
+			if (report.finalError !== undefined) finished.finalError = report.finalError;
+			return finished;
+		}),
 		markOverflowRecovery: assign({ overflowRecoveryAttempted: true }),
 		announceOverflowRecoveryFailed: emit(({ context }) =>
 			context.lastOutcome?.errorClass === "length_overflow"
@@ -1038,6 +1102,12 @@ export const promptOperationMachine = setup({
 	initial: "idle",
 	on: {
 		UPDATE_RETRY_SETTINGS: { actions: "updateRetrySettings" },
+		// Summary retries, in whichever state the summarizer runs (`compacting`, `branchSummary`, or
+		// `preflight` / `idle` for a pre-send compaction or a command's tree navigation): targetless,
+		// so the state (and its abort routing) stays as it is; the emits are the public events.
+		SUMMARIZATION_RETRY_SCHEDULED: { actions: "announceSummarizationRetryScheduled" },
+		SUMMARIZATION_RETRY_ATTEMPT_START: { actions: "announceSummarizationRetryAttempt" },
+		SUMMARIZATION_RETRY_FINISHED: { actions: "announceSummarizationRetryFinished" },
 		"xstate.done.actor.busyPreflight.*": { actions: "announceBusyPreflightResult" },
 		"xstate.error.actor.busyPreflight.*": { actions: "announceBusyPreflightResult" },
 		// A navigation spawned during `preflight` (the invoked one in `branchSummary` is handled there).

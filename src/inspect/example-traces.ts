@@ -6,8 +6,10 @@
  */
 import { type Actor, createActor, fromPromise, SimulatedClock } from "xstate";
 import {
+	backoffDelayMs,
 	type CompactionInput,
 	type CompactionOutput,
+	DEFAULT_RETRY_SETTINGS,
 	promptOperationMachine,
 	type RunOutcome,
 } from "../../machines/prompt-operation.machine.js";
@@ -56,6 +58,9 @@ function retriedThenCompacted(): RunOutcome[] {
 	];
 }
 
+/** The compaction's first summary request fails with this (then the retry after the backoff succeeds). */
+const SUMMARY_FAILURE = "529 overloaded_error: Overloaded";
+
 /** Ends the drive loops below: a script that never settles is a bug in the script, not a hang. */
 const MAX_TURNS = 100;
 
@@ -81,14 +86,35 @@ interface ScriptedSession {
 	prompt(requestId: string, payload?: unknown): Promise<void>;
 }
 
-/** Starts a prompt-operation actor on `clock` whose runs end with `answers`, in order (compaction always succeeds). */
+/**
+ * Starts a prompt-operation actor on `clock` whose runs end with `answers`, in order. A compaction
+ * succeeds after one failed summary attempt: it reports the retry to the machine as the session's
+ * summarizer does, and waits out the backoff on `clock`.
+ */
 function startScriptedSession(clock: SimulatedClock, answers: RunOutcome[]): ScriptedSession {
+	/** The summary backoff being waited out, for the drive loop to move the clock over. */
+	let summaryBackoffMs: number | undefined;
 	const machine = promptOperationMachine.provide({
 		actors: {
-			compact: fromPromise<CompactionOutput, CompactionInput>(async () => ({ compacted: true, continue: false })),
+			compact: fromPromise<CompactionOutput, CompactionInput>(async ({ input }) => {
+				const delayMs = backoffDelayMs(DEFAULT_RETRY_SETTINGS, 1);
+				const maxAttempts = DEFAULT_RETRY_SETTINGS.maxRetries;
+				actor.send({
+					type: "SUMMARIZATION_RETRY_SCHEDULED",
+					attempt: 1,
+					maxAttempts,
+					delayMs,
+					errorMessage: SUMMARY_FAILURE,
+				});
+				summaryBackoffMs = delayMs;
+				await new Promise((resolve) => clock.setTimeout(resolve, delayMs));
+				actor.send({ type: "SUMMARIZATION_RETRY_ATTEMPT_START", source: "compaction", reason: input.reason });
+				actor.send({ type: "SUMMARIZATION_RETRY_FINISHED", success: true, attempt: 1 });
+				return { compacted: true, continue: false };
+			}),
 		},
 	});
-	const actor = createActor(machine, { input: {}, clock });
+	const actor: PromptOperationActor = createActor(machine, { input: {}, clock });
 	// The machine's requests, answered a microtask later as the session would.
 	const later = (answer: () => void) => queueMicrotask(answer);
 	actor.on("preflight_requested", () =>
@@ -123,6 +149,11 @@ function startScriptedSession(clock: SimulatedClock, answers: RunOutcome[]): Scr
 				() => {
 					const snapshot = actor.getSnapshot();
 					if (snapshot.matches("retrying")) clock.increment(snapshot.context.retryDelayMs);
+					else if (summaryBackoffMs !== undefined) {
+						const ms = summaryBackoffMs;
+						summaryBackoffMs = undefined;
+						clock.increment(ms);
+					}
 				},
 			);
 		},
@@ -131,7 +162,8 @@ function startScriptedSession(clock: SimulatedClock, answers: RunOutcome[]): Scr
 
 /**
  * Runs the prompt-operation machine through one request with scripted actors: a 503 (retried
- * after 2 s), then a context overflow (compacted and re-run), then an answer. Returns its trace.
+ * after 2 s), then a context overflow (compacted — its summary request retried once after 2 s —
+ * and re-run), then an answer. Returns its trace.
  *
  * @example
  * ```ts
@@ -158,7 +190,7 @@ const FORKED_PROMPT = "Add a docs build step.";
 /**
  * Runs the runtime machine and each session's prompt-operation machine with scripted actors, recorded
  * into one trace as `runtime.trace()` records them: the first session's prompt is retried once and
- * recovers from a context overflow by compaction; the host starts a new session (`/new`, `n1`),
+ * recovers from a context overflow by compaction (whose summary request is retried once); the host starts a new session (`/new`, `n1`),
  * which answers a prompt; forks that prompt (`f2`); asks to switch back to the first session
  * (`s3`), which a `session_before_switch` handler cancels; and switches back (`s4`). Each
  * replacement goes `beforeSwitch → opening → creating → shuttingDown → invalidating → disposing →

@@ -183,8 +183,10 @@ export function formatLifecycleEvent(event: LifecycleInspectionEvent, origin = 0
 			return `${time}actor   ${event.id} ${event.phase}${event.error ? `: ${event.error}` : payloadText(event.output)}`;
 		case "delay":
 			return `${time}delay   ${event.delay}${event.ms !== undefined ? ` ${event.ms}ms` : ""} ${event.phase} in ${event.state}`;
-		case "emitted":
-			return `${time}emit    ${event.type}${payloadText(event.payload)}`;
+		case "emitted": {
+			const text = summarizationRetryText(event.type, event.payload);
+			return `${time}emit    ${event.type}${text !== undefined ? ` ${text}` : payloadText(event.payload)}`;
+		}
 	}
 }
 
@@ -226,6 +228,29 @@ function stateExtras(to: string, details: { [key: string]: JsonValue }): string 
 	if (details.abortRequested === true) parts.push("abort requested");
 	if (details.kind !== undefined && details.requestId !== undefined) parts.push(`${details.kind} ${details.requestId}`);
 	return parts.join(", ");
+}
+
+/**
+ * A summary retry the machine announced, in words (the backoff and the error are what a reader of
+ * a slow compaction looks for): `attempt 1/3, delay 2000ms: 503 Service Unavailable`,
+ * `compaction (threshold)`, `failed after 1 retry: 503 …`. Undefined for any other event.
+ */
+function summarizationRetryText(type: string, payload: JsonValue | undefined): string | undefined {
+	if (!type.startsWith("summarization_retry_") || !isObject(payload)) return undefined;
+	const p = payload as { [key: string]: JsonValue };
+	switch (type) {
+		case "summarization_retry_scheduled":
+			return `attempt ${p.attempt}/${p.maxAttempts}, delay ${p.delayMs}ms: ${p.errorMessage}`;
+		case "summarization_retry_attempt_start":
+			return p.source === "compaction" ? `compaction (${p.reason})` : "branch summary";
+		case "summarization_retry_finished": {
+			const retries = `${p.attempt} ${p.attempt === 1 ? "retry" : "retries"}`;
+			if (p.success === true) return `succeeded after ${retries}`;
+			return `failed after ${retries}${typeof p.finalError === "string" ? `: ${p.finalError}` : ""}`;
+		}
+		default:
+			return undefined;
+	}
 }
 
 function isObject(value: unknown): boolean {

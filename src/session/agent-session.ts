@@ -99,7 +99,7 @@ import {
 	lastAssistantText,
 	type SessionStats,
 } from "./session-stats.js";
-import { sleepOn } from "./summarization-retry.js";
+import { publicSummarizationRetryEvent, sleepOn } from "./summarization-retry.js";
 import type { SystemPromptOptions } from "./system-prompt.js";
 import {
 	COMPACTION_NOT_POSSIBLE_NOW,
@@ -229,6 +229,9 @@ const SESSION_HANDLED_EMITS = [
 	"operation_settled",
 	"auto_retry_start",
 	"auto_retry_end",
+	"summarization_retry_scheduled",
+	"summarization_retry_attempt_start",
+	"summarization_retry_finished",
 	"overflow_recovery_failed",
 	"abort_requested",
 	"tree_navigation_done",
@@ -1585,6 +1588,11 @@ export class AgentSession {
 				}
 				case "auto_retry_end":
 					this.events.emit(event);
+					return;
+				case "summarization_retry_scheduled":
+				case "summarization_retry_attempt_start":
+				case "summarization_retry_finished":
+					this.events.emit(publicSummarizationRetryEvent(event));
 					return;
 				case "overflow_recovery_failed":
 					reportOverflowRecoveryFailed(this.internals, event.errorMessage);

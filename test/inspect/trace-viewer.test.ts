@@ -86,6 +86,19 @@ describe("renderTraceHtml", () => {
 			await view.page.keyboard.press("ArrowDown");
 			expect(await view.selected()).toBe(retrying + 1);
 			expect(await view.current()).toEqual(["promptOperation.retrying"]);
+			// The compaction's summary retry is listed in words, inside compacting, with its backoff.
+			const retried = view.page.locator("li.kind-emitted", { hasText: "summarization_retry_scheduled" });
+			expect(await retried.textContent()).toBe(
+				"+2000ms  emit    summarization_retry_scheduled attempt 1/3, delay 2000ms: 529 overloaded_error: Overloaded",
+			);
+			await retried.click();
+			expect(await view.current()).toEqual(["promptOperation.compacting", "promptOperation.compacting.working"]);
+			await view.page.keyboard.press("ArrowDown");
+			await view.page.keyboard.press("ArrowDown");
+			expect(await view.page.locator("li.selected").textContent()).toBe(
+				"+4000ms  emit    summarization_retry_attempt_start compaction (overflow)",
+			);
+			expect(await view.current()).toEqual(["promptOperation.compacting", "promptOperation.compacting.working"]);
 			await view.page.locator('li[data-i="0"]').click();
 			await view.page.keyboard.press("ArrowUp");
 			expect(await view.selected()).toBe(0);

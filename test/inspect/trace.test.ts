@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { SettleError } from "../../src/errors.js";
-import type { LifecycleInspectionEvent } from "../../src/inspect/lifecycle-inspector.js";
+import type { JsonValue, LifecycleInspectionEvent } from "../../src/inspect/lifecycle-inspector.js";
 import {
 	createTraceRecorder,
 	formatLifecycleEvent,
@@ -140,6 +140,31 @@ describe("formatLifecycleEvent", () => {
 		expect(formatLifecycleEvent({ ...base, kind: "emitted", type: "auto_retry_end", payload: { success: true } })).toBe(
 			'+2500ms  emit    auto_retry_end {"success":true}',
 		);
+	});
+
+	it("says a summary retry in words: attempt and backoff, what is retried, how it ended", () => {
+		const base = { seq: 1, at: 2500, machine: "promptOperation", kind: "emitted" as const };
+		const events: { type: string; payload?: JsonValue }[] = [
+			{
+				type: "summarization_retry_scheduled",
+				payload: { attempt: 1, maxAttempts: 3, delayMs: 2000, errorMessage: "503" },
+			},
+			{ type: "summarization_retry_attempt_start", payload: { source: "compaction", reason: "threshold" } },
+			{ type: "summarization_retry_attempt_start", payload: { source: "branchSummary" } },
+			{ type: "summarization_retry_finished", payload: { success: true, attempt: 1 } },
+			{ type: "summarization_retry_finished", payload: { success: false, attempt: 2, finalError: "529 overloaded" } },
+			// Not a summary retry's payload (a hand-edited trace): the JSON, as for any event.
+			{ type: "summarization_retry_finished" },
+		];
+		const lines = events.map((event) => formatLifecycleEvent({ ...base, ...event }));
+		expect(lines).toEqual([
+			"+2500ms  emit    summarization_retry_scheduled attempt 1/3, delay 2000ms: 503",
+			"+2500ms  emit    summarization_retry_attempt_start compaction (threshold)",
+			"+2500ms  emit    summarization_retry_attempt_start branch summary",
+			"+2500ms  emit    summarization_retry_finished succeeded after 1 retry",
+			"+2500ms  emit    summarization_retry_finished failed after 2 retries: 529 overloaded",
+			"+2500ms  emit    summarization_retry_finished",
+		]);
 	});
 });
 

@@ -48,9 +48,10 @@ describe("visualizations/", () => {
 		for (const path of new Set(paths)) {
 			for (const [file, content] of first) expect(content.includes(path), `${file} names ${path}`).toBe(false);
 		}
-		// Times come from the SimulatedClock: 0 until the 2 s retry backoff, 2000 after it.
+		// Times come from the SimulatedClock: 0 until the 2 s retry backoff, 2000 after it, 4000 after
+		// the compaction's 2 s summary retry backoff.
 		for (const trace of [await recordExampleTrace(), await recordRuntimeExampleTrace()]) {
-			expect(new Set(trace.events.map((event) => event.at))).toEqual(new Set([0, 2000]));
+			expect(new Set(trace.events.map((event) => event.at))).toEqual(new Set([0, 2000, 4000]));
 		}
 	});
 

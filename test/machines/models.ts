@@ -32,6 +32,17 @@ export const PROMPT_EVENTS: EventObject[] = [
 	{ type: "ASSISTANT_MESSAGE_END", stopReason: "stop" } as EventObject,
 	{ type: "ASSISTANT_MESSAGE_END", stopReason: "error" } as EventObject,
 	{ type: "UPDATE_RETRY_SETTINGS", retry: {} } as EventObject,
+	// A summarizer's retry reports (targetless: every state announces them and stays).
+	{
+		type: "SUMMARIZATION_RETRY_SCHEDULED",
+		attempt: 1,
+		maxAttempts: 3,
+		delayMs: 2000,
+		errorMessage: "503",
+	} as EventObject,
+	{ type: "SUMMARIZATION_RETRY_ATTEMPT_START", source: "compaction", reason: "threshold" } as EventObject,
+	{ type: "SUMMARIZATION_RETRY_ATTEMPT_START", source: "branchSummary" } as EventObject,
+	{ type: "SUMMARIZATION_RETRY_FINISHED", success: false, attempt: 1, finalError: "503" } as EventObject,
 	...(["started", "handled", "queued"] as const).map(
 		(disposition) => ({ type: "PREFLIGHT_DONE", output: { disposition } }) as EventObject,
 	),

@@ -835,6 +835,80 @@ describe("prompt-operation machine: tree navigation", () => {
 	});
 });
 
+describe("prompt-operation machine: summarization retries", () => {
+	const scheduled = {
+		type: "SUMMARIZATION_RETRY_SCHEDULED",
+		attempt: 1,
+		maxAttempts: 3,
+		delayMs: 2000,
+		errorMessage: "503",
+	} as const;
+	const summaryEmits = (h: ReturnType<typeof promptHarness>) =>
+		h.emitted.filter((event) => event.type.startsWith("summarization_retry"));
+
+	it("inside compacting: each report is announced, the state and the operation stay as they are", async () => {
+		const h = promptHarness();
+		await startOperation(h);
+		await h.resolve("run", outcome({ overThreshold: true }));
+		const before = snap(h).context;
+		await h.send(scheduled);
+		expect(h.state()).toBe("compacting.working");
+		await h.send({ type: "SUMMARIZATION_RETRY_ATTEMPT_START", source: "compaction", reason: "threshold" });
+		await h.send({ type: "SUMMARIZATION_RETRY_FINISHED", success: true, attempt: 1 });
+		expect(h.state()).toBe("compacting.working");
+		expect(snap(h).context).toEqual(before);
+		expect(summaryEmits(h)).toEqual([
+			{ type: "summarization_retry_scheduled", attempt: 1, maxAttempts: 3, delayMs: 2000, errorMessage: "503" },
+			{ type: "summarization_retry_attempt_start", source: "compaction", reason: "threshold" },
+			{ type: "summarization_retry_finished", success: true, attempt: 1 },
+		]);
+		// No turn-retry bookkeeping: a summary retry is not an auto retry.
+		expect(h.emittedOf("auto_retry_start")).toEqual([]);
+		await h.resolve("compact", { compacted: true, continue: false });
+		await finishOperation(h);
+		expect(h.emittedOf("operation_settled")).toHaveLength(1);
+	});
+
+	it("an abort during the backoff still ends the compaction as aborted; the finished report is announced on the way", async () => {
+		const h = promptHarness();
+		await startOperation(h);
+		await h.resolve("run", outcome({ overThreshold: true }));
+		await h.send(scheduled);
+		await h.send({ type: "ABORT" });
+		expect(h.state()).toBe("compacting.aborting");
+		await h.send({ type: "SUMMARIZATION_RETRY_FINISHED", success: false, attempt: 1, finalError: "503" });
+		expect(h.state()).toBe("compacting.aborting");
+		expect(summaryEmits(h).at(-1)).toEqual({
+			type: "summarization_retry_finished",
+			success: false,
+			attempt: 1,
+			finalError: "503",
+		});
+		await h.resolve("compact", { compacted: false, continue: false, cancelled: true });
+		expect(h.state()).toBe("settling");
+		await h.resolve("settle");
+		expect(h.emittedOf("operation_settled")).toEqual([
+			{ type: "operation_settled", operationId: 1, requestId: "r1", aborted: true },
+		]);
+	});
+
+	it("inside branchSummary and preflight (a pre-send compaction) too", async () => {
+		const h = promptHarness();
+		await h.send({ type: "NAVIGATE_TREE", requestId: "t1", payload: { targetId: "e5", summarize: true } });
+		await h.send({ type: "SUMMARIZATION_RETRY_ATTEMPT_START", source: "branchSummary" });
+		expect(h.state()).toBe("branchSummary.working");
+		await h.resolve("navigateTree", { cancelled: false });
+		await h.send({ type: "PROMPT", request: { requestId: "r2" } });
+		await h.send(scheduled);
+		expect(h.state()).toBe("preflight");
+		expect(summaryEmits(h).map((event) => event.type)).toEqual([
+			"summarization_retry_attempt_start",
+			"summarization_retry_scheduled",
+		]);
+		expect(summaryEmits(h)[0]).toEqual({ type: "summarization_retry_attempt_start", source: "branchSummary" });
+	});
+});
+
 describe("prompt-operation selectors", () => {
 	it("derive the session flags from the state", async () => {
 		const h = promptHarness();
