@@ -3547,8 +3547,8 @@ export const MUTANTS: Mutant[] = [
 		description: "wrong summarization_retry_attempt_start source",
 		edits: [
 			{
-				find: '"summarization_retry_attempt_start", ...source })',
-				replace: '"summarization_retry_attempt_start", source: "branchSummary" })',
+				find: '{ type: "SUMMARIZATION_RETRY_ATTEMPT_START", ...source })',
+				replace: '{ type: "SUMMARIZATION_RETRY_ATTEMPT_START", source: "branchSummary" })',
 			},
 		],
 		tests: ["test/session/summarization-retry.test.ts"],
@@ -3865,6 +3865,108 @@ export const MUTANTS: Mutant[] = [
 			},
 		],
 		tests: ["test/session/cache-warming.property.test.ts"],
+	},
+	{
+		id: "Z09",
+		file: "machines/prompt-operation.machine.ts",
+		description: "summary retry report not announced",
+		edits: [
+			{
+				find: 'SUMMARIZATION_RETRY_SCHEDULED: { actions: "announceSummarizationRetryScheduled" },',
+				replace: "SUMMARIZATION_RETRY_SCHEDULED: {},",
+			},
+		],
+		tests: [
+			"test/machines/prompt-operation.test.ts",
+			"test/inspect/summarization-retry-trace.test.ts",
+			"test/session/summarization-retry.test.ts",
+		],
+	},
+	{
+		id: "Z10",
+		file: "machines/prompt-operation.machine.ts",
+		description: "summary retry finished loses its final error",
+		edits: [
+			{
+				find: "if (report.finalError !== undefined) finished.finalError = report.finalError;",
+				replace: "",
+			},
+		],
+		tests: ["test/machines/prompt-operation.test.ts", "test/inspect/summarization-retry-trace.test.ts"],
+	},
+	{
+		id: "Z11",
+		file: "machines/prompt-operation.machine.ts",
+		description: "summary retry source inverted",
+		edits: [
+			{
+				find: 'return report.source === "compaction"',
+				replace: 'return report.source !== "compaction"',
+			},
+		],
+		tests: ["test/machines/prompt-operation.test.ts", "test/session/summarization-retry.test.ts"],
+	},
+	{
+		id: "Z12",
+		file: "src/session/summarization-retry.ts",
+		description: "summary retry reports bypass a running machine",
+		edits: [
+			{
+				find: 'if (s.snapshot().status === "active") {',
+				replace: 'if (s.snapshot().status !== "active") {',
+			},
+		],
+		tests: ["test/inspect/summarization-retry-trace.test.ts"],
+	},
+	{
+		id: "Z13",
+		file: "src/inspect/trace.ts",
+		description: "trace text shows the attempt as the summary backoff",
+		edits: [
+			{
+				// biome-ignore lint/suspicious/noTemplateCurlyInString: the source text of a template literal
+				find: "delay ${p.delayMs}ms",
+				// biome-ignore lint/suspicious/noTemplateCurlyInString: the source text of a template literal
+				replace: "delay ${p.attempt}ms",
+			},
+		],
+		tests: ["test/inspect/trace.test.ts", "test/inspect/trace-viewer.test.ts"],
+	},
+	{
+		id: "Z14",
+		file: "src/inspect/trace.ts",
+		description: "trace text retry/retries swapped",
+		edits: [
+			{
+				find: 'p.attempt === 1 ? "retry" : "retries"',
+				replace: 'p.attempt === 1 ? "retries" : "retry"',
+			},
+		],
+		tests: ["test/inspect/trace.test.ts"],
+	},
+	{
+		id: "Z15",
+		file: "src/session/agent-session.ts",
+		description: "public summarization retry events carry machine fields",
+		edits: [
+			{
+				find: "this.events.emit(publicSummarizationRetryEvent(event));",
+				replace: "this.events.emit(event as never);",
+			},
+		],
+		tests: ["test/session/summarization-retry.test.ts"],
+	},
+	{
+		id: "Z16",
+		file: "src/inspect/example-traces.ts",
+		description: "example trace without the summary retry",
+		edits: [
+			{
+				find: "else if (summaryBackoffMs !== undefined) {",
+				replace: "else if (summaryBackoffMs === -1) {",
+			},
+		],
+		tests: ["test/inspect/visualizations.test.ts"],
 	},
 ];
 
