@@ -4,7 +4,9 @@
  * on pi's `createAgentSession` and Settle's (see pi-examples-peers.ts), with real files.
  */
 import * as fs from "node:fs";
-import { createRequire } from "node:module";
+import { createRequire, syncBuiltinESMExports } from "node:module";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { eventPayloads, observe } from "../parity/normalize.js";
 import { EXAMPLES, onBothWithExamples, runCommands } from "./pi-examples-peers.js";
@@ -15,35 +17,57 @@ const realExamples = fs.realpathSync(EXAMPLES);
 const TRIGGER = "/tmp/agent-trigger.txt";
 
 /**
- * Records the watchers `fs.watch` creates from now on; `close()` closes those made so far (each
- * peer's, before the next peer writes the trigger file), `restore()` also puts `fs.watch` back.
+ * Gives file-trigger.ts a private trigger file: its `fs.watch`, `fs.readFileSync` and
+ * `fs.writeFileSync` of {@link TRIGGER} act on `path` (a real file in a fresh temp folder) instead.
+ * Why: the fixed path is one file per machine, so two runs of this test at once (two worktrees, a
+ * mutation run beside a test run) each see the other's write, and whichever reads it first clears
+ * it: the other waits for a turn that never starts until the 30 s timeout. Also records the watchers made:
+ * `close()` closes those made so far (each peer's, before the next peer writes the trigger file),
+ * `restore()` also puts fs back and removes the folder.
  */
-function trackWatchers(): { close(): void; restore(): void } {
+function privateTrigger(): { path: string; close(): void; restore(): void } {
+	const dir = fs.mkdtempSync(join(tmpdir(), "settle-file-trigger-"));
+	const path = join(dir, "agent-trigger.txt");
+	fs.writeFileSync(path, "");
 	const watchers: fs.FSWatcher[] = [];
-	// The example's `import * as fs` is fs's CommonJS module object (jiti loads it through require).
-	const mutableFs = createRequire(import.meta.url)("node:fs") as { watch: typeof fs.watch };
-	const original = mutableFs.watch;
-	mutableFs.watch = ((...args: Parameters<typeof fs.watch>) => {
-		const watcher = original(...args);
+	// The example's `import * as fs` is node:fs's ES module namespace: it sees a patch of the CommonJS
+	// module object only once syncBuiltinESMExports() copies it over (without, nothing was intercepted).
+	type Patched = Pick<typeof fs, "watch" | "readFileSync" | "writeFileSync">;
+	const mutableFs = createRequire(import.meta.url)("node:fs") as Patched;
+	const original: Patched = {
+		watch: mutableFs.watch,
+		readFileSync: mutableFs.readFileSync,
+		writeFileSync: mutableFs.writeFileSync,
+	};
+	const mapped = (file: unknown) => (file === TRIGGER ? path : file);
+	mutableFs.watch = ((file: fs.PathLike, ...rest: unknown[]) => {
+		const watcher = (original.watch as (...args: unknown[]) => fs.FSWatcher)(mapped(file), ...rest);
 		watchers.push(watcher);
 		return watcher;
 	}) as typeof fs.watch;
+	mutableFs.readFileSync = ((file: unknown, ...rest: unknown[]) =>
+		(original.readFileSync as (...args: unknown[]) => unknown)(mapped(file), ...rest)) as typeof fs.readFileSync;
+	mutableFs.writeFileSync = ((file: unknown, ...rest: unknown[]) =>
+		(original.writeFileSync as (...args: unknown[]) => unknown)(mapped(file), ...rest)) as typeof fs.writeFileSync;
+	syncBuiltinESMExports();
 	const close = () => {
 		for (const watcher of watchers.splice(0)) watcher.close();
 	};
 	return {
+		path,
 		close,
 		restore() {
-			mutableFs.watch = original;
+			Object.assign(mutableFs, original);
+			syncBuiltinESMExports();
 			close();
+			fs.rmSync(dir, { recursive: true, force: true });
 		},
 	};
 }
 
 describe("pi examples, differential: outside input", () => {
 	it("file-trigger.ts: text written to the trigger file becomes a custom message that starts a turn", async () => {
-		fs.writeFileSync(TRIGGER, "");
-		const watchers = trackWatchers();
+		const trigger = privateTrigger();
 		const { pi, settle } = await onBothWithExamples(["file-trigger.ts"], {}, async ({ peer, ui }) => {
 			try {
 				let answered!: () => void;
@@ -56,14 +80,14 @@ describe("pi examples, differential: outside input", () => {
 						return { text: `Triggered by: ${request.messages.at(-1)}` };
 					},
 				]);
-				fs.writeFileSync(TRIGGER, "Run the tests\n");
+				fs.writeFileSync(trigger.path, "Run the tests\n");
 				await done;
 				await peer.quiesce();
-				return { ...observe(peer), ui: ui.log, left: fs.readFileSync(TRIGGER, "utf8") };
+				return { ...observe(peer), ui: ui.log, left: fs.readFileSync(trigger.path, "utf8") };
 			} finally {
-				watchers.close();
+				trigger.close();
 			}
-		}).finally(() => watchers.restore());
+		}).finally(() => trigger.restore());
 		expect(pi.requests.map((r) => r.messages)).toEqual([["user: External trigger: Run the tests"]]);
 		expect(pi.ui).toEqual([["notify", "Watching /tmp/agent-trigger.txt", "info"]]);
 		expect(pi.left).toBe("");

@@ -175,9 +175,13 @@ describe("session invariants (DESIGN §8: 1–4, 6, 8)", () => {
 						// Bounded by wall time only to catch a hang: compaction loads its modules on first use (real I/O).
 						const deadline = performance.now() + 20_000;
 						// A compaction's summary request may be retried too (its backoff sleeps on the same clock).
+						// A split turn retries its two summaries at once: two backoffs may be scheduled before
+						// the next jump, so jump by the longer (the last one's alone could strand the other).
 						let summaryDelayMs: number | undefined;
 						h.session.subscribe((event) => {
-							if (event.type === "summarization_retry_scheduled") summaryDelayMs = event.delayMs;
+							if (event.type === "summarization_retry_scheduled") {
+								summaryDelayMs = Math.max(summaryDelayMs ?? 0, event.delayMs);
+							}
 						});
 						while (!(finished && h.session.lifecycle === "idle" && s.count() === 0) && performance.now() < deadline) {
 							if (s.count() > 0) await s.waitOne();
