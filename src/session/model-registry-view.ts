@@ -1,9 +1,11 @@
 /**
  * `ctx.modelRegistry` for extensions: pi's `ModelRegistry` shape over the session's
- * {@link ModelRuntime}. `pi.registerProvider` works when the runtime accepts registrations
- * ({@link InMemoryModelRuntime}) and the config passes pi's checks and brings models with a
- * `streamSimple` function — or, as in pi, only a `baseUrl` and/or `headers` for a registered
- * provider's models. As in pi, a config with none of these changes no model.
+ * {@link ModelRuntime}. `pi.registerProvider` works as pi 0.73.1's when the runtime accepts
+ * registrations ({@link InMemoryModelRuntime}) and the config passes pi's checks: `models` (with a
+ * `streamSimple` function, which Settle needs) replace the provider's models; else a `baseUrl`
+ * and/or `headers` re-point them; a `streamSimple` serves its `api` for every model; an `apiKey` is
+ * the provider's key when no other exists. Repeats merge; unregistering puts back what the runtime
+ * had and applies the remaining configs again (pi's `refresh()`).
  */
 import { errorMessage, SettleError } from "../errors.js";
 import type { ExtensionModelRegistry, ProviderConfig } from "../extensions/types.js";
@@ -223,8 +225,8 @@ function applyProviderConfig(
 			models: config.models.map((model) => toModel(name, config, model)),
 			streamFn,
 			// A provider without a key (oauth only) is usable without credentials: Settle has no /login.
+			// Not marked `oauth` either: pi's isUsingOAuth needs OAuth credentials stored by /login.
 			...(config.apiKey ? {} : { requiresAuth: false }),
-			...(config.oauth ? { oauth: true } : {}),
 		});
 	} else if (config.baseUrl || config.headers) {
 		overrideProvider(runtime, state, name, config);

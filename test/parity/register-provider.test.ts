@@ -8,6 +8,7 @@
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import * as piAi from "@mariozechner/pi-ai";
+import { getOAuthProvider, resetOAuthProviders } from "@mariozechner/pi-ai/oauth";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { ExtensionAPI, ExtensionCommandContext } from "../../src/extensions/types.js";
 import { onBothPeers, type Peer } from "./peers.js";
@@ -114,6 +115,7 @@ afterEach(() => {
 	if (previousGroqKey !== undefined) process.env.GROQ_API_KEY = previousGroqKey;
 	// pi's registerProvider changes pi-ai's process-wide api registry: put back pi-ai's built-ins.
 	piAi.resetApiProviders();
+	resetOAuthProviders();
 });
 
 describe("parity: pi.registerProvider with { api, streamSimple } and no models", () => {
@@ -345,5 +347,76 @@ describe("parity: pi.registerProvider apiKey, repeats and unregistering", () => 
 		} finally {
 			server.close();
 		}
+	});
+});
+
+describe("parity: pi.registerProvider with oauth (pinned: Settle has no /login)", () => {
+	it("the oauth name is the display name on both; pi also lists the provider for /login and keeps its models unavailable until then", async () => {
+		const logs: Record<string, unknown[]> = { pi: [], settle: [] };
+		const oauth = {
+			name: "Acme SSO",
+			login: async () => ({ refresh: "r", access: "a", expires: 0 }),
+			refreshToken: async (credentials: unknown) => credentials,
+			getApiKey: () => "from-oauth",
+		};
+		const model = {
+			id: "acme-1",
+			name: "Acme 1",
+			reasoning: false,
+			input: ["text" as const],
+			cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 },
+			contextWindow: 128_000,
+			maxTokens: 16_384,
+		};
+		const { pi, settle } = await onBothPeers(
+			(name) => ({
+				extensions: [
+					(api: ExtensionAPI) => {
+						api.registerProvider("acme-sso", { oauth } as never);
+						api.registerProvider("acme-models", {
+							api: "acme-api",
+							baseUrl: "http://localhost:1",
+							oauth: { ...oauth, name: "Acme Models" },
+							streamSimple: tapStream("never") as never,
+							models: [model],
+						} as never);
+						api.registerCommand("look", {
+							description: "reads the registry",
+							handler: async (_args, ctx) => {
+								const registry = ctx.modelRegistry;
+								const acme = registry.find("acme-models", "acme-1");
+								logs[name]?.push(
+									registry.getProviderDisplayName?.("acme-sso"),
+									registry.getProviderDisplayName?.("acme-models"),
+									registry.getAll().filter((m) => m.provider === "acme-sso").length,
+									acme?.id,
+									acme ? registry.isUsingOAuth?.(acme) : "no model",
+									acme ? registry.hasConfiguredAuth(acme) : "no model",
+								);
+							},
+						});
+					},
+				],
+			}),
+			async (peer) => {
+				await peer.prompt("/look");
+				const loginProvider = getOAuthProvider("acme-sso")?.name;
+				// pi-ai's login registry is process-wide: empty it before the next peer runs.
+				resetOAuthProviders();
+				return { log: logs[peer.name], loginProvider };
+			},
+		);
+		expect(pi).toEqual({
+			log: ["Acme SSO", "Acme Models", 0, "acme-1", false, false],
+			loginProvider: "Acme SSO",
+		});
+		// pinned: pi registers the oauth object with pi-ai's login registry (the provider is listed by
+		// /login); Settle uses API keys and has no /login, so it keeps only the name.
+		// pinned: pi's oauth models are unavailable until /login stores credentials; Settle, which cannot
+		// log in, lets them run without a key (the extension's streamSimple gets none).
+		expect(settle).toEqual({
+			log: ["Acme SSO", "Acme Models", 0, "acme-1", false, true],
+			loginProvider: undefined,
+		});
 	});
 });
