@@ -105,6 +105,11 @@ function describeProvider(ctx: ExtensionCommandContext, provider: string) {
 	};
 }
 
+/** Providers in the order the registry lists their models. */
+function providerOrder(ctx: ExtensionCommandContext): string[] {
+	return [...new Set(ctx.modelRegistry.getAll().map((model) => model.provider))];
+}
+
 let previousGroqKey: string | undefined;
 beforeEach(() => {
 	// pi reads GROQ_API_KEY; Settle's peer reads no environment keys: keep both without one.
@@ -259,6 +264,8 @@ describe("parity: pi.registerProvider apiKey, repeats and unregistering", () => 
 	it("repeats merge (the name stays); a full registration over a built-in is undone by unregistering", async () => {
 		const server = await pongServer();
 		const logs: Record<string, unknown[]> = { pi: [], settle: [] };
+		// Each product lists the catalogue in its own provider order; within one, unregistering puts groq back in place.
+		const orders: Record<string, string[][]> = { pi: [], settle: [] };
 		const proxyModel = {
 			id: "proxy-model",
 			name: "Proxy Model",
@@ -283,7 +290,10 @@ describe("parity: pi.registerProvider apiKey, repeats and unregistering", () => 
 							useCommand(api, log);
 							api.registerCommand("look", {
 								description: "reads the registry",
-								handler: async (_args, ctx) => void log.push(describeProvider(ctx, "groq")),
+								handler: async (_args, ctx) => {
+									log.push(describeProvider(ctx, "groq"));
+									orders[name]?.push(providerOrder(ctx));
+								},
 							});
 							api.registerCommand("replace", {
 								description: "registers groq with its own models",
@@ -303,6 +313,7 @@ describe("parity: pi.registerProvider apiKey, repeats and unregistering", () => 
 								handler: async (_args, ctx) => {
 									api.unregisterProvider("groq");
 									log.push(describeProvider(ctx, "groq"));
+									orders[name]?.push(providerOrder(ctx));
 								},
 							});
 						},
@@ -344,6 +355,8 @@ describe("parity: pi.registerProvider apiKey, repeats and unregistering", () => 
 				{ url: "/proxy/v1/chat/completions", authorization: "Bearer replaced-key", tap: "replaced" },
 			]);
 			expect(settle).toEqual(pi);
+			expect(orders.pi?.[1]).toEqual(orders.pi?.[0]);
+			expect(orders.settle?.[1]).toEqual(orders.settle?.[0]);
 		} finally {
 			server.close();
 		}
