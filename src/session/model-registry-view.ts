@@ -9,10 +9,11 @@
  */
 import { errorMessage, SettleError } from "../errors.js";
 import type { ExtensionModelRegistry, ProviderConfig } from "../extensions/types.js";
+import { streamFromMessage } from "../llm/event-stream.js";
 import { InMemoryModelRuntime, type ModelRuntime, type ProviderSnapshot } from "../llm/model-runtime.js";
 import { BUILT_IN_PROVIDER_DISPLAY_NAMES, OAUTH_PROVIDER_DISPLAY_NAMES } from "../llm/provider-display-names.js";
 import { withRequestSignal } from "../llm/request-signal.js";
-import type { Model, StreamFn } from "../llm/types.js";
+import { emptyAssistantMessage, type Model, type StreamFn } from "../llm/types.js";
 import type { VirtualModelDefinition } from "../llm/virtual-models.js";
 
 /**
@@ -110,10 +111,15 @@ export function modelRegistryView(runtime: ModelRuntime): ExtensionModelRegistry
 			if (changesRuntime && !(runtime instanceof InMemoryModelRuntime)) {
 				throw new SettleError("EXTENSION", `Provider "${name}" cannot be registered: this model runtime is fixed.`);
 			}
-			if (config.models?.length && typeof config.streamSimple !== "function") {
+			// As pi: models without a streamSimple stream through what serves their api (e.g. pi-ai's clients).
+			const unserved =
+				typeof config.streamSimple === "function"
+					? undefined
+					: modelApis(config).find((api) => !runtime.getStreamFn?.(api));
+			if (unserved !== undefined) {
 				throw new SettleError(
 					"EXTENSION",
-					`Provider "${name}" needs a \`streamSimple\` function to be registered with Settle's model runtime.`,
+					`Provider "${name}" needs a \`streamSimple\` function to be registered with Settle's model runtime: nothing serves api "${unserved}".`,
 				);
 			}
 			const state = providersOf(runtime);
@@ -217,13 +223,13 @@ function applyProviderConfig(
 		// pi's config values: the named environment variable when it is set, else the literal key.
 		runtime.setFallbackApiKey(name, apiKey ? () => resolveConfigValue(apiKey) : undefined);
 	}
-	if (config.models?.length && streamFn) {
+	if (config.models?.length) {
 		if (!state.baselines.has(name)) state.baselines.set(name, runtime.snapshotProvider(name));
 		state.overrides.delete(name);
 		runtime.registerProvider({
 			provider: name,
 			models: config.models.map((model) => toModel(name, config, model)),
-			streamFn,
+			streamFn: streamFn ?? servedStream(runtime, modelApis(config)),
 			// A provider without a key (oauth only) is usable without credentials: Settle has no /login.
 			// Not marked `oauth` either: pi's isUsingOAuth needs OAuth credentials stored by /login.
 			...(config.apiKey ? {} : { requiresAuth: false }),
@@ -231,6 +237,25 @@ function applyProviderConfig(
 	} else if (config.baseUrl || config.headers) {
 		overrideProvider(runtime, state, name, config);
 	}
+}
+
+/** The wire APIs of a config's models (each model's own, else the config's). */
+function modelApis(config: ProviderConfig): string[] {
+	return [...new Set((config.models ?? []).map((model) => model.api ?? config.api ?? ""))];
+}
+
+/**
+ * For models registered without a `streamSimple`: the stream function serving each api when they
+ * were registered (taken before, so it is never the provider's own). An api nothing served any more
+ * after a re-apply answers with an error message, as a stream function never throws.
+ */
+function servedStream(runtime: InMemoryModelRuntime, apis: readonly string[]): StreamFn {
+	const served = new Map(apis.map((api) => [api, runtime.getStreamFn(api)]));
+	return (model, context, options) => {
+		const streamFn = served.get(model.api);
+		if (streamFn) return streamFn(model, context, options);
+		return streamFromMessage(emptyAssistantMessage(model, "error", `Nothing serves api "${model.api}".`));
+	};
 }
 
 function toModel(

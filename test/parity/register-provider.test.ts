@@ -433,3 +433,78 @@ describe("parity: pi.registerProvider with oauth (pinned: Settle has no /login)"
 		});
 	});
 });
+
+describe("parity: pi.registerProvider with models and no streamSimple", () => {
+	it("the models stream through what serves their api (pi-ai's chat-completions client here)", async () => {
+		const server = await pongServer();
+		const logs: Record<string, unknown[]> = { pi: [], settle: [] };
+		const model = {
+			id: "local-1",
+			name: "Local 1",
+			reasoning: false,
+			input: ["text" as const],
+			cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 },
+			contextWindow: 128_000,
+			maxTokens: 16_384,
+		};
+		try {
+			const { pi, settle } = await onBothPeers(
+				(name) => ({
+					modelCatalog: true,
+					extensions: [
+						(api: ExtensionAPI) => {
+							const log = logs[name]!;
+							api.registerProvider("local", {
+								api: "openai-completions",
+								baseUrl: server.baseUrl,
+								apiKey: "local-key",
+								models: [model],
+							});
+							useCommand(api, log);
+							api.registerCommand("nobody", {
+								description: "registers models of an api nothing serves",
+								handler: async () => {
+									try {
+										api.registerProvider("nobody", {
+											api: "nobody-api",
+											baseUrl: server.baseUrl,
+											apiKey: "k",
+											models: [model],
+										});
+										log.push("accepted");
+									} catch (error) {
+										log.push((error as Error).message);
+									}
+								},
+							});
+						},
+					],
+				}),
+				async (peer) => {
+					await peer.prompt("/use local local-1");
+					await peer.prompt("one");
+					await peer.quiesce();
+					const reply = lastReply(peer);
+					await peer.prompt("/nobody");
+					return { reply, requests: server.take(), log: logs[peer.name] };
+				},
+			);
+			expect(pi).toEqual({
+				reply: ["assistant", [{ type: "text", text: "pong" }], "stop"],
+				requests: [{ url: "/proxy/v1/chat/completions", authorization: "Bearer local-key" }],
+				log: [["use", "local/local-1", true], "accepted"],
+			});
+			// pinned: pi accepts models of an api nothing serves (a request then fails with "No API
+			// provider registered for api: nobody-api"); Settle refuses them when they are registered.
+			expect(settle).toEqual({
+				...pi,
+				log: [
+					["use", "local/local-1", true],
+					'Provider "nobody" needs a `streamSimple` function to be registered with Settle\'s model runtime: nothing serves api "nobody-api".',
+				],
+			});
+		} finally {
+			server.close();
+		}
+	});
+});
