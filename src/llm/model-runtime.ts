@@ -252,6 +252,11 @@ export class InMemoryModelRuntime implements ModelRuntime {
 	 * ```ts
 	 * const models = new InMemoryModelRuntime();
 	 * models.registerFauxProvider(createFauxProvider());
+	 * const fauxStream = models.getStreamFn("faux")!; // taken before: afterwards it is loggingStream
+	 * const loggingStream: StreamFn = (model, context, options) => {
+	 *   console.error(`request to ${model.provider}/${model.id}`);
+	 *   return fauxStream(model, context, options);
+	 * };
 	 * models.setApiStream("faux", loggingStream); // faux-1 now streams through loggingStream
 	 * models.setApiStream("faux", undefined); // back to the faux provider's own
 	 * ```
@@ -285,6 +290,8 @@ export class InMemoryModelRuntime implements ModelRuntime {
 	 *
 	 * @example
 	 * ```ts
+	 * const models = new InMemoryModelRuntime();
+	 * models.registerFauxProvider(createFauxProvider());
 	 * const before = models.snapshotProvider("faux");
 	 * models.replaceModels("faux", []);
 	 * if (before) models.restoreProvider(before); // faux-1 is back, in its place
