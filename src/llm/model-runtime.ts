@@ -80,7 +80,11 @@ export interface ModelRuntime {
  */
 export interface ProviderAuthStatus {
 	configured: boolean;
-	source?: "stored" | "runtime" | "environment";
+	/**
+	 * `models_json_key` / `models_json_command`: the `apiKey` of a `pi.registerProvider` config (pi
+	 * keeps it with models.json's), `configured: true` as in pi.
+	 */
+	source?: "stored" | "runtime" | "environment" | "models_json_key" | "models_json_command";
 	/** The environment variable the key comes from (`source: "environment"`). */
 	label?: string;
 }
@@ -119,6 +123,17 @@ interface ProviderRecord {
 	apiKey: ApiKeySource | undefined;
 }
 
+/**
+ * A provider as it stood, to put back with {@link InMemoryModelRuntime.restoreProvider} (opaque).
+ */
+export interface ProviderSnapshot {
+	readonly provider: string;
+	readonly record: object;
+	readonly registration: ModelProviderRegistration;
+	readonly apiKey: ApiKeySource | undefined;
+	readonly index: number;
+}
+
 interface VirtualModelRecord {
 	model: Model;
 	route: VirtualModelDefinition["route"];
@@ -139,6 +154,10 @@ interface VirtualModelRecord {
 export class InMemoryModelRuntime implements ModelRuntime {
 	private readonly providers = new Map<string, ProviderRecord>();
 	private readonly streamFns = new Map<string, StreamFn>();
+	/** Stream functions set per wire API ({@link setApiStream}); they serve every model of that api. */
+	private readonly apiStreams = new Map<string, StreamFn>();
+	/** Keys used when a provider's own source has none ({@link setFallbackApiKey}). */
+	private readonly fallbackKeys = new Map<string, ApiKeySource>();
 	/** Virtual models by provider id, then model id (pi's `virtualModels`). */
 	private readonly virtualModels = new Map<string, Map<string, VirtualModelRecord>>();
 	readonly stream: StreamFn;
@@ -148,6 +167,9 @@ export class InMemoryModelRuntime implements ModelRuntime {
 		this.stream = (model, context, options) => {
 			// A virtual model streamed directly (a compaction summary, an extension's call) is routed here.
 			if (isVirtualModel(model)) return this.streamDirect(model, context, options);
+			// A stream function set for the wire API serves it for every provider (pi-ai's api registry).
+			const apiStream = this.apiStreams.get(model.api);
+			if (apiStream) return apiStream(model, context, options);
 			// The model's own provider first: several providers may share a wire API with different clients.
 			const own = this.providers.get(model.provider)?.registration;
 			const streamFn =
@@ -219,6 +241,86 @@ export class InMemoryModelRuntime implements ModelRuntime {
 		if (!record) return false;
 		record.registration = { ...record.registration, models };
 		return true;
+	}
+
+	/**
+	 * Sets (or with undefined removes) the stream function of a wire API: every model with that `api`,
+	 * whichever provider it belongs to, streams through it (pi-ai's `registerApiProvider`, which
+	 * pi's `registerProvider` calls for a `streamSimple`). It wins over the providers' own functions.
+	 *
+	 * @example
+	 * ```ts
+	 * const models = new InMemoryModelRuntime();
+	 * models.registerFauxProvider(createFauxProvider());
+	 * const fauxStream = models.getStreamFn("faux")!; // taken before: afterwards it is loggingStream
+	 * const loggingStream: StreamFn = (model, context, options) => {
+	 *   console.error(`request to ${model.provider}/${model.id}`);
+	 *   return fauxStream(model, context, options);
+	 * };
+	 * models.setApiStream("faux", loggingStream); // faux-1 now streams through loggingStream
+	 * models.setApiStream("faux", undefined); // back to the faux provider's own
+	 * ```
+	 */
+	setApiStream(api: string, streamFn: StreamFn | undefined): void {
+		if (streamFn) this.apiStreams.set(api, streamFn);
+		else this.apiStreams.delete(api);
+	}
+
+	/**
+	 * Sets (or with undefined removes) a key used when `provider`'s own key source finds none (pi's
+	 * `apiKey` of a `registerProvider` config, consulted after stored, runtime and environment keys).
+	 * With one set, the provider counts as having credentials. Kept when the provider is replaced.
+	 *
+	 * @example
+	 * ```ts
+	 * const models = new InMemoryModelRuntime();
+	 * models.registerFauxProvider(createFauxProvider(), { apiKey: null });
+	 * models.setFallbackApiKey("faux", "proxy-key");
+	 * await models.getApiKey("faux"); // "proxy-key"
+	 * ```
+	 */
+	setFallbackApiKey(provider: string, apiKey: ApiKeySource | undefined): void {
+		if (apiKey === undefined) this.fallbackKeys.delete(provider);
+		else this.fallbackKeys.set(provider, apiKey);
+	}
+
+	/**
+	 * A copy of `provider` as it stands (models, stream function, key, place in the order), or
+	 * undefined when it is not registered; {@link restoreProvider} puts it back.
+	 *
+	 * @example
+	 * ```ts
+	 * const models = new InMemoryModelRuntime();
+	 * models.registerFauxProvider(createFauxProvider());
+	 * const before = models.snapshotProvider("faux");
+	 * models.replaceModels("faux", []);
+	 * if (before) models.restoreProvider(before); // faux-1 is back, in its place
+	 * ```
+	 */
+	snapshotProvider(provider: string): ProviderSnapshot | undefined {
+		const record = this.providers.get(provider);
+		if (!record) return undefined;
+		const index = [...this.providers.keys()].indexOf(provider);
+		return { provider, record, registration: record.registration, apiKey: record.apiKey, index };
+	}
+
+	/**
+	 * Puts a provider back as {@link snapshotProvider} saw it. When it was only given other models
+	 * since, its current key stays (a key set meanwhile is kept); when another registration replaced
+	 * it, that one is removed and the snapshot's key comes back too.
+	 */
+	restoreProvider(snapshot: ProviderSnapshot): void {
+		const { provider } = snapshot;
+		const record = snapshot.record as ProviderRecord;
+		record.registration = snapshot.registration;
+		if (this.providers.get(provider) === record) return;
+		this.unregisterProvider(provider);
+		record.apiKey = snapshot.apiKey;
+		const entries = [...this.providers];
+		entries.splice(Math.min(snapshot.index, entries.length), 0, [provider, record]);
+		this.providers.clear();
+		for (const [id, entry] of entries) this.providers.set(id, entry);
+		for (const model of record.registration.models) this.streamFns.set(model.api, record.registration.streamFn);
 	}
 
 	/** Sets (or with undefined removes) the credentials of a registered provider. */
@@ -399,7 +501,7 @@ export class InMemoryModelRuntime implements ModelRuntime {
 		const record = this.providers.get(provider);
 		// A provider of only virtual models needs no credentials (pi marks it configured).
 		if (!record) return this.virtualModels.has(provider);
-		if (record.registration.requiresAuth === false) return true;
+		if (record.registration.requiresAuth === false || this.fallbackKeys.has(provider)) return true;
 		if (record.apiKey === undefined) return false;
 		// A key set with setApiKey() counts as configured; the registration's own source may find none.
 		if (record.apiKey !== record.registration.apiKey || !record.registration.hasAuth) return true;
@@ -440,13 +542,17 @@ export class InMemoryModelRuntime implements ModelRuntime {
 	}
 
 	async getApiKey(provider: string): Promise<string | undefined> {
-		const source = this.providers.get(provider)?.apiKey;
-		return typeof source === "function" ? await source() : source;
+		const own = await resolveKey(this.providers.get(provider)?.apiKey);
+		return own ?? (await resolveKey(this.fallbackKeys.get(provider)));
 	}
 
 	getStreamFn(api: string): StreamFn | undefined {
-		return this.streamFns.get(api);
+		return this.apiStreams.get(api) ?? this.streamFns.get(api);
 	}
+}
+
+async function resolveKey(source: ApiKeySource | undefined): Promise<string | undefined> {
+	return typeof source === "function" ? await source() : source;
 }
 
 function withLevel<T extends object>(

@@ -1,31 +1,63 @@
 /**
  * `ctx.modelRegistry` for extensions: pi's `ModelRegistry` shape over the session's
- * {@link ModelRuntime}. `pi.registerProvider` works when the runtime accepts registrations
- * ({@link InMemoryModelRuntime}) and the config passes pi's checks and brings models with a
- * `streamSimple` function — or, as in pi, only a `baseUrl` and/or `headers` for a registered
- * provider's models. As in pi, a config with none of these changes no model.
+ * {@link ModelRuntime}. `pi.registerProvider` works as pi 0.73.1's when the runtime accepts
+ * registrations ({@link InMemoryModelRuntime}) and the config passes pi's checks: `models` (with a
+ * `streamSimple` function, which Settle needs) replace the provider's models; else a `baseUrl`
+ * and/or `headers` re-point them; a `streamSimple` serves its `api` for every model; an `apiKey` is
+ * the provider's key when no other exists. Repeats merge; unregistering puts back what the runtime
+ * had and applies the remaining configs again (pi's `refresh()`).
  */
 import { errorMessage, SettleError } from "../errors.js";
 import type { ExtensionModelRegistry, ProviderConfig } from "../extensions/types.js";
-import { InMemoryModelRuntime, type ModelRuntime } from "../llm/model-runtime.js";
+import { streamFromMessage } from "../llm/event-stream.js";
+import { InMemoryModelRuntime, type ModelRuntime, type ProviderSnapshot } from "../llm/model-runtime.js";
 import { BUILT_IN_PROVIDER_DISPLAY_NAMES, OAUTH_PROVIDER_DISPLAY_NAMES } from "../llm/provider-display-names.js";
 import { withRequestSignal } from "../llm/request-signal.js";
-import type { Model, StreamFn } from "../llm/types.js";
+import { emptyAssistantMessage, type Model, type StreamFn } from "../llm/types.js";
 import type { VirtualModelDefinition } from "../llm/virtual-models.js";
-
-/** `name` of providers extensions registered, per runtime (several views may share one runtime). */
-const registeredDisplayNames = new WeakMap<ModelRuntime, Map<string, string>>();
 
 /**
  * A provider an extension overrode with only `baseUrl`/`headers` (pi's override-only config): its
- * models before the first override, so each override applies to them and unregistering restores them.
+ * models before the first override, so each override applies to them.
  */
 interface ProviderOverride {
 	original: readonly Model[];
 	baseUrl?: string;
-	headers?: Record<string, string>;
 }
-const providerOverrides = new WeakMap<ModelRuntime, Map<string, ProviderOverride>>();
+
+/**
+ * What extensions registered with one runtime (several views may share it), mirroring pi's
+ * `ModelRegistry`: its `registeredProviders` (configs merged per name), what they changed, and the
+ * runtime's own providers before the change — so unregistering one provider can, as pi's
+ * `refresh()`, put every changed provider back and apply the remaining configs again.
+ */
+interface ExtensionProviders {
+	/** Each name's configs merged (a later defined value wins), in first-registration order. */
+	registered: Map<string, ProviderConfig>;
+	/** The runtime's provider before an extension first changed its models (undefined: none). */
+	baselines: Map<string, ProviderSnapshot | undefined>;
+	overrides: Map<string, ProviderOverride>;
+	/** pi's `providerRequestConfigs`: the last config with `apiKey`/`headers`/`authHeader` per name. */
+	requestConfigs: Map<string, Pick<ProviderConfig, "apiKey" | "headers" | "authHeader">>;
+	/** Wire APIs given a `streamSimple`. */
+	apis: Set<string>;
+}
+const extensionProviders = new WeakMap<ModelRuntime, ExtensionProviders>();
+
+function providersOf(runtime: ModelRuntime): ExtensionProviders {
+	let state = extensionProviders.get(runtime);
+	if (!state) {
+		state = {
+			registered: new Map(),
+			baselines: new Map(),
+			overrides: new Map(),
+			requestConfigs: new Map(),
+			apis: new Set(),
+		};
+		extensionProviders.set(runtime, state);
+	}
+	return state;
+}
 
 /**
  * Adapts a model runtime to the registry extensions see.
@@ -41,11 +73,14 @@ export function modelRegistryView(runtime: ModelRuntime): ExtensionModelRegistry
 		// Settle reads no models.json: nothing to reload, no load error to report.
 		refresh: () => {},
 		getError: () => undefined,
-		getProviderAuthStatus: (provider) =>
-			runtime.getAuthStatus?.(provider) ??
-			(runtime.hasConfiguredAuth(provider) ? { configured: false, source: "runtime" } : { configured: false }),
+		getProviderAuthStatus(provider) {
+			const own =
+				runtime.getAuthStatus?.(provider) ??
+				(runtime.hasConfiguredAuth(provider) ? { configured: false, source: "runtime" } : { configured: false });
+			return own.source ? own : (configKeyStatus(extensionProviders.get(runtime)?.requestConfigs.get(provider)) ?? own);
+		},
 		getProviderDisplayName: (provider) =>
-			registeredDisplayNames.get(runtime)?.get(provider) ??
+			registeredName(extensionProviders.get(runtime)?.registered.get(provider)) ??
 			OAUTH_PROVIDER_DISPLAY_NAMES[provider] ??
 			BUILT_IN_PROVIDER_DISPLAY_NAMES[provider] ??
 			provider,
@@ -70,62 +105,31 @@ export function modelRegistryView(runtime: ModelRuntime): ExtensionModelRegistry
 		isUsingOAuth: (model) => runtime.isUsingOAuth(model.provider),
 		registerProvider(name: string, config: ProviderConfig) {
 			validateProviderConfig(name, config);
-			// As pi: a config without models, baseUrl or headers changes no model (only the display name).
-			if (!config.models?.length && !config.baseUrl && !config.headers) {
-				const displayName = config.name ?? (typeof config.oauth?.name === "string" ? config.oauth.name : undefined);
-				if (displayName !== undefined) setDisplayName(runtime, name, displayName);
-				return;
-			}
-			if (!(runtime instanceof InMemoryModelRuntime)) {
+			const changesRuntime = Boolean(
+				config.models?.length || config.baseUrl || config.headers || config.apiKey || config.streamSimple,
+			);
+			if (changesRuntime && !(runtime instanceof InMemoryModelRuntime)) {
 				throw new SettleError("EXTENSION", `Provider "${name}" cannot be registered: this model runtime is fixed.`);
 			}
-			if (!config.models?.length) {
-				overrideProvider(runtime, name, config);
-				return;
-			}
-			if (typeof config.streamSimple !== "function") {
+			// As pi: models without a streamSimple stream through what serves their api (e.g. pi-ai's clients).
+			const unserved =
+				typeof config.streamSimple === "function"
+					? undefined
+					: modelApis(config).find((api) => !runtime.getStreamFn?.(api));
+			if (unserved !== undefined) {
 				throw new SettleError(
 					"EXTENSION",
-					`Provider "${name}" needs a \`streamSimple\` function to be registered with Settle's model runtime.`,
+					`Provider "${name}" needs a \`streamSimple\` function to be registered with Settle's model runtime: nothing serves api "${unserved}".`,
 				);
 			}
-			const models: Model[] = config.models.map((model) => ({
-				name: model.name,
-				id: model.id,
-				// Never empty: validateProviderConfig refused a model without one.
-				api: model.api ?? config.api ?? "",
-				provider: name,
-				baseUrl: model.baseUrl ?? config.baseUrl ?? "",
-				reasoning: model.reasoning ?? false,
-				input: model.input ?? ["text"],
-				cost: model.cost ?? { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 },
-				contextWindow: model.contextWindow ?? 128_000,
-				maxTokens: model.maxTokens ?? 16_384,
-				// pi 1.6: a model's cache lifetimes make it eligible for cache warming.
-				...(model.promptCache ? { promptCache: model.promptCache } : {}),
-				...(model.headers || config.headers
-					? { headers: resolveHeaders({ ...config.headers, ...model.headers }) }
-					: {}),
-			}));
-			const apiKey = config.apiKey;
-			const displayName = config.name ?? (typeof config.oauth?.name === "string" ? config.oauth.name : undefined);
-			const names = registeredDisplayNames.get(runtime) ?? new Map<string, string>();
-			registeredDisplayNames.set(runtime, names);
-			if (displayName !== undefined) names.set(name, displayName);
-			else names.delete(name);
-			// A full registration replaces the provider: an earlier override no longer applies.
-			providerOverrides.get(runtime)?.delete(name);
-			runtime.registerProvider({
-				provider: name,
-				models,
-				// A signal per request: provider SDKs an extension wraps may never remove their listener from it.
-				streamFn: withRequestSignal(config.streamSimple as unknown as StreamFn),
-				// pi's config values: the named environment variable when it is set, else the literal key.
-				...(apiKey !== undefined
-					? { apiKey: () => resolveConfigValue(apiKey), hasAuth: () => resolveConfigValue(apiKey) !== undefined }
-					: { requiresAuth: false }),
-				...(config.oauth ? { oauth: true } : {}),
-			});
+			const state = providersOf(runtime);
+			if (runtime instanceof InMemoryModelRuntime) applyProviderConfig(runtime, state, name, config);
+			// pi's upsertRegisteredProvider: defined values of the new config win, the rest are kept.
+			const existing = state.registered.get(name);
+			if (!existing) state.registered.set(name, { ...config });
+			else
+				for (const [key, value] of Object.entries(config))
+					if (value !== undefined) Object.assign(existing, { [key]: value });
 		},
 		registerVirtualModel(definition: VirtualModelDefinition) {
 			if (!(runtime instanceof InMemoryModelRuntime)) {
@@ -140,14 +144,10 @@ export function modelRegistryView(runtime: ModelRuntime): ExtensionModelRegistry
 			if (runtime instanceof InMemoryModelRuntime) runtime.unregisterVirtualModel(provider, id);
 		},
 		unregisterProvider(name: string) {
-			if (!(runtime instanceof InMemoryModelRuntime)) return;
-			const override = providerOverrides.get(runtime)?.get(name);
-			// As pi: unregistering an override restores the provider's own models; it stays registered.
-			if (override) {
-				providerOverrides.get(runtime)?.delete(name);
-				runtime.replaceModels(name, override.original);
-			} else runtime.unregisterProvider(name);
-			registeredDisplayNames.get(runtime)?.delete(name);
+			const state = extensionProviders.get(runtime);
+			// As pi: a name no extension registered is left alone (a host's own provider stays).
+			if (!state?.registered.delete(name)) return;
+			if (runtime instanceof InMemoryModelRuntime) reapplyProviders(runtime, state);
 		},
 	};
 }
@@ -175,29 +175,151 @@ function validateProviderConfig(name: string, config: ProviderConfig): void {
 	}
 }
 
-function setDisplayName(runtime: ModelRuntime, provider: string, displayName: string): void {
-	const names = registeredDisplayNames.get(runtime) ?? new Map<string, string>();
-	registeredDisplayNames.set(runtime, names);
-	names.set(provider, displayName);
+/** pi's `getProviderDisplayName` for a registered config: its `name`, else its `oauth.name`. */
+function registeredName(config: ProviderConfig | undefined): string | undefined {
+	if (config?.name !== undefined) return config.name;
+	const oauthName = config?.oauth?.name;
+	return typeof oauthName === "string" ? oauthName : undefined;
+}
+
+/**
+ * pi's `getProviderAuthStatus` for a provider with no stored, runtime or environment key but a
+ * registered `apiKey`: `configured: true`, from a command, the environment variable it names, or the literal.
+ */
+function configKeyStatus(
+	requestConfig: Pick<ProviderConfig, "apiKey"> | undefined,
+): ReturnType<NonNullable<ExtensionModelRegistry["getProviderAuthStatus"]>> | undefined {
+	const apiKey = requestConfig?.apiKey;
+	if (!apiKey) return undefined;
+	if (apiKey.startsWith("!")) return { configured: true, source: "models_json_command" };
+	if (process.env[apiKey]) return { configured: true, source: "environment", label: apiKey };
+	return { configured: true, source: "models_json_key" };
+}
+
+/**
+ * pi's `applyProviderConfig`, on a Settle runtime: a `streamSimple` serves its `api` for every
+ * model; a config with `apiKey`, `headers` or `authHeader` replaces the provider's request config
+ * (its `apiKey` is the key used when no stored, runtime or environment key exists); `models`
+ * replace the provider's models, else a `baseUrl` and/or `headers` re-point them.
+ */
+function applyProviderConfig(
+	runtime: InMemoryModelRuntime,
+	state: ExtensionProviders,
+	name: string,
+	config: ProviderConfig,
+): void {
+	// A signal per request: provider SDKs an extension wraps may never remove their listener from it.
+	const streamFn =
+		typeof config.streamSimple === "function"
+			? withRequestSignal(config.streamSimple as unknown as StreamFn)
+			: undefined;
+	if (streamFn && config.api) {
+		runtime.setApiStream(config.api, streamFn);
+		state.apis.add(config.api);
+	}
+	if (config.apiKey || config.headers || config.authHeader) {
+		const { apiKey, headers, authHeader } = config;
+		state.requestConfigs.set(name, { apiKey, headers, authHeader });
+		// pi's config values: the named environment variable when it is set, else the literal key.
+		runtime.setFallbackApiKey(name, apiKey ? () => resolveConfigValue(apiKey) : undefined);
+	}
+	if (config.models?.length) {
+		if (!state.baselines.has(name)) state.baselines.set(name, runtime.snapshotProvider(name));
+		state.overrides.delete(name);
+		runtime.registerProvider({
+			provider: name,
+			models: config.models.map((model) => toModel(name, config, model)),
+			streamFn: streamFn ?? servedStream(runtime, modelApis(config)),
+			// A provider without a key (oauth only) is usable without credentials: Settle has no /login.
+			// Not marked `oauth` either: pi's isUsingOAuth needs OAuth credentials stored by /login.
+			...(config.apiKey ? {} : { requiresAuth: false }),
+		});
+	} else if (config.baseUrl || config.headers) {
+		overrideProvider(runtime, state, name, config);
+	}
+}
+
+/** The wire APIs of a config's models (each model's own, else the config's). */
+function modelApis(config: ProviderConfig): string[] {
+	return [...new Set((config.models ?? []).map((model) => model.api ?? config.api ?? ""))];
+}
+
+/**
+ * For models registered without a `streamSimple`: the stream function serving each api when they
+ * were registered (taken before, so it is never the provider's own). An api nothing served any more
+ * after a re-apply answers with an error message, as a stream function never throws.
+ */
+function servedStream(runtime: InMemoryModelRuntime, apis: readonly string[]): StreamFn {
+	const served = new Map(apis.map((api) => [api, runtime.getStreamFn(api)]));
+	return (model, context, options) => {
+		const streamFn = served.get(model.api);
+		if (streamFn) return streamFn(model, context, options);
+		return streamFromMessage(emptyAssistantMessage(model, "error", `Nothing serves api "${model.api}".`));
+	};
+}
+
+function toModel(
+	provider: string,
+	config: ProviderConfig,
+	model: NonNullable<ProviderConfig["models"]>[number],
+): Model {
+	return {
+		name: model.name,
+		id: model.id,
+		// Never empty: validateProviderConfig refused a model without one.
+		api: model.api ?? config.api ?? "",
+		provider,
+		baseUrl: model.baseUrl ?? config.baseUrl ?? "",
+		reasoning: model.reasoning ?? false,
+		input: model.input ?? ["text"],
+		cost: model.cost ?? { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 },
+		contextWindow: model.contextWindow ?? 128_000,
+		maxTokens: model.maxTokens ?? 16_384,
+		// pi 1.6: a model's cache lifetimes make it eligible for cache warming.
+		...(model.promptCache ? { promptCache: model.promptCache } : {}),
+		...(model.headers || config.headers ? { headers: resolveHeaders({ ...config.headers, ...model.headers }) } : {}),
+	};
+}
+
+/**
+ * pi's `unregisterProvider` → `refresh()`: every provider an extension changed is put back as the
+ * runtime had it (an extension-only provider is removed; virtual models stay), wire APIs and keys
+ * extensions set are dropped, then the remaining registered (merged) configs apply again, in order.
+ */
+function reapplyProviders(runtime: InMemoryModelRuntime, state: ExtensionProviders): void {
+	for (const api of state.apis) runtime.setApiStream(api, undefined);
+	for (const name of state.requestConfigs.keys()) runtime.setFallbackApiKey(name, undefined);
+	for (const [name, snapshot] of state.baselines) {
+		if (snapshot) runtime.restoreProvider(snapshot);
+		else runtime.unregisterProvider(name);
+	}
+	state.apis.clear();
+	state.requestConfigs.clear();
+	state.baselines.clear();
+	state.overrides.clear();
+	for (const [name, config] of state.registered) applyProviderConfig(runtime, state, name, config);
 }
 
 /**
  * pi's override-only `registerProvider` (no `models`): the provider's registered models get the new
- * `baseUrl`, and requests to them the new headers (over the model's own), keeping their stream
- * function and credentials. A later override replaces the headers only when it brings some, as pi's
- * stored request config does. A provider the runtime does not have is left alone, as pi leaves it.
+ * `baseUrl`, and requests to them the request config's headers (over the model's own), keeping their
+ * stream function and credentials. A provider the runtime does not have is left alone, as pi leaves it.
  */
-function overrideProvider(runtime: InMemoryModelRuntime, name: string, config: ProviderConfig): void {
-	const overrides = providerOverrides.get(runtime) ?? new Map<string, ProviderOverride>();
-	providerOverrides.set(runtime, overrides);
-	const override = overrides.get(name) ?? {
+function overrideProvider(
+	runtime: InMemoryModelRuntime,
+	state: ExtensionProviders,
+	name: string,
+	config: ProviderConfig,
+): void {
+	const override = state.overrides.get(name) ?? {
 		original: runtime.getAll().filter((model) => model.provider === name),
 	};
 	if (override.original.length === 0) return;
+	if (!state.baselines.has(name)) state.baselines.set(name, runtime.snapshotProvider(name));
 	if (config.baseUrl) override.baseUrl = config.baseUrl;
-	if (config.headers) override.headers = config.headers;
-	overrides.set(name, override);
-	const headers = override.headers ? resolveHeaders(override.headers) : undefined;
+	state.overrides.set(name, override);
+	const requestHeaders = state.requestConfigs.get(name)?.headers;
+	const headers = requestHeaders ? resolveHeaders(requestHeaders) : undefined;
 	runtime.replaceModels(
 		name,
 		override.original.map((model) => ({
@@ -206,7 +328,6 @@ function overrideProvider(runtime: InMemoryModelRuntime, name: string, config: P
 			...(headers ? { headers: { ...model.headers, ...headers } } : {}),
 		})),
 	);
-	if (config.name !== undefined) setDisplayName(runtime, name, config.name);
 }
 
 /**

@@ -3415,8 +3415,8 @@ export const MUTANTS: Mutant[] = [
 		description: "unregistering an override removes the built-in provider",
 		edits: [
 			{
-				find: "runtime.replaceModels(name, override.original);",
-				replace: "runtime.unregisterProvider(name);",
+				find: "if (snapshot) runtime.restoreProvider(snapshot);",
+				replace: "if (snapshot) runtime.unregisterProvider(name);",
 			},
 		],
 		tests: ["test/parity/extensions.test.ts"],
@@ -3439,11 +3439,11 @@ export const MUTANTS: Mutant[] = [
 		description: "a config with baseUrl is not treated as an override",
 		edits: [
 			{
-				find: "if (!config.models?.length && !config.baseUrl && !config.headers) {",
-				replace: "if ((!config.models?.length && !config.headers) || (!config.models?.length && !!config.baseUrl)) {",
+				find: "} else if (config.baseUrl || config.headers) {",
+				replace: "} else if (config.headers) {",
 			},
 		],
-		tests: ["test/parity/extensions.test.ts"],
+		tests: ["test/parity/register-provider.test.ts"],
 	},
 	{
 		id: "Y15",
@@ -3475,8 +3475,8 @@ export const MUTANTS: Mutant[] = [
 		description: "no-op config ignores its display name",
 		edits: [
 			{
-				find: "if (displayName !== undefined) setDisplayName(runtime, name, displayName);\n\t\t\t\treturn;",
-				replace: "return;",
+				find: "if (config?.name !== undefined) return config.name;",
+				replace: 'if (config?.name === "") return config.name;',
 			},
 		],
 		tests: ["test/parity/extensions.test.ts"],
@@ -3967,6 +3967,115 @@ export const MUTANTS: Mutant[] = [
 			},
 		],
 		tests: ["test/inspect/visualizations.test.ts"],
+	},
+	{
+		id: "Y19",
+		file: "src/llm/model-runtime.ts",
+		description: "an api-level streamSimple is ignored",
+		edits: [
+			{
+				find: "if (apiStream) return apiStream(model, context, options);",
+				replace: "if (apiStream && false) return apiStream(model, context, options);",
+			},
+		],
+		tests: ["test/parity/register-provider.test.ts"],
+	},
+	{
+		id: "Y20",
+		file: "src/llm/model-runtime.ts",
+		description: "a config apiKey is never used as the fallback key",
+		edits: [
+			{
+				find: "return own ?? (await resolveKey(this.fallbackKeys.get(provider)));",
+				replace: "return own;",
+			},
+		],
+		tests: ["test/parity/register-provider.test.ts"],
+	},
+	{
+		id: "Y21",
+		file: "src/llm/model-runtime.ts",
+		description: "a config apiKey does not count as credentials",
+		edits: [
+			{
+				find: "if (record.registration.requiresAuth === false || this.fallbackKeys.has(provider)) return true;",
+				replace: "if (record.registration.requiresAuth === false) return true;",
+			},
+		],
+		tests: ["test/parity/register-provider.test.ts"],
+	},
+	{
+		id: "Y22",
+		file: "src/llm/model-runtime.ts",
+		description: "a restored provider goes to the end of the list",
+		edits: [
+			{
+				find: "entries.splice(Math.min(snapshot.index, entries.length), 0, [provider, record]);",
+				replace: "entries.push([provider, record]);",
+			},
+		],
+		tests: ["test/parity/register-provider.test.ts"],
+	},
+	{
+		id: "Y23",
+		file: "src/session/model-registry-view.ts",
+		description: "unregistering a never-registered name removes the built-in provider",
+		edits: [
+			{
+				find: "if (!state?.registered.delete(name)) return;",
+				replace:
+					"if (!state?.registered.delete(name)) return (runtime as InMemoryModelRuntime).unregisterProvider(name);",
+			},
+		],
+		tests: ["test/parity/register-provider.test.ts"],
+	},
+	{
+		id: "Y24",
+		file: "src/session/model-registry-view.ts",
+		description: "repeat registrations replace instead of merging",
+		edits: [
+			{
+				find: "if (!existing) state.registered.set(name, { ...config });",
+				replace: "if (existing || !existing) state.registered.set(name, { ...config });",
+			},
+		],
+		tests: ["test/parity/register-provider.test.ts"],
+	},
+	{
+		id: "Y25",
+		file: "src/session/model-registry-view.ts",
+		description: "a config key is reported as a runtime key",
+		edits: [
+			{
+				find: 'return { configured: true, source: "models_json_key" };',
+				replace: 'return { configured: false, source: "runtime" };',
+			},
+		],
+		tests: ["test/parity/register-provider.test.ts"],
+	},
+	{
+		id: "Y26",
+		file: "src/session/model-registry-view.ts",
+		description: "remaining provider configs not re-applied after unregister",
+		edits: [
+			{
+				find: "for (const [name, config] of state.registered) applyProviderConfig(runtime, state, name, config);",
+				replace: "",
+			},
+		],
+		tests: ["test/parity/register-provider.test.ts"],
+	},
+	{
+		id: "Y27",
+		file: "src/session/model-registry-view.ts",
+		description: "models without streamSimple always refused",
+		edits: [
+			{
+				find: ": modelApis(config).find((api) => !runtime.getStreamFn?.(api));",
+				replace: ": modelApis(config)[0];",
+			},
+		],
+		tests: ["test/parity/register-provider.test.ts"],
 	},
 ];
 
