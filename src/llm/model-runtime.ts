@@ -323,6 +323,12 @@ export class InMemoryModelRuntime implements ModelRuntime {
 		for (const model of record.registration.models) this.streamFns.set(model.api, record.registration.streamFn);
 	}
 
+	/** Whether {@link setApiKey} gave `provider` a key of its own (not the registration's source). */
+	protected hasRuntimeKey(provider: string): boolean {
+		const record = this.providers.get(provider);
+		return record !== undefined && record.apiKey !== undefined && record.apiKey !== record.registration.apiKey;
+	}
+
 	/** Sets (or with undefined removes) the credentials of a registered provider. */
 	setApiKey(provider: string, apiKey: ApiKeySource | undefined): void {
 		const record = this.providers.get(provider);

@@ -216,10 +216,11 @@ export class PiAiModelRuntime extends InMemoryModelRuntime {
 		return undefined;
 	}
 
-	/** pi's order: a key stored in `auth.json`, then the environment (named by its variable). */
+	/** pi's order: a key stored in `auth.json`, a key given in code, then the environment (named by its variable). */
 	override getAuthStatus(provider: string): ProviderAuthStatus {
 		const source = this.getAuthSource(provider);
 		if (source === "stored") return { configured: true, source: "stored" };
+		if (this.hasRuntimeKey(provider)) return { configured: false, source: "runtime" };
 		if (source === "environment") {
 			let label: string | undefined;
 			try {

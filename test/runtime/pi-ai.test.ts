@@ -82,19 +82,26 @@ describe("pi-ai model runtime", () => {
 		expect(await fromEnv.getApiKey("groq")).toBe("gsk-env");
 	});
 
-	it("getAuthStatus answers as pi 0.73.1's ModelRegistry.getProviderAuthStatus (stored, environment with its variable, runtime, none)", async () => {
-		const previous = process.env.GROQ_API_KEY;
-		process.env.GROQ_API_KEY = "gsk-env";
-		cleanups.push(() => {
-			if (previous === undefined) delete process.env.GROQ_API_KEY;
-			else process.env.GROQ_API_KEY = previous;
-		});
+	it("getAuthStatus answers as pi 0.73.1's ModelRegistry.getProviderAuthStatus (stored, runtime before environment, environment with its variable, none)", async () => {
+		for (const [name, value] of [
+			["GROQ_API_KEY", "gsk-env"],
+			["CEREBRAS_API_KEY", "csk-env"],
+		] as const) {
+			const previous = process.env[name];
+			process.env[name] = value;
+			cleanups.push(() => {
+				if (previous === undefined) delete process.env[name];
+				else process.env[name] = previous;
+			});
+		}
 		const settle = await createPiAiModelRuntime({ credentials: AuthStorage.inMemory({ anthropic: "sk-stored" }) });
 		settle.setApiKey("openai", "sk-runtime");
+		settle.setApiKey("cerebras", "csk-runtime");
 		const piAuth = pi.AuthStorage.inMemory({ anthropic: { type: "api_key", key: "sk-stored" } });
 		piAuth.setRuntimeApiKey("openai", "sk-runtime");
+		piAuth.setRuntimeApiKey("cerebras", "csk-runtime");
 		const piRegistry = pi.ModelRegistry.inMemory(piAuth);
-		for (const provider of ["anthropic", "groq", "openai", "mistral", "no-such-provider"]) {
+		for (const provider of ["anthropic", "groq", "openai", "cerebras", "mistral", "no-such-provider"]) {
 			const expected = piRegistry.getProviderAuthStatus(provider);
 			// pi names its CLI flag as the label of a runtime key; Settle's runtime keys come from code.
 			if (expected.source === "runtime") delete expected.label;
