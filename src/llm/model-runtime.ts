@@ -158,6 +158,8 @@ export class InMemoryModelRuntime implements ModelRuntime {
 	private readonly apiStreams = new Map<string, StreamFn>();
 	/** Keys used when a provider's own source has none ({@link setFallbackApiKey}). */
 	private readonly fallbackKeys = new Map<string, ApiKeySource>();
+	/** Providers whose requests carry `Authorization: Bearer <key>` ({@link setAuthHeader}). */
+	private readonly authHeaders = new Set<string>();
 	/** Virtual models by provider id, then model id (pi's `virtualModels`). */
 	private readonly virtualModels = new Map<string, Map<string, VirtualModelRecord>>();
 	readonly stream: StreamFn;
@@ -167,6 +169,7 @@ export class InMemoryModelRuntime implements ModelRuntime {
 		this.stream = (model, context, options) => {
 			// A virtual model streamed directly (a compaction summary, an extension's call) is routed here.
 			if (isVirtualModel(model)) return this.streamDirect(model, context, options);
+			if (this.authHeaders.size > 0 && this.authHeaders.has(model.provider)) options = withBearer(options);
 			// A stream function set for the wire API serves it for every provider (pi-ai's api registry).
 			const apiStream = this.apiStreams.get(model.api);
 			if (apiStream) return apiStream(model, context, options);
@@ -285,6 +288,22 @@ export class InMemoryModelRuntime implements ModelRuntime {
 	}
 
 	/**
+	 * Whether requests to `provider`'s models carry `Authorization: Bearer <key>` with the request's
+	 * key, over the request's headers (pi's `authHeader: true` of a `registerProvider` config).
+	 *
+	 * @example
+	 * ```ts
+	 * const models = new InMemoryModelRuntime();
+	 * models.registerFauxProvider(createFauxProvider());
+	 * models.setAuthHeader("faux", true); // a request with apiKey "k" gets `Authorization: Bearer k`
+	 * ```
+	 */
+	setAuthHeader(provider: string, on: boolean): void {
+		if (on) this.authHeaders.add(provider);
+		else this.authHeaders.delete(provider);
+	}
+
+	/**
 	 * A copy of `provider` as it stands (models, stream function, key, place in the order), or
 	 * undefined when it is not registered; {@link restoreProvider} puts it back.
 	 *
@@ -307,15 +326,17 @@ export class InMemoryModelRuntime implements ModelRuntime {
 	/**
 	 * Puts a provider back as {@link snapshotProvider} saw it. When it was only given other models
 	 * since, its current key stays (a key set meanwhile is kept); when another registration replaced
-	 * it, that one is removed and the snapshot's key comes back too.
+	 * it, that one is removed and the snapshot's key comes back, unless {@link setApiKey} gave the
+	 * replacing one a key: that key stays (as pi's runtime keys, which live apart from providers).
 	 */
 	restoreProvider(snapshot: ProviderSnapshot): void {
 		const { provider } = snapshot;
 		const record = snapshot.record as ProviderRecord;
 		record.registration = snapshot.registration;
 		if (this.providers.get(provider) === record) return;
+		const runtimeKey = this.hasRuntimeKey(provider) ? this.providers.get(provider)?.apiKey : undefined;
 		this.unregisterProvider(provider);
-		record.apiKey = snapshot.apiKey;
+		record.apiKey = runtimeKey ?? snapshot.apiKey;
 		const entries = [...this.providers];
 		entries.splice(Math.min(snapshot.index, entries.length), 0, [provider, record]);
 		this.providers.clear();
@@ -555,6 +576,12 @@ export class InMemoryModelRuntime implements ModelRuntime {
 	getStreamFn(api: string): StreamFn | undefined {
 		return this.apiStreams.get(api) ?? this.streamFns.get(api);
 	}
+}
+
+/** The request with `Authorization: Bearer <its key>` over its headers; unchanged without a key. */
+function withBearer(options: StreamOptions | undefined): StreamOptions | undefined {
+	if (!options?.apiKey) return options;
+	return { ...options, headers: { ...options.headers, Authorization: `Bearer ${options.apiKey}` } };
 }
 
 async function resolveKey(source: ApiKeySource | undefined): Promise<string | undefined> {

@@ -4,8 +4,9 @@
  * registrations ({@link InMemoryModelRuntime}) and the config passes pi's checks: `models` (with a
  * `streamSimple` function, which Settle needs) replace the provider's models; else a `baseUrl`
  * and/or `headers` re-point them; a `streamSimple` serves its `api` for every model; an `apiKey` is
- * the provider's key when no other exists. Repeats merge; unregistering puts back what the runtime
- * had and applies the remaining configs again (pi's `refresh()`).
+ * the provider's key when no other exists; `authHeader: true` sends the key as `Authorization: Bearer`.
+ * Repeats merge; unregistering puts back what the runtime had and applies the remaining configs
+ * again (pi's `refresh()`); keys given with `setApiKey` stay, as pi's runtime keys.
  */
 import { errorMessage, SettleError } from "../errors.js";
 import type { ExtensionModelRegistry, ProviderConfig } from "../extensions/types.js";
@@ -39,6 +40,11 @@ interface ExtensionProviders {
 	overrides: Map<string, ProviderOverride>;
 	/** pi's `providerRequestConfigs`: the last config with `apiKey`/`headers`/`authHeader` per name. */
 	requestConfigs: Map<string, Pick<ProviderConfig, "apiKey" | "headers" | "authHeader">>;
+	/**
+	 * pi's `modelRequestHeaders`: each fully registered model's own `headers` (raw), per provider.
+	 * pi resolves them per request over the provider's (request config's) headers.
+	 */
+	modelHeaders: Map<string, Map<string, Record<string, string> | undefined>>;
 	/** Wire APIs given a `streamSimple`. */
 	apis: Set<string>;
 }
@@ -52,6 +58,7 @@ function providersOf(runtime: ModelRuntime): ExtensionProviders {
 			baselines: new Map(),
 			overrides: new Map(),
 			requestConfigs: new Map(),
+			modelHeaders: new Map(),
 			apis: new Set(),
 		};
 		extensionProviders.set(runtime, state);
@@ -88,14 +95,17 @@ export function modelRegistryView(runtime: ModelRuntime): ExtensionModelRegistry
 		getAll: () => runtime.getAll(),
 		getAvailable: () => runtime.getAvailable(),
 		hasConfiguredAuth: (model) => runtime.hasConfiguredAuth(model.provider),
-		// As pi 0.73.1: a provider without a key is not an error here (the request decides), and the
-		// model's own headers come along; only a failing key source answers `ok: false`.
+		// As pi 0.73.1: a provider without a key is not an error here (the request decides) unless its
+		// config has `authHeader`, and the model's own headers come along; a failing key source answers `ok: false`.
 		async getApiKeyAndHeaders(model) {
 			try {
 				const apiKey = await runtime.getApiKey(model.provider);
+				const authHeader = extensionProviders.get(runtime)?.requestConfigs.get(model.provider)?.authHeader;
+				if (authHeader && !apiKey) return { ok: false, error: `No API key found for "${model.provider}"` };
 				const result: { ok: true; apiKey?: string; headers?: Record<string, string> } = { ok: true };
 				if (apiKey !== undefined) result.apiKey = apiKey;
-				if (model.headers && Object.keys(model.headers).length > 0) result.headers = { ...model.headers };
+				const headers = authHeader ? { ...model.headers, Authorization: `Bearer ${apiKey}` } : model.headers;
+				if (headers && Object.keys(headers).length > 0) result.headers = { ...headers };
 				return result;
 			} catch (error) {
 				return { ok: false, error: errorMessage(error) };
@@ -199,7 +209,8 @@ function configKeyStatus(
 /**
  * pi's `applyProviderConfig`, on a Settle runtime: a `streamSimple` serves its `api` for every
  * model; a config with `apiKey`, `headers` or `authHeader` replaces the provider's request config
- * (its `apiKey` is the key used when no stored, runtime or environment key exists); `models`
+ * (its `apiKey` is the key used when no stored, runtime or environment key exists; `authHeader`
+ * adds `Authorization: Bearer <key>` to each request); `models`
  * replace the provider's models, else a `baseUrl` and/or `headers` re-point them.
  */
 function applyProviderConfig(
@@ -222,10 +233,13 @@ function applyProviderConfig(
 		state.requestConfigs.set(name, { apiKey, headers, authHeader });
 		// pi's config values: the named environment variable when it is set, else the literal key.
 		runtime.setFallbackApiKey(name, apiKey ? () => resolveConfigValue(apiKey) : undefined);
+		runtime.setAuthHeader(name, authHeader === true);
 	}
 	if (config.models?.length) {
 		if (!state.baselines.has(name)) state.baselines.set(name, runtime.snapshotProvider(name));
 		state.overrides.delete(name);
+		state.modelHeaders.set(name, new Map(config.models.map((model) => [model.id, model.headers])));
+		const before = runtime.snapshotProvider(name);
 		runtime.registerProvider({
 			provider: name,
 			models: config.models.map((model) => toModel(name, config, model)),
@@ -234,6 +248,9 @@ function applyProviderConfig(
 			// Not marked `oauth` either: pi's isUsingOAuth needs OAuth credentials stored by /login.
 			...(config.apiKey ? {} : { requiresAuth: false }),
 		});
+		// pi's runtime keys live in AuthStorage, apart from providers: one given to the replaced provider stays.
+		if (before?.apiKey !== undefined && before.apiKey !== before.registration.apiKey)
+			runtime.setApiKey(name, before.apiKey);
 	} else if (config.baseUrl || config.headers) {
 		overrideProvider(runtime, state, name, config);
 	}
@@ -288,13 +305,17 @@ function toModel(
  */
 function reapplyProviders(runtime: InMemoryModelRuntime, state: ExtensionProviders): void {
 	for (const api of state.apis) runtime.setApiStream(api, undefined);
-	for (const name of state.requestConfigs.keys()) runtime.setFallbackApiKey(name, undefined);
+	for (const name of state.requestConfigs.keys()) {
+		runtime.setFallbackApiKey(name, undefined);
+		runtime.setAuthHeader(name, false);
+	}
 	for (const [name, snapshot] of state.baselines) {
 		if (snapshot) runtime.restoreProvider(snapshot);
 		else runtime.unregisterProvider(name);
 	}
 	state.apis.clear();
 	state.requestConfigs.clear();
+	state.modelHeaders.clear();
 	state.baselines.clear();
 	state.overrides.clear();
 	for (const [name, config] of state.registered) applyProviderConfig(runtime, state, name, config);
@@ -302,8 +323,9 @@ function reapplyProviders(runtime: InMemoryModelRuntime, state: ExtensionProvide
 
 /**
  * pi's override-only `registerProvider` (no `models`): the provider's registered models get the new
- * `baseUrl`, and requests to them the request config's headers (over the model's own), keeping their
- * stream function and credentials. A provider the runtime does not have is left alone, as pi leaves it.
+ * `baseUrl`, and requests to them the request config's headers, keeping their stream function and
+ * credentials. As pi resolves them per request: over a built-in model's headers, under the `headers`
+ * of a model an extension registered. A provider the runtime does not have is left alone, as pi leaves it.
  */
 function overrideProvider(
 	runtime: InMemoryModelRuntime,
@@ -320,13 +342,18 @@ function overrideProvider(
 	state.overrides.set(name, override);
 	const requestHeaders = state.requestConfigs.get(name)?.headers;
 	const headers = requestHeaders ? resolveHeaders(requestHeaders) : undefined;
+	const registered = state.modelHeaders.get(name);
 	runtime.replaceModels(
 		name,
-		override.original.map((model) => ({
-			...model,
-			baseUrl: override.baseUrl ?? model.baseUrl,
-			...(headers ? { headers: { ...model.headers, ...headers } } : {}),
-		})),
+		override.original.map((model) => {
+			const moved = { ...model, baseUrl: override.baseUrl ?? model.baseUrl };
+			if (!registered) return headers ? { ...moved, headers: { ...model.headers, ...headers } } : moved;
+			// An extension's model: its registration folded the old provider headers in; pi's are the request config's now.
+			const own = registered.get(model.id);
+			const merged = { ...headers, ...(own ? resolveHeaders(own) : {}) };
+			const { headers: _, ...rest } = moved;
+			return Object.keys(merged).length > 0 ? { ...rest, headers: merged } : rest;
+		}),
 	);
 }
 

@@ -508,3 +508,151 @@ describe("parity: pi.registerProvider with models and no streamSimple", () => {
 		}
 	});
 });
+
+describe("parity: pi.registerProvider authHeader, runtime keys and header precedence", () => {
+	const model = (id: string, headers?: Record<string, string>) => ({
+		id,
+		name: id,
+		reasoning: false,
+		input: ["text" as const],
+		cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 },
+		contextWindow: 128_000,
+		maxTokens: 16_384,
+		...(headers ? { headers } : {}),
+	});
+	/** pi-ai's chat stream, marking each request with the `Authorization` its options carry (`x-tap`). */
+	const mirrorAuthorization = ((m: never, context: never, options?: { headers?: Record<string, string> }) =>
+		builtInChat(m, context, {
+			...options,
+			headers: { ...options?.headers, "x-tap": options?.headers?.Authorization ?? "none" },
+		})) as never;
+
+	it("authHeader adds the key as a bearer header; per-model headers win over an override's, as pi resolves them per request", async () => {
+		const server = await pongServer();
+		const logs: Record<string, unknown[]> = { pi: [], settle: [] };
+		try {
+			const { pi, settle } = await onBothPeers(
+				(name) => ({
+					extensions: [
+						(api: ExtensionAPI) => {
+							const log = logs[name]!;
+							api.registerProvider("acme", {
+								api: "openai-completions",
+								baseUrl: server.baseUrl,
+								apiKey: "acme-key",
+								authHeader: true,
+								headers: { "x-proxy": "provider" },
+								streamSimple: mirrorAuthorization,
+								models: [model("m1", { "x-proxy": "model" }), model("m2")],
+							});
+							useCommand(api, log);
+							api.registerCommand("override", {
+								description: "re-configures acme's requests",
+								handler: async (_args, ctx) => {
+									const m1 = () => ctx.modelRegistry.find("acme", "m1")!;
+									log.push(await ctx.modelRegistry.getApiKeyAndHeaders?.(m1()));
+									api.registerProvider("acme", { apiKey: "other-key", headers: { "x-proxy": "override" } });
+									log.push(await ctx.modelRegistry.getApiKeyAndHeaders?.(m1()));
+								},
+							});
+						},
+					],
+				}),
+				async (peer) => {
+					const requests: unknown[] = [];
+					for (const step of ["m1", "m2", "override", "m1", "m2"]) {
+						if (step === "override") {
+							await peer.prompt("/override");
+							continue;
+						}
+						await peer.prompt(`/use acme ${step}`);
+						await peer.prompt(step);
+						await peer.quiesce();
+						requests.push(...server.take());
+					}
+					return { requests, reply: lastReply(peer), log: logs[peer.name] };
+				},
+			);
+			const url = "/proxy/v1/chat/completions";
+			expect(pi.requests).toEqual([
+				{ url, authorization: "Bearer acme-key", tap: "Bearer acme-key", proxy: "model" },
+				{ url, authorization: "Bearer acme-key", tap: "Bearer acme-key", proxy: "provider" },
+				// The override replaced the request config: no authHeader now; m1's own header still wins.
+				{ url, authorization: "Bearer other-key", tap: "none", proxy: "model" },
+				{ url, authorization: "Bearer other-key", tap: "none", proxy: "override" },
+			]);
+			expect(pi.log?.filter((entry) => !Array.isArray(entry))).toEqual([
+				{ ok: true, apiKey: "acme-key", headers: { "x-proxy": "model", Authorization: "Bearer acme-key" } },
+				{ ok: true, apiKey: "other-key", headers: { "x-proxy": "model" } },
+			]);
+			expect(settle).toEqual(pi);
+		} finally {
+			server.close();
+		}
+	});
+
+	it("runtime keys outlive an extension's full registration of the provider: set before it or while it is registered", async () => {
+		const server = await pongServer();
+		const logs: Record<string, unknown[]> = { pi: [], settle: [] };
+		try {
+			const { pi, settle } = await onBothPeers(
+				(name) => ({
+					modelCatalog: true,
+					extensions: [
+						(api: ExtensionAPI) => {
+							const log = logs[name]!;
+							useCommand(api, log);
+							api.registerCommand("replace", {
+								description: "registers groq with its own models",
+								handler: async () => {
+									api.registerProvider("groq", {
+										api: "openai-completions",
+										baseUrl: server.baseUrl,
+										apiKey: "replaced-key",
+										models: [model("proxy-model")],
+									});
+								},
+							});
+							api.registerCommand("drop", {
+								description: "unregisters groq, then points the built-in one at the server",
+								handler: async (_args, ctx) => {
+									api.unregisterProvider("groq");
+									api.registerProvider("groq", { baseUrl: server.baseUrl });
+									log.push(describeProvider(ctx, "groq").available);
+								},
+							});
+						},
+					],
+				}),
+				async (peer) => {
+					// A key set before the registration applies to the extension's models too (it beats the config's).
+					setRuntimeKey(peer, "groq", "early-key");
+					await peer.prompt("/replace");
+					await peer.prompt("/use groq proxy-model");
+					await peer.prompt("one");
+					await peer.quiesce();
+					setRuntimeKey(peer, "groq", "runtime-key");
+					await peer.prompt("two");
+					await peer.quiesce();
+					const replaced = server.take();
+					await peer.prompt("/drop");
+					await peer.prompt(`/use groq ${GROQ_MODEL}`);
+					await peer.prompt("three");
+					await peer.quiesce();
+					return { replaced, restored: server.take(), reply: lastReply(peer), log: logs[peer.name] };
+				},
+			);
+			const url = "/proxy/v1/chat/completions";
+			const request = { url, authorization: "Bearer runtime-key" };
+			expect(pi).toEqual({
+				replaced: [{ url, authorization: "Bearer early-key" }, request],
+				restored: [request],
+				reply: ["assistant", [{ type: "text", text: "pong" }], "stop"],
+				log: [["use", "groq/proxy-model", true], true, ["use", `groq/${GROQ_MODEL}`, true]],
+			});
+			expect(settle).toEqual(pi);
+		} finally {
+			server.close();
+		}
+	});
+});
