@@ -3391,8 +3391,8 @@ export const MUTANTS: Mutant[] = [
 		description: "override ignores baseUrl",
 		edits: [
 			{
-				find: "baseUrl: override.baseUrl ?? model.baseUrl,",
-				replace: "baseUrl: model.baseUrl,",
+				find: "const moved = { ...model, baseUrl: override.baseUrl ?? model.baseUrl };",
+				replace: "const moved = { ...model, baseUrl: model.baseUrl };",
 			},
 		],
 		tests: ["test/parity/extensions.test.ts"],
@@ -3403,8 +3403,8 @@ export const MUTANTS: Mutant[] = [
 		description: "override drops its headers",
 		edits: [
 			{
-				find: "{ headers: { ...model.headers, ...headers } }",
-				replace: "{ headers: { ...model.headers } }",
+				find: "{ ...moved, headers: { ...model.headers, ...headers } }",
+				replace: "{ ...moved, headers: { ...model.headers } }",
 			},
 		],
 		tests: ["test/parity/extensions.test.ts"],
@@ -4073,6 +4073,67 @@ export const MUTANTS: Mutant[] = [
 			{
 				find: ": modelApis(config).find((api) => !runtime.getStreamFn?.(api));",
 				replace: ": modelApis(config)[0];",
+			},
+		],
+		tests: ["test/parity/register-provider.test.ts"],
+	},
+	{
+		id: "Y28",
+		file: "src/llm/model-runtime.ts",
+		description: "authHeader never applied",
+		edits: [
+			{
+				find: "options = withBearer(options);",
+				replace: "options = options;",
+			},
+		],
+		tests: ["test/parity/register-provider.test.ts"],
+	},
+	{
+		id: "Y29",
+		file: "src/llm/model-runtime.ts",
+		description: "restore brings back the snapshot's key over a runtime key",
+		edits: [
+			{
+				find: "record.apiKey = runtimeKey ?? snapshot.apiKey;",
+				replace: "record.apiKey = snapshot.apiKey;",
+			},
+		],
+		tests: ["test/parity/register-provider.test.ts"],
+	},
+	{
+		id: "Y30",
+		file: "src/session/model-registry-view.ts",
+		description: "a runtime key set before a full registration is dropped",
+		edits: [
+			{
+				find: "\t\t\truntime.setApiKey(name, before.apiKey);",
+				replace: "\t\t\tvoid 0;",
+			},
+		],
+		tests: ["test/parity/register-provider.test.ts"],
+	},
+	{
+		id: "Y31",
+		file: "src/session/model-registry-view.ts",
+		description: "override headers win over a registered model's own",
+		edits: [
+			{
+				find: "const merged = { ...headers, ...(own ? resolveHeaders(own) : {}) };",
+				replace: "const merged = { ...(own ? resolveHeaders(own) : {}), ...headers };",
+			},
+		],
+		tests: ["test/parity/register-provider.test.ts"],
+	},
+	{
+		id: "Y32",
+		file: "src/session/model-registry-view.ts",
+		description: "getApiKeyAndHeaders omits the bearer header",
+		edits: [
+			{
+				// biome-ignore lint/suspicious/noTemplateCurlyInString: the source text of a template literal
+				find: "{ ...model.headers, Authorization: `Bearer ${apiKey}` }",
+				replace: "model.headers",
 			},
 		],
 		tests: ["test/parity/register-provider.test.ts"],
