@@ -3271,8 +3271,8 @@ export const MUTANTS: Mutant[] = [
 		description: "getApiKeyAndHeaders drops the model's headers",
 		edits: [
 			{
-				find: "result.headers = { ...model.headers };",
-				replace: "result.headers = {};",
+				find: "if (headers && Object.keys(headers).length > 0) result.headers = { ...headers };",
+				replace: "if (headers && Object.keys(headers).length > 0) result.headers = {};",
 			},
 		],
 		tests: ["test/session/model-registry-view.test.ts"],
