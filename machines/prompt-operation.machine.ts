@@ -519,16 +519,23 @@ export type PromptOperationEvent =
  * summarizer (its abort signal ends the backoff); the machine only announces them.
  */
 export type SummarizationRetryReport =
-	| {
-			type: "SUMMARIZATION_RETRY_SCHEDULED";
-			attempt: number;
-			maxAttempts: number;
-			delayMs: number;
-			errorMessage: string;
-	  }
-	| { type: "SUMMARIZATION_RETRY_ATTEMPT_START"; source: "compaction"; reason: CompactionReason }
-	| { type: "SUMMARIZATION_RETRY_ATTEMPT_START"; source: "branchSummary" }
-	| { type: "SUMMARIZATION_RETRY_FINISHED"; success: boolean; attempt: number; finalError?: string };
+	| ({ type: "SUMMARIZATION_RETRY_SCHEDULED" } & SummarizationRetryScheduled)
+	| ({ type: "SUMMARIZATION_RETRY_ATTEMPT_START" } & SummarizationRetryAttemptStart)
+	| ({ type: "SUMMARIZATION_RETRY_FINISHED" } & SummarizationRetryFinished);
+
+/** A transient summary failure and the backoff before the next attempt. */
+export type SummarizationRetryScheduled = {
+	attempt: number;
+	maxAttempts: number;
+	delayMs: number;
+	errorMessage: string;
+};
+/** Which summarizer's retried attempt starts now. */
+export type SummarizationRetryAttemptStart =
+	| { source: "compaction"; reason: CompactionReason }
+	| { source: "branchSummary" };
+/** A retried summary call ended. */
+export type SummarizationRetryFinished = { success: boolean; attempt: number; finalError?: string };
 
 /** What the abort signal is for (`preflight`: the pre-send compaction a preflight may be running). */
 export type AbortTarget = "run" | "compaction" | "boundary" | "branch_summary" | "preflight";
@@ -552,16 +559,9 @@ export type PromptOperationEmitted =
 	  }
 	| { type: "auto_retry_start"; attempt: number; maxAttempts: number; delayMs: number; errorMessage: string }
 	| { type: "auto_retry_end"; success: boolean; attempt: number; finalError?: string }
-	| {
-			type: "summarization_retry_scheduled";
-			attempt: number;
-			maxAttempts: number;
-			delayMs: number;
-			errorMessage: string;
-	  }
-	| { type: "summarization_retry_attempt_start"; source: "compaction"; reason: CompactionReason }
-	| { type: "summarization_retry_attempt_start"; source: "branchSummary" }
-	| { type: "summarization_retry_finished"; success: boolean; attempt: number; finalError?: string }
+	| ({ type: "summarization_retry_scheduled" } & SummarizationRetryScheduled)
+	| ({ type: "summarization_retry_attempt_start" } & SummarizationRetryAttemptStart)
+	| ({ type: "summarization_retry_finished" } & SummarizationRetryFinished)
 	| { type: "overflow_recovery_failed"; kind: "overflow" | "length"; errorMessage: string }
 	| { type: "abort_requested"; target: AbortTarget }
 	| { type: "manual_compaction_done"; requestId: string; output?: CompactionOutput; error?: unknown }
