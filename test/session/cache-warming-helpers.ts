@@ -21,6 +21,7 @@ import type {
 	StreamOptions,
 	Usage,
 } from "../../src/llm/types.js";
+import { emptyUsage } from "../../src/llm/types.js";
 import { createTestResourceLoader } from "../../src/resources/test-loader.js";
 import { AgentSession } from "../../src/session/agent-session.js";
 import type { CacheWarmingMode } from "../../src/session/cache-warmer.js";
@@ -70,15 +71,7 @@ export interface WarmSessionOptions {
 }
 
 export function usage(partial: Partial<Usage>): Usage {
-	return {
-		input: 0,
-		output: 0,
-		cacheRead: 0,
-		cacheWrite: 0,
-		totalTokens: 0,
-		cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 },
-		...partial,
-	};
+	return { ...emptyUsage(), ...partial };
 }
 
 export function warmModel(id: string, options: Pick<WarmSessionOptions, "cost" | "promptCache"> = {}): Model {
