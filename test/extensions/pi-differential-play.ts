@@ -119,7 +119,7 @@ export function toolCallBlocks(lines: readonly string[], keyOf: (line: string) =
 }
 
 /** onError reports of tool hooks, which name no call: a run of them is compared as a sorted list. */
-function toolErrorBlocks(lines: readonly string[]): string[] {
+export function toolErrorBlocks(lines: readonly string[]): string[] {
 	const isTool = (line: string) => / (tool_call|tool_result): /.test(line);
 	const out: string[] = [];
 	let block: string[] = [];
