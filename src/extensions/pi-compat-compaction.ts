@@ -6,19 +6,16 @@
  * model, or a provider registered with pi-ai such as its `registerFauxProvider`).
  */
 
-import type { CutPointResult } from "../compaction/cut-point.js";
 import {
 	type BranchPreparation,
 	collectEntriesForBranchSummary as collectBranchEntries,
 	EMPTY_BRANCH_SUMMARY,
-	isTurnStart,
-	isValidCutPoint,
 	prepareBranchEntries as prepareSettleBranchEntries,
 	type BranchSummaryResult as SettleBranchSummaryResult,
 	generateBranchSummary as settleBranchSummary,
-	compact as settleCompact,
-	generateSummary as settleGenerateSummary,
-} from "../compaction/index.js";
+} from "../compaction/branch-summary.js";
+import { type CutPointResult, isTurnStart, isValidCutPoint } from "../compaction/cut-point.js";
+import { compact as settleCompact, generateSummary as settleGenerateSummary } from "../compaction/summarize.js";
 import type { CompactionPreparation, SessionTreeReader, SummarizerOptions } from "../compaction/types.js";
 import { SettleError } from "../errors.js";
 import { loadPiAi } from "../llm/pi-ai.js";
