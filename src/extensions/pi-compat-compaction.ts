@@ -3,7 +3,10 @@
  * pi-compat.ts). Each is an adapter over Settle's own: positional arguments become Settle's options,
  * Settle's results and typed errors become pi's shapes. Summaries are requested through pi-ai's
  * `streamSimple`, as pi's `completeSimple` does, so the model must be one pi-ai serves (a catalogue
- * model, or a provider registered with pi-ai such as its `registerFauxProvider`).
+ * model, or a provider registered with pi-ai such as its `registerFauxProvider`). A model only
+ * Settle's model runtime serves (Settle's faux provider, a provider registered with a `streamFn`)
+ * fails with `Summarization failed: <pi-ai's "no API provider" text>`; a `session_before_compact`
+ * handler that throws leaves the session to its default compaction.
  */
 
 import {

@@ -4,9 +4,11 @@
  * a pi extension that uses no terminal UI loads with no change at all, value imports included
  * (compaction and skill helpers too: `compact`, `generateSummary`, `findCutPoint`,
  * `formatSkillsForPrompt`, … answer as pi's, with pi's arguments).
- * Type-only imports are erased by jiti and need nothing. Terminal UI classes (`CustomEditor`,
- * `DynamicBorder`, `BorderedLoader`, themes) are not provided: extensions that need them need a
- * terminal UI.
+ * Type-only imports are erased by jiti and need nothing. Not provided: terminal UI classes
+ * (`CustomEditor`, `DynamicBorder`, `BorderedLoader`, themes; extensions that need them need a
+ * terminal UI), pi's own process (`main`, `runPrintMode`, `RpcClient`, `VERSION`, …) and its SDK
+ * layer (`createAgentSession`, `AuthStorage`, `ModelRegistry`, `DefaultResourceLoader`, …), whose
+ * Settle counterparts in "settle" take Settle's options.
  *
  * @example
  * ```ts

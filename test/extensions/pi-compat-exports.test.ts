@@ -410,6 +410,11 @@ describe("pi-compat compaction functions take pi's arguments and answer as pi's,
 		);
 		expect((failed.settle as Error).message).toBe((failed.pi as Error).message);
 		expect((failed.settle as Error).message).toBe("Summarization failed: boom");
+		// A model pi-ai does not serve (one only Settle's model runtime knows) fails in both, with the api named.
+		const unknown = { ...plain.model(), api: "settle-only" } as Pi;
+		const unserved = await both(plain, [], (side) => side.generateSummary(messages, unknown, 2000, "k"));
+		expect((unserved.pi as Error).message).toMatch(/settle-only/);
+		expect((unserved.settle as Error).message).toMatch(/^Summarization failed: .*settle-only/);
 		const empty = await both(plain, [{ text: "" }], (side) => side.generateSummary(messages, plain.model(), 2000, "k"));
 		expect(empty.settle).toBe("");
 		expect(empty.pi).toBe("");
