@@ -72,7 +72,10 @@ export function estimateTokens(message: AgentMessage): number {
  *
  * @example
  * ```ts
- * const entries = sessionManager.getBranch();
+ * import { type ExtensionContext, findTurnStartIndex } from "@mariozechner/pi-coding-agent";
+ *
+ * declare const ctx: ExtensionContext; // a handler's context
+ * const entries = ctx.sessionManager.getBranch();
  * findTurnStartIndex(entries, entries.length - 1, 0); // index of the last turn's user message
  * ```
  */
@@ -96,6 +99,9 @@ export function findTurnStartIndex(entries: readonly SessionEntry[], entryIndex:
  *
  * @example
  * ```ts
+ * import { type ExtensionContext, findCutPoint } from "@mariozechner/pi-coding-agent";
+ *
+ * declare const ctx: ExtensionContext; // a handler's context
  * const branch = ctx.sessionManager.getBranch();
  * const { firstKeptEntryIndex, isSplitTurn } = findCutPoint(branch, 0, branch.length, 20_000);
  * ```
@@ -141,6 +147,9 @@ export function findCutPoint(
  *
  * @example
  * ```ts
+ * import { calculateContextTokens, type ExtensionContext, getLastAssistantUsage } from "@mariozechner/pi-coding-agent";
+ *
+ * declare const ctx: ExtensionContext; // a handler's context
  * const usage = getLastAssistantUsage(ctx.sessionManager.getBranch());
  * if (usage) console.log(calculateContextTokens(usage));
  * ```
@@ -168,10 +177,15 @@ export function getLastAssistantUsage(entries: readonly SessionEntry[]): Usage |
  *
  * @example
  * ```ts
+ * import { type ExtensionAPI, generateSummary } from "@mariozechner/pi-coding-agent";
+ *
+ * declare const pi: ExtensionAPI;
  * pi.on("session_before_compact", async (event, ctx) => {
- *   const apiKey = await ctx.modelRegistry.getApiKeyForProvider?.(ctx.model!.provider);
- *   const summary = await generateSummary(event.preparation.messagesToSummarize, ctx.model!, 16_384, apiKey!, undefined, event.signal);
- *   return { compaction: { summary, firstKeptEntryId: event.preparation.firstKeptEntryId, tokensBefore: event.preparation.tokensBefore } };
+ *   const auth = await ctx.modelRegistry.getApiKeyAndHeaders(ctx.model!);
+ *   if (!auth.ok || !auth.apiKey) return;
+ *   const { messagesToSummarize, firstKeptEntryId, tokensBefore } = event.preparation;
+ *   const summary = await generateSummary(messagesToSummarize, ctx.model!, 16_384, auth.apiKey, auth.headers, event.signal);
+ *   return { compaction: { summary, firstKeptEntryId, tokensBefore } };
  * });
  * ```
  */
@@ -214,10 +228,13 @@ export interface PiCompactionResult {
  *
  * @example
  * ```ts
+ * import { compact, type ExtensionAPI } from "@mariozechner/pi-coding-agent";
+ *
+ * declare const pi: ExtensionAPI;
  * pi.on("session_before_compact", async (event, ctx) => {
- *   const auth = await ctx.modelRegistry.getApiKeyAndHeaders!(ctx.model!);
- *   if (!auth.ok) return;
- *   return { compaction: await compact(event.preparation, ctx.model!, auth.apiKey!, auth.headers, "focus on tests", event.signal) };
+ *   const auth = await ctx.modelRegistry.getApiKeyAndHeaders(ctx.model!);
+ *   if (!auth.ok || !auth.apiKey) return;
+ *   return { compaction: await compact(event.preparation, ctx.model!, auth.apiKey, auth.headers, "focus on tests", event.signal) };
  * });
  * ```
  */
@@ -247,6 +264,10 @@ export async function compact(
  *
  * @example
  * ```ts
+ * import { collectEntriesForBranchSummary, type ExtensionContext } from "@mariozechner/pi-coding-agent";
+ *
+ * declare const ctx: ExtensionContext; // a handler's context
+ * declare const targetId: string; // the entry the user navigates to
  * const { entries } = collectEntriesForBranchSummary(ctx.sessionManager, ctx.sessionManager.getLeafId(), targetId);
  * ```
  */
@@ -266,7 +287,10 @@ export function collectEntriesForBranchSummary(
  *
  * @example
  * ```ts
- * const { messages, fileOps } = prepareBranchEntries(entries, 100_000);
+ * import { type ExtensionContext, prepareBranchEntries } from "@mariozechner/pi-coding-agent";
+ *
+ * declare const ctx: ExtensionContext; // a handler's context
+ * const { messages, fileOps } = prepareBranchEntries(ctx.sessionManager.getBranch(), 100_000);
  * ```
  */
 export function prepareBranchEntries(entries: readonly SessionEntry[], tokenBudget = 0): BranchPreparation {
@@ -303,7 +327,10 @@ export interface PiBranchSummaryResult {
  *
  * @example
  * ```ts
- * const result = await generateBranchSummary(entries, { model: ctx.model!, apiKey, signal });
+ * import { type ExtensionContext, generateBranchSummary } from "@mariozechner/pi-coding-agent";
+ *
+ * declare const ctx: ExtensionContext; // a handler's context
+ * const result = await generateBranchSummary(ctx.sessionManager.getBranch(), { model: ctx.model!, apiKey: "sk-…", signal: ctx.signal! });
  * if (result.summary) console.log(result.summary, result.readFiles);
  * ```
  */

@@ -49,7 +49,11 @@ export function createSyntheticSourceInfo(
  *
  * @example
  * ```ts
- * pi.on("before_agent_start", (event) => ({ systemPrompt: event.systemPrompt + formatSkillsForPrompt(mySkills) }));
+ * import { type ExtensionAPI, formatSkillsForPrompt, loadSkillsFromDir } from "@mariozechner/pi-coding-agent";
+ *
+ * declare const pi: ExtensionAPI;
+ * const { skills } = loadSkillsFromDir({ dir: "/opt/team-skills", source: "team" });
+ * pi.on("before_agent_start", (event) => ({ systemPrompt: event.systemPrompt + formatSkillsForPrompt(skills) }));
  * ```
  */
 export function formatSkillsForPrompt(skills: readonly Skill[]): string {
@@ -110,7 +114,9 @@ export interface LoadSkillsOptions {
  *
  * @example
  * ```ts
- * const { skills } = loadSkills({ cwd: ctx.cwd, skillPaths: ["~/shared-skills"], includeDefaults: true });
+ * import { loadSkills } from "@mariozechner/pi-coding-agent";
+ *
+ * const { skills, diagnostics } = loadSkills({ cwd, agentDir, skillPaths: ["~/shared-skills"], includeDefaults: true });
  * ```
  */
 export function loadSkills(options: LoadSkillsOptions): LoadSkillsResult {
@@ -174,7 +180,9 @@ function isUnder(target: string, root: string): boolean {
  *
  * @example
  * ```ts
- * const files = loadProjectContextFiles({ cwd: ctx.cwd, agentDir: getAgentDir() });
+ * import { getAgentDir, loadProjectContextFiles } from "@mariozechner/pi-coding-agent";
+ *
+ * const files = loadProjectContextFiles({ cwd, agentDir: getAgentDir() });
  * const text = files.map((file) => `# ${file.path}\n${file.content}`).join("\n\n");
  * ```
  */
