@@ -95,7 +95,8 @@ export function findTurnStartIndex(entries: readonly SessionEntry[], entryIndex:
  *
  * Settle's sessions cut differently on purpose (`findCutPoint` from "settle" keeps at least
  * `keepRecentTokens`, cutting at or before that entry); this export answers as pi's, for
- * extensions that compute their own cut.
+ * extensions that compute their own cut, quirks included (a cut moved back over a settings entry
+ * before a user message is reported as a split turn).
  *
  * @example
  * ```ts
@@ -282,8 +283,9 @@ export function collectEntriesForBranchSummary(
 /**
  * pi's `prepareBranchEntries` (Settle's, sizing messages with pi's {@link estimateTokens}): the
  * newest messages of `entries` within `tokenBudget` (0 = no limit), tool results left out, and the
- * files they touched. `messages` and `totalTokens` are pi's; `fileOps` also holds the files of
- * entries dropped for the budget (pi forgets those).
+ * files they touched. `messages` and `totalTokens` are pi's, except that a branch summary with an
+ * empty text adds no message (as in the context); `fileOps` also holds the files of entries
+ * dropped for the budget (pi forgets those).
  *
  * @example
  * ```ts
@@ -324,6 +326,9 @@ export interface PiBranchSummaryResult {
  * lists) as `{ summary, readFiles, modifiedFiles }`; `{ summary: "No content to summarize" }`
  * without a model call when there is nothing to summarize; `{ aborted: true }` on abort;
  * `{ error }` with the provider text when the request fails. Never rejects for those.
+ *
+ * Differences on purpose: `readFiles` / `modifiedFiles` also name files of entries dropped for the
+ * budget, and the budget counts images in user messages (as Settle's sessions do).
  *
  * @example
  * ```ts

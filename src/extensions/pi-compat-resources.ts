@@ -107,7 +107,8 @@ export interface LoadSkillsOptions {
 /**
  * pi's `loadSkills`: the default skills folders (with `includeDefaults`), then `skillPaths`; the
  * first skill of a name wins (later ones get a `collision` diagnostic, listed last), the same file
- * reached twice is loaded once. A missing path or a file that is not markdown is a warning.
+ * reached twice is loaded once (and read once: pi reports its warnings again, then drops it). A
+ * missing path or a file that is not markdown is a warning.
  *
  * The project folder is Settle's: `.settle/skills`, or pi's `.pi/skills` in a project that has
  * only `.pi/` (pi always reads `.pi/skills`).
