@@ -90,7 +90,8 @@ export interface BranchPreparation {
  * the newest entry back and stops at the first message that does not fit (a compaction or branch
  * summary is still taken while under 90% of the budget). Tool results are left out (the calls say
  * what was done). File operations come from every entry, including earlier branch summaries'
- * recorded lists (not those made by extensions).
+ * recorded lists (not those made by extensions). `estimate` sizes a message (default
+ * `estimateMessageTokens`; pi-compat passes pi's, which counts user images as nothing).
  *
  * Must not throw.
  *
@@ -100,7 +101,11 @@ export interface BranchPreparation {
  * const { messages, fileOps } = prepareBranchEntries(entries, model.contextWindow - 16384);
  * ```
  */
-export function prepareBranchEntries(entries: readonly SessionEntry[], tokenBudget = 0): BranchPreparation {
+export function prepareBranchEntries(
+	entries: readonly SessionEntry[],
+	tokenBudget = 0,
+	estimate: (message: AgentMessage) => number = estimateMessageTokens,
+): BranchPreparation {
 	const fileOps = createFileOperations();
 	for (const entry of entries) {
 		if (entry.type === "branch_summary" && !entry.fromHook) addRecordedFileLists(entry.details, fileOps);
@@ -113,7 +118,7 @@ export function prepareBranchEntries(entries: readonly SessionEntry[], tokenBudg
 		const message = messageFromEntry(entry);
 		if (!message || message.role === "toolResult" || message.role === "system") continue;
 		collectFileOperations(message, fileOps);
-		const tokens = estimateMessageTokens(message);
+		const tokens = estimate(message);
 		if (tokenBudget > 0 && totalTokens + tokens > tokenBudget) {
 			const isSummary = entry.type === "compaction" || entry.type === "branch_summary";
 			if (isSummary && totalTokens < tokenBudget * 0.9) {

@@ -25,7 +25,7 @@ export interface SummaryText {
  * Throws `SettleError("ABORTED")` when `signal` is aborted (before or during the request, or
  * during a retry's backoff) or the answer stopped as `aborted`; `SettleError("PROVIDER",
  * "<failurePrefix>: <provider text>")` when the (last) answer is an error, the stream function
- * throws, or (with `requireText`) the answer is empty.
+ * throws, or (with `requireText`, unless `options.acceptEmptyAnswer`) the answer is empty.
  */
 export async function requestSummary(
 	promptText: string,
@@ -83,7 +83,7 @@ export async function requestSummary(
 		.filter((block) => block.type === "text")
 		.map((block) => block.text)
 		.join("\n");
-	if (requireText && text.trim() === "") {
+	if (requireText && !options.acceptEmptyAnswer && text.trim() === "") {
 		throw new SettleError("PROVIDER", `${failurePrefix}: the model returned no summary text`, {
 			details: { stopReason: response.stopReason },
 		});

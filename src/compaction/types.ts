@@ -81,6 +81,8 @@ export interface SummarizerOptions {
 	thinkingLevel?: ThinkingLevel;
 	/** Retry transient failures of each summarization request (absent: one attempt, as before). */
 	retry?: SummarizationRetryOptions;
+	/** Take an answer without text as an empty summary instead of failing (pi's functions do; see pi-compat). */
+	acceptEmptyAnswer?: boolean;
 }
 
 /**

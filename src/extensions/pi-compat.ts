@@ -1,10 +1,14 @@
 /**
  * The value exports pi extensions import from `@mariozechner/pi-coding-agent`, provided by Settle.
  * Map that specifier to this module (a jiti alias: `loadExtensions(candidates, { aliases })`) and
- * a pi extension that uses no terminal UI loads with no change at all, value imports included.
- * Type-only imports are erased by jiti and need nothing. Terminal UI classes (`CustomEditor`,
- * `DynamicBorder`, `BorderedLoader`, themes) are not provided: extensions that need them need a
- * terminal UI.
+ * a pi extension that uses no terminal UI loads with no change at all, value imports included
+ * (compaction and skill helpers too: `compact`, `generateSummary`, `findCutPoint`,
+ * `formatSkillsForPrompt`, … answer as pi's, with pi's arguments).
+ * Type-only imports are erased by jiti and need nothing. Not provided: terminal UI classes
+ * (`CustomEditor`, `DynamicBorder`, `BorderedLoader`, themes; extensions that need them need a
+ * terminal UI), pi's own process (`main`, `runPrintMode`, `RpcClient`, `VERSION`, …) and its SDK
+ * layer (`createAgentSession`, `AuthStorage`, `ModelRegistry`, `DefaultResourceLoader`, …), whose
+ * Settle counterparts in "settle" take Settle's options.
  *
  * @example
  * ```ts
@@ -15,12 +19,11 @@
  * ```
  */
 // Same names, same results as pi's (checked against pi 0.73.1 in test/extensions/pi-compat-exports.test.ts).
-// pi's `compact`, `generateSummary`, `findCutPoint` and `formatSkillsForPrompt` are left out: Settle's
-// functions of those names take other arguments or answer differently on purpose.
-export { findTurnStartIndex } from "../compaction/cut-point.js";
+// Where Settle's function of a name takes other arguments or answers differently on purpose
+// (compaction, skills), the export here is an adapter with pi's signature and result.
 export { serializeConversation } from "../compaction/serialize.js";
 export { DEFAULT_COMPACTION_SETTINGS } from "../compaction/types.js";
-export { calculateContextTokens, estimateMessageTokens as estimateTokens, shouldCompact } from "../llm/tokens.js";
+export { calculateContextTokens, shouldCompact } from "../llm/tokens.js";
 export { parseFrontmatter, stripFrontmatter } from "../resources/frontmatter.js";
 export { parseSkillBlock } from "../resources/skills.js";
 export { convertToLlm } from "../session/convert-to-llm.js";
@@ -75,7 +78,31 @@ export {
 	isToolCallEventType,
 	isWriteToolResult,
 } from "./guards.js";
+export {
+	collectEntriesForBranchSummary,
+	compact,
+	estimateTokens,
+	findCutPoint,
+	findTurnStartIndex,
+	generateBranchSummary,
+	generateSummary,
+	getLastAssistantUsage,
+	type PiBranchSummaryResult,
+	type PiCompactionResult,
+	type PiGenerateBranchSummaryOptions,
+	prepareBranchEntries,
+} from "./pi-compat-compaction.js";
+export {
+	createSyntheticSourceInfo,
+	formatSkillsForPrompt,
+	type LoadSkillsOptions,
+	type LoadSkillsResult,
+	loadProjectContextFiles,
+	loadSkills,
+	loadSkillsFromDir,
+} from "./pi-compat-resources.js";
 export type * from "./types.js";
+export { wrapRegisteredTool, wrapRegisteredTools } from "./wrapper.js";
 
 /** URL of this module, for building the jiti alias. */
 export const piCompatModuleUrl: string = import.meta.url;
