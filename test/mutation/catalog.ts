@@ -3038,12 +3038,12 @@ export const MUTANTS: Mutant[] = [
 	},
 	{
 		id: "N08",
-		file: "src/extensions/pi-compat.ts",
-		description: "estimateTokens bound to the context estimate",
+		file: "src/extensions/pi-compat-compaction.ts",
+		description: "estimateTokens counts user images",
 		edits: [
 			{
-				find: "estimateMessageTokens as estimateTokens",
-				replace: "estimateContextTokens as estimateTokens",
+				find: 'return estimateMessageTokens({ ...message, content: message.content.filter((block) => block.type === "text") });',
+				replace: "return estimateMessageTokens(message);",
 			},
 		],
 		tests: ["test/extensions/pi-compat-exports.test.ts"],
@@ -4137,6 +4137,91 @@ export const MUTANTS: Mutant[] = [
 			},
 		],
 		tests: ["test/parity/register-provider.test.ts"],
+	},
+	{
+		id: "AA01",
+		file: "src/extensions/pi-compat-compaction.ts",
+		description: "pi cut picks the point after the crossing",
+		edits: [
+			{
+				find: "cutPoints.find((point) => point >= i)",
+				replace: "cutPoints.find((point) => point > i)",
+			},
+		],
+		tests: ["test/extensions/pi-compat-exports.test.ts"],
+	},
+	{
+		id: "AA02",
+		file: "src/extensions/pi-compat-compaction.ts",
+		description: "custom role starts a turn (Settle's rule)",
+		edits: [
+			{
+				find: ' && !(entry.type === "message" && entry.message.role === "custom")',
+				replace: "",
+			},
+		],
+		tests: ["test/extensions/pi-compat-exports.test.ts"],
+	},
+	{
+		id: "AA03",
+		file: "src/extensions/pi-compat-resources.ts",
+		description: "skills listing without pi's leading blank line",
+		edits: [
+			{
+				// biome-ignore lint/suspicious/noTemplateCurlyInString: the source text of a template literal
+				find: 'return listing ? `\\n\\n${listing}` : "";',
+				replace: "return listing;",
+			},
+		],
+		tests: ["test/extensions/pi-compat-exports.test.ts", "test/extensions/pi-compat-compaction.e2e.test.ts"],
+	},
+	{
+		id: "AA04",
+		file: "src/extensions/pi-compat-compaction.ts",
+		description: "branch summary abort rejects instead of {aborted:true}",
+		edits: [
+			{
+				find: 'error.code === "ABORTED") return { aborted: true };',
+				replace: 'error.code === "ABORTED") throw error;',
+			},
+		],
+		tests: ["test/extensions/pi-compat-exports.test.ts"],
+	},
+	{
+		id: "AA05",
+		file: "src/extensions/pi-compat-compaction.ts",
+		description: "empty model answer fails instead of empty summary",
+		edits: [
+			{
+				find: "acceptEmptyAnswer: true,",
+				replace: "acceptEmptyAnswer: false,",
+			},
+		],
+		tests: ["test/extensions/pi-compat-exports.test.ts"],
+	},
+	{
+		id: "AA06",
+		file: "src/extensions/pi-compat-compaction.ts",
+		description: "error responses' usage counted",
+		edits: [
+			{
+				find: 'stopReason !== "aborted" && stopReason !== "error" && usage',
+				replace: 'stopReason !== "aborted" && usage',
+			},
+		],
+		tests: ["test/extensions/pi-compat-exports.test.ts"],
+	},
+	{
+		id: "AA07",
+		file: "src/extensions/pi-compat-compaction.ts",
+		description: "branch budget sized with Settle's estimate",
+		edits: [
+			{
+				find: "prepareSettleBranchEntries(entries, tokenBudget, estimateTokens)",
+				replace: "prepareSettleBranchEntries(entries, tokenBudget)",
+			},
+		],
+		tests: ["test/extensions/pi-compat-exports.test.ts"],
 	},
 ];
 
