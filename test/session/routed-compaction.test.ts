@@ -190,6 +190,34 @@ describe("compaction before a routed request (pi 1.6)", () => {
 		expect(h.faux.requests.map((request) => request.model.id)).toEqual(["small", "small"]);
 	});
 
+	it("with a system prompt forced by before_agent_start, the compacted context goes out with it", async () => {
+		const extension = (pi: ExtensionAPI) => {
+			pi.on("before_agent_start", () => ({ systemPrompt: "FORCED PROMPT" }));
+		};
+		await routedHarness(["big", "small"], { extensionFactories: [extension] });
+		const { answerRequests } = script(h, [fauxAssistantMessage(LONG), fauxAssistantMessage("ok")]);
+		await h.session.prompt("one");
+		await h.session.prompt("two");
+		expect(h.eventsOfType("compaction_end")).toEqual([
+			expect.objectContaining({ reason: "threshold", aborted: false }),
+		]);
+		const sent = answerRequests[1]!;
+		expect(sent.systemPrompt).toBe("FORCED PROMPT");
+		expect(textOf(sent.messages[0]!)).toContain(COMPACTION_SUMMARY_PREFIX);
+		expect(sent.messages.some((message) => textOf(message) === LONG)).toBe(false);
+	});
+
+	it("a routed model with an unknown window (0) never triggers it", async () => {
+		await routedHarness(["big", "unknown"], {
+			models: [...MODELS, { id: "unknown", contextWindow: 0 }],
+		});
+		script(h, [fauxAssistantMessage(LONG), fauxAssistantMessage("ok")]);
+		await h.session.prompt("one");
+		await h.session.prompt("two");
+		expect(h.eventsOfType("compaction_start")).toEqual([]);
+		expect(h.faux.requests.map((request) => request.model.id)).toEqual(["big", "unknown"]);
+	});
+
 	it("with compaction disabled, the request goes to the routed model as it is", async () => {
 		await routedHarness(["big", "small"], { settings: { compaction: { ...COMPACTION, enabled: false } } });
 		const { answerRequests } = script(h, [fauxAssistantMessage(LONG), fauxAssistantMessage("no room")]);
