@@ -13,7 +13,7 @@ import type { LifecycleInspectionEvent } from "../../src/inspect/lifecycle-inspe
 import { formatTrace } from "../../src/inspect/trace.js";
 import { fauxAssistantMessage } from "../../src/llm/faux.js";
 import { calculateContextTokens, estimateMessageTokens, validAssistantUsage } from "../../src/llm/tokens.js";
-import type { AgentMessage, Context, Model } from "../../src/llm/types.js";
+import type { AgentMessage, AssistantMessage, Context, Model } from "../../src/llm/types.js";
 import type { ModelRouteRequest } from "../../src/llm/virtual-models.js";
 import { COMPACTION_SUMMARY_PREFIX } from "../../src/session/convert-to-llm.js";
 import { SessionManager } from "../../src/store/session-manager.js";
@@ -216,6 +216,22 @@ describe("compaction before a routed request (pi 1.6)", () => {
 		await h.session.prompt("two");
 		expect(h.eventsOfType("compaction_start")).toEqual([]);
 		expect(h.faux.requests.map((request) => request.model.id)).toEqual(["big", "unknown"]);
+	});
+
+	it("usage from before the latest compaction is not trusted: the request is estimated from its messages", async () => {
+		await routedHarness(["big", "big", "small"]);
+		script(h, [fauxAssistantMessage("a"), fauxAssistantMessage("b")]);
+		await h.session.prompt(LONG);
+		await h.session.prompt("one");
+		// Keeps "one" and "b"; b's usage still counts the LONG prompt the summary replaced.
+		await h.session.compact();
+		const kept = h.session.messages.at(-1) as AssistantMessage;
+		expect(kept.usage.totalTokens).toBeGreaterThan(4000);
+		h.events.length = 0;
+		script(h, [fauxAssistantMessage("fits")]);
+		await h.session.prompt("two");
+		expect(h.eventsOfType("compaction_start")).toEqual([]);
+		expect(h.faux.requests.at(-1)?.model.id).toBe("small");
 	});
 
 	it("with compaction disabled, the request goes to the routed model as it is", async () => {
