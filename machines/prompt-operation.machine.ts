@@ -34,6 +34,11 @@
  * - From the event bridge (C.10), while a run is active: `USER_MESSAGE_START` at a user
  *   `message_start`, `ASSISTANT_MESSAGE_END {stopReason}` at an assistant `message_end`. They keep the
  *   retry counter and the overflow-recovered flag in this machine's context.
+ * - `REQUEST_NEEDS_COMPACTION` — from the run's request preparation (pi 1.6 virtual models): the
+ *   request a virtual model just routed is over the routed model's compaction threshold. Accepted
+ *   only in `running.working` (check `can()` first; otherwise send as is): the machine enters
+ *   `running.compacting`, runs the `compact` actor (`threshold`, never `willRetry`) and answers
+ *   `request_compaction_done`, whatever the outcome; the run then sends the request on the same route.
  * - `UPDATE_RETRY_SETTINGS {retry}` — any time (settings reload).
  * - From a summarizer's retry loop ({@link SummarizationRetryReport}), any time:
  *   `SUMMARIZATION_RETRY_SCHEDULED {attempt, maxAttempts, delayMs, errorMessage}`,
@@ -93,6 +98,8 @@
  *   `agent.abort()` / abort the compaction, boundary or branch-summary controller; `preflight`: abort
  *   the pre-send compaction (C.1 step 9) if the preflight is running one.
  * - `manual_compaction_done {requestId, output?, error?}`, `tree_navigation_done {requestId, output?, error?}`.
+ * - `request_compaction_done {output?, error?}` — the answer to `REQUEST_NEEDS_COMPACTION`: let the
+ *   waiting request preparation go on (after an `ABORT` the run is being aborted by then).
  *
  * ## Decisions
  * - **Abort while running**: `running.aborting` waits for `RUN_DONE` (the agent finishes
@@ -130,6 +137,15 @@
  *   `settling`, which requests `settle` once and goes to `idle`. Preflight outcomes other than
  *   `started` never settle. A `started` preflight after an `ABORT` settles without running.
  * - `ABORT_RETRY` during backoff ends the operation like `ABORT` (→ `settling`), per the task brief.
+ * - **Compaction before a routed request** (pi 1.6 `_installAgentRequestProjection`) happens while
+ *   the run is suspended inside its request preparation, so it is a sub-state of `running`
+ *   (`running.compacting`), not a run that ends and restarts: the user message is already in the
+ *   transcript, the router has decided and stored its state, and the request must go out on that
+ *   route with the compacted context. Ending the run instead would need a "needs compaction"
+ *   outcome the agent loop does not have (it would record an aborted or error response) and a
+ *   second routing. A failed or cancelled compaction still sends the request (pi: the route stands;
+ *   overflow recovery handles the rest); `ABORT` waits for the compaction to end, then aborts the
+ *   run (`running.aborting`), so the operation still settles once.
  * - A cancelled or failed compaction never re-runs the request; the operation continues only when
  *   messages are queued, else goes to `beforeSettle` (no dead ends). An extension that cancels an
  *   overflow recovery (`session_before_compact` → `{cancel: true}`) means "don't compact now":
@@ -497,6 +513,7 @@ export type PromptOperationEvent =
 	| { type: "ABORT_BRANCH_SUMMARY" }
 	| { type: "USER_MESSAGE_START" }
 	| { type: "ASSISTANT_MESSAGE_END"; stopReason: StopReason }
+	| { type: "REQUEST_NEEDS_COMPACTION" }
 	| { type: "UPDATE_RETRY_SETTINGS"; retry: Partial<RetrySettings> }
 	| SummarizationRetryReport
 	| { type: "PREFLIGHT_DONE"; output: PreflightOutcome }
@@ -565,6 +582,7 @@ export type PromptOperationEmitted =
 	| { type: "overflow_recovery_failed"; kind: "overflow" | "length"; errorMessage: string }
 	| { type: "abort_requested"; target: AbortTarget }
 	| { type: "manual_compaction_done"; requestId: string; output?: CompactionOutput; error?: unknown }
+	| { type: "request_compaction_done"; output?: CompactionOutput; error?: unknown }
 	| { type: "tree_navigation_done"; requestId: string; output?: NavigateTreeOutput; error?: unknown };
 
 /** Per-operation data (one started prompt, from `operation_started` to `operation_settled`). */
@@ -654,6 +672,16 @@ function runInputOf(context: PromptOperationContext, event: PromptOperationEvent
 	) {
 		input.payload = event.output.runPayload;
 	}
+	return input;
+}
+
+/** Input of the `compact` actor, from the compaction the context records. */
+function compactionInputOf(context: PromptOperationContext): CompactionInput {
+	const compaction = context.compaction ?? { reason: "threshold" as const, willRetry: false };
+	const input: CompactionInput = { reason: compaction.reason, willRetry: compaction.willRetry };
+	if (context.operation) input.operationId = context.operation.id;
+	if (compaction.requestId !== undefined) input.requestId = compaction.requestId;
+	if (compaction.payload !== undefined) input.payload = compaction.payload;
 	return input;
 }
 
@@ -1016,6 +1044,11 @@ export const promptOperationMachine = setup({
 			return { compaction, abortRequested: false };
 		}),
 		clearCompaction: assign({ compaction: undefined }),
+		/** Answers `REQUEST_NEEDS_COMPACTION`: the run's request preparation goes on (the route stands). */
+		announceRequestCompactionDone: emit(
+			(_, params: { output?: CompactionOutput; error?: unknown }) =>
+				({ type: "request_compaction_done" as const, ...params }) as PromptOperationEmitted,
+		),
 		announceManualCompactionDone: emit(
 			({ context }, params: { output?: CompactionOutput; error?: unknown }) =>
 				({
@@ -1201,11 +1234,79 @@ export const promptOperationMachine = setup({
 			initial: "working",
 			states: {
 				working: {
-					on: { ABORT: { target: "aborting", actions: "markAbortRequested" } },
+					on: {
+						ABORT: { target: "aborting", actions: "markAbortRequested" },
+						// pi 1.6: the request a virtual model routed is over that model's threshold.
+						REQUEST_NEEDS_COMPACTION: {
+							target: "compacting",
+							actions: { type: "setCompaction", params: { reason: "threshold", willRetry: false } },
+						},
+					},
 				},
 				aborting: {
 					description: "Agent aborted; waiting for the run to end so the partial message is persisted.",
 					entry: { type: "signalAbort", params: { target: "run" } },
+				},
+				compacting: {
+					description:
+						"Threshold compaction before a routed request (pi 1.6): the run waits in its request preparation, then sends on the same route.",
+					invoke: {
+						id: "compaction",
+						src: "compact",
+						input: ({ context }) => compactionInputOf(context),
+						onDone: [
+							{
+								guard: "abortRequested",
+								target: "#promptOperation.running.aborting",
+								actions: [
+									{ type: "announceRequestCompactionDone", params: ({ event }) => ({ output: event.output }) },
+									"clearCompaction",
+								],
+							},
+							{
+								target: "#promptOperation.running.working",
+								actions: [
+									{ type: "announceRequestCompactionDone", params: ({ event }) => ({ output: event.output }) },
+									"clearCompaction",
+								],
+							},
+						],
+						onError: [
+							{
+								guard: "abortRequested",
+								target: "#promptOperation.running.aborting",
+								actions: [
+									{ type: "announceRequestCompactionDone", params: ({ event }) => ({ error: event.error }) },
+									"clearCompaction",
+								],
+							},
+							{
+								target: "#promptOperation.running.working",
+								actions: [
+									{ type: "announceRequestCompactionDone", params: ({ event }) => ({ error: event.error }) },
+									"clearCompaction",
+								],
+							},
+						],
+					},
+					initial: "working",
+					states: {
+						working: {
+							on: {
+								ABORT: { target: "aborting", actions: "markAbortRequested" },
+								ABORT_COMPACTION: { target: "aborting" },
+							},
+						},
+						aborting: {
+							description: "Compaction aborted; waiting for it to report compaction_end before the request goes on.",
+							entry: { type: "signalAbort", params: { target: "compaction" } },
+							// After abortCompaction(), abort() still ends the run once the compaction has ended.
+							on: { ABORT: { actions: "markAbortRequested" } },
+						},
+					},
+					on: {
+						PROMPT: { actions: { type: "spawnBusyPreflight", params: { phase: "compacting" } } },
+					},
 				},
 			},
 			on: {
@@ -1296,14 +1397,7 @@ export const promptOperationMachine = setup({
 			invoke: {
 				id: "compaction",
 				src: "compact",
-				input: ({ context }) => {
-					const compaction = context.compaction ?? { reason: "threshold" as const, willRetry: false };
-					const input: CompactionInput = { reason: compaction.reason, willRetry: compaction.willRetry };
-					if (context.operation) input.operationId = context.operation.id;
-					if (compaction.requestId !== undefined) input.requestId = compaction.requestId;
-					if (compaction.payload !== undefined) input.payload = compaction.payload;
-					return input;
-				},
+				input: ({ context }) => compactionInputOf(context),
 				onDone: [
 					{
 						guard: "isManualCompaction",
@@ -1494,9 +1588,16 @@ export function isRetrying(snapshot: PromptOperationSnapshot): boolean {
 	return snapshot.matches("retrying");
 }
 
-/** `session.isCompacting`: any compaction (manual or automatic) or a tree navigation (branch summary) is running. */
+/**
+ * `session.isCompacting`: any compaction (manual, automatic, or before a routed request) or a tree
+ * navigation (branch summary) is running.
+ */
 export function isCompacting(snapshot: PromptOperationSnapshot): boolean {
-	return snapshot.matches("compacting") || snapshot.context.treeNavigation !== undefined;
+	return (
+		snapshot.matches("compacting") ||
+		snapshot.matches({ running: "compacting" }) ||
+		snapshot.context.treeNavigation !== undefined
+	);
 }
 
 /**

@@ -215,14 +215,16 @@ export function formatTrace(trace: LifecycleTrace | TraceRecorder | readonly Lif
 
 function stateExtras(to: string, details: { [key: string]: JsonValue }): string {
 	const parts: string[] = [];
-	const top = to.split(".")[0];
+	const path = to.split(".");
+	const top = path[0];
 	if (top === "running" && details.runIndex !== undefined) {
 		parts.push(`run ${details.runIndex}${details.runCause ? ` (${details.runCause})` : ""}`);
 	}
 	if (top === "retrying") {
 		parts.push(`attempt ${details.retryAttempt}/${details.maxRetries}, delay ${details.retryDelayMs}ms`);
 	}
-	if (top === "compacting" && details.compactionReason !== undefined) {
+	// `running.compacting`: a compaction before a routed request, inside the run.
+	if (path.includes("compacting") && details.compactionReason !== undefined) {
 		parts.push(`reason ${details.compactionReason}${details.willRetry ? ", willRetry" : ""}`);
 	}
 	if (details.abortRequested === true) parts.push("abort requested");

@@ -70,7 +70,11 @@ import type { AnyToolDefinition } from "../tools/types.js";
 import { type BashResult, BashRunner, type ExecuteBashOptions } from "./bash-runner.js";
 import { finishTurnBoundary } from "./boundaries.js";
 import { CacheWarmer, type CacheWarmerClock, type CacheWarmingMode, type CacheWarmingStatus } from "./cache-warmer.js";
-import { reportOverflowRecoveryFailed } from "./compaction-runner.js";
+import {
+	compactBeforeRoutedRequest,
+	finishRequestCompaction,
+	reportOverflowRecoveryFailed,
+} from "./compaction-runner.js";
 import { createEventBridge } from "./event-bridge.js";
 import type { AgentSessionListener } from "./events.js";
 import { blockImagesAwareConverter } from "./images.js";
@@ -236,6 +240,7 @@ const SESSION_HANDLED_EMITS = [
 	"abort_requested",
 	"tree_navigation_done",
 	"manual_compaction_done",
+	"request_compaction_done",
 ] as const satisfies readonly PromptOperationEmitted["type"][];
 /** An emitted event the session handles: a case for any other type does not type-check. */
 type SessionHandledEmit = Extract<PromptOperationEmitted, { type: (typeof SESSION_HANDLED_EMITS)[number] }>;
@@ -1505,6 +1510,8 @@ export class AgentSession {
 			}
 		}
 		for (const pending of this.compactions.values()) pending.reject(closed);
+		// A request preparation waiting for its compaction: the aborted run ends without a request.
+		finishRequestCompaction(this.internals);
 		closeTreeNavigations(this.internals, closed);
 		this.pending.clear();
 		this.compactions.clear();
@@ -1609,6 +1616,9 @@ export class AgentSession {
 				case "tree_navigation_done":
 					finishTreeNavigation(this.internals, event.requestId, event.output, event.error);
 					return;
+				case "request_compaction_done":
+					finishRequestCompaction(this.internals);
+					return;
 				case "manual_compaction_done": {
 					const pending = this.compactions.get(event.requestId);
 					this.compactions.delete(event.requestId);
@@ -1682,14 +1692,18 @@ export class AgentSession {
 		finishTurn: (turn) => finishTurnBoundary(this.internals, turn),
 		// A forced system prompt applies to this operation's requests only; it is never persisted.
 		// A virtual selection is routed per request; a routing failure rejects, which ends the run
-		// with an error response naming the virtual model.
+		// with an error response naming the virtual model. A request over the routed model's
+		// threshold is compacted first (pi 1.6); the route stands.
 		prepareRequest: ({ context, model, thinkingLevel }, signal) => {
 			const forced = this.internals.scratch.forcedSystemPrompt;
 			const requestContext = forced === undefined ? context : { ...context, systemPrompt: forced };
 			if (!isVirtualModel(model)) return forced === undefined ? undefined : { context: requestContext };
-			return this.router
-				.route(model, thinkingLevel, requestContext, signal)
-				.then((route) => ({ context: requestContext, model: route.model, thinkingLevel: route.thinkingLevel }));
+			return this.router.route(model, thinkingLevel, requestContext, signal).then(async (route) => {
+				const compacted = await compactBeforeRoutedRequest(this.internals, route.model, requestContext.messages);
+				// The compaction rebuilt the transcript: the request carries the compacted context.
+				const sent = compacted ? { ...requestContext, messages: this.agent.state.messages } : requestContext;
+				return { context: sent, model: route.model, thinkingLevel: route.thinkingLevel };
+			});
 		},
 		// Tools or prompt changed mid-operation: record the change before the next model call.
 		prepareNextTurn: () => {

@@ -21,7 +21,7 @@ import type { AgentMessage, AssistantMessage, Model } from "../llm/types.js";
 import type { SessionEntry } from "../store/entries.js";
 import type { SessionInternals } from "./internals.js";
 import { requireModelAndAuth } from "./prompt-pipeline.js";
-import { isOverThreshold, noteCompactedContext, recoveryClass } from "./run-outcome.js";
+import { isOverThreshold, isRequestOverThreshold, noteCompactedContext, recoveryClass } from "./run-outcome.js";
 import { summarizationRetry } from "./summarization-retry.js";
 
 /** Payload of a manual `COMPACT` request. */
@@ -80,6 +80,35 @@ export function preSendCompaction(s: SessionInternals): Promise<void> | undefine
 	const reason = preSendCompactionReason(s);
 	// Nothing to compact (the usual case): answered synchronously, so the prompt costs no microtask here.
 	return reason ? compactBeforeSend(s, reason) : undefined;
+}
+
+/**
+ * pi 1.6, before a request a virtual model routed to `model`: when `messages` are over that
+ * model's threshold, the machine compacts (`running.compacting`, reason `threshold`) while this
+ * request preparation waits; the caller then sends the rebuilt context on the same route. Resolves
+ * true when a compaction ran (whatever its outcome: a failed one is reported and the request goes
+ * out as it is), false when none was due or the machine cannot take one (the run is being aborted).
+ */
+export async function compactBeforeRoutedRequest(
+	s: SessionInternals,
+	model: Model,
+	messages: readonly AgentMessage[],
+): Promise<boolean> {
+	if (!isRequestOverThreshold(s, model, messages)) return false;
+	const event = { type: "REQUEST_NEEDS_COMPACTION" } as const;
+	if (!s.snapshot().can(event)) return false;
+	await new Promise<void>((resolve) => {
+		s.scratch.requestCompactionDone = resolve;
+		s.send(event);
+	});
+	return true;
+}
+
+/** The machine answered `REQUEST_NEEDS_COMPACTION` (or the session is disposed): the request goes on. */
+export function finishRequestCompaction(s: SessionInternals): void {
+	const done = s.scratch.requestCompactionDone;
+	s.scratch.requestCompactionDone = undefined;
+	done?.();
 }
 
 /** Why the context must be compacted before the next prompt, or undefined. */

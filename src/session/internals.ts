@@ -42,6 +42,8 @@ export interface OperationScratch {
 	boundaryAborted: boolean;
 	/** Abort handle of the running compaction. */
 	compactionController: AbortController | undefined;
+	/** Resumes the request preparation waiting for its compaction (`request_compaction_done`, or dispose). */
+	requestCompactionDone: (() => void) | undefined;
 	/**
 	 * Abort flag of the running preflight, made before its first await (`abort()` then skips what is
 	 * left). A plain object: an AbortController per prompt costs more, and nothing listens to it.
@@ -69,6 +71,7 @@ export function createOperationScratch(): OperationScratch {
 		promptSystemMessage: undefined,
 		boundaryAborted: false,
 		compactionController: undefined,
+		requestCompactionDone: undefined,
 		preflightAbort: undefined,
 		dispatchDepth: 0,
 		runningPreflight: undefined,

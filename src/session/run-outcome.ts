@@ -11,7 +11,7 @@ import {
 } from "../../machines/prompt-operation.machine.js";
 import { contextTokensForThreshold, isBeforeCompaction } from "../compaction/threshold.js";
 import { classifyAssistantError, parseRequestedRetryDelayMs } from "../llm/errors.js";
-import { shouldCompact } from "../llm/tokens.js";
+import { estimateContextTokens, estimateMessageTokens, shouldCompact } from "../llm/tokens.js";
 import type { AgentMessage, AssistantMessage, Model } from "../llm/types.js";
 import { isVirtualModel } from "../llm/virtual-models.js";
 import type { SessionInternals } from "./internals.js";
@@ -84,6 +84,28 @@ export function isOverThreshold(s: SessionInternals, message: AssistantMessage, 
 		isStale: (response) => predatesCompaction(s, response, fresh && response === message),
 	});
 	return tokens !== undefined && shouldCompact(tokens, model.contextWindow, settings);
+}
+
+/**
+ * Whether the request about to be sent with `messages` to `model` (the model a virtual selection
+ * routed it to) is over that model's compaction threshold (pi 1.6 `_exceedsCompactionThreshold`).
+ * Tokens as pi's `estimateProjectedContextTokens`: the last valid usage plus estimates of the
+ * messages after it — walking back only to that response — or, when that usage predates the
+ * latest compaction or the context holds context edits, the estimate of every message.
+ */
+export function isRequestOverThreshold(s: SessionInternals, model: Model, messages: readonly AgentMessage[]): boolean {
+	const settings = s.settingsManager.getCompactionSettings();
+	if (!settings.enabled || model.contextWindow <= 0) return false;
+	const estimate = estimateContextTokens(messages);
+	let tokens = estimate.tokens;
+	const usageSource =
+		estimate.lastUsageIndex === null ? undefined : (messages[estimate.lastUsageIndex] as AssistantMessage);
+	if (usageSource !== undefined && (s.transcript.hasContextEdits || predatesCompaction(s, usageSource, false))) {
+		// The usage describes another context: estimate all of it (pi does the same).
+		tokens = 0;
+		for (const message of messages) tokens += estimateMessageTokens(message);
+	}
+	return shouldCompact(tokens, model.contextWindow, settings);
 }
 
 /** The machine's view of the run that just ended (computed from the last assistant message). */

@@ -26,6 +26,8 @@ describe("prompt-operation machine (xstate/graph)", () => {
 			"preflight",
 			{ running: "working" },
 			{ running: "aborting" },
+			{ running: { compacting: "working" } },
+			{ running: { compacting: "aborting" } },
 			"retrying",
 			{ compacting: "working" },
 			{ compacting: "aborting" },
@@ -203,6 +205,58 @@ describe("prompt-operation machine (xstate/graph)", () => {
 				"compacting: ABORT_COMPACTION",
 				key("compacting.working", "ABORT_COMPACTION", 0),
 				(s) => expect(s.emitted).toContainEqual({ type: "abort_requested", target: "compaction" }),
+			],
+			// Compaction before a routed request: the run waits in its request preparation.
+			[
+				"running: a request over the routed model's threshold compacts inside the run",
+				key("running.working", "REQUEST_NEEDS_COMPACTION", 0),
+				(s) => {
+					expect(s.state).toBe("running.compacting.working");
+					expect(s.compaction).toEqual({ reason: "threshold", willRetry: false });
+					expect(types(s)).not.toContain("run_requested");
+				},
+			],
+			[
+				"running.compacting: done after an abort aborts the run",
+				key("running.compacting", done, 0),
+				(s) => {
+					expect(s.state).toBe("running.aborting");
+					expect(types(s)).toEqual(["request_compaction_done", "abort_requested"]);
+				},
+			],
+			[
+				"running.compacting: done, the request goes on in the same run",
+				key("running.compacting", done, 1),
+				(s) => {
+					expect(s.state).toBe("running.working");
+					expect(types(s)).toEqual(["request_compaction_done"]);
+				},
+			],
+			[
+				"running.compacting: failed after an abort aborts the run",
+				key("running.compacting", error, 0),
+				(s) => expect(s.state).toBe("running.aborting"),
+			],
+			[
+				"running.compacting: failed, the request still goes on",
+				key("running.compacting", error, 1),
+				(s) => {
+					expect(s.state).toBe("running.working");
+					expect(types(s)).toEqual(["request_compaction_done"]);
+				},
+			],
+			[
+				"running.compacting: ABORT",
+				key("running.compacting.working", "ABORT", 0),
+				(s) => {
+					expect(s.state).toBe("running.compacting.aborting");
+					expect(s.emitted).toEqual([{ type: "abort_requested", target: "compaction" }]);
+				},
+			],
+			[
+				"running.compacting: ABORT after ABORT_COMPACTION is not lost",
+				key("running.compacting.aborting", "ABORT", 0),
+				(s) => expect(s.state).toBe("running.compacting.aborting"),
 			],
 		];
 

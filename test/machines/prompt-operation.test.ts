@@ -1056,3 +1056,103 @@ describe("prompt-operation machine: recovery paths (issue 5)", () => {
 		expect(h.fakes.count("run")).toBe(0);
 	});
 });
+
+describe("prompt-operation machine: compaction before a routed request (pi 1.6)", () => {
+	const needs = { type: "REQUEST_NEEDS_COMPACTION" } as const;
+
+	it("compacts inside the run: running.compacting, isCompacting, then the same run goes on and settles once", async () => {
+		const h = promptHarness();
+		await startOperation(h);
+		expect(snap(h).can(needs)).toBe(true);
+		await h.send(needs);
+		expect(h.state()).toBe("running.compacting.working");
+		expect(isCompacting(snap(h))).toBe(true);
+		expect(isStreaming(snap(h))).toBe(true);
+		expect(h.fakes.inputs("compact")).toEqual([{ reason: "threshold", willRetry: false, operationId: 1 }]);
+		// A summary retry inside it is announced without leaving the state.
+		await h.send({ type: "SUMMARIZATION_RETRY_ATTEMPT_START", source: "compaction", reason: "threshold" });
+		expect(h.state()).toBe("running.compacting.working");
+		await h.resolve("compact", { compacted: true, continue: false });
+		expect(h.state()).toBe("running.working");
+		expect(isCompacting(snap(h))).toBe(false);
+		expect(snap(h).context.compaction).toBeUndefined();
+		expect(h.emittedOf("request_compaction_done")).toEqual([
+			{ type: "request_compaction_done", output: { compacted: true, continue: false } },
+		]);
+		// No new run: the run that asked is still the one in flight.
+		expect(h.fakes.count("run")).toBe(1);
+		await h.resolve("run", outcome());
+		await finishOperation(h);
+		expect(h.emittedOf("operation_settled")).toHaveLength(1);
+		expect(h.state()).toBe("idle");
+	});
+
+	it("a failed compaction still answers, and the request goes on", async () => {
+		const h = promptHarness();
+		await startOperation(h);
+		await h.send(needs);
+		await h.reject("compact", new Error("boom"));
+		expect(h.state()).toBe("running.working");
+		expect(h.emittedOf("request_compaction_done")).toEqual([
+			{ type: "request_compaction_done", error: new Error("boom") },
+		]);
+	});
+
+	it("is accepted only while the run works: not while it is being aborted, nor outside a run", async () => {
+		const h = promptHarness();
+		expect(snap(h).can(needs)).toBe(false);
+		await startOperation(h);
+		await h.send({ type: "ABORT" });
+		expect(snap(h).can(needs)).toBe(false);
+		await h.send(needs);
+		expect(h.state()).toBe("running.aborting");
+		expect(h.fakes.count("compact")).toBe(0);
+	});
+
+	it("ABORT waits for the compaction, then aborts the run; the operation settles once", async () => {
+		const h = promptHarness();
+		await startOperation(h);
+		await h.send(needs);
+		await h.send({ type: "ABORT" });
+		expect(h.state()).toBe("running.compacting.aborting");
+		expect(h.emittedOf("abort_requested")).toEqual([{ type: "abort_requested", target: "compaction" }]);
+		await h.resolve("compact", { compacted: false, continue: false, cancelled: true });
+		expect(h.state()).toBe("running.aborting");
+		// The answer comes before the run's abort signal, so the request preparation sees the abort.
+		expect(h.emitted.map((event) => event.type).slice(-2)).toEqual(["request_compaction_done", "abort_requested"]);
+		expect(h.emittedOf("abort_requested").at(-1)).toEqual({ type: "abort_requested", target: "run" });
+		await h.resolve("run", outcome({ stopReason: "aborted", aborted: true }));
+		await h.resolve("settle");
+		expect(h.emittedOf("operation_settled")).toEqual([expect.objectContaining({ aborted: true })]);
+		expect(h.state()).toBe("idle");
+	});
+
+	it("ABORT_COMPACTION cancels only the compaction; an ABORT after it still ends the run", async () => {
+		const h = promptHarness();
+		await startOperation(h);
+		await h.send(needs);
+		await h.send({ type: "ABORT_COMPACTION" });
+		expect(h.state()).toBe("running.compacting.aborting");
+		await h.resolve("compact", { compacted: false, continue: false, cancelled: true });
+		expect(h.state()).toBe("running.working");
+
+		await h.send(needs);
+		await h.send({ type: "ABORT_COMPACTION" });
+		await h.send({ type: "ABORT" });
+		expect(snap(h).context.abortRequested).toBe(true);
+		await h.resolve("compact", { compacted: false, continue: false, cancelled: true });
+		expect(h.state()).toBe("running.aborting");
+	});
+
+	it("a prompt during it is a busy prompt of a threshold compaction (queued, not refused)", async () => {
+		const h = promptHarness();
+		await startOperation(h);
+		await h.send(needs);
+		await h.send({ type: "PROMPT", request: { requestId: "p2" } });
+		expect(h.fakes.inputs("busyPreflight").at(-1)).toMatchObject({
+			phase: "compacting",
+			compactionReason: "threshold",
+		});
+		expect(h.state()).toBe("running.compacting.working");
+	});
+});

@@ -346,6 +346,55 @@ describe("an abort at every await position is never lost", () => {
 		}
 	});
 
+	it("compaction before a routed request (pi 1.6, inside the run): prompt() then abort() / dispose()", async () => {
+		for (const stop of ["abort", "dispose"] as const) {
+			await sweep(
+				{
+					models: [{ id: "small", contextWindow: 4000 }, { id: "big" }],
+					tools: [],
+					persistence: "disk",
+					settings: { compaction: { reserveTokens: 1000, keepRecentTokens: 1 } },
+				},
+				async (h, position, watch) => {
+					// Requests go to big, except the second one: small, which the long first answer does not fit.
+					let routed = 0;
+					h.modelRuntime.registerVirtualModel({
+						provider: "router",
+						id: "auto",
+						name: "Auto",
+						route: (request) => ({
+							model: h.getModel(request.reason !== "direct" && ++routed === 2 ? "small" : "big")!,
+							thinkingLevel: "off",
+						}),
+					});
+					await h.session.setModel(h.modelRuntime.getModel("router", "auto")!);
+					script(h, [fauxAssistantMessage("y".repeat(16_000))]);
+					await h.session.prompt("one");
+					const modelGate = gateModel(h);
+					h.events.length = 0;
+					const outcome = h.session.prompt("two").then(
+						() => "settled",
+						(error: { code?: string }) => error.code,
+					);
+					await reach(position);
+					watch.abort(() => h.session[stop]());
+					modelGate.release();
+					if (stop === "dispose") {
+						expect(["settled", "SESSION_CLOSED"]).toContain(await outcome);
+						for (let i = 0; i < 5; i++) await tick();
+						expect(entriesOfType(h, "compaction")).toBe(0);
+						return;
+					}
+					expect(await outcome).toBe("settled");
+					expect(h.eventsOfType("agent_settled")).toHaveLength(1);
+					expect(entriesOfType(h, "compaction")).toBe(0);
+					expect(h.faux.requests.some((request) => request.model.id === "small")).toBe(false);
+					await expectUsable(h, watch);
+				},
+			);
+		}
+	});
+
 	it("dispose() during a prompt's preflight and pre-send compaction: nothing is started after it", async () => {
 		const { factory, watchOf } = slowInputProbe();
 		await sweep(
