@@ -4223,6 +4223,103 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/extensions/pi-compat-exports.test.ts"],
 	},
+	{
+		id: "AB01",
+		file: "machines/prompt-operation.machine.ts",
+		description: "isCompacting ignores the compaction inside the run",
+		edits: [
+			{
+				find: '\t\tsnapshot.matches({ running: "compacting" }) ||\n',
+				replace: "",
+			},
+		],
+		tests: ["test/session/routed-compaction.test.ts", "test/machines/prompt-operation.test.ts"],
+	},
+	{
+		id: "AB02",
+		file: "machines/prompt-operation.machine.ts",
+		description: "an ABORT after ABORT_COMPACTION is lost",
+		edits: [
+			{
+				find: 'on: { ABORT: { actions: "markAbortRequested" } },',
+				replace: "on: {},",
+			},
+		],
+		tests: ["test/machines/prompt-operation.test.ts"],
+	},
+	{
+		id: "AB03",
+		file: "machines/prompt-operation.machine.ts",
+		description: "announced as overflow",
+		edits: [
+			{
+				find: 'actions: { type: "setCompaction", params: { reason: "threshold", willRetry: false } },\n\t\t\t\t\t\t},',
+				replace:
+					'actions: { type: "setCompaction", params: { reason: "overflow", willRetry: false } },\n\t\t\t\t\t\t},',
+			},
+		],
+		tests: ["test/session/routed-compaction.test.ts"],
+	},
+	{
+		id: "AB04",
+		file: "src/session/agent-session.ts",
+		description: "request keeps the pre-compaction context",
+		edits: [
+			{
+				find: "const sent = compacted ? { ...requestContext, messages: this.agent.state.messages } : requestContext;",
+				replace: "const sent = requestContext;",
+			},
+		],
+		tests: ["test/session/routed-compaction.test.ts"],
+	},
+	{
+		id: "AB05",
+		file: "src/session/run-outcome.ts",
+		description: "unknown window (0) checked",
+		edits: [
+			{
+				find: "if (!settings.enabled || model.contextWindow <= 0) return false;\n\tconst estimate",
+				replace: "if (!settings.enabled || model.contextWindow < 0) return false;\n\tconst estimate",
+			},
+		],
+		tests: ["test/session/routed-compaction.test.ts"],
+	},
+	{
+		id: "AB06",
+		file: "src/session/run-outcome.ts",
+		description: "usage older than the latest compaction trusted",
+		edits: [
+			{
+				find: "(s.transcript.hasContextEdits || predatesCompaction(s, usageSource, false))",
+				replace: "s.transcript.hasContextEdits",
+			},
+		],
+		tests: ["test/session/routed-compaction.test.ts"],
+	},
+	{
+		id: "AB07",
+		file: "src/session/compaction-runner.ts",
+		description: "never asks the machine to compact",
+		edits: [
+			{
+				find: "\tif (!isRequestOverThreshold(s, model, messages)) return false;",
+				replace: "\tif (!isRequestOverThreshold(s, model, messages) || model) return false;",
+			},
+		],
+		tests: ["test/session/routed-compaction.test.ts"],
+	},
+	{
+		id: "AB08",
+		file: "src/inspect/trace.ts",
+		description: "trace drops the reason inside the run",
+		edits: [
+			{
+				find: 'if (path.includes("compacting") && details.compactionReason !== undefined) {',
+				replace: 'if (top === "compacting" && details.compactionReason !== undefined) {',
+			},
+		],
+		tests: ["test/session/routed-compaction.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
