@@ -1446,6 +1446,8 @@ export const promptOperationMachine = setup({
 				aborting: {
 					description: "Compaction aborted; waiting for it to report compaction_end.",
 					entry: { type: "signalAbort", params: { target: "compaction" } },
+					// After abortCompaction(), abort() still ends the operation: queued messages must not continue it.
+					on: { ABORT: { actions: "markAbortRequested" } },
 				},
 			},
 			on: {

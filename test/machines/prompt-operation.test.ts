@@ -579,6 +579,19 @@ describe("prompt-operation machine: compaction", () => {
 		expect(h.state()).toBe("beforeSettle.working");
 	});
 
+	it("regression: an ABORT after ABORT_COMPACTION was dropped, so queued messages still continued the run", async () => {
+		const h = promptHarness();
+		await startOperation(h);
+		await h.resolve("run", outcome({ overThreshold: true }));
+		await h.send({ type: "ABORT_COMPACTION" });
+		await h.send({ type: "ABORT" });
+		expect(snap(h).context.abortRequested).toBe(true);
+		// The compaction found a follow-up queued meanwhile: without the abort it would run it.
+		await h.resolve("compact", { compacted: false, continue: true, cancelled: true });
+		expect(h.state()).toBe("settling");
+		expect(h.fakes.inputs("run")).toHaveLength(1);
+	});
+
 	it("manual compaction runs from idle, reports its result and never settles", async () => {
 		const h = promptHarness();
 		await h.send({ type: "COMPACT", requestId: "c1", payload: { customInstructions: "keep the API notes" } });

@@ -4241,8 +4241,8 @@ export const MUTANTS: Mutant[] = [
 		description: "an ABORT after ABORT_COMPACTION is lost",
 		edits: [
 			{
-				find: 'on: { ABORT: { actions: "markAbortRequested" } },',
-				replace: "on: {},",
+				find: 'once the compaction has ended.\n\t\t\t\t\t\t\ton: { ABORT: { actions: "markAbortRequested" } },',
+				replace: "once the compaction has ended.\n\t\t\t\t\t\t\ton: {},",
 			},
 		],
 		tests: ["test/machines/prompt-operation.test.ts"],
@@ -4319,6 +4319,18 @@ export const MUTANTS: Mutant[] = [
 			},
 		],
 		tests: ["test/session/routed-compaction.test.ts"],
+	},
+	{
+		id: "AB09",
+		file: "machines/prompt-operation.machine.ts",
+		description: "an ABORT after ABORT_COMPACTION is lost in the operation's compaction",
+		edits: [
+			{
+				find: 'queued messages must not continue it.\n\t\t\t\t\ton: { ABORT: { actions: "markAbortRequested" } },',
+				replace: "queued messages must not continue it.\n\t\t\t\t\ton: {},",
+			},
+		],
+		tests: ["test/machines/prompt-operation.test.ts", "test/session/lost-abort-regressions.test.ts"],
 	},
 ];
 

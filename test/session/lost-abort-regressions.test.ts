@@ -9,7 +9,7 @@ import type { AgentTool } from "../../src/agent/types.js";
 import { fauxAssistantMessage, fauxToolCall } from "../../src/llm/faux.js";
 import { createHarness, type Harness } from "../../src/testing/harness.js";
 import { tick } from "./helpers.js";
-import { gate, overflowReply, script } from "./recovery-helpers.js";
+import { BIG_ANSWER, gate, overflowReply, SMALL_WINDOW, script, THRESHOLD_SETTINGS } from "./recovery-helpers.js";
 
 let h: Harness | undefined;
 afterEach(() => {
@@ -94,6 +94,37 @@ describe("lost aborts", () => {
 		for (let i = 0; i < 10; i++) await tick();
 		expect(summaryRequests).toEqual([]);
 		expect(h.sessionManager.getEntries().some((entry) => entry.type === "compaction")).toBe(false);
+	});
+
+	it("regression: abort() after abortCompaction() during a threshold compaction was lost: a queued follow-up still ran", async () => {
+		const beforeCompact = heldHook();
+		h = await createHarness({
+			...SMALL_WINDOW,
+			settings: THRESHOLD_SETTINGS,
+			extensionFactories: [(pi) => pi.on("session_before_compact", () => beforeCompact.hook())],
+		});
+		const { summaryRequests, answerRequests } = script(h, [
+			fauxAssistantMessage("one"),
+			fauxAssistantMessage(BIG_ANSWER),
+			fauxAssistantMessage("follow-up answer"),
+		]);
+		await h.session.prompt("a");
+		h.events.length = 0;
+		// The big answer puts the context over the threshold: the compaction starts after the run.
+		const prompting = h.session.prompt("b");
+		await beforeCompact.entered;
+		await h.session.followUp("later");
+		h.session.abortCompaction();
+		const aborted = h.session.abort();
+		beforeCompact.release();
+		await aborted;
+		await prompting;
+		expect(summaryRequests).toEqual([]);
+		expect(answerRequests).toHaveLength(2);
+		expect(h.eventsOfType("agent_settled")).toHaveLength(1);
+		expect(h.session.lifecycle).toBe("idle");
+		// Aborting ends the operation; the follow-up stays queued, as after any abort.
+		expect(h.session.pendingMessageCount).toBe(1);
 	});
 
 	it("regression: compact() then abortCompaction() in the same tick was lost while compact() awaited its own abort", async () => {
