@@ -435,8 +435,10 @@ function sessionInfo(host: CommandHost): void {
 	host.print(`Session ${session.sessionId}${session.sessionName ? ` "${session.sessionName}"` : ""}`);
 	host.print(`  file: ${sessionLocation(host.runtime)}`);
 	host.print(`  cwd: ${host.runtime.cwd}`);
+	// The numbers of RPC `get_session_stats`; "other": system prompt records, summaries, custom and bash messages.
+	const other = stats.totalMessages - stats.userMessages - stats.assistantMessages - stats.toolResults;
 	host.print(
-		`  messages: ${conversationLength(host.runtime)} (${stats.userMessages} yours, ${stats.assistantMessages} answers, ${stats.toolCalls} tool calls)`,
+		`  messages: ${stats.totalMessages} in context (${stats.userMessages} yours, ${stats.assistantMessages} answers, ${stats.toolResults} tool results, ${other} other; ${stats.toolCalls} tool calls)`,
 	);
 	const { tokens } = stats;
 	host.print(

@@ -1327,11 +1327,18 @@ export class AgentSession {
 	}
 
 	/**
-	 * Message, tool-call, token and cost totals over the current context (pi's `getSessionStats`).
+	 * Message, tool-call, token and cost totals (pi's `getSessionStats`; `/session` and RPC
+	 * `get_session_stats` show these). Messages, and the tokens and cost of the messages
+	 * themselves, are counted over the current context as in pi 0.73.1 (a compaction, another
+	 * branch or a retried failed answer takes them out). Model calls recorded outside the
+	 * conversation are added to `tokens` and `cost` from the whole session file, as in pi 1.6:
+	 * cache-warming refreshes and other `usage` entries, and the summarizer calls of compactions
+	 * and branch summaries. Computed on demand in one pass over the context and the entries.
 	 *
 	 * @example
 	 * ```ts
 	 * const { assistantMessages, tokens, cost } = session.getSessionStats();
+	 * console.log(`${assistantMessages} answers, ${tokens.total} tokens, $${cost.toFixed(4)}`);
 	 * ```
 	 */
 	getSessionStats(): SessionStats {
@@ -1339,6 +1346,7 @@ export class AgentSession {
 			sessionId: this.sessionId,
 			sessionFile: this.sessionFile,
 			contextUsage: this.getContextUsage(),
+			entries: this.sessionManager.getEntries(),
 		});
 	}
 

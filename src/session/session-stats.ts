@@ -7,11 +7,19 @@ import { resolve } from "node:path";
 import { refuseSessionFileAsOutput, writeFileAtomically } from "../export/write-file.js";
 import type { ContextUsage } from "../extensions/types.js";
 import { estimateContextTokens } from "../llm/tokens.js";
-import type { AgentMessage, AssistantMessage, Model } from "../llm/types.js";
-import { CURRENT_SESSION_VERSION, type SessionHeader } from "../store/entries.js";
+import type { AgentMessage, AssistantMessage, Model, ToolResultMessage, Usage } from "../llm/types.js";
+import { CURRENT_SESSION_VERSION, type SessionEntry, type SessionHeader } from "../store/entries.js";
 import type { SessionManager } from "../store/session-manager.js";
 
-/** Totals over the live transcript (pi's `SessionStats`). */
+/**
+ * Message, tool-call, token and cost totals of a session (pi's `SessionStats`). Two scopes:
+ * - the message counts, and the tokens and cost of the messages themselves (assistant responses,
+ *   a tool result's nested call), cover the current model context, as in pi 0.73.1: messages a
+ *   compaction replaced, other branches and answers a retry took out are not counted;
+ * - model calls recorded outside the conversation (`usage` entries such as cache-warming
+ *   refreshes, and the summarizer calls of `compaction` and `branch_summary` entries) are added to
+ *   `tokens` and `cost` wherever they are in the session file, as pi 1.6 counts them.
+ */
 export interface SessionStats {
 	sessionFile: string | undefined;
 	sessionId: string;
@@ -19,15 +27,31 @@ export interface SessionStats {
 	assistantMessages: number;
 	toolCalls: number;
 	toolResults: number;
+	/** Messages in the context, of every role (Settle's `system` messages included). */
 	totalMessages: number;
 	tokens: { input: number; output: number; cacheRead: number; cacheWrite: number; total: number };
+	/** In dollars, at the catalog prices the usages were recorded with. */
 	cost: number;
 	contextUsage: ContextUsage | undefined;
 }
 
+/** What {@link computeSessionStats} needs besides the context's messages. */
+export interface SessionStatsInfo {
+	sessionId: string;
+	sessionFile: string | undefined;
+	contextUsage: ContextUsage | undefined;
+	/**
+	 * Every entry of the session (`sessionManager.getEntries()`): the usage of the model calls they
+	 * record outside the conversation is added to `tokens` and `cost`. Left out: messages only.
+	 */
+	entries?: Iterable<SessionEntry>;
+}
+
 /**
- * Counts messages, tool calls, tokens and cost of `messages` (the model context, as pi does:
- * compacted-away messages are not counted). O(transcript); must not throw.
+ * Counts messages, tool calls, tokens and cost of `messages` (the model context, as pi 0.73.1
+ * does: compacted-away messages are not counted), then adds the usage that `info.entries` record
+ * outside the conversation (`usage`, `compaction` and `branch_summary` entries, as pi 1.6 does).
+ * One pass over each; must not throw (a malformed usage counts as zero).
  *
  * @example
  * ```ts
@@ -35,13 +59,11 @@ export interface SessionStats {
  *   sessionId: session.sessionId,
  *   sessionFile: session.sessionFile,
  *   contextUsage: undefined,
+ *   entries: session.sessionManager.getEntries(),
  * });
  * ```
  */
-export function computeSessionStats(
-	messages: readonly AgentMessage[],
-	info: { sessionId: string; sessionFile: string | undefined; contextUsage: ContextUsage | undefined },
-): SessionStats {
+export function computeSessionStats(messages: readonly AgentMessage[], info: SessionStatsInfo): SessionStats {
 	const stats: SessionStats = {
 		sessionFile: info.sessionFile,
 		sessionId: info.sessionId,
@@ -56,23 +78,37 @@ export function computeSessionStats(
 	};
 	for (const message of messages) {
 		if (message.role === "user") stats.userMessages++;
-		else if (message.role === "toolResult") stats.toolResults++;
-		else if (message.role === "assistant") {
+		else if (message.role === "toolResult") {
+			stats.toolResults++;
+			addUsage(stats, (message as ToolResultMessage).usage);
+		} else if (message.role === "assistant") {
 			const assistant = message as AssistantMessage;
 			stats.assistantMessages++;
 			for (const block of assistant.content) if (block.type === "toolCall") stats.toolCalls++;
-			const usage = assistant.usage;
-			if (!usage) continue;
-			stats.tokens.input += usage.input;
-			stats.tokens.output += usage.output;
-			stats.tokens.cacheRead += usage.cacheRead;
-			stats.tokens.cacheWrite += usage.cacheWrite;
-			stats.cost += usage.cost?.total ?? 0;
+			addUsage(stats, assistant.usage);
 		}
+	}
+	for (const entry of info.entries ?? []) {
+		if (entry.type === "usage" || entry.type === "compaction" || entry.type === "branch_summary")
+			addUsage(stats, entry.usage);
 	}
 	const t = stats.tokens;
 	t.total = t.input + t.output + t.cacheRead + t.cacheWrite;
 	return stats;
+}
+
+/** Adds one call's usage; a missing usage or a field that is not a number counts as zero. */
+function addUsage(stats: SessionStats, usage: Usage | undefined): void {
+	if (!usage || typeof usage !== "object") return;
+	stats.tokens.input += count(usage.input);
+	stats.tokens.output += count(usage.output);
+	stats.tokens.cacheRead += count(usage.cacheRead);
+	stats.tokens.cacheWrite += count(usage.cacheWrite);
+	stats.cost += count(usage.cost?.total);
+}
+
+function count(value: unknown): number {
+	return typeof value === "number" && Number.isFinite(value) ? value : 0;
 }
 
 /**

@@ -296,7 +296,8 @@ describe("settle -i: built-in commands", () => {
 		expect(firstId).toBeDefined();
 		const firstFile = bannerSessionFile(chat.stdout);
 		expect(info).toContain(`  file: ${firstFile}\n`);
-		expect(info).toContain("  messages: 2 (1 yours, 1 answers, 0 tool calls)\n");
+		// The numbers of RPC get_session_stats: the context's messages, the system prompt record included.
+		expect(info).toContain("  messages: 3 in context (1 yours, 1 answers, 0 tool results, 1 other; 0 tool calls)\n");
 		expect(info).toMatch(/ {2}tokens: \d+ \(input \d+, output \d+/);
 		// pi 1.6's default mode; the faux model declares no prompt cache lifetime, so nothing is warmed.
 		expect(info).toContain("  cache warming: idle, Inactive (cache lifetime unavailable)\n");
