@@ -163,6 +163,7 @@ export {
 	exportBranchToJsonl,
 	lastAssistantText,
 	type SessionStats,
+	type SessionStatsInfo,
 } from "./session/session-stats.js";
 export {
 	buildSystemPrompt,
