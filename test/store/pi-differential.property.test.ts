@@ -13,7 +13,7 @@ import { SessionManager as PiSessionManager } from "@mariozechner/pi-coding-agen
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { SessionManager } from "../../src/store/session-manager.js";
-import { tempDir, track } from "./helpers.js";
+import { releaseAll, tempDir, track } from "./helpers.js";
 import {
 	asStore,
 	DIFF_TIMEOUT_MS,
@@ -153,7 +153,13 @@ describe("SessionManager vs pi 0.73.1's, differential", () => {
 		"on disk: every step, the files, and each opening the other's file",
 		() => {
 			fc.assert(
-				fc.property(sequences, (ops) => runSequence("disk", ops)),
+				fc.property(sequences, (ops) => {
+					try {
+						runSequence("disk", ops);
+					} finally {
+						releaseAll(); // two temp folders per run: removed now, not all at once in afterEach
+					}
+				}),
 				{ numRuns: runs(60) },
 			);
 		},
