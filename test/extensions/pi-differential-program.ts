@@ -771,8 +771,8 @@ async function runCall(
 			return;
 		}
 		case "reads": {
-			// Not from a loop-awaited hook: pi persists the run's messages from its unawaited event queue
-			// (C.10), so what its session holds there depends on how far the queue got.
+			// Not while a loop-awaited hook runs (`streaming`): pi persists the run's messages from its
+			// unawaited event queue (C.10), so what its session holds there depends on how far the queue got.
 			const entries = streaming
 				? "<not compared>"
 				: comparableEntries(ctx.sessionManager.getEntries())
@@ -856,7 +856,17 @@ function generated(spec: ExtensionSpec, i: number, log: ProgramLog): SharedExten
 						// Once per handler: a message queued from every `context` call would keep the run going.
 						if (called) return undefined;
 						called = true;
-						return runCall(behavior.call, api, ctx, i, write, STREAMING_HOOKS.has(event)).then(() => undefined);
+						// An `input` handler of a message a streaming hook queued (sendUserMessage) runs mid-run
+						// too (seed 494356137 path 359:2:1:3:3:3:3:4:5:5:5:5:5:5:5:5:5:5:5:5: its `reads` of the
+						// session while a command's custom message ran; pi's did not hold that message yet, C.10).
+						return runCall(
+							behavior.call,
+							api,
+							ctx,
+							i,
+							write,
+							STREAMING_HOOKS.has(event) || (event === "input" && !ctx.isIdle()),
+						).then(() => undefined);
 				}
 			};
 		}

@@ -19,7 +19,7 @@ import {
 	toolCallOf,
 	toolErrorBlocks,
 } from "./pi-differential-play.js";
-import { programArb } from "./pi-differential-program.js";
+import { type Program, programArb } from "./pi-differential-program.js";
 
 /**
  * Discarded: pi 0.73.1 treats a compaction cut at a non-message entry (an extension's setModel
@@ -178,6 +178,70 @@ function runtimeErrorsAsOwnChannel(observation: ProgramObservation): ProgramObse
 	return { ...observation, onErrorAwaited };
 }
 
+/** A streaming hook's fire-and-forget `sendUserMessage`, which runs `input` handlers before it is queued. */
+function queuesThroughInput(program: Program): boolean {
+	const handlers = program.extensions.flatMap((extension) => extension.handlers);
+	const queuesUserMessage = handlers.some(
+		(handler) =>
+			["context", "tool_call", "tool_result"].includes(handler.event) &&
+			handler.behavior.kind === "call" &&
+			handler.behavior.call.kind === "sendUserMessage",
+	);
+	return queuesUserMessage && handlers.some((handler) => handler.event === "input");
+}
+
+/**
+ * Normalized: `ctx.hasPendingMessages()` as a later handler of the same dispatch reads it, after a
+ * streaming hook's fire-and-forget `sendUserMessage` that runs `input` handlers first: whether that
+ * message is queued yet is the same microtask race as {@link queuedOrderRace} (seed 775509021 path
+ * 1042:0:1:1:1:8:8:10:9:10:8:9:9:9: a `tool_call` handler's follow-up, then another `tool_call`
+ * handler's `reads`: pending on pi, not yet on Settle). Only for programs making such a call, and only
+ * `reads` lines at the same place in both logs that differ in that value alone.
+ */
+function withoutPendingRace(
+	program: Program,
+	pi: ProgramObservation,
+	settle: ProgramObservation,
+): [ProgramObservation, ProgramObservation] {
+	if (!queuesThroughInput(program) || pi.awaitedLog.length !== settle.awaitedLog.length) return [pi, settle];
+	const reads = /^(e\d+ (?:\[\S+\] )?reads: idle=\w+ pending=)(?:true|false)( .*)$/;
+	const raced = pi.awaitedLog.map((line, i) => {
+		const [p, s] = [reads.exec(line), reads.exec(settle.awaitedLog[i] as string)];
+		return p !== null && s !== null && line !== settle.awaitedLog[i] && p[1] === s[1] && p[2] === s[2];
+	});
+	const strip = (observation: ProgramObservation): ProgramObservation => ({
+		...observation,
+		awaitedLog: observation.awaitedLog.map((line, i) => (raced[i] ? line.replace(reads, "$1<raced>$2") : line)),
+	});
+	return [strip(pi), strip(settle)];
+}
+
+/**
+ * Discarded: which of two messages queued by handlers of the same streaming-hook dispatch is
+ * delivered first, when one is a fire-and-forget `sendUserMessage` that runs the `input` handlers
+ * before it is queued. It is queued after the awaits of those handlers, the other message after the
+ * awaits of the dispatch between the two handlers: microtask counting, different on the two products
+ * and not stable on pi itself (seed 1571756239 path 1056:4:2:4:5:5:5:5:5:7:8:8:8:8:8:8:9:9:9:9:9:9:9:9:
+ * e0's `context` handler sends a follow-up user message, e1's a follow-up custom message, and e1's
+ * `input` handler throws; pi delivers the user message first, Settle the custom one, and pi too
+ * delivers the custom one first once that throw is async). Only when the program makes such a call
+ * with `input` handlers, and the two sessions hold the same messages but for that user message and
+ * one other swapped.
+ */
+function queuedOrderRace(program: Program, pi: ProgramObservation, settle: ProgramObservation): boolean {
+	if (!queuesThroughInput(program)) return false;
+	const [a, b] = [pi.state.messages, settle.state.messages].map((messages) => messages.map((m) => JSON.stringify(m)));
+	if (a === undefined || b === undefined || a.length !== b.length) return false;
+	const differ = a.flatMap((message, i) => (message === b[i] ? [] : [i]));
+	if (differ.length !== 2) return false;
+	const [i, j] = differ as [number, number];
+	const queuedUserMessage = (json: string) => {
+		const message = JSON.parse(json) as { role?: string; content?: { text?: string }[] };
+		return message.role === "user" && /^user message from e\d/.test(message.content?.[0]?.text ?? "");
+	};
+	return a[i] === b[j] && a[j] === b[i] && (queuedUserMessage(a[i] as string) || queuedUserMessage(a[j] as string));
+}
+
 const RUNS = Number(process.env.EXT_DIFF_RUNS ?? 60);
 const SEED = process.env.EXT_DIFF_SEED === undefined ? undefined : Number(process.env.EXT_DIFF_SEED);
 const PATH = process.env.EXT_DIFF_PATH;
@@ -197,7 +261,8 @@ describe("extensions: randomized differential against pi 0.73.1", () => {
 						!piCompactedNothing(pi, settle) &&
 							!cutDiffers(pi, settle) &&
 							!piSplitAtEntryCut(pi, settle) &&
-							!piSplitAtEntryCutCancelled(pi, settle),
+							!piSplitAtEntryCutCancelled(pi, settle) &&
+							!queuedOrderRace(program, pi, settle),
 					);
 					// `entry_appended` is Settle's only (see pi-differential-play.ts), one per appendEntry.
 					expect(pi.appended).toEqual([]);
@@ -209,7 +274,8 @@ describe("extensions: randomized differential against pi 0.73.1", () => {
 						runtimeErrorsAsOwnChannel(
 							queuedInputAsOwnChannel(withoutCustomCountedPreparation(observation as ProgramObservation)),
 						);
-					expect({ ...comparable(settle), appended: [] }).toEqual(comparable(pi));
+					const [piSeen, settleSeen] = withoutPendingRace(program, comparable(pi), comparable(settle));
+					expect({ ...settleSeen, appended: [] }).toEqual(piSeen);
 				}),
 				{ numRuns: RUNS, ...(SEED !== undefined ? { seed: SEED } : {}), ...(PATH ? { path: PATH } : {}) },
 			);
