@@ -56,7 +56,8 @@ function piSplitAtEntryCut(pi: ProgramObservation, settle: ProgramObservation): 
  * summarizes that turn as history. A setModel `model_change`, a `thinking_level_change` or an
  * appendEntry `custom` right before a user message: seeds -826832183 path
  * 3452:1:2:2:2:2:2:2:2:4:4:4:4:4:9:8:7:7, 1305205106 path 648:1:1:1:3:3:3:4:4:4:4:4:4:6:6,
- * -2028526281 path 1474:2:2:3:3:2:2:4:4:4:9, 1903862920 path 1292:2:1:1:2:3:3:3:3:3:3:7:6:5:5:5:5:11;
+ * -2028526281 path 1474:2:2:3:3:2:2:4:4:4:9, 1903862920 path 1292:2:1:1:2:3:3:3:3:3:3:7:6:5:5:5:5:11; a
+ * setLabel `label` entry the same way: -1868916929 path 1229:0:1:2:3:3:3:3:5:4:5:5;
  * with history before the turn, -504082371 path 2687:4:3:3:3:4:4:5:5:5:5:5:8. Only when the entries
  * agree, one such entry is followed by a user message, and the logs differ in those lines only.
  */
@@ -64,7 +65,7 @@ function piSplitAtEntryCutCancelled(pi: ProgramObservation, settle: ProgramObser
 	if (pi.memory.file.join(",") !== settle.memory.file.join(",")) return false;
 	const entryBeforeTurn = pi.memory.file.some(
 		(shape, i) =>
-			["model_change", "thinking_level_change", "session_info", "custom"].includes(shape) &&
+			["model_change", "thinking_level_change", "session_info", "custom", "label"].includes(shape) &&
 			pi.memory.file[i + 1] === "message:user",
 	);
 	if (!entryBeforeTurn || pi.awaitedLog.length !== settle.awaitedLog.length) return false;
@@ -135,6 +136,15 @@ function withoutCustomCountedPreparation(observation: ProgramObservation): Progr
 	return { ...observation, awaitedLog };
 }
 
+/** Stable sort of queued-input lines by the extension that sent the message (`from eN`). */
+function sortedBySender(lines: readonly string[]): string[] {
+	const sender = (line: string) => Number(/ input user message from e(\d+)/.exec(line)?.[1] ?? -1);
+	return lines
+		.map((line, i) => ({ line, i }))
+		.sort((a, b) => sender(a.line) - sender(b.line) || a.i - b.i)
+		.map(({ line }) => line);
+}
+
 /**
  * Normalized: where the `input` handlers of a message an extension queued during a run
  * (`sendUserMessage` from `context`, not awaited by the handler) fall among the other handlers of the
@@ -154,7 +164,12 @@ function queuedInputAsOwnChannel(observation: ProgramObservation): ProgramObserv
 			toolCallOf,
 		),
 		"-- input of messages queued during a run --",
-		...observation.awaitedLog.filter(queued),
+		// Grouped by the message's sender, each group in its order: the `input` chains of two messages
+		// queued by different extensions' handlers of one dispatch interleave by microtask counts too
+		// (seed 1127635309 path 1145:1:2:2:3:3:6:5:9:9:9:9:6:6:6:6:6:6:6:7:7: e0's and e1's `context`
+		// handlers each send one; pi runs e1's handlers on e0's message between e0's on e1's). The order
+		// the messages were delivered in is still compared, in the session's messages.
+		...sortedBySender(observation.awaitedLog.filter(queued)),
 	];
 	return { ...observation, awaitedLog };
 }
