@@ -438,8 +438,9 @@ export class AgentSessionRuntime {
 
 	/**
 	 * Ends the runtime (E.5): `session_shutdown{reason:"quit"}`, `beforeSessionInvalidate`, then the
-	 * session is disposed and its file released. A replacement in progress finishes first. Safe to
-	 * call twice; never rejects.
+	 * session is disposed and its file released. A replacement in progress finishes first. When it
+	 * resolves, every inspection stream (`inspect`, `inspectSessions`, a live inspector) has ended and
+	 * been told so (`onEnd`). Safe to call twice; never rejects.
 	 *
 	 * @example
 	 * ```ts
@@ -460,9 +461,13 @@ export class AgentSessionRuntime {
 			});
 			const done = () => {
 				this.replacedListeners = [];
-				resolveDisposed();
-				// After XState has reported the final snapshot to the inspectors (it does so after `complete`).
-				queueMicrotask(() => this.inspections.closeAll());
+				// After XState has reported the final snapshot to the inspectors (it does so after `complete`),
+				// and before dispose() resolves: a host that closes its inspector once dispose() resolves
+				// (settle --inspect) has had every stream ended with `onEnd` by then.
+				queueMicrotask(() => {
+					this.inspections.closeAll();
+					resolveDisposed();
+				});
 			};
 			this.actor.send({ type: "DISPOSE" });
 			if (this.actor.getSnapshot().status === "done") done();
