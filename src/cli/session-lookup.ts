@@ -36,8 +36,20 @@ const LISTED = 5;
  *
  * @example
  * ```ts
- * const info = await findSessionByIdPrefix("0190f5c2", { cwd, agentDir, sessionDir, latestHint: "", resumeElsewhere: (i) => i.path });
- * SessionManager.open(info.path);
+ * const cwd = process.cwd();
+ * const agentDir = getDefaultAgentDir();
+ * try {
+ *   const info = await findSessionByIdPrefix("0190f5c2", {
+ *     cwd,
+ *     agentDir,
+ *     sessionDir: getDefaultSessionDirPath(cwd, agentDir),
+ *     latestHint: "",
+ *     resumeElsewhere: (other) => `cd ${other.cwd} && settle --session ${other.id}`,
+ *   });
+ *   SessionManager.open(info.path);
+ * } catch (error) {
+ *   if (error instanceof SettleError) console.error(error.message); // several match (listed), or none
+ * }
  * ```
  */
 export async function findSessionByIdPrefix(prefix: string, lookup: SessionLookup): Promise<SessionInfo> {
