@@ -23,6 +23,7 @@ export type SettleErrorCode =
 	| "TOOL"
 	| "IO"
 	| "MISSING_DEPENDENCY"
+	| "LISTENER"
 	| "INTERNAL";
 
 /**

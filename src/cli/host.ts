@@ -12,12 +12,12 @@ import { type AgentSessionRuntime, createAgentSessionRuntime } from "../runtime/
 import type { AgentSessionRuntimeDiagnostic } from "../runtime/services.js";
 import { getDefaultAgentDir } from "../settings/paths.js";
 import { SettingsManager } from "../settings/settings-manager.js";
-import type { SessionInfo } from "../store/entries.js";
 import { getDefaultSessionDirPath } from "../store/paths.js";
 import { SessionManager } from "../store/session-manager.js";
 import { extensionFlagValues, type ParsedArgs, reclaimMessages } from "./args.js";
 import { createCliFaux, loadFauxScript } from "./faux-script.js";
 import { EXIT_FAILURE, EXIT_USAGE } from "./help.js";
+import { findSessionByIdPrefix } from "./session-lookup.js";
 
 /** A failure the CLI reports with a message and an exit code. */
 export class CliError extends Error {
@@ -77,7 +77,7 @@ export async function startHost(args: ParsedArgs): Promise<CliHost> {
 		},
 	});
 
-	const { sessionManager, warnings: sessionWarnings } = await openSession(args, cwd, sessionDir);
+	const { sessionManager, warnings: sessionWarnings } = await openSession(args, cwd, agentDir, sessionDir);
 	let runtime: AgentSessionRuntime;
 	try {
 		runtime = await createAgentSessionRuntime(factory, { cwd, agentDir, sessionManager });
@@ -121,6 +121,7 @@ export async function startHost(args: ParsedArgs): Promise<CliHost> {
 async function openSession(
 	args: ParsedArgs,
 	cwd: string,
+	agentDir: string,
 	sessionDir: string,
 ): Promise<{ sessionManager: SessionManager; warnings: AgentSessionRuntimeDiagnostic[] }> {
 	const warnings: AgentSessionRuntimeDiagnostic[] = [];
@@ -138,7 +139,8 @@ async function openSession(
 				return opened(SessionManager.open(path, undefined, cwdOverride));
 			}
 			const found =
-				SessionManager.findById(cwd, args.session, sessionDir) ?? (await findByIdPrefix(args, cwd, sessionDir));
+				SessionManager.findById(cwd, args.session, sessionDir) ??
+				(await findByIdPrefix(args, cwd, agentDir, sessionDir));
 			return opened(SessionManager.open(found, undefined, cwdOverride));
 		}
 		return opened(SessionManager.create(cwd, sessionDir));
@@ -154,36 +156,29 @@ function looksLikePath(value: string): boolean {
 }
 
 /**
- * The project's session whose id starts with `--session`'s value (pi accepts a partial id). Throws
- * {@link CliError} when none or several match, listing what there is.
+ * The project's session whose id starts with `--session`'s value (pi accepts a partial id), by the
+ * rule `/resume` shares ({@link findSessionByIdPrefix}). Throws {@link CliError} (exit 2) when none
+ * or several match, with what there is.
  */
-async function findByIdPrefix(args: ParsedArgs, cwd: string, sessionDir: string): Promise<string> {
-	const prefix = args.session!;
-	const sessions = await SessionManager.list(cwd, sessionDir);
-	const matches = sessions.filter((info) => info.id.startsWith(prefix));
-	if (matches.length === 1) return matches[0]!.path;
-	const describe = (info: SessionInfo) => `${info.id} (${info.modified.toISOString()}, "${clip(info.firstMessage)}")`;
-	if (matches.length > 1) {
-		const shown = matches.slice(0, 5).map(describe).join("; ");
-		const more = matches.length > 5 ? `; and ${matches.length - 5} more` : "";
-		throw new CliError(
-			`${matches.length} sessions of this project have an id starting with ${prefix}: ${shown}${more}. Give more of the id.`,
-			EXIT_USAGE,
-		);
+async function findByIdPrefix(args: ParsedArgs, cwd: string, agentDir: string, sessionDir: string): Promise<string> {
+	try {
+		const info = await findSessionByIdPrefix(args.session!, {
+			cwd,
+			agentDir,
+			sessionDir,
+			latestHint: " (settle --continue resumes the latest).",
+			resumeElsewhere: (other) => `settle --cwd ${shellWord(other.cwd)} --session ${other.id}`,
+		});
+		return info.path;
+	} catch (error) {
+		if (error instanceof SettleError) throw new CliError(error.message, EXIT_USAGE);
+		throw error;
 	}
-	const latest =
-		sessions.length === 0
-			? " This project has no sessions yet."
-			: ` The latest: ${sessions.slice(0, 3).map(describe).join("; ")} (settle --continue resumes the latest).`;
-	throw new CliError(
-		`No session file ${resolve(prefix)} and no session with id ${prefix} in ${sessionDir}.${latest}`,
-		EXIT_USAGE,
-	);
 }
 
-function clip(text: string): string {
-	const line = oneLine(text);
-	return line.length > 40 ? `${line.slice(0, 39)}…` : line;
+/** `value` as one shell word (quoted when it needs to be), for a command the user can paste. */
+function shellWord(value: string): string {
+	return /^[\w@%+=:,./-]+$/.test(value) ? value : `'${value.replace(/'/g, "'\\''")}'`;
 }
 
 /** A message on one line (a parser's error may span several: code frame, file position). */

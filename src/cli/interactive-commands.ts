@@ -22,6 +22,7 @@ import { SessionManager } from "../store/session-manager.js";
 import { THINKING_LEVELS } from "./args.js";
 import { clip, firstLine } from "./interactive-render.js";
 import { cloneCommand, labelCommand, treeCommand, treeOnlyPrints } from "./interactive-tree-commands.js";
+import { findSessionByIdPrefix } from "./session-lookup.js";
 
 /** What a built-in command can do to the REPL around it. */
 export interface CommandHost {
@@ -287,22 +288,15 @@ async function resume(host: CommandHost, args: string): Promise<void> {
 		path = resolve(args);
 		if (!existsSync(path)) throw new SettleError("NOT_FOUND", `No session file ${path}.`);
 	} else {
-		const sessions = await SessionManager.list(runtime.cwd, sessionDir);
-		const matches = sessions.filter((info) => info.id.startsWith(args));
-		if (matches.length === 0) {
-			throw new SettleError(
-				"NOT_FOUND",
-				`No session of this project has an id starting with ${args}. /resume lists them.`,
-			);
-		}
-		if (matches.length > 1) {
-			const ids = matches.slice(0, 5).map((info) => info.id.slice(0, 12));
-			throw new SettleError(
-				"INVALID_ARGUMENT",
-				`${matches.length} sessions have an id starting with ${args} (${ids.join(", ")}): give more of the id.`,
-			);
-		}
-		path = matches[0]!.path;
+		// The rule settle --session follows: one match, or an error listing them (another project's named).
+		const info = await findSessionByIdPrefix(args, {
+			cwd: runtime.cwd,
+			agentDir: runtime.services.agentDir,
+			sessionDir,
+			latestHint: " (/resume lists them).",
+			resumeElsewhere: (other) => `/resume ${other.path}`,
+		});
+		path = info.path;
 	}
 	const { cancelled } = await runtime.switchSession(path);
 	if (cancelled) {

@@ -169,8 +169,9 @@ function update() {
 }
 const source = new EventSource("events");
 source.addEventListener("open", () => { statusText.textContent = "live"; });
+// No end message came: the server is gone or the network dropped (the browser keeps retrying).
 source.addEventListener("error", () => {
-  if (source.readyState !== EventSource.CLOSED) statusText.textContent = "reconnecting…";
+  if (source.readyState !== EventSource.CLOSED) statusText.textContent = "connection lost: reconnecting…";
 });
 source.addEventListener("lifecycle", (e) => {
   const id = Number(e.lastEventId);
@@ -188,9 +189,13 @@ source.addEventListener("dropped", (e) => {
   notice("… events " + from + "–" + gap.to + " were dropped before this page received them", "gap");
   showDropped();
 });
+function endText(end) {
+  if (end.reason === "closed") return "ended: the inspector was closed";
+  return end.target === "runtime" ? "ended: the runtime was disposed (the run is over)" : "ended: the session was disposed";
+}
 source.addEventListener("end", (e) => {
   source.close();
-  statusText.textContent = JSON.parse(e.data).reason === "closed" ? "ended: the inspector was closed" : "ended: the session was disposed";
+  statusText.textContent = endText(JSON.parse(e.data));
 });
 followButton.addEventListener("click", follow);
 tabs.forEach((b) => b.addEventListener("click", () => show(b.dataset.machine)));

@@ -43,7 +43,10 @@ export interface InspectorServer {
 	close(): Promise<void>;
 }
 
-/** A slow page whose unsent stream grows past this is disconnected; it resumes from its last id. */
+/**
+ * A slow page whose unsent stream grows past this is disconnected (told by a last `slow` message);
+ * it resumes from its last id. Bounds the memory one stalled page costs; the session never waits.
+ */
 const MAX_BUFFERED_BYTES = 8 * 1024 * 1024;
 
 /**
@@ -99,13 +102,16 @@ export async function serveInspector(
 	};
 	const send = (response: ServerResponse, text: string) => {
 		response.write(text);
-		if (response.writableLength <= MAX_BUFFERED_BYTES) return;
-		// Not written to again: it reconnects with its last id and gets the rest from the window.
+		const unsent = response.writableLength;
+		if (unsent <= MAX_BUFFERED_BYTES) return;
+		// Not written to again: it reconnects with its last id and gets the rest from the window. The
+		// `slow` message comes after what it has not read yet: it learns why once it catches up.
 		clients.delete(response);
-		response.end();
+		response.end(`event: slow\ndata: ${JSON.stringify({ unsentBytes: unsent, limit: MAX_BUFFERED_BYTES })}\n\n`);
 	};
-	/** Tells a page to stop reconnecting: the target was disposed, or the inspector closed. */
-	const endFrame = (reason: "disposed" | "closed") => `event: end\ndata: {"reason":"${reason}"}\n\n`;
+	/** Tells a page to stop reconnecting, and why: the target (which one) was disposed, or the inspector closed. */
+	const endFrame = (reason: "disposed" | "closed") =>
+		`event: end\ndata: ${JSON.stringify({ reason, target: isRuntime ? "runtime" : "session" })}\n\n`;
 
 	const observer: LifecycleObserver = (event: LifecycleInspectionEvent) => {
 		origin ??= event.at;

@@ -41,6 +41,7 @@ import {
 } from "../inspect/lifecycle-inspector.js";
 import { InspectionSubscriptionSet } from "../inspect/subscription-set.js";
 import { createTraceRecorder, type TraceRecorderOptions } from "../inspect/trace.js";
+import { callListener } from "../listener-errors.js";
 import type { AgentSession, SessionReplacementActions, SessionTrace } from "../session/agent-session.js";
 import { getDefaultSessionDirPath } from "../store/paths.js";
 import type { SessionManager } from "../store/session-manager.js";
@@ -313,9 +314,10 @@ export class AgentSessionRuntime {
 	 * resolves. Nothing is called for a replacement that is cancelled (`session_before_switch` /
 	 * `session_before_fork`), fails or rolls back: the old session is still current then.
 	 *
-	 * Listeners are synchronous and called in subscription order; a throwing listener is skipped
-	 * (as `session.subscribe` listeners are) and never stops the replacement. Returns the
-	 * unsubscribe function.
+	 * Listeners are synchronous and called in subscription order; a throwing listener (or one whose
+	 * promise rejects) is skipped, as `session.subscribe` listeners are, and never stops the
+	 * replacement: its first failure is reported as a process warning, a `SettleError` with code
+	 * `LISTENER` (`process.on("warning", …)`; Node prints it on stderr). Returns the unsubscribe function.
 	 *
 	 * @example
 	 * ```ts
@@ -436,8 +438,9 @@ export class AgentSessionRuntime {
 
 	/**
 	 * Ends the runtime (E.5): `session_shutdown{reason:"quit"}`, `beforeSessionInvalidate`, then the
-	 * session is disposed and its file released. A replacement in progress finishes first. Safe to
-	 * call twice; never rejects.
+	 * session is disposed and its file released. A replacement in progress finishes first. When it
+	 * resolves, every inspection stream (`inspect`, `inspectSessions`, a live inspector) has ended and
+	 * been told so (`onEnd`). Safe to call twice; never rejects.
 	 *
 	 * @example
 	 * ```ts
@@ -458,9 +461,13 @@ export class AgentSessionRuntime {
 			});
 			const done = () => {
 				this.replacedListeners = [];
-				resolveDisposed();
-				// After XState has reported the final snapshot to the inspectors (it does so after `complete`).
-				queueMicrotask(() => this.inspections.closeAll());
+				// After XState has reported the final snapshot to the inspectors (it does so after `complete`),
+				// and before dispose() resolves: a host that closes its inspector once dispose() resolves
+				// (settle --inspect) has had every stream ended with `onEnd` by then.
+				queueMicrotask(() => {
+					this.inspections.closeAll();
+					resolveDisposed();
+				});
 			};
 			this.actor.send({ type: "DISPOSE" });
 			if (this.actor.getSnapshot().status === "done") done();
@@ -540,15 +547,8 @@ export class AgentSessionRuntime {
 		const previous = created.previous;
 		if (!previous) return;
 		const event: SessionReplacedEvent = { previous, session: created.result.session, reason: created.reason };
-		for (const listener of this.replacedListeners) {
-			try {
-				const result: unknown = listener(event);
-				// An async listener's rejection must not become an unhandled rejection either.
-				if (result instanceof Promise) result.catch(() => {});
-			} catch {
-				// As session.subscribe listeners: skipped, the replacement goes on.
-			}
-		}
+		// As session.subscribe listeners: a failing one is skipped and reported, the replacement goes on.
+		for (const listener of this.replacedListeners) callListener("runtime.onSessionReplaced", listener, event);
 	}
 
 	private settle(requestId: string, result: ForkResult | undefined, error?: unknown): void {

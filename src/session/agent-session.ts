@@ -682,7 +682,9 @@ export class AgentSession {
 
 	/**
 	 * Listens to every session event (B.2). Listeners are synchronous and called in subscription
-	 * order; a throwing listener is skipped. Returns the unsubscribe function.
+	 * order; a throwing listener is skipped, and its first failure is reported as a process warning
+	 * (a `SettleError` with code `LISTENER`: `process.on("warning", …)`; Node prints it on stderr).
+	 * Returns the unsubscribe function.
 	 *
 	 * @example
 	 * ```ts

@@ -1,10 +1,12 @@
 /** The session's synchronous public listeners (`session.subscribe`). */
+import { callListener } from "../listener-errors.js";
 import type { AgentSessionEvent, AgentSessionListener } from "./events.js";
 
 /**
  * Delivers session events to listeners in subscription order. Each dispatch iterates a snapshot
  * (listeners added or removed during a dispatch take effect next time); a throwing listener is
- * skipped so it can never break the session's bookkeeping.
+ * skipped so it can never break the session's bookkeeping, and its failure is reported as a process
+ * warning (`listener-errors.ts`).
  */
 export class PublicEvents {
 	private listeners: readonly AgentSessionListener[] = [];
@@ -27,11 +29,7 @@ export class PublicEvents {
 	emit(event: AgentSessionEvent): void {
 		const listeners = this.listeners;
 		for (let index = 0; index < listeners.length; index++) {
-			try {
-				listeners[index]!(event);
-			} catch {
-				// A listener's failure is its own; the session goes on.
-			}
+			callListener("session.subscribe", listeners[index]!, event);
 		}
 	}
 

@@ -8,7 +8,8 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { writeFile } from "node:fs/promises";
 import { createServer } from "node:net";
 import { join } from "node:path";
-import { describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it } from "vitest";
+import { launchChromium } from "../inspect/chromium.js";
 import { fetchRaw, messages, openStream } from "../inspect/live-helpers.js";
 import { CLI_FROM_SOURCES, trackChild, useCliProject } from "./helpers.js";
 import { Repl } from "./interactive.helpers.js";
@@ -74,6 +75,37 @@ async function freePortTheKernelNeverAssigns(): Promise<number> {
 	throw new Error(`no free port between 10024 and ${low}`);
 }
 
+let closeBrowser: (() => Promise<void>) | undefined;
+afterEach(async () => {
+	await closeBrowser?.();
+	closeBrowser = undefined;
+});
+
+/** The inspector page in headless Chromium; `status()` is what its status line says. */
+async function openPage(url: string) {
+	const chromium = await launchChromium();
+	closeBrowser = chromium.close;
+	const page = await chromium.browser.newPage();
+	await page.goto(url);
+	const status = page.locator("#status");
+	return { page, status, says: (text: string) => page.locator("#status", { hasText: text }).waitFor() };
+}
+
+/** A FIFO the faux model's first step (a bash call) blocks on: the run is held until the test writes to it. */
+/** Event types in order, a run of one type (streamed updates) counted once. */
+const typeRuns = (events: { type: string }[]) =>
+	events.map((event) => event.type).filter((type, index, types) => type !== types[index - 1]);
+
+let held = 0;
+function heldRun(args: string[]) {
+	const fifo = join(cli.dir, `held-${++held}`);
+	expect(spawnSync("mkfifo", [fifo]).status).toBe(0);
+	const script = writeScript([{ toolCalls: [{ name: "bash", arguments: { command: `cat "${fifo}"` } }] }, "done"]);
+	const run = start(["--faux-script", script, ...args]);
+	run.child.stdin.end();
+	return { ...run, release: () => writeFile(fifo, "released\n") };
+}
+
 const settledCount = (frames: Parameters<typeof messages>[0]) =>
 	messages(frames).filter((m) => m.kind === "emitted" && m.line.includes("operation_settled")).length;
 
@@ -114,6 +146,63 @@ describe("settle --inspect", () => {
 		expect(stderr).toBe(`Inspector: ${url}\n`);
 		// The port was freed at exit.
 		await expect(fetchRaw(url)).rejects.toMatchObject({ code: "ECONNREFUSED" });
+	});
+
+	it("the page says the run ended when settle disposes the runtime at exit (not that the inspector closed)", async () => {
+		const run = heldRun(["-p", "go", "--inspect"]);
+		const url = await run.url;
+		const view = await openPage(url);
+		await view.says("live");
+		const stream = await openStream(url);
+		await run.release();
+		await view.says("ended");
+		expect(await view.status.textContent()).toBe("ended: the runtime was disposed (the run is over)");
+		await stream.ended;
+		expect(stream.frames.at(-1)).toEqual({ event: "end", data: '{"reason":"disposed","target":"runtime"}' });
+		expect((await run.exited).code).toBe(0);
+	});
+
+	it("the page says the connection was lost when the settle process dies without ending the stream", async () => {
+		const run = heldRun(["-p", "go", "--inspect"]);
+		const view = await openPage(await run.url);
+		await view.says("live");
+		run.child.kill("SIGKILL");
+		await view.says("connection lost");
+		expect(await view.status.textContent()).toBe("connection lost: reconnecting…");
+		expect((await run.exited).code).toBe(null);
+	});
+
+	it("--json --inspect: stdout is the JSON event stream alone (as without --inspect); the inspector serves meanwhile", async () => {
+		const run = heldRun(["--json", "go", "--inspect"]);
+		const url = await run.url;
+		const stream = await openStream(url);
+		await stream.until((frames) =>
+			messages(frames).some((m) => m.machine === "promptOperation" && m.state === "running.working"),
+		);
+		expect((await fetchRaw(url)).status).toBe(200);
+		await run.release();
+		await stream.ended;
+		const { code, stdout, stderr } = await run.exited;
+		expect(code).toBe(0);
+		expect(stderr).toBe(`Inspector: ${url}\n`);
+		const lines = stdout.trimEnd().split("\n");
+		const events = lines.map((line) => JSON.parse(line) as { type: string });
+		expect(stdout).not.toContain(new URL(url).port);
+		expect(stdout).not.toMatch(/inspector/i);
+
+		// The same run without --inspect writes the same sequence of events (streamed deltas may be cut
+		// into another number of updates: runs of one type count once).
+		const plain = heldRun(["--json", "go"]);
+		await plain.release();
+		const without = await plain.exited;
+		expect(without.code).toBe(0);
+		expect(without.stderr).toBe("");
+		const plainEvents = without.stdout
+			.trimEnd()
+			.split("\n")
+			.map((line) => JSON.parse(line) as { type: string });
+		expect(typeRuns(events)).toEqual(typeRuns(plainEvents));
+		expect(typeRuns(events)).toContain("tool_execution_end");
 	});
 
 	it("--rpc --inspect-port: the URL names the port; the stream follows the RPC prompts", async () => {

@@ -323,9 +323,21 @@ describe("settle -i: built-in commands", () => {
 		expect((await chat.say("/session")).split("\n")).toContain(`Session ${firstId} "alpha"`);
 		expect(await chat.say(`/resume ${secondFile}`)).toContain(`Resumed ${secondId} (2 messages): ${secondFile}\n`);
 		expect(await chat.say(`/resume ${firstFile}`)).toContain(`Resumed ${firstId} (2 messages): ${firstFile}\n`);
-		expect(await chat.say("/resume zzzz")).toContain(
-			"Error: No session of this project has an id starting with zzzz. /resume lists them.\n",
-		);
+		const missing = await chat.say("/resume zzzz");
+		expect(missing).toContain("Error: No session of this project has an id starting with zzzz (in ");
+		expect(missing).toContain(`The latest: ${secondId} (`);
+		expect(missing).toContain(" (/resume lists them).\n");
+		// The rule settle --session follows: a prefix both sessions share lists them, nothing is resumed.
+		let shared = 0;
+		while (firstId![shared] === secondId![shared]) shared++;
+		const prefix = firstId!.slice(0, shared);
+		const ambiguous = await chat.say(`/resume ${prefix}`);
+		expect(ambiguous).toContain(`Error: 2 sessions of this project have an id starting with ${prefix}: `);
+		expect(ambiguous).toContain(`${firstId} (`);
+		expect(ambiguous).toContain(`${secondId} (`);
+		expect(ambiguous).toContain('"the first session")');
+		expect(ambiguous).toContain("Give more of the id.\n");
+		expect((await chat.say("/session")).split("\n")).toContain(`Session ${firstId} "alpha"`);
 
 		const from = chat.mark();
 		chat.send("/quit");
@@ -333,6 +345,27 @@ describe("settle -i: built-in commands", () => {
 		expect(await chat.exited).toBe(0);
 		expect(chat.stdout.slice(from)).not.toContain("never sent\n");
 		expect(transcript(firstFile)).toEqual(["user: the first session", "assistant: the first session"]);
+	});
+
+	it("/resume <id of another project's session>: names that project and the /resume <path> that resumes it there", async () => {
+		const other = join(cli.dir, "other");
+		mkdirSync(other);
+		const there = cli.settle(["--faux", "--json", "--cwd", other, "over there"]);
+		expect(there.code).toBe(0);
+		const id = (JSON.parse(there.stdout.split("\n")[0]!) as { id: string }).id;
+		const chat = repl(["--faux"]);
+		await chat.idle(0);
+		const refused = await chat.say(`/resume ${id.slice(0, 20)}`);
+		const named = new RegExp(`of the project ${other} does\\. To resume it there: /resume (\\S+\\.jsonl)\\n`).exec(
+			refused,
+		);
+		expect(refused).toContain(
+			`Error: No session of this project (${cli.project}) has an id starting with ${id.slice(0, 20)}; session ${id} (`,
+		);
+		expect(named).not.toBeNull();
+		expect(await chat.say(`/resume ${named![1]}`)).toContain(`Resumed ${id} (2 messages): ${named![1]}\n`);
+		expect((await chat.say("/session")).split("\n")).toContain(`  cwd: ${other}`);
+		expect(await chat.end()).toBe(0);
 	});
 
 	it("/fork branches into a new session before the last message; the old file keeps everything", async () => {

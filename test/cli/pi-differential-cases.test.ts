@@ -40,7 +40,7 @@ describe("CLI cases beside pi 0.73.1", () => {
 		const unknownId = await runBoth(dirs, ["--session", "zzzz", "-p", "x"]);
 		expect(unknownId.pi).toEqual({ code: 1, stdout: "", stderr: "No session found matching 'zzzz'\n" });
 		expect(unknownId.settle.code).toBe(2);
-		expect(unknownId.settle.stderr).toMatch(/^Error: No session file .*zzzz and no session with id zzzz in /);
+		expect(unknownId.settle.stderr).toMatch(/^Error: No session of this project has an id starting with zzzz \(in /);
 		expect(sessionFiles(dirs.piAgent)).toEqual([]);
 		expect(sessionFiles(dirs.settleAgent)).toEqual([]);
 	}, 90_000);

@@ -3,7 +3,7 @@
  * that matches several sessions or none (the error lists what there is), and a path that does not
  * exist (a new session starts there, as in pi, with a warning: a typo should not pass unnoticed).
  */
-import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { useCliProject } from "./helpers.js";
@@ -59,11 +59,44 @@ describe("settle --session", () => {
 		expect(readFileSync(first.file, "utf8")).toBe(before);
 	});
 
+	it("more than five matches: five listed and how many more", () => {
+		const first = newSession("first question");
+		for (let n = 1; n <= 7; n++) copyWithId(first.file, `0badc0de-0000-7000-8000-00000000000${n}`);
+		const run = settle(["--faux", "-p", "--session", "0badc0de", "hi"]);
+		expect(run.code).toBe(2);
+		expect(run.stderr).toMatch(/^Error: 7 sessions of this project have an id starting with 0badc0de: /);
+		expect(run.stderr.match(/0badc0de-0000-7000-8000-00000000000\d \(\d{4}-\d\d-\d\dT/g)).toHaveLength(5);
+		expect(run.stderr).toContain("; and 2 more. Give more of the id.\n");
+	});
+
+	it("an id of another project's session: exit 2 naming that project and the command that resumes it there", () => {
+		const other = join(cli.dir, "other project");
+		mkdirSync(other);
+		const there = settle(["--faux", "--json", "--cwd", other, "work over there"]);
+		expect(there.code).toBe(0);
+		const id = (JSON.parse(there.stdout.split("\n")[0]!) as { id: string }).id;
+		newSession("work here");
+
+		const run = settle(["--faux", "-p", "--session", id.slice(0, 20), "hi"]);
+		expect(run.code).toBe(2);
+		expect(run.stdout).toBe("");
+		expect(run.stderr).toContain(
+			`Error: No session of this project (${cli.project}) has an id starting with ${id.slice(0, 20)}; session ${id} (`,
+		);
+		expect(run.stderr).toContain(`"work over there") of the project ${other} does.`);
+		const command = `settle --cwd '${other}' --session ${id}`;
+		expect(run.stderr).toContain(`To resume it there: ${command}\n`);
+		// The command it names works (the path has a space: quoted for the shell).
+		const resumed = settle(["--faux", "--json", "--cwd", other, "--session", id, "again"]);
+		expect(resumed.code).toBe(0);
+		expect(JSON.parse(resumed.stdout.split("\n")[0]!)).toMatchObject({ id });
+	});
+
 	it("an id that matches nothing: exit 2 naming the latest sessions and --continue", () => {
 		const first = newSession("first question");
 		const run = settle(["--faux", "-p", "--session", "ffffffff", "hi"]);
 		expect(run.code).toBe(2);
-		expect(run.stderr).toContain("no session with id ffffffff in");
+		expect(run.stderr).toContain("No session of this project has an id starting with ffffffff (in ");
 		expect(run.stderr).toContain(`The latest: ${first.id} (`);
 		expect(run.stderr).toContain("settle --continue resumes the latest");
 	});

@@ -206,6 +206,17 @@ describe("the live inspector page", () => {
 		expect(view.problems).toEqual([]);
 	});
 
+	it("says the inspector was closed when close() ends the stream while the session goes on", async () => {
+		h = await createHarness();
+		inspector = await serveInspector(h.session);
+		const view = await openPage(inspector.url);
+		await view.page.locator("#status", { hasText: "live" }).waitFor();
+		await inspector.close();
+		await view.page.locator("#status", { hasText: "ended" }).waitFor();
+		expect(await view.page.locator("#status").textContent()).toBe("ended: the inspector was closed");
+		expect(view.problems).toEqual([]);
+	});
+
 	it("says how many older events were dropped when the window moved on before the page loaded", async () => {
 		h = await createHarness();
 		h.setResponses([fauxAssistantMessage("one"), fauxAssistantMessage("two")]);

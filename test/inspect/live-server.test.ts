@@ -213,11 +213,11 @@ describe("serveInspector: the end", () => {
 		await stream.until((frames) => settled(frames) === 1);
 		h.session.dispose();
 		await stream.ended;
-		expect(stream.frames.at(-1)).toEqual({ event: "end", data: '{"reason":"disposed"}' });
+		expect(stream.frames.at(-1)).toEqual({ event: "end", data: '{"reason":"disposed","target":"session"}' });
 		const later = await openStream(inspector.url);
 		await later.ended;
 		expect(later.ids()).toEqual(stream.ids());
-		expect(later.frames.at(-1)).toEqual({ event: "end", data: '{"reason":"disposed"}' });
+		expect(later.frames.at(-1)).toEqual({ event: "end", data: '{"reason":"disposed","target":"session"}' });
 	});
 
 	it("a runtime: both machines, each replacing session followed, and its dispose ends the stream", async () => {
@@ -247,13 +247,16 @@ describe("serveInspector: the end", () => {
 				true,
 			);
 			await runtime.dispose();
+			// As settle --inspect does: the inspector is closed as soon as dispose() resolves. The pages
+			// were told the runtime was disposed by then, not that the inspector closed.
+			await inspector.close();
 			await stream.ended;
 			expect(
 				messages(stream.frames)
 					.filter((m) => m.machine === "runtime" && m.state !== null)
 					.at(-1)?.state,
 			).toBe("disposed");
-			expect(stream.frames.at(-1)?.event).toBe("end");
+			expect(stream.frames.at(-1)).toEqual({ event: "end", data: '{"reason":"disposed","target":"runtime"}' });
 		} finally {
 			await runtime.dispose();
 			ws.cleanup();
@@ -277,7 +280,7 @@ describe("serveInspector: the end", () => {
 		await stream.until((frames) => settled(frames) === 1);
 		await server.close();
 		await stream.ended;
-		expect(stream.frames.at(-1)).toEqual({ event: "end", data: '{"reason":"closed"}' });
+		expect(stream.frames.at(-1)).toEqual({ event: "end", data: '{"reason":"closed","target":"session"}' });
 		expect(live(harness.session)).toBe(subscriptions);
 		await server.close(); // twice is fine
 		// The port is free: something else can listen on it.
@@ -287,6 +290,9 @@ describe("serveInspector: the end", () => {
 			other.listen(port, "127.0.0.1", resolve);
 		});
 		await new Promise<void>((resolve) => other.close(() => resolve()));
+		// close()'s callback comes before libuv's close phase frees the handle: a turn of the loop runs
+		// the check phase (setImmediate) first, then that close phase, so the second turn is after it.
+		await tick();
 		await tick();
 		expect(resourcesAddedSince(resources)).toEqual({});
 		expect(timers.pendingRefed()).toBe(0);

@@ -1,0 +1,110 @@
+/**
+ * The one rule `settle --session <id-prefix>` and `/resume <id-prefix>` share for a partial id.
+ *
+ * pi 0.73.1 (`resolveSessionPath` in its main.js) takes the newest of several matching sessions
+ * without a word, and for a prefix that only another project's session has, asks on the terminal
+ * whether to fork it here. Settle does not guess: several matches are an error listing them, and a
+ * match in another project is an error naming that project and how to resume it there.
+ */
+import { join, resolve } from "node:path";
+import { SettleError } from "../errors.js";
+import { listSessionsIn, sessionDirsUnder } from "../store/discovery.js";
+import type { SessionInfo } from "../store/entries.js";
+import { getDefaultSessionDirPath } from "../store/paths.js";
+import { SessionManager } from "../store/session-manager.js";
+
+/** Where the sessions are, and what the caller tells the user to do (its own commands). */
+export interface SessionLookup {
+	cwd: string;
+	agentDir: string;
+	/** The project's session dir (default: `<agentDir>/sessions/<cwd>`; a custom one is filtered by cwd). */
+	sessionDir: string;
+	/** How to resume another project's session `info` (`settle --cwd … --session …`, `/resume <path>`). */
+	resumeElsewhere(info: SessionInfo): string;
+	/** Appended to "The latest: …" when nothing matches (how to list or resume the latest). */
+	latestHint: string;
+}
+
+/** How many matching sessions an error lists. */
+const LISTED = 5;
+
+/**
+ * The project's one session whose id starts with `prefix`. Throws {@link SettleError}:
+ * `INVALID_ARGUMENT` when several match (listing them: id, modified time, first message; details
+ * `{ prefix, ids }`), `NOT_FOUND` when none does (naming another project's matching session and how
+ * to resume it, else the project's latest sessions; details `{ prefix, elsewhere? }`).
+ *
+ * @example
+ * ```ts
+ * const cwd = process.cwd();
+ * const agentDir = getDefaultAgentDir();
+ * try {
+ *   const info = await findSessionByIdPrefix("0190f5c2", {
+ *     cwd,
+ *     agentDir,
+ *     sessionDir: getDefaultSessionDirPath(cwd, agentDir),
+ *     latestHint: "",
+ *     resumeElsewhere: (other) => `cd ${other.cwd} && settle --session ${other.id}`,
+ *   });
+ *   SessionManager.open(info.path);
+ * } catch (error) {
+ *   if (error instanceof SettleError) console.error(error.message); // several match (listed), or none
+ * }
+ * ```
+ */
+export async function findSessionByIdPrefix(prefix: string, lookup: SessionLookup): Promise<SessionInfo> {
+	const sessions = await SessionManager.list(lookup.cwd, lookup.sessionDir);
+	const matches = sessions.filter((info) => info.id.startsWith(prefix));
+	if (matches.length === 1) return matches[0]!;
+	if (matches.length > 1) {
+		const shown = matches.slice(0, LISTED).map(describe).join("; ");
+		const more = matches.length > LISTED ? `; and ${matches.length - LISTED} more` : "";
+		throw new SettleError(
+			"INVALID_ARGUMENT",
+			`${matches.length} sessions of this project have an id starting with ${prefix}: ${shown}${more}. Give more of the id.`,
+			{ details: { prefix, ids: matches.map((info) => info.id) } },
+		);
+	}
+	const elsewhere = (await otherProjectsSessions(lookup)).filter((info) => info.id.startsWith(prefix));
+	if (elsewhere.length > 0) {
+		const [first] = elsewhere;
+		const others =
+			elsewhere.length > 1 ? ` (${elsewhere.length} sessions of other projects match; this is the newest)` : "";
+		throw new SettleError(
+			"NOT_FOUND",
+			`No session of this project (${resolve(lookup.cwd)}) has an id starting with ${prefix}; session ${describe(first!)} of the project ${first!.cwd} does${others}. To resume it there: ${lookup.resumeElsewhere(first!)}`,
+			{ details: { prefix, elsewhere: { id: first!.id, cwd: first!.cwd, path: first!.path } } },
+		);
+	}
+	const latest =
+		sessions.length === 0
+			? " This project has no sessions yet."
+			: ` The latest: ${sessions.slice(0, 3).map(describe).join("; ")}${lookup.latestHint}`;
+	throw new SettleError(
+		"NOT_FOUND",
+		`No session of this project has an id starting with ${prefix} (in ${lookup.sessionDir}).${latest}`,
+		{ details: { prefix } },
+	);
+}
+
+/** Sessions of the other projects: every project dir under `<agentDir>/sessions`, or the whole custom dir. */
+async function otherProjectsSessions(lookup: SessionLookup): Promise<SessionInfo[]> {
+	const cwd = resolve(lookup.cwd);
+	const isDefault = resolve(lookup.sessionDir) === getDefaultSessionDirPath(cwd, lookup.agentDir);
+	const dirs = isDefault
+		? (await sessionDirsUnder(join(resolve(lookup.agentDir), "sessions"))).filter(
+				(dir) => resolve(dir) !== resolve(lookup.sessionDir),
+			)
+		: [resolve(lookup.sessionDir)];
+	const all = await listSessionsIn(dirs);
+	return all.filter((info) => info.cwd !== "" && resolve(info.cwd) !== cwd);
+}
+
+function describe(info: SessionInfo): string {
+	return `${info.id} (${info.modified.toISOString()}, "${clip(info.firstMessage)}")`;
+}
+
+function clip(text: string): string {
+	const line = text.trim().replace(/\s*\n\s*/g, " ");
+	return line.length > 40 ? `${line.slice(0, 39)}…` : line;
+}
