@@ -849,9 +849,13 @@ function generated(spec: ExtensionSpec, i: number, log: ProgramLog): SharedExten
 						return undefined;
 					case "return":
 						return RESULT_HOOKS.has(event) ? returnValue(event, behavior.variant, e, i) : { ignored: true };
-					case "throw":
-						if (behavior.async) return Promise.reject(new Error(`e${i} ${event} failed (async)`));
-						throw new Error(`e${i} ${event} failed`);
+					case "throw": {
+						// An `input` handler reached mid-run (a message a streaming hook queued) says so: its
+						// report races the dispatch that queued it (runtimeErrorsAsOwnChannel in the property).
+						const where = event === "input" && !ctx.isIdle() ? " mid-run" : "";
+						if (behavior.async) return Promise.reject(new Error(`e${i} ${event} failed${where} (async)`));
+						throw new Error(`e${i} ${event} failed${where}`);
+					}
 					case "call":
 						// Once per handler: a message queued from every `context` call would keep the run going.
 						if (called) return undefined;

@@ -183,7 +183,10 @@ function queuedInputAsOwnChannel(observation: ProgramObservation): ProgramObserv
  * throw). Those reports are compared as their own channel, in their order, after the rest.
  */
 function runtimeErrorsAsOwnChannel(observation: ProgramObservation): ProgramObservation {
-	const runtime = (line: string) => line.startsWith("<runtime> ");
+	// So do the failures of `input` handlers a queued message reached mid-run (seed 1001442236 path
+	// 859:3:6:6:7:6:6:6:9:9: a tool_result handler's sendUserMessage, its `input` handler throwing
+	// between or after the failing tool_result handlers of the second parallel call).
+	const runtime = (line: string) => line.startsWith("<runtime> ") || / input: e\d+ input failed mid-run/.test(line);
 	const onErrorAwaited = [
 		// Taken out, they no longer split a run of tool-hook reports: those are sorted as one block again.
 		...toolErrorBlocks(observation.onErrorAwaited.filter((line) => !runtime(line))),
