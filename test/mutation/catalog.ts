@@ -2448,8 +2448,8 @@ export const MUTANTS: Mutant[] = [
 		description: "a throwing onSessionReplaced listener breaks the switch",
 		edits: [
 			{
-				find: "// As session.subscribe listeners: skipped, the replacement goes on.",
-				replace: 'throw new Error("listener failed");',
+				find: 'for (const listener of this.replacedListeners) callListener("runtime.onSessionReplaced", listener, event);',
+				replace: "for (const listener of this.replacedListeners) listener(event);",
 			},
 		],
 		tests: ["test/runtime/session-replaced.test.ts"],
@@ -4446,6 +4446,102 @@ export const MUTANTS: Mutant[] = [
 			},
 		],
 		tests: ["test/cli/interactive.test.ts"],
+	},
+	{
+		id: "AD01",
+		file: "src/listener-errors.ts",
+		description: "every failure reported, not once per listener",
+		edits: [
+			{
+				find: "\t\tif (reported.has(listener)) return;\n",
+				replace: "",
+			},
+		],
+		tests: ["test/runtime/listener-errors.test.ts"],
+	},
+	{
+		id: "AD02",
+		file: "src/listener-errors.ts",
+		description: "a rejecting listener is silent again",
+		edits: [
+			{
+				find: "result.catch((error: unknown) => reportListenerError(source, listener, error));",
+				replace: "result.catch(() => {});",
+			},
+		],
+		tests: ["test/runtime/listener-errors.test.ts"],
+	},
+	{
+		id: "AD03",
+		file: "src/runtime/runtime.ts",
+		description: "dispose() resolves before inspection streams end (page says 'inspector closed')",
+		edits: [
+			{
+				find: "\t\t\t\tqueueMicrotask(() => {\n\t\t\t\t\tthis.inspections.closeAll();\n\t\t\t\t\tresolveDisposed();\n\t\t\t\t});",
+				replace: "\t\t\t\tresolveDisposed();\n\t\t\t\tqueueMicrotask(() => this.inspections.closeAll());",
+			},
+		],
+		tests: ["test/inspect/live-server.test.ts", "test/cli/inspect.test.ts"],
+	},
+	{
+		id: "AD04",
+		file: "src/cli/session-lookup.ts",
+		description: "pi's rule: first of several matches",
+		edits: [
+			{
+				find: "if (matches.length === 1) return matches[0]!;",
+				replace: "if (matches.length >= 1) return matches[0]!;",
+			},
+		],
+		tests: ["test/cli/session-arg.test.ts", "test/cli/session-prefix-pi.test.ts"],
+	},
+	{
+		id: "AD05",
+		file: "src/cli/session-lookup.ts",
+		description: "other projects not searched",
+		edits: [
+			{
+				find: 'return all.filter((info) => info.cwd !== "" && resolve(info.cwd) !== cwd);',
+				replace: "return [];",
+			},
+		],
+		tests: ["test/cli/session-arg.test.ts", "test/cli/interactive.test.ts"],
+	},
+	{
+		id: "AD06",
+		file: "src/inspect/live-server.ts",
+		description: "slow page dropped without being told why",
+		edits: [
+			{
+				find: "response.end(`event: slow",
+				replace: "response.end(); void (`event: slow",
+			},
+		],
+		tests: ["test/inspect/live-slow-reader.test.ts"],
+	},
+	{
+		id: "AD07",
+		file: "src/inspect/live-page.ts",
+		description: "runtime/session end texts swapped",
+		edits: [
+			{
+				find: 'end.target === "runtime"',
+				replace: 'end.target === "session"',
+			},
+		],
+		tests: ["test/cli/inspect.test.ts", "test/inspect/live-page.test.ts"],
+	},
+	{
+		id: "AD08",
+		file: "src/inspect/live-page.ts",
+		description: "lost connection not said",
+		edits: [
+			{
+				find: 'statusText.textContent = "connection lost: reconnecting\u2026"',
+				replace: 'statusText.textContent = "reconnecting\u2026"',
+			},
+		],
+		tests: ["test/cli/inspect.test.ts"],
 	},
 ];
 
