@@ -130,6 +130,56 @@ describe("extension differential: named differences with pi 0.73.1", () => {
 	});
 });
 
+describe("extension differential: persistence order (behavior C.10)", () => {
+	it("a session write from the input handler of a message queued mid-run: Settle files it after the running message, pi 0.73.1 before", async () => {
+		const extension: SharedExtension = (api: ExtensionAPI) => {
+			let sent = false;
+			api.registerCommand("announce", {
+				description: "Sends a custom message that starts a run",
+				handler: async () =>
+					api.sendMessage({ customType: "note", content: "announced", display: false }, { triggerTurn: true }),
+			});
+			api.on("context", () => {
+				if (sent) return undefined;
+				sent = true;
+				// Fire-and-forget: this message's `input` handlers run while the run goes on.
+				api.sendUserMessage("queued from context");
+				return undefined;
+			});
+			api.on("input", () => {
+				api.setSessionName("named mid-run");
+				return undefined;
+			});
+		};
+		const { pi, settle } = await onBothPeers({ extensions: [extension] }, async (peer) => {
+			peer.script([{ text: "answer" }]);
+			await peer.prompt("/announce");
+			await peer.quiesce();
+			const shapes = peer
+				.fileEntries()
+				.filter((entry) => !["session", "model_change", "thinking_level_change"].includes(String(entry.type)))
+				.map((entry) =>
+					entry.type === "message" ? `message:${(entry.message as { role: string }).role}` : String(entry.type),
+				)
+				// Settle files the run's system prompt as a `system` baseline record; pi has no such entry.
+				.filter((shape) => shape !== "message:system");
+			return {
+				shapes,
+				events: eventSequence(peer.recorded).filter((type) => /session_info|message_(start|end)/.test(type)),
+			};
+		});
+		// Settle persists each event before the loop goes on (its awaited bridge), so the custom message
+		// that started the run is on file, and announced, before anything a later hook causes; pi 0.73.1
+		// persists from a queue it does not await, and the fire-and-forget chain gets there first. (The
+		// queued message itself is rejected on both: the session is busy and it names no streamingBehavior.)
+		expect(settle.shapes).toEqual(["custom_message", "session_info", "message:assistant"]);
+		expect(pi.shapes).toEqual(["session_info", "custom_message", "message:assistant"]);
+		const run = ["message_start(assistant)", "message_end(assistant)"];
+		expect(settle.events).toEqual(["message_start(custom)", "message_end(custom)", "session_info_changed", ...run]);
+		expect(pi.events).toEqual(["session_info_changed", "message_start(custom)", "message_end(custom)", ...run]);
+	});
+});
+
 describe("extension differential: pi 0.73.1 bugs", () => {
 	it("pi 0.73.1 bug: a before_agent_start system prompt override lingers into the next run a custom message triggers", async () => {
 		const prompts: Record<string, string[]> = { pi: [], settle: [] };
