@@ -1,15 +1,28 @@
 /**
- * What happens when a host's listener (`session.subscribe`, `runtime.onSessionReplaced`) throws or
- * its promise rejects: the listener is skipped and the session goes on, and the failure is reported
- * as a Node process warning — a {@link SettleError} with code `LISTENER` and the listener's error as
- * `cause` — so it is never silent (Node prints it on stderr unless `--no-warnings`) and never an
- * uncaught exception or an unhandled rejection. Only a listener's first failure is reported: one
- * that throws on every streamed token would otherwise bury stderr.
+ * What happens when a host's listener (`session.subscribe`, `runtime.onSessionReplaced`, an
+ * inspection observer or its `onEnd`) throws or its promise rejects: the listener is skipped and
+ * the session goes on, and the failure is reported as a Node process warning — a
+ * {@link SettleError} with code `LISTENER` and the listener's error as `cause` — so it is never
+ * silent (Node prints it on stderr unless `--no-warnings`) and never an uncaught exception or an
+ * unhandled rejection. Only a listener's first failure is reported: one that throws on every
+ * streamed token would otherwise bury stderr.
  */
 import { errorMessage, SettleError } from "./errors.js";
 
 /** Where a listener was registered, as the warning names it. */
-export type ListenerSource = "session.subscribe" | "runtime.onSessionReplaced";
+export type ListenerSource =
+	| "session.subscribe"
+	| "runtime.onSessionReplaced"
+	| InspectionListenerSource
+	| `${InspectionListenerSource} onEnd`;
+
+/** The inspection streams: their observer, or with ` onEnd` the callback told when the owner was disposed. */
+export type InspectionListenerSource =
+	| "session.inspect"
+	| "runtime.inspect"
+	| "runtime.inspectSessions"
+	| "inspectActor"
+	| "createLifecycleInspector";
 
 const reported = new WeakSet<object>();
 

@@ -13,6 +13,7 @@
  */
 import type { AnyActorRef, InspectionEvent } from "xstate";
 import { PROMPT_OPERATION_MACHINE_ID } from "../../machines/prompt-operation.machine.js";
+import { callListener, type InspectionListenerSource } from "../listener-errors.js";
 import { triggerLabel } from "./machine-model.js";
 
 /**
@@ -106,7 +107,11 @@ export type LifecycleInspectionEvent =
 	| DelayEvent
 	| EmittedEvent;
 
-/** Receives the stream. Must not throw (errors are caught and dropped, so inspection never breaks the actor). */
+/**
+ * Receives the stream. One that throws (or whose promise rejects) is skipped for that event and the
+ * stream goes on — inspection never breaks the actor — and its first failure is reported as a
+ * process warning (`SettleError` code `LISTENER`, the error as `cause`).
+ */
 export type LifecycleObserver = (event: LifecycleInspectionEvent) => void;
 
 /** Options for {@link createLifecycleInspector} and {@link inspectActor}. */
@@ -117,7 +122,8 @@ export interface LifecycleInspectorOptions {
 	details?: (machineId: string, context: unknown) => LifecycleDetails;
 	/**
 	 * `session.inspect()` / `runtime.inspect()` only: called once when the stream ends because the
-	 * session or runtime was disposed (not when you unsubscribe), after its last event.
+	 * session or runtime was disposed (not when you unsubscribe), after its last event. If it throws or
+	 * rejects, the dispose goes on and the error is reported as a `LISTENER` process warning.
 	 */
 	onEnd?: () => void;
 }
@@ -161,7 +167,7 @@ export function createLifecycleInspector(
 	observer: LifecycleObserver,
 	options: LifecycleInspectorOptions = {},
 ): (event: InspectionEvent) => void {
-	return new LifecycleTranslator(observer, options).handle;
+	return new LifecycleTranslator("createLifecycleInspector", observer, options).handle;
 }
 
 /**
@@ -185,8 +191,18 @@ export function inspectActor(
 	observer: LifecycleObserver,
 	options: LifecycleInspectorOptions = {},
 ): { unsubscribe(): void } {
+	return inspectActorAs("inspectActor", actor, observer, options);
+}
+
+/** {@link inspectActor}, with the API the host called named in an observer's `LISTENER` warning. */
+export function inspectActorAs(
+	source: InspectionListenerSource,
+	actor: AnyActorRef,
+	observer: LifecycleObserver,
+	options: LifecycleInspectorOptions = {},
+): { unsubscribe(): void } {
 	const ref = actor as unknown as ActorLike;
-	const translator = new LifecycleTranslator(observer, options, ref);
+	const translator = new LifecycleTranslator(source, observer, options, ref);
 	return ref.system.inspect(translator.handle);
 }
 
@@ -206,6 +222,7 @@ class LifecycleTranslator {
 	private readonly details: (machineId: string, context: unknown) => LifecycleDetails;
 
 	constructor(
+		private readonly source: InspectionListenerSource,
 		private readonly observer: LifecycleObserver,
 		options: LifecycleInspectorOptions,
 		root?: ActorLike,
@@ -238,11 +255,8 @@ class LifecycleTranslator {
 
 	private emit(event: DistributiveOmit<LifecycleInspectionEvent, "seq" | "at" | "machine">): void {
 		const full = { seq: ++this.seq, at: this.now(), machine: this.machine, ...event } as LifecycleInspectionEvent;
-		try {
-			this.observer(full);
-		} catch {
-			// An observer's error is its own problem; the stream goes on.
-		}
+		// An observer's error is its own problem (reported once); the stream goes on.
+		callListener(this.source, this.observer, full);
 	}
 
 	private translate(event: InspectionEvent): void {

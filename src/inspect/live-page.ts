@@ -21,7 +21,18 @@ export interface LiveEventMessage {
 	start: boolean;
 }
 
-/** Page behaviour: follow the newest event until the user steps back; the server's notices (dropped ids, end). */
+/**
+ * What the server sends a page it drops for reading too slowly (`data:` of a last, SSE `slow`
+ * message). The page says so and resumes from its last event id when the browser reconnects.
+ */
+export interface LiveSlowMessage {
+	/** Bytes that waited unsent for the page when it was dropped. */
+	unsentBytes: number;
+	/** The limit it passed. */
+	limit: number;
+}
+
+/** Page behaviour: follow the newest event until the user steps back; the server's notices (dropped ids, slow, end). */
 const LIVE_JS = `"use strict";
 const MAX = 10000;
 const list = document.getElementById("events");
@@ -168,10 +179,31 @@ function update() {
   if (following) follow();
 }
 const source = new EventSource("events");
+let slowDrops = 0;
+// Set by a "slow" message: the close that follows it is expected; its status stays until the resume.
+let slowClose = false;
 source.addEventListener("open", () => { statusText.textContent = "live"; });
 // No end message came: the server is gone or the network dropped (the browser keeps retrying).
 source.addEventListener("error", () => {
-  if (source.readyState !== EventSource.CLOSED) statusText.textContent = "connection lost: reconnecting…";
+  if (source.readyState === EventSource.CLOSED) return;
+  if (slowClose) slowClose = false;
+  else statusText.textContent = "connection lost: reconnecting…";
+});
+function size(bytes) {
+  if (!(bytes >= 0)) return "too much";
+  if (bytes >= 1048576) return Math.round(bytes / 104857.6) / 10 + " MiB";
+  return bytes >= 1024 ? Math.round(bytes / 1024) + " KiB" : bytes + " bytes";
+}
+// The server dropped this page for reading too slowly (it never waits for a page); the browser
+// reconnects with the last id it got and the server sends the rest.
+source.addEventListener("slow", (e) => {
+  const slow = JSON.parse(e.data);
+  slowDrops++;
+  slowClose = true;
+  const times = slowDrops > 1 ? " (" + slowDrops + " times now)" : "";
+  statusText.textContent = "dropped for reading too slowly" + times + ": more than " + size(slow.limit) +
+    " of events waited unsent; resuming after event " + lastId + "… If this keeps happening, close other tabs or lower the machine's load";
+  notice("… dropped here for reading too slowly (more than " + size(slow.limit) + " unsent); resuming after event " + lastId, "slow");
 });
 source.addEventListener("lifecycle", (e) => {
   const id = Number(e.lastEventId);
@@ -219,7 +251,7 @@ export const LIVE_PAGE_CSP = `default-src 'none'; script-src '${SCRIPT_HASH}'; s
 const LIVE_CSS = `
 header button#follow{font:inherit;margin-left:8px;padding:1px 8px;border:1px solid #d53f8c;color:#d53f8c;background:#fff;border-radius:4px;cursor:pointer}
 #status{font-weight:bold}
-.events li.gap{color:#c53030;font-style:italic;cursor:default}
+.events li.gap,.events li.slow{color:#c53030;font-style:italic;cursor:default}
 `;
 
 /**

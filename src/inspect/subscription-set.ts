@@ -1,4 +1,5 @@
 /** Inspection subscriptions an owner (a session, a runtime) ends when it is disposed. */
+import { callListener, type InspectionListenerSource } from "../listener-errors.js";
 
 /** An inspection subscription (what `session.inspect()` returns). */
 export interface InspectionSubscription {
@@ -14,7 +15,7 @@ export interface InspectionSubscription {
  *
  * @example
  * ```ts
- * const subscriptions = new InspectionSubscriptionSet();
+ * const subscriptions = new InspectionSubscriptionSet("session.inspect");
  * const handle = subscriptions.add(session.inspect((event) => console.log(event.kind)));
  * subscriptions.closeAll(); // on dispose; handle.unsubscribe() is a no-op now
  * ```
@@ -24,9 +25,13 @@ export class InspectionSubscriptionSet {
 	private readonly ends = new WeakMap<InspectionSubscription, () => void>();
 	private closed = false;
 
+	/** `source`: the API the subscriptions came from, as a failing `onEnd`'s `LISTENER` warning names it. */
+	constructor(private readonly source: InspectionListenerSource) {}
+
 	/**
 	 * Wraps `inner`; after {@link closeAll} the new handle is closed at once. `onEnd` is called once
-	 * when {@link closeAll} ends the subscription (the owner was disposed), not on `unsubscribe()`.
+	 * when {@link closeAll} ends the subscription (the owner was disposed), not on `unsubscribe()`. An
+	 * `onEnd` that throws or rejects is reported (a `LISTENER` process warning) and the others still run.
 	 */
 	add(inner: InspectionSubscription, onEnd?: () => void): InspectionSubscription {
 		const live = this.live;
@@ -50,11 +55,8 @@ export class InspectionSubscriptionSet {
 		const onEnd = this.ends.get(handle);
 		this.ends.delete(handle);
 		handle.unsubscribe();
-		try {
-			onEnd?.();
-		} catch {
-			// the observer's problem; the owner's dispose goes on
-		}
+		// The observer's problem (reported once, never thrown): the owner's dispose goes on.
+		if (onEnd) callListener(`${this.source} onEnd`, onEnd, undefined);
 	}
 
 	/** Ends every subscription; later ones end at once. Must not throw. */

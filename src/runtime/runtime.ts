@@ -35,7 +35,7 @@ import type {
 	SwitchSessionOptions,
 } from "../extensions/types.js";
 import {
-	inspectActor,
+	inspectActorAs,
 	type LifecycleInspectorOptions,
 	type LifecycleObserver,
 } from "../inspect/lifecycle-inspector.js";
@@ -178,7 +178,7 @@ export class AgentSessionRuntime {
 	private requestCounter = 0;
 	private disposedPromise: Promise<void> | undefined;
 	private readonly replacementActions: SessionReplacementActions;
-	private readonly inspections = new InspectionSubscriptionSet();
+	private readonly inspections = new InspectionSubscriptionSet("runtime.inspect");
 	private replacedListeners: readonly SessionReplacedListener[] = [];
 
 	/** Use {@link createAgentSessionRuntime}. */
@@ -251,7 +251,7 @@ export class AgentSessionRuntime {
 	inspect(observer: LifecycleObserver, options: LifecycleInspectorOptions = {}): { unsubscribe(): void } {
 		const { onEnd, ...rest } = options;
 		// Through the handle the actor system reaches the runtime and its last session: dispose() detaches it.
-		return this.inspections.add(inspectActor(this.actor, observer, rest), onEnd);
+		return this.inspections.add(inspectActorAs("runtime.inspect", this.actor, observer, rest), onEnd);
 	}
 
 	/**
@@ -280,7 +280,8 @@ export class AgentSessionRuntime {
 	 * Streams the runtime machine's inspection events and the current session's, and goes on with
 	 * each session that replaces it (from its replacement on) — what {@link trace} records and the
 	 * live inspector (`serveInspector` of `settle/inspect`) shows. `options.onEnd` is called when the
-	 * runtime is disposed (a replaced session's end does not end the stream).
+	 * runtime is disposed (a replaced session's end does not end the stream). A throwing or rejecting
+	 * observer or `onEnd` is skipped and reported once as a `LISTENER` process warning.
 	 *
 	 * @example
 	 * ```ts
@@ -291,12 +292,17 @@ export class AgentSessionRuntime {
 	 * ```
 	 */
 	inspectSessions(observer: LifecycleObserver, options: LifecycleInspectorOptions = {}): { unsubscribe(): void } {
-		const { onEnd: _sessionEnd, ...sessionOptions } = options;
-		const runtimeSubscription = this.inspect(observer, options);
-		let sessionSubscription = this.session.inspect(observer, sessionOptions);
+		const { onEnd, ...sessionOptions } = options;
+		// A failing observer or onEnd is reported (once) under this method's name, not the inner streams'.
+		const guarded: LifecycleObserver = (event) => callListener("runtime.inspectSessions", observer, event);
+		const runtimeSubscription = this.inspect(guarded, {
+			...sessionOptions,
+			...(onEnd ? { onEnd: () => callListener("runtime.inspectSessions onEnd", onEnd, undefined) } : {}),
+		});
+		let sessionSubscription = this.session.inspect(guarded, sessionOptions);
 		const off = this.onSessionReplaced(({ session }) => {
 			sessionSubscription.unsubscribe();
-			sessionSubscription = session.inspect(observer, sessionOptions);
+			sessionSubscription = session.inspect(guarded, sessionOptions);
 		});
 		return {
 			unsubscribe: () => {

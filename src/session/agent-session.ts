@@ -47,7 +47,7 @@ import type {
 	SlashCommandInfo,
 } from "../extensions/types.js";
 import {
-	inspectActor,
+	inspectActorAs,
 	type LifecycleInspectorOptions,
 	type LifecycleObserver,
 } from "../inspect/lifecycle-inspector.js";
@@ -318,7 +318,7 @@ export class AgentSession {
 	private requestCounter = 0;
 	private disposed = false;
 	private readonly ownsSessionManager: boolean;
-	private readonly inspections = new InspectionSubscriptionSet();
+	private readonly inspections = new InspectionSubscriptionSet("session.inspect");
 
 	/**
 	 * Builds a session: creates the Agent if none is given, loads the resource loader's
@@ -700,6 +700,8 @@ export class AgentSession {
 	/**
 	 * Streams typed inspection events of the prompt-operation actor: the current state first, then
 	 * every state change, received event, actor invocation, retry timer and emitted event.
+	 * An observer (or `onEnd`) that throws or rejects is skipped and never breaks the session or the
+	 * other observers; its first failure is a `LISTENER` process warning, as for `subscribe` listeners.
 	 *
 	 * @example
 	 * ```ts
@@ -713,7 +715,10 @@ export class AgentSession {
 		const now = typeof clock?.now === "function" ? () => clock.now!() : undefined;
 		const { onEnd, ...rest } = options;
 		// Through the handle the actor system reaches the whole session: dispose() detaches it.
-		return this.inspections.add(inspectActor(this.actor, observer, now ? { now, ...rest } : rest), onEnd);
+		return this.inspections.add(
+			inspectActorAs("session.inspect", this.actor, observer, now ? { now, ...rest } : rest),
+			onEnd,
+		);
 	}
 
 	/**
