@@ -4543,6 +4543,103 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/cli/inspect.test.ts"],
 	},
+	{
+		id: "AE01",
+		file: "src/inspect/live-page.ts",
+		description: "the reconnect overwrites the slow status",
+		edits: [
+			{
+				find: "if (slowClose) slowClose = false;",
+				replace: "if (false) slowClose = false;",
+			},
+		],
+		tests: ["test/inspect/live-page-slow.test.ts"],
+	},
+	{
+		id: "AE02",
+		file: "src/inspect/live-page.ts",
+		description: "the page ignores the slow message",
+		edits: [
+			{
+				find: 'source.addEventListener("slow", (e) => {',
+				replace: 'source.addEventListener("slowness", (e) => {',
+			},
+		],
+		tests: ["test/inspect/live-page-slow.test.ts"],
+	},
+	{
+		id: "AE03",
+		file: "src/inspect/live-page.ts",
+		description: "a repeated drop does not say how many times",
+		edits: [
+			{
+				find: "const times = slowDrops > 1 ?",
+				replace: "const times = slowDrops > 2 ?",
+			},
+		],
+		tests: ["test/inspect/live-page-slow.test.ts"],
+	},
+	{
+		id: "AE04",
+		file: "src/inspect/live-page.ts",
+		description: "the drop marker names the wrong resume id",
+		edits: [
+			{
+				find: '" unsent); resuming after event " + lastId',
+				replace: '" unsent); resuming after event " + (lastId + 1)',
+			},
+		],
+		tests: ["test/inspect/live-page-slow.test.ts"],
+	},
+	{
+		id: "AE05",
+		file: "src/inspect/live-page.ts",
+		description: "the limit is shown in thousands, not KiB",
+		edits: [
+			{
+				find: 'return bytes >= 1024 ? Math.round(bytes / 1024) + " KiB"',
+				replace: 'return bytes >= 1024 ? Math.round(bytes / 1000) + " KiB"',
+			},
+		],
+		tests: ["test/inspect/live-page-slow.test.ts"],
+	},
+	{
+		id: "AE06",
+		file: "src/inspect/subscription-set.ts",
+		description: "a failing inspection onEnd is silent again",
+		edits: [
+			{
+				// biome-ignore lint/suspicious/noTemplateCurlyInString: the source text of a template literal
+				find: "if (onEnd) callListener(`${this.source} onEnd`, onEnd, undefined);",
+				replace: "if (onEnd) try { onEnd(); } catch {}",
+			},
+		],
+		tests: ["test/inspect/inspection-listener-errors.test.ts"],
+	},
+	{
+		id: "AE07",
+		file: "src/inspect/lifecycle-inspector.ts",
+		description: "a failing inspection observer is silent again",
+		edits: [
+			{
+				find: "callListener(this.source, this.observer, full);",
+				replace: "try { this.observer(full); } catch {}",
+			},
+		],
+		tests: ["test/inspect/inspection-listener-errors.test.ts"],
+	},
+	{
+		id: "AE08",
+		file: "src/runtime/runtime.ts",
+		description: "inspectSessions' onEnd failure is reported under runtime.inspect's name",
+		edits: [
+			{
+				find: 'callListener("runtime.inspectSessions onEnd", onEnd, undefined)',
+				replace: 'callListener("runtime.inspect onEnd", onEnd, undefined)',
+			},
+		],
+		tests: ["test/inspect/inspection-listener-errors.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
