@@ -476,7 +476,12 @@ export class AgentSession {
 		return isStreaming(this.snapshot);
 	}
 
-	/** Not streaming and not compacting. */
+	/**
+	 * Not streaming and not compacting. Also true while a prompt is in its preflight (input hooks,
+	 * extension commands, before `agent_start`), as in pi: right after `void session.prompt(…)` it
+	 * may still be true. To wait for a prompt you did not await, use {@link waitForIdle}, which
+	 * counts pending prompts too.
+	 */
 	get isIdle(): boolean {
 		const snapshot = this.snapshot;
 		return !isStreaming(snapshot) && !isCompacting(snapshot);
@@ -948,7 +953,11 @@ export class AgentSession {
 	/**
 	 * Compacts the context now (C.5 manual): aborts a running operation first (it is not resumed),
 	 * then summarizes. Rejects with `Nothing to compact (session too small)`, `Already compacted`,
-	 * `Compaction cancelled` or `Compaction failed: …`.
+	 * `Compaction cancelled` or `Compaction failed: …`. "Too small" means every message since the
+	 * last compaction fits in the kept span, `compaction.keepRecentTokens` (default 20000 estimated
+	 * tokens): lower it (e.g. `SettingsManager.inMemory({ compaction: { keepRecentTokens: 100 } })`)
+	 * to compact a short session, as a demo or test would. The summary is a model request (plus one
+	 * for the turn's start when the cut falls inside a turn): on the faux provider, queue replies.
 	 *
 	 * @example
 	 * ```ts
