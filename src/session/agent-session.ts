@@ -245,6 +245,26 @@ const SESSION_HANDLED_EMITS = [
 /** An emitted event the session handles: a case for any other type does not type-check. */
 type SessionHandledEmit = Extract<PromptOperationEmitted, { type: (typeof SESSION_HANDLED_EMITS)[number] }>;
 
+/**
+ * Why a session was disposed, set by the runtime that disposed it (weak: it keeps no session alive).
+ * Calls on it then reject with this text instead of the generic {@link SESSION_DISPOSED}.
+ */
+const closedMessages = new WeakMap<AgentSession, string>();
+
+/**
+ * Sets the `SESSION_CLOSED` message of calls on `session` once it is disposed (for the runtime:
+ * "replaced, use runtime.session"). Not part of the package's API.
+ *
+ * @example
+ * ```ts
+ * setClosedMessage(session, SESSION_REPLACED);
+ * session.dispose();
+ * ```
+ */
+export function setClosedMessage(session: AgentSession, message: string): void {
+	closedMessages.set(session, message);
+}
+
 interface PendingPrompt {
 	resolve(): void;
 	reject(error: unknown): void;
@@ -1034,7 +1054,7 @@ export class AgentSession {
 	 * ```
 	 */
 	reload(options: ReloadOptions = {}): Promise<void> {
-		if (this.disposed) return Promise.reject(new SettleError("SESSION_CLOSED", SESSION_DISPOSED));
+		if (this.disposed) return Promise.reject(this.closedError());
 		const previous = this.reloading ?? Promise.resolve();
 		const run = previous.then(() => {
 			this.assertUsable();
@@ -1541,11 +1561,16 @@ export class AgentSession {
 	// Internals
 
 	private assertUsable(): void {
-		if (this.disposed) throw new SettleError("SESSION_CLOSED", SESSION_DISPOSED);
+		if (this.disposed) throw this.closedError();
+	}
+
+	/** The error of any call after dispose(): why it was disposed, when its runtime said so. */
+	private closedError(): SettleError {
+		return new SettleError("SESSION_CLOSED", closedMessages.get(this) ?? SESSION_DISPOSED);
 	}
 
 	private request(payload: PromptPayload, preflightResult?: (disposition: PromptDisposition) => void): Promise<void> {
-		if (this.disposed) return Promise.reject(new SettleError("SESSION_CLOSED", SESSION_DISPOSED));
+		if (this.disposed) return Promise.reject(this.closedError());
 		// A prompt sent during a reload runs on the reloaded extensions and resources.
 		if (this.reloading) return this.reloading.then(() => this.request(payload, preflightResult));
 		this.syncRetrySettings();
