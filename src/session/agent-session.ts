@@ -257,7 +257,7 @@ const closedMessages = new WeakMap<AgentSession, string>();
  *
  * @example
  * ```ts
- * setClosedMessage(session, SESSION_REPLACED);
+ * setClosedMessage(session, "This AgentSession was replaced by its runtime …");
  * session.dispose();
  * ```
  */
