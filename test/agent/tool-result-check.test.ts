@@ -69,6 +69,10 @@ describe("a tool result that is not one", () => {
 			'{ content: [{ type: "text", text: 42 }] }',
 			"Tool odd returned a result whose content[0] is a text block whose text is a number (42), not a string",
 		],
+		[
+			'{ content: [{ type: "image", data: null, mimeType: "image/png" }] }',
+			"Tool odd returned a result whose content[0] is an image block without string data and mimeType",
+		],
 		["undefined", "Tool odd returned no result"],
 	])("execute resolving to %s ends the call with an error saying what to return", async (source, expected) => {
 		const h = await sessionWithExtensionTool(source);
