@@ -34,6 +34,7 @@ import {
 import { validateToolArguments } from "../llm/validation.js";
 import { createLlmMessageConverter } from "./llm-converter.js";
 import { RunTracker } from "./run-tracker.js";
+import { checkToolResult } from "./tool-result-check.js";
 import type {
 	AgentContext,
 	AgentEvent,
@@ -770,10 +771,12 @@ class LoopRun {
 				update.catch(noop);
 				updates.push(update);
 			});
-			if (typeof result !== "object" || result === null) {
-				outcome = { result: errorResult(`Tool ${prepared.toolCall.name} returned no result`), isError: true };
+			const checked = checkToolResult(prepared.toolCall.name, result);
+			if (!checked.ok) {
+				outcome = { result: errorResult(checked.message), isError: true };
 			} else {
-				outcome = { result: { ...result, content: result.content ?? [] }, isError: result.isError === true };
+				const valid = checked.result;
+				outcome = { result: { ...valid, content: valid.content ?? [] }, isError: valid.isError === true };
 			}
 		} catch (error) {
 			outcome = { result: errorResult(errorMessage(error)), isError: true };

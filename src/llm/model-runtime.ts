@@ -624,7 +624,8 @@ export function sameModel(
 // the guidance after it names Settle's way of configuring models instead of pi's `/login` docs.
 
 const PROVIDER_HELP =
-	"Register the provider with the session's model runtime (for example `runtime.registerProvider(...)`), or give it an API key.";
+	"Register the provider with the model runtime you gave the session (`modelRuntime.registerProvider(...)`; " +
+	"a faux provider: `modelRuntime.registerFauxProvider(faux)`), or give it an API key (`modelRuntime.setApiKey(provider, key)`).";
 
 /**
  * Rejection when the session has no model (tests match `No model selected.`).

@@ -21,6 +21,12 @@ import {
 
 /** The npm package the adapter loads. */
 export const PI_AI_PACKAGE = "@mariozechner/pi-ai";
+/**
+ * The pi-ai version Settle's package.json asks for as a peer (a test keeps them equal). The install
+ * hint names it: a plain `npm install @mariozechner/pi-ai` picks the newest release, which npm
+ * refuses next to an exact peer (ERESOLVE) once pi-ai moves on.
+ */
+const PI_AI_PEER_VERSION = "0.73.1";
 
 /** The parts of pi-ai the adapter uses (kept structural, so pi-ai's types stay off our import path). */
 export interface PiAiModule {
@@ -101,14 +107,14 @@ export function piAiNotInstalledError(cause: unknown): SettleError {
 	return new SettleError(
 		"MISSING_DEPENDENCY",
 		`Real model providers need ${PI_AI_PACKAGE}, which could not be loaded (${errorMessage(cause)}). ` +
-			`Install it next to settle with \`npm install ${PI_AI_PACKAGE}\`, or run offline with the faux provider (\`settle --faux\`).`,
+			`Install it next to settle with \`npm install ${PI_AI_PACKAGE}@${PI_AI_PEER_VERSION}\`, or run offline with the faux provider (\`settle --faux\`).`,
 		{ cause, details: { package: PI_AI_PACKAGE } },
 	);
 }
 
 /**
  * Imports pi-ai and checks that it has what the adapter needs. Throws `MISSING_DEPENDENCY` (saying
- * to `npm install @mariozechner/pi-ai`) when it is not installed or too different.
+ * to `npm install @mariozechner/pi-ai@<the peer version>`) when it is not installed or too different.
  *
  * @example
  * ```ts

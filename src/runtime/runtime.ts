@@ -42,7 +42,13 @@ import {
 import { InspectionSubscriptionSet } from "../inspect/subscription-set.js";
 import { createTraceRecorder, type TraceRecorderOptions } from "../inspect/trace.js";
 import { callListener } from "../listener-errors.js";
-import type { AgentSession, SessionReplacementActions, SessionTrace } from "../session/agent-session.js";
+import {
+	type AgentSession,
+	type SessionReplacementActions,
+	type SessionTrace,
+	setClosedMessage,
+} from "../session/agent-session.js";
+import { SESSION_REPLACED, SESSION_RUNTIME_DISPOSED } from "../session/texts.js";
 import { getDefaultSessionDirPath } from "../store/paths.js";
 import type { SessionManager } from "../store/session-manager.js";
 import {
@@ -590,6 +596,7 @@ export class AgentSessionRuntime {
 			}),
 			disposeCurrent: fromPromise<void, TeardownInput>(async ({ input }) => {
 				const { session } = this.current;
+				setClosedMessage(session, input.reason === "quit" ? SESSION_RUNTIME_DISPOSED : SESSION_REPLACED);
 				session.dispose();
 				// The file is released unless the session taking over writes to the same manager.
 				const sharedWithNext = input.reason !== "quit" && this.inFlight?.target.shared === true;

@@ -245,6 +245,26 @@ const SESSION_HANDLED_EMITS = [
 /** An emitted event the session handles: a case for any other type does not type-check. */
 type SessionHandledEmit = Extract<PromptOperationEmitted, { type: (typeof SESSION_HANDLED_EMITS)[number] }>;
 
+/**
+ * Why a session was disposed, set by the runtime that disposed it (weak: it keeps no session alive).
+ * Calls on it then reject with this text instead of the generic {@link SESSION_DISPOSED}.
+ */
+const closedMessages = new WeakMap<AgentSession, string>();
+
+/**
+ * Sets the `SESSION_CLOSED` message of calls on `session` once it is disposed (for the runtime:
+ * "replaced, use runtime.session"). Not part of the package's API.
+ *
+ * @example
+ * ```ts
+ * setClosedMessage(session, "This AgentSession was replaced by its runtime …");
+ * session.dispose();
+ * ```
+ */
+export function setClosedMessage(session: AgentSession, message: string): void {
+	closedMessages.set(session, message);
+}
+
 interface PendingPrompt {
 	resolve(): void;
 	reject(error: unknown): void;
@@ -476,7 +496,12 @@ export class AgentSession {
 		return isStreaming(this.snapshot);
 	}
 
-	/** Not streaming and not compacting. */
+	/**
+	 * Not streaming and not compacting. Also true while a prompt is in its preflight (input hooks,
+	 * extension commands, before `agent_start`), as in pi: right after `void session.prompt(…)` it
+	 * may still be true. To wait for a prompt you did not await, use {@link waitForIdle}, which
+	 * counts pending prompts too.
+	 */
 	get isIdle(): boolean {
 		const snapshot = this.snapshot;
 		return !isStreaming(snapshot) && !isCompacting(snapshot);
@@ -953,7 +978,11 @@ export class AgentSession {
 	/**
 	 * Compacts the context now (C.5 manual): aborts a running operation first (it is not resumed),
 	 * then summarizes. Rejects with `Nothing to compact (session too small)`, `Already compacted`,
-	 * `Compaction cancelled` or `Compaction failed: …`.
+	 * `Compaction cancelled` or `Compaction failed: …`. "Too small" means every message since the
+	 * last compaction fits in the kept span, `compaction.keepRecentTokens` (default 20000 estimated
+	 * tokens): lower it (e.g. `SettingsManager.inMemory({ compaction: { keepRecentTokens: 100 } })`)
+	 * to compact a short session, as a demo or test would. The summary is a model request (plus one
+	 * for the turn's start when the cut falls inside a turn): on the faux provider, queue replies.
 	 *
 	 * @example
 	 * ```ts
@@ -1030,7 +1059,7 @@ export class AgentSession {
 	 * ```
 	 */
 	reload(options: ReloadOptions = {}): Promise<void> {
-		if (this.disposed) return Promise.reject(new SettleError("SESSION_CLOSED", SESSION_DISPOSED));
+		if (this.disposed) return Promise.reject(this.closedError());
 		const previous = this.reloading ?? Promise.resolve();
 		const run = previous.then(() => {
 			this.assertUsable();
@@ -1537,11 +1566,16 @@ export class AgentSession {
 	// Internals
 
 	private assertUsable(): void {
-		if (this.disposed) throw new SettleError("SESSION_CLOSED", SESSION_DISPOSED);
+		if (this.disposed) throw this.closedError();
+	}
+
+	/** The error of any call after dispose(): why it was disposed, when its runtime said so. */
+	private closedError(): SettleError {
+		return new SettleError("SESSION_CLOSED", closedMessages.get(this) ?? SESSION_DISPOSED);
 	}
 
 	private request(payload: PromptPayload, preflightResult?: (disposition: PromptDisposition) => void): Promise<void> {
-		if (this.disposed) return Promise.reject(new SettleError("SESSION_CLOSED", SESSION_DISPOSED));
+		if (this.disposed) return Promise.reject(this.closedError());
 		// A prompt sent during a reload runs on the reloaded extensions and resources.
 		if (this.reloading) return this.reloading.then(() => this.request(payload, preflightResult));
 		this.syncRetrySettings();

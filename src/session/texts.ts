@@ -24,6 +24,15 @@ export function commandCannotBeQueued(name: string): string {
 export const SESSION_DISPOSED =
 	"This AgentSession was disposed. Create a new session (or open the session file again) to continue.";
 
+/** Any call on a session its runtime replaced (new session, switch, fork, clone, import). */
+export const SESSION_REPLACED =
+	"This AgentSession was replaced by its runtime (a new session, switch, fork, clone or import) and disposed. " +
+	"Use runtime.session, the current one; runtime.onSessionReplaced(…) tells you when it changes.";
+
+/** Any call on a session whose runtime was disposed. */
+export const SESSION_RUNTIME_DISPOSED =
+	"This AgentSession was disposed with its runtime (runtime.dispose()). Create a new runtime to continue.";
+
 /** A `prompt()` still pending when the session is disposed. */
 export const DISPOSED_BEFORE_SETTLED = "The AgentSession was disposed before this prompt settled.";
 

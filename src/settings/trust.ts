@@ -106,11 +106,16 @@ export function resolveProjectTrust(options: ResolveProjectTrustOptions): Projec
  * @example
  * ```ts
  * howToTrustProject("/repo", "/home/me/.settle/agent");
- * // 'To trust it, pass trustProject: true (SDK), remember it with new ProjectTrustStore(agentDir).set("/repo", true) (writes …), or …'
+ * // 'To trust it: run settle with --approve; in the SDK, pass trustProject: true to the resource loader (…); remember it with …'
  * ```
  */
 export function howToTrustProject(cwd: string, agentDir: string): string {
-	return `To trust it, pass trustProject: true (SDK), remember it with new ProjectTrustStore(agentDir).set("${cwd}", true) (writes ${join(agentDir, TRUST_FILE_NAME)}), or set "defaultProjectTrust": "always" in ${join(agentDir, "settings.json")}.`;
+	return (
+		"To trust it: run settle with --approve; in the SDK, pass trustProject: true to the resource loader " +
+		"(new DefaultResourceLoader({ cwd, agentDir, trustProject: true }), or resourceLoaderOptions: { trustProject: true } " +
+		`of createAgentSessionServices / createAgentSessionRuntimeFactory); remember it with new ProjectTrustStore(agentDir).set("${cwd}", true) ` +
+		`(writes ${join(agentDir, TRUST_FILE_NAME)}); or set "defaultProjectTrust": "always" in ${join(agentDir, "settings.json")}.`
+	);
 }
 
 function canonicalPath(path: string): string {

@@ -121,15 +121,21 @@ function removeAbandonedLock(lockPath: string, dead: LockOwner): boolean {
 }
 
 function lockedError(file: string, lockPath: string, holder: LockOwner | undefined): SettleError {
+	const inThisProcess = holder !== undefined && holder.pid === process.pid && holder.hostname === hostname();
 	const who = !holder
 		? "another writer"
-		: holder.pid === process.pid && holder.hostname === hostname()
+		: inThisProcess
 			? "another SessionManager in this process"
 			: `process ${holder.pid} on ${holder.hostname}`;
+	// The usual in-process cause: session.dispose() leaves open a manager the host passed in.
+	const ownManager = inThisProcess
+		? " (session.dispose() does not close a SessionManager you gave the session: call session.sessionManager.close())"
+		: "";
 	return new SettleError(
 		"SESSION_LOCKED",
 		`Session file ${file} is already open for writing by ${who}. Only one SessionManager may write a session: ` +
-			`close the other one (manager.close()) or let that process exit, then open the file again. ` +
+			`close the other one (manager.close())${ownManager} or let that process exit, then open the file again; ` +
+			`to only read it, open it with { readOnly: true }. ` +
 			`A lock left by a crashed process on this machine is cleared automatically; ` +
 			`otherwise it expires ${LOCK_STALE_MS / 1000}s after its holder stopped (lock: ${lockPath}).`,
 		{ details: { file, lockPath, holderPid: holder?.pid, holderHost: holder?.hostname } },

@@ -127,7 +127,8 @@ export interface Harness {
 }
 
 /**
- * Builds a ready AgentSession on the faux provider.
+ * Builds a ready AgentSession on the faux provider. With `simulatedClock: true` the harness's
+ * `clock` is typed as present (no `h.clock!`).
  *
  * @example
  * ```ts
@@ -138,6 +139,10 @@ export interface Harness {
  * h.cleanup();
  * ```
  */
+export function createHarness(
+	options: HarnessOptions & { simulatedClock: true },
+): Promise<Harness & { clock: SimulatedClock }>;
+export function createHarness(options?: HarnessOptions): Promise<Harness>;
 export async function createHarness(options: HarnessOptions = {}): Promise<Harness> {
 	const tempDir = mkdtempSync(join(tmpdir(), "settle-harness-"));
 	const faux = createFauxProvider(options.models ? { ...options.faux, models: options.models } : options.faux);

@@ -290,7 +290,7 @@ describe("project trust", () => {
 		]);
 		expect(diagnostics).toHaveLength(2);
 		expect(diagnostics[1]!.message).toBe(
-			`Project extension not loaded: ${join(cwd, ".settle", "extensions", "side-effect.ts")}. The project ${cwd} is not trusted, so Settle does not import or run its extensions. To trust it, pass trustProject: true (SDK), remember it with new ProjectTrustStore(agentDir).set("${cwd}", true) (writes ${join(agentDir, "trust.json")}), or set "defaultProjectTrust": "always" in ${join(agentDir, "settings.json")}.`,
+			`Project extension not loaded: ${join(cwd, ".settle", "extensions", "side-effect.ts")}. The project ${cwd} is not trusted, so Settle does not import or run its extensions. To trust it: run settle with --approve; in the SDK, pass trustProject: true to the resource loader (new DefaultResourceLoader({ cwd, agentDir, trustProject: true }), or resourceLoaderOptions: { trustProject: true } of createAgentSessionServices / createAgentSessionRuntimeFactory); remember it with new ProjectTrustStore(agentDir).set("${cwd}", true) (writes ${join(agentDir, "trust.json")}); or set "defaultProjectTrust": "always" in ${join(agentDir, "settings.json")}.`,
 		);
 		// Not even imported: the modules write a file at import time.
 		expect(sideEffects(cwd)).toEqual([]);

@@ -66,7 +66,7 @@ describe("an untrusted project", () => {
 			]),
 		);
 		expect(messages.find((message) => message.startsWith("Project extension not loaded"))).toContain(
-			"pass trustProject: true (SDK)",
+			"in the SDK, pass trustProject: true to the resource loader (new DefaultResourceLoader({ cwd, agentDir, trustProject: true }), or resourceLoaderOptions: { trustProject: true } of createAgentSessionServices / createAgentSessionRuntimeFactory)",
 		);
 		expect(p.session.getAllTools().map((tool) => tool.name)).not.toContain("deploy");
 		expect(g.__settleTrustSeen).toEqual([false]);
