@@ -4640,6 +4640,128 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/inspect/inspection-listener-errors.test.ts"],
 	},
+	{
+		id: "AF01",
+		file: "src/agent/tool-result-check.ts",
+		description: "content that is not an array passes as a tool result",
+		edits: [
+			{
+				find: "if (!Array.isArray(content)) return `a result whose content is",
+				replace: "if (false) return `a result whose content is",
+			},
+		],
+		tests: ["test/agent/tool-result-check.test.ts"],
+	},
+	{
+		id: "AF02",
+		file: "src/agent/tool-result-check.ts",
+		description: "a text block without text passes",
+		edits: [
+			{
+				find: 'return typeof text === "string" ? undefined',
+				replace: "return true ? undefined",
+			},
+		],
+		tests: ["test/agent/tool-result-check.test.ts"],
+	},
+	{
+		id: "AF03",
+		file: "src/agent/tool-result-check.ts",
+		description: "an image block needs only data or mimeType",
+		edits: [
+			{
+				find: 'if (typeof data === "string" && typeof mimeType === "string") return undefined;',
+				replace: 'if (typeof data === "string" || typeof mimeType === "string") return undefined;',
+			},
+		],
+		tests: ["test/agent/tool-result-check.test.ts"],
+	},
+	{
+		id: "AF04",
+		file: "src/agent/agent-loop.ts",
+		description: "the loop records a malformed tool result as a success",
+		edits: [
+			{
+				find: "if (!checked.ok) {",
+				replace: "if (false && !checked.ok) {",
+			},
+		],
+		tests: ["test/agent/tool-result-check.test.ts"],
+	},
+	{
+		id: "AF05",
+		file: "src/store/lock.ts",
+		description: "the in-process lock hint is given for another process's lock",
+		edits: [
+			{
+				find: "const ownManager = inThisProcess",
+				replace: "const ownManager = !inThisProcess",
+			},
+		],
+		tests: ["test/store/lock-reopen-hint.test.ts"],
+	},
+	{
+		id: "AF06",
+		file: "src/runtime/runtime.ts",
+		description: "a replaced session says the runtime was disposed",
+		edits: [
+			{
+				find: 'input.reason === "quit" ? SESSION_RUNTIME_DISPOSED',
+				replace: 'input.reason !== "quit" ? SESSION_RUNTIME_DISPOSED',
+			},
+		],
+		tests: ["test/runtime/replaced-session-message.test.ts"],
+	},
+	{
+		id: "AF07",
+		file: "src/session/agent-session.ts",
+		description: "a replaced session gives the generic disposed message",
+		edits: [
+			{
+				find: "closedMessages.get(this) ?? SESSION_DISPOSED",
+				replace: "SESSION_DISPOSED",
+			},
+		],
+		tests: ["test/runtime/replaced-session-message.test.ts"],
+	},
+	{
+		id: "AF08",
+		file: "src/llm/model-runtime.ts",
+		description: "the NO_AUTH hint names the session runtime again",
+		edits: [
+			{
+				find: "a faux provider: `modelRuntime.registerFauxProvider(faux)`",
+				replace: "a faux provider: `runtime.registerFauxProvider(faux)`",
+			},
+		],
+		tests: ["test/runtime/provider-hint.test.ts"],
+	},
+	{
+		id: "AF09",
+		file: "src/llm/pi-ai.ts",
+		description: "the pi-ai install hint drops the peer version",
+		edits: [
+			{
+				// biome-ignore lint/suspicious/noTemplateCurlyInString: the source text of a template literal
+				find: "${PI_AI_PACKAGE}@${PI_AI_PEER_VERSION}",
+				// biome-ignore lint/suspicious/noTemplateCurlyInString: the source text of a template literal
+				replace: "${PI_AI_PACKAGE}",
+			},
+		],
+		tests: ["test/runtime/pi-ai-install-hint.test.ts"],
+	},
+	{
+		id: "AF10",
+		file: "src/settings/trust.ts",
+		description: "the untrusted-project warning no longer names --approve",
+		edits: [
+			{
+				find: '"To trust it: run settle with --approve; in the SDK,',
+				replace: '"To trust it: in the SDK,',
+			},
+		],
+		tests: ["test/cli/cli.test.ts", "test/resources/extensions.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */

@@ -136,6 +136,26 @@ describe("the installed package", () => {
 		});
 	});
 
+	it("CommonJS projects (npm init's default) require all three entries by name", () => {
+		// `"type": "commonjs"` is what `npm init -y` writes; tsx and `require()` then ask for the
+		// `default` condition (require of an ES module: Node >= 20.19).
+		const cjs = join(project, "cjs");
+		mkdirSync(cjs, { recursive: true });
+		writeFileSync(join(cjs, "package.json"), JSON.stringify({ type: "commonjs" }));
+		writeFileSync(
+			join(cjs, "use.js"),
+			[
+				'const settle = require("settle");',
+				'const testing = require("settle/testing");',
+				'const inspect = require("settle/inspect");',
+				'console.log([typeof settle.createAgentSession, typeof testing.createHarness, typeof inspect.serveInspector].join(" "));',
+			].join("\n"),
+		);
+		const child = spawnSync(process.execPath, ["use.js"], { cwd: cjs, encoding: "utf8" });
+		expect(child.stderr).not.toMatch(/ERR_PACKAGE_PATH_NOT_EXPORTED|ERR_REQUIRE_ESM/);
+		expect(child.stdout.trim()).toBe("function function function");
+	});
+
 	it("`settle --faux -p hi` runs the bundled CLI from node_modules/.bin", () => {
 		const result = settleCommand(["--faux", "-p", "hi"]);
 		expect({ code: result.status, stdout: result.stdout, stderr: result.stderr }).toEqual({
