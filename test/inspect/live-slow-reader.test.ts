@@ -46,7 +46,11 @@ function rawStream(pageUrl: string) {
 		firstData();
 	});
 	const ended = new Promise<void>((resolve) => socket.on("close", () => resolve()));
-	socket.write(`GET ${url.pathname} HTTP/1.1\r\nHost: 127.0.0.1:${url.port}\r\nAccept: text/event-stream\r\n\r\n`);
+	// `Connection: close`: the socket closes when the server ends the response (`ended`), not when the
+	// server's keep-alive timeout (5 s) expires after it.
+	socket.write(
+		`GET ${url.pathname} HTTP/1.1\r\nHost: 127.0.0.1:${url.port}\r\nAccept: text/event-stream\r\nConnection: close\r\n\r\n`,
+	);
 	return {
 		socket,
 		started,
