@@ -30,12 +30,20 @@ export interface InspectorServerOptions {
 	port?: number;
 	/** Events kept for (re)connecting pages, oldest dropped first; default 10 000 (as traces). */
 	maxEvents?: number;
+	/**
+	 * A page whose unsent stream grows past this many bytes is dropped (told by a last `slow`
+	 * message) and resumes from its last id; default 8 MiB. A positive integer: it bounds the memory
+	 * one stalled page costs.
+	 */
+	slowReaderLimitBytes?: number;
 }
 
 /** A running live inspector. */
 export interface InspectorServer {
 	/** The page's address, token included: `http://127.0.0.1:<port>/<token>/`. Anyone with it can watch. */
 	readonly url: string;
+	/** The unsent bytes past which a slow page is dropped (the option, or 8 MiB). */
+	readonly slowReaderLimitBytes: number;
 	/**
 	 * Ends the event streams (pages are told, and stop reconnecting), stops inspecting the target and
 	 * frees the port. Safe to call twice.
@@ -44,17 +52,19 @@ export interface InspectorServer {
 }
 
 /**
- * A slow page whose unsent stream grows past this is disconnected (told by a last `slow` message);
- * it resumes from its last id. Bounds the memory one stalled page costs; the session never waits.
+ * The default `slowReaderLimitBytes`: a slow page whose unsent stream grows past this is disconnected
+ * (told by a last `slow` message); it resumes from its last id. Bounds the memory one stalled page
+ * costs; the session never waits.
  */
-const MAX_BUFFERED_BYTES = 8 * 1024 * 1024;
+const DEFAULT_SLOW_READER_LIMIT_BYTES = 8 * 1024 * 1024;
 
 /**
  * Serves a live view of `target`'s lifecycle: open the returned `url` in a browser and watch the
  * diagram follow each state change (retries, compactions, and for a runtime its session
  * replacements) as it happens. Disposing the target ends the stream (the page says so); `close()`
- * stops the server. Rejects with `SettleError("INVALID_ARGUMENT")` for a bad port and
- * `SettleError("IO")` naming the port when it is taken.
+ * stops the server. A page that stops reading is dropped once more than `slowReaderLimitBytes`
+ * (default 8 MiB) wait unsent for it. Rejects with `SettleError("INVALID_ARGUMENT")` for a bad port
+ * or limit, and `SettleError("IO")` naming the port when it is taken.
  *
  * @example
  * ```ts
@@ -76,6 +86,14 @@ export async function serveInspector(
 			"INVALID_ARGUMENT",
 			`serveInspector: port must be an integer from 0 to 65535 (0 picks a free port), not ${String(port)}.`,
 			{ details: { port } },
+		);
+	}
+	const limit = options.slowReaderLimitBytes ?? DEFAULT_SLOW_READER_LIMIT_BYTES;
+	if (!Number.isSafeInteger(limit) || limit <= 0) {
+		throw new SettleError(
+			"INVALID_ARGUMENT",
+			`serveInspector: slowReaderLimitBytes must be a positive integer (bytes a page may fall behind; default ${DEFAULT_SLOW_READER_LIMIT_BYTES}), not ${String(limit)}.`,
+			{ details: { slowReaderLimitBytes: limit } },
 		);
 	}
 	const isRuntime = "inspectSessions" in target;
@@ -103,11 +121,11 @@ export async function serveInspector(
 	const send = (response: ServerResponse, text: string) => {
 		response.write(text);
 		const unsent = response.writableLength;
-		if (unsent <= MAX_BUFFERED_BYTES) return;
+		if (unsent <= limit) return;
 		// Not written to again: it reconnects with its last id and gets the rest from the window. The
 		// `slow` message comes after what it has not read yet: it learns why once it catches up.
 		clients.delete(response);
-		response.end(`event: slow\ndata: ${JSON.stringify({ unsentBytes: unsent, limit: MAX_BUFFERED_BYTES })}\n\n`);
+		response.end(`event: slow\ndata: ${JSON.stringify({ unsentBytes: unsent, limit })}\n\n`);
 	};
 	/** Tells a page to stop reconnecting, and why: the target (which one) was disposed, or the inspector closed. */
 	const endFrame = (reason: "disposed" | "closed") =>
@@ -224,6 +242,7 @@ export async function serveInspector(
 	let closing: Promise<void> | undefined;
 	return {
 		url: `http://127.0.0.1:${actual}/${token}/`,
+		slowReaderLimitBytes: limit,
 		close() {
 			closing ??= new Promise<void>((resolve) => {
 				subscription.unsubscribe();

@@ -1,6 +1,6 @@
 /**
- * The `settle` command as a user runs it: a real child process (`node --import tsx src/cli/main.ts`,
- * the dev path), real files, the faux model for offline runs. Print, JSON events, the RPC protocol
+ * The `settle` command as a user runs it: a real child process (the bundle of the current sources,
+ * as published: `cliCommand()`; one case compares it with the sources through tsx), real files, the faux model for offline runs. Print, JSON events, the RPC protocol
  * round trip (prompt, fork, switch, new), bad flags with pi's messages and exit codes, extension
  * flags, resuming, the demo and the diagrams.
  */
@@ -10,7 +10,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { builtPackage } from "../package/helpers.js";
-import { ROOT, RpcClient, runSettle } from "./helpers.js";
+import { CLI_FROM_SOURCES, ROOT, RpcClient, runSettle } from "./helpers.js";
 
 let dir: string;
 let agentDir: string;
@@ -28,8 +28,14 @@ afterEach(() => {
 	rmSync(dir, { recursive: true, force: true });
 });
 
-function settle(args: string[], options: { input?: string; cwd?: string } = {}) {
-	return runSettle(args, { cwd: options.cwd ?? project, agentDir, ...(options.input ? { input: options.input } : {}) });
+/** `settle <args>`; `sources`: through tsx from src/ (else the bundle of the sources, `cliCommand()`). */
+function settle(args: string[], options: { input?: string; cwd?: string; sources?: boolean } = {}) {
+	return runSettle(args, {
+		cwd: options.cwd ?? project,
+		agentDir,
+		...(options.input ? { input: options.input } : {}),
+		...(options.sources ? { command: CLI_FROM_SOURCES } : {}),
+	});
 }
 
 function jsonLines(text: string): Record<string, unknown>[] {
@@ -338,11 +344,14 @@ describe("bin/settle.js", () => {
 			};
 			expect(bin(["--faux", "-p", "hello there"])).toEqual({ code: 0, stdout: "hello there\n", stderr: "" });
 			const steps = script([{ toolCalls: [{ name: "bash", arguments: { command: "pwd" } }] }, "listed it"]);
-			expect(bin(["--faux-script", steps, "-p", "where?"])).toEqual(settle(["--faux-script", steps, "-p", "where?"]));
+			const sources = { sources: true };
+			expect(bin(["--faux-script", steps, "-p", "where?"])).toEqual(
+				settle(["--faux-script", steps, "-p", "where?"], sources),
+			);
 			const usage = bin(["--faux", "--thinking", "loud", "hi"]);
 			expect(usage.code).toBe(2);
-			expect(usage).toEqual(settle(["--faux", "--thinking", "loud", "hi"]));
-			expect(bin(["--version"]).stdout).toBe(settle(["--version"]).stdout);
+			expect(usage).toEqual(settle(["--faux", "--thinking", "loud", "hi"], sources));
+			expect(bin(["--version"]).stdout).toBe(settle(["--version"], sources).stdout);
 		} finally {
 			pkg.remove();
 		}

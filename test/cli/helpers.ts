@@ -1,4 +1,7 @@
-/** Runs the `settle` command from the sources as a user would: a real child process (`node --import tsx`). */
+/**
+ * Runs the `settle` command as a user would: a real child process, started from the bundle of the
+ * current sources (`cliCommand()`, see cli-bundle.ts) or from the sources through tsx.
+ */
 import { type ChildProcess, type ChildProcessWithoutNullStreams, spawn, spawnSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -6,6 +9,7 @@ import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { afterEach, beforeEach } from "vitest";
+import { cliBundle } from "./cli-bundle.js";
 
 export const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 /** `node` arguments that start the CLI from its TypeScript sources. */
@@ -15,6 +19,15 @@ export const CLI_FROM_SOURCES = [
 	join(ROOT, "src/cli/main.ts"),
 ];
 
+/**
+ * `node` arguments that start the `settle` command for tests that start it many times: the bundle
+ * of the current sources, as published (built once per content of the sources, cli-bundle.ts);
+ * `SETTLE_TEST_CLI=sources` in the environment starts {@link CLI_FROM_SOURCES} instead.
+ */
+export function cliCommand(): readonly string[] {
+	return process.env.SETTLE_TEST_CLI === "sources" ? CLI_FROM_SOURCES : [cliBundle()];
+}
+
 export interface CliRun {
 	code: number | null;
 	stdout: string;
@@ -23,7 +36,8 @@ export interface CliRun {
 
 /**
  * Runs `settle <args>` in `cwd` with `SETTLE_AGENT_DIR=agentDir`, stdin `input` (default empty).
- * `timeoutMs` kills a run that hangs (code null) instead of hanging the test file.
+ * `timeoutMs` kills a run that hangs (code null) instead of hanging the test file. `command`: the
+ * `node` arguments that start it (default {@link cliCommand}; {@link CLI_FROM_SOURCES} for tsx).
  */
 export function runSettle(
 	args: string[],
@@ -33,9 +47,10 @@ export function runSettle(
 		input?: string;
 		timeoutMs?: number;
 		env?: Record<string, string | undefined>;
+		command?: readonly string[];
 	},
 ): CliRun {
-	const result = spawnSync(process.execPath, [...CLI_FROM_SOURCES, ...args], {
+	const result = spawnSync(process.execPath, [...(options.command ?? cliCommand()), ...args], {
 		cwd: options.cwd,
 		input: options.input ?? "",
 		encoding: "utf8",
@@ -130,7 +145,7 @@ export class RpcClient {
 
 	/** `command` replaces `settle --rpc` (node arguments: another RPC server, e.g. pi's). */
 	constructor(args: string[], options: { cwd: string; agentDir: string; command?: string[] }) {
-		this.child = spawn(process.execPath, options.command ?? [...CLI_FROM_SOURCES, "--rpc", ...args], {
+		this.child = spawn(process.execPath, options.command ?? [...cliCommand(), "--rpc", ...args], {
 			cwd: options.cwd,
 			env: { ...process.env, SETTLE_AGENT_DIR: options.agentDir },
 		});

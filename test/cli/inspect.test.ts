@@ -11,7 +11,7 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { launchChromium } from "../inspect/chromium.js";
 import { fetchRaw, messages, openStream } from "../inspect/live-helpers.js";
-import { CLI_FROM_SOURCES, trackChild, useCliProject } from "./helpers.js";
+import { cliCommand, trackChild, useCliProject } from "./helpers.js";
 import { Repl } from "./interactive.helpers.js";
 
 const cli = useCliProject("settle-inspect-");
@@ -24,7 +24,7 @@ function writeScript(steps: unknown[]): string {
 
 /** `settle <args>` as a child process; resolves the inspector URL from its stderr. */
 function start(args: string[]) {
-	const child: ChildProcessWithoutNullStreams = spawn(process.execPath, [...CLI_FROM_SOURCES, ...args], {
+	const child: ChildProcessWithoutNullStreams = spawn(process.execPath, [...cliCommand(), ...args], {
 		cwd: cli.project,
 		env: { ...process.env, SETTLE_AGENT_DIR: cli.agentDir },
 	});

@@ -8,7 +8,7 @@ import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { CLI_FROM_SOURCES, trackChild, useCliProject } from "./helpers.js";
+import { cliCommand, trackChild, useCliProject } from "./helpers.js";
 import { fileAppears, GATED_COMMAND, readEntries } from "./interactive.helpers.js";
 
 const cli = useCliProject("settle-interactive-pty-");
@@ -24,7 +24,7 @@ class Terminal {
 	private readonly waiters: { text: string; from: number; resolve: () => void }[] = [];
 
 	constructor(args: string[], env: Record<string, string | undefined> = {}) {
-		const command = [process.execPath, ...CLI_FROM_SOURCES, ...args].map(quote).join(" ");
+		const command = [process.execPath, ...cliCommand(), ...args].map(quote).join(" ");
 		// -e: script exits with settle's exit code; -f: output as it comes; -q: no "Script started" lines.
 		this.child = spawn("script", ["-qfec", command, "/dev/null"], {
 			cwd: cli.project,

@@ -2,7 +2,7 @@
 import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
 import { existsSync, readFileSync, watch } from "node:fs";
 import { join } from "node:path";
-import { CLI_FROM_SOURCES, trackChild } from "./helpers.js";
+import { cliCommand, trackChild } from "./helpers.js";
 
 /** The prompt the chat writes when it waits for a line. */
 export const PROMPT = "> ";
@@ -16,7 +16,7 @@ export class Repl {
 	private readonly waiters: { check: () => boolean; resolve: () => void }[] = [];
 
 	constructor(args: string[], options: { cwd: string; agentDir: string; env?: Record<string, string | undefined> }) {
-		this.child = spawn(process.execPath, [...CLI_FROM_SOURCES, "-i", ...args], {
+		this.child = spawn(process.execPath, [...cliCommand(), "-i", ...args], {
 			cwd: options.cwd,
 			env: { ...process.env, ...options.env, SETTLE_AGENT_DIR: options.agentDir },
 		});

@@ -7,7 +7,7 @@
 import { spawn } from "node:child_process";
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { CLI_FROM_SOURCES, type CliRun, ROOT, trackChild } from "./helpers.js";
+import { type CliRun, cliCommand, ROOT, trackChild } from "./helpers.js";
 
 const PI_PEER = join(ROOT, "test/cli/pi-diff-peer.mjs");
 
@@ -71,7 +71,7 @@ export function runSettleCli(
 ): Promise<CliRun> {
 	const model = options.script ? ["--faux-script", options.script] : ["--faux"];
 	return run(
-		[...CLI_FROM_SOURCES, ...model, ...args],
+		[...cliCommand(), ...model, ...args],
 		dirs.project,
 		cleanEnv(dirs.home, { SETTLE_AGENT_DIR: dirs.settleAgent }),
 		options.input ?? "",

@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { describe, expect, it } from "vitest";
 import { waitForProcessGroupExit } from "../../src/tools/shell.js";
-import { CLI_FROM_SOURCES, trackChild, useCliProject } from "./helpers.js";
+import { cliCommand, trackChild, useCliProject } from "./helpers.js";
 
 const cli = useCliProject("settle-term-");
 
@@ -34,7 +34,7 @@ function startJson(command: string, extra: string[] = []) {
 	writeFileSync(steps, JSON.stringify([{ toolCalls: [{ name: "bash", arguments: { command } }] }, "done"]));
 	const child: ChildProcessWithoutNullStreams = spawn(
 		process.execPath,
-		[...CLI_FROM_SOURCES, "--faux-script", steps, "--json", ...extra, "go"],
+		[...cliCommand(), "--faux-script", steps, "--json", ...extra, "go"],
 		{ cwd: cli.project, env: { ...process.env, SETTLE_AGENT_DIR: cli.agentDir } },
 	);
 	// Piped stdin is read before the prompt (pi's rule): give it an end.

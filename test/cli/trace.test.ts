@@ -13,7 +13,7 @@ import { formatTrace } from "../../src/inspect/trace.js";
 import { loadTrace } from "../../src/inspect/trace-file.js";
 import { builtPackage } from "../package/helpers.js";
 import { DISPOSAL_STATES, REPLACEMENT_STATES } from "../runtime/helpers.js";
-import { CLI_FROM_SOURCES, RpcClient, trackChild, useCliProject } from "./helpers.js";
+import { cliCommand, RpcClient, trackChild, useCliProject } from "./helpers.js";
 import { Repl } from "./interactive.helpers.js";
 
 const cli = useCliProject("settle-trace-");
@@ -131,17 +131,7 @@ describe("settle --trace in JSON mode", () => {
 			writeSettings(agentDir);
 			const result = spawnSync(
 				process.execPath,
-				[
-					"--import",
-					deterministic,
-					...CLI_FROM_SOURCES,
-					"--faux-script",
-					script,
-					"--json",
-					"first",
-					"second",
-					...extra,
-				],
+				["--import", deterministic, ...cliCommand(), "--faux-script", script, "--json", "first", "second", ...extra],
 				{ cwd: cli.project, input: "", encoding: "utf8", env: { ...process.env, SETTLE_AGENT_DIR: agentDir } },
 			);
 			return { code: result.status, stdout: result.stdout, stderr: result.stderr };
@@ -251,7 +241,7 @@ function startTracedJson(command: string, traceFile: string) {
 	const child: ChildProcessWithoutNullStreams = spawn(
 		process.execPath,
 		[
-			...CLI_FROM_SOURCES,
+			...cliCommand(),
 			"--faux-script",
 			writeScript([{ toolCalls: [{ name: "bash", arguments: { command } }] }, "done"]),
 			"--json",
@@ -327,7 +317,7 @@ describe("settle --trace with a path that cannot be written", () => {
 	/** A run whose model call would create `ran` in the project (its bash tool call). */
 	const runWithTrace = (tracePath: string, options: { withoutDacOverride?: boolean } = {}) => {
 		const script = writeScript([{ toolCalls: [{ name: "bash", arguments: { command: "touch ran" } }] }, "done"]);
-		const argv = [process.execPath, ...CLI_FROM_SOURCES, "--faux-script", script, "-p", "go", "--trace", tracePath];
+		const argv = [process.execPath, ...cliCommand(), "--faux-script", script, "-p", "go", "--trace", tracePath];
 		// util-linux's setpriv (Debian: essential): root without the capability to write where modes forbid it.
 		const command = options.withoutDacOverride
 			? ["setpriv", "--inh-caps=-dac_override", "--bounding-set=-dac_override", ...argv]

@@ -1,19 +1,22 @@
 /**
  * The live inspector and a page that stops reading: a real TCP client that reads the response's
  * first bytes and then pauses its socket (its kernel buffers fill, then the server's). Once more
- * than 8 MiB wait unsent for it, the server drops it — with a last `slow` message saying why, which
- * it reads once it catches up — while a reading client gets every event, the session's prompts go
- * on unblocked, and the dropped client resumes from its last id. Driven by bytes received, no sleeps.
+ * than the server's `slowReaderLimitBytes` wait unsent for it, the server drops it — with a last
+ * `slow` message saying why, which it reads once it catches up — while a reading client gets every
+ * event, the session's prompts go on unblocked, and the dropped client resumes from its last id.
+ * Driven by bytes received, no sleeps. The limit is 512 KiB here (the kernel holds ~4 MiB more on
+ * top, whatever the limit): the default 8 MiB is checked as the server reports it, without pushing it.
  */
 import { readFileSync } from "node:fs";
 import { connect, type Socket } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
+import { SettleError } from "../../src/errors.js";
 import { type InspectorServer, serveInspector } from "../../src/inspect/live-server.js";
 import { fauxAssistantMessage } from "../../src/llm/faux.js";
 import { createHarness, type Harness } from "../../src/testing/harness.js";
 import { openStream, type SseFrame } from "./live-helpers.js";
 
-const LIMIT = 8 * 1024 * 1024;
+const LIMIT = 512 * 1024;
 
 let h: Harness | undefined;
 let inspector: InspectorServer | undefined;
@@ -43,7 +46,11 @@ function rawStream(pageUrl: string) {
 		firstData();
 	});
 	const ended = new Promise<void>((resolve) => socket.on("close", () => resolve()));
-	socket.write(`GET ${url.pathname} HTTP/1.1\r\nHost: 127.0.0.1:${url.port}\r\nAccept: text/event-stream\r\n\r\n`);
+	// `Connection: close`: the socket closes when the server ends the response (`ended`), not when the
+	// server's keep-alive timeout (5 s) expires after it.
+	socket.write(
+		`GET ${url.pathname} HTTP/1.1\r\nHost: 127.0.0.1:${url.port}\r\nAccept: text/event-stream\r\nConnection: close\r\n\r\n`,
+	);
 	return {
 		socket,
 		started,
@@ -81,15 +88,18 @@ function kernelBytes(): number {
 }
 
 describe("the live inspector and a slow page", () => {
-	it("drops a page with more than 8 MiB unsent (saying why), keeps serving the others, never holds the session", async () => {
-		// No compaction: each prompt costs the same (about 3.7 KB of stream), ~3 500 prompts in all.
+	it("drops a page with more than the limit unsent (saying why), keeps serving the others, never holds the session", async () => {
+		// No compaction: each prompt costs the same (about 3.7 KB of stream), ~1 400 prompts in all. Short
+		// texts: the faux model reads the whole context per request, so a small one keeps prompts cheap
+		// (the stream's payloads are cut at 160 characters anyway).
 		h = await createHarness({ settings: { compaction: { enabled: false } } });
 		const session = h.session;
 		let settledCount = 0;
 		session.subscribe((event) => {
 			if (event.type === "agent_settled") settledCount++;
 		});
-		inspector = await serveInspector(session, { maxEvents: 200_000 });
+		inspector = await serveInspector(session, { maxEvents: 200_000, slowReaderLimitBytes: LIMIT });
+		expect(inspector.slowReaderLimitBytes).toBe(LIMIT);
 		const slow = rawStream(inspector.url);
 		await slow.started;
 		slow.socket.pause();
@@ -100,8 +110,8 @@ describe("the live inspector and a slow page", () => {
 		const enough = LIMIT + kernelBytes() + 256 * 1024;
 		let prompts = 0;
 		while (reader.bytes() < enough) {
-			h.setResponses([fauxAssistantMessage(`answer ${prompts} ${"x".repeat(150)}`)]);
-			await session.prompt(`question ${prompts} ${"y".repeat(150)}`);
+			h.setResponses([fauxAssistantMessage(`answer ${prompts}`)]);
+			await session.prompt(`question ${prompts}`);
 			prompts++;
 			// The faux model answers in microtasks alone; a real one waits on the network. One turn of the
 			// event loop lets the reading page read (it runs in this process), as it would meanwhile.
@@ -139,4 +149,19 @@ describe("the live inspector and a slow page", () => {
 		await resumed.ended;
 		expect([...slowIds, ...resumed.ids()]).toEqual(readerIds);
 	}, 120_000);
+
+	it("drops at 8 MiB by default; a limit that is not a positive integer is refused (INVALID_ARGUMENT)", async () => {
+		h = await createHarness();
+		inspector = await serveInspector(h.session);
+		expect(inspector.slowReaderLimitBytes).toBe(8 * 1024 * 1024);
+		for (const bad of [0, -1, 1.5, Number.NaN, Number.POSITIVE_INFINITY, 2 ** 53, "1024" as unknown as number]) {
+			const error = await serveInspector(h.session, { slowReaderLimitBytes: bad }).catch((e: unknown) => e);
+			expect(error).toBeInstanceOf(SettleError);
+			expect(error).toMatchObject({ code: "INVALID_ARGUMENT", details: { slowReaderLimitBytes: bad } });
+			expect((error as Error).message).toContain("slowReaderLimitBytes must be a positive integer");
+		}
+		const smallest = await serveInspector(h.session, { slowReaderLimitBytes: 1 });
+		expect(smallest.slowReaderLimitBytes).toBe(1);
+		await smallest.close();
+	});
 });

@@ -333,8 +333,10 @@ describe("extension hooks", () => {
 
 	it("a failing summarizer reports Auto-compaction failed to listeners and session_compact_failed", async () => {
 		const failed: unknown[] = [];
+		// The summarizer's retries back off 2, 4 and 8 s: on the simulated clock, moved by each backoff.
 		h = await createHarness({
 			...SMALL_WINDOW,
+			simulatedClock: true,
 			settings: THRESHOLD_SETTINGS,
 			extensionFactories: [
 				(pi: ExtensionAPI) => void pi.on("session_compact_failed", (event) => void failed.push(event)),
@@ -343,8 +345,8 @@ describe("extension hooks", () => {
 		script(h, [fauxAssistantMessage("short"), fauxAssistantMessage(BIG_ANSWER)], {
 			summary: () => errorReply("529 overloaded_error"),
 		});
-		await h.session.prompt("a");
-		await h.session.prompt("b");
+		await h.settle(h.session.prompt("a"));
+		await h.settle(h.session.prompt("b"));
 		const end = h.eventsOfType("compaction_end")[0]!;
 		expect(end).toEqual({
 			type: "compaction_end",
@@ -358,6 +360,9 @@ describe("extension hooks", () => {
 			expect.objectContaining({ reason: "threshold", aborted: false, errorMessage: end.errorMessage }),
 		]);
 		expect(h.eventsOfType("agent_settled")).toHaveLength(2);
+		// Every backoff was waited (on the clock) before the failure was reported.
+		const backoffs = h.eventsOfType("summarization_retry_scheduled").map((e) => `${e.attempt}: ${e.delayMs}ms`);
+		expect([...new Set(backoffs)]).toEqual(["1: 2000ms", "2: 4000ms", "3: 8000ms"]);
 	});
 });
 
