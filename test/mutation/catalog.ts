@@ -4762,6 +4762,78 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/cli/cli.test.ts", "test/resources/extensions.test.ts"],
 	},
+	{
+		id: "AG01",
+		file: "src/inspect/live-server.ts",
+		description: "a slow-reader limit of 0 is accepted",
+		edits: [
+			{
+				find: "!Number.isSafeInteger(limit) || limit <= 0",
+				replace: "!Number.isSafeInteger(limit) || limit < 0",
+			},
+		],
+		tests: ["test/inspect/live-slow-reader.test.ts"],
+	},
+	{
+		id: "AG02",
+		file: "src/inspect/live-server.ts",
+		description: "a non-integer or NaN slow-reader limit is accepted",
+		edits: [
+			{
+				find: "!Number.isSafeInteger(limit) || limit <= 0",
+				replace: "limit <= 0",
+			},
+		],
+		tests: ["test/inspect/live-slow-reader.test.ts"],
+	},
+	{
+		id: "AG03",
+		file: "src/inspect/live-server.ts",
+		description: "the default slow-reader limit is 4 MiB",
+		edits: [
+			{
+				find: "const DEFAULT_SLOW_READER_LIMIT_BYTES = 8 * 1024 * 1024;",
+				replace: "const DEFAULT_SLOW_READER_LIMIT_BYTES = 4 * 1024 * 1024;",
+			},
+		],
+		tests: ["test/inspect/live-slow-reader.test.ts"],
+	},
+	{
+		id: "AG04",
+		file: "src/inspect/live-server.ts",
+		description: "a page is dropped at half the limit",
+		edits: [
+			{
+				find: "if (unsent <= limit) return;",
+				replace: "if (unsent <= limit / 2) return;",
+			},
+		],
+		tests: ["test/inspect/live-slow-reader.test.ts"],
+	},
+	{
+		id: "AG05",
+		file: "src/inspect/live-server.ts",
+		description: "the server reports the default limit, not the one in effect",
+		edits: [
+			{
+				find: "slowReaderLimitBytes: limit,",
+				replace: "slowReaderLimitBytes: DEFAULT_SLOW_READER_LIMIT_BYTES,",
+			},
+		],
+		tests: ["test/inspect/live-slow-reader.test.ts"],
+	},
+	{
+		id: "AG06",
+		file: "src/inspect/live-server.ts",
+		description: "the slow message names the default limit",
+		edits: [
+			{
+				find: "JSON.stringify({ unsentBytes: unsent, limit })",
+				replace: "JSON.stringify({ unsentBytes: unsent, limit: DEFAULT_SLOW_READER_LIMIT_BYTES })",
+			},
+		],
+		tests: ["test/inspect/live-slow-reader.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
