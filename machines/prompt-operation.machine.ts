@@ -540,19 +540,31 @@ export type SummarizationRetryReport =
 	| ({ type: "SUMMARIZATION_RETRY_ATTEMPT_START" } & SummarizationRetryAttemptStart)
 	| ({ type: "SUMMARIZATION_RETRY_FINISHED" } & SummarizationRetryFinished);
 
+/**
+ * Which of a split-turn compaction's two summary requests (they run at the same time, each retried
+ * on its own) a report is about; absent for every other summary request.
+ */
+export type SummaryPartField = { part?: "history" | "turnPrefix" };
 /** A transient summary failure and the backoff before the next attempt. */
 export type SummarizationRetryScheduled = {
 	attempt: number;
 	maxAttempts: number;
 	delayMs: number;
 	errorMessage: string;
-};
+} & SummaryPartField;
 /** Which summarizer's retried attempt starts now. */
-export type SummarizationRetryAttemptStart =
+export type SummarizationRetryAttemptStart = (
 	| { source: "compaction"; reason: CompactionReason }
-	| { source: "branchSummary" };
+	| { source: "branchSummary" }
+) &
+	SummaryPartField;
 /** A retried summary call ended. */
-export type SummarizationRetryFinished = { success: boolean; attempt: number; finalError?: string };
+export type SummarizationRetryFinished = { success: boolean; attempt: number; finalError?: string } & SummaryPartField;
+
+/** The `part` field of a summarization retry report, when it has one. */
+function partOf(report: SummaryPartField): SummaryPartField {
+	return report.part !== undefined ? { part: report.part } : {};
+}
 
 /** What the abort signal is for (`preflight`: the pre-send compaction a preflight may be running). */
 export type AbortTarget = "run" | "compaction" | "boundary" | "branch_summary" | "preflight";
@@ -998,12 +1010,18 @@ export const promptOperationMachine = setup({
 				maxAttempts: report.maxAttempts,
 				delayMs: report.delayMs,
 				errorMessage: report.errorMessage,
+				...partOf(report),
 			};
 		}),
 		announceSummarizationRetryAttempt: emit(({ event }) => {
 			const report = event as Extract<PromptOperationEvent, { type: "SUMMARIZATION_RETRY_ATTEMPT_START" }>;
 			return report.source === "compaction"
-				? { type: "summarization_retry_attempt_start" as const, source: "compaction" as const, reason: report.reason }
+				? {
+						type: "summarization_retry_attempt_start" as const,
+						source: "compaction" as const,
+						reason: report.reason,
+						...partOf(report),
+					}
 				: { type: "summarization_retry_attempt_start" as const, source: "branchSummary" as const };
 		}),
 		announceSummarizationRetryFinished: emit(({ event }) => {
@@ -1014,7 +1032,7 @@ export const promptOperationMachine = setup({
 				attempt: report.attempt,
 			};
 			if (report.finalError !== undefined) finished.finalError = report.finalError;
-			return finished;
+			return { ...finished, ...partOf(report) };
 		}),
 		markOverflowRecovery: assign({ overflowRecoveryAttempted: true }),
 		announceOverflowRecoveryFailed: emit(({ context }) =>

@@ -218,7 +218,7 @@ export class TranscriptPrinter {
 				// pi 1.6 shows the error and a retry indicator; the retried attempt and the end need no line.
 				this.line(
 					s.yellow(
-						`Summary request failed, retrying in ${(event.delayMs / 1000).toFixed(1)} s, attempt ${event.attempt}/${event.maxAttempts}: ${oneLineText(event.errorMessage)}`,
+						`Summary request${event.part === "turnPrefix" ? " (split turn's prefix)" : event.part === "history" ? " (history)" : ""} failed, retrying in ${(event.delayMs / 1000).toFixed(1)} s, attempt ${event.attempt}/${event.maxAttempts}: ${oneLineText(event.errorMessage)}`,
 					),
 				);
 				return;

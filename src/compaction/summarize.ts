@@ -16,7 +16,13 @@ import {
 } from "./prompts.js";
 import { addUsage, requestSummary, type SummaryText } from "./request.js";
 import { serializeConversation } from "./serialize.js";
-import type { CompactionPreparation, CompactionResult, SummarizerOptions } from "./types.js";
+import type {
+	CompactionPreparation,
+	CompactionResult,
+	SummarizationRetryOptions,
+	SummarizerOptions,
+	SummaryPart,
+} from "./types.js";
 
 /** Options of {@link generateSummary}. */
 export interface GenerateSummaryOptions extends SummarizerOptions {
@@ -120,9 +126,18 @@ export async function compact(
 	if (preparation.isSplitTurn && preparation.turnPrefixMessages.length > 0) {
 		const [history, prefix] = await allOrAbort(options.signal, (signal) => [
 			preparation.messagesToSummarize.length > 0
-				? generateSummary(preparation.messagesToSummarize, { ...summaryOptions, signal })
+				? generateSummary(preparation.messagesToSummarize, {
+						...summaryOptions,
+						signal,
+						...retryOfPart(options.retry, "history"),
+					})
 				: Promise.resolve(undefined),
-			generateTurnPrefixSummary(preparation.turnPrefixMessages, { ...options, reserveTokens, signal }),
+			generateTurnPrefixSummary(preparation.turnPrefixMessages, {
+				...options,
+				reserveTokens,
+				signal,
+				...retryOfPart(options.retry, "turnPrefix"),
+			}),
 		]);
 		summary = joinSplitTurnSummary(history?.text ?? (preparation.previousSummary || NO_PRIOR_HISTORY), prefix.text);
 		usage = history ? addUsage(history.usage, prefix.usage) : prefix.usage;
@@ -140,6 +155,28 @@ export async function compact(
 		tokensBefore: preparation.tokensBefore,
 		details,
 		usage,
+	};
+}
+
+/** The retry options of one of a split turn's two requests: their reports say which (`part`). */
+function retryOfPart(
+	retry: SummarizationRetryOptions | undefined,
+	part: SummaryPart,
+): { retry?: SummarizationRetryOptions } {
+	if (!retry) return {};
+	const { onRetryScheduled, onRetryAttemptStart, onRetryFinished } = retry;
+	return {
+		retry: {
+			...retry,
+			...(onRetryScheduled && {
+				onRetryScheduled: (attempt, maxAttempts, delayMs, errorMessage) =>
+					onRetryScheduled(attempt, maxAttempts, delayMs, errorMessage, part),
+			}),
+			...(onRetryAttemptStart && { onRetryAttemptStart: () => onRetryAttemptStart(part) }),
+			...(onRetryFinished && {
+				onRetryFinished: (success, attempt, errorMessage) => onRetryFinished(success, attempt, errorMessage, part),
+			}),
+		},
 	};
 }
 

@@ -86,6 +86,12 @@ export interface SummarizerOptions {
 }
 
 /**
+ * Which request of a split-turn compaction a summarization retry belongs to: the history summary
+ * and the turn-prefix summary run at the same time, each with its own retries.
+ */
+export type SummaryPart = "history" | "turnPrefix";
+
+/**
  * How a summarization request retries (pi 1.6 `retryAssistantCall`): an answer with
  * `stopReason: "error"` whose text is transient (`isRetryableError`) is retried up to
  * `settings.maxRetries` times (none when `settings.enabled` is false) after `backoffDelayMs`
@@ -114,7 +120,14 @@ export interface SummarizationRetryOptions {
 	settings: RetrySettings;
 	/** Waits `ms`; must reject promptly when `signal` aborts. Default: `setTimeout`. */
 	sleep?: (ms: number, signal: AbortSignal | undefined) => Promise<void>;
-	onRetryScheduled?: (attempt: number, maxAttempts: number, delayMs: number, errorMessage: string) => void;
-	onRetryAttemptStart?: () => void;
-	onRetryFinished?: (success: boolean, attempt: number, errorMessage?: string) => void;
+	/** `part`: set for the two requests of a split-turn compaction ({@link SummaryPart}). */
+	onRetryScheduled?: (
+		attempt: number,
+		maxAttempts: number,
+		delayMs: number,
+		errorMessage: string,
+		part?: SummaryPart,
+	) => void;
+	onRetryAttemptStart?: (part?: SummaryPart) => void;
+	onRetryFinished?: (success: boolean, attempt: number, errorMessage?: string, part?: SummaryPart) => void;
 }

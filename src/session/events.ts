@@ -3,7 +3,7 @@
  * except `agent_end` which gains `willRetry`, plus the session's own events.
  */
 import type { AgentEvent } from "../agent/types.js";
-import type { CompactionResult } from "../compaction/types.js";
+import type { CompactionResult, SummaryPart } from "../compaction/types.js";
 import type { CompactionReason } from "../extensions/types.js";
 import type { ThinkingLevel } from "../llm/types.js";
 import type { SessionEntry } from "../store/entries.js";
@@ -38,7 +38,9 @@ export type SessionOwnEvent =
 	| { type: "auto_retry_end"; success: boolean; attempt: number; finalError?: string }
 	/**
 	 * A compaction or branch-summary model call failed transiently and is retried after `delayMs`
-	 * (`settings.retry`, as turn retries); `attempt` counts the retries of this call.
+	 * (`settings.retry`, as turn retries); `attempt` counts the retries of this call. `part` (Settle's)
+	 * says which of a split-turn compaction's two summary calls it is: they run at the same time and
+	 * retry on their own, so their events interleave.
 	 */
 	| {
 			type: "summarization_retry_scheduled";
@@ -46,12 +48,13 @@ export type SessionOwnEvent =
 			maxAttempts: number;
 			delayMs: number;
 			errorMessage: string;
+			part?: SummaryPart;
 	  }
 	/** The backoff passed: the retried summarization call starts now. */
 	| { type: "summarization_retry_attempt_start"; source: "branchSummary" }
-	| { type: "summarization_retry_attempt_start"; source: "compaction"; reason: CompactionReason }
+	| { type: "summarization_retry_attempt_start"; source: "compaction"; reason: CompactionReason; part?: SummaryPart }
 	/** A summarization call that was retried ended (success, exhausted, non-retryable error or aborted). */
-	| { type: "summarization_retry_finished" }
+	| { type: "summarization_retry_finished"; part?: SummaryPart }
 	/** A session entry appended outside `message_end` (context edits, custom entries, boundary drafts). */
 	| { type: "entry_appended"; entry: SessionEntry }
 	| { type: "session_info_changed"; name: string | undefined }

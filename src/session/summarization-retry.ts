@@ -9,7 +9,7 @@
  * aborted; the operation then ends as aborted, as without a retry.
  */
 import type { PromptOperationEmitted, SummarizationRetryReport } from "../../machines/prompt-operation.machine.js";
-import type { SummarizationRetryOptions } from "../compaction/types.js";
+import type { SummarizationRetryOptions, SummaryPart } from "../compaction/types.js";
 import { SettleError } from "../errors.js";
 import type { CompactionReason } from "../extensions/types.js";
 import type { AgentSessionEvent } from "./events.js";
@@ -31,17 +31,31 @@ export function summarizationRetry(s: SessionInternals, source: SummarizationRet
 	return {
 		settings: s.settingsManager.getRetrySettings(),
 		sleep: s.sleep,
-		onRetryScheduled: (attempt, maxAttempts, delayMs, errorMessage) =>
-			report(s, { type: "SUMMARIZATION_RETRY_SCHEDULED", attempt, maxAttempts, delayMs, errorMessage }),
-		onRetryAttemptStart: () => report(s, { type: "SUMMARIZATION_RETRY_ATTEMPT_START", ...source }),
-		onRetryFinished: (success, attempt, errorText) =>
+		onRetryScheduled: (attempt, maxAttempts, delayMs, errorMessage, part) =>
+			report(s, {
+				type: "SUMMARIZATION_RETRY_SCHEDULED",
+				attempt,
+				maxAttempts,
+				delayMs,
+				errorMessage,
+				...partField(part),
+			}),
+		onRetryAttemptStart: (part) =>
+			report(s, { type: "SUMMARIZATION_RETRY_ATTEMPT_START", ...source, ...partField(part) }),
+		onRetryFinished: (success, attempt, errorText, part) =>
 			report(s, {
 				type: "SUMMARIZATION_RETRY_FINISHED",
 				success,
 				attempt,
 				...(errorText !== undefined ? { finalError: errorText } : {}),
+				...partField(part),
 			}),
 	};
+}
+
+/** `{ part }` when the request is one of a split turn's two, else nothing (pi's payloads). */
+function partField(part: SummaryPart | undefined): { part?: SummaryPart } {
+	return part !== undefined ? { part } : {};
 }
 
 /**
@@ -65,15 +79,27 @@ export function publicSummarizationRetryEvent(
 		case "SUMMARIZATION_RETRY_SCHEDULED":
 		case "summarization_retry_scheduled": {
 			const { attempt, maxAttempts, delayMs, errorMessage } = event;
-			return { type: "summarization_retry_scheduled", attempt, maxAttempts, delayMs, errorMessage };
+			return {
+				type: "summarization_retry_scheduled",
+				attempt,
+				maxAttempts,
+				delayMs,
+				errorMessage,
+				...partField(event.part),
+			};
 		}
 		case "SUMMARIZATION_RETRY_ATTEMPT_START":
 		case "summarization_retry_attempt_start":
 			return event.source === "compaction"
-				? { type: "summarization_retry_attempt_start", source: "compaction", reason: event.reason }
+				? {
+						type: "summarization_retry_attempt_start",
+						source: "compaction",
+						reason: event.reason,
+						...partField(event.part),
+					}
 				: { type: "summarization_retry_attempt_start", source: "branchSummary" };
 		default:
-			return { type: "summarization_retry_finished" };
+			return { type: "summarization_retry_finished", ...partField(event.part) };
 	}
 }
 

@@ -37,7 +37,8 @@ const AGENT_EVENT_TYPES: ReadonlySet<string> = new Set([
  *   call's attempt n, never above `maxAttempts`) is followed by a `summarization_retry_attempt_start`
  *   or — an abort during the backoff — the call's `summarization_retry_finished`; every retried call
  *   ends with one `summarization_retry_finished` before its `compaction_end`, `agent_settled` or
- *   the end of the stream (a split turn's two calls may interleave);
+ *   the end of the stream; each call's attempts count 1, 2, … (a split turn's two calls interleave:
+ *   their events carry `part`, and each is checked on its own);
  * - `agent_settled` comes with no run, retry or compaction open, and the stream does not end
  *   with an operation that has not settled.
  *
@@ -63,9 +64,9 @@ export function sessionEventViolations(events: readonly AgentSessionEvent[]): st
 	let expectRunAfterCompaction = false;
 	let unsettled = false;
 	// Retried summarization calls waiting out a backoff / running a retried attempt.
-	let summaryWaiting = 0;
-	let summaryAttempting = 0;
-	const summaryOpen = () => summaryWaiting + summaryAttempting;
+	/** Retried summarization calls in flight, by `part` (a split turn's two run at once; others have none). */
+	const summaryCalls = new Map<string, { attempt: number; attempting: boolean }>();
+	const summaryOpen = () => summaryCalls.size;
 
 	events.forEach((event, index) => {
 		const at = `#${index} ${event.type}`;
@@ -121,26 +122,34 @@ export function sessionEventViolations(events: readonly AgentSessionEvent[]): st
 			case "summarization_retry_scheduled":
 				if (run) problems.push(`${at}: inside a run`);
 				if (event.attempt > event.maxAttempts) problems.push(`${at}: attempt ${event.attempt} > ${event.maxAttempts}`);
-				if (event.attempt === 1) summaryWaiting++;
-				else if (summaryAttempting > 0) {
-					summaryAttempting--;
-					summaryWaiting++;
-				} else problems.push(`${at}: attempt ${event.attempt} without a retried attempt running`);
-				break;
-			case "summarization_retry_attempt_start":
-				if (run) problems.push(`${at}: inside a run`);
-				if (summaryWaiting === 0) problems.push(`${at}: no retry scheduled`);
-				else {
-					summaryWaiting--;
-					summaryAttempting++;
+				{
+					const key = event.part ?? "";
+					const call = summaryCalls.get(key);
+					if (event.attempt === 1) {
+						if (call) problems.push(`${at}: attempt 1 while a retried call${partName(key)} is open`);
+					} else if (!call?.attempting) {
+						problems.push(`${at}: attempt ${event.attempt} without a retried attempt${partName(key)} running`);
+						break;
+					} else if (event.attempt !== call.attempt + 1) {
+						problems.push(`${at}: attempt ${event.attempt}, expected ${call.attempt + 1}${partName(key)}`);
+					}
+					summaryCalls.set(key, { attempt: event.attempt, attempting: false });
 				}
 				break;
-			case "summarization_retry_finished":
-				// A retried attempt ends it, or (an abort) the backoff does.
-				if (summaryAttempting > 0) summaryAttempting--;
-				else if (summaryWaiting > 0) summaryWaiting--;
-				else problems.push(`${at}: no retried summarization to finish`);
+			case "summarization_retry_attempt_start": {
+				if (run) problems.push(`${at}: inside a run`);
+				const key = event.source === "compaction" ? (event.part ?? "") : "";
+				const call = summaryCalls.get(key);
+				if (!call || call.attempting) problems.push(`${at}: no retry${partName(key)} scheduled`);
+				else call.attempting = true;
 				break;
+			}
+			case "summarization_retry_finished": {
+				// A retried attempt ends it, or (an abort) the backoff does.
+				const key = event.part ?? "";
+				if (!summaryCalls.delete(key)) problems.push(`${at}: no retried summarization${partName(key)} to finish`);
+				break;
+			}
 			case "compaction_start":
 				if (run) problems.push(`${at}: inside a run`);
 				if (compaction) problems.push(`${at}: compaction (${compaction}) already open`);
@@ -154,8 +163,7 @@ export function sessionEventViolations(events: readonly AgentSessionEvent[]): st
 					problems.push(`${at}: reason ${event.reason}, started as ${compaction}`);
 				}
 				if (summaryOpen() > 0) problems.push(`${at}: a summarization retry never finished`);
-				summaryWaiting = 0;
-				summaryAttempting = 0;
+				summaryCalls.clear();
 				compaction = undefined;
 				expectRunAfterCompaction = event.willRetry;
 				break;
@@ -165,8 +173,7 @@ export function sessionEventViolations(events: readonly AgentSessionEvent[]): st
 				if (compaction) problems.push(`${at}: compaction (${compaction}) still open`);
 				if (expectRunAfterCompaction) problems.push(`${at}: compaction said willRetry, no run came`);
 				if (summaryOpen() > 0) problems.push(`${at}: a summarization retry never finished`);
-				summaryWaiting = 0;
-				summaryAttempting = 0;
+				summaryCalls.clear();
 				run = undefined;
 				retryAttempt = 0;
 				compaction = undefined;
@@ -178,4 +185,9 @@ export function sessionEventViolations(events: readonly AgentSessionEvent[]): st
 	if (unsettled) problems.push("the stream ends before agent_settled");
 	if (summaryOpen() > 0) problems.push("the stream ends with a summarization retry that never finished");
 	return problems;
+}
+
+/** ` (history)` / ` (turnPrefix)` after a problem about one of a split turn's two summary calls. */
+function partName(key: string): string {
+	return key === "" ? "" : ` (${key})`;
 }

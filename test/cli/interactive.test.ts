@@ -434,7 +434,7 @@ describe("settle -i: built-in commands", () => {
 		const compacted = await chat.say("/compact", "Compacted");
 		expectInOrder(compacted, [
 			"Compacting the context (manual)…\n",
-			"Summary request failed, retrying in 0.0 s, attempt 1/3: 503 Service Unavailable\n",
+			"Summary request (history) failed, retrying in 0.0 s, attempt 1/3: 503 Service Unavailable\n",
 			"Compacted (manual): ",
 		]);
 		expect(await chat.end()).toBe(0);

@@ -3547,8 +3547,8 @@ export const MUTANTS: Mutant[] = [
 		description: "wrong summarization_retry_attempt_start source",
 		edits: [
 			{
-				find: '{ type: "SUMMARIZATION_RETRY_ATTEMPT_START", ...source })',
-				replace: '{ type: "SUMMARIZATION_RETRY_ATTEMPT_START", source: "branchSummary" })',
+				find: '{ type: "SUMMARIZATION_RETRY_ATTEMPT_START", ...source, ...partField(part) })',
+				replace: '{ type: "SUMMARIZATION_RETRY_ATTEMPT_START", source: "branchSummary", ...partField(part) })',
 			},
 		],
 		tests: ["test/session/summarization-retry.test.ts"],
@@ -3583,8 +3583,8 @@ export const MUTANTS: Mutant[] = [
 		description: "checker treats every summarization_retry_scheduled as a new call",
 		edits: [
 			{
-				find: "if (event.attempt === 1) summaryWaiting++;",
-				replace: "if (event.attempt >= 1) summaryWaiting++;",
+				find: "if (event.attempt === 1) {",
+				replace: "if (event.attempt >= 1) {",
 			},
 		],
 		tests: ["test/testing/session-invariants.property.test.ts"],
@@ -4833,6 +4833,66 @@ export const MUTANTS: Mutant[] = [
 			},
 		],
 		tests: ["test/inspect/live-slow-reader.test.ts"],
+	},
+	{
+		id: "AH01",
+		file: "src/compaction/summarize.ts",
+		description: "a split turn's history request retries without saying which part",
+		edits: [
+			{
+				find: '...retryOfPart(options.retry, "history"),',
+				replace: "",
+			},
+		],
+		tests: ["test/session/recovery-compaction.test.ts"],
+	},
+	{
+		id: "AH02",
+		file: "src/compaction/summarize.ts",
+		description: "the turn-prefix request's retries are named history",
+		edits: [
+			{
+				find: '...retryOfPart(options.retry, "turnPrefix"),',
+				replace: '...retryOfPart(options.retry, "history"),',
+			},
+		],
+		tests: ["test/session/recovery-compaction.test.ts"],
+	},
+	{
+		id: "AH03",
+		file: "machines/prompt-operation.machine.ts",
+		description: "the machine drops the part of summarization retry reports",
+		edits: [
+			{
+				find: "return report.part !== undefined ? { part: report.part } : {};",
+				replace: "return {};",
+			},
+		],
+		tests: ["test/session/recovery-compaction.test.ts"],
+	},
+	{
+		id: "AH04",
+		file: "src/testing/session-invariants.ts",
+		description: "the invariant checker lets one part's attempts skip a number",
+		edits: [
+			{
+				find: "} else if (event.attempt !== call.attempt + 1) {",
+				replace: "} else if (event.attempt < call.attempt) {",
+			},
+		],
+		tests: ["test/testing/session-invariants.property.test.ts"],
+	},
+	{
+		id: "AH05",
+		file: "src/testing/session-invariants.ts",
+		description: "the invariant checker ends the untagged call whichever part finished",
+		edits: [
+			{
+				find: 'the backoff does.\n\t\t\t\tconst key = event.part ?? "";',
+				replace: 'the backoff does.\n\t\t\t\tconst key = "";',
+			},
+		],
+		tests: ["test/testing/session-invariants.property.test.ts"],
 	},
 ];
 

@@ -360,9 +360,18 @@ describe("extension hooks", () => {
 			expect.objectContaining({ reason: "threshold", aborted: false, errorMessage: end.errorMessage }),
 		]);
 		expect(h.eventsOfType("agent_settled")).toHaveLength(2);
-		// Every backoff was waited (on the clock) before the failure was reported.
-		const backoffs = h.eventsOfType("summarization_retry_scheduled").map((e) => `${e.attempt}: ${e.delayMs}ms`);
-		expect([...new Set(backoffs)]).toEqual(["1: 2000ms", "2: 4000ms", "3: 8000ms"]);
+		// Every backoff was waited (on the clock) before the failure was reported. The split turn's two
+		// summary requests run at once and retry on their own: each report says which one it is.
+		const retries = h.events.filter((e) => e.type.startsWith("summarization_retry_"));
+		for (const part of ["history", "turnPrefix"]) {
+			const mine = retries.filter((e) => (e as { part?: string }).part === part);
+			expect(
+				mine.map((e) =>
+					e.type === "summarization_retry_scheduled" ? `${e.attempt}: ${e.delayMs}ms` : e.type.slice(20),
+				),
+			).toEqual(["1: 2000ms", "attempt_start", "2: 4000ms", "attempt_start", "3: 8000ms", "attempt_start", "finished"]);
+		}
+		expect(retries.filter((e) => (e as { part?: string }).part === undefined)).toEqual([]);
 	});
 });
 

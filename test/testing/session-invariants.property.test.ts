@@ -51,9 +51,40 @@ describe("sessionEventViolations", () => {
 		];
 		expect(sessionEventViolations(compaction([scheduled(1), start, scheduled(2), start, finished]))).toEqual([]);
 		expect(sessionEventViolations(compaction([scheduled(1), finished]))).toEqual([]);
-		expect(sessionEventViolations(compaction([scheduled(1), scheduled(1), start, start, finished, finished]))).toEqual(
-			[],
+		// A split turn's two calls interleave; each says which it is (`part`) and is checked on its own.
+		const history = { part: "history" as const };
+		const prefix = { part: "turnPrefix" as const };
+		expect(
+			sessionEventViolations(
+				compaction([
+					{ ...scheduled(1), ...history },
+					{ ...scheduled(1), ...prefix },
+					{ ...start, ...history },
+					{ ...start, ...prefix },
+					{ ...finished, ...prefix },
+					{ ...scheduled(2), ...history },
+					{ ...start, ...history },
+					{ ...finished, ...history },
+				]),
+			),
+		).toEqual([]);
+		// Untagged, a second attempt 1 cannot be told from a call that restarted.
+		expect(sessionEventViolations(compaction([scheduled(1), scheduled(1), start, finished]))).toContainEqual(
+			"#2 summarization_retry_scheduled: attempt 1 while a retried call is open",
 		);
+		// One part's attempts skip a number while the other part's run.
+		expect(
+			sessionEventViolations(
+				compaction([
+					{ ...scheduled(1), ...history },
+					{ ...start, ...history },
+					{ ...scheduled(1), ...prefix },
+					{ ...start, ...prefix },
+					{ ...scheduled(2), ...prefix },
+					{ ...scheduled(3), ...history },
+				]),
+			),
+		).toContainEqual("#6 summarization_retry_scheduled: attempt 3, expected 2 (history)");
 		expect(sessionEventViolations(compaction([scheduled(1), start]))).toEqual([
 			"#3 compaction_end: a summarization retry never finished",
 		]);
