@@ -4,6 +4,7 @@
  * tsconfig `paths` to the sources (tsx, tsc and the examples' vitest config honour them), so the
  * examples run from a fresh clone without a build and still read exactly as a user's code would.
  */
+import { spawnSync } from "node:child_process";
 import { readdirSync, readFileSync } from "node:fs";
 import { builtinModules } from "node:module";
 import { dirname, join, relative, resolve } from "node:path";
@@ -109,6 +110,20 @@ describe("examples import only what a user of the package can import", () => {
 		expect(importSpecifiers("examples/quickstart.ts")).toEqual(
 			expect.arrayContaining(["node:fs/promises", "settle", "settle/testing"]),
 		);
+	});
+});
+
+describe("in this repo the public names are the sources, built or not", () => {
+	it("node --import tsx (as examples.test.ts and npm run demo run them) resolves each name to its src/ entry, never dist/", () => {
+		const script = `console.log(JSON.stringify(${JSON.stringify(PUBLIC_ENTRIES)}.map((name) => import.meta.resolve(name))))`;
+		const result = spawnSync(process.execPath, ["--import", "tsx", "--input-type=module", "-e", script], {
+			cwd: ROOT,
+			encoding: "utf8",
+			timeout: 60_000,
+		});
+		expect(result.stderr).toBe("");
+		const resolved = (JSON.parse(result.stdout) as string[]).map((url) => relative(ROOT, fileURLToPath(url)));
+		expect(resolved).toEqual(["src/index.ts", "src/testing/index.ts", "src/inspect/index.ts"]);
 	});
 });
 
