@@ -25,7 +25,7 @@ import {
 	SessionManager,
 	SettingsManager,
 	type ToolResultMessage,
-} from "../src/index.js";
+} from "settle";
 
 const cwd = mkdtempSync(join(tmpdir(), "settle-guarded-"));
 const out = (text: string) => process.stdout.write(text);

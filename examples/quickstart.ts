@@ -13,14 +13,17 @@
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { ExtensionAPI } from "../src/extensions/types.js";
-import { createFauxProvider, fauxAssistantMessage, fauxText, fauxToolCall } from "../src/llm/faux.js";
-import { InMemoryModelRuntime } from "../src/llm/model-runtime.js";
-import type { Message, ToolResultMessage } from "../src/llm/types.js";
-import { createTestResourceLoader } from "../src/resources/test-loader.js";
-import { AgentSession } from "../src/session/agent-session.js";
-import { SettingsManager } from "../src/settings/settings-manager.js";
-import { SessionManager } from "../src/store/session-manager.js";
+import {
+	AgentSession,
+	createTestResourceLoader,
+	type ExtensionAPI,
+	InMemoryModelRuntime,
+	type Message,
+	SessionManager,
+	SettingsManager,
+	type ToolResultMessage,
+} from "settle";
+import { createFauxProvider, fauxAssistantMessage, fauxText, fauxToolCall } from "settle/testing";
 
 const started = performance.now();
 const out = (line: string) => process.stdout.write(`${line}\n`);

@@ -19,7 +19,7 @@ import {
 	InMemoryModelRuntime,
 	MissingSessionCwdError,
 	SessionManager,
-} from "../src/index.js";
+} from "settle";
 
 const root = mkdtempSync(join(tmpdir(), "settle-runtime-"));
 const agentDir = join(root, "agent");

@@ -18,7 +18,7 @@ import {
 	InMemoryModelRuntime,
 	SessionManager,
 	SettingsManager,
-} from "../src/index.js";
+} from "settle";
 
 const cwd = mkdtempSync(join(tmpdir(), "settle-sdk-"));
 

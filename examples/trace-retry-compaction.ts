@@ -14,8 +14,8 @@
 import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { formatLifecycleEvent, loadTrace, renderTraceHtml, saveTrace } from "../src/inspect/index.js";
-import { createHarness, fauxAssistantMessage } from "../src/testing/index.js";
+import { formatLifecycleEvent, loadTrace, renderTraceHtml, saveTrace } from "settle/inspect";
+import { createHarness, fauxAssistantMessage } from "settle/testing";
 
 const outDir = process.argv[2] ? resolve(process.argv[2]) : mkdtempSync(join(tmpdir(), "settle-trace-"));
 mkdirSync(outDir, { recursive: true });

@@ -6,7 +6,6 @@
  *   npx vitest run --config examples/testing/vitest.config.ts
  */
 import fc from "fast-check";
-import { afterEach, describe, expect, it } from "vitest";
 import {
 	createHarness,
 	fauxAssistantMessage,
@@ -14,7 +13,8 @@ import {
 	fauxToolCall,
 	type Harness,
 	sessionEventViolations,
-} from "../../src/testing/index.js";
+} from "settle/testing";
+import { afterEach, describe, expect, it } from "vitest";
 import { myAgent } from "./my-agent.js";
 
 const overloaded = () => fauxAssistantMessage("", { stopReason: "error", errorMessage: "529 overloaded_error" });

@@ -3,7 +3,7 @@
  * it (`my-agent.test.ts`) checks them with `settle/testing`.
  */
 import { Type } from "@sinclair/typebox";
-import { defineTool, type ExtensionFactory } from "../../src/index.js";
+import { defineTool, type ExtensionFactory } from "settle";
 
 /** Deploys a service (here: says it did). */
 export const deployTool = defineTool({

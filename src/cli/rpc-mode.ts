@@ -17,6 +17,7 @@ import { createInterface } from "node:readline";
 import type { Readable } from "node:stream";
 import { errorMessage, SettleError } from "../errors.js";
 import type { ImageContent, ThinkingLevel } from "../llm/types.js";
+import { INVALID_FORK_ENTRY_MESSAGE, InvalidForkEntryError } from "../runtime/errors.js";
 import type { AgentSessionRuntime } from "../runtime/runtime.js";
 import type { AgentSession } from "../session/agent-session.js";
 import { THINKING_LEVELS } from "./args.js";
@@ -218,7 +219,14 @@ export async function runRpcMode(runtime: AgentSessionRuntime, input: Readable, 
 			case "switch_session":
 				return success(id, "switch_session", await runtime.switchSession(requireString(command, "sessionPath")));
 			case "fork": {
-				const result = await runtime.fork(requireString(command, "entryId"));
+				let result: Awaited<ReturnType<AgentSessionRuntime["fork"]>>;
+				try {
+					result = await runtime.fork(requireString(command, "entryId"));
+				} catch (error) {
+					// pi's exact text on the wire; the SDK's error goes on to say what to pass instead.
+					if (error instanceof InvalidForkEntryError) return failure(id, "fork", INVALID_FORK_ENTRY_MESSAGE);
+					throw error;
+				}
 				return success(id, "fork", { text: result.selectedText, cancelled: result.cancelled });
 			}
 			case "clone": {

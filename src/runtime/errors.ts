@@ -55,6 +55,46 @@ export class MissingSessionCwdError extends SettleError {
 }
 
 /**
+ * `runtime.fork(entryId)` was given an entry it cannot fork at (code INVALID_ARGUMENT): one this
+ * session does not have (`reason: "unknown"`), or, with the default `position: "before"`, an entry
+ * that is not a user message (`reason: "not-user-message"`). The message starts with pi's
+ * {@link INVALID_FORK_ENTRY_MESSAGE} and says what to pass instead; RPC `fork` answers with pi's
+ * text alone.
+ *
+ * @example
+ * ```ts
+ * try {
+ *   await runtime.fork(runtime.session.sessionManager.getLeafId()!);
+ * } catch (error) {
+ *   if (error instanceof InvalidForkEntryError && error.reason === "not-user-message") {
+ *     await runtime.fork(error.entryId, { position: "at" }); // keep the entry: fork at it
+ *   }
+ * }
+ * ```
+ */
+export class InvalidForkEntryError extends SettleError {
+	override readonly name = "InvalidForkEntryError";
+	readonly entryId: string;
+	readonly reason: "unknown" | "not-user-message";
+
+	/** `kind`: what the entry is (`assistant message`, `compaction`, …) when it exists. */
+	constructor(entryId: string, kind?: string) {
+		const hint =
+			kind === undefined
+				? `this session has no entry "${entryId}". Pass an id from runtime.session.sessionManager.getEntries() ` +
+					"(runtime.session.getUserMessagesForForking() lists the user messages)."
+				: `entry "${entryId}" is ${/^[aeiou]/.test(kind) ? "an" : "a"} ${kind}, and fork (position "before", the default) ` +
+					'needs a user message\'s entry id: the new session ends just before it. Pass { position: "at" } to fork ' +
+					"at any entry, keeping it, or pick one from runtime.session.getUserMessagesForForking().";
+		super("INVALID_ARGUMENT", `${INVALID_FORK_ENTRY_MESSAGE}: ${hint}`, {
+			details: { entryId, reason: kind === undefined ? "unknown" : "not-user-message" },
+		});
+		this.entryId = entryId;
+		this.reason = kind === undefined ? "unknown" : "not-user-message";
+	}
+}
+
+/**
  * `importFromJsonl` was given a file that does not exist (code NOT_FOUND, pi's `File not found: <path>`).
  *
  * @example

@@ -5,6 +5,7 @@ export {
 	FORK_FAILED_MESSAGE,
 	getMissingSessionCwdIssue,
 	INVALID_FORK_ENTRY_MESSAGE,
+	InvalidForkEntryError,
 	MissingSessionCwdError,
 	type MissingSessionCwdIssue,
 	REPLACEMENT_IN_PROGRESS_MESSAGE,

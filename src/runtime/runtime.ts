@@ -413,8 +413,9 @@ export class AgentSessionRuntime {
 
 	/**
 	 * Forks the session into a new one (E.3): `position: "before"` (default) a user message — the new
-	 * session ends just before it and `selectedText` is its text — or `"at"` any entry. Throws
-	 * `Invalid entry ID for forking` for an unknown (or, before, a non-user) entry.
+	 * session ends just before it and `selectedText` is its text — or `"at"` any entry, kept. Throws
+	 * `InvalidForkEntryError` (pi's `Invalid entry ID for forking`, then what to pass instead)
+	 * for an unknown entry, or, before, one that is not a user message.
 	 *
 	 * @example
 	 * ```ts

@@ -61,8 +61,13 @@ export interface CreateAgentSessionOptions extends SessionToolOptions {
 	resourceLoader?: ResourceLoader;
 	/** Default: a new session file for the cwd in the default session dir (written on the first message). */
 	sessionManager?: SessionManager;
-	/** Wins over the session's recorded model and the settings. */
-	model?: Model;
+	/**
+	 * Wins over the session's recorded model and the settings: a model, or `provider/id` (or a bare
+	 * id one provider serves) looked up in the model runtime after extensions registered their
+	 * providers, as {@link findModel} does; an unknown one throws `NOT_FOUND` before any session
+	 * file is created.
+	 */
+	model?: Model | string;
 	/** Wins over the session's and the settings' level; clamped to the model. */
 	thinkingLevel?: ThinkingLevel;
 	/** `ctx.scopedModels` for extensions. */
@@ -287,6 +292,9 @@ const consumedExtensions = new WeakSet<InstantiatedExtensions>();
  * for (const d of diagnostics) console.warn(`${d.type}: ${d.message}`);
  * await session.bindExtensions();
  * await session.prompt("What does this project do?");
+ *
+ * // A model by name, as the runtime factory and `settle --model` take it:
+ * const { session: sonnet } = await createAgentSession({ cwd, model: "anthropic/claude-sonnet-4-5" });
  * ```
  */
 export async function createAgentSession(options: CreateAgentSessionOptions = {}): Promise<CreateAgentSessionResult> {
@@ -314,6 +322,8 @@ export async function createAgentSession(options: CreateAgentSessionOptions = {}
 		if (flagValues) for (const [name, value] of flagValues) extensionsResult.runtime.flagValues.set(name, value);
 	}
 	consumedExtensions.add(extensionsResult);
+	// Resolved like createAgentSessionRuntimeFactory's `model`: after extensions registered providers.
+	const explicitModel = typeof options.model === "string" ? findModel(modelRuntime, options.model) : options.model;
 	const sessionManager =
 		options.sessionManager ??
 		SessionManager.create(cwd, settingsManager.getSessionDir() ?? getDefaultSessionDirPath(cwd, agentDir));
@@ -323,7 +333,7 @@ export async function createAgentSession(options: CreateAgentSessionOptions = {}
 		settingsManager,
 		sessionManager,
 		agentDir,
-		...(options.model ? { model: options.model } : {}),
+		...(explicitModel ? { model: explicitModel } : {}),
 		...(options.thinkingLevel ? { thinkingLevel: options.thinkingLevel } : {}),
 	});
 	const config: AgentSessionConfig = {
@@ -355,7 +365,8 @@ export interface CreateAgentSessionFromServicesOptions extends SessionToolOption
 	services: AgentSessionServices;
 	sessionManager: SessionManager;
 	sessionStartEvent?: SessionStartEvent;
-	model?: Model;
+	/** A model, or `provider/id` looked up in the services' model runtime (see {@link createAgentSession}). */
+	model?: Model | string;
 	thinkingLevel?: ThinkingLevel;
 	scopedModels?: ScopedModel[];
 	eventBus?: EventBus;

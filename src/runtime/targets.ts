@@ -15,7 +15,7 @@ import { SessionManager } from "../store/session-manager.js";
 import {
 	assertSessionCwdExists,
 	FORK_FAILED_MESSAGE,
-	INVALID_FORK_ENTRY_MESSAGE,
+	InvalidForkEntryError,
 	MissingSessionCwdError,
 } from "./errors.js";
 
@@ -156,14 +156,17 @@ export function takeOverFileWrittenMeanwhile(handle: TargetHandle): boolean {
 export function openFork(current: CurrentSessionView, entryId: string, position: "before" | "at"): TargetHandle {
 	const source = current.manager;
 	const entry = source.getEntry(entryId);
-	if (!entry) throw new SettleError("INVALID_ARGUMENT", INVALID_FORK_ENTRY_MESSAGE, { details: { entryId } });
+	if (!entry) throw new InvalidForkEntryError(entryId);
 	let leafId: string | null;
 	let selectedText: string | undefined;
 	if (position === "at") {
 		leafId = entry.id;
 	} else {
 		if (entry.type !== "message" || entry.message.role !== "user") {
-			throw new SettleError("INVALID_ARGUMENT", INVALID_FORK_ENTRY_MESSAGE, { details: { entryId } });
+			throw new InvalidForkEntryError(
+				entryId,
+				entry.type === "message" ? `${entry.message.role} message` : `${entry.type} entry`,
+			);
 		}
 		leafId = entry.parentId ?? null;
 		selectedText = userMessageText(entry.message.content as string | (TextContent | ImageContent)[]);

@@ -649,10 +649,43 @@ export class AgentSession {
 		return this.queues.pendingMessageCount;
 	}
 
+	/**
+	 * The texts of the steering messages queued by {@link steer} and not yet delivered, oldest
+	 * first (a copy). A message leaves the list when the run takes it up (its `message_start`), or
+	 * with {@link clearQueue}; `queue_update` events carry the same list.
+	 *
+	 * @example
+	 * ```ts
+	 * import { createHarness } from "settle/testing";
+	 *
+	 * const h = await createHarness();
+	 * await h.session.steer("Use the new API instead"); // idle: queued for the next run
+	 * h.session.getSteeringMessages(); // ["Use the new API instead"]
+	 * h.session.clearQueue();
+	 * h.session.getSteeringMessages(); // []
+	 * h.cleanup();
+	 * ```
+	 */
 	getSteeringMessages(): string[] {
 		return this.queues.steeringTexts();
 	}
 
+	/**
+	 * The texts of the follow-up messages queued by {@link followUp} and not yet delivered, oldest
+	 * first (a copy). They are delivered when the agent would otherwise stop; a message leaves the
+	 * list when the run takes it up, or with {@link clearQueue}.
+	 *
+	 * @example
+	 * ```ts
+	 * import { createHarness } from "settle/testing";
+	 *
+	 * const h = await createHarness();
+	 * await h.session.followUp("Then run the tests");
+	 * await h.session.followUp("And update the changelog");
+	 * h.session.getFollowUpMessages(); // ["Then run the tests", "And update the changelog"]
+	 * h.cleanup();
+	 * ```
+	 */
 	getFollowUpMessages(): string[] {
 		return this.queues.followUpTexts();
 	}

@@ -3,6 +3,7 @@
  * between pi 0.73.1 and Settle taken out. Each difference is checked to hold on its side before it
  * is taken out ({@link namedDifferencesHold}).
  */
+import { INVALID_FORK_ENTRY_MESSAGE } from "../../src/runtime/errors.js";
 import { type normalizeRun, SETUP_FAILURE, SUMMARY_BACKEND_ERROR } from "./tree-play.js";
 
 export type NormalizedTreeRun = ReturnType<typeof normalizeRun>;
@@ -42,6 +43,12 @@ function sessionTreePayloads(run: NormalizedTreeRun): TreeLogPayload[] {
  * tree-pi-bugs.test.ts): importing a file whose recorded cwd is gone fails on both with
  * `MissingSessionCwdError`, but pi 0.73.1 copies the file into the session dir first, leaves the copy
  * there and names it as the session file; Settle checks before copying and names the file given.
+ *
+ * FORK_ERROR_HINT (src/runtime/errors.ts `InvalidForkEntryError`, test/runtime/runtime.test.ts): a
+ * fork at an unknown entry, or before one that is not a user message, rejects on both with pi's
+ * `Invalid entry ID for forking`; Settle's SDK error (runtime.fork and an extension command's
+ * ctx.fork) goes on with `: <what to pass instead>`. RPC `fork` answers pi's text alone
+ * (test/cli/rpc-fork-entry.test.ts).
  *
  * Returns what does not hold.
  */
@@ -86,7 +93,31 @@ export function namedDifferencesHold(run: NormalizedTreeRun, side: "pi" | "settl
 		const expected = side === "settle" ? `${SUMMARY_ERROR_PREFIX}${SUMMARY_BACKEND_ERROR}` : SUMMARY_BACKEND_ERROR;
 		if (error !== expected) problems.push(`${side} command summary error ${error}`);
 	}
+	for (const error of forkErrors(run)) {
+		const hinted = error.startsWith(FORK_HINT_PREFIX) && error.length > FORK_HINT_PREFIX.length;
+		if (side === "pi" ? error !== INVALID_FORK_ENTRY_MESSAGE : !hinted) problems.push(`${side} fork error ${error}`);
+	}
 	return problems;
+}
+
+const FORK_HINT_PREFIX = `${INVALID_FORK_ENTRY_MESSAGE}: `;
+const COMMAND_FORK_REJECTED = "command fork rejected: ";
+
+/** Fork rejections with pi's text, from the runtime (timeline) or an extension command (log). */
+function forkErrors(run: NormalizedTreeRun): string[] {
+	const fromRuntime = run.timeline
+		.filter((record) => JSON.parse(String(record.action)).kind === "fork")
+		.map((record) => record.error)
+		.filter((error): error is string => typeof error === "string");
+	const fromCommands = run.log
+		.filter((line) => line.startsWith(COMMAND_FORK_REJECTED))
+		.map((line) => line.slice(COMMAND_FORK_REJECTED.length));
+	return [...fromRuntime, ...fromCommands].filter((error) => error.startsWith(INVALID_FORK_ENTRY_MESSAGE));
+}
+
+/** FORK_ERROR_HINT taken out: pi's text alone. */
+function withoutForkHint(error: string): string {
+	return error.startsWith(FORK_HINT_PREFIX) ? INVALID_FORK_ENTRY_MESSAGE : error;
 }
 
 const SUMMARY_ERROR_PREFIX = "Branch summarization failed: ";
@@ -130,7 +161,7 @@ export function comparableTreeRun(run: NormalizedTreeRun): NormalizedTreeRun {
 	return JSON.parse(json) as NormalizedTreeRun;
 }
 
-/** FAILED_SETUP_KEEPS_SESSION and IMPORT_CHECKS_CWD_FIRST taken out (see {@link namedDifferencesHold}). */
+/** FAILED_SETUP_KEEPS_SESSION, IMPORT_CHECKS_CWD_FIRST and FORK_ERROR_HINT taken out (see {@link namedDifferencesHold}). */
 function withoutStateDifferences(run: NormalizedTreeRun): NormalizedTreeRun {
 	const failedSetup = failedSetupStep(run);
 	const timeline = run.timeline.map((record) => {
@@ -138,12 +169,19 @@ function withoutStateDifferences(run: NormalizedTreeRun): NormalizedTreeRun {
 			const taken = "<FAILED_SETUP_KEEPS_SESSION>";
 			return { ...record, replaced: taken, cwd: taken, leaf: taken, file: taken, messages: taken, context: taken };
 		}
+		if (typeof record.error === "string" && record.error.startsWith(FORK_HINT_PREFIX)) {
+			return { ...record, error: withoutForkHint(record.error) };
+		}
 		const source = missingCwdImportSource(record);
 		if (source === undefined) return record;
 		const error = String(record.error).replace(SESSION_FILE_LINE, "\nSession file: <IMPORT_CHECKS_CWD_FIRST>\n");
 		return { ...record, error };
 	});
-	let log = run.log;
+	let log = run.log.map((line) =>
+		line.startsWith(COMMAND_FORK_REJECTED)
+			? `${COMMAND_FORK_REJECTED}${withoutForkHint(line.slice(COMMAND_FORK_REJECTED.length))}`
+			: line,
+	);
 	if (failedSetup) {
 		const lastSwitch = log.lastIndexOf("session_before_switch new -");
 		if (log[lastSwitch + 1]?.startsWith("session_shutdown new ")) log = log.filter((_, k) => k !== lastSwitch + 1);

@@ -247,6 +247,16 @@ export const TREE_EXAMPLES: TreeScenario[] = [
 		opening: ["echo"],
 		actions: [nav({ kind: "user", pick: 0 }, true), { kind: "newSession", via: "runtime" }],
 	},
+	// FORK_ERROR_HINT: forks before entries that are not user messages (seed 1217683724 path 14).
+	{
+		hooks: { beforeTree: "summary", cancelSwitch: ["new", "resume"], cancelFork: false },
+		opening: ["text", "text"],
+		actions: [
+			{ kind: "fork", via: "runtime", target: { kind: "any", pick: 0 }, position: "before", withSession: true },
+			{ kind: "fork", via: "command", target: { kind: "assistant", pick: 0 }, position: "before", withSession: false },
+			{ kind: "fork", via: "runtime", target: { kind: "assistant", pick: 1 }, position: "before", withSession: false },
+		],
+	},
 	{
 		hooks: { beforeTree: "none", cancelSwitch: [], cancelFork: false },
 		opening: ["text", "echo", "text", "text"],

@@ -11,6 +11,7 @@ import type { ExtensionAPI, ExtensionContext } from "../../src/extensions/types.
 import { createFauxProvider, type FauxProvider, fauxAssistantMessage } from "../../src/llm/faux.js";
 import {
 	INVALID_FORK_ENTRY_MESSAGE,
+	InvalidForkEntryError,
 	MissingSessionCwdError,
 	REPLACEMENT_IN_PROGRESS_MESSAGE,
 	SessionImportFileNotFoundError,
@@ -205,6 +206,51 @@ describe("E.7: what extensions observe", () => {
 		await r.fork(assistant.id, { position: "at" });
 		expect(r.session.messages.filter((m) => m.role !== "system").map((m) => m.role)).toEqual(["user", "assistant"]);
 		expect(sessionFilesUnder(ws.agentDir)).toHaveLength(files.length + 1);
+	});
+
+	it("SDK fork errors start with pi's text, then say what to pass instead (InvalidForkEntryError)", async () => {
+		const r = await start();
+		faux.setResponses([fauxAssistantMessage("a1")]);
+		await r.session.prompt("question");
+		const assistant = r.session.sessionManager
+			.getEntries()
+			.find((e) => e.type === "message" && e.message.role === "assistant")!;
+		const modelChange = r.session.sessionManager.getEntries().find((e) => e.type === "model_change")!;
+		const failure = async (entryId: string) => {
+			try {
+				await r.fork(entryId);
+			} catch (error) {
+				return error as InvalidForkEntryError;
+			}
+			throw new Error(`fork(${entryId}) did not throw`);
+		};
+		const notUser = await failure(assistant.id);
+		expect(notUser).toBeInstanceOf(InvalidForkEntryError);
+		expect(notUser).toMatchObject({
+			code: "INVALID_ARGUMENT",
+			entryId: assistant.id,
+			reason: "not-user-message",
+			details: { entryId: assistant.id, reason: "not-user-message" },
+		});
+		expect(notUser.message).toBe(
+			`${INVALID_FORK_ENTRY_MESSAGE}: entry "${assistant.id}" is an assistant message, and fork (position "before", the default) ` +
+				'needs a user message\'s entry id: the new session ends just before it. Pass { position: "at" } to fork at any ' +
+				"entry, keeping it, or pick one from runtime.session.getUserMessagesForForking().",
+		);
+		expect((await failure(modelChange.id)).message).toContain(
+			`entry "${modelChange.id}" is a model_change entry, and fork`,
+		);
+		const unknown = await failure("no-such-entry");
+		expect(unknown).toMatchObject({ code: "INVALID_ARGUMENT", entryId: "no-such-entry", reason: "unknown" });
+		expect(unknown.message).toBe(
+			`${INVALID_FORK_ENTRY_MESSAGE}: this session has no entry "no-such-entry". Pass an id from ` +
+				"runtime.session.sessionManager.getEntries() (runtime.session.getUserMessagesForForking() lists the user messages).",
+		);
+		// What the hint says works: the same entry with { position: "at" }.
+		const before = r.session;
+		expect(await r.fork(notUser.entryId, { position: "at" })).toMatchObject({ cancelled: false });
+		expect(r.session).not.toBe(before);
+		expect(r.session.messages.filter((m) => m.role !== "system").map((m) => m.role)).toEqual(["user", "assistant"]);
 	});
 
 	it("a captured old context throws pi's stale-context message after the replacement", async () => {
