@@ -4894,6 +4894,80 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/testing/session-invariants.property.test.ts"],
 	},
+	{
+		id: "AI01",
+		file: "src/runtime/sdk.ts",
+		description: "createAgentSession ignores a model given by name",
+		edits: [
+			{
+				find: 'typeof options.model === "string" ? findModel(modelRuntime, options.model) : options.model',
+				replace: 'typeof options.model === "string" ? undefined : options.model',
+			},
+		],
+		tests: ["test/runtime/sdk-model-name.test.ts"],
+	},
+	{
+		id: "AI02",
+		file: "src/cli/rpc-mode.ts",
+		description: "RPC fork answers with the SDK's hinted text instead of pi's",
+		edits: [
+			{
+				find: 'return failure(id, "fork", INVALID_FORK_ENTRY_MESSAGE)',
+				replace: 'return failure(id, "fork", error)',
+			},
+		],
+		tests: ["test/cli/rpc-fork-entry.test.ts"],
+	},
+	{
+		id: "AI03",
+		file: "src/runtime/errors.ts",
+		description: "the fork error gives no hint",
+		edits: [
+			{
+				// biome-ignore lint/suspicious/noTemplateCurlyInString: the source text of a template literal
+				find: 'super("INVALID_ARGUMENT", `${INVALID_FORK_ENTRY_MESSAGE}: ${hint}`, {',
+				replace: 'super("INVALID_ARGUMENT", INVALID_FORK_ENTRY_MESSAGE, {',
+			},
+		],
+		tests: ["test/runtime/runtime.test.ts"],
+	},
+	{
+		id: "AI04",
+		file: "src/runtime/targets.ts",
+		description: "a non-user fork entry is reported as unknown",
+		edits: [
+			{
+				// biome-ignore lint/suspicious/noTemplateCurlyInString: the source text of a template literal
+				find: 'entry.type === "message" ? `${entry.message.role} message` : `${entry.type} entry`,',
+				replace: "undefined,",
+			},
+		],
+		tests: ["test/runtime/runtime.test.ts"],
+	},
+	{
+		id: "AI05",
+		file: "examples/quickstart.ts",
+		description: "an example imports the sources again",
+		edits: [
+			{
+				find: '} from "settle";',
+				replace: '} from "../src/index.js";',
+			},
+		],
+		tests: ["test/examples/public-imports.test.ts"],
+	},
+	{
+		id: "AI06",
+		file: "tsconfig.json",
+		description: "settle/testing resolves to dist in the repo",
+		edits: [
+			{
+				find: '"settle/testing": ["./src/testing/index.ts"]',
+				replace: '"settle/testing": ["./dist/testing.js"]',
+			},
+		],
+		tests: ["test/examples/public-imports.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
