@@ -14,7 +14,8 @@ export type ListenerSource =
 	| "session.subscribe"
 	| "runtime.onSessionReplaced"
 	| InspectionListenerSource
-	| `${InspectionListenerSource} onEnd`;
+	| `${InspectionListenerSource} onEnd`
+	| `${InspectionListenerSource} details`;
 
 /** The inspection streams: their observer, or with ` onEnd` the callback told when the owner was disposed. */
 export type InspectionListenerSource =

@@ -13,7 +13,7 @@
  */
 import type { AnyActorRef, InspectionEvent } from "xstate";
 import { PROMPT_OPERATION_MACHINE_ID } from "../../machines/prompt-operation.machine.js";
-import { callListener, type InspectionListenerSource } from "../listener-errors.js";
+import { callListener, type InspectionListenerSource, reportListenerError } from "../listener-errors.js";
 import { triggerLabel } from "./machine-model.js";
 
 /**
@@ -322,8 +322,21 @@ class LifecycleTranslator {
 			entered,
 			exited,
 			trigger,
-			details: this.details(this.machine, snapshot.context),
+			details: this.detailsOf(snapshot.context),
 		});
+	}
+
+	/**
+	 * The host's `details` for a state change; one that throws is reported once (a `LISTENER`
+	 * warning) and the state change still goes out, with no details.
+	 */
+	private detailsOf(context: unknown): LifecycleDetails {
+		try {
+			return this.details(this.machine, context);
+		} catch (error) {
+			reportListenerError(`${this.source} details`, this.details, error);
+			return {};
+		}
 	}
 
 	private rootEvent(event: { type: string; [key: string]: unknown }): void {

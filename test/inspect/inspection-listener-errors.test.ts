@@ -174,6 +174,36 @@ describe("inspection callbacks that fail", () => {
 		expect(unhandled).toEqual([]);
 	});
 
+	it("a details option that throws: one LISTENER warning, every state change still goes out (with no details)", async () => {
+		const failing = new Error("user details bug");
+		const actor = createActor(sampleMachine).start();
+		const states: { to: string; details: unknown }[] = [];
+		let calls = 0;
+		inspectActor(
+			actor,
+			(e) => {
+				if (e.kind === "state") states.push({ to: e.to, details: e.details });
+			},
+			{
+				details: () => {
+					calls++;
+					throw failing;
+				},
+			},
+		);
+		actor.send({ type: "GO" });
+		expect(states).toEqual([
+			{ to: "off", details: {} },
+			{ to: "on.warming", details: {} },
+		]);
+		expect(calls).toBe(2);
+		const [warning] = await warningsUntil(1);
+		expect(warning).toMatchObject({ code: "LISTENER", cause: failing, details: { source: "inspectActor details" } });
+		await drained();
+		expect(warnings).toHaveLength(1);
+		actor.stop();
+	});
+
 	it("your own machines: inspectActor and createLifecycleInspector observers are reported by their own names", async () => {
 		const failing = new Error("user observer bug");
 		const viaOption = createActor(sampleMachine, {

@@ -4968,6 +4968,31 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/examples/public-imports.test.ts"],
 	},
+	{
+		id: "AJ01",
+		file: "src/inspect/lifecycle-inspector.ts",
+		description: "a throwing details option is silent",
+		edits: [
+			{
+				// biome-ignore lint/suspicious/noTemplateCurlyInString: the source text of a template literal
+				find: "reportListenerError(`${this.source} details`, this.details, error);",
+				replace: "",
+			},
+		],
+		tests: ["test/inspect/inspection-listener-errors.test.ts"],
+	},
+	{
+		id: "AJ02",
+		file: "src/inspect/lifecycle-inspector.ts",
+		description: "a throwing details option loses the state change",
+		edits: [
+			{
+				find: "details: this.detailsOf(snapshot.context),",
+				replace: "details: this.details(this.machine, snapshot.context),",
+			},
+		],
+		tests: ["test/inspect/inspection-listener-errors.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
