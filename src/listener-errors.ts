@@ -43,7 +43,7 @@ export function reportListenerError(source: ListenerSource, listener: object, er
 		reported.add(listener);
 		const warning = new SettleError(
 			"LISTENER",
-			`A ${source} listener failed: ${errorMessage(error)}. It was skipped (the session goes on); fix the listener. Further failures of this listener are not reported.`,
+			`${/^[aeiou]/.test(source) ? "An" : "A"} ${source} listener failed: ${errorMessage(error)}. It was skipped (the session goes on); fix the listener. Further failures of this listener are not reported.`,
 			{ cause: error, details: { source } },
 		);
 		process.emitWarning(warning);

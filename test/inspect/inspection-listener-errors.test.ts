@@ -199,6 +199,7 @@ describe("inspection callbacks that fail", () => {
 		expect(calls).toBe(2);
 		const [warning] = await warningsUntil(1);
 		expect(warning).toMatchObject({ code: "LISTENER", cause: failing, details: { source: "inspectActor details" } });
+		expect(warning?.message).toMatch(/^An inspectActor details listener failed: user details bug\./);
 		await drained();
 		expect(warnings).toHaveLength(1);
 		actor.stop();
