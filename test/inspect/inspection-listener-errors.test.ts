@@ -3,9 +3,10 @@
  * `session.inspect` / `runtime.inspectSessions`, or its `onEnd`, that throws or rejects is reported
  * as a process warning (a SettleError with code LISTENER, its error as `cause`), once per callback;
  * the session settles, the other observers get every event and their `onEnd`, and nothing becomes
- * an unhandled rejection. Through the public API: real sessions and a real runtime on disk.
+ * an captured.unhandled rejection. Through the public API: real sessions and a real runtime on disk.
  */
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+
+import { afterEach, describe, expect, it } from "vitest";
 import { createActor } from "xstate";
 import { SettleError } from "../../src/errors.js";
 import {
@@ -18,6 +19,7 @@ import { createFauxProvider, fauxAssistantMessage } from "../../src/llm/faux.js"
 import type { AgentSessionRuntime } from "../../src/runtime/runtime.js";
 import { createHarness, type Harness } from "../../src/testing/harness.js";
 import { assertUsable, createWorkspace, loggingFactory, startRuntime, type Workspace } from "../runtime/helpers.js";
+import { captureProcessWarnings } from "../runtime/process-warnings.js";
 import { openStream } from "./live-helpers.js";
 import { sampleMachine } from "./sample-machine.js";
 
@@ -25,35 +27,9 @@ let h: Harness | undefined;
 let ws: Workspace | undefined;
 let runtime: AgentSessionRuntime | undefined;
 let inspector: InspectorServer | undefined;
-let warnings: Error[];
-let unhandled: unknown[];
-let waiters: (() => void)[];
-const onWarning = (warning: Error) => {
-	warnings.push(warning);
-	for (const wake of waiters.splice(0)) wake();
-};
-const onUnhandled = (reason: unknown) => unhandled.push(reason);
-
-/** Resolves once `count` process warnings have been emitted (Node emits them on the next tick). */
-async function warningsUntil(count: number): Promise<SettleError[]> {
-	while (warnings.length < count) await new Promise<void>((wake) => waiters.push(wake));
-	return warnings as SettleError[];
-}
-
-/** Lets every warning already emitted (`process.nextTick`) and promise rejection already settled arrive. */
-const drained = () => new Promise((resolve) => setImmediate(resolve));
-
-beforeEach(() => {
-	warnings = [];
-	unhandled = [];
-	waiters = [];
-	process.on("warning", onWarning);
-	process.on("unhandledRejection", onUnhandled);
-});
+const captured = captureProcessWarnings();
 
 afterEach(async () => {
-	process.off("warning", onWarning);
-	process.off("unhandledRejection", onUnhandled);
 	await inspector?.close();
 	await runtime?.dispose();
 	h?.cleanup();
@@ -87,7 +63,7 @@ describe("inspection callbacks that fail", () => {
 
 		h.session.dispose();
 		expect(ends).toEqual(["broken", "other"]);
-		const [warning] = await warningsUntil(1);
+		const [warning] = await captured.until(1);
 		expect(warning).toBeInstanceOf(SettleError);
 		expect(warning).toMatchObject({ code: "LISTENER", cause: broken, details: { source: "session.inspect onEnd" } });
 		expect(warning!.message).toBe(
@@ -95,9 +71,9 @@ describe("inspection callbacks that fail", () => {
 		);
 		expect(states(seenByOther)).toEqual(states(seenByBroken));
 		expect(states(seenByOther).at(-1)).toBe("idle");
-		await drained();
-		expect(warnings).toHaveLength(1);
-		expect(unhandled).toEqual([]);
+		await captured.drained();
+		expect(captured.warnings).toHaveLength(1);
+		expect(captured.unhandled).toEqual([]);
 	});
 
 	it("session.inspect: an observer throwing on every event is reported once; the prompts settle and the others see all", async () => {
@@ -115,18 +91,18 @@ describe("inspection callbacks that fail", () => {
 		expect(h.eventsOfType("agent_settled")).toHaveLength(2);
 		expect(calls).toBe(seen.length);
 		expect(states(seen).filter((s) => s === "idle")).toHaveLength(3); // the current state, then once per prompt
-		const [warning] = await warningsUntil(1);
+		const [warning] = await captured.until(1);
 		expect(warning).toMatchObject({
 			code: "LISTENER",
 			details: { source: "session.inspect" },
 			message: expect.stringContaining("A session.inspect listener failed: cannot read 'to' of undefined."),
 		});
-		await drained();
-		expect(warnings).toHaveLength(1);
-		expect(unhandled).toEqual([]);
+		await captured.drained();
+		expect(captured.warnings).toHaveLength(1);
+		expect(captured.unhandled).toEqual([]);
 	});
 
-	it("session.inspect: an async onEnd's rejection is reported, not an unhandled rejection", async () => {
+	it("session.inspect: an async onEnd's rejection is reported, not an captured.unhandled rejection", async () => {
 		h = await createHarness();
 		const rejected = new Error("flushing the trace failed");
 		h.session.inspect(() => {}, {
@@ -135,11 +111,11 @@ describe("inspection callbacks that fail", () => {
 			},
 		});
 		h.session.dispose();
-		const [warning] = await warningsUntil(1);
+		const [warning] = await captured.until(1);
 		expect(warning).toMatchObject({ code: "LISTENER", cause: rejected, details: { source: "session.inspect onEnd" } });
-		await drained();
-		expect(warnings).toHaveLength(1);
-		expect(unhandled).toEqual([]);
+		await captured.drained();
+		expect(captured.warnings).toHaveLength(1);
+		expect(captured.unhandled).toEqual([]);
 	});
 
 	it("runtime.inspectSessions: a throwing onEnd is reported under its own name; the live inspector still ends its page", async () => {
@@ -163,15 +139,15 @@ describe("inspection callbacks that fail", () => {
 		await runtime.dispose();
 		await page.ended;
 		expect(page.frames.at(-1)).toEqual({ event: "end", data: '{"reason":"disposed","target":"runtime"}' });
-		const [warning] = await warningsUntil(1);
+		const [warning] = await captured.until(1);
 		expect(warning).toMatchObject({
 			code: "LISTENER",
 			cause: broken,
 			details: { source: "runtime.inspectSessions onEnd" },
 		});
-		await drained();
-		expect(warnings).toHaveLength(1);
-		expect(unhandled).toEqual([]);
+		await captured.drained();
+		expect(captured.warnings).toHaveLength(1);
+		expect(captured.unhandled).toEqual([]);
 	});
 
 	it("a details option that throws: one LISTENER warning, every state change still goes out (with no details)", async () => {
@@ -197,11 +173,11 @@ describe("inspection callbacks that fail", () => {
 			{ to: "on.warming", details: {} },
 		]);
 		expect(calls).toBe(2);
-		const [warning] = await warningsUntil(1);
+		const [warning] = await captured.until(1);
 		expect(warning).toMatchObject({ code: "LISTENER", cause: failing, details: { source: "inspectActor details" } });
 		expect(warning?.message).toMatch(/^An inspectActor details listener failed: user details bug\./);
-		await drained();
-		expect(warnings).toHaveLength(1);
+		await captured.drained();
+		expect(captured.warnings).toHaveLength(1);
 		actor.stop();
 	});
 
@@ -225,12 +201,12 @@ describe("inspection callbacks that fail", () => {
 		expect(seen).toEqual(["off", "on.warming"]);
 		expect(actor.getSnapshot().status).toBe("active");
 		expect(viaOption.getSnapshot().value).toEqual({ on: "warming" });
-		const found = await warningsUntil(2);
+		const found = await captured.until(2);
 		expect(found.map((w) => w.details?.source).sort()).toEqual(["createLifecycleInspector", "inspectActor"]);
 		expect(found.every((w) => w.code === "LISTENER" && w.cause === failing)).toBe(true);
-		await drained();
-		expect(warnings).toHaveLength(2);
-		expect(unhandled).toEqual([]);
+		await captured.drained();
+		expect(captured.warnings).toHaveLength(2);
+		expect(captured.unhandled).toEqual([]);
 		actor.stop();
 		viaOption.stop();
 	});

@@ -2,9 +2,10 @@
  * A host's broken listener is skipped but never silent: `runtime.onSessionReplaced` and
  * `session.subscribe` listeners that throw or reject are reported as a process warning (a
  * SettleError with code LISTENER, the listener's error as cause), once per listener; the
- * replacement and the session go on, and nothing becomes an unhandled rejection. Through the
+ * replacement and the session go on, and nothing becomes an captured.unhandled rejection. Through the
  * public API on real session files.
  */
+
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { SettleError } from "../../src/errors.js";
 import { createFauxProvider, type FauxProvider } from "../../src/llm/faux.js";
@@ -17,40 +18,21 @@ import {
 	startRuntime,
 	type Workspace,
 } from "./helpers.js";
+import { captureProcessWarnings } from "./process-warnings.js";
 
 let ws: Workspace;
 let faux: FauxProvider;
 let rec: RecordingFactory;
 let runtime: AgentSessionRuntime | undefined;
-let warnings: Error[];
-let unhandled: unknown[];
-let waiters: (() => void)[];
-const onWarning = (warning: Error) => {
-	warnings.push(warning);
-	for (const wake of waiters.splice(0)) wake();
-};
-const onUnhandled = (reason: unknown) => unhandled.push(reason);
-
-/** Resolves once `count` process warnings have been emitted (they are emitted on the next tick). */
-async function warningsUntil(count: number): Promise<SettleError[]> {
-	while (warnings.length < count) await new Promise<void>((wake) => waiters.push(wake));
-	return warnings as SettleError[];
-}
+const captured = captureProcessWarnings();
 
 beforeEach(() => {
 	ws = createWorkspace();
 	faux = createFauxProvider();
 	rec = loggingFactory(faux, []);
-	warnings = [];
-	unhandled = [];
-	waiters = [];
-	process.on("warning", onWarning);
-	process.on("unhandledRejection", onUnhandled);
 });
 
 afterEach(async () => {
-	process.off("warning", onWarning);
-	process.off("unhandledRejection", onUnhandled);
 	await runtime?.dispose();
 	runtime = undefined;
 	ws.cleanup();
@@ -74,7 +56,7 @@ describe("listener errors", () => {
 		r.onSessionReplaced(({ reason }) => calls.push(`after ${reason}`));
 		expect(await r.newSession()).toEqual({ cancelled: false });
 		expect(calls).toEqual(["throws", "rejects", "after new"]);
-		const [first, second] = await warningsUntil(2);
+		const [first, second] = await captured.until(2);
 		expect(first).toBeInstanceOf(SettleError);
 		expect(first).toMatchObject({ code: "LISTENER", cause: thrown, details: { source: "runtime.onSessionReplaced" } });
 		expect(first!.message).toBe(
@@ -88,8 +70,8 @@ describe("listener errors", () => {
 		expect(await r.newSession()).toEqual({ cancelled: false });
 		expect(calls).toHaveLength(6);
 		await assertUsable(r.session, faux);
-		expect(warnings).toHaveLength(2);
-		expect(unhandled).toEqual([]);
+		expect(captured.warnings).toHaveLength(2);
+		expect(captured.unhandled).toEqual([]);
 	});
 
 	it("session.subscribe: a listener that throws on every event is reported once; the prompt completes", async () => {
@@ -106,24 +88,24 @@ describe("listener errors", () => {
 		expect(types).toContain("agent_settled");
 		expect(calls).toBe(types.length);
 		expect(calls).toBeGreaterThan(1);
-		const [warning] = await warningsUntil(1);
+		const [warning] = await captured.until(1);
 		expect(warning).toMatchObject({ code: "LISTENER", details: { source: "session.subscribe" } });
 		expect(warning!.message).toContain("A session.subscribe listener failed: cannot read 'text' of undefined.");
-		expect(warnings).toHaveLength(1);
-		expect(unhandled).toEqual([]);
+		expect(captured.warnings).toHaveLength(1);
+		expect(captured.unhandled).toEqual([]);
 	});
 
-	it("session.subscribe: an async listener's rejection is reported, not an unhandled rejection", async () => {
+	it("session.subscribe: an async listener's rejection is reported, not an captured.unhandled rejection", async () => {
 		runtime = await startRuntime(rec.factory, ws, ws.alpha);
 		runtime.session.subscribe(async (event) => {
 			if (event.type === "agent_settled") throw new Error("saving the transcript failed");
 		});
 		await assertUsable(runtime.session, faux);
-		const [warning] = await warningsUntil(1);
+		const [warning] = await captured.until(1);
 		expect(warning).toMatchObject({
 			code: "LISTENER",
 			message: expect.stringContaining("saving the transcript failed"),
 		});
-		expect(unhandled).toEqual([]);
+		expect(captured.unhandled).toEqual([]);
 	});
 });
