@@ -4904,7 +4904,7 @@ export const MUTANTS: Mutant[] = [
 				replace: 'typeof options.model === "string" ? undefined : options.model',
 			},
 		],
-		tests: ["test/runtime/sdk-model-name.test.ts"],
+		tests: ["test/runtime/sdk.test.ts"],
 	},
 	{
 		id: "AI02",
