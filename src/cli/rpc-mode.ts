@@ -216,8 +216,11 @@ export async function runRpcMode(runtime: AgentSessionRuntime, input: Readable, 
 				return success(id, "get_session_stats", session.getSessionStats());
 			case "export_html":
 				return success(id, "export_html", { path: await session.exportToHtml(optionalString(command, "outputPath")) });
-			case "switch_session":
-				return success(id, "switch_session", await runtime.switchSession(requireString(command, "sessionPath")));
+			case "switch_session": {
+				// pi's RPC: a path with no file starts a new session there.
+				const sessionPath = requireString(command, "sessionPath");
+				return success(id, "switch_session", await runtime.switchSession(sessionPath, { createIfMissing: true }));
+			}
 			case "fork": {
 				let result: Awaited<ReturnType<AgentSessionRuntime["fork"]>>;
 				try {
