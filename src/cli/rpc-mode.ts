@@ -212,8 +212,11 @@ export async function runRpcMode(runtime: AgentSessionRuntime, input: Readable, 
 			case "abort_bash":
 				session.abortBash();
 				return success(id, "abort_bash");
-			case "get_session_stats":
-				return success(id, "get_session_stats", session.getSessionStats());
+			case "get_session_stats": {
+				// pi 0.73.1's shape (the RPC differential compares it): the per-model split is SDK and /session only.
+				const { byModel: _byModel, ...stats } = session.getSessionStats();
+				return success(id, "get_session_stats", stats);
+			}
 			case "export_html":
 				return success(id, "export_html", { path: await session.exportToHtml(optionalString(command, "outputPath")) });
 			case "switch_session": {
