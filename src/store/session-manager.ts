@@ -280,7 +280,7 @@ export class SessionManager {
 	 * for (const d of session.getDiagnostics()) console.warn(d.message);
 	 *
 	 * // Only an existing file: a typo throws SettleError NOT_FOUND instead of starting an empty session.
-	 * const existing = SessionManager.open(pathFromUser, undefined, undefined, { createIfMissing: false });
+	 * const existing = SessionManager.open(`${cwd}/sesion.jsonl`, undefined, undefined, { createIfMissing: false });
 	 * ```
 	 */
 	static open(path: string, sessionDir?: string, cwdOverride?: string, options?: OpenSessionOptions): SessionManager {

@@ -2,81 +2,19 @@
  * Tools whose parameters are written with TypeBox 1.x (the `typebox` package pi 1.x uses) get typed
  * `params`, as with `@sinclair/typebox` 0.34, and validate the same way at run time.
  *
- * The type checks compare Settle's `ToolParams` with typebox 1.x's own `Static` (typebox 1.4 is in
- * node_modules as a dependency of the pi 0.73.1 peer). They are checked by `tsc --noEmit -p .`.
+ * `ToolParams` kind by kind against typebox 1.x's own `Static`: typebox1-static.test.ts.
  */
 import { Type as Type034 } from "@sinclair/typebox";
-import { type Static, Type } from "typebox";
+import { Type } from "typebox";
 import { afterEach, describe, expect, expectTypeOf, it } from "vitest";
 import type { ExtensionAPI } from "../../src/extensions/types.js";
 import { fauxAssistantMessage, fauxToolCall } from "../../src/llm/faux.js";
 import type { ToolResultMessage } from "../../src/llm/types.js";
 import { createHarness, type Harness } from "../../src/testing/harness.js";
-import { type AnyToolDefinition, defineTool, type ToolParams } from "../../src/tools/types.js";
+import { type AnyToolDefinition, defineTool } from "../../src/tools/types.js";
 
-const kitchenSink = Type.Object({
-	path: Type.String(),
-	limit: Type.Optional(Type.Integer({ minimum: 1 })),
-	ratio: Type.Number(),
-	force: Type.Boolean(),
-	mode: Type.Union([Type.Literal("fast"), Type.Literal("slow")]),
-	tags: Type.Array(Type.String()),
-	frozen: Type.Immutable(Type.Array(Type.Number())),
-	nested: Type.Object({ a: Type.Null(), b: Type.Optional(Type.Unknown()) }),
-	id: Type.Readonly(Type.String()),
-	note: Type.Readonly(Type.Optional(Type.String())),
-	env: Type.Record(Type.String(), Type.String()),
-	counts: Type.Record(Type.Integer(), Type.Boolean()),
-	color: Type.Enum(["red", "green"]),
-	pair: Type.Tuple([Type.String(), Type.Number()]),
-	both: Type.Intersect([Type.Object({ x: Type.Number() }), Type.Object({ y: Type.String() })]),
-	anything: Type.Any(),
-	maybe: Type.Union([Type.String(), Type.Null(), Type.Undefined()]),
-	big: Type.BigInt(),
-	custom: Type.Unsafe<{ kind: "custom" }>({ type: "object" }),
-	empty: Type.Object({}),
-});
-
-describe("ToolParams of TypeBox 1.x schemas", () => {
-	it("equals typebox 1.x's own Static, kind by kind", () => {
-		expectTypeOf<ToolParams<typeof kitchenSink>>().toEqualTypeOf<Static<typeof kitchenSink>>();
-		// Spelled out once, so a change on both sides cannot pass unnoticed.
-		expectTypeOf<ToolParams<typeof kitchenSink>["limit"]>().toEqualTypeOf<number | undefined>();
-		expectTypeOf<ToolParams<typeof kitchenSink>["mode"]>().toEqualTypeOf<"fast" | "slow">();
-		expectTypeOf<ToolParams<typeof kitchenSink>["frozen"]>().toEqualTypeOf<readonly number[]>();
-		expectTypeOf<ToolParams<typeof kitchenSink>["counts"]>().toEqualTypeOf<Record<number, boolean>>();
-		expectTypeOf<ToolParams<typeof kitchenSink>["custom"]>().toEqualTypeOf<{ kind: "custom" }>();
-		expectTypeOf<ToolParams<typeof kitchenSink>["empty"]>().toEqualTypeOf<object>();
-
-		const topLevelUnion = Type.Union([Type.Object({ a: Type.String() }), Type.Object({ b: Type.Number() })]);
-		expectTypeOf<ToolParams<typeof topLevelUnion>>().toEqualTypeOf<Static<typeof topLevelUnion>>();
-		const codec = Type.Codec(Type.String())
-			.Decode((value) => new Date(value))
-			.Encode((value) => value.toISOString());
-		const withCodec = Type.Object({ at: codec });
-		expectTypeOf<ToolParams<typeof withCodec>>().toEqualTypeOf<Static<typeof withCodec>>();
-	});
-
-	it("leaves TypeBox 0.34 and plain JSON Schema typing as it was", () => {
-		const old = Type034.Object({ name: Type034.String(), times: Type034.Optional(Type034.Number()) });
-		expectTypeOf<ToolParams<typeof old>>().toEqualTypeOf<{ name: string; times?: number }>();
-		const plain = { type: "object", properties: { a: { type: "string" } } };
-		// biome-ignore lint/suspicious/noExplicitAny: what plain JSON Schema gives
-		expectTypeOf<ToolParams<typeof plain>>().toEqualTypeOf<Record<string, any>>();
-	});
-
-	it("types execute's params for defineTool and pi.registerTool", () => {
-		const tool = defineTool({
-			name: "grep1",
-			label: "grep1",
-			description: "search",
-			parameters: Type.Object({ pattern: Type.String(), limit: Type.Optional(Type.Integer()) }),
-			execute: async (_id, params) => {
-				expectTypeOf(params).toEqualTypeOf<{ pattern: string; limit?: number }>();
-				return { content: [{ type: "text", text: params.pattern }], details: undefined };
-			},
-		});
-		expect(tool.name).toBe("grep1");
+describe("pi.registerTool with TypeBox 1.x parameters", () => {
+	it("types execute's params (checked by tsc; defineTool's: typebox1-static.test.ts)", () => {
 		const extension = (pi: ExtensionAPI) =>
 			pi.registerTool({
 				name: "count",
