@@ -73,7 +73,14 @@ export type ReplacementRequest =
 			setup?: NewSessionSetup;
 			withSession?: WithSessionCallback;
 	  }
-	| { kind: "switch"; requestId: string; sessionFile: string; cwdOverride?: string; withSession?: WithSessionCallback }
+	| {
+			kind: "switch";
+			requestId: string;
+			sessionFile: string;
+			cwdOverride?: string;
+			createIfMissing?: boolean;
+			withSession?: WithSessionCallback;
+	  }
 	| {
 			kind: "fork";
 			requestId: string;
@@ -92,7 +99,15 @@ export type RuntimeEvent =
 			setup?: NewSessionSetup;
 			withSession?: WithSessionCallback;
 	  }
-	| { type: "SWITCH"; requestId: string; sessionFile: string; cwdOverride?: string; withSession?: WithSessionCallback }
+	| {
+			type: "SWITCH";
+			requestId: string;
+			sessionFile: string;
+			cwdOverride?: string;
+			/** Start a new session when `sessionFile` does not exist (pi); otherwise opening fails. */
+			createIfMissing?: boolean;
+			withSession?: WithSessionCallback;
+	  }
 	| { type: "FORK"; requestId: string; entryId: string; position?: "before" | "at"; withSession?: WithSessionCallback }
 	| { type: "IMPORT"; requestId: string; inputPath: string; cwdOverride?: string }
 	| { type: "DISPOSE" };
@@ -212,6 +227,7 @@ function requestFromEvent(event: RuntimeEvent): ReplacementRequest | undefined {
 				sessionFile: event.sessionFile,
 			};
 			if (event.cwdOverride !== undefined) request.cwdOverride = event.cwdOverride;
+			if (event.createIfMissing) request.createIfMissing = true;
 			if (event.withSession) request.withSession = event.withSession;
 			return request;
 		}

@@ -102,7 +102,10 @@ export async function runDemo(out: CliOutput): Promise<number> {
 		say(`  forked; selected text: "${fork.selectedText}", messages now: ${runtime.session.messages.length}`);
 
 		say("\n▶ a session in the lib project, then resume the app session from there");
-		await runtime.switchSession(join(agentDir, "sessions-lib", "lib.jsonl"), { cwdOverride: lib });
+		await runtime.switchSession(join(agentDir, "sessions-lib", "lib.jsonl"), {
+			cwdOverride: lib,
+			createIfMissing: true,
+		});
 		say(`  cwd: ${runtime.cwd}; AGENTS.md says lib: ${runtime.session.systemPrompt.includes("lib project")}`);
 		await runtime.session.prompt("Hello lib");
 		await runtime.switchSession(appFile);

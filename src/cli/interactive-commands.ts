@@ -438,6 +438,14 @@ function sessionInfo(host: CommandHost): void {
 	host.print(
 		`  tokens: ${tokens.total} (input ${tokens.input}, output ${tokens.output}, cache read ${tokens.cacheRead}, cache write ${tokens.cacheWrite}), cost $${stats.cost.toFixed(4)}`,
 	);
+	// pi 1.6's breakdown: one group only repeats the total, unless it is not the current model.
+	const current = session.model ? `${session.model.provider}/${session.model.id}` : undefined;
+	if (stats.byModel.length > 1 || (stats.byModel.length === 1 && stats.byModel[0]!.key !== current)) {
+		host.print("  by model:");
+		for (const group of stats.byModel) {
+			host.print(`    ${group.key}: $${group.cost.toFixed(4)} (${group.tokens.total} tokens)`);
+		}
+	}
 	const usage = stats.contextUsage;
 	if (usage) {
 		const percent = usage.percent === null ? "unknown" : `${usage.percent.toFixed(1)}%`;

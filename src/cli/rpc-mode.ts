@@ -212,12 +212,18 @@ export async function runRpcMode(runtime: AgentSessionRuntime, input: Readable, 
 			case "abort_bash":
 				session.abortBash();
 				return success(id, "abort_bash");
-			case "get_session_stats":
-				return success(id, "get_session_stats", session.getSessionStats());
+			case "get_session_stats": {
+				// pi 0.73.1's shape (the RPC differential compares it): the per-model split is SDK and /session only.
+				const { byModel: _byModel, ...stats } = session.getSessionStats();
+				return success(id, "get_session_stats", stats);
+			}
 			case "export_html":
 				return success(id, "export_html", { path: await session.exportToHtml(optionalString(command, "outputPath")) });
-			case "switch_session":
-				return success(id, "switch_session", await runtime.switchSession(requireString(command, "sessionPath")));
+			case "switch_session": {
+				// pi's RPC: a path with no file starts a new session there.
+				const sessionPath = requireString(command, "sessionPath");
+				return success(id, "switch_session", await runtime.switchSession(sessionPath, { createIfMissing: true }));
+			}
 			case "fork": {
 				let result: Awaited<ReturnType<AgentSessionRuntime["fork"]>>;
 				try {

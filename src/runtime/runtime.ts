@@ -107,6 +107,12 @@ export interface ForkResult extends ReplacementResult {
 export interface RuntimeSwitchOptions extends SwitchSessionOptions {
 	/** Open the session in this directory instead of the one it recorded (e.g. after `MissingSessionCwdError`). */
 	cwdOverride?: string;
+	/**
+	 * Start a new session at `sessionPath` when no file is there (pi's `switchSession`, its RPC
+	 * `switch_session` and extensions' `ctx.switchSession` do this). Default `false`: a missing file
+	 * is a `NOT_FOUND` SettleError, so a mistyped path does not silently become an empty session.
+	 */
+	createIfMissing?: boolean;
 }
 
 /**
@@ -198,7 +204,8 @@ export class AgentSessionRuntime {
 		this.replacementActions = {
 			newSession: (options) => this.newSession(options),
 			fork: (entryId, options) => this.fork(entryId, options),
-			switchSession: (path, options) => this.switchSession(path, options),
+			// pi's ExtensionAPI contract: a missing file starts a new session there.
+			switchSession: (path, options) => this.switchSession(path, { ...options, createIfMissing: true }),
 		};
 		initial.session.setReplacementActions(this.replacementActions);
 		this.actor = createActor(runtimeMachine.provide({ actors: this.actors() }), {
@@ -396,17 +403,29 @@ export class AgentSessionRuntime {
 
 	/**
 	 * Resumes another session file (E.2), rebuilding the services for ITS cwd (or `cwdOverride`).
-	 * Throws `MissingSessionCwdError` — with nothing torn down — when that directory is gone.
+	 * Throws — with nothing torn down — `MissingSessionCwdError` when that directory is gone, and a
+	 * `NOT_FOUND` SettleError when there is no file at `sessionPath` (a session file is written at
+	 * its first message, so the path of a session that never got one is missing too);
+	 * pass `createIfMissing: true` to start a new session at that path instead, as pi does.
 	 *
 	 * @example
 	 * ```ts
 	 * await runtime.switchSession("/home/me/.settle/agent/sessions/--work-b--/2025-….jsonl");
 	 * runtime.cwd; // "/work/b"
+	 *
+	 * try {
+	 *   await runtime.switchSession("/home/me/notes/sesion.jsonl"); // typo: rejects, current session kept
+	 * } catch (error) {
+	 *   if (error instanceof SettleError && error.code === "NOT_FOUND") console.error(error.message);
+	 * }
+	 * // A new session at a path you choose (in `lib`'s project):
+	 * await runtime.switchSession("/home/me/notes/lib.jsonl", { createIfMissing: true, cwdOverride: "/work/lib" });
 	 * ```
 	 */
 	switchSession(sessionPath: string, options: RuntimeSwitchOptions = {}): Promise<ReplacementResult> {
 		const event: RuntimeEvent = { type: "SWITCH", requestId: this.nextId("s"), sessionFile: resolve(sessionPath) };
 		if (options.cwdOverride !== undefined) event.cwdOverride = resolve(options.cwdOverride);
+		if (options.createIfMissing) event.createIfMissing = true;
 		if (options.withSession) event.withSession = options.withSession as (ctx: unknown) => unknown;
 		return this.request(event, "switch").then(({ cancelled }) => ({ cancelled }));
 	}
@@ -670,7 +689,7 @@ export class AgentSessionRuntime {
 				handle = openNewSession(view, request.parentSession);
 				break;
 			case "switch":
-				handle = openSessionFile(view, request.sessionFile, request.cwdOverride);
+				handle = openSessionFile(view, request.sessionFile, request.cwdOverride, request.createIfMissing === true);
 				break;
 			case "fork":
 				handle = openFork(view, request.entryId, request.position);

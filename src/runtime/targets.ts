@@ -77,11 +77,18 @@ export function openNewSession(current: CurrentSessionView, parentSession?: stri
 /**
  * `switchSession` (E.2): opens `sessionFile` (the header's cwd unless `cwdOverride`) and checks
  * that cwd exists (`MissingSessionCwdError`). The file that is already open is reused (its manager,
- * the leaf moved to its last entry) once written; unwritten, a new session starts at its path.
+ * the leaf moved to its last entry) once written. A missing file (the current session's unwritten
+ * path included) is `NOT_FOUND` unless `createIfMissing`; with it a new session starts there (pi).
  */
-export function openSessionFile(current: CurrentSessionView, sessionFile: string, cwdOverride?: string): TargetHandle {
+export function openSessionFile(
+	current: CurrentSessionView,
+	sessionFile: string,
+	cwdOverride: string | undefined,
+	createIfMissing: boolean,
+): TargetHandle {
 	const file = resolve(sessionFile);
 	const existed = existsSync(file);
+	if (!existed && !createIfMissing) throw missingSessionFile(file, file === current.manager.getSessionFile());
 	// A file at the current path that the current session did not write (a switch that took over
 	// what the previous session wrote failed, see takeOverFileWrittenMeanwhile) is opened like any other.
 	const isCurrent =
@@ -116,6 +123,17 @@ export function openSessionFile(current: CurrentSessionView, sessionFile: string
 	if (isCurrent && !existed) handle.unwrittenCurrentPath = file;
 	validateCwd(handle, current.cwd);
 	return handle;
+}
+
+function missingSessionFile(file: string, isCurrent: boolean): SettleError {
+	const why = isCurrent
+		? "it is the current session's path, and nothing has been written to it yet (a session file is written at its first message)"
+		: "check the path (SessionManager.list() lists the saved sessions of a project)";
+	return new SettleError(
+		"NOT_FOUND",
+		`No session file at ${file}: ${why}. To start a new session at that path, pass { createIfMissing: true }.`,
+		{ details: { path: file } },
+	);
 }
 
 /**
@@ -267,7 +285,7 @@ export function openImport(current: CurrentSessionView, inputPath: string, cwdOv
 		}
 	}
 	if (destination === current.manager.getSessionFile()) {
-		return openSessionFile(current, destination, cwdOverride);
+		return openSessionFile(current, destination, cwdOverride, true);
 	}
 	let manager: SessionManager;
 	try {

@@ -1402,12 +1402,14 @@ export class AgentSession {
 	 * branch or a retried failed answer takes them out). Model calls recorded outside the
 	 * conversation are added to `tokens` and `cost` from the whole session file, as in pi 1.6:
 	 * cache-warming refreshes and other `usage` entries, and the summarizer calls of compactions
-	 * and branch summaries. Computed on demand in one pass over the context and the entries.
+	 * and branch summaries. `byModel` splits those tokens and that cost by the model billed (pi 1.6's
+	 * `/session` breakdown). Computed on demand in one pass over the context and the entries.
 	 *
 	 * @example
 	 * ```ts
-	 * const { assistantMessages, tokens, cost } = session.getSessionStats();
+	 * const { assistantMessages, tokens, cost, byModel } = session.getSessionStats();
 	 * console.log(`${assistantMessages} answers, ${tokens.total} tokens, $${cost.toFixed(4)}`);
+	 * for (const model of byModel) console.log(`  ${model.key}: $${model.cost.toFixed(4)} (${model.tokens.total} tokens)`);
 	 * ```
 	 */
 	getSessionStats(): SessionStats {

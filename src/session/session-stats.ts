@@ -33,7 +33,33 @@ export interface SessionStats {
 	/** In dollars, at the catalog prices the usages were recorded with. */
 	cost: number;
 	contextUsage: ContextUsage | undefined;
+	/**
+	 * `tokens` and `cost` split by the model that was billed (pi 1.6's `/session` "Cost" breakdown),
+	 * most expensive first; groups with no tokens and no cost are left out. The groups add up to
+	 * `tokens` and `cost`. New in Settle's stats (pi 0.73.1 has no such field; RPC
+	 * `get_session_stats` leaves it out to keep pi's shape).
+	 */
+	byModel: ModelUsageStats[];
 }
+
+/** Key of {@link ModelUsageStats} for usage no model is named for (pi 1.6's bucket). */
+export const UNATTRIBUTED_USAGE_KEY = "Tools/summaries";
+
+/** One group of {@link SessionStats.byModel}. */
+export interface ModelUsageStats {
+	/**
+	 * `provider/model`: of an answer (the `responseModel` the provider reported, else the model
+	 * asked) or of a `usage` entry (a cache-warming refresh). {@link UNATTRIBUTED_USAGE_KEY} for a
+	 * tool result's nested call and the summarizer calls of compactions and branch summaries, which
+	 * record no model.
+	 */
+	key: string;
+	tokens: { input: number; output: number; cacheRead: number; cacheWrite: number; total: number };
+	/** In dollars. */
+	cost: number;
+}
+
+type Totals = Pick<SessionStats, "tokens" | "cost">;
 
 /** What {@link computeSessionStats} needs besides the context's messages. */
 export interface SessionStatsInfo {
@@ -50,17 +76,19 @@ export interface SessionStatsInfo {
 /**
  * Counts messages, tool calls, tokens and cost of `messages` (the model context, as pi 0.73.1
  * does: compacted-away messages are not counted), then adds the usage that `info.entries` record
- * outside the conversation (`usage`, `compaction` and `branch_summary` entries, as pi 1.6 does).
- * One pass over each; must not throw (a malformed usage counts as zero).
+ * outside the conversation (`usage`, `compaction` and `branch_summary` entries, as pi 1.6 does),
+ * and splits tokens and cost by model (`byModel`). One pass over each; must not throw (a malformed
+ * usage counts as zero).
  *
  * @example
  * ```ts
- * const { tokens, cost } = computeSessionStats(session.messages, {
+ * const { tokens, cost, byModel } = computeSessionStats(session.messages, {
  *   sessionId: session.sessionId,
  *   sessionFile: session.sessionFile,
  *   contextUsage: undefined,
  *   entries: session.sessionManager.getEntries(),
  * });
+ * for (const { key, cost } of byModel) console.log(`${key}: $${cost.toFixed(4)}`); // "anthropic/claude-sonnet-4-5: $0.0123"
  * ```
  */
 export function computeSessionStats(messages: readonly AgentMessage[], info: SessionStatsInfo): SessionStats {
@@ -75,30 +103,60 @@ export function computeSessionStats(messages: readonly AgentMessage[], info: Ses
 		tokens: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 },
 		cost: 0,
 		contextUsage: info.contextUsage,
+		byModel: [],
+	};
+	const groups = new Map<string, ModelUsageStats>();
+	/** Adds one call's usage to the group of `key` (the totals are added by the caller). */
+	const addToGroup = (key: string, usage: Usage | undefined) => {
+		if (!usage || typeof usage !== "object") return;
+		let group = groups.get(key);
+		if (!group) {
+			group = { key, tokens: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 }, cost: 0 };
+			groups.set(key, group);
+		}
+		addUsage(group, usage);
 	};
 	for (const message of messages) {
 		if (message.role === "user") stats.userMessages++;
 		else if (message.role === "toolResult") {
 			stats.toolResults++;
 			addUsage(stats, (message as ToolResultMessage).usage);
+			addToGroup(UNATTRIBUTED_USAGE_KEY, (message as ToolResultMessage).usage);
 		} else if (message.role === "assistant") {
 			const assistant = message as AssistantMessage;
 			stats.assistantMessages++;
 			for (const block of assistant.content) if (block.type === "toolCall") stats.toolCalls++;
 			addUsage(stats, assistant.usage);
+			addToGroup(modelKey(assistant.provider, assistant.responseModel ?? assistant.model), assistant.usage);
 		}
 	}
 	for (const entry of info.entries ?? []) {
-		if (entry.type === "usage" || entry.type === "compaction" || entry.type === "branch_summary")
+		if (entry.type === "usage" || entry.type === "compaction" || entry.type === "branch_summary") {
 			addUsage(stats, entry.usage);
+			addToGroup(entry.type === "usage" ? modelKey(entry.provider, entry.model) : UNATTRIBUTED_USAGE_KEY, entry.usage);
+		}
 	}
-	const t = stats.tokens;
-	t.total = t.input + t.output + t.cacheRead + t.cacheWrite;
+	withTotal(stats.tokens);
+	for (const group of groups.values()) {
+		withTotal(group.tokens);
+		if (group.cost > 0 || group.tokens.total > 0) stats.byModel.push(group);
+	}
+	// Stable: groups of equal cost keep the order they were first billed in.
+	stats.byModel.sort((a, b) => b.cost - a.cost);
 	return stats;
 }
 
+/** pi 1.6's `provider/model` key; a field a hand-edited file lacks reads `unknown`. */
+function modelKey(provider: unknown, model: unknown): string {
+	return `${typeof provider === "string" ? provider : "unknown"}/${typeof model === "string" ? model : "unknown"}`;
+}
+
+function withTotal(tokens: Totals["tokens"]): void {
+	tokens.total = tokens.input + tokens.output + tokens.cacheRead + tokens.cacheWrite;
+}
+
 /** Adds one call's usage; a missing usage or a field that is not a number counts as zero. */
-function addUsage(stats: SessionStats, usage: Usage | undefined): void {
+function addUsage(stats: Totals, usage: Usage | undefined): void {
 	if (!usage || typeof usage !== "object") return;
 	stats.tokens.input += count(usage.input);
 	stats.tokens.output += count(usage.output);

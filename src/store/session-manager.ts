@@ -61,6 +61,12 @@ export interface OpenSessionOptions {
 	 * appends throw. For viewers and tools that inspect a session another process is writing.
 	 */
 	readOnly?: boolean;
+	/**
+	 * What a missing file means: `true` (the default, pi's `SessionManager.open`, what `settle
+	 * --session <new path>` relies on) starts a new session at that path; `false` throws `NOT_FOUND`,
+	 * so a mistyped path is not taken for a new session. `readOnly` implies `false`.
+	 */
+	createIfMissing?: boolean;
 }
 
 /** Content a {@link SessionManager.appendContextEdit} replacement may carry. */
@@ -262,7 +268,8 @@ export class SessionManager {
 	/**
 	 * Opens a session file for appending (taking its write lock). The cwd comes from the header
 	 * unless `cwdOverride` is given; the session dir defaults to the file's directory. A missing
-	 * file starts a new session at that path; an empty file gets a fresh header. A torn last line
+	 * file starts a new session at that path, as in pi (`createIfMissing: false` makes it a `NOT_FOUND`
+	 * SettleError instead); an empty file gets a fresh header. A torn last line
 	 * is set aside, malformed lines are skipped (see {@link getDiagnostics}), old formats are migrated.
 	 * Throws `INVALID_SESSION_FILE` for a non-empty file that is not a session or whose format version
 	 * is newer than this one (open it `readOnly` instead), and `SESSION_LOCKED` when another writer holds it.
@@ -271,6 +278,9 @@ export class SessionManager {
 	 * ```ts
 	 * const session = SessionManager.open("/home/me/.settle/agent/sessions/--work--/2024-…_id.jsonl");
 	 * for (const d of session.getDiagnostics()) console.warn(d.message);
+	 *
+	 * // Only an existing file: a typo throws SettleError NOT_FOUND instead of starting an empty session.
+	 * const existing = SessionManager.open(`${cwd}/sesion.jsonl`, undefined, undefined, { createIfMissing: false });
 	 * ```
 	 */
 	static open(path: string, sessionDir?: string, cwdOverride?: string, options?: OpenSessionOptions): SessionManager {
@@ -278,8 +288,11 @@ export class SessionManager {
 		const dir = sessionDir ? resolve(sessionDir) : dirname(file);
 		const readOnly = options?.readOnly === true;
 		assertNotDirectory(file);
-		if (readOnly && !existsSync(file)) {
-			throw new SettleError("NOT_FOUND", `Session file not found: ${file}`, { details: { path: file } });
+		if ((readOnly || options?.createIfMissing === false) && !existsSync(file)) {
+			const hint = readOnly
+				? ""
+				: ". SessionManager.create() starts a new session; leave createIfMissing unset to start one at this path";
+			throw new SettleError("NOT_FOUND", `Session file not found: ${file}${hint}`, { details: { path: file } });
 		}
 		const lock = readOnly || !existsSync(file) ? undefined : acquireSessionLock(file);
 		try {

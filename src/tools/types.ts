@@ -5,6 +5,7 @@
 import type { Static, TSchema } from "@sinclair/typebox";
 import type { AgentTool, AgentToolResult, AgentToolUpdateCallback, ToolExecutionMode } from "../agent/types.js";
 import type { JsonSchema } from "../llm/types.js";
+import type { TypeBox1Schema, TypeBox1Static } from "../schema/typebox1-static.js";
 
 /** Where a tool (or other resource) came from. Mirrors pi's `SourceInfo`. */
 export interface SourceInfo {
@@ -30,11 +31,24 @@ export type SourceScope = "user" | "project" | "temporary";
 export type SourceOrigin = "package" | "top-level";
 
 /**
- * The argument type a parameter schema describes: `Static<S>` for TypeBox 0.34 schemas, a loose
- * record for plain JSON Schema objects (and other schema libraries).
+ * The argument type a parameter schema describes: `Static<S>` for TypeBox 0.34 (`@sinclair/typebox`)
+ * and TypeBox 1.x (`typebox`) schemas alike, a loose record for plain JSON Schema objects (and other
+ * schema libraries).
+ *
+ * @example
+ * ```ts
+ * import { Type } from "typebox"; // or "@sinclair/typebox"
+ *
+ * const parameters = Type.Object({ path: Type.String(), limit: Type.Optional(Type.Integer()) });
+ * type Args = ToolParams<typeof parameters>; // { path: string; limit?: number }
+ * ```
  */
-// biome-ignore lint/suspicious/noExplicitAny: plain JSON Schema gives no static type
-export type ToolParams<S> = S extends TSchema ? Static<S> : Record<string, any>;
+export type ToolParams<S> = S extends TSchema
+	? Static<S>
+	: S extends TypeBox1Schema
+		? TypeBox1Static<S>
+		: // biome-ignore lint/suspicious/noExplicitAny: plain JSON Schema gives no static type
+			Record<string, any>;
 
 /**
  * A tool as built-ins, extensions and SDK callers declare it.
@@ -70,7 +84,7 @@ export interface ToolDefinition<TParameters extends object = JsonSchema, TDetail
 	promptSnippet?: string;
 	/** Guideline bullets added to the system prompt while the tool is active. */
 	promptGuidelines?: string[];
-	/** Parameter schema: TypeBox (0.34 infers `params`; 1.x works untyped), or any plain JSON Schema object. */
+	/** Parameter schema: TypeBox 0.34 or 1.x (either infers `params`), or any plain JSON Schema object. */
 	parameters: TParameters;
 	/** Compatibility shim applied to raw arguments before schema validation. */
 	prepareArguments?: (args: unknown) => ToolParams<TParameters>;

@@ -1,7 +1,7 @@
 /**
  * `/session` in `settle -i` and RPC `get_session_stats` on the same session file (real child
  * processes): the same message counts, tokens and cost, cache-warming refreshes and the summary
- * call included.
+ * call included; `/session` also splits them by model.
  */
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -91,5 +91,16 @@ describe("/session and RPC get_session_stats", () => {
 		expect(info).toContain(
 			`  tokens: ${t.total} (input ${t.input}, output ${t.output}, cache read ${t.cacheRead}, cache write ${t.cacheWrite}), cost $${stats.cost.toFixed(4)}\n`,
 		);
+		// The SDK's per-model split (pi 1.6's /session breakdown), most expensive first: the summary
+		// call, the answer in the context, both refreshes. RPC keeps pi 0.73.1's shape without it.
+		expect(info).toContain(
+			[
+				"  by model:",
+				"    Tools/summaries: $0.0050 (1280 tokens)",
+				"    faux/faux-1: $0.0021 (1084 tokens)",
+				"    anthropic/claude-sonnet-4-5: $0.0007 (2082 tokens)\n",
+			].join("\n"),
+		);
+		expect(stats).not.toHaveProperty("byModel");
 	});
 });

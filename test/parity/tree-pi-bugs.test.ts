@@ -65,7 +65,7 @@ describe("pi 0.73.1 bugs around forking, pinned against Settle", () => {
 				await peer.runtime.newSession();
 				const unwritten = peer.session.sessionFile!;
 				await peer.runtime.newSession();
-				await peer.runtime.switchSession(unwritten);
+				await peer.runtime.switchSession(unwritten, { createIfMissing: true });
 				return { cwd: peer.session.sessionManager.getHeader()?.cwd, projectCwd: peer.dirs.cwd };
 			},
 		);

@@ -615,7 +615,8 @@ async function run(action: TreeAction, context: RunContext): Promise<unknown> {
 			if (earlier.length === 0) return "no earlier file";
 			const file = earlier[action.pick % earlier.length]!;
 			if (action.withSession) context.queueReply();
-			const options = withSessionOption(action.withSession, "switch", context.log);
+			// pi's semantics (an earlier file may be unwritten: a new session starts there); pi has no such option.
+			const options = { ...withSessionOption(action.withSession, "switch", context.log), createIfMissing: true };
 			return { ...(await peer.runtime.switchSession(file, options)), file };
 		}
 		case "commandSwitch": {

@@ -191,7 +191,7 @@ describe("SWITCH_TARGET_WRITTEN_DURING_SWITCH: the old session writes the target
 		]);
 		const oldSession = run.runtime.session;
 		state.armed = true;
-		await run.runtime.switchSession(run.path);
+		await run.runtime.switchSession(run.path, { createIfMissing: true });
 		expect(run.runtime.session).not.toBe(oldSession);
 		expect(run.runtime.session.sessionFile).toBe(run.path);
 		// The file's session, continued: its id is the header's.
@@ -222,7 +222,7 @@ describe("SWITCH_TARGET_WRITTEN_DURING_SWITCH: the old session writes the target
 		]);
 		old = run.runtime.session;
 		armed = true;
-		await run.runtime.switchSession(run.path);
+		await run.runtime.switchSession(run.path, { createIfMissing: true });
 		expect(run.runtime.session).not.toBe(old);
 		await run.runtime.session.prompt("hello");
 		expect(conversation(run.path)).toEqual(CONTINUED);
@@ -239,7 +239,7 @@ describe("SWITCH_TARGET_WRITTEN_DURING_SWITCH: the old session writes the target
 		]);
 		await run.runtime.session.setModel(run.faux.getModel("faux-2")!);
 		state.armed = true;
-		await run.runtime.switchSession(run.path);
+		await run.runtime.switchSession(run.path, { createIfMissing: true });
 		// The factory builds every session with faux-1.
 		expect(run.runtime.session.model?.id).toBe("faux-1");
 		await run.runtime.session.prompt("hello");
@@ -268,7 +268,7 @@ describe("SWITCH_TARGET_WRITTEN_DURING_SWITCH: the old session writes the target
 			fauxAssistantMessage("answer: hello"),
 		]);
 		state.armed = true;
-		const failure = await run.runtime.switchSession(path).then(
+		const failure = await run.runtime.switchSession(path, { createIfMissing: true }).then(
 			() => undefined,
 			(error: unknown) => error,
 		);

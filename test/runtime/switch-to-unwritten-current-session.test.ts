@@ -63,7 +63,7 @@ interface RuntimeLike {
 		prompt(text: string): Promise<unknown>;
 		navigateTree(entryId: string): Promise<unknown>;
 	};
-	switchSession(path: string): Promise<unknown>;
+	switchSession(path: string, options?: object): Promise<unknown>;
 	newSession(): Promise<unknown>;
 	fork(entryId: string, options: { position: "before" | "at" }): Promise<unknown>;
 	dispose(): Promise<unknown>;
@@ -79,7 +79,8 @@ function runtimeSteps(runtime: RuntimeLike, answer: (text: string) => void) {
 			await runtime.session.prompt(text);
 		},
 		switchTo: async (path: string) => {
-			await runtime.switchSession(path);
+			// pi's semantics, which this file compares: a missing file starts a new session (pi has no such option).
+			await runtime.switchSession(path, { createIfMissing: true });
 		},
 		newSession: async () => {
 			await runtime.newSession();

@@ -16,11 +16,14 @@ import type { SessionStats } from "../../src/session/session-stats.js";
 import { SettingsManager } from "../../src/settings/settings-manager.js";
 import { SessionManager } from "../../src/store/session-manager.js";
 
-/** The fields both products compute alike (`sessionFile` names each side's copy; `contextUsage` its model). */
-export type ComparableStats = Omit<SessionStats, "sessionFile" | "contextUsage">;
+/**
+ * The fields both products compute alike (`sessionFile` names each side's copy; `contextUsage` its
+ * model; `byModel` is Settle's own, checked in session-stats-by-model.property.test.ts).
+ */
+export type ComparableStats = Omit<SessionStats, "sessionFile" | "contextUsage" | "byModel">;
 
 export function comparable(stats: SessionStats): ComparableStats {
-	const { sessionFile: _file, contextUsage: _usage, ...rest } = stats;
+	const { sessionFile: _file, contextUsage: _usage, byModel: _byModel, ...rest } = stats;
 	return rest;
 }
 
