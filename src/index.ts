@@ -162,8 +162,10 @@ export {
 	contextUsage,
 	exportBranchToJsonl,
 	lastAssistantText,
+	type ModelUsageStats,
 	type SessionStats,
 	type SessionStatsInfo,
+	UNATTRIBUTED_USAGE_KEY,
 } from "./session/session-stats.js";
 export {
 	buildSystemPrompt,
