@@ -4993,6 +4993,102 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/inspect/inspection-listener-errors.test.ts"],
 	},
+	{
+		id: "AK01",
+		file: "src/tools/types.ts",
+		description: "1.x schemas untyped again",
+		edits: [
+			{
+				find: "\t\t? TypeBox1Static<S>",
+				replace: "\t\t? Record<string, any>",
+			},
+		],
+		tests: ["test/tools/typebox1-static.test.ts"],
+	},
+	{
+		id: "AK02",
+		file: "src/schema/typebox1-static.ts",
+		description: "optional properties of 1.x schemas typed as required",
+		edits: [
+			{
+				find: 'type IsOptional<S> = S extends { "~optional": true } ? true : false;',
+				replace: 'type IsOptional<S> = S extends { "~optional": true } ? false : false;',
+			},
+		],
+		tests: ["test/tools/typebox1-static.test.ts"],
+	},
+	{
+		id: "AK03",
+		file: "src/runtime/targets.ts",
+		description: "a missing switch target silently becomes a new session",
+		edits: [
+			{
+				find: "\tif (!existed && !createIfMissing) throw missingSessionFile(file, file === current.manager.getSessionFile());\n",
+				replace: "",
+			},
+		],
+		tests: ["test/runtime/switch-missing-file.test.ts"],
+	},
+	{
+		id: "AK04",
+		file: "src/runtime/runtime.ts",
+		description: "extensions' ctx.switchSession loses pi's new-session-at-path",
+		edits: [
+			{
+				find: "this.switchSession(path, { ...options, createIfMissing: true })",
+				replace: "this.switchSession(path, { ...options })",
+			},
+		],
+		tests: ["test/runtime/switch-missing-file.test.ts"],
+	},
+	{
+		id: "AK05",
+		file: "src/store/session-manager.ts",
+		description: "SessionManager.open ignores createIfMissing: false",
+		edits: [
+			{
+				find: "if ((readOnly || options?.createIfMissing === false) && !existsSync(file)) {",
+				replace: "if (readOnly && !existsSync(file)) {",
+			},
+		],
+		tests: ["test/runtime/switch-missing-file.test.ts"],
+	},
+	{
+		id: "AK06",
+		file: "src/session/session-stats.ts",
+		description: "byModel ignores the provider's responseModel",
+		edits: [
+			{
+				find: "assistant.responseModel ?? assistant.model",
+				replace: "assistant.model",
+			},
+		],
+		tests: ["test/session/session-stats-by-model.test.ts", "test/session/session-stats-by-model.property.test.ts"],
+	},
+	{
+		id: "AK07",
+		file: "src/session/session-stats.ts",
+		description: "byModel leaves out tool-result usage",
+		edits: [
+			{
+				find: "\t\t\taddToGroup(UNATTRIBUTED_USAGE_KEY, (message as ToolResultMessage).usage);\n",
+				replace: "",
+			},
+		],
+		tests: ["test/session/session-stats-by-model.property.test.ts"],
+	},
+	{
+		id: "AK08",
+		file: "src/cli/rpc-mode.ts",
+		description: "RPC get_session_stats grows pi 1.6's byModel",
+		edits: [
+			{
+				find: "const { byModel: _byModel, ...stats } = session.getSessionStats();",
+				replace: "const stats = session.getSessionStats();",
+			},
+		],
+		tests: ["test/cli/session-stats.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
