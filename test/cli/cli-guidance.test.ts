@@ -1,0 +1,158 @@
+/**
+ * What the `settle` command tells a command-line user who arrives from pi (a real child process,
+ * the bundle of the current sources): an untrusted project's extensions in one warning that says
+ * how to trust it from the command line, an "unknown" flag that trust kept from loading, pi's
+ * options Settle lacks (with what to use instead, even without a prompt), and `--help` listing the
+ * project's extension flags as pi's does.
+ */
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { runSettle } from "./helpers.js";
+
+let dir: string;
+let agentDir: string;
+let project: string;
+
+beforeEach(() => {
+	dir = mkdtempSync(join(tmpdir(), "settle-cli-guidance-"));
+	agentDir = join(dir, "agent");
+	project = join(dir, "project");
+	mkdirSync(project);
+});
+
+afterEach(() => {
+	rmSync(dir, { recursive: true, force: true });
+});
+
+function settle(args: string[]) {
+	return runSettle(args, { cwd: project, agentDir });
+}
+
+/** A project extension registering `--plan`, which reports that it ran. */
+function addPlanExtension(name = "plan.ts"): void {
+	mkdirSync(join(project, ".settle", "extensions"), { recursive: true });
+	writeFileSync(
+		join(project, ".settle", "extensions", name),
+		`export default function (pi: any) {
+	pi.registerFlag("plan", { type: "boolean", description: "Plan before acting" });
+	pi.on("session_start", (_e: unknown, ctx: any) => ctx.ui.notify(\`${name} ran, plan=\${pi.getFlag("plan")}\`));
+}
+`,
+	);
+}
+
+describe("an untrusted project's extensions", () => {
+	it("one warning names them all and says how to trust the project from the command line; its trust.json advice works", () => {
+		addPlanExtension("a.ts");
+		addPlanExtension("b.ts");
+		const run = settle(["--faux", "-p", "hi"]);
+		expect(run.code).toBe(0);
+		expect(run.stdout).toBe("hi\n");
+		const warnings = run.stderr.split("\n").filter((line) => line.startsWith("Warning:"));
+		expect(warnings).toHaveLength(1);
+		expect(warnings[0]).toContain(
+			"is not trusted, so its extensions were not loaded (.settle/extensions/a.ts, .settle/extensions/b.ts).",
+		);
+		expect(warnings[0]).toContain("Run settle with --approve to trust it for this run");
+		expect(warnings[0]).not.toContain("SDK");
+		expect(warnings[0]).not.toContain("ProjectTrustStore");
+
+		// Doing what it says: the folder it names, `true`, in the trust.json it names.
+		const advice = /add ("[^"]+"): true to (\S+) \(or set/.exec(warnings[0]!);
+		expect(advice).not.toBeNull();
+		expect(advice![2]).toBe(join(agentDir, "trust.json"));
+		writeFileSync(advice![2]!, `{ ${advice![1]}: true }\n`);
+		const trusted = settle(["--faux", "-p", "hi"]);
+		expect(trusted.stderr).not.toContain("Warning");
+		expect(trusted.stderr).toContain("[info] a.ts ran");
+		expect(trusted.stderr).toContain("[info] b.ts ran");
+	});
+
+	it("a code-running project setting it ignores gives the same command-line advice", () => {
+		mkdirSync(join(project, ".settle"), { recursive: true });
+		writeFileSync(join(project, ".settle", "settings.json"), '{ "shellPath": "/bin/sh" }\n');
+		const run = settle(["--faux", "-p", "hi"]);
+		expect(run.code).toBe(0);
+		expect(run.stderr).toMatch(
+			/^Warning: Ignored "shellPath" in .*: this setting runs code and the project is not trusted\. Run settle with --approve to trust it for this run; to trust it from now on, add ".*": true to .*trust\.json/m,
+		);
+		expect(run.stderr).not.toContain("SDK");
+	});
+
+	it("a flag of an extension trust kept from loading: unknown (exit 2), and the error says why and what to do", () => {
+		addPlanExtension();
+		const run = settle(["--faux", "-p", "hi", "--plan"]);
+		expect(run.code).toBe(2);
+		expect(run.stdout).toBe("");
+		expect(run.stderr).toContain("Error: Unknown option: --plan\n");
+		expect(run.stderr).toMatch(
+			/is not trusted, so its extensions were not loaded and their flags are unknown: run settle with --approve/,
+		);
+		const approved = settle(["--faux", "--approve", "-p", "hi", "--plan"]);
+		expect(approved.code).toBe(0);
+		expect(approved.stderr).toContain("[info] plan.ts ran, plan=true");
+	});
+
+	it("a trusted project's options are never blamed on trust", () => {
+		const run = settle(["--faux", "-p", "hi", "--plan"]);
+		expect(run.code).toBe(2);
+		expect(run.stderr).toBe("Error: Unknown option: --plan\n");
+	});
+});
+
+describe("pi's options that Settle lacks", () => {
+	it.each([
+		[["--resume"], "--resume", "Settle has no session picker: -c continues"],
+		[["-r"], "-r", "Settle has no session picker: -c continues"],
+		[["--fork", "abc", "-p", "hi"], "--fork", "To fork a session: settle -i --session <file|id-prefix>, then /fork"],
+		[["--provider", "anthropic", "-p", "hi"], "--provider", "Name the provider in --model <provider/id>."],
+		[["--verbose", "-p", "hi"], "--verbose", ""],
+	])("settle --faux %j: exit 2, unknown, named as pi's option with what to do instead", (args, name, hint) => {
+		const run = settle(["--faux", ...args]);
+		expect(run.code).toBe(2);
+		expect(run.stdout).toBe("");
+		expect(run.stderr).toContain(
+			`Error: Unknown option: ${name} (a pi option Settle does not have).${hint ? ` ${hint}` : "\n"}`,
+		);
+		expect(run.stderr).not.toContain("no prompt");
+	});
+
+	it("an unknown option without a prompt is reported as unknown, not as a missing prompt; a real extension flag still needs one", () => {
+		const typo = settle(["--faux", "--contineu"]);
+		expect(typo.code).toBe(2);
+		expect(typo.stderr).toBe("Error: Unknown option: --contineu\n");
+		const extension = join(dir, "flags.ts");
+		writeFileSync(extension, `export default function (pi: any) { pi.registerFlag("plan", { type: "boolean" }); }\n`);
+		const flagOnly = settle(["--faux", "-e", extension, "--plan"]);
+		expect(flagOnly.code).toBe(2);
+		expect(flagOnly.stderr).toMatch(/^Error: no prompt\./);
+	});
+});
+
+describe("settle --help", () => {
+	it("lists the flags of the project's extensions, as pi's help does", () => {
+		addPlanExtension();
+		const help = settle(["--approve", "--help"]);
+		expect(help.code).toBe(0);
+		expect(help.stdout).toMatch(
+			/^Extension flags \(from this project's extensions\):\n {2}--plan +Plan before acting$/m,
+		);
+		expect(help.stderr).toBe("");
+		// Untrusted, they are not loaded, so not listed; the help itself is unchanged.
+		const untrusted = settle(["--help"]);
+		expect(untrusted.code).toBe(0);
+		expect(untrusted.stdout).not.toContain("--plan ");
+		expect(untrusted.stdout).toContain('settle -p "<prompt>"');
+	});
+
+	it("still prints the help when the project cannot start (a corrupt settings file), exit 0", () => {
+		mkdirSync(join(project, ".settle"), { recursive: true });
+		writeFileSync(join(project, ".settle", "settings.json"), "{ broken");
+		const help = settle(["--help"]);
+		expect(help.code).toBe(0);
+		expect(help.stdout).toContain("Exit codes: 0 ok");
+		expect(help.stderr).toBe("");
+	});
+});
