@@ -3,8 +3,8 @@
  * (new, resumed, continued or in memory), the model source (pi-ai or `--faux`), tools, trust and
  * extension flags — one factory reused for every replacement.
  */
-import { existsSync, realpathSync, statSync } from "node:fs";
-import { join, relative, resolve } from "node:path";
+import { accessSync, constants, existsSync, realpathSync, statSync } from "node:fs";
+import { dirname, join, relative, resolve } from "node:path";
 import { errorMessage, SettleError } from "../errors.js";
 import { collectExtensionFlags } from "../extensions/flags.js";
 import { createAgentSessionRuntimeFactory } from "../runtime/factory.js";
@@ -52,6 +52,17 @@ export async function startHost(args: ParsedArgs): Promise<CliHost> {
 	const sessionDir = args.sessionDir
 		? resolve(args.sessionDir)
 		: (settings.getSessionDir() ?? getDefaultSessionDirPath(cwd, agentDir));
+
+	// Sessions are written on the first message, after the model answered: check the folder now.
+	if (!args.noSession && args.session === undefined) {
+		const problem = unwritableFolder(sessionDir);
+		if (problem) {
+			throw new CliError(
+				`Cannot keep sessions in ${sessionDir}: ${problem}. Pass --session-dir <folder> (or --agent-dir <folder>), or --no-session to keep the session in memory.`,
+				args.sessionDir !== undefined || args.agentDir !== undefined ? EXIT_USAGE : EXIT_FAILURE,
+			);
+		}
+	}
 
 	let modelRuntime: (() => ReturnType<ReturnType<typeof createCliFaux>["createModelRuntime"]>) | undefined;
 	if (args.faux) {
@@ -254,6 +265,27 @@ function settingsErrorForCli(message: string): string {
 
 export function oneLine(message: string): string {
 	return message.trim().replace(/\s*\n\s*/g, " ");
+}
+
+/**
+ * Why files cannot be created in `dir` (which may not exist yet), or undefined: its nearest
+ * existing ancestor (or itself) must be a writable folder.
+ */
+function unwritableFolder(dir: string): string | undefined {
+	for (let current = dir; ; ) {
+		if (existsSync(current)) {
+			if (!isDirectory(current)) return `${current} is not a folder`;
+			try {
+				accessSync(current, constants.W_OK);
+			} catch {
+				return `${current} is not writable`;
+			}
+			return undefined;
+		}
+		const parent = dirname(current);
+		if (parent === current) return undefined;
+		current = parent;
+	}
 }
 
 function isDirectory(path: string): boolean {

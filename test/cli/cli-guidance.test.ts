@@ -156,3 +156,34 @@ describe("settle --help", () => {
 		expect(help.stderr).toBe("");
 	});
 });
+
+describe("a session folder that cannot be made", () => {
+	it("is refused before the model is asked (it would fail at the first write): what is wrong and the flags that fix it", () => {
+		const file = join(dir, "a-file");
+		writeFileSync(file, "not a folder\n");
+		for (const args of [
+			["--session-dir", join(file, "sessions")],
+			["--agent-dir", file],
+		]) {
+			const run = settle(["--faux", ...args, "-p", "hi"]);
+			expect(run.code).toBe(2);
+			expect(run.stdout).toBe("");
+			expect(run.stderr).toMatch(
+				new RegExp(
+					`^Error: Cannot keep sessions in ${file}/.*: ${file} is not a folder\\. Pass --session-dir <folder> \\(or --agent-dir <folder>\\), or --no-session to keep the session in memory\\.\\n$`,
+				),
+			);
+		}
+		// The way out it names works.
+		expect(settle(["--faux", "--agent-dir", file, "--no-session", "-p", "hi"])).toMatchObject({
+			code: 0,
+			stdout: "hi\n",
+		});
+		// From settings (not the command line): a startup failure, exit 1.
+		mkdirSync(join(project, ".settle"), { recursive: true });
+		writeFileSync(join(project, ".settle", "settings.json"), JSON.stringify({ sessionDir: file }));
+		const fromSettings = settle(["--faux", "-p", "hi"]);
+		expect(fromSettings.code).toBe(1);
+		expect(fromSettings.stderr).toContain(`Error: Cannot keep sessions in ${file}: ${file} is not a folder.`);
+	});
+});
