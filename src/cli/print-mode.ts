@@ -104,8 +104,10 @@ export async function runPrintMode(
 function cliErrorText(error: unknown, agentDir: string): string {
 	const text = errorMessage(error);
 	if (!(error instanceof SettleError) || error.code !== "NO_AUTH") return text;
-	const firstLine = text.split("\n")[0];
-	return `${firstLine}\n\nSet the provider's key in the environment (ANTHROPIC_API_KEY, OPENAI_API_KEY, GEMINI_API_KEY, …) or in ${join(agentDir, "auth.json")}: {"<provider>": {"type": "api_key", "key": "…"}}.`;
+	const firstLine = text.split("\n")[0]!;
+	// The auth.json entry to write, under the provider's own name when the message gives it.
+	const provider = /^No API key found for (\S+)\.$/.exec(firstLine)?.[1] ?? "<provider>";
+	return `${firstLine}\n\nSet the provider's key in the environment (ANTHROPIC_API_KEY, OPENAI_API_KEY, GEMINI_API_KEY, …) or in ${join(agentDir, "auth.json")}: ${JSON.stringify({ [provider]: { type: "api_key", key: "…" } })}.`;
 }
 
 function lastAssistant(session: AgentSession): AssistantMessage | undefined {

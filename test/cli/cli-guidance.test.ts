@@ -187,3 +187,21 @@ describe("a session folder that cannot be made", () => {
 		expect(fromSettings.stderr).toContain(`Error: Cannot keep sessions in ${file}: ${file} is not a folder.`);
 	});
 });
+
+describe("a real provider without a key", () => {
+	it("the auth.json entry to write is shown under that provider's name, and writing it gets past the key check", () => {
+		const env = { GROQ_API_KEY: undefined };
+		const run = runSettle(["--model", "groq/llama-3.3-70b-versatile", "-p", "hi"], { cwd: project, agentDir, env });
+		expect(run.code).toBe(1);
+		expect(run.stderr).toContain("No API key found for groq.");
+		const entry = new RegExp(`or in ${join(agentDir, "auth.json")}: (\\{.*\\})\\.\\n$`).exec(run.stderr)?.[1];
+		expect(entry).toBe('{"groq":{"type":"api_key","key":"…"}}');
+		mkdirSync(agentDir, { recursive: true });
+		writeFileSync(join(agentDir, "auth.json"), entry!.replace("…", "gsk-test"));
+		// No network here: with the key the request is made and fails to connect (retries off to keep it short).
+		writeFileSync(join(agentDir, "settings.json"), JSON.stringify({ retry: { enabled: false } }));
+		const keyed = runSettle(["--model", "groq/llama-3.3-70b-versatile", "-p", "hi"], { cwd: project, agentDir, env });
+		expect(keyed.code).toBe(1);
+		expect(keyed.stderr).not.toContain("No API key found");
+	});
+});
