@@ -205,3 +205,23 @@ describe("a real provider without a key", () => {
 		expect(keyed.stderr).not.toContain("No API key found");
 	});
 });
+
+describe("--faux-script mistakes", () => {
+	it.each([
+		[
+			[{ toolcalls: [{ name: "bash" }] }],
+			'step 1: unknown key "toolcalls" (a step has text, thinking, toolCalls, stopReason, errorMessage)',
+		],
+		[
+			["ok", { toolCalls: [{ name: "bash", args: { command: "ls" } }] }],
+			'step 2: tool call bash: unknown key "args" (a tool call has name, arguments, id)',
+		],
+		[[{ toolCalls: { name: "bash" } }], 'step 1: "toolCalls" must be an array'],
+		[[{ toolCalls: [{ name: "bash", arguments: "ls" }] }], 'step 1: tool call bash: "arguments" must be an object'],
+	])("%j is refused (exit 2) naming the step and the key, before anything runs", (steps, message) => {
+		const file = join(dir, "script.json");
+		writeFileSync(file, JSON.stringify(steps));
+		const run = settle(["--faux-script", file, "-p", "go"]);
+		expect(run).toEqual({ code: 2, stdout: "", stderr: `Error: Faux script ${file}, ${message}\n` });
+	});
+});
