@@ -225,3 +225,24 @@ describe("--faux-script mistakes", () => {
 		expect(run).toEqual({ code: 2, stdout: "", stderr: `Error: Faux script ${file}, ${message}\n` });
 	});
 });
+
+describe("settle --rpc without a usable model", () => {
+	it("a prompt's error keeps pi's first line and says what fixes it from an RPC client (not the SDK's model runtime calls)", () => {
+		const env = { ANTHROPIC_API_KEY: undefined, ANTHROPIC_OAUTH_TOKEN: undefined, GROQ_API_KEY: undefined };
+		const input = `${JSON.stringify({ id: "1", type: "prompt", message: "hi" })}\n`;
+		const responses = (args: string[]) => {
+			const run = runSettle(["--rpc", ...args], { cwd: project, agentDir, env, input });
+			expect(run.code).toBe(0);
+			return run.stdout
+				.trim()
+				.split("\n")
+				.map((line) => JSON.parse(line) as { id?: string; success?: boolean; error?: string });
+		};
+		const [noKey] = responses(["--model", "groq/llama-3.3-70b-versatile"]);
+		expect(noKey).toMatchObject({ id: "1", success: false });
+		expect(noKey!.error).toBe(
+			`No API key found for groq. Set a provider's key in the environment of settle (ANTHROPIC_API_KEY, OPENAI_API_KEY, GEMINI_API_KEY, …) or in ${join(agentDir, "auth.json")}, or select another model with set_model.`,
+		);
+		expect(noKey!.error).not.toContain("modelRuntime");
+	});
+});
