@@ -63,7 +63,17 @@ export async function runPrintMode(
 	const bind = async (session: AgentSession) => {
 		await bindForCli(session, json ? "json" : "print", out);
 		unsubscribe?.();
-		unsubscribe = json ? session.subscribe((event) => out.stdout(`${JSON.stringify(event)}\n`)) : undefined;
+		unsubscribe = json
+			? session.subscribe((event) => out.stdout(`${JSON.stringify(event)}\n`))
+			: session.subscribe((event) => {
+					// A backoff is silent seconds before the answer (or the error): say what is waited for.
+					if (event.type === "auto_retry_start") {
+						out.stderr(
+							// The chat's wording (interactive-render.ts), on one line.
+							`Retrying in ${(event.delayMs / 1000).toFixed(1)} s, attempt ${event.attempt}/${event.maxAttempts}: ${event.errorMessage.replace(/\s*\n\s*/g, " ")}\n`,
+						);
+					}
+				});
 	};
 	runtime.setRebindSession(bind);
 	try {

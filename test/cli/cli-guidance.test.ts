@@ -246,3 +246,22 @@ describe("settle --rpc without a usable model", () => {
 		expect(noKey!.error).not.toContain("modelRuntime");
 	});
 });
+
+describe("settle -p while a request is retried", () => {
+	it("each backoff is named on stderr (the chat's wording); stdout stays the answer; --json adds nothing to stderr", () => {
+		mkdirSync(agentDir, { recursive: true });
+		writeFileSync(join(agentDir, "settings.json"), JSON.stringify({ retry: { baseDelayMs: 20 } }));
+		const file = join(dir, "script.json");
+		writeFileSync(file, JSON.stringify([{ stopReason: "error", errorMessage: "529 overloaded\nupstream busy" }, "ok"]));
+		const run = settle(["--faux-script", file, "-p", "go"]);
+		expect(run).toEqual({
+			code: 0,
+			stdout: "ok\n",
+			stderr: "Retrying in 0.0 s, attempt 1/3: 529 overloaded upstream busy\n",
+		});
+		const json = settle(["--faux-script", file, "--json", "go"]);
+		expect(json.code).toBe(0);
+		expect(json.stderr).toBe("");
+		expect(json.stdout).toContain('"type":"auto_retry_start"');
+	});
+});
