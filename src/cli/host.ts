@@ -15,6 +15,7 @@ import { SettingsManager } from "../settings/settings-manager.js";
 import { TRUST_FILE_NAME } from "../settings/trust.js";
 import { getDefaultSessionDirPath } from "../store/paths.js";
 import { SessionManager } from "../store/session-manager.js";
+import { allToolNames } from "../tools/index.js";
 import { extensionFlagValues, type ParsedArgs, reclaimMessages } from "./args.js";
 import { createCliFaux, loadFauxScript } from "./faux-script.js";
 import { EXIT_FAILURE, EXIT_USAGE } from "./help.js";
@@ -138,10 +139,32 @@ export async function startHost(args: ParsedArgs): Promise<CliHost> {
 		messages,
 		warnings: [
 			...sessionWarnings,
+			...unknownToolWarnings(args.tools, runtime),
 			...(untrusted.paths.length > 0 ? [untrustedWarning(untrusted, runtime.services.agentDir)] : []),
 			...warnings.map((d) => ({ ...d, message: trustAdviceForCli(d.message, runtime.services.agentDir) })),
 		],
 	};
+}
+
+/**
+ * `--tools` names no tool has (a typo, or an extension's tool that did not load): pi drops them
+ * without a word, leaving the model without the tool the user meant to give it.
+ */
+function unknownToolWarnings(
+	allowlist: readonly string[] | undefined,
+	runtime: AgentSessionRuntime,
+): AgentSessionRuntimeDiagnostic[] {
+	if (!allowlist) return [];
+	const present = runtime.session.getAllTools().map((tool) => tool.name);
+	const unknown = allowlist.filter((name) => !present.includes(name));
+	if (unknown.length === 0) return [];
+	return [
+		{
+			type: "warning",
+			source: "flags",
+			message: `--tools: no tool is named ${unknown.map((name) => `"${name}"`).join(", ")}, so the model gets ${present.length > 0 ? `only ${present.join(", ")}` : "no tools"}. The built-in tools are ${allToolNames.join(", ")}; extensions add theirs.`,
+		},
+	];
 }
 
 /** The project extensions trust kept from loading (paths as their diagnostics name them), and the project. */

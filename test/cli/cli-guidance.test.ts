@@ -265,3 +265,30 @@ describe("settle -p while a request is retried", () => {
 		expect(json.stdout).toContain('"type":"auto_retry_start"');
 	});
 });
+
+describe("--tools naming a tool that does not exist", () => {
+	it("warns with what the model gets and the names there are (pi drops it silently); an extension's tool counts", () => {
+		const typo = settle(["--faux", "--tools", "reed,grep", "-p", "hi"]);
+		expect(typo).toEqual({
+			code: 0,
+			stdout: "hi\n",
+			stderr:
+				'Warning: --tools: no tool is named "reed", so the model gets only grep. The built-in tools are read, bash, edit, write, grep, find, ls; extensions add theirs.\n',
+		});
+		expect(settle(["--faux", "--tools", "reed", "-p", "hi"]).stderr).toContain("so the model gets no tools.");
+		const extension = join(dir, "weather.ts");
+		writeFileSync(
+			extension,
+			`export default function (pi: any) {
+	pi.registerTool({ name: "weather", label: "Weather", description: "Weather", parameters: { type: "object", properties: {} },
+		execute: async () => ({ content: [{ type: "text", text: "sunny" }], details: {} }) });
+}
+`,
+		);
+		expect(settle(["--faux", "-e", extension, "--tools", "weather,read", "-p", "hi"])).toEqual({
+			code: 0,
+			stdout: "hi\n",
+			stderr: "",
+		});
+	});
+});
