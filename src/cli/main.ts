@@ -187,7 +187,9 @@ async function writeDiagrams(args: readonly string[], out: CliOutput): Promise<n
  */
 async function projectExtensionFlags(args: ParsedArgs): Promise<ExtensionFlag[]> {
 	try {
-		const { runtime } = await startHost({ ...args, noSession: true });
+		// Flags need no model: the offline one keeps real providers (pi-ai) unloaded, and --help fast.
+		const { model: _model, fauxScript: _script, ...rest } = args;
+		const { runtime } = await startHost({ ...rest, noSession: true, faux: true });
 		try {
 			return [...collectExtensionFlags(runtime.services.extensionsResult.extensions).values()];
 		} finally {

@@ -140,6 +140,8 @@ describe("settle --help", () => {
 			/^Extension flags \(from this project's extensions\):\n {2}--plan +Plan before acting$/m,
 		);
 		expect(help.stderr).toBe("");
+		// A model it cannot find (or no key for it) does not keep the flags out: help needs no model.
+		expect(settle(["--approve", "--model", "nope/x", "--help"]).stdout).toContain(help.stdout);
 		// Untrusted, they are not loaded, so not listed; the help itself is unchanged.
 		const untrusted = settle(["--help"]);
 		expect(untrusted.code).toBe(0);
