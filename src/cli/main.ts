@@ -61,7 +61,13 @@ export async function main(argv: readonly string[], out: CliOutput = processOutp
 		return EXIT_OK;
 	}
 	try {
-		if (args.command === "demo") return await runDemo(out);
+		if (args.command === "demo") {
+			if (args.commandArgs.length > 0) {
+				out.stderr(`Error: settle demo takes no arguments, got: ${args.commandArgs.join(" ")}\n`);
+				return EXIT_USAGE;
+			}
+			return await runDemo(out);
+		}
 		if (args.command === "viz") return await writeDiagrams(args.commandArgs, out);
 		if (args.command === "trace") {
 			// Loaded on demand, as viz: the viewer draws the machines (dagre), which a prompt run never needs.

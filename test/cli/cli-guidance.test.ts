@@ -294,3 +294,13 @@ describe("--tools naming a tool that does not exist", () => {
 		});
 	});
 });
+
+describe("settle demo with arguments", () => {
+	it("is a usage error naming them (was: ignored)", () => {
+		expect(settle(["demo", "extra"])).toEqual({
+			code: 2,
+			stdout: "",
+			stderr: "Error: settle demo takes no arguments, got: extra\n",
+		});
+	});
+});
