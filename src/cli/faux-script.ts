@@ -30,6 +30,8 @@ export type FauxScriptStep =
 	  };
 
 const STOP_REASONS = new Set(["stop", "length", "toolUse", "error", "aborted"]);
+const STEP_KEYS = ["text", "thinking", "toolCalls", "stopReason", "errorMessage"];
+const TOOL_CALL_KEYS = ["name", "arguments", "id"];
 
 /**
  * Reads and checks a faux script. Throws `INVALID_ARGUMENT` naming the file and the step.
@@ -66,7 +68,11 @@ function toStep(step: unknown, index: number, file: string): FauxResponseStep {
 		new SettleError("INVALID_ARGUMENT", `Faux script ${file}, step ${index + 1}: ${what}`, { details: { path: file } });
 	if (typeof step === "string") return fauxAssistantMessage(step);
 	if (!step || typeof step !== "object" || Array.isArray(step)) throw fail("expected a string or an object");
+	// A misspelt key ("toolcalls", "args") would otherwise leave an empty answer without a word.
+	const unknownKey = Object.keys(step).find((key) => !STEP_KEYS.includes(key));
+	if (unknownKey !== undefined) throw fail(`unknown key "${unknownKey}" (a step has ${STEP_KEYS.join(", ")})`);
 	const value = step as Exclude<FauxScriptStep, string>;
+	if (value.toolCalls !== undefined && !Array.isArray(value.toolCalls)) throw fail('"toolCalls" must be an array');
 	const content: (TextContent | ThinkingContent | ToolCall)[] = [];
 	if (value.thinking !== undefined) {
 		if (typeof value.thinking !== "string") throw fail('"thinking" must be a string');
@@ -78,6 +84,16 @@ function toStep(step: unknown, index: number, file: string): FauxResponseStep {
 	}
 	for (const call of value.toolCalls ?? []) {
 		if (!call || typeof call.name !== "string") throw fail('each tool call needs a "name"');
+		const unknownCallKey = Object.keys(call).find((key) => !TOOL_CALL_KEYS.includes(key));
+		if (unknownCallKey !== undefined) {
+			throw fail(
+				`tool call ${call.name}: unknown key "${unknownCallKey}" (a tool call has ${TOOL_CALL_KEYS.join(", ")})`,
+			);
+		}
+		const args: unknown = call.arguments;
+		if (args !== undefined && (args === null || typeof args !== "object" || Array.isArray(args))) {
+			throw fail(`tool call ${call.name}: "arguments" must be an object`);
+		}
 		content.push(fauxToolCall(call.name, call.arguments ?? {}, call.id !== undefined ? { id: call.id } : {}));
 	}
 	if (value.stopReason !== undefined && !STOP_REASONS.has(value.stopReason)) {

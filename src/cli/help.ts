@@ -28,7 +28,7 @@ Usage:
   settle demo                           run the offline demo (no API key needed)
   settle viz [dir]                      write the machine diagrams (default ./visualizations)
   settle trace <file> [-o out.html]     render a saved --trace file as the offline viewer (run.json → run.html)
-  settle --export <file.jsonl> [out]   write a session file as one offline HTML page (its tree, every message)
+  settle --export <file.jsonl> [out]    write a session file as one offline HTML page (its tree, every message)
 
 Text piped on stdin is the prompt, or goes before the first one: cat error.log | settle -p "Why?"
 @<file> arguments put a file's text (or an image) before the first prompt: settle -p @src/a.ts "Review it"

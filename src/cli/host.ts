@@ -3,8 +3,8 @@
  * (new, resumed, continued or in memory), the model source (pi-ai or `--faux`), tools, trust and
  * extension flags — one factory reused for every replacement.
  */
-import { existsSync, statSync } from "node:fs";
-import { resolve } from "node:path";
+import { accessSync, constants, existsSync, realpathSync, statSync } from "node:fs";
+import { dirname, join, relative, resolve } from "node:path";
 import { errorMessage, SettleError } from "../errors.js";
 import { collectExtensionFlags } from "../extensions/flags.js";
 import { createAgentSessionRuntimeFactory } from "../runtime/factory.js";
@@ -12,11 +12,14 @@ import { type AgentSessionRuntime, createAgentSessionRuntime } from "../runtime/
 import type { AgentSessionRuntimeDiagnostic } from "../runtime/services.js";
 import { getDefaultAgentDir } from "../settings/paths.js";
 import { SettingsManager } from "../settings/settings-manager.js";
+import { TRUST_FILE_NAME } from "../settings/trust.js";
 import { getDefaultSessionDirPath } from "../store/paths.js";
 import { SessionManager } from "../store/session-manager.js";
+import { allToolNames } from "../tools/index.js";
 import { extensionFlagValues, type ParsedArgs, reclaimMessages } from "./args.js";
 import { createCliFaux, loadFauxScript } from "./faux-script.js";
 import { EXIT_FAILURE, EXIT_USAGE } from "./help.js";
+import { withPiOptionHint } from "./pi-options.js";
 import { findSessionByIdPrefix } from "./session-lookup.js";
 
 /** A failure the CLI reports with a message and an exit code. */
@@ -50,6 +53,17 @@ export async function startHost(args: ParsedArgs): Promise<CliHost> {
 	const sessionDir = args.sessionDir
 		? resolve(args.sessionDir)
 		: (settings.getSessionDir() ?? getDefaultSessionDirPath(cwd, agentDir));
+
+	// Sessions are written on the first message, after the model answered: check the folder now.
+	if (!args.noSession && args.session === undefined) {
+		const problem = unwritableFolder(sessionDir);
+		if (problem) {
+			throw new CliError(
+				`Cannot keep sessions in ${sessionDir}: ${problem}. Pass --session-dir <folder> (or --agent-dir <folder>), or --no-session to keep the session in memory.`,
+				args.sessionDir !== undefined || args.agentDir !== undefined ? EXIT_USAGE : EXIT_FAILURE,
+			);
+		}
+	}
 
 	let modelRuntime: (() => ReturnType<ReturnType<typeof createCliFaux>["createModelRuntime"]>) | undefined;
 	if (args.faux) {
@@ -98,24 +112,106 @@ export async function startHost(args: ParsedArgs): Promise<CliHost> {
 		}
 		throw new CliError(errorMessage(error), EXIT_FAILURE);
 	}
+	const untrusted = untrustedExtensions(runtime);
 	const errors = runtime.diagnostics.filter((d) => d.type === "error");
 	if (errors.length > 0) {
 		await runtime.dispose();
 		const usage = errors.every((d) => d.source === "flags");
-		throw new CliError(
-			errors
-				.map((d) => `Error: ${oneLine(d.source === "settings" ? settingsErrorForCli(d.message) : d.message)}`)
-				.join("\n"),
-			usage ? EXIT_USAGE : EXIT_FAILURE,
+		const lines = errors.map(
+			(d) =>
+				`Error: ${oneLine(d.source === "settings" ? settingsErrorForCli(d.message) : withPiOptionHint(d.message))}`,
 		);
+		// An "unknown" option may be a flag of an extension that trust kept from loading: say so.
+		const maybeExtensionFlag = (d: AgentSessionRuntimeDiagnostic) =>
+			d.source === "flags" && withPiOptionHint(d.message) === d.message;
+		if (untrusted.paths.length > 0 && errors.some(maybeExtensionFlag)) {
+			lines.push(
+				`The project ${untrusted.cwd} is not trusted, so its extensions were not loaded and their flags are unknown: run settle with --approve to load them.`,
+			);
+		}
+		throw new CliError(lines.join("\n"), usage ? EXIT_USAGE : EXIT_FAILURE);
 	}
 	const flags = collectExtensionFlags(runtime.services.extensionsResult.extensions);
 	const messages = reclaimMessages(args.messages, args.unknownFlags, (name) => flags.get(name)?.type);
+	const warnings = runtime.diagnostics.filter((d) => d.type !== "error" && !untrusted.paths.includes(d.path ?? ""));
 	return {
 		runtime,
 		messages,
-		warnings: [...sessionWarnings, ...runtime.diagnostics.filter((d) => d.type !== "error")],
+		warnings: [
+			...sessionWarnings,
+			...unknownToolWarnings(args.tools, runtime),
+			...(untrusted.paths.length > 0 ? [untrustedWarning(untrusted, runtime.services.agentDir)] : []),
+			...warnings.map((d) => ({ ...d, message: trustAdviceForCli(d.message, runtime.services.agentDir) })),
+		],
 	};
+}
+
+/**
+ * `--tools` names no tool has (a typo, or an extension's tool that did not load): pi drops them
+ * without a word, leaving the model without the tool the user meant to give it.
+ */
+function unknownToolWarnings(
+	allowlist: readonly string[] | undefined,
+	runtime: AgentSessionRuntime,
+): AgentSessionRuntimeDiagnostic[] {
+	if (!allowlist) return [];
+	const present = runtime.session.getAllTools().map((tool) => tool.name);
+	const unknown = allowlist.filter((name) => !present.includes(name));
+	if (unknown.length === 0) return [];
+	return [
+		{
+			type: "warning",
+			source: "flags",
+			message: `--tools: no tool is named ${unknown.map((name) => `"${name}"`).join(", ")}, so the model gets ${present.length > 0 ? `only ${present.join(", ")}` : "no tools"}. The built-in tools are ${allToolNames.join(", ")}; extensions add theirs.`,
+		},
+	];
+}
+
+/** The project extensions trust kept from loading (paths as their diagnostics name them), and the project. */
+function untrustedExtensions(runtime: AgentSessionRuntime): { cwd: string; paths: string[] } {
+	const paths = runtime.services.resourceLoader
+		.getExtensions()
+		.skipped.filter((skipped) => skipped.reason === "untrusted-project")
+		.map((skipped) => skipped.path);
+	return { cwd: trustKey(runtime.services.cwd), paths };
+}
+
+/**
+ * One warning for all of an untrusted project's extensions, in command-line terms (the SDK's
+ * diagnostics, one per extension, also explain the SDK's options).
+ */
+function untrustedWarning(
+	untrusted: { cwd: string; paths: string[] },
+	agentDir: string,
+): AgentSessionRuntimeDiagnostic {
+	const names = untrusted.paths.map((path) => relative(untrusted.cwd, path) || path).join(", ");
+	return {
+		type: "warning",
+		source: "extensions",
+		message: `The project ${untrusted.cwd} is not trusted, so its extensions were not loaded (${names}). ${cliTrustAdvice(untrusted.cwd, agentDir)}`,
+	};
+}
+
+/** How a command-line user trusts `cwd`: for this run, or from now on. */
+function cliTrustAdvice(cwd: string, agentDir: string): string {
+	return `Run settle with --approve to trust it for this run; to trust it from now on, add ${JSON.stringify(cwd)}: true to ${join(agentDir, TRUST_FILE_NAME)} (or set "defaultProjectTrust": "always" in ${join(agentDir, "settings.json")}).`;
+}
+
+/** A settings warning's SDK advice on trust (`howToTrustProject`), told in command-line terms instead. */
+function trustAdviceForCli(message: string, agentDir: string): string {
+	const at = message.indexOf("To trust it: ");
+	if (at === -1) return message;
+	const cwd = /remember it with new ProjectTrustStore\(agentDir\)\.set\("([^"]*)", true\)/.exec(message)?.[1];
+	return cwd === undefined ? message : `${message.slice(0, at)}${cliTrustAdvice(trustKey(cwd), agentDir)}`;
+}
+
+/** The folder as trust.json names it (real path, as ProjectTrustStore looks it up). */
+function trustKey(cwd: string): string {
+	try {
+		return realpathSync(cwd);
+	} catch {
+		return cwd;
+	}
 }
 
 async function openSession(
@@ -192,6 +288,27 @@ function settingsErrorForCli(message: string): string {
 
 export function oneLine(message: string): string {
 	return message.trim().replace(/\s*\n\s*/g, " ");
+}
+
+/**
+ * Why files cannot be created in `dir` (which may not exist yet), or undefined: its nearest
+ * existing ancestor (or itself) must be a writable folder.
+ */
+function unwritableFolder(dir: string): string | undefined {
+	for (let current = dir; ; ) {
+		if (existsSync(current)) {
+			if (!isDirectory(current)) return `${current} is not a folder`;
+			try {
+				accessSync(current, constants.W_OK);
+			} catch {
+				return `${current} is not writable`;
+			}
+			return undefined;
+		}
+		const parent = dirname(current);
+		if (parent === current) return undefined;
+		current = parent;
+	}
 }
 
 function isDirectory(path: string): boolean {

@@ -7,6 +7,8 @@ import { readFile, stat } from "node:fs/promises";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { errorMessage } from "../errors.js";
+import { collectExtensionFlags } from "../extensions/flags.js";
+import type { ExtensionFlag } from "../extensions/types.js";
 import type { ImageContent } from "../llm/types.js";
 import { detectImageMimeTypeFromFile } from "../tools/image.js";
 import { prepareImageForPrompt } from "../tools/image-resize.js";
@@ -17,6 +19,7 @@ import { EXIT_FAILURE, EXIT_OK, EXIT_USAGE, helpText } from "./help.js";
 import { CliError, oneLine, startHost } from "./host.js";
 import { startCliInspector } from "./inspect.js";
 import { runInteractiveMode, startsInteractive } from "./interactive-mode.js";
+import { withPiOptionHint } from "./pi-options.js";
 import type { CliOutput } from "./print-mode.js";
 import { runPrintMode } from "./print-mode.js";
 import { runRpcMode } from "./rpc-mode.js";
@@ -40,7 +43,7 @@ const processOutput: CliOutput = {
 export async function main(argv: readonly string[], out: CliOutput = processOutput): Promise<number> {
 	const args = parseArgs(argv);
 	for (const diagnostic of args.diagnostics) {
-		out.stderr(`${diagnostic.type === "error" ? "Error" : "Warning"}: ${diagnostic.message}\n`);
+		out.stderr(`${diagnostic.type === "error" ? "Error" : "Warning"}: ${withPiOptionHint(diagnostic.message)}\n`);
 	}
 	if (args.diagnostics.some((diagnostic) => diagnostic.type === "error")) {
 		out.stderr("Run settle --help for the options.\n");
@@ -54,11 +57,17 @@ export async function main(argv: readonly string[], out: CliOutput = processOutp
 	// pi's order: --export runs after --version and before everything else (its first message is the output).
 	if (args.export !== undefined) return await exportHtml(args.export, args.messages[0], out);
 	if (args.help) {
-		out.stdout(helpText());
+		out.stdout(helpText(await projectExtensionFlags(args)));
 		return EXIT_OK;
 	}
 	try {
-		if (args.command === "demo") return await runDemo(out);
+		if (args.command === "demo") {
+			if (args.commandArgs.length > 0) {
+				out.stderr(`Error: settle demo takes no arguments, got: ${args.commandArgs.join(" ")}\n`);
+				return EXIT_USAGE;
+			}
+			return await runDemo(out);
+		}
 		if (args.command === "viz") return await writeDiagrams(args.commandArgs, out);
 		if (args.command === "trace") {
 			// Loaded on demand, as viz: the viewer draws the machines (dagre), which a prompt run never needs.
@@ -79,10 +88,11 @@ export async function main(argv: readonly string[], out: CliOutput = processOutp
 			);
 			return EXIT_USAGE;
 		};
-		// Fail fast without a prompt, unless an extension flag took the next argument (a boolean one gives it back).
+		// Fail fast without a prompt, unless there are unknown options: the extensions decide whether they
+		// are flags (a boolean one gives back the argument it took) or mistakes (`--resume`), which say so first.
 		let piped: string | undefined;
-		const mayReclaim = args.unknownFlags.some((flag) => flag.valueWasNextArg);
-		if (readsPrompt && args.messages.length === 0 && args.fileArgs.length === 0 && !mayReclaim) {
+		const checkFlagsFirst = args.unknownFlags.length > 0;
+		if (readsPrompt && args.messages.length === 0 && args.fileArgs.length === 0 && !checkFlagsFirst) {
 			piped = await readPipedStdin();
 			if (!piped?.trim()) return noPrompt();
 		}
@@ -175,6 +185,25 @@ async function writeDiagrams(args: readonly string[], out: CliOutput): Promise<n
 	const target = resolve(args[0] ?? "visualizations");
 	for (const path of await writeVisualizations(target)) out.stdout(`wrote ${path}\n`);
 	return EXIT_OK;
+}
+
+/**
+ * The flags the project's extensions register, for `--help` (as pi lists them). Loading them must
+ * not stop the help: whatever fails to start (a bad setting, an unknown flag) leaves them out.
+ */
+async function projectExtensionFlags(args: ParsedArgs): Promise<ExtensionFlag[]> {
+	try {
+		// Flags need no model: the offline one keeps real providers (pi-ai) unloaded, and --help fast.
+		const { model: _model, fauxScript: _script, ...rest } = args;
+		const { runtime } = await startHost({ ...rest, noSession: true, faux: true });
+		try {
+			return [...collectExtensionFlags(runtime.services.extensionsResult.extensions).values()];
+		} finally {
+			await runtime.dispose();
+		}
+	} catch {
+		return [];
+	}
 }
 
 /** `--list-models [search]`: the models with credentials, one `provider/id` per line (pi's flag). */

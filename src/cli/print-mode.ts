@@ -63,7 +63,17 @@ export async function runPrintMode(
 	const bind = async (session: AgentSession) => {
 		await bindForCli(session, json ? "json" : "print", out);
 		unsubscribe?.();
-		unsubscribe = json ? session.subscribe((event) => out.stdout(`${JSON.stringify(event)}\n`)) : undefined;
+		unsubscribe = json
+			? session.subscribe((event) => out.stdout(`${JSON.stringify(event)}\n`))
+			: session.subscribe((event) => {
+					// A backoff is silent seconds before the answer (or the error): say what is waited for.
+					if (event.type === "auto_retry_start") {
+						out.stderr(
+							// The chat's wording (interactive-render.ts), on one line.
+							`Retrying in ${(event.delayMs / 1000).toFixed(1)} s, attempt ${event.attempt}/${event.maxAttempts}: ${event.errorMessage.replace(/\s*\n\s*/g, " ")}\n`,
+						);
+					}
+				});
 	};
 	runtime.setRebindSession(bind);
 	try {
@@ -104,8 +114,10 @@ export async function runPrintMode(
 function cliErrorText(error: unknown, agentDir: string): string {
 	const text = errorMessage(error);
 	if (!(error instanceof SettleError) || error.code !== "NO_AUTH") return text;
-	const firstLine = text.split("\n")[0];
-	return `${firstLine}\n\nSet the provider's key in the environment (ANTHROPIC_API_KEY, OPENAI_API_KEY, GEMINI_API_KEY, …) or in ${join(agentDir, "auth.json")}: {"<provider>": {"type": "api_key", "key": "…"}}.`;
+	const firstLine = text.split("\n")[0]!;
+	// The auth.json entry to write, under the provider's own name when the message gives it.
+	const provider = /^No API key found for (\S+)\.$/.exec(firstLine)?.[1] ?? "<provider>";
+	return `${firstLine}\n\nSet the provider's key in the environment (ANTHROPIC_API_KEY, OPENAI_API_KEY, GEMINI_API_KEY, …) or in ${join(agentDir, "auth.json")}: ${JSON.stringify({ [provider]: { type: "api_key", key: "…" } })}.`;
 }
 
 function lastAssistant(session: AgentSession): AssistantMessage | undefined {

@@ -13,6 +13,7 @@
  * does but writes Settle's page (src/export/); commands after a session replacement wait for it; at
  * the end of stdin the server finishes the running work before it exits (pi disposes at once).
  */
+import { join } from "node:path";
 import { createInterface } from "node:readline";
 import type { Readable } from "node:stream";
 import { errorMessage, SettleError } from "../errors.js";
@@ -102,7 +103,7 @@ export async function runRpcMode(runtime: AgentSessionRuntime, input: Readable, 
 		type: "response",
 		command,
 		success: false,
-		error: errorMessage(error),
+		error: errorMessage(rpcErrorForCli(error, runtime.services.agentDir)),
 	});
 
 	const handle = async (command: RpcCommand): Promise<Response | undefined> => {
@@ -339,4 +340,19 @@ function invalidField(command: object, field: string, expected: string): SettleE
 	return new SettleError("INVALID_ARGUMENT", `${type}: "${field}" must be ${expected} (${got})`, {
 		details: { command: type, field },
 	});
+}
+
+/**
+ * The SDK's no-model and missing-key texts tell a program which model runtime call to make; an
+ * RPC client of `settle` fixes it with a key, `set_model` or the command line. The first line
+ * stays pi's (`No model selected.`, `No API key found for <provider>.`).
+ */
+function rpcErrorForCli(error: unknown, agentDir: string): unknown {
+	if (!(error instanceof SettleError) || (error.code !== "NO_MODEL" && error.code !== "NO_AUTH")) return error;
+	const keyHint = `Set a provider's key in the environment of settle (ANTHROPIC_API_KEY, OPENAI_API_KEY, GEMINI_API_KEY, …) or in ${join(agentDir, "auth.json")}`;
+	const then =
+		error.code === "NO_MODEL"
+			? "then select a model with set_model, or start settle with --model <provider/id> (--faux for the offline model)"
+			: "or select another model with set_model";
+	return `${error.message.split("\n")[0]} ${keyHint}, ${then}.`;
 }

@@ -156,10 +156,13 @@ function readForOpen(file: string, sink: IndexingSink): SessionFileContents | un
 function assertUsableContents(file: string, contents: SessionFileContents, readOnly: boolean): void {
 	if (!contents.header) {
 		if (contents.fileBytes === 0 || contents.tornHeaderOnly) return;
+		// Reading (an export) cannot start a session there: only the other file is a way out.
+		const wayOut = readOnly
+			? "Pass the path of a session .jsonl file."
+			: "Open a different file, or move this one away to start a new session at this path.";
 		throw new SettleError(
 			"INVALID_SESSION_FILE",
-			`Session file is not a valid pi session: ${file}. Its first line is not a session header; ` +
-				"nothing was changed. Open a different file, or move this one away to start a new session at this path.",
+			`Session file is not a valid pi session: ${file}. Its first line is not a session header; nothing was changed. ${wayOut}`,
 			{ details: { path: file } },
 		);
 	}

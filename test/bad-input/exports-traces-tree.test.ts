@@ -134,7 +134,11 @@ describe("session export of damaged or unusual files", () => {
 		const binary = join(cli.dir, "binary.jsonl");
 		writeFileSync(binary, Buffer.from([0, 1, 2, 255, 254, 10, 0]));
 		for (const [path, error] of [
-			[other, /^Error: Session file is not a valid pi session: .+other\.json\. .*nothing was changed/],
+			// An export cannot start a session at that path: the way out is another file.
+			[
+				other,
+				/^Error: Session file is not a valid pi session: .+other\.json\. .*nothing was changed\. Pass the path of a session \.jsonl file\.\n$/,
+			],
 			[binary, /^Error: Session file is not a valid pi session: .+binary\.jsonl/],
 			[
 				cli.dir,

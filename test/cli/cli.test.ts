@@ -209,8 +209,8 @@ describe("bad command lines (exit 2, pi's messages)", () => {
 		);
 		const untrusted = settle(["--faux", "-p", "hi"]);
 		expect(untrusted.code).toBe(0);
-		expect(untrusted.stderr).toContain("Warning: Project extension not loaded");
-		expect(untrusted.stderr).toContain("To trust it: run settle with --approve;"); // what the next line does
+		expect(untrusted.stderr).toContain("so its extensions were not loaded (.settle/extensions/hello.ts).");
+		expect(untrusted.stderr).toContain("Run settle with --approve to trust it for this run"); // what the next line does
 		expect(untrusted.stderr).not.toContain("project extension ran");
 		const trusted = settle(["--faux", "--approve", "-p", "hi"]);
 		expect(trusted.stderr).toContain("[info] project extension ran");

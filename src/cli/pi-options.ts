@@ -1,0 +1,54 @@
+/**
+ * pi 0.73.1 options the `settle` command does not have, each with what to do instead: someone
+ * coming from pi who types `settle --resume` should learn where that went, not only that it is
+ * unknown. The options stay unknown options (exit 2, as test/cli/pi-differential-args checks).
+ */
+
+const SESSION_PICKER =
+	"Settle has no session picker: -c continues this project's latest session, --session <id-prefix> opens one, and /resume in settle -i lists them.";
+const NO_BUILTIN_TOOLS = "Keep the tools you want with --tools <a,b> (extension tools included), or -nt for none.";
+const SKILLS = "Settle finds skills in .settle/skills/ (or .pi/skills/) and <agent dir>/skills/.";
+const PROMPTS = "Settle finds prompt templates in .settle/prompts/ (or .pi/prompts/) and <agent dir>/prompts/.";
+const THEMES = "Settle's chat is line-based and has no themes (NO_COLOR turns its colours off).";
+
+const HINTS: Readonly<Record<string, string>> = {
+	"--resume": SESSION_PICKER,
+	"-r": SESSION_PICKER,
+	"--fork": "To fork a session: settle -i --session <file|id-prefix>, then /fork [entry-id].",
+	"--models": "Settle has no model cycling: pick one with --model <provider/id> (/model switches in settle -i).",
+	"--provider": "Name the provider in --model <provider/id>.",
+	"--api-key":
+		"Give the key in the provider's environment variable (ANTHROPIC_API_KEY, OPENAI_API_KEY, …) or in <agent dir>/auth.json.",
+	"--system-prompt": "Put the system prompt in .settle/SYSTEM.md (or <agent dir>/SYSTEM.md).",
+	"--append-system-prompt": "Put the text to append in .settle/APPEND_SYSTEM.md (or <agent dir>/APPEND_SYSTEM.md).",
+	"--no-builtin-tools": NO_BUILTIN_TOOLS,
+	"-nbt": NO_BUILTIN_TOOLS,
+	"--skill": SKILLS,
+	"--prompt-template": PROMPTS,
+	"--theme": THEMES,
+	"--no-themes": THEMES,
+	"--offline": "Settle makes no network requests at startup, so there is nothing to turn off.",
+	"--no-skills": "",
+	"-ns": "",
+	"--no-prompt-templates": "",
+	"-np": "",
+	"--no-context-files": "",
+	"-nc": "",
+	"--verbose": "",
+};
+
+/**
+ * `message` with a note appended when it is `Unknown option: <name>` for one of pi's options
+ * that Settle lacks (and what to do instead, where there is something); otherwise `message`.
+ * @example
+ * ```ts
+ * withPiOptionHint("Unknown option: --resume"); // "… --resume (a pi option Settle does not have). Settle has no session picker: …"
+ * withPiOptionHint("Unknown option: --typo"); // unchanged
+ * ```
+ */
+export function withPiOptionHint(message: string): string {
+	const name = /^Unknown option: (\S+)$/.exec(message)?.[1];
+	if (name === undefined || !Object.hasOwn(HINTS, name)) return message;
+	const hint = HINTS[name];
+	return `${message} (a pi option Settle does not have).${hint ? ` ${hint}` : ""}`;
+}
