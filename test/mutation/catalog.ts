@@ -5089,6 +5089,102 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/cli/session-stats.test.ts"],
 	},
+	{
+		id: "AL01",
+		file: "src/cli/main.ts",
+		description: "a missing prompt hides an unknown option",
+		edits: [
+			{
+				find: "const checkFlagsFirst = args.unknownFlags.length > 0;",
+				replace: "const checkFlagsFirst = false;",
+			},
+		],
+		tests: ["test/cli/cli-guidance.test.ts"],
+	},
+	{
+		id: "AL02",
+		file: "src/cli/host.ts",
+		description: "the trust note on every unknown flag, trusted project or not",
+		edits: [
+			{
+				find: "if (untrusted.paths.length > 0 && errors.some(maybeExtensionFlag))",
+				replace: "if (errors.some(maybeExtensionFlag))",
+			},
+		],
+		tests: ["test/cli/cli-guidance.test.ts"],
+	},
+	{
+		id: "AL03",
+		file: "src/cli/pi-options.ts",
+		description: "any unknown option called a pi option",
+		edits: [
+			{
+				find: "if (name === undefined || !Object.hasOwn(HINTS, name)) return message;",
+				replace: "if (name === undefined) return message;",
+			},
+		],
+		tests: ["test/cli/cli-guidance.test.ts"],
+	},
+	{
+		id: "AL04",
+		file: "src/cli/host.ts",
+		description: "a file in the way of the session folder passes the startup check",
+		edits: [
+			{
+				find: "if (!isDirectory(current)) return",
+				replace: "if (isDirectory(current) && !current) return",
+			},
+		],
+		tests: ["test/cli/cli-guidance.test.ts"],
+	},
+	{
+		id: "AL05",
+		file: "src/cli/faux-script.ts",
+		description: "unknown faux-script step keys accepted",
+		edits: [
+			{
+				find: "if (unknownKey !== undefined) throw fail(",
+				replace: "if (unknownKey === null) throw fail(",
+			},
+		],
+		tests: ["test/cli/cli-guidance.test.ts"],
+	},
+	{
+		id: "AL06",
+		file: "src/cli/main.ts",
+		description: "--help without the project's extension flags",
+		edits: [
+			{
+				find: "out.stdout(helpText(await projectExtensionFlags(args)));",
+				replace: "out.stdout(helpText());",
+			},
+		],
+		tests: ["test/cli/cli-guidance.test.ts"],
+	},
+	{
+		id: "AL07",
+		file: "src/cli/print-mode.ts",
+		description: "the -p retry notice on the wrong event",
+		edits: [
+			{
+				find: 'if (event.type === "auto_retry_start") {',
+				replace: 'if (event.type === "auto_retry_end") {',
+			},
+		],
+		tests: ["test/cli/cli-guidance.test.ts", "test/cli/trace.test.ts"],
+	},
+	{
+		id: "AL08",
+		file: "src/cli/rpc-mode.ts",
+		description: "RPC keeps the SDK's no-model advice",
+		edits: [
+			{
+				find: "error: errorMessage(rpcErrorForCli(error, runtime.services.agentDir)),",
+				replace: "error: errorMessage(error),",
+			},
+		],
+		tests: ["test/cli/cli-guidance.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
