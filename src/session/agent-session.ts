@@ -486,35 +486,56 @@ export class AgentSession {
 		return this.actor.getSnapshot();
 	}
 
-	/** The current lifecycle state as a dotted path (`idle`, `running.working`, `retrying`, …). */
+	/**
+	 * The current lifecycle state as a dotted path (`idle`, `running.working`, `retrying`, …). After
+	 * {@link dispose} it stays the state the machine was stopped in; {@link isDisposed} tells.
+	 */
 	get lifecycle(): string {
 		return lifecycleState(this.snapshot);
 	}
 
-	/** An operation has started and its `agent_settled` dispatch has not begun. */
+	/**
+	 * {@link dispose} was called (directly, or by the runtime that replaced this session). A disposed
+	 * session runs nothing: it is not streaming, retrying or compacting, whatever it was doing.
+	 *
+	 * @example
+	 * ```ts
+	 * runtime.onSessionReplaced(({ previous }) => {
+	 *   previous.isDisposed; // true
+	 *   previous.isStreaming; // false, even if a prompt was running when it was replaced
+	 * });
+	 * ```
+	 */
+	get isDisposed(): boolean {
+		return this.disposed;
+	}
+
+	/** An operation has started and its `agent_settled` dispatch has not begun (false once disposed). */
 	get isStreaming(): boolean {
-		return isStreaming(this.snapshot);
+		// dispose() stops the actor where it was (e.g. `running`); nothing runs any more.
+		return !this.disposed && isStreaming(this.snapshot);
 	}
 
 	/**
 	 * Not streaming and not compacting. Also true while a prompt is in its preflight (input hooks,
 	 * extension commands, before `agent_start`), as in pi: right after `void session.prompt(…)` it
 	 * may still be true. To wait for a prompt you did not await, use {@link waitForIdle}, which
-	 * counts pending prompts too.
+	 * counts pending prompts too. True once disposed.
 	 */
 	get isIdle(): boolean {
+		if (this.disposed) return true;
 		const snapshot = this.snapshot;
 		return !isStreaming(snapshot) && !isCompacting(snapshot);
 	}
 
-	/** Waiting out a retry backoff. */
+	/** Waiting out a retry backoff (false once disposed). */
 	get isRetrying(): boolean {
-		return isRetrying(this.snapshot);
+		return !this.disposed && isRetrying(this.snapshot);
 	}
 
-	/** A compaction (manual or automatic) or a branch summary is running. */
+	/** A compaction (manual or automatic) or a branch summary is running (false once disposed). */
 	get isCompacting(): boolean {
-		return isCompacting(this.snapshot);
+		return !this.disposed && isCompacting(this.snapshot);
 	}
 
 	/** Retries made in the current retry sequence. */
