@@ -16,6 +16,7 @@ import {
 	type OperationStall,
 	type PromptOperationEmitted,
 	type PromptOperationSnapshot,
+	type PromptOperationStatePath,
 	type RetrySettings,
 } from "../../machines/prompt-operation.machine.js";
 import { Agent } from "../agent/agent.js";
@@ -490,7 +491,7 @@ export class AgentSession {
 	 * The current lifecycle state as a dotted path (`idle`, `running.working`, `retrying`, …). After
 	 * {@link dispose} it stays the state the machine was stopped in; {@link isDisposed} tells.
 	 */
-	get lifecycle(): string {
+	get lifecycle(): PromptOperationStatePath {
 		return lifecycleState(this.snapshot);
 	}
 
