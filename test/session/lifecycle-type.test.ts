@@ -6,8 +6,13 @@
  * exactly the machine's leaf states.
  */
 import { describe, expect, expectTypeOf, it } from "vitest";
-import { type PromptOperationStatePath, promptOperationMachine } from "../../machines/prompt-operation.machine.js";
-import { type RuntimeStatePath, runtimeMachine } from "../../machines/runtime.machine.js";
+// The names hosts import (settle/inspect).
+import {
+	type PromptOperationStatePath,
+	promptOperationMachine,
+	type RuntimeStatePath,
+	runtimeMachine,
+} from "../../src/inspect/index.js";
 import type { AgentSessionRuntime } from "../../src/runtime/runtime.js";
 import type { AgentSession } from "../../src/session/agent-session.js";
 
