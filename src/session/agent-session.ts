@@ -1566,8 +1566,11 @@ export class AgentSession {
 	 * context stale, detaches from the Agent, drops listeners and stops the actor. Emits no events.
 	 * Prompts and `executeBash()` calls still pending reject with `SESSION_CLOSED` (nothing more is
 	 * recorded), except a prompt whose extension command is disposing the session by replacing it:
-	 * that one resolves when the command is done. Closes the session manager only when the session
-	 * owns it (`createAgentSession` without a `sessionManager` made it); close one you passed.
+	 * that one resolves when the command is done. Steering and follow-up messages not yet delivered
+	 * are not delivered any more: `getSteeringMessages()` / `getFollowUpMessages()` still list them
+	 * (e.g. to send them again on the session that replaced this one). Closes the session manager
+	 * only when the session owns it (`createAgentSession` without a `sessionManager` made it); close
+	 * one you passed.
 	 *
 	 * @example
 	 * ```ts
@@ -1581,6 +1584,10 @@ export class AgentSession {
 		this.bash.dispose();
 		abortPreflight(this.internals);
 		this.internals.scratch.compactionController?.abort();
+		// The aborted run still polls the Agent's queues before it ends, detached from the log: what
+		// is queued stays undelivered (listed by getSteeringMessages / getFollowUpMessages).
+		this.agent.clearAllQueues();
+		this.queues.restoreUndelivered();
 		this.agent.abort();
 		this.runnerInstance.invalidate(STALE_EXTENSION_CONTEXT_MESSAGE);
 		this.unsubscribeErrors?.();
