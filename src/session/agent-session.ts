@@ -338,6 +338,8 @@ export class AgentSession {
 	private replacementActions: SessionReplacementActions | undefined;
 	private requestCounter = 0;
 	private disposed = false;
+	/** `messages` once disposed: the transcript when {@link dispose} was called. */
+	private messagesAtDispose: AgentMessage[] | undefined;
 	private readonly ownsSessionManager: boolean;
 	private readonly inspections = new InspectionSubscriptionSet("session.inspect");
 
@@ -569,9 +571,12 @@ export class AgentSession {
 		else transcript.rebuild();
 	}
 
-	/** The live transcript (read it; don't change it). */
+	/**
+	 * The live transcript (read it; don't change it). Once disposed, the transcript as it was then
+	 * (a queued message whose delivery had not completed is listed as pending again instead).
+	 */
 	get messages(): AgentMessage[] {
-		return this.agent.state.messages;
+		return this.messagesAtDispose ?? this.agent.state.messages;
 	}
 
 	/** The Agent's live state. */
@@ -1588,6 +1593,9 @@ export class AgentSession {
 		// is queued stays undelivered (listed by getSteeringMessages / getFollowUpMessages).
 		this.agent.clearAllQueues();
 		this.queues.restoreUndelivered();
+		// The detached run may still add to the Agent's transcript (the message it was delivering, a
+		// follow-up it took just before, its aborted answer): the session shows it as it was.
+		this.messagesAtDispose = this.agent.state.messages.slice();
 		this.agent.abort();
 		this.runnerInstance.invalidate(STALE_EXTENSION_CONTEXT_MESSAGE);
 		this.unsubscribeErrors?.();

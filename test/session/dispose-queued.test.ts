@@ -3,7 +3,9 @@
  * detached run still took the next follow-up or steer into `session.messages`, though nothing of
  * it reached the session file — the message was shown as delivered and as pending at once, or, if
  * its delivery had started, as neither). A host resends what `getFollowUpMessages()` lists on the
- * session that replaced this one, so the list must be exactly what the log lacks.
+ * session that replaced this one, so the list must be exactly what the log lacks, and
+ * `session.messages` (frozen at dispose) must not show it as delivered — also when the dispose
+ * lands after the run took the follow-up and before its `message_start` (e.g. at that `turn_start`).
  */
 import { existsSync, readFileSync } from "node:fs";
 import { afterEach, describe, expect, it } from "vitest";
@@ -82,6 +84,9 @@ describe("dispose with queued messages", () => {
 			for (const t of ["A", "B"]) {
 				const count = run.logged.filter((m) => m === text(t)).length + run.pending.filter((p) => p === t).length;
 				expect({ at, t, count }).toEqual({ at, t, count: run.queued.includes(t) ? 1 : 0 });
+				// Shown as delivered exactly when it is in the log.
+				const live = run.live.filter((m) => m === text(t)).length;
+				expect({ at, t, live }).toEqual({ at, t, live: run.logged.filter((m) => m === text(t)).length });
 			}
 			h.cleanup();
 		}
