@@ -1589,6 +1589,7 @@ export class AgentSession {
 		this.bash.dispose();
 		abortPreflight(this.internals);
 		this.internals.scratch.compactionController?.abort();
+		this.agent.abort();
 		// The aborted run still polls the Agent's queues before it ends, detached from the log: what
 		// is queued stays undelivered (listed by getSteeringMessages / getFollowUpMessages).
 		this.agent.clearAllQueues();
@@ -1596,7 +1597,6 @@ export class AgentSession {
 		// The detached run may still add to the Agent's transcript (the message it was delivering, a
 		// follow-up it took just before, its aborted answer): the session shows it as it was.
 		this.messagesAtDispose = this.agent.state.messages.slice();
-		this.agent.abort();
 		this.runnerInstance.invalidate(STALE_EXTENSION_CONTEXT_MESSAGE);
 		this.unsubscribeErrors?.();
 		this.unsubscribeAgent();
