@@ -55,7 +55,15 @@ async function disposeWhen(when: (event: AgentSessionEvent) => boolean, queue: "
 		.split("\n")
 		.filter((line) => line.includes('"role":"user"'))
 		.map((line) => JSON.stringify(JSON.parse(line).message.content));
-	return { queued, pending, logged, live: userTexts(h.session.messages), calls: h.faux.callCount };
+	return {
+		queued,
+		pending,
+		logged,
+		live: userTexts(h.session.messages),
+		// The Agent's own state: the detached run took nothing more from the queues.
+		agentState: userTexts(h.session.state.messages),
+		calls: h.faux.callCount,
+	};
 }
 
 describe("dispose with queued messages", () => {
@@ -67,6 +75,7 @@ describe("dispose with queued messages", () => {
 		expect(run.logged).toEqual([text("go"), text("A")]);
 		expect(run.pending).toEqual(["B"]);
 		expect(run.live).toEqual(run.logged);
+		expect(run.agentState).toEqual(run.logged);
 		expect(run.calls).toBe(3);
 	});
 
