@@ -1590,6 +1590,31 @@ export type PromptOperationSnapshot = SnapshotFrom<typeof promptOperationMachine
 /** A running prompt-operation actor. */
 export type PromptOperationActor = ActorRefFrom<typeof promptOperationMachine>;
 
+/**
+ * The dotted paths of a machine's state value type: `{ running: "working" | "aborting" }` gives
+ * `"running.working" | "running.aborting"`.
+ *
+ * @example
+ * ```ts
+ * const path: StateValuePath<"idle" | { running: "working" }> = "running.working";
+ * ```
+ */
+export type StateValuePath<V> = V extends string
+	? V
+	: { [K in keyof V & string]: `${K}.${StateValuePath<V[K]>}` }[keyof V & string];
+
+/**
+ * Every state `session.lifecycle` can name (`"idle"`, `"running.working"`, `"compacting.working"`,
+ * …), derived from the machine, so a host's `switch` on it is checked against the real states.
+ *
+ * @example
+ * ```ts
+ * const busy = (state: PromptOperationStatePath) => state !== "idle";
+ * busy(session.lifecycle);
+ * ```
+ */
+export type PromptOperationStatePath = StateValuePath<PromptOperationSnapshot["value"]>;
+
 /** An operation has started and has not settled yet (`running` … `settling`). */
 export function isOperationActive(snapshot: PromptOperationSnapshot): boolean {
 	return snapshot.context.operation !== undefined;
@@ -1629,8 +1654,9 @@ export function isCompacting(snapshot: PromptOperationSnapshot): boolean {
  * lifecycleState(actor.getSnapshot()); // "retrying"
  * ```
  */
-export function lifecycleState(snapshot: PromptOperationSnapshot): string {
-	return stateValuePath(snapshot.value);
+export function lifecycleState(snapshot: PromptOperationSnapshot): PromptOperationStatePath {
+	// stateValuePath flattens the value exactly as the type does.
+	return stateValuePath(snapshot.value) as PromptOperationStatePath;
 }
 
 function stateValuePath(value: unknown): string {

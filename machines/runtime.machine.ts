@@ -615,6 +615,18 @@ function requireRequest(context: RuntimeContext): ReplacementRequest {
 
 /** A snapshot of the runtime machine. */
 export type RuntimeSnapshot = SnapshotFrom<typeof runtimeMachine>;
+
+/**
+ * Every state `runtime.lifecycle` can name (`"active"`, `"beforeSwitch"`, …, `"disposed"`),
+ * derived from the machine.
+ *
+ * @example
+ * ```ts
+ * const replacing = (state: RuntimeStatePath) => state !== "active" && state !== "disposed";
+ * replacing(runtime.lifecycle);
+ * ```
+ */
+export type RuntimeStatePath = RuntimeSnapshot["value"];
 /** A running runtime actor. */
 export type RuntimeActor = ActorRefFrom<typeof runtimeMachine>;
 

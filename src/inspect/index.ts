@@ -7,9 +7,11 @@
 export {
 	type OperationStall,
 	PROMPT_OPERATION_MACHINE_ID,
+	type PromptOperationStatePath,
 	promptOperationMachine,
+	type StateValuePath,
 } from "../../machines/prompt-operation.machine.js";
-export { RUNTIME_MACHINE_ID, runtimeMachine } from "../../machines/runtime.machine.js";
+export { RUNTIME_MACHINE_ID, type RuntimeStatePath, runtimeMachine } from "../../machines/runtime.machine.js";
 export { recordExampleTrace, recordRuntimeExampleTrace } from "./example-traces.js";
 export {
 	type ActorLifecycleEvent,

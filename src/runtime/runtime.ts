@@ -23,6 +23,7 @@ import {
 	type RuntimeActor,
 	type RuntimeEmitted,
 	type RuntimeEvent,
+	type RuntimeStatePath,
 	runtimeMachine,
 	type TeardownInput,
 } from "../../machines/runtime.machine.js";
@@ -244,8 +245,8 @@ export class AgentSessionRuntime {
 	}
 
 	/** The runtime machine's state: `active`, `beforeSwitch`, `opening`, …, `disposed`. */
-	get lifecycle(): string {
-		return String(this.actor.getSnapshot().value);
+	get lifecycle(): RuntimeStatePath {
+		return this.actor.getSnapshot().value;
 	}
 
 	/** Whether {@link dispose} has run (or is running). */

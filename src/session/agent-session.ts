@@ -16,6 +16,7 @@ import {
 	type OperationStall,
 	type PromptOperationEmitted,
 	type PromptOperationSnapshot,
+	type PromptOperationStatePath,
 	type RetrySettings,
 } from "../../machines/prompt-operation.machine.js";
 import { Agent } from "../agent/agent.js";
@@ -337,6 +338,8 @@ export class AgentSession {
 	private replacementActions: SessionReplacementActions | undefined;
 	private requestCounter = 0;
 	private disposed = false;
+	/** `messages` once disposed: the transcript when {@link dispose} was called. */
+	private messagesAtDispose: AgentMessage[] | undefined;
 	private readonly ownsSessionManager: boolean;
 	private readonly inspections = new InspectionSubscriptionSet("session.inspect");
 
@@ -486,35 +489,56 @@ export class AgentSession {
 		return this.actor.getSnapshot();
 	}
 
-	/** The current lifecycle state as a dotted path (`idle`, `running.working`, `retrying`, …). */
-	get lifecycle(): string {
+	/**
+	 * The current lifecycle state as a dotted path (`idle`, `running.working`, `retrying`, …). After
+	 * {@link dispose} it stays the state the machine was stopped in; {@link isDisposed} tells.
+	 */
+	get lifecycle(): PromptOperationStatePath {
 		return lifecycleState(this.snapshot);
 	}
 
-	/** An operation has started and its `agent_settled` dispatch has not begun. */
+	/**
+	 * {@link dispose} was called (directly, or by the runtime that replaced this session). A disposed
+	 * session runs nothing: it is not streaming, retrying or compacting, whatever it was doing.
+	 *
+	 * @example
+	 * ```ts
+	 * runtime.onSessionReplaced(({ previous }) => {
+	 *   previous.isDisposed; // true
+	 *   previous.isStreaming; // false, even if a prompt was running when it was replaced
+	 * });
+	 * ```
+	 */
+	get isDisposed(): boolean {
+		return this.disposed;
+	}
+
+	/** An operation has started and its `agent_settled` dispatch has not begun (false once disposed). */
 	get isStreaming(): boolean {
-		return isStreaming(this.snapshot);
+		// dispose() stops the actor where it was (e.g. `running`); nothing runs any more.
+		return !this.disposed && isStreaming(this.snapshot);
 	}
 
 	/**
 	 * Not streaming and not compacting. Also true while a prompt is in its preflight (input hooks,
 	 * extension commands, before `agent_start`), as in pi: right after `void session.prompt(…)` it
 	 * may still be true. To wait for a prompt you did not await, use {@link waitForIdle}, which
-	 * counts pending prompts too.
+	 * counts pending prompts too. True once disposed.
 	 */
 	get isIdle(): boolean {
+		if (this.disposed) return true;
 		const snapshot = this.snapshot;
 		return !isStreaming(snapshot) && !isCompacting(snapshot);
 	}
 
-	/** Waiting out a retry backoff. */
+	/** Waiting out a retry backoff (false once disposed). */
 	get isRetrying(): boolean {
-		return isRetrying(this.snapshot);
+		return !this.disposed && isRetrying(this.snapshot);
 	}
 
-	/** A compaction (manual or automatic) or a branch summary is running. */
+	/** A compaction (manual or automatic) or a branch summary is running (false once disposed). */
 	get isCompacting(): boolean {
-		return isCompacting(this.snapshot);
+		return !this.disposed && isCompacting(this.snapshot);
 	}
 
 	/** Retries made in the current retry sequence. */
@@ -547,9 +571,12 @@ export class AgentSession {
 		else transcript.rebuild();
 	}
 
-	/** The live transcript (read it; don't change it). */
+	/**
+	 * The live transcript (read it; don't change it). Once disposed, the transcript as it was then
+	 * (a queued message whose delivery had not completed is listed as pending again instead).
+	 */
 	get messages(): AgentMessage[] {
-		return this.agent.state.messages;
+		return this.messagesAtDispose ?? this.agent.state.messages;
 	}
 
 	/** The Agent's live state. */
@@ -1546,8 +1573,11 @@ export class AgentSession {
 	 * context stale, detaches from the Agent, drops listeners and stops the actor. Emits no events.
 	 * Prompts and `executeBash()` calls still pending reject with `SESSION_CLOSED` (nothing more is
 	 * recorded), except a prompt whose extension command is disposing the session by replacing it:
-	 * that one resolves when the command is done. Closes the session manager only when the session
-	 * owns it (`createAgentSession` without a `sessionManager` made it); close one you passed.
+	 * that one resolves when the command is done. Steering and follow-up messages not yet delivered
+	 * are not delivered any more: `getSteeringMessages()` / `getFollowUpMessages()` still list them
+	 * (e.g. to send them again on the session that replaced this one). Closes the session manager
+	 * only when the session owns it (`createAgentSession` without a `sessionManager` made it); close
+	 * one you passed.
 	 *
 	 * @example
 	 * ```ts
@@ -1562,6 +1592,13 @@ export class AgentSession {
 		abortPreflight(this.internals);
 		this.internals.scratch.compactionController?.abort();
 		this.agent.abort();
+		// The aborted run still polls the Agent's queues before it ends, detached from the log: what
+		// is queued stays undelivered (listed by getSteeringMessages / getFollowUpMessages).
+		this.agent.clearAllQueues();
+		this.queues.restoreUndelivered();
+		// The detached run may still add to the Agent's transcript (the message it was delivering, a
+		// follow-up it took just before, its aborted answer): the session shows it as it was.
+		this.messagesAtDispose = this.agent.state.messages.slice();
 		this.runnerInstance.invalidate(STALE_EXTENSION_CONTEXT_MESSAGE);
 		this.unsubscribeErrors?.();
 		this.unsubscribeAgent();

@@ -102,6 +102,8 @@ function finishMessageEnd(
 	}
 	const message = forwarded.message;
 	s.scratch.runMessageCount++;
+	// Persisted below whatever the listeners do (a dispose included): its delivery is complete.
+	if (message.role === "user") s.queues.onUserMessageEnd();
 	s.events.emit(forwarded);
 	s.transcript.persist(message);
 	if (message.role === "system") {

@@ -24,6 +24,8 @@ export class SessionQueues {
 	private pendingCustom: CustomMessage[] = [];
 	/** `deliverAs: "nextTurn"` custom messages, consumed by the next `prompt()`. */
 	private nextTurn: CustomMessage[] = [];
+	/** A queued text whose message has started (left its list) and has not reached its `message_end`. */
+	private delivering: { list: string[]; index: number; text: string } | undefined;
 
 	constructor(
 		private readonly agent: Agent,
@@ -80,14 +82,35 @@ export class SessionQueues {
 		if (this.steering.length === 0 && this.followUp.length === 0) return;
 		if (message.role !== "user") return;
 		const text = userText(message);
-		let index = this.steering.indexOf(text);
-		if (index !== -1) this.steering.splice(index, 1);
-		else {
-			index = this.followUp.indexOf(text);
+		let list = this.steering;
+		let index = list.indexOf(text);
+		if (index === -1) {
+			list = this.followUp;
+			index = list.indexOf(text);
 			if (index === -1) return;
-			this.followUp.splice(index, 1);
 		}
+		list.splice(index, 1);
+		this.delivering = { list, index, text };
 		this.emitUpdate();
+	}
+
+	/** At the `message_end` of a user message (persisted right after its listeners): delivered. */
+	onUserMessageEnd(): void {
+		this.delivering = undefined;
+	}
+
+	/**
+	 * On dispose: a queued text whose message started but never reached the log goes back to its
+	 * place in its list, so the lists name exactly what was not delivered. No `queue_update` (a
+	 * disposed session emits nothing).
+	 */
+	restoreUndelivered(): void {
+		const delivering = this.delivering;
+		if (!delivering) return;
+		this.delivering = undefined;
+		// clear() since then replaced the lists: the text was dropped on purpose.
+		if (delivering.list !== this.steering && delivering.list !== this.followUp) return;
+		delivering.list.splice(Math.min(delivering.index, delivering.list.length), 0, delivering.text);
 	}
 
 	/** Empties both display lists and the Agent's queues; returns what was queued. */

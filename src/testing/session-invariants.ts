@@ -3,6 +3,8 @@
  * `createHarness().events` record), for property tests of a whole session: runs, retries,
  * compactions and `agent_settled` across any number of prompts.
  */
+
+import { RETRY_CANCELLED_MESSAGE } from "../../machines/prompt-operation.machine.js";
 import type { AgentEvent } from "../agent/types.js";
 import type { AgentSessionEvent } from "../session/events.js";
 import { agentEventViolations } from "./invariants.js";
@@ -25,8 +27,10 @@ const AGENT_EVENT_TYPES: ReadonlySet<string> = new Set([
  * protocol; returns `[]` when it is well formed:
  * - every run (`agent_start` … `agent_end`) is well formed by {@link agentEventViolations}, runs
  *   don't overlap, and agent events only happen inside a run;
- * - `agent_end{willRetry: true}` is followed by `auto_retry_start` before anything else starts or
- *   settles, and `willRetry: false` never is;
+ * - `agent_end{willRetry: true}` is followed by `auto_retry_start` before anything else starts, and
+ *   `willRetry: false` never is; it may settle instead only as an abort that lands before the
+ *   backoff begins does it (nothing else starts, and a retry sequence already open ends with
+ *   `auto_retry_end{finalError: "Retry cancelled"}`), since `willRetry` is decided at `agent_end`;
  * - retry attempts count 1, 2, … up to `maxAttempts`, and each sequence ends with one
  *   `auto_retry_end` carrying the last attempt;
  * - `compaction_start` / `compaction_end` pair up (same reason), never inside a run, and a
@@ -61,6 +65,9 @@ export function sessionEventViolations(events: readonly AgentSessionEvent[]): st
 	let retryMax = 0;
 	let compaction: string | undefined;
 	let expectRetry: boolean | undefined;
+	// After agent_end{willRetry:true}: a retry sequence was open then, and whether it ended as cancelled.
+	let promisedInSequence = false;
+	let retryCancelled = false;
 	let expectRunAfterCompaction = false;
 	let unsettled = false;
 	// Retried summarization calls waiting out a backoff / running a retried attempt.
@@ -75,7 +82,9 @@ export function sessionEventViolations(events: readonly AgentSessionEvent[]): st
 			expectRetry !== undefined &&
 			["agent_start", "auto_retry_start", "compaction_start", "agent_settled"].includes(event.type)
 		) {
-			if (expectRetry && event.type !== "auto_retry_start")
+			// An abort between agent_end and the backoff cancels the promised retry: the operation settles.
+			const cancelledByAbort = event.type === "agent_settled" && (!promisedInSequence || retryCancelled);
+			if (expectRetry && event.type !== "auto_retry_start" && !cancelledByAbort)
 				problems.push(`${at}: agent_end said willRetry, no retry came`);
 			if (!expectRetry && event.type === "auto_retry_start") problems.push(`${at}: agent_end said no retry`);
 			expectRetry = undefined;
@@ -98,6 +107,8 @@ export function sessionEventViolations(events: readonly AgentSessionEvent[]): st
 				for (const problem of agentEventViolations(run)) problems.push(`run ${runs}: ${problem}`);
 				run = undefined;
 				expectRetry = event.willRetry;
+				promisedInSequence = retryAttempt > 0;
+				retryCancelled = false;
 			}
 			return;
 		}
@@ -114,6 +125,7 @@ export function sessionEventViolations(events: readonly AgentSessionEvent[]): st
 				retryMax = event.maxAttempts;
 				break;
 			case "auto_retry_end":
+				if (expectRetry) retryCancelled = event.finalError === RETRY_CANCELLED_MESSAGE;
 				if (retryAttempt === 0) problems.push(`${at}: no retry to end`);
 				else if (event.attempt !== retryAttempt)
 					problems.push(`${at}: attempt ${event.attempt}, expected ${retryAttempt}`);

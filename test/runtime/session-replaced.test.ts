@@ -101,6 +101,29 @@ describe("onSessionReplaced", () => {
 		await assertUsable(r.session, faux);
 	});
 
+	it("the previous session, replaced mid-prompt, is disposed and no longer streaming", async () => {
+		const r = await start();
+		await say(r, "first");
+		const previous = r.session;
+		let seen: { isDisposed: boolean; isStreaming: boolean; isIdle: boolean } | undefined;
+		r.onSessionReplaced((event) => {
+			seen = {
+				isDisposed: event.previous.isDisposed,
+				isStreaming: event.previous.isStreaming,
+				isIdle: event.previous.isIdle,
+			};
+		});
+		faux.setResponses([fauxAssistantMessage("never sent")]);
+		const started = new Promise<void>((resolve) => previous.subscribe((e) => e.type === "agent_start" && resolve()));
+		const prompt = previous.prompt("second");
+		await started;
+		expect(previous.isStreaming).toBe(true);
+		await r.newSession();
+		await expect(prompt).rejects.toMatchObject({ code: "SESSION_CLOSED" });
+		expect(seen).toEqual({ isDisposed: true, isStreaming: false, isIdle: true });
+		expect(r.session.isDisposed).toBe(false);
+	});
+
 	it("comes after the host's rebind (session_start delivered) and before withSession and the call's result", async () => {
 		const r = await start();
 		await say(r, "first");

@@ -1,0 +1,80 @@
+/**
+ * `session.lifecycle` and `runtime.lifecycle` are typed as the machines' own state paths (was:
+ * `string`), so a host's comparison with a state that does not exist — e.g. `"compacting"`, whose
+ * leaf is `"compacting.working"` — is a type error instead of a check that is never true. The type
+ * check (`npx tsc --noEmit -p .`) is what fails without it; the runtime half shows the union is
+ * exactly the machine's leaf states.
+ */
+import { describe, expect, expectTypeOf, it } from "vitest";
+// The names hosts import (settle/inspect).
+import {
+	type PromptOperationStatePath,
+	promptOperationMachine,
+	type RuntimeStatePath,
+	runtimeMachine,
+} from "../../src/inspect/index.js";
+import type { AgentSessionRuntime } from "../../src/runtime/runtime.js";
+import type { AgentSession } from "../../src/session/agent-session.js";
+
+/** Every leaf state of a machine as a dotted path. */
+interface Node {
+	key: string;
+	states: Record<string, Node>;
+}
+function leafPaths(node: Node, prefix = ""): string[] {
+	const children = Object.values(node.states);
+	if (children.length === 0) return [prefix];
+	return children.flatMap((child) => leafPaths(child, prefix ? `${prefix}.${child.key}` : child.key));
+}
+
+const PROMPT_OPERATION_STATES = [
+	"beforeSettle.aborting",
+	"beforeSettle.awaitingInput",
+	"beforeSettle.working",
+	"branchSummary.aborting",
+	"branchSummary.working",
+	"compacting.aborting",
+	"compacting.working",
+	"idle",
+	"postRun",
+	"preflight",
+	"retrying",
+	"running.aborting",
+	"running.compacting.aborting",
+	"running.compacting.working",
+	"running.working",
+	"settling",
+] as const satisfies readonly PromptOperationStatePath[];
+
+describe("lifecycle types", () => {
+	it("session.lifecycle is the prompt-operation machine's state paths, exactly", () => {
+		expectTypeOf<AgentSession["lifecycle"]>().toEqualTypeOf<PromptOperationStatePath>();
+		expectTypeOf<(typeof PROMPT_OPERATION_STATES)[number]>().toEqualTypeOf<PromptOperationStatePath>();
+		expect(leafPaths(promptOperationMachine.root).sort()).toEqual([...PROMPT_OPERATION_STATES]);
+		// @ts-expect-error not a state path: compaction's leaf is "compacting.working"
+		const wrong: AgentSession["lifecycle"] = "compacting";
+		expect(wrong).toBe("compacting");
+	});
+
+	it("runtime.lifecycle is the runtime machine's states", () => {
+		expectTypeOf<AgentSessionRuntime["lifecycle"]>().toEqualTypeOf<RuntimeStatePath>();
+		const states = [
+			"active",
+			"beforeSwitch",
+			"creating",
+			"disposed",
+			"disposing",
+			"invalidating",
+			"opening",
+			"rebinding",
+			"rollingBack",
+			"shuttingDown",
+			"withSession",
+		] as const satisfies readonly RuntimeStatePath[];
+		expectTypeOf<(typeof states)[number]>().toEqualTypeOf<RuntimeStatePath>();
+		expect(leafPaths(runtimeMachine.root).sort()).toEqual([...states]);
+		// @ts-expect-error not a state of the runtime machine
+		const wrong: AgentSessionRuntime["lifecycle"] = "switching";
+		expect(wrong).toBe("switching");
+	});
+});
