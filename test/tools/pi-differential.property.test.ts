@@ -460,6 +460,15 @@ describe("edit: same results as pi on random files and edits", () => {
 						expect(pair.some((t) => exactCount(t) === 1 || exactOnlyWhenFolded(t))).toBe(true);
 						return;
 					}
+					if (theirs.ok && /^No changes/.test(ours.error ?? "")) {
+						// The same named difference: an oldText matched tolerantly whose newText is already the file's
+						// text there ("' " matches "’" and asks for "’") changes nothing in Settle, which says "No
+						// changes"; pi's only change is re-spelling the file in folded form (seed 2112675155, path 89).
+						const loose = (t: string) => piFold(t.replace(/^\uFEFF/, "").replace(/\r\n?/g, "\n")).replace(/[ \t]/g, "");
+						expect(loose(afterPi)).toBe(loose(bytes));
+						expect(afterOurs).toBe(bytes);
+						return;
+					}
 					// Matched regions start at different offsets (Settle: in the real text; pi: in the folded text),
 					// so when three edits overlap, or two start at the same spot, the pair named can differ.
 					const anyPair = (e?: string) =>
