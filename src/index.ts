@@ -2,6 +2,9 @@
  * Settle: coding-agent sessions run through explicit, inspectable XState v5 state machines.
  * @packageDocumentation
  */
+
+export type { PromptOperationStatePath } from "../machines/prompt-operation.machine.js";
+export type { RuntimeStatePath } from "../machines/runtime.machine.js";
 export { Agent } from "./agent/agent.js";
 export {
 	agentLoop,

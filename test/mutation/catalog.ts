@@ -5185,6 +5185,90 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/cli/cli-guidance.test.ts"],
 	},
+	{
+		id: "AM01",
+		file: "src/testing/session-invariants.ts",
+		description: "a promised retry that an abort cancels is a violation",
+		edits: [
+			{
+				find: 'event.type !== "auto_retry_start" && !cancelledByAbort',
+				replace: 'event.type !== "auto_retry_start"',
+			},
+		],
+		tests: ["test/testing/session-invariants-abort.test.ts"],
+	},
+	{
+		id: "AM02",
+		file: "src/testing/session-invariants.ts",
+		description: "an open retry sequence may settle without being cancelled",
+		edits: [
+			{
+				find: "(!promisedInSequence || retryCancelled)",
+				replace: "true",
+			},
+		],
+		tests: ["test/testing/session-invariants-abort.test.ts"],
+	},
+	{
+		id: "AM03",
+		file: "src/session/agent-session.ts",
+		description: "a disposed session still reports streaming",
+		edits: [
+			{
+				find: "return !this.disposed && isStreaming(this.snapshot);",
+				replace: "return isStreaming(this.snapshot);",
+			},
+		],
+		tests: ["test/session/disposed-flags.test.ts", "test/runtime/session-replaced.test.ts"],
+	},
+	{
+		id: "AM04",
+		file: "src/session/agent-session.ts",
+		description: "dispose leaves the Agent's queues to the detached run",
+		edits: [
+			{
+				find: "\t\tthis.agent.clearAllQueues();\n\t\tthis.queues.restoreUndelivered();",
+				replace: "\t\tthis.queues.restoreUndelivered();",
+			},
+		],
+		tests: ["test/session/dispose-queued.test.ts"],
+	},
+	{
+		id: "AM05",
+		file: "src/session/agent-session.ts",
+		description: "a disposed session's messages follow the detached run",
+		edits: [
+			{
+				find: "return this.messagesAtDispose ?? this.agent.state.messages;",
+				replace: "return this.agent.state.messages;",
+			},
+		],
+		tests: ["test/session/dispose-queued.test.ts"],
+	},
+	{
+		id: "AM06",
+		file: "src/session/queues.ts",
+		description: "a queued message whose delivery began is not remembered",
+		edits: [
+			{
+				find: "\t\tthis.delivering = { list, index, text };\n",
+				replace: "",
+			},
+		],
+		tests: ["test/session/dispose-queued.test.ts"],
+	},
+	{
+		id: "AM07",
+		file: "src/session/event-bridge.ts",
+		description: "a delivered user message goes back on the queue at dispose",
+		edits: [
+			{
+				find: '\tif (message.role === "user") s.queues.onUserMessageEnd();\n',
+				replace: "",
+			},
+		],
+		tests: ["test/session/dispose-queued.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
