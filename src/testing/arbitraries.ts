@@ -47,7 +47,11 @@ export const OVERFLOW_ERROR_MESSAGES: readonly string[] = [
 
 /** Options of {@link fauxScriptArbitrary} and {@link fauxStepArbitrary}. */
 export interface FauxScriptOptions {
-	/** Tool names calls are drawn from (default `["echo"]`); include unknown names to test lookups. */
+	/**
+	 * Tool names calls are drawn from. Pass your tools' names: the default, `["echo"]`, is a tool no
+	 * session has unless you give it one (`customTools`), so its calls end as "Tool echo not found".
+	 * Include unknown names on purpose to test lookups.
+	 */
 	toolNames?: readonly string[];
 	/** Arguments of generated tool calls (default: a small flat record). */
 	toolArguments?: fc.Arbitrary<Record<string, unknown>>;
