@@ -75,6 +75,8 @@ export async function runPrintMode(
 		for (const [index, message] of options.messages.entries()) {
 			const images = index === 0 && options.images?.length ? { images: [...options.images] } : undefined;
 			await runtime.session.prompt(message, images);
+			// A command may have started a run with pi.sendUserMessage: its answer is this prompt's.
+			await runtime.session.waitForExtensionRuns();
 		}
 		if (json) return lastAnswerFailed(runtime.session) ? EXIT_FAILURE : EXIT_OK;
 		const last = lastAssistant(runtime.session);
