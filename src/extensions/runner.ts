@@ -750,7 +750,13 @@ export class ExtensionRunner {
 					messages.push({ ...value.message, content: value.message.content ?? [] });
 				}
 			}
-			if (value.systemPrompt !== undefined) {
+			if (value.systemPrompt !== undefined && typeof value.systemPrompt !== "string") {
+				this.emitError({
+					extensionPath: entry.extension.path,
+					event: "before_agent_start",
+					error: `A before_agent_start handler returned a systemPrompt that is not a string (${typeof value.systemPrompt}); it was ignored.`,
+				});
+			} else if (value.systemPrompt !== undefined) {
 				currentPrompt = value.systemPrompt;
 				promptChanged = true;
 			}
