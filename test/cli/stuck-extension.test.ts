@@ -1,6 +1,7 @@
 /**
- * `settle` with an extension handler that never settles: the process must end and say which
- * handler it waited on (real child processes, real extension files).
+ * `settle` with an extension handler that never settles (the process must end and say which
+ * handler it waited on) or a command that throws (the error names the extension's file): real
+ * child processes, real extension files.
  */
 import { spawn } from "node:child_process";
 import { writeFileSync } from "node:fs";
@@ -66,5 +67,20 @@ describe("an extension handler that never settles", () => {
 		expect(run.code).toBe(0);
 		expect(run.stdout).toBe("hi\n");
 		expect(run.stderr).not.toContain("never settles");
+	});
+});
+
+describe("an extension command that throws", () => {
+	it("regression: its error said only 'command:crash'; now it names the extension's file too (print and interactive)", () => {
+		const file = extension(
+			"crash.ts",
+			`\tpi.registerCommand("crash", { handler: async () => { throw new Error("command crashed"); } });`,
+		);
+		const line = `Extension error (command:crash of ${file}, command): command crashed`;
+		const print = cli.settle(["--approve", "--faux", "-e", file, "-p", "/crash"]);
+		expect(print.code).toBe(0);
+		expect(print.stderr).toContain(`${line}\n`);
+		const chat = cli.settle(["--approve", "--faux", "-e", file, "-i"], "/crash\n");
+		expect(chat.stdout + chat.stderr).toContain(line);
 	});
 });
