@@ -114,8 +114,43 @@ export async function startHost(args: ParsedArgs): Promise<CliHost> {
 	return {
 		runtime,
 		messages,
-		warnings: [...sessionWarnings, ...runtime.diagnostics.filter((d) => d.type !== "error")],
+		warnings: mergeUntrustedExtensionWarnings([
+			...sessionWarnings,
+			...runtime.diagnostics.filter((d) => d.type !== "error"),
+		]),
 	};
+}
+
+const UNTRUSTED_EXTENSION = /^Project extension not loaded: (.+?)\. (The project .+)$/s;
+
+/**
+ * One warning for all of an untrusted project's extensions (at the place of the first), instead
+ * of one per file that repeats the same paragraph of how to trust the project.
+ */
+export function mergeUntrustedExtensionWarnings(
+	warnings: AgentSessionRuntimeDiagnostic[],
+): AgentSessionRuntimeDiagnostic[] {
+	const files: string[] = [];
+	let advice: string | undefined;
+	let first = -1;
+	warnings.forEach((warning, index) => {
+		const match = UNTRUSTED_EXTENSION.exec(warning.message);
+		if (!match || (advice !== undefined && match[2] !== advice)) return;
+		files.push(match[1] as string);
+		advice = match[2];
+		if (first < 0) first = index;
+	});
+	if (files.length < 2) return warnings;
+	const merged: AgentSessionRuntimeDiagnostic = {
+		...(warnings[first] as AgentSessionRuntimeDiagnostic),
+		message: `Project extensions not loaded (${files.length}): ${files.join(", ")}. ${advice}`,
+	};
+	delete merged.path;
+	return warnings.flatMap((warning, index) => {
+		if (index === first) return [merged];
+		const match = UNTRUSTED_EXTENSION.exec(warning.message);
+		return match && match[2] === advice ? [] : [warning];
+	});
 }
 
 async function openSession(
