@@ -1847,10 +1847,8 @@ export class AgentSession {
 	 * ```
 	 */
 	async waitForExtensionRuns(): Promise<void> {
-		for (;;) {
-			if (this.extensionSends.size > 0) await Promise.allSettled([...this.extensionSends]);
-			await this.waitForIdle();
-			if (this.extensionSends.size === 0 || this.disposed) return;
+		while (!this.disposed && (this.extensionSends.size > 0 || !isQuiet(this.snapshot))) {
+			await Promise.allSettled([...this.extensionSends, this.waitForIdle()]);
 		}
 	}
 
