@@ -30,7 +30,7 @@ import {
 } from "./interactive-commands.js";
 import { createStyle, firstLine, shouldUseColor, TranscriptPrinter } from "./interactive-render.js";
 import { createInteractiveUIContext, LineQuestions } from "./interactive-ui.js";
-import type { CliOutput } from "./print-mode.js";
+import { type CliOutput, extensionErrorLine } from "./print-mode.js";
 import { EXIT_SIGHUP, EXIT_SIGPIPE, EXIT_SIGTERM, processStdout, termination } from "./termination.js";
 
 /** Two Ctrl+C on an empty prompt within this time exit. */
@@ -162,8 +162,7 @@ export async function runInteractiveMode(
 		await target.bindExtensions({
 			mode: "tui",
 			uiContext: ui,
-			onError: (error) =>
-				printer.line(style.red(`Extension error (${error.extensionPath}, ${error.event}): ${error.error}`)),
+			onError: (error) => printer.line(style.red(extensionErrorLine(target, error))),
 			shutdownHandler: () => quit(),
 		});
 		unsubscribe?.();

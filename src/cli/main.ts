@@ -23,7 +23,7 @@ import { withPiOptionHint } from "./pi-options.js";
 import type { CliOutput } from "./print-mode.js";
 import { runPrintMode } from "./print-mode.js";
 import { runRpcMode } from "./rpc-mode.js";
-import { guardRuntime, processStdout, termination, watchStdout } from "./termination.js";
+import { explainStall, guardRuntime, processStdout, termination, watchStdout } from "./termination.js";
 import { startCliTrace } from "./trace.js";
 
 /** The process streams (stdout writes stop once a reader closed it: `settle … | head -1`). */
@@ -311,7 +311,13 @@ function packageVersion(): string {
  */
 export async function runCli(argv: readonly string[] = process.argv.slice(2)): Promise<never> {
 	watchStdout();
-	const code = await main(argv);
+	// The loop only empties mid-run when a promise can never settle (a stuck extension handler).
+	const onStall = () => {
+		process.stderr.write(explainStall());
+		process.exit(1);
+	};
+	process.on("beforeExit", onStall);
+	const code = await main(argv).finally(() => process.off("beforeExit", onStall));
 	process.exitCode = code;
 	if (process.stdout.writableNeedDrain && !processStdout.closed) {
 		// A closed pipe never drains: its EPIPE ends the wait too.

@@ -37,11 +37,25 @@ export function bindForCli(
 			createHeadlessUIContext({
 				onNotify: ({ message, type }) => out.stderr(`[${type ?? "info"}] ${message}\n`),
 			}),
-		onError:
-			extra.onError ??
-			((error) => out.stderr(`Extension error (${error.extensionPath}, ${error.event}): ${error.error}\n`)),
+		onError: extra.onError ?? ((error) => out.stderr(`${extensionErrorLine(session, error)}\n`)),
 		...(extra.shutdown ? { shutdownHandler: extra.shutdown } : {}),
 	});
+}
+
+/**
+ * `Extension error (<where>, <event>): <text>`. A command's error names its extension's file too:
+ * its `extensionPath` is `command:<name>` (pi's), which does not say where to look.
+ */
+export function extensionErrorLine(
+	session: AgentSession,
+	error: { extensionPath: string; event: string; error: string },
+): string {
+	let where = error.extensionPath;
+	if (where.startsWith("command:")) {
+		const file = session.extensionRunner.getCommand(where.slice("command:".length))?.sourceInfo.path;
+		if (file) where = `${where} of ${file}`;
+	}
+	return `Extension error (${where}, ${error.event}): ${error.error}`;
 }
 
 /**
@@ -85,6 +99,8 @@ export async function runPrintMode(
 		for (const [index, message] of options.messages.entries()) {
 			const images = index === 0 && options.images?.length ? { images: [...options.images] } : undefined;
 			await runtime.session.prompt(message, images);
+			// A command may have started a run with pi.sendUserMessage: its answer is this prompt's.
+			await runtime.session.waitForExtensionRuns();
 		}
 		if (json) return lastAnswerFailed(runtime.session) ? EXIT_FAILURE : EXIT_OK;
 		const last = lastAssistant(runtime.session);

@@ -3,7 +3,9 @@
  * its output any more (stdout closed: `settle --json … | head -1`): the running request and any
  * shell command are aborted (their process groups killed, so nothing is left running), the runtime
  * is disposed (extensions get `session_shutdown`, the session file ends on a complete entry), and
- * the process exits with 128 + the signal number, as a shell expects. A second signal exits at once.
+ * the process exits with 128 + the signal number, as a shell expects. A second signal exits at once,
+ * and so does the first when that clean end is still waiting after {@link SHUTDOWN_GRACE_MS}: an
+ * extension handler that never settles must not keep the process alive (pi exits at once too).
  */
 import type { AgentSessionRuntime } from "../runtime/runtime.js";
 
@@ -19,6 +21,29 @@ const SIGNAL_EXIT_CODES: Readonly<Record<string, number>> = {
 	SIGHUP: EXIT_SIGHUP,
 };
 
+/** How long a signal waits for the clean end before the process exits anyway. */
+export const SHUTDOWN_GRACE_MS = 2000;
+
+/**
+ * One line per extension handler the session is still waiting on, e.g.
+ * `  before_agent_start handler of /p/ext.ts`; empty when there are none (or no session).
+ */
+export function describePendingHandlers(runtime: AgentSessionRuntime): string {
+	let pending: { extensionPath: string; event: string }[];
+	try {
+		pending = runtime.session.extensionRunner.pendingHandlers();
+	} catch {
+		return "";
+	}
+	return pending
+		.map(({ extensionPath, event }) =>
+			event.startsWith("command:")
+				? `  the /${event.slice("command:".length)} command of ${extensionPath}\n`
+				: `  the ${event} handler of ${extensionPath}\n`,
+		)
+		.join("");
+}
+
 /** stdout of this process; writes after it closed are dropped (never an EPIPE stack trace). */
 export const processStdout = {
 	closed: false,
@@ -32,6 +57,21 @@ export const processStdout = {
 export const termination = { code: undefined as number | undefined };
 
 let stdoutWatched = false;
+
+/** The runtime {@link guardRuntime} watches now, for {@link explainStall}. */
+const guarded = { runtime: undefined as AgentSessionRuntime | undefined };
+
+/**
+ * What `settle` prints when the event loop empties while the run has not finished: nothing is left
+ * that could ever finish it (typically an extension handler returned a promise that never settles).
+ * Node would exit with code 13 and no word; this names the handlers the session waits on.
+ */
+export function explainStall(): string {
+	const pending = guarded.runtime ? describePendingHandlers(guarded.runtime) : "";
+	return pending
+		? `settle: the run cannot go on: it waits for a promise that never settles, in\n${pending}Make the handler resolve (or reject); settle exits.\n`
+		: "settle: the run cannot go on: it waits for a promise that never settles; settle exits.\n";
+}
 
 /** Turns EPIPE on stdout into {@link processStdout.closed} (once per process). */
 export function watchStdout(): void {
@@ -64,6 +104,15 @@ export function guardRuntime(runtime: AgentSessionRuntime, exit: (code: number) 
 		}
 		ending = true;
 		termination.code = code;
+		const grace = setTimeout(() => {
+			const pending = describePendingHandlers(runtime);
+			process.stderr.write(
+				pending
+					? `settle: still waiting after ${SHUTDOWN_GRACE_MS / 1000} s for:\n${pending}Exiting without waiting; make the handler resolve or watch ctx.signal.\n`
+					: `settle: the session did not stop within ${SHUTDOWN_GRACE_MS / 1000} s; exiting without waiting.\n`,
+			);
+			exit(code);
+		}, SHUTDOWN_GRACE_MS);
 		void (async () => {
 			try {
 				runtime.session.abortBash();
@@ -76,6 +125,7 @@ export function guardRuntime(runtime: AgentSessionRuntime, exit: (code: number) 
 			} catch {
 				// Disposal problems must not keep the process alive.
 			}
+			clearTimeout(grace);
 			exit(code);
 		})();
 	};
@@ -85,7 +135,9 @@ export function guardRuntime(runtime: AgentSessionRuntime, exit: (code: number) 
 		return [signal, handler] as const;
 	});
 	processStdout.onClosed = () => end(EXIT_SIGPIPE);
+	guarded.runtime = runtime;
 	return () => {
+		if (guarded.runtime === runtime) guarded.runtime = undefined;
 		for (const [signal, handler] of handlers) process.off(signal, handler);
 		processStdout.onClosed = undefined;
 	};

@@ -89,6 +89,14 @@ import type {
 } from "./types.js";
 import { createHeadlessUIContext, isHeadlessUIContext } from "./ui.js";
 
+/** An extension handler call that has not settled yet ({@link ExtensionRunner.pendingHandlers}). */
+export interface PendingHandler {
+	/** The extension's file (its `sourceInfo.path`). */
+	extensionPath: string;
+	/** The event (`before_agent_start`, …), or `command:<name>` for a slash command. */
+	event: string;
+}
+
 /** Marks a handler call that threw (already reported). */
 const FAILED: unique symbol = Symbol("handler failed");
 type Invoked = unknown | typeof FAILED;
@@ -220,6 +228,8 @@ export class ExtensionRunner {
 	private readonly sessionView: ReadonlySessionManager | undefined;
 	private readonly modelRegistry: ExtensionModelRegistry | undefined;
 	private readonly errorListeners = new Set<ExtensionErrorListener>();
+	/** Handler calls that have not settled yet, for {@link pendingHandlers}. */
+	private readonly inFlight = new Set<PendingHandler>();
 	private uiContext: ExtensionUIContext;
 	private mode: ExtensionMode;
 	private contextActions: ExtensionContextActions = UNBOUND_CONTEXT_ACTIONS;
@@ -403,11 +413,38 @@ export class ExtensionRunner {
 		const command = this.getCommand(invocation.name);
 		if (!command) return false;
 		try {
-			await command.handler(invocation.args, this.createCommandContext());
+			const context = this.createCommandContext();
+			await this.track(command.sourceInfo.path, `command:${invocation.name}`, () =>
+				command.handler(invocation.args, context),
+			);
 		} catch (error) {
 			this.emitError(errorRecord(`command:${invocation.name}`, "command", error));
 		}
 		return true;
+	}
+
+	/**
+	 * The extension handlers (and commands) running right now, oldest first: what a host names
+	 * when the session waits on one that never settles (`settle` does on SIGTERM and when the
+	 * process would otherwise end with nothing left to run).
+	 *
+	 * @example
+	 * ```ts
+	 * for (const { extensionPath, event } of runner.pendingHandlers()) console.error(`${event} in ${extensionPath}`);
+	 * ```
+	 */
+	pendingHandlers(): PendingHandler[] {
+		return [...this.inFlight].map((call) => ({ ...call }));
+	}
+
+	private async track<T>(extensionPath: string, event: string, call: () => T | Promise<T>): Promise<T> {
+		const record: PendingHandler = { extensionPath, event };
+		this.inFlight.add(record);
+		try {
+			return await call();
+		} finally {
+			this.inFlight.delete(record);
+		}
 	}
 
 	// -------------------------------------------------------------------------------------------
@@ -593,7 +630,7 @@ export class ExtensionRunner {
 		ctx: ExtensionContext,
 	): Promise<Invoked> {
 		try {
-			return await entry.handler(event, ctx);
+			return await this.track(entry.extension.path, eventName, () => entry.handler(event, ctx));
 		} catch (error) {
 			this.emitError(errorRecord(entry.extension.path, eventName, error));
 			return FAILED;
@@ -713,7 +750,13 @@ export class ExtensionRunner {
 					messages.push({ ...value.message, content: value.message.content ?? [] });
 				}
 			}
-			if (value.systemPrompt !== undefined) {
+			if (value.systemPrompt !== undefined && typeof value.systemPrompt !== "string") {
+				this.emitError({
+					extensionPath: entry.extension.path,
+					event: "before_agent_start",
+					error: `A before_agent_start handler returned a systemPrompt that is not a string (${typeof value.systemPrompt}); it was ignored.`,
+				});
+			} else if (value.systemPrompt !== undefined) {
 				currentPrompt = value.systemPrompt;
 				promptChanged = true;
 			}
@@ -836,7 +879,7 @@ export class ExtensionRunner {
 		for (const entry of handlers) {
 			let value: unknown;
 			try {
-				value = await entry.handler(event, ctx);
+				value = await this.track(entry.extension.path, event.type, () => entry.handler(event, ctx));
 			} catch (error) {
 				if (error instanceof Error) throw error;
 				throw new SettleError("EXTENSION", `${TOOL_CALL_FAILURE_PREFIX}${String(error)}`, { cause: error });
@@ -1057,7 +1100,7 @@ export class ExtensionRunner {
 		for (const entry of handlers) {
 			let value: unknown;
 			try {
-				value = await entry.handler(event, ctx);
+				value = await this.track(entry.extension.path, event.type, () => entry.handler(event, ctx));
 			} catch (error) {
 				this.emitError(errorRecord(entry.extension.path, "user_bash", error));
 				throw new SettleError(

@@ -331,6 +331,8 @@ export class AgentSession {
 	private readonly pending = new Map<string, PendingPrompt>();
 	private readonly compactions = new Map<string, PendingCompaction>();
 	private readonly requestedCompactions = new Set<AbortController>();
+	/** Sends extensions started with `pi.sendUserMessage` / `pi.sendMessage` that have not resolved yet. */
+	private readonly extensionSends = new Set<Promise<void>>();
 	private readonly sessionStartEvent: SessionStartEvent;
 	private readonly unsubscribeAgent: () => void;
 	private unsubscribeErrors: (() => void) | undefined;
@@ -1864,12 +1866,39 @@ export class AgentSession {
 		agent.onResponse = runner.hasHandlers("after_provider_response") ? hooks.onResponse : undefined;
 	}
 
+	private trackExtensionSend(send: Promise<void>): Promise<void> {
+		this.extensionSends.add(send);
+		const done = () => this.extensionSends.delete(send);
+		send.then(done, done);
+		return send;
+	}
+
+	/**
+	 * Resolves once the session is idle and every message an extension sent with `pi.sendUserMessage`
+	 * or `pi.sendMessage(…, { triggerTurn: true })` has run, including runs those start in turn.
+	 * `prompt("/cmd")` resolves when the command's handler returns, before a run the command
+	 * started has begun: `settle -p` waits here before it prints the answer and exits.
+	 *
+	 * @example
+	 * ```ts
+	 * await session.prompt("/review"); // the command calls pi.sendUserMessage("Review the diff")
+	 * await session.waitForExtensionRuns();
+	 * ```
+	 */
+	async waitForExtensionRuns(): Promise<void> {
+		while (!this.disposed && (this.extensionSends.size > 0 || !isQuiet(this.snapshot))) {
+			await Promise.allSettled([...this.extensionSends, this.waitForIdle()]);
+		}
+	}
+
 	/** Binds what `pi.*` and `ctx.*` need (pi's `_bindExtensionCore`). */
 	private bindRunner(runner: ExtensionRunner): void {
 		const actions: ExtensionRuntimeActions = {
-			sendMessage: (message, options) => this.sendCustomMessage(message, options),
+			sendMessage: (message, options) => this.trackExtensionSend(this.sendCustomMessage(message, options)),
 			sendUserMessage: (content, options) =>
-				this.sendUserMessage(content, options?.deliverAs ? { deliverAs: options.deliverAs } : {}),
+				this.trackExtensionSend(
+					this.sendUserMessage(content, options?.deliverAs ? { deliverAs: options.deliverAs } : {}),
+				),
 			appendEntry: (customType, data) => {
 				const id = this.sessionManager.appendCustomEntry(customType, data);
 				this.internals.transcript.announce(id);

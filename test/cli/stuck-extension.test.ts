@@ -1,0 +1,86 @@
+/**
+ * `settle` with an extension handler that never settles (the process must end and say which
+ * handler it waited on) or a command that throws (the error names the extension's file): real
+ * child processes, real extension files.
+ */
+import { spawn } from "node:child_process";
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { cliCommand, trackChild, useCliProject } from "./helpers.js";
+
+const cli = useCliProject("settle-stuck-");
+
+function extension(name: string, body: string): string {
+	const file = join(cli.dir, name);
+	writeFileSync(file, `export default function (pi) {\n${body}\n}\n`);
+	return file;
+}
+
+describe("an extension handler that never settles", () => {
+	it("regression: a promise nothing can settle ended settle with exit 13 and no word; now exit 1 naming the handler", () => {
+		const file = extension("stuck.ts", `\tpi.on("before_agent_start", () => new Promise(() => {}));`);
+		const run = cli.settle(["--approve", "--faux", "-e", file, "-p", "hi"]);
+		expect(run.code).toBe(1);
+		expect(run.stderr).toContain(`the before_agent_start handler of ${file}`);
+		expect(run.stderr).toContain("never settles");
+		expect(run.stdout).toBe("");
+	});
+
+	it("a slash command that never settles is named as the command", () => {
+		const file = extension(
+			"stuck-command.ts",
+			`\tpi.registerCommand("wait", { handler: () => new Promise(() => {}) });`,
+		);
+		const run = cli.settle(["--approve", "--faux", "-e", file, "-p", "/wait"]);
+		expect(run.code).toBe(1);
+		expect(run.stderr).toContain(`the /wait command of ${file}`);
+	});
+
+	it("regression: SIGTERM while a handler hung (a timer alive) kept settle running until a second signal; now exit 143 naming it", async () => {
+		const file = extension(
+			"stuck-timer.ts",
+			`\tpi.on("before_agent_start", () => new Promise(() => { setInterval(() => {}, 1000); process.stderr.write("stuck\\n"); }));`,
+		);
+		const child = spawn(process.execPath, [...cliCommand(), "--approve", "--faux", "-e", file, "-p", "hi"], {
+			cwd: cli.project,
+			env: { ...process.env, SETTLE_AGENT_DIR: cli.agentDir },
+		});
+		child.stdin.end();
+		let stderr = "";
+		const stuck = new Promise<void>((resolve) =>
+			child.stderr.on("data", (chunk) => {
+				stderr += String(chunk);
+				if (stderr.includes("stuck\n")) resolve();
+			}),
+		);
+		const exited = trackChild(child);
+		await stuck;
+		child.kill("SIGTERM");
+		expect(await exited).toBe(143);
+		expect(stderr).toContain(`still waiting after 2 s for:\n  the before_agent_start handler of ${file}\n`);
+	});
+
+	it("a handler that settles leaves nothing pending: exit 0 and no stall message", () => {
+		const file = extension("slow.ts", `\tpi.on("before_agent_start", () => new Promise((r) => setImmediate(r)));`);
+		const run = cli.settle(["--approve", "--faux", "-e", file, "-p", "hi"]);
+		expect(run.code).toBe(0);
+		expect(run.stdout).toBe("hi\n");
+		expect(run.stderr).not.toContain("never settles");
+	});
+});
+
+describe("an extension command that throws", () => {
+	it("regression: its error said only 'command:crash'; now it names the extension's file too (print and interactive)", () => {
+		const file = extension(
+			"crash.ts",
+			`\tpi.registerCommand("crash", { handler: async () => { throw new Error("command crashed"); } });`,
+		);
+		const line = `Extension error (command:crash of ${file}, command): command crashed`;
+		const print = cli.settle(["--approve", "--faux", "-e", file, "-p", "/crash"]);
+		expect(print.code).toBe(0);
+		expect(print.stderr).toContain(`${line}\n`);
+		const chat = cli.settle(["--approve", "--faux", "-e", file, "-i"], "/crash\n");
+		expect(chat.stdout + chat.stderr).toContain(line);
+	});
+});
