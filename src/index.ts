@@ -30,6 +30,7 @@ export {
 	renderSessionHtml,
 } from "./export/index.js";
 export * from "./extensions/index.js";
+export type { PendingHandler } from "./extensions/runner.js";
 export {
 	CACHE_WARMING_IDLE_CONTINUATION_PROBABILITY,
 	CACHE_WARMING_MAX_AGE_MS,

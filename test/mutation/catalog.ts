@@ -5269,6 +5269,80 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/session/dispose-queued.test.ts"],
 	},
+	{
+		id: "AN01",
+		file: "src/cli/main.ts",
+		description: "no stall detection when a handler never settles",
+		edits: [
+			{
+				find: 'process.on("beforeExit", onStall);',
+				replace: "",
+			},
+		],
+		tests: ["test/cli/stuck-extension.test.ts"],
+	},
+	{
+		id: "AN02",
+		file: "src/cli/termination.ts",
+		description: "the shutdown grace 20 times longer",
+		edits: [
+			{
+				find: "}, SHUTDOWN_GRACE_MS);",
+				replace: "}, SHUTDOWN_GRACE_MS * 20);",
+			},
+		],
+		tests: ["test/cli/stuck-extension.test.ts"],
+	},
+	{
+		id: "AN03",
+		file: "src/extensions/runner.ts",
+		description: "finished handlers stay pending",
+		edits: [
+			{
+				find: "this.inFlight.delete(record);",
+				replace: "",
+			},
+		],
+		tests: ["test/extensions/pending-handlers.test.ts"],
+	},
+	{
+		id: "AN04",
+		file: "src/extensions/runner.ts",
+		description: "a pending command tracked without its name",
+		edits: [
+			{
+				// biome-ignore lint/suspicious/noTemplateCurlyInString: the source text of a template literal
+				find: "await this.track(command.sourceInfo.path, `command:${invocation.name}`, () =>",
+				replace: 'await this.track(command.sourceInfo.path, "command", () =>',
+			},
+		],
+		tests: ["test/extensions/pending-handlers.test.ts"],
+	},
+	{
+		id: "AN05",
+		file: "src/extensions/runner.ts",
+		description: "a non-string systemPrompt from before_agent_start accepted",
+		edits: [
+			{
+				find: 'if (value.systemPrompt !== undefined && typeof value.systemPrompt !== "string") {',
+				replace: 'if (value.systemPrompt !== undefined && typeof value.systemPrompt === "symbol") {',
+			},
+		],
+		tests: ["test/extensions/pending-handlers.test.ts"],
+	},
+	{
+		id: "AN06",
+		file: "src/cli/print-mode.ts",
+		description: "a command's error without its extension file",
+		edits: [
+			{
+				// biome-ignore lint/suspicious/noTemplateCurlyInString: the source text of a template literal
+				find: "if (file) where = `${where} of ${file}`;",
+				replace: "",
+			},
+		],
+		tests: ["test/cli/stuck-extension.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
