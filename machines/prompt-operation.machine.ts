@@ -31,6 +31,9 @@
  *   a state does not accept are ignored.
  * - `ABORT` (`abort()`), `ABORT_RETRY` (`abortRetry()`), `ABORT_COMPACTION` (`abortCompaction()`),
  *   `ABORT_BRANCH_SUMMARY` (`abortBranchSummary()`).
+ * - `RETRY_ANNOUNCED` — from the event bridge, when it emits `agent_end{willRetry: true}`. From then
+ *   until the run ends, an `ABORT_RETRY` is remembered and cancels that retry as soon as its backoff
+ *   starts (one `auto_retry_start`, then `auto_retry_end{finalError: "Retry cancelled"}`, → `settling`).
  * - From the event bridge (C.10), while a run is active: `USER_MESSAGE_START` at a user
  *   `message_start`, `ASSISTANT_MESSAGE_END {stopReason}` at an assistant `message_end`. They keep the
  *   retry counter and the overflow-recovered flag in this machine's context.
@@ -137,6 +140,9 @@
  *   `settling`, which requests `settle` once and goes to `idle`. Preflight outcomes other than
  *   `started` never settle. A `started` preflight after an `ABORT` settles without running.
  * - `ABORT_RETRY` during backoff ends the operation like `ABORT` (→ `settling`), per the task brief.
+ *   Sent after `agent_end{willRetry: true}` (`RETRY_ANNOUNCED`) but before the run ended, it cancels
+ *   the announced retry at the first instant of its backoff, so the outcome is the same as during the
+ *   backoff (pi ignores it there and retries anyway; a caller told a retry is coming can't cancel it).
  * - **Compaction before a routed request** (pi 1.6 `_installAgentRequestProjection`) happens while
  *   the run is suspended inside its request preparation, so it is a sub-state of `running`
  *   (`running.compacting`), not a run that ends and restarts: the user message is already in the
@@ -509,6 +515,7 @@ export type PromptOperationEvent =
 	| { type: "NAVIGATE_TREE"; requestId: string; payload?: unknown }
 	| { type: "ABORT" }
 	| { type: "ABORT_RETRY" }
+	| { type: "RETRY_ANNOUNCED" }
 	| { type: "ABORT_COMPACTION" }
 	| { type: "ABORT_BRANCH_SUMMARY" }
 	| { type: "USER_MESSAGE_START" }
@@ -614,6 +621,11 @@ export interface PromptOperationContext {
 	retryDelayMs: number;
 	/** An overflow recovery was made for the current request (C.5: once per failing request). */
 	overflowRecoveryAttempted: boolean;
+	/**
+	 * The current run's `agent_end` said `willRetry: true` (`announced`), and `abortRetry()` came
+	 * after that (`cancelled`). Reset whenever a run starts and when the operation settles.
+	 */
+	retryAnnouncement: RetryAnnouncement;
 	abortRequested: boolean;
 	/** The request in `preflight` (then the operation's request). */
 	request: PromptRequest | undefined;
@@ -635,6 +647,9 @@ export interface PromptOperationContext {
 	/** `busyPreflight` children still running (input hooks of prompts that arrived while busy). */
 	busyPreflightsInFlight: number;
 }
+
+/** Whether the current run's `agent_end` announced a retry, and whether `abortRetry()` cancelled it. */
+export type RetryAnnouncement = "none" | "announced" | "cancelled";
 
 /** Machine input. */
 export interface PromptOperationInput {
@@ -756,6 +771,10 @@ export const promptOperationMachine = setup({
 			context.retry.enabled &&
 			context.lastOutcome?.errorClass === "retryable" &&
 			nextRetryPlan(context).kind === "retry",
+		/** The current run's `agent_end` said `willRetry: true` (and no `abortRetry()` came yet). */
+		retryAnnounced: ({ context }) => context.retryAnnouncement === "announced",
+		/** `abortRetry()` came between `agent_end{willRetry: true}` and the backoff. */
+		announcedRetryCancelled: ({ context }) => context.retryAnnouncement === "cancelled",
 		canRecoverOverflow: ({ context }) => needsOverflowRetry(context.lastOutcome) && !context.overflowRecoveryAttempted,
 		overflowRecoveryFailed: ({ context }) => needsOverflowRetry(context.lastOutcome),
 		/** A successful answer whose input exceeded the window: compact, never re-run. */
@@ -890,6 +909,7 @@ export const promptOperationMachine = setup({
 				retryAttempt: 0,
 				retryDelayMs: 0,
 				overflowRecoveryAttempted: false,
+				retryAnnouncement: "none" as RetryAnnouncement,
 				lastOutcome: undefined,
 				stall: undefined,
 				runFailure: undefined,
@@ -908,9 +928,10 @@ export const promptOperationMachine = setup({
 			context.operation
 				? {
 						runCause: params.cause,
+						retryAnnouncement: "none" as RetryAnnouncement,
 						operation: { ...context.operation, runCount: context.operation.runCount + 1 },
 					}
-				: { runCause: params.cause },
+				: { runCause: params.cause, retryAnnouncement: "none" as RetryAnnouncement },
 		),
 		recordOutcome: assign(({ event }) => (event.type === "RUN_DONE" ? { lastOutcome: event.output } : {})),
 		recordRunFailure: assign((_, params: { error: unknown }) => ({
@@ -949,6 +970,8 @@ export const promptOperationMachine = setup({
 			attempt: context.retryAttempt,
 		})),
 		resetRetry: assign({ retryAttempt: 0, retryDelayMs: 0 }),
+		noteRetryAnnounced: assign({ retryAnnouncement: "announced" as RetryAnnouncement }),
+		cancelAnnouncedRetry: assign({ retryAnnouncement: "cancelled" as RetryAnnouncement }),
 		scheduleRetry: assign(({ context }) => {
 			const plan = nextRetryPlan(context);
 			return {
@@ -1123,6 +1146,7 @@ export const promptOperationMachine = setup({
 			abortRequested: false,
 			retryAttempt: 0,
 			retryDelayMs: 0,
+			retryAnnouncement: "none",
 		}),
 		updateRetrySettings: assign(({ context, event }) => {
 			if (event.type !== "UPDATE_RETRY_SETTINGS") return {};
@@ -1137,6 +1161,7 @@ export const promptOperationMachine = setup({
 		retryAttempt: 0,
 		retryDelayMs: 0,
 		overflowRecoveryAttempted: false,
+		retryAnnouncement: "none",
 		abortRequested: false,
 		request: undefined,
 		operation: undefined,
@@ -1254,6 +1279,10 @@ export const promptOperationMachine = setup({
 				working: {
 					on: {
 						ABORT: { target: "aborting", actions: "markAbortRequested" },
+						// agent_end comes while working (an aborted run never announces a retry).
+						RETRY_ANNOUNCED: { actions: "noteRetryAnnounced" },
+						// Before agent_end announced a retry there is none to cancel (pi ignores it too).
+						ABORT_RETRY: { guard: "retryAnnounced", actions: "cancelAnnouncedRetry" },
 						// pi 1.6: the request a virtual model routed is over that model's threshold.
 						REQUEST_NEEDS_COMPACTION: {
 							target: "compacting",
@@ -1401,6 +1430,12 @@ export const promptOperationMachine = setup({
 		retrying: {
 			description: "Backoff before agent.continue(); the failed attempt is omitted from context.",
 			entry: "announceRetryStart",
+			// abortRetry() right after agent_end{willRetry}: cancelled at the backoff's first instant.
+			always: {
+				guard: "announcedRetryCancelled",
+				target: "settling",
+				actions: ["announceRetryCancelled", "resetRetry"],
+			},
 			after: {
 				retryDelay: { target: "running", actions: { type: "setRunCause", params: { cause: "retry" } } },
 			},

@@ -997,7 +997,23 @@ export class AgentSession {
 		for (const requested of this.requestedCompactions) requested.abort();
 	}
 
-	/** Cancels a retry backoff (`auto_retry_end{success:false, finalError:"Retry cancelled"}`); the operation settles. */
+	/**
+	 * Cancels the automatic retry of a failed run: from the `agent_end{willRetry: true}` that
+	 * announces it (in that listener or any time after) until its backoff ends. The retry's backoff
+	 * is announced and ended at once — `auto_retry_start`, then
+	 * `auto_retry_end{success: false, finalError: "Retry cancelled"}` — no further model request is
+	 * made, and the operation settles (one `agent_settled`; `prompt()` resolves). Anywhere else
+	 * (no retry announced, or the retried request already started) it does nothing; `abort()` stops
+	 * a running request.
+	 *
+	 * @example
+	 * ```ts
+	 * session.subscribe((event) => {
+	 *   if (event.type === "agent_end" && event.willRetry) session.abortRetry();
+	 * });
+	 * await session.prompt("hi"); // a retryable failure is not retried
+	 * ```
+	 */
 	abortRetry(): void {
 		if (!this.disposed) this.actor.send({ type: "ABORT_RETRY" });
 	}

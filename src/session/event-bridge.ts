@@ -73,9 +73,13 @@ function extensionEvent(s: SessionInternals, event: AgentEvent): RunnerEmitEvent
 
 function finishEvent(s: SessionInternals, event: AgentEvent): void {
 	switch (event.type) {
-		case "agent_end":
-			s.events.emit({ ...event, willRetry: willRetry(s, event.messages) });
+		case "agent_end": {
+			const retrying = willRetry(s, event.messages);
+			// From here on abortRetry() cancels the retry this event announces (not only its backoff).
+			if (retrying) s.send({ type: "RETRY_ANNOUNCED" });
+			s.events.emit({ ...event, willRetry: retrying });
 			return;
+		}
 		case "turn_end":
 			s.scratch.turnToolResults = event.toolResults;
 			s.events.emit(event);

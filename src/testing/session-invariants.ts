@@ -30,7 +30,8 @@ const AGENT_EVENT_TYPES: ReadonlySet<string> = new Set([
  * - `agent_end{willRetry: true}` is followed by `auto_retry_start` before anything else starts, and
  *   `willRetry: false` never is; it may settle instead only as an abort that lands before the
  *   backoff begins does it (nothing else starts, and a retry sequence already open ends with
- *   `auto_retry_end{finalError: "Retry cancelled"}`), since `willRetry` is decided at `agent_end`;
+ *   `auto_retry_end{finalError: "Retry cancelled"}`), since `willRetry` is decided at `agent_end`
+ *   (an `abortRetry()` there still gets its `auto_retry_start`, then that `auto_retry_end`, as in a backoff);
  * - retry attempts count 1, 2, … up to `maxAttempts`, and each sequence ends with one
  *   `auto_retry_end` carrying the last attempt;
  * - `compaction_start` / `compaction_end` pair up (same reason), never inside a run, and a

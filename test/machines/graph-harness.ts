@@ -17,6 +17,11 @@ export interface ModelSpec {
 	input?: unknown;
 	/** Concrete events by type (event types a state handles but not listed here are sent bare). */
 	events: readonly EventObject[];
+	/**
+	 * Whether to try `event` in `snapshot` (default: every event the state handles). Keeps an event
+	 * that only matters at one point of a real run from multiplying every vertex of the graph.
+	 */
+	offer?: (snapshot: AnySnapshot, event: EventObject) => boolean;
 	/** Bounded serialization: only what guards depend on. */
 	serialize: (snapshot: AnySnapshot) => string;
 	/** Creates a started live harness. */
@@ -44,7 +49,11 @@ export function eventsFor(snapshot: AnySnapshot, catalog: readonly EventObject[]
 function traversalOptions(spec: ModelSpec) {
 	return {
 		input: spec.input,
-		events: (snapshot: AnySnapshot) => eventsFor(snapshot, spec.events),
+		events: (snapshot: AnySnapshot) => {
+			const events = eventsFor(snapshot, spec.events);
+			const offer = spec.offer;
+			return offer ? events.filter((event) => offer(snapshot, event)) : events;
+		},
 		serializeState: (snapshot: AnySnapshot) => spec.serialize(snapshot),
 		limit: 200_000,
 	};

@@ -96,7 +96,18 @@ export const promptModel: ModelSpec = {
 			// edge is checked against the live actor, so a merge that hid a difference would fail loudly).
 			s.context.busyPreflightsInFlight > 0,
 			boundaryRunFlag(s),
+			// Read only by ABORT_RETRY while the run works and on entering `retrying` (from that run's end).
+			s.matches({ running: "working" }) ? s.context.retryAnnouncement : null,
 		]),
+	// agent_end{willRetry} (RETRY_ANNOUNCED) and the abortRetry() after it are explored from runs
+	// with nothing else in flight: deferred prompts, busy preflights and tree navigations are
+	// independent of them and already explored with every other event.
+	offer: (s, event) =>
+		(event.type !== "RETRY_ANNOUNCED" && event.type !== "ABORT_RETRY") ||
+		!s.matches({ running: "working" }) ||
+		(s.context.deferredPrompts.length === 0 &&
+			s.context.busyPreflightsInFlight === 0 &&
+			s.context.treeNavigation === undefined),
 	harness: () => promptHarness({ retry: { maxRetries: 2 } }) as never,
 };
 

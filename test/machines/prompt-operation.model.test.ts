@@ -165,6 +165,18 @@ describe("prompt-operation machine (xstate/graph)", () => {
 					);
 				},
 			],
+			[
+				"retrying: abortRetry() came after agent_end{willRetry}, before the backoff: cancelled at once",
+				key("retrying", "", 0),
+				(s) => {
+					expect(s.state).toBe("settling");
+					expect(types(s)).toEqual(expect.arrayContaining(["auto_retry_start", "auto_retry_end"]));
+					expect(s.emitted).toContainEqual(
+						expect.objectContaining({ type: "auto_retry_end", success: false, finalError: "Retry cancelled" }),
+					);
+					expect(types(s)).not.toContain("run_requested");
+				},
+			],
 			["retrying: a prompt while waiting", key("retrying", "PROMPT", 0), (s) => expect(s.state).toBe("retrying")],
 			[
 				"compacting: manual done",

@@ -436,6 +436,44 @@ describe("prompt-operation machine: auto-retry", () => {
 		expect(h.fakes.inputs("settle")[0]).toMatchObject({ aborted: type === "ABORT" });
 	});
 
+	it("ABORT_RETRY after RETRY_ANNOUNCED (agent_end{willRetry}) cancels the retry as the backoff begins", async () => {
+		const h = promptHarness();
+		await startOperation(h);
+		await h.send({ type: "ABORT_RETRY" }); // no retry announced yet: ignored
+		expect(snap(h).context.retryAnnouncement).toBe("none");
+		await h.send({ type: "RETRY_ANNOUNCED" });
+		await h.send({ type: "ABORT_RETRY" });
+		expect(h.state()).toBe("running.working");
+		expect(snap(h).context.retryAnnouncement).toBe("cancelled");
+		await h.resolve("run", retryable());
+		expect(h.state()).toBe("settling");
+		// Exactly what ABORT_RETRY during the backoff emits: the backoff is announced, then cancelled.
+		expect(h.emitted.filter((e) => e.type.startsWith("auto_retry"))).toEqual([
+			expect.objectContaining({ type: "auto_retry_start", attempt: 1 }),
+			{ type: "auto_retry_end", success: false, attempt: 1, finalError: RETRY_CANCELLED_MESSAGE },
+		]);
+		await h.advance(60_000);
+		expect(h.fakes.count("run")).toBe(1);
+		await h.resolve("settle");
+		expect(h.state()).toBe("idle");
+		expect(h.fakes.inputs("settle")[0]).toMatchObject({ aborted: false });
+		expect(snap(h).context.retryAnnouncement).toBe("none");
+	});
+
+	it("a retry announced and not cancelled is forgotten when the retried run starts", async () => {
+		const h = promptHarness();
+		await startOperation(h);
+		await h.send({ type: "RETRY_ANNOUNCED" });
+		await h.resolve("run", retryable());
+		expect(h.state()).toBe("retrying");
+		await h.advance(60_000);
+		expect(h.fakes.count("run")).toBe(2);
+		expect(snap(h).context.retryAnnouncement).toBe("none");
+		await h.send({ type: "ABORT_RETRY" }); // the retried request is running: nothing to cancel
+		expect(h.state()).toBe("running.working");
+		expect(snap(h).context.retryAnnouncement).toBe("none");
+	});
+
 	it("UPDATE_RETRY_SETTINGS applies to the next decision", async () => {
 		const h = promptHarness();
 		await h.send({ type: "UPDATE_RETRY_SETTINGS", retry: { maxRetries: 0 } });

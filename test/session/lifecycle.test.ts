@@ -79,6 +79,8 @@ describe("lifecycle", () => {
 		expect(events.filter((event) => event.kind === "event").map((event) => event.type)).toEqual([
 			"PROMPT",
 			"PREFLIGHT_DONE",
+			// agent_end{willRetry: true}: from here on abortRetry() cancels that retry.
+			"RETRY_ANNOUNCED",
 			"RUN_DONE",
 			"ASSISTANT_MESSAGE_END",
 			"RUN_DONE",
