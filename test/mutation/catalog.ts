@@ -5343,6 +5343,102 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/cli/stuck-extension.test.ts"],
 	},
+	{
+		id: "AO01",
+		file: "machines/prompt-operation.machine.ts",
+		description: "abortRetry before agent_end announced a retry cancels it",
+		edits: [
+			{
+				find: 'context.retryAnnouncement === "announced",',
+				replace: 'context.retryAnnouncement !== "cancelled",',
+			},
+		],
+		tests: [
+			"test/session/retry-cancel-announced.test.ts",
+			"test/machines/prompt-operation.test.ts",
+			"test/session/retry-cancel.property.test.ts",
+		],
+	},
+	{
+		id: "AO02",
+		file: "machines/prompt-operation.machine.ts",
+		description: "every announced retry is cancelled",
+		edits: [
+			{
+				find: 'guard: "announcedRetryCancelled",',
+				replace: 'guard: "retryAnnounced",',
+			},
+		],
+		tests: [
+			"test/session/retry-cancel-announced.test.ts",
+			"test/machines/prompt-operation.test.ts",
+			"test/session/retry-cancel.property.test.ts",
+		],
+	},
+	{
+		id: "AO03",
+		file: "src/session/event-bridge.ts",
+		description: "the retry announcement sent for willRetry:false",
+		edits: [
+			{
+				find: 'if (retrying) s.send({ type: "RETRY_ANNOUNCED" });',
+				replace: 'if (!retrying) s.send({ type: "RETRY_ANNOUNCED" });',
+			},
+		],
+		tests: [
+			"test/session/retry-cancel-announced.test.ts",
+			"test/machines/prompt-operation.test.ts",
+			"test/session/retry-cancel.property.test.ts",
+		],
+	},
+	{
+		id: "AO04",
+		file: "machines/prompt-operation.machine.ts",
+		description: "the retry announcement not recorded",
+		edits: [
+			{
+				find: 'RETRY_ANNOUNCED: { actions: "noteRetryAnnounced" },',
+				replace: "RETRY_ANNOUNCED: {},",
+			},
+		],
+		tests: [
+			"test/session/retry-cancel-announced.test.ts",
+			"test/machines/prompt-operation.test.ts",
+			"test/session/retry-cancel.property.test.ts",
+		],
+	},
+	{
+		id: "AO05",
+		file: "machines/prompt-operation.machine.ts",
+		description: "a retry cancelled before its backoff emits no auto_retry_end",
+		edits: [
+			{
+				find: 'actions: ["announceRetryCancelled", "resetRetry"],',
+				replace: 'actions: ["resetRetry"],',
+			},
+		],
+		tests: [
+			"test/session/retry-cancel-announced.test.ts",
+			"test/machines/prompt-operation.test.ts",
+			"test/session/retry-cancel.property.test.ts",
+		],
+	},
+	{
+		id: "AO06",
+		file: "machines/prompt-operation.machine.ts",
+		description: "the announcement not forgotten when a later run starts",
+		edits: [
+			{
+				find: '\t\t\t\t\t\tretryAnnouncement: "none" as RetryAnnouncement,',
+				replace: "\t\t\t\t\t\tretryAnnouncement: context.retryAnnouncement,",
+			},
+		],
+		tests: [
+			"test/session/retry-cancel-announced.test.ts",
+			"test/machines/prompt-operation.test.ts",
+			"test/session/retry-cancel.property.test.ts",
+		],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
