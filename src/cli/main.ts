@@ -216,8 +216,9 @@ async function listModels(args: ParsedArgs, out: CliOutput): Promise<number> {
 			(model) => !search || `${model.provider}/${model.id} ${model.name}`.toLowerCase().includes(search),
 		);
 		if (available.length === 0) {
-			out.stderr(`Error: ${runtime.modelFallbackMessage ?? "No models available."}\n`);
-			return EXIT_FAILURE;
+			// An empty list is an answer, as a search matching nothing is (pi 0.73.1 exits 0 here too).
+			out.stderr(`${runtime.modelFallbackMessage ?? "No models available."}\n`);
+			return EXIT_OK;
 		}
 		const width = Math.max(...models.map((model) => model.provider.length + model.id.length + 1), 0);
 		for (const model of models) {

@@ -5,7 +5,7 @@
 import { existsSync, mkdirSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { useCliProject } from "./helpers.js";
+import { runSettle, useCliProject } from "./helpers.js";
 
 const cli = useCliProject("settle-list-models-");
 const settle = cli.settle;
@@ -28,6 +28,21 @@ describe("settle --list-models", () => {
 			stdout: "",
 			stderr: 'No model matches "opus" (1 available).\n',
 		});
+	});
+
+	it("regression: no credentials at all exited 1 with an Error; now an empty list and the way to add a key, exit 0 (as pi)", () => {
+		const keys = Object.keys(process.env).filter((name) =>
+			/_(API_KEY|OAUTH_TOKEN|ACCESS_KEY_ID|CREDENTIALS)$/.test(name),
+		);
+		const run = runSettle(["--list-models"], {
+			cwd: cli.project,
+			agentDir: cli.agentDir,
+			env: Object.fromEntries(keys.map((name) => [name, undefined])),
+		});
+		expect(run.code).toBe(0);
+		expect(run.stdout).toBe("");
+		expect(run.stderr).toMatch(/^No models available/);
+		expect(run.stderr).not.toMatch(/^Error:/);
 	});
 
 	it("--model naming a model that is not there points to it", () => {

@@ -5439,6 +5439,18 @@ export const MUTANTS: Mutant[] = [
 			"test/session/retry-cancel.property.test.ts",
 		],
 	},
+	{
+		id: "AP01",
+		file: "src/cli/main.ts",
+		description: "--list-models without any credentials fails",
+		edits: [
+			{
+				find: "\t\t\treturn EXIT_OK;\n\t\t}\n\t\tconst width",
+				replace: "\t\t\treturn EXIT_FAILURE;\n\t\t}\n\t\tconst width",
+			},
+		],
+		tests: ["test/cli/list-models.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
