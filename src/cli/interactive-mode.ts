@@ -18,6 +18,7 @@ import type { ImageContent } from "../llm/types.js";
 import type { AgentSessionRuntime } from "../runtime/runtime.js";
 import type { AgentSession } from "../session/agent-session.js";
 import type { ParsedArgs } from "./args.js";
+import { sendToCurrentSession } from "./current-session.js";
 import { EXIT_OK } from "./help.js";
 import {
 	type CommandHost,
@@ -179,16 +180,19 @@ export async function runInteractiveMode(
 	/** Runs or queues `text`; resolves once the session accepted it (started, queued, handled) or refused it. */
 	const submit = (text: string, behavior: "steer" | "followUp", images?: ImageContent[]): Promise<void> =>
 		new Promise((accepted) => {
-			const target = session();
+			let target = session();
 			runsInFlight++;
 			printer.expectOwn(text);
-			target
-				.prompt(text, {
+			// Typed while an extension command replaces the session: sent once the replacement is over.
+			sendToCurrentSession(runtime, (current) => {
+				target = current;
+				return current.prompt(text, {
 					source: "interactive",
 					streamingBehavior: behavior,
 					...(images ? { images } : {}),
 					preflightResult: () => accepted(),
-				})
+				});
+			})
 				.catch((error: unknown) => {
 					// An extension command that replaced the session ends the old session's prompt: not a failure.
 					if (error instanceof SettleError && error.code === "SESSION_CLOSED" && runtime.session !== target) return;

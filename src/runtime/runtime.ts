@@ -16,6 +16,7 @@ import {
 	type CreatedSession,
 	type CreateSessionInput,
 	type FinishInput,
+	isReplacing,
 	type OpenedTarget,
 	type ReplacementInput,
 	type ReplacementRequest,
@@ -48,8 +49,9 @@ import {
 	type SessionReplacementActions,
 	type SessionTrace,
 	setClosedMessage,
+	setReplacingMessage,
 } from "../session/agent-session.js";
-import { SESSION_REPLACED, SESSION_RUNTIME_DISPOSED } from "../session/texts.js";
+import { SESSION_BEING_REPLACED, SESSION_REPLACED, SESSION_RUNTIME_DISPOSED } from "../session/texts.js";
 import { getDefaultSessionDirPath } from "../store/paths.js";
 import type { SessionManager } from "../store/session-manager.js";
 import {
@@ -247,6 +249,39 @@ export class AgentSessionRuntime {
 	/** The runtime machine's state: `active`, `beforeSwitch`, `opening`, …, `disposed`. */
 	get lifecycle(): RuntimeStatePath {
 		return this.actor.getSnapshot().value;
+	}
+
+	/**
+	 * Resolves once no replacement (new, switch, fork, clone, import) is in progress — at once when
+	 * none is. While one is, `runtime.session` refuses `prompt`, `steer`, `followUp`,
+	 * `sendUserMessage` and `sendCustomMessage` with a `BUSY` SettleError; after this resolves,
+	 * `runtime.session` is the session to use (the new one, or the old one if an extension cancelled
+	 * or the replacement failed). Never rejects.
+	 *
+	 * @example
+	 * ```ts
+	 * try {
+	 *   await runtime.session.prompt("hi");
+	 * } catch (error) {
+	 *   if (!(error instanceof SettleError && error.code === "BUSY")) throw error;
+	 *   await runtime.waitForReplacement();
+	 *   await runtime.session.prompt("hi");
+	 * }
+	 * ```
+	 */
+	waitForReplacement(): Promise<void> {
+		if (!isReplacing(this.actor.getSnapshot())) return Promise.resolve();
+		return new Promise<void>((resolveWait) => {
+			const subscription = this.actor.subscribe({
+				next: (snapshot) => {
+					if (isReplacing(snapshot)) return;
+					subscription.unsubscribe();
+					resolveWait();
+				},
+				complete: () => resolveWait(),
+				error: () => resolveWait(),
+			});
+		});
 	}
 
 	/** Whether {@link dispose} has run (or is running). */
@@ -543,6 +578,11 @@ export class AgentSessionRuntime {
 	private onMachineEvent(event: RuntimeEmitted): void {
 		try {
 			switch (event.type) {
+				case "replacement_started":
+					// From here on the current session refuses new input at once (BUSY), instead of taking a
+					// prompt the replacement would end with SESSION_CLOSED.
+					setReplacingMessage(this.current.session, SESSION_BEING_REPLACED);
+					return;
 				case "session_committed": {
 					const created = event.created.handle as Created;
 					this.inFlight = undefined;
@@ -556,9 +596,12 @@ export class AgentSessionRuntime {
 					return;
 				}
 				case "replacement_cancelled":
+					setReplacingMessage(this.current.session, undefined);
 					this.settle(event.requestId, { cancelled: true });
 					return;
 				case "replacement_failed":
+					// Failed or rolled back: the old session is current and usable again.
+					setReplacingMessage(this.current.session, undefined);
 					this.settle(event.requestId, undefined, event.error);
 					return;
 				case "replacement_completed": {

@@ -266,6 +266,29 @@ export function setClosedMessage(session: AgentSession, message: string): void {
 	closedMessages.set(session, message);
 }
 
+/**
+ * Sessions their runtime has begun to replace, with the `BUSY` message their input calls reject with
+ * (weak: it keeps no session alive). Extensions' own sends (`pi.sendUserMessage`, `pi.sendMessage`)
+ * are not refused: pi runs them on the old session, e.g. from a `session_before_switch` handler.
+ */
+const replacingMessages = new WeakMap<AgentSession, string>();
+
+/**
+ * Marks `session` as being replaced by its runtime (`message`), or usable again (`undefined`, the
+ * replacement was cancelled or failed): while marked, `prompt`, `steer`, `followUp`,
+ * `sendUserMessage` and `sendCustomMessage` reject at once with `BUSY`. Not part of the package's API.
+ *
+ * @example
+ * ```ts
+ * setReplacingMessage(session, "This AgentSession is being replaced …");
+ * setReplacingMessage(session, undefined); // an extension cancelled the replacement
+ * ```
+ */
+export function setReplacingMessage(session: AgentSession, message: string | undefined): void {
+	if (message === undefined) replacingMessages.delete(session);
+	else replacingMessages.set(session, message);
+}
+
 interface PendingPrompt {
 	resolve(): void;
 	reject(error: unknown): void;
@@ -842,6 +865,12 @@ export class AgentSession {
 	 * ```
 	 */
 	prompt(text: string, options: PromptOptions = {}): Promise<void> {
+		const refusal = this.inputRefusal();
+		if (refusal) return Promise.reject(refusal);
+		return this.submitPrompt(text, options);
+	}
+
+	private submitPrompt(text: string, options: PromptOptions): Promise<void> {
 		const payload: PromptPayload = {
 			kind: "text",
 			text,
@@ -867,7 +896,7 @@ export class AgentSession {
 		images?: ImageContent[],
 		options: { source?: InputSource } = {},
 	): Promise<"handled" | "queued"> {
-		this.assertUsable();
+		this.assertAcceptsInput();
 		return queueInput(this.internals, "steer", text, images, options.source ?? "interactive");
 	}
 
@@ -884,7 +913,7 @@ export class AgentSession {
 		images?: ImageContent[],
 		options: { source?: InputSource } = {},
 	): Promise<"handled" | "queued"> {
-		this.assertUsable();
+		this.assertAcceptsInput();
 		return queueInput(this.internals, "followUp", text, images, options.source ?? "interactive");
 	}
 
@@ -901,6 +930,15 @@ export class AgentSession {
 	sendUserMessage(
 		content: string | (TextContent | ImageContent)[],
 		options: { deliverAs?: StreamingBehavior; expandPromptTemplates?: boolean } = {},
+	): Promise<void> {
+		const refusal = this.inputRefusal();
+		if (refusal) return Promise.reject(refusal);
+		return this.submitUserMessage(content, options);
+	}
+
+	private submitUserMessage(
+		content: string | (TextContent | ImageContent)[],
+		options: { deliverAs?: StreamingBehavior; expandPromptTemplates?: boolean },
 	): Promise<void> {
 		let text: string;
 		let images: ImageContent[] | undefined;
@@ -921,7 +959,7 @@ export class AgentSession {
 		};
 		if (images) promptOptions.images = images;
 		if (options.deliverAs) promptOptions.streamingBehavior = options.deliverAs;
-		return this.prompt(text, promptOptions);
+		return this.submitPrompt(text, promptOptions);
 	}
 
 	/**
@@ -936,6 +974,11 @@ export class AgentSession {
 	 * ```
 	 */
 	async sendCustomMessage(message: CustomMessageInput, options: SendCustomMessageOptions = {}): Promise<void> {
+		this.assertAcceptsInput();
+		return this.submitCustomMessage(message, options);
+	}
+
+	private async submitCustomMessage(message: CustomMessageInput, options: SendCustomMessageOptions): Promise<void> {
 		this.assertUsable();
 		const custom: CustomMessage = {
 			role: "custom",
@@ -1659,6 +1702,20 @@ export class AgentSession {
 		if (this.disposed) throw this.closedError();
 	}
 
+	/** Why a prompt, steer, follow-up or message is refused now: disposed, or being replaced by its runtime. */
+	private inputRefusal(): SettleError | undefined {
+		if (this.disposed) return this.closedError();
+		const replacing = replacingMessages.get(this);
+		return replacing === undefined
+			? undefined
+			: new SettleError("BUSY", replacing, { details: { sessionReplacement: true } });
+	}
+
+	private assertAcceptsInput(): void {
+		const refusal = this.inputRefusal();
+		if (refusal) throw refusal;
+	}
+
 	/** The error of any call after dispose(): why it was disposed, when its runtime said so. */
 	private closedError(): SettleError {
 		return new SettleError("SESSION_CLOSED", closedMessages.get(this) ?? SESSION_DISPOSED);
@@ -1910,10 +1967,11 @@ export class AgentSession {
 	/** Binds what `pi.*` and `ctx.*` need (pi's `_bindExtensionCore`). */
 	private bindRunner(runner: ExtensionRunner): void {
 		const actions: ExtensionRuntimeActions = {
-			sendMessage: (message, options) => this.trackExtensionSend(this.sendCustomMessage(message, options)),
+			// Not refused while the runtime replaces this session: pi runs them on it (see setReplacingMessage).
+			sendMessage: (message, options) => this.trackExtensionSend(this.submitCustomMessage(message, options ?? {})),
 			sendUserMessage: (content, options) =>
 				this.trackExtensionSend(
-					this.sendUserMessage(content, options?.deliverAs ? { deliverAs: options.deliverAs } : {}),
+					this.submitUserMessage(content, options?.deliverAs ? { deliverAs: options.deliverAs } : {}),
 				),
 			appendEntry: (customType, data) => {
 				const id = this.sessionManager.appendCustomEntry(customType, data);
