@@ -1681,7 +1681,16 @@ export class AgentSession {
 			if (requestId !== preflight?.requestId) pending.reject(closed);
 			else {
 				preflight.outcome.then(
-					(outcome) => (outcome.disposition === "handled" ? pending.resolve() : pending.reject(closed)),
+					(outcome) => {
+						if (outcome.disposition !== "handled") return pending.reject(closed);
+						// Its caller hears "handled" as for any command (RPC answers the prompt then, as pi does).
+						try {
+							pending.preflightResult?.("handled");
+						} catch {
+							// The caller's callback must not break the disposal.
+						}
+						pending.resolve();
+					},
 					() => pending.reject(closed),
 				);
 			}
