@@ -11,6 +11,7 @@
 import { existsSync } from "node:fs";
 import { resolve } from "node:path";
 import { createActor, fromPromise, type InspectionEvent } from "xstate";
+import type { PromptOperationStatePath } from "../../machines/prompt-operation.machine.js";
 import {
 	type BeforeSwitchOutput,
 	type CreatedSession,
@@ -38,6 +39,7 @@ import type {
 } from "../extensions/types.js";
 import {
 	inspectActorAs,
+	type LifecycleInspectionEvent,
 	type LifecycleInspectorOptions,
 	type LifecycleObserver,
 } from "../inspect/lifecycle-inspector.js";
@@ -143,6 +145,22 @@ export interface SessionReplacedEvent {
 
 /** A {@link AgentSessionRuntime.onSessionReplaced} listener. Not awaited: its return value is ignored. */
 export type SessionReplacedListener = (event: SessionReplacedEvent) => void;
+
+/**
+ * What {@link AgentSessionRuntime.inspectSessions} streams: the runtime machine's events (`machine:
+ * "runtime"`, states {@link RuntimeStatePath}) and each session's (`machine: "promptOperation"`,
+ * states `PromptOperationStatePath`). Check `machine` first and `from` / `to` are typed.
+ *
+ * @example
+ * ```ts
+ * runtime.inspectSessions((e) => {
+ *   if (e.kind === "state" && e.machine === "runtime" && e.to === "beforeSwitch") console.log("replacing");
+ * });
+ * ```
+ */
+export type RuntimeSessionsInspectionEvent =
+	| (LifecycleInspectionEvent<RuntimeStatePath> & { machine: "runtime" })
+	| (LifecycleInspectionEvent<PromptOperationStatePath> & { machine: "promptOperation" });
 
 /** A recording of the runtime machine and of each session's prompt-operation machine; `stop()` ends it. */
 export type RuntimeTrace = SessionTrace;
@@ -297,10 +315,17 @@ export class AgentSessionRuntime {
 	 * runtime.inspect((e) => { if (e.kind === "state") console.log("runtime:", e.to); });
 	 * ```
 	 */
-	inspect(observer: LifecycleObserver, options: LifecycleInspectorOptions = {}): { unsubscribe(): void } {
+	inspect(
+		observer: LifecycleObserver<RuntimeStatePath>,
+		options: LifecycleInspectorOptions = {},
+	): { unsubscribe(): void } {
 		const { onEnd, ...rest } = options;
 		// Through the handle the actor system reaches the runtime and its last session: dispose() detaches it.
-		return this.inspections.add(inspectActorAs("runtime.inspect", this.actor, observer, rest), onEnd);
+		// The inspector names this actor's states by their paths: RuntimeStatePath.
+		return this.inspections.add(
+			inspectActorAs("runtime.inspect", this.actor, observer as LifecycleObserver, rest),
+			onEnd,
+		);
 	}
 
 	/**
@@ -340,10 +365,15 @@ export class AgentSessionRuntime {
 	 * subscription.unsubscribe();
 	 * ```
 	 */
-	inspectSessions(observer: LifecycleObserver, options: LifecycleInspectorOptions = {}): { unsubscribe(): void } {
+	inspectSessions(
+		observer: (event: RuntimeSessionsInspectionEvent) => void,
+		options: LifecycleInspectorOptions = {},
+	): { unsubscribe(): void } {
 		const { onEnd, ...sessionOptions } = options;
 		// A failing observer or onEnd is reported (once) under this method's name, not the inner streams'.
-		const guarded: LifecycleObserver = (event) => callListener("runtime.inspectSessions", observer, event);
+		// Each event comes from the runtime's or a session's stream, so its `machine` tells its state paths.
+		const guarded: LifecycleObserver = (event) =>
+			callListener("runtime.inspectSessions", observer, event as RuntimeSessionsInspectionEvent);
 		const runtimeSubscription = this.inspect(guarded, {
 			...sessionOptions,
 			...(onEnd ? { onEnd: () => callListener("runtime.inspectSessions onEnd", onEnd, undefined) } : {}),

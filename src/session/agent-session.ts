@@ -820,13 +820,17 @@ export class AgentSession {
 	 * subscription.unsubscribe();
 	 * ```
 	 */
-	inspect(observer: LifecycleObserver, options: LifecycleInspectorOptions = {}): { unsubscribe(): void } {
+	inspect(
+		observer: LifecycleObserver<PromptOperationStatePath>,
+		options: LifecycleInspectorOptions = {},
+	): { unsubscribe(): void } {
 		const clock = this.clock as { now?: () => number } | undefined;
 		const now = typeof clock?.now === "function" ? () => clock.now!() : undefined;
 		const { onEnd, ...rest } = options;
 		// Through the handle the actor system reaches the whole session: dispose() detaches it.
 		return this.inspections.add(
-			inspectActorAs("session.inspect", this.actor, observer, now ? { now, ...rest } : rest),
+			// The inspector names this actor's states by their paths: PromptOperationStatePath.
+			inspectActorAs("session.inspect", this.actor, observer as LifecycleObserver, now ? { now, ...rest } : rest),
 			onEnd,
 		);
 	}
