@@ -14,6 +14,7 @@ import { join } from "node:path";
 import { createInterface, type Interface } from "node:readline";
 import type { Readable } from "node:stream";
 import { SettleError } from "../errors.js";
+import { apiKeyEnvHint, GENERIC_API_KEY_ENV_HINT, providerOfAuthError } from "../llm/provider-env.js";
 import type { ImageContent } from "../llm/types.js";
 import type { AgentSessionRuntime } from "../runtime/runtime.js";
 import type { AgentSession } from "../session/agent-session.js";
@@ -407,10 +408,15 @@ export async function runInteractiveMode(
  */
 function promptErrorForCli(error: unknown, agentDir: string): unknown {
 	if (!(error instanceof SettleError)) return error;
-	const keyHint = `set a provider's key in the environment (ANTHROPIC_API_KEY, OPENAI_API_KEY, GEMINI_API_KEY, …) or in ${join(agentDir, "auth.json")}`;
-	if (error.code === "NO_MODEL")
-		return `No model selected: ${keyHint}, then pick one with /model (or start settle with --faux).`;
-	if (error.code === "NO_AUTH") return `${error.message.split("\n")[0]} To fix it, ${keyHint}.`;
+	const authFile = join(agentDir, "auth.json");
+	if (error.code === "NO_MODEL") {
+		return `No model selected: set a provider's key in the environment (${GENERIC_API_KEY_ENV_HINT}) or in ${authFile}, then pick one with /model (or start settle with --faux).`;
+	}
+	if (error.code === "NO_AUTH") {
+		const provider = providerOfAuthError(error);
+		const whose = provider === undefined ? "a provider's" : "the provider's";
+		return `${error.message.split("\n")[0]} To fix it, set ${whose} key in the environment (${apiKeyEnvHint(provider)}) or in ${authFile}.`;
+	}
 	return error;
 }
 

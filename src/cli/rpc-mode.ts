@@ -19,6 +19,7 @@ import { join } from "node:path";
 import { createInterface } from "node:readline";
 import type { Readable } from "node:stream";
 import { errorMessage, SettleError } from "../errors.js";
+import { apiKeyEnvHint, providerOfAuthError } from "../llm/provider-env.js";
 import type { ImageContent, ThinkingLevel } from "../llm/types.js";
 import { INVALID_FORK_ENTRY_MESSAGE, InvalidForkEntryError } from "../runtime/errors.js";
 import type { AgentSessionRuntime } from "../runtime/runtime.js";
@@ -358,7 +359,9 @@ function invalidField(command: object, field: string, expected: string): SettleE
  */
 function rpcErrorForCli(error: unknown, agentDir: string): unknown {
 	if (!(error instanceof SettleError) || (error.code !== "NO_MODEL" && error.code !== "NO_AUTH")) return error;
-	const keyHint = `Set a provider's key in the environment of settle (ANTHROPIC_API_KEY, OPENAI_API_KEY, GEMINI_API_KEY, …) or in ${join(agentDir, "auth.json")}`;
+	const provider = error.code === "NO_AUTH" ? providerOfAuthError(error) : undefined;
+	const whose = provider === undefined ? "a provider's" : "the provider's";
+	const keyHint = `Set ${whose} key in the environment of settle (${apiKeyEnvHint(provider)}) or in ${join(agentDir, "auth.json")}`;
 	const then =
 		error.code === "NO_MODEL"
 			? "then select a model with set_model, or start settle with --model <provider/id> (--faux for the offline model)"

@@ -1289,7 +1289,9 @@ export class AgentSession {
 		const authorized =
 			runtime.hasConfiguredAuth(model.provider) ||
 			(runtime.checkAuth ? await runtime.checkAuth(model.provider) : false);
-		if (!authorized) throw new SettleError("NO_AUTH", noApiKeyForModelMessage(model));
+		if (!authorized) {
+			throw new SettleError("NO_AUTH", noApiKeyForModelMessage(model), { details: { provider: model.provider } });
+		}
 		await this.switchModel(model, "set", this.thinkingLevelForSwitch(), options);
 	}
 

@@ -191,11 +191,14 @@ describe("a session folder that cannot be made", () => {
 });
 
 describe("a real provider without a key", () => {
-	it("the auth.json entry to write is shown under that provider's name, and writing it gets past the key check", () => {
+	it("the provider's own variable and the auth.json entry under its name are shown, and writing it gets past the key check", () => {
 		const env = { GROQ_API_KEY: undefined };
 		const run = runSettle(["--model", "groq/llama-3.3-70b-versatile", "-p", "hi"], { cwd: project, agentDir, env });
 		expect(run.code).toBe(1);
 		expect(run.stderr).toContain("No API key found for groq.");
+		// groq's own variable, not a generic list (pi-ai reads GROQ_API_KEY: test/llm/provider-env.test.ts).
+		expect(run.stderr).toContain("Set the provider's key in the environment (GROQ_API_KEY) or in");
+		expect(run.stderr).not.toContain("OPENAI_API_KEY");
 		const entry = new RegExp(`or in ${join(agentDir, "auth.json")}: (\\{.*\\})\\.\\n$`).exec(run.stderr)?.[1];
 		expect(entry).toBe('{"groq":{"type":"api_key","key":"…"}}');
 		mkdirSync(agentDir, { recursive: true });
@@ -243,7 +246,7 @@ describe("settle --rpc without a usable model", () => {
 		const [noKey] = responses(["--model", "groq/llama-3.3-70b-versatile"]);
 		expect(noKey).toMatchObject({ id: "1", success: false });
 		expect(noKey!.error).toBe(
-			`No API key found for groq. Set a provider's key in the environment of settle (ANTHROPIC_API_KEY, OPENAI_API_KEY, GEMINI_API_KEY, …) or in ${join(agentDir, "auth.json")}, or select another model with set_model.`,
+			`No API key found for groq. Set the provider's key in the environment of settle (GROQ_API_KEY) or in ${join(agentDir, "auth.json")}, or select another model with set_model.`,
 		);
 		expect(noKey!.error).not.toContain("modelRuntime");
 	});
