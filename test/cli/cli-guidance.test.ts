@@ -5,9 +5,9 @@
  * options Settle lacks (with what to use instead, even without a prompt), and `--help` listing the
  * project's extension flags as pi's does.
  */
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { runSettle } from "./helpers.js";
 
@@ -187,6 +187,38 @@ describe("a session folder that cannot be made", () => {
 		const fromSettings = settle(["--faux", "-p", "hi"]);
 		expect(fromSettings.code).toBe(1);
 		expect(fromSettings.stderr).toContain(`Error: Cannot keep sessions in ${file}: ${file} is not a folder.`);
+	});
+});
+
+describe("a session folder under /proc (or /sys)", () => {
+	it.skipIf(!existsSync("/proc/self"))(
+		"regression: --session-dir /proc/x hung at 100% CPU (Node 20's recursive mkdirSync never returns there); now refused at once, exit 2",
+		() => {
+			const folder = `/proc/settle-no-such-${process.pid}/sessions`;
+			// Killed after 20 s: without the check the child never exits.
+			const run = runSettle(["--faux", "--session-dir", folder, "-p", "hi"], {
+				cwd: project,
+				agentDir,
+				timeoutMs: 20_000,
+			});
+			expect(run.code).toBe(2);
+			expect(run.stdout).toBe("");
+			expect(run.stderr).toMatch(
+				new RegExp(
+					`^Error: Cannot keep sessions in ${folder}: ${dirname(folder)} cannot be made \\(ENOENT\\)\\. Pass --session-dir <folder>`,
+				),
+			);
+		},
+	);
+
+	it("the check leaves no folder behind: a folder that can be made is made by the first write only", () => {
+		const fresh = join(dir, "fresh");
+		const refused = settle(["--faux", "--session-dir", join(fresh, "sessions"), "--model", "nope/x", "-p", "hi"]);
+		expect(refused.code).toBe(2);
+		expect(existsSync(fresh)).toBe(false);
+		const run = settle(["--faux", "--session-dir", join(fresh, "sessions"), "-p", "hi"]);
+		expect(run).toMatchObject({ code: 0, stdout: "hi\n" });
+		expect(existsSync(join(fresh, "sessions"))).toBe(true);
 	});
 });
 
