@@ -92,6 +92,7 @@ export function apiKeyEnvHint(provider: string | undefined): string {
  *
  * @example
  * ```ts
+ * const error = new SettleError("NO_AUTH", "No API key found for groq.", { details: { provider: "groq" } });
  * apiKeyEnvHint(providerOfAuthError(error)); // "GROQ_API_KEY"
  * ```
  */
