@@ -14,10 +14,12 @@ import { join } from "node:path";
 import { createInterface, type Interface } from "node:readline";
 import type { Readable } from "node:stream";
 import { SettleError } from "../errors.js";
+import { apiKeyEnvHint, GENERIC_API_KEY_ENV_HINT, providerOfAuthError } from "../llm/provider-env.js";
 import type { ImageContent } from "../llm/types.js";
 import type { AgentSessionRuntime } from "../runtime/runtime.js";
 import type { AgentSession } from "../session/agent-session.js";
 import type { ParsedArgs } from "./args.js";
+import { sendToCurrentSession } from "./current-session.js";
 import { EXIT_OK } from "./help.js";
 import {
 	type CommandHost,
@@ -179,16 +181,19 @@ export async function runInteractiveMode(
 	/** Runs or queues `text`; resolves once the session accepted it (started, queued, handled) or refused it. */
 	const submit = (text: string, behavior: "steer" | "followUp", images?: ImageContent[]): Promise<void> =>
 		new Promise((accepted) => {
-			const target = session();
+			let target = session();
 			runsInFlight++;
 			printer.expectOwn(text);
-			target
-				.prompt(text, {
+			// Typed while an extension command replaces the session: sent once the replacement is over.
+			sendToCurrentSession(runtime, (current) => {
+				target = current;
+				return current.prompt(text, {
 					source: "interactive",
 					streamingBehavior: behavior,
 					...(images ? { images } : {}),
 					preflightResult: () => accepted(),
-				})
+				});
+			})
 				.catch((error: unknown) => {
 					// An extension command that replaced the session ends the old session's prompt: not a failure.
 					if (error instanceof SettleError && error.code === "SESSION_CLOSED" && runtime.session !== target) return;
@@ -403,10 +408,15 @@ export async function runInteractiveMode(
  */
 function promptErrorForCli(error: unknown, agentDir: string): unknown {
 	if (!(error instanceof SettleError)) return error;
-	const keyHint = `set a provider's key in the environment (ANTHROPIC_API_KEY, OPENAI_API_KEY, GEMINI_API_KEY, …) or in ${join(agentDir, "auth.json")}`;
-	if (error.code === "NO_MODEL")
-		return `No model selected: ${keyHint}, then pick one with /model (or start settle with --faux).`;
-	if (error.code === "NO_AUTH") return `${error.message.split("\n")[0]} To fix it, ${keyHint}.`;
+	const authFile = join(agentDir, "auth.json");
+	if (error.code === "NO_MODEL") {
+		return `No model selected: set a provider's key in the environment (${GENERIC_API_KEY_ENV_HINT}) or in ${authFile}, then pick one with /model (or start settle with --faux).`;
+	}
+	if (error.code === "NO_AUTH") {
+		const provider = providerOfAuthError(error);
+		const whose = provider === undefined ? "a provider's" : "the provider's";
+		return `${error.message.split("\n")[0]} To fix it, set ${whose} key in the environment (${apiKeyEnvHint(provider)}) or in ${authFile}.`;
+	}
 	return error;
 }
 

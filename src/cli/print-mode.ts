@@ -7,6 +7,7 @@ import { join } from "node:path";
 import { errorMessage, SettleError } from "../errors.js";
 import type { ExtensionUIContext } from "../extensions/types.js";
 import { createHeadlessUIContext } from "../extensions/ui.js";
+import { apiKeyEnvHint, providerOfAuthError } from "../llm/provider-env.js";
 import type { AssistantMessage, ImageContent } from "../llm/types.js";
 import type { AgentSessionRuntime } from "../runtime/runtime.js";
 import type { AgentSession } from "../session/agent-session.js";
@@ -131,9 +132,9 @@ function cliErrorText(error: unknown, agentDir: string): string {
 	const text = errorMessage(error);
 	if (!(error instanceof SettleError) || error.code !== "NO_AUTH") return text;
 	const firstLine = text.split("\n")[0]!;
-	// The auth.json entry to write, under the provider's own name when the message gives it.
-	const provider = /^No API key found for (\S+)\.$/.exec(firstLine)?.[1] ?? "<provider>";
-	return `${firstLine}\n\nSet the provider's key in the environment (ANTHROPIC_API_KEY, OPENAI_API_KEY, GEMINI_API_KEY, …) or in ${join(agentDir, "auth.json")}: ${JSON.stringify({ [provider]: { type: "api_key", key: "…" } })}.`;
+	// The provider's own variable and the auth.json entry to write under its name, when known.
+	const provider = providerOfAuthError(error);
+	return `${firstLine}\n\nSet the provider's key in the environment (${apiKeyEnvHint(provider)}) or in ${join(agentDir, "auth.json")}: ${JSON.stringify({ [provider ?? "<provider>"]: { type: "api_key", key: "…" } })}.`;
 }
 
 function lastAssistant(session: AgentSession): AssistantMessage | undefined {

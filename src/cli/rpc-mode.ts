@@ -10,18 +10,22 @@
  * Differences from pi 0.73.1, on purpose: a line that is not a JSON object with a string `type`
  * gets a `parse` error (pi crashes on `null`); missing or mistyped fields get a typed error
  * naming the field; an unknown command's response keeps its `id`; `export_html` answers as pi's
- * does but writes Settle's page (src/export/); commands after a session replacement wait for it; at
+ * does but writes Settle's page (src/export/); commands after a session replacement wait for it (and
+ * a prompt, steer or follow_up that arrives while an extension command replaces the session waits
+ * for that replacement, then goes to the current session; pi sends it to the old one); at
  * the end of stdin the server finishes the running work before it exits (pi disposes at once).
  */
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 import type { Readable } from "node:stream";
 import { errorMessage, SettleError } from "../errors.js";
+import { apiKeyEnvHint, providerOfAuthError } from "../llm/provider-env.js";
 import type { ImageContent, ThinkingLevel } from "../llm/types.js";
 import { INVALID_FORK_ENTRY_MESSAGE, InvalidForkEntryError } from "../runtime/errors.js";
 import type { AgentSessionRuntime } from "../runtime/runtime.js";
 import type { AgentSession } from "../session/agent-session.js";
 import { THINKING_LEVELS } from "./args.js";
+import { sendToCurrentSession } from "./current-session.js";
 import { bindForCli, type CliOutput } from "./print-mode.js";
 import { createRpcUIContext, type RpcUIResponse } from "./rpc-ui.js";
 
@@ -114,8 +118,10 @@ export async function runRpcMode(runtime: AgentSessionRuntime, input: Readable, 
 				const message = requireString(command, "message");
 				// The response is sent once the prompt was handled, queued or started (pi: after preflight).
 				let answered = false;
-				session
-					.prompt(message, {
+				let target = session;
+				sendToCurrentSession(runtime, (current) => {
+					target = current;
+					return current.prompt(message, {
 						source: "rpc",
 						...(command.images ? { images: command.images } : {}),
 						...(command.streamingBehavior ? { streamingBehavior: command.streamingBehavior } : {}),
@@ -123,22 +129,26 @@ export async function runRpcMode(runtime: AgentSessionRuntime, input: Readable, 
 							answered = true;
 							write(success(id, "prompt"));
 						},
-					})
-					.catch((error: unknown) => {
-						if (answered) return;
-						// An extension command that replaced the session ends the old session's prompt: that is success.
-						const replaced =
-							error instanceof SettleError && error.code === "SESSION_CLOSED" && runtime.session !== session;
-						write(replaced ? success(id, "prompt") : failure(id, "prompt", error));
 					});
+				}).catch((error: unknown) => {
+					if (answered) return;
+					// An extension command that replaced the session ends the old session's prompt: that is success.
+					const replaced =
+						error instanceof SettleError && error.code === "SESSION_CLOSED" && runtime.session !== target;
+					write(replaced ? success(id, "prompt") : failure(id, "prompt", error));
+				});
 				return undefined;
 			}
-			case "steer":
-				await session.steer(requireString(command, "message"), command.images);
+			case "steer": {
+				const message = requireString(command, "message");
+				await sendToCurrentSession(runtime, (current) => current.steer(message, command.images));
 				return success(id, "steer");
-			case "follow_up":
-				await session.followUp(requireString(command, "message"), command.images);
+			}
+			case "follow_up": {
+				const message = requireString(command, "message");
+				await sendToCurrentSession(runtime, (current) => current.followUp(message, command.images));
 				return success(id, "follow_up");
+			}
 			case "abort":
 				await session.abort();
 				return success(id, "abort");
@@ -349,7 +359,9 @@ function invalidField(command: object, field: string, expected: string): SettleE
  */
 function rpcErrorForCli(error: unknown, agentDir: string): unknown {
 	if (!(error instanceof SettleError) || (error.code !== "NO_MODEL" && error.code !== "NO_AUTH")) return error;
-	const keyHint = `Set a provider's key in the environment of settle (ANTHROPIC_API_KEY, OPENAI_API_KEY, GEMINI_API_KEY, …) or in ${join(agentDir, "auth.json")}`;
+	const provider = error.code === "NO_AUTH" ? providerOfAuthError(error) : undefined;
+	const whose = provider === undefined ? "a provider's" : "the provider's";
+	const keyHint = `Set ${whose} key in the environment of settle (${apiKeyEnvHint(provider)}) or in ${join(agentDir, "auth.json")}`;
 	const then =
 		error.code === "NO_MODEL"
 			? "then select a model with set_model, or start settle with --model <provider/id> (--faux for the offline model)"

@@ -43,13 +43,25 @@ interface LifecycleEventBase {
 	machine: string;
 }
 
-/** The machine moved to another state (one event per microstep, so transient states like `postRun` show). */
-export interface StateChangeEvent extends LifecycleEventBase {
+/**
+ * The machine moved to another state (one event per microstep, so transient states like `postRun`
+ * show). `State` is the machine's state path type: `session.inspect` gives
+ * `StateChangeEvent<PromptOperationStatePath>`, `runtime.inspect` `StateChangeEvent<RuntimeStatePath>`,
+ * so comparing `from` / `to` with a state the machine does not have is a type error.
+ *
+ * @example
+ * ```ts
+ * session.inspect((e) => {
+ *   if (e.kind === "state" && e.to === "retrying") console.log("retrying after", e.from); // "retry" would not compile
+ * });
+ * ```
+ */
+export interface StateChangeEvent<State extends string = string> extends LifecycleEventBase {
 	kind: "state";
 	/** Previous state path (`running.working`), `null` for the first one seen. */
-	from: string | null;
+	from: State | null;
 	/** New state path. */
-	to: string;
+	to: State;
 	/** The XState state value. */
 	value: JsonValue;
 	/** State paths entered / exited, outermost first. */
@@ -99,9 +111,9 @@ export interface EmittedEvent extends LifecycleEventBase {
 	payload?: JsonValue;
 }
 
-/** One entry of the typed inspection stream. */
-export type LifecycleInspectionEvent =
-	| StateChangeEvent
+/** One entry of the typed inspection stream; `State` types the state changes' `from` / `to` ({@link StateChangeEvent}). */
+export type LifecycleInspectionEvent<State extends string = string> =
+	| StateChangeEvent<State>
 	| EventReceivedEvent
 	| ActorLifecycleEvent
 	| DelayEvent
@@ -112,7 +124,7 @@ export type LifecycleInspectionEvent =
  * stream goes on — inspection never breaks the actor — and its first failure is reported as a
  * process warning (`SettleError` code `LISTENER`, the error as `cause`).
  */
-export type LifecycleObserver = (event: LifecycleInspectionEvent) => void;
+export type LifecycleObserver<State extends string = string> = (event: LifecycleInspectionEvent<State>) => void;
 
 /** Options for {@link createLifecycleInspector} and {@link inspectActor}. */
 export interface LifecycleInspectorOptions {

@@ -173,3 +173,17 @@ export function assertSessionCwdExists(
 	const issue = getMissingSessionCwdIssue(sessionManager, fallbackCwd);
 	if (issue) throw new MissingSessionCwdError(issue);
 }
+
+/**
+ * Whether `error` is a session's refusal of input because its runtime is replacing it (`BUSY`, see
+ * `AgentSessionRuntime.waitForReplacement`): the input was not taken and may be sent again to
+ * `runtime.session` once the replacement is over.
+ *
+ * @example
+ * ```ts
+ * runtime.session.prompt("hi").catch((error) => isReplacementRefusal(error) && console.log("retry after the switch"));
+ * ```
+ */
+export function isReplacementRefusal(error: unknown): boolean {
+	return error instanceof SettleError && error.code === "BUSY" && error.details?.sessionReplacement === true;
+}

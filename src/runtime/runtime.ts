@@ -11,11 +11,13 @@
 import { existsSync } from "node:fs";
 import { resolve } from "node:path";
 import { createActor, fromPromise, type InspectionEvent } from "xstate";
+import type { PromptOperationStatePath } from "../../machines/prompt-operation.machine.js";
 import {
 	type BeforeSwitchOutput,
 	type CreatedSession,
 	type CreateSessionInput,
 	type FinishInput,
+	isReplacing,
 	type OpenedTarget,
 	type ReplacementInput,
 	type ReplacementRequest,
@@ -37,6 +39,7 @@ import type {
 } from "../extensions/types.js";
 import {
 	inspectActorAs,
+	type LifecycleInspectionEvent,
 	type LifecycleInspectorOptions,
 	type LifecycleObserver,
 } from "../inspect/lifecycle-inspector.js";
@@ -48,8 +51,9 @@ import {
 	type SessionReplacementActions,
 	type SessionTrace,
 	setClosedMessage,
+	setReplacingMessage,
 } from "../session/agent-session.js";
-import { SESSION_REPLACED, SESSION_RUNTIME_DISPOSED } from "../session/texts.js";
+import { SESSION_BEING_REPLACED, SESSION_REPLACED, SESSION_RUNTIME_DISPOSED } from "../session/texts.js";
 import { getDefaultSessionDirPath } from "../store/paths.js";
 import type { SessionManager } from "../store/session-manager.js";
 import {
@@ -141,6 +145,22 @@ export interface SessionReplacedEvent {
 
 /** A {@link AgentSessionRuntime.onSessionReplaced} listener. Not awaited: its return value is ignored. */
 export type SessionReplacedListener = (event: SessionReplacedEvent) => void;
+
+/**
+ * What {@link AgentSessionRuntime.inspectSessions} streams: the runtime machine's events (`machine:
+ * "runtime"`, states {@link RuntimeStatePath}) and each session's (`machine: "promptOperation"`,
+ * states `PromptOperationStatePath`). Check `machine` first and `from` / `to` are typed.
+ *
+ * @example
+ * ```ts
+ * runtime.inspectSessions((e) => {
+ *   if (e.kind === "state" && e.machine === "runtime" && e.to === "beforeSwitch") console.log("replacing");
+ * });
+ * ```
+ */
+export type RuntimeSessionsInspectionEvent =
+	| (LifecycleInspectionEvent<RuntimeStatePath> & { machine: "runtime" })
+	| (LifecycleInspectionEvent<PromptOperationStatePath> & { machine: "promptOperation" });
 
 /** A recording of the runtime machine and of each session's prompt-operation machine; `stop()` ends it. */
 export type RuntimeTrace = SessionTrace;
@@ -249,6 +269,39 @@ export class AgentSessionRuntime {
 		return this.actor.getSnapshot().value;
 	}
 
+	/**
+	 * Resolves once no replacement (new, switch, fork, clone, import) is in progress — at once when
+	 * none is. While one is, `runtime.session` refuses `prompt`, `steer`, `followUp`,
+	 * `sendUserMessage` and `sendCustomMessage` with a `BUSY` SettleError; after this resolves,
+	 * `runtime.session` is the session to use (the new one, or the old one if an extension cancelled
+	 * or the replacement failed). Never rejects.
+	 *
+	 * @example
+	 * ```ts
+	 * try {
+	 *   await runtime.session.prompt("hi");
+	 * } catch (error) {
+	 *   if (!(error instanceof SettleError && error.code === "BUSY")) throw error;
+	 *   await runtime.waitForReplacement();
+	 *   await runtime.session.prompt("hi");
+	 * }
+	 * ```
+	 */
+	waitForReplacement(): Promise<void> {
+		if (!isReplacing(this.actor.getSnapshot())) return Promise.resolve();
+		return new Promise<void>((resolveWait) => {
+			const subscription = this.actor.subscribe({
+				next: (snapshot) => {
+					if (isReplacing(snapshot)) return;
+					subscription.unsubscribe();
+					resolveWait();
+				},
+				complete: () => resolveWait(),
+				error: () => resolveWait(),
+			});
+		});
+	}
+
 	/** Whether {@link dispose} has run (or is running). */
 	get isDisposed(): boolean {
 		return this.disposedPromise !== undefined;
@@ -262,10 +315,17 @@ export class AgentSessionRuntime {
 	 * runtime.inspect((e) => { if (e.kind === "state") console.log("runtime:", e.to); });
 	 * ```
 	 */
-	inspect(observer: LifecycleObserver, options: LifecycleInspectorOptions = {}): { unsubscribe(): void } {
+	inspect(
+		observer: LifecycleObserver<RuntimeStatePath>,
+		options: LifecycleInspectorOptions = {},
+	): { unsubscribe(): void } {
 		const { onEnd, ...rest } = options;
 		// Through the handle the actor system reaches the runtime and its last session: dispose() detaches it.
-		return this.inspections.add(inspectActorAs("runtime.inspect", this.actor, observer, rest), onEnd);
+		// The inspector names this actor's states by their paths: RuntimeStatePath.
+		return this.inspections.add(
+			inspectActorAs("runtime.inspect", this.actor, observer as LifecycleObserver, rest),
+			onEnd,
+		);
 	}
 
 	/**
@@ -305,10 +365,15 @@ export class AgentSessionRuntime {
 	 * subscription.unsubscribe();
 	 * ```
 	 */
-	inspectSessions(observer: LifecycleObserver, options: LifecycleInspectorOptions = {}): { unsubscribe(): void } {
+	inspectSessions(
+		observer: (event: RuntimeSessionsInspectionEvent) => void,
+		options: LifecycleInspectorOptions = {},
+	): { unsubscribe(): void } {
 		const { onEnd, ...sessionOptions } = options;
 		// A failing observer or onEnd is reported (once) under this method's name, not the inner streams'.
-		const guarded: LifecycleObserver = (event) => callListener("runtime.inspectSessions", observer, event);
+		// Each event comes from the runtime's or a session's stream, so its `machine` tells its state paths.
+		const guarded: LifecycleObserver = (event) =>
+			callListener("runtime.inspectSessions", observer, event as RuntimeSessionsInspectionEvent);
 		const runtimeSubscription = this.inspect(guarded, {
 			...sessionOptions,
 			...(onEnd ? { onEnd: () => callListener("runtime.inspectSessions onEnd", onEnd, undefined) } : {}),
@@ -543,6 +608,11 @@ export class AgentSessionRuntime {
 	private onMachineEvent(event: RuntimeEmitted): void {
 		try {
 			switch (event.type) {
+				case "replacement_started":
+					// From here on the current session refuses new input at once (BUSY), instead of taking a
+					// prompt the replacement would end with SESSION_CLOSED.
+					setReplacingMessage(this.current.session, SESSION_BEING_REPLACED);
+					return;
 				case "session_committed": {
 					const created = event.created.handle as Created;
 					this.inFlight = undefined;
@@ -556,9 +626,12 @@ export class AgentSessionRuntime {
 					return;
 				}
 				case "replacement_cancelled":
+					setReplacingMessage(this.current.session, undefined);
 					this.settle(event.requestId, { cancelled: true });
 					return;
 				case "replacement_failed":
+					// Failed or rolled back: the old session is current and usable again.
+					setReplacingMessage(this.current.session, undefined);
 					this.settle(event.requestId, undefined, event.error);
 					return;
 				case "replacement_completed": {

@@ -266,6 +266,29 @@ export function setClosedMessage(session: AgentSession, message: string): void {
 	closedMessages.set(session, message);
 }
 
+/**
+ * Sessions their runtime has begun to replace, with the `BUSY` message their input calls reject with
+ * (weak: it keeps no session alive). Extensions' own sends (`pi.sendUserMessage`, `pi.sendMessage`)
+ * are not refused: pi runs them on the old session, e.g. from a `session_before_switch` handler.
+ */
+const replacingMessages = new WeakMap<AgentSession, string>();
+
+/**
+ * Marks `session` as being replaced by its runtime (`message`), or usable again (`undefined`, the
+ * replacement was cancelled or failed): while marked, `prompt`, `steer`, `followUp`,
+ * `sendUserMessage` and `sendCustomMessage` reject at once with `BUSY`. Not part of the package's API.
+ *
+ * @example
+ * ```ts
+ * setReplacingMessage(session, "This AgentSession is being replaced …");
+ * setReplacingMessage(session, undefined); // an extension cancelled the replacement
+ * ```
+ */
+export function setReplacingMessage(session: AgentSession, message: string | undefined): void {
+	if (message === undefined) replacingMessages.delete(session);
+	else replacingMessages.set(session, message);
+}
+
 interface PendingPrompt {
 	resolve(): void;
 	reject(error: unknown): void;
@@ -797,13 +820,17 @@ export class AgentSession {
 	 * subscription.unsubscribe();
 	 * ```
 	 */
-	inspect(observer: LifecycleObserver, options: LifecycleInspectorOptions = {}): { unsubscribe(): void } {
+	inspect(
+		observer: LifecycleObserver<PromptOperationStatePath>,
+		options: LifecycleInspectorOptions = {},
+	): { unsubscribe(): void } {
 		const clock = this.clock as { now?: () => number } | undefined;
 		const now = typeof clock?.now === "function" ? () => clock.now!() : undefined;
 		const { onEnd, ...rest } = options;
 		// Through the handle the actor system reaches the whole session: dispose() detaches it.
 		return this.inspections.add(
-			inspectActorAs("session.inspect", this.actor, observer, now ? { now, ...rest } : rest),
+			// The inspector names this actor's states by their paths: PromptOperationStatePath.
+			inspectActorAs("session.inspect", this.actor, observer as LifecycleObserver, now ? { now, ...rest } : rest),
 			onEnd,
 		);
 	}
@@ -842,6 +869,12 @@ export class AgentSession {
 	 * ```
 	 */
 	prompt(text: string, options: PromptOptions = {}): Promise<void> {
+		const refusal = this.inputRefusal();
+		if (refusal) return Promise.reject(refusal);
+		return this.submitPrompt(text, options);
+	}
+
+	private submitPrompt(text: string, options: PromptOptions): Promise<void> {
 		const payload: PromptPayload = {
 			kind: "text",
 			text,
@@ -867,7 +900,7 @@ export class AgentSession {
 		images?: ImageContent[],
 		options: { source?: InputSource } = {},
 	): Promise<"handled" | "queued"> {
-		this.assertUsable();
+		this.assertAcceptsInput();
 		return queueInput(this.internals, "steer", text, images, options.source ?? "interactive");
 	}
 
@@ -884,7 +917,7 @@ export class AgentSession {
 		images?: ImageContent[],
 		options: { source?: InputSource } = {},
 	): Promise<"handled" | "queued"> {
-		this.assertUsable();
+		this.assertAcceptsInput();
 		return queueInput(this.internals, "followUp", text, images, options.source ?? "interactive");
 	}
 
@@ -901,6 +934,15 @@ export class AgentSession {
 	sendUserMessage(
 		content: string | (TextContent | ImageContent)[],
 		options: { deliverAs?: StreamingBehavior; expandPromptTemplates?: boolean } = {},
+	): Promise<void> {
+		const refusal = this.inputRefusal();
+		if (refusal) return Promise.reject(refusal);
+		return this.submitUserMessage(content, options);
+	}
+
+	private submitUserMessage(
+		content: string | (TextContent | ImageContent)[],
+		options: { deliverAs?: StreamingBehavior; expandPromptTemplates?: boolean },
 	): Promise<void> {
 		let text: string;
 		let images: ImageContent[] | undefined;
@@ -921,7 +963,7 @@ export class AgentSession {
 		};
 		if (images) promptOptions.images = images;
 		if (options.deliverAs) promptOptions.streamingBehavior = options.deliverAs;
-		return this.prompt(text, promptOptions);
+		return this.submitPrompt(text, promptOptions);
 	}
 
 	/**
@@ -936,6 +978,11 @@ export class AgentSession {
 	 * ```
 	 */
 	async sendCustomMessage(message: CustomMessageInput, options: SendCustomMessageOptions = {}): Promise<void> {
+		this.assertAcceptsInput();
+		return this.submitCustomMessage(message, options);
+	}
+
+	private async submitCustomMessage(message: CustomMessageInput, options: SendCustomMessageOptions): Promise<void> {
 		this.assertUsable();
 		const custom: CustomMessage = {
 			role: "custom",
@@ -1242,7 +1289,9 @@ export class AgentSession {
 		const authorized =
 			runtime.hasConfiguredAuth(model.provider) ||
 			(runtime.checkAuth ? await runtime.checkAuth(model.provider) : false);
-		if (!authorized) throw new SettleError("NO_AUTH", noApiKeyForModelMessage(model));
+		if (!authorized) {
+			throw new SettleError("NO_AUTH", noApiKeyForModelMessage(model), { details: { provider: model.provider } });
+		}
 		await this.switchModel(model, "set", this.thinkingLevelForSwitch(), options);
 	}
 
@@ -1638,7 +1687,16 @@ export class AgentSession {
 			if (requestId !== preflight?.requestId) pending.reject(closed);
 			else {
 				preflight.outcome.then(
-					(outcome) => (outcome.disposition === "handled" ? pending.resolve() : pending.reject(closed)),
+					(outcome) => {
+						if (outcome.disposition !== "handled") return pending.reject(closed);
+						// Its caller hears "handled" as for any command (RPC answers the prompt then, as pi does).
+						try {
+							pending.preflightResult?.("handled");
+						} catch {
+							// The caller's callback must not break the disposal.
+						}
+						pending.resolve();
+					},
 					() => pending.reject(closed),
 				);
 			}
@@ -1657,6 +1715,20 @@ export class AgentSession {
 
 	private assertUsable(): void {
 		if (this.disposed) throw this.closedError();
+	}
+
+	/** Why a prompt, steer, follow-up or message is refused now: disposed, or being replaced by its runtime. */
+	private inputRefusal(): SettleError | undefined {
+		if (this.disposed) return this.closedError();
+		const replacing = replacingMessages.get(this);
+		return replacing === undefined
+			? undefined
+			: new SettleError("BUSY", replacing, { details: { sessionReplacement: true } });
+	}
+
+	private assertAcceptsInput(): void {
+		const refusal = this.inputRefusal();
+		if (refusal) throw refusal;
 	}
 
 	/** The error of any call after dispose(): why it was disposed, when its runtime said so. */
@@ -1910,10 +1982,11 @@ export class AgentSession {
 	/** Binds what `pi.*` and `ctx.*` need (pi's `_bindExtensionCore`). */
 	private bindRunner(runner: ExtensionRunner): void {
 		const actions: ExtensionRuntimeActions = {
-			sendMessage: (message, options) => this.trackExtensionSend(this.sendCustomMessage(message, options)),
+			// Not refused while the runtime replaces this session: pi runs them on it (see setReplacingMessage).
+			sendMessage: (message, options) => this.trackExtensionSend(this.submitCustomMessage(message, options ?? {})),
 			sendUserMessage: (content, options) =>
 				this.trackExtensionSend(
-					this.sendUserMessage(content, options?.deliverAs ? { deliverAs: options.deliverAs } : {}),
+					this.submitUserMessage(content, options?.deliverAs ? { deliverAs: options.deliverAs } : {}),
 				),
 			appendEntry: (customType, data) => {
 				const id = this.sessionManager.appendCustomEntry(customType, data);

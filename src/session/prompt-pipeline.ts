@@ -228,7 +228,9 @@ export async function requireModelAndAuth(s: SessionInternals): Promise<Model> {
 	if (runtime.hasConfiguredAuth(model.provider)) return model;
 	if (runtime.checkAuth && (await runtime.checkAuth(model.provider))) return model;
 	if (runtime.isUsingOAuth(model.provider)) {
-		throw new SettleError("NO_AUTH", authenticationFailedMessage(model.provider));
+		throw new SettleError("NO_AUTH", authenticationFailedMessage(model.provider), {
+			details: { provider: model.provider },
+		});
 	}
-	throw new SettleError("NO_AUTH", noApiKeyFoundMessage(model.provider));
+	throw new SettleError("NO_AUTH", noApiKeyFoundMessage(model.provider), { details: { provider: model.provider } });
 }

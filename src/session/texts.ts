@@ -29,6 +29,12 @@ export const SESSION_REPLACED =
 	"This AgentSession was replaced by its runtime (a new session, switch, fork, clone or import) and disposed. " +
 	"Use runtime.session, the current one; runtime.onSessionReplaced(…) tells you when it changes.";
 
+/** A prompt, steer, follow-up or message sent to a session its runtime has begun to replace (`BUSY`). */
+export const SESSION_BEING_REPLACED =
+	"This AgentSession is being replaced by its runtime (a new session, switch, fork, clone or import is in progress). " +
+	"Wait for newSession()/switchSession()/fork() to resolve (or await runtime.waitForReplacement()) and use runtime.session; " +
+	"if an extension cancels the replacement, runtime.session is still this session.";
+
 /** Any call on a session whose runtime was disposed. */
 export const SESSION_RUNTIME_DISPOSED =
 	"This AgentSession was disposed with its runtime (runtime.dispose()). Create a new runtime to continue.";

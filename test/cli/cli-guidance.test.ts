@@ -5,9 +5,9 @@
  * options Settle lacks (with what to use instead, even without a prompt), and `--help` listing the
  * project's extension flags as pi's does.
  */
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { runSettle } from "./helpers.js";
 
@@ -190,12 +190,47 @@ describe("a session folder that cannot be made", () => {
 	});
 });
 
+describe("a session folder under /proc (or /sys)", () => {
+	it.skipIf(!existsSync("/proc/self"))(
+		"regression: --session-dir /proc/x hung at 100% CPU (Node 20's recursive mkdirSync never returns there); now refused at once, exit 2",
+		() => {
+			const folder = `/proc/settle-no-such-${process.pid}/sessions`;
+			// Killed after 20 s: without the check the child never exits.
+			const run = runSettle(["--faux", "--session-dir", folder, "-p", "hi"], {
+				cwd: project,
+				agentDir,
+				timeoutMs: 20_000,
+			});
+			expect(run.code).toBe(2);
+			expect(run.stdout).toBe("");
+			expect(run.stderr).toMatch(
+				new RegExp(
+					`^Error: Cannot keep sessions in ${folder}: ${dirname(folder)} cannot be made \\(ENOENT\\)\\. Pass --session-dir <folder>`,
+				),
+			);
+		},
+	);
+
+	it("the check leaves no folder behind: a folder that can be made is made by the first write only", () => {
+		const fresh = join(dir, "fresh");
+		const refused = settle(["--faux", "--session-dir", join(fresh, "sessions"), "--model", "nope/x", "-p", "hi"]);
+		expect(refused.code).toBe(2);
+		expect(existsSync(fresh)).toBe(false);
+		const run = settle(["--faux", "--session-dir", join(fresh, "sessions"), "-p", "hi"]);
+		expect(run).toMatchObject({ code: 0, stdout: "hi\n" });
+		expect(existsSync(join(fresh, "sessions"))).toBe(true);
+	});
+});
+
 describe("a real provider without a key", () => {
-	it("the auth.json entry to write is shown under that provider's name, and writing it gets past the key check", () => {
+	it("the provider's own variable and the auth.json entry under its name are shown, and writing it gets past the key check", () => {
 		const env = { GROQ_API_KEY: undefined };
 		const run = runSettle(["--model", "groq/llama-3.3-70b-versatile", "-p", "hi"], { cwd: project, agentDir, env });
 		expect(run.code).toBe(1);
 		expect(run.stderr).toContain("No API key found for groq.");
+		// groq's own variable, not a generic list (pi-ai reads GROQ_API_KEY: test/llm/provider-env.test.ts).
+		expect(run.stderr).toContain("Set the provider's key in the environment (GROQ_API_KEY) or in");
+		expect(run.stderr).not.toContain("OPENAI_API_KEY");
 		const entry = new RegExp(`or in ${join(agentDir, "auth.json")}: (\\{.*\\})\\.\\n$`).exec(run.stderr)?.[1];
 		expect(entry).toBe('{"groq":{"type":"api_key","key":"…"}}');
 		mkdirSync(agentDir, { recursive: true });
@@ -243,7 +278,7 @@ describe("settle --rpc without a usable model", () => {
 		const [noKey] = responses(["--model", "groq/llama-3.3-70b-versatile"]);
 		expect(noKey).toMatchObject({ id: "1", success: false });
 		expect(noKey!.error).toBe(
-			`No API key found for groq. Set a provider's key in the environment of settle (ANTHROPIC_API_KEY, OPENAI_API_KEY, GEMINI_API_KEY, …) or in ${join(agentDir, "auth.json")}, or select another model with set_model.`,
+			`No API key found for groq. Set the provider's key in the environment of settle (GROQ_API_KEY) or in ${join(agentDir, "auth.json")}, or select another model with set_model.`,
 		);
 		expect(noKey!.error).not.toContain("modelRuntime");
 	});

@@ -278,7 +278,7 @@ describe("settle -i: bad input", () => {
 		await chat.idle(0);
 		const refused = await chat.say("hi");
 		expect(refused).toBe(
-			`hi\nError: No API key found for anthropic. To fix it, set a provider's key in the environment (ANTHROPIC_API_KEY, OPENAI_API_KEY, GEMINI_API_KEY, …) or in ${join(cli.agentDir, "auth.json")}.\n${PROMPT}`,
+			`hi\nError: No API key found for anthropic. To fix it, set the provider's key in the environment (ANTHROPIC_OAUTH_TOKEN or ANTHROPIC_API_KEY) or in ${join(cli.agentDir, "auth.json")}.\n${PROMPT}`,
 		);
 		expect(await chat.say("/session")).toContain("  model: anthropic/claude-sonnet-4-5");
 		expect(await chat.end()).toBe(0);

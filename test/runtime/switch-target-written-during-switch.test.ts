@@ -204,14 +204,25 @@ describe("SWITCH_TARGET_WRITTEN_DURING_SWITCH: the old session writes the target
 	});
 
 	it("the old session's work persists its first message while the new session is built: the same", async () => {
-		let old: AgentSessionRuntime["session"] | undefined;
-		let armed = false;
+		// A prompt sent before the switch (a session being replaced refuses new ones), held in its
+		// `input` handler until the new session is being built: then it runs and writes the file.
+		let releaseInput!: () => void;
+		const inputHeld = new Promise<void>((resolve) => {
+			releaseInput = resolve;
+		});
+		let oldWork: Promise<void> | undefined;
 		const run = await settleRuntime(
-			() => {},
+			(api) => {
+				api.on("input", async () => {
+					await inputHeld;
+					return { action: "continue" };
+				});
+			},
 			(inner) => async (target) => {
-				if (armed && old) {
-					armed = false;
-					await old.prompt("written during the switch");
+				if (oldWork) {
+					releaseInput();
+					await oldWork;
+					oldWork = undefined;
 				}
 				return inner(target);
 			},
@@ -220,8 +231,8 @@ describe("SWITCH_TARGET_WRITTEN_DURING_SWITCH: the old session writes the target
 			fauxAssistantMessage("answer: written during the switch"),
 			fauxAssistantMessage("answer: hello"),
 		]);
-		old = run.runtime.session;
-		armed = true;
+		const old = run.runtime.session;
+		oldWork = old.prompt("written during the switch");
 		await run.runtime.switchSession(run.path, { createIfMissing: true });
 		expect(run.runtime.session).not.toBe(old);
 		await run.runtime.session.prompt("hello");

@@ -1,0 +1,103 @@
+/**
+ * The environment variables pi-ai 0.73.1 reads a provider's key from (its `env-api-keys` module,
+ * which does not export the map), so a "no API key" message can name the provider's own variable
+ * (`GROQ_API_KEY`) instead of a generic list. test/llm/provider-env.test.ts checks it against the
+ * real `getEnvApiKey` for every provider pi-ai knows.
+ */
+
+/**
+ * Provider → the variables pi-ai takes its key from, in pi-ai's order of precedence (the first set
+ * one wins). Providers that authenticate otherwise (Amazon Bedrock's AWS credentials, Google
+ * Vertex's application default credentials) list the variable that alone is enough.
+ */
+const PROVIDER_API_KEY_ENV: Readonly<Record<string, readonly string[]>> = {
+	anthropic: ["ANTHROPIC_OAUTH_TOKEN", "ANTHROPIC_API_KEY"],
+	"github-copilot": ["COPILOT_GITHUB_TOKEN", "GH_TOKEN", "GITHUB_TOKEN"],
+	openai: ["OPENAI_API_KEY"],
+	"azure-openai-responses": ["AZURE_OPENAI_API_KEY"],
+	deepseek: ["DEEPSEEK_API_KEY"],
+	google: ["GEMINI_API_KEY"],
+	"google-vertex": ["GOOGLE_CLOUD_API_KEY"],
+	groq: ["GROQ_API_KEY"],
+	cerebras: ["CEREBRAS_API_KEY"],
+	xai: ["XAI_API_KEY"],
+	openrouter: ["OPENROUTER_API_KEY"],
+	"vercel-ai-gateway": ["AI_GATEWAY_API_KEY"],
+	zai: ["ZAI_API_KEY"],
+	mistral: ["MISTRAL_API_KEY"],
+	minimax: ["MINIMAX_API_KEY"],
+	"minimax-cn": ["MINIMAX_CN_API_KEY"],
+	moonshotai: ["MOONSHOT_API_KEY"],
+	"moonshotai-cn": ["MOONSHOT_API_KEY"],
+	huggingface: ["HF_TOKEN"],
+	fireworks: ["FIREWORKS_API_KEY"],
+	opencode: ["OPENCODE_API_KEY"],
+	"opencode-go": ["OPENCODE_API_KEY"],
+	"kimi-coding": ["KIMI_API_KEY"],
+	"cloudflare-workers-ai": ["CLOUDFLARE_API_KEY"],
+	"cloudflare-ai-gateway": ["CLOUDFLARE_API_KEY"],
+	xiaomi: ["XIAOMI_API_KEY"],
+	"xiaomi-token-plan-cn": ["XIAOMI_TOKEN_PLAN_CN_API_KEY"],
+	"xiaomi-token-plan-ams": ["XIAOMI_TOKEN_PLAN_AMS_API_KEY"],
+	"xiaomi-token-plan-sgp": ["XIAOMI_TOKEN_PLAN_SGP_API_KEY"],
+	// Any one of these (or AWS_ACCESS_KEY_ID with AWS_SECRET_ACCESS_KEY) makes pi-ai use the AWS SDK's credentials.
+	"amazon-bedrock": [
+		"AWS_PROFILE",
+		"AWS_BEARER_TOKEN_BEDROCK",
+		"AWS_CONTAINER_CREDENTIALS_RELATIVE_URI",
+		"AWS_CONTAINER_CREDENTIALS_FULL_URI",
+		"AWS_WEB_IDENTITY_TOKEN_FILE",
+	],
+};
+
+/** The generic list, for a provider pi-ai reads no variable for (a custom one: auth.json or models.json). */
+export const GENERIC_API_KEY_ENV_HINT = "ANTHROPIC_API_KEY, OPENAI_API_KEY, GEMINI_API_KEY, …";
+
+/**
+ * The variables pi-ai reads `provider`'s key from (precedence order), or `undefined` when it reads none.
+ *
+ * @example
+ * ```ts
+ * apiKeyEnvVars("groq"); // ["GROQ_API_KEY"]
+ * apiKeyEnvVars("my-proxy"); // undefined
+ * ```
+ */
+export function apiKeyEnvVars(provider: string): readonly string[] | undefined {
+	return Object.hasOwn(PROVIDER_API_KEY_ENV, provider) ? PROVIDER_API_KEY_ENV[provider] : undefined;
+}
+
+/** Every provider with a variable in {@link apiKeyEnvVars}. */
+export function providersWithApiKeyEnv(): string[] {
+	return Object.keys(PROVIDER_API_KEY_ENV);
+}
+
+/**
+ * What to name in a missing-key message: the provider's own variable(s) (`GROQ_API_KEY`,
+ * `ANTHROPIC_OAUTH_TOKEN or ANTHROPIC_API_KEY`), or the generic list for a provider without one.
+ *
+ * @example
+ * ```ts
+ * apiKeyEnvHint("groq"); // "GROQ_API_KEY"
+ * apiKeyEnvHint(undefined); // "ANTHROPIC_API_KEY, OPENAI_API_KEY, GEMINI_API_KEY, …"
+ * ```
+ */
+export function apiKeyEnvHint(provider: string | undefined): string {
+	const vars = provider === undefined ? undefined : apiKeyEnvVars(provider);
+	return vars ? vars.join(" or ") : GENERIC_API_KEY_ENV_HINT;
+}
+
+/**
+ * The provider a `NO_AUTH` SettleError is about (its `details.provider`, else pi's first line
+ * `No API key found for <provider>.`), or `undefined`.
+ *
+ * @example
+ * ```ts
+ * const error = new SettleError("NO_AUTH", "No API key found for groq.", { details: { provider: "groq" } });
+ * apiKeyEnvHint(providerOfAuthError(error)); // "GROQ_API_KEY"
+ * ```
+ */
+export function providerOfAuthError(error: { message: string; details?: Record<string, unknown> }): string | undefined {
+	const provider = error.details?.provider;
+	if (typeof provider === "string") return provider;
+	return /^No API key found for (\S+)\./.exec(error.message)?.[1];
+}
