@@ -5299,8 +5299,8 @@ export const MUTANTS: Mutant[] = [
 		description: "finished handlers stay pending",
 		edits: [
 			{
-				find: "this.inFlight.delete(record);",
-				replace: "",
+				find: "\t\t\t(value) => {\n\t\t\t\tthis.inFlight.delete(record);",
+				replace: "\t\t\t(value) => {",
 			},
 		],
 		tests: ["test/extensions/pending-handlers.test.ts"],
@@ -5450,6 +5450,102 @@ export const MUTANTS: Mutant[] = [
 			},
 		],
 		tests: ["test/cli/list-models.test.ts"],
+	},
+	{
+		id: "AQ01",
+		file: "src/runtime/runtime.ts",
+		description: "session not marked when a replacement starts",
+		edits: [
+			{
+				find: "setReplacingMessage(this.current.session, SESSION_BEING_REPLACED);",
+				replace: "void SESSION_BEING_REPLACED;",
+			},
+		],
+		tests: ["test/runtime/replacing-session-input.test.ts"],
+	},
+	{
+		id: "AQ02",
+		file: "src/runtime/runtime.ts",
+		description: "a cancelled replacement leaves the old session refusing input",
+		edits: [
+			{
+				find: "setReplacingMessage(this.current.session, undefined);\n\t\t\t\t\tthis.settle(event.requestId, { cancelled: true });",
+				replace: "this.settle(event.requestId, { cancelled: true });",
+			},
+		],
+		tests: ["test/runtime/replacing-session-input.test.ts"],
+	},
+	{
+		id: "AQ03",
+		file: "src/session/agent-session.ts",
+		description: "extension sends refused like host input",
+		edits: [
+			{
+				find: "this.submitUserMessage(content, options?.deliverAs",
+				replace: "this.sendUserMessage(content, options?.deliverAs",
+			},
+		],
+		tests: ["test/runtime/replacing-session-input.test.ts"],
+	},
+	{
+		id: "AQ04",
+		file: "src/cli/current-session.ts",
+		description: "RPC/chat input not retried after the replacement",
+		edits: [
+			{
+				find: "if (!isReplacementRefusal(error) || runtime.isDisposed) throw error;",
+				replace: "throw error;",
+			},
+		],
+		tests: ["test/cli/rpc-replacing-session.test.ts"],
+	},
+	{
+		id: "AQ05",
+		file: "src/session/agent-session.ts",
+		description: "a command that replaced the session never reports handled",
+		edits: [
+			{
+				find: 'pending.preflightResult?.("handled");',
+				replace: "",
+			},
+		],
+		tests: ["test/cli/rpc-replacing-session.test.ts"],
+	},
+	{
+		id: "AQ06",
+		file: "src/llm/provider-env.ts",
+		description: "anthropic precedence swapped",
+		edits: [
+			{
+				find: 'anthropic: ["ANTHROPIC_OAUTH_TOKEN", "ANTHROPIC_API_KEY"],',
+				replace: 'anthropic: ["ANTHROPIC_API_KEY", "ANTHROPIC_OAUTH_TOKEN"],',
+			},
+		],
+		tests: ["test/llm/provider-env.test.ts"],
+	},
+	{
+		id: "AQ07",
+		file: "src/extensions/runner.ts",
+		description: "promise handlers untracked instead of sync ones",
+		edits: [
+			{
+				find: "if (!isPromiseLike(result)) return result;",
+				replace: "if (isPromiseLike(result)) return result;",
+			},
+		],
+		tests: ["test/extensions/pending-handlers.test.ts"],
+	},
+	{
+		id: "AQ08",
+		file: "src/cli/host.ts",
+		description: "a folder that cannot be made is not probed",
+		edits: [
+			{
+				find: "return missing === undefined ? undefined : unmakeableFolder(missing);",
+				replace: "return undefined;",
+			},
+		],
+		tests: ["test/cli/cli-guidance.test.ts"],
 	},
 ];
 
