@@ -180,14 +180,25 @@ export function formatLifecycleEvent(event: LifecycleInspectionEvent, origin = 0
 		case "event":
 			return `${time}event   ${event.type}${payloadText(event.payload)}`;
 		case "actor":
+			if (event.root)
+				return `${time}actor   ${event.id} stopped${event.state ? ` in ${event.state}` : ""} (the actor itself)`;
 			return `${time}actor   ${event.id} ${event.phase}${event.error ? `: ${event.error}` : payloadText(event.output)}`;
 		case "delay":
 			return `${time}delay   ${event.delay}${event.ms !== undefined ? ` ${event.ms}ms` : ""} ${event.phase} in ${event.state}`;
 		case "emitted": {
-			const text = summarizationRetryText(event.type, event.payload);
+			const text = retryText(event.type, event.payload);
 			return `${time}emit    ${event.type}${text !== undefined ? ` ${text}` : payloadText(event.payload)}`;
 		}
 	}
+}
+
+/**
+ * The state a viewer marks as current after `event`: the state entered for a `state` event, `""`
+ * (nothing current any more) once the actor itself was stopped, null when it changes nothing.
+ */
+export function viewerStateOf(event: LifecycleInspectionEvent): string | null {
+	if (event.kind === "state") return event.to;
+	return event.kind === "actor" && event.root ? "" : null;
 }
 
 /**
@@ -233,14 +244,23 @@ function stateExtras(to: string, details: { [key: string]: JsonValue }): string 
 }
 
 /**
- * A summary retry the machine announced, in words (the backoff and the error are what a reader of
- * a slow compaction looks for): `attempt 1/3, delay 2000ms: 503 Service Unavailable`,
- * `compaction (threshold)`, `failed after 1 retry: 503 …`. Undefined for any other event.
+ * A turn or summary retry the machine announced, in words (the backoff and the error are what a
+ * reader of a retried request or a slow compaction looks for): `attempt 1/3, delay 2000ms: 503
+ * Service Unavailable`, `compaction (threshold)`, `failed after 1 retry: 503 …`. Undefined for any
+ * other event.
  */
-function summarizationRetryText(type: string, payload: JsonValue | undefined): string | undefined {
-	if (!type.startsWith("summarization_retry_") || !isObject(payload)) return undefined;
+function retryText(type: string, payload: JsonValue | undefined): string | undefined {
+	if (!isObject(payload)) return undefined;
 	const p = payload as { [key: string]: JsonValue };
 	switch (type) {
+		case "auto_retry_start":
+			if (typeof p.attempt !== "number") return undefined;
+			return `attempt ${p.attempt}/${p.maxAttempts}, delay ${p.delayMs}ms: ${p.errorMessage}`;
+		case "auto_retry_end": {
+			const attempt = typeof p.attempt === "number" ? ` on attempt ${p.attempt}` : "";
+			if (p.success === true) return `succeeded${attempt}`;
+			return `failed${attempt}${typeof p.finalError === "string" ? `: ${p.finalError}` : ""}`;
+		}
 		case "summarization_retry_scheduled":
 			return `attempt ${p.attempt}/${p.maxAttempts}, delay ${p.delayMs}ms: ${p.errorMessage}`;
 		case "summarization_retry_attempt_start":

@@ -45,6 +45,7 @@ import { createTraceRecorder, type TraceRecorderOptions } from "../inspect/trace
 import { callListener } from "../listener-errors.js";
 import {
 	type AgentSession,
+	inspectionClockOf,
 	type SessionReplacementActions,
 	type SessionTrace,
 	setClosedMessage,
@@ -264,8 +265,10 @@ export class AgentSessionRuntime {
 	 */
 	inspect(observer: LifecycleObserver, options: LifecycleInspectorOptions = {}): { unsubscribe(): void } {
 		const { onEnd, ...rest } = options;
+		// Timed like the current session's events (its clock may be simulated): one timeline in a trace.
+		const now = rest.now ?? (() => (inspectionClockOf(this.session) ?? Date.now)());
 		// Through the handle the actor system reaches the runtime and its last session: dispose() detaches it.
-		return this.inspections.add(inspectActorAs("runtime.inspect", this.actor, observer, rest), onEnd);
+		return this.inspections.add(inspectActorAs("runtime.inspect", this.actor, observer, { ...rest, now }), onEnd);
 	}
 
 	/**
