@@ -15,7 +15,7 @@ export interface LiveEventMessage {
 	kind: string;
 	/** `formatLifecycleEvent` of the event, times relative to the stream's first event. */
 	line: string;
-	/** The state entered, for a `state` event; `""` when the actor was stopped (nothing current); null otherwise. */
+	/** The state entered, for a `state` event; null otherwise. */
 	state: string | null;
 	/** A state event from nowhere: a new actor of that machine (a replacing session), its visited states start over. */
 	start: boolean;

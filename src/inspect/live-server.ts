@@ -22,7 +22,7 @@ import type { AgentSession } from "../session/agent-session.js";
 import type { LifecycleInspectionEvent, LifecycleObserver } from "./lifecycle-inspector.js";
 import { LIVE_PAGE_CSP, type LiveEventMessage, renderLivePage } from "./live-page.js";
 import { createLiveEventWindow, type LiveEvent, parseLastEventId } from "./live-window.js";
-import { formatLifecycleEvent, viewerStateOf } from "./trace.js";
+import { formatLifecycleEvent } from "./trace.js";
 
 /** Options for {@link serveInspector}. */
 export interface InspectorServerOptions {
@@ -113,7 +113,7 @@ export async function serveInspector(
 			machine: event.machine,
 			kind: event.kind,
 			line: formatLifecycleEvent(event, origin ?? event.at),
-			state: viewerStateOf(event),
+			state: event.kind === "state" ? event.to : null,
 			start: event.kind === "state" && event.from === null,
 		};
 		return `id: ${id}\nevent: lifecycle\ndata: ${JSON.stringify(message)}\n\n`;

@@ -15,7 +15,7 @@ import { promptOperationMachine } from "../../machines/prompt-operation.machine.
 import { runtimeMachine } from "../../machines/runtime.machine.js";
 import { SettleError } from "../errors.js";
 import { toSvg } from "./svg.js";
-import { formatLifecycleEvent, type LifecycleTrace, type TraceRecorder, viewerStateOf } from "./trace.js";
+import { formatLifecycleEvent, type LifecycleTrace, type TraceRecorder } from "./trace.js";
 
 /** Options for {@link renderTraceHtml}. */
 export interface TraceViewerOptions {
@@ -65,7 +65,7 @@ export function renderTraceHtml(
 			return `<li data-i="${i}" data-machine="${esc(actorOf[i]!)}" class="kind-${event.kind}">${tag}${esc(formatLifecycleEvent(event, origin))}</li>`;
 		})
 		.join("\n");
-	const states = trace.events.map(viewerStateOf);
+	const states = trace.events.map((event) => (event.kind === "state" ? event.to : null));
 	// A state event from nowhere after an actor's first is a new actor of that machine (the CLI's
 	// trace goes on across session replacements): its "visited" starts over there.
 	const starts = trace.events.flatMap((event, i) =>

@@ -193,15 +193,6 @@ export function formatLifecycleEvent(event: LifecycleInspectionEvent, origin = 0
 }
 
 /**
- * The state a viewer marks as current after `event`: the state entered for a `state` event, `""`
- * (nothing current any more) once the actor itself was stopped, null when it changes nothing.
- */
-export function viewerStateOf(event: LifecycleInspectionEvent): string | null {
-	if (event.kind === "state") return event.to;
-	return event.kind === "actor" && event.root ? "" : null;
-}
-
-/**
  * The whole trace as text, one event per line, times relative to the first event: a saved trace,
  * a recorder (`createTraceRecorder()`, `session.trace()`, `runtime.trace()`) or just its events.
  *
