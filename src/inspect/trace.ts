@@ -29,6 +29,17 @@ export interface LifecycleTrace {
 	/** Events dropped at the front because the recorder was full. */
 	dropped: number;
 	events: LifecycleInspectionEvent[];
+	/** A `settle --trace` file's sessions, in order: where each begins in `events` (absent in SDK traces). */
+	sessions?: TraceSession[];
+}
+
+/** One session of a `settle --trace` file ({@link LifecycleTrace.sessions}). */
+export interface TraceSession {
+	sessionId: string;
+	/** The session file; absent for `--no-session`. */
+	sessionFile?: string;
+	/** Index in `events` of the session's first event (0 when earlier events were dropped). */
+	firstEvent: number;
 }
 
 /** Options for {@link createTraceRecorder}. */
@@ -143,6 +154,18 @@ export function parseTrace(value: unknown): LifecycleTrace {
 		return fail(`"machines" must be an array of machine ids`);
 	}
 	if (trace.machine !== undefined && typeof trace.machine !== "string") return fail(`"machine" must be a machine id`);
+	if (
+		trace.sessions !== undefined &&
+		!(
+			Array.isArray(trace.sessions) &&
+			trace.sessions.every(
+				(session) =>
+					isObject(session) && typeof session.sessionId === "string" && typeof session.firstEvent === "number",
+			)
+		)
+	) {
+		return fail(`"sessions" must be an array of {sessionId, firstEvent}`);
+	}
 	trace.events.forEach((event, index) => {
 		const e = event as Partial<LifecycleInspectionEvent> | null;
 		if (!e || typeof e !== "object") fail(`event ${index} is not an object`);

@@ -11,6 +11,7 @@ import {
 	parseTrace,
 	TRACE_FORMAT,
 	TRACE_VERSION,
+	type TraceSession,
 } from "../../src/inspect/trace.js";
 import { loadTrace, saveTrace } from "../../src/inspect/trace-file.js";
 import { renderTraceHtml } from "../../src/inspect/trace-viewer.js";
@@ -88,6 +89,10 @@ describe("parseTrace", () => {
 			{ format: TRACE_FORMAT, version: 1, events: [{ kind: "state", seq: "1", at: 1 }] },
 			'event 0 needs numeric "seq" and "at"',
 		],
+		[
+			{ format: TRACE_FORMAT, version: 1, events: [], sessions: [{ sessionId: "a" }] },
+			'"sessions" must be an array of {sessionId, firstEvent}',
+		],
 	])("rejects %j with a typed error saying why", (value, why) => {
 		try {
 			parseTrace(value);
@@ -101,6 +106,16 @@ describe("parseTrace", () => {
 
 	it("defaults a missing dropped count to 0", () => {
 		expect(parseTrace({ format: TRACE_FORMAT, version: 1, events: [] }).dropped).toBe(0);
+	});
+
+	it("keeps a settle --trace file's sessions, typed", () => {
+		const sessions: TraceSession[] = [
+			{ sessionId: "s1", sessionFile: "/tmp/s1.jsonl", firstEvent: 0 },
+			{ sessionId: "s2", firstEvent: 42 },
+		];
+		const trace = parseTrace({ format: TRACE_FORMAT, version: 1, events: [], sessions });
+		expect(trace.sessions?.map((session) => session.firstEvent)).toEqual([0, 42]);
+		expect(parseTrace({ format: TRACE_FORMAT, version: 1, events: [] }).sessions).toBeUndefined();
 	});
 });
 
