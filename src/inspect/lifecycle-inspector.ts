@@ -43,13 +43,18 @@ interface LifecycleEventBase {
 	machine: string;
 }
 
-/** The machine moved to another state (one event per microstep, so transient states like `postRun` show). */
-export interface StateChangeEvent extends LifecycleEventBase {
+/**
+ * The machine moved to another state (one event per microstep, so transient states like `postRun`
+ * show). `Path` is the machine's state paths: `session.inspect()` gives `PromptOperationStatePath`,
+ * `runtime.inspect()` `RuntimeStatePath`, so comparing `to` with a state that does not exist fails
+ * to compile.
+ */
+export interface StateChangeEvent<Path extends string = string> extends LifecycleEventBase {
 	kind: "state";
 	/** Previous state path (`running.working`), `null` for the first one seen. */
-	from: string | null;
+	from: Path | null;
 	/** New state path. */
-	to: string;
+	to: Path;
 	/** The XState state value. */
 	value: JsonValue;
 	/** State paths entered / exited, outermost first. */
@@ -108,9 +113,9 @@ export interface EmittedEvent extends LifecycleEventBase {
 	payload?: JsonValue;
 }
 
-/** One entry of the typed inspection stream. */
-export type LifecycleInspectionEvent =
-	| StateChangeEvent
+/** One entry of the typed inspection stream (`Path`: the machine's state paths, see {@link StateChangeEvent}). */
+export type LifecycleInspectionEvent<Path extends string = string> =
+	| StateChangeEvent<Path>
 	| EventReceivedEvent
 	| ActorLifecycleEvent
 	| DelayEvent
@@ -121,7 +126,7 @@ export type LifecycleInspectionEvent =
  * stream goes on — inspection never breaks the actor — and its first failure is reported as a
  * process warning (`SettleError` code `LISTENER`, the error as `cause`).
  */
-export type LifecycleObserver = (event: LifecycleInspectionEvent) => void;
+export type LifecycleObserver<Path extends string = string> = (event: LifecycleInspectionEvent<Path>) => void;
 
 /** Options for {@link createLifecycleInspector} and {@link inspectActor}. */
 export interface LifecycleInspectorOptions {

@@ -11,6 +11,7 @@
 import { existsSync } from "node:fs";
 import { resolve } from "node:path";
 import { createActor, fromPromise, type InspectionEvent } from "xstate";
+import type { PromptOperationStatePath } from "../../machines/prompt-operation.machine.js";
 import {
 	type BeforeSwitchOutput,
 	type CreatedSession,
@@ -263,12 +264,17 @@ export class AgentSessionRuntime {
 	 * runtime.inspect((e) => { if (e.kind === "state") console.log("runtime:", e.to); });
 	 * ```
 	 */
-	inspect(observer: LifecycleObserver, options: LifecycleInspectorOptions = {}): { unsubscribe(): void } {
+	inspect(
+		observer: LifecycleObserver<RuntimeStatePath>,
+		options: LifecycleInspectorOptions = {},
+	): { unsubscribe(): void } {
 		const { onEnd, ...rest } = options;
 		// Timed like the current session's events (its clock may be simulated): one timeline in a trace.
 		const now = rest.now ?? (() => (inspectionClockOf(this.session) ?? Date.now)());
 		// Through the handle the actor system reaches the runtime and its last session: dispose() detaches it.
-		return this.inspections.add(inspectActorAs("runtime.inspect", this.actor, observer, { ...rest, now }), onEnd);
+		// The actor's state events name its states, so the observer may expect them typed.
+		const untyped = observer as LifecycleObserver;
+		return this.inspections.add(inspectActorAs("runtime.inspect", this.actor, untyped, { ...rest, now }), onEnd);
 	}
 
 	/**
@@ -308,10 +314,14 @@ export class AgentSessionRuntime {
 	 * subscription.unsubscribe();
 	 * ```
 	 */
-	inspectSessions(observer: LifecycleObserver, options: LifecycleInspectorOptions = {}): { unsubscribe(): void } {
+	inspectSessions(
+		observer: LifecycleObserver<RuntimeStatePath | PromptOperationStatePath>,
+		options: LifecycleInspectorOptions = {},
+	): { unsubscribe(): void } {
 		const { onEnd, ...sessionOptions } = options;
 		// A failing observer or onEnd is reported (once) under this method's name, not the inner streams'.
-		const guarded: LifecycleObserver = (event) => callListener("runtime.inspectSessions", observer, event);
+		const guarded: LifecycleObserver = (event) =>
+			callListener("runtime.inspectSessions", observer as LifecycleObserver, event);
 		const runtimeSubscription = this.inspect(guarded, {
 			...sessionOptions,
 			...(onEnd ? { onEnd: () => callListener("runtime.inspectSessions onEnd", onEnd, undefined) } : {}),

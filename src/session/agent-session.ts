@@ -797,12 +797,17 @@ export class AgentSession {
 	 * subscription.unsubscribe();
 	 * ```
 	 */
-	inspect(observer: LifecycleObserver, options: LifecycleInspectorOptions = {}): { unsubscribe(): void } {
+	inspect(
+		observer: LifecycleObserver<PromptOperationStatePath>,
+		options: LifecycleInspectorOptions = {},
+	): { unsubscribe(): void } {
 		const now = inspectionClockOf(this);
 		const { onEnd, ...rest } = options;
+		// The actor's state events name its states, so the observer may expect them typed.
+		const untyped = observer as LifecycleObserver;
 		// Through the handle the actor system reaches the whole session: dispose() detaches it.
 		return this.inspections.add(
-			inspectActorAs("session.inspect", this.actor, observer, now ? { now, ...rest } : rest),
+			inspectActorAs("session.inspect", this.actor, untyped, now ? { now, ...rest } : rest),
 			onEnd,
 		);
 	}
