@@ -1242,8 +1242,6 @@ export const promptOperationMachine = setup({
 		preflight: {
 			description: "Command, input hook, expansion, model/auth checks, pre-send compaction, before_agent_start.",
 			entry: "requestPreflight",
-			// A preflight that ends (or fails) mid-compaction leaves no compaction behind.
-			exit: "clearPreSendCompaction",
 			on: {
 				PRE_SEND_COMPACTION_START: { actions: "setPreSendCompaction" },
 				PRE_SEND_COMPACTION_END: { actions: "clearPreSendCompaction" },
