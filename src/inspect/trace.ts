@@ -269,14 +269,14 @@ function retryText(type: string, payload: JsonValue | undefined): string | undef
 	switch (type) {
 		case "auto_retry_start":
 			if (typeof p.attempt !== "number") return undefined;
-			return `attempt ${p.attempt}/${p.maxAttempts}, delay ${p.delayMs}ms: ${p.errorMessage}`;
+			return backoffText(p);
 		case "auto_retry_end": {
 			const attempt = typeof p.attempt === "number" ? ` on attempt ${p.attempt}` : "";
 			if (p.success === true) return `succeeded${attempt}`;
 			return `failed${attempt}${typeof p.finalError === "string" ? `: ${p.finalError}` : ""}`;
 		}
 		case "summarization_retry_scheduled":
-			return `attempt ${p.attempt}/${p.maxAttempts}, delay ${p.delayMs}ms: ${p.errorMessage}`;
+			return backoffText(p);
 		case "summarization_retry_attempt_start":
 			return p.source === "compaction" ? `compaction (${p.reason})` : "branch summary";
 		case "summarization_retry_finished": {
@@ -287,6 +287,11 @@ function retryText(type: string, payload: JsonValue | undefined): string | undef
 		default:
 			return undefined;
 	}
+}
+
+/** A scheduled retry (of a turn or a summary): `attempt 1/3, delay 2000ms: 503 Service Unavailable`. */
+function backoffText(p: { [key: string]: JsonValue }): string {
+	return `attempt ${p.attempt}/${p.maxAttempts}, delay ${p.delayMs}ms: ${p.errorMessage}`;
 }
 
 function isObject(value: unknown): boolean {
