@@ -42,6 +42,10 @@
  *   only in `running.working` (check `can()` first; otherwise send as is): the machine enters
  *   `running.compacting`, runs the `compact` actor (`threshold`, never `willRetry`) and answers
  *   `request_compaction_done`, whatever the outcome; the run then sends the request on the same route.
+ * - `PRE_SEND_COMPACTION_START {reason}` / `PRE_SEND_COMPACTION_END` — from the preflight, around
+ *   the compaction it runs before sending a prompt (C.1 step 9). Accepted only in `preflight`; the
+ *   machine stays there and keeps the reason in `context.preSendCompaction`, so `isCompacting` is
+ *   true meanwhile (as in pi) and the inspection stream shows it.
  * - `UPDATE_RETRY_SETTINGS {retry}` — any time (settings reload).
  * - From a summarizer's retry loop ({@link SummarizationRetryReport}), any time:
  *   `SUMMARIZATION_RETRY_SCHEDULED {attempt, maxAttempts, delayMs, errorMessage}`,
@@ -521,6 +525,8 @@ export type PromptOperationEvent =
 	| { type: "USER_MESSAGE_START" }
 	| { type: "ASSISTANT_MESSAGE_END"; stopReason: StopReason }
 	| { type: "REQUEST_NEEDS_COMPACTION" }
+	| { type: "PRE_SEND_COMPACTION_START"; reason: CompactionReason }
+	| { type: "PRE_SEND_COMPACTION_END" }
 	| { type: "UPDATE_RETRY_SETTINGS"; retry: Partial<RetrySettings> }
 	| SummarizationRetryReport
 	| { type: "PREFLIGHT_DONE"; output: PreflightOutcome }
@@ -642,6 +648,8 @@ export interface PromptOperationContext {
 	compaction: { reason: CompactionReason; willRetry: boolean; requestId?: string; payload?: unknown } | undefined;
 	/** The tree navigation in progress (`branchSummary`, or spawned by an extension command during `preflight`). */
 	treeNavigation: { requestId: string; payload?: unknown } | undefined;
+	/** Why the preflight is compacting before it sends the prompt (C.1 step 9), while it does. */
+	preSendCompaction: CompactionReason | undefined;
 	/** Prompts received in `preflight` / `settling`, re-issued in order once idle. */
 	deferredPrompts: PromptRequest[];
 	/** `busyPreflight` children still running (input hooks of prompts that arrived while busy). */
@@ -1125,6 +1133,10 @@ export const promptOperationMachine = setup({
 		}),
 		/** A spawned navigation ended: unlike {@link clearTreeNavigation}, the operation's abort flag is kept. */
 		clearSpawnedTreeNavigation: assign({ treeNavigation: undefined }),
+		setPreSendCompaction: assign(({ event }) =>
+			event.type === "PRE_SEND_COMPACTION_START" ? { preSendCompaction: event.reason } : {},
+		),
+		clearPreSendCompaction: assign({ preSendCompaction: undefined }),
 		announceOperationSettled: emit(({ context }) => {
 			const settled: Extract<PromptOperationEmitted, { type: "operation_settled" }> = {
 				type: "operation_settled",
@@ -1172,6 +1184,7 @@ export const promptOperationMachine = setup({
 		runFailure: undefined,
 		compaction: undefined,
 		treeNavigation: undefined,
+		preSendCompaction: undefined,
 		deferredPrompts: [],
 		busyPreflightsInFlight: 0,
 	}),
@@ -1230,6 +1243,8 @@ export const promptOperationMachine = setup({
 			description: "Command, input hook, expansion, model/auth checks, pre-send compaction, before_agent_start.",
 			entry: "requestPreflight",
 			on: {
+				PRE_SEND_COMPACTION_START: { actions: "setPreSendCompaction" },
+				PRE_SEND_COMPACTION_END: { actions: "clearPreSendCompaction" },
 				PREFLIGHT_DONE: [
 					{
 						// Aborted while preflighting: the operation started, so it settles once, without a run.
@@ -1669,13 +1684,14 @@ export function isRetrying(snapshot: PromptOperationSnapshot): boolean {
 }
 
 /**
- * `session.isCompacting`: any compaction (manual, automatic, or before a routed request) or a tree
- * navigation (branch summary) is running.
+ * `session.isCompacting`: any compaction (manual, automatic, before a prompt is sent, or before a
+ * routed request) or a tree navigation (branch summary) is running.
  */
 export function isCompacting(snapshot: PromptOperationSnapshot): boolean {
 	return (
 		snapshot.matches("compacting") ||
 		snapshot.matches({ running: "compacting" }) ||
+		snapshot.context.preSendCompaction !== undefined ||
 		snapshot.context.treeNavigation !== undefined
 	);
 }

@@ -14,7 +14,7 @@ import { accessSync, constants, renameSync, rmSync, statSync, writeFileSync } fr
 import { dirname, resolve } from "node:path";
 import { errorMessage } from "../errors.js";
 import type { LifecycleInspectionEvent } from "../inspect/lifecycle-inspector.js";
-import { createTraceRecorder, type LifecycleTrace } from "../inspect/trace.js";
+import { createTraceRecorder, type LifecycleTrace, type TraceSession } from "../inspect/trace.js";
 import type { AgentSessionRuntime } from "../runtime/runtime.js";
 import type { AgentSession } from "../session/agent-session.js";
 import { EXIT_FAILURE, EXIT_USAGE } from "./help.js";
@@ -24,15 +24,9 @@ import { CliError } from "./host.js";
 export const CLI_TRACE_MAX_EVENTS = 10_000;
 
 /** One session of a CLI trace. */
-export interface CliTraceSession {
-	sessionId: string;
-	/** Absent for `--no-session`. */
-	sessionFile?: string;
-	/** Index in `events` of the session's first event (0 when earlier events were dropped). */
-	firstEvent: number;
-}
+export type CliTraceSession = TraceSession;
 
-/** A trace `settle --trace` saves: a lifecycle trace (what `settle trace` and `loadTrace` read) plus its sessions. */
+/** A trace `settle --trace` saves: a lifecycle trace (what `settle trace` and `loadTrace` read) with its sessions. */
 export interface CliLifecycleTrace extends LifecycleTrace {
 	sessions: CliTraceSession[];
 }

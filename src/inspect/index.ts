@@ -54,6 +54,7 @@ export {
 	TRACE_VERSION,
 	type TraceRecorder,
 	type TraceRecorderOptions,
+	type TraceSession,
 } from "./trace.js";
 export { loadTrace, saveTrace } from "./trace-file.js";
 export { renderTraceHtml, type TraceViewerOptions } from "./trace-viewer.js";

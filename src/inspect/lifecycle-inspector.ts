@@ -80,14 +80,23 @@ export interface EventReceivedEvent extends LifecycleEventBase {
 	payload?: JsonValue;
 }
 
-/** An invoked or spawned child actor started, finished, failed or was stopped. */
+/**
+ * An invoked or spawned child actor started, finished, failed or was stopped — or, with `root: true`,
+ * the inspected actor itself was stopped (a disposed or replaced session, a disposed runtime): its
+ * last event, after a `delay … cancelled` for each timer still pending (a retry backoff that will
+ * never fire) and a `stopped` for each child still running.
+ */
 export interface ActorLifecycleEvent extends LifecycleEventBase {
 	kind: "actor";
 	phase: "invoked" | "done" | "error" | "stopped";
-	/** Child id, e.g. `run`, `compaction`, `busyPreflight.r2`. */
+	/** Child id, e.g. `run`, `compaction`, `busyPreflight.r2`; the machine id for the inspected actor. */
 	id: string;
-	/** Implementation name, e.g. `run`, `compact`. */
+	/** Implementation name, e.g. `run`, `compact`; the machine id for the inspected actor. */
 	src: string;
+	/** The inspected actor itself (only with phase `stopped`). */
+	root?: true;
+	/** With `root`: the state path it was stopped in, e.g. `retrying`. */
+	state?: string;
 	output?: JsonValue;
 	error?: string;
 }
@@ -228,6 +237,7 @@ class LifecycleTranslator {
 	/** Children invoked and not finished yet (a finished one is forgotten: the map must not grow per operation). */
 	private readonly children = new Map<string, { id: string; src: string }>();
 	private readonly timers = new Map<string, { delay: string; state: string }>();
+	private stopped = false;
 	/** Effects of the microstep in progress (entry actions, emits, new children), reported after its state change. */
 	private pending: DistributiveOmit<LifecycleInspectionEvent, "seq" | "at" | "machine">[] = [];
 	private readonly now: () => number;
@@ -283,6 +293,10 @@ class LifecycleTranslator {
 
 		switch (event.type) {
 			case "@xstate.microstep":
+				if (isRoot && (event.snapshot as SnapshotLike).status === "stopped") {
+					this.rootStopped();
+					return;
+				}
 				if (isRoot) {
 					const transitions = (event as { _transitions?: { eventType?: string }[] })._transitions ?? [];
 					const eventType = transitions[0]?.eventType ?? event.event.type;
@@ -291,6 +305,10 @@ class LifecycleTranslator {
 				}
 				return;
 			case "@xstate.snapshot":
+				if (isRoot && (event.snapshot as SnapshotLike).status === "stopped") {
+					this.rootStopped();
+					return;
+				}
 				if (isRoot) {
 					// The first snapshot of an actor created with `inspect` is its initial state.
 					if (this.statePath === null) this.stateChange(event.snapshot as SnapshotLike, "start");
@@ -314,6 +332,31 @@ class LifecycleTranslator {
 			default:
 				return;
 		}
+	}
+
+	/**
+	 * XState stops a root actor without cancelling its timers or reporting its children: a reader
+	 * of the trace would see a retry backoff that never ends. Say what the stop ended, once.
+	 */
+	private rootStopped(): void {
+		if (this.stopped) return;
+		this.stopped = true;
+		this.flush();
+		for (const timer of this.timers.values()) {
+			this.emit({ kind: "delay", phase: "cancelled", delay: timer.delay, state: timer.state });
+		}
+		this.timers.clear();
+		for (const child of this.children.values())
+			this.emit({ kind: "actor", phase: "stopped", id: child.id, src: child.src });
+		this.children.clear();
+		this.emit({
+			kind: "actor",
+			phase: "stopped",
+			id: this.machine,
+			src: this.machine,
+			root: true,
+			...(this.statePath !== null ? { state: this.statePath } : {}),
+		});
 	}
 
 	private stateChange(snapshot: SnapshotLike, trigger: string): void {

@@ -29,6 +29,17 @@ export interface LifecycleTrace {
 	/** Events dropped at the front because the recorder was full. */
 	dropped: number;
 	events: LifecycleInspectionEvent[];
+	/** A `settle --trace` file's sessions, in order: where each begins in `events` (absent in SDK traces). */
+	sessions?: TraceSession[];
+}
+
+/** One session of a `settle --trace` file ({@link LifecycleTrace.sessions}). */
+export interface TraceSession {
+	sessionId: string;
+	/** The session file; absent for `--no-session`. */
+	sessionFile?: string;
+	/** Index in `events` of the session's first event (0 when earlier events were dropped). */
+	firstEvent: number;
 }
 
 /** Options for {@link createTraceRecorder}. */
@@ -143,6 +154,18 @@ export function parseTrace(value: unknown): LifecycleTrace {
 		return fail(`"machines" must be an array of machine ids`);
 	}
 	if (trace.machine !== undefined && typeof trace.machine !== "string") return fail(`"machine" must be a machine id`);
+	if (
+		trace.sessions !== undefined &&
+		!(
+			Array.isArray(trace.sessions) &&
+			trace.sessions.every(
+				(session) =>
+					isObject(session) && typeof session.sessionId === "string" && typeof session.firstEvent === "number",
+			)
+		)
+	) {
+		return fail(`"sessions" must be an array of {sessionId, firstEvent}`);
+	}
 	trace.events.forEach((event, index) => {
 		const e = event as Partial<LifecycleInspectionEvent> | null;
 		if (!e || typeof e !== "object") fail(`event ${index} is not an object`);
@@ -180,11 +203,13 @@ export function formatLifecycleEvent(event: LifecycleInspectionEvent, origin = 0
 		case "event":
 			return `${time}event   ${event.type}${payloadText(event.payload)}`;
 		case "actor":
+			if (event.root)
+				return `${time}actor   ${event.id} stopped${event.state ? ` in ${event.state}` : ""} (the actor itself)`;
 			return `${time}actor   ${event.id} ${event.phase}${event.error ? `: ${event.error}` : payloadText(event.output)}`;
 		case "delay":
 			return `${time}delay   ${event.delay}${event.ms !== undefined ? ` ${event.ms}ms` : ""} ${event.phase} in ${event.state}`;
 		case "emitted": {
-			const text = summarizationRetryText(event.type, event.payload);
+			const text = retryText(event.type, event.payload);
 			return `${time}emit    ${event.type}${text !== undefined ? ` ${text}` : payloadText(event.payload)}`;
 		}
 	}
@@ -233,16 +258,25 @@ function stateExtras(to: string, details: { [key: string]: JsonValue }): string 
 }
 
 /**
- * A summary retry the machine announced, in words (the backoff and the error are what a reader of
- * a slow compaction looks for): `attempt 1/3, delay 2000ms: 503 Service Unavailable`,
- * `compaction (threshold)`, `failed after 1 retry: 503 …`. Undefined for any other event.
+ * A turn or summary retry the machine announced, in words (the backoff and the error are what a
+ * reader of a retried request or a slow compaction looks for): `attempt 1/3, delay 2000ms: 503
+ * Service Unavailable`, `compaction (threshold)`, `failed after 1 retry: 503 …`. Undefined for any
+ * other event.
  */
-function summarizationRetryText(type: string, payload: JsonValue | undefined): string | undefined {
-	if (!type.startsWith("summarization_retry_") || !isObject(payload)) return undefined;
+function retryText(type: string, payload: JsonValue | undefined): string | undefined {
+	if (!isObject(payload)) return undefined;
 	const p = payload as { [key: string]: JsonValue };
 	switch (type) {
+		case "auto_retry_start":
+			if (typeof p.attempt !== "number") return undefined;
+			return backoffText(p);
+		case "auto_retry_end": {
+			const attempt = typeof p.attempt === "number" ? ` on attempt ${p.attempt}` : "";
+			if (p.success === true) return `succeeded${attempt}`;
+			return `failed${attempt}${typeof p.finalError === "string" ? `: ${p.finalError}` : ""}`;
+		}
 		case "summarization_retry_scheduled":
-			return `attempt ${p.attempt}/${p.maxAttempts}, delay ${p.delayMs}ms: ${p.errorMessage}`;
+			return backoffText(p);
 		case "summarization_retry_attempt_start":
 			return p.source === "compaction" ? `compaction (${p.reason})` : "branch summary";
 		case "summarization_retry_finished": {
@@ -253,6 +287,11 @@ function summarizationRetryText(type: string, payload: JsonValue | undefined): s
 		default:
 			return undefined;
 	}
+}
+
+/** A scheduled retry (of a turn or a summary): `attempt 1/3, delay 2000ms: 503 Service Unavailable`. */
+function backoffText(p: { [key: string]: JsonValue }): string {
+	return `attempt ${p.attempt}/${p.maxAttempts}, delay ${p.delayMs}ms: ${p.errorMessage}`;
 }
 
 function isObject(value: unknown): boolean {

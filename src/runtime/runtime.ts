@@ -48,6 +48,7 @@ import { createTraceRecorder, type TraceRecorderOptions } from "../inspect/trace
 import { callListener } from "../listener-errors.js";
 import {
 	type AgentSession,
+	inspectionClockOf,
 	type SessionReplacementActions,
 	type SessionTrace,
 	setClosedMessage,
@@ -320,10 +321,12 @@ export class AgentSessionRuntime {
 		options: LifecycleInspectorOptions = {},
 	): { unsubscribe(): void } {
 		const { onEnd, ...rest } = options;
+		// Timed like the current session's events (its clock may be simulated): one timeline in a trace.
+		const now = rest.now ?? (() => (inspectionClockOf(this.session) ?? Date.now)());
 		// Through the handle the actor system reaches the runtime and its last session: dispose() detaches it.
 		// The inspector names this actor's states by their paths: RuntimeStatePath.
 		return this.inspections.add(
-			inspectActorAs("runtime.inspect", this.actor, observer as LifecycleObserver, rest),
+			inspectActorAs("runtime.inspect", this.actor, observer as LifecycleObserver, { ...rest, now }),
 			onEnd,
 		);
 	}

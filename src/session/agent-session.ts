@@ -824,8 +824,7 @@ export class AgentSession {
 		observer: LifecycleObserver<PromptOperationStatePath>,
 		options: LifecycleInspectorOptions = {},
 	): { unsubscribe(): void } {
-		const clock = this.clock as { now?: () => number } | undefined;
-		const now = typeof clock?.now === "function" ? () => clock.now!() : undefined;
+		const now = inspectionClockOf(this);
 		const { onEnd, ...rest } = options;
 		// Through the handle the actor system reaches the whole session: dispose() detaches it.
 		return this.inspections.add(
@@ -2242,4 +2241,15 @@ function cacheContextIsCurrent(agent: Agent, requestModel: Model): () => boolean
 		for (let index = 0; index < length; index++) if (current[index] !== messages[index]) return false;
 		return true;
 	};
+}
+
+/**
+ * What times a session's inspection events: its clock's `now()` (a `SimulatedClock` in tests), or
+ * undefined for the real clock. The runtime times its own events with it too, so a runtime trace
+ * of simulated sessions has one timeline. Not part of the public API.
+ */
+export function inspectionClockOf(session: AgentSession): (() => number) | undefined {
+	// biome-ignore lint/complexity/useLiteralKeys: the private clock, read for the runtime's inspector
+	const clock = session["clock"] as { now?: () => number } | undefined;
+	return typeof clock?.now === "function" ? () => clock.now!() : undefined;
 }

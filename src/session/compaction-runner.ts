@@ -122,10 +122,14 @@ function preSendCompactionReason(s: SessionInternals): CompactionReason | undefi
 }
 
 async function compactBeforeSend(s: SessionInternals, reason: CompactionReason): Promise<void> {
+	// The machine stays in `preflight` but knows: `isCompacting` is true and the trace shows it.
+	s.send({ type: "PRE_SEND_COMPACTION_START", reason });
 	try {
 		await runCompaction(s, { reason, willRetry: false });
 	} catch {
 		// Automatic compactions report their failures as events and never throw.
+	} finally {
+		s.send({ type: "PRE_SEND_COMPACTION_END" });
 	}
 }
 

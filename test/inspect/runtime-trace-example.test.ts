@@ -183,13 +183,28 @@ describe(`${RUNTIME_EXAMPLE_TRACE_FILE}, opened in Chromium`, () => {
 			expect(await marked("visited")).toEqual(
 				expect.arrayContaining(["promptOperation.retrying", "promptOperation.compacting.working"]),
 			);
+			// The replaced session's actor stops while the runtime disposes it: the list says so, and
+			// the diagram keeps the state it stopped in; then the new session starts over.
+			await page.keyboard.press("ArrowDown");
+			const stopped = await selected();
+			expect(stopped.i).toBe(sessionEvents[sessionEvents.indexOf(firstSettled) + 1]);
+			expect(lines[stopped.i]).toContain("actor   promptOperation stopped in idle (the actor itself)");
+			expect(lines.slice(firstSettled + 1, stopped.i).some((line) => line.includes("invalidating → disposing"))).toBe(
+				true,
+			);
+			expect(await marked("current")).toEqual(["promptOperation.idle"]);
+			expect(await marked("visited")).toEqual(
+				expect.arrayContaining(["promptOperation.idle", "promptOperation.retrying"]),
+			);
 			await page.keyboard.press("ArrowDown");
 			const secondSession = await selected();
 			expect(secondSession.machine).toBe("promptOperation");
-			expect(secondSession.i).toBe(sessionEvents[sessionEvents.indexOf(firstSettled) + 1]);
-			expect(lines.slice(firstSettled + 1, secondSession.i).some((line) => line.includes("rebinding"))).toBe(true);
+			expect(secondSession.i).toBe(sessionEvents[sessionEvents.indexOf(stopped.i) + 1]);
+			expect(lines.slice(stopped.i + 1, secondSession.i).some((line) => line.includes("rebinding"))).toBe(true);
 			expect(lines[secondSession.i]).toContain("∅ → idle (inspect)");
 			expect(await marked("visited")).toEqual(["promptOperation.idle"]);
+			expect(await marked("current")).toEqual(["promptOperation.idle"]);
+			await page.keyboard.press("ArrowUp");
 			await page.keyboard.press("ArrowUp");
 			expect((await selected()).i).toBe(firstSettled);
 

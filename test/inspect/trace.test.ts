@@ -11,6 +11,7 @@ import {
 	parseTrace,
 	TRACE_FORMAT,
 	TRACE_VERSION,
+	type TraceSession,
 } from "../../src/inspect/trace.js";
 import { loadTrace, saveTrace } from "../../src/inspect/trace-file.js";
 import { renderTraceHtml } from "../../src/inspect/trace-viewer.js";
@@ -88,6 +89,10 @@ describe("parseTrace", () => {
 			{ format: TRACE_FORMAT, version: 1, events: [{ kind: "state", seq: "1", at: 1 }] },
 			'event 0 needs numeric "seq" and "at"',
 		],
+		[
+			{ format: TRACE_FORMAT, version: 1, events: [], sessions: [{ sessionId: "a" }] },
+			'"sessions" must be an array of {sessionId, firstEvent}',
+		],
 	])("rejects %j with a typed error saying why", (value, why) => {
 		try {
 			parseTrace(value);
@@ -101,6 +106,16 @@ describe("parseTrace", () => {
 
 	it("defaults a missing dropped count to 0", () => {
 		expect(parseTrace({ format: TRACE_FORMAT, version: 1, events: [] }).dropped).toBe(0);
+	});
+
+	it("keeps a settle --trace file's sessions, typed", () => {
+		const sessions: TraceSession[] = [
+			{ sessionId: "s1", sessionFile: "/tmp/s1.jsonl", firstEvent: 0 },
+			{ sessionId: "s2", firstEvent: 42 },
+		];
+		const trace = parseTrace({ format: TRACE_FORMAT, version: 1, events: [], sessions });
+		expect(trace.sessions?.map((session) => session.firstEvent)).toEqual([0, 42]);
+		expect(parseTrace({ format: TRACE_FORMAT, version: 1, events: [] }).sessions).toBeUndefined();
 	});
 });
 
@@ -137,8 +152,43 @@ describe("formatLifecycleEvent", () => {
 				state: "retrying",
 			}),
 		).toBe("+2500ms  delay   retryDelay 4000ms scheduled in retrying");
-		expect(formatLifecycleEvent({ ...base, kind: "emitted", type: "auto_retry_end", payload: { success: true } })).toBe(
-			'+2500ms  emit    auto_retry_end {"success":true}',
+		expect(
+			formatLifecycleEvent({ ...base, kind: "emitted", type: "operation_settled", payload: { aborted: false } }),
+		).toBe('+2500ms  emit    operation_settled {"aborted":false}');
+	});
+
+	it("says a turn retry in words, like a summary retry, and a stopped actor as the actor itself", () => {
+		const base = { seq: 1, at: 2500, machine: "promptOperation", kind: "emitted" as const };
+		const events: { type: string; payload?: JsonValue }[] = [
+			{
+				type: "auto_retry_start",
+				payload: { attempt: 1, maxAttempts: 3, delayMs: 2000, errorMessage: "529 overloaded" },
+			},
+			{ type: "auto_retry_end", payload: { success: true, attempt: 1 } },
+			{ type: "auto_retry_end", payload: { success: false, attempt: 1, finalError: "Retry cancelled" } },
+			{ type: "auto_retry_end", payload: { success: true } },
+			// Not a retry's payload (a hand-edited trace): the JSON, as for any event.
+			{ type: "auto_retry_start", payload: { delayMs: 2000 } },
+		];
+		expect(events.map((event) => formatLifecycleEvent({ ...base, ...event }))).toEqual([
+			"+2500ms  emit    auto_retry_start attempt 1/3, delay 2000ms: 529 overloaded",
+			"+2500ms  emit    auto_retry_end succeeded on attempt 1",
+			"+2500ms  emit    auto_retry_end failed on attempt 1: Retry cancelled",
+			"+2500ms  emit    auto_retry_end succeeded",
+			'+2500ms  emit    auto_retry_start {"delayMs":2000}',
+		]);
+		const stopped = { seq: 2, at: 2500, machine: "promptOperation", kind: "actor", phase: "stopped" } as const;
+		expect(
+			formatLifecycleEvent({
+				...stopped,
+				id: "promptOperation",
+				src: "promptOperation",
+				root: true,
+				state: "retrying",
+			}),
+		).toBe("+2500ms  actor   promptOperation stopped in retrying (the actor itself)");
+		expect(formatLifecycleEvent({ ...stopped, id: "compaction", src: "compact" })).toBe(
+			"+2500ms  actor   compaction stopped",
 		);
 	});
 

@@ -43,6 +43,7 @@ export const PROMPT_EVENTS: EventObject[] = [
 	{ type: "SUMMARIZATION_RETRY_ATTEMPT_START", source: "compaction", reason: "threshold" } as EventObject,
 	{ type: "SUMMARIZATION_RETRY_ATTEMPT_START", source: "branchSummary" } as EventObject,
 	{ type: "SUMMARIZATION_RETRY_FINISHED", success: false, attempt: 1, finalError: "503" } as EventObject,
+	{ type: "PRE_SEND_COMPACTION_START", reason: "threshold" } as EventObject,
 	...(["started", "handled", "queued"] as const).map(
 		(disposition) => ({ type: "PREFLIGHT_DONE", output: { disposition } }) as EventObject,
 	),
@@ -102,12 +103,16 @@ export const promptModel: ModelSpec = {
 	// agent_end{willRetry} (RETRY_ANNOUNCED) and the abortRetry() after it are explored from runs
 	// with nothing else in flight: deferred prompts, busy preflights and tree navigations are
 	// independent of them and already explored with every other event.
-	offer: (s, event) =>
-		(event.type !== "RETRY_ANNOUNCED" && event.type !== "ABORT_RETRY") ||
-		!s.matches({ running: "working" }) ||
-		(s.context.deferredPrompts.length === 0 &&
+	// Likewise the pre-send compaction's reports (targetless in preflight, read only by isCompacting).
+	offer: (s, event) => {
+		const nothingInFlight =
+			s.context.deferredPrompts.length === 0 &&
 			s.context.busyPreflightsInFlight === 0 &&
-			s.context.treeNavigation === undefined),
+			s.context.treeNavigation === undefined;
+		if (event.type === "PRE_SEND_COMPACTION_START" || event.type === "PRE_SEND_COMPACTION_END") return nothingInFlight;
+		if (event.type !== "RETRY_ANNOUNCED" && event.type !== "ABORT_RETRY") return true;
+		return !s.matches({ running: "working" }) || nothingInFlight;
+	},
 	harness: () => promptHarness({ retry: { maxRetries: 2 } }) as never,
 };
 

@@ -5,16 +5,20 @@
  * do not (cancelled, failed, rolled back); listener errors; unsubscribing. Also `runtime.trace()`.
  */
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { SimulatedClock } from "xstate";
 import type { ExtensionAPI } from "../../src/extensions/types.js";
 import type { StateChangeEvent } from "../../src/inspect/lifecycle-inspector.js";
+import { formatLifecycleEvent, formatTrace } from "../../src/inspect/trace.js";
 import { createFauxProvider, type FauxProvider, fauxAssistantMessage } from "../../src/llm/faux.js";
 import type { AgentSessionRuntime, SessionReplacedEvent } from "../../src/runtime/runtime.js";
 import {
 	assertUsable,
 	createWorkspace,
+	fauxModelRuntime,
 	loggingFactory,
 	REPLACEMENT_STATES,
 	type RecordingFactory,
+	recordingFactory,
 	startRuntime,
 	userEntryId,
 	type Workspace,
@@ -294,5 +298,46 @@ describe("runtime.trace()", () => {
 		const count = trace.events.length;
 		await r.newSession();
 		expect(trace.events).toHaveLength(count);
+	});
+
+	it("/new while a retry waits (simulated clock): one timeline, and the old session's backoff ends visibly", async () => {
+		const clock = new SimulatedClock();
+		clock.set(0);
+		rec = recordingFactory({ modelRuntime: () => fauxModelRuntime(faux), clock });
+		const r = await start();
+		const trace = r.trace();
+		faux.setResponses([fauxAssistantMessage("", { stopReason: "error", errorMessage: "529 overloaded_error" })]);
+		const first = r.session;
+		const prompt = first.prompt("hi");
+		await new Promise<void>((resolve) => {
+			const off = first.subscribe((event) => {
+				if (event.type === "auto_retry_start") resolve(off());
+			});
+		});
+		clock.increment(500); // part of the 2 s backoff
+		await r.newSession();
+		await expect(prompt).rejects.toMatchObject({ code: "SESSION_CLOSED" });
+		trace.stop();
+		const events = trace.toJSON().events;
+		// The runtime's steps are timed on the sessions' clock: no time runs backwards in the trace.
+		const times = events.map((event) => event.at);
+		expect(times).toEqual([...times].sort((a, b) => a - b));
+		expect(formatTrace(trace)).not.toMatch(/\+-/);
+		expect(events.find((event) => event.machine === "runtime" && event.kind === "event")).toMatchObject({
+			type: "NEW",
+			at: 500,
+		});
+		// The replaced session's last words: the backoff that will never fire, then the actor's stop.
+		const lines = events.filter((event) => event.machine === "promptOperation").map((e) => formatLifecycleEvent(e));
+		const scheduled = lines.findIndex((line) => /delay {3}retryDelay 2000ms scheduled in retrying/.test(line));
+		expect(lines.slice(scheduled + 1, scheduled + 3)).toEqual([
+			"+500ms   delay   retryDelay cancelled in retrying",
+			"+500ms   actor   promptOperation stopped in retrying (the actor itself)",
+		]);
+		const stop = events.find((event) => event.kind === "actor" && event.root);
+		expect(stop).toMatchObject({ machine: "promptOperation", phase: "stopped", state: "retrying" });
+		expect(events.indexOf(stop!)).toBeLessThan(
+			events.findIndex((event) => event.machine === "runtime" && event.kind === "state" && event.to === "rebinding"),
+		);
 	});
 });

@@ -13,8 +13,11 @@ import {
 	type RuntimeStatePath,
 	runtimeMachine,
 } from "../../src/inspect/index.js";
+import { createTraceRecorder } from "../../src/inspect/trace.js";
+import { fauxAssistantMessage } from "../../src/llm/faux.js";
 import type { AgentSessionRuntime } from "../../src/runtime/runtime.js";
 import type { AgentSession } from "../../src/session/agent-session.js";
+import { createHarness } from "../../src/testing/harness.js";
 
 /** Every leaf state of a machine as a dotted path. */
 interface Node {
@@ -76,5 +79,38 @@ describe("lifecycle types", () => {
 		// @ts-expect-error not a state of the runtime machine
 		const wrong: AgentSessionRuntime["lifecycle"] = "switching";
 		expect(wrong).toBe("switching");
+	});
+
+	it("the state events of session.inspect / runtime.inspect / inspectSessions name the machines' states", async () => {
+		type Observed<T extends (observer: never) => unknown> = Parameters<Parameters<T>[0]>[0];
+		type SessionState = Extract<Observed<AgentSession["inspect"]>, { kind: "state" }>;
+		type RuntimeState = Extract<Observed<AgentSessionRuntime["inspect"]>, { kind: "state" }>;
+		type AnyState = Extract<Observed<AgentSessionRuntime["inspectSessions"]>, { kind: "state" }>;
+		expectTypeOf<SessionState["to"]>().toEqualTypeOf<PromptOperationStatePath>();
+		expectTypeOf<SessionState["from"]>().toEqualTypeOf<PromptOperationStatePath | null>();
+		expectTypeOf<RuntimeState["to"]>().toEqualTypeOf<RuntimeStatePath>();
+		expectTypeOf<AnyState["to"]>().toEqualTypeOf<PromptOperationStatePath | RuntimeStatePath>();
+		// A recorder's observer (any machine) still fits every one of them.
+		expectTypeOf(createTraceRecorder().observer).toExtend<Parameters<AgentSession["inspect"]>[0]>();
+		const h = await createHarness();
+		const states: PromptOperationStatePath[] = [];
+		const subscription = h.session.inspect((event) => {
+			if (event.kind === "state") states.push(event.to); // no cast: `to` is a state path
+			// @ts-expect-error "retrying" has no substates: never a state event's `to`
+			if (event.kind === "state" && event.to === "retrying.working") states.length = 0;
+		});
+		h.setResponses([fauxAssistantMessage("hi")]);
+		await h.session.prompt("hello");
+		subscription.unsubscribe();
+		h.cleanup();
+		expect(states).toEqual([
+			"idle",
+			"preflight",
+			"running.working",
+			"postRun",
+			"beforeSettle.working",
+			"settling",
+			"idle",
+		]);
 	});
 });

@@ -10,6 +10,7 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import type { ExtensionAPI } from "../../src/extensions/types.js";
+import { formatTrace } from "../../src/inspect/trace.js";
 import { fauxAssistantMessage, fauxToolCall } from "../../src/llm/faux.js";
 import { estimateMessageTokens } from "../../src/llm/tokens.js";
 import type { Usage } from "../../src/llm/types.js";
@@ -261,6 +262,35 @@ describe("overflow recovery", () => {
 });
 
 describe("the pre-send check", () => {
+	it("while it compacts, isCompacting is true (as in pi) and the lifecycle trace says so, in preflight", async () => {
+		const summaryGate = gate();
+		h = await createHarness({ settings: { compaction: { enabled: false, keepRecentTokens: 1 } } });
+		script(h, [fauxAssistantMessage("first"), overflowReply(), fauxAssistantMessage("answer")], {
+			summary: () => summaryGate.promise.then(() => fauxAssistantMessage("## Goal\nthe summary")),
+		});
+		await h.session.prompt("one");
+		await h.session.prompt("two");
+		h.session.setAutoCompactionEnabled(true);
+		const trace = h.session.trace();
+		const third = h.session.prompt("three");
+		while (h.eventsOfType("compaction_start").length === 0) await tick();
+		expect(h.session.lifecycle).toBe("preflight");
+		expect(h.session.isCompacting).toBe(true);
+		expect(h.session.isStreaming).toBe(false); // pi's too: the prompt has not started yet
+		summaryGate.release();
+		await third;
+		expect(h.session.isCompacting).toBe(false);
+		trace.stop();
+		const lines = formatTrace(trace)
+			.split("\n")
+			.map((line) => line.slice(9));
+		const start = lines.indexOf('event   PRE_SEND_COMPACTION_START {"reason":"overflow"}');
+		const end = lines.indexOf("event   PRE_SEND_COMPACTION_END");
+		expect(lines.indexOf("state   idle → preflight (PROMPT)")).toBeLessThan(start);
+		expect(start).toBeLessThan(end);
+		expect(end).toBeLessThan(lines.findIndex((line) => line.startsWith("state   preflight → running.working")));
+	});
+
 	it("abort() during a pre-send compaction stops it; the prompt's operation settles without a model call", async () => {
 		const summaryGate = gate();
 		h = await createHarness({ settings: { compaction: { enabled: false, keepRecentTokens: 1 } } });
