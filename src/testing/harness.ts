@@ -120,6 +120,24 @@ export interface Harness {
 	 * ```
 	 */
 	nextEvent<T extends AgentSessionEventType>(type: T): Promise<Extract<AgentSessionEvent, { type: T }>>;
+	/**
+	 * Timers set on the simulated clock and neither fired nor cleared yet (0 without
+	 * `simulatedClock`). After a prompt settles it should be 0: a timer left is a backoff nobody
+	 * will fire. {@link harnessViolations} checks it.
+	 *
+	 * @example
+	 * ```ts
+	 * const h = await createHarness({ simulatedClock: true });
+	 * h.setResponses([fauxAssistantMessage("", { stopReason: "error", errorMessage: "503 Service Unavailable" }), fauxAssistantMessage("ok")]);
+	 * const done = h.session.prompt("hi");
+	 * await h.nextEvent("auto_retry_start");
+	 * h.pendingTimerCount(); // 1: the backoff
+	 * await h.settle(done);
+	 * h.pendingTimerCount(); // 0
+	 * h.cleanup();
+	 * ```
+	 */
+	pendingTimerCount(): number;
 	/** A temp dir: the session cwd, and the session directory for `disk` persistence. */
 	tempDir: string;
 	/** Disposes the session, closes the log and removes the temp dir. Safe to call twice. */
@@ -163,6 +181,7 @@ export async function createHarness(options: HarnessOptions = {}): Promise<Harne
 			? SessionManager.create(tempDir, join(tempDir, "sessions"))
 			: SessionManager.inMemory(tempDir));
 	const clock = options.simulatedClock ? new SimulatedClock() : undefined;
+	const pendingTimers = clock ? trackTimers(clock) : new Set<unknown>();
 	const config: AgentSessionConfig = {
 		sessionManager,
 		settingsManager,
@@ -207,6 +226,7 @@ export async function createHarness(options: HarnessOptions = {}): Promise<Harne
 		extensionErrors,
 		clock,
 		settle: (done) => settleOnClock(session, clock, done),
+		pendingTimerCount: () => pendingTimers.size,
 		nextEvent: <T extends AgentSessionEventType>(type: T) =>
 			new Promise<Extract<AgentSessionEvent, { type: T }>>((resolve) => {
 				const unsubscribe = session.subscribe((event) => {
@@ -224,6 +244,26 @@ export async function createHarness(options: HarnessOptions = {}): Promise<Harne
 			rmSync(tempDir, { recursive: true, force: true });
 		},
 	};
+}
+
+/** The ids of `clock`'s timers not yet fired or cleared (SimulatedClock keeps its own map private). */
+function trackTimers(clock: SimulatedClock): Set<unknown> {
+	const pending = new Set<unknown>();
+	const setTimeout = clock.setTimeout.bind(clock);
+	const clearTimeout = clock.clearTimeout.bind(clock);
+	clock.setTimeout = (fn, timeout) => {
+		const id = setTimeout((...args: unknown[]) => {
+			pending.delete(id);
+			fn(...args);
+		}, timeout);
+		pending.add(id);
+		return id;
+	};
+	clock.clearTimeout = (id) => {
+		pending.delete(id);
+		clearTimeout(id);
+	};
+	return pending;
 }
 
 /**

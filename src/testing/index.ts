@@ -48,5 +48,6 @@ export {
 	type Harness,
 	type HarnessOptions,
 } from "./harness.js";
+export { harnessViolations } from "./harness-invariants.js";
 export { agentEventViolations } from "./invariants.js";
 export { sessionEventViolations } from "./session-invariants.js";
