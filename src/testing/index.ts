@@ -47,6 +47,7 @@ export {
 	getUserTexts,
 	type Harness,
 	type HarnessOptions,
+	type HarnessSettleOptions,
 } from "./harness.js";
 export { harnessViolations } from "./harness-invariants.js";
 export { agentEventViolations } from "./invariants.js";
