@@ -3,7 +3,7 @@
  * model through the faux provider.
  */
 import fc from "fast-check";
-import { fauxAssistantMessage, fauxText, fauxThinking, fauxToolCall } from "../llm/faux.js";
+import { type FauxResponseFactory, fauxAssistantMessage, fauxText, fauxThinking, fauxToolCall } from "../llm/faux.js";
 import type { AssistantMessage } from "../llm/types.js";
 
 /** What a scripted reply does to a run. */
@@ -186,4 +186,37 @@ export function fauxScriptArbitrary(options: FauxScriptOptions = {}): fc.Arbitra
 				}),
 			),
 		);
+}
+
+/**
+ * The faux steps of `script`, each waiting for `scheduler` before it streams: queue them with
+ * `h.setResponses(…)` and every model reply becomes a task fast-check orders among your own
+ * (steer, abort, a tool's await), so a property explores the interleavings and its seed replays
+ * one. Each task is labelled `reply <n> <step>` in the scheduler's report, e.g.
+ * `reply 0 toolCalls(write {"path":"a.txt"})`.
+ *
+ * @example
+ * ```ts
+ * import fc from "fast-check";
+ *
+ * await fc.assert(
+ *   fc.asyncProperty(fauxScriptArbitrary(), fc.scheduler(), async (script, s) => {
+ *     const h = await createHarness({ simulatedClock: true });
+ *     h.setResponses(scheduledFauxResponses(s, script));
+ *     void s.schedule(Promise.resolve(), "steer").then(() => h.session.steer("use tabs"));
+ *     await s.waitFor(h.settle(h.session.prompt("go")));
+ *     h.cleanup();
+ *   }),
+ *   { numRuns: 10 },
+ * );
+ * ```
+ */
+export function scheduledFauxResponses(
+	scheduler: fc.Scheduler,
+	script: readonly FauxScriptStep[],
+): FauxResponseFactory[] {
+	return script.map(
+		(step, index) => () =>
+			scheduler.schedule(Promise.resolve(), `reply ${index} ${describeStep(step)}`).then(() => step.message),
+	);
 }

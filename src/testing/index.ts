@@ -39,6 +39,7 @@ export {
 	fauxStepArbitrary,
 	OVERFLOW_ERROR_MESSAGES,
 	RETRYABLE_ERROR_MESSAGES,
+	scheduledFauxResponses,
 } from "./arbitraries.js";
 export {
 	createHarness,
