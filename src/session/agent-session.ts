@@ -986,7 +986,9 @@ export class AgentSession {
 	async abort(): Promise<void> {
 		if (this.disposed) return;
 		this.cancelRequestedCompactions();
-		await this.abortOperation();
+		this.actor.send({ type: "ABORT" });
+		// Idle includes the compact() calls cancelled above having given up.
+		await this.waitForIdle();
 	}
 
 	private async abortOperation(): Promise<void> {
