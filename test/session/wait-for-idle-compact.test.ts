@@ -46,4 +46,26 @@ describe("waitForIdle after compact()", () => {
 			h.cleanup();
 		}
 	});
+
+	it("abort() resolves once the session is idle, with a compact() it cancels given up", async () => {
+		const h = await createHarness({ simulatedClock: true, settings: { compaction: { keepRecentTokens: 5 } } });
+		try {
+			h.setResponses([fauxAssistantMessage(long("one"))]);
+			await h.settle(h.session.prompt(long("first")));
+			h.appendResponses([fauxAssistantMessage(long("two"))]);
+			const prompt = h.session.prompt(long("second"));
+			await h.nextEvent("message_update"); // streaming
+			const compaction = h.session.compact().then(
+				() => "compacted",
+				(error: Error) => error.message,
+			);
+			await h.session.abort();
+			expect(h.session.lifecycle).toBe("idle");
+			expect(h.session.isStreaming).toBe(false);
+			expect(await compaction).toBe("Compaction cancelled");
+			await prompt;
+		} finally {
+			h.cleanup();
+		}
+	});
 });
