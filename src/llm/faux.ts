@@ -76,6 +76,12 @@ export interface FauxProviderOptions {
 	tokensPerSecond?: number;
 	/** Tokens per chunk, each token 4 characters (default 3–5). */
 	tokenSize?: { min?: number; max?: number };
+	/**
+	 * Seed of the chunk sizes (default 1). Sizes come from a small PRNG owned by the provider, so
+	 * the same script streams the same chunks on every run and a property test's seed replays it
+	 * exactly; pi-ai's faux draws them with `Math.random`.
+	 */
+	seed?: number;
 }
 
 /** What one stream call received, recorded as a snapshot at call time. */
@@ -227,6 +233,7 @@ export function createFauxProvider(options: FauxProviderOptions = {}): FauxProvi
 	const minTokens = Math.max(1, Math.min(options.tokenSize?.min ?? 3, options.tokenSize?.max ?? 5));
 	const maxTokens = Math.max(minTokens, options.tokenSize?.max ?? 5);
 	const tokensPerSecond = options.tokensPerSecond;
+	const nextRandom = seededRandom(options.seed ?? 1);
 	const definitions: FauxModelDefinition[] = options.models?.length
 		? options.models
 		: [{ id: DEFAULT_MODEL_ID, name: DEFAULT_MODEL_NAME }];
@@ -376,7 +383,7 @@ export function createFauxProvider(options: FauxProviderOptions = {}): FauxProvi
 	function chunks(text: string): string[] {
 		const result: string[] = [];
 		for (let index = 0; index < text.length; ) {
-			const tokens = minTokens + Math.floor(Math.random() * (maxTokens - minTokens + 1));
+			const tokens = minTokens + Math.floor(nextRandom() * (maxTokens - minTokens + 1));
 			result.push(text.slice(index, index + tokens * 4));
 			index += tokens * 4;
 		}
@@ -506,5 +513,17 @@ function estimateUsage(
 		cacheWrite,
 		totalTokens: input + output + cacheRead + cacheWrite,
 		cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 },
+	};
+}
+
+/** mulberry32: a tiny deterministic PRNG in [0, 1), enough for chunk sizes. */
+function seededRandom(seed: number): () => number {
+	let state = seed >>> 0;
+	return () => {
+		state = (state + 0x6d2b79f5) >>> 0;
+		let t = state;
+		t = Math.imul(t ^ (t >>> 15), t | 1);
+		t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+		return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
 	};
 }

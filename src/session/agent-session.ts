@@ -354,6 +354,8 @@ export class AgentSession {
 	private readonly pending = new Map<string, PendingPrompt>();
 	private readonly compactions = new Map<string, PendingCompaction>();
 	private readonly requestedCompactions = new Set<AbortController>();
+	/** `waitForIdle()` calls waiting for the compact() calls above to start (or fail) their compaction. */
+	private compactionRequestsDrained: (() => void)[] = [];
 	/** Sends extensions started with `pi.sendUserMessage` / `pi.sendMessage` that have not resolved yet. */
 	private readonly extensionSends = new Set<Promise<void>>();
 	private readonly sessionStartEvent: SessionStartEvent;
@@ -1030,12 +1032,14 @@ export class AgentSession {
 	async abort(): Promise<void> {
 		if (this.disposed) return;
 		this.cancelRequestedCompactions();
-		await this.abortOperation();
+		this.actor.send({ type: "ABORT" });
+		// Idle includes the compact() calls cancelled above having given up.
+		await this.waitForIdle();
 	}
 
 	private async abortOperation(): Promise<void> {
 		this.actor.send({ type: "ABORT" });
-		await this.waitForIdle();
+		await this.waitForQuiet();
 	}
 
 	/** `compact()` calls still aborting what ran before them: they are cancelled before they start. */
@@ -1074,7 +1078,7 @@ export class AgentSession {
 
 	/**
 	 * Resolves when the session is idle: no operation running, none pending or deferred, no
-	 * compaction (at once when idle). Don't await it from inside the session's own dispatch (an
+	 * compaction — also one a `compact()` call has asked for and not begun yet (at once when idle). Don't await it from inside the session's own dispatch (an
 	 * extension command run by `prompt()`, an `agent_settled` handler): that dispatch is what the
 	 * session waits for. Commands get a `ctx.waitForIdle()` that resolves at once there, as pi's does.
 	 *
@@ -1085,6 +1089,18 @@ export class AgentSession {
 	 * ```
 	 */
 	waitForIdle(): Promise<void> {
+		if (this.disposed) return Promise.resolve();
+		// A compact() still aborting what ran before it starts its compaction next: idle is after that.
+		if (this.requestedCompactions.size > 0) {
+			return new Promise<void>((resolve) => this.compactionRequestsDrained.push(resolve)).then(() =>
+				this.waitForIdle(),
+			);
+		}
+		return this.waitForQuiet();
+	}
+
+	/** Resolves when the machine rests (what abortOperation waits for; compact() requests aside). */
+	private waitForQuiet(): Promise<void> {
 		if (this.disposed || isQuiet(this.snapshot)) return Promise.resolve();
 		return new Promise((resolve) => {
 			const subscription = this.actor.subscribe({
@@ -1124,19 +1140,32 @@ export class AgentSession {
 		} finally {
 			this.requestedCompactions.delete(requested);
 		}
-		this.assertUsable();
-		if (requested.signal.aborted) throw new SettleError("ABORTED", COMPACTION_CANCELLED);
-		const requestId = `c${++this.requestCounter}`;
-		const event = {
-			type: "COMPACT" as const,
-			requestId,
-			...(customInstructions !== undefined ? { payload: { customInstructions } } : {}),
-		};
-		if (!this.snapshot.can(event)) throw new SettleError("BUSY", COMPACTION_NOT_POSSIBLE_NOW);
-		return new Promise((resolve, reject) => {
-			this.compactions.set(requestId, { resolve, reject });
-			this.actor.send(event);
-		});
+		try {
+			this.assertUsable();
+			if (requested.signal.aborted) throw new SettleError("ABORTED", COMPACTION_CANCELLED);
+			const requestId = `c${++this.requestCounter}`;
+			const event = {
+				type: "COMPACT" as const,
+				requestId,
+				...(customInstructions !== undefined ? { payload: { customInstructions } } : {}),
+			};
+			if (!this.snapshot.can(event)) throw new SettleError("BUSY", COMPACTION_NOT_POSSIBLE_NOW);
+			return await new Promise((resolve, reject) => {
+				this.compactions.set(requestId, { resolve, reject });
+				this.actor.send(event);
+				this.releaseIdleWaiters();
+			});
+		} finally {
+			this.releaseIdleWaiters();
+		}
+	}
+
+	/** Wakes `waitForIdle()` calls held by compact() requests once none is left to begin. */
+	private releaseIdleWaiters(): void {
+		if (this.requestedCompactions.size > 0 || this.compactionRequestsDrained.length === 0) return;
+		const waiters = this.compactionRequestsDrained;
+		this.compactionRequestsDrained = [];
+		for (const resolve of waiters) resolve();
 	}
 
 	/**

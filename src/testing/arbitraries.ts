@@ -3,7 +3,7 @@
  * model through the faux provider.
  */
 import fc from "fast-check";
-import { fauxAssistantMessage, fauxText, fauxThinking, fauxToolCall } from "../llm/faux.js";
+import { type FauxResponseFactory, fauxAssistantMessage, fauxText, fauxThinking, fauxToolCall } from "../llm/faux.js";
 import type { AssistantMessage } from "../llm/types.js";
 
 /** What a scripted reply does to a run. */
@@ -16,7 +16,11 @@ export type FauxScriptStepKind =
 	| "overflowError"
 	| "length";
 
-/** One scripted reply and what it is meant to be. */
+/**
+ * One scripted reply and what it is meant to be. fast-check prints a generated step in one line,
+ * e.g. `toolCalls(write {"path":"a.txt"})` or `retryableError("503 Service Unavailable")`, so a
+ * counterexample reads as the script it is (not as whole messages with usage and timestamps).
+ */
 export interface FauxScriptStep {
 	kind: FauxScriptStepKind;
 	message: AssistantMessage;
@@ -64,6 +68,24 @@ export interface FauxScriptOptions {
 	maxLength?: number;
 }
 
+/** The one-line form fast-check prints for a step (see {@link FauxScriptStep}). */
+function describeStep(step: FauxScriptStep): string {
+	const parts = step.message.content.map((block) => {
+		if (block.type === "toolCall") return `${block.name} ${JSON.stringify(block.arguments)}`;
+		if (block.type === "thinking") return `thinking ${JSON.stringify(block.thinking)}`;
+		return JSON.stringify(block.text);
+	});
+	const error = step.message.errorMessage;
+	return `${step.kind}(${error === undefined ? parts.join(", ") : JSON.stringify(error)})`;
+}
+
+/** A step fast-check prints with {@link describeStep}; the method is hidden from equality and spreads. */
+function printable(kind: FauxScriptStepKind, message: AssistantMessage): FauxScriptStep {
+	const step: FauxScriptStep = { kind, message };
+	Object.defineProperty(step, fc.toStringMethod, { value: () => describeStep(step), enumerable: false });
+	return step;
+}
+
 const DEFAULT_KINDS: readonly FauxScriptStepKind[] = ["text", "thinking", "toolCalls", "retryableError", "fatalError"];
 
 const shortText = fc.string({ maxLength: 40 });
@@ -92,11 +114,10 @@ export function fauxStepArbitrary(options: FauxScriptOptions = {}): fc.Arbitrary
 	const toolArguments = options.toolArguments ?? defaultToolArguments();
 	const kinds = options.kinds ?? DEFAULT_KINDS;
 	const byKind: Record<FauxScriptStepKind, fc.Arbitrary<FauxScriptStep>> = {
-		text: shortText.map((text) => ({ kind: "text", message: fauxAssistantMessage(text) })),
-		thinking: fc.tuple(shortText, shortText).map(([thinking, text]) => ({
-			kind: "thinking",
-			message: fauxAssistantMessage([fauxThinking(thinking), fauxText(text)]),
-		})),
+		text: shortText.map((text) => printable("text", fauxAssistantMessage(text))),
+		thinking: fc
+			.tuple(shortText, shortText)
+			.map(([thinking, text]) => printable("thinking", fauxAssistantMessage([fauxThinking(thinking), fauxText(text)]))),
 		toolCalls: fc
 			.tuple(
 				fc.option(shortText, { nil: undefined }),
@@ -105,32 +126,32 @@ export function fauxStepArbitrary(options: FauxScriptOptions = {}): fc.Arbitrary
 					maxLength: options.maxToolCalls ?? 3,
 				}),
 			)
-			.map(([text, calls]) => ({
-				kind: "toolCalls",
-				message: fauxAssistantMessage(
-					[
-						...(text === undefined ? [] : [fauxText(text)]),
-						...calls.map(([name, args], index) => fauxToolCall(name, args, { id: `call-${index}` })),
-					],
-					{ stopReason: "toolUse" },
+			.map(([text, calls]) =>
+				printable(
+					"toolCalls",
+					fauxAssistantMessage(
+						[
+							...(text === undefined ? [] : [fauxText(text)]),
+							...calls.map(([name, args], index) => fauxToolCall(name, args, { id: `call-${index}` })),
+						],
+						{ stopReason: "toolUse" },
+					),
 				),
-			})),
-		retryableError: fc.constantFrom(...RETRYABLE_ERROR_MESSAGES).map((errorMessage) => ({
-			kind: "retryableError",
-			message: fauxAssistantMessage("", { stopReason: "error", errorMessage }),
-		})),
-		fatalError: fc.constantFrom(...FATAL_ERROR_MESSAGES).map((errorMessage) => ({
-			kind: "fatalError",
-			message: fauxAssistantMessage("", { stopReason: "error", errorMessage }),
-		})),
-		overflowError: fc.constantFrom(...OVERFLOW_ERROR_MESSAGES).map((errorMessage) => ({
-			kind: "overflowError",
-			message: fauxAssistantMessage("", { stopReason: "error", errorMessage }),
-		})),
-		length: shortText.map((text) => ({
-			kind: "length",
-			message: fauxAssistantMessage(text, { stopReason: "length" }),
-		})),
+			),
+		retryableError: fc
+			.constantFrom(...RETRYABLE_ERROR_MESSAGES)
+			.map((errorMessage) =>
+				printable("retryableError", fauxAssistantMessage("", { stopReason: "error", errorMessage })),
+			),
+		fatalError: fc
+			.constantFrom(...FATAL_ERROR_MESSAGES)
+			.map((errorMessage) => printable("fatalError", fauxAssistantMessage("", { stopReason: "error", errorMessage }))),
+		overflowError: fc
+			.constantFrom(...OVERFLOW_ERROR_MESSAGES)
+			.map((errorMessage) =>
+				printable("overflowError", fauxAssistantMessage("", { stopReason: "error", errorMessage })),
+			),
+		length: shortText.map((text) => printable("length", fauxAssistantMessage(text, { stopReason: "length" }))),
 	};
 	return fc.oneof(...kinds.map((kind) => byKind[kind]));
 }
@@ -156,14 +177,46 @@ export function fauxScriptArbitrary(options: FauxScriptOptions = {}): fc.Arbitra
 	return fc
 		.array(fauxStepArbitrary(options), { minLength: options.minLength ?? 1, maxLength: options.maxLength ?? 6 })
 		.map((steps) =>
-			steps.map((step, stepIndex) => ({
-				kind: step.kind,
-				message: {
+			steps.map((step, stepIndex) =>
+				printable(step.kind, {
 					...step.message,
 					content: step.message.content.map((block) =>
 						block.type === "toolCall" ? { ...block, id: `s${stepIndex}-${block.id.replace("call-", "c")}` } : block,
 					),
-				},
-			})),
+				}),
+			),
 		);
+}
+
+/**
+ * The faux steps of `script`, each waiting for `scheduler` before it streams: queue them with
+ * `h.setResponses(…)` and every model reply becomes a task fast-check orders among your own
+ * (steer, abort, a tool's await), so a property explores the interleavings and its seed replays
+ * one. Each task is labelled `reply <n> <step>` in the scheduler's report, e.g.
+ * `reply 0 toolCalls(write {"path":"a.txt"})`.
+ *
+ * @example
+ * ```ts
+ * import fc from "fast-check";
+ *
+ * await fc.assert(
+ *   fc.asyncProperty(fauxScriptArbitrary(), fc.scheduler(), async (script, s) => {
+ *     const h = await createHarness({ simulatedClock: true });
+ *     h.setResponses(scheduledFauxResponses(s, script));
+ *     void s.schedule(Promise.resolve(), "steer").then(() => h.session.steer("use tabs"));
+ *     await s.waitFor(h.settle(h.session.prompt("go")));
+ *     h.cleanup();
+ *   }),
+ *   { numRuns: 10 },
+ * );
+ * ```
+ */
+export function scheduledFauxResponses(
+	scheduler: fc.Scheduler,
+	script: readonly FauxScriptStep[],
+): FauxResponseFactory[] {
+	return script.map(
+		(step, index) => () =>
+			scheduler.schedule(Promise.resolve(), `reply ${index} ${describeStep(step)}`).then(() => step.message),
+	);
 }

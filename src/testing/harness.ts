@@ -9,6 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { SimulatedClock } from "xstate";
 import type { AgentTool } from "../agent/types.js";
+import { SettleError } from "../errors.js";
 import type { ExtensionError, ExtensionFactory } from "../extensions/types.js";
 import {
 	createFauxProvider,
@@ -66,6 +67,15 @@ export interface HarnessOptions {
 	bindExtensions?: boolean;
 }
 
+/** Options of {@link Harness.settle}. */
+export interface HarnessSettleOptions {
+	/**
+	 * Real milliseconds after which a `done` that has not settled rejects with `SettleError`
+	 * `OPERATION_STALLED` saying what the session is still doing. Default: wait forever.
+	 */
+	hangAfterMs?: number;
+}
+
 /** What {@link createHarness} returns. */
 export interface Harness {
 	session: AgentSession;
@@ -94,17 +104,20 @@ export interface Harness {
 	 * over every retry backoff (turn and summarization retries) the session waits out meanwhile, so a retried prompt settles without
 	 * real waiting. (Awaiting `session.prompt()` alone never returns once a retry waits on a
 	 * simulated clock nobody advances.) With the real clock it only awaits. Resolves or rejects as
-	 * `done` does; never resolves if `done` never does (a tool or handler that never returns).
+	 * `done` does. `done` that never settles (a tool that ignores its abort signal and never
+	 * returns, a handler that never resolves) keeps it waiting, unless `hangAfterMs` is given: then,
+	 * after that much real time, it rejects with `SettleError` `OPERATION_STALLED` naming the
+	 * lifecycle state, the tool calls still executing and the extension handlers still running.
 	 *
 	 * @example
 	 * ```ts
 	 * const h = await createHarness({ simulatedClock: true });
 	 * h.setResponses([fauxAssistantMessage("", { stopReason: "error", errorMessage: "503 Service Unavailable" }), fauxAssistantMessage("ok")]);
-	 * await h.settle(h.session.prompt("hi")); // the 2 s backoff passes on the simulated clock
+	 * await h.settle(h.session.prompt("hi"), { hangAfterMs: 2000 }); // the 2 s backoff passes on the simulated clock
 	 * h.eventsOfType("auto_retry_end")[0]?.success; // true
 	 * ```
 	 */
-	settle<T>(done: Promise<T>): Promise<T>;
+	settle<T>(done: Promise<T>, options?: HarnessSettleOptions): Promise<T>;
 	/**
 	 * The next public event of `type` (one emitted after this call). Use it to stop at a point of
 	 * the lifecycle, e.g. at `auto_retry_start`, when the backoff timer is set and not yet advanced.
@@ -120,6 +133,24 @@ export interface Harness {
 	 * ```
 	 */
 	nextEvent<T extends AgentSessionEventType>(type: T): Promise<Extract<AgentSessionEvent, { type: T }>>;
+	/**
+	 * Timers set on the simulated clock and neither fired nor cleared yet (0 without
+	 * `simulatedClock`). After a prompt settles it should be 0: a timer left is a backoff nobody
+	 * will fire. {@link harnessViolations} checks it.
+	 *
+	 * @example
+	 * ```ts
+	 * const h = await createHarness({ simulatedClock: true });
+	 * h.setResponses([fauxAssistantMessage("", { stopReason: "error", errorMessage: "503 Service Unavailable" }), fauxAssistantMessage("ok")]);
+	 * const done = h.session.prompt("hi");
+	 * await h.nextEvent("auto_retry_start");
+	 * h.pendingTimerCount(); // 1: the backoff
+	 * await h.settle(done);
+	 * h.pendingTimerCount(); // 0
+	 * h.cleanup();
+	 * ```
+	 */
+	pendingTimerCount(): number;
 	/** A temp dir: the session cwd, and the session directory for `disk` persistence. */
 	tempDir: string;
 	/** Disposes the session, closes the log and removes the temp dir. Safe to call twice. */
@@ -163,6 +194,7 @@ export async function createHarness(options: HarnessOptions = {}): Promise<Harne
 			? SessionManager.create(tempDir, join(tempDir, "sessions"))
 			: SessionManager.inMemory(tempDir));
 	const clock = options.simulatedClock ? new SimulatedClock() : undefined;
+	const pendingTimers = clock ? trackTimers(clock) : new Set<unknown>();
 	const config: AgentSessionConfig = {
 		sessionManager,
 		settingsManager,
@@ -206,7 +238,9 @@ export async function createHarness(options: HarnessOptions = {}): Promise<Harne
 			events.filter((event): event is Extract<AgentSessionEvent, { type: T }> => event.type === type),
 		extensionErrors,
 		clock,
-		settle: (done) => settleOnClock(session, clock, done),
+		settle: (done, settleOptions) =>
+			withHangDetector(session, events, settleOnClock(session, clock, done), settleOptions?.hangAfterMs),
+		pendingTimerCount: () => pendingTimers.size,
 		nextEvent: <T extends AgentSessionEventType>(type: T) =>
 			new Promise<Extract<AgentSessionEvent, { type: T }>>((resolve) => {
 				const unsubscribe = session.subscribe((event) => {
@@ -224,6 +258,60 @@ export async function createHarness(options: HarnessOptions = {}): Promise<Harne
 			rmSync(tempDir, { recursive: true, force: true });
 		},
 	};
+}
+
+/** Rejects when `done` has not settled after `hangAfterMs` of real time, saying what still runs. */
+function withHangDetector<T>(
+	session: AgentSession,
+	events: readonly AgentSessionEvent[],
+	done: Promise<T>,
+	hangAfterMs: number | undefined,
+): Promise<T> {
+	if (hangAfterMs === undefined) return done;
+	let timer: ReturnType<typeof setTimeout> | undefined;
+	const hang = new Promise<never>((_, reject) => {
+		timer = setTimeout(() => reject(hangError(session, events, hangAfterMs)), hangAfterMs);
+	});
+	return Promise.race([done, hang]).finally(() => clearTimeout(timer));
+}
+
+function hangError(session: AgentSession, events: readonly AgentSessionEvent[], ms: number): SettleError {
+	const running = new Map<string, string>();
+	for (const event of events) {
+		if (event.type === "tool_execution_start") running.set(event.toolCallId, event.toolName);
+		else if (event.type === "tool_execution_end") running.delete(event.toolCallId);
+	}
+	const tools = [...running].map(([id, name]) => `${name} (${id})`);
+	const handlers = session.extensionRunner.pendingHandlers().map((h) => `${h.event} in ${h.extensionPath}`);
+	return new SettleError(
+		"OPERATION_STALLED",
+		[
+			`h.settle: not settled after ${ms} ms of real time (lifecycle ${session.lifecycle}).`,
+			`Tools still executing: ${tools.join(", ") || "none"}.`,
+			`Extension handlers still running: ${handlers.join(", ") || "none"}.`,
+			"A tool must return (or reject) once its abort signal fires; a handler must resolve.",
+		].join(" "),
+	);
+}
+
+/** The ids of `clock`'s timers not yet fired or cleared (SimulatedClock keeps its own map private). */
+function trackTimers(clock: SimulatedClock): Set<unknown> {
+	const pending = new Set<unknown>();
+	const setTimeout = clock.setTimeout.bind(clock);
+	const clearTimeout = clock.clearTimeout.bind(clock);
+	clock.setTimeout = (fn, timeout) => {
+		const id = setTimeout((...args: unknown[]) => {
+			pending.delete(id);
+			fn(...args);
+		}, timeout);
+		pending.add(id);
+		return id;
+	};
+	clock.clearTimeout = (id) => {
+		pending.delete(id);
+		clearTimeout(id);
+	};
+	return pending;
 }
 
 /**

@@ -39,6 +39,7 @@ export {
 	fauxStepArbitrary,
 	OVERFLOW_ERROR_MESSAGES,
 	RETRYABLE_ERROR_MESSAGES,
+	scheduledFauxResponses,
 } from "./arbitraries.js";
 export {
 	createHarness,
@@ -47,6 +48,8 @@ export {
 	getUserTexts,
 	type Harness,
 	type HarnessOptions,
+	type HarnessSettleOptions,
 } from "./harness.js";
+export { harnessViolations } from "./harness-invariants.js";
 export { agentEventViolations } from "./invariants.js";
 export { sessionEventViolations } from "./session-invariants.js";

@@ -44,6 +44,8 @@ const AGENT_EVENT_TYPES: ReadonlySet<string> = new Set([
  *   ends with one `summarization_retry_finished` before its `compaction_end`, `agent_settled` or
  *   the end of the stream; each call's attempts count 1, 2, … (a split turn's two calls interleave:
  *   their events carry `part`, and each is checked on its own);
+ * - outside runs the only messages are custom messages sent to an idle session (`sendCustomMessage`
+ *   without `triggerTurn`: a `message_start` and its `message_end`, appended at once);
  * - `agent_settled` comes with no run, retry or compaction open, and the stream does not end
  *   with an operation that has not settled.
  *
@@ -76,8 +78,18 @@ export function sessionEventViolations(events: readonly AgentSessionEvent[]): st
 	const summaryCalls = new Map<string, { attempt: number; attempting: boolean }>();
 	const summaryOpen = () => summaryCalls.size;
 
+	// A custom message sent to an idle session is appended at once: message_start + message_end, no run.
+	let idleCustomEnd = -1;
 	events.forEach((event, index) => {
 		const at = `#${index} ${event.type}`;
+		if (index === idleCustomEnd) return;
+		if (!run && event.type === "message_start" && event.message.role === "custom") {
+			const next = events[index + 1];
+			if (next?.type === "message_end" && next.message === event.message) {
+				idleCustomEnd = index + 1;
+				return;
+			}
+		}
 		// What agent_end{willRetry} promised about the next thing that starts or settles.
 		if (
 			expectRetry !== undefined &&

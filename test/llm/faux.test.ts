@@ -172,6 +172,26 @@ describe("faux streaming", () => {
 		await run(faux, undefined, { onResponse });
 		expect(onResponse).toHaveBeenCalledWith({ status: 200, headers: {} }, faux.getModel());
 	});
+
+	it("streams the same chunks on every run (seeded chunk sizes), and `seed` picks another split", async () => {
+		const text = "x".repeat(4000); // ~250 chunks: Math.random sizes would never repeat
+		const chunksOf = async (seed?: number) => {
+			const faux = createFauxProvider(seed === undefined ? {} : { seed });
+			faux.setResponses([fauxAssistantMessage(text), fauxAssistantMessage(text)]);
+			const sizes: number[] = [];
+			for (let call = 0; call < 2; call++) {
+				const { events } = await run(faux);
+				for (const event of events) if (event.type === "text_delta") sizes.push(event.delta.length);
+			}
+			return sizes;
+		};
+		const first = await chunksOf();
+		expect(first.reduce((a, b) => a + b, 0)).toBe(2 * text.length);
+		expect(new Set(first).size).toBeGreaterThan(1); // still 3–5 tokens, not one fixed size
+		expect(await chunksOf()).toEqual(first);
+		expect(await chunksOf(1)).toEqual(first);
+		expect(await chunksOf(2)).not.toEqual(first);
+	});
 });
 
 describe("faux queue and recorded requests", () => {
