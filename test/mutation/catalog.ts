@@ -5547,6 +5547,199 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/cli/cli-guidance.test.ts"],
 	},
+	{
+		id: "AR01",
+		file: "src/inspect/lifecycle-inspector.ts",
+		description: "a stopped actor's pending timers are not reported cancelled",
+		edits: [
+			{
+				find: "for (const timer of this.timers.values()) {",
+				replace: "for (const timer of new Map<string, { delay: string; state: string }>().values()) {",
+			},
+		],
+		tests: ["test/runtime/session-replaced.test.ts"],
+	},
+	{
+		id: "AR02",
+		file: "src/inspect/lifecycle-inspector.ts",
+		description: "the root actor's stop is never reported",
+		edits: [
+			{
+				find: "if (this.stopped) return;",
+				replace: "if (!this.stopped) return;",
+			},
+		],
+		tests: ["test/runtime/session-replaced.test.ts", "test/inspect/runtime-trace-example.test.ts"],
+	},
+	{
+		id: "AR03",
+		file: "src/runtime/runtime.ts",
+		description: "runtime inspection timed on Date.now, not the sessions' clock",
+		edits: [
+			{
+				find: "const now = rest.now ?? (() => (inspectionClockOf(this.session) ?? Date.now)());",
+				replace: "const now = rest.now ?? Date.now;",
+			},
+		],
+		tests: ["test/runtime/session-replaced.test.ts"],
+	},
+	{
+		id: "AR04",
+		file: "src/inspect/trace.ts",
+		description: "auto_retry_start printed as JSON again",
+		edits: [
+			{
+				find: 'case "auto_retry_start":',
+				replace: 'case "auto_retry_begin":',
+			},
+		],
+		tests: ["test/inspect/trace.test.ts"],
+	},
+	{
+		id: "AR05",
+		file: "src/session/compaction-runner.ts",
+		description: "pre-send compaction not told to the machine",
+		edits: [
+			{
+				find: 's.send({ type: "PRE_SEND_COMPACTION_START", reason });',
+				replace: "",
+			},
+		],
+		tests: ["test/session/recovery-compaction.test.ts"],
+	},
+	{
+		id: "AR06",
+		file: "machines/prompt-operation.machine.ts",
+		description: "isCompacting ignores the pre-send compaction",
+		edits: [
+			{
+				find: "snapshot.context.preSendCompaction !== undefined ||",
+				replace: "",
+			},
+		],
+		tests: ["test/session/recovery-compaction.test.ts"],
+	},
+	{
+		id: "AR07",
+		file: "src/inspect/trace.ts",
+		description: "parseTrace accepts sessions without firstEvent",
+		edits: [
+			{
+				find: 'typeof session.firstEvent === "number"',
+				replace: "true",
+			},
+		],
+		tests: ["test/inspect/trace.test.ts"],
+	},
+	{
+		id: "AR08",
+		file: "src/session/compaction-runner.ts",
+		description: "isCompacting stays true after the pre-send compaction",
+		edits: [
+			{
+				find: 's.send({ type: "PRE_SEND_COMPACTION_END" });',
+				replace: "",
+			},
+		],
+		tests: ["test/session/recovery-compaction.test.ts"],
+	},
+	{
+		id: "AS01",
+		file: "src/llm/faux.ts",
+		description: "chunk sizes from Math.random again",
+		edits: [
+			{
+				find: "const tokens = minTokens + Math.floor(nextRandom() * (maxTokens - minTokens + 1));",
+				replace: "const tokens = minTokens + Math.floor(Math.random() * (maxTokens - minTokens + 1));",
+			},
+		],
+		tests: ["test/llm/faux.test.ts", "test/testing/scheduled-responses.property.test.ts"],
+	},
+	{
+		id: "AS02",
+		file: "src/testing/arbitraries.ts",
+		description: "steps lose their one-line printer",
+		edits: [
+			{
+				find: "Object.defineProperty(step, fc.toStringMethod, { value: () => describeStep(step), enumerable: false });",
+				replace: "",
+			},
+		],
+		tests: ["test/testing/arbitraries-print.test.ts"],
+	},
+	{
+		id: "AS03",
+		file: "src/testing/harness-invariants.ts",
+		description: "extension errors not reported",
+		edits: [
+			{
+				// biome-ignore lint/suspicious/noTemplateCurlyInString: the source text of a template literal
+				find: "violations.push(`extension ${error.extensionPath}: its ${error.event} handler threw: ${error.error}`);",
+				replace: "",
+			},
+		],
+		tests: ["test/testing/harness-violations.test.ts"],
+	},
+	{
+		id: "AS04",
+		file: "src/testing/harness.ts",
+		description: "fired timers stay counted",
+		edits: [
+			{
+				find: "\t\t\tpending.delete(id);\n\t\t\tfn(...args);",
+				replace: "\t\t\tfn(...args);",
+			},
+		],
+		tests: ["test/testing/harness-violations.test.ts"],
+	},
+	{
+		id: "AS05",
+		file: "src/testing/harness-invariants.ts",
+		description: "reopen check skipped",
+		edits: [
+			{
+				find: "if (file !== undefined && existsSync(file)) violations.push(...reopenViolations(file, session.messages));",
+				replace: "",
+			},
+		],
+		tests: ["test/testing/harness-violations.test.ts"],
+	},
+	{
+		id: "AS06",
+		file: "src/testing/harness.ts",
+		description: "hang message forgets running tools",
+		edits: [
+			{
+				find: "running.set(event.toolCallId, event.toolName);",
+				replace: "void running;",
+			},
+		],
+		tests: ["test/testing/harness-hang.test.ts"],
+	},
+	{
+		id: "AS07",
+		file: "src/testing/session-invariants.ts",
+		description: "any message_end pairs with an idle custom start",
+		edits: [
+			{
+				find: 'if (next?.type === "message_end" && next.message === event.message) {',
+				replace: 'if (next?.type === "message_end") {',
+			},
+		],
+		tests: ["test/testing/session-invariants-idle-custom.test.ts"],
+	},
+	{
+		id: "AS08",
+		file: "src/session/agent-session.ts",
+		description: "waitForIdle ignores requested compactions",
+		edits: [
+			{
+				find: "\t\tif (this.requestedCompactions.size > 0) {\n\t\t\treturn new Promise<void>",
+				replace: "\t\tif (false) {\n\t\t\treturn new Promise<void>",
+			},
+		],
+		tests: ["test/session/wait-for-idle-compact.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
