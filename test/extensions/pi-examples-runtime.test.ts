@@ -77,15 +77,17 @@ async function logged(ui: ScriptedUI, until: Promise<unknown>, ...call: unknown[
  * `tool_call` handler waits for that queue, so both peers run the tools after the call is saved.
  */
 function persistedBeforeTools(session: () => unknown): SharedExtension {
-	return (api) =>
-		api.on("tool_call", async () => {
-			const internals = session() as { _agentEventQueue?: Promise<void> };
-			let queue: Promise<void> | undefined;
-			do {
-				queue = internals._agentEventQueue;
-				await queue;
-			} while (queue !== internals._agentEventQueue);
-		});
+	return (api) => api.on("tool_call", () => piEventQueueDrained(session()));
+}
+
+/** Resolves once pi 0.73.1's event queue (extension handlers included) is empty; at once for Settle. */
+async function piEventQueueDrained(session: unknown): Promise<void> {
+	const internals = session as { _agentEventQueue?: Promise<void> };
+	let queue: Promise<void> | undefined;
+	do {
+		queue = internals._agentEventQueue;
+		await queue;
+	} while (queue !== internals._agentEventQueue);
 }
 
 describe("pi examples, differential: runtime", () => {
@@ -105,6 +107,10 @@ describe("pi examples, differential: runtime", () => {
 					{ toolCalls: [{ id: "w1", name: "write", args: { path: "a.txt", content: "two\n" } }] },
 					{ toolCalls: [{ id: "b1", name: "bash", args: { command: "git checkout -- a.txt" } }] },
 					async () => {
+						// pi runs this turn's turn_start handler (`git stash create`) on that queue too, unawaited:
+						// forking meanwhile races its git against the restore's `git stash apply` (seen once under
+						// load: the restored change left staged). Both peers fork after the handler has run.
+						await piEventQueueDrained(peer.session);
 						const entry = peer.session.sessionManager
 							.getEntries()
 							.find((e) => JSON.stringify(e).includes('"id":"w1"'))!;

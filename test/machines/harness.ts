@@ -38,9 +38,28 @@ export interface Invocation {
 export class FakeActors {
 	readonly invocations: Invocation[] = [];
 
-	/** `fromPromise` fakes for the given actor names. */
-	logic(names: readonly string[]) {
-		return Object.fromEntries(names.map((name) => [name, this.fake(name)]));
+	/**
+	 * Records a started invocation of the fake `src`; the promise returned settles when the test
+	 * resolves or rejects it.
+	 */
+	invoke(src: string, id: string, input: unknown): Promise<unknown> {
+		return new Promise((resolve, reject) => {
+			const invocation: Invocation = {
+				id,
+				src,
+				input,
+				settled: false,
+				resolve: (output) => {
+					invocation.settled = true;
+					resolve(output);
+				},
+				reject: (error) => {
+					invocation.settled = true;
+					reject(error);
+				},
+			};
+			this.invocations.push(invocation);
+		});
 	}
 
 	/**
@@ -63,29 +82,6 @@ export class FakeActors {
 			},
 		};
 		this.invocations.push(invocation);
-	}
-
-	private fake(src: string) {
-		return fromPromise<unknown, unknown>(
-			({ input, self }) =>
-				new Promise((resolve, reject) => {
-					const invocation: Invocation = {
-						id: self.id,
-						src,
-						input,
-						settled: false,
-						resolve: (output) => {
-							invocation.settled = true;
-							resolve(output);
-						},
-						reject: (error) => {
-							invocation.settled = true;
-							reject(error);
-						},
-					};
-					this.invocations.push(invocation);
-				}),
-		);
 	}
 
 	/** The newest unsettled invocation with this actor id (or src). */
@@ -161,6 +157,38 @@ export interface Harness<TEmitted> {
 	emittedOf<T extends string>(type: T): Extract<TEmitted, { type: T }>[];
 }
 
+/** The fakes of each live actor system (a harness's actor and the children it invokes share one). */
+const fakesOfSystem = new WeakMap<object, FakeActors>();
+const providedMachines = new Map<AnyStateMachine, Map<string, AnyStateMachine>>();
+
+/**
+ * `machine` with every named actor replaced by a fake that records its invocation in the FakeActors
+ * of the harness whose actor system runs it. Provided once per machine and names, not per harness:
+ * `provide()` builds a new machine whose state nodes and transitions are set up again on first use,
+ * which was most of the CPU of replaying thousands of short paths (prompt-operation.model.test.ts).
+ */
+function withFakes(machine: AnyStateMachine, actorNames: readonly string[]): AnyStateMachine {
+	const byNames = providedMachines.get(machine) ?? new Map<string, AnyStateMachine>();
+	providedMachines.set(machine, byNames);
+	const key = actorNames.join(",");
+	let provided = byNames.get(key);
+	if (!provided) {
+		const actors = Object.fromEntries(
+			actorNames.map((src) => [
+				src,
+				fromPromise<unknown, unknown>(({ input, self, system }) => {
+					const fakes = fakesOfSystem.get(system);
+					if (!fakes) throw new Error(`fake ${src} invoked outside a harness`);
+					return fakes.invoke(src, self.id, input);
+				}),
+			]),
+		);
+		provided = machine.provide({ actors } as never) as AnyStateMachine;
+		byNames.set(key, provided);
+	}
+	return provided;
+}
+
 function createHarness<TEmitted extends { type: string }>(
 	machine: AnyStateMachine,
 	actorNames: readonly string[],
@@ -171,8 +199,12 @@ function createHarness<TEmitted extends { type: string }>(
 	const clock = new SimulatedClock();
 	const emitted: TEmitted[] = [];
 	const inspection: InspectionEvent[] = [];
-	const provided = machine.provide({ actors: fakes.logic(actorNames) } as never) as AnyStateMachine;
-	const actor = createActor(provided, { clock, input, inspect: (event) => inspection.push(event) });
+	const actor = createActor(withFakes(machine, actorNames), {
+		clock,
+		input,
+		inspect: (event) => inspection.push(event),
+	});
+	fakesOfSystem.set(actor.system, fakes);
 	// Requests become fake invocations (below); `emitted` keeps the notifications.
 	actor.on("*", (event) => {
 		if (!(event.type in requests)) emitted.push(event as unknown as TEmitted);
