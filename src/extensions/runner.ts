@@ -97,15 +97,6 @@ export interface PendingHandler {
 	event: string;
 }
 
-/** A promise or any thenable a handler returned (what `await` would wait for). */
-function isPromiseLike<T>(value: T | PromiseLike<T>): value is PromiseLike<T> {
-	return (
-		value !== null &&
-		(typeof value === "object" || typeof value === "function") &&
-		typeof (value as { then?: unknown }).then === "function"
-	);
-}
-
 /** Marks a handler call that threw (already reported). */
 const FAILED: unique symbol = Symbol("handler failed");
 type Invoked = unknown | typeof FAILED;
@@ -446,27 +437,14 @@ export class ExtensionRunner {
 		return [...this.inFlight].map((call) => ({ ...call }));
 	}
 
-	/**
-	 * Calls a handler; listed in {@link pendingHandlers} while the promise it returned is pending.
-	 * A synchronous handler (most `message_update` listeners) is not recorded: it has returned before
-	 * anything could ask, and it cannot hang the session the way a promise that never settles does.
-	 * A synchronous throw is thrown as is (every caller awaits inside a `try`).
-	 */
-	private track<T>(extensionPath: string, event: string, call: () => T | Promise<T>): T | Promise<T> {
-		const result = call();
-		if (!isPromiseLike(result)) return result;
+	private async track<T>(extensionPath: string, event: string, call: () => T | Promise<T>): Promise<T> {
 		const record: PendingHandler = { extensionPath, event };
 		this.inFlight.add(record);
-		return Promise.resolve(result).then(
-			(value) => {
-				this.inFlight.delete(record);
-				return value;
-			},
-			(error: unknown) => {
-				this.inFlight.delete(record);
-				throw error;
-			},
-		);
+		try {
+			return await call();
+		} finally {
+			this.inFlight.delete(record);
+		}
 	}
 
 	// -------------------------------------------------------------------------------------------
