@@ -278,6 +278,35 @@ function queuedOrderRaceFirst(program: Program, pi: ProgramObservation, settle: 
 	return userMessage(p[2] as string) !== userMessage(q[2] as string);
 }
 
+/** Plays `program` on pi and on Settle and requires the same observations (up to the named races). */
+async function observedTheSame(program: Program): Promise<void> {
+	const record = records();
+	const { pi, settle } = await onBothPeers(
+		(name) => programPeerOptions(program, record[name]),
+		(peer) => playProgram(program, peer, record[peer.name]),
+	);
+	fc.pre(
+		!piCompactedNothing(pi, settle) &&
+			!cutDiffers(pi, settle) &&
+			!piSplitAtEntryCut(pi, settle) &&
+			!piSplitAtEntryCutCancelled(pi, settle) &&
+			!queuedOrderRace(program, pi, settle) &&
+			!queuedOrderRaceFirst(program, pi, settle),
+	);
+	// `entry_appended` is Settle's only (see pi-differential-play.ts), one per appendEntry.
+	expect(pi.appended).toEqual([]);
+	// The file may not hold them yet: both write the session file once an assistant replied.
+	expect(settle.appended.filter((type) => type !== "custom")).toEqual([]);
+	expect(settle.appended.length).toBeGreaterThanOrEqual(settle.fileDetails.filter(isCustom).length);
+	// `memory` is read by cutDiffers only; what it holds is compared through the events and state.
+	const comparable = ({ memory: _memory, ...observation }: ProgramObservation) =>
+		runtimeErrorsAsOwnChannel(
+			queuedInputAsOwnChannel(withoutCustomCountedPreparation(observation as ProgramObservation)),
+		);
+	const [piSeen, settleSeen] = withoutPendingRace(program, comparable(pi), comparable(settle));
+	expect({ ...settleSeen, appended: [] }).toEqual(piSeen);
+}
+
 const RUNS = Number(process.env.EXT_DIFF_RUNS ?? 60);
 const SEED = process.env.EXT_DIFF_SEED === undefined ? undefined : Number(process.env.EXT_DIFF_SEED);
 const PATH = process.env.EXT_DIFF_PATH;
@@ -286,37 +315,46 @@ describe("extensions: randomized differential against pi 0.73.1", () => {
 	it(
 		"a random extension program is observed the same on both peers",
 		async () => {
-			await fc.assert(
-				fc.asyncProperty(programArb, async (program) => {
-					const record = records();
-					const { pi, settle } = await onBothPeers(
-						(name) => programPeerOptions(program, record[name]),
-						(peer) => playProgram(program, peer, record[peer.name]),
-					);
-					fc.pre(
-						!piCompactedNothing(pi, settle) &&
-							!cutDiffers(pi, settle) &&
-							!piSplitAtEntryCut(pi, settle) &&
-							!piSplitAtEntryCutCancelled(pi, settle) &&
-							!queuedOrderRace(program, pi, settle) &&
-							!queuedOrderRaceFirst(program, pi, settle),
-					);
-					// `entry_appended` is Settle's only (see pi-differential-play.ts), one per appendEntry.
-					expect(pi.appended).toEqual([]);
-					// The file may not hold them yet: both write the session file once an assistant replied.
-					expect(settle.appended.filter((type) => type !== "custom")).toEqual([]);
-					expect(settle.appended.length).toBeGreaterThanOrEqual(settle.fileDetails.filter(isCustom).length);
-					// `memory` is read by cutDiffers only; what it holds is compared through the events and state.
-					const comparable = ({ memory: _memory, ...observation }: ProgramObservation) =>
-						runtimeErrorsAsOwnChannel(
-							queuedInputAsOwnChannel(withoutCustomCountedPreparation(observation as ProgramObservation)),
-						);
-					const [piSeen, settleSeen] = withoutPendingRace(program, comparable(pi), comparable(settle));
-					expect({ ...settleSeen, appended: [] }).toEqual(piSeen);
-				}),
-				{ numRuns: RUNS, ...(SEED !== undefined ? { seed: SEED } : {}), ...(PATH ? { path: PATH } : {}) },
-			);
+			await fc.assert(fc.asyncProperty(programArb, observedTheSame), {
+				numRuns: RUNS,
+				...(SEED !== undefined ? { seed: SEED } : {}),
+				...(PATH ? { path: PATH } : {}),
+			});
 		},
 		Math.max(60_000, RUNS * 1_000),
 	);
+
+	// Found with EXT_DIFF_RUNS=1000 (seed -1245385696): two tool_call handlers call sendUserMessage
+	// while a throwing input handler runs; the reports must interleave as pi's (input failure, then
+	// the busy rejection, per call). A runner that skipped the await of sync handlers reordered them.
+	it("fire-and-forget sendUserMessage calls from tool_call handlers report in pi's order (regression)", async () => {
+		await observedTheSame({
+			extensions: [
+				{
+					handlers: [
+						{ event: "tool_call", behavior: { kind: "call", call: { kind: "sendUserMessage", deliverAs: undefined } } },
+						{ event: "context", behavior: { kind: "observe" } },
+					],
+					command: [],
+				},
+				{
+					handlers: [
+						{ event: "tool_call", behavior: { kind: "return", variant: 2 } },
+						{ event: "tool_call", behavior: { kind: "call", call: { kind: "sendUserMessage", deliverAs: undefined } } },
+						{ event: "context", behavior: { kind: "return", variant: 0 } },
+					],
+					command: [],
+				},
+				{
+					handlers: [
+						{ event: "input", behavior: { kind: "throw", async: false } },
+						{ event: "context", behavior: { kind: "throw", async: false } },
+					],
+					command: [],
+				},
+			],
+			replies: [{ text: false, calls: ["echo"] }],
+			actions: [{ kind: "unknownCommand" }],
+		} as Program);
+	});
 });

@@ -5299,8 +5299,8 @@ export const MUTANTS: Mutant[] = [
 		description: "finished handlers stay pending",
 		edits: [
 			{
-				find: "\t\t\t(value) => {\n\t\t\t\tthis.inFlight.delete(record);",
-				replace: "\t\t\t(value) => {",
+				find: "this.inFlight.delete(record);",
+				replace: "",
 			},
 		],
 		tests: ["test/extensions/pending-handlers.test.ts"],
@@ -5523,20 +5523,9 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/llm/provider-env.test.ts"],
 	},
+
 	{
 		id: "AQ07",
-		file: "src/extensions/runner.ts",
-		description: "promise handlers untracked instead of sync ones",
-		edits: [
-			{
-				find: "if (!isPromiseLike(result)) return result;",
-				replace: "if (isPromiseLike(result)) return result;",
-			},
-		],
-		tests: ["test/extensions/pending-handlers.test.ts"],
-	},
-	{
-		id: "AQ08",
 		file: "src/cli/host.ts",
 		description: "a folder that cannot be made is not probed",
 		edits: [
