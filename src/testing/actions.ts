@@ -35,6 +35,11 @@ export interface SessionActionsOptions {
 	maxOccurrence?: number;
 	/** Highest overall event index an action waits for (default 40). */
 	maxEventIndex?: number;
+	/**
+	 * How often a trigger is an overall event index rather than an event type, against 3 for event
+	 * types (default 1; 0: event types only, so every action lands on one of `events`).
+	 */
+	eventIndexWeight?: number;
 	/** Number of actions (default 1–4). */
 	minLength?: number;
 	maxLength?: number;
@@ -93,16 +98,18 @@ function printable(action: SessionAction): SessionAction {
 export function sessionActionsArbitrary(options: SessionActionsOptions = {}): fc.Arbitrary<SessionAction[]> {
 	const kinds = options.kinds ?? DEFAULT_KINDS;
 	const events = options.events ?? DEFAULT_ACTION_EVENTS;
-	const trigger: fc.Arbitrary<SessionActionTrigger> = fc.oneof(
-		{
-			weight: 3,
-			arbitrary: fc.record({
-				event: fc.constantFrom(...events),
-				occurrence: fc.nat({ max: options.maxOccurrence ?? 2 }),
-			}),
-		},
-		{ weight: 1, arbitrary: fc.record({ eventIndex: fc.nat({ max: options.maxEventIndex ?? 40 }) }) },
-	);
+	const byType = fc.record({
+		event: fc.constantFrom(...events),
+		occurrence: fc.nat({ max: options.maxOccurrence ?? 2 }),
+	});
+	const indexWeight = options.eventIndexWeight ?? 1;
+	const trigger: fc.Arbitrary<SessionActionTrigger> =
+		indexWeight <= 0
+			? byType
+			: fc.oneof(
+					{ weight: 3, arbitrary: byType },
+					{ weight: indexWeight, arbitrary: fc.record({ eventIndex: fc.nat({ max: options.maxEventIndex ?? 40 }) }) },
+				);
 	return fc
 		.array(fc.tuple(fc.constantFrom(...kinds), trigger), {
 			minLength: options.minLength ?? 1,
