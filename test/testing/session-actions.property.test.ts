@@ -52,6 +52,7 @@ describe("session actions keyed to events", () => {
 				{ kind: "followUp", text: "also", at: { event: "auto_retry_start", occurrence: 0 } },
 				{ kind: "abort", at: { event: "tool_execution_start", occurrence: 0 } },
 				{ kind: "clearQueue", at: { eventIndex: 0 } },
+				{ kind: "abortRetry", at: { event: "message_end", occurrence: 1 } }, // the user message's (the system prompt's is #0)
 			];
 			const run = applyActionsOnEvents(h, actions);
 			await h.settle(h.session.prompt("go"));
@@ -60,7 +61,9 @@ describe("session actions keyed to events", () => {
 				(f) => `${f.action.kind}@${f.event}#${f.eventIndex}${f.inRetryBackoff ? " backoff" : ""}`,
 			);
 			expect(fired[0]).toBe("clearQueue@agent_start#0");
-			expect(fired.slice(1)).toEqual([
+			const userEnd = h.events.findIndex((e) => e.type === "message_end" && e.message.role === "user");
+			expect(fired[1]).toBe(`abortRetry@message_end#${userEnd}`);
+			expect(fired.slice(2)).toEqual([
 				expect.stringMatching(/^steer@auto_retry_start#\d+ backoff$/),
 				expect.stringMatching(/^followUp@auto_retry_start#\d+ backoff$/),
 			]);
