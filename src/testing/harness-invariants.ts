@@ -1,12 +1,13 @@
 /**
  * `harnessViolations`: everything a property test of an agent should hold once its prompts have
  * settled, in one call — the event protocol, extension failures, the session at rest, timers, and
- * the log on disk (DESIGN §8, invariants 1, 2 and 6).
+ * the log on disk, queued messages (DESIGN §8, invariants 1, 2, 4 and 6).
  */
 import { existsSync } from "node:fs";
 import type { AgentMessage } from "../llm/types.js";
 import { SessionManager } from "../store/session-manager.js";
 import type { Harness } from "./harness.js";
+import { queueViolations } from "./queue-invariants.js";
 import { sessionEventViolations } from "./session-invariants.js";
 
 /**
@@ -21,8 +22,10 @@ import { sessionEventViolations } from "./session-invariants.js";
  * - with `persistence: "disk"`, a reopened session file whose context differs from
  *   `session.messages`.
  *
- * Each line says what broke and where. Queued steering / follow-up texts are not checked: see
- * `session.getSteeringMessages()` / `getFollowUpMessages()` for those not delivered.
+ * - every queued steering / follow-up text not delivered exactly once, still listed, or returned
+ *   by `clearQueue()` ({@link queueViolations}, invariant 4).
+ *
+ * Each line says what broke and where.
  *
  * @example
  * ```ts
@@ -34,7 +37,8 @@ import { sessionEventViolations } from "./session-invariants.js";
  * ```
  */
 export function harnessViolations(
-	harness: Pick<Harness, "session" | "events" | "extensionErrors" | "pendingTimerCount">,
+	harness: Pick<Harness, "session" | "events" | "extensionErrors" | "pendingTimerCount"> &
+		Partial<Pick<Harness, "clearedQueue">>,
 ): string[] {
 	const { session } = harness;
 	const violations = sessionEventViolations(harness.events);
@@ -49,6 +53,7 @@ export function harnessViolations(
 	const timers = harness.pendingTimerCount();
 	if (timers > 0) violations.push(`${timers} timer(s) still set on the simulated clock after settling`);
 	violations.push(...logOrderViolations(session.sessionManager.getEntries(), harness.events));
+	violations.push(...queueViolations(harness));
 	const file = session.sessionFile;
 	if (file !== undefined && existsSync(file)) violations.push(...reopenViolations(file, session.messages));
 	return violations;

@@ -24,6 +24,7 @@ import { createTestResourceLoader, type TestResourceLoaderOptions } from "../res
 import type { ResourceLoader } from "../resources/types.js";
 import { AgentSession, type AgentSessionConfig } from "../session/agent-session.js";
 import type { AgentSessionEvent, AgentSessionEventType } from "../session/events.js";
+import type { QueuedTexts } from "../session/queues.js";
 import type { Settings } from "../settings/schema.js";
 import { SettingsManager } from "../settings/settings-manager.js";
 import { SessionManager } from "../store/session-manager.js";
@@ -97,6 +98,11 @@ export interface Harness {
 	eventsOfType<T extends AgentSessionEventType>(type: T): Extract<AgentSessionEvent, { type: T }>[];
 	/** Extension errors reported through `onError`. */
 	readonly extensionErrors: ExtensionError[];
+	/**
+	 * What each `session.clearQueue()` call returned, in order: texts that were queued and dropped on
+	 * purpose (neither delivered nor listed any more). {@link harnessViolations} accounts for them.
+	 */
+	readonly clearedQueue: QueuedTexts[];
 	/** The simulated clock (with `simulatedClock: true`). */
 	clock: SimulatedClock | undefined;
 	/**
@@ -214,6 +220,7 @@ export async function createHarness(options: HarnessOptions = {}): Promise<Harne
 	const events: AgentSessionEvent[] = [];
 	session.subscribe((event) => events.push(event));
 	const extensionErrors: ExtensionError[] = [];
+	const clearedQueue = recordClearQueue(session);
 	if (options.bindExtensions !== false) {
 		await session.bindExtensions({ onError: (error) => extensionErrors.push(error) });
 	} else {
@@ -237,6 +244,7 @@ export async function createHarness(options: HarnessOptions = {}): Promise<Harne
 		eventsOfType: <T extends AgentSessionEventType>(type: T) =>
 			events.filter((event): event is Extract<AgentSessionEvent, { type: T }> => event.type === type),
 		extensionErrors,
+		clearedQueue,
 		clock,
 		settle: (done, settleOptions) =>
 			withHangDetector(session, events, settleOnClock(session, clock, done), settleOptions?.hangAfterMs),
@@ -292,6 +300,18 @@ function hangError(session: AgentSession, events: readonly AgentSessionEvent[], 
 			"A tool must return (or reject) once its abort signal fires; a handler must resolve.",
 		].join(" "),
 	);
+}
+
+/** Wraps `session.clearQueue` so the queue accounting knows which queued texts were dropped on purpose. */
+function recordClearQueue(session: AgentSession): QueuedTexts[] {
+	const cleared: QueuedTexts[] = [];
+	const clearQueue = session.clearQueue.bind(session);
+	session.clearQueue = () => {
+		const texts = clearQueue();
+		cleared.push({ steering: texts.steering.slice(), followUp: texts.followUp.slice() });
+		return texts;
+	};
+	return cleared;
 }
 
 /** The ids of `clock`'s timers not yet fired or cleared (SimulatedClock keeps its own map private). */

@@ -1,7 +1,7 @@
 /**
  * `settle/testing`: the public test kit — `createHarness` (a ready AgentSession on the faux
  * provider), the scripted faux provider, instant stream helpers, fast-check arbitraries for random
- * model scripts, and event-protocol checkers.
+ * model scripts and for session actions keyed to points of a run, and event-protocol and queue checkers.
  * @packageDocumentation
  */
 
@@ -31,6 +31,17 @@ export {
 	fauxToolCall,
 } from "../llm/faux.js";
 export {
+	type ActionRun,
+	applyActionsOnEvents,
+	DEFAULT_ACTION_EVENTS,
+	type FiredAction,
+	type SessionAction,
+	type SessionActionKind,
+	type SessionActionsOptions,
+	type SessionActionTrigger,
+	sessionActionsArbitrary,
+} from "./actions.js";
+export {
 	FATAL_ERROR_MESSAGES,
 	type FauxScriptOptions,
 	type FauxScriptStep,
@@ -52,4 +63,5 @@ export {
 } from "./harness.js";
 export { harnessViolations } from "./harness-invariants.js";
 export { agentEventViolations } from "./invariants.js";
+export { queueViolations } from "./queue-invariants.js";
 export { sessionEventViolations } from "./session-invariants.js";
