@@ -15,8 +15,15 @@ import { errorMessage } from "../errors.js";
  *
  * @example
  * ```ts
- * makeFolders("/tmp/a/b/c"); // makes a, b and c
- * makeFolders("/proc/x/sessions"); // throws ENOENT: no such file or directory, mkdir '/proc/x'
+ * import { tmpdir } from "node:os";
+ * import { join } from "node:path";
+ *
+ * makeFolders(join(tmpdir(), "settle-example", "sessions")); // makes settle-example, then sessions
+ * try {
+ *   makeFolders("/proc/x/sessions");
+ * } catch (error) {
+ *   console.error(String(error)); // Error: ENOENT: no such file or directory, mkdir '/proc/x'
+ * }
  * ```
  */
 export function makeFolders(dir: string): void {
@@ -47,7 +54,6 @@ export function makeFolders(dir: string): void {
  *
  * @example
  * ```ts
- * unwritableFolder("/tmp/new/sessions"); // undefined
  * unwritableFolder("/proc/x/sessions"); // "/proc/x cannot be made (ENOENT)"
  * ```
  */
