@@ -3,8 +3,8 @@
  * (new, resumed, continued or in memory), the model source (pi-ai or `--faux`), tools, trust and
  * extension flags — one factory reused for every replacement.
  */
-import { accessSync, constants, existsSync, mkdirSync, realpathSync, rmdirSync, statSync } from "node:fs";
-import { dirname, join, relative, resolve } from "node:path";
+import { existsSync, realpathSync, statSync } from "node:fs";
+import { join, relative, resolve } from "node:path";
 import { errorMessage, SettleError } from "../errors.js";
 import { collectExtensionFlags } from "../extensions/flags.js";
 import { createAgentSessionRuntimeFactory } from "../runtime/factory.js";
@@ -13,6 +13,7 @@ import type { AgentSessionRuntimeDiagnostic } from "../runtime/services.js";
 import { getDefaultAgentDir } from "../settings/paths.js";
 import { SettingsManager } from "../settings/settings-manager.js";
 import { TRUST_FILE_NAME } from "../settings/trust.js";
+import { unwritableFolder } from "../store/folders.js";
 import { getDefaultSessionDirPath } from "../store/paths.js";
 import { SessionManager } from "../store/session-manager.js";
 import { allToolNames } from "../tools/index.js";
@@ -288,50 +289,6 @@ function settingsErrorForCli(message: string): string {
 
 export function oneLine(message: string): string {
 	return message.trim().replace(/\s*\n\s*/g, " ");
-}
-
-/**
- * Why files cannot be created in `dir` (which may not exist yet), or undefined: its nearest
- * existing ancestor (or itself) must be a writable folder.
- */
-function unwritableFolder(dir: string): string | undefined {
-	// The first folder that would have to be made (none when `dir` exists).
-	let missing: string | undefined;
-	for (let current = dir; ; ) {
-		if (existsSync(current)) {
-			if (!isDirectory(current)) return `${current} is not a folder`;
-			try {
-				accessSync(current, constants.W_OK);
-			} catch {
-				return `${current} is not writable`;
-			}
-			return missing === undefined ? undefined : unmakeableFolder(missing);
-		}
-		const parent = dirname(current);
-		if (parent === current) return undefined;
-		missing = current;
-		current = parent;
-	}
-}
-
-/**
- * Makes `folder` (its parent exists) and removes it again: a folder that cannot be made is named
- * now. Under /proc or /sys `access()` says writable but `mkdir` fails — and Node 20's recursive
- * `mkdirSync` then never returns (100% CPU), so the session's first write would hang.
- */
-function unmakeableFolder(folder: string): string | undefined {
-	try {
-		mkdirSync(folder);
-	} catch (error) {
-		const code = (error as NodeJS.ErrnoException).code;
-		return code === "EEXIST" ? undefined : `${folder} cannot be made (${code ?? errorMessage(error)})`;
-	}
-	try {
-		rmdirSync(folder);
-	} catch {
-		// Someone else is using it already: it exists, which is all the check needs.
-	}
-	return undefined;
 }
 
 function isDirectory(path: string): boolean {

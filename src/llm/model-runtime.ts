@@ -9,6 +9,7 @@
 import { errorMessage, SettleError } from "../errors.js";
 import { streamFromMessage } from "./event-stream.js";
 import type { FauxProvider } from "./faux.js";
+import { apiKeyEnvVars } from "./provider-env.js";
 import {
 	type AssistantMessage,
 	emptyAssistantMessage,
@@ -623,9 +624,10 @@ export function sameModel(
 // pi's user-visible texts (C.1 steps 7–8, C.12). The first sentence of each is pi's exact text;
 // the guidance after it names Settle's way of configuring models instead of pi's `/login` docs.
 
-const PROVIDER_HELP =
-	"Register the provider with the model runtime you gave the session (`modelRuntime.registerProvider(...)`; " +
+const PROVIDER_HELP_IN_CODE =
+	"register the provider with the model runtime you gave the session (`modelRuntime.registerProvider(...)`; " +
 	"a faux provider: `modelRuntime.registerFauxProvider(faux)`), or give it an API key (`modelRuntime.setApiKey(provider, key)`).";
+const PROVIDER_HELP = `R${PROVIDER_HELP_IN_CODE.slice(1)}`;
 
 /**
  * Rejection when the session has no model (tests match `No model selected.`).
@@ -641,15 +643,22 @@ export function noModelSelectedMessage(): string {
 
 /**
  * Rejection when the provider has no credentials (tests match `No API key found for <provider>.`).
+ * For a provider pi-ai reads a key variable for, it names that variable first: the default model
+ * runtime (pi-ai's) takes the key from there.
  *
  * @example
  * ```ts
- * noApiKeyFoundMessage("openai"); // "No API key found for openai.\n\nRegister the provider with the session's model runtime …"
+ * noApiKeyFoundMessage("groq"); // "No API key found for groq.\n\nSet GROQ_API_KEY in the environment (…). In code, register the provider …"
+ * noApiKeyFoundMessage("my-proxy"); // "No API key found for my-proxy.\n\nRegister the provider with the model runtime …"
  * ```
  */
 export function noApiKeyFoundMessage(provider: string): string {
 	const display = provider === "unknown" ? "the selected model" : provider;
-	return `No API key found for ${display}.\n\n${PROVIDER_HELP}`;
+	const vars = apiKeyEnvVars(provider);
+	const help = vars
+		? `Set ${vars.join(" or ")} in the environment (the default model runtime, pi-ai's, reads the key from there). In code, ${PROVIDER_HELP_IN_CODE}`
+		: PROVIDER_HELP;
+	return `No API key found for ${display}.\n\n${help}`;
 }
 
 /**

@@ -1,8 +1,9 @@
 /** Where sessions live on disk: agent dir, per-cwd session dir, file names. */
-import { existsSync, mkdirSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { errorMessage, SettleError } from "../errors.js";
 import { getDefaultAgentDir } from "../settings/paths.js";
+import { makeFolders } from "./folders.js";
 
 /**
  * The session directory for a cwd, computed as pi does (`<agentDir>/sessions/--<cwd mangled>--`), without creating it.
@@ -36,11 +37,12 @@ export function getDefaultSessionDir(cwd: string, agentDir: string = getDefaultA
 
 /**
  * Creates a session folder (and its parents). Throws `SettleError` `IO` naming the folder and saying
- * where to point sessions instead, rather than Node's bare `ENOTDIR` / `EACCES`.
+ * where to point sessions instead, rather than Node's bare `ENOTDIR` / `EACCES` — and at once under
+ * /proc or /sys, where Node 20's recursive `mkdirSync` spins forever ({@link makeFolders}).
  */
 export function createSessionFolder(dir: string): void {
 	try {
-		mkdirSync(dir, { recursive: true });
+		makeFolders(dir);
 	} catch (error) {
 		throw new SettleError(
 			"IO",

@@ -1,4 +1,7 @@
 /**
+ * An SDK user on a real provider without its key (default pi-ai model runtime, the variable unset)
+ * is told the provider's own variable (`GROQ_API_KEY`, from src/llm/provider-env.ts).
+ *
  * An SDK user who creates a faux provider and passes its model, but forgets to register the
  * provider with the model runtime, gets NO_AUTH at the first prompt. The message names the call
  * that fixes it on the object they hold (`modelRuntime`, not the session runtime), and that call
@@ -72,6 +75,74 @@ describe("a model whose provider the model runtime does not know", () => {
 		expect(error.code).toBe("NO_MODEL");
 		expect(error.message).toMatch(/^No model selected\./);
 		expect(error.message).toContain("`modelRuntime.registerFauxProvider(faux)`");
+		session.dispose();
+	});
+});
+
+describe("a real provider without its key (the default model runtime, the variable unset)", () => {
+	const saved: Record<string, string | undefined> = {};
+	afterEach(() => {
+		for (const [name, value] of Object.entries(saved)) {
+			if (value === undefined) delete process.env[name];
+			else process.env[name] = value;
+		}
+	});
+
+	function unset(...names: string[]) {
+		for (const name of names) {
+			saved[name] = process.env[name];
+			delete process.env[name];
+		}
+	}
+
+	async function promptRejection(model: string): Promise<SettleError> {
+		const cwd = mkdtempSync(join(tmpdir(), "settle-provider-hint-"));
+		dirs.push(cwd);
+		// No modelRuntime: createAgentSession builds pi-ai's over the agent folder's (empty) auth.json.
+		const { session } = await createAgentSession({
+			cwd,
+			agentDir: join(cwd, "agent"),
+			model,
+			settingsManager: SettingsManager.inMemory(),
+			sessionManager: SessionManager.inMemory(cwd),
+		});
+		try {
+			return await rejection(session.prompt("hi"));
+		} finally {
+			session.dispose();
+		}
+	}
+
+	it("NO_AUTH names GROQ_API_KEY and keeps details.provider; the SDK calls stay", async () => {
+		unset("GROQ_API_KEY");
+		const error = await promptRejection("groq/openai/gpt-oss-120b");
+		expect(error.code).toBe("NO_AUTH");
+		expect(error.details).toEqual({ provider: "groq" });
+		expect(error.message).toMatch(/^No API key found for groq\.\n\nSet GROQ_API_KEY in the environment /);
+		expect(error.message).toContain("`modelRuntime.setApiKey(provider, key)`");
+	});
+
+	it("a provider with several variables names them all in pi-ai's order", async () => {
+		unset("ANTHROPIC_OAUTH_TOKEN", "ANTHROPIC_API_KEY");
+		const error = await promptRejection("anthropic/claude-opus-4-7");
+		expect(error.details).toEqual({ provider: "anthropic" });
+		expect(error.message).toContain("\n\nSet ANTHROPIC_OAUTH_TOKEN or ANTHROPIC_API_KEY in the environment ");
+	});
+
+	it("the variable it names is the one that fixes it", async () => {
+		unset("GROQ_API_KEY");
+		await promptRejection("groq/openai/gpt-oss-120b");
+		process.env.GROQ_API_KEY = "gsk-test";
+		const cwd = mkdtempSync(join(tmpdir(), "settle-provider-hint-"));
+		dirs.push(cwd);
+		const { session } = await createAgentSession({
+			cwd,
+			agentDir: join(cwd, "agent"),
+			model: "groq/openai/gpt-oss-120b",
+			settingsManager: SettingsManager.inMemory(),
+			sessionManager: SessionManager.inMemory(cwd),
+		});
+		expect(session.modelRuntime.hasConfiguredAuth("groq")).toBe(true);
 		session.dispose();
 	});
 });

@@ -1,0 +1,102 @@
+/**
+ * Making folders one level at a time, and checking up front that a folder can be made. Node 20's
+ * `mkdirSync(dir, { recursive: true })` never returns (100% CPU) when a missing level cannot be
+ * made but `access()` says its parent is writable — under /proc or /sys — so nothing here uses it.
+ */
+import { accessSync, constants, existsSync, mkdirSync, rmdirSync, statSync } from "node:fs";
+import { dirname, resolve } from "node:path";
+import { errorMessage } from "../errors.js";
+
+/**
+ * Makes `dir` and its missing parents like `mkdirSync(dir, { recursive: true })`, but one
+ * `mkdir` per level, so a level that cannot be made throws Node's error for it (`ENOENT` under
+ * /proc, `ENOTDIR` below a file, `EACCES`) instead of spinning. A level someone else made
+ * meanwhile is fine; `dir` existing as a file is `ENOTDIR`.
+ *
+ * @example
+ * ```ts
+ * import { tmpdir } from "node:os";
+ * import { join } from "node:path";
+ *
+ * makeFolders(join(tmpdir(), "settle-example", "sessions")); // makes settle-example, then sessions
+ * try {
+ *   makeFolders("/proc/x/sessions");
+ * } catch (error) {
+ *   console.error(String(error)); // Error: ENOENT: no such file or directory, mkdir '/proc/x'
+ * }
+ * ```
+ */
+export function makeFolders(dir: string): void {
+	const missing: string[] = [];
+	for (let current = resolve(dir); !existsSync(current); ) {
+		missing.unshift(current);
+		const parent = dirname(current);
+		if (parent === current) break;
+		current = parent;
+	}
+	for (const level of missing) {
+		try {
+			mkdirSync(level);
+		} catch (error) {
+			if ((error as NodeJS.ErrnoException).code !== "EEXIST" || !isDirectory(level)) throw error;
+		}
+	}
+	if (missing.length === 0 && !isDirectory(dir)) {
+		throw Object.assign(new Error(`ENOTDIR: not a directory, mkdir '${dir}'`), { code: "ENOTDIR", path: dir });
+	}
+}
+
+/**
+ * Why files cannot be created in `dir` (which may not exist yet), or undefined: its nearest
+ * existing ancestor (or itself) must be a writable folder, and the first missing level must be
+ * makeable (it is made and removed again: under /proc or /sys `access()` says writable but
+ * `mkdir` fails).
+ *
+ * @example
+ * ```ts
+ * unwritableFolder("/proc/x/sessions"); // "/proc/x cannot be made (ENOENT)"
+ * ```
+ */
+export function unwritableFolder(dir: string): string | undefined {
+	// The first folder that would have to be made (none when `dir` exists).
+	let missing: string | undefined;
+	for (let current = dir; ; ) {
+		if (existsSync(current)) {
+			if (!isDirectory(current)) return `${current} is not a folder`;
+			try {
+				accessSync(current, constants.W_OK);
+			} catch {
+				return `${current} is not writable`;
+			}
+			return missing === undefined ? undefined : unmakeableFolder(missing);
+		}
+		const parent = dirname(current);
+		if (parent === current) return undefined;
+		missing = current;
+		current = parent;
+	}
+}
+
+/** Makes `folder` (its parent exists) and removes it again: a folder that cannot be made is named now. */
+function unmakeableFolder(folder: string): string | undefined {
+	try {
+		mkdirSync(folder);
+	} catch (error) {
+		const code = (error as NodeJS.ErrnoException).code;
+		return code === "EEXIST" ? undefined : `${folder} cannot be made (${code ?? errorMessage(error)})`;
+	}
+	try {
+		rmdirSync(folder);
+	} catch {
+		// Someone else is using it already: it exists, which is all the check needs.
+	}
+	return undefined;
+}
+
+function isDirectory(path: string): boolean {
+	try {
+		return statSync(path).isDirectory();
+	} catch {
+		return false;
+	}
+}
