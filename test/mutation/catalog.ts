@@ -5127,7 +5127,7 @@ export const MUTANTS: Mutant[] = [
 	},
 	{
 		id: "AL04",
-		file: "src/cli/host.ts",
+		file: "src/store/folders.ts",
 		description: "a file in the way of the session folder passes the startup check",
 		edits: [
 			{
@@ -5526,7 +5526,7 @@ export const MUTANTS: Mutant[] = [
 
 	{
 		id: "AQ07",
-		file: "src/cli/host.ts",
+		file: "src/store/folders.ts",
 		description: "a folder that cannot be made is not probed",
 		edits: [
 			{
@@ -5728,6 +5728,200 @@ export const MUTANTS: Mutant[] = [
 			},
 		],
 		tests: ["test/session/wait-for-idle-compact.test.ts"],
+	},
+	{
+		id: "AT01",
+		file: "src/llm/model-runtime.ts",
+		description: "SDK NO_AUTH names no variable",
+		edits: [
+			{
+				find: "const vars = apiKeyEnvVars(provider);",
+				replace: "const vars = undefined as readonly string[] | undefined;",
+			},
+		],
+		tests: ["test/runtime/provider-hint.test.ts"],
+	},
+	{
+		id: "AT02",
+		file: "src/llm/model-runtime.ts",
+		description: "only the first of several variables named",
+		edits: [
+			{
+				// biome-ignore lint/suspicious/noTemplateCurlyInString: the source text of a template literal
+				find: 'Set ${vars.join(" or ")} in the environment',
+				// biome-ignore lint/suspicious/noTemplateCurlyInString: the source text of a template literal
+				replace: "Set ${vars[0]} in the environment",
+			},
+		],
+		tests: ["test/runtime/provider-hint.test.ts"],
+	},
+	{
+		id: "AT03",
+		file: "src/store/folders.ts",
+		description: "recursive mkdir per level (hangs under /proc)",
+		edits: [
+			{
+				find: "mkdirSync(level);",
+				replace: "mkdirSync(level, { recursive: true });",
+			},
+		],
+		tests: ["test/store/session-folder-proc.test.ts"],
+	},
+	{
+		id: "AT04",
+		file: "src/store/folders.ts",
+		description: "mkdir errors swallowed",
+		edits: [
+			{
+				find: 'if ((error as NodeJS.ErrnoException).code !== "EEXIST" || !isDirectory(level)) throw error;',
+				replace: "",
+			},
+		],
+		tests: ["test/store/session-folder-proc.test.ts"],
+	},
+	{
+		id: "AT05",
+		file: "src/store/folders.ts",
+		description: "an existing file accepted as the folder",
+		edits: [
+			{
+				find: "if (missing.length === 0 && !isDirectory(dir)) {",
+				replace: "if (false) {",
+			},
+		],
+		tests: ["test/store/session-folder-proc.test.ts"],
+	},
+	{
+		id: "AT06",
+		file: "src/cli/current-session.ts",
+		description: "input refused during a replacement is not retried (chat)",
+		edits: [
+			{
+				find: "return runtime.waitForReplacement().then(attempt);",
+				replace: "throw error;",
+			},
+		],
+		tests: ["test/cli/interactive-replacing-session.test.ts"],
+	},
+	{
+		id: "AU01",
+		file: "src/testing/queue-invariants.ts",
+		description: "steering additions never seen",
+		edits: [
+			{
+				find: "for (const text of added(steering, event.steering)) {",
+				replace: "for (const text of added(event.steering, event.steering)) {",
+			},
+		],
+		tests: ["test/testing/queue-accounting.test.ts"],
+	},
+	{
+		id: "AU02",
+		file: "src/testing/queue-invariants.ts",
+		description: "listed texts not counted",
+		edits: [
+			{
+				find: "if (entry) entry.listed++;",
+				replace: "if (entry) entry.listed += 0;",
+			},
+		],
+		tests: ["test/testing/queue-accounting.test.ts"],
+	},
+	{
+		id: "AU03",
+		file: "src/testing/queue-invariants.ts",
+		description: "cleared texts not counted",
+		edits: [
+			{
+				find: "if (entry) entry.cleared++;",
+				replace: "if (entry) entry.cleared += 0;",
+			},
+		],
+		tests: ["test/testing/queue-accounting.test.ts"],
+	},
+	{
+		id: "AU04",
+		file: "src/testing/queue-invariants.ts",
+		description: "double delivery accepted",
+		edits: [
+			{
+				find: "if (found === entry.queued) continue;",
+				replace: "if (found >= entry.queued) continue;",
+			},
+		],
+		tests: ["test/testing/queue-accounting.test.ts"],
+	},
+	{
+		id: "AU05",
+		file: "src/testing/queue-invariants.ts",
+		description: "wrong diagnosis for delivered+listed",
+		edits: [
+			{
+				find: "delivered > 0 && entry.listed > 0",
+				replace: "delivered > 1 && entry.listed > 0",
+			},
+		],
+		tests: ["test/testing/queue-accounting.test.ts"],
+	},
+	{
+		id: "AU06",
+		file: "src/testing/harness.ts",
+		description: "clearQueue results not recorded",
+		edits: [
+			{
+				find: "cleared.push({ steering: texts.steering.slice(), followUp: texts.followUp.slice() });",
+				replace: "",
+			},
+		],
+		tests: ["test/testing/queue-accounting.test.ts"],
+	},
+	{
+		id: "AU07",
+		file: "src/testing/harness-invariants.ts",
+		description: "queue check not folded in",
+		edits: [
+			{
+				find: "violations.push(...queueViolations(harness));",
+				replace: "",
+			},
+		],
+		tests: ["test/testing/queue-accounting.test.ts"],
+	},
+	{
+		id: "AU08",
+		file: "src/testing/actions.ts",
+		description: "occurrences never counted",
+		edits: [
+			{
+				find: "occurrences.set(event.type, occurrence + 1);",
+				replace: "occurrences.set(event.type, occurrence);",
+			},
+		],
+		tests: ["test/testing/session-actions.property.test.ts"],
+	},
+	{
+		id: "AU09",
+		file: "src/testing/actions.ts",
+		description: "running tools not tracked",
+		edits: [
+			{
+				find: 'if (event.type === "tool_execution_start") running.add(event.toolCallId);',
+				replace: 'if (event.type === "tool_execution_start") running.size;',
+			},
+		],
+		tests: ["test/testing/session-actions.property.test.ts"],
+	},
+	{
+		id: "AU10",
+		file: "src/testing/actions.ts",
+		description: "backoff never flagged",
+		edits: [
+			{
+				find: 'else if (event.type === "auto_retry_start") inRetryBackoff = true;',
+				replace: "",
+			},
+		],
+		tests: ["test/testing/session-actions.property.test.ts"],
 	},
 ];
 
