@@ -81,8 +81,11 @@ class MessageQueue {
 		return this.items.length > 0 ? this.items.splice(0, 1) : [];
 	}
 
-	clear(): void {
+	/** Empties the queue; returns what it held. */
+	clear(): AgentMessage[] {
+		const items = this.items;
 		this.items = [];
+		return items;
 	}
 }
 
@@ -307,9 +310,9 @@ export class Agent {
 		this.followUpQueue.clear();
 	}
 
-	clearAllQueues(): void {
-		this.steeringQueue.clear();
-		this.followUpQueue.clear();
+	/** Empties both queues; returns the messages they held (not those a run has already taken). */
+	clearAllQueues(): { steering: AgentMessage[]; followUp: AgentMessage[] } {
+		return { steering: this.steeringQueue.clear(), followUp: this.followUpQueue.clear() };
 	}
 
 	hasQueuedMessages(): boolean {

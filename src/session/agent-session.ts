@@ -1008,7 +1008,10 @@ export class AgentSession {
 	}
 
 	/**
-	 * Empties both queues (display lists and the Agent's); returns the texts that were queued.
+	 * Empties both queues (display lists and the Agent's); returns the texts that will now not be
+	 * delivered. A steering or follow-up message the run has already taken for the current turn
+	 * (between `turn_start` and its `message_start`) is still delivered, so it stays listed and is not
+	 * returned.
 	 *
 	 * @example
 	 * ```ts

@@ -113,14 +113,19 @@ export class SessionQueues {
 		delivering.list.splice(Math.min(delivering.index, delivering.list.length), 0, delivering.text);
 	}
 
-	/** Empties both display lists and the Agent's queues; returns what was queued. */
+	/**
+	 * Empties the Agent's queues and returns the texts that will now not be delivered. A text the
+	 * run has already taken for this turn (from `turn_start` until its `message_start`) is still
+	 * delivered, so it stays listed and is not returned.
+	 */
 	clear(): QueuedTexts {
-		const cleared = { steering: this.steering, followUp: this.followUp };
-		this.steering = [];
-		this.followUp = [];
-		this.agent.clearAllQueues();
+		const removed = this.agent.clearAllQueues();
+		const [steering, keptSteering] = splitCleared(this.steering, removed.steering);
+		const [followUp, keptFollowUp] = splitCleared(this.followUp, removed.followUp);
+		this.steering = keptSteering;
+		this.followUp = keptFollowUp;
 		this.emitUpdate();
-		return cleared;
+		return { steering, followUp };
 	}
 
 	/** Holds a bash result until the next safe point. */
@@ -183,6 +188,31 @@ export function userMessage(text: string, images?: readonly ImageContent[]): Use
 }
 
 /** The text of a user message (text blocks joined without separator, as pi matches queued texts). */
+/**
+ * Splits a display list into the texts whose messages were still in the Agent's queue (`removed`;
+ * cleared) and those the run had already taken (kept). Texts match by content, oldest first.
+ */
+function splitCleared(list: string[], removed: readonly AgentMessage[]): [cleared: string[], kept: string[]] {
+	const pending = new Map<string, number>();
+	for (const message of removed) {
+		if (message.role !== "user") continue;
+		const text = userText(message);
+		pending.set(text, (pending.get(text) ?? 0) + 1);
+	}
+	const cleared: string[] = [];
+	const kept: string[] = [];
+	// The run takes the oldest first, so the newest copies of a text are the ones still queued.
+	for (let i = list.length - 1; i >= 0; i--) {
+		const text = list[i]!;
+		const count = pending.get(text) ?? 0;
+		if (count > 0) {
+			pending.set(text, count - 1);
+			cleared.unshift(text);
+		} else kept.unshift(text);
+	}
+	return [cleared, kept];
+}
+
 export function userText(message: UserMessage): string {
 	if (typeof message.content === "string") return message.content;
 	let text = "";

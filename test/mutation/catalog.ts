@@ -5923,6 +5923,18 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/testing/session-actions.property.test.ts"],
 	},
+	{
+		id: "AV01",
+		file: "src/session/queues.ts",
+		description: "clearQueue returns (and unlists) a text the run has already taken",
+		edits: [
+			{
+				find: "\t\tif (count > 0) {\n\t\t\tpending.set(text, count - 1);",
+				replace: "\t\tif (true) {\n\t\t\tpending.set(text, count - 1);",
+			},
+		],
+		tests: ["test/testing/queue-accounting.test.ts", "test/testing/session-actions.property.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */

@@ -118,4 +118,41 @@ describe("session actions keyed to events", () => {
 		expect(abortInTool).toBeGreaterThanOrEqual(10);
 		expect(steerInBackoff).toBeGreaterThanOrEqual(8);
 	});
+
+	it("clearQueue() at any turn boundary: every queued text is delivered once, listed or returned (60 seeded runs)", async () => {
+		await fc.assert(
+			fc.asyncProperty(
+				fauxScriptArbitrary({
+					toolNames: ["slow"],
+					kinds: ["text", "toolCalls", "retryableError"],
+					minLength: 2,
+					maxLength: 5,
+				}),
+				// turn_start is where the run has already taken a steer that is still listed (clearQueue must keep it).
+				sessionActionsArbitrary({
+					kinds: ["steer", "followUp", "clearQueue"],
+					events: ["turn_start", "tool_execution_start", "auto_retry_start", "turn_end"],
+					maxOccurrence: 1,
+					eventIndexWeight: 0,
+					minLength: 2,
+					maxLength: 6,
+				}),
+				async (script, actions) => {
+					const h = await createHarness({ simulatedClock: true, customTools: [slow] });
+					try {
+						h.setResponses([...script.map((step) => step.message), ...Array(8).fill(fauxAssistantMessage("spare"))]);
+						const run = applyActionsOnEvents(h, actions);
+						await h.settle(h.session.prompt("go"), { hangAfterMs: 5000 });
+						await run.done();
+						await h.settle(h.session.waitForIdle(), { hangAfterMs: 5000 });
+						expect(run.fired.filter((f) => f.error !== undefined)).toEqual([]);
+						expect(harnessViolations(h)).toEqual([]);
+					} finally {
+						h.cleanup();
+					}
+				},
+			),
+			{ numRuns: 60, seed: 20261203 },
+		);
+	});
 });
