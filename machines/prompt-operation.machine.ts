@@ -50,6 +50,9 @@
  * - From a summarizer's retry loop ({@link SummarizationRetryReport}), any time:
  *   `SUMMARIZATION_RETRY_SCHEDULED {attempt, maxAttempts, delayMs, errorMessage}`,
  *   `SUMMARIZATION_RETRY_ATTEMPT_START {source, reason?}`, `SUMMARIZATION_RETRY_FINISHED {success, attempt, finalError?}`.
+ * - `QUEUE_CHANGED {steering, followUp, change, queue?, text?}` ({@link QueueChange}) — any time, only
+ *   when the session's steering / follow-up lists changed (a message queued, delivered, the lists
+ *   cleared, an undelivered one restored on dispose), never per turn.
  * - The replies to the machine's requests (below): `PREFLIGHT_DONE {output}` / `PREFLIGHT_FAILED {error}`,
  *   `RUN_DONE` / `RUN_FAILED`, `BEFORE_SETTLE_DONE` / `BEFORE_SETTLE_FAILED`, `SETTLE_DONE` / `SETTLE_FAILED`.
  *
@@ -99,6 +102,9 @@
  *   — echo the summarizer's reports (above) without changing state, so inspection and traces show a
  *   compaction's or branch summary's retries and backoffs; forward them to public listeners (pi's
  *   `summarization_retry_finished` carries no fields).
+ * - `queue_changed {steering, followUp, change, queue?, text?}` — echoes `QUEUE_CHANGED` without changing
+ *   state, so inspection and traces show the queues beside the lifecycle (the session does not listen
+ *   to it: its public `queue_update` is emitted by the queues themselves).
  * - `overflow_recovery_failed {kind, errorMessage}` — emit `compaction_end{reason:"overflow",
  *   result:undefined, aborted:false, willRetry:false, errorMessage}` + `session_compact_failed`.
  * - `abort_requested {target: "run" | "compaction" | "boundary" | "branch_summary" | "preflight"}` — call
@@ -529,6 +535,7 @@ export type PromptOperationEvent =
 	| { type: "PRE_SEND_COMPACTION_END" }
 	| { type: "UPDATE_RETRY_SETTINGS"; retry: Partial<RetrySettings> }
 	| SummarizationRetryReport
+	| ({ type: "QUEUE_CHANGED" } & QueueChange)
 	| { type: "PREFLIGHT_DONE"; output: PreflightOutcome }
 	| { type: "PREFLIGHT_FAILED"; error: unknown }
 	| { type: "RUN_DONE"; output: RunOutcome }
@@ -574,6 +581,20 @@ export type SummarizationRetryAttemptStart = (
 /** A retried summary call ended. */
 export type SummarizationRetryFinished = { success: boolean; attempt: number; finalError?: string } & SummaryPartField;
 
+/**
+ * The session's steering / follow-up lists after a change, and what changed: a text `queued` on
+ * `queue`, the next queued text `delivered` (its user message started), both lists `cleared`, or
+ * a text whose delivery a dispose cut short `restored` to its list. Counts, not the lists: the
+ * machine keeps nothing of it, and `text` is the session's shortened copy (absent for `cleared`).
+ */
+export interface QueueChange {
+	steering: number;
+	followUp: number;
+	change: "queued" | "delivered" | "cleared" | "restored";
+	queue?: "steering" | "followUp";
+	text?: string;
+}
+
 /** The `part` field of a summarization retry report, when it has one. */
 function partOf(report: SummaryPartField): SummaryPartField {
 	return report.part !== undefined ? { part: report.part } : {};
@@ -604,6 +625,7 @@ export type PromptOperationEmitted =
 	| ({ type: "summarization_retry_scheduled" } & SummarizationRetryScheduled)
 	| ({ type: "summarization_retry_attempt_start" } & SummarizationRetryAttemptStart)
 	| ({ type: "summarization_retry_finished" } & SummarizationRetryFinished)
+	| ({ type: "queue_changed" } & QueueChange)
 	| { type: "overflow_recovery_failed"; kind: "overflow" | "length"; errorMessage: string }
 	| { type: "abort_requested"; target: AbortTarget }
 	| { type: "manual_compaction_done"; requestId: string; output?: CompactionOutput; error?: unknown }
@@ -1065,6 +1087,19 @@ export const promptOperationMachine = setup({
 			if (report.finalError !== undefined) finished.finalError = report.finalError;
 			return { ...finished, ...partOf(report) };
 		}),
+		/** The session's queues changed: echoed for inspection only (no state, no context). */
+		announceQueueChange: emit(({ event }) => {
+			const report = event as Extract<PromptOperationEvent, { type: "QUEUE_CHANGED" }>;
+			const change: Extract<PromptOperationEmitted, { type: "queue_changed" }> = {
+				type: "queue_changed",
+				steering: report.steering,
+				followUp: report.followUp,
+				change: report.change,
+			};
+			if (report.queue !== undefined) change.queue = report.queue;
+			if (report.text !== undefined) change.text = report.text;
+			return change;
+		}),
 		markOverflowRecovery: assign({ overflowRecoveryAttempted: true }),
 		announceOverflowRecoveryFailed: emit(({ context }) =>
 			context.lastOutcome?.errorClass === "length_overflow"
@@ -1197,6 +1232,8 @@ export const promptOperationMachine = setup({
 		SUMMARIZATION_RETRY_SCHEDULED: { actions: "announceSummarizationRetryScheduled" },
 		SUMMARIZATION_RETRY_ATTEMPT_START: { actions: "announceSummarizationRetryAttempt" },
 		SUMMARIZATION_RETRY_FINISHED: { actions: "announceSummarizationRetryFinished" },
+		// Steering / follow-up queue changes: targetless like the summary retries, any state.
+		QUEUE_CHANGED: { actions: "announceQueueChange" },
 		"xstate.done.actor.busyPreflight.*": { actions: "announceBusyPreflightResult" },
 		"xstate.error.actor.busyPreflight.*": { actions: "announceBusyPreflightResult" },
 		// A navigation spawned during `preflight` (the invoked one in `branchSummary` is handled there).

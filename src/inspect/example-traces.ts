@@ -61,6 +61,9 @@ function retriedThenCompacted(): RunOutcome[] {
 /** The compaction's first summary request fails with this (then the retry after the backoff succeeds). */
 const SUMMARY_FAILURE = "529 overloaded_error: Overloaded";
 
+/** What the user types during the first retry's backoff (delivered when the retried run starts). */
+const EXAMPLE_STEER = "Use the staging endpoint";
+
 /** Ends the drive loops below: a script that never settles is a bug in the script, not a hang. */
 const MAX_TURNS = 100;
 
@@ -89,9 +92,12 @@ interface ScriptedSession {
 /**
  * Starts a prompt-operation actor on `clock` whose runs end with `answers`, in order. A compaction
  * succeeds after one failed summary attempt: it reports the retry to the machine as the session's
- * summarizer does, and waits out the backoff on `clock`.
+ * summarizer does, and waits out the backoff on `clock`. A steer is queued during the first retry
+ * backoff and delivered by the retried run, reported as the session's queues report them.
  */
 function startScriptedSession(clock: SimulatedClock, answers: RunOutcome[]): ScriptedSession {
+	/** The example steer: not yet typed, queued (waiting for the retried run), delivered. */
+	let steer: "none" | "queued" | "delivered" = "none";
 	/** The summary backoff being waited out, for the drive loop to move the clock over. */
 	let summaryBackoffMs: number | undefined;
 	const machine = promptOperationMachine.provide({
@@ -120,7 +126,20 @@ function startScriptedSession(clock: SimulatedClock, answers: RunOutcome[]): Scr
 	actor.on("preflight_requested", () =>
 		later(() => actor.send({ type: "PREFLIGHT_DONE", output: { disposition: "started" } })),
 	);
-	actor.on("run_requested", () => {
+	actor.on("run_requested", ({ input }) => {
+		if (steer === "queued" && input.cause === "retry") {
+			steer = "delivered";
+			later(() =>
+				actor.send({
+					type: "QUEUE_CHANGED",
+					steering: 0,
+					followUp: 0,
+					change: "delivered",
+					queue: "steering",
+					text: EXAMPLE_STEER,
+				}),
+			);
+		}
 		const output = answers.shift();
 		later(() =>
 			actor.send(
@@ -148,8 +167,14 @@ function startScriptedSession(clock: SimulatedClock, answers: RunOutcome[]): Scr
 				() => settled > before,
 				() => {
 					const snapshot = actor.getSnapshot();
-					if (snapshot.matches("retrying")) clock.increment(snapshot.context.retryDelayMs);
-					else if (summaryBackoffMs !== undefined) {
+					if (snapshot.matches("retrying")) {
+						if (steer === "none") {
+							steer = "queued";
+							const queued = { steering: 1, followUp: 0, change: "queued", queue: "steering" } as const;
+							actor.send({ type: "QUEUE_CHANGED", ...queued, text: EXAMPLE_STEER });
+						}
+						clock.increment(snapshot.context.retryDelayMs);
+					} else if (summaryBackoffMs !== undefined) {
 						const ms = summaryBackoffMs;
 						summaryBackoffMs = undefined;
 						clock.increment(ms);
@@ -162,7 +187,7 @@ function startScriptedSession(clock: SimulatedClock, answers: RunOutcome[]): Scr
 
 /**
  * Runs the prompt-operation machine through one request with scripted actors: a 503 (retried
- * after 2 s), then a context overflow (compacted — its summary request retried once after 2 s —
+ * after 2 s; a steer queued during the backoff is delivered by the retried run), then a context overflow (compacted — its summary request retried once after 2 s —
  * and re-run), then an answer. Returns its trace.
  *
  * @example

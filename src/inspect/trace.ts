@@ -209,7 +209,7 @@ export function formatLifecycleEvent(event: LifecycleInspectionEvent, origin = 0
 		case "delay":
 			return `${time}delay   ${event.delay}${event.ms !== undefined ? ` ${event.ms}ms` : ""} ${event.phase} in ${event.state}`;
 		case "emitted": {
-			const text = retryText(event.type, event.payload);
+			const text = retryText(event.type, event.payload) ?? queueText(event.type, event.payload);
 			return `${time}emit    ${event.type}${text !== undefined ? ` ${text}` : payloadText(event.payload)}`;
 		}
 	}
@@ -287,6 +287,26 @@ function retryText(type: string, payload: JsonValue | undefined): string | undef
 		default:
 			return undefined;
 	}
+}
+
+/**
+ * A change of the session's steering / follow-up queues, in words: `queue: 1 steering, 0 follow-up
+ * (steer "fix the test")`, `(delivered follow-up "…")`, `(cleared)`, `(restored steer "…")`.
+ * Undefined for any other event.
+ */
+function queueText(type: string, payload: JsonValue | undefined): string | undefined {
+	if (type !== "queue_changed" || !isObject(payload)) return undefined;
+	const p = payload as { [key: string]: JsonValue };
+	if (typeof p.steering !== "number" || typeof p.followUp !== "number") return undefined;
+	const which = p.queue === "steering" ? "steer" : p.queue === "followUp" ? "follow-up" : undefined;
+	const quoted = typeof p.text === "string" ? ` ${JSON.stringify(p.text)}` : "";
+	const what =
+		p.change === "queued"
+			? `${which}${quoted}`
+			: p.change === "cleared"
+				? "cleared"
+				: `${p.change}${which ? ` ${which}` : ""}${quoted}`;
+	return `queue: ${p.steering} steering, ${p.followUp} follow-up (${what})`;
 }
 
 /** A scheduled retry (of a turn or a summary): `attempt 1/3, delay 2000ms: 503 Service Unavailable`. */

@@ -444,7 +444,11 @@ export class AgentSession {
 		this.sessionStartEvent = config.sessionStartEvent ?? { type: "session_start", reason: "startup" };
 
 		const transcript = new Transcript(agent, this.sessionManager, this.events);
-		this.queues = new SessionQueues(agent, this.events, transcript);
+		// Queue changes go to the machine so inspection and traces show them (it stays idle otherwise);
+		// a stopped actor (after dispose) is not told.
+		this.queues = new SessionQueues(agent, this.events, transcript, (change) => {
+			if (this.actor.getSnapshot().status === "active") this.actor.send({ type: "QUEUE_CHANGED", ...change });
+		});
 		const settings = this.settingsManager;
 		this.loadout = new ToolLoadout({
 			cwd,

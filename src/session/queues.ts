@@ -3,11 +3,15 @@
  * `queue_update` and `pendingMessageCount`, and the messages that wait for a safe point — pending
  * bash executions, pending custom messages, and "next turn" custom messages.
  */
+import type { QueueChange } from "../../machines/prompt-operation.machine.js";
 import type { Agent } from "../agent/agent.js";
 import type { AgentMessage, ImageContent, TextContent, UserMessage } from "../llm/types.js";
 import type { BashExecutionMessage, CustomMessage } from "./messages.js";
 import type { PublicEvents } from "./public-events.js";
 import type { Transcript } from "./transcript.js";
+
+/** Longest queued text a {@link QueueChange} carries (traces show it; the lists keep the whole text). */
+export const QUEUE_TEXT_MAX = 60;
 
 /** The two display lists, as `clearQueue()` returns them. */
 export interface QueuedTexts {
@@ -31,6 +35,8 @@ export class SessionQueues {
 		private readonly agent: Agent,
 		private readonly events: PublicEvents,
 		private readonly transcript: Transcript,
+		/** Told each time the steering / follow-up lists change (the session passes it to its machine). */
+		private readonly onChange: (change: QueueChange) => void = () => {},
 	) {}
 
 	/** Steering + follow-up texts waiting to be delivered. */
@@ -62,6 +68,7 @@ export class SessionQueues {
 	/** Queues a steering user message: display list, `queue_update`, then the Agent's queue. */
 	queueSteer(text: string, images?: ImageContent[]): void {
 		this.steering.push(text);
+		this.changed("queued", "steering", text);
 		this.emitUpdate();
 		this.agent.steer(userMessage(text, images));
 	}
@@ -69,6 +76,7 @@ export class SessionQueues {
 	/** Queues a follow-up user message (see {@link queueSteer}). */
 	queueFollowUp(text: string, images?: ImageContent[]): void {
 		this.followUp.push(text);
+		this.changed("queued", "followUp", text);
 		this.emitUpdate();
 		this.agent.followUp(userMessage(text, images));
 	}
@@ -91,6 +99,7 @@ export class SessionQueues {
 		}
 		list.splice(index, 1);
 		this.delivering = { list, index, text };
+		this.changed("delivered", list === this.steering ? "steering" : "followUp", text);
 		this.emitUpdate();
 	}
 
@@ -102,7 +111,7 @@ export class SessionQueues {
 	/**
 	 * On dispose: a queued text whose message started but never reached the log goes back to its
 	 * place in its list, so the lists name exactly what was not delivered. No `queue_update` (a
-	 * disposed session emits nothing).
+	 * disposed session emits nothing); the machine hears it, so a trace ends with the lists as left.
 	 */
 	restoreUndelivered(): void {
 		const delivering = this.delivering;
@@ -111,6 +120,7 @@ export class SessionQueues {
 		// clear() since then replaced the lists: the text was dropped on purpose.
 		if (delivering.list !== this.steering && delivering.list !== this.followUp) return;
 		delivering.list.splice(Math.min(delivering.index, delivering.list.length), 0, delivering.text);
+		this.changed("restored", delivering.list === this.steering ? "steering" : "followUp", delivering.text);
 	}
 
 	/**
@@ -124,6 +134,7 @@ export class SessionQueues {
 		const [followUp, keptFollowUp] = splitCleared(this.followUp, removed.followUp);
 		this.steering = keptSteering;
 		this.followUp = keptFollowUp;
+		if (steering.length + followUp.length > 0) this.changed("cleared");
 		this.emitUpdate();
 		return { steering, followUp };
 	}
@@ -175,9 +186,27 @@ export class SessionQueues {
 		this.events.emit({ type: "message_end", message });
 	}
 
+	private changed(change: QueueChange["change"], queue?: QueueChange["queue"], text?: string): void {
+		const report: QueueChange = { steering: this.steering.length, followUp: this.followUp.length, change };
+		if (queue !== undefined) report.queue = queue;
+		if (text !== undefined) report.text = shortQueueText(text);
+		this.onChange(report);
+	}
+
 	private emitUpdate(): void {
 		this.events.emit({ type: "queue_update", steering: this.steering.slice(), followUp: this.followUp.slice() });
 	}
+}
+
+/** A queued text on one line, at most {@link QUEUE_TEXT_MAX} characters (`…` when cut). */
+export function shortQueueText(text: string): string {
+	// A long text is cut before collapsing its whitespace: the change costs the same for any length.
+	const line = text
+		.slice(0, QUEUE_TEXT_MAX * 4)
+		.replace(/\s+/g, " ")
+		.trim();
+	const cut = line.length > QUEUE_TEXT_MAX || text.length > QUEUE_TEXT_MAX * 4;
+	return cut ? `${line.slice(0, QUEUE_TEXT_MAX - 1)}…` : line;
 }
 
 /** A user message with the text first, then the images. */

@@ -99,6 +99,17 @@ describe("renderTraceHtml", () => {
 				"+4000ms  emit    summarization_retry_attempt_start compaction (overflow)",
 			);
 			expect(await view.current()).toEqual(["promptOperation.compacting", "promptOperation.compacting.working"]);
+			// The steer typed during the retry backoff is listed in words, inside retrying; its delivery
+			// inside the retried run.
+			const queued = view.page.locator("li.kind-emitted", { hasText: "queue_changed" });
+			expect(await queued.allTextContents()).toEqual([
+				'+0ms     emit    queue_changed queue: 1 steering, 0 follow-up (steer "Use the staging endpoint")',
+				'+2000ms  emit    queue_changed queue: 0 steering, 0 follow-up (delivered steer "Use the staging endpoint")',
+			]);
+			await queued.first().click();
+			expect(await view.current()).toEqual(["promptOperation.retrying"]);
+			await queued.last().click();
+			expect(await view.current()).toEqual(["promptOperation.running", "promptOperation.running.working"]);
 			await view.page.locator('li[data-i="0"]').click();
 			await view.page.keyboard.press("ArrowUp");
 			expect(await view.selected()).toBe(0);

@@ -44,6 +44,8 @@ export const PROMPT_EVENTS: EventObject[] = [
 	{ type: "SUMMARIZATION_RETRY_ATTEMPT_START", source: "branchSummary" } as EventObject,
 	{ type: "SUMMARIZATION_RETRY_FINISHED", success: false, attempt: 1, finalError: "503" } as EventObject,
 	{ type: "PRE_SEND_COMPACTION_START", reason: "threshold" } as EventObject,
+	// The session's queue changes (targetless everywhere; offered only in idle and retrying below).
+	{ type: "QUEUE_CHANGED", steering: 1, followUp: 0, change: "queued", queue: "steering", text: "s" } as EventObject,
 	...(["started", "handled", "queued"] as const).map(
 		(disposition) => ({ type: "PREFLIGHT_DONE", output: { disposition } }) as EventObject,
 	),
@@ -103,13 +105,17 @@ export const promptModel: ModelSpec = {
 	// agent_end{willRetry} (RETRY_ANNOUNCED) and the abortRetry() after it are explored from runs
 	// with nothing else in flight: deferred prompts, busy preflights and tree navigations are
 	// independent of them and already explored with every other event.
-	// Likewise the pre-send compaction's reports (targetless in preflight, read only by isCompacting).
+	// Likewise the pre-send compaction's reports (targetless in preflight, read only by isCompacting),
+	// and the queue changes.
 	offer: (s, event) => {
 		const nothingInFlight =
 			s.context.deferredPrompts.length === 0 &&
 			s.context.busyPreflightsInFlight === 0 &&
 			s.context.treeNavigation === undefined;
 		if (event.type === "PRE_SEND_COMPACTION_START" || event.type === "PRE_SEND_COMPACTION_END") return nothingInFlight;
+		// A root-level echo that reads and writes nothing: one state with a timer and one without
+		// cover it; offering it everywhere would add a self-loop replay per state.
+		if (event.type === "QUEUE_CHANGED") return nothingInFlight && (s.matches("idle") || s.matches("retrying"));
 		if (event.type !== "RETRY_ANNOUNCED" && event.type !== "ABORT_RETRY") return true;
 		return !s.matches({ running: "working" }) || nothingInFlight;
 	},

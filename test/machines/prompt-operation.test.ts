@@ -960,6 +960,48 @@ describe("prompt-operation machine: summarization retries", () => {
 	});
 });
 
+describe("prompt-operation machine: queue changes", () => {
+	it("QUEUE_CHANGED is echoed as queue_changed in retrying; the state, the context and the backoff stay as they are", async () => {
+		const h = promptHarness();
+		await startOperation(h);
+		await h.resolve("run", retryable("529 overloaded"));
+		const before = snap(h).context;
+		await h.advance(1000);
+		await h.send({
+			type: "QUEUE_CHANGED",
+			steering: 1,
+			followUp: 0,
+			change: "queued",
+			queue: "steering",
+			text: "steer",
+		});
+		await h.send({ type: "QUEUE_CHANGED", steering: 0, followUp: 0, change: "cleared" });
+		expect(h.state()).toBe("retrying");
+		expect(snap(h).context).toEqual(before);
+		expect(h.emittedOf("queue_changed")).toEqual([
+			{ type: "queue_changed", steering: 1, followUp: 0, change: "queued", queue: "steering", text: "steer" },
+			{ type: "queue_changed", steering: 0, followUp: 0, change: "cleared" },
+		]);
+		// The backoff was not restarted: it ends 2000 ms after it began.
+		await h.advance(1000);
+		expect(h.state()).toBe("running.working");
+	});
+
+	it("idle too, without starting anything", async () => {
+		const h = promptHarness();
+		await h.send({
+			type: "QUEUE_CHANGED",
+			steering: 0,
+			followUp: 1,
+			change: "queued",
+			queue: "followUp",
+			text: "later",
+		});
+		expect(h.state()).toBe("idle");
+		expect(h.emitted.map((event) => event.type)).toEqual(["queue_changed"]);
+	});
+});
+
 describe("prompt-operation selectors", () => {
 	it("derive the session flags from the state", async () => {
 		const h = promptHarness();
