@@ -5935,6 +5935,104 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/testing/queue-accounting.test.ts", "test/testing/session-actions.property.test.ts"],
 	},
+	{
+		id: "AW01",
+		file: "machines/prompt-operation.machine.ts",
+		description: "queue changes not echoed",
+		edits: [
+			{
+				find: 'QUEUE_CHANGED: { actions: "announceQueueChange" },',
+				replace: "QUEUE_CHANGED: {},",
+			},
+		],
+		tests: ["test/inspect/queue-trace.test.ts", "test/machines/prompt-operation.test.ts"],
+	},
+	{
+		id: "AW02",
+		file: "machines/prompt-operation.machine.ts",
+		description: "echo drops the text",
+		edits: [
+			{
+				find: "if (report.text !== undefined) change.text = report.text;",
+				replace: "",
+			},
+		],
+		tests: ["test/machines/prompt-operation.test.ts", "test/inspect/queue-trace.test.ts"],
+	},
+	{
+		id: "AW03",
+		file: "src/session/queues.ts",
+		description: "a delivered follow-up reported as steering",
+		edits: [
+			{
+				find: 'this.changed("delivered", list === this.steering ? "steering" : "followUp", text);',
+				replace: 'this.changed("delivered", "steering", text);',
+			},
+		],
+		tests: ["test/inspect/queue-trace.test.ts"],
+	},
+	{
+		id: "AW04",
+		file: "src/session/queues.ts",
+		description: "clearing empty queues reports a change",
+		edits: [
+			{
+				find: 'if (steering.length + followUp.length > 0) this.changed("cleared");',
+				replace: 'this.changed("cleared");',
+			},
+		],
+		tests: ["test/inspect/queue-trace.test.ts"],
+	},
+	{
+		id: "AW05",
+		file: "src/session/queues.ts",
+		description: "restore on dispose not reported",
+		edits: [
+			{
+				find: 'this.changed("restored", delivering.list === this.steering ? "steering" : "followUp", delivering.text);',
+				replace: "",
+			},
+		],
+		tests: ["test/inspect/queue-trace.test.ts"],
+	},
+	{
+		id: "AW06",
+		file: "src/session/queues.ts",
+		description: "a text cut before collapsing does not say it was cut",
+		edits: [
+			{
+				find: "const cut = line.length > QUEUE_TEXT_MAX || text.length > QUEUE_TEXT_MAX * 4;",
+				replace: "const cut = line.length > QUEUE_TEXT_MAX;",
+			},
+		],
+		tests: ["test/inspect/queue-trace.test.ts"],
+	},
+	{
+		id: "AW07",
+		file: "src/inspect/trace.ts",
+		description: "queued change worded like the others",
+		edits: [
+			{
+				// biome-ignore lint/suspicious/noTemplateCurlyInString: the source text of a template literal
+				find: "? `${which}${quoted}`",
+				// biome-ignore lint/suspicious/noTemplateCurlyInString: the source text of a template literal
+				replace: "? `${p.change} ${which}${quoted}`",
+			},
+		],
+		tests: ["test/inspect/queue-trace.test.ts", "test/inspect/trace-viewer.test.ts"],
+	},
+	{
+		id: "AW08",
+		file: "src/inspect/example-traces.ts",
+		description: "example steer never delivered by the retried run",
+		edits: [
+			{
+				find: 'if (steer === "queued" && input.cause === "retry") {',
+				replace: 'if (steer === "queued" && input.cause === "compaction") {',
+			},
+		],
+		tests: ["test/inspect/trace-viewer.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
