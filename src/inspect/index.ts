@@ -9,6 +9,7 @@ export {
 	PROMPT_OPERATION_MACHINE_ID,
 	type PromptOperationStatePath,
 	promptOperationMachine,
+	type QueueChange,
 	type StateValuePath,
 } from "../../machines/prompt-operation.machine.js";
 export { RUNTIME_MACHINE_ID, type RuntimeStatePath, runtimeMachine } from "../../machines/runtime.machine.js";
