@@ -1085,9 +1085,9 @@ export class AgentSession {
 
 	/**
 	 * Resolves when the session is idle: no operation running, none pending or deferred, no
-	 * compaction — also one a `compact()` call has asked for and not begun yet (at once when idle). Don't await it from inside the session's own dispatch (an
-	 * extension command run by `prompt()`, an `agent_settled` handler): that dispatch is what the
-	 * session waits for. Commands get a `ctx.waitForIdle()` that resolves at once there, as pi's does.
+	 * compaction — also one a `compact()` call has asked for and not begun yet (at once when idle).
+	 * Don't await it from inside the session's own dispatch (an extension command run by `prompt()`,
+	 * an `agent_settled` handler): that dispatch is what the session waits for. Commands get a `ctx.waitForIdle()` that resolves at once there, as pi's does.
 	 *
 	 * @example
 	 * ```ts
