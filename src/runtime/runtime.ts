@@ -52,9 +52,15 @@ import {
 	type SessionReplacementActions,
 	type SessionTrace,
 	setClosedMessage,
+	setClosingMessage,
 	setReplacingMessage,
 } from "../session/agent-session.js";
-import { SESSION_BEING_REPLACED, SESSION_REPLACED, SESSION_RUNTIME_DISPOSED } from "../session/texts.js";
+import {
+	SESSION_BEING_REPLACED,
+	SESSION_REPLACED,
+	SESSION_RUNTIME_DISPOSED,
+	SESSION_RUNTIME_DISPOSING,
+} from "../session/texts.js";
 import { getDefaultSessionDirPath } from "../store/paths.js";
 import type { SessionManager } from "../store/session-manager.js";
 import {
@@ -539,9 +545,12 @@ export class AgentSessionRuntime {
 
 	/**
 	 * Ends the runtime (E.5): `session_shutdown{reason:"quit"}`, `beforeSessionInvalidate`, then the
-	 * session is disposed and its file released. A replacement in progress finishes first. When it
-	 * resolves, every inspection stream (`inspect`, `inspectSessions`, a live inspector) has ended and
-	 * been told so (`onEnd`). Safe to call twice; never rejects.
+	 * session is disposed and its file released. A replacement in progress finishes first. From the
+	 * call on, input on the session being disposed (`prompt`, `steer`, `followUp`, `sendUserMessage`,
+	 * `sendCustomMessage`) rejects at once with `SESSION_CLOSED` (its extensions' own sends are not
+	 * refused, as during a replacement). When it resolves, every inspection stream (`inspect`,
+	 * `inspectSessions`, a live inspector) has ended and been told so (`onEnd`). Safe to call twice;
+	 * never rejects.
 	 *
 	 * @example
 	 * ```ts
@@ -570,6 +579,9 @@ export class AgentSessionRuntime {
 					resolveDisposed();
 				});
 			};
+			// Input sent from now on is refused at once (SESSION_CLOSED), not taken and closed later. A
+			// session a replacement in progress installs is marked when its quit teardown starts (shutdownCurrent).
+			setClosingMessage(this.current.session, SESSION_RUNTIME_DISPOSING);
 			this.actor.send({ type: "DISPOSE" });
 			if (this.actor.getSnapshot().status === "done") done();
 		});
@@ -680,6 +692,7 @@ export class AgentSessionRuntime {
 				this.createSession(input.request, input.target),
 			),
 			shutdownCurrent: fromPromise<void, TeardownInput>(async ({ input }) => {
+				if (input.reason === "quit") setClosingMessage(this.current.session, SESSION_RUNTIME_DISPOSING);
 				const runner = this.current.session.extensionRunner;
 				if (!runner.hasHandlers("session_shutdown")) return;
 				await runner.emit({
