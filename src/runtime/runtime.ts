@@ -38,10 +38,14 @@ import type {
 	SwitchSessionOptions,
 } from "../extensions/types.js";
 import {
+	type BuiltInDetailsOptions,
 	inspectActorAs,
+	type LifecycleDetails,
 	type LifecycleInspectionEvent,
 	type LifecycleInspectorOptions,
 	type LifecycleObserver,
+	type PromptOperationDetails,
+	type RuntimeDetails,
 } from "../inspect/lifecycle-inspector.js";
 import { InspectionSubscriptionSet } from "../inspect/subscription-set.js";
 import { createTraceRecorder, type TraceRecorderOptions } from "../inspect/trace.js";
@@ -156,7 +160,9 @@ export type SessionReplacedListener = (event: SessionReplacedEvent) => void;
 /**
  * What {@link AgentSessionRuntime.inspectSessions} streams: the runtime machine's events (`machine:
  * "runtime"`, states {@link RuntimeStatePath}) and each session's (`machine: "promptOperation"`,
- * states `PromptOperationStatePath`). Check `machine` first and `from` / `to` are typed.
+ * states `PromptOperationStatePath`). Check `machine` first and `from` / `to` are typed, and so are the
+ * state changes' `details` (`RuntimeDetails`, `PromptOperationDetails`; `LifecycleDetails` both
+ * when a custom `details` option replaces them).
  *
  * @example
  * ```ts
@@ -165,9 +171,12 @@ export type SessionReplacedListener = (event: SessionReplacedEvent) => void;
  * });
  * ```
  */
-export type RuntimeSessionsInspectionEvent =
-	| (LifecycleInspectionEvent<RuntimeStatePath> & { machine: "runtime" })
-	| (LifecycleInspectionEvent<PromptOperationStatePath> & { machine: "promptOperation" });
+export type RuntimeSessionsInspectionEvent<
+	SessionDetails extends LifecycleDetails = PromptOperationDetails,
+	RuntimeStateDetails extends LifecycleDetails = RuntimeDetails,
+> =
+	| (LifecycleInspectionEvent<RuntimeStatePath, RuntimeStateDetails> & { machine: "runtime" })
+	| (LifecycleInspectionEvent<PromptOperationStatePath, SessionDetails> & { machine: "promptOperation" });
 
 /** A recording of the runtime machine and of each session's prompt-operation machine; `stop()` ends it. */
 export type RuntimeTrace = SessionTrace;
@@ -323,6 +332,12 @@ export class AgentSessionRuntime {
 	 * ```
 	 */
 	inspect(
+		observer: LifecycleObserver<RuntimeStatePath, RuntimeDetails>,
+		options?: BuiltInDetailsOptions,
+	): { unsubscribe(): void };
+	/** With a custom `details` option: the state changes carry what it returns. */
+	inspect(observer: LifecycleObserver<RuntimeStatePath>, options?: LifecycleInspectorOptions): { unsubscribe(): void };
+	inspect(
 		observer: LifecycleObserver<RuntimeStatePath>,
 		options: LifecycleInspectorOptions = {},
 	): { unsubscribe(): void } {
@@ -376,6 +391,15 @@ export class AgentSessionRuntime {
 	 */
 	inspectSessions(
 		observer: (event: RuntimeSessionsInspectionEvent) => void,
+		options?: BuiltInDetailsOptions,
+	): { unsubscribe(): void };
+	/** With a custom `details` option: the state changes carry what it returns. */
+	inspectSessions(
+		observer: (event: RuntimeSessionsInspectionEvent<LifecycleDetails, LifecycleDetails>) => void,
+		options?: LifecycleInspectorOptions,
+	): { unsubscribe(): void };
+	inspectSessions(
+		observer: (event: RuntimeSessionsInspectionEvent<LifecycleDetails, LifecycleDetails>) => void,
 		options: LifecycleInspectorOptions = {},
 	): { unsubscribe(): void } {
 		const { onEnd, ...sessionOptions } = options;

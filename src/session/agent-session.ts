@@ -48,9 +48,11 @@ import type {
 	SlashCommandInfo,
 } from "../extensions/types.js";
 import {
+	type BuiltInDetailsOptions,
 	inspectActorAs,
 	type LifecycleInspectorOptions,
 	type LifecycleObserver,
+	type PromptOperationDetails,
 } from "../inspect/lifecycle-inspector.js";
 import { InspectionSubscriptionSet } from "../inspect/subscription-set.js";
 import { createTraceRecorder, type TraceRecorder, type TraceRecorderOptions } from "../inspect/trace.js";
@@ -847,6 +849,15 @@ export class AgentSession {
 	 * subscription.unsubscribe();
 	 * ```
 	 */
+	inspect(
+		observer: LifecycleObserver<PromptOperationStatePath, PromptOperationDetails>,
+		options?: BuiltInDetailsOptions,
+	): { unsubscribe(): void };
+	/** With a custom `details` option: the state changes carry what it returns. */
+	inspect(
+		observer: LifecycleObserver<PromptOperationStatePath>,
+		options?: LifecycleInspectorOptions,
+	): { unsubscribe(): void };
 	inspect(
 		observer: LifecycleObserver<PromptOperationStatePath>,
 		options: LifecycleInspectorOptions = {},
