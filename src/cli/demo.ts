@@ -4,7 +4,7 @@
  * it moves, then the runtime replacing the session: fork, and a resume into another project whose
  * own AGENTS.md and working directory take over.
  */
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fauxAssistantMessage, fauxText, fauxToolCall } from "../llm/faux.js";
@@ -12,6 +12,7 @@ import type { Message, ToolResultMessage } from "../llm/types.js";
 import { createAgentSessionRuntimeFactory } from "../runtime/factory.js";
 import { createAgentSessionRuntime } from "../runtime/runtime.js";
 import type { AgentSession } from "../session/agent-session.js";
+import { makeFolders } from "../store/folders.js";
 import { SessionManager } from "../store/session-manager.js";
 import { createCliFaux } from "./faux-script.js";
 import type { CliOutput } from "./print-mode.js";
@@ -27,11 +28,11 @@ export async function runDemo(out: CliOutput): Promise<number> {
 		[app, "Answer briefly."],
 		[lib, "This is the lib project: mention it."],
 	] as const) {
-		mkdirSync(dir, { recursive: true });
+		makeFolders(dir);
 		writeFileSync(join(dir, "AGENTS.md"), `# Rules\n\n${rules}\n`);
 	}
 	writeFileSync(join(app, "notes.txt"), "Settle runs agent sessions through explicit state machines.\n");
-	mkdirSync(agentDir, { recursive: true });
+	makeFolders(agentDir);
 	writeFileSync(join(agentDir, "settings.json"), JSON.stringify({ retry: { baseDelayMs: 40 } }));
 
 	const { faux, createModelRuntime } = createCliFaux([

@@ -33,7 +33,17 @@ import {
 import { createStyle, firstLine, shouldUseColor, TranscriptPrinter } from "./interactive-render.js";
 import { createInteractiveUIContext, LineQuestions } from "./interactive-ui.js";
 import { type CliOutput, extensionErrorLine } from "./print-mode.js";
-import { EXIT_SIGHUP, EXIT_SIGPIPE, EXIT_SIGTERM, processStdout, termination } from "./termination.js";
+import {
+	describePendingWork,
+	EXIT_SIGHUP,
+	EXIT_SIGINT,
+	EXIT_SIGPIPE,
+	EXIT_SIGTERM,
+	processStdout,
+	SHUTDOWN_GRACE_MS,
+	stillWaitingText,
+	termination,
+} from "./termination.js";
 
 /** Two Ctrl+C on an empty prompt within this time exit. */
 export const DOUBLE_INTERRUPT_MS = 1000;
@@ -304,9 +314,16 @@ export async function runInteractiveMode(
 		finish();
 	});
 
+	/** Set when an abort has not stopped the run after the grace period (what it waits on was shown). */
+	let abortStalled = false;
 	function interrupt(): void {
 		if (questions.cancelCurrent()) {
 			printer.notice("(cancelled)");
+			return;
+		}
+		if (busy() && abortStalled) {
+			// The abort was ignored (named already): Ctrl+C again ends settle, as SIGINT does in the other modes.
+			terminate(EXIT_SIGINT);
 			return;
 		}
 		if (busy()) {
@@ -319,7 +336,21 @@ export async function runInteractiveMode(
 				if (text.trim()) printer.notice(`Not sent: ${firstLine(text)}`);
 			}
 			target.abortBash();
-			void target.abort().then(() => printer.aborted());
+			// A tool that ignores its abort signal (or a stuck handler) keeps the run going: say what it waits on.
+			const stalled = setTimeout(() => {
+				const pending = describePendingWork(runtime);
+				if (!pending) return;
+				abortStalled = true;
+				printer.notice(
+					`Still not stopped ${SHUTDOWN_GRACE_MS / 1000} s after the abort; waiting for:\n${pending.trimEnd()}\n` +
+						"It ignores the abort (a bug in that tool or extension). Press Ctrl+C again to end settle.",
+				);
+			}, SHUTDOWN_GRACE_MS);
+			void target.abort().then(() => {
+				clearTimeout(stalled);
+				abortStalled = false;
+				printer.aborted();
+			});
 			return;
 		}
 		if (terminal && rl.line.length > 0) {
@@ -341,6 +372,11 @@ export async function runInteractiveMode(
 	const terminate = (code: number) => {
 		if (termination.code !== undefined) process.exit(code);
 		termination.code = code;
+		// As settle -p: a session that does not stop (a tool ignoring its abort) must not keep the process alive.
+		const grace = setTimeout(() => {
+			process.stderr.write(stillWaitingText(runtime));
+			process.exit(code);
+		}, SHUTDOWN_GRACE_MS);
 		void (async () => {
 			try {
 				session().abortBash();
@@ -353,6 +389,7 @@ export async function runInteractiveMode(
 			} catch {
 				// Disposal problems must not keep the process alive.
 			}
+			clearTimeout(grace);
 			process.exit(code);
 		})();
 	};

@@ -7,6 +7,7 @@
  * and so does the first when that clean end is still waiting after {@link SHUTDOWN_GRACE_MS}: an
  * extension handler that never settles must not keep the process alive (pi exits at once too).
  */
+import type { AgentMessage } from "../llm/types.js";
 import type { AgentSessionRuntime } from "../runtime/runtime.js";
 
 /** Exit codes of the termination paths (128 + signal number). */
@@ -44,6 +45,41 @@ export function describePendingHandlers(runtime: AgentSessionRuntime): string {
 		.join("");
 }
 
+/**
+ * One line per tool call the session still waits on, e.g. `  the stubborn tool (call call-1)`:
+ * after an abort, a tool that ignores its signal and never returns. Empty when there are none.
+ * Only on the way out (a signal's grace period, a stalled loop): it looks for the calls' names
+ * from the end of the transcript.
+ */
+export function describeRunningTools(runtime: AgentSessionRuntime): string {
+	let ids: ReadonlySet<string>;
+	let messages: readonly AgentMessage[];
+	try {
+		({ pendingToolCalls: ids, messages } = runtime.session.agent.state);
+	} catch {
+		return "";
+	}
+	if (ids.size === 0) return "";
+	const names = new Map<string, string>();
+	for (let index = messages.length - 1; index >= 0 && names.size < ids.size; index--) {
+		const message = messages[index]!;
+		if (message.role !== "assistant") continue;
+		for (const block of message.content) {
+			if (block.type === "toolCall" && ids.has(block.id)) names.set(block.id, block.name);
+		}
+	}
+	return [...ids].map((id) => `  the ${names.get(id) ?? "unknown"} tool (call ${id})\n`).join("");
+}
+
+/** What the session still waits on: tool calls, then extension handlers (one line each); empty when nothing. */
+export function describePendingWork(runtime: AgentSessionRuntime): string {
+	return describeRunningTools(runtime) + describePendingHandlers(runtime);
+}
+
+/** What to tell the author of what the session waits on. */
+const WHAT_TO_DO =
+	"Make the handler resolve (or reject) and watch ctx.signal; make a tool return (or throw) once its abort signal fires";
+
 /** stdout of this process; writes after it closed are dropped (never an EPIPE stack trace). */
 export const processStdout = {
 	closed: false,
@@ -67,10 +103,21 @@ const guarded = { runtime: undefined as AgentSessionRuntime | undefined };
  * Node would exit with code 13 and no word; this names the handlers the session waits on.
  */
 export function explainStall(): string {
-	const pending = guarded.runtime ? describePendingHandlers(guarded.runtime) : "";
+	const pending = guarded.runtime ? describePendingWork(guarded.runtime) : "";
 	return pending
-		? `settle: the run cannot go on: it waits for a promise that never settles, in\n${pending}Make the handler resolve (or reject); settle exits.\n`
+		? `settle: the run cannot go on: it waits for a promise that never settles, in\n${pending}${WHAT_TO_DO}; settle exits.\n`
 		: "settle: the run cannot go on: it waits for a promise that never settles; settle exits.\n";
+}
+
+/**
+ * What `settle` prints when the session has not stopped {@link SHUTDOWN_GRACE_MS} after a signal
+ * (and exits anyway): what it still waits on, and what its author should do.
+ */
+export function stillWaitingText(runtime: AgentSessionRuntime): string {
+	const pending = describePendingWork(runtime);
+	return pending
+		? `settle: still waiting after ${SHUTDOWN_GRACE_MS / 1000} s for:\n${pending}Exiting without waiting. ${WHAT_TO_DO}.\n`
+		: `settle: the session did not stop within ${SHUTDOWN_GRACE_MS / 1000} s; exiting without waiting.\n`;
 }
 
 /** Turns EPIPE on stdout into {@link processStdout.closed} (once per process). */
@@ -105,12 +152,7 @@ export function guardRuntime(runtime: AgentSessionRuntime, exit: (code: number) 
 		ending = true;
 		termination.code = code;
 		const grace = setTimeout(() => {
-			const pending = describePendingHandlers(runtime);
-			process.stderr.write(
-				pending
-					? `settle: still waiting after ${SHUTDOWN_GRACE_MS / 1000} s for:\n${pending}Exiting without waiting; make the handler resolve or watch ctx.signal.\n`
-					: `settle: the session did not stop within ${SHUTDOWN_GRACE_MS / 1000} s; exiting without waiting.\n`,
-			);
+			process.stderr.write(stillWaitingText(runtime));
 			exit(code);
 		}, SHUTDOWN_GRACE_MS);
 		void (async () => {

@@ -2,13 +2,14 @@
  * `settle trace <file> [-o out.html]`: renders a saved lifecycle trace (`settle --trace`,
  * `saveTrace()`) as the offline trace viewer — one standalone HTML file.
  */
-import { mkdir, writeFile } from "node:fs/promises";
+import { writeFile } from "node:fs/promises";
 import { basename, dirname, resolve } from "node:path";
 import { errorMessage, SettleError } from "../errors.js";
 import { sameFile } from "../export/write-file.js";
 import type { LifecycleTrace } from "../inspect/trace.js";
 import { loadTrace } from "../inspect/trace-file.js";
 import { renderTraceHtml } from "../inspect/trace-viewer.js";
+import { makeFoldersAsync } from "../store/folders.js";
 import { EXIT_OK, EXIT_USAGE } from "./help.js";
 import { CliError, oneLine } from "./host.js";
 import type { CliOutput } from "./print-mode.js";
@@ -74,7 +75,7 @@ export async function renderTraceCommand(
 	}
 	try {
 		// As `settle --export` does: `-o views/run.html` creates views/.
-		await mkdir(dirname(target), { recursive: true });
+		await makeFoldersAsync(dirname(target));
 		await writeFile(target, html, "utf8");
 	} catch (error) {
 		throw new CliError(`Could not write the trace viewer to ${target}: ${oneLine(errorMessage(error))}`, EXIT_USAGE);

@@ -3,9 +3,10 @@
  * over the session file it comes from, never half a file (a temp file and a rename), and a typed
  * error that says what to do. Light: no page template here (session-stats imports it).
  */
-import { mkdirSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { SettleError } from "../errors.js";
+import { makeFolders } from "../store/folders.js";
 
 /**
  * Throws `INVALID_ARGUMENT` when `outputPath` is the session file itself (same path, or a link to
@@ -42,7 +43,7 @@ export function writeFileAtomically(path: string, text: string, what: string): v
 	}
 	const temp = `${target}.${process.pid}.${Date.now().toString(36)}.tmp`;
 	try {
-		mkdirSync(dirname(target), { recursive: true });
+		makeFolders(dirname(target));
 		writeFileSync(temp, text, "utf8");
 		renameSync(temp, target);
 	} catch (error) {

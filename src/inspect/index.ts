@@ -16,6 +16,7 @@ export { RUNTIME_MACHINE_ID, type RuntimeStatePath, runtimeMachine } from "../..
 export { recordExampleTrace, recordRuntimeExampleTrace } from "./example-traces.js";
 export {
 	type ActorLifecycleEvent,
+	type BuiltInDetailsOptions,
 	createLifecycleInspector,
 	type DelayEvent,
 	type EmittedEvent,
@@ -26,6 +27,8 @@ export {
 	type LifecycleInspectionEvent,
 	type LifecycleInspectorOptions,
 	type LifecycleObserver,
+	type PromptOperationDetails,
+	type RuntimeDetails,
 	type StateChangeEvent,
 	stateValuePath,
 	toJsonValue,

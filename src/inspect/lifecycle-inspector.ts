@@ -12,7 +12,12 @@
  * the tests pin that behaviour for the installed XState.
  */
 import type { AnyActorRef, InspectionEvent } from "xstate";
-import { PROMPT_OPERATION_MACHINE_ID } from "../../machines/prompt-operation.machine.js";
+import {
+	type CompactionReason,
+	PROMPT_OPERATION_MACHINE_ID,
+	type RunCause,
+} from "../../machines/prompt-operation.machine.js";
+import type { ReplacementRequest, ShutdownReason } from "../../machines/runtime.machine.js";
 import { callListener, type InspectionListenerSource, reportListenerError } from "../listener-errors.js";
 import { triggerLabel } from "./machine-model.js";
 
@@ -33,6 +38,55 @@ export type JsonValue = null | boolean | number | string | JsonValue[] | { [key:
  * `deferredPrompts`; for the runtime machine: `requestId`, `kind`, `teardownReason`.
  */
 export type LifecycleDetails = { [key: string]: JsonValue };
+
+/**
+ * The built-in `details` of the prompt-operation machine's state changes (`session.inspect`): each
+ * key is there when the context has it (`operationId`, `runIndex`, `runCause` while an operation
+ * runs; `compactionReason`, `willRetry` while it compacts). A custom `details` option replaces them,
+ * so a stream with one is typed {@link LifecycleDetails}.
+ *
+ * @example
+ * ```ts
+ * session.inspect((e) => {
+ *   if (e.kind === "state" && e.details.runCause === "retry") console.log("retry", e.details.retryAttempt);
+ * });
+ * ```
+ */
+export type PromptOperationDetails = {
+	operationId?: number;
+	/** 1-based run of the operation. */
+	runIndex?: number;
+	runCause?: RunCause;
+	retryAttempt?: number;
+	maxRetries?: number;
+	retryDelayMs?: number;
+	compactionReason?: CompactionReason;
+	willRetry?: boolean;
+	abortRequested?: boolean;
+	overflowRecoveryAttempted?: boolean;
+	/** How many prompts wait for the operation to end. */
+	deferredPrompts?: number;
+};
+
+/**
+ * The built-in `details` of the runtime machine's state changes (`runtime.inspect`): the
+ * replacement in progress (`requestId`, `kind`) and why the session is torn down.
+ *
+ * @example
+ * ```ts
+ * runtime.inspect((e) => {
+ *   if (e.kind === "state" && e.details.kind === "fork") console.log("forking", e.details.requestId);
+ * });
+ * ```
+ */
+export type RuntimeDetails = {
+	requestId?: string;
+	kind?: ReplacementRequest["kind"];
+	teardownReason?: ShutdownReason;
+};
+
+/** Inspector options that keep the built-in `details` (no `details` function), so the stream's details are typed. */
+export type BuiltInDetailsOptions = Omit<LifecycleInspectorOptions, "details"> & { details?: undefined };
 
 interface LifecycleEventBase {
 	/** 1-based position in this inspector's stream. */
@@ -56,7 +110,8 @@ interface LifecycleEventBase {
  * });
  * ```
  */
-export interface StateChangeEvent<State extends string = string> extends LifecycleEventBase {
+export interface StateChangeEvent<State extends string = string, Details extends LifecycleDetails = LifecycleDetails>
+	extends LifecycleEventBase {
 	kind: "state";
 	/** Previous state path (`running.working`), `null` for the first one seen. */
 	from: State | null;
@@ -69,7 +124,8 @@ export interface StateChangeEvent<State extends string = string> extends Lifecyc
 	exited: string[];
 	/** What caused it: `PROMPT`, `always`, `after retryDelay`, `done(run)`, `inspect` (current state when attached). */
 	trigger: string;
-	details: LifecycleDetails;
+	/** Domain data of the machine's context: {@link PromptOperationDetails}, {@link RuntimeDetails}, or a custom `details` option's. */
+	details: Details;
 }
 
 /** An event the machine received from outside (timer and actor-completion events show as `delay` / `actor`). */
@@ -121,19 +177,19 @@ export interface EmittedEvent extends LifecycleEventBase {
 }
 
 /** One entry of the typed inspection stream; `State` types the state changes' `from` / `to` ({@link StateChangeEvent}). */
-export type LifecycleInspectionEvent<State extends string = string> =
-	| StateChangeEvent<State>
-	| EventReceivedEvent
-	| ActorLifecycleEvent
-	| DelayEvent
-	| EmittedEvent;
+export type LifecycleInspectionEvent<
+	State extends string = string,
+	Details extends LifecycleDetails = LifecycleDetails,
+> = StateChangeEvent<State, Details> | EventReceivedEvent | ActorLifecycleEvent | DelayEvent | EmittedEvent;
 
 /**
  * Receives the stream. One that throws (or whose promise rejects) is skipped for that event and the
  * stream goes on — inspection never breaks the actor — and its first failure is reported as a
  * process warning (`SettleError` code `LISTENER`, the error as `cause`).
  */
-export type LifecycleObserver<State extends string = string> = (event: LifecycleInspectionEvent<State>) => void;
+export type LifecycleObserver<State extends string = string, Details extends LifecycleDetails = LifecycleDetails> = (
+	event: LifecycleInspectionEvent<State, Details>,
+) => void;
 
 /** Options for {@link createLifecycleInspector} and {@link inspectActor}. */
 export interface LifecycleInspectorOptions {

@@ -4,11 +4,11 @@
  * The file is written with mode 0600 (temp file + rename, under a lock); a file that cannot be
  * parsed is reported with a typed error naming it and is never overwritten.
  */
-import { mkdirSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { errorMessage, SettleError } from "../errors.js";
 import type { CredentialSource } from "../llm/pi-ai.js";
 import { readJsonObjectFile, withFileLock, writeFileAtomic } from "../settings/json-file.js";
+import { makeFolders } from "../store/folders.js";
 
 /** File name of the credentials file inside the agent dir. */
 export const AUTH_FILE_NAME = "auth.json";
@@ -139,9 +139,11 @@ export class AuthStorage implements CredentialSource {
 			return;
 		}
 		try {
-			mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+			makeFolders(dirname(path), { mode: 0o700 });
 		} catch (error) {
-			throw new SettleError("IO", `Cannot save credentials: cannot create ${dirname(path)}: ${errorMessage(error)}`, {
+			const reason = `cannot create ${dirname(path)}: ${errorMessage(error)}`;
+			const hint = "Point SETTLE_AGENT_DIR (or the path given to AuthStorage.create) at a writable folder.";
+			throw new SettleError("IO", `Cannot save credentials: ${reason}. ${hint}`, {
 				cause: error,
 				details: { path },
 			});

@@ -38,10 +38,14 @@ import type {
 	SwitchSessionOptions,
 } from "../extensions/types.js";
 import {
+	type BuiltInDetailsOptions,
 	inspectActorAs,
+	type LifecycleDetails,
 	type LifecycleInspectionEvent,
 	type LifecycleInspectorOptions,
 	type LifecycleObserver,
+	type PromptOperationDetails,
+	type RuntimeDetails,
 } from "../inspect/lifecycle-inspector.js";
 import { InspectionSubscriptionSet } from "../inspect/subscription-set.js";
 import { createTraceRecorder, type TraceRecorderOptions } from "../inspect/trace.js";
@@ -52,9 +56,15 @@ import {
 	type SessionReplacementActions,
 	type SessionTrace,
 	setClosedMessage,
+	setClosingMessage,
 	setReplacingMessage,
 } from "../session/agent-session.js";
-import { SESSION_BEING_REPLACED, SESSION_REPLACED, SESSION_RUNTIME_DISPOSED } from "../session/texts.js";
+import {
+	SESSION_BEING_REPLACED,
+	SESSION_REPLACED,
+	SESSION_RUNTIME_DISPOSED,
+	SESSION_RUNTIME_DISPOSING,
+} from "../session/texts.js";
 import { getDefaultSessionDirPath } from "../store/paths.js";
 import type { SessionManager } from "../store/session-manager.js";
 import {
@@ -150,7 +160,9 @@ export type SessionReplacedListener = (event: SessionReplacedEvent) => void;
 /**
  * What {@link AgentSessionRuntime.inspectSessions} streams: the runtime machine's events (`machine:
  * "runtime"`, states {@link RuntimeStatePath}) and each session's (`machine: "promptOperation"`,
- * states `PromptOperationStatePath`). Check `machine` first and `from` / `to` are typed.
+ * states `PromptOperationStatePath`). Check `machine` first and `from` / `to` are typed, and so are the
+ * state changes' `details` (`RuntimeDetails`, `PromptOperationDetails`; `LifecycleDetails` both
+ * when a custom `details` option replaces them).
  *
  * @example
  * ```ts
@@ -159,9 +171,12 @@ export type SessionReplacedListener = (event: SessionReplacedEvent) => void;
  * });
  * ```
  */
-export type RuntimeSessionsInspectionEvent =
-	| (LifecycleInspectionEvent<RuntimeStatePath> & { machine: "runtime" })
-	| (LifecycleInspectionEvent<PromptOperationStatePath> & { machine: "promptOperation" });
+export type RuntimeSessionsInspectionEvent<
+	SessionDetails extends LifecycleDetails = PromptOperationDetails,
+	RuntimeStateDetails extends LifecycleDetails = RuntimeDetails,
+> =
+	| (LifecycleInspectionEvent<RuntimeStatePath, RuntimeStateDetails> & { machine: "runtime" })
+	| (LifecycleInspectionEvent<PromptOperationStatePath, SessionDetails> & { machine: "promptOperation" });
 
 /** A recording of the runtime machine and of each session's prompt-operation machine; `stop()` ends it. */
 export type RuntimeTrace = SessionTrace;
@@ -317,6 +332,12 @@ export class AgentSessionRuntime {
 	 * ```
 	 */
 	inspect(
+		observer: LifecycleObserver<RuntimeStatePath, RuntimeDetails>,
+		options?: BuiltInDetailsOptions,
+	): { unsubscribe(): void };
+	/** With a custom `details` option: the state changes carry what it returns. */
+	inspect(observer: LifecycleObserver<RuntimeStatePath>, options?: LifecycleInspectorOptions): { unsubscribe(): void };
+	inspect(
 		observer: LifecycleObserver<RuntimeStatePath>,
 		options: LifecycleInspectorOptions = {},
 	): { unsubscribe(): void } {
@@ -370,6 +391,15 @@ export class AgentSessionRuntime {
 	 */
 	inspectSessions(
 		observer: (event: RuntimeSessionsInspectionEvent) => void,
+		options?: BuiltInDetailsOptions,
+	): { unsubscribe(): void };
+	/** With a custom `details` option: the state changes carry what it returns. */
+	inspectSessions(
+		observer: (event: RuntimeSessionsInspectionEvent<LifecycleDetails, LifecycleDetails>) => void,
+		options?: LifecycleInspectorOptions,
+	): { unsubscribe(): void };
+	inspectSessions(
+		observer: (event: RuntimeSessionsInspectionEvent<LifecycleDetails, LifecycleDetails>) => void,
 		options: LifecycleInspectorOptions = {},
 	): { unsubscribe(): void } {
 		const { onEnd, ...sessionOptions } = options;
@@ -539,9 +569,12 @@ export class AgentSessionRuntime {
 
 	/**
 	 * Ends the runtime (E.5): `session_shutdown{reason:"quit"}`, `beforeSessionInvalidate`, then the
-	 * session is disposed and its file released. A replacement in progress finishes first. When it
-	 * resolves, every inspection stream (`inspect`, `inspectSessions`, a live inspector) has ended and
-	 * been told so (`onEnd`). Safe to call twice; never rejects.
+	 * session is disposed and its file released. A replacement in progress finishes first. From the
+	 * call on, input on the session being disposed (`prompt`, `steer`, `followUp`, `sendUserMessage`,
+	 * `sendCustomMessage`) rejects at once with `SESSION_CLOSED` (its extensions' own sends are not
+	 * refused, as during a replacement). When it resolves, every inspection stream (`inspect`,
+	 * `inspectSessions`, a live inspector) has ended and been told so (`onEnd`). Safe to call twice;
+	 * never rejects.
 	 *
 	 * @example
 	 * ```ts
@@ -570,6 +603,9 @@ export class AgentSessionRuntime {
 					resolveDisposed();
 				});
 			};
+			// Input sent from now on is refused at once (SESSION_CLOSED), not taken and closed later. A
+			// session a replacement in progress installs is marked when its quit teardown starts (shutdownCurrent).
+			setClosingMessage(this.current.session, SESSION_RUNTIME_DISPOSING);
 			this.actor.send({ type: "DISPOSE" });
 			if (this.actor.getSnapshot().status === "done") done();
 		});
@@ -680,6 +716,7 @@ export class AgentSessionRuntime {
 				this.createSession(input.request, input.target),
 			),
 			shutdownCurrent: fromPromise<void, TeardownInput>(async ({ input }) => {
+				if (input.reason === "quit") setClosingMessage(this.current.session, SESSION_RUNTIME_DISPOSING);
 				const runner = this.current.session.extensionRunner;
 				if (!runner.hasHandlers("session_shutdown")) return;
 				await runner.emit({

@@ -4,12 +4,13 @@
  * an imported copy. Everything opened here is released again by {@link releaseTarget} when the
  * replacement does not go through, so a failed replacement leaves no lock and no new file behind.
  */
-import { constants, copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { constants, copyFileSync, existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { basename, join, resolve } from "node:path";
 import { errorMessage, SettleError } from "../errors.js";
 import type { ImageContent, TextContent } from "../llm/types.js";
 import { readSessionHeader } from "../store/discovery.js";
 import type { FileEntry, SessionEntry } from "../store/entries.js";
+import { makeFolders } from "../store/folders.js";
 import { sessionFileName } from "../store/paths.js";
 import { SessionManager } from "../store/session-manager.js";
 import {
@@ -48,9 +49,10 @@ export interface CurrentSessionView {
 /** Makes sure new session files can be created in `dir` (creates it); `IO` error naming it otherwise. */
 export function ensureSessionDir(dir: string): void {
 	try {
-		mkdirSync(dir, { recursive: true });
+		makeFolders(dir);
 	} catch (error) {
-		throw new SettleError("IO", `Cannot create a session file in ${dir}: ${errorMessage(error)}`, {
+		const hint = "Point sessionDir (settings) or SETTLE_AGENT_DIR at a writable folder.";
+		throw new SettleError("IO", `Cannot create a session file in ${dir}: ${errorMessage(error)}. ${hint}`, {
 			cause: error,
 			details: { path: dir },
 		});

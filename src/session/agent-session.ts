@@ -48,9 +48,11 @@ import type {
 	SlashCommandInfo,
 } from "../extensions/types.js";
 import {
+	type BuiltInDetailsOptions,
 	inspectActorAs,
 	type LifecycleInspectorOptions,
 	type LifecycleObserver,
+	type PromptOperationDetails,
 } from "../inspect/lifecycle-inspector.js";
 import { InspectionSubscriptionSet } from "../inspect/subscription-set.js";
 import { createTraceRecorder, type TraceRecorder, type TraceRecorderOptions } from "../inspect/trace.js";
@@ -287,6 +289,27 @@ const replacingMessages = new WeakMap<AgentSession, string>();
 export function setReplacingMessage(session: AgentSession, message: string | undefined): void {
 	if (message === undefined) replacingMessages.delete(session);
 	else replacingMessages.set(session, message);
+}
+
+/**
+ * Sessions their runtime is disposing, with the `SESSION_CLOSED` message their input calls reject
+ * with at once (weak: it keeps no session alive). As with {@link replacingMessages}, extensions'
+ * own sends are not refused: pi runs a `session_shutdown` handler's sends on the session.
+ */
+const closingMessages = new WeakMap<AgentSession, string>();
+
+/**
+ * Marks `session` as being disposed by its runtime: from now on `prompt`, `steer`, `followUp`,
+ * `sendUserMessage` and `sendCustomMessage` reject at once with `SESSION_CLOSED` and `message`
+ * (before {@link setReplacingMessage}'s `BUSY`: a dispose cannot be cancelled). Not part of the package's API.
+ *
+ * @example
+ * ```ts
+ * setClosingMessage(session, "This AgentSession is being disposed with its runtime …");
+ * ```
+ */
+export function setClosingMessage(session: AgentSession, message: string): void {
+	closingMessages.set(session, message);
 }
 
 interface PendingPrompt {
@@ -826,6 +849,15 @@ export class AgentSession {
 	 * subscription.unsubscribe();
 	 * ```
 	 */
+	inspect(
+		observer: LifecycleObserver<PromptOperationStatePath, PromptOperationDetails>,
+		options?: BuiltInDetailsOptions,
+	): { unsubscribe(): void };
+	/** With a custom `details` option: the state changes carry what it returns. */
+	inspect(
+		observer: LifecycleObserver<PromptOperationStatePath>,
+		options?: LifecycleInspectorOptions,
+	): { unsubscribe(): void };
 	inspect(
 		observer: LifecycleObserver<PromptOperationStatePath>,
 		options: LifecycleInspectorOptions = {},
@@ -1752,9 +1784,11 @@ export class AgentSession {
 		if (this.disposed) throw this.closedError();
 	}
 
-	/** Why a prompt, steer, follow-up or message is refused now: disposed, or being replaced by its runtime. */
+	/** Why a prompt, steer, follow-up or message is refused now: disposed, being disposed or being replaced by its runtime. */
 	private inputRefusal(): SettleError | undefined {
 		if (this.disposed) return this.closedError();
+		const closing = closingMessages.get(this);
+		if (closing !== undefined) return new SettleError("SESSION_CLOSED", closing);
 		const replacing = replacingMessages.get(this);
 		return replacing === undefined
 			? undefined

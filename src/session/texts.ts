@@ -39,6 +39,14 @@ export const SESSION_BEING_REPLACED =
 export const SESSION_RUNTIME_DISPOSED =
 	"This AgentSession was disposed with its runtime (runtime.dispose()). Create a new runtime to continue.";
 
+/**
+ * A prompt, steer, follow-up or message sent to a session while its runtime is being disposed
+ * (`SESSION_CLOSED` at once: the dispose cannot be cancelled, so waiting and retrying cannot help).
+ */
+export const SESSION_RUNTIME_DISPOSING =
+	"This AgentSession is being disposed with its runtime (runtime.dispose() is in progress): it takes no more input. " +
+	"Create a new runtime to continue.";
+
 /** A `prompt()` still pending when the session is disposed. */
 export const DISPOSED_BEFORE_SETTLED = "The AgentSession was disposed before this prompt settled.";
 

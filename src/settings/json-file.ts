@@ -9,7 +9,6 @@ import {
 	existsSync,
 	fsyncSync,
 	lstatSync,
-	mkdirSync,
 	openSync,
 	readFileSync,
 	readlinkSync,
@@ -22,6 +21,7 @@ import {
 import { basename, dirname, join, resolve } from "node:path";
 import { errorMessage, SettleError } from "../errors.js";
 import { loadLockfile } from "../lazy-deps.js";
+import { makeFolders } from "../store/folders.js";
 
 /** Outcome of reading a JSON object file. */
 export type JsonObjectRead =
@@ -70,11 +70,11 @@ export function updateJsonObjectFile(
 	describe: { what: string; fileLabel?: string },
 ): void {
 	try {
-		mkdirSync(dirname(path), { recursive: true });
+		makeFolders(dirname(path));
 	} catch (error) {
 		throw new SettleError(
 			"IO",
-			`Cannot save ${describe.what}: cannot create ${dirname(path)}: ${errorMessage(error)}`,
+			`Cannot save ${describe.what}: cannot create ${dirname(path)}: ${errorMessage(error)}. Make that folder creatable, or point SETTLE_AGENT_DIR at a writable folder.`,
 			{
 				cause: error,
 				details: { path },

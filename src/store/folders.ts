@@ -1,9 +1,12 @@
 /**
  * Making folders one level at a time, and checking up front that a folder can be made. Node 20's
- * `mkdirSync(dir, { recursive: true })` never returns (100% CPU) when a missing level cannot be
- * made but `access()` says its parent is writable — under /proc or /sys — so nothing here uses it.
+ * `mkdir(dir, { recursive: true })` (sync and async) never returns (100% CPU) when a missing level
+ * cannot be made but `access()` says its parent is writable — under /proc or /sys — so nothing in
+ * Settle uses it: every writer that makes folders goes through {@link makeFolders} or
+ * {@link makeFoldersAsync} (test/store/recursive-mkdir-guard.test.ts checks no other call appears).
  */
-import { accessSync, constants, existsSync, mkdirSync, rmdirSync, statSync } from "node:fs";
+import { accessSync, chmodSync, constants, existsSync, mkdirSync, rmdirSync, statSync } from "node:fs";
+import { chmod, mkdir, stat } from "node:fs/promises";
 import { dirname, resolve } from "node:path";
 import { errorMessage } from "../errors.js";
 
@@ -26,7 +29,7 @@ import { errorMessage } from "../errors.js";
  * }
  * ```
  */
-export function makeFolders(dir: string): void {
+export function makeFolders(dir: string, options: MakeFoldersOptions = {}): void {
 	const missing: string[] = [];
 	for (let current = resolve(dir); !existsSync(current); ) {
 		missing.unshift(current);
@@ -37,11 +40,48 @@ export function makeFolders(dir: string): void {
 	for (const level of missing) {
 		try {
 			mkdirSync(level);
+			if (options.mode !== undefined) chmodSync(level, options.mode);
 		} catch (error) {
 			if ((error as NodeJS.ErrnoException).code !== "EEXIST" || !isDirectory(level)) throw error;
 		}
 	}
 	if (missing.length === 0 && !isDirectory(dir)) {
+		throw Object.assign(new Error(`ENOTDIR: not a directory, mkdir '${dir}'`), { code: "ENOTDIR", path: dir });
+	}
+}
+
+/** Options of {@link makeFolders} and {@link makeFoldersAsync}. */
+export interface MakeFoldersOptions {
+	/** Permissions of the levels made (e.g. `0o700` for a folder holding credentials); existing ones are left alone. */
+	mode?: number;
+}
+
+/**
+ * {@link makeFolders} without blocking: the same levels, the same errors.
+ *
+ * @example
+ * ```ts
+ * await makeFoldersAsync("views/runs"); // makes views, then views/runs
+ * await makeFoldersAsync("/proc/x/views").catch((error) => console.error(String(error))); // ENOENT for /proc/x, at once
+ * ```
+ */
+export async function makeFoldersAsync(dir: string, options: MakeFoldersOptions = {}): Promise<void> {
+	const missing: string[] = [];
+	for (let current = resolve(dir); !(await exists(current)); ) {
+		missing.unshift(current);
+		const parent = dirname(current);
+		if (parent === current) break;
+		current = parent;
+	}
+	for (const level of missing) {
+		try {
+			await mkdir(level);
+			if (options.mode !== undefined) await chmod(level, options.mode);
+		} catch (error) {
+			if ((error as NodeJS.ErrnoException).code !== "EEXIST" || !(await isDirectoryAsync(level))) throw error;
+		}
+	}
+	if (missing.length === 0 && !(await isDirectoryAsync(dir))) {
 		throw Object.assign(new Error(`ENOTDIR: not a directory, mkdir '${dir}'`), { code: "ENOTDIR", path: dir });
 	}
 }
@@ -99,4 +139,18 @@ function isDirectory(path: string): boolean {
 	} catch {
 		return false;
 	}
+}
+
+async function exists(path: string): Promise<boolean> {
+	return stat(path).then(
+		() => true,
+		() => false,
+	);
+}
+
+async function isDirectoryAsync(path: string): Promise<boolean> {
+	return stat(path).then(
+		(info) => info.isDirectory(),
+		() => false,
+	);
 }

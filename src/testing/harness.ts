@@ -77,8 +77,24 @@ export interface HarnessSettleOptions {
 	hangAfterMs?: number;
 }
 
-/** What {@link createHarness} returns. */
-export interface Harness {
+/**
+ * What {@link createHarness} returns. `Clock` is the type of {@link Harness.clock}: `SimulatedClock`
+ * for a harness made with `simulatedClock: true` (see {@link HarnessWithClock}), else possibly
+ * undefined. Name it in a test's variables and helpers: `Awaited<ReturnType<typeof createHarness>>`
+ * picks the last overload and loses the clock.
+ *
+ * @example
+ * ```ts
+ * let h: Harness; // any harness
+ * let timed: Harness<SimulatedClock>; // the same as HarnessWithClock
+ * h = await createHarness();
+ * timed = await createHarness({ simulatedClock: true });
+ * timed.clock.increment(1000);
+ * h.cleanup();
+ * timed.cleanup();
+ * ```
+ */
+export interface Harness<Clock extends SimulatedClock | undefined = SimulatedClock | undefined> {
 	session: AgentSession;
 	sessionManager: SessionManager;
 	settingsManager: SettingsManager;
@@ -103,8 +119,8 @@ export interface Harness {
 	 * purpose (neither delivered nor listed any more). {@link harnessViolations} accounts for them.
 	 */
 	readonly clearedQueue: QueuedTexts[];
-	/** The simulated clock (with `simulatedClock: true`). */
-	clock: SimulatedClock | undefined;
+	/** The simulated clock (with `simulatedClock: true`; then typed as present, see {@link HarnessWithClock}). */
+	clock: Clock;
 	/**
 	 * Awaits `done` (usually `session.prompt(…)`) and, with `simulatedClock: true`, moves the clock
 	 * over every retry backoff (turn and summarization retries) the session waits out meanwhile, so a retried prompt settles without
@@ -164,6 +180,23 @@ export interface Harness {
 }
 
 /**
+ * A harness made with `simulatedClock: true`: its `clock` is typed as present (no `h.clock!`). The
+ * type to give a test's `let h` or a helper's parameter.
+ *
+ * @example
+ * ```ts
+ * function skipBackoff(harness: HarnessWithClock, ms: number): void {
+ *   harness.clock.increment(ms);
+ * }
+ * let h: HarnessWithClock;
+ * h = await createHarness({ simulatedClock: true }); // e.g. in a beforeEach
+ * skipBackoff(h, 1000);
+ * h.cleanup();
+ * ```
+ */
+export type HarnessWithClock = Harness<SimulatedClock>;
+
+/**
  * Builds a ready AgentSession on the faux provider. With `simulatedClock: true` the harness's
  * `clock` is typed as present (no `h.clock!`).
  *
@@ -176,9 +209,7 @@ export interface Harness {
  * h.cleanup();
  * ```
  */
-export function createHarness(
-	options: HarnessOptions & { simulatedClock: true },
-): Promise<Harness & { clock: SimulatedClock }>;
+export function createHarness(options: HarnessOptions & { simulatedClock: true }): Promise<HarnessWithClock>;
 export function createHarness(options?: HarnessOptions): Promise<Harness>;
 export async function createHarness(options: HarnessOptions = {}): Promise<Harness> {
 	const tempDir = mkdtempSync(join(tmpdir(), "settle-harness-"));

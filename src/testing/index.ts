@@ -60,6 +60,7 @@ export {
 	type Harness,
 	type HarnessOptions,
 	type HarnessSettleOptions,
+	type HarnessWithClock,
 } from "./harness.js";
 export { harnessViolations } from "./harness-invariants.js";
 export { agentEventViolations } from "./invariants.js";

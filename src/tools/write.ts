@@ -1,9 +1,10 @@
 /** The `write` tool: creates or overwrites a file, creating parent folders. */
-import { mkdir, writeFile } from "node:fs/promises";
+import { writeFile } from "node:fs/promises";
 import { dirname } from "node:path";
 import type { Static } from "@sinclair/typebox";
-import { SettleError } from "../errors.js";
+import { errorMessage, SettleError } from "../errors.js";
 import { Type } from "../schema/typebox.js";
+import { makeFoldersAsync } from "../store/folders.js";
 import { raceAbort, throwIfAborted } from "./abort.js";
 import { withFileMutationQueue } from "./file-mutation-queue.js";
 import { fileSystemError } from "./fs-errors.js";
@@ -32,7 +33,7 @@ export interface WriteToolOptions {
 const defaultOperations: WriteOperations = {
 	writeFile: (path, content) => writeFile(path, content, "utf-8"),
 	mkdir: async (dir) => {
-		await mkdir(dir, { recursive: true });
+		await makeFoldersAsync(dir);
 	},
 };
 
@@ -72,6 +73,14 @@ export function createWriteToolDefinition(
 						throw new SettleError(
 							"INVALID_ARGUMENT",
 							`Cannot write ${absolutePath}: ${dir} or one of its parents is a file, not a folder.`,
+							{ cause: error },
+						);
+					}
+					if (code === "ENOENT") {
+						// A level its parent refuses (under /proc, /sys): not a missing file, a folder that cannot be made.
+						throw new SettleError(
+							"IO",
+							`Cannot write ${absolutePath}: cannot create the folder ${dir} (${errorMessage(error)}). Write somewhere else.`,
 							{ cause: error },
 						);
 					}

@@ -8,12 +8,13 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { cliCommand, trackChild, useCliProject } from "./helpers.js";
+import { fileAppears, Repl } from "./interactive.helpers.js";
 
 const cli = useCliProject("settle-stuck-");
 
 function extension(name: string, body: string): string {
 	const file = join(cli.dir, name);
-	writeFileSync(file, `export default function (pi) {\n${body}\n}\n`);
+	writeFileSync(file, `import { writeFileSync } from "node:fs";\nexport default function (pi) {\n${body}\n}\n`);
 	return file;
 }
 
@@ -67,6 +68,73 @@ describe("an extension handler that never settles", () => {
 		expect(run.code).toBe(0);
 		expect(run.stdout).toBe("hi\n");
 		expect(run.stderr).not.toContain("never settles");
+	});
+});
+
+describe("a tool that ignores its abort signal", () => {
+	/** An extension with a tool `stubborn` that never returns (and, with `timer`, keeps the loop alive), and a script calling it. */
+	function stubbornRun(timer: boolean): string[] {
+		const keepAlive = timer ? "setInterval(() => {}, 1000); " : "";
+		const file = extension(
+			"stubborn.ts",
+			`\tpi.registerTool({ name: "stubborn", label: "Stubborn", description: "ignores abort", parameters: { type: "object", properties: {} },
+		execute: () => new Promise(() => { ${keepAlive}process.stderr.write("stuck\\n"); writeFileSync("started", ""); }) });`,
+		);
+		const script = join(cli.dir, "script.json");
+		writeFileSync(script, JSON.stringify([{ toolCalls: [{ name: "stubborn", id: "call-1" }] }, "done"]));
+		return ["--approve", "--faux-script", script, "-e", file, "-p", "go"];
+	}
+
+	it("regression: SIGTERM while it ran said only 'the session did not stop'; now exit 143 naming the tool call", async () => {
+		const child = spawn(process.execPath, [...cliCommand(), ...stubbornRun(true)], {
+			cwd: cli.project,
+			env: { ...process.env, SETTLE_AGENT_DIR: cli.agentDir },
+		});
+		child.stdin.end();
+		let stderr = "";
+		const stuck = new Promise<void>((resolve) =>
+			child.stderr.on("data", (chunk) => {
+				stderr += String(chunk);
+				if (stderr.includes("stuck\n")) resolve();
+			}),
+		);
+		const exited = trackChild(child);
+		await stuck;
+		child.kill("SIGTERM");
+		expect(await exited).toBe(143);
+		expect(stderr).toContain(
+			"still waiting after 2 s for:\n  the stubborn tool (call call-1)\nExiting without waiting. Make the handler resolve (or reject) and watch ctx.signal; make a tool return (or throw) once its abort signal fires.\n",
+		);
+	});
+
+	it("regression: settle -i said nothing after Ctrl+C and could not be ended but by kill; now it names the tool call, and Ctrl+C again exits 130", async () => {
+		const chat = new Repl(
+			stubbornRun(true).filter((arg) => arg !== "-p" && arg !== "go"),
+			{
+				cwd: cli.project,
+				agentDir: cli.agentDir,
+			},
+		);
+		await chat.idle(0);
+		chat.send("go");
+		await fileAppears(cli.project, "started");
+		const from = chat.mark();
+		chat.child.kill("SIGINT");
+		await chat.until(
+			"Still not stopped 2 s after the abort; waiting for:\n  the stubborn tool (call call-1)\nIt ignores the abort (a bug in that tool or extension). Press Ctrl+C again to end settle.\n",
+			from,
+		);
+		chat.child.kill("SIGINT");
+		expect(await chat.exited).toBe(130);
+		expect(chat.stderr).toContain("settle: still waiting after 2 s for:\n  the stubborn tool (call call-1)\n");
+	});
+
+	it("regression: a tool promise nothing can settle ended settle naming no one; now exit 1 naming the tool call", () => {
+		const run = cli.settle(stubbornRun(false));
+		expect(run.code).toBe(1);
+		expect(run.stderr).toContain(
+			"settle: the run cannot go on: it waits for a promise that never settles, in\n  the stubborn tool (call call-1)\n",
+		);
 	});
 });
 
