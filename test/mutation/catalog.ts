@@ -2118,8 +2118,8 @@ export const MUTANTS: Mutant[] = [
 		description: "Ctrl+C during a run waits for it instead of aborting it",
 		edits: [
 			{
-				find: "void target.abort().then(() => printer.aborted());",
-				replace: "void target.waitForIdle().then(() => printer.aborted());",
+				find: "void target.abort().then(() => {",
+				replace: "void target.waitForIdle().then(() => {",
 			},
 		],
 		tests: ["test/cli/interactive.test.ts"],
@@ -3054,7 +3054,7 @@ export const MUTANTS: Mutant[] = [
 		description: "no mkdir of the -o folder",
 		edits: [
 			{
-				find: "\t\tawait mkdir(dirname(target), { recursive: true });\n",
+				find: "\t\tawait makeFoldersAsync(dirname(target));\n",
 				replace: "",
 			},
 		],
@@ -6032,6 +6032,102 @@ export const MUTANTS: Mutant[] = [
 			},
 		],
 		tests: ["test/inspect/trace-viewer.test.ts"],
+	},
+	{
+		id: "AX01",
+		file: "src/store/folders.ts",
+		description: "async folder maker goes back to Node's recursive mkdir (spins under /proc)",
+		edits: [
+			{
+				find: "\t\t\tawait mkdir(level);",
+				replace: "\t\t\tawait mkdir(level, { recursive: true });",
+			},
+		],
+		tests: ["test/bad-input/folders-under-proc.test.ts"],
+	},
+	{
+		id: "AX02",
+		file: "src/store/folders.ts",
+		description: "mode ignored: the credentials folder is not private",
+		edits: [
+			{
+				find: "\t\t\tif (options.mode !== undefined) chmodSync(level, options.mode);",
+				replace: "",
+			},
+		],
+		tests: ["test/bad-input/folders-under-proc.test.ts"],
+	},
+	{
+		id: "AX03",
+		file: "src/tools/write.ts",
+		description: "write tool reports a folder it cannot make as File not found",
+		edits: [
+			{
+				find: 'if (code === "ENOENT") {',
+				replace: 'if (code === "ENOENT_") {',
+			},
+		],
+		tests: ["test/bad-input/folders-under-proc.test.ts"],
+	},
+	{
+		id: "AX04",
+		file: "src/session/agent-session.ts",
+		description: "input accepted while the runtime disposes",
+		edits: [
+			{
+				find: 'if (closing !== undefined) return new SettleError("SESSION_CLOSED", closing);',
+				replace: "",
+			},
+		],
+		tests: ["test/runtime/disposing-session-input.test.ts"],
+	},
+	{
+		id: "AX05",
+		file: "src/runtime/runtime.ts",
+		description: "session installed by a replacement during dispose not marked closing",
+		edits: [
+			{
+				find: 'if (input.reason === "quit") setClosingMessage(',
+				replace: 'if (input.reason === "fork") setClosingMessage(',
+			},
+		],
+		tests: ["test/runtime/disposing-session-input.test.ts"],
+	},
+	{
+		id: "AX06",
+		file: "src/cli/termination.ts",
+		description: "tool calls ignoring abort not named",
+		edits: [
+			{
+				find: "return describeRunningTools(runtime) + describePendingHandlers(runtime);",
+				replace: "return describePendingHandlers(runtime);",
+			},
+		],
+		tests: ["test/cli/stuck-extension.test.ts"],
+	},
+	{
+		id: "AX07",
+		file: "src/cli/interactive-mode.ts",
+		description: "Ctrl+C after an ignored abort cannot end settle -i",
+		edits: [
+			{
+				find: "if (busy() && abortStalled) {",
+				replace: "if (false) {",
+			},
+		],
+		tests: ["test/cli/stuck-extension.test.ts"],
+	},
+	{
+		id: "AX08",
+		file: "src/inspect/lifecycle-inspector.ts",
+		description: "built-in details key not the one the types name",
+		edits: [
+			{
+				find: 'put("runCause", operation ? c.runCause : undefined);',
+				replace: 'put("cause", operation ? c.runCause : undefined);',
+			},
+		],
+		tests: ["test/inspect/inspection-details-types.test.ts"],
 	},
 ];
 
