@@ -69,7 +69,9 @@ describe("prompt-operation machine (xstate/graph)", () => {
 		expect(required.length).toBeGreaterThanOrEqual(35);
 		expect(required.every((key) => fired.has(key))).toBe(true);
 		expect(edges).toBeGreaterThan(200);
-	});
+		// Deterministic CPU work (about 5 s quiet); the timeout only guards a hang, and a loaded machine
+		// (four full suites at once) took it past the default 30 s.
+	}, 120_000);
 
 	describe("every branch out of postRun, retrying and compacting does what its name says", () => {
 		const key = (state: string, event: string, index: number) => `promptOperation.${state}|${event}|${index}`;
