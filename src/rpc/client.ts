@@ -214,6 +214,11 @@ export class RpcClient {
 		return this.stopping;
 	}
 
+	/** The server's process id while it runs (to watch or signal it yourself). */
+	get pid(): number | undefined {
+		return this.closedWith ? undefined : this.child?.pid;
+	}
+
 	/** How the process ended; undefined while it runs (or before `start()`). */
 	get exit(): RpcExitStatus | undefined {
 		return this.exitStatus;

@@ -1,0 +1,161 @@
+/**
+ * RpcClient against other servers: a misbehaving one (test/rpc/fake-rpc-server.mjs: malformed
+ * lines, unknown ids, a command never answered, a crash), and pi 0.73.1 both ways — pi's own
+ * `RpcClient` drives `settle --rpc` (a pi user's code keeps working), and Settle's client drives
+ * pi's RPC mode (test/cli/pi-rpc-peer.mjs, pi-ai's faux provider).
+ */
+import { mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { RpcClient as PiRpcClient } from "@mariozechner/pi-coding-agent";
+import { describe, expect, it } from "vitest";
+import { SettleError } from "../../src/errors.js";
+import { RpcClient, type RpcEvent } from "../../src/rpc/index.js";
+import { cliBundle } from "../cli/cli-bundle.js";
+import { ROOT, useCliProject } from "../cli/helpers.js";
+
+const cli = useCliProject("settle-rpc-peers-");
+const FAKE = join(ROOT, "test", "rpc", "fake-rpc-server.mjs");
+
+async function rejection(promise: Promise<unknown>): Promise<SettleError> {
+	const error = await promise.then(
+		() => undefined,
+		(caught: unknown) => caught,
+	);
+	expect(error).toBeInstanceOf(SettleError);
+	return error as SettleError;
+}
+
+describe("RpcClient against a misbehaving server", () => {
+	it("skips lines that are not protocol objects, passes a response to an unknown id on as an event, frames on LF only", async () => {
+		const rpc = new RpcClient({ command: [process.execPath, FAKE] });
+		const events: RpcEvent[] = [];
+		rpc.onEvent((event) => events.push(event));
+		await rpc.start();
+		expect(events).toEqual([
+			{ type: "response", id: "stranger", command: "get_state", success: true },
+			{ type: "custom_note", text: "a\u2028b" },
+		]);
+		// No `lifecycle` in get_state: not Settle, so a run ends at pi's agent_end.
+		expect(rpc.idleEvent).toBe("agent_end");
+		expect(await rpc.getState()).toEqual({ isStreaming: false, sessionId: "fake" });
+		await rpc.stop();
+	});
+
+	it("a request unanswered within requestTimeoutMs rejects with OPERATION_STALLED; the client goes on", async () => {
+		const rpc = new RpcClient({ command: [process.execPath, FAKE], requestTimeoutMs: 300 });
+		await rpc.start();
+		const error = await rejection(rpc.abort());
+		expect(error).toMatchObject({ code: "OPERATION_STALLED", details: { command: "abort", timeoutMs: 300 } });
+		expect(error.message).toContain('No response to "abort" within 300 ms');
+		expect(await rpc.getState()).toMatchObject({ sessionId: "fake" });
+		await rpc.stop();
+	});
+
+	it("a refused prompt rejects promptAndWait at once with COMMAND_FAILED (pi's client would wait for agent_end)", async () => {
+		const rpc = new RpcClient({ command: [process.execPath, FAKE] });
+		await rpc.start();
+		const error = await rejection(rpc.promptAndWait("hi", undefined, 600_000));
+		expect(error).toMatchObject({
+			code: "COMMAND_FAILED",
+			message: "No model selected.",
+			details: { command: "prompt" },
+		});
+		await rpc.stop();
+	});
+
+	it("a crash rejects the pending call with the exit code and the end of stderr", async () => {
+		const stderr: string[] = [];
+		const rpc = new RpcClient({ command: [process.execPath, FAKE], onStderr: (text) => stderr.push(text) });
+		await rpc.start();
+		const error = await rejection(rpc.bash("ls"));
+		expect(error.code).toBe("SESSION_CLOSED");
+		expect(error.details).toMatchObject({
+			exitCode: 3,
+			signal: null,
+			command: "bash",
+			stderr: "fatal: out of cheese\n",
+		});
+		expect(error.message).toContain('RPC server (while "bash" was pending): the process exited with code 3.');
+		expect(error.message).toContain("fatal: out of cheese");
+		expect(stderr.join("")).toBe("fatal: out of cheese\n");
+		await rpc.stop();
+	});
+
+	it("a dialog handler that throws cancels the dialog and is reported once as a LISTENER warning; a throwing event listener is skipped", async () => {
+		const broken = new Error("handler bug");
+		const rpc = new RpcClient({
+			command: [process.execPath, FAKE],
+			onExtensionUIRequest: () => {
+				throw broken;
+			},
+		});
+		const warnings: Error[] = [];
+		const warned = new Promise<void>((resolve) => {
+			const onWarning = (warning: Error) => {
+				warnings.push(warning);
+				if (warnings.length < 2) return;
+				process.off("warning", onWarning);
+				resolve();
+			};
+			process.on("warning", onWarning);
+		});
+		rpc.onEvent(() => {
+			throw new Error("listener bug");
+		});
+		const answered = new Promise<RpcEvent>((resolve) =>
+			rpc.onEvent((event) => {
+				if ((event.type as string) === "dialog_answered") resolve(event);
+			}),
+		);
+		await rpc.start();
+		expect(await rpc.getCommands()).toEqual([]);
+		expect(await answered).toEqual({
+			type: "dialog_answered",
+			answer: { type: "extension_ui_response", id: "d1", cancelled: true },
+		});
+		await warned;
+		expect(warnings.map((warning) => (warning as SettleError).details?.source).sort()).toEqual([
+			"rpcClient.onEvent",
+			"rpcClient.onExtensionUIRequest",
+		]);
+		expect(warnings.every((warning) => warning instanceof SettleError && warning.code === "LISTENER")).toBe(true);
+		await rpc.stop();
+	});
+});
+
+describe("pi 0.73.1 compatibility", () => {
+	it("pi's own RpcClient drives settle --rpc: prompt, events to agent_end, state, stop", async () => {
+		const pi = new PiRpcClient({
+			cliPath: cliBundle(),
+			cwd: cli.project,
+			env: { SETTLE_AGENT_DIR: cli.agentDir },
+			args: ["--faux", "--no-session"],
+		});
+		await pi.start();
+		const events = await pi.promptAndWait("from pi's client");
+		expect(events.at(-1)?.type).toBe("agent_end");
+		expect(await pi.getLastAssistantText()).toBe("from pi's client");
+		expect(await pi.getState()).toMatchObject({ isStreaming: false, model: { provider: "faux", id: "faux-1" } });
+		expect(await pi.newSession()).toEqual({ cancelled: false });
+		await pi.stop();
+		expect(pi.getStderr()).toBe("");
+	});
+
+	it("Settle's RpcClient drives pi's RPC mode (the command option): prompt to agent_end, state, a refused command", async () => {
+		const dirs = ["cwd", "agent", "sessions"].map((name) => join(cli.dir, `pi-${name}`));
+		for (const dir of dirs) mkdirSync(dir, { recursive: true });
+		const replies = join(cli.dir, "replies.json");
+		writeFileSync(replies, JSON.stringify(["pi answers"]));
+		const rpc = new RpcClient({
+			command: [process.execPath, join(ROOT, "test", "cli", "pi-rpc-peer.mjs"), ...dirs, replies],
+		});
+		await rpc.start();
+		expect(rpc.idleEvent).toBe("agent_end");
+		const events = await rpc.promptAndWait("hello pi");
+		expect(events.at(-1)?.type).toBe("agent_end");
+		expect(await rpc.getLastAssistantText()).toBe("pi answers");
+		expect(await rpc.getState()).toMatchObject({ isStreaming: false, messageCount: 2 });
+		expect((await rejection(rpc.setModel("faux", "nope"))).message).toBe("Model not found: faux/nope");
+		await rpc.stop();
+	});
+});
