@@ -56,7 +56,22 @@ export interface RpcClientOptions {
 	args?: string[];
 	/** Rejects a request not answered within this many ms with `OPERATION_STALLED` (default: no limit). */
 	requestTimeoutMs?: number;
-	/** Answers extension dialogs (`select`, `confirm`, `input`, `editor`). Without it every dialog is cancelled. */
+	/**
+	 * Answers extension dialogs (`select`, `confirm`, `input`, `editor`). Without it every dialog is
+	 * cancelled at once (the extension gets its default), so an extension never waits on a host
+	 * that cannot answer.
+	 *
+	 * @example
+	 * ```ts
+	 * const plugin = new RpcClient({
+	 *   onExtensionUIRequest: async (request, signal) => {
+	 *     if (request.method === "confirm") return { confirmed: true };
+	 *     if (request.method === "select") return { value: request.options[0]! };
+	 *     return undefined; // input, editor: cancelled
+	 *   },
+	 * });
+	 * ```
+	 */
 	onExtensionUIRequest?: RpcExtensionUIHandler;
 	/** Called with the child's stderr as it comes (it is collected for {@link RpcClient.getStderr} either way). */
 	onStderr?: (text: string) => void;
@@ -284,8 +299,10 @@ export class RpcClient {
 			if (!stopped) failure = error;
 			stop();
 		};
-		if (this.closedWith || !this.child)
-			onClose(this.closedWith ?? this.closedError("the client is not started"), false);
+		if (!this.child) {
+			// After stop() the stream is simply over; before start() there is nothing to listen to.
+			onClose(this.closedError("the client is not started: call start() first"), this.stopRequested);
+		} else if (this.closedWith) onClose(this.closedWith, false);
 		else this.closeHooks.add(onClose);
 		if (options.signal?.aborted) stop();
 		else options.signal?.addEventListener("abort", stop, { once: true });
@@ -332,22 +349,51 @@ export class RpcClient {
 		await this.request({ type: "prompt", message, images, streamingBehavior });
 	}
 
-	/** Queues a steering message: delivered after the current tool calls. */
+	/**
+	 * Queues a steering message while a run streams: delivered after the current tool calls.
+	 *
+	 * @example
+	 * ```ts
+	 * const idle = client.waitForIdle();
+	 * await client.prompt("Refactor src/");
+	 * await client.steer("Leave the tests alone");
+	 * await client.followUp("Then run the tests");
+	 * await idle;
+	 * ```
+	 */
 	async steer(message: string, images?: ImageContent[]): Promise<void> {
 		await this.request({ type: "steer", message, images });
 	}
 
-	/** Queues a follow-up message: delivered when the run would end. */
+	/** Queues a follow-up message: delivered when the run would end (see {@link steer}). */
 	async followUp(message: string, images?: ImageContent[]): Promise<void> {
 		await this.request({ type: "follow_up", message, images });
 	}
 
-	/** Aborts the running request. */
+	/**
+	 * Aborts the running request (its shell commands are killed); the run still ends with its events.
+	 *
+	 * @example
+	 * ```ts
+	 * const ended = client.waitForIdle();
+	 * await client.abort();
+	 * await ended;
+	 * ```
+	 */
 	async abort(): Promise<void> {
 		await this.request({ type: "abort" });
 	}
 
-	/** Starts a new session (`parentSession`: lineage); `cancelled` when an extension refused. */
+	/**
+	 * Starts a new session (`parentSession`: lineage); `cancelled` when an extension refused.
+	 * Commands sent after it reach the new session (Settle holds them until it is in place).
+	 *
+	 * @example
+	 * ```ts
+	 * const { cancelled } = await client.newSession();
+	 * if (!cancelled) console.log((await client.getState()).sessionFile);
+	 * ```
+	 */
 	newSession(parentSession?: string): Promise<{ cancelled: boolean }> {
 		return this.request({ type: "new_session", parentSession });
 	}
@@ -482,7 +528,16 @@ export class RpcClient {
 		await this.collectEvents(timeout);
 	}
 
-	/** The events up to and including the next {@link idleEvent} (rejects as {@link waitForIdle}). */
+	/**
+	 * The events up to and including the next {@link idleEvent} (rejects as {@link waitForIdle}).
+	 *
+	 * @example
+	 * ```ts
+	 * const collecting = client.collectEvents(120_000);
+	 * await client.prompt("Fix the failing test");
+	 * const toolCalls = (await collecting).filter((event) => event.type === "tool_execution_start").length;
+	 * ```
+	 */
 	collectEvents(timeout = DEFAULT_WAIT_MS): Promise<RpcEvent[]> {
 		return new Promise<RpcEvent[]>((resolve, reject) => {
 			const events: RpcEvent[] = [];
@@ -543,9 +598,10 @@ export class RpcClient {
 	private request<T>(command: RpcCommand): Promise<T> {
 		const child = this.child;
 		if (!child || this.closedWith || this.stopRequested) {
-			return Promise.reject(
-				this.closedWith ?? this.closedError(`the client is not started, "${command.type}" was not sent`),
-			);
+			const why = this.stopRequested
+				? "the client was stopped (stop())"
+				: `the client is not started (call start() first), "${command.type}" was not sent`;
+			return Promise.reject(this.closedWith ?? this.closedError(why));
 		}
 		const id = `req_${++this.requestId}`;
 		return new Promise<T>((resolve, reject) => {
@@ -585,7 +641,10 @@ export class RpcClient {
 				const response = data as RpcResponse;
 				if (response.success) pending.resolve(response.data);
 				else {
-					const error = typeof response.error === "string" ? response.error : JSON.stringify(response.error);
+					const error =
+						typeof response.error === "string"
+							? response.error
+							: `"${pending.command}" failed without an error text (${JSON.stringify(data)})`;
 					pending.reject(new SettleError("COMMAND_FAILED", error, { details: { command: pending.command, error } }));
 				}
 				return;
@@ -634,7 +693,7 @@ export class RpcClient {
 	private close(spawnError?: Error): void {
 		const status = this.exitStatus;
 		const how = spawnError
-			? `could not be started (${errorMessage(spawnError)}): check the command or cliPath`
+			? `could not be started (${errorMessage(spawnError)}): check the command or cliPath, and cwd`
 			: status?.signal
 				? `was killed by ${status.signal}`
 				: `exited with code ${status?.code ?? "unknown"}`;

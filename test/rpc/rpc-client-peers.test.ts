@@ -123,6 +123,19 @@ describe("RpcClient against a misbehaving server", () => {
 	});
 });
 
+describe("RpcClient before start()", () => {
+	it("commands, waits and the iterator reject with SESSION_CLOSED saying to call start(); stop() resolves", async () => {
+		const rpc = new RpcClient({ command: [process.execPath, FAKE] });
+		for (const pending of [rpc.getState(), rpc.waitForIdle(), rpc.events().next()]) {
+			const error = await rejection(pending);
+			expect(error.code).toBe("SESSION_CLOSED");
+			expect(error.message).toContain("not started");
+		}
+		await rpc.stop();
+		expect(rpc.exit).toBeUndefined();
+	});
+});
+
 describe("pi 0.73.1 compatibility", () => {
 	it("pi's own RpcClient drives settle --rpc: prompt, events to agent_end, state, stop", async () => {
 		const pi = new PiRpcClient({

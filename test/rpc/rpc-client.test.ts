@@ -272,6 +272,10 @@ describe("RpcClient never hangs on a dead server", () => {
 		// Settle's SIGTERM handling killed the held shell command: the gate loop is gone.
 		await rpc.start();
 		expect(await rpc.getState()).toMatchObject({ isStreaming: false });
-		await rpc.stop();
+		const stopping = rpc.stop();
+		expect((await rejection(rpc.getState())).message).toContain("the client was stopped");
+		await stopping;
+		// After stop() the event stream is over (not an error).
+		expect(await rpc.events().next()).toEqual({ value: undefined, done: true });
 	});
 });
