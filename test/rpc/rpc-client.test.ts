@@ -4,24 +4,36 @@
  */
 import { existsSync, rmSync, watch, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it } from "vitest";
 import { SettleError } from "../../src/errors.js";
 import { RpcClient, type RpcClientOptions, type RpcEvent } from "../../src/rpc/index.js";
 import { cliCommand, useCliProject } from "../cli/helpers.js";
 
 const cli = useCliProject("settle-rpc-client-");
 
-/** The bash command of a held tool call: runs until the test creates `gate` in the cwd, then leaves `passed`. */
-const GATE = "echo waiting; while [ ! -e gate ]; do sleep 0.01; done; touch passed; echo opened";
+/**
+ * The bash command of a held tool call: runs until the test creates `gate` in the cwd, then leaves
+ * `passed`. It gives up after ~30 s, so a failed test cannot leave it running for good.
+ */
+const GATE =
+	"echo waiting; i=0; while [ ! -e gate ] && [ $i -lt 3000 ]; do sleep 0.01; i=$((i+1)); done; touch passed; echo opened";
+
+/** Every client a test made; stopped after each test, so a failed test leaves no server running. */
+const clients: RpcClient[] = [];
+afterEach(async () => {
+	await Promise.all(clients.splice(0).map((rpc) => rpc.stop()));
+});
 
 function client(args: string[], options: RpcClientOptions = {}): RpcClient {
-	return new RpcClient({
+	const rpc = new RpcClient({
 		command: [process.execPath, ...cliCommand(), "--rpc"],
 		cwd: cli.project,
 		env: { SETTLE_AGENT_DIR: cli.agentDir },
 		args,
 		...options,
 	});
+	clients.push(rpc);
+	return rpc;
 }
 
 function script(steps: unknown[]): string {
