@@ -13,7 +13,10 @@ import type { SessionStats } from "../session/session-stats.js";
 /** How queued steering / follow-up messages are delivered. */
 export type RpcQueueMode = "all" | "one-at-a-time";
 
-/** One command line (pi 0.73.1's names and fields); `id` correlates the response. */
+/**
+ * One command line (pi 0.73.1's names and fields); `id` correlates the response. The server
+ * (src/cli/rpc-mode.ts) serves this very type, so client and server cannot drift apart.
+ */
 export type RpcCommand = { id?: string } & (
 	| { type: "prompt"; message: string; images?: ImageContent[]; streamingBehavior?: "steer" | "followUp" }
 	| { type: "steer"; message: string; images?: ImageContent[] }
@@ -127,9 +130,10 @@ export interface RpcExtensionErrorEvent {
 /**
  * Every line that is not the response to one of this client's requests: session events
  * (`agent_start` … `agent_end`, Settle's `agent_settled`, `queue_update`, …), extension UI
- * requests (dialogs too, after the dialog handler was called) and extension errors.
+ * requests (dialogs too; the dialog handler answers them), extension errors, and (as in pi's
+ * client) a response whose id this client did not send.
  */
-export type RpcEvent = AgentSessionEvent | RpcExtensionUIRequest | RpcExtensionErrorEvent;
+export type RpcEvent = AgentSessionEvent | RpcExtensionUIRequest | RpcExtensionErrorEvent | RpcResponse;
 
 /** `cycle_model`'s answer (null when there is no other model). */
 export type RpcModelCycle = ModelCycleResult | null;
