@@ -46,7 +46,7 @@ export interface RpcClientOptions {
 	command?: readonly string[];
 	/** Working directory of the agent. */
 	cwd?: string;
-	/** Added to this process's environment. */
+	/** Added to this process's environment (`undefined` removes a variable), e.g. `{ SETTLE_AGENT_DIR }`. */
 	env?: Record<string, string | undefined>;
 	/** With `model`: passed as `--model <provider>/<model>` (settle has no `--provider`). */
 	provider?: string;
