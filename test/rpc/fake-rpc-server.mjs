@@ -1,6 +1,7 @@
 // A misbehaving RPC server for test/rpc/rpc-client-peers.test.ts: stray and malformed lines
 // around its answers, a response to an id nobody sent, a line split across writes, a command it
-// never answers (abort), one that crashes it (bash), a refusal (prompt) and a dialog (get_commands).
+// never answers (abort), one that crashes it (bash), a refusal (prompt) and a dialog (get_commands);
+// any other command is echoed as a `received` event and answered with marker data.
 import { createInterface } from "node:readline";
 
 const write = (text) => process.stdout.write(text);
@@ -44,7 +45,14 @@ createInterface({ input: process.stdin }).on("line", (line) => {
 			);
 			respond(command, { success: true, data: { commands: [] } });
 			return;
-		default:
-			respond(command, { success: true });
+		default: {
+			// Says what it received (an event), and answers every list/text field a response may carry.
+			const { id, ...received } = command;
+			write(`${JSON.stringify({ type: "received", command: received })}\n`);
+			respond(command, {
+				success: true,
+				data: { of: command.type, messages: ["m"], models: ["M"], commands: ["c"], text: "t" },
+			});
+		}
 	}
 });

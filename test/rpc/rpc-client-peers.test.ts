@@ -123,6 +123,104 @@ describe("RpcClient against a misbehaving server", () => {
 	});
 });
 
+describe("RpcClient methods: pi's names, the commands they send, the data they return", () => {
+	it("has every public method of pi 0.73.1's RpcClient (switching is a change of import)", () => {
+		const piPrivate = ["constructor", "handleLine", "send", "getData"];
+		const piMethods = Object.getOwnPropertyNames(PiRpcClient.prototype).filter((name) => !piPrivate.includes(name));
+		expect(piMethods.length).toBeGreaterThan(30);
+		const ours = new Set(Object.getOwnPropertyNames(RpcClient.prototype));
+		expect(piMethods.filter((name) => !ours.has(name))).toEqual([]);
+	});
+
+	it("each method sends its command with its fields and unwraps the response as pi's RpcClient does", async () => {
+		const rpc = new RpcClient({ command: [process.execPath, FAKE] });
+		const received: unknown[] = [];
+		rpc.onEvent((event) => {
+			if ((event.type as string) === "received") received.push((event as unknown as { command: unknown }).command);
+		});
+		await rpc.start();
+		const data = (of: string) => ({ of, messages: ["m"], models: ["M"], commands: ["c"], text: "t" });
+		const image = { type: "image" as const, data: "iVBORw0KGgo=", mimeType: "image/png" };
+		const cases: [string, () => Promise<unknown>, Record<string, unknown>, unknown][] = [
+			["steer", () => rpc.steer("s", [image]), { type: "steer", message: "s", images: [image] }, undefined],
+			["followUp", () => rpc.followUp("f"), { type: "follow_up", message: "f" }, undefined],
+			[
+				"newSession",
+				() => rpc.newSession("/p.jsonl"),
+				{ type: "new_session", parentSession: "/p.jsonl" },
+				data("new_session"),
+			],
+			[
+				"setModel",
+				() => rpc.setModel("faux", "m1"),
+				{ type: "set_model", provider: "faux", modelId: "m1" },
+				data("set_model"),
+			],
+			["cycleModel", () => rpc.cycleModel(), { type: "cycle_model" }, data("cycle_model")],
+			["getAvailableModels", () => rpc.getAvailableModels(), { type: "get_available_models" }, ["M"]],
+			[
+				"setThinkingLevel",
+				() => rpc.setThinkingLevel("high"),
+				{ type: "set_thinking_level", level: "high" },
+				undefined,
+			],
+			[
+				"cycleThinkingLevel",
+				() => rpc.cycleThinkingLevel(),
+				{ type: "cycle_thinking_level" },
+				data("cycle_thinking_level"),
+			],
+			["setSteeringMode", () => rpc.setSteeringMode("all"), { type: "set_steering_mode", mode: "all" }, undefined],
+			[
+				"setFollowUpMode",
+				() => rpc.setFollowUpMode("one-at-a-time"),
+				{ type: "set_follow_up_mode", mode: "one-at-a-time" },
+				undefined,
+			],
+			[
+				"compact",
+				() => rpc.compact("keep it short"),
+				{ type: "compact", customInstructions: "keep it short" },
+				data("compact"),
+			],
+			[
+				"setAutoCompaction",
+				() => rpc.setAutoCompaction(false),
+				{ type: "set_auto_compaction", enabled: false },
+				undefined,
+			],
+			["setAutoRetry", () => rpc.setAutoRetry(true), { type: "set_auto_retry", enabled: true }, undefined],
+			["abortRetry", () => rpc.abortRetry(), { type: "abort_retry" }, undefined],
+			["abortBash", () => rpc.abortBash(), { type: "abort_bash" }, undefined],
+			["getSessionStats", () => rpc.getSessionStats(), { type: "get_session_stats" }, data("get_session_stats")],
+			[
+				"exportHtml",
+				() => rpc.exportHtml("out.html"),
+				{ type: "export_html", outputPath: "out.html" },
+				data("export_html"),
+			],
+			[
+				"switchSession",
+				() => rpc.switchSession("/s.jsonl"),
+				{ type: "switch_session", sessionPath: "/s.jsonl" },
+				data("switch_session"),
+			],
+			["fork", () => rpc.fork("e1"), { type: "fork", entryId: "e1" }, data("fork")],
+			["clone", () => rpc.clone(), { type: "clone" }, data("clone")],
+			["getForkMessages", () => rpc.getForkMessages(), { type: "get_fork_messages" }, ["m"]],
+			["getLastAssistantText", () => rpc.getLastAssistantText(), { type: "get_last_assistant_text" }, "t"],
+			["setSessionName", () => rpc.setSessionName("n"), { type: "set_session_name", name: "n" }, undefined],
+			["getMessages", () => rpc.getMessages(), { type: "get_messages" }, ["m"]],
+		];
+		for (const [name, call, command, result] of cases) {
+			expect(await call(), name).toEqual(result);
+			expect(received.at(-1), name).toEqual(command);
+		}
+		expect(received).toHaveLength(cases.length);
+		await rpc.stop();
+	});
+});
+
 describe("RpcClient before start()", () => {
 	it("commands, waits and the iterator reject with SESSION_CLOSED saying to call start(); stop() resolves", async () => {
 		const rpc = new RpcClient({ command: [process.execPath, FAKE] });
