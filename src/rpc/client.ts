@@ -54,7 +54,10 @@ export interface RpcClientOptions {
 	model?: string;
 	/** More command-line arguments (e.g. `["--faux", "--no-session"]`). */
 	args?: string[];
-	/** Rejects a request not answered within this many ms with `OPERATION_STALLED` (default: no limit). */
+	/**
+	 * Rejects a request not answered within this many ms with `OPERATION_STALLED` (default: no limit;
+	 * pi's is 30 s, which fails a longer `bash` or `compact`). `start()` is not limited by it.
+	 */
 	requestTimeoutMs?: number;
 	/**
 	 * Answers extension dialogs (`select`, `confirm`, `input`, `editor`). Without it every dialog is
@@ -195,10 +198,13 @@ export class RpcClient {
 				}
 			});
 		});
-		const state = await this.request<RpcSessionState>({ type: "get_state" }).catch(async (error: unknown) => {
-			await this.stop();
-			throw error;
-		});
+		// No requestTimeoutMs here: loading a project's extensions may take a while, and an exit rejects anyway.
+		const state = await this.request<RpcSessionState>({ type: "get_state" }, Number.POSITIVE_INFINITY).catch(
+			async (error: unknown) => {
+				await this.stop();
+				throw error;
+			},
+		);
 		// Settle's get_state names the lifecycle; its runs end with agent_settled (after retries and compaction).
 		this.idleType = state.lifecycle !== undefined ? "agent_settled" : "agent_end";
 	}
@@ -595,7 +601,7 @@ export class RpcClient {
 	}
 
 	/** Sends one command and resolves with its `data`. */
-	private request<T>(command: RpcCommand): Promise<T> {
+	private request<T>(command: RpcCommand, timeout = this.options.requestTimeoutMs): Promise<T> {
 		const child = this.child;
 		if (!child || this.closedWith || this.stopRequested) {
 			const why = this.stopRequested
@@ -606,7 +612,6 @@ export class RpcClient {
 		const id = `req_${++this.requestId}`;
 		return new Promise<T>((resolve, reject) => {
 			const entry: Pending = { command: command.type, resolve: resolve as (data: unknown) => void, reject };
-			const timeout = this.options.requestTimeoutMs;
 			if (timeout !== undefined && Number.isFinite(timeout) && timeout > 0) {
 				entry.timer = setTimeout(() => {
 					this.pending.delete(id);
