@@ -6,6 +6,7 @@
  *   dist/index.js      `settle`                 dist/cli.js        the `settle` command (bin/settle.js)
  *   dist/testing.js    `settle/testing`         dist/pi-compat.js  `@mariozechner/pi-coding-agent` for extensions
  *   dist/inspect.js    `settle/inspect`         dist/chunk-*.js    shared code;  dist/types/  declarations
+ *   dist/rpc.js        `settle/rpc`             (a client of `settle --rpc`; it finds dist/cli.js next to it)
  *   dist/image-resize-worker.js  the image resizer's worker thread (started with `new Worker`, see below)
  *
  * Why a bundle, and why this shape: every file Node's module loader loads runs its path helpers
@@ -41,6 +42,7 @@ const ENTRY_POINTS = {
 	index: ROOT_ENTRY,
 	testing: "src/testing/index.ts",
 	inspect: "src/inspect/index.ts",
+	rpc: "src/rpc/index.ts",
 	cli: "src/cli/main.ts",
 	"pi-compat": "src/extensions/pi-compat.ts",
 };

@@ -24,6 +24,8 @@ export type SettleErrorCode =
 	| "IO"
 	| "MISSING_DEPENDENCY"
 	| "LISTENER"
+	/** An RPC server answered `success: false` (settle/rpc): the message is its error text. */
+	| "COMMAND_FAILED"
 	| "INTERNAL";
 
 /**

@@ -15,7 +15,10 @@ export type ListenerSource =
 	| "runtime.onSessionReplaced"
 	| InspectionListenerSource
 	| `${InspectionListenerSource} onEnd`
-	| `${InspectionListenerSource} details`;
+	| `${InspectionListenerSource} details`
+	| "rpcClient.onEvent"
+	| "rpcClient.onExtensionUIRequest"
+	| "rpcClient.onStderr";
 
 /** The inspection streams: their observer, or with ` onEnd` the callback told when the owner was disposed. */
 export type InspectionListenerSource =

@@ -20,7 +20,7 @@ import { createInterface } from "node:readline";
 import type { Readable } from "node:stream";
 import { errorMessage, SettleError } from "../errors.js";
 import { apiKeyEnvHint, providerOfAuthError } from "../llm/provider-env.js";
-import type { ImageContent, ThinkingLevel } from "../llm/types.js";
+import type { RpcQueueMode as QueueMode, RpcCommand } from "../rpc/types.js";
 import { INVALID_FORK_ENTRY_MESSAGE, InvalidForkEntryError } from "../runtime/errors.js";
 import type { AgentSessionRuntime } from "../runtime/runtime.js";
 import type { AgentSession } from "../session/agent-session.js";
@@ -29,40 +29,6 @@ import { sendToCurrentSession } from "./current-session.js";
 import { bindForCli, type CliOutput } from "./print-mode.js";
 import { createRpcUIContext, type RpcUIResponse } from "./rpc-ui.js";
 
-/** The commands served (pi 0.73.1's names and shapes). */
-export type RpcCommand = { id?: string } & (
-	| { type: "prompt"; message: string; images?: ImageContent[]; streamingBehavior?: "steer" | "followUp" }
-	| { type: "steer"; message: string; images?: ImageContent[] }
-	| { type: "follow_up"; message: string; images?: ImageContent[] }
-	| { type: "abort" }
-	| { type: "new_session"; parentSession?: string }
-	| { type: "get_state" }
-	| { type: "set_model"; provider: string; modelId: string }
-	| { type: "cycle_model" }
-	| { type: "get_available_models" }
-	| { type: "set_thinking_level"; level: ThinkingLevel }
-	| { type: "cycle_thinking_level" }
-	| { type: "set_steering_mode"; mode: QueueMode }
-	| { type: "set_follow_up_mode"; mode: QueueMode }
-	| { type: "compact"; customInstructions?: string }
-	| { type: "set_auto_compaction"; enabled: boolean }
-	| { type: "set_auto_retry"; enabled: boolean }
-	| { type: "abort_retry" }
-	| { type: "bash"; command: string }
-	| { type: "abort_bash" }
-	| { type: "get_session_stats" }
-	| { type: "export_html"; outputPath?: string }
-	| { type: "switch_session"; sessionPath: string }
-	| { type: "fork"; entryId: string }
-	| { type: "clone" }
-	| { type: "get_fork_messages" }
-	| { type: "get_last_assistant_text" }
-	| { type: "set_session_name"; name: string }
-	| { type: "get_messages" }
-	| { type: "get_commands" }
-);
-
-type QueueMode = "all" | "one-at-a-time";
 /** Commands that replace the session: the commands after them start once they are done. */
 const REPLACING_COMMANDS: ReadonlySet<string> = new Set(["new_session", "switch_session", "fork", "clone"]);
 const QUEUE_MODES: readonly string[] = ["all", "one-at-a-time"];

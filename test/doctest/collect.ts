@@ -12,6 +12,7 @@ export const ENTRY_POINTS = [
 	{ specifier: "settle", file: "src/index.ts" },
 	{ specifier: "settle/testing", file: "src/testing/index.ts" },
 	{ specifier: "settle/inspect", file: "src/inspect/index.ts" },
+	{ specifier: "settle/rpc", file: "src/rpc/index.ts" },
 ] as const;
 
 /** Markdown files whose ```ts blocks are user-facing code (docs/ is scanned too when it exists). */

@@ -19,6 +19,7 @@ const DECLARATIONS: Record<string, string> = {
 	signal: "AbortSignal",
 	messages: 'import("settle").AgentMessage[]',
 	expect: 'typeof import("vitest").expect',
+	client: 'import("settle/rpc").RpcClient',
 };
 
 /** Names the prelude declares (an example that uses one is a fragment: type-checked, not run). */

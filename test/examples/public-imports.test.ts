@@ -1,6 +1,6 @@
 /**
  * The examples are code users copy (the README links them): every import must be one a user of the
- * published package can write. In this repo `settle`, `settle/testing` and `settle/inspect` are
+ * published package can write. In this repo `settle`, `settle/testing`, `settle/inspect` and `settle/rpc` are
  * tsconfig `paths` to the sources (tsx, tsc and the examples' vitest config honour them), so the
  * examples run from a fresh clone without a build and still read exactly as a user's code would.
  */
@@ -21,7 +21,7 @@ const pkg = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as {
 	devDependencies: Record<string, string>;
 };
 
-/** `settle`, `settle/testing`, `settle/inspect`: the package's "exports", minus package.json. */
+/** `settle`, `settle/testing`, `settle/inspect`, `settle/rpc`: the package's "exports", minus package.json. */
 const PUBLIC_ENTRIES = Object.keys(pkg.exports)
 	.filter((key) => key !== "./package.json")
 	.map((key) => (key === "." ? pkg.name : `${pkg.name}/${key.slice(2)}`));
@@ -81,7 +81,7 @@ describe("examples import only what a user of the package can import", () => {
 				"examples/testing/my-agent.ts",
 			]),
 		);
-		expect(PUBLIC_ENTRIES).toEqual(["settle", "settle/testing", "settle/inspect"]);
+		expect(PUBLIC_ENTRIES).toEqual(["settle", "settle/testing", "settle/inspect", "settle/rpc"]);
 	});
 
 	it.each(files)("%s: settle, settle/testing, settle/inspect and node: built-ins only", (file) => {
@@ -123,7 +123,7 @@ describe("in this repo the public names are the sources, built or not", () => {
 		});
 		expect(result.stderr).toBe("");
 		const resolved = (JSON.parse(result.stdout) as string[]).map((url) => relative(ROOT, fileURLToPath(url)));
-		expect(resolved).toEqual(["src/index.ts", "src/testing/index.ts", "src/inspect/index.ts"]);
+		expect(resolved).toEqual(["src/index.ts", "src/testing/index.ts", "src/inspect/index.ts", "src/rpc/index.ts"]);
 	});
 });
 
@@ -152,10 +152,12 @@ describe("the tsconfig paths that make this work stay out of the package's own c
 			settle: ["./src/index.ts"],
 			"settle/testing": ["./src/testing/index.ts"],
 			"settle/inspect": ["./src/inspect/index.ts"],
+			"settle/rpc": ["./src/rpc/index.ts"],
 		});
 		const build = readFileSync(join(ROOT, "scripts", "build.mjs"), "utf8");
 		expect(build).toContain('const ROOT_ENTRY = "src/index.ts"');
 		expect(build).toContain('testing: "src/testing/index.ts"');
 		expect(build).toContain('inspect: "src/inspect/index.ts"');
+		expect(build).toContain('rpc: "src/rpc/index.ts"');
 	});
 });

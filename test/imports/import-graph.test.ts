@@ -90,7 +90,7 @@ describe("import graph of the built package", () => {
 		expect(distFiles[0]).toBe("index.js");
 		expect(distFiles[1]).toMatch(/^chunk-[A-Z0-9]+\.js$/);
 		// Every other entry imports the same chunk (see scripts/build.mjs): one copy of Settle per process.
-		for (const entry of ["testing.js", "inspect.js", "cli.js", "pi-compat.js"]) {
+		for (const entry of ["testing.js", "inspect.js", "rpc.js", "cli.js", "pi-compat.js"]) {
 			expect(readFileSync(join(pkg.dist, entry), "utf8")).toContain(`from "./${distFiles[1]}"`);
 		}
 		const xstate = required.filter((file) => file.replaceAll("\\", "/").includes("/node_modules/xstate/"));
@@ -116,6 +116,13 @@ describe("import graph of the built package", () => {
 		const { packages } = loadedBy("inspect.js");
 		expect(packages.has("xstate")).toBe(true);
 		expect(NOT_AT_IMPORT.filter((name) => packages.has(name))).toEqual([]);
+	});
+
+	it('import "settle/rpc" loads none of the lazy, pi or dev packages (an editor plugin pays for the client only)', () => {
+		const { packages, distFiles } = loadedBy("rpc.js");
+		expect(NOT_AT_IMPORT.filter((name) => packages.has(name))).toEqual([]);
+		expect(distFiles[0]).toBe("rpc.js");
+		expect(distFiles.length).toBeLessThanOrEqual(3);
 	});
 
 	it('import "settle/testing" loads fast-check (its arbitraries) but not the lazy or pi packages', () => {

@@ -109,11 +109,11 @@ describe("npm pack", () => {
 			(path) => !/^(README\.md|LICENSE|package\.json|bin\/settle\.js|dist\/.+\.(js|js\.map|d\.ts))$/.test(path),
 		);
 		expect(outside).toEqual([]);
-		for (const entry of ["index", "testing", "inspect", "cli", "pi-compat", "image-resize-worker"]) {
+		for (const entry of ["index", "testing", "inspect", "rpc", "cli", "pi-compat", "image-resize-worker"]) {
 			expect(packedFiles).toContain(`dist/${entry}.js`);
 			expect(packedFiles).toContain(`dist/${entry}.js.map`);
 		}
-		for (const types of ["src/index.d.ts", "src/testing/index.d.ts", "src/inspect/index.d.ts"]) {
+		for (const types of ["src/index.d.ts", "src/testing/index.d.ts", "src/inspect/index.d.ts", "src/rpc/index.d.ts"]) {
 			expect(packedFiles).toContain(`dist/types/${types}`);
 		}
 		expect(packedFiles.filter((path) => /^dist\/chunk-[A-Z0-9]+\.js$/.test(path)).length).toBeGreaterThan(0);
@@ -154,6 +154,17 @@ describe("the installed package", () => {
 		const child = spawnSync(process.execPath, ["use.js"], { cwd: cjs, encoding: "utf8" });
 		expect(child.stderr).not.toMatch(/ERR_PACKAGE_PATH_NOT_EXPORTED|ERR_REQUIRE_ESM/);
 		expect(child.stdout.trim()).toBe("function function function");
+	});
+
+	it("settle/rpc's client starts the package's own `settle --rpc` by default and drives a prompt; its errors are settle's SettleError", () => {
+		const child = node(["rpc-client.mjs"]);
+		expect(child.stderr).toBe("");
+		expect(JSON.parse(child.stdout)).toEqual({
+			resolved: pathToFileURL(join(installed, "dist", "rpc.js")).href,
+			last: "agent_settled",
+			text: "over rpc",
+			failed: { sameClass: true, code: "COMMAND_FAILED" },
+		});
 	});
 
 	it("`settle --faux -p hi` runs the bundled CLI from node_modules/.bin", () => {
@@ -233,7 +244,7 @@ describe("the installed package", () => {
 		]);
 	});
 
-	it("gives TypeScript projects the types of all three entries (NodeNext resolution, strict)", () => {
+	it("gives TypeScript projects the types of all four entries (NodeNext resolution, strict)", () => {
 		const tsc = join(REPO_ROOT, "node_modules", "typescript", "bin", "tsc");
 		const args = [
 			tsc,

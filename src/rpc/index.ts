@@ -1,0 +1,28 @@
+/**
+ * `settle/rpc`: a typed client of `settle --rpc` (pi 0.73.1's RPC protocol) for editor plugins and
+ * other hosts, with pi's `RpcClient` method names.
+ * @packageDocumentation
+ */
+
+export {
+	RpcClient,
+	type RpcClientOptions,
+	type RpcExitStatus,
+	type RpcExtensionUIHandler,
+} from "./client.js";
+export type {
+	RpcCommand,
+	RpcCommandType,
+	RpcEvent,
+	RpcExtensionErrorEvent,
+	RpcExtensionUIAnswer,
+	RpcExtensionUIDialog,
+	RpcExtensionUINotice,
+	RpcExtensionUIRequest,
+	RpcForkResult,
+	RpcModelCycle,
+	RpcQueueMode,
+	RpcResponse,
+	RpcSessionState,
+	RpcSessionStats,
+} from "./types.js";

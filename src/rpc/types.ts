@@ -1,0 +1,148 @@
+/**
+ * The RPC protocol of `settle --rpc` (pi 0.73.1's, with Settle's additions), as types: the commands
+ * a host writes, the responses and events it reads, and the extension dialogs it answers.
+ */
+import type { CompactionResult } from "../compaction/types.js";
+import type { SlashCommandInfo } from "../extensions/types.js";
+import type { AgentMessage, ImageContent, Model, ThinkingLevel } from "../llm/types.js";
+import type { BashResult } from "../session/bash-runner.js";
+import type { AgentSessionEvent } from "../session/events.js";
+import type { ModelCycleResult } from "../session/model-cycling.js";
+import type { SessionStats } from "../session/session-stats.js";
+
+/** How queued steering / follow-up messages are delivered. */
+export type RpcQueueMode = "all" | "one-at-a-time";
+
+/**
+ * One command line (pi 0.73.1's names and fields); `id` correlates the response. The server
+ * (src/cli/rpc-mode.ts) serves this very type, so client and server cannot drift apart.
+ */
+export type RpcCommand = { id?: string } & (
+	| { type: "prompt"; message: string; images?: ImageContent[]; streamingBehavior?: "steer" | "followUp" }
+	| { type: "steer"; message: string; images?: ImageContent[] }
+	| { type: "follow_up"; message: string; images?: ImageContent[] }
+	| { type: "abort" }
+	| { type: "new_session"; parentSession?: string }
+	| { type: "get_state" }
+	| { type: "set_model"; provider: string; modelId: string }
+	| { type: "cycle_model" }
+	| { type: "get_available_models" }
+	| { type: "set_thinking_level"; level: ThinkingLevel }
+	| { type: "cycle_thinking_level" }
+	| { type: "set_steering_mode"; mode: RpcQueueMode }
+	| { type: "set_follow_up_mode"; mode: RpcQueueMode }
+	| { type: "compact"; customInstructions?: string }
+	| { type: "set_auto_compaction"; enabled: boolean }
+	| { type: "set_auto_retry"; enabled: boolean }
+	| { type: "abort_retry" }
+	| { type: "bash"; command: string }
+	| { type: "abort_bash" }
+	| { type: "get_session_stats" }
+	| { type: "export_html"; outputPath?: string }
+	| { type: "switch_session"; sessionPath: string }
+	| { type: "fork"; entryId: string }
+	| { type: "clone" }
+	| { type: "get_fork_messages" }
+	| { type: "get_last_assistant_text" }
+	| { type: "set_session_name"; name: string }
+	| { type: "get_messages" }
+	| { type: "get_commands" }
+);
+
+/** The `type` of every command. */
+export type RpcCommandType = RpcCommand["type"];
+
+/** One response line: `data` on success, the server's error text otherwise. */
+export type RpcResponse =
+	| { id?: string; type: "response"; command: string; success: true; data?: unknown }
+	| { id?: string; type: "response"; command: string; success: false; error: string };
+
+/**
+ * `get_state`'s answer. `cwd` and `lifecycle` are Settle's additions (absent when the server is pi).
+ */
+export interface RpcSessionState {
+	model?: Model;
+	thinkingLevel: ThinkingLevel;
+	isStreaming: boolean;
+	isCompacting: boolean;
+	steeringMode: RpcQueueMode;
+	followUpMode: RpcQueueMode;
+	sessionFile?: string;
+	sessionId: string;
+	sessionName?: string;
+	autoCompactionEnabled: boolean;
+	messageCount: number;
+	pendingMessageCount: number;
+	/** Settle only: the session's working directory. */
+	cwd?: string;
+	/** Settle only: the session's lifecycle state (`idle`, `streaming`, …). */
+	lifecycle?: string;
+}
+
+/** `get_session_stats`'s answer: pi 0.73.1's shape (no per-model split). */
+export type RpcSessionStats = Omit<SessionStats, "byModel">;
+
+/** A dialog an extension opens; the client answers it (see `RpcClientOptions.onExtensionUIRequest`). */
+export type RpcExtensionUIDialog =
+	| { type: "extension_ui_request"; id: string; method: "select"; title: string; options: string[]; timeout?: number }
+	| { type: "extension_ui_request"; id: string; method: "confirm"; title: string; message: string; timeout?: number }
+	| { type: "extension_ui_request"; id: string; method: "input"; title: string; placeholder?: string; timeout?: number }
+	| { type: "extension_ui_request"; id: string; method: "editor"; title: string; prefill?: string };
+
+/** What an extension shows without waiting for an answer (delivered as events). */
+export type RpcExtensionUINotice =
+	| {
+			type: "extension_ui_request";
+			id: string;
+			method: "notify";
+			message: string;
+			notifyType?: "info" | "warning" | "error";
+	  }
+	| { type: "extension_ui_request"; id: string; method: "setStatus"; statusKey: string; statusText: string | undefined }
+	| {
+			type: "extension_ui_request";
+			id: string;
+			method: "setWidget";
+			widgetKey: string;
+			widgetLines: string[] | undefined;
+			widgetPlacement?: "aboveEditor" | "belowEditor";
+	  }
+	| { type: "extension_ui_request"; id: string; method: "setTitle"; title: string }
+	| { type: "extension_ui_request"; id: string; method: "set_editor_text"; text: string };
+
+/** Every `extension_ui_request` line. */
+export type RpcExtensionUIRequest = RpcExtensionUIDialog | RpcExtensionUINotice;
+
+/**
+ * A host's answer to a dialog: the chosen or typed text (`select`, `input`, `editor`), the
+ * confirmation (`confirm`), or `{ cancelled: true }` (the extension gets its default).
+ */
+export type RpcExtensionUIAnswer = { value: string } | { confirmed: boolean } | { cancelled: true };
+
+/** A failure inside an extension handler, reported as a line of its own. */
+export interface RpcExtensionErrorEvent {
+	type: "extension_error";
+	extensionPath: string;
+	event: string;
+	error: string;
+}
+
+/**
+ * Every line that is not the response to one of this client's requests: session events
+ * (`agent_start` … `agent_end`, Settle's `agent_settled`, `queue_update`, …), extension UI
+ * requests (dialogs too; the dialog handler answers them), extension errors, and (as in pi's
+ * client) a response whose id this client did not send.
+ */
+export type RpcEvent = AgentSessionEvent | RpcExtensionUIRequest | RpcExtensionErrorEvent | RpcResponse;
+
+/** `cycle_model`'s answer (null when there is no other model). */
+export type RpcModelCycle = ModelCycleResult | null;
+
+/** `fork`'s answer: the text of the message forked before (absent when cancelled). */
+export interface RpcForkResult {
+	text?: string;
+	cancelled: boolean;
+}
+
+/** Re-exported data shapes the responses carry. */
+export type { AgentMessage, BashResult, CompactionResult, ImageContent, Model, SlashCommandInfo, ThinkingLevel };

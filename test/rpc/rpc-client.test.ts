@@ -1,0 +1,293 @@
+/**
+ * `settle/rpc`'s RpcClient driving `settle --rpc` as an editor plugin would: a real child process
+ * (the bundle of the current sources, test/cli/cli-bundle.ts) on the scripted faux model.
+ */
+import { existsSync, rmSync, watch, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { SettleError } from "../../src/errors.js";
+import { RpcClient, type RpcClientOptions, type RpcEvent } from "../../src/rpc/index.js";
+import { cliCommand, useCliProject } from "../cli/helpers.js";
+
+const cli = useCliProject("settle-rpc-client-");
+
+/**
+ * The bash command of a held tool call: runs until the test creates `gate` in the cwd, then leaves
+ * `passed`. It gives up after ~30 s, so a failed test cannot leave it running for good.
+ */
+const GATE =
+	"echo waiting; i=0; while [ ! -e gate ] && [ $i -lt 3000 ]; do sleep 0.01; i=$((i+1)); done; touch passed; echo opened";
+
+/** Every client a test made; stopped after each test, so a failed test leaves no server running. */
+const clients: RpcClient[] = [];
+afterEach(async () => {
+	await Promise.all(clients.splice(0).map((rpc) => rpc.stop()));
+});
+
+function client(args: string[], options: RpcClientOptions = {}): RpcClient {
+	const rpc = new RpcClient({
+		command: [process.execPath, ...cliCommand(), "--rpc"],
+		cwd: cli.project,
+		env: { SETTLE_AGENT_DIR: cli.agentDir },
+		args,
+		...options,
+	});
+	clients.push(rpc);
+	return rpc;
+}
+
+function script(steps: unknown[]): string {
+	const file = join(cli.dir, "script.json");
+	writeFileSync(file, JSON.stringify(steps));
+	return file;
+}
+
+/** Resolves once `dir/name` exists (fs.watch: no polling). */
+function fileAppears(dir: string, name: string): Promise<void> {
+	return new Promise((resolve) => {
+		const check = () => {
+			if (!existsSync(join(dir, name))) return;
+			watcher.close();
+			resolve();
+		};
+		const watcher = watch(dir, check);
+		check();
+	});
+}
+
+/** Resolves with the first event (from now on) that matches. */
+function nextEvent(rpc: RpcClient, match: (event: RpcEvent) => boolean): Promise<RpcEvent> {
+	return new Promise((resolve) => {
+		const off = rpc.onEvent((event) => {
+			if (!match(event)) return;
+			off();
+			resolve(event);
+		});
+	});
+}
+
+function texts(messages: readonly { role: string; content?: unknown }[]): string[] {
+	// Settle's transcript starts with the system prompt as a message of its own.
+	return messages
+		.filter((message) => message.role !== "system")
+		.map((message) => {
+			const content = message.content;
+			if (typeof content === "string") return `${message.role}: ${content}`;
+			const parts = (content as { type: string; text?: string; name?: string }[]).map((part) =>
+				part.type === "text" ? part.text : part.type === "toolCall" ? `[${part.name}]` : `[${part.type}]`,
+			);
+			return `${message.role}: ${parts.join(" ")}`;
+		});
+}
+
+async function rejection(promise: Promise<unknown>): Promise<SettleError> {
+	const error = await promise.then(
+		() => undefined,
+		(caught: unknown) => caught,
+	);
+	expect(error).toBeInstanceOf(SettleError);
+	return error as SettleError;
+}
+
+describe("RpcClient drives settle --rpc", () => {
+	it("prompt → events → answer: promptAndWait ends at agent_settled, the iterator sees the same events", async () => {
+		const rpc = client(["--faux", "--no-session"]);
+		await rpc.start();
+		expect(rpc.idleEvent).toBe("agent_settled");
+		const iterated: string[] = [];
+		const iterating = (async () => {
+			for await (const event of rpc.events()) {
+				iterated.push(event.type);
+				if (event.type === "agent_settled") break;
+			}
+		})();
+		const events = await rpc.promptAndWait("hello there");
+		await iterating;
+		const types = events.map((event) => event.type);
+		expect(types[0]).toBe("agent_start");
+		expect(types.at(-1)).toBe("agent_settled");
+		expect(types).toContain("agent_end");
+		expect(iterated).toEqual(types);
+		expect(await rpc.getLastAssistantText()).toBe("hello there");
+		const state = await rpc.getState();
+		expect(state).toMatchObject({ isStreaming: false, lifecycle: "idle" });
+		await rpc.stop();
+		expect(rpc.exit).toEqual({ code: 143, signal: null });
+	});
+
+	it("steer and followUp during a held tool call reach the run in order; abort ends a held run", async () => {
+		const steps = [{ toolCalls: [{ name: "bash", arguments: { command: GATE } }] }, "steered", "followed"];
+		const rpc = client(["--faux-script", script(steps), "--no-session"]);
+		await rpc.start();
+		const held = nextEvent(rpc, (event) => event.type === "tool_execution_update");
+		const idle = rpc.waitForIdle();
+		await rpc.prompt("go");
+		await held;
+		await rpc.steer("change course");
+		await rpc.followUp("then this");
+		expect(await rpc.getState()).toMatchObject({ isStreaming: true, pendingMessageCount: 2 });
+		writeFileSync(join(cli.project, "gate"), "");
+		await idle;
+		expect(texts(await rpc.getMessages())).toEqual([
+			"user: go",
+			"assistant: [bash]",
+			"toolResult: waiting\nopened\n",
+			"user: change course",
+			"assistant: steered",
+			"user: then this",
+			"assistant: followed",
+		]);
+
+		// A second held run, aborted: the gate never opens, the run ends, the session stays usable.
+		for (const file of ["gate", "passed"]) rmSync(join(cli.project, file));
+		const again = client(["--faux-script", script(steps), "--no-session"]);
+		await again.start();
+		const running = nextEvent(again, (event) => event.type === "tool_execution_update");
+		const ended = again.collectEvents();
+		await again.prompt("go");
+		await running;
+		await again.abort();
+		const events = await ended;
+		expect(events.map((event) => event.type)).toContain("agent_end");
+		expect(existsSync(join(cli.project, "passed"))).toBe(false);
+		const last = (await again.getMessages()).at(-1) as { role: string; stopReason?: string };
+		expect(last.role).toBe("assistant");
+		expect(last.stopReason).toBe("aborted");
+		expect(await again.getState()).toMatchObject({ isStreaming: false });
+		await Promise.all([rpc.stop(), again.stop()]);
+	});
+
+	it("newSession replaces the session: a new file, no messages; a refused command rejects with COMMAND_FAILED", async () => {
+		const rpc = client(["--faux"]);
+		await rpc.start();
+		await rpc.promptAndWait("first");
+		const before = await rpc.getState();
+		expect(await rpc.newSession()).toEqual({ cancelled: false });
+		const after = await rpc.getState();
+		expect(after.sessionFile).not.toBe(before.sessionFile);
+		expect(after.sessionId).not.toBe(before.sessionId);
+		expect(texts(await rpc.getMessages())).toEqual([]);
+		const refused = await rejection(rpc.setModel("faux", "nope"));
+		expect(refused).toMatchObject({
+			code: "COMMAND_FAILED",
+			message: "Model not found: faux/nope",
+			details: { command: "set_model" },
+		});
+		// pi's RpcClient resolves a refused prompt (it never looks at success); this one rejects.
+		const empty = await rejection(rpc.setSessionName("  "));
+		expect(empty.message).toBe("Session name cannot be empty");
+		await rpc.stop();
+	});
+
+	it("extension dialogs: the handler's answers reach the extension; without a handler each is cancelled", async () => {
+		const extension = join(cli.dir, "ask.ts");
+		writeFileSync(
+			extension,
+			`export default function (pi) {
+	pi.registerCommand("ask", {
+		handler: async (_args, ctx) => {
+			const ok = await ctx.ui.confirm("Deploy?", "to staging");
+			const where = await ctx.ui.select("Where?", ["eu", "us"]);
+			const name = await ctx.ui.input("Name?", "release name");
+			ctx.ui.notify(\`ok=\${ok} where=\${where} name=\${name}\`, "info");
+		},
+	});
+}
+`,
+		);
+		const asked: string[] = [];
+		const answering = client(["--faux", "--no-session", "-e", extension], {
+			onExtensionUIRequest: async (request) => {
+				asked.push(`${request.method} ${request.title}`);
+				if (request.method === "confirm") return { confirmed: true };
+				if (request.method === "select") return { value: request.options[1]! };
+				return undefined; // input: cancelled
+			},
+		});
+		const silent = client(["--faux", "--no-session", "-e", extension]);
+		await Promise.all([answering.start(), silent.start()]);
+		const notices = [answering, silent].map((rpc) =>
+			nextEvent(rpc, (event) => event.type === "extension_ui_request" && event.method === "notify"),
+		);
+		await Promise.all([answering.prompt("/ask"), silent.prompt("/ask")]);
+		const [answered, cancelled] = await Promise.all(notices);
+		expect(answered).toMatchObject({ message: "ok=true where=us name=undefined" });
+		expect(cancelled).toMatchObject({ message: "ok=false where=undefined name=undefined" });
+		expect(asked).toEqual(["confirm Deploy?", "select Where?", "input Name?"]);
+		await Promise.all([answering.stop(), silent.stop()]);
+	});
+});
+
+describe("RpcClient never hangs on a dead server", () => {
+	it("a server killed with SIGKILL mid-request rejects every pending call at once with SESSION_CLOSED", async () => {
+		const rpc = client(["--faux", "--no-session"]);
+		await rpc.start();
+		const output = nextEvent(rpc, (event) => event.type === "bash_execution_update");
+		const bash = rpc.bash(GATE);
+		const idle = rpc.waitForIdle(600_000);
+		const iterator = rpc.events();
+		await output;
+		process.kill(rpc.pid!, "SIGKILL");
+		const error = await rejection(bash);
+		expect(error.code).toBe("SESSION_CLOSED");
+		expect(error.message).toContain('while "bash" was pending');
+		expect(error.message).toContain("killed by SIGKILL");
+		expect(error.details).toMatchObject({ signal: "SIGKILL", exitCode: null, command: "bash" });
+		expect((await rejection(idle)).code).toBe("SESSION_CLOSED");
+		// Buffered events first, then the iterator throws the same error.
+		const seen: string[] = [];
+		const iterated = await rejection(
+			(async () => {
+				for await (const event of iterator) seen.push(event.type);
+			})(),
+		);
+		expect(seen).toContain("bash_execution_update");
+		expect(iterated.code).toBe("SESSION_CLOSED");
+		// Later calls reject at once; stop() is a no-op that resolves.
+		expect((await rejection(rpc.getState())).code).toBe("SESSION_CLOSED");
+		expect(rpc.pid).toBeUndefined();
+		await rpc.stop();
+		await rpc.stop();
+		expect(rpc.exit).toEqual({ code: null, signal: "SIGKILL" });
+		// SIGKILL left the held shell command running (settle had no chance to stop it): let it end.
+		const passed = fileAppears(cli.project, "passed");
+		writeFileSync(join(cli.project, "gate"), "");
+		await passed;
+	});
+
+	it("a server that exits at start (a bad option) fails start() with its exit code and stderr", async () => {
+		const rpc = client(["--no-such-option"]);
+		const error = await rejection(rpc.start());
+		expect(error.code).toBe("SESSION_CLOSED");
+		expect(error.details).toMatchObject({ exitCode: 2, command: "get_state" });
+		expect(error.message).toContain("exited with code 2");
+		expect(error.message).toContain("--no-such-option");
+		expect(rpc.getStderr()).toContain("--no-such-option");
+	});
+
+	it("stop() is idempotent, waits for the exit, rejects what is pending and ends the iterators; start() works again", async () => {
+		const rpc = client(["--faux", "--no-session"]);
+		await rpc.start();
+		const output = nextEvent(rpc, (event) => event.type === "bash_execution_update");
+		const bash = rpc.bash(GATE);
+		const iterator = rpc.events();
+		await output;
+		const stops = [rpc.stop(), rpc.stop()];
+		const error = await rejection(bash);
+		expect(error).toMatchObject({ code: "SESSION_CLOSED", details: { command: "bash" } });
+		expect(error.message).toContain("the client was stopped");
+		await Promise.all(stops);
+		expect(rpc.exit).toEqual({ code: 143, signal: null });
+		const seen: string[] = [];
+		for await (const event of iterator) seen.push(event.type);
+		expect(seen).toContain("bash_execution_update");
+		// Settle's SIGTERM handling killed the held shell command: the gate loop is gone.
+		await rpc.start();
+		expect(await rpc.getState()).toMatchObject({ isStreaming: false });
+		const stopping = rpc.stop();
+		expect((await rejection(rpc.getState())).message).toContain("the client was stopped");
+		await stopping;
+		// After stop() the event stream is over (not an error).
+		expect(await rpc.events().next()).toEqual({ value: undefined, done: true });
+	});
+});
