@@ -6129,6 +6129,103 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/inspect/inspection-details-types.test.ts"],
 	},
+	{
+		id: "AY01",
+		file: "src/rpc/client.ts",
+		description: "exit does not reject pending calls",
+		edits: [
+			{
+				find: "this.rejectPending(error);",
+				replace: "void error;",
+			},
+		],
+		tests: ["test/rpc/rpc-client.test.ts"],
+	},
+	{
+		id: "AY02",
+		file: "src/rpc/client.ts",
+		description: "success:false resolves",
+		edits: [
+			{
+				find: "if (response.success) pending.resolve(response.data);",
+				replace: "if (true) pending.resolve(response.data);",
+			},
+		],
+		tests: ["test/rpc"],
+	},
+	{
+		id: "AY03",
+		file: "src/rpc/client.ts",
+		description: "Settle runs end at agent_end",
+		edits: [
+			{
+				find: 'state.lifecycle !== undefined ? "agent_settled" : "agent_end"',
+				replace: '"agent_end"',
+			},
+		],
+		tests: ["test/rpc/rpc-client.test.ts"],
+	},
+	{
+		id: "AY04",
+		file: "src/rpc/client.ts",
+		description: "unanswered dialogs are confirmed, not cancelled",
+		edits: [
+			{
+				find: "...(answer ?? { cancelled: true })",
+				replace: "...(answer ?? { confirmed: true })",
+			},
+		],
+		tests: ["test/rpc/rpc-client.test.ts"],
+	},
+	{
+		id: "AY05",
+		file: "src/rpc/client.ts",
+		description: "iterator ends quietly on a crash",
+		edits: [
+			{
+				find: "if (!stopped) failure = error;",
+				replace: "if (false) failure = error;",
+			},
+		],
+		tests: ["test/rpc/rpc-client.test.ts"],
+	},
+	{
+		id: "AY06",
+		file: "src/rpc/client.ts",
+		description: "stop() closes stdin instead of SIGTERM",
+		edits: [
+			{
+				find: 'child.kill("SIGTERM");',
+				replace: "child.stdin.end();",
+			},
+		],
+		tests: ["test/rpc/rpc-client.test.ts"],
+	},
+	{
+		id: "AY07",
+		file: "src/rpc/client.ts",
+		description: "errors lose the stderr tail",
+		edits: [
+			{
+				// biome-ignore lint/suspicious/noTemplateCurlyInString: the source text of a template literal
+				find: 'return tail ? ` Its stderr ends with:\\n${tail}` : "";',
+				replace: 'return "";',
+			},
+		],
+		tests: ["test/rpc"],
+	},
+	{
+		id: "AY08",
+		file: "src/rpc/client.ts",
+		description: "getLastAssistantText returns the wrapper",
+		edits: [
+			{
+				find: '({ type: "get_last_assistant_text" })).text;',
+				replace: '({ type: "get_last_assistant_text" })) as unknown as string;',
+			},
+		],
+		tests: ["test/rpc/rpc-client-peers.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
