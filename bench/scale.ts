@@ -1,26 +1,40 @@
 /**
  * What grows with a long-lived session: every user-facing operation timed on a session of SMALL
  * and of BIG entries (default 10k and 100k: tool calls, compactions, abandoned branches, labels,
- * custom entries, renames; bench/scale-fixture.ts writes them), and the session-folder operations
- * on a folder of FEW and of MANY files (100 and 1,000). Prints one JSON document with, per
- * operation, the time at each size and the ratio big/small against the ideal of a linear operation
- * (10.0 for sessions ten times as long) or of an O(1) one (1.0). The baseline of the same run is
- * the bare read of the file (`SessionManager.open` + `buildSessionContext`, known linear): an
- * operation whose ratio is well above the baseline's grows worse than linearly.
+ * custom entries, renames; bench/scale-fixture.ts writes them; the last compaction is at the
+ * middle, so the context is half the session), and the session-folder operations on a folder of
+ * FEW and of MANY files (100 and 1,000; and MANY plus the big session). Prints one JSON document
+ * with, per operation, the time at each size and the ratio big/small: 10.0 is linear (the ideal
+ * of anything that must read the session or its context), 1.0 flat (the ideal of per-call work
+ * such as a prompt, a rename or a label). `baselineRatio` is the same run's ratio of the bare
+ * read of the file (`SessionManager.open` + `buildSessionContext`, known linear): read any other
+ * ratio against it — the machine's load moves both.
  *
- * Every size runs in its own fresh process (so one's heap and JIT state never colour the other's);
- * cheap operations are repeated REPS times (median), the ones that change the session run once.
+ * Cases, each size in its own fresh process:
+ * - SDK (`createAgentSessionRuntime` on the file, an instant model answering from a queue —
+ *   the faux provider itself serializes every request): resume, first prompt and per-turn
+ *   prompt after it, stats, context usage, fork messages, tree (`getTree` and `/tree`'s
+ *   rendering), branch, rename, label, tree navigation to a deep entry and back, JSONL and HTML
+ *   export, `compact()`, `runtime.fork()` from a deep user message; the heap held by the store
+ *   alone, by the resumed session (a session held twice would show double) and after the fork
+ *   (the replaced session must be gone);
+ * - CLI (real `settle` processes from the sources, `--faux`): `--rpc --session` start to the
+ *   first answer and the round trips of `get_state`, `get_messages`, `get_fork_messages`,
+ *   `get_session_stats`; `-p --session` start, resume, one prompt, exit;
+ * - folders: `list`, `listAll`, `findById`, `continueRecent`, and `settle --session <id-prefix>`.
+ *
+ * `beforeAfter` times, in the same run, the two fixed operations against what they did before:
+ * a fork's copy (before: the whole session structuredCloned into memory and branched there; now:
+ * `getBranchedEntries`, the branch only) and the lookup by id prefix (before: every session of
+ * the project read in full; now: only the sessions whose header id matches).
  *
  *   npx tsx bench/scale.ts              (SMALL=10000 BIG=100000 FEW=100 MANY=1000 REPS=5 override)
- *
- * Also reports the heap held after resuming (after a full GC) per byte of session file, and against
- * the heap of the store alone: a resumed session should hold its entries once.
  */
 import { spawnSync } from "node:child_process";
 import { copyFileSync, mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { cpus, loadavg, tmpdir } from "node:os";
 import { basename, dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import v8 from "node:v8";
 import vm from "node:vm";
 
@@ -123,7 +137,7 @@ async function sessionCase(file: string, cwd: string, agentDir: string, deepUser
 	await session().prompt("first prompt after resume");
 	ms.firstPromptAfterResume = round2(performance.now() - t0);
 	const perTurn: number[] = [];
-	for (let i = 0; i < REPS; i++) {
+	for (let i = 0; i < Math.max(REPS, 30); i++) {
 		answer(`answer ${i}`);
 		t0 = performance.now();
 		await session().prompt(`prompt ${i}`);
@@ -181,13 +195,19 @@ async function sessionCase(file: string, cwd: string, agentDir: string, deepUser
 	t0 = performance.now();
 	await runtime.fork(deepUserId);
 	ms.forkFromDeepEntry = round2(performance.now() - t0);
+	// The fork holds about a tenth of the session: the replaced session must be gone from the heap.
+	const heapAfterFork = heap() - heapBeforeResume;
 
 	await runtime.dispose();
 	return {
 		ms,
 		before,
 		after,
-		memory: { heapStoreOnlyMiB: mib(heapStoreOnly), heapResumedMiB: mib(heapResumed) },
+		memory: {
+			heapStoreOnlyMiB: mib(heapStoreOnly),
+			heapResumedMiB: mib(heapResumed),
+			heapAfterForkMiB: mib(heapAfterFork),
+		},
 	};
 }
 
@@ -203,7 +223,7 @@ async function folderCase(cwd: string, agentDir: string, sessionDir: string, old
 	ms.continueRecent = await timed(REPS, () => SessionManager.continueRecent(cwd, sessionDir).close());
 	// `settle --session <id-prefix>` / `/resume <id-prefix>`: before, every session of the project
 	// was read in full to match the prefix (SessionManager.list, then the filter); now only headers.
-	const prefix = oldestId.slice(0, 13);
+	const prefix = oldestId; // a whole id is a prefix too (v7 ids made together share their first characters)
 	const lookup = { cwd, agentDir, sessionDir, latestHint: "", resumeElsewhere: () => "" };
 	const before = {
 		sessionByIdPrefix: await timed(REPS, async () =>
@@ -212,6 +232,60 @@ async function folderCase(cwd: string, agentDir: string, sessionDir: string, old
 	};
 	const after = { sessionByIdPrefix: await timed(REPS, () => findSessionByIdPrefix(prefix, lookup)) };
 	return { ms, before, after };
+}
+
+// As bench/cli-trace.ts: the CLI from its sources (the tsx loader's start-up is the same at every size).
+const CLI = [
+	"--import",
+	pathToFileURL(join(HERE, "../node_modules/tsx/dist/loader.mjs")).href,
+	join(HERE, "../src/cli/main.ts"),
+];
+
+/**
+ * The CLI on the session file: `settle --rpc --session <file>` (time to its first answer, then
+ * each query's round trip) and `settle -p --session <file> <prompt>` (a whole process: start,
+ * resume, one prompt on the faux model, exit). The faux model estimates its usage from the whole
+ * request, so a prompt also costs it O(context).
+ */
+async function cliCase(file: string, cwd: string, agentDir: string) {
+	const { spawn } = await import("node:child_process");
+	const { createInterface } = await import("node:readline");
+	const env = { ...process.env, SETTLE_AGENT_DIR: agentDir };
+	const ms: Record<string, number> = {};
+	const server = spawn(process.execPath, [...CLI, "--faux", "--rpc", "--session", file], {
+		cwd,
+		env,
+		stdio: ["pipe", "pipe", "inherit"],
+	});
+	const waiting = new Map<string, (line: Record<string, unknown>) => void>();
+	createInterface({ input: server.stdout! }).on("line", (line) => {
+		const message = JSON.parse(line) as Record<string, unknown>;
+		if (message.type === "response") waiting.get(String(message.id))?.(message);
+	});
+	let next = 0;
+	const ask = (type: string) =>
+		new Promise<Record<string, unknown>>((resolve, reject) => {
+			const id = `q${next++}`;
+			waiting.set(id, (message) => (message.success ? resolve(message) : reject(new Error(JSON.stringify(message)))));
+			server.stdin!.write(`${JSON.stringify({ id, type })}\n`);
+		});
+	let t0 = performance.now();
+	await ask("get_state");
+	ms.rpcStartToFirstAnswer = round2(performance.now() - t0);
+	for (const type of ["get_state", "get_messages", "get_fork_messages", "get_session_stats"]) {
+		ms[`rpc_${type}`] = await timed(REPS, () => ask(type));
+	}
+	server.stdin!.end();
+	await new Promise((resolve) => server.once("exit", resolve));
+	t0 = performance.now();
+	const printed = spawnSync(process.execPath, [...CLI, "--faux", "-p", "--session", file, "one more thing"], {
+		cwd,
+		env,
+		encoding: "utf8",
+	});
+	if (printed.status !== 0) throw new Error(`settle -p failed: ${printed.stderr}`);
+	ms.printModeResumeAndPrompt = round2(performance.now() - t0);
+	return { ms };
 }
 
 function child<T>(args: string[]): T {
@@ -268,9 +342,17 @@ async function main() {
 		] as const) {
 			log(`generating a session of ${entries} entries`);
 			const generated = generateScaleSession(cwd, join(root, `sessions-${name}`), entries);
+			// The CLI first: the SDK case compacts and forks the session at its end.
+			log(`measuring the CLI on ${generated.file}`);
+			const cli = child<{ ms: Record<string, number> }>(["--case=cli", generated.file, cwd, agentDir]);
 			log(`measuring ${generated.file}`);
 			const result = child<SessionResult>(["--case=session", generated.file, cwd, agentDir, generated.deepUserId]);
-			sessions[name] = { ...result, entries: generated.entries, fileMiB: mib(statSync(generated.file).size) };
+			sessions[name] = {
+				...result,
+				ms: { ...result.ms, ...cli.ms },
+				entries: generated.entries,
+				fileMiB: mib(statSync(generated.file).size),
+			};
 			bigFile = generated.file;
 		}
 		type FolderResult = Awaited<ReturnType<typeof folderCase>>;
@@ -327,6 +409,10 @@ const [caseArg, ...rest] = process.argv.slice(2);
 if (caseArg === "--case=session") {
 	const [file, cwd, agentDir, deepUserId] = rest as [string, string, string, string];
 	console.log(JSON.stringify(await sessionCase(file, cwd, agentDir, deepUserId)));
+	process.exit(0);
+} else if (caseArg === "--case=cli") {
+	const [file, cwd, agentDir] = rest as [string, string, string];
+	console.log(JSON.stringify(await cliCase(file, cwd, agentDir)));
 	process.exit(0);
 } else if (caseArg === "--case=folder") {
 	const [cwd, agentDir, dir, oldestId] = rest as [string, string, string, string];
