@@ -14,7 +14,12 @@ import { generateEntryId } from "./ids.js";
  *
  * @example
  * ```ts
- * const entries = branchCopyEntries(manager.getBranch(leafId), new Map([[leafId, { label: "here", timestamp }]]));
+ * import { SessionManager } from "settle";
+ *
+ * const manager = SessionManager.inMemory();
+ * const leafId = manager.appendMessage({ role: "user", content: "hi", timestamp: Date.now() });
+ * const labels = new Map([[leafId, { label: "here", timestamp: new Date().toISOString() }]]);
+ * branchCopyEntries(manager.getBranch(leafId), labels); // [the message, a label entry re-emitted for it]
  * ```
  */
 export function branchCopyEntries(
