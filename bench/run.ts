@@ -23,6 +23,7 @@ const BENCHMARKS: Record<string, string> = {
 	"cold-start": "cold-start.ts",
 	lifetime: "lifetime.ts",
 	export: "export.ts",
+	scale: "scale.ts",
 };
 
 const requested = process.argv.slice(2);

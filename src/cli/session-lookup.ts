@@ -53,8 +53,7 @@ const LISTED = 5;
  * ```
  */
 export async function findSessionByIdPrefix(prefix: string, lookup: SessionLookup): Promise<SessionInfo> {
-	const sessions = await SessionManager.list(lookup.cwd, lookup.sessionDir);
-	const matches = sessions.filter((info) => info.id.startsWith(prefix));
+	const matches = await projectSessionsWithIdPrefix(prefix, lookup);
 	if (matches.length === 1) return matches[0]!;
 	if (matches.length > 1) {
 		const shown = matches.slice(0, LISTED).map(describe).join("; ");
@@ -65,7 +64,7 @@ export async function findSessionByIdPrefix(prefix: string, lookup: SessionLooku
 			{ details: { prefix, ids: matches.map((info) => info.id) } },
 		);
 	}
-	const elsewhere = (await otherProjectsSessions(lookup)).filter((info) => info.id.startsWith(prefix));
+	const elsewhere = await otherProjectsSessions(prefix, lookup);
 	if (elsewhere.length > 0) {
 		const [first] = elsewhere;
 		const others =
@@ -76,6 +75,8 @@ export async function findSessionByIdPrefix(prefix: string, lookup: SessionLooku
 			{ details: { prefix, elsewhere: { id: first!.id, cwd: first!.cwd, path: first!.path } } },
 		);
 	}
+	// Only now every session of the project is read in full: the message names the latest ones.
+	const sessions = await SessionManager.list(lookup.cwd, lookup.sessionDir);
 	const latest =
 		sessions.length === 0
 			? " This project has no sessions yet."
@@ -88,7 +89,7 @@ export async function findSessionByIdPrefix(prefix: string, lookup: SessionLooku
 }
 
 /** Sessions of the other projects: every project dir under `<agentDir>/sessions`, or the whole custom dir. */
-async function otherProjectsSessions(lookup: SessionLookup): Promise<SessionInfo[]> {
+async function otherProjectsSessions(prefix: string, lookup: SessionLookup): Promise<SessionInfo[]> {
 	const cwd = resolve(lookup.cwd);
 	const isDefault = resolve(lookup.sessionDir) === getDefaultSessionDirPath(cwd, lookup.agentDir);
 	const dirs = isDefault
@@ -96,8 +97,26 @@ async function otherProjectsSessions(lookup: SessionLookup): Promise<SessionInfo
 				(dir) => resolve(dir) !== resolve(lookup.sessionDir),
 			)
 		: [resolve(lookup.sessionDir)];
-	const all = await listSessionsIn(dirs);
-	return all.filter((info) => info.cwd !== "" && resolve(info.cwd) !== cwd);
+	const all = await listSessionsIn(dirs, undefined, undefined, (header) => header.id.startsWith(prefix));
+	return all.filter((info) => info.id.startsWith(prefix) && info.cwd !== "" && resolve(info.cwd) !== cwd);
+}
+
+/**
+ * `SessionManager.list(cwd, sessionDir)` narrowed to the ids starting with `prefix`, newest first.
+ * Only files whose header has such an id are read in full: resuming by id in a folder of
+ * months-long sessions reads their headers, not their transcripts.
+ */
+async function projectSessionsWithIdPrefix(prefix: string, lookup: SessionLookup): Promise<SessionInfo[]> {
+	// SessionManager.list's rule: a custom session dir holds other projects' sessions too.
+	const dir = resolve(lookup.sessionDir);
+	const filterCwd = dir !== getDefaultSessionDirPath(lookup.cwd);
+	const cwd = resolve(lookup.cwd);
+	return listSessionsIn(
+		[dir],
+		undefined,
+		(info) => info.id.startsWith(prefix) && (!filterCwd || (info.cwd !== "" && resolve(info.cwd) === cwd)),
+		(header) => header.id.startsWith(prefix),
+	);
 }
 
 function describe(info: SessionInfo): string {

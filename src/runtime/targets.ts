@@ -9,8 +9,9 @@ import { basename, join, resolve } from "node:path";
 import { errorMessage, SettleError } from "../errors.js";
 import type { ImageContent, TextContent } from "../llm/types.js";
 import { readSessionHeader } from "../store/discovery.js";
-import type { FileEntry, SessionEntry } from "../store/entries.js";
+import { CURRENT_SESSION_VERSION, type FileEntry, type SessionEntry, type SessionHeader } from "../store/entries.js";
 import { makeFolders } from "../store/folders.js";
+import { createSessionId } from "../store/ids.js";
 import { sessionFileName } from "../store/paths.js";
 import { SessionManager } from "../store/session-manager.js";
 import {
@@ -199,8 +200,11 @@ export function openFork(current: CurrentSessionView, entryId: string, position:
 function forkInMemory(current: CurrentSessionView, leafId: string | null): TargetHandle {
 	const source = current.manager;
 	if (leafId === null) return { manager: SessionManager.inMemory(current.cwd), shared: false, createdFiles: [] };
-	const copy = SessionManager.inMemory(source.getCwd(), undefined, snapshotOf(source));
-	copy.createBranchedSession(leafId);
+	// Only the branch is copied (inMemory clones what it is given), under a new header.
+	const copy = SessionManager.inMemory(source.getCwd(), undefined, [
+		branchHeader(source.getCwd()),
+		...source.getBranchedEntries(leafId),
+	]);
 	return { manager: copy, shared: false, createdFiles: [] };
 }
 
@@ -215,15 +219,12 @@ function forkToFile(current: CurrentSessionView, leafId: string | null): TargetH
 		return { manager, shared: false, createdFiles: ownedFile(manager) };
 	};
 	if (leafId === null) return fresh();
-	// Branch a copy (the current session keeps its file and its lock), then write it as a new file.
-	const copy = SessionManager.inMemory(source.getCwd(), undefined, snapshotOf(source));
-	copy.createBranchedSession(leafId);
-	const entries = copy.getEntries();
+	// The branch's entries (the current session keeps its file and its lock), written as a new file.
+	// Only the path is copied: a fork of a long session never copies (or clones) the whole session.
+	const entries = source.getBranchedEntries(leafId);
 	// Like pi, a branch without a conversation message is not written yet: it starts as a new session.
 	if (!entries.some(isConversationEntry)) return fresh();
-	const header = copy.getHeader();
-	if (!header) throw new SettleError("INTERNAL", FORK_FAILED_MESSAGE);
-	const branchedHeader = { ...header, parentSession: sourceFile };
+	const branchedHeader: SessionHeader = { ...branchHeader(source.getCwd()), parentSession: sourceFile };
 	const file = join(dir, sessionFileName(branchedHeader.timestamp, branchedHeader.id));
 	let text = "";
 	for (const line of [branchedHeader, ...entries] as FileEntry[]) text += `${JSON.stringify(line)}\n`;
@@ -360,9 +361,15 @@ function ownedFile(manager: SessionManager): string[] {
 	return file && !existsSync(file) ? [file] : [];
 }
 
-function snapshotOf(manager: SessionManager): FileEntry[] {
-	const header = manager.getHeader();
-	return header ? [header, ...manager.getEntries()] : manager.getEntries();
+/** The header of a branch extracted into a new session (as `createBranchedSession` writes it). */
+function branchHeader(cwd: string): SessionHeader {
+	return {
+		type: "session",
+		version: CURRENT_SESSION_VERSION,
+		id: createSessionId(),
+		timestamp: new Date().toISOString(),
+		cwd: resolve(cwd),
+	};
 }
 
 function isConversationEntry(entry: SessionEntry): boolean {

@@ -189,11 +189,17 @@ async function mapLimited<T, R>(items: readonly T[], limit: number, fn: (item: T
 	return out;
 }
 
-/** Session infos of the `.jsonl` files of `dirs`, newest first (by `modified`). Must not throw. */
+/**
+ * Session infos of the `.jsonl` files of `dirs`, newest first (by `modified`). Must not throw.
+ * `wantedHeader`: a file whose first line is a session header it refuses is left out without
+ * being read further (a file's info reads all of it: a months-long session is megabytes); files
+ * without a readable header line are read and judged as without it.
+ */
 export async function listSessionsIn(
 	dirs: readonly string[],
 	onProgress?: SessionListProgress,
 	include: (info: SessionInfo) => boolean = () => true,
+	wantedHeader?: (header: SessionHeader) => boolean,
 ): Promise<SessionInfo[]> {
 	const files: string[] = [];
 	for (const dir of dirs) {
@@ -205,7 +211,8 @@ export async function listSessionsIn(
 	}
 	let loaded = 0;
 	const infos = await mapLimited(files, 10, async (file) => {
-		const info = await buildSessionInfo(file);
+		const header = wantedHeader ? readSessionHeader(file) : null;
+		const info = header && !wantedHeader!(header) ? null : await buildSessionInfo(file);
 		onProgress?.(++loaded, files.length);
 		return info;
 	});

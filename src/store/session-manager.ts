@@ -9,6 +9,7 @@ import { errorMessage, SettleError } from "../errors.js";
 import type { AgentMessage, ThinkingLevel, Usage } from "../llm/types.js";
 import type { SystemMessage } from "../session/messages.js";
 import { getDefaultAgentDir } from "../settings/paths.js";
+import { branchCopyEntries } from "./branch-copy.js";
 import {
 	findMostRecentSession,
 	findSessionFileById,
@@ -1202,39 +1203,7 @@ export class SessionManager {
 		const path = this.getBranch(leafId);
 		if (path.length === 0) throw notFound(leafId);
 
-		// Drop label entries from the path and re-link the rest so parents stay on the path.
-		const kept: SessionEntry[] = [];
-		const replacedLabel = new Map<string, string>();
-		const pendingLabels: string[] = [];
-		let parentId: string | null = null;
-		for (const entry of path) {
-			if (entry.type === "label") {
-				pendingLabels.push(entry.id);
-				continue;
-			}
-			for (const labelId of pendingLabels) replacedLabel.set(labelId, entry.id);
-			pendingLabels.length = 0;
-			if (entry.type === "compaction") {
-				const firstKeptEntryId =
-					entry.firstKeptEntryId === entry.id
-						? entry.id
-						: (replacedLabel.get(entry.firstKeptEntryId) ?? entry.firstKeptEntryId);
-				kept.push({ ...entry, parentId, firstKeptEntryId });
-			} else {
-				kept.push({ ...entry, parentId });
-			}
-			parentId = entry.id;
-		}
-		const ids = new Set(kept.map((e) => e.id));
-		const labelEntries: LabelEntry[] = [];
-		let labelParent: string | null = kept.length > 0 ? kept[kept.length - 1]!.id : null;
-		for (const [targetId, { label, timestamp }] of this.index.labels) {
-			if (!ids.has(targetId)) continue;
-			const id = generateEntryId(ids);
-			ids.add(id);
-			labelEntries.push({ type: "label", id, parentId: labelParent, timestamp, targetId, label });
-			labelParent = id;
-		}
+		const entries = branchCopyEntries(path, this.index.labels);
 
 		this.releaseWriter();
 		this.sessionId = createSessionId();
@@ -1248,12 +1217,31 @@ export class SessionManager {
 			...(this.persist && previousFile ? { parentSession: previousFile } : {}),
 		};
 		this.diagnostics = [];
-		this.indexAll([...kept, ...labelEntries]);
+		this.indexAll(entries);
 		this.flushed = false;
 		if (!this.persist) return undefined;
 		this.sessionFile = join(this.sessionDir, sessionFileName(timestamp, this.sessionId));
 		if (this.index.hasConversation) this.writeWholeFile();
 		return this.sessionFile;
+	}
+
+	/**
+	 * The entries {@link createBranchedSession} gives the new session for `leafId` (the path
+	 * root..`leafId` without its label entries, re-chained, then the labels of path entries),
+	 * leaving this session as it is. New entry objects; their messages are shared with this session:
+	 * treat them as immutable. Costs O(path + labels), never a copy of the whole session: a fork of
+	 * a months-long session copies only its branch. Throws `Entry <id> not found`.
+	 *
+	 * @example
+	 * ```ts
+	 * const entries = sessionManager.getBranchedEntries(sessionManager.getLeafId()!);
+	 * const copy = SessionManager.inMemory(cwd, undefined, entries); // the branch as a session of its own
+	 * ```
+	 */
+	getBranchedEntries(leafId: string): SessionEntry[] {
+		const path = this.getBranch(leafId);
+		if (path.length === 0) throw notFound(leafId);
+		return branchCopyEntries(path, this.index.labels);
 	}
 
 	/**

@@ -1158,7 +1158,7 @@ export const MUTANTS: Mutant[] = [
 	},
 	{
 		id: "B01",
-		file: "src/store/session-manager.ts",
+		file: "src/store/branch-copy.ts",
 		description: "branched session: compaction kept-pointer to a dropped label",
 		edits: [
 			{
@@ -1170,7 +1170,7 @@ export const MUTANTS: Mutant[] = [
 	},
 	{
 		id: "B02",
-		file: "src/store/session-manager.ts",
+		file: "src/store/branch-copy.ts",
 		description: "branched session re-emits labels of entries off the path",
 		edits: [
 			{
@@ -4501,7 +4501,7 @@ export const MUTANTS: Mutant[] = [
 		description: "other projects not searched",
 		edits: [
 			{
-				find: 'return all.filter((info) => info.cwd !== "" && resolve(info.cwd) !== cwd);',
+				find: 'return all.filter((info) => info.id.startsWith(prefix) && info.cwd !== "" && resolve(info.cwd) !== cwd);',
 				replace: "return [];",
 			},
 		],
