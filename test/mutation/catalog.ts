@@ -6226,6 +6226,78 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/rpc/rpc-client-peers.test.ts"],
 	},
+	{
+		id: "AZ01",
+		file: "src/store/branch-copy.ts",
+		description: "re-emitted labels start a new root",
+		edits: [
+			{
+				find: "let labelParent: string | null = kept.length > 0 ? kept[kept.length - 1]!.id : null;",
+				replace: "let labelParent: string | null = null;",
+			},
+		],
+		tests: ["test/store/branch-copy.property.test.ts", "test/runtime/fork-copies-branch.test.ts"],
+	},
+	{
+		id: "AZ02",
+		file: "src/runtime/targets.ts",
+		description: "forked file's header loses parentSession",
+		edits: [
+			{
+				find: "{ ...branchHeader(source.getCwd()), parentSession: sourceFile }",
+				replace: "branchHeader(source.getCwd())",
+			},
+		],
+		tests: ["test/runtime/fork-copies-branch.test.ts"],
+	},
+	{
+		id: "AZ03",
+		file: "src/runtime/targets.ts",
+		description: "in-memory fork copies the whole session",
+		edits: [
+			{
+				find: "\t\t...source.getBranchedEntries(leafId),\n",
+				replace: "\t\t...source.getEntries(),\n",
+			},
+		],
+		tests: ["test/runtime/fork-copies-branch.test.ts"],
+	},
+	{
+		id: "AZ04",
+		file: "src/store/discovery.ts",
+		description: "files without a readable header line skipped",
+		edits: [
+			{
+				find: "const info = header && !wantedHeader!(header) ? null",
+				replace: "const info = !header || !wantedHeader!(header) ? null",
+			},
+		],
+		tests: ["test/cli/session-lookup.property.test.ts"],
+	},
+	{
+		id: "AZ05",
+		file: "src/cli/session-lookup.ts",
+		description: "header filter matches whole ids only",
+		edits: [
+			{
+				find: "\t\t(header) => header.id.startsWith(prefix),\n\t);",
+				replace: "\t\t(header) => header.id === prefix,\n\t);",
+			},
+		],
+		tests: ["test/cli/session-lookup.property.test.ts"],
+	},
+	{
+		id: "AZ06",
+		file: "src/cli/session-lookup.ts",
+		description: "custom session dir not filtered by cwd",
+		edits: [
+			{
+				find: "const filterCwd = dir !== getDefaultSessionDirPath(lookup.cwd);",
+				replace: "const filterCwd = false;",
+			},
+		],
+		tests: ["test/cli/session-lookup.property.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
