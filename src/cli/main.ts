@@ -208,8 +208,14 @@ async function projectExtensionFlags(args: ParsedArgs): Promise<ExtensionFlag[]>
 
 /** `--list-models [search]`: the models with credentials, one `provider/id` per line (pi's flag). */
 async function listModels(args: ParsedArgs, out: CliOutput): Promise<number> {
-	const { runtime } = await startHost({ ...args, noSession: true });
+	const { runtime, piHint, warnings } = await startHost({ ...args, noSession: true });
 	try {
+		// What explains a model missing from the list: an unreadable auth.json or models.json.
+		for (const warning of warnings) {
+			if (warning.source === "models" || warning.source === "credentials") {
+				out.stderr(`Warning: ${oneLine(warning.message)}\n`);
+			}
+		}
 		const search = typeof args.listModels === "string" ? args.listModels.toLowerCase() : undefined;
 		const available = runtime.services.modelRuntime.getAvailable();
 		const models = available.filter(
@@ -218,6 +224,7 @@ async function listModels(args: ParsedArgs, out: CliOutput): Promise<number> {
 		if (available.length === 0) {
 			// An empty list is an answer, as a search matching nothing is (pi 0.73.1 exits 0 here too).
 			out.stderr(`${runtime.modelFallbackMessage ?? "No models available."}\n`);
+			if (piHint) out.stderr(`${piHint}\n`);
 			return EXIT_OK;
 		}
 		const width = Math.max(...models.map((model) => model.provider.length + model.id.length + 1), 0);

@@ -16,6 +16,7 @@ import { modelRegistryView } from "../session/model-registry-view.js";
 import { getDefaultAgentDir } from "../settings/paths.js";
 import { SettingsManager } from "../settings/settings-manager.js";
 import { AUTH_FILE_NAME, AuthStorage } from "./auth-storage.js";
+import { applyModelsJson } from "./models-json.js";
 
 /** A problem found while building services or a session (pi's `AgentSessionRuntimeDiagnostic`). */
 export interface AgentSessionRuntimeDiagnostic {
@@ -207,7 +208,8 @@ export async function loadServiceExtensions(
 }
 
 /**
- * The default model runtime: pi-ai's providers with `auth.json` and environment keys. Without
+ * The default model runtime: pi-ai's providers with `auth.json` and environment keys, plus the
+ * custom providers of pi's `<agentDir>/models.json` when there is one. Without
  * pi-ai (or with an unreadable `auth.json`) it still returns a runtime and appends why to `diagnostics`.
  *
  * @example
@@ -230,7 +232,10 @@ export async function createDefaultModelRuntime(
 		diagnostics.push({ type: "warning", message, source: "credentials", path: authStorage.path });
 	}
 	try {
-		return await createPiAiModelRuntime({ credentials: authStorage });
+		const modelRuntime = await createPiAiModelRuntime({ credentials: authStorage });
+		// pi's custom providers (Ollama, vLLM, proxies), for an agent folder shared with pi.
+		applyModelsJson(modelRuntime, agentDir, diagnostics);
+		return modelRuntime;
 	} catch (error) {
 		diagnostics.push({ type: "warning", message: errorMessage(error), source: "models" });
 		return new InMemoryModelRuntime();

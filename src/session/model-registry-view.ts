@@ -294,6 +294,9 @@ function toModel(
 		maxTokens: model.maxTokens ?? 16_384,
 		// pi 1.6: a model's cache lifetimes make it eligible for cache warming.
 		...(model.promptCache ? { promptCache: model.promptCache } : {}),
+		// As pi: the model's OpenAI/Anthropic compatibility flags (e.g. supportsDeveloperRole) reach pi-ai.
+		...(model.compat ? { compat: model.compat } : {}),
+		...(model.thinkingLevelMap ? { thinkingLevelMap: model.thinkingLevelMap } : {}),
 		...(model.headers || config.headers ? { headers: resolveHeaders({ ...config.headers, ...model.headers }) } : {}),
 	};
 }

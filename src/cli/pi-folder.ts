@@ -1,0 +1,117 @@
+/**
+ * Telling someone coming from pi where their pi setup went. Settle keeps its own agent folder
+ * (`~/.settle/agent`) and never reads pi's `~/.pi/agent` unasked (src/settings/paths.ts says why),
+ * so a pi user's first `settle` finds no keys, models, extensions or sessions. These hints name
+ * pi's folder and the one setting that shares it; they only read, never write, pi's folder.
+ */
+import { existsSync, readdirSync, statSync } from "node:fs";
+import { homedir } from "node:os";
+import { join, resolve } from "node:path";
+import { AGENT_DIR_ENV, expandHome } from "../settings/paths.js";
+import { getDefaultSessionDirPath } from "../store/paths.js";
+
+/** pi's own override of its agent folder (pi 0.73.1's `ENV_AGENT_DIR`). */
+const PI_AGENT_DIR_ENV = "PI_CODING_AGENT_DIR";
+
+/** pi's global agent folder: `$PI_CODING_AGENT_DIR`, else `~/.pi/agent` (as pi resolves it). */
+export function piAgentDir(env: NodeJS.ProcessEnv = process.env): string {
+	const fromEnv = env[PI_AGENT_DIR_ENV]?.trim();
+	return fromEnv ? resolve(expandHome(fromEnv)) : join(homedir(), ".pi", "agent");
+}
+
+/**
+ * One line for a pi user whose setup Settle is not reading: the default agent folder is in use
+ * (no `--agent-dir`, no `$SETTLE_AGENT_DIR`), it does not exist yet, and pi's holds something.
+ * Undefined otherwise, so it is said on the first runs only (the first saved session creates
+ * Settle's folder). Must not throw.
+ *
+ * @example
+ * ```ts
+ * piFolderHint({ cwd: process.cwd(), agentDir: "/home/me/.settle/agent", agentDirGiven: false });
+ * // "pi's agent folder /home/me/.pi/agent (settings.json, auth.json, 3 sessions of this project) is not read by Settle, … SETTLE_AGENT_DIR=/home/me/.pi/agent …"
+ * ```
+ */
+export function piFolderHint(input: {
+	cwd: string;
+	agentDir: string;
+	/** `--agent-dir` was given. */
+	agentDirGiven: boolean;
+	env?: NodeJS.ProcessEnv;
+}): string | undefined {
+	const env = input.env ?? process.env;
+	try {
+		if (input.agentDirGiven || env[AGENT_DIR_ENV]?.trim()) return undefined;
+		const piDir = piAgentDir(env);
+		if (resolve(input.agentDir) === piDir || existsSync(input.agentDir) || !isDirectory(piDir)) return undefined;
+		const held = [
+			...["settings.json", "auth.json", "models.json"].filter((name) => existsSync(join(piDir, name))),
+			...["extensions", "skills", "prompts"].filter((name) => isDirectory(join(piDir, name))).map((n) => `${n}/`),
+		];
+		const sessions = sessionFiles(getDefaultSessionDirPath(input.cwd, piDir)).length;
+		if (sessions > 0) held.push(`${sessions} session${sessions === 1 ? "" : "s"} of this project`);
+		if (held.length === 0) return undefined;
+		return `pi's agent folder ${piDir} (${held.join(", ")}) is not read by Settle, which keeps its own in ${resolve(input.agentDir)}. To use pi's keys, settings, models, extensions, skills and sessions (Settle then writes its sessions and settings there too), run with SETTLE_AGENT_DIR=${shellWord(piDir)} or --agent-dir ${shellWord(piDir)}.`;
+	} catch {
+		return undefined;
+	}
+}
+
+/**
+ * For a `--session <id-prefix>` that matched nothing in Settle's folder: pi's session of this
+ * project with that id, and how to open it (its path works as it is). Undefined when pi has none.
+ */
+export function piSessionHint(input: { cwd: string; prefix: string; agentDir: string; env?: NodeJS.ProcessEnv }) {
+	try {
+		const piDir = piAgentDir(input.env);
+		if (resolve(input.agentDir) === piDir) return undefined;
+		const dir = getDefaultSessionDirPath(input.cwd, piDir);
+		// pi names its files <timestamp>_<id>.jsonl.
+		const matches = sessionFiles(dir).filter((name) => name.slice(name.indexOf("_") + 1).startsWith(input.prefix));
+		if (matches.length === 0) return undefined;
+		const path = join(dir, matches.sort().at(-1)!);
+		const several = matches.length > 1 ? ` (the newest of ${matches.length})` : "";
+		return `pi's session ${path}${several} matches: open it with settle --session ${shellWord(path)}, or run with SETTLE_AGENT_DIR=${shellWord(piDir)} to find pi's sessions by id and with -c.`;
+	} catch {
+		return undefined;
+	}
+}
+
+/**
+ * For `-c` that found no Settle session of this project (so it starts a new one): pi's latest
+ * session of this project, and how to continue it. Undefined when pi has none.
+ */
+export function piContinueHint(input: { cwd: string; agentDir: string; env?: NodeJS.ProcessEnv }): string | undefined {
+	try {
+		const piDir = piAgentDir(input.env);
+		if (resolve(input.agentDir) === piDir) return undefined;
+		const dir = getDefaultSessionDirPath(input.cwd, piDir);
+		const files = sessionFiles(dir).map((name) => join(dir, name));
+		if (files.length === 0) return undefined;
+		// pi's -c takes the most recently modified file.
+		const latest = files.reduce((a, b) => (statSync(b).mtimeMs > statSync(a).mtimeMs ? b : a));
+		return `-c found no Settle session of this project, so this is a new one; pi has ${files.length} in ${dir}. settle --session ${shellWord(latest)} continues pi's latest; SETTLE_AGENT_DIR=${shellWord(piDir)} makes -c use pi's sessions.`;
+	} catch {
+		return undefined;
+	}
+}
+
+/** `value` as one shell word (quoted when it needs to be), for a command the user can paste. */
+function shellWord(value: string): string {
+	return /^[\w@%+=:,./-]+$/.test(value) ? value : `'${value.replace(/'/g, "'\\''")}'`;
+}
+
+function sessionFiles(dir: string): string[] {
+	try {
+		return readdirSync(dir).filter((name) => name.endsWith(".jsonl"));
+	} catch {
+		return [];
+	}
+}
+
+function isDirectory(path: string): boolean {
+	try {
+		return statSync(path).isDirectory();
+	} catch {
+		return false;
+	}
+}
