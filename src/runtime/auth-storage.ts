@@ -5,10 +5,11 @@
  * parsed is reported with a typed error naming it and is never overwritten.
  */
 import { mkdirSync } from "node:fs";
-import { dirname, resolve } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import { errorMessage, SettleError } from "../errors.js";
 import type { CredentialSource } from "../llm/pi-ai.js";
 import { readJsonObjectFile, withFileLock, writeFileAtomic } from "../settings/json-file.js";
+import { getDefaultAgentDir } from "../settings/paths.js";
 
 /** File name of the credentials file inside the agent dir. */
 export const AUTH_FILE_NAME = "auth.json";
@@ -41,8 +42,12 @@ export class AuthStorage implements CredentialSource {
 		else this.data = { ...data };
 	}
 
-	/** Reads `path` (missing is fine). Must not throw: a broken file is reported by {@link getError}. */
-	static create(path: string): AuthStorage {
+	/**
+	 * Reads `path` (missing is fine), by default `auth.json` in the default agent folder
+	 * (`$SETTLE_AGENT_DIR` or `~/.settle/agent`), as pi's `AuthStorage.create()` reads its own.
+	 * Must not throw: a broken file is reported by {@link getError}.
+	 */
+	static create(path: string = join(getDefaultAgentDir(), AUTH_FILE_NAME)): AuthStorage {
 		return new AuthStorage(resolve(path));
 	}
 

@@ -22,6 +22,7 @@ import { SettingsManager } from "../settings/settings-manager.js";
 import { getDefaultSessionDirPath } from "../store/paths.js";
 import { SessionManager } from "../store/session-manager.js";
 import type { AnyToolDefinition } from "../tools/types.js";
+import type { AuthStorage } from "./auth-storage.js";
 import { assertProjectDirectory, assertSessionCwdExists } from "./errors.js";
 import {
 	type AgentSessionRuntimeDiagnostic,
@@ -56,6 +57,12 @@ export interface CreateAgentSessionOptions extends SessionToolOptions {
 	agentDir?: string;
 	/** Default: pi-ai's providers with `<agentDir>/auth.json` and environment keys. */
 	modelRuntime?: ModelRuntime;
+	/**
+	 * The credentials of the default model runtime (pi's option of the same name), e.g.
+	 * `AuthStorage.inMemory({ anthropic: key })`; default `<agentDir>/auth.json`. Refused with a
+	 * `modelRuntime`, which holds its own keys (`modelRuntime.setApiKey`).
+	 */
+	authStorage?: AuthStorage;
 	settingsManager?: SettingsManager;
 	/** Default: a `DefaultResourceLoader` for the cwd, reloaded. A `DefaultResourceLoader` not yet reloaded is reloaded here. */
 	resourceLoader?: ResourceLoader;
@@ -304,7 +311,14 @@ export async function createAgentSession(options: CreateAgentSessionOptions = {}
 	assertProjectDirectory(cwd);
 	const agentDir = resolve(options.agentDir ?? getDefaultAgentDir());
 	const diagnostics: AgentSessionRuntimeDiagnostic[] = [];
-	const modelRuntime = options.modelRuntime ?? (await createDefaultModelRuntime(agentDir, diagnostics));
+	if (options.modelRuntime && options.authStorage) {
+		throw new SettleError(
+			"INVALID_ARGUMENT",
+			"createAgentSession: pass authStorage or modelRuntime, not both: a modelRuntime holds its own keys (modelRuntime.setApiKey(provider, key)).",
+		);
+	}
+	const modelRuntime =
+		options.modelRuntime ?? (await createDefaultModelRuntime(agentDir, diagnostics, options.authStorage));
 	const settingsManager = options.settingsManager ?? SettingsManager.create(cwd, agentDir);
 	let resourceLoader = options.resourceLoader;
 	if (!resourceLoader) {

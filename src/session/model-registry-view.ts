@@ -77,7 +77,7 @@ function providersOf(runtime: ModelRuntime): ExtensionProviders {
  */
 export function modelRegistryView(runtime: ModelRuntime): ExtensionModelRegistry {
 	return {
-		// Settle reads no models.json: nothing to reload, no load error to report.
+		// models.json is read once, when the default model runtime is made (its problems are diagnostics then).
 		refresh: () => {},
 		getError: () => undefined,
 		getProviderAuthStatus(provider) {
