@@ -5,19 +5,9 @@
  * pi's folder and the one setting that shares it; they only read, never write, pi's folder.
  */
 import { existsSync, readdirSync, statSync } from "node:fs";
-import { homedir } from "node:os";
 import { join, resolve } from "node:path";
-import { AGENT_DIR_ENV, expandHome } from "../settings/paths.js";
+import { AGENT_DIR_ENV, getPiAgentDir } from "../settings/paths.js";
 import { getDefaultSessionDirPath } from "../store/paths.js";
-
-/** pi's own override of its agent folder (pi 0.73.1's `ENV_AGENT_DIR`). */
-const PI_AGENT_DIR_ENV = "PI_CODING_AGENT_DIR";
-
-/** pi's global agent folder: `$PI_CODING_AGENT_DIR`, else `~/.pi/agent` (as pi resolves it). */
-export function piAgentDir(env: NodeJS.ProcessEnv = process.env): string {
-	const fromEnv = env[PI_AGENT_DIR_ENV]?.trim();
-	return fromEnv ? resolve(expandHome(fromEnv)) : join(homedir(), ".pi", "agent");
-}
 
 /**
  * One line for a pi user whose setup Settle is not reading: the default agent folder is in use
@@ -41,7 +31,7 @@ export function piFolderHint(input: {
 	const env = input.env ?? process.env;
 	try {
 		if (input.agentDirGiven || env[AGENT_DIR_ENV]?.trim()) return undefined;
-		const piDir = piAgentDir(env);
+		const piDir = getPiAgentDir(env);
 		if (resolve(input.agentDir) === piDir || existsSync(input.agentDir) || !isDirectory(piDir)) return undefined;
 		const held = [
 			...["settings.json", "auth.json", "models.json"].filter((name) => existsSync(join(piDir, name))),
@@ -62,7 +52,7 @@ export function piFolderHint(input: {
  */
 export function piSessionHint(input: { cwd: string; prefix: string; agentDir: string; env?: NodeJS.ProcessEnv }) {
 	try {
-		const piDir = piAgentDir(input.env);
+		const piDir = getPiAgentDir(input.env);
 		if (resolve(input.agentDir) === piDir) return undefined;
 		const dir = getDefaultSessionDirPath(input.cwd, piDir);
 		// pi names its files <timestamp>_<id>.jsonl.
@@ -82,7 +72,7 @@ export function piSessionHint(input: { cwd: string; prefix: string; agentDir: st
  */
 export function piContinueHint(input: { cwd: string; agentDir: string; env?: NodeJS.ProcessEnv }): string | undefined {
 	try {
-		const piDir = piAgentDir(input.env);
+		const piDir = getPiAgentDir(input.env);
 		if (resolve(input.agentDir) === piDir) return undefined;
 		const dir = getDefaultSessionDirPath(input.cwd, piDir);
 		const files = sessionFiles(dir).map((name) => join(dir, name));

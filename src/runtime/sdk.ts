@@ -3,7 +3,8 @@
  * thinking level (explicit > the session's > settings > provider default), compute the initial
  * tools, and build the AgentSession on cwd-bound services.
  */
-import { resolve } from "node:path";
+import { existsSync } from "node:fs";
+import { join, resolve } from "node:path";
 import { SettleError } from "../errors.js";
 import type { InstantiatedExtensions } from "../extensions/loader.js";
 import type { EventBus, ScopedModel, SessionStartEvent } from "../extensions/types.js";
@@ -17,13 +18,14 @@ import {
 	recordedSelection,
 	type SessionClock,
 } from "../session/agent-session.js";
-import { getDefaultAgentDir } from "../settings/paths.js";
+import { AGENT_DIR_ENV, getDefaultAgentDir, getPiAgentDir } from "../settings/paths.js";
 import { SettingsManager } from "../settings/settings-manager.js";
 import { getDefaultSessionDirPath } from "../store/paths.js";
 import { SessionManager } from "../store/session-manager.js";
 import type { AnyToolDefinition } from "../tools/types.js";
-import type { AuthStorage } from "./auth-storage.js";
+import { AUTH_FILE_NAME, type AuthStorage } from "./auth-storage.js";
 import { assertProjectDirectory, assertSessionCwdExists } from "./errors.js";
+import { MODELS_FILE_NAME } from "./models-json.js";
 import {
 	type AgentSessionRuntimeDiagnostic,
 	type AgentSessionServices,
@@ -176,6 +178,19 @@ export function noModelsAvailableMessage(agentDir?: string): string {
 		"No models available. Set a provider's API key (for example ANTHROPIC_API_KEY or OPENAI_API_KEY) or store one in " +
 		`${authFile}, with @mariozechner/pi-ai installed; or register a provider with the model runtime (the faux provider works offline: settle --faux).`
 	);
+}
+
+/**
+ * For a pi user without models: pi's keys or models.json are in pi's folder, which Settle reads
+ * only when asked. Empty when that is not the case. Must not throw.
+ */
+function piKeysNote(agentDir: string): string {
+	const piDir = getPiAgentDir();
+	if (resolve(agentDir) === piDir) return "";
+	const held = [AUTH_FILE_NAME, MODELS_FILE_NAME].filter((name) => existsSync(join(piDir, name)));
+	if (held.length === 0) return "";
+	const are = held.length === 1 ? "is" : "are";
+	return ` pi's ${held.join(" and ")} in ${piDir} ${are} not read: to use ${held.length === 1 ? "it" : "them"}, set SETTLE_AGENT_DIR=${piDir} (in code: agentDir: getPiAgentDir()).`;
 }
 
 /**
@@ -371,6 +386,10 @@ export async function createAgentSession(options: CreateAgentSessionOptions = {}
 	const session = await AgentSession.create(config);
 	const result: CreateAgentSessionResult = { session, extensionsResult, diagnostics };
 	if (choice.modelFallbackMessage !== undefined) result.modelFallbackMessage = choice.modelFallbackMessage;
+	// Following pi's SDK docs, no agentDir was chosen: pi's keys may be where pi's docs put them.
+	if (!choice.model && options.agentDir === undefined && !process.env[AGENT_DIR_ENV]?.trim()) {
+		result.modelFallbackMessage = `${result.modelFallbackMessage ?? ""}${piKeysNote(agentDir)}`;
+	}
 	return result;
 }
 

@@ -7,7 +7,15 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, test, vi } from "vitest";
-import { AuthStorage, createAgentSession, InMemoryModelRuntime, SessionManager, SettleError } from "../../src/index.js";
+import {
+	AuthStorage,
+	createAgentSession,
+	getPiAgentDir,
+	InMemoryModelRuntime,
+	noModelsAvailableMessage,
+	SessionManager,
+	SettleError,
+} from "../../src/index.js";
 import { chatReply } from "../llm/wire/openai.js";
 import { startWireServer, type WireServer } from "../llm/wire/server.js";
 
@@ -109,5 +117,28 @@ describe("pi's SDK quick start on Settle", () => {
 		});
 		await expect(attempt).rejects.toThrow(SettleError);
 		await expect(attempt).rejects.toMatchObject({ code: "INVALID_ARGUMENT" });
+	});
+
+	test("no models, no agentDir chosen, pi's keys in ~/.pi/agent: the fallback message names them and the way to use them", async () => {
+		const piAgent = join(dir, ".pi", "agent");
+		mkdirSync(piAgent, { recursive: true });
+		writeFileSync(join(piAgent, "auth.json"), JSON.stringify({ anthropic: { type: "api_key", key: "sk-1" } }));
+		vi.stubEnv("HOME", dir);
+		vi.stubEnv("SETTLE_AGENT_DIR", "");
+		vi.stubEnv("PI_CODING_AGENT_DIR", "");
+		expect(getPiAgentDir()).toBe(piAgent);
+		const options = { cwd: join(dir, "project"), sessionManager: SessionManager.inMemory() };
+		const unchosen = await createAgentSession({ ...options, modelRuntime: new InMemoryModelRuntime() });
+		expect(unchosen.modelFallbackMessage).toBe(
+			`${noModelsAvailableMessage(join(dir, ".settle", "agent"))} pi's auth.json in ${piAgent} is not read: to use it, set SETTLE_AGENT_DIR=${piAgent} (in code: agentDir: getPiAgentDir()).`,
+		);
+		unchosen.session.dispose();
+		// An agentDir chosen in code is the user's decision: no note.
+		const chosen = await createAgentSession({ ...options, agentDir, modelRuntime: new InMemoryModelRuntime() });
+		expect(chosen.modelFallbackMessage).toBe(noModelsAvailableMessage(agentDir));
+		chosen.session.dispose();
+		// pi's own variable moves pi's folder, as in pi (a leading ~ expanded).
+		vi.stubEnv("PI_CODING_AGENT_DIR", "~/elsewhere");
+		expect(getPiAgentDir()).toBe(join(dir, "elsewhere"));
 	});
 });
