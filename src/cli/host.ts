@@ -284,7 +284,12 @@ async function findByIdPrefix(args: ParsedArgs, cwd: string, agentDir: string, s
 		if (error instanceof SettleError) {
 			const pi =
 				error.code === "NOT_FOUND" && error.details?.elsewhere === undefined
-					? piSessionHint({ cwd, prefix: args.session!, agentDir })
+					? piSessionHint({
+							cwd,
+							prefix: args.session!,
+							agentDir,
+							open: (path) => `settle --session ${shellWord(path)}`,
+						})
 					: undefined;
 			throw new CliError(pi ? `${error.message} ${pi}` : error.message, EXIT_USAGE);
 		}

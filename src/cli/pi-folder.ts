@@ -5,7 +5,7 @@
  * pi's folder and the one setting that shares it; they only read, never write, pi's folder.
  */
 import { existsSync, readdirSync, statSync } from "node:fs";
-import { join, resolve } from "node:path";
+import { basename, join, resolve } from "node:path";
 import { AGENT_DIR_ENV, getPiAgentDir } from "../settings/paths.js";
 import { getDefaultSessionDirPath } from "../store/paths.js";
 
@@ -47,23 +47,28 @@ export function piFolderHint(input: {
 }
 
 /**
- * For a `--session <id-prefix>` that matched nothing in Settle's folder: pi's session of this
- * project with that id, and how to open it (its path works as it is). Undefined when pi has none.
+ * For an id prefix that matched nothing in Settle's folder (`--session <id-prefix>`, `/resume
+ * <id-prefix>`): pi's session of this project with that id, and how to open it (its path works as
+ * it is: `open` words the command). Undefined when pi has none.
  */
-export function piSessionHint(input: { cwd: string; prefix: string; agentDir: string; env?: NodeJS.ProcessEnv }) {
-	try {
-		const piDir = getPiAgentDir(input.env);
-		if (resolve(input.agentDir) === piDir) return undefined;
-		const dir = getDefaultSessionDirPath(input.cwd, piDir);
-		// pi names its files <timestamp>_<id>.jsonl.
-		const matches = sessionFiles(dir).filter((name) => name.slice(name.indexOf("_") + 1).startsWith(input.prefix));
-		if (matches.length === 0) return undefined;
-		const path = join(dir, matches.sort().at(-1)!);
-		const several = matches.length > 1 ? ` (the newest of ${matches.length})` : "";
-		return `pi's session ${path}${several} matches: open it with settle --session ${shellWord(path)}, or run with SETTLE_AGENT_DIR=${shellWord(piDir)} to find pi's sessions by id and with -c.`;
-	} catch {
-		return undefined;
-	}
+export function piSessionHint(input: {
+	cwd: string;
+	prefix: string;
+	agentDir: string;
+	open: (path: string) => string;
+	env?: NodeJS.ProcessEnv;
+}): string | undefined {
+	const pi = piProjectSessions(input);
+	if (!pi) return undefined;
+	// pi names its files <timestamp>_<id>.jsonl.
+	const matches = pi.files.filter((path) => {
+		const name = basename(path);
+		return name.slice(name.indexOf("_") + 1).startsWith(input.prefix);
+	});
+	if (matches.length === 0) return undefined;
+	const path = matches.sort().at(-1)!;
+	const several = matches.length > 1 ? ` (the newest of ${matches.length})` : "";
+	return `pi's session ${path}${several} matches: open it with ${input.open(path)}, or run settle with SETTLE_AGENT_DIR=${shellWord(pi.piDir)} to find pi's sessions by id and with -c.`;
 }
 
 /**
@@ -71,15 +76,35 @@ export function piSessionHint(input: { cwd: string; prefix: string; agentDir: st
  * session of this project, and how to continue it. Undefined when pi has none.
  */
 export function piContinueHint(input: { cwd: string; agentDir: string; env?: NodeJS.ProcessEnv }): string | undefined {
+	const pi = piProjectSessions(input);
+	if (!pi) return undefined;
+	return `-c found no Settle session of this project, so this is a new one; pi has ${pi.files.length} in ${pi.dir}. settle --session ${shellWord(pi.latest)} continues pi's latest; SETTLE_AGENT_DIR=${shellWord(pi.piDir)} makes -c use pi's sessions.`;
+}
+
+/** For `/resume` listing no session: pi's sessions of this project, and how to open one. */
+export function piResumeHint(input: { cwd: string; agentDir: string; env?: NodeJS.ProcessEnv }): string | undefined {
+	const pi = piProjectSessions(input);
+	if (!pi) return undefined;
+	return `pi has ${pi.files.length} session${pi.files.length === 1 ? "" : "s"} of this project in ${pi.dir}: /resume ${pi.latest} continues pi's latest (settle with SETTLE_AGENT_DIR=${shellWord(pi.piDir)} lists them here).`;
+}
+
+/**
+ * pi's session files of `cwd` in pi's folder, and the most recently modified (pi's -c pick).
+ * Undefined when Settle already uses pi's folder or pi has none. Must not throw.
+ */
+function piProjectSessions(input: {
+	cwd: string;
+	agentDir: string;
+	env?: NodeJS.ProcessEnv;
+}): { piDir: string; dir: string; files: string[]; latest: string } | undefined {
 	try {
 		const piDir = getPiAgentDir(input.env);
 		if (resolve(input.agentDir) === piDir) return undefined;
 		const dir = getDefaultSessionDirPath(input.cwd, piDir);
 		const files = sessionFiles(dir).map((name) => join(dir, name));
 		if (files.length === 0) return undefined;
-		// pi's -c takes the most recently modified file.
 		const latest = files.reduce((a, b) => (statSync(b).mtimeMs > statSync(a).mtimeMs ? b : a));
-		return `-c found no Settle session of this project, so this is a new one; pi has ${files.length} in ${dir}. settle --session ${shellWord(latest)} continues pi's latest; SETTLE_AGENT_DIR=${shellWord(piDir)} makes -c use pi's sessions.`;
+		return { piDir, dir, files, latest };
 	} catch {
 		return undefined;
 	}

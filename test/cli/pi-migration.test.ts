@@ -72,12 +72,12 @@ interface Run {
 }
 
 /** Runs `node <argv>` in the project with the temp HOME (async: the provider server is in this process). */
-async function run(argv: readonly string[], env: Record<string, string | undefined> = {}): Promise<Run> {
+async function run(argv: readonly string[], env: Record<string, string | undefined> = {}, input = ""): Promise<Run> {
 	const childEnv: NodeJS.ProcessEnv = { ...process.env, HOME: home().dir, PI_OFFLINE: "1", ...env };
 	for (const name of ["SETTLE_AGENT_DIR", "PI_CODING_AGENT_DIR"]) if (!(name in env)) delete childEnv[name];
 	for (const [name, value] of Object.entries(env)) if (value === undefined) delete childEnv[name];
 	const child = spawn(process.execPath, argv, { cwd: scratch.project, env: childEnv, stdio: ["pipe", "pipe", "pipe"] });
-	child.stdin.end();
+	child.stdin.end(input);
 	let stdout = "";
 	let stderr = "";
 	child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString("utf8")));
@@ -86,7 +86,8 @@ async function run(argv: readonly string[], env: Record<string, string | undefin
 	return { code, stdout, stderr };
 }
 
-const settle = (args: string[], env: Record<string, string | undefined> = {}) => run([...cliCommand(), ...args], env);
+const settle = (args: string[], env: Record<string, string | undefined> = {}, input = "") =>
+	run([...cliCommand(), ...args], env, input);
 const pi = (args: string[]) => run([PI_CLI, ...args]);
 
 /** The project's session files in `agentDir`. */
@@ -219,7 +220,7 @@ describe("pi's folder, not pointed at: the hints", () => {
 		const byId = await settle(["--faux", "--session", id.slice(0, 8), "-p", "x"]);
 		expect(byId.code).toBe(2);
 		expect(byId.stderr).toContain(
-			`pi's session ${file} matches: open it with settle --session ${file}, or run with SETTLE_AGENT_DIR=${piAgent}`,
+			`pi's session ${file} matches: open it with settle --session ${file}, or run settle with SETTLE_AGENT_DIR=${piAgent}`,
 		);
 		// The command it names works, and leaves the session where pi finds it.
 		const opened = await settle(["--faux", "--session", file!, "-p", "in settle"]);
@@ -234,5 +235,26 @@ describe("pi's folder, not pointed at: the hints", () => {
 		expect(continued.stderr).toContain(`settle --session ${file} continues pi's latest`);
 		// The next -c has a Settle session to continue: no hint.
 		expect((await settle(["--faux", "-c", "-p", "z"])).stderr).not.toContain("found no Settle session");
+	});
+
+	test("in settle -i, /resume names pi's sessions of this project, and /resume <pi file> continues one", async () => {
+		writePiSetup();
+		const { piAgent, settleAgent } = home();
+		await pi(["-p", "a pi session"]);
+		const [file] = sessionFiles(piAgent);
+		const id = /_([0-9a-f-]+)\.jsonl$/.exec(file!)![1]!;
+		mkdirSync(settleAgent, { recursive: true });
+		const chat = await settle(["-i", "--faux"], {}, `/resume\n/resume ${id.slice(0, 8)}\n/resume ${file}\n/session\n`);
+		expect(chat.code).toBe(0);
+		expect(chat.stdout).toContain(
+			`This project has no saved sessions yet.\npi has 1 session of this project in ${join(piAgent, "sessions")}`,
+		);
+		expect(chat.stdout).toContain(
+			`/resume ${file} continues pi's latest (settle with SETTLE_AGENT_DIR=${piAgent} lists them here).`,
+		);
+		expect(chat.stdout + chat.stderr).toContain(
+			`pi's session ${file} matches: open it with /resume ${file}, or run settle`,
+		);
+		expect(chat.stdout).toContain(`file: ${file}`);
 	});
 });
