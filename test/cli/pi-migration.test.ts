@@ -173,6 +173,14 @@ describe("SETTLE_AGENT_DIR=~/.pi/agent: pi's setup in Settle", () => {
 });
 
 describe("pi's folder, not pointed at: the hints", () => {
+	test("settle --help tells a pi user where their setup goes", async () => {
+		const help = await settle(["--help"]);
+		expect(help.code).toBe(0);
+		expect(help.stdout).toContain("custom providers (Ollama, vLLM, proxies) in\n<agent dir>/models.json, pi's format.");
+		expect(help.stdout).toContain("Coming from pi: a project's .pi/ folder is read as it is");
+		expect(help.stdout).toContain("SETTLE_AGENT_DIR=~/.pi/agent settle … uses pi's keys, settings, models.json");
+	});
+
 	test("the first run names pi's folder and SETTLE_AGENT_DIR, once; never when told where to look", async () => {
 		writePiSetup();
 		const { piAgent, settleAgent } = home();
