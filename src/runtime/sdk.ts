@@ -142,6 +142,8 @@ export function findModel(modelRuntime: ModelRuntime, spec: string): Model {
 			{ details: { spec } },
 		);
 	}
+	const suffix = thinkingSuffixHint(modelRuntime, spec);
+	if (suffix) throw new SettleError("NOT_FOUND", `Model not found: ${spec}. ${suffix}`, { details: { spec } });
 	const all = modelRuntime.getAll();
 	const providers = [...new Set(all.map((model) => model.provider))];
 	throw new SettleError(
@@ -149,6 +151,23 @@ export function findModel(modelRuntime: ModelRuntime, spec: string): Model {
 		`Model not found: ${spec}.${modelHint(all, spec, slash)} Use provider/id; known providers: ${providers.length ? providers.join(", ") : "none (is @mariozechner/pi-ai installed?)"}.`,
 		{ details: { spec } },
 	);
+}
+
+/**
+ * pi's `--model <pattern>:<thinking level>` shorthand, which Settle does not take: when `spec`
+ * without the suffix is a model, how to say the same. Undefined otherwise.
+ */
+function thinkingSuffixHint(modelRuntime: ModelRuntime, spec: string): string | undefined {
+	const match = /^(.+):(off|minimal|low|medium|high|xhigh)$/.exec(spec);
+	if (!match) return undefined;
+	const [, prefix, level] = match;
+	try {
+		const model = findModel(modelRuntime, prefix!);
+		const name = `${model.provider}/${model.id}`;
+		return `Settle takes the thinking level apart, not as pi's ":${level}" suffix: settle --model ${name} --thinking ${level} (in code: model: "${name}", thinkingLevel: "${level}").`;
+	} catch {
+		return undefined;
+	}
 }
 
 /** What there is instead of `spec`: the named provider's models, else models whose id contains the asked id (3+ characters). */
