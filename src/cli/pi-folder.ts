@@ -4,7 +4,7 @@
  * so a pi user's first `settle` finds no keys, models, extensions or sessions. These hints name
  * pi's folder and the one setting that shares it; they only read, never write, pi's folder.
  */
-import { existsSync, readdirSync, statSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { basename, join, resolve } from "node:path";
 import { AGENT_DIR_ENV, getPiAgentDir } from "../settings/paths.js";
 import { getDefaultSessionDirPath } from "../store/paths.js";
@@ -105,6 +105,28 @@ function piProjectSessions(input: {
 		if (files.length === 0) return undefined;
 		const latest = files.reduce((a, b) => (statSync(b).mtimeMs > statSync(a).mtimeMs ? b : a));
 		return { piDir, dir, files, latest };
+	} catch {
+		return undefined;
+	}
+}
+
+/**
+ * For a resumed session whose model could not be restored because its provider is unknown here:
+ * pi's models.json defines that provider, and Settle is not reading pi's folder. Undefined
+ * otherwise. Must not throw.
+ */
+export function piModelsHint(input: {
+	provider: string;
+	agentDir: string;
+	env?: NodeJS.ProcessEnv;
+}): string | undefined {
+	try {
+		const piDir = getPiAgentDir(input.env);
+		if (resolve(input.agentDir) === piDir) return undefined;
+		const file = join(piDir, "models.json");
+		const providers = (JSON.parse(readFileSync(file, "utf8")) as { providers?: Record<string, unknown> }).providers;
+		if (!providers || !Object.hasOwn(providers, input.provider)) return undefined;
+		return `pi's ${file} defines the provider "${input.provider}": run with SETTLE_AGENT_DIR=${shellWord(piDir)} to use it.`;
 	} catch {
 		return undefined;
 	}

@@ -233,6 +233,10 @@ describe("pi's folder, not pointed at: the hints", () => {
 		// The command it names works, and leaves the session where pi finds it.
 		const opened = await settle(["--faux", "--session", file!, "-p", "in settle"]);
 		expect(opened.stdout).toBe("in settle\n");
+		// pi's model is in pi's models.json, which this agent folder does not have: why, and where it is.
+		expect(opened.stderr).toContain(
+			`Warning: Could not restore model localllm/coder-7b (no model localllm/coder-7b here). Using faux/faux-1. pi's ${join(piAgent, "models.json")} defines the provider "localllm": run with SETTLE_AGENT_DIR=${piAgent} to use it.\n`,
+		);
 		expect(readFileSync(file!, "utf8")).toContain('"text":"in settle"');
 
 		const continued = await settle(["--faux", "-c", "-p", "y"]);
@@ -264,5 +268,65 @@ describe("pi's folder, not pointed at: the hints", () => {
 			`pi's session ${file} matches: open it with /resume ${file}, or run settle`,
 		);
 		expect(chat.stdout).toContain(`file: ${file}`);
+	});
+
+	test("a resumed model whose provider has no key here: the warning says so", async () => {
+		const file = join(scratch.dir, "s.jsonl");
+		const at = "2026-01-01T00:00:00.000Z";
+		const usage = {
+			input: 1,
+			output: 1,
+			cacheRead: 0,
+			cacheWrite: 0,
+			totalTokens: 2,
+			cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 },
+		};
+		const lines = [
+			{ type: "session", version: 3, id: "0190f5c2-0000-7000-8000-000000000001", timestamp: at, cwd: scratch.project },
+			{ type: "model_change", id: "a1", parentId: null, timestamp: at, provider: "openai", modelId: "gpt-4o" },
+			{
+				type: "message",
+				id: "a2",
+				parentId: "a1",
+				timestamp: at,
+				message: { role: "user", content: [{ type: "text", text: "hi" }], timestamp: 1 },
+			},
+			{
+				type: "message",
+				id: "a3",
+				parentId: "a2",
+				timestamp: at,
+				message: {
+					role: "assistant",
+					content: [{ type: "text", text: "yo" }],
+					api: "openai-responses",
+					provider: "openai",
+					model: "gpt-4o",
+					usage,
+					stopReason: "stop",
+					timestamp: 2,
+				},
+			},
+		];
+		writeFileSync(file, `${lines.map((line) => JSON.stringify(line)).join("\n")}\n`);
+		const keys = Object.keys(process.env).filter((name) => /_(API_KEY|OAUTH_TOKEN)$/.test(name));
+		const env = {
+			...Object.fromEntries(keys.map((name) => [name, undefined])),
+			SETTLE_AGENT_DIR: join(scratch.dir, "own"),
+		};
+		// pi-ai's catalogue has the model, only anthropic has a key: the chat says why it is not openai's.
+		mkdirSync(join(scratch.dir, "own"));
+		writeFileSync(join(scratch.dir, "own", "auth.json"), JSON.stringify({ anthropic: { type: "api_key", key: "k" } }));
+		const result = await settle(["-i", "--session", file], env);
+		expect(result.code).toBe(0);
+		expect(result.stderr).toMatch(
+			/^Warning: Could not restore model openai\/gpt-4o \(no key for openai\)\. Using anthropic\/\S+\.$/m,
+		);
+		// With --faux the catalogue is not loaded: the model is not there at all.
+		const faux = await settle(["--faux", "--session", file, "-p", "again"], env);
+		expect(faux.stdout).toBe("again\n");
+		expect(faux.stderr).toContain(
+			"Could not restore model openai/gpt-4o (no model openai/gpt-4o here). Using faux/faux-1.\n",
+		);
 	});
 });
