@@ -3,14 +3,16 @@
  * default model runtime so a pi user's `SETTLE_AGENT_DIR=~/.pi/agent` finds their local models.
  * Each provider is applied as `pi.registerProvider` applies a config (same validation, same key
  * rules: an `apiKey` names an environment variable, else it is the key). What Settle cannot apply
- * (custom models of a built-in provider, `modelOverrides`, a broken file) is reported, never silent.
+ * (custom models of a built-in provider, `modelOverrides`, `!command` keys, a broken file) is
+ * reported, never silent. Comments and trailing commas are read as pi reads them.
  */
+import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { errorMessage } from "../errors.js";
 import type { ProviderConfig } from "../extensions/types.js";
 import type { ModelRuntime } from "../llm/model-runtime.js";
 import { modelRegistryView } from "../session/model-registry-view.js";
-import { readJsonObjectFile } from "../settings/json-file.js";
+import { type JsonObjectRead, parseJsonObject } from "../settings/json-file.js";
 import type { AgentSessionRuntimeDiagnostic } from "./services.js";
 
 /** File name of pi's custom-model configuration in the agent folder. */
@@ -36,7 +38,7 @@ export function applyModelsJson(
 ): string[] {
 	const path = join(agentDir, MODELS_FILE_NAME);
 	const warn = (message: string) => diagnostics.push({ type: "warning", message, path, source: "models" });
-	const read = readJsonObjectFile(path);
+	const read = readModelsFile(path);
 	if (read.status === "missing") return [];
 	if (read.status !== "ok") {
 		warn(`${path} was not read (${read.reason}): its providers are unavailable until it is fixed.`);
@@ -77,6 +79,12 @@ export function applyModelsJson(
 			warn(`${path}: provider "${name}" was skipped: ${errorMessage(error)}`);
 			continue;
 		}
+		// pi runs a `!command` key (a password manager); Settle runs none, so requests would carry no key.
+		if (typeof entry.apiKey === "string" && entry.apiKey.startsWith("!")) {
+			warn(
+				`${path}: provider "${name}": Settle does not run the "apiKey" command (${entry.apiKey.slice(0, 40)}); put the key in auth.json ({"${name}": {"type": "api_key", "key": "…"}}) or in an environment variable named by "apiKey".`,
+			);
+		}
 		if (unsupported.length > 0) {
 			warn(`${path}: provider "${name}": ${unsupported.join(", ")} is not supported by Settle and was ignored.`);
 		}
@@ -96,7 +104,7 @@ function providerConfig(entry: Record<string, unknown>, models: Record<string, u
 	if (models.length > 0) {
 		config.models = models.map((model) => {
 			const id = String(model.id ?? "");
-			const compat = isRecord(model.compat) ? { ...providerCompat, ...model.compat } : providerCompat;
+			const compat = isRecord(model.compat) ? mergeCompat(providerCompat, model.compat) : providerCompat;
 			return {
 				...(model as Partial<ModelEntry>),
 				id,
@@ -106,6 +114,40 @@ function providerConfig(entry: Record<string, unknown>, models: Record<string, u
 		});
 	}
 	return config;
+}
+
+/** pi's `mergeCompat`: a model's compat over its provider's, the routing objects merged key by key. */
+function mergeCompat(
+	provider: Record<string, unknown> | undefined,
+	model: Record<string, unknown>,
+): Record<string, unknown> {
+	const merged: Record<string, unknown> = { ...provider, ...model };
+	for (const key of ["openRouterRouting", "vercelGatewayRouting"]) {
+		const [base, over] = [provider?.[key], model[key]];
+		if (isRecord(base) || isRecord(over))
+			merged[key] = { ...(isRecord(base) ? base : {}), ...(isRecord(over) ? over : {}) };
+	}
+	return merged;
+}
+
+/**
+ * Reads models.json as pi does: `//` line comments and trailing commas are allowed (pi's
+ * `stripJsonComments`, same expressions), string literals left untouched. Must not throw.
+ */
+function readModelsFile(path: string): JsonObjectRead {
+	let text: string;
+	try {
+		if (!existsSync(path)) return { status: "missing" };
+		text = readFileSync(path, "utf-8");
+	} catch (error) {
+		return { status: "unreadable", reason: errorMessage(error) };
+	}
+	const stripped = text
+		.replace(/"(?:\\.|[^"\\])*"|\/\/[^\n]*/g, (match) => (match[0] === '"' ? match : ""))
+		.replace(/"(?:\\.|[^"\\])*"|,(\s*[}\]])/g, (match, tail: string | undefined) =>
+			tail !== undefined ? tail : match[0] === '"' ? match : "",
+		);
+	return parseJsonObject(stripped);
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {

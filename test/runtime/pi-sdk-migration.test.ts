@@ -93,6 +93,40 @@ describe("pi's SDK quick start on Settle", () => {
 		session.dispose();
 	});
 
+	test("models.json as pi reads it: // comments and trailing commas; routing compat merged; a !command key warned", async () => {
+		const url = `${server.url}/v1`;
+		writeFileSync(
+			join(agentDir, "models.json"),
+			`{
+  // my local server, "// not a comment" inside a string stays
+  "providers": {
+    "local": {
+      "baseUrl": "${url}", "api": "openai-completions", "apiKey": "k", // trailing comment
+      "compat": { "openRouterRouting": { "only": ["a"] }, "supportsStore": false },
+      "models": [{ "id": "m1", "name": "M1 // local", "compat": { "openRouterRouting": { "order": ["b"] } }, },],
+    },
+    "vault": { "baseUrl": "${url}", "api": "openai-completions", "apiKey": "!op read op://x", "models": [{ "id": "v1" }] },
+  },
+}`,
+		);
+		writeFileSync(join(agentDir, "settings.json"), JSON.stringify({ defaultProvider: "local", defaultModel: "m1" }));
+		const { session, diagnostics } = await createAgentSession({
+			cwd: join(dir, "project"),
+			agentDir,
+			authStorage: AuthStorage.inMemory(),
+			sessionManager: SessionManager.inMemory(),
+		});
+		expect(session.model?.compat).toEqual({
+			openRouterRouting: { only: ["a"], order: ["b"] },
+			supportsStore: false,
+		});
+		expect(session.model?.name).toBe("M1 // local");
+		expect(diagnostics.map((d) => d.message)).toEqual([
+			`${join(agentDir, "models.json")}: provider "vault": Settle does not run the "apiKey" command (!op read op://x); put the key in auth.json ({"vault": {"type": "api_key", "key": "…"}}) or in an environment variable named by "apiKey".`,
+		]);
+		session.dispose();
+	});
+
 	test("a broken models.json is a diagnostic naming the file; the rest of the session starts", async () => {
 		writeFileSync(join(agentDir, "models.json"), "{ not json");
 		const { session, diagnostics } = await createAgentSession({
