@@ -115,6 +115,19 @@ export class AuthStorage implements CredentialSource {
 		return fromEnvironment || key;
 	}
 
+	/**
+	 * Whether `provider`'s stored credential is an OAuth login (pi's `/login`), which Settle keeps
+	 * but does not use.
+	 * @example
+	 * ```ts
+	 * if (auth.hasOAuth("anthropic") && !auth.getApiKey("anthropic")) console.warn("pi's login is not a key for Settle");
+	 * ```
+	 */
+	hasOAuth(provider: string): boolean {
+		const credential = this.data[provider];
+		return typeof credential === "object" && credential !== null && (credential as { type?: unknown }).type === "oauth";
+	}
+
 	/** Providers with a stored credential. */
 	list(): string[] {
 		return Object.keys(this.data);

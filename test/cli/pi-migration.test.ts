@@ -329,4 +329,21 @@ describe("pi's folder, not pointed at: the hints", () => {
 			"Could not restore model openai/gpt-4o (no model openai/gpt-4o here). Using faux/faux-1.\n",
 		);
 	});
+
+	test("pi's /login (OAuth) entry in auth.json: said when it leaves the provider without a key, not otherwise", async () => {
+		const own = join(scratch.dir, "own");
+		mkdirSync(own);
+		const auth = join(own, "auth.json");
+		writeFileSync(auth, JSON.stringify({ anthropic: { type: "oauth", access: "a", refresh: "r", expires: 1 } }));
+		const keys = Object.keys(process.env).filter((name) => /_(API_KEY|OAUTH_TOKEN)$/.test(name));
+		const env = { ...Object.fromEntries(keys.map((name) => [name, undefined])), SETTLE_AGENT_DIR: own };
+		const without = await settle(["--list-models"], env);
+		expect(without.code).toBe(0);
+		expect(without.stderr).toContain(
+			`Warning: ${auth}: "anthropic" is a pi /login (OAuth) credential, which Settle does not use (it has no /login), so anthropic has no key: set ANTHROPIC_OAUTH_TOKEN or ANTHROPIC_API_KEY in the environment to use its models`,
+		);
+		const withKey = await settle(["--list-models", "anthropic/"], { ...env, ANTHROPIC_API_KEY: "k" });
+		expect(withKey.stdout).toContain("anthropic/");
+		expect(withKey.stderr).not.toContain("/login");
+	});
 });
