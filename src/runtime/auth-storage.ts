@@ -120,6 +120,7 @@ export class AuthStorage implements CredentialSource {
 	 * but does not use.
 	 * @example
 	 * ```ts
+	 * const auth = AuthStorage.create(); // the default agent folder's auth.json
 	 * if (auth.hasOAuth("anthropic") && !auth.getApiKey("anthropic")) console.warn("pi's login is not a key for Settle");
 	 * ```
 	 */
