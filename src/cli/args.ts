@@ -4,6 +4,7 @@
  * loaded (pi's `Unknown option: --a` / `Extension flag "--x" requires a value`).
  */
 import type { ThinkingLevel } from "../llm/types.js";
+import { piPackageCommandError } from "./pi-options.js";
 
 /** The thinking levels `--thinking` accepts. */
 export const THINKING_LEVELS: readonly ThinkingLevel[] = ["off", "minimal", "low", "medium", "high", "xhigh"];
@@ -123,6 +124,9 @@ export function parseArgs(argv: readonly string[]): ParsedArgs {
 	if (first === "demo" || first === "viz" || first === "trace") {
 		result.command = first;
 		start = 1;
+	} else {
+		const piCommand = first === undefined ? undefined : piPackageCommandError(first);
+		if (piCommand) result.diagnostics.push({ type: "error", message: piCommand });
 	}
 	for (let i = start; i < argv.length; i++) {
 		const arg = argv[i]!;

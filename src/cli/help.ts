@@ -74,7 +74,14 @@ Faux script (JSON array, one step per model call):
 
 Models: real providers need @mariozechner/pi-ai installed and a key, either in the environment
 (ANTHROPIC_API_KEY, OPENAI_API_KEY, GEMINI_API_KEY, …) or in <agent dir>/auth.json
-({"anthropic": {"type": "api_key", "key": "sk-…"}}).
+({"anthropic": {"type": "api_key", "key": "sk-…"}}); custom providers (Ollama, vLLM, proxies) in
+<agent dir>/models.json, pi's format.
+
+Coming from pi: a project's .pi/ folder is read as it is (its extensions once you trust the project:
+--approve). Settle keeps its own global folder and does not read ~/.pi/agent unless you say so:
+SETTLE_AGENT_DIR=~/.pi/agent settle … uses pi's keys, settings, models.json, extensions, skills,
+prompts and sessions (and writes its sessions there). pi's --resume is -c, --session <id-prefix>
+or /resume in settle -i; pi's package commands (install, list, …) do not exist here.
 
 Exit codes: 0 ok, 1 failed (model error, startup error), 2 bad command line; when interrupted
 (the request is aborted, its shell commands killed, the session closed): 130 SIGINT, 143 SIGTERM,

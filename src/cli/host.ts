@@ -20,6 +20,7 @@ import { allToolNames } from "../tools/index.js";
 import { extensionFlagValues, type ParsedArgs, reclaimMessages } from "./args.js";
 import { createCliFaux, loadFauxScript } from "./faux-script.js";
 import { EXIT_FAILURE, EXIT_USAGE } from "./help.js";
+import { piContinueHint, piFolderHint, piSessionHint } from "./pi-folder.js";
 import { withPiOptionHint } from "./pi-options.js";
 import { findSessionByIdPrefix } from "./session-lookup.js";
 
@@ -38,6 +39,8 @@ export class CliError extends Error {
 export interface CliHost {
 	runtime: AgentSessionRuntime;
 	messages: string[];
+	/** Said to a pi user whose `~/.pi/agent` Settle is not reading (also among `warnings`). */
+	piHint?: string;
 	/** Startup problems that are only warnings (errors end the CLI before this). */
 	warnings: AgentSessionRuntimeDiagnostic[];
 }
@@ -50,6 +53,8 @@ export async function startHost(args: ParsedArgs): Promise<CliHost> {
 	const cwd = resolve(args.cwd ?? process.cwd());
 	if (!isDirectory(cwd)) throw new CliError(`--cwd: ${cwd} is not a directory.`, EXIT_USAGE);
 	const agentDir = resolve(args.agentDir ?? getDefaultAgentDir());
+	// Before anything creates the agent folder: its absence is what makes a pi user's first run.
+	const piHint = piFolderHint({ cwd, agentDir, agentDirGiven: args.agentDir !== undefined });
 	const settings = SettingsManager.create(cwd, agentDir);
 	const sessionDir = args.sessionDir
 		? resolve(args.sessionDir)
@@ -138,7 +143,9 @@ export async function startHost(args: ParsedArgs): Promise<CliHost> {
 	return {
 		runtime,
 		messages,
+		...(piHint ? { piHint } : {}),
 		warnings: [
+			...(piHint ? [{ type: "warning" as const, message: piHint }] : []),
 			...sessionWarnings,
 			...unknownToolWarnings(args.tools, runtime),
 			...(untrusted.paths.length > 0 ? [untrustedWarning(untrusted, runtime.services.agentDir)] : []),
@@ -225,7 +232,13 @@ async function openSession(
 	const opened = (sessionManager: SessionManager) => ({ sessionManager, warnings });
 	try {
 		if (args.noSession) return opened(SessionManager.inMemory(cwd));
-		if (args.continue) return opened(SessionManager.continueRecent(cwd, sessionDir));
+		if (args.continue) {
+			const sessionManager = SessionManager.continueRecent(cwd, sessionDir);
+			// Nothing to continue: a new session, while pi may hold this project's sessions elsewhere.
+			const hint = sessionManager.getEntries().length === 0 ? piContinueHint({ cwd, agentDir }) : undefined;
+			if (hint) warnings.push({ type: "warning", message: hint });
+			return opened(sessionManager);
+		}
 		if (args.session !== undefined) {
 			const cwdOverride = args.cwd !== undefined ? cwd : undefined;
 			const path = resolve(args.session);
@@ -268,7 +281,18 @@ async function findByIdPrefix(args: ParsedArgs, cwd: string, agentDir: string, s
 		});
 		return info.path;
 	} catch (error) {
-		if (error instanceof SettleError) throw new CliError(error.message, EXIT_USAGE);
+		if (error instanceof SettleError) {
+			const pi =
+				error.code === "NOT_FOUND" && error.details?.elsewhere === undefined
+					? piSessionHint({
+							cwd,
+							prefix: args.session!,
+							agentDir,
+							open: (path) => `settle --session ${shellWord(path)}`,
+						})
+					: undefined;
+			throw new CliError(pi ? `${error.message} ${pi}` : error.message, EXIT_USAGE);
+		}
 		throw error;
 	}
 }

@@ -22,6 +22,7 @@ import { SessionManager } from "../store/session-manager.js";
 import { THINKING_LEVELS } from "./args.js";
 import { clip, firstLine } from "./interactive-render.js";
 import { cloneCommand, labelCommand, treeCommand, treeOnlyPrints } from "./interactive-tree-commands.js";
+import { piResumeHint, piSessionHint } from "./pi-folder.js";
 import { findSessionByIdPrefix } from "./session-lookup.js";
 
 /** What a built-in command can do to the REPL around it. */
@@ -276,6 +277,8 @@ async function resume(host: CommandHost, args: string): Promise<void> {
 		const sessions = await SessionManager.list(runtime.cwd, sessionDir);
 		if (sessions.length === 0) {
 			host.print("This project has no saved sessions yet.");
+			const pi = piResumeHint({ cwd: runtime.cwd, agentDir: runtime.services.agentDir });
+			if (pi) host.notice(pi);
 			return;
 		}
 		host.print("Sessions of this project, newest first (/resume <id-prefix>):");
@@ -289,14 +292,22 @@ async function resume(host: CommandHost, args: string): Promise<void> {
 		if (!existsSync(path)) throw new SettleError("NOT_FOUND", `No session file ${path}.`);
 	} else {
 		// The rule settle --session follows: one match, or an error listing them (another project's named).
-		const info = await findSessionByIdPrefix(args, {
-			cwd: runtime.cwd,
-			agentDir: runtime.services.agentDir,
-			sessionDir,
-			latestHint: " (/resume lists them).",
-			resumeElsewhere: (other) => `/resume ${other.path}`,
-		});
-		path = info.path;
+		const lookup = { cwd: runtime.cwd, agentDir: runtime.services.agentDir };
+		try {
+			const info = await findSessionByIdPrefix(args, {
+				...lookup,
+				sessionDir,
+				latestHint: " (/resume lists them).",
+				resumeElsewhere: (other) => `/resume ${other.path}`,
+			});
+			path = info.path;
+		} catch (error) {
+			// Not found here, but pi may have it: say which file, and that /resume takes its path.
+			const notFound = error instanceof SettleError && error.code === "NOT_FOUND" && !error.details?.elsewhere;
+			const pi = notFound ? piSessionHint({ ...lookup, prefix: args, open: (file) => `/resume ${file}` }) : undefined;
+			if (pi) throw new SettleError("NOT_FOUND", `${(error as SettleError).message} ${pi}`, { cause: error });
+			throw error;
+		}
 	}
 	const { cancelled } = await runtime.switchSession(path);
 	if (cancelled) {

@@ -110,20 +110,24 @@ export async function runInteractiveMode(
 	// --- Output: the prompt and the transcript share one line-tracking writer.
 	let promptShown = false;
 	let questionShown = false;
-	const printer = new TranscriptPrinter((text) => {
-		if (promptShown || questionShown) {
-			// Something printed while the prompt waits: clear it (a terminal) or end its line (a pipe), show it again after.
-			if (terminal) out.stdout("\r\x1b[K");
-			else out.stdout("\n");
-			const wasQuestion = questionShown;
-			promptShown = false;
-			questionShown = false;
+	const printer = new TranscriptPrinter(
+		(text) => {
+			if (promptShown || questionShown) {
+				// Something printed while the prompt waits: clear it (a terminal) or end its line (a pipe), show it again after.
+				if (terminal) out.stdout("\r\x1b[K");
+				else out.stdout("\n");
+				const wasQuestion = questionShown;
+				promptShown = false;
+				questionShown = false;
+				out.stdout(text);
+				queueMicrotask(() => (wasQuestion ? questions.redisplay() : showPrompt()));
+				return;
+			}
 			out.stdout(text);
-			queueMicrotask(() => (wasQuestion ? questions.redisplay() : showPrompt()));
-			return;
-		}
-		out.stdout(text);
-	}, style);
+		},
+		style,
+		() => runtime.services.settingsManager.getHideThinkingBlock(),
+	);
 
 	const questions = new LineQuestions((text) => {
 		if (!printer.lineStart) printer.raw("\n");
@@ -463,10 +467,15 @@ function printBanner(
 	style: ReturnType<typeof createStyle>,
 ): void {
 	const session = runtime.session;
+	const count = conversationLength(runtime);
+	// pi's quietStartup: no header; a resumed conversation's recap is the session's own text and stays.
+	if (runtime.services.settingsManager.getQuietStartup()) {
+		if (count > 0) printRecap({ runtime, notice: (line) => printer.notice(line) });
+		return;
+	}
 	const model = session.model ? `${session.model.provider}/${session.model.id}` : "none (/model to pick one)";
 	printer.line(style.bold("settle interactive"));
 	printer.line(`  model: ${model}, thinking ${session.thinkingLevel}`);
-	const count = conversationLength(runtime);
 	printer.line(`  session: ${sessionLocation(runtime)}${count > 0 ? ` (resumed, ${count} messages)` : ""}`);
 	printer.line(`  cwd: ${runtime.cwd}`);
 	if (count > 0) printRecap({ runtime, notice: (line) => printer.notice(line) });

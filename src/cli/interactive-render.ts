@@ -100,6 +100,8 @@ export function toolResultText(result: AgentToolResult | undefined): string {
 export class TranscriptPrinter {
 	private atLineStart = true;
 	private block: "text" | "thinking" | undefined;
+	/** The current thinking block prints its label only (`hideThinkingBlock`). */
+	private thinkingHidden = false;
 	/** Texts the user typed in this operation: their user messages are not printed again. */
 	private ownTexts: string[] = [];
 	private abortShown = false;
@@ -108,6 +110,8 @@ export class TranscriptPrinter {
 	constructor(
 		private readonly write: (text: string) => void,
 		private readonly style: Style,
+		/** pi's `hideThinkingBlock` setting: thinking shows as a label only (read at each block). */
+		private readonly hideThinking: () => boolean = () => false,
 	) {}
 
 	/** Whether the last character written ended a line. */
@@ -268,7 +272,7 @@ export class TranscriptPrinter {
 				return;
 			case "thinking_delta":
 				if (this.block !== "thinking") this.startBlock("thinking");
-				this.raw(this.style.dim(streamSafe(event.delta)));
+				if (!this.thinkingHidden) this.raw(this.style.dim(streamSafe(event.delta)));
 				return;
 			case "text_end":
 			case "thinking_end":
@@ -283,7 +287,10 @@ export class TranscriptPrinter {
 		this.endBlock();
 		this.block = block;
 		if (!this.atLineStart) this.raw("\n");
-		if (block === "thinking") this.raw(this.style.dim(this.style.color ? "Thinking: " : "[thinking] "));
+		if (block !== "thinking") return;
+		this.thinkingHidden = this.hideThinking();
+		if (this.thinkingHidden) this.raw(this.style.dim(this.style.color ? "Thinking…" : "[thinking hidden]"));
+		else this.raw(this.style.dim(this.style.color ? "Thinking: " : "[thinking] "));
 	}
 
 	private endBlock(): void {

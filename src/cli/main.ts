@@ -10,6 +10,7 @@ import { errorMessage } from "../errors.js";
 import { collectExtensionFlags } from "../extensions/flags.js";
 import type { ExtensionFlag } from "../extensions/types.js";
 import type { ImageContent } from "../llm/types.js";
+import type { AgentSessionRuntime } from "../runtime/runtime.js";
 import { detectImageMimeTypeFromFile } from "../tools/image.js";
 import { prepareImageForPrompt } from "../tools/image-resize.js";
 import { resolveReadPath } from "../tools/paths.js";
@@ -19,6 +20,7 @@ import { EXIT_FAILURE, EXIT_OK, EXIT_USAGE, helpText } from "./help.js";
 import { CliError, oneLine, startHost } from "./host.js";
 import { startCliInspector } from "./inspect.js";
 import { runInteractiveMode, startsInteractive } from "./interactive-mode.js";
+import { piModelsHint } from "./pi-folder.js";
 import { withPiOptionHint } from "./pi-options.js";
 import type { CliOutput } from "./print-mode.js";
 import { runPrintMode } from "./print-mode.js";
@@ -124,7 +126,7 @@ export async function main(argv: readonly string[], out: CliOutput = processOutp
 			for (const warning of host.warnings) out.stderr(`Warning: ${oneLine(warning.message)}\n`);
 			const noModel = runtime.session.model === undefined;
 			if (runtime.modelFallbackMessage && (!noModel || !readsPrompt)) {
-				out.stderr(`Warning: ${runtime.modelFallbackMessage}\n`);
+				out.stderr(`Warning: ${restoreFallbackForCli(runtime.modelFallbackMessage, runtime)}\n`);
 			}
 			// Signals and a closed stdout end the process cleanly while it runs (the real process only).
 			const release = out === processOutput && mode !== "interactive" ? guardRuntime(runtime) : () => {};
@@ -156,6 +158,20 @@ export async function main(argv: readonly string[], out: CliOutput = processOutp
 		out.stderr(`Error: ${errorMessage(error)}\n`);
 		return EXIT_FAILURE;
 	}
+}
+
+/**
+ * The SDK's `Could not restore model <p>/<id>` (pi's SDK text) with why, as pi's CLI says it, and
+ * where the provider is when pi's models.json defines it.
+ */
+function restoreFallbackForCli(message: string, runtime: AgentSessionRuntime): string {
+	const match = /^Could not restore model ([^/\s]+)\/(\S+?)(\. Using .*)?$/.exec(message);
+	if (!match) return message;
+	const [, provider, id, rest] = match;
+	const known = runtime.services.modelRuntime.getModel(provider!, id!) !== undefined;
+	const reason = known ? `no key for ${provider}` : `no model ${provider}/${id} here`;
+	const pi = known ? undefined : piModelsHint({ provider: provider!, agentDir: runtime.services.agentDir });
+	return `Could not restore model ${provider}/${id} (${reason})${rest ?? ""}.${pi ? ` ${pi}` : ""}`;
 }
 
 /** `--export <session.jsonl> [output.html]`: pi's messages (`Exported to: <path>`, `Error: …` and exit 1). */
@@ -208,8 +224,14 @@ async function projectExtensionFlags(args: ParsedArgs): Promise<ExtensionFlag[]>
 
 /** `--list-models [search]`: the models with credentials, one `provider/id` per line (pi's flag). */
 async function listModels(args: ParsedArgs, out: CliOutput): Promise<number> {
-	const { runtime } = await startHost({ ...args, noSession: true });
+	const { runtime, piHint, warnings } = await startHost({ ...args, noSession: true });
 	try {
+		// What explains a model missing from the list: an unreadable auth.json or models.json.
+		for (const warning of warnings) {
+			if (warning.source === "models" || warning.source === "credentials") {
+				out.stderr(`Warning: ${oneLine(warning.message)}\n`);
+			}
+		}
 		const search = typeof args.listModels === "string" ? args.listModels.toLowerCase() : undefined;
 		const available = runtime.services.modelRuntime.getAvailable();
 		const models = available.filter(
@@ -218,6 +240,7 @@ async function listModels(args: ParsedArgs, out: CliOutput): Promise<number> {
 		if (available.length === 0) {
 			// An empty list is an answer, as a search matching nothing is (pi 0.73.1 exits 0 here too).
 			out.stderr(`${runtime.modelFallbackMessage ?? "No models available."}\n`);
+			if (piHint) out.stderr(`${piHint}\n`);
 			return EXIT_OK;
 		}
 		const width = Math.max(...models.map((model) => model.provider.length + model.id.length + 1), 0);

@@ -215,6 +215,23 @@ export class PiAiModelRuntime extends InMemoryModelRuntime {
 		return this.registerProvider(registration);
 	}
 
+	/**
+	 * Registers (or replaces) a provider. One registered without a key source of its own (pi's
+	 * `models.json`, `pi.registerProvider`) still takes a key stored for it in `auth.json`, then the
+	 * environment's, as in pi, where those come before the config's `apiKey`.
+	 */
+	override registerProvider(registration: ModelProviderRegistration): () => void {
+		if (registration.apiKey !== undefined || registration.requiresAuth === false) {
+			return super.registerProvider(registration);
+		}
+		const { provider } = registration;
+		return super.registerProvider({
+			...registration,
+			apiKey: () => this.lookUpKey(provider),
+			hasAuth: () => this.lookUpKey(provider) !== undefined,
+		});
+	}
+
 	/** Where a provider's key comes from right now: `stored`, `environment`, or undefined. Must not throw. */
 	getAuthSource(provider: string): "stored" | "environment" | undefined {
 		if (this.storedKey(provider) !== undefined) return "stored";

@@ -4,10 +4,11 @@
  * The file is written with mode 0600 (temp file + rename, under a lock); a file that cannot be
  * parsed is reported with a typed error naming it and is never overwritten.
  */
-import { dirname, resolve } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import { errorMessage, SettleError } from "../errors.js";
 import type { CredentialSource } from "../llm/pi-ai.js";
 import { readJsonObjectFile, withFileLock, writeFileAtomic } from "../settings/json-file.js";
+import { getDefaultAgentDir } from "../settings/paths.js";
 import { makeFolders } from "../store/folders.js";
 
 /** File name of the credentials file inside the agent dir. */
@@ -41,8 +42,12 @@ export class AuthStorage implements CredentialSource {
 		else this.data = { ...data };
 	}
 
-	/** Reads `path` (missing is fine). Must not throw: a broken file is reported by {@link getError}. */
-	static create(path: string): AuthStorage {
+	/**
+	 * Reads `path` (missing is fine), by default `auth.json` in the default agent folder
+	 * (`$SETTLE_AGENT_DIR` or `~/.settle/agent`), as pi's `AuthStorage.create()` reads its own.
+	 * Must not throw: a broken file is reported by {@link getError}.
+	 */
+	static create(path: string = join(getDefaultAgentDir(), AUTH_FILE_NAME)): AuthStorage {
 		return new AuthStorage(resolve(path));
 	}
 
@@ -108,6 +113,20 @@ export class AuthStorage implements CredentialSource {
 		if (typeof key !== "string" || key.trim() === "") return undefined;
 		const fromEnvironment = /^[A-Z_][A-Z0-9_]*$/.test(key) ? process.env[key] : undefined;
 		return fromEnvironment || key;
+	}
+
+	/**
+	 * Whether `provider`'s stored credential is an OAuth login (pi's `/login`), which Settle keeps
+	 * but does not use.
+	 * @example
+	 * ```ts
+	 * const auth = AuthStorage.create(); // the default agent folder's auth.json
+	 * if (auth.hasOAuth("anthropic") && !auth.getApiKey("anthropic")) console.warn("pi's login is not a key for Settle");
+	 * ```
+	 */
+	hasOAuth(provider: string): boolean {
+		const credential = this.data[provider];
+		return typeof credential === "object" && credential !== null && (credential as { type?: unknown }).type === "oauth";
 	}
 
 	/** Providers with a stored credential. */

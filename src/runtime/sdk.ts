@@ -3,7 +3,8 @@
  * thinking level (explicit > the session's > settings > provider default), compute the initial
  * tools, and build the AgentSession on cwd-bound services.
  */
-import { resolve } from "node:path";
+import { existsSync } from "node:fs";
+import { join, resolve } from "node:path";
 import { SettleError } from "../errors.js";
 import type { InstantiatedExtensions } from "../extensions/loader.js";
 import type { EventBus, ScopedModel, SessionStartEvent } from "../extensions/types.js";
@@ -17,12 +18,14 @@ import {
 	recordedSelection,
 	type SessionClock,
 } from "../session/agent-session.js";
-import { getDefaultAgentDir } from "../settings/paths.js";
+import { AGENT_DIR_ENV, getDefaultAgentDir, getPiAgentDir } from "../settings/paths.js";
 import { SettingsManager } from "../settings/settings-manager.js";
 import { getDefaultSessionDirPath } from "../store/paths.js";
 import { SessionManager } from "../store/session-manager.js";
 import type { AnyToolDefinition } from "../tools/types.js";
+import { AUTH_FILE_NAME, type AuthStorage } from "./auth-storage.js";
 import { assertProjectDirectory, assertSessionCwdExists } from "./errors.js";
+import { MODELS_FILE_NAME } from "./models-json.js";
 import {
 	type AgentSessionRuntimeDiagnostic,
 	type AgentSessionServices,
@@ -56,6 +59,12 @@ export interface CreateAgentSessionOptions extends SessionToolOptions {
 	agentDir?: string;
 	/** Default: pi-ai's providers with `<agentDir>/auth.json` and environment keys. */
 	modelRuntime?: ModelRuntime;
+	/**
+	 * The credentials of the default model runtime (pi's option of the same name), e.g.
+	 * `AuthStorage.inMemory({ anthropic: key })`; default `<agentDir>/auth.json`. Refused with a
+	 * `modelRuntime`, which holds its own keys (`modelRuntime.setApiKey`).
+	 */
+	authStorage?: AuthStorage;
 	settingsManager?: SettingsManager;
 	/** Default: a `DefaultResourceLoader` for the cwd, reloaded. A `DefaultResourceLoader` not yet reloaded is reloaded here. */
 	resourceLoader?: ResourceLoader;
@@ -133,6 +142,8 @@ export function findModel(modelRuntime: ModelRuntime, spec: string): Model {
 			{ details: { spec } },
 		);
 	}
+	const suffix = thinkingSuffixHint(modelRuntime, spec);
+	if (suffix) throw new SettleError("NOT_FOUND", `Model not found: ${spec}. ${suffix}`, { details: { spec } });
 	const all = modelRuntime.getAll();
 	const providers = [...new Set(all.map((model) => model.provider))];
 	throw new SettleError(
@@ -140,6 +151,23 @@ export function findModel(modelRuntime: ModelRuntime, spec: string): Model {
 		`Model not found: ${spec}.${modelHint(all, spec, slash)} Use provider/id; known providers: ${providers.length ? providers.join(", ") : "none (is @mariozechner/pi-ai installed?)"}.`,
 		{ details: { spec } },
 	);
+}
+
+/**
+ * pi's `--model <pattern>:<thinking level>` shorthand, which Settle does not take: when `spec`
+ * without the suffix is a model, how to say the same. Undefined otherwise.
+ */
+function thinkingSuffixHint(modelRuntime: ModelRuntime, spec: string): string | undefined {
+	const match = /^(.+):(off|minimal|low|medium|high|xhigh)$/.exec(spec);
+	if (!match) return undefined;
+	const [, prefix, level] = match;
+	try {
+		const model = findModel(modelRuntime, prefix!);
+		const name = `${model.provider}/${model.id}`;
+		return `Settle takes the thinking level apart, not as pi's ":${level}" suffix: settle --model ${name} --thinking ${level} (in code: model: "${name}", thinkingLevel: "${level}").`;
+	} catch {
+		return undefined;
+	}
 }
 
 /** What there is instead of `spec`: the named provider's models, else models whose id contains the asked id (3+ characters). */
@@ -169,6 +197,19 @@ export function noModelsAvailableMessage(agentDir?: string): string {
 		"No models available. Set a provider's API key (for example ANTHROPIC_API_KEY or OPENAI_API_KEY) or store one in " +
 		`${authFile}, with @mariozechner/pi-ai installed; or register a provider with the model runtime (the faux provider works offline: settle --faux).`
 	);
+}
+
+/**
+ * For a pi user without models: pi's keys or models.json are in pi's folder, which Settle reads
+ * only when asked. Empty when that is not the case. Must not throw.
+ */
+function piKeysNote(agentDir: string): string {
+	const piDir = getPiAgentDir();
+	if (resolve(agentDir) === piDir) return "";
+	const held = [AUTH_FILE_NAME, MODELS_FILE_NAME].filter((name) => existsSync(join(piDir, name)));
+	if (held.length === 0) return "";
+	const are = held.length === 1 ? "is" : "are";
+	return ` pi's ${held.join(" and ")} in ${piDir} ${are} not read: to use ${held.length === 1 ? "it" : "them"}, set SETTLE_AGENT_DIR=${piDir} (in code: agentDir: getPiAgentDir()).`;
 }
 
 /**
@@ -304,7 +345,14 @@ export async function createAgentSession(options: CreateAgentSessionOptions = {}
 	assertProjectDirectory(cwd);
 	const agentDir = resolve(options.agentDir ?? getDefaultAgentDir());
 	const diagnostics: AgentSessionRuntimeDiagnostic[] = [];
-	const modelRuntime = options.modelRuntime ?? (await createDefaultModelRuntime(agentDir, diagnostics));
+	if (options.modelRuntime && options.authStorage) {
+		throw new SettleError(
+			"INVALID_ARGUMENT",
+			"createAgentSession: pass authStorage or modelRuntime, not both: a modelRuntime holds its own keys (modelRuntime.setApiKey(provider, key)).",
+		);
+	}
+	const modelRuntime =
+		options.modelRuntime ?? (await createDefaultModelRuntime(agentDir, diagnostics, options.authStorage));
 	const settingsManager = options.settingsManager ?? SettingsManager.create(cwd, agentDir);
 	let resourceLoader = options.resourceLoader;
 	if (!resourceLoader) {
@@ -357,6 +405,10 @@ export async function createAgentSession(options: CreateAgentSessionOptions = {}
 	const session = await AgentSession.create(config);
 	const result: CreateAgentSessionResult = { session, extensionsResult, diagnostics };
 	if (choice.modelFallbackMessage !== undefined) result.modelFallbackMessage = choice.modelFallbackMessage;
+	// Following pi's SDK docs, no agentDir was chosen: pi's keys may be where pi's docs put them.
+	if (!choice.model && options.agentDir === undefined && !process.env[AGENT_DIR_ENV]?.trim()) {
+		result.modelFallbackMessage = `${result.modelFallbackMessage ?? ""}${piKeysNote(agentDir)}`;
+	}
 	return result;
 }
 

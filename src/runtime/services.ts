@@ -10,12 +10,14 @@ import { type InstantiatedExtensions, instantiateExtensions } from "../extension
 import type { EventBus } from "../extensions/types.js";
 import { InMemoryModelRuntime, type ModelRuntime } from "../llm/model-runtime.js";
 import { createPiAiModelRuntime } from "../llm/pi-ai.js";
+import { apiKeyEnvHint } from "../llm/provider-env.js";
 import { DefaultResourceLoader, type DefaultResourceLoaderOptions } from "../resources/resource-loader.js";
 import type { ResourceLoader } from "../resources/types.js";
 import { modelRegistryView } from "../session/model-registry-view.js";
 import { getDefaultAgentDir } from "../settings/paths.js";
 import { SettingsManager } from "../settings/settings-manager.js";
 import { AUTH_FILE_NAME, AuthStorage } from "./auth-storage.js";
+import { applyModelsJson } from "./models-json.js";
 
 /** A problem found while building services or a session (pi's `AgentSessionRuntimeDiagnostic`). */
 export interface AgentSessionRuntimeDiagnostic {
@@ -207,7 +209,8 @@ export async function loadServiceExtensions(
 }
 
 /**
- * The default model runtime: pi-ai's providers with `auth.json` and environment keys. Without
+ * The default model runtime: pi-ai's providers with `auth.json` and environment keys, plus the
+ * custom providers of pi's `<agentDir>/models.json` when there is one. Without
  * pi-ai (or with an unreadable `auth.json`) it still returns a runtime and appends why to `diagnostics`.
  *
  * @example
@@ -230,7 +233,21 @@ export async function createDefaultModelRuntime(
 		diagnostics.push({ type: "warning", message, source: "credentials", path: authStorage.path });
 	}
 	try {
-		return await createPiAiModelRuntime({ credentials: authStorage });
+		const modelRuntime = await createPiAiModelRuntime({ credentials: authStorage });
+		// pi's custom providers (Ollama, vLLM, proxies), for an agent folder shared with pi.
+		applyModelsJson(modelRuntime, agentDir, diagnostics);
+		// pi's /login credentials: kept, not used; said only for a provider left without any key.
+		const known = new Set(modelRuntime.getAll().map((model) => model.provider));
+		for (const provider of authStorage.list()) {
+			if (!authStorage.hasOAuth(provider) || !known.has(provider) || modelRuntime.hasConfiguredAuth(provider)) continue;
+			diagnostics.push({
+				type: "warning",
+				source: "credentials",
+				...(authStorage.path ? { path: authStorage.path } : {}),
+				message: `${authStorage.path ?? "auth.json"}: "${provider}" is a pi /login (OAuth) credential, which Settle does not use (it has no /login), so ${provider} has no key: set ${apiKeyEnvHint(provider)} in the environment to use its models (an "api_key" entry in this file would replace pi's login).`,
+			});
+		}
+		return modelRuntime;
 	} catch (error) {
 		diagnostics.push({ type: "warning", message: errorMessage(error), source: "models" });
 		return new InMemoryModelRuntime();

@@ -77,7 +77,7 @@ function providersOf(runtime: ModelRuntime): ExtensionProviders {
  */
 export function modelRegistryView(runtime: ModelRuntime): ExtensionModelRegistry {
 	return {
-		// Settle reads no models.json: nothing to reload, no load error to report.
+		// models.json is read once, when the default model runtime is made (its problems are diagnostics then).
 		refresh: () => {},
 		getError: () => undefined,
 		getProviderAuthStatus(provider) {
@@ -294,6 +294,9 @@ function toModel(
 		maxTokens: model.maxTokens ?? 16_384,
 		// pi 1.6: a model's cache lifetimes make it eligible for cache warming.
 		...(model.promptCache ? { promptCache: model.promptCache } : {}),
+		// As pi: the model's OpenAI/Anthropic compatibility flags (e.g. supportsDeveloperRole) reach pi-ai.
+		...(model.compat ? { compat: model.compat } : {}),
+		...(model.thinkingLevelMap ? { thinkingLevelMap: model.thinkingLevelMap } : {}),
 		...(model.headers || config.headers ? { headers: resolveHeaders({ ...config.headers, ...model.headers }) } : {}),
 	};
 }

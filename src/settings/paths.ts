@@ -3,8 +3,9 @@
  *
  * - Global: `$SETTLE_AGENT_DIR`, else `~/.settle/agent`. Settle does not fall back to pi's
  *   `~/.pi/agent` on its own: that folder also holds pi's credentials, sessions and a settings file
- *   Settle would write to. Pass `agentDir: join(homedir(), ".pi", "agent")` to share it on purpose
- *   (every file there is format-compatible).
+ *   Settle would write to. Pass `agentDir: getPiAgentDir()` (or `SETTLE_AGENT_DIR=~/.pi/agent`) to
+ *   share it on purpose (every file there is format-compatible, models.json included). The `settle`
+ *   command says so when it finds pi's folder and none of its own (src/cli/pi-folder.ts).
  * - Project: `<cwd>/.settle/`; a project that has pi's `.pi/` folder and no `.settle/` is read from
  *   `.pi/` (settings, skills, prompts, extensions, SYSTEM.md, APPEND_SYSTEM.md), so existing pi
  *   projects work unchanged. When both exist, only `.settle/` is used.
@@ -31,6 +32,20 @@ export function getDefaultAgentDir(env: NodeJS.ProcessEnv = process.env): string
 	const fromEnv = env[AGENT_DIR_ENV]?.trim();
 	if (fromEnv) return resolve(expandHome(fromEnv));
 	return join(homedir(), SETTLE_CONFIG_DIR_NAME, "agent");
+}
+
+/**
+ * pi's global agent folder, as pi 0.73.1 resolves it: `$PI_CODING_AGENT_DIR`, else `~/.pi/agent`.
+ * Settle never reads it on its own; pass it as `agentDir` (or set `SETTLE_AGENT_DIR`) to share
+ * pi's keys, settings, models.json, extensions, skills, prompts and sessions on purpose.
+ * @example
+ * ```ts
+ * const { session } = await createAgentSession({ agentDir: getPiAgentDir() }); // pi's setup, Settle's session
+ * ```
+ */
+export function getPiAgentDir(env: NodeJS.ProcessEnv = process.env): string {
+	const fromEnv = env.PI_CODING_AGENT_DIR?.trim();
+	return fromEnv ? resolve(expandHome(fromEnv)) : join(homedir(), PI_CONFIG_DIR_NAME, "agent");
 }
 
 /** The project configuration folder in use for `cwd`. */

@@ -119,6 +119,26 @@ describe("pi's options that Settle lacks", () => {
 		expect(run.stderr).not.toContain("no prompt");
 	});
 
+	it.each([
+		["install", "npm:@foo/bar"],
+		["list"],
+		["config"],
+		["update"],
+		["remove", "npm:@foo/bar"],
+		["uninstall", "./pkg"],
+	])("settle %s …: pi's package command is refused (exit 2) and sends nothing to the model", (command, ...rest) => {
+		const run = settle([command!, ...rest, "--faux", "--json"]);
+		expect(run.code).toBe(2);
+		expect(run.stdout).toBe("");
+		expect(run.stderr).toBe(
+			`Error: settle ${command}: Settle has no package manager (${command} is pi's command for pi packages). To use a package's extensions, skills or prompt templates, list their files under "extensions", "skills" or "prompts" in settings.json, or load an extension with -e <file>. To send "${command}" to the model as a prompt, put it in quotes with more words or after -p: settle -p "${command} …".\nRun settle --help for the options.\n`,
+		);
+		// The way out it names works: after -p the word is a prompt.
+		const prompt = settle(["--faux", "--no-session", "-p", command]);
+		expect(prompt.code).toBe(0);
+		expect(prompt.stdout).toBe(`${command}\n`);
+	});
+
 	it("an unknown option without a prompt is reported as unknown, not as a missing prompt; a real extension flag still needs one", () => {
 		const typo = settle(["--faux", "--contineu"]);
 		expect(typo.code).toBe(2);

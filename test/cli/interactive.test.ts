@@ -174,6 +174,22 @@ describe("settle -i: a conversation", () => {
 		expect(await chat.end()).toBe(0);
 	});
 
+	it("pi's quietStartup and hideThinkingBlock settings: no banner, thinking shown as a label only", async () => {
+		mkdirSync(cli.agentDir, { recursive: true });
+		writeFileSync(join(cli.agentDir, "settings.json"), JSON.stringify({ quietStartup: true, hideThinkingBlock: true }));
+		const steps = script([{ thinking: "pondering the question", text: "the answer" }]);
+		const chat = repl(["--faux-script", steps, "--no-session"]);
+		// Nothing before the first prompt: the line is read as soon as it is sent.
+		const shown = await chat.say("a question", "the answer");
+		// The whole output starts with the prompt: no banner before it.
+		expect(chat.stdout.startsWith(PROMPT)).toBe(true);
+		expectInOrder(shown, ["a question\n", "[thinking hidden]\n", "the answer\n", PROMPT]);
+		expect(shown).not.toContain("pondering");
+		expect(shown).not.toContain("settle interactive");
+		expect(shown).not.toContain("/help for commands");
+		expect(await chat.end()).toBe(0);
+	});
+
 	it("the end of input during a run: the run finishes, then the chat exits 0", async () => {
 		const chat = repl([
 			"--faux-script",

@@ -232,8 +232,9 @@ const OTHERS = [
 
 /**
  * Words one CLI gives a meaning the other lacks, kept out of random strings: the one-sided options
- * (their own properties) and Settle's commands `demo`, `viz` and `trace` (named "Settle-only command": as the
- * first argument they are commands in Settle, messages in pi).
+ * (their own properties), Settle's commands `demo`, `viz` and `trace` (named "Settle-only command": as the
+ * first argument they are commands in Settle, messages in pi) and pi's package commands (`install`,
+ * `list`, …: as the first argument pi runs its package manager before parsing, Settle refuses them).
  */
 const ONE_SIDED = new Set([
 	...PI_ONLY_BOOLEAN,
@@ -243,6 +244,12 @@ const ONE_SIDED = new Set([
 	"demo",
 	"viz",
 	"trace",
+	"install",
+	"remove",
+	"uninstall",
+	"update",
+	"list",
+	"config",
 ]);
 
 /** One random argument from the shared vocabulary (options, values, messages, files, extension flags). */

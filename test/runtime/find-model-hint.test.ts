@@ -26,6 +26,18 @@ function notFound(runtime: InMemoryModelRuntime, spec: string): string {
 }
 
 describe("findModel: a model that is not there", () => {
+	it("pi's <model>:<thinking> shorthand: says how Settle takes the level, when the model exists", () => {
+		const runtime = runtimeWith(["sonnet-4", "qwen:7b"]);
+		expect(notFound(runtime, "sonnet-4:high")).toBe(
+			'Model not found: sonnet-4:high. Settle takes the thinking level apart, not as pi\'s ":high" suffix: settle --model faux/sonnet-4 --thinking high (in code: model: "faux/sonnet-4", thinkingLevel: "high").',
+		);
+		expect(notFound(runtime, "faux/sonnet-4:xhigh")).toContain("settle --model faux/sonnet-4 --thinking xhigh");
+		// Not a thinking level, or no such model without it: the usual message.
+		expect(findModel(runtime, "qwen:7b").id).toBe("qwen:7b");
+		expect(notFound(runtime, "opus:high")).toMatch(/^Model not found: opus:high\. Use provider\/id/);
+		expect(notFound(runtime, "sonnet-4:loud")).not.toContain("thinking level apart");
+	});
+
 	it("of a known provider: lists that provider's models", () => {
 		expect(notFound(runtimeWith(["sonnet-4", "haiku-4"]), "faux/opus")).toBe(
 			"Model not found: faux/opus. faux serves: sonnet-4, haiku-4. Use provider/id; known providers: faux.",

@@ -1,0 +1,155 @@
+/**
+ * pi's `<agentDir>/models.json` (custom providers: Ollama, vLLM, LM Studio, proxies), read by the
+ * default model runtime so a pi user's `SETTLE_AGENT_DIR=~/.pi/agent` finds their local models.
+ * Each provider is applied as `pi.registerProvider` applies a config (same validation, same key
+ * rules: an `apiKey` names an environment variable, else it is the key). What Settle cannot apply
+ * (custom models of a built-in provider, `modelOverrides`, `!command` keys, a broken file) is
+ * reported, never silent. Comments and trailing commas are read as pi reads them.
+ */
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { errorMessage } from "../errors.js";
+import type { ProviderConfig } from "../extensions/types.js";
+import type { ModelRuntime } from "../llm/model-runtime.js";
+import { modelRegistryView } from "../session/model-registry-view.js";
+import { type JsonObjectRead, parseJsonObject } from "../settings/json-file.js";
+import type { AgentSessionRuntimeDiagnostic } from "./services.js";
+
+/** File name of pi's custom-model configuration in the agent folder. */
+export const MODELS_FILE_NAME = "models.json";
+
+type ModelEntry = NonNullable<ProviderConfig["models"]>[number];
+
+/**
+ * Registers the providers of `<agentDir>/models.json` with `modelRuntime` and returns the names
+ * applied. A missing file is nothing to do; every problem becomes a warning in `diagnostics`
+ * naming the file and the provider. Must not throw.
+ *
+ * @example
+ * ```ts
+ * const diagnostics: AgentSessionRuntimeDiagnostic[] = [];
+ * applyModelsJson(modelRuntime, "/home/me/.pi/agent", diagnostics); // ["ollama"] for pi's docs' example
+ * ```
+ */
+export function applyModelsJson(
+	modelRuntime: ModelRuntime,
+	agentDir: string,
+	diagnostics: AgentSessionRuntimeDiagnostic[],
+): string[] {
+	const path = join(agentDir, MODELS_FILE_NAME);
+	const warn = (message: string) => diagnostics.push({ type: "warning", message, path, source: "models" });
+	const read = readModelsFile(path);
+	if (read.status === "missing") return [];
+	if (read.status !== "ok") {
+		warn(`${path} was not read (${read.reason}): its providers are unavailable until it is fixed.`);
+		return [];
+	}
+	const providers = read.value.providers;
+	if (typeof providers !== "object" || providers === null || Array.isArray(providers)) {
+		if (providers !== undefined) warn(`${path}: "providers" must be an object of provider configs; nothing applied.`);
+		return [];
+	}
+	const builtIn = new Set(modelRuntime.getAll().map((model) => model.provider));
+	const registry = modelRegistryView(modelRuntime);
+	const applied: string[] = [];
+	for (const [name, raw] of Object.entries(providers as Record<string, unknown>)) {
+		if (typeof raw !== "object" || raw === null || Array.isArray(raw)) {
+			warn(`${path}: provider "${name}" must be an object; it was skipped.`);
+			continue;
+		}
+		const entry = raw as Record<string, unknown>;
+		const unsupported: string[] = [];
+		if (entry.modelOverrides !== undefined) unsupported.push('"modelOverrides"');
+		const models = Array.isArray(entry.models) ? (entry.models as Record<string, unknown>[]) : [];
+		// pi merges custom models into a built-in provider's list; registerProvider would replace the list.
+		if (models.length > 0 && builtIn.has(name)) {
+			warn(
+				`${path}: custom models of the built-in provider "${name}" are not supported by Settle; it was skipped (give the models their own provider name, with "baseUrl", "api" and "apiKey").`,
+			);
+			continue;
+		}
+		if (models.some((model) => typeof model?.id !== "string" || model.id === "")) {
+			warn(`${path}: provider "${name}" has a model without an "id"; the provider was skipped.`);
+			continue;
+		}
+		try {
+			registry.registerProvider?.(name, providerConfig(entry, models));
+			applied.push(name);
+		} catch (error) {
+			warn(`${path}: provider "${name}" was skipped: ${errorMessage(error)}`);
+			continue;
+		}
+		// pi runs a `!command` key (a password manager); Settle runs none, so requests would carry no key.
+		if (typeof entry.apiKey === "string" && entry.apiKey.startsWith("!")) {
+			warn(
+				`${path}: provider "${name}": Settle does not run the "apiKey" command (${entry.apiKey.slice(0, 40)}); put the key in auth.json ({"${name}": {"type": "api_key", "key": "…"}}) or in an environment variable named by "apiKey".`,
+			);
+		}
+		if (unsupported.length > 0) {
+			warn(`${path}: provider "${name}": ${unsupported.join(", ")} is not supported by Settle and was ignored.`);
+		}
+	}
+	return applied;
+}
+
+/** A models.json provider as a `registerProvider` config: names default to ids, compat merged as in pi. */
+function providerConfig(entry: Record<string, unknown>, models: Record<string, unknown>[]): ProviderConfig {
+	const config: ProviderConfig = {};
+	for (const key of ["name", "baseUrl", "apiKey", "api"] as const) {
+		if (typeof entry[key] === "string") config[key] = entry[key] as string;
+	}
+	if (isRecord(entry.headers)) config.headers = entry.headers as Record<string, string>;
+	if (entry.authHeader === true) config.authHeader = true;
+	const providerCompat = isRecord(entry.compat) ? entry.compat : undefined;
+	if (models.length > 0) {
+		config.models = models.map((model) => {
+			const id = String(model.id ?? "");
+			const compat = isRecord(model.compat) ? mergeCompat(providerCompat, model.compat) : providerCompat;
+			return {
+				...(model as Partial<ModelEntry>),
+				id,
+				name: typeof model.name === "string" ? model.name : id,
+				...(compat ? { compat } : {}),
+			};
+		});
+	}
+	return config;
+}
+
+/** pi's `mergeCompat`: a model's compat over its provider's, the routing objects merged key by key. */
+function mergeCompat(
+	provider: Record<string, unknown> | undefined,
+	model: Record<string, unknown>,
+): Record<string, unknown> {
+	const merged: Record<string, unknown> = { ...provider, ...model };
+	for (const key of ["openRouterRouting", "vercelGatewayRouting"]) {
+		const [base, over] = [provider?.[key], model[key]];
+		if (isRecord(base) || isRecord(over))
+			merged[key] = { ...(isRecord(base) ? base : {}), ...(isRecord(over) ? over : {}) };
+	}
+	return merged;
+}
+
+/**
+ * Reads models.json as pi does: `//` line comments and trailing commas are allowed (pi's
+ * `stripJsonComments`, same expressions), string literals left untouched. Must not throw.
+ */
+function readModelsFile(path: string): JsonObjectRead {
+	let text: string;
+	try {
+		if (!existsSync(path)) return { status: "missing" };
+		text = readFileSync(path, "utf-8");
+	} catch (error) {
+		return { status: "unreadable", reason: errorMessage(error) };
+	}
+	const stripped = text
+		.replace(/"(?:\\.|[^"\\])*"|\/\/[^\n]*/g, (match) => (match[0] === '"' ? match : ""))
+		.replace(/"(?:\\.|[^"\\])*"|,(\s*[}\]])/g, (match, tail: string | undefined) =>
+			tail !== undefined ? tail : match[0] === '"' ? match : "",
+		);
+	return parseJsonObject(stripped);
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+	return typeof value === "object" && value !== null && !Array.isArray(value);
+}
