@@ -6298,6 +6298,102 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/cli/session-lookup.property.test.ts"],
 	},
+	{
+		id: "BA01",
+		file: "src/runtime/services.ts",
+		description: "models.json not applied",
+		edits: [
+			{
+				find: "applyModelsJson(modelRuntime, agentDir, diagnostics);",
+				replace: "",
+			},
+		],
+		tests: ["test/runtime/pi-sdk-migration.test.ts"],
+	},
+	{
+		id: "BA02",
+		file: "src/runtime/models-json.ts",
+		description: "built-in provider's custom models applied silently",
+		edits: [
+			{
+				find: "if (models.length > 0 && builtIn.has(name)) {",
+				replace: "if (false) {",
+			},
+		],
+		tests: ["test/cli/pi-migration.test.ts"],
+	},
+	{
+		id: "BA03",
+		file: "src/llm/pi-ai.ts",
+		description: "stored/env key no longer beats the config apiKey",
+		edits: [
+			{
+				find: "if (registration.apiKey !== undefined || registration.requiresAuth === false) {",
+				replace: "if (true) {",
+			},
+		],
+		tests: ["test/runtime/pi-sdk-migration.test.ts"],
+	},
+	{
+		id: "BA04",
+		file: "src/session/model-registry-view.ts",
+		description: "compat dropped",
+		edits: [
+			{
+				find: "...(model.compat ? { compat: model.compat } : {}),",
+				replace: "",
+			},
+		],
+		tests: ["test/runtime/pi-sdk-migration.test.ts"],
+	},
+	{
+		id: "BA05",
+		file: "src/cli/pi-folder.ts",
+		description: "hint despite SETTLE_AGENT_DIR",
+		edits: [
+			{
+				find: "if (input.agentDirGiven || env[AGENT_DIR_ENV]?.trim()) return undefined;",
+				replace: "if (input.agentDirGiven) return undefined;",
+			},
+		],
+		tests: ["test/cli/pi-migration.test.ts"],
+	},
+	{
+		id: "BA06",
+		file: "src/cli/pi-folder.ts",
+		description: "hint on every run",
+		edits: [
+			{
+				find: "|| existsSync(input.agentDir) ||",
+				replace: "||",
+			},
+		],
+		tests: ["test/cli/pi-migration.test.ts"],
+	},
+	{
+		id: "BA07",
+		file: "src/runtime/sdk.ts",
+		description: "authStorage + modelRuntime accepted",
+		edits: [
+			{
+				find: "if (options.modelRuntime && options.authStorage) {",
+				replace: "if (false) {",
+			},
+		],
+		tests: ["test/runtime/pi-sdk-migration.test.ts"],
+	},
+	{
+		id: "BA08",
+		file: "src/cli/interactive-render.ts",
+		description: "hideThinkingBlock ignored",
+		edits: [
+			{
+				find: "if (!this.thinkingHidden) this.raw(",
+				replace: "this.raw(",
+			},
+		],
+		tests: ["test/cli/interactive.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
