@@ -11,7 +11,7 @@ import { join } from "node:path";
 import { errorMessage } from "../errors.js";
 import type { ProviderConfig } from "../extensions/types.js";
 import type { ModelRuntime } from "../llm/model-runtime.js";
-import { modelRegistryView } from "../session/model-registry-view.js";
+import { modelRegistryView, setModelsFileError } from "../session/model-registry-view.js";
 import { type JsonObjectRead, parseJsonObject } from "../settings/json-file.js";
 import type { AgentSessionRuntimeDiagnostic } from "./services.js";
 
@@ -41,12 +41,18 @@ export function applyModelsJson(
 	const read = readModelsFile(path);
 	if (read.status === "missing") return [];
 	if (read.status !== "ok") {
-		warn(`${path} was not read (${read.reason}): its providers are unavailable until it is fixed.`);
+		const message = `${path} was not read (${read.reason}): its providers are unavailable until it is fixed.`;
+		warn(message);
+		setModelsFileError(modelRuntime, message);
 		return [];
 	}
 	const providers = read.value.providers;
 	if (typeof providers !== "object" || providers === null || Array.isArray(providers)) {
-		if (providers !== undefined) warn(`${path}: "providers" must be an object of provider configs; nothing applied.`);
+		if (providers !== undefined) {
+			const message = `${path}: "providers" must be an object of provider configs; nothing applied.`;
+			warn(message);
+			setModelsFileError(modelRuntime, message);
+		}
 		return [];
 	}
 	const builtIn = new Set(modelRuntime.getAll().map((model) => model.provider));

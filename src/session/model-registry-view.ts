@@ -66,6 +66,21 @@ function providersOf(runtime: ModelRuntime): ExtensionProviders {
 	return state;
 }
 
+/** Why `<agentDir>/models.json` was not read, per model runtime made from it (pi's `getError()`). */
+const modelsFileErrors = new WeakMap<ModelRuntime, string>();
+
+/**
+ * Records why the models file of `runtime` could not be read, for `ctx.modelRegistry.getError()`.
+ *
+ * @example
+ * ```ts
+ * setModelsFileError(modelRuntime, "~/.settle/agent/models.json was not read (…): …");
+ * ```
+ */
+export function setModelsFileError(runtime: ModelRuntime, message: string): void {
+	modelsFileErrors.set(runtime, message);
+}
+
 /**
  * Adapts a model runtime to the registry extensions see.
  *
@@ -77,9 +92,9 @@ function providersOf(runtime: ModelRuntime): ExtensionProviders {
  */
 export function modelRegistryView(runtime: ModelRuntime): ExtensionModelRegistry {
 	return {
-		// models.json is read once, when the default model runtime is made (its problems are diagnostics then).
+		// models.json is read when the default model runtime is made (its problems are diagnostics then).
 		refresh: () => {},
-		getError: () => undefined,
+		getError: () => modelsFileErrors.get(runtime),
 		getProviderAuthStatus(provider) {
 			const own =
 				runtime.getAuthStatus?.(provider) ??

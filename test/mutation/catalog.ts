@@ -6394,6 +6394,30 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/cli/interactive.test.ts"],
 	},
+	{
+		id: "BB01",
+		file: "src/session/model-registry-view.ts",
+		description: "getError() silent about a models.json that was not read",
+		edits: [
+			{
+				find: "getError: () => modelsFileErrors.get(runtime),",
+				replace: "getError: () => undefined,",
+			},
+		],
+		tests: ["test/runtime/pi-sdk-migration.test.ts"],
+	},
+	{
+		id: "BB02",
+		file: "src/runtime/models-json.ts",
+		description: "a models.json whose providers are not an object leaves getError() silent",
+		edits: [
+			{
+				find: "\t\t\twarn(message);\n\t\t\tsetModelsFileError(modelRuntime, message);\n\t\t}",
+				replace: "\t\t\twarn(message);\n\t\t}",
+			},
+		],
+		tests: ["test/runtime/pi-sdk-migration.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */

@@ -10,6 +10,7 @@ import { afterEach, beforeEach, describe, expect, test, vi } from "vitest";
 import {
 	AuthStorage,
 	createAgentSession,
+	DefaultResourceLoader,
 	getPiAgentDir,
 	InMemoryModelRuntime,
 	noModelsAvailableMessage,
@@ -139,6 +140,47 @@ describe("pi's SDK quick start on Settle", () => {
 		expect(diagnostics[0]).toMatchObject({ type: "warning", source: "models", path: join(agentDir, "models.json") });
 		expect(diagnostics[0]?.message).toContain(`${join(agentDir, "models.json")} was not read (`);
 		session.dispose();
+	});
+
+	test("ctx.modelRegistry.getError() names a models.json that was not read, as pi's does", async () => {
+		const errors: (string | undefined)[] = [];
+		const open = () =>
+			createAgentSession({
+				cwd: join(dir, "project"),
+				agentDir,
+				authStorage: AuthStorage.inMemory(),
+				sessionManager: SessionManager.inMemory(),
+				resourceLoader: new DefaultResourceLoader({
+					cwd: join(dir, "project"),
+					agentDir,
+					noExtensions: true,
+					extensionFactories: [
+						(pi) =>
+							pi.registerCommand("models-error", {
+								handler: async (_args, ctx) => void errors.push(ctx.modelRegistry.getError?.()),
+							}),
+					],
+				}),
+			});
+		writeFileSync(join(agentDir, "models.json"), "{ not json");
+		const broken = await open();
+		await broken.session.prompt("/models-error");
+		expect(errors).toEqual([broken.diagnostics[0]?.message]);
+		expect(errors[0]).toContain(`${join(agentDir, "models.json")} was not read (`);
+		broken.session.dispose();
+		writeFileSync(join(agentDir, "models.json"), JSON.stringify({ providers: [] }));
+		const wrongShape = await open();
+		await wrongShape.session.prompt("/models-error");
+		expect(errors[1]).toBe(
+			`${join(agentDir, "models.json")}: "providers" must be an object of provider configs; nothing applied.`,
+		);
+		wrongShape.session.dispose();
+		writeModelsJson({ local: local() });
+		const fine = await open();
+		await fine.session.prompt("/models-error");
+		expect(errors[2]).toBeUndefined();
+		expect(errors).toHaveLength(3);
+		fine.session.dispose();
 	});
 
 	test("authStorage together with a modelRuntime is refused: the runtime holds its own keys", async () => {
