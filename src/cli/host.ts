@@ -10,7 +10,7 @@ import { collectExtensionFlags } from "../extensions/flags.js";
 import { createAgentSessionRuntimeFactory } from "../runtime/factory.js";
 import { type AgentSessionRuntime, createAgentSessionRuntime } from "../runtime/runtime.js";
 import type { AgentSessionRuntimeDiagnostic } from "../runtime/services.js";
-import { getDefaultAgentDir } from "../settings/paths.js";
+import { expandHome, getDefaultAgentDir } from "../settings/paths.js";
 import { SettingsManager } from "../settings/settings-manager.js";
 import { TRUST_FILE_NAME } from "../settings/trust.js";
 import { unwritableFolder } from "../store/folders.js";
@@ -52,7 +52,8 @@ export interface CliHost {
 export async function startHost(args: ParsedArgs): Promise<CliHost> {
 	const cwd = resolve(args.cwd ?? process.cwd());
 	if (!isDirectory(cwd)) throw new CliError(`--cwd: ${cwd} is not a directory.`, EXIT_USAGE);
-	const agentDir = resolve(args.agentDir ?? getDefaultAgentDir());
+	// A quoted `~` reaches us unexpanded (SETTLE_AGENT_DIR's is expanded too).
+	const agentDir = resolve(args.agentDir !== undefined ? expandHome(args.agentDir) : getDefaultAgentDir());
 	// Before anything creates the agent folder: its absence is what makes a pi user's first run.
 	const piHint = piFolderHint({ cwd, agentDir, agentDirGiven: args.agentDir !== undefined });
 	const settings = SettingsManager.create(cwd, agentDir);

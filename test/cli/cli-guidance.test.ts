@@ -5,7 +5,7 @@
  * options Settle lacks (with what to use instead, even without a prompt), and `--help` listing the
  * project's extension flags as pi's does.
  */
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -207,6 +207,21 @@ describe("a session folder that cannot be made", () => {
 		const fromSettings = settle(["--faux", "-p", "hi"]);
 		expect(fromSettings.code).toBe(1);
 		expect(fromSettings.stderr).toContain(`Error: Cannot keep sessions in ${file}: ${file} is not a folder.`);
+	});
+});
+
+describe("--agent-dir with a ~ the shell did not expand", () => {
+	it("regression: --agent-dir '~/x' (quoted) resolved to ./~/x under the project; it is the home folder's x, as SETTLE_AGENT_DIR's", () => {
+		const home = join(dir, "home");
+		mkdirSync(join(home, "pi-agent"), { recursive: true });
+		const sessions = runSettle(["--faux", "--agent-dir", "~/pi-agent", "-p", "hi"], {
+			cwd: project,
+			agentDir,
+			env: { HOME: home },
+		});
+		expect(sessions.code).toBe(0);
+		expect(readdirSync(join(home, "pi-agent", "sessions"))).toHaveLength(1);
+		expect(existsSync(join(project, "~"))).toBe(false);
 	});
 });
 
