@@ -6418,6 +6418,18 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/runtime/pi-sdk-migration.test.ts"],
 	},
+	{
+		id: "BB03",
+		file: "src/cli/host.ts",
+		description: "--agent-dir keeps a quoted ~ literally",
+		edits: [
+			{
+				find: "resolve(args.agentDir !== undefined ? expandHome(args.agentDir) : getDefaultAgentDir())",
+				replace: "resolve(args.agentDir !== undefined ? args.agentDir : getDefaultAgentDir())",
+			},
+		],
+		tests: ["test/cli/cli-guidance.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
