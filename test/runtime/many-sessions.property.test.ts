@@ -61,6 +61,7 @@ interface Client {
 	cwd: string;
 	session: AgentSession;
 	faux: FauxProvider;
+	ownManager: boolean;
 	events: string[];
 	texts: string[];
 	extensionErrors: string[];
@@ -93,7 +94,9 @@ async function openClient(run: string, index: number, kind: Kind, agentDir: stri
 			},
 		],
 	});
-	const sessionManager = SessionManager.create(cwd, getDefaultSessionDir(cwd, agentDir));
+	// Half the clients pass their own SessionManager (the host closes it); the others let the session
+	// make one under agentDir (dispose closes it).
+	const ownManager = index % 2 === 0;
 	const { session } = await createAgentSession({
 		cwd,
 		agentDir,
@@ -101,10 +104,10 @@ async function openClient(run: string, index: number, kind: Kind, agentDir: stri
 		model: faux.getModel(),
 		settingsManager,
 		resourceLoader,
-		sessionManager,
+		...(ownManager ? { sessionManager: SessionManager.create(cwd, getDefaultSessionDir(cwd, agentDir)) } : {}),
 		customTools: [failing],
 	});
-	const client: Client = { name, kind, cwd, session, faux, events: [], texts: [], extensionErrors: [] };
+	const client: Client = { name, kind, cwd, session, faux, ownManager, events: [], texts: [], extensionErrors: [] };
 	await session.bindExtensions({ onError: (e) => client.extensionErrors.push(String(e.error)) });
 	session.subscribe((event) => {
 		client.events.push(event.type);
@@ -236,10 +239,10 @@ describe(`${SESSIONS} concurrent sessions in one process`, () => {
 						);
 					}
 
-					// The host's dispose: the session, then the SessionManager it passed in (it stays the host's).
+					// The host's dispose: the session, then a SessionManager it passed in (that one stays the host's).
 					for (const client of clients) {
 						client.session.dispose();
-						client.session.sessionManager.close();
+						if (client.ownManager) client.session.sessionManager.close();
 					}
 					const sessionsDir = join(agentDir, "sessions");
 					const left = existsSync(sessionsDir) ? readdirSync(sessionsDir, { recursive: true }).map(String) : [];
