@@ -11,8 +11,11 @@ import type { AgentSessionEvent, AgentSessionListener } from "./events.js";
 export class PublicEvents {
 	private listeners: readonly AgentSessionListener[] = [];
 
-	/** `owner`: the session, as a failing listener's `LISTENER` warning names it. */
-	constructor(private readonly owner?: ListenerOwner) {}
+	/**
+	 * `owner`: the session, as a failing listener's `LISTENER` warning names it. Dropped by
+	 * {@link clear}: an unsubscribe function a host keeps after dispose must not keep the session.
+	 */
+	constructor(private owner?: ListenerOwner) {}
 
 	subscribe(listener: AgentSessionListener): () => void {
 		this.listeners = [...this.listeners, listener];
@@ -38,5 +41,6 @@ export class PublicEvents {
 
 	clear(): void {
 		this.listeners = [];
+		this.owner = undefined;
 	}
 }
