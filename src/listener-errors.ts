@@ -5,7 +5,10 @@
  * {@link SettleError} with code `LISTENER` and the listener's error as `cause` — so it is never
  * silent (Node prints it on stderr unless `--no-warnings`) and never an uncaught exception or an
  * unhandled rejection. Only a listener's first failure is reported: one that throws on every
- * streamed token would otherwise bury stderr.
+ * streamed token would otherwise bury stderr. In a process hosting many sessions the warning names the
+ * session the listener belongs to (its id and cwd, in the message and in `details`), and "first
+ * failure" counts per session: one listener function shared by fifty sessions is reported once for
+ * each session it fails in.
  */
 import { errorMessage, SettleError } from "./errors.js";
 
@@ -28,26 +31,57 @@ export type InspectionListenerSource =
 	| "inspectActor"
 	| "createLifecycleInspector";
 
-const reported = new WeakSet<object>();
+/**
+ * The session (or runtime) a listener was registered on, read when a failure is reported (a
+ * runtime's current session changes). The function object itself identifies the owner.
+ */
+export type ListenerOwner = () => { sessionId: string; cwd: string };
+
+/** Listeners already reported, per owner; listeners registered on nothing in particular share one set. */
+const reported = new WeakMap<object, WeakSet<object>>();
+const UNOWNED = {};
+
+function firstFailure(owner: object, listener: object): boolean {
+	let seen = reported.get(owner);
+	if (!seen) {
+		seen = new WeakSet();
+		reported.set(owner, seen);
+	}
+	if (seen.has(listener)) return false;
+	seen.add(listener);
+	return true;
+}
+
+function describeOwner(owner: ListenerOwner | undefined): { prefix: string; details: Record<string, string> } {
+	if (!owner) return { prefix: "", details: {} };
+	const { sessionId, cwd } = owner();
+	return { prefix: `Session ${sessionId} (cwd ${cwd}): `, details: { sessionId, cwd } };
+}
 
 /**
- * Reports `error` thrown (or rejected) by `listener`, once per listener. Never throws.
+ * Reports `error` thrown (or rejected) by `listener`, once per listener and `owner`. Never throws.
  *
  * @example
  * ```ts
  * process.on("warning", (warning) => {
- *   if (warning instanceof SettleError && warning.code === "LISTENER") console.error(warning.cause);
+ *   if (warning instanceof SettleError && warning.code === "LISTENER") console.error(warning.details?.sessionId, warning.cause);
  * });
  * ```
  */
-export function reportListenerError(source: ListenerSource, listener: object, error: unknown): void {
+export function reportListenerError(
+	source: ListenerSource,
+	listener: object,
+	error: unknown,
+	owner?: ListenerOwner,
+): void {
 	try {
-		if (reported.has(listener)) return;
-		reported.add(listener);
+		if (!firstFailure(owner ?? UNOWNED, listener)) return;
+		const { prefix, details } = describeOwner(owner);
+		const article = /^[aeiou]/.test(source) ? (prefix ? "an" : "An") : prefix ? "a" : "A";
 		const warning = new SettleError(
 			"LISTENER",
-			`${/^[aeiou]/.test(source) ? "An" : "A"} ${source} listener failed: ${errorMessage(error)}. It was skipped (the session goes on); fix the listener. Further failures of this listener are not reported.`,
-			{ cause: error, details: { source } },
+			`${prefix}${article} ${source} listener failed: ${errorMessage(error)}. It was skipped (the session goes on); fix the listener. Further failures of this listener are not reported.`,
+			{ cause: error, details: { source, ...details } },
 		);
 		process.emitWarning(warning);
 	} catch {
@@ -57,13 +91,19 @@ export function reportListenerError(source: ListenerSource, listener: object, er
 
 /**
  * Calls `listener(event)`: a throw, or a rejection of the promise it returns, is reported by
- * {@link reportListenerError} and goes no further.
+ * {@link reportListenerError} (naming `owner`'s session) and goes no further.
  */
-export function callListener<E>(source: ListenerSource, listener: (event: E) => unknown, event: E): void {
+export function callListener<E>(
+	source: ListenerSource,
+	listener: (event: E) => unknown,
+	event: E,
+	owner?: ListenerOwner,
+): void {
 	try {
 		const result: unknown = listener(event);
-		if (result instanceof Promise) result.catch((error: unknown) => reportListenerError(source, listener, error));
+		if (result instanceof Promise)
+			result.catch((error: unknown) => reportListenerError(source, listener, error, owner));
 	} catch (error) {
-		reportListenerError(source, listener, error);
+		reportListenerError(source, listener, error, owner);
 	}
 }

@@ -18,7 +18,12 @@ import {
 	type RunCause,
 } from "../../machines/prompt-operation.machine.js";
 import type { ReplacementRequest, ShutdownReason } from "../../machines/runtime.machine.js";
-import { callListener, type InspectionListenerSource, reportListenerError } from "../listener-errors.js";
+import {
+	callListener,
+	type InspectionListenerSource,
+	type ListenerOwner,
+	reportListenerError,
+} from "../listener-errors.js";
 import { triggerLabel } from "./machine-model.js";
 
 /**
@@ -271,15 +276,16 @@ export function inspectActor(
 	return inspectActorAs("inspectActor", actor, observer, options);
 }
 
-/** {@link inspectActor}, with the API the host called named in an observer's `LISTENER` warning. */
+/** {@link inspectActor}, with the API the host called (and the session) named in an observer's `LISTENER` warning. */
 export function inspectActorAs(
 	source: InspectionListenerSource,
 	actor: AnyActorRef,
 	observer: LifecycleObserver,
 	options: LifecycleInspectorOptions = {},
+	owner?: ListenerOwner,
 ): { unsubscribe(): void } {
 	const ref = actor as unknown as ActorLike;
-	const translator = new LifecycleTranslator(source, observer, options, ref);
+	const translator = new LifecycleTranslator(source, observer, options, ref, owner);
 	return ref.system.inspect(translator.handle);
 }
 
@@ -304,6 +310,7 @@ class LifecycleTranslator {
 		private readonly observer: LifecycleObserver,
 		options: LifecycleInspectorOptions,
 		root?: ActorLike,
+		private readonly owner?: ListenerOwner,
 	) {
 		this.now = options.now ?? Date.now;
 		this.details = options.details ?? defaultDetails;
@@ -334,7 +341,7 @@ class LifecycleTranslator {
 	private emit(event: DistributiveOmit<LifecycleInspectionEvent, "seq" | "at" | "machine">): void {
 		const full = { seq: ++this.seq, at: this.now(), machine: this.machine, ...event } as LifecycleInspectionEvent;
 		// An observer's error is its own problem (reported once); the stream goes on.
-		callListener(this.source, this.observer, full);
+		callListener(this.source, this.observer, full, this.owner);
 	}
 
 	private translate(event: InspectionEvent): void {
@@ -445,7 +452,7 @@ class LifecycleTranslator {
 		try {
 			return this.details(this.machine, context);
 		} catch (error) {
-			reportListenerError(`${this.source} details`, this.details, error);
+			reportListenerError(`${this.source} details`, this.details, error, this.owner);
 			return {};
 		}
 	}

@@ -1,5 +1,5 @@
 /** Inspection subscriptions an owner (a session, a runtime) ends when it is disposed. */
-import { callListener, type InspectionListenerSource } from "../listener-errors.js";
+import { callListener, type InspectionListenerSource, type ListenerOwner } from "../listener-errors.js";
 
 /** An inspection subscription (what `session.inspect()` returns). */
 export interface InspectionSubscription {
@@ -25,8 +25,14 @@ export class InspectionSubscriptionSet {
 	private readonly ends = new WeakMap<InspectionSubscription, () => void>();
 	private closed = false;
 
-	/** `source`: the API the subscriptions came from, as a failing `onEnd`'s `LISTENER` warning names it. */
-	constructor(private readonly source: InspectionListenerSource) {}
+	/**
+	 * `source`: the API the subscriptions came from, and `owner` the session, as a failing `onEnd`'s
+	 * `LISTENER` warning names them.
+	 */
+	constructor(
+		private readonly source: InspectionListenerSource,
+		private readonly owner?: ListenerOwner,
+	) {}
 
 	/**
 	 * Wraps `inner`; after {@link closeAll} the new handle is closed at once. `onEnd` is called once
@@ -56,7 +62,7 @@ export class InspectionSubscriptionSet {
 		this.ends.delete(handle);
 		handle.unsubscribe();
 		// The observer's problem (reported once, never thrown): the owner's dispose goes on.
-		if (onEnd) callListener(`${this.source} onEnd`, onEnd, undefined);
+		if (onEnd) callListener(`${this.source} onEnd`, onEnd, undefined, this.owner);
 	}
 
 	/** Ends every subscription; later ones end at once. Must not throw. */

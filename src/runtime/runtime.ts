@@ -227,7 +227,9 @@ export class AgentSessionRuntime {
 	private requestCounter = 0;
 	private disposedPromise: Promise<void> | undefined;
 	private readonly replacementActions: SessionReplacementActions;
-	private readonly inspections = new InspectionSubscriptionSet("runtime.inspect");
+	/** Names the current session in a failing listener's `LISTENER` warning (many runtimes may share a process). */
+	private readonly listenerOwner = () => ({ sessionId: this.session.sessionId, cwd: this.cwd });
+	private readonly inspections = new InspectionSubscriptionSet("runtime.inspect", this.listenerOwner);
 	private replacedListeners: readonly SessionReplacedListener[] = [];
 
 	/** Use {@link createAgentSessionRuntime}. */
@@ -347,7 +349,13 @@ export class AgentSessionRuntime {
 		// Through the handle the actor system reaches the runtime and its last session: dispose() detaches it.
 		// The inspector names this actor's states by their paths: RuntimeStatePath.
 		return this.inspections.add(
-			inspectActorAs("runtime.inspect", this.actor, observer as LifecycleObserver, { ...rest, now }),
+			inspectActorAs(
+				"runtime.inspect",
+				this.actor,
+				observer as LifecycleObserver,
+				{ ...rest, now },
+				this.listenerOwner,
+			),
 			onEnd,
 		);
 	}
@@ -406,10 +414,12 @@ export class AgentSessionRuntime {
 		// A failing observer or onEnd is reported (once) under this method's name, not the inner streams'.
 		// Each event comes from the runtime's or a session's stream, so its `machine` tells its state paths.
 		const guarded: LifecycleObserver = (event) =>
-			callListener("runtime.inspectSessions", observer, event as RuntimeSessionsInspectionEvent);
+			callListener("runtime.inspectSessions", observer, event as RuntimeSessionsInspectionEvent, this.listenerOwner);
 		const runtimeSubscription = this.inspect(guarded, {
 			...sessionOptions,
-			...(onEnd ? { onEnd: () => callListener("runtime.inspectSessions onEnd", onEnd, undefined) } : {}),
+			...(onEnd
+				? { onEnd: () => callListener("runtime.inspectSessions onEnd", onEnd, undefined, this.listenerOwner) }
+				: {}),
 		});
 		let sessionSubscription = this.session.inspect(guarded, sessionOptions);
 		const off = this.onSessionReplaced(({ session }) => {
@@ -693,7 +703,8 @@ export class AgentSessionRuntime {
 		if (!previous) return;
 		const event: SessionReplacedEvent = { previous, session: created.result.session, reason: created.reason };
 		// As session.subscribe listeners: a failing one is skipped and reported, the replacement goes on.
-		for (const listener of this.replacedListeners) callListener("runtime.onSessionReplaced", listener, event);
+		for (const listener of this.replacedListeners)
+			callListener("runtime.onSessionReplaced", listener, event, this.listenerOwner);
 	}
 
 	private settle(requestId: string, result: ForkResult | undefined, error?: unknown): void {

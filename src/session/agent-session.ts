@@ -366,7 +366,9 @@ export class AgentSession {
 	private scopedModelList: ScopedModel[];
 	/** The reload in progress; prompts wait for it. */
 	private reloading: Promise<void> | undefined;
-	private readonly events = new PublicEvents();
+	/** Names this session in a failing listener's `LISTENER` warning (many sessions may share a process). */
+	private readonly listenerOwner = () => ({ sessionId: this.sessionId, cwd: this.cwd });
+	private readonly events = new PublicEvents(this.listenerOwner);
 	private readonly internals: SessionInternals;
 	private readonly loadout: ToolLoadout;
 	private readonly queues: SessionQueues;
@@ -391,7 +393,7 @@ export class AgentSession {
 	/** `messages` once disposed: the transcript when {@link dispose} was called. */
 	private messagesAtDispose: AgentMessage[] | undefined;
 	private readonly ownsSessionManager: boolean;
-	private readonly inspections = new InspectionSubscriptionSet("session.inspect");
+	private readonly inspections = new InspectionSubscriptionSet("session.inspect", this.listenerOwner);
 
 	/**
 	 * Builds a session: creates the Agent if none is given, loads the resource loader's
@@ -867,7 +869,13 @@ export class AgentSession {
 		// Through the handle the actor system reaches the whole session: dispose() detaches it.
 		return this.inspections.add(
 			// The inspector names this actor's states by their paths: PromptOperationStatePath.
-			inspectActorAs("session.inspect", this.actor, observer as LifecycleObserver, now ? { now, ...rest } : rest),
+			inspectActorAs(
+				"session.inspect",
+				this.actor,
+				observer as LifecycleObserver,
+				now ? { now, ...rest } : rest,
+				this.listenerOwner,
+			),
 			onEnd,
 		);
 	}

@@ -1,5 +1,5 @@
 /** The session's synchronous public listeners (`session.subscribe`). */
-import { callListener } from "../listener-errors.js";
+import { callListener, type ListenerOwner } from "../listener-errors.js";
 import type { AgentSessionEvent, AgentSessionListener } from "./events.js";
 
 /**
@@ -10,6 +10,12 @@ import type { AgentSessionEvent, AgentSessionListener } from "./events.js";
  */
 export class PublicEvents {
 	private listeners: readonly AgentSessionListener[] = [];
+
+	/**
+	 * `owner`: the session, as a failing listener's `LISTENER` warning names it. Dropped by
+	 * {@link clear}: an unsubscribe function a host keeps after dispose must not keep the session.
+	 */
+	constructor(private owner?: ListenerOwner) {}
 
 	subscribe(listener: AgentSessionListener): () => void {
 		this.listeners = [...this.listeners, listener];
@@ -29,11 +35,12 @@ export class PublicEvents {
 	emit(event: AgentSessionEvent): void {
 		const listeners = this.listeners;
 		for (let index = 0; index < listeners.length; index++) {
-			callListener("session.subscribe", listeners[index]!, event);
+			callListener("session.subscribe", listeners[index]!, event, this.owner);
 		}
 	}
 
 	clear(): void {
 		this.listeners = [];
+		this.owner = undefined;
 	}
 }

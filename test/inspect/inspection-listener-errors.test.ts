@@ -65,9 +65,14 @@ describe("inspection callbacks that fail", () => {
 		expect(ends).toEqual(["broken", "other"]);
 		const [warning] = await captured.until(1);
 		expect(warning).toBeInstanceOf(SettleError);
-		expect(warning).toMatchObject({ code: "LISTENER", cause: broken, details: { source: "session.inspect onEnd" } });
+		const { sessionId, cwd } = h.session;
+		expect(warning).toMatchObject({
+			code: "LISTENER",
+			cause: broken,
+			details: { source: "session.inspect onEnd", sessionId, cwd },
+		});
 		expect(warning!.message).toBe(
-			"A session.inspect onEnd listener failed: onEnd bug. It was skipped (the session goes on); fix the listener. Further failures of this listener are not reported.",
+			`Session ${sessionId} (cwd ${cwd}): a session.inspect onEnd listener failed: onEnd bug. It was skipped (the session goes on); fix the listener. Further failures of this listener are not reported.`,
 		);
 		expect(states(seenByOther)).toEqual(states(seenByBroken));
 		expect(states(seenByOther).at(-1)).toBe("idle");
@@ -94,8 +99,8 @@ describe("inspection callbacks that fail", () => {
 		const [warning] = await captured.until(1);
 		expect(warning).toMatchObject({
 			code: "LISTENER",
-			details: { source: "session.inspect" },
-			message: expect.stringContaining("A session.inspect listener failed: cannot read 'to' of undefined."),
+			details: { source: "session.inspect", sessionId: h.session.sessionId, cwd: h.session.cwd },
+			message: expect.stringContaining("a session.inspect listener failed: cannot read 'to' of undefined."),
 		});
 		await captured.drained();
 		expect(captured.warnings).toHaveLength(1);

@@ -58,9 +58,15 @@ describe("listener errors", () => {
 		expect(calls).toEqual(["throws", "rejects", "after new"]);
 		const [first, second] = await captured.until(2);
 		expect(first).toBeInstanceOf(SettleError);
-		expect(first).toMatchObject({ code: "LISTENER", cause: thrown, details: { source: "runtime.onSessionReplaced" } });
+		// Named by the session the runtime runs now (the replacement).
+		const { sessionId } = r.session;
+		expect(first).toMatchObject({
+			code: "LISTENER",
+			cause: thrown,
+			details: { source: "runtime.onSessionReplaced", sessionId, cwd: r.cwd },
+		});
 		expect(first!.message).toBe(
-			"A runtime.onSessionReplaced listener failed: listener bug. It was skipped (the session goes on); fix the listener. Further failures of this listener are not reported.",
+			`Session ${sessionId} (cwd ${r.cwd}): a runtime.onSessionReplaced listener failed: listener bug. It was skipped (the session goes on); fix the listener. Further failures of this listener are not reported.`,
 		);
 		expect(second).toMatchObject({ code: "LISTENER", cause: rejected });
 		expect(r.lifecycle).toBe("active");
@@ -89,8 +95,13 @@ describe("listener errors", () => {
 		expect(calls).toBe(types.length);
 		expect(calls).toBeGreaterThan(1);
 		const [warning] = await captured.until(1);
-		expect(warning).toMatchObject({ code: "LISTENER", details: { source: "session.subscribe" } });
-		expect(warning!.message).toContain("A session.subscribe listener failed: cannot read 'text' of undefined.");
+		expect(warning).toMatchObject({
+			code: "LISTENER",
+			details: { source: "session.subscribe", sessionId: session.sessionId, cwd: session.cwd },
+		});
+		expect(warning!.message).toContain(
+			`Session ${session.sessionId} (cwd ${session.cwd}): a session.subscribe listener failed: cannot read 'text' of undefined.`,
+		);
 		expect(captured.warnings).toHaveLength(1);
 		expect(captured.unhandled).toEqual([]);
 	});
