@@ -2448,8 +2448,8 @@ export const MUTANTS: Mutant[] = [
 		description: "a throwing onSessionReplaced listener breaks the switch",
 		edits: [
 			{
-				find: 'for (const listener of this.replacedListeners) callListener("runtime.onSessionReplaced", listener, event);',
-				replace: "for (const listener of this.replacedListeners) listener(event);",
+				find: 'callListener("runtime.onSessionReplaced", listener, event, this.listenerOwner);',
+				replace: "listener(event);",
 			},
 		],
 		tests: ["test/runtime/session-replaced.test.ts"],
@@ -4453,7 +4453,7 @@ export const MUTANTS: Mutant[] = [
 		description: "every failure reported, not once per listener",
 		edits: [
 			{
-				find: "\t\tif (reported.has(listener)) return;\n",
+				find: "\tif (seen.has(listener)) return false;\n",
 				replace: "",
 			},
 		],
@@ -4465,7 +4465,7 @@ export const MUTANTS: Mutant[] = [
 		description: "a rejecting listener is silent again",
 		edits: [
 			{
-				find: "result.catch((error: unknown) => reportListenerError(source, listener, error));",
+				find: "result.catch((error: unknown) => reportListenerError(source, listener, error, owner));",
 				replace: "result.catch(() => {});",
 			},
 		],
@@ -4610,7 +4610,7 @@ export const MUTANTS: Mutant[] = [
 		edits: [
 			{
 				// biome-ignore lint/suspicious/noTemplateCurlyInString: the source text of a template literal
-				find: "if (onEnd) callListener(`${this.source} onEnd`, onEnd, undefined);",
+				find: "if (onEnd) callListener(`${this.source} onEnd`, onEnd, undefined, this.owner);",
 				replace: "if (onEnd) try { onEnd(); } catch {}",
 			},
 		],
@@ -4622,7 +4622,7 @@ export const MUTANTS: Mutant[] = [
 		description: "a failing inspection observer is silent again",
 		edits: [
 			{
-				find: "callListener(this.source, this.observer, full);",
+				find: "callListener(this.source, this.observer, full, this.owner);",
 				replace: "try { this.observer(full); } catch {}",
 			},
 		],
@@ -4634,8 +4634,8 @@ export const MUTANTS: Mutant[] = [
 		description: "inspectSessions' onEnd failure is reported under runtime.inspect's name",
 		edits: [
 			{
-				find: 'callListener("runtime.inspectSessions onEnd", onEnd, undefined)',
-				replace: 'callListener("runtime.inspect onEnd", onEnd, undefined)',
+				find: 'callListener("runtime.inspectSessions onEnd", onEnd, undefined, this.listenerOwner)',
+				replace: 'callListener("runtime.inspect onEnd", onEnd, undefined, this.listenerOwner)',
 			},
 		],
 		tests: ["test/inspect/inspection-listener-errors.test.ts"],
@@ -4975,7 +4975,7 @@ export const MUTANTS: Mutant[] = [
 		edits: [
 			{
 				// biome-ignore lint/suspicious/noTemplateCurlyInString: the source text of a template literal
-				find: "reportListenerError(`${this.source} details`, this.details, error);",
+				find: "reportListenerError(`${this.source} details`, this.details, error, this.owner);",
 				replace: "",
 			},
 		],
@@ -6429,6 +6429,90 @@ export const MUTANTS: Mutant[] = [
 			},
 		],
 		tests: ["test/cli/cli-guidance.test.ts"],
+	},
+	{
+		id: "BC01",
+		file: "src/listener-errors.ts",
+		description: "a shared listener reported once per process again",
+		edits: [
+			{
+				find: "if (!firstFailure(owner ?? UNOWNED, listener)) return;",
+				replace: "if (!firstFailure(UNOWNED, listener)) return;",
+			},
+		],
+		tests: ["test/runtime/many-sessions.property.test.ts"],
+	},
+	{
+		id: "BC02",
+		file: "src/listener-errors.ts",
+		description: "warning details lose sessionId/cwd",
+		edits: [
+			{
+				find: "details: { source, ...details }",
+				replace: "details: { source }",
+			},
+		],
+		tests: ["test/runtime/many-sessions.property.test.ts", "test/runtime/listener-errors.test.ts"],
+	},
+	{
+		id: "BC03",
+		file: "src/session/public-events.ts",
+		description: "subscribe failures name no session",
+		edits: [
+			{
+				find: 'callListener("session.subscribe", listeners[index]!, event, this.owner);',
+				replace: 'callListener("session.subscribe", listeners[index]!, event);',
+			},
+		],
+		tests: ["test/runtime/many-sessions.property.test.ts", "test/runtime/listener-errors.test.ts"],
+	},
+	{
+		id: "BC04",
+		file: "src/session/public-events.ts",
+		description: "a kept unsubscribe retains the disposed session",
+		edits: [
+			{
+				find: "\t\tthis.owner = undefined;\n",
+				replace: "",
+			},
+		],
+		tests: ["test/lifetime/session-dispose.test.ts"],
+	},
+	{
+		id: "BC05",
+		file: "src/session/agent-session.ts",
+		description: "inspect onEnd failures name no session",
+		edits: [
+			{
+				find: 'new InspectionSubscriptionSet("session.inspect", this.listenerOwner)',
+				replace: 'new InspectionSubscriptionSet("session.inspect")',
+			},
+		],
+		tests: ["test/inspect/inspection-listener-errors.test.ts"],
+	},
+	{
+		id: "BC06",
+		file: "src/inspect/lifecycle-inspector.ts",
+		description: "observer failures name no session",
+		edits: [
+			{
+				find: "callListener(this.source, this.observer, full, this.owner);",
+				replace: "callListener(this.source, this.observer, full);",
+			},
+		],
+		tests: ["test/inspect/inspection-listener-errors.test.ts"],
+	},
+	{
+		id: "BC07",
+		file: "src/runtime/runtime.ts",
+		description: "onSessionReplaced failures name no session",
+		edits: [
+			{
+				find: 'callListener("runtime.onSessionReplaced", listener, event, this.listenerOwner);',
+				replace: 'callListener("runtime.onSessionReplaced", listener, event);',
+			},
+		],
+		tests: ["test/runtime/listener-errors.test.ts"],
 	},
 ];
 
