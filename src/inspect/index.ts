@@ -33,7 +33,14 @@ export {
 	stateValuePath,
 	toJsonValue,
 } from "./lifecycle-inspector.js";
-export { type InspectorServer, type InspectorServerOptions, serveInspector } from "./live-server.js";
+export {
+	createInspectorHandler,
+	type InspectorHandler,
+	type InspectorHandlerOptions,
+	type InspectorServer,
+	type InspectorServerOptions,
+	serveInspector,
+} from "./live-server.js";
 export {
 	allStates,
 	allTransitions,

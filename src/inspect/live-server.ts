@@ -1,14 +1,17 @@
 /**
- * `serveInspector`: the trace viewer, live. A loopback HTTP server serves the viewer page and a
- * Server-Sent Events stream of a session's (or a runtime's) inspection events: each event gets an
- * id, the newest 10 000 are kept, and a client that reconnects with `Last-Event-ID` gets exactly
- * what it missed (or is told which ids were dropped).
+ * The live inspector: the trace viewer, live. It serves the viewer page and a Server-Sent Events
+ * stream of a session's (or a runtime's) inspection events: each event gets an id, the newest
+ * 10 000 are kept, and a client that reconnects with `Last-Event-ID` gets exactly what it missed (or
+ * is told which ids were dropped).
  *
- * Only the holder of the URL gets anything: the server listens on 127.0.0.1 alone, every path
- * starts with a random 256-bit token (anything else: 404, no body), the Host header must name
- * 127.0.0.1 or localhost at the server's port (403 otherwise: a DNS-rebound name does not pass),
- * no CORS header is ever sent, and the page's script runs under a hash-pinned CSP and writes event
- * text with `textContent` only.
+ * `createInspectorHandler` is the one implementation: a request handler the host mounts under a base
+ * path on its own HTTP server. `serveInspector` runs it on a loopback server of its own.
+ *
+ * Only the holder of the URL gets anything: every path under the base path starts with a random
+ * 256-bit token (anything else: 404, no body), compared in constant time; no CORS header is ever
+ * sent, and the page's script runs under a hash-pinned CSP and writes event text with `textContent`
+ * only. `serveInspector` also listens on 127.0.0.1 alone and requires a Host header naming
+ * 127.0.0.1 or localhost at its port (403 otherwise: a DNS-rebound name does not pass).
  */
 import { randomBytes, timingSafeEqual } from "node:crypto";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
@@ -51,6 +54,51 @@ export interface InspectorServer {
 	close(): Promise<void>;
 }
 
+/** Options for {@link createInspectorHandler}. */
+export interface InspectorHandlerOptions {
+	/**
+	 * Where the inspector lives on the host's server: it answers the requests whose path is this or
+	 * under it, and leaves every other request to the host. Default `"/inspect"`; `"/"` takes every
+	 * path. Segments of letters, digits and `. _ ~ -`; give each inspector on one server its own.
+	 */
+	basePath?: string;
+	/**
+	 * The secret in the page's path (`<basePath>/<token>/`); default 256 random bits (base64url). At
+	 * least 16 characters of `A–Z a–z 0–9 _ -`: whoever knows it can watch the session.
+	 */
+	token?: string;
+	/** Events kept for (re)connecting pages, oldest dropped first; default 10 000 (as traces). */
+	maxEvents?: number;
+	/** As {@link InspectorServerOptions.slowReaderLimitBytes}: a page further behind is dropped; default 8 MiB. */
+	slowReaderLimitBytes?: number;
+	/**
+	 * The Host header values (`name:port`, any case) the inspector answers; any other gets an empty
+	 * 403 (against DNS rebinding when the server listens on loopback). Default: every Host.
+	 */
+	allowedHosts?: Iterable<string>;
+}
+
+/** A live inspector mounted on the host's HTTP server (see {@link createInspectorHandler}). */
+export interface InspectorHandler {
+	/** The page's path on the host's server, token included: `<basePath>/<token>/`. */
+	readonly path: string;
+	/** The unsent bytes past which a slow page is dropped (the option, or 8 MiB). */
+	readonly slowReaderLimitBytes: number;
+	/** The page's address on the server at `origin` (e.g. `"http://localhost:3000"`): `origin` + {@link path}. */
+	url(origin: string | URL): string;
+	/**
+	 * Answers `request` if its path is the base path or under it (page, event stream, or an empty
+	 * 403/404) and returns `true`; returns `false`, touching nothing, for any other request — and for
+	 * every request once closed.
+	 */
+	handle(request: IncomingMessage, response: ServerResponse): boolean;
+	/**
+	 * Ends this inspector's event streams (pages are told, and stop reconnecting) and stops inspecting
+	 * the target; the host's server and other inspectors go on. Safe to call twice.
+	 */
+	close(): Promise<void>;
+}
+
 /**
  * The default `slowReaderLimitBytes`: a slow page whose unsent stream grows past this is disconnected
  * (told by a last `slow` message); it resumes from its last id. Bounds the memory one stalled page
@@ -58,13 +106,24 @@ export interface InspectorServer {
  */
 const DEFAULT_SLOW_READER_LIMIT_BYTES = 8 * 1024 * 1024;
 
+/** The Host headers an inspector answers (lowercase); a Set, or every Host. */
+interface HostCheck {
+	has(host: string): boolean;
+}
+/** Answers every Host (the host server decides who may reach it). */
+const ANY_HOST: HostCheck = { has: () => true };
+
+const BASE_PATH = /^(\/[A-Za-z0-9._~-]+)*$/;
+const TOKEN = /^[A-Za-z0-9_-]{16,512}$/;
+
 /**
  * Serves a live view of `target`'s lifecycle: open the returned `url` in a browser and watch the
  * diagram follow each state change (retries, compactions, and for a runtime its session
  * replacements) as it happens. Disposing the target ends the stream (the page says so); `close()`
  * stops the server. A page that stops reading is dropped once more than `slowReaderLimitBytes`
  * (default 8 MiB) wait unsent for it. Rejects with `SettleError("INVALID_ARGUMENT")` for a bad port
- * or limit, and `SettleError("IO")` naming the port when it is taken.
+ * or limit, and `SettleError("IO")` naming the port when it is taken. To serve it from your own
+ * HTTP server instead (many sessions, one port), see {@link createInspectorHandler}.
  *
  * @example
  * ```ts
@@ -88,23 +147,157 @@ export async function serveInspector(
 			{ details: { port } },
 		);
 	}
+	// Filled once the port is known; nothing can connect before.
+	const allowedHosts = new Set<string>();
+	const handler = mountInspector(
+		target,
+		{
+			basePath: "/",
+			...(options.maxEvents !== undefined ? { maxEvents: options.maxEvents } : {}),
+			...(options.slowReaderLimitBytes !== undefined ? { slowReaderLimitBytes: options.slowReaderLimitBytes } : {}),
+		},
+		{ api: "serveInspector", allowedHosts },
+	);
+	const server = createServer((request, response) => {
+		// Only once closed (the server is closing too): nothing is served any more.
+		if (!handler.handle(request, response)) reject(response, 404);
+	});
+	try {
+		await new Promise<void>((resolve, rejectListen) => {
+			const failed = (error: NodeJS.ErrnoException) => {
+				const taken = error.code === "EADDRINUSE";
+				rejectListen(
+					new SettleError(
+						"IO",
+						taken
+							? `Port ${port} on 127.0.0.1 is in use: choose another port for the inspector (0 picks a free one).`
+							: `The inspector could not listen on 127.0.0.1:${port}: ${errorMessage(error)}`,
+						{ cause: error, details: { port } },
+					),
+				);
+			};
+			server.once("error", failed);
+			server.listen(port, "127.0.0.1", () => {
+				server.off("error", failed);
+				resolve();
+			});
+		});
+	} catch (error) {
+		await handler.close();
+		throw error;
+	}
+	const actual = (server.address() as AddressInfo).port;
+	allowedHosts.add(`127.0.0.1:${actual}`).add(`localhost:${actual}`);
+
+	let closing: Promise<void> | undefined;
+	return {
+		url: handler.url(`http://127.0.0.1:${actual}`),
+		slowReaderLimitBytes: handler.slowReaderLimitBytes,
+		close() {
+			closing ??= handler.close().then(
+				() =>
+					new Promise<void>((resolve) => {
+						server.close(() => resolve());
+						server.closeAllConnections();
+					}),
+			);
+			return closing;
+		},
+	};
+}
+
+/**
+ * Mounts the live inspector of `target` on your own HTTP server: call `handle(request, response)`
+ * first in your request listener; it answers the requests under `basePath` (the page at
+ * `<basePath>/<token>/` and its event stream) and returns `false` for the rest, which stay yours.
+ * Give each session its own base path to watch many sessions on one port. Everything else is as
+ * {@link serveInspector}: the token (compared in constant time; anything else under the base path:
+ * an empty 404), the CSP, the slow-reader limit, the `end` message when the target is disposed or
+ * the handler closed. Throws `SettleError("INVALID_ARGUMENT")` for a bad base path, token or limit.
+ *
+ * Your server decides who can reach it: on a public interface, only the token keeps others out
+ * (serve it over HTTPS), and `allowedHosts` restores the Host check.
+ *
+ * @example
+ * ```ts
+ * import { createServer } from "node:http";
+ * import { createInspectorHandler } from "settle/inspect";
+ *
+ * const inspector = createInspectorHandler(session, { basePath: `/inspect/${session.sessionId}` });
+ * const server = createServer((request, response) => {
+ *   if (inspector.handle(request, response)) return;
+ *   response.writeHead(404).end(); // the host's own routes
+ * });
+ * server.listen(3000, "127.0.0.1");
+ * console.error(`Inspector: ${inspector.url("http://127.0.0.1:3000")}`);
+ * // when the client leaves:
+ * await inspector.close();
+ * ```
+ */
+export function createInspectorHandler(
+	target: AgentSession | AgentSessionRuntime,
+	options: InspectorHandlerOptions = {},
+): InspectorHandler {
+	const hosts = options.allowedHosts;
+	return mountInspector(target, options, {
+		api: "createInspectorHandler",
+		allowedHosts: hosts === undefined ? ANY_HOST : new Set([...hosts].map((host) => host.toLowerCase())),
+	});
+}
+
+const reject = (response: ServerResponse, status: 403 | 404) => {
+	response.writeHead(status, { "content-length": "0", "cache-control": "no-store" });
+	response.end();
+};
+
+const securityHeaders = {
+	"cache-control": "no-store",
+	"x-content-type-options": "nosniff",
+	"referrer-policy": "no-referrer",
+	"cross-origin-resource-policy": "same-origin",
+	"x-frame-options": "DENY",
+};
+
+/** The one implementation; `api` names the caller in errors, `allowedHosts` is read per request. */
+function mountInspector(
+	target: AgentSession | AgentSessionRuntime,
+	options: InspectorHandlerOptions,
+	{ api, allowedHosts }: { api: string; allowedHosts: HostCheck },
+): InspectorHandler {
 	const limit = options.slowReaderLimitBytes ?? DEFAULT_SLOW_READER_LIMIT_BYTES;
 	if (!Number.isSafeInteger(limit) || limit <= 0) {
 		throw new SettleError(
 			"INVALID_ARGUMENT",
-			`serveInspector: slowReaderLimitBytes must be a positive integer (bytes a page may fall behind; default ${DEFAULT_SLOW_READER_LIMIT_BYTES}), not ${String(limit)}.`,
+			`${api}: slowReaderLimitBytes must be a positive integer (bytes a page may fall behind; default ${DEFAULT_SLOW_READER_LIMIT_BYTES}), not ${String(limit)}.`,
 			{ details: { slowReaderLimitBytes: limit } },
+		);
+	}
+	const basePath = (options.basePath ?? "/inspect").replace(/\/$/, "");
+	if (!BASE_PATH.test(basePath) || basePath.split("/").some((segment) => segment === "." || segment === "..")) {
+		throw new SettleError(
+			"INVALID_ARGUMENT",
+			`${api}: basePath must be a path such as "/inspect" or "/sessions/42/inspect" (segments of letters, digits and . _ ~ -), not ${JSON.stringify(options.basePath)}.`,
+			{ details: { basePath: String(options.basePath) } },
+		);
+	}
+	const token = options.token ?? randomBytes(32).toString("base64url");
+	if (!TOKEN.test(token)) {
+		throw new SettleError(
+			"INVALID_ARGUMENT",
+			`${api}: token must be 16 to 512 characters of A-Z a-z 0-9 _ - (omit it for 256 random bits); the given one is ${token.length} characters.`,
+			{ details: { tokenLength: token.length } },
 		);
 	}
 	const isRuntime = "inspectSessions" in target;
 	const diagrams: AnyStateMachine[] = isRuntime ? [promptOperationMachine, runtimeMachine] : [promptOperationMachine];
 	const title = isRuntime ? "Settle live inspector: runtime" : `Settle live inspector: session ${target.sessionId}`;
-	const token = randomBytes(32).toString("base64url");
 	const tokenBytes = Buffer.from(token);
+	const pagePath = `${basePath}/${token}/`;
 	const window = createLiveEventWindow(options.maxEvents !== undefined ? { maxEvents: options.maxEvents } : {});
 	const clients = new Set<ServerResponse>();
 	let origin: number | undefined;
 	let ended = false;
+	let closed = false;
 	let page: string | undefined;
 
 	const frame = (live: LiveEvent): string => {
@@ -144,37 +337,27 @@ export async function serveInspector(
 		clients.clear();
 	};
 
-	const server = createServer((request, response) => handle(request, response));
-	const hosts = (actual: number) => new Set([`127.0.0.1:${actual}`, `localhost:${actual}`]);
-	let allowedHosts = new Set<string>();
+	/** The base path itself or a path under it (not one that merely starts with the same letters). */
+	const mine = (path: string) => basePath === "" || path === basePath || path.startsWith(`${basePath}/`);
 
-	const reject = (response: ServerResponse, status: 403 | 404) => {
-		response.writeHead(status, { "content-length": "0", "cache-control": "no-store" });
-		response.end();
-	};
-	const securityHeaders = {
-		"cache-control": "no-store",
-		"x-content-type-options": "nosniff",
-		"referrer-policy": "no-referrer",
-		"cross-origin-resource-policy": "same-origin",
-		"x-frame-options": "DENY",
-	};
-	function handle(request: IncomingMessage, response: ServerResponse): void {
+	function handle(request: IncomingMessage, response: ServerResponse): boolean {
+		const path = (request.url ?? "").split("?")[0] ?? "";
+		if (closed || !mine(path)) return false;
 		if (!allowedHosts.has((request.headers.host ?? "").toLowerCase())) {
 			reject(response, 403);
-			return;
+			return true;
 		}
-		const path = (request.url ?? "").split("?")[0] ?? "";
-		const [, first, rest, ...more] = path.split("/");
+		const inside = path.slice(basePath.length);
+		const [, first, rest, ...more] = inside.split("/");
 		const get = request.method === "GET" || request.method === "HEAD";
-		if (!path.startsWith("/") || !tokenMatches(first ?? "") || more.length > 0 || !get) {
+		if (!inside.startsWith("/") || !tokenMatches(first ?? "") || more.length > 0 || !get) {
 			reject(response, 404);
-			return;
+			return true;
 		}
 		if (rest === undefined) {
-			response.writeHead(308, { ...securityHeaders, location: `/${token}/`, "content-length": "0" });
+			response.writeHead(308, { ...securityHeaders, location: pagePath, "content-length": "0" });
 			response.end();
-			return;
+			return true;
 		}
 		if (rest === "") {
 			page ??= renderLivePage(diagrams, title);
@@ -185,10 +368,11 @@ export async function serveInspector(
 				"content-length": Buffer.byteLength(page),
 			});
 			response.end(request.method === "HEAD" ? undefined : page);
-			return;
+			return true;
 		}
 		if (rest === "events") stream(request, response);
 		else reject(response, 404);
+		return true;
 	}
 	function tokenMatches(candidate: string): boolean {
 		const bytes = Buffer.from(candidate);
@@ -214,44 +398,35 @@ export async function serveInspector(
 		send(response, text);
 	}
 
-	await new Promise<void>((resolve, rejectListen) => {
-		const failed = (error: NodeJS.ErrnoException) => {
-			const taken = error.code === "EADDRINUSE";
-			rejectListen(
-				new SettleError(
-					"IO",
-					taken
-						? `Port ${port} on 127.0.0.1 is in use: choose another port for the inspector (0 picks a free one).`
-						: `The inspector could not listen on 127.0.0.1:${port}: ${errorMessage(error)}`,
-					{ cause: error, details: { port } },
-				),
-			);
-		};
-		server.once("error", failed);
-		server.listen(port, "127.0.0.1", () => {
-			server.off("error", failed);
-			resolve();
-		});
-	});
-	const actual = (server.address() as AddressInfo).port;
-	allowedHosts = hosts(actual);
 	const subscription = isRuntime
 		? target.inspectSessions(observer, { onEnd })
 		: (target as AgentSession).inspect(observer, { onEnd });
 
-	let closing: Promise<void> | undefined;
 	return {
-		url: `http://127.0.0.1:${actual}/${token}/`,
+		path: pagePath,
 		slowReaderLimitBytes: limit,
+		url(base) {
+			let at: URL;
+			try {
+				at = new URL(pagePath, base);
+			} catch (error) {
+				throw new SettleError(
+					"INVALID_ARGUMENT",
+					`${api}: url() needs the server's origin, such as "http://127.0.0.1:3000", not ${JSON.stringify(String(base))}.`,
+					{ cause: error, details: { origin: String(base) } },
+				);
+			}
+			return at.href;
+		},
+		handle,
 		close() {
-			closing ??= new Promise<void>((resolve) => {
+			if (!closed) {
+				closed = true;
 				subscription.unsubscribe();
 				for (const response of clients) response.end(endFrame("closed"));
 				clients.clear();
-				server.close(() => resolve());
-				server.closeAllConnections();
-			});
-			return closing;
+			}
+			return Promise.resolve();
 		},
 	};
 }
