@@ -6514,6 +6514,92 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/runtime/listener-errors.test.ts"],
 	},
+	{
+		id: "BD01",
+		file: "src/inspect/live-server.ts",
+		description: "a lookalike prefix counts as under the base path",
+		edits: [
+			{
+				// biome-ignore lint/suspicious/noTemplateCurlyInString: the source text of a template literal
+				find: "path.startsWith(`${basePath}/`)",
+				replace: "path.startsWith(basePath)",
+			},
+		],
+		tests: ["test/inspect/live-mount.test.ts"],
+	},
+	{
+		id: "BD02",
+		file: "src/inspect/live-server.ts",
+		description: "a closed handler still answers",
+		edits: [
+			{
+				find: "if (closed || !mine(path)) return false;",
+				replace: "if (!mine(path)) return false;",
+			},
+		],
+		tests: ["test/inspect/live-mount.test.ts"],
+	},
+	{
+		id: "BD03",
+		file: "src/inspect/live-server.ts",
+		description: "allowedHosts compared case-sensitively",
+		edits: [
+			{
+				find: "new Set([...hosts].map((host) => host.toLowerCase()))",
+				replace: "new Set(hosts)",
+			},
+		],
+		tests: ["test/inspect/live-mount.test.ts"],
+	},
+	{
+		id: "BD04",
+		file: "src/inspect/live-server.ts",
+		description: "the redirect ignores the base path",
+		edits: [
+			{
+				find: "location: pagePath,",
+				// biome-ignore lint/suspicious/noTemplateCurlyInString: the source text of a template literal
+				replace: "location: `/${token}/`,",
+			},
+		],
+		tests: ["test/inspect/live-mount.test.ts"],
+	},
+	{
+		id: "BD05",
+		file: "src/inspect/live-server.ts",
+		description: "dot segments accepted in basePath",
+		edits: [
+			{
+				find: ' || basePath.split("/").some((segment) => segment === "." || segment === "..")',
+				replace: "",
+			},
+		],
+		tests: ["test/inspect/live-mount.test.ts"],
+	},
+	{
+		id: "BD06",
+		file: "src/inspect/live-server.ts",
+		description: "serveInspector loses its Host check",
+		edits: [
+			{
+				find: '{ api: "serveInspector", allowedHosts }',
+				replace: '{ api: "serveInspector", allowedHosts: ANY_HOST }',
+			},
+		],
+		tests: ["test/inspect/live-server.test.ts"],
+	},
+	{
+		id: "BD07",
+		file: "src/inspect/live-server.ts",
+		description: "handler close() leaves streams open",
+		edits: [
+			{
+				find: '\t\t\t\tfor (const response of clients) response.end(endFrame("closed"));\n',
+				replace: "",
+			},
+		],
+		tests: ["test/inspect/live-mount.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
