@@ -6,13 +6,12 @@
  * (custom models of a built-in provider, `modelOverrides`, `!command` keys, a broken file) is
  * reported, never silent. Comments and trailing commas are read as pi reads them.
  */
-import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { errorMessage } from "../errors.js";
 import type { ProviderConfig } from "../extensions/types.js";
 import type { ModelRuntime } from "../llm/model-runtime.js";
 import { modelRegistryView, setModelsFileError } from "../session/model-registry-view.js";
-import { type JsonObjectRead, parseJsonObject } from "../settings/json-file.js";
+import { type JsonObjectRead, readJsonObjectFile } from "../settings/json-file.js";
 import type { AgentSessionRuntimeDiagnostic } from "./services.js";
 
 /** File name of pi's custom-model configuration in the agent folder. */
@@ -141,19 +140,13 @@ function mergeCompat(
  * `stripJsonComments`, same expressions), string literals left untouched. Must not throw.
  */
 function readModelsFile(path: string): JsonObjectRead {
-	let text: string;
-	try {
-		if (!existsSync(path)) return { status: "missing" };
-		text = readFileSync(path, "utf-8");
-	} catch (error) {
-		return { status: "unreadable", reason: errorMessage(error) };
-	}
-	const stripped = text
-		.replace(/"(?:\\.|[^"\\])*"|\/\/[^\n]*/g, (match) => (match[0] === '"' ? match : ""))
-		.replace(/"(?:\\.|[^"\\])*"|,(\s*[}\]])/g, (match, tail: string | undefined) =>
-			tail !== undefined ? tail : match[0] === '"' ? match : "",
-		);
-	return parseJsonObject(stripped);
+	return readJsonObjectFile(path, (text) =>
+		text
+			.replace(/"(?:\\.|[^"\\])*"|\/\/[^\n]*/g, (match) => (match[0] === '"' ? match : ""))
+			.replace(/"(?:\\.|[^"\\])*"|,(\s*[}\]])/g, (match, tail: string | undefined) =>
+				tail !== undefined ? tail : match[0] === '"' ? match : "",
+			),
+	);
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {

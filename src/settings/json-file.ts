@@ -31,8 +31,11 @@ export type JsonObjectRead =
 	| { status: "malformed"; reason: string }
 	| { status: "unreadable"; reason: string };
 
-/** Reads a JSON object file. Must not throw. A blank file reads as `{}`. */
-export function readJsonObjectFile(path: string): JsonObjectRead {
+/**
+ * Reads a JSON object file. Must not throw. A blank file reads as `{}`. `prepare` turns the text into
+ * JSON first (e.g. strips comments).
+ */
+export function readJsonObjectFile(path: string, prepare: (text: string) => string = (text) => text): JsonObjectRead {
 	let text: string;
 	try {
 		if (!existsSync(path)) return { status: "missing" };
@@ -40,7 +43,7 @@ export function readJsonObjectFile(path: string): JsonObjectRead {
 	} catch (error) {
 		return { status: "unreadable", reason: errorMessage(error) };
 	}
-	return parseJsonObject(text);
+	return parseJsonObject(prepare(text));
 }
 
 /** Parses JSON text that must hold an object. Must not throw. */
