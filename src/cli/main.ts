@@ -20,7 +20,7 @@ import { EXIT_FAILURE, EXIT_OK, EXIT_USAGE, HELP_POINTER, helpText } from "./hel
 import { CliError, oneLine, startHost } from "./host.js";
 import { startCliInspector } from "./inspect.js";
 import { runInteractiveMode, startsInteractive } from "./interactive-mode.js";
-import { piModelsHint } from "./pi-folder.js";
+import { piFolderHintShown, piModelsHint } from "./pi-folder.js";
 import { withPiOptionHint } from "./pi-options.js";
 import type { CliOutput } from "./print-mode.js";
 import { runPrintMode } from "./print-mode.js";
@@ -132,6 +132,7 @@ export async function main(argv: readonly string[], out: CliOutput = processOutp
 				}
 			}
 			for (const warning of host.warnings) out.stderr(`Warning: ${oneLine(warning.message)}\n`);
+			if (host.piHint) piFolderHintShown(runtime.services.agentDir);
 			const noModel = runtime.session.model === undefined;
 			if (runtime.modelFallbackMessage && (!noModel || !readsPrompt)) {
 				out.stderr(`Warning: ${restoreFallbackForCli(runtime.modelFallbackMessage, runtime)}\n`);
@@ -248,7 +249,10 @@ async function listModels(args: ParsedArgs, out: CliOutput): Promise<number> {
 		if (available.length === 0) {
 			// An empty list is an answer, as a search matching nothing is (pi 0.73.1 exits 0 here too).
 			out.stderr(`${runtime.modelFallbackMessage ?? "No models available."}\n`);
-			if (piHint) out.stderr(`${piHint}\n`);
+			if (piHint) {
+				out.stderr(`${piHint}\n`);
+				piFolderHintShown(runtime.services.agentDir);
+			}
 			return EXIT_OK;
 		}
 		const width = Math.max(...models.map((model) => model.provider.length + model.id.length + 1), 0);
