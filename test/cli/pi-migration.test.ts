@@ -206,10 +206,10 @@ describe("pi's folder, not pointed at: the hints", () => {
 		const first = await settle(["--faux", "--no-session", "-p", "hi"]);
 		expect([first.code, first.stdout]).toEqual([0, "hi\n"]);
 		expect(first.stderr).toContain(`Warning: pi's agent folder ${piAgent} (`);
-		expect(readdirSync(settleAgent)).toEqual([]);
 		const second = await settle(["--faux", "--no-session", "-p", "hi"]);
 		expect([second.code, second.stdout]).toEqual([0, "hi\n"]);
 		expect(second.stderr).not.toContain("pi's agent folder");
+		expect(readdirSync(settleAgent)).toEqual([]);
 		expect(readdirSync(piAgent).sort()).toEqual(piFiles);
 	});
 
