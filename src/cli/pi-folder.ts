@@ -4,9 +4,10 @@
  * so a pi user's first `settle` finds no keys, models, extensions or sessions. These hints name
  * pi's folder and the one setting that shares it; they only read, never write, pi's folder.
  */
-import { existsSync, mkdirSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { basename, join, resolve } from "node:path";
 import { AGENT_DIR_ENV, getPiAgentDir } from "../settings/paths.js";
+import { makeFolders } from "../store/folders.js";
 import { getDefaultSessionDirPath } from "../store/paths.js";
 
 /**
@@ -58,7 +59,7 @@ export function piFolderHint(input: {
  */
 export function piFolderHintShown(agentDir: string): void {
 	try {
-		mkdirSync(agentDir, { recursive: true });
+		makeFolders(agentDir);
 	} catch {
 		// Unwritable: the hint is said again next time, which is all that is lost.
 	}
