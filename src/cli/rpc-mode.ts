@@ -13,7 +13,10 @@
  * does but writes Settle's page (src/export/); commands after a session replacement wait for it (and
  * a prompt, steer or follow_up that arrives while an extension command replaces the session waits
  * for that replacement, then goes to the current session; pi sends it to the old one); at
- * the end of stdin the server finishes the running work before it exits (pi disposes at once).
+ * the end of stdin the server finishes the running work before it exits (pi disposes at once); a
+ * prompt's success response carries `data: { disposition }` (`handled` | `queued` | `started`, and
+ * `runFollows` when a handled command sent messages), so a client knows whether an idle event will
+ * come (pi's response has no data; pi's RpcClient ignores it).
  */
 import { join } from "node:path";
 import { createInterface } from "node:readline";
