@@ -8,7 +8,8 @@
  * streamed token would otherwise bury stderr. In a process hosting many sessions the warning names the
  * session the listener belongs to (its id and cwd, in the message and in `details`), and "first
  * failure" counts per session: one listener function shared by fifty sessions is reported once for
- * each session it fails in.
+ * each session it fails in. A host that logs on its own (a server with many sessions) routes these
+ * reports to its logger with {@link setListenerErrorHandler} instead.
  */
 import { errorMessage, SettleError } from "./errors.js";
 
@@ -36,6 +37,34 @@ export type InspectionListenerSource =
  * runtime's current session changes). The function object itself identifies the owner.
  */
 export type ListenerOwner = () => { sessionId: string; cwd: string };
+
+/** Where reports go instead of `process.emitWarning` (see {@link setListenerErrorHandler}). */
+let handler: ((warning: SettleError) => void) | undefined;
+
+/**
+ * Routes the `LISTENER` reports of this process to `route` instead of Node's process warnings
+ * (which Node prints on stderr): a host with its own logging gets each report — a
+ * {@link SettleError} with code `LISTENER`, the listener's error as `cause`, and `details`
+ * naming the `source` and the session (`sessionId`, `cwd`) — and nothing is printed. Still once
+ * per listener and session. A `route` that throws is skipped: that report becomes a process
+ * warning after all. `undefined` goes back to process warnings. Returns a function that puts back
+ * the handler that was set before.
+ *
+ * @example
+ * ```ts
+ * const restore = setListenerErrorHandler((warning) => {
+ *   console.error(`[settle] session ${warning.details?.sessionId}: ${warning.message}`, warning.cause);
+ * });
+ * restore(); // process warnings again
+ * ```
+ */
+export function setListenerErrorHandler(route: ((warning: SettleError) => void) | undefined): () => void {
+	const previous = handler;
+	handler = route;
+	return () => {
+		handler = previous;
+	};
+}
 
 /** Listeners already reported, per owner; listeners registered on nothing in particular share one set. */
 const reported = new WeakMap<object, WeakSet<object>>();
@@ -83,10 +112,23 @@ export function reportListenerError(
 			`${prefix}${article} ${source} listener failed: ${errorMessage(error)}. It was skipped (the session goes on); fix the listener. Further failures of this listener are not reported.`,
 			{ cause: error, details: { source, ...details } },
 		);
-		process.emitWarning(warning);
+		deliver(warning);
 	} catch {
 		// Reporting must never break the session either.
 	}
+}
+
+function deliver(warning: SettleError): void {
+	const route = handler;
+	if (route) {
+		try {
+			route(warning);
+			return;
+		} catch {
+			// The host's handler failed: the report is not lost, Node's warning says it.
+		}
+	}
+	process.emitWarning(warning);
 }
 
 /**

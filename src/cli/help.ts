@@ -7,6 +7,9 @@ export const EXIT_FAILURE = 1;
 /** The command line is wrong: unknown option, missing value, bad combination, unknown extension flag. */
 export const EXIT_USAGE = 2;
 
+/** The line after a command-line error (an unknown option, a missing value, an unknown extension flag). */
+export const HELP_POINTER = "Run settle --help for the options.\n";
+
 /** The help text (extension flags of the current project are appended when known). */
 export function helpText(extensionFlags: readonly { name: string; type: string; description?: string }[] = []): string {
 	const flags =

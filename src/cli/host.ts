@@ -19,7 +19,7 @@ import { SessionManager } from "../store/session-manager.js";
 import { allToolNames } from "../tools/index.js";
 import { extensionFlagValues, type ParsedArgs, reclaimMessages } from "./args.js";
 import { createCliFaux, loadFauxScript } from "./faux-script.js";
-import { EXIT_FAILURE, EXIT_USAGE } from "./help.js";
+import { EXIT_FAILURE, EXIT_USAGE, HELP_POINTER } from "./help.js";
 import { piContinueHint, piFolderHint, piSessionHint } from "./pi-folder.js";
 import { withPiOptionHint } from "./pi-options.js";
 import { findSessionByIdPrefix } from "./session-lookup.js";
@@ -136,6 +136,8 @@ export async function startHost(args: ParsedArgs): Promise<CliHost> {
 				`The project ${untrusted.cwd} is not trusted, so its extensions were not loaded and their flags are unknown: run settle with --approve to load them.`,
 			);
 		}
+		// Unknown extension flags are a bad command line, said as an unknown short option is.
+		if (usage) lines.push(HELP_POINTER.trimEnd());
 		throw new CliError(lines.join("\n"), usage ? EXIT_USAGE : EXIT_FAILURE);
 	}
 	const flags = collectExtensionFlags(runtime.services.extensionsResult.extensions);

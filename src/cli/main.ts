@@ -16,17 +16,18 @@ import { prepareImageForPrompt } from "../tools/image-resize.js";
 import { resolveReadPath } from "../tools/paths.js";
 import { type CliMode, type ParsedArgs, parseArgs } from "./args.js";
 import { runDemo } from "./demo.js";
-import { EXIT_FAILURE, EXIT_OK, EXIT_USAGE, helpText } from "./help.js";
+import { EXIT_FAILURE, EXIT_OK, EXIT_USAGE, HELP_POINTER, helpText } from "./help.js";
 import { CliError, oneLine, startHost } from "./host.js";
 import { startCliInspector } from "./inspect.js";
 import { runInteractiveMode, startsInteractive } from "./interactive-mode.js";
-import { piModelsHint } from "./pi-folder.js";
+import { piFolderHintShown, piModelsHint } from "./pi-folder.js";
 import { withPiOptionHint } from "./pi-options.js";
 import type { CliOutput } from "./print-mode.js";
 import { runPrintMode } from "./print-mode.js";
 import { runRpcMode } from "./rpc-mode.js";
 import { explainStall, guardRuntime, processStdout, termination, watchStdout } from "./termination.js";
 import { startCliTrace } from "./trace.js";
+import { unknownOptionErrors } from "./unknown-options.js";
 
 /** The process streams (stdout writes stop once a reader closed it: `settle … | head -1`). */
 const processOutput: CliOutput = {
@@ -48,7 +49,7 @@ export async function main(argv: readonly string[], out: CliOutput = processOutp
 		out.stderr(`${diagnostic.type === "error" ? "Error" : "Warning"}: ${withPiOptionHint(diagnostic.message)}\n`);
 	}
 	if (args.diagnostics.some((diagnostic) => diagnostic.type === "error")) {
-		out.stderr("Run settle --help for the options.\n");
+		out.stderr(HELP_POINTER);
 		return EXIT_USAGE;
 	}
 	// pi's precedence, whatever the order on the command line: --version, then --help, then --list-models.
@@ -77,6 +78,13 @@ export async function main(argv: readonly string[], out: CliOutput = processOutp
 			return await renderTraceCommand(args.commandArgs, args.traceOutput, out);
 		}
 
+		// Options no extension can own are refused before anything loads (the others, once extensions have).
+		const unknown = unknownOptionErrors(args);
+		if (unknown.length > 0) {
+			for (const line of unknown) out.stderr(`Error: ${line}\n`);
+			out.stderr(HELP_POINTER);
+			return EXIT_USAGE;
+		}
 		if (args.listModels !== undefined) return await listModels(args, out);
 
 		const mode: CliMode = args.mode ?? (startsInteractive(args) ? "interactive" : "text");
@@ -124,6 +132,7 @@ export async function main(argv: readonly string[], out: CliOutput = processOutp
 				}
 			}
 			for (const warning of host.warnings) out.stderr(`Warning: ${oneLine(warning.message)}\n`);
+			if (host.piHint) piFolderHintShown(runtime.services.agentDir);
 			const noModel = runtime.session.model === undefined;
 			if (runtime.modelFallbackMessage && (!noModel || !readsPrompt)) {
 				out.stderr(`Warning: ${restoreFallbackForCli(runtime.modelFallbackMessage, runtime)}\n`);
@@ -240,7 +249,10 @@ async function listModels(args: ParsedArgs, out: CliOutput): Promise<number> {
 		if (available.length === 0) {
 			// An empty list is an answer, as a search matching nothing is (pi 0.73.1 exits 0 here too).
 			out.stderr(`${runtime.modelFallbackMessage ?? "No models available."}\n`);
-			if (piHint) out.stderr(`${piHint}\n`);
+			if (piHint) {
+				out.stderr(`${piHint}\n`);
+				piFolderHintShown(runtime.services.agentDir);
+			}
 			return EXIT_OK;
 		}
 		const width = Math.max(...models.map((model) => model.provider.length + model.id.length + 1), 0);

@@ -7,13 +7,14 @@
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { basename, join, resolve } from "node:path";
 import { AGENT_DIR_ENV, getPiAgentDir } from "../settings/paths.js";
+import { makeFolders } from "../store/folders.js";
 import { getDefaultSessionDirPath } from "../store/paths.js";
 
 /**
  * One line for a pi user whose setup Settle is not reading: the default agent folder is in use
  * (no `--agent-dir`, no `$SETTLE_AGENT_DIR`), it does not exist yet, and pi's holds something.
- * Undefined otherwise, so it is said on the first runs only (the first saved session creates
- * Settle's folder). Must not throw.
+ * Undefined otherwise, so it is said on the first run only (the CLI then makes Settle's folder:
+ * {@link piFolderHintShown}). Must not throw.
  *
  * @example
  * ```ts
@@ -43,6 +44,24 @@ export function piFolderHint(input: {
 		return `pi's agent folder ${piDir} (${held.join(", ")}) is not read by Settle, which keeps its own in ${resolve(input.agentDir)}. To use pi's keys, settings, models, extensions, skills and sessions (Settle then writes its sessions and settings there too), run with SETTLE_AGENT_DIR=${shellWord(piDir)} or --agent-dir ${shellWord(piDir)}.`;
 	} catch {
 		return undefined;
+	}
+}
+
+/**
+ * Remembers that the {@link piFolderHint} was said, so it is said once: makes Settle's own agent
+ * folder (empty), which the first saved session makes anyway — a `--no-session` run would
+ * otherwise repeat the hint every time. No file is written, pi's folder is not touched. Must not throw.
+ *
+ * @example
+ * ```ts
+ * piFolderHintShown("/home/me/.settle/agent"); // the next run finds the folder: no hint
+ * ```
+ */
+export function piFolderHintShown(agentDir: string): void {
+	try {
+		makeFolders(agentDir);
+	} catch {
+		// Unwritable: the hint is said again next time, which is all that is lost.
 	}
 }
 

@@ -53,6 +53,19 @@ export function withPiOptionHint(message: string): string {
 	return `${message} (a pi option Settle does not have).${hint ? ` ${hint}` : ""}`;
 }
 
+/**
+ * Whether `name` (`--resume`) is one of pi's long options that Settle lacks. pi parses these itself,
+ * so no pi extension can own one as a flag: the CLI refuses them before loading extensions.
+ * @example
+ * ```ts
+ * isPiOption("--provider"); // true
+ * isPiOption("--plan"); // false: maybe an extension's flag
+ * ```
+ */
+export function isPiOption(name: string): boolean {
+	return name.startsWith("--") && Object.hasOwn(HINTS, name);
+}
+
 /** pi 0.73.1's package-manager commands (`pi install npm:@foo/bar`, `pi list`, `pi config`, …). */
 const PI_PACKAGE_COMMANDS: ReadonlySet<string> = new Set([
 	"install",

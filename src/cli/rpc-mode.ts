@@ -13,17 +13,20 @@
  * does but writes Settle's page (src/export/); commands after a session replacement wait for it (and
  * a prompt, steer or follow_up that arrives while an extension command replaces the session waits
  * for that replacement, then goes to the current session; pi sends it to the old one); at
- * the end of stdin the server finishes the running work before it exits (pi disposes at once).
+ * the end of stdin the server finishes the running work before it exits (pi disposes at once); a
+ * prompt's success response carries `data: { disposition }` (`handled` | `queued` | `started`, and
+ * `runFollows` when a handled command sent messages), so a client knows whether an idle event will
+ * come (pi's response has no data; pi's RpcClient ignores it).
  */
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 import type { Readable } from "node:stream";
 import { errorMessage, SettleError } from "../errors.js";
 import { apiKeyEnvHint, providerOfAuthError } from "../llm/provider-env.js";
-import type { RpcQueueMode as QueueMode, RpcCommand } from "../rpc/types.js";
+import type { RpcQueueMode as QueueMode, RpcCommand, RpcPromptResult } from "../rpc/types.js";
 import { INVALID_FORK_ENTRY_MESSAGE, InvalidForkEntryError } from "../runtime/errors.js";
 import type { AgentSessionRuntime } from "../runtime/runtime.js";
-import type { AgentSession } from "../session/agent-session.js";
+import { type AgentSession, hasPendingExtensionSends, type PromptDisposition } from "../session/agent-session.js";
 import { THINKING_LEVELS } from "./args.js";
 import { sendToCurrentSession } from "./current-session.js";
 import { bindForCli, type CliOutput } from "./print-mode.js";
@@ -83,6 +86,8 @@ export async function runRpcMode(runtime: AgentSessionRuntime, input: Readable, 
 			case "prompt": {
 				const message = requireString(command, "message");
 				// The response is sent once the prompt was handled, queued or started (pi: after preflight).
+				// Its data (Settle's addition; pi's client ignores it) says which, so a client knows
+				// whether an idle event will come.
 				let answered = false;
 				let target = session;
 				sendToCurrentSession(runtime, (current) => {
@@ -91,9 +96,9 @@ export async function runRpcMode(runtime: AgentSessionRuntime, input: Readable, 
 						source: "rpc",
 						...(command.images ? { images: command.images } : {}),
 						...(command.streamingBehavior ? { streamingBehavior: command.streamingBehavior } : {}),
-						preflightResult: () => {
+						preflightResult: (disposition) => {
 							answered = true;
-							write(success(id, "prompt"));
+							write(success(id, "prompt", promptResult(disposition, [current, runtime.session])));
 						},
 					});
 				}).catch((error: unknown) => {
@@ -101,7 +106,9 @@ export async function runRpcMode(runtime: AgentSessionRuntime, input: Readable, 
 					// An extension command that replaced the session ends the old session's prompt: that is success.
 					const replaced =
 						error instanceof SettleError && error.code === "SESSION_CLOSED" && runtime.session !== target;
-					write(replaced ? success(id, "prompt") : failure(id, "prompt", error));
+					write(
+						replaced ? success(id, "prompt", promptResult("handled", [runtime.session])) : failure(id, "prompt", error),
+					);
 				});
 				return undefined;
 			}
@@ -284,6 +291,15 @@ export async function runRpcMode(runtime: AgentSessionRuntime, input: Readable, 
 	unsubscribe?.();
 	await runtime.dispose();
 	return 0;
+}
+
+/**
+ * A prompt response's data: how the session took it, and for a handled prompt whether a run follows
+ * (the command sent messages with `pi.sendUserMessage`; their run ends with its own idle event).
+ */
+function promptResult(disposition: PromptDisposition, sessions: readonly AgentSession[]): RpcPromptResult {
+	if (disposition !== "handled" || !sessions.some(hasPendingExtensionSends)) return { disposition };
+	return { disposition, runFollows: true };
 }
 
 /** A command's string field; a clear error when it is missing (pi's was "Cannot read properties of undefined"). */

@@ -214,7 +214,7 @@ export interface ExtensionModelRegistry {
 	/** Registers (or replaces) a virtual model (pi 1.6); the runtime must accept registrations. */
 	registerVirtualModel?(definition: VirtualModelDefinition): void;
 	unregisterVirtualModel?(provider: string, id: string): void;
-	/** Reloads models from their source (pi: models.json). Settle reads models.json once, at startup: nothing to reload. */
+	/** Reads `<agentDir>/models.json` again and applies it (as pi's); extensions' providers stay. */
 	refresh?(): void;
 	/** Why loading models failed (pi: a broken models.json), or undefined. */
 	getError?(): string | undefined;
@@ -472,7 +472,7 @@ export interface ExtensionProviderActions {
 	unregisterProvider?(name: string): void;
 	registerVirtualModel?(definition: VirtualModelDefinition): void;
 	unregisterVirtualModel?(provider: string, id: string): void;
-	/** Reloads models from their source (pi: models.json). Settle reads models.json once, at startup: nothing to reload. */
+	/** Reads `<agentDir>/models.json` again and applies it (as pi's); extensions' providers stay. */
 	refresh?(): void;
 	/** Why loading models failed (pi: a broken models.json), or undefined. */
 	getError?(): string | undefined;

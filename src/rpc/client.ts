@@ -21,6 +21,7 @@ import type {
 	RpcExtensionUIDialog,
 	RpcForkResult,
 	RpcModelCycle,
+	RpcPromptResult,
 	RpcQueueMode,
 	RpcResponse,
 	RpcSessionState,
@@ -131,6 +132,10 @@ export class RpcClient {
 	private readonly dialogs = new Set<AbortController>();
 	/** Called once when the process is gone (exit, spawn failure, stop), with the error pending work gets. */
 	private readonly closeHooks = new Set<(error: SettleError, stopped: boolean) => void>();
+	/** Called when a prompt was handled with no run going on or following: no idle event will come for it. */
+	private readonly handledHooks = new Set<() => void>();
+	/** A run has started (a prompt said so, or `agent_start`) and its idle event has not come yet. */
+	private runActive = false;
 	private requestId = 0;
 	private stderr = "";
 	private idleType: "agent_settled" | "agent_end" = "agent_settled";
@@ -162,6 +167,7 @@ export class RpcClient {
 		this.stopRequested = false;
 		this.stopping = undefined;
 		this.exitStatus = undefined;
+		this.runActive = false;
 		const child = spawn(file!, args, {
 			cwd: this.options.cwd,
 			env: { ...process.env, ...this.options.env },
@@ -344,15 +350,24 @@ export class RpcClient {
 	 * {@link waitForIdle} or {@link promptAndWait}); rejects with `COMMAND_FAILED` when it refused it
 	 * (no model, no key, …). `streamingBehavior` queues it while a run streams.
 	 *
+	 * Settle's server says how it took the prompt: `handled` (an extension command or `input` hook:
+	 * no run started, and waiters of {@link waitForIdle} resolve at once unless a run goes on),
+	 * `queued` or `started`. pi's server says nothing (undefined).
+	 *
 	 * @example
 	 * ```ts
 	 * const idle = client.waitForIdle();
-	 * await client.prompt("Summarize README.md");
-	 * await idle;
+	 * const result = await client.prompt("/deploy staging"); // { disposition: "handled" }
+	 * await idle; // resolved: the command started no run
 	 * ```
 	 */
-	async prompt(message: string, images?: ImageContent[], streamingBehavior?: "steer" | "followUp"): Promise<void> {
-		await this.request({ type: "prompt", message, images, streamingBehavior });
+	async prompt(
+		message: string,
+		images?: ImageContent[],
+		streamingBehavior?: "steer" | "followUp",
+	): Promise<RpcPromptResult | undefined> {
+		const data = await this.request<unknown>({ type: "prompt", message, images, streamingBehavior });
+		return promptResultOf(data);
 	}
 
 	/**
@@ -528,7 +543,15 @@ export class RpcClient {
 	/**
 	 * Resolves at the next {@link idleEvent}. Call it before the command that starts the run. Rejects
 	 * with `OPERATION_STALLED` after `timeout` ms (default 60 s, as pi) and `SESSION_CLOSED` when the
-	 * process exits first.
+	 * process exits first. With Settle's server it also resolves when a prompt is handled (an extension
+	 * command, an `input` hook) while no run goes on and none follows: no idle event comes then.
+	 *
+	 * @example
+	 * ```ts
+	 * const idle = client.waitForIdle();
+	 * await client.prompt("/stats"); // an extension command that starts no run
+	 * await idle; // resolves at once, not after 60 s
+	 * ```
 	 */
 	async waitForIdle(timeout = DEFAULT_WAIT_MS): Promise<void> {
 		await this.collectEvents(timeout);
@@ -552,6 +575,11 @@ export class RpcClient {
 				clearTimeout(timer);
 				off();
 				this.closeHooks.delete(onClose);
+				this.handledHooks.delete(onHandled);
+			};
+			const onHandled = () => {
+				done();
+				resolve(events);
 			};
 			const onClose = (error: SettleError) => {
 				done();
@@ -568,13 +596,14 @@ export class RpcClient {
 				resolve(events);
 			});
 			this.closeHooks.add(onClose);
+			this.handledHooks.add(onHandled);
 			if (Number.isFinite(timeout) && timeout > 0) {
 				timer = setTimeout(() => {
 					done();
 					reject(
 						new SettleError(
 							"OPERATION_STALLED",
-							`No ${this.idleType} within ${timeout} ms: the run is still going, or no run started (an extension command starts none). Pass a longer timeout, or abort().${this.stderrNote()}`,
+							`No ${this.idleType} within ${timeout} ms: the run is still going, or no run started (pi's server does not say when an extension command starts none). Pass a longer timeout, or abort().${this.stderrNote()}`,
 							{ details: { timeoutMs: timeout, stderr: this.stderrTail() } },
 						),
 					);
@@ -584,7 +613,8 @@ export class RpcClient {
 	}
 
 	/**
-	 * Sends a prompt and resolves with its events once the run is over.
+	 * Sends a prompt and resolves with its events once the run is over — or, with Settle's server,
+	 * once an extension command or `input` hook handled it without a run (the events it caused so far).
 	 *
 	 * @example
 	 * ```ts
@@ -644,6 +674,7 @@ export class RpcClient {
 				this.pending.delete(message.id);
 				clearTimeout(pending.timer);
 				const response = data as RpcResponse;
+				if (response.success && pending.command === "prompt") this.notePrompt(promptResultOf(response.data));
 				if (response.success) pending.resolve(response.data);
 				else {
 					const error =
@@ -656,6 +687,8 @@ export class RpcClient {
 			}
 		}
 		if (typeof message.type !== "string") return;
+		if (message.type === "agent_start") this.runActive = true;
+		else if (message.type === this.idleType) this.runActive = false;
 		for (const listener of [...this.listeners]) callListener("rpcClient.onEvent", listener, data as RpcEvent);
 		if (
 			message.type === "extension_ui_request" &&
@@ -664,6 +697,17 @@ export class RpcClient {
 		) {
 			void this.answerDialog(data as RpcExtensionUIDialog);
 		}
+	}
+
+	/** A prompt's disposition: a run to wait for, or none (the waiters resolve now). */
+	private notePrompt(result: RpcPromptResult | undefined): void {
+		if (!result) return; // pi's server: no disposition, the waiters wait for the idle event
+		if (result.disposition !== "handled" || result.runFollows) {
+			this.runActive = true;
+			return;
+		}
+		if (this.runActive) return; // the run going on ends with the idle event the waiters want
+		for (const hook of [...this.handledHooks]) hook();
 	}
 
 	private async answerDialog(request: RpcExtensionUIDialog): Promise<void> {
@@ -772,6 +816,14 @@ export class RpcClient {
 		}
 		return [process.execPath, this.options.cliPath ?? settleCli(), "--mode", "rpc", ...modelArgs, ...args];
 	}
+}
+
+/** A prompt response's data as Settle's server sends it; undefined for anything else (pi's server sends none). */
+function promptResultOf(data: unknown): RpcPromptResult | undefined {
+	if (!data || typeof data !== "object") return undefined;
+	const { disposition, runFollows } = data as { disposition?: unknown; runFollows?: unknown };
+	if (disposition !== "handled" && disposition !== "queued" && disposition !== "started") return undefined;
+	return runFollows === true ? { disposition, runFollows: true } : { disposition };
 }
 
 /** This package's CLI: dist/cli.js next to the built entry, or the repository's build when run from sources. */

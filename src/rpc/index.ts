@@ -21,6 +21,7 @@ export type {
 	RpcExtensionUIRequest,
 	RpcForkResult,
 	RpcModelCycle,
+	RpcPromptResult,
 	RpcQueueMode,
 	RpcResponse,
 	RpcSessionState,

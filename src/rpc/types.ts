@@ -58,6 +58,18 @@ export type RpcResponse =
 	| { id?: string; type: "response"; command: string; success: false; error: string };
 
 /**
+ * A `prompt` response's data (Settle's addition: pi's server sends none). `handled`: an extension
+ * command or an `input` hook took the prompt and no run started for it, so no idle event comes —
+ * unless `runFollows` (the command sent messages, e.g. `pi.sendUserMessage`, that start a run);
+ * `queued`: the run going on delivers it (`streamingBehavior`); `started`: a run started.
+ */
+export interface RpcPromptResult {
+	disposition: "handled" | "queued" | "started";
+	/** Only with `handled`: a run the command asked for follows (and ends with its idle event). */
+	runFollows?: true;
+}
+
+/**
  * `get_state`'s answer. `cwd` and `lifecycle` are Settle's additions (absent when the server is pi).
  */
 export interface RpcSessionState {

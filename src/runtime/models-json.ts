@@ -5,12 +5,13 @@
  * rules: an `apiKey` names an environment variable, else it is the key). What Settle cannot apply
  * (custom models of a built-in provider, `modelOverrides`, `!command` keys, a broken file) is
  * reported, never silent. Comments and trailing commas are read as pi reads them.
+ * `ctx.modelRegistry.refresh()` reads the file again, as pi's does (see {@link applyModelsJson}).
  */
 import { join } from "node:path";
 import { errorMessage } from "../errors.js";
 import type { ProviderConfig } from "../extensions/types.js";
 import type { ModelRuntime } from "../llm/model-runtime.js";
-import { modelRegistryView, setModelsFileError } from "../session/model-registry-view.js";
+import { modelRegistryView, setModelsFileError, setModelsFileReloader } from "../session/model-registry-view.js";
 import { type JsonObjectRead, readJsonObjectFile } from "../settings/json-file.js";
 import type { AgentSessionRuntimeDiagnostic } from "./services.js";
 
@@ -24,6 +25,11 @@ type ModelEntry = NonNullable<ProviderConfig["models"]>[number];
  * applied. A missing file is nothing to do; every problem becomes a warning in `diagnostics`
  * naming the file and the provider. Must not throw.
  *
+ * From then on `ctx.modelRegistry.refresh()` reads the file again, as pi's does: the providers it
+ * applied are taken back, the file's current ones applied, and `getError()` says why it was not read
+ * (undefined once it reads again). Providers extensions registered stay (one of the same name as a
+ * file's provider is merged with it, so taking the file's back takes it too).
+ *
  * @example
  * ```ts
  * const diagnostics: AgentSessionRuntimeDiagnostic[] = [];
@@ -31,6 +37,22 @@ type ModelEntry = NonNullable<ProviderConfig["models"]>[number];
  * ```
  */
 export function applyModelsJson(
+	modelRuntime: ModelRuntime,
+	agentDir: string,
+	diagnostics: AgentSessionRuntimeDiagnostic[],
+): string[] {
+	let applied = applyModelsFile(modelRuntime, agentDir, diagnostics);
+	setModelsFileReloader(modelRuntime, () => {
+		const registry = modelRegistryView(modelRuntime);
+		for (const name of applied) registry.unregisterProvider?.(name);
+		setModelsFileError(modelRuntime, undefined);
+		// As at startup, an unreadable file is told by getError(); pi's refresh reports nothing else.
+		applied = applyModelsFile(modelRuntime, agentDir, []);
+	});
+	return applied;
+}
+
+function applyModelsFile(
 	modelRuntime: ModelRuntime,
 	agentDir: string,
 	diagnostics: AgentSessionRuntimeDiagnostic[],

@@ -2331,3 +2331,13 @@ export function inspectionClockOf(session: AgentSession): (() => number) | undef
 	const clock = session["clock"] as { now?: () => number } | undefined;
 	return typeof clock?.now === "function" ? () => clock.now!() : undefined;
 }
+
+/**
+ * Whether messages an extension sent (`pi.sendUserMessage`, `pi.sendMessage(…, { triggerTurn })`)
+ * are still to run: after a prompt an extension command handled, a run follows then. `settle --rpc`
+ * tells its client so (src/cli/rpc-mode.ts). Not part of the public API.
+ */
+export function hasPendingExtensionSends(session: AgentSession): boolean {
+	// biome-ignore lint/complexity/useLiteralKeys: the private set, read for the RPC server
+	return (session["extensionSends"] as ReadonlySet<unknown>).size > 0;
+}

@@ -70,15 +70,33 @@ function providersOf(runtime: ModelRuntime): ExtensionProviders {
 const modelsFileErrors = new WeakMap<ModelRuntime, string>();
 
 /**
- * Records why the models file of `runtime` could not be read, for `ctx.modelRegistry.getError()`.
+ * Records why the models file of `runtime` could not be read, for `ctx.modelRegistry.getError()`
+ * (`undefined`: it was read).
  *
  * @example
  * ```ts
  * setModelsFileError(modelRuntime, "~/.settle/agent/models.json was not read (…): …");
  * ```
  */
-export function setModelsFileError(runtime: ModelRuntime, message: string): void {
-	modelsFileErrors.set(runtime, message);
+export function setModelsFileError(runtime: ModelRuntime, message: string | undefined): void {
+	if (message === undefined) modelsFileErrors.delete(runtime);
+	else modelsFileErrors.set(runtime, message);
+}
+
+/** How to read the models file of a runtime made from one again (pi's `refresh()`), per runtime. */
+const modelsFileReloaders = new WeakMap<ModelRuntime, () => void>();
+
+/**
+ * Sets what `ctx.modelRegistry.refresh()` runs for `runtime`: read its models file again and
+ * apply it (src/runtime/models-json.ts). A runtime without one has nothing to reload.
+ *
+ * @example
+ * ```ts
+ * setModelsFileReloader(modelRuntime, () => console.log("read models.json again"));
+ * ```
+ */
+export function setModelsFileReloader(runtime: ModelRuntime, reload: () => void): void {
+	modelsFileReloaders.set(runtime, reload);
 }
 
 /**
@@ -92,8 +110,8 @@ export function setModelsFileError(runtime: ModelRuntime, message: string): void
  */
 export function modelRegistryView(runtime: ModelRuntime): ExtensionModelRegistry {
 	return {
-		// models.json is read when the default model runtime is made (its problems are diagnostics then).
-		refresh: () => {},
+		// As pi's: models.json is read again and applied; what extensions registered stays.
+		refresh: () => modelsFileReloaders.get(runtime)?.(),
 		getError: () => modelsFileErrors.get(runtime),
 		getProviderAuthStatus(provider) {
 			const own =

@@ -98,7 +98,7 @@ describe("an untrusted project's extensions", () => {
 	it("a trusted project's options are never blamed on trust", () => {
 		const run = settle(["--faux", "-p", "hi", "--plan"]);
 		expect(run.code).toBe(2);
-		expect(run.stderr).toBe("Error: Unknown option: --plan\n");
+		expect(run.stderr).toBe("Error: Unknown option: --plan\nRun settle --help for the options.\n");
 	});
 });
 
@@ -142,12 +142,77 @@ describe("pi's options that Settle lacks", () => {
 	it("an unknown option without a prompt is reported as unknown, not as a missing prompt; a real extension flag still needs one", () => {
 		const typo = settle(["--faux", "--contineu"]);
 		expect(typo.code).toBe(2);
-		expect(typo.stderr).toBe("Error: Unknown option: --contineu\n");
+		expect(typo.stderr).toBe("Error: Unknown option: --contineu\nRun settle --help for the options.\n");
 		const extension = join(dir, "flags.ts");
 		writeFileSync(extension, `export default function (pi: any) { pi.registerFlag("plan", { type: "boolean" }); }\n`);
 		const flagOnly = settle(["--faux", "-e", extension, "--plan"]);
 		expect(flagOnly.code).toBe(2);
 		expect(flagOnly.stderr).toMatch(/^Error: no prompt\./);
+	});
+});
+
+describe("unknown long options before anything loads", () => {
+	const POINTER = "Run settle --help for the options.\n";
+	/** A global extension (agent folder) that leaves a file when it is loaded, and registers `--plan`. */
+	function addLoadMarkerExtension(): string {
+		const marker = join(dir, "loaded");
+		mkdirSync(join(agentDir, "extensions"), { recursive: true });
+		writeFileSync(
+			join(agentDir, "extensions", "marker.ts"),
+			`import { writeFileSync } from "node:fs";
+export default function (pi: any) {
+	writeFileSync(${JSON.stringify(marker)}, "");
+	pi.registerFlag("plan", { type: "boolean" });
+}
+`,
+		);
+		return marker;
+	}
+
+	it("no extension can load: an unknown option is said as a short one is (with the help pointer), and nothing starts", () => {
+		for (const args of [
+			["--typo", "-p", "hi"],
+			["--no-extensions", "--typo=1", "--other", "-p", "hi"],
+		]) {
+			const run = settle(["--faux", ...args]);
+			expect(run.code).toBe(2);
+			expect(run.stdout).toBe("");
+			const names = args.filter((arg) => arg.startsWith("--") && arg !== "--no-extensions");
+			const listed = names.map((arg) => arg.replace(/=.*/, "")).join(", ");
+			expect(run.stderr).toBe(`Error: Unknown option${names.length > 1 ? "s" : ""}: ${listed}\n${POINTER}`);
+		}
+		// Nothing started: not even the agent folder was made (a run makes it for its sessions).
+		expect(existsSync(agentDir)).toBe(false);
+		expect(settle(["--faux", "-z", "-p", "hi"]).stderr).toBe(`Error: Unknown option: -z\n${POINTER}`);
+	});
+
+	it("pi's options are refused before extensions load (no extension can own them); an extension's flag still works", () => {
+		const marker = addLoadMarkerExtension();
+		const resume = settle(["--faux", "--resume", "-p", "hi"]);
+		expect(resume.code).toBe(2);
+		expect(resume.stderr).toMatch(
+			/^Error: Unknown option: --resume \(a pi option Settle does not have\)\. Settle has no session picker/,
+		);
+		expect(resume.stderr.endsWith(`\n${POINTER}`)).toBe(true);
+		expect(existsSync(marker)).toBe(false);
+		// With an extension to load, a name it may register waits for it: --plan is its flag, --typo is not.
+		const plan = settle(["--faux", "--no-session", "--plan", "-p", "hi"]);
+		expect([plan.code, plan.stdout, existsSync(marker)]).toEqual([0, "hi\n", true]);
+		const typo = settle(["--faux", "--no-session", "--typo", "-p", "hi"]);
+		expect(typo.code).toBe(2);
+		expect(typo.stderr).toBe(`Error: Unknown option: --typo\n${POINTER}`);
+	});
+
+	it("--provider p --model m: the --provider fix comes first, naming the exact --model, before any model lookup", () => {
+		const run = settle(["--faux", "--provider", "faux", "--model", "nope", "-p", "hi"]);
+		expect(run.code).toBe(2);
+		expect(run.stderr).toBe(
+			`Error: Unknown option: --provider (a pi option Settle does not have). Name the provider in --model <provider/id>: --model faux/nope\n${POINTER}`,
+		);
+		// Without --model, the general hint.
+		expect(settle(["--faux", "--provider", "faux", "-p", "hi"]).stderr).toBe(
+			`Error: Unknown option: --provider (a pi option Settle does not have). Name the provider in --model <provider/id>.\n${POINTER}`,
+		);
 	});
 });
 

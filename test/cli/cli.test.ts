@@ -248,6 +248,7 @@ describe("settle --rpc", () => {
 			type: "response",
 			command: "prompt",
 			success: true,
+			data: { disposition: "started" },
 		});
 		await settled;
 		const texts = rpc.lines.filter((line) => line.type === "message_end").map((line) => JSON.stringify(line.message));

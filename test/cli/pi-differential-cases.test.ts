@@ -23,7 +23,7 @@ describe("CLI cases beside pi 0.73.1", () => {
 	it("bad command lines: the same error text; exit code 2 in Settle where pi exits 1", async () => {
 		const dirs = freshDirs(cli.dir);
 		const cases: [args: string[], stderr: string, parseError: boolean][] = [
-			[["-p", "x", "--a", "--b=1"], "Error: Unknown options: --a, --b\n", false],
+			[["-p", "x", "--a", "--b=1"], "Error: Unknown options: --a, --b\n", true],
 			[["-p", "@missing.txt", "x"], `Error: File not found: ${join(dirs.project, "missing.txt")}\n`, false],
 			[["--mode", "rpc", "@a.txt"], "Error: @file arguments are not supported in RPC mode\n", true],
 		];

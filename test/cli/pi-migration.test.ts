@@ -196,6 +196,23 @@ describe("pi's folder, not pointed at: the hints", () => {
 		expect((await settle(["--faux", "-p", "hi"])).stderr).not.toContain("pi's agent folder");
 	});
 
+	test("--no-session runs say it once too: the first makes Settle's (empty) folder, nothing is written in pi's", async () => {
+		writePiSetup();
+		const { piAgent, settleAgent } = home();
+		const piFiles = readdirSync(piAgent).sort();
+		// A run that stops before it said the hint (a bad option) does not count.
+		expect((await settle(["--faux", "--no-session", "--typo", "-p", "hi"])).code).toBe(2);
+		expect(existsSync(settleAgent)).toBe(false);
+		const first = await settle(["--faux", "--no-session", "-p", "hi"]);
+		expect([first.code, first.stdout]).toEqual([0, "hi\n"]);
+		expect(first.stderr).toContain(`Warning: pi's agent folder ${piAgent} (`);
+		const second = await settle(["--faux", "--no-session", "-p", "hi"]);
+		expect([second.code, second.stdout]).toEqual([0, "hi\n"]);
+		expect(second.stderr).not.toContain("pi's agent folder");
+		expect(readdirSync(settleAgent)).toEqual([]);
+		expect(readdirSync(piAgent).sort()).toEqual(piFiles);
+	});
+
 	test("no hint with --agent-dir, with SETTLE_AGENT_DIR, or without pi's folder", async () => {
 		writePiSetup();
 		const { piAgent } = home();

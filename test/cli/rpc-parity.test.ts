@@ -2,8 +2,8 @@
  * `settle --rpc` and pi 0.73.1's own RPC mode (`runRpcMode`, on pi-ai's faux provider) driven with
  * the same command lines as real child processes: the responses must agree (success, error text,
  * the data a host reads). Settle's documented differences are left out where they show: transcript
- * `system` messages, `get_state`'s extra `cwd` / `lifecycle`, and the `id` Settle keeps on an
- * unknown command's response.
+ * `system` messages, `get_state`'s extra `cwd` / `lifecycle`, the `id` Settle keeps on an
+ * unknown command's response, and the prompt response's `disposition`.
  */
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -40,7 +40,11 @@ async function drive(server: RpcClient): Promise<Line[]> {
 
 	await ask({ id: "1", type: "get_state" }, state);
 	const ended = server.next((line) => line.type === "agent_end");
-	await ask({ id: "2", type: "prompt", message: "What is in this folder?" }, status);
+	// Settle's prompt response says how the prompt was taken (`data: { disposition }`); pi's has no data.
+	await ask({ id: "2", type: "prompt", message: "What is in this folder?" }, (response) => ({
+		...status(response),
+		data: undefined,
+	}));
 	await ended;
 	await ask({ id: "3", type: "get_last_assistant_text" }, status);
 	await ask({ id: "4", type: "get_fork_messages" }, (response) =>

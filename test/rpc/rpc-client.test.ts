@@ -218,6 +218,74 @@ describe("RpcClient drives settle --rpc", () => {
 	});
 });
 
+describe("RpcClient: a prompt that starts no run", () => {
+	/** An extension: `/stats` only notifies, `/review` sends a message (a run follows), `!x` input is handled by the hook. */
+	function extensionFile(): string {
+		const file = join(cli.dir, "commands.ts");
+		writeFileSync(
+			file,
+			`export default function (pi) {
+	pi.registerCommand("stats", { handler: async (_args, ctx) => ctx.ui.notify("stats shown", "info") });
+	pi.registerCommand("review", { handler: async () => { pi.sendUserMessage("review the diff"); } });
+	pi.on("input", (event, ctx) => {
+		if (!event.text.startsWith("!")) return undefined;
+		ctx.ui.notify("hook took " + event.text, "info");
+		return { action: "handled" };
+	});
+}
+`,
+		);
+		return file;
+	}
+	/** Short enough that the old wait-for-a-timeout fails the test, long enough for a loaded machine. */
+	const WAIT = 15_000;
+
+	it("an extension command or an input hook: promptAndWait and waitForIdle resolve at the handled response", async () => {
+		const rpc = client(["--faux", "--no-session", "-e", extensionFile()]);
+		await rpc.start();
+		const events = await rpc.promptAndWait("/stats", undefined, WAIT);
+		expect(events.map((event) => event.type)).toEqual(["extension_ui_request"]);
+		expect(events[0]).toMatchObject({ method: "notify", message: "stats shown" });
+		const idle = rpc.waitForIdle(WAIT);
+		const result = await rpc.prompt("/stats");
+		await idle;
+		expect(result).toEqual({ disposition: "handled" });
+		const hooked = await rpc.promptAndWait("!deploy", undefined, WAIT);
+		expect(hooked).toMatchObject([{ method: "notify", message: "hook took !deploy" }]);
+		expect(texts(await rpc.getMessages())).toEqual([]);
+
+		// A command that sends a message: the run follows, and promptAndWait waits for it.
+		const reviewed = await rpc.promptAndWait("/review", undefined, WAIT);
+		expect(reviewed.at(-1)?.type).toBe("agent_settled");
+		expect(texts(await rpc.getMessages())).toEqual(["user: review the diff", "assistant: review the diff"]);
+		// An ordinary prompt still reports that it started.
+		const started = rpc.waitForIdle(WAIT);
+		expect(await rpc.prompt("hello")).toEqual({ disposition: "started" });
+		await started;
+	});
+
+	it("during a run, a handled or queued prompt keeps waitForIdle waiting for the run that goes on", async () => {
+		const steps = [{ toolCalls: [{ name: "bash", arguments: { command: GATE } }] }, "done", "followed"];
+		const rpc = client(["--faux-script", script(steps), "--no-session", "-e", extensionFile()]);
+		await rpc.start();
+		const held = nextEvent(rpc, (event) => event.type === "tool_execution_update");
+		const idle = rpc.collectEvents(WAIT);
+		let settled = false;
+		void idle.then(() => (settled = true));
+		expect(await rpc.prompt("go")).toEqual({ disposition: "started" });
+		await held;
+		expect(await rpc.prompt("/stats")).toEqual({ disposition: "handled" });
+		expect(await rpc.prompt("then this", undefined, "followUp")).toEqual({ disposition: "queued" });
+		// A round trip after both responses: the waiter is still waiting for the run.
+		expect(await rpc.getState()).toMatchObject({ isStreaming: true, pendingMessageCount: 1 });
+		expect(settled).toBe(false);
+		writeFileSync(join(cli.project, "gate"), "");
+		const events = await idle;
+		expect(events.at(-1)?.type).toBe("agent_settled");
+		expect(texts(await rpc.getMessages()).slice(-2)).toEqual(["user: then this", "assistant: followed"]);
+	});
+});
+
 describe("RpcClient never hangs on a dead server", () => {
 	it("a server killed with SIGKILL mid-request rejects every pending call at once with SESSION_CLOSED", async () => {
 		const rpc = client(["--faux", "--no-session"]);

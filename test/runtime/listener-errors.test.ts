@@ -8,6 +8,7 @@
 
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { SettleError } from "../../src/errors.js";
+import { setListenerErrorHandler } from "../../src/listener-errors.js";
 import { createFauxProvider, type FauxProvider } from "../../src/llm/faux.js";
 import type { AgentSessionRuntime } from "../../src/runtime/runtime.js";
 import {
@@ -104,6 +105,51 @@ describe("listener errors", () => {
 		);
 		expect(captured.warnings).toHaveLength(1);
 		expect(captured.unhandled).toEqual([]);
+	});
+
+	it("setListenerErrorHandler: reports go to the host's handler and none is a process warning; a throwing handler's is", async () => {
+		runtime = await startRuntime(rec.factory, ws, ws.alpha);
+		const session = runtime.session;
+		const routed: SettleError[] = [];
+		const restore = setListenerErrorHandler((warning) => routed.push(warning));
+		try {
+			session.subscribe((event) => {
+				if (event.type === "agent_start") throw new Error("logged by the host");
+			});
+			await assertUsable(session, faux, "hello");
+			await captured.drained();
+			expect(routed).toHaveLength(1);
+			expect(routed[0]).toBeInstanceOf(SettleError);
+			expect(routed[0]).toMatchObject({
+				code: "LISTENER",
+				cause: new Error("logged by the host"),
+				details: { source: "session.subscribe", sessionId: session.sessionId, cwd: session.cwd },
+			});
+			expect(captured.warnings).toEqual([]);
+
+			// A handler that throws loses nothing: that report is a process warning after all.
+			const restoreRouting = setListenerErrorHandler(() => {
+				throw new Error("the logger is down");
+			});
+			session.subscribe((event) => {
+				if (event.type === "agent_start") throw new Error("second listener");
+			});
+			await assertUsable(session, faux, "again");
+			const [warning] = await captured.until(1);
+			expect(warning!.message).toContain("second listener");
+			restoreRouting();
+			expect(routed).toHaveLength(1);
+		} finally {
+			restore();
+		}
+		// Restored: process warnings again.
+		session.subscribe((event) => {
+			if (event.type === "agent_start") throw new Error("third listener");
+		});
+		await assertUsable(session, faux, "once more");
+		const warnings = await captured.until(2);
+		expect(warnings[1]!.message).toContain("third listener");
+		expect(routed).toHaveLength(1);
 	});
 
 	it("session.subscribe: an async listener's rejection is reported, not an captured.unhandled rejection", async () => {

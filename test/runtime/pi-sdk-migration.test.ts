@@ -142,6 +142,67 @@ describe("pi's SDK quick start on Settle", () => {
 		session.dispose();
 	});
 
+	test("ctx.modelRegistry.refresh() reads models.json again, as pi's: new models, a broken file in getError(), extensions' providers kept", async () => {
+		writeModelsJson({ local: local() });
+		type Seen = { error: string | undefined; local: string[]; ext: string[] };
+		const seen: Seen[] = [];
+		const project = join(dir, "project");
+		const { session } = await createAgentSession({
+			cwd: project,
+			agentDir,
+			authStorage: AuthStorage.inMemory(),
+			sessionManager: SessionManager.inMemory(),
+			resourceLoader: new DefaultResourceLoader({
+				cwd: project,
+				agentDir,
+				noExtensions: true,
+				extensionFactories: [
+					(pi) => {
+						pi.registerProvider("ext", {
+							baseUrl: `${server.url}/v1`,
+							api: "openai-completions",
+							apiKey: "ext-key",
+							models: [{ id: "e1", name: "e1" }],
+						});
+						pi.registerCommand("models-refresh", {
+							handler: async (_args, ctx) => {
+								ctx.modelRegistry.refresh?.();
+								const ids = (provider: string) =>
+									ctx.modelRegistry
+										.getAll()
+										.filter((model) => model.provider === provider)
+										.map((model) => model.id);
+								seen.push({ error: ctx.modelRegistry.getError?.(), local: ids("local"), ext: ids("ext") });
+							},
+						});
+					},
+				],
+			}),
+		});
+		// A model added to the file is there after refresh(), and a request reaches it.
+		writeModelsJson({ local: { ...local(), models: [{ id: "m1" }, { id: "m2" }] } });
+		await session.prompt("/models-refresh");
+		expect(seen.at(-1)).toEqual({ error: undefined, local: ["m1", "m2"], ext: ["e1"] });
+		const m2 = session.modelRuntime.getModel("local", "m2");
+		expect(m2).toBeDefined();
+		await session.setModel(m2!);
+		await session.prompt("hi");
+		expect(server.requests.at(-1)?.body.model).toBe("m2");
+		expect(server.requests.at(-1)?.headers.authorization).toBe("Bearer key-from-models-json");
+
+		// Now unreadable: getError() names the file as at startup; its providers are gone, the extension's stay.
+		writeFileSync(join(agentDir, "models.json"), "{ not json");
+		await session.prompt("/models-refresh");
+		expect(seen.at(-1)?.error).toContain(`${join(agentDir, "models.json")} was not read (`);
+		expect(seen.at(-1)).toMatchObject({ local: [], ext: ["e1"] });
+
+		// Fixed again: no error, the file's providers are back.
+		writeModelsJson({ local: local() });
+		await session.prompt("/models-refresh");
+		expect(seen.at(-1)).toEqual({ error: undefined, local: ["m1"], ext: ["e1"] });
+		session.dispose();
+	});
+
 	test("ctx.modelRegistry.getError() names a models.json that was not read, as pi's does", async () => {
 		const errors: (string | undefined)[] = [];
 		const open = () =>
