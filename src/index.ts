@@ -21,6 +21,7 @@ export {
 export type * from "./agent/types.js";
 export * from "./compaction/index.js";
 export * from "./errors.js";
+export { setListenerErrorHandler } from "./listener-errors.js";
 export {
 	type ExportHtmlOptions,
 	type ExportPageData,
