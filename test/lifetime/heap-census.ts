@@ -83,3 +83,18 @@ export async function countObjectsWithKeys(keys: readonly string[]): Promise<num
 	}
 	return count;
 }
+
+/** How many live objects were made by the class (or constructor function) named `name`. */
+export async function countObjectsNamed(name: string): Promise<number> {
+	const snap = await takeSnapshot();
+	const { node_fields, node_types } = snap.snapshot.meta;
+	const nodeFieldCount = node_fields.length;
+	const typeField = node_fields.indexOf("type");
+	const nameField = node_fields.indexOf("name");
+	const objectType = node_types[0].indexOf("object");
+	let count = 0;
+	for (let node = 0; node < snap.nodes.length; node += nodeFieldCount) {
+		if (snap.nodes[node + typeField] === objectType && snap.strings[snap.nodes[node + nameField]!] === name) count++;
+	}
+	return count;
+}
