@@ -225,13 +225,44 @@ async function folderCase(cwd: string, agentDir: string, sessionDir: string, old
 	// was read in full to match the prefix (SessionManager.list, then the filter); now only headers.
 	const prefix = oldestId; // a whole id is a prefix too (v7 ids made together share their first characters)
 	const lookup = { cwd, agentDir, sessionDir, latestHint: "", resumeElsewhere: () => "" };
-	const before = {
+	const before: Record<string, number> = {
 		sessionByIdPrefix: await timed(REPS, async () =>
 			(await SessionManager.list(cwd, sessionDir)).filter((info) => info.id.startsWith(prefix)),
 		),
 	};
-	const after = { sessionByIdPrefix: await timed(REPS, () => findSessionByIdPrefix(prefix, lookup)) };
+	const after: Record<string, number> = {
+		sessionByIdPrefix: await timed(REPS, () => findSessionByIdPrefix(prefix, lookup)),
+	};
+	// listAll: before, every file was read whole (one string), split and parsed; now a block at a time.
+	const { listAllWholeFiles } = await import("../test/store/whole-file-session-info.js");
+	const listAllBefore: number[] = [];
+	const listAllAfter: number[] = [];
+	for (let i = 0; i < REPS; i++) {
+		// Alternated, so both see the same machine load.
+		let t0 = performance.now();
+		await listAllWholeFiles(sessionDir);
+		listAllBefore.push(performance.now() - t0);
+		t0 = performance.now();
+		await SessionManager.listAll(sessionDir);
+		listAllAfter.push(performance.now() - t0);
+	}
+	before.listAll = round2(median(listAllBefore));
+	after.listAll = round2(median(listAllAfter));
 	return { ms, before, after };
+}
+
+/**
+ * The peak memory of one `listAll` of `sessionDir` in a fresh process: the process's high-water
+ * RSS after the call minus before it (`before`: the whole-file reading it replaced).
+ */
+async function listMemoryCase(sessionDir: string, which: "before" | "after") {
+	const { SessionManager } = await import("../src/store/session-manager.js");
+	const { listAllWholeFiles } = await import("../test/store/whole-file-session-info.js");
+	const list = which === "before" ? listAllWholeFiles : (dir: string) => SessionManager.listAll(dir);
+	await list(join(sessionDir, "no-such-dir")).catch(() => []); // loads the code paths, reads nothing
+	const start = process.resourceUsage().maxRSS;
+	const infos = await list(sessionDir);
+	return { peakRssMiB: mib((process.resourceUsage().maxRSS - start) * 1024), sessions: infos.length };
 }
 
 // As bench/cli-trace.ts: the CLI from its sources (the tsx loader's start-up is the same at every size).
@@ -368,6 +399,11 @@ async function main() {
 			if (withBig) copyFileSync(bigFile, join(dir, basename(bigFile)));
 			folders[name] = child<FolderResult>(["--case=folder", cwd, agentDir, dir, ids[0]!]);
 		}
+		const manyWithBig = join(root, "folder-manyWithBigSession");
+		type Memory = Awaited<ReturnType<typeof listMemoryCase>>;
+		const listMemory = (which: string) =>
+			median([0, 1, 2].map(() => child<Memory>(["--case=list-memory", manyWithBig, which]).peakRssMiB));
+		const listAllPeakRssMiB = { before: listMemory("before"), after: listMemory("after") };
 		const small = sessions.small!;
 		const big = sessions.big!;
 		console.log(
@@ -394,6 +430,12 @@ async function main() {
 							many: pair(folders.many!, "sessionByIdPrefix"),
 							manyWithBigSession: pair(folders.manyWithBigSession!, "sessionByIdPrefix"),
 						},
+						listAll: {
+							few: pair(folders.few!, "listAll"),
+							many: pair(folders.many!, "listAll"),
+							manyWithBigSession: pair(folders.manyWithBigSession!, "listAll"),
+							manyWithBigSessionPeakRssMiB: listAllPeakRssMiB,
+						},
 					},
 				},
 				null,
@@ -413,6 +455,10 @@ if (caseArg === "--case=session") {
 } else if (caseArg === "--case=cli") {
 	const [file, cwd, agentDir] = rest as [string, string, string];
 	console.log(JSON.stringify(await cliCase(file, cwd, agentDir)));
+	process.exit(0);
+} else if (caseArg === "--case=list-memory") {
+	const [dir, which] = rest as [string, "before" | "after"];
+	console.log(JSON.stringify(await listMemoryCase(dir, which)));
 	process.exit(0);
 } else if (caseArg === "--case=folder") {
 	const [cwd, agentDir, dir, oldestId] = rest as [string, string, string, string];
