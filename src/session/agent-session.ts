@@ -2294,6 +2294,7 @@ function createCacheWarmer(config: AgentSessionConfig, runner: () => ExtensionRu
 		appendUsage: (kind, provider, model, usage, note) => sessionManager.appendUsage(kind, provider, model, usage, note),
 		getBranch: () => sessionManager.getBranch(),
 		getEntry: (id) => sessionManager.getEntry(id),
+		getLeafId: () => sessionManager.getLeafId(),
 		getMode: () => settingsManager.getCacheWarmingMode(),
 		decide: (event) => runner().emitCacheWarmingDecision(event),
 		...(clock ? { clock } : {}),
