@@ -23,10 +23,18 @@
  *   `get_session_stats`; `-p --session` start, resume, one prompt, exit;
  * - folders: `list`, `listAll`, `findById`, `continueRecent`, and `settle --session <id-prefix>`.
  *
- * `beforeAfter` times, in the same run, the two fixed operations against what they did before:
- * a fork's copy (before: the whole session structuredCloned into memory and branched there; now:
- * `getBranchedEntries`, the branch only) and the lookup by id prefix (before: every session of
- * the project read in full; now: only the sessions whose header id matches).
+ * `beforeAfter` times, in the same run, the fixed operations against what they did before: a
+ * fork's copy (before: the whole session structuredCloned into memory and branched there; now:
+ * `getBranchedEntries`, the branch only), the lookup by id prefix (before: every session of the
+ * project read in full; now: only the sessions whose header id matches), `listAll` (before: each
+ * file read whole into one string, split and parsed; now: a block at a time; with its peak RSS,
+ * each in three fresh processes) and a cache-warming decision (before: the whole branch read for
+ * the last request's prompt size; now: a walk back from the leaf to the last answer).
+ *
+ * `branchWalkFloor` (the parent walk of `getBranch` building nothing) and `getTreeGc` (GC time per
+ * `getTree`) say why those two grow faster than 10× from 10k to 100k entries: the bare walk grows
+ * as much (memory-bound: a 100k-entry session does not fit in the CPU caches), and the tree's GC
+ * (the scavenger copying the nodes being built, all still live) is most of the rest.
  *
  *   npx tsx bench/scale.ts              (SMALL=10000 BIG=100000 FEW=100 MANY=1000 REPS=5 override)
  */
@@ -64,6 +72,20 @@ async function timed(reps: number, fn: () => unknown): Promise<number> {
 		samples.push(performance.now() - t0);
 	}
 	return round2(median(samples));
+}
+
+/** Milliseconds of garbage collection per call, over `reps` calls. */
+async function gcMsPerCall(reps: number, fn: () => unknown): Promise<number> {
+	const { PerformanceObserver } = await import("node:perf_hooks");
+	let total = 0;
+	const observer = new PerformanceObserver((list) => {
+		for (const entry of list.getEntries()) total += entry.duration;
+	});
+	observer.observe({ entryTypes: ["gc"] });
+	for (let i = 0; i < reps; i++) fn();
+	await new Promise((resolve) => setTimeout(resolve, 20)); // gc entries are delivered asynchronously
+	observer.disconnect();
+	return round2(total / reps);
 }
 
 function gcFunction(): () => void {
@@ -154,12 +176,51 @@ async function sessionCase(file: string, cwd: string, agentDir: string, deepUser
 	);
 	ms.getMessagesJson = await timed(REPS, () => JSON.stringify(session().messages));
 	ms.getBranch = await timed(REPS, () => manager().getBranch());
+	// Their floors: the same parent walk building nothing (memory-bound once the session outgrows the
+	// CPU caches), and the GC time spent while building the tree (the scavenger copying live nodes).
+	ms.branchWalkFloor = await timed(REPS, () => {
+		let id = manager().getLeafId();
+		let steps = 0;
+		for (let entry = id ? manager().getEntry(id) : undefined; entry; entry = id ? manager().getEntry(id) : undefined) {
+			steps++;
+			id = entry.parentId;
+		}
+		return steps;
+	});
+	ms.getTreeGc = await gcMsPerCall(REPS, () => manager().getTree());
 	ms.getEntries = await timed(REPS, () => manager().getEntries());
 	ms.getLabel = await timed(REPS, () => manager().getLabel(deepUserId));
 	ms.getChildren = await timed(REPS, () => manager().getChildren(deepUserId));
 	ms.setSessionName = await timed(REPS, () => session().setSessionName("renamed after months"));
 	ms.appendLabelChange = await timed(REPS, () => manager().appendLabelChange(deepUserId, "deep"));
 	ms.cacheWarmingStatus = await timed(REPS, () => session().cacheWarmingStatus);
+	// A warming decision (each refresh, each status read of an active warmer) needs the last request's
+	// prompt size: before, read from the whole branch; now, walking back from the leaf to the last answer.
+	const { CacheWarmer } = await import("../src/session/cache-warmer.js");
+	const { SimulatedClock } = await import("xstate");
+	const warmModel = { ...faux.models[0]!, cost: { input: 3, output: 15, cacheRead: 0.3, cacheWrite: 3.75 } };
+	const warmerOf = (walk: boolean) => {
+		const warmer = new CacheWarmer({
+			stream: () => {
+				throw new Error("no refresh in the bench");
+			},
+			appendUsage: () => "",
+			getBranch: () => manager().getBranch(),
+			getEntry: (id) => manager().getEntry(id),
+			...(walk ? { getLeafId: () => manager().getLeafId() } : {}),
+			getMode: () => "idle",
+			clock: new SimulatedClock(),
+		});
+		warmer.start(
+			{ model: { ...warmModel, promptCache: { short: 300, long: 3600 } }, context: { messages: [] }, options: {} },
+			() => true,
+		);
+		return warmer;
+	};
+	const wholeBranchWarmer = warmerOf(false);
+	const leafWalkWarmer = warmerOf(true);
+	before.cacheWarmerDecision = await timed(REPS, () => wholeBranchWarmer.status);
+	after.cacheWarmerDecision = await timed(REPS, () => leafWalkWarmer.status);
 
 	const leaf = manager().getLeafId()!;
 	t0 = performance.now();
@@ -425,6 +486,7 @@ async function main() {
 					},
 					beforeAfter: {
 						forkCopy: beforeAfter(small, big, "forkCopy"),
+						cacheWarmerDecision: beforeAfter(small, big, "cacheWarmerDecision"),
 						sessionByIdPrefix: {
 							few: pair(folders.few!, "sessionByIdPrefix"),
 							many: pair(folders.many!, "sessionByIdPrefix"),

@@ -13,7 +13,7 @@ import { fauxAssistantMessage } from "../../src/llm/faux.js";
 import { CacheWarmer, type CacheWarmerOptions } from "../../src/session/cache-warmer.js";
 import type { SessionEntry } from "../../src/store/entries.js";
 import { SessionManager } from "../../src/store/session-manager.js";
-import { usage, warmModel } from "./cache-warming-helpers.js";
+import { drainMicrotasks, usage, WARM_DELAY_MS, warmModel, warmSession } from "./cache-warming-helpers.js";
 
 const model = warmModel("warm-1");
 
@@ -122,6 +122,26 @@ describe("cache warmer: the last request's prompt size from the leaf", () => {
 		expect(warmer.status.decision).toEqual(warmerOn(manager, false).warmer.status.decision);
 		expect(warmer.status.decision?.economicsAvailable).toBe(true);
 		expect(reads).toEqual({ branch: 0, entries: 2 }); // one entry per status read
+	});
+
+	it("a session's warmer never reads the whole branch: not for a status read, not for a refresh", async () => {
+		const env = await warmSession();
+		try {
+			for (let i = 0; i < 3; i++) await env.session.prompt(`question ${i}`);
+			let branchReads = 0;
+			const getBranch = env.sessionManager.getBranch.bind(env.sessionManager);
+			env.sessionManager.getBranch = (fromId?: string) => {
+				branchReads++;
+				return getBranch(fromId);
+			};
+			expect(env.session.cacheWarmingStatus).toMatchObject({ state: "scheduled", decision: { action: "warm" } });
+			env.clock.increment(WARM_DELAY_MS);
+			await drainMicrotasks();
+			expect(env.warmRequests()).toHaveLength(1);
+			expect(branchReads).toBe(0);
+		} finally {
+			env.cleanup();
+		}
 	});
 
 	it("a parent cycle (a hand-edited file) without an answer ends the walk: no prompt size, as with the branch", () => {
