@@ -34,7 +34,7 @@
  * `branchWalkFloor` (the parent walk of `getBranch` building nothing) and `getTreeGc` (GC time per
  * `getTree`) say why those two grow faster than 10× from 10k to 100k entries: the bare walk grows
  * as much (memory-bound: a 100k-entry session does not fit in the CPU caches), and the tree's GC
- * (the scavenger copying the nodes being built, all still live) is most of the rest.
+ * (the scavenger copying the nodes being built, all still live) is a large part of the rest.
  *
  *   npx tsx bench/scale.ts              (SMALL=10000 BIG=100000 FEW=100 MANY=1000 REPS=5 override)
  */
