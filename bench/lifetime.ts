@@ -13,12 +13,16 @@
  * - `perTurn`: per prompt (tool call + answer) in one session, against the transcript's own growth
  *   (JSON bytes of the messages added), plain and with an inspector and a trace recorder attached.
  *
- * Each is given in bytes (`heapUsed` after forced GCs: noisy by a few KB per measurement) and in
- * live objects (counted in a V8 heap snapshot: exact; what to read first). `collected` counts say
- * how many of the disposed/replaced sessions the GC could collect (expect all).
+ * Each is given in bytes (`heapUsed` after forced GCs: noisy by a few KB per measurement), in
+ * live objects (counted in a V8 heap snapshot: exact; what to read first) and as `v8CodeBytes`, the
+ * part of the bytes that is V8's code (the snapshot's `code` nodes: optimized functions, bytecode,
+ * feedback). `collected` counts say how many of the disposed/replaced sessions the GC could collect
+ * (expect all).
  *
  * Each case first runs WARMUP rounds: the heap keeps growing by V8's compiled code for a few dozen
- * rounds of anything, which is not retained by Settle (it plateaus).
+ * rounds of anything, which is not retained by Settle. It keeps growing more slowly for thousands
+ * of rounds (V8 optimizing more functions; it levels off): most of `bytes` per disposed session or
+ * runtime switch beyond the kept handles is that code, with no object left behind.
  *
  *   npx tsx bench/lifetime.ts      (SESSIONS=100 SWITCHES=100 RELOADS=40 TURNS=300 WARMUP=30 override)
  */
@@ -37,7 +41,7 @@ import { AgentSession } from "../src/session/agent-session.js";
 import { SettingsManager } from "../src/settings/settings-manager.js";
 import { SessionManager } from "../src/store/session-manager.js";
 import { createHarness } from "../src/testing/harness.js";
-import { countLiveObjects, countReachableObjects } from "../test/lifetime/heap-census.js";
+import { countLiveObjects, countReachableObjects, liveHeapCensus } from "../test/lifetime/heap-census.js";
 
 const SESSIONS = Number(process.env.SESSIONS ?? 100);
 const SWITCHES = Number(process.env.SWITCHES ?? 100);
@@ -57,15 +61,19 @@ async function heapAfterGc(): Promise<number> {
 	return process.memoryUsage().heapUsed;
 }
 
-/** Heap after a full GC: bytes used (noisy by a few KB) and live objects (a V8 snapshot: exact). */
+/**
+ * Heap after a full GC: bytes used (noisy by a few KB), live objects (a V8 snapshot: exact) and
+ * the bytes of V8's compiled code among them (same snapshot).
+ */
 interface HeapPoint {
 	bytes: number;
 	objects: number;
+	codeBytes: number;
 }
 
 async function measure(): Promise<HeapPoint> {
 	const bytes = await heapAfterGc();
-	return { bytes, objects: await countLiveObjects() };
+	return { bytes, ...(await liveHeapCensus()) };
 }
 
 /** Per-round growth between two points. */
@@ -73,6 +81,7 @@ function perRound(before: HeapPoint, after: HeapPoint, rounds: number) {
 	return {
 		bytes: Math.round((after.bytes - before.bytes) / rounds),
 		objects: Math.round(((after.objects - before.objects) / rounds) * 100) / 100,
+		v8CodeBytes: Math.round((after.codeBytes - before.codeBytes) / rounds),
 	};
 }
 
@@ -271,11 +280,14 @@ async function turns(mode: "plain" | "inspected") {
 	};
 }
 
+type Growth = ReturnType<typeof perRound>;
+
 /** A per-round growth with its ratios against the two baselines. */
-function versus(growth: { bytes: number; objects: number }, agent: HeapPoint, live: HeapPoint) {
+function versus(growth: Growth, agent: Growth, live: Growth) {
 	return {
 		bytes: growth.bytes,
 		objects: growth.objects,
+		v8CodeBytes: growth.v8CodeBytes,
 		bytesVsBareAgent: ratio(growth.bytes, agent.bytes),
 		objectsVsBareAgent: ratio(growth.objects, agent.objects),
 		bytesVsLiveSession: ratio(growth.bytes, live.bytes),

@@ -23,10 +23,18 @@
  *   `get_session_stats`; `-p --session` start, resume, one prompt, exit;
  * - folders: `list`, `listAll`, `findById`, `continueRecent`, and `settle --session <id-prefix>`.
  *
- * `beforeAfter` times, in the same run, the two fixed operations against what they did before:
- * a fork's copy (before: the whole session structuredCloned into memory and branched there; now:
- * `getBranchedEntries`, the branch only) and the lookup by id prefix (before: every session of
- * the project read in full; now: only the sessions whose header id matches).
+ * `beforeAfter` times, in the same run, the fixed operations against what they did before: a
+ * fork's copy (before: the whole session structuredCloned into memory and branched there; now:
+ * `getBranchedEntries`, the branch only), the lookup by id prefix (before: every session of the
+ * project read in full; now: only the sessions whose header id matches), `listAll` (before: each
+ * file read whole into one string, split and parsed; now: a block at a time; with its peak RSS,
+ * each in three fresh processes) and a cache-warming decision (before: the whole branch read for
+ * the last request's prompt size; now: a walk back from the leaf to the last answer).
+ *
+ * `branchWalkFloor` (the parent walk of `getBranch` building nothing) and `getTreeGc` (GC time per
+ * `getTree`) say why those two grow faster than 10× from 10k to 100k entries: the bare walk grows
+ * as much (memory-bound: a 100k-entry session does not fit in the CPU caches), and the tree's GC
+ * (the scavenger copying the nodes being built, all still live) is a large part of the rest.
  *
  *   npx tsx bench/scale.ts              (SMALL=10000 BIG=100000 FEW=100 MANY=1000 REPS=5 override)
  */
@@ -64,6 +72,20 @@ async function timed(reps: number, fn: () => unknown): Promise<number> {
 		samples.push(performance.now() - t0);
 	}
 	return round2(median(samples));
+}
+
+/** Milliseconds of garbage collection per call, over `reps` calls. */
+async function gcMsPerCall(reps: number, fn: () => unknown): Promise<number> {
+	const { PerformanceObserver } = await import("node:perf_hooks");
+	let total = 0;
+	const observer = new PerformanceObserver((list) => {
+		for (const entry of list.getEntries()) total += entry.duration;
+	});
+	observer.observe({ entryTypes: ["gc"] });
+	for (let i = 0; i < reps; i++) fn();
+	await new Promise((resolve) => setTimeout(resolve, 20)); // gc entries are delivered asynchronously
+	observer.disconnect();
+	return round2(total / reps);
 }
 
 function gcFunction(): () => void {
@@ -154,12 +176,51 @@ async function sessionCase(file: string, cwd: string, agentDir: string, deepUser
 	);
 	ms.getMessagesJson = await timed(REPS, () => JSON.stringify(session().messages));
 	ms.getBranch = await timed(REPS, () => manager().getBranch());
+	// Their floors: the same parent walk building nothing (memory-bound once the session outgrows the
+	// CPU caches), and the GC time spent while building the tree (the scavenger copying live nodes).
+	ms.branchWalkFloor = await timed(REPS, () => {
+		let id = manager().getLeafId();
+		let steps = 0;
+		for (let entry = id ? manager().getEntry(id) : undefined; entry; entry = id ? manager().getEntry(id) : undefined) {
+			steps++;
+			id = entry.parentId;
+		}
+		return steps;
+	});
+	ms.getTreeGc = await gcMsPerCall(REPS, () => manager().getTree());
 	ms.getEntries = await timed(REPS, () => manager().getEntries());
 	ms.getLabel = await timed(REPS, () => manager().getLabel(deepUserId));
 	ms.getChildren = await timed(REPS, () => manager().getChildren(deepUserId));
 	ms.setSessionName = await timed(REPS, () => session().setSessionName("renamed after months"));
 	ms.appendLabelChange = await timed(REPS, () => manager().appendLabelChange(deepUserId, "deep"));
 	ms.cacheWarmingStatus = await timed(REPS, () => session().cacheWarmingStatus);
+	// A warming decision (each refresh, each status read of an active warmer) needs the last request's
+	// prompt size: before, read from the whole branch; now, walking back from the leaf to the last answer.
+	const { CacheWarmer } = await import("../src/session/cache-warmer.js");
+	const { SimulatedClock } = await import("xstate");
+	const warmModel = { ...faux.models[0]!, cost: { input: 3, output: 15, cacheRead: 0.3, cacheWrite: 3.75 } };
+	const warmerOf = (walk: boolean) => {
+		const warmer = new CacheWarmer({
+			stream: () => {
+				throw new Error("no refresh in the bench");
+			},
+			appendUsage: () => "",
+			getBranch: () => manager().getBranch(),
+			getEntry: (id) => manager().getEntry(id),
+			...(walk ? { getLeafId: () => manager().getLeafId() } : {}),
+			getMode: () => "idle",
+			clock: new SimulatedClock(),
+		});
+		warmer.start(
+			{ model: { ...warmModel, promptCache: { short: 300, long: 3600 } }, context: { messages: [] }, options: {} },
+			() => true,
+		);
+		return warmer;
+	};
+	const wholeBranchWarmer = warmerOf(false);
+	const leafWalkWarmer = warmerOf(true);
+	before.cacheWarmerDecision = await timed(REPS, () => wholeBranchWarmer.status);
+	after.cacheWarmerDecision = await timed(REPS, () => leafWalkWarmer.status);
 
 	const leaf = manager().getLeafId()!;
 	t0 = performance.now();
@@ -225,13 +286,44 @@ async function folderCase(cwd: string, agentDir: string, sessionDir: string, old
 	// was read in full to match the prefix (SessionManager.list, then the filter); now only headers.
 	const prefix = oldestId; // a whole id is a prefix too (v7 ids made together share their first characters)
 	const lookup = { cwd, agentDir, sessionDir, latestHint: "", resumeElsewhere: () => "" };
-	const before = {
+	const before: Record<string, number> = {
 		sessionByIdPrefix: await timed(REPS, async () =>
 			(await SessionManager.list(cwd, sessionDir)).filter((info) => info.id.startsWith(prefix)),
 		),
 	};
-	const after = { sessionByIdPrefix: await timed(REPS, () => findSessionByIdPrefix(prefix, lookup)) };
+	const after: Record<string, number> = {
+		sessionByIdPrefix: await timed(REPS, () => findSessionByIdPrefix(prefix, lookup)),
+	};
+	// listAll: before, every file was read whole (one string), split and parsed; now a block at a time.
+	const { listAllWholeFiles } = await import("../test/store/whole-file-session-info.js");
+	const listAllBefore: number[] = [];
+	const listAllAfter: number[] = [];
+	for (let i = 0; i < REPS; i++) {
+		// Alternated, so both see the same machine load.
+		let t0 = performance.now();
+		await listAllWholeFiles(sessionDir);
+		listAllBefore.push(performance.now() - t0);
+		t0 = performance.now();
+		await SessionManager.listAll(sessionDir);
+		listAllAfter.push(performance.now() - t0);
+	}
+	before.listAll = round2(median(listAllBefore));
+	after.listAll = round2(median(listAllAfter));
 	return { ms, before, after };
+}
+
+/**
+ * The peak memory of one `listAll` of `sessionDir` in a fresh process: the process's high-water
+ * RSS after the call minus before it (`before`: the whole-file reading it replaced).
+ */
+async function listMemoryCase(sessionDir: string, which: "before" | "after") {
+	const { SessionManager } = await import("../src/store/session-manager.js");
+	const { listAllWholeFiles } = await import("../test/store/whole-file-session-info.js");
+	const list = which === "before" ? listAllWholeFiles : (dir: string) => SessionManager.listAll(dir);
+	await list(join(sessionDir, "no-such-dir")).catch(() => []); // loads the code paths, reads nothing
+	const start = process.resourceUsage().maxRSS;
+	const infos = await list(sessionDir);
+	return { peakRssMiB: mib((process.resourceUsage().maxRSS - start) * 1024), sessions: infos.length };
 }
 
 // As bench/cli-trace.ts: the CLI from its sources (the tsx loader's start-up is the same at every size).
@@ -368,6 +460,11 @@ async function main() {
 			if (withBig) copyFileSync(bigFile, join(dir, basename(bigFile)));
 			folders[name] = child<FolderResult>(["--case=folder", cwd, agentDir, dir, ids[0]!]);
 		}
+		const manyWithBig = join(root, "folder-manyWithBigSession");
+		type Memory = Awaited<ReturnType<typeof listMemoryCase>>;
+		const listMemory = (which: string) =>
+			median([0, 1, 2].map(() => child<Memory>(["--case=list-memory", manyWithBig, which]).peakRssMiB));
+		const listAllPeakRssMiB = { before: listMemory("before"), after: listMemory("after") };
 		const small = sessions.small!;
 		const big = sessions.big!;
 		console.log(
@@ -389,10 +486,17 @@ async function main() {
 					},
 					beforeAfter: {
 						forkCopy: beforeAfter(small, big, "forkCopy"),
+						cacheWarmerDecision: beforeAfter(small, big, "cacheWarmerDecision"),
 						sessionByIdPrefix: {
 							few: pair(folders.few!, "sessionByIdPrefix"),
 							many: pair(folders.many!, "sessionByIdPrefix"),
 							manyWithBigSession: pair(folders.manyWithBigSession!, "sessionByIdPrefix"),
+						},
+						listAll: {
+							few: pair(folders.few!, "listAll"),
+							many: pair(folders.many!, "listAll"),
+							manyWithBigSession: pair(folders.manyWithBigSession!, "listAll"),
+							manyWithBigSessionPeakRssMiB: listAllPeakRssMiB,
 						},
 					},
 				},
@@ -413,6 +517,10 @@ if (caseArg === "--case=session") {
 } else if (caseArg === "--case=cli") {
 	const [file, cwd, agentDir] = rest as [string, string, string];
 	console.log(JSON.stringify(await cliCase(file, cwd, agentDir)));
+	process.exit(0);
+} else if (caseArg === "--case=list-memory") {
+	const [dir, which] = rest as [string, "before" | "after"];
+	console.log(JSON.stringify(await listMemoryCase(dir, which)));
 	process.exit(0);
 } else if (caseArg === "--case=folder") {
 	const [cwd, agentDir, dir, oldestId] = rest as [string, string, string, string];

@@ -7,7 +7,6 @@
  * boundaries, compaction and the machine's actors are separate modules sharing one
  * {@link SessionInternals}.
  */
-import { createActor } from "xstate";
 import {
 	isCompacting,
 	isRetrying,
@@ -85,7 +84,7 @@ import { createOperationScratch, type SessionInternals } from "./internals.js";
 import type { CustomMessage } from "./messages.js";
 import { type CycleDirection, type ModelCycleResult, nextCycleModel } from "./model-cycling.js";
 import { modelRegistryView } from "./model-registry-view.js";
-import { answerMachineRequests, sessionPromptOperationMachine } from "./operation-actors.js";
+import { answerMachineRequests, createSessionOperationActor } from "./operation-actors.js";
 import { abortPreflight, type PromptPayload, queueInput, type StreamingBehavior } from "./prompt-pipeline.js";
 import { providerStreamFn } from "./provider-stream.js";
 import { PublicEvents } from "./public-events.js";
@@ -525,7 +524,7 @@ export class AgentSession {
 		this.loadout.initialize(runner.getAllRegisteredTools(), config.initialActiveToolNames);
 		if (!agent.state.systemPrompt) agent.state.systemPrompt = this.loadout.renderedPrompt();
 
-		this.actor = createActor(sessionPromptOperationMachine(this.internals), {
+		this.actor = createSessionOperationActor(this.internals, {
 			input: { retry: settings.getRetrySettings() },
 			...(this.clock ? { clock: this.clock as never } : {}),
 		});
@@ -2295,6 +2294,7 @@ function createCacheWarmer(config: AgentSessionConfig, runner: () => ExtensionRu
 		appendUsage: (kind, provider, model, usage, note) => sessionManager.appendUsage(kind, provider, model, usage, note),
 		getBranch: () => sessionManager.getBranch(),
 		getEntry: (id) => sessionManager.getEntry(id),
+		getLeafId: () => sessionManager.getLeafId(),
 		getMode: () => settingsManager.getCacheWarmingMode(),
 		decide: (event) => runner().emitCacheWarmingDecision(event),
 		...(clock ? { clock } : {}),

@@ -86,6 +86,11 @@ export interface CacheWarmerOptions {
 	/** The current branch (read at decision time only, for the last request's prompt size). */
 	getBranch(): SessionEntry[];
 	getEntry(id: string): SessionEntry | undefined;
+	/**
+	 * The current leaf. When given, a decision walks back from it to the last assistant message
+	 * through {@link getEntry} (a few entries) instead of reading the whole branch.
+	 */
+	getLeafId?(): string | null;
 	/** The `cacheWarming` setting, read whenever it matters. */
 	getMode(): CacheWarmingMode;
 	/** Lets extensions override `event.action`; a rejection falls back to pi's decision. */
@@ -108,14 +113,36 @@ interface Run extends CacheWarmRequest {
 	timer: { id: unknown } | undefined;
 }
 
-/** Prompt size of the most recent real request on the branch, as reported by the provider. */
-function lastPromptTokens(entries: readonly SessionEntry[]): number {
-	for (let index = entries.length - 1; index >= 0; index--) {
-		const entry = entries[index]!;
-		if (entry.type === "message" && entry.message.role === "assistant") {
-			const usage = entry.message.usage;
-			return usage.input + usage.cacheRead + usage.cacheWrite;
+/** The prompt size an entry reports, when it is an assistant message (a real request's answer). */
+function promptTokensOf(entry: SessionEntry): number | undefined {
+	if (entry.type !== "message" || entry.message.role !== "assistant") return undefined;
+	const usage = entry.message.usage;
+	return usage.input + usage.cacheRead + usage.cacheWrite;
+}
+
+/**
+ * Prompt size of the most recent real request on the branch, as reported by the provider: the
+ * last assistant message walking back from the leaf (parent links; a cycle in a hand-edited file
+ * ends the walk), or from the end of the whole branch when the host gives no leaf.
+ */
+function lastPromptTokens(host: CacheWarmerOptions): number {
+	if (!host.getLeafId) {
+		const entries = host.getBranch();
+		for (let index = entries.length - 1; index >= 0; index--) {
+			const tokens = promptTokensOf(entries[index]!);
+			if (tokens !== undefined) return tokens;
 		}
+		return 0;
+	}
+	const seen = new Set<string>();
+	let id = host.getLeafId();
+	while (id && !seen.has(id)) {
+		seen.add(id);
+		const entry = host.getEntry(id);
+		if (!entry) return 0;
+		const tokens = promptTokensOf(entry);
+		if (tokens !== undefined) return tokens;
+		id = entry.parentId;
 	}
 	return 0;
 }
@@ -133,6 +160,7 @@ function lastPromptTokens(entries: readonly SessionEntry[]): number {
  *   appendUsage: (...args) => sessionManager.appendUsage(...args),
  *   getBranch: () => sessionManager.getBranch(),
  *   getEntry: (id) => sessionManager.getEntry(id),
+ *   getLeafId: () => sessionManager.getLeafId(),
  *   getMode: () => settingsManager.getCacheWarmingMode(),
  *   clock: new SimulatedClock(),
  * });
@@ -343,7 +371,7 @@ export class CacheWarmer {
 	}
 
 	private evaluate(run: Run): CacheWarmingDecision {
-		return evaluateCacheWarming(run.model, lastPromptTokens(this.host.getBranch()), run.phase);
+		return evaluateCacheWarming(run.model, lastPromptTokens(this.host), run.phase);
 	}
 }
 

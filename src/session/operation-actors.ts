@@ -4,7 +4,7 @@
  * `settle_requested` — and the three actors it invokes for the rarer steps (`busyPreflight`,
  * `compact`, `navigateTree`).
  */
-import { fromPromise } from "xstate";
+import { type Actor, type ActorOptions, createActor, fromPromise, type InputFrom } from "xstate";
 import {
 	type BusyPreflightInput,
 	type BusyPreflightOutcome,
@@ -26,17 +26,48 @@ import { busyPreflight, type PromptPayload, preflight } from "./prompt-pipeline.
 import { runOutcome } from "./run-outcome.js";
 import { runTreeNavigation } from "./tree-navigation.js";
 
-/** The prompt-operation machine with the session's actors. */
-export function sessionPromptOperationMachine(s: SessionInternals) {
-	return promptOperationMachine.provide({
-		actors: {
-			busyPreflight: fromPromise<BusyPreflightOutcome, BusyPreflightInput>(({ input }) =>
-				withinDispatch(s, () => busyPreflight(s, input)),
-			),
-			compact: fromPromise<CompactionOutput, CompactionInput>(({ input }) => runCompaction(s, input)),
-			navigateTree: fromPromise<NavigateTreeOutput, NavigateTreeInput>(({ input }) => runTreeNavigation(s, input)),
-		},
-	});
+/** Each session's internals, by its prompt-operation actor's system (one system per root actor). */
+const sessionsBySystem = new WeakMap<object, SessionInternals>();
+
+function sessionOf(system: object): SessionInternals {
+	const s = sessionsBySystem.get(system);
+	// Only reachable if an actor of this machine was created elsewhere than createSessionOperationActor.
+	if (!s) throw new Error("Prompt-operation actor without a session: create it with createSessionOperationActor.");
+	return s;
+}
+
+/**
+ * The prompt-operation machine with the session actors, built once for every session: each
+ * actor finds its session through its actor system. A machine built per session (`provide` per
+ * session) costs each session its own 22 state nodes and XState's per-node caches, and grows
+ * XState's module-wide cache table with the sessions created between two full GCs.
+ */
+const sessionOperationMachine = promptOperationMachine.provide({
+	actors: {
+		busyPreflight: fromPromise<BusyPreflightOutcome, BusyPreflightInput>(({ input, system }) => {
+			const s = sessionOf(system);
+			return withinDispatch(s, () => busyPreflight(s, input));
+		}),
+		compact: fromPromise<CompactionOutput, CompactionInput>(({ input, system }) =>
+			runCompaction(sessionOf(system), input),
+		),
+		navigateTree: fromPromise<NavigateTreeOutput, NavigateTreeInput>(({ input, system }) =>
+			runTreeNavigation(sessionOf(system), input),
+		),
+	},
+});
+
+/** The session's prompt-operation actor (not started), running the shared machine. */
+export function createSessionOperationActor(
+	s: SessionInternals,
+	options: {
+		input: InputFrom<typeof sessionOperationMachine>;
+		clock?: ActorOptions<typeof sessionOperationMachine>["clock"];
+	},
+): Actor<typeof sessionOperationMachine> {
+	const actor = createActor(sessionOperationMachine, options);
+	sessionsBySystem.set(actor.system, s);
+	return actor;
 }
 
 /**

@@ -1,6 +1,6 @@
 /** Finding and summarising session files without opening them for writing. */
 import { closeSync, openSync, readdirSync, readSync, statSync } from "node:fs";
-import { readdir, readFile, stat } from "node:fs/promises";
+import { type FileHandle, open, readdir } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import type { SessionHeader, SessionInfo } from "./entries.js";
 
@@ -111,48 +111,99 @@ function messageText(content: unknown): string {
 	return texts.join(" ");
 }
 
-/** Summary of one session file, or null if it is not a session. Must not throw. */
-export async function buildSessionInfo(path: string): Promise<SessionInfo | null> {
+/** What one pass over a session file's lines gathers for its {@link SessionInfo}. */
+interface InfoScan {
+	header: SessionHeader | null;
+	messageCount: number;
+	firstMessage: string;
+	name: string | undefined;
+	lastActivity: number | undefined;
+	texts: string[];
+}
+
+/** Takes one line of a session file; false when the file is not a session (its first entry is no header). */
+function scanLine(scan: InfoScan, line: string): boolean {
+	if (!line.trim()) return true;
+	let entry: Record<string, unknown>;
 	try {
-		const [text, stats] = await Promise.all([readFile(path, "utf8"), stat(path)]);
-		let header: SessionHeader | null = null;
-		let messageCount = 0;
-		let firstMessage = "";
-		let name: string | undefined;
-		let lastActivity: number | undefined;
-		const all: string[] = [];
-		for (const line of withoutBom(text).split("\n")) {
-			if (!line.trim()) continue;
-			let entry: Record<string, unknown>;
-			try {
-				entry = JSON.parse(line);
-			} catch {
-				continue;
+		entry = JSON.parse(line);
+	} catch {
+		return true;
+	}
+	if (!entry || typeof entry !== "object") return true;
+	if (!scan.header) {
+		if (entry.type !== "session" || typeof entry.id !== "string") return false;
+		scan.header = entry as unknown as SessionHeader;
+		return true;
+	}
+	if (entry.type === "session_info") scan.name = (typeof entry.name === "string" && entry.name.trim()) || undefined;
+	if (entry.type !== "message") return true;
+	scan.messageCount++;
+	const message = entry.message as Record<string, unknown> | undefined;
+	if (!message || (message.role !== "user" && message.role !== "assistant") || !("content" in message)) return true;
+	const at = typeof message.timestamp === "number" ? message.timestamp : new Date(String(entry.timestamp)).getTime();
+	if (!Number.isNaN(at)) scan.lastActivity = Math.max(scan.lastActivity ?? 0, at);
+	const textContent = messageText(message.content);
+	if (!textContent) return true;
+	scan.texts.push(textContent);
+	if (!scan.firstMessage && message.role === "user") scan.firstMessage = textContent;
+	return true;
+}
+
+/** Bytes read at a time by {@link buildSessionInfo} (a longer line grows the buffer). */
+const INFO_READ_BYTES = 1 << 20;
+
+/**
+ * Summary of one session file, or null if it is not a session. Must not throw.
+ *
+ * Reads the file a block at a time and decodes only whole lines (a newline byte is never part of
+ * a multi-byte UTF-8 character, so this decodes exactly as the whole file would): memory stays at
+ * one block plus the longest line and the texts kept, however long the session. A file whose
+ * first entry is not a session header is read no further. `readBytes` is for tests.
+ */
+export async function buildSessionInfo(path: string, readBytes = INFO_READ_BYTES): Promise<SessionInfo | null> {
+	let handle: FileHandle | undefined;
+	try {
+		handle = await open(path, "r");
+		const stats = await handle.stat();
+		const scan: InfoScan = {
+			header: null,
+			messageCount: 0,
+			firstMessage: "",
+			name: undefined,
+			lastActivity: undefined,
+			texts: [],
+		};
+		// No bigger than the file: a folder of small sessions allocates no megabyte per file.
+		let buffer = Buffer.allocUnsafe(Math.max(1, Math.min(readBytes, stats.size)));
+		let kept = 0; // bytes of an unfinished line at the start of `buffer`
+		let start = true;
+		for (;;) {
+			if (kept === buffer.length) {
+				const grown = Buffer.allocUnsafe(buffer.length * 2);
+				buffer.copy(grown, 0, 0, kept);
+				buffer = grown;
 			}
-			if (!entry || typeof entry !== "object") continue;
-			if (!header) {
-				if (entry.type !== "session" || typeof entry.id !== "string") return null;
-				header = entry as unknown as SessionHeader;
-				continue;
+			const { bytesRead } = await handle.read(buffer, kept, buffer.length - kept, null);
+			const end = kept + bytesRead;
+			// Up to the last newline read; at the end of the file, everything left.
+			const cut = bytesRead === 0 ? end : buffer.subarray(0, end).lastIndexOf(10) + 1;
+			if (cut > 0) {
+				let text = buffer.toString("utf8", 0, cut);
+				if (start) text = withoutBom(text);
+				start = false;
+				for (const line of text.split("\n")) if (!scanLine(scan, line)) return null;
+				buffer.copyWithin(0, cut, end);
 			}
-			if (entry.type === "session_info") name = (typeof entry.name === "string" && entry.name.trim()) || undefined;
-			if (entry.type !== "message") continue;
-			messageCount++;
-			const message = entry.message as Record<string, unknown> | undefined;
-			if (!message || (message.role !== "user" && message.role !== "assistant") || !("content" in message)) continue;
-			const at =
-				typeof message.timestamp === "number" ? message.timestamp : new Date(String(entry.timestamp)).getTime();
-			if (!Number.isNaN(at)) lastActivity = Math.max(lastActivity ?? 0, at);
-			const textContent = messageText(message.content);
-			if (!textContent) continue;
-			all.push(textContent);
-			if (!firstMessage && message.role === "user") firstMessage = textContent;
+			kept = end - cut;
+			if (bytesRead === 0) break;
 		}
+		const header = scan.header;
 		if (!header) return null;
 		const headerTime = new Date(header.timestamp).getTime();
 		const modified =
-			lastActivity !== undefined && lastActivity > 0
-				? new Date(lastActivity)
+			scan.lastActivity !== undefined && scan.lastActivity > 0
+				? new Date(scan.lastActivity)
 				: Number.isNaN(headerTime)
 					? stats.mtime
 					: new Date(headerTime);
@@ -160,16 +211,18 @@ export async function buildSessionInfo(path: string): Promise<SessionInfo | null
 			path,
 			id: header.id,
 			cwd: typeof header.cwd === "string" ? header.cwd : "",
-			name,
+			name: scan.name,
 			parentSessionPath: header.parentSession,
 			created: new Date(header.timestamp),
 			modified,
-			messageCount,
-			firstMessage: firstMessage || "(no messages)",
-			allMessagesText: all.join(" "),
+			messageCount: scan.messageCount,
+			firstMessage: scan.firstMessage || "(no messages)",
+			allMessagesText: scan.texts.join(" "),
 		};
 	} catch {
 		return null;
+	} finally {
+		await handle?.close().catch(() => {});
 	}
 }
 

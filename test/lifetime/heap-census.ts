@@ -23,16 +23,30 @@ async function takeSnapshot(): Promise<HeapSnapshotJson> {
  * after a full GC. Strings and numbers are not counted.
  */
 export async function countLiveObjects(): Promise<number> {
+	return (await liveHeapCensus()).objects;
+}
+
+/**
+ * After a full GC: live objects (as {@link countLiveObjects}) and the bytes of V8's code (compiled
+ * and optimized functions, bytecode, feedback: the snapshot's `code` nodes), which grow for a long
+ * while in any process as V8 optimizes more functions, whatever the program keeps.
+ */
+export async function liveHeapCensus(): Promise<{ objects: number; codeBytes: number }> {
 	const snap = await takeSnapshot();
 	const { node_fields, node_types } = snap.snapshot.meta;
 	const nodeFieldCount = node_fields.length;
 	const typeField = node_fields.indexOf("type");
+	const sizeField = node_fields.indexOf("self_size");
 	const counted = new Set(["object", "closure"].map((type) => node_types[0].indexOf(type)));
-	let count = 0;
+	const codeType = node_types[0].indexOf("code");
+	let objects = 0;
+	let codeBytes = 0;
 	for (let node = 0; node < snap.nodes.length; node += nodeFieldCount) {
-		if (counted.has(snap.nodes[node + typeField]!)) count++;
+		const type = snap.nodes[node + typeField]!;
+		if (counted.has(type)) objects++;
+		else if (type === codeType) codeBytes += snap.nodes[node + sizeField]!;
 	}
-	return count;
+	return { objects, codeBytes };
 }
 
 /** Distinct objects and arrays reachable from `roots` through own enumerable properties. */
@@ -80,6 +94,21 @@ export async function countObjectsWithKeys(keys: readonly string[]): Promise<num
 			if (names.sort().join("\0") === wanted) count++;
 		}
 		edge += edges * edgeFieldCount;
+	}
+	return count;
+}
+
+/** How many live objects were made by the class (or constructor function) named `name`. */
+export async function countObjectsNamed(name: string): Promise<number> {
+	const snap = await takeSnapshot();
+	const { node_fields, node_types } = snap.snapshot.meta;
+	const nodeFieldCount = node_fields.length;
+	const typeField = node_fields.indexOf("type");
+	const nameField = node_fields.indexOf("name");
+	const objectType = node_types[0].indexOf("object");
+	let count = 0;
+	for (let node = 0; node < snap.nodes.length; node += nodeFieldCount) {
+		if (snap.nodes[node + typeField] === objectType && snap.strings[snap.nodes[node + nameField]!] === name) count++;
 	}
 	return count;
 }
