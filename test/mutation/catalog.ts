@@ -6600,6 +6600,210 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/inspect/live-mount.test.ts"],
 	},
+	{
+		id: "BE01",
+		file: "src/rpc/client.ts",
+		description: "RPC client: a handled prompt resolves waiters even while a run is going on",
+		edits: [
+			{
+				find: "if (this.runActive) return; // the run going on ends with the idle event the waiters want",
+				replace: "// mutated",
+			},
+		],
+		tests: ["test/rpc/rpc-client.test.ts"],
+	},
+	{
+		id: "BE02",
+		file: "src/rpc/client.ts",
+		description: "RPC client: a handled prompt never resolves waiters",
+		edits: [
+			{
+				find: "for (const hook of [...this.handledHooks]) hook();",
+				replace: "// mutated",
+			},
+		],
+		tests: ["test/rpc/rpc-client.test.ts"],
+	},
+	{
+		id: "BE03",
+		file: "src/cli/rpc-mode.ts",
+		description: "settle --rpc: runFollows never sent after a command that sends a user message",
+		edits: [
+			{
+				find: "return { disposition, runFollows: true };",
+				replace: "return { disposition };",
+			},
+		],
+		tests: ["test/rpc/rpc-client.test.ts"],
+	},
+	{
+		id: "BE04",
+		file: "src/runtime/models-json.ts",
+		description: "models.json refresh keeps the providers it applied before",
+		edits: [
+			{
+				find: "for (const name of applied) registry.unregisterProvider?.(name);",
+				replace: "// mutated",
+			},
+		],
+		tests: ["test/runtime/pi-sdk-migration.test.ts"],
+	},
+	{
+		id: "BE05",
+		file: "src/runtime/models-json.ts",
+		description: "models.json refresh does not clear getError() once the file reads again",
+		edits: [
+			{
+				find: "setModelsFileError(modelRuntime, undefined);",
+				replace: "// mutated",
+			},
+		],
+		tests: ["test/runtime/pi-sdk-migration.test.ts"],
+	},
+	{
+		id: "BE06",
+		file: "src/cli/unknown-options.ts",
+		description: "unknown options refused early even when extensions may load",
+		edits: [
+			{
+				find: "if (others.length > 0 && !extensionsMayLoad(args)) {",
+				replace: "if (others.length > 0) {",
+			},
+		],
+		tests: ["test/cli/cli-guidance.test.ts"],
+	},
+	{
+		id: "BE07",
+		file: "src/cli/unknown-options.ts",
+		description: "an extensions/ folder does not count as extensions that may load",
+		edits: [
+			{
+				find: 'if (existsSync(join(dir, "extensions"))) return true;',
+				replace: "// mutated",
+			},
+		],
+		tests: ["test/cli/cli-guidance.test.ts"],
+	},
+	{
+		id: "BE08",
+		file: "src/cli/main.ts",
+		description: "the pi-folder hint is not remembered (repeats every run)",
+		edits: [
+			{
+				find: "if (host.piHint) piFolderHintShown(runtime.services.agentDir);",
+				replace: "// mutated",
+			},
+		],
+		tests: ["test/cli/pi-migration.test.ts"],
+	},
+	{
+		id: "BE09",
+		file: "src/listener-errors.ts",
+		description: "setListenerErrorHandler does not install the route",
+		edits: [
+			{
+				find: "handler = route;",
+				replace: "handler = undefined;",
+			},
+		],
+		tests: ["test/runtime/listener-errors.test.ts"],
+	},
+	{
+		id: "BF01",
+		file: "src/session/operation-actors.ts",
+		description: "a prompt-operation machine provided per session again",
+		edits: [
+			{
+				find: "const actor = createActor(sessionOperationMachine, options);",
+				replace: "const actor = createActor(sessionOperationMachine.provide({}), options);",
+			},
+		],
+		tests: ["test/lifetime/shared-machine.test.ts"],
+	},
+	{
+		id: "BF02",
+		file: "src/session/operation-actors.ts",
+		description: "the session is not registered for its actor system",
+		edits: [
+			{
+				find: "sessionsBySystem.set(actor.system, s);",
+				replace: "sessionsBySystem.set({}, s);",
+			},
+		],
+		tests: ["test/session/compaction.test.ts"],
+	},
+	{
+		id: "BF03",
+		file: "src/store/discovery.ts",
+		description: "session info decodes the whole block, not up to the last newline",
+		edits: [
+			{
+				find: "const cut = bytesRead === 0 ? end : buffer.subarray(0, end).lastIndexOf(10) + 1;",
+				replace: "const cut = end;",
+			},
+		],
+		tests: ["test/store/session-info.property.test.ts"],
+	},
+	{
+		id: "BF04",
+		file: "src/store/discovery.ts",
+		description: "session info does not carry an unfinished line over to the next block",
+		edits: [
+			{
+				find: "buffer.copyWithin(0, cut, end);",
+				replace: "buffer.copyWithin(0, cut, cut);",
+			},
+		],
+		tests: ["test/store/session-info.property.test.ts"],
+	},
+	{
+		id: "BF05",
+		file: "src/store/discovery.ts",
+		description: "session info buffer never grows for a line longer than the block",
+		edits: [
+			{
+				find: "if (kept === buffer.length) {",
+				replace: "if (kept > buffer.length) {",
+			},
+		],
+		tests: ["test/store/session-info.property.test.ts"],
+	},
+	{
+		id: "BF06",
+		file: "src/store/discovery.ts",
+		description: "a header-less file keeps being read as a session",
+		edits: [
+			{
+				find: 'for (const line of text.split("\\n")) if (!scanLine(scan, line)) return null;',
+				replace: 'for (const line of text.split("\\n")) if (!scanLine(scan, line)) break;',
+			},
+		],
+		tests: ["test/store/session-info.property.test.ts"],
+	},
+	{
+		id: "BF07",
+		file: "src/session/cache-warmer.ts",
+		description: "cache warmer's leaf walk stops at the leaf",
+		edits: [
+			{
+				find: "\t\tid = entry.parentId;",
+				replace: "\t\tid = null;",
+			},
+		],
+		tests: ["test/session/cache-warmer-leaf-walk.property.test.ts"],
+	},
+	{
+		id: "BF08",
+		file: "src/session/agent-session.ts",
+		description: "the session gives the cache warmer no leaf (it reads the whole branch)",
+		edits: [
+			{
+				find: "\t\tgetLeafId: () => sessionManager.getLeafId(),\n",
+				replace: "",
+			},
+		],
+		tests: ["test/session/cache-warmer-leaf-walk.property.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
