@@ -197,6 +197,16 @@ interface PendingRequest {
 	reason: SessionReplacementReason;
 }
 
+/** Each runtime, by its runtime actor's system (one system per root actor). */
+const runtimesBySystem = new WeakMap<object, AgentSessionRuntime>();
+
+function runtimeOf(system: object): AgentSessionRuntime {
+	const runtime = runtimesBySystem.get(system);
+	// Unreachable: only the AgentSessionRuntime constructor creates actors of this machine.
+	if (!runtime) throw new Error("Runtime-machine actor without a runtime: create it with createAgentSessionRuntime.");
+	return runtime;
+}
+
 /**
  * The current-session slot of a host (CLI, RPC server, an app embedding Settle).
  *
@@ -217,6 +227,84 @@ interface PendingRequest {
  * ```
  */
 export class AgentSessionRuntime {
+	/**
+	 * The runtime machine with its steps, built once for every runtime: each step finds its runtime
+	 * through its actor system. A machine built per runtime (`provide` per runtime) costs each
+	 * runtime — a host may run one per client — its own 12 state nodes and XState's per-node caches,
+	 * and grows XState's module-wide cache table. (A static field: the steps use private members.)
+	 */
+	private static readonly machine = runtimeMachine.provide({
+		actors: {
+			checkBeforeSwitch: fromPromise<BeforeSwitchOutput, ReplacementInput>(({ input, system }) =>
+				runtimeOf(system).checkBeforeSwitch(input.request),
+			),
+			openTarget: fromPromise<OpenedTarget, ReplacementInput>(async ({ input, system }) =>
+				runtimeOf(system).openTarget(input.request),
+			),
+			createSession: fromPromise<CreatedSession, CreateSessionInput>(({ input, system }) =>
+				runtimeOf(system).createSession(input.request, input.target),
+			),
+			shutdownCurrent: fromPromise<void, TeardownInput>(async ({ input, system }) => {
+				const runtime = runtimeOf(system);
+				if (input.reason === "quit") setClosingMessage(runtime.current.session, SESSION_RUNTIME_DISPOSING);
+				const runner = runtime.current.session.extensionRunner;
+				if (!runner.hasHandlers("session_shutdown")) return;
+				await runner.emit({
+					type: "session_shutdown",
+					reason: input.reason,
+					...(input.targetSessionFile !== undefined ? { targetSessionFile: input.targetSessionFile } : {}),
+				});
+			}),
+			invalidateCurrent: fromPromise<void, TeardownInput>(async ({ system }) => {
+				runtimeOf(system).beforeInvalidate?.();
+			}),
+			disposeCurrent: fromPromise<void, TeardownInput>(async ({ input, system }) => {
+				const runtime = runtimeOf(system);
+				const { session } = runtime.current;
+				setClosedMessage(session, input.reason === "quit" ? SESSION_RUNTIME_DISPOSED : SESSION_REPLACED);
+				session.dispose();
+				// The file is released unless the session taking over writes to the same manager.
+				const sharedWithNext = input.reason !== "quit" && runtime.inFlight?.target.shared === true;
+				if (!sharedWithNext) session.sessionManager.close();
+			}),
+			rebindSession: fromPromise<void, FinishInput>(async ({ input, system }) => {
+				const runtime = runtimeOf(system);
+				const created = input.created.handle as Created;
+				const session = created.result.session;
+				// The old session is disposed and its file released: the new one may take over what it wrote.
+				let takeOverError: unknown;
+				try {
+					if (takeOverFileWrittenMeanwhile(created.target)) continueTakenOverFile(session);
+				} catch (error) {
+					takeOverError = error;
+				}
+				try {
+					await runtime.rebind?.(session);
+				} finally {
+					// Installed whether or not the host's rebind failed: the replacement happened.
+					runtime.notifySessionReplaced(created);
+				}
+				// Reported on the switch's promise, with the new session installed and bound.
+				if (takeOverError !== undefined) throw takeOverError;
+			}),
+			runWithSession: fromPromise<void, FinishInput>(async ({ input }) => {
+				const request = input.request;
+				if (!("withSession" in request) || !request.withSession) return;
+				const session = (input.created.handle as Created).result.session;
+				const context: ReplacedSessionContext = session.extensionRunner.createReplacedSessionContext();
+				await request.withSession(context);
+			}),
+			rollBack: fromPromise<void, RollBackInput>(async ({ input, system }) => {
+				const runtime = runtimeOf(system);
+				const created = input.created?.handle as Created | undefined;
+				runtime.inFlight = undefined;
+				if (created) discard(created);
+				// The old session's extensions were told session_shutdown: bind them again.
+				if (input.shutdownAnnounced) await runtime.rebind?.(runtime.current.session);
+			}),
+		},
+	});
+
 	private current: AgentSessionRuntimeResult;
 	private readonly factory: AgentSessionRuntimeFactory;
 	private readonly actor: RuntimeActor;
@@ -247,9 +335,10 @@ export class AgentSessionRuntime {
 			switchSession: (path, options) => this.switchSession(path, { ...options, createIfMissing: true }),
 		};
 		initial.session.setReplacementActions(this.replacementActions);
-		this.actor = createActor(runtimeMachine.provide({ actors: this.actors() }), {
+		this.actor = createActor(AgentSessionRuntime.machine, {
 			...(options.inspect ? { inspect: options.inspect } : {}),
 		});
+		runtimesBySystem.set(this.actor.system, this);
 		this.actor.on("*", (event) => this.onMachineEvent(event as RuntimeEmitted));
 		this.actor.start();
 	}
@@ -714,73 +803,6 @@ export class AgentSessionRuntime {
 		if (error !== undefined)
 			pending.reject(error instanceof Error ? error : new SettleError("INTERNAL", errorMessage(error)));
 		else pending.resolve(result ?? { cancelled: false });
-	}
-
-	/** The machine's steps, implemented on this runtime. */
-	private actors() {
-		return {
-			checkBeforeSwitch: fromPromise<BeforeSwitchOutput, ReplacementInput>(({ input }) =>
-				this.checkBeforeSwitch(input.request),
-			),
-			openTarget: fromPromise<OpenedTarget, ReplacementInput>(async ({ input }) => this.openTarget(input.request)),
-			createSession: fromPromise<CreatedSession, CreateSessionInput>(({ input }) =>
-				this.createSession(input.request, input.target),
-			),
-			shutdownCurrent: fromPromise<void, TeardownInput>(async ({ input }) => {
-				if (input.reason === "quit") setClosingMessage(this.current.session, SESSION_RUNTIME_DISPOSING);
-				const runner = this.current.session.extensionRunner;
-				if (!runner.hasHandlers("session_shutdown")) return;
-				await runner.emit({
-					type: "session_shutdown",
-					reason: input.reason,
-					...(input.targetSessionFile !== undefined ? { targetSessionFile: input.targetSessionFile } : {}),
-				});
-			}),
-			invalidateCurrent: fromPromise<void, TeardownInput>(async () => {
-				this.beforeInvalidate?.();
-			}),
-			disposeCurrent: fromPromise<void, TeardownInput>(async ({ input }) => {
-				const { session } = this.current;
-				setClosedMessage(session, input.reason === "quit" ? SESSION_RUNTIME_DISPOSED : SESSION_REPLACED);
-				session.dispose();
-				// The file is released unless the session taking over writes to the same manager.
-				const sharedWithNext = input.reason !== "quit" && this.inFlight?.target.shared === true;
-				if (!sharedWithNext) session.sessionManager.close();
-			}),
-			rebindSession: fromPromise<void, FinishInput>(async ({ input }) => {
-				const created = input.created.handle as Created;
-				const session = created.result.session;
-				// The old session is disposed and its file released: the new one may take over what it wrote.
-				let takeOverError: unknown;
-				try {
-					if (takeOverFileWrittenMeanwhile(created.target)) continueTakenOverFile(session);
-				} catch (error) {
-					takeOverError = error;
-				}
-				try {
-					await this.rebind?.(session);
-				} finally {
-					// Installed whether or not the host's rebind failed: the replacement happened.
-					this.notifySessionReplaced(created);
-				}
-				// Reported on the switch's promise, with the new session installed and bound.
-				if (takeOverError !== undefined) throw takeOverError;
-			}),
-			runWithSession: fromPromise<void, FinishInput>(async ({ input }) => {
-				const request = input.request;
-				if (!("withSession" in request) || !request.withSession) return;
-				const session = (input.created.handle as Created).result.session;
-				const context: ReplacedSessionContext = session.extensionRunner.createReplacedSessionContext();
-				await request.withSession(context);
-			}),
-			rollBack: fromPromise<void, RollBackInput>(async ({ input }) => {
-				const created = input.created?.handle as Created | undefined;
-				this.inFlight = undefined;
-				if (created) discard(created);
-				// The old session's extensions were told session_shutdown: bind them again.
-				if (input.shutdownAnnounced) await this.rebind?.(this.current.session);
-			}),
-		};
 	}
 
 	private async checkBeforeSwitch(request: ReplacementRequest): Promise<{ cancelled: boolean }> {

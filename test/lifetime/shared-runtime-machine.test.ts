@@ -1,0 +1,51 @@
+/**
+ * Every AgentSessionRuntime runs the same runtime machine definition: creating a runtime builds no
+ * XState state nodes. (A machine built per runtime cost each runtime — a host may run one per
+ * client — its 12 state nodes and XState's per-node caches, and grew XState's module-wide cache
+ * table, a WeakMap keyed by state node.) Each runtime's steps still act on that runtime.
+ */
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import type { AgentSessionRuntime } from "../../src/runtime/runtime.js";
+import { createWorkspace, recordingFactory, startRuntime, type Workspace } from "../runtime/helpers.js";
+import { countObjectsNamed } from "./heap-census.js";
+import { forceGc } from "./helpers.js";
+
+let ws: Workspace;
+beforeEach(() => {
+	ws = createWorkspace();
+});
+afterEach(() => {
+	ws.cleanup();
+});
+
+/** A runtime in `cwd` that has already replaced its first session once (every runtime step has run). */
+async function replacedOnce(cwd: string): Promise<{ runtime: AgentSessionRuntime; first: string }> {
+	const { factory } = recordingFactory({ resourceLoaderOptions: { noExtensions: true } });
+	const runtime = await startRuntime(factory, ws, cwd);
+	const first = runtime.session.sessionId;
+	expect(await runtime.newSession()).toEqual({ cancelled: false });
+	return { runtime, first };
+}
+
+describe("the runtime machine", () => {
+	it("is shared: live runtimes, each after a replacement, add no XState state node", async () => {
+		const held = [await replacedOnce(ws.alpha)];
+		await forceGc();
+		const before = await countObjectsNamed("StateNode");
+		for (let i = 0; i < 6; i++) held.push(await replacedOnce(i % 2 === 0 ? ws.beta : ws.alpha));
+		await forceGc();
+		const after = await countObjectsNamed("StateNode");
+		expect(after - before).toBe(0);
+		// Each runtime's steps replaced its own session, in its own project.
+		const sessionIds = new Set<string>();
+		for (const [i, { runtime, first }] of held.entries()) {
+			expect(runtime.lifecycle).toBe("active");
+			expect(runtime.cwd).toBe(i % 2 === 1 ? ws.beta : ws.alpha);
+			expect(runtime.session.sessionId).not.toBe(first);
+			sessionIds.add(runtime.session.sessionId);
+		}
+		expect(sessionIds.size).toBe(held.length);
+		for (const { runtime } of held) await runtime.dispose();
+		for (const { runtime } of held) expect(runtime.lifecycle).toBe("disposed");
+	});
+});
