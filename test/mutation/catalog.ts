@@ -6804,6 +6804,67 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/session/cache-warmer-leaf-walk.property.test.ts"],
 	},
+	{
+		id: "BG01",
+		file: "src/runtime/runtime.ts",
+		description: "a runtime machine provided per runtime again",
+		edits: [
+			{
+				find: "createActor(AgentSessionRuntime.machine, {",
+				replace:
+					"createActor(runtimeMachine.provide({ actors: AgentSessionRuntime.machine.implementations.actors }), {",
+			},
+		],
+		tests: ["test/lifetime/shared-runtime-machine.test.ts"],
+	},
+	{
+		id: "BG02",
+		file: "src/runtime/runtime.ts",
+		description: "the runtime is not registered for its actor system",
+		edits: [
+			{
+				find: "runtimesBySystem.set(this.actor.system, this);",
+				replace: "",
+			},
+		],
+		tests: ["test/lifetime/shared-runtime-machine.test.ts", "test/runtime/runtime.test.ts"],
+	},
+	{
+		id: "BG03",
+		file: "src/runtime/runtime.ts",
+		description: "the invalidate step ignores the host's beforeInvalidate callback",
+		edits: [
+			{
+				find: "runtimeOf(system).beforeInvalidate?.();",
+				replace: "void system;",
+			},
+		],
+		tests: ["test/runtime/runtime.test.ts", "test/runtime/session-replaced.test.ts"],
+	},
+	{
+		id: "BG04",
+		file: "src/runtime/runtime.ts",
+		description: "a rollback does not rebind the old session",
+		edits: [
+			{
+				find: "if (input.shutdownAnnounced) await runtime.rebind?.(runtime.current.session);",
+				replace: "",
+			},
+		],
+		tests: ["test/runtime/runtime-graph.test.ts"],
+	},
+	{
+		id: "BG05",
+		file: "src/runtime/runtime.ts",
+		description: "a quit teardown does not refuse input at once",
+		edits: [
+			{
+				find: 'if (input.reason === "quit") setClosingMessage(runtime.current.session, SESSION_RUNTIME_DISPOSING);',
+				replace: "",
+			},
+		],
+		tests: ["test/runtime/disposing-session-input.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
