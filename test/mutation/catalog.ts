@@ -2412,7 +2412,7 @@ export const MUTANTS: Mutant[] = [
 		description: "onSessionReplaced listeners are never called",
 		edits: [
 			{
-				find: "\t\t\t\t\tthis.notifySessionReplaced(created);\n",
+				find: "\t\t\t\t\truntime.notifySessionReplaced(created);\n",
 				replace: "",
 			},
 		],
