@@ -101,6 +101,34 @@ describe("runtime replacement cycles", () => {
 		timers.stop();
 	});
 
+	it("a replacement rolled back after its session was made kept that discarded session until the next replacement", async () => {
+		const tracker = new CollectionTracker();
+		let made = 0;
+		const rec = recordingFactory({
+			modelRuntime: () => fauxModelRuntime(createFauxProvider()),
+			resourceLoaderOptions: { noExtensions: true },
+		});
+		const runtime = await startRuntime(
+			async (target) => {
+				const result = await rec.factory(target);
+				rec.built.length = 0;
+				tracker.track(result.session, `made ${made++}`);
+				return result;
+			},
+			ws,
+			ws.alpha,
+		);
+		const first = runtime.session;
+		// The host's beforeSessionInvalidate throws after the new session was made: rolled back.
+		runtime.setBeforeSessionInvalidate(() => {
+			throw new Error("invalidate failed");
+		});
+		await expect(runtime.newSession()).rejects.toThrow("invalidate failed");
+		expect(runtime.session).toBe(first);
+		expect(await tracker.alive()).toEqual(["made 0"]);
+		await runtime.dispose();
+	});
+
 	it("runtime.inspect or session.trace handles kept by the host retained the disposed runtime and its sessions", async () => {
 		const before = activeResources();
 		const tracker = new CollectionTracker();

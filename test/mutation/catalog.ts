@@ -6865,6 +6865,18 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/runtime/disposing-session-input.test.ts"],
 	},
+	{
+		id: "BG06",
+		file: "src/runtime/runtime.ts",
+		description: "a rolled-back replacement keeps its discarded session as the one in flight",
+		edits: [
+			{
+				find: "\t\t\t\tconst created = input.created?.handle as Created | undefined;\n\t\t\t\truntime.inFlight = undefined;\n",
+				replace: "\t\t\t\tconst created = input.created?.handle as Created | undefined;\n",
+			},
+		],
+		tests: ["test/lifetime/runtime-cycles.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
