@@ -25,13 +25,14 @@ import { withPiOptionHint } from "./pi-options.js";
 import type { CliOutput } from "./print-mode.js";
 import { runPrintMode } from "./print-mode.js";
 import { runRpcMode } from "./rpc-mode.js";
-import { explainStall, guardRuntime, processStdout, termination, watchStdout } from "./termination.js";
+import { explainStall, guardRuntime, processStdout, stdoutRoom, termination, watchStdout } from "./termination.js";
 import { startCliTrace } from "./trace.js";
 
 /** The process streams (stdout writes stop once a reader closed it: `settle … | head -1`). */
 const processOutput: CliOutput = {
 	stdout: (text) => processStdout.write(text),
 	stderr: (text) => process.stderr.write(text),
+	room: stdoutRoom,
 };
 
 /**

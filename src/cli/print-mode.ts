@@ -17,6 +17,22 @@ import { EXIT_FAILURE, EXIT_OK } from "./help.js";
 export interface CliOutput {
 	stdout(text: string): void;
 	stderr(text: string): void;
+	/**
+	 * Undefined while stdout can take more, else a promise that resolves once it can (or closed):
+	 * streaming modes wait on it between a run's events. Absent: never wait.
+	 */
+	room?(): Promise<void> | undefined;
+}
+
+/**
+ * Makes the session's run wait for `out` to have room after each agent event (the Agent awaits its
+ * listeners), so a slow reader of `--json` / `--rpc` output slows the run instead of the output
+ * piling up in memory. Returns the unsubscribe function.
+ */
+export function waitForReader(session: AgentSession, out: CliOutput): () => void {
+	const room = out.room;
+	if (!room) return () => {};
+	return session.agent.subscribe(() => room());
 }
 
 /** Binds a (new) session of the runtime the way the CLI runs extensions: headless, errors on stderr. */
@@ -75,9 +91,12 @@ export async function runPrintMode(
 ): Promise<number> {
 	const json = options.mode === "json";
 	let unsubscribe: (() => void) | undefined;
+	let unwait: (() => void) | undefined;
 	const bind = async (session: AgentSession) => {
 		await bindForCli(session, json ? "json" : "print", out);
 		unsubscribe?.();
+		unwait?.();
+		if (json) unwait = waitForReader(session, out);
 		unsubscribe = json
 			? session.subscribe((event) => out.stdout(`${JSON.stringify(event)}\n`))
 			: session.subscribe((event) => {
@@ -121,6 +140,7 @@ export async function runPrintMode(
 		return EXIT_FAILURE;
 	} finally {
 		unsubscribe?.();
+		unwait?.();
 	}
 }
 

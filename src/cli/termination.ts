@@ -89,6 +89,39 @@ export const processStdout = {
 	},
 };
 
+/**
+ * Undefined while stdout can take more; otherwise a promise that resolves once its buffer drained
+ * or it closed. `settle --json` and `--rpc` wait on it between a run's events, so a reader slower
+ * than the run (`| jq`, a busy CI log) slows the run down instead of the output piling up in memory
+ * (a quadratic pile: each `message_update` carries the whole partial answer), and a reader that
+ * went away (`| head -1`) is noticed mid-answer. A file or a terminal never needs it.
+ *
+ * @example
+ * ```ts
+ * session.agent.subscribe(() => stdoutRoom()); // the agent awaits its listeners: the run waits for the reader
+ * ```
+ */
+export function stdoutRoom(): Promise<void> | undefined {
+	const stdout = process.stdout;
+	if (processStdout.closed || termination.code !== undefined || !stdout.writableNeedDrain) return undefined;
+	return new Promise<void>((resolve) => {
+		const done = () => {
+			stdout.off("drain", done);
+			stdout.off("close", done);
+			stdout.off("error", done);
+			roomWaits.delete(done);
+			resolve();
+		};
+		stdout.on("drain", done);
+		stdout.on("close", done);
+		stdout.on("error", done);
+		roomWaits.add(done);
+	});
+}
+
+/** The {@link stdoutRoom} waits in progress: a signal ends them (a stalled reader must not hold the abort). */
+const roomWaits = new Set<() => void>();
+
 /** The exit code of a termination in progress (it wins over the run's own code). */
 export const termination = { code: undefined as number | undefined };
 
@@ -151,6 +184,7 @@ export function guardRuntime(runtime: AgentSessionRuntime, exit: (code: number) 
 		}
 		ending = true;
 		termination.code = code;
+		for (const done of [...roomWaits]) done();
 		const grace = setTimeout(() => {
 			process.stderr.write(stillWaitingText(runtime));
 			exit(code);
