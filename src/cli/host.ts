@@ -19,7 +19,7 @@ import { SessionManager } from "../store/session-manager.js";
 import { allToolNames } from "../tools/index.js";
 import { extensionFlagValues, type ParsedArgs, reclaimMessages } from "./args.js";
 import { createCliFaux, loadFauxScript } from "./faux-script.js";
-import { EXIT_FAILURE, EXIT_USAGE } from "./help.js";
+import { EXIT_FAILURE, EXIT_SESSION_FILE, EXIT_SESSION_LOCKED, EXIT_USAGE } from "./help.js";
 import { piContinueHint, piFolderHint, piSessionHint } from "./pi-folder.js";
 import { withPiOptionHint } from "./pi-options.js";
 import { findSessionByIdPrefix } from "./session-lookup.js";
@@ -106,9 +106,10 @@ export async function startHost(args: ParsedArgs): Promise<CliHost> {
 		if (error instanceof SettleError && error.code === "MISSING_SESSION_CWD") {
 			throw new CliError(
 				`${error.message}\nPass --cwd <dir> to continue the session in another directory.`,
-				EXIT_FAILURE,
+				EXIT_SESSION_FILE,
 			);
 		}
+		if (error instanceof SettleError && error.code === "SESSION_LOCKED") throw sessionLockedError(error);
 		if (error instanceof SettleError && (error.code === "NOT_FOUND" || error.code === "INVALID_ARGUMENT")) {
 			// findModel's NOT_FOUND carries the spec it was given: point to the list of what there is.
 			const hint =
@@ -257,8 +258,31 @@ async function openSession(
 		return opened(SessionManager.create(cwd, sessionDir));
 	} catch (error) {
 		if (error instanceof CliError) throw error;
-		throw new CliError(errorMessage(error), EXIT_FAILURE);
+		if (error instanceof SettleError && error.code === "SESSION_LOCKED") throw sessionLockedError(error);
+		// The file given (or the latest one) cannot be read as a session; a new session's folder is not a file.
+		const given = args.session !== undefined || args.continue;
+		const fileProblem =
+			error instanceof SettleError && (error.code === "INVALID_SESSION_FILE" || (given && error.code === "IO"));
+		throw new CliError(errorMessage(error), fileProblem ? EXIT_SESSION_FILE : EXIT_FAILURE);
 	}
+}
+
+/**
+ * `SESSION_LOCKED` told in command-line terms (the SDK's text names `manager.close()` and
+ * `readOnly`): who holds the file, and what a script can do — wait for it, or not share the file.
+ */
+function sessionLockedError(error: SettleError): CliError {
+	const file = typeof error.details?.file === "string" ? error.details.file : undefined;
+	const pid = error.details?.holderPid;
+	const host = error.details?.holderHost;
+	if (file === undefined) return new CliError(error.message, EXIT_SESSION_LOCKED);
+	const holder =
+		typeof pid === "number" ? `process ${pid}${typeof host === "string" ? ` on ${host}` : ""}` : "another process";
+	const stale = /A lock left by a crashed process.*$/.exec(error.message)?.[0] ?? "";
+	return new CliError(
+		`Session file ${file} is in use by ${holder}: only one process may write a session at a time, so nothing ran. Run again once it has exited, or give this run its own session (--no-session, or another --session). ${stale}`.trim(),
+		EXIT_SESSION_LOCKED,
+	);
 }
 
 /** pi's rule: a `--session` value with a path separator or a `.jsonl` ending is a path, anything else an id. */

@@ -16,7 +16,7 @@ import { prepareImageForPrompt } from "../tools/image-resize.js";
 import { resolveReadPath } from "../tools/paths.js";
 import { type CliMode, type ParsedArgs, parseArgs } from "./args.js";
 import { runDemo } from "./demo.js";
-import { EXIT_FAILURE, EXIT_OK, EXIT_USAGE, helpText } from "./help.js";
+import { EXIT_AUTH, EXIT_FAILURE, EXIT_OK, EXIT_USAGE, helpText } from "./help.js";
 import { CliError, oneLine, startHost } from "./host.js";
 import { startCliInspector } from "./inspect.js";
 import { runInteractiveMode, startsInteractive } from "./interactive-mode.js";
@@ -139,7 +139,8 @@ export async function main(argv: readonly string[], out: CliOutput = processOutp
 				}
 				if (noModel) {
 					out.stderr(`Error: ${runtime.modelFallbackMessage ?? "No model selected."}\n`);
-					return EXIT_FAILURE;
+					// No model has a key (what a CI job without its secret gets).
+					return EXIT_AUTH;
 				}
 				return await runPrintMode(runtime, { mode, messages, images: files.images }, out);
 			} finally {

@@ -11,7 +11,7 @@ import { apiKeyEnvHint, providerOfAuthError } from "../llm/provider-env.js";
 import type { AssistantMessage, ImageContent } from "../llm/types.js";
 import type { AgentSessionRuntime } from "../runtime/runtime.js";
 import type { AgentSession } from "../session/agent-session.js";
-import { EXIT_FAILURE, EXIT_OK } from "./help.js";
+import { EXIT_AUTH, EXIT_FAILURE, EXIT_OK } from "./help.js";
 
 /** Where the CLI writes. */
 export interface CliOutput {
@@ -122,12 +122,14 @@ export async function runPrintMode(
 			// A command may have started a run with pi.sendUserMessage: its answer is this prompt's.
 			await runtime.session.waitForExtensionRuns();
 		}
-		if (json) return lastAnswerFailed(runtime.session) ? EXIT_FAILURE : EXIT_OK;
 		const last = lastAssistant(runtime.session);
+		const failed = last !== undefined && (last.stopReason === "error" || last.stopReason === "aborted");
+		const failure = last?.stopReason === "error" && isKeyRefused(last.errorMessage) ? EXIT_AUTH : EXIT_FAILURE;
+		if (json) return failed ? failure : EXIT_OK;
 		if (!last) return EXIT_OK;
-		if (last.stopReason === "error" || last.stopReason === "aborted") {
+		if (failed) {
 			out.stderr(`${last.errorMessage || `Request ${last.stopReason}`}\n`);
-			return EXIT_FAILURE;
+			return failure;
 		}
 		const text = last.content
 			.filter((block) => block.type === "text")
@@ -137,7 +139,7 @@ export async function runPrintMode(
 		return EXIT_OK;
 	} catch (error) {
 		out.stderr(`${cliErrorText(error, runtime.services.agentDir)}\n`);
-		return EXIT_FAILURE;
+		return error instanceof SettleError && error.code === "NO_AUTH" ? EXIT_AUTH : EXIT_FAILURE;
 	} finally {
 		unsubscribe?.();
 		unwait?.();
@@ -167,7 +169,17 @@ function lastAssistant(session: AgentSession): AssistantMessage | undefined {
 	return undefined;
 }
 
-function lastAnswerFailed(session: AgentSession): boolean {
-	const last = lastAssistant(session);
-	return last !== undefined && (last.stopReason === "error" || last.stopReason === "aborted");
+/**
+ * Whether a provider's error says it refused the key (HTTP 401 / 403 or the providers' own
+ * wording, as pi-ai reports them: `401 {"type":"error","error":{"type":"authentication_error",…}}`,
+ * `401 Incorrect API key provided`, `400 API key not valid`). Quota and billing errors are not.
+ */
+export function isKeyRefused(errorMessage: string | undefined): boolean {
+	if (!errorMessage) return false;
+	return (
+		/^(?:401|403)\b/.test(errorMessage) ||
+		/authentication_error|invalid[ _-]?api[ _-]?key|invalid x-api-key|incorrect api key|api key not valid|\bunauthori[sz]ed\b/i.test(
+			errorMessage,
+		)
+	);
 }

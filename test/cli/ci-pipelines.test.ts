@@ -8,7 +8,7 @@ import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { describe, expect, it } from "vitest";
-import { cliCommand, trackChild, useCliProject } from "./helpers.js";
+import { cliCommand, runSettle, trackChild, useCliProject } from "./helpers.js";
 
 const cli = useCliProject("settle-ci-");
 
@@ -97,4 +97,98 @@ describe("settle --json in a pipeline", () => {
 			expect(types.filter((type) => type === "message_update").length).toBeGreaterThan(1000);
 		});
 	}
+});
+
+/** A faux script file with these steps. */
+function script(steps: unknown[]): string {
+	const file = join(cli.dir, `script-${Math.random().toString(36).slice(2)}.json`);
+	writeFileSync(file, JSON.stringify(steps));
+	return file;
+}
+
+describe("exit codes a CI script branches on", () => {
+	it("regression: every failure exited 1; now 1 a failed answer, 2 bad usage, 3 an unusable session file, 4 no key or a refused key", () => {
+		const notes = join(cli.dir, "notes.jsonl");
+		writeFileSync(notes, "shopping list\n");
+		const noKeys = { ANTHROPIC_API_KEY: undefined, ANTHROPIC_OAUTH_TOKEN: undefined };
+		const run = (args: string[], env: Record<string, string | undefined> = {}) => {
+			const { code, stdout, stderr } = runSettle(args, { cwd: cli.project, agentDir: cli.agentDir, env });
+			return { code, stdout, firstError: stderr.split("\n")[0] };
+		};
+		const failedAnswer = script([{ stopReason: "error", errorMessage: "400 invalid_request_error: bad image" }]);
+		const refusedKey = script([
+			{
+				stopReason: "error",
+				errorMessage: '401 {"type":"error","error":{"type":"authentication_error","message":"invalid x-api-key"}}',
+			},
+		]);
+		expect({
+			ok: run(["--faux", "--no-session", "-p", "hi"]),
+			failedAnswer: run(["--faux-script", failedAnswer, "--no-session", "-p", "hi"]),
+			failedAnswerJson: run(["--faux-script", failedAnswer, "--no-session", "--json", "hi"]).code,
+			usage: run(["--faux", "--bogus", "-p", "hi"]).code,
+			notASession: run(["--faux", "--session", notes, "-p", "hi"]),
+			folderAsSession: run(["--faux", "--session", cli.dir, "-p", "hi"]).code,
+			noKey: run(["--model", "anthropic/claude-sonnet-4-5", "--no-session", "-p", "hi"], noKeys),
+			noKeyJson: run(["--model", "anthropic/claude-sonnet-4-5", "--no-session", "--json", "hi"], noKeys).code,
+			refusedKey: run(["--faux-script", refusedKey, "--no-session", "-p", "hi"]).code,
+		}).toEqual({
+			ok: { code: 0, stdout: "hi\n", firstError: "" },
+			failedAnswer: { code: 1, stdout: "", firstError: "400 invalid_request_error: bad image" },
+			failedAnswerJson: 1,
+			usage: 2,
+			notASession: { code: 3, stdout: "", firstError: expect.stringContaining(`not a valid pi session: ${notes}`) },
+			folderAsSession: 3,
+			noKey: { code: 4, stdout: "", firstError: "No API key found for anthropic." },
+			noKeyJson: 4,
+			refusedKey: 4,
+		});
+		expect(readFileSync(notes, "utf8")).toBe("shopping list\n");
+	});
+
+	it("regression: a second settle on a session in use exited 1 with SDK advice (manager.close(), readOnly); now exit 5 in command-line terms, and after SIGTERM the first one's file reopens", async () => {
+		const session = join(cli.dir, "shared.jsonl");
+		const slow = script([{ toolCalls: [{ name: "bash", arguments: { command: "sleep 30" } }] }, "done"]);
+		const first = start(["--faux-script", slow, "--session", session, "--json", "step 1"]);
+		// The first run holds the file from the start; its tool call is a marker that it is mid-run.
+		const lines = createInterface({ input: first.child.stdout });
+		await new Promise<void>((resolve) =>
+			lines.on("line", (line) => {
+				if ((JSON.parse(line) as { type: string }).type === "tool_execution_start") resolve();
+			}),
+		);
+		const second = runSettle(["--faux", "--session", session, "-p", "step 2"], {
+			cwd: cli.project,
+			agentDir: cli.agentDir,
+		});
+		expect(second.code).toBe(5);
+		expect(second.stdout).toBe("");
+		expect(second.stderr).toMatch(
+			new RegExp(
+				`^Error: Session file ${session} is in use by process ${first.child.pid} on \\S+: only one process may write a session at a time, so nothing ran\\. Run again once it has exited, or give this run its own session \\(--no-session, or another --session\\)\\.`,
+			),
+		);
+		expect(second.stderr).not.toMatch(/manager\.close|readOnly/);
+		expect(second.stderr.trimEnd().split("\n")).toHaveLength(1);
+
+		first.child.kill("SIGTERM");
+		expect((await first.exited).code).toBe(143);
+		const third = runSettle(["--faux", "--session", session, "-p", "step 3"], {
+			cwd: cli.project,
+			agentDir: cli.agentDir,
+		});
+		expect(third).toMatchObject({ code: 0, stdout: "step 3\n", stderr: "" });
+		const roles = (sessionLines(cli.dir) as { type: string; message?: { role: string; stopReason?: string } }[])
+			.filter((entry) => entry.type === "message")
+			.map((entry) => `${entry.message!.role}${entry.message!.stopReason ? `:${entry.message!.stopReason}` : ""}`);
+		expect(roles).toEqual([
+			"system",
+			"user",
+			"assistant:toolUse",
+			"toolResult",
+			"assistant:aborted",
+			"user",
+			"assistant:stop",
+		]);
+	});
 });
