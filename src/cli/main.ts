@@ -25,7 +25,15 @@ import { withPiOptionHint } from "./pi-options.js";
 import type { CliOutput } from "./print-mode.js";
 import { runPrintMode } from "./print-mode.js";
 import { runRpcMode } from "./rpc-mode.js";
-import { explainStall, guardRuntime, processStdout, stdoutRoom, termination, watchStdout } from "./termination.js";
+import {
+	explainStall,
+	guardRuntime,
+	keepStdoutForSettle,
+	processStdout,
+	stdoutRoom,
+	termination,
+	watchStdout,
+} from "./termination.js";
 import { startCliTrace } from "./trace.js";
 
 /** The process streams (stdout writes stop once a reader closed it: `settle … | head -1`). */
@@ -62,6 +70,10 @@ export async function main(argv: readonly string[], out: CliOutput = processOutp
 	if (args.help) {
 		out.stdout(helpText(await projectExtensionFlags(args)));
 		return EXIT_OK;
+	}
+	// Scripts parse stdout: an extension's console.log must not land between the JSON lines (as pi).
+	if (out === processOutput && (args.mode ?? (startsInteractive(args) ? "interactive" : "text")) !== "interactive") {
+		keepStdoutForSettle();
 	}
 	try {
 		if (args.command === "demo") {

@@ -80,14 +80,42 @@ export function describePendingWork(runtime: AgentSessionRuntime): string {
 const WHAT_TO_DO =
 	"Make the handler resolve (or reject) and watch ctx.signal; make a tool return (or throw) once its abort signal fires";
 
+/** stdout's own `write`, once {@link keepStdoutForSettle} sent other writers to stderr. */
+let settleStdoutWrite: ((text: string) => boolean) | undefined;
+
 /** stdout of this process; writes after it closed are dropped (never an EPIPE stack trace). */
 export const processStdout = {
 	closed: false,
 	onClosed: undefined as (() => void) | undefined,
 	write(text: string): void {
-		if (!processStdout.closed) process.stdout.write(text);
+		if (processStdout.closed) return;
+		if (settleStdoutWrite) settleStdoutWrite(text);
+		else process.stdout.write(text);
 	},
 };
+
+/**
+ * From now on stdout carries only what settle writes through {@link processStdout} (the answer,
+ * one JSON object per line); anything else written to `process.stdout` — an extension's
+ * `console.log`, a library's progress line — goes to stderr, as in pi's print, JSON and RPC modes.
+ * Once per process; the chat keeps stdout as it is.
+ *
+ * @example
+ * ```ts
+ * keepStdoutForSettle();
+ * console.log("from an extension"); // on stderr
+ * processStdout.write("{}\n"); // on stdout
+ * ```
+ */
+export function keepStdoutForSettle(): void {
+	if (settleStdoutWrite) return;
+	const stdout = process.stdout;
+	const write = stdout.write;
+	settleStdoutWrite = (text) => write.call(stdout, text);
+	stdout.write = function (this: unknown, ...args: unknown[]): boolean {
+		return (process.stderr.write as (...rest: unknown[]) => boolean).apply(process.stderr, args);
+	} as typeof stdout.write;
+}
 
 /**
  * Undefined while stdout can take more; otherwise a promise that resolves once its buffer drained

@@ -192,3 +192,39 @@ describe("exit codes a CI script branches on", () => {
 		]);
 	});
 });
+
+describe("stdout carries settle's output only", () => {
+	it("regression: an extension's console.log landed between the --json lines, before the -p answer and among the --rpc lines (pi 0.73.1 sends it to stderr); now it goes to stderr", () => {
+		const extension = join(cli.dir, "chatty.ts");
+		writeFileSync(
+			extension,
+			`export default function (pi) {
+	console.log("loaded");
+	pi.on("agent_start", () => { console.log("agent_start seen"); process.stdout.write("raw write\\n"); });
+}
+`,
+		);
+		const run = (args: string[], input = "") =>
+			runSettle(["--faux", "--no-session", "-e", extension, ...args], {
+				cwd: cli.project,
+				agentDir: cli.agentDir,
+				input,
+			});
+		const chatter = "loaded\nagent_start seen\nraw write\n";
+
+		const print = run(["-p", "hi"]);
+		expect(print).toMatchObject({ code: 0, stdout: "hi\n", stderr: chatter });
+
+		const json = run(["--json", "hi"]);
+		expect(json).toMatchObject({ code: 0, stderr: chatter });
+		const types = json.stdout
+			.trimEnd()
+			.split("\n")
+			.map((line) => (JSON.parse(line) as { type: string }).type);
+		expect([types[0], types.at(-1)]).toEqual(["session", "agent_settled"]);
+
+		const rpc = run(["--rpc"], `${JSON.stringify({ id: "1", type: "prompt", message: "hi" })}\n`);
+		expect(rpc).toMatchObject({ code: 0, stderr: chatter });
+		for (const line of rpc.stdout.trimEnd().split("\n")) expect(() => JSON.parse(line), line).not.toThrow();
+	});
+});
