@@ -3,8 +3,8 @@
  * reader that parses every line (`| jq`), or one that stops early (`| head -1`), exit codes a script
  * branches on. Real child processes from the bundle of the current sources, the scripted model.
  */
-import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
-import { readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { type ChildProcessWithoutNullStreams, spawn, spawnSync } from "node:child_process";
+import { chmodSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { describe, expect, it } from "vitest";
@@ -226,5 +226,74 @@ describe("stdout carries settle's output only", () => {
 		const rpc = run(["--rpc"], `${JSON.stringify({ id: "1", type: "prompt", message: "hi" })}\n`);
 		expect(rpc).toMatchObject({ code: 0, stderr: chatter });
 		for (const line of rpc.stdout.trimEnd().split("\n")) expect(() => JSON.parse(line), line).not.toThrow();
+	});
+});
+
+/**
+ * `settle <args>` as a user the file modes apply to: root (these tests' usual user) without
+ * CAP_DAC_OVERRIDE, through util-linux's setpriv, as test/cli/trace.test.ts does.
+ */
+function settleBoundByModes(args: string[], env: Record<string, string | undefined> = {}) {
+	const argv = [process.execPath, ...cliCommand(), ...args];
+	const command =
+		process.getuid?.() === 0 ? ["setpriv", "--inh-caps=-dac_override", "--bounding-set=-dac_override", ...argv] : argv;
+	const result = spawnSync(command[0]!, command.slice(1), {
+		cwd: cli.project,
+		input: "",
+		encoding: "utf8",
+		env: { ...process.env, SETTLE_AGENT_DIR: cli.agentDir, ...env },
+	});
+	return { code: result.status, stdout: result.stdout, stderr: result.stderr };
+}
+
+describe("read-only places", () => {
+	it("regression: a read-only --session file failed with Node's bare 'EACCES: permission denied, open …' (exit 1); now exit 3 naming the session file, before the model is called", () => {
+		const file = join(cli.dir, "ro.jsonl");
+		expect(
+			runSettle(["--faux", "--session", file, "-p", "step 1"], { cwd: cli.project, agentDir: cli.agentDir }).code,
+		).toBe(0);
+		const before = readFileSync(file, "utf8");
+		chmodSync(file, 0o444);
+		const marker = join(cli.project, "ran");
+		const run = settleBoundByModes([
+			"--faux-script",
+			script([{ toolCalls: [{ name: "bash", arguments: { command: `touch ${marker}` } }] }, "done"]),
+			"--session",
+			file,
+			"--json",
+			"step 2",
+		]);
+		expect(run).toEqual({
+			code: 3,
+			stdout: "",
+			stderr: `Error: Cannot write session file ${file}: EACCES: permission denied, open '${file}'. Nothing was changed. Make the file writable to continue this session, or start another one.\n`,
+		});
+		expect(readdirSync(cli.project)).toEqual([]);
+		expect(readFileSync(file, "utf8")).toBe(before);
+		// The lock was given back: once writable, the session continues.
+		chmodSync(file, 0o644);
+		expect(settleBoundByModes(["--faux", "--session", file, "-p", "step 2"])).toMatchObject({
+			code: 0,
+			stdout: "step 2\n",
+		});
+	});
+
+	it("a read-only home: the default session folder is refused before the model is called (exit 1, the way out named); --no-session runs and writes nothing there", () => {
+		const home = join(cli.dir, "home");
+		mkdirSync(home);
+		chmodSync(home, 0o555);
+		const env = { HOME: home, SETTLE_AGENT_DIR: undefined };
+		const refused = settleBoundByModes(["--faux", "-p", "hi"], env);
+		expect(refused).toEqual({
+			code: 1,
+			stdout: "",
+			stderr: `Error: Cannot keep sessions in ${join(home, ".settle", "agent", "sessions", `--${cli.project.slice(1).replaceAll("/", "-")}--`)}: ${home} is not writable. Pass --session-dir <folder> (or --agent-dir <folder>), or --no-session to keep the session in memory.\n`,
+		});
+		expect(settleBoundByModes(["--faux", "--no-session", "-p", "hi"], env)).toEqual({
+			code: 0,
+			stdout: "hi\n",
+			stderr: "",
+		});
+		expect(readdirSync(home)).toEqual([]);
 	});
 });
