@@ -72,9 +72,9 @@ export async function main(argv: readonly string[], out: CliOutput = processOutp
 		return EXIT_OK;
 	}
 	// Scripts parse stdout: an extension's console.log must not land between the JSON lines (as pi).
-	if (out === processOutput && (args.mode ?? (startsInteractive(args) ? "interactive" : "text")) !== "interactive") {
-		keepStdoutForSettle();
-	}
+	const keepsStdout =
+		out === processOutput && (args.mode ?? (startsInteractive(args) ? "interactive" : "text")) !== "interactive";
+	const restoreStdout = keepsStdout ? keepStdoutForSettle() : undefined;
 	try {
 		if (args.command === "demo") {
 			if (args.commandArgs.length > 0) {
@@ -171,6 +171,8 @@ export async function main(argv: readonly string[], out: CliOutput = processOutp
 		}
 		out.stderr(`Error: ${errorMessage(error)}\n`);
 		return EXIT_FAILURE;
+	} finally {
+		restoreStdout?.();
 	}
 }
 

@@ -98,23 +98,29 @@ export const processStdout = {
  * From now on stdout carries only what settle writes through {@link processStdout} (the answer,
  * one JSON object per line); anything else written to `process.stdout` — an extension's
  * `console.log`, a library's progress line — goes to stderr, as in pi's print, JSON and RPC modes.
- * Once per process; the chat keeps stdout as it is.
+ * The chat keeps stdout as it is. Returns the function that gives stdout back (a no-op when it
+ * was already kept).
  *
  * @example
  * ```ts
- * keepStdoutForSettle();
+ * const restore = keepStdoutForSettle();
  * console.log("from an extension"); // on stderr
  * processStdout.write("{}\n"); // on stdout
+ * restore();
  * ```
  */
-export function keepStdoutForSettle(): void {
-	if (settleStdoutWrite) return;
+export function keepStdoutForSettle(): () => void {
+	if (settleStdoutWrite) return () => {};
 	const stdout = process.stdout;
 	const write = stdout.write;
 	settleStdoutWrite = (text) => write.call(stdout, text);
 	stdout.write = function (this: unknown, ...args: unknown[]): boolean {
 		return (process.stderr.write as (...rest: unknown[]) => boolean).apply(process.stderr, args);
 	} as typeof stdout.write;
+	return () => {
+		stdout.write = write;
+		settleStdoutWrite = undefined;
+	};
 }
 
 /**

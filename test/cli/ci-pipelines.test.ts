@@ -297,3 +297,49 @@ describe("read-only places", () => {
 		expect(readdirSync(home)).toEqual([]);
 	});
 });
+
+describe("no home folder", () => {
+	/** `settle <args>` as a user with no passwd entry and no HOME (a container's `--user 12345`); root only. */
+	function settleWithoutHome(args: string[], env: Record<string, string | undefined> = {}) {
+		const childEnv: Record<string, string | undefined> = {
+			...process.env,
+			HOME: undefined,
+			SETTLE_AGENT_DIR: undefined,
+			...env,
+		};
+		const result = spawnSync(
+			"setpriv",
+			["--reuid=12345", "--regid=12345", "--clear-groups", process.execPath, ...cliCommand(), ...args],
+			{ cwd: cli.project, input: "", encoding: "utf8", env: childEnv as NodeJS.ProcessEnv },
+		);
+		return { code: result.status, stdout: result.stdout, stderr: result.stderr };
+	}
+
+	it.runIf(process.getuid?.() === 0)(
+		"regression: without HOME and a passwd entry, settle failed with 'uv_os_homedir returned ENOENT' even with SETTLE_AGENT_DIR set (pi 0.73.1 crashes with a stack trace); now SETTLE_AGENT_DIR or --agent-dir is enough, and without either the error says so",
+		() => {
+			// The user 12345 writes here.
+			chmodSync(cli.dir, 0o777);
+			chmodSync(cli.project, 0o777);
+			const agentDir = join(cli.dir, "agent-12345");
+			expect(settleWithoutHome(["--faux", "--no-session", "-p", "hi"], { SETTLE_AGENT_DIR: agentDir })).toEqual({
+				code: 0,
+				stdout: "hi\n",
+				stderr: "",
+			});
+			const sessions = join(cli.dir, "sessions");
+			expect(settleWithoutHome(["--faux", "--agent-dir", agentDir, "--session-dir", sessions, "-p", "hi"])).toEqual({
+				code: 0,
+				stdout: "hi\n",
+				stderr: "",
+			});
+			expect(readdirSync(sessions)).toHaveLength(1);
+			expect(settleWithoutHome(["--faux", "--no-session", "-p", "hi"])).toEqual({
+				code: 1,
+				stdout: "",
+				stderr:
+					"Error: There is no home folder for the agent folder ~/.settle/agent: HOME is not set and this user (uid 12345) has none. Set SETTLE_AGENT_DIR=<folder> (settle --agent-dir <folder>, agentDir in code), or HOME.\n",
+			});
+		},
+	);
+});
