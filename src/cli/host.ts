@@ -268,21 +268,28 @@ async function openSession(
 }
 
 /**
- * `SESSION_LOCKED` told in command-line terms (the SDK's text names `manager.close()` and
- * `readOnly`): who holds the file, and what a script can do — wait for it, or not share the file.
+ * The store's `SESSION_LOCKED` text told in command-line terms (it names `manager.close()` and
+ * `readOnly`): who holds the file, what became of this run (`outcome`), and what a script can do —
+ * wait for it, or not share the file. Undefined for any other text.
+ *
+ * @example
+ * ```ts
+ * sessionLockedForCli(error.message, "so nothing ran"); // "Session file /s.jsonl is in use by process 7 on ci-1: …"
+ * ```
  */
+export function sessionLockedForCli(message: string, outcome: string): string | undefined {
+	const match =
+		/^Session file (.+) is already open for writing by (.+?)\. Only one SessionManager may write a session: .*?(A lock left by a crashed process.*)$/s.exec(
+			message,
+		);
+	if (!match) return undefined;
+	const [, file, holder, stale] = match;
+	return `Session file ${file} is in use by ${holder}: only one process may write a session at a time, ${outcome}. Run again once it has exited, or give this run its own session (--no-session, or another --session). ${stale}`;
+}
+
+/** A `SESSION_LOCKED` error at startup: exit {@link EXIT_SESSION_LOCKED}, nothing ran. */
 function sessionLockedError(error: SettleError): CliError {
-	const file = typeof error.details?.file === "string" ? error.details.file : undefined;
-	const pid = error.details?.holderPid;
-	const host = error.details?.holderHost;
-	if (file === undefined) return new CliError(error.message, EXIT_SESSION_LOCKED);
-	const holder =
-		typeof pid === "number" ? `process ${pid}${typeof host === "string" ? ` on ${host}` : ""}` : "another process";
-	const stale = /A lock left by a crashed process.*$/.exec(error.message)?.[0] ?? "";
-	return new CliError(
-		`Session file ${file} is in use by ${holder}: only one process may write a session at a time, so nothing ran. Run again once it has exited, or give this run its own session (--no-session, or another --session). ${stale}`.trim(),
-		EXIT_SESSION_LOCKED,
-	);
+	return new CliError(sessionLockedForCli(error.message, "so nothing ran") ?? error.message, EXIT_SESSION_LOCKED);
 }
 
 /** pi's rule: a `--session` value with a path separator or a `.jsonl` ending is a path, anything else an id. */

@@ -11,7 +11,8 @@ import { apiKeyEnvHint, providerOfAuthError } from "../llm/provider-env.js";
 import type { AssistantMessage, ImageContent } from "../llm/types.js";
 import type { AgentSessionRuntime } from "../runtime/runtime.js";
 import type { AgentSession } from "../session/agent-session.js";
-import { EXIT_AUTH, EXIT_FAILURE, EXIT_OK } from "./help.js";
+import { EXIT_AUTH, EXIT_FAILURE, EXIT_OK, EXIT_SESSION_LOCKED } from "./help.js";
+import { sessionLockedForCli } from "./host.js";
 
 /** Where the CLI writes. */
 export interface CliOutput {
@@ -124,11 +125,16 @@ export async function runPrintMode(
 		}
 		const last = lastAssistant(runtime.session);
 		const failed = last !== undefined && (last.stopReason === "error" || last.stopReason === "aborted");
-		const failure = last?.stopReason === "error" && isKeyRefused(last.errorMessage) ? EXIT_AUTH : EXIT_FAILURE;
+		const error = last?.stopReason === "error" ? last.errorMessage : undefined;
+		// Two jobs started a new session at the same --session path: the second to write stops at its
+		// first entry (before its model call), and its run ends with the store's lock error.
+		const locked =
+			error === undefined ? undefined : sessionLockedForCli(error, "so this run stopped before writing to it");
+		const failure = locked ? EXIT_SESSION_LOCKED : isKeyRefused(error) ? EXIT_AUTH : EXIT_FAILURE;
 		if (json) return failed ? failure : EXIT_OK;
 		if (!last) return EXIT_OK;
 		if (failed) {
-			out.stderr(`${last.errorMessage || `Request ${last.stopReason}`}\n`);
+			out.stderr(locked ? `Error: ${locked}\n` : `${last.errorMessage || `Request ${last.stopReason}`}\n`);
 			return failure;
 		}
 		const text = last.content

@@ -193,6 +193,68 @@ describe("exit codes a CI script branches on", () => {
 	});
 });
 
+describe("two jobs start a new session at the same --session path", () => {
+	it("regression: the second to write failed mid-run with exit 1 and the SDK's advice (manager.close(), readOnly); now exit 5 in command-line terms, before its model call", async () => {
+		const session = join(cli.dir, "state.jsonl");
+		const lock = `${session}.lock`;
+		// Job B has opened the (missing) file and waits, before its first write, until job A holds it.
+		const waiter = join(cli.dir, "wait-for-a.ts");
+		writeFileSync(
+			waiter,
+			`import { existsSync, watch } from "node:fs";
+export default function (pi) {
+	pi.on("before_agent_start", async () => {
+		console.error("B waiting");
+		await new Promise((resolve) => {
+			const watcher = watch(${JSON.stringify(cli.dir)}, () => existsSync(${JSON.stringify(lock)}) && (watcher.close(), resolve()));
+			if (existsSync(${JSON.stringify(lock)})) (watcher.close(), resolve());
+		});
+	});
+}
+`,
+		);
+		const markerB = join(cli.project, "b-ran");
+		const b = start([
+			"--faux-script",
+			script([{ toolCalls: [{ name: "bash", arguments: { command: `touch ${markerB}` } }] }, "done"]),
+			"--session",
+			session,
+			"-e",
+			waiter,
+			"-p",
+			"job B",
+		]);
+		await new Promise<void>((resolve) =>
+			b.child.stderr.on("data", (chunk) => String(chunk).includes("B waiting") && resolve()),
+		);
+		const a = start([
+			"--faux-script",
+			script([{ toolCalls: [{ name: "bash", arguments: { command: "sleep 30" } }] }, "done"]),
+			"--session",
+			session,
+			"--json",
+			"job A",
+		]);
+		const { code, stderr } = await b.exited;
+		expect(code).toBe(5);
+		expect(stderr).toContain(`Error: Session file ${session} is in use by process ${a.child.pid} on `);
+		expect(stderr).toContain(
+			": only one process may write a session at a time, so this run stopped before writing to it. Run again once it has exited, or give this run its own session (--no-session, or another --session).",
+		);
+		expect(stderr).not.toMatch(/manager\.close|readOnly/);
+		expect(readdirSync(cli.project)).toEqual([]);
+		a.child.kill("SIGTERM");
+		expect((await a.exited).code).toBe(143);
+		const texts = readFileSync(session, "utf8")
+			.trimEnd()
+			.split("\n")
+			.map((line) => JSON.parse(line) as { message?: { role: string; content: unknown } })
+			.filter((entry) => entry.message?.role === "user")
+			.map((entry) => JSON.stringify(entry.message!.content));
+		expect(texts).toEqual([JSON.stringify([{ type: "text", text: "job A" }])]);
+	});
+});
+
 describe("stdout carries settle's output only", () => {
 	it("regression: an extension's console.log landed between the --json lines, before the -p answer and among the --rpc lines (pi 0.73.1 sends it to stderr); now it goes to stderr", () => {
 		const extension = join(cli.dir, "chatty.ts");
