@@ -274,6 +274,7 @@ async function openSession(
  *
  * @example
  * ```ts
+ * declare const error: SettleError; // code SESSION_LOCKED
  * sessionLockedForCli(error.message, "so nothing ran"); // "Session file /s.jsonl is in use by process 7 on ci-1: …"
  * ```
  */
