@@ -338,16 +338,22 @@ class LoopRun {
 		}
 	}
 
-	/** A promise that resolves when the run is aborted; valid until {@link stopAbortWait}. */
-	private abortWait(signal: AbortSignal): Promise<typeof ABORTED> {
+	/**
+	 * `next`, or {@link ABORTED} as soon as the run is aborted; the wake-up stays armed until
+	 * {@link stopAbortWait}. A fresh promise per stream event: racing each event against one promise
+	 * that lives as long as the response would leave a reaction on it per event, keeping every event
+	 * (and its partial message) alive until the response ends (quadratic memory for a long answer).
+	 */
+	private nextOrAbort<T>(signal: AbortSignal, next: Promise<T>): Promise<T | typeof ABORTED> {
 		if (signal.aborted) return Promise.resolve(ABORTED);
 		if (!this.abortListener) {
 			const listener = (): void => this.wakeOnAbort?.(ABORTED);
 			this.abortListener = listener;
 			signal.addEventListener("abort", listener, { once: true });
 		}
-		return new Promise((resolve) => {
+		return new Promise((resolve, reject) => {
 			this.wakeOnAbort = resolve;
+			next.then(resolve, reject);
 		});
 	}
 
@@ -517,11 +523,10 @@ class LoopRun {
 			const response = isPromiseLike(streamed) ? await streamed : streamed;
 			if (typeof response?.[Symbol.asyncIterator] !== "function") throw notAStream(model, response);
 			const iterator = response[Symbol.asyncIterator]();
-			// A provider that ignores the signal must not keep an aborted run alive.
-			const abortWait = signal ? this.abortWait(signal) : undefined;
 			while (final === undefined) {
 				const nextPromise = iterator.next();
-				const next = abortWait ? await Promise.race([nextPromise, abortWait]) : await nextPromise;
+				// A provider that ignores the signal must not keep an aborted run alive.
+				const next = signal ? await this.nextOrAbort(signal, nextPromise) : await nextPromise;
 				if (next === ABORTED) {
 					nextPromise.catch(noop);
 					iterator.return?.()?.catch(noop);

@@ -6,6 +6,21 @@ export const EXIT_OK = 0;
 export const EXIT_FAILURE = 1;
 /** The command line is wrong: unknown option, missing value, bad combination, unknown extension flag. */
 export const EXIT_USAGE = 2;
+/**
+ * The session file given (`--session`, `-c`) cannot be used: not a session, a newer format, a
+ * folder, unreadable, or its recorded working directory is gone. Nothing was changed.
+ */
+export const EXIT_SESSION_FILE = 3;
+/**
+ * No credentials: no key for the model's provider (or no model has one), or the provider refused
+ * the key (HTTP 401 / 403, "invalid API key"). A CI job without its secret can tell this apart.
+ */
+export const EXIT_AUTH = 4;
+/**
+ * The session file is being written by another process (another `settle` on the same
+ * `--session`): nothing ran. Try again once that process has exited.
+ */
+export const EXIT_SESSION_LOCKED = 5;
 
 /** The line after a command-line error (an unknown option, a missing value, an unknown extension flag). */
 export const HELP_POINTER = "Run settle --help for the options.\n";
@@ -86,9 +101,11 @@ SETTLE_AGENT_DIR=~/.pi/agent settle … uses pi's keys, settings, models.json, e
 prompts and sessions (and writes its sessions there). pi's --resume is -c, --session <id-prefix>
 or /resume in settle -i; pi's package commands (install, list, …) do not exist here.
 
-Exit codes: 0 ok, 1 failed (model error, startup error), 2 bad command line; when interrupted
-(the request is aborted, its shell commands killed, the session closed): 130 SIGINT, 143 SIGTERM,
-129 SIGHUP, 141 stdout closed (settle --json … | head -1).
+Exit codes: 0 ok, 1 failed (model error, startup error), 2 bad command line, 3 the session file
+cannot be used (not a session, unreadable, its directory gone), 4 no API key for the model's
+provider or the provider refused it, 5 the session file is in use by another settle (try again
+once it exits); when interrupted (the request is aborted, its shell commands killed, the session
+closed): 130 SIGINT, 143 SIGTERM, 129 SIGHUP, 141 stdout closed (settle --json … | head -1).
 
 Examples:
   settle --faux -p "hello"                                  # prints: hello

@@ -19,7 +19,7 @@ import { SessionManager } from "../store/session-manager.js";
 import { allToolNames } from "../tools/index.js";
 import { extensionFlagValues, type ParsedArgs, reclaimMessages } from "./args.js";
 import { createCliFaux, loadFauxScript } from "./faux-script.js";
-import { EXIT_FAILURE, EXIT_USAGE, HELP_POINTER } from "./help.js";
+import { EXIT_FAILURE, EXIT_SESSION_FILE, EXIT_SESSION_LOCKED, EXIT_USAGE, HELP_POINTER } from "./help.js";
 import { piContinueHint, piFolderHint, piSessionHint } from "./pi-folder.js";
 import { withPiOptionHint } from "./pi-options.js";
 import { findSessionByIdPrefix } from "./session-lookup.js";
@@ -106,9 +106,10 @@ export async function startHost(args: ParsedArgs): Promise<CliHost> {
 		if (error instanceof SettleError && error.code === "MISSING_SESSION_CWD") {
 			throw new CliError(
 				`${error.message}\nPass --cwd <dir> to continue the session in another directory.`,
-				EXIT_FAILURE,
+				EXIT_SESSION_FILE,
 			);
 		}
+		if (error instanceof SettleError && error.code === "SESSION_LOCKED") throw sessionLockedError(error);
 		if (error instanceof SettleError && (error.code === "NOT_FOUND" || error.code === "INVALID_ARGUMENT")) {
 			// findModel's NOT_FOUND carries the spec it was given: point to the list of what there is.
 			const hint =
@@ -259,8 +260,39 @@ async function openSession(
 		return opened(SessionManager.create(cwd, sessionDir));
 	} catch (error) {
 		if (error instanceof CliError) throw error;
-		throw new CliError(errorMessage(error), EXIT_FAILURE);
+		if (error instanceof SettleError && error.code === "SESSION_LOCKED") throw sessionLockedError(error);
+		// The file given (or the latest one) cannot be read as a session; a new session's folder is not a file.
+		const given = args.session !== undefined || args.continue;
+		const fileProblem =
+			error instanceof SettleError && (error.code === "INVALID_SESSION_FILE" || (given && error.code === "IO"));
+		throw new CliError(errorMessage(error), fileProblem ? EXIT_SESSION_FILE : EXIT_FAILURE);
 	}
+}
+
+/**
+ * The store's `SESSION_LOCKED` text told in command-line terms (it names `manager.close()` and
+ * `readOnly`): who holds the file, what became of this run (`outcome`), and what a script can do —
+ * wait for it, or not share the file. Undefined for any other text.
+ *
+ * @example
+ * ```ts
+ * declare const error: SettleError; // code SESSION_LOCKED
+ * sessionLockedForCli(error.message, "so nothing ran"); // "Session file /s.jsonl is in use by process 7 on ci-1: …"
+ * ```
+ */
+export function sessionLockedForCli(message: string, outcome: string): string | undefined {
+	const match =
+		/^Session file (.+) is already open for writing by (.+?)\. Only one SessionManager may write a session: .*?(A lock left by a crashed process.*)$/s.exec(
+			message,
+		);
+	if (!match) return undefined;
+	const [, file, holder, stale] = match;
+	return `Session file ${file} is in use by ${holder}: only one process may write a session at a time, ${outcome}. Run again once it has exited, or give this run its own session (--no-session, or another --session). ${stale}`;
+}
+
+/** A `SESSION_LOCKED` error at startup: exit {@link EXIT_SESSION_LOCKED}, nothing ran. */
+function sessionLockedError(error: SettleError): CliError {
+	return new CliError(sessionLockedForCli(error.message, "so nothing ran") ?? error.message, EXIT_SESSION_LOCKED);
 }
 
 /** pi's rule: a `--session` value with a path separator or a `.jsonl` ending is a path, anything else an id. */

@@ -16,7 +16,7 @@ import { prepareImageForPrompt } from "../tools/image-resize.js";
 import { resolveReadPath } from "../tools/paths.js";
 import { type CliMode, type ParsedArgs, parseArgs } from "./args.js";
 import { runDemo } from "./demo.js";
-import { EXIT_FAILURE, EXIT_OK, EXIT_USAGE, HELP_POINTER, helpText } from "./help.js";
+import { EXIT_AUTH, EXIT_FAILURE, EXIT_OK, EXIT_USAGE, HELP_POINTER, helpText } from "./help.js";
 import { CliError, oneLine, startHost } from "./host.js";
 import { startCliInspector } from "./inspect.js";
 import { runInteractiveMode, startsInteractive } from "./interactive-mode.js";
@@ -25,7 +25,15 @@ import { withPiOptionHint } from "./pi-options.js";
 import type { CliOutput } from "./print-mode.js";
 import { runPrintMode } from "./print-mode.js";
 import { runRpcMode } from "./rpc-mode.js";
-import { explainStall, guardRuntime, processStdout, termination, watchStdout } from "./termination.js";
+import {
+	explainStall,
+	guardRuntime,
+	keepStdoutForSettle,
+	processStdout,
+	stdoutRoom,
+	termination,
+	watchStdout,
+} from "./termination.js";
 import { startCliTrace } from "./trace.js";
 import { unknownOptionErrors } from "./unknown-options.js";
 
@@ -33,6 +41,7 @@ import { unknownOptionErrors } from "./unknown-options.js";
 const processOutput: CliOutput = {
 	stdout: (text) => processStdout.write(text),
 	stderr: (text) => process.stderr.write(text),
+	room: stdoutRoom,
 };
 
 /**
@@ -63,6 +72,10 @@ export async function main(argv: readonly string[], out: CliOutput = processOutp
 		out.stdout(helpText(await projectExtensionFlags(args)));
 		return EXIT_OK;
 	}
+	// Scripts parse stdout: an extension's console.log must not land between the JSON lines (as pi).
+	const keepsStdout =
+		out === processOutput && (args.mode ?? (startsInteractive(args) ? "interactive" : "text")) !== "interactive";
+	const restoreStdout = keepsStdout ? keepStdoutForSettle() : undefined;
 	try {
 		if (args.command === "demo") {
 			if (args.commandArgs.length > 0) {
@@ -147,7 +160,8 @@ export async function main(argv: readonly string[], out: CliOutput = processOutp
 				}
 				if (noModel) {
 					out.stderr(`Error: ${runtime.modelFallbackMessage ?? "No model selected."}\n`);
-					return EXIT_FAILURE;
+					// No model has a key (what a CI job without its secret gets).
+					return EXIT_AUTH;
 				}
 				return await runPrintMode(runtime, { mode, messages, images: files.images }, out);
 			} finally {
@@ -166,6 +180,8 @@ export async function main(argv: readonly string[], out: CliOutput = processOutp
 		}
 		out.stderr(`Error: ${errorMessage(error)}\n`);
 		return EXIT_FAILURE;
+	} finally {
+		restoreStdout?.();
 	}
 }
 

@@ -11,12 +11,29 @@ import { apiKeyEnvHint, providerOfAuthError } from "../llm/provider-env.js";
 import type { AssistantMessage, ImageContent } from "../llm/types.js";
 import type { AgentSessionRuntime } from "../runtime/runtime.js";
 import type { AgentSession } from "../session/agent-session.js";
-import { EXIT_FAILURE, EXIT_OK } from "./help.js";
+import { EXIT_AUTH, EXIT_FAILURE, EXIT_OK, EXIT_SESSION_LOCKED } from "./help.js";
+import { sessionLockedForCli } from "./host.js";
 
 /** Where the CLI writes. */
 export interface CliOutput {
 	stdout(text: string): void;
 	stderr(text: string): void;
+	/**
+	 * Undefined while stdout can take more, else a promise that resolves once it can (or closed):
+	 * streaming modes wait on it between a run's events. Absent: never wait.
+	 */
+	room?(): Promise<void> | undefined;
+}
+
+/**
+ * Makes the session's run wait for `out` to have room after each agent event (the Agent awaits its
+ * listeners), so a slow reader of `--json` / `--rpc` output slows the run instead of the output
+ * piling up in memory. Returns the unsubscribe function.
+ */
+export function waitForReader(session: AgentSession, out: CliOutput): () => void {
+	const room = out.room;
+	if (!room) return () => {};
+	return session.agent.subscribe(() => room());
 }
 
 /** Binds a (new) session of the runtime the way the CLI runs extensions: headless, errors on stderr. */
@@ -75,9 +92,12 @@ export async function runPrintMode(
 ): Promise<number> {
 	const json = options.mode === "json";
 	let unsubscribe: (() => void) | undefined;
+	let unwait: (() => void) | undefined;
 	const bind = async (session: AgentSession) => {
 		await bindForCli(session, json ? "json" : "print", out);
 		unsubscribe?.();
+		unwait?.();
+		if (json) unwait = waitForReader(session, out);
 		unsubscribe = json
 			? session.subscribe((event) => out.stdout(`${JSON.stringify(event)}\n`))
 			: session.subscribe((event) => {
@@ -103,12 +123,19 @@ export async function runPrintMode(
 			// A command may have started a run with pi.sendUserMessage: its answer is this prompt's.
 			await runtime.session.waitForExtensionRuns();
 		}
-		if (json) return lastAnswerFailed(runtime.session) ? EXIT_FAILURE : EXIT_OK;
 		const last = lastAssistant(runtime.session);
+		const failed = last !== undefined && (last.stopReason === "error" || last.stopReason === "aborted");
+		const error = last?.stopReason === "error" ? last.errorMessage : undefined;
+		// Two jobs started a new session at the same --session path: the second to write stops at its
+		// first entry (before its model call), and its run ends with the store's lock error.
+		const locked =
+			error === undefined ? undefined : sessionLockedForCli(error, "so this run stopped before writing to it");
+		const failure = locked ? EXIT_SESSION_LOCKED : isKeyRefused(error) ? EXIT_AUTH : EXIT_FAILURE;
+		if (json) return failed ? failure : EXIT_OK;
 		if (!last) return EXIT_OK;
-		if (last.stopReason === "error" || last.stopReason === "aborted") {
-			out.stderr(`${last.errorMessage || `Request ${last.stopReason}`}\n`);
-			return EXIT_FAILURE;
+		if (failed) {
+			out.stderr(locked ? `Error: ${locked}\n` : `${last.errorMessage || `Request ${last.stopReason}`}\n`);
+			return failure;
 		}
 		const text = last.content
 			.filter((block) => block.type === "text")
@@ -118,9 +145,10 @@ export async function runPrintMode(
 		return EXIT_OK;
 	} catch (error) {
 		out.stderr(`${cliErrorText(error, runtime.services.agentDir)}\n`);
-		return EXIT_FAILURE;
+		return error instanceof SettleError && error.code === "NO_AUTH" ? EXIT_AUTH : EXIT_FAILURE;
 	} finally {
 		unsubscribe?.();
+		unwait?.();
 	}
 }
 
@@ -147,7 +175,17 @@ function lastAssistant(session: AgentSession): AssistantMessage | undefined {
 	return undefined;
 }
 
-function lastAnswerFailed(session: AgentSession): boolean {
-	const last = lastAssistant(session);
-	return last !== undefined && (last.stopReason === "error" || last.stopReason === "aborted");
+/**
+ * Whether a provider's error says it refused the key (HTTP 401 / 403 or the providers' own
+ * wording, as pi-ai reports them: `401 {"type":"error","error":{"type":"authentication_error",…}}`,
+ * `401 Incorrect API key provided`, `400 API key not valid`). Quota and billing errors are not.
+ */
+export function isKeyRefused(errorMessage: string | undefined): boolean {
+	if (!errorMessage) return false;
+	return (
+		/^(?:401|403)\b/.test(errorMessage) ||
+		/authentication_error|invalid[ _-]?api[ _-]?key|invalid x-api-key|incorrect api key|api key not valid|\bunauthori[sz]ed\b/i.test(
+			errorMessage,
+		)
+	);
 }

@@ -29,7 +29,7 @@ import type { AgentSessionRuntime } from "../runtime/runtime.js";
 import { type AgentSession, hasPendingExtensionSends, type PromptDisposition } from "../session/agent-session.js";
 import { THINKING_LEVELS } from "./args.js";
 import { sendToCurrentSession } from "./current-session.js";
-import { bindForCli, type CliOutput } from "./print-mode.js";
+import { bindForCli, type CliOutput, waitForReader } from "./print-mode.js";
 import { createRpcUIContext, type RpcUIResponse } from "./rpc-ui.js";
 
 /** Commands that replace the session: the commands after them start once they are done. */
@@ -50,6 +50,7 @@ type Response = { id?: string; type: "response"; command: string; success: boole
 export async function runRpcMode(runtime: AgentSessionRuntime, input: Readable, out: CliOutput): Promise<number> {
 	const write = (value: unknown) => out.stdout(`${JSON.stringify(value)}\n`);
 	let unsubscribe: (() => void) | undefined;
+	let unwait: (() => void) | undefined;
 	let shutdownRequested = false;
 	const ui = createRpcUIContext(write);
 	const bind = async (session: AgentSession) => {
@@ -62,6 +63,8 @@ export async function runRpcMode(runtime: AgentSessionRuntime, input: Readable, 
 			},
 		});
 		unsubscribe?.();
+		unwait?.();
+		unwait = waitForReader(session, out);
 		unsubscribe = session.subscribe((event) => write(event));
 	};
 	runtime.setRebindSession(bind);
@@ -289,6 +292,7 @@ export async function runRpcMode(runtime: AgentSessionRuntime, input: Readable, 
 	await Promise.all(inFlight);
 	await runtime.session.waitForIdle();
 	unsubscribe?.();
+	unwait?.();
 	await runtime.dispose();
 	return 0;
 }

@@ -80,14 +80,81 @@ export function describePendingWork(runtime: AgentSessionRuntime): string {
 const WHAT_TO_DO =
 	"Make the handler resolve (or reject) and watch ctx.signal; make a tool return (or throw) once its abort signal fires";
 
+/** stdout's own `write`, once {@link keepStdoutForSettle} sent other writers to stderr. */
+let settleStdoutWrite: ((text: string) => boolean) | undefined;
+
 /** stdout of this process; writes after it closed are dropped (never an EPIPE stack trace). */
 export const processStdout = {
 	closed: false,
 	onClosed: undefined as (() => void) | undefined,
 	write(text: string): void {
-		if (!processStdout.closed) process.stdout.write(text);
+		if (processStdout.closed) return;
+		if (settleStdoutWrite) settleStdoutWrite(text);
+		else process.stdout.write(text);
 	},
 };
+
+/**
+ * From now on stdout carries only what settle writes through {@link processStdout} (the answer,
+ * one JSON object per line); anything else written to `process.stdout` — an extension's
+ * `console.log`, a library's progress line — goes to stderr, as in pi's print, JSON and RPC modes.
+ * The chat keeps stdout as it is. Returns the function that gives stdout back (a no-op when it
+ * was already kept).
+ *
+ * @example
+ * ```ts
+ * const restore = keepStdoutForSettle();
+ * console.log("from an extension"); // on stderr
+ * processStdout.write("{}\n"); // on stdout
+ * restore();
+ * ```
+ */
+export function keepStdoutForSettle(): () => void {
+	if (settleStdoutWrite) return () => {};
+	const stdout = process.stdout;
+	const write = stdout.write;
+	settleStdoutWrite = (text) => write.call(stdout, text);
+	stdout.write = function (this: unknown, ...args: unknown[]): boolean {
+		return (process.stderr.write as (...rest: unknown[]) => boolean).apply(process.stderr, args);
+	} as typeof stdout.write;
+	return () => {
+		stdout.write = write;
+		settleStdoutWrite = undefined;
+	};
+}
+
+/**
+ * Undefined while stdout can take more; otherwise a promise that resolves once its buffer drained
+ * or it closed. `settle --json` and `--rpc` wait on it between a run's events, so a reader slower
+ * than the run (`| jq`, a busy CI log) slows the run down instead of the output piling up in memory
+ * (a quadratic pile: each `message_update` carries the whole partial answer), and a reader that
+ * went away (`| head -1`) is noticed mid-answer. A file or a terminal never needs it.
+ *
+ * @example
+ * ```ts
+ * session.agent.subscribe(() => stdoutRoom()); // the agent awaits its listeners: the run waits for the reader
+ * ```
+ */
+export function stdoutRoom(): Promise<void> | undefined {
+	const stdout = process.stdout;
+	if (processStdout.closed || termination.code !== undefined || !stdout.writableNeedDrain) return undefined;
+	return new Promise<void>((resolve) => {
+		const done = () => {
+			stdout.off("drain", done);
+			stdout.off("close", done);
+			stdout.off("error", done);
+			roomWaits.delete(done);
+			resolve();
+		};
+		stdout.on("drain", done);
+		stdout.on("close", done);
+		stdout.on("error", done);
+		roomWaits.add(done);
+	});
+}
+
+/** The {@link stdoutRoom} waits in progress: a signal ends them (a stalled reader must not hold the abort). */
+const roomWaits = new Set<() => void>();
 
 /** The exit code of a termination in progress (it wins over the run's own code). */
 export const termination = { code: undefined as number | undefined };
@@ -151,6 +218,7 @@ export function guardRuntime(runtime: AgentSessionRuntime, exit: (code: number) 
 		}
 		ending = true;
 		termination.code = code;
+		for (const done of [...roomWaits]) done();
 		const grace = setTimeout(() => {
 			process.stderr.write(stillWaitingText(runtime));
 			exit(code);

@@ -9,10 +9,15 @@
  * extensions add with `extendResources`. The first skill / template of a name wins.
  */
 import { existsSync, readFileSync } from "node:fs";
-import { homedir } from "node:os";
 import { dirname, join, resolve, sep } from "node:path";
 import { errorMessage } from "../errors.js";
-import { expandHome, getDefaultAgentDir, PI_CONFIG_DIR_NAME, resolveProjectConfigDir } from "../settings/paths.js";
+import {
+	expandHome,
+	getDefaultAgentDir,
+	homeFolder,
+	PI_CONFIG_DIR_NAME,
+	resolveProjectConfigDir,
+} from "../settings/paths.js";
 import type { Settings } from "../settings/schema.js";
 import { SettingsManager } from "../settings/settings-manager.js";
 import { loadProjectContextFiles } from "./context-files.js";
@@ -149,7 +154,7 @@ export class DefaultResourceLoader implements ResourceLoader {
 	readonly agentDir: string;
 	readonly settingsManager: SettingsManager;
 	private readonly options: DefaultResourceLoaderOptions;
-	private readonly home: string;
+	private readonly home: string | undefined;
 	private snapshot: Snapshot = emptySnapshot();
 	private queue: Promise<void> = Promise.resolve();
 	private loaded = false;
@@ -158,7 +163,7 @@ export class DefaultResourceLoader implements ResourceLoader {
 		this.options = options;
 		this.cwd = resolve(options.cwd);
 		this.agentDir = resolve(options.agentDir ?? getDefaultAgentDir());
-		this.home = options.homeDir ?? homedir();
+		this.home = options.homeDir ?? homeFolder();
 		this.settingsManager =
 			options.settingsManager ??
 			SettingsManager.create(
@@ -520,14 +525,15 @@ export class DefaultResourceLoader implements ResourceLoader {
 
 	/** `.agents/skills` folders: for the project, from cwd up to the git root (or filesystem root). */
 	private agentsSkillDirs(scope: Scope): string[] {
-		const userDir = join(this.home, ".agents", "skills");
-		if (scope === "user") return [userDir];
+		// No home folder (a container's arbitrary uid): no user-level `~/.agents/skills`.
+		const userDir = this.home === undefined ? undefined : join(this.home, ".agents", "skills");
+		if (scope === "user") return userDir === undefined ? [] : [userDir];
 		const dirs: string[] = [];
 		const gitRoot = findGitRoot(this.cwd);
 		let dir = this.cwd;
 		for (;;) {
 			const candidate = join(dir, ".agents", "skills");
-			if (resolve(candidate) !== resolve(userDir)) dirs.push(candidate);
+			if (userDir === undefined || resolve(candidate) !== resolve(userDir)) dirs.push(candidate);
 			if (gitRoot && dir === gitRoot) break;
 			const parent = dirname(dir);
 			if (parent === dir) break;

@@ -204,7 +204,12 @@ export function noModelsAvailableMessage(agentDir?: string): string {
  * only when asked. Empty when that is not the case. Must not throw.
  */
 function piKeysNote(agentDir: string): string {
-	const piDir = getPiAgentDir();
+	let piDir: string;
+	try {
+		piDir = getPiAgentDir();
+	} catch {
+		return ""; // no home folder: no pi folder either
+	}
 	if (resolve(agentDir) === piDir) return "";
 	const held = [AUTH_FILE_NAME, MODELS_FILE_NAME].filter((name) => existsSync(join(piDir, name)));
 	if (held.length === 0) return "";

@@ -13,6 +13,7 @@
 import { existsSync, statSync } from "node:fs";
 import { homedir } from "node:os";
 import { join, resolve } from "node:path";
+import { SettleError } from "../errors.js";
 
 /** Name of Settle's project configuration folder. */
 export const SETTLE_CONFIG_DIR_NAME = ".settle";
@@ -31,7 +32,35 @@ export const AGENT_DIR_ENV = "SETTLE_AGENT_DIR";
 export function getDefaultAgentDir(env: NodeJS.ProcessEnv = process.env): string {
 	const fromEnv = env[AGENT_DIR_ENV]?.trim();
 	if (fromEnv) return resolve(expandHome(fromEnv));
-	return join(homedir(), SETTLE_CONFIG_DIR_NAME, "agent");
+	return join(requireHome(`the agent folder ~/${SETTLE_CONFIG_DIR_NAME}/agent`), SETTLE_CONFIG_DIR_NAME, "agent");
+}
+
+/**
+ * The user's home folder, or undefined when there is none: `HOME` unset and no passwd entry for
+ * the user (a container started with an arbitrary `--user`, `env -i`), where Node's `homedir()` throws.
+ *
+ * @example
+ * ```ts
+ * const home = homeFolder(); // "/home/me", or undefined in such a container
+ * ```
+ */
+export function homeFolder(): string | undefined {
+	try {
+		return homedir() || undefined;
+	} catch {
+		return undefined;
+	}
+}
+
+/** The home folder for `what`; without one, an `IO` error saying how to do without it. */
+function requireHome(what: string): string {
+	const home = homeFolder();
+	if (home !== undefined) return home;
+	throw new SettleError(
+		"IO",
+		`There is no home folder for ${what}: HOME is not set and this user (uid ${process.getuid?.() ?? "?"}) has none. ` +
+			`Set ${AGENT_DIR_ENV}=<folder> (settle --agent-dir <folder>, agentDir in code), or HOME.`,
+	);
 }
 
 /**
@@ -45,7 +74,9 @@ export function getDefaultAgentDir(env: NodeJS.ProcessEnv = process.env): string
  */
 export function getPiAgentDir(env: NodeJS.ProcessEnv = process.env): string {
 	const fromEnv = env.PI_CODING_AGENT_DIR?.trim();
-	return fromEnv ? resolve(expandHome(fromEnv)) : join(homedir(), PI_CONFIG_DIR_NAME, "agent");
+	return fromEnv
+		? resolve(expandHome(fromEnv))
+		: join(requireHome(`pi's agent folder ~/${PI_CONFIG_DIR_NAME}/agent`), PI_CONFIG_DIR_NAME, "agent");
 }
 
 /** The project configuration folder in use for `cwd`. */
@@ -83,12 +114,14 @@ export function resolveProjectConfigDir(cwd: string): ProjectConfigDir {
  * expandHome(" ./src "); // "./src" (trimmed, otherwise unchanged)
  * ```
  */
-export function expandHome(path: string, home: string = homedir()): string {
+export function expandHome(path: string, home?: string): string {
 	const trimmed = path.trim();
-	if (trimmed === "~") return home;
-	if (trimmed.startsWith("~/")) return join(home, trimmed.slice(2));
-	if (trimmed.startsWith("~")) return join(home, trimmed.slice(1));
-	return trimmed;
+	// The home folder is looked up only for a `~` path: without one, other paths still work.
+	if (!trimmed.startsWith("~")) return trimmed;
+	const base = home ?? requireHome(trimmed);
+	if (trimmed === "~") return base;
+	if (trimmed.startsWith("~/")) return join(base, trimmed.slice(2));
+	return join(base, trimmed.slice(1));
 }
 
 function isDirectory(path: string): boolean {

@@ -32,9 +32,22 @@ export class SessionWriter {
 		abandonedWriters.register(this, { fd, lock }, this);
 	}
 
-	/** Opens an existing file for appending (the caller holds `lock`). */
+	/**
+	 * Opens an existing file for appending (the caller holds `lock`, and releases it on a throw).
+	 * Throws `IO` naming the file when it cannot be written (a read-only file, a read-only mount).
+	 */
 	static openExisting(path: string, lock: SessionLock): SessionWriter {
-		const fd = openSync(path, "a");
+		let fd: number;
+		try {
+			fd = openSync(path, "a");
+		} catch (error) {
+			// Node's bare `EACCES: permission denied, open '…'` said neither that it is the session nor what to do.
+			throw new SettleError(
+				"IO",
+				`Cannot write session file ${path}: ${(error as Error).message}. Nothing was changed. Make the file writable to continue this session, or start another one.`,
+				{ cause: error, details: { path } },
+			);
+		}
 		return new SessionWriter(path, lock, fd, fstatSync(fd).size);
 	}
 

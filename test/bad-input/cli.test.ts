@@ -44,14 +44,14 @@ describe("settle with bad input (g)", () => {
 		expectCleanFailure(settle(["--faux", "--session", "abc123", "-p", "hi"]), 2, "abc123", join(agentDir, "sessions"));
 	});
 
-	it("regression: a session path that is a directory said 'EISDIR: illegal operation' — now exit 1 saying it is a directory, not a session file", () => {
-		expectCleanFailure(settle(["--faux", "--session", dir, "-p", "hi"]), 1, dir, "is a directory");
+	it("regression: a session path that is a directory said 'EISDIR: illegal operation' — now exit 3 saying it is a directory, not a session file", () => {
+		expectCleanFailure(settle(["--faux", "--session", dir, "-p", "hi"]), 3, dir, "is a directory");
 	});
 
-	it("a session file that is not a session: exit 1 naming it; the file is untouched", () => {
+	it("a session file that is not a session: exit 3 naming it; the file is untouched", () => {
 		const file = join(dir, "notes.jsonl");
 		writeFileSync(file, "shopping list\n");
-		expectCleanFailure(settle(["--faux", "--session", file, "-p", "hi"]), 1, file, "not a valid pi session");
+		expectCleanFailure(settle(["--faux", "--session", file, "-p", "hi"]), 3, file, "not a valid pi session");
 		expect(readFileSync(file, "utf8")).toBe("shopping list\n");
 	});
 

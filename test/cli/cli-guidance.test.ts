@@ -326,7 +326,7 @@ describe("a real provider without a key", () => {
 	it("the provider's own variable and the auth.json entry under its name are shown, and writing it gets past the key check", () => {
 		const env = { GROQ_API_KEY: undefined };
 		const run = runSettle(["--model", "groq/llama-3.3-70b-versatile", "-p", "hi"], { cwd: project, agentDir, env });
-		expect(run.code).toBe(1);
+		expect(run.code).toBe(4);
 		expect(run.stderr).toContain("No API key found for groq.");
 		// groq's own variable, not a generic list (pi-ai reads GROQ_API_KEY: test/llm/provider-env.test.ts).
 		expect(run.stderr).toContain("Set the provider's key in the environment (GROQ_API_KEY) or in");

@@ -83,25 +83,32 @@ describe("settle -p (print)", () => {
 		expect(end.result.content[0]!.text.trim()).toBe(project);
 	});
 
-	it("an error answer goes to stderr with exit 1", () => {
+	it("an error answer goes to stderr with exit 1 (a refused key: exit 4)", () => {
 		const run = settle([
 			"--faux-script",
-			script([{ stopReason: "error", errorMessage: "authentication_error: invalid x-api-key" }]),
+			script([{ stopReason: "error", errorMessage: "400 invalid_request_error: messages.1: empty text" }]),
 			"-p",
 			"hi",
 		]);
 		expect(run.code).toBe(1);
 		expect(run.stdout).toBe("");
-		expect(run.stderr).toBe("authentication_error: invalid x-api-key\n");
+		expect(run.stderr).toBe("400 invalid_request_error: messages.1: empty text\n");
+		const refused = settle([
+			"--faux-script",
+			script([{ stopReason: "error", errorMessage: "authentication_error: invalid x-api-key" }]),
+			"-p",
+			"hi",
+		]);
+		expect(refused).toMatchObject({ code: 4, stdout: "", stderr: "authentication_error: invalid x-api-key\n" });
 	});
 
-	it("a real provider without a key: exit 1, and the way out on the command line (environment or auth.json)", () => {
+	it("a real provider without a key: exit 4, and the way out on the command line (environment or auth.json)", () => {
 		const run = runSettle(["--model", "anthropic/claude-sonnet-4-5", "-p", "hi"], {
 			cwd: project,
 			agentDir,
 			env: { ANTHROPIC_API_KEY: undefined, ANTHROPIC_OAUTH_TOKEN: undefined },
 		});
-		expect(run.code).toBe(1);
+		expect(run.code).toBe(4);
 		expect(run.stderr).toContain("No API key found for anthropic.");
 		expect(run.stderr).toContain("ANTHROPIC_API_KEY");
 		expect(run.stderr).toContain(join(agentDir, "auth.json"));
@@ -129,14 +136,14 @@ describe("settle -p (print)", () => {
 		expect(sessionFiles()).toEqual([]);
 	});
 
-	it("a session whose directory is gone: exit 1 with the reason and the way out (--cwd)", () => {
+	it("a session whose directory is gone: exit 3 with the reason and the way out (--cwd)", () => {
 		const moved = join(dir, "gone");
 		cpSync(project, moved, { recursive: true });
 		settle(["--faux", "-p", "first"], { cwd: moved });
 		const [file] = sessionFiles();
 		rmSync(moved, { recursive: true });
 		const run = settle(["--faux", "--session", file!, "-p", "again"]);
-		expect(run.code).toBe(1);
+		expect(run.code).toBe(3);
 		expect(run.stderr).toContain(`Stored session working directory does not exist: ${moved}`);
 		expect(run.stderr).toContain("Pass --cwd <dir>");
 		const rescued = settle(["--faux", "--session", file!, "--cwd", project, "-p", "again"]);

@@ -270,7 +270,8 @@ console.log("codes", faux, real);
 		const lines = run.stdout.trim().split("\n");
 		expect(lines[0]).toBe("lazy ok");
 		expect(JSON.parse(lines[1]!)[0]).toContain("npm install @mariozechner/pi-ai");
-		expect(lines[2]).toBe("codes 0 1");
+		// 4: no model has a key (settle --help, "Exit codes").
+		expect(lines[2]).toBe("codes 0 4");
 		expect(run.stderr).toContain("npm install @mariozechner/pi-ai");
 		expect(run.stderr).toContain("No models available.");
 	});
