@@ -59,9 +59,16 @@ describe("settle --json in a pipeline", () => {
 			"go",
 		]);
 		const lines = createInterface({ input: child.stdout });
-		const first = await new Promise<string>((resolve) => lines.once("line", resolve));
-		expect(JSON.parse(first)).toMatchObject({ type: "session", version: 3 });
-		// What `head -1` does: read one line, close the pipe.
+		// What `head -1` does mid-answer: read up to the answer's first streamed line, close the pipe.
+		// (Closing after the very first line could abort the run before the answer started, on a slow machine.)
+		const seen = await new Promise<string[]>((resolve) => {
+			const read: string[] = [];
+			lines.on("line", (line) => {
+				read.push((JSON.parse(line) as { type: string }).type);
+				if (read.at(-1) === "message_update") resolve(read);
+			});
+		});
+		expect(seen[0]).toBe("session");
 		lines.close();
 		child.stdout.destroy();
 		const { code, stderr } = await exited;
