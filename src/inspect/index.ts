@@ -31,6 +31,7 @@ export {
 	type RuntimeDetails,
 	type StateChangeEvent,
 	stateValuePath,
+	type TakenTransition,
 	toJsonValue,
 } from "./lifecycle-inspector.js";
 export {

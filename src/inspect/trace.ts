@@ -3,7 +3,7 @@
  * back, and print it as text. Pure (no I/O); `trace-file.ts` adds save/load.
  */
 import { SettleError } from "../errors.js";
-import type { JsonValue, LifecycleInspectionEvent } from "./lifecycle-inspector.js";
+import type { JsonValue, LifecycleInspectionEvent, StateChangeEvent } from "./lifecycle-inspector.js";
 
 /** Format marker of a saved trace. */
 export const TRACE_FORMAT = "settle.lifecycle-trace";
@@ -186,7 +186,7 @@ export function parseTrace(value: unknown): LifecycleTrace {
 
 /**
  * One line of text for an event, e.g.
- * `+2000ms state  postRun → retrying (always) attempt 1/3, delay 2000ms`.
+ * `+2000ms state  postRun → retrying (always (2) [canRetry]) attempt 1/3, delay 2000ms`.
  *
  * @example
  * ```ts
@@ -198,10 +198,12 @@ export function formatLifecycleEvent(event: LifecycleInspectionEvent, origin = 0
 	switch (event.kind) {
 		case "state": {
 			const extra = stateExtras(event.to, event.details);
-			return `${time}state   ${event.from ?? "∅"} → ${event.to} (${event.trigger})${extra ? ` ${extra}` : ""}`;
+			return `${time}state   ${event.from ?? "∅"} → ${event.to} (${triggerText(event)})${extra ? ` ${extra}` : ""}`;
 		}
-		case "event":
-			return `${time}event   ${event.type}${payloadText(event.payload)}`;
+		case "event": {
+			const text = runOutcomeText(event.type, event.payload);
+			return `${time}event   ${event.type}${text !== undefined ? ` ${text}` : payloadText(event.payload)}`;
+		}
 		case "actor":
 			if (event.root)
 				return `${time}actor   ${event.id} stopped${event.state ? ` in ${event.state}` : ""} (the actor itself)`;
@@ -236,6 +238,16 @@ export function formatTrace(trace: LifecycleTrace | TraceRecorder | readonly Lif
 	const lines = events.map((event) => formatLifecycleEvent(event, origin));
 	if (whole && whole.dropped > 0) lines.unshift(`(${whole.dropped} earlier events dropped)`);
 	return lines.join("\n");
+}
+
+/**
+ * The trigger as the diagram's edge label starts: `always (2) [canRetry]` — the rank and guard of
+ * the transition taken, so a reader sees which decision sent the machine there.
+ */
+function triggerText(event: StateChangeEvent): string {
+	const t = event.transition;
+	if (!t) return event.trigger;
+	return `${event.trigger}${t.priority !== undefined ? ` (${t.priority})` : ""}${t.guard !== undefined ? ` [${t.guard}]` : ""}`;
 }
 
 function stateExtras(to: string, details: { [key: string]: JsonValue }): string {
@@ -307,6 +319,27 @@ function queueText(type: string, payload: JsonValue | undefined): string | undef
 				? "cleared"
 				: `${p.change}${which ? ` ${which}` : ""}${quoted}`;
 	return `queue: ${p.steering} steering, ${p.followUp} follow-up (${what})`;
+}
+
+/**
+ * How a run ended (`RUN_DONE`), in words: what `postRun`'s guards decide on — `error (retryable):
+ * 529 overloaded`, `error (overflow): prompt is too long… · messages queued`, `stop · over
+ * threshold`. Undefined for any other event.
+ */
+function runOutcomeText(type: string, payload: JsonValue | undefined): string | undefined {
+	if (type !== "RUN_DONE" || !isObject(payload) || !isObject((payload as { output?: JsonValue }).output))
+		return undefined;
+	const o = (payload as { output: { [key: string]: JsonValue } }).output;
+	let text = typeof o.stopReason === "string" ? o.stopReason : "no message";
+	if (typeof o.errorClass === "string" && o.errorClass !== "none") text += ` (${o.errorClass})`;
+	if (typeof o.errorMessage === "string") text += `: ${o.errorMessage}`;
+	const flags: string[] = [];
+	if (typeof o.requestedDelayMs === "number") flags.push(`Retry-After ${o.requestedDelayMs}ms`);
+	if (o.aborted === true) flags.push("aborted");
+	if (o.overThreshold === true) flags.push("over threshold");
+	if (o.hasQueuedMessages === true) flags.push("messages queued");
+	if (o.madeProgress === false) flags.push("added nothing");
+	return [text, ...flags].join(" · ");
 }
 
 /** A scheduled retry (of a turn or a summary): `attempt 1/3, delay 2000ms: 503 Service Unavailable`. */

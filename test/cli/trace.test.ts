@@ -96,8 +96,8 @@ describe("settle --trace in print mode", () => {
 		);
 		expect(visited.at(-1)?.to).toBe("idle");
 		const text = formatTrace(trace);
-		expect(text).toContain("postRun → retrying (always) attempt 1/3, delay 1ms");
-		expect(text).toContain("postRun → compacting.working (always) reason overflow, willRetry");
+		expect(text).toContain("postRun → retrying (always (2) [canRetry]) attempt 1/3, delay 1ms");
+		expect(text).toContain("postRun → compacting.working (always (3) [canRecoverOverflow]) reason overflow, willRetry");
 		// The one session of the run, from its first event; no temp file left next to the trace.
 		const sessions = (trace as unknown as { sessions: { sessionId: string; firstEvent: number }[] }).sessions;
 		expect(sessions).toHaveLength(1);
@@ -406,8 +406,8 @@ describe("settle trace <file>", () => {
 		const html = readFileSync(join(cli.dir, "run.trace.html"), "utf8");
 		expect(html.startsWith("<!doctype html>")).toBe(true);
 		expect(html).toContain("<title>run.trace.json: promptOperation + runtime lifecycle trace</title>");
-		expect(html).toContain("postRun → retrying (always) attempt 1/3, delay 1ms");
-		expect(html).toContain("postRun → compacting.working (always) reason overflow, willRetry");
+		expect(html).toContain("postRun → retrying (always (2) [canRetry]) attempt 1/3, delay 1ms");
+		expect(html).toContain("postRun → compacting.working (always (3) [canRecoverOverflow]) reason overflow, willRetry");
 
 		const custom = join(cli.dir, "viewer.html");
 		expect(cli.settle(["trace", traceFile, "-o", custom])).toEqual({ code: 0, stdout: `${custom}\n`, stderr: "" });
@@ -444,7 +444,7 @@ describe("settle trace <file>", () => {
 			const traceFile = join(cli.dir, "bundled.json");
 			expect(bin(["--faux", "-p", "hello", "--trace", traceFile])).toEqual({ code: 0, stdout: "hello\n", stderr: "" });
 			expect(bin(["trace", traceFile])).toEqual({ code: 0, stdout: `${join(cli.dir, "bundled.html")}\n`, stderr: "" });
-			expect(readFileSync(join(cli.dir, "bundled.html"), "utf8")).toContain("idle → preflight (PROMPT)");
+			expect(readFileSync(join(cli.dir, "bundled.html"), "utf8")).toContain("idle → preflight (PROMPT (2))");
 		} finally {
 			pkg.remove();
 		}
