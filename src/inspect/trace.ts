@@ -207,6 +207,10 @@ export function formatLifecycleEvent(event: LifecycleInspectionEvent, origin = 0
 		case "actor":
 			if (event.root)
 				return `${time}actor   ${event.id} stopped${event.state ? ` in ${event.state}` : ""} (the actor itself)`;
+			if (event.phase === "done" && event.src === "compact") {
+				const text = compactionText(event.output);
+				if (text !== undefined) return `${time}actor   ${event.id} done: ${text}`;
+			}
 			return `${time}actor   ${event.id} ${event.phase}${event.error ? `: ${event.error}` : payloadText(event.output)}`;
 		case "delay":
 			return `${time}delay   ${event.delay}${event.ms !== undefined ? ` ${event.ms}ms` : ""} ${event.phase} in ${event.state}`;
@@ -340,6 +344,33 @@ function runOutcomeText(type: string, payload: JsonValue | undefined): string | 
 	if (o.hasQueuedMessages === true) flags.push("messages queued");
 	if (o.madeProgress === false) flags.push("added nothing");
 	return [text, ...flags].join(" · ");
+}
+
+/**
+ * How a compaction ended, in words (the whole output is in the event): `compacted 2171 tokens,
+ * first kept entry 274f44db · the request re-runs`, `not compacted: nothing to compact`, `not
+ * compacted: failed: …`, `cancelled`. Undefined for an output that is not a compaction's.
+ */
+function compactionText(output: JsonValue | undefined): string | undefined {
+	if (!isObject(output) || typeof (output as { compacted?: JsonValue }).compacted !== "boolean") return undefined;
+	const o = output as { [key: string]: JsonValue };
+	const then = o.continue === true ? " · the operation continues" : "";
+	if (o.compacted === true) {
+		const result = isObject(o.result) ? (o.result as { [key: string]: JsonValue }) : {};
+		const tokens = typeof result.tokensBefore === "number" ? ` ${result.tokensBefore} tokens` : "";
+		const kept = typeof result.firstKeptEntryId === "string" ? `, first kept entry ${result.firstKeptEntryId}` : "";
+		return `compacted${tokens}${kept}${then}`;
+	}
+	if (o.cancelled === true) return `cancelled${then}`;
+	const why =
+		o.skipped === "nothing_to_compact"
+			? ": nothing to compact (all of it is within compaction.keepRecentTokens)"
+			: o.skipped === "no_model"
+				? ": no model"
+				: typeof o.errorMessage === "string"
+					? `: failed: ${o.errorMessage}`
+					: "";
+	return `not compacted${why}${then}`;
 }
 
 /** A scheduled retry (of a turn or a summary): `attempt 1/3, delay 2000ms: 503 Service Unavailable`. */

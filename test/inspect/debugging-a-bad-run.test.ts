@@ -163,19 +163,28 @@ describe("debugging a bad run from its trace", () => {
 			expect(await page.locator("li.selected").textContent()).toContain("postRun → retrying (always (2) [canRetry])");
 			expect(await taken()).toEqual(["always (2) [canRetry]", "/ scheduleRetry"]);
 
-			// The selected event, whole: the compaction's output (cut in its line) names the first entry
-			// it kept — the same id as the compaction entry in the session's JSONL.
-			const done = page.locator(".events li", { hasText: "compaction done" });
-			expect(await done.textContent()).toMatch(/\.\.\.$/);
-			await done.click();
-			const shown = JSON.parse((await page.locator("#detail").textContent()) ?? "");
+			// The compaction's line says what it did, with the ids of the session's JSONL; the selected
+			// event is shown whole below the list (its line cuts long payloads): the summary written.
 			const entries = readFileSync(sessionFile, "utf8")
 				.trim()
 				.split("\n")
-				.map((line) => JSON.parse(line) as { type: string; firstKeptEntryId?: string });
+				.map(
+					(line) =>
+						JSON.parse(line) as { type: string; firstKeptEntryId?: string; tokensBefore?: number; summary?: string },
+				);
 			const compaction = entries.find((entry) => entry.type === "compaction");
+			const done = page.locator(".events li", { hasText: "compaction done" });
+			expect(await done.textContent()).toContain(
+				`actor   compaction done: compacted ${compaction?.tokensBefore} tokens, first kept entry ${compaction?.firstKeptEntryId} · the operation continues`,
+			);
+			await done.click();
+			const shown = JSON.parse((await page.locator("#detail").textContent()) ?? "");
 			expect(shown).toMatchObject({ kind: "actor", phase: "done", id: "compaction" });
-			expect(shown.output.result.firstKeptEntryId).toBe(compaction?.firstKeptEntryId);
+			expect(shown.output.result.summary).toBe(compaction?.summary);
+			const prompt = page.locator(".events li", { hasText: "emit    run_requested" }).first();
+			expect(await prompt.textContent()).toMatch(/\.\.\.$/);
+			await prompt.click();
+			expect(JSON.parse((await page.locator("#detail").textContent()) ?? "").payload.input.payload).toHaveLength(1);
 
 			// The queue: each message, where it was queued, and where it was delivered; a click goes there.
 			expect(await page.locator(".queue summary").textContent()).toBe("Queued messages: 3 (3 delivered)");
@@ -191,6 +200,33 @@ describe("debugging a bad run from its trace", () => {
 		} finally {
 			await close();
 		}
+	});
+
+	it("an overflow with nothing to compact says so: the request ends without an answer", async () => {
+		h = await createHarness({ persistence: "disk" });
+		h.setResponses([
+			fauxAssistantMessage("short answer"),
+			fauxAssistantMessage("", { stopReason: "error", errorMessage: OVERFLOW }),
+		]);
+		await h.session.prompt("first");
+		const recording = h.session.trace();
+		await h.session.prompt("second");
+		recording.stop();
+		const lines = formatTrace(recording)
+			.split("\n")
+			.map((line) => line.slice(9));
+		const from = lines.indexOf(
+			"state   postRun → compacting.working (always (3) [canRecoverOverflow]) reason overflow, willRetry",
+		);
+		expect(from).toBeGreaterThan(0);
+		expect(lines.slice(from + 1).filter((line) => line.startsWith("actor") || line.startsWith("state"))).toEqual([
+			"actor   compaction invoked",
+			"actor   compaction done: not compacted: nothing to compact (all of it is within compaction.keepRecentTokens)",
+			"state   compacting.working → beforeSettle.working (done(compaction) (5))",
+			"state   beforeSettle.working → settling (always (2) [beforeSettleSkipped])",
+			"state   settling → idle (SETTLE_DONE)",
+		]);
+		expect(h.eventsOfType("compaction_start")).toEqual([]);
 	});
 
 	it("a follow-up left queued when the session is disposed during a backoff shows as never delivered", async () => {
