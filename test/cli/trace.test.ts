@@ -471,4 +471,18 @@ describe("settle trace <file>", () => {
 		});
 		expect(existsSync(join(cli.dir, "steps.html"))).toBe(false);
 	});
+
+	it("a session file (the run's JSONL, not its trace): exit 2, saying what it is and what renders it", () => {
+		expect(cli.settle(["--faux", "-p", "hello"])).toMatchObject({ code: 0, stdout: "hello\n" });
+		const sessions = join(cli.agentDir, "sessions");
+		const [folder] = readdirSync(sessions);
+		const [name] = readdirSync(join(sessions, folder!));
+		const session = join(sessions, folder!, name!);
+		expect(cli.settle(["trace", session])).toEqual({
+			code: 2,
+			stdout: "",
+			stderr: `Error: ${session} is a session file (JSONL: one entry per line), not a lifecycle trace; settle --export ${session} renders a session as HTML. Record one with settle --trace <file>.\n`,
+		});
+		expect(existsSync(session.replace(/\.jsonl$/, ".html"))).toBe(false);
+	});
 });
