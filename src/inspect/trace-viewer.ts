@@ -102,15 +102,16 @@ export function renderTraceHtml(
 ${viewerStyle(tabbed)}</style>
 </head>
 <body>
-<header><h1>${esc(title)}</h1><div>${trace.events.length} events${trace.dropped ? `, ${trace.dropped} earlier events dropped` : ""} · click an event or use ↑/↓${tabbed ? " (they step through the chosen machine's events)" : ""}</div>${tabs}</header>
+<header><h1>${esc(title)}</h1><div>${trace.events.length} events${trace.dropped ? `, ${trace.dropped} earlier events dropped` : ""} · click an event or use ↑/↓${tabbed ? " (they step through the chosen machine's events)" : ""} · <input type="search" id="filter" placeholder="filter: retry|compact|queue" aria-label="show only the events whose line contains this (| separates alternatives)"> <span id="matches"></span></div>${tabs}</header>
 <main>
 <div class="diagram">
 ${sections}
 </div>
 <div class="side">
-${queuePanel(queueHistory(trace), origin)}<ol class="events">
+${queuePanel(queueHistory(trace), origin)}<ol class="events" id="events">
 ${items}
 </ol>
+<ol class="events" id="filtered" hidden></ol>
 <pre class="detail" id="detail" aria-label="the selected event"></pre>
 </div>
 </main>
@@ -136,6 +137,7 @@ function show(machine) {
   sections.forEach((s) => { s.hidden = s.dataset.machine !== machine; });
   tabs.forEach((b) => b.setAttribute("aria-pressed", String(b.dataset.machine === machine)));
   if (tabbed) items.forEach((li, j) => li.classList.toggle("other", data.events[j] !== machine));
+  if (matching) applyFilter();
   mark();
 }
 // The shown machine's actor at the selected event: its state then, and what it visited since it started;
@@ -171,6 +173,7 @@ function select(i, follow = true) {
   selected = i;
   items.forEach((li, j) => li.classList.toggle("selected", j === i));
   items[i].scrollIntoView({ block: "nearest" });
+  mirror();
   detail.textContent = JSON.stringify(data.full[i], null, 2);
   if (follow && tabbed && data.events[i] !== shown && data.machines.includes(data.events[i])) show(data.events[i]);
   else mark();
@@ -178,9 +181,53 @@ function select(i, follow = true) {
 // ↑/↓ go to the shown machine's previous / next event (every event when there is one machine).
 function step(direction) {
   for (let j = selected + direction; j >= 0 && j < items.length; j += direction) {
-    if (!tabbed || data.events[j] === shown) return select(j);
+    if ((!tabbed || data.events[j] === shown) && (!matching || matched.has(j))) return select(j);
   }
 }
+// The filter shows, instead of the whole list, copies of the lines containing one of its |-separated
+// texts (any case): hiding most of 10 000 lines costs the browser seconds, copying the matches does
+// not. ↑/↓ step through the matches; the diagram still follows every event up to the selected one.
+const filter = document.getElementById("filter");
+const matches = document.getElementById("matches");
+const list = document.getElementById("events");
+const filtered = document.getElementById("filtered");
+const texts = items.map((li) => li.textContent.toLowerCase());
+let matching = null;
+let matched = new Set();
+function applyFilter() {
+  const wanted = filter.value.toLowerCase().split("|").map((t) => t.trim()).filter(Boolean);
+  if (wanted.length === 0) {
+    matching = null;
+    matched = new Set();
+    filtered.replaceChildren();
+    filtered.hidden = true;
+    list.hidden = false;
+    matches.textContent = "";
+    if (selected >= 0) items[selected].scrollIntoView({ block: "nearest" });
+    return;
+  }
+  matching = [];
+  texts.forEach((text, j) => { if (wanted.some((t) => text.includes(t))) matching.push(j); });
+  matched = new Set(matching);
+  filtered.replaceChildren(...matching.map((j) => {
+    const copy = items[j].cloneNode(true);
+    copy.addEventListener("click", () => select(j));
+    return copy;
+  }));
+  list.hidden = true;
+  filtered.hidden = false;
+  matches.textContent = matching.length + " of " + items.length + " events match";
+  mirror();
+}
+// The filtered copies follow the selection.
+function mirror() {
+  if (!matching) return;
+  const copies = filtered.children;
+  matching.forEach((j, k) => copies[k].classList.toggle("selected", j === selected));
+  const k = matching.indexOf(selected);
+  if (k >= 0) copies[k].scrollIntoView({ block: "nearest" });
+}
+filter.addEventListener("input", applyFilter);
 items.forEach((li, i) => li.addEventListener("click", () => select(i)));
 // The queue panel: each message's queued / delivered point selects that event.
 document.querySelectorAll(".queue [data-i]").forEach((el) => el.addEventListener("click", () => select(Number(el.dataset.i))));
@@ -213,6 +260,7 @@ main{display:flex;height:calc(100vh - ${tabbed ? 92 : 64}px)}
 .events li.kind-emitted{color:#2b6cb0}
 .events li.kind-delay{color:#805ad5}
 .events li.kind-actor{color:#4a5568}
+header input#filter{font:inherit;width:22em;padding:1px 4px}
 .side{flex:2;display:flex;flex-direction:column;min-width:0}
 .side>.events{flex:1 1 0;min-height:0}
 .queue{flex:none;max-height:30vh;overflow:auto;padding:4px 8px;border-bottom:1px solid #e2e8f0}

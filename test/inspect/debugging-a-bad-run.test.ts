@@ -202,6 +202,70 @@ describe("debugging a bad run from its trace", () => {
 		}
 	});
 
+	it("a long session (10,000 events kept, older ones dropped): the filter finds the one retry and ↓ steps through the matches", async () => {
+		h = await createHarness({ simulatedClock: true, persistence: "disk" });
+		const recording = h.session.trace();
+		for (let i = 0; i < 650; i++) {
+			if (i === 600) {
+				h.setResponses([
+					fauxAssistantMessage("", { stopReason: "error", errorMessage: "529 overloaded" }),
+					fauxAssistantMessage("answer after the retry"),
+					fauxAssistantMessage("the follow-up's answer"),
+				]);
+				const retried = h.session.prompt(`question ${i}`);
+				await h.nextEvent("auto_retry_start");
+				await h.session.followUp("the needle follow-up");
+				await h.settle(retried);
+				continue;
+			}
+			h.setResponses([fauxAssistantMessage(`answer ${i}`)]);
+			await h.session.prompt(`question ${i}`);
+		}
+		recording.stop();
+		dir = await mkdtemp(join(tmpdir(), "settle-bad-run-"));
+		const file = join(dir, "long.trace.json");
+		await saveTrace(file, recording);
+		const trace = await loadTrace(file);
+		expect(trace.events).toHaveLength(10_000);
+		expect(trace.dropped).toBeGreaterThan(0);
+
+		const { browser, close } = await launchChromium();
+		try {
+			const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+			await page.setContent(renderTraceHtml(trace));
+			expect(await page.locator(".queue summary").textContent()).toBe("Queued messages: 1 (1 delivered)");
+			await page.locator("#filter").fill("retrying|needle");
+			const visible = page.locator("#filtered li");
+			expect(await visible.allTextContents()).toEqual([
+				expect.stringContaining("postRun → retrying (always (2) [canRetry]) attempt 1/3, delay 2000ms"),
+				expect.stringContaining("delay   retryDelay 2000ms scheduled in retrying"),
+				expect.stringContaining('event   QUEUE_CHANGED {"steering":0,"followUp":1,"change":"queued"'),
+				expect.stringContaining('(follow-up "the needle follow-up")'),
+				expect.stringContaining("delay   retryDelay fired in retrying"),
+				expect.stringContaining("retrying → running.working (after retryDelay) run 2 (retry)"),
+				expect.stringContaining('event   QUEUE_CHANGED {"steering":0,"followUp":0,"change":"delivered"'),
+				expect.stringContaining('(delivered follow-up "the needle follow-up")'),
+			]);
+			expect(await page.locator("#matches").textContent()).toBe("8 of 10000 events match");
+			await visible.first().click();
+			expect(await page.locator("text.edge-label.taken").first().textContent()).toBe("always (2) [canRetry]");
+			for (let i = 0; i < 3; i++) await page.keyboard.press("ArrowDown");
+			expect(await page.locator("#filtered li.selected").textContent()).toContain('(follow-up "the needle follow-up")');
+			// The diagram follows every event up to the selected one, shown or not.
+			expect(
+				await page.$$eval("g[data-state].current", (groups) => groups.map((g) => g.getAttribute("data-state"))),
+			).toEqual(["promptOperation.retrying"]);
+			await page.locator("#filter").fill("");
+			expect(await page.locator("#events").isVisible()).toBe(true);
+			expect(await visible.count()).toBe(0);
+			expect(await page.locator("#matches").textContent()).toBe("");
+			// The whole list again, with the selection made while filtered.
+			expect(await page.locator("#events li.selected").textContent()).toContain('(follow-up "the needle follow-up")');
+		} finally {
+			await close();
+		}
+	});
+
 	it("an overflow with nothing to compact says so: the request ends without an answer", async () => {
 		h = await createHarness({ persistence: "disk" });
 		h.setResponses([
