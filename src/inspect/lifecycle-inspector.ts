@@ -140,7 +140,18 @@ export interface StateChangeEvent<State extends string = string, Details extends
 	details: Details;
 }
 
-/** The transition behind a {@link StateChangeEvent} (`transition`). */
+/**
+ * The transition behind a {@link StateChangeEvent} (`transition`): which decision sent the machine
+ * there. The diagrams label the same transition `always (2) [canRetry]`.
+ *
+ * @example
+ * ```ts
+ * session.inspect((e) => {
+ *   // "retrying [canRetry]", "compacting.working [canRecoverOverflow]", "beforeSettle.working [no guard]"
+ *   if (e.kind === "state" && e.from === "postRun") console.log(`${e.to} [${e.transition?.guard ?? "no guard"}]`);
+ * });
+ * ```
+ */
 export interface TakenTransition {
 	/** Path of the state whose transition fired (`postRun`, `running` for a `RUN_DONE` handled by `running`). */
 	source: string;
