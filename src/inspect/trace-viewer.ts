@@ -149,7 +149,8 @@ function mark() {
   let taken = null;
   for (let j = 0; j <= selected; j++) {
     if (data.events[j] !== shown) continue;
-    if (data.starts.includes(j)) { visited.clear(); walked.clear(); }
+    if (data.starts.includes(j)) visited.clear();
+    if (data.starts.includes(j)) walked.clear();
     if (data.states[j] === null) continue;
     current = ids(data.states[j]);
     current.forEach((id) => visited.add(id));
@@ -181,7 +182,8 @@ function select(i, follow = true) {
 // ↑/↓ go to the shown machine's previous / next event (every event when there is one machine).
 function step(direction) {
   for (let j = selected + direction; j >= 0 && j < items.length; j += direction) {
-    if ((!tabbed || data.events[j] === shown) && (!matching || matched.has(j))) return select(j);
+    if (matching && !matched.has(j)) continue;
+    if (!tabbed || data.events[j] === shown) return select(j);
   }
 }
 // The filter shows, instead of the whole list, copies of the lines containing one of its |-separated
