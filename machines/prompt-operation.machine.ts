@@ -478,6 +478,11 @@ export interface CompactionOutput {
 	/** Compaction result or error text for the caller of a manual `compact()`. */
 	result?: unknown;
 	errorMessage?: string;
+	/**
+	 * Why an automatic compaction did not start (it emits no `compaction_start` then): the session
+	 * has no model, or nothing to compact (everything fits in `keepRecentTokens`). Shown in traces.
+	 */
+	skipped?: "no_model" | "nothing_to_compact";
 }
 
 /** Input of the `before_settle_requested` request. */

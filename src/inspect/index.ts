@@ -31,6 +31,7 @@ export {
 	type RuntimeDetails,
 	type StateChangeEvent,
 	stateValuePath,
+	type TakenTransition,
 	toJsonValue,
 } from "./lifecycle-inspector.js";
 export {
@@ -54,6 +55,7 @@ export {
 	triggerLabel,
 } from "./machine-model.js";
 export { type MermaidOptions, renderMermaid, toMermaid } from "./mermaid.js";
+export { type QueuedMessage, queueHistory, type TracePoint } from "./queue-history.js";
 export { renderSvg, type SvgOptions, toSvg } from "./svg.js";
 export {
 	createTraceRecorder,

@@ -24,7 +24,7 @@ import {
 	type ListenerOwner,
 	reportListenerError,
 } from "../listener-errors.js";
-import { triggerLabel } from "./machine-model.js";
+import { guardLabel, triggerLabel } from "./machine-model.js";
 
 /**
  * `RUNTIME_MACHINE_ID` of machines/runtime.machine.ts, spelled out: importing it would load and build the
@@ -129,8 +129,36 @@ export interface StateChangeEvent<State extends string = string, Details extends
 	exited: string[];
 	/** What caused it: `PROMPT`, `always`, `after retryDelay`, `done(run)`, `inspect` (current state when attached). */
 	trigger: string;
+	/**
+	 * The transition taken, as the diagram labels it: the state that defines it, its rank among the
+	 * candidates for the trigger there (the diagram's `(n)`; the first whose guard holds wins) and
+	 * its guard, e.g. `{ source: "postRun", priority: 2, guard: "canRetry" }` for a failed run that
+	 * is retried. Absent for `inspect` / `start`, and in traces saved before Settle recorded it.
+	 */
+	transition?: TakenTransition;
 	/** Domain data of the machine's context: {@link PromptOperationDetails}, {@link RuntimeDetails}, or a custom `details` option's. */
 	details: Details;
+}
+
+/**
+ * The transition behind a {@link StateChangeEvent} (`transition`): which decision sent the machine
+ * there. The diagrams label the same transition `always (2) [canRetry]`.
+ *
+ * @example
+ * ```ts
+ * session.inspect((e) => {
+ *   // "retrying [canRetry]", "compacting.working [canRecoverOverflow]", "beforeSettle.working [no guard]"
+ *   if (e.kind === "state" && e.from === "postRun") console.log(`${e.to} [${e.transition?.guard ?? "no guard"}]`);
+ * });
+ * ```
+ */
+export interface TakenTransition {
+	/** Path of the state whose transition fired (`postRun`, `running` for a `RUN_DONE` handled by `running`). */
+	source: string;
+	/** 1-based rank among the source's candidates for the trigger, when there are several. */
+	priority?: number;
+	/** Its guard's name (`canRetry`); absent for an unguarded one (the fallback after the guarded ones). */
+	guard?: string;
 }
 
 /** An event the machine received from outside (timer and actor-completion events show as `delay` / `actor`). */
@@ -361,9 +389,9 @@ class LifecycleTranslator {
 					return;
 				}
 				if (isRoot) {
-					const transitions = (event as { _transitions?: { eventType?: string }[] })._transitions ?? [];
+					const transitions = (event as { _transitions?: TransitionLike[] })._transitions ?? [];
 					const eventType = transitions[0]?.eventType ?? event.event.type;
-					this.stateChange(event.snapshot as SnapshotLike, triggerLabel(eventType));
+					this.stateChange(event.snapshot as SnapshotLike, triggerLabel(eventType), takenTransition(transitions[0]));
 					this.flush();
 				}
 				return;
@@ -422,7 +450,7 @@ class LifecycleTranslator {
 		});
 	}
 
-	private stateChange(snapshot: SnapshotLike, trigger: string): void {
+	private stateChange(snapshot: SnapshotLike, trigger: string, transition?: TakenTransition): void {
 		if (!snapshot || snapshot.value === undefined) return;
 		const path = stateValuePath(snapshot.value);
 		if (path === this.statePath) return;
@@ -440,6 +468,7 @@ class LifecycleTranslator {
 			entered,
 			exited,
 			trigger,
+			...(transition ? { transition } : {}),
 			details: this.detailsOf(snapshot.context),
 		});
 	}
@@ -547,6 +576,35 @@ class LifecycleTranslator {
 			this.emit({ kind: "actor", phase: "error", id: known.id, src: known.src, error: errorText(snapshot.error) });
 		}
 	}
+}
+
+/** What the inspector reads of XState's transition definitions (`_transitions` of a microstep). */
+interface TransitionLike {
+	eventType?: string;
+	guard?: unknown;
+	source?: {
+		path?: string[];
+		always?: readonly unknown[];
+		transitions?: { get(eventType: string): readonly unknown[] | undefined };
+	};
+}
+
+/**
+ * The state that defines `t`, its rank among that state's candidates for the same trigger (as the
+ * diagrams number them) and its guard — why this path and not the one below it.
+ */
+function takenTransition(t: TransitionLike | undefined): TakenTransition | undefined {
+	const path = t?.source?.path;
+	if (!t || !Array.isArray(path)) return undefined;
+	const taken: TakenTransition = { source: path.join(".") };
+	const candidates = t.eventType === "" ? t.source?.always : t.source?.transitions?.get(t.eventType ?? "");
+	if (candidates && candidates.length > 1) {
+		const index = candidates.indexOf(t);
+		if (index >= 0) taken.priority = index + 1;
+	}
+	const guard = guardLabel(t.guard);
+	if (guard !== undefined) taken.guard = guard;
+	return taken;
 }
 
 function machineIdOf(ref: ActorLike): string {

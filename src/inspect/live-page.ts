@@ -19,6 +19,8 @@ export interface LiveEventMessage {
 	state: string | null;
 	/** A state event from nowhere: a new actor of that machine (a replacing session), its visited states start over. */
 	start: boolean;
+	/** The transition a state event took (`takenTransitionKey`), to mark its edge; null otherwise. */
+	transition: string | null;
 }
 
 /**
@@ -44,6 +46,11 @@ const sections = [...document.querySelectorAll("section.machine")];
 const machines = sections.map((s) => s.dataset.machine);
 const tabs = [...document.querySelectorAll("nav.machines button")];
 const groups = new Map([...document.querySelectorAll("g[data-state]")].map((g) => [g.dataset.state, g]));
+const links = [...document.querySelectorAll("g.link")];
+const labels = new Map();
+for (const text of document.querySelectorAll("text[data-transition]")) {
+  labels.set(text.dataset.transition, [...(labels.get(text.dataset.transition) || []), text]);
+}
 const tabbed = machines.length > 1;
 let shown = (sections.find((s) => !s.hidden) || sections[0]).dataset.machine;
 const recs = [];
@@ -54,30 +61,39 @@ let following = true;
 let lastId = 0;
 let dropped = 0;
 const ids = (machine, path) => path.split(".").map((_, i, parts) => machine + "." + parts.slice(0, i + 1).join("."));
-function paint(current, visited) {
+// The states visited and the edges walked; the current state and the edge into it (its label: the guard that chose it).
+function paint(current, visited, taken, walked) {
   for (const [id, g] of groups) {
     g.classList.toggle("visited", visited.has(id));
     g.classList.toggle("current", current.includes(id));
   }
+  for (const link of links) link.classList.remove("walked", "taken");
+  for (const [key, texts] of labels) texts.forEach((text) => text.classList.toggle("taken", key === taken));
+  for (const key of walked) for (const text of labels.get(key) || []) text.closest("g.link")?.classList.add("walked");
+  for (const text of labels.get(taken) || []) text.closest("g.link")?.classList.add("taken");
   const innermost = groups.get(current[current.length - 1]);
   if (innermost) innermost.scrollIntoView({ block: "nearest", inline: "nearest" });
 }
 function mark() {
   if (following) {
     const state = live.get(shown);
-    return paint(state ? state.current : [], state ? state.visited : new Set());
+    return state ? paint(state.current, state.visited, state.taken, state.walked) : paint([], new Set(), null, new Set());
   }
   const visited = new Set();
+  const walked = new Set();
   let current = [];
+  let taken = null;
   for (let j = 0; j <= selected; j++) {
     const rec = recs[j];
     if (rec.machine !== shown) continue;
-    if (rec.start) visited.clear();
+    if (rec.start) { visited.clear(); walked.clear(); }
     if (rec.state === null) continue;
     current = ids(shown, rec.state);
     current.forEach((id) => visited.add(id));
+    taken = rec.transition;
+    if (taken !== null) walked.add(taken);
   }
-  paint(current, visited);
+  paint(current, visited, taken, walked);
 }
 function show(machine) {
   if (!machines.includes(machine)) return;
@@ -121,11 +137,13 @@ function apply(rec) {
   if (rec.state === null) return;
   let state = live.get(rec.machine);
   if (!state || rec.start) {
-    state = { current: [], visited: new Set() };
+    state = { current: [], visited: new Set(), taken: null, walked: new Set() };
     live.set(rec.machine, state);
   }
   state.current = ids(rec.machine, rec.state);
   state.current.forEach((id) => state.visited.add(id));
+  state.taken = rec.transition;
+  if (rec.transition !== null) state.walked.add(rec.transition);
 }
 function notice(text, cls) {
   const li = document.createElement("li");
@@ -149,7 +167,7 @@ function add(id, message) {
     if (message.machine !== shown) li.classList.add("other");
   }
   li.append(message.line);
-  const rec = { id, machine: message.machine, state: message.state, start: message.start, li };
+  const rec = { id, machine: message.machine, state: message.state, start: message.start, transition: message.transition ?? null, li };
   li.addEventListener("click", () => select(recs.indexOf(rec)));
   list.append(li);
   recs.push(rec);

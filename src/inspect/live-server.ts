@@ -26,6 +26,7 @@ import type { LifecycleInspectionEvent, LifecycleObserver } from "./lifecycle-in
 import { LIVE_PAGE_CSP, type LiveEventMessage, renderLivePage } from "./live-page.js";
 import { createLiveEventWindow, type LiveEvent, parseLastEventId } from "./live-window.js";
 import { formatLifecycleEvent } from "./trace.js";
+import { takenTransitionKey } from "./trace-viewer.js";
 
 /** Options for {@link serveInspector}. */
 export interface InspectorServerOptions {
@@ -308,6 +309,7 @@ function mountInspector(
 			line: formatLifecycleEvent(event, origin ?? event.at),
 			state: event.kind === "state" ? event.to : null,
 			start: event.kind === "state" && event.from === null,
+			transition: takenTransitionKey(event, event.machine),
 		};
 		return `id: ${id}\nevent: lifecycle\ndata: ${JSON.stringify(message)}\n\n`;
 	};

@@ -184,7 +184,11 @@ export function transitionLabel(t: TransitionModel): string {
 	return label;
 }
 
-function guardLabel(guard: unknown): string | undefined {
+/**
+ * The name of a transition's guard as the diagrams print it (`canRetry`, `not isIdle`, `a and b`);
+ * undefined for a transition without a guard.
+ */
+export function guardLabel(guard: unknown): string | undefined {
 	if (guard === undefined || guard === null) return undefined;
 	if (typeof guard === "string") return guard;
 	if (typeof guard === "object" && "type" in guard) return String((guard as { type: unknown }).type);

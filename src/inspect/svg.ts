@@ -135,13 +135,13 @@ function layoutLevel(container: StateModel, placed: readonly PlacedTransition[])
 		g.setNode(child.id, { width: box.width, height: box.height });
 	}
 	const initialId = `${container.id}#initial`;
-	const edgeLabels = new Map<string, string[]>();
+	const edgeLabels = new Map<string, LabelLine[]>();
 	if (container.initial && boxes.has(container.initial)) {
 		g.setNode(initialId, { width: INITIAL_SIZE, height: INITIAL_SIZE });
 		g.setEdge(initialId, container.initial, { minlen: 1, weight: 4 }, "initial");
 	}
 	// Parallel transitions between the same two boxes share one edge with stacked labels.
-	const merged = new Map<string, string[]>();
+	const merged = new Map<string, LabelLine[]>();
 	const order: { key: string; from: string; to: string }[] = [];
 	for (const entry of placed) {
 		if (entry.kind !== "edge" || entry.container !== container) continue;
@@ -152,13 +152,15 @@ function layoutLevel(container: StateModel, placed: readonly PlacedTransition[])
 			merged.set(key, lines);
 			order.push({ key, from: entry.from.id, to: entry.to.id });
 		}
-		lines.push(...edgeLabelLines(entry.transition, entry));
+		const transition = transitionKey(entry.transition);
+		lines.push(...edgeLabelLines(entry.transition, entry).map((text) => ({ text, transition })));
 	}
 	order.forEach(({ key, from, to }, index) => {
 		const lines = merged.get(key) ?? [];
 		const name = `e${index}`;
 		edgeLabels.set(name, lines);
-		g.setEdge(from, to, { width: labelWidth(lines), height: labelHeight(lines), labelpos: "c" }, name);
+		const texts = lines.map((line) => line.text);
+		g.setEdge(from, to, { width: labelWidth(texts), height: labelHeight(texts), labelpos: "c" }, name);
 	});
 	dagre.layout(g);
 	const graph = g.graph() as { width?: number; height?: number };
@@ -183,20 +185,24 @@ function layoutLevel(container: StateModel, placed: readonly PlacedTransition[])
 				const edge = g.edge(e) as { points?: { x: number; y: number }[]; x?: number; y?: number };
 				const points = (edge.points ?? []).map((p) => ({ x: ox + p.x, y: oy + p.y }));
 				if (points.length < 2) continue;
+				// One group per edge: a viewer marks the edge of the transition a trace took (data-transition).
+				out.push('<g class="link">');
 				out.push(`<path class="edge" d="${pathData(points)}" marker-end="url(#arrow)"/>`);
 				const lines = e.name ? edgeLabels.get(e.name) : undefined;
 				if (lines && edge.x !== undefined && edge.y !== undefined) {
-					const w = labelWidth(lines);
-					const h = labelHeight(lines);
+					const texts = lines.map((line) => line.text);
+					const w = labelWidth(texts);
+					const h = labelHeight(texts);
 					const lx = ox + edge.x - w / 2;
 					const ly = oy + edge.y - h / 2;
 					out.push(`<rect class="edge-label-bg" x="${n(lx)}" y="${n(ly)}" width="${n(w)}" height="${n(h)}" rx="3"/>`);
 					lines.forEach((line, i) => {
 						out.push(
-							`<text class="edge-label" x="${n(lx + 4)}" y="${n(ly + 2 + (i + 1) * EDGE_LINE - 3)}">${esc(line)}</text>`,
+							`<text class="edge-label" data-transition="${esc(line.transition)}" x="${n(lx + 4)}" y="${n(ly + 2 + (i + 1) * EDGE_LINE - 3)}">${esc(line.text)}</text>`,
 						);
 					});
 				}
+				out.push("</g>");
 			}
 			return out;
 		},
@@ -266,6 +272,21 @@ function textBlock(name: string, details: string[], x: number, y: number, width:
 		});
 	}
 	return out;
+}
+
+/** One line of an edge's label and the transition it describes ({@link transitionKey}). */
+interface LabelLine {
+	text: string;
+	transition: string;
+}
+
+/**
+ * Names one transition of a machine the way a trace does: `<source state id>|<trigger>|<rank>`,
+ * e.g. `promptOperation.postRun|always|2` (rank empty when the trigger has one candidate). The
+ * viewers compute it from a state change's `transition` to mark the edge taken.
+ */
+export function transitionKey(t: Pick<TransitionModel, "sourceId" | "trigger" | "priority">): string {
+	return `${t.sourceId}|${t.trigger}|${t.priority ?? ""}`;
 }
 
 /** Edge label: trigger (+ priority, guard) first, then `/ actions` wrapped at commas. */

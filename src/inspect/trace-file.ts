@@ -34,7 +34,7 @@ export async function saveTrace(path: string, trace: LifecycleTrace | TraceRecor
 
 /**
  * Reads a trace saved by {@link saveTrace}. Throws `SettleError("IO")` when the file cannot be read
- * and `SettleError("INVALID_ARGUMENT")` when it is not a trace.
+ * and `SettleError("INVALID_ARGUMENT")` when it is not a trace (saying so when it is a session file).
  *
  * @example
  * ```ts
@@ -49,6 +49,12 @@ export async function loadTrace(path: string): Promise<LifecycleTrace> {
 	} catch (error) {
 		throw new SettleError("IO", `Could not read the trace ${path}: ${errorMessage(error)}`, { cause: error });
 	}
+	if (isSessionFile(text)) {
+		throw new SettleError(
+			"INVALID_ARGUMENT",
+			`${path} is a session file (JSONL: one entry per line), not a lifecycle trace; settle --export ${path} renders a session as HTML. Save traces with saveTrace() or JSON.stringify(recorder.toJSON()).`,
+		);
+	}
 	let json: unknown;
 	try {
 		json = JSON.parse(text);
@@ -58,4 +64,15 @@ export async function loadTrace(path: string): Promise<LifecycleTrace> {
 		});
 	}
 	return parseTrace(json);
+}
+
+/** A session file (pi's format: a JSONL whose first line is the `{"type":"session", …}` header). */
+function isSessionFile(text: string): boolean {
+	const newline = text.indexOf("\n");
+	try {
+		const first = JSON.parse(newline < 0 ? text : text.slice(0, newline)) as { type?: unknown } | null;
+		return typeof first === "object" && first !== null && first.type === "session";
+	} catch {
+		return false;
+	}
 }

@@ -14,7 +14,9 @@ import type { AnyStateMachine } from "xstate";
 import { promptOperationMachine } from "../../machines/prompt-operation.machine.js";
 import { runtimeMachine } from "../../machines/runtime.machine.js";
 import { SettleError } from "../errors.js";
-import { toSvg } from "./svg.js";
+import type { LifecycleInspectionEvent } from "./lifecycle-inspector.js";
+import { type QueuedMessage, queueHistory, type TracePoint } from "./queue-history.js";
+import { toSvg, transitionKey } from "./svg.js";
 import { formatLifecycleEvent, type LifecycleTrace, type TraceRecorder } from "./trace.js";
 
 /** Options for {@link renderTraceHtml}. */
@@ -66,6 +68,7 @@ export function renderTraceHtml(
 		})
 		.join("\n");
 	const states = trace.events.map((event) => (event.kind === "state" ? event.to : null));
+	const transitions = trace.events.map((event, i) => takenTransitionKey(event, actorOf[i]!));
 	// A state event from nowhere after an actor's first is a new actor of that machine (the CLI's
 	// trace goes on across session replacements): its "visited" starts over there.
 	const starts = trace.events.flatMap((event, i) =>
@@ -75,7 +78,16 @@ export function renderTraceHtml(
 	for (const id of actorOf) counts.set(id, (counts.get(id) ?? 0) + 1);
 	// The first machine of the trace (a CLI trace: the session's) is shown first.
 	const shown = diagrams.find((d) => d.id === actorOf[0])?.id ?? diagrams[0]?.id ?? "";
-	const data = JSON.stringify({ machines: diagrams.map((d) => d.id), shown, events: actorOf, states, starts })
+	const data = JSON.stringify({
+		machines: diagrams.map((d) => d.id),
+		shown,
+		events: actorOf,
+		states,
+		transitions,
+		starts,
+		// Shown whole under the list when selected: the lines cut long payloads.
+		full: trace.events,
+	})
 		.replace(/</g, "\\u003c")
 		.replace(/\u2028|\u2029/g, "");
 	const svgOptions = options.regenerateCommand ? { regenerateCommand: options.regenerateCommand } : {};
@@ -90,19 +102,29 @@ export function renderTraceHtml(
 ${viewerStyle(tabbed)}</style>
 </head>
 <body>
-<header><h1>${esc(title)}</h1><div>${trace.events.length} events${trace.dropped ? `, ${trace.dropped} earlier events dropped` : ""} · click an event or use ↑/↓${tabbed ? " (they step through the chosen machine's events)" : ""}</div>${tabs}</header>
+<header><h1>${esc(title)}</h1><div>${trace.events.length} events${trace.dropped ? `, ${trace.dropped} earlier events dropped` : ""} · click an event or use ↑/↓${tabbed ? " (they step through the chosen machine's events)" : ""} · <input type="search" id="filter" placeholder="filter: retry|compact|queue" aria-label="show only the events whose line contains this (| separates alternatives)"> <span id="matches"></span></div>${tabs}</header>
 <main>
 <div class="diagram">
 ${sections}
 </div>
-<ol class="events">
+<div class="side">
+${queuePanel(queueHistory(trace), origin)}<ol class="events" id="events">
 ${items}
 </ol>
+<ol class="events" id="filtered" hidden></ol>
+<pre class="detail" id="detail" aria-label="the selected event"></pre>
+</div>
 </main>
 <script>
 const data = ${data};
 const groups = new Map([...document.querySelectorAll("g[data-state]")].map((g) => [g.dataset.state, g]));
+const labels = new Map();
+for (const text of document.querySelectorAll("text[data-transition]")) {
+  labels.set(text.dataset.transition, [...(labels.get(text.dataset.transition) || []), text]);
+}
+const links = [...document.querySelectorAll("g.link")];
 const items = [...document.querySelectorAll(".events li")];
+const detail = document.getElementById("detail");
 const tabs = [...document.querySelectorAll("nav.machines button")];
 const sections = [...document.querySelectorAll("section.machine")];
 const tabbed = data.machines.length > 1;
@@ -115,23 +137,34 @@ function show(machine) {
   sections.forEach((s) => { s.hidden = s.dataset.machine !== machine; });
   tabs.forEach((b) => b.setAttribute("aria-pressed", String(b.dataset.machine === machine)));
   if (tabbed) items.forEach((li, j) => li.classList.toggle("other", data.events[j] !== machine));
+  if (matching) applyFilter();
   mark();
 }
-// The shown machine's actor at the selected event: its state then, and what it visited since it started.
+// The shown machine's actor at the selected event: its state then, and what it visited since it started;
+// the edges it took (the last one, into the current state, with its label: the guard that chose it).
 function mark() {
   const visited = new Set();
+  const walked = new Set();
   let current = [];
+  let taken = null;
   for (let j = 0; j <= selected; j++) {
     if (data.events[j] !== shown) continue;
     if (data.starts.includes(j)) visited.clear();
+    if (data.starts.includes(j)) walked.clear();
     if (data.states[j] === null) continue;
     current = ids(data.states[j]);
     current.forEach((id) => visited.add(id));
+    taken = data.transitions[j];
+    if (taken !== null) walked.add(taken);
   }
   for (const [id, g] of groups) {
     g.classList.toggle("visited", visited.has(id));
     g.classList.toggle("current", current.includes(id));
   }
+  for (const link of links) link.classList.remove("walked", "taken");
+  for (const [key, texts] of labels) texts.forEach((text) => text.classList.toggle("taken", key === taken));
+  for (const key of walked) for (const text of labels.get(key) || []) text.closest("g.link")?.classList.add("walked");
+  for (const text of labels.get(taken) || []) text.closest("g.link")?.classList.add("taken");
   const innermost = groups.get(current[current.length - 1]);
   if (innermost) innermost.scrollIntoView({ block: "center", inline: "center" });
 }
@@ -141,16 +174,65 @@ function select(i, follow = true) {
   selected = i;
   items.forEach((li, j) => li.classList.toggle("selected", j === i));
   items[i].scrollIntoView({ block: "nearest" });
+  mirror();
+  detail.textContent = JSON.stringify(data.full[i], null, 2);
   if (follow && tabbed && data.events[i] !== shown && data.machines.includes(data.events[i])) show(data.events[i]);
   else mark();
 }
 // ↑/↓ go to the shown machine's previous / next event (every event when there is one machine).
 function step(direction) {
   for (let j = selected + direction; j >= 0 && j < items.length; j += direction) {
+    if (matching && !matched.has(j)) continue;
     if (!tabbed || data.events[j] === shown) return select(j);
   }
 }
+// The filter shows, instead of the whole list, copies of the lines containing one of its |-separated
+// texts (any case): hiding most of 10 000 lines costs the browser seconds, copying the matches does
+// not. ↑/↓ step through the matches; the diagram still follows every event up to the selected one.
+const filter = document.getElementById("filter");
+const matches = document.getElementById("matches");
+const list = document.getElementById("events");
+const filtered = document.getElementById("filtered");
+const texts = items.map((li) => li.textContent.toLowerCase());
+let matching = null;
+let matched = new Set();
+function applyFilter() {
+  const wanted = filter.value.toLowerCase().split("|").map((t) => t.trim()).filter(Boolean);
+  if (wanted.length === 0) {
+    matching = null;
+    matched = new Set();
+    filtered.replaceChildren();
+    filtered.hidden = true;
+    list.hidden = false;
+    matches.textContent = "";
+    if (selected >= 0) items[selected].scrollIntoView({ block: "nearest" });
+    return;
+  }
+  matching = [];
+  texts.forEach((text, j) => { if (wanted.some((t) => text.includes(t))) matching.push(j); });
+  matched = new Set(matching);
+  filtered.replaceChildren(...matching.map((j) => {
+    const copy = items[j].cloneNode(true);
+    copy.addEventListener("click", () => select(j));
+    return copy;
+  }));
+  list.hidden = true;
+  filtered.hidden = false;
+  matches.textContent = matching.length + " of " + items.length + " events match";
+  mirror();
+}
+// The filtered copies follow the selection.
+function mirror() {
+  if (!matching) return;
+  const copies = filtered.children;
+  matching.forEach((j, k) => copies[k].classList.toggle("selected", j === selected));
+  const k = matching.indexOf(selected);
+  if (k >= 0) copies[k].scrollIntoView({ block: "nearest" });
+}
+filter.addEventListener("input", applyFilter);
 items.forEach((li, i) => li.addEventListener("click", () => select(i)));
+// The queue panel: each message's queued / delivered point selects that event.
+document.querySelectorAll(".queue [data-i]").forEach((el) => el.addEventListener("click", () => select(Number(el.dataset.i))));
 tabs.forEach((b) => b.addEventListener("click", () => show(b.dataset.machine)));
 document.addEventListener("keydown", (e) => {
   if (e.key === "ArrowDown") { step(1); e.preventDefault(); }
@@ -180,12 +262,24 @@ main{display:flex;height:calc(100vh - ${tabbed ? 92 : 64}px)}
 .events li.kind-emitted{color:#2b6cb0}
 .events li.kind-delay{color:#805ad5}
 .events li.kind-actor{color:#4a5568}
+header input#filter{font:inherit;width:22em;padding:1px 4px}
+.side{flex:2;display:flex;flex-direction:column;min-width:0}
+.side>.events{flex:1 1 0;min-height:0}
+.queue{flex:none;max-height:30vh;overflow:auto;padding:4px 8px;border-bottom:1px solid #e2e8f0}
+.queue summary{cursor:pointer;font-weight:bold}
+.queue ul{margin:4px 0;padding-left:16px}
+.queue [data-i]{cursor:pointer;text-decoration:underline dotted}
+.queue li.fate-pending{color:#c53030}
+.detail{flex:none;max-height:30vh;overflow:auto;margin:0;padding:6px 8px;border-top:1px solid #e2e8f0;background:#f7fafc;white-space:pre-wrap;word-break:break-all}
 nav.machines{margin-top:6px;display:flex;gap:6px}
 nav.machines button{font:inherit;padding:2px 8px;border:1px solid #cbd5e0;background:#fff;border-radius:4px;cursor:pointer}
 nav.machines button[aria-pressed=true]{background:#2d3748;color:#fff;border-color:#2d3748}
 .tag{display:inline-block;min-width:9em;font-weight:normal}
 .tag.m0{color:#2c7a7b}.tag.m1{color:#c05621}.tag.m2{color:#6b46c1}
 g.visited>rect.state,g.visited>rect.cluster{fill:#ebf8ff}
+g.link.walked>path.edge{stroke:#63b3ed;stroke-width:2}
+g.link.taken>path.edge{stroke:#d53f8c;stroke-width:3}
+text.edge-label.taken{fill:#d53f8c;font-weight:bold}
 g.current>rect.state,g.current>rect.cluster{stroke:#d53f8c;stroke-width:3}
 `;
 }
@@ -219,6 +313,50 @@ export function machineTabs(
 				`<button type="button" class="m${index}" data-machine="${esc(diagram.id)}" aria-pressed="${diagram.id === shown}">${esc(diagram.id)} · ${count(diagram.id)} events</button>`,
 		)
 		.join("")}</nav>`;
+}
+
+/**
+ * The diagram's name ({@link transitionKey}) of the transition a state change took, for the viewers
+ * to mark its edge; null for other events and traces saved before transitions were recorded.
+ */
+export function takenTransitionKey(event: LifecycleInspectionEvent, machine: string): string | null {
+	if (event.kind !== "state" || !event.transition) return null;
+	const { source, priority } = event.transition;
+	const sourceId = source ? `${machine}.${source}` : machine;
+	return transitionKey(
+		priority !== undefined ? { sourceId, trigger: event.trigger, priority } : { sourceId, trigger: event.trigger },
+	);
+}
+
+/**
+ * The "Queued messages" panel: each steering / follow-up message the trace saw queued, where and
+ * when, and its fate — delivered (in which run), cleared, or never delivered while recorded. Empty
+ * for a trace with no queue changes.
+ */
+function queuePanel(messages: readonly QueuedMessage[], origin: number): string {
+	if (messages.length === 0) return "";
+	const count = (fate: QueuedMessage["fate"]) => messages.filter((m) => m.fate === fate).length;
+	const parts = [`${count("delivered")} delivered`];
+	if (count("cleared")) parts.push(`${count("cleared")} cleared`);
+	if (count("pending")) parts.push(`${count("pending")} never delivered`);
+	const where = (p: TracePoint) =>
+		`+${Math.round(p.at - origin)}ms in ${p.run !== undefined ? `run ${p.run}` : (p.state ?? "?")}`;
+	const rows = messages.map((m) => {
+		const what = `${m.queue === "steering" ? "steer" : "follow-up"} ${JSON.stringify(m.text)}`;
+		const queued = `<span data-i="${m.queued.index}">${esc(`${what} queued ${where(m.queued)}`)}</span>`;
+		const restored = m.restored ? `, put back ${where(m.restored)}` : "";
+		const fate =
+			m.fate === "pending" || !m.settled
+				? esc(`never delivered${restored}: still queued when ${m.machine}'s part of the trace ends`)
+				: `<span data-i="${m.settled.index}">${esc(`${m.fate} ${where(m.settled)}`)}</span>`;
+		return `<li class="fate-${m.fate}">${queued} → ${fate}</li>`;
+	});
+	return `<details class="queue" open><summary>Queued messages: ${messages.length} (${parts.join(", ")})</summary>
+<ul>
+${rows.join("\n")}
+</ul>
+</details>
+`;
 }
 
 function esc(text: string): string {

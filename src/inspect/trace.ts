@@ -3,7 +3,7 @@
  * back, and print it as text. Pure (no I/O); `trace-file.ts` adds save/load.
  */
 import { SettleError } from "../errors.js";
-import type { JsonValue, LifecycleInspectionEvent } from "./lifecycle-inspector.js";
+import type { JsonValue, LifecycleInspectionEvent, StateChangeEvent } from "./lifecycle-inspector.js";
 
 /** Format marker of a saved trace. */
 export const TRACE_FORMAT = "settle.lifecycle-trace";
@@ -186,7 +186,7 @@ export function parseTrace(value: unknown): LifecycleTrace {
 
 /**
  * One line of text for an event, e.g.
- * `+2000ms state  postRun → retrying (always) attempt 1/3, delay 2000ms`.
+ * `+2000ms state  postRun → retrying (always (2) [canRetry]) attempt 1/3, delay 2000ms`.
  *
  * @example
  * ```ts
@@ -198,13 +198,19 @@ export function formatLifecycleEvent(event: LifecycleInspectionEvent, origin = 0
 	switch (event.kind) {
 		case "state": {
 			const extra = stateExtras(event.to, event.details);
-			return `${time}state   ${event.from ?? "∅"} → ${event.to} (${event.trigger})${extra ? ` ${extra}` : ""}`;
+			return `${time}state   ${event.from ?? "∅"} → ${event.to} (${triggerText(event)})${extra ? ` ${extra}` : ""}`;
 		}
-		case "event":
-			return `${time}event   ${event.type}${payloadText(event.payload)}`;
+		case "event": {
+			const text = runOutcomeText(event.type, event.payload);
+			return `${time}event   ${event.type}${text !== undefined ? ` ${text}` : payloadText(event.payload)}`;
+		}
 		case "actor":
 			if (event.root)
 				return `${time}actor   ${event.id} stopped${event.state ? ` in ${event.state}` : ""} (the actor itself)`;
+			if (event.phase === "done" && event.src === "compact") {
+				const text = compactionText(event.output);
+				if (text !== undefined) return `${time}actor   ${event.id} done: ${text}`;
+			}
 			return `${time}actor   ${event.id} ${event.phase}${event.error ? `: ${event.error}` : payloadText(event.output)}`;
 		case "delay":
 			return `${time}delay   ${event.delay}${event.ms !== undefined ? ` ${event.ms}ms` : ""} ${event.phase} in ${event.state}`;
@@ -236,6 +242,16 @@ export function formatTrace(trace: LifecycleTrace | TraceRecorder | readonly Lif
 	const lines = events.map((event) => formatLifecycleEvent(event, origin));
 	if (whole && whole.dropped > 0) lines.unshift(`(${whole.dropped} earlier events dropped)`);
 	return lines.join("\n");
+}
+
+/**
+ * The trigger as the diagram's edge label starts: `always (2) [canRetry]` — the rank and guard of
+ * the transition taken, so a reader sees which decision sent the machine there.
+ */
+function triggerText(event: StateChangeEvent): string {
+	const t = event.transition;
+	if (!t) return event.trigger;
+	return `${event.trigger}${t.priority !== undefined ? ` (${t.priority})` : ""}${t.guard !== undefined ? ` [${t.guard}]` : ""}`;
 }
 
 function stateExtras(to: string, details: { [key: string]: JsonValue }): string {
@@ -307,6 +323,54 @@ function queueText(type: string, payload: JsonValue | undefined): string | undef
 				? "cleared"
 				: `${p.change}${which ? ` ${which}` : ""}${quoted}`;
 	return `queue: ${p.steering} steering, ${p.followUp} follow-up (${what})`;
+}
+
+/**
+ * How a run ended (`RUN_DONE`), in words: what `postRun`'s guards decide on — `error (retryable):
+ * 529 overloaded`, `error (overflow): prompt is too long… · messages queued`, `stop · over
+ * threshold`. Undefined for any other event.
+ */
+function runOutcomeText(type: string, payload: JsonValue | undefined): string | undefined {
+	if (type !== "RUN_DONE" || !isObject(payload) || !isObject((payload as { output?: JsonValue }).output))
+		return undefined;
+	const o = (payload as { output: { [key: string]: JsonValue } }).output;
+	let text = typeof o.stopReason === "string" ? o.stopReason : "no message";
+	if (typeof o.errorClass === "string" && o.errorClass !== "none") text += ` (${o.errorClass})`;
+	if (typeof o.errorMessage === "string") text += `: ${o.errorMessage}`;
+	const flags: string[] = [];
+	if (typeof o.requestedDelayMs === "number") flags.push(`Retry-After ${o.requestedDelayMs}ms`);
+	if (o.aborted === true) flags.push("aborted");
+	if (o.overThreshold === true) flags.push("over threshold");
+	if (o.hasQueuedMessages === true) flags.push("messages queued");
+	if (o.madeProgress === false) flags.push("added nothing");
+	return [text, ...flags].join(" · ");
+}
+
+/**
+ * How a compaction ended, in words (the whole output is in the event): `compacted 2171 tokens,
+ * first kept entry 274f44db · the request re-runs`, `not compacted: nothing to compact`, `not
+ * compacted: failed: …`, `cancelled`. Undefined for an output that is not a compaction's.
+ */
+function compactionText(output: JsonValue | undefined): string | undefined {
+	if (!isObject(output) || typeof (output as { compacted?: JsonValue }).compacted !== "boolean") return undefined;
+	const o = output as { [key: string]: JsonValue };
+	const then = o.continue === true ? " · the operation continues" : "";
+	if (o.compacted === true) {
+		const result = isObject(o.result) ? (o.result as { [key: string]: JsonValue }) : {};
+		const tokens = typeof result.tokensBefore === "number" ? ` ${result.tokensBefore} tokens` : "";
+		const kept = typeof result.firstKeptEntryId === "string" ? `, first kept entry ${result.firstKeptEntryId}` : "";
+		return `compacted${tokens}${kept}${then}`;
+	}
+	if (o.cancelled === true) return `cancelled${then}`;
+	const why =
+		o.skipped === "nothing_to_compact"
+			? ": nothing to compact (all of it is within compaction.keepRecentTokens)"
+			: o.skipped === "no_model"
+				? ": no model"
+				: typeof o.errorMessage === "string"
+					? `: failed: ${o.errorMessage}`
+					: "";
+	return `not compacted${why}${then}`;
 }
 
 /** A scheduled retry (of a turn or a summary): `attempt 1/3, delay 2000ms: 503 Service Unavailable`. */

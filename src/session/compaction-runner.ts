@@ -47,11 +47,12 @@ export async function runCompaction(s: SessionInternals, input: CompactionInput)
 	}
 	const model = s.model();
 	const notCompacted = (): CompactionOutput => ({ compacted: false, continue: s.agent.hasQueuedMessages() });
-	if (!model) return notCompacted();
+	// A trace shows why an automatic compaction did not start (no events are emitted for it).
+	if (!model) return { ...notCompacted(), skipped: "no_model" };
 	const branchEntries = s.sessionManager.getBranch();
 	const { prepareCompaction } = await import("../compaction/prepare.js");
 	const preparation = prepareCompaction(branchEntries, s.settingsManager.getCompactionSettings());
-	if (!preparation) return notCompacted();
+	if (!preparation) return { ...notCompacted(), skipped: "nothing_to_compact" };
 	s.events.emit({ type: "compaction_start", reason: input.reason });
 	const attempt = await compactPrepared(s, {
 		reason: input.reason,

@@ -96,8 +96,8 @@ describe("settle --trace in print mode", () => {
 		);
 		expect(visited.at(-1)?.to).toBe("idle");
 		const text = formatTrace(trace);
-		expect(text).toContain("postRun → retrying (always) attempt 1/3, delay 1ms");
-		expect(text).toContain("postRun → compacting.working (always) reason overflow, willRetry");
+		expect(text).toContain("postRun → retrying (always (2) [canRetry]) attempt 1/3, delay 1ms");
+		expect(text).toContain("postRun → compacting.working (always (3) [canRecoverOverflow]) reason overflow, willRetry");
 		// The one session of the run, from its first event; no temp file left next to the trace.
 		const sessions = (trace as unknown as { sessions: { sessionId: string; firstEvent: number }[] }).sessions;
 		expect(sessions).toHaveLength(1);
@@ -406,8 +406,8 @@ describe("settle trace <file>", () => {
 		const html = readFileSync(join(cli.dir, "run.trace.html"), "utf8");
 		expect(html.startsWith("<!doctype html>")).toBe(true);
 		expect(html).toContain("<title>run.trace.json: promptOperation + runtime lifecycle trace</title>");
-		expect(html).toContain("postRun → retrying (always) attempt 1/3, delay 1ms");
-		expect(html).toContain("postRun → compacting.working (always) reason overflow, willRetry");
+		expect(html).toContain("postRun → retrying (always (2) [canRetry]) attempt 1/3, delay 1ms");
+		expect(html).toContain("postRun → compacting.working (always (3) [canRecoverOverflow]) reason overflow, willRetry");
 
 		const custom = join(cli.dir, "viewer.html");
 		expect(cli.settle(["trace", traceFile, "-o", custom])).toEqual({ code: 0, stdout: `${custom}\n`, stderr: "" });
@@ -444,7 +444,7 @@ describe("settle trace <file>", () => {
 			const traceFile = join(cli.dir, "bundled.json");
 			expect(bin(["--faux", "-p", "hello", "--trace", traceFile])).toEqual({ code: 0, stdout: "hello\n", stderr: "" });
 			expect(bin(["trace", traceFile])).toEqual({ code: 0, stdout: `${join(cli.dir, "bundled.html")}\n`, stderr: "" });
-			expect(readFileSync(join(cli.dir, "bundled.html"), "utf8")).toContain("idle → preflight (PROMPT)");
+			expect(readFileSync(join(cli.dir, "bundled.html"), "utf8")).toContain("idle → preflight (PROMPT (2))");
 		} finally {
 			pkg.remove();
 		}
@@ -470,5 +470,19 @@ describe("settle trace <file>", () => {
 			stderr: "Error: settle trace takes one trace file. Usage: settle trace <file> [-o out.html]\n",
 		});
 		expect(existsSync(join(cli.dir, "steps.html"))).toBe(false);
+	});
+
+	it("a session file (the run's JSONL, not its trace): exit 2, saying what it is and what renders it", () => {
+		expect(cli.settle(["--faux", "-p", "hello"])).toMatchObject({ code: 0, stdout: "hello\n" });
+		const sessions = join(cli.agentDir, "sessions");
+		const [folder] = readdirSync(sessions);
+		const [name] = readdirSync(join(sessions, folder!));
+		const session = join(sessions, folder!, name!);
+		expect(cli.settle(["trace", session])).toEqual({
+			code: 2,
+			stdout: "",
+			stderr: `Error: ${session} is a session file (JSONL: one entry per line), not a lifecycle trace; settle --export ${session} renders a session as HTML. Record one with settle --trace <file>.\n`,
+		});
+		expect(existsSync(session.replace(/\.jsonl$/, ".html"))).toBe(false);
 	});
 });

@@ -108,6 +108,13 @@ describe("examples stay runnable (the README quotes them)", { timeout: 150_000 }
 				"settling → idle",
 			]);
 			expect(stdout).toMatch(/^\+2000ms\s+state\s+retrying → running.working/m);
+			// Why each way: the guard, and how the run before it ended.
+			expect(stdout).toMatch(/^\+0ms\s+event\s+RUN_DONE error \(retryable\): 503 Service Unavailable$/m);
+			expect(stdout).toMatch(
+				/^\+0ms\s+state\s+postRun → retrying \(always \(2\) \[canRetry\]\) attempt 1\/3, delay 2000ms$/m,
+			);
+			expect(stdout).toMatch(/state\s+postRun → compacting.working \(always \(3\) \[canRecoverOverflow\]\)/);
+			expect(stdout).toContain('queued followUp "And in watch mode?" in retrying: delivered in run 3 (compaction)');
 			expect(stdout).toMatch(/compaction: overflow, summary of \d+ tokens, re-ran: true/);
 			const trace = await loadTrace(join(outDir, "retry-compaction.trace.json"));
 			expect(trace.machine).toBe("promptOperation");

@@ -44,6 +44,23 @@ describe("lifecycle inspection of the prompt-operation machine", () => {
 			"settling (BEFORE_SETTLE_DONE)",
 			"idle (SETTLE_DONE)",
 		]);
+		// Which decision sent the machine each way: the transition's source, rank and guard, as the diagram labels it.
+		expect(states(events)[0]?.transition).toBeUndefined();
+		expect(states(events).find((e) => e.to === "postRun")?.transition).toEqual({ source: "running" });
+		expect(
+			states(events)
+				.filter((e) => e.from === "postRun")
+				.map((e) => [e.to, e.transition]),
+		).toEqual([
+			["retrying", { source: "postRun", priority: 2, guard: "canRetry" }],
+			["compacting.working", { source: "postRun", priority: 3, guard: "canRecoverOverflow" }],
+			["beforeSettle.working", { source: "postRun", priority: 9 }],
+		]);
+		expect(states(events).find((e) => e.from === "compacting.working")?.transition).toEqual({
+			source: "compacting",
+			priority: 3,
+			guard: "compactedForRetry",
+		});
 		const retrying = states(events).find((e) => e.to === "retrying");
 		expect(retrying?.details).toMatchObject({ operationId: 1, retryAttempt: 1, maxRetries: 3, retryDelayMs: 2000 });
 		expect(retrying?.at).toBe(0);
@@ -98,9 +115,11 @@ describe("lifecycle inspection of the prompt-operation machine", () => {
 		expect(events.map((e) => e.seq)).toEqual(events.map((_, i) => i + 1));
 
 		const text = formatTrace(recorder.toJSON());
-		expect(text).toContain("postRun → retrying (always) attempt 1/3, delay 2000ms");
+		expect(text).toContain("postRun → retrying (always (2) [canRetry]) attempt 1/3, delay 2000ms");
 		expect(text).toContain("delay   retryDelay 2000ms scheduled in retrying");
-		expect(text).toContain("+2000ms  state   postRun → compacting.working (always) reason overflow, willRetry");
+		expect(text).toContain(
+			"+2000ms  state   postRun → compacting.working (always (3) [canRecoverOverflow]) reason overflow, willRetry",
+		);
 		expect(text).toContain("retrying → running.working (after retryDelay) run 2 (retry)");
 		// A trace survives JSON.
 		expect(JSON.parse(JSON.stringify(recorder))).toEqual(recorder.toJSON());

@@ -126,7 +126,9 @@ async function openPage(url: string) {
 		);
 	const selectedId = async () => Number(await page.locator("li.selected").getAttribute("data-id"));
 	const lastId = async () => Number(await page.locator("li[data-id]").last().getAttribute("data-id"));
-	return { page, problems, current, until, newestSelected, selectedId, lastId };
+	/** The label lines of the transition that led into the current state, as the diagram marks them. */
+	const taken = () => page.locator("text.edge-label.taken").allTextContents();
+	return { page, problems, current, until, newestSelected, selectedId, lastId, taken };
 }
 
 describe("the live inspector page", () => {
@@ -158,6 +160,8 @@ describe("the live inspector page", () => {
 		const { delayMs } = await h.nextEvent("auto_retry_start");
 		await view.until("promptOperation.retrying");
 		expect(await view.current()).toEqual(["promptOperation.retrying"]);
+		// The edge into it is marked with its label: the guard that chose a retry.
+		expect(await view.taken()).toEqual(["always (2) [canRetry]", "/ scheduleRetry"]);
 		// Session text is shown as text: no element made of it, nothing it says ran.
 		const prompt = view.page.locator("li.kind-event", { hasText: "PROMPT" }).last();
 		expect(await prompt.textContent()).toContain(MARKUP.replace(/"/g, '\\"'));
@@ -183,6 +187,10 @@ describe("the live inspector page", () => {
 		expect(await view.current()).toEqual(["promptOperation.compacting", "promptOperation.compacting.working"]);
 		await view.newestSelected();
 		expect(await view.page.locator("#follow").isVisible()).toBe(false);
+		expect((await view.taken())[0]).toBe("always (3) [canRecoverOverflow]");
+		// The retry's edge stays marked as walked; only the newest is the taken one.
+		expect(await view.page.locator("g.link.taken").count()).toBe(1);
+		expect(await view.page.locator("g.link.walked", { hasText: "[canRetry]" }).count()).toBe(1);
 
 		summary.release();
 		await done;

@@ -157,6 +157,16 @@ describe("renderTraceHtml", () => {
 			expect(await view.visited()).toEqual(["promptOperation.idle"]);
 			await view.page.keyboard.press("ArrowUp");
 			expect(await view.selected()).toBe(second - 1);
+			// Saved before transitions were recorded: no edge is marked taken, the lines read as they did,
+			// and the filter and the selected event's details work all the same.
+			expect(await view.page.locator("g.link.taken, text.edge-label.taken").count()).toBe(0);
+			expect(await view.page.locator("li.kind-state", { hasText: "settling → idle" }).first().textContent()).toMatch(
+				/settling → idle \(SETTLE_DONE\)$/,
+			);
+			await view.page.locator("#filter").fill("→ idle");
+			expect(await view.page.locator("#filtered li").count()).toBeGreaterThan(1);
+			await view.page.locator("#filtered li").first().click();
+			expect(JSON.parse((await view.page.locator("#detail").textContent()) ?? "")).toMatchObject({ kind: "state" });
 			expect(view.errors).toEqual([]);
 		} finally {
 			await view.close();

@@ -157,6 +157,58 @@ describe("formatLifecycleEvent", () => {
 		).toBe('+2500ms  emit    operation_settled {"aborted":false}');
 	});
 
+	it("names the transition taken as the diagram labels it, and a run's outcome in words", () => {
+		const base = { seq: 1, at: 0, machine: "promptOperation" };
+		const state = {
+			...base,
+			kind: "state" as const,
+			from: "postRun",
+			to: "compacting.working",
+			value: { compacting: "working" },
+			entered: ["compacting", "compacting.working"],
+			exited: ["postRun"],
+			trigger: "always",
+			details: { compactionReason: "overflow", willRetry: true },
+		};
+		expect(
+			formatLifecycleEvent({ ...state, transition: { source: "postRun", priority: 3, guard: "canRecoverOverflow" } }),
+		).toBe(
+			"+0ms     state   postRun → compacting.working (always (3) [canRecoverOverflow]) reason overflow, willRetry",
+		);
+		expect(
+			formatLifecycleEvent({
+				...state,
+				to: "beforeSettle.working",
+				details: {},
+				transition: { source: "postRun", priority: 9 },
+			}),
+		).toBe("+0ms     state   postRun → beforeSettle.working (always (9))");
+		// A trace saved before transitions were recorded reads as it did.
+		expect(formatLifecycleEvent({ ...state, details: {} })).toBe(
+			"+0ms     state   postRun → compacting.working (always)",
+		);
+		const runDone = (output: Record<string, JsonValue>) =>
+			formatLifecycleEvent({ ...base, kind: "event", type: "RUN_DONE", payload: { output } });
+		const outcome = { stopReason: "error", overThreshold: false, hasQueuedMessages: false, aborted: false };
+		expect(
+			runDone({
+				...outcome,
+				errorClass: "overflow",
+				hasQueuedMessages: true,
+				madeProgress: true,
+				errorMessage: `prompt is too long: ${"9".repeat(200)} tokens`,
+			}),
+		).toBe(
+			`+0ms     event   RUN_DONE error (overflow): prompt is too long: ${"9".repeat(200)} tokens · messages queued`,
+		);
+		expect(runDone({ ...outcome, errorClass: "retryable", errorMessage: "429", requestedDelayMs: 5000 })).toBe(
+			"+0ms     event   RUN_DONE error (retryable): 429 · Retry-After 5000ms",
+		);
+		expect(
+			runDone({ ...outcome, stopReason: "stop", errorClass: "none", overThreshold: true, madeProgress: false }),
+		).toBe("+0ms     event   RUN_DONE stop · over threshold · added nothing");
+	});
+
 	it("says a turn retry in words, like a summary retry, and a stopped actor as the actor itself", () => {
 		const base = { seq: 1, at: 2500, machine: "promptOperation", kind: "emitted" as const };
 		const events: { type: string; payload?: JsonValue }[] = [

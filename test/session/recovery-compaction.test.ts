@@ -286,7 +286,7 @@ describe("the pre-send check", () => {
 			.map((line) => line.slice(9));
 		const start = lines.indexOf('event   PRE_SEND_COMPACTION_START {"reason":"overflow"}');
 		const end = lines.indexOf("event   PRE_SEND_COMPACTION_END");
-		expect(lines.indexOf("state   idle → preflight (PROMPT)")).toBeLessThan(start);
+		expect(lines.indexOf("state   idle → preflight (PROMPT (2))")).toBeLessThan(start);
 		expect(start).toBeLessThan(end);
 		expect(end).toBeLessThan(lines.findIndex((line) => line.startsWith("state   preflight → running.working")));
 	});
