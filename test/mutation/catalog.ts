@@ -6877,6 +6877,201 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/lifetime/runtime-cycles.test.ts"],
 	},
+	{
+		id: "BH01",
+		file: "src/agent/agent-loop.ts",
+		description:
+			"the stream loop races every event against one abort promise for the whole response (events kept alive)",
+		edits: [
+			{
+				find: "\t\treturn new Promise((resolve, reject) => {\n\t\t\tthis.wakeOnAbort = resolve;\n\t\t\tnext.then(resolve, reject);\n\t\t});",
+				replace:
+					"\t\t// @ts-ignore\n\t\tthis.abortPromise ??= new Promise((resolve) => { this.wakeOnAbort = resolve; });\n\t\t// @ts-ignore\n\t\treturn Promise.race([next, this.abortPromise]);",
+			},
+		],
+		tests: ["test/lifetime/stream-events.test.ts"],
+	},
+	{
+		id: "BH02",
+		file: "src/cli/termination.ts",
+		description: "settle --json never waits for a slow reader",
+		edits: [
+			{
+				find: "|| !stdout.writableNeedDrain) return undefined;",
+				replace: "|| stdout.writableNeedDrain !== undefined) return undefined;",
+			},
+		],
+		tests: ["test/cli/ci-pipelines.test.ts"],
+	},
+	{
+		id: "BH03",
+		file: "src/cli/print-mode.ts",
+		description: "backpressure wait hooked to the public events instead of the agent's",
+		edits: [
+			{
+				find: "return session.agent.subscribe(() => room());",
+				replace: "return session.subscribe(() => room());",
+			},
+		],
+		tests: ["test/cli/ci-pipelines.test.ts"],
+	},
+	{
+		id: "BH04",
+		file: "src/cli/host.ts",
+		description: "an unusable session file exits 1 instead of 3",
+		edits: [
+			{
+				find: "fileProblem ? EXIT_SESSION_FILE : EXIT_FAILURE",
+				replace: "fileProblem ? EXIT_FAILURE : EXIT_FAILURE",
+			},
+		],
+		tests: ["test/cli/ci-pipelines.test.ts", "test/bad-input/cli.test.ts"],
+	},
+	{
+		id: "BH05",
+		file: "src/cli/main.ts",
+		description: "an extension's console.log reaches stdout in --json/-p/--rpc",
+		edits: [
+			{
+				find: "const restoreStdout = keepsStdout ? keepStdoutForSettle() : undefined;",
+				replace: "const restoreStdout = keepsStdout ? undefined : undefined;",
+			},
+		],
+		tests: ["test/cli/ci-pipelines.test.ts"],
+	},
+	{
+		id: "BH06",
+		file: "src/settings/paths.ts",
+		description: "the home folder is required even for a path without ~",
+		edits: [
+			{
+				find: '\tif (!trimmed.startsWith("~")) return trimmed;\n\tconst base = home ?? requireHome(trimmed);',
+				replace: '\tconst base = home ?? requireHome(trimmed);\n\tif (!trimmed.startsWith("~")) return trimmed;',
+			},
+		],
+		tests: ["test/cli/ci-pipelines.test.ts"],
+	},
+	{
+		id: "BH07",
+		file: "src/store/writer.ts",
+		description: "a session file that cannot be written is INTERNAL, not IO",
+		edits: [
+			{
+				find: '\t\t\t\t"IO",\n\t\t\t\t`Cannot write session file',
+				replace: '\t\t\t\t"INTERNAL",\n\t\t\t\t`Cannot write session file',
+			},
+		],
+		tests: ["test/cli/ci-pipelines.test.ts"],
+	},
+	{
+		id: "BH08",
+		file: "src/cli/print-mode.ts",
+		description: "a session file in use exits 1 instead of 5",
+		edits: [
+			{
+				find: "const failure = locked ? EXIT_SESSION_LOCKED : isKeyRefused(error) ? EXIT_AUTH : EXIT_FAILURE;",
+				replace: "const failure = locked ? EXIT_FAILURE : isKeyRefused(error) ? EXIT_AUTH : EXIT_FAILURE;",
+			},
+		],
+		tests: ["test/cli/ci-pipelines.test.ts"],
+	},
+	{
+		id: "BI01",
+		file: "src/inspect/lifecycle-inspector.ts",
+		description: "a taken transition's guard is not recorded",
+		edits: [
+			{
+				find: "if (guard !== undefined) taken.guard = guard;",
+				replace: "",
+			},
+		],
+		tests: ["test/inspect/lifecycle-inspector.test.ts", "test/inspect/debugging-a-bad-run.test.ts"],
+	},
+	{
+		id: "BI02",
+		file: "src/inspect/lifecycle-inspector.ts",
+		description: "a taken transition's rank is off by one",
+		edits: [
+			{
+				find: "if (index >= 0) taken.priority = index + 1;",
+				replace: "if (index >= 0) taken.priority = index;",
+			},
+		],
+		tests: ["test/inspect/lifecycle-inspector.test.ts", "test/inspect/debugging-a-bad-run.test.ts"],
+	},
+	{
+		id: "BI03",
+		file: "src/inspect/trace.ts",
+		description: "RUN_DONE's trace line drops the error",
+		edits: [
+			{
+				// biome-ignore lint/suspicious/noTemplateCurlyInString: the source text of a template literal
+				find: 'if (typeof o.errorMessage === "string") text += `: ${o.errorMessage}`;',
+				replace: "",
+			},
+		],
+		tests: ["test/inspect/trace.test.ts", "test/inspect/debugging-a-bad-run.test.ts"],
+	},
+	{
+		id: "BI04",
+		file: "src/inspect/trace-viewer.ts",
+		description: "the offline viewer marks no edge taken",
+		edits: [
+			{
+				find: "    taken = data.transitions[j];",
+				replace: "    taken = null;",
+			},
+		],
+		tests: ["test/inspect/debugging-a-bad-run.test.ts"],
+	},
+	{
+		id: "BI05",
+		file: "src/inspect/live-page.ts",
+		description: "the live page marks no edge taken",
+		edits: [
+			{
+				find: "  state.taken = rec.transition;",
+				replace: "  state.taken = null;",
+			},
+		],
+		tests: ["test/inspect/live-page.test.ts"],
+	},
+	{
+		id: "BI06",
+		file: "src/inspect/queue-history.ts",
+		description: "a delivery is paired with the wrong queued message",
+		edits: [
+			{
+				find: "const message = inQueue.find((m) => m.text === change.text) ?? inQueue[0];",
+				replace: "const message = inQueue[inQueue.length - 1];",
+			},
+		],
+		tests: ["test/inspect/debugging-a-bad-run.test.ts"],
+	},
+	{
+		id: "BI07",
+		file: "src/session/compaction-runner.ts",
+		description: "a compaction with nothing to compact does not say why",
+		edits: [
+			{
+				find: 'if (!preparation) return { ...notCompacted(), skipped: "nothing_to_compact" };',
+				replace: "if (!preparation) return notCompacted();",
+			},
+		],
+		tests: ["test/inspect/debugging-a-bad-run.test.ts"],
+	},
+	{
+		id: "BI08",
+		file: "src/inspect/trace-viewer.ts",
+		description: "\u2191/\u2193 ignore the viewer's filter",
+		edits: [
+			{
+				find: "    if (matching && !matched.has(j)) continue;",
+				replace: "",
+			},
+		],
+		tests: ["test/inspect/debugging-a-bad-run.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
