@@ -11,6 +11,7 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { RpcClient } from "../../src/rpc/index.js";
 import { cliCommand, runSettle, useCliProject } from "./helpers.js";
+import { Repl } from "./interactive.helpers.js";
 import { makeDiffDirs, runPiCli } from "./pi-diff-process.js";
 
 const cli = useCliProject("settle-overflow-");
@@ -144,6 +145,19 @@ describe("settle --json and --rpc: agent_settled says the prompt got no answer",
 		const again = await rpc.promptAndWait("shorter");
 		expect(again.at(-1)).toEqual({ type: "agent_settled" });
 		expect(await rpc.getLastAssistantText()).toBe("shorter");
+	});
+});
+
+describe("settle -i: the chat says the prompt got no answer and what to do", () => {
+	it("after the provider's error line, then the next prompt is answered", async () => {
+		const chat = new Repl(["--faux-script", script([OVERFLOW]), "--no-session", "hello"], {
+			cwd: cli.project,
+			agentDir: cli.agentDir,
+		});
+		const shown = await chat.idle(0, `${NOTHING}.`);
+		expect(shown).toContain(`Error: ${OVERFLOW.errorMessage}\n${UNANSWERED} and ${NOTHING}.`);
+		expect(await chat.say("shorter", "shorter\n")).not.toContain("got no answer");
+		expect(await chat.end()).toBe(0);
 	});
 });
 
