@@ -78,7 +78,8 @@ export function extensionErrorLine(
 
 /**
  * Runs `messages` and prints. Returns the exit code: 1 when the last answer is an error or was
- * aborted (its message on stderr), or a prompt was rejected.
+ * aborted (its message on stderr), the last prompt got no answer (`agent_settled.errorMessage`: an
+ * overflow compaction could not recover; pi prints nothing and exits 0 there), or a prompt was rejected.
  */
 export async function runPrintMode(
 	runtime: AgentSessionRuntime,
