@@ -252,6 +252,8 @@ export class TranscriptPrinter {
 			}
 			case "agent_settled":
 				this.endBlock();
+				// The prompt got no answer (an overflow compaction could not recover): say what to do.
+				if (event.errorMessage) this.line(s.red(oneLineText(event.errorMessage)));
 				return;
 			default:
 				return;

@@ -78,7 +78,8 @@ export function extensionErrorLine(
 
 /**
  * Runs `messages` and prints. Returns the exit code: 1 when the last answer is an error or was
- * aborted (its message on stderr), or a prompt was rejected.
+ * aborted (its message on stderr), the last prompt got no answer (`agent_settled.errorMessage`: an
+ * overflow compaction could not recover; pi prints nothing and exits 0 there), or a prompt was rejected.
  */
 export async function runPrintMode(
 	runtime: AgentSessionRuntime,
@@ -93,14 +94,21 @@ export async function runPrintMode(
 	const json = options.mode === "json";
 	let unsubscribe: (() => void) | undefined;
 	let unwait: (() => void) | undefined;
+	// The last prompt got no answer and its context holds no error that says so (an overflow that
+	// could not be compacted): agent_settled carries the text.
+	let unanswered: string | undefined;
 	const bind = async (session: AgentSession) => {
 		await bindForCli(session, json ? "json" : "print", out);
 		unsubscribe?.();
 		unwait?.();
 		if (json) unwait = waitForReader(session, out);
 		unsubscribe = json
-			? session.subscribe((event) => out.stdout(`${JSON.stringify(event)}\n`))
+			? session.subscribe((event) => {
+					if (event.type === "agent_settled") unanswered = event.errorMessage;
+					out.stdout(`${JSON.stringify(event)}\n`);
+				})
 			: session.subscribe((event) => {
+					if (event.type === "agent_settled") unanswered = event.errorMessage;
 					// A backoff is silent seconds before the answer (or the error): say what is waited for.
 					if (event.type === "auto_retry_start") {
 						out.stderr(
@@ -119,6 +127,7 @@ export async function runPrintMode(
 		await bind(runtime.session);
 		for (const [index, message] of options.messages.entries()) {
 			const images = index === 0 && options.images?.length ? { images: [...options.images] } : undefined;
+			unanswered = undefined;
 			await runtime.session.prompt(message, images);
 			// A command may have started a run with pi.sendUserMessage: its answer is this prompt's.
 			await runtime.session.waitForExtensionRuns();
@@ -131,6 +140,11 @@ export async function runPrintMode(
 		const locked =
 			error === undefined ? undefined : sessionLockedForCli(error, "so this run stopped before writing to it");
 		const failure = locked ? EXIT_SESSION_LOCKED : isKeyRefused(error) ? EXIT_AUTH : EXIT_FAILURE;
+		if (unanswered !== undefined && !failed) {
+			// pi prints nothing and exits 0 here: a script could not tell the prompt went unanswered.
+			if (!json) out.stderr(`Error: ${unanswered}\n`);
+			return EXIT_FAILURE;
+		}
 		if (json) return failed ? failure : EXIT_OK;
 		if (!last) return EXIT_OK;
 		if (failed) {

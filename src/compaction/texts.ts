@@ -47,3 +47,29 @@ export function compactionFailureMessage(reason: "overflow" | "threshold" | "man
 	if (reason === "threshold") return `Auto-compaction failed: ${message}`;
 	return `Compaction failed: ${message}`;
 }
+
+/**
+ * `agent_settled.errorMessage` when a request overflowed the context and overflow recovery could
+ * not compact it, so the prompt got no answer (the failed response was already edited out of the
+ * context, as pi does): says what happened and what to do. `overflow`: the provider's error text.
+ *
+ * @example
+ * ```ts
+ * unansweredOverflowMessage("prompt is too long: 250000 tokens > 200000 maximum", { skipped: "nothing_to_compact" });
+ * // "The prompt got no answer: the context is too long for the model (prompt is too long: …) and there is nothing to compact …"
+ * ```
+ */
+export function unansweredOverflowMessage(
+	overflow: string | undefined,
+	why: { skipped?: "no_model" | "nothing_to_compact"; cancelled?: boolean; errorMessage?: string },
+): string {
+	const cause =
+		why.skipped === "nothing_to_compact"
+			? "there is nothing to compact (all of it is within compaction.keepRecentTokens)"
+			: why.skipped === "no_model"
+				? "there is no model to compact it with"
+				: why.cancelled
+					? "its compaction was cancelled"
+					: `compacting it failed${why.errorMessage ? ` (${why.errorMessage})` : ""}`;
+	return `The prompt got no answer: the context is too long for the model${overflow ? ` (${overflow})` : ""} and ${cause}. Shorten the prompt or what it attaches, start a new session, or switch to a model with a larger context window.`;
+}

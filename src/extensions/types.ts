@@ -649,6 +649,11 @@ export interface AgentEndEvent {
 /** `agent_settled`: the operation is over (retries, compaction and queued messages included); emitted once per prompt. */
 export interface AgentSettledEvent {
 	type: "agent_settled";
+	/**
+	 * Set when the prompt got no answer and the context holds no error saying so: its request
+	 * overflowed the context and overflow recovery could not compact it. Says what happened and what to do.
+	 */
+	errorMessage?: string;
 }
 
 /** `turn_start`: a turn (one model request and its tool calls) began. */

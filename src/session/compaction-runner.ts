@@ -45,6 +45,18 @@ export async function runCompaction(s: SessionInternals, input: CompactionInput)
 		const customInstructions = (input.payload as ManualCompactionPayload | undefined)?.customInstructions;
 		return runManualCompaction(s, customInstructions);
 	}
+	const output = await runAutoCompaction(s, input);
+	// Overflow recovery that could not compact: the failed response is out of the context and
+	// nothing re-runs, so the prompt got no answer; agent_settled says so (else print mode says nothing).
+	if (input.willRetry && !output.compacted) {
+		const overflow = s.scratch.lastAssistant?.errorMessage;
+		const texts = await import("../compaction/texts.js");
+		s.scratch.unanswered = texts.unansweredOverflowMessage(overflow, output);
+	}
+	return output;
+}
+
+async function runAutoCompaction(s: SessionInternals, input: CompactionInput): Promise<CompactionOutput> {
 	const model = s.model();
 	const notCompacted = (): CompactionOutput => ({ compacted: false, continue: s.agent.hasQueuedMessages() });
 	// A trace shows why an automatic compaction did not start (no events are emitted for it).

@@ -20,7 +20,15 @@ export type SessionAgentEndEvent = Extract<AgentEvent, { type: "agent_end" }> & 
 /** Events only the session emits. */
 export type SessionOwnEvent =
 	/** Once per started operation, after all automatic continuation (C.2). */
-	| { type: "agent_settled" }
+	| {
+			type: "agent_settled";
+			/**
+			 * Set when the prompt got no answer and the context holds no error saying so: its request
+			 * overflowed the context and overflow recovery could not compact it (nothing to compact, no
+			 * model, the compaction failed or was cancelled). Says what happened and what to do.
+			 */
+			errorMessage?: string;
+	  }
 	/** Copies of the display lists of queued steering / follow-up texts (C.6). */
 	| { type: "queue_update"; steering: string[]; followUp: string[] }
 	| { type: "compaction_start"; reason: CompactionReason }

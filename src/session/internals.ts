@@ -40,6 +40,12 @@ export interface OperationScratch {
 	promptSystemMessage: SystemMessage | undefined;
 	/** `abort()` arrived while the `agent_before_settle` boundary ran. */
 	boundaryAborted: boolean;
+	/**
+	 * Set when this operation's last request overflowed and overflow recovery could not compact
+	 * (the failed response is already out of the context): `agent_settled.errorMessage`. A later
+	 * run of the operation clears it.
+	 */
+	unanswered: string | undefined;
 	/** Abort handle of the running compaction. */
 	compactionController: AbortController | undefined;
 	/** Resumes the request preparation waiting for its compaction (`request_compaction_done`, or dispose). */
@@ -70,6 +76,7 @@ export function createOperationScratch(): OperationScratch {
 		forcedSystemPrompt: undefined,
 		promptSystemMessage: undefined,
 		boundaryAborted: false,
+		unanswered: undefined,
 		compactionController: undefined,
 		requestCompactionDone: undefined,
 		preflightAbort: undefined,

@@ -143,17 +143,20 @@ export function answerMachineRequests(actor: PromptOperationActor, s: SessionInt
 	});
 	actor.on("settle_requested", () => {
 		settleOperation(s);
+		const settled: { type: "agent_settled"; errorMessage?: string } = { type: "agent_settled" };
+		if (s.scratch.unanswered !== undefined) settled.errorMessage = s.scratch.unanswered;
+		s.scratch.unanswered = undefined;
 		// pi's emitAgentSettled tells the cache warmer first: `streaming` mode stops, `idle` keeps warming.
 		s.cacheWarmer?.onAgentSettled();
 		if (!s.runner().hasHandlers("agent_settled")) {
-			s.events.emit({ type: "agent_settled" });
+			s.events.emit(settled);
 			send({ type: "SETTLE_DONE" });
 			return;
 		}
 		answer(
 			withinDispatch(s, async () => {
-				await s.runner().emit({ type: "agent_settled" });
-				s.events.emit({ type: "agent_settled" });
+				await s.runner().emit({ ...settled });
+				s.events.emit(settled);
 			}),
 			() => ({ type: "SETTLE_DONE" }),
 			(error) => ({ type: "SETTLE_FAILED", error }),
@@ -178,6 +181,8 @@ function startRun(s: SessionInternals, input: RunInput): Promise<void> | undefin
 	s.scratch.lastAssistant = undefined;
 	s.scratch.turnToolResults = [];
 	s.scratch.runMessageCount = 0;
+	// This run may answer (a queued message after an unrecoverable overflow).
+	s.scratch.unanswered = undefined;
 	if (input.mode === "prompt" && Array.isArray(input.payload)) {
 		s.beforeRun();
 		return s.agent.prompt(input.payload as AgentMessage[]);

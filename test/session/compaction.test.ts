@@ -153,6 +153,38 @@ describe("session_before_compact", () => {
 	});
 });
 
+describe("an overflow compaction cannot recover: agent_settled.errorMessage", () => {
+	it("nothing to compact: prompt() resolves, the context ends with the prompt, agent_settled says it got no answer", async () => {
+		h = await createHarness({ persistence: "disk" });
+		h.setResponses([overflow()]);
+		await h.session.prompt("hello");
+		expect(h.session.messages.at(-1)).toMatchObject({ role: "user" });
+		expect(labels(h).filter((label) => label.startsWith("compaction"))).toEqual([]);
+		const settled = h.eventsOfType("agent_settled");
+		expect(settled).toHaveLength(1);
+		expect(settled[0]?.errorMessage).toBe(
+			`The prompt got no answer: the context is too long for the model (${OVERFLOW}) and there is nothing to compact (all of it is within compaction.keepRecentTokens). Shorten the prompt or what it attaches, start a new session, or switch to a model with a larger context window.`,
+		);
+		// The next operation is answered: its agent_settled carries nothing.
+		h.setResponses([fauxAssistantMessage("short answer")]);
+		await h.session.prompt("shorter");
+		expect(h.eventsOfType("agent_settled").at(-1)).toEqual({ type: "agent_settled" });
+	});
+
+	it("extensions' agent_settled gets the same errorMessage", async () => {
+		const seen: (string | undefined)[] = [];
+		h = await createHarness({
+			extensionFactories: [
+				(pi: ExtensionAPI) => void pi.on("agent_settled", (event) => void seen.push(event.errorMessage)),
+			],
+		});
+		h.setResponses([overflow(), fauxAssistantMessage("ok")]);
+		await h.session.prompt("hello");
+		await h.session.prompt("again");
+		expect(seen).toEqual([expect.stringContaining("there is nothing to compact"), undefined]);
+	});
+});
+
 describe("manual compact()", () => {
 	it("summarizes, reports compaction_start/end(manual) and returns the result", async () => {
 		h = await createHarness({ persistence: "disk", settings: { compaction: { keepRecentTokens: 1 } } });
