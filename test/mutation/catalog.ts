@@ -7072,6 +7072,78 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/inspect/debugging-a-bad-run.test.ts"],
 	},
+	{
+		id: "BJ01",
+		file: "src/cli/print-mode.ts",
+		description: "an unanswered prompt only fails when the last answer failed",
+		edits: [
+			{
+				find: "if (unanswered !== undefined && !failed) {",
+				replace: "if (unanswered !== undefined && failed) {",
+			},
+		],
+		tests: ["test/cli/overflow-unanswered.test.ts"],
+	},
+	{
+		id: "BJ02",
+		file: "src/session/compaction-runner.ts",
+		description: "only skipped overflow compactions leave the prompt unanswered, not failed ones",
+		edits: [
+			{
+				find: "if (input.willRetry && !output.compacted) {",
+				replace: "if (input.willRetry && output.skipped !== undefined) {",
+			},
+		],
+		tests: ["test/cli/overflow-unanswered.test.ts"],
+	},
+	{
+		id: "BJ03",
+		file: "src/session/operation-actors.ts",
+		description: "agent_settled never carries errorMessage",
+		edits: [
+			{
+				find: "if (s.scratch.unanswered !== undefined) settled.errorMessage = s.scratch.unanswered;",
+				replace: "",
+			},
+		],
+		tests: ["test/session/compaction.test.ts", "test/cli/overflow-unanswered.test.ts"],
+	},
+	{
+		id: "BJ04",
+		file: "src/session/operation-actors.ts",
+		description: "extensions get a bare agent_settled",
+		edits: [
+			{
+				find: "await s.runner().emit({ ...settled });",
+				replace: 'await s.runner().emit({ type: "agent_settled" });',
+			},
+		],
+		tests: ["test/session/compaction.test.ts"],
+	},
+	{
+		id: "BJ05",
+		file: "src/compaction/texts.ts",
+		description: "the unanswered-overflow text names the wrong cause",
+		edits: [
+			{
+				find: 'why.skipped === "nothing_to_compact"',
+				replace: 'why.skipped === "no_model"',
+			},
+		],
+		tests: ["test/session/compaction.test.ts", "test/cli/overflow-unanswered.test.ts"],
+	},
+	{
+		id: "BJ06",
+		file: "src/cli/interactive-render.ts",
+		description: "the chat shows no line for an unanswered prompt",
+		edits: [
+			{
+				find: "if (event.errorMessage) this.line(s.red(oneLineText(event.errorMessage)));",
+				replace: "",
+			},
+		],
+		tests: ["test/cli/overflow-unanswered.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
