@@ -498,9 +498,9 @@ export const MUTANTS: Mutant[] = [
 		description: "agent_settled twice (no handlers)",
 		edits: [
 			{
-				find: 's.events.emit({ type: "agent_settled" });',
-				replace: 's.events.emit({ type: "agent_settled" }); s.events.emit({ type: "agent_settled" });',
-				after: 'actor.on("settle_requested", () => {',
+				find: "s.events.emit(settled);",
+				replace: "s.events.emit(settled); s.events.emit(settled);",
+				after: 'if (!s.runner().hasHandlers("agent_settled")) {',
 			},
 		],
 		tests: ["test/session", "test/recovery", "test/agent"],
