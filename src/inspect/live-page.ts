@@ -6,6 +6,8 @@
  */
 import { createHash } from "node:crypto";
 import type { AnyStateMachine } from "xstate";
+import type { LifecycleInspectionEvent } from "./lifecycle-inspector.js";
+import { QUEUE_HISTORY_JS } from "./queue-history.js";
 import { diagramSections, machineTabs, viewerStyle } from "./trace-viewer.js";
 
 /** What the server sends for one event (`data:` of an SSE `lifecycle` message). */
@@ -21,6 +23,10 @@ export interface LiveEventMessage {
 	start: boolean;
 	/** The transition a state event took (`takenTransitionKey`), to mark its edge; null otherwise. */
 	transition: string | null;
+	/** The event whole (the line cuts long payloads): the detail pane shows it, the queue panel reads it. */
+	event: LifecycleInspectionEvent;
+	/** The `at` the stream's times are relative to (its first event's). */
+	origin: number;
 }
 
 /**
@@ -34,10 +40,17 @@ export interface LiveSlowMessage {
 	limit: number;
 }
 
-/** Page behaviour: follow the newest event until the user steps back; the server's notices (dropped ids, slow, end). */
+/**
+ * Page behaviour: follow the newest event until the user steps back; the selected event whole; the
+ * queued messages and their fates (the offline viewer's pairing rule, run here: QUEUE_HISTORY_JS);
+ * the server's notices (dropped ids, slow, end).
+ */
 const LIVE_JS = `"use strict";
+${QUEUE_HISTORY_JS}
 const MAX = 10000;
 const list = document.getElementById("events");
+const detail = document.getElementById("detail");
+const queuePanel = document.getElementById("queue");
 const statusText = document.getElementById("status");
 const countText = document.getElementById("count");
 const droppedText = document.getElementById("dropped");
@@ -60,6 +73,9 @@ let selected = -1;
 let following = true;
 let lastId = 0;
 let dropped = 0;
+let origin = 0;
+// Set by a queue change (added or dropped): the panel is drawn again on the next frame.
+let queueChanged = false;
 const ids = (machine, path) => path.split(".").map((_, i, parts) => machine + "." + parts.slice(0, i + 1).join("."));
 // The states visited and the edges walked; the current state and the edge into it (its label: the guard that chose it).
 function paint(current, visited, taken, walked) {
@@ -109,6 +125,7 @@ function highlight(i) {
   if (recs[i]) {
     recs[i].li.classList.add("selected");
     recs[i].li.scrollIntoView({ block: "nearest" });
+    detail.textContent = JSON.stringify(recs[i].event, null, 2);
   }
 }
 function setFollowing(on) {
@@ -167,7 +184,9 @@ function add(id, message) {
     if (message.machine !== shown) li.classList.add("other");
   }
   li.append(message.line);
-  const rec = { id, machine: message.machine, state: message.state, start: message.start, transition: message.transition ?? null, li };
+  const rec = { id, machine: message.machine, state: message.state, start: message.start, transition: message.transition ?? null, event: message.event, li };
+  origin = message.origin;
+  if (isQueueChange(rec)) queueChanged = true;
   li.addEventListener("click", () => select(recs.indexOf(rec)));
   list.append(li);
   recs.push(rec);
@@ -176,10 +195,37 @@ function add(id, message) {
     const gone = recs.shift();
     while (list.firstChild && list.firstChild !== gone.li) list.firstChild.remove();
     gone.li.remove();
+    if (isQueueChange(gone)) queueChanged = true;
     selected--;
     dropped++;
     showDropped();
   }
+}
+function isQueueChange(rec) {
+  return rec.event.kind === "emitted" && rec.event.type === "queue_changed";
+}
+// Each message queued among the events kept, and its fate so far (pending until delivered or cleared);
+// a click on where it was queued / delivered selects that event.
+function drawQueue() {
+  queueChanged = false;
+  const messages = pairQueuedMessages(recs.map((rec) => rec.event), undefined);
+  queuePanel.hidden = messages.length === 0;
+  queuePanel.querySelector("summary").textContent = queueSummaryText(messages, true);
+  const point = (text, index) => {
+    const span = document.createElement("span");
+    span.textContent = text;
+    const rec = recs[index];
+    span.dataset.i = String(rec.id);
+    span.addEventListener("click", () => select(recs.indexOf(rec)));
+    return span;
+  };
+  queuePanel.querySelector("ul").replaceChildren(...messages.map((m) => {
+    const text = queuedMessageText(m, origin, true);
+    const li = document.createElement("li");
+    li.className = "fate-" + m.fate;
+    li.append(point(text.queued, m.queued.index), " → ", m.settled ? point(text.fate, m.settled.index) : text.fate);
+    return li;
+  }));
 }
 // Painted once per frame, not once per event: a page that loads 10 000 events lays out once.
 let scheduled = false;
@@ -194,6 +240,7 @@ function schedule() {
 function update() {
   countText.textContent = recs.length + " events";
   tabs.forEach((b) => { b.textContent = b.dataset.machine + " · " + (counts.get(b.dataset.machine) || 0) + " events"; });
+  if (queueChanged) drawQueue();
   if (following) follow();
 }
 const source = new EventSource("events");
@@ -300,7 +347,11 @@ ${viewerStyle(tabbed)}${LIVE_CSS}</style>
 <div class="diagram">
 ${diagramSections(diagrams, shown)}
 </div>
+<div class="side">
+<details class="queue" id="queue" open hidden><summary></summary><ul></ul></details>
 <ol class="events" id="events"></ol>
+<pre class="detail" id="detail" aria-label="the selected event"></pre>
+</div>
 </main>
 <script>${LIVE_JS}</script>
 </body>

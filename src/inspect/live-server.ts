@@ -310,6 +310,8 @@ function mountInspector(
 			state: event.kind === "state" ? event.to : null,
 			start: event.kind === "state" && event.from === null,
 			transition: takenTransitionKey(event, event.machine),
+			event,
+			origin: origin ?? event.at,
 		};
 		return `id: ${id}\nevent: lifecycle\ndata: ${JSON.stringify(message)}\n\n`;
 	};

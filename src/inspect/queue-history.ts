@@ -65,6 +65,17 @@ export function queueHistory(
 		? trace
 		: (trace as LifecycleTrace | TraceRecorder).events;
 	const fallbackMachine = Array.isArray(trace) ? undefined : (trace as LifecycleTrace).machine;
+	return pairQueuedMessages(events, fallbackMachine);
+}
+
+/**
+ * The pairing rule itself. Self-contained — no name from outside it, no named inner function — because
+ * the live inspector page runs this very function: {@link QUEUE_HISTORY_JS} ships its source.
+ */
+function pairQueuedMessages(
+	events: readonly LifecycleInspectionEvent[],
+	fallbackMachine: string | undefined,
+): QueuedMessage[] {
 	const out: QueuedMessage[] = [];
 	/** Per machine: its state then, its open (pending) messages and its last deliveries (for `restored`). */
 	const actors = new Map<
@@ -92,26 +103,23 @@ export function queueHistory(
 			return;
 		}
 		if (event.kind !== "emitted" || event.type !== "queue_changed") return;
-		const change = queueChangeOf(event.payload);
-		if (!change) return;
+		const payload = event.payload;
+		if (!payload || typeof payload !== "object" || Array.isArray(payload)) return;
+		const { change, queue: rawQueue, text: rawText } = payload as { [key: string]: JsonValue };
+		const queue = rawQueue === "steering" || rawQueue === "followUp" ? rawQueue : undefined;
+		const text = typeof rawText === "string" ? rawText : undefined;
 		const point: TracePoint = { index, at: event.at, state: actor.state, ...(actor.run ? { run: actor.run } : {}) };
-		switch (change.change) {
+		switch (change) {
 			case "queued": {
-				if (!change.queue) return;
-				const message: QueuedMessage = {
-					machine,
-					queue: change.queue,
-					text: change.text ?? "",
-					queued: point,
-					fate: "pending",
-				};
+				if (!queue) return;
+				const message: QueuedMessage = { machine, queue, text: text ?? "", queued: point, fate: "pending" };
 				out.push(message);
 				actor.open.push(message);
 				return;
 			}
 			case "delivered": {
-				const inQueue = actor.open.filter((m) => m.queue === change.queue);
-				const message = inQueue.find((m) => m.text === change.text) ?? inQueue[0];
+				const inQueue = actor.open.filter((m) => m.queue === queue);
+				const message = inQueue.find((m) => m.text === text) ?? inQueue[0];
 				if (!message) return;
 				actor.open.splice(actor.open.indexOf(message), 1);
 				message.fate = "delivered";
@@ -120,7 +128,7 @@ export function queueHistory(
 				return;
 			}
 			case "restored": {
-				const message = actor.delivered.findLast((m) => m.queue === change.queue && m.text === change.text);
+				const message = actor.delivered.findLast((m) => m.queue === queue && m.text === text);
 				if (!message) return;
 				actor.delivered.splice(actor.delivered.indexOf(message), 1);
 				message.fate = "pending";
@@ -141,18 +149,44 @@ export function queueHistory(
 	return out;
 }
 
-interface QueueChangeLike {
-	change: "queued" | "delivered" | "cleared" | "restored";
-	queue?: "steering" | "followUp";
-	text?: string;
+/**
+ * How the viewers word one queued message (times relative to `origin`): where it was queued, and its
+ * fate. `live`: the session goes on, so a pending message is not yet delivered rather than never.
+ * Self-contained: the live page runs it too ({@link QUEUE_HISTORY_JS}).
+ */
+export function queuedMessageText(
+	message: QueuedMessage,
+	origin: number,
+	live = false,
+): { queued: string; fate: string } {
+	const where = (p: TracePoint) =>
+		`+${Math.round(p.at - origin)}ms in ${p.run !== undefined ? `run ${p.run}` : (p.state ?? "?")}`;
+	const what = `${message.queue === "steering" ? "steer" : "follow-up"} ${JSON.stringify(message.text)}`;
+	const restored = message.restored ? `, put back ${where(message.restored)}` : "";
+	const fate =
+		message.fate === "pending" || !message.settled
+			? live
+				? `pending${restored}: still queued`
+				: `never delivered${restored}: still queued when ${message.machine}'s part of the trace ends`
+			: `${message.fate} ${where(message.settled)}`;
+	return { queued: `${what} queued ${where(message.queued)}`, fate };
 }
 
-function queueChangeOf(payload: JsonValue | undefined): QueueChangeLike | undefined {
-	if (!payload || typeof payload !== "object" || Array.isArray(payload)) return undefined;
-	const { change, queue, text } = payload as { [key: string]: JsonValue };
-	if (change !== "queued" && change !== "delivered" && change !== "cleared" && change !== "restored") return undefined;
-	const out: QueueChangeLike = { change };
-	if (queue === "steering" || queue === "followUp") out.queue = queue;
-	if (typeof text === "string") out.text = text;
-	return out;
+/** The panel's heading: `Queued messages: 3 (2 delivered, 1 never delivered)`. Self-contained, as above. */
+export function queueSummaryText(messages: readonly QueuedMessage[], live = false): string {
+	const count = (fate: QueuedMessage["fate"]) => messages.filter((m) => m.fate === fate).length;
+	const parts = [`${count("delivered")} delivered`];
+	if (count("cleared")) parts.push(`${count("cleared")} cleared`);
+	if (count("pending")) parts.push(`${count("pending")} ${live ? "pending" : "never delivered"}`);
+	return `Queued messages: ${messages.length} (${parts.join(", ")})`;
 }
+
+/**
+ * The same three functions as page script, for the live inspector page (a constant: its hash is
+ * pinned in the page's CSP): `pairQueuedMessages(events, fallbackMachine)`, `queuedMessageText` and
+ * `queueSummaryText`. One pairing rule for the offline viewer, `queueHistory` and the live page.
+ */
+export const QUEUE_HISTORY_JS = `const pairQueuedMessages = (${pairQueuedMessages.toString()});
+const queuedMessageText = (${queuedMessageText.toString()});
+const queueSummaryText = (${queueSummaryText.toString()});
+`;

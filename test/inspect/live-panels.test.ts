@@ -1,0 +1,93 @@
+/**
+ * The live inspector page's debugging panels in real headless Chromium, on a real session (faux
+ * provider, simulated clock): the "Queued messages" panel follows a follow-up typed during a retry
+ * backoff from pending to delivered as it happens, and clicking an event shows it whole.
+ */
+import { afterEach, describe, expect, it } from "vitest";
+import { type InspectorServer, serveInspector } from "../../src/inspect/live-server.js";
+import { fauxAssistantMessage } from "../../src/llm/faux.js";
+import { createHarness, type Harness } from "../../src/testing/harness.js";
+import { launchChromium } from "./chromium.js";
+
+let h: Harness | undefined;
+let inspector: InspectorServer | undefined;
+let closeBrowser: (() => Promise<void>) | undefined;
+afterEach(async () => {
+	await closeBrowser?.();
+	await inspector?.close();
+	h?.cleanup();
+	closeBrowser = undefined;
+	inspector = undefined;
+	h = undefined;
+});
+
+describe("the live inspector page's panels", () => {
+	it("a follow-up queued during a retry backoff shows pending, then delivered in the run that delivers it; a click shows an event whole", async () => {
+		h = await createHarness({ simulatedClock: true, settings: { retry: { baseDelayMs: 250, maxRetries: 2 } } });
+		h.setResponses([
+			fauxAssistantMessage("", { stopReason: "error", errorMessage: "529 overloaded" }),
+			fauxAssistantMessage("answer after the retry"),
+			fauxAssistantMessage("the follow-up's answer"),
+		]);
+		inspector = await serveInspector(h.session);
+		const { browser, close } = await launchChromium();
+		closeBrowser = close;
+		const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+		const problems: string[] = [];
+		page.on("pageerror", (error) => problems.push(error.message));
+		page.on("console", (message) => {
+			if (message.type() === "error") problems.push(message.text());
+		});
+		await page.goto(inspector.url);
+		await page.locator("#status", { hasText: "live" }).waitFor();
+		// The panel and the detail pane are there; nothing queued yet: the panel is hidden.
+		expect(await page.locator("#queue").count()).toBe(1);
+		expect(await page.locator("#detail").count()).toBe(1);
+		expect(await page.locator("#queue").isVisible()).toBe(false);
+
+		const long = `fix the flaky test ${"and explain why ".repeat(20)}— the end`;
+		const done = h.session.prompt(long);
+		const { delayMs } = await h.nextEvent("auto_retry_start");
+		await h.session.followUp("then write the changelog");
+
+		// Queued in the backoff: pending, while the session waits on the simulated clock.
+		const summary = page.locator("#queue summary");
+		await summary.filter({ hasText: "1 pending" }).waitFor();
+		expect(await summary.textContent()).toBe("Queued messages: 1 (0 delivered, 1 pending)");
+		expect(await page.locator("#queue li").allTextContents()).toEqual([
+			'follow-up "then write the changelog" queued +0ms in retrying → pending: still queued',
+		]);
+		expect(await page.locator("#queue li.fate-pending").count()).toBe(1);
+
+		// The backoff ends: the follow-up is delivered, and the panel says in which run.
+		h.clock!.increment(delayMs);
+		await h.settle(done);
+		await summary.filter({ hasText: "1 delivered" }).waitFor();
+		expect(await summary.textContent()).toBe("Queued messages: 1 (1 delivered)");
+		const row = page.locator("#queue li");
+		// Run 2, the retry: the run after the backoff takes the follow-up (the simulated clock: +0ms, +250ms).
+		expect(await row.textContent()).toBe(
+			'follow-up "then write the changelog" queued +0ms in retrying → delivered +250ms in run 2 (retry)',
+		);
+		expect(await page.locator("#queue li.fate-delivered").count()).toBe(1);
+		// A click on "delivered" selects the event that delivered it, and shows it whole.
+		await row.locator("[data-i]").last().click();
+		expect(await page.locator("li.selected").textContent()).toContain(
+			'(delivered follow-up "then write the changelog")',
+		);
+		expect(JSON.parse((await page.locator("#detail").textContent()) ?? "")).toMatchObject({
+			kind: "emitted",
+			type: "queue_changed",
+			payload: { change: "delivered", queue: "followUp", text: "then write the changelog" },
+		});
+
+		// An event whose line is cut (long payload): clicking it shows the whole event.
+		const prompt = page.locator("li.kind-event", { hasText: "PROMPT" }).first();
+		expect(await prompt.textContent()).toMatch(/\.\.\.$/);
+		await prompt.click();
+		const shown = JSON.parse((await page.locator("#detail").textContent()) ?? "");
+		expect(shown).toMatchObject({ kind: "event", type: "PROMPT", machine: "promptOperation" });
+		expect(JSON.stringify(shown)).toContain(long);
+		expect(problems).toEqual([]);
+	});
+});
