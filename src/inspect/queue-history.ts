@@ -105,21 +105,30 @@ function pairQueuedMessages(
 		if (event.kind !== "emitted" || event.type !== "queue_changed") return;
 		const payload = event.payload;
 		if (!payload || typeof payload !== "object" || Array.isArray(payload)) return;
-		const { change, queue: rawQueue, text: rawText } = payload as { [key: string]: JsonValue };
-		const queue = rawQueue === "steering" || rawQueue === "followUp" ? rawQueue : undefined;
-		const text = typeof rawText === "string" ? rawText : undefined;
+		const { change: kind, queue, text } = payload as { [key: string]: JsonValue };
+		const change = {
+			change: kind,
+			queue: queue === "steering" || queue === "followUp" ? (queue as QueuedMessage["queue"]) : undefined,
+			text: typeof text === "string" ? text : undefined,
+		};
 		const point: TracePoint = { index, at: event.at, state: actor.state, ...(actor.run ? { run: actor.run } : {}) };
-		switch (change) {
+		switch (change.change) {
 			case "queued": {
-				if (!queue) return;
-				const message: QueuedMessage = { machine, queue, text: text ?? "", queued: point, fate: "pending" };
+				if (!change.queue) return;
+				const message: QueuedMessage = {
+					machine,
+					queue: change.queue,
+					text: change.text ?? "",
+					queued: point,
+					fate: "pending",
+				};
 				out.push(message);
 				actor.open.push(message);
 				return;
 			}
 			case "delivered": {
-				const inQueue = actor.open.filter((m) => m.queue === queue);
-				const message = inQueue.find((m) => m.text === text) ?? inQueue[0];
+				const inQueue = actor.open.filter((m) => m.queue === change.queue);
+				const message = inQueue.find((m) => m.text === change.text) ?? inQueue[0];
 				if (!message) return;
 				actor.open.splice(actor.open.indexOf(message), 1);
 				message.fate = "delivered";
@@ -128,7 +137,7 @@ function pairQueuedMessages(
 				return;
 			}
 			case "restored": {
-				const message = actor.delivered.findLast((m) => m.queue === queue && m.text === text);
+				const message = actor.delivered.findLast((m) => m.queue === change.queue && m.text === change.text);
 				if (!message) return;
 				actor.delivered.splice(actor.delivered.indexOf(message), 1);
 				message.fate = "pending";
