@@ -51,6 +51,9 @@ const MAX = 10000;
 const list = document.getElementById("events");
 const detail = document.getElementById("detail");
 const queuePanel = document.getElementById("queue");
+const filter = document.getElementById("filter");
+const matchesText = document.getElementById("matches");
+const filtered = document.getElementById("filtered");
 const statusText = document.getElementById("status");
 const countText = document.getElementById("count");
 const droppedText = document.getElementById("dropped");
@@ -76,6 +79,9 @@ let dropped = 0;
 let origin = 0;
 // Set by a queue change (added or dropped): the panel is drawn again on the next frame.
 let queueChanged = false;
+// The filter's lowercase |-separated texts (null: no filter); the matching events are shown as copies
+// in their own list, as the offline viewer does (hiding most of 10 000 lines costs the browser seconds).
+let wanted = null;
 const ids = (machine, path) => path.split(".").map((_, i, parts) => machine + "." + parts.slice(0, i + 1).join("."));
 // The states visited and the edges walked; the current state and the edge into it (its label: the guard that chose it).
 function paint(current, visited, taken, walked) {
@@ -125,6 +131,7 @@ function highlight(i) {
   if (recs[i]) {
     recs[i].li.classList.add("selected");
     recs[i].li.scrollIntoView({ block: "nearest" });
+    mirror(recs[i]);
     detail.textContent = JSON.stringify(recs[i].event, null, 2);
   }
 }
@@ -141,6 +148,7 @@ function select(i) {
 }
 function step(direction) {
   for (let j = selected + direction; j >= 0 && j < recs.length; j += direction) {
+    if (wanted && !recs[j].copy) continue;
     if (!tabbed || recs[j].machine === shown) return select(j);
   }
 }
@@ -189,6 +197,8 @@ function add(id, message) {
   if (isQueueChange(rec)) queueChanged = true;
   li.addEventListener("click", () => select(recs.indexOf(rec)));
   list.append(li);
+  rec.text = li.textContent.toLowerCase();
+  if (wanted) copyIfMatching(rec);
   recs.push(rec);
   apply(rec);
   if (recs.length > MAX) {
@@ -196,10 +206,44 @@ function add(id, message) {
     while (list.firstChild && list.firstChild !== gone.li) list.firstChild.remove();
     gone.li.remove();
     if (isQueueChange(gone)) queueChanged = true;
+    if (gone.copy) gone.copy.remove();
     selected--;
     dropped++;
     showDropped();
   }
+}
+function copyIfMatching(rec) {
+  rec.copy = undefined;
+  if (!wanted.some((t) => rec.text.includes(t))) return;
+  rec.copy = rec.li.cloneNode(true);
+  rec.copy.classList.remove("selected");
+  rec.copy.addEventListener("click", () => select(recs.indexOf(rec)));
+  filtered.append(rec.copy);
+}
+function applyFilter() {
+  const texts = filter.value.toLowerCase().split("|").map((t) => t.trim()).filter(Boolean);
+  wanted = texts.length ? texts : null;
+  filtered.replaceChildren();
+  recs.forEach((rec) => { rec.copy = undefined; });
+  if (wanted) recs.forEach(copyIfMatching);
+  list.hidden = wanted !== null;
+  filtered.hidden = wanted === null;
+  showMatches();
+  if (recs[selected]) {
+    recs[selected].li.scrollIntoView({ block: "nearest" });
+    mirror(recs[selected]);
+  }
+}
+// The filtered copy of the selected event follows the selection.
+function mirror(rec) {
+  if (!wanted) return;
+  for (const copy of filtered.querySelectorAll("li.selected")) copy.classList.remove("selected");
+  if (!rec.copy) return;
+  rec.copy.classList.add("selected");
+  rec.copy.scrollIntoView({ block: "nearest" });
+}
+function showMatches() {
+  matchesText.textContent = wanted ? filtered.children.length + " of " + recs.length + " events match" : "";
 }
 function isQueueChange(rec) {
   return rec.event.kind === "emitted" && rec.event.type === "queue_changed";
@@ -241,6 +285,7 @@ function update() {
   countText.textContent = recs.length + " events";
   tabs.forEach((b) => { b.textContent = b.dataset.machine + " · " + (counts.get(b.dataset.machine) || 0) + " events"; });
   if (queueChanged) drawQueue();
+  showMatches();
   if (following) follow();
 }
 const source = new EventSource("events");
@@ -295,6 +340,7 @@ source.addEventListener("end", (e) => {
   statusText.textContent = endText(JSON.parse(e.data));
 });
 followButton.addEventListener("click", follow);
+filter.addEventListener("input", applyFilter);
 tabs.forEach((b) => b.addEventListener("click", () => show(b.dataset.machine)));
 document.addEventListener("keydown", (e) => {
   if (e.key === "ArrowDown") { step(1); e.preventDefault(); }
@@ -342,7 +388,7 @@ export function renderLivePage(diagrams: readonly AnyStateMachine[], title: stri
 ${viewerStyle(tabbed)}${LIVE_CSS}</style>
 </head>
 <body>
-<header><h1>${escapeText(title)}</h1><div><span id="status">connecting…</span> · <span id="count">0 events</span><span id="dropped" hidden></span> · click an event or use ↑/↓, End follows${tabbed ? " (they step through the chosen machine's events)" : ""}<button type="button" id="follow" hidden>follow live ↓</button></div>${tabs}</header>
+<header><h1>${escapeText(title)}</h1><div><span id="status">connecting…</span> · <span id="count">0 events</span><span id="dropped" hidden></span> · click an event or use ↑/↓, End follows${tabbed ? " (they step through the chosen machine's events)" : ""} · <input type="search" id="filter" placeholder="filter: retry|compact|queue" aria-label="show only the events whose line contains this (| separates alternatives)"> <span id="matches"></span><button type="button" id="follow" hidden>follow live ↓</button></div>${tabs}</header>
 <main>
 <div class="diagram">
 ${diagramSections(diagrams, shown)}
@@ -350,6 +396,7 @@ ${diagramSections(diagrams, shown)}
 <div class="side">
 <details class="queue" id="queue" open hidden><summary></summary><ul></ul></details>
 <ol class="events" id="events"></ol>
+<ol class="events" id="filtered" hidden></ol>
 <pre class="detail" id="detail" aria-label="the selected event"></pre>
 </div>
 </main>

@@ -90,4 +90,50 @@ describe("the live inspector page's panels", () => {
 		expect(JSON.stringify(shown)).toContain(long);
 		expect(problems).toEqual([]);
 	});
+
+	it("the filter lists only the matching lines, adds matching lines as they arrive, and ↓ steps through the matches", async () => {
+		h = await createHarness();
+		h.setResponses([fauxAssistantMessage("one"), fauxAssistantMessage("two")]);
+		inspector = await serveInspector(h.session);
+		const { browser, close } = await launchChromium();
+		closeBrowser = close;
+		const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+		const problems: string[] = [];
+		page.on("pageerror", (error) => problems.push(error.message));
+		await page.goto(inspector.url);
+		await page.locator("#status", { hasText: "live" }).waitFor();
+		await h.session.prompt("one");
+		await page.locator("#events li.kind-emitted", { hasText: "operation_settled" }).waitFor();
+
+		expect(await page.locator("#filter").count()).toBe(1);
+		await page.locator("#filter").fill("operation_settled|nothing like this");
+		const copies = page.locator("#filtered li");
+		expect(await copies.allTextContents()).toEqual([expect.stringContaining("operation_settled")]);
+		expect(await page.locator("#events").isVisible()).toBe(false);
+		const total = await page.locator("#events li[data-id]").count();
+		expect(await page.locator("#matches").textContent()).toBe(`1 of ${total} events match`);
+
+		// A matching line that arrives while filtering is added to the matches.
+		await h.session.prompt("two");
+		await copies.nth(1).waitFor();
+		expect(await copies.count()).toBe(2);
+		await copies.first().click();
+		expect(JSON.parse((await page.locator("#detail").textContent()) ?? "")).toMatchObject({
+			kind: "emitted",
+			type: "operation_settled",
+		});
+		const first = Number(await page.locator("#events li.selected").getAttribute("data-id"));
+		// ↓ goes to the next match, past the lines the filter hides.
+		await page.keyboard.press("ArrowDown");
+		const second = Number(await page.locator("#events li.selected").getAttribute("data-id"));
+		expect(second).toBeGreaterThan(first + 1);
+		expect(await page.locator("#events li.selected").textContent()).toContain("operation_settled");
+		expect(await copies.nth(1).getAttribute("class")).toContain("selected");
+
+		await page.locator("#filter").fill("");
+		expect(await page.locator("#events").isVisible()).toBe(true);
+		expect(await page.locator("#filtered").isVisible()).toBe(false);
+		expect(await page.locator("#matches").textContent()).toBe("");
+		expect(problems).toEqual([]);
+	});
 });
