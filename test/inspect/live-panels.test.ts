@@ -91,6 +91,37 @@ describe("the live inspector page's panels", () => {
 		expect(problems).toEqual([]);
 	});
 
+	it("a steer cleared during the backoff goes from pending to cleared, where it was cleared", async () => {
+		h = await createHarness({ simulatedClock: true, settings: { retry: { baseDelayMs: 250, maxRetries: 2 } } });
+		h.setResponses([
+			fauxAssistantMessage("", { stopReason: "error", errorMessage: "529 overloaded" }),
+			fauxAssistantMessage("answer after the retry"),
+		]);
+		inspector = await serveInspector(h.session);
+		const { browser, close } = await launchChromium();
+		closeBrowser = close;
+		const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+		const problems: string[] = [];
+		page.on("pageerror", (error) => problems.push(error.message));
+		await page.goto(inspector.url);
+		await page.locator("#status", { hasText: "live" }).waitFor();
+		expect(await page.locator("#queue").count()).toBe(1);
+		const done = h.session.prompt("deploy it");
+		const { delayMs } = await h.nextEvent("auto_retry_start");
+		await h.session.steer("not to production");
+		const summary = page.locator("#queue summary");
+		await summary.filter({ hasText: "1 pending" }).waitFor();
+		h.session.clearQueue();
+		await summary.filter({ hasText: "1 cleared" }).waitFor();
+		expect(await summary.textContent()).toBe("Queued messages: 1 (0 delivered, 1 cleared)");
+		expect(await page.locator("#queue li.fate-cleared").textContent()).toBe(
+			'steer "not to production" queued +0ms in retrying → cleared +0ms in retrying',
+		);
+		h.clock!.increment(delayMs);
+		await h.settle(done);
+		expect(problems).toEqual([]);
+	});
+
 	it("the filter lists only the matching lines, adds matching lines as they arrive, and ↓ steps through the matches", async () => {
 		h = await createHarness();
 		h.setResponses([fauxAssistantMessage("one"), fauxAssistantMessage("two")]);
