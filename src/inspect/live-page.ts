@@ -23,8 +23,11 @@ export interface LiveEventMessage {
 	start: boolean;
 	/** The transition a state event took (`takenTransitionKey`), to mark its edge; null otherwise. */
 	transition: string | null;
-	/** The event whole (the line cuts long payloads): the detail pane shows it, the queue panel reads it. */
-	event: LifecycleInspectionEvent;
+	/**
+	 * The event whole, for the events the queue panel reads (state changes, queue changes); the page
+	 * fetches any other one (`event?id=<id>`) when it is selected, for the detail pane.
+	 */
+	event?: LifecycleInspectionEvent;
 	/** The `at` the stream's times are relative to (its first event's). */
 	origin: number;
 }
@@ -132,8 +135,30 @@ function highlight(i) {
     recs[i].li.classList.add("selected");
     recs[i].li.scrollIntoView({ block: "nearest" });
     mirror(recs[i]);
-    detail.textContent = JSON.stringify(recs[i].event, null, 2);
+    showDetail(recs[i]);
   }
+}
+// The selected event whole; while following live, a hint instead (not a request per new event).
+function showDetail(rec) {
+  if (following) {
+    detail.textContent = "select an event (click, ↑/↓) to see it whole";
+    return;
+  }
+  if (rec.event) {
+    detail.textContent = JSON.stringify(rec.event, null, 2);
+    return;
+  }
+  detail.textContent = "loading event " + rec.id + "…";
+  fetch("event?id=" + rec.id)
+    .then((response) => (response.ok ? response.json() : null))
+    .catch(() => null)
+    .then((event) => {
+      if (event) rec.event = event;
+      if (recs[selected] !== rec) return;
+      detail.textContent = event
+        ? JSON.stringify(event, null, 2)
+        : "event " + rec.id + " is no longer available (the server keeps only the newest events, while it runs)";
+    });
 }
 function setFollowing(on) {
   following = on;
@@ -246,19 +271,20 @@ function showMatches() {
   matchesText.textContent = wanted ? filtered.children.length + " of " + recs.length + " events match" : "";
 }
 function isQueueChange(rec) {
-  return rec.event.kind === "emitted" && rec.event.type === "queue_changed";
+  return rec.event !== undefined && rec.event.kind === "emitted" && rec.event.type === "queue_changed";
 }
 // Each message queued among the events kept, and its fate so far (pending until delivered or cleared);
 // a click on where it was queued / delivered selects that event.
 function drawQueue() {
   queueChanged = false;
-  const messages = pairQueuedMessages(recs.map((rec) => rec.event), undefined);
+  const carried = recs.filter((rec) => rec.event);
+  const messages = pairQueuedMessages(carried.map((rec) => rec.event), undefined);
   queuePanel.hidden = messages.length === 0;
   queuePanel.querySelector("summary").textContent = queueSummaryText(messages, true);
   const point = (text, index) => {
     const span = document.createElement("span");
     span.textContent = text;
-    const rec = recs[index];
+    const rec = carried[index];
     span.dataset.i = String(rec.id);
     span.addEventListener("click", () => select(recs.indexOf(rec)));
     return span;

@@ -310,9 +310,11 @@ function mountInspector(
 			state: event.kind === "state" ? event.to : null,
 			start: event.kind === "state" && event.from === null,
 			transition: takenTransitionKey(event, event.machine),
-			event,
 			origin: origin ?? event.at,
 		};
+		// Whole only where the queue panel reads it: the rest is fetched when selected (`event?id=`),
+		// so the stream stays near its old size (a slow page is dropped by bytes).
+		if (event.kind === "state" || (event.kind === "emitted" && event.type === "queue_changed")) message.event = event;
 		return `id: ${id}\nevent: lifecycle\ndata: ${JSON.stringify(message)}\n\n`;
 	};
 	const send = (response: ServerResponse, text: string) => {
@@ -375,12 +377,29 @@ function mountInspector(
 			return true;
 		}
 		if (rest === "events") stream(request, response);
+		else if (rest === "event") sendEvent(request, response);
 		else reject(response, 404);
 		return true;
 	}
 	function tokenMatches(candidate: string): boolean {
 		const bytes = Buffer.from(candidate);
 		return bytes.length === tokenBytes.length && timingSafeEqual(bytes, tokenBytes);
+	}
+	/** `event?id=N`: one kept event whole, for the page's detail pane (the stream's lines cut long payloads); 404 once dropped. */
+	function sendEvent(request: IncomingMessage, response: ServerResponse): void {
+		const id = /[?&]id=(\d{1,15})(&|$)/.exec(request.url ?? "")?.[1];
+		const event = id === undefined ? undefined : window.get(Number(id));
+		if (!event) {
+			reject(response, 404);
+			return;
+		}
+		const body = JSON.stringify(event);
+		response.writeHead(200, {
+			...securityHeaders,
+			"content-type": "application/json; charset=utf-8",
+			"content-length": Buffer.byteLength(body),
+		});
+		response.end(request.method === "HEAD" ? undefined : body);
 	}
 	function stream(request: IncomingMessage, response: ServerResponse): void {
 		response.writeHead(200, { ...securityHeaders, "content-type": "text/event-stream; charset=utf-8" });

@@ -21,6 +21,20 @@ afterEach(async () => {
 	h = undefined;
 });
 
+/** Reads an SSE body up to the last kept event's `operation_settled` (the window is replayed at once). */
+async function readUntilSettled(body: ReadableStream<Uint8Array>): Promise<string> {
+	const reader = body.getReader();
+	const decoder = new TextDecoder();
+	let text = "";
+	while (!text.includes("operation_settled")) {
+		const { value, done } = await reader.read();
+		if (done) break;
+		text += decoder.decode(value, { stream: true });
+	}
+	await reader.cancel();
+	return text;
+}
+
 describe("the live inspector page's panels", () => {
 	it("a follow-up queued during a retry backoff shows pending, then delivered in the run that delivers it; a click shows an event whole", async () => {
 		h = await createHarness({ simulatedClock: true, settings: { retry: { baseDelayMs: 250, maxRetries: 2 } } });
@@ -85,6 +99,8 @@ describe("the live inspector page's panels", () => {
 		const prompt = page.locator("li.kind-event", { hasText: "PROMPT" }).first();
 		expect(await prompt.textContent()).toMatch(/\.\.\.$/);
 		await prompt.click();
+		// Not in the stream whole: the page fetches it from the server (`event?id=`) when selected.
+		await page.locator("#detail", { hasText: '"type": "PROMPT"' }).waitFor();
 		const shown = JSON.parse((await page.locator("#detail").textContent()) ?? "");
 		expect(shown).toMatchObject({ kind: "event", type: "PROMPT", machine: "promptOperation" });
 		expect(JSON.stringify(shown)).toContain(long);
@@ -122,6 +138,29 @@ describe("the live inspector page's panels", () => {
 		expect(problems).toEqual([]);
 	});
 
+	it("event?id= serves one kept event whole, only under the token; a dropped or unknown id is an empty 404", async () => {
+		h = await createHarness();
+		h.setResponses([fauxAssistantMessage("one"), fauxAssistantMessage("two")]);
+		inspector = await serveInspector(h.session, { maxEvents: 5 });
+		await h.session.prompt("one");
+		await h.session.prompt("two");
+		const last = await fetch(new URL("events", inspector.url), { headers: { "last-event-id": "999999" } });
+		const ids = [...(await readUntilSettled(last.body!)).matchAll(/^id: (\d+)$/gm)].map((m) => Number(m[1]));
+		const newest = Math.max(...ids);
+		const kept = await fetch(new URL(`event?id=${newest}`, inspector.url));
+		expect(kept.status).toBe(200);
+		expect(kept.headers.get("content-type")).toBe("application/json; charset=utf-8");
+		expect(kept.headers.get("x-content-type-options")).toBe("nosniff");
+		expect(await kept.json()).toMatchObject({ machine: "promptOperation" });
+		for (const id of [String(newest - 5), String(newest + 1), "x", ""]) {
+			const gone = await fetch(new URL(`event?id=${id}`, inspector.url));
+			expect([id, gone.status, await gone.text()]).toEqual([id, 404, ""]);
+		}
+		const wrongToken = inspector.url.replace(/\/[^/]+\/$/, "/AAAAAAAAAAAAAAAAAAAAAAAA/");
+		const refused = await fetch(new URL(`event?id=${newest}`, wrongToken));
+		expect([refused.status, await refused.text()]).toEqual([404, ""]);
+	});
+
 	it("the filter lists only the matching lines, adds matching lines as they arrive, and ↓ steps through the matches", async () => {
 		h = await createHarness();
 		h.setResponses([fauxAssistantMessage("one"), fauxAssistantMessage("two")]);
@@ -149,6 +188,7 @@ describe("the live inspector page's panels", () => {
 		await copies.nth(1).waitFor();
 		expect(await copies.count()).toBe(2);
 		await copies.first().click();
+		await page.locator("#detail", { hasText: '"type": "operation_settled"' }).waitFor();
 		expect(JSON.parse((await page.locator("#detail").textContent()) ?? "")).toMatchObject({
 			kind: "emitted",
 			type: "operation_settled",
