@@ -24,10 +24,10 @@ export interface LiveEventMessage {
 	/** The transition a state event took (`takenTransitionKey`), to mark its edge; null otherwise. */
 	transition: string | null;
 	/**
-	 * The event whole, for the events the queue panel reads (state changes, queue changes); the page
-	 * fetches any other one (`event?id=<id>`) when it is selected, for the detail pane.
+	 * What the queue panel reads of the event (`queueHistoryInput`: state and queue changes); absent
+	 * for others. The detail pane fetches the event whole (`event?id=<id>`) when it is selected.
 	 */
-	event?: LifecycleInspectionEvent;
+	queue?: LifecycleInspectionEvent;
 	/** The `at` the stream's times are relative to (its first event's). */
 	origin: number;
 }
@@ -217,7 +217,7 @@ function add(id, message) {
     if (message.machine !== shown) li.classList.add("other");
   }
   li.append(message.line);
-  const rec = { id, machine: message.machine, state: message.state, start: message.start, transition: message.transition ?? null, event: message.event, li };
+  const rec = { id, machine: message.machine, state: message.state, start: message.start, transition: message.transition ?? null, queue: message.queue, li };
   origin = message.origin;
   if (isQueueChange(rec)) queueChanged = true;
   li.addEventListener("click", () => select(recs.indexOf(rec)));
@@ -271,14 +271,14 @@ function showMatches() {
   matchesText.textContent = wanted ? filtered.children.length + " of " + recs.length + " events match" : "";
 }
 function isQueueChange(rec) {
-  return rec.event !== undefined && rec.event.kind === "emitted" && rec.event.type === "queue_changed";
+  return rec.queue !== undefined && rec.queue.kind === "emitted";
 }
 // Each message queued among the events kept, and its fate so far (pending until delivered or cleared);
 // a click on where it was queued / delivered selects that event.
 function drawQueue() {
   queueChanged = false;
-  const carried = recs.filter((rec) => rec.event);
-  const messages = pairQueuedMessages(carried.map((rec) => rec.event), undefined);
+  const carried = recs.filter((rec) => rec.queue);
+  const messages = pairQueuedMessages(carried.map((rec) => rec.queue), undefined);
   queuePanel.hidden = messages.length === 0;
   queuePanel.querySelector("summary").textContent = queueSummaryText(messages, true);
   const point = (text, index) => {

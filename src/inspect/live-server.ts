@@ -25,6 +25,7 @@ import type { AgentSession } from "../session/agent-session.js";
 import type { LifecycleInspectionEvent, LifecycleObserver } from "./lifecycle-inspector.js";
 import { LIVE_PAGE_CSP, type LiveEventMessage, renderLivePage } from "./live-page.js";
 import { createLiveEventWindow, type LiveEvent, parseLastEventId } from "./live-window.js";
+import { queueHistoryInput } from "./queue-history.js";
 import { formatLifecycleEvent } from "./trace.js";
 import { takenTransitionKey } from "./trace-viewer.js";
 
@@ -312,9 +313,9 @@ function mountInspector(
 			transition: takenTransitionKey(event, event.machine),
 			origin: origin ?? event.at,
 		};
-		// Whole only where the queue panel reads it: the rest is fetched when selected (`event?id=`),
-		// so the stream stays near its old size (a slow page is dropped by bytes).
-		if (event.kind === "state" || (event.kind === "emitted" && event.type === "queue_changed")) message.event = event;
+		// Not the event whole (a slow page is dropped by bytes): the page fetches it when selected (`event?id=`).
+		const queue = queueHistoryInput(event);
+		if (queue) message.queue = queue;
 		return `id: ${id}\nevent: lifecycle\ndata: ${JSON.stringify(message)}\n\n`;
 	};
 	const send = (response: ServerResponse, text: string) => {

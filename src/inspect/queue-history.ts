@@ -69,6 +69,40 @@ export function queueHistory(
 }
 
 /**
+ * What of `event` {@link queueHistory} reads; undefined when nothing. The live inspector sends just
+ * this with each event (not every event whole: a slow page is dropped by bytes), and its page runs
+ * the same pairing on it.
+ *
+ * @example
+ * ```ts
+ * const inputs = trace.events.flatMap((event) => queueHistoryInput(event) ?? []);
+ * queueHistory(inputs); // the same fates as queueHistory(trace.events), other indices
+ * ```
+ */
+export function queueHistoryInput(event: LifecycleInspectionEvent): LifecycleInspectionEvent | undefined {
+	if (event.kind === "emitted" && event.type === "queue_changed") return event;
+	if (event.kind !== "state") return undefined;
+	const { runIndex, runCause } = event.details;
+	const { seq, at, machine, from, to, trigger } = event;
+	return {
+		kind: "state",
+		seq,
+		at,
+		machine,
+		from,
+		to,
+		value: null,
+		entered: [],
+		exited: [],
+		trigger,
+		details: {
+			...(runIndex !== undefined ? { runIndex } : {}),
+			...(runCause !== undefined ? { runCause } : {}),
+		},
+	};
+}
+
+/**
  * The pairing rule itself. Self-contained — no name from outside it, no named inner function — because
  * the live inspector page runs this very function: {@link QUEUE_HISTORY_JS} ships its source.
  */

@@ -5,6 +5,7 @@
  */
 import { afterEach, describe, expect, it } from "vitest";
 import { type InspectorServer, serveInspector } from "../../src/inspect/live-server.js";
+import { type QueuedMessage, queueHistory, queueHistoryInput } from "../../src/inspect/queue-history.js";
 import { fauxAssistantMessage } from "../../src/llm/faux.js";
 import { createHarness, type Harness } from "../../src/testing/harness.js";
 import { launchChromium } from "./chromium.js";
@@ -86,6 +87,7 @@ describe("the live inspector page's panels", () => {
 		expect(await page.locator("#queue li.fate-delivered").count()).toBe(1);
 		// A click on "delivered" selects the event that delivered it, and shows it whole.
 		await row.locator("[data-i]").last().click();
+		await page.locator("#detail", { hasText: '"type": "queue_changed"' }).waitFor();
 		expect(await page.locator("li.selected").textContent()).toContain(
 			'(delivered follow-up "then write the changelog")',
 		);
@@ -136,6 +138,36 @@ describe("the live inspector page's panels", () => {
 		h.clock!.increment(delayMs);
 		await h.settle(done);
 		expect(problems).toEqual([]);
+	});
+
+	it("queueHistoryInput keeps what the pairing reads: the same messages, fates, states and runs as from the whole events", async () => {
+		h = await createHarness({ simulatedClock: true, settings: { retry: { baseDelayMs: 250, maxRetries: 2 } } });
+		h.setResponses([
+			fauxAssistantMessage("", { stopReason: "error", errorMessage: "529 overloaded" }),
+			fauxAssistantMessage("answer after the retry"),
+			fauxAssistantMessage("the follow-up's answer"),
+			fauxAssistantMessage("the second follow-up's answer"),
+		]);
+		const trace = h.session.trace();
+		const done = h.session.prompt("go");
+		const { delayMs } = await h.nextEvent("auto_retry_start");
+		await h.session.steer("steer me");
+		await h.session.followUp("first follow-up");
+		await h.session.followUp("second follow-up");
+		h.clock!.increment(delayMs);
+		await h.settle(done);
+		trace.stop();
+		const whole = queueHistory(trace.events);
+		const slim = queueHistory(trace.events.flatMap((event) => queueHistoryInput(event) ?? []));
+		const fates = (messages: QueuedMessage[]) =>
+			messages.map(({ queued, settled, ...m }) => ({
+				...m,
+				queued: { at: queued.at, state: queued.state, run: queued.run },
+				settled: settled && { at: settled.at, state: settled.state, run: settled.run },
+			}));
+		expect(whole.map((m) => m.fate)).toEqual(["delivered", "delivered", "delivered"]);
+		expect(whole.some((m) => m.settled?.run !== undefined)).toBe(true);
+		expect(fates(slim)).toEqual(fates(whole));
 	});
 
 	it("event?id= serves one kept event whole, only under the token; a dropped or unknown id is an empty 404", async () => {
