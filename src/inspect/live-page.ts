@@ -1,6 +1,7 @@
 /**
- * The live inspector's page: the trace viewer's diagrams, tabs and event list, filled from a
- * Server-Sent Events stream (`events`, relative to the page) instead of a saved trace. The script is
+ * The live inspector's page: the trace viewer's diagrams, tabs, event list, detail pane, filter and
+ * "Queued messages" panel, filled from a Server-Sent Events stream (`events`, relative to the page)
+ * instead of a saved trace. The script is
  * a constant (no data inlined), allowed by its hash in the Content-Security-Policy; event text only
  * ever reaches the page through `textContent`, so nothing a session says can become markup.
  */

@@ -2,7 +2,8 @@
  * The live inspector: the trace viewer, live. It serves the viewer page and a Server-Sent Events
  * stream of a session's (or a runtime's) inspection events: each event gets an id, the newest
  * 10 000 are kept, and a client that reconnects with `Last-Event-ID` gets exactly what it missed (or
- * is told which ids were dropped).
+ * is told which ids were dropped). The page's detail pane asks for one kept event whole
+ * (`event?id=<id>`, under the same token) when the user selects it.
  *
  * `createInspectorHandler` is the one implementation: a request handler the host mounts under a base
  * path on its own HTTP server. `serveInspector` runs it on a loopback server of its own.
