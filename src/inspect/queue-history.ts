@@ -75,7 +75,10 @@ export function queueHistory(
  *
  * @example
  * ```ts
- * const inputs = trace.events.flatMap((event) => queueHistoryInput(event) ?? []);
+ * const trace = session.trace();
+ * await session.prompt("fix the test");
+ * trace.stop();
+ * const inputs = trace.events.flatMap((event: LifecycleInspectionEvent) => queueHistoryInput(event) ?? []);
  * queueHistory(inputs); // the same fates as queueHistory(trace.events), other indices
  * ```
  */
