@@ -1,11 +1,14 @@
 /**
- * The live inspector's page: the trace viewer's diagrams, tabs and event list, filled from a
- * Server-Sent Events stream (`events`, relative to the page) instead of a saved trace. The script is
+ * The live inspector's page: the trace viewer's diagrams, tabs, event list, detail pane, filter and
+ * "Queued messages" panel, filled from a Server-Sent Events stream (`events`, relative to the page)
+ * instead of a saved trace. The script is
  * a constant (no data inlined), allowed by its hash in the Content-Security-Policy; event text only
  * ever reaches the page through `textContent`, so nothing a session says can become markup.
  */
 import { createHash } from "node:crypto";
 import type { AnyStateMachine } from "xstate";
+import type { LifecycleInspectionEvent } from "./lifecycle-inspector.js";
+import { QUEUE_HISTORY_JS } from "./queue-history.js";
 import { diagramSections, machineTabs, viewerStyle } from "./trace-viewer.js";
 
 /** What the server sends for one event (`data:` of an SSE `lifecycle` message). */
@@ -21,6 +24,13 @@ export interface LiveEventMessage {
 	start: boolean;
 	/** The transition a state event took (`takenTransitionKey`), to mark its edge; null otherwise. */
 	transition: string | null;
+	/**
+	 * What the queue panel reads of the event (`queueHistoryInput`: state and queue changes); absent
+	 * for others. The detail pane fetches the event whole (`event?id=<id>`) when it is selected.
+	 */
+	queue?: LifecycleInspectionEvent;
+	/** The `at` the stream's times are relative to (its first event's). */
+	origin: number;
 }
 
 /**
@@ -34,10 +44,20 @@ export interface LiveSlowMessage {
 	limit: number;
 }
 
-/** Page behaviour: follow the newest event until the user steps back; the server's notices (dropped ids, slow, end). */
+/**
+ * Page behaviour: follow the newest event until the user steps back; the selected event whole; the
+ * queued messages and their fates (the offline viewer's pairing rule, run here: QUEUE_HISTORY_JS);
+ * the server's notices (dropped ids, slow, end).
+ */
 const LIVE_JS = `"use strict";
+${QUEUE_HISTORY_JS}
 const MAX = 10000;
 const list = document.getElementById("events");
+const detail = document.getElementById("detail");
+const queuePanel = document.getElementById("queue");
+const filter = document.getElementById("filter");
+const matchesText = document.getElementById("matches");
+const filtered = document.getElementById("filtered");
 const statusText = document.getElementById("status");
 const countText = document.getElementById("count");
 const droppedText = document.getElementById("dropped");
@@ -60,6 +80,12 @@ let selected = -1;
 let following = true;
 let lastId = 0;
 let dropped = 0;
+let origin = 0;
+// Set by a queue change (added or dropped): the panel is drawn again on the next frame.
+let queueChanged = false;
+// The filter's lowercase |-separated texts (null: no filter); the matching events are shown as copies
+// in their own list, as the offline viewer does (hiding most of 10 000 lines costs the browser seconds).
+let wanted = null;
 const ids = (machine, path) => path.split(".").map((_, i, parts) => machine + "." + parts.slice(0, i + 1).join("."));
 // The states visited and the edges walked; the current state and the edge into it (its label: the guard that chose it).
 function paint(current, visited, taken, walked) {
@@ -109,7 +135,31 @@ function highlight(i) {
   if (recs[i]) {
     recs[i].li.classList.add("selected");
     recs[i].li.scrollIntoView({ block: "nearest" });
+    mirror(recs[i]);
+    showDetail(recs[i]);
   }
+}
+// The selected event whole; while following live, a hint instead (not a request per new event).
+function showDetail(rec) {
+  if (following) {
+    detail.textContent = "select an event (click, ↑/↓) to see it whole";
+    return;
+  }
+  if (rec.event) {
+    detail.textContent = JSON.stringify(rec.event, null, 2);
+    return;
+  }
+  detail.textContent = "loading event " + rec.id + "…";
+  fetch("event?id=" + rec.id)
+    .then((response) => (response.ok ? response.json() : null))
+    .catch(() => null)
+    .then((event) => {
+      if (event) rec.event = event;
+      if (recs[selected] !== rec) return;
+      detail.textContent = event
+        ? JSON.stringify(event, null, 2)
+        : "event " + rec.id + " is no longer available (the server keeps only the newest events, while it runs)";
+    });
 }
 function setFollowing(on) {
   following = on;
@@ -124,6 +174,7 @@ function select(i) {
 }
 function step(direction) {
   for (let j = selected + direction; j >= 0 && j < recs.length; j += direction) {
+    if (wanted && !recs[j].copy) continue;
     if (!tabbed || recs[j].machine === shown) return select(j);
   }
 }
@@ -167,19 +218,85 @@ function add(id, message) {
     if (message.machine !== shown) li.classList.add("other");
   }
   li.append(message.line);
-  const rec = { id, machine: message.machine, state: message.state, start: message.start, transition: message.transition ?? null, li };
+  const rec = { id, machine: message.machine, state: message.state, start: message.start, transition: message.transition ?? null, queue: message.queue, li };
+  origin = message.origin;
+  if (isQueueChange(rec)) queueChanged = true;
   li.addEventListener("click", () => select(recs.indexOf(rec)));
   list.append(li);
+  rec.text = li.textContent.toLowerCase();
+  if (wanted) copyIfMatching(rec);
   recs.push(rec);
   apply(rec);
   if (recs.length > MAX) {
     const gone = recs.shift();
     while (list.firstChild && list.firstChild !== gone.li) list.firstChild.remove();
     gone.li.remove();
+    if (isQueueChange(gone)) queueChanged = true;
+    if (gone.copy) gone.copy.remove();
     selected--;
     dropped++;
     showDropped();
   }
+}
+function copyIfMatching(rec) {
+  rec.copy = undefined;
+  if (!wanted.some((t) => rec.text.includes(t))) return;
+  rec.copy = rec.li.cloneNode(true);
+  rec.copy.classList.remove("selected");
+  rec.copy.addEventListener("click", () => select(recs.indexOf(rec)));
+  filtered.append(rec.copy);
+}
+function applyFilter() {
+  const texts = filter.value.toLowerCase().split("|").map((t) => t.trim()).filter(Boolean);
+  wanted = texts.length ? texts : null;
+  filtered.replaceChildren();
+  recs.forEach((rec) => { rec.copy = undefined; });
+  if (wanted) recs.forEach(copyIfMatching);
+  list.hidden = wanted !== null;
+  filtered.hidden = wanted === null;
+  showMatches();
+  if (recs[selected]) {
+    recs[selected].li.scrollIntoView({ block: "nearest" });
+    mirror(recs[selected]);
+  }
+}
+// The filtered copy of the selected event follows the selection.
+function mirror(rec) {
+  if (!wanted) return;
+  for (const copy of filtered.querySelectorAll("li.selected")) copy.classList.remove("selected");
+  if (!rec.copy) return;
+  rec.copy.classList.add("selected");
+  rec.copy.scrollIntoView({ block: "nearest" });
+}
+function showMatches() {
+  matchesText.textContent = wanted ? filtered.children.length + " of " + recs.length + " events match" : "";
+}
+function isQueueChange(rec) {
+  return rec.queue !== undefined && rec.queue.kind === "emitted";
+}
+// Each message queued among the events kept, and its fate so far (pending until delivered or cleared);
+// a click on where it was queued / delivered selects that event.
+function drawQueue() {
+  queueChanged = false;
+  const carried = recs.filter((rec) => rec.queue);
+  const messages = pairQueuedMessages(carried.map((rec) => rec.queue), undefined);
+  queuePanel.hidden = messages.length === 0;
+  queuePanel.querySelector("summary").textContent = queueSummaryText(messages, true);
+  const point = (text, index) => {
+    const span = document.createElement("span");
+    span.textContent = text;
+    const rec = carried[index];
+    span.dataset.i = String(rec.id);
+    span.addEventListener("click", () => select(recs.indexOf(rec)));
+    return span;
+  };
+  queuePanel.querySelector("ul").replaceChildren(...messages.map((m) => {
+    const text = queuedMessageText(m, origin, true);
+    const li = document.createElement("li");
+    li.className = "fate-" + m.fate;
+    li.append(point(text.queued, m.queued.index), " → ", m.settled ? point(text.fate, m.settled.index) : text.fate);
+    return li;
+  }));
 }
 // Painted once per frame, not once per event: a page that loads 10 000 events lays out once.
 let scheduled = false;
@@ -194,6 +311,8 @@ function schedule() {
 function update() {
   countText.textContent = recs.length + " events";
   tabs.forEach((b) => { b.textContent = b.dataset.machine + " · " + (counts.get(b.dataset.machine) || 0) + " events"; });
+  if (queueChanged) drawQueue();
+  showMatches();
   if (following) follow();
 }
 const source = new EventSource("events");
@@ -248,6 +367,7 @@ source.addEventListener("end", (e) => {
   statusText.textContent = endText(JSON.parse(e.data));
 });
 followButton.addEventListener("click", follow);
+filter.addEventListener("input", applyFilter);
 tabs.forEach((b) => b.addEventListener("click", () => show(b.dataset.machine)));
 document.addEventListener("keydown", (e) => {
   if (e.key === "ArrowDown") { step(1); e.preventDefault(); }
@@ -295,12 +415,17 @@ export function renderLivePage(diagrams: readonly AnyStateMachine[], title: stri
 ${viewerStyle(tabbed)}${LIVE_CSS}</style>
 </head>
 <body>
-<header><h1>${escapeText(title)}</h1><div><span id="status">connecting…</span> · <span id="count">0 events</span><span id="dropped" hidden></span> · click an event or use ↑/↓, End follows${tabbed ? " (they step through the chosen machine's events)" : ""}<button type="button" id="follow" hidden>follow live ↓</button></div>${tabs}</header>
+<header><h1>${escapeText(title)}</h1><div><span id="status">connecting…</span> · <span id="count">0 events</span><span id="dropped" hidden></span> · click an event or use ↑/↓, End follows${tabbed ? " (they step through the chosen machine's events)" : ""} · <input type="search" id="filter" placeholder="filter: retry|compact|queue" aria-label="show only the events whose line contains this (| separates alternatives)"> <span id="matches"></span><button type="button" id="follow" hidden>follow live ↓</button></div>${tabs}</header>
 <main>
 <div class="diagram">
 ${diagramSections(diagrams, shown)}
 </div>
+<div class="side">
+<details class="queue" id="queue" open hidden><summary></summary><ul></ul></details>
 <ol class="events" id="events"></ol>
+<ol class="events" id="filtered" hidden></ol>
+<pre class="detail" id="detail" aria-label="the selected event"></pre>
+</div>
 </main>
 <script>${LIVE_JS}</script>
 </body>

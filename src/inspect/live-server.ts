@@ -2,7 +2,8 @@
  * The live inspector: the trace viewer, live. It serves the viewer page and a Server-Sent Events
  * stream of a session's (or a runtime's) inspection events: each event gets an id, the newest
  * 10 000 are kept, and a client that reconnects with `Last-Event-ID` gets exactly what it missed (or
- * is told which ids were dropped).
+ * is told which ids were dropped). The page's detail pane asks for one kept event whole
+ * (`event?id=<id>`, under the same token) when the user selects it.
  *
  * `createInspectorHandler` is the one implementation: a request handler the host mounts under a base
  * path on its own HTTP server. `serveInspector` runs it on a loopback server of its own.
@@ -25,6 +26,7 @@ import type { AgentSession } from "../session/agent-session.js";
 import type { LifecycleInspectionEvent, LifecycleObserver } from "./lifecycle-inspector.js";
 import { LIVE_PAGE_CSP, type LiveEventMessage, renderLivePage } from "./live-page.js";
 import { createLiveEventWindow, type LiveEvent, parseLastEventId } from "./live-window.js";
+import { queueHistoryInput } from "./queue-history.js";
 import { formatLifecycleEvent } from "./trace.js";
 import { takenTransitionKey } from "./trace-viewer.js";
 
@@ -310,7 +312,11 @@ function mountInspector(
 			state: event.kind === "state" ? event.to : null,
 			start: event.kind === "state" && event.from === null,
 			transition: takenTransitionKey(event, event.machine),
+			origin: origin ?? event.at,
 		};
+		// Not the event whole (a slow page is dropped by bytes): the page fetches it when selected (`event?id=`).
+		const queue = queueHistoryInput(event);
+		if (queue) message.queue = queue;
 		return `id: ${id}\nevent: lifecycle\ndata: ${JSON.stringify(message)}\n\n`;
 	};
 	const send = (response: ServerResponse, text: string) => {
@@ -373,12 +379,29 @@ function mountInspector(
 			return true;
 		}
 		if (rest === "events") stream(request, response);
+		else if (rest === "event") sendEvent(request, response);
 		else reject(response, 404);
 		return true;
 	}
 	function tokenMatches(candidate: string): boolean {
 		const bytes = Buffer.from(candidate);
 		return bytes.length === tokenBytes.length && timingSafeEqual(bytes, tokenBytes);
+	}
+	/** `event?id=N`: one kept event whole, for the page's detail pane (the stream's lines cut long payloads); 404 once dropped. */
+	function sendEvent(request: IncomingMessage, response: ServerResponse): void {
+		const id = /[?&]id=(\d{1,15})(&|$)/.exec(request.url ?? "")?.[1];
+		const event = id === undefined ? undefined : window.get(Number(id));
+		if (!event) {
+			reject(response, 404);
+			return;
+		}
+		const body = JSON.stringify(event);
+		response.writeHead(200, {
+			...securityHeaders,
+			"content-type": "application/json; charset=utf-8",
+			"content-length": Buffer.byteLength(body),
+		});
+		response.end(request.method === "HEAD" ? undefined : body);
 	}
 	function stream(request: IncomingMessage, response: ServerResponse): void {
 		response.writeHead(200, { ...securityHeaders, "content-type": "text/event-stream; charset=utf-8" });

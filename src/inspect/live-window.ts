@@ -37,6 +37,8 @@ export interface LiveEventWindow {
 	 * An id beyond {@link lastId} (a client of an earlier server) counts as nothing seen.
 	 */
 	since(lastSeen: number | undefined): LiveResume;
+	/** The event with this id while it is kept; undefined once dropped (or never given). */
+	get(id: number): LifecycleInspectionEvent | undefined;
 }
 
 /**
@@ -74,6 +76,10 @@ export function createLiveEventWindow(options: { maxEvents?: number } = {}): Liv
 			const skip = Math.max(0, seen - recorder.dropped);
 			resume.events = kept.slice(skip).map((event, i) => ({ id: firstKept + skip + i, event }));
 			return resume;
+		},
+		get(id) {
+			if (!Number.isSafeInteger(id) || id <= recorder.dropped || id > lastId) return undefined;
+			return recorder.events[id - recorder.dropped - 1];
 		},
 	};
 }

@@ -65,6 +65,54 @@ export function queueHistory(
 		? trace
 		: (trace as LifecycleTrace | TraceRecorder).events;
 	const fallbackMachine = Array.isArray(trace) ? undefined : (trace as LifecycleTrace).machine;
+	return pairQueuedMessages(events, fallbackMachine);
+}
+
+/**
+ * What of `event` {@link queueHistory} reads; undefined when nothing. The live inspector sends just
+ * this with each event (not every event whole: a slow page is dropped by bytes), and its page runs
+ * the same pairing on it.
+ *
+ * @example
+ * ```ts
+ * const trace = session.trace();
+ * await session.prompt("fix the test");
+ * trace.stop();
+ * const inputs = trace.events.flatMap((event: LifecycleInspectionEvent) => queueHistoryInput(event) ?? []);
+ * queueHistory(inputs); // the same fates as queueHistory(trace.events), other indices
+ * ```
+ */
+export function queueHistoryInput(event: LifecycleInspectionEvent): LifecycleInspectionEvent | undefined {
+	if (event.kind === "emitted" && event.type === "queue_changed") return event;
+	if (event.kind !== "state") return undefined;
+	const { runIndex, runCause } = event.details;
+	const { seq, at, machine, from, to, trigger } = event;
+	return {
+		kind: "state",
+		seq,
+		at,
+		machine,
+		from,
+		to,
+		value: null,
+		entered: [],
+		exited: [],
+		trigger,
+		details: {
+			...(runIndex !== undefined ? { runIndex } : {}),
+			...(runCause !== undefined ? { runCause } : {}),
+		},
+	};
+}
+
+/**
+ * The pairing rule itself. Self-contained — no name from outside it, no named inner function — because
+ * the live inspector page runs this very function: {@link QUEUE_HISTORY_JS} ships its source.
+ */
+function pairQueuedMessages(
+	events: readonly LifecycleInspectionEvent[],
+	fallbackMachine: string | undefined,
+): QueuedMessage[] {
 	const out: QueuedMessage[] = [];
 	/** Per machine: its state then, its open (pending) messages and its last deliveries (for `restored`). */
 	const actors = new Map<
@@ -92,8 +140,14 @@ export function queueHistory(
 			return;
 		}
 		if (event.kind !== "emitted" || event.type !== "queue_changed") return;
-		const change = queueChangeOf(event.payload);
-		if (!change) return;
+		const payload = event.payload;
+		if (!payload || typeof payload !== "object" || Array.isArray(payload)) return;
+		const { change: kind, queue, text } = payload as { [key: string]: JsonValue };
+		const change = {
+			change: kind,
+			queue: queue === "steering" || queue === "followUp" ? (queue as QueuedMessage["queue"]) : undefined,
+			text: typeof text === "string" ? text : undefined,
+		};
 		const point: TracePoint = { index, at: event.at, state: actor.state, ...(actor.run ? { run: actor.run } : {}) };
 		switch (change.change) {
 			case "queued": {
@@ -141,18 +195,44 @@ export function queueHistory(
 	return out;
 }
 
-interface QueueChangeLike {
-	change: "queued" | "delivered" | "cleared" | "restored";
-	queue?: "steering" | "followUp";
-	text?: string;
+/**
+ * How the viewers word one queued message (times relative to `origin`): where it was queued, and its
+ * fate. `live`: the session goes on, so a pending message is not yet delivered rather than never.
+ * Self-contained: the live page runs it too ({@link QUEUE_HISTORY_JS}).
+ */
+export function queuedMessageText(
+	message: QueuedMessage,
+	origin: number,
+	live = false,
+): { queued: string; fate: string } {
+	const where = (p: TracePoint) =>
+		`+${Math.round(p.at - origin)}ms in ${p.run !== undefined ? `run ${p.run}` : (p.state ?? "?")}`;
+	const what = `${message.queue === "steering" ? "steer" : "follow-up"} ${JSON.stringify(message.text)}`;
+	const restored = message.restored ? `, put back ${where(message.restored)}` : "";
+	const fate =
+		message.fate === "pending" || !message.settled
+			? live
+				? `pending${restored}: still queued`
+				: `never delivered${restored}: still queued when ${message.machine}'s part of the trace ends`
+			: `${message.fate} ${where(message.settled)}`;
+	return { queued: `${what} queued ${where(message.queued)}`, fate };
 }
 
-function queueChangeOf(payload: JsonValue | undefined): QueueChangeLike | undefined {
-	if (!payload || typeof payload !== "object" || Array.isArray(payload)) return undefined;
-	const { change, queue, text } = payload as { [key: string]: JsonValue };
-	if (change !== "queued" && change !== "delivered" && change !== "cleared" && change !== "restored") return undefined;
-	const out: QueueChangeLike = { change };
-	if (queue === "steering" || queue === "followUp") out.queue = queue;
-	if (typeof text === "string") out.text = text;
-	return out;
+/** The panel's heading: `Queued messages: 3 (2 delivered, 1 never delivered)`. Self-contained, as above. */
+export function queueSummaryText(messages: readonly QueuedMessage[], live = false): string {
+	const count = (fate: QueuedMessage["fate"]) => messages.filter((m) => m.fate === fate).length;
+	const parts = [`${count("delivered")} delivered`];
+	if (count("cleared")) parts.push(`${count("cleared")} cleared`);
+	if (count("pending")) parts.push(`${count("pending")} ${live ? "pending" : "never delivered"}`);
+	return `Queued messages: ${messages.length} (${parts.join(", ")})`;
 }
+
+/**
+ * The same three functions as page script, for the live inspector page (a constant: its hash is
+ * pinned in the page's CSP): `pairQueuedMessages(events, fallbackMachine)`, `queuedMessageText` and
+ * `queueSummaryText`. One pairing rule for the offline viewer, `queueHistory` and the live page.
+ */
+export const QUEUE_HISTORY_JS = `const pairQueuedMessages = (${pairQueuedMessages.toString()});
+const queuedMessageText = (${queuedMessageText.toString()});
+const queueSummaryText = (${queueSummaryText.toString()});
+`;

@@ -15,7 +15,7 @@ import { promptOperationMachine } from "../../machines/prompt-operation.machine.
 import { runtimeMachine } from "../../machines/runtime.machine.js";
 import { SettleError } from "../errors.js";
 import type { LifecycleInspectionEvent } from "./lifecycle-inspector.js";
-import { type QueuedMessage, queueHistory, type TracePoint } from "./queue-history.js";
+import { type QueuedMessage, queuedMessageText, queueHistory, queueSummaryText } from "./queue-history.js";
 import { toSvg, transitionKey } from "./svg.js";
 import { formatLifecycleEvent, type LifecycleTrace, type TraceRecorder } from "./trace.js";
 
@@ -335,23 +335,16 @@ export function takenTransitionKey(event: LifecycleInspectionEvent, machine: str
  */
 function queuePanel(messages: readonly QueuedMessage[], origin: number): string {
 	if (messages.length === 0) return "";
-	const count = (fate: QueuedMessage["fate"]) => messages.filter((m) => m.fate === fate).length;
-	const parts = [`${count("delivered")} delivered`];
-	if (count("cleared")) parts.push(`${count("cleared")} cleared`);
-	if (count("pending")) parts.push(`${count("pending")} never delivered`);
-	const where = (p: TracePoint) =>
-		`+${Math.round(p.at - origin)}ms in ${p.run !== undefined ? `run ${p.run}` : (p.state ?? "?")}`;
 	const rows = messages.map((m) => {
-		const what = `${m.queue === "steering" ? "steer" : "follow-up"} ${JSON.stringify(m.text)}`;
-		const queued = `<span data-i="${m.queued.index}">${esc(`${what} queued ${where(m.queued)}`)}</span>`;
-		const restored = m.restored ? `, put back ${where(m.restored)}` : "";
+		const text = queuedMessageText(m, origin);
+		const queued = `<span data-i="${m.queued.index}">${esc(text.queued)}</span>`;
 		const fate =
 			m.fate === "pending" || !m.settled
-				? esc(`never delivered${restored}: still queued when ${m.machine}'s part of the trace ends`)
-				: `<span data-i="${m.settled.index}">${esc(`${m.fate} ${where(m.settled)}`)}</span>`;
+				? esc(text.fate)
+				: `<span data-i="${m.settled.index}">${esc(text.fate)}</span>`;
 		return `<li class="fate-${m.fate}">${queued} → ${fate}</li>`;
 	});
-	return `<details class="queue" open><summary>Queued messages: ${messages.length} (${parts.join(", ")})</summary>
+	return `<details class="queue" open><summary>${esc(queueSummaryText(messages))}</summary>
 <ul>
 ${rows.join("\n")}
 </ul>
