@@ -7144,6 +7144,102 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/cli/overflow-unanswered.test.ts"],
 	},
+	{
+		id: "BK01",
+		file: "src/inspect/live-page.ts",
+		description: "the live detail pane never shows the selected event",
+		edits: [
+			{
+				find: "    showDetail(recs[i]);",
+				replace: "",
+			},
+		],
+		tests: ["test/inspect/live-panels.test.ts"],
+	},
+	{
+		id: "BK02",
+		file: "src/inspect/live-page.ts",
+		description: "the live queue panel says 'never delivered' for a message still pending",
+		edits: [
+			{
+				find: "queueSummaryText(messages, true)",
+				replace: "queueSummaryText(messages)",
+			},
+		],
+		tests: ["test/inspect/live-panels.test.ts"],
+	},
+	{
+		id: "BK03",
+		file: "src/inspect/live-page.ts",
+		description: "the live queue panel is not redrawn when the queue changes",
+		edits: [
+			{
+				find: "  if (queueChanged) drawQueue();",
+				replace: "",
+			},
+		],
+		tests: ["test/inspect/live-panels.test.ts"],
+	},
+	{
+		id: "BK04",
+		file: "src/inspect/live-page.ts",
+		description: "\u2191/\u2193 ignore the live filter",
+		edits: [
+			{
+				find: "    if (wanted && !recs[j].copy) continue;",
+				replace: "",
+			},
+		],
+		tests: ["test/inspect/live-panels.test.ts"],
+	},
+	{
+		id: "BK05",
+		file: "src/inspect/live-page.ts",
+		description: "lines arriving while filtering are never added to the matches",
+		edits: [
+			{
+				find: "  if (wanted) copyIfMatching(rec);",
+				replace: "",
+			},
+		],
+		tests: ["test/inspect/live-panels.test.ts"],
+	},
+	{
+		id: "BK06",
+		file: "src/inspect/queue-history.ts",
+		description: "the slim queue input loses why a run runs",
+		edits: [
+			{
+				find: "...(runCause !== undefined ? { runCause } : {}),",
+				replace: "",
+			},
+		],
+		tests: ["test/inspect/live-panels.test.ts"],
+	},
+	{
+		id: "BK07",
+		file: "src/inspect/live-window.ts",
+		description: "event?id= returns the next event",
+		edits: [
+			{
+				find: "return recorder.events[id - recorder.dropped - 1];",
+				replace: "return recorder.events[id - recorder.dropped];",
+			},
+		],
+		tests: ["test/inspect/live-panels.test.ts"],
+	},
+	{
+		id: "BK08",
+		file: "src/inspect/live-server.ts",
+		description: "the live stream times every event from itself (no origin)",
+		edits: [
+			{
+				find: "origin: origin ?? event.at,",
+				replace: "origin: event.at,",
+			},
+		],
+		tests: ["test/inspect/live-panels.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
