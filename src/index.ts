@@ -21,7 +21,6 @@ export {
 export type * from "./agent/types.js";
 export * from "./compaction/index.js";
 export * from "./errors.js";
-export { setListenerErrorHandler } from "./listener-errors.js";
 export {
 	type ExportHtmlOptions,
 	type ExportPageData,
@@ -32,6 +31,7 @@ export {
 } from "./export/index.js";
 export * from "./extensions/index.js";
 export type { PendingHandler } from "./extensions/runner.js";
+export { setListenerErrorHandler } from "./listener-errors.js";
 export {
 	CACHE_WARMING_IDLE_CONTINUATION_PROBABILITY,
 	CACHE_WARMING_MAX_AGE_MS,
