@@ -4,10 +4,11 @@
  * branches on. Real child processes from the bundle of the current sources, the scripted model.
  */
 import { type ChildProcessWithoutNullStreams, spawn, spawnSync } from "node:child_process";
-import { chmodSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { chmodSync, cpSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
 import { createInterface } from "node:readline";
 import { describe, expect, it } from "vitest";
+import { cliBundle } from "./cli-bundle.js";
 import { cliCommand, runSettle, trackChild, useCliProject } from "./helpers.js";
 
 const cli = useCliProject("settle-ci-");
@@ -376,9 +377,14 @@ describe("no home folder", () => {
 			SETTLE_AGENT_DIR: undefined,
 			...env,
 		};
+		// A copy of the bundle the user can read: the checkout's own folder may be private (a clone
+		// under `mktemp -d`, mode 0700), and the bundle needs nothing from it for the scripted model.
+		const bundle = join(cli.dir, "bundle");
+		cpSync(dirname(cliBundle()), bundle, { recursive: true });
+		chmodSync(bundle, 0o755);
 		const result = spawnSync(
 			"setpriv",
-			["--reuid=12345", "--regid=12345", "--clear-groups", process.execPath, ...cliCommand(), ...args],
+			["--reuid=12345", "--regid=12345", "--clear-groups", process.execPath, join(bundle, "cli.js"), ...args],
 			{ cwd: cli.project, input: "", encoding: "utf8", env: childEnv as NodeJS.ProcessEnv },
 		);
 		return { code: result.status, stdout: result.stdout, stderr: result.stderr };
