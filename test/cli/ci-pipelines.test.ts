@@ -4,9 +4,10 @@
  * branches on. Real child processes from the bundle of the current sources, the scripted model.
  */
 import { type ChildProcessWithoutNullStreams, spawn, spawnSync } from "node:child_process";
-import { chmodSync, cpSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { chmodSync, cpSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { createInterface } from "node:readline";
+import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { cliBundle } from "./cli-bundle.js";
 import { cliCommand, runSettle, trackChild, useCliProject } from "./helpers.js";
@@ -369,6 +370,34 @@ describe("read-only places", () => {
 });
 
 describe("no home folder", () => {
+	let bundle: string | undefined;
+	/**
+	 * A copy of the CLI bundle with the package's runtime dependencies, where the other user can read
+	 * it: the checkout itself may be private (a clean clone under `mktemp -d` is mode 0700).
+	 */
+	function readableBundle(): string {
+		if (bundle) return join(bundle, "cli.js");
+		bundle = join(cli.dir, "bundle");
+		cpSync(dirname(cliBundle()), bundle, { recursive: true });
+		const root = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
+		const wanted = Object.keys(readJson(join(root, "package.json")).dependencies ?? {});
+		const copied = new Set<string>();
+		for (let name = wanted.pop(); name !== undefined; name = wanted.pop()) {
+			if (copied.has(name)) continue;
+			copied.add(name);
+			const from = join(root, "node_modules", name);
+			if (!existsSync(from)) continue; // not hoisted: inside the package that needs it, copied with it
+			cpSync(from, join(bundle, "node_modules", name), { recursive: true, dereference: true });
+			wanted.push(...Object.keys(readJson(join(from, "package.json")).dependencies ?? {}));
+		}
+		chmodSync(bundle, 0o755);
+		return join(bundle, "cli.js");
+	}
+
+	function readJson(file: string): { dependencies?: Record<string, string> } {
+		return JSON.parse(readFileSync(file, "utf8")) as { dependencies?: Record<string, string> };
+	}
+
 	/** `settle <args>` as a user with no passwd entry and no HOME (a container's `--user 12345`); root only. */
 	function settleWithoutHome(args: string[], env: Record<string, string | undefined> = {}) {
 		const childEnv: Record<string, string | undefined> = {
@@ -377,14 +406,9 @@ describe("no home folder", () => {
 			SETTLE_AGENT_DIR: undefined,
 			...env,
 		};
-		// A copy of the bundle the user can read: the checkout's own folder may be private (a clone
-		// under `mktemp -d`, mode 0700), and the bundle needs nothing from it for the scripted model.
-		const bundle = join(cli.dir, "bundle");
-		cpSync(dirname(cliBundle()), bundle, { recursive: true });
-		chmodSync(bundle, 0o755);
 		const result = spawnSync(
 			"setpriv",
-			["--reuid=12345", "--regid=12345", "--clear-groups", process.execPath, join(bundle, "cli.js"), ...args],
+			["--reuid=12345", "--regid=12345", "--clear-groups", process.execPath, readableBundle(), ...args],
 			{ cwd: cli.project, input: "", encoding: "utf8", env: childEnv as NodeJS.ProcessEnv },
 		);
 		return { code: result.status, stdout: result.stdout, stderr: result.stderr };
