@@ -77,7 +77,10 @@ await session.bindExtensions();
 
 // The lifecycle, from the machine's inspection stream.
 session.inspect((event) => {
-	if (event.kind === "state" && event.trigger !== "inspect") out(`  ◆ ${event.from} → ${event.to}  (${event.trigger})`);
+	// The guard that chose the path (`[canRetry]`), as the diagrams label their edges.
+	const guard = event.kind === "state" && event.transition?.guard ? ` [${event.transition.guard}]` : "";
+	if (event.kind === "state" && event.trigger !== "inspect")
+		out(`  ◆ ${event.from} → ${event.to}  (${event.trigger}${guard})`);
 	if (event.kind === "delay" && event.phase === "scheduled") out(`  ◆ backoff ${event.ms} ms`);
 });
 

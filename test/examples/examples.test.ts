@@ -40,6 +40,8 @@ describe("examples stay runnable (the README quotes them)", { timeout: 150_000 }
 		const { status, stdout } = runExample("quickstart");
 		expect(status).toBe(0);
 		expect(stdout).toContain("retry succeeded");
+		// The demo names the guard that chose the retry path.
+		expect(stdout).toContain("◆ postRun → retrying  (always [canRetry])");
 		expect(stdout).toContain("The reopened file rebuilds the same context: yes");
 	});
 
