@@ -8,6 +8,7 @@ import type { Harness } from "../../src/testing/harness.js";
 
 export { comparable, reopenedContext, tick } from "../session/helpers.js";
 export {
+	type Answer,
 	BIG_ANSWER,
 	errorReply,
 	gate,
