@@ -53,6 +53,10 @@
  * - `QUEUE_CHANGED {steering, followUp, change, queue?, text?}` ({@link QueueChange}) — any time, only
  *   when the session's steering / follow-up lists changed (a message queued, delivered, the lists
  *   cleared, an undelivered one restored on dispose), never per turn.
+ * - `QUEUE_INPUT_STARTED` / `QUEUE_INPUT_FINISHED {queued}` — any time, around the input hooks of
+ *   a `steer()` / `followUp()` call (sent only when an `input` handler exists, i.e. when queueing
+ *   awaits): counted with the busy prompts, so an operation about to settle waits for it in
+ *   `beforeSettle.awaitingInput` and runs again when it was queued (pi issue 5886).
  * - The replies to the machine's requests (below): `PREFLIGHT_DONE {output}` / `PREFLIGHT_FAILED {error}`,
  *   `RUN_DONE` / `RUN_FAILED`, `BEFORE_SETTLE_DONE` / `BEFORE_SETTLE_FAILED`, `SETTLE_DONE` / `SETTLE_FAILED`.
  *
@@ -141,6 +145,8 @@
  *   it waits in `beforeSettle.awaitingInput`: a queued result continues the operation (`running`,
  *   cause `queued`), anything else settles. Without this, a steer typed during a compaction whose input
  *   hook is slow would be queued after the operation settled and wait for an unrelated prompt.
+ *   `steer()` / `followUp()` calls in their input hooks count the same way (`QUEUE_INPUT_STARTED` /
+ *   `QUEUE_INPUT_FINISHED {queued}`): they queue outside the machine, so the session reports them.
  * - **Backoff**: {@link planRetry} (the one retry policy) = max(`baseDelayMs·2^(attempt−1)` capped at
  *   `maxAgentDelayMs`, provider-requested delay, previous delay of this retry sequence); a requested
  *   delay above the cap gives up. The floor keeps delays non-decreasing within a sequence even when
@@ -541,6 +547,8 @@ export type PromptOperationEvent =
 	| { type: "UPDATE_RETRY_SETTINGS"; retry: Partial<RetrySettings> }
 	| SummarizationRetryReport
 	| ({ type: "QUEUE_CHANGED" } & QueueChange)
+	| { type: "QUEUE_INPUT_STARTED" }
+	| { type: "QUEUE_INPUT_FINISHED"; queued: boolean }
 	| { type: "PREFLIGHT_DONE"; output: PreflightOutcome }
 	| { type: "PREFLIGHT_FAILED"; error: unknown }
 	| { type: "RUN_DONE"; output: RunOutcome }
@@ -679,7 +687,11 @@ export interface PromptOperationContext {
 	preSendCompaction: CompactionReason | undefined;
 	/** Prompts received in `preflight` / `settling`, re-issued in order once idle. */
 	deferredPrompts: PromptRequest[];
-	/** `busyPreflight` children still running (input hooks of prompts that arrived while busy). */
+	/**
+	 * Input still in its hooks that may yet be queued for this operation: `busyPreflight` children
+	 * (prompts that arrived while busy) and `steer()` / `followUp()` calls (`QUEUE_INPUT_STARTED` …
+	 * `QUEUE_INPUT_FINISHED`).
+	 */
 	busyPreflightsInFlight: number;
 }
 
@@ -841,6 +853,7 @@ export const promptOperationMachine = setup({
 		/** A prompt that arrived while busy is still in its input hooks: it may yet be queued for this operation. */
 		awaitingBusyInput: ({ context }) => context.busyPreflightsInFlight > 0,
 		noBusyInputLeft: ({ context }) => context.busyPreflightsInFlight === 0,
+		queueInputQueued: ({ event }) => event.type === "QUEUE_INPUT_FINISHED" && event.queued,
 		busyPreflightQueued: ({ event }) =>
 			event.type.startsWith("xstate.done.actor.busyPreflight.") &&
 			"output" in event &&
@@ -885,6 +898,10 @@ export const promptOperationMachine = setup({
 			request: context.deferredPrompts[0],
 			deferredPrompts: context.deferredPrompts.slice(1),
 			abortRequested: false,
+		})),
+		countQueueInput: assign(({ context }) => ({ busyPreflightsInFlight: context.busyPreflightsInFlight + 1 })),
+		uncountQueueInput: assign(({ context }) => ({
+			busyPreflightsInFlight: Math.max(0, context.busyPreflightsInFlight - 1),
 		})),
 		spawnBusyPreflight: enqueueActions(({ enqueue, context, event }, params: { phase: BusyPhase }) => {
 			if (event.type !== "PROMPT") return;
@@ -1239,6 +1256,9 @@ export const promptOperationMachine = setup({
 		SUMMARIZATION_RETRY_FINISHED: { actions: "announceSummarizationRetryFinished" },
 		// Steering / follow-up queue changes: targetless like the summary retries, any state.
 		QUEUE_CHANGED: { actions: "announceQueueChange" },
+		// A steer() / followUp() in its input hooks: counted like a busy prompt (awaitingInput waits for it).
+		QUEUE_INPUT_STARTED: { actions: "countQueueInput" },
+		QUEUE_INPUT_FINISHED: { actions: "uncountQueueInput" },
 		"xstate.done.actor.busyPreflight.*": { actions: "announceBusyPreflightResult" },
 		"xstate.error.actor.busyPreflight.*": { actions: "announceBusyPreflightResult" },
 		// A navigation spawned during `preflight` (the invoked one in `branchSummary` is handled there).
@@ -1592,6 +1612,14 @@ export const promptOperationMachine = setup({
 								actions: ["announceBusyPreflightResult", { type: "setRunCause", params: { cause: "queued" } }],
 							},
 							{ actions: "announceBusyPreflightResult" },
+						],
+						QUEUE_INPUT_FINISHED: [
+							{
+								guard: "queueInputQueued",
+								target: "#promptOperation.running",
+								actions: ["uncountQueueInput", { type: "setRunCause", params: { cause: "queued" } }],
+							},
+							{ actions: "uncountQueueInput" },
 						],
 						ABORT: { target: "#promptOperation.settling", actions: "markAbortRequested" },
 						// The boundary was answered (or skipped) before this state: nothing to answer here.

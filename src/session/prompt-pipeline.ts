@@ -20,6 +20,7 @@ import type {
 	BusyPreflightInput,
 	BusyPreflightOutcome,
 	PreflightOutcome,
+	PromptOperationEvent,
 	PromptRequest,
 } from "../../machines/prompt-operation.machine.js";
 import { SettleError } from "../errors.js";
@@ -190,17 +191,41 @@ export async function queueInput(
 			throw new SettleError("INVALID_ARGUMENT", commandCannotBeQueued(invocation.name));
 		}
 	}
-	if (runner.hasHandlers("input")) {
+	if (!runner.hasHandlers("input")) return queueExpanded(s, kind, text, images);
+	// The hooks may outlast the operation's last look at the queues (pi issue 5886): the machine
+	// counts this call until it is queued (or not), and an operation about to settle waits for it.
+	let queued = false;
+	sendWhileActive(s, { type: "QUEUE_INPUT_STARTED" });
+	try {
 		const result = await runner.emitInput(text, images, source, s.isStreaming() ? { streamingBehavior: kind } : {});
 		if (result.action === "handled") return "handled";
 		if (result.action === "transform") {
 			text = result.text;
 			images = result.images ?? images;
 		}
+		queueExpanded(s, kind, text, images);
+		queued = true;
+		return "queued";
+	} finally {
+		sendWhileActive(s, { type: "QUEUE_INPUT_FINISHED", queued });
 	}
-	text = expandText(s, text);
-	if (kind === "followUp") s.queues.queueFollowUp(text, images);
-	else s.queues.queueSteer(text, images);
+}
+
+/** Tells the machine, unless it has stopped (the session was disposed meanwhile). */
+function sendWhileActive(s: SessionInternals, event: PromptOperationEvent): void {
+	if (s.snapshot().status === "active") s.send(event);
+}
+
+/** Expands `text` (skill, template) and queues it as `kind`. */
+function queueExpanded(
+	s: SessionInternals,
+	kind: StreamingBehavior,
+	text: string,
+	images: ImageContent[] | undefined,
+): "queued" {
+	const expanded = expandText(s, text);
+	if (kind === "followUp") s.queues.queueFollowUp(expanded, images);
+	else s.queues.queueSteer(expanded, images);
 	return "queued";
 }
 

@@ -63,6 +63,10 @@ export const PROMPT_EVENTS: EventObject[] = [
 	{ type: "BEFORE_SETTLE_DONE", output: { continue: false } } as EventObject,
 	{ type: "SETTLE_DONE" } as EventObject,
 	{ type: "xstate.done.actor.navigateTree", output: { cancelled: false } } as EventObject,
+	// steer() / followUp() in their input hooks (counted like busy prompts): queued or handled.
+	{ type: "QUEUE_INPUT_STARTED" } as EventObject,
+	{ type: "QUEUE_INPUT_FINISHED", queued: true } as EventObject,
+	{ type: "QUEUE_INPUT_FINISHED", queued: false } as EventObject,
 	// Busy prompts: queued (the operation must deliver it) or handled by a command / the input hook.
 	...(["queued", "handled"] as const).map(
 		(disposition) => ({ type: "xstate.done.actor.busyPreflight.*", output: { disposition } }) as EventObject,

@@ -1,0 +1,327 @@
+/**
+ * pi race reports about messages typed or sent while a compaction runs, replayed against Settle
+ * through its public API: a real session on the scripted faux model, the session file on disk.
+ * Each test names the report and states what the user sees: the message is delivered exactly once,
+ * in order, in the same operation, persisted; the session settles once; `isCompacting` and
+ * `isIdle` say the truth; nothing fails.
+ */
+import { afterEach, describe, expect, it } from "vitest";
+import { SettleError } from "../../src/errors.js";
+import type { ExtensionAPI } from "../../src/extensions/types.js";
+import { fauxAssistantMessage } from "../../src/llm/faux.js";
+import { createHarness, type Harness } from "../../src/testing/harness.js";
+import {
+	BIG_ANSWER,
+	comparable,
+	gate,
+	overflowReply,
+	persistedUserTexts,
+	reopenedContext,
+	SMALL_WINDOW,
+	script,
+	THRESHOLD_SETTINGS,
+	timesPersisted,
+	userTexts,
+} from "./helpers.js";
+
+let h: Harness;
+afterEach(() => h?.cleanup());
+
+/** A session whose second prompt crosses the compaction threshold; compaction waits for `hold`. */
+async function thresholdSession(hold: Promise<void>, more: ((pi: ExtensionAPI) => void)[] = []) {
+	h = await createHarness({
+		...SMALL_WINDOW,
+		persistence: "disk",
+		settings: THRESHOLD_SETTINGS,
+		extensionFactories: [
+			(pi: ExtensionAPI) => {
+				pi.on("session_before_compact", async () => {
+					await hold;
+					return undefined;
+				});
+			},
+			...more,
+		],
+	});
+	return h;
+}
+
+describe("pi#6820: queued message dropped after threshold auto-compaction (“Agent is already processing”)", () => {
+	it("pi#6820: a message typed during threshold compaction is delivered when compaction ends", async () => {
+		const compaction = gate();
+		await thresholdSession(compaction.promise);
+		const { answerRequests } = script(h, [
+			fauxAssistantMessage("short"),
+			fauxAssistantMessage(BIG_ANSWER),
+			fauxAssistantMessage("answer to the typed message"),
+		]);
+		await h.session.prompt("a");
+		const second = h.session.prompt("b");
+		await h.nextEvent("compaction_start");
+		expect(h.session.isCompacting).toBe(true);
+		expect(h.session.isIdle).toBe(false);
+		// What the chat sends for a line typed while busy (settle -i passes its streamingBehavior).
+		let accepted: string | undefined;
+		const typed = h.session.prompt("typed during compaction", {
+			streamingBehavior: "steer",
+			preflightResult: (disposition) => {
+				accepted = disposition;
+			},
+		});
+		await typed;
+		expect(accepted).toBe("queued");
+		expect(h.session.getSteeringMessages()).toEqual(["typed during compaction"]);
+		compaction.release();
+		await second;
+
+		expect(h.eventsOfType("compaction_end")[0]).toMatchObject({
+			reason: "threshold",
+			aborted: false,
+			willRetry: false,
+		});
+		expect(h.eventsOfType("agent_settled")).toHaveLength(2);
+		expect(h.session.isIdle).toBe(true);
+		expect(h.session.isCompacting).toBe(false);
+		expect(h.session.pendingMessageCount).toBe(0);
+		// Delivered in the same operation, after the compaction, once; the model answered it.
+		expect(answerRequests).toHaveLength(3);
+		expect(userTexts(answerRequests[2]!).at(-1)).toBe("typed during compaction");
+		const file = h.session.sessionFile!;
+		expect(timesPersisted(file, "typed during compaction")).toBe(1);
+		expect(persistedUserTexts(file)).toEqual(["a", "b", "typed during compaction"]);
+		expect(h.session.messages.at(-1)).toMatchObject({ content: [{ text: "answer to the typed message" }] });
+		expect(reopenedContext(file).map(comparable)).toEqual(h.session.messages.map(comparable));
+		expect(h.extensionErrors).toEqual([]);
+	});
+
+	it("pi#6820: a prompt without streamingBehavior during compaction is refused with a typed BUSY, never half-queued", async () => {
+		const compaction = gate();
+		await thresholdSession(compaction.promise);
+		script(h, [fauxAssistantMessage("short"), fauxAssistantMessage(BIG_ANSWER), fauxAssistantMessage("unused")]);
+		await h.session.prompt("a");
+		const second = h.session.prompt("b");
+		await h.nextEvent("compaction_start");
+		const refused = await h.session.prompt("no behavior").then(
+			() => undefined,
+			(error: unknown) => error,
+		);
+		expect(refused).toBeInstanceOf(SettleError);
+		expect(refused).toMatchObject({ code: "BUSY", message: expect.stringMatching(/^Agent is already processing\./) });
+		expect(h.session.pendingMessageCount).toBe(0);
+		compaction.release();
+		await second;
+		expect(persistedUserTexts(h.session.sessionFile!)).toEqual(["a", "b"]);
+		expect(h.eventsOfType("agent_settled")).toHaveLength(2);
+	});
+});
+
+describe("pi#5886: a message typed during threshold compaction with an async input hook stays in the steering queue", () => {
+	/** The comment's only extension: an input hook that yields once. */
+	const yieldingInputHook = (pi: ExtensionAPI) => {
+		pi.on("input", async () => {
+			await Promise.resolve();
+			return { action: "continue" };
+		});
+	};
+
+	it("pi#5886: steered with prompt(…, { streamingBehavior }), compaction ending while the hook runs: delivered, not stuck", async () => {
+		const compaction = gate();
+		await thresholdSession(compaction.promise, [yieldingInputHook]);
+		const { answerRequests } = script(h, [
+			fauxAssistantMessage("short"),
+			fauxAssistantMessage(BIG_ANSWER),
+			fauxAssistantMessage("answered"),
+		]);
+		await h.session.prompt("a");
+		const second = h.session.prompt("b");
+		await h.nextEvent("compaction_start");
+		const typed = h.session.prompt("typed while compacting", { streamingBehavior: "steer" });
+		// Compaction ends while the input hook is still awaiting (the report's ordering).
+		compaction.release();
+		await Promise.all([typed, second]);
+		expect(h.session.getSteeringMessages()).toEqual([]);
+		expect(h.session.isIdle).toBe(true);
+		expect(answerRequests.map((request) => userTexts(request).at(-1))).toEqual(["a", "b", "typed while compacting"]);
+		expect(timesPersisted(h.session.sessionFile!, "typed while compacting")).toBe(1);
+		expect(h.eventsOfType("agent_settled")).toHaveLength(2);
+	});
+
+	for (const kind of ["steer", "followUp"] as const) {
+		it(`pi#5886: session.${kind}() during threshold compaction, its input hook still running when the operation would settle: delivered in the same operation`, async () => {
+			const compaction = gate();
+			const inputHook = gate();
+			await thresholdSession(compaction.promise, [
+				(pi: ExtensionAPI) => {
+					pi.on("input", async (event) => {
+						if (event.text === `${kind} text`) await inputHook.promise;
+						return { action: "continue" };
+					});
+				},
+			]);
+			const { answerRequests } = script(h, [
+				fauxAssistantMessage("short"),
+				fauxAssistantMessage(BIG_ANSWER),
+				fauxAssistantMessage("answered"),
+			]);
+			await h.session.prompt("a");
+			let settled = 0;
+			h.session.subscribe((event) => {
+				if (event.type === "agent_settled") settled++;
+			});
+			// The hook returns exactly when the operation decides how to end (pi checked its queue then).
+			const states: string[] = [];
+			h.session.inspect((event) => {
+				if (event.kind !== "state") return;
+				states.push(event.to);
+				if (event.to === "beforeSettle.awaitingInput" || event.to === "settling") inputHook.release();
+			});
+			const second = h.session.prompt("b");
+			await h.nextEvent("compaction_start");
+			const queued = kind === "steer" ? h.session.steer(`${kind} text`) : h.session.followUp(`${kind} text`);
+			compaction.release();
+			const [result] = await Promise.all([queued, second]);
+			expect(result).toBe("queued");
+			// Before the fix the operation settled first: the message stayed listed with nothing running.
+			expect({
+				steering: h.session.getSteeringMessages(),
+				followUp: h.session.getFollowUpMessages(),
+			}).toEqual({ steering: [], followUp: [] });
+			expect(states).toContain("beforeSettle.awaitingInput");
+			expect(settled).toBe(1);
+			expect(answerRequests.map((request) => userTexts(request).at(-1))).toEqual(["a", "b", `${kind} text`]);
+			expect(timesPersisted(h.session.sessionFile!, `${kind} text`)).toBe(1);
+			expect(h.session.isIdle).toBe(true);
+		});
+	}
+});
+
+describe("pi#6728: compaction queue flush races with the resumed agent and rejects a queued message", () => {
+	it('pi#6728: an extension command\'s sendUserMessage(…, { deliverAs: "followUp" }) during compaction is delivered once', async () => {
+		const compaction = gate();
+		await thresholdSession(compaction.promise, [
+			(pi: ExtensionAPI) => {
+				pi.registerCommand("handoff", {
+					description: "Hands the work over",
+					handler: async (args) => {
+						pi.sendUserMessage(`handoff: ${args}`, { deliverAs: "followUp" });
+					},
+				});
+			},
+		]);
+		const { answerRequests } = script(h, [
+			fauxAssistantMessage("short"),
+			fauxAssistantMessage(BIG_ANSWER),
+			fauxAssistantMessage("took the handoff"),
+		]);
+		await h.session.prompt("a");
+		const second = h.session.prompt("b");
+		await h.nextEvent("compaction_start");
+		// The user runs the command while compaction runs (the chat passes its streamingBehavior).
+		await h.session.prompt("/handoff the plan", { streamingBehavior: "steer" });
+		compaction.release();
+		await second;
+		await h.session.waitForIdle();
+		expect(h.extensionErrors).toEqual([]);
+		expect(h.session.pendingMessageCount).toBe(0);
+		expect(answerRequests.map((request) => userTexts(request).at(-1))).toEqual(["a", "b", "handoff: the plan"]);
+		expect(timesPersisted(h.session.sessionFile!, "handoff: the plan")).toBe(1);
+		expect(h.eventsOfType("agent_settled")).toHaveLength(2);
+	});
+});
+
+describe("atomic#1280: stall after auto-compaction; overflow retry and a compaction_end listener starting work", () => {
+	it("atomic#1280: a follow-up queued from compaction_end{willRetry} reaches the retried request, which has no trailing overflow error", async () => {
+		h = await createHarness({ persistence: "disk", settings: { compaction: { keepRecentTokens: 1 } } });
+		const { answerRequests } = script(h, [
+			fauxAssistantMessage("first"),
+			overflowReply(),
+			fauxAssistantMessage("retried answer"),
+			fauxAssistantMessage("answer to the follow-up"),
+		]);
+		await h.session.prompt("one");
+		const queued: Promise<unknown>[] = [];
+		h.session.subscribe((event) => {
+			if (event.type === "compaction_end" && event.willRetry) {
+				queued.push(h.session.prompt("flushed at compaction_end", { streamingBehavior: "followUp" }));
+			}
+		});
+		await h.session.prompt("two");
+		await Promise.all(queued);
+		expect(queued).toHaveLength(1);
+		expect(answerRequests).toHaveLength(4);
+		// The retried request: the compacted context plus "two", without the overflow error.
+		const retried = answerRequests[2]!;
+		expect(retried.messages.at(-1)).toMatchObject({ role: "user" });
+		expect(retried.messages.some((message) => message.role === "assistant" && message.stopReason === "error")).toBe(
+			false,
+		);
+		expect(userTexts(answerRequests[3]!).at(-1)).toBe("flushed at compaction_end");
+		expect(h.eventsOfType("agent_settled")).toHaveLength(2);
+		expect(timesPersisted(h.session.sessionFile!, "flushed at compaction_end")).toBe(1);
+		expect(h.session.messages.at(-1)).toMatchObject({ content: [{ text: "answer to the follow-up" }] });
+	});
+});
+
+describe("pi-herdr-agents#47: forced compaction exits auto-exit subagents before continuation", () => {
+	it("pi-herdr-agents#47: agent_settled comes once, after compaction and the continuation, never on an intermediate error", async () => {
+		// An auto-exit subagent: it reads the last assistant message at agent_settled and shuts down.
+		const seenAtSettle: { stopReason: string | undefined; compactions: number; lifecycle: string }[] = [];
+		h = await createHarness({
+			...SMALL_WINDOW,
+			persistence: "disk",
+			settings: THRESHOLD_SETTINGS,
+			extensionFactories: [
+				(pi: ExtensionAPI) => {
+					let compactions = 0;
+					pi.on("session_compact", () => {
+						compactions++;
+					});
+					pi.on("agent_settled", (_event, ctx) => {
+						const last = ctx.sessionManager
+							.getBranch()
+							.flatMap((entry) =>
+								entry.type === "message" && entry.message.role === "assistant" ? [entry.message] : [],
+							)
+							.at(-1);
+						seenAtSettle.push({ stopReason: last?.stopReason, compactions, lifecycle: String(ctx.isIdle()) });
+					});
+				},
+			],
+		});
+		const { answerRequests } = script(h, [
+			fauxAssistantMessage("short"),
+			// An overflow first (recovered by compacting and retrying), then an answer over the threshold
+			// (threshold compaction), then the follow-up queued meanwhile.
+			overflowReply(),
+			fauxAssistantMessage(BIG_ANSWER),
+			fauxAssistantMessage("follow-up done"),
+		]);
+		await h.session.prompt("a");
+		let followedUp = false;
+		h.session.subscribe((event) => {
+			if (event.type === "compaction_start" && event.reason === "threshold" && !followedUp) {
+				followedUp = true;
+				void h.session.followUp("then continue");
+			}
+		});
+		await h.session.prompt("b");
+		expect(
+			h
+				.eventsOfType("compaction_end")
+				.map((event) => [event.reason, event.willRetry])
+				.slice(0, 2),
+		).toEqual([
+			["overflow", true],
+			["threshold", false],
+		]);
+		expect(answerRequests).toHaveLength(4);
+		expect(seenAtSettle).toEqual([
+			{ stopReason: "stop", compactions: 0, lifecycle: "true" },
+			{ stopReason: "stop", compactions: h.eventsOfType("compaction_end").length, lifecycle: "true" },
+		]);
+		expect(h.eventsOfType("agent_settled")).toHaveLength(2);
+		// agent_settled is the last event of the operation: nothing of it comes after.
+		expect(h.events.at(-1)?.type).toBe("agent_settled");
+		expect(h.session.messages.at(-1)).toMatchObject({ content: [{ text: "follow-up done" }] });
+	});
+});

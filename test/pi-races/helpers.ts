@@ -1,0 +1,65 @@
+/**
+ * Helpers for the pi race replays: a gate released from outside, the user texts of the session
+ * file on disk, and per-operation counts read from the public event stream.
+ */
+import { readFileSync } from "node:fs";
+import type { AgentMessage } from "../../src/llm/types.js";
+import type { Harness } from "../../src/testing/harness.js";
+
+export { comparable, reopenedContext, tick } from "../session/helpers.js";
+export {
+	type Answer,
+	BIG_ANSWER,
+	errorReply,
+	gate,
+	OVERLOADED,
+	overflowReply,
+	SMALL_WINDOW,
+	script,
+	THRESHOLD_SETTINGS,
+	userTexts,
+} from "../session/recovery-helpers.js";
+
+/** The text of a user message (undefined for other roles). */
+export function textOf(message: AgentMessage): string | undefined {
+	if (message.role !== "user") return undefined;
+	return typeof message.content === "string"
+		? message.content
+		: message.content.map((block) => (block.type === "text" ? block.text : "")).join("");
+}
+
+/** Every line of a session JSONL file, parsed. */
+export function fileEntries(file: string): { type: string; message?: AgentMessage; customType?: string }[] {
+	return readFileSync(file, "utf8")
+		.split("\n")
+		.filter(Boolean)
+		.map((line) => JSON.parse(line));
+}
+
+/** The user texts persisted in a session file, in file order. */
+export function persistedUserTexts(file: string): string[] {
+	return fileEntries(file).flatMap((entry) => {
+		const text = entry.type === "message" && entry.message ? textOf(entry.message) : undefined;
+		return text === undefined ? [] : [text];
+	});
+}
+
+/** How often `text` was persisted as a user message. */
+export function timesPersisted(file: string, text: string): number {
+	return persistedUserTexts(file).filter((persisted) => persisted === text).length;
+}
+
+/** The roles of the persisted messages (custom messages as `custom:<type>`), in file order. */
+export function persistedRoles(file: string): string[] {
+	return fileEntries(file).flatMap((entry) => {
+		if (entry.type === "custom_message") return [`custom:${entry.customType}`];
+		if (entry.type !== "message" || !entry.message) return [];
+		return entry.message.role === "system" ? [] : [entry.message.role];
+	});
+}
+
+/** Waits until `condition` holds, a bounded number of event-loop turns (throws naming `what` otherwise). */
+export async function until(h: Harness, condition: () => boolean, what: string): Promise<void> {
+	for (let i = 0; i < 5000 && !condition(); i++) await new Promise<void>((resolve) => setImmediate(resolve));
+	if (!condition()) throw new Error(`never happened: ${what} (lifecycle ${h.session.lifecycle})`);
+}
