@@ -9,8 +9,8 @@ import { spawn } from "node:child_process";
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { cliCommand, trackChild, useCliProject } from "../cli/helpers.js";
-import { openAiError } from "../llm/wire/openai.js";
+import { cliCommand, RpcClient, trackChild, useCliProject } from "../cli/helpers.js";
+import { chatReply, openAiError } from "../llm/wire/openai.js";
 import { startWireServer, type WireServer } from "../llm/wire/server.js";
 
 const cli = useCliProject("settle-sec-secrets-");
@@ -119,4 +119,36 @@ describe("secrets echoed by a provider stay out of everything settle writes", ()
 			expect(outputs["session file"]).toContain("Upstream rejected key [redacted]");
 		});
 	}
+});
+
+describe("secrets echoed to a compaction's summary request", () => {
+	it("the compact error (RPC response, session file) names no key or header value", async () => {
+		writeAgentFiles(LITERAL_KEY);
+		writeFileSync(
+			join(cli.agentDir, "settings.json"),
+			JSON.stringify({ retry: { enabled: false, provider: { maxRetries: 0 } }, compaction: { keepRecentTokens: 1 } }),
+		);
+		server.reply(chatReply([{ type: "text", text: "first answer" }]), chatReply([{ type: "text", text: "second" }]));
+		const rpc = new RpcClient(["--model", "local/m1"], { cwd: cli.project, agentDir: cli.agentDir });
+		try {
+			for (const [id, message] of [
+				["p1", "one"],
+				["p2", "two"],
+			] as const) {
+				const settled = rpc.next((line) => line.type === "agent_settled");
+				expect((await rpc.request({ id, type: "prompt", message })).success).toBe(true);
+				await settled;
+			}
+			server.reply(echoing(401, LITERAL_KEY));
+			const compact = await rpc.request({ id: "c", type: "compact" });
+			expect(compact.success).toBe(false);
+			expect(String(compact.error)).toContain("Upstream rejected key [redacted] (team header [redacted])");
+			expect(rpc.stderr).not.toContain(LITERAL_KEY);
+		} finally {
+			await rpc.end();
+		}
+		const everything = [JSON.stringify(rpc.lines), rpc.stderr, readFileSync(sessionFiles()[0]!, "utf8")].join("\n");
+		expect(everything).not.toContain(LITERAL_KEY);
+		expect(everything).not.toContain(HEADER_SECRET);
+	});
 });

@@ -42,10 +42,10 @@ describe("RPC model objects carry no request headers", () => {
 		process.env.SEC_TEST_TEAM_TOKEN = ENV_HEADER_VALUE;
 		client = new RpcClient(["--model", "local/m1"], { cwd: cli.project, agentDir: cli.agentDir });
 		const answers = [
-			await client.request({ type: "get_state" }),
-			await client.request({ type: "get_available_models" }),
-			await client.request({ type: "set_model", provider: "local", modelId: "m2" }),
-			await client.request({ type: "cycle_model" }),
+			await client.request({ id: "1", type: "get_state" }),
+			await client.request({ id: "2", type: "get_available_models" }),
+			await client.request({ id: "3", type: "set_model", provider: "local", modelId: "m2" }),
+			await client.request({ id: "4", type: "cycle_model" }),
 		];
 		for (const answer of answers) expect(answer.success).toBe(true);
 		expect((answers[0]!.data as { model: { id: string } }).model.id).toBe("m1");
