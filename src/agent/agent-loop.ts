@@ -18,6 +18,7 @@
  */
 import { errorMessage, SettleError } from "../errors.js";
 import { EventStream } from "../llm/event-stream.js";
+import { redactSecrets, requestSecrets } from "../llm/redact.js";
 import {
 	type AgentMessage,
 	type AssistantMessage,
@@ -569,6 +570,11 @@ class LoopRun {
 			this.stopAbortWait();
 		}
 		if (replacedModel) final.thinkingLevel = thinkingLevel;
+		// A provider or proxy that echoes the key it got must not put it in the log, events or traces.
+		if (final.errorMessage) {
+			const redacted = redactSecrets(final.errorMessage, requestSecrets(model, options));
+			if (redacted !== final.errorMessage) final = { ...final, errorMessage: redacted };
+		}
 		return this.finishAssistant(final, started);
 	}
 

@@ -56,7 +56,12 @@ export async function startHost(args: ParsedArgs): Promise<CliHost> {
 	const agentDir = resolve(args.agentDir !== undefined ? expandHome(args.agentDir) : getDefaultAgentDir());
 	// Before anything creates the agent folder: its absence is what makes a pi user's first run.
 	const piHint = piFolderHint({ cwd, agentDir, agentDirGiven: args.agentDir !== undefined });
-	const settings = SettingsManager.create(cwd, agentDir);
+	// --approve / --no-approve decide here too: an untrusted project's sessionDir does not apply.
+	const settings = SettingsManager.create(
+		cwd,
+		agentDir,
+		args.trustProject !== undefined ? { projectTrusted: args.trustProject } : {},
+	);
 	const sessionDir = args.sessionDir
 		? resolve(args.sessionDir)
 		: (settings.getSessionDir() ?? getDefaultSessionDirPath(cwd, agentDir));

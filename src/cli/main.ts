@@ -20,6 +20,7 @@ import { EXIT_AUTH, EXIT_FAILURE, EXIT_OK, EXIT_USAGE, HELP_POINTER, helpText } 
 import { CliError, oneLine, startHost } from "./host.js";
 import { startCliInspector } from "./inspect.js";
 import { runInteractiveMode, startsInteractive } from "./interactive-mode.js";
+import { streamSafe } from "./interactive-render.js";
 import { piFolderHintShown, piModelsHint } from "./pi-folder.js";
 import { withPiOptionHint } from "./pi-options.js";
 import type { CliOutput } from "./print-mode.js";
@@ -40,8 +41,11 @@ import { unknownOptionErrors } from "./unknown-options.js";
 /** The process streams (stdout writes stop once a reader closed it: `settle … | head -1`). */
 const processOutput: CliOutput = {
 	stdout: (text) => processStdout.write(text),
-	stderr: (text) => process.stderr.write(text),
+	// On a terminal, what settle itself reports there (a provider's error text, a retry notice, a
+	// warning naming a file of the project) cannot drive it: control characters are made visible.
+	stderr: (text) => process.stderr.write(process.stderr.isTTY ? streamSafe(text) : text),
 	room: stdoutRoom,
+	stdoutIsTerminal: process.stdout.isTTY === true,
 };
 
 /**

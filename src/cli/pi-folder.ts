@@ -7,7 +7,7 @@
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { basename, join, resolve } from "node:path";
 import { AGENT_DIR_ENV, getPiAgentDir } from "../settings/paths.js";
-import { makeFolders } from "../store/folders.js";
+import { makeFolders, PRIVATE_FOLDER_MODE } from "../store/folders.js";
 import { getDefaultSessionDirPath } from "../store/paths.js";
 
 /**
@@ -59,7 +59,7 @@ export function piFolderHint(input: {
  */
 export function piFolderHintShown(agentDir: string): void {
 	try {
-		makeFolders(agentDir);
+		makeFolders(agentDir, { mode: PRIVATE_FOLDER_MODE });
 	} catch {
 		// Unwritable: the hint is said again next time, which is all that is lost.
 	}

@@ -13,6 +13,7 @@ import type { AgentSessionRuntime } from "../runtime/runtime.js";
 import type { AgentSession } from "../session/agent-session.js";
 import { EXIT_AUTH, EXIT_FAILURE, EXIT_OK, EXIT_SESSION_LOCKED } from "./help.js";
 import { sessionLockedForCli } from "./host.js";
+import { streamSafe } from "./interactive-render.js";
 
 /** Where the CLI writes. */
 export interface CliOutput {
@@ -23,6 +24,12 @@ export interface CliOutput {
 	 * streaming modes wait on it between a run's events. Absent: never wait.
 	 */
 	room?(): Promise<void> | undefined;
+	/**
+	 * stdout is a terminal: the answer is printed with its control characters made visible
+	 * (`streamSafe`), so a model cannot write the clipboard (OSC 52), retitle the window or hide
+	 * text. Absent or false (a pipe, a file): the answer byte for byte, as pi prints it.
+	 */
+	stdoutIsTerminal?: boolean;
 }
 
 /**
@@ -155,7 +162,7 @@ export async function runPrintMode(
 			.filter((block) => block.type === "text")
 			.map((block) => (block as { text: string }).text)
 			.join("\n");
-		if (text) out.stdout(`${text}\n`);
+		if (text) out.stdout(`${out.stdoutIsTerminal ? streamSafe(text) : text}\n`);
 		return EXIT_OK;
 	} catch (error) {
 		out.stderr(`${cliErrorText(error, runtime.services.agentDir)}\n`);

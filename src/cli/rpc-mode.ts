@@ -134,7 +134,7 @@ export async function runRpcMode(runtime: AgentSessionRuntime, input: Readable, 
 			}
 			case "get_state":
 				return success(id, "get_state", {
-					model: session.model,
+					model: withoutRequestHeaders(session.model),
 					thinkingLevel: session.thinkingLevel,
 					isStreaming: session.isStreaming,
 					isCompacting: session.isCompacting,
@@ -157,12 +157,16 @@ export async function runRpcMode(runtime: AgentSessionRuntime, input: Readable, 
 					.find((candidate) => candidate.provider === provider && candidate.id === modelId);
 				if (!model) return failure(id, "set_model", `Model not found: ${provider}/${modelId}`);
 				await session.setModel(model);
-				return success(id, "set_model", model);
+				return success(id, "set_model", withoutRequestHeaders(model));
 			}
-			case "cycle_model":
-				return success(id, "cycle_model", (await session.cycleModel()) ?? null);
+			case "cycle_model": {
+				const cycled = await session.cycleModel();
+				return success(id, "cycle_model", cycled ? { ...cycled, model: withoutRequestHeaders(cycled.model) } : null);
+			}
 			case "get_available_models":
-				return success(id, "get_available_models", { models: runtime.services.modelRuntime.getAvailable() });
+				return success(id, "get_available_models", {
+					models: runtime.services.modelRuntime.getAvailable().map(withoutRequestHeaders),
+				});
 			case "set_thinking_level":
 				if (!(THINKING_LEVELS as readonly unknown[]).includes(command.level)) {
 					return failure(
@@ -353,4 +357,15 @@ function rpcErrorForCli(error: unknown, agentDir: string): unknown {
 			? "then select a model with set_model, or start settle with --model <provider/id> (--faux for the offline model)"
 			: "or select another model with set_model";
 	return `${error.message.split("\n")[0]} ${keyHint}, ${then}.`;
+}
+
+/**
+ * A model as RPC lines show it: without `headers`, which hold the request headers resolved from
+ * models.json or `pi.registerProvider` (a team token, a value read from an environment variable).
+ * pi keeps those out of its model objects and resolves them per request; Settle's models carry them.
+ */
+function withoutRequestHeaders<T extends { headers?: unknown } | undefined>(model: T): T {
+	if (!model || model.headers === undefined) return model;
+	const { headers: _headers, ...rest } = model;
+	return rest as T;
 }

@@ -6,6 +6,7 @@ import { backoffDelayMs } from "../../machines/prompt-operation.machine.js";
 import { raceAbortWith } from "../abort.js";
 import { errorMessage, SettleError } from "../errors.js";
 import { isRetryableError } from "../llm/errors.js";
+import { redactSecrets, requestSecrets } from "../llm/redact.js";
 import type { AssistantMessage, StreamOptions, Usage } from "../llm/types.js";
 import { emptyUsage } from "../llm/types.js";
 import { SUMMARIZATION_SYSTEM_PROMPT } from "./prompts.js";
@@ -57,7 +58,11 @@ export async function requestSummary(
 			if (event.type === "done") final = event.message;
 			else if (event.type === "error") final = event.error;
 		}
-		return final ?? (await stream.result());
+		final ??= await stream.result();
+		// A provider that echoes the key it got must not put it in the summary's error (and log).
+		if (!final.errorMessage) return final;
+		const redacted = redactSecrets(final.errorMessage, requestSecrets(model, streamOptions));
+		return redacted === final.errorMessage ? final : { ...final, errorMessage: redacted };
 	};
 	const attemptOnce = async (): Promise<AssistantMessage> => {
 		try {
@@ -65,7 +70,8 @@ export async function requestSummary(
 			return await raceAbort(consume(), signal);
 		} catch (error) {
 			throwIfAborted(signal);
-			throw new SettleError("PROVIDER", `${failurePrefix}: ${errorMessage(error)}`, { cause: error });
+			const text = redactSecrets(errorMessage(error), requestSecrets(model, streamOptions));
+			throw new SettleError("PROVIDER", `${failurePrefix}: ${text}`, { cause: error });
 		}
 	};
 	const response = options.retry ? await withRetry(attemptOnce, options.retry, signal) : await attemptOnce();

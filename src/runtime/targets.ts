@@ -10,7 +10,7 @@ import { errorMessage, SettleError } from "../errors.js";
 import type { ImageContent, TextContent } from "../llm/types.js";
 import { readSessionHeader } from "../store/discovery.js";
 import { CURRENT_SESSION_VERSION, type FileEntry, type SessionEntry, type SessionHeader } from "../store/entries.js";
-import { makeFolders } from "../store/folders.js";
+import { makeFolders, PRIVATE_FOLDER_MODE } from "../store/folders.js";
 import { createSessionId } from "../store/ids.js";
 import { sessionFileName } from "../store/paths.js";
 import { SessionManager } from "../store/session-manager.js";
@@ -50,7 +50,7 @@ export interface CurrentSessionView {
 /** Makes sure new session files can be created in `dir` (creates it); `IO` error naming it otherwise. */
 export function ensureSessionDir(dir: string): void {
 	try {
-		makeFolders(dir);
+		makeFolders(dir, { mode: PRIVATE_FOLDER_MODE });
 	} catch (error) {
 		const hint = "Point sessionDir (settings) or SETTLE_AGENT_DIR at a writable folder.";
 		throw new SettleError("IO", `Cannot create a session file in ${dir}: ${errorMessage(error)}. ${hint}`, {

@@ -63,6 +63,12 @@ export const PROJECT_SETTINGS_REQUIRING_TRUST = [
 	"packages",
 	"extensions",
 ] as const;
+/**
+ * Project keys that decide where the user's conversations are written; ignored from an untrusted
+ * project's settings (a cloned repository could otherwise have every session, with what was read
+ * and pasted, written into its own working tree). pi applies them from any project.
+ */
+const PROJECT_DATA_SETTINGS_REQUIRING_TRUST = ["sessionDir"] as const;
 /** Keys read from the global file only (a project cannot decide its own trust). */
 const GLOBAL_ONLY_KEYS = ["defaultProjectTrust"] as const;
 
@@ -244,6 +250,20 @@ export class SettingsManager {
 						projectPath,
 						key,
 						`Ignored "${key}" in ${projectPath}: this setting runs code and the project is not trusted.${advice}`,
+					),
+				);
+			}
+			for (const key of PROJECT_DATA_SETTINGS_REQUIRING_TRUST) {
+				if (project[key] === undefined) continue;
+				delete project[key];
+				const advice = this.location ? ` ${howToTrustProject(this.location.cwd, this.location.agentDir)}` : "";
+				diagnostics.push(
+					diagnostic(
+						"warning",
+						"project",
+						projectPath,
+						key,
+						`Ignored "${key}" in ${projectPath}: it decides where your sessions are written, and the project is not trusted; they stay in the agent folder.${advice}`,
 					),
 				);
 			}

@@ -50,6 +50,13 @@ export function makeFolders(dir: string, options: MakeFoldersOptions = {}): void
 	}
 }
 
+/**
+ * Permissions of the folders Settle makes for what holds conversations (the agent folder, session
+ * folders): the owner only, so other users of a shared machine or CI runner cannot read sessions
+ * (pi 0.73.1 makes them with the umask's default, usually world-readable). Existing folders keep theirs.
+ */
+export const PRIVATE_FOLDER_MODE = 0o700;
+
 /** Options of {@link makeFolders} and {@link makeFoldersAsync}. */
 export interface MakeFoldersOptions {
 	/** Permissions of the levels made (e.g. `0o700` for a folder holding credentials); existing ones are left alone. */

@@ -3,7 +3,7 @@ import { existsSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { errorMessage, SettleError } from "../errors.js";
 import { getDefaultAgentDir } from "../settings/paths.js";
-import { makeFolders } from "./folders.js";
+import { makeFolders, PRIVATE_FOLDER_MODE } from "./folders.js";
 
 /**
  * The session directory for a cwd, computed as pi does (`<agentDir>/sessions/--<cwd mangled>--`), without creating it.
@@ -42,7 +42,7 @@ export function getDefaultSessionDir(cwd: string, agentDir: string = getDefaultA
  */
 export function createSessionFolder(dir: string): void {
 	try {
-		makeFolders(dir);
+		makeFolders(dir, { mode: PRIVATE_FOLDER_MODE });
 	} catch (error) {
 		throw new SettleError(
 			"IO",

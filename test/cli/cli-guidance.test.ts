@@ -266,10 +266,11 @@ describe("a session folder that cannot be made", () => {
 			code: 0,
 			stdout: "hi\n",
 		});
-		// From settings (not the command line): a startup failure, exit 1.
+		// From settings (not the command line): a startup failure, exit 1. A project's sessionDir
+		// applies only to a trusted project (test/security/untrusted-project-session-dir.test.ts).
 		mkdirSync(join(project, ".settle"), { recursive: true });
 		writeFileSync(join(project, ".settle", "settings.json"), JSON.stringify({ sessionDir: file }));
-		const fromSettings = settle(["--faux", "-p", "hi"]);
+		const fromSettings = settle(["--approve", "--faux", "-p", "hi"]);
 		expect(fromSettings.code).toBe(1);
 		expect(fromSettings.stderr).toContain(`Error: Cannot keep sessions in ${file}: ${file} is not a folder.`);
 	});
