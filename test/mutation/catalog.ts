@@ -7240,6 +7240,187 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/inspect/live-panels.test.ts"],
 	},
+	{
+		id: "BL01",
+		file: "machines/prompt-operation.machine.ts",
+		description: "awaitingInput never continues the operation for a queued steer()/followUp() (pi#5886)",
+		edits: [
+			{
+				find: 'queueInputQueued: ({ event }) => event.type === "QUEUE_INPUT_FINISHED" && event.queued,',
+				replace: 'queueInputQueued: ({ event }) => event.type === "QUEUE_INPUT_FINISHED" && false,',
+			},
+		],
+		tests: ["test/pi-races/compaction-queue.test.ts"],
+	},
+	{
+		id: "BL02",
+		file: "machines/prompt-operation.machine.ts",
+		description: "QUEUE_INPUT_STARTED does not count the call in flight",
+		edits: [
+			{
+				find: "countQueueInput: assign(({ context }) => ({ busyPreflightsInFlight: context.busyPreflightsInFlight + 1 })),",
+				replace:
+					"countQueueInput: assign(({ context }) => ({ busyPreflightsInFlight: context.busyPreflightsInFlight + 0 })),",
+			},
+		],
+		tests: ["test/pi-races/compaction-queue.test.ts"],
+	},
+	{
+		id: "BL03",
+		file: "src/session/prompt-pipeline.ts",
+		description: "steer()/followUp() never report their input hooks started",
+		edits: [
+			{
+				find: '\tsendWhileActive(s, { type: "QUEUE_INPUT_STARTED" });',
+				replace: "",
+			},
+		],
+		tests: ["test/pi-races/compaction-queue.test.ts"],
+	},
+	{
+		id: "BL04",
+		file: "src/session/prompt-pipeline.ts",
+		description: "a queued steer()/followUp() reports queued: false",
+		edits: [
+			{
+				find: '\t\tqueued = true;\n\t\treturn "queued";',
+				replace: '\t\treturn "queued";',
+			},
+		],
+		tests: ["test/pi-races/compaction-queue.test.ts"],
+	},
+	{
+		id: "BL05",
+		file: "machines/prompt-operation.machine.ts",
+		description: "continuing for a queued steer()/followUp() leaves it counted (the next settle waits forever)",
+		edits: [
+			{
+				find: 'actions: ["uncountQueueInput", { type: "setRunCause", params: { cause: "queued" } }],',
+				replace: 'actions: [{ type: "setRunCause", params: { cause: "queued" } }],',
+			},
+		],
+		tests: ["test/pi-races/compaction-queue.test.ts"],
+	},
+	{
+		id: "BL06",
+		file: "machines/prompt-operation.machine.ts",
+		description: "a steer()/followUp() finishing outside awaitingInput is never uncounted",
+		edits: [
+			{
+				find: 'QUEUE_INPUT_FINISHED: { actions: "uncountQueueInput" },',
+				replace: "QUEUE_INPUT_FINISHED: {},",
+			},
+		],
+		tests: ["test/pi-races/queue-races.property.test.ts", "test/machines/prompt-operation.model.test.ts"],
+	},
+	{
+		id: "BM01",
+		file: "src/cli/print-mode.ts",
+		description: "settle -p prints the answer raw on a terminal",
+		edits: [
+			{
+				find: "out.stdoutIsTerminal ? streamSafe(text) : text",
+				replace: "text",
+			},
+		],
+		tests: ["test/security/terminal-escape-injection.test.ts"],
+	},
+	{
+		id: "BM02",
+		file: "src/cli/main.ts",
+		description: "stderr lines reach a terminal raw",
+		edits: [
+			{
+				find: "process.stderr.isTTY ? streamSafe(text) : text",
+				replace: "text",
+			},
+		],
+		tests: ["test/security/terminal-escape-injection.test.ts"],
+	},
+	{
+		id: "BM03",
+		file: "src/agent/agent-loop.ts",
+		description: "error text redacted without the request's key and headers",
+		edits: [
+			{
+				find: "redactSecrets(final.errorMessage, requestSecrets(model, options))",
+				replace: "redactSecrets(final.errorMessage, requestSecrets(undefined, undefined))",
+			},
+		],
+		tests: ["test/security/secrets-in-output.test.ts"],
+	},
+	{
+		id: "BM04",
+		file: "src/llm/redact.ts",
+		description: "only values over 64 chars count as secrets",
+		edits: [
+			{
+				find: "if (trimmed.length >= MIN_SECRET_LENGTH) found.add(trimmed);",
+				replace: "if (trimmed.length > 64) found.add(trimmed);",
+			},
+		],
+		tests: ["test/security/secrets-in-output.test.ts"],
+	},
+	{
+		id: "BM05",
+		file: "src/compaction/request.ts",
+		description: "summary error text not redacted",
+		edits: [
+			{
+				find: "const redacted = redactSecrets(final.errorMessage, requestSecrets(model, streamOptions));",
+				replace: "const redacted = final.errorMessage;",
+			},
+		],
+		tests: ["test/security/secrets-in-output.test.ts"],
+	},
+	{
+		id: "BM06",
+		file: "src/settings/settings-manager.ts",
+		description: "untrusted project's sessionDir applies again",
+		edits: [
+			{
+				find: 'const PROJECT_DATA_SETTINGS_REQUIRING_TRUST = ["sessionDir"] as const;',
+				replace: 'const PROJECT_DATA_SETTINGS_REQUIRING_TRUST = ["sessionDirs"] as const;',
+			},
+		],
+		tests: ["test/security/untrusted-project-session-dir.test.ts"],
+	},
+	{
+		id: "BM07",
+		file: "src/cli/host.ts",
+		description: "--approve does not reach the settings that pick the session folder",
+		edits: [
+			{
+				find: "args.trustProject !== undefined ? { projectTrusted: args.trustProject } : {},",
+				replace: "{},",
+			},
+		],
+		tests: ["test/security/untrusted-project-session-dir.test.ts"],
+	},
+	{
+		id: "BM08",
+		file: "src/store/folders.ts",
+		description: "session folders made world-readable",
+		edits: [
+			{
+				find: "export const PRIVATE_FOLDER_MODE = 0o700;",
+				replace: "export const PRIVATE_FOLDER_MODE = 0o755;",
+			},
+		],
+		tests: ["test/security/session-files-other-users.test.ts"],
+	},
+	{
+		id: "BM09",
+		file: "src/cli/rpc-mode.ts",
+		description: "RPC model objects keep resolved request headers",
+		edits: [
+			{
+				find: "if (!model || model.headers === undefined) return model;",
+				replace: "if (model) return model;",
+			},
+		],
+		tests: ["test/security/secrets-in-rpc.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
