@@ -8,19 +8,23 @@ import { type InspectorServer, serveInspector } from "../../src/inspect/live-ser
 import { type QueuedMessage, queueHistory, queueHistoryInput } from "../../src/inspect/queue-history.js";
 import { fauxAssistantMessage } from "../../src/llm/faux.js";
 import { createHarness, type Harness } from "../../src/testing/harness.js";
-import { launchChromium } from "./chromium.js";
+import { type LivePage, openLivePage } from "./live-browser.js";
 
 let h: Harness | undefined;
 let inspector: InspectorServer | undefined;
-let closeBrowser: (() => Promise<void>) | undefined;
+let live: LivePage | undefined;
 afterEach(async () => {
-	await closeBrowser?.();
+	await live?.close();
 	await inspector?.close();
 	h?.cleanup();
-	closeBrowser = undefined;
+	live = undefined;
 	inspector = undefined;
 	h = undefined;
 });
+
+/** A session whose first request fails with a 529, retried after 250 ms on a simulated clock. */
+const RETRYING = { simulatedClock: true, settings: { retry: { baseDelayMs: 250, maxRetries: 2 } } } as const;
+const OVERLOADED = fauxAssistantMessage("", { stopReason: "error", errorMessage: "529 overloaded" });
 
 /** Reads an SSE body up to the last kept event's `operation_settled` (the window is replayed at once). */
 async function readUntilSettled(body: ReadableStream<Uint8Array>): Promise<string> {
@@ -38,23 +42,15 @@ async function readUntilSettled(body: ReadableStream<Uint8Array>): Promise<strin
 
 describe("the live inspector page's panels", () => {
 	it("a follow-up queued during a retry backoff shows pending, then delivered in the run that delivers it; a click shows an event whole", async () => {
-		h = await createHarness({ simulatedClock: true, settings: { retry: { baseDelayMs: 250, maxRetries: 2 } } });
-		h.setResponses([
-			fauxAssistantMessage("", { stopReason: "error", errorMessage: "529 overloaded" }),
-			fauxAssistantMessage("answer after the retry"),
-			fauxAssistantMessage("the follow-up's answer"),
-		]);
-		inspector = await serveInspector(h.session);
-		const { browser, close } = await launchChromium();
-		closeBrowser = close;
-		const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
-		const problems: string[] = [];
-		page.on("pageerror", (error) => problems.push(error.message));
-		page.on("console", (message) => {
-			if (message.type() === "error") problems.push(message.text());
+		live = await openLivePage({
+			harness: RETRYING,
+			responses: [
+				OVERLOADED,
+				fauxAssistantMessage("answer after the retry"),
+				fauxAssistantMessage("the follow-up's answer"),
+			],
 		});
-		await page.goto(inspector.url);
-		await page.locator("#status", { hasText: "live" }).waitFor();
+		const { h, page, problems } = live;
 		// The panel and the detail pane are there; nothing queued yet: the panel is hidden.
 		expect(await page.locator("#queue").count()).toBe(1);
 		expect(await page.locator("#detail").count()).toBe(1);
@@ -110,19 +106,11 @@ describe("the live inspector page's panels", () => {
 	});
 
 	it("a steer cleared during the backoff goes from pending to cleared, where it was cleared", async () => {
-		h = await createHarness({ simulatedClock: true, settings: { retry: { baseDelayMs: 250, maxRetries: 2 } } });
-		h.setResponses([
-			fauxAssistantMessage("", { stopReason: "error", errorMessage: "529 overloaded" }),
-			fauxAssistantMessage("answer after the retry"),
-		]);
-		inspector = await serveInspector(h.session);
-		const { browser, close } = await launchChromium();
-		closeBrowser = close;
-		const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
-		const problems: string[] = [];
-		page.on("pageerror", (error) => problems.push(error.message));
-		await page.goto(inspector.url);
-		await page.locator("#status", { hasText: "live" }).waitFor();
+		live = await openLivePage({
+			harness: RETRYING,
+			responses: [OVERLOADED, fauxAssistantMessage("answer after the retry")],
+		});
+		const { h, page, problems } = live;
 		expect(await page.locator("#queue").count()).toBe(1);
 		const done = h.session.prompt("deploy it");
 		const { delayMs } = await h.nextEvent("auto_retry_start");
@@ -141,9 +129,9 @@ describe("the live inspector page's panels", () => {
 	});
 
 	it("queueHistoryInput keeps what the pairing reads: the same messages, fates, states and runs as from the whole events", async () => {
-		h = await createHarness({ simulatedClock: true, settings: { retry: { baseDelayMs: 250, maxRetries: 2 } } });
+		h = await createHarness(RETRYING);
 		h.setResponses([
-			fauxAssistantMessage("", { stopReason: "error", errorMessage: "529 overloaded" }),
+			OVERLOADED,
 			fauxAssistantMessage("answer after the retry"),
 			fauxAssistantMessage("the follow-up's answer"),
 			fauxAssistantMessage("the second follow-up's answer"),
@@ -194,16 +182,8 @@ describe("the live inspector page's panels", () => {
 	});
 
 	it("the filter lists only the matching lines, adds matching lines as they arrive, and ↓ steps through the matches", async () => {
-		h = await createHarness();
-		h.setResponses([fauxAssistantMessage("one"), fauxAssistantMessage("two")]);
-		inspector = await serveInspector(h.session);
-		const { browser, close } = await launchChromium();
-		closeBrowser = close;
-		const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
-		const problems: string[] = [];
-		page.on("pageerror", (error) => problems.push(error.message));
-		await page.goto(inspector.url);
-		await page.locator("#status", { hasText: "live" }).waitFor();
+		live = await openLivePage({ responses: [fauxAssistantMessage("one"), fauxAssistantMessage("two")] });
+		const { h, page, problems } = live;
 		await h.session.prompt("one");
 		await page.locator("#events li.kind-emitted", { hasText: "operation_settled" }).waitFor();
 
