@@ -178,7 +178,7 @@ describe("an overflow compaction cannot recover: agent_settled.errorMessage", ()
 			fauxAssistantMessage("answered on the retried run"),
 			fauxAssistantMessage("the follow-up's answer"),
 		]);
-		const queued: Promise<void>[] = [];
+		const queued: Promise<unknown>[] = [];
 		const stop = h.session.subscribe((event) => {
 			if (event.type === "turn_start" && queued.length === 0) queued.push(h.session.followUp("then this"));
 		});
