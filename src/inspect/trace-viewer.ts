@@ -235,6 +235,8 @@ items.forEach((li, i) => li.addEventListener("click", () => select(i)));
 document.querySelectorAll(".queue [data-i]").forEach((el) => el.addEventListener("click", () => select(Number(el.dataset.i))));
 tabs.forEach((b) => b.addEventListener("click", () => show(b.dataset.machine)));
 document.addEventListener("keydown", (e) => {
+  // Keys typed into the filter box (or any field) are text editing, not page shortcuts.
+  if (e.target instanceof Element && e.target.closest("input, textarea, select, [contenteditable]")) return;
   if (e.key === "ArrowDown") { step(1); e.preventDefault(); }
   if (e.key === "ArrowUp") { step(-1); e.preventDefault(); }
 });

@@ -219,4 +219,34 @@ describe("the live inspector page's panels", () => {
 		expect(await page.locator("#matches").textContent()).toBe("");
 		expect(problems).toEqual([]);
 	});
+
+	it("regression: End typed in the filter box switched the page to following live; keys typed there no longer act as page shortcuts", async () => {
+		live = await openLivePage({ responses: [fauxAssistantMessage("one"), fauxAssistantMessage("two")] });
+		const { h, page, problems } = live;
+		await h.session.prompt("one");
+		await page.locator("#events li.kind-emitted", { hasText: "operation_settled" }).waitFor();
+		// Step back: the page holds the selected event and offers "follow live".
+		await page.locator("#events li[data-id]").first().click();
+		const held = await page.locator("#events li.selected").getAttribute("data-id");
+		await page.locator("#follow").waitFor();
+
+		// Typing in the filter: End moves the caret, ↑/↓ stay in the box; the page does not move.
+		const filter = page.locator("#filter");
+		await filter.click();
+		await page.keyboard.type("operation_settledx");
+		await page.keyboard.press("Home");
+		await page.keyboard.press("End");
+		await page.keyboard.press("Backspace");
+		await page.keyboard.press("ArrowDown");
+		await page.keyboard.press("ArrowUp");
+		expect(await filter.inputValue()).toBe("operation_settled");
+		expect(await page.locator("#follow").isVisible()).toBe(true);
+		expect(await page.locator("#events li.selected").getAttribute("data-id")).toBe(held);
+
+		// Outside the box the shortcut still works: End follows live again.
+		await page.locator("#filtered li").first().click();
+		await page.keyboard.press("End");
+		await page.locator("#follow").waitFor({ state: "hidden" });
+		expect(problems).toEqual([]);
+	});
 });
