@@ -17,7 +17,7 @@ import { SettleError } from "../errors.js";
 import type { LifecycleInspectionEvent } from "./lifecycle-inspector.js";
 import { type QueuedMessage, queuedMessageText, queueHistory, queueSummaryText } from "./queue-history.js";
 import { toSvg, transitionKey } from "./svg.js";
-import { formatLifecycleEvent, type LifecycleTrace, type TraceRecorder } from "./trace.js";
+import { formatLifecycleEvent, type LifecycleTrace, shownInTraceViews, type TraceRecorder } from "./trace.js";
 
 /** Options for {@link renderTraceHtml}. */
 export interface TraceViewerOptions {
@@ -45,12 +45,21 @@ export interface TraceViewerOptions {
  * writeFileSync("trace.html", renderTraceHtml(trace)); // or renderTraceHtml(await loadTrace("run.trace.json"))
  * ```
  */
+/** The trace as the viewer lists it: each queue change once ({@link shownInTraceViews}), sessions' starts moved to match. */
+function viewable(trace: LifecycleTrace): LifecycleTrace {
+	const events = trace.events.filter(shownInTraceViews);
+	if (events.length === trace.events.length) return trace;
+	const shownBefore = (index: number) => trace.events.slice(0, index).filter(shownInTraceViews).length;
+	const sessions = trace.sessions?.map((session) => ({ ...session, firstEvent: shownBefore(session.firstEvent) }));
+	return { ...trace, events, ...(sessions ? { sessions } : {}) };
+}
+
 export function renderTraceHtml(
 	recording: LifecycleTrace | TraceRecorder,
 	machine?: AnyStateMachine | readonly AnyStateMachine[],
 	options: TraceViewerOptions = {},
 ): string {
-	const trace = "observer" in recording ? recording.toJSON() : recording;
+	const trace = viewable("observer" in recording ? recording.toJSON() : recording);
 	const diagrams = diagramsFor(trace, machine);
 	const title = options.title ?? `${diagrams.map((d) => d.id).join(" + ")} lifecycle trace`;
 	const origin = trace.events[0]?.at ?? 0;

@@ -81,6 +81,10 @@ describe("the live inspector page's panels", () => {
 			'follow-up "then write the changelog" queued +0ms in retrying → delivered +250ms in run 2 (retry)',
 		);
 		expect(await page.locator("#queue li.fate-delivered").count()).toBe(1);
+		// Each queue change is listed once: the emitted queue_changed, not also the QUEUE_CHANGED it echoes.
+		// (hasText with a string ignores case: regular expressions tell the two apart.)
+		expect(await page.locator("#events li", { hasText: /QUEUE_CHANGED/ }).count()).toBe(0);
+		expect(await page.locator("#events li", { hasText: /queue_changed/ }).count()).toBe(2);
 		// A click on "delivered" selects the event that delivered it, and shows it whole.
 		await row.locator("[data-i]").last().click();
 		await page.locator("#detail", { hasText: '"type": "queue_changed"' }).waitFor();
