@@ -45,15 +45,6 @@ export interface TraceViewerOptions {
  * writeFileSync("trace.html", renderTraceHtml(trace)); // or renderTraceHtml(await loadTrace("run.trace.json"))
  * ```
  */
-/** The trace as the viewer lists it: each queue change once ({@link shownInTraceViews}), sessions' starts moved to match. */
-function viewable(trace: LifecycleTrace): LifecycleTrace {
-	const events = trace.events.filter(shownInTraceViews);
-	if (events.length === trace.events.length) return trace;
-	const shownBefore = (index: number) => trace.events.slice(0, index).filter(shownInTraceViews).length;
-	const sessions = trace.sessions?.map((session) => ({ ...session, firstEvent: shownBefore(session.firstEvent) }));
-	return { ...trace, events, ...(sessions ? { sessions } : {}) };
-}
-
 export function renderTraceHtml(
 	recording: LifecycleTrace | TraceRecorder,
 	machine?: AnyStateMachine | readonly AnyStateMachine[],
@@ -405,4 +396,13 @@ function diagramsFor(
 			{ details: { machine: id } },
 		);
 	});
+}
+
+/** The trace as the viewer lists it: each queue change once ({@link shownInTraceViews}), sessions' starts moved to match. */
+function viewable(trace: LifecycleTrace): LifecycleTrace {
+	const events = trace.events.filter(shownInTraceViews);
+	if (events.length === trace.events.length) return trace;
+	const shownBefore = (index: number) => trace.events.slice(0, index).filter(shownInTraceViews).length;
+	const sessions = trace.sessions?.map((session) => ({ ...session, firstEvent: shownBefore(session.firstEvent) }));
+	return { ...trace, events, ...(sessions ? { sessions } : {}) };
 }
