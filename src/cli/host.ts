@@ -23,6 +23,7 @@ import { EXIT_FAILURE, EXIT_SESSION_FILE, EXIT_SESSION_LOCKED, EXIT_USAGE, HELP_
 import { piContinueHint, piFolderHint, piSessionHint } from "./pi-folder.js";
 import { withPiOptionHint } from "./pi-options.js";
 import { findSessionByIdPrefix } from "./session-lookup.js";
+import { untrustedFlagsLine } from "./unknown-options.js";
 
 /** A failure the CLI reports with a message and an exit code. */
 export class CliError extends Error {
@@ -62,6 +63,14 @@ export async function startHost(args: ParsedArgs): Promise<CliHost> {
 		agentDir,
 		args.trustProject !== undefined ? { projectTrusted: args.trustProject } : {},
 	);
+	// A settings file settle will not start with is refused before any extension loads (and runs code).
+	const settingsErrors = settings.getErrors().filter((d) => d.type === "error");
+	if (settingsErrors.length > 0) {
+		throw new CliError(
+			settingsErrors.map((d) => `Error: ${oneLine(settingsErrorForCli(d.message))}`).join("\n"),
+			EXIT_FAILURE,
+		);
+	}
 	const sessionDir = args.sessionDir
 		? resolve(args.sessionDir)
 		: (settings.getSessionDir() ?? getDefaultSessionDirPath(cwd, agentDir));
@@ -138,9 +147,7 @@ export async function startHost(args: ParsedArgs): Promise<CliHost> {
 		const maybeExtensionFlag = (d: AgentSessionRuntimeDiagnostic) =>
 			d.source === "flags" && withPiOptionHint(d.message) === d.message;
 		if (untrusted.paths.length > 0 && errors.some(maybeExtensionFlag)) {
-			lines.push(
-				`The project ${untrusted.cwd} is not trusted, so its extensions were not loaded and their flags are unknown: run settle with --approve to load them.`,
-			);
+			lines.push(untrustedFlagsLine(untrusted.cwd));
 		}
 		// Unknown extension flags are a bad command line, said as an unknown short option is.
 		if (usage) lines.push(HELP_POINTER.trimEnd());

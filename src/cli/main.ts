@@ -97,8 +97,9 @@ export async function main(argv: readonly string[], out: CliOutput = processOutp
 
 		// Options no extension can own are refused before anything loads (the others, once extensions have).
 		const unknown = unknownOptionErrors(args);
-		if (unknown.length > 0) {
-			for (const line of unknown) out.stderr(`Error: ${line}\n`);
+		if (unknown.errors.length > 0) {
+			for (const line of unknown.errors) out.stderr(`Error: ${line}\n`);
+			if (unknown.note) out.stderr(`${unknown.note}\n`);
 			out.stderr(HELP_POINTER);
 			return EXIT_USAGE;
 		}

@@ -6,39 +6,53 @@
  * - pi's own options Settle lacks (`--resume`, `--provider`, …): pi parses them itself, so no pi
  *   extension can own them either;
  * - any name when no extension can load: `--no-extensions` without `-e`, or no `-e`, no extensions
- *   folder (project or agent folder) and no `"extensions"` entry in either settings file.
+ *   folder (project or agent folder) and no `"extensions"` entry in either settings file. A project
+ *   that is not trusted (`--no-approve`, `<agentDir>/trust.json`, `defaultProjectTrust`: the rule
+ *   the resource loader follows) loads neither its folder nor its settings' entries, so they do not
+ *   count; the refusal then says how to trust it.
  * Otherwise the extensions decide (src/extensions/flags.ts), and the error comes after they loaded.
+ * An unreadable settings file is not decided here: it may list the extension that owns the option,
+ * and the host refuses to start with it before any extension loads (src/cli/host.ts).
  */
 import { existsSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { readJsonObjectFile } from "../settings/json-file.js";
 import { expandHome, getDefaultAgentDir, resolveProjectConfigDir } from "../settings/paths.js";
+import { resolveProjectTrust } from "../settings/trust.js";
 import type { ParsedArgs } from "./args.js";
 import { isPiOption, withPiOptionHint } from "./pi-options.js";
 
 /** What the check reads of the command line. */
 export type OptionArgs = Pick<ParsedArgs, "unknownFlags" | "extensions" | "noExtensions"> &
-	Partial<Pick<ParsedArgs, "cwd" | "agentDir" | "model">>;
+	Partial<Pick<ParsedArgs, "cwd" | "agentDir" | "model" | "trustProject">>;
 
 /**
- * The error lines (without `Error: `) for unknown options that no extension can own, or [] when
- * there are none (or the extensions must decide). Reads no extension; must not throw.
+ * The error lines (without `Error: `) for unknown options that no extension can own, or no errors
+ * when there are none (or the extensions must decide), and a `note` to print after them when trust
+ * kept the project's extensions out. Reads no extension; must not throw.
  *
  * @example
  * ```ts
  * const typo = { name: "typo", value: true as const, valueWasNextArg: false, messageIndex: 0 };
- * unknownOptionErrors({ unknownFlags: [typo], extensions: [], noExtensions: true }); // ["Unknown option: --typo"]
+ * unknownOptionErrors({ unknownFlags: [typo], extensions: [], noExtensions: true }); // { errors: ["Unknown option: --typo"] }
  * ```
  */
-export function unknownOptionErrors(args: OptionArgs): string[] {
-	if (args.unknownFlags.length === 0) return [];
+export function unknownOptionErrors(args: OptionArgs): { errors: string[]; note?: string } {
+	if (args.unknownFlags.length === 0) return { errors: [] };
 	const names = [...new Set(args.unknownFlags.map((flag) => `--${flag.name}`))];
-	const lines = names.filter(isPiOption).map((name) => piOptionError(name, args));
+	const errors = names.filter(isPiOption).map((name) => piOptionError(name, args));
 	const others = names.filter((name) => !isPiOption(name));
-	if (others.length > 0 && !extensionsMayLoad(args)) {
-		lines.push(`Unknown option${others.length === 1 ? "" : "s"}: ${others.join(", ")}`);
-	}
-	return lines;
+	if (others.length === 0) return { errors };
+	const sources = extensionSources(args);
+	if (sources.may) return { errors };
+	errors.push(`Unknown option${others.length === 1 ? "" : "s"}: ${others.join(", ")}`);
+	if (sources.untrustedProject === undefined) return { errors };
+	return { errors, note: untrustedFlagsLine(sources.untrustedProject) };
+}
+
+/** Said when an unknown option may be a flag of a project extension that trust kept from loading. */
+export function untrustedFlagsLine(cwd: string): string {
+	return `The project ${cwd} is not trusted, so its extensions were not loaded and their flags are unknown: run settle with --approve to load them.`;
 }
 
 /** pi's option with what to do instead; `--provider p` with `--model m` names the exact `--model p/m`. */
@@ -53,21 +67,39 @@ function piOptionError(name: string, args: OptionArgs): string {
 
 /**
  * Whether an extension could load and register flags: `-e`, or (unless `--no-extensions`) an
- * extensions folder or a settings `"extensions"` entry in the project or the agent folder. An
- * unreadable settings file counts as one (the run reports it after loading).
+ * extensions folder or a settings `"extensions"` entry in the agent folder, or in the project folder
+ * when the project is trusted. An unreadable settings file counts as one (the host refuses it before
+ * loading). `untrustedProject` is the project whose extensions trust keeps out, when it has some.
  */
-function extensionsMayLoad(args: OptionArgs): boolean {
-	if (args.extensions.length > 0) return true;
-	if (args.noExtensions) return false;
+function extensionSources(args: OptionArgs): { may: boolean; untrustedProject?: string } {
+	if (args.extensions.length > 0) return { may: true };
+	if (args.noExtensions) return { may: false };
 	const cwd = resolve(args.cwd ?? process.cwd());
 	const agentDir = resolve(args.agentDir !== undefined ? expandHome(args.agentDir) : getDefaultAgentDir());
-	for (const dir of [resolveProjectConfigDir(cwd).dir, agentDir]) {
-		if (existsSync(join(dir, "extensions"))) return true;
-		const settings = readJsonObjectFile(join(dir, "settings.json"));
-		if (settings.status === "missing") continue;
-		if (settings.status !== "ok") return true;
-		const entries = settings.value.extensions;
-		if (entries !== undefined && !(Array.isArray(entries) && entries.length === 0)) return true;
-	}
-	return false;
+	const global = folderSources(agentDir);
+	if (global.may) return { may: true };
+	const project = folderSources(resolveProjectConfigDir(cwd).dir);
+	if (project.broken) return { may: true };
+	if (!project.may) return { may: false };
+	const trusted =
+		args.trustProject ??
+		resolveProjectTrust({ cwd, agentDir, defaultProjectTrust: defaultProjectTrust(global.settings) }).trusted;
+	return trusted ? { may: true } : { may: false, untrustedProject: cwd };
+}
+
+/** One config folder: an `extensions` folder or settings entries (`may`), or a settings file that cannot be read. */
+function folderSources(dir: string): { may: boolean; broken?: boolean; settings?: Record<string, unknown> } {
+	const settings = readJsonObjectFile(join(dir, "settings.json"));
+	if (settings.status === "malformed" || settings.status === "unreadable") return { may: true, broken: true };
+	const value = settings.status === "ok" ? settings.value : undefined;
+	if (existsSync(join(dir, "extensions"))) return { may: true, ...(value ? { settings: value } : {}) };
+	const entries = value?.extensions;
+	const listed = entries !== undefined && !(Array.isArray(entries) && entries.length === 0);
+	return { may: listed, ...(value ? { settings: value } : {}) };
+}
+
+/** The global `defaultProjectTrust`, when the file holds a valid one (else the default, `ask`). */
+function defaultProjectTrust(settings: Record<string, unknown> | undefined): "always" | "never" | "ask" | undefined {
+	const value = settings?.defaultProjectTrust;
+	return value === "always" || value === "never" || value === "ask" ? value : undefined;
 }

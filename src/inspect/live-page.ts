@@ -370,6 +370,8 @@ followButton.addEventListener("click", follow);
 filter.addEventListener("input", applyFilter);
 tabs.forEach((b) => b.addEventListener("click", () => show(b.dataset.machine)));
 document.addEventListener("keydown", (e) => {
+  // Keys typed into the filter box (or any field) are text editing, not page shortcuts.
+  if (e.target instanceof Element && e.target.closest("input, textarea, select, [contenteditable]")) return;
   if (e.key === "ArrowDown") { step(1); e.preventDefault(); }
   if (e.key === "ArrowUp") { step(-1); e.preventDefault(); }
   if (e.key === "End") { follow(); e.preventDefault(); }

@@ -27,7 +27,7 @@ import type { LifecycleInspectionEvent, LifecycleObserver } from "./lifecycle-in
 import { LIVE_PAGE_CSP, type LiveEventMessage, renderLivePage } from "./live-page.js";
 import { createLiveEventWindow, type LiveEvent, parseLastEventId } from "./live-window.js";
 import { queueHistoryInput } from "./queue-history.js";
-import { formatLifecycleEvent } from "./trace.js";
+import { formatLifecycleEvent, shownInTraceViews } from "./trace.js";
 import { takenTransitionKey } from "./trace-viewer.js";
 
 /** Options for {@link serveInspector}. */
@@ -333,6 +333,8 @@ function mountInspector(
 		`event: end\ndata: ${JSON.stringify({ reason, target: isRuntime ? "runtime" : "session" })}\n\n`;
 
 	const observer: LifecycleObserver = (event: LifecycleInspectionEvent) => {
+		// Each queue change once (the emitted `queue_changed`), as in the trace viewer.
+		if (!shownInTraceViews(event)) return;
 		origin ??= event.at;
 		const id = window.push(event);
 		if (clients.size === 0) return;

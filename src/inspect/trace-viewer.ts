@@ -17,7 +17,7 @@ import { SettleError } from "../errors.js";
 import type { LifecycleInspectionEvent } from "./lifecycle-inspector.js";
 import { type QueuedMessage, queuedMessageText, queueHistory, queueSummaryText } from "./queue-history.js";
 import { toSvg, transitionKey } from "./svg.js";
-import { formatLifecycleEvent, type LifecycleTrace, type TraceRecorder } from "./trace.js";
+import { formatLifecycleEvent, type LifecycleTrace, shownInTraceViews, type TraceRecorder } from "./trace.js";
 
 /** Options for {@link renderTraceHtml}. */
 export interface TraceViewerOptions {
@@ -50,7 +50,7 @@ export function renderTraceHtml(
 	machine?: AnyStateMachine | readonly AnyStateMachine[],
 	options: TraceViewerOptions = {},
 ): string {
-	const trace = "observer" in recording ? recording.toJSON() : recording;
+	const trace = viewable("observer" in recording ? recording.toJSON() : recording);
 	const diagrams = diagramsFor(trace, machine);
 	const title = options.title ?? `${diagrams.map((d) => d.id).join(" + ")} lifecycle trace`;
 	const origin = trace.events[0]?.at ?? 0;
@@ -235,6 +235,8 @@ items.forEach((li, i) => li.addEventListener("click", () => select(i)));
 document.querySelectorAll(".queue [data-i]").forEach((el) => el.addEventListener("click", () => select(Number(el.dataset.i))));
 tabs.forEach((b) => b.addEventListener("click", () => show(b.dataset.machine)));
 document.addEventListener("keydown", (e) => {
+  // Keys typed into the filter box (or any field) are text editing, not page shortcuts.
+  if (e.target instanceof Element && e.target.closest("input, textarea, select, [contenteditable]")) return;
   if (e.key === "ArrowDown") { step(1); e.preventDefault(); }
   if (e.key === "ArrowUp") { step(-1); e.preventDefault(); }
 });
@@ -394,4 +396,13 @@ function diagramsFor(
 			{ details: { machine: id } },
 		);
 	});
+}
+
+/** The trace as the viewer lists it: each queue change once ({@link shownInTraceViews}), sessions' starts moved to match. */
+function viewable(trace: LifecycleTrace): LifecycleTrace {
+	const events = trace.events.filter(shownInTraceViews);
+	if (events.length === trace.events.length) return trace;
+	const shownBefore = (index: number) => trace.events.slice(0, index).filter(shownInTraceViews).length;
+	const sessions = trace.sessions?.map((session) => ({ ...session, firstEvent: shownBefore(session.firstEvent) }));
+	return { ...trace, events, ...(sessions ? { sessions } : {}) };
 }

@@ -222,6 +222,17 @@ export function formatLifecycleEvent(event: LifecycleInspectionEvent, origin = 0
 }
 
 /**
+ * Whether the trace views (the text of {@link formatTrace}, the trace viewer page, the live
+ * inspector page) list `event`: every event but a received `QUEUE_CHANGED`. The machine echoes each
+ * one at once as the emitted `queue_changed`, whose line says the same in words (and is what the
+ * queue panel links to), so listing both showed every queue change twice. Traces still record both
+ * (old and new trace files load alike); only the listing leaves the echo's cause out.
+ */
+export function shownInTraceViews(event: LifecycleInspectionEvent): boolean {
+	return !(event.kind === "event" && event.type === "QUEUE_CHANGED");
+}
+
+/**
  * The whole trace as text, one event per line, times relative to the first event: a saved trace,
  * a recorder (`createTraceRecorder()`, `session.trace()`, `runtime.trace()`) or just its events.
  *
@@ -239,7 +250,7 @@ export function formatTrace(trace: LifecycleTrace | TraceRecorder | readonly Lif
 	const whole = Array.isArray(trace) ? undefined : (trace as LifecycleTrace | TraceRecorder);
 	const events = whole ? whole.events : (trace as readonly LifecycleInspectionEvent[]);
 	const origin = events[0]?.at ?? 0;
-	const lines = events.map((event) => formatLifecycleEvent(event, origin));
+	const lines = events.filter(shownInTraceViews).map((event) => formatLifecycleEvent(event, origin));
 	if (whole && whole.dropped > 0) lines.unshift(`(${whole.dropped} earlier events dropped)`);
 	return lines.join("\n");
 }

@@ -11,7 +11,13 @@ import { join } from "node:path";
 import { errorMessage } from "../errors.js";
 import type { ProviderConfig } from "../extensions/types.js";
 import type { ModelRuntime } from "../llm/model-runtime.js";
-import { modelRegistryView, setModelsFileError, setModelsFileReloader } from "../session/model-registry-view.js";
+import {
+	clearModelsFileProviders,
+	reapplyModelsFileOrder,
+	registerModelsFileProvider,
+	setModelsFileError,
+	setModelsFileReloader,
+} from "../session/model-registry-view.js";
 import { type JsonObjectRead, readJsonObjectFile } from "../settings/json-file.js";
 import type { AgentSessionRuntimeDiagnostic } from "./services.js";
 
@@ -27,8 +33,8 @@ type ModelEntry = NonNullable<ProviderConfig["models"]>[number];
  *
  * From then on `ctx.modelRegistry.refresh()` reads the file again, as pi's does: the providers it
  * applied are taken back, the file's current ones applied, and `getError()` says why it was not read
- * (undefined once it reads again). Providers extensions registered stay (one of the same name as a
- * file's provider is merged with it, so taking the file's back takes it too).
+ * (undefined once it reads again). Providers extensions registered stay, also one registered under a
+ * file provider's name: it applies on top of the file's again, as at startup (and as in pi).
  *
  * @example
  * ```ts
@@ -43,11 +49,13 @@ export function applyModelsJson(
 ): string[] {
 	let applied = applyModelsFile(modelRuntime, agentDir, diagnostics);
 	setModelsFileReloader(modelRuntime, () => {
-		const registry = modelRegistryView(modelRuntime);
-		for (const name of applied) registry.unregisterProvider?.(name);
+		// The file's providers only: what extensions registered stays, also under a file provider's name.
+		clearModelsFileProviders(modelRuntime);
 		setModelsFileError(modelRuntime, undefined);
 		// As at startup, an unreadable file is told by getError(); pi's refresh reports nothing else.
 		applied = applyModelsFile(modelRuntime, agentDir, []);
+		// As at startup: the file's providers first, the extensions' registrations on top.
+		reapplyModelsFileOrder(modelRuntime);
 	});
 	return applied;
 }
@@ -77,7 +85,6 @@ function applyModelsFile(
 		return [];
 	}
 	const builtIn = new Set(modelRuntime.getAll().map((model) => model.provider));
-	const registry = modelRegistryView(modelRuntime);
 	const applied: string[] = [];
 	for (const [name, raw] of Object.entries(providers as Record<string, unknown>)) {
 		if (typeof raw !== "object" || raw === null || Array.isArray(raw)) {
@@ -100,7 +107,7 @@ function applyModelsFile(
 			continue;
 		}
 		try {
-			registry.registerProvider?.(name, providerConfig(entry, models));
+			registerModelsFileProvider(modelRuntime, name, providerConfig(entry, models));
 			applied.push(name);
 		} catch (error) {
 			warn(`${path}: provider "${name}" was skipped: ${errorMessage(error)}`);

@@ -35,6 +35,12 @@ interface ProviderOverride {
 interface ExtensionProviders {
 	/** Each name's configs merged (a later defined value wins), in first-registration order. */
 	registered: Map<string, ProviderConfig>;
+	/**
+	 * `<agentDir>/models.json`'s providers (pi's models file), kept apart from what extensions
+	 * registered: a `refresh()` replaces these and applies them first, then the extensions' again,
+	 * so an extension's registration under a file provider's name survives it (as in pi).
+	 */
+	fileConfigs: Map<string, ProviderConfig>;
 	/** The runtime's provider before an extension first changed its models (undefined: none). */
 	baselines: Map<string, ProviderSnapshot | undefined>;
 	overrides: Map<string, ProviderOverride>;
@@ -55,6 +61,7 @@ function providersOf(runtime: ModelRuntime): ExtensionProviders {
 	if (!state) {
 		state = {
 			registered: new Map(),
+			fileConfigs: new Map(),
 			baselines: new Map(),
 			overrides: new Map(),
 			requestConfigs: new Map(),
@@ -121,6 +128,7 @@ export function modelRegistryView(runtime: ModelRuntime): ExtensionModelRegistry
 		},
 		getProviderDisplayName: (provider) =>
 			registeredName(extensionProviders.get(runtime)?.registered.get(provider)) ??
+			registeredName(extensionProviders.get(runtime)?.fileConfigs.get(provider)) ??
 			OAUTH_PROVIDER_DISPLAY_NAMES[provider] ??
 			BUILT_IN_PROVIDER_DISPLAY_NAMES[provider] ??
 			provider,
@@ -147,26 +155,7 @@ export function modelRegistryView(runtime: ModelRuntime): ExtensionModelRegistry
 		getApiKeyForProvider: (provider) => runtime.getApiKey(provider),
 		isUsingOAuth: (model) => runtime.isUsingOAuth(model.provider),
 		registerProvider(name: string, config: ProviderConfig) {
-			validateProviderConfig(name, config);
-			const changesRuntime = Boolean(
-				config.models?.length || config.baseUrl || config.headers || config.apiKey || config.streamSimple,
-			);
-			if (changesRuntime && !(runtime instanceof InMemoryModelRuntime)) {
-				throw new SettleError("EXTENSION", `Provider "${name}" cannot be registered: this model runtime is fixed.`);
-			}
-			// As pi: models without a streamSimple stream through what serves their api (e.g. pi-ai's clients).
-			const unserved =
-				typeof config.streamSimple === "function"
-					? undefined
-					: modelApis(config).find((api) => !runtime.getStreamFn?.(api));
-			if (unserved !== undefined) {
-				throw new SettleError(
-					"EXTENSION",
-					`Provider "${name}" needs a \`streamSimple\` function to be registered with Settle's model runtime: nothing serves api "${unserved}".`,
-				);
-			}
-			const state = providersOf(runtime);
-			if (runtime instanceof InMemoryModelRuntime) applyProviderConfig(runtime, state, name, config);
+			const state = checkAndApply(runtime, name, config);
 			// pi's upsertRegisteredProvider: defined values of the new config win, the rest are kept.
 			const existing = state.registered.get(name);
 			if (!existing) state.registered.set(name, { ...config });
@@ -193,6 +182,75 @@ export function modelRegistryView(runtime: ModelRuntime): ExtensionModelRegistry
 			if (runtime instanceof InMemoryModelRuntime) reapplyProviders(runtime, state);
 		},
 	};
+}
+
+/** pi's checks of a provider config, then the config applied to the runtime (a registration's effect). */
+function checkAndApply(runtime: ModelRuntime, name: string, config: ProviderConfig): ExtensionProviders {
+	validateProviderConfig(name, config);
+	const changesRuntime = Boolean(
+		config.models?.length || config.baseUrl || config.headers || config.apiKey || config.streamSimple,
+	);
+	if (changesRuntime && !(runtime instanceof InMemoryModelRuntime)) {
+		throw new SettleError("EXTENSION", `Provider "${name}" cannot be registered: this model runtime is fixed.`);
+	}
+	// As pi: models without a streamSimple stream through what serves their api (e.g. pi-ai's clients).
+	const unserved =
+		typeof config.streamSimple === "function"
+			? undefined
+			: modelApis(config).find((api) => !runtime.getStreamFn?.(api));
+	if (unserved !== undefined) {
+		throw new SettleError(
+			"EXTENSION",
+			`Provider "${name}" needs a \`streamSimple\` function to be registered with Settle's model runtime: nothing serves api "${unserved}".`,
+		);
+	}
+	const state = providersOf(runtime);
+	if (runtime instanceof InMemoryModelRuntime) applyProviderConfig(runtime, state, name, config);
+	return state;
+}
+
+/**
+ * Registers a provider of `<agentDir>/models.json` (src/runtime/models-json.ts): checked and applied
+ * as `registerProvider` does, but kept apart from what extensions registered.
+ *
+ * @example
+ * ```ts
+ * registerModelsFileProvider(modelRuntime, "ollama", { baseUrl: "http://localhost:11434/v1", apiKey: "ollama", api: "openai-completions", models: [{ id: "llama3", name: "Llama 3" }] });
+ * ```
+ */
+export function registerModelsFileProvider(runtime: ModelRuntime, name: string, config: ProviderConfig): void {
+	checkAndApply(runtime, name, config).fileConfigs.set(name, { ...config });
+}
+
+/**
+ * Takes back every models.json provider and applies what extensions registered again, so the file can
+ * be read again (pi's `refresh()`); call {@link reapplyModelsFileOrder} after registering the file's
+ * providers again.
+ *
+ * @example
+ * ```ts
+ * clearModelsFileProviders(modelRuntime);
+ * ```
+ */
+export function clearModelsFileProviders(runtime: ModelRuntime): void {
+	const state = extensionProviders.get(runtime);
+	if (!state || state.fileConfigs.size === 0) return;
+	state.fileConfigs.clear();
+	if (runtime instanceof InMemoryModelRuntime) reapplyProviders(runtime, state);
+}
+
+/**
+ * Applies the models file's providers first and the extensions' on top (the order of a fresh start),
+ * after a refresh registered the file's providers again.
+ *
+ * @example
+ * ```ts
+ * reapplyModelsFileOrder(modelRuntime);
+ * ```
+ */
+export function reapplyModelsFileOrder(runtime: ModelRuntime): void {
+	const state = extensionProviders.get(runtime);
+	if (state && state.registered.size > 0 && runtime instanceof InMemoryModelRuntime) reapplyProviders(runtime, state);
 }
 
 /**
@@ -354,6 +412,7 @@ function reapplyProviders(runtime: InMemoryModelRuntime, state: ExtensionProvide
 	state.modelHeaders.clear();
 	state.baselines.clear();
 	state.overrides.clear();
+	for (const [name, config] of state.fileConfigs) applyProviderConfig(runtime, state, name, config);
 	for (const [name, config] of state.registered) applyProviderConfig(runtime, state, name, config);
 }
 

@@ -203,6 +203,48 @@ export default function (pi: any) {
 		expect(typo.stderr).toBe(`Error: Unknown option: --typo\n${POINTER}`);
 	});
 
+	it("an untrusted project's extensions folder cannot own an option: refused before anything loads, saying how to trust it; trusted, its flag works", () => {
+		addPlanExtension();
+		// A project settings entry is kept out by trust the same way.
+		writeFileSync(join(project, ".settle", "settings.json"), JSON.stringify({ extensions: ["extensions/plan.ts"] }));
+		// Before any model lookup too (a model that does not exist is not what the user hears first).
+		for (const args of [["--typo"], ["--no-approve", "--plan"], ["--model", "nope/x", "--typo"]]) {
+			const run = settle(["--faux", "--no-session", ...args, "-p", "hi"]);
+			expect(run.code).toBe(2);
+			expect(run.stderr).toBe(
+				`Error: Unknown option: ${args.at(-1)}\nThe project ${project} is not trusted, so its extensions were not loaded and their flags are unknown: run settle with --approve to load them.\n${POINTER}`,
+			);
+		}
+		// Refused before anything started: the agent folder was not even made.
+		expect(existsSync(agentDir)).toBe(false);
+		// Trusted (remembered in trust.json, or --approve), the extension loads and owns --plan.
+		mkdirSync(agentDir, { recursive: true });
+		writeFileSync(join(agentDir, "trust.json"), JSON.stringify({ [project]: true }));
+		const trusted = settle(["--faux", "--no-session", "--plan", "-p", "hi"]);
+		expect([trusted.code, trusted.stdout]).toEqual([0, "hi\n"]);
+		const typo = settle(["--faux", "--no-session", "--typo", "-p", "hi"]);
+		expect([typo.code, typo.stderr]).toEqual([2, `Error: Unknown option: --typo\n${POINTER}`]);
+	});
+
+	it("a corrupt settings file: settle stops at it before any extension loads (the option may be its extension's), exit 1", () => {
+		const marker = addLoadMarkerExtension();
+		const file = join(agentDir, "settings.json");
+		writeFileSync(file, "{ broken");
+		for (const args of [
+			["--typo", "-p", "hi"],
+			["-p", "hi"],
+		]) {
+			const run = settle(["--faux", "--no-session", ...args]);
+			expect(run.code).toBe(1);
+			expect(run.stderr).toMatch(
+				new RegExp(
+					`^Error: Could not read global settings ${file}: invalid JSON .*; settle does not start until then\\.\\n$`,
+				),
+			);
+			expect(existsSync(marker)).toBe(false);
+		}
+	});
+
 	it("--provider p --model m: the --provider fix comes first, naming the exact --model, before any model lookup", () => {
 		const run = settle(["--faux", "--provider", "faux", "--model", "nope", "-p", "hi"]);
 		expect(run.code).toBe(2);

@@ -239,17 +239,16 @@ describe("debugging a bad run from its trace", () => {
 			expect(await visible.allTextContents()).toEqual([
 				expect.stringContaining("postRun → retrying (always (2) [canRetry]) attempt 1/3, delay 2000ms"),
 				expect.stringContaining("delay   retryDelay 2000ms scheduled in retrying"),
-				expect.stringContaining('event   QUEUE_CHANGED {"steering":0,"followUp":1,"change":"queued"'),
 				expect.stringContaining('(follow-up "the needle follow-up")'),
 				expect.stringContaining("delay   retryDelay fired in retrying"),
 				expect.stringContaining("retrying → running.working (after retryDelay) run 2 (retry)"),
-				expect.stringContaining('event   QUEUE_CHANGED {"steering":0,"followUp":0,"change":"delivered"'),
 				expect.stringContaining('(delivered follow-up "the needle follow-up")'),
 			]);
-			expect(await page.locator("#matches").textContent()).toBe("8 of 10000 events match");
+			// Each queue change once (the emitted queue_changed, not also the QUEUE_CHANGED it echoes).
+			expect(await page.locator("#matches").textContent()).toMatch(/^6 of \d+ events match$/);
 			await visible.first().click();
 			expect(await page.locator("text.edge-label.taken").first().textContent()).toBe("always (2) [canRetry]");
-			for (let i = 0; i < 3; i++) await page.keyboard.press("ArrowDown");
+			for (let i = 0; i < 2; i++) await page.keyboard.press("ArrowDown");
 			expect(await page.locator("#filtered li.selected").textContent()).toContain('(follow-up "the needle follow-up")');
 			// The diagram follows every event up to the selected one, shown or not.
 			expect(

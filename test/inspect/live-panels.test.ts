@@ -8,19 +8,23 @@ import { type InspectorServer, serveInspector } from "../../src/inspect/live-ser
 import { type QueuedMessage, queueHistory, queueHistoryInput } from "../../src/inspect/queue-history.js";
 import { fauxAssistantMessage } from "../../src/llm/faux.js";
 import { createHarness, type Harness } from "../../src/testing/harness.js";
-import { launchChromium } from "./chromium.js";
+import { type LivePage, openLivePage } from "./live-browser.js";
 
 let h: Harness | undefined;
 let inspector: InspectorServer | undefined;
-let closeBrowser: (() => Promise<void>) | undefined;
+let live: LivePage | undefined;
 afterEach(async () => {
-	await closeBrowser?.();
+	await live?.close();
 	await inspector?.close();
 	h?.cleanup();
-	closeBrowser = undefined;
+	live = undefined;
 	inspector = undefined;
 	h = undefined;
 });
+
+/** A session whose first request fails with a 529, retried after 250 ms on a simulated clock. */
+const RETRYING = { simulatedClock: true, settings: { retry: { baseDelayMs: 250, maxRetries: 2 } } } as const;
+const OVERLOADED = fauxAssistantMessage("", { stopReason: "error", errorMessage: "529 overloaded" });
 
 /** Reads an SSE body up to the last kept event's `operation_settled` (the window is replayed at once). */
 async function readUntilSettled(body: ReadableStream<Uint8Array>): Promise<string> {
@@ -38,23 +42,15 @@ async function readUntilSettled(body: ReadableStream<Uint8Array>): Promise<strin
 
 describe("the live inspector page's panels", () => {
 	it("a follow-up queued during a retry backoff shows pending, then delivered in the run that delivers it; a click shows an event whole", async () => {
-		h = await createHarness({ simulatedClock: true, settings: { retry: { baseDelayMs: 250, maxRetries: 2 } } });
-		h.setResponses([
-			fauxAssistantMessage("", { stopReason: "error", errorMessage: "529 overloaded" }),
-			fauxAssistantMessage("answer after the retry"),
-			fauxAssistantMessage("the follow-up's answer"),
-		]);
-		inspector = await serveInspector(h.session);
-		const { browser, close } = await launchChromium();
-		closeBrowser = close;
-		const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
-		const problems: string[] = [];
-		page.on("pageerror", (error) => problems.push(error.message));
-		page.on("console", (message) => {
-			if (message.type() === "error") problems.push(message.text());
+		live = await openLivePage({
+			harness: RETRYING,
+			responses: [
+				OVERLOADED,
+				fauxAssistantMessage("answer after the retry"),
+				fauxAssistantMessage("the follow-up's answer"),
+			],
 		});
-		await page.goto(inspector.url);
-		await page.locator("#status", { hasText: "live" }).waitFor();
+		const { h, page, problems } = live;
 		// The panel and the detail pane are there; nothing queued yet: the panel is hidden.
 		expect(await page.locator("#queue").count()).toBe(1);
 		expect(await page.locator("#detail").count()).toBe(1);
@@ -85,6 +81,10 @@ describe("the live inspector page's panels", () => {
 			'follow-up "then write the changelog" queued +0ms in retrying → delivered +250ms in run 2 (retry)',
 		);
 		expect(await page.locator("#queue li.fate-delivered").count()).toBe(1);
+		// Each queue change is listed once: the emitted queue_changed, not also the QUEUE_CHANGED it echoes.
+		// (hasText with a string ignores case: regular expressions tell the two apart.)
+		expect(await page.locator("#events li", { hasText: /QUEUE_CHANGED/ }).count()).toBe(0);
+		expect(await page.locator("#events li", { hasText: /queue_changed/ }).count()).toBe(2);
 		// A click on "delivered" selects the event that delivered it, and shows it whole.
 		await row.locator("[data-i]").last().click();
 		await page.locator("#detail", { hasText: '"type": "queue_changed"' }).waitFor();
@@ -110,19 +110,11 @@ describe("the live inspector page's panels", () => {
 	});
 
 	it("a steer cleared during the backoff goes from pending to cleared, where it was cleared", async () => {
-		h = await createHarness({ simulatedClock: true, settings: { retry: { baseDelayMs: 250, maxRetries: 2 } } });
-		h.setResponses([
-			fauxAssistantMessage("", { stopReason: "error", errorMessage: "529 overloaded" }),
-			fauxAssistantMessage("answer after the retry"),
-		]);
-		inspector = await serveInspector(h.session);
-		const { browser, close } = await launchChromium();
-		closeBrowser = close;
-		const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
-		const problems: string[] = [];
-		page.on("pageerror", (error) => problems.push(error.message));
-		await page.goto(inspector.url);
-		await page.locator("#status", { hasText: "live" }).waitFor();
+		live = await openLivePage({
+			harness: RETRYING,
+			responses: [OVERLOADED, fauxAssistantMessage("answer after the retry")],
+		});
+		const { h, page, problems } = live;
 		expect(await page.locator("#queue").count()).toBe(1);
 		const done = h.session.prompt("deploy it");
 		const { delayMs } = await h.nextEvent("auto_retry_start");
@@ -141,9 +133,9 @@ describe("the live inspector page's panels", () => {
 	});
 
 	it("queueHistoryInput keeps what the pairing reads: the same messages, fates, states and runs as from the whole events", async () => {
-		h = await createHarness({ simulatedClock: true, settings: { retry: { baseDelayMs: 250, maxRetries: 2 } } });
+		h = await createHarness(RETRYING);
 		h.setResponses([
-			fauxAssistantMessage("", { stopReason: "error", errorMessage: "529 overloaded" }),
+			OVERLOADED,
 			fauxAssistantMessage("answer after the retry"),
 			fauxAssistantMessage("the follow-up's answer"),
 			fauxAssistantMessage("the second follow-up's answer"),
@@ -194,16 +186,8 @@ describe("the live inspector page's panels", () => {
 	});
 
 	it("the filter lists only the matching lines, adds matching lines as they arrive, and ↓ steps through the matches", async () => {
-		h = await createHarness();
-		h.setResponses([fauxAssistantMessage("one"), fauxAssistantMessage("two")]);
-		inspector = await serveInspector(h.session);
-		const { browser, close } = await launchChromium();
-		closeBrowser = close;
-		const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
-		const problems: string[] = [];
-		page.on("pageerror", (error) => problems.push(error.message));
-		await page.goto(inspector.url);
-		await page.locator("#status", { hasText: "live" }).waitFor();
+		live = await openLivePage({ responses: [fauxAssistantMessage("one"), fauxAssistantMessage("two")] });
+		const { h, page, problems } = live;
 		await h.session.prompt("one");
 		await page.locator("#events li.kind-emitted", { hasText: "operation_settled" }).waitFor();
 
@@ -237,6 +221,36 @@ describe("the live inspector page's panels", () => {
 		expect(await page.locator("#events").isVisible()).toBe(true);
 		expect(await page.locator("#filtered").isVisible()).toBe(false);
 		expect(await page.locator("#matches").textContent()).toBe("");
+		expect(problems).toEqual([]);
+	});
+
+	it("regression: End typed in the filter box switched the page to following live; keys typed there no longer act as page shortcuts", async () => {
+		live = await openLivePage({ responses: [fauxAssistantMessage("one"), fauxAssistantMessage("two")] });
+		const { h, page, problems } = live;
+		await h.session.prompt("one");
+		await page.locator("#events li.kind-emitted", { hasText: "operation_settled" }).waitFor();
+		// Step back: the page holds the selected event and offers "follow live".
+		await page.locator("#events li[data-id]").first().click();
+		const held = await page.locator("#events li.selected").getAttribute("data-id");
+		await page.locator("#follow").waitFor();
+
+		// Typing in the filter: End moves the caret, ↑/↓ stay in the box; the page does not move.
+		const filter = page.locator("#filter");
+		await filter.click();
+		await page.keyboard.type("operation_settledx");
+		await page.keyboard.press("Home");
+		await page.keyboard.press("End");
+		await page.keyboard.press("Backspace");
+		await page.keyboard.press("ArrowDown");
+		await page.keyboard.press("ArrowUp");
+		expect(await filter.inputValue()).toBe("operation_settled");
+		expect(await page.locator("#follow").isVisible()).toBe(true);
+		expect(await page.locator("#events li.selected").getAttribute("data-id")).toBe(held);
+
+		// Outside the box the shortcut still works: End follows live again.
+		await page.locator("#filtered li").first().click();
+		await page.keyboard.press("End");
+		await page.locator("#follow").waitFor({ state: "hidden" });
 		expect(problems).toEqual([]);
 	});
 });

@@ -5,13 +5,18 @@
  * backoff inside `retrying`, and its delivery in the run after. A turn that changes no queue adds
  * no queue event.
  */
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import type {
 	EmittedEvent,
 	EventReceivedEvent,
 	LifecycleInspectionEvent,
 } from "../../src/inspect/lifecycle-inspector.js";
+import { queueHistory } from "../../src/inspect/queue-history.js";
 import { formatTrace } from "../../src/inspect/trace.js";
+import { loadTrace, saveTrace } from "../../src/inspect/trace-file.js";
 import { renderTraceHtml } from "../../src/inspect/trace-viewer.js";
 import { fauxAssistantMessage } from "../../src/llm/faux.js";
 import { shortQueueText } from "../../src/session/queues.js";
@@ -97,6 +102,25 @@ describe("steering and follow-up queues in session.trace()", () => {
 		const html = renderTraceHtml(saved);
 		expect(html).toContain("queue: 1 steering, 0 follow-up (steer &quot;use the new API&quot;)");
 		expect(html).toContain("queue: 0 steering, 0 follow-up (delivered follow-up &quot;then run the tests&quot;)");
+
+		// Regression: each queue change was listed twice (the received QUEUE_CHANGED and the emitted
+		// queue_changed). The views list it once; the trace file still holds both, and loads as before.
+		expect(text).not.toContain("QUEUE_CHANGED");
+		expect(text.split("\n").filter((line) => line.includes("queue:"))).toHaveLength(4);
+		expect(html.match(/<li data-i="\d+"[^>]*>[^<]*(QUEUE_CHANGED|queue_changed)/g)).toHaveLength(4);
+		expect(html).not.toMatch(/<li data-i="\d+"[^>]*>[^<]*QUEUE_CHANGED/);
+		const dir = mkdtempSync(join(tmpdir(), "settle-queue-trace-"));
+		try {
+			await saveTrace(join(dir, "run.trace.json"), saved);
+			const loaded = await loadTrace(join(dir, "run.trace.json"));
+			expect(queueEvents(loaded.events).map((event) => event.kind)).toEqual(
+				queueEvents(saved.events).map((e) => e.kind),
+			);
+			expect(queueHistory(loaded)).toEqual(queueHistory(saved));
+			expect(renderTraceHtml(loaded)).toBe(html);
+		} finally {
+			rmSync(dir, { recursive: true, force: true });
+		}
 
 		// The public events are as before (queue_update from the queues), one agent_settled.
 		expect(h.eventsOfType("queue_update").map((event) => [event.steering, event.followUp])).toEqual([

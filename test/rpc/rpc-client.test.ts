@@ -2,7 +2,7 @@
  * `settle/rpc`'s RpcClient driving `settle --rpc` as an editor plugin would: a real child process
  * (the bundle of the current sources, test/cli/cli-bundle.ts) on the scripted faux model.
  */
-import { existsSync, rmSync, watch, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, rmSync, watch, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { SettleError } from "../../src/errors.js";
@@ -262,6 +262,55 @@ describe("RpcClient: a prompt that starts no run", () => {
 		const started = rpc.waitForIdle(WAIT);
 		expect(await rpc.prompt("hello")).toEqual({ disposition: "started" });
 		await started;
+	});
+
+	it("during a manual compact, an extension command resolves promptAndWait and waitForIdle at its handled response", async () => {
+		mkdirSync(cli.agentDir, { recursive: true });
+		writeFileSync(join(cli.agentDir, "settings.json"), JSON.stringify({ compaction: { keepRecentTokens: 1 } }));
+		// The compaction is held in session_before_compact until the test creates `gate` in the cwd.
+		const holder = join(cli.dir, "hold-compaction.ts");
+		writeFileSync(
+			holder,
+			`import { existsSync, watch } from "node:fs";
+export default function (pi) {
+	pi.on("session_before_compact", async (_event, ctx) => {
+		ctx.ui.notify("compaction held", "info");
+		await new Promise((resolve) => {
+			const check = () => {
+				if (!existsSync("gate")) return;
+				watcher.close();
+				resolve(undefined);
+			};
+			const watcher = watch(".", check);
+			check();
+		});
+	});
+}
+`,
+		);
+		const rpc = client(["--faux", "--no-session", "-e", extensionFile(), "-e", holder]);
+		await rpc.start();
+		await rpc.promptAndWait("one", undefined, WAIT);
+		await rpc.promptAndWait("two", undefined, WAIT);
+		const held = nextEvent(
+			rpc,
+			(event) =>
+				event.type === "extension_ui_request" && event.method === "notify" && event.message === "compaction held",
+		);
+		const compacted = rpc.compact();
+		await held;
+		expect(await rpc.getState()).toMatchObject({ isCompacting: true, isStreaming: false });
+
+		const idle = rpc.waitForIdle(WAIT);
+		const events = await rpc.promptAndWait("/stats", undefined, WAIT);
+		await idle;
+		expect(events).toMatchObject([{ type: "extension_ui_request", method: "notify", message: "stats shown" }]);
+		// Both waiters ended while the compaction is still held.
+		expect(await rpc.getState()).toMatchObject({ isCompacting: true });
+
+		writeFileSync(join(cli.project, "gate"), "");
+		expect(await compacted).toMatchObject({ summary: expect.any(String) });
+		expect(await rpc.getState()).toMatchObject({ isCompacting: false, lifecycle: "idle" });
 	});
 
 	it("during a run, a handled or queued prompt keeps waitForIdle waiting for the run that goes on", async () => {

@@ -203,6 +203,42 @@ describe("pi's SDK quick start on Settle", () => {
 		session.dispose();
 	});
 
+	test("regression: refresh() took back an extension's registration under a models.json provider's name; it stays on top of the file's, as in pi", async () => {
+		writeModelsJson({ local: local() });
+		const project = join(dir, "project");
+		const { session } = await createAgentSession({
+			cwd: project,
+			agentDir,
+			authStorage: AuthStorage.inMemory(),
+			sessionManager: SessionManager.inMemory(),
+			resourceLoader: new DefaultResourceLoader({
+				cwd: project,
+				agentDir,
+				noExtensions: true,
+				extensionFactories: [
+					(pi) => {
+						// The file's provider re-pointed through the team's proxy.
+						pi.registerProvider("local", { baseUrl: `${server.url}/team-proxy/v1` });
+						pi.registerCommand("models-refresh", { handler: async (_args, ctx) => ctx.modelRegistry.refresh?.() });
+					},
+				],
+			}),
+		});
+		await session.setModel(session.modelRuntime.getModel("local", "m1")!);
+		await session.prompt("before");
+		expect(server.requests.at(-1)?.path).toBe("/team-proxy/v1/chat/completions");
+
+		// The file changes and is read again: its new model is there, and still goes through the proxy.
+		writeModelsJson({ local: { ...local(), models: [{ id: "m1" }, { id: "m2" }] } });
+		await session.prompt("/models-refresh");
+		await session.setModel(session.modelRuntime.getModel("local", "m2")!);
+		await session.prompt("after");
+		expect(server.requests.at(-1)?.body.model).toBe("m2");
+		expect(server.requests.at(-1)?.path).toBe("/team-proxy/v1/chat/completions");
+		expect(server.requests.at(-1)?.headers.authorization).toBe("Bearer key-from-models-json");
+		session.dispose();
+	});
+
 	test("ctx.modelRegistry.getError() names a models.json that was not read, as pi's does", async () => {
 		const errors: (string | undefined)[] = [];
 		const open = () =>

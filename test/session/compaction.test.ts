@@ -171,6 +171,31 @@ describe("an overflow compaction cannot recover: agent_settled.errorMessage", ()
 		expect(h.eventsOfType("agent_settled").at(-1)).toEqual({ type: "agent_settled" });
 	});
 
+	it("a follow-up queued during the unanswerable request is answered in the same operation: agent_settled carries no stale errorMessage", async () => {
+		h = await createHarness({ persistence: "disk" });
+		h.setResponses([
+			overflow(),
+			fauxAssistantMessage("answered on the retried run"),
+			fauxAssistantMessage("the follow-up's answer"),
+		]);
+		const queued: Promise<unknown>[] = [];
+		const stop = h.session.subscribe((event) => {
+			if (event.type === "turn_start" && queued.length === 0) queued.push(h.session.followUp("then this"));
+		});
+		await h.session.prompt("hello");
+		stop();
+		await Promise.all(queued);
+		// One operation: the overflow was not compacted (nothing to compact); with a message queued the
+		// operation continued, and that later run got answers (the prompt's, then the follow-up's).
+		expect(labels(h).filter((label) => label.startsWith("compaction"))).toEqual([]);
+		expect(h.eventsOfType("agent_start")).toHaveLength(2);
+		expect(h.session.messages.at(-1)).toMatchObject({
+			role: "assistant",
+			content: [{ type: "text", text: "the follow-up's answer" }],
+		});
+		expect(h.eventsOfType("agent_settled")).toEqual([{ type: "agent_settled" }]);
+	});
+
 	it("extensions' agent_settled gets the same errorMessage", async () => {
 		const seen: (string | undefined)[] = [];
 		h = await createHarness({
