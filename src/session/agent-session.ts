@@ -451,7 +451,10 @@ export class AgentSession {
 						warmer.start({ model, context, options }, cacheContextIsCurrent(agent, model));
 					}
 				},
+				config.clock,
 			);
+			// A tool that ignores an abort is given up on after a grace timed on the session's clock.
+			if (config.clock) agent.timers = config.clock;
 		}
 		this.sessionManager = config.sessionManager;
 		this.ownsSessionManager = config.ownsSessionManager === true;
@@ -2257,7 +2260,8 @@ function createSessionAgent(config: AgentSessionConfig): Agent {
 		if (model) sessionManager.appendModelChange(model.provider, model.id);
 		sessionManager.appendThinkingLevelChange(thinkingLevel);
 	} else if (!hasThinkingEntry) {
-		sessionManager.appendThinkingLevelChange(thinkingLevel);
+		// Written with the next activity: resuming must not rewrite the file (oh-my-pi#528).
+		sessionManager.appendThinkingLevelChange(thinkingLevel, { deferWrite: true });
 	}
 	return agent;
 }
