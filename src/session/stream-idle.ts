@@ -48,7 +48,7 @@ export function streamIdleTimeoutMessage(model: Pick<Model, "provider" | "id">, 
  * @example
  * ```ts
  * const watched = streamWithIdleTimeout(modelRuntime.stream, 180_000);
- * const response = await watched(model, context, { signal });
+ * const response = await watched(model, { messages: [] }, { signal });
  * ```
  */
 export function streamWithIdleTimeout(stream: StreamFn, idleMs: number, timers: LoopTimers = REAL_TIMERS): StreamFn {

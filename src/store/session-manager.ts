@@ -897,9 +897,8 @@ export class SessionManager {
 	 *
 	 * @example
 	 * ```ts
-	 * const sm = SessionManager.open(file);
-	 * sm.appendThinkingLevelChange("off", { deferWrite: true }); // the file is unchanged
-	 * sm.appendMessage({ role: "user", content: "hi", timestamp: Date.now() }); // both lines written
+	 * sessionManager.appendThinkingLevelChange("off", { deferWrite: true }); // a file on disk is unchanged
+	 * sessionManager.appendMessage({ role: "user", content: "hi", timestamp: Date.now() }); // both lines written
 	 * ```
 	 */
 	appendThinkingLevelChange(thinkingLevel: ThinkingLevel, options?: { deferWrite?: boolean }): string {
