@@ -46,6 +46,7 @@ import type {
 	AgentToolCall,
 	AgentToolResult,
 	AgentTurnContext,
+	LoopTimers,
 } from "./types.js";
 
 /** Shared default conversion (keeps user/assistant/toolResult), incremental per transcript array. */
@@ -555,7 +556,17 @@ class LoopRun {
 						}
 				}
 			}
-			final ??= await response.result();
+			if (final === undefined) {
+				// A stream whose events ended without a final message must not outlive an abort either (pi#2381).
+				const resultPromise = response.result();
+				const result = signal ? await this.nextOrAbort(signal, resultPromise) : await resultPromise;
+				if (result === ABORTED) {
+					resultPromise.catch(noop);
+					final = abortedMessage(partial, model);
+				} else {
+					final = result;
+				}
+			}
 		} catch (error) {
 			// A stream function must not throw; if it does, the turn still ends with a message.
 			// A throwing listener is not a provider failure: it ends the run.
@@ -769,7 +780,7 @@ class LoopRun {
 		// Aborted after this call was prepared (a sibling's hooks ran meanwhile): the tool is not started.
 		if (signal.aborted) return { result: errorResult("Operation aborted"), isError: true };
 		try {
-			const result = await prepared.tool.execute(prepared.toolCall.id, prepared.args, signal, (partialResult) => {
+			const execution = prepared.tool.execute(prepared.toolCall.id, prepared.args, signal, (partialResult) => {
 				if (!running) return;
 				const update = this.emitter.emitQueued({
 					type: "tool_execution_update",
@@ -782,7 +793,12 @@ class LoopRun {
 				update.catch(noop);
 				updates.push(update);
 			});
-			const checked = checkToolResult(prepared.toolCall.name, result);
+			// A tool that ignores its abort signal must not keep an aborted run alive (pi#5778).
+			const result = await untilAbandoned(execution, signal, this.config);
+			const checked =
+				result === ABANDONED
+					? ({ ok: false, message: abandonedToolMessage(prepared.toolCall.name, this.config) } as const)
+					: checkToolResult(prepared.toolCall.name, result);
 			if (!checked.ok) {
 				outcome = { result: errorResult(checked.message), isError: true };
 			} else {
@@ -857,6 +873,67 @@ function toolResultMessage(entry: Finalized): ToolResultMessage {
 	};
 	if (entry.result.usage) message.usage = entry.result.usage;
 	return message;
+}
+
+/** What {@link untilAbandoned} resolves to when the loop stopped waiting for a tool. */
+const ABANDONED = Symbol("abandoned");
+
+/** Default of {@link AgentLoopConfig.toolAbortGraceMs}. */
+export const DEFAULT_TOOL_ABORT_GRACE_MS = 1000;
+
+const REAL_TIMERS: LoopTimers = {
+	setTimeout: (fn, ms) => {
+		const id = setTimeout(fn, ms);
+		// The grace never keeps a process alive on its own.
+		id.unref?.();
+		return id;
+	},
+	clearTimeout: (id) => clearTimeout(id as ReturnType<typeof setTimeout>),
+};
+
+/**
+ * `execution`, or {@link ABANDONED} once `signal` has been aborted for `config.toolAbortGraceMs`
+ * (default {@link DEFAULT_TOOL_ABORT_GRACE_MS}) and the tool has still not returned. A tool that
+ * honours its signal returns within the grace with its own result (bash's output so far), so only
+ * a tool that ignores it is left behind; its late result or rejection is dropped.
+ */
+function untilAbandoned<T>(
+	execution: Promise<T> | T,
+	signal: AbortSignal,
+	config: Pick<AgentLoopConfig, "toolAbortGraceMs" | "timers">,
+): Promise<T | typeof ABANDONED> {
+	const promise = Promise.resolve(execution);
+	return new Promise<T | typeof ABANDONED>((resolve, reject) => {
+		const timers = config.timers ?? REAL_TIMERS;
+		let timer: unknown;
+		const onAbort = (): void => {
+			timer = timers.setTimeout(() => resolve(ABANDONED), config.toolAbortGraceMs ?? DEFAULT_TOOL_ABORT_GRACE_MS);
+		};
+		const done = (): void => {
+			signal.removeEventListener("abort", onAbort);
+			if (timer !== undefined) timers.clearTimeout(timer);
+		};
+		if (signal.aborted) onAbort();
+		else signal.addEventListener("abort", onAbort, { once: true });
+		promise.then(
+			(value) => {
+				done();
+				resolve(value);
+			},
+			(error: unknown) => {
+				done();
+				reject(error);
+			},
+		);
+	});
+}
+
+function abandonedToolMessage(name: string, config: Pick<AgentLoopConfig, "toolAbortGraceMs">): string {
+	const grace = config.toolAbortGraceMs ?? DEFAULT_TOOL_ABORT_GRACE_MS;
+	return (
+		`Operation aborted: the ${name} tool did not stop within ${grace} ms of the abort, so its result was discarded ` +
+		"(it may still be running). A tool should return or throw once its abort signal fires."
+	);
 }
 
 function abortedMessage(partial: AssistantMessage | undefined, model: Model): AssistantMessage {

@@ -147,6 +147,10 @@ export class Agent {
 	transport: StreamOptions["transport"];
 	maxRetryDelayMs: number | undefined;
 	toolExecution: ToolExecutionMode;
+	/** See {@link AgentLoopConfig.toolAbortGraceMs}. */
+	toolAbortGraceMs: number | undefined;
+	/** See {@link AgentLoopConfig.timers}. */
+	timers: AgentLoopConfig["timers"];
 
 	private systemPrompt: string;
 	private model: Model;
@@ -192,6 +196,8 @@ export class Agent {
 		this.transport = options.transport ?? "auto";
 		this.maxRetryDelayMs = options.maxRetryDelayMs;
 		this.toolExecution = options.toolExecution ?? "parallel";
+		this.toolAbortGraceMs = options.toolAbortGraceMs;
+		this.timers = options.timers;
 
 		const agent = this;
 		// The loop reads these on every use, so it always works on the current transcript.
@@ -453,6 +459,8 @@ export class Agent {
 			thinkingBudgets: this.thinkingBudgets,
 			maxRetryDelayMs: this.maxRetryDelayMs,
 		};
+		if (this.toolAbortGraceMs !== undefined) config.toolAbortGraceMs = this.toolAbortGraceMs;
+		if (this.timers !== undefined) config.timers = this.timers;
 		return config;
 	}
 

@@ -260,6 +260,29 @@ export interface AgentLoopConfig extends Omit<StreamOptions, "signal"> {
 	toolExecution?: ToolExecutionMode;
 	/** The provider; may also be passed as the loop function's last argument. */
 	streamFn?: StreamFn;
+	/**
+	 * After the run is aborted, how long (ms) a running tool may take to return before the loop
+	 * stops waiting for it (default 1000). The call then ends as an error result saying the tool
+	 * did not stop, and the run ends, so a tool that ignores its abort signal cannot keep a run (and
+	 * its session) busy forever; its late result is dropped. Tools that honour the signal return
+	 * within the grace with their own result.
+	 */
+	toolAbortGraceMs?: number;
+	/** Timers for {@link AgentLoopConfig.toolAbortGraceMs} (default the process timers; a session passes its clock). */
+	timers?: LoopTimers;
+}
+
+/**
+ * A timer source: `setTimeout` / `clearTimeout` (XState's `SimulatedClock` fits).
+ *
+ * @example
+ * ```ts
+ * const timers: LoopTimers = { setTimeout: (fn, ms) => setTimeout(fn, ms), clearTimeout: (id) => clearTimeout(id as NodeJS.Timeout) };
+ * ```
+ */
+export interface LoopTimers {
+	setTimeout(fn: () => void, ms: number): unknown;
+	clearTimeout(id: unknown): void;
 }
 
 /**
@@ -327,4 +350,8 @@ export interface AgentOptions {
 	maxRetryDelayMs?: number;
 	/** Default `parallel`. */
 	toolExecution?: ToolExecutionMode;
+	/** See {@link AgentLoopConfig.toolAbortGraceMs} (default 1000). */
+	toolAbortGraceMs?: number;
+	/** See {@link AgentLoopConfig.timers}. */
+	timers?: LoopTimers;
 }

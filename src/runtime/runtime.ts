@@ -58,6 +58,7 @@ import {
 	setClosedMessage,
 	setClosingMessage,
 	setReplacingMessage,
+	settleBeforeTeardown,
 } from "../session/agent-session.js";
 import {
 	SESSION_BEING_REPLACED,
@@ -247,6 +248,9 @@ export class AgentSessionRuntime {
 			shutdownCurrent: fromPromise<void, TeardownInput>(async ({ input, system }) => {
 				const runtime = runtimeOf(system);
 				if (input.reason === "quit") setClosingMessage(runtime.current.session, SESSION_RUNTIME_DISPOSING);
+				// The run in flight ends, and is persisted, before extensions hear session_shutdown.
+				const settling = settleBeforeTeardown(runtime.current.session);
+				if (settling) await settling;
 				const runner = runtime.current.session.extensionRunner;
 				if (!runner.hasHandlers("session_shutdown")) return;
 				await runner.emit({

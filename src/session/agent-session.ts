@@ -451,7 +451,10 @@ export class AgentSession {
 						warmer.start({ model, context, options }, cacheContextIsCurrent(agent, model));
 					}
 				},
+				config.clock,
 			);
+			// A tool that ignores an abort is given up on after a grace timed on the session's clock.
+			if (config.clock) agent.timers = config.clock;
 		}
 		this.sessionManager = config.sessionManager;
 		this.ownsSessionManager = config.ownsSessionManager === true;
@@ -1866,7 +1869,9 @@ export class AgentSession {
 					const pending = this.pending.get(event.requestId);
 					this.pending.delete(event.requestId);
 					// A run that threw, or stalled, fails its prompt() after agent_settled (C.2: the error escapes the finally).
-					if (event.runFailure) pending?.reject(normalizeError(event.runFailure.error));
+					// An operation its runtime aborted to tear the session down: as if disposed mid-run.
+					if (tearingDown.has(this)) pending?.reject(new SettleError("SESSION_CLOSED", DISPOSED_BEFORE_SETTLED));
+					else if (event.runFailure) pending?.reject(normalizeError(event.runFailure.error));
 					else if (event.stall) pending?.reject(this.stalledError(event.stall));
 					else pending?.resolve();
 					return;
@@ -2257,7 +2262,8 @@ function createSessionAgent(config: AgentSessionConfig): Agent {
 		if (model) sessionManager.appendModelChange(model.provider, model.id);
 		sessionManager.appendThinkingLevelChange(thinkingLevel);
 	} else if (!hasThinkingEntry) {
-		sessionManager.appendThinkingLevelChange(thinkingLevel);
+		// Written with the next activity: resuming must not rewrite the file (oh-my-pi#528).
+		sessionManager.appendThinkingLevelChange(thinkingLevel, { deferWrite: true });
 	}
 	return agent;
 }
@@ -2330,6 +2336,49 @@ export function inspectionClockOf(session: AgentSession): (() => number) | undef
 	// biome-ignore lint/complexity/useLiteralKeys: the private clock, read for the runtime's inspector
 	const clock = session["clock"] as { now?: () => number } | undefined;
 	return typeof clock?.now === "function" ? () => clock.now!() : undefined;
+}
+
+/** Sessions {@link settleBeforeTeardown} aborted: their operation's prompt() rejects with `SESSION_CLOSED`. */
+const tearingDown = new WeakSet<AgentSession>();
+
+/** How long (ms, on the session's clock) a teardown waits for an aborted operation to settle. */
+export const TEARDOWN_ABORT_GRACE_MS = 2000;
+
+/**
+ * Before a runtime shuts a session down (replacement or dispose): aborts what it runs and waits
+ * until the operation has settled, so the run's end (its aborted answer, every tool call's result)
+ * is in the log before the session is disposed and its file released (pi-desktop#46: the old file
+ * was left with a user message and no answer, or a tool call without a result). A tool that
+ * ignores the abort is given up on after its own grace; an extension handler that never resolves
+ * cannot hold the teardown longer than {@link TEARDOWN_ABORT_GRACE_MS}. Undefined when nothing
+ * runs. Not part of the public API.
+ */
+export function settleBeforeTeardown(session: AgentSession): Promise<void> | undefined {
+	// No agent run in flight (idle, a retry's backoff, a compaction: nothing of theirs is left to
+	// persist): no promise, so a caller adds no microtask to its teardown.
+	if (!session.agent.state.isStreaming) return undefined;
+	// Its prompt() still rejects with SESSION_CLOSED, as when a session is disposed mid-run.
+	tearingDown.add(session);
+	// biome-ignore lint/complexity/useLiteralKeys: the private clock, shared with the session's own timers
+	const clock = session["clock"] as SessionClock | undefined;
+	return new Promise<void>((resolve) => {
+		const aborted = session.abort();
+		const timers = clock ?? {
+			setTimeout: (fn: () => void, ms: number) => setTimeout(fn, ms).unref(),
+			clearTimeout: (id: unknown) => clearTimeout(id as ReturnType<typeof setTimeout>),
+		};
+		const id = timers.setTimeout(resolve, TEARDOWN_ABORT_GRACE_MS);
+		aborted.then(
+			() => {
+				timers.clearTimeout(id);
+				resolve();
+			},
+			() => {
+				timers.clearTimeout(id);
+				resolve();
+			},
+		);
+	});
 }
 
 /**

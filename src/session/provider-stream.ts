@@ -2,13 +2,16 @@
  * The session Agent's stream function (behavior A.5 step 6): the model runtime's stream plus what
  * pi adds around every provider request.
  */
+import type { LoopTimers } from "../agent/types.js";
 import type { ExtensionRunner } from "../extensions/runner.js";
 import type { Context, Model, StreamFn, StreamOptions } from "../llm/types.js";
 import type { SettingsManager } from "../settings/settings-manager.js";
+import { streamWithIdleTimeout } from "./stream-idle.js";
 
 /**
  * Wraps `stream` with the provider transport settings (`retry.provider.timeoutMs`, `maxRetries`,
- * `maxRetryDelayMs`: the provider SDK's own timeout and retries) and the extension hook
+ * `maxRetryDelayMs`: the provider SDK's own timeout and retries; `streamIdleTimeoutMs`: the longest
+ * silence on an open response stream, timed on `timers`, see {@link streamWithIdleTimeout}) and the extension hook
  * `before_provider_headers`. Both are read at every request, so a changed setting or a reloaded
  * extension applies to the next one; options the request already carries win. Without
  * `before_provider_headers` handlers nothing is awaited.
@@ -28,9 +31,14 @@ export function providerStreamFn(
 	settings: SettingsManager,
 	runner: () => ExtensionRunner,
 	onRequest?: (model: Model, context: Context, options: StreamOptions) => void,
+	timers?: LoopTimers,
 ): StreamFn {
+	const base = stream;
 	return (model, context, options) => {
 		const provider = settings.getProviderRetrySettings();
+		// A silent open stream ends as a retryable error after `streamIdleTimeoutMs` (opt-in; pi#8331).
+		const idleMs = provider.streamIdleTimeoutMs;
+		const stream = idleMs ? streamWithIdleTimeout(base, idleMs, timers) : base;
 		const request: StreamOptions = options ?? {};
 		if (request.timeoutMs === undefined && provider.timeoutMs !== undefined) request.timeoutMs = provider.timeoutMs;
 		if (request.maxRetries === undefined && provider.maxRetries !== undefined) request.maxRetries = provider.maxRetries;

@@ -71,6 +71,7 @@ export const ProviderRetrySettingsSchema = Type.Object(
 		timeoutMs: Type.Optional(NonNegativeNumber),
 		maxRetries: Type.Optional(NonNegativeInteger),
 		maxRetryDelayMs: Type.Optional(NonNegativeNumber),
+		streamIdleTimeoutMs: Type.Optional(NonNegativeNumber),
 	},
 	open,
 );

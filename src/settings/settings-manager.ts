@@ -489,13 +489,30 @@ export class SettingsManager {
 			maxAgentDelayMs: this.settings.retry?.maxAgentDelayMs ?? 60000,
 		};
 	}
-	/** Transport-level retry of the provider client (`maxRetryDelayMs` caps provider-requested delays). */
-	getProviderRetrySettings(): { timeoutMs?: number; maxRetries?: number; maxRetryDelayMs: number } {
+	/**
+	 * Transport-level retry of the provider client (`maxRetryDelayMs` caps provider-requested
+	 * delays), and `streamIdleTimeoutMs`: the longest silence (ms) allowed on an open response
+	 * stream before the request is cancelled and the turn ends with a retryable provider error
+	 * (unset or 0: no limit, as in pi 0.73.1).
+	 *
+	 * @example
+	 * ```ts
+	 * const settings = SettingsManager.inMemory({ retry: { provider: { streamIdleTimeoutMs: 180_000 } } });
+	 * settings.getProviderRetrySettings().streamIdleTimeoutMs; // 180000
+	 * ```
+	 */
+	getProviderRetrySettings(): {
+		timeoutMs?: number;
+		maxRetries?: number;
+		maxRetryDelayMs: number;
+		streamIdleTimeoutMs?: number;
+	} {
 		const provider = this.settings.retry?.provider;
 		return {
 			timeoutMs: provider?.timeoutMs,
 			maxRetries: provider?.maxRetries,
 			maxRetryDelayMs: provider?.maxRetryDelayMs ?? 60000,
+			streamIdleTimeoutMs: provider?.streamIdleTimeoutMs,
 		};
 	}
 

@@ -240,6 +240,13 @@ export class SessionManager {
 	private writer: SessionWriter | null = null;
 	/** The file holds the header and every entry so far (appends go straight to disk). */
 	private flushed = false;
+	/**
+	 * Lines of entries appended with `deferWrite` to a file already on disk: written together with
+	 * the next entry that is written, so that opening a session leaves its file as it was until
+	 * there is new activity (oh-my-pi#528). Dropped when the manager moves to another file.
+	 */
+	private deferredLines = "";
+	private deferringWrite = false;
 
 	private constructor(cwd: string, sessionDir: string, persist: boolean) {
 		this.cwd = resolve(cwd);
@@ -547,12 +554,14 @@ export class SessionManager {
 		createSessionFolder(dirname(file));
 		const lock = acquireSessionLock(file);
 		this.writer = SessionWriter.create(file, lock, toLines([this.header, ...this.index.entries]));
+		this.deferredLines = "";
 		this.flushed = true;
 	}
 
 	private releaseWriter(): void {
 		this.writer?.close();
 		this.writer = null;
+		this.deferredLines = "";
 	}
 
 	private assertWritable(): void {
@@ -575,6 +584,8 @@ export class SessionManager {
 	// Index
 
 	private indexAll(entries: readonly SessionEntry[], diagnostics?: SessionDiagnostic[]): void {
+		// Another tree: nothing deferred for the previous one may be written into it.
+		this.deferredLines = "";
 		const index = new EntryIndex();
 		for (const entry of entries) index.add(entry);
 		this.useIndex(index, diagnostics);
@@ -681,7 +692,17 @@ export class SessionManager {
 	private persistEntry(entry: SessionEntry): void {
 		if (!this.persist || this.readOnly) return;
 		if (this.flushed) {
-			this.writer!.append(`${JSON.stringify(entry)}\n`);
+			const line = `${JSON.stringify(entry)}\n`;
+			if (this.deferringWrite) {
+				this.deferredLines += line;
+			} else if (this.deferredLines) {
+				// One write: the deferred entries and this one.
+				const lines = this.deferredLines + line;
+				this.deferredLines = "";
+				this.writer!.append(lines);
+			} else {
+				this.writer!.append(line);
+			}
 			return;
 		}
 		if (!this.index.hasConversation && !isConversationEntry(entry)) return;
@@ -868,12 +889,30 @@ export class SessionManager {
 		return entry.id;
 	}
 
-	/** Records a thinking level change (sets the context's `thinkingLevel` from here on). */
-	appendThinkingLevelChange(thinkingLevel: ThinkingLevel): string {
-		return this.appendEntry({ type: "thinking_level_change", thinkingLevel } as Omit<
+	/**
+	 * Records a thinking level change (sets the context's `thinkingLevel` from here on). With
+	 * `deferWrite`, a file already on disk is not written now: the entry is in the tree at once and
+	 * reaches the file with the next entry written (what a resumed session records about itself
+	 * must not rewrite the file before any activity; oh-my-pi#528).
+	 *
+	 * @example
+	 * ```ts
+	 * sessionManager.appendThinkingLevelChange("off", { deferWrite: true }); // a file on disk is unchanged
+	 * sessionManager.appendMessage({ role: "user", content: "hi", timestamp: Date.now() }); // both lines written
+	 * ```
+	 */
+	appendThinkingLevelChange(thinkingLevel: ThinkingLevel, options?: { deferWrite?: boolean }): string {
+		const fields = { type: "thinking_level_change", thinkingLevel } as Omit<
 			ThinkingLevelChangeEntry,
 			"id" | "parentId" | "timestamp"
-		>).id;
+		>;
+		if (!options?.deferWrite) return this.appendEntry(fields).id;
+		this.deferringWrite = true;
+		try {
+			return this.appendEntry(fields).id;
+		} finally {
+			this.deferringWrite = false;
+		}
 	}
 
 	/** Records a model change (sets the context's `model` from here on, until an assistant message of another model). */

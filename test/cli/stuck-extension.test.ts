@@ -85,7 +85,7 @@ describe("a tool that ignores its abort signal", () => {
 		return ["--approve", "--faux-script", script, "-e", file, "-p", "go"];
 	}
 
-	it("regression: SIGTERM while it ran said only 'the session did not stop'; now exit 143 naming the tool call", async () => {
+	it("pi#5778: SIGTERM while it ran waited 2 s and named the tool; now the abort gives up on the tool after its 1 s grace and settle exits 143 with nothing left waiting", async () => {
 		const child = spawn(process.execPath, [...cliCommand(), ...stubbornRun(true)], {
 			cwd: cli.project,
 			env: { ...process.env, SETTLE_AGENT_DIR: cli.agentDir },
@@ -102,12 +102,10 @@ describe("a tool that ignores its abort signal", () => {
 		await stuck;
 		child.kill("SIGTERM");
 		expect(await exited).toBe(143);
-		expect(stderr).toContain(
-			"still waiting after 2 s for:\n  the stubborn tool (call call-1)\nExiting without waiting. Make the handler resolve (or reject) and watch ctx.signal; make a tool return (or throw) once its abort signal fires.\n",
-		);
+		expect(stderr).not.toContain("still waiting");
 	});
 
-	it("regression: settle -i said nothing after Ctrl+C and could not be ended but by kill; now it names the tool call, and Ctrl+C again exits 130", async () => {
+	it("pi-web#368: settle -i could not be stopped by Ctrl+C while a tool ignored its abort; now the chat is back at the prompt after the tool's grace", async () => {
 		const chat = new Repl(
 			stubbornRun(true).filter((arg) => arg !== "-p" && arg !== "go"),
 			{
@@ -120,13 +118,9 @@ describe("a tool that ignores its abort signal", () => {
 		await fileAppears(cli.project, "started");
 		const from = chat.mark();
 		chat.child.kill("SIGINT");
-		await chat.until(
-			"Still not stopped 2 s after the abort; waiting for:\n  the stubborn tool (call call-1)\nIt ignores the abort (a bug in that tool or extension). Press Ctrl+C again to end settle.\n",
-			from,
-		);
-		chat.child.kill("SIGINT");
-		expect(await chat.exited).toBe(130);
-		expect(chat.stderr).toContain("settle: still waiting after 2 s for:\n  the stubborn tool (call call-1)\n");
+		await chat.idle(from);
+		expect(chat.stdout.slice(from)).not.toContain("Still not stopped");
+		expect(await chat.end()).toBe(0);
 	});
 
 	it("regression: a tool promise nothing can settle ended settle naming no one; now exit 1 naming the tool call", () => {
