@@ -6642,8 +6642,8 @@ export const MUTANTS: Mutant[] = [
 		description: "models.json refresh keeps the providers it applied before",
 		edits: [
 			{
-				find: "for (const name of applied) registry.unregisterProvider?.(name);",
-				replace: "// mutated",
+				find: "\t\tclearModelsFileProviders(modelRuntime);\n",
+				replace: "",
 			},
 		],
 		tests: ["test/runtime/pi-sdk-migration.test.ts"],
@@ -6666,8 +6666,8 @@ export const MUTANTS: Mutant[] = [
 		description: "unknown options refused early even when extensions may load",
 		edits: [
 			{
-				find: "if (others.length > 0 && !extensionsMayLoad(args)) {",
-				replace: "if (others.length > 0) {",
+				find: "if (sources.may) return { errors };",
+				replace: "if (false) return { errors };",
 			},
 		],
 		tests: ["test/cli/cli-guidance.test.ts"],
@@ -6678,8 +6678,8 @@ export const MUTANTS: Mutant[] = [
 		description: "an extensions/ folder does not count as extensions that may load",
 		edits: [
 			{
-				find: 'if (existsSync(join(dir, "extensions"))) return true;',
-				replace: "// mutated",
+				find: 'if (existsSync(join(dir, "extensions"))) return { may: true',
+				replace: "if (false) return { may: true",
 			},
 		],
 		tests: ["test/cli/cli-guidance.test.ts"],
@@ -7420,6 +7420,174 @@ export const MUTANTS: Mutant[] = [
 			},
 		],
 		tests: ["test/security/secrets-in-rpc.test.ts"],
+	},
+	{
+		id: "BN01",
+		file: "src/session/operation-actors.ts",
+		description: "a later run no longer clears the unanswered-overflow text",
+		edits: [
+			{
+				find: "\t// This run may answer (a queued message after an unrecoverable overflow).\n\ts.scratch.unanswered = undefined;",
+				replace: "",
+			},
+		],
+		tests: ["test/session/compaction.test.ts"],
+	},
+	{
+		id: "BN02",
+		file: "src/rpc/client.ts",
+		description: "compaction_start counted as a run: waiters hang on a handled prompt",
+		edits: [
+			{
+				find: 'if (message.type === "agent_start") this.runActive = true;',
+				replace: 'if (message.type === "agent_start" || message.type === "compaction_start") this.runActive = true;',
+			},
+		],
+		tests: ["test/rpc/rpc-client.test.ts"],
+	},
+	{
+		id: "BN03",
+		file: "src/cli/unknown-options.ts",
+		description: "an untrusted project's extensions count as may-load",
+		edits: [
+			{
+				find: "return trusted ? { may: true } : { may: false, untrustedProject: cwd };",
+				replace: "return { may: true };",
+			},
+		],
+		tests: ["test/cli/cli-guidance.test.ts"],
+	},
+	{
+		id: "BN04",
+		file: "src/cli/host.ts",
+		description: "no refusal of broken settings before extensions load",
+		edits: [
+			{
+				find: "if (settingsErrors.length > 0) {",
+				replace: "if (false) {",
+			},
+		],
+		tests: ["test/cli/cli-guidance.test.ts"],
+	},
+	{
+		id: "BN05",
+		file: "src/inspect/live-page.ts",
+		description: "keys in the filter box act as page shortcuts again",
+		edits: [
+			{
+				find: 'if (e.target instanceof Element && e.target.closest("input, textarea, select, [contenteditable]")) return;',
+				replace: "",
+			},
+		],
+		tests: ["test/inspect/live-panels.test.ts"],
+	},
+	{
+		id: "BN06",
+		file: "src/inspect/trace.ts",
+		description: "QUEUE_CHANGED listed again beside queue_changed",
+		edits: [
+			{
+				find: 'return !(event.kind === "event" && event.type === "QUEUE_CHANGED");',
+				replace: "return true;",
+			},
+		],
+		tests: ["test/inspect/queue-trace.test.ts", "test/inspect/live-panels.test.ts"],
+	},
+	{
+		id: "BN07",
+		file: "src/runtime/models-json.ts",
+		description: "refresh leaves the file's config on top of the extension's",
+		edits: [
+			{
+				find: "\t\treapplyModelsFileOrder(modelRuntime);\n",
+				replace: "",
+			},
+		],
+		tests: ["test/runtime/pi-sdk-migration.test.ts"],
+	},
+	{
+		id: "BN08",
+		file: "src/session/model-registry-view.ts",
+		description: "reapply forgets models.json providers",
+		edits: [
+			{
+				find: "\tfor (const [name, config] of state.fileConfigs) applyProviderConfig(runtime, state, name, config);\n",
+				replace: "",
+			},
+		],
+		tests: ["test/runtime/pi-sdk-migration.test.ts"],
+	},
+	{
+		id: "BO01",
+		file: "src/agent/agent-loop.ts",
+		description: "never give up on a tool that ignores abort",
+		edits: [
+			{
+				find: "timer = timers.setTimeout(() => resolve(ABANDONED), config.toolAbortGraceMs ?? DEFAULT_TOOL_ABORT_GRACE_MS);",
+				replace: "timer = undefined;",
+			},
+		],
+		tests: ["test/pi-races/liveness.test.ts", "test/pi-races/abort-unwedges.property.test.ts"],
+	},
+	{
+		id: "BO02",
+		file: "src/agent/agent-loop.ts",
+		description: "await result() without the abort race",
+		edits: [
+			{
+				find: "const result = signal ? await this.nextOrAbort(signal, resultPromise) : await resultPromise;",
+				replace: "const result = await resultPromise;",
+			},
+		],
+		tests: ["test/pi-races/liveness.test.ts"],
+	},
+	{
+		id: "BO03",
+		file: "src/session/stream-idle.ts",
+		description: "stream events do not re-arm the idle timer",
+		edits: [
+			{
+				find: "partial = event.partial;\n\t\t\t\tarm();",
+				replace: "partial = event.partial;",
+			},
+		],
+		tests: ["test/pi-races/liveness.test.ts"],
+	},
+	{
+		id: "BO04",
+		file: "src/store/session-manager.ts",
+		description: "deferred entries are written at once (resume rewrites the file)",
+		edits: [
+			{
+				find: "if (this.deferringWrite) {",
+				replace: "if (false) {",
+			},
+		],
+		tests: ["test/pi-races/persistence.test.ts"],
+	},
+	{
+		id: "BO05",
+		file: "src/runtime/runtime.ts",
+		description: "teardown does not wait for the aborted run",
+		edits: [
+			{
+				find: "if (settling) await settling;",
+				replace: "void settling;",
+			},
+		],
+		tests: ["test/pi-races/switching.test.ts"],
+	},
+	{
+		id: "BO06",
+		file: "src/session/provider-stream.ts",
+		description: "streamIdleTimeoutMs ignored",
+		edits: [
+			{
+				find: "const stream = idleMs ? streamWithIdleTimeout(base, idleMs, timers) : base;",
+				replace: "const stream = base;",
+			},
+		],
+		tests: ["test/pi-races/liveness.test.ts"],
 	},
 ];
 
