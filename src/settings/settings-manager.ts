@@ -237,33 +237,23 @@ export class SettingsManager {
 			);
 		}
 		if (!this.trusted) {
-			for (const key of PROJECT_SETTINGS_REQUIRING_TRUST) {
+			const advice = this.location ? ` ${howToTrustProject(this.location.cwd, this.location.agentDir)}` : "";
+			const why = (key: string) =>
+				(PROJECT_DATA_SETTINGS_REQUIRING_TRUST as readonly string[]).includes(key)
+					? "it decides where your sessions are written, and the project is not trusted; they stay in the agent folder."
+					: "this setting runs code and the project is not trusted.";
+			for (const key of [...PROJECT_SETTINGS_REQUIRING_TRUST, ...PROJECT_DATA_SETTINGS_REQUIRING_TRUST]) {
 				if (project[key] === undefined) continue;
 				delete project[key];
 				// Project extension paths are listed (with the same advice) by the resource loader.
 				if (key === "extensions") continue;
-				const advice = this.location ? ` ${howToTrustProject(this.location.cwd, this.location.agentDir)}` : "";
 				diagnostics.push(
 					diagnostic(
 						"warning",
 						"project",
 						projectPath,
 						key,
-						`Ignored "${key}" in ${projectPath}: this setting runs code and the project is not trusted.${advice}`,
-					),
-				);
-			}
-			for (const key of PROJECT_DATA_SETTINGS_REQUIRING_TRUST) {
-				if (project[key] === undefined) continue;
-				delete project[key];
-				const advice = this.location ? ` ${howToTrustProject(this.location.cwd, this.location.agentDir)}` : "";
-				diagnostics.push(
-					diagnostic(
-						"warning",
-						"project",
-						projectPath,
-						key,
-						`Ignored "${key}" in ${projectPath}: it decides where your sessions are written, and the project is not trusted; they stay in the agent folder.${advice}`,
+						`Ignored "${key}" in ${projectPath}: ${why(key)}${advice}`,
 					),
 				);
 			}
