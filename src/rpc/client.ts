@@ -682,6 +682,8 @@ export class RpcClient {
 							? response.error
 							: `"${pending.command}" failed without an error text (${JSON.stringify(data)})`;
 					pending.reject(new SettleError("COMMAND_FAILED", error, { details: { command: pending.command, error } }));
+					// A refused prompt started nothing: waiters end now unless a run goes on.
+					if (pending.command === "prompt") this.releaseWaiters();
 				}
 				return;
 			}
@@ -706,6 +708,11 @@ export class RpcClient {
 			this.runActive = true;
 			return;
 		}
+		this.releaseWaiters();
+	}
+
+	/** A prompt ended without a run: {@link waitForIdle} / {@link collectEvents} waiters resolve, unless a run goes on. */
+	private releaseWaiters(): void {
 		if (this.runActive) return; // the run going on ends with the idle event the waiters want
 		for (const hook of [...this.handledHooks]) hook();
 	}
