@@ -329,9 +329,10 @@ function omitFailedTurn(s: SessionInternals): void {
 
 /**
  * Omits from the context what the request that overflowed added after the last answer: its prompt,
- * and the tool calls and results of its turns (a `context_edit` each; the failed answer is already
- * out). Walks the branch back from its leaf to the last answer, a compaction or a branch summary;
- * system messages and entries outside the context stay.
+ * and the tool calls and results of its turns (a `context_edit` each; the log keeps them, and the
+ * failed answer is already out). Walks the branch back from its leaf to the last answer, a
+ * compaction or a branch summary; system messages stay. The queued messages then run next, also
+ * when nothing is left in the context (`scratch.unansweredOmitted`).
  */
 function omitUnansweredRequest(s: SessionInternals): void {
 	const branch = s.sessionManager.getBranch();
@@ -350,6 +351,7 @@ function omitUnansweredRequest(s: SessionInternals): void {
 			if (message.role !== "system") unanswered.push(entry.id);
 		} else if (entry.type === "compaction" || entry.type === "branch_summary") break;
 	}
+	s.scratch.unansweredOmitted = true;
 	if (unanswered.length === 0) return;
 	for (const id of unanswered.reverse()) s.transcript.appendContextEdit(id, null);
 	s.transcript.rebuild();

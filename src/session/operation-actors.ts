@@ -173,7 +173,7 @@ export function answerMachineRequests(actor: PromptOperationActor, s: SessionInt
  * A continuation is skipped (no run, undefined; the outcome says nothing ran) when the context
  * ends with an assistant message and nothing is queued — `agent.continue()` would throw `Cannot
  * continue from message role: assistant` (pi issues 5463, 5056: a queue emptied between the
- * decision and the run) — or when it has no message at all and nothing is queued. A skipped run adds nothing
+ * decision and the run) — or when it has no message at all. A skipped run adds nothing
  * (`madeProgress: false`), so if messages are still queued the machine settles with a stall
  * instead of asking for the same run again.
  */
@@ -183,11 +183,15 @@ function startRun(s: SessionInternals, input: RunInput): Promise<void> | undefin
 	s.scratch.runMessageCount = 0;
 	// This run may answer (a queued message after an unrecoverable overflow).
 	s.scratch.unanswered = undefined;
+	const afterUnanswered = s.scratch.unansweredOmitted;
+	s.scratch.unansweredOmitted = false;
 	if (input.mode === "prompt" && Array.isArray(input.payload)) {
 		s.beforeRun();
 		return s.agent.prompt(input.payload as AgentMessage[]);
 	}
-	if (canContinue(s)) {
+	// After an overflow that got no answer was taken out of the context, the queued messages run on
+	// what is left, also nothing (the overflowing request was the session's first).
+	if (canContinue(s) || (afterUnanswered && s.agent.hasQueuedMessages())) {
 		s.beforeRun();
 		return s.agent.continue();
 	}
@@ -206,7 +210,7 @@ function runDone(s: SessionInternals): PromptOperationEvent {
 /** `agent.continue()` has something to run: a context not ending with an answer, or queued messages. */
 function canContinue(s: SessionInternals): boolean {
 	const last = lastNonSystemMessage(s.agent.state.messages);
-	return last === undefined || last.role === "assistant" ? s.agent.hasQueuedMessages() : true;
+	return last !== undefined && (last.role !== "assistant" || s.agent.hasQueuedMessages());
 }
 
 /**

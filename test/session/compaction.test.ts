@@ -234,6 +234,7 @@ describe("an overflow compaction cannot recover: agent_settled.errorMessage", ()
 		stop();
 		await Promise.all(queued);
 		expect(h.faux.callCount).toBe(3);
+		// The prompt, its tool call and result are left out: the follow-up is all there is.
 		expect(requestTexts(h.faux.requests[2]!.messages)).toEqual(["user: then this"]);
 		expect(h.eventsOfType("agent_settled")).toEqual([{ type: "agent_settled" }]);
 		expect(reopenedContext(h.session.sessionFile!).map(comparable)).toEqual(h.session.messages.map(comparable));
