@@ -87,7 +87,9 @@ export function extensionErrorLine(
 /**
  * Runs `messages` and prints. Returns the exit code: 1 when the last answer is an error or was
  * aborted (its message on stderr), the last prompt got no answer (`agent_settled.errorMessage`: an
- * overflow compaction could not recover; pi prints nothing and exits 0 there), or a prompt was rejected.
+ * overflow compaction could not recover; pi prints nothing and exits 0 there), or a prompt was
+ * rejected — 4 / 5 instead when that failure's `SettleError` code is `NO_AUTH` / `SESSION_LOCKED`
+ * ({@link exitCodeOf}; a failed answer's code is {@link failureOf} it).
  */
 export async function runPrintMode(
 	runtime: AgentSessionRuntime,
