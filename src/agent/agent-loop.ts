@@ -18,6 +18,7 @@
  */
 import { errorMessage, SettleError } from "../errors.js";
 import { EventStream } from "../llm/event-stream.js";
+import { noteFailure, providerFailure } from "../llm/failures.js";
 import { redactSecrets, requestSecrets } from "../llm/redact.js";
 import {
 	type AgentMessage,
@@ -586,6 +587,8 @@ class LoopRun {
 			const redacted = redactSecrets(final.errorMessage, requestSecrets(model, options));
 			if (redacted !== final.errorMessage) final = { ...final, errorMessage: redacted };
 		}
+		// Typed once, here: hosts branch on the code (a refused key: NO_AUTH), not on the text.
+		if (final.stopReason === "error") noteFailure(final, providerFailure(final));
 		return this.finishAssistant(final, started);
 	}
 

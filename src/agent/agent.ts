@@ -3,7 +3,8 @@
  * subscription order, keeps steering / follow-up queues, and turns a failing run into a
  * well-formed failure message.
  */
-import { errorMessage, SettleError } from "../errors.js";
+import { errorMessage, normalizeError, SettleError } from "../errors.js";
+import { noteFailure } from "../llm/failures.js";
 import type {
 	AgentMessage,
 	ImageContent,
@@ -383,20 +384,20 @@ export class Agent {
 	}
 
 	/**
-	 * Continues from the transcript. When the last (non-system) message is an assistant message,
-	 * runs the queued steering batch as a prompt, else the follow-up batch, else rejects
-	 * `Cannot continue from message role: assistant`. Rejects `No messages to continue from` on an
-	 * empty transcript, and with `BUSY` while a run is active.
+	 * Continues from the transcript. When the last (non-system) message is an assistant message, or
+	 * there is none, runs the queued steering batch as a prompt, else the follow-up batch, else
+	 * rejects `Cannot continue from message role: assistant` (`No messages to continue from` on an
+	 * empty transcript). Rejects with `BUSY` while a run is active.
 	 */
 	async continue(): Promise<void> {
 		if (this.activeRun) throw new SettleError("BUSY", BUSY_CONTINUE);
 		const last = lastNonSystemMessage(this.messages);
-		if (!last) throw new SettleError("INVALID_ARGUMENT", "No messages to continue from");
-		if (last.role === "assistant") {
+		if (!last || last.role === "assistant") {
 			const steering = this.steeringQueue.drain();
 			if (steering.length > 0) return this.runPrompt(steering, true);
 			const followUps = this.followUpQueue.drain();
 			if (followUps.length > 0) return this.runPrompt(followUps, false);
+			if (!last) throw new SettleError("INVALID_ARGUMENT", "No messages to continue from");
 			throw new SettleError("INVALID_ARGUMENT", "Cannot continue from message role: assistant");
 		}
 		await this.run((signal, config) =>
@@ -498,6 +499,8 @@ export class Agent {
 			this.errorMessage = errorMessage(error);
 			return;
 		}
+		// What ended the run, typed (e.g. the session's log lost its lock: SESSION_LOCKED).
+		if (closing.failure.stopReason === "error") noteFailure(closing.failure, normalizeError(error));
 		for (const event of closing.events) {
 			if (event.type === "message_end") this.messages.push(event.message);
 			this.reduce(event, run);

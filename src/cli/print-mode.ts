@@ -7,6 +7,7 @@ import { join } from "node:path";
 import { errorMessage, SettleError } from "../errors.js";
 import type { ExtensionUIContext } from "../extensions/types.js";
 import { createHeadlessUIContext } from "../extensions/ui.js";
+import { failureOf } from "../llm/failures.js";
 import { apiKeyEnvHint, providerOfAuthError } from "../llm/provider-env.js";
 import type { AssistantMessage, ImageContent } from "../llm/types.js";
 import type { AgentSessionRuntime } from "../runtime/runtime.js";
@@ -86,7 +87,9 @@ export function extensionErrorLine(
 /**
  * Runs `messages` and prints. Returns the exit code: 1 when the last answer is an error or was
  * aborted (its message on stderr), the last prompt got no answer (`agent_settled.errorMessage`: an
- * overflow compaction could not recover; pi prints nothing and exits 0 there), or a prompt was rejected.
+ * overflow compaction could not recover; pi prints nothing and exits 0 there), or a prompt was
+ * rejected — 4 / 5 instead when that failure's `SettleError` code is `NO_AUTH` / `SESSION_LOCKED`
+ * ({@link exitCodeOf}; a failed answer's code is {@link failureOf} it).
  */
 export async function runPrintMode(
 	runtime: AgentSessionRuntime,
@@ -141,12 +144,15 @@ export async function runPrintMode(
 		}
 		const last = lastAssistant(runtime.session);
 		const failed = last !== undefined && (last.stopReason === "error" || last.stopReason === "aborted");
-		const error = last?.stopReason === "error" ? last.errorMessage : undefined;
-		// Two jobs started a new session at the same --session path: the second to write stops at its
-		// first entry (before its model call), and its run ends with the store's lock error.
+		// Why the answer failed, typed: the exit code follows its code, never its text.
+		const cause = last?.stopReason === "error" ? failureOf(last) : undefined;
+		// The log lost its lock: two jobs started a new session at the same --session path (the second
+		// to write stops at its first entry, before its model call), or another writer took it over.
 		const locked =
-			error === undefined ? undefined : sessionLockedForCli(error, "so this run stopped before writing to it");
-		const failure = locked ? EXIT_SESSION_LOCKED : isKeyRefused(error) ? EXIT_AUTH : EXIT_FAILURE;
+			cause?.code === "SESSION_LOCKED"
+				? (sessionLockedForCli(cause.message, "so this run stopped before writing to it") ?? cause.message)
+				: undefined;
+		const failure = exitCodeOf(cause);
 		if (unanswered !== undefined && !failed) {
 			// pi prints nothing and exits 0 here: a script could not tell the prompt went unanswered.
 			if (!json) out.stderr(`Error: ${unanswered}\n`);
@@ -166,7 +172,7 @@ export async function runPrintMode(
 		return EXIT_OK;
 	} catch (error) {
 		out.stderr(`${cliErrorText(error, runtime.services.agentDir)}\n`);
-		return error instanceof SettleError && error.code === "NO_AUTH" ? EXIT_AUTH : EXIT_FAILURE;
+		return exitCodeOf(error instanceof SettleError ? error : undefined);
 	} finally {
 		unsubscribe?.();
 		unwait?.();
@@ -197,16 +203,11 @@ function lastAssistant(session: AgentSession): AssistantMessage | undefined {
 }
 
 /**
- * Whether a provider's error says it refused the key (HTTP 401 / 403 or the providers' own
- * wording, as pi-ai reports them: `401 {"type":"error","error":{"type":"authentication_error",…}}`,
- * `401 Incorrect API key provided`, `400 API key not valid`). Quota and billing errors are not.
+ * The exit code of a failure by its `SettleError` code: 4 for `NO_AUTH` (no key, or the provider
+ * refused it), 5 for `SESSION_LOCKED` (another process writes the session file), else 1.
  */
-export function isKeyRefused(errorMessage: string | undefined): boolean {
-	if (!errorMessage) return false;
-	return (
-		/^(?:401|403)\b/.test(errorMessage) ||
-		/authentication_error|invalid[ _-]?api[ _-]?key|invalid x-api-key|incorrect api key|api key not valid|\bunauthori[sz]ed\b/i.test(
-			errorMessage,
-		)
-	);
+export function exitCodeOf(error: SettleError | undefined): number {
+	if (error?.code === "NO_AUTH") return EXIT_AUTH;
+	if (error?.code === "SESSION_LOCKED") return EXIT_SESSION_LOCKED;
+	return EXIT_FAILURE;
 }

@@ -348,7 +348,8 @@ export class RpcClient {
 	/**
 	 * Sends a prompt. Resolves once the server accepted it (the run goes on: use {@link onEvent},
 	 * {@link waitForIdle} or {@link promptAndWait}); rejects with `COMMAND_FAILED` when it refused it
-	 * (no model, no key, …). `streamingBehavior` queues it while a run streams.
+	 * (no model, no key, …) — no run started then, and waiters of {@link waitForIdle} resolve at once
+	 * unless a run goes on. `streamingBehavior` queues it while a run streams.
 	 *
 	 * Settle's server says how it took the prompt: `handled` (an extension command or `input` hook:
 	 * no run started, and waiters of {@link waitForIdle} resolve at once unless a run goes on),
@@ -545,6 +546,7 @@ export class RpcClient {
 	 * with `OPERATION_STALLED` after `timeout` ms (default 60 s, as pi) and `SESSION_CLOSED` when the
 	 * process exits first. With Settle's server it also resolves when a prompt is handled (an extension
 	 * command, an `input` hook) while no run goes on and none follows: no idle event comes then.
+	 * Likewise, with any server, when a prompt is refused (`COMMAND_FAILED`) while no run goes on.
 	 *
 	 * @example
 	 * ```ts
@@ -682,6 +684,8 @@ export class RpcClient {
 							? response.error
 							: `"${pending.command}" failed without an error text (${JSON.stringify(data)})`;
 					pending.reject(new SettleError("COMMAND_FAILED", error, { details: { command: pending.command, error } }));
+					// A refused prompt started nothing: waiters end now unless a run goes on.
+					if (pending.command === "prompt") this.releaseWaiters();
 				}
 				return;
 			}
@@ -706,6 +710,11 @@ export class RpcClient {
 			this.runActive = true;
 			return;
 		}
+		this.releaseWaiters();
+	}
+
+	/** A prompt ended without a run: {@link waitForIdle} / {@link collectEvents} waiters resolve, unless a run goes on. */
+	private releaseWaiters(): void {
 		if (this.runActive) return; // the run going on ends with the idle event the waiters want
 		for (const hook of [...this.handledHooks]) hook();
 	}

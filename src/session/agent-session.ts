@@ -775,6 +775,23 @@ export class AgentSession {
 		return this.queues.followUpTexts();
 	}
 
+	/**
+	 * The custom messages sent with `deliverAs: "nextTurn"` that no prompt has taken yet, oldest
+	 * first (a copy). They live in memory only, as in pi 0.73.1 (the session file has no entry for
+	 * them): once the session is disposed — also by a runtime replacing it (new session, switch,
+	 * fork) — they are not delivered any more, and still listed here (and returned by
+	 * {@link dispose}), e.g. to send them again on the session that replaced this one.
+	 *
+	 * @example
+	 * ```ts
+	 * await session.sendCustomMessage({ customType: "note", content: "CI is red", display: true }, { deliverAs: "nextTurn" });
+	 * const next = session.getNextTurnMessages(); // [{ role: "custom", customType: "note", … }]
+	 * ```
+	 */
+	getNextTurnMessages(): CustomMessage[] {
+		return this.queues.nextTurnMessages();
+	}
+
 	get steeringMode() {
 		return this.agent.steeringMode;
 	}
@@ -1719,18 +1736,20 @@ export class AgentSession {
 	 * recorded), except a prompt whose extension command is disposing the session by replacing it:
 	 * that one resolves when the command is done. Steering and follow-up messages not yet delivered
 	 * are not delivered any more: `getSteeringMessages()` / `getFollowUpMessages()` still list them
-	 * (e.g. to send them again on the session that replaced this one). Closes the session manager
-	 * only when the session owns it (`createAgentSession` without a `sessionManager` made it); close
-	 * one you passed.
+	 * (e.g. to send them again on the session that replaced this one). Likewise the custom messages
+	 * sent with `deliverAs: "nextTurn"` that no prompt took: they were in memory only, and are
+	 * returned (also by {@link getNextTurnMessages}); an empty array when there are none. Closes the
+	 * session manager only when the session owns it (`createAgentSession` without a `sessionManager`
+	 * made it); close one you passed.
 	 *
 	 * @example
 	 * ```ts
-	 * session.dispose();
+	 * const undelivered = session.dispose(); // next-turn custom messages no prompt took
 	 * session.sessionManager.close(); // a manager you passed in; safe to call twice
 	 * ```
 	 */
-	dispose(): void {
-		if (this.disposed) return;
+	dispose(): CustomMessage[] {
+		if (this.disposed) return this.queues.nextTurnMessages();
 		this.disposed = true;
 		this.bash.dispose();
 		abortPreflight(this.internals);
@@ -1785,6 +1804,7 @@ export class AgentSession {
 		this.pending.clear();
 		this.compactions.clear();
 		if (this.ownsSessionManager) this.sessionManager.close();
+		return this.queues.nextTurnMessages();
 	}
 
 	// -------------------------------------------------------------------------------------------

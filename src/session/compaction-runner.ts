@@ -52,6 +52,9 @@ export async function runCompaction(s: SessionInternals, input: CompactionInput)
 		const overflow = s.scratch.lastAssistant?.errorMessage;
 		const texts = await import("../compaction/texts.js");
 		s.scratch.unanswered = texts.unansweredOverflowMessage(overflow, output);
+		// A message queued meanwhile runs next: without the request that overflowed, which sent
+		// again would only overflow again (it stays in the log; pi 0.73.1 sends it again).
+		if (output.continue) omitUnansweredRequest(s);
 	}
 	return output;
 }
@@ -322,6 +325,36 @@ function omitFailedTurn(s: SessionInternals): void {
 	}
 	for (const result of s.scratch.turnToolResults) failed.push(result);
 	s.transcript.omit(failed);
+}
+
+/**
+ * Omits from the context what the request that overflowed added after the last answer: its prompt,
+ * and the tool calls and results of its turns (a `context_edit` each; the log keeps them, and the
+ * failed answer is already out). Walks the branch back from its leaf to the last answer, a
+ * compaction or a branch summary; system messages stay. The queued messages then run next, also
+ * when nothing is left in the context (`scratch.unansweredOmitted`).
+ */
+function omitUnansweredRequest(s: SessionInternals): void {
+	const branch = s.sessionManager.getBranch();
+	const omitted = new Set<string>();
+	const unanswered: string[] = [];
+	for (let index = branch.length - 1; index >= 0; index--) {
+		const entry = branch[index]!;
+		if (entry.type === "context_edit") {
+			if (entry.replacement === null) omitted.add(entry.targetId);
+		} else if (entry.type === "custom_message") {
+			if (!omitted.has(entry.id)) unanswered.push(entry.id);
+		} else if (entry.type === "message") {
+			if (omitted.has(entry.id)) continue;
+			const message = entry.message;
+			if (message.role === "assistant" && message.stopReason !== "toolUse") break;
+			if (message.role !== "system") unanswered.push(entry.id);
+		} else if (entry.type === "compaction" || entry.type === "branch_summary") break;
+	}
+	s.scratch.unansweredOmitted = true;
+	if (unanswered.length === 0) return;
+	for (const id of unanswered.reverse()) s.transcript.appendContextEdit(id, null);
+	s.transcript.rebuild();
 }
 
 /** Estimated tokens of a freshly compacted context (kept responses' usage describes the old, larger one). */

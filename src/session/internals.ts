@@ -46,6 +46,11 @@ export interface OperationScratch {
 	 * run of the operation clears it.
 	 */
 	unanswered: string | undefined;
+	/**
+	 * That unanswered request was taken out of the context for the queued messages that run next:
+	 * they run even on a context left with no message (the next run clears it).
+	 */
+	unansweredOmitted: boolean;
 	/** Abort handle of the running compaction. */
 	compactionController: AbortController | undefined;
 	/** Resumes the request preparation waiting for its compaction (`request_compaction_done`, or dispose). */
@@ -77,6 +82,7 @@ export function createOperationScratch(): OperationScratch {
 		promptSystemMessage: undefined,
 		boundaryAborted: false,
 		unanswered: undefined,
+		unansweredOmitted: false,
 		compactionController: undefined,
 		requestCompactionDone: undefined,
 		preflightAbort: undefined,

@@ -183,11 +183,15 @@ function startRun(s: SessionInternals, input: RunInput): Promise<void> | undefin
 	s.scratch.runMessageCount = 0;
 	// This run may answer (a queued message after an unrecoverable overflow).
 	s.scratch.unanswered = undefined;
+	const afterUnanswered = s.scratch.unansweredOmitted;
+	s.scratch.unansweredOmitted = false;
 	if (input.mode === "prompt" && Array.isArray(input.payload)) {
 		s.beforeRun();
 		return s.agent.prompt(input.payload as AgentMessage[]);
 	}
-	if (canContinue(s)) {
+	// After an overflow that got no answer was taken out of the context, the queued messages run on
+	// what is left, also nothing (the overflowing request was the session's first).
+	if (canContinue(s) || (afterUnanswered && s.agent.hasQueuedMessages())) {
 		s.beforeRun();
 		return s.agent.continue();
 	}

@@ -153,6 +153,11 @@ export class SessionQueues {
 		this.nextTurn.push(message);
 	}
 
+	/** The next-turn messages not taken yet (a copy). */
+	nextTurnMessages(): CustomMessage[] {
+		return this.nextTurn.slice();
+	}
+
 	/** Takes the next-turn messages (the queue is emptied). */
 	takeNextTurn(): CustomMessage[] {
 		const messages = this.nextTurn;

@@ -313,6 +313,24 @@ export default function (pi) {
 		expect(await rpc.getState()).toMatchObject({ isCompacting: false, lifecycle: "idle" });
 	});
 
+	it("regression: a prompt the server refused (no API key) left waitForIdle waiting until its timeout; now the wait ends with the refusal", async () => {
+		const noKeys = { SETTLE_AGENT_DIR: cli.agentDir, ANTHROPIC_API_KEY: undefined, ANTHROPIC_OAUTH_TOKEN: undefined };
+		const rpc = client(["--model", "anthropic/claude-sonnet-4-5", "--no-session"], { env: noKeys });
+		await rpc.start();
+		const idle = rpc.collectEvents(WAIT);
+		const refused = await rejection(rpc.prompt("hello"));
+		expect(refused).toMatchObject({
+			code: "COMMAND_FAILED",
+			message: expect.stringContaining("No API key found for anthropic"),
+		});
+		// No run started, so no agent_settled comes: the wait ends at the refusal, with no events.
+		expect(await idle).toEqual([]);
+		const waited = rpc.waitForIdle(WAIT);
+		await rejection(rpc.promptAndWait("again", undefined, WAIT));
+		await waited;
+		expect(await rpc.getState()).toMatchObject({ isStreaming: false, lifecycle: "idle" });
+	});
+
 	it("during a run, a handled or queued prompt keeps waitForIdle waiting for the run that goes on", async () => {
 		const steps = [{ toolCalls: [{ name: "bash", arguments: { command: GATE } }] }, "done", "followed"];
 		const rpc = client(["--faux-script", script(steps), "--no-session", "-e", extensionFile()]);

@@ -3,10 +3,11 @@
  * the failed turn, compact, continue — `prompt()` resolves only after it, unlike pi 0.73), the
  * "once per request" rule, threshold compaction, extension cancel, and manual `compact()`.
  */
+import { readFileSync } from "node:fs";
 import { afterEach, describe, expect, it } from "vitest";
 import type { ExtensionAPI } from "../../src/extensions/types.js";
-import { fauxAssistantMessage } from "../../src/llm/faux.js";
-import type { Context } from "../../src/llm/types.js";
+import { fauxAssistantMessage, fauxToolCall } from "../../src/llm/faux.js";
+import type { Context, Message } from "../../src/llm/types.js";
 import { createHarness, type Harness } from "../../src/testing/harness.js";
 import { comparable, reopenedContext, roles } from "./helpers.js";
 
@@ -21,6 +22,17 @@ const summary = (text: string) => (context: Context) => {
 	expect(context.tools ?? []).toEqual([]);
 	return fauxAssistantMessage(`## Goal\n${text}`);
 };
+
+/** A request's messages as `role: text` lines (tool calls as `[name]`). */
+function requestTexts(messages: readonly Message[]): string[] {
+	return messages.map((message) => {
+		if (typeof message.content === "string") return `${message.role}: ${message.content}`;
+		const parts = message.content.map((part) =>
+			part.type === "text" ? part.text : part.type === "toolCall" ? `[${part.name}]` : `[${part.type}]`,
+		);
+		return `${message.role}: ${parts.join(" ")}`;
+	});
+}
 
 function labels(h: Harness): string[] {
 	return h.events
@@ -171,29 +183,61 @@ describe("an overflow compaction cannot recover: agent_settled.errorMessage", ()
 		expect(h.eventsOfType("agent_settled").at(-1)).toEqual({ type: "agent_settled" });
 	});
 
-	it("a follow-up queued during the unanswerable request is answered in the same operation: agent_settled carries no stale errorMessage", async () => {
+	it("regression: a follow-up queued during the unanswerable request re-sent the prompt that overflowed (continue()); now the follow-up goes without it, in the same operation", async () => {
 		h = await createHarness({ persistence: "disk" });
-		h.setResponses([
-			overflow(),
-			fauxAssistantMessage("answered on the retried run"),
-			fauxAssistantMessage("the follow-up's answer"),
-		]);
+		h.setResponses([fauxAssistantMessage("first answer"), overflow(), fauxAssistantMessage("the follow-up's answer")]);
+		await h.session.prompt("one");
 		const queued: Promise<unknown>[] = [];
 		const stop = h.session.subscribe((event) => {
 			if (event.type === "turn_start" && queued.length === 0) queued.push(h.session.followUp("then this"));
 		});
-		await h.session.prompt("hello");
+		h.events.length = 0;
+		await h.session.prompt("a prompt too long for the model");
 		stop();
 		await Promise.all(queued);
-		// One operation: the overflow was not compacted (nothing to compact); with a message queued the
-		// operation continued, and that later run got answers (the prompt's, then the follow-up's).
+		// One operation: the overflow was not compacted (nothing to compact); the queued message ran next.
 		expect(labels(h).filter((label) => label.startsWith("compaction"))).toEqual([]);
 		expect(h.eventsOfType("agent_start")).toHaveLength(2);
+		expect(h.faux.callCount).toBe(3);
+		// The follow-up's request: the answered history and the follow-up, not the prompt that overflowed.
+		expect(requestTexts(h.faux.requests[2]!.messages)).toEqual([
+			"user: one",
+			"assistant: first answer",
+			"user: then this",
+		]);
 		expect(h.session.messages.at(-1)).toMatchObject({
 			role: "assistant",
 			content: [{ type: "text", text: "the follow-up's answer" }],
 		});
 		expect(h.eventsOfType("agent_settled")).toEqual([{ type: "agent_settled" }]);
+		// The log keeps the prompt and its failed answer; the context omits both, also reopened.
+		const logged = readFileSync(h.session.sessionFile!, "utf8");
+		expect(logged).toContain("a prompt too long for the model");
+		expect(reopenedContext(h.session.sessionFile!).map(comparable)).toEqual(h.session.messages.map(comparable));
+		expect(
+			requestTexts(reopenedContext(h.session.sessionFile!).filter((m) => m.role !== "system") as Message[]),
+		).toEqual(["user: one", "assistant: first answer", "user: then this", "assistant: the follow-up's answer"]);
+	});
+
+	it("the first request of a session overflows mid-run (after a tool call): the follow-up goes alone", async () => {
+		h = await createHarness({ persistence: "disk" });
+		h.setResponses([
+			fauxAssistantMessage([fauxToolCall("ls", {})], { stopReason: "toolUse" }),
+			overflow(),
+			fauxAssistantMessage("the follow-up's answer"),
+		]);
+		const queued: Promise<unknown>[] = [];
+		const stop = h.session.subscribe((event) => {
+			if (event.type === "tool_execution_start" && queued.length === 0) queued.push(h.session.followUp("then this"));
+		});
+		await h.session.prompt("list and read everything");
+		stop();
+		await Promise.all(queued);
+		expect(h.faux.callCount).toBe(3);
+		// The prompt, its tool call and result are left out: the follow-up is all there is.
+		expect(requestTexts(h.faux.requests[2]!.messages)).toEqual(["user: then this"]);
+		expect(h.eventsOfType("agent_settled")).toEqual([{ type: "agent_settled" }]);
+		expect(reopenedContext(h.session.sessionFile!).map(comparable)).toEqual(h.session.messages.map(comparable));
 	});
 
 	it("extensions' agent_settled gets the same errorMessage", async () => {

@@ -1,0 +1,103 @@
+/**
+ * `settle -p` exit codes 4 (the provider refused the key) and 5 (the session file's lock) follow the
+ * failure's `SettleError` code, not its text: a real HTTP 401 from a local provider exits 4, while a
+ * provider error whose text merely mentions a 401, an invalid key or the store's lock wording is an
+ * ordinary failed answer (exit 1). Real child processes; the provider is a local HTTP server.
+ */
+import { spawn } from "node:child_process";
+import { mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { openAiError } from "../llm/wire/openai.js";
+import { startWireServer, type WireServer } from "../llm/wire/server.js";
+import { cliCommand, trackChild, useCliProject } from "./helpers.js";
+
+const cli = useCliProject("settle-exit-typed-");
+let server: WireServer;
+beforeEach(async () => {
+	server = await startWireServer();
+});
+afterEach(async () => {
+	await server.close();
+});
+
+/** `settle <args>` in the project (async: the provider server answers from this process). */
+async function settle(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+	const child = spawn(process.execPath, [...cliCommand(), ...args], {
+		cwd: cli.project,
+		env: { ...process.env, SETTLE_AGENT_DIR: cli.agentDir },
+	});
+	child.stdin.end();
+	let stdout = "";
+	let stderr = "";
+	child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString("utf8")));
+	child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString("utf8")));
+	const code = await trackChild(child);
+	return { code, stdout, stderr };
+}
+
+/** A models.json provider `local` (OpenAI chat completions) on the wire server, with a key. */
+function localProvider(): string[] {
+	mkdirSync(cli.agentDir, { recursive: true });
+	writeFileSync(
+		join(cli.agentDir, "models.json"),
+		JSON.stringify({
+			providers: {
+				local: {
+					baseUrl: `${server.url}/v1`,
+					api: "openai-completions",
+					apiKey: "local-key",
+					compat: { supportsDeveloperRole: false },
+					models: [{ id: "coder" }],
+				},
+			},
+		}),
+	);
+	return ["--model", "local/coder", "--no-session", "-p", "hi"];
+}
+
+function script(steps: unknown[]): string {
+	const file = join(cli.dir, `script-${Math.random().toString(36).slice(2)}.json`);
+	writeFileSync(file, JSON.stringify(steps));
+	return file;
+}
+
+describe("exit codes by error code, not by error text", () => {
+	it("a provider answering HTTP 401 exits 4; an HTTP 400 whose text mentions 401 and an invalid key exits 1 (was 4)", async () => {
+		const args = localProvider();
+		server.reply(openAiError(401, "Incorrect API key provided.", "invalid_request_error", "invalid_api_key"));
+		const refused = await settle(args);
+		expect(refused).toEqual({
+			code: 4,
+			stdout: "",
+			stderr: "401 Incorrect API key provided.\n",
+		});
+
+		server.reply(
+			openAiError(
+				400,
+				"The proxy's upstream answered 401 Unauthorized (invalid api key for the image store); this request was not sent.",
+				"invalid_request_error",
+			),
+		);
+		const mentions = await settle(args);
+		expect(mentions.code).toBe(1);
+		expect(mentions.stderr).toBe(
+			"400 The proxy's upstream answered 401 Unauthorized (invalid api key for the image store); this request was not sent.\n",
+		);
+		expect(server.requests).toHaveLength(2);
+	});
+
+	it("a provider error in the store's lock wording exits 1 (was 5), printed as the provider said it", async () => {
+		const lockWording =
+			"Session file /srv/state.jsonl is already open for writing by process 7 on ci-1. Only one SessionManager may write a session: close the other one. A lock left by a crashed process on this machine is cleared automatically.";
+		const run = await settle([
+			"--faux-script",
+			script([{ stopReason: "error", errorMessage: lockWording }]),
+			"--no-session",
+			"-p",
+			"hi",
+		]);
+		expect(run).toEqual({ code: 1, stdout: "", stderr: `${lockWording}\n` });
+	});
+});
