@@ -65,8 +65,8 @@ describe("bash: abort and dispose end every process of the command", () => {
 		const ready = streamed(s.session, "ready");
 		const done = s.session.prompt("run the test watcher");
 		await ready;
-		// bash, timeout, the trapping sh and its sleep.
-		expect(markedProcesses(mark).length).toBeGreaterThanOrEqual(4);
+		// timeout, the trapping sh and its sleep (bash itself got the marker after it started).
+		expect(markedProcesses(mark).length).toBeGreaterThanOrEqual(3);
 		await s.session.abort();
 		await done;
 		expect(markedProcesses(mark)).toEqual([]);
@@ -100,7 +100,7 @@ describe("bash: abort and dispose end every process of the command", () => {
 		const ready = streamed(session, "ready");
 		const running = session.prompt("start the daemon").catch((error: unknown) => (error as { code?: string }).code);
 		await ready;
-		expect(markedProcesses(mark).length).toBeGreaterThanOrEqual(4);
+		expect(markedProcesses(mark).length).toBeGreaterThanOrEqual(3);
 		const file = session.sessionFile!;
 		await runtime.dispose();
 		expect(markedProcesses(mark)).toEqual([]);
@@ -119,7 +119,7 @@ describe("bash: abort and dispose end every process of the command", () => {
 			if (chunk.includes("ready")) sawReady();
 		});
 		await ready;
-		expect(markedProcesses(mark).length).toBeGreaterThanOrEqual(4);
+		expect(markedProcesses(mark).length).toBeGreaterThanOrEqual(3);
 		s.session.abortBash();
 		expect(await result).toMatchObject({ cancelled: true });
 		expect(markedProcesses(mark)).toEqual([]);
