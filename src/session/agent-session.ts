@@ -79,6 +79,7 @@ import {
 } from "./compaction-runner.js";
 import { createEventBridge } from "./event-bridge.js";
 import type { AgentSessionListener } from "./events.js";
+import { pairToolResults } from "./convert-to-llm.js";
 import { blockImagesAwareConverter } from "./images.js";
 import { createOperationScratch, type SessionInternals } from "./internals.js";
 import type { CustomMessage } from "./messages.js";
@@ -2247,7 +2248,7 @@ function createSessionAgent(config: AgentSessionConfig): Agent {
 	const agent = new Agent({
 		initialState: { thinkingLevel, messages: context.messages, ...(model ? { model } : {}) },
 		// `images.blockImages` is read at every request, so a changed setting or a reload applies.
-		convertToLlm: blockImagesAwareConverter(() => settingsManager.getBlockImages()),
+		convertToLlm: pairToolResults(blockImagesAwareConverter(() => settingsManager.getBlockImages())),
 		streamFn: modelRuntime.stream,
 		getApiKey: (provider) => modelRuntime.getApiKey(provider),
 		steeringMode: settingsManager.getSteeringMode(),
