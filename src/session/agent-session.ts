@@ -2094,7 +2094,8 @@ export class AgentSession {
 		};
 		const contextActions: ExtensionContextActions = {
 			getModel: () => this.model,
-			isIdle: () => !this.isStreaming,
+			// The session's isIdle: not idle while compacting either (pi-powerline-footer#198, pinet#941).
+			isIdle: () => this.isIdle,
 			getSignal: () => this.agent.signal,
 			abort: () => {
 				void this.abort();

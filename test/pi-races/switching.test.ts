@@ -177,7 +177,9 @@ describe("switching: new / resume while a run is in flight", () => {
 		expect(readEntries(oldFile).some((entry) => entry.type === "compaction")).toBe(false);
 		const forkFile = session.sessionFile!;
 		expect(readEntries(forkFile).some((entry) => entry.type === "compaction")).toBe(false);
+		// The branch up to the second answer, then the new exchange.
 		expect(fileMessages(forkFile).map((m) => m.role)).toEqual([
+			"system",
 			"user",
 			"assistant",
 			"user",
