@@ -15,6 +15,10 @@ import { ORPHAN_RESULT_TEXT, writeOrphanSessionFile } from "./orphan-file.js";
 import { killMarked, markedProcesses, processMarker, wedgingCommand } from "./processes.js";
 
 const cleanups: (() => void)[] = [];
+/** The pi-powerline-footer#198 scenario's handler state (one peer at a time). */
+const idleInHandler: boolean[] = [];
+let handlerRunning = gate();
+let releaseHandler = gate();
 afterEach(() => {
 	for (const cleanup of cleanups.splice(0)) cleanup();
 });
@@ -128,5 +132,56 @@ describe("pi 0.73.1 against Settle: the replayed races", () => {
 			oldFileWrittenAfterFork: [],
 			forkHasCompaction: false,
 		});
+	});
+
+	it("pi-powerline-footer#198: inside a session_compact handler still running — what ctx.isIdle() says, and what a prompt sent then gets", async () => {
+		const runs = await onBothPeers(
+			() => ({
+				settings: { compaction: { keepRecentTokens: 10 } },
+				extensions: [
+					(api) => {
+						api.on("session_compact", async (_event, ctx) => {
+							idleInHandler.push(ctx.isIdle());
+							handlerRunning.release();
+							await releaseHandler.promise;
+						});
+					},
+				],
+			}),
+			async (peer) => {
+				peer.script(Array.from({ length: 8 }, () => ({ text: `answer ${"words ".repeat(30)}` })));
+				for (const text of ["one", "two"]) await peer.session.prompt(`question ${text} `.repeat(20));
+				const compacting = peer.session.compact().then(
+					() => "resolved",
+					(error: unknown) => (error as { code?: string }).code ?? "rejected",
+				);
+				await handlerRunning.promise;
+				const typed = peer.session.prompt("typed while session_compact runs").then(
+					() => "resolved",
+					(error: unknown) => (error as { code?: string }).code ?? (error as Error).message,
+				);
+				await new Promise<void>((resolve) => setImmediate(resolve));
+				const outcome = await Promise.race([typed, Promise.resolve("pending")]);
+				releaseHandler.release();
+				await compacting;
+				const finalOutcome = await typed;
+				await peer.quiesce();
+				const persisted = peer
+					.fileEntries()
+					.filter((entry) => JSON.stringify(entry).includes("typed while session_compact runs")).length;
+				const answered = peer.requests.some((request) =>
+					request.messages.some((message) => message.includes("typed while session_compact runs")),
+				);
+				const result = { ctxIdle: idleInHandler[0], promptAtOnce: outcome, finalOutcome, answered, persisted };
+				idleInHandler.length = 0;
+				handlerRunning = gate();
+				releaseHandler = gate();
+				return result;
+			},
+		);
+		// pi 0.73.1: idle while its handler runs; a prompt then is answered at once but never saved (pinet#941).
+		expect(runs.pi).toEqual({ ctxIdle: true, promptAtOnce: "resolved", finalOutcome: "resolved", answered: true, persisted: 0 });
+		// Settle: busy until the handlers are done, and says so to the prompt.
+		expect(runs.settle).toEqual({ ctxIdle: false, promptAtOnce: "BUSY", finalOutcome: "BUSY", answered: false, persisted: 0 });
 	});
 });
