@@ -124,4 +124,21 @@ describe("bash: abort and dispose end every process of the command", () => {
 		expect(await result).toMatchObject({ cancelled: true });
 		expect(markedProcesses(mark)).toEqual([]);
 	});
+
+	it("pi#9460: when the command's own `timeout` gives up and a SIGTERM-ignoring descendant keeps the pipe open, the call still returns with the command's output", async () => {
+		const mark = marker();
+		const s = await diskSession();
+		open.push(s);
+		// timeout's child dies on SIGTERM; its background child ignores it and holds stdout.
+		const command = `export ${mark}=1; timeout 0.2 sh -c '(trap "" TERM; exec sleep 300) & echo ready; wait'; echo "exit $?"`;
+		s.provider.answer(bashCall(s.provider, command, "call-t"), "the build timed out");
+		await s.session.prompt("run the tests with a timeout");
+		const end = s.events.find((e) => e.type === "tool_execution_end");
+		expect(end).toMatchObject({ toolCallId: "call-t", isError: false });
+		expect(JSON.stringify(end)).toContain("exit 124");
+		expect(s.events.filter((e) => e.type === "agent_settled")).toHaveLength(1);
+		expect(s.session.messages.at(-1)).toMatchObject({ role: "assistant", stopReason: "stop" });
+		// A command that ended normally keeps what it left running (as `server &` would); the test cleans it up.
+		expect(markedProcesses(mark).length).toBeGreaterThan(0);
+	});
 });
