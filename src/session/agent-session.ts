@@ -77,9 +77,9 @@ import {
 	finishRequestCompaction,
 	reportOverflowRecoveryFailed,
 } from "./compaction-runner.js";
+import { pairToolResults } from "./convert-to-llm.js";
 import { createEventBridge } from "./event-bridge.js";
 import type { AgentSessionListener } from "./events.js";
-import { pairToolResults } from "./convert-to-llm.js";
 import { blockImagesAwareConverter } from "./images.js";
 import { createOperationScratch, type SessionInternals } from "./internals.js";
 import type { CustomMessage } from "./messages.js";

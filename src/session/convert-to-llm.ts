@@ -145,7 +145,9 @@ function withoutImages(message: Message): Message {
  * const agent = new Agent({ convertToLlm: pairToolResults(createLlmMessageConverter(convertMessageToLlm)) });
  * ```
  */
-export function pairToolResults(convert: (messages: AgentMessage[]) => Message[]): (messages: AgentMessage[]) => Message[] {
+export function pairToolResults(
+	convert: (messages: AgentMessage[]) => Message[],
+): (messages: AgentMessage[]) => Message[] {
 	let scanned: Message[] | undefined;
 	let count = 0;
 	let last: Message | undefined;

@@ -219,13 +219,22 @@ describe("liveness: a session always settles", () => {
 	});
 
 	it("pi#566: abort while the retried request streams ends it at once: the retry reports its real attempt, one agent_settled, the session usable", async () => {
-		const { session: s, provider, clock, events } = await session({
+		const {
+			session: s,
+			provider,
+			clock,
+			events,
+		} = await session({
 			settings: { retry: { maxRetries: 3, baseDelayMs: 1000 } },
 		});
 		const done = s.prompt("task");
 		const first = await provider.next();
 		const retrying = nextEvent(s, "auto_retry_start");
-		first.finish({ ...provider.reply(""), stopReason: "error", errorMessage: "429 Too Many Requests: rate limit exceeded" });
+		first.finish({
+			...provider.reply(""),
+			stopReason: "error",
+			errorMessage: "429 Too Many Requests: rate limit exceeded",
+		});
 		const started = await retrying;
 		clock.increment(started.delayMs);
 		const retried = await provider.next();

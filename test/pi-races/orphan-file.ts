@@ -25,7 +25,10 @@ const usage = {
  */
 export function writeOrphanSessionFile(file: string, cwd: string, provider = "faux", model = "faux-1"): string {
 	let clock = Date.parse("2026-05-15T10:00:00.000Z");
-	const at = () => new Date((clock += 1000)).toISOString();
+	const at = () => {
+		clock += 1000;
+		return new Date(clock).toISOString();
+	};
 	const lines: Record<string, unknown>[] = [
 		{ type: "session", version: 3, id: "019e1a2b-0000-7000-8000-00000000a570", timestamp: at(), cwd },
 	];

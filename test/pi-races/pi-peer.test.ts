@@ -180,8 +180,20 @@ describe("pi 0.73.1 against Settle: the replayed races", () => {
 			},
 		);
 		// pi 0.73.1: idle while its handler runs; a prompt then is answered at once but never saved (pinet#941).
-		expect(runs.pi).toEqual({ ctxIdle: true, promptAtOnce: "resolved", finalOutcome: "resolved", answered: true, persisted: 0 });
+		expect(runs.pi).toEqual({
+			ctxIdle: true,
+			promptAtOnce: "resolved",
+			finalOutcome: "resolved",
+			answered: true,
+			persisted: 0,
+		});
 		// Settle: busy until the handlers are done, and says so to the prompt.
-		expect(runs.settle).toEqual({ ctxIdle: false, promptAtOnce: "BUSY", finalOutcome: "BUSY", answered: false, persisted: 0 });
+		expect(runs.settle).toEqual({
+			ctxIdle: false,
+			promptAtOnce: "BUSY",
+			finalOutcome: "BUSY",
+			answered: false,
+			persisted: 0,
+		});
 	});
 });
