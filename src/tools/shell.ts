@@ -152,9 +152,9 @@ async function processGroupRunning(pgid: number): Promise<boolean> {
 /**
  * After a SIGKILL to the group, waits (bounded) until no member of the group (on Linux, of the
  * session it leads too) runs any more, so that an aborted or timed-out command has really stopped
- * when the tool reports it. The OS gives no event for the
- * death of processes that are not our children, hence the short polling. Resolves false when members
- * still run after `timeoutMs`; never rejects.
+ * when the tool reports it. The OS gives no event for the death of processes that are not our
+ * children, hence the short polling. Resolves false when members still run after `timeoutMs`;
+ * never rejects.
  *
  * @example
  * ```ts
