@@ -78,6 +78,33 @@ describe("bash: abort and dispose end every process of the command", () => {
 		expect(orphanToolMessages(s.session.sessionFile!)).toEqual({ callsWithoutResult: [], resultsWithoutCall: [] });
 	});
 
+	it("oh-my-pi#1347: the tool's own timeout ends a `timeout 60 …` chain at once, with all of its processes, and the turn goes on", async () => {
+		const mark = marker();
+		const s = await diskSession();
+		open.push(s);
+		s.provider.answer(
+			{
+				...fauxAssistantMessage(
+					[fauxToolCall("bash", { command: wedgingCommand(mark, 60), timeout: 0.3 }, { id: "call-t" })],
+					{
+						stopReason: "toolUse",
+					},
+				),
+				api: s.provider.model.api,
+				provider: s.provider.model.provider,
+				model: s.provider.model.id,
+			},
+			"the command timed out",
+		);
+		await s.session.prompt("run the model server for a minute");
+		const end = s.events.find((e) => e.type === "tool_execution_end");
+		expect(end).toMatchObject({ toolCallId: "call-t", isError: true });
+		expect(JSON.stringify(end)).toContain("Command timed out after 0.3 seconds");
+		expect(markedProcesses(mark)).toEqual([]);
+		expect(s.session.messages.at(-1)).toMatchObject({ role: "assistant", stopReason: "stop" });
+		expect(s.events.filter((e) => e.type === "agent_settled")).toHaveLength(1);
+	});
+
 	it("oh-my-pi#8829: disposing the runtime while such a command runs leaves no process of it behind", async () => {
 		const mark = marker();
 		const { dir, cleanup } = await diskSession();
