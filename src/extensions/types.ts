@@ -244,7 +244,10 @@ export interface ExtensionContext {
 	model: Model | undefined;
 	scopedModels: ScopedModel[];
 	thinkingLevel: ThinkingLevel;
-	/** True when no operation is running (not streaming). */
+	/**
+	 * True when no operation runs and nothing is compacting: the session's `isIdle`, so a prompt sent
+	 * when it is true is not refused as busy (pi 0.73.1 says true during a compaction).
+	 */
 	isIdle(): boolean;
 	/** Whether the project's own code and settings are trusted. */
 	isProjectTrusted(): boolean;

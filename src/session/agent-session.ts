@@ -77,6 +77,7 @@ import {
 	finishRequestCompaction,
 	reportOverflowRecoveryFailed,
 } from "./compaction-runner.js";
+import { pairToolResults } from "./convert-to-llm.js";
 import { createEventBridge } from "./event-bridge.js";
 import type { AgentSessionListener } from "./events.js";
 import { blockImagesAwareConverter } from "./images.js";
@@ -2113,7 +2114,8 @@ export class AgentSession {
 		};
 		const contextActions: ExtensionContextActions = {
 			getModel: () => this.model,
-			isIdle: () => !this.isStreaming,
+			// The session's isIdle: not idle while compacting either (pi-powerline-footer#198, pinet#941).
+			isIdle: () => this.isIdle,
 			getSignal: () => this.agent.signal,
 			abort: () => {
 				void this.abort();
@@ -2267,7 +2269,7 @@ function createSessionAgent(config: AgentSessionConfig): Agent {
 	const agent = new Agent({
 		initialState: { thinkingLevel, messages: context.messages, ...(model ? { model } : {}) },
 		// `images.blockImages` is read at every request, so a changed setting or a reload applies.
-		convertToLlm: blockImagesAwareConverter(() => settingsManager.getBlockImages()),
+		convertToLlm: pairToolResults(blockImagesAwareConverter(() => settingsManager.getBlockImages())),
 		streamFn: modelRuntime.stream,
 		getApiKey: (provider) => modelRuntime.getApiKey(provider),
 		steeringMode: settingsManager.getSteeringMode(),

@@ -130,3 +130,61 @@ function withoutImages(message: Message): Message {
 	}
 	return { ...message, content: replaced } as Message;
 }
+
+/**
+ * Wraps a whole-transcript converter so that no request carries a `toolResult` whose tool call is
+ * not in an assistant message before it. Only a session file can hold one (pi#4570: an inner
+ * compaction written between a call and its result, then a later compaction that keeps the result
+ * but summarizes the call away); providers refuse it ("No tool call found for function call
+ * output") on every later request. The file and the session's context keep it; the request leaves
+ * it out. Incremental like the converter: each call looks only at the messages appended since the
+ * last one, unless the converter returned a new array.
+ *
+ * @example
+ * ```ts
+ * const agent = new Agent({ convertToLlm: pairToolResults(createLlmMessageConverter(convertMessageToLlm)) });
+ * ```
+ */
+export function pairToolResults(
+	convert: (messages: AgentMessage[]) => Message[],
+): (messages: AgentMessage[]) => Message[] {
+	let scanned: Message[] | undefined;
+	let count = 0;
+	let last: Message | undefined;
+	let calls = new Set<string>();
+	let orphaned = false;
+	return (messages) => {
+		const llm = convert(messages);
+		if (llm !== scanned || llm.length < count || (count > 0 && llm[count - 1] !== last)) {
+			scanned = llm;
+			count = 0;
+			calls = new Set();
+			orphaned = false;
+		}
+		for (let index = count; index < llm.length; index++) {
+			const message = llm[index]!;
+			if (message.role === "assistant") addToolCalls(message, calls);
+			else if (message.role === "toolResult" && !calls.has(message.toolCallId)) orphaned = true;
+		}
+		count = llm.length;
+		last = llm[count - 1];
+		return orphaned ? withoutOrphanedToolResults(llm) : llm;
+	};
+}
+
+function addToolCalls(message: Message, calls: Set<string>): void {
+	if (message.role !== "assistant" || !Array.isArray(message.content)) return;
+	for (const block of message.content) if (block.type === "toolCall") calls.add(block.id);
+}
+
+/** `messages` less every tool result whose call does not come before it (a new array). */
+function withoutOrphanedToolResults(messages: readonly Message[]): Message[] {
+	const calls = new Set<string>();
+	const kept: Message[] = [];
+	for (const message of messages) {
+		if (message.role === "assistant") addToolCalls(message, calls);
+		else if (message.role === "toolResult" && !calls.has(message.toolCallId)) continue;
+		kept.push(message);
+	}
+	return kept;
+}

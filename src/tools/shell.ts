@@ -3,7 +3,7 @@
  * that does not hang on pipes inherited by daemonized grandchildren.
  */
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
-import { existsSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { readdir, readFile } from "node:fs/promises";
 import { setTimeout as delay } from "node:timers/promises";
 import { SettleError } from "../errors.js";
@@ -45,7 +45,10 @@ export function resolveShellConfig(shellPath?: string): ShellConfig {
 }
 
 /**
- * Kills a detached child and everything in its process group (SIGKILL). Never throws.
+ * Kills a detached child and everything in its process group (SIGKILL); on Linux also every process
+ * of the session the detached child leads, so descendants that moved to a process group of their
+ * own (GNU `timeout` does) die with it. Processes that started a session of their own (`setsid`,
+ * daemons) are left alone. Never throws.
  *
  * @example
  * ```ts
@@ -68,37 +71,75 @@ export function killProcessTree(pid: number): void {
 	try {
 		process.kill(-pid, "SIGKILL");
 	} catch {
-		try {
-			process.kill(pid, "SIGKILL");
-		} catch {
-			// already gone
-		}
+		killQuietly(pid);
+	}
+	if (process.platform === "linux") for (const member of treeMembersSync(pid)) killQuietly(member);
+}
+
+function killQuietly(pid: number): void {
+	try {
+		process.kill(pid, "SIGKILL");
+	} catch {
+		// already gone
 	}
 }
 
-/** Whether any process of the group still runs (zombies count as gone). Linux reads /proc; elsewhere kill(0). */
+/**
+ * Whether a /proc `stat` line is a live (not zombie) member of the process group or of the session
+ * `leader` leads. The fields after the parenthesised command: state ppid pgrp session …
+ */
+function isTreeMember(stat: string, leader: number): boolean {
+	const [state, , pgrp, session] = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+	if (state === "Z" || state === "X") return false;
+	return Number(pgrp) === leader || Number(session) === leader;
+}
+
+/** Linux: pids of the live members of `leader`'s process group and session, read from /proc now. */
+function treeMembersSync(leader: number): number[] {
+	const members: number[] = [];
+	let entries: string[];
+	try {
+		entries = readdirSync("/proc");
+	} catch {
+		return members;
+	}
+	for (const entry of entries) {
+		if (!/^\d+$/.test(entry)) continue;
+		try {
+			if (isTreeMember(readFileSync(`/proc/${entry}/stat`, "utf-8"), leader)) members.push(Number(entry));
+		} catch {
+			// exited while we looked
+		}
+	}
+	return members;
+}
+
+/** Linux: {@link treeMembersSync} without blocking; null when /proc cannot be read. */
+async function treeMembers(leader: number): Promise<number[] | null> {
+	let entries: string[];
+	try {
+		entries = await readdir("/proc");
+	} catch {
+		return null;
+	}
+	if (entries.length === 0) return null;
+	const members: number[] = [];
+	for (const entry of entries) {
+		if (!/^\d+$/.test(entry)) continue;
+		try {
+			if (isTreeMember(await readFile(`/proc/${entry}/stat`, "utf-8"), leader)) members.push(Number(entry));
+		} catch {
+			// exited while we looked
+		}
+	}
+	return members;
+}
+
+/** Whether any process of the group (on Linux: or of the session) still runs; zombies count as gone. */
 async function processGroupRunning(pgid: number): Promise<boolean> {
 	if (process.platform === "linux") {
-		let entries: string[];
-		try {
-			entries = await readdir("/proc");
-		} catch {
-			entries = [];
-		}
-		if (entries.length > 0) {
-			for (const entry of entries) {
-				if (!/^\d+$/.test(entry)) continue;
-				try {
-					const stat = await readFile(`/proc/${entry}/stat`, "utf-8");
-					// Fields after the parenthesised command: state ppid pgrp …
-					const [state, , pgrp] = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-					if (Number(pgrp) === pgid && state !== "Z" && state !== "X") return true;
-				} catch {
-					// exited while we looked
-				}
-			}
-			return false;
-		}
+		const members = await treeMembers(pgid);
+		if (members) return members.length > 0;
 	}
 	try {
 		process.kill(-pgid, 0);
@@ -109,10 +150,11 @@ async function processGroupRunning(pgid: number): Promise<boolean> {
 }
 
 /**
- * After a SIGKILL to the group, waits (bounded) until no member runs any more, so that an aborted
- * or timed-out command has really stopped when the tool reports it. The OS gives no event for the
- * death of processes that are not our children, hence the short polling. Resolves false when members
- * still run after `timeoutMs`; never rejects.
+ * After a SIGKILL to the group, waits (bounded) until no member of the group (on Linux, of the
+ * session it leads too) runs any more, so that an aborted or timed-out command has really stopped
+ * when the tool reports it. The OS gives no event for the death of processes that are not our
+ * children, hence the short polling. Resolves false when members still run after `timeoutMs`;
+ * never rejects.
  *
  * @example
  * ```ts
@@ -244,6 +286,8 @@ export function createLocalBashOperations(options: { shellPath?: string } = {}):
 			try {
 				const exitCode = await waitForChild(child, () => (killed ? KILLED_STDIO_GRACE_MS : STDIO_GRACE_MS));
 				if (killed && child.pid !== undefined && process.platform !== "win32") {
+					// The session sweep is not atomic as a group kill is: a process forked meanwhile dies now.
+					killProcessTree(child.pid);
 					await waitForProcessGroupExit(child.pid);
 				}
 				if (signal?.aborted) throw new Error("aborted");

@@ -217,4 +217,43 @@ describe("liveness: a session always settles", () => {
 		expect(events.filter((e) => e.type === "agent_settled")).toHaveLength(1);
 		expect(s.isStreaming).toBe(false);
 	});
+
+	it("pi#566: abort while the retried request streams ends it at once: the retry reports its real attempt, one agent_settled, the session usable", async () => {
+		const {
+			session: s,
+			provider,
+			clock,
+			events,
+		} = await session({
+			settings: { retry: { maxRetries: 3, baseDelayMs: 1000 } },
+		});
+		const done = s.prompt("task");
+		const first = await provider.next();
+		const retrying = nextEvent(s, "auto_retry_start");
+		first.finish({
+			...provider.reply(""),
+			stopReason: "error",
+			errorMessage: "429 Too Many Requests: rate limit exceeded",
+		});
+		const started = await retrying;
+		clock.increment(started.delayMs);
+		const retried = await provider.next();
+		const streamed = textDelta(s);
+		retried.beginText("Working on it");
+		await streamed;
+		expect(s.isStreaming).toBe(true);
+		await s.abort();
+		await done;
+		expect(retried.signal?.aborted).toBe(true);
+		expect(s.isStreaming).toBe(false);
+		expect(s.isRetrying).toBe(false);
+		// The real attempt, not 0 (pi#566). `success` is pi 0.73.1's: true, the retried request did not fail.
+		expect(events.filter((e) => e.type === "auto_retry_end")).toEqual([expect.objectContaining({ attempt: 1 })]);
+		expect(events.filter((e) => e.type === "agent_settled")).toHaveLength(1);
+		expect(fileMessages(s.sessionFile!).at(-1)).toMatchObject({ role: "assistant", stopReason: "aborted" });
+		provider.answer("back to work");
+		await s.prompt("go on");
+		expect(s.messages.at(-1)).toMatchObject({ role: "assistant", stopReason: "stop" });
+		expect(events.filter((e) => e.type === "agent_settled")).toHaveLength(2);
+	});
 });

@@ -3,6 +3,7 @@
  * the session during a stalled stream or a hung tool; the old run ends, its file gets nothing after
  * the replacement, and the new session is idle and usable.
  */
+import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import {
@@ -25,7 +26,17 @@ import {
 
 afterEach(() => removeTempDirs());
 
-async function runtimeOn(provider: ManualProvider, dir: string, clock: SimulatedClock, customTools: AgentTool[] = []) {
+async function runtimeOn(
+	provider: ManualProvider,
+	dir: string,
+	clock: SimulatedClock,
+	customTools: AgentTool[] = [],
+	settings?: Record<string, unknown>,
+) {
+	if (settings) {
+		mkdirSync(join(dir, "agent"), { recursive: true });
+		writeFileSync(join(dir, "agent", "settings.json"), JSON.stringify(settings));
+	}
 	const modelRuntime = new InMemoryModelRuntime([
 		{ provider: "manual", models: [provider.model], streamFn: provider.streamFn, requiresAuth: false },
 	]);
@@ -125,6 +136,57 @@ describe("switching: new / resume while a run is in flight", () => {
 		expect(old.isStreaming).toBe(false);
 		expect(runtime.session.isStreaming).toBe(false);
 		expect(orphanToolMessages(oldFile)).toEqual({ callsWithoutResult: [], resultsWithoutCall: [] });
+		await runtime.dispose();
+	});
+
+	it("oh-my-pi#10287: a fork issued while a compaction summarizes ends that compaction (typed SESSION_CLOSED) and nothing lands in either file after the fork", async () => {
+		const { dir, cleanup } = await diskSession();
+		cleanup();
+		const provider = new ManualProvider();
+		const runtime = await runtimeOn(provider, dir, new SimulatedClock(), [], { compaction: { keepRecentTokens: 10 } });
+		const old = runtime.session;
+		for (const text of ["one", "two", "three"]) {
+			provider.answer(`answer ${text} `.repeat(20));
+			await old.prompt(`question ${text} `.repeat(20));
+		}
+		const oldFile = old.sessionFile!;
+		const answers = old.sessionManager
+			.getEntries()
+			.filter((entry) => entry.type === "message" && entry.message.role === "assistant");
+		const compacting = old.compact().then(
+			() => "resolved",
+			(error: unknown) => (error as { code?: string }).code ?? String(error),
+		);
+		const summary = await provider.next();
+		expect(old.isCompacting).toBe(true);
+		const linesAtFork = readEntries(oldFile).length;
+		// Forked at the second answer while the summary request is still out.
+		const forked = await runtime.fork(answers[1]!.id, { position: "at" });
+		expect(forked.cancelled).toBe(false);
+		expect(await compacting).toBe("SESSION_CLOSED");
+		expect(summary.signal?.aborted).toBe(true);
+		// The summary answers late: it is written nowhere.
+		summary.finish(provider.reply("## Summary\nlate"));
+		const session = runtime.session;
+		expect(session).not.toBe(old);
+		expect(session.isCompacting).toBe(false);
+		expect(session.isIdle).toBe(true);
+		provider.answer("answered in the fork");
+		await session.prompt("continue in the fork");
+		expect(readEntries(oldFile)).toHaveLength(linesAtFork);
+		expect(readEntries(oldFile).some((entry) => entry.type === "compaction")).toBe(false);
+		const forkFile = session.sessionFile!;
+		expect(readEntries(forkFile).some((entry) => entry.type === "compaction")).toBe(false);
+		// The branch up to the second answer, then the new exchange.
+		expect(fileMessages(forkFile).map((m) => m.role)).toEqual([
+			"system",
+			"user",
+			"assistant",
+			"user",
+			"assistant",
+			"user",
+			"assistant",
+		]);
 		await runtime.dispose();
 	});
 });

@@ -1,0 +1,171 @@
+/**
+ * pi's reported bash-tool wedges, replayed against Settle with real child processes: a command
+ * whose descendants ignore SIGTERM, sit in another process group (GNU `timeout` moves itself into
+ * its own) and keep the output pipe open. What the user should see: abort, a runtime dispose and
+ * `abortBash()` end the call at once, and no process of the command is left (checked in /proc).
+ */
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import {
+	type AgentSessionEvent,
+	createAgentSessionRuntime,
+	createAgentSessionRuntimeFactory,
+	InMemoryModelRuntime,
+	SessionManager,
+} from "../../src/index.js";
+import { fauxAssistantMessage, fauxToolCall, SimulatedClock } from "../../src/testing/index.js";
+import {
+	type DiskSession,
+	diskSession,
+	eventWhere,
+	ManualProvider,
+	orphanToolMessages,
+	removeTempDirs,
+} from "./disk-harness.js";
+import { killMarked, markedProcesses, processMarker, wedgingCommand } from "./processes.js";
+
+const markers: string[] = [];
+const open: { cleanup(): void }[] = [];
+afterEach(() => {
+	for (const marker of markers.splice(0)) killMarked(marker);
+	for (const s of open.splice(0)) s.cleanup();
+	removeTempDirs();
+});
+
+function marker(): string {
+	const made = processMarker();
+	markers.push(made);
+	return made;
+}
+
+/** The model's one reply: run `command` with the built-in bash tool. */
+function bashCall(provider: ManualProvider, command: string, id: string) {
+	return {
+		...fauxAssistantMessage([fauxToolCall("bash", { command }, { id })], { stopReason: "toolUse" }),
+		api: provider.model.api,
+		provider: provider.model.provider,
+		model: provider.model.id,
+	};
+}
+
+/** Resolves once the running bash tool has streamed `text`. */
+function streamed(session: DiskSession["session"], text: string): Promise<AgentSessionEvent> {
+	return eventWhere(
+		session,
+		(event) => event.type === "tool_execution_update" && JSON.stringify(event.partialResult).includes(text),
+	);
+}
+
+describe("bash: abort and dispose end every process of the command", () => {
+	it("oh-my-pi#8829 / pi#9460: abort during a command whose children ignore SIGTERM in another process group ends all of them, and the call ends with an error result", async () => {
+		const mark = marker();
+		const s = await diskSession();
+		open.push(s);
+		s.provider.answer(bashCall(s.provider, wedgingCommand(mark), "call-b"));
+		const ready = streamed(s.session, "ready");
+		const done = s.session.prompt("run the test watcher");
+		await ready;
+		// timeout, the trapping sh and its sleep (bash itself got the marker after it started).
+		expect(markedProcesses(mark).length).toBeGreaterThanOrEqual(3);
+		await s.session.abort();
+		await done;
+		expect(markedProcesses(mark)).toEqual([]);
+		expect(s.session.isStreaming).toBe(false);
+		expect(s.events.filter((e) => e.type === "agent_settled")).toHaveLength(1);
+		const end = s.events.find((e) => e.type === "tool_execution_end");
+		expect(end).toMatchObject({ toolCallId: "call-b", isError: true });
+		expect(JSON.stringify(end)).toContain("Command aborted");
+		expect(orphanToolMessages(s.session.sessionFile!)).toEqual({ callsWithoutResult: [], resultsWithoutCall: [] });
+	});
+
+	it("oh-my-pi#1347: the tool's own timeout ends a `timeout 60 …` chain at once, with all of its processes, and the turn goes on", async () => {
+		const mark = marker();
+		const s = await diskSession();
+		open.push(s);
+		s.provider.answer(
+			{
+				...fauxAssistantMessage(
+					[fauxToolCall("bash", { command: wedgingCommand(mark, 60), timeout: 0.3 }, { id: "call-t" })],
+					{
+						stopReason: "toolUse",
+					},
+				),
+				api: s.provider.model.api,
+				provider: s.provider.model.provider,
+				model: s.provider.model.id,
+			},
+			"the command timed out",
+		);
+		await s.session.prompt("run the model server for a minute");
+		const end = s.events.find((e) => e.type === "tool_execution_end");
+		expect(end).toMatchObject({ toolCallId: "call-t", isError: true });
+		expect(JSON.stringify(end)).toContain("Command timed out after 0.3 seconds");
+		expect(markedProcesses(mark)).toEqual([]);
+		expect(s.session.messages.at(-1)).toMatchObject({ role: "assistant", stopReason: "stop" });
+		expect(s.events.filter((e) => e.type === "agent_settled")).toHaveLength(1);
+	});
+
+	it("oh-my-pi#8829: disposing the runtime while such a command runs leaves no process of it behind", async () => {
+		const mark = marker();
+		const { dir, cleanup } = await diskSession();
+		cleanup();
+		const provider = new ManualProvider();
+		const modelRuntime = new InMemoryModelRuntime([
+			{ provider: "manual", models: [provider.model], streamFn: provider.streamFn, requiresAuth: false },
+		]);
+		const runtime = await createAgentSessionRuntime(
+			createAgentSessionRuntimeFactory({
+				modelRuntime,
+				model: provider.model,
+				clock: new SimulatedClock(),
+				resourceLoaderOptions: { noExtensions: true },
+			}),
+			{ cwd: dir, agentDir: join(dir, "agent"), sessionManager: SessionManager.create(dir, join(dir, "sessions")) },
+		);
+		const session = runtime.session;
+		provider.answer(bashCall(provider, wedgingCommand(mark), "call-d"));
+		const ready = streamed(session, "ready");
+		const running = session.prompt("start the daemon").catch((error: unknown) => (error as { code?: string }).code);
+		await ready;
+		expect(markedProcesses(mark).length).toBeGreaterThanOrEqual(3);
+		const file = session.sessionFile!;
+		await runtime.dispose();
+		expect(markedProcesses(mark)).toEqual([]);
+		expect(await running).toBe("SESSION_CLOSED");
+		// The old file keeps the call's result: the session resumes without a dangling tool call.
+		expect(orphanToolMessages(file)).toEqual({ callsWithoutResult: [], resultsWithoutCall: [] });
+	});
+
+	it("oh-my-pi#8829: abortBash() during a user `!` command of the same kind ends all of its processes", async () => {
+		const mark = marker();
+		const s = await diskSession();
+		open.push(s);
+		let sawReady!: () => void;
+		const ready = new Promise<void>((resolve) => (sawReady = resolve));
+		const result = s.session.executeBash(wedgingCommand(mark), (chunk) => {
+			if (chunk.includes("ready")) sawReady();
+		});
+		await ready;
+		expect(markedProcesses(mark).length).toBeGreaterThanOrEqual(3);
+		s.session.abortBash();
+		expect(await result).toMatchObject({ cancelled: true });
+		expect(markedProcesses(mark)).toEqual([]);
+	});
+
+	it("pi#9460: when the command's own `timeout` gives up and a SIGTERM-ignoring descendant keeps the pipe open, the call still returns with the command's output", async () => {
+		const mark = marker();
+		const s = await diskSession();
+		open.push(s);
+		// timeout's child dies on SIGTERM; its background child ignores it and holds stdout.
+		const command = `export ${mark}=1; timeout 0.2 sh -c '(trap "" TERM; exec sleep 300) & echo ready; wait'; echo "exit $?"`;
+		s.provider.answer(bashCall(s.provider, command, "call-t"), "the build timed out");
+		await s.session.prompt("run the tests with a timeout");
+		const end = s.events.find((e) => e.type === "tool_execution_end");
+		expect(end).toMatchObject({ toolCallId: "call-t", isError: false });
+		expect(JSON.stringify(end)).toContain("exit 124");
+		expect(s.events.filter((e) => e.type === "agent_settled")).toHaveLength(1);
+		expect(s.session.messages.at(-1)).toMatchObject({ role: "assistant", stopReason: "stop" });
+		// A command that ended normally keeps what it left running (as `server &` would); the test cleans it up.
+		expect(markedProcesses(mark).length).toBeGreaterThan(0);
+	});
+});

@@ -1,0 +1,199 @@
+/**
+ * Peer evidence for the race table: the same scenario run against pi 0.73.1 itself (its own
+ * `createAgentSession` / `createAgentSessionRuntime` on pi-ai's faux provider, through the parity
+ * peers) and against Settle, asserting what each one actually does — so "pi 0.73.1 has it" is an
+ * observation, not a reading of its source.
+ */
+import { copyFileSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { type AnyEvent, onBothPeers, type PeerName, type Step } from "../parity/peers.js";
+import { onBothRuntimes } from "../parity/tree-peers.js";
+import { gate } from "./helpers.js";
+import { ORPHAN_RESULT_TEXT, writeOrphanSessionFile } from "./orphan-file.js";
+import { killMarked, markedProcesses, processMarker, wedgingCommand } from "./processes.js";
+
+const cleanups: (() => void)[] = [];
+/** The pi-powerline-footer#198 scenario's handler state (one peer at a time). */
+const idleInHandler: boolean[] = [];
+let handlerRunning = gate();
+let releaseHandler = gate();
+afterEach(() => {
+	for (const cleanup of cleanups.splice(0)) cleanup();
+});
+
+describe("pi 0.73.1 against Settle: the replayed races", () => {
+	it("oh-my-pi#8829 / pi#9460: after abort, pi 0.73.1 leaves the command's processes in timeout's group running; Settle leaves none", async () => {
+		const runs = await onBothPeers({}, async (peer) => {
+			const mark = processMarker();
+			cleanups.push(() => killMarked(mark));
+			peer.script([
+				{ toolCalls: [{ id: "call-b", name: "bash", args: { command: wedgingCommand(mark) } }] },
+				{ text: "not reached" },
+			]);
+			const ready = new Promise<void>((resolve) => {
+				peer.session.subscribe((event: AnyEvent) => {
+					if (event.type === "tool_execution_update" && JSON.stringify(event.partialResult).includes("ready")) {
+						resolve();
+					}
+				});
+			});
+			const prompt = peer.prompt("run the test watcher");
+			await ready;
+			const running = markedProcesses(mark).length;
+			await peer.session.abort();
+			await prompt;
+			await peer.quiesce();
+			const left = markedProcesses(mark).length;
+			killMarked(mark);
+			return { running: running >= 3, left: left > 0 };
+		});
+		expect(runs.pi).toEqual({ running: true, left: true });
+		expect(runs.settle).toEqual({ running: true, left: false });
+	});
+
+	it("pi#4570: continuing the report's session file, pi 0.73.1 sends the orphaned tool result to the model; Settle leaves it out", async () => {
+		const dir = mkdtempSync(join(tmpdir(), "settle-pi4570-peer-"));
+		cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+		const original = join(dir, "report.jsonl");
+		writeOrphanSessionFile(original, dir);
+		const copyFor = (name: PeerName) => {
+			const copy = join(dir, `${name}.jsonl`);
+			copyFileSync(original, copy);
+			return copy;
+		};
+		const runs = await onBothPeers(
+			(name) => ({ openFile: copyFor(name) }),
+			async (peer) => {
+				peer.script([{ text: "Continuing from the summary." }]);
+				await peer.prompt("continue");
+				await peer.quiesce();
+				const request = peer.requests[0]!;
+				return {
+					orphanSent: request.messages.some((message) => message.includes(ORPHAN_RESULT_TEXT)),
+					itsCallSent: request.messages.some((message) => message.includes("[call bash")),
+					answered: peer.requests.length === 1,
+				};
+			},
+		);
+		expect(runs.pi).toEqual({ orphanSent: true, itsCallSent: false, answered: true });
+		expect(runs.settle).toEqual({ orphanSent: false, itsCallSent: false, answered: true });
+	});
+
+	it("oh-my-pi#10287: a fork during a compaction — pi 0.73.1 finishes the compaction into the old file after the switch; Settle ends it and writes nothing", async () => {
+		const runs = await onBothRuntimes(
+			() => ({ customTools: [], extensions: [], settings: { compaction: { keepRecentTokens: 10 } } }),
+			async (peer) => {
+				const summaryAsked = gate();
+				const answerSummary = gate();
+				const step: Step = async (request) => {
+					if (request.system !== "summarizer") return { text: `answer ${"words ".repeat(30)}` };
+					summaryAsked.release();
+					await answerSummary.promise;
+					return { text: "## Goal\nlate summary" };
+				};
+				peer.script(Array.from({ length: 8 }, () => step));
+				for (const text of ["one", "two", "three"]) await peer.session.prompt(`question ${text} `.repeat(20));
+				const old = peer.session;
+				const oldFile = old.sessionFile!;
+				const answers = old.sessionManager
+					.getEntries()
+					.filter((entry) => entry.type === "message" && (entry.message as { role: string }).role === "assistant");
+				const compacting = old.compact().then(
+					() => "resolved",
+					(error: unknown) => (error as { code?: string }).code ?? "rejected",
+				);
+				await summaryAsked.promise;
+				const linesAtFork = peer.fileEntries(oldFile).length;
+				await peer.runtime.fork(String(answers[1]!.id), { position: "at" });
+				const switched = peer.session !== old;
+				answerSummary.release();
+				const outcome = await compacting;
+				await peer.quiesce();
+				const afterFork = peer.fileEntries(oldFile).slice(linesAtFork);
+				return {
+					switched,
+					compact: outcome,
+					oldFileWrittenAfterFork: afterFork.map((entry) => entry.type),
+					forkHasCompaction: peer.fileEntries(peer.session.sessionFile!).some((e) => e.type === "compaction"),
+				};
+			},
+		);
+		expect(runs.pi).toEqual({
+			switched: true,
+			compact: "resolved",
+			oldFileWrittenAfterFork: ["compaction"],
+			forkHasCompaction: false,
+		});
+		expect(runs.settle).toEqual({
+			switched: true,
+			compact: "SESSION_CLOSED",
+			oldFileWrittenAfterFork: [],
+			forkHasCompaction: false,
+		});
+	});
+
+	it("pi-powerline-footer#198: inside a session_compact handler still running — what ctx.isIdle() says, and what a prompt sent then gets", async () => {
+		const runs = await onBothPeers(
+			() => ({
+				settings: { compaction: { keepRecentTokens: 10 } },
+				extensions: [
+					(api) => {
+						api.on("session_compact", async (_event, ctx) => {
+							idleInHandler.push(ctx.isIdle());
+							handlerRunning.release();
+							await releaseHandler.promise;
+						});
+					},
+				],
+			}),
+			async (peer) => {
+				peer.script(Array.from({ length: 8 }, () => ({ text: `answer ${"words ".repeat(30)}` })));
+				for (const text of ["one", "two"]) await peer.session.prompt(`question ${text} `.repeat(20));
+				const compacting = peer.session.compact().then(
+					() => "resolved",
+					(error: unknown) => (error as { code?: string }).code ?? "rejected",
+				);
+				await handlerRunning.promise;
+				const typed = peer.session.prompt("typed while session_compact runs").then(
+					() => "resolved",
+					(error: unknown) => (error as { code?: string }).code ?? (error as Error).message,
+				);
+				await new Promise<void>((resolve) => setImmediate(resolve));
+				const outcome = await Promise.race([typed, Promise.resolve("pending")]);
+				releaseHandler.release();
+				await compacting;
+				const finalOutcome = await typed;
+				await peer.quiesce();
+				const persisted = peer
+					.fileEntries()
+					.filter((entry) => JSON.stringify(entry).includes("typed while session_compact runs")).length;
+				const answered = peer.requests.some((request) =>
+					request.messages.some((message) => message.includes("typed while session_compact runs")),
+				);
+				const result = { ctxIdle: idleInHandler[0], promptAtOnce: outcome, finalOutcome, answered, persisted };
+				idleInHandler.length = 0;
+				handlerRunning = gate();
+				releaseHandler = gate();
+				return result;
+			},
+		);
+		// pi 0.73.1: idle while its handler runs; a prompt then is answered at once but never saved (pinet#941).
+		expect(runs.pi).toEqual({
+			ctxIdle: true,
+			promptAtOnce: "resolved",
+			finalOutcome: "resolved",
+			answered: true,
+			persisted: 0,
+		});
+		// Settle: busy until the handlers are done, and says so to the prompt.
+		expect(runs.settle).toEqual({
+			ctxIdle: false,
+			promptAtOnce: "BUSY",
+			finalOutcome: "BUSY",
+			answered: false,
+			persisted: 0,
+		});
+	});
+});

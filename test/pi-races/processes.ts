@@ -1,0 +1,54 @@
+/**
+ * Real processes for the bash-tool race replays: a command whose every process carries a marker in
+ * its environment, and a look through /proc for the processes of that command still running.
+ */
+import { readdirSync, readFileSync } from "node:fs";
+
+let counter = 0;
+
+/** A marker unique to this test process and call: `export`ed by a command, inherited by its descendants. */
+export function processMarker(): string {
+	return `SETTLE_RACE_${process.pid}_${++counter}`;
+}
+
+/**
+ * Pids of processes (not zombies) whose environment holds `marker=1`: what is left of a command
+ * that exported it. Linux /proc; processes that exit while being read are skipped.
+ */
+export function markedProcesses(marker: string): number[] {
+	const needle = `${marker}=1`;
+	const found: number[] = [];
+	for (const entry of readdirSync("/proc")) {
+		if (!/^\d+$/.test(entry)) continue;
+		try {
+			const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
+			const state = stat.slice(stat.lastIndexOf(")") + 2).split(" ")[0];
+			if (state === "Z" || state === "X") continue;
+			const environ = readFileSync(`/proc/${entry}/environ`, "utf8").split("\0");
+			if (environ.includes(needle)) found.push(Number(entry));
+		} catch {
+			// exited while we looked, or not ours
+		}
+	}
+	return found;
+}
+
+/** SIGKILLs whatever is left of a marked command (test cleanup; the assertion came first). */
+export function killMarked(marker: string): void {
+	for (const pid of markedProcesses(marker)) {
+		try {
+			process.kill(pid, "SIGKILL");
+		} catch {
+			// already gone
+		}
+	}
+}
+
+/**
+ * The command of the reports: GNU `timeout` (which moves itself into its own process group) runs a
+ * shell that ignores SIGTERM and leaves a child holding stdout; `ready` is printed once all of them
+ * run, and the trailing `echo` keeps bash from exec-ing `timeout` in its own place.
+ */
+export function wedgingCommand(marker: string, seconds = 300): string {
+	return `export ${marker}=1; timeout ${seconds} sh -c 'trap "" TERM; sleep ${seconds} & echo ready; wait'; echo "exit $?"`;
+}
