@@ -268,7 +268,8 @@ const INTERNAL_EVENT = /^xstate\.(init|stop|after\.|done\.actor\.|error\.actor\.
  * import { createActor, createMachine } from "xstate";
  *
  * const machine = createMachine({ initial: "idle", states: { idle: { on: { GO: "busy" } }, busy: {} } });
- * const actor = createActor(machine, { inspect: createLifecycleInspector((e) => console.log(formatLifecycleEvent(e))) });
+ * const start = Date.now();
+ * const actor = createActor(machine, { inspect: createLifecycleInspector((e) => console.log(formatLifecycleEvent(e, start))) });
  * actor.start();
  * actor.send({ type: "GO" });
  * ```

@@ -186,15 +186,20 @@ export function parseTrace(value: unknown): LifecycleTrace {
 
 /**
  * One line of text for an event, e.g.
- * `+2000ms state  postRun → retrying (always (2) [canRetry]) attempt 1/3, delay 2000ms`.
+ * `+2000ms  state   postRun → retrying (always (2) [canRetry]) attempt 1/3, delay 2000ms`.
+ * The time is `event.at - origin` in ms: pass the time to count from (the first event's `at`, or
+ * `Date.now()` when you start watching a session on the default clock). Without `origin` it counts
+ * from 0, which suits a `SimulatedClock` but prints a live session's raw epoch milliseconds.
  *
  * @example
  * ```ts
- * session.inspect((e) => console.log(formatLifecycleEvent(e)));
+ * const start = Date.now();
+ * session.inspect((e) => console.log(formatLifecycleEvent(e, start))); // "+0ms     state   ∅ → idle (inspect)", …
  * ```
  */
 export function formatLifecycleEvent(event: LifecycleInspectionEvent, origin = 0): string {
-	const time = `+${Math.round(event.at - origin)}ms`.padEnd(9);
+	// At least one space after the time, also past 99,999 ms (a long trace, an epoch time).
+	const time = `+${Math.round(event.at - origin)}ms `.padEnd(9);
 	switch (event.kind) {
 		case "state": {
 			const extra = stateExtras(event.to, event.details);

@@ -100,8 +100,14 @@ export interface FauxProvider {
 	readonly api: string;
 	readonly provider: string;
 	readonly models: Model[];
-	/** The model with this id, or the first model when `id` is omitted; `undefined` when unknown. */
-	getModel(id?: string): Model | undefined;
+	/**
+	 * The first model: a faux provider always serves at least one, so this is never `undefined`
+	 * (as pi-ai's faux `getModel()`), and `createAgentSession({ model: faux.getModel() })` type-checks
+	 * under `exactOptionalPropertyTypes` too.
+	 */
+	getModel(): Model;
+	/** The model with this id (the first model when `id` is undefined); `undefined` when unknown. */
+	getModel(id: string | undefined): Model | undefined;
 	/** Pass this to an Agent (`new Agent({ streamFn })`) or call it directly. Never throws. */
 	readonly streamFn: StreamFn;
 	/** Replaces the queue. */
@@ -400,9 +406,8 @@ export function createFauxProvider(options: FauxProviderOptions = {}): FauxProvi
 		api,
 		provider,
 		models,
-		getModel(id?: string) {
-			return id === undefined ? models[0] : models.find((model) => model.id === id);
-		},
+		getModel: ((id?: string) =>
+			id === undefined ? models[0]! : models.find((model) => model.id === id)) as FauxProvider["getModel"],
 		streamFn,
 		setResponses(steps) {
 			queue = [...steps];

@@ -9,7 +9,7 @@
 import { errorMessage, SettleError } from "../errors.js";
 import { streamFromMessage } from "./event-stream.js";
 import type { FauxProvider } from "./faux.js";
-import { apiKeyEnvVars } from "./provider-env.js";
+import { apiKeyEnvVars, GENERIC_API_KEY_ENV_HINT, PI_AI_INSTALL_COMMAND } from "./provider-env.js";
 import {
 	type AssistantMessage,
 	emptyAssistantMessage,
@@ -630,15 +630,23 @@ const PROVIDER_HELP_IN_CODE =
 const PROVIDER_HELP = `R${PROVIDER_HELP_IN_CODE.slice(1)}`;
 
 /**
- * Rejection when the session has no model (tests match `No model selected.`).
+ * Rejection when the session has no model (tests match `No model selected.`). It names both ways
+ * to get one: the default model runtime (pi-ai's, which `createAgentSession` builds when it is
+ * given no `modelRuntime`) needs a provider key, a runtime of your own a registered provider.
  *
  * @example
  * ```ts
- * noModelSelectedMessage(); // "No model selected.\n\nRegister the provider … \n\nThen use setModel() to select a model."
+ * noModelSelectedMessage(); // "No model selected.\n\nWith the default model runtime (pi-ai's, …), set a provider's API key … With a model runtime of your own, register the provider … \n\nThen use setModel() to select a model."
  * ```
  */
 export function noModelSelectedMessage(): string {
-	return `No model selected.\n\n${PROVIDER_HELP}\n\nThen use setModel() to select a model.`;
+	return (
+		"No model selected.\n\n" +
+		`With the default model runtime (pi-ai's, \`${PI_AI_INSTALL_COMMAND}\`), set a provider's API key in the environment ` +
+		`(${GENERIC_API_KEY_ENV_HINT}) or in <agentDir>/auth.json. With a model runtime of your own, register the provider with it ` +
+		"(`modelRuntime.registerProvider(...)`; a faux provider: `modelRuntime.registerFauxProvider(faux)`) or give it an API key (`modelRuntime.setApiKey(provider, key)`)." +
+		"\n\nThen use setModel() to select a model."
+	);
 }
 
 /**

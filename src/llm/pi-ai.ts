@@ -9,6 +9,7 @@
 import { errorMessage, SettleError } from "../errors.js";
 import { streamFromMessage } from "./event-stream.js";
 import { InMemoryModelRuntime, type ModelProviderRegistration, type ProviderAuthStatus } from "./model-runtime.js";
+import { PI_AI_PEER_VERSION } from "./provider-env.js";
 import { withRequestSignal } from "./request-signal.js";
 import {
 	type AssistantMessageEventStream,
@@ -21,12 +22,6 @@ import {
 
 /** The npm package the adapter loads. */
 export const PI_AI_PACKAGE = "@mariozechner/pi-ai";
-/**
- * The pi-ai version Settle's package.json asks for as a peer (a test keeps them equal). The install
- * hint names it: a plain `npm install @mariozechner/pi-ai` picks the newest release, which npm
- * refuses next to an exact peer (ERESOLVE) once pi-ai moves on.
- */
-const PI_AI_PEER_VERSION = "0.73.1";
 
 /** The parts of pi-ai the adapter uses (kept structural, so pi-ai's types stay off our import path). */
 export interface PiAiModule {

@@ -50,6 +50,16 @@ const PROVIDER_API_KEY_ENV: Readonly<Record<string, readonly string[]>> = {
 	],
 };
 
+/**
+ * The pi-ai version Settle's package.json asks for as a peer (a test keeps them equal). The install
+ * hints name it: a plain `npm install @mariozechner/pi-ai` picks the newest release, which npm
+ * refuses next to an exact peer (ERESOLVE) once pi-ai moves on.
+ */
+export const PI_AI_PEER_VERSION = "0.73.1";
+
+/** The command that installs the pi-ai the default model runtime loads (real providers, models.json). */
+export const PI_AI_INSTALL_COMMAND = `npm install @mariozechner/pi-ai@${PI_AI_PEER_VERSION}`;
+
 /** The generic list, for a provider pi-ai reads no variable for (a custom one: auth.json or models.json). */
 export const GENERIC_API_KEY_ENV_HINT = "ANTHROPIC_API_KEY, OPENAI_API_KEY, GEMINI_API_KEY, …";
 

@@ -9,6 +9,7 @@ import { SettleError } from "../errors.js";
 import type { InstantiatedExtensions } from "../extensions/loader.js";
 import type { EventBus, ScopedModel, SessionStartEvent } from "../extensions/types.js";
 import { clampThinkingLevel, type ModelRuntime } from "../llm/model-runtime.js";
+import { PI_AI_INSTALL_COMMAND } from "../llm/provider-env.js";
 import type { Model, ThinkingLevel } from "../llm/types.js";
 import { DefaultResourceLoader } from "../resources/resource-loader.js";
 import type { ResourceLoader } from "../resources/types.js";
@@ -148,10 +149,17 @@ export function findModel(modelRuntime: ModelRuntime, spec: string): Model {
 	const providers = [...new Set(all.map((model) => model.provider))];
 	throw new SettleError(
 		"NOT_FOUND",
-		`Model not found: ${spec}.${modelHint(all, spec, slash)} Use provider/id; known providers: ${providers.length ? providers.join(", ") : "none (is @mariozechner/pi-ai installed?)"}.`,
+		`Model not found: ${spec}.${modelHint(all, spec, slash)} Use provider/id; known providers: ${providers.length ? providers.join(", ") : NO_PROVIDERS_HINT}.`,
 		{ details: { spec } },
 	);
 }
+
+/**
+ * Why a model runtime knows no provider at all, usually: the default one (pi-ai's) could not load
+ * pi-ai, so neither pi-ai's catalogue nor `models.json` was applied. Said as the command that fixes
+ * it (the SDK's `diagnostics` say it too, but `createAgentSession` throws before returning them).
+ */
+const NO_PROVIDERS_HINT = `none (real providers and models.json need @mariozechner/pi-ai: \`${PI_AI_INSTALL_COMMAND}\`)`;
 
 /**
  * pi's `--model <pattern>:<thinking level>` shorthand, which Settle does not take: when `spec`

@@ -925,7 +925,10 @@ export class AgentSession {
 	 * Runs the prompt pipeline (C.1). Resolves when the prompt was handled or queued, or — when it
 	 * started an operation — after that operation's `agent_settled`. Rejects (starting nothing)
 	 * with a `SettleError`: `BUSY` while an operation runs without `streamingBehavior` (or during a
-	 * manual compaction), `NO_MODEL`, `NO_AUTH`.
+	 * manual compaction), `NO_MODEL`, `NO_AUTH`. A prompt made while another is still in its
+	 * preflight (its `input` hooks and checks, before its run starts) or while an operation is
+	 * settling is not refused: it waits, then runs as an operation of its own, so
+	 * `prompt("a"); await prompt("b")` answers both, in order.
 	 *
 	 * @example
 	 * ```ts

@@ -157,6 +157,22 @@ describe("formatLifecycleEvent", () => {
 		).toBe('+2500ms  emit    operation_settled {"aborted":false}');
 	});
 
+	// A host watching a live session with the TSDoc's one-liner got `+1796217792016msstate   idle → …`:
+	// a time of 9 or more characters (100 s into a trace, or no origin on the default clock) ran
+	// into the kind. The shorter ones keep their column.
+	it("always leaves a space after the time: 100 s into a trace, or an epoch time without an origin", () => {
+		const event = { seq: 1, machine: "promptOperation", kind: "event" as const, type: "ABORT" };
+		expect(formatLifecycleEvent({ ...event, at: 99_999 })).toBe("+99999ms event   ABORT");
+		expect(formatLifecycleEvent({ ...event, at: 100_000 })).toBe("+100000ms event   ABORT");
+		expect(formatLifecycleEvent({ ...event, at: 1_796_217_792_016 })).toBe("+1796217792016ms event   ABORT");
+		expect(formatLifecycleEvent({ ...event, at: 1_796_217_792_016 }, 1_796_217_792_000)).toBe("+16ms    event   ABORT");
+		const late = { ...event, seq: 2, at: 125_000 };
+		expect(formatTrace([{ ...event, at: 0 }, late]).split("\n")).toEqual([
+			"+0ms     event   ABORT",
+			"+125000ms event   ABORT",
+		]);
+	});
+
 	it("names the transition taken as the diagram labels it, and a run's outcome in words", () => {
 		const base = { seq: 1, at: 0, machine: "promptOperation" };
 		const state = {

@@ -14,7 +14,8 @@ import { afterEach, describe, expect, it } from "vitest";
 import { SettleError } from "../../src/errors.js";
 import { createFauxProvider, fauxAssistantMessage } from "../../src/llm/faux.js";
 import { InMemoryModelRuntime } from "../../src/llm/model-runtime.js";
-import { createAgentSession } from "../../src/runtime/sdk.js";
+import { createPiAiModelRuntime } from "../../src/llm/pi-ai.js";
+import { createAgentSession, findModel } from "../../src/runtime/sdk.js";
 import { SettingsManager } from "../../src/settings/settings-manager.js";
 import { SessionManager } from "../../src/store/session-manager.js";
 
@@ -76,6 +77,45 @@ describe("a model whose provider the model runtime does not know", () => {
 		expect(error.message).toMatch(/^No model selected\./);
 		expect(error.message).toContain("`modelRuntime.registerFauxProvider(faux)`");
 		session.dispose();
+	});
+});
+
+// An outside SDK user who let createAgentSession build the default model runtime (pi-ai's) and has
+// no key was told to "register the provider with the model runtime you gave the session" — they
+// gave none. The text now names what fixes each case: a key for the default runtime, a
+// registration for one of their own.
+describe("no model at all, on pi-ai's model runtime without keys", () => {
+	it("NO_MODEL names the keys to set, auth.json and pi-ai's install command, and still the SDK calls", async () => {
+		const session = await sessionOn(await createPiAiModelRuntime({ useEnvironment: false }));
+		expect(session.model).toBeUndefined();
+		const error = await rejection(session.prompt("hi"));
+		expect(error.code).toBe("NO_MODEL");
+		expect(error.message).toMatch(/^No model selected\.\n\nWith the default model runtime /);
+		expect(error.message).toContain("ANTHROPIC_API_KEY, OPENAI_API_KEY");
+		expect(error.message).toContain("<agentDir>/auth.json");
+		expect(error.message).toContain("`npm install @mariozechner/pi-ai@0.73.1`");
+		expect(error.message).toContain("`modelRuntime.registerFauxProvider(faux)`");
+		expect(error.message).not.toContain("the model runtime you gave the session");
+		session.dispose();
+	});
+});
+
+// `createAgentSession({ model: "local/local-1" })` with a models.json but pi-ai not installed threw
+// `known providers: none (is @mariozechner/pi-ai installed?)`: a question, and the diagnostic that
+// says how to install it never reached the caller (the call threw first).
+describe("a model asked for by name when the model runtime knows no provider", () => {
+	it("NOT_FOUND gives pi-ai's install command", () => {
+		let error: unknown;
+		try {
+			findModel(new InMemoryModelRuntime(), "local/local-1");
+		} catch (caught) {
+			error = caught;
+		}
+		expect(error).toBeInstanceOf(SettleError);
+		expect((error as SettleError).code).toBe("NOT_FOUND");
+		expect((error as SettleError).message).toBe(
+			"Model not found: local/local-1. Use provider/id; known providers: none (real providers and models.json need @mariozechner/pi-ai: `npm install @mariozechner/pi-ai@0.73.1`).",
+		);
 	});
 });
 
