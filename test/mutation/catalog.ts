@@ -4732,6 +4732,7 @@ export const MUTANTS: Mutant[] = [
 			{
 				find: "a faux provider: `modelRuntime.registerFauxProvider(faux)`",
 				replace: "a faux provider: `runtime.registerFauxProvider(faux)`",
+				after: "const PROVIDER_HELP_IN_CODE =",
 			},
 		],
 		tests: ["test/runtime/provider-hint.test.ts"],
@@ -6969,8 +6970,8 @@ export const MUTANTS: Mutant[] = [
 		description: "a session file in use exits 1 instead of 5",
 		edits: [
 			{
-				find: "const failure = locked ? EXIT_SESSION_LOCKED : isKeyRefused(error) ? EXIT_AUTH : EXIT_FAILURE;",
-				replace: "const failure = locked ? EXIT_FAILURE : isKeyRefused(error) ? EXIT_AUTH : EXIT_FAILURE;",
+				find: 'if (error?.code === "SESSION_LOCKED") return EXIT_SESSION_LOCKED;',
+				replace: 'if (error?.code === "SESSION_LOCKED") return EXIT_FAILURE;',
 			},
 		],
 		tests: ["test/cli/ci-pipelines.test.ts"],
@@ -7588,6 +7589,235 @@ export const MUTANTS: Mutant[] = [
 			},
 		],
 		tests: ["test/pi-races/liveness.test.ts"],
+	},
+	{
+		id: "BP01",
+		file: "src/rpc/client.ts",
+		description: "a refused prompt no longer releases the idle waiters",
+		edits: [
+			{
+				find: 'if (pending.command === "prompt") this.releaseWaiters();',
+				replace: 'if (pending.command === "prompt-refused") this.releaseWaiters();',
+			},
+		],
+		tests: ["test/rpc/rpc-client.test.ts"],
+	},
+	{
+		id: "BP02",
+		file: "src/session/compaction-runner.ts",
+		description: "the unanswered request is not omitted before the queued follow-up runs",
+		edits: [
+			{
+				find: "if (output.continue) omitUnansweredRequest(s);",
+				replace: "if (!output.continue) omitUnansweredRequest(s);",
+			},
+		],
+		tests: ["test/session/compaction.test.ts"],
+	},
+	{
+		id: "BP03",
+		file: "src/session/compaction-runner.ts",
+		description: "the omission stops at the request's own tool-call turn",
+		edits: [
+			{
+				find: 'if (message.role === "assistant" && message.stopReason !== "toolUse") break;',
+				replace: 'if (message.role === "assistant") break;',
+			},
+		],
+		tests: ["test/session/compaction.test.ts"],
+	},
+	{
+		id: "BP04",
+		file: "src/session/operation-actors.ts",
+		description: "after the omission emptied the context, the queued follow-up is not run",
+		edits: [
+			{
+				find: "(afterUnanswered && s.agent.hasQueuedMessages())",
+				replace: "(false && s.agent.hasQueuedMessages())",
+			},
+		],
+		tests: ["test/session/compaction.test.ts"],
+	},
+	{
+		id: "BP05",
+		file: "src/agent/agent.ts",
+		description: "continue() on an empty transcript does not run the queued messages",
+		edits: [
+			{
+				find: 'if (!last || last.role === "assistant") {',
+				replace: 'if (last?.role === "assistant") {',
+			},
+		],
+		tests: ["test/session/compaction.test.ts"],
+	},
+	{
+		id: "BP06",
+		file: "src/llm/failures.ts",
+		description: "an HTTP 401 is not a refused key",
+		edits: [
+			{
+				find: "const refused = status === 401 || status === 403",
+				replace: "const refused = status === 403",
+			},
+		],
+		tests: ["test/cli/exit-codes-typed.test.ts"],
+	},
+	{
+		id: "BP07",
+		file: "src/agent/agent-loop.ts",
+		description: "provider failures are not typed",
+		edits: [
+			{
+				find: 'if (final.stopReason === "error") noteFailure(final, providerFailure(final));',
+				replace: "",
+			},
+		],
+		tests: ["test/cli/exit-codes-typed.test.ts"],
+	},
+	{
+		id: "BP08",
+		file: "src/agent/agent.ts",
+		description: "the error a listener threw to end a run is not kept typed",
+		edits: [
+			{
+				find: 'if (closing.failure.stopReason === "error") noteFailure(closing.failure, normalizeError(error));',
+				replace: "",
+			},
+		],
+		tests: ["test/cli/ci-pipelines.test.ts"],
+	},
+	{
+		id: "BP09",
+		file: "src/session/agent-session.ts",
+		description: "dispose() no longer returns the undelivered next-turn messages",
+		edits: [
+			{
+				find: "if (this.ownsSessionManager) this.sessionManager.close();\n\t\treturn this.queues.nextTurnMessages();",
+				replace: "if (this.ownsSessionManager) this.sessionManager.close();\n\t\treturn [];",
+			},
+		],
+		tests: ["test/session/next-turn-dispose.test.ts"],
+	},
+	{
+		id: "BQ01",
+		file: "src/tools/shell.ts",
+		description: "killProcessTree no longer sweeps the session the detached child leads",
+		edits: [
+			{
+				find: '\tif (process.platform === "linux") for (const member of treeMembersSync(pid)) killQuietly(member);\n',
+				replace: "",
+			},
+		],
+		tests: ["test/pi-races/bash-processes.test.ts"],
+	},
+	{
+		id: "BQ02",
+		file: "src/tools/shell.ts",
+		description: "a process counts as the command's only by its process group, not its session",
+		edits: [
+			{
+				find: "\treturn Number(pgrp) === leader || Number(session) === leader;",
+				replace: "\treturn Number(pgrp) === leader;",
+			},
+		],
+		tests: ["test/pi-races/bash-processes.test.ts"],
+	},
+	{
+		id: "BQ03",
+		file: "src/session/convert-to-llm.ts",
+		description: "pairToolResults passes orphaned tool results on to the request",
+		edits: [
+			{
+				find: "\t\treturn orphaned ? withoutOrphanedToolResults(llm) : llm;",
+				replace: "\t\treturn llm;",
+			},
+		],
+		tests: ["test/pi-races/compaction-chain.test.ts"],
+	},
+	{
+		id: "BQ04",
+		file: "src/session/agent-session.ts",
+		description: "requests are converted without the tool-result pairing",
+		edits: [
+			{
+				find: "convertToLlm: pairToolResults(blockImagesAwareConverter(() => settingsManager.getBlockImages())),",
+				replace: "convertToLlm: blockImagesAwareConverter(() => settingsManager.getBlockImages()),",
+			},
+		],
+		tests: ["test/pi-races/compaction-chain.test.ts"],
+	},
+	{
+		id: "BQ05",
+		file: "src/session/agent-session.ts",
+		description: "ctx.isIdle() is true during a compaction again",
+		edits: [
+			{
+				find: "\t\t\tisIdle: () => this.isIdle,",
+				replace: "\t\t\tisIdle: () => !this.isStreaming,",
+			},
+		],
+		tests: ["test/pi-races/idle-races.test.ts"],
+	},
+	{
+		id: "BR01",
+		file: "src/inspect/trace.ts",
+		description: "the time loses its guaranteed trailing space: a 9+ character time runs into the kind",
+		edits: [
+			{
+				find: "ms `.padEnd(9);",
+				replace: "ms`.padEnd(9);",
+			},
+		],
+		tests: ["test/inspect/trace.test.ts"],
+	},
+	{
+		id: "BR02",
+		file: "src/llm/model-runtime.ts",
+		description: "NO_MODEL no longer names auth.json for the default runtime",
+		edits: [
+			{
+				find: "or in <agentDir>/auth.json. With a model runtime of your own",
+				replace: "With a model runtime of your own",
+			},
+		],
+		tests: ["test/runtime/provider-hint.test.ts"],
+	},
+	{
+		id: "BR03",
+		file: "src/runtime/sdk.ts",
+		description: "findModel with no provider drops the pi-ai install hint",
+		edits: [
+			{
+				find: ": NO_PROVIDERS_HINT}",
+				replace: ': "none"}',
+			},
+		],
+		tests: ["test/runtime/provider-hint.test.ts"],
+	},
+	{
+		id: "BR04",
+		file: "src/llm/provider-env.ts",
+		description: "the install hints lose the exact peer version",
+		edits: [
+			{
+				find: 'export const PI_AI_PEER_VERSION = "0.73.1";',
+				replace: 'export const PI_AI_PEER_VERSION = "latest";',
+			},
+		],
+		tests: ["test/runtime/provider-hint.test.ts", "test/runtime/pi-ai-install-hint.test.ts"],
+	},
+	{
+		id: "BR05",
+		file: "src/llm/faux.ts",
+		description:
+			"getModel() without an id is typed Model | undefined again (README example fails under exactOptionalPropertyTypes)",
+		edits: [
+			{
+				find: "getModel(): Model;",
+				replace: "getModel(): Model | undefined;",
+			},
+		],
+		tests: ["test/package/pack.test.ts"],
 	},
 ];
 
