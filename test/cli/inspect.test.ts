@@ -170,6 +170,9 @@ describe("settle --inspect", () => {
 		await view.says("connection lost");
 		expect(await view.status.textContent()).toBe("connection lost: reconnecting…");
 		expect((await run.exited).code).toBe(null);
+		// SIGKILL gives settle no chance to end its bash tool (its own process group): the orphaned
+		// `cat` would block on the FIFO forever. Opening the FIFO for writing waits for that reader.
+		await run.release();
 	});
 
 	it("--json --inspect: stdout is the JSON event stream alone (as without --inspect); the inspector serves meanwhile", async () => {
