@@ -72,7 +72,10 @@ export const PRIVATE_FILE_MODE = 0o600;
  *
  * @example
  * ```ts
- * writeFileSync(temp, html, { mode: replacementMode("page.html") }); // 0600 for a new page.html
+ * import { writeFileSync } from "node:fs";
+ *
+ * const mode = replacementMode("page.html"); // 0o600 for a new page.html, the old file's mode otherwise
+ * writeFileSync("page.html.tmp", "<!doctype html>", { mode });
  * ```
  */
 export function replacementMode(path: string): number {
