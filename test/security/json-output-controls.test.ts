@@ -19,7 +19,9 @@ const cli = useCliProject("settle-sec-json-controls-");
 /** Every C1 control, U+2028 / U+2029, and a few neighbours that stay as they are. */
 const C1 = Array.from({ length: 0x20 }, (_, i) => String.fromCharCode(0x80 + i)).join("");
 const ANSWER = `red:\u009b31m RED\u009b0m title:\u009d0;owned\u009c next\u0085line sep\u2028par\u2029 all:${C1} é ÿ \u00a0 ✓`;
-const RAW = /[\u0080-\u009f\u2028\u2029]/;
+const RAW = /[\u0080-\u009f\u2028\u2029]/g;
+/** The raw C1 / separator characters in `text`, as code points (a short failure message). */
+const rawIn = (text: string) => [...text.matchAll(RAW)].map(([c]) => c.charCodeAt(0).toString(16));
 
 function script(): string {
 	const file = join(cli.dir, "script.json");
@@ -53,7 +55,7 @@ describe("C1 controls and U+2028 / U+2029 in --json and RPC output", () => {
 	it("settle -p --json writes them as \\u escapes; each line parses to the model's exact text", async () => {
 		const run = await settle(["--faux-script", script(), "--no-session", "-p", "--json", "go"]);
 		expect(run.code).toBe(0);
-		expect(run.stdout).not.toMatch(RAW);
+		expect(rawIn(run.stdout)).toEqual([]);
 		expect(run.stdout).toContain("\\u009b31m RED\\u009b0m");
 		expect(run.stdout).toContain("sep\\u2028par\\u2029");
 		expect(run.stdout).toContain("é ÿ \u00a0 ✓"); // printable characters stay as they are
@@ -87,7 +89,7 @@ describe("C1 controls and U+2028 / U+2029 in --json and RPC output", () => {
 		child.stdin.end(`${JSON.stringify({ id: "2", type: "get_last_assistant_text" })}\n`);
 		expect(await exited).toBe(0);
 		const stdout = Buffer.concat(chunks).toString("utf8");
-		expect(stdout).not.toMatch(RAW);
+		expect(rawIn(stdout)).toEqual([]);
 		expect(stdout).toContain("\\u009b31m RED\\u009b0m");
 		expect(answerText(lines)).toBe(ANSWER);
 		const last = lines.find((line) => line.type === "response" && line.id === "2");
