@@ -30,26 +30,26 @@ export function requestSecrets(
 	model: Pick<Model, "headers"> | undefined,
 	options: StreamOptions | undefined,
 ): string[] {
-	const plain = new Set<string>();
+	const found = new Set<string>();
 	const add = (value: unknown) => {
 		if (typeof value !== "string") return;
 		const trimmed = value.trim();
-		if (trimmed.length >= MIN_SECRET_LENGTH) plain.add(trimmed);
+		if (trimmed.length >= MIN_SECRET_LENGTH) found.add(trimmed);
 		const [, scheme, token] = /^(bearer|basic|token)\s+(\S+)$/i.exec(trimmed) ?? [];
-		if (token && token.length >= MIN_SECRET_LENGTH) plain.add(token);
+		if (token && token.length >= MIN_SECRET_LENGTH) found.add(token);
 		if (token && scheme?.toLowerCase() === "basic") {
 			const credentials = Buffer.from(token, "base64").toString("utf8");
 			const password = credentials.slice(credentials.indexOf(":") + 1);
-			for (const part of [credentials, password]) if (part.length >= MIN_SECRET_LENGTH) plain.add(part);
+			for (const part of [credentials, password]) if (part.length >= MIN_SECRET_LENGTH) found.add(part);
 		}
 	};
 	add(options?.apiKey);
 	for (const headers of [options?.headers, model?.headers]) {
 		if (headers && typeof headers === "object") for (const value of Object.values(headers)) add(value);
 	}
-	const found = new Set(plain);
-	for (const secret of plain) for (const form of encodedForms(secret)) found.add(form);
-	return [...found].sort((a, b) => b.length - a.length);
+	const withForms = new Set(found);
+	for (const secret of found) for (const form of encodedForms(secret)) withForms.add(form);
+	return [...withForms].sort((a, b) => b.length - a.length);
 }
 
 /**
