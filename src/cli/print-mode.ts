@@ -10,6 +10,7 @@ import { createHeadlessUIContext } from "../extensions/ui.js";
 import { failureOf } from "../llm/failures.js";
 import { apiKeyEnvHint, providerOfAuthError } from "../llm/provider-env.js";
 import type { AssistantMessage, ImageContent } from "../llm/types.js";
+import { jsonLine } from "../rpc/jsonl.js";
 import type { AgentSessionRuntime } from "../runtime/runtime.js";
 import type { AgentSession } from "../session/agent-session.js";
 import { EXIT_AUTH, EXIT_FAILURE, EXIT_OK, EXIT_SESSION_LOCKED } from "./help.js";
@@ -115,7 +116,7 @@ export async function runPrintMode(
 		unsubscribe = json
 			? session.subscribe((event) => {
 					if (event.type === "agent_settled") unanswered = event.errorMessage;
-					out.stdout(`${JSON.stringify(event)}\n`);
+					out.stdout(jsonLine(event));
 				})
 			: session.subscribe((event) => {
 					if (event.type === "agent_settled") unanswered = event.errorMessage;
@@ -132,7 +133,7 @@ export async function runPrintMode(
 	try {
 		if (json) {
 			const header = runtime.session.sessionManager.getHeader();
-			if (header) out.stdout(`${JSON.stringify(header)}\n`);
+			if (header) out.stdout(jsonLine(header));
 		}
 		await bind(runtime.session);
 		for (const [index, message] of options.messages.entries()) {

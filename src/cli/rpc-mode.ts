@@ -23,6 +23,7 @@ import { createInterface } from "node:readline";
 import type { Readable } from "node:stream";
 import { errorMessage, SettleError } from "../errors.js";
 import { apiKeyEnvHint, providerOfAuthError } from "../llm/provider-env.js";
+import { jsonLine } from "../rpc/jsonl.js";
 import type { RpcQueueMode as QueueMode, RpcCommand, RpcPromptResult } from "../rpc/types.js";
 import { INVALID_FORK_ENTRY_MESSAGE, InvalidForkEntryError } from "../runtime/errors.js";
 import type { AgentSessionRuntime } from "../runtime/runtime.js";
@@ -48,7 +49,7 @@ type Response = { id?: string; type: "response"; command: string; success: boole
  * `fork`, `clone`) holds the commands after it until the new session is in place.
  */
 export async function runRpcMode(runtime: AgentSessionRuntime, input: Readable, out: CliOutput): Promise<number> {
-	const write = (value: unknown) => out.stdout(`${JSON.stringify(value)}\n`);
+	const write = (value: unknown) => out.stdout(jsonLine(value));
 	let unsubscribe: (() => void) | undefined;
 	let unwait: (() => void) | undefined;
 	let shutdownRequested = false;

@@ -9,7 +9,7 @@ import { sameFile } from "../export/write-file.js";
 import type { LifecycleTrace } from "../inspect/trace.js";
 import { loadTrace } from "../inspect/trace-file.js";
 import { renderTraceHtml } from "../inspect/trace-viewer.js";
-import { makeFoldersAsync } from "../store/folders.js";
+import { makeFoldersAsync, PRIVATE_FILE_MODE } from "../store/folders.js";
 import { EXIT_OK, EXIT_USAGE } from "./help.js";
 import { CliError, oneLine } from "./host.js";
 import type { CliOutput } from "./print-mode.js";
@@ -76,7 +76,8 @@ export async function renderTraceCommand(
 	try {
 		// As `settle --export` does: `-o views/run.html` creates views/.
 		await makeFoldersAsync(dirname(target));
-		await writeFile(target, html, "utf8");
+		// The page holds the trace's events (prompts, errors): a new one is private (0600); one written over keeps its mode.
+		await writeFile(target, html, { encoding: "utf8", mode: PRIVATE_FILE_MODE });
 	} catch (error) {
 		throw new CliError(`Could not write the trace viewer to ${target}: ${oneLine(errorMessage(error))}`, EXIT_USAGE);
 	}

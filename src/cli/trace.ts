@@ -10,13 +10,14 @@
  * inspector's `∅ → idle (inspect)` line, and the trace's extra `sessions` field says where each one
  * starts; the viewer draws both machines.
  */
-import { accessSync, constants, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { accessSync, chmodSync, constants, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { errorMessage } from "../errors.js";
 import type { LifecycleInspectionEvent } from "../inspect/lifecycle-inspector.js";
 import { createTraceRecorder, type LifecycleTrace, type TraceSession } from "../inspect/trace.js";
 import type { AgentSessionRuntime } from "../runtime/runtime.js";
 import type { AgentSession } from "../session/agent-session.js";
+import { replacementMode } from "../store/folders.js";
 import { EXIT_FAILURE, EXIT_USAGE } from "./help.js";
 import { CliError } from "./host.js";
 
@@ -143,7 +144,10 @@ export function startCliTrace(path: string, options: { maxEvents?: number } = {}
 	const write = () => {
 		const temp = `${file}.${process.pid}.tmp`;
 		try {
-			writeFileSync(temp, `${JSON.stringify(toJSON(), null, 2)}\n`, "utf8");
+			// The events carry prompts and errors: a new trace is private (0600), a rewritten one keeps its mode.
+			const mode = replacementMode(file);
+			writeFileSync(temp, `${JSON.stringify(toJSON(), null, 2)}\n`, { encoding: "utf8", mode });
+			chmodSync(temp, mode);
 			renameSync(temp, file);
 		} catch (error) {
 			rmSync(temp, { force: true });

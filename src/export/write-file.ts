@@ -3,10 +3,10 @@
  * over the session file it comes from, never half a file (a temp file and a rename), and a typed
  * error that says what to do. Light: no page template here (session-stats imports it).
  */
-import { renameSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { chmodSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { SettleError } from "../errors.js";
-import { makeFolders } from "../store/folders.js";
+import { makeFolders, replacementMode } from "../store/folders.js";
 
 /**
  * Throws `INVALID_ARGUMENT` when `outputPath` is the session file itself (same path, or a link to
@@ -30,7 +30,8 @@ export function refuseSessionFileAsOutput(
 
 /**
  * Writes `text` to a temp file next to `path` (creating missing folders), then renames it over
- * `path`. Throws `IO` naming the path (a folder, no permission, a full disk); the temp file is gone then.
+ * `path`. A new file is private (0600: an export holds the conversation); a file replaced keeps its
+ * permissions. Throws `IO` naming the path (a folder, no permission, a full disk); the temp file is gone then.
  */
 export function writeFileAtomically(path: string, text: string, what: string): void {
 	const target = resolve(path);
@@ -44,7 +45,9 @@ export function writeFileAtomically(path: string, text: string, what: string): v
 	const temp = `${target}.${process.pid}.${Date.now().toString(36)}.tmp`;
 	try {
 		makeFolders(dirname(target));
-		writeFileSync(temp, text, "utf8");
+		const mode = replacementMode(target);
+		writeFileSync(temp, text, { encoding: "utf8", mode });
+		chmodSync(temp, mode); // exact: the umask only narrows
 		renameSync(temp, target);
 	} catch (error) {
 		rmSync(temp, { force: true });

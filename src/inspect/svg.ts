@@ -40,6 +40,23 @@ const PAD_Y = 8;
 const DETAIL_WRAP = 46;
 const EDGE_WRAP = 34;
 const EDGE_CHAR = 6.6; // 11px monospace
+
+/**
+ * The text of the diagram's `<style>` element, as it stands between the tags (a page that embeds
+ * the SVG allows it by this text's hash in its Content-Security-Policy).
+ */
+export const SVG_STYLE = `
+.heading{font-size:16px;font-weight:bold;fill:#1a202c}
+.state{fill:#f7fafc;stroke:#4a5568;stroke-width:1.2}
+.cluster{fill:#edf2f7;stroke:#718096;stroke-width:1.2}
+.name{font-size:13px;font-weight:bold;fill:#1a202c}
+.detail{fill:#4a5568}
+.rule{stroke:#a0aec0;stroke-width:1}
+.edge{fill:none;stroke:#4a5568;stroke-width:1.2}
+.edge-label-bg{fill:#ffffff;fill-opacity:0.9;stroke:none}
+.edge-label{fill:#2d3748;font-size:11px}
+.initial{fill:#1a202c}
+`;
 const EDGE_LINE = 13;
 const INITIAL_SIZE = 12;
 const MARGIN = 16;
@@ -96,18 +113,7 @@ export function renderSvg(model: MachineModel, options: SvgOptions = {}): string
 		`<svg xmlns="http://www.w3.org/2000/svg" width="${n(width)}" height="${n(height)}" viewBox="0 0 ${n(width)} ${n(height)}" font-family="ui-monospace, SFMono-Regular, Menlo, Consolas, 'DejaVu Sans Mono', monospace" font-size="${FONT}">`,
 		`<title>${esc(title)}</title>`,
 		`<!-- ${generatedNote("toSvg", options.regenerateCommand)} -->`,
-		"<style>",
-		".heading{font-size:16px;font-weight:bold;fill:#1a202c}",
-		".state{fill:#f7fafc;stroke:#4a5568;stroke-width:1.2}",
-		".cluster{fill:#edf2f7;stroke:#718096;stroke-width:1.2}",
-		".name{font-size:13px;font-weight:bold;fill:#1a202c}",
-		".detail{fill:#4a5568}",
-		".rule{stroke:#a0aec0;stroke-width:1}",
-		".edge{fill:none;stroke:#4a5568;stroke-width:1.2}",
-		".edge-label-bg{fill:#ffffff;fill-opacity:0.9;stroke:none}",
-		".edge-label{fill:#2d3748;font-size:11px}",
-		".initial{fill:#1a202c}",
-		"</style>",
+		`<style>${SVG_STYLE}</style>`,
 		'<defs><marker id="arrow" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="7" markerHeight="7" orient="auto-start-reverse"><path d="M0,0 L10,5 L0,10 z" fill="#4a5568"/></marker></defs>',
 		`<rect x="0" y="0" width="${n(width)}" height="${n(height)}" fill="#ffffff"/>`,
 	];

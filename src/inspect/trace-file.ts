@@ -2,13 +2,15 @@
  * Saving and loading lifecycle traces (the only file I/O of `settle/inspect` besides the
  * visualization writer).
  */
-import { readFile, rename, rm, writeFile } from "node:fs/promises";
+import { chmod, readFile, rename, rm, writeFile } from "node:fs/promises";
 import { errorMessage, SettleError } from "../errors.js";
+import { replacementMode } from "../store/folders.js";
 import { type LifecycleTrace, parseTrace, type TraceRecorder } from "./trace.js";
 
 /**
  * Writes a trace as pretty JSON. Atomic: a temp file next to `path` is renamed over it, so a crash
- * never leaves a half-written trace. Throws `SettleError("IO")` with the path on failure.
+ * never leaves a half-written trace. A new file is private (0600: events carry prompts and errors);
+ * a trace written over keeps its permissions. Throws `SettleError("IO")` with the path on failure.
  *
  * @example
  * ```ts
@@ -22,7 +24,9 @@ export async function saveTrace(path: string, trace: LifecycleTrace | TraceRecor
 	const value = "observer" in trace ? trace.toJSON() : trace;
 	const temp = `${path}.${process.pid}.${Date.now()}.tmp`;
 	try {
-		await writeFile(temp, `${JSON.stringify(value, null, 2)}\n`, "utf8");
+		const mode = replacementMode(path);
+		await writeFile(temp, `${JSON.stringify(value, null, 2)}\n`, { encoding: "utf8", mode });
+		await chmod(temp, mode);
 		await rename(temp, path);
 	} catch (error) {
 		await rm(temp, { force: true }).catch(() => {});

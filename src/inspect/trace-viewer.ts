@@ -10,13 +10,14 @@
  * the diagram shown and the machine whose events ↑/↓ step through; the other machines' events stay
  * listed (dimmed) where they happened, and clicking one shows its machine.
  */
+import { createHash } from "node:crypto";
 import type { AnyStateMachine } from "xstate";
 import { promptOperationMachine } from "../../machines/prompt-operation.machine.js";
 import { runtimeMachine } from "../../machines/runtime.machine.js";
 import { SettleError } from "../errors.js";
 import type { LifecycleInspectionEvent } from "./lifecycle-inspector.js";
 import { type QueuedMessage, queuedMessageText, queueHistory, queueSummaryText } from "./queue-history.js";
-import { toSvg, transitionKey } from "./svg.js";
+import { SVG_STYLE, toSvg, transitionKey } from "./svg.js";
 import { formatLifecycleEvent, type LifecycleTrace, shownInTraceViews, type TraceRecorder } from "./trace.js";
 
 /** Options for {@link renderTraceHtml}. */
@@ -87,9 +88,8 @@ export function renderTraceHtml(
 		starts,
 		// Shown whole under the list when selected: the lines cut long payloads.
 		full: trace.events,
-	})
-		.replace(/</g, "\\u003c")
-		.replace(/\u2028|\u2029/g, "");
+	}).replace(/</g, "\\u003c");
+	const css = `\n${viewerStyle(tabbed)}`;
 	const svgOptions = options.regenerateCommand ? { regenerateCommand: options.regenerateCommand } : {};
 	const sections = diagramSections(diagrams, shown, svgOptions);
 	const tabs = tabbed ? machineTabs(diagrams, shown, (id) => counts.get(id) ?? 0) : "";
@@ -97,9 +97,10 @@ export function renderTraceHtml(
 <html lang="en">
 <head>
 <meta charset="utf-8">
+<meta http-equiv="Content-Security-Policy" content="${traceViewerCsp(css)}">
+<meta name="referrer" content="no-referrer">
 <title>${esc(title)}</title>
-<style>
-${viewerStyle(tabbed)}</style>
+<style>${css}</style>
 </head>
 <body>
 <header><h1>${esc(title)}</h1><div>${trace.events.length} events${trace.dropped ? `, ${trace.dropped} earlier events dropped` : ""} · click an event or use ↑/↓${tabbed ? " (they step through the chosen machine's events)" : ""} · <input type="search" id="filter" placeholder="filter: retry|compact|queue" aria-label="show only the events whose line contains this (| separates alternatives)"> <span id="matches"></span></div>${tabs}</header>
@@ -115,8 +116,19 @@ ${items}
 <pre class="detail" id="detail" aria-label="the selected event"></pre>
 </div>
 </main>
-<script>
-const data = ${data};
+<script type="application/json" id="trace-data">${data}</script>
+<script>${TRACE_JS}</script>
+</body>
+</html>
+`;
+}
+
+/**
+ * The viewer's script: constant (the trace is in the page's `application/json` block, never in
+ * code), so the Content-Security-Policy allows it by one hash.
+ */
+const TRACE_JS = `
+const data = JSON.parse(document.getElementById("trace-data").textContent);
 const groups = new Map([...document.querySelectorAll("g[data-state]")].map((g) => [g.dataset.state, g]));
 const labels = new Map();
 for (const text of document.querySelectorAll("text[data-transition]")) {
@@ -242,10 +254,20 @@ document.addEventListener("keydown", (e) => {
 });
 if (tabbed) show(shown);
 select(items.length - 1, false);
-</script>
-</body>
-</html>
 `;
+
+const sha256 = (text: string) => `'sha256-${createHash("sha256").update(text, "utf8").digest("base64")}'`;
+const TRACE_SCRIPT_HASH = sha256(TRACE_JS);
+const SVG_STYLE_HASH = sha256(SVG_STYLE);
+
+/**
+ * The trace page's Content-Security-Policy: nothing loads, and nothing runs or styles the page but
+ * its own script and its two stylesheets (the page's, the diagrams'), each allowed by its hash — a
+ * trace field that got past the escaping as markup could neither run (no inline script or handler)
+ * nor restyle the page.
+ */
+function traceViewerCsp(css: string): string {
+	return `default-src 'none'; script-src ${TRACE_SCRIPT_HASH}; style-src ${sha256(css)} ${SVG_STYLE_HASH}; base-uri 'none'; form-action 'none'`;
 }
 
 /** The viewer's stylesheet (shared by the offline viewer and the live inspector page). */

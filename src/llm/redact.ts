@@ -3,6 +3,7 @@
  * echoes the key it was sent ("Incorrect API key provided: sk-…") would otherwise have it written to
  * the session file, `--json` / RPC lines, traces, the live inspector and HTML exports. Pure.
  */
+import { Buffer } from "node:buffer";
 import type { Model, StreamOptions } from "./types.js";
 
 /** What replaces a credential in an error text. */
@@ -12,13 +13,17 @@ export const REDACTED = "[redacted]";
 const MIN_SECRET_LENGTH = 12;
 
 /**
- * The credentials a request carries: its API key and the values of its and its model's headers
- * (and the token of a `Bearer <token>` value), longest first.
+ * The credentials a request carries, longest first: its API key and the values of its and its
+ * model's headers (and the token of a `Bearer <token>` value, the password and `user:password` a
+ * `Basic` value encodes), each also as a proxy or provider may echo it — URL-encoded (a key in a
+ * query string) and base64-encoded at any offset (a key inside `Basic base64(user:key)` credentials:
+ * the part of the base64 text that depends on the key alone).
  *
  * @example
  * ```ts
- * requestSecrets(undefined, { apiKey: "sk-0123456789abcdef", headers: { Authorization: "Bearer tok-0123456789ab" } });
- * // ["Bearer tok-0123456789ab", "sk-0123456789abcdef", "tok-0123456789ab"]
+ * const secrets = requestSecrets(undefined, { apiKey: "sk-0123456789abcdef" });
+ * secrets.includes("sk-0123456789abcdef"); // true
+ * redactSecrets(`Authorization: Basic ${btoa("me:sk-0123456789abcdef")}`, secrets); // "Authorization: Basic bWU6[redacted]Zg=="
  * ```
  */
 export function requestSecrets(
@@ -30,14 +35,46 @@ export function requestSecrets(
 		if (typeof value !== "string") return;
 		const trimmed = value.trim();
 		if (trimmed.length >= MIN_SECRET_LENGTH) found.add(trimmed);
-		const token = /^(?:bearer|basic|token)\s+(\S+)$/i.exec(trimmed)?.[1];
+		const [, scheme, token] = /^(bearer|basic|token)\s+(\S+)$/i.exec(trimmed) ?? [];
 		if (token && token.length >= MIN_SECRET_LENGTH) found.add(token);
+		if (token && scheme?.toLowerCase() === "basic") {
+			const credentials = Buffer.from(token, "base64").toString("utf8");
+			const password = credentials.slice(credentials.indexOf(":") + 1);
+			for (const part of [credentials, password]) if (part.length >= MIN_SECRET_LENGTH) found.add(part);
+		}
 	};
 	add(options?.apiKey);
 	for (const headers of [options?.headers, model?.headers]) {
 		if (headers && typeof headers === "object") for (const value of Object.values(headers)) add(value);
 	}
-	return [...found].sort((a, b) => b.length - a.length);
+	const withForms = new Set(found);
+	for (const secret of found) for (const form of encodedForms(secret)) withForms.add(form);
+	return [...withForms].sort((a, b) => b.length - a.length);
+}
+
+/**
+ * `secret` URL-encoded (upper- and lower-case escapes) when that differs, and the part of its base64
+ * encoding that the bytes around it cannot change, for each of the three offsets it may sit at in
+ * the encoded text (plain and URL-safe alphabets): at most 2 characters of the secret stay visible
+ * on each side of the `[redacted]`.
+ */
+function encodedForms(secret: string): string[] {
+	const forms: string[] = [];
+	const url = encodeURIComponent(secret);
+	if (url !== secret)
+		forms.push(
+			url,
+			url.replace(/%[0-9A-F]{2}/g, (hex) => hex.toLowerCase()),
+		);
+	const bytes = Buffer.from(secret, "utf8");
+	for (let offset = 0; offset < 3; offset++) {
+		const encoded = Buffer.concat([Buffer.alloc(offset), bytes]).toString("base64");
+		// Whole 3-byte groups of the secret only: the first group holds bytes before it (offset > 0),
+		// the last one bytes after it (or padding) unless the secret ends a group.
+		const core = encoded.slice(offset === 0 ? 0 : 4, Math.floor((offset + bytes.length) / 3) * 4);
+		if (core.length >= MIN_SECRET_LENGTH) forms.push(core, core.replace(/\+/g, "-").replace(/\//g, "_"));
+	}
+	return forms;
 }
 
 /**

@@ -25,3 +25,25 @@ export function attachJsonLineReader(stream: Readable, onLine: (line: string) =>
 		buffer = "";
 	});
 }
+
+/**
+ * Characters `JSON.stringify` leaves raw that a terminal or a JavaScript-era line reader may act on:
+ * the C1 controls U+0080–U+009F (U+009B is CSI, an escape sequence's start on terminals that take
+ * 8-bit controls, U+009D starts an OSC) and the line / paragraph separators U+2028 / U+2029.
+ */
+const UNSAFE_IN_JSON_LINES = /[\u0080-\u009f\u2028\u2029]/g;
+
+/**
+ * `value` as one JSON line (with its `\n`) for `--json` and RPC output: `JSON.stringify`, with the C1
+ * controls and U+2028 / U+2029 written as `\u0080`…`\u009f`, `\u2028`, `\u2029` escapes, so a
+ * `--json` stream piped to a terminal cannot drive it. The same JSON: `JSON.parse` gives the same value.
+ *
+ * @example
+ * ```ts
+ * jsonLine({ text: "\u009b31mred" }); // '{"text":"\\u009b31mred"}\n'
+ * JSON.parse(jsonLine({ text: "\u009b31mred" })).text === "\u009b31mred"; // true
+ * ```
+ */
+export function jsonLine(value: unknown): string {
+	return `${JSON.stringify(value).replace(UNSAFE_IN_JSON_LINES, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`)}\n`;
+}

@@ -4,13 +4,13 @@
  * an imported copy. Everything opened here is released again by {@link releaseTarget} when the
  * replacement does not go through, so a failed replacement leaves no lock and no new file behind.
  */
-import { constants, copyFileSync, existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { basename, join, resolve } from "node:path";
 import { errorMessage, SettleError } from "../errors.js";
 import type { ImageContent, TextContent } from "../llm/types.js";
 import { readSessionHeader } from "../store/discovery.js";
 import { CURRENT_SESSION_VERSION, type FileEntry, type SessionEntry, type SessionHeader } from "../store/entries.js";
-import { makeFolders, PRIVATE_FOLDER_MODE } from "../store/folders.js";
+import { makeFolders, PRIVATE_FILE_MODE, PRIVATE_FOLDER_MODE } from "../store/folders.js";
 import { createSessionId } from "../store/ids.js";
 import { sessionFileName } from "../store/paths.js";
 import { SessionManager } from "../store/session-manager.js";
@@ -229,7 +229,7 @@ function forkToFile(current: CurrentSessionView, leafId: string | null): TargetH
 	let text = "";
 	for (const line of [branchedHeader, ...entries] as FileEntry[]) text += `${JSON.stringify(line)}\n`;
 	try {
-		writeFileSync(file, text, { flag: "wx" });
+		writeFileSync(file, text, { flag: "wx", mode: PRIVATE_FILE_MODE });
 	} catch (error) {
 		throw new SettleError("IO", `${FORK_FAILED_MESSAGE}: cannot write ${file}: ${errorMessage(error)}`, {
 			cause: error,
@@ -277,7 +277,8 @@ export function openImport(current: CurrentSessionView, inputPath: string, cwdOv
 			}
 		} else {
 			try {
-				copyFileSync(source, destination, constants.COPYFILE_EXCL);
+				// A new session file, private (0600) whatever the mode of the file imported.
+				writeFileSync(destination, readFileSync(source), { flag: "wx", mode: PRIVATE_FILE_MODE });
 			} catch (error) {
 				throw new SettleError("IO", `Cannot import ${source} into ${destination}: ${errorMessage(error)}`, {
 					cause: error,

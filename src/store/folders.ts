@@ -57,6 +57,35 @@ export function makeFolders(dir: string, options: MakeFoldersOptions = {}): void
  */
 export const PRIVATE_FOLDER_MODE = 0o700;
 
+/**
+ * Permissions of the files Settle creates that hold conversations (session files, their migration
+ * backups and set-aside torn lines, forks and imports, HTML / JSONL exports, traces and their viewer
+ * pages, bash output spilled to a temp file): the owner only, so they stay private in a folder others
+ * can read (a shared `--session-dir`, `/tmp`, a project folder). pi 0.73.1 creates them with the
+ * umask's default (usually 0644). Existing files keep theirs.
+ */
+export const PRIVATE_FILE_MODE = 0o600;
+
+/**
+ * The permissions to give a file written over `path` (a temp file renamed over it): the existing
+ * file's, so rewriting a file never changes who can read it; {@link PRIVATE_FILE_MODE} for a new one.
+ *
+ * @example
+ * ```ts
+ * import { writeFileSync } from "node:fs";
+ *
+ * const mode = replacementMode("page.html"); // 0o600 for a new page.html, the old file's mode otherwise
+ * writeFileSync("page.html.tmp", "<!doctype html>", { mode });
+ * ```
+ */
+export function replacementMode(path: string): number {
+	try {
+		return statSync(path).mode & 0o7777;
+	} catch {
+		return PRIVATE_FILE_MODE;
+	}
+}
+
 /** Options of {@link makeFolders} and {@link makeFoldersAsync}. */
 export interface MakeFoldersOptions {
 	/** Permissions of the levels made (e.g. `0o700` for a folder holding credentials); existing ones are left alone. */

@@ -3,7 +3,7 @@
  * safety (torn and malformed lines are reported and skipped), one writer per file (a lock), and
  * an incrementally maintained context for the current leaf.
  */
-import { existsSync, readFileSync, renameSync, statSync, truncateSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, readFileSync, renameSync, statSync, truncateSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { errorMessage, SettleError } from "../errors.js";
 import type { AgentMessage, ThinkingLevel, Usage } from "../llm/types.js";
@@ -41,6 +41,7 @@ import {
 	type UsageEntry,
 } from "./entries.js";
 import { EntryIndex, isConversationEntry } from "./entry-index.js";
+import { PRIVATE_FILE_MODE, replacementMode } from "./folders.js";
 import { assertValidSessionId, createSessionId, EntryIdSet, generateEntryId } from "./ids.js";
 import { LiveProjection } from "./live-projection.js";
 import { acquireSessionLock, type SessionLock } from "./lock.js";
@@ -512,11 +513,11 @@ export class SessionManager {
 		if (contents.missingNewline) this.writer.append("\n");
 	}
 
-	/** Moves the bytes of a torn last line to `<file>.<time>.torn` and cuts the file after the last complete line. */
+	/** Moves the bytes of a torn last line to `<file>.<time>.torn` (private: 0600) and cuts the file after the last complete line. */
 	private setAside(file: string, contents: SessionFileContents): void {
 		const torn = contents.tornTail!;
 		const aside = `${file}.${new Date().toISOString().replace(/[:.]/g, "-")}.torn`;
-		writeFileSync(aside, torn.bytes);
+		writeFileSync(aside, torn.bytes, { mode: PRIVATE_FILE_MODE });
 		truncateSync(file, contents.completeBytes);
 		const diagnostic = this.diagnostics.find((d) => d.kind === "torn_line" && d.line === torn.line);
 		if (diagnostic) {
@@ -526,17 +527,20 @@ export class SessionManager {
 	}
 
 	/**
-	 * Rewrites a migrated file atomically (temp file + rename). Lines that could not be read are
-	 * dropped from the new file, so the original is kept beside it when there were any.
+	 * Rewrites a migrated file atomically (temp file + rename), keeping its permissions. Lines that
+	 * could not be read are dropped from the new file, so the original is kept beside it (0600) when
+	 * there were any.
 	 */
 	private rewriteMigrated(file: string, fromVersion: number, contents: SessionFileContents): void {
 		let backup: string | undefined;
 		if (contents.diagnostics.some((d) => d.kind === "malformed_line")) {
 			backup = `${file}.v${fromVersion}.bak`;
-			writeFileSync(backup, readFileSync(file));
+			writeFileSync(backup, readFileSync(file), { mode: PRIVATE_FILE_MODE });
 		}
 		const temp = `${file}.migrating-${process.pid}`;
-		writeFileSync(temp, toLines([this.header, ...this.index.entries]));
+		const mode = replacementMode(file);
+		writeFileSync(temp, toLines([this.header, ...this.index.entries]), { mode });
+		chmodSync(temp, mode); // exact: the umask only narrows, and a leftover temp file keeps its own
 		renameSync(temp, file);
 		this.diagnostics.push({
 			kind: "migrated",

@@ -5,6 +5,7 @@
  */
 import { closeSync, fstatSync, ftruncateSync, openSync, unlinkSync, writeSync } from "node:fs";
 import { SettleError } from "../errors.js";
+import { PRIVATE_FILE_MODE } from "./folders.js";
 import type { SessionLock } from "./lock.js";
 
 /**
@@ -52,13 +53,13 @@ export class SessionWriter {
 	}
 
 	/**
-	 * Creates `path` (which must not exist) with `text` as its whole content. On failure nothing
-	 * is left behind and the lock is released.
+	 * Creates `path` (which must not exist, 0600: {@link PRIVATE_FILE_MODE}) with `text` as its whole
+	 * content. On failure nothing is left behind and the lock is released.
 	 */
 	static create(path: string, lock: SessionLock, text: string): SessionWriter {
 		let fd: number;
 		try {
-			fd = openSync(path, "wx");
+			fd = openSync(path, "wx", PRIVATE_FILE_MODE);
 		} catch (error) {
 			lock.release();
 			const exists = (error as NodeJS.ErrnoException).code === "EEXIST";

@@ -8,6 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { finished } from "node:stream/promises";
 import { SettleError } from "../errors.js";
+import { PRIVATE_FILE_MODE } from "../store/folders.js";
 import { DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, type TruncationResult, truncateTail } from "./truncate.js";
 
 /** Options of {@link OutputAccumulator}: display limits and where the full-output file goes. */
@@ -168,7 +169,8 @@ export class OutputAccumulator {
 	private openTempFile(): void {
 		if (this.tempPath) return;
 		this.tempPath = join(this.tempDir, `${this.tempFilePrefix}-${randomBytes(8).toString("hex")}.log`);
-		this.tempStream = createWriteStream(this.tempPath);
+		// The output of a command is conversation: only its owner may read it (0600), in /tmp too.
+		this.tempStream = createWriteStream(this.tempPath, { mode: PRIVATE_FILE_MODE });
 		this.tempStream.on("error", () => {});
 		for (const chunk of this.pendingChunks) this.tempStream.write(chunk);
 		this.pendingChunks = [];

@@ -188,7 +188,8 @@ describe("renderTraceHtml", () => {
 			promptOperationMachine,
 			{ title: "<t>" },
 		);
-		expect(html.match(/<\/script>/g)).toHaveLength(1);
+		// The data block's and the script's own ends only.
+		expect(html.match(/<\/script>/g)).toHaveLength(2);
 		expect(html).toContain("&lt;/script&gt;&lt;b&gt;x&lt;/b&gt;");
 		expect(html).toContain("<title>&lt;t&gt;</title>");
 		expect(html).toContain("2 earlier events dropped");
