@@ -7819,6 +7819,102 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/package/pack.test.ts"],
 	},
+	{
+		id: "BS01",
+		file: "src/store/writer.ts",
+		description: "a new session file is created with the umask's default mode",
+		edits: [
+			{
+				find: 'fd = openSync(path, "wx", PRIVATE_FILE_MODE);',
+				replace: 'fd = openSync(path, "wx");',
+			},
+		],
+		tests: ["test/security/private-files.test.ts"],
+	},
+	{
+		id: "BS02",
+		file: "src/store/folders.ts",
+		description: "a file written over gets 0600 instead of keeping its mode",
+		edits: [
+			{
+				find: "return statSync(path).mode & 0o7777;",
+				replace: "return PRIVATE_FILE_MODE;",
+			},
+		],
+		tests: ["test/security/private-files.test.ts"],
+	},
+	{
+		id: "BS03",
+		file: "src/store/session-manager.ts",
+		description: "a migration's rewrite leaves the mode to the umask (0660 becomes 0640)",
+		edits: [
+			{
+				find: "chmodSync(temp, mode); // exact: the umask only narrows, and a leftover temp file keeps its own",
+				replace: "// no chmod",
+			},
+		],
+		tests: ["test/security/private-files.test.ts"],
+	},
+	{
+		id: "BS04",
+		file: "src/tools/output-accumulator.ts",
+		description: "spilled bash output is created with the umask's default mode",
+		edits: [
+			{
+				find: "createWriteStream(this.tempPath, { mode: PRIVATE_FILE_MODE })",
+				replace: "createWriteStream(this.tempPath)",
+			},
+		],
+		tests: ["test/security/private-files.test.ts"],
+	},
+	{
+		id: "BS05",
+		file: "src/inspect/trace-viewer.ts",
+		description: "the trace page has no Content-Security-Policy",
+		edits: [
+			{
+				find: '<meta http-equiv="Content-Security-Policy"',
+				replace: '<meta http-equiv="X-No-Policy"',
+			},
+		],
+		tests: ["test/security/trace-page-csp.test.ts"],
+	},
+	{
+		id: "BS06",
+		file: "src/inspect/trace-viewer.ts",
+		description: "the diagram's stylesheet is not allowed by the policy",
+		edits: [
+			{
+				find: "const SVG_STYLE_HASH = sha256(SVG_STYLE);",
+				replace: 'const SVG_STYLE_HASH = sha256("");',
+			},
+		],
+		tests: ["test/security/trace-page-csp.test.ts"],
+	},
+	{
+		id: "BS07",
+		file: "src/rpc/jsonl.ts",
+		description: "C1 controls stay raw in --json / RPC lines",
+		edits: [
+			{
+				find: "const UNSAFE_IN_JSON_LINES = /[\\u0080-\\u009f\\u2028\\u2029]/g;",
+				replace: "const UNSAFE_IN_JSON_LINES = /[\\u2028\\u2029]/g;",
+			},
+		],
+		tests: ["test/security/json-output-controls.test.ts"],
+	},
+	{
+		id: "BS08",
+		file: "src/llm/redact.ts",
+		description: "the base64 core keeps the group holding bytes before the key (matches only at offset 0)",
+		edits: [
+			{
+				find: "const core = encoded.slice(offset === 0 ? 0 : 4,",
+				replace: "const core = encoded.slice(0,",
+			},
+		],
+		tests: ["test/security/encoded-secrets.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
