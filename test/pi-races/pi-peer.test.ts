@@ -19,6 +19,8 @@ const cleanups: (() => void)[] = [];
 const idleInHandler: boolean[] = [];
 let handlerRunning = gate();
 let releaseHandler = gate();
+/** Releases for the pi#5886 scenario's compaction hold (one peer at a time). */
+const releaseHolds: (() => void)[] = [];
 afterEach(() => {
 	for (const cleanup of cleanups.splice(0)) cleanup();
 });
@@ -195,5 +197,120 @@ describe("pi 0.73.1 against Settle: the replayed races", () => {
 			answered: false,
 			persisted: 0,
 		});
+	});
+});
+
+/** How a session call ended: `resolved`, the error's code, or its message. */
+function outcomeOf(promise: Promise<unknown>): Promise<string> {
+	return promise.then(
+		() => "resolved",
+		(error: unknown) => (error as { code?: string }).code ?? (error as Error).message,
+	);
+}
+
+/**
+ * `pending` if `outcome` has not settled once the event loop has run dry: these scenarios hold
+ * their work on gates and signals, with no timers, so a bounded number of turns is enough.
+ */
+async function stillPending(outcome: Promise<string>): Promise<string> {
+	for (let turn = 0; turn < 50; turn++) await new Promise<void>((resolve) => setImmediate(resolve));
+	return Promise.race([outcome, Promise.resolve("pending")]);
+}
+
+/** A request that gets no answer: it stays open until its abort signal fires (as a real request does). */
+const stalled: Step = (_request, _peer, signal) =>
+	new Promise((resolve) => {
+		if (signal?.aborted) resolve({ stopReason: "aborted" });
+		signal?.addEventListener("abort", () => resolve({ stopReason: "aborted" }));
+	});
+
+/** Answers by request: the summarizer with a summary, the agent with `answer to <last user text>`. */
+const answerer: Step = (request) =>
+	request.system === "summarizer"
+		? { text: "## Goal\nsummary" }
+		: { text: `answer to ${request.messages.at(-1)?.replace(/^user: /, "")}` };
+
+function messagesOf(entries: Record<string, unknown>[]): { role: string; stopReason?: string; text: string }[] {
+	return entries.flatMap((entry) => {
+		if (entry.type !== "message") return [];
+		const message = entry.message as { role: string; stopReason?: string; content: unknown };
+		return [
+			{
+				role: message.role,
+				...(message.stopReason ? { stopReason: message.stopReason } : {}),
+				text: JSON.stringify(message.content),
+			},
+		];
+	});
+}
+
+describe("pi 0.73.1 against Settle: the fixed rows", () => {
+	it("pi#5886: a line typed during threshold compaction, an async input hook still running when the compaction ends", async () => {
+		const runs = await onBothPeers(
+			() => {
+				const hold = gate();
+				return {
+					contextWindow: 8000,
+					settings: { compaction: { reserveTokens: 4000, keepRecentTokens: 1 } },
+					extensions: [
+						(api) => {
+							api.on("session_before_compact", async () => {
+								await hold.promise;
+								return undefined;
+							});
+							api.on("input", async () => {
+								await Promise.resolve();
+								return { action: "continue" };
+							});
+							api.on("session_start", () => void releaseHolds.push(hold.release));
+						},
+					],
+				};
+			},
+			async (peer) => {
+				peer.script(
+					Array.from({ length: 8 }, (): Step => (request) =>
+						request.messages.at(-1) === "user: b" ? { text: "y".repeat(12_000) } : answerer(request, peer, undefined),
+					),
+				);
+				const compacting = new Promise<void>((resolve) =>
+					peer.session.subscribe((event) => {
+						if (event.type === "compaction_start") resolve();
+					}),
+				);
+				await peer.session.prompt("a");
+				const second = outcomeOf(peer.session.prompt("b"));
+				await compacting;
+				const typed = outcomeOf(peer.session.prompt("typed while compacting", { streamingBehavior: "steer" }));
+				const steered = outcomeOf(peer.session.steer("steered while compacting"));
+				// The compaction ends while the typed line's input hook is still awaiting (the report's order).
+				for (const release of releaseHolds.splice(0)) release();
+				const outcomes = [await typed, await steered, await second];
+				await peer.quiesce();
+				const session = peer.session as unknown as { getSteeringMessages(): string[] };
+				return {
+					outcomes,
+					stillListed: [...session.getSteeringMessages()],
+					answered: peer.requests
+						.filter((request) => request.system === "agent")
+						.flatMap((request) => request.messages.filter((message) => /^user: .* while compacting$/.test(message)))
+						.filter((message, index, all) => all.indexOf(message) === index),
+					persisted: messagesOf(peer.fileEntries())
+						.filter((message) => message.role === "user" && message.text.includes("while compacting"))
+						.map((message) => JSON.parse(message.text)[0].text),
+					idle: !peer.session.isStreaming,
+				};
+			},
+		);
+		// pi 0.73.1 does not have it: both lines reach the model once and are saved once.
+		const delivered = {
+			outcomes: ["resolved", "resolved", "resolved"],
+			stillListed: [],
+			answered: ["user: typed while compacting", "user: steered while compacting"],
+			persisted: ["typed while compacting", "steered while compacting"],
+			idle: true,
+		};
+		console.log(JSON.stringify(runs, null, 1));
+		expect(runs).toEqual({ pi: delivered, settle: delivered });
 	});
 });
