@@ -8,7 +8,7 @@ import { copyFileSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { type AnyEvent, onBothPeers, type PeerName, type Step } from "../parity/peers.js";
+import { type AnyEvent, createPiPeer, onBothPeers, type Peer, type PeerName, type Step } from "../parity/peers.js";
 import { onBothRuntimes } from "../parity/tree-peers.js";
 import { gate } from "./helpers.js";
 import { ORPHAN_RESULT_TEXT, writeOrphanSessionFile } from "./orphan-file.js";
@@ -244,6 +244,13 @@ function messagesOf(entries: Record<string, unknown>[]): { role: string; stopRea
 	});
 }
 
+/** A pi 0.73.1 peer alone, cleaned up after the test. */
+async function piPeer(options: Parameters<typeof createPiPeer>[0]): Promise<Peer> {
+	const peer = await createPiPeer(options);
+	cleanups.push(() => peer.cleanup());
+	return peer;
+}
+
 describe("pi 0.73.1 against Settle: the fixed rows", () => {
 	it("pi#5886: a line typed during threshold compaction, an async input hook still running when the compaction ends", async () => {
 		const runs = await onBothPeers(
@@ -312,5 +319,75 @@ describe("pi 0.73.1 against Settle: the fixed rows", () => {
 		};
 		console.log(JSON.stringify(runs, null, 1));
 		expect(runs).toEqual({ pi: delivered, settle: delivered });
+	});
+
+	// pi only: Settle's side (the 1 s grace on its simulated clock) is pi-races/liveness.test.ts.
+	it("pi#5778: a tool whose execute never resolves and ignores its signal — pi 0.73.1's abort() never returns and the session stays busy", async () => {
+		const toolStarted = gate();
+		const peer = await piPeer({
+			customTools: [
+				{
+					name: "mcp_call",
+					label: "MCP",
+					description: "calls an MCP server that stopped answering",
+					parameters: { type: "object", properties: {} },
+					execute: () =>
+						new Promise(() => {
+							toolStarted.release();
+						}),
+				},
+			],
+		});
+		peer.script([{ toolCalls: [{ id: "call-h", name: "mcp_call", args: {} }] }, { text: "not reached" }]);
+		const running = outcomeOf(peer.session.prompt("use the MCP tool"));
+		await toolStarted.promise;
+		const aborted = await stillPending(outcomeOf(peer.session.abort()));
+		const next = await outcomeOf(peer.session.prompt("anything else?"));
+		const messages = messagesOf(peer.fileEntries());
+		expect({
+			aborted,
+			running: await stillPending(running),
+			streaming: peer.session.isStreaming,
+			next,
+			lastSaved: messages.at(-1)?.role,
+		}).toEqual({
+			aborted: "pending",
+			running: "pending",
+			streaming: true,
+			next: expect.stringMatching(/^Agent is already processing/),
+			lastSaved: "assistant",
+		});
+	});
+
+	it("pi#2381: a stream that ends without a final message — pi 0.73.1's abort() never returns and the session stays busy", async () => {
+		const peer = await piPeer({});
+		peer.script([{ text: "half an answer" }]);
+		const resultAsked = gate();
+		const agent = (peer.session as unknown as { agent: { streamFn: (...args: unknown[]) => Promise<unknown> } }).agent;
+		const original = agent.streamFn;
+		// The provider's iterator finishes without its final event, and its result() never resolves.
+		agent.streamFn = async (...args) => {
+			const inner = (await original(...args)) as AsyncIterable<{ type: string }>;
+			return {
+				async *[Symbol.asyncIterator]() {
+					for await (const event of inner) {
+						if (event.type === "done" || event.type === "error") return;
+						yield event;
+					}
+				},
+				result: () => {
+					resultAsked.release();
+					return new Promise(() => {});
+				},
+			};
+		};
+		const running = outcomeOf(peer.session.prompt("hi"));
+		await resultAsked.promise;
+		const aborted = await stillPending(outcomeOf(peer.session.abort()));
+		expect({ aborted, running: await stillPending(running), streaming: peer.session.isStreaming }).toEqual({
+			aborted: "pending",
+			running: "pending",
+			streaming: true,
+		});
 	});
 });
