@@ -4,11 +4,19 @@
  * peers) and against Settle, asserting what each one actually does — so "pi 0.73.1 has it" is an
  * observation, not a reading of its source.
  */
-import { copyFileSync, mkdtempSync, rmSync } from "node:fs";
+import { copyFileSync, mkdtempSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { type AnyEvent, createPiPeer, onBothPeers, type Peer, type PeerName, type Step } from "../parity/peers.js";
+import {
+	type AnyEvent,
+	createPiPeer,
+	onBothPeers,
+	type Peer,
+	type PeerName,
+	readFileEntries as readEntries,
+	type Step,
+} from "../parity/peers.js";
 import { onBothRuntimes } from "../parity/tree-peers.js";
 import { gate } from "./helpers.js";
 import { ORPHAN_RESULT_TEXT, writeOrphanSessionFile } from "./orphan-file.js";
@@ -388,6 +396,55 @@ describe("pi 0.73.1 against Settle: the fixed rows", () => {
 			aborted: "pending",
 			running: "pending",
 			streaming: true,
+		});
+	});
+
+	it("oh-my-pi#528: resuming a file pi wrote: pi 0.73.1 appends a thinking-level entry to one without it; Settle writes nothing until new activity", async () => {
+		const dir = mkdtempSync(join(tmpdir(), "settle-omp528-peer-"));
+		cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+		const writer = await piPeer({});
+		writer.script([{ text: "hello back" }]);
+		await writer.session.prompt("hello");
+		const entries = readEntries(writer.session.sessionFile!);
+		// As pi 0.73.1 writes it, and without the model / thinking-level entries (the Settle test's file).
+		const variants = {
+			asWritten: entries,
+			bare: entries.filter((entry) => entry.type !== "model_change" && entry.type !== "thinking_level_change"),
+		};
+		const old = new Date("2024-01-02T03:04:05Z");
+		const runs: Record<string, unknown> = {};
+		for (const [variant, lines] of Object.entries(variants)) {
+			const original = Buffer.from(`${lines.map((entry) => JSON.stringify(entry)).join("\n")}\n`);
+			const copyFor = (name: PeerName) => {
+				const copy = join(dir, `${variant}-${name}.jsonl`);
+				writeFileSync(copy, original);
+				utimesSync(copy, old, old);
+				return copy;
+			};
+			runs[variant] = await onBothPeers(
+				(name) => ({ openFile: copyFor(name) }),
+				async (peer) => {
+					const file = join(dir, `${variant}-${peer.name}.jsonl`);
+					const onResume = readFileSync(file);
+					const resumed = {
+						oldBytesKept: onResume.subarray(0, original.length).equals(original),
+						addedOnResume: readEntries(file)
+							.slice(lines.length)
+							.map((entry) => entry.type),
+						mtimeKept: statSync(file).mtime.getTime() === old.getTime(),
+					};
+					peer.script([{ text: "more" }]);
+					await peer.session.prompt("and now?");
+					const after = readFileSync(file);
+					return { ...resumed, appendedAfterOldBytes: after.subarray(0, original.length).equals(original) };
+				},
+			);
+		}
+		const kept = { oldBytesKept: true, addedOnResume: [], mtimeKept: true, appendedAfterOldBytes: true };
+		expect(runs).toEqual({
+			asWritten: { pi: kept, settle: kept },
+			// pi 0.73.1 writes a thinking-level entry into a file it only resumed (the report's symptom).
+			bare: { pi: { ...kept, addedOnResume: ["thinking_level_change"], mtimeKept: false }, settle: kept },
 		});
 	});
 });
