@@ -14,6 +14,7 @@ import {
 	onBothPeers,
 	type Peer,
 	type PeerName,
+	type ReplySpec,
 	readFileEntries as readEntries,
 	type Step,
 } from "../parity/peers.js";
@@ -226,11 +227,12 @@ async function stillPending(outcome: Promise<string>): Promise<string> {
 }
 
 /** A request that gets no answer: it stays open until its abort signal fires (as a real request does). */
-const stalled: Step = (_request, _peer, signal) =>
-	new Promise((resolve) => {
+function stalledUntilAbort(signal: AbortSignal | undefined): Promise<ReplySpec> {
+	return new Promise((resolve) => {
 		if (signal?.aborted) resolve({ stopReason: "aborted" });
 		signal?.addEventListener("abort", () => resolve({ stopReason: "aborted" }));
 	});
+}
 
 /** Answers by request: the summarizer with a summary, the agent with `answer to <last user text>`. */
 const answerer: Step = (request) =>
@@ -240,8 +242,8 @@ const answerer: Step = (request) =>
 
 function messagesOf(entries: Record<string, unknown>[]): { role: string; stopReason?: string; text: string }[] {
 	return entries.flatMap((entry) => {
-		if (entry.type !== "message") return [];
 		const message = entry.message as { role: string; stopReason?: string; content: unknown };
+		if (entry.type !== "message" || message.role === "system") return [];
 		return [
 			{
 				role: message.role,
@@ -325,7 +327,6 @@ describe("pi 0.73.1 against Settle: the fixed rows", () => {
 			persisted: ["typed while compacting", "steered while compacting"],
 			idle: true,
 		};
-		console.log(JSON.stringify(runs, null, 1));
 		expect(runs).toEqual({ pi: delivered, settle: delivered });
 	});
 
@@ -446,5 +447,37 @@ describe("pi 0.73.1 against Settle: the fixed rows", () => {
 			// pi 0.73.1 writes a thinking-level entry into a file it only resumed (the report's symptom).
 			bare: { pi: { ...kept, addedOnResume: ["thinking_level_change"], mtimeKept: false }, settle: kept },
 		});
+	});
+
+	it("pi#8331: a request that gets no answer — neither product cuts it by itself; abort() ends it, the partial turn is saved as aborted, the session answers again", async () => {
+		const runs = await onBothPeers({}, async (peer) => {
+			const asked = gate();
+			peer.script([
+				(_request, _peer, signal) => {
+					asked.release();
+					return stalledUntilAbort(signal);
+				},
+				{ text: "second try worked" },
+			]);
+			const running = outcomeOf(peer.session.prompt("write the report"));
+			await asked.promise;
+			const whileStalled = { running: await stillPending(running), streaming: peer.session.isStreaming };
+			await peer.session.abort();
+			const afterAbort = { running: await running, streaming: peer.session.isStreaming };
+			await peer.prompt("try again");
+			await peer.quiesce();
+			return {
+				whileStalled,
+				afterAbort,
+				saved: messagesOf(peer.fileEntries()).map((m) => `${m.role}${m.stopReason ? ` ${m.stopReason}` : ""}`),
+			};
+		});
+		// Held in both: no timer cuts the silence (Settle's streamIdleTimeoutMs is opt-in), abort does.
+		const held = {
+			whileStalled: { running: "pending", streaming: true },
+			afterAbort: { running: "resolved", streaming: false },
+			saved: ["user", "assistant aborted", "user", "assistant stop"],
+		};
+		expect(runs).toEqual({ pi: held, settle: held });
 	});
 });
