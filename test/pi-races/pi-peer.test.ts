@@ -480,4 +480,65 @@ describe("pi 0.73.1 against Settle: the fixed rows", () => {
 		};
 		expect(runs).toEqual({ pi: held, settle: held });
 	});
+
+	it("pi-desktop#46: a new session while the answer streams — pi 0.73.1 leaves the old run going and never saves its end; Settle aborts and saves it first", async () => {
+		const runs = await onBothRuntimes(
+			() => ({ customTools: [], extensions: [] }),
+			async (peer) => {
+				const asked = gate();
+				let signal: AbortSignal | undefined;
+				peer.script([
+					{ text: "first answer" },
+					(_request, _peer, requestSignal) => {
+						signal = requestSignal;
+						asked.release();
+						return stalledUntilAbort(requestSignal);
+					},
+					{ text: "fresh" },
+				]);
+				const old = peer.session;
+				await old.prompt("first question");
+				const running = outcomeOf(old.prompt("long answer"));
+				await asked.promise;
+				const oldFile = old.sessionFile!;
+				const switched = await outcomeOf(peer.runtime.newSession());
+				const atSwitch = {
+					switched,
+					oldRun: await stillPending(running),
+					oldStreaming: old.isStreaming,
+					requestAborted: signal?.aborted ?? false,
+				};
+				// pi leaves the old run going: end it here (as its host's Esc would) so nothing leaks.
+				if (old.isStreaming) await old.abort();
+				await running;
+				await peer.session.prompt("hello new session");
+				await peer.quiesce();
+				return {
+					...atSwitch,
+					oldFile: messagesOf(peer.fileEntries(oldFile)).map(
+						(m) => `${m.role}${m.stopReason ? ` ${m.stopReason}` : ""}`,
+					),
+					newSessionAsked: peer.requests.at(-1)?.messages,
+				};
+			},
+		);
+		// pi 0.73.1 has it: the old run keeps streaming past the switch, and its end is never saved.
+		expect(runs.pi).toEqual({
+			switched: "resolved",
+			oldRun: "pending",
+			oldStreaming: true,
+			requestAborted: false,
+			oldFile: ["user", "assistant stop", "user"],
+			newSessionAsked: ["user: hello new session"],
+		});
+		// Settle: the switch aborts and settles the old run first; its file ends with the aborted answer.
+		expect(runs.settle).toEqual({
+			switched: "resolved",
+			oldRun: "SESSION_CLOSED",
+			oldStreaming: false,
+			requestAborted: true,
+			oldFile: ["user", "assistant stop", "user", "assistant aborted"],
+			newSessionAsked: ["user: hello new session"],
+		});
+	});
 });
