@@ -30,6 +30,8 @@ let handlerRunning = gate();
 let releaseHandler = gate();
 /** Releases for the pi#5886 scenario's compaction hold (one peer at a time). */
 const releaseHolds: (() => void)[] = [];
+/** The pinet#941 scenario's `ctx.isIdle()` readings (one peer at a time). */
+const idleWhileCompacting: boolean[] = [];
 afterEach(() => {
 	for (const cleanup of cleanups.splice(0)) cleanup();
 });
@@ -286,8 +288,10 @@ describe("pi 0.73.1 against Settle: the fixed rows", () => {
 			},
 			async (peer) => {
 				peer.script(
-					Array.from({ length: 8 }, (): Step => (request) =>
-						request.messages.at(-1) === "user: b" ? { text: "y".repeat(12_000) } : answerer(request, peer, undefined),
+					Array.from(
+						{ length: 8 },
+						(): Step => (request) =>
+							request.messages.at(-1) === "user: b" ? { text: "y".repeat(12_000) } : answerer(request, peer, undefined),
 					),
 				);
 				const compacting = new Promise<void>((resolve) =>
@@ -539,6 +543,85 @@ describe("pi 0.73.1 against Settle: the fixed rows", () => {
 			requestAborted: true,
 			oldFile: ["user", "assistant stop", "user", "assistant aborted"],
 			newSessionAsked: ["user: hello new session"],
+		});
+	});
+
+	it("pinet#941: while a compaction summarizes — pi 0.73.1 says idle and answers a prompt it then saves nowhere; Settle says busy and refuses it", async () => {
+		const runs = await onBothPeers(
+			{
+				settings: { compaction: { keepRecentTokens: 10 } },
+				extensions: [
+					(api) => api.on("session_before_compact", (_event, ctx) => void idleWhileCompacting.push(ctx.isIdle())),
+				],
+			},
+			async (peer) => {
+				const summaryAsked = gate();
+				const answerSummary = gate();
+				let summaries = 0;
+				const step: Step = async (request) => {
+					if (request.system !== "summarizer") {
+						return {
+							text: request.messages.at(-1)?.includes("new task")
+								? "done with the new task"
+								: `answer ${"words ".repeat(30)}`,
+						};
+					}
+					if (summaries++ === 0) {
+						summaryAsked.release();
+						await answerSummary.promise;
+					}
+					return { text: "## Goal\nsummary" };
+				};
+				peer.script(Array.from({ length: 8 }, () => step));
+				for (const text of ["one", "two", "three"]) await peer.session.prompt(`question ${text} `.repeat(20));
+				const linesBefore = peer.fileEntries().length;
+				const compacting = outcomeOf(peer.session.compact());
+				await summaryAsked.promise;
+				const late = outcomeOf(peer.session.prompt("new task from the broker"));
+				const lateBeforeSummary = await stillPending(late);
+				answerSummary.release();
+				const outcomes = { compact: await compacting, late: await late, lateBeforeSummary };
+				await peer.quiesce();
+				const written = peer
+					.fileEntries()
+					.slice(linesBefore)
+					.map((entry) => {
+						if (entry.type !== "message") return String(entry.type);
+						const [message] = messagesOf([entry]);
+						return `${message!.role}: ${message!.text.includes("new task") ? "new task" : "…"}`;
+					});
+				const live = JSON.stringify(peer.session.messages).includes("new task from the broker");
+				const reopened = JSON.stringify(peer.openContext(peer.session.sessionFile!)).includes(
+					"new task from the broker",
+				);
+				const answered = peer.requests.some((request) => request.messages.at(-1) === "user: new task from the broker");
+				const result = { ctxIdle: idleWhileCompacting[0], ...outcomes, answered, written, live, reopened };
+				idleWhileCompacting.length = 0;
+				return result;
+			},
+		);
+		// pi 0.73.1 has it: idle while compacting, so the prompt runs at once and is answered, but the
+		// compaction's context replaces it: it is in neither the file nor the live context afterwards.
+		expect(runs.pi).toEqual({
+			ctxIdle: true,
+			compact: "resolved",
+			late: "resolved",
+			lateBeforeSummary: "resolved",
+			answered: true,
+			written: ["compaction"],
+			live: false,
+			reopened: false,
+		});
+		// Settle: busy while compacting, and says so to the prompt (a typed BUSY); nothing half-done.
+		expect(runs.settle).toEqual({
+			ctxIdle: false,
+			compact: "resolved",
+			late: "BUSY",
+			lateBeforeSummary: "BUSY",
+			answered: false,
+			written: ["compaction"],
+			live: false,
+			reopened: false,
 		});
 	});
 });
