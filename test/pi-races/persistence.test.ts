@@ -7,22 +7,12 @@ import { spawn } from "node:child_process";
 import { readFileSync, statSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { SessionManager, SettleError } from "../../src/index.js";
 import { cliCommand, trackChild } from "../cli/helpers.js";
-import { diskSession, fileMessages, orphanToolMessages, readEntries, removeTempDirs } from "./disk-harness.js";
+import { diskSession, diskSessionsPerTest, fileMessages, orphanToolMessages, readEntries } from "./disk-harness.js";
 
-const open: { cleanup(): void }[] = [];
-afterEach(() => {
-	for (const s of open.splice(0)) s.cleanup();
-	removeTempDirs();
-});
-
-async function session(options: Parameters<typeof diskSession>[0] = {}) {
-	const s = await diskSession(options);
-	open.push(s);
-	return s;
-}
+const { open, session } = diskSessionsPerTest();
 
 describe("persistence: nothing lost, nothing out of order", () => {
 	it("pinet#941: work sent while a compaction runs is neither run unsaved nor lost, and leaves no orphaned tool result", async () => {

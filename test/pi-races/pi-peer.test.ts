@@ -16,9 +16,11 @@ import {
 	type PeerName,
 	type ReplySpec,
 	readFileEntries as readEntries,
+	type SharedTool,
 	type Step,
 } from "../parity/peers.js";
 import { onBothRuntimes } from "../parity/tree-peers.js";
+import { hungTool } from "./disk-harness.js";
 import { gate } from "./helpers.js";
 import { ORPHAN_RESULT_TEXT, writeOrphanSessionFile } from "./orphan-file.js";
 import { killMarked, markedProcesses, processMarker, wedgingCommand } from "./processes.js";
@@ -263,6 +265,11 @@ async function piPeer(options: Parameters<typeof createPiPeer>[0]): Promise<Peer
 	return peer;
 }
 
+/** The saved messages' roles, an assistant's with its stop reason (`assistant aborted`). */
+function savedRoles(entries: Record<string, unknown>[]): string[] {
+	return messagesOf(entries).map((m) => (m.stopReason ? `${m.role} ${m.stopReason}` : m.role));
+}
+
 describe("pi 0.73.1 against Settle: the fixed rows", () => {
 	it("pi#5886: a line typed during threshold compaction, an async input hook still running when the compaction ends", async () => {
 		const runs = await onBothPeers(
@@ -337,20 +344,7 @@ describe("pi 0.73.1 against Settle: the fixed rows", () => {
 	// pi only: Settle's side (the 1 s grace on its simulated clock) is pi-races/liveness.test.ts.
 	it("pi#5778: a tool whose execute never resolves and ignores its signal — pi 0.73.1's abort() never returns and the session stays busy", async () => {
 		const toolStarted = gate();
-		const peer = await piPeer({
-			customTools: [
-				{
-					name: "mcp_call",
-					label: "MCP",
-					description: "calls an MCP server that stopped answering",
-					parameters: { type: "object", properties: {} },
-					execute: () =>
-						new Promise(() => {
-							toolStarted.release();
-						}),
-				},
-			],
-		});
+		const peer = await piPeer({ customTools: [hungTool(() => toolStarted.release()) as unknown as SharedTool] });
 		peer.script([{ toolCalls: [{ id: "call-h", name: "mcp_call", args: {} }] }, { text: "not reached" }]);
 		const running = outcomeOf(peer.session.prompt("use the MCP tool"));
 		await toolStarted.promise;
@@ -473,7 +467,7 @@ describe("pi 0.73.1 against Settle: the fixed rows", () => {
 			return {
 				whileStalled,
 				afterAbort,
-				saved: messagesOf(peer.fileEntries()).map((m) => `${m.role}${m.stopReason ? ` ${m.stopReason}` : ""}`),
+				saved: savedRoles(peer.fileEntries()),
 			};
 		});
 		// Held in both: no timer cuts the silence (Settle's streamIdleTimeoutMs is opt-in), abort does.
@@ -519,9 +513,7 @@ describe("pi 0.73.1 against Settle: the fixed rows", () => {
 				await peer.quiesce();
 				return {
 					...atSwitch,
-					oldFile: messagesOf(peer.fileEntries(oldFile)).map(
-						(m) => `${m.role}${m.stopReason ? ` ${m.stopReason}` : ""}`,
-					),
+					oldFile: savedRoles(peer.fileEntries(oldFile)),
 					newSessionAsked: peer.requests.at(-1)?.messages,
 				};
 			},
