@@ -14,6 +14,17 @@ import { diskSession, diskSessionsPerTest, fileMessages, orphanToolMessages, rea
 
 const { open, session } = diskSessionsPerTest();
 
+/** A session file with one answered exchange (`hello`), its session closed; `dir` is its temp dir. */
+async function closedSessionFile(): Promise<{ file: string; dir: string }> {
+	const first = await session();
+	first.provider.answer("hello back");
+	await first.session.prompt("hello");
+	const file = first.session.sessionFile!;
+	first.cleanup();
+	open.splice(0);
+	return { file, dir: first.dir };
+}
+
 describe("persistence: nothing lost, nothing out of order", () => {
 	it("pinet#941: work sent while a compaction runs is neither run unsaved nor lost, and leaves no orphaned tool result", async () => {
 		const { session: s, provider } = await session({ settings: { compaction: { keepRecentTokens: 10 } } });
@@ -65,13 +76,8 @@ describe("persistence: nothing lost, nothing out of order", () => {
 
 	it("oh-my-pi#528: resuming a session leaves its file untouched (bytes and mtime) until new activity", async () => {
 		// A session written by pi: header, a user question and an answer, no thinking_level_change entry.
-		const first = await session();
-		first.provider.answer("hello back");
-		await first.session.prompt("hello");
-		const file = first.session.sessionFile!;
-		first.cleanup();
-		open.splice(0);
-		const piFile = join(first.dir, "pi-written.jsonl");
+		const { file, dir } = await closedSessionFile();
+		const piFile = join(dir, "pi-written.jsonl");
 		writeFileSync(
 			piFile,
 			`${readEntries(file)
@@ -104,16 +110,11 @@ describe("persistence: nothing lost, nothing out of order", () => {
 	});
 
 	it("pi#8334 / pi#8300: a second process resuming a live session file gets SESSION_LOCKED and writes nothing", async () => {
-		const first = await session();
-		first.provider.answer("hello back");
-		await first.session.prompt("hello");
-		const file = first.session.sessionFile!;
-		first.cleanup();
-		open.splice(0);
+		const { file, dir } = await closedSessionFile();
 		// Process A: `settle --rpc --session <file>`, alive and holding the session.
 		const child = spawn(process.execPath, [...cliCommand(), "--faux", "--rpc", "--session", file], {
-			cwd: first.dir,
-			env: { ...process.env, SETTLE_AGENT_DIR: join(first.dir, "agent") },
+			cwd: dir,
+			env: { ...process.env, SETTLE_AGENT_DIR: join(dir, "agent") },
 			stdio: ["pipe", "pipe", "pipe"],
 		});
 		const exited = trackChild(child);
