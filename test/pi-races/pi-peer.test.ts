@@ -2,7 +2,8 @@
  * Peer evidence for the race table: the same scenario run against pi 0.73.1 itself (its own
  * `createAgentSession` / `createAgentSessionRuntime` on pi-ai's faux provider, through the parity
  * peers) and against Settle, asserting what each one actually does — so "pi 0.73.1 has it" is an
- * observation, not a reading of its source.
+ * observation, not a reading of its source. A few rows run on pi alone (a pi peer by itself):
+ * Settle's side of those needs its simulated clock and is in liveness.test.ts.
  */
 import { copyFileSync, mkdtempSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -11,6 +12,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import {
 	type AnyEvent,
 	createPiPeer,
+	type ModelRequest,
 	onBothPeers,
 	type Peer,
 	type PeerName,
@@ -21,7 +23,7 @@ import {
 } from "../parity/peers.js";
 import { onBothRuntimes } from "../parity/tree-peers.js";
 import { hungTool } from "./disk-harness.js";
-import { gate } from "./helpers.js";
+import { BIG_ANSWER, gate, THRESHOLD_SETTINGS } from "./helpers.js";
 import { ORPHAN_RESULT_TEXT, writeOrphanSessionFile } from "./orphan-file.js";
 import { killMarked, markedProcesses, processMarker, wedgingCommand } from "./processes.js";
 
@@ -30,7 +32,7 @@ const cleanups: (() => void)[] = [];
 const idleInHandler: boolean[] = [];
 let handlerRunning = gate();
 let releaseHandler = gate();
-/** Releases for the pi#5886 scenario's compaction hold (one peer at a time). */
+/** Releases of the pi#5886 scenario's compaction holds, one per peer (taken in peer order). */
 const releaseHolds: (() => void)[] = [];
 /** The pinet#941 scenario's `ctx.isIdle()` readings (one peer at a time). */
 const idleWhileCompacting: boolean[] = [];
@@ -239,7 +241,7 @@ function stalledUntilAbort(signal: AbortSignal | undefined): Promise<ReplySpec> 
 }
 
 /** Answers by request: the summarizer with a summary, the agent with `answer to <last user text>`. */
-const answerer: Step = (request) =>
+const answerer = (request: ModelRequest): ReplySpec =>
 	request.system === "summarizer"
 		? { text: "## Goal\nsummary" }
 		: { text: `answer to ${request.messages.at(-1)?.replace(/^user: /, "")}` };
@@ -275,9 +277,10 @@ describe("pi 0.73.1 against Settle: the fixed rows", () => {
 		const runs = await onBothPeers(
 			() => {
 				const hold = gate();
+				releaseHolds.push(hold.release);
 				return {
 					contextWindow: 8000,
-					settings: { compaction: { reserveTokens: 4000, keepRecentTokens: 1 } },
+					settings: THRESHOLD_SETTINGS,
 					extensions: [
 						(api) => {
 							api.on("session_before_compact", async () => {
@@ -288,7 +291,6 @@ describe("pi 0.73.1 against Settle: the fixed rows", () => {
 								await Promise.resolve();
 								return { action: "continue" };
 							});
-							api.on("session_start", () => void releaseHolds.push(hold.release));
 						},
 					],
 				};
@@ -297,8 +299,7 @@ describe("pi 0.73.1 against Settle: the fixed rows", () => {
 				peer.script(
 					Array.from(
 						{ length: 8 },
-						(): Step => (request) =>
-							request.messages.at(-1) === "user: b" ? { text: "y".repeat(12_000) } : answerer(request, peer, undefined),
+						(): Step => (request) => (request.messages.at(-1) === "user: b" ? { text: BIG_ANSWER } : answerer(request)),
 					),
 				);
 				const compacting = new Promise<void>((resolve) =>
