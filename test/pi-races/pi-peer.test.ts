@@ -18,6 +18,7 @@ import {
 	type PeerName,
 	type ReplySpec,
 	readFileEntries as readEntries,
+	type SessionLike,
 	type SharedTool,
 	type Step,
 } from "../parity/peers.js";
@@ -260,6 +261,49 @@ function messagesOf(entries: Record<string, unknown>[]): { role: string; stopRea
 	});
 }
 
+/**
+ * Makes the session's next request stall mid-answer: its stream passes the first text delta on, then
+ * sends nothing until the request's signal fires, and ends as a real provider does on abort (an
+ * `aborted` error carrying the partial answer). Works on both peers (each agent's `streamFn`).
+ */
+function stallAfterFirstDelta(session: SessionLike, onStalled: () => void): void {
+	type StreamEvent = { type: string; delta?: string; partial?: Record<string, unknown> };
+	const agent = (session as unknown as { agent: { streamFn: (...args: unknown[]) => unknown } }).agent;
+	const original = agent.streamFn;
+	agent.streamFn = async (model, context, options) => {
+		// Only the first request stalls; the next ones stream as the model answers.
+		agent.streamFn = original;
+		const signal = (options as { signal?: AbortSignal }).signal;
+		const inner = (await original(model, context, options)) as AsyncIterable<StreamEvent>;
+		let finish!: (message: unknown) => void;
+		const final = new Promise((resolve) => (finish = resolve));
+		return {
+			async *[Symbol.asyncIterator]() {
+				for await (const event of inner) {
+					yield event;
+					if (event.type !== "text_delta") continue;
+					onStalled();
+					await new Promise<void>((resolve) => {
+						if (signal?.aborted) resolve();
+						signal?.addEventListener("abort", () => resolve());
+					});
+					// The answer so far is that one delta (pi's faux goes on filling its partial in place).
+					const error = {
+						...event.partial,
+						content: [{ type: "text", text: event.delta }],
+						stopReason: "aborted",
+						errorMessage: "Request was aborted",
+					};
+					finish(error);
+					yield { type: "error", reason: "aborted", error };
+					return;
+				}
+			},
+			result: () => final,
+		};
+	};
+}
+
 /** A pi 0.73.1 peer alone, cleaned up after the test. */
 async function piPeer(options: Parameters<typeof createPiPeer>[0]): Promise<Peer> {
 	const peer = await createPiPeer(options);
@@ -448,33 +492,26 @@ describe("pi 0.73.1 against Settle: the fixed rows", () => {
 		});
 	});
 
-	it("pi#8331: a request that gets no answer — neither product cuts it by itself; abort() ends it, the partial turn is saved as aborted, the session answers again", async () => {
+	it("pi#8331: a stream that stalls mid-answer — neither product cuts it by itself; abort() ends it, the partial answer is saved as aborted, the session answers again", async () => {
 		const runs = await onBothPeers({}, async (peer) => {
-			const asked = gate();
-			peer.script([
-				(_request, _peer, signal) => {
-					asked.release();
-					return stalledUntilAbort(signal);
-				},
-				{ text: "second try worked" },
-			]);
+			const stalled = gate();
+			stallAfterFirstDelta(peer.session, stalled.release);
+			peer.script([{ text: "Here is the first half of the report" }, { text: "second try worked" }]);
 			const running = outcomeOf(peer.session.prompt("write the report"));
-			await asked.promise;
+			await stalled.promise;
 			const whileStalled = { running: await stillPending(running), streaming: peer.session.isStreaming };
 			await peer.session.abort();
 			const afterAbort = { running: await running, streaming: peer.session.isStreaming };
+			const partial = messagesOf(peer.fileEntries()).at(-1)?.text;
 			await peer.prompt("try again");
 			await peer.quiesce();
-			return {
-				whileStalled,
-				afterAbort,
-				saved: savedRoles(peer.fileEntries()),
-			};
+			return { whileStalled, afterAbort, partial, saved: savedRoles(peer.fileEntries()) };
 		});
 		// Held in both: no timer cuts the silence (Settle's streamIdleTimeoutMs is opt-in), abort does.
 		const held = {
 			whileStalled: { running: "pending", streaming: true },
 			afterAbort: { running: "resolved", streaming: false },
+			partial: JSON.stringify([{ type: "text", text: "Here" }]),
 			saved: ["user", "assistant aborted", "user", "assistant stop"],
 		};
 		expect(runs).toEqual({ pi: held, settle: held });
