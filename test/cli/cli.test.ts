@@ -84,6 +84,8 @@ describe("settle -p (print)", () => {
 	});
 
 	it("an error answer goes to stderr with exit 1 (a refused key: exit 4)", () => {
+		// What pi-ai reports for Anthropic's HTTP 401: the status first, then the response body.
+		const REFUSED_KEY = '401 {"type":"error","error":{"type":"authentication_error","message":"invalid x-api-key"}}';
 		const run = settle([
 			"--faux-script",
 			script([{ stopReason: "error", errorMessage: "400 invalid_request_error: messages.1: empty text" }]),
@@ -95,11 +97,11 @@ describe("settle -p (print)", () => {
 		expect(run.stderr).toBe("400 invalid_request_error: messages.1: empty text\n");
 		const refused = settle([
 			"--faux-script",
-			script([{ stopReason: "error", errorMessage: "authentication_error: invalid x-api-key" }]),
+			script([{ stopReason: "error", errorMessage: REFUSED_KEY }]),
 			"-p",
 			"hi",
 		]);
-		expect(refused).toMatchObject({ code: 4, stdout: "", stderr: "authentication_error: invalid x-api-key\n" });
+		expect(refused).toMatchObject({ code: 4, stdout: "", stderr: `${REFUSED_KEY}\n` });
 	});
 
 	it("a real provider without a key: exit 4, and the way out on the command line (environment or auth.json)", () => {
