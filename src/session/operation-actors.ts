@@ -228,8 +228,6 @@ function settleOperation(s: SessionInternals): void {
 		s.loadout.resyncFromTranscript();
 	}
 	scratch.forcedSystemPrompt = undefined;
-	// Only this operation's queued messages run on a context the omission emptied.
-	scratch.unansweredOmitted = false;
 	scratch.promptSystemMessage = undefined;
 	scratch.boundaryAborted = false;
 }
