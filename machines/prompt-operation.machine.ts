@@ -848,7 +848,7 @@ export const promptOperationMachine = setup({
 		 * its backoff does. pi 0.73.1 reports it as a success (DELIBERATE_ABORTED_RETRY_CANCELLED).
 		 */
 		retryAborted: ({ context, event }) =>
-			event.type === "ASSISTANT_MESSAGE_END" && event.stopReason === "aborted" && context.retryAttempt > 0,
+			context.retryAttempt > 0 && event.type === "ASSISTANT_MESSAGE_END" && event.stopReason === "aborted",
 		isManualCompaction: ({ context }) => context.compaction?.reason === "manual",
 		/** Overflow recovery compacted: re-run the request (a cancelled or failed compaction never re-runs). */
 		compactedForRetry: ({ context }, params: { output: CompactionOutput }) =>
