@@ -7915,6 +7915,30 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/security/encoded-secrets.test.ts"],
 	},
+	{
+		id: "BT01",
+		file: "src/session/agent-session.ts",
+		description: "the thinking-level entry of a resumed file is written at once (rewrites pi's file on resume)",
+		edits: [
+			{
+				find: "sessionManager.appendThinkingLevelChange(thinkingLevel, { deferWrite: true });",
+				replace: "sessionManager.appendThinkingLevelChange(thinkingLevel);",
+			},
+		],
+		tests: ["test/pi-races/pi-peer.test.ts"],
+	},
+	{
+		id: "BT02",
+		file: "src/session/agent-session.ts",
+		description: "a replacement no longer aborts and settles the old run first",
+		edits: [
+			{
+				find: "if (!session.agent.state.isStreaming) return undefined;",
+				replace: "return undefined;",
+			},
+		],
+		tests: ["test/pi-races/pi-peer.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */

@@ -32,8 +32,13 @@ export interface ReplySpec {
 	errorMessage?: string;
 }
 
-/** A scripted step: a reply, or a function of the (normalized) request. */
-export type Step = ReplySpec | ((request: ModelRequest, peer: Peer) => ReplySpec | Promise<ReplySpec>);
+/**
+ * A scripted step: a reply, or a function of the (normalized) request and the request's abort
+ * signal (a step that holds its answer can honour the signal as a real provider's request does).
+ */
+export type Step =
+	| ReplySpec
+	| ((request: ModelRequest, peer: Peer, signal: AbortSignal | undefined) => ReplySpec | Promise<ReplySpec>);
 
 /** What one model request contained, after each peer's `convertToLlm`. */
 export interface ModelRequest {
@@ -310,7 +315,7 @@ export function fauxSteps(
 		if (step === undefined) throw new Error("No more faux responses queued");
 		const request = normalizeRequest(context);
 		requests.push(request);
-		const spec = typeof step === "function" ? await step(request, peer()) : step;
+		const spec = typeof step === "function" ? await step(request, peer(), options?.signal) : step;
 		return buildReply(spec, faux);
 	};
 	return steps.map(() => dispenser);

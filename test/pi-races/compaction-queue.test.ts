@@ -46,18 +46,28 @@ async function thresholdSession(hold: Promise<void>, more: ((pi: ExtensionAPI) =
 	return h;
 }
 
+/**
+ * Scripts `short`, {@link BIG_ANSWER} and `third`, answers prompt `a`, sends `b` (whose answer
+ * crosses the threshold) and waits for its compaction to start. `beforeSecond` runs between.
+ */
+async function compactingAfterSecondPrompt(third: string, beforeSecond?: () => void) {
+	const { answerRequests } = script(h, [
+		fauxAssistantMessage("short"),
+		fauxAssistantMessage(BIG_ANSWER),
+		fauxAssistantMessage(third),
+	]);
+	await h.session.prompt("a");
+	beforeSecond?.();
+	const second = h.session.prompt("b");
+	await h.nextEvent("compaction_start");
+	return { answerRequests, second };
+}
+
 describe("pi#6820: queued message dropped after threshold auto-compaction (“Agent is already processing”)", () => {
 	it("pi#6820: a message typed during threshold compaction is delivered when compaction ends", async () => {
 		const compaction = gate();
 		await thresholdSession(compaction.promise);
-		const { answerRequests } = script(h, [
-			fauxAssistantMessage("short"),
-			fauxAssistantMessage(BIG_ANSWER),
-			fauxAssistantMessage("answer to the typed message"),
-		]);
-		await h.session.prompt("a");
-		const second = h.session.prompt("b");
-		await h.nextEvent("compaction_start");
+		const { answerRequests, second } = await compactingAfterSecondPrompt("answer to the typed message");
 		expect(h.session.isCompacting).toBe(true);
 		expect(h.session.isIdle).toBe(false);
 		// What the chat sends for a line typed while busy (settle -i passes its streamingBehavior).
@@ -97,10 +107,7 @@ describe("pi#6820: queued message dropped after threshold auto-compaction (“Ag
 	it("pi#6820: a prompt without streamingBehavior during compaction is refused with a typed BUSY, never half-queued", async () => {
 		const compaction = gate();
 		await thresholdSession(compaction.promise);
-		script(h, [fauxAssistantMessage("short"), fauxAssistantMessage(BIG_ANSWER), fauxAssistantMessage("unused")]);
-		await h.session.prompt("a");
-		const second = h.session.prompt("b");
-		await h.nextEvent("compaction_start");
+		const { second } = await compactingAfterSecondPrompt("unused");
 		const refused = await h.session.prompt("no behavior").then(
 			() => undefined,
 			(error: unknown) => error,
@@ -127,14 +134,7 @@ describe("pi#5886: a message typed during threshold compaction with an async inp
 	it("pi#5886: steered with prompt(…, { streamingBehavior }), compaction ending while the hook runs: delivered, not stuck", async () => {
 		const compaction = gate();
 		await thresholdSession(compaction.promise, [yieldingInputHook]);
-		const { answerRequests } = script(h, [
-			fauxAssistantMessage("short"),
-			fauxAssistantMessage(BIG_ANSWER),
-			fauxAssistantMessage("answered"),
-		]);
-		await h.session.prompt("a");
-		const second = h.session.prompt("b");
-		await h.nextEvent("compaction_start");
+		const { answerRequests, second } = await compactingAfterSecondPrompt("answered");
 		const typed = h.session.prompt("typed while compacting", { streamingBehavior: "steer" });
 		// Compaction ends while the input hook is still awaiting (the report's ordering).
 		compaction.release();
@@ -158,25 +158,19 @@ describe("pi#5886: a message typed during threshold compaction with an async inp
 					});
 				},
 			]);
-			const { answerRequests } = script(h, [
-				fauxAssistantMessage("short"),
-				fauxAssistantMessage(BIG_ANSWER),
-				fauxAssistantMessage("answered"),
-			]);
-			await h.session.prompt("a");
 			let settled = 0;
-			h.session.subscribe((event) => {
-				if (event.type === "agent_settled") settled++;
-			});
-			// The hook returns exactly when the operation decides how to end (pi checked its queue then).
 			const states: string[] = [];
-			h.session.inspect((event) => {
-				if (event.kind !== "state") return;
-				states.push(event.to);
-				if (event.to === "beforeSettle.awaitingInput" || event.to === "settling") inputHook.release();
+			const { answerRequests, second } = await compactingAfterSecondPrompt("answered", () => {
+				h.session.subscribe((event) => {
+					if (event.type === "agent_settled") settled++;
+				});
+				// The hook returns exactly when the operation decides how to end (pi checked its queue then).
+				h.session.inspect((event) => {
+					if (event.kind !== "state") return;
+					states.push(event.to);
+					if (event.to === "beforeSettle.awaitingInput" || event.to === "settling") inputHook.release();
+				});
 			});
-			const second = h.session.prompt("b");
-			await h.nextEvent("compaction_start");
 			const queued = kind === "steer" ? h.session.steer(`${kind} text`) : h.session.followUp(`${kind} text`);
 			compaction.release();
 			const [result] = await Promise.all([queued, second]);
@@ -208,14 +202,7 @@ describe("pi#6728: compaction queue flush races with the resumed agent and rejec
 				});
 			},
 		]);
-		const { answerRequests } = script(h, [
-			fauxAssistantMessage("short"),
-			fauxAssistantMessage(BIG_ANSWER),
-			fauxAssistantMessage("took the handoff"),
-		]);
-		await h.session.prompt("a");
-		const second = h.session.prompt("b");
-		await h.nextEvent("compaction_start");
+		const { answerRequests, second } = await compactingAfterSecondPrompt("took the handoff");
 		// The user runs the command while compaction runs (the chat passes its streamingBehavior).
 		await h.session.prompt("/handoff the plan", { streamingBehavior: "steer" });
 		compaction.release();

@@ -5,9 +5,11 @@
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { afterEach } from "vitest";
 import {
 	type AgentSession,
 	type AgentSessionEvent,
+	type AgentTool,
 	type AssistantMessage,
 	type AssistantMessageEventStream,
 	type CreateAgentSessionOptions,
@@ -136,6 +138,40 @@ const dirs: string[] = [];
 /** Removes every temp dir made by {@link diskSession} (call in `afterEach`). */
 export function removeTempDirs(): void {
 	for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+}
+
+/**
+ * For a test file's top level: `session()` opens a {@link diskSession} that is cleaned up, with
+ * every temp dir, after the test; `open` lists the ones still to clean up.
+ */
+export function diskSessionsPerTest() {
+	const open: { cleanup(): void }[] = [];
+	afterEach(() => {
+		for (const s of open.splice(0)) s.cleanup();
+		removeTempDirs();
+	});
+	return {
+		open,
+		async session(options: Parameters<typeof diskSession>[0] = {}): Promise<DiskSession> {
+			const s = await diskSession(options);
+			open.push(s);
+			return s;
+		},
+	};
+}
+
+/** A tool whose execute never returns and ignores its abort signal (an MCP bridge whose server went away). */
+export function hungTool(onStart: () => void, name = "mcp_call"): AgentTool {
+	return {
+		name,
+		label: "MCP",
+		description: "calls an MCP server that stopped answering",
+		parameters: { type: "object", properties: {} } as never,
+		execute: () =>
+			new Promise(() => {
+				onStart();
+			}),
+	};
 }
 
 /**

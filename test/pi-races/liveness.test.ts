@@ -4,36 +4,19 @@
  * Each test drives a real session (createAgentSession, JSONL on disk, timers on a SimulatedClock)
  * and asserts what its user sees: abort resolves, exactly one agent_settled, the file reopens.
  */
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { type AgentTool, SessionManager } from "../../src/index.js";
 import { fauxAssistantMessage, fauxToolCall } from "../../src/testing/index.js";
-import { diskSession, fileMessages, nextEvent, orphanToolMessages, removeTempDirs, textDelta } from "./disk-harness.js";
+import {
+	diskSessionsPerTest,
+	fileMessages,
+	hungTool,
+	nextEvent,
+	orphanToolMessages,
+	textDelta,
+} from "./disk-harness.js";
 
-const open: { cleanup(): void }[] = [];
-afterEach(() => {
-	for (const s of open.splice(0)) s.cleanup();
-	removeTempDirs();
-});
-
-async function session(options: Parameters<typeof diskSession>[0] = {}) {
-	const s = await diskSession(options);
-	open.push(s);
-	return s;
-}
-
-/** A tool whose execute never returns and ignores its abort signal (an MCP bridge whose server went away). */
-function hungTool(onStart: () => void): AgentTool {
-	return {
-		name: "mcp_call",
-		label: "MCP",
-		description: "calls an MCP server that stopped answering",
-		parameters: { type: "object", properties: {} } as never,
-		execute: () =>
-			new Promise(() => {
-				onStart();
-			}),
-	};
-}
+const { session } = diskSessionsPerTest();
 
 describe("liveness: a session always settles", () => {
 	it("pi#8331: a provider stream that stalls mid-response can be aborted and the session settles", async () => {

@@ -7,21 +7,22 @@ import { spawn } from "node:child_process";
 import { readFileSync, statSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { SessionManager, SettleError } from "../../src/index.js";
 import { cliCommand, trackChild } from "../cli/helpers.js";
-import { diskSession, fileMessages, orphanToolMessages, readEntries, removeTempDirs } from "./disk-harness.js";
+import { diskSession, diskSessionsPerTest, fileMessages, orphanToolMessages, readEntries } from "./disk-harness.js";
 
-const open: { cleanup(): void }[] = [];
-afterEach(() => {
-	for (const s of open.splice(0)) s.cleanup();
-	removeTempDirs();
-});
+const { open, session } = diskSessionsPerTest();
 
-async function session(options: Parameters<typeof diskSession>[0] = {}) {
-	const s = await diskSession(options);
-	open.push(s);
-	return s;
+/** A session file with one answered exchange (`hello`), its session closed; `dir` is its temp dir. */
+async function closedSessionFile(): Promise<{ file: string; dir: string }> {
+	const first = await session();
+	first.provider.answer("hello back");
+	await first.session.prompt("hello");
+	const file = first.session.sessionFile!;
+	first.cleanup();
+	open.splice(0);
+	return { file, dir: first.dir };
 }
 
 describe("persistence: nothing lost, nothing out of order", () => {
@@ -75,13 +76,8 @@ describe("persistence: nothing lost, nothing out of order", () => {
 
 	it("oh-my-pi#528: resuming a session leaves its file untouched (bytes and mtime) until new activity", async () => {
 		// A session written by pi: header, a user question and an answer, no thinking_level_change entry.
-		const first = await session();
-		first.provider.answer("hello back");
-		await first.session.prompt("hello");
-		const file = first.session.sessionFile!;
-		first.cleanup();
-		open.splice(0);
-		const piFile = join(first.dir, "pi-written.jsonl");
+		const { file, dir } = await closedSessionFile();
+		const piFile = join(dir, "pi-written.jsonl");
 		writeFileSync(
 			piFile,
 			`${readEntries(file)
@@ -114,16 +110,11 @@ describe("persistence: nothing lost, nothing out of order", () => {
 	});
 
 	it("pi#8334 / pi#8300: a second process resuming a live session file gets SESSION_LOCKED and writes nothing", async () => {
-		const first = await session();
-		first.provider.answer("hello back");
-		await first.session.prompt("hello");
-		const file = first.session.sessionFile!;
-		first.cleanup();
-		open.splice(0);
+		const { file, dir } = await closedSessionFile();
 		// Process A: `settle --rpc --session <file>`, alive and holding the session.
 		const child = spawn(process.execPath, [...cliCommand(), "--faux", "--rpc", "--session", file], {
-			cwd: first.dir,
-			env: { ...process.env, SETTLE_AGENT_DIR: join(first.dir, "agent") },
+			cwd: dir,
+			env: { ...process.env, SETTLE_AGENT_DIR: join(dir, "agent") },
 			stdio: ["pipe", "pipe", "pipe"],
 		});
 		const exited = trackChild(child);

@@ -2,15 +2,29 @@
  * Peer evidence for the race table: the same scenario run against pi 0.73.1 itself (its own
  * `createAgentSession` / `createAgentSessionRuntime` on pi-ai's faux provider, through the parity
  * peers) and against Settle, asserting what each one actually does — so "pi 0.73.1 has it" is an
- * observation, not a reading of its source.
+ * observation, not a reading of its source. A few rows run on pi alone (a pi peer by itself):
+ * Settle's side of those needs its simulated clock and is in liveness.test.ts.
  */
-import { copyFileSync, mkdtempSync, rmSync } from "node:fs";
+import { copyFileSync, mkdtempSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { type AnyEvent, onBothPeers, type PeerName, type Step } from "../parity/peers.js";
+import {
+	type AnyEvent,
+	createPiPeer,
+	type ModelRequest,
+	onBothPeers,
+	type Peer,
+	type PeerName,
+	type ReplySpec,
+	readFileEntries as readEntries,
+	type SessionLike,
+	type SharedTool,
+	type Step,
+} from "../parity/peers.js";
 import { onBothRuntimes } from "../parity/tree-peers.js";
-import { gate } from "./helpers.js";
+import { hungTool } from "./disk-harness.js";
+import { BIG_ANSWER, gate, THRESHOLD_SETTINGS } from "./helpers.js";
 import { ORPHAN_RESULT_TEXT, writeOrphanSessionFile } from "./orphan-file.js";
 import { killMarked, markedProcesses, processMarker, wedgingCommand } from "./processes.js";
 
@@ -19,6 +33,10 @@ const cleanups: (() => void)[] = [];
 const idleInHandler: boolean[] = [];
 let handlerRunning = gate();
 let releaseHandler = gate();
+/** Releases of the pi#5886 scenario's compaction holds, one per peer (taken in peer order). */
+const releaseHolds: (() => void)[] = [];
+/** The pinet#941 scenario's `ctx.isIdle()` readings (one peer at a time). */
+const idleWhileCompacting: boolean[] = [];
 afterEach(() => {
 	for (const cleanup of cleanups.splice(0)) cleanup();
 });
@@ -194,6 +212,446 @@ describe("pi 0.73.1 against Settle: the replayed races", () => {
 			finalOutcome: "BUSY",
 			answered: false,
 			persisted: 0,
+		});
+	});
+});
+
+/** How a session call ended: `resolved`, the error's code, or its message. */
+function outcomeOf(promise: Promise<unknown>): Promise<string> {
+	return promise.then(
+		() => "resolved",
+		(error: unknown) => (error as { code?: string }).code ?? (error as Error).message,
+	);
+}
+
+/**
+ * `pending` if `outcome` has not settled once the event loop has run dry: these scenarios hold
+ * their work on gates and signals, with no timers, so a bounded number of turns is enough.
+ */
+async function stillPending(outcome: Promise<string>): Promise<string> {
+	for (let turn = 0; turn < 50; turn++) await new Promise<void>((resolve) => setImmediate(resolve));
+	return Promise.race([outcome, Promise.resolve("pending")]);
+}
+
+/** A request that gets no answer: it stays open until its abort signal fires (as a real request does). */
+function stalledUntilAbort(signal: AbortSignal | undefined): Promise<ReplySpec> {
+	return new Promise((resolve) => {
+		if (signal?.aborted) resolve({ stopReason: "aborted" });
+		signal?.addEventListener("abort", () => resolve({ stopReason: "aborted" }));
+	});
+}
+
+/** Answers by request: the summarizer with a summary, the agent with `answer to <last user text>`. */
+const answerer = (request: ModelRequest): ReplySpec =>
+	request.system === "summarizer"
+		? { text: "## Goal\nsummary" }
+		: { text: `answer to ${request.messages.at(-1)?.replace(/^user: /, "")}` };
+
+function messagesOf(entries: Record<string, unknown>[]): { role: string; stopReason?: string; text: string }[] {
+	return entries.flatMap((entry) => {
+		const message = entry.message as { role: string; stopReason?: string; content: unknown };
+		if (entry.type !== "message" || message.role === "system") return [];
+		return [
+			{
+				role: message.role,
+				...(message.stopReason ? { stopReason: message.stopReason } : {}),
+				text: JSON.stringify(message.content),
+			},
+		];
+	});
+}
+
+/**
+ * Makes the session's next request stall mid-answer: its stream passes the first text delta on, then
+ * sends nothing until the request's signal fires, and ends as a real provider does on abort (an
+ * `aborted` error carrying the partial answer). Works on both peers (each agent's `streamFn`).
+ */
+function stallAfterFirstDelta(session: SessionLike, onStalled: () => void): void {
+	type StreamEvent = { type: string; delta?: string; partial?: Record<string, unknown> };
+	const agent = (session as unknown as { agent: { streamFn: (...args: unknown[]) => unknown } }).agent;
+	const original = agent.streamFn;
+	agent.streamFn = async (model, context, options) => {
+		// Only the first request stalls; the next ones stream as the model answers.
+		agent.streamFn = original;
+		const signal = (options as { signal?: AbortSignal }).signal;
+		const inner = (await original(model, context, options)) as AsyncIterable<StreamEvent>;
+		let finish!: (message: unknown) => void;
+		const final = new Promise((resolve) => (finish = resolve));
+		return {
+			async *[Symbol.asyncIterator]() {
+				for await (const event of inner) {
+					yield event;
+					if (event.type !== "text_delta") continue;
+					onStalled();
+					await new Promise<void>((resolve) => {
+						if (signal?.aborted) resolve();
+						signal?.addEventListener("abort", () => resolve());
+					});
+					// The answer so far is that one delta (pi's faux goes on filling its partial in place).
+					const error = {
+						...event.partial,
+						content: [{ type: "text", text: event.delta }],
+						stopReason: "aborted",
+						errorMessage: "Request was aborted",
+					};
+					finish(error);
+					yield { type: "error", reason: "aborted", error };
+					return;
+				}
+			},
+			result: () => final,
+		};
+	};
+}
+
+/** A pi 0.73.1 peer alone, cleaned up after the test. */
+async function piPeer(options: Parameters<typeof createPiPeer>[0]): Promise<Peer> {
+	const peer = await createPiPeer(options);
+	cleanups.push(() => peer.cleanup());
+	return peer;
+}
+
+/** The saved messages' roles, an assistant's with its stop reason (`assistant aborted`). */
+function savedRoles(entries: Record<string, unknown>[]): string[] {
+	return messagesOf(entries).map((m) => (m.stopReason ? `${m.role} ${m.stopReason}` : m.role));
+}
+
+describe("pi 0.73.1 against Settle: the fixed rows", () => {
+	it("pi#5886: a line typed during threshold compaction, an async input hook still running when the compaction ends", async () => {
+		const runs = await onBothPeers(
+			() => {
+				const hold = gate();
+				releaseHolds.push(hold.release);
+				return {
+					contextWindow: 8000,
+					settings: THRESHOLD_SETTINGS,
+					extensions: [
+						(api) => {
+							api.on("session_before_compact", async () => {
+								await hold.promise;
+								return undefined;
+							});
+							api.on("input", async () => {
+								await Promise.resolve();
+								return { action: "continue" };
+							});
+						},
+					],
+				};
+			},
+			async (peer) => {
+				peer.script(
+					Array.from(
+						{ length: 8 },
+						(): Step => (request) => (request.messages.at(-1) === "user: b" ? { text: BIG_ANSWER } : answerer(request)),
+					),
+				);
+				const compacting = new Promise<void>((resolve) =>
+					peer.session.subscribe((event) => {
+						if (event.type === "compaction_start") resolve();
+					}),
+				);
+				await peer.session.prompt("a");
+				const second = outcomeOf(peer.session.prompt("b"));
+				await compacting;
+				const typed = outcomeOf(peer.session.prompt("typed while compacting", { streamingBehavior: "steer" }));
+				const steered = outcomeOf(peer.session.steer("steered while compacting"));
+				// The compaction ends while the typed line's input hook is still awaiting (the report's order).
+				for (const release of releaseHolds.splice(0)) release();
+				const outcomes = [await typed, await steered, await second];
+				await peer.quiesce();
+				const session = peer.session as unknown as { getSteeringMessages(): string[] };
+				return {
+					outcomes,
+					stillListed: [...session.getSteeringMessages()],
+					answered: peer.requests
+						.filter((request) => request.system === "agent")
+						.flatMap((request) => request.messages.filter((message) => /^user: .* while compacting$/.test(message)))
+						.filter((message, index, all) => all.indexOf(message) === index),
+					persisted: messagesOf(peer.fileEntries())
+						.filter((message) => message.role === "user" && message.text.includes("while compacting"))
+						.map((message) => JSON.parse(message.text)[0].text),
+					idle: !peer.session.isStreaming,
+				};
+			},
+		);
+		// pi 0.73.1 does not have it: both lines reach the model once and are saved once.
+		const delivered = {
+			outcomes: ["resolved", "resolved", "resolved"],
+			stillListed: [],
+			answered: ["user: typed while compacting", "user: steered while compacting"],
+			persisted: ["typed while compacting", "steered while compacting"],
+			idle: true,
+		};
+		expect(runs).toEqual({ pi: delivered, settle: delivered });
+	});
+
+	// pi only: Settle's side (the 1 s grace on its simulated clock) is pi-races/liveness.test.ts.
+	it("pi#5778: a tool whose execute never resolves and ignores its signal — pi 0.73.1's abort() never returns and the session stays busy", async () => {
+		const toolStarted = gate();
+		const peer = await piPeer({ customTools: [hungTool(() => toolStarted.release()) as unknown as SharedTool] });
+		peer.script([{ toolCalls: [{ id: "call-h", name: "mcp_call", args: {} }] }, { text: "not reached" }]);
+		const running = outcomeOf(peer.session.prompt("use the MCP tool"));
+		await toolStarted.promise;
+		const aborted = await stillPending(outcomeOf(peer.session.abort()));
+		const next = await outcomeOf(peer.session.prompt("anything else?"));
+		const messages = messagesOf(peer.fileEntries());
+		expect({
+			aborted,
+			running: await stillPending(running),
+			streaming: peer.session.isStreaming,
+			next,
+			lastSaved: messages.at(-1)?.role,
+		}).toEqual({
+			aborted: "pending",
+			running: "pending",
+			streaming: true,
+			next: expect.stringMatching(/^Agent is already processing/),
+			lastSaved: "assistant",
+		});
+	});
+
+	it("pi#2381: a stream that ends without a final message — pi 0.73.1's abort() never returns and the session stays busy", async () => {
+		const peer = await piPeer({});
+		peer.script([{ text: "half an answer" }]);
+		const resultAsked = gate();
+		const agent = (peer.session as unknown as { agent: { streamFn: (...args: unknown[]) => Promise<unknown> } }).agent;
+		const original = agent.streamFn;
+		// The provider's iterator finishes without its final event, and its result() never resolves.
+		agent.streamFn = async (...args) => {
+			const inner = (await original(...args)) as AsyncIterable<{ type: string }>;
+			return {
+				async *[Symbol.asyncIterator]() {
+					for await (const event of inner) {
+						if (event.type === "done" || event.type === "error") return;
+						yield event;
+					}
+				},
+				result: () => {
+					resultAsked.release();
+					return new Promise(() => {});
+				},
+			};
+		};
+		const running = outcomeOf(peer.session.prompt("hi"));
+		await resultAsked.promise;
+		const aborted = await stillPending(outcomeOf(peer.session.abort()));
+		expect({ aborted, running: await stillPending(running), streaming: peer.session.isStreaming }).toEqual({
+			aborted: "pending",
+			running: "pending",
+			streaming: true,
+		});
+	});
+
+	it("oh-my-pi#528: resuming a file pi wrote: pi 0.73.1 appends a thinking-level entry to one without it; Settle writes nothing until new activity", async () => {
+		const dir = mkdtempSync(join(tmpdir(), "settle-omp528-peer-"));
+		cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+		const writer = await piPeer({});
+		writer.script([{ text: "hello back" }]);
+		await writer.session.prompt("hello");
+		const entries = readEntries(writer.session.sessionFile!);
+		// As pi 0.73.1 writes it, and without the model / thinking-level entries (the Settle test's file).
+		const variants = {
+			asWritten: entries,
+			bare: entries.filter((entry) => entry.type !== "model_change" && entry.type !== "thinking_level_change"),
+		};
+		const old = new Date("2024-01-02T03:04:05Z");
+		const runs: Record<string, unknown> = {};
+		for (const [variant, lines] of Object.entries(variants)) {
+			const original = Buffer.from(`${lines.map((entry) => JSON.stringify(entry)).join("\n")}\n`);
+			const copyFor = (name: PeerName) => {
+				const copy = join(dir, `${variant}-${name}.jsonl`);
+				writeFileSync(copy, original);
+				utimesSync(copy, old, old);
+				return copy;
+			};
+			runs[variant] = await onBothPeers(
+				(name) => ({ openFile: copyFor(name) }),
+				async (peer) => {
+					const file = join(dir, `${variant}-${peer.name}.jsonl`);
+					const onResume = readFileSync(file);
+					const resumed = {
+						oldBytesKept: onResume.subarray(0, original.length).equals(original),
+						addedOnResume: readEntries(file)
+							.slice(lines.length)
+							.map((entry) => entry.type),
+						mtimeKept: statSync(file).mtime.getTime() === old.getTime(),
+					};
+					peer.script([{ text: "more" }]);
+					await peer.session.prompt("and now?");
+					const after = readFileSync(file);
+					return { ...resumed, appendedAfterOldBytes: after.subarray(0, original.length).equals(original) };
+				},
+			);
+		}
+		const kept = { oldBytesKept: true, addedOnResume: [], mtimeKept: true, appendedAfterOldBytes: true };
+		expect(runs).toEqual({
+			asWritten: { pi: kept, settle: kept },
+			// pi 0.73.1 writes a thinking-level entry into a file it only resumed (the report's symptom).
+			bare: { pi: { ...kept, addedOnResume: ["thinking_level_change"], mtimeKept: false }, settle: kept },
+		});
+	});
+
+	it("pi#8331: a stream that stalls mid-answer — neither product cuts it by itself; abort() ends it, the partial answer is saved as aborted, the session answers again", async () => {
+		const runs = await onBothPeers({}, async (peer) => {
+			const stalled = gate();
+			stallAfterFirstDelta(peer.session, stalled.release);
+			peer.script([{ text: "Here is the first half of the report" }, { text: "second try worked" }]);
+			const running = outcomeOf(peer.session.prompt("write the report"));
+			await stalled.promise;
+			const whileStalled = { running: await stillPending(running), streaming: peer.session.isStreaming };
+			await peer.session.abort();
+			const afterAbort = { running: await running, streaming: peer.session.isStreaming };
+			const partial = messagesOf(peer.fileEntries()).at(-1)?.text;
+			await peer.prompt("try again");
+			await peer.quiesce();
+			return { whileStalled, afterAbort, partial, saved: savedRoles(peer.fileEntries()) };
+		});
+		// Held in both: no timer cuts the silence (Settle's streamIdleTimeoutMs is opt-in), abort does.
+		const held = {
+			whileStalled: { running: "pending", streaming: true },
+			afterAbort: { running: "resolved", streaming: false },
+			partial: JSON.stringify([{ type: "text", text: "Here" }]),
+			saved: ["user", "assistant aborted", "user", "assistant stop"],
+		};
+		expect(runs).toEqual({ pi: held, settle: held });
+	});
+
+	it("pi-desktop#46: a new session while the answer streams — pi 0.73.1 leaves the old run going and never saves its end; Settle aborts and saves it first", async () => {
+		const runs = await onBothRuntimes(
+			() => ({ customTools: [], extensions: [] }),
+			async (peer) => {
+				const asked = gate();
+				let signal: AbortSignal | undefined;
+				peer.script([
+					{ text: "first answer" },
+					(_request, _peer, requestSignal) => {
+						signal = requestSignal;
+						asked.release();
+						return stalledUntilAbort(requestSignal);
+					},
+					{ text: "fresh" },
+				]);
+				const old = peer.session;
+				await old.prompt("first question");
+				const running = outcomeOf(old.prompt("long answer"));
+				await asked.promise;
+				const oldFile = old.sessionFile!;
+				const switched = await outcomeOf(peer.runtime.newSession());
+				const atSwitch = {
+					switched,
+					oldRun: await stillPending(running),
+					oldStreaming: old.isStreaming,
+					requestAborted: signal?.aborted ?? false,
+				};
+				// pi leaves the old run going: end it here (as its host's Esc would) so nothing leaks.
+				if (old.isStreaming) await old.abort();
+				await running;
+				await peer.session.prompt("hello new session");
+				await peer.quiesce();
+				return {
+					...atSwitch,
+					oldFile: savedRoles(peer.fileEntries(oldFile)),
+					newSessionAsked: peer.requests.at(-1)?.messages,
+				};
+			},
+		);
+		// pi 0.73.1 has it: the old run keeps streaming past the switch, and its end is never saved.
+		expect(runs.pi).toEqual({
+			switched: "resolved",
+			oldRun: "pending",
+			oldStreaming: true,
+			requestAborted: false,
+			oldFile: ["user", "assistant stop", "user"],
+			newSessionAsked: ["user: hello new session"],
+		});
+		// Settle: the switch aborts and settles the old run first; its file ends with the aborted answer.
+		expect(runs.settle).toEqual({
+			switched: "resolved",
+			oldRun: "SESSION_CLOSED",
+			oldStreaming: false,
+			requestAborted: true,
+			oldFile: ["user", "assistant stop", "user", "assistant aborted"],
+			newSessionAsked: ["user: hello new session"],
+		});
+	});
+
+	it("pinet#941: while a compaction summarizes — pi 0.73.1 says idle and answers a prompt it then saves nowhere; Settle says busy and refuses it", async () => {
+		const runs = await onBothPeers(
+			{
+				settings: { compaction: { keepRecentTokens: 10 } },
+				extensions: [
+					(api) => api.on("session_before_compact", (_event, ctx) => void idleWhileCompacting.push(ctx.isIdle())),
+				],
+			},
+			async (peer) => {
+				const summaryAsked = gate();
+				const answerSummary = gate();
+				let summaries = 0;
+				const step: Step = async (request) => {
+					if (request.system !== "summarizer") {
+						return {
+							text: request.messages.at(-1)?.includes("new task")
+								? "done with the new task"
+								: `answer ${"words ".repeat(30)}`,
+						};
+					}
+					if (summaries++ === 0) {
+						summaryAsked.release();
+						await answerSummary.promise;
+					}
+					return { text: "## Goal\nsummary" };
+				};
+				peer.script(Array.from({ length: 8 }, () => step));
+				for (const text of ["one", "two", "three"]) await peer.session.prompt(`question ${text} `.repeat(20));
+				const linesBefore = peer.fileEntries().length;
+				const compacting = outcomeOf(peer.session.compact());
+				await summaryAsked.promise;
+				const late = outcomeOf(peer.session.prompt("new task from the broker"));
+				const lateBeforeSummary = await stillPending(late);
+				answerSummary.release();
+				const outcomes = { compact: await compacting, late: await late, lateBeforeSummary };
+				await peer.quiesce();
+				const written = peer
+					.fileEntries()
+					.slice(linesBefore)
+					.map((entry) => {
+						if (entry.type !== "message") return String(entry.type);
+						const [message] = messagesOf([entry]);
+						return `${message!.role}: ${message!.text.includes("new task") ? "new task" : "…"}`;
+					});
+				const live = JSON.stringify(peer.session.messages).includes("new task from the broker");
+				const reopened = JSON.stringify(peer.openContext(peer.session.sessionFile!)).includes(
+					"new task from the broker",
+				);
+				const answered = peer.requests.some((request) => request.messages.at(-1) === "user: new task from the broker");
+				const result = { ctxIdle: idleWhileCompacting[0], ...outcomes, answered, written, live, reopened };
+				idleWhileCompacting.length = 0;
+				return result;
+			},
+		);
+		// pi 0.73.1 has it: idle while compacting, so the prompt runs at once and is answered, but the
+		// compaction's context replaces it: it is in neither the file nor the live context afterwards.
+		expect(runs.pi).toEqual({
+			ctxIdle: true,
+			compact: "resolved",
+			late: "resolved",
+			lateBeforeSummary: "resolved",
+			answered: true,
+			written: ["compaction"],
+			live: false,
+			reopened: false,
+		});
+		// Settle: busy while compacting, and says so to the prompt (a typed BUSY); nothing half-done.
+		expect(runs.settle).toEqual({
+			ctxIdle: false,
+			compact: "resolved",
+			late: "BUSY",
+			lateBeforeSummary: "BUSY",
+			answered: false,
+			written: ["compaction"],
+			live: false,
+			reopened: false,
 		});
 	});
 });

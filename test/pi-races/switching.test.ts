@@ -17,6 +17,7 @@ import { fauxAssistantMessage, fauxToolCall, SimulatedClock } from "../../src/te
 import {
 	diskSession,
 	fileMessages,
+	hungTool,
 	ManualProvider,
 	orphanToolMessages,
 	readEntries,
@@ -98,16 +99,7 @@ describe("switching: new / resume while a run is in flight", () => {
 		cleanup();
 		let started!: () => void;
 		const toolStarted = new Promise<void>((resolve) => (started = resolve));
-		const hung: AgentTool = {
-			name: "hung",
-			label: "Hung",
-			description: "never returns",
-			parameters: { type: "object", properties: {} } as never,
-			execute: () =>
-				new Promise(() => {
-					started();
-				}),
-		};
+		const hung = hungTool(() => started(), "hung");
 		const provider = new ManualProvider();
 		const clock = new SimulatedClock();
 		const runtime = await runtimeOn(provider, dir, clock, [hung]);
