@@ -36,7 +36,9 @@
  *   starts (one `auto_retry_start`, then `auto_retry_end{finalError: "Retry cancelled"}`, → `settling`).
  * - From the event bridge (C.10), while a run is active: `USER_MESSAGE_START` at a user
  *   `message_start`, `ASSISTANT_MESSAGE_END {stopReason}` at an assistant `message_end`. They keep the
- *   retry counter and the overflow-recovered flag in this machine's context.
+ *   retry counter and the overflow-recovered flag in this machine's context. During a retried request
+ *   the first answer ends the retry: `auto_retry_end{success: true}`, or `{success: false, finalError:
+ *   "Retry cancelled"}` when it was aborted (pi 0.73.1 reports an aborted answer as a success).
  * - `REQUEST_NEEDS_COMPACTION` — from the run's request preparation (pi 1.6 virtual models): the
  *   request a virtual model just routed is over the routed model's compaction threshold. Accepted
  *   only in `running.working` (check `can()` first; otherwise send as is): the machine enters
@@ -835,8 +837,18 @@ export const promptOperationMachine = setup({
 		 */
 		queuedRunStalled: ({ context }) =>
 			context.lastOutcome?.hasQueuedMessages === true && context.lastOutcome.madeProgress === false,
+		/** C.4 success detection: the retried request's first answer that is neither an error nor aborted. */
 		retrySucceeded: ({ context, event }) =>
-			event.type === "ASSISTANT_MESSAGE_END" && event.stopReason !== "error" && context.retryAttempt > 0,
+			event.type === "ASSISTANT_MESSAGE_END" &&
+			event.stopReason !== "error" &&
+			event.stopReason !== "aborted" &&
+			context.retryAttempt > 0,
+		/**
+		 * The retried request was aborted before it answered: the retry ends cancelled, as an abort in
+		 * its backoff does. pi 0.73.1 reports it as a success (DELIBERATE_ABORTED_RETRY_CANCELLED).
+		 */
+		retryAborted: ({ context, event }) =>
+			context.retryAttempt > 0 && event.type === "ASSISTANT_MESSAGE_END" && event.stopReason === "aborted",
 		isManualCompaction: ({ context }) => context.compaction?.reason === "manual",
 		/** Overflow recovery compacted: re-run the request (a cancelled or failed compaction never re-runs). */
 		compactedForRetry: ({ context }, params: { output: CompactionOutput }) =>
@@ -1451,6 +1463,10 @@ export const promptOperationMachine = setup({
 					{
 						guard: "retrySucceeded",
 						actions: ["announceRetrySuccess", "resetRetry", "noteAssistantMessageEnd"],
+					},
+					{
+						guard: "retryAborted",
+						actions: ["announceRetryCancelled", "resetRetry", "noteAssistantMessageEnd"],
 					},
 					{ actions: "noteAssistantMessageEnd" },
 				],

@@ -48,10 +48,15 @@ export function compactionFailureMessage(reason: "overflow" | "threshold" | "man
 	return `Compaction failed: ${message}`;
 }
 
+/** The end of {@link unansweredOverflowMessage}: the request is out of the context; what the user can do. */
+const UNANSWERED_ADVICE =
+	"The prompt is left out of the context (the session history keeps it): send it again shorter or with less attached, or switch to a model with a larger context window first.";
+
 /**
  * `agent_settled.errorMessage` when a request overflowed the context and overflow recovery could
- * not compact it, so the prompt got no answer (the failed response was already edited out of the
- * context, as pi does): says what happened and what to do. `overflow`: the provider's error text.
+ * not compact it, so the prompt got no answer: says what happened and what to do. The failed
+ * response (as pi does) and the request itself (unlike pi 0.73.1) are already edited out of the
+ * context, so the next prompt is not stuck behind it. `overflow`: the provider's error text.
  *
  * @example
  * ```ts
@@ -71,5 +76,5 @@ export function unansweredOverflowMessage(
 				: why.cancelled
 					? "its compaction was cancelled"
 					: `compacting it failed${why.errorMessage ? ` (${why.errorMessage})` : ""}`;
-	return `The prompt got no answer: the context is too long for the model${overflow ? ` (${overflow})` : ""} and ${cause}. Shorten the prompt or what it attaches, start a new session, or switch to a model with a larger context window.`;
+	return `The prompt got no answer: the context is too long for the model${overflow ? ` (${overflow})` : ""} and ${cause}. ${UNANSWERED_ADVICE}`;
 }

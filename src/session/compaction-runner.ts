@@ -3,7 +3,8 @@
  * pre-send check of C.1 step 9: prepare, let `session_before_compact` handlers cancel or supply the
  * summary, summarize with the current model, append the compaction entry, rebuild the transcript,
  * and report `compaction_start` / `compaction_end` (+ `session_compact` / `session_compact_failed`
- * to extensions). Overflow recovery first omits the failed turn from the context (`context_edit`).
+ * to extensions). Overflow recovery first omits the failed turn from the context (`context_edit`);
+ * one that cannot compact also omits the request that got no answer.
  *
  * Custom messages that `session_compact` handlers publish while an operation runs are added to the
  * context right after the compaction, so the retried request sees them (pi issue 9051).
@@ -52,9 +53,10 @@ export async function runCompaction(s: SessionInternals, input: CompactionInput)
 		const overflow = s.scratch.lastAssistant?.errorMessage;
 		const texts = await import("../compaction/texts.js");
 		s.scratch.unanswered = texts.unansweredOverflowMessage(overflow, output);
-		// A message queued meanwhile runs next: without the request that overflowed, which sent
-		// again would only overflow again (it stays in the log; pi 0.73.1 sends it again).
-		if (output.continue) omitUnansweredRequest(s);
+		// The request that overflowed leaves the context too (it stays in the log): sent again with
+		// the next prompt, or with a message queued meanwhile that runs next, it would only overflow
+		// again. pi 0.73.1 keeps it and sends it again (DELIBERATE_UNANSWERED_REQUEST_OMITTED).
+		omitUnansweredRequest(s);
 	}
 	return output;
 }
@@ -331,8 +333,9 @@ function omitFailedTurn(s: SessionInternals): void {
  * Omits from the context what the request that overflowed added after the last answer: its prompt,
  * and the tool calls and results of its turns (a `context_edit` each; the log keeps them, and the
  * failed answer is already out). Walks the branch back from its leaf to the last answer, a
- * compaction or a branch summary; system messages stay. The queued messages then run next, also
- * when nothing is left in the context (`scratch.unansweredOmitted`).
+ * compaction or a branch summary; system messages stay. The next prompt is sent without it, and
+ * messages queued meanwhile run next in this operation, also when nothing is left in the context
+ * (`scratch.unansweredOmitted`).
  */
 function omitUnansweredRequest(s: SessionInternals): void {
 	const branch = s.sessionManager.getBranch();

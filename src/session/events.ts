@@ -42,7 +42,11 @@ export type SessionOwnEvent =
 	  }
 	/** Before each retry backoff. */
 	| { type: "auto_retry_start"; attempt: number; maxAttempts: number; delayMs: number; errorMessage: string }
-	/** A retry sequence ended: a successful answer, exhausted, or cancelled (`finalError: "Retry cancelled"`). */
+	/**
+	 * A retry sequence ended: a successful answer (`success: true`), exhausted (`finalError`: the last
+	 * error), or cancelled (`finalError: "Retry cancelled"`: `abortRetry()` / `abort()` in the backoff,
+	 * or `abort()` while the retried request ran, before it answered — pi 0.73.1 says `success: true` then).
+	 */
 	| { type: "auto_retry_end"; success: boolean; attempt: number; finalError?: string }
 	/**
 	 * A compaction or branch-summary model call failed transiently and is retried after `delayMs`

@@ -47,8 +47,8 @@ export interface OperationScratch {
 	 */
 	unanswered: string | undefined;
 	/**
-	 * That unanswered request was taken out of the context for the queued messages that run next:
-	 * they run even on a context left with no message (the next run clears it).
+	 * That unanswered request was taken out of the context: messages queued meanwhile run next, even
+	 * on a context left with no message (the next run clears it).
 	 */
 	unansweredOmitted: boolean;
 	/** Abort handle of the running compaction. */

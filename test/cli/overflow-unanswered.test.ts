@@ -8,6 +8,7 @@
  */
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { SessionManager as piSessionManager } from "@mariozechner/pi-coding-agent";
 import { afterEach, describe, expect, it } from "vitest";
 import { RpcClient } from "../../src/rpc/index.js";
 import { cliCommand, runSettle, useCliProject } from "./helpers.js";
@@ -41,7 +42,9 @@ describe("settle -p: an overflow that compaction cannot recover", () => {
 		const run = settle(["--faux-script", script([OVERFLOW]), "--no-session", "-p", "hello"]);
 		expect(run.stdout).toBe("");
 		expect(run.stderr).toContain(`Error: ${UNANSWERED} and ${NOTHING}.`);
-		expect(run.stderr).toContain("start a new session, or switch to a model with a larger context window");
+		expect(run.stderr).toContain(
+			"The prompt is left out of the context (the session history keeps it): send it again shorter or with less attached, or switch to a model with a larger context window first.",
+		);
 		expect(run.code).toBe(1);
 	});
 
@@ -109,6 +112,89 @@ describe("settle -p: an overflow that compaction cannot recover", () => {
 			`second ${"x".repeat(400)}`,
 		]);
 		expect([run.code, run.stdout, run.stderr]).toEqual([0, "the retried answer\n", ""]);
+	});
+});
+
+/**
+ * An extension's model with a small window, as a real provider behaves: it refuses any request
+ * longer than 20000 characters with Anthropic's text, and answers the others with the last user
+ * message and how many user messages the request carried.
+ */
+const SMALL_WINDOW_PROVIDER = `const usage = () => ({ input: 0, output: 0, cacheRead: 0, cacheWrite: 0, totalTokens: 0, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 } });
+const text = (message) => typeof message.content === "string" ? message.content : message.content.filter((part) => part.type === "text").map((part) => part.text).join("");
+export default function (pi) {
+	pi.registerProvider("small", {
+		baseUrl: "http://localhost:0",
+		apiKey: "none",
+		api: "small-api",
+		models: [{ id: "small-1", name: "Small", reasoning: false, input: ["text"], cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 }, contextWindow: 200000, maxTokens: 1000 }],
+		streamSimple: (model, context) => {
+			const size = JSON.stringify(context.messages).length;
+			const users = context.messages.filter((message) => message.role === "user");
+			const base = { role: "assistant", api: model.api, provider: model.provider, model: model.id, usage: usage(), timestamp: Date.now() };
+			const refused = size > 20000;
+			const message = refused
+				? { ...base, content: [], stopReason: "error", errorMessage: "prompt is too long: " + Math.ceil(size / 4) + " tokens > 5000 maximum" }
+				: { ...base, content: [{ type: "text", text: "answered: " + text(users.at(-1)) + " (" + users.length + " user messages)" }], stopReason: "stop" };
+			async function* events() {
+				yield { type: "start", partial: { ...base, content: [], stopReason: "stop" } };
+				yield refused ? { type: "error", reason: "error", error: message } : { type: "done", reason: "stop", message };
+			}
+			return { [Symbol.asyncIterator]: events, result: async () => message };
+		},
+	});
+}
+`;
+
+describe("settle -p twice on one --session file: the prompt that overflowed is not sent again", () => {
+	it("regression: the second, short prompt re-sent the huge one and got no answer either (exit 1 until /compact); now it is answered", () => {
+		const extension = join(cli.dir, "small.ts");
+		writeFileSync(extension, SMALL_WINDOW_PROVIDER);
+		const file = join(cli.dir, "stuck.jsonl");
+		const small = ["-e", extension, "--model", "small/small-1", "--session", file, "-p"];
+		const huge = `summarize this log: ${"a line of a huge log; ".repeat(1500)}`;
+
+		const first = settle([...small, "first"]);
+		expect([first.code, first.stdout]).toEqual([0, "answered: first (1 user messages)\n"]);
+		const refused = settle([...small, huge]);
+		expect([refused.code, refused.stdout]).toEqual([1, ""]);
+		expect(refused.stderr).toContain(
+			"The prompt got no answer: the context is too long for the model (prompt is too long:",
+		);
+		expect(refused.stderr).toContain("The prompt is left out of the context");
+
+		const second = settle([...small, "a short question"]);
+		expect([second.code, second.stdout, second.stderr]).toEqual([
+			0,
+			"answered: a short question (2 user messages)\n",
+			"",
+		]);
+		// The log keeps the huge prompt and its failed answer; context_edit entries take them out.
+		const entries = readFileSync(file, "utf8")
+			.trim()
+			.split("\n")
+			.map((line) => JSON.parse(line));
+		const hugeEntry = entries.find((entry) => entry.type === "message" && JSON.stringify(entry).includes("huge log"));
+		const failed = entries.find((entry) => entry.type === "message" && entry.message.stopReason === "error");
+		const omitted = entries.filter((entry) => entry.type === "context_edit").map((entry) => entry.targetId);
+		expect(omitted.sort()).toEqual([hugeEntry.id, failed.id].sort());
+
+		// DELIBERATE_UNANSWERED_REQUEST_OMITTED: pi 0.73.1 opens the file; its reader has no
+		// context_edit, so it shows the overflowed request with its failed answer in the context.
+		const piContext = piSessionManager.open(file).buildSessionContext().messages as {
+			role: string;
+			stopReason?: string;
+		}[];
+		// (Settle's recorded system prompt is a message there too: DELIBERATE_SYSTEM_MESSAGES.)
+		expect(piContext.map((message) => message.stopReason ?? message.role)).toEqual([
+			"system",
+			"user",
+			"stop",
+			"user",
+			"error",
+			"user",
+			"stop",
+		]);
 	});
 });
 

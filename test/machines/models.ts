@@ -31,6 +31,7 @@ export const PROMPT_EVENTS: EventObject[] = [
 	{ type: "NAVIGATE_TREE", requestId: "t" } as EventObject,
 	{ type: "ASSISTANT_MESSAGE_END", stopReason: "stop" } as EventObject,
 	{ type: "ASSISTANT_MESSAGE_END", stopReason: "error" } as EventObject,
+	{ type: "ASSISTANT_MESSAGE_END", stopReason: "aborted" } as EventObject,
 	{ type: "UPDATE_RETRY_SETTINGS", retry: {} } as EventObject,
 	// A summarizer's retry reports (targetless: every state announces them and stays).
 	{

@@ -341,6 +341,23 @@ describe("prompt-operation machine: no livelock (a run that adds nothing is not 
 });
 
 describe("prompt-operation machine: auto-retry", () => {
+	it("regression: an aborted answer to the retried request ended the sequence as a success (pi 0.73.1); now as cancelled, once", async () => {
+		const h = promptHarness();
+		await startOperation(h);
+		await h.resolve("run", retryable("529 overloaded"));
+		await h.advance(2000);
+		expect(h.state()).toBe("running.working");
+		await h.send({ type: "ABORT" });
+		await h.send({ type: "ASSISTANT_MESSAGE_END", stopReason: "aborted" });
+		expect(h.emittedOf("auto_retry_end")).toEqual([
+			{ type: "auto_retry_end", success: false, attempt: 1, finalError: "Retry cancelled" },
+		]);
+		expect(snap(h).context.retryAttempt).toBe(0);
+		await h.resolve("run", outcome({ stopReason: "aborted", aborted: true }));
+		await h.resolve("settle");
+		expect(h.emittedOf("auto_retry_end")).toHaveLength(1);
+	});
+
 	it("backs off on the actor clock, then continues; a successful message_end ends the sequence", async () => {
 		const h = promptHarness();
 		await startOperation(h);

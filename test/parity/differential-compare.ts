@@ -64,6 +64,32 @@ function withoutRepeatedRecoveryFailures(observation: Observation): Observation 
 	};
 }
 
+/**
+ * DELIBERATE_ABORTED_RETRY_CANCELLED: a retried request aborted before it answered ends the retry
+ * as cancelled in Settle, `auto_retry_end{success: false, attempt, finalError: "Retry cancelled"}`
+ * (what an abort in the backoff reports), at the same point; pi 0.73.1 reports
+ * `{success: true, attempt}` there (its C.4 success detection takes any non-error answer, the aborted
+ * one included), so a host shows "retry succeeded" after the user stopped it. This rewrites pi's
+ * form into Settle's: an `auto_retry_end{success: true}` right after an aborted assistant
+ * `message_end` (`payloads` as {@link observeAll} records them).
+ */
+export function abortedRetriesCancelled<T>(payloads: readonly T[]): T[] {
+	let lastStopReason: unknown;
+	return payloads.map((payload) => {
+		const p = payload as {
+			type?: string;
+			success?: unknown;
+			attempt?: unknown;
+			message?: { role?: string; stopReason?: unknown };
+		};
+		if (p.type === "message_end" && p.message?.role === "assistant") lastStopReason = p.message.stopReason;
+		if (p.type === "auto_retry_end" && p.success === true && lastStopReason === "aborted") {
+			return { type: "auto_retry_end", success: false, attempt: p.attempt, finalError: "Retry cancelled" } as T;
+		}
+		return payload;
+	});
+}
+
 /** `input` hook entries for texts given to steer()/followUp(); see {@link comparable}. */
 export const QUEUED_INPUT_LOG = /^input (steered|followed up|idle follow-up|idle steer \d+|nudge from \S+) /;
 
@@ -74,6 +100,8 @@ export const QUEUED_INPUT_LOG = /^input (steered|followed up|idle follow-up|idle
  *   I.5); pi 0.73.1 writes none.
  * - `events`, `payloads`: pi 0.73.1's repeated overflow recovery failure (see
  *   {@link repeatedRecoveryFailures}).
+ * - `payloads`: pi 0.73.1's `auto_retry_end{success: true}` for an aborted retried request
+ *   ({@link abortedRetriesCancelled}, DELIBERATE_ABORTED_RETRY_CANCELLED).
  * - `extensionLog`: Settle runs the `input` hook for steer()/followUp() texts (behavior C.1 "Related
  *   entry points", doc version); pi 0.73.1's steer()/followUp() skip it. The generated queued texts
  *   never match a transforming rule, so only the log differs.
@@ -95,6 +123,7 @@ export function comparable(raw: Observation): Omit<Observation, "edits" | "cuts"
 	const { edits: _edits, cuts: _cuts, ...rest } = observation;
 	return {
 		...rest,
+		payloads: abortedRetriesCancelled(observation.payloads),
 		extensionLog: observation.extensionLog.filter((line) => !QUEUED_INPUT_LOG.test(line)),
 		requests: observation.requests.map((request) => ({
 			...request,

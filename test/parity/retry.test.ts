@@ -94,9 +94,10 @@ describe("parity: auto-retry", () => {
 		expect({ ...settle, edits: [] }).toEqual(pi);
 	});
 
-	// C.4 success detection: any non-error assistant message after a retry ends it with success,
-	// an aborted one included (the retry did get an answer through; the abort is the user's).
-	it("reports the retry as a success when the retried attempt is aborted, then answers the next prompt", async () => {
+	// C.4 success detection: pi 0.73.1 ends a retry with success at any non-error assistant message,
+	// an aborted one included; Settle ends it as cancelled, like an abort in the backoff
+	// (DELIBERATE_ABORTED_RETRY_CANCELLED, test/parity/differential-compare.ts). Same events, same order.
+	it("the retried attempt is aborted: pi reports the retry as a success, Settle as cancelled; then both answer the next prompt", async () => {
 		const { pi, settle } = await onBothPeers(RETRY, async (peer) => {
 			peer.script([
 				{ stopReason: "error", errorMessage: "503 service unavailable" },
@@ -116,8 +117,16 @@ describe("parity: auto-retry", () => {
 		expect(pi.payloads.filter((p) => p.type === "auto_retry_end")).toEqual([
 			{ type: "auto_retry_end", success: true, attempt: 1 },
 		]);
+		expect(settle.payloads.filter((p) => p.type === "auto_retry_end")).toEqual([
+			{ type: "auto_retry_end", success: false, attempt: 1, finalError: "Retry cancelled" },
+		]);
 		expect(pi.requests.map((r) => r.messages.at(-1))).toEqual(["user: hello", "user: hello", "user: again"]);
-		expect(settle).toEqual(pi);
+		const cancelledInPi = pi.payloads.map((p) =>
+			p.type === "auto_retry_end"
+				? { type: "auto_retry_end", success: false, attempt: 1, finalError: "Retry cancelled" }
+				: p,
+		);
+		expect(settle).toEqual({ ...pi, payloads: cancelledInPi });
 	});
 	// I.11: the retry ends with success at the message_end of the first non-error answer, even when
 	// that answer is a tool call in the middle of the retried run (before the tool runs).

@@ -166,21 +166,86 @@ describe("session_before_compact", () => {
 });
 
 describe("an overflow compaction cannot recover: agent_settled.errorMessage", () => {
-	it("nothing to compact: prompt() resolves, the context ends with the prompt, agent_settled says it got no answer", async () => {
+	it("nothing to compact: prompt() resolves, the prompt leaves the context, agent_settled says it got no answer", async () => {
 		h = await createHarness({ persistence: "disk" });
 		h.setResponses([overflow()]);
 		await h.session.prompt("hello");
-		expect(h.session.messages.at(-1)).toMatchObject({ role: "user" });
+		expect(roles(h.session.messages)).toEqual(["system"]);
 		expect(labels(h).filter((label) => label.startsWith("compaction"))).toEqual([]);
 		const settled = h.eventsOfType("agent_settled");
 		expect(settled).toHaveLength(1);
 		expect(settled[0]?.errorMessage).toBe(
-			`The prompt got no answer: the context is too long for the model (${OVERFLOW}) and there is nothing to compact (all of it is within compaction.keepRecentTokens). Shorten the prompt or what it attaches, start a new session, or switch to a model with a larger context window.`,
+			`The prompt got no answer: the context is too long for the model (${OVERFLOW}) and there is nothing to compact (all of it is within compaction.keepRecentTokens). The prompt is left out of the context (the session history keeps it): send it again shorter or with less attached, or switch to a model with a larger context window first.`,
 		);
 		// The next operation is answered: its agent_settled carries nothing.
 		h.setResponses([fauxAssistantMessage("short answer")]);
 		await h.session.prompt("shorter");
 		expect(h.eventsOfType("agent_settled").at(-1)).toEqual({ type: "agent_settled" });
+	});
+
+	/** A model with a small window: refuses any request that carries `huge` (a text without newlines), answers the others. */
+	const refusesHuge = (huge: string, answer: string) => (context: Context) =>
+		JSON.stringify(context.messages).includes(huge)
+			? fauxAssistantMessage("", { stopReason: "error", errorMessage: OVERFLOW })
+			: fauxAssistantMessage(answer);
+
+	it("regression: the next prompt re-sent the prompt that overflowed and overflowed again (stuck until /compact); now its request has no trace of it and is answered", async () => {
+		const huge = `summarize this log: ${"line of a huge log; ".repeat(2000)}`;
+		h = await createHarness({ persistence: "disk" });
+		h.setResponses([
+			fauxAssistantMessage("first answer"),
+			refusesHuge(huge, "never: the huge prompt is refused"),
+			refusesHuge(huge, "the short prompt's answer"),
+		]);
+		await h.session.prompt("one");
+		await h.session.prompt(huge);
+		expect(h.eventsOfType("agent_settled").at(-1)?.errorMessage).toContain("The prompt got no answer");
+		// The failed answer and the prompt are out of the context; the log keeps both.
+		expect(requestTexts(h.session.messages.filter((m) => m.role !== "system") as Message[])).toEqual([
+			"user: one",
+			"assistant: first answer",
+		]);
+		h.events.length = 0;
+		await h.session.prompt("a short one");
+		expect(h.faux.callCount).toBe(3);
+		expect(JSON.stringify(h.faux.requests[2]!.messages)).not.toContain("huge log");
+		expect(requestTexts(h.faux.requests[2]!.messages)).toEqual([
+			"user: one",
+			"assistant: first answer",
+			"user: a short one",
+		]);
+		expect(h.session.messages.at(-1)).toMatchObject({ content: [{ type: "text", text: "the short prompt's answer" }] });
+		expect(h.eventsOfType("agent_settled")).toEqual([{ type: "agent_settled" }]);
+		expect(readFileSync(h.session.sessionFile!, "utf8")).toContain("line of a huge log");
+		expect(reopenedContext(h.session.sessionFile!).map(comparable)).toEqual(h.session.messages.map(comparable));
+	});
+
+	it("the overflowing request's tool calls, results and custom messages leave the context too; a reopened file builds the same context", async () => {
+		const huge = "x".repeat(40_000);
+		h = await createHarness({
+			persistence: "disk",
+			extensionFactories: [
+				(pi: ExtensionAPI) =>
+					void pi.on("tool_execution_end", () => {
+						pi.sendMessage({ customType: "note", content: "the tool ran", display: true });
+					}),
+			],
+		});
+		h.setResponses([
+			fauxAssistantMessage([fauxToolCall("ls", {})], { stopReason: "toolUse" }),
+			refusesHuge(huge, "never"),
+			refusesHuge(huge, "answered"),
+		]);
+		await h.session.prompt(`list the files ${huge}`);
+		const logged = readFileSync(h.session.sessionFile!, "utf8");
+		expect(logged).toContain('"type":"custom_message"');
+		expect(logged).toContain('"role":"toolResult"');
+		expect(roles(h.session.messages)).toEqual(["system"]);
+		await h.session.prompt("short");
+		expect(requestTexts(h.faux.requests[2]!.messages)).toEqual(["user: short"]);
+		expect(h.eventsOfType("agent_settled").at(-1)).toEqual({ type: "agent_settled" });
+		expect(reopenedContext(h.session.sessionFile!).map(comparable)).toEqual(h.session.messages.map(comparable));
+		expect(roles(reopenedContext(h.session.sessionFile!))).toEqual(["system", "user", "assistant"]);
 	});
 
 	it("regression: a follow-up queued during the unanswerable request re-sent the prompt that overflowed (continue()); now the follow-up goes without it, in the same operation", async () => {

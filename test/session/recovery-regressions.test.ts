@@ -267,11 +267,13 @@ describe("downstream fork: no retry after an extension cancelled overflow compac
 		await h.session.prompt("two");
 		// Documented reading: a cancel means "do not compact"; re-sending the same oversized context
 		// would overflow again, so the request ends (no retry) — but it ends: events, settle, resolve.
+		// The unanswered prompt then leaves the context too (second context_edit), so "three" goes without it.
 		expect(recoveryLabels(h.events).join(" ")).toBe(
 			[
 				"agent_start turn_start message_start(user) message_end(user) message_start(assistant,error)",
 				"message_end(assistant,error) turn_end agent_end(willRetry=false) entry_appended(context_edit)",
-				"compaction_start(overflow) compaction_end(overflow,none,aborted=true,willRetry=false) agent_settled",
+				"compaction_start(overflow) compaction_end(overflow,none,aborted=true,willRetry=false)",
+				"entry_appended(context_edit) agent_settled",
 			].join(" "),
 		);
 		expect(failed).toEqual([{ reason: "overflow", aborted: true, willRetry: false }]);

@@ -146,6 +146,35 @@ describe("auto-retry", () => {
 		expect(h.session.lifecycle).toBe("idle");
 	});
 
+	it("regression: abort() while the retried request streams reported auto_retry_end{success:true} (as pi 0.73.1); now the retry ends cancelled, once", async () => {
+		h = await createHarness({ persistence: "disk", simulatedClock: true, settings: { retry: { baseDelayMs: 1000 } } });
+		h.setResponses([
+			error(OVERLOADED),
+			// The user stops the retried request while the model answers it.
+			async () => {
+				void h.session.abort();
+				return fauxAssistantMessage("never streamed");
+			},
+			fauxAssistantMessage("next answer"),
+		]);
+		await settleWithClock(h, h.session.prompt("hi"));
+		expect(retryLabels(h).join(" ")).toBe(
+			[
+				"agent_start turn_start message_start message_end message_start message_end message_start message_end turn_end",
+				"agent_end(willRetry=true) auto_retry_start(1/3,1000) entry_appended(context_edit)",
+				"agent_start turn_start message_start message_end auto_retry_end(false,1,Retry cancelled) turn_end agent_end(willRetry=false)",
+				"agent_settled",
+			].join(" "),
+		);
+		expect(h.session.messages.at(-1)).toMatchObject({ role: "assistant", stopReason: "aborted" });
+		expect(h.session.lifecycle).toBe("idle");
+		// The next prompt starts a fresh sequence: nothing left over from the cancelled one.
+		h.events.length = 0;
+		await settleWithClock(h, h.session.prompt("again"));
+		expect(h.eventsOfType("auto_retry_end")).toEqual([]);
+		expect(h.session.messages.at(-1)).toMatchObject({ content: [{ type: "text", text: "next answer" }] });
+	});
+
 	it("extensions see each failed run end and the retried runs; one agent_settled for the whole request", async () => {
 		const seen: string[] = [];
 		h = await createHarness({
