@@ -97,7 +97,8 @@ export interface ExtensionTheme {
  * What an extension may ask of the user interface (`ctx.ui`). Each host mode provides one; without
  * a terminal UI (Settle's print, json and SDK use) {@link createHeadlessUIContext} answers with
  * pi's print-mode defaults: dialogs resolve to `undefined` (`confirm` to `false`), `notify` is
- * recorded and forwarded, everything else is recorded or ignored.
+ * recorded and forwarded, everything else is recorded or ignored. In a session whose host bound no
+ * UI, each notification and dialog is also a session event (`extension_notify`, `extension_dialog`).
  */
 export interface ExtensionUIContext {
 	select(title: string, options: string[], opts?: ExtensionUIDialogOptions): Promise<string | undefined>;

@@ -46,6 +46,7 @@ import type {
 	SessionStartEvent,
 	SlashCommandInfo,
 } from "../extensions/types.js";
+import { createHeadlessUIContext } from "../extensions/ui.js";
 import {
 	type BuiltInDetailsOptions,
 	inspectActorAs,
@@ -211,6 +212,22 @@ export type SessionReplacementActions = Pick<ExtensionCommandContextActions, "ne
 
 /** Host bindings of {@link AgentSession.bindExtensions}. */
 export interface ExtensionBindings {
+	/**
+	 * The UI extensions talk to (`ctx.ui`; `ctx.hasUI` becomes true unless it is a
+	 * `createHeadlessUIContext()`). Without one, extensions get pi's no-UI answers — every dialog
+	 * resolves at once to `undefined` (`confirm` to `false`), statuses, widgets and the title are
+	 * kept but shown nowhere — and each `ctx.ui.notify` and each dialog is also a session event
+	 * (`extension_notify`, `extension_dialog`) for `session.subscribe` listeners.
+	 *
+	 * @example
+	 * ```ts
+	 * session.subscribe((event) => {
+	 *   if (event.type === "extension_notify") console.error(`[${event.notifyType}] ${event.message}`);
+	 *   if (event.type === "extension_dialog") console.error(`not asked (no UI): ${event.title ?? event.kind}`);
+	 * });
+	 * await session.bindExtensions(); // no uiContext: the notifications and dialogs come as events
+	 * ```
+	 */
 	uiContext?: ExtensionUIContext;
 	mode?: ExtensionMode;
 	commandContextActions?: ExtensionCommandContextActions;
@@ -369,6 +386,21 @@ export class AgentSession {
 	/** Names this session in a failing listener's `LISTENER` warning (many sessions may share a process). */
 	private readonly listenerOwner = () => ({ sessionId: this.sessionId, cwd: this.cwd });
 	private readonly events = new PublicEvents(this.listenerOwner);
+	/**
+	 * The UI extensions talk to until the host binds one (`bindExtensions({ uiContext })`): pi's
+	 * no-UI answers (`ctx.hasUI` false), and each notification and dialog a session event, so a host
+	 * that only subscribes still hears them.
+	 */
+	private readonly defaultUI = createHeadlessUIContext({
+		onNotify: ({ message, type }) => this.events.emit({ type: "extension_notify", message, notifyType: type }),
+		onDialog: ({ kind, title }) =>
+			this.events.emit({
+				type: "extension_dialog",
+				kind,
+				...(title === undefined ? {} : { title }),
+				answer: kind === "confirm" ? false : undefined,
+			}),
+	});
 	private readonly internals: SessionInternals;
 	private readonly loadout: ToolLoadout;
 	private readonly queues: SessionQueues;
@@ -2164,6 +2196,8 @@ export class AgentSession {
 		};
 		runner.bindCore(actions, contextActions, providerActions);
 		runner.bindCommandContext(this.defaultCommandActions());
+		// The host's UI, when it bound one, replaces it (applyHostBindings).
+		runner.setUIContext(this.defaultUI);
 	}
 
 	/** Command actions: `waitForIdle`, and session replacement when a runtime set {@link setReplacementActions}. */

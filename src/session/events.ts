@@ -4,7 +4,8 @@
  */
 import type { AgentEvent } from "../agent/types.js";
 import type { CompactionResult, SummaryPart } from "../compaction/types.js";
-import type { CompactionReason } from "../extensions/types.js";
+import type { CompactionReason, NotificationType } from "../extensions/types.js";
+import type { UIDialogRequest } from "../extensions/ui.js";
 import type { ThinkingLevel } from "../llm/types.js";
 import type { SessionEntry } from "../store/entries.js";
 
@@ -68,7 +69,20 @@ export type SessionOwnEvent =
 	| { type: "session_info_changed"; name: string | undefined }
 	| { type: "thinking_level_changed"; level: ThinkingLevel }
 	/** Output of `executeBash`, chunk by chunk. */
-	| { type: "bash_execution_update"; id?: string; delta: string };
+	| { type: "bash_execution_update"; id?: string; delta: string }
+	/**
+	 * An extension called `ctx.ui.notify(message, type)` and the host bound no UI
+	 * (`bindExtensions({ uiContext })`): the notification is delivered here instead of being lost.
+	 * Settle's (pi drops it). Not emitted when the host bound a UI: that UI's `notify` gets it.
+	 */
+	| { type: "extension_notify"; message: string; notifyType: NotificationType }
+	/**
+	 * An extension opened a dialog (`ctx.ui.select`, `confirm`, `input`, `editor`, `custom`) and the
+	 * host bound no UI: nobody was asked, and the extension got `answer` at once — `false` for
+	 * `confirm`, `undefined` for the others, as in pi without a UI (`ctx.hasUI` is false, so a careful
+	 * extension does not ask). Settle's; not emitted when the host bound a UI.
+	 */
+	| { type: "extension_dialog"; kind: UIDialogRequest["kind"]; title?: string; answer: false | undefined };
 
 /** Everything a session listener receives. */
 export type AgentSessionEvent = Exclude<AgentEvent, { type: "agent_end" }> | SessionAgentEndEvent | SessionOwnEvent;
