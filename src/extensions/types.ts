@@ -1,5 +1,5 @@
 /**
- * Extension system types (behavior A.10, B.3). Names and shapes mirror pi 0.73's
+ * Extension system types. Names and shapes mirror pi 0.73's
  * `core/extensions/types.ts`, so a pi extension that uses no terminal UI runs unchanged: its
  * `import type { ExtensionAPI } from "@mariozechner/pi-coding-agent"` is erased at load time.
  *
@@ -439,7 +439,7 @@ export interface ExtensionRuntimeActions {
 	getActiveTools(): string[];
 	getAllTools(): ToolInfo[];
 	setActiveTools(toolNames: string[]): void;
-	/** Re-merges the tool registry after `pi.registerTool` at run time (F.1 step 5, runtime refresh). */
+	/** Re-merges the tool registry after `pi.registerTool` at run time (the run-time refresh). */
 	refreshTools(): void;
 	/** Extension commands ({@link ExtensionRunner.getCommandInfos}), prompt templates and skills. */
 	getCommands(): SlashCommandInfo[];
@@ -559,7 +559,7 @@ export type InputEventResult =
 	| { action: "transform"; text: string; images?: ImageContent[] }
 	| { action: "handled" };
 
-/** Fork-only event (spec I.14); dispatched when a host emits it. */
+/** An event of pi's fork, not of pi 0.73; dispatched when a host emits it. */
 export interface InputDispositionEvent {
 	type: "input_disposition";
 	inputId: string;

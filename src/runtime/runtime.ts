@@ -1,5 +1,5 @@
 /**
- * AgentSessionRuntime (behavior E): the host's stable "current session" slot. It runs
+ * AgentSessionRuntime: the host's stable "current session" slot. It runs
  * `machines/runtime.machine.ts` and replaces the whole cwd-bound runtime — services and session —
  * on new / switch (resume) / fork / import, so a session of project B never runs with project A's
  * settings, AGENTS.md, skills, extensions or working directory.
@@ -587,7 +587,7 @@ export class AgentSessionRuntime {
 	// Replacements
 
 	/**
-	 * Starts a new session in the same project (E.1). `setup` may add messages to the new session
+	 * Starts a new session in the same project. `setup` may add messages to the new session
 	 * manager before the session is bound; `withSession` runs with a fresh context of the new session.
 	 *
 	 * @example
@@ -604,7 +604,7 @@ export class AgentSessionRuntime {
 	}
 
 	/**
-	 * Resumes another session file (E.2), rebuilding the services for ITS cwd (or `cwdOverride`).
+	 * Resumes another session file, rebuilding the services for ITS cwd (or `cwdOverride`).
 	 * Throws — with nothing torn down — `MissingSessionCwdError` when that directory is gone, and a
 	 * `NOT_FOUND` SettleError when there is no file at `sessionPath` (a session file is written at
 	 * its first message, so the path of a session that never got one is missing too);
@@ -633,7 +633,7 @@ export class AgentSessionRuntime {
 	}
 
 	/**
-	 * Forks the session into a new one (E.3): `position: "before"` (default) a user message — the new
+	 * Forks the session into a new one: `position: "before"` (default) a user message — the new
 	 * session ends just before it and `selectedText` is its text — or `"at"` any entry, kept. Throws
 	 * `InvalidForkEntryError` (pi's `Invalid entry ID for forking`, then what to pass instead)
 	 * for an unknown entry, or, before, one that is not a user message.
@@ -654,7 +654,7 @@ export class AgentSessionRuntime {
 	}
 
 	/**
-	 * Imports a session JSONL file (E.4): copies it into the current session dir and resumes it.
+	 * Imports a session JSONL file: copies it into the current session dir and resumes it.
 	 * Throws `SessionImportFileNotFoundError` for a missing file.
 	 *
 	 * @example
@@ -671,7 +671,7 @@ export class AgentSessionRuntime {
 	}
 
 	/**
-	 * Ends the runtime (E.5): `session_shutdown{reason:"quit"}`, `beforeSessionInvalidate`, then the
+	 * Ends the runtime: `session_shutdown{reason:"quit"}`, `beforeSessionInvalidate`, then the
 	 * session is disposed and its file released. A replacement in progress finishes first. From the
 	 * call on, input on the session being disposed (`prompt`, `steer`, `followUp`, `sendUserMessage`,
 	 * `sendCustomMessage`) rejects at once with `SESSION_CLOSED` (its extensions' own sends are not

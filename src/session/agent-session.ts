@@ -1,5 +1,5 @@
 /**
- * AgentSession (behavior A.3): the product orchestration layer. It owns the Agent, the session
+ * AgentSession: the product orchestration layer. It owns the Agent, the session
  * log and the extension runner, and runs one long-lived prompt-operation actor
  * (`machines/prompt-operation.machine.ts`) whose state answers "what is this session doing".
  *
@@ -874,7 +874,7 @@ export class AgentSession {
 	// Events and inspection
 
 	/**
-	 * Listens to every session event (B.2). Listeners are synchronous and called in subscription
+	 * Listens to every session event. Listeners are synchronous and called in subscription
 	 * order; a throwing listener is skipped, and its first failure is reported as a process warning
 	 * (a `SettleError` with code `LISTENER`: `process.on("warning", …)`; Node prints it on stderr).
 	 * Returns the unsubscribe function.
@@ -954,7 +954,7 @@ export class AgentSession {
 	// Prompting
 
 	/**
-	 * Runs the prompt pipeline (C.1). Resolves when the prompt was handled or queued, or — when it
+	 * Runs the prompt pipeline. Resolves when the prompt was handled or queued, or — when it
 	 * started an operation — after that operation's `agent_settled`. Rejects (starting nothing)
 	 * with a `SettleError`: `BUSY` while an operation runs without `streamingBehavior` (or during a
 	 * manual compaction), `NO_MODEL`, `NO_AUTH`. A prompt made while another is still in its
@@ -1067,7 +1067,7 @@ export class AgentSession {
 	}
 
 	/**
-	 * Adds a custom message (C.1 `sendCustomMessage`): `nextTurn` → joins the next prompt; while
+	 * Adds a custom message (pi's `sendCustomMessage`): `nextTurn` → joins the next prompt; while
 	 * streaming → steered (or followed up) into the run, or held until the next safe point with
 	 * `triggerTurn: false`; idle with `triggerTurn` → starts an operation; idle otherwise → appended
 	 * at once (listeners get `message_start` + `message_end`).
@@ -1218,7 +1218,7 @@ export class AgentSession {
 	}
 
 	/**
-	 * Compacts the context now (C.5 manual): aborts a running operation first (it is not resumed),
+	 * Compacts the context now: aborts a running operation first (it is not resumed),
 	 * then summarizes. Rejects with `Nothing to compact (session too small)`, `Already compacted`,
 	 * `Compaction cancelled` or `Compaction failed: …`. "Too small" means every message since the
 	 * last compaction fits in the kept span, `compaction.keepRecentTokens` (default 20000 estimated
@@ -1271,7 +1271,7 @@ export class AgentSession {
 	}
 
 	/**
-	 * Moves the session to another entry of its tree (C.13), optionally summarizing the branch it
+	 * Moves the session to another entry of its tree, optionally summarizing the branch it
 	 * leaves (`summarize`, with `customInstructions` / `replaceInstructions`; `label` marks the
 	 * summary or the target). A user or custom message target puts the leaf on its parent and
 	 * returns its text as `editorText`. `isCompacting` is true meanwhile; `abortBranchSummary()`
@@ -1296,7 +1296,7 @@ export class AgentSession {
 	}
 
 	/**
-	 * Reloads settings, resources and extensions (C.11): the old extensions get `session_shutdown
+	 * Reloads settings, resources and extensions: the old extensions get `session_shutdown
 	 * {reason:"reload"}` and their `pi` / `ctx` objects go stale; the new ones load with the previous
 	 * flag values, the active tools that are still registered stay active, and — when the host bound
 	 * extensions — they get `session_start` and `resources_discover` with reason `reload`. The
@@ -1404,7 +1404,7 @@ export class AgentSession {
 	// Models, thinking, tools
 
 	/**
-	 * Switches the model (C.12): requires configured auth (`No API key for <provider>/<id>`),
+	 * Switches the model: requires configured auth (`No API key for <provider>/<id>`),
 	 * records a `model_change`, re-clamps the thinking level, and tells extensions (`model_select`).
 	 * `persist` (default true, as pi) saves it as the default model in settings.
 	 *
@@ -1426,7 +1426,7 @@ export class AgentSession {
 	}
 
 	/**
-	 * Switches to the next (or previous) model (C.12): among the scoped models that have auth when
+	 * Switches to the next (or previous) model: among the scoped models that have auth when
 	 * models are scoped, else among all available models; wraps around. A scoped model's own
 	 * thinking level applies. Resolves undefined (and changes nothing) with at most one candidate.
 	 * Extensions get `model_select` with source `cycle`. `persist` (default true) saves the default model.

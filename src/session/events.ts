@@ -1,5 +1,5 @@
 /**
- * The events `session.subscribe(listener)` delivers (behavior B.2): every Agent event (B.1) as is,
+ * The events `session.subscribe(listener)` delivers: every Agent event as is,
  * except `agent_end` which gains `willRetry`, plus the session's own events.
  */
 import type { AgentEvent } from "../agent/types.js";
@@ -13,14 +13,14 @@ import type { SessionEntry } from "../store/entries.js";
 export type SessionAgentEndEvent = Extract<AgentEvent, { type: "agent_end" }> & {
 	/**
 	 * True iff the session will retry this run: no abort requested, retry enabled, attempts left,
-	 * and the run's last assistant message is a retryable error (C.4).
+	 * and the run's last assistant message is a retryable error.
 	 */
 	willRetry: boolean;
 };
 
 /** Events only the session emits. */
 export type SessionOwnEvent =
-	/** Once per started operation, after all automatic continuation (C.2). */
+	/** Once per started operation, after all automatic continuation. */
 	| {
 			type: "agent_settled";
 			/**
@@ -30,7 +30,7 @@ export type SessionOwnEvent =
 			 */
 			errorMessage?: string;
 	  }
-	/** Copies of the display lists of queued steering / follow-up texts (C.6). */
+	/** Copies of the display lists of queued steering / follow-up texts. */
 	| { type: "queue_update"; steering: string[]; followUp: string[] }
 	| { type: "compaction_start"; reason: CompactionReason }
 	| {
