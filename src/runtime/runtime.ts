@@ -47,7 +47,11 @@ import {
 	type PromptOperationDetails,
 	type RuntimeDetails,
 } from "../inspect/lifecycle-inspector.js";
-import { InspectionSubscriptionSet } from "../inspect/subscription-set.js";
+import {
+	type InspectionSubscription,
+	InspectionSubscriptionSet,
+	inspectionSubscription,
+} from "../inspect/subscription-set.js";
 import { createTraceRecorder, type TraceRecorderOptions } from "../inspect/trace.js";
 import { callListener } from "../listener-errors.js";
 import {
@@ -429,13 +433,13 @@ export class AgentSessionRuntime {
 	inspect(
 		observer: LifecycleObserver<RuntimeStatePath, RuntimeDetails>,
 		options?: BuiltInDetailsOptions,
-	): { unsubscribe(): void };
+	): InspectionSubscription;
 	/** With a custom `details` option: the state changes carry what it returns. */
-	inspect(observer: LifecycleObserver<RuntimeStatePath>, options?: LifecycleInspectorOptions): { unsubscribe(): void };
+	inspect(observer: LifecycleObserver<RuntimeStatePath>, options?: LifecycleInspectorOptions): InspectionSubscription;
 	inspect(
 		observer: LifecycleObserver<RuntimeStatePath>,
 		options: LifecycleInspectorOptions = {},
-	): { unsubscribe(): void } {
+	): InspectionSubscription {
 		const { onEnd, ...rest } = options;
 		// Timed like the current session's events (its clock may be simulated): one timeline in a trace.
 		const now = rest.now ?? (() => (inspectionClockOf(this.session) ?? Date.now)());
@@ -493,16 +497,16 @@ export class AgentSessionRuntime {
 	inspectSessions(
 		observer: (event: RuntimeSessionsInspectionEvent) => void,
 		options?: BuiltInDetailsOptions,
-	): { unsubscribe(): void };
+	): InspectionSubscription;
 	/** With a custom `details` option: the state changes carry what it returns. */
 	inspectSessions(
 		observer: (event: RuntimeSessionsInspectionEvent<LifecycleDetails, LifecycleDetails>) => void,
 		options?: LifecycleInspectorOptions,
-	): { unsubscribe(): void };
+	): InspectionSubscription;
 	inspectSessions(
 		observer: (event: RuntimeSessionsInspectionEvent<LifecycleDetails, LifecycleDetails>) => void,
 		options: LifecycleInspectorOptions = {},
-	): { unsubscribe(): void } {
+	): InspectionSubscription {
 		const { onEnd, ...sessionOptions } = options;
 		// A failing observer or onEnd is reported (once) under this method's name, not the inner streams'.
 		// Each event comes from the runtime's or a session's stream, so its `machine` tells its state paths.
@@ -519,13 +523,11 @@ export class AgentSessionRuntime {
 			sessionSubscription.unsubscribe();
 			sessionSubscription = session.inspect(guarded, sessionOptions);
 		});
-		return {
-			unsubscribe: () => {
-				off();
-				runtimeSubscription.unsubscribe();
-				sessionSubscription.unsubscribe();
-			},
-		};
+		return inspectionSubscription(() => {
+			off();
+			runtimeSubscription.unsubscribe();
+			sessionSubscription.unsubscribe();
+		});
 	}
 
 	/**

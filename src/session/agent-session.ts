@@ -54,7 +54,7 @@ import {
 	type LifecycleObserver,
 	type PromptOperationDetails,
 } from "../inspect/lifecycle-inspector.js";
-import { InspectionSubscriptionSet } from "../inspect/subscription-set.js";
+import { type InspectionSubscription, InspectionSubscriptionSet } from "../inspect/subscription-set.js";
 import { createTraceRecorder, type TraceRecorder, type TraceRecorderOptions } from "../inspect/trace.js";
 import {
 	clampThinkingLevel,
@@ -877,13 +877,18 @@ export class AgentSession {
 	 * Listens to every session event. Listeners are synchronous and called in subscription
 	 * order; a throwing listener is skipped, and its first failure is reported as a process warning
 	 * (a `SettleError` with code `LISTENER`: `process.on("warning", …)`; Node prints it on stderr).
-	 * Returns the unsubscribe function.
+	 * Returns the unsubscribe function (pi's convention). {@link inspect} returns a handle that is
+	 * both: call it as this one, or call its `unsubscribe()` (XState's convention).
 	 *
 	 * @example
 	 * ```ts
 	 * const off = session.subscribe((event) => {
 	 *   if (event.type === "message_update") process.stdout.write(".");
 	 * });
+	 * const stopInspecting = session.inspect((e) => console.log(e.kind));
+	 * await session.prompt("hi");
+	 * off();
+	 * stopInspecting(); // the same as stopInspecting.unsubscribe()
 	 * ```
 	 */
 	subscribe(listener: AgentSessionListener): () => void {
@@ -896,26 +901,29 @@ export class AgentSession {
 	 * An observer (or `onEnd`) that throws or rejects is skipped and never breaks the session or the
 	 * other observers; its first failure is a `LISTENER` process warning, as for `subscribe` listeners.
 	 *
+	 * Returns the subscription: `subscription.unsubscribe()` (XState's convention) or
+	 * `subscription()` (as the function {@link subscribe} returns) stops it.
+	 *
 	 * @example
 	 * ```ts
 	 * const subscription = session.inspect((e) => { if (e.kind === "state") console.log(e.to); });
 	 * await session.prompt("hi"); // preflight, running.working, postRun, beforeSettle.working, settling, idle
-	 * subscription.unsubscribe();
+	 * subscription.unsubscribe(); // or subscription()
 	 * ```
 	 */
 	inspect(
 		observer: LifecycleObserver<PromptOperationStatePath, PromptOperationDetails>,
 		options?: BuiltInDetailsOptions,
-	): { unsubscribe(): void };
+	): InspectionSubscription;
 	/** With a custom `details` option: the state changes carry what it returns. */
 	inspect(
 		observer: LifecycleObserver<PromptOperationStatePath>,
 		options?: LifecycleInspectorOptions,
-	): { unsubscribe(): void };
+	): InspectionSubscription;
 	inspect(
 		observer: LifecycleObserver<PromptOperationStatePath>,
 		options: LifecycleInspectorOptions = {},
-	): { unsubscribe(): void } {
+	): InspectionSubscription {
 		const now = inspectionClockOf(this);
 		const { onEnd, ...rest } = options;
 		// Through the handle the actor system reaches the whole session: dispose() detaches it.
