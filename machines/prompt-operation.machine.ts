@@ -1,6 +1,6 @@
 /**
  * The prompt-operation machine: one long-lived actor per AgentSession whose state answers "what is
- * this session doing" (DESIGN §2, behavior C.1–C.5, C.8, C.13). Pure: no I/O, no timers of its own
+ * this session doing" (prompts, retries, compaction, extension boundaries, tree navigation). Pure: no I/O, no timers of its own
  * (delays run on the actor's clock), no imports from `src/` other than types.
  *
  * ## How the AgentSession runs it
@@ -19,9 +19,9 @@
  *
  * ## Events the session sends ({@link PromptOperationEvent})
  * - `PROMPT {request}` — `prompt()`, `sendUserMessage()` and triggered custom messages. Idle → `preflight`.
- *   In `preflight` and `settling` the request is deferred (kept in order, re-issued once idle; behavior
- *   C.1 step 0). In every other busy state a `busyPreflight` child `busyPreflight.<requestId>` is
- *   spawned (busy rules, C.1 step 5), so request ids must be unique per session. An `ABORT` during
+ *   In `preflight` and `settling` the request is deferred (kept in order, re-issued once idle, as pi does
+ *   at the start of its prompt pipeline). In every other busy state a `busyPreflight` child `busyPreflight.<requestId>` is
+ *   spawned (the rules for a prompt while busy), so request ids must be unique per session. An `ABORT` during
  *   `preflight` is remembered: a `started` outcome then settles at once without a run.
  * - `COMPACT {requestId, payload?}` — manual `compact()`, accepted only in `idle` (the session aborts
  *   first, like pi). `NAVIGATE_TREE {requestId, payload?}` — `navigateTree()`: in `idle` it enters
@@ -34,7 +34,7 @@
  * - `RETRY_ANNOUNCED` — from the event bridge, when it emits `agent_end{willRetry: true}`. From then
  *   until the run ends, an `ABORT_RETRY` is remembered and cancels that retry as soon as its backoff
  *   starts (one `auto_retry_start`, then `auto_retry_end{finalError: "Retry cancelled"}`, → `settling`).
- * - From the event bridge (C.10), while a run is active: `USER_MESSAGE_START` at a user
+ * - From the event bridge, while a run is active: `USER_MESSAGE_START` at a user
  *   `message_start`, `ASSISTANT_MESSAGE_END {stopReason}` at an assistant `message_end`. They keep the
  *   retry counter and the overflow-recovered flag in this machine's context. During a retried request
  *   the first answer ends the retry: `auto_retry_end{success: true}`, or `{success: false, finalError:
@@ -45,7 +45,7 @@
  *   `running.compacting`, runs the `compact` actor (`threshold`, never `willRetry`) and answers
  *   `request_compaction_done`, whatever the outcome; the run then sends the request on the same route.
  * - `PRE_SEND_COMPACTION_START {reason}` / `PRE_SEND_COMPACTION_END` — from the preflight, around
- *   the compaction it runs before sending a prompt (C.1 step 9). Accepted only in `preflight`; the
+ *   the compaction it runs before sending a prompt. Accepted only in `preflight`; the
  *   machine stays there and keeps the reason in `context.preSendCompaction`, so `isCompacting` is
  *   true meanwhile (as in pi) and the inspection stream shows it.
  * - `UPDATE_RETRY_SETTINGS {retry}` — any time (settings reload).
@@ -71,18 +71,18 @@
  *
  * | request (emitted) | input | answer (event) | notes |
  * |---|---|---|---|
- * | `preflight_requested` | {@link PreflightInput} | `PREFLIGHT_DONE {output: PreflightOutcome}` | C.1 steps 1–12 while idle. `PREFLIGHT_FAILED` → rejected. |
+ * | `preflight_requested` | {@link PreflightInput} | `PREFLIGHT_DONE {output: PreflightOutcome}` | The prompt pipeline while idle (command, input hook, expansion, model and auth checks, pre-send compaction). `PREFLIGHT_FAILED` → rejected. |
  * | `run_requested` | {@link RunInput} | `RUN_DONE {output: RunOutcome}` | one `agent.prompt(messages)` / `agent.continue()`; answered after `agent_end` was handled. |
- * | `before_settle_requested` | {@link BeforeSettleInput} | `BEFORE_SETTLE_DONE {output: BeforeSettleOutput}` | the `agent_before_settle` boundary (C.8); `continue` only when valid. |
+ * | `before_settle_requested` | {@link BeforeSettleInput} | `BEFORE_SETTLE_DONE {output: BeforeSettleOutput}` | the `agent_before_settle` boundary; `continue` only when valid. |
  * | `settle_requested` | {@link SettleInput} | `SETTLE_DONE` | flush pending bash + custom messages, clear per-run options, await `agent_settled` handlers and listeners. |
  *
  * Actors the session provides for the rarer steps (input → output); each placeholder throws
  * `"<name>" is not provided`:
  * | actor | input | output | notes |
  * |---|---|---|---|
- * | `busyPreflight` | {@link BusyPreflightInput} | {@link BusyPreflightOutcome} | C.1 while busy: command, input hook, expansion, `streamingBehavior` (queue) or pi's rejection. Never starts a run. |
+ * | `busyPreflight` | {@link BusyPreflightInput} | {@link BusyPreflightOutcome} | The prompt pipeline while busy: command, input hook, expansion, `streamingBehavior` (queue) or pi's rejection. Never starts a run. |
  * | `compact` | {@link CompactionInput} | {@link CompactionOutput} | `_runAutoCompaction` / manual `compact()`; emits `compaction_start/end` itself. |
- * | `navigateTree` | {@link NavigateTreeInput} | {@link NavigateTreeOutput} | C.13 incl. the branch summary (counts as compacting). |
+ * | `navigateTree` | {@link NavigateTreeInput} | {@link NavigateTreeOutput} | Tree navigation, including the branch summary (counts as compacting). |
  *
  * Long-running work is never cut short by an abort: the machine enters an `aborting` sub-state,
  * emits `abort_requested {target}` and waits for the answer (or the actor) to finish (see "Decisions").
@@ -94,14 +94,14 @@
  * state) and must not throw: XState keeps the actor running but rethrows the error asynchronously,
  * which is an uncaught exception in Node — wrap listener bodies.
  * - `preflight_result {requestId, disposition, error?}` — resolve/reject the caller of `prompt()`;
- *   `started` callers keep waiting for `operation_settled` (DESIGN §2: `prompt()` resolves after settle).
+ *   `started` callers keep waiting for `operation_settled` (`prompt()` resolves after settling).
  * - `prompt_deferred {requestId}`; `operation_started {operationId, requestId}`;
  *   `operation_settled {operationId, requestId, aborted, stall?, runFailure?}` — once per started
  *   operation, after `settle`; `stall` ({@link OperationStall}) when it settled because a run made no
  *   progress (fail the caller of `prompt()` with it; what was queued stays queued); `runFailure` when
- *   the run threw (`RUN_FAILED`: fail the caller with that error after settling, as pi's C.2 does).
+ *   the run threw (`RUN_FAILED`: fail the caller with that error after settling, as pi does).
  * - `auto_retry_start {attempt, maxAttempts, delayMs, errorMessage}` (the session also omits the failed
- *   attempt from context here, C.4 step 5) and `auto_retry_end {success, attempt, finalError?}` —
+ *   attempt from context here) and `auto_retry_end {success, attempt, finalError?}` —
  *   forward both to public listeners unchanged.
  * - `summarization_retry_scheduled {attempt, maxAttempts, delayMs, errorMessage}`,
  *   `summarization_retry_attempt_start {source, reason?}`, `summarization_retry_finished {success, attempt, finalError?}`
@@ -115,7 +115,7 @@
  *   result:undefined, aborted:false, willRetry:false, errorMessage}` + `session_compact_failed`.
  * - `abort_requested {target: "run" | "compaction" | "boundary" | "branch_summary" | "preflight"}` — call
  *   `agent.abort()` / abort the compaction, boundary or branch-summary controller; `preflight`: abort
- *   the pre-send compaction (C.1 step 9) if the preflight is running one.
+ *   the pre-send compaction if the preflight is running one.
  * - `manual_compaction_done {requestId, output?, error?}`, `tree_navigation_done {requestId, output?, error?}`.
  * - `request_compaction_done {output?, error?}` — the answer to `REQUEST_NEEDS_COMPACTION`: let the
  *   waiting request preparation go on (after an `ABORT` the run is being aborted by then).
@@ -126,13 +126,13 @@
  *   then goes through `postRun` (abort first) to `settling`. Stopping the child instead would let
  *   `settle` race the agent's last `message_end`. Same pattern for compaction, the boundary and the
  *   branch summary.
- * - **Decision order out of `postRun`** (C.3, DESIGN §2): abort → retry (attempts left) → overflow
+ * - **Decision order out of `postRun`** : abort → retry (attempts left) → overflow
  *   recovery (once per request) → recovery failed → successful answer over the window (compact,
  *   never re-run) → threshold → stalled (queued, but the run added nothing: settle) → queued after
  *   `agent_end` → `beforeSettle`. A retryable error that
  *   is not retried (disabled, exhausted, or the provider asked for more than the cap) ends its
  *   retry sequence (`auto_retry_end{success:false}`) and still gets the threshold check and the
- *   queued-messages check (C.3 steps 5–7), so a session that keeps failing can still compact.
+ *   queued-messages check, so a session that keeps failing can still compact.
  * - **No run repeats a run that made no progress** (no livelock): a run re-runs for queued messages
  *   only when it added something to the transcript (`RunOutcome.madeProgress`). A run that added
  *   nothing while messages stay queued (a continuation skipped or without effect) would be followed
@@ -225,7 +225,7 @@ export interface PlanRetryOptions {
 	jitter?: RetryJitter;
 	/**
 	 * Lower bound for the delay: the previous delay of the same retry sequence, so delays never
-	 * shrink within a sequence even when a provider's Retry-After does (DESIGN §8 invariant 5).
+	 * shrink within a sequence even when a provider's Retry-After does.
 	 */
 	floorMs?: number;
 }
@@ -271,7 +271,7 @@ export function backoffDelayMs(settings: RetrySettings, attempt: number, jitter?
 }
 
 /**
- * The retry policy (behavior C.4, discrepancy I.6) — the one implementation; the machine's
+ * The retry policy — the one implementation; the machine's
  * `canRetry` guard and `scheduleRetry` action use it, and `src/session/retry-policy.ts` wraps it.
  * Decides whether retry number `attempt` (1-based: the retry about to be made) happens and after
  * what delay. In order: disabled → give up (`disabled`); `attempt > maxRetries` → give up
@@ -336,11 +336,11 @@ export function proportionalJitter(ratio = 0.1, random: () => number = Math.rand
 	return (delayMs) => delayMs * (1 - ratio + random() * 2 * ratio);
 }
 
-/** pi's texts for a second overflow within one request (C.5). */
+/** pi's texts for a second overflow within one request. */
 export const OVERFLOW_RECOVERY_FAILED_MESSAGE =
 	"Context overflow recovery failed after one compact-and-retry attempt. Try reducing context or switching to a larger-context model.";
 export const LENGTH_RECOVERY_FAILED_MESSAGE = "Truncated response recovery failed after one compact-and-retry attempt.";
-/** `finalError` of `auto_retry_end` when a backoff is cancelled (C.4 step 6). */
+/** `finalError` of `auto_retry_end` when a backoff is cancelled. */
 export const RETRY_CANCELLED_MESSAGE = "Retry cancelled";
 
 // ---------------------------------------------------------------------------------------------
@@ -356,7 +356,7 @@ export interface PromptRequest {
 	payload?: unknown;
 }
 
-/** Input of the `preflight_requested` request (behavior C.1 while idle). */
+/** Input of the `preflight_requested` request (the prompt pipeline while idle). */
 export interface PreflightInput {
 	request: PromptRequest;
 }
@@ -375,7 +375,7 @@ export type PreflightOutcome =
 /** States in which a `PROMPT` is handled by a spawned `busyPreflight` child. */
 export type BusyPhase = "running" | "retrying" | "compacting" | "beforeSettle" | "branchSummary";
 
-/** Input of the `busyPreflight` actor (C.1 with `isStreaming` or compaction in progress). */
+/** Input of the `busyPreflight` actor (the prompt pipeline while streaming or compacting). */
 export interface BusyPreflightInput {
 	request: PromptRequest;
 	phase: BusyPhase;
@@ -407,12 +407,12 @@ export interface RunInput {
 	payload?: unknown;
 }
 
-/** How the session classifies the last assistant message of a run (one classifier, C.4/C.5). */
+/** How the session classifies the last assistant message of a run (one classifier for retry and compaction). */
 export type RunErrorClass = "none" | "retryable" | "overflow" | "length_overflow" | "fatal";
 
 /**
  * Answer to `run_requested` (`RUN_DONE {output}`), computed by the session from the last assistant message recorded at
- * its `message_end` and the agent state once the run has ended (C.3 inputs).
+ * its `message_end` and the agent state once the run has ended.
  */
 export interface RunOutcome {
 	/** Stop reason of the last assistant message; `undefined` when the run produced none. */
@@ -425,9 +425,9 @@ export interface RunOutcome {
 	errorMessage?: string;
 	/** Retry-After the provider asked for, in ms. */
 	requestedDelayMs?: number;
-	/** The threshold check of C.5 step 6 says compact (`shouldCompact`). */
+	/** The compaction threshold check after the response says compact (`shouldCompact`). */
 	overThreshold: boolean;
-	/** `agent.hasQueuedMessages()` after the run (messages queued by `agent_end` handlers, C.3 step 7). */
+	/** `agent.hasQueuedMessages()` after the run (messages queued by `agent_end` handlers). */
 	hasQueuedMessages: boolean;
 	/**
 	 * `false`: the run added no message to the transcript (a skipped continuation, or an
@@ -497,11 +497,11 @@ export interface CompactionOutput {
 export interface BeforeSettleInput {
 	operationId: number;
 	requestId: string;
-	/** From the last run's stop reason (C.3). */
+	/** From the last run's stop reason. */
 	outcome: "completed" | "aborted" | "error";
 }
 
-/** Answer to `before_settle_requested` (`BEFORE_SETTLE_DONE {output}`): `continue` only when a continuation is valid (C.8 `canContinue`). */
+/** Answer to `before_settle_requested` (`BEFORE_SETTLE_DONE {output}`): `continue` only when a continuation is valid (`canContinue`). */
 export interface BeforeSettleOutput {
 	continue: boolean;
 }
@@ -521,7 +521,7 @@ export interface NavigateTreeInput {
 	payload?: unknown;
 }
 
-/** Output of the `navigateTree` actor (C.13 result). */
+/** Output of the `navigateTree` actor (the navigation's result). */
 export interface NavigateTreeOutput {
 	cancelled: boolean;
 	aborted?: boolean;
@@ -662,7 +662,7 @@ export interface PromptOperationContext {
 	retryAttempt: number;
 	/** Backoff of the current (or last) retry; the floor for the next one in the same sequence. */
 	retryDelayMs: number;
-	/** An overflow recovery was made for the current request (C.5: once per failing request). */
+	/** An overflow recovery was made for the current request (once per failing request). */
 	overflowRecoveryAttempted: boolean;
 	/**
 	 * The current run's `agent_end` said `willRetry: true` (`announced`), and `abortRetry()` came
@@ -680,12 +680,12 @@ export interface PromptOperationContext {
 	lastOutcome: RunOutcome | undefined;
 	/** Set when the operation stopped running because a run made no progress (settles with it). */
 	stall: OperationStall | undefined;
-	/** What the run threw (`RUN_FAILED`): the operation settles and fails the caller of `prompt()` with it (C.2). */
+	/** What the run threw (`RUN_FAILED`): the operation settles and fails the caller of `prompt()` with it. */
 	runFailure: { error: unknown } | undefined;
 	compaction: { reason: CompactionReason; willRetry: boolean; requestId?: string; payload?: unknown } | undefined;
 	/** The tree navigation in progress (`branchSummary`, or spawned by an extension command during `preflight`). */
 	treeNavigation: { requestId: string; payload?: unknown } | undefined;
-	/** Why the preflight is compacting before it sends the prompt (C.1 step 9), while it does. */
+	/** Why the preflight is compacting before it sends the prompt, while it does. */
 	preSendCompaction: CompactionReason | undefined;
 	/** Prompts received in `preflight` / `settling`, re-issued in order once idle. */
 	deferredPrompts: PromptRequest[];
@@ -1023,7 +1023,7 @@ export const promptOperationMachine = setup({
 			target: params.target,
 		})),
 		resetOverflowRecovery: assign({ overflowRecoveryAttempted: false }),
-		/** C.10 step 5: a non-error, non-length assistant message ends the failing request. */
+		/** A non-error, non-length assistant message ends the failing request. */
 		noteAssistantMessageEnd: assign(({ event }) => {
 			if (event.type !== "ASSISTANT_MESSAGE_END") return {};
 			return event.stopReason === "error" || event.stopReason === "length" ? {} : { overflowRecoveryAttempted: false };
@@ -1056,7 +1056,7 @@ export const promptOperationMachine = setup({
 			attempt: context.retryAttempt,
 			finalError: RETRY_CANCELLED_MESSAGE,
 		})),
-		/** C.3 step 1: an abort ends a retry sequence in flight as cancelled. */
+		/** An abort ends a retry sequence in flight as cancelled. */
 		finishCancelledRetry: enqueueActions(({ enqueue, context }) => {
 			if (context.retryAttempt === 0) return;
 			enqueue.emit({
@@ -1068,7 +1068,7 @@ export const promptOperationMachine = setup({
 			enqueue.assign({ retryAttempt: 0, retryDelayMs: 0 });
 		}),
 		/**
-		 * C.3 step 5: leaving `postRun` without retrying ends a retry sequence in flight — with the
+		 * Leaving `postRun` without retrying ends a retry sequence in flight — with the
 		 * error if the last run failed (exhausted, gave up, or a different error), else as a success
 		 * (fallback when the bridge did not report the successful `message_end`).
 		 */
@@ -1758,7 +1758,7 @@ export function isOperationActive(snapshot: PromptOperationSnapshot): boolean {
 
 /**
  * `session.isStreaming`: an operation is active and its `agent_settled` dispatch has not begun —
- * false in `settling`, so `isIdle()` seen from an `agent_settled` handler is true, as in pi (C.2).
+ * false in `settling`, so `isIdle()` seen from an `agent_settled` handler is true, as in pi.
  */
 export function isStreaming(snapshot: PromptOperationSnapshot): boolean {
 	return isOperationActive(snapshot) && !snapshot.matches("settling");

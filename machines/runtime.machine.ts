@@ -1,6 +1,6 @@
 /**
  * The runtime machine: the AgentSessionRuntime's current-session slot and session replacement
- * (DESIGN §3, behavior E). Pure: no I/O, no imports from `src/` other than types.
+ * (session replacement as pi does it). Pure: no I/O, no imports from `src/` other than types.
  *
  * ## How the AgentSessionRuntime runs it
  * ```ts
@@ -14,21 +14,21 @@
  * in progress does not accept another (reject the call with a `BUSY` error). `DISPOSE` is accepted
  * at any time; during a replacement it runs right after it.
  *
- * ## Order (and why it differs from DESIGN §3's drawing)
+ * ## Order (the new session is created before the old one is shut down)
  * `active → beforeSwitch → opening → creating → shuttingDown → invalidating → disposing →
  * rebinding → withSession → active`. The new services and AgentSession are CREATED (for the
  * target's cwd, not yet bound to the host) BEFORE the old session is shut down. Invariant 10 says a
  * replacement either completes or leaves the old session intact and usable; a disposed session
  * cannot be brought back, so everything that can fail for ordinary reasons (missing file, missing
  * cwd, bad settings, a throwing extension factory, disk errors) must happen while the old session
- * is still untouched. Extensions still observe pi's order (E.7): `session_before_switch` →
+ * is still untouched. Extensions still observe pi's order: `session_before_switch` →
  * `session_shutdown` (old) → `session_start` (new, when the host rebinds), because a created but
  * unbound session emits nothing. The commit point is `disposing`:
  * - failure in `beforeSwitch`, `opening`, `creating` → `active`, nothing torn down (`createSession`
  *   must dispose whatever it half-built before rejecting);
  * - failure in `shuttingDown` / `invalidating` → `rollingBack` (dispose the prepared session; the
  *   old one was told `session_shutdown`, so the host rebinds it) → `active` with the old session;
- * - from `disposing` on there is no way back: dispose errors are swallowed (C.11) and a failing
+ * - from `disposing` on there is no way back: dispose errors are swallowed and a failing
  *   `rebindSession` / `withSession` is reported on `replacement_completed.error`, with the new
  *   session installed.
  * `DISPOSE`: `shuttingDown(quit) → invalidating → disposing → disposed` (final); failures on this
@@ -38,7 +38,7 @@
  * | actor | input | output |
  * |---|---|---|
  * | `checkBeforeSwitch` | {@link ReplacementInput} | {@link BeforeSwitchOutput} — `session_before_switch` / `session_before_fork` |
- * | `openTarget` | {@link ReplacementInput} | {@link OpenedTarget} — open the target SessionManager, validate its cwd (E.6), fork's branch (E.3) |
+ * | `openTarget` | {@link ReplacementInput} | {@link OpenedTarget} — open the target SessionManager, validate its cwd, fork's branch |
  * | `createSession` | {@link CreateSessionInput} | {@link CreatedSession} — services for the TARGET cwd + new AgentSession (+ `setup`), unbound |
  * | `shutdownCurrent` | {@link TeardownInput} | void — `session_shutdown{reason, targetSessionFile}` on the old runner |
  * | `invalidateCurrent` | {@link TeardownInput} | void — host `beforeSessionInvalidate()` |
@@ -112,7 +112,7 @@ export type RuntimeEvent =
 	| { type: "IMPORT"; requestId: string; inputPath: string; cwdOverride?: string }
 	| { type: "DISPOSE" };
 
-/** `session_shutdown` reason (E.7): `switch` and `import` are `resume`. */
+/** `session_shutdown` reason: `switch` and `import` are `resume`. */
 export type ShutdownReason = "new" | "resume" | "fork" | "quit";
 
 /** States a replacement can fail in. */
@@ -142,7 +142,7 @@ export interface OpenedTarget {
 	sessionFile?: string;
 	/** The cwd the new services are built for (the target's, or the override). */
 	cwd: string;
-	/** Fork "before": the user message text (E.3). */
+	/** Fork "before": the user message text. */
 	selectedText?: string;
 	/** The opened SessionManager (opaque to the machine). */
 	handle: unknown;
@@ -162,7 +162,7 @@ export interface CreatedSession {
 /** Input of the teardown actors (old session). */
 export interface TeardownInput {
 	reason: ShutdownReason;
-	/** The file the runtime switches to (E.7 `session_shutdown.targetSessionFile`). */
+	/** The file the runtime switches to (`session_shutdown`'s `targetSessionFile`). */
 	targetSessionFile?: string;
 }
 
@@ -251,7 +251,7 @@ function requestFromEvent(event: RuntimeEvent): ReplacementRequest | undefined {
 	}
 }
 
-/** `session_shutdown` reason for a request kind (E.7). */
+/** `session_shutdown` reason for a request kind. */
 export function shutdownReasonFor(kind: ReplacementRequest["kind"]): ShutdownReason {
 	return kind === "new" ? "new" : kind === "fork" ? "fork" : "resume";
 }

@@ -1,5 +1,5 @@
 /**
- * The agent loop (behavior A.1, C.9, F.3–F.5): model call → tool calls → tool results → model
+ * The agent loop: model call → tool calls → tool results → model
  * call …, emitting AgentEvents to an awaited sink. Holds no product state.
  *
  * Context contract: the loop appends to `context.messages` IN PLACE (no copy) — each message
@@ -741,7 +741,7 @@ class LoopRun {
 		return queued ? this.emitter.emitQueued(event) : this.emit(event);
 	}
 
-	/** Lookup → prepareArguments → validation → beforeToolCall (F.3). */
+	/** Lookup → prepareArguments → validation → beforeToolCall. */
 	private async prepareToolCall(
 		assistantMessage: AssistantMessage,
 		toolCall: AgentToolCall,

@@ -1,5 +1,5 @@
 /**
- * The Agent (behavior A.2): owns the transcript and one active run, awaits its listeners in
+ * The Agent: owns the transcript and one active run, awaits its listeners in
  * subscription order, keeps steering / follow-up queues, and turns a failing run into a
  * well-formed failure message.
  */
@@ -492,7 +492,7 @@ export class Agent {
 		}
 	}
 
-	/** Emits the closing events of a failed run (A.2); listener errors here are ignored. */
+	/** Emits the closing events of a failed run; listener errors here are ignored. */
 	private async closeFailedRun(run: ActiveRun, error: unknown): Promise<void> {
 		const closing = run.tracker.failureEvents(error, this.model, run.controller.signal.aborted);
 		if (!closing) {

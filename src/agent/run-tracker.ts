@@ -1,6 +1,6 @@
 /**
  * Tracks which structural events of a run were emitted, so a run that fails part-way can be
- * closed with a well-formed event sequence (behavior A.2: synthesized failure message).
+ * closed with a well-formed event sequence (a synthesized failure message).
  */
 import { errorMessage } from "../errors.js";
 import { type AgentMessage, type AssistantMessage, emptyUsage, type Model } from "../llm/types.js";

@@ -68,7 +68,7 @@ export interface AgentContext {
 	tools?: AgentTool[];
 }
 
-/** Events of one agent run, in the order agentLoop emits them (behavior B.1). */
+/** Events of one agent run, in the order agentLoop emits them. */
 export type AgentEvent =
 	| { type: "agent_start" }
 	| { type: "agent_end"; messages: AgentMessage[] }

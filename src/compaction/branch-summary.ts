@@ -1,5 +1,5 @@
 /**
- * Branch summaries for tree navigation (behavior C.13): what the branch being left did, so the
+ * Branch summaries for tree navigation: what the branch being left did, so the
  * branch the user returns to can carry it as context.
  */
 import { SettleError } from "../errors.js";

@@ -1,5 +1,5 @@
 /**
- * Where to cut a branch for compaction (behavior C.5): keep at least `keepRecentTokens` of the most recent
+ * Where to cut a branch for compaction: keep at least `keepRecentTokens` of the most recent
  * messages verbatim, never start the kept span at a tool result, and report when the cut falls inside a turn.
  */
 import { estimateMessageTokens } from "../llm/tokens.js";

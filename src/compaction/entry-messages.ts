@@ -1,6 +1,6 @@
 /**
- * The message a session entry contributes to the model context (behavior D.4 step 4), with the
- * branch's `context_edit` entries applied (D.4 step 5).
+ * The message a session entry contributes to the model context, with the
+ * branch's `context_edit` entries applied.
  */
 import type { AgentMessage, ImageContent, TextContent } from "../llm/types.js";
 import type { ContextEditEntry, SessionEntry } from "../store/entries.js";

@@ -1,5 +1,5 @@
 /**
- * User-visible texts of the compaction paths, exactly as pi 0.73 words them (C.5, C.13), in one place.
+ * User-visible texts of the compaction paths, exactly as pi 0.73 words them, in one place.
  */
 import { errorMessage } from "../errors.js";
 import type { SessionEntry } from "../store/entries.js";

@@ -1,5 +1,5 @@
 /**
- * The token side of the post-run compaction check (behavior C.5 steps 4 and 6), as pure functions.
+ * The token side of the post-run compaction check, as pure functions.
  */
 import { calculateContextTokens, estimateContextTokens } from "../llm/tokens.js";
 import type { AgentMessage, AssistantMessage } from "../llm/types.js";
@@ -24,7 +24,7 @@ export function latestCompactionTime(branchEntries: readonly SessionEntry[]): nu
 
 /**
  * Whether a response predates the latest compaction (its usage describes the context before it):
- * such a response must trigger neither overflow nor threshold compaction (C.5 step 4). `latestCompactionAt`
+ * such a response must trigger neither overflow nor threshold compaction. `latestCompactionAt`
  * is the compaction entry's time in epoch ms; false when there was none.
  *
  * @example
@@ -57,7 +57,7 @@ export interface ThresholdTokensInput {
 }
 
 /**
- * Context tokens to compare with the threshold after a response (C.5 step 6), or `undefined` when
+ * Context tokens to compare with the threshold after a response, or `undefined` when
  * no threshold compaction may run:
  * - the response predates the latest compaction (`isStale`) → `undefined`;
  * - context edits exist, the response is an error, or it reported no usage → the estimate of

@@ -2,7 +2,9 @@
  * The export page's stylesheet and script, inlined into every exported file. The script builds the
  * page from the embedded session data with DOM calls only (`textContent`, `createElement`): no data
  * is ever parsed as HTML, so content of the session cannot run. The page's Content-Security-Policy
- * allows this script alone (by hash), data: images and inline styles — no network at all.
+ * allows this script and this stylesheet alone (each by hash) and data: images — no network at all,
+ * no other `<style>` and no `style` attribute. (The script places the tree's rows through the
+ * element's `style` object, which a policy does not govern; it never writes a `style` attribute.)
  *
  * Rendering is lazy where sessions get big: the tree draws only the rows in view (fixed row height),
  * the main pane shows the last {@link PAGE_SIZE} entries of the selected path (a button shows earlier

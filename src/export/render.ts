@@ -2,7 +2,7 @@
  * The export page as a string: pure, no I/O. The session travels as JSON in a
  * `<script type="application/json">` (every `<` escaped, so no content can close the tag), the page
  * script (page.ts) builds the view from it with DOM calls, and a Content-Security-Policy allows only
- * that script (by its sha256), inline styles and data: images.
+ * that script and the page's stylesheet (each by its sha256) and data: images.
  */
 import { createHash } from "node:crypto";
 import type { SessionEntry, SessionHeader } from "../store/entries.js";
@@ -104,8 +104,11 @@ export function exportStats(entries: readonly SessionEntry[]): ExportStats {
 	return stats;
 }
 
+const sha256 = (text: string) => `sha256-${createHash("sha256").update(text, "utf8").digest("base64")}`;
 /** The page's inline script as the CSP names it. */
-const SCRIPT_HASH = `sha256-${createHash("sha256").update(PAGE_JS, "utf8").digest("base64")}`;
+const SCRIPT_HASH = sha256(PAGE_JS);
+/** The page's stylesheet as the CSP names it: no other `<style>` element or `style` attribute applies. */
+const STYLE_HASH = sha256(PAGE_CSS);
 
 /**
  * One self-contained HTML page for a session: header with totals, the session tree (click an entry
@@ -131,7 +134,7 @@ export function renderSessionHtml(page: ExportPageData): string {
 		entries: page.entries,
 		stats: exportStats(page.entries),
 	}).replace(/</g, "\\u003c");
-	const csp = `default-src 'none'; img-src data:; style-src 'unsafe-inline'; script-src '${SCRIPT_HASH}'; base-uri 'none'; form-action 'none'`;
+	const csp = `default-src 'none'; img-src data:; style-src '${STYLE_HASH}'; script-src '${SCRIPT_HASH}'; base-uri 'none'; form-action 'none'`;
 	return `<!doctype html>
 <html lang="en">
 <head>

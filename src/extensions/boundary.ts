@@ -1,4 +1,4 @@
-/** Boundary drafts (behavior C.8): structural checks before the session previews them. */
+/** Boundary drafts: structural checks before the session previews them. */
 import { SettleError } from "../errors.js";
 import type { BoundaryEntryDraft } from "./types.js";
 

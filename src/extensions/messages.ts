@@ -17,11 +17,11 @@ export const MESSAGE_END_ROLE_MESSAGE = "message_end handlers must return a mess
 /** Prefix of the error a non-Error value thrown by a `tool_call` handler becomes (pi's text). */
 export const TOOL_CALL_FAILURE_PREFIX = "Extension failed, blocking execution: ";
 
-/** Prefix of a boundary draft validation / preview failure (behavior C.8). */
+/** Prefix of a boundary draft validation / preview failure. */
 export const INVALID_BOUNDARY_ENTRIES_PREFIX = "Invalid boundary entries: ";
 
 /**
- * A `continue` request whose context cannot run a model call (behavior C.8).
+ * A `continue` request whose context cannot run a model call.
  *
  * @example
  * ```ts
@@ -32,5 +32,5 @@ export function continuationWithoutContextMessage(event: string): string {
 	return `${event} requested continuation without runnable model context`;
 }
 
-/** A `turn_end` boundary without the persisted assistant entry (behavior C.8). */
+/** A `turn_end` boundary without the persisted assistant entry. */
 export const TURN_END_MISSING_ENTRY_MESSAGE = "turn_end could not resolve the persisted assistant entry ID";

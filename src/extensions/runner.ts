@@ -1,5 +1,5 @@
 /**
- * ExtensionRunner (behavior A.10): dispatches events to extension handlers in load order, keeps
+ * ExtensionRunner: dispatches events to extension handlers in load order, keeps
  * their registrations, and gives them `ctx` objects backed by the session's actions.
  *
  * Dispatch rules, for every `emit*` method:
@@ -403,7 +403,7 @@ export class ExtensionRunner {
 	}
 
 	/**
-	 * Runs `/name args` if `name` is an extension command's invocation name (behavior C.1 step 1).
+	 * Runs `/name args` if `name` is an extension command's invocation name.
 	 * Resolves true when a command ran — also when its handler threw: that is reported as
 	 * `{extensionPath: "command:<name>", event: "command"}`. Resolves false for other text.
 	 */
@@ -658,7 +658,7 @@ export class ExtensionRunner {
 	}
 
 	/**
-	 * `input` (behavior C.1 step 3). Transforms chain (later handlers see the transformed text;
+	 * `input`. Transforms chain (later handlers see the transformed text;
 	 * images are kept when a transform omits them); `handled` stops at once. Resolves
 	 * `{action:"transform", …}` when the text or images changed, else `{action:"continue"}`.
 	 */
@@ -700,7 +700,7 @@ export class ExtensionRunner {
 	}
 
 	/**
-	 * `before_agent_start` (behavior C.1 step 10). `systemPromptOptions` is handed to every handler
+	 * `before_agent_start`. `systemPromptOptions` is handed to every handler
 	 * as is and may be mutated: pass the operation's own object. `systemPrompt` chains (and
 	 * `ctx.getSystemPrompt()` returns the chained value inside the handlers); messages of all
 	 * handlers are collected in order with null content normalized to `[]`. Resolves undefined when
@@ -865,7 +865,7 @@ export class ExtensionRunner {
 	}
 
 	/**
-	 * `tool_call` (behavior F.4). Handlers get `event.input` itself and may mutate it in place (pass
+	 * `tool_call`. Handlers get `event.input` itself and may mutate it in place (pass
 	 * the validated arguments the tool will run with). The first `{block: true}` wins; otherwise
 	 * the last non-undefined result. A throwing handler rejects the dispatch (the session turns the
 	 * rejection into a blocked call): Errors as they are, other values as
@@ -893,7 +893,7 @@ export class ExtensionRunner {
 	}
 
 	/**
-	 * `tool_result` (behavior F.4). Overrides chain field by field (`content`, `details`,
+	 * `tool_result`. Overrides chain field by field (`content`, `details`,
 	 * `isError`, `usage`; later handlers see earlier overrides); `content` that is not an array is
 	 * reported to `onError` and ignored. Resolves the resulting fields, or undefined when no handler
 	 * changed anything.
@@ -944,7 +944,7 @@ export class ExtensionRunner {
 	}
 
 	/**
-	 * `turn_end` and `agent_before_settle` boundaries (behavior C.8). Drafts start empty and
+	 * `turn_end` and `agent_before_settle` boundaries. Drafts start empty and
 	 * `continue` false; each handler gets `{...base, entries, continue, context}` and may mutate
 	 * `event.entries` in place (or assign `event.entries` / `event.continue`), or return
 	 * `{entries}` (replaces the list) and/or `{continue}`. After every handler — also one that

@@ -1,5 +1,5 @@
 /**
- * Extension system types (behavior A.10, B.3). Names and shapes mirror pi 0.73's
+ * Extension system types. Names and shapes mirror pi 0.73's
  * `core/extensions/types.ts`, so a pi extension that uses no terminal UI runs unchanged: its
  * `import type { ExtensionAPI } from "@mariozechner/pi-coding-agent"` is erased at load time.
  *
@@ -97,7 +97,8 @@ export interface ExtensionTheme {
  * What an extension may ask of the user interface (`ctx.ui`). Each host mode provides one; without
  * a terminal UI (Settle's print, json and SDK use) {@link createHeadlessUIContext} answers with
  * pi's print-mode defaults: dialogs resolve to `undefined` (`confirm` to `false`), `notify` is
- * recorded and forwarded, everything else is recorded or ignored.
+ * recorded and forwarded, everything else is recorded or ignored. In a session whose host bound no
+ * UI, each notification and dialog is also a session event (`extension_notify`, `extension_dialog`).
  */
 export interface ExtensionUIContext {
 	select(title: string, options: string[], opts?: ExtensionUIDialogOptions): Promise<string | undefined>;
@@ -438,7 +439,7 @@ export interface ExtensionRuntimeActions {
 	getActiveTools(): string[];
 	getAllTools(): ToolInfo[];
 	setActiveTools(toolNames: string[]): void;
-	/** Re-merges the tool registry after `pi.registerTool` at run time (F.1 step 5, runtime refresh). */
+	/** Re-merges the tool registry after `pi.registerTool` at run time (the run-time refresh). */
 	refreshTools(): void;
 	/** Extension commands ({@link ExtensionRunner.getCommandInfos}), prompt templates and skills. */
 	getCommands(): SlashCommandInfo[];
@@ -558,7 +559,7 @@ export type InputEventResult =
 	| { action: "transform"; text: string; images?: ImageContent[] }
 	| { action: "handled" };
 
-/** Fork-only event (spec I.14); dispatched when a host emits it. */
+/** An event of pi's fork, not of pi 0.73; dispatched when a host emits it. */
 export interface InputDispositionEvent {
 	type: "input_disposition";
 	inputId: string;

@@ -1,6 +1,8 @@
 /**
  * The UI context of hosts without a terminal UI (print, json, rpc without a client UI, SDK use).
- * Answers match pi's print mode: dialogs resolve to `undefined` and `confirm` to `false`.
+ * Answers match pi's print mode: dialogs resolve to `undefined` and `confirm` to `false`. A session
+ * whose host binds no UI uses one that also reports each notification and dialog as a session
+ * event (`extension_notify`, `extension_dialog`).
  */
 import type {
 	ExtensionTheme,
@@ -26,6 +28,11 @@ export interface UIDialogRequest {
 export interface HeadlessUIOptions {
 	/** Receives every notification (e.g. to print it to stderr or forward it over RPC). */
 	onNotify?: (notification: UINotification) => void;
+	/**
+	 * Receives every dialog an extension opens, as it is answered with the headless default
+	 * (`undefined`; `false` for `confirm`): e.g. to log that a question went unasked.
+	 */
+	onDialog?: (request: UIDialogRequest) => void;
 	/** How many notifications and dialog requests are kept (default 100, oldest dropped first). */
 	historyLimit?: number;
 }
@@ -82,8 +89,11 @@ export function createHeadlessUIContext(options: HeadlessUIOptions = {}): Headle
 		list.push(item);
 		if (list.length > limit) list.splice(0, list.length - limit);
 	};
-	const dialog = (kind: UIDialogRequest["kind"], dialogTitle?: string) =>
-		keep(dialogs, dialogTitle === undefined ? { kind } : { kind, title: dialogTitle });
+	const dialog = (kind: UIDialogRequest["kind"], dialogTitle?: string) => {
+		const request: UIDialogRequest = dialogTitle === undefined ? { kind } : { kind, title: dialogTitle };
+		keep(dialogs, request);
+		options.onDialog?.(request);
+	};
 
 	return {
 		headless: true,

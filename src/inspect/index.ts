@@ -56,6 +56,7 @@ export {
 } from "./machine-model.js";
 export { type MermaidOptions, renderMermaid, toMermaid } from "./mermaid.js";
 export { type QueuedMessage, queueHistory, type TracePoint } from "./queue-history.js";
+export type { InspectionSubscription } from "./subscription-set.js";
 export { renderSvg, type SvgOptions, toSvg } from "./svg.js";
 export {
 	createTraceRecorder,

@@ -9,6 +9,7 @@ import { createHash } from "node:crypto";
 import type { AnyStateMachine } from "xstate";
 import type { LifecycleInspectionEvent } from "./lifecycle-inspector.js";
 import { QUEUE_HISTORY_JS } from "./queue-history.js";
+import { SVG_STYLE } from "./svg.js";
 import { diagramSections, machineTabs, viewerStyle } from "./trace-viewer.js";
 
 /** What the server sends for one event (`data:` of an SSE `lifecycle` message). */
@@ -379,20 +380,28 @@ document.addEventListener("keydown", (e) => {
 if (tabbed) show(shown);
 `;
 
-const SCRIPT_HASH = `sha256-${createHash("sha256").update(LIVE_JS, "utf8").digest("base64")}`;
-
-/**
- * The page's Content-Security-Policy: its own script (by hash), inline styles, the event stream
- * (same origin); nothing else — no images, frames, forms or other connections. The server's
- * header adds `frame-ancestors 'none'` (which a `<meta>` policy cannot carry).
- */
-export const LIVE_PAGE_CSP = `default-src 'none'; script-src '${SCRIPT_HASH}'; style-src 'unsafe-inline'; connect-src 'self'; base-uri 'none'; form-action 'none'`;
+const sha256 = (text: string) => `'sha256-${createHash("sha256").update(text, "utf8").digest("base64")}'`;
+const SCRIPT_HASH = sha256(LIVE_JS);
 
 const LIVE_CSS = `
 header button#follow{font:inherit;margin-left:8px;padding:1px 8px;border:1px solid #d53f8c;color:#d53f8c;background:#fff;border-radius:4px;cursor:pointer}
 #status{font-weight:bold}
 .events li.gap,.events li.slow{color:#c53030;font-style:italic;cursor:default}
 `;
+
+/** The text of the page's `<style>` element (the header is taller with machine tabs). */
+const liveStyle = (tabbed: boolean) => `\n${viewerStyle(tabbed)}${LIVE_CSS}`;
+
+/**
+ * The page's Content-Security-Policy: its own script and its two stylesheets (the page's, the
+ * diagrams'), each by hash, and the event stream (same origin); nothing else — no images, frames,
+ * forms or other connections, no other `<style>` and no `style` attribute, so markup that got into
+ * the page could neither run nor restyle it. The server's header adds `frame-ancestors 'none'`
+ * (which a `<meta>` policy cannot carry). `tabbed`: the page shows more than one machine.
+ */
+export function livePageCsp(tabbed: boolean): string {
+	return `default-src 'none'; script-src ${SCRIPT_HASH}; style-src ${sha256(liveStyle(tabbed))} ${sha256(SVG_STYLE)}; connect-src 'self'; base-uri 'none'; form-action 'none'`;
+}
 
 /**
  * The live page for `diagrams` (the first is shown first). Deterministic; the event stream fills it.
@@ -410,11 +419,10 @@ export function renderLivePage(diagrams: readonly AnyStateMachine[], title: stri
 <html lang="en">
 <head>
 <meta charset="utf-8">
-<meta http-equiv="Content-Security-Policy" content="${LIVE_PAGE_CSP}">
+<meta http-equiv="Content-Security-Policy" content="${livePageCsp(tabbed)}">
 <meta name="referrer" content="no-referrer">
 <title>${escapeText(title)}</title>
-<style>
-${viewerStyle(tabbed)}${LIVE_CSS}</style>
+<style>${liveStyle(tabbed)}</style>
 </head>
 <body>
 <header><h1>${escapeText(title)}</h1><div><span id="status">connecting…</span> · <span id="count">0 events</span><span id="dropped" hidden></span> · click an event or use ↑/↓, End follows${tabbed ? " (they step through the chosen machine's events)" : ""} · <input type="search" id="filter" placeholder="filter: retry|compact|queue" aria-label="show only the events whose line contains this (| separates alternatives)"> <span id="matches"></span><button type="button" id="follow" hidden>follow live ↓</button></div>${tabs}</header>

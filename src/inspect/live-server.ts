@@ -24,7 +24,7 @@ import { errorMessage, SettleError } from "../errors.js";
 import type { AgentSessionRuntime } from "../runtime/runtime.js";
 import type { AgentSession } from "../session/agent-session.js";
 import type { LifecycleInspectionEvent, LifecycleObserver } from "./lifecycle-inspector.js";
-import { LIVE_PAGE_CSP, type LiveEventMessage, renderLivePage } from "./live-page.js";
+import { type LiveEventMessage, livePageCsp, renderLivePage } from "./live-page.js";
 import { createLiveEventWindow, type LiveEvent, parseLastEventId } from "./live-window.js";
 import { queueHistoryInput } from "./queue-history.js";
 import { formatLifecycleEvent, shownInTraceViews } from "./trace.js";
@@ -374,7 +374,7 @@ function mountInspector(
 			response.writeHead(200, {
 				...securityHeaders,
 				"content-type": "text/html; charset=utf-8",
-				"content-security-policy": `${LIVE_PAGE_CSP}; frame-ancestors 'none'`,
+				"content-security-policy": `${livePageCsp(diagrams.length > 1)}; frame-ancestors 'none'`,
 				"content-length": Buffer.byteLength(page),
 			});
 			response.end(request.method === "HEAD" ? undefined : page);

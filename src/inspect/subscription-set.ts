@@ -1,10 +1,38 @@
 /** Inspection subscriptions an owner (a session, a runtime) ends when it is disposed. */
 import { callListener, type InspectionListenerSource, type ListenerOwner } from "../listener-errors.js";
 
-/** An inspection subscription (what `session.inspect()` returns). */
+/**
+ * What `session.inspect()`, `runtime.inspect()` and `runtime.inspectSessions()` return. Stop the
+ * stream either way: `subscription.unsubscribe()` (XState's `inspect` convention) or
+ * `subscription()` — the same call as the function `session.subscribe()` returns, so one cleanup
+ * works for both. Safe to call twice, also after the owner was disposed.
+ *
+ * @example
+ * ```ts
+ * const stops = [session.subscribe((e) => console.log(e.type)), session.inspect((e) => console.log(e.kind))];
+ * await session.prompt("hi");
+ * for (const stop of stops) stop(); // or: subscription.unsubscribe()
+ * ```
+ */
 export interface InspectionSubscription {
-	/** Stops the stream; safe to call twice, also after the owner was disposed. */
+	/** Stops the stream (the same as {@link InspectionSubscription.unsubscribe}). */
+	(): void;
+	/** Stops the stream. */
 	unsubscribe(): void;
+}
+
+/**
+ * The handle for a stream `stop` ends: callable, with `unsubscribe` the same function; `stop` runs
+ * once, however often the handle is called.
+ */
+export function inspectionSubscription(stop: () => void): InspectionSubscription {
+	let stopped = false;
+	const handle = () => {
+		if (stopped) return;
+		stopped = true;
+		stop();
+	};
+	return Object.assign(handle, { unsubscribe: handle });
 }
 
 /**
@@ -39,18 +67,16 @@ export class InspectionSubscriptionSet {
 	 * when {@link closeAll} ends the subscription (the owner was disposed), not on `unsubscribe()`. An
 	 * `onEnd` that throws or rejects is reported (a `LISTENER` process warning) and the others still run.
 	 */
-	add(inner: InspectionSubscription, onEnd?: () => void): InspectionSubscription {
+	add(inner: { unsubscribe(): void }, onEnd?: () => void): InspectionSubscription {
 		const live = this.live;
-		let current: InspectionSubscription | undefined = inner;
-		const handle: InspectionSubscription = {
-			unsubscribe() {
-				const subscription = current;
-				if (!subscription) return;
-				current = undefined;
-				live.delete(handle);
-				subscription.unsubscribe();
-			},
-		};
+		let current: { unsubscribe(): void } | undefined = inner;
+		const handle = inspectionSubscription(() => {
+			const subscription = current;
+			if (!subscription) return;
+			current = undefined;
+			live.delete(handle);
+			subscription.unsubscribe();
+		});
 		live.add(handle);
 		if (onEnd) this.ends.set(handle, onEnd);
 		if (this.closed) this.end(handle);

@@ -9,7 +9,7 @@ import type { AssistantMessage, Model } from "./types.js";
 
 /**
  * Error texts providers send when the request does not fit the model's context window
- * (behavior C.5, plus the two texts pi-ai 0.73.1 added: Anthropic `request_too_large` and
+ * (pi's, plus the two texts pi-ai 0.73.1 added: Anthropic `request_too_large` and
  * Ollama's explicit overflow). Matched case-insensitively against `errorMessage`.
  */
 const OVERFLOW_PATTERNS: readonly RegExp[] = [
@@ -202,7 +202,7 @@ export function isOverflowErrorText(errorMessage: string): boolean {
 
 /**
  * Whether a `length` stop was caused by the context window rather than by the output cap: the
- * answer ended with fewer output tokens than the request allowed (doc version of C.5). Such a
+ * answer ended with fewer output tokens than the request allowed. Such a
  * response is recovered like an overflow (compact once, then continue).
  *
  * Must not throw.
@@ -263,7 +263,7 @@ export function isTransientErrorText(errorMessage: string): boolean {
 }
 
 /**
- * Classifies a finished assistant response for the post-run decision (behavior C.3/C.5).
+ * Classifies a finished assistant response for the post-run decision.
  *
  * - `"overflow"`: context overflow. For `stopReason: "error"` recover with compact-then-continue;
  *   for `stopReason: "stop"` (a complete answer whose input exceeded the window) compact but never
@@ -273,7 +273,7 @@ export function isTransientErrorText(errorMessage: string): boolean {
  * - `"none"`: a normal answer, a `length` stop at the cap, a `toolUse` stop, or a user abort.
  *
  * Overflow is only trusted when the message came from `model` (same provider and id): an overflow
- * produced by a smaller, previous model is `"fatal"` for the current one (C.5 step 3).
+ * produced by a smaller, previous model is `"fatal"` for the current one.
  *
  * Must not throw.
  *

@@ -1,7 +1,7 @@
 /**
  * The scripted ("faux") model provider: answers each request with the next queued response,
  * streamed in small chunks like a real provider. Offline, deterministic in content, and the way
- * every test in Settle drives a model (behavior H.1).
+ * every test in Settle drives a model.
  */
 import { errorMessage } from "../errors.js";
 import { AssistantMessageEventStream } from "./event-stream.js";

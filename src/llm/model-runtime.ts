@@ -1,5 +1,5 @@
 /**
- * ModelRuntime (behavior A.11): what an AgentSession needs to know about models — which exist,
+ * ModelRuntime: what an AgentSession needs to know about models — which exist,
  * which have credentials, the API key for a request, and the stream function serving a model's
  * wire API. {@link InMemoryModelRuntime} is the built-in implementation: providers (the faux
  * provider first) register themselves with their models and stream function. Real providers
@@ -39,7 +39,7 @@ export interface ModelRuntime {
 	/** Whether requests to `provider` can carry credentials right now (a key, or a provider that needs none). */
 	hasConfiguredAuth(provider: string): boolean;
 	/**
-	 * Slow path of the auth check (C.1 step 8), consulted only when {@link hasConfiguredAuth} says
+	 * Slow path of the auth check, consulted only when {@link hasConfiguredAuth} says
 	 * no: e.g. refresh an OAuth token. Resolves true when requests can be made. Optional.
 	 */
 	checkAuth?(provider: string): Promise<boolean>;

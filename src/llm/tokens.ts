@@ -1,5 +1,5 @@
 /**
- * Token accounting for compaction decisions (behavior C.5): provider usage where there is one,
+ * Token accounting for compaction decisions: provider usage where there is one,
  * a chars/4 estimate (rounded up) for everything after it. Pure, no I/O.
  */
 import type { AgentMessage, AssistantMessage, ImageContent, TextContent, Usage } from "./types.js";

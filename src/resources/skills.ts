@@ -200,7 +200,7 @@ export interface SkillExpansion {
 }
 
 /**
- * Expands `/skill:<name> [args]` (behavior C.1 step 4): the skill body (front matter removed,
+ * Expands `/skill:<name> [args]`: the skill body (front matter removed,
  * trimmed) wrapped as `<skill name="…" location="…">`, a line `References are relative to <dir>.`,
  * a blank line, the body, `</skill>`, then the args after a blank line. Unknown names and other
  * text come back unchanged. Must not throw: a read failure is returned in `error`.

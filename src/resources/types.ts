@@ -1,5 +1,5 @@
 /**
- * Resource types: what the loader finds on disk and hands to the session (behavior A.9).
+ * Resource types: what the loader finds on disk and hands to the session.
  * Shapes match pi 0.73 (`Skill`, `PromptTemplate`, `ResourceDiagnostic`, `SourceInfo`) so code
  * written against pi's loader reads them unchanged.
  */
@@ -118,7 +118,7 @@ export interface ResourceExtensionPaths {
 }
 
 /**
- * What an AgentSession needs from its resources (behavior A.9). Getters return the snapshot taken
+ * What an AgentSession needs from its resources. Getters return the snapshot taken
  * by the last {@link ResourceLoader.reload}; they never touch the disk and never throw.
  */
 export interface ResourceLoader {

@@ -21,7 +21,7 @@ export interface MissingSessionCwdIssue {
 }
 
 /**
- * The session's recorded cwd does not exist (E.6). Nothing was torn down; retry with a
+ * The session's recorded cwd does not exist. Nothing was torn down; retry with a
  * `cwdOverride` (for example `fallbackCwd`). pi's message.
  *
  * @example
@@ -159,7 +159,7 @@ export function assertProjectDirectory(cwd: string): void {
 }
 
 /**
- * Throws {@link MissingSessionCwdError} when the session's recorded cwd is gone (E.6).
+ * Throws {@link MissingSessionCwdError} when the session's recorded cwd is gone.
  *
  * @example
  * ```ts

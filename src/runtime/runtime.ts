@@ -1,5 +1,5 @@
 /**
- * AgentSessionRuntime (behavior E): the host's stable "current session" slot. It runs
+ * AgentSessionRuntime: the host's stable "current session" slot. It runs
  * `machines/runtime.machine.ts` and replaces the whole cwd-bound runtime — services and session —
  * on new / switch (resume) / fork / import, so a session of project B never runs with project A's
  * settings, AGENTS.md, skills, extensions or working directory.
@@ -47,7 +47,11 @@ import {
 	type PromptOperationDetails,
 	type RuntimeDetails,
 } from "../inspect/lifecycle-inspector.js";
-import { InspectionSubscriptionSet } from "../inspect/subscription-set.js";
+import {
+	type InspectionSubscription,
+	InspectionSubscriptionSet,
+	inspectionSubscription,
+} from "../inspect/subscription-set.js";
 import { createTraceRecorder, type TraceRecorderOptions } from "../inspect/trace.js";
 import { callListener } from "../listener-errors.js";
 import {
@@ -429,13 +433,13 @@ export class AgentSessionRuntime {
 	inspect(
 		observer: LifecycleObserver<RuntimeStatePath, RuntimeDetails>,
 		options?: BuiltInDetailsOptions,
-	): { unsubscribe(): void };
+	): InspectionSubscription;
 	/** With a custom `details` option: the state changes carry what it returns. */
-	inspect(observer: LifecycleObserver<RuntimeStatePath>, options?: LifecycleInspectorOptions): { unsubscribe(): void };
+	inspect(observer: LifecycleObserver<RuntimeStatePath>, options?: LifecycleInspectorOptions): InspectionSubscription;
 	inspect(
 		observer: LifecycleObserver<RuntimeStatePath>,
 		options: LifecycleInspectorOptions = {},
-	): { unsubscribe(): void } {
+	): InspectionSubscription {
 		const { onEnd, ...rest } = options;
 		// Timed like the current session's events (its clock may be simulated): one timeline in a trace.
 		const now = rest.now ?? (() => (inspectionClockOf(this.session) ?? Date.now)());
@@ -493,16 +497,16 @@ export class AgentSessionRuntime {
 	inspectSessions(
 		observer: (event: RuntimeSessionsInspectionEvent) => void,
 		options?: BuiltInDetailsOptions,
-	): { unsubscribe(): void };
+	): InspectionSubscription;
 	/** With a custom `details` option: the state changes carry what it returns. */
 	inspectSessions(
 		observer: (event: RuntimeSessionsInspectionEvent<LifecycleDetails, LifecycleDetails>) => void,
 		options?: LifecycleInspectorOptions,
-	): { unsubscribe(): void };
+	): InspectionSubscription;
 	inspectSessions(
 		observer: (event: RuntimeSessionsInspectionEvent<LifecycleDetails, LifecycleDetails>) => void,
 		options: LifecycleInspectorOptions = {},
-	): { unsubscribe(): void } {
+	): InspectionSubscription {
 		const { onEnd, ...sessionOptions } = options;
 		// A failing observer or onEnd is reported (once) under this method's name, not the inner streams'.
 		// Each event comes from the runtime's or a session's stream, so its `machine` tells its state paths.
@@ -519,13 +523,11 @@ export class AgentSessionRuntime {
 			sessionSubscription.unsubscribe();
 			sessionSubscription = session.inspect(guarded, sessionOptions);
 		});
-		return {
-			unsubscribe: () => {
-				off();
-				runtimeSubscription.unsubscribe();
-				sessionSubscription.unsubscribe();
-			},
-		};
+		return inspectionSubscription(() => {
+			off();
+			runtimeSubscription.unsubscribe();
+			sessionSubscription.unsubscribe();
+		});
 	}
 
 	/**
@@ -587,7 +589,7 @@ export class AgentSessionRuntime {
 	// Replacements
 
 	/**
-	 * Starts a new session in the same project (E.1). `setup` may add messages to the new session
+	 * Starts a new session in the same project. `setup` may add messages to the new session
 	 * manager before the session is bound; `withSession` runs with a fresh context of the new session.
 	 *
 	 * @example
@@ -604,7 +606,7 @@ export class AgentSessionRuntime {
 	}
 
 	/**
-	 * Resumes another session file (E.2), rebuilding the services for ITS cwd (or `cwdOverride`).
+	 * Resumes another session file, rebuilding the services for ITS cwd (or `cwdOverride`).
 	 * Throws — with nothing torn down — `MissingSessionCwdError` when that directory is gone, and a
 	 * `NOT_FOUND` SettleError when there is no file at `sessionPath` (a session file is written at
 	 * its first message, so the path of a session that never got one is missing too);
@@ -633,7 +635,7 @@ export class AgentSessionRuntime {
 	}
 
 	/**
-	 * Forks the session into a new one (E.3): `position: "before"` (default) a user message — the new
+	 * Forks the session into a new one: `position: "before"` (default) a user message — the new
 	 * session ends just before it and `selectedText` is its text — or `"at"` any entry, kept. Throws
 	 * `InvalidForkEntryError` (pi's `Invalid entry ID for forking`, then what to pass instead)
 	 * for an unknown entry, or, before, one that is not a user message.
@@ -654,7 +656,7 @@ export class AgentSessionRuntime {
 	}
 
 	/**
-	 * Imports a session JSONL file (E.4): copies it into the current session dir and resumes it.
+	 * Imports a session JSONL file: copies it into the current session dir and resumes it.
 	 * Throws `SessionImportFileNotFoundError` for a missing file.
 	 *
 	 * @example
@@ -671,7 +673,7 @@ export class AgentSessionRuntime {
 	}
 
 	/**
-	 * Ends the runtime (E.5): `session_shutdown{reason:"quit"}`, `beforeSessionInvalidate`, then the
+	 * Ends the runtime: `session_shutdown{reason:"quit"}`, `beforeSessionInvalidate`, then the
 	 * session is disposed and its file released. A replacement in progress finishes first. From the
 	 * call on, input on the session being disposed (`prompt`, `steer`, `followUp`, `sendUserMessage`,
 	 * `sendCustomMessage`) rejects at once with `SESSION_CLOSED` (its extensions' own sends are not

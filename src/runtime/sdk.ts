@@ -1,5 +1,5 @@
 /**
- * `createAgentSession` (behavior A.5) and `createAgentSessionFromServices`: pick the model and
+ * `createAgentSession` and `createAgentSessionFromServices`: pick the model and
  * thinking level (explicit > the session's > settings > provider default), compute the initial
  * tools, and build the AgentSession on cwd-bound services.
  */
@@ -109,7 +109,7 @@ export interface CreateAgentSessionResult {
 	diagnostics: AgentSessionRuntimeDiagnostic[];
 }
 
-/** The model and thinking level a session starts with, and why (A.5 steps 2–4). */
+/** The model and thinking level a session starts with, and why. */
 export interface InitialModelChoice {
 	model: Model | undefined;
 	thinkingLevel: ThinkingLevel;
@@ -226,7 +226,7 @@ function piKeysNote(agentDir: string): string {
 }
 
 /**
- * Picks the starting model and thinking level (A.5): explicit > the model recorded in the session
+ * Picks the starting model and thinking level: explicit > the model recorded in the session
  * (only if the runtime knows it AND has auth for it, else `Could not restore model <p>/<id>`) >
  * the settings' default model > the first provider's default among available models > the first
  * available model. Thinking: explicit > the session's (if it recorded one) > settings > `medium`;
@@ -303,7 +303,7 @@ function findInitialModel(modelRuntime: ModelRuntime, settingsManager: SettingsM
 }
 
 /**
- * The initial tool names (A.5 step 5): `tools` is the allowlist and the initial set; `noTools:
+ * The initial tool names: `tools` is the allowlist and the initial set; `noTools:
  * "all"` allows nothing; `noTools` otherwise starts with no built-ins. Without `tools` / `noTools`
  * the session restores the set its transcript recorded (else read, bash, edit, write).
  *
@@ -332,7 +332,7 @@ export function resolveToolOptions(
 const consumedExtensions = new WeakSet<InstantiatedExtensions>();
 
 /**
- * Creates an AgentSession (A.5). Extensions get `session_start` when the host calls
+ * Creates an AgentSession. Extensions get `session_start` when the host calls
  * `session.bindExtensions()`. Throws `MissingSessionCwdError` when a file-backed `sessionManager`
  * (and no `cwd`) names a directory that is gone, and `INVALID_ARGUMENT` when the cwd is not a directory.
  * A `sessionManager` you pass stays yours when this throws: it is still open and holds the file's
@@ -439,7 +439,7 @@ export interface CreateAgentSessionFromServicesOptions extends SessionToolOption
 }
 
 /**
- * Creates the session on services built for its cwd (A.4): the services' settings, resources,
+ * Creates the session on services built for its cwd: the services' settings, resources,
  * model runtime and (the first time) their already-loaded extensions.
  *
  * @example

@@ -1,5 +1,5 @@
 /**
- * AgentSessionServices (behavior A.4): everything bound to one cwd — settings, resources, the
+ * AgentSessionServices: everything bound to one cwd — settings, resources, the
  * model runtime, and the extensions loaded for that project — created before (and without) a
  * session, so a replacement can build the services of the TARGET project first.
  */
@@ -73,7 +73,7 @@ export interface CreateAgentSessionServicesOptions {
 }
 
 /**
- * Builds the services for one cwd (A.4): settings, resources (`reload()`ed), extensions (their
+ * Builds the services for one cwd: settings, resources (`reload()`ed), extensions (their
  * factories run once here), provider registrations applied to the model runtime, extension CLI
  * flags validated with pi's messages (`Unknown option: --a`, `Extension flag "--x" requires a
  * value`). Never creates a session; never throws for problems in the project (they are

@@ -1,5 +1,5 @@
 /**
- * Opening the target of a replacement (behavior E.1–E.4) while the current session stays
+ * Opening the target of a replacement while the current session stays
  * untouched: a new session manager, the file to resume, a fork's branch written to a new file,
  * an imported copy. Everything opened here is released again by {@link releaseTarget} when the
  * replacement does not go through, so a failed replacement leaves no lock and no new file behind.
@@ -65,7 +65,7 @@ export function sessionDirOf(current: CurrentSessionView): string {
 	return current.manager.getSessionDir() || current.fallbackSessionDir;
 }
 
-/** `newSession` (E.1): a new session for the current cwd, in the same dir (in memory when the current one is). */
+/** `newSession`: a new session for the current cwd, in the same dir (in memory when the current one is). */
 export function openNewSession(current: CurrentSessionView, parentSession?: string): TargetHandle {
 	const options = parentSession !== undefined ? { parentSession } : undefined;
 	if (!current.manager.isPersisted()) {
@@ -78,7 +78,7 @@ export function openNewSession(current: CurrentSessionView, parentSession?: stri
 }
 
 /**
- * `switchSession` (E.2): opens `sessionFile` (the header's cwd unless `cwdOverride`) and checks
+ * `switchSession`: opens `sessionFile` (the header's cwd unless `cwdOverride`) and checks
  * that cwd exists (`MissingSessionCwdError`). The file that is already open is reused (its manager,
  * the leaf moved to its last entry) once written. A missing file (the current session's unwritten
  * path included) is `NOT_FOUND` unless `createIfMissing`; with it a new session starts there (pi).
@@ -170,7 +170,7 @@ export function takeOverFileWrittenMeanwhile(handle: TargetHandle): boolean {
 }
 
 /**
- * `fork` (E.3): validates the entry (pi's `Invalid entry ID for forking`), then builds the branch
+ * `fork`: validates the entry (pi's `Invalid entry ID for forking`), then builds the branch
  * up to the new leaf as a new session whose `parentSession` is the current file. The current
  * session's manager is only read.
  */
@@ -244,13 +244,13 @@ function forkToFile(current: CurrentSessionView, leafId: string | null): TargetH
 	}
 }
 
-/** Where `importFromJsonl(inputPath)` copies the file: the current session dir + its name (E.4). */
+/** Where `importFromJsonl(inputPath)` copies the file: the current session dir + its name. */
 export function importDestination(current: CurrentSessionView, inputPath: string): string {
 	return join(sessionDirOf(current), basename(resolve(inputPath)));
 }
 
 /**
- * `importFromJsonl` (E.4): copies the file into the current session dir (unless it is there
+ * `importFromJsonl`: copies the file into the current session dir (unless it is there
  * already), opens it and checks its cwd. Refuses to overwrite a different session file of the
  * same name (pi overwrites it; that would lose the other session).
  */

@@ -1,5 +1,5 @@
 /**
- * AgentSession (behavior A.3): the product orchestration layer. It owns the Agent, the session
+ * AgentSession: the product orchestration layer. It owns the Agent, the session
  * log and the extension runner, and runs one long-lived prompt-operation actor
  * (`machines/prompt-operation.machine.ts`) whose state answers "what is this session doing".
  *
@@ -46,6 +46,7 @@ import type {
 	SessionStartEvent,
 	SlashCommandInfo,
 } from "../extensions/types.js";
+import { createHeadlessUIContext } from "../extensions/ui.js";
 import {
 	type BuiltInDetailsOptions,
 	inspectActorAs,
@@ -53,7 +54,7 @@ import {
 	type LifecycleObserver,
 	type PromptOperationDetails,
 } from "../inspect/lifecycle-inspector.js";
-import { InspectionSubscriptionSet } from "../inspect/subscription-set.js";
+import { type InspectionSubscription, InspectionSubscriptionSet } from "../inspect/subscription-set.js";
 import { createTraceRecorder, type TraceRecorder, type TraceRecorderOptions } from "../inspect/trace.js";
 import {
 	clampThinkingLevel,
@@ -211,6 +212,22 @@ export type SessionReplacementActions = Pick<ExtensionCommandContextActions, "ne
 
 /** Host bindings of {@link AgentSession.bindExtensions}. */
 export interface ExtensionBindings {
+	/**
+	 * The UI extensions talk to (`ctx.ui`; `ctx.hasUI` becomes true unless it is a
+	 * `createHeadlessUIContext()`). Without one, extensions get pi's no-UI answers — every dialog
+	 * resolves at once to `undefined` (`confirm` to `false`), statuses, widgets and the title are
+	 * kept but shown nowhere — and each `ctx.ui.notify` and each dialog is also a session event
+	 * (`extension_notify`, `extension_dialog`) for `session.subscribe` listeners.
+	 *
+	 * @example
+	 * ```ts
+	 * session.subscribe((event) => {
+	 *   if (event.type === "extension_notify") console.error(`[${event.notifyType}] ${event.message}`);
+	 *   if (event.type === "extension_dialog") console.error(`not asked (no UI): ${event.title ?? event.kind}`);
+	 * });
+	 * await session.bindExtensions(); // no uiContext: the notifications and dialogs come as events
+	 * ```
+	 */
 	uiContext?: ExtensionUIContext;
 	mode?: ExtensionMode;
 	commandContextActions?: ExtensionCommandContextActions;
@@ -369,6 +386,21 @@ export class AgentSession {
 	/** Names this session in a failing listener's `LISTENER` warning (many sessions may share a process). */
 	private readonly listenerOwner = () => ({ sessionId: this.sessionId, cwd: this.cwd });
 	private readonly events = new PublicEvents(this.listenerOwner);
+	/**
+	 * The UI extensions talk to until the host binds one (`bindExtensions({ uiContext })`): pi's
+	 * no-UI answers (`ctx.hasUI` false), and each notification and dialog a session event, so a host
+	 * that only subscribes still hears them.
+	 */
+	private readonly defaultUI = createHeadlessUIContext({
+		onNotify: ({ message, type }) => this.events.emit({ type: "extension_notify", message, notifyType: type }),
+		onDialog: ({ kind, title }) =>
+			this.events.emit({
+				type: "extension_dialog",
+				kind,
+				...(title === undefined ? {} : { title }),
+				answer: kind === "confirm" ? false : undefined,
+			}),
+	});
 	private readonly internals: SessionInternals;
 	private readonly loadout: ToolLoadout;
 	private readonly queues: SessionQueues;
@@ -842,16 +874,21 @@ export class AgentSession {
 	// Events and inspection
 
 	/**
-	 * Listens to every session event (B.2). Listeners are synchronous and called in subscription
+	 * Listens to every session event. Listeners are synchronous and called in subscription
 	 * order; a throwing listener is skipped, and its first failure is reported as a process warning
 	 * (a `SettleError` with code `LISTENER`: `process.on("warning", …)`; Node prints it on stderr).
-	 * Returns the unsubscribe function.
+	 * Returns the unsubscribe function (pi's convention). {@link inspect} returns a handle that is
+	 * both: call it as this one, or call its `unsubscribe()` (XState's convention).
 	 *
 	 * @example
 	 * ```ts
 	 * const off = session.subscribe((event) => {
 	 *   if (event.type === "message_update") process.stdout.write(".");
 	 * });
+	 * const stopInspecting = session.inspect((e) => console.log(e.kind));
+	 * await session.prompt("hi");
+	 * off();
+	 * stopInspecting(); // the same as stopInspecting.unsubscribe()
 	 * ```
 	 */
 	subscribe(listener: AgentSessionListener): () => void {
@@ -864,26 +901,29 @@ export class AgentSession {
 	 * An observer (or `onEnd`) that throws or rejects is skipped and never breaks the session or the
 	 * other observers; its first failure is a `LISTENER` process warning, as for `subscribe` listeners.
 	 *
+	 * Returns the subscription: `subscription.unsubscribe()` (XState's convention) or
+	 * `subscription()` (as the function {@link subscribe} returns) stops it.
+	 *
 	 * @example
 	 * ```ts
 	 * const subscription = session.inspect((e) => { if (e.kind === "state") console.log(e.to); });
 	 * await session.prompt("hi"); // preflight, running.working, postRun, beforeSettle.working, settling, idle
-	 * subscription.unsubscribe();
+	 * subscription.unsubscribe(); // or subscription()
 	 * ```
 	 */
 	inspect(
 		observer: LifecycleObserver<PromptOperationStatePath, PromptOperationDetails>,
 		options?: BuiltInDetailsOptions,
-	): { unsubscribe(): void };
+	): InspectionSubscription;
 	/** With a custom `details` option: the state changes carry what it returns. */
 	inspect(
 		observer: LifecycleObserver<PromptOperationStatePath>,
 		options?: LifecycleInspectorOptions,
-	): { unsubscribe(): void };
+	): InspectionSubscription;
 	inspect(
 		observer: LifecycleObserver<PromptOperationStatePath>,
 		options: LifecycleInspectorOptions = {},
-	): { unsubscribe(): void } {
+	): InspectionSubscription {
 		const now = inspectionClockOf(this);
 		const { onEnd, ...rest } = options;
 		// Through the handle the actor system reaches the whole session: dispose() detaches it.
@@ -922,7 +962,7 @@ export class AgentSession {
 	// Prompting
 
 	/**
-	 * Runs the prompt pipeline (C.1). Resolves when the prompt was handled or queued, or — when it
+	 * Runs the prompt pipeline. Resolves when the prompt was handled or queued, or — when it
 	 * started an operation — after that operation's `agent_settled`. Rejects (starting nothing)
 	 * with a `SettleError`: `BUSY` while an operation runs without `streamingBehavior` (or during a
 	 * manual compaction), `NO_MODEL`, `NO_AUTH`. A prompt made while another is still in its
@@ -1035,7 +1075,7 @@ export class AgentSession {
 	}
 
 	/**
-	 * Adds a custom message (C.1 `sendCustomMessage`): `nextTurn` → joins the next prompt; while
+	 * Adds a custom message (pi's `sendCustomMessage`): `nextTurn` → joins the next prompt; while
 	 * streaming → steered (or followed up) into the run, or held until the next safe point with
 	 * `triggerTurn: false`; idle with `triggerTurn` → starts an operation; idle otherwise → appended
 	 * at once (listeners get `message_start` + `message_end`).
@@ -1186,7 +1226,7 @@ export class AgentSession {
 	}
 
 	/**
-	 * Compacts the context now (C.5 manual): aborts a running operation first (it is not resumed),
+	 * Compacts the context now: aborts a running operation first (it is not resumed),
 	 * then summarizes. Rejects with `Nothing to compact (session too small)`, `Already compacted`,
 	 * `Compaction cancelled` or `Compaction failed: …`. "Too small" means every message since the
 	 * last compaction fits in the kept span, `compaction.keepRecentTokens` (default 20000 estimated
@@ -1239,7 +1279,7 @@ export class AgentSession {
 	}
 
 	/**
-	 * Moves the session to another entry of its tree (C.13), optionally summarizing the branch it
+	 * Moves the session to another entry of its tree, optionally summarizing the branch it
 	 * leaves (`summarize`, with `customInstructions` / `replaceInstructions`; `label` marks the
 	 * summary or the target). A user or custom message target puts the leaf on its parent and
 	 * returns its text as `editorText`. `isCompacting` is true meanwhile; `abortBranchSummary()`
@@ -1264,7 +1304,7 @@ export class AgentSession {
 	}
 
 	/**
-	 * Reloads settings, resources and extensions (C.11): the old extensions get `session_shutdown
+	 * Reloads settings, resources and extensions: the old extensions get `session_shutdown
 	 * {reason:"reload"}` and their `pi` / `ctx` objects go stale; the new ones load with the previous
 	 * flag values, the active tools that are still registered stay active, and — when the host bound
 	 * extensions — they get `session_start` and `resources_discover` with reason `reload`. The
@@ -1372,7 +1412,7 @@ export class AgentSession {
 	// Models, thinking, tools
 
 	/**
-	 * Switches the model (C.12): requires configured auth (`No API key for <provider>/<id>`),
+	 * Switches the model: requires configured auth (`No API key for <provider>/<id>`),
 	 * records a `model_change`, re-clamps the thinking level, and tells extensions (`model_select`).
 	 * `persist` (default true, as pi) saves it as the default model in settings.
 	 *
@@ -1394,7 +1434,7 @@ export class AgentSession {
 	}
 
 	/**
-	 * Switches to the next (or previous) model (C.12): among the scoped models that have auth when
+	 * Switches to the next (or previous) model: among the scoped models that have auth when
 	 * models are scoped, else among all available models; wraps around. A scoped model's own
 	 * thinking level applies. Resolves undefined (and changes nothing) with at most one candidate.
 	 * Extensions get `model_select` with source `cycle`. `persist` (default true) saves the default model.
@@ -2164,6 +2204,8 @@ export class AgentSession {
 		};
 		runner.bindCore(actions, contextActions, providerActions);
 		runner.bindCommandContext(this.defaultCommandActions());
+		// The host's UI, when it bound one, replaces it (applyHostBindings).
+		runner.setUIContext(this.defaultUI);
 	}
 
 	/** Command actions: `waitForIdle`, and session replacement when a runtime set {@link setReplacementActions}. */

@@ -1,5 +1,5 @@
 /**
- * User shell commands outside the model (`!cmd` in pi; behavior C.7): `executeBash` runs a real
+ * User shell commands outside the model (`!cmd` in pi): `executeBash` runs a real
  * child process now and streams its output; the result becomes a `bashExecution` message that joins
  * the transcript at once when idle, or at the next safe point while an operation runs (never
  * between a tool call and its result).

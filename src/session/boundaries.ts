@@ -1,5 +1,5 @@
 /**
- * The two extension boundaries of the document version (behavior C.8): `turn_end`, run from the
+ * The two extension boundaries of the document version: `turn_end`, run from the
  * Agent's `finishTurn` hook before the core `turn_end` event, and `agent_before_settle`, run by
  * the machine's `beforeSettle` actor. Handlers draft entries and may ask to continue; the session
  * previews the context the drafts would produce, commits valid drafts (`entry_appended` each) and
@@ -57,7 +57,7 @@ export async function finishTurnBoundary(s: SessionInternals, turn: AgentTurnCon
 }
 
 /**
- * The machine's `beforeSettle` actor: the `agent_before_settle` boundary (C.3
+ * The machine's `beforeSettle` actor: the `agent_before_settle` boundary (pi's
  * `runBeforeSettleBoundary`). Without handlers: continue only when messages are queued.
  */
 export async function beforeSettleBoundary(s: SessionInternals, input: BeforeSettleInput): Promise<BeforeSettleOutput> {
@@ -88,7 +88,7 @@ function canContinueNow(s: SessionInternals): boolean {
 }
 
 /**
- * What the context would be with `drafts` committed (C.8 preview): the current branch plus the
+ * What the context would be with `drafts` committed (the preview): the current branch plus the
  * drafts as entries, projected like the store does. Throws (reported by the runner as
  * `Invalid boundary entries: …`) for a draft that names an entry not on the active branch.
  * O(branch) — only runs when a boundary handler exists.

@@ -1,6 +1,6 @@
 /**
- * The machine's `compact` actor (behavior C.5 `_runAutoCompaction` and manual `compact()`), and the
- * pre-send check of C.1 step 9: prepare, let `session_before_compact` handlers cancel or supply the
+ * The machine's `compact` actor (automatic compaction, pi's `_runAutoCompaction`, and manual `compact()`), and the
+ * check before a prompt is sent: prepare, let `session_before_compact` handlers cancel or supply the
  * summary, summarize with the current model, append the compaction entry, rebuild the transcript,
  * and report `compaction_start` / `compaction_end` (+ `session_compact` / `session_compact_failed`
  * to extensions). Overflow recovery first omits the failed turn from the context (`context_edit`);
@@ -87,7 +87,7 @@ async function runAutoCompaction(s: SessionInternals, input: CompactionInput): P
 }
 
 /**
- * C.1 step 9, before a new prompt is sent: the last response in the context (aborted ones
+ * Before a new prompt is sent: the last response in the context (aborted ones
  * included) may already be an overflow the previous request could not recover from, or put the
  * context over the threshold — compact first (`overflow` or `threshold`, never `willRetry`: the new
  * prompt is what runs next). A response older than the latest compaction, or one a context edit
@@ -156,7 +156,7 @@ export function reportOverflowRecoveryFailed(s: SessionInternals, errorMessage: 
 	void reportFailure(s, "overflow", false, errorMessage, false);
 }
 
-/** Manual `compact()` (C.5): always `compaction_start`, then the result or the error. */
+/** Manual `compact()`: always `compaction_start`, then the result or the error. */
 async function runManualCompaction(
 	s: SessionInternals,
 	customInstructions: string | undefined,

@@ -1,5 +1,5 @@
 /**
- * Session transcript → messages a model understands (behavior C.7, D.2). Pure; unchanged messages
+ * Session transcript → messages a model understands. Pure; unchanged messages
  * are returned as the same objects, so callers can cache per message and nothing is copied per turn.
  */
 import type { AgentMessage, ImageContent, Message, TextContent, UserMessage } from "../llm/types.js";

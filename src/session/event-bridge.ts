@@ -1,5 +1,5 @@
 /**
- * The awaited event bridge (DESIGN §4, behavior C.10): the session's Agent listener. The Agent
+ * The awaited event bridge: the session's Agent listener. The Agent
  * awaits it for every event, so its loop cannot move on until the event is fully handled:
  *
  * 1. queue display update (a user `message_start` leaves the steering / follow-up lists);

@@ -1,10 +1,11 @@
 /**
- * The events `session.subscribe(listener)` delivers (behavior B.2): every Agent event (B.1) as is,
+ * The events `session.subscribe(listener)` delivers: every Agent event as is,
  * except `agent_end` which gains `willRetry`, plus the session's own events.
  */
 import type { AgentEvent } from "../agent/types.js";
 import type { CompactionResult, SummaryPart } from "../compaction/types.js";
-import type { CompactionReason } from "../extensions/types.js";
+import type { CompactionReason, NotificationType } from "../extensions/types.js";
+import type { UIDialogRequest } from "../extensions/ui.js";
 import type { ThinkingLevel } from "../llm/types.js";
 import type { SessionEntry } from "../store/entries.js";
 
@@ -12,14 +13,14 @@ import type { SessionEntry } from "../store/entries.js";
 export type SessionAgentEndEvent = Extract<AgentEvent, { type: "agent_end" }> & {
 	/**
 	 * True iff the session will retry this run: no abort requested, retry enabled, attempts left,
-	 * and the run's last assistant message is a retryable error (C.4).
+	 * and the run's last assistant message is a retryable error.
 	 */
 	willRetry: boolean;
 };
 
 /** Events only the session emits. */
 export type SessionOwnEvent =
-	/** Once per started operation, after all automatic continuation (C.2). */
+	/** Once per started operation, after all automatic continuation. */
 	| {
 			type: "agent_settled";
 			/**
@@ -29,7 +30,7 @@ export type SessionOwnEvent =
 			 */
 			errorMessage?: string;
 	  }
-	/** Copies of the display lists of queued steering / follow-up texts (C.6). */
+	/** Copies of the display lists of queued steering / follow-up texts. */
 	| { type: "queue_update"; steering: string[]; followUp: string[] }
 	| { type: "compaction_start"; reason: CompactionReason }
 	| {
@@ -72,7 +73,20 @@ export type SessionOwnEvent =
 	| { type: "session_info_changed"; name: string | undefined }
 	| { type: "thinking_level_changed"; level: ThinkingLevel }
 	/** Output of `executeBash`, chunk by chunk. */
-	| { type: "bash_execution_update"; id?: string; delta: string };
+	| { type: "bash_execution_update"; id?: string; delta: string }
+	/**
+	 * An extension called `ctx.ui.notify(message, type)` and the host bound no UI
+	 * (`bindExtensions({ uiContext })`): the notification is delivered here instead of being lost.
+	 * Settle's (pi drops it). Not emitted when the host bound a UI: that UI's `notify` gets it.
+	 */
+	| { type: "extension_notify"; message: string; notifyType: NotificationType }
+	/**
+	 * An extension opened a dialog (`ctx.ui.select`, `confirm`, `input`, `editor`, `custom`) and the
+	 * host bound no UI: nobody was asked, and the extension got `answer` at once — `false` for
+	 * `confirm`, `undefined` for the others, as in pi without a UI (`ctx.hasUI` is false, so a careful
+	 * extension does not ask). Settle's; not emitted when the host bound a UI.
+	 */
+	| { type: "extension_dialog"; kind: UIDialogRequest["kind"]; title?: string; answer: false | undefined };
 
 /** Everything a session listener receives. */
 export type AgentSessionEvent = Exclude<AgentEvent, { type: "agent_end" }> | SessionAgentEndEvent | SessionOwnEvent;

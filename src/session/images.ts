@@ -1,7 +1,7 @@
 /**
  * Images on the way to the model: the prompt's images checked against the model that will receive
- * them (behavior C.1 step 11), and the `images.blockImages` setting applied when the transcript is
- * converted for a request (A.5 step 6).
+ * them, and the `images.blockImages` setting applied when the transcript is
+ * converted for a request.
  */
 import { createLlmMessageConverter } from "../agent/llm-converter.js";
 import type { AgentMessage, ImageContent, Message, Model } from "../llm/types.js";

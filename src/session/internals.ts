@@ -26,9 +26,9 @@ import type { RequestRouter } from "./virtual-routing.js";
 
 /** Per-run and per-operation scratch state (reset at run start / settle). Never the transcript. */
 export interface OperationScratch {
-	/** The last assistant message of the current run, recorded at its `message_end` (C.3 input). */
+	/** The last assistant message of the current run, recorded at its `message_end` . */
 	lastAssistant: AssistantMessage | undefined;
-	/** Tool results of the last finished turn (C.3 input; overflow recovery omits them). */
+	/** Tool results of the last finished turn (overflow recovery omits them). */
 	turnToolResults: ToolResultMessage[];
 	/** Messages the current run added (`message_end`s); 0 after a run = no progress (`RunOutcome.madeProgress`). */
 	runMessageCount: number;

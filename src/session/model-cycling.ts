@@ -1,5 +1,5 @@
 /**
- * Model cycling (behavior C.12): the next model among the scoped models that have auth, else
+ * Model cycling: the next model among the scoped models that have auth, else
  * among all available models, wrapping around. Pure; the session applies the choice.
  */
 import type { ScopedModel } from "../extensions/types.js";

@@ -214,7 +214,7 @@ function canContinue(s: SessionInternals): boolean {
 }
 
 /**
- * The synchronous part of settling (C.2 `finally`): flush pending bash and custom messages and
+ * The synchronous part of settling (pi's `finally`): flush pending bash and custom messages and
  * clear the per-operation options. `agent_settled` follows (extension handlers first); prompts
  * issued meanwhile are deferred by the machine and run right after, in order.
  */

@@ -1,5 +1,5 @@
 /**
- * The prompt pipeline (behavior C.1, document order), as the machine's `preflight` and
+ * The prompt pipeline (in pi's order), as the machine's `preflight` and
  * `busyPreflight` actors plus the queueing entry points `steer()` / `followUp()`:
  *
  * 1. extension command (`/name args`) → handled, no model call (also while streaming);
@@ -57,7 +57,7 @@ export type PromptPayload =
 	  }
 	| { kind: "custom"; message: CustomMessage };
 
-/** The machine's `preflight` actor: C.1 while idle. */
+/** The machine's `preflight` actor: the prompt pipeline while idle. */
 export async function preflight(s: SessionInternals, request: PromptRequest): Promise<PreflightOutcome> {
 	// Before the first await: an abort() from now on must stop what this preflight has not started yet.
 	const aborted = { aborted: false };
@@ -137,7 +137,7 @@ async function startCustomMessage(s: SessionInternals, message: CustomMessage): 
 	return { disposition: "started", runPayload: messages };
 }
 
-/** The machine's `busyPreflight` actor: C.1 while an operation (or a compaction) runs. */
+/** The machine's `busyPreflight` actor: the prompt pipeline while an operation (or a compaction) runs. */
 export async function busyPreflight(s: SessionInternals, input: BusyPreflightInput): Promise<BusyPreflightOutcome> {
 	const payload = input.request.payload as PromptPayload;
 	if (payload.kind === "custom") {
@@ -173,7 +173,7 @@ export async function busyPreflight(s: SessionInternals, input: BusyPreflightInp
 }
 
 /**
- * `steer()` / `followUp()` (C.1 related entry points): an extension command is rejected, the
+ * `steer()` / `followUp()`: an extension command is rejected, the
  * input hook runs (reporting `streamingBehavior` only while streaming), the text is expanded and
  * queued — also when idle (it then waits for the next run).
  */
@@ -229,7 +229,7 @@ function queueExpanded(
 	return "queued";
 }
 
-/** Skill command, then prompt template (C.1 step 4). A skill that cannot be read is reported and left as is. */
+/** Skill command, then prompt template. A skill that cannot be read is reported and left as is. */
 export function expandText(s: SessionInternals, text: string): string {
 	if (!text.startsWith("/")) return text;
 	const skill = expandSkillCommand(text, s.resourceLoader.getSkills().skills);
@@ -245,7 +245,7 @@ function hasModelAndAuth(s: SessionInternals): boolean {
 	return model !== undefined && s.modelRuntime.hasConfiguredAuth(model.provider);
 }
 
-/** C.1 steps 7–8: a selected model whose provider has usable credentials, else pi's rejection. */
+/** A selected model whose provider has usable credentials, else pi's rejection. */
 export async function requireModelAndAuth(s: SessionInternals): Promise<Model> {
 	const model = s.model();
 	if (!model) throw new SettleError("NO_MODEL", noModelSelectedMessage());

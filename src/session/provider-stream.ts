@@ -1,5 +1,5 @@
 /**
- * The session Agent's stream function (behavior A.5 step 6): the model runtime's stream plus what
+ * The session Agent's stream function: the model runtime's stream plus what
  * pi adds around every provider request.
  */
 import type { LoopTimers } from "../agent/types.js";

@@ -1,5 +1,5 @@
 /**
- * Queues and side channels (behavior C.6, C.7): the steering / follow-up display lists behind
+ * Queues and side channels: the steering / follow-up display lists behind
  * `queue_update` and `pendingMessageCount`, and the messages that wait for a safe point — pending
  * bash executions, pending custom messages, and "next turn" custom messages.
  */
@@ -83,7 +83,7 @@ export class SessionQueues {
 
 	/**
 	 * At the `message_start` of a user message: removes its text from the steering list (else the
-	 * follow-up list) and emits `queue_update`, before listeners see the message (C.6). Free when
+	 * follow-up list) and emits `queue_update`, before listeners see the message. Free when
 	 * nothing is queued.
 	 */
 	onUserMessageStart(message: AgentMessage): void {

@@ -1,5 +1,5 @@
 /**
- * Building the session's extension runtime, and rebuilding it on `reload()` (behavior C.11):
+ * Building the session's extension runtime, and rebuilding it on `reload()`:
  *
  * 1. `session_shutdown {reason: "reload"}` to the old runner (awaited), then the old runner is
  *    invalidated: every `pi` / `ctx` captured from it throws the stale-context error;

@@ -1,5 +1,5 @@
 /**
- * Auto-retry policy (behavior C.4, discrepancy I.6). The policy itself lives with the machine that
+ * Auto-retry policy . The policy itself lives with the machine that
  * runs it (`machines/prompt-operation.machine.ts`, pure); this module re-exports it for SDK users
  * and adds argument checking with Settle's typed errors. The session's `retrying` state owns the
  * timer and the attempt count.

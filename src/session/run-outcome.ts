@@ -1,5 +1,5 @@
 /**
- * What a finished run means for the post-run decision (behavior C.3–C.5): one classifier shared
+ * What a finished run means for the post-run decision: one classifier shared
  * by the `run` actor (the machine's {@link RunOutcome}) and the bridge (`agent_end.willRetry`).
  * Costs O(1) per run for a normal answer (the threshold uses the response's own usage).
  */
@@ -44,7 +44,7 @@ export function forgetCompactedContext(s: SessionInternals): void {
 }
 
 /**
- * Whether a response predates the latest compaction of the live context (C.5 step 4): one the
+ * Whether a response predates the latest compaction of the live context: one the
  * compaction kept, or — for a context the session did not compact itself (reopened, navigated) —
  * one whose timestamp is at or before the compaction entry's. `fresh`: it ended in a run that
  * started after any compaction, so it is newer by construction.
@@ -57,7 +57,7 @@ function predatesCompaction(s: SessionInternals, message: AssistantMessage, fres
 
 /**
  * How a response should be recovered from: retry, compact (`overflow` / `length_overflow`), or
- * nothing. Overflow needs compaction enabled, the current model (C.5 step 3), and a response newer
+ * nothing. Overflow needs compaction enabled, the current model, and a response newer
  * than the latest compaction (step 4); otherwise an overflow error is `fatal` and an over-window
  * answer is `none`. `fresh`: the response ended in the run just finished (a post-run check).
  */
@@ -71,7 +71,7 @@ export function recoveryClass(s: SessionInternals, message: AssistantMessage, fr
 	return message.stopReason === "error" ? "fatal" : "none";
 }
 
-/** C.5 step 6: the context after `message` is over the compaction threshold (`fresh` as in {@link recoveryClass}). */
+/** The context after `message` is over the compaction threshold (`fresh` as in {@link recoveryClass}). */
 export function isOverThreshold(s: SessionInternals, message: AssistantMessage, fresh = false): boolean {
 	const settings = s.settingsManager.getCompactionSettings();
 	const model = limitsModelFor(s, message);
@@ -146,7 +146,7 @@ export function runOutcome(s: SessionInternals): RunOutcome {
 }
 
 /**
- * `agent_end.willRetry` (B.2): no abort requested, and the machine's retry policy would retry the
+ * `agent_end.willRetry`: no abort requested, and the machine's retry policy would retry the
  * run's last assistant message (retryable, enabled, attempts left, requested delay within the cap).
  */
 export function willRetry(s: SessionInternals, messages: readonly AgentMessage[]): boolean {

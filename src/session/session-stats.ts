@@ -1,5 +1,5 @@
 /**
- * Read-only views of a session for hosts (behavior A.3 metadata/stats): message and token totals,
+ * Read-only views of a session for hosts : message and token totals,
  * context usage, the last answer's text, and the current branch exported as a linear JSONL file.
  * None of them is on the per-turn path.
  */

@@ -1,5 +1,5 @@
 /**
- * The system prompt as named sections (transcript-system model, seed §6.3–6.4):
+ * The system prompt as named sections:
  *
  * | id | content |
  * |---|---|
@@ -75,7 +75,7 @@ export interface ToolPromptInfo {
 }
 
 /**
- * Prompt options from a resource loader and the active tools (behavior F.1 step 6): custom base
+ * Prompt options from a resource loader and the active tools: custom base
  * prompt, appended prompts, skills, context files, and each tool's snippet and guidelines.
  * @example
  * ```ts

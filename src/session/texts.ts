@@ -3,11 +3,11 @@
  * wording (tests match them); model and auth texts live with the model runtime.
  */
 
-/** `prompt()` while an operation runs, without `streamingBehavior` (C.1 step 5). */
+/** `prompt()` while an operation runs, without `streamingBehavior`. */
 export const STREAMING_BEHAVIOR_REQUIRED =
 	"Agent is already processing. Specify streamingBehavior ('steer' or 'followUp') to queue the message.";
 
-/** `prompt()` while a manual `compact()` runs (C.1 step 2). */
+/** `prompt()` while a manual `compact()` runs. */
 export const COMPACTION_IN_PROGRESS =
 	"Cannot submit a prompt while compaction is in progress. Wait for compaction to finish and retry.";
 
@@ -15,7 +15,7 @@ export const COMPACTION_IN_PROGRESS =
 export const TREE_NAVIGATION_IN_PROGRESS =
 	"Cannot submit a prompt while the session tree is being navigated. Wait for navigation to finish and retry.";
 
-/** `steer()` / `followUp()` with an extension command (C.1). */
+/** `steer()` / `followUp()` with an extension command. */
 export function commandCannotBeQueued(name: string): string {
 	return `Extension command "/${name}" cannot be queued. Use prompt() or execute the command when not streaming.`;
 }

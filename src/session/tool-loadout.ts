@@ -1,5 +1,5 @@
 /**
- * The session's tool and prompt loadout (behavior F.1, seed §6): the merged tool registry
+ * The session's tool and prompt loadout : the merged tool registry
  * (built-in < extension < SDK), the active tools the Agent runs, and the system prompt built from
  * them and the resources. Changes are recorded in the transcript as `system` messages
  * ({@link SystemPromptTracker}): at the next prompt, or before the next turn of a running operation.
@@ -89,7 +89,7 @@ export class ToolLoadout {
 	}
 
 	/**
-	 * The first merge of a session (A.3, F.1 step 5). With `explicitActive` (the host chose the
+	 * The first merge of a session. With `explicitActive` (the host chose the
 	 * tools), those plus every extension and SDK tool. Otherwise, when the transcript recorded a tool
 	 * set (a resumed session), exactly that set — plus extension and SDK tools the transcript never
 	 * mentions, i.e. ones installed since. Otherwise the defaults plus every extension and SDK tool.
@@ -117,7 +117,7 @@ export class ToolLoadout {
 	}
 
 	/**
-	 * Re-merges the registry (F.1 steps 1–5) with the current extension tools and applies the next
+	 * Re-merges the registry with the current extension tools and applies the next
 	 * active set. Construction and reload pass `activeToolNames` + `includeAllExtensionTools`; a
 	 * refresh after `pi.registerTool` at run time passes nothing (new tools become active).
 	 */
@@ -146,7 +146,7 @@ export class ToolLoadout {
 	}
 
 	/**
-	 * Activates the registered tools among `names` (unknown names ignored, order kept; F.1 step 6).
+	 * Activates the registered tools among `names` (unknown names ignored, order kept).
 	 * Effective on the next model request; the prompt change is recorded before it.
 	 */
 	setActiveToolsByName(names: readonly string[]): void {

@@ -37,7 +37,7 @@ export class Transcript {
 	}
 
 	/**
-	 * Persists a message at its `message_end` (C.10 step 4): `custom` → a custom_message entry;
+	 * Persists a message at its `message_end`: `custom` → a custom_message entry;
 	 * system, user, assistant and toolResult → a message entry; other roles are persisted by their
 	 * own flows. Returns the entry id, or undefined when the role is not persisted here.
 	 */

@@ -1,5 +1,5 @@
 /**
- * Tree navigation (behavior C.13): move the session's leaf to another entry of the tree, optionally
+ * Tree navigation: move the session's leaf to another entry of the tree, optionally
  * leaving a summary of the abandoned branch behind. The machine's `navigateTree` actor runs
  * {@link runTreeNavigation} in its `branchSummary` state (or beside an extension command's
  * preflight), so `session.isCompacting` is true meanwhile and `abortBranchSummary()` reaches it.
@@ -127,7 +127,7 @@ export function closeTreeNavigations(s: SessionInternals, error: unknown): void 
 }
 
 /**
- * The machine's `navigateTree` actor (C.13). Resolves `{cancelled: false, result}` after moving the
+ * The machine's `navigateTree` actor. Resolves `{cancelled: false, result}` after moving the
  * leaf, `{cancelled: true}` when `session_before_tree` cancelled, `{cancelled: true, aborted: true}`
  * when the summary was aborted (nothing changed). Throws `Entry <id> not found` (`NOT_FOUND`),
  * {@link NO_MODEL_FOR_BRANCH_SUMMARY} (`NO_MODEL`), the auth texts of `prompt()` and

@@ -1,7 +1,7 @@
 /**
  * SettingsManager: global `<agentDir>/settings.json` merged with the project's
  * `.settle/settings.json` (or pi's `.pi/settings.json` when the project has no `.settle/`), plus
- * runtime overrides. Accessor names and defaults follow pi 0.73 (behavior A.8).
+ * runtime overrides. Accessor names and defaults follow pi 0.73.
  *
  * Loading never throws: an unparsable file is ignored as a whole, an invalid key is dropped, and
  * each problem becomes a {@link SettingsDiagnostic} naming the file, the key and what to do; the

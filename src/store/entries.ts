@@ -1,5 +1,5 @@
 /**
- * Session file entry types (pi session format v3, behavior D.1/D.2).
+ * Session file entry types (pi session format v3).
  * One JSON object per line; line 1 is the header, every other line an entry.
  */
 import type { AgentMessage, ImageContent, TextContent, ThinkingLevel, Usage } from "../llm/types.js";
@@ -139,7 +139,7 @@ export type SessionEntry =
 	| ContextEditEntry
 	| UsageEntry;
 
-/** Context a session rebuilds for the model (behavior D.4). */
+/** Context a session rebuilds for the model. */
 export interface SessionContext {
 	messages: AgentMessage[];
 	thinkingLevel: ThinkingLevel;

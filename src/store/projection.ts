@@ -1,5 +1,5 @@
 /**
- * Context reconstruction (behavior D.4): the path from the leaf to the root, the latest compaction,
+ * Context reconstruction: the path from the leaf to the root, the latest compaction,
  * context edits, and the model / thinking level in effect. Pure functions over entries; the
  * SessionManager keeps an incremental copy of the same result for its current leaf.
  */
@@ -46,7 +46,7 @@ export function buildSessionPath(
 	return path.reverse();
 }
 
-/** Thinking level and model in effect at the end of `path` (D.4 step 2). */
+/** Thinking level and model in effect at the end of `path`. */
 export function getSessionContextSettings(
 	path: readonly SessionEntry[],
 ): Pick<SessionContext, "thinkingLevel" | "model"> {
@@ -87,7 +87,7 @@ export function createCustomMessage(
 	return { role: "custom", customType, content, display, details, timestamp: new Date(timestamp).getTime() };
 }
 
-/** Pushes what one entry contributes to the context, before edits (D.4 step 4), onto `out`. */
+/** Pushes what one entry contributes to the context, before edits, onto `out`. */
 export function pushContextMessages(entry: SessionEntry, out: AgentMessage[]): void {
 	switch (entry.type) {
 		case "message": {
@@ -123,7 +123,7 @@ export function pushContextMessages(entry: SessionEntry, out: AgentMessage[]): v
 }
 
 /**
- * What one entry contributes to the context, before edits (D.4 step 4): `[]` for entries that
+ * What one entry contributes to the context, before edits: `[]` for entries that
  * contribute nothing.
  *
  * @example
@@ -139,7 +139,7 @@ export function sessionEntryToContextMessages(entry: SessionEntry): AgentMessage
 }
 
 /**
- * The entries that make up the context (D.4 step 3): with a compaction on the path, the latest
+ * The entries that make up the context: with a compaction on the path, the latest
  * compaction, then the kept entries before it (system messages skipped), then everything after it.
  * Without a compaction this is `path` itself (not a copy).
  */
@@ -180,7 +180,7 @@ export function buildContextEntries(
 	return contextEntriesOfPath(buildSessionPath(entries, leafId, byId)).slice();
 }
 
-/** One entry's messages with its context edit applied (D.4 step 5). */
+/** One entry's messages with its context edit applied. */
 export function projectContextEntry(entry: SessionEntry, edit: ContextEditEntry | undefined): AgentMessage[] {
 	const messages = sessionEntryToContextMessages(entry);
 	if (!edit) return messages;
@@ -209,7 +209,7 @@ export function projectContextEntries(contextEntries: readonly SessionEntry[]): 
 }
 
 /**
- * The full projection for `leafId` (D.4): `{entries: [{sourceEntry, messages}], messages, thinkingLevel, model}`.
+ * The full projection for `leafId`: `{entries: [{sourceEntry, messages}], messages, thinkingLevel, model}`.
  * Linear in the path length. Must not throw for any entries a session file can hold.
  *
  * @example

@@ -1,5 +1,5 @@
 /**
- * SessionManager: an append-only JSONL session tree in pi's format v3 (behavior D), with crash
+ * SessionManager: an append-only JSONL session tree in pi's format v3, with crash
  * safety (torn and malformed lines are reported and skipped), one writer per file (a lock), and
  * an incrementally maintained context for the current leaf.
  */
@@ -1204,7 +1204,7 @@ export class SessionManager {
 	// Context
 
 	/**
-	 * The context for the current leaf: `{messages, thinkingLevel, model}` (D.4). Kept up to date
+	 * The context for the current leaf: `{messages, thinkingLevel, model}`. Kept up to date
 	 * incrementally, so calling it after each append costs O(new entries) plus a copy of the array.
 	 *
 	 * @example

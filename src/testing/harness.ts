@@ -1,5 +1,5 @@
 /**
- * `createHarness`: a complete AgentSession for tests (behavior H.2) — the scripted faux provider
+ * `createHarness`: a complete AgentSession for tests — the scripted faux provider
  * on an in-memory model runtime, in-memory settings, an in-memory resource loader with inline
  * extensions, a session log in memory or as a real JSONL file in a temp dir, and every public
  * event recorded.

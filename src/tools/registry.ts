@@ -1,5 +1,5 @@
 /**
- * The tool-registry merge (behavior F.1), as pure functions: which definitions exist (built-in <
+ * The tool-registry merge, as pure functions: which definitions exist (built-in <
  * extension < SDK), which are allowed, how their prompt text is normalized, and which are active
  * next. No I/O, no session state: the session passes what it had and stores what comes back.
  */
@@ -152,7 +152,7 @@ export function normalizePromptGuidelines(guidelines: readonly string[] | undefi
 }
 
 /**
- * The allow filter of F.1 step 1: in the allowlist (when there is one) and not excluded. Works on
+ * The allow filter: in the allowlist (when there is one) and not excluded. Works on
  * final names, so excluding `read` removes the built-in, extension and SDK `read` alike.
  *
  * @example
@@ -182,7 +182,7 @@ function effectiveAllowlist(options: {
 }
 
 /**
- * The active tool names a new session starts with (behavior A.5 step 5): the allowlist when given,
+ * The active tool names a new session starts with: the allowlist when given,
  * none with `noTools`, else the defaults; minus the exclude list.
  *
  * @example
@@ -212,7 +212,7 @@ function entry(definition: AnyToolDefinition, sourceInfo: SourceInfo, kind: Tool
 }
 
 /**
- * Merges built-in, extension and SDK tools (behavior F.1 steps 1–5). Pure: same input, same output;
+ * Merges built-in, extension and SDK tools. Pure: same input, same output;
  * the input is not modified.
  *
  * Next active names: `activeToolNames`, else `previousActiveToolNames`, filtered by the allow filter;
@@ -274,7 +274,7 @@ export function mergeToolRegistry(input: ToolRegistryInput): MergedToolRegistry 
 }
 
 /**
- * Keeps the registered names of `names` in order, without duplicates (F.1 step 6; unknown names ignored).
+ * Keeps the registered names of `names` in order, without duplicates (unknown names ignored).
  *
  * @example
  * ```ts

@@ -205,8 +205,16 @@ export async function playProgram(program: Program, peer: Peer, record: ProgramR
 	// The updates are compared in their own order.
 	// Markers are left out of the sequence: pi's prompt() can resolve before its queue delivered the
 	// run's last events (C.10); the outcomes are compared in `prompts`.
+	// `extension_notify` / `extension_dialog` are Settle's: with no UI bound (as here) it reports each
+	// `ctx.ui` notification and dialog as a session event, where pi drops them; the answers the
+	// extensions got are compared in their log.
 	const events = peer.recorded.filter(
-		(item) => item.kind === "event" && item.event.type !== "entry_appended" && item.event.type !== "queue_update",
+		(item) =>
+			item.kind === "event" &&
+			item.event.type !== "entry_appended" &&
+			item.event.type !== "queue_update" &&
+			item.event.type !== "extension_notify" &&
+			item.event.type !== "extension_dialog",
 	);
 	const payloads = eventPayloads(peer.recorded, PAYLOAD_EVENTS);
 	return {
