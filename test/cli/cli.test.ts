@@ -95,12 +95,7 @@ describe("settle -p (print)", () => {
 		expect(run.code).toBe(1);
 		expect(run.stdout).toBe("");
 		expect(run.stderr).toBe("400 invalid_request_error: messages.1: empty text\n");
-		const refused = settle([
-			"--faux-script",
-			script([{ stopReason: "error", errorMessage: REFUSED_KEY }]),
-			"-p",
-			"hi",
-		]);
+		const refused = settle(["--faux-script", script([{ stopReason: "error", errorMessage: REFUSED_KEY }]), "-p", "hi"]);
 		expect(refused).toMatchObject({ code: 4, stdout: "", stderr: `${REFUSED_KEY}\n` });
 	});
 

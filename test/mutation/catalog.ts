@@ -7605,10 +7605,10 @@ export const MUTANTS: Mutant[] = [
 	{
 		id: "BP02",
 		file: "src/session/compaction-runner.ts",
-		description: "the unanswered request is not omitted before the queued follow-up runs",
+		description: "the unanswered request is omitted only when nothing is queued",
 		edits: [
 			{
-				find: "if (output.continue) omitUnansweredRequest(s);",
+				find: "omitUnansweredRequest(s);",
 				replace: "if (!output.continue) omitUnansweredRequest(s);",
 			},
 		],
@@ -7938,6 +7938,164 @@ export const MUTANTS: Mutant[] = [
 			},
 		],
 		tests: ["test/pi-races/pi-peer.test.ts"],
+	},
+	{
+		id: "BU01",
+		file: "src/session/compaction-runner.ts",
+		description:
+			"the unanswered request leaves the context only when a follow-up is queued (the next prompt re-sends it)",
+		edits: [
+			{
+				find: "omitUnansweredRequest(s);",
+				replace: "if (output.continue) omitUnansweredRequest(s);",
+			},
+		],
+		tests: ["test/session/compaction.test.ts"],
+	},
+	{
+		id: "BU02",
+		file: "src/session/compaction-runner.ts",
+		description: "a cancelled overflow compaction keeps the unanswered request",
+		edits: [
+			{
+				find: "if (input.willRetry && !output.compacted) {",
+				replace: "if (input.willRetry && !output.compacted && !output.cancelled) {",
+			},
+		],
+		tests: ["test/session/recovery-regressions.test.ts"],
+	},
+	{
+		id: "BU03",
+		file: "src/compaction/texts.ts",
+		description: "agent_settled still tells the user to start a new session",
+		edits: [
+			{
+				find: "The prompt is left out of the context (the session history keeps it)",
+				replace: "Shorten the prompt or what it attaches, start a new session",
+			},
+		],
+		tests: ["test/session/compaction.test.ts"],
+	},
+	{
+		id: "BU04",
+		file: "machines/prompt-operation.machine.ts",
+		description: "an aborted answer to a retried request counts as a retry success (pi 0.73.1)",
+		edits: [
+			{
+				find: 'event.stopReason !== "aborted" &&',
+				replace: "",
+			},
+		],
+		tests: ["test/machines/prompt-operation.test.ts", "test/session/retry.test.ts"],
+	},
+	{
+		id: "BU05",
+		file: "machines/prompt-operation.machine.ts",
+		description: "the cancelled retry's attempt counter is not reset (a second auto_retry_end at settle)",
+		edits: [
+			{
+				find: '"announceRetryCancelled", "resetRetry", "noteAssistantMessageEnd"',
+				replace: '"announceRetryCancelled", "noteAssistantMessageEnd"',
+			},
+		],
+		tests: ["test/machines/prompt-operation.test.ts", "test/session/retry.test.ts"],
+	},
+	{
+		id: "BU06",
+		file: "machines/prompt-operation.machine.ts",
+		description: "a first retry aborted mid-answer is cancelled only after agent_end (order differs from pi)",
+		edits: [
+			{
+				find: 'context.retryAttempt > 0 && event.type === "ASSISTANT_MESSAGE_END"',
+				replace: 'context.retryAttempt > 1 && event.type === "ASSISTANT_MESSAGE_END"',
+			},
+		],
+		tests: ["test/machines/prompt-operation.test.ts", "test/session/retry.test.ts"],
+	},
+	{
+		id: "BV01",
+		file: "src/export/render.ts",
+		description: "export page: the CSP allows any inline style again",
+		edits: [
+			{
+				find: "const STYLE_HASH = sha256(PAGE_CSS);",
+				replace: 'const STYLE_HASH = "unsafe-inline";',
+			},
+		],
+		tests: ["test/security/export-page-csp.test.ts"],
+	},
+	{
+		id: "BV02",
+		file: "src/inspect/live-page.ts",
+		description: "live inspector page: the CSP does not allow the diagrams' stylesheet",
+		edits: [
+			{
+				find: 'import { SVG_STYLE } from "./svg.js";',
+				replace: 'const SVG_STYLE = "";',
+			},
+		],
+		tests: ["test/security/inspector-page-csp.test.ts"],
+	},
+	{
+		id: "BV03",
+		file: "src/inspect/live-server.ts",
+		description:
+			"live inspector: a runtime's (tabbed) page is served with the one-machine page's style hash in its CSP header",
+		edits: [
+			{
+				find: "livePageCsp(diagrams.length > 1)",
+				replace: "livePageCsp(false)",
+			},
+		],
+		tests: ["test/security/inspector-page-csp.test.ts"],
+	},
+	{
+		id: "BV04",
+		file: "src/session/agent-session.ts",
+		description: "ctx.ui with no host UI: the reporting UI is not installed (notifications and dialogs vanish)",
+		edits: [
+			{
+				find: "\t\trunner.setUIContext(this.defaultUI);\n",
+				replace: "",
+			},
+		],
+		tests: ["test/extensions/ui-without-host-ui.test.ts"],
+	},
+	{
+		id: "BV05",
+		file: "src/session/agent-session.ts",
+		description: "extension_dialog: confirm's answer reported as undefined instead of false",
+		edits: [
+			{
+				find: 'answer: kind === "confirm" ? false : undefined,',
+				replace: "answer: undefined,",
+			},
+		],
+		tests: ["test/extensions/ui-without-host-ui.test.ts"],
+	},
+	{
+		id: "BV06",
+		file: "src/extensions/ui.ts",
+		description: "headless UI: dialogs are not reported to onDialog",
+		edits: [
+			{
+				find: "options.onDialog?.(request);",
+				replace: "",
+			},
+		],
+		tests: ["test/extensions/ui-without-host-ui.test.ts"],
+	},
+	{
+		id: "BV07",
+		file: "src/inspect/subscription-set.ts",
+		description: "inspection handle: calling it does not stop the stream",
+		edits: [
+			{
+				find: "return Object.assign(handle, { unsubscribe: handle });",
+				replace: "return Object.assign(() => {}, { unsubscribe: handle });",
+			},
+		],
+		tests: ["test/inspect/inspect-handle-callable.test.ts"],
 	},
 ];
 
