@@ -10,10 +10,11 @@
 import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
-import type { Locator, Page } from "playwright-core";
+import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { useCliProject } from "../cli/helpers.js";
 import { launchChromium } from "../inspect/chromium.js";
+import { computed, openRecording } from "./page-helpers.js";
 
 const cli = useCliProject("settle-sec-export-csp-");
 
@@ -29,27 +30,11 @@ afterAll(async () => {
 
 /** Opens `file` in a new page and waits until its script has built it; errors and console errors are collected. */
 async function open(file: string) {
-	const page = await chromium.browser.newPage();
-	const errors: string[] = [];
-	const consoleErrors: string[] = [];
-	page.on("pageerror", (error) => errors.push(error.message));
-	page.on("console", (message) => {
-		if (message.type() === "error") consoleErrors.push(message.text());
-	});
-	await page.goto(pathToFileURL(file).href);
-	await page.waitForSelector("body[data-ready='1']");
-	return { page, errors, consoleErrors };
+	const opened = await openRecording(chromium.browser, pathToFileURL(file).href);
+	await opened.page.waitForSelector("body[data-ready='1']");
+	return opened;
 }
 
-/** The computed value of a CSS property of the element. */
-const computed = (locator: Locator, property: string) =>
-	locator.evaluate(
-		(element, name) =>
-			(globalThis as unknown as { getComputedStyle(e: unknown): Record<string, string> }).getComputedStyle(element)[
-				name
-			],
-		property,
-	);
 /** The tree rows' offsets from the top of the tree (the script places each row through its style object). */
 const rowTops = (page: Page) =>
 	page.$$eval("#tree-rows .node", (rows) => rows.map((row) => (row as unknown as { offsetTop: number }).offsetTop));

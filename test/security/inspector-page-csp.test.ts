@@ -7,7 +7,7 @@
  * into the page could neither run nor restyle it. Real sessions on the faux provider, the real
  * inspector server, the page in real headless Chromium (Debian's, test/inspect/chromium.ts).
  */
-import type { Locator, Page } from "playwright-core";
+import type { Page } from "playwright-core";
 import { afterEach, describe, expect, it } from "vitest";
 import { type InspectorServer, serveInspector } from "../../src/inspect/live-server.js";
 import { createFauxProvider, fauxAssistantMessage } from "../../src/llm/faux.js";
@@ -15,6 +15,7 @@ import { launchChromium } from "../inspect/chromium.js";
 import { type LivePage, openLivePage } from "../inspect/live-browser.js";
 import { fetchRaw } from "../inspect/live-helpers.js";
 import { createWorkspace, loggingFactory, startRuntime } from "../runtime/helpers.js";
+import { computed } from "./page-helpers.js";
 
 const HOSTILE = `<style>body{background:rgb(1, 2, 3)}</style><b id="bold" style="color:rgb(4, 5, 6)">x</b>`;
 
@@ -22,16 +23,6 @@ const cleanups: (() => unknown)[] = [];
 afterEach(async () => {
 	for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
-
-/** The computed value of a CSS property of the element. */
-const computed = (locator: Locator, property: string) =>
-	locator.evaluate(
-		(element, name) =>
-			(globalThis as unknown as { getComputedStyle(e: unknown): Record<string, string> }).getComputedStyle(element)[
-				name
-			],
-		property,
-	);
 
 /** The policy the server sends for the page, and the one in the page's `<meta>`. */
 async function policies(url: string) {

@@ -9,10 +9,11 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
-import type { Locator, Page } from "playwright-core";
+import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { useCliProject } from "../cli/helpers.js";
 import { launchChromium } from "../inspect/chromium.js";
+import { computed, openRecording } from "./page-helpers.js";
 
 const cli = useCliProject("settle-sec-trace-csp-");
 
@@ -27,30 +28,9 @@ afterAll(async () => {
 });
 
 /** Opens `file` in a new page; the page's errors, console errors and failed requests are collected. */
-async function open(file: string) {
-	const page = await chromium.browser.newPage();
-	const errors: string[] = [];
-	const consoleErrors: string[] = [];
-	const failed: string[] = [];
-	page.on("pageerror", (error) => errors.push(error.message));
-	page.on("console", (message) => {
-		if (message.type() === "error") consoleErrors.push(message.text());
-	});
-	page.on("requestfailed", (request) => failed.push(`${request.url()} ${request.failure()?.errorText}`));
-	await page.goto(pathToFileURL(file).href);
-	return { page, errors, consoleErrors, failed };
-}
+const open = (file: string) => openRecording(chromium.browser, pathToFileURL(file).href);
 
 const pwned = (page: Page) => page.evaluate(() => (globalThis as { pwned?: unknown }).pwned);
-/** The computed value of a CSS property of the element. */
-const computed = (locator: Locator, property: string) =>
-	locator.evaluate(
-		(element, name) =>
-			(globalThis as unknown as { getComputedStyle(e: unknown): Record<string, string> }).getComputedStyle(element)[
-				name
-			],
-		property,
-	);
 const marked = (page: Page, cls: string) =>
 	page.$$eval(`g[data-state].${cls}`, (groups) => groups.map((g) => g.getAttribute("data-state")));
 
