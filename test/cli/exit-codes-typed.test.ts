@@ -4,13 +4,12 @@
  * provider error whose text merely mentions a 401, an invalid key or the store's lock wording is an
  * ordinary failed answer (exit 1). Real child processes; the provider is a local HTTP server.
  */
-import { spawn } from "node:child_process";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { openAiError } from "../llm/wire/openai.js";
 import { startWireServer, type WireServer } from "../llm/wire/server.js";
-import { cliCommand, trackChild, useCliProject } from "./helpers.js";
+import { runSettleAsync, useCliProject } from "./helpers.js";
 
 const cli = useCliProject("settle-exit-typed-");
 let server: WireServer;
@@ -22,19 +21,7 @@ afterEach(async () => {
 });
 
 /** `settle <args>` in the project (async: the provider server answers from this process). */
-async function settle(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-	const child = spawn(process.execPath, [...cliCommand(), ...args], {
-		cwd: cli.project,
-		env: { ...process.env, SETTLE_AGENT_DIR: cli.agentDir },
-	});
-	child.stdin.end();
-	let stdout = "";
-	let stderr = "";
-	child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString("utf8")));
-	child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString("utf8")));
-	const code = await trackChild(child);
-	return { code, stdout, stderr };
-}
+const settle = (args: string[]) => runSettleAsync(args, { cwd: cli.project, agentDir: cli.agentDir });
 
 /** A models.json provider `local` (OpenAI chat completions) on the wire server, with a key. */
 function localProvider(): string[] {

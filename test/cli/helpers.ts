@@ -60,6 +60,34 @@ export function runSettle(
 	return { code: result.status, stdout: result.stdout, stderr: result.stderr };
 }
 
+/**
+ * {@link runSettle} without blocking the event loop: for runs that talk to a server in the test's own
+ * process (a local provider). Stdin is closed; the child is tracked ({@link trackChild}).
+ */
+export async function runSettleAsync(
+	args: string[],
+	options: { cwd: string; agentDir: string; env?: Record<string, string | undefined> },
+): Promise<CliRun> {
+	const child = spawn(process.execPath, [...cliCommand(), ...args], {
+		cwd: options.cwd,
+		env: { ...process.env, ...options.env, SETTLE_AGENT_DIR: options.agentDir },
+		stdio: ["ignore", "pipe", "pipe"],
+	});
+	// Decoded as a stream: a character split across two chunks stays whole.
+	child.stdout.setEncoding("utf8");
+	child.stderr.setEncoding("utf8");
+	let stdout = "";
+	let stderr = "";
+	child.stdout.on("data", (chunk: string) => {
+		stdout += chunk;
+	});
+	child.stderr.on("data", (chunk: string) => {
+		stderr += chunk;
+	});
+	const code = await trackChild(child);
+	return { code, stdout, stderr };
+}
+
 /** Children a test started that have not closed yet (see {@link trackChild}). */
 const liveChildren = new Map<ChildProcess, Promise<void>>();
 

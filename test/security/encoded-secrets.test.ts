@@ -8,13 +8,12 @@
  * encoded on each side. Real `settle` processes against a local OpenAI-format endpoint; the
  * base64 bound is a property over keys, user names and what follows.
  */
-import { spawn } from "node:child_process";
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import fc from "fast-check";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { REDACTED, redactSecrets, requestSecrets } from "../../src/llm/redact.js";
-import { cliCommand, trackChild, useCliProject } from "../cli/helpers.js";
+import { runSettleAsync, useCliProject } from "../cli/helpers.js";
 import { openAiError } from "../llm/wire/openai.js";
 import { startWireServer, type WireServer } from "../llm/wire/server.js";
 
@@ -63,20 +62,11 @@ describe("a key echoed encoded is redacted too", () => {
 			`proxy refused Authorization: Basic ${ECHOED_FORMS.basic} (or Basic ${ECHOED_FORMS.basicShifted}) ` +
 			`for GET /v1/models?key=${ECHOED_FORMS.url}&k2=${ECHOED_FORMS.urlLower} token ${ECHOED_FORMS.base64url}`;
 		server.reply(openAiError(401, echo, "invalid_request_error"));
-		const child = spawn(process.execPath, [...cliCommand(), "--model", "local/m1", "--json", "hi"], {
+		const { code, stdout, stderr } = await runSettleAsync(["--model", "local/m1", "--json", "hi"], {
 			cwd: cli.project,
-			env: { ...process.env, SETTLE_AGENT_DIR: cli.agentDir },
-			stdio: ["ignore", "pipe", "pipe"],
+			agentDir: cli.agentDir,
 		});
-		let stdout = "";
-		let stderr = "";
-		child.stdout.on("data", (chunk) => {
-			stdout += String(chunk);
-		});
-		child.stderr.on("data", (chunk) => {
-			stderr += String(chunk);
-		});
-		expect(await trackChild(child)).toBe(4);
+		expect(code).toBe(4);
 		expect(server.requests[0]?.headers.authorization).toBe(`Bearer ${KEY}`);
 
 		const root = join(cli.agentDir, "sessions");

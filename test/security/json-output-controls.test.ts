@@ -12,7 +12,7 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { attachJsonLineReader, jsonLine } from "../../src/rpc/jsonl.js";
-import { cliCommand, trackChild, useCliProject } from "../cli/helpers.js";
+import { cliCommand, runSettleAsync, trackChild, useCliProject } from "../cli/helpers.js";
 
 const cli = useCliProject("settle-sec-json-controls-");
 
@@ -29,18 +29,8 @@ function script(): string {
 	return file;
 }
 
-/** `settle <args>` with stdin closed; stdout as raw bytes decoded once at the end. */
-async function settle(args: string[]): Promise<{ code: number | null; stdout: string }> {
-	const child = spawn(process.execPath, [...cliCommand(), ...args], {
-		cwd: cli.project,
-		env: { ...process.env, SETTLE_AGENT_DIR: cli.agentDir },
-	});
-	const chunks: Buffer[] = [];
-	child.stdout.on("data", (chunk: Buffer) => chunks.push(chunk));
-	child.stdin.end();
-	const code = await trackChild(child);
-	return { code, stdout: Buffer.concat(chunks).toString("utf8") };
-}
+/** `settle <args>` with stdin closed; stdout decoded as a stream (a character split across chunks stays whole). */
+const settle = (args: string[]) => runSettleAsync(args, { cwd: cli.project, agentDir: cli.agentDir });
 
 /** The text of the last assistant message in the parsed lines. */
 function answerText(lines: Record<string, unknown>[]): string | undefined {

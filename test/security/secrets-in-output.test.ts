@@ -5,11 +5,10 @@
  * HTML export — files that get attached to bug reports and CI artifacts. Real `settle` processes
  * against a local OpenAI-format endpoint.
  */
-import { spawn } from "node:child_process";
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { cliCommand, RpcClient, trackChild, useCliProject } from "../cli/helpers.js";
+import { RpcClient, runSettleAsync, useCliProject } from "../cli/helpers.js";
 import { chatReply, openAiError } from "../llm/wire/openai.js";
 import { startWireServer, type WireServer } from "../llm/wire/server.js";
 
@@ -50,23 +49,8 @@ function writeAgentFiles(apiKey: string): void {
 }
 
 /** `settle <args>` with stdin closed; stdout and stderr as text. */
-async function settle(args: string[], env: Record<string, string> = {}) {
-	const child = spawn(process.execPath, [...cliCommand(), ...args], {
-		cwd: cli.project,
-		env: { ...process.env, ...env, SETTLE_AGENT_DIR: cli.agentDir },
-		stdio: ["ignore", "pipe", "pipe"],
-	});
-	let stdout = "";
-	let stderr = "";
-	child.stdout.on("data", (chunk) => {
-		stdout += String(chunk);
-	});
-	child.stderr.on("data", (chunk) => {
-		stderr += String(chunk);
-	});
-	const code = await trackChild(child);
-	return { code, stdout, stderr };
-}
+const settle = (args: string[], env: Record<string, string> = {}) =>
+	runSettleAsync(args, { cwd: cli.project, agentDir: cli.agentDir, env });
 
 const echoing = (status: number, key: string) =>
 	openAiError(status, `Upstream rejected key ${key} (team header ${HEADER_SECRET})`, "invalid_request_error");
