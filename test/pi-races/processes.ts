@@ -46,9 +46,12 @@ export function killMarked(marker: string): void {
 
 /**
  * The command of the reports: GNU `timeout` (which moves itself into its own process group) runs a
- * shell that ignores SIGTERM and leaves a child holding stdout; `ready` is printed once all of them
- * run, and the trailing `echo` keeps bash from exec-ing `timeout` in its own place.
+ * shell that ignores SIGTERM and leaves a child holding stdout; the trailing `echo` keeps bash from
+ * exec-ing `timeout` in its own place. `ready` is printed once all of them run: the shell waits until
+ * its `sleep` has finished exec-ing (its name is `sleep` and its environment, which /proc shows empty
+ * mid-exec, holds the marker), so {@link markedProcesses} then finds timeout, sh and sleep.
  */
 export function wedgingCommand(marker: string, seconds = 300): string {
-	return `export ${marker}=1; timeout ${seconds} sh -c 'trap "" TERM; sleep ${seconds} & echo ready; wait'; echo "exit $?"`;
+	const execed = `[ "$(cat /proc/$p/comm)" = sleep ] && grep -qz "^${marker}=1$" /proc/$p/environ`;
+	return `export ${marker}=1; timeout ${seconds} sh -c 'trap "" TERM; sleep ${seconds} & p=$!; until ${execed}; do :; done; echo ready; wait'; echo "exit $?"`;
 }
