@@ -42,13 +42,20 @@ function sessionTreePayloads(run: NormalizedTreeRun): TreeLogPayload[] {
  * "importing a session whose cwd is gone names the file given"; PI_FAILED_IMPORT_LEAVES_COPY in
  * tree-pi-bugs.test.ts): importing a file whose recorded cwd is gone fails on both with
  * `MissingSessionCwdError`, but pi 0.73.1 copies the file into the session dir first, leaves the copy
- * there and names it as the session file; Settle checks before copying and names the file given.
+ * there and names it as the session file; Settle checks before copying and names the file given (both
+ * name the copy an earlier import left in the session dir, which is opened, not copied again).
  *
  * FORK_ERROR_HINT (src/runtime/errors.ts `InvalidForkEntryError`, test/runtime/runtime.test.ts): a
  * fork at an unknown entry, or before one that is not a user message, rejects on both with pi's
  * `Invalid entry ID for forking`; Settle's SDK error (runtime.fork and an extension command's
  * ctx.fork) goes on with `: <what to pass instead>`. RPC `fork` answers pi's text alone
  * (test/cli/rpc-fork-entry.test.ts).
+ *
+ * RESUME_WRITES_LATER (oh-my-pi#528; src/session/agent-session.ts, `deferWrite`): a session opened
+ * (switch, import) on a path without a thinking-level entry gets one; pi 0.73.1 appends it to the
+ * file at once, Settle writes it with the next entry. A file the run leaves with no entry after that
+ * ends with the `thinking_level_change` in pi's, and Settle's leaf is the unwritten entry. Taken out
+ * on both sides, not checked per side: a pi-made file a run imports ends so in both.
  *
  * Returns what does not hold.
  */
@@ -66,8 +73,11 @@ export function namedDifferencesHold(run: NormalizedTreeRun, side: "pi" | "settl
 	for (const record of run.timeline) {
 		const source = missingCwdImportSource(record);
 		if (source === undefined) continue;
+		// An identical copy already in the session dir (an earlier import) is opened, not copied: both name it.
 		const namesSource = source.startsWith("<root>/import/");
-		if (namesSource !== (side === "settle")) problems.push(`${side} failed import names ${source}`);
+		const namesEarlierCopy = /^file\d+$/.test(source);
+		if (side === "pi" ? namesSource : !namesSource && !namesEarlierCopy)
+			problems.push(`${side} failed import names ${source}`);
 	}
 	const strays = run.strayCopies.filter((file) => !(side === "pi" && file.startsWith("<root>/sessions/")));
 	if (strays.length > 0) problems.push(`${side} stray copies ${strays.join(", ")}`);
@@ -147,9 +157,48 @@ function missingCwdImportSource(record: Record<string, unknown>): string | undef
 	return SESSION_FILE_LINE.exec(error)?.[1];
 }
 
+/**
+ * The names of the `thinking_level_change` entries that end a file as a leaf (RESUME_WRITES_LATER).
+ * Entries are named per file in file order (tree-play.ts `normalizeRun`), so a file's last entry,
+ * first seen in it, is `f<file>e<count>`; a name another entry points to is not a leaf.
+ */
+function setupThinkingLevelLeaves(run: NormalizedTreeRun): string[] {
+	return run.files.flatMap((entries, index) => {
+		const last = entries[entries.length - 1];
+		if (entries.length < 2 || last?.type !== "thinking_level_change") return [];
+		const name = `f${index + 1}e${entries.length - 1}`;
+		return entries.some((entry) => entry.parentId === name) ? [] : [name];
+	});
+}
+
+/** A `getTree()` shape (tree-play.ts `treeView`) without the nodes named. */
+function withoutTreeNodes(nodes: unknown, names: readonly string[]): unknown {
+	if (!Array.isArray(nodes)) return nodes;
+	return nodes
+		.filter((node) => !names.includes(node.id))
+		.map((node) => ({ ...node, children: withoutTreeNodes(node.children, names) }));
+}
+
+/** RESUME_WRITES_LATER taken out: pi's trailing entry is dropped and named as Settle's unwritten leaf. */
+function withoutSetupThinkingLevels(run: NormalizedTreeRun): NormalizedTreeRun {
+	const names = setupThinkingLevelLeaves(run);
+	if (names.length === 0) return run;
+	const files = run.files.map((entries, index) =>
+		names.includes(`f${index + 1}e${entries.length - 1}`) ? entries.slice(0, -1) : entries,
+	);
+	const crossOpened = run.crossOpened.map((opened) => ({
+		...opened,
+		pi: { ...opened.pi, tree: withoutTreeNodes(opened.pi.tree, names) },
+		settle: { ...opened.settle, tree: withoutTreeNodes(opened.settle.tree, names) },
+	})) as NormalizedTreeRun["crossOpened"];
+	let json = JSON.stringify({ ...run, files, crossOpened });
+	for (const name of names) json = json.replace(new RegExp(`(\\\\?")${name}(\\\\?")`, "g"), "$1<unwritten id>$2");
+	return JSON.parse(json) as NormalizedTreeRun;
+}
+
 /** The run with the named differences taken out (see {@link namedDifferencesHold}). */
 export function comparableTreeRun(run: NormalizedTreeRun): NormalizedTreeRun {
-	run = withoutStateDifferences(run);
+	run = withoutSetupThinkingLevels(withoutStateDifferences(run));
 	// DELIBERATE_BRANCH_SUMMARY_FROM_ID: in entries, results, branchSummary messages and the log's JSON.
 	const json = JSON.stringify(run)
 		.replace(/(\\?"fromId\\?":\\?")([^"\\]*)(\\?")/g, "$1<DELIBERATE_BRANCH_SUMMARY_FROM_ID>$3")
@@ -231,6 +280,7 @@ export function coverageOf(run: NormalizedTreeRun): string[] {
 		if (action.kind === "newSessionWith" && action.setup && typeof result === "object" && result?.cancelled === false)
 			tags.add("newSession setup");
 	}
+	if (setupThinkingLevelLeaves(run).length > 0) tags.add("resume writes later");
 	for (const line of run.log) {
 		if (line.startsWith("withSession sent after new")) tags.add("withSession");
 		if (line.startsWith("withSession sent after fork")) tags.add("withSession after fork");

@@ -52,6 +52,7 @@ const COVERAGE = [
 	"newSession",
 	"newSession cancelled",
 	"newSession setup",
+	"resume writes later",
 	"setup failed via command",
 	"setup failed via runtime",
 	"switch",

@@ -305,4 +305,26 @@ export const TREE_EXAMPLES: TreeScenario[] = [
 		opening: ["text"],
 		actions: [{ kind: "newSessionWith", via: "command", setup: "fail", withSession: false }],
 	},
+	// IMPORT_CHECKS_CWD_FIRST (tree-compare.ts): the second import of a file whose cwd is gone opens
+	// the identical copy the first (with a cwd override) left in the session dir.
+	{
+		hooks: { beforeTree: "none", cancelSwitch: [], cancelFork: false },
+		opening: ["text"],
+		actions: [
+			{ kind: "import", source: "elsewhere", pick: 0, cwdOverride: true },
+			{ kind: "import", source: "pi-made", pick: 0, cwdOverride: false },
+			{ kind: "import", source: "elsewhere", pick: 0, cwdOverride: false },
+		],
+	},
+	// RESUME_WRITES_LATER (tree-compare.ts): the switch back lands on a path without a thinking level.
+	{
+		hooks: { beforeTree: "none", cancelSwitch: [], cancelFork: false },
+		opening: ["text"],
+		actions: [
+			{ kind: "commandNavigate", target: { kind: "root", pick: 0 }, summarize: false, summary: "ok" },
+			{ kind: "prompt", reply: "text" },
+			{ kind: "newSession", via: "command" },
+			{ kind: "commandSwitch", pick: 0, withSession: false },
+		],
+	},
 ];
