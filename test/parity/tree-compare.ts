@@ -158,17 +158,29 @@ function missingCwdImportSource(record: Record<string, unknown>): string | undef
 }
 
 /**
- * The names of the `thinking_level_change` entries that end a file as a leaf (RESUME_WRITES_LATER).
- * Entries are named per file in file order (tree-play.ts `normalizeRun`), so a file's last entry,
- * first seen in it, is `f<file>e<count>`; a name another entry points to is not a leaf.
+ * The `thinking_level_change` entries that end a file as a leaf (RESUME_WRITES_LATER), by file index
+ * and name. Entries are named per file in order of first appearance (tree-play.ts `normalizeRun`),
+ * so a file's last entry, new in it, has the highest `f<file>e<k>` name of that file's tree (a fork
+ * copies earlier files' entries under their first names).
  */
-function setupThinkingLevelLeaves(run: NormalizedTreeRun): string[] {
+function setupThinkingLevelLeaves(run: NormalizedTreeRun): { index: number; name: string }[] {
 	return run.files.flatMap((entries, index) => {
-		const last = entries[entries.length - 1];
-		if (entries.length < 2 || last?.type !== "thinking_level_change") return [];
-		const name = `f${index + 1}e${entries.length - 1}`;
-		return entries.some((entry) => entry.parentId === name) ? [] : [name];
+		if (entries.length < 2 || entries[entries.length - 1]?.type !== "thinking_level_change") return [];
+		const prefix = `f${index + 1}e`;
+		const opened = run.crossOpened.find((candidate) => candidate.file === `file${index + 1}`);
+		const own = treeNodes(opened?.pi.tree).filter((node) => String(node.id).startsWith(prefix));
+		const newest = own.sort(
+			(a, b) => Number(String(b.id).slice(prefix.length)) - Number(String(a.id).slice(prefix.length)),
+		)[0];
+		const isLeaf = Array.isArray(newest?.children) && newest.children.length === 0;
+		return newest?.type === "thinking_level_change" && isLeaf ? [{ index, name: String(newest.id) }] : [];
 	});
+}
+
+/** Every node of a `getTree()` shape. */
+function treeNodes(nodes: unknown): Record<string, unknown>[] {
+	if (!Array.isArray(nodes)) return [];
+	return nodes.flatMap((node) => [node, ...treeNodes(node.children)]);
 }
 
 /** A `getTree()` shape (tree-play.ts `treeView`) without the nodes named. */
@@ -181,10 +193,11 @@ function withoutTreeNodes(nodes: unknown, names: readonly string[]): unknown {
 
 /** RESUME_WRITES_LATER taken out: pi's trailing entry is dropped and named as Settle's unwritten leaf. */
 function withoutSetupThinkingLevels(run: NormalizedTreeRun): NormalizedTreeRun {
-	const names = setupThinkingLevelLeaves(run);
-	if (names.length === 0) return run;
+	const leaves = setupThinkingLevelLeaves(run);
+	if (leaves.length === 0) return run;
+	const names = leaves.map((leaf) => leaf.name);
 	const files = run.files.map((entries, index) =>
-		names.includes(`f${index + 1}e${entries.length - 1}`) ? entries.slice(0, -1) : entries,
+		leaves.some((leaf) => leaf.index === index) ? entries.slice(0, -1) : entries,
 	);
 	const crossOpened = run.crossOpened.map((opened) => ({
 		...opened,

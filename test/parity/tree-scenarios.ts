@@ -316,6 +316,32 @@ export const TREE_EXAMPLES: TreeScenario[] = [
 			{ kind: "import", source: "elsewhere", pick: 0, cwdOverride: false },
 		],
 	},
+	// RESUME_WRITES_LATER in a file a fork made: its entries keep the names they have in the file forked.
+	{
+		hooks: { beforeTree: "summary", cancelSwitch: ["new"], cancelFork: false },
+		opening: ["echo"],
+		actions: [
+			{ kind: "import", source: "pi-made", pick: 3, cwdOverride: false },
+			{ kind: "navigate", target: { kind: "assistant", pick: 15 }, summarize: true, summary: "ok" },
+			{
+				kind: "navigate",
+				target: { kind: "branch_summary", pick: 10 },
+				summarize: true,
+				summary: "abort",
+				label: "checkpoint",
+			},
+			{
+				kind: "navigate",
+				target: { kind: "assistant", pick: 19 },
+				summarize: false,
+				summary: "error",
+				label: "checkpoint",
+			},
+			{ kind: "fork", via: "command", target: { kind: "compaction", pick: 7 }, position: "before", withSession: false },
+			{ kind: "fork", via: "command", target: { kind: "any", pick: 16 }, position: "at", withSession: false },
+			{ kind: "import", source: "pi-made", pick: 3, cwdOverride: false },
+		],
+	},
 	// RESUME_WRITES_LATER (tree-compare.ts): the switch back lands on a path without a thinking level.
 	{
 		hooks: { beforeTree: "none", cancelSwitch: [], cancelFork: false },
