@@ -54,8 +54,9 @@ function sessionTreePayloads(run: NormalizedTreeRun): TreeLogPayload[] {
  * RESUME_WRITES_LATER (oh-my-pi#528; src/session/agent-session.ts, `deferWrite`): a session opened
  * (switch, import) on a path without a thinking-level entry gets one; pi 0.73.1 appends it to the
  * file at once, Settle writes it with the next entry. A file the run leaves with no entry after that
- * ends with the `thinking_level_change` in pi's, and Settle's leaf is the unwritten entry. Taken out
- * on both sides, not checked per side: a pi-made file a run imports ends so in both.
+ * ends with the `thinking_level_change` in pi's, and Settle's leaf is the unwritten entry; a step
+ * whose leaf is such an entry has it written in pi's and not (yet) in Settle's. Taken out on both
+ * sides, not checked per side: a pi-made file a run imports ends so in both.
  *
  * Returns what does not hold.
  */
@@ -193,6 +194,18 @@ function withoutTreeNodes(nodes: unknown, names: readonly string[]): unknown {
 
 /** RESUME_WRITES_LATER taken out: pi's trailing entry is dropped and named as Settle's unwritten leaf. */
 function withoutSetupThinkingLevels(run: NormalizedTreeRun): NormalizedTreeRun {
+	// A step's leaf on such an entry: pi's is written; Settle's is written with the next entry, or
+	// dropped when the session moves on first (and opening the file again makes a new one).
+	const thinkingLevels = new Set(
+		run.crossOpened
+			.flatMap((opened) => treeNodes(opened.pi.tree))
+			.filter((node) => node.type === "thinking_level_change")
+			.map((node) => node.id),
+	);
+	const timeline = run.timeline.map((record) =>
+		thinkingLevels.has(record.leaf) ? { ...record, leaf: "<unwritten id>" } : record,
+	);
+	run = { ...run, timeline };
 	const leaves = setupThinkingLevelLeaves(run);
 	if (leaves.length === 0) return run;
 	const names = leaves.map((leaf) => leaf.name);

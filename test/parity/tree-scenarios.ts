@@ -342,6 +342,19 @@ export const TREE_EXAMPLES: TreeScenario[] = [
 			{ kind: "import", source: "pi-made", pick: 3, cwdOverride: false },
 		],
 	},
+	// RESUME_WRITES_LATER, twice into one file: Settle drops the entry it held when the session moves on.
+	{
+		hooks: { beforeTree: "summary", cancelSwitch: [], cancelFork: false },
+		opening: ["fail", "text", "fail"],
+		actions: [
+			{ kind: "commandNavigate", target: { kind: "root", pick: 11 }, summarize: true, summary: "ok" },
+			{ kind: "newSession", via: "runtime" },
+			{ kind: "switchBack", pick: 4, withSession: false },
+			{ kind: "import", source: "settle-made", pick: 3, cwdOverride: false },
+			{ kind: "switchBack", pick: 2, withSession: true },
+			{ kind: "label", target: { kind: "branch_summary", pick: 3 }, label: "marked" },
+		],
+	},
 	// RESUME_WRITES_LATER (tree-compare.ts): the switch back lands on a path without a thinking level.
 	{
 		hooks: { beforeTree: "none", cancelSwitch: [], cancelFork: false },
