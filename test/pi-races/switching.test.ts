@@ -11,6 +11,7 @@ import {
 	type AgentTool,
 	createAgentSessionRuntime,
 	createAgentSessionRuntimeFactory,
+	type ExtensionAPI,
 	InMemoryModelRuntime,
 	SessionManager,
 } from "../../src/index.js";
