@@ -77,10 +77,13 @@ describe("pi#9089: --mode json exits 0 on a model error, --mode text exits 1", (
 		expect(runs.text!.code).not.toBeNull();
 		expect(runs.json!.code).toBe(runs.text!.code);
 		expect(runs.text!.stderr).toContain("401 Incorrect API key provided");
-		const lines = runs.json!.stdout
-			.trim()
+		const lines = runs
+			.json!.stdout.trim()
 			.split("\n")
-			.map((line) => JSON.parse(line) as { type: string; message?: { role: string; stopReason?: string; errorMessage?: string } });
+			.map(
+				(line) =>
+					JSON.parse(line) as { type: string; message?: { role: string; stopReason?: string; errorMessage?: string } },
+			);
 		const answer = lines.filter((line) => line.type === "message_end" && line.message?.role === "assistant").at(-1);
 		expect(answer?.message).toMatchObject({ stopReason: "error", errorMessage: "401 Incorrect API key provided" });
 		expect(lines.at(-1)).toMatchObject({ type: "agent_settled" });
@@ -91,7 +94,10 @@ describe("oh-my-pi#69: a prompt sent over RPC right after abort is refused (Agen
 	it("oh-my-pi#69: settle --rpc: abort while a command runs, then prompt at once (no get_state, no wait): the prompt is accepted and answered", async () => {
 		const script = join(cli.dir, "script.json");
 		// A long command, then the faux model echoes the last user message.
-		writeFileSync(script, JSON.stringify([{ toolCalls: [{ name: "bash", arguments: { command: "echo started; sleep 60" } }] }]));
+		writeFileSync(
+			script,
+			JSON.stringify([{ toolCalls: [{ name: "bash", arguments: { command: "echo started; sleep 60" } }] }]),
+		);
 		const client = new RpcClient(["--faux-script", script], { cwd: cli.project, agentDir: cli.agentDir });
 		const started = client.next(
 			(line) => line.type === "tool_execution_update" && JSON.stringify(line).includes("started"),
