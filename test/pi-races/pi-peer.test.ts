@@ -9,6 +9,7 @@ import { copyFileSync, mkdtempSync, readFileSync, rmSync, statSync, utimesSync, 
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { startPeers } from "../cli/rpc-differential.helpers.js";
 import {
 	type AnyEvent,
 	createPiPeer,
@@ -408,6 +409,49 @@ describe("pi 0.73.1 against Settle: session switches and extensions", () => {
 		};
 		// pi 0.73.1 still has the report's second half: a fork before the first message names no parent.
 		expect(runs).toEqual({ pi: [held, { ...held, parentIsOld: false }], settle: [held, held] });
+	});
+});
+
+describe("pi 0.73.1 against Settle: RPC mode", () => {
+	it("oh-my-pi#69: over RPC, abort while a command runs, then prompt at once — pi 0.73.1 refuses the prompt (Agent is already processing); Settle answers it after the abort", async () => {
+		const dir = mkdtempSync(join(tmpdir(), "settle-omp69-peer-"));
+		cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+		// A long command, then both faux models echo the last user message.
+		const peers = startPeers(dir, [
+			{ toolCalls: [{ name: "bash", arguments: { command: "echo started; sleep 60" } }] },
+		]);
+		const runs: Record<string, unknown> = {};
+		for (const peer of [peers.pi, peers.settle]) {
+			const { client } = peer;
+			cleanups.push(() => client.child.kill("SIGKILL"));
+			const started = client.next(
+				(line) => line.type === "tool_execution_update" && JSON.stringify(line).includes("started"),
+			);
+			await client.request({ id: "1", type: "prompt", message: "run the slow thing" });
+			await started;
+			const aborted = client.next((line) => line.type === "response" && line.id === "2");
+			client.send({ id: "2", type: "abort" });
+			// Right behind the abort, before its response.
+			const prompted = await client.request({ id: "3", type: "prompt", message: "and now this" });
+			await aborted;
+			const isAnswer = (line: Record<string, unknown>) =>
+				line.type === "message_end" &&
+				(line.message as { role?: string }).role === "assistant" &&
+				JSON.stringify(line.message).includes("and now this");
+			if (prompted.success) await client.next(isAnswer);
+			runs[peer.name] = {
+				prompt: prompted.success ? "accepted" : String(prompted.error).split(".")[0],
+				responseOrder: client.lines.filter((line) => line.type === "response").map((line) => line.id),
+				answered: client.lines.some(isAnswer),
+			};
+			// pi 0.73.1's RPC server does not end with its stdin: stopped here (both, alike).
+			client.child.kill("SIGKILL");
+			await client.exited;
+		}
+		expect(runs).toEqual({
+			pi: { prompt: "Agent is already processing", responseOrder: ["1", "3", "2"], answered: false },
+			settle: { prompt: "accepted", responseOrder: ["1", "2", "3"], answered: true },
+		});
 	});
 });
 
