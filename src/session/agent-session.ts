@@ -1241,10 +1241,12 @@ export class AgentSession {
 	 */
 	async compact(customInstructions?: string): Promise<CompactionResult<unknown>> {
 		this.assertUsable();
-		// Nothing to abort (idle, or an operation whose agent_settled handlers run, where the machine
-		// defers it): asked for at once, so a prompt sent meanwhile cannot take its turn.
-		const now = this.compactionEvent(customInstructions);
-		if (this.snapshot.can(now)) return this.requestCompaction(now);
+		// Asked for while agent_settled handlers run: nothing to abort, and the machine defers it to
+		// the end of that dispatch, so a prompt sent as the operation settles cannot take its turn.
+		if (this.snapshot.matches("settling")) {
+			const deferred = this.compactionEvent(customInstructions);
+			if (this.snapshot.can(deferred)) return this.requestCompaction(deferred);
+		}
 		// Before the first await: abortCompaction() / abort() while the running operation is being
 		// aborted cancel this compaction too (it would start after them otherwise).
 		const requested = new AbortController();

@@ -107,15 +107,17 @@ describe("oh-my-pi#69: a prompt sent over RPC right after abort is refused (Agen
 		});
 		await started;
 		const firstEnd = client.next((line) => line.type === "agent_settled");
-		client.send({ id: "2", type: "abort" });
-		// Sent right behind the abort, before its response is read.
 		const answered = client.next(
 			(line) =>
 				line.type === "message_end" &&
 				(line.message as { role?: string })?.role === "assistant" &&
 				JSON.stringify(line.message).includes("and now this"),
 		);
-		const prompted = client.request({ id: "3", type: "prompt", message: "and now this" });
+		const prompted = client.next((line) => line.type === "response" && line.id === "3");
+		// The prompt right behind the abort: both lines in one write, read together by the server.
+		client.child.stdin.write(
+			`${JSON.stringify({ id: "2", type: "abort" })}\n${JSON.stringify({ id: "3", type: "prompt", message: "and now this" })}\n`,
+		);
 		expect(await prompted).toMatchObject({ success: true });
 		await firstEnd;
 		await answered;

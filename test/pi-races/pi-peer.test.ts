@@ -429,16 +429,21 @@ describe("pi 0.73.1 against Settle: RPC mode", () => {
 			);
 			await client.request({ id: "1", type: "prompt", message: "run the slow thing" });
 			await started;
-			const aborted = client.next((line) => line.type === "response" && line.id === "2");
-			client.send({ id: "2", type: "abort" });
-			// Right behind the abort, before its response.
-			const prompted = await client.request({ id: "3", type: "prompt", message: "and now this" });
-			await aborted;
 			const isAnswer = (line: Record<string, unknown>) =>
 				line.type === "message_end" &&
 				(line.message as { role?: string }).role === "assistant" &&
 				JSON.stringify(line.message).includes("and now this");
-			if (prompted.success) await client.next(isAnswer);
+			// Every waiter is registered before its line can come (one read chunk may hold them all).
+			const answer = client.next(isAnswer);
+			const aborted = client.next((line) => line.type === "response" && line.id === "2");
+			const promptResponse = client.next((line) => line.type === "response" && line.id === "3");
+			// Right behind the abort: both lines in one write, so the server reads them together.
+			client.child.stdin.write(
+				`${JSON.stringify({ id: "2", type: "abort" })}\n${JSON.stringify({ id: "3", type: "prompt", message: "and now this" })}\n`,
+			);
+			const prompted = await promptResponse;
+			await aborted;
+			if (prompted.success) await answer;
 			runs[peer.name] = {
 				prompt: prompted.success ? "accepted" : String(prompted.error).split(".")[0],
 				responseOrder: client.lines.filter((line) => line.type === "response").map((line) => line.id),
