@@ -1233,6 +1233,9 @@ export class AgentSession {
 	 * tokens): lower it (e.g. `SettingsManager.inMemory({ compaction: { keepRecentTokens: 100 } })`)
 	 * to compact a short session, as a demo or test would. The summary is a model request (plus one
 	 * for the turn's start when the cut falls inside a turn): on the faux provider, queue replies.
+	 * Called while `agent_settled` handlers run (`ctx.compact()` from one), it starts as soon as that
+	 * dispatch ends, before the prompts deferred there and anything sent later; do not await it in
+	 * the handler (the dispatch waits for the handler).
 	 *
 	 * @example
 	 * ```ts
