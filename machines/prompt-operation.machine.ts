@@ -23,8 +23,12 @@
  *   at the start of its prompt pipeline). In every other busy state a `busyPreflight` child `busyPreflight.<requestId>` is
  *   spawned (the rules for a prompt while busy), so request ids must be unique per session. An `ABORT` during
  *   `preflight` is remembered: a `started` outcome then settles at once without a run.
- * - `COMPACT {requestId, payload?}` — manual `compact()`, accepted only in `idle` (the session aborts
- *   first, like pi). `NAVIGATE_TREE {requestId, payload?}` — `navigateTree()`: in `idle` it enters
+ * - `COMPACT {requestId, payload?}` — manual `compact()`, accepted in `idle` (the session aborts
+ *   first, like pi) and in `settling`: a compaction asked for while `agent_settled` handlers run
+ *   (pi-powerline-footer#174: `ctx.compact()` from `agent_settled`) is deferred and starts once
+ *   idle, before the deferred prompts and before anything sent later, as in pi, where it starts
+ *   inside that dispatch. One at a time; `ABORT_COMPACTION` while it waits cancels it
+ *   (`manual_compaction_done {cancelled: true}`). `NAVIGATE_TREE {requestId, payload?}` — `navigateTree()`: in `idle` it enters
  *   `branchSummary`; in `preflight` (an extension command's `ctx.navigateTree()`, which runs inside
  *   its prompt's preflight) a `navigateTree` child is spawned beside the command, and prompts wait
  *   for it. One navigation at a time. Check `actor.getSnapshot().can(event)` before sending: events
@@ -643,7 +647,14 @@ export type PromptOperationEmitted =
 	| ({ type: "queue_changed" } & QueueChange)
 	| { type: "overflow_recovery_failed"; kind: "overflow" | "length"; errorMessage: string }
 	| { type: "abort_requested"; target: AbortTarget }
-	| { type: "manual_compaction_done"; requestId: string; output?: CompactionOutput; error?: unknown }
+	| {
+			type: "manual_compaction_done";
+			requestId: string;
+			output?: CompactionOutput;
+			error?: unknown;
+			/** A compaction deferred in `settling`, cancelled before it started. */
+			cancelled?: true;
+	  }
 	| { type: "request_compaction_done"; output?: CompactionOutput; error?: unknown }
 	| { type: "tree_navigation_done"; requestId: string; output?: NavigateTreeOutput; error?: unknown };
 
@@ -689,6 +700,8 @@ export interface PromptOperationContext {
 	preSendCompaction: CompactionReason | undefined;
 	/** Prompts received in `preflight` / `settling`, re-issued in order once idle. */
 	deferredPrompts: PromptRequest[];
+	/** A manual compaction received in `settling`, started once idle (before the deferred prompts). */
+	deferredCompaction: { requestId: string; payload?: unknown } | undefined;
 	/**
 	 * Input still in its hooks that may yet be queued for this operation: `busyPreflight` children
 	 * (prompts that arrived while busy) and `steer()` / `followUp()` calls (`QUEUE_INPUT_STARTED` …
@@ -874,6 +887,11 @@ export const promptOperationMachine = setup({
 		noTreeNavigationInFlight: ({ context }) => context.treeNavigation === undefined,
 		/** Deferred prompts wait for a tree navigation an extension command started (and did not await). */
 		canTakeDeferredPrompt: ({ context }) => context.deferredPrompts.length > 0 && context.treeNavigation === undefined,
+		canTakeDeferredCompaction: ({ context }) =>
+			context.deferredCompaction !== undefined && context.treeNavigation === undefined,
+		canDeferCompaction: ({ context }) =>
+			context.deferredCompaction === undefined && context.treeNavigation === undefined,
+		compactionDeferred: ({ context }) => context.deferredCompaction !== undefined,
 	},
 	delays: {
 		/** The backoff computed by `scheduleRetry` (on the actor's clock). */
@@ -1162,6 +1180,29 @@ export const promptOperationMachine = setup({
 			return { compaction, abortRequested: false };
 		}),
 		clearCompaction: assign({ compaction: undefined }),
+		deferCompaction: assign(({ event }) => {
+			if (event.type !== "COMPACT") return {};
+			const deferred: { requestId: string; payload?: unknown } = { requestId: event.requestId };
+			if (event.payload !== undefined) deferred.payload = event.payload;
+			return { deferredCompaction: deferred };
+		}),
+		takeDeferredCompaction: assign(({ context }) => {
+			const deferred = context.deferredCompaction;
+			if (!deferred) return {};
+			const compaction: PromptOperationContext["compaction"] = {
+				reason: "manual",
+				willRetry: false,
+				requestId: deferred.requestId,
+			};
+			if (deferred.payload !== undefined) compaction.payload = deferred.payload;
+			return { compaction, deferredCompaction: undefined, abortRequested: false };
+		}),
+		cancelDeferredCompaction: enqueueActions(({ enqueue, context }) => {
+			const deferred = context.deferredCompaction;
+			if (!deferred) return;
+			enqueue.assign({ deferredCompaction: undefined });
+			enqueue.emit({ type: "manual_compaction_done", requestId: deferred.requestId, cancelled: true });
+		}),
 		/** Answers `REQUEST_NEEDS_COMPACTION`: the run's request preparation goes on (the route stands). */
 		announceRequestCompactionDone: emit(
 			(_, params: { output?: CompactionOutput; error?: unknown }) =>
@@ -1255,6 +1296,7 @@ export const promptOperationMachine = setup({
 		treeNavigation: undefined,
 		preSendCompaction: undefined,
 		deferredPrompts: [],
+		deferredCompaction: undefined,
 		busyPreflightsInFlight: 0,
 	}),
 	initial: "idle",
@@ -1293,8 +1335,12 @@ export const promptOperationMachine = setup({
 	},
 	states: {
 		idle: {
-			description: "Nothing started. Deferred prompts are re-issued from here, in order.",
-			always: { guard: "canTakeDeferredPrompt", target: "preflight", actions: "takeDeferredPrompt" },
+			description:
+				"Nothing started. A deferred compaction starts from here, then deferred prompts are re-issued, in order.",
+			always: [
+				{ guard: "canTakeDeferredCompaction", target: "compacting", actions: "takeDeferredCompaction" },
+				{ guard: "canTakeDeferredPrompt", target: "preflight", actions: "takeDeferredPrompt" },
+			],
 			on: {
 				PROMPT: [
 					{
@@ -1671,6 +1717,8 @@ export const promptOperationMachine = setup({
 				SETTLE_DONE: { target: "idle", actions: ["announceOperationSettled", "clearOperation"] },
 				SETTLE_FAILED: { target: "idle", actions: ["announceOperationSettled", "clearOperation"] },
 				PROMPT: { actions: "deferPrompt" },
+				COMPACT: { guard: "canDeferCompaction", actions: "deferCompaction" },
+				ABORT_COMPACTION: { guard: "compactionDeferred", actions: "cancelDeferredCompaction" },
 			},
 		},
 		branchSummary: {

@@ -46,7 +46,9 @@ type Response = { id?: string; type: "response"; command: string; success: boole
  * Commands start in arrival order and do not wait for each other (as pi): `abort_bash` reaches a
  * running `bash`, `get_state` answers during a `compact`, and an `extension_ui_response` reaches
  * the dialog a command is waiting on. Only a session replacement (`new_session`, `switch_session`,
- * `fork`, `clone`) holds the commands after it until the new session is in place.
+ * `fork`, `clone`) holds the commands after it until the new session is in place, and an `abort`
+ * holds the `prompt`s after it until the aborted run has ended (oh-my-pi#69: pi refuses a prompt
+ * sent right behind an abort with "Agent is already processing").
  */
 export async function runRpcMode(runtime: AgentSessionRuntime, input: Readable, out: CliOutput): Promise<number> {
 	const write = (value: unknown) => out.stdout(jsonLine(value));
@@ -256,6 +258,7 @@ export async function runRpcMode(runtime: AgentSessionRuntime, input: Readable, 
 
 	const inFlight = new Set<Promise<void>>();
 	let replacement: Promise<void> = Promise.resolve();
+	let aborting: Promise<void> = Promise.resolve();
 	const lines = createInterface({ input, crlfDelay: Number.POSITIVE_INFINITY });
 	const run = async (command: RpcCommand) => {
 		try {
@@ -285,8 +288,11 @@ export async function runRpcMode(runtime: AgentSessionRuntime, input: Readable, 
 		const command = parsed as RpcCommand;
 		// Commands after a session replacement wait for it, so they reach the new session (pi sends
 		// a prompt that follows new_session to the old one, which is then disposed: it is lost).
-		const task = replacement.then(() => run(command));
+		// A prompt sent right behind an abort is meant for after it: it waits for the run to end.
+		const before = command.type === "prompt" ? Promise.all([replacement, aborting]) : replacement;
+		const task = before.then(() => run(command));
 		if (REPLACING_COMMANDS.has(command.type)) replacement = task;
+		if (command.type === "abort") aborting = task;
 		inFlight.add(task);
 		void task.finally(() => inFlight.delete(task));
 		if (shutdownRequested) break;

@@ -1233,6 +1233,9 @@ export class AgentSession {
 	 * tokens): lower it (e.g. `SettingsManager.inMemory({ compaction: { keepRecentTokens: 100 } })`)
 	 * to compact a short session, as a demo or test would. The summary is a model request (plus one
 	 * for the turn's start when the cut falls inside a turn): on the faux provider, queue replies.
+	 * Called while `agent_settled` handlers run (`ctx.compact()` from one), it starts as soon as that
+	 * dispatch ends, before the prompts deferred there and anything sent later; do not await it in
+	 * the handler (the dispatch waits for the handler).
 	 *
 	 * @example
 	 * ```ts
@@ -1241,6 +1244,12 @@ export class AgentSession {
 	 */
 	async compact(customInstructions?: string): Promise<CompactionResult<unknown>> {
 		this.assertUsable();
+		// Asked for while agent_settled handlers run: nothing to abort, and the machine defers it to
+		// the end of that dispatch, so a prompt sent as the operation settles cannot take its turn.
+		if (this.snapshot.matches("settling")) {
+			const deferred = this.compactionEvent(customInstructions);
+			if (this.snapshot.can(deferred)) return this.requestCompaction(deferred);
+		}
 		// Before the first await: abortCompaction() / abort() while the running operation is being
 		// aborted cancel this compaction too (it would start after them otherwise).
 		const requested = new AbortController();
@@ -1253,21 +1262,30 @@ export class AgentSession {
 		try {
 			this.assertUsable();
 			if (requested.signal.aborted) throw new SettleError("ABORTED", COMPACTION_CANCELLED);
-			const requestId = `c${++this.requestCounter}`;
-			const event = {
-				type: "COMPACT" as const,
-				requestId,
-				...(customInstructions !== undefined ? { payload: { customInstructions } } : {}),
-			};
+			const event = this.compactionEvent(customInstructions);
 			if (!this.snapshot.can(event)) throw new SettleError("BUSY", COMPACTION_NOT_POSSIBLE_NOW);
-			return await new Promise((resolve, reject) => {
-				this.compactions.set(requestId, { resolve, reject });
-				this.actor.send(event);
-				this.releaseIdleWaiters();
-			});
+			return await this.requestCompaction(event);
 		} finally {
 			this.releaseIdleWaiters();
 		}
+	}
+
+	/** The machine's `COMPACT` request for a `compact()` call (a new request id). */
+	private compactionEvent(customInstructions: string | undefined) {
+		return {
+			type: "COMPACT" as const,
+			requestId: `c${++this.requestCounter}`,
+			...(customInstructions !== undefined ? { payload: { customInstructions } } : {}),
+		};
+	}
+
+	/** Sends a `COMPACT` the machine accepts; settles with its `manual_compaction_done`. */
+	private requestCompaction(event: { type: "COMPACT"; requestId: string }): Promise<CompactionResult<unknown>> {
+		return new Promise((resolve, reject) => {
+			this.compactions.set(event.requestId, { resolve, reject });
+			this.actor.send(event);
+			this.releaseIdleWaiters();
+		});
 	}
 
 	/** Wakes `waitForIdle()` calls held by compact() requests once none is left to begin. */
@@ -1979,7 +1997,8 @@ export class AgentSession {
 					const pending = this.compactions.get(event.requestId);
 					this.compactions.delete(event.requestId);
 					if (!pending) return;
-					if (event.error !== undefined) pending.reject(toError(event.error));
+					if (event.cancelled) pending.reject(new SettleError("ABORTED", COMPACTION_CANCELLED));
+					else if (event.error !== undefined) pending.reject(toError(event.error));
 					else if (event.output?.result) pending.resolve(event.output.result as CompactionResult<unknown>);
 					else
 						pending.reject(new SettleError("INTERNAL", event.output?.errorMessage ?? "Compaction produced no result"));

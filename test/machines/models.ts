@@ -98,6 +98,8 @@ export const promptModel: ModelSpec = {
 			s.context.compaction?.reason ?? null,
 			s.context.compaction?.willRetry ?? null,
 			s.context.deferredPrompts.length > 0,
+			// A compact() asked for while agent_settled handlers ran (taken in idle, before deferred prompts).
+			s.context.deferredCompaction !== undefined,
 			s.context.operation !== undefined,
 			s.context.treeNavigation !== undefined,
 			// Whether a busy prompt is in flight, not how many: more only adds self-loops (every replayed

@@ -312,3 +312,37 @@ describe("pi-herdr-agents#47: forced compaction exits auto-exit subagents before
 		expect(h.session.messages.at(-1)).toMatchObject({ content: [{ text: "follow-up done" }] });
 	});
 });
+
+describe("pi#6447: message queue stuck after auto-compaction — steering messages never delivered", () => {
+	it('pi#6447: a steer typed while overflow recovery compacts ("critical overflow handled") is delivered once in the same operation, not left listed', async () => {
+		h = await createHarness({ persistence: "disk", settings: { compaction: { keepRecentTokens: 1 } } });
+		const { answerRequests } = script(h, [
+			fauxAssistantMessage("first"),
+			overflowReply(),
+			fauxAssistantMessage("retried answer"),
+			fauxAssistantMessage("answer to the steer"),
+		]);
+		await h.session.prompt("one");
+		const steered: Promise<unknown>[] = [];
+		h.session.subscribe((event) => {
+			if (event.type === "compaction_start" && event.reason === "overflow") {
+				// What the chat does with a line typed while the session works.
+				steered.push(h.session.steer("Continue with D3 and after that with D4"));
+			}
+		});
+		await h.session.prompt("two");
+		await Promise.all(steered);
+		expect(steered).toHaveLength(1);
+		expect(h.eventsOfType("compaction_end").at(-1)).toMatchObject({ reason: "overflow", willRetry: true });
+		// Delivered in the same operation: a request carries it, the queue is empty, the session idle.
+		expect(
+			answerRequests.filter((request) => userTexts(request).includes("Continue with D3 and after that with D4")),
+		).not.toHaveLength(0);
+		expect(h.session.getSteeringMessages()).toEqual([]);
+		expect(h.session.pendingMessageCount).toBe(0);
+		expect(timesPersisted(h.session.sessionFile!, "Continue with D3 and after that with D4")).toBe(1);
+		expect(h.eventsOfType("agent_settled")).toHaveLength(2);
+		expect(h.session.messages.at(-1)).toMatchObject({ role: "assistant", stopReason: "stop" });
+		expect(h.session.isIdle).toBe(true);
+	});
+});

@@ -9,6 +9,7 @@ import { copyFileSync, mkdtempSync, readFileSync, rmSync, statSync, utimesSync, 
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { startPeers } from "../cli/rpc-differential.helpers.js";
 import {
 	type AnyEvent,
 	createPiPeer,
@@ -315,6 +316,149 @@ async function piPeer(options: Parameters<typeof createPiPeer>[0]): Promise<Peer
 function savedRoles(entries: Record<string, unknown>[]): string[] {
 	return messagesOf(entries).map((m) => (m.stopReason ? `${m.role} ${m.stopReason}` : m.role));
 }
+
+describe("pi 0.73.1 against Settle: session switches and extensions", () => {
+	it("pi#1700: /new — both tell the old extensions session_shutdown before the new ones start, and refuse the old instance's late delivery", async () => {
+		const lifecycle: string[] = [];
+		const deliverers: (() => string)[] = [];
+		const runs = await onBothRuntimes(
+			() => ({
+				customTools: [],
+				extensions: [
+					(api) => {
+						api.on("session_start", (event) => void lifecycle.push(`session_start ${event.reason}`));
+						api.on("session_shutdown", (event) => void lifecycle.push(`session_shutdown ${event.reason}`));
+						deliverers.push(() => {
+							try {
+								api.sendMessage(
+									{ customType: "subagent", content: "subagent result", display: true },
+									{ triggerTurn: true },
+								);
+								return "delivered";
+							} catch (error) {
+								return /stale after session replacement/.test((error as Error).message) ? "refused: stale" : "threw";
+							}
+						});
+					},
+				],
+			}),
+			async (peer) => {
+				lifecycle.length = 0;
+				peer.script([{ text: "hello back" }, { text: "not asked" }]);
+				await peer.session.prompt("hello");
+				const oldFile = peer.session.sessionFile!;
+				const linesBefore = peer.fileEntries(oldFile).length;
+				// This session's extension instance (the factory ran when the runtime started).
+				const deliverLate = deliverers.at(-1)!;
+				await peer.runtime.newSession();
+				const late = deliverLate();
+				await peer.quiesce();
+				return {
+					lifecycle: [...lifecycle],
+					late,
+					requests: peer.requests.length,
+					oldFileWrittenAfter: peer.fileEntries(oldFile).length - linesBefore,
+					newSessionMessages: peer.session.messages.filter((m) => (m as { role: string }).role !== "system").length,
+				};
+			},
+		);
+		const held = {
+			lifecycle: ["session_shutdown new", "session_start new"],
+			late: "refused: stale",
+			requests: 1,
+			oldFileWrittenAfter: 0,
+			newSessionMessages: 0,
+		};
+		expect(runs).toEqual({ pi: held, settle: held });
+	});
+
+	it("pi#1242: a fork — both make the fork file the active one and leave the old file as it was; pi 0.73.1's fork before the first message names no parent session", async () => {
+		const runs = await onBothRuntimes(
+			() => ({ customTools: [], extensions: [] }),
+			async (peer) => {
+				peer.script(Array.from({ length: 6 }, (_, i) => ({ text: `answer ${i}` })));
+				await peer.session.prompt("one");
+				await peer.session.prompt("two");
+				const oldFile = peer.session.sessionFile!;
+				const users = peer.session.sessionManager
+					.getEntries()
+					.filter((entry) => entry.type === "message" && (entry.message as { role: string }).role === "user");
+				const results: Record<string, unknown>[] = [];
+				for (const target of [users[1]!, users[0]!]) {
+					const oldBytes = readFileSync(oldFile);
+					await peer.runtime.fork(String(target.id));
+					const forkFile = peer.session.sessionFile!;
+					await peer.session.prompt("continue in the fork");
+					await peer.quiesce();
+					results.push({
+						activeIsFork: forkFile !== oldFile,
+						oldFileUnchanged: readFileSync(oldFile).equals(oldBytes),
+						parentIsOld: peer.fileEntries(forkFile)[0]?.parentSession === oldFile,
+						forkTail: savedRoles(peer.fileEntries(forkFile)).slice(-2),
+					});
+					await peer.runtime.switchSession(oldFile);
+				}
+				return results;
+			},
+		);
+		const held = {
+			activeIsFork: true,
+			oldFileUnchanged: true,
+			parentIsOld: true,
+			forkTail: ["user", "assistant stop"],
+		};
+		// pi 0.73.1 still has the report's second half: a fork before the first message names no parent.
+		expect(runs).toEqual({ pi: [held, { ...held, parentIsOld: false }], settle: [held, held] });
+	});
+});
+
+describe("pi 0.73.1 against Settle: RPC mode", () => {
+	it("oh-my-pi#69: over RPC, abort while a command runs, then prompt at once — pi 0.73.1 refuses the prompt (Agent is already processing); Settle answers it after the abort", async () => {
+		const dir = mkdtempSync(join(tmpdir(), "settle-omp69-peer-"));
+		cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+		// A long command, then both faux models echo the last user message.
+		const peers = startPeers(dir, [
+			{ toolCalls: [{ name: "bash", arguments: { command: "echo started; sleep 60" } }] },
+		]);
+		const runs: Record<string, unknown> = {};
+		for (const peer of [peers.pi, peers.settle]) {
+			const { client } = peer;
+			cleanups.push(() => client.child.kill("SIGKILL"));
+			const started = client.next(
+				(line) => line.type === "tool_execution_update" && JSON.stringify(line).includes("started"),
+			);
+			await client.request({ id: "1", type: "prompt", message: "run the slow thing" });
+			await started;
+			const isAnswer = (line: Record<string, unknown>) =>
+				line.type === "message_end" &&
+				(line.message as { role?: string }).role === "assistant" &&
+				JSON.stringify(line.message).includes("and now this");
+			// Every waiter is registered before its line can come (one read chunk may hold them all).
+			const answer = client.next(isAnswer);
+			const aborted = client.next((line) => line.type === "response" && line.id === "2");
+			const promptResponse = client.next((line) => line.type === "response" && line.id === "3");
+			// Right behind the abort: both lines in one write, so the server reads them together.
+			client.child.stdin.write(
+				`${JSON.stringify({ id: "2", type: "abort" })}\n${JSON.stringify({ id: "3", type: "prompt", message: "and now this" })}\n`,
+			);
+			const prompted = await promptResponse;
+			await aborted;
+			if (prompted.success) await answer;
+			runs[peer.name] = {
+				prompt: prompted.success ? "accepted" : String(prompted.error).split(".")[0],
+				responseOrder: client.lines.filter((line) => line.type === "response").map((line) => line.id),
+				answered: client.lines.some(isAnswer),
+			};
+			// pi 0.73.1's RPC server does not end with its stdin: stopped here (both, alike).
+			client.child.kill("SIGKILL");
+			await client.exited;
+		}
+		expect(runs).toEqual({
+			pi: { prompt: "Agent is already processing", responseOrder: ["1", "3", "2"], answered: false },
+			settle: { prompt: "accepted", responseOrder: ["1", "2", "3"], answered: true },
+		});
+	});
+});
 
 describe("pi 0.73.1 against Settle: the fixed rows", () => {
 	it("pi#5886: a line typed during threshold compaction, an async input hook still running when the compaction ends", async () => {

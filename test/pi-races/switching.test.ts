@@ -1,15 +1,17 @@
 /**
  * Session switching while work is in flight (pi-desktop#46, accountant24#24): the runtime replaces
  * the session during a stalled stream or a hung tool; the old run ends, its file gets nothing after
- * the replacement, and the new session is idle and usable.
+ * the replacement, and the new session is idle and usable. Also what a switch does to the old
+ * session's extensions (pi#1700) and which file a fork writes to (pi#1242).
  */
-import { mkdirSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import {
 	type AgentTool,
 	createAgentSessionRuntime,
 	createAgentSessionRuntimeFactory,
+	type ExtensionAPI,
 	InMemoryModelRuntime,
 	SessionManager,
 } from "../../src/index.js";
@@ -33,6 +35,7 @@ async function runtimeOn(
 	clock: SimulatedClock,
 	customTools: AgentTool[] = [],
 	settings?: Record<string, unknown>,
+	extensionFactories: ((pi: ExtensionAPI) => void)[] = [],
 ) {
 	if (settings) {
 		mkdirSync(join(dir, "agent"), { recursive: true });
@@ -46,13 +49,19 @@ async function runtimeOn(
 		model: provider.model,
 		clock,
 		customTools,
-		resourceLoaderOptions: { noExtensions: true },
+		resourceLoaderOptions: { noExtensions: true, extensionFactories },
 	});
-	return createAgentSessionRuntime(factory, {
+	const runtime = await createAgentSessionRuntime(factory, {
 		cwd: dir,
 		agentDir: join(dir, "agent"),
 		sessionManager: SessionManager.create(dir, join(dir, "sessions")),
 	});
+	if (extensionFactories.length > 0) {
+		// As a host binds them: session_start on every session the runtime installs.
+		runtime.setRebindSession((session) => session.bindExtensions({}));
+		await runtime.session.bindExtensions({});
+	}
+	return runtime;
 }
 
 describe("switching: new / resume while a run is in flight", () => {
@@ -179,6 +188,84 @@ describe("switching: new / resume while a run is in flight", () => {
 			"user",
 			"assistant",
 		]);
+		await runtime.dispose();
+	});
+
+	it("pi#1700: /new tells the old session's extensions session_shutdown before the new ones start; a background result the old one delivers afterwards is refused (STALE_CONTEXT) and lands in neither file", async () => {
+		const { dir, cleanup } = await diskSession();
+		cleanup();
+		const lifecycle: string[] = [];
+		const deliverers: (() => Promise<unknown>)[] = [];
+		const provider = new ManualProvider();
+		const runtime = await runtimeOn(provider, dir, new SimulatedClock(), [], undefined, [
+			(pi) => {
+				pi.on("session_start", (event) => void lifecycle.push(`session_start ${event.reason}`));
+				pi.on("session_shutdown", (event) => void lifecycle.push(`session_shutdown ${event.reason}`));
+				// A subagent the extension started: its result arrives later, through this instance's pi.
+				deliverers.push(async () =>
+					pi.sendMessage({ customType: "subagent", content: "subagent result", display: true }, { triggerTurn: true }),
+				);
+			},
+		]);
+		provider.answer("hello back");
+		await runtime.session.prompt("hello");
+		const oldFile = runtime.session.sessionFile!;
+		const oldBytes = readFileSync(oldFile);
+		const deliverLate = deliverers[0]!;
+		await runtime.newSession();
+		expect(lifecycle).toEqual(["session_start startup", "session_shutdown new", "session_start new"]);
+		// The old extension instance's late delivery: refused loudly, nothing started, nothing written.
+		const late = await deliverLate().then(
+			() => "delivered",
+			(error: unknown) => (error as { code?: string }).code ?? String(error),
+		);
+		expect(late).toBe("STALE_CONTEXT");
+		await runtime.session.waitForIdle();
+		expect(provider.requests).toHaveLength(0);
+		expect(readFileSync(oldFile).equals(oldBytes)).toBe(true);
+		expect(runtime.session.messages.some((m) => m.role === "custom")).toBe(false);
+		// The new session's own extension instance delivers into the new session.
+		provider.answer("noted");
+		await deliverers.at(-1)!();
+		await runtime.session.waitForIdle();
+		expect(
+			readEntries(runtime.session.sessionFile!)
+				.filter((entry) => entry.type === "message" || entry.type === "custom_message")
+				.map((entry) => (entry.type === "message" ? (entry.message as { role: string }).role : entry.customType)),
+		).toEqual(["system", "subagent", "assistant"]);
+		await runtime.dispose();
+	});
+
+	it("pi#1242: after a fork the new file is the active one: the next exchange is written there, the old file keeps its bytes, and the fork names the old file as its parent (also forking before the first message)", async () => {
+		const { dir, cleanup } = await diskSession();
+		cleanup();
+		const provider = new ManualProvider();
+		const runtime = await runtimeOn(provider, dir, new SimulatedClock());
+		for (const text of ["one", "two"]) {
+			provider.answer(`answer ${text}`);
+			await runtime.session.prompt(`question ${text}`);
+		}
+		const oldFile = runtime.session.sessionFile!;
+		const users = runtime.session.sessionManager
+			.getEntries()
+			.filter((entry) => entry.type === "message" && entry.message.role === "user");
+		for (const [target, kept] of [
+			[users[1]!, ["system", "user", "assistant"]],
+			[users[0]!, ["system"]],
+		] as const) {
+			const oldBytes = readFileSync(oldFile);
+			const forked = await runtime.fork(target.id);
+			expect(forked.cancelled).toBe(false);
+			const forkFile = runtime.session.sessionFile!;
+			expect(forkFile).not.toBe(oldFile);
+			provider.answer("answered in the fork");
+			await runtime.session.prompt("continue in the fork");
+			expect(readEntries(forkFile)[0]).toMatchObject({ type: "session", parentSession: oldFile });
+			expect(readFileSync(oldFile).equals(oldBytes)).toBe(true);
+			expect(fileMessages(forkFile).map((m) => m.role)).toEqual([...kept, "user", "assistant"]);
+			// Back to the original for the second fork.
+			await runtime.switchSession(oldFile);
+		}
 		await runtime.dispose();
 	});
 });

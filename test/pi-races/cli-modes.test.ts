@@ -1,0 +1,137 @@
+/**
+ * pi's reports about its one-shot and RPC modes, replayed against a real `settle` child process on
+ * the faux model: print / JSON mode with an extension that holds a handle from `session_start`
+ * (pi#2576, pi#2677), the exit code of a failed request in JSON mode (pi#9089), and a prompt sent
+ * over RPC right after `abort` (oh-my-pi#69). What the user should see: the answer, then the
+ * process gone with a code that says how the request ended; the prompt after an abort answered.
+ */
+import { readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { RpcClient, runSettle, useCliProject } from "../cli/helpers.js";
+
+const cli = useCliProject("settle-pi-races-cli-");
+
+/** An extension that starts an interval on session_start and stops it on session_shutdown (pi#2576's). */
+const TIMER_EXTENSION = (log: string) => `import { appendFileSync } from "node:fs";
+export default function (pi) {
+	let interval;
+	pi.on("session_start", (event) => {
+		appendFileSync(${JSON.stringify(log)}, "session_start " + event.reason + "\\n");
+		interval = setInterval(() => {}, 60_000);
+	});
+	pi.on("session_shutdown", (event) => {
+		appendFileSync(${JSON.stringify(log)}, "session_shutdown " + event.reason + "\\n");
+		clearInterval(interval);
+	});
+}
+`;
+
+/** An extension that leaves a handle open for good (an MCP client, a watcher: pi#2677, pi#8814). */
+const LEAKY_EXTENSION = `export default function (pi) {
+	pi.on("session_start", () => { setInterval(() => {}, 60_000); });
+}
+`;
+
+/** A guard against a hang only (the run takes about a second): a hung run is killed, its code null. */
+const HANG_GUARD_MS = 60_000;
+
+describe("pi#2576 / pi#2677: print and JSON mode with an extension that holds a handle", () => {
+	for (const mode of ["text", "json"] as const) {
+		it(`pi#2576: settle --mode ${mode} -p: the extension hears session_shutdown, and the process exits 0 after the answer, even with a handle an extension never closes`, () => {
+			const log = join(cli.dir, "lifecycle.log");
+			writeFileSync(log, "");
+			const timer = join(cli.dir, "timer.mjs");
+			writeFileSync(timer, TIMER_EXTENSION(log));
+			const leaky = join(cli.dir, "leaky.mjs");
+			writeFileSync(leaky, LEAKY_EXTENSION);
+			const run = runSettle(["--faux", "-e", timer, "-e", leaky, "--mode", mode, "-p", "Say exactly: done"], {
+				cwd: cli.project,
+				agentDir: cli.agentDir,
+				timeoutMs: HANG_GUARD_MS,
+			});
+			expect(run.code).toBe(0);
+			expect(run.stderr).toBe("");
+			if (mode === "text") expect(run.stdout).toBe("Say exactly: done\n");
+			else expect(JSON.parse(run.stdout.trim().split("\n").at(-1)!)).toEqual({ type: "agent_settled" });
+			expect(readFileSync(log, "utf8").trim().split("\n")).toEqual(["session_start startup", "session_shutdown quit"]);
+		});
+	}
+});
+
+describe("pi#9089: --mode json exits 0 on a model error, --mode text exits 1", () => {
+	it("pi#9089: a request that ends in a model error exits with the same non-zero code in text and JSON mode; the JSON stream carries the error", () => {
+		const script = join(cli.dir, "script.json");
+		writeFileSync(script, JSON.stringify([{ stopReason: "error", errorMessage: "401 Incorrect API key provided" }]));
+		const runs = Object.fromEntries(
+			(["text", "json"] as const).map((mode) => [
+				mode,
+				runSettle(["--faux-script", script, "--mode", mode, "-p", "hi"], {
+					cwd: cli.project,
+					agentDir: cli.agentDir,
+					timeoutMs: HANG_GUARD_MS,
+				}),
+			]),
+		);
+		expect(runs.text!.code).not.toBe(0);
+		expect(runs.text!.code).not.toBeNull();
+		expect(runs.json!.code).toBe(runs.text!.code);
+		expect(runs.text!.stderr).toContain("401 Incorrect API key provided");
+		const lines = runs
+			.json!.stdout.trim()
+			.split("\n")
+			.map(
+				(line) =>
+					JSON.parse(line) as { type: string; message?: { role: string; stopReason?: string; errorMessage?: string } },
+			);
+		const answer = lines.filter((line) => line.type === "message_end" && line.message?.role === "assistant").at(-1);
+		expect(answer?.message).toMatchObject({ stopReason: "error", errorMessage: "401 Incorrect API key provided" });
+		expect(lines.at(-1)).toMatchObject({ type: "agent_settled" });
+	});
+});
+
+describe("oh-my-pi#69: a prompt sent over RPC right after abort is refused (Agent is already processing)", () => {
+	it("oh-my-pi#69: settle --rpc: abort while a command runs, then prompt at once (no get_state, no wait): the prompt is accepted and answered", async () => {
+		const script = join(cli.dir, "script.json");
+		// A long command, then the faux model echoes the last user message.
+		writeFileSync(
+			script,
+			JSON.stringify([{ toolCalls: [{ name: "bash", arguments: { command: "echo started; sleep 60" } }] }]),
+		);
+		const client = new RpcClient(["--faux-script", script], { cwd: cli.project, agentDir: cli.agentDir });
+		const started = client.next(
+			(line) => line.type === "tool_execution_update" && JSON.stringify(line).includes("started"),
+		);
+		expect(await client.request({ id: "1", type: "prompt", message: "run the slow thing" })).toMatchObject({
+			success: true,
+		});
+		await started;
+		const firstEnd = client.next((line) => line.type === "agent_settled");
+		const answered = client.next(
+			(line) =>
+				line.type === "message_end" &&
+				(line.message as { role?: string })?.role === "assistant" &&
+				JSON.stringify(line.message).includes("and now this"),
+		);
+		const prompted = client.next((line) => line.type === "response" && line.id === "3");
+		// The prompt right behind the abort: both lines in one write, read together by the server.
+		client.child.stdin.write(
+			`${JSON.stringify({ id: "2", type: "abort" })}\n${JSON.stringify({ id: "3", type: "prompt", message: "and now this" })}\n`,
+		);
+		expect(await prompted).toMatchObject({ success: true });
+		await firstEnd;
+		await answered;
+		// The abort answers first (its run has ended), then the prompt, which started a new run.
+		const responses = client.lines.filter((line) => line.type === "response");
+		expect(responses.map((line) => [line.id, line.success])).toEqual([
+			["1", true],
+			["2", true],
+			["3", true],
+		]);
+		expect(JSON.stringify(client.lines)).not.toMatch(/already processing/i);
+		expect(await client.end()).toBe(0);
+		expect(client.stderr).toBe("");
+		// Two operations, each settled once: the aborted one and the prompt's.
+		expect(client.lines.filter((line) => line.type === "agent_settled")).toHaveLength(2);
+	});
+});
