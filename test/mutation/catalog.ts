@@ -8097,6 +8097,90 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/inspect/inspect-handle-callable.test.ts"],
 	},
+	{
+		id: "BW01",
+		file: "machines/prompt-operation.machine.ts",
+		description: "settling no longer defers a compact(): ctx.compact() from agent_settled is refused again",
+		edits: [
+			{
+				find: 'COMPACT: { guard: "canDeferCompaction", actions: "deferCompaction" },',
+				replace: "",
+			},
+		],
+		tests: ["test/pi-races/extension-order.test.ts"],
+	},
+	{
+		id: "BW02",
+		file: "machines/prompt-operation.machine.ts",
+		description: "idle never starts a deferred compaction",
+		edits: [
+			{
+				find: '{ guard: "canTakeDeferredCompaction", target: "compacting", actions: "takeDeferredCompaction" },',
+				replace: "",
+			},
+		],
+		tests: ["test/pi-races/extension-order.test.ts"],
+	},
+	{
+		id: "BW03",
+		file: "machines/prompt-operation.machine.ts",
+		description: "a deferred compaction cancelled by abortCompaction() is not reported as cancelled",
+		edits: [
+			{
+				find: 'enqueue.emit({ type: "manual_compaction_done", requestId: deferred.requestId, cancelled: true });',
+				replace: 'enqueue.emit({ type: "manual_compaction_done", requestId: deferred.requestId });',
+			},
+		],
+		tests: ["test/pi-races/extension-order.test.ts"],
+	},
+	{
+		id: "BW04",
+		file: "src/session/agent-session.ts",
+		description: "compact() during the agent_settled dispatch waits for idle again (the next prompt wins)",
+		edits: [
+			{
+				find: "if (this.snapshot.can(deferred)) return this.requestCompaction(deferred);",
+				replace: "void deferred;",
+			},
+		],
+		tests: ["test/pi-races/extension-order.test.ts"],
+	},
+	{
+		id: "BW05",
+		file: "src/session/agent-session.ts",
+		description: "a cancelled deferred compaction resolves as if it had compacted",
+		edits: [
+			{
+				find: 'if (event.cancelled) pending.reject(new SettleError("ABORTED", COMPACTION_CANCELLED));',
+				replace: "if (event.cancelled) pending.resolve({} as CompactionResult<unknown>);",
+			},
+		],
+		tests: ["test/pi-races/extension-order.test.ts"],
+	},
+	{
+		id: "BW06",
+		file: "src/cli/rpc-mode.ts",
+		description: "an RPC abort no longer holds the prompts after it",
+		edits: [
+			{
+				find: 'if (command.type === "abort") aborting = task;',
+				replace: "",
+			},
+		],
+		tests: ["test/pi-races/cli-modes.test.ts"],
+	},
+	{
+		id: "BW07",
+		file: "src/cli/rpc-mode.ts",
+		description: "the hold after an abort applies to steer instead of prompt",
+		edits: [
+			{
+				find: 'const before = command.type === "prompt" ? Promise.all([replacement, aborting]) : replacement;',
+				replace: 'const before = command.type === "steer" ? Promise.all([replacement, aborting]) : replacement;',
+			},
+		],
+		tests: ["test/pi-races/cli-modes.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
