@@ -67,7 +67,8 @@ export class SessionWriter {
 	static create(path: string, lock: SessionLock, text: string): SessionWriter {
 		let fd: number;
 		try {
-			fd = openSync(path, "wx", PRIVATE_FILE_MODE);
+			// Append mode as openExisting: after a failed write is cut back, the next one goes to the end (no hole).
+			fd = openSync(path, "ax", PRIVATE_FILE_MODE);
 		} catch (error) {
 			lock.release();
 			const exists = (error as NodeJS.ErrnoException).code === "EEXIST";
@@ -123,10 +124,16 @@ export class SessionWriter {
 			} catch {
 				// the next open sets a torn line aside
 			}
+			const code = (error as NodeJS.ErrnoException).code;
+			const full = code === "ENOSPC" || code === "EDQUOT" || code === "EFBIG";
 			throw new SettleError(
 				"IO",
-				`Could not append to session file ${this.path}: ${(error as Error).message}. The entry was not added.`,
-				{ cause: error, details: { path: this.path } },
+				`Could not append to session file ${this.path}: ${(error as Error).message}. The entry was not added; ` +
+					"the file holds the session up to the last entry saved. " +
+					(full
+						? "Free disk space (or raise the file size limit: ulimit -f), then go on: this session appends again, or reopen the file to continue from what it holds."
+						: "Fix what the error names, then go on, or reopen the file to continue from what it holds."),
+				{ cause: error, details: { path: this.path, ...(code ? { errno: code } : {}) } },
 			);
 		}
 		this.size += length;
