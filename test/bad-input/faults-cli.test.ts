@@ -193,7 +193,7 @@ describe("--trace and --export targets that cannot be written", () => {
 		expect(readFileSync(file, "utf8")).toBe(bytes);
 	});
 
-	it("a device target that works (/dev/null) is written in place, not replaced", () => {
+	it("regression: a device target that works (/dev/null) was replaced by a regular file; now written in place", () => {
 		const file = join(cli.dir, "s.jsonl");
 		const link = join(cli.dir, "null.json");
 		symlinkSync("/dev/null", link);
@@ -245,7 +245,7 @@ describe("--trace and --export targets that cannot be written", () => {
 });
 
 describe("no file descriptors left while tools run (EMFILE)", () => {
-	it("bash, read, write and edit give error tool results saying what to do; the run ends, exit 0, every entry saved", () => {
+	it("regression: bash gave Node's bare 'spawn /bin/bash EMFILE'; now bash, read, write and edit give error tool results saying what to do (ulimit -n); the run ends, exit 0, every entry saved", () => {
 		const file = join(cli.dir, "s.jsonl");
 		writeFileSync(join(cli.project, "f.txt"), "content\n");
 		const script = join(cli.dir, "script.json");
