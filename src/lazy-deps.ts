@@ -29,9 +29,28 @@ export function loadPicomatch(): typeof picomatch {
 	return picomatchModule;
 }
 
+/**
+ * Node ignores SIGXFSZ, so a write past the file size limit (`ulimit -f`) fails with EFBIG, which
+ * the session writer reports. proper-lockfile's signal-exit catches it instead, and when no other
+ * listener is there re-raises it with the default action: the process died at the first write past
+ * the limit, before anything was reported. With this listener too it leaves the signal alone, and
+ * the signal stays caught (a no-op) should signal-exit let go of it.
+ */
+function keepFileSizeSignalHarmless(): void {
+	// Only this package's own listener; not on Windows, which has no such signal.
+	if (process.platform !== "win32" && !process.listeners("SIGXFSZ").includes(ignoreSignal)) {
+		process.on("SIGXFSZ", ignoreSignal);
+	}
+}
+
+function ignoreSignal(): void {}
+
 /** The `proper-lockfile` package (cross-process file locks). */
 export function loadLockfile(): typeof lockfile {
-	lockfileModule ??= require("proper-lockfile") as typeof lockfile;
+	if (!lockfileModule) {
+		lockfileModule = require("proper-lockfile") as typeof lockfile;
+		keepFileSizeSignalHarmless();
+	}
 	return lockfileModule;
 }
 

@@ -17,7 +17,7 @@ import type { LifecycleInspectionEvent } from "../inspect/lifecycle-inspector.js
 import { createTraceRecorder, type LifecycleTrace, type TraceSession } from "../inspect/trace.js";
 import type { AgentSessionRuntime } from "../runtime/runtime.js";
 import type { AgentSession } from "../session/agent-session.js";
-import { replacementMode } from "../store/folders.js";
+import { isSpecialFile, outputAdvice, replacementMode } from "../store/folders.js";
 import { EXIT_FAILURE, EXIT_USAGE } from "./help.js";
 import { CliError } from "./host.js";
 
@@ -142,17 +142,30 @@ export function startCliTrace(path: string, options: { maxEvents?: number } = {}
 		};
 	};
 	const write = () => {
+		const text = () => `${JSON.stringify(toJSON(), null, 2)}\n`;
+		if (isSpecialFile(file)) {
+			// A device or a pipe (/dev/stdout) is written in place: a rename would replace it.
+			try {
+				writeFileSync(file, text(), "utf8");
+			} catch (error) {
+				throw new CliError(
+					`Could not save the trace to ${file}: ${errorMessage(error)}. ${outputAdvice(error)}`,
+					EXIT_FAILURE,
+				);
+			}
+			return;
+		}
 		const temp = `${file}.${process.pid}.tmp`;
 		try {
 			// The events carry prompts and errors: a new trace is private (0600), a rewritten one keeps its mode.
 			const mode = replacementMode(file);
-			writeFileSync(temp, `${JSON.stringify(toJSON(), null, 2)}\n`, { encoding: "utf8", mode });
+			writeFileSync(temp, text(), { encoding: "utf8", mode });
 			chmodSync(temp, mode);
 			renameSync(temp, file);
 		} catch (error) {
 			rmSync(temp, { force: true });
 			throw new CliError(
-				`Could not save the trace to ${file}: ${errorMessage(error).replaceAll(temp, file)}`,
+				`Could not save the trace to ${file}: ${errorMessage(error).replaceAll(temp, file)}. ${outputAdvice(error)}`,
 				EXIT_FAILURE,
 			);
 		}

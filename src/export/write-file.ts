@@ -6,7 +6,7 @@
 import { chmodSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { SettleError } from "../errors.js";
-import { makeFolders, replacementMode } from "../store/folders.js";
+import { isSpecialFile, makeFolders, outputAdvice, replacementMode } from "../store/folders.js";
 
 /**
  * Throws `INVALID_ARGUMENT` when `outputPath` is the session file itself (same path, or a link to
@@ -31,7 +31,8 @@ export function refuseSessionFileAsOutput(
 /**
  * Writes `text` to a temp file next to `path` (creating missing folders), then renames it over
  * `path`. A new file is private (0600: an export holds the conversation); a file replaced keeps its
- * permissions. Throws `IO` naming the path (a folder, no permission, a full disk); the temp file is gone then.
+ * permissions. A device or a pipe (`/dev/stdout`) is written in place: renaming over it would replace it.
+ * Throws `IO` naming the path (a folder, no permission, a full disk); the temp file is gone then.
  */
 export function writeFileAtomically(path: string, text: string, what: string): void {
 	const target = resolve(path);
@@ -41,6 +42,18 @@ export function writeFileAtomically(path: string, text: string, what: string): v
 			`Cannot write the ${what} to ${target}: it is a folder. Choose a writable path: a file name, e.g. one inside that folder.`,
 			{ details: { path: target } },
 		);
+	}
+	if (isSpecialFile(target)) {
+		try {
+			writeFileSync(target, text, "utf8");
+		} catch (error) {
+			throw new SettleError(
+				"IO",
+				`Cannot write the ${what} to ${target}: ${error instanceof Error ? error.message : String(error)}. ${outputAdvice(error)}`,
+				{ cause: error, details: { path: target } },
+			);
+		}
+		return;
 	}
 	const temp = `${target}.${process.pid}.${Date.now().toString(36)}.tmp`;
 	try {
@@ -53,7 +66,7 @@ export function writeFileAtomically(path: string, text: string, what: string): v
 		rmSync(temp, { force: true });
 		// Node names the temp file ("EACCES: permission denied, open '…/page.html.123.tmp'"): name the path the user gave.
 		const reason = (error instanceof Error ? error.message : String(error)).split(temp).join(target);
-		throw new SettleError("IO", `Cannot write the ${what} to ${target}: ${reason}. Choose a writable path.`, {
+		throw new SettleError("IO", `Cannot write the ${what} to ${target}: ${reason}. ${outputAdvice(error)}`, {
 			cause: error,
 			details: { path: target },
 		});

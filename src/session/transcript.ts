@@ -43,26 +43,40 @@ export class Transcript {
 	 */
 	persist(message: AgentMessage): string | undefined {
 		let id: string;
+		try {
+			id = this.write(message) as string;
+		} catch (error) {
+			// Not in the log (a full disk, the file deleted…): not in the live transcript either, so that
+			// what the session goes on with is what the log holds (the caller's throw ends the run). A
+			// failure message stays: it says why the run ended, and no model request includes it.
+			const messages = this.agent.state.messages;
+			const failure = message.role === "assistant" && message.stopReason === "error";
+			if (!failure && messages[messages.length - 1] === message) messages.pop();
+			throw error;
+		}
+		if (id === undefined) return undefined;
+		this.remember(message, id);
+		return id;
+	}
+
+	/** Appends the entry of a message persisted at `message_end`; undefined for roles persisted elsewhere. */
+	private write(message: AgentMessage): string | undefined {
 		switch (message.role) {
 			case "custom":
-				id = this.sessionManager.appendCustomMessageEntry(
+				return this.sessionManager.appendCustomMessageEntry(
 					message.customType,
 					message.content ?? [],
 					message.display,
 					message.details,
 				);
-				break;
 			case "system":
 			case "user":
 			case "assistant":
 			case "toolResult":
-				id = this.sessionManager.appendMessage(message);
-				break;
+				return this.sessionManager.appendMessage(message);
 			default:
 				return undefined;
 		}
-		this.remember(message, id);
-		return id;
 	}
 
 	private remember(message: AgentMessage, id: string): void {
@@ -93,10 +107,9 @@ export class Transcript {
 	 * message entries.
 	 */
 	append(message: AgentMessage): string {
-		const messages = this.agent.state.messages;
-		messages.push(message);
-		if (message.role === "custom") return this.persist(message) as string;
-		const id = this.sessionManager.appendMessage(message);
+		// Logged first: a message the log refused (a full disk) does not join the transcript either.
+		const id = message.role === "custom" ? (this.write(message) as string) : this.sessionManager.appendMessage(message);
+		this.agent.state.messages.push(message);
 		this.remember(message, id);
 		return id;
 	}

@@ -86,6 +86,30 @@ export function replacementMode(path: string): number {
 	}
 }
 
+/**
+ * Whether `path` (links followed) is a device, a FIFO or a socket: an output that must be written
+ * in place (`/dev/stdout`, a pipe), never replaced by renaming a temp file over it — which, for a
+ * user allowed to write the folder (root in /dev), would swap `/dev/full` for a regular file.
+ *
+ * @example
+ * ```ts
+ * isSpecialFile("/dev/null"); // true
+ * isSpecialFile("notes.txt"); // false (a regular file, or nothing there)
+ * ```
+ */
+export function isSpecialFile(path: string): boolean {
+	const stat = statSync(path, { throwIfNoEntry: false });
+	return stat !== undefined && !stat.isFile() && !stat.isDirectory();
+}
+
+/** What to do when an output cannot be written: room for a full disk, another path otherwise. */
+export function outputAdvice(error: unknown): string {
+	const code = (error as NodeJS.ErrnoException | undefined)?.code;
+	return code === "ENOSPC" || code === "EDQUOT" || code === "EFBIG"
+		? "Free some disk space, or choose a path on another disk."
+		: "Choose a writable path.";
+}
+
 /** Options of {@link makeFolders} and {@link makeFoldersAsync}. */
 export interface MakeFoldersOptions {
 	/** Permissions of the levels made (e.g. `0o700` for a folder holding credentials); existing ones are left alone. */

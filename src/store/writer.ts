@@ -2,8 +2,13 @@
  * The append side of a session file: one open descriptor in append mode and the write lock.
  * Each call writes whole lines with one write(2) (looped only if the kernel writes less); if a
  * write fails part-way, the file is cut back to its previous length so no partial line remains.
+ * Before each write one stat(2) of the path checks that it is still the file this writer opened,
+ * at the length it left it: another program may have deleted, replaced or rewritten it (a user's
+ * rm, an editor, git checkout), and an entry appended then would point at parents the file no
+ * longer holds (or vanish with a deleted file).
  */
-import { closeSync, fstatSync, ftruncateSync, openSync, unlinkSync, writeSync } from "node:fs";
+import { closeSync, fstatSync, ftruncateSync, openSync, type Stats, statSync, unlinkSync, writeSync } from "node:fs";
+import { dirname } from "node:path";
 import { SettleError } from "../errors.js";
 import { PRIVATE_FILE_MODE } from "./folders.js";
 import type { SessionLock } from "./lock.js";
@@ -29,6 +34,8 @@ export class SessionWriter {
 		private readonly lock: SessionLock,
 		private fd: number,
 		private size: number,
+		/** Device and inode of the file opened: the path must still name them. */
+		private readonly identity: Pick<Stats, "dev" | "ino">,
 	) {
 		abandonedWriters.register(this, { fd, lock }, this);
 	}
@@ -49,7 +56,8 @@ export class SessionWriter {
 				{ cause: error, details: { path } },
 			);
 		}
-		return new SessionWriter(path, lock, fd, fstatSync(fd).size);
+		const stat = fstatSync(fd);
+		return new SessionWriter(path, lock, fd, stat.size, stat);
 	}
 
 	/**
@@ -59,7 +67,8 @@ export class SessionWriter {
 	static create(path: string, lock: SessionLock, text: string): SessionWriter {
 		let fd: number;
 		try {
-			fd = openSync(path, "wx", PRIVATE_FILE_MODE);
+			// Append mode as openExisting: after a failed write is cut back, the next one goes to the end (no hole).
+			fd = openSync(path, "ax", PRIVATE_FILE_MODE);
 		} catch (error) {
 			lock.release();
 			const exists = (error as NodeJS.ErrnoException).code === "EEXIST";
@@ -71,7 +80,7 @@ export class SessionWriter {
 				{ cause: error, details: { path } },
 			);
 		}
-		const writer = new SessionWriter(path, lock, fd, 0);
+		const writer = new SessionWriter(path, lock, fd, 0, fstatSync(fd));
 		try {
 			writer.append(text);
 		} catch (error) {
@@ -86,7 +95,10 @@ export class SessionWriter {
 		return writer;
 	}
 
-	/** Appends whole lines. Throws `SESSION_LOCKED` if the lock was lost, `IO` if the write failed (file unchanged). */
+	/**
+	 * Appends whole lines. Throws `SESSION_LOCKED` if the lock was lost, `IO` if the write failed (file
+	 * unchanged) or if another program deleted, replaced or changed the file (nothing written).
+	 */
 	append(text: string): void {
 		if (this.lock.compromised) {
 			throw new SettleError(
@@ -96,6 +108,7 @@ export class SessionWriter {
 				{ cause: this.lock.compromised, details: { path: this.path } },
 			);
 		}
+		this.assertSameFile();
 		const length = Buffer.byteLength(text, "utf8");
 		try {
 			// The string goes to write(2) as it is (no Buffer per line); a short write, which a regular
@@ -111,13 +124,50 @@ export class SessionWriter {
 			} catch {
 				// the next open sets a torn line aside
 			}
+			const code = (error as NodeJS.ErrnoException).code;
+			const full = code === "ENOSPC" || code === "EDQUOT" || code === "EFBIG";
 			throw new SettleError(
 				"IO",
-				`Could not append to session file ${this.path}: ${(error as Error).message}. The entry was not added.`,
-				{ cause: error, details: { path: this.path } },
+				`Could not append to session file ${this.path}: ${(error as Error).message}. The entry was not added; ` +
+					"the file holds the session up to the last entry saved. " +
+					(full
+						? "Free disk space (or raise the file size limit: ulimit -f), then go on: this session appends again, or reopen the file to continue from what it holds."
+						: "Fix what the error names, then go on, or reopen the file to continue from what it holds."),
+				{ cause: error, details: { path: this.path, ...(code ? { errno: code } : {}) } },
 			);
 		}
 		this.size += length;
+	}
+
+	/**
+	 * Throws `IO` (nothing written) when the path no longer names the file this writer holds at the
+	 * length it wrote: one stat(2) per append, whatever the session's length. Nothing goes to the
+	 * old file (a deleted or replaced file would take the entry out of sight) nor to the new
+	 * content (the entry's parents are not in it); the entries stay in memory.
+	 */
+	private assertSameFile(): void {
+		const stat = statSync(this.path, { throwIfNoEntry: false });
+		const same = stat !== undefined && stat.ino === this.identity.ino && stat.dev === this.identity.dev;
+		if (same && stat.size === this.size) return;
+		const folder = dirname(this.path);
+		const reason = !stat ? "deleted" : same ? "changed" : "replaced";
+		const what = !stat
+			? statSync(folder, { throwIfNoEntry: false })
+				? "was deleted"
+				: `was deleted with its folder ${folder}`
+			: !same
+				? "was replaced by another file"
+				: stat.size < this.size
+					? `was cut to ${stat.size} bytes (from ${this.size})`
+					: `was written to by another program (${stat.size} bytes, ${this.size} expected)`;
+		throw new SettleError(
+			"IO",
+			`Session file ${this.path} ${what} while this session was open (rm, an editor, git checkout?). ` +
+				"Nothing more is written to it, so that no entry points at entries the file no longer holds: the entry was not added. " +
+				"The conversation so far is still in memory (SessionManager.createBranchedSession(leafId) saves it to a new file); " +
+				"or reopen the file to continue from what it holds now, or start a new session.",
+			{ details: { path: this.path, reason } },
+		);
 	}
 
 	/** Closes the descriptor and releases the lock. Must not throw. */

@@ -7,6 +7,22 @@ function errorCode(error: unknown): string | undefined {
 }
 
 /**
+ * `IO` saying that this process has no file descriptor left (EMFILE: its own limit; ENFILE: the
+ * system's) and what to do, for `what` (e.g. "open /p/f.txt"); undefined for any other error.
+ */
+export function outOfDescriptors(error: unknown, what: string): SettleError | undefined {
+	const code = errorCode(error);
+	if (code !== "EMFILE" && code !== "ENFILE") return undefined;
+	const whose = code === "EMFILE" ? "this process's limit (ulimit -n)" : "the system's limit";
+	return new SettleError(
+		"IO",
+		`Cannot ${what}: ${code}, too many open files: Settle has no file descriptor left under ${whose}. ` +
+			"Nothing was changed. Retry once fewer files are open, or raise the limit (ulimit -n) before starting settle.",
+		{ cause: error },
+	);
+}
+
+/**
  * A {@link SettleError} saying what went wrong with `absolutePath`; Settle errors pass through.
  * `notFoundHint` is appended to the not-found message (for example what to do instead).
  */
@@ -26,6 +42,9 @@ export function fileSystemError(error: unknown, absolutePath: string, notFoundHi
 			return new SettleError("IO", `Permission denied: ${absolutePath}`, { cause: error });
 		case "ENOTDIR":
 			return new SettleError("NOT_FOUND", `Not a valid path (a parent is a file): ${absolutePath}`, { cause: error });
+		case "EMFILE":
+		case "ENFILE":
+			return outOfDescriptors(error, `open ${absolutePath}`)!;
 		default: {
 			const message = error instanceof Error ? error.message : String(error);
 			return new SettleError("IO", `Cannot access ${absolutePath}: ${message}`, { cause: error });

@@ -7,6 +7,7 @@ import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { readdir, readFile } from "node:fs/promises";
 import { setTimeout as delay } from "node:timers/promises";
 import { SettleError } from "../errors.js";
+import { outOfDescriptors } from "./fs-errors.js";
 
 /** The shell binary and the arguments that come before the command (see {@link resolveShellConfig}). */
 export interface ShellConfig {
@@ -261,12 +262,19 @@ export function createLocalBashOperations(options: { shellPath?: string } = {}):
 				throw new SettleError("NOT_FOUND", `Working directory does not exist: ${cwd}\nCannot execute bash commands.`);
 			}
 			if (signal?.aborted) throw new Error("aborted");
-			const child = spawn(shell, [...args, command], {
-				cwd,
-				detached: process.platform !== "win32",
-				env: env ?? process.env,
-				stdio: ["ignore", "pipe", "pipe"],
-			});
+			// No descriptor left for the pipes (EMFILE): said as such, not as Node's bare "spawn /bin/bash EMFILE".
+			const noDescriptors = (error: unknown) => outOfDescriptors(error, `start ${shell}`) ?? error;
+			let child: ChildProcess;
+			try {
+				child = spawn(shell, [...args, command], {
+					cwd,
+					detached: process.platform !== "win32",
+					env: env ?? process.env,
+					stdio: ["ignore", "pipe", "pipe"],
+				});
+			} catch (error) {
+				throw noDescriptors(error);
+			}
 			let timedOut = false;
 			let killed = false;
 			const kill = () => {
@@ -284,7 +292,11 @@ export function createLocalBashOperations(options: { shellPath?: string } = {}):
 			child.stdout?.on("data", onData);
 			child.stderr?.on("data", onData);
 			try {
-				const exitCode = await waitForChild(child, () => (killed ? KILLED_STDIO_GRACE_MS : STDIO_GRACE_MS));
+				const exitCode = await waitForChild(child, () => (killed ? KILLED_STDIO_GRACE_MS : STDIO_GRACE_MS)).catch(
+					(error: unknown) => {
+						throw noDescriptors(error);
+					},
+				);
 				if (killed && child.pid !== undefined && process.platform !== "win32") {
 					// The session sweep is not atomic as a group kill is: a process forked meanwhile dies now.
 					killProcessTree(child.pid);

@@ -31,7 +31,7 @@ describe("a failing write", () => {
 		expect(error).toBeInstanceOf(SettleError);
 		expect((error as SettleError).code).toBe("IO");
 		expect((error as SettleError).message).toMatch(
-			/Could not append to session file \/dev\/full: .*The entry was not added\./,
+			/Could not append to session file \/dev\/full: ENOSPC: .*The entry was not added; the file holds the session up to the last entry saved\. Free disk space/,
 		);
 		expect(sm.getEntries()).toEqual(before.entries);
 		expect(sm.getLeafId()).toBe(before.leaf);
