@@ -2,10 +2,11 @@
  * The append side of a session file: one open descriptor in append mode and the write lock.
  * Each call writes whole lines with one write(2) (looped only if the kernel writes less); if a
  * write fails part-way, the file is cut back to its previous length so no partial line remains.
- * Before each write one stat(2) of the path checks that it is still the file this writer opened,
- * at the length it left it: another program may have deleted, replaced or rewritten it (a user's
+ * Before each write one fstat(2) of the descriptor checks that the file is still linked and at the
+ * length this writer left it: another program may have deleted, replaced or rewritten it (a user's
  * rm, an editor, git checkout), and an entry appended then would point at parents the file no
- * longer holds (or vanish with a deleted file).
+ * longer holds (or vanish with a deleted file). A file moved away while another is made at its
+ * path goes unnoticed (its old inode stays linked), as does a rewrite to the same length.
  */
 import { closeSync, fstatSync, ftruncateSync, openSync, type Stats, statSync, unlinkSync, writeSync } from "node:fs";
 import { dirname } from "node:path";
@@ -141,11 +142,14 @@ export class SessionWriter {
 
 	/**
 	 * Throws `IO` (nothing written) when the path no longer names the file this writer holds at the
-	 * length it wrote: one stat(2) per append, whatever the session's length. Nothing goes to the
+	 * length it wrote: one fstat(2) per append (cheaper than a stat of the path, measured: no path
+	 * lookup), whatever the session's length; the path is looked at only to say what happened. Nothing goes to the
 	 * old file (a deleted or replaced file would take the entry out of sight) nor to the new
 	 * content (the entry's parents are not in it); the entries stay in memory.
 	 */
 	private assertSameFile(): void {
+		const held = fstatSync(this.fd);
+		if (held.nlink > 0 && held.size === this.size) return;
 		const stat = statSync(this.path, { throwIfNoEntry: false });
 		const same = stat !== undefined && stat.ino === this.identity.ino && stat.dev === this.identity.dev;
 		if (same && stat.size === this.size) return;
