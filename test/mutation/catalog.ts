@@ -7825,8 +7825,8 @@ export const MUTANTS: Mutant[] = [
 		description: "a new session file is created with the umask's default mode",
 		edits: [
 			{
-				find: 'fd = openSync(path, "wx", PRIVATE_FILE_MODE);',
-				replace: 'fd = openSync(path, "wx");',
+				find: 'fd = openSync(path, "ax", PRIVATE_FILE_MODE);',
+				replace: 'fd = openSync(path, "ax");',
 			},
 		],
 		tests: ["test/security/private-files.test.ts"],
@@ -8180,6 +8180,103 @@ export const MUTANTS: Mutant[] = [
 			},
 		],
 		tests: ["test/pi-races/cli-modes.test.ts"],
+	},
+	{
+		id: "BX01",
+		file: "src/store/writer.ts",
+		description: "the append check ignores the file's length (an editor's in-place rewrite goes unnoticed)",
+		edits: [
+			{
+				find: "if (held.nlink > 0 && held.size === this.size) return;",
+				replace: "if (held.nlink > 0) return;",
+			},
+		],
+		tests: ["test/bad-input/faults.test.ts"],
+	},
+	{
+		id: "BX02",
+		file: "src/store/writer.ts",
+		description: "the append check ignores whether the file is still linked (a deleted or replaced file is written to)",
+		edits: [
+			{
+				find: "if (held.nlink > 0 && held.size === this.size) return;",
+				replace: "if (held.size === this.size) return;",
+			},
+		],
+		tests: ["test/bad-input/faults.test.ts"],
+	},
+	{
+		id: "BX03",
+		file: "src/store/writer.ts",
+		description: "a new session file is opened without O_APPEND (a write after a cut-back one leaves a hole)",
+		edits: [
+			{
+				find: 'fd = openSync(path, "ax", PRIVATE_FILE_MODE);',
+				replace: 'fd = openSync(path, "wx", PRIVATE_FILE_MODE);',
+			},
+		],
+		tests: ["test/bad-input/faults-cli.test.ts"],
+	},
+	{
+		id: "BX04",
+		file: "src/lazy-deps.ts",
+		description:
+			"no SIGXFSZ listener beside signal-exit's: the process dies at the first write past the file size limit",
+		edits: [
+			{
+				find: "keepFileSizeSignalHarmless();",
+				replace: "void 0;",
+			},
+		],
+		tests: ["test/bad-input/faults-cli.test.ts"],
+	},
+	{
+		id: "BX05",
+		file: "src/session/transcript.ts",
+		description: "a message the log refused stays in the live transcript",
+		edits: [
+			{
+				find: "if (!failure && messages[messages.length - 1] === message) messages.pop();",
+				replace: "if (false && messages[messages.length - 1] === message) messages.pop();",
+			},
+		],
+		tests: ["test/bad-input/faults-cli.test.ts"],
+	},
+	{
+		id: "BX06",
+		file: "src/session/transcript.ts",
+		description: "the failure message that ends the run is dropped when it cannot be saved either",
+		edits: [
+			{
+				find: 'const failure = message.role === "assistant" && message.stopReason === "error";',
+				replace: "const failure = false;",
+			},
+		],
+		tests: ["test/bad-input/faults.test.ts"],
+	},
+	{
+		id: "BX07",
+		file: "src/store/folders.ts",
+		description: "a device target is taken for a regular file (renamed over)",
+		edits: [
+			{
+				find: "return stat !== undefined && !stat.isFile() && !stat.isDirectory();",
+				replace: "return false;",
+			},
+		],
+		tests: ["test/bad-input/faults-cli.test.ts"],
+	},
+	{
+		id: "BX08",
+		file: "src/tools/fs-errors.ts",
+		description: "EMFILE is not recognised: Node's bare text",
+		edits: [
+			{
+				find: 'if (code !== "EMFILE" && code !== "ENFILE") return undefined;',
+				replace: 'if (code !== "ENFILE") return undefined;',
+			},
+		],
+		tests: ["test/bad-input/faults-cli.test.ts"],
 	},
 ];
 
