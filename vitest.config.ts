@@ -19,14 +19,26 @@ const SHARED_FOLDERS = [
 	...["session", "store", "compaction", "agent", "testing", "llm", "inspect", "settings", "schema", "recovery"],
 	"rpc",
 ];
-/** test/extensions' files that run Settle's extension host alone (no pi peer, no pi example). */
-const SHARED_EXTENSIONS = [
-	...["api", "boundary", "dispatch", "emitters", "exec", "host", "pending-handlers", "pi-compat-exports"],
-	...["runner.property", "stale", "tool-result-content-not-array", "ui-without-host-ui"],
-];
+/** Files of mixed folders that run in-process Settle code alone (no pi peer, no process-wide state). */
+const SHARED_FILES: Record<string, string[]> = {
+	extensions: [
+		...["api", "boundary", "dispatch", "emitters", "exec", "host", "pending-handlers", "pi-compat-exports"],
+		...["runner.property", "stale", "tool-result-content-not-array", "ui-without-host-ui"],
+	],
+	tools: [
+		...["bash", "edit.property", "edit", "image-resize-cli", "image-resize.property", "image-resize"],
+		...["read-broken-image-headers", "read", "registry.property", "registry", "search", "truncate.property"],
+		...["truncate", "typebox1-params", "typebox1-static", "types", "write-ls"],
+	],
+	runtime: [
+		...["disposing-session-input", "find-model-hint", "fork-copies-branch", "pi-ai-install-hint", "projects"],
+		...["replaced-session-message", "replacing-session-input", "runtime-graph", "runtime", "session-replaced"],
+		...["sse-host", "switch-missing-file", "switch-to-unwritten-current-session", "unloaded-resource-loader"],
+	],
+};
 const SHARED = [
 	...SHARED_FOLDERS.map((dir) => `test/${dir}/**/*.test.ts`),
-	...SHARED_EXTENSIONS.map((name) => `test/extensions/${name}.test.ts`),
+	...Object.entries(SHARED_FILES).flatMap(([dir, names]) => names.map((name) => `test/${dir}/${name}.test.ts`)),
 ];
 
 export default defineConfig({
