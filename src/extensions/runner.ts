@@ -16,6 +16,7 @@
  */
 import { basename, dirname } from "node:path";
 import { errorMessage, SettleError } from "../errors.js";
+import { carryFailure } from "../llm/failures.js";
 import type { AgentMessage, ImageContent, Model } from "../llm/types.js";
 import type {
 	CacheWarmingAction,
@@ -857,8 +858,11 @@ export class ExtensionRunner {
 				this.emitError({ extensionPath: entry.extension.path, event: "message_end", error: MESSAGE_END_ROLE_MESSAGE });
 				continue;
 			}
+			const previous = current;
 			current =
 				CONTENT_ROLES.has(next.role) && next.content == null ? ({ ...next, content: [] } as AgentMessage) : next;
+			// The next handler (and the host, via failureOf) sees a reworded failure's code.
+			carryFailure(previous, current);
 			replaced = true;
 		}
 		return replaced ? current : undefined;

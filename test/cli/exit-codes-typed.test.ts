@@ -75,6 +75,38 @@ describe("exit codes by error code, not by error text", () => {
 		expect(server.requests).toHaveLength(2);
 	});
 
+	it("regression: an extension that reworded the refused key's error at message_end made it exit 1 (was the code lost); now 4, and 0 once it turns the failure into an answer", async () => {
+		const args = localProvider();
+		const extension = join(cli.dir, "reword.ts");
+		writeFileSync(
+			extension,
+			`export default function (pi) {
+	pi.on("message_end", (event) => {
+		const message = event.message;
+		if (message.role !== "assistant" || message.stopReason !== "error") return undefined;
+		if (process.env.RECOVER) return { message: { ...message, stopReason: "stop", errorMessage: undefined, content: [{ type: "text", text: "offline answer" }] } };
+		return { message: { ...message, errorMessage: "The provider refused the key: " + message.errorMessage } };
+	});
+}
+`,
+		);
+		server.reply(openAiError(401, "Incorrect API key provided.", "invalid_request_error", "invalid_api_key"));
+		const reworded = await settle(["-e", extension, ...args]);
+		expect(reworded).toEqual({
+			code: 4,
+			stdout: "",
+			stderr: "The provider refused the key: 401 Incorrect API key provided.\n",
+		});
+
+		server.reply(openAiError(401, "Incorrect API key provided.", "invalid_request_error", "invalid_api_key"));
+		const recovered = await runSettleAsync(["-e", extension, ...args], {
+			cwd: cli.project,
+			agentDir: cli.agentDir,
+			env: { RECOVER: "1" },
+		});
+		expect(recovered).toEqual({ code: 0, stdout: "offline answer\n", stderr: "" });
+	});
+
 	it("a provider error in the store's lock wording exits 1 (was 5), printed as the provider said it", async () => {
 		const lockWording =
 			"Session file /srv/state.jsonl is already open for writing by process 7 on ci-1. Only one SessionManager may write a session: close the other one. A lock left by a crashed process on this machine is cleared automatically.";
