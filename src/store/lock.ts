@@ -4,6 +4,10 @@
  * removed on close and on process exit). Inside it an `owner.json` names the holder, so a lock
  * left by a process that died on this machine (SIGKILL, crash) is recognised at once instead of
  * after the stale timeout.
+ *
+ * A lock can be lost while held: a process stalled past the stale timeout (a blocked event loop, a
+ * suspended process) finds that another writer removed its directory and made its own; its refresh
+ * timer notices. Releasing a lost lock, or exiting, never removes the new holder's directory.
  */
 import { randomUUID } from "node:crypto";
 import * as fs from "node:fs";
@@ -40,18 +44,27 @@ export interface SessionLock {
  * `rmdir` and `utimes` around their `…Sync` forms, and calls `rmdirSync` on exit): it copies this
  * object on every lock, and a copy of all of `fs` costs more than the rest of taking the lock.
  */
-function lockFs(ownerJson: string) {
+function lockFs(owner: LockOwner) {
+	const ownerJson = JSON.stringify(owner);
+	// Once our directory exists, a directory at the path that names another holder is not ours to
+	// remove (we lost the lock to it); before, removing one is proper-lockfile taking a stale lock over.
+	let made = false;
 	return {
 		mkdirSync(path: fs.PathLike, options?: fs.MakeDirectoryOptions) {
-			const made = fs.mkdirSync(path, options);
+			const result = fs.mkdirSync(path, options);
+			made = true;
 			try {
 				fs.writeFileSync(join(String(path), OWNER_FILE), ownerJson);
 			} catch {
 				// Without an owner file the lock still works; it is only cleared by the stale timeout.
 			}
-			return made;
+			return result;
 		},
 		rmdirSync(path: fs.PathLike) {
+			if (made) {
+				const holder = readOwner(String(path));
+				if (holder && holder.token !== owner.token) return;
+			}
 			try {
 				fs.unlinkSync(join(String(path), OWNER_FILE));
 				fs.rmdirSync(path);
@@ -168,7 +181,7 @@ export function acquireSessionLock(file: string): SessionLock {
 		realpath: false,
 		stale: LOCK_STALE_MS,
 		lockfilePath: lockPath,
-		fs: lockFs(JSON.stringify(owner)),
+		fs: lockFs(owner),
 		onCompromised: (error) => {
 			compromised = error;
 		},
