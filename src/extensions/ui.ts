@@ -75,6 +75,13 @@ export interface HeadlessUIContext extends ExtensionUIContext {
 	forExtension(extensionPath: string): HeadlessUIContext;
 }
 
+/**
+ * The UIs {@link createHeadlessUIContext} made (and their views): only these are viewed per
+ * extension. A host's copy with its own members (`{ ...headless, notify }`) is the host's UI, passed
+ * to every extension as it is, so its `notify` still gets the calls.
+ */
+const madeHere = new WeakSet<object>();
+
 /** A theme that leaves text unstyled. */
 export const plainTheme: ExtensionTheme = Object.freeze({
 	name: "plain",
@@ -124,6 +131,11 @@ export function createHeadlessUIContext(options: HeadlessUIOptions = {}): Headle
 
 	// Every view shares the state above; only who is named on a notification or dialog differs.
 	const build = (extensionPath: string | undefined): HeadlessUIContext => {
+		const ui = members(extensionPath);
+		madeHere.add(ui);
+		return ui;
+	};
+	const members = (extensionPath: string | undefined): HeadlessUIContext => {
 		const dialog = (kind: UIDialogRequest["kind"], dialogTitle?: string) => {
 			const request: UIDialogRequest = dialogTitle === undefined ? { kind } : { kind, title: dialogTitle };
 			keep(dialogs, request);
@@ -233,10 +245,9 @@ export function isHeadlessUIContext(ui: ExtensionUIContext): boolean {
 }
 
 /**
- * The UI an extension's `ctx.ui` is: the headless UI's view for that extension (its notifications
- * and dialogs name it), a host's own UI as it is.
+ * The UI an extension's `ctx.ui` is: a headless UI's view for that extension (its notifications
+ * and dialogs name it), any other UI — a host's own, or a host's copy of a headless one — as it is.
  */
 export function uiForExtension(ui: ExtensionUIContext, extensionPath: string): ExtensionUIContext {
-	const view = (ui as Partial<HeadlessUIContext>).forExtension;
-	return isHeadlessUIContext(ui) && typeof view === "function" ? view.call(ui, extensionPath) : ui;
+	return madeHere.has(ui) ? (ui as HeadlessUIContext).forExtension(extensionPath) : ui;
 }

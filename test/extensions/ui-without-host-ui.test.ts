@@ -187,8 +187,9 @@ describe("ctx.ui when the host bound no UI", () => {
 		const hostUI: ExtensionUIContext = createHeadlessUIContext({
 			onNotify: (notification, extensionPath) => notes.push([notification, extensionPath]),
 		});
-		// A host's own UI (what a terminal host binds): here the headless one's methods, not marked headless.
-		const custom = { ...hostUI, headless: false } as ExtensionUIContext;
+		// A host's own UI: here a copy of a headless one (as a host that overrides a member makes it),
+		// still headless (hasUI false) but not one createHeadlessUIContext made.
+		const custom: ExtensionUIContext = { ...hostUI };
 		for (const ui of [hostUI, custom]) {
 			const h = await createHarness({
 				bindExtensions: false,
