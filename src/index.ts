@@ -55,6 +55,7 @@ export {
 	instantStreamFn,
 	streamFromMessage,
 } from "./llm/event-stream.js";
+export { failureOf } from "./llm/failures.js";
 export {
 	createFauxProvider,
 	type FauxAssistantMessageOptions,

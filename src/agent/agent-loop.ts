@@ -18,7 +18,7 @@
  */
 import { errorMessage, SettleError } from "../errors.js";
 import { EventStream } from "../llm/event-stream.js";
-import { noteFailure, providerFailure } from "../llm/failures.js";
+import { carryFailure, noteFailure, providerFailure } from "../llm/failures.js";
 import { redactSecrets, requestSecrets } from "../llm/redact.js";
 import {
 	type AgentMessage,
@@ -210,6 +210,8 @@ export function resolveReplacement(original: AgentMessage, result: AgentEventRes
 			`A message_end listener replaced a "${original.role}" message with a "${replacement.role}" message; a replacement must keep the role.`,
 		);
 	}
+	// A failure's code follows its replacement while that is still a failure.
+	carryFailure(original, replacement);
 	return replacement;
 }
 

@@ -8,6 +8,7 @@ import { errorMessage } from "../errors.js";
 import type { AssistantMessageEvent } from "../llm/types.js";
 import { userMessageText } from "../runtime/targets.js";
 import type { AgentSessionEvent } from "../session/events.js";
+import { RETRY_CANCELLED } from "../session/retry-policy.js";
 
 /** Text styles; each is the identity when colors are off. */
 export interface Style {
@@ -216,7 +217,13 @@ export class TranscriptPrinter {
 				return;
 			case "auto_retry_end":
 				if (event.success) this.notice(`Retry ${event.attempt} succeeded.`);
-				else this.line(s.red(`Retry failed: ${oneLineText(event.finalError ?? "unknown error")}`));
+				else if (event.finalError === RETRY_CANCELLED) {
+					// Stopped, not failed (Ctrl+C, abortRetry): said as an abort is, once (pi: "Aborted after N retry attempts").
+					if (!this.abortShown) {
+						this.line(s.yellow(`Aborted after ${event.attempt} retry attempt${event.attempt === 1 ? "" : "s"}.`));
+					}
+					this.abortShown = true;
+				} else this.line(s.red(`Retry failed: ${oneLineText(event.finalError ?? "unknown error")}`));
 				return;
 			case "summarization_retry_scheduled":
 				// pi 1.6 shows the error and a retry indicator; the retried attempt and the end need no line.

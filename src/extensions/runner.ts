@@ -16,6 +16,7 @@
  */
 import { basename, dirname } from "node:path";
 import { errorMessage, SettleError } from "../errors.js";
+import { carryFailure } from "../llm/failures.js";
 import type { AgentMessage, ImageContent, Model } from "../llm/types.js";
 import type {
 	CacheWarmingAction,
@@ -87,7 +88,7 @@ import type {
 	UserBashEvent,
 	UserBashEventResult,
 } from "./types.js";
-import { createHeadlessUIContext, isHeadlessUIContext } from "./ui.js";
+import { createHeadlessUIContext, isHeadlessUIContext, uiForExtension } from "./ui.js";
 
 /** An extension handler call that has not settled yet ({@link ExtensionRunner.pendingHandlers}). */
 export interface PendingHandler {
@@ -236,6 +237,8 @@ export class ExtensionRunner {
 	private commandActions: ExtensionCommandContextActions = UNBOUND_COMMAND_ACTIONS;
 	private context: ExtensionContext | undefined;
 	private commandContext: ExtensionCommandContext | undefined;
+	/** Each extension's copy of a context, by the context it copies, then by extension path. */
+	private readonly extensionContexts = new WeakMap<object, Map<string, ExtensionContext>>();
 
 	constructor(loaded: { runtime: ExtensionRuntime }, options: ExtensionRunnerOptions = {}) {
 		this.runtime = loaded.runtime;
@@ -245,7 +248,7 @@ export class ExtensionRunner {
 		this.uiContext = options.ui ?? createHeadlessUIContext();
 		this.mode = options.mode ?? "print";
 		this.runtime.reportError = (error) => this.emitError(error);
-		this.runtime.createContext = () => this.createContext();
+		this.runtime.createContext = (extensionPath) => this.createContext(extensionPath);
 	}
 
 	// -------------------------------------------------------------------------------------------
@@ -413,7 +416,7 @@ export class ExtensionRunner {
 		const command = this.getCommand(invocation.name);
 		if (!command) return false;
 		try {
-			const context = this.createCommandContext();
+			const context = this.forExtension(this.createCommandContext(), this.extensionPathOf(command.sourceInfo));
 			await this.track(command.sourceInfo.path, `command:${invocation.name}`, () =>
 				command.handler(invocation.args, context),
 			);
@@ -495,8 +498,20 @@ export class ExtensionRunner {
 	/**
 	 * The context handlers and tools get. Every member reads the current value when used, so one
 	 * object serves the whole runner lifetime; after {@link invalidate} every member throws.
+	 *
+	 * With `extensionPath`, that extension's context (each handler, command and tool gets its own
+	 * extension's): the same members, but `ctx.ui` is, for a headless UI, the view whose
+	 * notifications and dialogs carry `extensionPath` (`HeadlessUIContext.forExtension`); a host's own
+	 * UI is the same object for every extension.
+	 *
+	 * @example
+	 * ```ts
+	 * const ctx = runner.createContext("/repo/.settle/extensions/deploy.ts");
+	 * ctx.ui.notify("Deployed."); // without a host UI: an extension_notify event naming deploy.ts
+	 * ```
 	 */
-	createContext(): ExtensionContext {
+	createContext(extensionPath?: string): ExtensionContext {
+		if (extensionPath !== undefined) return this.forExtension(this.createContext(), extensionPath);
 		if (this.context) return this.context;
 		const runner = this;
 		const guard = <T>(read: () => T): T => {
@@ -558,6 +573,54 @@ export class ExtensionRunner {
 			getSystemPrompt: () => guard(() => actions().getSystemPrompt()),
 		};
 		return this.context;
+	}
+
+	/**
+	 * The context for what `source` describes: its extension's context when an extension of this
+	 * runner registered it (a tool, a command), else the shared one ({@link createContext}).
+	 *
+	 * @example
+	 * ```ts
+	 * const tool = runner.getAllRegisteredTools()[0];
+	 * const ctx = runner.contextForSource(tool?.sourceInfo); // ctx.ui names the tool's extension
+	 * ```
+	 */
+	contextForSource(source: SourceInfo | undefined): ExtensionContext {
+		const owner = source && this.runtime.extensions.find((extension) => extension.sourceInfo === source);
+		return owner ? this.createContext(owner.path) : this.createContext();
+	}
+
+	/** The path of the extension whose source info `source` is (its own `path` when none is loaded). */
+	private extensionPathOf(source: SourceInfo): string {
+		return this.runtime.extensions.find((extension) => extension.sourceInfo === source)?.path ?? source.path;
+	}
+
+	/**
+	 * `ctx` as the extension at `extensionPath` gets it: a copy of its members (getters stay lazy and
+	 * stale-checked) whose `ui` is {@link uiForExtension} of the runner's current UI. One per
+	 * context and extension.
+	 */
+	private forExtension<C extends ExtensionContext>(ctx: C, extensionPath: string): C {
+		let copies = this.extensionContexts.get(ctx);
+		if (!copies) {
+			copies = new Map();
+			this.extensionContexts.set(ctx, copies);
+		}
+		let copy = copies.get(extensionPath);
+		if (!copy) {
+			const runner = this;
+			copy = Object.defineProperties({}, Object.getOwnPropertyDescriptors(ctx)) as C;
+			Object.defineProperty(copy, "ui", {
+				enumerable: true,
+				configurable: true,
+				get() {
+					runner.runtime.assertActive();
+					return uiForExtension(runner.uiContext, extensionPath);
+				},
+			});
+			copies.set(extensionPath, copy);
+		}
+		return copy as C;
 	}
 
 	/** The context command handlers get: {@link createContext} plus session control. */
@@ -630,7 +693,8 @@ export class ExtensionRunner {
 		ctx: ExtensionContext,
 	): Promise<Invoked> {
 		try {
-			return await this.track(entry.extension.path, eventName, () => entry.handler(event, ctx));
+			const own = this.forExtension(ctx, entry.extension.path);
+			return await this.track(entry.extension.path, eventName, () => entry.handler(event, own));
 		} catch (error) {
 			this.emitError(errorRecord(entry.extension.path, eventName, error));
 			return FAILED;
@@ -857,8 +921,11 @@ export class ExtensionRunner {
 				this.emitError({ extensionPath: entry.extension.path, event: "message_end", error: MESSAGE_END_ROLE_MESSAGE });
 				continue;
 			}
+			const previous = current;
 			current =
 				CONTENT_ROLES.has(next.role) && next.content == null ? ({ ...next, content: [] } as AgentMessage) : next;
+			// The next handler (and the host, via failureOf) sees a reworded failure's code.
+			carryFailure(previous, current);
 			replaced = true;
 		}
 		return replaced ? current : undefined;
@@ -879,7 +946,9 @@ export class ExtensionRunner {
 		for (const entry of handlers) {
 			let value: unknown;
 			try {
-				value = await this.track(entry.extension.path, event.type, () => entry.handler(event, ctx));
+				value = await this.track(entry.extension.path, event.type, () =>
+					entry.handler(event, this.forExtension(ctx, entry.extension.path)),
+				);
 			} catch (error) {
 				if (error instanceof Error) throw error;
 				throw new SettleError("EXTENSION", `${TOOL_CALL_FAILURE_PREFIX}${String(error)}`, { cause: error });
@@ -1100,7 +1169,9 @@ export class ExtensionRunner {
 		for (const entry of handlers) {
 			let value: unknown;
 			try {
-				value = await this.track(entry.extension.path, event.type, () => entry.handler(event, ctx));
+				value = await this.track(entry.extension.path, event.type, () =>
+					entry.handler(event, this.forExtension(ctx, entry.extension.path)),
+				);
 			} catch (error) {
 				this.emitError(errorRecord(entry.extension.path, "user_bash", error));
 				throw new SettleError(

@@ -121,7 +121,7 @@ export class ExtensionRuntime {
 	pendingProviderRegistrations: PendingProviderRegistration[] = [];
 	pendingVirtualModelRegistrations: PendingVirtualModelRegistration[] = [];
 	/** Set by the runner: the context a virtual model's `route` gets (created per request, as pi). */
-	createContext: (() => ExtensionContext) | undefined;
+	createContext: ((extensionPath?: string) => ExtensionContext) | undefined;
 	readonly cwd: string;
 	readonly eventBus: EventBus;
 	actions: ExtensionRuntimeActions | undefined;
@@ -518,7 +518,7 @@ export function createExtensionAPI(extension: Extension, runtime: ExtensionRunti
 				route: (request) => {
 					const createContext = runtime.createContext;
 					if (!createContext) throw new SettleError("EXTENSION", RUNTIME_NOT_INITIALIZED_MESSAGE);
-					return (model as ExtensionVirtualModel).route(request, createContext());
+					return (model as ExtensionVirtualModel).route(request, createContext(extension.path));
 				},
 			};
 			runtime.registerVirtualModel(definition, extension.path);

@@ -203,7 +203,8 @@ export class ExtensionHarness {
 			result: { content: [{ type: "text", text }], details: {} },
 			isError: true,
 		});
-		const tool = this.registry.tools.get(toolName)?.definition;
+		const registered = this.registry.tools.get(toolName);
+		const tool = registered?.definition;
 		if (!tool) return failed(`Tool ${toolName} not found`, args);
 		let input: Record<string, unknown>;
 		try {
@@ -228,7 +229,8 @@ export class ExtensionHarness {
 		let result: AgentToolResult;
 		let isError = false;
 		try {
-			result = await tool.execute(toolCallId, input, undefined, undefined, this.runner.createContext());
+			const ctx = this.runner.contextForSource(registered.sourceInfo);
+			result = await tool.execute(toolCallId, input, undefined, undefined, ctx);
 			isError = result.isError === true;
 		} catch (error) {
 			result = { content: [{ type: "text", text: errorMessage(error) }], details: {} };

@@ -26,13 +26,19 @@ export interface UIDialogRequest {
 
 /** Options of {@link createHeadlessUIContext}. */
 export interface HeadlessUIOptions {
-	/** Receives every notification (e.g. to print it to stderr or forward it over RPC). */
-	onNotify?: (notification: UINotification) => void;
+	/**
+	 * Receives every notification (e.g. to print it to stderr or forward it over RPC), and the path
+	 * of the extension that sent it (`<inline:N>` for an inline factory, as
+	 * `ExtensionError.extensionPath`): undefined only for a call on this UI itself rather than on an
+	 * extension's `ctx.ui` ({@link HeadlessUIContext.forExtension}).
+	 */
+	onNotify?: (notification: UINotification, extensionPath: string | undefined) => void;
 	/**
 	 * Receives every dialog an extension opens, as it is answered with the headless default
-	 * (`undefined`; `false` for `confirm`): e.g. to log that a question went unasked.
+	 * (`undefined`; `false` for `confirm`): e.g. to log that a question went unasked. `extensionPath`
+	 * as in `onNotify`.
 	 */
-	onDialog?: (request: UIDialogRequest) => void;
+	onDialog?: (request: UIDialogRequest, extensionPath: string | undefined) => void;
 	/** How many notifications and dialog requests are kept (default 100, oldest dropped first). */
 	historyLimit?: number;
 }
@@ -50,7 +56,31 @@ export interface HeadlessUIContext extends ExtensionUIContext {
 	readonly widgets: ReadonlyMap<string, { content: string[] | UIComponentFactory; placement: WidgetPlacement }>;
 	readonly title: string | undefined;
 	readonly workingMessage: string | undefined;
+	/**
+	 * This UI as the extension at `extensionPath` sees it: the same state (statuses, widgets, title,
+	 * editor text, the recorded notifications and dialogs, the answers), but `onNotify` and
+	 * `onDialog` get `extensionPath` with each of its notifications and dialogs. Each extension's
+	 * `ctx.ui` is its view; one view per path.
+	 *
+	 * @example
+	 * ```ts
+	 * const from: (string | undefined)[] = [];
+	 * const ui = createHeadlessUIContext({ onNotify: (_notification, extensionPath) => from.push(extensionPath) });
+	 * ui.forExtension("/repo/.settle/extensions/deploy.ts").notify("Deployed.");
+	 * ui.notify("From the host.");
+	 * from; // ["/repo/.settle/extensions/deploy.ts", undefined]
+	 * ui.notifications.length; // 2
+	 * ```
+	 */
+	forExtension(extensionPath: string): HeadlessUIContext;
 }
+
+/**
+ * The UIs {@link createHeadlessUIContext} made (and their views): only these are viewed per
+ * extension. A host's copy with its own members (`{ ...headless, notify }`) is the host's UI, passed
+ * to every extension as it is, so its `notify` still gets the calls.
+ */
+const madeHere = new WeakSet<object>();
 
 /** A theme that leaves text unstyled. */
 export const plainTheme: ExtensionTheme = Object.freeze({
@@ -89,98 +119,117 @@ export function createHeadlessUIContext(options: HeadlessUIOptions = {}): Headle
 		list.push(item);
 		if (list.length > limit) list.splice(0, list.length - limit);
 	};
-	const dialog = (kind: UIDialogRequest["kind"], dialogTitle?: string) => {
-		const request: UIDialogRequest = dialogTitle === undefined ? { kind } : { kind, title: dialogTitle };
-		keep(dialogs, request);
-		options.onDialog?.(request);
+	const views = new Map<string, HeadlessUIContext>();
+	const forExtension = (extensionPath: string): HeadlessUIContext => {
+		let view = views.get(extensionPath);
+		if (!view) {
+			view = build(extensionPath);
+			views.set(extensionPath, view);
+		}
+		return view;
 	};
 
-	return {
-		headless: true,
-		get notifications() {
-			return notifications;
-		},
-		get dialogs() {
-			return dialogs;
-		},
-		get statuses() {
-			return statuses;
-		},
-		get widgets() {
-			return widgets;
-		},
-		get title() {
-			return title;
-		},
-		get workingMessage() {
-			return workingMessage;
-		},
-		async select(dialogTitle) {
-			dialog("select", dialogTitle);
-			return undefined;
-		},
-		async confirm(dialogTitle) {
-			dialog("confirm", dialogTitle);
-			return false;
-		},
-		async input(dialogTitle) {
-			dialog("input", dialogTitle);
-			return undefined;
-		},
-		async editor(dialogTitle) {
-			dialog("editor", dialogTitle);
-			return undefined;
-		},
-		async custom<T>() {
-			dialog("custom");
-			return undefined as T;
-		},
-		notify(message, type = "info") {
-			const notification = { message, type };
-			keep(notifications, notification);
-			options.onNotify?.(notification);
-		},
-		onTerminalInput: () => () => {},
-		setStatus(key, text) {
-			if (text === undefined) statuses.delete(key);
-			else statuses.set(key, text);
-		},
-		setWorkingMessage(message) {
-			workingMessage = message;
-		},
-		setWorkingVisible: () => {},
-		setWorkingIndicator: () => {},
-		setHiddenThinkingLabel: () => {},
-		setWidget(key, content, widgetOptions) {
-			if (content === undefined) widgets.delete(key);
-			else widgets.set(key, { content, placement: widgetOptions?.placement ?? "aboveEditor" });
-		},
-		setFooter: () => {},
-		setHeader: () => {},
-		setTitle(value) {
-			title = value;
-		},
-		pasteToEditor(text) {
-			editorText += text;
-		},
-		setEditorText(text) {
-			editorText = text;
-		},
-		getEditorText: () => editorText,
-		addAutocompleteProvider: () => {},
-		setEditorComponent(factory) {
-			editorComponent = factory;
-		},
-		getEditorComponent: () => editorComponent,
-		theme: plainTheme,
-		getAllThemes: () => [],
-		getTheme: () => undefined,
-		setTheme: () => ({ success: false, error: "UI not available" }),
-		getToolsExpanded: () => toolsExpanded,
-		setToolsExpanded(expanded) {
-			toolsExpanded = expanded;
-		},
+	// Every view shares the state above; only who is named on a notification or dialog differs.
+	const build = (extensionPath: string | undefined): HeadlessUIContext => {
+		const ui = members(extensionPath);
+		madeHere.add(ui);
+		return ui;
 	};
+	const members = (extensionPath: string | undefined): HeadlessUIContext => {
+		const dialog = (kind: UIDialogRequest["kind"], dialogTitle?: string) => {
+			const request: UIDialogRequest = dialogTitle === undefined ? { kind } : { kind, title: dialogTitle };
+			keep(dialogs, request);
+			options.onDialog?.(request, extensionPath);
+		};
+		return {
+			headless: true,
+			forExtension,
+			get notifications() {
+				return notifications;
+			},
+			get dialogs() {
+				return dialogs;
+			},
+			get statuses() {
+				return statuses;
+			},
+			get widgets() {
+				return widgets;
+			},
+			get title() {
+				return title;
+			},
+			get workingMessage() {
+				return workingMessage;
+			},
+			async select(dialogTitle) {
+				dialog("select", dialogTitle);
+				return undefined;
+			},
+			async confirm(dialogTitle) {
+				dialog("confirm", dialogTitle);
+				return false;
+			},
+			async input(dialogTitle) {
+				dialog("input", dialogTitle);
+				return undefined;
+			},
+			async editor(dialogTitle) {
+				dialog("editor", dialogTitle);
+				return undefined;
+			},
+			async custom<T>() {
+				dialog("custom");
+				return undefined as T;
+			},
+			notify(message, type = "info") {
+				const notification: UINotification = { message, type };
+				keep(notifications, notification);
+				options.onNotify?.(notification, extensionPath);
+			},
+			onTerminalInput: () => () => {},
+			setStatus(key, text) {
+				if (text === undefined) statuses.delete(key);
+				else statuses.set(key, text);
+			},
+			setWorkingMessage(message) {
+				workingMessage = message;
+			},
+			setWorkingVisible: () => {},
+			setWorkingIndicator: () => {},
+			setHiddenThinkingLabel: () => {},
+			setWidget(key, content, widgetOptions) {
+				if (content === undefined) widgets.delete(key);
+				else widgets.set(key, { content, placement: widgetOptions?.placement ?? "aboveEditor" });
+			},
+			setFooter: () => {},
+			setHeader: () => {},
+			setTitle(value) {
+				title = value;
+			},
+			pasteToEditor(text) {
+				editorText += text;
+			},
+			setEditorText(text) {
+				editorText = text;
+			},
+			getEditorText: () => editorText,
+			addAutocompleteProvider: () => {},
+			setEditorComponent(factory) {
+				editorComponent = factory;
+			},
+			getEditorComponent: () => editorComponent,
+			theme: plainTheme,
+			getAllThemes: () => [],
+			getTheme: () => undefined,
+			setTheme: () => ({ success: false, error: "UI not available" }),
+			getToolsExpanded: () => toolsExpanded,
+			setToolsExpanded(expanded) {
+				toolsExpanded = expanded;
+			},
+		};
+	};
+	return build(undefined);
 }
 
 /**
@@ -193,4 +242,12 @@ export function createHeadlessUIContext(options: HeadlessUIOptions = {}): Headle
  */
 export function isHeadlessUIContext(ui: ExtensionUIContext): boolean {
 	return (ui as Partial<HeadlessUIContext>).headless === true;
+}
+
+/**
+ * The UI an extension's `ctx.ui` is: a headless UI's view for that extension (its notifications
+ * and dialogs name it), any other UI — a host's own, or a host's copy of a headless one — as it is.
+ */
+export function uiForExtension(ui: ExtensionUIContext, extensionPath: string): ExtensionUIContext {
+	return madeHere.has(ui) ? (ui as HeadlessUIContext).forExtension(extensionPath) : ui;
 }

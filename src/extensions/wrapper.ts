@@ -1,13 +1,13 @@
-/** Extension tools as agent tools: each execution gets the runner's current extension context. */
+/** Extension tools as agent tools: each execution gets its extension's current context. */
 import type { AgentTool } from "../agent/types.js";
 import type { RegisteredTool } from "../tools/registry.js";
 import { toAgentTool } from "../tools/types.js";
 import type { ExtensionRunner } from "./runner.js";
 
 /**
- * Wraps a registered tool into the `AgentTool` the agent loop runs; `ctx` is
- * `runner.createContext()` at execution time (so a stale runner makes the tool throw the
- * stale-context error instead of acting on a replaced session).
+ * Wraps a registered tool into the `AgentTool` the agent loop runs; `ctx` is its extension's
+ * context (`runner.contextForSource(tool.sourceInfo)`) at execution time (so a stale runner makes
+ * the tool throw the stale-context error instead of acting on a replaced session).
  *
  * @example
  * ```ts
@@ -15,7 +15,7 @@ import type { ExtensionRunner } from "./runner.js";
  * ```
  */
 export function wrapRegisteredTool(tool: RegisteredTool, runner: ExtensionRunner): AgentTool {
-	return toAgentTool(tool.definition, () => runner.createContext());
+	return toAgentTool(tool.definition, () => runner.contextForSource(tool.sourceInfo));
 }
 
 /**

@@ -7,7 +7,7 @@
  * whose error text merely mentions `401` or a lock is still a `PROVIDER` failure.
  */
 import { SettleError } from "../errors.js";
-import type { AssistantMessage } from "./types.js";
+import type { AgentMessage, AssistantMessage } from "./types.js";
 
 const failures = new WeakMap<AssistantMessage, SettleError>();
 
@@ -17,8 +17,16 @@ export function noteFailure(message: AssistantMessage, error: SettleError): void
 }
 
 /**
- * The typed error a failure message was noted with, or undefined (a success, an abort, or a message
- * read back from a log).
+ * Why a failed assistant message failed, as a typed {@link SettleError}, or undefined (a success,
+ * an abort, a failure message read back from a session file, or one built by hand). The code is
+ * `NO_AUTH` when the provider refused the key (HTTP 401 / 403, Google's `API key not valid`),
+ * `PROVIDER` for any other provider failure, and the code of the error that ended the run when the
+ * session's log failed (`SESSION_LOCKED`, `IO`). Branch on the code, not on `errorMessage`: a
+ * provider whose text merely mentions a 401 is still a `PROVIDER` failure.
+ *
+ * A message an extension put in place of a failure at `message_end` keeps the code while it is
+ * still a failure (`stopReason: "error"`), its text being the replacement's `errorMessage`; an
+ * extension that turns the failure into an answer clears it.
  *
  * @example
  * ```ts
@@ -28,6 +36,28 @@ export function noteFailure(message: AssistantMessage, error: SettleError): void
  */
 export function failureOf(message: AssistantMessage): SettleError | undefined {
 	return failures.get(message);
+}
+
+/**
+ * Carries the failure noted for `original` to the message that replaced it at `message_end`: the
+ * same error while the replacement says the same, the same code and details with the
+ * replacement's text when an extension reworded it, nothing once the replacement is no failure.
+ * A replacement that already has one keeps it.
+ */
+export function carryFailure(original: AgentMessage, replacement: AgentMessage): void {
+	if (original === replacement || original.role !== "assistant" || replacement.role !== "assistant") return;
+	const failure = failures.get(original);
+	if (!failure || replacement.stopReason !== "error" || failures.has(replacement)) return;
+	const text = replacement.errorMessage ?? `Request ${replacement.stopReason}`;
+	failures.set(
+		replacement,
+		text === failure.message
+			? failure
+			: new SettleError(failure.code, text, {
+					cause: failure,
+					...(failure.details ? { details: failure.details } : {}),
+				}),
+	);
 }
 
 /**

@@ -222,7 +222,7 @@ export interface ExtensionBindings {
 	 * @example
 	 * ```ts
 	 * session.subscribe((event) => {
-	 *   if (event.type === "extension_notify") console.error(`[${event.notifyType}] ${event.message}`);
+	 *   if (event.type === "extension_notify") console.error(`[${event.notifyType}] ${event.extensionPath}: ${event.message}`);
 	 *   if (event.type === "extension_dialog") console.error(`not asked (no UI): ${event.title ?? event.kind}`);
 	 * });
 	 * await session.bindExtensions(); // no uiContext: the notifications and dialogs come as events
@@ -392,13 +392,20 @@ export class AgentSession {
 	 * that only subscribes still hears them.
 	 */
 	private readonly defaultUI = createHeadlessUIContext({
-		onNotify: ({ message, type }) => this.events.emit({ type: "extension_notify", message, notifyType: type }),
-		onDialog: ({ kind, title }) =>
+		onNotify: ({ message, type }, extensionPath) =>
+			this.events.emit({
+				type: "extension_notify",
+				message,
+				notifyType: type,
+				...(extensionPath === undefined ? {} : { extensionPath }),
+			}),
+		onDialog: ({ kind, title }, extensionPath) =>
 			this.events.emit({
 				type: "extension_dialog",
 				kind,
 				...(title === undefined ? {} : { title }),
 				answer: kind === "confirm" ? false : undefined,
+				...(extensionPath === undefined ? {} : { extensionPath }),
 			}),
 	});
 	private readonly internals: SessionInternals;
@@ -519,7 +526,7 @@ export class AgentSession {
 			...(config.baseToolsOverride ? { baseToolsOverride: config.baseToolsOverride } : {}),
 			...(config.allowedToolNames ? { allowedToolNames: config.allowedToolNames } : {}),
 			...(config.excludedToolNames ? { excludedToolNames: config.excludedToolNames } : {}),
-			toolContext: () => this.runnerInstance.createContext(),
+			toolContext: (source) => this.runnerInstance.contextForSource(source),
 		});
 		this.router = new RequestRouter({
 			sessionManager: this.sessionManager,

@@ -78,15 +78,25 @@ export type SessionOwnEvent =
 	 * An extension called `ctx.ui.notify(message, type)` and the host bound no UI
 	 * (`bindExtensions({ uiContext })`): the notification is delivered here instead of being lost.
 	 * Settle's (pi drops it). Not emitted when the host bound a UI: that UI's `notify` gets it.
+	 * `extensionPath` names the extension that called it (its path, `<inline:N>` for an inline
+	 * factory; as `ExtensionError.extensionPath`); absent only for a call that no extension's
+	 * `ctx.ui` made (`session.extensionRunner.getUIContext().notify(…)`).
 	 */
-	| { type: "extension_notify"; message: string; notifyType: NotificationType }
+	| { type: "extension_notify"; message: string; notifyType: NotificationType; extensionPath?: string }
 	/**
 	 * An extension opened a dialog (`ctx.ui.select`, `confirm`, `input`, `editor`, `custom`) and the
 	 * host bound no UI: nobody was asked, and the extension got `answer` at once — `false` for
 	 * `confirm`, `undefined` for the others, as in pi without a UI (`ctx.hasUI` is false, so a careful
-	 * extension does not ask). Settle's; not emitted when the host bound a UI.
+	 * extension does not ask). Settle's; not emitted when the host bound a UI. `extensionPath` names
+	 * the extension that asked, as in `extension_notify`.
 	 */
-	| { type: "extension_dialog"; kind: UIDialogRequest["kind"]; title?: string; answer: false | undefined };
+	| {
+			type: "extension_dialog";
+			kind: UIDialogRequest["kind"];
+			title?: string;
+			answer: false | undefined;
+			extensionPath?: string;
+	  };
 
 /** Everything a session listener receives. */
 export type AgentSessionEvent = Exclude<AgentEvent, { type: "agent_end" }> | SessionAgentEndEvent | SessionOwnEvent;

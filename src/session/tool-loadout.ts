@@ -17,7 +17,7 @@ import {
 	type ToolInfo,
 	type ToolRegistryEntry,
 } from "../tools/registry.js";
-import { type AnyToolDefinition, toAgentTool, toolDefinitionFromAgentTool } from "../tools/types.js";
+import { type AnyToolDefinition, type SourceInfo, toAgentTool, toolDefinitionFromAgentTool } from "../tools/types.js";
 import type { SessionInternals } from "./internals.js";
 import type { SystemMessage } from "./messages.js";
 import {
@@ -41,8 +41,11 @@ export interface ToolLoadoutOptions {
 	baseToolsOverride?: Readonly<Record<string, AgentTool>>;
 	allowedToolNames?: readonly string[];
 	excludedToolNames?: readonly string[];
-	/** The context tools get at execution time (the current extension context). */
-	toolContext: () => unknown;
+	/**
+	 * The context tools get at execution time (the current extension context); an extension's tool
+	 * gets its extension's (`source`: the tool's source info).
+	 */
+	toolContext: (source?: SourceInfo) => unknown;
 }
 
 export class ToolLoadout {
@@ -140,7 +143,13 @@ export class ToolLoadout {
 		this.registry = merged.tools;
 		const toolContext = this.options.toolContext;
 		this.agentTools = new Map(
-			[...merged.tools.values()].map((entry) => [entry.definition.name, toAgentTool(entry.definition, toolContext)]),
+			[...merged.tools.values()].map((entry) => [
+				entry.definition.name,
+				toAgentTool(
+					entry.definition,
+					entry.kind === "extension" ? () => toolContext(entry.sourceInfo) : () => toolContext(),
+				),
+			]),
 		);
 		this.setActiveToolsByName(merged.activeToolNames);
 	}

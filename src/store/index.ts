@@ -23,4 +23,11 @@ export {
 	readSessionFile,
 	type SessionFileContents,
 } from "./session-file.js";
-export { type ContextEditReplacement, type OpenSessionOptions, SessionManager } from "./session-manager.js";
+export {
+	type ContextEditReplacement,
+	type OpenSessionOptions,
+	SessionManager,
+	type SessionManagerCreateOptions,
+	type SessionManagerForkOptions,
+	type SessionManagerOpenOptions,
+} from "./session-manager.js";

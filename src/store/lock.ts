@@ -4,6 +4,12 @@
  * removed on close and on process exit). Inside it an `owner.json` names the holder, so a lock
  * left by a process that died on this machine (SIGKILL, crash) is recognised at once instead of
  * after the stale timeout.
+ *
+ * A lock can be lost while held: a process stalled past the stale timeout (a blocked event loop, a
+ * suspended process) finds that another writer removed its directory and made its own. The holder
+ * keeps its lock directory open, so `compromised` notices at once — the directory it holds has no
+ * name any more (one fstat, no path lookup) — not only when proper-lockfile's refresh timer next
+ * runs; and releasing a lost lock, or exiting, never removes the new holder's directory.
  */
 import { randomUUID } from "node:crypto";
 import * as fs from "node:fs";
@@ -40,18 +46,25 @@ export interface SessionLock {
  * `rmdir` and `utimes` around their `…Sync` forms, and calls `rmdirSync` on exit): it copies this
  * object on every lock, and a copy of all of `fs` costs more than the rest of taking the lock.
  */
-function lockFs(ownerJson: string) {
+function lockFs(owner: LockOwner) {
+	const ownerJson = JSON.stringify(owner);
+	// Once our directory exists, a directory at the path that does not name us is not ours to remove
+	// (we lost the lock to it: another Settle, or pi, whose lock has no owner file); before, removing
+	// one is proper-lockfile taking a stale lock over.
+	let made = false;
 	return {
 		mkdirSync(path: fs.PathLike, options?: fs.MakeDirectoryOptions) {
-			const made = fs.mkdirSync(path, options);
+			const result = fs.mkdirSync(path, options);
+			made = true;
 			try {
 				fs.writeFileSync(join(String(path), OWNER_FILE), ownerJson);
 			} catch {
-				// Without an owner file the lock still works; it is only cleared by the stale timeout.
+				// Without an owner file the lock still works; it is only cleared by the stale timeout (and not by release: it does not name us).
 			}
-			return made;
+			return result;
 		},
 		rmdirSync(path: fs.PathLike) {
+			if (made && readOwner(String(path))?.token !== owner.token) return;
 			try {
 				fs.unlinkSync(join(String(path), OWNER_FILE));
 				fs.rmdirSync(path);
@@ -168,7 +181,7 @@ export function acquireSessionLock(file: string): SessionLock {
 		realpath: false,
 		stale: LOCK_STALE_MS,
 		lockfilePath: lockPath,
-		fs: lockFs(JSON.stringify(owner)),
+		fs: lockFs(owner),
 		onCompromised: (error) => {
 			compromised = error;
 		},
@@ -191,16 +204,38 @@ export function acquireSessionLock(file: string): SessionLock {
 		}
 		if (!unlock) throw lockedError(file, lockPath, readOwner(lockPath) ?? holder);
 	}
+	// The directory we hold, open: removed (taken over, deleted) it has no links left. Without it
+	// (a file system that refuses to open directories) the refresh timer still notices, later.
+	let held = -1;
+	try {
+		held = fs.openSync(lockPath, "r");
+	} catch {
+		// noticed by the refresh timer only
+	}
 	let released = false;
 	return {
 		file,
 		lockPath,
 		get compromised() {
+			if (compromised === undefined && held >= 0 && !released) {
+				try {
+					if (fs.fstatSync(held).nlink === 0) compromised = lostLockError(lockPath);
+				} catch {
+					// cannot tell: the refresh timer decides
+				}
+			}
 			return compromised;
 		},
 		release() {
 			if (released) return;
 			released = true;
+			if (held >= 0) {
+				try {
+					fs.closeSync(held);
+				} catch {
+					// already closed
+				}
+			}
 			try {
 				unlock();
 			} catch {
@@ -208,4 +243,15 @@ export function acquireSessionLock(file: string): SessionLock {
 			}
 		},
 	};
+}
+
+/** Why a held lock is lost: its directory was removed; who holds the path now, when known. */
+function lostLockError(lockPath: string): Error {
+	const holder = readOwner(lockPath);
+	const now = !holder
+		? "no writer holds it now"
+		: holder.pid === process.pid && holder.hostname === hostname()
+			? "another SessionManager in this process holds it now"
+			: `process ${holder.pid} on ${holder.hostname} holds it now`;
+	return Object.assign(new Error(`the lock directory was removed, ${now}`), { code: "ECOMPROMISED" });
 }

@@ -71,6 +71,52 @@ export interface OpenSessionOptions {
 	createIfMissing?: boolean;
 }
 
+/**
+ * {@link SessionManager.open}'s arguments as one object (`SessionManager.open(file, { readOnly: true })`),
+ * instead of pi's positional `open(file, sessionDir?, cwdOverride?, options?)`.
+ */
+export interface SessionManagerOpenOptions extends OpenSessionOptions {
+	/** The dir the manager lists and starts new sessions in; default the file's directory. */
+	sessionDir?: string;
+	/** The session's cwd; default the one in the file's header. */
+	cwdOverride?: string;
+}
+
+/**
+ * {@link SessionManager.create}'s arguments as one object (`SessionManager.create(cwd, { id })`),
+ * instead of the positional `create(cwd, sessionDir?, options?)`.
+ */
+export interface SessionManagerCreateOptions extends NewSessionFileOptions {
+	/** Where the session file goes; default the cwd's folder under the default agent dir. */
+	sessionDir?: string;
+}
+
+/**
+ * {@link SessionManager.forkFrom}'s arguments as one object (`SessionManager.forkFrom(file, cwd, { id })`),
+ * instead of the positional `forkFrom(source, targetCwd, sessionDir?, options?)`.
+ */
+export interface SessionManagerForkOptions {
+	/** Where the copy goes; default the target cwd's folder under the default agent dir. */
+	sessionDir?: string;
+	/** The copy's session id; default a fresh UUIDv7. */
+	id?: string;
+}
+
+/**
+ * The options object of a factory called with one (`{…}` in place of the positional `sessionDir`),
+ * or undefined for the positional form; positional arguments after an options object are refused.
+ */
+function optionsForm<T extends object>(factory: string, second: unknown, rest: readonly unknown[]): T | undefined {
+	if (second === null || typeof second !== "object") return undefined;
+	if (rest.some((value) => value !== undefined)) {
+		throw new SettleError(
+			"INVALID_ARGUMENT",
+			`SessionManager.${factory}: pass either one options object or positional arguments, not both (put sessionDir and the other options in the object).`,
+		);
+	}
+	return second as T;
+}
+
 /** Content a {@link SessionManager.appendContextEdit} replacement may carry. */
 export type ContextEditReplacement = ContextEditEntry["replacement"];
 
@@ -265,13 +311,25 @@ export class SessionManager {
 	 * or `createAgentSessionRuntime`; to keep sessions in your own agent dir, pass
 	 * `getDefaultSessionDir(cwd, agentDir)`.
 	 *
+	 * The options may come as one object (`create(cwd, { sessionDir, id })`) or positionally, as in pi.
+	 *
 	 * @example
 	 * ```ts
-	 * const session = SessionManager.create(cwd, undefined, { id: "review-1" });
-	 * const inMyAgentDir = SessionManager.create(cwd, getDefaultSessionDir(cwd, agentDir)); // <agentDir>/sessions/--<cwd>--/
+	 * const session = SessionManager.create(cwd, { id: "review-1" });
+	 * const inMyAgentDir = SessionManager.create(cwd, { sessionDir: getDefaultSessionDir(cwd, agentDir) }); // <agentDir>/sessions/--<cwd>--/
+	 * const positional = SessionManager.create(cwd, undefined, { id: "review-2" }); // pi's form
 	 * ```
 	 */
-	static create(cwd: string, sessionDir?: string, options?: NewSessionFileOptions): SessionManager {
+	static create(cwd: string, options?: SessionManagerCreateOptions): SessionManager;
+	static create(cwd: string, sessionDir?: string, options?: NewSessionFileOptions): SessionManager;
+	static create(
+		cwd: string,
+		sessionDirOrOptions?: string | SessionManagerCreateOptions,
+		positionalOptions?: NewSessionFileOptions,
+	): SessionManager {
+		const object = optionsForm<SessionManagerCreateOptions>("create", sessionDirOrOptions, [positionalOptions]);
+		const sessionDir = object ? object.sessionDir : (sessionDirOrOptions as string | undefined);
+		const options = object ?? positionalOptions;
 		const manager = new SessionManager(cwd, sessionDir ?? getDefaultSessionDirPath(cwd), true);
 		manager.startNewSession(options);
 		return manager;
@@ -286,16 +344,37 @@ export class SessionManager {
 	 * Throws `INVALID_SESSION_FILE` for a non-empty file that is not a session or whose format version
 	 * is newer than this one (open it `readOnly` instead), and `SESSION_LOCKED` when another writer holds it.
 	 *
+	 * The options may come as one object (`open(file, { sessionDir, cwdOverride, readOnly, createIfMissing })`)
+	 * or positionally, as in pi (`open(file, sessionDir?, cwdOverride?, options?)`).
+	 *
 	 * @example
 	 * ```ts
 	 * const session = SessionManager.open("/home/me/.settle/agent/sessions/--work--/2024-…_id.jsonl");
 	 * for (const d of session.getDiagnostics()) console.warn(d.message);
 	 *
 	 * // Only an existing file: a typo throws SettleError NOT_FOUND instead of starting an empty session.
-	 * const existing = SessionManager.open(`${cwd}/sesion.jsonl`, undefined, undefined, { createIfMissing: false });
+	 * const existing = SessionManager.open(`${cwd}/sesion.jsonl`, { createIfMissing: false });
+	 * // A viewer: no lock, no writes, the cwd it is shown for.
+	 * const viewer = SessionManager.open(`${cwd}/session.jsonl`, { readOnly: true, cwdOverride: cwd });
+	 * // pi's positional form still works.
+	 * const same = SessionManager.open(`${cwd}/session.jsonl`, undefined, undefined, { readOnly: true });
 	 * ```
 	 */
-	static open(path: string, sessionDir?: string, cwdOverride?: string, options?: OpenSessionOptions): SessionManager {
+	static open(path: string, options?: SessionManagerOpenOptions): SessionManager;
+	static open(path: string, sessionDir?: string, cwdOverride?: string, options?: OpenSessionOptions): SessionManager;
+	static open(
+		path: string,
+		sessionDirOrOptions?: string | SessionManagerOpenOptions,
+		positionalCwd?: string,
+		positionalOptions?: OpenSessionOptions,
+	): SessionManager {
+		const object = optionsForm<SessionManagerOpenOptions>("open", sessionDirOrOptions, [
+			positionalCwd,
+			positionalOptions,
+		]);
+		const sessionDir = object ? object.sessionDir : (sessionDirOrOptions as string | undefined);
+		const cwdOverride = object ? object.cwdOverride : positionalCwd;
+		const options = object ?? positionalOptions;
 		const file = resolve(path);
 		const dir = sessionDir ? resolve(sessionDir) : dirname(file);
 		const readOnly = options?.readOnly === true;
@@ -372,19 +451,33 @@ export class SessionManager {
 
 	/**
 	 * Copies every entry of another session file into a new session for `targetCwd` (written at
-	 * once; header `parentSession` = the source). The source is only read.
+	 * once; header `parentSession` = the source). The source is only read. The options may come as
+	 * one object (`forkFrom(source, cwd, { sessionDir, id })`) or positionally
+	 * (`forkFrom(source, cwd, sessionDir?, { id })`).
 	 *
 	 * @example
 	 * ```ts
 	 * const copy = SessionManager.forkFrom(sessionManager.getSessionFile()!, cwd); // a copy in the project at cwd
+	 * const named = SessionManager.forkFrom(sessionManager.getSessionFile()!, cwd, { id: "review-copy" });
+	 * const mine = SessionManager.forkFrom(sessionManager.getSessionFile()!, cwd, { sessionDir: `${agentDir}/forks` });
 	 * ```
 	 */
+	static forkFrom(sourcePath: string, targetCwd: string, options?: SessionManagerForkOptions): SessionManager;
 	static forkFrom(
 		sourcePath: string,
 		targetCwd: string,
 		sessionDir?: string,
 		options?: NewSessionFileOptions,
+	): SessionManager;
+	static forkFrom(
+		sourcePath: string,
+		targetCwd: string,
+		sessionDirOrOptions?: string | SessionManagerForkOptions,
+		positionalOptions?: NewSessionFileOptions,
 	): SessionManager {
+		const object = optionsForm<SessionManagerForkOptions>("forkFrom", sessionDirOrOptions, [positionalOptions]);
+		const sessionDir = object ? object.sessionDir : (sessionDirOrOptions as string | undefined);
+		const options = object ?? positionalOptions;
 		const source = resolve(sourcePath);
 		const cwd = resolve(targetCwd);
 		const contents = readSessionFile(source);

@@ -2,9 +2,10 @@
  * `settle -p` exit codes 4 (the provider refused the key) and 5 (the session file's lock) follow the
  * failure's `SettleError` code, not its text: a real HTTP 401 from a local provider exits 4, while a
  * provider error whose text merely mentions a 401, an invalid key or the store's lock wording is an
- * ordinary failed answer (exit 1). Real child processes; the provider is a local HTTP server.
+ * ordinary failed answer (exit 1). A session whose lock another writer takes over mid-run exits 5
+ * at its next write. Real child processes; the provider is a local HTTP server.
  */
-import { mkdirSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { openAiError } from "../llm/wire/openai.js";
@@ -73,6 +74,71 @@ describe("exit codes by error code, not by error text", () => {
 			"400 The proxy's upstream answered 401 Unauthorized (invalid api key for the image store); this request was not sent.\n",
 		);
 		expect(server.requests).toHaveLength(2);
+	});
+
+	it("regression: an extension that reworded the refused key's error at message_end made it exit 1 (was the code lost); now 4, and 0 once it turns the failure into an answer", async () => {
+		const args = localProvider();
+		const extension = join(cli.dir, "reword.ts");
+		writeFileSync(
+			extension,
+			`export default function (pi) {
+	pi.on("message_end", (event) => {
+		const message = event.message;
+		if (message.role !== "assistant" || message.stopReason !== "error") return undefined;
+		if (process.env.RECOVER) return { message: { ...message, stopReason: "stop", errorMessage: undefined, content: [{ type: "text", text: "offline answer" }] } };
+		return { message: { ...message, errorMessage: "The provider refused the key: " + message.errorMessage } };
+	});
+}
+`,
+		);
+		server.reply(openAiError(401, "Incorrect API key provided.", "invalid_request_error", "invalid_api_key"));
+		const reworded = await settle(["-e", extension, ...args]);
+		expect(reworded).toEqual({
+			code: 4,
+			stdout: "",
+			stderr: "The provider refused the key: 401 Incorrect API key provided.\n",
+		});
+
+		server.reply(openAiError(401, "Incorrect API key provided.", "invalid_request_error", "invalid_api_key"));
+		const recovered = await runSettleAsync(["-e", extension, ...args], {
+			cwd: cli.project,
+			agentDir: cli.agentDir,
+			env: { RECOVER: "1" },
+		});
+		expect(recovered).toEqual({ code: 0, stdout: "offline answer\n", stderr: "" });
+	});
+
+	it("regression: another writer taking the session's lock over mid-run went unnoticed (exit 0, the run kept writing, and settle's exit removed that writer's lock); now exit 5, nothing more written, its lock left alone", async () => {
+		const file = join(cli.dir, "shared.jsonl");
+		const lock = `${file}.lock`;
+		const theirs = { pid: 1, hostname: "ci-2", acquiredAt: "", token: "theirs" };
+		// While the run is under way, its bash tool call replaces the lock directory with another
+		// writer's, as a writer that found this one stalled past the stale timeout does.
+		const takeOver = `rm -rf '${lock}' && mkdir '${lock}' && printf %s '${JSON.stringify(theirs)}' > '${lock}/owner.json'`;
+		const run = await settle([
+			"--faux-script",
+			script([{ toolCalls: [{ name: "bash", arguments: { command: takeOver } }] }, "never reached"]),
+			"--session",
+			file,
+			"-p",
+			"go",
+		]);
+		expect(run.code).toBe(5);
+		expect(run.stdout).toBe("");
+		expect(run.stderr).toContain(`Error: Lost the write lock on ${file} (`);
+		expect(run.stderr).toContain(
+			"another writer may have taken over. Nothing was written. Open the session again to continue.\n",
+		);
+		const roles = readFileSync(file, "utf8")
+			.trim()
+			.split("\n")
+			.map((line) => JSON.parse(line) as { type: string; message?: { role: string } })
+			.filter((entry) => entry.type === "message")
+			.map((entry) => entry.message!.role);
+		// The tool's result and the answer after it were not written.
+		expect(roles).toEqual(["system", "user", "assistant"]);
+		expect(existsSync(lock)).toBe(true);
+		expect(JSON.parse(readFileSync(join(lock, "owner.json"), "utf8"))).toEqual(theirs);
 	});
 
 	it("a provider error in the store's lock wording exits 1 (was 5), printed as the provider said it", async () => {

@@ -5,7 +5,7 @@
  * markers and files, never on time.
  */
 import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
-import { writeFileSync } from "node:fs";
+import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { cliCommand, trackChild, useCliProject } from "./helpers.js";
@@ -152,6 +152,27 @@ describe("settle in a terminal", () => {
 		);
 		expect(seconds).toHaveLength(2);
 		expect(seconds[1]!.parentId).toBe(second.parentId);
+	});
+
+	it("Ctrl+C in a retry's backoff: the cancellation is yellow, as an abort (was red, as a failure); the model's error stays red", async () => {
+		mkdirSync(cli.agentDir, { recursive: true });
+		writeFileSync(join(cli.agentDir, "settings.json"), JSON.stringify({ retry: { baseDelayMs: 30_000 } }));
+		const steps = join(cli.dir, "steps.json");
+		writeFileSync(steps, JSON.stringify([{ stopReason: "error", errorMessage: "503 service unavailable" }]));
+		const term = new Terminal(["--faux-script", steps, "--no-session"]);
+		await term.until("> ", 0);
+		const from = term.mark();
+		term.type("go\r");
+		await term.until("Retrying in 30.0 s", from);
+		term.type("\x03");
+		await term.until("Aborted", from);
+		await term.until("> ", term.output.indexOf("Aborted", from));
+		const shown = term.output.slice(from);
+		expect(shown).toContain(`${ESC}[31mError: 503 service unavailable${ESC}[39m`);
+		expect(shown).toContain(`${ESC}[33mAborted after 1 retry attempt.${ESC}[39m`);
+		expect(shown).not.toContain("Retry failed");
+		term.type("\x04");
+		expect(await term.exited).toBe(0);
 	});
 
 	it("NO_COLOR: no color codes even in a terminal; Ctrl+D exits 0", async () => {

@@ -174,6 +174,40 @@ describe("settle -i: a conversation", () => {
 		expect(await chat.end()).toBe(0);
 	});
 
+	it("regression: Ctrl+C in a retry's backoff printed 'Retry failed: Retry cancelled'; now it says the retry was aborted, once; retries that run out still say Retry failed", async () => {
+		mkdirSync(cli.agentDir, { recursive: true });
+		// A backoff long enough to be in it when Ctrl+C comes (it is cancelled, never waited for).
+		writeFileSync(join(cli.agentDir, "settings.json"), JSON.stringify({ retry: { baseDelayMs: 30_000 } }));
+		const steps = script([{ stopReason: "error", errorMessage: "503 service unavailable" }, "never asked"]);
+		const chat = repl(["--faux-script", steps, "--no-session"]);
+		const from = await chat.idle(0).then(() => chat.mark());
+		chat.send("a question");
+		await chat.until("Retrying in 30.0 s, attempt 1/3: 503 service unavailable\n", from);
+		chat.child.kill("SIGINT");
+		const cancelled = await chat.idle(from, "Aborted");
+		expectInOrder(cancelled, [
+			"Error: 503 service unavailable\n",
+			"Retrying in 30.0 s, attempt 1/3: 503 service unavailable\n",
+			"Aborted after 1 retry attempt.\n",
+			PROMPT,
+		]);
+		expect(cancelled).not.toContain("Retry failed");
+		expect(cancelled).not.toContain("Aborted.\n");
+		expect(await chat.end()).toBe(0);
+
+		writeFileSync(join(cli.agentDir, "settings.json"), JSON.stringify({ retry: { baseDelayMs: 1, maxRetries: 1 } }));
+		const failing = script([
+			{ stopReason: "error", errorMessage: "503 service unavailable" },
+			{ stopReason: "error", errorMessage: "503 still unavailable" },
+		]);
+		const again = repl(["--faux-script", failing, "--no-session"]);
+		await again.idle(0);
+		const exhausted = await again.say("a question", "Retry failed");
+		expectInOrder(exhausted, ["Retrying in 0.0 s, attempt 1/1", "Retry failed: 503 still unavailable\n", PROMPT]);
+		expect(exhausted).not.toContain("Aborted");
+		expect(await again.end()).toBe(0);
+	});
+
 	it("pi's quietStartup and hideThinkingBlock settings: no banner, thinking shown as a label only", async () => {
 		mkdirSync(cli.agentDir, { recursive: true });
 		writeFileSync(join(cli.agentDir, "settings.json"), JSON.stringify({ quietStartup: true, hideThinkingBlock: true }));
