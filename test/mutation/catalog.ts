@@ -8079,7 +8079,7 @@ export const MUTANTS: Mutant[] = [
 		description: "headless UI: dialogs are not reported to onDialog",
 		edits: [
 			{
-				find: "options.onDialog?.(request);",
+				find: "options.onDialog?.(request, extensionPath);",
 				replace: "",
 			},
 		],
@@ -8277,6 +8277,103 @@ export const MUTANTS: Mutant[] = [
 			},
 		],
 		tests: ["test/bad-input/faults-cli.test.ts"],
+	},
+	{
+		id: "BY01",
+		file: "src/llm/failures.ts",
+		description: "a failure's code follows a replacement that is no longer a failure",
+		edits: [
+			{
+				find: 'if (!failure || replacement.stopReason !== "error" || failures.has(replacement)) return;',
+				replace: "if (!failure || failures.has(replacement)) return;",
+			},
+		],
+		tests: ["test/session/failure-codes.test.ts"],
+	},
+	{
+		id: "BY02",
+		file: "src/llm/failures.ts",
+		description: "a reworded failure keeps the original error text",
+		edits: [
+			{
+				find: "text === failure.message\n\t\t\t? failure",
+				replace: "true\n\t\t\t? failure",
+			},
+		],
+		tests: ["test/session/failure-codes.test.ts"],
+	},
+	{
+		id: "BY03",
+		file: "src/extensions/runner.ts",
+		description: "extension message_end replacements drop the failure code",
+		edits: [
+			{
+				find: "carryFailure(previous, current);",
+				replace: "",
+			},
+		],
+		tests: ["test/session/failure-codes.test.ts", "test/cli/exit-codes-typed.test.ts"],
+	},
+	{
+		id: "BY04",
+		file: "src/cli/interactive-render.ts",
+		description: "a cancelled retry prints as a red retry failure again",
+		edits: [
+			{
+				find: "else if (event.finalError === RETRY_CANCELLED) {",
+				replace: 'else if (event.finalError === "not " + RETRY_CANCELLED) {',
+			},
+		],
+		tests: ["test/cli/interactive.test.ts"],
+	},
+	{
+		id: "BY05",
+		file: "src/store/session-manager.ts",
+		description: "create(cwd, { id }) ignores the options object",
+		edits: [
+			{
+				find: "const manager = new SessionManager(cwd, sessionDir ?? getDefaultSessionDirPath(cwd), true);\n\t\tmanager.startNewSession(options);",
+				replace:
+					"const manager = new SessionManager(cwd, sessionDir ?? getDefaultSessionDirPath(cwd), true);\n\t\tmanager.startNewSession(positionalOptions);",
+			},
+		],
+		tests: ["test/store/factory-options.test.ts"],
+	},
+	{
+		id: "BY06",
+		file: "src/extensions/runner.ts",
+		description: "every extension gets the shared ui again (events name no extension)",
+		edits: [
+			{
+				find: "return uiForExtension(runner.uiContext, extensionPath);",
+				replace: "return runner.uiContext;",
+			},
+		],
+		tests: ["test/extensions/ui-without-host-ui.test.ts"],
+	},
+	{
+		id: "BY07",
+		file: "src/store/lock.ts",
+		description: "release/exit removes a lock directory another writer took over",
+		edits: [
+			{
+				find: "if (made && readOwner(String(path))?.token !== owner.token) return;",
+				replace: "",
+			},
+		],
+		tests: ["test/store/lock-lost.test.ts", "test/cli/exit-codes-typed.test.ts"],
+	},
+	{
+		id: "BY08",
+		file: "src/store/lock.ts",
+		description: "a taken-over lock is noticed only by the refresh timer",
+		edits: [
+			{
+				find: "if (fs.fstatSync(held).nlink === 0) compromised = lostLockError(lockPath);",
+				replace: "if (fs.fstatSync(held).nlink < 0) compromised = lostLockError(lockPath);",
+			},
+		],
+		tests: ["test/store/lock-lost.test.ts", "test/cli/exit-codes-typed.test.ts"],
 	},
 ];
 
