@@ -17,26 +17,39 @@ afterEach(() => {
 	h = undefined;
 });
 
+/**
+ * The compaction-model extension: once armed, compacts from the next `agent_settled` (once),
+ * recording the outcome; `then` runs in the same dispatch right after asking.
+ */
+function compactOnSettle(outcome: string[], then?: () => void) {
+	const state = { armed: false };
+	const extension = (pi: ExtensionAPI) => {
+		pi.on("agent_settled", (_event, ctx) => {
+			if (!state.armed) return;
+			state.armed = false;
+			ctx.compact({
+				onComplete: () => void outcome.push("compacted"),
+				onError: (error) => void outcome.push(`failed: ${error.message}`),
+			});
+			then?.();
+		});
+	};
+	const arm = () => {
+		state.armed = true;
+	};
+	return { extension, arm };
+}
+
 describe("pi-powerline-footer#174: a compaction started from agent_settled, seen by another extension", () => {
 	it("pi-powerline-footer#174: ctx.compact() from agent_settled runs even when the host's next prompt comes as soon as prompt() resolves; that prompt is refused with a typed BUSY and answered after the compaction once sent again", async () => {
 		const outcome: string[] = [];
 		const seenByOther: { idle: boolean; compacting: boolean }[] = [];
-		let asked = true;
+		const compaction = compactOnSettle(outcome);
 		h = await createHarness({
 			persistence: "disk",
 			settings: { compaction: { keepRecentTokens: 1 } },
 			extensionFactories: [
-				// The compaction-model extension: compacts once the turn it asked for has settled.
-				(pi: ExtensionAPI) => {
-					pi.on("agent_settled", (_event, ctx) => {
-						if (asked) return;
-						asked = true;
-						ctx.compact({
-							onComplete: () => void outcome.push("compacted"),
-							onError: (error) => void outcome.push(`failed: ${error.message}`),
-						});
-					});
-				},
+				compaction.extension,
 				// Powerline: reads the session's state from its own agent_settled handler.
 				(pi: ExtensionAPI) => {
 					pi.on("agent_settled", (_event, ctx) => {
@@ -52,7 +65,7 @@ describe("pi-powerline-footer#174: a compaction started from agent_settled, seen
 			fauxAssistantMessage("answered after the compaction"),
 		]);
 		await h.session.prompt("a");
-		asked = false;
+		compaction.arm();
 		await h.session.prompt("b");
 		// A chat or RPC host sends the next line the moment prompt() resolves: the compaction has
 		// begun, so the line is refused with a typed BUSY (as during any manual compaction), not lost.
@@ -81,29 +94,16 @@ describe("pi-powerline-footer#174: a compaction started from agent_settled, seen
 
 	it("pi-powerline-footer#174: abortCompaction() while that compaction waits for the agent_settled handlers cancels it: onError hears it, nothing is written", async () => {
 		const outcome: string[] = [];
-		let asked = true;
+		// Esc in the same dispatch (another extension's handler, or the host's listener).
+		const compaction = compactOnSettle(outcome, () => h!.session.abortCompaction());
 		h = await createHarness({
 			persistence: "disk",
 			settings: { compaction: { keepRecentTokens: 1 } },
-			extensionFactories: [
-				(pi: ExtensionAPI) => {
-					pi.on("agent_settled", (_event, ctx) => {
-						if (asked) return;
-						asked = true;
-						ctx.compact({
-							onComplete: () => void outcome.push("compacted"),
-							onError: (error) => void outcome.push(`failed: ${error.message}`),
-						});
-						// Esc in the same dispatch (another extension's handler, or the host's listener).
-						harness().session.abortCompaction();
-					});
-				},
-			],
+			extensionFactories: [compaction.extension],
 		});
-		const harness = () => h!;
 		const { summaryRequests } = script(h, [fauxAssistantMessage("one"), fauxAssistantMessage("two")]);
 		await h.session.prompt("a");
-		asked = false;
+		compaction.arm();
 		await h.session.prompt("b");
 		await h.session.waitForIdle();
 		expect(outcome).toEqual(["failed: Compaction cancelled"]);
