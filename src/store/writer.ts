@@ -101,6 +101,9 @@ export class SessionWriter {
 	 * unchanged) or if another program deleted, replaced or changed the file (nothing written).
 	 */
 	append(text: string): void {
+		const changed = this.changedFileError();
+		// A deleted file (or folder) took the lock with it: say what happened to the file.
+		if (changed?.details?.reason === "deleted") throw changed;
 		if (this.lock.compromised) {
 			throw new SettleError(
 				"SESSION_LOCKED",
@@ -109,7 +112,7 @@ export class SessionWriter {
 				{ cause: this.lock.compromised, details: { path: this.path } },
 			);
 		}
-		this.assertSameFile();
+		if (changed) throw changed;
 		const length = Buffer.byteLength(text, "utf8");
 		try {
 			// The string goes to write(2) as it is (no Buffer per line); a short write, which a regular
@@ -141,18 +144,18 @@ export class SessionWriter {
 	}
 
 	/**
-	 * Throws `IO` (nothing written) when the path no longer names the file this writer holds at the
+	 * An `IO` error (the append writes nothing) when the path no longer names the file this writer holds at the
 	 * length it wrote: one fstat(2) per append (cheaper than a stat of the path, measured: no path
 	 * lookup), whatever the session's length; the path is looked at only to say what happened. Nothing goes to the
 	 * old file (a deleted or replaced file would take the entry out of sight) nor to the new
 	 * content (the entry's parents are not in it); the entries stay in memory.
 	 */
-	private assertSameFile(): void {
+	private changedFileError(): SettleError | undefined {
 		const held = fstatSync(this.fd);
-		if (held.nlink > 0 && held.size === this.size) return;
+		if (held.nlink > 0 && held.size === this.size) return undefined;
 		const stat = statSync(this.path, { throwIfNoEntry: false });
 		const same = stat !== undefined && stat.ino === this.identity.ino && stat.dev === this.identity.dev;
-		if (same && stat.size === this.size) return;
+		if (same && stat.size === this.size) return undefined;
 		const folder = dirname(this.path);
 		const reason = !stat ? "deleted" : same ? "changed" : "replaced";
 		const what = !stat
@@ -164,7 +167,7 @@ export class SessionWriter {
 				: stat.size < this.size
 					? `was cut to ${stat.size} bytes (from ${this.size})`
 					: `was written to by another program (${stat.size} bytes, ${this.size} expected)`;
-		throw new SettleError(
+		return new SettleError(
 			"IO",
 			`Session file ${this.path} ${what} while this session was open (rm, an editor, git checkout?). ` +
 				"Nothing more is written to it, so that no entry points at entries the file no longer holds: the entry was not added. " +

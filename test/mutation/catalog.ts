@@ -8187,8 +8187,8 @@ export const MUTANTS: Mutant[] = [
 		description: "the append check ignores the file's length (an editor's in-place rewrite goes unnoticed)",
 		edits: [
 			{
-				find: "if (held.nlink > 0 && held.size === this.size) return;",
-				replace: "if (held.nlink > 0) return;",
+				find: "if (held.nlink > 0 && held.size === this.size) return undefined;",
+				replace: "if (held.nlink > 0) return undefined;",
 			},
 		],
 		tests: ["test/bad-input/faults.test.ts"],
@@ -8199,8 +8199,8 @@ export const MUTANTS: Mutant[] = [
 		description: "the append check ignores whether the file is still linked (a deleted or replaced file is written to)",
 		edits: [
 			{
-				find: "if (held.nlink > 0 && held.size === this.size) return;",
-				replace: "if (held.size === this.size) return;",
+				find: "if (held.nlink > 0 && held.size === this.size) return undefined;",
+				replace: "if (held.size === this.size) return undefined;",
 			},
 		],
 		tests: ["test/bad-input/faults.test.ts"],
