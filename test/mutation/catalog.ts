@@ -8375,6 +8375,18 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/store/lock-lost.test.ts", "test/cli/exit-codes-typed.test.ts"],
 	},
+	{
+		id: "BX09",
+		file: "src/store/writer.ts",
+		description: "a file deleted with its folder is reported as a lost lock (the lock folder went with it)",
+		edits: [
+			{
+				find: 'if (changed?.details?.reason === "deleted") throw changed;',
+				replace: "",
+			},
+		],
+		tests: ["test/bad-input/faults.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
