@@ -248,12 +248,18 @@ export function resolveInitialModel(input: {
 	const { modelRuntime, settingsManager, sessionManager } = input;
 	const existing = sessionManager.buildSessionContext();
 	const hasExistingSession = existing.messages.length > 0;
+	// pi#6822: a branch that records a model or a thinking level before its first message (a model
+	// picked, no prompt sent yet) is session state too, restored like a conversation's.
+	const branch = sessionManager.getBranch();
+	const recordsModel = branch.some((entry) => entry.type === "model_change");
+	const recordsThinking = branch.some((entry) => entry.type === "thinking_level_change");
 	let model = input.model;
 	let modelFallbackMessage: string | undefined;
 	// Responses name the physical model that answered: a virtual selection is only in `model_change` entries.
-	const selection = hasExistingSession
-		? (recordedSelection(sessionManager, modelRuntime) ?? existing.model)
-		: undefined;
+	const selection =
+		hasExistingSession || recordsModel
+			? (recordedSelection(sessionManager, modelRuntime) ?? existing.model)
+			: undefined;
 	if (!model && selection) {
 		const restored = modelRuntime.getModel(selection.provider, selection.modelId);
 		if (restored && modelRuntime.hasConfiguredAuth(restored.provider)) model = restored;
@@ -267,9 +273,8 @@ export function resolveInitialModel(input: {
 
 	const settingsLevel = settingsManager.getDefaultThinkingLevel() as ThinkingLevel | undefined;
 	let thinkingLevel = input.thinkingLevel;
-	if (thinkingLevel === undefined && hasExistingSession) {
-		const recorded = sessionManager.getBranch().some((entry) => entry.type === "thinking_level_change");
-		thinkingLevel = recorded ? existing.thinkingLevel : (settingsLevel ?? DEFAULT_THINKING_LEVEL);
+	if (thinkingLevel === undefined && (hasExistingSession || recordsThinking)) {
+		thinkingLevel = recordsThinking ? existing.thinkingLevel : (settingsLevel ?? DEFAULT_THINKING_LEVEL);
 	}
 	thinkingLevel ??= settingsLevel ?? DEFAULT_THINKING_LEVEL;
 	thinkingLevel = model ? clampThinkingLevel(model, thinkingLevel) : "off";
