@@ -103,3 +103,55 @@ describe("pi#6822: promptless sessions restore the default model over persisted 
 		).toMatchObject({ thinkingLevel: "high" });
 	});
 });
+
+describe("pi#1225: resuming sessions created via /new or fork resets thinking level to off", () => {
+	it("pi#1225: with defaultThinkingLevel high in settings.json, a session started with /new and one pi wrote without a thinking entry both resume at high; settings.json keeps its bytes", async () => {
+		const dir = tempDir();
+		const { provider, reasoning, modelRuntime } = twoModels();
+		const agentDir = join(dir, "agent");
+		mkdirSync(agentDir, { recursive: true });
+		const settingsFile = join(agentDir, "settings.json");
+		writeFileSync(settingsFile, `${JSON.stringify({ defaultThinkingLevel: "high" }, null, 2)}\n`);
+		const settingsBytes = readFileSync(settingsFile, "utf8");
+		const factory = createAgentSessionRuntimeFactory({
+			modelRuntime,
+			model: reasoning,
+			clock: new SimulatedClock(),
+			resourceLoaderOptions: { noExtensions: true },
+		});
+		const runtime = await createAgentSessionRuntime(factory, {
+			cwd: dir,
+			agentDir,
+			sessionManager: SessionManager.create(dir, join(dir, "sessions")),
+		});
+		cleanups.unshift(() => void runtime.dispose());
+		expect(runtime.session.thinkingLevel).toBe("high");
+		// Steps 2–6 of the report: /new, a message answered at high, /new, /resume that session.
+		await runtime.newSession();
+		provider.answer("answered at high");
+		await runtime.session.prompt("a message in the /new session");
+		const fromNew = runtime.session.sessionFile!;
+		await runtime.newSession();
+		await runtime.switchSession(fromNew);
+		expect(runtime.session.thinkingLevel).toBe("high");
+		// "About 40% of my sessions don't have entries for thinking level": a file pi wrote without one.
+		const withoutEntry = join(dir, "no-thinking-entry.jsonl");
+		writePiFile(withoutEntry, dir, [
+			{ type: "model_change", id: "m1", parentId: null, provider: "manual", modelId: "manual-2" },
+			{
+				type: "message",
+				id: "u1",
+				parentId: "m1",
+				message: { role: "user", content: [{ type: "text", text: "old question" }], timestamp: 1 },
+			},
+			{ type: "message", id: "a1", parentId: "u1", message: { ...provider.reply("old answer"), model: "manual-2" } },
+		]);
+		const fileBytes = readFileSync(withoutEntry, "utf8");
+		await runtime.switchSession(withoutEntry);
+		expect(runtime.session.model?.id).toBe("manual-2");
+		expect(runtime.session.thinkingLevel).toBe("high");
+		expect(readFileSync(withoutEntry, "utf8")).toBe(fileBytes);
+		expect(readFileSync(settingsFile, "utf8")).toBe(settingsBytes);
+		await runtime.dispose();
+	});
+});
