@@ -55,7 +55,10 @@ function twoModels() {
 function writePiFile(file: string, cwd: string, entries: Record<string, unknown>[]): void {
 	const timestamp = "2026-07-19T10:00:00.000Z";
 	const header = { type: "session", version: 3, id: "0199ffff-0000-7000-8000-000000000001", timestamp, cwd };
-	writeFileSync(file, `${[header, ...entries.map((e) => ({ timestamp, ...e }))].map((e) => JSON.stringify(e)).join("\n")}\n`);
+	writeFileSync(
+		file,
+		`${[header, ...entries.map((e) => ({ timestamp, ...e }))].map((e) => JSON.stringify(e)).join("\n")}\n`,
+	);
 }
 
 describe("pi#6822: promptless sessions restore the default model over persisted model_change state", () => {
