@@ -799,3 +799,165 @@ describe("pi 0.73.1 against Settle: the fixed rows", () => {
 		});
 	});
 });
+
+/** The pi#9178 / pi#9155 scenarios' hook gates (one peer at a time; renewed after each). */
+const treeRace = { entered: gate(), release: gate(), hold: false };
+function renewTreeRace(): void {
+	treeRace.entered = gate();
+	treeRace.release = gate();
+	treeRace.hold = false;
+}
+
+/** The ids from `id` up to the root, through the file's `parentId` links. */
+function ancestry(entries: Record<string, unknown>[], id: string | undefined): string[] {
+	const byId = new Map(entries.map((entry) => [entry.id as string, entry]));
+	const ids: string[] = [];
+	for (let entry = id ? byId.get(id) : undefined; entry; entry = byId.get(entry.parentId as string)) {
+		ids.push(entry.id as string);
+	}
+	return ids;
+}
+
+/** The file's assistant messages, in file order: `{id, text}`. */
+function assistantsOf(entries: Record<string, unknown>[]): { id: string; text: string }[] {
+	return entries.flatMap((entry) => {
+		const message = entry.message as { role?: string; content?: unknown } | undefined;
+		if (entry.type !== "message" || message?.role !== "assistant") return [];
+		return [{ id: entry.id as string, text: JSON.stringify(message.content) }];
+	});
+}
+
+type TreeSession = SessionLike & {
+	navigateTree(targetId: string, options?: { summarize?: boolean }): Promise<unknown>;
+};
+
+describe("pi 0.73.1 against Settle: tree navigation", () => {
+	it("pi#9178: navigateTree while compact() waits in session_before_compact — pi 0.73.1 moves the leaf and the summary lands on the other branch, keeping none of it; Settle refuses the navigation", async () => {
+		const runs = await onBothPeers(
+			() => ({
+				settings: { compaction: { keepRecentTokens: 10 } },
+				extensions: [
+					(api) => {
+						api.on("session_before_compact", async () => {
+							treeRace.entered.release();
+							await treeRace.release.promise;
+						});
+					},
+				],
+			}),
+			async (peer) => {
+				const answers = ["assistant A", "assistant B", "after"];
+				peer.script(
+					Array.from(
+						{ length: 6 },
+						() => (request: ModelRequest) =>
+							request.system === "summarizer"
+								? { text: "## Goal\nsummary" }
+								: { text: `${answers.shift()} ${"words ".repeat(40)}` },
+					),
+				);
+				await peer.session.prompt(`first ${"question ".repeat(30)}`);
+				await peer.session.prompt(`second ${"question ".repeat(30)}`);
+				const [a, b] = assistantsOf(peer.fileEntries());
+				const compacting = outcomeOf(peer.session.compact());
+				await treeRace.entered.promise;
+				const navigated = await outcomeOf((peer.session as TreeSession).navigateTree(a!.id, { summarize: false }));
+				treeRace.release.release();
+				const compacted = await compacting;
+				await peer.quiesce();
+				const entries = peer.fileEntries();
+				const compaction = entries.find((entry) => entry.type === "compaction");
+				const parent =
+					compaction?.parentId === b!.id ? "assistant B" : compaction?.parentId === a!.id ? "assistant A" : "?";
+				const keptOnItsBranch = ancestry(entries, compaction?.id as string).includes(
+					compaction?.firstKeptEntryId as string,
+				);
+				const context = JSON.stringify(peer.openContext(peer.session.sessionFile!));
+				renewTreeRace();
+				return {
+					navigated: navigated === "resolved" ? "resolved" : navigated.split(" ")[0],
+					compacted,
+					compactionAfter: parent,
+					keptOnItsBranch,
+					assistantBInContext: context.includes("assistant B"),
+				};
+			},
+		);
+		expect(runs.pi).toEqual({
+			navigated: "resolved",
+			compacted: "resolved",
+			compactionAfter: "assistant A",
+			keptOnItsBranch: false,
+			assistantBInContext: false,
+		});
+		expect(runs.settle).toEqual({
+			navigated: "BUSY",
+			compacted: "resolved",
+			compactionAfter: "assistant B",
+			keptOnItsBranch: true,
+			assistantBInContext: true,
+		});
+	});
+
+	it("pi#9155: a prompt while session_before_tree runs — pi 0.73.1 answers and saves it on the branch being left, then moves away from it (a reopened file is back on it); Settle refuses it", async () => {
+		const runs = await onBothPeers(
+			() => ({
+				extensions: [
+					(api) => {
+						api.on("session_before_tree", async () => {
+							if (!treeRace.hold) return;
+							treeRace.entered.release();
+							await treeRace.release.promise;
+						});
+					},
+				],
+			}),
+			async (peer) => {
+				peer.script(Array.from({ length: 6 }, () => answerer));
+				await peer.session.prompt("question one");
+				await peer.session.prompt("question two");
+				const [answerOne] = assistantsOf(peer.fileEntries());
+				treeRace.hold = true;
+				const navigating = outcomeOf((peer.session as TreeSession).navigateTree(answerOne!.id));
+				await treeRace.entered.promise;
+				const typed = outcomeOf(peer.session.prompt("typed while navigating"));
+				const atOnce = await stillPending(typed);
+				treeRace.release.release();
+				const navigated = await navigating;
+				const finalOutcome = await typed;
+				await peer.quiesce();
+				const entries = peer.fileEntries();
+				const typedEntry = entries.find((entry) => JSON.stringify(entry).includes("typed while navigating"));
+				const live = JSON.stringify(peer.session.messages);
+				const reopened = JSON.stringify(peer.openContext(peer.session.sessionFile!));
+				renewTreeRace();
+				return {
+					navigated,
+					prompt: atOnce === "pending" ? finalOutcome : atOnce,
+					answered: peer.requests.some((request) =>
+						request.messages.some((message) => message.includes("typed while navigating")),
+					),
+					saved: typedEntry !== undefined,
+					inLiveContext: live.includes("typed while navigating"),
+					inReopenedContext: reopened.includes("typed while navigating"),
+				};
+			},
+		);
+		expect(runs.pi).toEqual({
+			navigated: "resolved",
+			prompt: "resolved",
+			answered: true,
+			saved: true,
+			inLiveContext: false,
+			inReopenedContext: true,
+		});
+		expect(runs.settle).toEqual({
+			navigated: "resolved",
+			prompt: "BUSY",
+			answered: false,
+			saved: false,
+			inLiveContext: false,
+			inReopenedContext: false,
+		});
+	});
+});
