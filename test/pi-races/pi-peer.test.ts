@@ -8,11 +8,21 @@
 import { copyFileSync, mkdtempSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import * as piAi from "@mariozechner/pi-ai";
+import * as pi from "@mariozechner/pi-coding-agent";
 import { afterEach, describe, expect, it } from "vitest";
+import { createFauxProvider } from "../../src/llm/faux.js";
+import { InMemoryModelRuntime } from "../../src/llm/model-runtime.js";
+import { DefaultResourceLoader } from "../../src/resources/resource-loader.js";
+import { createAgentSession } from "../../src/runtime/sdk.js";
+import { SettingsManager } from "../../src/settings/settings-manager.js";
+import { SessionManager } from "../../src/store/session-manager.js";
 import { startPeers } from "../cli/rpc-differential.helpers.js";
 import {
 	type AnyEvent,
 	createPiPeer,
+	FAUX_KEY,
+	fauxModels,
 	type ModelRequest,
 	onBothPeers,
 	type Peer,
@@ -958,6 +968,138 @@ describe("pi 0.73.1 against Settle: tree navigation", () => {
 			saved: false,
 			inLiveContext: false,
 			inReopenedContext: false,
+		});
+	});
+});
+
+/**
+ * Opens `file` as each product's SDK user resumes a session (no `model`, no `thinkingLevel`): the
+ * faux provider with `faux-1` and the reasoning `faux-2` in each model registry, `faux-1` the
+ * settings' default model. Resolves with the model and thinking level the session starts on.
+ */
+async function resumeWithoutModel(
+	name: PeerName,
+	file: string,
+	dir: string,
+): Promise<{ model?: string; thinking: string }> {
+	const settings = { defaultProvider: "faux", defaultModel: "faux-1" };
+	const agentDir = join(dir, `${name}-agent`);
+	const sessionDir = join(dir, `${name}-sessions`);
+	if (name === "pi") {
+		const faux = piAi.registerFauxProvider({ provider: "faux", models: fauxModels(undefined, true) });
+		try {
+			const authStorage = pi.AuthStorage.inMemory();
+			authStorage.setRuntimeApiKey("faux", FAUX_KEY);
+			const modelRegistry = pi.ModelRegistry.inMemory(authStorage);
+			const { baseUrl } = faux.getModel();
+			modelRegistry.registerProvider("faux", {
+				api: faux.api,
+				baseUrl,
+				apiKey: FAUX_KEY,
+				models: fauxModels(undefined, true),
+			} as never);
+			const settingsManager = pi.SettingsManager.inMemory(settings);
+			const resourceLoader = new pi.DefaultResourceLoader({ cwd: dir, agentDir, settingsManager, noExtensions: true });
+			await resourceLoader.reload();
+			const { session } = await pi.createAgentSession({
+				cwd: dir,
+				agentDir,
+				authStorage,
+				modelRegistry,
+				settingsManager,
+				resourceLoader,
+				sessionManager: pi.SessionManager.open(file, sessionDir),
+			});
+			const result = { model: session.model?.id, thinking: session.thinkingLevel as string };
+			session.dispose();
+			return result;
+		} finally {
+			faux.unregister();
+		}
+	}
+	const faux = createFauxProvider({ models: fauxModels(undefined, true) });
+	const modelRuntime = new InMemoryModelRuntime();
+	modelRuntime.registerFauxProvider(faux);
+	const settingsManager = SettingsManager.inMemory(settings);
+	const resourceLoader = new DefaultResourceLoader({ cwd: dir, agentDir, settingsManager, noExtensions: true });
+	await resourceLoader.reload();
+	const sessionManager = SessionManager.open(file, sessionDir);
+	const { session } = await createAgentSession({
+		cwd: dir,
+		agentDir,
+		modelRuntime,
+		settingsManager,
+		resourceLoader,
+		sessionManager,
+	});
+	const result = { model: session.model?.id, thinking: session.thinkingLevel as string };
+	session.dispose();
+	sessionManager.close();
+	return result;
+}
+
+describe("pi 0.73.1 against Settle: resuming a session", () => {
+	it("pi#6822: a file that records a model and thinking level but no message yet — pi 0.73.1 starts on the settings' default model; Settle on the recorded one", async () => {
+		const dir = mkdtempSync(join(tmpdir(), "settle-pi6822-peer-"));
+		cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+		const timestamp = "2026-07-19T10:00:00.000Z";
+		const lines = [
+			{ type: "session", version: 3, id: "0199ffff-0000-7000-8000-000000000002", timestamp, cwd: dir },
+			{ type: "model_change", id: "m1", parentId: null, timestamp, provider: "faux", modelId: "faux-1" },
+			{ type: "thinking_level_change", id: "t1", parentId: "m1", timestamp, thinkingLevel: "off" },
+			{ type: "model_change", id: "m2", parentId: "t1", timestamp, provider: "faux", modelId: "faux-2" },
+			{ type: "thinking_level_change", id: "t2", parentId: "m2", timestamp, thinkingLevel: "high" },
+		];
+		// The control: the same file with one exchange on faux-2, which both restore.
+		const exchange = [
+			{
+				type: "message",
+				id: "u1",
+				parentId: "t2",
+				timestamp,
+				message: { role: "user", content: [{ type: "text", text: "hi" }], timestamp: 1 },
+			},
+			{
+				type: "message",
+				id: "a1",
+				parentId: "u1",
+				timestamp,
+				message: {
+					role: "assistant",
+					content: [{ type: "text", text: "hello" }],
+					api: "faux",
+					provider: "faux",
+					model: "faux-2",
+					usage: {
+						input: 0,
+						output: 0,
+						cacheRead: 0,
+						cacheWrite: 0,
+						totalTokens: 0,
+						cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 },
+					},
+					stopReason: "stop",
+					timestamp: 2,
+				},
+			},
+		];
+		const runs: Record<string, unknown> = {};
+		for (const name of ["pi", "settle"] as const) {
+			const promptless = join(dir, `${name}-promptless.jsonl`);
+			writeFileSync(promptless, `${lines.map((line) => JSON.stringify(line)).join("\n")}\n`);
+			const answered = join(dir, `${name}-answered.jsonl`);
+			writeFileSync(answered, `${[...lines, ...exchange].map((line) => JSON.stringify(line)).join("\n")}\n`);
+			runs[name] = {
+				promptless: await resumeWithoutModel(name, promptless, dir),
+				withExchange: await resumeWithoutModel(name, answered, dir),
+			};
+		}
+		expect(runs).toEqual({
+			pi: { promptless: { model: "faux-1", thinking: "off" }, withExchange: { model: "faux-2", thinking: "high" } },
+			settle: {
+				promptless: { model: "faux-2", thinking: "high" },
+				withExchange: { model: "faux-2", thinking: "high" },
+			},
 		});
 	});
 });
