@@ -20,7 +20,8 @@
  * ## Events the session sends ({@link PromptOperationEvent})
  * - `PROMPT {request}` — `prompt()`, `sendUserMessage()` and triggered custom messages. Idle → `preflight`.
  *   In `preflight` and `settling` the request is deferred (kept in order, re-issued once idle, as pi does
- *   at the start of its prompt pipeline). In every other busy state a `busyPreflight` child `busyPreflight.<requestId>` is
+ *   at the start of its prompt pipeline), and in a manual compaction's `compacting` when it is marked
+ *   `whenIdle` (an extension's send from `session_compact`, pi#9647). In every other busy state a `busyPreflight` child `busyPreflight.<requestId>` is
  *   spawned (the rules for a prompt while busy), so request ids must be unique per session. An `ABORT` during
  *   `preflight` is remembered: a `started` outcome then settles at once without a run.
  * - `COMPACT {requestId, payload?}` — manual `compact()`, accepted in `idle` (the session aborts
@@ -358,6 +359,11 @@ export const RETRY_CANCELLED_MESSAGE = "Retry cancelled";
 export interface PromptRequest {
 	requestId: string;
 	payload?: unknown;
+	/**
+	 * Sent while a manual compaction's `session_compact` handlers run (the compaction is saved): in
+	 * `compacting` the request is deferred and re-issued once idle instead of refused (pi#9647).
+	 */
+	whenIdle?: boolean;
 }
 
 /** Input of the `preflight_requested` request (the prompt pipeline while idle). */
@@ -887,6 +893,8 @@ export const promptOperationMachine = setup({
 		noTreeNavigationInFlight: ({ context }) => context.treeNavigation === undefined,
 		/** Deferred prompts wait for a tree navigation an extension command started (and did not await). */
 		canTakeDeferredPrompt: ({ context }) => context.deferredPrompts.length > 0 && context.treeNavigation === undefined,
+		promptWaitsForManualCompaction: ({ context, event }) =>
+			event.type === "PROMPT" && event.request.whenIdle === true && context.compaction?.reason === "manual",
 		canTakeDeferredCompaction: ({ context }) =>
 			context.deferredCompaction !== undefined && context.treeNavigation === undefined,
 		canDeferCompaction: ({ context }) =>
@@ -1643,7 +1651,11 @@ export const promptOperationMachine = setup({
 				},
 			},
 			on: {
-				PROMPT: { actions: { type: "spawnBusyPreflight", params: { phase: "compacting" } } },
+				PROMPT: [
+					// An extension's send from a manual compaction's session_compact: runs once idle (pi#9647).
+					{ guard: "promptWaitsForManualCompaction", actions: "deferPrompt" },
+					{ actions: { type: "spawnBusyPreflight", params: { phase: "compacting" } } },
+				],
 			},
 		},
 		beforeSettle: {

@@ -16,6 +16,7 @@ import {
 	type PromptOperationEmitted,
 	type PromptOperationSnapshot,
 	type PromptOperationStatePath,
+	type PromptRequest,
 	type RetrySettings,
 } from "../../machines/prompt-operation.machine.js";
 import { Agent } from "../agent/agent.js";
@@ -1910,9 +1911,14 @@ export class AgentSession {
 		if (this.reloading) return this.reloading.then(() => this.request(payload, preflightResult));
 		this.syncRetrySettings();
 		const requestId = `p${++this.requestCounter}`;
+		const request: PromptRequest = { requestId, payload };
+		// An extension's send from a manual compaction's session_compact runs once it is over (pi#9647).
+		if (this.internals.scratch.manualCompactionSaved && (payload.kind === "custom" || payload.source === "extension")) {
+			request.whenIdle = true;
+		}
 		return new Promise<void>((resolve, reject) => {
 			this.pending.set(requestId, { resolve, reject, preflightResult });
-			this.actor.send({ type: "PROMPT", request: { requestId, payload } });
+			this.actor.send({ type: "PROMPT", request });
 		});
 	}
 

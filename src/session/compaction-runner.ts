@@ -181,14 +181,19 @@ async function runManualCompaction(
 		await reportFailure(s, reason, false, texts.compactionFailureMessage(reason, error), false);
 		throw error;
 	}
-	const attempt = await compactPrepared(s, {
-		reason,
-		willRetry: false,
-		model,
-		preparation,
-		branchEntries,
-		...(customInstructions !== undefined ? { customInstructions } : {}),
-	});
+	let attempt: CompactionAttempt;
+	try {
+		attempt = await compactPrepared(s, {
+			reason,
+			willRetry: false,
+			model,
+			preparation,
+			branchEntries,
+			...(customInstructions !== undefined ? { customInstructions } : {}),
+		});
+	} finally {
+		s.scratch.manualCompactionSaved = false;
+	}
 	if (attempt.ok) return { compacted: true, continue: false, result: attempt.result };
 	if (attempt.aborted) {
 		const texts = await import("../compaction/texts.js");
@@ -267,6 +272,8 @@ async function compactPrepared(s: SessionInternals, job: CompactionJob): Promise
 		s.transcript.noteCompaction(entryId);
 		s.transcript.rebuild();
 		noteCompactedContext(s);
+		// Saved: an extension's send from here on waits for the compaction's end (pi#9647).
+		if (reason === "manual") s.scratch.manualCompactionSaved = true;
 		result = { ...result, estimatedTokensAfter: estimateTokens(s.agent.state.messages) };
 		const compactionEntry = s.sessionManager.getEntry(entryId);
 		if (compactionEntry?.type === "compaction" && runner.hasHandlers("session_compact")) {

@@ -70,6 +70,11 @@ export interface OperationScratch {
 	 * the session (ctx.newSession / fork / switchSession) still resolves once the command is done.
 	 */
 	runningPreflight: { requestId: string; outcome: Promise<PreflightOutcome> } | undefined;
+	/**
+	 * A manual compaction is saved and its `session_compact` handlers (then `compaction_end`
+	 * listeners) run: what an extension sends now runs once the compaction is over (pi#9647).
+	 */
+	manualCompactionSaved: boolean;
 }
 
 export function createOperationScratch(): OperationScratch {
@@ -88,6 +93,7 @@ export function createOperationScratch(): OperationScratch {
 		preflightAbort: undefined,
 		dispatchDepth: 0,
 		runningPreflight: undefined,
+		manualCompactionSaved: false,
 	};
 }
 

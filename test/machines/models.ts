@@ -27,6 +27,8 @@ const RUN_OUTCOMES = [
 
 export const PROMPT_EVENTS: EventObject[] = [
 	{ type: "PROMPT", request: { requestId: "p" } } as EventObject,
+	// An extension's send from a manual compaction's session_compact (pi#9647): deferred there.
+	{ type: "PROMPT", request: { requestId: "p", whenIdle: true } } as EventObject,
 	{ type: "COMPACT", requestId: "c" } as EventObject,
 	{ type: "NAVIGATE_TREE", requestId: "t" } as EventObject,
 	{ type: "ASSISTANT_MESSAGE_END", stopReason: "stop" } as EventObject,

@@ -11,7 +11,16 @@ import { SettleError } from "../../src/errors.js";
 import type { ExtensionAPI } from "../../src/extensions/types.js";
 import { fauxAssistantMessage, fauxToolCall } from "../../src/llm/faux.js";
 import { createHarness, type Harness } from "../../src/testing/harness.js";
-import { comparable, gate, persistedRoles, reopenedContext, script, timesPersisted, userTexts } from "./helpers.js";
+import {
+	comparable,
+	fileEntries,
+	gate,
+	persistedRoles,
+	reopenedContext,
+	script,
+	timesPersisted,
+	userTexts,
+} from "./helpers.js";
 
 let h: Harness;
 afterEach(() => h?.cleanup());
@@ -313,4 +322,55 @@ describe("oh-my-pi#3485 / pi#8435: input while a manual /compact aborts the turn
 		expect(h.session.pendingMessageCount).toBe(0);
 		expect(timesPersisted(h.session.sessionFile!, "scheduled task fired")).toBe(0);
 	});
+});
+
+describe("pi#9647: session_compact is emitted before the compaction state is cleared; a follow-up sent from it throws", () => {
+	for (const how of ["sendUserMessage", "sendUserMessage followUp", "sendMessage triggerTurn"] as const) {
+		it(`pi#9647: ${how} from session_compact after a manual compaction resumes the agent right after the compaction: answered once, saved after the compaction entry, no extension error`, async () => {
+			h = await createHarness({
+				persistence: "disk",
+				settings: { compaction: { keepRecentTokens: 10 } },
+				extensionFactories: [
+					(pi: ExtensionAPI) => {
+						pi.on("session_compact", (event) => {
+							if (event.reason !== "manual") return;
+							if (how === "sendMessage triggerTurn") {
+								pi.sendMessage({ customType: "resume", content: "continue", display: true }, { triggerTurn: true });
+							} else {
+								pi.sendUserMessage(
+									"continue",
+									how === "sendUserMessage followUp" ? { deliverAs: "followUp" } : undefined,
+								);
+							}
+						});
+					},
+				],
+			});
+			const { answerRequests } = script(h, [
+				fauxAssistantMessage(`one ${"words ".repeat(40)}`),
+				fauxAssistantMessage(`two ${"words ".repeat(40)}`),
+				fauxAssistantMessage("continued after the compaction"),
+			]);
+			await h.session.prompt(`a ${"question ".repeat(30)}`);
+			await h.session.prompt(`b ${"question ".repeat(30)}`);
+			await h.session.compact();
+			await h.session.waitForExtensionRuns();
+			expect(h.extensionErrors).toEqual([]);
+			expect(answerRequests).toHaveLength(3);
+			const resumed = answerRequests[2]!;
+			expect(JSON.stringify(resumed.messages.at(-1))).toContain("continue");
+			expect(resumed.messages.some((message) => JSON.stringify(message).includes("summary"))).toBe(true);
+			const entries = fileEntries(h.session.sessionFile!);
+			const compactionAt = entries.findIndex((entry) => entry.type === "compaction");
+			const resumedAt = entries.findIndex(
+				(entry, index) => index > compactionAt && JSON.stringify(entry).includes('"continue"'),
+			);
+			expect(resumedAt).toBeGreaterThan(compactionAt);
+			expect(entries.filter((entry) => JSON.stringify(entry).includes("continued after the compaction"))).toHaveLength(
+				1,
+			);
+			expect(h.session.pendingMessageCount).toBe(0);
+			expect(h.session.isIdle).toBe(true);
+		});
+	}
 });
