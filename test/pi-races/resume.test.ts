@@ -1,8 +1,10 @@
 /**
- * pi's reports about the state a session carries across a restart, a resume and a switch —
- * the model and thinking level it records (pi#6822, pi#1225) — replayed against Settle on real
- * JSONL files and a real `settings.json`. What the user should see: the session comes back on the
- * model and thinking level it last recorded, and resuming never rewrites the user's defaults.
+ * pi's reports about the state a session carries across a restart, a resume, a switch and a fork —
+ * the model and thinking level it records (pi#6822, pi#1225), the messages a compaction keeps and
+ * the labels on the path (pi#8989, pi#5669) — replayed against Settle on real JSONL files and a
+ * real `settings.json`. What the user should see: the session comes back on the model and thinking
+ * level it last recorded, resuming never rewrites the user's defaults, and a fork carries the same
+ * conversation as the branch it copies, every entry reachable from its root.
  */
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -37,18 +39,20 @@ function twoModels() {
 	const provider = new ManualProvider();
 	const reasoning: Model = { ...provider.model, id: "manual-2", name: "Manual reasoning", reasoning: true };
 	const modelIds: string[] = [];
+	const requests: string[] = [];
 	const modelRuntime = new InMemoryModelRuntime([
 		{
 			provider: "manual",
 			models: [provider.model, reasoning],
 			streamFn: (model, context, options) => {
 				modelIds.push(model.id);
+				requests.push(JSON.stringify(context.messages));
 				return provider.streamFn(model, context, options);
 			},
 			requiresAuth: false,
 		},
 	]);
-	return { provider, reasoning, modelRuntime, modelIds };
+	return { provider, reasoning, modelRuntime, modelIds, requests };
 }
 
 /** A session file as pi writes it, `entries` after the header (ids and parents as given). */
@@ -155,6 +159,86 @@ describe("pi#1225: resuming sessions created via /new or fork resets thinking le
 		expect(runtime.session.thinkingLevel).toBe("high");
 		expect(readFileSync(withoutEntry, "utf8")).toBe(fileBytes);
 		expect(readFileSync(settingsFile, "utf8")).toBe(settingsBytes);
+		await runtime.dispose();
+	});
+});
+
+describe("pi#8989 / pi#5669: a fork of a path with labels drops kept messages or breaks its parent chain", () => {
+	it("pi#8989 / pi#5669: forking a pi file whose compaction keeps from a label, with labels inside the path, gives a file whose every parent exists and whose context keeps the kept messages", async () => {
+		const dir = tempDir();
+		const { provider, modelRuntime, requests } = twoModels();
+		const user = (id: string, parentId: string, text: string) => ({
+			type: "message",
+			id,
+			parentId,
+			message: { role: "user", content: [{ type: "text", text }], timestamp: 1 },
+		});
+		const answer = (id: string, parentId: string, text: string) => ({
+			type: "message",
+			id,
+			parentId,
+			message: provider.reply(text),
+		});
+		// The report's path: L label, C and D kept, K compaction keeping from L, then E; with a label
+		// on the path between a model_change and its next entry (pi#5669's shape) and one after K.
+		const file = join(dir, "labelled.jsonl");
+		writePiFile(file, dir, [
+			{ type: "model_change", id: "m1", parentId: null, provider: "manual", modelId: "manual-1" },
+			user("u0", "m1", "old question"),
+			answer("a0", "u0", "old answer"),
+			{ type: "label", id: "L", parentId: "a0", targetId: "a0", label: "checkpoint" },
+			user("C", "L", "kept question"),
+			answer("D", "C", "kept answer"),
+			{
+				type: "compaction",
+				id: "K",
+				parentId: "D",
+				summary: "## Goal\nthe old part",
+				firstKeptEntryId: "L",
+				tokensBefore: 1000,
+			},
+			{ type: "label", id: "L2", parentId: "K", targetId: "D", label: "after compaction" },
+			user("E", "L2", "question after the compaction"),
+			answer("F", "E", "answer after the compaction"),
+		]);
+		const factory = createAgentSessionRuntimeFactory({
+			modelRuntime,
+			model: provider.model,
+			clock: new SimulatedClock(),
+			resourceLoaderOptions: { noExtensions: true },
+		});
+		const runtime = await createAgentSessionRuntime(factory, {
+			cwd: dir,
+			agentDir: join(dir, "agent"),
+			sessionManager: SessionManager.open(file, join(dir, "sessions")),
+		});
+		cleanups.unshift(() => void runtime.dispose());
+		const texts = (messages: readonly unknown[]) => messages.map((m) => JSON.stringify(m));
+		const before = texts(runtime.session.messages);
+		expect(before.some((m) => m.includes("kept question"))).toBe(true);
+		const forked = await runtime.fork("F", { position: "at" });
+		expect(forked.cancelled).toBe(false);
+		const forkFile = runtime.session.sessionFile!;
+		expect(forkFile).not.toBe(file);
+		// The live fork and the reopened fork file carry the same conversation as the original branch.
+		expect(texts(runtime.session.messages)).toEqual(before);
+		const entries = readEntries(forkFile).slice(1);
+		const ids = new Set(entries.map((entry) => entry.id));
+		expect(entries.filter((entry) => entry.parentId !== null && !ids.has(entry.parentId as string))).toEqual([]);
+		const reopened = SessionManager.open(forkFile, undefined, undefined, { readOnly: true });
+		expect(texts(reopened.buildSessionContext().messages)).toEqual(
+			texts(SessionManager.open(file, undefined, undefined, { readOnly: true }).buildSessionContext().messages),
+		);
+		// The labels still name their entries in the fork.
+		expect(reopened.getLabel("a0")).toBe("checkpoint");
+		expect(reopened.getLabel("D")).toBe("after compaction");
+		// And the fork continues: the next request carries the kept messages.
+		provider.answer("answered in the fork");
+		await runtime.session.prompt("continue in the fork");
+		expect(requests).toHaveLength(1);
+		for (const text of ["the old part", "kept question", "kept answer", "answer after the compaction"]) {
+			expect(requests[0]).toContain(text);
+		}
 		await runtime.dispose();
 	});
 });
