@@ -189,7 +189,12 @@ describe("pi#6558 / pi#9221: /tree or a reload from an extension command while a
 					pi.registerCommand("go-back", {
 						description: "navigate the tree",
 						handler: async (_args, ctx) => {
-							heard.push(`tree: ${await outcome(ctx.navigateTree(target))}`);
+							heard.push(
+								await ctx.navigateTree(target).then(
+									() => "tree: ok",
+									(error: unknown) => `tree: ${(error as SettleError).code}: ${(error as Error).message}`,
+								),
+							);
 						},
 					});
 					pi.registerCommand("reload-now", {
@@ -213,7 +218,10 @@ describe("pi#6558 / pi#9221: /tree or a reload from an extension command while a
 		await toolStarted.promise;
 		await harness.session.prompt("/go-back");
 		await harness.session.prompt("/reload-now");
-		expect(heard).toEqual(["tree: BUSY", "reload: BUSY"]);
+		expect(heard).toEqual([
+			"tree: BUSY: Wait for the current response to finish before navigating the session tree.",
+			"reload: BUSY",
+		]);
 		finishTool.release();
 		await running;
 		expect(harness.extensionErrors).toEqual([]);
