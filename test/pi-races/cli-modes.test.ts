@@ -135,3 +135,78 @@ describe("oh-my-pi#69: a prompt sent over RPC right after abort is refused (Agen
 		expect(client.lines.filter((line) => line.type === "agent_settled")).toHaveLength(2);
 	});
 });
+
+/** An extension whose `/reload-now` command reloads and writes what `ctx.reload()` did to `log`. */
+const RELOAD_COMMAND_EXTENSION = (log: string) => `import { appendFileSync } from "node:fs";
+export default function (pi) {
+	pi.registerCommand("reload-now", {
+		description: "reload extensions",
+		handler: async (_args, ctx) => {
+			try {
+				await ctx.reload();
+				appendFileSync(${JSON.stringify(log)}, "reloaded\\n");
+			} catch (error) {
+				appendFileSync(${JSON.stringify(log)}, "refused " + error.code + ": " + error.message + "\\n");
+			}
+		},
+	});
+}
+`;
+
+describe("pi#9221: in RPC mode an extension command can reload while a tool runs; the tool's result turns into an error", () => {
+	it("pi#9221: settle --rpc: /reload-now sent while a bash call runs is refused (typed BUSY, heard by the command); the call's successful output is its result and reaches the model", async () => {
+		const log = join(cli.dir, "reload.log");
+		writeFileSync(log, "");
+		const extension = join(cli.dir, "reload-command.mjs");
+		writeFileSync(extension, RELOAD_COMMAND_EXTENSION(log));
+		const script = join(cli.dir, "script.json");
+		// A command that says it started, then runs until the test creates `gate` in the cwd.
+		writeFileSync(
+			script,
+			JSON.stringify([
+				{
+					toolCalls: [
+						{
+							name: "bash",
+							arguments: { command: "echo started; while [ ! -e gate ]; do sleep 0.01; done; echo opened" },
+						},
+					],
+				},
+			]),
+		);
+		const client = new RpcClient(["--faux-script", script, "-e", extension], {
+			cwd: cli.project,
+			agentDir: cli.agentDir,
+		});
+		const started = client.next(
+			(line) => line.type === "tool_execution_update" && JSON.stringify(line).includes("started"),
+		);
+		const settled = client.next((line) => line.type === "agent_settled");
+		expect(await client.request({ id: "1", type: "prompt", message: "run the slow thing" })).toMatchObject({
+			success: true,
+		});
+		await started;
+		expect(await client.request({ id: "2", type: "prompt", message: "/reload-now" })).toMatchObject({ success: true });
+		expect(readFileSync(log, "utf8")).toMatch(/^refused BUSY: Cannot reload while the session is processing/);
+		writeFileSync(join(cli.project, "gate"), "");
+		await settled;
+		const result = client.lines.find(
+			(line) => line.type === "message_end" && (line.message as { role?: string }).role === "toolResult",
+		);
+		expect(result?.message).toMatchObject({ isError: false, toolName: "bash" });
+		expect(JSON.stringify(result?.message)).toContain("opened");
+		// The model's next answer (the faux echo of the last user message) came after that result.
+		const messageEnds = client.lines
+			.filter((line) => line.type === "message_end")
+			.map((line) => line.message as { role: string });
+		expect(messageEnds.map((message) => message.role).filter((role) => role !== "system")).toEqual([
+			"user",
+			"assistant",
+			"toolResult",
+			"assistant",
+		]);
+		expect(JSON.stringify(client.lines)).not.toMatch(/stale/i);
+		expect(await client.end()).toBe(0);
+		expect(client.stderr).toBe("");
+	});
+});
