@@ -346,3 +346,62 @@ describe("pi#6447: message queue stuck after auto-compaction — steering messag
 		expect(h.session.isIdle).toBe(true);
 	});
 });
+
+describe("pi#7086: manual compact during overflow-recovery auto-compaction silently loses the retried turn", () => {
+	it("pi#7086: compact() while overflow recovery summarizes ends that recovery (compaction_end aborted) and completes; nothing runs unsaved afterwards, the file equals the live context, and the next prompt is answered from the manual summary", async () => {
+		const inHook = gate();
+		const releaseHook = gate();
+		h = await createHarness({
+			persistence: "disk",
+			settings: { compaction: { keepRecentTokens: 1 } },
+			extensionFactories: [
+				(pi: ExtensionAPI) => {
+					// Stands in for a slow summary (the report's 15 s sleep): overflow recovery waits here.
+					pi.on("session_before_compact", async (event) => {
+						if (event.reason !== "overflow") return;
+						inHook.release();
+						await releaseHook.promise;
+					});
+				},
+			],
+		});
+		const harness = h;
+		const { answerRequests } = script(harness, [
+			fauxAssistantMessage("first"),
+			fauxAssistantMessage("second"),
+			overflowReply(),
+			fauxAssistantMessage("answer after the manual compaction"),
+		]);
+		await harness.session.prompt("one");
+		await harness.session.prompt("two");
+		const third = harness.session.prompt("three").then(
+			() => "resolved",
+			(error: unknown) => (error instanceof SettleError ? error.code : String(error)),
+		);
+		await inHook.promise;
+		const manual = harness.session.compact().then(
+			() => "resolved",
+			(error: unknown) => (error instanceof SettleError ? error.code : String(error)),
+		);
+		releaseHook.release();
+		expect(await manual).toBe("resolved");
+		expect(await third).toBe("resolved");
+		await harness.session.waitForIdle();
+		expect(harness.eventsOfType("compaction_end").map((event) => [event.reason, event.aborted])).toEqual([
+			["overflow", true],
+			["manual", false],
+		]);
+		// The recovery's retry never ran behind the manual compaction's back: no request since "three".
+		expect(answerRequests).toHaveLength(3);
+		expect(harness.eventsOfType("agent_settled")).toHaveLength(3);
+		expect(harness.session.isIdle).toBe(true);
+		const file = harness.session.sessionFile!;
+		expect(reopenedContext(file).map(comparable)).toEqual(harness.session.messages.map(comparable));
+		expect(harness.session.messages.map((message) => message.role)).toContain("compactionSummary");
+		await harness.session.prompt("four");
+		expect(answerRequests).toHaveLength(4);
+		expect(JSON.stringify(answerRequests[3]!.messages)).toContain("## Goal");
+		expect(userTexts(answerRequests[3]!).at(-1)).toBe("four");
+		expect(reopenedContext(file).map(comparable)).toEqual(harness.session.messages.map(comparable));
+	});
+});
