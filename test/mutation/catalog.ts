@@ -8387,6 +8387,78 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/bad-input/faults.test.ts"],
 	},
+	{
+		id: "BZ01",
+		file: "src/runtime/sdk.ts",
+		description: "a promptless branch's model_change is not restored",
+		edits: [
+			{
+				find: "hasExistingSession || recordsModel",
+				replace: "hasExistingSession",
+			},
+		],
+		tests: ["test/pi-races/resume.test.ts"],
+	},
+	{
+		id: "BZ02",
+		file: "src/runtime/sdk.ts",
+		description: "a promptless branch's thinking level is not restored",
+		edits: [
+			{
+				find: "(hasExistingSession || recordsThinking)",
+				replace: "hasExistingSession",
+			},
+		],
+		tests: ["test/pi-races/resume.test.ts"],
+	},
+	{
+		id: "BZ03",
+		file: "src/runtime/sdk.ts",
+		description: "a session without a thinking entry resumes at off, not the settings default (pi#1225)",
+		edits: [
+			{
+				find: "recordsThinking ? existing.thinkingLevel : (settingsLevel ?? DEFAULT_THINKING_LEVEL)",
+				replace: "existing.thinkingLevel",
+			},
+		],
+		tests: ["test/pi-races/resume.test.ts"],
+	},
+	{
+		id: "BZ04",
+		file: "src/session/compaction-runner.ts",
+		description: "a saved manual compaction does not mark sends from session_compact",
+		edits: [
+			{
+				find: 'if (reason === "manual") s.scratch.manualCompactionSaved = true;',
+				replace: "",
+			},
+		],
+		tests: ["test/pi-races/settlement.test.ts"],
+	},
+	{
+		id: "BZ05",
+		file: "src/session/agent-session.ts",
+		description: "a triggered custom message from session_compact is not deferred",
+		edits: [
+			{
+				find: '(payload.kind === "custom" || payload.source === "extension")',
+				replace: '(payload.kind === "text" && payload.source === "extension")',
+			},
+		],
+		tests: ["test/pi-races/settlement.test.ts"],
+	},
+	{
+		id: "BZ06",
+		file: "machines/prompt-operation.machine.ts",
+		description: "the deferral guard checks the wrong compaction reason",
+		edits: [
+			{
+				find: 'event.request.whenIdle === true && context.compaction?.reason === "manual"',
+				replace: 'event.request.whenIdle === true && context.compaction?.reason === "threshold"',
+			},
+		],
+		tests: ["test/pi-races/settlement.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
