@@ -46,7 +46,6 @@ import type {
 	SessionStartEvent,
 	SlashCommandInfo,
 } from "../extensions/types.js";
-import { createHeadlessUIContext } from "../extensions/ui.js";
 import {
 	type BuiltInDetailsOptions,
 	inspectActorAs,
@@ -125,6 +124,7 @@ import {
 	type NavigateTreeResult,
 	requestTreeNavigation,
 } from "./tree-navigation.js";
+import { createEventingUIContext } from "./ui-events.js";
 import { RequestRouter, type RoutedModel, routedModelOf } from "./virtual-routing.js";
 
 /** How a prompt was dispatched: consumed by a command or the input hook, queued, or started. */
@@ -391,23 +391,7 @@ export class AgentSession {
 	 * no-UI answers (`ctx.hasUI` false), and each notification and dialog a session event, so a host
 	 * that only subscribes still hears them.
 	 */
-	private readonly defaultUI = createHeadlessUIContext({
-		onNotify: ({ message, type }, extensionPath) =>
-			this.events.emit({
-				type: "extension_notify",
-				message,
-				notifyType: type,
-				...(extensionPath === undefined ? {} : { extensionPath }),
-			}),
-		onDialog: ({ kind, title }, extensionPath) =>
-			this.events.emit({
-				type: "extension_dialog",
-				kind,
-				...(title === undefined ? {} : { title }),
-				answer: kind === "confirm" ? false : undefined,
-				...(extensionPath === undefined ? {} : { extensionPath }),
-			}),
-	});
+	private readonly defaultUI = createEventingUIContext((event) => this.events.emit(event));
 	private readonly internals: SessionInternals;
 	private readonly loadout: ToolLoadout;
 	private readonly queues: SessionQueues;
