@@ -3,7 +3,7 @@
  * answer (text) — or print every session event as a JSON line while it happens (json), after the
  * session header, as pi's print mode does.
  */
-import { join } from "node:path";
+import { basename, dirname, join } from "node:path";
 import { errorMessage, SettleError } from "../errors.js";
 import type { ExtensionUIContext } from "../extensions/types.js";
 import { createHeadlessUIContext } from "../extensions/ui.js";
@@ -12,7 +12,7 @@ import { apiKeyEnvHint, providerOfAuthError } from "../llm/provider-env.js";
 import type { AssistantMessage, ImageContent } from "../llm/types.js";
 import { jsonLine } from "../rpc/jsonl.js";
 import type { AgentSessionRuntime } from "../runtime/runtime.js";
-import type { AgentSession } from "../session/agent-session.js";
+import { type AgentSession, createEventingUIContext } from "../session/agent-session.js";
 import { EXIT_AUTH, EXIT_FAILURE, EXIT_OK, EXIT_SESSION_LOCKED } from "./help.js";
 import { sessionLockedForCli } from "./host.js";
 import { streamSafe } from "./interactive-render.js";
@@ -45,13 +45,36 @@ export function waitForReader(session: AgentSession, out: CliOutput): () => void
 	return session.agent.subscribe(() => room());
 }
 
-/** Binds a (new) session of the runtime the way the CLI runs extensions: headless, errors on stderr. */
+/**
+ * The short name of the extension at `extensionPath` for a line of output: its file's name
+ * (`deploy.ts`), with its folder for a folder's `index.ts` (`deploy/index.ts`); an inline
+ * factory's `<inline:N>` as it is.
+ */
+export function extensionShortName(extensionPath: string): string {
+	if (extensionPath.startsWith("<")) return extensionPath;
+	const file = basename(extensionPath);
+	return /^index\.[cm]?[jt]s$/.test(file) ? `${basename(dirname(extensionPath))}/${file}` : file;
+}
+
+/** `[<type>] <extension>: <message>`, the line `settle -p` prints on stderr for a `ctx.ui.notify`. */
+export function notificationLine(message: string, type: string | undefined, extensionPath: string | undefined): string {
+	const from = extensionPath === undefined ? "" : `${extensionShortName(extensionPath)}: `;
+	return `[${type ?? "info"}] ${from}${message}`;
+}
+
+/**
+ * Binds a (new) session of the runtime the way the CLI runs extensions: headless, errors on stderr.
+ * `print` (`settle -p`): each notification is a line on stderr naming its extension
+ * ({@link notificationLine}). `json`: each notification and dialog is an `extension_notify` /
+ * `extension_dialog` line in the stream, as the session reports them without a UI (with
+ * `extensionPath`); stderr gets nothing.
+ */
 export function bindForCli(
 	session: AgentSession,
 	mode: "print" | "json" | "rpc",
 	out: CliOutput,
 	extra: {
-		/** The UI extensions talk to (default: headless, notifications on stderr). */
+		/** The UI extensions talk to (default: headless; see above). */
 		uiContext?: ExtensionUIContext;
 		onError?: (error: { extensionPath: string; event: string; error: string }) => void;
 		shutdown?: () => void;
@@ -61,9 +84,12 @@ export function bindForCli(
 		mode,
 		uiContext:
 			extra.uiContext ??
-			createHeadlessUIContext({
-				onNotify: ({ message, type }) => out.stderr(`[${type ?? "info"}] ${message}\n`),
-			}),
+			(mode === "json"
+				? createEventingUIContext((event) => out.stdout(jsonLine(event)))
+				: createHeadlessUIContext({
+						onNotify: ({ message, type }, extensionPath) =>
+							out.stderr(`${notificationLine(message, type, extensionPath)}\n`),
+					})),
 		onError: extra.onError ?? ((error) => out.stderr(`${extensionErrorLine(session, error)}\n`)),
 		...(extra.shutdown ? { shutdownHandler: extra.shutdown } : {}),
 	});

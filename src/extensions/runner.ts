@@ -209,6 +209,9 @@ const UNBOUND_CONTEXT_ACTIONS: ExtensionContextActions = {
 	getSystemPrompt: () => "",
 };
 
+/** The runner each `withSession` context belongs to (to give an extension its own copy of it). */
+const replacedContextRunners = new WeakMap<ReplacedSessionContext, ExtensionRunner>();
+
 /**
  * Dispatches extension events and hosts extension registrations for one session runtime.
  *
@@ -618,9 +621,34 @@ export class ExtensionRunner {
 					return uiForExtension(runner.uiContext, extensionPath);
 				},
 			});
+			this.nameWithSession(copy as Partial<ExtensionCommandContext>, extensionPath);
 			copies.set(extensionPath, copy);
 		}
 		return copy as C;
+	}
+
+	/**
+	 * Makes the session-replacing calls of an extension's command context (`newSession`, `fork`,
+	 * `switchSession`) hand their `withSession` callback that extension's context of the new
+	 * session: its `ctx.ui` names the extension, as the context the call was made from does.
+	 */
+	private nameWithSession(copy: Partial<ExtensionCommandContext>, extensionPath: string): void {
+		type WithSession = ((ctx: ReplacedSessionContext) => Promise<void>) | undefined;
+		const named = <O extends { withSession?: WithSession }>(options: O | undefined): O | undefined => {
+			const callback = options?.withSession;
+			if (typeof callback !== "function") return options;
+			return {
+				...options,
+				withSession: (replaced: ReplacedSessionContext) => {
+					const runner = replacedContextRunners.get(replaced);
+					return callback(runner ? runner.forExtension(replaced, extensionPath) : replaced);
+				},
+			} as O;
+		};
+		const { newSession, fork, switchSession } = copy;
+		if (newSession) copy.newSession = (options) => newSession(named(options));
+		if (fork) copy.fork = (entryId, options) => fork(entryId, named(options));
+		if (switchSession) copy.switchSession = (sessionPath, options) => switchSession(sessionPath, named(options));
 	}
 
 	/** The context command handlers get: {@link createContext} plus session control. */
@@ -663,6 +691,7 @@ export class ExtensionRunner {
 			this.runtime.assertActive();
 			await this.runtime.action("sendUserMessage")(content, options);
 		};
+		replacedContextRunners.set(context, this);
 		return context;
 	}
 

@@ -302,7 +302,11 @@ export interface ExtensionCommandContext extends ExtensionContext {
 	reload(): Promise<void>;
 }
 
-/** The fresh context `withSession` callbacks get after a replacement: message sends are awaitable. */
+/**
+ * The fresh context `withSession` callbacks get after a replacement: message sends are awaitable.
+ * Given to the callback of an extension's `ctx.newSession` / `ctx.fork` / `ctx.switchSession`, it is
+ * that extension's: `ctx.ui`'s notifications and dialogs name it (`extensionPath`), as its own ctx's do.
+ */
 export interface ReplacedSessionContext extends ExtensionCommandContext {
 	sendMessage<T = unknown>(message: CustomMessageInput<T>, options?: SendMessageOptions): Promise<void>;
 	sendUserMessage(content: string | (TextContent | ImageContent)[], options?: SendUserMessageOptions): Promise<void>;

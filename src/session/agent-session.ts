@@ -47,7 +47,7 @@ import type {
 	SessionStartEvent,
 	SlashCommandInfo,
 } from "../extensions/types.js";
-import { createHeadlessUIContext } from "../extensions/ui.js";
+import { createHeadlessUIContext, type HeadlessUIContext } from "../extensions/ui.js";
 import {
 	type BuiltInDetailsOptions,
 	inspectActorAs,
@@ -81,7 +81,7 @@ import {
 } from "./compaction-runner.js";
 import { pairToolResults } from "./convert-to-llm.js";
 import { createEventBridge } from "./event-bridge.js";
-import type { AgentSessionListener } from "./events.js";
+import type { AgentSessionEvent, AgentSessionListener } from "./events.js";
 import { blockImagesAwareConverter } from "./images.js";
 import { createOperationScratch, type SessionInternals } from "./internals.js";
 import type { CustomMessage } from "./messages.js";
@@ -206,6 +206,34 @@ export interface AgentSessionConfig {
 export interface SessionClock {
 	setTimeout(fn: (...args: unknown[]) => void, timeout: number): unknown;
 	clearTimeout(id: unknown): void;
+}
+
+/** An `extension_notify` or `extension_dialog` event. */
+export type ExtensionUIEvent = Extract<AgentSessionEvent, { type: "extension_notify" | "extension_dialog" }>;
+
+/**
+ * A headless UI that hands `emit` an event for each notification and each dialog (answered at
+ * once), each with the `extensionPath` of the extension that called `ctx.ui`: a session's own UI
+ * until the host binds one, and `settle --json`'s.
+ */
+export function createEventingUIContext(emit: (event: ExtensionUIEvent) => void): HeadlessUIContext {
+	return createHeadlessUIContext({
+		onNotify: ({ message, type }, extensionPath) =>
+			emit({
+				type: "extension_notify",
+				message,
+				notifyType: type,
+				...(extensionPath === undefined ? {} : { extensionPath }),
+			}),
+		onDialog: ({ kind, title }, extensionPath) =>
+			emit({
+				type: "extension_dialog",
+				kind,
+				...(title === undefined ? {} : { title }),
+				answer: kind === "confirm" ? false : undefined,
+				...(extensionPath === undefined ? {} : { extensionPath }),
+			}),
+	});
 }
 
 /** Session replacement a runtime offers the extension command context (`ctx.newSession`, …). */
@@ -392,23 +420,7 @@ export class AgentSession {
 	 * no-UI answers (`ctx.hasUI` false), and each notification and dialog a session event, so a host
 	 * that only subscribes still hears them.
 	 */
-	private readonly defaultUI = createHeadlessUIContext({
-		onNotify: ({ message, type }, extensionPath) =>
-			this.events.emit({
-				type: "extension_notify",
-				message,
-				notifyType: type,
-				...(extensionPath === undefined ? {} : { extensionPath }),
-			}),
-		onDialog: ({ kind, title }, extensionPath) =>
-			this.events.emit({
-				type: "extension_dialog",
-				kind,
-				...(title === undefined ? {} : { title }),
-				answer: kind === "confirm" ? false : undefined,
-				...(extensionPath === undefined ? {} : { extensionPath }),
-			}),
-	});
+	private readonly defaultUI = createEventingUIContext((event) => this.events.emit(event));
 	private readonly internals: SessionInternals;
 	private readonly loadout: ToolLoadout;
 	private readonly queues: SessionQueues;

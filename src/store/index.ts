@@ -27,7 +27,10 @@ export {
 	type ContextEditReplacement,
 	type OpenSessionOptions,
 	SessionManager,
+	type SessionManagerContinueOptions,
 	type SessionManagerCreateOptions,
 	type SessionManagerForkOptions,
+	type SessionManagerInMemoryOptions,
+	type SessionManagerListOptions,
 	type SessionManagerOpenOptions,
 } from "./session-manager.js";

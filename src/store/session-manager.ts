@@ -103,6 +103,41 @@ export interface SessionManagerForkOptions {
 }
 
 /**
+ * {@link SessionManager.list}'s and {@link SessionManager.listAll}'s arguments as one object
+ * (`list(cwd, { onProgress })`, `listAll({ sessionDir })`), instead of pi's positional
+ * `list(cwd, sessionDir?, onProgress?)` / `listAll(sessionDir?, onProgress?)`.
+ */
+export interface SessionManagerListOptions {
+	/**
+	 * The one dir to list. `list`: default the cwd's folder under the default agent dir (a dir of
+	 * your own is filtered to the cwd's sessions); `listAll`: default every folder under `<agentDir>/sessions`.
+	 */
+	sessionDir?: string;
+	/** Called as session files are read: `(loaded, total)`. */
+	onProgress?: SessionListProgress;
+}
+
+/**
+ * {@link SessionManager.continueRecent}'s arguments as one object (`continueRecent(cwd, { sessionDir })`),
+ * instead of the positional `continueRecent(cwd, sessionDir?)`.
+ */
+export interface SessionManagerContinueOptions {
+	/** The dir to look in and start a new session in; default the cwd's folder under the default agent dir. */
+	sessionDir?: string;
+}
+
+/**
+ * {@link SessionManager.inMemory}'s arguments as one object (`inMemory({ cwd, entries })`), instead of
+ * the positional `inMemory(cwd?, { id, parentSession }?, entries?)`.
+ */
+export interface SessionManagerInMemoryOptions extends NewSessionFileOptions {
+	/** The session's cwd; default `process.cwd()`. */
+	cwd?: string;
+	/** Entries to preload: `[header, ...entries]` (migrated if old), or entries alone under a new header. */
+	entries?: readonly FileEntry[];
+}
+
+/**
  * The options object of a factory called with one (`{…}` in place of the positional `sessionDir`),
  * or undefined for the positional form; positional arguments after an options object are refused.
  */
@@ -406,13 +441,20 @@ export class SessionManager {
 	 * custom dir is given), or creates a new one when there is none. The default dir is the one
 	 * {@link SessionManager.create} uses: under the default agent dir, not an `agentDir` of yours.
 	 *
+	 * The options may come as one object (`continueRecent(cwd, { sessionDir })`) or positionally, as in pi.
+	 *
 	 * @example
 	 * ```ts
 	 * const session = SessionManager.continueRecent(process.cwd());
-	 * const mine = SessionManager.continueRecent(cwd, getDefaultSessionDir(cwd, agentDir)); // sessions under your agentDir
+	 * const mine = SessionManager.continueRecent(cwd, { sessionDir: getDefaultSessionDir(cwd, agentDir) }); // sessions under your agentDir
+	 * const positional = SessionManager.continueRecent(cwd, getDefaultSessionDir(cwd, agentDir)); // pi's form
 	 * ```
 	 */
-	static continueRecent(cwd: string, sessionDir?: string): SessionManager {
+	static continueRecent(cwd: string, options?: SessionManagerContinueOptions): SessionManager;
+	static continueRecent(cwd: string, sessionDir?: string): SessionManager;
+	static continueRecent(cwd: string, sessionDirOrOptions?: string | SessionManagerContinueOptions): SessionManager {
+		const object = optionsForm<SessionManagerContinueOptions>("continueRecent", sessionDirOrOptions, []);
+		const sessionDir = object ? object.sessionDir : (sessionDirOrOptions as string | undefined);
 		const dir = sessionDir ? resolve(sessionDir) : getDefaultSessionDirPath(cwd);
 		const filterCwd = sessionDir !== undefined && dir !== getDefaultSessionDirPath(cwd);
 		const recent = findMostRecentSession(dir, filterCwd ? cwd : undefined);
@@ -423,17 +465,37 @@ export class SessionManager {
 	 * A session that never touches the disk (`getSessionFile()` is undefined). `entries` may preload
 	 * a session (`[header, ...entries]`, migrated if old; or entries alone under a new header).
 	 *
+	 * The arguments may come as one object (`inMemory({ cwd, id, parentSession, entries })`) or
+	 * positionally (`inMemory(cwd?, { id, parentSession }?, entries?)`, pi's `inMemory(cwd?)` extended).
+	 *
 	 * @example
 	 * ```ts
 	 * const session = SessionManager.inMemory();
 	 * session.appendMessage({ role: "user", content: "hi", timestamp: Date.now() });
+	 * const copy = SessionManager.inMemory({ entries: session.getEntries() }); // the same entries, under a new header
+	 * const positional = SessionManager.inMemory(undefined, undefined, session.getEntries()); // the positional form
 	 * ```
 	 */
+	static inMemory(options: SessionManagerInMemoryOptions): SessionManager;
+	static inMemory(cwd?: string, options?: NewSessionFileOptions, entries?: readonly FileEntry[]): SessionManager;
 	static inMemory(
-		cwd: string = process.cwd(),
-		options?: NewSessionFileOptions,
-		entries?: readonly FileEntry[],
+		cwdOrOptions?: string | SessionManagerInMemoryOptions,
+		positionalOptions?: NewSessionFileOptions,
+		positionalEntries?: readonly FileEntry[],
 	): SessionManager {
+		const object = optionsForm<SessionManagerInMemoryOptions>("inMemory", cwdOrOptions, [
+			positionalOptions,
+			positionalEntries,
+		]);
+		if (!object && positionalOptions && ("cwd" in positionalOptions || "entries" in positionalOptions)) {
+			throw new SettleError(
+				"INVALID_ARGUMENT",
+				"SessionManager.inMemory: cwd and entries go in the options object only when it is the one argument: inMemory({ cwd, entries, id }), or positionally inMemory(cwd, { id }, entries).",
+			);
+		}
+		const cwd = (object ? object.cwd : (cwdOrOptions as string | undefined)) ?? process.cwd();
+		const options = object ?? positionalOptions;
+		const entries = object ? object.entries : positionalEntries;
 		const manager = new SessionManager(cwd, "", false);
 		const lines = entries ? structuredClone(entries as FileEntry[]) : [];
 		const header = lines.find((e): e is SessionHeader => e.type === "session");
@@ -515,13 +577,26 @@ export class SessionManager {
 
 	/**
 	 * Sessions of `cwd` (from its default dir, or from `sessionDir` filtered to that cwd), newest first.
+	 * The options may come as one object (`list(cwd, { sessionDir, onProgress })`) or positionally, as in pi.
 	 *
 	 * @example
 	 * ```ts
 	 * for (const info of await SessionManager.list(process.cwd())) console.log(info.name ?? info.firstMessage);
+	 * const mine = await SessionManager.list(cwd, { sessionDir: getDefaultSessionDir(cwd, agentDir) });
+	 * const counted = await SessionManager.list(cwd, { onProgress: (loaded, total) => console.log(`${loaded}/${total}`) });
+	 * const positional = await SessionManager.list(cwd, undefined, (loaded, total) => console.log(loaded, total)); // pi's form
 	 * ```
 	 */
-	static async list(cwd: string, sessionDir?: string, onProgress?: SessionListProgress): Promise<SessionInfo[]> {
+	static async list(cwd: string, options?: SessionManagerListOptions): Promise<SessionInfo[]>;
+	static async list(cwd: string, sessionDir?: string, onProgress?: SessionListProgress): Promise<SessionInfo[]>;
+	static async list(
+		cwd: string,
+		sessionDirOrOptions?: string | SessionManagerListOptions,
+		positionalOnProgress?: SessionListProgress,
+	): Promise<SessionInfo[]> {
+		const object = optionsForm<SessionManagerListOptions>("list", sessionDirOrOptions, [positionalOnProgress]);
+		const sessionDir = object ? object.sessionDir : (sessionDirOrOptions as string | undefined);
+		const onProgress = object ? object.onProgress : positionalOnProgress;
 		const dir = sessionDir ? resolve(sessionDir) : getDefaultSessionDirPath(cwd);
 		const filterCwd = sessionDir !== undefined && dir !== getDefaultSessionDirPath(cwd);
 		const resolvedCwd = resolve(cwd);
@@ -534,20 +609,33 @@ export class SessionManager {
 
 	/**
 	 * Every session under `<agentDir>/sessions` (all cwds), or in one `sessionDir`, newest first.
+	 * The options may come as one object (`listAll({ sessionDir, onProgress })`) or positionally
+	 * (`listAll(onProgress?)` as in pi, or `listAll(sessionDir?, onProgress?)`).
 	 *
 	 * @example
 	 * ```ts
 	 * const all = await SessionManager.listAll();
+	 * const inOneDir = await SessionManager.listAll({ sessionDir: `${agentDir}/forks` });
+	 * const counted = await SessionManager.listAll({ onProgress: (loaded, total) => console.log(`${loaded}/${total}`) });
 	 * ```
 	 */
+	static async listAll(options?: SessionManagerListOptions): Promise<SessionInfo[]>;
+	static async listAll(onProgress?: SessionListProgress): Promise<SessionInfo[]>;
+	static async listAll(sessionDir?: string, onProgress?: SessionListProgress): Promise<SessionInfo[]>;
 	static async listAll(
-		sessionDirOrOnProgress?: string | SessionListProgress,
-		onProgress?: SessionListProgress,
+		first?: string | SessionListProgress | SessionManagerListOptions,
+		positionalOnProgress?: SessionListProgress,
 	): Promise<SessionInfo[]> {
-		if (typeof sessionDirOrOnProgress === "string")
-			return listSessionsIn([resolve(sessionDirOrOnProgress)], onProgress);
+		const object = optionsForm<SessionManagerListOptions>("listAll", first, [positionalOnProgress]);
+		const sessionDir = object ? object.sessionDir : typeof first === "string" ? first : undefined;
+		const onProgress = object
+			? object.onProgress
+			: typeof first === "function"
+				? (first as SessionListProgress)
+				: positionalOnProgress;
+		if (sessionDir !== undefined) return listSessionsIn([resolve(sessionDir)], onProgress);
 		const dirs = await sessionDirsUnder(join(getDefaultAgentDir(), "sessions"));
-		return listSessionsIn(dirs, sessionDirOrOnProgress ?? onProgress);
+		return listSessionsIn(dirs, onProgress);
 	}
 
 	// ---------------------------------------------------------------------------------------------

@@ -30,6 +30,9 @@ const abandonedWriters = new FinalizationRegistry<{ fd: number; lock: SessionLoc
 });
 
 export class SessionWriter {
+	/** Why a failed write could not be cut back (its bytes are still in the file), if so. */
+	private uncut: Error | undefined;
+
 	private constructor(
 		readonly path: string,
 		private readonly lock: SessionLock,
@@ -125,19 +128,33 @@ export class SessionWriter {
 		} catch (error) {
 			try {
 				ftruncateSync(this.fd, this.size);
-			} catch {
-				// the next open sets a torn line aside
+			} catch (cutError) {
+				// Bytes of the failed write stayed (a device that took none has nothing to cut): the next
+				// append must not blame another program for them.
+				let left = true;
+				try {
+					left = fstatSync(this.fd).size !== this.size;
+				} catch {
+					// unknown: say it may have
+				}
+				if (left) this.uncut = cutError as Error;
 			}
 			const code = (error as NodeJS.ErrnoException).code;
 			const full = code === "ENOSPC" || code === "EDQUOT" || code === "EFBIG";
 			throw new SettleError(
 				"IO",
 				`Could not append to session file ${this.path}: ${(error as Error).message}. The entry was not added; ` +
-					"the file holds the session up to the last entry saved. " +
-					(full
-						? "Free disk space (or raise the file size limit: ulimit -f), then go on: this session appends again, or reopen the file to continue from what it holds."
-						: "Fix what the error names, then go on, or reopen the file to continue from what it holds."),
-				{ cause: error, details: { path: this.path, ...(code ? { errno: code } : {}) } },
+					(this.uncut
+						? `cutting its partly written line back failed too (${this.uncut.message}), so the file ends in part of it. ` +
+							"Reopen the file to continue: opening sets the partial line aside and keeps every entry before it."
+						: "the file holds the session up to the last entry saved. " +
+							(full
+								? "Free disk space (or raise the file size limit: ulimit -f), then go on: this session appends again, or reopen the file to continue from what it holds."
+								: "Fix what the error names, then go on, or reopen the file to continue from what it holds.")),
+				{
+					cause: error,
+					details: { path: this.path, ...(code ? { errno: code } : {}), ...(this.uncut ? { uncut: true } : {}) },
+				},
 			);
 		}
 		this.size += length;
@@ -156,6 +173,16 @@ export class SessionWriter {
 		const stat = statSync(this.path, { throwIfNoEntry: false });
 		const same = stat !== undefined && stat.ino === this.identity.ino && stat.dev === this.identity.dev;
 		if (same && stat.size === this.size) return undefined;
+		if (same && this.uncut) {
+			return new SettleError(
+				"IO",
+				`Session file ${this.path} ends in part of an entry Settle failed to write (${stat.size} bytes, ${this.size} saved): ` +
+					`cutting it back failed (${this.uncut.message}). Nothing more is written to it, so that no entry follows the partial line: ` +
+					"the entry was not added. Reopen the file to continue: opening sets the partial line aside and keeps every entry before it " +
+					"(or SessionManager.createBranchedSession(leafId) saves the conversation in memory to a new file).",
+				{ cause: this.uncut, details: { path: this.path, reason: "uncut" } },
+			);
+		}
 		const folder = dirname(this.path);
 		const reason = !stat ? "deleted" : same ? "changed" : "replaced";
 		const what = !stat

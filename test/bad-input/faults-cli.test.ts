@@ -50,6 +50,54 @@ function settleWithFileSizeLimit(bytes: number, args: string[]) {
 	return { code: run.status, stdout: run.stdout, stderr: run.stderr };
 }
 
+/**
+ * disk-limit-child.mjs on session `file` (SIGXFSZ ignored): `next()` resolves with its next JSON
+ * line, `limit(bytes)` sets its file size limit (`prlimit --pid`), `child.stdin` takes the prompts.
+ */
+async function startSdkChild(file: string) {
+	const index = pathToFileURL(join(dirname(cliBundle()), "index.js")).href;
+	const child = spawn(
+		"sh",
+		["-c", `trap '' XFSZ; exec "$0" "$@"`, process.execPath, CHILD, index, file, cli.project, cli.agentDir],
+		{ cwd: cli.project, stdio: ["pipe", "pipe", "pipe"] },
+	) as ChildProcessWithoutNullStreams;
+	const exited = trackChild(child);
+	let stderr = "";
+	child.on("exit", (code, signal) => {
+		stderr += `[exit ${code} ${signal}]`;
+	});
+	child.stderr.on("data", (chunk) => {
+		stderr += chunk;
+	});
+	// The child's lines, read as they come; `next` waits for the next one.
+	const lines: string[] = [];
+	let wake: (() => void) | undefined;
+	let buffer = "";
+	child.stdout.setEncoding("utf8");
+	child.stdout.on("data", (chunk: string) => {
+		buffer += chunk;
+		for (let nl = buffer.indexOf("\n"); nl >= 0; nl = buffer.indexOf("\n")) {
+			lines.push(buffer.slice(0, nl));
+			buffer = buffer.slice(nl + 1);
+		}
+		wake?.();
+	});
+	child.on("close", () => wake?.());
+	const next = async (): Promise<Record<string, unknown>> => {
+		while (lines.length === 0) {
+			if (child.exitCode !== null || child.signalCode !== null) throw new Error(`the child ended: ${stderr}`);
+			await new Promise<void>((resolve) => {
+				wake = resolve;
+			});
+		}
+		return JSON.parse(lines.shift()!) as Record<string, unknown>;
+	};
+	const { pid } = (await next()) as { pid: number };
+	const limit = (bytes: string) =>
+		expect(spawnSync("prlimit", ["--pid", String(pid), `--fsize=${bytes}`]).status).toBe(0);
+	return { child, next, limit, exited };
+}
+
 describe("the file size limit reached mid-session (EFBIG, as a full disk)", () => {
 	it("regression: settle -p exits 1 saying to free space; the file stays the conversation it saved; a new process goes on", () => {
 		const file = join(cli.dir, "s.jsonl");
@@ -75,46 +123,7 @@ describe("the file size limit reached mid-session (EFBIG, as a full disk)", () =
 	it("regression: through the SDK the process died of SIGXFSZ (signal-exit re-raised it), the unsaved prompt stayed in the live transcript, and the next write after a cut-back one left a hole of NUL bytes; now memory is what the file holds, and the same process goes on once the limit is lifted", async () => {
 		// A new session: the child creates the file (the writer's create path), then hits the limit.
 		const file = join(cli.dir, "sdk.jsonl");
-		const index = pathToFileURL(join(dirname(cliBundle()), "index.js")).href;
-		const child = spawn(
-			"sh",
-			["-c", `trap '' XFSZ; exec "$0" "$@"`, process.execPath, CHILD, index, file, cli.project, cli.agentDir],
-			{ cwd: cli.project, stdio: ["pipe", "pipe", "pipe"] },
-		) as ChildProcessWithoutNullStreams;
-		const exited = trackChild(child);
-		let stderr = "";
-		child.on("exit", (code, signal) => {
-			stderr += `[exit ${code} ${signal}]`;
-		});
-		child.stderr.on("data", (chunk) => {
-			stderr += chunk;
-		});
-		// The child's lines, read as they come; `next` waits for the next one.
-		const lines: string[] = [];
-		let wake: (() => void) | undefined;
-		let buffer = "";
-		child.stdout.setEncoding("utf8");
-		child.stdout.on("data", (chunk: string) => {
-			buffer += chunk;
-			for (let nl = buffer.indexOf("\n"); nl >= 0; nl = buffer.indexOf("\n")) {
-				lines.push(buffer.slice(0, nl));
-				buffer = buffer.slice(nl + 1);
-			}
-			wake?.();
-		});
-		child.on("close", () => wake?.());
-		const next = async (): Promise<Record<string, unknown>> => {
-			while (lines.length === 0) {
-				if (child.exitCode !== null || child.signalCode !== null) throw new Error(`the child ended: ${stderr}`);
-				await new Promise<void>((resolve) => {
-					wake = resolve;
-				});
-			}
-			return JSON.parse(lines.shift()!) as Record<string, unknown>;
-		};
-		const { pid } = (await next()) as { pid: number };
-		const limit = (bytes: string) =>
-			expect(spawnSync("prlimit", ["--pid", String(pid), `--fsize=${bytes}`]).status).toBe(0);
+		const { child, next, limit, exited } = await startSdkChild(file);
 
 		child.stdin.write("first\n");
 		expect(await next()).toMatchObject({ settled: 1, transcript: ["system", "user", "assistant"] });
@@ -147,6 +156,50 @@ describe("the file size limit reached mid-session (EFBIG, as a full disk)", () =
 		expect(await exited).toBe(0);
 		expect(openedRoles(file)).toEqual(resumed.transcript);
 	});
+	it.runIf(process.getuid?.() === 0)(
+		"regression: a failed write whose cut-back failed too (an append-only file: ftruncate EPERM) made the next append say another program wrote the file; now both errors say Settle's own write left the partial line, and reopening sets it aside",
+		async () => {
+			const file = join(cli.dir, "uncut.jsonl");
+			const { child, next, limit, exited } = await startSdkChild(file);
+			let saved = "";
+			try {
+				child.stdin.write("first\n");
+				expect(await next()).toMatchObject({ settled: 1, transcript: ["system", "user", "assistant"] });
+				// Append-only (chattr +a, as root): appends still go to the end, ftruncate fails with EPERM.
+				expect(spawnSync("chattr", ["+a", file], { encoding: "utf8" })).toMatchObject({ status: 0, stderr: "" });
+				saved = readFileSync(file, "utf8");
+				limit(`${saved.length + 1500}:`);
+				child.stdin.write(`${BIG}\n`);
+				const failed = (await next()) as { last: { errorMessage: string } };
+				expect(failed.last.errorMessage).toMatch(
+					/^Could not append to session file .*: EFBIG: file too large, write\. The entry was not added; cutting its partly written line back failed too \(EPERM: operation not permitted, ftruncate\), so the file ends in part of it\. Reopen the file to continue: opening sets the partial line aside and keeps every entry before it\.$/,
+				);
+				limit("unlimited");
+				child.stdin.write("again\n");
+				const later = (await next()) as { last: { errorMessage: string } };
+				expect(later.last.errorMessage).toBe(
+					`Session file ${file} ends in part of an entry Settle failed to write (${saved.length + 1500} bytes, ${saved.length} saved): ` +
+						"cutting it back failed (EPERM: operation not permitted, ftruncate). Nothing more is written to it, so that no entry follows the partial line: " +
+						"the entry was not added. Reopen the file to continue: opening sets the partial line aside and keeps every entry before it " +
+						"(or SessionManager.createBranchedSession(leafId) saves the conversation in memory to a new file).",
+				);
+				expect(readFileSync(file, "utf8").startsWith(saved)).toBe(true);
+				child.stdin.write("exit\n");
+				expect(await next()).toEqual({ closed: true });
+				expect(await exited).toBe(0);
+			} finally {
+				spawnSync("chattr", ["-a", file]);
+			}
+			// What both errors say to do: reopening sets the partial line aside, the saved entries stay.
+			const reopened = SessionManager.open(file);
+			expect(reopened.getDiagnostics().map((d) => [d.kind, d.message.slice(0, 40)])).toEqual([
+				["torn_line", "Line 7 (the last, 1500 bytes) was cut of"],
+			]);
+			reopened.close();
+			expect(readFileSync(file, "utf8")).toBe(saved);
+			expect(openedRoles(file)).toEqual(["system", "user", "assistant"]);
+		},
+	);
 });
 
 describe("--trace and --export targets that cannot be written", () => {

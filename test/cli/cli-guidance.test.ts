@@ -66,8 +66,8 @@ describe("an untrusted project's extensions", () => {
 		writeFileSync(advice![2]!, `{ ${advice![1]}: true }\n`);
 		const trusted = settle(["--faux", "-p", "hi"]);
 		expect(trusted.stderr).not.toContain("Warning");
-		expect(trusted.stderr).toContain("[info] a.ts ran");
-		expect(trusted.stderr).toContain("[info] b.ts ran");
+		expect(trusted.stderr).toContain("[info] a.ts: a.ts ran");
+		expect(trusted.stderr).toContain("[info] b.ts: b.ts ran");
 	});
 
 	it("a code-running project setting it ignores gives the same command-line advice", () => {
@@ -92,7 +92,7 @@ describe("an untrusted project's extensions", () => {
 		);
 		const approved = settle(["--faux", "--approve", "-p", "hi", "--plan"]);
 		expect(approved.code).toBe(0);
-		expect(approved.stderr).toContain("[info] plan.ts ran, plan=true");
+		expect(approved.stderr).toContain("[info] plan.ts: plan.ts ran, plan=true");
 	});
 
 	it("a trusted project's options are never blamed on trust", () => {

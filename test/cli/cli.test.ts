@@ -198,7 +198,7 @@ describe("bad command lines (exit 2, pi's messages)", () => {
 		);
 		const ok = settle(["--faux", "-e", extension, "--persona", "pirate", "--plan", "do it"]);
 		expect(ok.stdout).toBe("do it\n");
-		expect(ok.stderr).toContain("[info] plan=true persona=pirate");
+		expect(ok.stderr).toContain("[info] flags.ts: plan=true persona=pirate");
 		expect(ok.code).toBe(0);
 		const noValue = settle(["--faux", "-e", extension, "-p", "x", "--persona"]);
 		expect(noValue.code).toBe(2);
@@ -217,7 +217,7 @@ describe("bad command lines (exit 2, pi's messages)", () => {
 		expect(untrusted.stderr).toContain("Run settle with --approve to trust it for this run"); // what the next line does
 		expect(untrusted.stderr).not.toContain("project extension ran");
 		const trusted = settle(["--faux", "--approve", "-p", "hi"]);
-		expect(trusted.stderr).toContain("[info] project extension ran");
+		expect(trusted.stderr).toContain("[info] hello.ts: project extension ran");
 		expect(trusted.stderr).not.toContain("Warning");
 		expect(settle(["--faux", "--no-approve", "-p", "hi"]).stderr).not.toContain("project extension ran");
 	});

@@ -8,15 +8,8 @@ import { dirname, join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { emptyUsage } from "../../src/llm/types.js";
 import { useCliProject } from "./helpers.js";
-import {
-	bannerSessionFile,
-	fileAppears,
-	GATED_COMMAND,
-	Repl,
-	readEntries,
-	SLOW_PROVIDER,
-	transcript,
-} from "./interactive.helpers.js";
+import { bannerSessionFile, fileAppears, GATED_COMMAND, Repl, readEntries, transcript } from "./interactive.helpers.js";
+import { slowProvider } from "./slow-provider.js";
 
 const cli = useCliProject("settle-interactive-tree-");
 
@@ -226,7 +219,7 @@ describe("settle -i: /tree and /label", () => {
 
 	it("Ctrl+C while the branch is summarized cancels the navigation: nothing written, still at the same point", async () => {
 		const extension = join(cli.dir, "slow.ts");
-		writeFileSync(extension, SLOW_PROVIDER);
+		writeFileSync(extension, slowProvider());
 		const chat = repl(["--faux", "-e", extension]);
 		await chat.idle(0);
 		await chat.say("question one", "question one\n>");

@@ -151,37 +151,3 @@ export function fileAppears(dir: string, name: string): Promise<void> {
 
 /** A bash command that says it started (a file), then waits until the test creates `gate`. */
 export const GATED_COMMAND = "touch started; while [ ! -e gate ]; do sleep 0.01; done; echo opened";
-
-/**
- * An extension provider whose model streams "partial words", then waits until the request is
- * aborted (a stream stopped half-way, which the faux model cannot do: it streams at once).
- */
-export const SLOW_PROVIDER = `const usage = () => ({ input: 0, output: 0, cacheRead: 0, cacheWrite: 0, totalTokens: 0, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 } });
-export default function (pi) {
-	pi.registerProvider("slow", {
-		baseUrl: "http://localhost:0",
-		apiKey: "none",
-		api: "slow-api",
-		models: [{ id: "slow-1", name: "Slow", reasoning: false, input: ["text"], cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 }, contextWindow: 100000, maxTokens: 1000 }],
-		streamSimple: (model, _context, options) => {
-			const partial = { role: "assistant", content: [{ type: "text", text: "" }], api: model.api, provider: model.provider, model: model.id, usage: usage(), stopReason: "stop", timestamp: Date.now() };
-			let finish;
-			const result = new Promise((resolve) => { finish = resolve; });
-			async function* events() {
-				yield { type: "start", partial };
-				yield { type: "text_start", contentIndex: 0, partial };
-				partial.content[0].text = "partial words";
-				yield { type: "text_delta", contentIndex: 0, delta: "partial words", partial };
-				await new Promise((resolve) => {
-					if (options?.signal?.aborted) resolve();
-					options?.signal?.addEventListener("abort", resolve);
-				});
-				const error = { ...partial, stopReason: "aborted", errorMessage: "Request was aborted" };
-				finish(error);
-				yield { type: "error", reason: "aborted", error };
-			}
-			return { [Symbol.asyncIterator]: events, result: () => result };
-		},
-	});
-}
-`;

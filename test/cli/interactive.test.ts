@@ -16,9 +16,9 @@ import {
 	PROMPT,
 	Repl,
 	readEntries,
-	SLOW_PROVIDER,
 	transcript,
 } from "./interactive.helpers.js";
+import { slowProvider } from "./slow-provider.js";
 
 const cli = useCliProject("settle-interactive-");
 
@@ -527,7 +527,7 @@ describe("settle -i: built-in commands", () => {
 describe("settle -i: extensions", () => {
 	it("/model switches to an extension's model; Ctrl+C while its answer streams keeps the partial answer in the session file", async () => {
 		const extension = join(cli.dir, "slow.ts");
-		writeFileSync(extension, SLOW_PROVIDER);
+		writeFileSync(extension, slowProvider());
 		const chat = repl(["--faux", "-e", extension]);
 		await chat.idle(0);
 		expect(await chat.say("/model")).toContain("* faux/faux-1\n  slow/slow-1\n");

@@ -11,48 +11,11 @@ import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { describe, expect, it } from "vitest";
 import { cliCommand, trackChild, useCliProject } from "./helpers.js";
+import { slowProvider } from "./slow-provider.js";
 
 const cli = useCliProject("settle-retry-abort-");
 
-const FLAKY_PROVIDER = `const usage = () => ({ input: 0, output: 0, cacheRead: 0, cacheWrite: 0, totalTokens: 0, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 } });
-let calls = 0;
-export default function (pi) {
-	pi.registerProvider("flaky", {
-		baseUrl: "http://localhost:0",
-		apiKey: "none",
-		api: "flaky-api",
-		models: [{ id: "flaky-1", name: "Flaky", reasoning: false, input: ["text"], cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 }, contextWindow: 100000, maxTokens: 1000 }],
-		streamSimple: (model, _context, options) => {
-			calls++;
-			const partial = { role: "assistant", content: [{ type: "text", text: "" }], api: model.api, provider: model.provider, model: model.id, usage: usage(), stopReason: "stop", timestamp: Date.now() };
-			let finish;
-			const result = new Promise((resolve) => { finish = resolve; });
-			async function* overloaded() {
-				const error = { ...partial, content: [], stopReason: "error", errorMessage: "503 service unavailable" };
-				finish(error);
-				yield { type: "error", reason: "error", error };
-			}
-			async function* slow() {
-				yield { type: "start", partial };
-				yield { type: "text_start", contentIndex: 0, partial };
-				partial.content[0].text = "partial words";
-				yield { type: "text_delta", contentIndex: 0, delta: "partial words", partial };
-				// An open connection keeps the process alive, as a real provider's socket does.
-				const connection = setInterval(() => {}, 1000);
-				await new Promise((resolve) => {
-					if (options?.signal?.aborted) resolve();
-					options?.signal?.addEventListener("abort", resolve);
-				});
-				clearInterval(connection);
-				const error = { ...partial, stopReason: "aborted", errorMessage: "Request was aborted" };
-				finish(error);
-				yield { type: "error", reason: "aborted", error };
-			}
-			return { [Symbol.asyncIterator]: calls === 1 ? overloaded : slow, result: () => result };
-		},
-	});
-}
-`;
+const FLAKY_PROVIDER = slowProvider({ name: "flaky", failFirstWith: "503 service unavailable", holdsConnection: true });
 
 type JsonEvent = { type: string; [key: string]: unknown };
 

@@ -69,8 +69,15 @@ function lines(text: string): Record<string, unknown>[] {
 
 it("--model router/auto routes each request to a physical model; --continue restores the virtual selection", () => {
 	const first = settle(["--faux", "-e", extension, "--model", "router/auto", "--thinking", "low", "--json", "hi"]);
-	expect(first.stderr).toContain("[info] route user low -> faux/faux-1");
+	// --json: the notification is an event in the stream, naming the extension; stderr stays empty.
+	expect(first.stderr).toBe("");
 	expect(first.code).toBe(0);
+	expect(lines(first.stdout)).toContainEqual({
+		type: "extension_notify",
+		message: "route user low -> faux/faux-1",
+		notifyType: "info",
+		extensionPath: extension,
+	});
 	const ends = lines(first.stdout).filter((event) => event.type === "message_end");
 	const assistant = ends.map((event) => event.message as Record<string, unknown>).find((m) => m.role === "assistant");
 	// faux-1 cannot reason: the routed "high" is clamped to "off".
@@ -84,7 +91,7 @@ it("--model router/auto routes each request to a physical model; --continue rest
 	// The virtual selection is restored from model_change, so the router runs again.
 	const again = settle(["--faux", "-e", extension, "--continue", "-p", "again"]);
 	expect(again.stdout).toBe("again\n");
-	expect(again.stderr).toContain("[info] route user low -> faux/faux-1");
+	expect(again.stderr).toContain("[info] router.ts: route user low -> faux/faux-1");
 	expect(again.code).toBe(0);
 
 	// Without the extension the virtual model is gone: the physical model that answered last takes over.

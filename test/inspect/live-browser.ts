@@ -1,21 +1,78 @@
 /**
- * The live inspector page opened in real headless Chromium on a harness's session: the setup the
- * live page tests share (harness with scripted replies, `serveInspector`, Chromium, the page's errors
- * collected, the page loaded and live). `close()` ends all of it, the browser first.
+ * The live inspector page opened in real headless Chromium: the setup the live page tests share
+ * (`serveInspector` on a session or a runtime, Chromium, the page's errors collected, the page loaded
+ * and live), and {@link openLivePage} for a harness's session with scripted replies. `close()` ends
+ * all of it, the browser first.
  */
-import type { Page } from "playwright-core";
+import type { Browser, Page } from "playwright-core";
 import { type InspectorServer, type InspectorServerOptions, serveInspector } from "../../src/inspect/live-server.js";
 import type { FauxResponseStep } from "../../src/llm/faux.js";
+import type { AgentSessionRuntime } from "../../src/runtime/runtime.js";
+import type { AgentSession } from "../../src/session/agent-session.js";
 import { createHarness, type Harness, type HarnessOptions } from "../../src/testing/harness.js";
 import { launchChromium } from "./chromium.js";
 
-export interface LivePage {
-	/** The harness (`h.clock` is there when `harness.simulatedClock` was asked for). */
-	h: Harness;
-	inspector: InspectorServer;
+/** A page of the inspector, loaded and live. */
+export interface LoadedPage {
 	page: Page;
 	/** Uncaught page errors and `console.error` lines, in order: a healthy page leaves it empty. */
 	problems: string[];
+}
+
+export interface LoadOptions {
+	viewport?: { width: number; height: number };
+	/** Runs on the new page before it loads (e.g. `page.route` to change what the server sends). */
+	prepare?: (page: Page) => Promise<unknown>;
+}
+
+/**
+ * Opens a new page in `browser` (its errors collected), loads the inspector at `url` and waits until
+ * the page says `live` (its event stream is connected).
+ */
+export async function loadLivePage(browser: Browser, url: string, options: LoadOptions = {}): Promise<LoadedPage> {
+	const page = await browser.newPage({ viewport: options.viewport ?? { width: 1400, height: 900 } });
+	const problems: string[] = [];
+	page.on("pageerror", (error) => problems.push(error.message));
+	page.on("console", (message) => {
+		if (message.type() === "error") problems.push(message.text());
+	});
+	await options.prepare?.(page);
+	await page.goto(url);
+	await page.locator("#status", { hasText: "live" }).waitFor();
+	return { page, problems };
+}
+
+export interface LiveInspector extends LoadedPage {
+	inspector: InspectorServer;
+	/** Closes the browser, then the inspector. */
+	close(): Promise<void>;
+}
+
+/** Serves the inspector on `target` (a session or a runtime), opens it in Chromium and waits until it is live. */
+export async function openLiveInspector(
+	target: AgentSession | AgentSessionRuntime,
+	options: { inspector?: InspectorServerOptions; viewport?: { width: number; height: number } } = {},
+): Promise<LiveInspector> {
+	const closers: (() => unknown)[] = [];
+	const close = async () => {
+		for (const closer of closers.splice(0).reverse()) await closer();
+	};
+	try {
+		const inspector = await serveInspector(target, options.inspector);
+		closers.push(() => inspector.close());
+		const chromium = await launchChromium();
+		closers.push(() => chromium.close());
+		const loaded = await loadLivePage(chromium.browser, inspector.url, { viewport: options.viewport });
+		return { ...loaded, inspector, close };
+	} catch (error) {
+		await close();
+		throw error;
+	}
+}
+
+export interface LivePage extends LiveInspector {
+	/** The harness (`h.clock` is there when `harness.simulatedClock` was asked for). */
+	h: Harness;
 	/** Closes the browser, then the inspector, then removes the harness's files. */
 	close(): Promise<void>;
 }
@@ -28,31 +85,25 @@ export interface LivePageOptions {
 	viewport?: { width: number; height: number };
 }
 
-/** Opens the live page and waits until it says `live` (its event stream is connected). */
+/** Opens the live page on a new harness's session and waits until it says `live`. */
 export async function openLivePage(options: LivePageOptions = {}): Promise<LivePage> {
-	const closers: (() => unknown)[] = [];
-	const close = async () => {
-		for (const closer of closers.splice(0).reverse()) await closer();
-	};
+	const h = await createHarness(options.harness);
 	try {
-		const h = await createHarness(options.harness);
-		closers.push(() => h.cleanup());
 		if (options.responses) h.setResponses(options.responses);
-		const inspector = await serveInspector(h.session, options.inspector);
-		closers.push(() => inspector.close());
-		const chromium = await launchChromium();
-		closers.push(() => chromium.close());
-		const page = await chromium.browser.newPage({ viewport: options.viewport ?? { width: 1400, height: 900 } });
-		const problems: string[] = [];
-		page.on("pageerror", (error) => problems.push(error.message));
-		page.on("console", (message) => {
-			if (message.type() === "error") problems.push(message.text());
-		});
-		await page.goto(inspector.url);
-		await page.locator("#status", { hasText: "live" }).waitFor();
-		return { h, inspector, page, problems, close };
+		const live = await openLiveInspector(h.session, { inspector: options.inspector, viewport: options.viewport });
+		return {
+			...live,
+			h,
+			close: async () => {
+				try {
+					await live.close();
+				} finally {
+					await h.cleanup();
+				}
+			},
+		};
 	} catch (error) {
-		await close();
+		await h.cleanup();
 		throw error;
 	}
 }

@@ -16,8 +16,9 @@
  * - the session file's order is the `message_end` order, and reopening it gives the live context;
  * - no extension error.
  *
- * `SETTLE_RACES_SCALE=10` multiplies the runs for a deeper search; `SETTLE_RACES_SEED=<seed>`
- * (with `SETTLE_RACES_PATH=<path>`) replays a failure.
+ * `SETTLE_RACES_RUNS` sets the number of runs (default 60), `SETTLE_RACES_SCALE=10` multiplies them
+ * for a deeper search; the time limit grows with the runs, so a long hunt (`SETTLE_RACES_RUNS=1500`)
+ * is not cut short. `SETTLE_RACES_SEED=<seed>` (with `SETTLE_RACES_PATH=<path>`) replays a failure.
  */
 import fc from "fast-check";
 import { describe, expect, it, vi } from "vitest";
@@ -46,7 +47,10 @@ const replay = {
 	...(process.env.SETTLE_RACES_SEED === undefined ? {} : { seed: Number(process.env.SETTLE_RACES_SEED) }),
 	...(process.env.SETTLE_RACES_PATH ? { path: process.env.SETTLE_RACES_PATH } : {}),
 };
-vi.setConfig({ testTimeout: 60_000 * scale });
+const RUNS = Number(process.env.SETTLE_RACES_RUNS ?? 60) * scale;
+/** 60 s by default; a second per run beyond that, so a long hunt is not cut short. */
+const TIME_LIMIT_MS = Math.max(60_000, RUNS * 1_000);
+vi.setConfig({ testTimeout: TIME_LIMIT_MS });
 
 type QueueKind =
 	| "steer"
@@ -276,7 +280,7 @@ describe("pi queue / compaction / retry races under random interleavings", () =>
 					}
 				},
 			),
-			{ numRuns: Number(process.env.SETTLE_RACES_RUNS ?? 60) * scale, endOnFailure: true, ...replay },
+			{ numRuns: RUNS, endOnFailure: true, ...replay },
 		);
 	});
 });

@@ -9,10 +9,8 @@
  */
 import type { Page } from "playwright-core";
 import { afterEach, describe, expect, it } from "vitest";
-import { type InspectorServer, serveInspector } from "../../src/inspect/live-server.js";
 import { createFauxProvider, fauxAssistantMessage } from "../../src/llm/faux.js";
-import { launchChromium } from "../inspect/chromium.js";
-import { type LivePage, openLivePage } from "../inspect/live-browser.js";
+import { type LivePage, loadLivePage, openLiveInspector, openLivePage } from "../inspect/live-browser.js";
 import { fetchRaw } from "../inspect/live-helpers.js";
 import { createWorkspace, loggingFactory, startRuntime } from "../runtime/helpers.js";
 import { computed } from "./page-helpers.js";
@@ -52,23 +50,17 @@ const until = (page: Page, state: string) =>
  * headers kept; its `<meta>` policy taken out, so the header's policy alone guards it) — as if a
  * rendering bug let a field through as markup.
  */
-async function openInjected(view: LivePage, markup: string) {
-	const page = await view.page.context().browser()!.newPage();
-	const problems: string[] = [];
-	page.on("pageerror", (error) => problems.push(error.message));
-	page.on("console", (message) => {
-		if (message.type() === "error") problems.push(message.text());
+function openInjected(view: LivePage, markup: string) {
+	return loadLivePage(view.page.context().browser()!, view.inspector.url, {
+		prepare: (page) =>
+			page.route(view.inspector.url, async (route) => {
+				const response = await route.fetch();
+				const body = (await response.text())
+					.replace(/<meta http-equiv="Content-Security-Policy"[^>]*>/, "")
+					.replace("</main>", `</main>${markup}`);
+				await route.fulfill({ response, body });
+			}),
 	});
-	await page.route(view.inspector.url, async (route) => {
-		const response = await route.fetch();
-		const body = (await response.text())
-			.replace(/<meta http-equiv="Content-Security-Policy"[^>]*>/, "")
-			.replace("</main>", `</main>${markup}`);
-		await route.fulfill({ response, body });
-	});
-	await page.goto(view.inspector.url);
-	await page.locator("#status", { hasText: "live" }).waitFor();
-	return { page, problems };
 }
 
 describe("the live inspector page under its Content-Security-Policy", () => {
@@ -101,19 +93,10 @@ describe("the live inspector page under its Content-Security-Policy", () => {
 		faux.setResponses([fauxAssistantMessage("first")]);
 		const runtime = await startRuntime(loggingFactory(faux, []).factory, ws, ws.alpha);
 		cleanups.push(() => runtime.dispose());
-		const inspector: InspectorServer = await serveInspector(runtime);
-		cleanups.push(() => inspector.close());
-		expectStylesByHash(await policies(inspector.url));
-		const chromium = await launchChromium();
-		cleanups.push(() => chromium.close());
-		const page = await chromium.browser.newPage({ viewport: { width: 1400, height: 900 } });
-		const problems: string[] = [];
-		page.on("pageerror", (error) => problems.push(error.message));
-		page.on("console", (message) => {
-			if (message.type() === "error") problems.push(message.text());
-		});
-		await page.goto(inspector.url);
-		await page.locator("#status", { hasText: "live" }).waitFor();
+		const live = await openLiveInspector(runtime);
+		cleanups.push(live.close);
+		expectStylesByHash(await policies(live.inspector.url));
+		const { page, problems } = live;
 		await runtime.session.prompt("hi");
 		await until(page, "promptOperation.idle");
 		// The tabbed header's styles: the pressed tab is dark; the other machine's tag is colored.

@@ -1,0 +1,129 @@
+/**
+ * The context a `withSession` callback gets after an extension's `ctx.newSession`, `ctx.fork` or
+ * `ctx.switchSession` is that extension's: its `ctx.ui` notifications and dialogs name it
+ * (`extensionPath` on `extension_notify` / `extension_dialog` events, and on a headless UI's
+ * `onNotify` / `onDialog`), as its own `ctx.ui` does. A host's `runtime.newSession({ withSession })`
+ * names nobody. Real session files, the faux provider, through the package root.
+ */
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import {
+	type AgentSession,
+	type AgentSessionEvent,
+	type AgentSessionRuntime,
+	createFauxProvider,
+	createHeadlessUIContext,
+	type ExtensionAPI,
+	type ExtensionUIContext,
+	type FauxProvider,
+	fauxAssistantMessage,
+} from "../../src/index.js";
+import {
+	createWorkspace,
+	loggingFactory,
+	startRuntime,
+	userEntryId,
+	type Workspace,
+	writeClosedSession,
+} from "./helpers.js";
+
+/** The extension under test: the harness's second inline factory (the event recorder is the first). */
+const EXTENSION = "<inline:2>";
+
+let ws: Workspace;
+let faux: FauxProvider;
+let runtime: AgentSessionRuntime | undefined;
+
+beforeEach(() => {
+	ws = createWorkspace();
+	faux = createFauxProvider();
+});
+
+afterEach(async () => {
+	await runtime?.dispose();
+	runtime = undefined;
+	ws.cleanup();
+});
+
+/** Commands that replace the session and, in the new one, notify and ask through `withSession`'s ctx.ui. */
+function replacer(pi: ExtensionAPI) {
+	pi.registerCommand("restart", {
+		description: "A new session.",
+		handler: async (_args, ctx) => {
+			ctx.ui.notify("leaving");
+			await ctx.newSession({
+				withSession: async (fresh) => {
+					fresh.ui.notify("in the new session");
+					await fresh.ui.confirm("Keep going?", "");
+				},
+			});
+		},
+	});
+	pi.registerCommand("branch", {
+		description: "A fork at the entry given.",
+		handler: async (entryId, ctx) => {
+			await ctx.fork(entryId, { withSession: async (forked) => forked.ui.notify("in the fork", "warning") });
+		},
+	});
+	pi.registerCommand("open", {
+		description: "Switches to the file given.",
+		handler: async (path, ctx) => {
+			await ctx.switchSession(path, { withSession: async (switched) => void (await switched.ui.input("Why?")) });
+		},
+	});
+}
+
+/** Runs the three commands (and a host's own newSession) in a runtime whose sessions bind `ui`. */
+async function replaceThrice(ui?: ExtensionUIContext): Promise<AgentSessionEvent[]> {
+	const log: string[] = [];
+	const rec = loggingFactory(faux, log, [replacer]);
+	const target = await writeClosedSession(rec, ws, faux, log, ws.beta, "beta work");
+	const r = await startRuntime(rec.factory, ws, ws.alpha);
+	runtime = r;
+	const bind = (session: AgentSession) => session.bindExtensions(ui ? { uiContext: ui } : {});
+	r.setRebindSession(bind);
+	await bind(r.session);
+	const events: AgentSessionEvent[] = [];
+	const listen = (session: AgentSession) =>
+		session.subscribe((event) => {
+			if (event.type === "extension_notify" || event.type === "extension_dialog") events.push(event);
+		});
+	listen(r.session);
+	r.onSessionReplaced(({ session }) => listen(session));
+	await r.session.prompt("/restart");
+	faux.setResponses([fauxAssistantMessage("an answer")]);
+	await r.session.prompt("a question");
+	await r.session.prompt(`/branch ${userEntryId(r.session, "a question")}`);
+	await r.session.prompt(`/open ${target}`);
+	await r.newSession({ withSession: async (ctx) => ctx.ui.notify("from the host") });
+	return events;
+}
+
+describe("withSession's ctx.ui names the extension that replaced the session", () => {
+	it("without a host UI: the extension_notify / extension_dialog events of withSession carry extensionPath", async () => {
+		expect(await replaceThrice()).toEqual([
+			{ type: "extension_notify", message: "leaving", notifyType: "info", extensionPath: EXTENSION },
+			{ type: "extension_notify", message: "in the new session", notifyType: "info", extensionPath: EXTENSION },
+			{ type: "extension_dialog", kind: "confirm", title: "Keep going?", answer: false, extensionPath: EXTENSION },
+			{ type: "extension_notify", message: "in the fork", notifyType: "warning", extensionPath: EXTENSION },
+			{ type: "extension_dialog", kind: "input", title: "Why?", answer: undefined, extensionPath: EXTENSION },
+			{ type: "extension_notify", message: "from the host", notifyType: "info" },
+		]);
+	});
+
+	it("with a headless UI the host bound: its onNotify and onDialog get the extension's path", async () => {
+		const seen: unknown[][] = [];
+		const ui = createHeadlessUIContext({
+			onNotify: ({ message }, extensionPath) => seen.push(["notify", message, extensionPath]),
+			onDialog: ({ kind }, extensionPath) => seen.push(["dialog", kind, extensionPath]),
+		});
+		await replaceThrice(ui);
+		expect(seen).toEqual([
+			["notify", "leaving", EXTENSION],
+			["notify", "in the new session", EXTENSION],
+			["dialog", "confirm", EXTENSION],
+			["notify", "in the fork", EXTENSION],
+			["dialog", "input", EXTENSION],
+			["notify", "from the host", undefined],
+		]);
+	});
+});
