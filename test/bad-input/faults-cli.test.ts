@@ -10,11 +10,14 @@ import {
 	existsSync,
 	lstatSync,
 	mkdirSync,
+	mkdtempSync,
 	readFileSync,
+	rmSync,
 	statSync,
 	symlinkSync,
 	writeFileSync,
 } from "node:fs";
+import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { describe, expect, it } from "vitest";
@@ -25,6 +28,21 @@ import { cliCommand, runSettle, trackChild, useCliProject } from "../cli/helpers
 const cli = useCliProject("settle-faults-");
 const CHILD = fileURLToPath(new URL("./disk-limit-child.mjs", import.meta.url));
 const BIG = "x".repeat(4000);
+
+/**
+ * Root on a filesystem with the append-only attribute (ext4, xfs, btrfs; not tmpfs or overlayfs):
+ * what the uncut-write regression needs. Probed once in the temp folder the tests write to.
+ */
+function appendOnlyFilesWork(): boolean {
+	if (process.getuid?.() !== 0) return false;
+	const dir = mkdtempSync(join(tmpdir(), "settle-chattr-"));
+	const probe = join(dir, "probe");
+	writeFileSync(probe, "");
+	const works = spawnSync("chattr", ["+a", probe]).status === 0;
+	if (works) spawnSync("chattr", ["-a", probe]);
+	rmSync(dir, { recursive: true, force: true });
+	return works;
+}
 
 /** Each line of the file parses as JSON (nothing torn), and the file opens as a session. */
 function openedRoles(file: string): string[] {
@@ -156,7 +174,7 @@ describe("the file size limit reached mid-session (EFBIG, as a full disk)", () =
 		expect(await exited).toBe(0);
 		expect(openedRoles(file)).toEqual(resumed.transcript);
 	});
-	it.runIf(process.getuid?.() === 0)(
+	it.runIf(appendOnlyFilesWork())(
 		"regression: a failed write whose cut-back failed too (an append-only file: ftruncate EPERM) made the next append say another program wrote the file; now both errors say Settle's own write left the partial line, and reopening sets it aside",
 		async () => {
 			const file = join(cli.dir, "uncut.jsonl");
