@@ -8459,6 +8459,102 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/pi-races/settlement.test.ts"],
 	},
+	{
+		id: "BZ07",
+		file: "src/store/session-manager.ts",
+		description: "list(cwd, { onProgress }): the object's onProgress is ignored",
+		edits: [
+			{
+				find: "const onProgress = object ? object.onProgress : positionalOnProgress;",
+				replace: "const onProgress = positionalOnProgress;",
+			},
+		],
+		tests: ["test/store/factory-options.test.ts"],
+	},
+	{
+		id: "BZ08",
+		file: "src/store/session-manager.ts",
+		description: "listAll({ sessionDir }): the object's sessionDir is ignored",
+		edits: [
+			{
+				find: 'const sessionDir = object ? object.sessionDir : typeof first === "string" ? first : undefined;',
+				replace: 'const sessionDir = typeof first === "string" ? first : undefined;',
+			},
+		],
+		tests: ["test/store/factory-options.test.ts"],
+	},
+	{
+		id: "BZ09",
+		file: "src/store/session-manager.ts",
+		description: "inMemory({ entries }): the object's entries are ignored",
+		edits: [
+			{
+				find: "const entries = object ? object.entries : positionalEntries;",
+				replace: "const entries = positionalEntries;",
+			},
+		],
+		tests: ["test/store/factory-options.test.ts"],
+	},
+	{
+		id: "BZ10",
+		file: "src/store/session-manager.ts",
+		description: "inMemory(cwd, { entries }): entries in the positional options object silently dropped",
+		edits: [
+			{
+				find: '("cwd" in positionalOptions || "entries" in positionalOptions)',
+				replace: '"cwd" in positionalOptions',
+			},
+		],
+		tests: ["test/store/factory-options.test.ts"],
+	},
+	{
+		id: "BZ11",
+		file: "src/extensions/runner.ts",
+		description: "withSession gets the shared context, not the extension's (its ui names nobody)",
+		edits: [
+			{
+				find: "return callback(runner ? runner.forExtension(replaced, extensionPath) : replaced);",
+				replace: "return callback(replaced);",
+			},
+		],
+		tests: ["test/runtime/with-session-ui.test.ts"],
+	},
+	{
+		id: "BZ12",
+		file: "src/extensions/runner.ts",
+		description: "an extension's ctx.fork passes withSession on unnamed",
+		edits: [
+			{
+				find: "if (fork) copy.fork = (entryId, options) => fork(entryId, named(options));",
+				replace: "",
+			},
+		],
+		tests: ["test/runtime/with-session-ui.test.ts"],
+	},
+	{
+		id: "BZ13",
+		file: "src/cli/print-mode.ts",
+		description: "settle -p: a folder's index.ts is named without its folder",
+		edits: [
+			{
+				find: "return /^index\\.[cm]?[jt]s$/.test(file) ?",
+				replace: "return false ?",
+			},
+		],
+		tests: ["test/cli/extension-notify-print.test.ts"],
+	},
+	{
+		id: "BZ14",
+		file: "src/cli/print-mode.ts",
+		description: "settle --json: no CLI UI, so session_start notifications are lost from the stream",
+		edits: [
+			{
+				find: "? createEventingUIContext((event) => out.stdout(jsonLine(event)))",
+				replace: "? undefined",
+			},
+		],
+		tests: ["test/cli/extension-notify-print.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
