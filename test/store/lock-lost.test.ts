@@ -57,6 +57,9 @@ async function takeOver(file: string): Promise<{ child: SessionChild; pid: numbe
 /** The holder and the taker of the stall tests: proper-lockfile's shortest stale timeout. */
 const STALE_2S = { SETTLE_TEST_LOCK_STALE_MS: "2000" };
 
+/** Another writer's owner file (a process on another machine). */
+const THEIRS = { pid: 1, hostname: "ci-2", acquiredAt: "", token: "theirs" };
+
 const holderPid = (lockPath: string) =>
 	(JSON.parse(readFileSync(join(lockPath, "owner.json"), "utf8")) as { pid: number }).pid;
 
@@ -114,10 +117,7 @@ describe("a write lock lost while held", () => {
 			ours.appendMessage(user("while it is ours"));
 			rmSync(lockPath, { recursive: true, force: true });
 			mkdirSync(lockPath);
-			writeFileSync(
-				join(lockPath, "owner.json"),
-				JSON.stringify({ pid: 1, hostname: "ci-2", acquiredAt: "", token: "t" }),
-			);
+			writeFileSync(join(lockPath, "owner.json"), JSON.stringify(THEIRS));
 			// Given up for the per-append cost: no writer keeping to the protocol could have taken a lock
 			// refreshed this recently, so the append does not look.
 			ours.appendMessage(user("before the refresh"));
@@ -140,6 +140,33 @@ describe("a write lock lost while held", () => {
 			expect(statSync(file).size).toBe(size);
 			ours.close();
 			expect(holderPid(lockPath)).toBe(1);
+		} finally {
+			vi.useRealTimers();
+		}
+	});
+
+	it("a refresh that lands on another writer's directory (taken over between the refresh's stat and its utimes) does not count: the next append past the margin looks, and fails", () => {
+		vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout", "Date"] });
+		try {
+			const file = sessionFile();
+			const lockPath = `${file}.lock`;
+			const ours = track(SessionManager.open(file));
+			// Another writer's directory in our place, with our mtime: to the refresh's stat it looks like ours.
+			const { mtime } = statSync(lockPath);
+			rmSync(lockPath, { recursive: true, force: true });
+			mkdirSync(lockPath);
+			writeFileSync(join(lockPath, "owner.json"), JSON.stringify(THEIRS));
+			utimesSync(lockPath, mtime, mtime);
+			vi.advanceTimersByTime(LOCK_STALE_MS / 2);
+			// The refresh wrote its mtime to their directory; proper-lockfile saw nothing wrong.
+			expect(statSync(lockPath).mtimeMs).not.toBe(mtime.getTime());
+			const size = statSync(file).size;
+			// Our own last refresh (taking the lock) is now older than the stale timeout less a quarter.
+			vi.advanceTimersByTime(LOCK_STALE_MS / 2 - 1000);
+			expect(() => ours.appendMessage(user("after the takeover"))).toThrow(
+				`Lost the write lock on ${file} (the lock directory was removed, process 1 on ci-2 holds it now)`,
+			);
+			expect(statSync(file).size).toBe(size);
 		} finally {
 			vi.useRealTimers();
 		}
