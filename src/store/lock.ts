@@ -112,10 +112,9 @@ function lockFs(owner: LockOwner, events: LockDirectoryEvents) {
 			fs.utimesSync(path, atime, mtime);
 			// Recorded only while the path still names the directory we made: after a takeover between
 			// proper-lockfile's stat and this call, the mtime just written is the other writer's.
+			// (proper-lockfile passes Dates; any other time is not recorded.)
 			try {
-				if (dir >= 0 && fs.fstatSync(dir).nlink > 0) {
-					events.refreshed(mtime instanceof Date ? mtime.getTime() : new Date(mtime).getTime());
-				}
+				if (mtime instanceof Date && dir >= 0 && fs.fstatSync(dir).nlink > 0) events.refreshed(mtime.getTime());
 			} catch {
 				// not recorded: appends keep checking
 			}
