@@ -17,11 +17,12 @@
  * refresh is younger than the stale timeout less a quarter (7.5 s of 10 s; the quarter covers a
  * file system that keeps mtimes to 2 s, and clocks of machines sharing the folder a little apart),
  * no such writer can have taken the lock, and an append checks nothing: what an fstat per append
- * cost (about 2 µs, a few per turn) is gone from the normal case, where the refresh timer keeps
- * the lock at most 5 s old. Given up: a writer that breaks the protocol and removes a lock still
- * fresh (`rm -rf` of the lock directory, a hand-made takeover) is noticed only by the refresh
- * timer (within 5 s: its stat finds the directory gone or not ours), as before the per-append check
- * was added; meanwhile appends go on.
+ * cost (1–2 µs, two or three appends a turn) is gone from the normal case, where the refresh timer
+ * keeps the lock at most 5 s old. Given up: a writer that breaks the protocol and removes a lock
+ * still fresh (`rm -rf` of the lock directory, a hand-made takeover), or one on a machine whose
+ * clock runs more than 2.5 s ahead, is noticed only by the refresh timer (within 5 s: its stat
+ * finds the directory gone or not ours), as before the per-append check was added; meanwhile
+ * appends go on.
  */
 import { randomUUID } from "node:crypto";
 import * as fs from "node:fs";
@@ -62,7 +63,10 @@ interface LockOwner {
 export interface SessionLock {
 	readonly file: string;
 	readonly lockPath: string;
-	/** Set when the lock was lost while held (for example taken over as stale after a long stall). */
+	/**
+	 * Set when the lock was lost while held (for example taken over as stale after a long stall).
+	 * Reading it costs an fstat only once the lock could have been taken over (see the module comment).
+	 */
 	readonly compromised: Error | undefined;
 	/** Releases the lock; safe to call twice. Must not throw. */
 	release(): void;
