@@ -10,6 +10,19 @@
  * keeps its lock directory open, so `compromised` notices at once — the directory it holds has no
  * name any more (one fstat, no path lookup) — not only when proper-lockfile's refresh timer next
  * runs; and releasing a lost lock, or exiting, never removes the new holder's directory.
+ *
+ * That fstat is done only when the lock could have been taken over: a writer that follows the lock
+ * protocol (Settle, pi, anything on proper-lockfile) takes it over only once its mtime is older than
+ * the stale timeout, and the mtime is the one our last refresh wrote, which is recorded. While that
+ * refresh is younger than the stale timeout less a quarter (7.5 s of 10 s; the quarter covers a
+ * file system that keeps mtimes to 2 s, and clocks of machines sharing the folder a little apart),
+ * no such writer can have taken the lock, and an append checks nothing: what an fstat per append
+ * cost (1–2 µs, two or three appends a turn) is gone from the normal case, where the refresh timer
+ * keeps the lock at most 5 s old. Given up: a writer that breaks the protocol and removes a lock
+ * still fresh (`rm -rf` of the lock directory, a hand-made takeover), or one on a machine whose
+ * clock runs more than 2.5 s ahead, is noticed only by the refresh timer (within 5 s: its stat
+ * finds the directory gone or not ours), as before the per-append check was added; meanwhile
+ * appends go on.
  */
 import { randomUUID } from "node:crypto";
 import * as fs from "node:fs";
@@ -23,6 +36,22 @@ import { loadLockfile } from "../lazy-deps.js";
 export const LOCK_STALE_MS = 10_000;
 const OWNER_FILE = "owner.json";
 
+/**
+ * The stale timeout this process uses: {@link LOCK_STALE_MS}, or for tests a shorter one from
+ * `SETTLE_TEST_LOCK_STALE_MS` (read once, when this module loads; whole milliseconds from 2000,
+ * proper-lockfile's floor, to LOCK_STALE_MS, else ignored), so that a test can stall a holder past
+ * it in seconds. Only for tests: a process with a shorter timeout than the holder's takes over a
+ * lock that its holder still refreshes.
+ */
+const STALE_MS = staleTimeout(process.env.SETTLE_TEST_LOCK_STALE_MS);
+/** Appends check the held directory only once our last refresh of the lock is this old (see the module comment). */
+const CHECK_AFTER_MS = STALE_MS - STALE_MS / 4;
+
+function staleTimeout(fromEnv: string | undefined): number {
+	const ms = Number(fromEnv);
+	return fromEnv && Number.isInteger(ms) && ms >= 2000 && ms <= LOCK_STALE_MS ? ms : LOCK_STALE_MS;
+}
+
 interface LockOwner {
 	pid: number;
 	hostname: string;
@@ -34,34 +63,65 @@ interface LockOwner {
 export interface SessionLock {
 	readonly file: string;
 	readonly lockPath: string;
-	/** Set when the lock was lost while held (for example taken over as stale after a long stall). */
+	/**
+	 * Set when the lock was lost while held (for example taken over as stale after a long stall).
+	 * Reading it costs an fstat only once the lock could have been taken over (see the module comment).
+	 */
 	readonly compromised: Error | undefined;
 	/** Releases the lock; safe to call twice. Must not throw. */
 	release(): void;
 }
 
+/** What {@link lockFs} tells the lock it makes about its directory. */
+interface LockDirectoryEvents {
+	/** Our directory was made and is open as `fd` (not called when it cannot be opened). */
+	opened(fd: number): void;
+	/** Our directory's mtime was set to `mtimeMs`: other writers see the lock that fresh. */
+	refreshed(mtimeMs: number): void;
+}
+
 /**
- * fs for proper-lockfile: the lock directory is created with its owner file and removed with it.
- * Only the methods proper-lockfile 4's sync API calls (it wraps `mkdir`, `realpath`, `stat`,
- * `rmdir` and `utimes` around their `…Sync` forms, and calls `rmdirSync` on exit): it copies this
- * object on every lock, and a copy of all of `fs` costs more than the rest of taking the lock.
+ * fs for proper-lockfile: the lock directory is created with its owner file and removed with it,
+ * kept open once made, and each mtime written to it (on taking the lock, and by every refresh) is
+ * reported. Only the methods proper-lockfile 4's sync API calls (it wraps `mkdir`, `realpath`,
+ * `stat`, `rmdir` and `utimes` around their `…Sync` forms, and calls `rmdirSync` on exit): it
+ * copies this object on every lock, and a copy of all of `fs` costs more than the rest of taking
+ * the lock.
  */
-function lockFs(owner: LockOwner) {
+function lockFs(owner: LockOwner, events: LockDirectoryEvents) {
 	const ownerJson = JSON.stringify(owner);
 	// Once our directory exists, a directory at the path that does not name us is not ours to remove
 	// (we lost the lock to it: another Settle, or pi, whose lock has no owner file); before, removing
 	// one is proper-lockfile taking a stale lock over.
 	let made = false;
+	let dir = -1;
 	return {
 		mkdirSync(path: fs.PathLike, options?: fs.MakeDirectoryOptions) {
 			const result = fs.mkdirSync(path, options);
 			made = true;
+			try {
+				dir = fs.openSync(path, "r");
+				events.opened(dir);
+			} catch {
+				// a file system that refuses to open directories: only the refresh timer notices a takeover
+			}
 			try {
 				fs.writeFileSync(join(String(path), OWNER_FILE), ownerJson);
 			} catch {
 				// Without an owner file the lock still works; it is only cleared by the stale timeout (and not by release: it does not name us).
 			}
 			return result;
+		},
+		utimesSync(path: fs.PathLike, atime: fs.TimeLike, mtime: fs.TimeLike) {
+			fs.utimesSync(path, atime, mtime);
+			// Recorded only while the path still names the directory we made: after a takeover between
+			// proper-lockfile's stat and this call, the mtime just written is the other writer's.
+			// (proper-lockfile passes Dates; any other time is not recorded.)
+			try {
+				if (mtime instanceof Date && dir >= 0 && fs.fstatSync(dir).nlink > 0) events.refreshed(mtime.getTime());
+			} catch {
+				// not recorded: appends keep checking
+			}
 		},
 		rmdirSync(path: fs.PathLike) {
 			if (made && readOwner(String(path))?.token !== owner.token) return;
@@ -74,7 +134,6 @@ function lockFs(owner: LockOwner) {
 			}
 		},
 		statSync: fs.statSync,
-		utimesSync: fs.utimesSync,
 		realpathSync: fs.realpathSync,
 	};
 }
@@ -150,7 +209,7 @@ function lockedError(file: string, lockPath: string, holder: LockOwner | undefin
 			`close the other one (manager.close())${ownManager} or let that process exit, then open the file again; ` +
 			`to only read it, open it with { readOnly: true }. ` +
 			`A lock left by a crashed process on this machine is cleared automatically; ` +
-			`otherwise it expires ${LOCK_STALE_MS / 1000}s after its holder stopped (lock: ${lockPath}).`,
+			`otherwise it expires ${STALE_MS / 1000}s after its holder stopped (lock: ${lockPath}).`,
 		{ details: { file, lockPath, holderPid: holder?.pid, holderHost: holder?.hostname } },
 	);
 }
@@ -177,11 +236,23 @@ export function acquireSessionLock(file: string): SessionLock {
 		token: randomUUID(),
 	};
 	let compromised: Error | undefined;
+	// The directory we hold, open: removed (taken over, deleted) it has no links left. Without it
+	// (a file system that refuses to open directories) the refresh timer still notices, later.
+	let held = -1;
+	// The mtime our lock last got from us (taking it, refreshing it): what another writer's stale check reads.
+	let refreshedAt = Number.NEGATIVE_INFINITY;
 	const options: LockOptions = {
 		realpath: false,
-		stale: LOCK_STALE_MS,
+		stale: STALE_MS,
 		lockfilePath: lockPath,
-		fs: lockFs(owner),
+		fs: lockFs(owner, {
+			opened(fd) {
+				held = fd;
+			},
+			refreshed(mtimeMs) {
+				refreshedAt = mtimeMs;
+			},
+		}),
 		onCompromised: (error) => {
 			compromised = error;
 		},
@@ -196,28 +267,29 @@ export function acquireSessionLock(file: string): SessionLock {
 			});
 		}
 	};
-	let unlock = tryLock();
-	if (!unlock) {
-		const holder = readOwner(lockPath);
-		if (holder && holder.hostname === hostname() && !processAlive(holder.pid)) {
-			if (removeAbandonedLock(lockPath, holder)) unlock = tryLock();
-		}
-		if (!unlock) throw lockedError(file, lockPath, readOwner(lockPath) ?? holder);
-	}
-	// The directory we hold, open: removed (taken over, deleted) it has no links left. Without it
-	// (a file system that refuses to open directories) the refresh timer still notices, later.
-	let held = -1;
+	let unlock: (() => void) | undefined;
 	try {
-		held = fs.openSync(lockPath, "r");
-	} catch {
-		// noticed by the refresh timer only
+		unlock = tryLock();
+		if (!unlock) {
+			const holder = readOwner(lockPath);
+			if (holder && holder.hostname === hostname() && !processAlive(holder.pid)) {
+				if (removeAbandonedLock(lockPath, holder)) unlock = tryLock();
+			}
+			if (!unlock) throw lockedError(file, lockPath, readOwner(lockPath) ?? holder);
+		}
+	} catch (error) {
+		// proper-lockfile made the directory, then failed (and removed it): do not keep it open.
+		if (held >= 0) fs.closeSync(held);
+		throw error;
 	}
+	const unlockHeld = unlock;
 	let released = false;
 	return {
 		file,
 		lockPath,
 		get compromised() {
-			if (compromised === undefined && held >= 0 && !released) {
+			// Checked only when a writer keeping to the protocol could have taken the lock (module comment).
+			if (compromised === undefined && held >= 0 && !released && Date.now() - refreshedAt >= CHECK_AFTER_MS) {
 				try {
 					if (fs.fstatSync(held).nlink === 0) compromised = lostLockError(lockPath);
 				} catch {
@@ -237,7 +309,7 @@ export function acquireSessionLock(file: string): SessionLock {
 				}
 			}
 			try {
-				unlock();
+				unlockHeld();
 			} catch {
 				// already released or taken over: nothing left to undo
 			}

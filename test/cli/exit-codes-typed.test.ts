@@ -2,8 +2,9 @@
  * `settle -p` exit codes 4 (the provider refused the key) and 5 (the session file's lock) follow the
  * failure's `SettleError` code, not its text: a real HTTP 401 from a local provider exits 4, while a
  * provider error whose text merely mentions a 401, an invalid key or the store's lock wording is an
- * ordinary failed answer (exit 1). A session whose lock another writer takes over mid-run exits 5
- * at its next write. Real child processes; the provider is a local HTTP server.
+ * ordinary failed answer (exit 1). A session stalled mid-run past the lock's stale timeout, whose lock
+ * another writer then takes over, exits 5 at its next write. Real child processes; the provider is a
+ * local HTTP server.
  */
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -112,17 +113,25 @@ describe("exit codes by error code, not by error text", () => {
 		const file = join(cli.dir, "shared.jsonl");
 		const lock = `${file}.lock`;
 		const theirs = { pid: 1, hostname: "ci-2", acquiredAt: "", token: "theirs" };
-		// While the run is under way, its bash tool call replaces the lock directory with another
-		// writer's, as a writer that found this one stalled past the stale timeout does.
-		const takeOver = `rm -rf '${lock}' && mkdir '${lock}' && printf %s '${JSON.stringify(theirs)}' > '${lock}/owner.json'`;
-		const run = await settle([
-			"--faux-script",
-			script([{ toolCalls: [{ name: "bash", arguments: { command: takeOver } }] }, "never reached"]),
-			"--session",
-			file,
-			"-p",
-			"go",
-		]);
+		// While the run is under way, its bash tool call stalls settle (SIGSTOP: a suspended process)
+		// past the stale timeout (2 s here, SETTLE_TEST_LOCK_STALE_MS), so that the lock is stale for
+		// every writer; then replaces the lock directory with another writer's, as a writer that found
+		// it stale does; then lets settle go on.
+		const untilStale = `const s=require("fs").statSync(process.argv[1]).mtimeMs+2000,p=new Int32Array(new SharedArrayBuffer(4));while(Date.now()<=s)Atomics.wait(p,0,0,Math.ceil(s)+1-Date.now())`;
+		const takeOver =
+			`kill -STOP $PPID; '${process.execPath}' -e '${untilStale}' '${lock}' && ` +
+			`rm -rf '${lock}' && mkdir '${lock}' && printf %s '${JSON.stringify(theirs)}' > '${lock}/owner.json'; kill -CONT $PPID`;
+		const run = await runSettleAsync(
+			[
+				"--faux-script",
+				script([{ toolCalls: [{ name: "bash", arguments: { command: takeOver } }] }, "never reached"]),
+				"--session",
+				file,
+				"-p",
+				"go",
+			],
+			{ cwd: cli.project, agentDir: cli.agentDir, env: { SETTLE_TEST_LOCK_STALE_MS: "2000" } },
+		);
 		expect(run.code).toBe(5);
 		expect(run.stdout).toBe("");
 		expect(run.stderr).toContain(`Error: Lost the write lock on ${file} (`);

@@ -13,14 +13,28 @@ export interface SessionChild {
 	acks: string[];
 	/** Everything the child wrote to stderr. */
 	stderr: () => string;
+	/** Resolves with the rest of the child's first line that starts with `word ` ("result" in stall mode). */
+	said: (word: string) => Promise<string>;
 }
 
-export function spawnSessionChild(mode: "hold" | "exit" | "append", file: string, seed = 1): SessionChild {
+/**
+ * Starts session-child.mjs in `mode`; `arg` is the seed in append mode, the FIFO in stall mode. `env`
+ * is added to this process's environment (SETTLE_TEST_LOCK_STALE_MS for a shorter stale timeout).
+ */
+export function spawnSessionChild(
+	mode: "hold" | "exit" | "append" | "stall" | "take-over",
+	file: string,
+	arg: number | string = 1,
+	env: Record<string, string> = {},
+): SessionChild {
 	const { module } = compiledStore();
-	const child = spawn(process.execPath, [SESSION_CHILD, mode, pathToFileURL(module).href, file, String(seed)], {
+	const child = spawn(process.execPath, [SESSION_CHILD, mode, pathToFileURL(module).href, file, String(arg)], {
 		stdio: ["ignore", "pipe", "pipe"],
+		env: { ...process.env, ...env },
 	});
 	const acks: string[] = [];
+	const lines: string[] = [];
+	const waiting: { word: string; resolve: (rest: string) => void }[] = [];
 	let errors = "";
 	let buffer = "";
 	let resolveReady!: (pid: number) => void;
@@ -39,6 +53,11 @@ export function spawnSessionChild(mode: "hold" | "exit" | "append", file: string
 			buffer = buffer.slice(nl + 1);
 			if (line.startsWith("ack ")) acks.push(line.slice(4));
 			else if (line.startsWith("ready ")) resolveReady(Number(line.slice(6)));
+			lines.push(line);
+			for (const wait of waiting.splice(0)) {
+				if (line.startsWith(`${wait.word} `)) wait.resolve(line.slice(wait.word.length + 1));
+				else waiting.push(wait);
+			}
 			nl = buffer.indexOf("\n");
 		}
 	});
@@ -53,5 +72,12 @@ export function spawnSessionChild(mode: "hold" | "exit" | "append", file: string
 			resolve({ code, signal });
 		});
 	});
-	return { process: child, ready, exited, acks, stderr: () => errors };
+	const said = (word: string) =>
+		new Promise<string>((resolve, reject) => {
+			const line = lines.find((each) => each.startsWith(`${word} `));
+			if (line !== undefined) return resolve(line.slice(word.length + 1));
+			waiting.push({ word, resolve });
+			exited.then(() => reject(new Error(`child exited without saying "${word}": ${errors}`)));
+		});
+	return { process: child, ready, exited, acks, stderr: () => errors, said };
 }

@@ -48,9 +48,11 @@ let compiled: { dir: string; module: string } | undefined;
 /**
  * The store compiled once per test process into `test/crash/.tmp/` (git-ignored). Returns the
  * output directory (remove it when done) and the URL-free path of the compiled SessionManager module.
+ * Compiled again once removed: test files that share a worker (`isolate: false`) share this module,
+ * and the first one's `afterAll` removes the directory before the next one spawns its children.
  */
 export function compiledStore(): { dir: string; module: string } {
-	if (!compiled) {
+	if (!compiled || !existsSync(compiled.module)) {
 		const dir = join(REPO_ROOT, "test", "crash", ".tmp", `store-${process.pid}-${Date.now().toString(36)}`);
 		compiled = { dir, module: compileForNode("src/store/session-manager.ts", dir) };
 	}

@@ -4,21 +4,46 @@
 //   node session-child.mjs append <store module> <session file> <seed>
 //       open (or start) the session, print "ready", then append entries of every kind in a loop,
 //       printing "ack <id>" after each append returns, until killed
-import { writeSync } from "node:fs";
+//   node session-child.mjs stall  <store module> <session file> <fifo>
+//       open, print "ready", then stall: block the event loop (no lock refresh) in a read of <fifo>
+//       until something is written to it and closed; then append one entry and print
+//       "result appended" or "result <error code> <message>", and exit
+//   node session-child.mjs take-over <store module> <session file>
+//       wait until the lock is stale (its mtime older than SETTLE_TEST_LOCK_STALE_MS), take it over
+//       by opening the session, print "ready", wait to be killed
+import { readFileSync, statSync, writeSync } from "node:fs";
 
-const [mode, storeModule, file, seedText] = process.argv.slice(2);
+const [mode, storeModule, file, arg] = process.argv.slice(2);
 const { SessionManager } = await import(storeModule);
 
 const say = (line) => writeSync(1, `${line}\n`);
+
+if (mode === "take-over") {
+	// Not a guess: the lock is stale for every writer once its mtime is older than the stale timeout.
+	const staleAfter = Math.ceil(statSync(`${file}.lock`).mtimeMs) + Number(process.env.SETTLE_TEST_LOCK_STALE_MS);
+	const pause = new Int32Array(new SharedArrayBuffer(4));
+	while (Date.now() <= staleAfter) Atomics.wait(pause, 0, 0, staleAfter + 1 - Date.now());
+}
 
 const manager = SessionManager.open(file, undefined, "/crash-test");
 say(`ready ${process.pid}`);
 
 if (mode === "exit") process.exit(0);
-if (mode === "hold") setInterval(() => {}, 1 << 30);
+if (mode === "hold" || mode === "take-over") setInterval(() => {}, 1 << 30);
+
+if (mode === "stall") {
+	readFileSync(arg);
+	try {
+		manager.appendMessage({ role: "user", content: "after the stall", timestamp: Date.now() });
+		say("result appended");
+	} catch (error) {
+		say(`result ${error.code} ${error.message}`);
+	}
+	process.exit(0);
+}
 
 if (mode === "append") {
-	let seed = Number(seedText) || 1;
+	let seed = Number(arg) || 1;
 	const random = () => {
 		// xorshift32: deterministic per seed so a failure can be replayed
 		seed ^= seed << 13;

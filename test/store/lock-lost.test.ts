@@ -1,15 +1,24 @@
 /**
- * A write lock lost while held: this process stalled past the stale timeout (simulated by ageing its
- * lock directory, as a blocked event loop or a suspended process would leave it) and another process
+ * A write lock lost while held: this process stalled past the stale timeout and another process
  * took the lock over. The next append fails with SESSION_LOCKED and writes nothing — at once, not
- * when proper-lockfile's 5 s refresh timer next runs — and neither closing the manager nor the
- * process exiting removes the new holder's lock. Real child processes and real lock directories; no
- * waiting on time.
+ * when proper-lockfile's refresh timer next runs — and neither closing the manager nor the process
+ * exiting removes the new holder's lock. Appends check the held lock directory only once the lock
+ * could have been taken over (our last refresh older than the stale timeout less a quarter), so the
+ * stall is real: a holder process blocked (a read of a FIFO) past a 2 s stale timeout
+ * (SETTLE_TEST_LOCK_STALE_MS) while another takes its lock over. Where only the release side is
+ * tested, the lock is aged instead (its mtime set back, as a stalled holder would leave it). A lock
+ * removed while fresh (against the protocol) is noticed by the refresh timer; that test runs the
+ * timer on fake time. Real child processes and real lock directories; no waiting on time beyond
+ * the stall itself.
  */
-import { existsSync, readFileSync, rmSync, statSync, utimesSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { existsSync, mkdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from "node:fs";
+import { writeFile } from "node:fs/promises";
+import { hostname } from "node:os";
 import { join } from "node:path";
-import { afterAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it, vi } from "vitest";
 import { SettleError } from "../../src/errors.js";
+import { LOCK_STALE_MS } from "../../src/store/lock.js";
 import { SessionManager } from "../../src/store/session-manager.js";
 import { type SessionChild, spawnSessionChild } from "../crash/children.js";
 import { compiledStore } from "../crash/compile-store.js";
@@ -45,6 +54,12 @@ async function takeOver(file: string): Promise<{ child: SessionChild; pid: numbe
 	return { child, pid: await child.ready };
 }
 
+/** The holder and the taker of the stall tests: proper-lockfile's shortest stale timeout. */
+const STALE_2S = { SETTLE_TEST_LOCK_STALE_MS: "2000" };
+
+/** Another writer's owner file (a process on another machine). */
+const THEIRS = { pid: 1, hostname: "ci-2", acquiredAt: "", token: "theirs" };
+
 const holderPid = (lockPath: string) =>
 	(JSON.parse(readFileSync(join(lockPath, "owner.json"), "utf8")) as { pid: number }).pid;
 
@@ -62,38 +77,99 @@ describe("a write lock lost while held", () => {
 		expect(() => SessionManager.open(file)).toThrow(new RegExp(`already open for writing by process ${pid} on `));
 	});
 
-	it("regression: the next append still wrote (until a 5 s refresh timer noticed); now it throws SESSION_LOCKED at once and writes nothing", async () => {
+	it("regression: the next append still wrote (until a 5 s refresh timer noticed); now a holder that stalled past the stale timeout gets SESSION_LOCKED at once and writes nothing", async () => {
 		const file = sessionFile();
 		const lockPath = `${file}.lock`;
-		const ours = track(SessionManager.open(file));
-		ours.appendMessage(user("while it is ours"));
-		age(lockPath);
-		const { pid } = await takeOver(file);
+		const fifo = join(tempDir(), "go");
+		execFileSync("mkfifo", [fifo]);
+		// The holder blocks in a read of the FIFO right after opening: its event loop, and with it the
+		// lock's refresh, stops until the FIFO is written.
+		const holder = spawnSessionChild("stall", file, fifo, STALE_2S);
+		children.push(holder);
+		const stalledPid = await holder.ready;
+		// Waits (in the child) until the holder's last refresh is older than the stale timeout, then opens the file.
+		const taker = spawnSessionChild("take-over", file, 1, STALE_2S);
+		children.push(taker);
+		const pid = await taker.ready;
+		expect(pid).not.toBe(stalledPid);
 		expect(holderPid(lockPath)).toBe(pid);
-
 		const size = statSync(file).size;
-		let error: unknown;
-		try {
-			ours.appendMessage(user("after the takeover"));
-		} catch (thrown) {
-			error = thrown;
-		}
-		expect(error).toBeInstanceOf(SettleError);
-		expect((error as SettleError).code).toBe("SESSION_LOCKED");
-		// Named by what noticed first: the held directory gone (usually), or a refresh timer that ran meanwhile.
-		const message = (error as SettleError).message;
-		expect(message.startsWith(`Lost the write lock on ${file} (`)).toBe(true);
-		expect([
-			message.includes(`(the lock directory was removed, process ${pid} on `),
-			message.includes("(Unable to update lock within the stale threshold)"),
-		]).toContain(true);
-		expect(message).toContain(
-			"another writer may have taken over. Nothing was written. Open the session again to continue.",
+
+		await writeFile(fifo, "go");
+		// Appended in the same tick the stall ended: the refresh timer has not run; the held directory's fstat noticed.
+		const result = await holder.said("result");
+		expect(result).toBe(
+			`SESSION_LOCKED Lost the write lock on ${file} (the lock directory was removed, process ${pid} on ${hostname()} holds it now); ` +
+				"another writer may have taken over. Nothing was written. Open the session again to continue.",
 		);
+		expect((await holder.exited).code).toBe(0);
 		expect(statSync(file).size).toBe(size);
-		// Every later append fails the same way; nothing reaches the file.
-		expect(() => ours.appendMessage(user("again"))).toThrow(/Lost the write lock/);
-		expect(statSync(file).size).toBe(size);
+		// The stalled holder's exit left the new holder's lock alone.
+		expect(holderPid(lockPath)).toBe(pid);
+	});
+
+	it("a lock removed while still fresh (against the protocol: rm -rf) is noticed by the next refresh, not by the append: then SESSION_LOCKED, nothing written", () => {
+		vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout"] });
+		try {
+			const file = sessionFile();
+			const lockPath = `${file}.lock`;
+			const ours = track(SessionManager.open(file));
+			ours.appendMessage(user("while it is ours"));
+			rmSync(lockPath, { recursive: true, force: true });
+			mkdirSync(lockPath);
+			writeFileSync(join(lockPath, "owner.json"), JSON.stringify(THEIRS));
+			// Given up for the per-append cost: no writer keeping to the protocol could have taken a lock
+			// refreshed this recently, so the append does not look.
+			ours.appendMessage(user("before the refresh"));
+			const size = statSync(file).size;
+			expect(readFileSync(file, "utf8")).toContain("before the refresh");
+
+			vi.advanceTimersByTime(LOCK_STALE_MS / 2);
+			let error: unknown;
+			try {
+				ours.appendMessage(user("after the refresh"));
+			} catch (thrown) {
+				error = thrown;
+			}
+			expect(error).toBeInstanceOf(SettleError);
+			expect((error as SettleError).code).toBe("SESSION_LOCKED");
+			expect((error as SettleError).message).toBe(
+				`Lost the write lock on ${file} (Unable to update lock within the stale threshold); another writer may have taken over. ` +
+					"Nothing was written. Open the session again to continue.",
+			);
+			expect(statSync(file).size).toBe(size);
+			ours.close();
+			expect(holderPid(lockPath)).toBe(1);
+		} finally {
+			vi.useRealTimers();
+		}
+	});
+
+	it("a refresh that lands on another writer's directory (taken over between the refresh's stat and its utimes) does not count: the next append past the margin looks, and fails", () => {
+		vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout", "Date"] });
+		try {
+			const file = sessionFile();
+			const lockPath = `${file}.lock`;
+			const ours = track(SessionManager.open(file));
+			// Another writer's directory in our place, with our mtime: to the refresh's stat it looks like ours.
+			const { mtime } = statSync(lockPath);
+			rmSync(lockPath, { recursive: true, force: true });
+			mkdirSync(lockPath);
+			writeFileSync(join(lockPath, "owner.json"), JSON.stringify(THEIRS));
+			utimesSync(lockPath, mtime, mtime);
+			vi.advanceTimersByTime(LOCK_STALE_MS / 2);
+			// The refresh wrote its mtime to their directory; proper-lockfile saw nothing wrong.
+			expect(statSync(lockPath).mtimeMs).not.toBe(mtime.getTime());
+			const size = statSync(file).size;
+			// Our own last refresh (taking the lock) is now older than the stale timeout less a quarter.
+			vi.advanceTimersByTime(LOCK_STALE_MS / 2 - 1000);
+			expect(() => ours.appendMessage(user("after the takeover"))).toThrow(
+				`Lost the write lock on ${file} (the lock directory was removed, process 1 on ci-2 holds it now)`,
+			);
+			expect(statSync(file).size).toBe(size);
+		} finally {
+			vi.useRealTimers();
+		}
 	});
 
 	it("regression: a process that lost its lock removed the new holder's lock when it exited; now it leaves it", async () => {
