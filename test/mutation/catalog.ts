@@ -8555,6 +8555,90 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/cli/extension-notify-print.test.ts"],
 	},
+	{
+		id: "BZ15",
+		file: "src/store/writer.ts",
+		description: "the append after an uncut failed write blames another program again",
+		edits: [
+			{
+				find: "if (same && this.uncut) {",
+				replace: "if (false && this.uncut) {",
+			},
+		],
+		tests: ["test/bad-input/faults-cli.test.ts"],
+	},
+	{
+		id: "BZ16",
+		file: "src/store/writer.ts",
+		description: "a failed cut-back counts as uncut even when the write left nothing (/dev/full)",
+		edits: [
+			{
+				find: "left = fstatSync(this.fd).size !== this.size;",
+				replace: "left = true;",
+			},
+		],
+		tests: ["test/store/writer.test.ts"],
+	},
+	{
+		id: "BZ17",
+		file: "src/store/lock.ts",
+		description: "the per-append lock check never runs, so a lock taken over after a real stall is written past",
+		edits: [
+			{
+				find: "&& Date.now() - refreshedAt >= CHECK_AFTER_MS)",
+				replace: "&& false)",
+			},
+		],
+		tests: ["test/store/lock-lost.test.ts"],
+	},
+	{
+		id: "BZ18",
+		file: "src/store/lock.ts",
+		description: "refreshes are not recorded: every append checks again, and a freshly removed lock fails at once",
+		edits: [
+			{
+				find: "refreshedAt = mtimeMs;",
+				replace: "",
+			},
+		],
+		tests: ["test/store/lock-lost.test.ts"],
+	},
+	{
+		id: "BZ19",
+		file: "src/store/lock.ts",
+		description: "a refresh that landed on another writer's directory counts as ours",
+		edits: [
+			{
+				find: "if (mtime instanceof Date && dir >= 0 && fs.fstatSync(dir).nlink > 0) events.refreshed(mtime.getTime());",
+				replace: "if (mtime instanceof Date && dir >= 0) events.refreshed(mtime.getTime());",
+			},
+		],
+		tests: ["test/store/lock-lost.test.ts"],
+	},
+	{
+		id: "BZ20",
+		file: "src/store/lock.ts",
+		description: "the safety margin is added to the stale timeout instead of taken off",
+		edits: [
+			{
+				find: "const CHECK_AFTER_MS = STALE_MS - STALE_MS / 4;",
+				replace: "const CHECK_AFTER_MS = STALE_MS + STALE_MS / 4;",
+			},
+		],
+		tests: ["test/store/lock-lost.test.ts"],
+	},
+	{
+		id: "BZ21",
+		file: "src/store/lock.ts",
+		description: "the held lock directory is not kept open (no per-append check at all)",
+		edits: [
+			{
+				find: "events.opened(dir);",
+				replace: "",
+			},
+		],
+		tests: ["test/store/lock-lost.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
