@@ -48,9 +48,12 @@ let compiled: { dir: string; module: string } | undefined;
 /**
  * The store compiled once per test process into `test/crash/.tmp/` (git-ignored). Returns the
  * output directory (remove it when done) and the URL-free path of the compiled SessionManager module.
+ * Compiled again when a previous file removed it: in the shared Vitest project (one module graph per
+ * worker) this module outlives the file whose afterAll removed the folder (lock-lost.test.ts, then
+ * lock.test.ts in the same worker: the child found no session-manager.js).
  */
 export function compiledStore(): { dir: string; module: string } {
-	if (!compiled) {
+	if (!compiled || !existsSync(compiled.module)) {
 		const dir = join(REPO_ROOT, "test", "crash", ".tmp", `store-${process.pid}-${Date.now().toString(36)}`);
 		compiled = { dir, module: compileForNode("src/store/session-manager.ts", dir) };
 	}
