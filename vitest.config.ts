@@ -19,7 +19,7 @@ import { configDefaults, defineConfig } from "vitest/config";
  */
 const SHARED_FOLDERS = [
 	...["session", "store", "compaction", "agent", "testing", "llm", "inspect", "settings", "schema", "recovery"],
-	"rpc",
+	...["rpc", "machines", "export"],
 ];
 /** Files of mixed folders that run in-process Settle code alone (no pi peer, no process-wide state). */
 const SHARED_FILES: Record<string, string[]> = {
