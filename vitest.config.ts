@@ -5,7 +5,8 @@ import { configDefaults, defineConfig } from "vitest/config";
  * Test files that share one module graph per worker (`isolate: false`). Isolated, each of these
  * files spends most of its CPU re-importing src/ through Vite's module runner (about 1 s a file);
  * their tests run Settle in-process and leave nothing that another file sees (no process.env, cwd,
- * fake timer or module-level state that outlives a file). Measured on 194 of these files (1605
+ * fake timer or module-level state that outlives a file; the pi examples that change the cwd, PATH
+ * or pi's variables for one test restore them in a finally). Measured on 194 of these files (1605
  * tests), `npx vitest run <files>` on 2 busy cores: 205 s CPU isolated, 81 s shared; the 21 files
  * that joined last (machines, export.test, seven of bad-input, eight pi-examples): 51 s -> 35 s. A
  * file joins only after the shared project passed twice, once with `--sequence.shuffle` (which also
