@@ -5,27 +5,42 @@ import { configDefaults, defineConfig } from "vitest/config";
  * Test files that share one module graph per worker (`isolate: false`). Isolated, each of these
  * files spends most of its CPU re-importing src/ through Vite's module runner (about 1 s a file);
  * their tests run Settle in-process and leave nothing that another file sees (no process.env, cwd,
- * fake timer or module-level state that outlives a file). Measured on these 194 files (1605 tests),
- * `npx vitest run <files>` on 2 busy cores: 205 s CPU isolated, 81 s shared. A file joins only after
- * the shared project passed twice, once with `--sequence.shuffle`. Found order-dependent when shared,
- * so isolated: test/machines (prompt-operation.model, shuffled), test/export (a session title from
- * another file), test/bad-input (session-files lists the temp folder and saw another file's lock
- * folders, which proper-lockfile removes at process exit), test/extensions' pi examples (minimal-mode's
- * find disagreed with pi's after another file; cause not traced). Not shared by design: pi
- * differentials and peers, process.chdir/HOME/env writers, checks of process-wide handles or
- * listeners, the replacement properties, and the child-process folders (cli, package, parity,
- * pi-races, lifetime). Ten files of resources and security passed shared but saved no CPU (their
+ * fake timer or module-level state that outlives a file; the pi examples that change the cwd, PATH
+ * or pi's variables for one test restore them in a finally). Measured on 194 of these files (1605
+ * tests), `npx vitest run <files>` on 2 busy cores: 205 s CPU isolated, 81 s shared; the 21 files
+ * that joined last (machines, export.test, seven of bad-input, eight pi-examples): 51 s -> 35 s. A
+ * file joins only after the shared project passed twice, once with `--sequence.shuffle` (which also
+ * shuffles the tests inside a file). What kept files out, and what fixed it: prompt-operation.model
+ * replayed its graph in whichever test ran first (shuffled, a 30 s test timeout; now a beforeAll);
+ * export.test renamed the session another of its tests checks the default title of (now its own
+ * session); bad-input/session-files expected no `.lock` at all in the temp folder, where other files'
+ * unclosed managers keep theirs until the process exits (now only its own `<path>.lock`); store's
+ * lock tests found the compiled store removed by another file's afterAll (compiledStore() compiles
+ * again). Still isolated: pi-examples-rendered, because pi's tools-manager reads its tools folder
+ * (`$PI_CODING_AGENT_DIR/bin`, where the fd shim is) once, when pi is first imported, and in a shared
+ * worker another file imported pi first; pi-examples.test (sets SETTLE_AGENT_DIR). Not shared by
+ * design: pi differentials and the other pi peers, process.chdir/HOME/env writers, checks of
+ * process-wide handles or listeners, the replacement properties, and the files whose CPU is in child
+ * processes (the cli, package, parity, pi-races and lifetime folders, bad-input's CLI files,
+ * export-cli, export-page). Ten files of resources and security passed shared but saved no CPU (their
  * CPU is in child processes and extension loading), so they stay isolated.
  */
 const SHARED_FOLDERS = [
 	...["session", "store", "compaction", "agent", "testing", "llm", "inspect", "settings", "schema", "recovery"],
-	"rpc",
+	...["rpc", "machines"],
 ];
-/** Files of mixed folders that run in-process Settle code alone (no pi peer, no process-wide state). */
+/** Files of mixed folders that run in-process Settle code alone (no process-wide state; pi peers only where pi's module state does not matter). */
 const SHARED_FILES: Record<string, string[]> = {
 	extensions: [
 		...["api", "boundary", "dispatch", "emitters", "exec", "host", "pending-handlers", "pi-compat-exports"],
 		...["runner.property", "stale", "tool-result-content-not-array", "ui-without-host-ui"],
+		...["pi-examples-commands", "pi-examples-git", "pi-examples-inputs", "pi-examples-modes"],
+		...["pi-examples-providers", "pi-examples-runtime", "pi-examples-state", "pi-examples-tools"],
+	],
+	export: ["export"],
+	"bad-input": [
+		...["cwd", "dispose-mid-operation", "extensions", "faults", "session-files", "settings-auth-resources"],
+		"tools-and-providers",
 	],
 	tools: [
 		...["bash", "edit.property", "edit", "image-resize-cli", "image-resize.property", "image-resize"],

@@ -78,15 +78,25 @@ describe("exportSessionToHtml on a session built through the public API", () => 
 	});
 
 	it("AgentSession.exportToHtml writes the same page with the session name as title; options.title wins", async () => {
-		rich.h.session.setSessionName("Export <review>");
-		const out = join(dir, "nested", "folder", "sdk.html");
-		expect(await rich.h.session.exportToHtml(out)).toBe(out);
-		const data = embeddedData(out);
-		expect(data.title).toBe("Export <review>");
-		expect(readFileSync(out, "utf8")).toContain("<title>Export &lt;review&gt;</title>");
-		const titled = join(dir, "titled.html");
-		await exportSessionToHtml(rich.h.sessionManager, { outputPath: titled, title: "Mine" });
-		expect(embeddedData(titled).title).toBe("Mine");
+		// Its own session: naming the shared rich one changed the title the test above expects whenever
+		// this test ran first (`--sequence.shuffle` shuffles the tests of a file).
+		const named = await createHarness({ persistence: "disk" });
+		try {
+			named.setResponses([fauxAssistantMessage("hi")]);
+			await named.session.prompt("hello");
+			named.session.setSessionName("Export <review>");
+			const out = join(dir, "nested", "folder", "sdk.html");
+			expect(await named.session.exportToHtml(out)).toBe(out);
+			const data = embeddedData(out);
+			expect(data.entries).toEqual(named.sessionManager.getEntries());
+			expect(data.title).toBe("Export <review>");
+			expect(readFileSync(out, "utf8")).toContain("<title>Export &lt;review&gt;</title>");
+			const titled = join(dir, "titled.html");
+			await exportSessionToHtml(named.sessionManager, { outputPath: titled, title: "Mine" });
+			expect(embeddedData(titled).title).toBe("Mine");
+		} finally {
+			await named.cleanup();
+		}
 	});
 
 	it("writes via a temp file: a failed write leaves the previous page and no temp file", async () => {

@@ -15,6 +15,7 @@ import {
 	type PeerOptions,
 	type TempDirs,
 } from "../parity/peers.js";
+import { bundledExtensionAliases } from "./bundle-aliases.js";
 
 export const EXAMPLES = resolve(
 	fileURLToPath(new URL("../../node_modules/@mariozechner/pi-coding-agent/examples/extensions", import.meta.url)),
@@ -109,6 +110,7 @@ export async function onBothWithExamples<T>(
 			{
 				...peerOptions,
 				extensionPaths: names.map((example) => join(EXAMPLES, example)),
+				settleExtensionAliases: bundledExtensionAliases(),
 				...(headless ? {} : { uiContext: ui.ui }),
 			},
 			dirs,

@@ -11,6 +11,7 @@ import { describe, expect, it } from "vitest";
 import { eventPayloads, fileShape } from "../parity/normalize.js";
 import type { PeerName, SharedExtension, TempDirs } from "../parity/peers.js";
 import { createRuntimePeer, type RuntimePeer } from "../parity/tree-peers.js";
+import { bundledExtensionAliases } from "./bundle-aliases.js";
 import { EXAMPLES, type ScriptedUI, scriptedUI } from "./pi-examples-peers.js";
 
 function git(cwd: string, ...args: string[]): string {
@@ -46,6 +47,7 @@ async function onBothRuntimesWithExamples<T>(
 			extensions: options.extensions ?? [],
 			customTools: [],
 			extensionPaths: names.map((example) => join(EXAMPLES, example)),
+			settleExtensionAliases: bundledExtensionAliases(),
 			uiContext: ui.ui,
 			...(options.setup ? { setup: options.setup } : {}),
 			...(options.flags ? { extensionFlagValues: options.flags } : {}),

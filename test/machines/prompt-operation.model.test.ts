@@ -15,9 +15,13 @@ const spec = promptModel;
 
 describe("prompt-operation machine (xstate/graph)", () => {
 	let adj: ReturnType<typeof adjacency>;
-	beforeAll(() => {
+	// The replay is shared by every test below (memoized): run it here, under the hook's 120 s, not in
+	// whichever test comes first. Shuffled (`--sequence.shuffle`), a branch test came first and spent
+	// the default 30 s timeout on it on a loaded machine. Deterministic CPU work, about 5 s quiet.
+	beforeAll(async () => {
 		adj = adjacency(spec);
-	});
+		await replayAll();
+	}, 120_000);
 
 	it("reaches every state node", () => {
 		const reached = new Set(Object.values(adj).map((v) => JSON.stringify(v.state.value)));
@@ -69,9 +73,7 @@ describe("prompt-operation machine (xstate/graph)", () => {
 		expect(required.length).toBeGreaterThanOrEqual(35);
 		expect(required.every((key) => fired.has(key))).toBe(true);
 		expect(edges).toBeGreaterThan(200);
-		// Deterministic CPU work (about 5 s quiet); the timeout only guards a hang, and a loaded machine
-		// (four full suites at once) took it past the default 30 s.
-	}, 120_000);
+	});
 
 	describe("every branch out of postRun, retrying and compacting does what its name says", () => {
 		const key = (state: string, event: string, index: number) => `promptOperation.${state}|${event}|${index}`;

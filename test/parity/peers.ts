@@ -122,6 +122,8 @@ export interface PeerOptions {
 	startOnReasoningModel?: boolean;
 	/** Extension files loaded by each peer's own loader (`additionalExtensionPaths`). */
 	extensionPaths?: string[];
+	/** Settle's peer: the loader's `extensionAliases` (default: the sources', `defaultExtensionAliases()`). */
+	settleExtensionAliases?: Record<string, string>;
 	/** A UI both peers bind (`bindExtensions({uiContext})`); without one, `hasUI` is false. */
 	uiContext?: unknown;
 	/**
@@ -551,6 +553,7 @@ export async function createSettlePeer(options: PeerOptions = {}, dirs: TempDirs
 		noContextFiles: true,
 		extensionFactories: options.extensions ?? [],
 		...(options.extensionPaths ? { additionalExtensionPaths: options.extensionPaths } : {}),
+		...(options.settleExtensionAliases ? { extensionAliases: options.settleExtensionAliases } : {}),
 	});
 	await resourceLoader.reload();
 	const sessionManager = options.openFile

@@ -90,6 +90,8 @@ export interface RuntimePeerOptions {
 	settings?: Record<string, unknown>;
 	/** Extension files each product's own loader loads (`additionalExtensionPaths`). */
 	extensionPaths?: string[];
+	/** Settle's runtime: the loader's `extensionAliases` (default: the sources', `defaultExtensionAliases()`). */
+	settleExtensionAliases?: Record<string, string>;
 	/** A UI every installed session binds (`bindExtensions({uiContext})`). */
 	uiContext?: unknown;
 	/** Prepares the temp folders before the runtime starts (a git repo in `cwd`, …). */
@@ -263,6 +265,7 @@ async function createSettleRuntimePeer(options: RuntimePeerOptions, dirs: TempDi
 			...RESOURCE_OPTIONS,
 			extensionFactories: options.extensions,
 			...(options.extensionPaths ? { additionalExtensionPaths: options.extensionPaths } : {}),
+			...(options.settleExtensionAliases ? { extensionAliases: options.settleExtensionAliases } : {}),
 		},
 		clock: new SimulatedClock(),
 	});
