@@ -8639,6 +8639,54 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/store/lock-lost.test.ts"],
 	},
+	{
+		id: "BZ22",
+		file: "src/extensions/pi-compat.ts",
+		description: "pi-compat no longer exports getAgentDir (checked through the bundle aliases)",
+		edits: [
+			{
+				find: 'export { getDefaultAgentDir as getAgentDir } from "../settings/paths.js";',
+				replace: "",
+			},
+		],
+		tests: ["test/extensions/pi-examples.test.ts", "test/extensions/pi-examples-modes.test.ts"],
+	},
+	{
+		id: "BZ23",
+		file: "src/resources/extensions.ts",
+		description: "requireFresh keeps the modules a CommonJS extension requires in Node's cache",
+		edits: [
+			{
+				find: "pending.push(...module.children);",
+				replace: "",
+			},
+		],
+		tests: ["test/resources/extensions.test.ts"],
+	},
+	{
+		id: "BZ24",
+		file: "src/resources/extensions.ts",
+		description: "no jiti fallback for a CommonJS require of settle",
+		edits: [
+			{
+				find: "if (!needsTranspiler(error)) throw error;",
+				replace: "throw error;",
+			},
+		],
+		tests: ["test/resources/extensions.test.ts"],
+	},
+	{
+		id: "BZ25",
+		file: "src/export/render.ts",
+		description: "the session name is not used as the page title",
+		edits: [
+			{
+				find: "page.title ?? page.name ?? ",
+				replace: "page.title ?? ",
+			},
+		],
+		tests: ["test/export/export.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
