@@ -373,4 +373,63 @@ describe("pi#9647: session_compact is emitted before the compaction state is cle
 			expect(h.session.isIdle).toBe(true);
 		});
 	}
+
+	it("pi#9647: after a manual compaction, an extension's send during the NEXT manual compaction's summary is refused with BUSY again (the saved-compaction hold does not outlive its compaction)", async () => {
+		const summarizing = gate();
+		const releaseSummary = gate();
+		let holdSummary = false;
+		let api: ExtensionAPI | undefined;
+		h = await createHarness({
+			persistence: "disk",
+			settings: { compaction: { keepRecentTokens: 10 } },
+			extensionFactories: [
+				(pi: ExtensionAPI) => {
+					api = pi;
+				},
+			],
+		});
+		const { answerRequests } = script(
+			h,
+			[
+				fauxAssistantMessage(`one ${"words ".repeat(40)}`),
+				fauxAssistantMessage(`two ${"words ".repeat(40)}`),
+				fauxAssistantMessage(`three ${"words ".repeat(40)}`),
+				fauxAssistantMessage(`four ${"words ".repeat(40)}`),
+			],
+			{
+				summary: () => {
+					if (!holdSummary) return undefined;
+					summarizing.release();
+					return releaseSummary.promise.then(() => fauxAssistantMessage("## Goal\nsecond summary"));
+				},
+			},
+		);
+		await h.session.prompt(`a ${"question ".repeat(30)}`);
+		await h.session.prompt(`b ${"question ".repeat(30)}`);
+		await h.session.compact();
+		await h.session.prompt(`c ${"question ".repeat(30)}`);
+		await h.session.prompt(`d ${"question ".repeat(30)}`);
+		holdSummary = true;
+		const compacted = h.session.compact();
+		await summarizing.promise;
+		expect(h.session.isCompacting).toBe(true);
+		// Not awaited before the release: a send wrongly held for the compaction's end settles only after it.
+		const refusal = h.session.sendUserMessage("scheduled task fired", { deliverAs: "followUp" }).then(
+			() => "accepted",
+			(error: unknown) => error,
+		);
+		api!.sendUserMessage("scheduled task fired (extension)", { deliverAs: "followUp" });
+		releaseSummary.release();
+		await compacted;
+		await h.session.waitForIdle();
+		await h.session.waitForExtensionRuns();
+		expect(await refusal).toBeInstanceOf(SettleError);
+		expect(await refusal).toMatchObject({ code: "BUSY" });
+		expect(h.extensionErrors.map((error) => error.error)).toEqual([expect.stringMatching(/compact/i)]);
+		expect(fileEntries(h.session.sessionFile!).filter((entry) => entry.type === "compaction")).toHaveLength(2);
+		expect(answerRequests).toHaveLength(4);
+		expect(timesPersisted(h.session.sessionFile!, "scheduled task fired")).toBe(0);
+		expect(h.session.pendingMessageCount).toBe(0);
+		expect(h.session.isIdle).toBe(true);
+	});
 });
