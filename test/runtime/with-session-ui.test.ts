@@ -16,6 +16,8 @@ import {
 	type ExtensionUIContext,
 	type FauxProvider,
 	fauxAssistantMessage,
+	type ReplacedSessionContext,
+	SettleError,
 } from "../../src/index.js";
 import {
 	createWorkspace,
@@ -70,10 +72,47 @@ function replacer(pi: ExtensionAPI) {
 			await ctx.switchSession(path, { withSession: async (switched) => void (await switched.ui.input("Why?")) });
 		},
 	});
+	pi.registerCommand("chain", {
+		description:
+			"A new session, then with each withSession ctx in turn: a switch to the file given, a fork, a new session.",
+		handler: async (path, ctx) => {
+			// A replacement refuses another while it runs (its withSession included): each withSession
+			// ctx replaces the session again once its callback is over.
+			let fresh: ReplacedSessionContext | undefined;
+			await ctx.newSession({
+				withSession: async (c) => {
+					const inside = await c.newSession().then(
+						() => "accepted",
+						(error: unknown) => (error instanceof SettleError ? error.code : String(error)),
+					);
+					c.ui.notify(`chain: new session (nested: ${inside})`);
+					fresh = c;
+				},
+			});
+			let switched: ReplacedSessionContext | undefined;
+			await fresh!.switchSession(path, {
+				withSession: async (c) => {
+					c.ui.notify("chain: switched");
+					switched = c;
+				},
+			});
+			const first = switched!.sessionManager
+				.getEntries()
+				.find((entry) => entry.type === "message" && entry.message.role === "user");
+			let forked: ReplacedSessionContext | undefined;
+			await switched!.fork(first!.id, {
+				withSession: async (c) => {
+					c.ui.notify("chain: forked", "warning");
+					forked = c;
+				},
+			});
+			await forked!.newSession({ withSession: async (c) => void (await c.ui.confirm("Done?", "")) });
+		},
+	});
 }
 
-/** Runs the three commands (and a host's own newSession) in a runtime whose sessions bind `ui`. */
-async function replaceThrice(ui?: ExtensionUIContext): Promise<AgentSessionEvent[]> {
+/** A runtime whose sessions bind `ui`, the closed session file to switch to, and the ui events of every session. */
+async function start(ui?: ExtensionUIContext) {
 	const log: string[] = [];
 	const rec = loggingFactory(faux, log, [replacer]);
 	const target = await writeClosedSession(rec, ws, faux, log, ws.beta, "beta work");
@@ -89,6 +128,12 @@ async function replaceThrice(ui?: ExtensionUIContext): Promise<AgentSessionEvent
 		});
 	listen(r.session);
 	r.onSessionReplaced(({ session }) => listen(session));
+	return { r, target, events };
+}
+
+/** Runs the three commands (and a host's own newSession) in a runtime whose sessions bind `ui`. */
+async function replaceThrice(ui?: ExtensionUIContext): Promise<AgentSessionEvent[]> {
+	const { r, target, events } = await start(ui);
 	await r.session.prompt("/restart");
 	faux.setResponses([fauxAssistantMessage("an answer")]);
 	await r.session.prompt("a question");
@@ -124,6 +169,24 @@ describe("withSession's ctx.ui names the extension that replaced the session", (
 			["notify", "in the fork", EXTENSION],
 			["dialog", "input", EXTENSION],
 			["notify", "from the host", undefined],
+		]);
+	});
+});
+
+describe("withSession's ctx replaces the session again: the next withSession's ctx.ui names the extension too", () => {
+	it("newSession → switchSession → fork → newSession, each through the previous withSession's ctx: every extension_notify / extension_dialog carries extensionPath", async () => {
+		const { r, target, events } = await start();
+		await r.session.prompt(`/chain ${target}`);
+		expect(events).toEqual([
+			{
+				type: "extension_notify",
+				message: "chain: new session (nested: BUSY)",
+				notifyType: "info",
+				extensionPath: EXTENSION,
+			},
+			{ type: "extension_notify", message: "chain: switched", notifyType: "info", extensionPath: EXTENSION },
+			{ type: "extension_notify", message: "chain: forked", notifyType: "warning", extensionPath: EXTENSION },
+			{ type: "extension_dialog", kind: "confirm", title: "Done?", answer: false, extensionPath: EXTENSION },
 		]);
 	});
 });
