@@ -8687,6 +8687,33 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/export/export.test.ts"],
 	},
+	{
+		id: "BZ26",
+		file: "src/session/compaction-runner.ts",
+		description:
+			"runManualCompaction's finally never clears manualCompactionSaved: an extension's send during a later manual compaction's summary is held and run instead of refused with BUSY",
+		edits: [
+			{
+				find: "s.scratch.manualCompactionSaved = false;",
+				replace: "",
+			},
+		],
+		tests: ["test/pi-races/settlement.test.ts"],
+	},
+	{
+		id: "BZ27",
+		file: "src/extensions/runner.ts",
+		description:
+			"forExtension does not wrap newSession/fork/switchSession on a withSession (replaced-session) context copy: the next withSession's ctx.ui loses extensionPath",
+		edits: [
+			{
+				find: "this.nameWithSession(copy as Partial<ExtensionCommandContext>, extensionPath);",
+				replace:
+					"if (!replacedContextRunners.has(ctx)) this.nameWithSession(copy as Partial<ExtensionCommandContext>, extensionPath);",
+			},
+		],
+		tests: ["test/runtime/with-session-ui.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
