@@ -69,7 +69,7 @@ describe("gsd-2#1439: messages typed during or right after an abort are silently
 			expect(harness.session.pendingMessageCount).toBe(0);
 			expect(harness.eventsOfType("agent_settled")).toHaveLength(2);
 			expect(timesPersisted(file, "typed right after esc")).toBe(1);
-			expect(comparable(reopenedContext(file))).toEqual(comparable(harness.session.messages));
+			expect(reopenedContext(file).map(comparable)).toEqual(harness.session.messages.map(comparable));
 		});
 	}
 });

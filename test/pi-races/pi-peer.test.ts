@@ -11,6 +11,7 @@ import { join } from "node:path";
 import * as piAi from "@mariozechner/pi-ai";
 import * as pi from "@mariozechner/pi-coding-agent";
 import { afterEach, describe, expect, it } from "vitest";
+import type { ExtensionAPI } from "../../src/extensions/types.js";
 import { createFauxProvider } from "../../src/llm/faux.js";
 import { InMemoryModelRuntime } from "../../src/llm/model-runtime.js";
 import { DefaultResourceLoader } from "../../src/resources/resource-loader.js";
@@ -1154,5 +1155,53 @@ describe("pi 0.73.1 against Settle: a send from session_compact", () => {
 		};
 		expect(runs.pi).toEqual(expected);
 		expect(runs.settle).toEqual(expected);
+	});
+});
+
+describe("pi 0.73.1 against Settle: the first prompt after a compaction", () => {
+	it("pi#1860: a note an extension appends after a threshold compaction — neither product compacts again on the next prompt (the report is against an earlier pi)", async () => {
+		const apis: ExtensionAPI[] = [];
+		const runs = await onBothPeers(
+			() => ({
+				contextWindow: 8000,
+				settings: THRESHOLD_SETTINGS,
+				extensions: [
+					(api) => {
+						apis.push(api);
+					},
+				],
+			}),
+			async (peer) => {
+				// Short answers: after the compaction the context is small again.
+				const short: Step = (request) =>
+					request.system === "summarizer" ? { text: "## Goal\nsummary" } : { text: "noted" };
+				peer.script(Array.from({ length: 8 }, () => short));
+				const reasons: string[] = [];
+				peer.session.subscribe((event: AnyEvent) => {
+					if (event.type === "compaction_start") reasons.push(String((event as { reason?: unknown }).reason));
+				});
+				await peer.session.prompt(`read this log: ${BIG_ANSWER}`);
+				await peer.quiesce();
+				const afterFirst = [...reasons];
+				apis.at(-1)!.sendMessage({ customType: "recovery", content: "session recovery payload", display: false });
+				await peer.session.prompt("what next?");
+				await peer.quiesce();
+				return {
+					afterFirst,
+					afterSecond: reasons,
+					summaries: peer.requests.filter((request) => request.system === "summarizer").length,
+					nextAnswered: peer.requests.some((request) => request.messages.at(-1) === "user: what next?"),
+					compactionsSaved: peer.fileEntries().filter((entry) => entry.type === "compaction").length,
+				};
+			},
+		);
+		const expected = {
+			afterFirst: ["threshold"],
+			afterSecond: ["threshold"],
+			summaries: 1,
+			nextAnswered: true,
+			compactionsSaved: 1,
+		};
+		expect(runs).toEqual({ pi: expected, settle: expected });
 	});
 });

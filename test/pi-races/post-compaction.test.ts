@@ -65,6 +65,6 @@ describe("pi#1860: auto-compaction retriggers on the first prompt after a compac
 		expect(userTexts(answerRequests[1]!).slice(-2)).toEqual(["session recovery payload", "what next?"]);
 		expect(harness.eventsOfType("agent_settled")).toHaveLength(2);
 		expect(fileEntries(file).filter((entry) => entry.type === "compaction")).toHaveLength(1);
-		expect(comparable(reopenedContext(file))).toEqual(comparable(harness.session.messages));
+		expect(reopenedContext(file).map(comparable)).toEqual(harness.session.messages.map(comparable));
 	});
 });
