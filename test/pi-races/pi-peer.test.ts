@@ -383,6 +383,39 @@ describe("pi 0.73.1 against Settle: session switches and extensions", () => {
 		expect(runs).toEqual({ pi: held, settle: held });
 	});
 
+	it("oh-my-pi#5809: /new while a steer waits on an idle session — neither starts a turn; the new session's first request holds nothing of the old one", async () => {
+		const runs = await onBothRuntimes(
+			() => ({ customTools: [], extensions: [] }),
+			async (peer) => {
+				peer.script([{ text: "old answer" }, { text: "fresh answer" }, { text: "not asked" }]);
+				await peer.session.prompt("old question");
+				const old = peer.session as unknown as { steer(text: string): Promise<void>; getSteeringMessages(): string[] };
+				await old.steer("hidden device notice");
+				const listed = [...old.getSteeringMessages()];
+				const oldFile = peer.session.sessionFile!;
+				const linesBefore = peer.fileEntries(oldFile).length;
+				await peer.runtime.newSession();
+				await peer.quiesce();
+				const requestsAtSwitch = peer.requests.length;
+				await peer.session.prompt("new question");
+				await peer.quiesce();
+				return {
+					listed,
+					requestsAtSwitch,
+					oldFileWrittenAfter: peer.fileEntries(oldFile).length - linesBefore,
+					nextRequest: peer.requests.at(-1)?.messages,
+				};
+			},
+		);
+		const held = {
+			listed: ["hidden device notice"],
+			requestsAtSwitch: 1,
+			oldFileWrittenAfter: 0,
+			nextRequest: ["user: new question"],
+		};
+		expect(runs).toEqual({ pi: held, settle: held });
+	});
+
 	it("pi#1242: a fork — both make the fork file the active one and leave the old file as it was; pi 0.73.1's fork before the first message names no parent session", async () => {
 		const runs = await onBothRuntimes(
 			() => ({ customTools: [], extensions: [] }),
