@@ -47,6 +47,8 @@ let handlerRunning = gate();
 let releaseHandler = gate();
 /** Releases of the pi#5886 scenario's compaction holds, one per peer (taken in peer order). */
 const releaseHolds: (() => void)[] = [];
+/** The gsd-2#1439 scenario's tool starts, one per peer. */
+const toolStarts: ReturnType<typeof gate>[] = [];
 /** The pinet#941 scenario's `ctx.isIdle()` readings (one peer at a time). */
 const idleWhileCompacting: boolean[] = [];
 afterEach(() => {
@@ -1237,4 +1239,79 @@ describe("pi 0.73.1 against Settle: the first prompt after a compaction", () => 
 		};
 		expect(runs).toEqual({ pi: expected, settle: expected });
 	});
+});
+
+describe("pi 0.73.1 against Settle: input while an abort winds down", () => {
+	for (const how of ["followUp", "steer"] as const) {
+		it(`gsd-2#1439: a ${how}() sent after abort() was called, while the aborted tool still runs — neither product drops it; the next prompt carries it once`, async () => {
+			const runs = await onBothPeers(
+				() => {
+					const started = gate();
+					toolStarts.push(started);
+					const slow: SharedTool = {
+						name: "slow",
+						label: "Slow",
+						description: "Runs until aborted",
+						parameters: { type: "object", properties: {} },
+						execute: (_id, _params, signal) =>
+							new Promise((resolve) => {
+								started.release();
+								signal?.addEventListener("abort", () =>
+									resolve({ content: [{ type: "text", text: "stopped" }], details: {} }),
+								);
+							}),
+					};
+					return { customTools: [slow] };
+				},
+				async (peer) => {
+					peer.script([
+						{ toolCalls: [{ id: "call-s", name: "slow", args: {} }] },
+						{ text: "answered the next prompt" },
+						{ text: "answered the follow-up" },
+						{ text: "not asked" },
+					]);
+					const running = outcomeOf(peer.session.prompt("long task"));
+					await toolStarts.at(-1)!.promise;
+					const aborting = peer.session.abort();
+					const session = peer.session as unknown as {
+						steer(text: string): Promise<void>;
+						followUp(text: string): Promise<void>;
+						getSteeringMessages(): string[];
+						getFollowUpMessages(): string[];
+					};
+					await session[how]("typed right after esc");
+					await aborting;
+					await running;
+					await peer.quiesce();
+					const requestsAfterAbort = peer.requests.length;
+					const listed = [...session.getSteeringMessages(), ...session.getFollowUpMessages()];
+					await peer.session.prompt("next");
+					await peer.quiesce();
+					const carrying = peer.requests.filter((request) =>
+						request.messages.some((message) => message.includes("typed right after esc")),
+					);
+					return {
+						requestsAfterAbort,
+						listed,
+						nextRequestsCarryIt: carrying.length > 0,
+						timesInLastRequest: peer.requests
+							.at(-1)!
+							.messages.filter((message) => message.includes("typed right after esc")).length,
+						saved: messagesOf(peer.fileEntries()).filter((message) => message.text.includes("typed right after esc"))
+							.length,
+					};
+				},
+			);
+			// The same in both: a follow-up stays listed; a steer is taken at the tool boundary the abort
+			// stopped at and saved there, unanswered. Either way the next prompt's request carries it once.
+			const kept = {
+				requestsAfterAbort: 1,
+				listed: how === "followUp" ? ["typed right after esc"] : [],
+				nextRequestsCarryIt: true,
+				timesInLastRequest: 1,
+				saved: 1,
+			};
+			expect(runs).toEqual({ pi: kept, settle: kept });
+		});
+	}
 });
