@@ -172,10 +172,13 @@ export class RpcClient {
 	stderr = "";
 
 	/** `command` replaces `settle --rpc` (node arguments: another RPC server, e.g. pi's). */
-	constructor(args: string[], options: { cwd: string; agentDir: string; command?: string[] }) {
+	constructor(
+		args: string[],
+		options: { cwd: string; agentDir: string; command?: string[]; env?: Record<string, string | undefined> },
+	) {
 		this.child = spawn(process.execPath, options.command ?? [...cliCommand(), "--rpc", ...args], {
 			cwd: options.cwd,
-			env: { ...process.env, SETTLE_AGENT_DIR: options.agentDir },
+			env: { ...process.env, ...options.env, SETTLE_AGENT_DIR: options.agentDir },
 		});
 		this.child.stderr.on("data", (chunk) => {
 			this.stderr += String(chunk);

@@ -11,6 +11,7 @@ import { join } from "node:path";
 import * as piAi from "@mariozechner/pi-ai";
 import * as pi from "@mariozechner/pi-coding-agent";
 import { afterEach, describe, expect, it } from "vitest";
+import type { ExtensionAPI } from "../../src/extensions/types.js";
 import { createFauxProvider } from "../../src/llm/faux.js";
 import { InMemoryModelRuntime } from "../../src/llm/model-runtime.js";
 import { DefaultResourceLoader } from "../../src/resources/resource-loader.js";
@@ -46,6 +47,8 @@ let handlerRunning = gate();
 let releaseHandler = gate();
 /** Releases of the pi#5886 scenario's compaction holds, one per peer (taken in peer order). */
 const releaseHolds: (() => void)[] = [];
+/** The gsd-2#1439 scenario's tool starts, one per peer. */
+const toolStarts: ReturnType<typeof gate>[] = [];
 /** The pinet#941 scenario's `ctx.isIdle()` readings (one peer at a time). */
 const idleWhileCompacting: boolean[] = [];
 afterEach(() => {
@@ -378,6 +381,39 @@ describe("pi 0.73.1 against Settle: session switches and extensions", () => {
 			requests: 1,
 			oldFileWrittenAfter: 0,
 			newSessionMessages: 0,
+		};
+		expect(runs).toEqual({ pi: held, settle: held });
+	});
+
+	it("oh-my-pi#5809: /new while a steer waits on an idle session — neither starts a turn; the new session's first request holds nothing of the old one", async () => {
+		const runs = await onBothRuntimes(
+			() => ({ customTools: [], extensions: [] }),
+			async (peer) => {
+				peer.script([{ text: "old answer" }, { text: "fresh answer" }, { text: "not asked" }]);
+				await peer.session.prompt("old question");
+				const old = peer.session as unknown as { steer(text: string): Promise<void>; getSteeringMessages(): string[] };
+				await old.steer("hidden device notice");
+				const listed = [...old.getSteeringMessages()];
+				const oldFile = peer.session.sessionFile!;
+				const linesBefore = peer.fileEntries(oldFile).length;
+				await peer.runtime.newSession();
+				await peer.quiesce();
+				const requestsAtSwitch = peer.requests.length;
+				await peer.session.prompt("new question");
+				await peer.quiesce();
+				return {
+					listed,
+					requestsAtSwitch,
+					oldFileWrittenAfter: peer.fileEntries(oldFile).length - linesBefore,
+					nextRequest: peer.requests.at(-1)?.messages,
+				};
+			},
+		);
+		const held = {
+			listed: ["hidden device notice"],
+			requestsAtSwitch: 1,
+			oldFileWrittenAfter: 0,
+			nextRequest: ["user: new question"],
 		};
 		expect(runs).toEqual({ pi: held, settle: held });
 	});
@@ -1155,4 +1191,127 @@ describe("pi 0.73.1 against Settle: a send from session_compact", () => {
 		expect(runs.pi).toEqual(expected);
 		expect(runs.settle).toEqual(expected);
 	});
+});
+
+describe("pi 0.73.1 against Settle: the first prompt after a compaction", () => {
+	it("pi#1860: a note an extension appends after a threshold compaction — neither product compacts again on the next prompt (the report is against an earlier pi)", async () => {
+		const apis: ExtensionAPI[] = [];
+		const runs = await onBothPeers(
+			() => ({
+				contextWindow: 8000,
+				settings: THRESHOLD_SETTINGS,
+				extensions: [
+					(api) => {
+						apis.push(api);
+					},
+				],
+			}),
+			async (peer) => {
+				// Short answers: after the compaction the context is small again.
+				const short: Step = (request) =>
+					request.system === "summarizer" ? { text: "## Goal\nsummary" } : { text: "noted" };
+				peer.script(Array.from({ length: 8 }, () => short));
+				const reasons: string[] = [];
+				peer.session.subscribe((event: AnyEvent) => {
+					if (event.type === "compaction_start") reasons.push(String((event as { reason?: unknown }).reason));
+				});
+				await peer.session.prompt(`read this log: ${BIG_ANSWER}`);
+				await peer.quiesce();
+				const afterFirst = [...reasons];
+				apis.at(-1)!.sendMessage({ customType: "recovery", content: "session recovery payload", display: false });
+				await peer.session.prompt("what next?");
+				await peer.quiesce();
+				return {
+					afterFirst,
+					afterSecond: reasons,
+					summaries: peer.requests.filter((request) => request.system === "summarizer").length,
+					nextAnswered: peer.requests.some((request) => request.messages.at(-1) === "user: what next?"),
+					compactionsSaved: peer.fileEntries().filter((entry) => entry.type === "compaction").length,
+				};
+			},
+		);
+		const expected = {
+			afterFirst: ["threshold"],
+			afterSecond: ["threshold"],
+			summaries: 1,
+			nextAnswered: true,
+			compactionsSaved: 1,
+		};
+		expect(runs).toEqual({ pi: expected, settle: expected });
+	});
+});
+
+describe("pi 0.73.1 against Settle: input while an abort winds down", () => {
+	for (const how of ["followUp", "steer"] as const) {
+		it(`gsd-2#1439: a ${how}() sent after abort() was called, while the aborted tool still runs — neither product drops it; the next prompt carries it once`, async () => {
+			const runs = await onBothPeers(
+				() => {
+					const started = gate();
+					toolStarts.push(started);
+					const slow: SharedTool = {
+						name: "slow",
+						label: "Slow",
+						description: "Runs until aborted",
+						parameters: { type: "object", properties: {} },
+						execute: (_id, _params, signal) =>
+							new Promise((resolve) => {
+								started.release();
+								signal?.addEventListener("abort", () =>
+									resolve({ content: [{ type: "text", text: "stopped" }], details: {} }),
+								);
+							}),
+					};
+					return { customTools: [slow] };
+				},
+				async (peer) => {
+					peer.script([
+						{ toolCalls: [{ id: "call-s", name: "slow", args: {} }] },
+						{ text: "answered the next prompt" },
+						{ text: "answered the follow-up" },
+						{ text: "not asked" },
+					]);
+					const running = outcomeOf(peer.session.prompt("long task"));
+					await toolStarts.at(-1)!.promise;
+					const aborting = peer.session.abort();
+					const session = peer.session as unknown as {
+						steer(text: string): Promise<void>;
+						followUp(text: string): Promise<void>;
+						getSteeringMessages(): string[];
+						getFollowUpMessages(): string[];
+					};
+					await session[how]("typed right after esc");
+					await aborting;
+					await running;
+					await peer.quiesce();
+					const requestsAfterAbort = peer.requests.length;
+					const listed = [...session.getSteeringMessages(), ...session.getFollowUpMessages()];
+					await peer.session.prompt("next");
+					await peer.quiesce();
+					const carrying = peer.requests.filter((request) =>
+						request.messages.some((message) => message.includes("typed right after esc")),
+					);
+					return {
+						requestsAfterAbort,
+						listed,
+						nextRequestsCarryIt: carrying.length > 0,
+						timesInLastRequest: peer.requests
+							.at(-1)!
+							.messages.filter((message) => message.includes("typed right after esc")).length,
+						saved: messagesOf(peer.fileEntries()).filter((message) => message.text.includes("typed right after esc"))
+							.length,
+					};
+				},
+			);
+			// The same in both: a follow-up stays listed; a steer is taken at the tool boundary the abort
+			// stopped at and saved there, unanswered. Either way the next prompt's request carries it once.
+			const kept = {
+				requestsAfterAbort: 1,
+				listed: how === "followUp" ? ["typed right after esc"] : [],
+				nextRequestsCarryIt: true,
+				timesInLastRequest: 1,
+				saved: 1,
+			};
+			expect(runs).toEqual({ pi: kept, settle: kept });
+		});
+	}
 });

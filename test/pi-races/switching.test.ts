@@ -2,7 +2,8 @@
  * Session switching while work is in flight (pi-desktop#46, accountant24#24): the runtime replaces
  * the session during a stalled stream or a hung tool; the old run ends, its file gets nothing after
  * the replacement, and the new session is idle and usable. Also what a switch does to the old
- * session's extensions (pi#1700) and which file a fork writes to (pi#1242).
+ * session's extensions (pi#1700), which file a fork writes to (pi#1242), and a steer waiting on an
+ * idle session when it is replaced (oh-my-pi#5809).
  */
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -266,6 +267,50 @@ describe("switching: new / resume while a run is in flight", () => {
 			// Back to the original for the second fork.
 			await runtime.switchSession(oldFile);
 		}
+		await runtime.dispose();
+	});
+});
+
+describe("oh-my-pi#5809: /new with a queued steer starts a turn on the old context; its answer lands in the new session", () => {
+	it("oh-my-pi#5809: newSession() while a steer waits listed on an idle session starts no turn; the new session's first request and file hold nothing of the old one", async () => {
+		const { dir, cleanup } = await diskSession();
+		cleanup();
+		const provider = new ManualProvider();
+		// Every request's user texts, as the provider got them.
+		const asked: string[][] = [];
+		const stream = provider.streamFn;
+		(provider as { streamFn: typeof stream }).streamFn = (model, context, options) => {
+			asked.push(
+				context.messages.filter((message) => message.role === "user").map((message) => JSON.stringify(message.content)),
+			);
+			return stream(model, context, options);
+		};
+		const runtime = await runtimeOn(provider, dir, new SimulatedClock());
+		const old = runtime.session;
+		provider.answer("old answer");
+		await old.prompt("old question");
+		// The report's queued notice: a steer on an idle session waits, listed, for the next run.
+		await old.steer("hidden device notice");
+		expect(old.getSteeringMessages()).toEqual(["hidden device notice"]);
+		const oldFile = old.sessionFile!;
+		const oldLines = readEntries(oldFile).length;
+		await runtime.newSession();
+		// No turn started by the switch: still the one request.
+		expect(asked).toHaveLength(1);
+		expect(old.isStreaming).toBe(false);
+		expect(readEntries(oldFile)).toHaveLength(oldLines);
+		const fresh = runtime.session;
+		expect(fresh.isIdle).toBe(true);
+		expect(fresh.getSteeringMessages()).toEqual([]);
+		expect(fresh.messages.filter((message) => message.role !== "system")).toEqual([]);
+		provider.answer("fresh answer");
+		await fresh.prompt("new question");
+		expect(asked).toHaveLength(2);
+		expect(asked[1]!.join(" ")).toContain("new question");
+		expect(asked[1]!.join(" ")).not.toMatch(/old question|hidden device notice/);
+		expect(fileMessages(fresh.sessionFile!).map((message) => message.role)).toEqual(["system", "user", "assistant"]);
+		expect(JSON.stringify(readEntries(fresh.sessionFile!))).not.toMatch(/old (question|answer)|hidden device notice/);
+		expect(readEntries(oldFile)).toHaveLength(oldLines);
 		await runtime.dispose();
 	});
 });

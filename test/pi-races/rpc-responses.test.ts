@@ -1,0 +1,58 @@
+/**
+ * pi's reports about RPC responses, replayed against a real `settle --rpc` child process: a
+ * `prompt` whose preflight fails (no model, no key) answered twice under one request id, once
+ * `success: false` and once `success: true` (pi#3049). What the client should see: exactly one
+ * `response` per request id, saying whether the prompt was accepted; nothing started for a refused one.
+ */
+import { describe, expect, it } from "vitest";
+import { RpcClient, useCliProject } from "../cli/helpers.js";
+
+const cli = useCliProject("settle-pi-races-rpc-");
+
+describe("pi#3049: an RPC prompt can get conflicting responses for the same request id", () => {
+	const setups = [
+		{
+			how: "no model",
+			args: [],
+			error: /^No model selected\. .*set_model.*--faux/,
+			stderr: /^Warning: No models available\./,
+		},
+		{
+			how: "a model without a key",
+			args: ["--model", "anthropic/claude-sonnet-4-5"],
+			error: /^No API key found for anthropic\. .*ANTHROPIC_API_KEY.*set_model/,
+			stderr: /^$/,
+		},
+	];
+	for (const { how, args, error, stderr } of setups) {
+		it(`pi#3049: settle --rpc with ${how}: each prompt id gets exactly one response, success: false naming what to do; no run starts; the server stays usable and exits 0`, async () => {
+			// No key reaches the process, whatever the test's environment holds.
+			const env = { ANTHROPIC_API_KEY: undefined, ANTHROPIC_OAUTH_TOKEN: undefined };
+			const client = new RpcClient(args, { cwd: cli.project, agentDir: cli.agentDir, env });
+			// Two prompts back to back, then a state query, all in one write (read together by the server).
+			client.child.stdin.write(
+				[
+					{ id: "b1", type: "prompt", message: "hi" },
+					{ id: "b2", type: "prompt", message: "again", streamingBehavior: "followUp" },
+					{ id: "s", type: "get_state" },
+				]
+					.map((command) => `${JSON.stringify(command)}\n`)
+					.join(""),
+			);
+			const state = await client.next((line) => line.type === "response" && line.id === "s");
+			expect(state).toMatchObject({ success: true, data: { isStreaming: false, messageCount: 0 } });
+			// Close stdin: every line the server wrote is read before the exit code is known.
+			expect(await client.end()).toBe(0);
+			const responses = client.lines.filter((line) => line.type === "response");
+			for (const id of ["b1", "b2"]) {
+				const answers = responses.filter((line) => line.id === id);
+				expect(answers).toHaveLength(1);
+				expect(answers[0]).toMatchObject({ command: "prompt", success: false });
+				expect(String(answers[0]!.error)).toMatch(error);
+			}
+			expect(responses.filter((line) => line.id === "s")).toHaveLength(1);
+			expect(client.lines.some((line) => line.type === "agent_start" || line.type === "message_start")).toBe(false);
+			expect(client.stderr).toMatch(stderr);
+		});
+	}
+});
