@@ -8714,6 +8714,45 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/runtime/with-session-ui.test.ts"],
 	},
+	{
+		id: "BZ28",
+		file: "src/session/run-outcome.ts",
+		description: "threshold check reads usage from before the compaction as current (pi#1860)",
+		edits: [
+			{
+				find: "isStale: (response) => predatesCompaction(s, response, fresh && response === message),",
+				replace: "isStale: (_response) => false,",
+			},
+		],
+		tests: ["test/pi-races/post-compaction.test.ts"],
+	},
+	{
+		id: "BZ29",
+		file: "src/session/agent-session.ts",
+		description:
+			"abort() clears the queues once the aborted run has settled, dropping input sent meanwhile (gsd-2#1439)",
+		edits: [
+			{
+				find: "// Idle includes the compact() calls cancelled above having given up.\n\t\tawait this.waitForIdle();",
+				replace:
+					"// Idle includes the compact() calls cancelled above having given up.\n\t\tawait this.waitForIdle();\n\t\tthis.clearQueue();",
+			},
+		],
+		tests: ["test/pi-races/abort-input.test.ts"],
+	},
+	{
+		id: "BZ30",
+		file: "src/cli/rpc-mode.ts",
+		description: "a prompt refused in preflight also gets a success response (pi#3049)",
+		edits: [
+			{
+				find: "if (answered) return;",
+				replace:
+					'if (answered) return;\n\t\t\t\t\twrite(success(id, "prompt", promptResult("rejected", [runtime.session])));',
+			},
+		],
+		tests: ["test/pi-races/rpc-responses.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
