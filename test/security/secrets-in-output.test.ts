@@ -123,7 +123,9 @@ describe("secrets echoed to a compaction's summary request", () => {
 				expect((await rpc.request({ id, type: "prompt", message })).success).toBe(true);
 				await settled;
 			}
-			server.reply(echoing(401, LITERAL_KEY));
+			// keepRecentTokens 1 cuts at the last assistant message: a split turn, so the history and
+			// turn-prefix summaries are requested in parallel and either may fail first. Both echo.
+			server.reply(echoing(401, LITERAL_KEY), echoing(401, LITERAL_KEY));
 			const compact = await rpc.request({ id: "c", type: "compact" });
 			expect(compact.success).toBe(false);
 			expect(String(compact.error)).toContain("Upstream rejected key [redacted] (team header [redacted])");
