@@ -334,9 +334,10 @@ function treeView(manager: { getTree(): unknown; getEntries(): unknown[] }): Jso
  * `buildSessionContext()` and the `getTree()` shape of each. A file is read alike by both products
  * when `pi` equals `settle`.
  */
-function crossOpen(peer: RuntimePeer, strayCopies: readonly string[]) {
-	const files = peer.sessionFiles().filter((file) => !strayCopies.includes(file));
-	return files.map((file) => {
+function crossOpen(peer: RuntimePeer, files: readonly string[], strayCopies: readonly string[]) {
+	// In order of appearance, as observeFiles: by name, two files made in the same millisecond sort
+	// by the random part of their session ids, so the runs of the two peers could list them swapped.
+	return filesInOrder(peer, files, strayCopies).map((file) => {
 		const byPi = pi.SessionManager.open(file);
 		const bySettle = SessionManager.open(file, undefined, undefined, { readOnly: true });
 		const view = (manager: { buildSessionContext(): ContextLike; getTree(): unknown; getEntries(): unknown[] }) => ({
@@ -484,7 +485,7 @@ export async function playTree(scenario: TreeScenario, peer: RuntimePeer, holder
 		files,
 		strayCopies,
 		events: eventSequence(peer.recorded, { marks: true }),
-		crossOpened: crossOpen(peer, strayCopies),
+		crossOpened: crossOpen(peer, files, strayCopies),
 	};
 }
 
@@ -734,9 +735,13 @@ function importSkipped(peer: RuntimePeer, file: string): string | undefined {
 
 /** Everything the peer left on disk: the session dir's files, in order of appearance. */
 export function observeFiles(peer: RuntimePeer, files: readonly string[], strayCopies: readonly string[]) {
+	return filesInOrder(peer, files, strayCopies).map((file) => ({ file, entries: peer.fileEntries(file) }));
+}
+
+/** The session dir's files (less stray copies): the run's own in order of appearance, then the others by name. */
+function filesInOrder(peer: RuntimePeer, files: readonly string[], strayCopies: readonly string[]): string[] {
 	const onDisk = peer.sessionFiles().filter((file) => !strayCopies.includes(file));
-	const ordered = [...files.filter((file) => onDisk.includes(file)), ...onDisk.filter((file) => !files.includes(file))];
-	return ordered.map((file) => ({ file, entries: peer.fileEntries(file) }));
+	return [...files.filter((file) => onDisk.includes(file)), ...onDisk.filter((file) => !files.includes(file))];
 }
 
 export type TreeRun = Awaited<ReturnType<typeof playTree>> & {
