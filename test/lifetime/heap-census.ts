@@ -12,6 +12,14 @@ interface HeapSnapshotJson {
 	strings: string[];
 }
 
+/**
+ * The test timeout of a test that takes heap snapshots: a hang guard only. Each snapshot serializes
+ * and parses the whole worker heap (vitest and every module it loaded): the tests that take 2 to 4 of
+ * them ran 9–20 s in a loaded full run on 2 cores and 12–39 s with these five files at once (three
+ * of them past vitest's default 30 s, which failed "an inspector attached for the runtime's life …").
+ */
+export const HEAP_SNAPSHOT_TEST_TIMEOUT_MS = 120_000;
+
 async function takeSnapshot(): Promise<HeapSnapshotJson> {
 	const chunks: Buffer[] = [];
 	for await (const chunk of v8.getHeapSnapshot()) chunks.push(chunk as Buffer);

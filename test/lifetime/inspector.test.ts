@@ -6,7 +6,7 @@
 import { describe, expect, it } from "vitest";
 import { createActor, fromPromise, setup } from "xstate";
 import { inspectActor } from "../../src/inspect/lifecycle-inspector.js";
-import { countObjectsWithKeys } from "./heap-census.js";
+import { countObjectsWithKeys, HEAP_SNAPSHOT_TEST_TIMEOUT_MS } from "./heap-census.js";
 import { tick } from "./helpers.js";
 
 /** Invokes a promise actor per GO, like compaction, tree navigation and each runtime replacement step. */
@@ -20,7 +20,9 @@ const machine = setup({ actors: { work: fromPromise(async () => "done") } }).cre
 });
 
 describe("lifecycle inspector", () => {
-	it("kept an entry for every child actor that ever ran (grew per invoked operation)", async () => {
+	it("kept an entry for every child actor that ever ran (grew per invoked operation)", {
+		timeout: HEAP_SNAPSHOT_TEST_TIMEOUT_MS,
+	}, async () => {
 		const actor = createActor(machine).start();
 		const phases: string[] = [];
 		const subscription = inspectActor(actor, (event) => {

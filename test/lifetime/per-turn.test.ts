@@ -6,7 +6,7 @@
 import { describe, expect, it } from "vitest";
 import { fauxAssistantMessage, fauxToolCall } from "../../src/llm/faux.js";
 import { createHarness } from "../../src/testing/harness.js";
-import { countLiveObjects, countReachableObjects } from "./heap-census.js";
+import { countLiveObjects, countReachableObjects, HEAP_SNAPSHOT_TEST_TIMEOUT_MS } from "./heap-census.js";
 
 const TURNS = 120;
 
@@ -44,5 +44,6 @@ describe("per-turn memory", () => {
 			expect(after - before - transcript).toBeGreaterThan(-TURNS / 4);
 			h.cleanup();
 		},
+		HEAP_SNAPSHOT_TEST_TIMEOUT_MS,
 	);
 });

@@ -16,7 +16,7 @@ import {
 	userEntryId,
 	type Workspace,
 } from "../runtime/helpers.js";
-import { countLiveObjects } from "./heap-census.js";
+import { countLiveObjects, HEAP_SNAPSHOT_TEST_TIMEOUT_MS } from "./heap-census.js";
 import { activeResources, CollectionTracker, resourcesAddedSince, tick, trackTimers } from "./helpers.js";
 
 let ws: Workspace;
@@ -148,7 +148,9 @@ describe("runtime replacement cycles", () => {
 		expect(kept).toHaveLength(4);
 	});
 
-	it("an inspector attached for the runtime's life kept a record of every replacement step (the heap grew per switch)", async () => {
+	it("an inspector attached for the runtime's life kept a record of every replacement step (the heap grew per switch)", {
+		timeout: HEAP_SNAPSHOT_TEST_TIMEOUT_MS,
+	}, async () => {
 		const { runtime, faux } = await startFauxRuntime();
 		const inspector = runtime.inspect(() => {});
 		const sessionInspector = runtime.session.inspect(() => {});

@@ -7,7 +7,7 @@
 import { describe, expect, it } from "vitest";
 import { fauxAssistantMessage, fauxToolCall } from "../../src/llm/faux.js";
 import { createHarness, type Harness } from "../../src/testing/harness.js";
-import { countObjectsNamed } from "./heap-census.js";
+import { countObjectsNamed, HEAP_SNAPSHOT_TEST_TIMEOUT_MS } from "./heap-census.js";
 import { forceGc } from "./helpers.js";
 
 async function promptedSession(): Promise<Harness> {
@@ -18,7 +18,9 @@ async function promptedSession(): Promise<Harness> {
 }
 
 describe("the prompt-operation machine", () => {
-	it("is shared: live sessions, prompted, add no XState state node", async () => {
+	it("is shared: live sessions, prompted, add no XState state node", {
+		timeout: HEAP_SNAPSHOT_TEST_TIMEOUT_MS,
+	}, async () => {
 		const held: Harness[] = [await promptedSession()];
 		await forceGc();
 		const before = await countObjectsNamed("StateNode");

@@ -7,7 +7,7 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { AgentSessionRuntime } from "../../src/runtime/runtime.js";
 import { createWorkspace, recordingFactory, startRuntime, type Workspace } from "../runtime/helpers.js";
-import { countObjectsNamed } from "./heap-census.js";
+import { countObjectsNamed, HEAP_SNAPSHOT_TEST_TIMEOUT_MS } from "./heap-census.js";
 import { forceGc } from "./helpers.js";
 
 let ws: Workspace;
@@ -28,7 +28,9 @@ async function replacedOnce(cwd: string): Promise<{ runtime: AgentSessionRuntime
 }
 
 describe("the runtime machine", () => {
-	it("is shared: live runtimes, each after a replacement, add no XState state node", async () => {
+	it("is shared: live runtimes, each after a replacement, add no XState state node", {
+		timeout: HEAP_SNAPSHOT_TEST_TIMEOUT_MS,
+	}, async () => {
 		const held = [await replacedOnce(ws.alpha)];
 		await forceGc();
 		const before = await countObjectsNamed("StateNode");
