@@ -7,6 +7,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { SettleError } from "../../src/errors.js";
 import { fauxAssistantMessage, fauxToolCall } from "../../src/llm/faux.js";
 import { createHarness, type Harness } from "../../src/testing/harness.js";
+import { tick, trackTimers } from "../lifetime/helpers.js";
 
 const open: Harness[] = [];
 const releases: (() => void)[] = [];
@@ -74,9 +75,18 @@ describe("h.settle hangAfterMs", () => {
 			fauxAssistantMessage("", { stopReason: "error", errorMessage: "503 Service Unavailable" }),
 			fauxAssistantMessage("ok"),
 		]);
-		const before = process.getActiveResourcesInfo().filter((kind) => kind === "Timeout").length;
-		await h.settle(h.session.prompt("go"), { hangAfterMs: 60_000 });
-		expect(h.eventsOfType("agent_settled")).toHaveLength(1);
-		expect(process.getActiveResourcesInfo().filter((kind) => kind === "Timeout").length).toBe(before);
+		// Only the timers made from here on: the process's own come and go whenever they do (vitest's
+		// 100 ms task-update throttle, pending or not as the test starts, failed a shuffled run).
+		const timers = trackTimers();
+		try {
+			await h.settle(h.session.prompt("go"), { hangAfterMs: 60_000 });
+			expect(h.eventsOfType("agent_settled")).toHaveLength(1);
+			// A cleared timer's destroy hook runs a turn of the loop later.
+			await tick();
+			await tick();
+			expect(timers.pendingRefed()).toBe(0);
+		} finally {
+			timers.stop();
+		}
 	});
 });
