@@ -416,6 +416,9 @@ describe("no home folder", () => {
 
 	it.runIf(process.getuid?.() === 0)(
 		"regression: without HOME and a passwd entry, settle failed with 'uv_os_homedir returned ENOENT' even with SETTLE_AGENT_DIR set (pi 0.73.1 crashes with a stack trace); now SETTLE_AGENT_DIR or --agent-dir is enough, and without either the error says so",
+		// A hang guard only: copying the bundle's dependencies and three runs took 2.5 s in one loaded
+		// full run on 2 cores and 19 s in another, too near vitest's default 30 s.
+		{ timeout: 120_000 },
 		() => {
 			// The user 12345 writes here.
 			chmodSync(cli.dir, 0o777);

@@ -120,7 +120,10 @@ describe("SETTLE_AGENT_DIR=~/.pi/agent: pi's setup in Settle", () => {
 		).toEqual(["localllm/coder-7b", "localllm/chat-3b"]);
 	});
 
-	test("a session pi wrote is continued by settle on the same provider, and pi opens the result again", async () => {
+	// A hang guard only: four pi and settle runs took 7.8 s in a loaded full run on 2 cores and 17 s in another.
+	test("a session pi wrote is continued by settle on the same provider, and pi opens the result again", {
+		timeout: 120_000,
+	}, async () => {
 		writePiSetup();
 		const { piAgent } = home();
 		const first = await pi(["-p", "first words in pi"]);
