@@ -41,6 +41,8 @@ import { ORPHAN_RESULT_TEXT, writeOrphanSessionFile } from "./orphan-file.js";
 import { killMarked, markedProcesses, processMarker, wedgingCommand } from "./processes.js";
 
 const cleanups: (() => void)[] = [];
+/** What the pi#1717 / pi#2113 scenario's tool_call handler saw (one peer at a time). */
+const toolCallsSaw: string[] = [];
 /** The pi-powerline-footer#198 scenario's handler state (one peer at a time). */
 const idleInHandler: boolean[] = [];
 let handlerRunning = gate();
@@ -1314,4 +1316,159 @@ describe("pi 0.73.1 against Settle: input while an abort winds down", () => {
 			expect(runs).toEqual({ pi: kept, settle: kept });
 		});
 	}
+});
+
+describe("pi 0.73.1 against Settle: extension handlers that never return or run slow", () => {
+	it("pi#9910: a tool_call handler whose promise never settles — pi 0.73.1's abort() never returns and the session stays busy (pi alone: Settle's side needs its simulated clock, in liveness.test.ts)", async () => {
+		const entered = gate();
+		const lookup: SharedTool = {
+			name: "lookup",
+			label: "Lookup",
+			description: "looks something up",
+			parameters: { type: "object", properties: {} },
+			execute: async () => ({ content: [{ type: "text", text: "found it" }], details: {} }),
+		};
+		const peer = await piPeer({
+			customTools: [lookup],
+			extensions: [
+				(api) =>
+					api.on("tool_call", () => {
+						entered.release();
+						return new Promise<never>(() => {});
+					}),
+			],
+		});
+		peer.script([{ toolCalls: [{ id: "call-h", name: "lookup", args: {} }] }, { text: "not reached" }]);
+		const running = outcomeOf(peer.session.prompt("look it up"));
+		await entered.promise;
+		const aborted = await stillPending(outcomeOf(peer.session.abort()));
+		const next = await outcomeOf(peer.session.prompt("anything else?"));
+		expect({
+			aborted,
+			running: await stillPending(running),
+			streaming: peer.session.isStreaming,
+			next,
+		}).toEqual({
+			aborted: "pending",
+			running: "pending",
+			streaming: true,
+			next: expect.stringMatching(/^Agent is already processing/),
+		});
+	});
+
+	for (const mode of ["parallel", "sequential"] as const) {
+		it(`pi#1717 / pi#2113: a slow async message_end handler during a ${mode} batch of two calls — both products write the file in conversation order${mode === "sequential" ? ", and the second call's tool_call handler sees the first result" : ""}`, async () => {
+			const runs = await onBothPeers(
+				() => {
+					const lookup = (name: string): SharedTool => ({
+						name,
+						label: name,
+						description: `looks up ${name}`,
+						parameters: { type: "object", properties: {} },
+						...(mode === "sequential" && name === "first" ? { executionMode: "sequential" as const } : {}),
+						execute: async () => ({ content: [{ type: "text", text: `${name} found` }], details: {} }),
+					});
+					return {
+						customTools: [lookup("first"), lookup("second")],
+						extensions: [
+							(api) => {
+								api.on("message_end", async (event) => {
+									const turns = event.message.role === "assistant" ? 50 : 5;
+									for (let i = 0; i < turns; i++) await new Promise<void>((resolve) => setImmediate(resolve));
+								});
+								api.on("tool_call", (event, ctx) => {
+									const results = ctx.sessionManager.getBranch().flatMap((entry) => {
+										const message = (entry as { message?: { role: string; toolName?: string } }).message;
+										return entry.type === "message" && message?.role === "toolResult" ? [message.toolName] : [];
+									});
+									toolCallsSaw.push(`${event.toolName} after [${results.join(", ")}]`);
+									return undefined;
+								});
+							},
+						],
+					};
+				},
+				async (peer) => {
+					peer.script([
+						{
+							toolCalls: [
+								{ id: "call-1", name: "first", args: {} },
+								{ id: "call-2", name: "second", args: {} },
+							],
+						},
+						{ text: "both found" },
+					]);
+					await peer.session.prompt("look both up");
+					await peer.quiesce();
+					const result = { file: savedRoles(peer.fileEntries()), toolCallsSaw: [...toolCallsSaw] };
+					toolCallsSaw.length = 0;
+					return result;
+				},
+			);
+			const expected = {
+				file: ["user", "assistant toolUse", "toolResult", "toolResult", "assistant stop"],
+				// Parallel calls are all prepared (their tool_call handlers run) before any of them runs.
+				toolCallsSaw:
+					mode === "sequential" ? ["first after []", "second after [first]"] : ["first after []", "second after []"],
+			};
+			expect(runs).toEqual({ pi: expected, settle: expected });
+		});
+	}
+});
+
+describe("pi 0.73.1 against Settle: abort during a compaction", () => {
+	it("pi#8920: abort() — what RPC abort runs — while a manual compaction summarizes: pi 0.73.1 returns but leaves the summary running and the compaction lands after it; Settle cancels the summary and writes nothing", async () => {
+		const runs = await onBothPeers({ settings: { compaction: { keepRecentTokens: 10 } } }, async (peer) => {
+			const summaryAsked = gate();
+			const answerSummary = gate();
+			const summarySignals: (AbortSignal | undefined)[] = [];
+			const step: Step = async (request, _peer, signal) => {
+				if (request.system !== "summarizer") return { text: `answer ${"words ".repeat(30)}` };
+				summarySignals.push(signal);
+				summaryAsked.release();
+				// The report's held summary stream: answered when the test says so, or cut by its signal.
+				return Promise.race([
+					answerSummary.promise.then((): ReplySpec => ({ text: "## Goal\nsummary" })),
+					stalledUntilAbort(signal),
+				]);
+			};
+			peer.script(Array.from({ length: 8 }, () => step));
+			for (const text of ["one", "two", "three"]) await peer.session.prompt(`question ${text} `.repeat(20));
+			const linesBefore = peer.fileEntries().length;
+			const compacting = outcomeOf(peer.session.compact());
+			await summaryAsked.promise;
+			const aborted = await outcomeOf(peer.session.abort());
+			const afterAbort = {
+				compacting: peer.session.isCompacting,
+				compact: await stillPending(compacting),
+				summaryCancelled: summarySignals.every((signal) => signal?.aborted === true),
+			};
+			answerSummary.release();
+			const compactInTheEnd = await compacting;
+			await peer.quiesce();
+			const written = peer
+				.fileEntries()
+				.slice(linesBefore)
+				.map((entry) => String(entry.type));
+			return { aborted, ...afterAbort, compactInTheEnd, written };
+		});
+		// pi 0.73.1 has it: abort() stops the agent only; the summary goes on and is written once answered.
+		expect(runs.pi).toEqual({
+			aborted: "resolved",
+			compacting: true,
+			compact: "pending",
+			summaryCancelled: false,
+			compactInTheEnd: "resolved",
+			written: ["compaction"],
+		});
+		// Settle: abort() ends whatever runs, the compaction too; compact() rejects ABORTED, nothing written.
+		expect(runs.settle).toEqual({
+			aborted: "resolved",
+			compacting: false,
+			compact: "ABORTED",
+			summaryCancelled: true,
+			compactInTheEnd: "ABORTED",
+			written: [],
+		});
+	});
 });
