@@ -1472,3 +1472,81 @@ describe("pi 0.73.1 against Settle: abort during a compaction", () => {
 		});
 	});
 });
+
+/** The pi#8680 scenario's tool_call handler state (one peer at a time; renewed after each). */
+const batchAfterSwitch = { invocations: [] as string[], entered: gate(), release: gate() };
+
+describe("pi 0.73.1 against Settle: a tool batch when the session is replaced", () => {
+	it("pi#8680: newSession() while the first call of a batch waits in its tool_call handler — pi 0.73.1 runs the next call's handler on a stale ctx and the tools after the switch; Settle runs neither", async () => {
+		const runs = await onBothRuntimes(
+			() => {
+				const lookup = (name: string): SharedTool => ({
+					name,
+					label: name,
+					description: `looks up ${name}`,
+					parameters: { type: "object", properties: {} },
+					execute: async () => {
+						batchAfterSwitch.invocations.push(`${name} ran`);
+						return { content: [{ type: "text", text: `${name} found` }], details: {} };
+					},
+				});
+				return {
+					customTools: [lookup("first"), lookup("second")],
+					extensions: [
+						(api) =>
+							api.on("tool_call", async (event, ctx) => {
+								try {
+									void ctx.sessionManager.getBranch();
+									batchAfterSwitch.invocations.push(`${event.toolName} handler: live ctx`);
+								} catch (error) {
+									const stale = /stale/i.test(String((error as Error).message ?? error));
+									batchAfterSwitch.invocations.push(`${event.toolName} handler: ${stale ? "stale ctx" : "error"}`);
+									return undefined;
+								}
+								if (event.toolName !== "first") return undefined;
+								batchAfterSwitch.entered.release();
+								// A confirmation: answered by the test, or closed by the run's abort.
+								const signal = ctx.signal;
+								await Promise.race([
+									batchAfterSwitch.release.promise,
+									new Promise<void>((resolve) => signal?.addEventListener("abort", () => resolve(), { once: true })),
+								]);
+								return undefined;
+							}),
+					],
+				};
+			},
+			async (peer) => {
+				peer.script([
+					{
+						toolCalls: [
+							{ id: "call-1", name: "first", args: {} },
+							{ id: "call-2", name: "second", args: {} },
+						],
+					},
+					{ text: "both found" },
+				]);
+				const old = peer.session;
+				const running = outcomeOf(old.prompt("look both up"));
+				await batchAfterSwitch.entered.promise;
+				await peer.runtime.newSession();
+				batchAfterSwitch.invocations.push("switched");
+				batchAfterSwitch.release.release();
+				await running;
+				await peer.quiesce();
+				const result = { invocations: [...batchAfterSwitch.invocations], prompt: await running };
+				batchAfterSwitch.invocations.length = 0;
+				batchAfterSwitch.entered = gate();
+				batchAfterSwitch.release = gate();
+				return result;
+			},
+		);
+		// pi 0.73.1 has it: the old batch drains after the switch, the next handler on a dead runner's ctx.
+		expect(runs.pi).toEqual({
+			invocations: ["first handler: live ctx", "switched", "second handler: stale ctx", "first ran", "second ran"],
+			prompt: "resolved",
+		});
+		// Settle: the switch aborts and settles the old run first; nothing of its batch runs afterwards.
+		expect(runs.settle).toEqual({ invocations: ["first handler: live ctx", "switched"], prompt: "SESSION_CLOSED" });
+	});
+});
