@@ -1550,3 +1550,62 @@ describe("pi 0.73.1 against Settle: a tool batch when the session is replaced", 
 		expect(runs.settle).toEqual({ invocations: ["first handler: live ctx", "switched"], prompt: "SESSION_CLOSED" });
 	});
 });
+
+describe("pi 0.73.1 against Settle: RPC abort with a steer queued", () => {
+	it("sesori#1157: over RPC, a steer queued while a command runs, then abort — what each answers, and whether a model request follows the abort", async () => {
+		const dir = mkdtempSync(join(tmpdir(), "settle-sesori1157-peer-"));
+		cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+		// A long command, then both faux models echo the last user message.
+		const peers = startPeers(dir, [
+			{ toolCalls: [{ name: "bash", arguments: { command: "echo started; sleep 60" } }] },
+		]);
+		const runs: Record<string, unknown> = {};
+		for (const peer of [peers.pi, peers.settle]) {
+			const { client } = peer;
+			cleanups.push(() => client.child.kill("SIGKILL"));
+			const started = client.next(
+				(line) => line.type === "tool_execution_update" && JSON.stringify(line).includes("started"),
+			);
+			await client.request({ id: "1", type: "prompt", message: "run the slow thing" });
+			await started;
+			const steered = await client.request({ id: "2", type: "steer", message: "change of plan" });
+			const ended = client.next((line) => line.type === peer.endEvent);
+			const aborted = await client.request({ id: "3", type: "abort" });
+			await ended;
+			const abortAt = client.lines.findIndex((line) => line.type === "response" && line.id === "3");
+			const state = (await client.request({ id: "4", type: "get_state" })) as { data: { isStreaming: boolean } };
+			const assistants = client.lines.filter(
+				(line) => line.type === "message_end" && (line.message as { role?: string }).role === "assistant",
+			);
+			runs[peer.name] = {
+				steer: steered.success,
+				abort: aborted.success,
+				runEndedBeforeAbortAnswer: client.lines.findIndex((line) => line.type === "agent_end") < abortAt,
+				answersAfterAbort: assistants
+					.filter((line) => client.lines.indexOf(line) > abortAt)
+					.map((line) => (line.message as { stopReason?: string }).stopReason),
+				streaming: state.data.isStreaming,
+				steerSaved: client.lines.filter(
+					(line) =>
+						line.type === "message_end" &&
+						(line.message as { role?: string }).role === "user" &&
+						JSON.stringify(line.message).includes("change of plan"),
+				).length,
+			};
+			// pi 0.73.1's RPC server does not end with its stdin: stopped here (both, alike).
+			client.child.kill("SIGKILL");
+			await client.exited;
+		}
+		// The same in both: abort answers once the run has ended, no answer follows it, and the steer
+		// is saved once (after the stopped command's result) for the next prompt.
+		const same = {
+			steer: true,
+			abort: true,
+			runEndedBeforeAbortAnswer: true,
+			answersAfterAbort: [],
+			streaming: false,
+			steerSaved: 1,
+		};
+		expect(runs).toEqual({ pi: same, settle: same });
+	});
+});
