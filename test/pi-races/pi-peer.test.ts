@@ -1609,3 +1609,88 @@ describe("pi 0.73.1 against Settle: RPC abort with a steer queued", () => {
 		expect(runs).toEqual({ pi: same, settle: same });
 	});
 });
+
+/** The pi#4276 scenario's tool_call handler record (one peer at a time). */
+const confirmations: string[] = [];
+
+describe("pi 0.73.1 against Settle: ctx.abort() from a tool_call handler", () => {
+	it("pi#4276: a confirmation's 'Abort run' (ctx.abort() from tool_call) on the first of two calls — what runs after it, and what is saved", async () => {
+		const runs = await onBothPeers(
+			() => {
+				const edit = (name: string): SharedTool => ({
+					name,
+					label: name,
+					description: `edits ${name}`,
+					parameters: { type: "object", properties: {} },
+					execute: async () => {
+						confirmations.push(`${name} ran`);
+						return { content: [{ type: "text", text: `${name} edited` }], details: {} };
+					},
+				});
+				return {
+					customTools: [edit("first"), edit("second")],
+					extensions: [
+						(api) =>
+							api.on("tool_call", (event, ctx) => {
+								confirmations.push(`confirm ${event.toolName}`);
+								if (event.toolName !== "first") return undefined;
+								ctx.abort();
+								return { block: true, reason: "Aborted by user" };
+							}),
+					],
+				};
+			},
+			async (peer) => {
+				peer.script([
+					{
+						toolCalls: [
+							{ id: "call-1", name: "first", args: {} },
+							{ id: "call-2", name: "second", args: {} },
+						],
+					},
+					{ text: "not asked" },
+				]);
+				const prompt = await outcomeOf(peer.session.prompt("edit both"));
+				await peer.quiesce();
+				const result = {
+					prompt,
+					confirmations: [...confirmations],
+					requests: peer.requests.length,
+					saved: messagesOf(peer.fileEntries()).map((m) =>
+						m.role === "toolResult"
+							? `toolResult ${JSON.parse(m.text)[0]?.text}`
+							: `${m.role} ${m.stopReason ?? ""}`.trim(),
+					),
+				};
+				confirmations.length = 0;
+				return result;
+			},
+		);
+		// pi 0.73.1 has it: the batch goes on after the abort — the second call is confirmed and run.
+		expect(runs.pi).toEqual({
+			prompt: "resolved",
+			confirmations: ["confirm first", "confirm second", "second ran"],
+			requests: 1,
+			saved: [
+				"user",
+				"assistant toolUse",
+				"toolResult Aborted by user",
+				"toolResult second edited",
+				"assistant aborted",
+			],
+		});
+		// Settle: nothing of the batch runs after the abort; each call is saved with its aborted result.
+		expect(runs.settle).toEqual({
+			prompt: "resolved",
+			confirmations: ["confirm first"],
+			requests: 1,
+			saved: [
+				"user",
+				"assistant toolUse",
+				"toolResult Operation aborted",
+				"toolResult Operation aborted",
+				"assistant aborted",
+			],
+		});
+	});
+});
