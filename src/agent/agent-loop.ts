@@ -761,10 +761,14 @@ class LoopRun {
 			}
 			const args = validateToolArguments(tool, validationCall);
 			if (this.config.beforeToolCall) {
-				const decision = await this.config.beforeToolCall(
-					{ assistantMessage, toolCall, args, context: this.context },
+				// A hook that never settles must not keep an aborted run alive either (pi#9910).
+				const decision = await untilAbandoned(
+					this.config.beforeToolCall({ assistantMessage, toolCall, args, context: this.context }, signal),
 					signal,
+					this.config,
 				);
+				if (decision === ABANDONED)
+					return immediate(toolCall, abandonedHookMessage("tool_call", toolCall.name, this.config));
 				if (signal.aborted) return immediate(toolCall, "Operation aborted");
 				if (decision?.block) {
 					const entry = immediate(toolCall, decision.reason || "Tool execution was blocked");
@@ -828,18 +832,25 @@ class LoopRun {
 		let { result, isError } = executed;
 		if (this.config.afterToolCall) {
 			try {
-				const override = await this.config.afterToolCall(
-					{
-						assistantMessage,
-						toolCall: prepared.toolCall,
-						args: prepared.args,
-						result,
-						isError,
-						context: this.context,
-					},
+				const override = await untilAbandoned(
+					this.config.afterToolCall(
+						{
+							assistantMessage,
+							toolCall: prepared.toolCall,
+							args: prepared.args,
+							result,
+							isError,
+							context: this.context,
+						},
+						signal,
+					),
 					signal,
+					this.config,
 				);
-				if (override) {
+				if (override === ABANDONED) {
+					result = errorResult(abandonedHookMessage("tool_result", prepared.toolCall.name, this.config));
+					isError = true;
+				} else if (override) {
 					result = {
 						...result,
 						content: override.content ?? result.content,
@@ -938,6 +949,20 @@ function abandonedToolMessage(name: string, config: Pick<AgentLoopConfig, "toolA
 	return (
 		`Operation aborted: the ${name} tool did not stop within ${grace} ms of the abort, so its result was discarded ` +
 		"(it may still be running). A tool should return or throw once its abort signal fires."
+	);
+}
+
+/** The result of a call whose `tool_call` / `tool_result` hook was left behind after an abort. */
+function abandonedHookMessage(
+	hook: "tool_call" | "tool_result",
+	name: string,
+	config: Pick<AgentLoopConfig, "toolAbortGraceMs">,
+): string {
+	const grace = config.toolAbortGraceMs ?? DEFAULT_TOOL_ABORT_GRACE_MS;
+	const outcome = hook === "tool_call" ? "the call was not run" : "its result was discarded";
+	return (
+		`Operation aborted: a ${hook} handler for the ${name} tool did not return within ${grace} ms of the abort, so ${outcome}. ` +
+		"An extension handler should return once ctx.signal aborts."
 	);
 }
 

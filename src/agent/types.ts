@@ -265,7 +265,8 @@ export interface AgentLoopConfig extends Omit<StreamOptions, "signal"> {
 	 * stops waiting for it (default 1000). The call then ends as an error result saying the tool
 	 * did not stop, and the run ends, so a tool that ignores its abort signal cannot keep a run (and
 	 * its session) busy forever; its late result is dropped. Tools that honour the signal return
-	 * within the grace with their own result.
+	 * within the grace with their own result. The `beforeToolCall` / `afterToolCall` hooks (an
+	 * extension's `tool_call` / `tool_result` handlers) get the same grace (pi#9910).
 	 */
 	toolAbortGraceMs?: number;
 	/** Timers for {@link AgentLoopConfig.toolAbortGraceMs} (default the process timers; a session passes its clock). */

@@ -74,6 +74,7 @@ export interface SessionLike {
 	readonly messages: readonly unknown[];
 	readonly sessionFile: string | undefined;
 	readonly isStreaming: boolean;
+	readonly isCompacting: boolean;
 	dispose(): void;
 }
 
@@ -86,6 +87,8 @@ export interface SharedTool {
 	label: string;
 	description: string;
 	parameters: Record<string, unknown>;
+	/** `sequential`: a batch holding this tool runs its calls one after another (both products). */
+	executionMode?: "sequential";
 	execute(
 		toolCallId: string,
 		params: Record<string, unknown>,
@@ -402,6 +405,7 @@ export function piTool(tool: SharedTool) {
 		label: tool.label,
 		description: tool.description,
 		parameters: tool.parameters,
+		...(tool.executionMode ? { executionMode: tool.executionMode } : {}),
 		execute: (
 			id: string,
 			params: Record<string, unknown>,

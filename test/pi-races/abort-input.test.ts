@@ -1,14 +1,18 @@
 /**
- * Reports about input typed while an abort winds down, replayed against Settle through its public
- * API on a real session file: a follow-up or steer sent after `abort()` was called but before the
- * aborted run ended (gsd-2#1439). What the user should see: the message is neither dropped nor
- * answered by the run being stopped; it waits, listed, and the next prompt delivers it once.
+ * Reports about aborts, replayed against Settle through its public API on a real session file: a
+ * follow-up or steer sent after `abort()` was called but before the aborted run ended (gsd-2#1439),
+ * and an abort an extension's confirmation asks for from `tool_call` (`ctx.abort()`) on the first
+ * call of a batch (pi#4276). What the user should see: the message is neither dropped nor answered
+ * by the run being stopped, it waits and the next prompt delivers it once; after an abort nothing
+ * more of the batch is confirmed or run.
  */
 import { afterEach, describe, expect, it } from "vitest";
 import type { AgentTool } from "../../src/agent/types.js";
+import type { ExtensionAPI } from "../../src/extensions/types.js";
 import { fauxAssistantMessage, fauxToolCall } from "../../src/llm/faux.js";
 import { createHarness, type Harness } from "../../src/testing/harness.js";
-import { comparable, gate, reopenedContext, script, timesPersisted, userTexts } from "./helpers.js";
+import { orphanToolMessages } from "./disk-harness.js";
+import { comparable, gate, persistedRoles, reopenedContext, script, timesPersisted, userTexts } from "./helpers.js";
 
 let h: Harness | undefined;
 afterEach(() => {
@@ -72,4 +76,54 @@ describe("gsd-2#1439: messages typed during or right after an abort are silently
 			expect(reopenedContext(file).map(comparable)).toEqual(harness.session.messages.map(comparable));
 		});
 	}
+});
+
+describe("pi#4276: ctx.abort() during a tool_call confirmation continues pending tool calls", () => {
+	it("pi#4276: 'Abort run' from the first call's tool_call confirmation: the second call is neither confirmed nor run, each call gets an aborted result, no model request follows, one agent_settled", async () => {
+		const seen: string[] = [];
+		const edit = (name: string): AgentTool => ({
+			name,
+			label: name,
+			description: `edits ${name}`,
+			parameters: { type: "object" },
+			execute: async () => {
+				seen.push(`${name} ran`);
+				return { content: [{ type: "text", text: `${name} edited` }], details: {} };
+			},
+		});
+		h = await createHarness({
+			persistence: "disk",
+			tools: [edit("first"), edit("second")],
+			extensionFactories: [
+				(pi: ExtensionAPI) => {
+					// The report's confirmation: without a UI (or on "Abort run") it aborts the run and blocks.
+					pi.on("tool_call", (event, ctx) => {
+						seen.push(`confirm ${event.toolName}`);
+						if (event.toolName !== "first") return undefined;
+						ctx.abort();
+						return { block: true, reason: "Aborted by user" };
+					});
+				},
+			],
+		});
+		const harness = h;
+		const { answerRequests } = script(harness, [
+			fauxAssistantMessage([fauxToolCall("first", {}), fauxToolCall("second", {})], { stopReason: "toolUse" }),
+			fauxAssistantMessage("not asked"),
+		]);
+		await harness.session.prompt("edit both");
+		expect(seen).toEqual(["confirm first"]);
+		expect(answerRequests).toHaveLength(1);
+		expect(harness.eventsOfType("agent_settled")).toHaveLength(1);
+		expect(harness.session.isIdle).toBe(true);
+		const ends = harness.eventsOfType("tool_execution_end");
+		expect(ends.map((end) => [end.toolName, end.isError])).toEqual([
+			["first", true],
+			["second", true],
+		]);
+		const file = harness.session.sessionFile!;
+		expect(persistedRoles(file)).toEqual(["user", "assistant", "toolResult", "toolResult", "assistant"]);
+		expect(orphanToolMessages(file)).toEqual({ callsWithoutResult: [], resultsWithoutCall: [] });
+		expect(reopenedContext(file).map(comparable)).toEqual(harness.session.messages.map(comparable));
+	});
 });

@@ -1,9 +1,10 @@
 /**
  * pi's reports about its one-shot and RPC modes, replayed against a real `settle` child process on
  * the faux model: print / JSON mode with an extension that holds a handle from `session_start`
- * (pi#2576, pi#2677), the exit code of a failed request in JSON mode (pi#9089), and a prompt sent
- * over RPC right after `abort` (oh-my-pi#69). What the user should see: the answer, then the
- * process gone with a code that says how the request ended; the prompt after an abort answered.
+ * (pi#2576, pi#2677), the exit code of a failed request in JSON mode (pi#9089), a prompt sent
+ * over RPC right after `abort` (oh-my-pi#69), and an RPC `abort` with a steer already queued
+ * (sesori#1157). What the user should see: the answer, then the process gone with a code that says
+ * how the request ended; the prompt after an abort answered; an abort that stops everything at once.
  */
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -132,6 +133,62 @@ describe("oh-my-pi#69: a prompt sent over RPC right after abort is refused (Agen
 		expect(await client.end()).toBe(0);
 		expect(client.stderr).toBe("");
 		// Two operations, each settled once: the aborted one and the prompt's.
+		expect(client.lines.filter((line) => line.type === "agent_settled")).toHaveLength(2);
+	});
+});
+
+describe("sesori#1157 (sesori_apps_monorepo): over RPC, abort with a steer already queued waits for the steer's continuation", () => {
+	it("sesori#1157: settle --rpc: a steer queued while a command runs, then abort — abort answers once the run has stopped, no model request follows it, and the next prompt carries the steer once", async () => {
+		const script = join(cli.dir, "script.json");
+		// A long command, then the faux model echoes the last user message.
+		writeFileSync(
+			script,
+			JSON.stringify([{ toolCalls: [{ name: "bash", arguments: { command: "echo started; sleep 60" } }] }]),
+		);
+		const client = new RpcClient(["--faux-script", script], { cwd: cli.project, agentDir: cli.agentDir });
+		const started = client.next(
+			(line) => line.type === "tool_execution_update" && JSON.stringify(line).includes("started"),
+		);
+		expect(await client.request({ id: "1", type: "prompt", message: "run the slow thing" })).toMatchObject({
+			success: true,
+		});
+		await started;
+		expect(await client.request({ id: "2", type: "steer", message: "change of plan" })).toMatchObject({
+			success: true,
+		});
+		const settled = client.next((line) => line.type === "agent_settled");
+		expect(await client.request({ id: "3", type: "abort" })).toMatchObject({ success: true });
+		// The abort's answer comes after the run has stopped: no continuation is left to wait for.
+		const abortAt = client.lines.findIndex((line) => line.type === "response" && line.id === "3");
+		expect(client.lines.findIndex((line) => line.type === "agent_end")).toBeLessThan(abortAt);
+		await settled;
+		const state = (await client.request({ id: "4", type: "get_state" })) as { data: Record<string, unknown> };
+		expect(state.data).toMatchObject({ isStreaming: false, isCompacting: false });
+		// No model request was made for the steer after the abort: no answer streamed after it.
+		const answered = (from: number) =>
+			client.lines
+				.slice(from)
+				.filter(
+					(line) =>
+						line.type === "message_end" &&
+						(line.message as { role?: string; stopReason?: string }).role === "assistant" &&
+						(line.message as { stopReason?: string }).stopReason !== "aborted",
+				);
+		expect(answered(abortAt)).toEqual([]);
+		// The steer is not lost: saved once, after the stopped command's result, so the next prompt's
+		// request carries it; the session answers that prompt.
+		const nextSettled = client.next((line) => line.type === "agent_settled");
+		const from = client.lines.length;
+		expect(await client.request({ id: "5", type: "prompt", message: "go on" })).toMatchObject({ success: true });
+		await nextSettled;
+		const users = client.lines
+			.filter((line) => line.type === "message_end" && (line.message as { role?: string }).role === "user")
+			.map((line) => JSON.stringify((line.message as { content: unknown }).content));
+		expect(users.filter((text) => text.includes("change of plan"))).toHaveLength(1);
+		expect(answered(from)).toHaveLength(1);
+		expect(JSON.stringify(client.lines)).not.toMatch(/already processing/i);
+		expect(await client.end()).toBe(0);
+		expect(client.stderr).toBe("");
 		expect(client.lines.filter((line) => line.type === "agent_settled")).toHaveLength(2);
 	});
 });

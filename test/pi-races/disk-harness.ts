@@ -16,6 +16,7 @@ import {
 	createAgentSession,
 	createAssistantMessageEventStream,
 	DefaultResourceLoader,
+	type ExtensionFactory,
 	InMemoryModelRuntime,
 	type Model,
 	SessionManager,
@@ -179,7 +180,11 @@ export function hungTool(onStart: () => void, name = "mcp_call"): AgentTool {
  * file in a temp dir, timers on a `SimulatedClock`.
  */
 export async function diskSession(
-	options: { settings?: Parameters<typeof SettingsManager.inMemory>[0] } & Partial<CreateAgentSessionOptions> = {},
+	options: {
+		settings?: Parameters<typeof SettingsManager.inMemory>[0];
+		/** Inline extensions (bound: `session_start` is sent). */
+		extensionFactories?: ExtensionFactory[];
+	} & Partial<CreateAgentSessionOptions> = {},
 ): Promise<DiskSession> {
 	const dir = mkdtempSync(join(tmpdir(), "settle-pi-races-"));
 	dirs.push(dir);
@@ -189,7 +194,14 @@ export async function diskSession(
 	]);
 	const settingsManager = SettingsManager.inMemory(options.settings ?? {});
 	const agentDir = join(dir, "agent");
-	const resourceLoader = new DefaultResourceLoader({ cwd: dir, agentDir, settingsManager, noExtensions: true });
+	const { extensionFactories, ...sessionOptions } = options;
+	const resourceLoader = new DefaultResourceLoader({
+		cwd: dir,
+		agentDir,
+		settingsManager,
+		noExtensions: true,
+		...(extensionFactories ? { extensionFactories } : {}),
+	});
 	await resourceLoader.reload();
 	const clock = new SimulatedClock();
 	const { session } = await createAgentSession({
@@ -201,8 +213,9 @@ export async function diskSession(
 		resourceLoader,
 		sessionManager: SessionManager.create(dir, join(dir, "sessions")),
 		clock,
-		...options,
+		...sessionOptions,
 	});
+	if (extensionFactories) await session.bindExtensions();
 	const events: AgentSessionEvent[] = [];
 	session.subscribe((event) => events.push(event));
 	return {

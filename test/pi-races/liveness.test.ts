@@ -148,6 +148,72 @@ describe("liveness: a session always settles", () => {
 		expect(s.agent.state.pendingToolCalls.size).toBe(0);
 	});
 
+	for (const hook of ["tool_call", "tool_result"] as const) {
+		it(`pi#9910: abort un-wedges an extension's ${hook} handler that never returns; the call gets an error result naming it, one agent_settled, the session usable`, async () => {
+			let entered!: () => void;
+			const handlerEntered = new Promise<void>((resolve) => (entered = resolve));
+			let toolRuns = 0;
+			const lookup: AgentTool = {
+				name: "lookup",
+				label: "Lookup",
+				description: "looks something up",
+				parameters: { type: "object", properties: {} } as never,
+				execute: async () => {
+					toolRuns++;
+					return { content: [{ type: "text", text: "found it" }], details: {} };
+				},
+			};
+			const {
+				session: s,
+				provider,
+				clock,
+				events,
+			} = await session({
+				customTools: [lookup],
+				extensionFactories: [
+					(pi) => {
+						// The report's stranded confirmation: a handler whose promise never settles.
+						pi.on(hook, () => {
+							entered();
+							return new Promise<never>(() => {});
+						});
+					},
+				],
+			});
+			provider.answer({
+				...fauxAssistantMessage([fauxToolCall("lookup", {}, { id: "call-h" })], { stopReason: "toolUse" }),
+				api: "manual",
+				provider: "manual",
+				model: "manual-1",
+			});
+			const done = s.prompt("look it up");
+			await handlerEntered;
+			const aborted = s.abort();
+			// The handler gets the tools' grace to notice ctx.signal; this one never does.
+			clock.increment(999);
+			expect(s.isStreaming).toBe(true);
+			clock.increment(1);
+			await aborted;
+			await done;
+			expect(s.isStreaming).toBe(false);
+			expect(s.isIdle).toBe(true);
+			expect(events.filter((e) => e.type === "agent_settled")).toHaveLength(1);
+			// A stuck tool_call handler: the tool never ran. A stuck tool_result handler: its result is not kept.
+			expect(toolRuns).toBe(hook === "tool_call" ? 0 : 1);
+			const end = events.find((e) => e.type === "tool_execution_end");
+			expect(end).toMatchObject({ toolCallId: "call-h", isError: true });
+			expect(JSON.stringify(end)).toContain(`a ${hook} handler for the lookup tool did not return within 1000 ms`);
+			expect(JSON.stringify(end)).not.toContain("found it");
+			const file = s.sessionFile!;
+			expect(orphanToolMessages(file)).toEqual({ callsWithoutResult: [], resultsWithoutCall: [] });
+			// The session answers the next prompt (pi 0.73.1 refuses it: "Agent is already processing").
+			provider.answer("answered");
+			await s.prompt("something else");
+			expect(s.messages.at(-1)).toMatchObject({ role: "assistant", stopReason: "stop" });
+			expect(events.filter((e) => e.type === "agent_settled")).toHaveLength(2);
+		});
+	}
+
 	it("pi#5778: a tool that honours its abort signal keeps its own result (no grace needed)", async () => {
 		let started!: () => void;
 		const toolStarted = new Promise<void>((resolve) => (started = resolve));

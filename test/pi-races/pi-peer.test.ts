@@ -41,6 +41,8 @@ import { ORPHAN_RESULT_TEXT, writeOrphanSessionFile } from "./orphan-file.js";
 import { killMarked, markedProcesses, processMarker, wedgingCommand } from "./processes.js";
 
 const cleanups: (() => void)[] = [];
+/** What the pi#1717 / pi#2113 scenario's tool_call handler saw (one peer at a time). */
+const toolCallsSaw: string[] = [];
 /** The pi-powerline-footer#198 scenario's handler state (one peer at a time). */
 const idleInHandler: boolean[] = [];
 let handlerRunning = gate();
@@ -1314,4 +1316,381 @@ describe("pi 0.73.1 against Settle: input while an abort winds down", () => {
 			expect(runs).toEqual({ pi: kept, settle: kept });
 		});
 	}
+});
+
+describe("pi 0.73.1 against Settle: extension handlers that never return or run slow", () => {
+	it("pi#9910: a tool_call handler whose promise never settles — pi 0.73.1's abort() never returns and the session stays busy (pi alone: Settle's side needs its simulated clock, in liveness.test.ts)", async () => {
+		const entered = gate();
+		const lookup: SharedTool = {
+			name: "lookup",
+			label: "Lookup",
+			description: "looks something up",
+			parameters: { type: "object", properties: {} },
+			execute: async () => ({ content: [{ type: "text", text: "found it" }], details: {} }),
+		};
+		const peer = await piPeer({
+			customTools: [lookup],
+			extensions: [
+				(api) =>
+					api.on("tool_call", () => {
+						entered.release();
+						return new Promise<never>(() => {});
+					}),
+			],
+		});
+		peer.script([{ toolCalls: [{ id: "call-h", name: "lookup", args: {} }] }, { text: "not reached" }]);
+		const running = outcomeOf(peer.session.prompt("look it up"));
+		await entered.promise;
+		const aborted = await stillPending(outcomeOf(peer.session.abort()));
+		const next = await outcomeOf(peer.session.prompt("anything else?"));
+		expect({
+			aborted,
+			running: await stillPending(running),
+			streaming: peer.session.isStreaming,
+			next,
+		}).toEqual({
+			aborted: "pending",
+			running: "pending",
+			streaming: true,
+			next: expect.stringMatching(/^Agent is already processing/),
+		});
+	});
+
+	for (const mode of ["parallel", "sequential"] as const) {
+		it(`pi#1717 / pi#2113: a slow async message_end handler during a ${mode} batch of two calls — both products write the file in conversation order${mode === "sequential" ? ", and the second call's tool_call handler sees the first result" : ""}`, async () => {
+			const runs = await onBothPeers(
+				() => {
+					const lookup = (name: string): SharedTool => ({
+						name,
+						label: name,
+						description: `looks up ${name}`,
+						parameters: { type: "object", properties: {} },
+						...(mode === "sequential" && name === "first" ? { executionMode: "sequential" as const } : {}),
+						execute: async () => ({ content: [{ type: "text", text: `${name} found` }], details: {} }),
+					});
+					return {
+						customTools: [lookup("first"), lookup("second")],
+						extensions: [
+							(api) => {
+								api.on("message_end", async (event) => {
+									const turns = event.message.role === "assistant" ? 50 : 5;
+									for (let i = 0; i < turns; i++) await new Promise<void>((resolve) => setImmediate(resolve));
+								});
+								api.on("tool_call", (event, ctx) => {
+									const results = ctx.sessionManager.getBranch().flatMap((entry) => {
+										const message = (entry as { message?: { role: string; toolName?: string } }).message;
+										return entry.type === "message" && message?.role === "toolResult" ? [message.toolName] : [];
+									});
+									toolCallsSaw.push(`${event.toolName} after [${results.join(", ")}]`);
+									return undefined;
+								});
+							},
+						],
+					};
+				},
+				async (peer) => {
+					peer.script([
+						{
+							toolCalls: [
+								{ id: "call-1", name: "first", args: {} },
+								{ id: "call-2", name: "second", args: {} },
+							],
+						},
+						{ text: "both found" },
+					]);
+					await peer.session.prompt("look both up");
+					await peer.quiesce();
+					const result = { file: savedRoles(peer.fileEntries()), toolCallsSaw: [...toolCallsSaw] };
+					toolCallsSaw.length = 0;
+					return result;
+				},
+			);
+			const expected = {
+				file: ["user", "assistant toolUse", "toolResult", "toolResult", "assistant stop"],
+				// Parallel calls are all prepared (their tool_call handlers run) before any of them runs.
+				toolCallsSaw:
+					mode === "sequential" ? ["first after []", "second after [first]"] : ["first after []", "second after []"],
+			};
+			expect(runs).toEqual({ pi: expected, settle: expected });
+		});
+	}
+});
+
+describe("pi 0.73.1 against Settle: abort during a compaction", () => {
+	it("pi#8920: abort() — what RPC abort runs — while a manual compaction summarizes: pi 0.73.1 returns but leaves the summary running and the compaction lands after it; Settle cancels the summary and writes nothing", async () => {
+		const runs = await onBothPeers({ settings: { compaction: { keepRecentTokens: 10 } } }, async (peer) => {
+			const summaryAsked = gate();
+			const answerSummary = gate();
+			const summarySignals: (AbortSignal | undefined)[] = [];
+			const step: Step = async (request, _peer, signal) => {
+				if (request.system !== "summarizer") return { text: `answer ${"words ".repeat(30)}` };
+				summarySignals.push(signal);
+				summaryAsked.release();
+				// The report's held summary stream: answered when the test says so, or cut by its signal.
+				return Promise.race([
+					answerSummary.promise.then((): ReplySpec => ({ text: "## Goal\nsummary" })),
+					stalledUntilAbort(signal),
+				]);
+			};
+			peer.script(Array.from({ length: 8 }, () => step));
+			for (const text of ["one", "two", "three"]) await peer.session.prompt(`question ${text} `.repeat(20));
+			const linesBefore = peer.fileEntries().length;
+			const compacting = outcomeOf(peer.session.compact());
+			await summaryAsked.promise;
+			const aborted = await outcomeOf(peer.session.abort());
+			const afterAbort = {
+				compacting: peer.session.isCompacting,
+				compact: await stillPending(compacting),
+				summaryCancelled: summarySignals.every((signal) => signal?.aborted === true),
+			};
+			answerSummary.release();
+			const compactInTheEnd = await compacting;
+			await peer.quiesce();
+			const written = peer
+				.fileEntries()
+				.slice(linesBefore)
+				.map((entry) => String(entry.type));
+			return { aborted, ...afterAbort, compactInTheEnd, written };
+		});
+		// pi 0.73.1 has it: abort() stops the agent only; the summary goes on and is written once answered.
+		expect(runs.pi).toEqual({
+			aborted: "resolved",
+			compacting: true,
+			compact: "pending",
+			summaryCancelled: false,
+			compactInTheEnd: "resolved",
+			written: ["compaction"],
+		});
+		// Settle: abort() ends whatever runs, the compaction too; compact() rejects ABORTED, nothing written.
+		expect(runs.settle).toEqual({
+			aborted: "resolved",
+			compacting: false,
+			compact: "ABORTED",
+			summaryCancelled: true,
+			compactInTheEnd: "ABORTED",
+			written: [],
+		});
+	});
+});
+
+/** The pi#8680 scenario's tool_call handler state (one peer at a time; renewed after each). */
+const batchAfterSwitch = { invocations: [] as string[], entered: gate(), release: gate() };
+
+describe("pi 0.73.1 against Settle: a tool batch when the session is replaced", () => {
+	it("pi#8680: newSession() while the first call of a batch waits in its tool_call handler — pi 0.73.1 runs the next call's handler on a stale ctx and the tools after the switch; Settle runs neither", async () => {
+		const runs = await onBothRuntimes(
+			() => {
+				const lookup = (name: string): SharedTool => ({
+					name,
+					label: name,
+					description: `looks up ${name}`,
+					parameters: { type: "object", properties: {} },
+					execute: async () => {
+						batchAfterSwitch.invocations.push(`${name} ran`);
+						return { content: [{ type: "text", text: `${name} found` }], details: {} };
+					},
+				});
+				return {
+					customTools: [lookup("first"), lookup("second")],
+					extensions: [
+						(api) =>
+							api.on("tool_call", async (event, ctx) => {
+								try {
+									void ctx.sessionManager.getBranch();
+									batchAfterSwitch.invocations.push(`${event.toolName} handler: live ctx`);
+								} catch (error) {
+									const stale = /stale/i.test(String((error as Error).message ?? error));
+									batchAfterSwitch.invocations.push(`${event.toolName} handler: ${stale ? "stale ctx" : "error"}`);
+									return undefined;
+								}
+								if (event.toolName !== "first") return undefined;
+								batchAfterSwitch.entered.release();
+								// A confirmation: answered by the test, or closed by the run's abort.
+								const signal = ctx.signal;
+								await Promise.race([
+									batchAfterSwitch.release.promise,
+									new Promise<void>((resolve) => signal?.addEventListener("abort", () => resolve(), { once: true })),
+								]);
+								return undefined;
+							}),
+					],
+				};
+			},
+			async (peer) => {
+				peer.script([
+					{
+						toolCalls: [
+							{ id: "call-1", name: "first", args: {} },
+							{ id: "call-2", name: "second", args: {} },
+						],
+					},
+					{ text: "both found" },
+				]);
+				const old = peer.session;
+				const running = outcomeOf(old.prompt("look both up"));
+				await batchAfterSwitch.entered.promise;
+				await peer.runtime.newSession();
+				batchAfterSwitch.invocations.push("switched");
+				batchAfterSwitch.release.release();
+				await running;
+				await peer.quiesce();
+				const result = { invocations: [...batchAfterSwitch.invocations], prompt: await running };
+				batchAfterSwitch.invocations.length = 0;
+				batchAfterSwitch.entered = gate();
+				batchAfterSwitch.release = gate();
+				return result;
+			},
+		);
+		// pi 0.73.1 has it: the old batch drains after the switch, the next handler on a dead runner's ctx.
+		expect(runs.pi).toEqual({
+			invocations: ["first handler: live ctx", "switched", "second handler: stale ctx", "first ran", "second ran"],
+			prompt: "resolved",
+		});
+		// Settle: the switch aborts and settles the old run first; nothing of its batch runs afterwards.
+		expect(runs.settle).toEqual({ invocations: ["first handler: live ctx", "switched"], prompt: "SESSION_CLOSED" });
+	});
+});
+
+describe("pi 0.73.1 against Settle: RPC abort with a steer queued", () => {
+	it("sesori#1157: over RPC, a steer queued while a command runs, then abort — what each answers, and whether a model request follows the abort", async () => {
+		const dir = mkdtempSync(join(tmpdir(), "settle-sesori1157-peer-"));
+		cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+		// A long command, then both faux models echo the last user message.
+		const peers = startPeers(dir, [
+			{ toolCalls: [{ name: "bash", arguments: { command: "echo started; sleep 60" } }] },
+		]);
+		const runs: Record<string, unknown> = {};
+		for (const peer of [peers.pi, peers.settle]) {
+			const { client } = peer;
+			cleanups.push(() => client.child.kill("SIGKILL"));
+			const started = client.next(
+				(line) => line.type === "tool_execution_update" && JSON.stringify(line).includes("started"),
+			);
+			await client.request({ id: "1", type: "prompt", message: "run the slow thing" });
+			await started;
+			const steered = await client.request({ id: "2", type: "steer", message: "change of plan" });
+			const ended = client.next((line) => line.type === peer.endEvent);
+			const aborted = await client.request({ id: "3", type: "abort" });
+			await ended;
+			const abortAt = client.lines.findIndex((line) => line.type === "response" && line.id === "3");
+			const state = (await client.request({ id: "4", type: "get_state" })) as { data: { isStreaming: boolean } };
+			const assistants = client.lines.filter(
+				(line) => line.type === "message_end" && (line.message as { role?: string }).role === "assistant",
+			);
+			runs[peer.name] = {
+				steer: steered.success,
+				abort: aborted.success,
+				runEndedBeforeAbortAnswer: client.lines.findIndex((line) => line.type === "agent_end") < abortAt,
+				answersAfterAbort: assistants
+					.filter((line) => client.lines.indexOf(line) > abortAt)
+					.map((line) => (line.message as { stopReason?: string }).stopReason),
+				streaming: state.data.isStreaming,
+				steerSaved: client.lines.filter(
+					(line) =>
+						line.type === "message_end" &&
+						(line.message as { role?: string }).role === "user" &&
+						JSON.stringify(line.message).includes("change of plan"),
+				).length,
+			};
+			// pi 0.73.1's RPC server does not end with its stdin: stopped here (both, alike).
+			client.child.kill("SIGKILL");
+			await client.exited;
+		}
+		// The same in both: abort answers once the run has ended, no answer follows it, and the steer
+		// is saved once (after the stopped command's result) for the next prompt.
+		const same = {
+			steer: true,
+			abort: true,
+			runEndedBeforeAbortAnswer: true,
+			answersAfterAbort: [],
+			streaming: false,
+			steerSaved: 1,
+		};
+		expect(runs).toEqual({ pi: same, settle: same });
+	});
+});
+
+/** The pi#4276 scenario's tool_call handler record (one peer at a time). */
+const confirmations: string[] = [];
+
+describe("pi 0.73.1 against Settle: ctx.abort() from a tool_call handler", () => {
+	it("pi#4276: a confirmation's 'Abort run' (ctx.abort() from tool_call) on the first of two calls — what runs after it, and what is saved", async () => {
+		const runs = await onBothPeers(
+			() => {
+				const edit = (name: string): SharedTool => ({
+					name,
+					label: name,
+					description: `edits ${name}`,
+					parameters: { type: "object", properties: {} },
+					execute: async () => {
+						confirmations.push(`${name} ran`);
+						return { content: [{ type: "text", text: `${name} edited` }], details: {} };
+					},
+				});
+				return {
+					customTools: [edit("first"), edit("second")],
+					extensions: [
+						(api) =>
+							api.on("tool_call", (event, ctx) => {
+								confirmations.push(`confirm ${event.toolName}`);
+								if (event.toolName !== "first") return undefined;
+								ctx.abort();
+								return { block: true, reason: "Aborted by user" };
+							}),
+					],
+				};
+			},
+			async (peer) => {
+				peer.script([
+					{
+						toolCalls: [
+							{ id: "call-1", name: "first", args: {} },
+							{ id: "call-2", name: "second", args: {} },
+						],
+					},
+					{ text: "not asked" },
+				]);
+				const prompt = await outcomeOf(peer.session.prompt("edit both"));
+				await peer.quiesce();
+				const result = {
+					prompt,
+					confirmations: [...confirmations],
+					requests: peer.requests.length,
+					saved: messagesOf(peer.fileEntries()).map((m) =>
+						m.role === "toolResult"
+							? `toolResult ${JSON.parse(m.text)[0]?.text}`
+							: `${m.role} ${m.stopReason ?? ""}`.trim(),
+					),
+				};
+				confirmations.length = 0;
+				return result;
+			},
+		);
+		// pi 0.73.1 has it: the batch goes on after the abort — the second call is confirmed and run.
+		expect(runs.pi).toEqual({
+			prompt: "resolved",
+			confirmations: ["confirm first", "confirm second", "second ran"],
+			requests: 1,
+			saved: [
+				"user",
+				"assistant toolUse",
+				"toolResult Aborted by user",
+				"toolResult second edited",
+				"assistant aborted",
+			],
+		});
+		// Settle: nothing of the batch runs after the abort; each call is saved with its aborted result.
+		expect(runs.settle).toEqual({
+			prompt: "resolved",
+			confirmations: ["confirm first"],
+			requests: 1,
+			saved: [
+				"user",
+				"assistant toolUse",
+				"toolResult Operation aborted",
+				"toolResult Operation aborted",
+				"assistant aborted",
+			],
+		});
+	});
 });

@@ -141,6 +141,82 @@ describe("switching: new / resume while a run is in flight", () => {
 		await runtime.dispose();
 	});
 
+	it("pi#8680: newSession() while a batch's first tool_call handler waits: no tool_call handler runs on a stale ctx, no tool of the old batch runs, and every call in the old file has its result", async () => {
+		const { dir, cleanup } = await diskSession();
+		cleanup();
+		const invocations: string[] = [];
+		const errors: string[] = [];
+		const toolRuns: string[] = [];
+		let entered!: () => void;
+		const firstEntered = new Promise<void>((resolve) => (entered = resolve));
+		const lookup = (name: string): AgentTool => ({
+			name,
+			label: name,
+			description: `looks up ${name}`,
+			parameters: { type: "object", properties: {} } as never,
+			execute: async () => {
+				toolRuns.push(name);
+				return { content: [{ type: "text", text: `${name} found` }], details: {} };
+			},
+		});
+		const provider = new ManualProvider();
+		const runtime = await runtimeOn(
+			provider,
+			dir,
+			new SimulatedClock(),
+			[lookup("first"), lookup("second")],
+			undefined,
+			[
+				(pi) => {
+					// The report's rtk guard: reads the session through the ctx it is given, then (for the
+					// first call) waits on a confirmation that the run's abort closes.
+					pi.on("tool_call", async (event, ctx) => {
+						try {
+							void ctx.sessionManager.getBranch();
+							invocations.push(`${event.toolName}: live ctx`);
+						} catch (error) {
+							invocations.push(`${event.toolName}: ${(error as { code?: string }).code ?? String(error)}`);
+						}
+						if (event.toolName !== "first") return undefined;
+						entered();
+						const signal = ctx.signal;
+						await new Promise<void>((resolve) => {
+							if (!signal || signal.aborted) resolve();
+							else signal.addEventListener("abort", () => resolve(), { once: true });
+						});
+						return { block: true, reason: "not confirmed" };
+					});
+				},
+			],
+		);
+		runtime.session.extensionRunner.onError((error) => void errors.push(`${error.event}: ${error.error}`));
+		const old = runtime.session;
+		provider.answer({
+			...fauxAssistantMessage(
+				[fauxToolCall("first", {}, { id: "call-1" }), fauxToolCall("second", {}, { id: "call-2" })],
+				{
+					stopReason: "toolUse",
+				},
+			),
+			api: "manual",
+			provider: "manual",
+			model: "manual-1",
+		});
+		const running = old.prompt("look both up").catch(() => undefined);
+		await firstEntered;
+		const oldFile = old.sessionFile!;
+		await runtime.newSession();
+		await running;
+		// Only the handler entered before the replacement ran, on the ctx that was live then.
+		expect(invocations).toEqual(["first: live ctx"]);
+		expect(errors).toEqual([]);
+		expect(toolRuns).toEqual([]);
+		expect(orphanToolMessages(oldFile)).toEqual({ callsWithoutResult: [], resultsWithoutCall: [] });
+		expect(runtime.session).not.toBe(old);
+		expect(runtime.session.isIdle).toBe(true);
+		await runtime.dispose();
+	});
+
 	it("oh-my-pi#10287: a fork issued while a compaction summarizes ends that compaction (typed SESSION_CLOSED) and nothing lands in either file after the fork", async () => {
 		const { dir, cleanup } = await diskSession();
 		cleanup();
