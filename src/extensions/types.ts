@@ -580,7 +580,9 @@ export interface BeforeAgentStartEvent {
 	systemPrompt: string;
 	/** Mutable: changes apply to this operation's prompt. */
 	systemPromptOptions: SystemPromptOptions;
+	/** `"custom_message"` when a custom message sent with `triggerTurn` starts the operation; absent for a prompt. */
 	trigger?: string;
+	/** That custom message's `customType`. */
 	messageType?: string;
 }
 

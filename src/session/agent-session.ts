@@ -1130,7 +1130,12 @@ export class AgentSession {
 			else this.agent.steer(custom);
 			return;
 		}
-		if (options.triggerTurn) return this.request({ kind: "custom", message: custom });
+		if (options.triggerTurn) {
+			const viaAgentStart = this.internals.scratch.beforeAgentStartDepth > 0;
+			return this.request(
+				viaAgentStart ? { kind: "custom", message: custom, viaAgentStart } : { kind: "custom", message: custom },
+			);
+		}
 		this.queues.appendCustom(custom);
 	}
 

@@ -65,6 +65,8 @@ export interface OperationScratch {
 	 * handlers, `agent_settled`): `waitForIdle()` called meanwhile resolves at once.
 	 */
 	dispatchDepth: number;
+	/** Depth of `before_agent_start` dispatches in progress: a custom message they trigger skips the hook. */
+	beforeAgentStartDepth: number;
 	/**
 	 * The preflight in progress and what it will produce: a prompt whose extension command disposes
 	 * the session (ctx.newSession / fork / switchSession) still resolves once the command is done.
@@ -92,6 +94,7 @@ export function createOperationScratch(): OperationScratch {
 		requestCompactionDone: undefined,
 		preflightAbort: undefined,
 		dispatchDepth: 0,
+		beforeAgentStartDepth: 0,
 		runningPreflight: undefined,
 		manualCompactionSaved: false,
 	};
