@@ -65,6 +65,11 @@ export interface OperationScratch {
 	 * handlers, `agent_settled`): `waitForIdle()` called meanwhile resolves at once.
 	 */
 	dispatchDepth: number;
+	/**
+	 * The `agent_settled` dispatch in progress: its handlers' `ctx.signal`, aborted by `abort()` or
+	 * `dispose()` meanwhile (the run is over, but a handler may still hold work; pi-agents#139).
+	 */
+	settledController: AbortController | undefined;
 	/** Depth of `before_agent_start` dispatches in progress: a custom message they trigger skips the hook. */
 	beforeAgentStartDepth: number;
 	/**
@@ -95,6 +100,7 @@ export function createOperationScratch(): OperationScratch {
 		preflightAbort: undefined,
 		dispatchDepth: 0,
 		beforeAgentStartDepth: 0,
+		settledController: undefined,
 		runningPreflight: undefined,
 		manualCompactionSaved: false,
 	};
