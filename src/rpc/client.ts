@@ -447,7 +447,7 @@ export class RpcClient {
 	 *
 	 * @example
 	 * ```ts
-	 * const applied = await rpc.setThinkingLevel("high");
+	 * const applied = await client.setThinkingLevel("high");
 	 * if (applied && applied.level !== "high") console.log(`thinking stays ${applied.level}`);
 	 * ```
 	 */
