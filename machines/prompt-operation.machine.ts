@@ -118,9 +118,10 @@
  *   to it: its public `queue_update` is emitted by the queues themselves).
  * - `overflow_recovery_failed {kind, errorMessage}` — emit `compaction_end{reason:"overflow",
  *   result:undefined, aborted:false, willRetry:false, errorMessage}` + `session_compact_failed`.
- * - `abort_requested {target: "run" | "compaction" | "boundary" | "branch_summary" | "preflight"}` — call
+ * - `abort_requested {target: "run" | "compaction" | "boundary" | "branch_summary" | "preflight" | "settled"}` — call
  *   `agent.abort()` / abort the compaction, boundary or branch-summary controller; `preflight`: abort
- *   the pre-send compaction if the preflight is running one.
+ *   the pre-send compaction if the preflight is running one; `settled`: abort the signal the
+ *   `agent_settled` handlers get as `ctx.signal` (an `ABORT` in `settling` changes no state).
  * - `manual_compaction_done {requestId, output?, error?}`, `tree_navigation_done {requestId, output?, error?}`.
  * - `request_compaction_done {output?, error?}` — the answer to `REQUEST_NEEDS_COMPACTION`: let the
  *   waiting request preparation go on (after an `ABORT` the run is being aborted by then).
@@ -626,7 +627,7 @@ function partOf(report: SummaryPartField): SummaryPartField {
 }
 
 /** What the abort signal is for (`preflight`: the pre-send compaction a preflight may be running). */
-export type AbortTarget = "run" | "compaction" | "boundary" | "branch_summary" | "preflight";
+export type AbortTarget = "run" | "compaction" | "boundary" | "branch_summary" | "preflight" | "settled";
 
 /** Typed events the machine emits (listen with `actor.on(type, handler)`). */
 export type PromptOperationEmitted =
@@ -1731,6 +1732,8 @@ export const promptOperationMachine = setup({
 				PROMPT: { actions: "deferPrompt" },
 				COMPACT: { guard: "canDeferCompaction", actions: "deferCompaction" },
 				ABORT_COMPACTION: { guard: "compactionDeferred", actions: "cancelDeferredCompaction" },
+				// The run is over, but an agent_settled handler may still hold work (pi-agents#139): tell it.
+				ABORT: { actions: { type: "signalAbort", params: { target: "settled" } } },
 			},
 		},
 		branchSummary: {

@@ -178,8 +178,9 @@ export async function runRpcMode(runtime: AgentSessionRuntime, input: Readable, 
 						`Invalid thinking level "${String(command.level)}". Valid values: ${THINKING_LEVELS.join(", ")}`,
 					);
 				}
+				// pi#9768: a model that does not reason clamps the level (to off); the answer says what applies.
 				session.setThinkingLevel(command.level);
-				return success(id, "set_thinking_level");
+				return success(id, "set_thinking_level", { level: session.thinkingLevel });
 			case "cycle_thinking_level": {
 				const level = session.cycleThinkingLevel();
 				return success(id, "cycle_thinking_level", level === undefined ? null : { level });

@@ -252,7 +252,11 @@ export interface ExtensionContext {
 	isIdle(): boolean;
 	/** Whether the project's own code and settings are trusted. */
 	isProjectTrusted(): boolean;
-	/** Abort signal of the running operation; undefined when idle. */
+	/**
+	 * Abort signal of the running operation; undefined when idle. Inside `agent_settled` handlers
+	 * (the run is over) it is the dispatch's own signal, aborted when `abort()` is called or the
+	 * session is disposed or replaced while they run, so work a handler holds can stop.
+	 */
 	signal: AbortSignal | undefined;
 	abort(): void;
 	hasPendingMessages(): boolean;
@@ -580,7 +584,9 @@ export interface BeforeAgentStartEvent {
 	systemPrompt: string;
 	/** Mutable: changes apply to this operation's prompt. */
 	systemPromptOptions: SystemPromptOptions;
+	/** `"custom_message"` when a custom message sent with `triggerTurn` starts the operation; absent for a prompt. */
 	trigger?: string;
+	/** That custom message's `customType`. */
 	messageType?: string;
 }
 

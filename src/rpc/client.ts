@@ -26,6 +26,7 @@ import type {
 	RpcResponse,
 	RpcSessionState,
 	RpcSessionStats,
+	RpcThinkingLevelResult,
 	SlashCommandInfo,
 	ThinkingLevel,
 } from "./types.js";
@@ -440,9 +441,19 @@ export class RpcClient {
 		return (await this.request<{ models: Model[] }>({ type: "get_available_models" })).models;
 	}
 
-	/** Sets the thinking level. */
-	async setThinkingLevel(level: ThinkingLevel): Promise<void> {
-		await this.request({ type: "set_thinking_level", level });
+	/**
+	 * Sets the thinking level; resolves to the level that now applies (a model that does not reason
+	 * stays `off`), or undefined when the server is pi, which does not say.
+	 *
+	 * @example
+	 * ```ts
+	 * const applied = await client.setThinkingLevel("high");
+	 * if (applied && applied.level !== "high") console.log(`thinking stays ${applied.level}`);
+	 * ```
+	 */
+	async setThinkingLevel(level: ThinkingLevel): Promise<RpcThinkingLevelResult | undefined> {
+		const data = await this.request<RpcThinkingLevelResult | undefined>({ type: "set_thinking_level", level });
+		return data ?? undefined;
 	}
 
 	/** Switches to the next thinking level; null when the model has no reasoning. */

@@ -26,4 +26,5 @@ export type {
 	RpcResponse,
 	RpcSessionState,
 	RpcSessionStats,
+	RpcThinkingLevelResult,
 } from "./types.js";

@@ -70,6 +70,15 @@ export interface RpcPromptResult {
 }
 
 /**
+ * A `set_thinking_level` response's data (Settle's addition: pi 0.73.1's server sends none): the
+ * level that now applies, which differs from the one asked for when the model cannot use it (a model
+ * that does not reason is always `off`; pi#9768).
+ */
+export interface RpcThinkingLevelResult {
+	level: ThinkingLevel;
+}
+
+/**
  * `get_state`'s answer. `cwd` and `lifecycle` are Settle's additions (absent when the server is pi).
  */
 export interface RpcSessionState {

@@ -1130,7 +1130,12 @@ export class AgentSession {
 			else this.agent.steer(custom);
 			return;
 		}
-		if (options.triggerTurn) return this.request({ kind: "custom", message: custom });
+		if (options.triggerTurn) {
+			const viaAgentStart = this.internals.scratch.beforeAgentStartDepth > 0;
+			return this.request(
+				viaAgentStart ? { kind: "custom", message: custom, viaAgentStart } : { kind: "custom", message: custom },
+			);
+		}
 		this.queues.appendCustom(custom);
 	}
 
@@ -1836,6 +1841,7 @@ export class AgentSession {
 		this.bash.dispose();
 		abortPreflight(this.internals);
 		this.internals.scratch.compactionController?.abort();
+		this.internals.scratch.settledController?.abort();
 		this.agent.abort();
 		// The aborted run still polls the Agent's queues before it ends, detached from the log: what
 		// is queued stays undelivered (listed by getSteeringMessages / getFollowUpMessages).
@@ -2010,6 +2016,7 @@ export class AgentSession {
 						abortPreflight(this.internals);
 						this.internals.scratch.compactionController?.abort();
 					} else if (event.target === "boundary") this.internals.scratch.boundaryAborted = true;
+					else if (event.target === "settled") this.internals.scratch.settledController?.abort();
 					else if (event.target === "branch_summary") abortBranchSummary(this.internals);
 					return;
 				case "tree_navigation_done":
@@ -2203,7 +2210,8 @@ export class AgentSession {
 			getModel: () => this.model,
 			// The session's isIdle: not idle while compacting either (pi-powerline-footer#198, pinet#941).
 			isIdle: () => this.isIdle,
-			getSignal: () => this.agent.signal,
+			// While agent_settled handlers run, the dispatch's own signal (pi-agents#139).
+			getSignal: () => this.agent.signal ?? this.internals.scratch.settledController?.signal,
 			abort: () => {
 				void this.abort();
 			},

@@ -66,6 +66,13 @@ export interface OperationScratch {
 	 */
 	dispatchDepth: number;
 	/**
+	 * The `agent_settled` dispatch in progress: its handlers' `ctx.signal`, aborted by `abort()` or
+	 * `dispose()` meanwhile (the run is over, but a handler may still hold work; pi-agents#139).
+	 */
+	settledController: AbortController | undefined;
+	/** Depth of `before_agent_start` dispatches in progress: a custom message they trigger skips the hook. */
+	beforeAgentStartDepth: number;
+	/**
 	 * The preflight in progress and what it will produce: a prompt whose extension command disposes
 	 * the session (ctx.newSession / fork / switchSession) still resolves once the command is done.
 	 */
@@ -92,6 +99,8 @@ export function createOperationScratch(): OperationScratch {
 		requestCompactionDone: undefined,
 		preflightAbort: undefined,
 		dispatchDepth: 0,
+		beforeAgentStartDepth: 0,
+		settledController: undefined,
 		runningPreflight: undefined,
 		manualCompactionSaved: false,
 	};

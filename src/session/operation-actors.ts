@@ -153,9 +153,15 @@ export function answerMachineRequests(actor: PromptOperationActor, s: SessionInt
 			send({ type: "SETTLE_DONE" });
 			return;
 		}
+		const controller = new AbortController();
+		s.scratch.settledController = controller;
 		answer(
 			withinDispatch(s, async () => {
-				await s.runner().emit({ ...settled });
+				try {
+					await s.runner().emit({ ...settled });
+				} finally {
+					if (s.scratch.settledController === controller) s.scratch.settledController = undefined;
+				}
 				s.events.emit(settled);
 			}),
 			() => ({ type: "SETTLE_DONE" }),

@@ -10,7 +10,8 @@
  * 6. pending bash and custom messages flushed;
  * 7–8. model and auth checks (pi's rejection texts);
  * 9. pre-send compaction check;
- * 10. `before_agent_start` (custom messages, a one-operation system prompt override);
+ * 10. `before_agent_start` (custom messages, a one-operation system prompt override; also for a
+ *     custom message that triggers a turn);
  * 11. images checked against the (possibly switched) model: dropped ones leave a hint in the text;
  * 12. messages: [system patch] + user message + next-turn messages + handler messages → started.
  *
@@ -24,7 +25,7 @@ import type {
 	PromptRequest,
 } from "../../machines/prompt-operation.machine.js";
 import { SettleError } from "../errors.js";
-import { parseCommandInvocation } from "../extensions/runner.js";
+import { type BeforeAgentStartExtras, parseCommandInvocation } from "../extensions/runner.js";
 import type { InputSource } from "../extensions/types.js";
 import { authenticationFailedMessage, noApiKeyFoundMessage, noModelSelectedMessage } from "../llm/model-runtime.js";
 import type { AgentMessage, ImageContent, Model } from "../llm/types.js";
@@ -55,7 +56,12 @@ export type PromptPayload =
 			streamingBehavior?: StreamingBehavior;
 			source: InputSource;
 	  }
-	| { kind: "custom"; message: CustomMessage };
+	| {
+			kind: "custom";
+			message: CustomMessage;
+			/** Sent by a `before_agent_start` handler while it ran: its operation skips that hook. */
+			viaAgentStart?: boolean;
+	  };
 
 /** The machine's `preflight` actor: the prompt pipeline while idle. */
 export async function preflight(s: SessionInternals, request: PromptRequest): Promise<PreflightOutcome> {
@@ -63,7 +69,7 @@ export async function preflight(s: SessionInternals, request: PromptRequest): Pr
 	const aborted = { aborted: false };
 	s.scratch.preflightAbort = aborted;
 	const payload = request.payload as PromptPayload;
-	if (payload.kind === "custom") return startCustomMessage(s, payload.message);
+	if (payload.kind === "custom") return startCustomMessage(s, payload.message, payload.viaAgentStart === true, aborted);
 	const runner = s.runner();
 	let text = payload.text;
 	let images = payload.images;
@@ -88,32 +94,21 @@ export async function preflight(s: SessionInternals, request: PromptRequest): Pr
 	const compaction = aborted.aborted ? undefined : preSendCompaction(s);
 	if (compaction) await compaction;
 
-	let options: ReturnType<typeof s.loadout.operationPromptOptions> | undefined;
-	let handlerMessages: CustomMessage[] = [];
-	let forcedSystemPrompt: string | undefined;
-	if (runner.hasHandlers("before_agent_start") && !aborted.aborted) {
-		options = s.loadout.operationPromptOptions();
-		const result = await runner.emitBeforeAgentStart(text, images, s.loadout.renderedPrompt(), options);
-		handlerMessages = (result?.messages ?? []).map((message) => ({
-			role: "custom",
-			customType: message.customType,
-			content: message.content ?? [],
-			display: message.display,
-			details: message.details,
-			timestamp: Date.now(),
-		}));
-		forcedSystemPrompt = result?.systemPrompt;
-	}
+	// No await without handlers: the microtasks before the run starts stay what an abort() meets.
+	const start =
+		aborted.aborted || !runner.hasHandlers("before_agent_start")
+			? NO_HANDLER_RESULT
+			: await beforeAgentStart(s, text, images);
 
 	// Step 11: against the model that will answer (a handler may have switched it).
 	const normalized = normalizePromptImages(text, images, s.model());
 	const messages: AgentMessage[] = [];
-	const system = s.loadout.nextSystemMessage(options);
+	const system = s.loadout.nextSystemMessage(start.options);
 	if (system) messages.push(system);
 	messages.push(userMessage(normalized.text, normalized.images));
 	for (const message of s.queues.takeNextTurn()) messages.push(message);
-	for (const message of handlerMessages) messages.push(message);
-	s.scratch.forcedSystemPrompt = forcedSystemPrompt;
+	for (const message of start.messages) messages.push(message);
+	s.scratch.forcedSystemPrompt = start.systemPrompt;
 	s.scratch.promptSystemMessage = system;
 	return { disposition: "started", runPayload: messages };
 }
@@ -123,16 +118,75 @@ export function abortPreflight(s: SessionInternals): void {
 	if (s.scratch.preflightAbort) s.scratch.preflightAbort.aborted = true;
 }
 
-/** A triggered custom message while idle: it starts an operation on its own. */
-async function startCustomMessage(s: SessionInternals, message: CustomMessage): Promise<PreflightOutcome> {
+/** What `before_agent_start` gave an operation: its prompt options, handler messages, forced prompt. */
+interface AgentStartResult {
+	options: ReturnType<SessionInternals["loadout"]["operationPromptOptions"]> | undefined;
+	messages: CustomMessage[];
+	systemPrompt: string | undefined;
+}
+
+const NO_HANDLER_RESULT: AgentStartResult = { options: undefined, messages: [], systemPrompt: undefined };
+
+/** Step 10: `before_agent_start` (callers skip it without handlers), its messages made custom messages. */
+async function beforeAgentStart(
+	s: SessionInternals,
+	text: string,
+	images: ImageContent[] | undefined,
+	extras: BeforeAgentStartExtras = {},
+): Promise<AgentStartResult> {
+	const runner = s.runner();
+	const options = s.loadout.operationPromptOptions();
+	s.scratch.beforeAgentStartDepth++;
+	let result: Awaited<ReturnType<typeof runner.emitBeforeAgentStart>>;
+	try {
+		result = await runner.emitBeforeAgentStart(text, images, s.loadout.renderedPrompt(), options, extras);
+	} finally {
+		s.scratch.beforeAgentStartDepth--;
+	}
+	const messages: CustomMessage[] = (result?.messages ?? []).map((message) => ({
+		role: "custom",
+		customType: message.customType,
+		content: message.content ?? [],
+		display: message.display,
+		details: message.details,
+		timestamp: Date.now(),
+	}));
+	return { options, messages, systemPrompt: result?.systemPrompt };
+}
+
+/**
+ * A triggered custom message while idle: it starts an operation on its own, after
+ * `before_agent_start` (pi#5581, pi#8773: newer pi runs it there too; pi 0.73.1 does not), whose
+ * `prompt` is the message's text, `trigger` `"custom_message"` and `messageType` its `customType`.
+ * A message a `before_agent_start` handler itself triggered skips the hook (`viaAgentStart`), so a
+ * handler that reacts to every start by sending one cannot chain operations forever.
+ */
+async function startCustomMessage(
+	s: SessionInternals,
+	message: CustomMessage,
+	viaAgentStart: boolean,
+	aborted: { aborted: boolean },
+): Promise<PreflightOutcome> {
 	s.queues.flushPendingBash();
 	s.queues.flushPendingCustom();
 	if (!hasModelAndAuth(s)) await requireModelAndAuth(s);
+	const content =
+		typeof message.content === "string" ? [{ type: "text" as const, text: message.content }] : message.content;
+	const text = content.flatMap((part) => (part.type === "text" ? [part.text] : [])).join("\n");
+	const images = content.filter((part): part is ImageContent => part.type === "image");
+	const start =
+		viaAgentStart || aborted.aborted || !s.runner().hasHandlers("before_agent_start")
+			? NO_HANDLER_RESULT
+			: await beforeAgentStart(s, text, images.length > 0 ? images : undefined, {
+					trigger: "custom_message",
+					messageType: message.customType,
+				});
 	const messages: AgentMessage[] = [];
-	const system = s.loadout.nextSystemMessage();
+	const system = s.loadout.nextSystemMessage(start.options);
 	if (system) messages.push(system);
 	messages.push(message);
-	s.scratch.forcedSystemPrompt = undefined;
+	for (const handlerMessage of start.messages) messages.push(handlerMessage);
+	s.scratch.forcedSystemPrompt = start.systemPrompt;
 	s.scratch.promptSystemMessage = system;
 	return { disposition: "started", runPayload: messages };
 }

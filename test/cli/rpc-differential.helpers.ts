@@ -564,6 +564,8 @@ export function normalize(value: unknown, ids: Map<string, string>, cwd: string,
  * - DELIBERATE_UNKNOWN_ID: Settle keeps the `id` on an unknown command's response (pi drops it).
  * - DELIBERATE_PROMPT_DISPOSITION: Settle's prompt response says how the prompt was taken
  *   (`data: { disposition }`, src/rpc/types.ts RpcPromptResult); pi's has no data.
+ * - DELIBERATE_THINKING_LEVEL_RESULT: Settle's set_thinking_level response says the level that
+ *   applies (`data: { level }`, RpcThinkingLevelResult; pi#9768); pi's has no data.
  * - DELIBERATE_PROMPT_TOKENS, NOISE_UPDATE_THROTTLE: see where they are taken out.
  * - NOISE_FAUX_CHUNKS: pi-ai's faux splits text into chunks of random size (Math.random), so a run
  *   of `message_update` lines is collapsed to its sequence of distinct delta types, and the partial
@@ -592,7 +594,8 @@ export function observe(lines: Line[], ids: Map<string, string>, cwd: string): u
 			if (typeof line.id === "string" && /^(s\d+-)?(where|list)$|^probe-/.test(line.id)) continue;
 			if (typeof line.error === "string" && line.error.startsWith("Unknown command")) delete line.id;
 			const data = line.data as Record<string, unknown> | undefined;
-			if (line.command === "prompt" && line.success === true) delete line.data;
+			if ((line.command === "prompt" || line.command === "set_thinking_level") && line.success === true)
+				delete line.data;
 			if (line.command === "get_state" && data) {
 				// messageCount: DELIBERATE_SYSTEM_MESSAGES are counted (get_messages compares the messages).
 				const { cwd: _cwd, lifecycle: _lifecycle, messageCount: _count, ...rest } = data;

@@ -214,6 +214,49 @@ describe("settle --rpc: pi's commands", () => {
 	});
 });
 
+describe("settle --rpc: set_thinking_level says the level that applies (pi#9768)", () => {
+	it("regression: on a model that does not reason it answered success with no data while the level stayed off", async () => {
+		// A models.json provider (never called: no prompt is sent) with one model of each kind.
+		mkdirSync(cli.agentDir, { recursive: true });
+		writeFileSync(
+			join(cli.agentDir, "models.json"),
+			JSON.stringify({
+				providers: {
+					local: {
+						baseUrl: "http://127.0.0.1:9/v1",
+						api: "openai-completions",
+						apiKey: "local-key",
+						models: [{ id: "plain" }, { id: "thinker", reasoning: true }],
+					},
+				},
+			}),
+		);
+		const server = rpc(["--no-session", "--model", "local/plain"]);
+		expect(await server.request({ id: "1", type: "set_thinking_level", level: "high" })).toEqual({
+			id: "1",
+			type: "response",
+			command: "set_thinking_level",
+			success: true,
+			data: { level: "off" },
+		});
+		expect((await server.request({ id: "2", type: "get_state" })).data).toMatchObject({ thinkingLevel: "off" });
+
+		await server.request({ id: "3", type: "set_model", provider: "local", modelId: "thinker" });
+		expect(await server.request({ id: "4", type: "set_thinking_level", level: "high" })).toMatchObject({
+			success: true,
+			data: { level: "high" },
+		});
+		// xhigh needs a model that declares it: clamped to high, and the answer says so.
+		expect(await server.request({ id: "5", type: "set_thinking_level", level: "xhigh" })).toMatchObject({
+			success: true,
+			data: { level: "high" },
+		});
+		expect((await server.request({ id: "6", type: "get_state" })).data).toMatchObject({ thinkingLevel: "high" });
+		expect(await server.end()).toBe(0);
+		expect(server.stderr).toBe("");
+	});
+});
+
 describe("settle --rpc: commands run side by side", () => {
 	it("regression: commands waited for each other, so get_state and abort_bash only answered once a running bash command had finished", async () => {
 		const server = rpc(["--faux", "--no-session"]);

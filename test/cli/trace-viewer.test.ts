@@ -9,6 +9,7 @@ import { pathToFileURL } from "node:url";
 import type { Page } from "playwright-core";
 import { describe, expect, it } from "vitest";
 import { launchChromium } from "../inspect/chromium.js";
+import { loadLivePage, PLAYWRIGHT_DEFAULT_VIEWPORT } from "../inspect/live-browser.js";
 import { DISPOSAL_STATES, REPLACEMENT_STATES } from "../runtime/helpers.js";
 import { RpcClient, useCliProject } from "./helpers.js";
 
@@ -25,10 +26,11 @@ async function withViewer(
 ): Promise<void> {
 	const { browser, close } = await launchChromium();
 	try {
-		const page = await browser.newPage();
-		const errors: string[] = [];
-		page.on("pageerror", (error) => errors.push(error.message));
-		await page.goto(pathToFileURL(htmlFile).href);
+		// Console errors count as well as uncaught ones (`problems`): a healthy page has neither.
+		const { page, problems: errors } = await loadLivePage(browser, pathToFileURL(htmlFile).href, {
+			live: false,
+			viewport: PLAYWRIGHT_DEFAULT_VIEWPORT,
+		});
 		const marked = (cls: string) =>
 			page.$$eval(`g[data-state].${cls}`, (groups) => groups.map((g) => g.getAttribute("data-state")));
 		await check({ page, errors, marked });

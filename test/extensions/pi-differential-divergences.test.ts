@@ -128,6 +128,49 @@ describe("extension differential: named differences with pi 0.73.1", () => {
 		expect(pi.summary).toBe("No prior history.\n\n---\n\n**Turn Context (split turn):**\n\nsummary 1");
 		expect(settle.summary).toBe("summary 1");
 	});
+
+	it("a custom message that triggers a turn: Settle runs before_agent_start for it (pi#5581, pi#8773), pi 0.73.1 does not", async () => {
+		const seen: Record<string, string[]> = { pi: [], settle: [] };
+		const extension =
+			(log: string[]): SharedExtension =>
+			(api: ExtensionAPI) => {
+				let starts = 0;
+				api.on("before_agent_start", (event) => {
+					starts++;
+					log.push(`before_agent_start: ${event.prompt}`);
+					return {
+						systemPrompt: `${event.systemPrompt} [override ${starts}]`,
+						message: { customType: "context", content: `context ${starts}`, display: false },
+					};
+				});
+				api.on("context", (_event, ctx) => void log.push(`request: ${ctx.getSystemPrompt().slice(-12)}`));
+				api.registerCommand("ping", {
+					description: "Sends a custom message that triggers a turn",
+					handler: async () =>
+						api.sendMessage({ customType: "ping", content: "ping", display: true }, { triggerTurn: true }),
+				});
+			};
+		const { pi, settle } = await onBothPeers(
+			(name) => ({ extensions: [extension(seen[name] ?? [])] }),
+			async (peer) => {
+				peer.script([{ text: "one" }, { text: "two" }]);
+				await peer.prompt("question");
+				await peer.prompt("/ping");
+				await peer.quiesce();
+				return { requests: peer.requests.map((request) => request.messages) };
+			},
+		);
+		// pi 0.73.1 skips the hook; the first operation's override lingers in its agent state instead.
+		expect(seen.pi).toEqual(["before_agent_start: question", "request: [override 1]", "request: [override 1]"]);
+		expect(seen.settle).toEqual([
+			"before_agent_start: question",
+			"request: [override 1]",
+			"before_agent_start: ping",
+			"request: [override 2]",
+		]);
+		expect(pi.requests[1]?.slice(3)).toEqual(["user: ping"]);
+		expect(settle.requests[1]?.slice(3)).toEqual(["user: ping", "user: context 2"]);
+	});
 });
 
 describe("extension differential: persistence order (behavior C.10)", () => {
@@ -177,37 +220,6 @@ describe("extension differential: persistence order (behavior C.10)", () => {
 		const run = ["message_start(assistant)", "message_end(assistant)"];
 		expect(settle.events).toEqual(["message_start(custom)", "message_end(custom)", "session_info_changed", ...run]);
 		expect(pi.events).toEqual(["session_info_changed", "message_start(custom)", "message_end(custom)", ...run]);
-	});
-});
-
-describe("extension differential: pi 0.73.1 bugs", () => {
-	it("pi 0.73.1 bug: a before_agent_start system prompt override lingers into the next run a custom message triggers", async () => {
-		const prompts: Record<string, string[]> = { pi: [], settle: [] };
-		const extension =
-			(log: string[]): SharedExtension =>
-			(api: ExtensionAPI) => {
-				api.on("before_agent_start", (event) => ({ systemPrompt: `${event.systemPrompt} [override]` }));
-				api.on(
-					"context",
-					(_event, ctx) => void log.push(ctx.getSystemPrompt().endsWith("[override]") ? "override" : "base"),
-				);
-				api.registerCommand("ping", {
-					description: "Sends a custom message that triggers a turn",
-					handler: async () =>
-						api.sendMessage({ customType: "ping", content: "ping", display: true }, { triggerTurn: true }),
-				});
-			};
-		await onBothPeers(
-			(name) => ({ extensions: [extension(prompts[name] ?? [])] }),
-			async (peer) => {
-				peer.script([{ text: "one" }, { text: "two" }]);
-				await peer.prompt("question");
-				await peer.prompt("/ping");
-				await peer.quiesce();
-			},
-		);
-		expect(prompts.pi).toEqual(["override", "override"]);
-		expect(prompts.settle).toEqual(["override", "base"]);
 	});
 });
 

@@ -26,8 +26,8 @@
  * Documented Settle behaviour and pi 0.73.1 bugs kept out of the generator, each named where it is
  * taken out and pinned on both peers in pi-differential-divergences.test.ts: ctx.abort() only from
  * `context` ({@link callAllowed}); `triggerTurn` while streaming; one queueing call per command, last
- * ({@link oneQueueingCallLast}); a lingering `before_agent_start` prompt override
- * ({@link withoutLingeringPromptOverride}); result shapes pi 0.73.1 fails on ({@link returnValue});
+ * ({@link oneQueueingCallLast}); `before_agent_start` for a run a custom message
+ * triggers ({@link withoutTriggeredCustomStarts}); result shapes pi 0.73.1 fails on ({@link returnValue});
  * `streamingBehavior` of `input` ({@link payload}). What is taken out of the observation is named in
  * pi-differential-play.ts and the property test.
  *
@@ -274,7 +274,7 @@ export const programArb: fc.Arbitrary<Program> = fc
 			action.kind === "command" ? { ...action, ext: action.ext % program.extensions.length } : action,
 		),
 	}))
-	.map(withoutLingeringPromptOverride)
+	.map(withoutTriggeredCustomStarts)
 	.map(withoutMidRunToolChanges);
 
 /**
@@ -308,22 +308,16 @@ function withoutMidRunToolChanges(program: Program): Program {
 }
 
 /**
- * Constrained: with a `before_agent_start` handler that overrides the system prompt, commands send
- * custom messages without `triggerTurn`. pi 0.73.1 keeps the override in its agent state after the
- * operation, so a run a custom message triggers (which does not run `before_agent_start`) still uses
- * it; Settle applies it to that one operation (behavior B.3, README "The system prompt lives in the
- * transcript"). A pi bug, pinned in pi-differential-divergences.test.ts.
+ * Constrained: with a `before_agent_start` handler, commands send custom messages without
+ * `triggerTurn`. Settle runs `before_agent_start` for the operation such a message starts (pi#5581,
+ * pi#8773, as newer pi does); pi 0.73.1 does not, and keeps the previous operation's prompt override
+ * in its agent state for that run. Pinned in pi-differential-divergences.test.ts.
  */
-function withoutLingeringPromptOverride(program: Program): Program {
-	const overrides = program.extensions.some((extension) =>
-		extension.handlers.some(
-			(handler) =>
-				handler.event === "before_agent_start" &&
-				handler.behavior.kind === "return" &&
-				(handler.behavior.variant === 1 || handler.behavior.variant === 2),
-		),
+function withoutTriggeredCustomStarts(program: Program): Program {
+	const hooked = program.extensions.some((extension) =>
+		extension.handlers.some((handler) => handler.event === "before_agent_start"),
 	);
-	if (!overrides) return program;
+	if (!hooked) return program;
 	return {
 		...program,
 		extensions: program.extensions.map((extension) => ({

@@ -1,5 +1,5 @@
 /**
- * The live inspector page opened in real headless Chromium: the setup the live page tests share
+ * The live inspector page opened in real headless Chromium: the setup the live page and trace viewer tests share
  * (`serveInspector` on a session or a runtime, Chromium, the page's errors collected, the page loaded
  * and live), and {@link openLivePage} for a harness's session with scripted replies. `close()` ends
  * all of it, the browser first.
@@ -19,15 +19,23 @@ export interface LoadedPage {
 	problems: string[];
 }
 
+/** Playwright's own page size, for tests whose page was opened with `browser.newPage()` as it is. */
+export const PLAYWRIGHT_DEFAULT_VIEWPORT = { width: 1280, height: 720 };
+
 export interface LoadOptions {
 	viewport?: { width: number; height: number };
 	/** Runs on the new page before it loads (e.g. `page.route` to change what the server sends). */
 	prepare?: (page: Page) => Promise<unknown>;
+	/**
+	 * Wait until the page says `live` (default true). False for a trace viewer page (`settle trace`,
+	 * `renderTraceHtml`): the same page without an event stream, ready once loaded.
+	 */
+	live?: boolean;
 }
 
 /**
  * Opens a new page in `browser` (its errors collected), loads the inspector at `url` and waits until
- * the page says `live` (its event stream is connected).
+ * the page says `live` (its event stream is connected; see `options.live` for a trace viewer page).
  */
 export async function loadLivePage(browser: Browser, url: string, options: LoadOptions = {}): Promise<LoadedPage> {
 	const page = await browser.newPage({ viewport: options.viewport ?? { width: 1400, height: 900 } });
@@ -38,7 +46,7 @@ export async function loadLivePage(browser: Browser, url: string, options: LoadO
 	});
 	await options.prepare?.(page);
 	await page.goto(url);
-	await page.locator("#status", { hasText: "live" }).waitFor();
+	if (options.live !== false) await page.locator("#status", { hasText: "live" }).waitFor();
 	return { page, problems };
 }
 

@@ -13,6 +13,7 @@ import { createInspectorHandler, type InspectorHandler } from "../../src/inspect
 import { fauxAssistantMessage } from "../../src/llm/faux.js";
 import { createHarness, type Harness } from "../../src/testing/harness.js";
 import { launchChromium } from "./chromium.js";
+import { loadLivePage, PLAYWRIGHT_DEFAULT_VIEWPORT } from "./live-browser.js";
 import { fetchRaw, messages, openStream, type SseFrame } from "./live-helpers.js";
 
 const harnesses: Harness[] = [];
@@ -243,19 +244,8 @@ describe("the mounted page in Chromium", () => {
 		const { a, b, inA, urlA, urlB } = await twoSessions();
 		const chromium = await launchChromium();
 		closeBrowser = chromium.close;
-		const open = async (url: string) => {
-			const page = await chromium.browser.newPage();
-			const problems: string[] = [];
-			page.on("pageerror", (error) => problems.push(error.message));
-			page.on("console", (message) => {
-				if (message.type() === "error") problems.push(message.text());
-			});
-			await page.goto(url);
-			await page.locator("#status", { hasText: "live" }).waitFor();
-			return { page, problems };
-		};
-		const pageA = await open(urlA);
-		const pageB = await open(urlB);
+		const pageA = await loadLivePage(chromium.browser, urlA, { viewport: PLAYWRIGHT_DEFAULT_VIEWPORT });
+		const pageB = await loadLivePage(chromium.browser, urlB, { viewport: PLAYWRIGHT_DEFAULT_VIEWPORT });
 		expect(await pageA.page.title()).toContain(a.session.sessionId);
 		expect(await pageB.page.title()).toContain(b.session.sessionId);
 		await a.session.prompt("one");

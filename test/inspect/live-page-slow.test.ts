@@ -20,6 +20,7 @@ import { type InspectorServer, serveInspector } from "../../src/inspect/live-ser
 import { fauxAssistantMessage } from "../../src/llm/faux.js";
 import { createHarness, type Harness } from "../../src/testing/harness.js";
 import { launchChromium } from "./chromium.js";
+import { loadLivePage } from "./live-browser.js";
 
 const LIMIT = 8 * 1024 * 1024;
 
@@ -126,13 +127,7 @@ interface PageGlobals {
 async function openPage(url: string) {
 	const chromium = await launchChromium();
 	closeBrowser = chromium.close;
-	const page = await chromium.browser.newPage({ viewport: { width: 1200, height: 800 } });
-	const problems: string[] = [];
-	page.on("pageerror", (error) => problems.push(error.message));
-	page.on("console", (message) => {
-		if (message.type() === "error") problems.push(message.text());
-	});
-	await page.goto(url);
+	const { page, problems } = await loadLivePage(chromium.browser, url, { viewport: { width: 1200, height: 800 } });
 	const status = () => page.locator("#status").textContent();
 	const ids = () => page.$$eval("li[data-id]", (items) => items.map((li) => Number(li.getAttribute("data-id"))));
 	/** Waits (in the page: a function, which its CSP allows, not a string) until the newest event's id is `id`. */

@@ -11,6 +11,7 @@ import { fauxAssistantMessage } from "../../src/llm/faux.js";
 import { createHarness, type Harness } from "../../src/testing/harness.js";
 import { errorReply, gate, overflowReply, script } from "../session/recovery-helpers.js";
 import { launchChromium } from "./chromium.js";
+import { loadLivePage } from "./live-browser.js";
 
 let h: Harness | undefined;
 let inspector: InspectorServer | undefined;
@@ -90,13 +91,7 @@ const MARKUP = `<img src=x onerror="document.title='pwned'">`;
 async function openPage(url: string) {
 	const chromium = await launchChromium();
 	closeBrowser = chromium.close;
-	const page = await chromium.browser.newPage({ viewport: { width: 1200, height: 800 } });
-	const problems: string[] = [];
-	page.on("pageerror", (error) => problems.push(error.message));
-	page.on("console", (message) => {
-		if (message.type() === "error") problems.push(message.text());
-	});
-	await page.goto(url);
+	const { page, problems } = await loadLivePage(chromium.browser, url, { viewport: { width: 1200, height: 800 } });
 	const current = () =>
 		page.$$eval("g[data-state].current", (groups) => groups.map((g) => g.getAttribute("data-state")));
 	/**

@@ -7,6 +7,7 @@ import { recordExampleTrace } from "../../src/inspect/example-traces.js";
 import { formatLifecycleEvent, parseTrace, shownInTraceViews } from "../../src/inspect/trace.js";
 import { renderTraceHtml } from "../../src/inspect/trace-viewer.js";
 import { launchChromium } from "./chromium.js";
+import { loadLivePage, PLAYWRIGHT_DEFAULT_VIEWPORT } from "./live-browser.js";
 
 /** Serves one HTML page on localhost for the browser. */
 async function serve(html: string): Promise<{ url: string; close(): Promise<void> }> {
@@ -26,10 +27,11 @@ async function serve(html: string): Promise<{ url: string; close(): Promise<void
 async function open(html: string) {
 	const site = await serve(html);
 	const { browser, close: closeBrowser } = await launchChromium();
-	const page = await browser.newPage();
-	const errors: string[] = [];
-	page.on("pageerror", (error) => errors.push(error.message));
-	await page.goto(site.url);
+	// Console errors count as well as uncaught ones (`problems`): a healthy page has neither.
+	const { page, problems: errors } = await loadLivePage(browser, site.url, {
+		live: false,
+		viewport: PLAYWRIGHT_DEFAULT_VIEWPORT,
+	});
 	const marked = (cls: string) =>
 		page.$$eval(`g[data-state].${cls}`, (groups) => groups.map((g) => g.getAttribute("data-state")));
 	return {

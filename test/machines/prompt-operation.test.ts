@@ -791,7 +791,7 @@ describe("prompt-operation machine: abort", () => {
 		expect(h.state()).toBe("running.working");
 	});
 
-	it("an abort while idle or settling does nothing", async () => {
+	it("an abort while idle does nothing; while settling it only tells the agent_settled dispatch (pi-agents#139)", async () => {
 		const h = promptHarness();
 		await h.send({ type: "ABORT" });
 		expect(h.state()).toBe("idle");
@@ -799,7 +799,12 @@ describe("prompt-operation machine: abort", () => {
 		await startOperation(h);
 		await h.resolve("run", outcome());
 		await h.resolve("beforeSettle", { continue: false });
-		expect(snap(h).can({ type: "ABORT" })).toBe(false);
+		expect(h.state()).toBe("settling");
+		const before = h.emittedOf("abort_requested").length;
+		await h.send({ type: "ABORT" });
+		expect(h.state()).toBe("settling");
+		expect(h.emittedOf("abort_requested").slice(before)).toEqual([{ type: "abort_requested", target: "settled" }]);
+		expect(snap(h).context.abortRequested).toBe(false);
 	});
 });
 

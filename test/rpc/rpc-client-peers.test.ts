@@ -162,7 +162,7 @@ describe("RpcClient methods: pi's names, the commands they send, the data they r
 				"setThinkingLevel",
 				() => rpc.setThinkingLevel("high"),
 				{ type: "set_thinking_level", level: "high" },
-				undefined,
+				data("set_thinking_level"),
 			],
 			[
 				"cycleThinkingLevel",

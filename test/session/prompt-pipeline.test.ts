@@ -9,7 +9,7 @@ import { dirname, join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { SettleError } from "../../src/errors.js";
 import type { ExtensionAPI } from "../../src/extensions/types.js";
-import { fauxAssistantMessage } from "../../src/llm/faux.js";
+import { fauxAssistantMessage, fauxToolCall } from "../../src/llm/faux.js";
 import type { Context } from "../../src/llm/types.js";
 import type { PromptDisposition } from "../../src/session/agent-session.js";
 import { createHarness, type Harness } from "../../src/testing/harness.js";
@@ -330,6 +330,72 @@ describe("before_agent_start and next-turn messages", () => {
 		expect(prompts[0]).toBe("You are a pirate.");
 		expect(prompts[1]).toContain("You are a test assistant.");
 		expect(JSON.stringify(h.sessionManager.getEntries())).not.toContain("pirate");
+	});
+});
+
+describe("before_agent_start for a custom message that triggers a turn (pi#5581, pi#8773)", () => {
+	it("runs once for the triggered operation: its system prompt holds through tool continuations, its message is added once", async () => {
+		const seen: unknown[] = [];
+		h = await createHarness({
+			initialActiveToolNames: ["ls"],
+			extensionFactories: [
+				(pi: ExtensionAPI) =>
+					pi.on("before_agent_start", (event) => {
+						seen.push({ prompt: event.prompt, trigger: event.trigger, messageType: event.messageType });
+						return {
+							systemPrompt: `${event.systemPrompt} [start ${seen.length}]`,
+							message: { customType: "context", content: `context ${seen.length}`, display: false },
+						};
+					}),
+			],
+		});
+		const prompts: (string | undefined)[] = [];
+		const record = (answer: Parameters<typeof fauxAssistantMessage>[0], stop?: "toolUse") => (context: Context) => {
+			prompts.push(context.systemPrompt);
+			return fauxAssistantMessage(answer, stop ? { stopReason: stop } : {});
+		};
+		h.setResponses([record([fauxToolCall("ls", {})], "toolUse"), record("done")]);
+		await h.session.sendCustomMessage(
+			{ customType: "wake", content: "subagent finished", display: true },
+			{ triggerTurn: true },
+		);
+		await h.session.waitForIdle();
+		expect(seen).toEqual([{ prompt: "subagent finished", trigger: "custom_message", messageType: "wake" }]);
+		expect(prompts).toHaveLength(2);
+		for (const prompt of prompts) expect(prompt).toMatch(/ \[start 1\]$/);
+		const customs = h.session.messages.flatMap((message) =>
+			message.role === "custom" ? [`${message.customType}: ${message.content}`] : [],
+		);
+		expect(customs).toEqual(["wake: subagent finished", "context: context 1"]);
+		expect(roles(h.session.messages)).toEqual(["system", "custom", "custom", "assistant", "toolResult", "assistant"]);
+		expect(h.eventsOfType("agent_settled")).toHaveLength(1);
+		expect(JSON.stringify(h.sessionManager.getEntries())).not.toContain("[start 1]");
+	});
+
+	it("a handler that sends its own triggerTurn message on every start cannot chain operations forever", async () => {
+		let starts = 0;
+		h = await createHarness({
+			extensionFactories: [
+				(pi: ExtensionAPI) =>
+					pi.on("before_agent_start", (event) => {
+						starts++;
+						pi.sendMessage(
+							{ customType: "reminder", content: `reminder after ${event.prompt}`, display: true },
+							{ triggerTurn: true },
+						);
+						return undefined;
+					}),
+			],
+		});
+		h.setResponses([fauxAssistantMessage("one"), fauxAssistantMessage("two"), fauxAssistantMessage("three")]);
+		await h.session.prompt("hello");
+		await h.session.waitForIdle();
+		// The reminder's own operation skips before_agent_start, so it sends no further reminder.
+		expect(starts).toBe(1);
+		expect(h.faux.callCount).toBe(2);
+		expect(h.getPendingResponseCount()).toBe(1);
+		expect(h.eventsOfType("agent_settled")).toHaveLength(2);
+		expect(roles(h.session.messages)).toEqual(["system", "user", "assistant", "custom", "assistant"]);
 	});
 });
 
