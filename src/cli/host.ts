@@ -22,7 +22,7 @@ import { createCliFaux, loadFauxScript } from "./faux-script.js";
 import { EXIT_FAILURE, EXIT_SESSION_FILE, EXIT_SESSION_LOCKED, EXIT_USAGE, HELP_POINTER } from "./help.js";
 import { piContinueHint, piFolderHint, piSessionHint } from "./pi-folder.js";
 import { withPiOptionHint } from "./pi-options.js";
-import { findSessionByIdPrefix } from "./session-lookup.js";
+import { findSessionByIdPrefix, skippedLineWarnings } from "./session-lookup.js";
 import { untrustedFlagsLine } from "./unknown-options.js";
 
 /** A failure the CLI reports with a message and an exit code. */
@@ -163,6 +163,11 @@ export async function startHost(args: ParsedArgs): Promise<CliHost> {
 		warnings: [
 			...(piHint ? [{ type: "warning" as const, message: piHint }] : []),
 			...sessionWarnings,
+			...skippedLineWarnings(runtime.session.sessionManager).map((message) => ({
+				type: "warning" as const,
+				// The file resumed (`-c` does not name it): the conversation continues without these lines.
+				message: `${runtime.session.sessionFile}: ${message}`,
+			})),
 			...unknownToolWarnings(args.tools, runtime),
 			...(untrusted.paths.length > 0 ? [untrustedWarning(untrusted, runtime.services.agentDir)] : []),
 			...warnings.map((d) => ({ ...d, message: trustAdviceForCli(d.message, runtime.services.agentDir) })),

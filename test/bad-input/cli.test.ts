@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -78,6 +78,39 @@ describe("settle with bad input (g)", () => {
 		writeFileSync(file, "{oops");
 		expectCleanFailure(settle(["--model", "anthropic/claude-sonnet-4-5", "-p", "hi"]), 1, file, "fix or delete it");
 		expect(readFileSync(file, "utf8")).toBe("{oops");
+	});
+
+	it("regression: `--session <file>` resumed a file with a malformed middle line without a word — now a Warning naming the file and the line; the line stays on disk", () => {
+		const file = join(dir, "s.jsonl");
+		expect(settle(["--faux", "--session", file, "-p", "first"]).code).toBe(0);
+		const lines = readFileSync(file, "utf8").trimEnd().split("\n");
+		const broken = '{"type":"message", broken';
+		lines.splice(2, 1, broken);
+		writeFileSync(file, `${lines.join("\n")}\n`);
+
+		const run = settle(["--faux", "--session", file, "-p", "second"]);
+		expect(run.code).toBe(0);
+		expect(run.stdout).toBe("second\n");
+		expect(run.stderr).toContain(`Warning: ${file}: Line 3 skipped: not valid JSON`);
+		const after = readFileSync(file, "utf8").split("\n");
+		expect(after[2]).toBe(broken);
+		expect(after.slice(0, lines.length)).toEqual(lines);
+	});
+
+	it("regression: `-c` cut a torn last line off and set it aside without a word — now a Warning naming the line and where its bytes went", () => {
+		expect(settle(["--faux", "-p", "first"]).code).toBe(0);
+		const sessions = join(agentDir, "sessions", readdirSync(join(agentDir, "sessions"))[0]!);
+		const file = join(sessions, readdirSync(sessions)[0]!);
+		const whole = readFileSync(file, "utf8");
+		writeFileSync(file, `${whole}{"type":"message","id":"torn`);
+
+		const run = settle(["--faux", "-c", "-p", "second"]);
+		expect(run.code).toBe(0);
+		const warning = run.stderr.split("\n").find((line) => line.includes("cut off mid-write"));
+		expect(warning?.startsWith(`Warning: ${file}: Line 7 (the last, 28 bytes) was cut off mid-write`)).toBe(true);
+		const aside = /moved to (\S+)\.$/.exec(warning!)?.[1];
+		expect(readFileSync(aside!, "utf8")).toBe('{"type":"message","id":"torn');
+		expect(readFileSync(file, "utf8").startsWith(whole)).toBe(true);
 	});
 
 	it("regression: an --extension file with a syntax error printed a multi-line error — now one line naming the file", () => {
