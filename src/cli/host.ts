@@ -4,7 +4,7 @@
  * extension flags — one factory reused for every replacement.
  */
 import { existsSync, realpathSync, statSync } from "node:fs";
-import { join, relative, resolve } from "node:path";
+import { join, relative, resolve, sep } from "node:path";
 import { errorMessage, SettleError } from "../errors.js";
 import { collectExtensionFlags } from "../extensions/flags.js";
 import { createAgentSessionRuntimeFactory } from "../runtime/factory.js";
@@ -139,10 +139,11 @@ export async function startHost(args: ParsedArgs): Promise<CliHost> {
 	if (errors.length > 0) {
 		await runtime.dispose();
 		const usage = errors.every((d) => d.source === "flags");
-		const lines = errors.map(
-			(d) =>
-				`Error: ${oneLine(d.source === "settings" ? settingsErrorForCli(d.message) : withPiOptionHint(d.message))}`,
-		);
+		const lines = errors.map((d) => {
+			if (d.source === "settings") return `Error: ${oneLine(settingsErrorForCli(d.message))}`;
+			if (d.source === "extensions") return `Error: ${oneLine(extensionErrorForCli(d, args.extensions, cwd))}`;
+			return `Error: ${oneLine(withPiOptionHint(d.message))}`;
+		});
 		// An "unknown" option may be a flag of an extension that trust kept from loading: say so.
 		const maybeExtensionFlag = (d: AgentSessionRuntimeDiagnostic) =>
 			d.source === "flags" && withPiOptionHint(d.message) === d.message;
@@ -354,7 +355,6 @@ function shellWord(value: string): string {
 	return /^[\w@%+=:,./-]+$/.test(value) ? value : `'${value.replace(/'/g, "'\\''")}'`;
 }
 
-/** A message on one line (a parser's error may span several: code frame, file position). */
 /**
  * The SDK keeps running without a broken settings file or key ("until then it is ignored"); the
  * command does not start with one, so it says that instead.
@@ -363,6 +363,29 @@ function settingsErrorForCli(message: string): string {
 	return message.replace(/; until then (it|this key) is ignored.*$/, "; settle does not start until then.");
 }
 
+/**
+ * An extension that did not load stops the command (as in pi), so its error says how to start
+ * anyway: without the `-e` that named it, or, for one found in an extensions folder or listed in
+ * settings, with `--no-extensions` (which still loads `-e` paths).
+ */
+function extensionErrorForCli(
+	diagnostic: AgentSessionRuntimeDiagnostic,
+	explicit: readonly string[],
+	cwd: string,
+): string {
+	const { message, path } = diagnostic;
+	if (path === undefined) return message;
+	const given = explicit.find((entry) => {
+		const resolved = resolve(cwd, expandHome(entry));
+		return path === resolved || path.startsWith(`${resolved}${sep}`);
+	});
+	const end = message.endsWith(".") ? "" : ".";
+	return given !== undefined
+		? `${message}${end} Fix ${message.startsWith("Extension path") ? "the path" : "it"}, or run without -e ${shellWord(given)}.`
+		: `${message}${end} Fix or remove it, or run with --no-extensions (only -e extensions load then).`;
+}
+
+/** A message on one line (a parser's error may span several: code frame, file position). */
 export function oneLine(message: string): string {
 	return message.trim().replace(/\s*\n\s*/g, " ");
 }

@@ -119,6 +119,25 @@ describe("settle with bad input (g)", () => {
 		expectCleanFailure(settle(["--faux", "-e", file, "-p", "hi"]), 1, "Failed to load extension", file);
 	});
 
+	it("regression: an extension in the agent folder that throws on load stopped settle saying only what failed — now it also says how to start anyway (--no-extensions), and that works", () => {
+		mkdirSync(join(agentDir, "extensions"));
+		const file = join(agentDir, "extensions", "broken.ts");
+		writeFileSync(file, 'export default () => { throw new Error("boom at load"); };\n');
+		expectCleanFailure(settle(["--faux", "-p", "hi"]), 1, "boom at load", file, "run with --no-extensions");
+		const run = settle(["--faux", "--no-extensions", "-p", "hi"]);
+		expect([run.code, run.stdout]).toEqual([0, "hi\n"]);
+	});
+
+	it("regression: an -e extension that throws on load said only what failed — now it names the -e to leave out", () => {
+		writeFileSync(join(project, "broken.ts"), 'throw new Error("boom at import");\n');
+		expectCleanFailure(
+			settle(["--faux", "-e", "./broken.ts", "-p", "hi"]),
+			1,
+			"boom at import",
+			"run without -e ./broken.ts",
+		);
+	});
+
 	it("regression: an --extension path that does not exist was ignored (exit 0) — now exit 1 naming it", () => {
 		expectCleanFailure(
 			settle(["--faux", "-e", join(dir, "missing.ts"), "-p", "hi"]),
