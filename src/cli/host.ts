@@ -113,6 +113,8 @@ export async function startHost(args: ParsedArgs): Promise<CliHost> {
 	});
 
 	const { sessionManager, warnings: sessionWarnings } = await openSession(args, cwd, agentDir, sessionDir);
+	// A resumed session restores its own model (before the runtime records one for a new session).
+	const recordsModel = sessionManager.getBranch().some((e) => e.type === "model_change" || e.type === "message");
 	let runtime: AgentSessionRuntime;
 	try {
 		runtime = await createAgentSessionRuntime(factory, { cwd, agentDir, sessionManager });
@@ -170,6 +172,7 @@ export async function startHost(args: ParsedArgs): Promise<CliHost> {
 				message: `${runtime.session.sessionFile}: ${message}`,
 			})),
 			...unknownToolWarnings(args.tools, runtime),
+			...(args.model === undefined && !recordsModel ? missingDefaultModelWarnings(runtime) : []),
 			...(untrusted.paths.length > 0 ? [untrustedWarning(untrusted, runtime.services.agentDir)] : []),
 			...warnings.map((d) => ({ ...d, message: trustAdviceForCli(d.message, runtime.services.agentDir) })),
 		],
@@ -193,6 +196,29 @@ function unknownToolWarnings(
 			type: "warning",
 			source: "flags",
 			message: `--tools: no tool is named ${unknown.map((name) => `"${name}"`).join(", ")}, so the model gets ${present.length > 0 ? `only ${present.join(", ")}` : "no tools"}. The built-in tools are ${allToolNames.join(", ")}; extensions add theirs.`,
+		},
+	];
+}
+
+/**
+ * Settings whose `defaultProvider` / `defaultModel` name a model that provider does not have (a typo,
+ * a model gone from the catalogue): pi, and the SDK as pi, start on another model without a word.
+ * Asked only when that model would have been used (no `--model`, a session with no model recorded).
+ * A provider not served here at all (`--faux` with a real default, pi-ai missing) is said elsewhere.
+ */
+function missingDefaultModelWarnings(runtime: AgentSessionRuntime): AgentSessionRuntimeDiagnostic[] {
+	const { settingsManager, modelRuntime } = runtime.services;
+	const provider = settingsManager.getDefaultProvider();
+	const id = settingsManager.getDefaultModel();
+	if (!provider || !id || modelRuntime.getModel(provider, id)) return [];
+	if (!modelRuntime.getAll().some((model) => model.provider === provider)) return [];
+	const current = runtime.session.model;
+	const using = current ? `, so this session uses ${current.provider}/${current.id}` : "";
+	return [
+		{
+			type: "warning",
+			source: "settings",
+			message: `The settings' default model ${provider}/${id} is not a model of ${provider}${using}. Fix "defaultModel" in settings.json (settle --list-models lists the models you can use), or pass --model.`,
 		},
 	];
 }

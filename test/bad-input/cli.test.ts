@@ -73,6 +73,23 @@ describe("settle with bad input (g)", () => {
 		expectCleanFailure(settle(["--faux", "-p", "hi"]), 1, file, '"retry.enabled"', "settle does not start until then");
 	});
 
+	it("regression: a settings default model its provider does not have (a typo) was replaced by another model without a word — now a Warning naming both; not with --model or on resume", () => {
+		writeFileSync(join(agentDir, "settings.json"), JSON.stringify({ defaultProvider: "faux", defaultModel: "faux-9" }));
+		const run = settle(["--faux", "-p", "hi"]);
+		expect([run.code, run.stdout]).toEqual([0, "hi\n"]);
+		expect(run.stderr).toContain(
+			'Warning: The settings\' default model faux/faux-9 is not a model of faux, so this session uses faux/faux-1. Fix "defaultModel"',
+		);
+		for (const args of [
+			["--faux", "--model", "faux/faux-1", "-p", "hi"],
+			["--faux", "-c", "-p", "again"],
+		]) {
+			const quiet = settle(args);
+			expect(quiet.code).toBe(0);
+			expect(quiet.stderr).not.toContain("default model");
+		}
+	});
+
 	it("corrupt auth.json: exit 1 naming the file and the way out; the file keeps its bytes", () => {
 		const file = join(agentDir, "auth.json");
 		writeFileSync(file, "{oops");
