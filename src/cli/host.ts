@@ -52,7 +52,13 @@ export interface CliHost {
  */
 export async function startHost(args: ParsedArgs): Promise<CliHost> {
 	const cwd = resolve(args.cwd ?? process.cwd());
-	if (!isDirectory(cwd)) throw new CliError(`--cwd: ${cwd} is not a directory.`, EXIT_USAGE);
+	if (!isDirectory(cwd)) {
+		const problem = existsSync(cwd) ? "is not a directory" : "does not exist";
+		throw new CliError(
+			`--cwd: ${cwd} ${problem}. Pass the project's directory (or leave --cwd out to work in the current one).`,
+			EXIT_USAGE,
+		);
+	}
 	// A quoted `~` reaches us unexpanded (SETTLE_AGENT_DIR's is expanded too).
 	const agentDir = resolve(args.agentDir !== undefined ? expandHome(args.agentDir) : getDefaultAgentDir());
 	// Before anything creates the agent folder: its absence is what makes a pi user's first run.
