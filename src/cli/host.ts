@@ -4,7 +4,7 @@
  * extension flags — one factory reused for every replacement.
  */
 import { existsSync, realpathSync, statSync } from "node:fs";
-import { join, relative, resolve, sep } from "node:path";
+import { dirname, join, relative, resolve, sep } from "node:path";
 import { errorMessage, SettleError } from "../errors.js";
 import { collectExtensionFlags } from "../extensions/flags.js";
 import { createAgentSessionRuntimeFactory } from "../runtime/factory.js";
@@ -298,6 +298,14 @@ async function openSession(
 			const path = resolve(args.session);
 			if (existsSync(path)) return opened(SessionManager.open(path, undefined, cwdOverride));
 			if (looksLikePath(args.session)) {
+				// Written on the first message, after the model answered: a folder that cannot hold it is named now.
+				const problem = unwritableFolder(dirname(path));
+				if (problem) {
+					throw new CliError(
+						`Cannot start a session at ${path}: ${problem}. Pass a --session path in a writable folder, or --no-session to keep the session in memory.`,
+						EXIT_SESSION_FILE,
+					);
+				}
 				// pi starts a new session at a path that does not exist; a mistyped path should not pass unnoticed.
 				warnings.push({ type: "warning", message: `${path} does not exist: starting a new session there.` });
 				return opened(SessionManager.open(path, undefined, cwdOverride));

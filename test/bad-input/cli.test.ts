@@ -55,6 +55,19 @@ describe("settle with bad input (g)", () => {
 		expect(readFileSync(file, "utf8")).toBe("shopping list\n");
 	});
 
+	it("regression: a new --session path in a folder that cannot be made failed only after the model answered (exit 1, advice about sessionDir) — now exit 3 before the model is called, naming the folder", () => {
+		const blocker = join(dir, "a-file");
+		writeFileSync(blocker, "not a folder");
+		const file = join(blocker, "s.jsonl");
+		expectCleanFailure(
+			settle(["--faux", "--session", file, "-p", "hi"]),
+			3,
+			`Cannot start a session at ${file}: ${blocker} is not a folder`,
+			"--no-session",
+		);
+		expect(readFileSync(blocker, "utf8")).toBe("not a folder");
+	});
+
 	it("a model that does not exist: exit 2 naming it and the known providers", () => {
 		expectCleanFailure(settle(["--faux", "--model", "nope/nope", "-p", "hi"]), 2, "nope/nope", "known providers: faux");
 	});
