@@ -4,7 +4,7 @@
  * extension flags — one factory reused for every replacement.
  */
 import { existsSync, realpathSync, statSync } from "node:fs";
-import { join, relative, resolve } from "node:path";
+import { dirname, join, relative, resolve, sep } from "node:path";
 import { errorMessage, SettleError } from "../errors.js";
 import { collectExtensionFlags } from "../extensions/flags.js";
 import { createAgentSessionRuntimeFactory } from "../runtime/factory.js";
@@ -22,7 +22,7 @@ import { createCliFaux, loadFauxScript } from "./faux-script.js";
 import { EXIT_FAILURE, EXIT_SESSION_FILE, EXIT_SESSION_LOCKED, EXIT_USAGE, HELP_POINTER } from "./help.js";
 import { piContinueHint, piFolderHint, piSessionHint } from "./pi-folder.js";
 import { withPiOptionHint } from "./pi-options.js";
-import { findSessionByIdPrefix } from "./session-lookup.js";
+import { findSessionByIdPrefix, skippedLineWarnings } from "./session-lookup.js";
 import { untrustedFlagsLine } from "./unknown-options.js";
 
 /** A failure the CLI reports with a message and an exit code. */
@@ -52,7 +52,13 @@ export interface CliHost {
  */
 export async function startHost(args: ParsedArgs): Promise<CliHost> {
 	const cwd = resolve(args.cwd ?? process.cwd());
-	if (!isDirectory(cwd)) throw new CliError(`--cwd: ${cwd} is not a directory.`, EXIT_USAGE);
+	if (!isDirectory(cwd)) {
+		const problem = existsSync(cwd) ? "is not a directory" : "does not exist";
+		throw new CliError(
+			`--cwd: ${cwd} ${problem}. Pass the project's directory (or leave --cwd out to work in the current one).`,
+			EXIT_USAGE,
+		);
+	}
 	// A quoted `~` reaches us unexpanded (SETTLE_AGENT_DIR's is expanded too).
 	const agentDir = resolve(args.agentDir !== undefined ? expandHome(args.agentDir) : getDefaultAgentDir());
 	// Before anything creates the agent folder: its absence is what makes a pi user's first run.
@@ -113,6 +119,8 @@ export async function startHost(args: ParsedArgs): Promise<CliHost> {
 	});
 
 	const { sessionManager, warnings: sessionWarnings } = await openSession(args, cwd, agentDir, sessionDir);
+	// A resumed session restores its own model (before the runtime records one for a new session).
+	const recordsModel = sessionManager.getBranch().some((e) => e.type === "model_change" || e.type === "message");
 	let runtime: AgentSessionRuntime;
 	try {
 		runtime = await createAgentSessionRuntime(factory, { cwd, agentDir, sessionManager });
@@ -139,10 +147,11 @@ export async function startHost(args: ParsedArgs): Promise<CliHost> {
 	if (errors.length > 0) {
 		await runtime.dispose();
 		const usage = errors.every((d) => d.source === "flags");
-		const lines = errors.map(
-			(d) =>
-				`Error: ${oneLine(d.source === "settings" ? settingsErrorForCli(d.message) : withPiOptionHint(d.message))}`,
-		);
+		const lines = errors.map((d) => {
+			if (d.source === "settings") return `Error: ${oneLine(settingsErrorForCli(d.message))}`;
+			if (d.source === "extensions") return `Error: ${oneLine(extensionErrorForCli(d, args.extensions, cwd))}`;
+			return `Error: ${oneLine(withPiOptionHint(d.message))}`;
+		});
 		// An "unknown" option may be a flag of an extension that trust kept from loading: say so.
 		const maybeExtensionFlag = (d: AgentSessionRuntimeDiagnostic) =>
 			d.source === "flags" && withPiOptionHint(d.message) === d.message;
@@ -163,7 +172,13 @@ export async function startHost(args: ParsedArgs): Promise<CliHost> {
 		warnings: [
 			...(piHint ? [{ type: "warning" as const, message: piHint }] : []),
 			...sessionWarnings,
+			...skippedLineWarnings(runtime.session.sessionManager).map((message) => ({
+				type: "warning" as const,
+				// The file resumed (`-c` does not name it): the conversation continues without these lines.
+				message: `${runtime.session.sessionFile}: ${message}`,
+			})),
 			...unknownToolWarnings(args.tools, runtime),
+			...(args.model === undefined && !recordsModel ? missingDefaultModelWarnings(runtime) : []),
 			...(untrusted.paths.length > 0 ? [untrustedWarning(untrusted, runtime.services.agentDir)] : []),
 			...warnings.map((d) => ({ ...d, message: trustAdviceForCli(d.message, runtime.services.agentDir) })),
 		],
@@ -187,6 +202,29 @@ function unknownToolWarnings(
 			type: "warning",
 			source: "flags",
 			message: `--tools: no tool is named ${unknown.map((name) => `"${name}"`).join(", ")}, so the model gets ${present.length > 0 ? `only ${present.join(", ")}` : "no tools"}. The built-in tools are ${allToolNames.join(", ")}; extensions add theirs.`,
+		},
+	];
+}
+
+/**
+ * Settings whose `defaultProvider` / `defaultModel` name a model that provider does not have (a typo,
+ * a model gone from the catalogue): pi, and the SDK as pi, start on another model without a word.
+ * Asked only when that model would have been used (no `--model`, a session with no model recorded).
+ * A provider not served here at all (`--faux` with a real default, pi-ai missing) is said elsewhere.
+ */
+function missingDefaultModelWarnings(runtime: AgentSessionRuntime): AgentSessionRuntimeDiagnostic[] {
+	const { settingsManager, modelRuntime } = runtime.services;
+	const provider = settingsManager.getDefaultProvider();
+	const id = settingsManager.getDefaultModel();
+	if (!provider || !id || modelRuntime.getModel(provider, id)) return [];
+	if (!modelRuntime.getAll().some((model) => model.provider === provider)) return [];
+	const current = runtime.session.model;
+	const using = current ? `, so this session uses ${current.provider}/${current.id}` : "";
+	return [
+		{
+			type: "warning",
+			source: "settings",
+			message: `The settings' default model ${provider}/${id} is not a model of ${provider}${using}. Fix "defaultModel" in settings.json (settle --list-models lists the models you can use), or pass --model.`,
 		},
 	];
 }
@@ -260,6 +298,14 @@ async function openSession(
 			const path = resolve(args.session);
 			if (existsSync(path)) return opened(SessionManager.open(path, undefined, cwdOverride));
 			if (looksLikePath(args.session)) {
+				// Written on the first message, after the model answered: a folder that cannot hold it is named now.
+				const problem = unwritableFolder(dirname(path));
+				if (problem) {
+					throw new CliError(
+						`Cannot start a session at ${path}: ${problem}. Pass a --session path in a writable folder, or --no-session to keep the session in memory.`,
+						EXIT_SESSION_FILE,
+					);
+				}
 				// pi starts a new session at a path that does not exist; a mistyped path should not pass unnoticed.
 				warnings.push({ type: "warning", message: `${path} does not exist: starting a new session there.` });
 				return opened(SessionManager.open(path, undefined, cwdOverride));
@@ -349,7 +395,6 @@ function shellWord(value: string): string {
 	return /^[\w@%+=:,./-]+$/.test(value) ? value : `'${value.replace(/'/g, "'\\''")}'`;
 }
 
-/** A message on one line (a parser's error may span several: code frame, file position). */
 /**
  * The SDK keeps running without a broken settings file or key ("until then it is ignored"); the
  * command does not start with one, so it says that instead.
@@ -358,6 +403,29 @@ function settingsErrorForCli(message: string): string {
 	return message.replace(/; until then (it|this key) is ignored.*$/, "; settle does not start until then.");
 }
 
+/**
+ * An extension that did not load stops the command (as in pi), so its error says how to start
+ * anyway: without the `-e` that named it, or, for one found in an extensions folder or listed in
+ * settings, with `--no-extensions` (which still loads `-e` paths).
+ */
+function extensionErrorForCli(
+	diagnostic: AgentSessionRuntimeDiagnostic,
+	explicit: readonly string[],
+	cwd: string,
+): string {
+	const { message, path } = diagnostic;
+	if (path === undefined) return message;
+	const given = explicit.find((entry) => {
+		const resolved = resolve(cwd, expandHome(entry));
+		return path === resolved || path.startsWith(`${resolved}${sep}`);
+	});
+	const end = message.endsWith(".") ? "" : ".";
+	return given !== undefined
+		? `${message}${end} Fix ${message.startsWith("Extension path") ? "the path" : "it"}, or run without -e ${shellWord(given)}.`
+		: `${message}${end} Fix or remove it, or run with --no-extensions (only -e extensions load then).`;
+}
+
+/** A message on one line (a parser's error may span several: code frame, file position). */
 export function oneLine(message: string): string {
 	return message.trim().replace(/\s*\n\s*/g, " ");
 }

@@ -23,7 +23,7 @@ import { THINKING_LEVELS } from "./args.js";
 import { clip, firstLine } from "./interactive-render.js";
 import { cloneCommand, labelCommand, treeCommand, treeOnlyPrints } from "./interactive-tree-commands.js";
 import { piResumeHint, piSessionHint } from "./pi-folder.js";
-import { findSessionByIdPrefix } from "./session-lookup.js";
+import { findSessionByIdPrefix, skippedLineWarnings } from "./session-lookup.js";
 
 /** What a built-in command can do to the REPL around it. */
 export interface CommandHost {
@@ -577,9 +577,7 @@ async function importSession(host: CommandHost, args: string): Promise<void> {
  * missing last newline lose nothing and are not reported.
  */
 function warnSkippedLines(host: CommandHost): void {
-	for (const diagnostic of host.runtime.session.sessionManager.getDiagnostics()) {
-		if (diagnostic.kind !== "migrated" && diagnostic.kind !== "missing_newline") host.warn(diagnostic.message);
-	}
+	for (const text of skippedLineWarnings(host.runtime.session.sessionManager)) host.warn(text);
 }
 
 /** The first argument, unquoted as pi reads a path (`"my file.html"` keeps its space). */

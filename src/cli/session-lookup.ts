@@ -25,6 +25,24 @@ export interface SessionLookup {
 	latestHint: string;
 }
 
+/**
+ * What opening a session file left out (malformed lines, a torn last line set aside, duplicate ids,
+ * entries whose parent is gone), one message each: the conversation shown lacks them. Migrations
+ * and a missing last newline lose nothing and are not reported. `settle --session` / `-c` print
+ * them at startup, `/resume` and `/import` after the switch.
+ *
+ * @example
+ * ```ts
+ * for (const text of skippedLineWarnings(sessionManager)) console.warn(`Warning: ${text}`); // "Line 4 skipped: not valid JSON (…)."
+ * ```
+ */
+export function skippedLineWarnings(manager: SessionManager): string[] {
+	return manager
+		.getDiagnostics()
+		.filter((d) => d.kind !== "migrated" && d.kind !== "missing_newline")
+		.map((d) => d.message);
+}
+
 /** How many matching sessions an error lists. */
 const LISTED = 5;
 

@@ -52,7 +52,8 @@ export function ensureSessionDir(dir: string): void {
 	try {
 		makeFolders(dir, { mode: PRIVATE_FOLDER_MODE });
 	} catch (error) {
-		const hint = "Point sessionDir (settings) or SETTLE_AGENT_DIR at a writable folder.";
+		const hint =
+			"Point sessionDir (settings), SETTLE_AGENT_DIR or the agentDir you passed in code at a writable folder.";
 		throw new SettleError("IO", `Cannot create a session file in ${dir}: ${errorMessage(error)}. ${hint}`, {
 			cause: error,
 			details: { path: dir },

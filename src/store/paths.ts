@@ -46,7 +46,7 @@ export function createSessionFolder(dir: string): void {
 	} catch (error) {
 		throw new SettleError(
 			"IO",
-			`Cannot create the session folder ${dir}: ${errorMessage(error)}. Point sessionDir (settings) or SETTLE_AGENT_DIR at a writable folder.`,
+			`Cannot create the session folder ${dir}: ${errorMessage(error)}. Point sessionDir (settings), SETTLE_AGENT_DIR or the agentDir you passed in code at a writable folder.`,
 			{ cause: error, details: { path: dir } },
 		);
 	}

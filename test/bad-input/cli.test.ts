@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -55,6 +55,19 @@ describe("settle with bad input (g)", () => {
 		expect(readFileSync(file, "utf8")).toBe("shopping list\n");
 	});
 
+	it("regression: a new --session path in a folder that cannot be made failed only after the model answered (exit 1, advice about sessionDir) — now exit 3 before the model is called, naming the folder", () => {
+		const blocker = join(dir, "a-file");
+		writeFileSync(blocker, "not a folder");
+		const file = join(blocker, "s.jsonl");
+		expectCleanFailure(
+			settle(["--faux", "--session", file, "-p", "hi"]),
+			3,
+			`Cannot start a session at ${file}: ${blocker} is not a folder`,
+			"--no-session",
+		);
+		expect(readFileSync(blocker, "utf8")).toBe("not a folder");
+	});
+
 	it("a model that does not exist: exit 2 naming it and the known providers", () => {
 		expectCleanFailure(settle(["--faux", "--model", "nope/nope", "-p", "hi"]), 2, "nope/nope", "known providers: faux");
 	});
@@ -73,6 +86,23 @@ describe("settle with bad input (g)", () => {
 		expectCleanFailure(settle(["--faux", "-p", "hi"]), 1, file, '"retry.enabled"', "settle does not start until then");
 	});
 
+	it("regression: a settings default model its provider does not have (a typo) was replaced by another model without a word — now a Warning naming both; not with --model or on resume", () => {
+		writeFileSync(join(agentDir, "settings.json"), JSON.stringify({ defaultProvider: "faux", defaultModel: "faux-9" }));
+		const run = settle(["--faux", "-p", "hi"]);
+		expect([run.code, run.stdout]).toEqual([0, "hi\n"]);
+		expect(run.stderr).toContain(
+			'Warning: The settings\' default model faux/faux-9 is not a model of faux, so this session uses faux/faux-1. Fix "defaultModel"',
+		);
+		for (const args of [
+			["--faux", "--model", "faux/faux-1", "-p", "hi"],
+			["--faux", "-c", "-p", "again"],
+		]) {
+			const quiet = settle(args);
+			expect(quiet.code).toBe(0);
+			expect(quiet.stderr).not.toContain("default model");
+		}
+	});
+
 	it("corrupt auth.json: exit 1 naming the file and the way out; the file keeps its bytes", () => {
 		const file = join(agentDir, "auth.json");
 		writeFileSync(file, "{oops");
@@ -80,10 +110,62 @@ describe("settle with bad input (g)", () => {
 		expect(readFileSync(file, "utf8")).toBe("{oops");
 	});
 
+	it("regression: `--session <file>` resumed a file with a malformed middle line without a word — now a Warning naming the file and the line; the line stays on disk", () => {
+		const file = join(dir, "s.jsonl");
+		expect(settle(["--faux", "--session", file, "-p", "first"]).code).toBe(0);
+		const lines = readFileSync(file, "utf8").trimEnd().split("\n");
+		const broken = '{"type":"message", broken';
+		lines.splice(2, 1, broken);
+		writeFileSync(file, `${lines.join("\n")}\n`);
+
+		const run = settle(["--faux", "--session", file, "-p", "second"]);
+		expect(run.code).toBe(0);
+		expect(run.stdout).toBe("second\n");
+		expect(run.stderr).toContain(`Warning: ${file}: Line 3 skipped: not valid JSON`);
+		const after = readFileSync(file, "utf8").split("\n");
+		expect(after[2]).toBe(broken);
+		expect(after.slice(0, lines.length)).toEqual(lines);
+	});
+
+	it("regression: `-c` cut a torn last line off and set it aside without a word — now a Warning naming the line and where its bytes went", () => {
+		expect(settle(["--faux", "-p", "first"]).code).toBe(0);
+		const sessions = join(agentDir, "sessions", readdirSync(join(agentDir, "sessions"))[0]!);
+		const file = join(sessions, readdirSync(sessions)[0]!);
+		const whole = readFileSync(file, "utf8");
+		writeFileSync(file, `${whole}{"type":"message","id":"torn`);
+
+		const run = settle(["--faux", "-c", "-p", "second"]);
+		expect(run.code).toBe(0);
+		const warning = run.stderr.split("\n").find((line) => line.includes("cut off mid-write"));
+		expect(warning?.startsWith(`Warning: ${file}: Line 7 (the last, 28 bytes) was cut off mid-write`)).toBe(true);
+		const aside = /moved to (\S+)\.$/.exec(warning!)?.[1];
+		expect(readFileSync(aside!, "utf8")).toBe('{"type":"message","id":"torn');
+		expect(readFileSync(file, "utf8").startsWith(whole)).toBe(true);
+	});
+
 	it("regression: an --extension file with a syntax error printed a multi-line error — now one line naming the file", () => {
 		const file = join(dir, "broken.ts");
 		writeFileSync(file, "export default (pi) => { pi.on(\n");
 		expectCleanFailure(settle(["--faux", "-e", file, "-p", "hi"]), 1, "Failed to load extension", file);
+	});
+
+	it("regression: an extension in the agent folder that throws on load stopped settle saying only what failed — now it also says how to start anyway (--no-extensions), and that works", () => {
+		mkdirSync(join(agentDir, "extensions"));
+		const file = join(agentDir, "extensions", "broken.ts");
+		writeFileSync(file, 'export default () => { throw new Error("boom at load"); };\n');
+		expectCleanFailure(settle(["--faux", "-p", "hi"]), 1, "boom at load", file, "run with --no-extensions");
+		const run = settle(["--faux", "--no-extensions", "-p", "hi"]);
+		expect([run.code, run.stdout]).toEqual([0, "hi\n"]);
+	});
+
+	it("regression: an -e extension that throws on load said only what failed — now it names the -e to leave out", () => {
+		writeFileSync(join(project, "broken.ts"), 'throw new Error("boom at import");\n');
+		expectCleanFailure(
+			settle(["--faux", "-e", "./broken.ts", "-p", "hi"]),
+			1,
+			"boom at import",
+			"run without -e ./broken.ts",
+		);
 	});
 
 	it("regression: an --extension path that does not exist was ignored (exit 0) — now exit 1 naming it", () => {

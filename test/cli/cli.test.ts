@@ -177,7 +177,14 @@ describe("bad command lines (exit 2, pi's messages)", () => {
 			["-p", "x", "--continue", "--no-session"],
 			"Error: Use only one of --session <file>, --continue and --no-session.",
 		],
-		[["-p", "x", "--cwd", "/definitely/not/here"], "Error: --cwd: /definitely/not/here is not a directory."],
+		[
+			["-p", "x", "--cwd", "/definitely/not/here"],
+			"Error: --cwd: /definitely/not/here does not exist. Pass the project's directory (or leave --cwd out",
+		],
+		[
+			["-p", "x", "--cwd", process.execPath],
+			`Error: --cwd: ${process.execPath} is not a directory. Pass the project's`,
+		],
 	])("settle --faux %j", (args, message) => {
 		const run = settle(["--faux", ...args]);
 		expect(run.code).toBe(2);

@@ -63,7 +63,7 @@ describe("regression: a session folder under /proc", () => {
 			const expected = {
 				name: "SettleError",
 				code: "IO",
-				message: `Cannot create the session folder ${folder}: ENOENT: no such file or directory, mkdir '/proc/settle-no-such-${process.pid}'. Point sessionDir (settings) or SETTLE_AGENT_DIR at a writable folder.`,
+				message: `Cannot create the session folder ${folder}: ENOENT: no such file or directory, mkdir '/proc/settle-no-such-${process.pid}'. Point sessionDir (settings), SETTLE_AGENT_DIR or the agentDir you passed in code at a writable folder.`,
 				details: { path: folder },
 			};
 			expect(run.outcomes).toEqual([expected, expected]);

@@ -201,7 +201,7 @@ describe("regression: a session folder that cannot be created", () => {
 		const error = expectSettleError(
 			() => sm.appendMessage(user("hi")),
 			"IO",
-			/^Cannot create the session folder .*agent\/sessions: .*ENOTDIR.*\. Point sessionDir \(settings\) or SETTLE_AGENT_DIR at a writable folder\.$/,
+			/^Cannot create the session folder .*agent\/sessions: .*ENOTDIR.*\. Point sessionDir \(settings\), SETTLE_AGENT_DIR or the agentDir you passed in code at a writable folder\.$/,
 		);
 		expect(error.details).toEqual({ path: join(notAFolder, "sessions") });
 		expect(readFileSync(notAFolder, "utf8")).toBe("a file where the agent folder should be");
