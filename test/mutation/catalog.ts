@@ -1420,8 +1420,9 @@ export const MUTANTS: Mutant[] = [
 		description: "dispose() leaves a running preflight unaborted (its pre-send compaction is written after dispose)",
 		edits: [
 			{
-				find: "\t\tabortPreflight(this.internals);\n\t\tthis.internals.scratch.compactionController?.abort();\n\t\tthis.agent.abort();",
-				replace: "\t\tthis.internals.scratch.compactionController?.abort();\n\t\tthis.agent.abort();",
+				find: "\t\tabortPreflight(this.internals);\n\t\tthis.internals.scratch.compactionController?.abort();\n\t\tthis.internals.scratch.settledController?.abort();",
+				replace:
+					"\t\tthis.internals.scratch.compactionController?.abort();\n\t\tthis.internals.scratch.settledController?.abort();",
 			},
 		],
 		tests: ["test/session/abort-at-every-await.test.ts", "test/session/lost-abort-regressions.test.ts"],
@@ -2688,8 +2689,8 @@ export const MUTANTS: Mutant[] = [
 		description: "/import and /resume do not warn about the lines they left out",
 		edits: [
 			{
-				find: 'if (diagnostic.kind !== "migrated" && diagnostic.kind !== "missing_newline") host.warn(diagnostic.message);',
-				replace: "if (false) host.warn(diagnostic.message);",
+				find: "for (const text of skippedLineWarnings(host.runtime.session.sessionManager)) host.warn(text);",
+				replace: "for (const text of skippedLineWarnings(host.runtime.session.sessionManager)) void text;",
 			},
 		],
 		tests: ["test/bad-input/exports-traces-tree.test.ts"],
@@ -3739,8 +3740,8 @@ export const MUTANTS: Mutant[] = [
 		description: "idle sendCustomMessage with triggerTurn starts no turn",
 		edits: [
 			{
-				find: 'if (options.triggerTurn) return this.request({ kind: "custom", message: custom });',
-				replace: "",
+				find: "\t\tif (options.triggerTurn) {\n\t\t\tconst viaAgentStart",
+				replace: "\t\tif (false) {\n\t\t\tconst viaAgentStart",
 			},
 		],
 		tests: ["test/extensions/pi-examples-inputs.test.ts"],
@@ -8752,6 +8753,202 @@ export const MUTANTS: Mutant[] = [
 			},
 		],
 		tests: ["test/pi-races/rpc-responses.test.ts"],
+	},
+	{
+		id: "CA01",
+		file: "src/agent/agent-loop.ts",
+		description: "a tool_call handler that never returns wedges abort again (pi#9910)",
+		edits: [
+			{
+				find: "const decision = await untilAbandoned(\n\t\t\t\t\tthis.config.beforeToolCall({ assistantMessage, toolCall, args, context: this.context }, signal),\n\t\t\t\t\tsignal,\n\t\t\t\t\tthis.config,\n\t\t\t\t);",
+				replace:
+					"const decision = await this.config.beforeToolCall({ assistantMessage, toolCall, args, context: this.context }, signal);",
+			},
+		],
+		tests: ["test/pi-races/liveness.test.ts"],
+	},
+	{
+		id: "CA02",
+		file: "src/agent/agent-loop.ts",
+		description:
+			"an abandoned tool_call hook lets the call go on instead of ending it with a result naming the handler (pi#9910)",
+		edits: [
+			{
+				find: 'if (decision === ABANDONED)\n\t\t\t\t\treturn immediate(toolCall, abandonedHookMessage("tool_call", toolCall.name, this.config));',
+				replace: "if (decision === ABANDONED) return { toolCall, tool, args };",
+			},
+		],
+		tests: ["test/pi-races/liveness.test.ts"],
+	},
+	{
+		id: "CA03",
+		file: "src/agent/agent-loop.ts",
+		description: "an abandoned tool_result handler's call keeps the tool's result (pi#9910)",
+		edits: [
+			{
+				find: "if (override === ABANDONED) {",
+				replace: "if (override === ABANDONED && signal.aborted === false) {",
+			},
+		],
+		tests: ["test/pi-races/liveness.test.ts"],
+	},
+	{
+		id: "CA04",
+		file: "src/session/agent-session.ts",
+		description: "pi#5581 loop guard removed: a message triggered from before_agent_start runs the hook again",
+		edits: [
+			{
+				find: "const viaAgentStart = this.internals.scratch.beforeAgentStartDepth > 0;",
+				replace: "const viaAgentStart = false;",
+			},
+		],
+		tests: ["test/session/prompt-pipeline.test.ts"],
+	},
+	{
+		id: "CA05",
+		file: "src/session/prompt-pipeline.ts",
+		description: "pi#5581 re-introduced: a triggered custom message skips before_agent_start",
+		edits: [
+			{
+				find: 'viaAgentStart || aborted.aborted || !s.runner().hasHandlers("before_agent_start")',
+				replace: "true || viaAgentStart || aborted.aborted",
+			},
+		],
+		tests: ["test/session/prompt-pipeline.test.ts", "test/extensions/pi-differential-divergences.test.ts"],
+	},
+	{
+		id: "CA06",
+		file: "src/session/prompt-pipeline.ts",
+		description: "pi#8773: the hook's system prompt is dropped for the custom-message operation",
+		edits: [
+			{
+				after: "for (const handlerMessage of start.messages) messages.push(handlerMessage);",
+				find: "s.scratch.forcedSystemPrompt = start.systemPrompt;",
+				replace: "s.scratch.forcedSystemPrompt = undefined;",
+			},
+		],
+		tests: ["test/session/prompt-pipeline.test.ts", "test/extensions/pi-differential-divergences.test.ts"],
+	},
+	{
+		id: "CA07",
+		file: "src/cli/rpc-mode.ts",
+		description: "pi#9768: set_thinking_level answers without the level that applies",
+		edits: [
+			{
+				find: 'return success(id, "set_thinking_level", { level: session.thinkingLevel });',
+				replace: 'return success(id, "set_thinking_level");',
+			},
+		],
+		tests: ["test/cli/rpc.test.ts"],
+	},
+	{
+		id: "CA08",
+		file: "machines/prompt-operation.machine.ts",
+		description: "pi-agents#139: ABORT while settling reaches no agent_settled handler",
+		edits: [
+			{
+				find: 'ABORT: { actions: { type: "signalAbort", params: { target: "settled" } } },',
+				replace: "",
+			},
+		],
+		tests: ["test/machines/prompt-operation.test.ts", "test/extensions/settled-signal.test.ts"],
+	},
+	{
+		id: "CA09",
+		file: "src/session/agent-session.ts",
+		description: "pi-agents#139: dispose() leaves a held agent_settled handler's signal unaborted",
+		edits: [
+			{
+				find: "\t\tthis.internals.scratch.settledController?.abort();\n\t\tthis.agent.abort();",
+				replace: "\t\tthis.agent.abort();",
+			},
+		],
+		tests: ["test/extensions/settled-signal.test.ts"],
+	},
+	{
+		id: "CA10",
+		file: "src/cli/session-lookup.ts",
+		description: "skipped-line warnings filter inverted: malformed/torn lines of a resumed file go unreported",
+		edits: [
+			{
+				find: '.filter((d) => d.kind !== "migrated" && d.kind !== "missing_newline")',
+				replace: '.filter((d) => d.kind === "migrated")',
+			},
+		],
+		tests: ["test/bad-input/cli.test.ts", "test/bad-input/exports-traces-tree.test.ts"],
+	},
+	{
+		id: "CA11",
+		file: "src/cli/host.ts",
+		description: "startup no longer prints the resumed file's skipped lines",
+		edits: [
+			{
+				find: "...skippedLineWarnings(runtime.session.sessionManager).map(",
+				replace: "...skippedLineWarnings(runtime.session.sessionManager).filter(() => false).map(",
+			},
+		],
+		tests: ["test/bad-input/cli.test.ts"],
+	},
+	{
+		id: "CA12",
+		file: "src/cli/host.ts",
+		description: "extension load error hints swapped (-e vs --no-extensions)",
+		edits: [
+			{
+				find: "return given !== undefined",
+				replace: "return given === undefined",
+			},
+		],
+		tests: ["test/bad-input/cli.test.ts"],
+	},
+	{
+		id: "CA13",
+		file: "src/cli/host.ts",
+		description: "default-model warning also on resumed sessions",
+		edits: [
+			{
+				find: "args.model === undefined && !recordsModel ? ",
+				replace: "args.model === undefined ? ",
+			},
+		],
+		tests: ["test/bad-input/cli.test.ts"],
+	},
+	{
+		id: "CA14",
+		file: "src/cli/host.ts",
+		description: "missing --cwd reported as 'is not a directory' again",
+		edits: [
+			{
+				find: 'existsSync(cwd) ? "is not a directory" : "does not exist"',
+				replace: '"is not a directory"',
+			},
+		],
+		tests: ["test/cli/cli.test.ts"],
+	},
+	{
+		id: "CA15",
+		file: "src/cli/host.ts",
+		description: "new --session path in an unmakeable folder no longer refused up front",
+		edits: [
+			{
+				find: "const problem = unwritableFolder(dirname(path));",
+				replace: "const problem = undefined as string | undefined;",
+			},
+		],
+		tests: ["test/bad-input/cli.test.ts"],
+	},
+	{
+		id: "CA16",
+		file: "src/testing/harness.ts",
+		description:
+			"h.settle's hang-detector timer is never cleared when the prompt settles (a live 60 s timer keeps the process alive)",
+		edits: [
+			{
+				find: "return Promise.race([done, hang]).finally(() => clearTimeout(timer));",
+				replace: "return Promise.race([done, hang]);",
+			},
+		],
+		tests: ["test/testing/harness-hang.test.ts"],
 	},
 ];
 
