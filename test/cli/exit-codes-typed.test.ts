@@ -6,12 +6,12 @@
  * another writer then takes over, exits 5 at its next write. Real child processes; the provider is a
  * local HTTP server.
  */
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { openAiError } from "../llm/wire/openai.js";
 import { startWireServer, type WireServer } from "../llm/wire/server.js";
-import { runSettleAsync, useCliProject } from "./helpers.js";
+import { runSettleAsync, useCliProject, writeLocalProvider } from "./helpers.js";
 
 const cli = useCliProject("settle-exit-typed-");
 let server: WireServer;
@@ -27,21 +27,7 @@ const settle = (args: string[]) => runSettleAsync(args, { cwd: cli.project, agen
 
 /** A models.json provider `local` (OpenAI chat completions) on the wire server, with a key. */
 function localProvider(): string[] {
-	mkdirSync(cli.agentDir, { recursive: true });
-	writeFileSync(
-		join(cli.agentDir, "models.json"),
-		JSON.stringify({
-			providers: {
-				local: {
-					baseUrl: `${server.url}/v1`,
-					api: "openai-completions",
-					apiKey: "local-key",
-					compat: { supportsDeveloperRole: false },
-					models: [{ id: "coder" }],
-				},
-			},
-		}),
-	);
+	writeLocalProvider(cli.agentDir, `${server.url}/v1`, { compat: { supportsDeveloperRole: false } });
 	return ["--model", "local/coder", "--no-session", "-p", "hi"];
 }
 

@@ -3,7 +3,7 @@
  * current sources (`cliCommand()`, see cli-bundle.ts) or from the sources through tsx.
  */
 import { type ChildProcess, type ChildProcessWithoutNullStreams, spawn, spawnSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
@@ -157,6 +157,17 @@ export function useCliProject(prefix: string): CliProject {
 		},
 		settle: (args, input) => runSettle(args, { cwd: paths.project, agentDir: paths.agentDir, input }),
 	};
+}
+
+/**
+ * Writes `<agentDir>/models.json` with one provider, `local`, speaking OpenAI chat completions at
+ * `baseUrl` (a wire server's `${url}/v1`) with the key `local-key` and one model `coder`;
+ * `fields` replace any of the provider's fields (apiKey, headers, compat, models…).
+ */
+export function writeLocalProvider(agentDir: string, baseUrl: string, fields: Record<string, unknown> = {}): void {
+	mkdirSync(agentDir, { recursive: true });
+	const local = { baseUrl, api: "openai-completions", apiKey: "local-key", models: [{ id: "coder" }], ...fields };
+	writeFileSync(join(agentDir, "models.json"), JSON.stringify({ providers: { local } }));
 }
 
 /** A running `settle --rpc <args>` (a real child process): send commands, wait for lines. */

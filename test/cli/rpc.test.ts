@@ -6,7 +6,7 @@
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { basename, join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { RpcClient, useCliProject } from "./helpers.js";
+import { RpcClient, useCliProject, writeLocalProvider } from "./helpers.js";
 
 const cli = useCliProject("settle-rpc-");
 
@@ -217,20 +217,9 @@ describe("settle --rpc: pi's commands", () => {
 describe("settle --rpc: set_thinking_level says the level that applies (pi#9768)", () => {
 	it("regression: on a model that does not reason it answered success with no data while the level stayed off", async () => {
 		// A models.json provider (never called: no prompt is sent) with one model of each kind.
-		mkdirSync(cli.agentDir, { recursive: true });
-		writeFileSync(
-			join(cli.agentDir, "models.json"),
-			JSON.stringify({
-				providers: {
-					local: {
-						baseUrl: "http://127.0.0.1:9/v1",
-						api: "openai-completions",
-						apiKey: "local-key",
-						models: [{ id: "plain" }, { id: "thinker", reasoning: true }],
-					},
-				},
-			}),
-		);
+		writeLocalProvider(cli.agentDir, "http://127.0.0.1:9/v1", {
+			models: [{ id: "plain" }, { id: "thinker", reasoning: true }],
+		});
 		const server = rpc(["--no-session", "--model", "local/plain"]);
 		expect(await server.request({ id: "1", type: "set_thinking_level", level: "high" })).toEqual({
 			id: "1",

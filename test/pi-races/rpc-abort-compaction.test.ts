@@ -7,11 +7,11 @@
  * `compact` request answered as failed, the session idle and not compacting, nothing written for
  * the compaction, and the next prompt answered.
  */
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { SUMMARIZATION_SYSTEM_PROMPT } from "../../src/compaction/prompts.js";
-import { RpcClient, useCliProject } from "../cli/helpers.js";
+import { RpcClient, useCliProject, writeLocalProvider } from "../cli/helpers.js";
 import { chatReply } from "../llm/wire/openai.js";
 import { type RecordedRequest, sse, startWireServer, type WireServer } from "../llm/wire/server.js";
 
@@ -41,21 +41,7 @@ afterEach(async () => {
 
 describe("pi#8920: RPC abort reports success without cancelling an in-progress compaction", () => {
 	it("pi#8920: settle --rpc: abort during a manual compact cancels the summary request; compact fails, isCompacting is false, nothing is written, and the next prompt is answered", async () => {
-		mkdirSync(cli.agentDir, { recursive: true });
-		writeFileSync(
-			join(cli.agentDir, "models.json"),
-			JSON.stringify({
-				providers: {
-					local: {
-						baseUrl: `${server.url}/v1`,
-						api: "openai-completions",
-						apiKey: "local-key",
-						compat: { supportsDeveloperRole: false },
-						models: [{ id: "coder" }],
-					},
-				},
-			}),
-		);
+		writeLocalProvider(cli.agentDir, `${server.url}/v1`, { compat: { supportsDeveloperRole: false } });
 		// Everything but the last exchange is summarized: two exchanges give the compaction work to do.
 		writeFileSync(join(cli.agentDir, "settings.json"), JSON.stringify({ compaction: { keepRecentTokens: 1 } }));
 		server.reply(

@@ -8,12 +8,12 @@
  * encoded on each side. Real `settle` processes against a local OpenAI-format endpoint; the
  * base64 bound is a property over keys, user names and what follows.
  */
-import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import fc from "fast-check";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { REDACTED, redactSecrets, requestSecrets } from "../../src/llm/redact.js";
-import { runSettleAsync, useCliProject } from "../cli/helpers.js";
+import { runSettleAsync, useCliProject, writeLocalProvider } from "../cli/helpers.js";
 import { openAiError } from "../llm/wire/openai.js";
 import { startWireServer, type WireServer } from "../llm/wire/server.js";
 
@@ -43,20 +43,10 @@ const ECHOED_FORMS = {
 
 describe("a key echoed encoded is redacted too", () => {
 	it("Basic credentials, a URL-encoded query and base64url: not in --json, stderr or the session file", async () => {
-		mkdirSync(cli.agentDir, { recursive: true });
-		writeFileSync(
-			join(cli.agentDir, "models.json"),
-			JSON.stringify({
-				providers: {
-					local: {
-						baseUrl: `${server.url}/v1`,
-						api: "openai-completions",
-						apiKey: KEY,
-						models: [{ id: "m1", name: "M1", contextWindow: 100000, maxTokens: 1000 }],
-					},
-				},
-			}),
-		);
+		writeLocalProvider(cli.agentDir, `${server.url}/v1`, {
+			apiKey: KEY,
+			models: [{ id: "m1", name: "M1", contextWindow: 100000, maxTokens: 1000 }],
+		});
 		writeFileSync(join(cli.agentDir, "settings.json"), JSON.stringify({ retry: { enabled: false } }));
 		const echo =
 			`proxy refused Authorization: Basic ${ECHOED_FORMS.basic} (or Basic ${ECHOED_FORMS.basicShifted}) ` +

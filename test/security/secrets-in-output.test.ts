@@ -5,10 +5,10 @@
  * HTML export — files that get attached to bug reports and CI artifacts. Real `settle` processes
  * against a local OpenAI-format endpoint.
  */
-import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { RpcClient, runSettleAsync, useCliProject } from "../cli/helpers.js";
+import { RpcClient, runSettleAsync, useCliProject, writeLocalProvider } from "../cli/helpers.js";
 import { chatReply, openAiError } from "../llm/wire/openai.js";
 import { startWireServer, type WireServer } from "../llm/wire/server.js";
 
@@ -27,21 +27,11 @@ afterEach(async () => {
 });
 
 function writeAgentFiles(apiKey: string): void {
-	mkdirSync(cli.agentDir, { recursive: true });
-	writeFileSync(
-		join(cli.agentDir, "models.json"),
-		JSON.stringify({
-			providers: {
-				local: {
-					baseUrl: `${server.url}/v1`,
-					api: "openai-completions",
-					apiKey,
-					headers: { "X-Team-Token": HEADER_SECRET },
-					models: [{ id: "m1", name: "M1", contextWindow: 100000, maxTokens: 1000 }],
-				},
-			},
-		}),
-	);
+	writeLocalProvider(cli.agentDir, `${server.url}/v1`, {
+		apiKey,
+		headers: { "X-Team-Token": HEADER_SECRET },
+		models: [{ id: "m1", name: "M1", contextWindow: 100000, maxTokens: 1000 }],
+	});
 	writeFileSync(
 		join(cli.agentDir, "settings.json"),
 		JSON.stringify({ retry: { baseDelayMs: 1, maxRetries: 1, provider: { maxRetries: 0 } } }),
