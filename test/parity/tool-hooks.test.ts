@@ -1,0 +1,263 @@
+/**
+ * The per-call tool pipeline through the session (behavior F.3–F.5) compared with pi 0.73.1: what
+ * the `tool_call` and `tool_result` hooks see and decide, the error results of calls that never
+ * execute (unknown tool, invalid arguments, a `length` stop, a block, a throwing hook), and the
+ * order of hooks, executions and results in a parallel batch.
+ */
+import { describe, expect, it } from "vitest";
+import type { ExtensionAPI } from "../../src/extensions/types.js";
+import { eventPayloads, observe } from "./normalize.js";
+import { onBothPeers, type Peer, type SharedTool } from "./peers.js";
+
+const TOOL_EVENTS = ["tool_execution_start", "tool_execution_end"];
+
+/** A custom tool: `key: "boom"` throws; every execution is logged. */
+function lookupTool(log: string[]): SharedTool {
+	return {
+		name: "lookup",
+		label: "Lookup",
+		description: "Looks a key up",
+		parameters: {
+			type: "object",
+			properties: { key: { type: "string" }, count: { type: "number" } },
+			required: ["key"],
+		},
+		async execute(id, params) {
+			log.push(`execute ${id} ${JSON.stringify(params)}`);
+			if (params.key === "boom") throw new Error("lookup exploded");
+			return { content: [{ type: "text", text: `value of ${String(params.key)}` }], details: { key: params.key } };
+		},
+	};
+}
+
+/** The toolResult messages of the session file: what the model and a reopened session see. */
+function storedResults(peer: Peer) {
+	return peer.fileEntries().flatMap((entry) => {
+		const message = entry.message as Record<string, unknown> | undefined;
+		if (entry.type !== "message" || message?.role !== "toolResult") return [];
+		return [
+			{ toolCallId: message.toolCallId, content: message.content, details: message.details, isError: message.isError },
+		];
+	});
+}
+
+/** The text of a stored result's first block. */
+function firstText(result: { content: unknown } | undefined): string | undefined {
+	const content = result?.content;
+	return Array.isArray(content) ? (content[0] as { text?: string } | undefined)?.text : undefined;
+}
+
+async function runBatch(
+	peer: Peer,
+	log: string[],
+	calls: { id: string; name: string; args: Record<string, unknown> }[],
+	stopReason?: "length",
+) {
+	peer.script([{ toolCalls: calls, ...(stopReason ? { stopReason } : {}) }, { text: "Done." }]);
+	await peer.prompt("go");
+	await peer.quiesce();
+	return {
+		...observe(peer),
+		tools: eventPayloads(peer.recorded, TOOL_EVENTS),
+		results: storedResults(peer),
+		log,
+	};
+}
+
+describe("parity: the tool-call pipeline through the session (F.3–F.5)", () => {
+	it("tool_call: an Error blocks with its message, a thrown string with pi's wrapper text, {block} with the default reason; blocked calls never execute nor reach tool_result", async () => {
+		const logs: Record<string, string[]> = { pi: [], settle: [] };
+		const hooks =
+			(log: string[]) =>
+			(api: ExtensionAPI): void => {
+				api.on("tool_call", (event) => {
+					log.push(`tool_call ${event.toolCallId} ${JSON.stringify(event.input)}`);
+					const key = (event.input as Record<string, unknown>).key;
+					if (key === "error") throw new Error("refused by policy");
+					if (key === "string") throw "plain string";
+					if (key === "block") return { block: true };
+					if (key === "reason") return { block: true, reason: "not today" };
+					return undefined;
+				});
+				api.on("tool_result", (event) => {
+					log.push(`tool_result ${event.toolCallId} isError ${event.isError}`);
+					return undefined;
+				});
+			};
+		const { pi, settle } = await onBothPeers(
+			(name) => ({
+				extensions: [hooks(logs[name] ?? [])],
+				customTools: [lookupTool(logs[name] ?? [])],
+				onError: (error) => logs[name]?.push(`onError ${error.event}: ${error.error}`),
+			}),
+			(peer) =>
+				runBatch(peer, logs[peer.name] ?? [], [
+					{ id: "c1", name: "lookup", args: { key: "error" } },
+					{ id: "c2", name: "lookup", args: { key: "string" } },
+					{ id: "c3", name: "lookup", args: { key: "block" } },
+					{ id: "c4", name: "lookup", args: { key: "reason" } },
+					{ id: "c5", name: "lookup", args: { key: "fine" } },
+				]),
+		);
+		expect(pi.results.map(firstText)).toEqual([
+			"refused by policy",
+			"Extension failed, blocking execution: plain string",
+			"Tool execution was blocked",
+			"not today",
+			"value of fine",
+		]);
+		expect(pi.log.filter((line) => line.startsWith("execute") || line.startsWith("tool_result"))).toEqual([
+			'execute c5 {"key":"fine"}',
+			"tool_result c5 isError false",
+		]);
+		expect(settle).toEqual(pi);
+	});
+
+	it("an unknown tool and invalid arguments are error results before any tool_call hook; valid calls still run", async () => {
+		const logs: Record<string, string[]> = { pi: [], settle: [] };
+		const hooks =
+			(log: string[]) =>
+			(api: ExtensionAPI): void => {
+				api.on("tool_call", (event) => void log.push(`tool_call ${event.toolCallId}`));
+			};
+		const { pi, settle } = await onBothPeers(
+			(name) => ({ extensions: [hooks(logs[name] ?? [])], customTools: [lookupTool(logs[name] ?? [])] }),
+			(peer) =>
+				runBatch(peer, logs[peer.name] ?? [], [
+					{ id: "c1", name: "nope", args: { key: "x" } },
+					{ id: "c2", name: "lookup", args: { count: 2 } },
+					{ id: "c3", name: "lookup", args: { key: "ok" } },
+				]),
+		);
+		expect(firstText(pi.results[0])).toBe("Tool nope not found");
+		expect(pi.results[1]?.isError).toBe(true);
+		expect(pi.log).toEqual(["tool_call c3", 'execute c3 {"key":"ok"}']);
+		expect(settle).toEqual(pi);
+	});
+
+	// A named difference (README "Coming from pi"): Settle follows newer pi (pi#6944's text) and
+	// executes no call of a reply cut at the output token limit, whose arguments may be truncated;
+	// pi 0.73.1 still executes them. Pinned on both sides.
+	it("a length stop: Settle executes none of its calls (each gets newer pi's text, no hook runs), pi 0.73.1 executes them; both ask the model again", async () => {
+		const logs: Record<string, string[]> = { pi: [], settle: [] };
+		const hooks =
+			(log: string[]) =>
+			(api: ExtensionAPI): void => {
+				api.on("tool_call", (event) => void log.push(`tool_call ${event.toolCallId}`));
+				api.on("tool_result", (event) => void log.push(`tool_result ${event.toolCallId}`));
+			};
+		const { pi, settle } = await onBothPeers(
+			(name) => ({ extensions: [hooks(logs[name] ?? [])], customTools: [lookupTool(logs[name] ?? [])] }),
+			(peer) =>
+				runBatch(
+					peer,
+					logs[peer.name] ?? [],
+					[
+						{ id: "c1", name: "lookup", args: { key: "a" } },
+						{ id: "c2", name: "lookup", args: { key: "b" } },
+					],
+					"length",
+				),
+		);
+		const texts = (run: typeof pi) => run.results.map(firstText);
+		expect(pi.log).toEqual([
+			"tool_call c1",
+			"tool_call c2",
+			'execute c1 {"key":"a"}',
+			'execute c2 {"key":"b"}',
+			"tool_result c1",
+			"tool_result c2",
+		]);
+		expect(texts(pi)).toEqual(["value of a", "value of b"]);
+		expect(settle.log).toEqual([]);
+		const skipped = (name: string) =>
+			`Tool call "${name}" was not executed: the response hit the output token limit, so its arguments may be truncated. Re-issue the tool call with complete arguments.`;
+		expect(texts(settle)).toEqual([skipped("lookup"), skipped("lookup")]);
+		expect(settle.results.map((result) => result.isError)).toEqual([true, true]);
+		// Settle finalizes the skipped calls one by one (a length stop makes the batch sequential, F.5);
+		// pi 0.73.1 runs them as a parallel batch. Otherwise the same turn, and a second request.
+		const toolPart = (events: string[]) =>
+			events.filter((event) => event.startsWith("tool_execution") || event.includes("(toolResult)"));
+		expect(toolPart(settle.events)).toEqual([
+			"tool_execution_start",
+			"tool_execution_end",
+			"message_start(toolResult)",
+			"message_end(toolResult)",
+			"tool_execution_start",
+			"tool_execution_end",
+			"message_start(toolResult)",
+			"message_end(toolResult)",
+		]);
+		const rest = (events: string[]) => events.filter((event) => !toolPart([event]).length);
+		expect(rest(settle.events)).toEqual(rest(pi.events));
+		expect(settle.file).toEqual(pi.file);
+		expect(pi.requests).toHaveLength(2);
+		expect(settle.requests).toHaveLength(2);
+	});
+
+	it("tool_result sees a throwing execution as an error and overrides field by field; the stored result is the override", async () => {
+		const logs: Record<string, string[]> = { pi: [], settle: [] };
+		const hooks =
+			(log: string[]) =>
+			(api: ExtensionAPI): void => {
+				api.on("tool_result", (event) => {
+					const text = event.content.map((block) => (block.type === "text" ? block.text : "")).join("");
+					log.push(`tool_result ${event.toolCallId} isError ${event.isError}: ${text}`);
+					if (event.toolCallId === "c1")
+						return { isError: false, content: [{ type: "text", text: `recovered: ${text}` }] };
+					if (event.toolCallId === "c2") return { details: { audited: true } };
+					return undefined;
+				});
+				// A second handler sees the first one's override (the chain).
+				api.on("tool_result", (event) => {
+					log.push(`second handler ${event.toolCallId} isError ${event.isError}`);
+					return undefined;
+				});
+			};
+		const { pi, settle } = await onBothPeers(
+			(name) => ({ extensions: [hooks(logs[name] ?? [])], customTools: [lookupTool(logs[name] ?? [])] }),
+			(peer) =>
+				runBatch(peer, logs[peer.name] ?? [], [
+					{ id: "c1", name: "lookup", args: { key: "boom" } },
+					{ id: "c2", name: "lookup", args: { key: "calm" } },
+				]),
+		);
+		expect(pi.results).toEqual([
+			{
+				toolCallId: "c1",
+				content: [{ type: "text", text: "recovered: lookup exploded" }],
+				details: {},
+				isError: false,
+			},
+			{
+				toolCallId: "c2",
+				content: [{ type: "text", text: "value of calm" }],
+				details: { audited: true },
+				isError: false,
+			},
+		]);
+		expect(settle).toEqual(pi);
+	});
+
+	it("a parallel batch runs every tool_call hook (source order) before any execution, and stores results in source order", async () => {
+		const logs: Record<string, string[]> = { pi: [], settle: [] };
+		const hooks =
+			(log: string[]) =>
+			(api: ExtensionAPI): void => {
+				api.on("tool_call", (event) => void log.push(`tool_call ${event.toolCallId}`));
+				api.on("tool_result", (event) => void log.push(`tool_result ${event.toolCallId}`));
+			};
+		const { pi, settle } = await onBothPeers(
+			(name) => ({ extensions: [hooks(logs[name] ?? [])], customTools: [lookupTool(logs[name] ?? [])] }),
+			(peer) =>
+				runBatch(peer, logs[peer.name] ?? [], [
+					{ id: "c1", name: "lookup", args: { key: "a" } },
+					{ id: "c2", name: "lookup", args: { key: "b" } },
+					{ id: "c3", name: "lookup", args: { key: "c" } },
+				]),
+		);
+		expect(pi.log.slice(0, 3)).toEqual(["tool_call c1", "tool_call c2", "tool_call c3"]);
+		expect(pi.results.map((result) => result.toolCallId)).toEqual(["c1", "c2", "c3"]);
+		expect(settle).toEqual(pi);
+	});
+});
