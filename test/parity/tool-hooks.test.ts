@@ -260,4 +260,52 @@ describe("parity: the tool-call pipeline through the session (F.3–F.5)", () =>
 		expect(pi.results.map((result) => result.toolCallId)).toEqual(["c1", "c2", "c3"]);
 		expect(settle).toEqual(pi);
 	});
+	// A named difference (README "Coming from pi"), pinned on both sides.
+	it("tool_execution_update is forwarded only while execute is pending: an update sent after it resolved (during the next model call) is dropped; pi 0.73.1 forwards it after tool_execution_end", async () => {
+		const stashed: Record<string, ((text: string) => void) | undefined> = {};
+		const progressTool = (name: string): SharedTool => ({
+			name: "progress",
+			label: "Progress",
+			description: "Reports progress",
+			parameters: { type: "object", properties: {} },
+			async execute(_id, _params, _signal, onUpdate) {
+				onUpdate?.({ content: [{ type: "text", text: "halfway" }], details: {} });
+				stashed[name] = (text) => onUpdate?.({ content: [{ type: "text", text }], details: {} });
+				return { content: [{ type: "text", text: "done" }], details: {} };
+			},
+		});
+		const { pi, settle } = await onBothPeers(
+			(name) => ({ customTools: [progressTool(name)] }),
+			async (peer) => {
+				peer.script([
+					{ toolCalls: [{ id: "c1", name: "progress", args: {} }] },
+					async () => {
+						// The run is still active: the model is being asked again.
+						stashed[peer.name]?.("too late");
+						await peer.drainEvents();
+						return { text: "Done." };
+					},
+				]);
+				await peer.prompt("go");
+				await peer.quiesce();
+				return {
+					updates: peer.recorded.flatMap((r) =>
+						r.kind === "event" && r.event.type === "tool_execution_update"
+							? [JSON.stringify((r.event.partialResult as { content: unknown }).content)]
+							: [],
+					),
+					events: observe(peer).events,
+				};
+			},
+		);
+		// pi 0.73.1 forwards it: a tool_execution_update after the call's tool_execution_end, inside the
+		// next turn (and, sent after the run ended, an unhandled rejection "Agent listener invoked
+		// outside active run"). Settle drops it as newer pi does (F.5). Otherwise the same run.
+		expect(pi.updates).toEqual(['[{"type":"text","text":"halfway"}]', '[{"type":"text","text":"too late"}]']);
+		expect(pi.events.lastIndexOf("tool_execution_update")).toBeGreaterThan(pi.events.indexOf("tool_execution_end"));
+		expect(settle.updates).toEqual(['[{"type":"text","text":"halfway"}]']);
+		const withoutLateUpdate = [...pi.events];
+		withoutLateUpdate.splice(pi.events.lastIndexOf("tool_execution_update"), 1);
+		expect(settle.events).toEqual(withoutLateUpdate);
+	});
 });
