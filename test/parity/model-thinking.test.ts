@@ -188,4 +188,24 @@ describe("parity: model and thinking-level changes (C.12)", () => {
 		expect(pi[0]).toBe('cycleModel: faux-1 off returned "none"');
 		expect(settle).toEqual(pi);
 	});
+	it("cycleModel with scoped models cycles only those, applying each one's own thinking level (else keeping the current one)", async () => {
+		const scope = (peer: Peer) => async (session: ModelApi) => {
+			(session as unknown as { setScopedModels(models: object[]): void }).setScopedModels([
+				{ model: fauxModel(peer, "faux-2"), thinkingLevel: "minimal" },
+				{ model: fauxModel(peer, "faux-1") },
+			]);
+			return undefined;
+		};
+		const { pi, settle } = await bothPeers({ reasoningModel: true }, (peer) => [
+			["setScopedModels", scope(peer)],
+			["cycleModel forward", cycle("forward")],
+			["setThinkingLevel high", setLevel("high")],
+			["cycleModel forward again", cycle("forward")],
+			["cycleModel backward", cycle("backward")],
+		]);
+		expect(pi).toContain(
+			'cycleModel forward: faux-2 minimal returned {"model":"faux-2","thinkingLevel":"minimal","isScoped":true}',
+		);
+		expect(settle).toEqual(pi);
+	});
 });
