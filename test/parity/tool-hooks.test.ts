@@ -308,4 +308,68 @@ describe("parity: the tool-call pipeline through the session (F.3–F.5)", () =>
 		withoutLateUpdate.splice(pi.events.lastIndexOf("tool_execution_update"), 1);
 		expect(settle.events).toEqual(withoutLateUpdate);
 	});
+	it("a tool returning terminate: true on every call of the batch ends the turn without another model call; one call without it goes on", async () => {
+		const finalTool: SharedTool = {
+			name: "final",
+			label: "Final",
+			description: "Ends the turn",
+			parameters: { type: "object", properties: { stop: { type: "boolean" } } },
+			async execute(_id, params) {
+				return {
+					content: [{ type: "text", text: params.stop ? "stopping" : "going on" }],
+					details: {},
+					...(params.stop ? { terminate: true } : {}),
+				} as Awaited<ReturnType<SharedTool["execute"]>>;
+			},
+		};
+		const { pi, settle } = await onBothPeers({ customTools: [finalTool] }, async (peer) => {
+			peer.script([
+				{
+					toolCalls: [
+						{ id: "c1", name: "final", args: { stop: true } },
+						{ id: "c2", name: "final", args: { stop: true } },
+					],
+				},
+				{
+					toolCalls: [
+						{ id: "c3", name: "final", args: { stop: true } },
+						{ id: "c4", name: "final", args: { stop: false } },
+					],
+				},
+				{ text: "Done." },
+			]);
+			await peer.prompt("stop now");
+			const afterFirst = peer.requests.length;
+			await peer.prompt("mixed");
+			await peer.quiesce();
+			return { afterFirst, ...observe(peer), results: storedResults(peer) };
+		});
+		expect(pi.afterFirst).toBe(1);
+		expect(pi.requests).toHaveLength(3);
+		expect(settle).toEqual(pi);
+	});
+
+	// A named difference (README "Coming from pi"): pi 0.73.1's session drops a tool_call handler's
+	// terminate (its blocked result never has it); Settle keeps it, as newer pi does (F.4).
+	it("tool_call {block, terminate} on every call: Settle ends the turn; pi 0.73.1 asks the model again", async () => {
+		const hooks = (api: ExtensionAPI): void => {
+			api.on("tool_call", (event) => ({ block: true, reason: `${event.toolCallId} stops here`, terminate: true }));
+		};
+		const { pi, settle } = await onBothPeers({ extensions: [hooks], customTools: [lookupTool([])] }, async (peer) => {
+			peer.script([
+				{
+					toolCalls: [
+						{ id: "c1", name: "lookup", args: { key: "a" } },
+						{ id: "c2", name: "lookup", args: { key: "b" } },
+					],
+				},
+				{ text: "Asked again." },
+			]);
+			await peer.prompt("go");
+			await peer.quiesce();
+			return { requests: peer.requests.length, results: storedResults(peer).map(firstText) };
+		});
+		expect(pi).toEqual({ requests: 2, results: ["c1 stops here", "c2 stops here"] });
+		expect(settle).toEqual({ requests: 1, results: ["c1 stops here", "c2 stops here"] });
+	});
 });
