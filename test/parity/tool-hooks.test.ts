@@ -372,4 +372,48 @@ describe("parity: the tool-call pipeline through the session (F.3–F.5)", () =>
 		expect(pi).toEqual({ requests: 2, results: ["c1 stops here", "c2 stops here"] });
 		expect(settle).toEqual({ requests: 1, results: ["c1 stops here", "c2 stops here"] });
 	});
+	it("a tool_result handler that throws is reported (onError) and skipped: the result stands, later handlers still run", async () => {
+		const logs: Record<string, string[]> = { pi: [], settle: [] };
+		const hooks =
+			(log: string[]) =>
+			(api: ExtensionAPI): void => {
+				api.on("tool_result", (event) => {
+					log.push(`first ${event.toolCallId}`);
+					if (event.toolCallId === "c1") throw new Error("audit failed");
+					return { content: [{ type: "text", text: "first rewrote it" }] };
+				});
+				api.on("tool_result", (event) => {
+					const text = event.content.map((block) => (block.type === "text" ? block.text : "")).join("");
+					log.push(`second ${event.toolCallId}: ${text}`);
+					return undefined;
+				});
+			};
+		const { pi, settle } = await onBothPeers(
+			(name) => ({
+				extensions: [hooks(logs[name] ?? [])],
+				customTools: [lookupTool(logs[name] ?? [])],
+				onError: (error) => logs[name]?.push(`onError ${error.event}: ${error.error}`),
+			}),
+			(peer) =>
+				runBatch(peer, logs[peer.name] ?? [], [
+					{ id: "c1", name: "lookup", args: { key: "a" } },
+					{ id: "c2", name: "lookup", args: { key: "b" } },
+				]),
+		);
+		expect(pi.results.map(firstText)).toEqual(["value of a", "first rewrote it"]);
+		// The two calls' hook chains run concurrently (a parallel batch): how they interleave is
+		// microtask timing, so each call's chain is compared on its own.
+		const perCall = (run: typeof pi) => ({
+			c1: run.log.filter((line) => line.includes("c1") || line.startsWith("onError")),
+			c2: run.log.filter((line) => line.includes("c2")),
+		});
+		expect(perCall(pi).c1).toEqual([
+			'execute c1 {"key":"a"}',
+			"first c1",
+			"onError tool_result: audit failed",
+			"second c1: value of a",
+		]);
+		expect(perCall(settle)).toEqual(perCall(pi));
+		expect({ ...settle, log: [] }).toEqual({ ...pi, log: [] });
+	});
 });
