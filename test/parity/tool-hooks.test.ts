@@ -11,6 +11,9 @@ import { onBothPeers, type Peer, type SharedTool } from "./peers.js";
 
 const TOOL_EVENTS = ["tool_execution_start", "tool_execution_end"];
 
+/** The peer of each product while its scenario runs (a tool reaches its own session through it). */
+const peers: Partial<Record<string, Peer>> = {};
+
 /** A custom tool: `key: "boom"` throws; every execution is logged. */
 function lookupTool(log: string[]): SharedTool {
 	return {
@@ -415,5 +418,59 @@ describe("parity: the tool-call pipeline through the session (F.3–F.5)", () =>
 		]);
 		expect(perCall(settle)).toEqual(perCall(pi));
 		expect({ ...settle, log: [] }).toEqual({ ...pi, log: [] });
+	});
+	// A named difference (README "Coming from pi"), pinned on both sides.
+	it("a sequential batch aborted while its first call runs: Settle dispatches none of the remaining calls, pi 0.73.1 starts each with an aborted signal", async () => {
+		const logs: Record<string, string[]> = { pi: [], settle: [] };
+		const slowTool = (log: string[], started: () => void): SharedTool => ({
+			name: "slow",
+			label: "Slow",
+			description: "Waits for the abort",
+			parameters: { type: "object", properties: {} },
+			executionMode: "sequential",
+			execute(id, _params, signal) {
+				log.push(`execute ${id}`);
+				started();
+				return new Promise((_resolve, reject) => {
+					const stop = () => reject(new Error(`${id} stopped`));
+					if (signal?.aborted) stop();
+					else signal?.addEventListener("abort", stop, { once: true });
+				});
+			},
+		});
+		const { pi, settle } = await onBothPeers(
+			(name) => ({
+				customTools: [
+					slowTool(logs[name] ?? [], () => {
+						// Once the call is running (its start event delivered), as a user's Ctrl+C would.
+						setImmediate(() => void peers[name]?.session.abort());
+					}),
+				],
+			}),
+			async (peer) => {
+				peers[peer.name] = peer;
+				peer.script([
+					{
+						toolCalls: [
+							{ id: "c1", name: "slow", args: {} },
+							{ id: "c2", name: "slow", args: {} },
+							{ id: "c3", name: "slow", args: {} },
+						],
+					},
+					{ text: "not asked" },
+				]);
+				await peer.prompt("go");
+				await peer.quiesce();
+				return { log: logs[peer.name], results: storedResults(peer).map(firstText), file: observe(peer).file };
+			},
+		);
+		// pi 0.73.1 still starts c2 and c3, with the run's signal already aborted: a tool that only
+		// listens for the abort event then never ends, and neither does pi's abort(). Settle starts
+		// neither, as newer pi does (F.5); each gets "Operation aborted". The file has the same shape.
+		expect(pi.log).toEqual(["execute c1", "execute c2", "execute c3"]);
+		expect(pi.results).toEqual(["c1 stopped", "c2 stopped", "c3 stopped"]);
+		expect(settle.log).toEqual(["execute c1"]);
+		expect(settle.results).toEqual(["c1 stopped", "Operation aborted", "Operation aborted"]);
+		expect(settle.file).toEqual(pi.file);
 	});
 });
