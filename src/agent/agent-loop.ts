@@ -769,7 +769,9 @@ class LoopRun {
 				);
 				if (decision === ABANDONED)
 					return immediate(toolCall, abandonedHookMessage("tool_call", toolCall.name, this.config));
-				if (signal.aborted) return immediate(toolCall, "Operation aborted");
+				// A hook that blocks and aborts (a confirmation's "Abort run") said why: its reason is the
+				// result, as in pi 0.73.1. Otherwise an abort during the hook stops the call unexplained.
+				if (signal.aborted && !decision?.block) return immediate(toolCall, "Operation aborted");
 				if (decision?.block) {
 					const entry = immediate(toolCall, decision.reason || "Tool execution was blocked");
 					if (decision.terminate) entry.result.terminate = true;

@@ -12,7 +12,7 @@ import { type AgentSessionRuntime, createAgentSessionRuntime } from "../runtime/
 import type { AgentSessionRuntimeDiagnostic } from "../runtime/services.js";
 import { expandHome, getDefaultAgentDir } from "../settings/paths.js";
 import { SettingsManager } from "../settings/settings-manager.js";
-import { TRUST_FILE_NAME } from "../settings/trust.js";
+import { resolveProjectTrust, TRUST_FILE_NAME } from "../settings/trust.js";
 import { unwritableFolder } from "../store/folders.js";
 import { getDefaultSessionDirPath } from "../store/paths.js";
 import { SessionManager } from "../store/session-manager.js";
@@ -69,6 +69,8 @@ export async function startHost(args: ParsedArgs): Promise<CliHost> {
 		agentDir,
 		args.trustProject !== undefined ? { projectTrusted: args.trustProject } : {},
 	);
+	// The user chose not to trust the project: what trust leaves out is what they asked for, not news.
+	const untrustedByChoice = distrustChosen(args, cwd, agentDir, settings);
 	// A settings file settle will not start with is refused before any extension loads (and runs code).
 	const settingsErrors = settings.getErrors().filter((d) => d.type === "error");
 	if (settingsErrors.length > 0) {
@@ -164,7 +166,12 @@ export async function startHost(args: ParsedArgs): Promise<CliHost> {
 	}
 	const flags = collectExtensionFlags(runtime.services.extensionsResult.extensions);
 	const messages = reclaimMessages(args.messages, args.unknownFlags, (name) => flags.get(name)?.type);
-	const warnings = runtime.diagnostics.filter((d) => d.type !== "error" && !untrusted.paths.includes(d.path ?? ""));
+	const warnings = runtime.diagnostics.filter(
+		(d) =>
+			d.type !== "error" &&
+			!untrusted.paths.includes(d.path ?? "") &&
+			!(untrustedByChoice && d.message.includes(TRUST_ADVICE_MARK)),
+	);
 	return {
 		runtime,
 		messages,
@@ -179,7 +186,9 @@ export async function startHost(args: ParsedArgs): Promise<CliHost> {
 			})),
 			...unknownToolWarnings(args.tools, runtime),
 			...(args.model === undefined && !recordsModel ? missingDefaultModelWarnings(runtime) : []),
-			...(untrusted.paths.length > 0 ? [untrustedWarning(untrusted, runtime.services.agentDir)] : []),
+			...(untrusted.paths.length > 0 && !untrustedByChoice
+				? [untrustedWarning(untrusted, runtime.services.agentDir)]
+				: []),
 			...warnings.map((d) => ({ ...d, message: trustAdviceForCli(d.message, runtime.services.agentDir) })),
 		],
 	};
@@ -254,6 +263,25 @@ function untrustedWarning(
 	};
 }
 
+/** The start of {@link howToTrustProject}'s advice in a diagnostic: what was left out because of trust. */
+const TRUST_ADVICE_MARK = "To trust it: ";
+
+/**
+ * Whether the project is untrusted because the user said so: `--no-approve`, `false` for it in
+ * trust.json, or `"defaultProjectTrust": "never"`. Not with the default `ask` (Settle cannot ask):
+ * then the warnings say what was left out and how to trust it.
+ */
+function distrustChosen(args: ParsedArgs, cwd: string, agentDir: string, settings: SettingsManager): boolean {
+	const defaultProjectTrust = settings.getDefaultProjectTrust();
+	const decision = resolveProjectTrust({
+		cwd,
+		agentDir,
+		defaultProjectTrust,
+		...(args.trustProject !== undefined ? { override: args.trustProject } : {}),
+	});
+	return !decision.trusted && (decision.reason !== "default" || defaultProjectTrust === "never");
+}
+
 /** How a command-line user trusts `cwd`: for this run, or from now on. */
 function cliTrustAdvice(cwd: string, agentDir: string): string {
 	return `Run settle with --approve to trust it for this run; to trust it from now on, add ${JSON.stringify(cwd)}: true to ${join(agentDir, TRUST_FILE_NAME)} (or set "defaultProjectTrust": "always" in ${join(agentDir, "settings.json")}).`;
@@ -261,7 +289,7 @@ function cliTrustAdvice(cwd: string, agentDir: string): string {
 
 /** A settings warning's SDK advice on trust (`howToTrustProject`), told in command-line terms instead. */
 function trustAdviceForCli(message: string, agentDir: string): string {
-	const at = message.indexOf("To trust it: ");
+	const at = message.indexOf(TRUST_ADVICE_MARK);
 	if (at === -1) return message;
 	const cwd = /remember it with new ProjectTrustStore\(agentDir\)\.set\("([^"]*)", true\)/.exec(message)?.[1];
 	return cwd === undefined ? message : `${message.slice(0, at)}${cliTrustAdvice(trustKey(cwd), agentDir)}`;

@@ -463,7 +463,14 @@ function sessionInfo(host: CommandHost): void {
 		host.print(`  context: ${usage.tokens ?? "?"} of ${usage.contextWindow} tokens (${percent})`);
 	}
 	const model = session.model;
-	host.print(`  model: ${model ? `${model.provider}/${model.id}` : "(none)"}, thinking ${session.thinkingLevel}`);
+	// A virtual selection: where its last answer was routed (pi's footer shows the route).
+	const routed = session.routedModel;
+	const route = routed
+		? ` → ${routed.model.provider}/${routed.model.id}${routed.thinkingLevel ? ` (thinking ${routed.thinkingLevel})` : ""}`
+		: "";
+	host.print(
+		`  model: ${model ? `${model.provider}/${model.id}` : "(none)"}${route}, thinking ${session.thinkingLevel}`,
+	);
 	// pi 1.6's "Cache Warming" block: the mode and the warmer's status line.
 	const warming = session.cacheWarmingStatus;
 	host.print(

@@ -27,6 +27,7 @@ import { jsonLine } from "../rpc/jsonl.js";
 import type { RpcQueueMode as QueueMode, RpcCommand, RpcPromptResult } from "../rpc/types.js";
 import { INVALID_FORK_ENTRY_MESSAGE, InvalidForkEntryError } from "../runtime/errors.js";
 import type { AgentSessionRuntime } from "../runtime/runtime.js";
+import { modelHint } from "../runtime/sdk.js";
 import { type AgentSession, hasPendingExtensionSends, type PromptDisposition } from "../session/agent-session.js";
 import { THINKING_LEVELS } from "./args.js";
 import { sendToCurrentSession } from "./current-session.js";
@@ -158,7 +159,10 @@ export async function runRpcMode(runtime: AgentSessionRuntime, input: Readable, 
 				const model = runtime.services.modelRuntime
 					.getAvailable()
 					.find((candidate) => candidate.provider === provider && candidate.id === modelId);
-				if (!model) return failure(id, "set_model", `Model not found: ${provider}/${modelId}`);
+				if (!model) {
+					const message = modelNotSelectableMessage(runtime, provider, modelId);
+					return failure(id, "set_model", message);
+				}
 				await session.setModel(model);
 				return success(id, "set_model", withoutRequestHeaders(model));
 			}
@@ -365,6 +369,26 @@ function rpcErrorForCli(error: unknown, agentDir: string): unknown {
 			? "then select a model with set_model, or start settle with --model <provider/id> (--faux for the offline model)"
 			: "or select another model with set_model";
 	return `${error.message.split("\n")[0]} ${keyHint}, ${then}.`;
+}
+
+/**
+ * Why `set_model` cannot select `provider/modelId`, and what to do: pi's `Model not found: p/id`
+ * first (clients match it), then the fix, as the command line's `--model` error says it — the
+ * provider's key when the model is known but has no credentials, else what the provider serves (or
+ * models with a similar id) and the known providers — and the command that lists what can be selected.
+ */
+function modelNotSelectableMessage(runtime: AgentSessionRuntime, provider: string, modelId: string): string {
+	const { modelRuntime, agentDir } = runtime.services;
+	const spec = `${provider}/${modelId}`;
+	const list = "get_available_models lists the models you can select";
+	if (modelRuntime.getModel(provider, modelId)) {
+		return `Model not found: ${spec}: ${provider} has no credentials. Set its key in the environment of settle (${apiKeyEnvHint(provider)}) or in ${join(agentDir, "auth.json")}, then send set_model again; ${list}.`;
+	}
+	const all = modelRuntime.getAll();
+	const providers = [...new Set(all.map((model) => model.provider))];
+	const known = providers.length > 0 ? providers.join(", ") : "none";
+	const hint = provider ? modelHint(all, spec, provider.length) : modelHint(all, modelId, -1);
+	return `Model not found: ${spec}.${hint} Known providers: ${known}; ${list}.`;
 }
 
 /**

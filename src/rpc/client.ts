@@ -426,7 +426,10 @@ export class RpcClient {
 		return this.request({ type: "get_state" });
 	}
 
-	/** Selects a model; rejects with `COMMAND_FAILED` ("Model not found: …") when it is not available. */
+	/**
+	 * Selects a model; rejects with `COMMAND_FAILED` when it is not available: pi's "Model not found:
+	 * <provider>/<id>", and from `settle --rpc` what to do after it (the provider's key, or what there is).
+	 */
 	setModel(provider: string, modelId: string): Promise<Model> {
 		return this.request({ type: "set_model", provider, modelId });
 	}

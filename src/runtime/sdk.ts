@@ -178,8 +178,11 @@ function thinkingSuffixHint(modelRuntime: ModelRuntime, spec: string): string | 
 	}
 }
 
-/** What there is instead of `spec`: the named provider's models, else models whose id contains the asked id (3+ characters). */
-function modelHint(all: readonly Model[], spec: string, slash: number): string {
+/**
+ * What there is instead of `spec`: the named provider's models, else models whose id contains the
+ * asked id (3+ characters); "" when neither. Internal (the CLI's RPC mode says it too).
+ */
+export function modelHint(all: readonly Model[], spec: string, slash: number): string {
 	const provider = slash > 0 ? spec.slice(0, slash) : undefined;
 	const id = (slash > 0 ? spec.slice(slash + 1) : spec).toLowerCase();
 	const list = (names: string[]) =>

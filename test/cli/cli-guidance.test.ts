@@ -5,7 +5,7 @@
  * options Settle lacks (with what to use instead, even without a prompt), and `--help` listing the
  * project's extension flags as pi's does.
  */
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -93,6 +93,31 @@ describe("an untrusted project's extensions", () => {
 		const approved = settle(["--faux", "--approve", "-p", "hi", "--plan"]);
 		expect(approved.code).toBe(0);
 		expect(approved.stderr).toContain("[info] plan.ts: plan.ts ran, plan=true");
+	});
+
+	it("regression: --no-approve printed the trust hint on every run, though the user chose not to trust the project; the same for trust.json's false and defaultProjectTrust never", () => {
+		addPlanExtension();
+		writeFileSync(join(project, ".settle", "settings.json"), '{ "shellPath": "/bin/sh", "sessionDir": "s" }\n');
+		// Undecided (defaultProjectTrust "ask"): the hint says what was left out and how to trust it.
+		const undecided = settle(["--faux", "-p", "hi"]);
+		expect(undecided.stderr.match(/^Warning: .*--approve/gm)).toHaveLength(3);
+
+		const refused = settle(["--faux", "--no-approve", "-p", "hi"]);
+		expect(refused).toEqual({ code: 0, stdout: "hi\n", stderr: "" });
+		// Remembered as not trusted, or never trusting projects: chosen too.
+		mkdirSync(agentDir, { recursive: true });
+		writeFileSync(join(agentDir, "trust.json"), `${JSON.stringify({ [realpathSync(project)]: false })}\n`);
+		expect(settle(["--faux", "-p", "hi"])).toEqual({ code: 0, stdout: "hi\n", stderr: "" });
+		rmSync(join(agentDir, "trust.json"));
+		writeFileSync(join(agentDir, "settings.json"), '{ "defaultProjectTrust": "never" }\n');
+		expect(settle(["--faux", "-p", "hi"])).toEqual({ code: 0, stdout: "hi\n", stderr: "" });
+
+		// Where it still helps: a flag of the extension that was kept out is an error that says why.
+		const flag = settle(["--faux", "--no-approve", "-p", "hi", "--plan"]);
+		expect(flag.code).toBe(2);
+		expect(flag.stderr).toMatch(/their flags are unknown: run settle with --approve to load them/);
+		// And --approve still loads them.
+		expect(settle(["--faux", "--approve", "-p", "hi"]).stderr).toContain("[info] plan.ts: plan.ts ran");
 	});
 
 	it("a trusted project's options are never blamed on trust", () => {

@@ -593,6 +593,11 @@ export function observe(lines: Line[], ids: Map<string, string>, cwd: string): u
 		if (line.type === "response") {
 			if (typeof line.id === "string" && /^(s\d+-)?(where|list)$|^probe-/.test(line.id)) continue;
 			if (typeof line.error === "string" && line.error.startsWith("Unknown command")) delete line.id;
+			// DELIBERATE_SET_MODEL_HINT: Settle's set_model refusal goes on after pi's `Model not found:
+			// <provider>/<id>` with what to do (rpc.test.ts pins it); pi's text is compared.
+			if (line.command === "set_model" && typeof line.error === "string") {
+				line.error = line.error.replace(/^(Model not found: \S+?)[.:] .*$/s, "$1");
+			}
 			const data = line.data as Record<string, unknown> | undefined;
 			if ((line.command === "prompt" || line.command === "set_thinking_level") && line.success === true)
 				delete line.data;

@@ -5,6 +5,7 @@
  */
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { basename, join } from "node:path";
+import { getModels } from "@mariozechner/pi-ai";
 import { describe, expect, it } from "vitest";
 import { RpcClient, useCliProject, writeLocalProvider } from "./helpers.js";
 
@@ -21,6 +22,31 @@ function script(steps: unknown[]): string {
 }
 
 describe("settle --rpc: pi's commands", () => {
+	it("regression: set_model of a model that cannot be selected said only 'Model not found', without the fix --model's error gives", async () => {
+		const anthropic = getModels("anthropic")[0]!.id;
+		// No key for anthropic anywhere: its models are known but cannot be selected.
+		const server = new RpcClient([], {
+			cwd: cli.project,
+			agentDir: cli.agentDir,
+			env: { ANTHROPIC_API_KEY: undefined, ANTHROPIC_OAUTH_TOKEN: undefined },
+		});
+		const unknown = await server.request({ id: "1", type: "set_model", provider: "anthropic", modelId: "claude-nope" });
+		expect(unknown).toMatchObject({ id: "1", command: "set_model", success: false });
+		// pi's text first (clients match it), then what the provider serves, the known providers, where to look.
+		expect(unknown.error).toMatch(
+			/^Model not found: anthropic\/claude-nope\. anthropic serves: .*\. Known providers: .*\banthropic\b.*\bopenai\b.*; get_available_models lists the models you can select\.$/,
+		);
+		const noKey = await server.request({ id: "2", type: "set_model", provider: "anthropic", modelId: anthropic });
+		expect(noKey).toEqual({
+			id: "2",
+			type: "response",
+			command: "set_model",
+			success: false,
+			error: `Model not found: anthropic/${anthropic}: anthropic has no credentials. Set its key in the environment of settle (ANTHROPIC_OAUTH_TOKEN or ANTHROPIC_API_KEY) or in ${join(cli.agentDir, "auth.json")}, then send set_model again; get_available_models lists the models you can select.`,
+		});
+		expect(await server.end()).toBe(0);
+	});
+
 	it("regression: pi's model, thinking, queue, retry, bash, stats and clone commands answered 'Unknown command'", async () => {
 		const server = rpc(["--faux"]);
 		const settled = server.next((line) => line.type === "agent_settled");
@@ -38,7 +64,8 @@ describe("settle --rpc: pi's commands", () => {
 			type: "response",
 			command: "set_model",
 			success: false,
-			error: "Model not found: faux/nope",
+			error:
+				"Model not found: faux/nope. faux serves: faux-1. Known providers: faux; get_available_models lists the models you can select.",
 		});
 		// One model only: nothing to cycle to (pi answers null).
 		expect(await server.request({ id: "4", type: "cycle_model" })).toMatchObject({ success: true, data: null });

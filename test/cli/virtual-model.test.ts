@@ -8,6 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, expect, it } from "vitest";
 import { runSettle } from "./helpers.js";
+import { Repl } from "./interactive.helpers.js";
 
 let dir: string;
 let agentDir: string;
@@ -100,6 +101,20 @@ it("--model router/auto routes each request to a physical model; --continue rest
 	expect(fallback.stderr).not.toContain("route");
 	expect(fallback.code).toBe(0);
 });
+
+it("regression (README 'Not yet: pi's footer showing the route'): settle -i's /session names the model the virtual selection was last routed to", async () => {
+	const chat = new Repl(["--faux", "-e", extension, "--model", "router/auto", "--thinking", "low"], {
+		cwd: project,
+		agentDir,
+	});
+	await chat.idle(0);
+	// Nothing answered yet: no route to show.
+	expect(await chat.say("/session")).toContain("  model: router/auto, thinking low\n");
+	await chat.say("hi", "hi\n");
+	// faux-1 cannot reason: the routed "high" was clamped to "off" for the request.
+	expect(await chat.say("/session")).toContain("  model: router/auto → faux/faux-1 (thinking off), thinking low\n");
+	expect(await chat.end()).toBe(0);
+}, 60_000);
 
 it("--list-models lists the virtual model with the physical ones", () => {
 	const run = settle(["--faux", "-e", extension, "--list-models"]);

@@ -79,18 +79,20 @@ describe("gsd-2#1439: messages typed during or right after an abort are silently
 });
 
 describe("pi#4276: ctx.abort() during a tool_call confirmation continues pending tool calls", () => {
+	const seen: string[] = [];
+	const edit = (name: string): AgentTool => ({
+		name,
+		label: name,
+		description: `edits ${name}`,
+		parameters: { type: "object" },
+		execute: async () => {
+			seen.push(`${name} ran`);
+			return { content: [{ type: "text", text: `${name} edited` }], details: {} };
+		},
+	});
+
 	it("pi#4276: 'Abort run' from the first call's tool_call confirmation: the second call is neither confirmed nor run, each call gets an aborted result, no model request follows, one agent_settled", async () => {
-		const seen: string[] = [];
-		const edit = (name: string): AgentTool => ({
-			name,
-			label: name,
-			description: `edits ${name}`,
-			parameters: { type: "object" },
-			execute: async () => {
-				seen.push(`${name} ran`);
-				return { content: [{ type: "text", text: `${name} edited` }], details: {} };
-			},
-		});
+		seen.length = 0;
 		h = await createHarness({
 			persistence: "disk",
 			tools: [edit("first"), edit("second")],
@@ -125,5 +127,43 @@ describe("pi#4276: ctx.abort() during a tool_call confirmation continues pending
 		expect(persistedRoles(file)).toEqual(["user", "assistant", "toolResult", "toolResult", "assistant"]);
 		expect(orphanToolMessages(file)).toEqual({ callsWithoutResult: [], resultsWithoutCall: [] });
 		expect(reopenedContext(file).map(comparable)).toEqual(harness.session.messages.map(comparable));
+	});
+
+	it("pi#4276: the reason the confirmation blocked with ('Aborted by user') is the blocked call's result — in its event, the transcript and the file (pi 0.73.1 keeps it); the call after it says Operation aborted", async () => {
+		h = await createHarness({
+			persistence: "disk",
+			tools: [edit("first"), edit("second")],
+			extensionFactories: [
+				(pi: ExtensionAPI) => {
+					pi.on("tool_call", (event, ctx) => {
+						if (event.toolName !== "first") return undefined;
+						ctx.abort();
+						return { block: true, reason: "Aborted by user" };
+					});
+				},
+			],
+		});
+		const harness = h;
+		script(harness, [
+			fauxAssistantMessage([fauxToolCall("first", {}), fauxToolCall("second", {})], { stopReason: "toolUse" }),
+		]);
+		await harness.session.prompt("edit both");
+		const resultText = (result: unknown) =>
+			(result as { content: { type: string; text?: string }[] }).content.map((block) => block.text).join("");
+		expect(harness.eventsOfType("tool_execution_end").map((end) => [end.toolName, resultText(end.result)])).toEqual([
+			["first", "Aborted by user"],
+			["second", "Operation aborted"],
+		]);
+		const toolResults = (messages: readonly unknown[]) =>
+			messages.flatMap((message) => {
+				const m = message as { role: string; toolName?: string; isError?: boolean };
+				return m.role === "toolResult" ? [[m.toolName, resultText(m), m.isError]] : [];
+			});
+		const expected = [
+			["first", "Aborted by user", true],
+			["second", "Operation aborted", true],
+		];
+		expect(toolResults(harness.session.messages)).toEqual(expected);
+		expect(toolResults(reopenedContext(harness.session.sessionFile!))).toEqual(expected);
 	});
 });

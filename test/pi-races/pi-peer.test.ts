@@ -1679,7 +1679,8 @@ describe("pi 0.73.1 against Settle: ctx.abort() from a tool_call handler", () =>
 				"assistant aborted",
 			],
 		});
-		// Settle: nothing of the batch runs after the abort; each call is saved with its aborted result.
+		// Settle: nothing of the batch runs after the abort; the blocked call is saved with the reason it
+		// was blocked with (as pi saves it), the call after it with its aborted result.
 		expect(runs.settle).toEqual({
 			prompt: "resolved",
 			confirmations: ["confirm first"],
@@ -1687,7 +1688,7 @@ describe("pi 0.73.1 against Settle: ctx.abort() from a tool_call handler", () =>
 			saved: [
 				"user",
 				"assistant toolUse",
-				"toolResult Operation aborted",
+				"toolResult Aborted by user",
 				"toolResult Operation aborted",
 				"assistant aborted",
 			],

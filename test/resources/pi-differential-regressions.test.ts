@@ -17,7 +17,7 @@ import {
 	systemPromptOptionsFromResources,
 } from "../../src/session/system-prompt.js";
 import { SettingsManager } from "../../src/settings/settings-manager.js";
-import { tempDir } from "../settings/helpers.js";
+import { atTime, LAST_MINUTE_OF_DAY, tempDir } from "../settings/helpers.js";
 
 // pi does not export buildSystemPrompt from its package entry; load its module file directly.
 const piSystemPrompt = (await import(
@@ -141,21 +141,25 @@ describe("named difference: a SYSTEM.md holding only blanks", () => {
 		// Both loaders hand the file's text on unchanged.
 		expect(pi.getSystemPrompt()).toBe(" \n\n");
 		expect(settle.getSystemPrompt()).toBe(" \n\n");
-		const piPrompt = piSystemPrompt.buildSystemPrompt({
-			cwd,
-			customPrompt: pi.getSystemPrompt(),
-			selectedTools: ["read"],
-			toolSnippets: { read: "Read files" },
-		});
-		expect(piPrompt.startsWith(" \n\n\nCurrent date:")).toBe(true);
-		expect(piPrompt).not.toContain("- read: Read files");
-		const ours = buildSystemPrompt(
-			systemPromptOptionsFromResources({
+		// Both read the clock, stopped here: the same day on both sides of midnight.
+		const [piPrompt, ours] = atTime(LAST_MINUTE_OF_DAY, () => [
+			piSystemPrompt.buildSystemPrompt({
 				cwd,
-				resources: settle,
-				tools: [{ name: "read", promptSnippet: "Read files" }],
+				customPrompt: pi.getSystemPrompt(),
+				selectedTools: ["read"],
+				toolSnippets: { read: "Read files" },
 			}),
-		);
+			buildSystemPrompt(
+				systemPromptOptionsFromResources({
+					cwd,
+					resources: settle,
+					tools: [{ name: "read", promptSnippet: "Read files" }],
+				}),
+			),
+		]);
+		expect(piPrompt.startsWith(" \n\n\nCurrent date: 2025-01-31\n")).toBe(true);
+		expect(piPrompt).not.toContain("- read: Read files");
+		expect(ours).toContain("Current date: 2025-01-31");
 		expect(ours.startsWith(DEFAULT_SYSTEM_PREAMBLE)).toBe(true);
 		expect(ours).toContain("- read: Read files");
 	});

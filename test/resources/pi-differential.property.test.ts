@@ -51,7 +51,7 @@ import { DefaultResourceLoader } from "../../src/resources/resource-loader.js";
 import type { PromptTemplate, ResourceDiagnostic, Skill } from "../../src/resources/types.js";
 import { buildSystemPromptSections, systemPromptOptionsFromResources } from "../../src/session/system-prompt.js";
 import { SettingsManager } from "../../src/settings/settings-manager.js";
-import { tempDir } from "../settings/helpers.js";
+import { atTime, LAST_MINUTE_OF_DAY, tempDir } from "../settings/helpers.js";
 
 // pi does not export these from its package entry; load its module files directly.
 const piTemplates = (await import(
@@ -468,23 +468,30 @@ describe("resources: differential against pi 0.73.1", () => {
 
 							const toolSnippets = Object.fromEntries(active.map((name) => [name, `Use ${name}`]));
 							const append = pi.getAppendSystemPrompt();
-							const piText = piSystemPrompt.buildSystemPrompt({
-								cwd,
-								customPrompt: pi.getSystemPrompt(),
-								selectedTools: active,
-								toolSnippets,
-								appendSystemPrompt: append.length > 0 ? append.join("\n\n") : undefined,
-								contextFiles: pi.getAgentsFiles().agentsFiles,
-								skills: pi.getSkills().skills,
-							});
-							const sections = Object.fromEntries(
-								buildSystemPromptSections(
-									systemPromptOptionsFromResources({
-										cwd,
-										resources: settle,
-										tools: active.map((name) => ({ name, promptSnippet: `Use ${name}` })),
-									}),
-								).map((section) => [section.id, section.text]),
+							// Both read the clock, stopped for both: the same day on both sides of midnight.
+							const [piText, sections] = atTime(
+								LAST_MINUTE_OF_DAY,
+								() =>
+									[
+										piSystemPrompt.buildSystemPrompt({
+											cwd,
+											customPrompt: pi.getSystemPrompt(),
+											selectedTools: active,
+											toolSnippets,
+											appendSystemPrompt: append.length > 0 ? append.join("\n\n") : undefined,
+											contextFiles: pi.getAgentsFiles().agentsFiles,
+											skills: pi.getSkills().skills,
+										}),
+										Object.fromEntries(
+											buildSystemPromptSections(
+												systemPromptOptionsFromResources({
+													cwd,
+													resources: settle,
+													tools: active.map((name) => ({ name, promptSnippet: `Use ${name}` })),
+												}),
+											).map((section) => [section.id, section.text]),
+										),
+									] as const,
 							);
 							const custom = pi.getSystemPrompt();
 							if (custom?.trim()) {
@@ -500,7 +507,8 @@ describe("resources: differential against pi 0.73.1", () => {
 							// no guidelines); Settle treats it as absent and keeps its own preamble and tool list
 							// (pinned in pi-differential-regressions.test.ts).
 							if (sections.skills) seen.skillsListed++;
-							for (const id of ["skills", "addendum", "cwd"]) {
+							expect(sections.date).toBe("Current date: 2025-01-31");
+							for (const id of ["skills", "addendum", "cwd", "date"]) {
 								if (sections[id] !== undefined) expect(piText).toContain(sections[id]);
 							}
 							expect(sections.skills === undefined).toBe(!piText.includes("<available_skills>"));

@@ -170,7 +170,7 @@ describe("RpcClient drives settle --rpc", () => {
 		const refused = await rejection(rpc.setModel("faux", "nope"));
 		expect(refused).toMatchObject({
 			code: "COMMAND_FAILED",
-			message: "Model not found: faux/nope",
+			message: expect.stringMatching(/^Model not found: faux\/nope\. faux serves: faux-1\./),
 			details: { command: "set_model" },
 		});
 		// pi's RpcClient resolves a refused prompt (it never looks at success); this one rejects.

@@ -18,9 +18,9 @@ import {
 	systemPromptFromTranscript,
 	systemPromptOptionsFromResources,
 } from "../../src/session/system-prompt.js";
-import { copyFixture, tempDir } from "../settings/helpers.js";
+import { atTime, copyFixture, LAST_MINUTE_OF_DAY, tempDir } from "../settings/helpers.js";
 
-const NOW = new Date(2025, 0, 31, 23, 59);
+const NOW = LAST_MINUTE_OF_DAY;
 
 function skill(name: string, disableModelInvocation = false): Skill {
 	const filePath = `/skills/${name}/SKILL.md`;
@@ -147,11 +147,11 @@ describe("buildSystemPromptSections", () => {
 			toolSnippets: { read: "Read file contents", bash: "Run a shell command" },
 			appendSystemPrompt: "Appended.",
 		};
-		const piPrompt = pi.buildSystemPrompt(options);
+		// pi reads the clock: stopped at Settle's `now`, both prompts are of the same day.
+		const piPrompt = atTime(NOW, () => pi.buildSystemPrompt(options));
 		const ours = Object.fromEntries(buildSystemPromptSections(options).map((section) => [section.id, section.text]));
-		// pi always uses the real date, so `date` is compared by format only.
-		for (const id of ["tools", "guidelines", "skills", "addendum", "cwd"]) expect(piPrompt).toContain(ours[id]);
-		expect(piPrompt).toMatch(/Current date: \d{4}-\d{2}-\d{2}/);
+		for (const id of ["tools", "guidelines", "skills", "addendum", "cwd", "date"]) expect(piPrompt).toContain(ours[id]);
+		expect(ours.date).toBe("Current date: 2025-01-31");
 		for (const file of full.contextFiles!) expect(piPrompt).toContain(`## ${file.path}\n\n${file.content.trimEnd()}`);
 	});
 });

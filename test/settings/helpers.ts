@@ -2,7 +2,7 @@ import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { afterEach } from "vitest";
+import { afterEach, vi } from "vitest";
 
 /** Absolute path of a fixture project under test/fixtures/projects. */
 export function fixtureProject(name: string): string {
@@ -45,4 +45,26 @@ export function workspace(): { root: string; agentDir: string; cwd: string } {
 	mkdirSync(agentDir, { recursive: true });
 	mkdirSync(cwd, { recursive: true });
 	return { root, agentDir, cwd };
+}
+
+/** One minute before local midnight: a clock a run could straddle. */
+export const LAST_MINUTE_OF_DAY = new Date(2025, 0, 31, 23, 59, 59);
+
+/**
+ * Runs `build` with the clock (`Date` only; timers stay real) stopped at `at`: pi's system prompt
+ * reads `new Date()` and so does Settle's by default, and two prompts built a moment apart on either
+ * side of local midnight would carry different dates. Both see the same day here.
+ *
+ * @example
+ * ```ts
+ * const [piText, ours] = atTime(LAST_MINUTE_OF_DAY, () => [pi.buildSystemPrompt(options), buildSystemPrompt(options)]);
+ * ```
+ */
+export function atTime<T>(at: Date, build: () => T): T {
+	vi.useFakeTimers({ toFake: ["Date"], now: at });
+	try {
+		return build();
+	} finally {
+		vi.useRealTimers();
+	}
 }
