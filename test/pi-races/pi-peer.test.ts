@@ -1694,3 +1694,134 @@ describe("pi 0.73.1 against Settle: ctx.abort() from a tool_call handler", () =>
 		});
 	});
 });
+
+/** The pi#6162 / pi#2713 scenarios' extension API and context (one peer at a time). */
+let midRunApi: ExtensionAPI | undefined;
+let midRunCtx: { model: object | undefined } | undefined;
+
+describe("pi 0.73.1 against Settle: what changes while a run goes on", () => {
+	it("pi#6162 / pi#4147: a tool activated with pi.setActiveTools() from a running tool — pi 0.73.1 leaves it out of the run's next request; Settle offers and runs it", async () => {
+		const text = (value: string) => ({ content: [{ type: "text" as const, text: value }], details: {} });
+		const runs = await onBothPeers(
+			{
+				customTools: [
+					{
+						name: "load_tools",
+						label: "load_tools",
+						description: "Activates the deploy tools",
+						parameters: { type: "object", properties: {} },
+						execute: async () => {
+							midRunApi!.setActiveTools(["load_tools", "deploy"]);
+							return text("deploy tools loaded");
+						},
+					},
+					{
+						name: "deploy",
+						label: "deploy",
+						description: "Deploys",
+						parameters: { type: "object", properties: {} },
+						execute: async () => text("deployed"),
+					},
+				],
+				extensions: [
+					(api: ExtensionAPI) => {
+						midRunApi = api;
+						api.on("session_start", () => api.setActiveTools(["load_tools"]));
+					},
+				],
+			},
+			async (peer) => {
+				peer.script([
+					{ toolCalls: [{ id: "call-load", name: "load_tools", args: {} }] },
+					{ toolCalls: [{ id: "call-deploy", name: "deploy", args: {} }] },
+					{ text: "done" },
+				]);
+				await peer.prompt("load the deploy tools, then deploy");
+				await peer.quiesce();
+				const results = peer.session.messages.flatMap((message) => {
+					const m = message as { role: string; content: { type: string; text?: string }[] };
+					return m.role === "toolResult" ? [m.content.map((part) => part.text ?? "").join("")] : [];
+				});
+				return { tools: peer.requests.map((request) => request.tools.join(",")), results };
+			},
+		);
+		// pi 0.73.1 has it: the run keeps the tools it started with; the model's deploy call fails.
+		expect(runs.pi).toEqual({
+			tools: ["load_tools", "load_tools", "load_tools"],
+			results: ["deploy tools loaded", "Tool deploy not found"],
+		});
+		expect(runs.settle).toEqual({
+			tools: ["load_tools", "load_tools,deploy", "load_tools,deploy"],
+			results: ["deploy tools loaded", "deployed"],
+		});
+	});
+
+	it("pi#2713: a model picked while the answer streams, then a steer — pi 0.73.1 answers the steer on the old model; Settle on the new one", async () => {
+		const runs = await onBothPeers(
+			{
+				reasoningModel: true,
+				extensions: [
+					(api: ExtensionAPI) => {
+						midRunApi = api;
+						api.on("session_start", (_event, ctx) => {
+							midRunCtx = ctx as never;
+						});
+					},
+				],
+			},
+			async (peer) => {
+				const streaming = gate();
+				const release = gate();
+				peer.script([
+					async () => {
+						streaming.release();
+						await release.promise;
+						return { text: "first answer" };
+					},
+					{ text: "steer answered" },
+				]);
+				const done = peer.prompt("first question");
+				await streaming.promise;
+				// Built from ctx.model: pi's test registry does not list faux models (pi-ai registers them).
+				const reasoning = { ...midRunCtx!.model, id: "faux-2", name: "Faux Reasoning Model", reasoning: true };
+				const switched = await midRunApi!.setModel(reasoning as never);
+				await peer.session.steer("second question");
+				release.release();
+				await done;
+				await peer.quiesce();
+				const answeredBy = peer.session.messages.flatMap((message) => {
+					const m = message as { role: string; model?: string };
+					return m.role === "assistant" ? [m.model] : [];
+				});
+				return { switched, answeredBy, requests: peer.requests.length };
+			},
+		);
+		// pi 0.73.1 has it: the run keeps the model it started with for the steer's request.
+		expect(runs.pi).toEqual({ switched: true, answeredBy: ["faux-1", "faux-1"], requests: 2 });
+		expect(runs.settle).toEqual({ switched: true, answeredBy: ["faux-1", "faux-2"], requests: 2 });
+	});
+
+	it("pi#8396: an auto-retried request — pi 0.73.1 keeps the superseded error in the saved branch, so the reopened context differs from the live one; Settle's equals it", async () => {
+		const runs = await onBothPeers(
+			{ settings: { retry: { enabled: true, maxRetries: 2, baseDelayMs: 1 } } },
+			async (peer) => {
+				peer.script([{ stopReason: "error", errorMessage: "529 overloaded_error: Overloaded" }, { text: "recovered" }]);
+				await peer.prompt("hello");
+				await peer.quiesce();
+				const stops = (messages: readonly unknown[]) =>
+					messages.flatMap((message) => {
+						const m = message as { role: string; stopReason?: string };
+						return m.role === "assistant" ? [m.stopReason] : [];
+					});
+				return {
+					requests: peer.requests.length,
+					live: stops(peer.session.messages),
+					reopened: stops(peer.openContext(peer.session.sessionFile!)),
+				};
+			},
+		);
+		// pi 0.73.1 has it: the retried error is still on the saved branch.
+		expect(runs.pi).toEqual({ requests: 2, live: ["stop"], reopened: ["error", "stop"] });
+		expect(runs.settle).toEqual({ requests: 2, live: ["stop"], reopened: ["stop"] });
+	});
+});
