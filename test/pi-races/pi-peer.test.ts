@@ -1695,6 +1695,8 @@ describe("pi 0.73.1 against Settle: ctx.abort() from a tool_call handler", () =>
 	});
 });
 
+/** The UniPi#30 scenario's compaction outcomes, per peer. */
+const compactOutcomes: string[] = [];
 /** The pi#6162 / pi#2713 scenarios' extension API and context (one peer at a time). */
 let midRunApi: ExtensionAPI | undefined;
 let midRunCtx: { model: object | undefined } | undefined;
@@ -1823,5 +1825,72 @@ describe("pi 0.73.1 against Settle: what changes while a run goes on", () => {
 		// pi 0.73.1 has it: the retried error is still on the saved branch.
 		expect(runs.pi).toEqual({ requests: 2, live: ["stop"], reopened: ["error", "stop"] });
 		expect(runs.settle).toEqual({ requests: 2, live: ["stop"], reopened: ["stop"] });
+	});
+
+	it("UniPi#30: ctx.compact() from turn_end — pi 0.73.1 aborts the run, losing the turn after the tool result; Settle answers it and compacts afterwards", async () => {
+		const runs = await onBothPeers(
+			(name) => ({
+				settings: { compaction: { enabled: false, reserveTokens: 16384, keepRecentTokens: 10 } },
+				customTools: [
+					{
+						name: "read_notes",
+						label: "read_notes",
+						description: "Reads the notes",
+						parameters: { type: "object", properties: {} },
+						execute: async () => ({ content: [{ type: "text", text: `notes ${"words ".repeat(40)}` }], details: {} }),
+					},
+				],
+				extensions: [
+					(api: ExtensionAPI) => {
+						let asked = false;
+						api.on("turn_end", (_event, ctx) => {
+							if (asked) return;
+							asked = true;
+							ctx.compact({
+								onComplete: () => compactOutcomes.push(`${name}: compacted`),
+								onError: (error) => compactOutcomes.push(`${name}: ${error.message}`),
+							});
+						});
+					},
+				],
+			}),
+			async (peer) => {
+				peer.script([
+					{ toolCalls: [{ id: "call-notes", name: "read_notes", args: {} }] },
+					{ text: `The notes say ${"things ".repeat(40)}` },
+					{ text: "## Goal\nsummary" },
+					{ text: "## Goal\nturn prefix" },
+				]);
+				await peer.prompt(`summarize my notes ${"please ".repeat(40)}`);
+				await peer.quiesce();
+				for (let i = 0; i < 200 && !compactOutcomes.some((o) => o.startsWith(`${peer.name}:`)); i++) {
+					await new Promise<void>((resolve) => setTimeout(resolve, 5));
+				}
+				await peer.quiesce();
+				const saved = peer.fileEntries().flatMap((entry) => {
+					const message = entry.message as { role: string; stopReason?: string } | undefined;
+					if (entry.type === "compaction") return ["compaction"];
+					if (entry.type !== "message" || !message || message.role === "system") return [];
+					return [message.role === "assistant" ? `assistant ${message.stopReason}` : message.role];
+				});
+				return {
+					outcome: compactOutcomes.filter((o) => o.startsWith(`${peer.name}:`)),
+					answerRequests: peer.requests.filter((request) => request.system !== "summarizer").length,
+					saved,
+				};
+			},
+		);
+		// pi 0.73.1 has it: compact() aborts the run; the model is never asked again after the tool
+		// result, and the file goes from that result straight to the compaction.
+		expect(runs.pi).toEqual({
+			outcome: ["pi: compacted"],
+			answerRequests: 1,
+			saved: ["user", "assistant toolUse", "toolResult", "compaction"],
+		});
+		expect(runs.settle).toEqual({
+			outcome: ["settle: compacted"],
+			answerRequests: 2,
+			saved: ["user", "assistant toolUse", "toolResult", "assistant stop", "compaction"],
+		});
 	});
 });
