@@ -18,6 +18,7 @@ import { DefaultResourceLoader } from "../../src/resources/resource-loader.js";
 import { createAgentSession } from "../../src/runtime/sdk.js";
 import { SettingsManager } from "../../src/settings/settings-manager.js";
 import { SessionManager } from "../../src/store/session-manager.js";
+import { makeDiffDirs, runPiCli, runSettleCli } from "../cli/pi-diff-process.js";
 import { startPeers } from "../cli/rpc-differential.helpers.js";
 import {
 	type AnyEvent,
@@ -1892,5 +1893,33 @@ describe("pi 0.73.1 against Settle: what changes while a run goes on", () => {
 			answerRequests: 2,
 			saved: ["user", "assistant toolUse", "toolResult", "assistant stop", "compaction"],
 		});
+	});
+});
+
+describe("pi 0.73.1 against Settle: a message an extension sends from session_start, then -p", () => {
+	it("oh-my-pi#1372: `-p` with an extension that sends a follow-up from session_start — pi 0.73.1 refuses the task (Agent is already processing) and exits 1; settle runs the reminder, then the task", async () => {
+		const root = mkdtempSync(join(tmpdir(), "settle-omp1372-peer-"));
+		cleanups.push(() => rmSync(root, { recursive: true, force: true }));
+		const dirs = makeDiffDirs(root);
+		const extension = join(root, "kickoff.mjs");
+		writeFileSync(
+			extension,
+			`export default function (pi) {
+	pi.on("session_start", () => {
+		pi.sendUserMessage("Reminder: follow the house rules.", { deliverAs: "followUp" });
+	});
+}
+`,
+		);
+		const args = ["--no-session", "-e", extension, "-p", "Say exactly: task done"];
+		const [piRun, settleRun] = await Promise.all([runPiCli(dirs, args), runSettleCli(dirs, args)]);
+		const outcome = (run: { code: number | null; stdout: string; stderr: string }) => ({
+			code: run.code,
+			stdout: run.stdout,
+			refused: run.stderr.includes("Agent is already processing"),
+		});
+		// pi 0.73.1 has it: the task prompt is refused while the reminder's run goes on.
+		expect(outcome(piRun)).toEqual({ code: 1, stdout: "", refused: true });
+		expect(outcome(settleRun)).toEqual({ code: 0, stdout: "Say exactly: task done\n", refused: false });
 	});
 });
