@@ -1923,3 +1923,81 @@ describe("pi 0.73.1 against Settle: a message an extension sends from session_st
 		expect(outcome(settleRun)).toEqual({ code: 0, stdout: "Say exactly: task done\n", refused: false });
 	});
 });
+
+/** What the pi#2860 scenario's command heard from the captured pi (one peer at a time). */
+const staleSends: string[] = [];
+
+describe("pi 0.73.1 against Settle: pi.sendUserMessage() after ctx.newSession() in a command", () => {
+	it("pi#2860: the captured pi is refused with the stale-context error on both, nothing sent; through withSession both run the kickoff in the new session", async () => {
+		const KICKOFF = "Hello from the new session!";
+		const runs = await onBothRuntimes(
+			() => ({
+				customTools: [],
+				extensions: [
+					(api: ExtensionAPI) => {
+						api.registerCommand("repro", {
+							description: "newSession, then the captured pi",
+							handler: async (_args, ctx) => {
+								const child = await ctx.newSession({ parentSession: ctx.sessionManager.getSessionFile() });
+								if (child.cancelled) return;
+								try {
+									await api.sendUserMessage(KICKOFF);
+									staleSends.push("sent");
+								} catch (error) {
+									staleSends.push((error as Error).message.split(".")[0]!);
+								}
+							},
+						});
+						api.registerCommand("kickoff", {
+							description: "newSession with the kickoff in withSession",
+							handler: async (_args, ctx) => {
+								await ctx.newSession({
+									parentSession: ctx.sessionManager.getSessionFile(),
+									withSession: async (fresh) => {
+										await fresh.sendUserMessage(KICKOFF);
+									},
+								});
+							},
+						});
+					},
+				],
+			}),
+			async (peer) => {
+				staleSends.splice(0);
+				peer.script([{ text: "controller ready" }, { text: "kicked off" }]);
+				await peer.session.prompt("controller");
+				await peer.quiesce();
+				await peer.session.prompt("/repro");
+				await peer.quiesce();
+				const afterRepro = peer.requests.length;
+				await peer.session.prompt("/kickoff");
+				await peer.quiesce();
+				const userTexts = (file: string) =>
+					peer.fileEntries(file).flatMap((entry) => {
+						const message = entry.message as { role: string; content: unknown } | undefined;
+						if (entry.type !== "message" || message?.role !== "user") return [];
+						const content = message.content as string | { type: string; text?: string }[];
+						return [typeof content === "string" ? content : content.map((part) => part.text ?? "").join("")];
+					});
+				return {
+					heard: [...staleSends],
+					requestsAfterRepro: afterRepro,
+					requests: peer.requests.length,
+					files: peer
+						.sessionFiles()
+						.map(userTexts)
+						.sort((a, b) => a.length - b.length || a.join().localeCompare(b.join())),
+				};
+			},
+		);
+		const expected = {
+			heard: ["This extension ctx is stale after session replacement or reload"],
+			requestsAfterRepro: 1,
+			requests: 2,
+			// The controller's file, and the kickoff's (the file /repro made holds nothing).
+			files: [["controller"], [KICKOFF]],
+		};
+		expect(runs.pi).toEqual(expected);
+		expect(runs.settle).toEqual(expected);
+	});
+});
