@@ -790,7 +790,10 @@ export class AgentSession {
 		return this.runnerInstance;
 	}
 
-	/** Extension modules that failed to import and factories that threw (they are left out); replaced by each reload. */
+	/**
+	 * Extension modules that failed to import and factories that threw (they are left out); replaced by
+	 * each reload, which also lists here an extension tool it left inactive (pi#8311).
+	 */
 	get extensionLoadErrors(): ExtensionLoadError[] {
 		return this.loadErrors;
 	}
