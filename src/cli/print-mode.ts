@@ -135,7 +135,6 @@ export async function runPrintMode(
 	// could not be compacted): agent_settled carries the text.
 	let unanswered: string | undefined;
 	const bind = async (session: AgentSession) => {
-		await bindForCli(session, json ? "json" : "print", out);
 		unsubscribe?.();
 		unwait?.();
 		if (json) unwait = waitForReader(session, out);
@@ -154,6 +153,8 @@ export async function runPrintMode(
 						);
 					}
 				});
+		// Listening first: a run an extension starts from session_start streams from its agent_start.
+		await bindForCli(session, json ? "json" : "print", out);
 	};
 	runtime.setRebindSession(bind);
 	try {
@@ -162,6 +163,9 @@ export async function runPrintMode(
 			if (header) out.stdout(jsonLine(header));
 		}
 		await bind(runtime.session);
+		// A message an extension sent from session_start (a reminder, a kickoff) started a run: the
+		// first prompt would be refused as busy and never run (oh-my-pi#1372). It runs first.
+		await runtime.session.waitForExtensionRuns();
 		for (const [index, message] of options.messages.entries()) {
 			const images = index === 0 && options.images?.length ? { images: [...options.images] } : undefined;
 			unanswered = undefined;

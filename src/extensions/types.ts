@@ -262,7 +262,18 @@ export interface ExtensionContext {
 	hasPendingMessages(): boolean;
 	shutdown(): void;
 	getContextUsage(): ContextUsage | undefined;
-	/** Starts a compaction and returns at once; the outcome goes to `onComplete` / `onError`. */
+	/**
+	 * Starts a compaction and returns at once; the outcome goes to `onComplete` / `onError`. While
+	 * an operation runs (a `turn_end` handler, a tool) it does not abort it, unlike pi's: it starts
+	 * once the operation settles (UniPi#30); `abort()` / `abortCompaction()` cancel it meanwhile.
+	 *
+	 * @example
+	 * ```ts
+	 * pi.on("turn_end", (_event, ctx) => {
+	 *   if ((ctx.getContextUsage()?.percent ?? 0) > 80) ctx.compact({ onError: (e) => console.error(e.message) });
+	 * });
+	 * ```
+	 */
 	compact(options?: CompactOptions): void;
 	/** The effective system prompt (inside `before_agent_start`: the prompt as chained so far). */
 	getSystemPrompt(): string;

@@ -431,6 +431,18 @@ export class AgentSession {
 	private readonly pending = new Map<string, PendingPrompt>();
 	private readonly compactions = new Map<string, PendingCompaction>();
 	private readonly requestedCompactions = new Set<AbortController>();
+	/**
+	 * A `ctx.compact()` an extension asked for while an operation ran (from `turn_end`, say): it
+	 * waits for the operation to settle instead of aborting it (UniPi#30); later calls share it.
+	 */
+	private extensionCompaction:
+		| {
+				customInstructions: string | undefined;
+				done: Promise<CompactionResult<unknown>>;
+				resolve(result: CompactionResult<unknown>): void;
+				reject(error: unknown): void;
+		  }
+		| undefined;
 	/** `waitForIdle()` calls waiting for the compact() calls above to start (or fail) their compaction. */
 	private compactionRequestsDrained: (() => void)[] = [];
 	/** Sends extensions started with `pi.sendUserMessage` / `pi.sendMessage` that have not resolved yet. */
@@ -571,6 +583,7 @@ export class AgentSession {
 				this.selectAgentHooks();
 			},
 			sleep: (ms, signal) => sleepOn(this.clock, ms, signal),
+			onSettling: () => this.startExtensionCompaction(),
 		};
 		this.bash = new BashRunner(this.internals);
 
@@ -777,7 +790,10 @@ export class AgentSession {
 		return this.runnerInstance;
 	}
 
-	/** Extension modules that failed to import and factories that threw (they are left out); replaced by each reload. */
+	/**
+	 * Extension modules that failed to import and factories that threw (they are left out); replaced by
+	 * each reload, which also lists here an extension tool it left inactive (pi#8311).
+	 */
 	get extensionLoadErrors(): ExtensionLoadError[] {
 		return this.loadErrors;
 	}
@@ -1167,6 +1183,7 @@ export class AgentSession {
 	async abort(): Promise<void> {
 		if (this.disposed) return;
 		this.cancelRequestedCompactions();
+		this.cancelExtensionCompaction();
 		this.actor.send({ type: "ABORT" });
 		// Idle includes the compact() calls cancelled above having given up.
 		await this.waitForIdle();
@@ -1180,6 +1197,53 @@ export class AgentSession {
 	/** `compact()` calls still aborting what ran before them: they are cancelled before they start. */
 	private cancelRequestedCompactions(): void {
 		for (const requested of this.requestedCompactions) requested.abort();
+	}
+
+	/**
+	 * `ctx.compact()`: while an operation runs (a `turn_end` or `tool_result` handler, a command
+	 * run mid-answer) it does not abort it, as pi's does (UniPi#30: the turn's continuation was
+	 * lost); it starts when the operation settles, before its `agent_settled` handlers' prompts.
+	 * Otherwise it is {@link compact}.
+	 */
+	private compactFromExtension(customInstructions: string | undefined): Promise<CompactionResult<unknown>> {
+		this.assertUsable();
+		if (!this.isStreaming) return this.compact(customInstructions);
+		if (this.extensionCompaction) return this.extensionCompaction.done;
+		let resolve!: (result: CompactionResult<unknown>) => void;
+		let reject!: (error: unknown) => void;
+		const done = new Promise<CompactionResult<unknown>>((res, rej) => {
+			resolve = res;
+			reject = rej;
+		});
+		this.extensionCompaction = { customInstructions, done, resolve, reject };
+		return done;
+	}
+
+	/** Hands a waiting `ctx.compact()` to the machine as the operation begins to settle. */
+	private startExtensionCompaction(): void {
+		const waiting = this.extensionCompaction;
+		if (!waiting) return;
+		this.extensionCompaction = undefined;
+		const event = this.compactionEvent(waiting.customInstructions);
+		this.requestCompaction(event).then(waiting.resolve, waiting.reject);
+		// Sent from the machine's own transition: it is taken once that transition is over. Not
+		// taken (another compaction already deferred there), it is refused rather than left waiting.
+		queueMicrotask(() => {
+			const { context } = this.snapshot;
+			const taken =
+				context.deferredCompaction?.requestId === event.requestId || context.compaction?.requestId === event.requestId;
+			const pending = this.compactions.get(event.requestId);
+			if (taken || !pending) return;
+			this.compactions.delete(event.requestId);
+			pending.reject(new SettleError("BUSY", COMPACTION_NOT_POSSIBLE_NOW));
+		});
+	}
+
+	/** `abort()`, `abortCompaction()`, dispose: a waiting `ctx.compact()` never starts. */
+	private cancelExtensionCompaction(error: unknown = new SettleError("ABORTED", COMPACTION_CANCELLED)): void {
+		const waiting = this.extensionCompaction;
+		this.extensionCompaction = undefined;
+		waiting?.reject(error);
 	}
 
 	/**
@@ -1207,6 +1271,7 @@ export class AgentSession {
 	abortCompaction(): void {
 		if (this.disposed) return;
 		this.cancelRequestedCompactions();
+		this.cancelExtensionCompaction();
 		this.actor.send({ type: "ABORT_COMPACTION" });
 		this.internals.scratch.compactionController?.abort();
 	}
@@ -1861,6 +1926,7 @@ export class AgentSession {
 		this.actor.stop();
 		this.inspections.closeAll();
 		const closed = new SettleError("SESSION_CLOSED", DISPOSED_BEFORE_SETTLED);
+		this.cancelExtensionCompaction(closed);
 		// Until its stack is formatted, an error keeps its frames' receivers (this session) alive: a
 		// caller that keeps the rejection would keep the disposed session.
 		void closed.stack;
@@ -2218,7 +2284,7 @@ export class AgentSession {
 			hasPendingMessages: () => this.pendingMessageCount > 0,
 			shutdown: () => this.shutdownHandler?.(),
 			getContextUsage: () => this.getContextUsage(),
-			compact: (customInstructions) => this.compact(customInstructions),
+			compact: (customInstructions) => this.compactFromExtension(customInstructions),
 			getSystemPrompt: () => this.systemPrompt,
 			getSystemPromptOptions: () => this.getSystemPromptOptions(),
 			getScopedModels: () => this.scopedModels,

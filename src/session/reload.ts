@@ -23,6 +23,7 @@ import type { ResourceLoader } from "../resources/types.js";
 import type { SettingsManager } from "../settings/settings-manager.js";
 import type { SessionManager } from "../store/session-manager.js";
 import type { SessionInternals } from "./internals.js";
+import { extensionToolLeftInactive } from "./texts.js";
 import type { ToolLoadoutOptions } from "./tool-loadout.js";
 
 /** `reload()` while an operation or a compaction runs. */
@@ -137,6 +138,7 @@ export async function reloadSession(target: ReloadTarget, options: ReloadOptions
 	const old = s.runner();
 	const flagValues = old.getFlagValues();
 	const activeToolNames = s.loadout.getActiveToolNames();
+	const extensionTools = s.loadout.activeExtensionTools();
 	if (old.hasHandlers("session_shutdown")) await old.emit({ type: "session_shutdown", reason: "reload" });
 	old.invalidate(STALE_EXTENSION_CONTEXT_MESSAGE);
 	target.releaseProviders();
@@ -158,6 +160,7 @@ export async function reloadSession(target: ReloadTarget, options: ReloadOptions
 	s.loadout.reconfigureBuiltins(builtinToolOptions(s.settingsManager));
 	target.install(runner, loadErrors);
 	s.loadout.refresh(runner.getAllRegisteredTools(), { activeToolNames, includeAllExtensionTools: true });
+	keepExtensionToolsClosed(s, extensionTools, loadErrors);
 	// Context files, skills or the base prompt may have changed even if the tools did not.
 	s.loadout.invalidatePrompt();
 
@@ -166,4 +169,24 @@ export async function reloadSession(target: ReloadTarget, options: ReloadOptions
 	if (target.isDisposed()) return;
 	await runner.emit({ type: "session_start", reason: "reload" });
 	await discoverExtensionResources(s, runner, "reload");
+}
+
+/**
+ * An active tool an extension provided before the reload and no extension provides after it (the
+ * extension failed to load, or was removed) is left inactive, and the failure says so: a built-in
+ * or SDK tool of the same name does not silently take its place (pi#8311: a sandboxing `bash`
+ * fell through to the unrestricted built-in). `setActiveTools` (or a fixed extension and another
+ * reload) brings the name back.
+ */
+function keepExtensionToolsClosed(
+	s: Pick<SessionInternals, "loadout">,
+	before: readonly { name: string; path: string }[],
+	loadErrors: ExtensionLoadError[],
+): void {
+	const lost = before.filter(({ name }) => s.loadout.toolKind(name) !== "extension");
+	const replaced = lost.filter(({ name }) => s.loadout.getActiveToolNames().includes(name));
+	if (replaced.length === 0) return;
+	const names = new Set(replaced.map(({ name }) => name));
+	s.loadout.setActiveToolsByName(s.loadout.getActiveToolNames().filter((name) => !names.has(name)));
+	for (const { name, path } of replaced) loadErrors.push({ path, error: extensionToolLeftInactive(name) });
 }

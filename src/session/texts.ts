@@ -69,3 +69,12 @@ export function operationStalledMessage(
 	const what = queued === 1 ? "1 queued message" : queued > 1 ? `${queued} queued messages` : "queued messages";
 	return `The operation stopped: run ${runIndex} added nothing to the session while ${what} could not be delivered, so running again would loop. They are still queued: the next prompt delivers them, clearQueue() drops them.`;
 }
+
+/** A reload left an extension's tool inactive: the extension that provided it did not load (pi#8311). */
+export function extensionToolLeftInactive(name: string): string {
+	return (
+		`Tool "${name}" that this extension provided is left inactive after the reload: it did not provide it again, ` +
+		`and the built-in or SDK tool of that name does not take its place. Fix the extension and reload, ` +
+		`or activate the other "${name}" with setActiveTools / --tools.`
+	);
+}

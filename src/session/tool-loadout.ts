@@ -168,6 +168,19 @@ export class ToolLoadout {
 		return this.active.slice();
 	}
 
+	/** The active tools an extension provides, with that extension's path (what a reload must keep). */
+	activeExtensionTools(): { name: string; path: string }[] {
+		return this.active.flatMap((name) => {
+			const entry = this.registry.get(name);
+			return entry?.kind === "extension" ? [{ name, path: entry.sourceInfo.path }] : [];
+		});
+	}
+
+	/** Which layer provides the tool `name` now, if any. */
+	toolKind(name: string): "builtin" | "extension" | "sdk" | undefined {
+		return this.registry.get(name)?.kind;
+	}
+
 	/** Every registered tool (pi's `getAllTools()`). */
 	getAllTools(): ToolInfo[] {
 		return describeTools(this.registry);

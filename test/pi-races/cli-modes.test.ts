@@ -267,3 +267,47 @@ describe("pi#9221: in RPC mode an extension command can reload while a tool runs
 		expect(client.stderr).toBe("");
 	});
 });
+
+/** An extension that sends a follow-up from session_start (oh-my-pi#1372's subagent reminder). */
+const KICKOFF_EXTENSION = `export default function (pi) {
+	pi.on("session_start", () => {
+		pi.sendUserMessage("Reminder: follow the house rules.", { deliverAs: "followUp" });
+	});
+}
+`;
+
+describe("oh-my-pi#1372: a message an extension sends from session_start makes the task prompt busy", () => {
+	it("oh-my-pi#1372: settle -p with an extension that sends from session_start: the reminder runs, then the task, each once; exit 0 with the task's answer", () => {
+		const extension = join(cli.dir, "kickoff.mjs");
+		writeFileSync(extension, KICKOFF_EXTENSION);
+		const text = runSettle(["--faux", "-e", extension, "-p", "Say exactly: task done"], {
+			cwd: cli.project,
+			agentDir: cli.agentDir,
+			timeoutMs: HANG_GUARD_MS,
+		});
+		expect(text.stderr).toBe("");
+		expect(text.code).toBe(0);
+		expect(text.stdout).toBe("Say exactly: task done\n");
+		const json = runSettle(["--faux", "-e", extension, "--mode", "json", "-p", "Say exactly: task done"], {
+			cwd: cli.project,
+			agentDir: cli.agentDir,
+			timeoutMs: HANG_GUARD_MS,
+		});
+		expect(json.code).toBe(0);
+		const events = json.stdout
+			.trim()
+			.split("\n")
+			.map((line) => JSON.parse(line) as { type: string; message?: { role: string; content: { text?: string }[] } });
+		const users = events.flatMap((event) =>
+			event.type === "message_end" && event.message?.role === "user"
+				? [event.message.content.map((part) => part.text ?? "").join("")]
+				: [],
+		);
+		expect(users).toEqual(["Reminder: follow the house rules.", "Say exactly: task done"]);
+		// Both operations stream whole: the reminder's from its agent_start.
+		const lifecycle = events
+			.map((event) => event.type)
+			.filter((type) => type === "agent_start" || type === "agent_settled");
+		expect(lifecycle).toEqual(["agent_start", "agent_settled", "agent_start", "agent_settled"]);
+	});
+});

@@ -10,7 +10,6 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import type { AgentTool } from "../../src/agent/types.js";
-import type { ExtensionAPI } from "../../src/extensions/types.js";
 import { fauxAssistantMessage, fauxToolCall } from "../../src/llm/faux.js";
 import type { Context } from "../../src/llm/types.js";
 import { SessionManager } from "../../src/store/session-manager.js";
@@ -83,16 +82,13 @@ describe("pi#4570: an orphaned tool result across chained compactions", () => {
 			persistence: "disk",
 			tools: [slow],
 			settings: { compaction: { keepRecentTokens: 1 } },
-			extensionFactories: [
-				(pi: ExtensionAPI) => {
-					// An extension compacting from inside the tool batch (oh-my-pi's agent-callable compact).
-					pi.on("tool_execution_start", (_event, ctx) => {
-						if (compactFromTool) ctx.compact();
-					});
-				},
-			],
 		});
 		const harness = h;
+		// The host compacting while the tool runs (RPC `compact`, `/compact`): it aborts the run first.
+		// (An extension's ctx.compact() there waits for the run to settle instead: UniPi#30.)
+		harness.session.subscribe((event) => {
+			if (event.type === "tool_execution_start" && compactFromTool) void harness.session.compact();
+		});
 		const { answerRequests } = script(harness, [
 			fauxAssistantMessage("earlier answer"),
 			fauxAssistantMessage([fauxToolCall("build", {}, { id: "call-build" })], { stopReason: "toolUse" }),

@@ -18,6 +18,7 @@ import { DefaultResourceLoader } from "../../src/resources/resource-loader.js";
 import { createAgentSession } from "../../src/runtime/sdk.js";
 import { SettingsManager } from "../../src/settings/settings-manager.js";
 import { SessionManager } from "../../src/store/session-manager.js";
+import { makeDiffDirs, runPiCli, runSettleCli } from "../cli/pi-diff-process.js";
 import { startPeers } from "../cli/rpc-differential.helpers.js";
 import {
 	type AnyEvent,
@@ -1693,5 +1694,311 @@ describe("pi 0.73.1 against Settle: ctx.abort() from a tool_call handler", () =>
 				"assistant aborted",
 			],
 		});
+	});
+});
+
+/** The UniPi#30 scenario's compaction outcomes, per peer. */
+const compactOutcomes: string[] = [];
+/** The pi#6162 / pi#2713 scenarios' extension API and context (one peer at a time). */
+let midRunApi: ExtensionAPI | undefined;
+let midRunCtx: { model: object | undefined } | undefined;
+
+describe("pi 0.73.1 against Settle: what changes while a run goes on", () => {
+	it("pi#6162 / pi#4147: a tool activated with pi.setActiveTools() from a running tool — pi 0.73.1 leaves it out of the run's next request; Settle offers and runs it", async () => {
+		const text = (value: string) => ({ content: [{ type: "text" as const, text: value }], details: {} });
+		const runs = await onBothPeers(
+			{
+				customTools: [
+					{
+						name: "load_tools",
+						label: "load_tools",
+						description: "Activates the deploy tools",
+						parameters: { type: "object", properties: {} },
+						execute: async () => {
+							midRunApi!.setActiveTools(["load_tools", "deploy"]);
+							return text("deploy tools loaded");
+						},
+					},
+					{
+						name: "deploy",
+						label: "deploy",
+						description: "Deploys",
+						parameters: { type: "object", properties: {} },
+						execute: async () => text("deployed"),
+					},
+				],
+				extensions: [
+					(api: ExtensionAPI) => {
+						midRunApi = api;
+						api.on("session_start", () => api.setActiveTools(["load_tools"]));
+					},
+				],
+			},
+			async (peer) => {
+				peer.script([
+					{ toolCalls: [{ id: "call-load", name: "load_tools", args: {} }] },
+					{ toolCalls: [{ id: "call-deploy", name: "deploy", args: {} }] },
+					{ text: "done" },
+				]);
+				await peer.prompt("load the deploy tools, then deploy");
+				await peer.quiesce();
+				const results = peer.session.messages.flatMap((message) => {
+					const m = message as { role: string; content: { type: string; text?: string }[] };
+					return m.role === "toolResult" ? [m.content.map((part) => part.text ?? "").join("")] : [];
+				});
+				return { tools: peer.requests.map((request) => request.tools.join(",")), results };
+			},
+		);
+		// pi 0.73.1 has it: the run keeps the tools it started with; the model's deploy call fails.
+		expect(runs.pi).toEqual({
+			tools: ["load_tools", "load_tools", "load_tools"],
+			results: ["deploy tools loaded", "Tool deploy not found"],
+		});
+		expect(runs.settle).toEqual({
+			tools: ["load_tools", "load_tools,deploy", "load_tools,deploy"],
+			results: ["deploy tools loaded", "deployed"],
+		});
+	});
+
+	it("pi#2713: a model picked while the answer streams, then a steer — pi 0.73.1 answers the steer on the old model; Settle on the new one", async () => {
+		const runs = await onBothPeers(
+			{
+				reasoningModel: true,
+				extensions: [
+					(api: ExtensionAPI) => {
+						midRunApi = api;
+						api.on("session_start", (_event, ctx) => {
+							midRunCtx = ctx as never;
+						});
+					},
+				],
+			},
+			async (peer) => {
+				const streaming = gate();
+				const release = gate();
+				peer.script([
+					async () => {
+						streaming.release();
+						await release.promise;
+						return { text: "first answer" };
+					},
+					{ text: "steer answered" },
+				]);
+				const done = peer.prompt("first question");
+				await streaming.promise;
+				// Built from ctx.model: pi's test registry does not list faux models (pi-ai registers them).
+				const reasoning = { ...midRunCtx!.model, id: "faux-2", name: "Faux Reasoning Model", reasoning: true };
+				const switched = await midRunApi!.setModel(reasoning as never);
+				await peer.session.steer("second question");
+				release.release();
+				await done;
+				await peer.quiesce();
+				const answeredBy = peer.session.messages.flatMap((message) => {
+					const m = message as { role: string; model?: string };
+					return m.role === "assistant" ? [m.model] : [];
+				});
+				return { switched, answeredBy, requests: peer.requests.length };
+			},
+		);
+		// pi 0.73.1 has it: the run keeps the model it started with for the steer's request.
+		expect(runs.pi).toEqual({ switched: true, answeredBy: ["faux-1", "faux-1"], requests: 2 });
+		expect(runs.settle).toEqual({ switched: true, answeredBy: ["faux-1", "faux-2"], requests: 2 });
+	});
+
+	it("pi#8396: an auto-retried request — pi 0.73.1 keeps the superseded error in the saved branch, so the reopened context differs from the live one; Settle's equals it", async () => {
+		const runs = await onBothPeers(
+			{ settings: { retry: { enabled: true, maxRetries: 2, baseDelayMs: 1 } } },
+			async (peer) => {
+				peer.script([{ stopReason: "error", errorMessage: "529 overloaded_error: Overloaded" }, { text: "recovered" }]);
+				await peer.prompt("hello");
+				await peer.quiesce();
+				const stops = (messages: readonly unknown[]) =>
+					messages.flatMap((message) => {
+						const m = message as { role: string; stopReason?: string };
+						return m.role === "assistant" ? [m.stopReason] : [];
+					});
+				return {
+					requests: peer.requests.length,
+					live: stops(peer.session.messages),
+					reopened: stops(peer.openContext(peer.session.sessionFile!)),
+				};
+			},
+		);
+		// pi 0.73.1 has it: the retried error is still on the saved branch.
+		expect(runs.pi).toEqual({ requests: 2, live: ["stop"], reopened: ["error", "stop"] });
+		expect(runs.settle).toEqual({ requests: 2, live: ["stop"], reopened: ["stop"] });
+	});
+
+	it("UniPi#30: ctx.compact() from turn_end — pi 0.73.1 aborts the run, losing the turn after the tool result; Settle answers it and compacts afterwards", async () => {
+		const runs = await onBothPeers(
+			(name) => ({
+				settings: { compaction: { enabled: false, reserveTokens: 16384, keepRecentTokens: 10 } },
+				customTools: [
+					{
+						name: "read_notes",
+						label: "read_notes",
+						description: "Reads the notes",
+						parameters: { type: "object", properties: {} },
+						execute: async () => ({ content: [{ type: "text", text: `notes ${"words ".repeat(40)}` }], details: {} }),
+					},
+				],
+				extensions: [
+					(api: ExtensionAPI) => {
+						let asked = false;
+						api.on("turn_end", (_event, ctx) => {
+							if (asked) return;
+							asked = true;
+							ctx.compact({
+								onComplete: () => compactOutcomes.push(`${name}: compacted`),
+								onError: (error) => compactOutcomes.push(`${name}: ${error.message}`),
+							});
+						});
+					},
+				],
+			}),
+			async (peer) => {
+				peer.script([
+					{ toolCalls: [{ id: "call-notes", name: "read_notes", args: {} }] },
+					{ text: `The notes say ${"things ".repeat(40)}` },
+					{ text: "## Goal\nsummary" },
+					{ text: "## Goal\nturn prefix" },
+				]);
+				await peer.prompt(`summarize my notes ${"please ".repeat(40)}`);
+				await peer.quiesce();
+				for (let i = 0; i < 200 && !compactOutcomes.some((o) => o.startsWith(`${peer.name}:`)); i++) {
+					await new Promise<void>((resolve) => setTimeout(resolve, 5));
+				}
+				await peer.quiesce();
+				const saved = peer.fileEntries().flatMap((entry) => {
+					const message = entry.message as { role: string; stopReason?: string } | undefined;
+					if (entry.type === "compaction") return ["compaction"];
+					if (entry.type !== "message" || !message || message.role === "system") return [];
+					return [message.role === "assistant" ? `assistant ${message.stopReason}` : message.role];
+				});
+				return {
+					outcome: compactOutcomes.filter((o) => o.startsWith(`${peer.name}:`)),
+					answerRequests: peer.requests.filter((request) => request.system !== "summarizer").length,
+					saved,
+				};
+			},
+		);
+		// pi 0.73.1 has it: compact() aborts the run; the model is never asked again after the tool
+		// result, and the file goes from that result straight to the compaction.
+		expect(runs.pi).toEqual({
+			outcome: ["pi: compacted"],
+			answerRequests: 1,
+			saved: ["user", "assistant toolUse", "toolResult", "compaction"],
+		});
+		expect(runs.settle).toEqual({
+			outcome: ["settle: compacted"],
+			answerRequests: 2,
+			saved: ["user", "assistant toolUse", "toolResult", "assistant stop", "compaction"],
+		});
+	});
+});
+
+describe("pi 0.73.1 against Settle: a message an extension sends from session_start, then -p", () => {
+	it("oh-my-pi#1372: `-p` with an extension that sends a follow-up from session_start — pi 0.73.1 refuses the task (Agent is already processing) and exits 1; settle runs the reminder, then the task", async () => {
+		const root = mkdtempSync(join(tmpdir(), "settle-omp1372-peer-"));
+		cleanups.push(() => rmSync(root, { recursive: true, force: true }));
+		const dirs = makeDiffDirs(root);
+		const extension = join(root, "kickoff.mjs");
+		writeFileSync(
+			extension,
+			`export default function (pi) {
+	pi.on("session_start", () => {
+		pi.sendUserMessage("Reminder: follow the house rules.", { deliverAs: "followUp" });
+	});
+}
+`,
+		);
+		const args = ["--no-session", "-e", extension, "-p", "Say exactly: task done"];
+		const [piRun, settleRun] = await Promise.all([runPiCli(dirs, args), runSettleCli(dirs, args)]);
+		const outcome = (run: { code: number | null; stdout: string; stderr: string }) => ({
+			code: run.code,
+			stdout: run.stdout,
+			refused: run.stderr.includes("Agent is already processing"),
+		});
+		// pi 0.73.1 has it: the task prompt is refused while the reminder's run goes on.
+		expect(outcome(piRun)).toEqual({ code: 1, stdout: "", refused: true });
+		expect(outcome(settleRun)).toEqual({ code: 0, stdout: "Say exactly: task done\n", refused: false });
+	});
+});
+
+/** What the pi#2860 scenario's command heard from the captured pi (one peer at a time). */
+const staleSends: string[] = [];
+
+describe("pi 0.73.1 against Settle: pi.sendUserMessage() after ctx.newSession() in a command", () => {
+	it("pi#2860: the captured pi is refused with the stale-context error on both, nothing sent; through withSession both run the kickoff in the new session", async () => {
+		const KICKOFF = "Hello from the new session!";
+		const runs = await onBothRuntimes(
+			() => ({
+				customTools: [],
+				extensions: [
+					(api: ExtensionAPI) => {
+						api.registerCommand("repro", {
+							description: "newSession, then the captured pi",
+							handler: async (_args, ctx) => {
+								const child = await ctx.newSession({ parentSession: ctx.sessionManager.getSessionFile() });
+								if (child.cancelled) return;
+								try {
+									await api.sendUserMessage(KICKOFF);
+									staleSends.push("sent");
+								} catch (error) {
+									staleSends.push((error as Error).message.split(".")[0]!);
+								}
+							},
+						});
+						api.registerCommand("kickoff", {
+							description: "newSession with the kickoff in withSession",
+							handler: async (_args, ctx) => {
+								await ctx.newSession({
+									parentSession: ctx.sessionManager.getSessionFile(),
+									withSession: async (fresh) => {
+										await fresh.sendUserMessage(KICKOFF);
+									},
+								});
+							},
+						});
+					},
+				],
+			}),
+			async (peer) => {
+				staleSends.splice(0);
+				peer.script([{ text: "controller ready" }, { text: "kicked off" }]);
+				await peer.session.prompt("controller");
+				await peer.quiesce();
+				await peer.session.prompt("/repro");
+				await peer.quiesce();
+				const afterRepro = peer.requests.length;
+				await peer.session.prompt("/kickoff");
+				await peer.quiesce();
+				const userTexts = (file: string) =>
+					peer.fileEntries(file).flatMap((entry) => {
+						const message = entry.message as { role: string; content: unknown } | undefined;
+						if (entry.type !== "message" || message?.role !== "user") return [];
+						const content = message.content as string | { type: string; text?: string }[];
+						return [typeof content === "string" ? content : content.map((part) => part.text ?? "").join("")];
+					});
+				return {
+					heard: [...staleSends],
+					requestsAfterRepro: afterRepro,
+					requests: peer.requests.length,
+					files: peer
+						.sessionFiles()
+						.map(userTexts)
+						.sort((a, b) => a.length - b.length || a.join().localeCompare(b.join())),
+				};
+			},
+		);
+		const expected = {
+			heard: ["This extension ctx is stale after session replacement or reload"],
+			requestsAfterRepro: 1,
+			requests: 2,
+			// The controller's file, and the kickoff's (the file /repro made holds nothing).
+			files: [["controller"], [KICKOFF]],
+		};
+		expect(runs.pi).toEqual(expected);
+		expect(runs.settle).toEqual(expected);
 	});
 });

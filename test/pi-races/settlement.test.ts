@@ -433,3 +433,36 @@ describe("pi#9647: session_compact is emitted before the compaction state is cle
 		expect(h.session.isIdle).toBe(true);
 	});
 });
+
+describe("oh-my-pi#1372: a follow-up an extension sends from session_start, then the host's prompt", () => {
+	it("oh-my-pi#1372: prompt() right after bindExtensions() gets a typed BUSY, nothing lost; after waitForExtensionRuns() the task runs once", async () => {
+		h = await createHarness({
+			persistence: "disk",
+			bindExtensions: false,
+			extensionFactories: [
+				(pi: ExtensionAPI) => {
+					pi.on("session_start", () => {
+						pi.sendUserMessage("Reminder: follow the house rules.", { deliverAs: "followUp" });
+					});
+				},
+			],
+		});
+		const { answerRequests } = script(h, [fauxAssistantMessage("noted"), fauxAssistantMessage("task done")]);
+		await h.session.bindExtensions({});
+		const refused = await h.session.prompt("the task").then(
+			() => undefined,
+			(error: unknown) => error,
+		);
+		expect(refused).toBeInstanceOf(SettleError);
+		expect((refused as SettleError).code).toBe("BUSY");
+		await h.session.waitForExtensionRuns();
+		await h.session.prompt("the task");
+		expect(answerRequests.map((request) => userTexts(request).at(-1))).toEqual([
+			"Reminder: follow the house rules.",
+			"the task",
+		]);
+		expect(timesPersisted(h.session.sessionFile!, "the task")).toBe(1);
+		expect(timesPersisted(h.session.sessionFile!, "Reminder: follow the house rules.")).toBe(1);
+		expect(h.eventsOfType("agent_settled")).toHaveLength(2);
+	});
+});

@@ -390,3 +390,69 @@ describe("oh-my-pi#5809: /new with a queued steer starts a turn on the old conte
 		await runtime.dispose();
 	});
 });
+
+describe("pi#2860: pi.sendUserMessage() after ctx.newSession() in a command is silently dropped", () => {
+	const KICKOFF = "Hello from the new session!";
+	it("pi#2860: the captured pi is refused loudly (STALE_CONTEXT, pointing at withSession), nothing silently lost; sent through withSession, the kickoff runs in the new session, saved in its file", async () => {
+		const { dir, cleanup } = await diskSession();
+		cleanup();
+		const heard: string[] = [];
+		const provider = new ManualProvider();
+		const runtime = await runtimeOn(provider, dir, new SimulatedClock(), [], undefined, [
+			(pi) => {
+				pi.registerCommand("repro", {
+					description: "the report's command: newSession, then the captured pi",
+					handler: async (_args, ctx) => {
+						const child = await ctx.newSession({ parentSession: ctx.sessionManager.getSessionFile() });
+						if (child.cancelled) return;
+						try {
+							await pi.sendUserMessage(KICKOFF);
+							heard.push("sent");
+						} catch (error) {
+							heard.push(`${(error as { code?: string }).code}: ${(error as Error).message}`);
+						}
+					},
+				});
+				pi.registerCommand("kickoff", {
+					description: "the same through withSession",
+					handler: async (_args, ctx) => {
+						await ctx.newSession({
+							parentSession: ctx.sessionManager.getSessionFile(),
+							withSession: async (fresh) => {
+								await fresh.sendUserMessage(KICKOFF);
+							},
+						});
+					},
+				});
+			},
+		]);
+		provider.answer("controller ready");
+		await runtime.session.prompt("controller");
+		const controllerFile = runtime.session.sessionFile!;
+		await runtime.session.prompt("/repro");
+		await runtime.session.waitForExtensionRuns();
+		expect(heard).toHaveLength(1);
+		expect(heard[0]).toMatch(/^STALE_CONTEXT: .*withSession/);
+		const dropped = runtime.session;
+		expect(dropped.sessionFile).not.toBe(controllerFile);
+		// Nothing was sent to the model for it, and neither session holds it.
+		expect(dropped.messages.filter((message) => message.role === "user")).toEqual([]);
+
+		provider.answer("kicked off");
+		await runtime.session.prompt("/kickoff");
+		await runtime.session.waitForExtensionRuns();
+		const child = runtime.session;
+		expect(child).not.toBe(dropped);
+		const roles = (file: string) =>
+			fileMessages(file)
+				.map((message) => message.role)
+				.filter((role) => role !== "system");
+		expect(roles(child.sessionFile!)).toEqual(["user", "assistant"]);
+		expect(fileMessages(child.sessionFile!).find((message) => message.role === "user")).toMatchObject({
+			content: [{ type: "text", text: KICKOFF }],
+		});
+		expect(readEntries(child.sessionFile!)[0]).toMatchObject({ type: "session", parentSession: dropped.sessionFile });
+		// The controller's file kept its own exchange only.
+		expect(roles(controllerFile)).toEqual(["user", "assistant"]);
+	});
+});

@@ -1,0 +1,77 @@
+/**
+ * pi#8311: `reload()` keeps the active tool names; when the extension that shadowed a built-in
+ * (a sandboxing `bash`) throws while it reloads, its name resolved to the unrestricted built-in —
+ * no error, nothing the model or the user could see. What the user should see: the reload fails
+ * closed (the name is left inactive, the load error says so), and a fixed extension brings it back.
+ */
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import type { ExtensionAPI } from "../../src/extensions/types.js";
+import { fauxAssistantMessage, fauxToolCall } from "../../src/llm/faux.js";
+import { createHarness, type Harness } from "../../src/testing/harness.js";
+import { script } from "./helpers.js";
+
+let h: Harness;
+afterEach(() => h?.cleanup());
+
+describe("pi#8311: reload() fails open when the extension owning a tool name fails to reload", () => {
+	it("pi#8311: the sandboxed bash is left inactive, not replaced by the built-in; the load error names it; a fixed extension brings it back", async () => {
+		let broken = false;
+		h = await createHarness({
+			persistence: "disk",
+			extensionFactories: [
+				(pi: ExtensionAPI) => {
+					if (broken) throw new Error("sandbox init failed: xcrun not found");
+					pi.registerTool({
+						name: "bash",
+						label: "bash",
+						description: "Runs a command in the sandbox",
+						parameters: { type: "object", properties: { command: { type: "string" } } },
+						execute: async () => ({ content: [{ type: "text", text: "ran in the sandbox" }], details: {} }),
+					});
+				},
+			],
+		});
+		const marker = join(h.tempDir, "escaped.txt");
+		const bashCall = () =>
+			fauxAssistantMessage([fauxToolCall("bash", { command: `echo escaped > ${marker}` })], { stopReason: "toolUse" });
+		const results = () =>
+			h.session.messages.flatMap((message) =>
+				message.role === "toolResult"
+					? [message.content.map((part) => (part.type === "text" ? part.text : "")).join("")]
+					: [],
+			);
+		script(h, [
+			bashCall(),
+			fauxAssistantMessage("ok"),
+			bashCall(),
+			fauxAssistantMessage("ok"),
+			bashCall(),
+			fauxAssistantMessage("ok"),
+		]);
+		await h.session.prompt("run it");
+		expect(results()).toEqual(["ran in the sandbox"]);
+
+		broken = true;
+		await h.session.reload();
+		expect(h.session.getActiveToolNames()).not.toContain("bash");
+		expect(h.session.extensionLoadErrors.map((error) => error.error)).toEqual([
+			expect.stringContaining("sandbox init failed"),
+			expect.stringContaining('Tool "bash" that this extension provided is left inactive after the reload'),
+		]);
+		await h.session.prompt("run it again");
+		// The model's call is refused as an unknown tool; no shell ran.
+		expect(results()[1]).toContain("bash");
+		expect(results()[1]).not.toBe("ran in the sandbox");
+		expect(existsSync(marker)).toBe(false);
+
+		broken = false;
+		await h.session.reload();
+		expect(h.session.getActiveToolNames()).toContain("bash");
+		expect(h.session.extensionLoadErrors).toEqual([]);
+		await h.session.prompt("and now");
+		expect(results()[2]).toBe("ran in the sandbox");
+		expect(existsSync(marker)).toBe(false);
+	});
+});
