@@ -438,6 +438,14 @@ export interface RunOutcome {
 	requestedDelayMs?: number;
 	/** The compaction threshold check after the response says compact (`shouldCompact`). */
 	overThreshold: boolean;
+	/**
+	 * The threshold check's numbers, for traces (the machine decides on `overThreshold` alone): the
+	 * context's tokens after the response, and the threshold it is compared with (`contextWindow −
+	 * compaction.reserveTokens`; over means `contextTokens > thresholdTokens`). Absent when no check
+	 * ran (compaction disabled, an overflow, an aborted response, no usage or model).
+	 */
+	contextTokens?: number;
+	thresholdTokens?: number;
 	/** `agent.hasQueuedMessages()` after the run (messages queued by `agent_end` handlers). */
 	hasQueuedMessages: boolean;
 	/**
@@ -497,6 +505,8 @@ export interface CompactionOutput {
 	/** Compaction result or error text for the caller of a manual `compact()`. */
 	result?: unknown;
 	errorMessage?: string;
+	/** The `compaction` entry written (when `compacted`), for traces: the session file's entry id. */
+	entryId?: string;
 	/**
 	 * Why an automatic compaction did not start (it emits no `compaction_start` then): the session
 	 * has no model, or nothing to compact (everything fits in `keepRecentTokens`). Shown in traces.

@@ -344,7 +344,7 @@ function queueText(type: string, payload: JsonValue | undefined): string | undef
 /**
  * How a run ended (`RUN_DONE`), in words: what `postRun`'s guards decide on — `error (retryable):
  * 529 overloaded`, `error (overflow): prompt is too long… · messages queued`, `stop · over
- * threshold`. Undefined for any other event.
+ * threshold (4830 > 4000 tokens)`. Undefined for any other event.
  */
 function runOutcomeText(type: string, payload: JsonValue | undefined): string | undefined {
 	if (type !== "RUN_DONE" || !isObject(payload) || !isObject((payload as { output?: JsonValue }).output))
@@ -356,15 +356,23 @@ function runOutcomeText(type: string, payload: JsonValue | undefined): string | 
 	const flags: string[] = [];
 	if (typeof o.requestedDelayMs === "number") flags.push(`Retry-After ${o.requestedDelayMs}ms`);
 	if (o.aborted === true) flags.push("aborted");
-	if (o.overThreshold === true) flags.push("over threshold");
+	if (o.overThreshold === true) {
+		// The numbers behind the decision (traces saved before Settle recorded them have none).
+		const numbers =
+			typeof o.contextTokens === "number" && typeof o.thresholdTokens === "number"
+				? ` (${o.contextTokens} > ${o.thresholdTokens} tokens)`
+				: "";
+		flags.push(`over threshold${numbers}`);
+	}
 	if (o.hasQueuedMessages === true) flags.push("messages queued");
 	if (o.madeProgress === false) flags.push("added nothing");
 	return [text, ...flags].join(" · ");
 }
 
 /**
- * How a compaction ended, in words (the whole output is in the event): `compacted 2171 tokens,
- * first kept entry 274f44db · the request re-runs`, `not compacted: nothing to compact`, `not
+ * How a compaction ended, in words (the whole output is in the event): `compacted 2171 tokens to
+ * ~9 (entry 9904b59f), first kept entry 274f44db · the operation continues` (tokens before, the
+ * estimate after, the `compaction` entry written), `not compacted: nothing to compact`, `not
  * compacted: failed: …`, `cancelled`. Undefined for an output that is not a compaction's.
  */
 function compactionText(output: JsonValue | undefined): string | undefined {
@@ -374,8 +382,10 @@ function compactionText(output: JsonValue | undefined): string | undefined {
 	if (o.compacted === true) {
 		const result = isObject(o.result) ? (o.result as { [key: string]: JsonValue }) : {};
 		const tokens = typeof result.tokensBefore === "number" ? ` ${result.tokensBefore} tokens` : "";
+		const after = typeof result.estimatedTokensAfter === "number" ? ` to ~${result.estimatedTokensAfter}` : "";
+		const entry = typeof o.entryId === "string" ? ` (entry ${o.entryId})` : "";
 		const kept = typeof result.firstKeptEntryId === "string" ? `, first kept entry ${result.firstKeptEntryId}` : "";
-		return `compacted${tokens}${kept}${then}`;
+		return `compacted${tokens}${after}${entry}${kept}${then}`;
 	}
 	if (o.cancelled === true) return `cancelled${then}`;
 	const why =

@@ -79,7 +79,12 @@ async function runAutoCompaction(s: SessionInternals, input: CompactionInput): P
 		branchEntries,
 	});
 	if (attempt.ok) {
-		return { compacted: true, continue: input.willRetry || s.agent.hasQueuedMessages(), result: attempt.result };
+		return {
+			compacted: true,
+			continue: input.willRetry || s.agent.hasQueuedMessages(),
+			result: attempt.result,
+			entryId: attempt.entryId,
+		};
 	}
 	const output: CompactionOutput = { ...notCompacted(), cancelled: attempt.aborted };
 	if (attempt.errorMessage !== undefined) output.errorMessage = attempt.errorMessage;
@@ -194,7 +199,7 @@ async function runManualCompaction(
 	} finally {
 		s.scratch.manualCompactionSaved = false;
 	}
-	if (attempt.ok) return { compacted: true, continue: false, result: attempt.result };
+	if (attempt.ok) return { compacted: true, continue: false, result: attempt.result, entryId: attempt.entryId };
 	if (attempt.aborted) {
 		const texts = await import("../compaction/texts.js");
 		throw new SettleError("ABORTED", texts.COMPACTION_CANCELLED, { cause: attempt.error });
@@ -214,7 +219,7 @@ interface CompactionJob {
 }
 
 type CompactionAttempt =
-	| { ok: true; result: CompactionResult<unknown> }
+	| { ok: true; result: CompactionResult<unknown>; entryId: string }
 	| { ok: false; aborted: boolean; errorMessage: string | undefined; error: unknown };
 
 /**
@@ -282,7 +287,7 @@ async function compactPrepared(s: SessionInternals, job: CompactionJob): Promise
 		// Held while the operation runs; the retry or next run must see them (pi issue 9051).
 		s.queues.flushPendingCustom();
 		s.events.emit({ type: "compaction_end", reason, result, aborted: false, willRetry });
-		return { ok: true, result };
+		return { ok: true, result, entryId };
 	} catch (error) {
 		const aborted = controller.signal.aborted || error instanceof CompactionCancelled;
 		const texts = await import("../compaction/texts.js");
