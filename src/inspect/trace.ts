@@ -140,11 +140,19 @@ export function parseTrace(value: unknown): LifecycleTrace {
 			`Not a Settle lifecycle trace: ${why}. Save traces with saveTrace() or JSON.stringify(recorder.toJSON()).`,
 		);
 	};
-	if (!value || typeof value !== "object") return fail("expected a JSON object");
+	if (!value || typeof value !== "object" || Array.isArray(value)) {
+		return fail(`expected a JSON object, got ${Array.isArray(value) ? "an array" : JSON.stringify(value)}`);
+	}
 	const trace = value as Partial<LifecycleTrace>;
-	if (trace.format !== TRACE_FORMAT) return fail(`"format" must be "${TRACE_FORMAT}"`);
+	if (trace.format !== TRACE_FORMAT) {
+		const found = trace.format === undefined ? 'no "format" field' : `"format" ${JSON.stringify(trace.format)}`;
+		return fail(`"format" must be "${TRACE_FORMAT}" (found ${found})`);
+	}
 	if (trace.version !== TRACE_VERSION) {
-		return fail(`unsupported version ${JSON.stringify(trace.version)} (this Settle reads version ${TRACE_VERSION})`);
+		const newer = typeof trace.version === "number" && trace.version > TRACE_VERSION;
+		return fail(
+			`unsupported version ${JSON.stringify(trace.version)} (this Settle reads version ${TRACE_VERSION}${newer ? "; the trace was saved by a newer Settle: open it with that version" : ""})`,
+		);
 	}
 	if (!Array.isArray(trace.events)) return fail(`"events" must be an array`);
 	if (
