@@ -60,6 +60,9 @@
  * - `QUEUE_CHANGED {steering, followUp, change, queue?, text?}` ({@link QueueChange}) — any time, only
  *   when the session's steering / follow-up lists changed (a message queued, delivered, the lists
  *   cleared, an undelivered one restored on dispose), never per turn.
+ * - `ENTRY_WRITTEN {entryId, entryType, role?, stopReason?, targetId?}` ({@link EntryWritten}) — any
+ *   time, for each entry the session appends to its log. The machine ignores it (no transition, no
+ *   action): it is sent so that inspection and traces show which entries each step wrote.
  * - `QUEUE_INPUT_STARTED` / `QUEUE_INPUT_FINISHED {queued}` — any time, around the input hooks of
  *   a `steer()` / `followUp()` call (sent only when an `input` handler exists, i.e. when queueing
  *   awaits): counted with the busy prompts, so an operation about to settle waits for it in
@@ -568,6 +571,7 @@ export type PromptOperationEvent =
 	| { type: "PRE_SEND_COMPACTION_START"; reason: CompactionReason }
 	| { type: "PRE_SEND_COMPACTION_END" }
 	| { type: "UPDATE_RETRY_SETTINGS"; retry: Partial<RetrySettings> }
+	| ({ type: "ENTRY_WRITTEN" } & EntryWritten)
 	| SummarizationRetryReport
 	| ({ type: "QUEUE_CHANGED" } & QueueChange)
 	| { type: "QUEUE_INPUT_STARTED" }
@@ -629,6 +633,22 @@ export interface QueueChange {
 	change: "queued" | "delivered" | "cleared" | "restored";
 	queue?: "steering" | "followUp";
 	text?: string;
+}
+
+/**
+ * An entry the session appended to its log (`ENTRY_WRITTEN`), as traces show it: its id in the
+ * session file, its `type` (`message`, `context_edit`, `compaction`, …), a message's `role` and an
+ * assistant message's `stopReason`, and the entry a `context_edit` (or `label`) applies to
+ * (`targetId`).
+ */
+export interface EntryWritten {
+	entryId: string;
+	entryType: string;
+	role?: string;
+	stopReason?: string;
+	targetId?: string;
+	/** A `context_edit` that takes its target out of the model context (`true`) or replaces it (`false`). */
+	omits?: boolean;
 }
 
 /** The `part` field of a summarization retry report, when it has one. */

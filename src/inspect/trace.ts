@@ -214,7 +214,7 @@ export function formatLifecycleEvent(event: LifecycleInspectionEvent, origin = 0
 			return `${time}state   ${event.from ?? "∅"} → ${event.to} (${triggerText(event)})${extra ? ` ${extra}` : ""}`;
 		}
 		case "event": {
-			const text = runOutcomeText(event.type, event.payload);
+			const text = runOutcomeText(event.type, event.payload) ?? entryText(event.type, event.payload);
 			return `${time}event   ${event.type}${text !== undefined ? ` ${text}` : payloadText(event.payload)}`;
 		}
 		case "actor":
@@ -375,6 +375,25 @@ function runOutcomeText(type: string, payload: JsonValue | undefined): string | 
 	if (o.hasQueuedMessages === true) flags.push("messages queued");
 	if (o.madeProgress === false) flags.push("added nothing");
 	return [text, ...flags].join(" · ");
+}
+
+/**
+ * An entry the session wrote to its log (`ENTRY_WRITTEN`), in words: `message 378d9388 (assistant,
+ * error)`, `context_edit 396e9a28 (omits 378d9388)`, `compaction 9904b59f`. Undefined for any other
+ * event.
+ */
+function entryText(type: string, payload: JsonValue | undefined): string | undefined {
+	if (type !== "ENTRY_WRITTEN" || !isObject(payload)) return undefined;
+	const p = payload as { [key: string]: JsonValue };
+	if (typeof p.entryType !== "string" || typeof p.entryId !== "string") return undefined;
+	const about: string[] = [];
+	if (typeof p.role === "string") about.push(p.role);
+	if (typeof p.stopReason === "string" && p.stopReason !== "stop") about.push(p.stopReason);
+	if (typeof p.targetId === "string") {
+		const verb = p.entryType !== "context_edit" ? "on" : p.omits === true ? "omits" : "replaces";
+		about.push(`${verb} ${p.targetId}`);
+	}
+	return `${p.entryType} ${p.entryId}${about.length > 0 ? ` (${about.join(", ")})` : ""}`;
 }
 
 /**
