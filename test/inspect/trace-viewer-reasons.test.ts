@@ -175,6 +175,33 @@ describe("the trace viewers show each step's reason and how long each state last
 		});
 	});
 
+	it("the live page: a state's line says how long it lasted once the next state comes", async () => {
+		const live = await openLivePage({
+			harness: { simulatedClock: true },
+			responses: [failure("503 Service Unavailable"), failure("529 overloaded"), fauxAssistantMessage("ok")],
+			viewport: VIEWPORT,
+		});
+		try {
+			await live.h.settle(live.h.session.prompt("hello"));
+			await live.page.locator(".events li", { hasText: "settling → idle" }).waitFor();
+			const retrying = live.page.locator(".events li.kind-state", { hasText: "postRun → retrying" });
+			expect(await retrying.locator(".lasted").allTextContents()).toEqual([" · lasted 2000ms", " · lasted 4000ms"]);
+			// The newest state (idle) has not ended.
+			expect(await live.page.locator(".events li.kind-state").last().locator(".lasted").count()).toBe(0);
+			for (const reason of ["attempt 2/3, delay 4000ms", "lasted 4000ms"]) {
+				expect({ reason, ...(await placement(live.page, reason)) }).toEqual({
+					reason,
+					found: true,
+					clipped: false,
+					overflows: false,
+				});
+			}
+			expect(live.problems).toEqual([]);
+		} finally {
+			await live.close();
+		}
+	});
+
 	it("a threshold compaction in the live page: the reason and the threshold's numbers are visible", async () => {
 		const live = await openLivePage({
 			harness: {
