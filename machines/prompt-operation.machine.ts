@@ -568,8 +568,15 @@ export type PromptOperationEvent =
 	| { type: "USER_MESSAGE_START" }
 	| { type: "ASSISTANT_MESSAGE_END"; stopReason: StopReason }
 	| { type: "REQUEST_NEEDS_COMPACTION" }
-	| { type: "PRE_SEND_COMPACTION_START"; reason: CompactionReason }
-	| { type: "PRE_SEND_COMPACTION_END" }
+	| {
+			type: "PRE_SEND_COMPACTION_START";
+			reason: CompactionReason;
+			/** For traces, with `threshold`: the check's numbers, as in {@link RunOutcome}. */
+			contextTokens?: number;
+			thresholdTokens?: number;
+	  }
+	/** `output`, for traces: what the compaction did (the machine runs no `compact` actor for it). */
+	| { type: "PRE_SEND_COMPACTION_END"; output?: CompactionOutput }
 	| { type: "UPDATE_RETRY_SETTINGS"; retry: Partial<RetrySettings> }
 	| ({ type: "ENTRY_WRITTEN" } & EntryWritten)
 	| SummarizationRetryReport

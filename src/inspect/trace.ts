@@ -214,7 +214,10 @@ export function formatLifecycleEvent(event: LifecycleInspectionEvent, origin = 0
 			return `${time}state   ${event.from ?? "∅"} → ${event.to} (${triggerText(event)})${extra ? ` ${extra}` : ""}`;
 		}
 		case "event": {
-			const text = runOutcomeText(event.type, event.payload) ?? entryText(event.type, event.payload);
+			const text =
+				runOutcomeText(event.type, event.payload) ??
+				entryText(event.type, event.payload) ??
+				preSendCompactionText(event.type, event.payload);
 			return `${time}event   ${event.type}${text !== undefined ? ` ${text}` : payloadText(event.payload)}`;
 		}
 		case "actor":
@@ -375,6 +378,25 @@ function runOutcomeText(type: string, payload: JsonValue | undefined): string | 
 	if (o.hasQueuedMessages === true) flags.push("messages queued");
 	if (o.madeProgress === false) flags.push("added nothing");
 	return [text, ...flags].join(" · ");
+}
+
+/**
+ * The compaction a prompt's preflight runs before sending, in words: `threshold (4830 > 4000
+ * tokens)` / `overflow` when it starts, what it did when it ends (as a compaction's `done` line).
+ * Undefined for any other event, and for a start or end without those fields (older traces).
+ */
+function preSendCompactionText(type: string, payload: JsonValue | undefined): string | undefined {
+	if (!isObject(payload)) return undefined;
+	const p = payload as { [key: string]: JsonValue };
+	if (type === "PRE_SEND_COMPACTION_START" && typeof p.reason === "string") {
+		const numbers =
+			typeof p.contextTokens === "number" && typeof p.thresholdTokens === "number"
+				? ` (${p.contextTokens} > ${p.thresholdTokens} tokens)`
+				: "";
+		return `reason ${p.reason}${numbers}`;
+	}
+	if (type === "PRE_SEND_COMPACTION_END") return compactionText(p.output);
+	return undefined;
 }
 
 /**

@@ -81,10 +81,10 @@ export function isOverThreshold(s: SessionInternals, message: AssistantMessage, 
  * how near it came): context tokens against `contextWindow − reserveTokens`. Undefined when no
  * check applies (compaction disabled, no model or window, no usable token count).
  */
-function thresholdCheck(
+export function thresholdCheck(
 	s: SessionInternals,
 	message: AssistantMessage,
-	fresh: boolean,
+	fresh = false,
 ): { over: boolean; contextTokens: number; thresholdTokens: number } | undefined {
 	const settings = s.settingsManager.getCompactionSettings();
 	const model = limitsModelFor(s, message);

@@ -115,6 +115,42 @@ describe("a trace says why and how a session compacted", () => {
 		expect(end.result!.estimatedTokensAfter).toBeLessThan(end.result!.tokensBefore);
 	});
 
+	it("before a prompt is sent: the preflight's compaction says its reason with the numbers, and what it did", async () => {
+		h = await createHarness({
+			persistence: "disk",
+			simulatedClock: true,
+			faux: { models: [{ id: "small", contextWindow: 8000 }] },
+			settings: { compaction: { enabled: false, reserveTokens: 4000, keepRecentTokens: 1 } },
+		});
+		h.setResponses([fauxAssistantMessage("one"), fauxAssistantMessage("y".repeat(12_000))]);
+		await h.session.prompt("a");
+		await h.session.prompt("b");
+		// Over the threshold while compaction was off: the next prompt compacts before it is sent.
+		h.session.setAutoCompactionEnabled(true);
+		h.setResponses([
+			fauxAssistantMessage("## Goal\nsummary"),
+			fauxAssistantMessage("## Turn prefix"),
+			fauxAssistantMessage("three"),
+		]);
+		const trace = h.session.trace();
+		await h.settle(h.session.prompt("c"));
+		trace.stop();
+		const lines = formatTrace(trace.toJSON())
+			.split("\n")
+			.map((line) => line.slice(9));
+		const compaction = entries(h).find((e) => e.type === "compaction")!;
+		const end = h.eventsOfType("compaction_end")[0]!;
+		const start = lines.findIndex((line) => line.startsWith("event   PRE_SEND_COMPACTION_START"));
+		expect(lines[start]).toMatch(/^event {3}PRE_SEND_COMPACTION_START reason threshold \((\d+) > 4000 tokens\)$/);
+		expect(Number(/\((\d+) >/.exec(lines[start]!)![1])).toBeGreaterThan(4000);
+		expect(lines).toContain(
+			`event   PRE_SEND_COMPACTION_END compacted ${end.result!.tokensBefore} tokens to ~${end.result!.estimatedTokensAfter} (entry ${compaction.id}), first kept entry ${end.result!.firstKeptEntryId}`,
+		);
+		expect(lines.findIndex((line) => line.startsWith("event   PRE_SEND_COMPACTION_END"))).toBeLessThan(
+			lines.findIndex((line) => line.startsWith("state   preflight → running.working")),
+		);
+	});
+
 	it("traces saved before these fields still read as before", () => {
 		const old = parseTrace({
 			format: "settle.lifecycle-trace",
@@ -133,6 +169,15 @@ describe("a trace says why and how a session compacted", () => {
 					seq: 2,
 					at: 0,
 					machine: "promptOperation",
+					kind: "event",
+					type: "PRE_SEND_COMPACTION_START",
+					payload: { reason: "threshold" },
+				},
+				{ seq: 3, at: 0, machine: "promptOperation", kind: "event", type: "PRE_SEND_COMPACTION_END" },
+				{
+					seq: 4,
+					at: 0,
+					machine: "promptOperation",
 					kind: "actor",
 					phase: "done",
 					id: "compaction",
@@ -144,6 +189,8 @@ describe("a trace says why and how a session compacted", () => {
 		expect(formatTrace(old)).toBe(
 			[
 				"+0ms     event   RUN_DONE stop · over threshold",
+				"+0ms     event   PRE_SEND_COMPACTION_START reason threshold",
+				"+0ms     event   PRE_SEND_COMPACTION_END",
 				"+0ms     actor   compaction done: compacted 2171 tokens, first kept entry 274f44db",
 			].join("\n"),
 		);
