@@ -6,7 +6,8 @@
  *   (the session compacts the earlier turn and re-runs the request), then answers;
  * - a follow-up is typed during the retry's backoff;
  * - `session.trace()` records the prompt-operation machine's lifecycle meanwhile;
- * - the trace is printed (states with the guard that chose each one, how each run ended, timers),
+ * - the trace is printed (states with the guard that chose each one, how each run ended, timers,
+ *   the entries each step wrote to the session file, the compaction's tokens before and after),
  *   with what became of the queued follow-up (`queueHistory`), saved as JSON (`saveTrace`) and
  *   rendered as the offline trace viewer (`renderTraceHtml`): open the HTML and step through with
  *   ↑/↓ while the diagram highlights the current and visited states and the edge taken.
@@ -49,8 +50,12 @@ unsubscribe();
 const recorded = trace.toJSON();
 const origin = recorded.events[0]?.at ?? 0;
 for (const event of recorded.events) {
-	const runEnd = event.kind === "event" && event.type === "RUN_DONE";
-	if (event.kind === "state" || event.kind === "delay" || runEnd) console.log(formatLifecycleEvent(event, origin));
+	// How each run ended, each entry written to the session file, what the compaction did.
+	const told = event.kind === "event" && (event.type === "RUN_DONE" || event.type === "ENTRY_WRITTEN");
+	const compacted = event.kind === "actor" && event.id === "compaction" && event.phase === "done";
+	if (event.kind === "state" || event.kind === "delay" || told || compacted) {
+		console.log(formatLifecycleEvent(event, origin));
+	}
 }
 for (const message of queueHistory(recorded)) {
 	const where = message.settled ? `${message.fate} in run ${message.settled.run}` : "never delivered";

@@ -60,6 +60,9 @@
  * - `QUEUE_CHANGED {steering, followUp, change, queue?, text?}` ({@link QueueChange}) — any time, only
  *   when the session's steering / follow-up lists changed (a message queued, delivered, the lists
  *   cleared, an undelivered one restored on dispose), never per turn.
+ * - `ENTRY_WRITTEN {entryId, entryType, role?, stopReason?, targetId?}` ({@link EntryWritten}) — any
+ *   time, for each entry the session appends to its log. The machine ignores it (no transition, no
+ *   action): it is sent so that inspection and traces show which entries each step wrote.
  * - `QUEUE_INPUT_STARTED` / `QUEUE_INPUT_FINISHED {queued}` — any time, around the input hooks of
  *   a `steer()` / `followUp()` call (sent only when an `input` handler exists, i.e. when queueing
  *   awaits): counted with the busy prompts, so an operation about to settle waits for it in
@@ -438,6 +441,14 @@ export interface RunOutcome {
 	requestedDelayMs?: number;
 	/** The compaction threshold check after the response says compact (`shouldCompact`). */
 	overThreshold: boolean;
+	/**
+	 * The threshold check's numbers, for traces (the machine decides on `overThreshold` alone): the
+	 * context's tokens after the response, and the threshold it is compared with (`contextWindow −
+	 * compaction.reserveTokens`; over means `contextTokens > thresholdTokens`). Absent when no check
+	 * ran (compaction disabled, an overflow, an aborted response, no usage or model).
+	 */
+	contextTokens?: number;
+	thresholdTokens?: number;
 	/** `agent.hasQueuedMessages()` after the run (messages queued by `agent_end` handlers). */
 	hasQueuedMessages: boolean;
 	/**
@@ -497,6 +508,8 @@ export interface CompactionOutput {
 	/** Compaction result or error text for the caller of a manual `compact()`. */
 	result?: unknown;
 	errorMessage?: string;
+	/** The `compaction` entry written (when `compacted`), for traces: the session file's entry id. */
+	entryId?: string;
 	/**
 	 * Why an automatic compaction did not start (it emits no `compaction_start` then): the session
 	 * has no model, or nothing to compact (everything fits in `keepRecentTokens`). Shown in traces.
@@ -555,9 +568,17 @@ export type PromptOperationEvent =
 	| { type: "USER_MESSAGE_START" }
 	| { type: "ASSISTANT_MESSAGE_END"; stopReason: StopReason }
 	| { type: "REQUEST_NEEDS_COMPACTION" }
-	| { type: "PRE_SEND_COMPACTION_START"; reason: CompactionReason }
-	| { type: "PRE_SEND_COMPACTION_END" }
+	| {
+			type: "PRE_SEND_COMPACTION_START";
+			reason: CompactionReason;
+			/** For traces, with `threshold`: the check's numbers, as in {@link RunOutcome}. */
+			contextTokens?: number;
+			thresholdTokens?: number;
+	  }
+	/** `output`, for traces: what the compaction did (the machine runs no `compact` actor for it). */
+	| { type: "PRE_SEND_COMPACTION_END"; output?: CompactionOutput }
 	| { type: "UPDATE_RETRY_SETTINGS"; retry: Partial<RetrySettings> }
+	| ({ type: "ENTRY_WRITTEN" } & EntryWritten)
 	| SummarizationRetryReport
 	| ({ type: "QUEUE_CHANGED" } & QueueChange)
 	| { type: "QUEUE_INPUT_STARTED" }
@@ -619,6 +640,22 @@ export interface QueueChange {
 	change: "queued" | "delivered" | "cleared" | "restored";
 	queue?: "steering" | "followUp";
 	text?: string;
+}
+
+/**
+ * An entry the session appended to its log (`ENTRY_WRITTEN`), as traces show it: its id in the
+ * session file, its `type` (`message`, `context_edit`, `compaction`, …), a message's `role` and an
+ * assistant message's `stopReason`, and the entry a `context_edit` (or `label`) applies to
+ * (`targetId`).
+ */
+export interface EntryWritten {
+	entryId: string;
+	entryType: string;
+	role?: string;
+	stopReason?: string;
+	targetId?: string;
+	/** A `context_edit` that takes its target out of the model context (`true`) or replaces it (`false`). */
+	omits?: boolean;
 }
 
 /** The `part` field of a summarization retry report, when it has one. */

@@ -21,7 +21,7 @@ import { isSpecialFile, outputAdvice, replacementMode } from "../store/folders.j
 import { EXIT_FAILURE, EXIT_USAGE } from "./help.js";
 import { CliError } from "./host.js";
 
-/** Events a CLI trace keeps (the oldest are dropped first, and counted in `dropped`): about 600 simple prompts, a ~4.5 MB file. */
+/** Events a CLI trace keeps (the oldest are dropped first, and counted in `dropped`): about 550 simple prompts (18 events each, with the entries they write), a ~4.7 MB file. */
 export const CLI_TRACE_MAX_EVENTS = 10_000;
 
 /** One session of a CLI trace. */

@@ -32,6 +32,8 @@ export interface LiveEventMessage {
 	queue?: LifecycleInspectionEvent;
 	/** The `at` the stream's times are relative to (its first event's). */
 	origin: number;
+	/** The event's time (`at`): the page says how long each state lasted when the next one comes. */
+	at: number;
 }
 
 /**
@@ -219,8 +221,9 @@ function add(id, message) {
     if (message.machine !== shown) li.classList.add("other");
   }
   li.append(message.line);
-  const rec = { id, machine: message.machine, state: message.state, start: message.start, transition: message.transition ?? null, queue: message.queue, li };
+  const rec = { id, machine: message.machine, state: message.state, start: message.start, transition: message.transition ?? null, queue: message.queue, at: message.at, li };
   origin = message.origin;
+  if (rec.state !== null) lasted(rec);
   if (isQueueChange(rec)) queueChanged = true;
   li.addEventListener("click", () => select(recs.indexOf(rec)));
   list.append(li);
@@ -238,6 +241,20 @@ function add(id, message) {
     dropped++;
     showDropped();
   }
+}
+// A machine's new state ends its previous one: that line says how long it lasted (as the offline
+// viewer's). A state from nowhere is a new actor: the previous actor's last state has no end.
+const lastState = new Map();
+function lasted(rec) {
+  const previous = lastState.get(rec.machine);
+  lastState.set(rec.machine, rec);
+  if (!previous || rec.start || typeof rec.at !== "number" || typeof previous.at !== "number") return;
+  const span = document.createElement("span");
+  span.className = "lasted";
+  span.textContent = " · lasted " + Math.round(rec.at - previous.at) + "ms";
+  previous.li.append(span);
+  if (previous.copy) previous.copy.append(span.cloneNode(true));
+  previous.text = previous.li.textContent.toLowerCase();
 }
 function copyIfMatching(rec) {
   rec.copy = undefined;

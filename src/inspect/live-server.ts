@@ -313,6 +313,7 @@ function mountInspector(
 			start: event.kind === "state" && event.from === null,
 			transition: takenTransitionKey(event, event.machine),
 			origin: origin ?? event.at,
+			at: event.at,
 		};
 		// Not the event whole (a slow page is dropped by bytes): the page fetches it when selected (`event?id=`).
 		const queue = queueHistoryInput(event);

@@ -62,6 +62,11 @@ export class InspectionSubscriptionSet {
 		private readonly owner?: ListenerOwner,
 	) {}
 
+	/** Whether any subscription is live (work done only for inspection can be skipped otherwise). */
+	get watched(): boolean {
+		return this.live.size > 0;
+	}
+
 	/**
 	 * Wraps `inner`; after {@link closeAll} the new handle is closed at once. `onEnd` is called once
 	 * when {@link closeAll} ends the subscription (the owner was disposed), not on `unsubscribe()`. An

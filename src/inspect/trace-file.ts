@@ -38,7 +38,8 @@ export async function saveTrace(path: string, trace: LifecycleTrace | TraceRecor
 
 /**
  * Reads a trace saved by {@link saveTrace}. Throws `SettleError("IO")` when the file cannot be read
- * and `SettleError("INVALID_ARGUMENT")` when it is not a trace (saying so when it is a session file).
+ * and `SettleError("INVALID_ARGUMENT")` naming the file when it is not a trace (saying so when it is
+ * a session file) or was saved by a newer Settle.
  *
  * @example
  * ```ts
@@ -67,7 +68,13 @@ export async function loadTrace(path: string): Promise<LifecycleTrace> {
 			cause: error,
 		});
 	}
-	return parseTrace(json);
+	try {
+		return parseTrace(json);
+	} catch (error) {
+		// Name the file: a user loading several traces must know which one is not a trace.
+		if (!(error instanceof SettleError)) throw error;
+		throw new SettleError("INVALID_ARGUMENT", `${path}: ${error.message}`, { cause: error });
+	}
 }
 
 /** A session file (pi's format: a JSONL whose first line is the `{"type":"session", …}` header). */

@@ -3,7 +3,9 @@
  * each machine the trace holds and the recorded events. Selecting an event (click, or ↑/↓)
  * highlights, in the diagram shown, the state that machine's actor was in at that moment and every
  * state it visited before it (since the actor started: a trace that goes on across sessions starts
- * over at each), and scrolls that state into view.
+ * over at each), and scrolls that state into view. Each state line says how long the actor stayed
+ * there (`· lasted 2000ms`, up to its next state); long lines wrap, so a reason at a line's end
+ * (`attempt 2/3, delay 4000ms`) stays in view.
  *
  * A trace of several machines (`runtime.trace()`, `settle --trace`: the runtime machine and each
  * session's prompt-operation machine, interleaved in time) gets one tab per machine: the tab picks
@@ -60,12 +62,15 @@ export function renderTraceHtml(
 	const drawn = new Set(diagrams.map((d) => d.id));
 	// With one diagram every event belongs to it (as before traces held several machines).
 	const actorOf = machineOf.map((id) => (tabbed || drawn.has(id) ? id : (diagrams[0]?.id ?? id)));
+	const lasted = stateDurations(trace.events, actorOf);
 	const items = trace.events
 		.map((event, i) => {
 			const tag = tabbed
 				? `<span class="tag m${diagrams.findIndex((d) => d.id === actorOf[i])}">${esc(actorOf[i]!)}</span> `
 				: "";
-			return `<li data-i="${i}" data-machine="${esc(actorOf[i]!)}" class="kind-${event.kind}">${tag}${esc(formatLifecycleEvent(event, origin))}</li>`;
+			const ms = lasted[i];
+			const duration = ms === undefined ? "" : `<span class="lasted"> · lasted ${ms}ms</span>`;
+			return `<li data-i="${i}" data-machine="${esc(actorOf[i]!)}" class="kind-${event.kind}">${tag}${esc(formatLifecycleEvent(event, origin))}${duration}</li>`;
 		})
 		.join("\n");
 	const states = trace.events.map((event) => (event.kind === "state" ? event.to : null));
@@ -121,6 +126,30 @@ ${items}
 </body>
 </html>
 `;
+}
+
+/**
+ * How long the machine stayed in the state each state event entered: until that actor's next state
+ * event (the same machine's, since a new actor of it starts with a state from nowhere). Undefined
+ * for other events and for each actor's last state (the trace ends there, or the actor was stopped).
+ * One pass from the end: O(events).
+ */
+function stateDurations(
+	events: readonly LifecycleInspectionEvent[],
+	actorOf: readonly string[],
+): (number | undefined)[] {
+	const lasted: (number | undefined)[] = new Array(events.length).fill(undefined);
+	const nextStateAt = new Map<string, number>();
+	for (let i = events.length - 1; i >= 0; i--) {
+		const event = events[i]!;
+		if (event.kind !== "state") continue;
+		const next = nextStateAt.get(actorOf[i]!);
+		if (next !== undefined) lasted[i] = Math.round(next - event.at);
+		// An actor's first state (from nowhere) follows the previous actor's last: that one's time ends with it.
+		if (event.from === null) nextStateAt.delete(actorOf[i]!);
+		else nextStateAt.set(actorOf[i]!, event.at);
+	}
+	return lasted;
 }
 
 /**
@@ -278,7 +307,8 @@ h1{font-size:16px;margin:0 0 4px}
 main{display:flex;height:calc(100vh - ${tabbed ? 92 : 64}px)}
 .diagram{flex:3;overflow:auto;border-right:1px solid #e2e8f0}
 .events{flex:2;overflow:auto;margin:0;padding:0;list-style:none}
-.events li{padding:2px 8px;white-space:pre;cursor:pointer;border-bottom:1px solid #f7fafc}
+.events li{padding:2px 8px 2px calc(8px + 17ch);text-indent:-17ch;white-space:pre-wrap;overflow-wrap:anywhere;cursor:pointer;border-bottom:1px solid #f7fafc}
+.events li .lasted{color:#718096;font-weight:normal}
 .events li:hover{background:#f7fafc}
 .events li.selected{background:#fefcbf}
 .events li.other{opacity:.45}
@@ -298,7 +328,7 @@ header input#filter{font:inherit;width:22em;padding:1px 4px}
 nav.machines{margin-top:6px;display:flex;gap:6px}
 nav.machines button{font:inherit;padding:2px 8px;border:1px solid #cbd5e0;background:#fff;border-radius:4px;cursor:pointer}
 nav.machines button[aria-pressed=true]{background:#2d3748;color:#fff;border-color:#2d3748}
-.tag{display:inline-block;min-width:9em;font-weight:normal}
+.tag{display:inline-block;min-width:9em;font-weight:normal;text-indent:0}
 .tag.m0{color:#2c7a7b}.tag.m1{color:#c05621}.tag.m2{color:#6b46c1}
 g.visited>rect.state,g.visited>rect.cluster{fill:#ebf8ff}
 g.link.walked>path.edge{stroke:#63b3ed;stroke-width:2}

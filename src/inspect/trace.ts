@@ -140,11 +140,19 @@ export function parseTrace(value: unknown): LifecycleTrace {
 			`Not a Settle lifecycle trace: ${why}. Save traces with saveTrace() or JSON.stringify(recorder.toJSON()).`,
 		);
 	};
-	if (!value || typeof value !== "object") return fail("expected a JSON object");
+	if (!value || typeof value !== "object" || Array.isArray(value)) {
+		return fail(`expected a JSON object, got ${Array.isArray(value) ? "an array" : JSON.stringify(value)}`);
+	}
 	const trace = value as Partial<LifecycleTrace>;
-	if (trace.format !== TRACE_FORMAT) return fail(`"format" must be "${TRACE_FORMAT}"`);
+	if (trace.format !== TRACE_FORMAT) {
+		const found = trace.format === undefined ? 'no "format" field' : `"format" ${JSON.stringify(trace.format)}`;
+		return fail(`"format" must be "${TRACE_FORMAT}" (found ${found})`);
+	}
 	if (trace.version !== TRACE_VERSION) {
-		return fail(`unsupported version ${JSON.stringify(trace.version)} (this Settle reads version ${TRACE_VERSION})`);
+		const newer = typeof trace.version === "number" && trace.version > TRACE_VERSION;
+		return fail(
+			`unsupported version ${JSON.stringify(trace.version)} (this Settle reads version ${TRACE_VERSION}${newer ? "; the trace was saved by a newer Settle: open it with that version" : ""})`,
+		);
 	}
 	if (!Array.isArray(trace.events)) return fail(`"events" must be an array`);
 	if (
@@ -206,7 +214,10 @@ export function formatLifecycleEvent(event: LifecycleInspectionEvent, origin = 0
 			return `${time}state   ${event.from ?? "∅"} → ${event.to} (${triggerText(event)})${extra ? ` ${extra}` : ""}`;
 		}
 		case "event": {
-			const text = runOutcomeText(event.type, event.payload);
+			const text =
+				runOutcomeText(event.type, event.payload) ??
+				entryText(event.type, event.payload) ??
+				preSendCompactionText(event.type, event.payload);
 			return `${time}event   ${event.type}${text !== undefined ? ` ${text}` : payloadText(event.payload)}`;
 		}
 		case "actor":
@@ -344,7 +355,7 @@ function queueText(type: string, payload: JsonValue | undefined): string | undef
 /**
  * How a run ended (`RUN_DONE`), in words: what `postRun`'s guards decide on — `error (retryable):
  * 529 overloaded`, `error (overflow): prompt is too long… · messages queued`, `stop · over
- * threshold`. Undefined for any other event.
+ * threshold (4830 > 4000 tokens)`. Undefined for any other event.
  */
 function runOutcomeText(type: string, payload: JsonValue | undefined): string | undefined {
 	if (type !== "RUN_DONE" || !isObject(payload) || !isObject((payload as { output?: JsonValue }).output))
@@ -356,15 +367,61 @@ function runOutcomeText(type: string, payload: JsonValue | undefined): string | 
 	const flags: string[] = [];
 	if (typeof o.requestedDelayMs === "number") flags.push(`Retry-After ${o.requestedDelayMs}ms`);
 	if (o.aborted === true) flags.push("aborted");
-	if (o.overThreshold === true) flags.push("over threshold");
+	if (o.overThreshold === true) {
+		// The numbers behind the decision (traces saved before Settle recorded them have none).
+		const numbers =
+			typeof o.contextTokens === "number" && typeof o.thresholdTokens === "number"
+				? ` (${o.contextTokens} > ${o.thresholdTokens} tokens)`
+				: "";
+		flags.push(`over threshold${numbers}`);
+	}
 	if (o.hasQueuedMessages === true) flags.push("messages queued");
 	if (o.madeProgress === false) flags.push("added nothing");
 	return [text, ...flags].join(" · ");
 }
 
 /**
- * How a compaction ended, in words (the whole output is in the event): `compacted 2171 tokens,
- * first kept entry 274f44db · the request re-runs`, `not compacted: nothing to compact`, `not
+ * The compaction a prompt's preflight runs before sending, in words: `threshold (4830 > 4000
+ * tokens)` / `overflow` when it starts, what it did when it ends (as a compaction's `done` line).
+ * Undefined for any other event, and for a start or end without those fields (older traces).
+ */
+function preSendCompactionText(type: string, payload: JsonValue | undefined): string | undefined {
+	if (!isObject(payload)) return undefined;
+	const p = payload as { [key: string]: JsonValue };
+	if (type === "PRE_SEND_COMPACTION_START" && typeof p.reason === "string") {
+		const numbers =
+			typeof p.contextTokens === "number" && typeof p.thresholdTokens === "number"
+				? ` (${p.contextTokens} > ${p.thresholdTokens} tokens)`
+				: "";
+		return `reason ${p.reason}${numbers}`;
+	}
+	if (type === "PRE_SEND_COMPACTION_END") return compactionText(p.output);
+	return undefined;
+}
+
+/**
+ * An entry the session wrote to its log (`ENTRY_WRITTEN`), in words: `message 378d9388 (assistant,
+ * error)`, `context_edit 396e9a28 (omits 378d9388)`, `compaction 9904b59f`. Undefined for any other
+ * event.
+ */
+function entryText(type: string, payload: JsonValue | undefined): string | undefined {
+	if (type !== "ENTRY_WRITTEN" || !isObject(payload)) return undefined;
+	const p = payload as { [key: string]: JsonValue };
+	if (typeof p.entryType !== "string" || typeof p.entryId !== "string") return undefined;
+	const about: string[] = [];
+	if (typeof p.role === "string") about.push(p.role);
+	if (typeof p.stopReason === "string" && p.stopReason !== "stop") about.push(p.stopReason);
+	if (typeof p.targetId === "string") {
+		const verb = p.entryType !== "context_edit" ? "on" : p.omits === true ? "omits" : "replaces";
+		about.push(`${verb} ${p.targetId}`);
+	}
+	return `${p.entryType} ${p.entryId}${about.length > 0 ? ` (${about.join(", ")})` : ""}`;
+}
+
+/**
+ * How a compaction ended, in words (the whole output is in the event): `compacted 2171 tokens to
+ * ~9 (entry 9904b59f), first kept entry 274f44db · the operation continues` (tokens before, the
+ * estimate after, the `compaction` entry written), `not compacted: nothing to compact`, `not
  * compacted: failed: …`, `cancelled`. Undefined for an output that is not a compaction's.
  */
 function compactionText(output: JsonValue | undefined): string | undefined {
@@ -374,8 +431,10 @@ function compactionText(output: JsonValue | undefined): string | undefined {
 	if (o.compacted === true) {
 		const result = isObject(o.result) ? (o.result as { [key: string]: JsonValue }) : {};
 		const tokens = typeof result.tokensBefore === "number" ? ` ${result.tokensBefore} tokens` : "";
+		const after = typeof result.estimatedTokensAfter === "number" ? ` to ~${result.estimatedTokensAfter}` : "";
+		const entry = typeof o.entryId === "string" ? ` (entry ${o.entryId})` : "";
 		const kept = typeof result.firstKeptEntryId === "string" ? `, first kept entry ${result.firstKeptEntryId}` : "";
-		return `compacted${tokens}${kept}${then}`;
+		return `compacted${tokens}${after}${entry}${kept}${then}`;
 	}
 	if (o.cancelled === true) return `cancelled${then}`;
 	const why =

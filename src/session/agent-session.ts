@@ -14,6 +14,7 @@ import {
 	lifecycleState,
 	type OperationStall,
 	type PromptOperationEmitted,
+	type PromptOperationEvent,
 	type PromptOperationSnapshot,
 	type PromptOperationStatePath,
 	type PromptRequest,
@@ -68,6 +69,7 @@ import type { AgentMessage, ImageContent, Model, TextContent, ThinkingLevel } fr
 import { getBranchSelection, isVirtualModel, type VirtualModelDefinition } from "../llm/virtual-models.js";
 import type { PromptTemplate, ResourceLoader } from "../resources/types.js";
 import type { SettingsManager } from "../settings/settings-manager.js";
+import type { SessionEntry } from "../store/entries.js";
 import type { SessionManager } from "../store/session-manager.js";
 import type { ToolInfo } from "../tools/registry.js";
 import type { AnyToolDefinition } from "../tools/types.js";
@@ -458,6 +460,15 @@ export class AgentSession {
 	private messagesAtDispose: AgentMessage[] | undefined;
 	private readonly ownsSessionManager: boolean;
 	private readonly inspections = new InspectionSubscriptionSet("session.inspect", this.listenerOwner);
+	/**
+	 * While the session is inspected (a trace, a live inspector), each entry the session manager
+	 * appends goes to the machine (which ignores it), so that traces show what each step wrote.
+	 * Uninspected sessions send nothing (an XState event costs a few µs a message); a stopped actor
+	 * (after dispose) is not told.
+	 */
+	private readonly entryObserver = (entry: SessionEntry): void => {
+		if (this.inspections.watched && this.actor.getSnapshot().status === "active") this.actor.send(entryWritten(entry));
+	};
 
 	/**
 	 * Builds a session: creates the Agent if none is given, loads the resource loader's
@@ -536,6 +547,7 @@ export class AgentSession {
 		this.sessionStartEvent = config.sessionStartEvent ?? { type: "session_start", reason: "startup" };
 
 		const transcript = new Transcript(agent, this.sessionManager, this.events);
+		this.sessionManager.entryObserver = this.entryObserver;
 		// Queue changes go to the machine so inspection and traces show them (it stays idle otherwise);
 		// a stopped actor (after dispose) is not told.
 		this.queues = new SessionQueues(agent, this.events, transcript, (change) => {
@@ -1924,6 +1936,8 @@ export class AgentSession {
 			this.cacheWarmer.cancel();
 		}
 		this.actor.stop();
+		// The manager may outlive this session (one the host passed in): stop telling this actor.
+		if (this.sessionManager.entryObserver === this.entryObserver) this.sessionManager.entryObserver = undefined;
 		this.inspections.closeAll();
 		const closed = new SettleError("SESSION_CLOSED", DISPOSED_BEFORE_SETTLED);
 		this.cancelExtensionCompaction(closed);
@@ -2510,6 +2524,23 @@ function cacheContextIsCurrent(agent: Agent, requestModel: Model): () => boolean
 		for (let index = 0; index < length; index++) if (current[index] !== messages[index]) return false;
 		return true;
 	};
+}
+
+/** The `ENTRY_WRITTEN` event of an appended entry: what a trace reader needs to find it in the log. */
+function entryWritten(entry: SessionEntry): Extract<PromptOperationEvent, { type: "ENTRY_WRITTEN" }> {
+	const event: Extract<PromptOperationEvent, { type: "ENTRY_WRITTEN" }> = {
+		type: "ENTRY_WRITTEN",
+		entryId: entry.id,
+		entryType: entry.type,
+	};
+	if (entry.type === "message") {
+		event.role = entry.message.role;
+		if (entry.message.role === "assistant") event.stopReason = entry.message.stopReason;
+	} else if (entry.type === "context_edit") {
+		event.targetId = entry.targetId;
+		event.omits = entry.replacement === null;
+	} else if (entry.type === "label") event.targetId = entry.targetId;
+	return event;
 }
 
 /**

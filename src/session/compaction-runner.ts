@@ -12,7 +12,11 @@
  * The summarizer and its prompts are loaded on first use, so sessions that never compact don't
  * pay for them at startup.
  */
-import type { CompactionInput, CompactionOutput } from "../../machines/prompt-operation.machine.js";
+import type {
+	CompactionInput,
+	CompactionOutput,
+	PromptOperationEvent,
+} from "../../machines/prompt-operation.machine.js";
 import type { CompactionPreparation, CompactionResult } from "../compaction/types.js";
 import { SettleError } from "../errors.js";
 import type { CompactionReason } from "../extensions/types.js";
@@ -22,7 +26,7 @@ import type { AgentMessage, AssistantMessage, Model } from "../llm/types.js";
 import type { SessionEntry } from "../store/entries.js";
 import type { SessionInternals } from "./internals.js";
 import { requireModelAndAuth } from "./prompt-pipeline.js";
-import { isOverThreshold, isRequestOverThreshold, noteCompactedContext, recoveryClass } from "./run-outcome.js";
+import { isRequestOverThreshold, noteCompactedContext, recoveryClass, thresholdCheck } from "./run-outcome.js";
 import { summarizationRetry } from "./summarization-retry.js";
 
 /** Payload of a manual `COMPACT` request. */
@@ -79,7 +83,12 @@ async function runAutoCompaction(s: SessionInternals, input: CompactionInput): P
 		branchEntries,
 	});
 	if (attempt.ok) {
-		return { compacted: true, continue: input.willRetry || s.agent.hasQueuedMessages(), result: attempt.result };
+		return {
+			compacted: true,
+			continue: input.willRetry || s.agent.hasQueuedMessages(),
+			result: attempt.result,
+			entryId: attempt.entryId,
+		};
 	}
 	const output: CompactionOutput = { ...notCompacted(), cancelled: attempt.aborted };
 	if (attempt.errorMessage !== undefined) output.errorMessage = attempt.errorMessage;
@@ -95,9 +104,9 @@ async function runAutoCompaction(s: SessionInternals, input: CompactionInput): P
  * goes on). Returns undefined when there is nothing to compact, else the compaction to await.
  */
 export function preSendCompaction(s: SessionInternals): Promise<void> | undefined {
-	const reason = preSendCompactionReason(s);
+	const due = preSendCompactionReason(s);
 	// Nothing to compact (the usual case): answered synchronously, so the prompt costs no microtask here.
-	return reason ? compactBeforeSend(s, reason) : undefined;
+	return due ? compactBeforeSend(s, due) : undefined;
 }
 
 /**
@@ -129,25 +138,32 @@ export function finishRequestCompaction(s: SessionInternals): void {
 	done?.();
 }
 
+/** A compaction due before the next prompt: why, and for `threshold` the check's numbers (shown in traces). */
+type PreSendCompaction = Omit<Extract<PromptOperationEvent, { type: "PRE_SEND_COMPACTION_START" }>, "type">;
+
 /** Why the context must be compacted before the next prompt, or undefined. */
-function preSendCompactionReason(s: SessionInternals): CompactionReason | undefined {
+function preSendCompactionReason(s: SessionInternals): PreSendCompaction | undefined {
 	if (!s.settingsManager.getCompactionEnabled()) return undefined;
 	const last = lastAssistant(s.agent.state.messages);
 	if (!last) return undefined;
 	const recovery = recoveryClass(s, last);
-	if (recovery === "overflow" || recovery === "length_overflow") return "overflow";
-	return isOverThreshold(s, last) ? "threshold" : undefined;
+	if (recovery === "overflow" || recovery === "length_overflow") return { reason: "overflow" };
+	const threshold = thresholdCheck(s, last);
+	if (!threshold?.over) return undefined;
+	return { reason: "threshold", contextTokens: threshold.contextTokens, thresholdTokens: threshold.thresholdTokens };
 }
 
-async function compactBeforeSend(s: SessionInternals, reason: CompactionReason): Promise<void> {
+async function compactBeforeSend(s: SessionInternals, due: PreSendCompaction): Promise<void> {
 	// The machine stays in `preflight` but knows: `isCompacting` is true and the trace shows it.
-	s.send({ type: "PRE_SEND_COMPACTION_START", reason });
+	s.send({ type: "PRE_SEND_COMPACTION_START", ...due });
+	let output: CompactionOutput | undefined;
 	try {
-		await runCompaction(s, { reason, willRetry: false });
+		output = await runCompaction(s, { reason: due.reason, willRetry: false });
 	} catch {
 		// Automatic compactions report their failures as events and never throw.
 	} finally {
-		s.send({ type: "PRE_SEND_COMPACTION_END" });
+		// What it did, for traces (no compaction actor runs here, so no `done` line would say it).
+		s.send(output ? { type: "PRE_SEND_COMPACTION_END", output } : { type: "PRE_SEND_COMPACTION_END" });
 	}
 }
 
@@ -194,7 +210,7 @@ async function runManualCompaction(
 	} finally {
 		s.scratch.manualCompactionSaved = false;
 	}
-	if (attempt.ok) return { compacted: true, continue: false, result: attempt.result };
+	if (attempt.ok) return { compacted: true, continue: false, result: attempt.result, entryId: attempt.entryId };
 	if (attempt.aborted) {
 		const texts = await import("../compaction/texts.js");
 		throw new SettleError("ABORTED", texts.COMPACTION_CANCELLED, { cause: attempt.error });
@@ -214,7 +230,7 @@ interface CompactionJob {
 }
 
 type CompactionAttempt =
-	| { ok: true; result: CompactionResult<unknown> }
+	| { ok: true; result: CompactionResult<unknown>; entryId: string }
 	| { ok: false; aborted: boolean; errorMessage: string | undefined; error: unknown };
 
 /**
@@ -282,7 +298,7 @@ async function compactPrepared(s: SessionInternals, job: CompactionJob): Promise
 		// Held while the operation runs; the retry or next run must see them (pi issue 9051).
 		s.queues.flushPendingCustom();
 		s.events.emit({ type: "compaction_end", reason, result, aborted: false, willRetry });
-		return { ok: true, result };
+		return { ok: true, result, entryId };
 	} catch (error) {
 		const aborted = controller.signal.aborted || error instanceof CompactionCancelled;
 		const texts = await import("../compaction/texts.js");

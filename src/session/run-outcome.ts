@@ -73,9 +73,22 @@ export function recoveryClass(s: SessionInternals, message: AssistantMessage, fr
 
 /** The context after `message` is over the compaction threshold (`fresh` as in {@link recoveryClass}). */
 export function isOverThreshold(s: SessionInternals, message: AssistantMessage, fresh = false): boolean {
+	return thresholdCheck(s, message, fresh)?.over ?? false;
+}
+
+/**
+ * The threshold check after `message` with its numbers (traces show them: why a run compacted, or
+ * how near it came): context tokens against `contextWindow − reserveTokens`. Undefined when no
+ * check applies (compaction disabled, no model or window, no usable token count).
+ */
+export function thresholdCheck(
+	s: SessionInternals,
+	message: AssistantMessage,
+	fresh = false,
+): { over: boolean; contextTokens: number; thresholdTokens: number } | undefined {
 	const settings = s.settingsManager.getCompactionSettings();
 	const model = limitsModelFor(s, message);
-	if (!settings.enabled || !model || model.contextWindow <= 0) return false;
+	if (!settings.enabled || !model || model.contextWindow <= 0) return undefined;
 	const tokens = contextTokensForThreshold({
 		message,
 		messages: s.agent.state.messages,
@@ -83,7 +96,12 @@ export function isOverThreshold(s: SessionInternals, message: AssistantMessage, 
 		// A fresh response is never stale itself; older usage it falls back to still can be.
 		isStale: (response) => predatesCompaction(s, response, fresh && response === message),
 	});
-	return tokens !== undefined && shouldCompact(tokens, model.contextWindow, settings);
+	if (tokens === undefined) return undefined;
+	return {
+		over: shouldCompact(tokens, model.contextWindow, settings),
+		contextTokens: tokens,
+		thresholdTokens: model.contextWindow - settings.reserveTokens,
+	};
 }
 
 /**
@@ -127,18 +145,25 @@ export function runOutcome(s: SessionInternals): RunOutcome {
 	}
 	const errorClass = recoveryClass(s, message, true);
 	const aborted = message.stopReason === "aborted";
+	// Overflow recovery comes first; an aborted response never compacts here (C.3 step 6). A retryable
+	// error is checked too: when it is not retried the threshold still applies (C.3 steps 5–6).
+	const threshold =
+		!aborted && errorClass !== "overflow" && errorClass !== "length_overflow"
+			? thresholdCheck(s, message, true)
+			: undefined;
 	const outcome: RunOutcome = {
 		stopReason: message.stopReason,
 		errorClass,
-		// Overflow recovery comes first; an aborted response never compacts here (C.3 step 6). A retryable
-		// error is checked too: when it is not retried the threshold still applies (C.3 steps 5–6).
-		overThreshold:
-			!aborted && errorClass !== "overflow" && errorClass !== "length_overflow" && isOverThreshold(s, message, true),
+		overThreshold: threshold?.over ?? false,
 		hasQueuedMessages,
 		madeProgress,
 		aborted,
 		beforeSettleBoundary,
 	};
+	if (threshold) {
+		outcome.contextTokens = threshold.contextTokens;
+		outcome.thresholdTokens = threshold.thresholdTokens;
+	}
 	if (message.errorMessage !== undefined) outcome.errorMessage = message.errorMessage;
 	const requestedDelayMs = errorClass === "retryable" ? parseRequestedRetryDelayMs(message.errorMessage) : undefined;
 	if (requestedDelayMs !== undefined) outcome.requestedDelayMs = requestedDelayMs;

@@ -866,12 +866,21 @@ export class SessionManager {
 		return entry;
 	}
 
+	/**
+	 * Told of each entry this manager appends, after it is persisted (the AgentSession using it sets
+	 * this so that its lifecycle trace shows what each step wrote). One observer: the last session
+	 * to set it; it must not throw (nor write entries).
+	 * @internal
+	 */
+	entryObserver: ((entry: SessionEntry) => void) | undefined;
+
 	/** Persists, indexes and makes the leaf an entry built by an append. */
 	private commitEntry(entry: SessionEntry): void {
 		this.persistEntry(entry);
 		this.indexEntry(entry);
 		this.leafId = entry.id;
 		if (this.live && !this.live.extend(entry)) this.live = null;
+		this.entryObserver?.(entry);
 	}
 
 	private persistEntry(entry: SessionEntry): void {

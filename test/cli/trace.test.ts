@@ -455,7 +455,8 @@ describe("settle trace <file>", () => {
 		expect(cli.settle(["trace", notATrace])).toEqual({
 			code: 2,
 			stdout: "",
-			stderr: `Error: ${notATrace}: Not a Settle lifecycle trace: "format" must be "settle.lifecycle-trace". Record one with settle --trace <file>.\n`,
+			// A faux script is a JSON array: the error says what the file holds, not just what it lacks.
+			stderr: `Error: ${notATrace}: Not a Settle lifecycle trace: expected a JSON object, got an array. Record one with settle --trace <file>.\n`,
 		});
 		const notJson = join(cli.dir, "notes.json");
 		writeFileSync(notJson, "not json\n");

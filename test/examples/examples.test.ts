@@ -116,6 +116,11 @@ describe("examples stay runnable (the README quotes them)", { timeout: 150_000 }
 				/^\+0ms\s+state\s+postRun → retrying \(always \(2\) \[canRetry\]\) attempt 1\/3, delay 2000ms$/m,
 			);
 			expect(stdout).toMatch(/state\s+postRun → compacting.working \(always \(3\) \[canRecoverOverflow\]\)/);
+			// What each step wrote: the failed attempt leaves the context during the backoff; the compaction's entry.
+			expect(stdout).toMatch(/^\+0ms\s+event\s+ENTRY_WRITTEN context_edit \w+ \(omits \w+\)$/m);
+			expect(stdout).toMatch(
+				/actor\s+compaction done: compacted \d+ tokens to ~\d+ \(entry \w+\), first kept entry \w+/,
+			);
 			expect(stdout).toContain('queued followUp "And in watch mode?" in retrying: delivered in run 3 (compaction)');
 			expect(stdout).toMatch(/compaction: overflow, summary of \d+ tokens, re-ran: true/);
 			const trace = await loadTrace(join(outDir, "retry-compaction.trace.json"));

@@ -316,6 +316,34 @@ describe("saveTrace / loadTrace", () => {
 		await expect(loadTrace(join(dir, "other.json"))).rejects.toMatchObject({ code: "INVALID_ARGUMENT" });
 	});
 
+	it("regression: a file that is not a trace was reported without its path, and an array as a wrong format", async () => {
+		const foreign = join(dir, "foreign.json");
+		await writeFile(foreign, JSON.stringify({ events: [] }));
+		await expect(loadTrace(foreign)).rejects.toMatchObject({
+			code: "INVALID_ARGUMENT",
+			message: `${foreign}: Not a Settle lifecycle trace: "format" must be "settle.lifecycle-trace" (found no "format" field). Save traces with saveTrace() or JSON.stringify(recorder.toJSON()).`,
+		});
+		const array = join(dir, "array.json");
+		await writeFile(array, "[1, 2]");
+		await expect(loadTrace(array)).rejects.toThrow(
+			`${array}: Not a Settle lifecycle trace: expected a JSON object, got an array.`,
+		);
+		const other = join(dir, "other-format.json");
+		await writeFile(other, JSON.stringify({ format: "chrome-trace", events: [] }));
+		await expect(loadTrace(other)).rejects.toThrow('(found "format" "chrome-trace")');
+	});
+
+	it("a trace saved by a newer Settle says so (a typed error, not a crash on unknown fields)", async () => {
+		const newer = join(dir, "newer.json");
+		await writeFile(newer, JSON.stringify({ format: TRACE_FORMAT, version: TRACE_VERSION + 1, events: [] }));
+		await expect(loadTrace(newer)).rejects.toMatchObject({
+			code: "INVALID_ARGUMENT",
+			message: expect.stringContaining(
+				`${newer}: Not a Settle lifecycle trace: unsupported version ${TRACE_VERSION + 1} (this Settle reads version ${TRACE_VERSION}; the trace was saved by a newer Settle: open it with that version)`,
+			),
+		});
+	});
+
 	it("fails with an IO error naming the path when the directory does not exist", async () => {
 		const path = join(dir, "no", "such", "dir", "t.json");
 		await expect(saveTrace(path, createTraceRecorder())).rejects.toThrow(`Could not save the trace to ${path}`);

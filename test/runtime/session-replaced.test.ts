@@ -330,7 +330,9 @@ describe("runtime.trace()", () => {
 		// The replaced session's last words: the backoff that will never fire, then the actor's stop.
 		const lines = events.filter((event) => event.machine === "promptOperation").map((e) => formatLifecycleEvent(e));
 		const scheduled = lines.findIndex((line) => /delay {3}retryDelay 2000ms scheduled in retrying/.test(line));
-		expect(lines.slice(scheduled + 1, scheduled + 3)).toEqual([
+		expect(lines.slice(scheduled + 1, scheduled + 4)).toEqual([
+			// The failed attempt leaves the context as the backoff starts.
+			expect.stringMatching(/^\+0ms {5}event {3}ENTRY_WRITTEN context_edit \w+ \(omits \w+\)$/),
 			"+500ms   delay   retryDelay cancelled in retrying",
 			"+500ms   actor   promptOperation stopped in retrying (the actor itself)",
 		]);

@@ -79,9 +79,16 @@ describe("lifecycle", () => {
 		expect(events.filter((event) => event.kind === "event").map((event) => event.type)).toEqual([
 			"PROMPT",
 			"PREFLIGHT_DONE",
+			// What the run wrote to the log: system prompt, user message, failed answer.
+			"ENTRY_WRITTEN",
+			"ENTRY_WRITTEN",
+			"ENTRY_WRITTEN",
 			// agent_end{willRetry: true}: from here on abortRetry() cancels that retry.
 			"RETRY_ANNOUNCED",
 			"RUN_DONE",
+			// The failed attempt leaves the context (context_edit); the retried run's answer.
+			"ENTRY_WRITTEN",
+			"ENTRY_WRITTEN",
 			"ASSISTANT_MESSAGE_END",
 			"RUN_DONE",
 			"SETTLE_DONE",

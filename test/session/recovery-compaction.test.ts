@@ -284,8 +284,11 @@ describe("the pre-send check", () => {
 		const lines = formatTrace(trace)
 			.split("\n")
 			.map((line) => line.slice(9));
-		const start = lines.indexOf('event   PRE_SEND_COMPACTION_START {"reason":"overflow"}');
-		const end = lines.indexOf("event   PRE_SEND_COMPACTION_END");
+		const start = lines.indexOf("event   PRE_SEND_COMPACTION_START reason overflow");
+		// What it did: no compaction actor runs in preflight, so its end says it.
+		const end = lines.findIndex((line) =>
+			/^event {3}PRE_SEND_COMPACTION_END compacted \d+ tokens to ~\d+ \(entry \w+\), first kept entry \w+$/.test(line),
+		);
 		expect(lines.indexOf("state   idle → preflight (PROMPT (2))")).toBeLessThan(start);
 		expect(start).toBeLessThan(end);
 		expect(end).toBeLessThan(lines.findIndex((line) => line.startsWith("state   preflight → running.working")));
