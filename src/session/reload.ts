@@ -172,18 +172,20 @@ export async function reloadSession(target: ReloadTarget, options: ReloadOptions
 }
 
 /**
- * An active tool an extension provided before the reload and no extension provides after it (the
- * extension failed to load, or was removed) is left inactive, and the failure says so: a built-in
+ * An active tool an extension provided before the reload and no extension provides after it,
+ * because that extension failed to load, is left inactive, and the failure says so: a built-in
  * or SDK tool of the same name does not silently take its place (pi#8311: a sandboxing `bash`
  * fell through to the unrestricted built-in). `setActiveTools` (or a fixed extension and another
- * reload) brings the name back.
+ * reload) brings the name back. An extension that loads but no longer registers the tool (or was
+ * taken out of the configuration) chose so: the built-in of that name is active again.
  */
 function keepExtensionToolsClosed(
 	s: Pick<SessionInternals, "loadout">,
 	before: readonly { name: string; path: string }[],
 	loadErrors: ExtensionLoadError[],
 ): void {
-	const lost = before.filter(({ name }) => s.loadout.toolKind(name) !== "extension");
+	const failed = new Set(loadErrors.map((error) => error.path));
+	const lost = before.filter(({ name, path }) => failed.has(path) && s.loadout.toolKind(name) !== "extension");
 	const replaced = lost.filter(({ name }) => s.loadout.getActiveToolNames().includes(name));
 	if (replaced.length === 0) return;
 	const names = new Set(replaced.map(({ name }) => name));

@@ -74,4 +74,33 @@ describe("pi#8311: reload() fails open when the extension owning a tool name fai
 		expect(results()[2]).toBe("ran in the sandbox");
 		expect(existsSync(marker)).toBe(false);
 	});
+	it("pi#8311: an extension that loads but no longer registers its bash gives the name back to the built-in (a deliberate change, no load error)", async () => {
+		let sandboxed = true;
+		h = await createHarness({
+			persistence: "disk",
+			extensionFactories: [
+				(pi: ExtensionAPI) => {
+					if (!sandboxed) return;
+					pi.registerTool({
+						name: "bash",
+						label: "bash",
+						description: "Runs a command in the sandbox",
+						parameters: { type: "object", properties: { command: { type: "string" } } },
+						execute: async () => ({ content: [{ type: "text", text: "ran in the sandbox" }], details: {} }),
+					});
+				},
+			],
+		});
+		const marker = join(h.tempDir, "built-in.txt");
+		script(h, [
+			fauxAssistantMessage([fauxToolCall("bash", { command: `echo built-in > ${marker}` })], { stopReason: "toolUse" }),
+			fauxAssistantMessage("ok"),
+		]);
+		sandboxed = false;
+		await h.session.reload();
+		expect(h.session.extensionLoadErrors).toEqual([]);
+		expect(h.session.getActiveToolNames()).toContain("bash");
+		await h.session.prompt("run it");
+		expect(existsSync(marker)).toBe(true);
+	});
 });
