@@ -73,7 +73,7 @@ export function operationStalledMessage(
 /** A reload left an extension's tool inactive: the extension that provided it did not load (pi#8311). */
 export function extensionToolLeftInactive(name: string): string {
 	return (
-		`Tool "${name}" that this extension provided is left inactive after the reload: it did not provide it again, ` +
+		`Tool "${name}" that this extension provided is left inactive after the reload: the extension failed to load, ` +
 		`and the built-in or SDK tool of that name does not take its place. Fix the extension and reload, ` +
 		`or activate the other "${name}" with setActiveTools / --tools.`
 	);
