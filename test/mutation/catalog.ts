@@ -1100,8 +1100,8 @@ export const MUTANTS: Mutant[] = [
 		description: "no pre-send threshold compaction",
 		edits: [
 			{
-				find: 'return isOverThreshold(s, last) ? "threshold" : undefined;',
-				replace: "return undefined;",
+				find: "\tif (!threshold?.over) return undefined;\n",
+				replace: "\treturn undefined;\n",
 			},
 		],
 		tests: ["test/session", "test/recovery", "test/extensions"],
@@ -5592,7 +5592,7 @@ export const MUTANTS: Mutant[] = [
 		description: "pre-send compaction not told to the machine",
 		edits: [
 			{
-				find: 's.send({ type: "PRE_SEND_COMPACTION_START", reason });',
+				find: '\ts.send({ type: "PRE_SEND_COMPACTION_START", ...due });\n',
 				replace: "",
 			},
 		],
@@ -5628,7 +5628,7 @@ export const MUTANTS: Mutant[] = [
 		description: "isCompacting stays true after the pre-send compaction",
 		edits: [
 			{
-				find: 's.send({ type: "PRE_SEND_COMPACTION_END" });',
+				find: '\t\ts.send(output ? { type: "PRE_SEND_COMPACTION_END", output } : { type: "PRE_SEND_COMPACTION_END" });\n',
 				replace: "",
 			},
 		],
@@ -8949,6 +8949,348 @@ export const MUTANTS: Mutant[] = [
 			},
 		],
 		tests: ["test/testing/harness-hang.test.ts"],
+	},
+	{
+		id: "CB01",
+		file: "src/session/agent-session.ts",
+		description: "setModel/cycleModel persist the default model even with persist:false",
+		edits: [
+			{
+				find: "if (options.persist !== false) this.settingsManager.setDefaultModelAndProvider",
+				replace: "if (true) this.settingsManager.setDefaultModelAndProvider",
+			},
+		],
+		tests: ["test/session/model-persist.test.ts"],
+	},
+	{
+		id: "CB02",
+		file: "src/session/agent-session.ts",
+		description: "switch from a model without reasoning falls back to low instead of pi's medium",
+		edits: [
+			{
+				find: 'as ThinkingLevel | undefined) ?? "medium";',
+				replace: 'as ThinkingLevel | undefined) ?? "low";',
+			},
+		],
+		tests: ["test/parity/model-thinking.test.ts"],
+	},
+	{
+		id: "CB03",
+		file: "src/session/agent-session.ts",
+		description: "tool_call {block, terminate} loses terminate",
+		edits: [
+			{
+				find: "if (result.terminate !== undefined) decision.terminate = result.terminate;",
+				replace: "",
+			},
+		],
+		tests: ["test/session/tool-call-terminate.test.ts", "test/parity/tool-hooks.test.ts"],
+	},
+	{
+		id: "CB04",
+		file: "src/agent/agent-loop.ts",
+		description: "length stop executes the possibly truncated calls",
+		edits: [
+			{
+				find: 'const lengthStop = assistantMessage.stopReason === "length";',
+				replace: "const lengthStop = false;",
+			},
+		],
+		tests: ["test/parity/tool-hooks.test.ts", "test/agent/tools.test.ts"],
+	},
+	{
+		id: "CB05",
+		file: "src/agent/agent-loop.ts",
+		description: "progress updates forwarded after execute settled",
+		edits: [
+			{
+				find: "\t\t\t\tif (!running) return;\n\t\t\t\tconst update = this.emitter.emitQueued({",
+				replace: "\t\t\t\tconst update = this.emitter.emitQueued({",
+			},
+		],
+		tests: ["test/parity/tool-hooks.test.ts"],
+	},
+	{
+		id: "CB06",
+		file: "src/session/tree-navigation.ts",
+		description: "navigateTree allowed while streaming",
+		edits: [
+			{
+				find: 'if (s.isStreaming() || (snapshot.matches("preflight") && !fromCommand)',
+				replace: 'if ((snapshot.matches("preflight") && !fromCommand)',
+			},
+		],
+		tests: ["test/parity/navigate-while-streaming.test.ts", "test/session/tree.test.ts"],
+	},
+	{
+		id: "CB07",
+		file: "src/agent/agent-loop.ts",
+		description: "abort during tool_call wins over the hook's block reason",
+		edits: [
+			{
+				find: 'if (signal.aborted && !decision?.block) return immediate(toolCall, "Operation aborted");',
+				replace: 'if (signal.aborted) return immediate(toolCall, "Operation aborted");',
+			},
+		],
+		tests: ["test/pi-races/abort-input.test.ts", "test/pi-races/pi-peer.test.ts"],
+	},
+	{
+		id: "CB08",
+		file: "src/cli/rpc-mode.ts",
+		description: "set_model says only pi's bare text",
+		edits: [
+			{
+				find: "const message = modelNotSelectableMessage(runtime, provider, modelId);",
+				// biome-ignore lint/suspicious/noTemplateCurlyInString: the source text of a template literal
+				replace: "const message = `Model not found: ${provider}/${modelId}`;",
+			},
+		],
+		tests: ["test/cli/rpc.test.ts", "test/rpc/rpc-client.test.ts"],
+	},
+	{
+		id: "CB09",
+		file: "src/cli/rpc-mode.ts",
+		description: "no key advice for a known model without credentials",
+		edits: [
+			{
+				find: "\tif (modelRuntime.getModel(provider, modelId)) {",
+				replace: "\tif (false as boolean) {",
+			},
+		],
+		tests: ["test/cli/rpc.test.ts"],
+	},
+	{
+		id: "CB10",
+		file: "src/cli/host.ts",
+		description: "only --no-approve counts as a choice",
+		edits: [
+			{
+				find: 'return !decision.trusted && (decision.reason !== "default" || defaultProjectTrust === "never");',
+				replace: 'return !decision.trusted && decision.reason === "override";',
+			},
+		],
+		tests: ["test/cli/cli-guidance.test.ts"],
+	},
+	{
+		id: "CB11",
+		file: "src/cli/host.ts",
+		description: "untrusted-extensions hint despite the choice",
+		edits: [
+			{
+				find: "...(untrusted.paths.length > 0 && !untrustedByChoice",
+				replace: "...(untrusted.paths.length > 0",
+			},
+		],
+		tests: ["test/cli/cli-guidance.test.ts"],
+	},
+	{
+		id: "CB12",
+		file: "src/tools/image-resize-thread.ts",
+		description: "abort leaves the running resize's thread running",
+		edits: [
+			{
+				find: "\t\t\tvoid job.worker?.terminate();\n\t\t} else return;",
+				replace: "\t\t} else return;",
+			},
+		],
+		tests: ["test/tools/image-resize-thread.test.ts"],
+	},
+	{
+		id: "CB13",
+		file: "src/session/system-prompt.ts",
+		description: "date month off by one",
+		edits: [
+			{
+				find: 'const month = String(date.getMonth() + 1).padStart(2, "0");',
+				replace: 'const month = String(date.getMonth()).padStart(2, "0");',
+			},
+		],
+		tests: [
+			"test/session/system-prompt.test.ts",
+			"test/resources/pi-differential-regressions.test.ts",
+			"test/resources/pi-differential.property.test.ts",
+		],
+	},
+	{
+		id: "CB14",
+		file: "src/cli/interactive-commands.ts",
+		description: "/session drops the route",
+		edits: [
+			{
+				find: "\tconst route = routed\n",
+				replace: "\tconst route = false\n",
+			},
+		],
+		tests: ["test/cli/virtual-model.test.ts"],
+	},
+	{
+		id: "CB15",
+		file: "src/session/agent-session.ts",
+		description: "UniPi#30 re-introduced: ctx.compact() during a run aborts it",
+		edits: [
+			{
+				find: "compact: (customInstructions) => this.compactFromExtension(customInstructions),",
+				replace: "compact: (customInstructions) => this.compact(customInstructions),",
+			},
+		],
+		tests: ["test/pi-races/extension-compaction.test.ts"],
+	},
+	{
+		id: "CB16",
+		file: "src/session/agent-session.ts",
+		description: "abort() no longer cancels a ctx.compact() waiting for the run to settle",
+		edits: [
+			{
+				find: 'this.cancelRequestedCompactions();\n\t\tthis.cancelExtensionCompaction();\n\t\tthis.actor.send({ type: "ABORT" });',
+				replace: 'this.cancelRequestedCompactions();\n\t\tthis.actor.send({ type: "ABORT" });',
+			},
+		],
+		tests: ["test/pi-races/extension-compaction.test.ts"],
+	},
+	{
+		id: "CB17",
+		file: "src/cli/print-mode.ts",
+		description: "oh-my-pi#1372 re-introduced: -p sends its first message while a session_start run is going",
+		edits: [
+			{
+				find: "\t\tawait runtime.session.waitForExtensionRuns();\n\t\tfor (const [index, message] of options.messages.entries()) {",
+				replace: "\t\tfor (const [index, message] of options.messages.entries()) {",
+			},
+		],
+		tests: ["test/pi-races/cli-modes.test.ts"],
+	},
+	{
+		id: "CB18",
+		file: "src/session/reload.ts",
+		description: "pi#8311 re-introduced: a reloaded extension's lost tool falls through to the built-in",
+		edits: [
+			{
+				find: "\tkeepExtensionToolsClosed(s, extensionTools, loadErrors);\n",
+				replace: "",
+			},
+		],
+		tests: ["test/pi-races/reload-tools.test.ts"],
+	},
+	{
+		id: "CB19",
+		file: "src/session/reload.ts",
+		description: "a tool whose extension loaded but dropped it is kept closed too (the built-in never comes back)",
+		edits: [
+			{
+				find: "failed.has(path) && ",
+				replace: "",
+			},
+		],
+		tests: ["test/pi-races/reload-tools.test.ts"],
+	},
+	{
+		id: "CB20",
+		file: "src/session/run-outcome.ts",
+		description: "RUN_DONE loses the threshold numbers",
+		edits: [
+			{
+				find: "\t\toutcome.contextTokens = threshold.contextTokens;\n",
+				replace: "",
+			},
+		],
+		tests: ["test/inspect/compaction-why-trace.test.ts"],
+	},
+	{
+		id: "CB21",
+		file: "src/session/compaction-runner.ts",
+		description: "compaction output loses its entry id",
+		edits: [
+			{
+				find: "\t\t\tentryId: attempt.entryId,\n",
+				replace: "",
+			},
+		],
+		tests: ["test/inspect/compaction-why-trace.test.ts"],
+	},
+	{
+		id: "CB22",
+		file: "src/store/session-manager.ts",
+		description: "appended entries not reported",
+		edits: [
+			{
+				find: "\t\tthis.entryObserver?.(entry);\n",
+				replace: "",
+			},
+		],
+		tests: ["test/inspect/entries-in-trace.test.ts"],
+	},
+	{
+		id: "CB23",
+		file: "src/session/agent-session.ts",
+		description: "ENTRY_WRITTEN sent when nobody inspects (per-message cost)",
+		edits: [
+			{
+				find: "if (this.inspections.watched && this.actor",
+				replace: "if (this.actor",
+			},
+		],
+		tests: ["test/inspect/entries-in-trace.test.ts"],
+	},
+	{
+		id: "CB24",
+		file: "src/session/agent-session.ts",
+		description: "disposed session stays the manager's observer",
+		edits: [
+			{
+				find: "\t\tif (this.sessionManager.entryObserver === this.entryObserver) this.sessionManager.entryObserver = undefined;\n",
+				replace: "",
+			},
+		],
+		tests: ["test/inspect/entries-in-trace.test.ts"],
+	},
+	{
+		id: "CB25",
+		file: "src/inspect/trace-viewer.ts",
+		description: "event lines no longer wrap (reason hidden off to the right)",
+		edits: [
+			{
+				find: "white-space:pre-wrap;overflow-wrap:anywhere;",
+				replace: "white-space:pre;",
+			},
+		],
+		tests: ["test/inspect/trace-viewer-reasons.test.ts"],
+	},
+	{
+		id: "CB26",
+		file: "src/inspect/trace-viewer.ts",
+		description: "state durations dropped",
+		edits: [
+			{
+				find: "if (next !== undefined) lasted[i] = Math.round(next - event.at);",
+				replace: "",
+			},
+		],
+		tests: ["test/inspect/trace-viewer-reasons.test.ts"],
+	},
+	{
+		id: "CB27",
+		file: "src/inspect/live-page.ts",
+		description: "live page never says how long a state lasted",
+		edits: [
+			{
+				find: "  previous.li.append(span);\n",
+				replace: "",
+			},
+		],
+		tests: ["test/inspect/trace-viewer-reasons.test.ts"],
+	},
+	{
+		id: "CB28",
+		file: "src/inspect/trace-file.ts",
+		description: "loadTrace format errors no longer name the file",
+		edits: [
+			{
+				// biome-ignore lint/suspicious/noTemplateCurlyInString: the source text of a template literal
+				find: "`${path}: ${error.message}`",
+				replace: "error.message",
+			},
+		],
+		tests: ["test/inspect/trace.test.ts"],
 	},
 ];
 
