@@ -269,9 +269,12 @@ export interface ExtensionContext {
 	 *
 	 * @example
 	 * ```ts
-	 * pi.on("turn_end", (_event, ctx) => {
-	 *   if ((ctx.getContextUsage()?.percent ?? 0) > 80) ctx.compact({ onError: (e) => console.error(e.message) });
-	 * });
+	 * import type { ExtensionAPI } from "settle";
+	 * export default function (pi: ExtensionAPI) {
+	 *   pi.on("turn_end", (_event, ctx) => {
+	 *     if ((ctx.getContextUsage()?.percent ?? 0) > 80) ctx.compact({ onError: (e) => console.error(e.message) });
+	 *   });
+	 * }
 	 * ```
 	 */
 	compact(options?: CompactOptions): void;
