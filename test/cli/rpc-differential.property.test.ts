@@ -198,11 +198,17 @@ function expectOldRunSettledOnlyInSettle(pi: Peer, settle: Peer, oldRunCall: str
 		readSession(file)
 			.filter((entry) => entry.type === "message")
 			.map((entry) => entry.message as { role: string; stopReason?: string; toolCallId?: string; isError?: boolean });
-	expect(messages(settle.sessionFiles[0]).slice(-3), "Settle's old file ends with the old run's end").toMatchObject([
-		{ role: "assistant", stopReason: "toolUse" },
-		{ role: "toolResult", toolCallId: oldRunCall, isError: true },
-		{ role: "assistant", stopReason: "aborted" },
-	]);
+	// The old run's end is what an abort ends it with: the tool's result, a steer delivered after it (as
+	// an abort while the tool runs delivers it, compared in gated steps with `abort`), the aborted answer.
+	const settled = messages(settle.sessionFiles[0]);
+	const result = settled.findIndex((message) => message.toolCallId === oldRunCall);
+	expect(settled[result - 1], "the old run's tool call").toMatchObject({ role: "assistant", stopReason: "toolUse" });
+	expect(settled[result], "its result").toMatchObject({ role: "toolResult", isError: true });
+	expect(
+		settled.slice(result + 1).map((message) => message.role),
+		"steers delivered after it, then the aborted answer",
+	).toEqual([...settled.slice(result + 1, -1).map(() => "user"), "assistant"]);
+	expect(settled.at(-1), "Settle's old file ends with the aborted answer").toMatchObject({ stopReason: "aborted" });
 	expect(messages(pi.sessionFiles[0]).at(-1), "pi's old file ends with the unanswered tool call").toMatchObject({
 		role: "assistant",
 		stopReason: "toolUse",
@@ -380,15 +386,26 @@ const FAILURE_EXAMPLES: [Scenario][] = [
 /**
  * Failing seeds found by hunts, kept as fixed examples (shrunk by hand to what made them fail).
  * Seed -1333366736 path 7: a switch back to the file a new_session settled the gated run in
- * (DELIBERATE_SWITCH_SETTLES_OLD_RUN).
+ * (DELIBERATE_SWITCH_SETTLES_OLD_RUN); with a steer queued during the run (Settle's old file then
+ * holds it before the aborted answer).
  */
 const SEED_EXAMPLES: [Scenario][] = [
 	[
 		{
-			gated: { message: "hello", during: [{ type: "get_state" }, { type: "new_session" }], abort: false },
+			gated: {
+				message: "hello",
+				during: [
+					{ type: "get_state" },
+					{ type: "steer", message: "more please" },
+					{ type: "follow_up", message: "hello" },
+					{ type: "new_session" },
+				],
+				abort: false,
+			},
 			failing: undefined,
 			steps: [
 				{ kind: "switch_previous" },
+				{ kind: "command", command: { type: "clone" } },
 				{ kind: "command", command: { type: "get_messages" } },
 				{ kind: "command", command: { type: "prompt", message: "hello" }, runs: true },
 			],
