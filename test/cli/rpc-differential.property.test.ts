@@ -10,7 +10,8 @@
  * sequences steer around are pinned in rpc-differential-regressions.test.ts.
  *
  * Longer hunts (RPC_DIFF_RUNS random scenarios after the scripted-failure examples): `RPC_DIFF_RUNS=60 npx vitest run test/cli/rpc-differential.property.test.ts` (about
- * 3 s a run); replay a failure with `RPC_DIFF_SEED=<seed> RPC_DIFF_PATH=<path>`.
+ * 3 s a run); replay a failure with `RPC_DIFF_SEED=<seed> RPC_DIFF_PATH=<path>` (the path counts the fixed
+ * examples first: keep a failing scenario in SEED_EXAMPLES, shrunk by hand, once it is fixed or named).
  */
 import { existsSync } from "node:fs";
 import { join } from "node:path";
@@ -166,6 +167,54 @@ function withoutOldRunEnd(lines: Line[]): Line[] {
 	return lines.filter((line, index) => index < from || index >= answered || line.type === "response");
 }
 
+/**
+ * The tool call of Settle's gated run when a `new_session` during it settled it into the old file
+ * (DELIBERATE_SWITCH_SETTLES_OLD_RUN), from the gated step's lines; undefined otherwise.
+ */
+function settledOldRunCall(step: Step, settleLines: Line[]): string | undefined {
+	if (step.kind !== "gated" || !step.during.some((command) => command.type === "new_session")) return undefined;
+	const started = settleLines.find((line) => line.type === "tool_execution_start");
+	return typeof started?.toolCallId === "string" ? started.toolCallId : undefined;
+}
+
+/**
+ * DELIBERATE_SWITCH_SETTLES_OLD_RUN, after a switch back: the old file Settle settled ends with the
+ * aborted tool's result and the aborted answer; pi's ends with the tool call, unanswered (its old run
+ * went on unsaved). From there on the two sessions differ by design (messages, stats, cut points, what
+ * a fork or clone copies), so the switch is checked here and not sent (seed -1333366736 path 7).
+ * Whether `switch_previous` would go back to that file: Settle's first recorded file holds a result
+ * for the old run's tool call.
+ */
+function switchesToSettledOldRun(settle: Peer, oldRunCall: string | undefined): boolean {
+	const target = settle.sessionFiles[0];
+	if (oldRunCall === undefined || target === undefined) return false;
+	return readSession(target).some(
+		(entry) => entry.type === "message" && (entry.message as { toolCallId?: unknown }).toolCallId === oldRunCall,
+	);
+}
+
+function expectOldRunSettledOnlyInSettle(pi: Peer, settle: Peer, oldRunCall: string): void {
+	const messages = (file: string | undefined) =>
+		readSession(file)
+			.filter((entry) => entry.type === "message")
+			.map((entry) => entry.message as { role: string; stopReason?: string; toolCallId?: string; isError?: boolean });
+	// The old run's end is what an abort ends it with: the tool's result, a steer delivered after it (as
+	// an abort while the tool runs delivers it, compared in gated steps with `abort`), the aborted answer.
+	const settled = messages(settle.sessionFiles[0]);
+	const result = settled.findIndex((message) => message.toolCallId === oldRunCall);
+	expect(settled[result - 1], "the old run's tool call").toMatchObject({ role: "assistant", stopReason: "toolUse" });
+	expect(settled[result], "its result").toMatchObject({ role: "toolResult", isError: true });
+	expect(
+		settled.slice(result + 1).map((message) => message.role),
+		"steers delivered after it, then the aborted answer",
+	).toEqual([...settled.slice(result + 1, -1).map(() => "user"), "assistant"]);
+	expect(settled.at(-1), "Settle's old file ends with the aborted answer").toMatchObject({ stopReason: "aborted" });
+	expect(messages(pi.sessionFiles[0]).at(-1), "pi's old file ends with the unanswered tool call").toMatchObject({
+		role: "assistant",
+		stopReason: "toolUse",
+	});
+}
+
 async function runScenario(scenario: Scenario, run: number): Promise<void> {
 	const dir = `${cli.dir}/run-${run}`;
 	const failing = failingOf(scenario);
@@ -178,8 +227,14 @@ async function runScenario(scenario: Scenario, run: number): Promise<void> {
 	];
 	const log: string[] = [];
 	let passed = false;
+	let oldRunCall: string | undefined;
 	try {
 		for (const [index, step] of steps.entries()) {
+			if (step.kind === "switch_previous" && oldRunCall && switchesToSettledOldRun(settle, oldRunCall)) {
+				expectOldRunSettledOnlyInSettle(pi, settle, oldRunCall);
+				log.push(`(skipped: the old run's file differs by design) ${JSON.stringify(step)}`);
+				continue;
+			}
 			if (step.kind === "command" && step.command.type === "compact" && (await endsWhereCutsDiffer(pi))) {
 				// DELIBERATE_CUT_AT_OR_BEFORE (src/compaction/cut-point.ts): Settle cuts at the nearest valid
 				// cut point at or before the entry where keepRecentTokens is reached, pi after it (everything
@@ -296,6 +351,7 @@ async function runScenario(scenario: Scenario, run: number): Promise<void> {
 				continue;
 			}
 			if (step.kind === "gated" && step.during.some((command) => command.type === "new_session")) {
+				oldRunCall = settledOldRunCall(step, settleLines);
 				settleLines = withoutOldRunEnd(settleLines);
 			}
 			expect(observe(settleLines, ids.settle, settle.cwd), log.join("\n")).toEqual(observe(piLines, ids.pi, pi.cwd));
@@ -327,6 +383,38 @@ const FAILURE_EXAMPLES: [Scenario][] = [
 	{ error: "overflow" as const, abortRetry: false },
 ].map((failing) => [{ gated: undefined, failing, steps: [{ kind: "command", command: { type: "get_messages" } }] }]);
 
+/**
+ * Failing seeds found by hunts, kept as fixed examples (shrunk by hand to what made them fail).
+ * Seed -1333366736 path 7: a switch back to the file a new_session settled the gated run in
+ * (DELIBERATE_SWITCH_SETTLES_OLD_RUN); with a steer queued during the run (Settle's old file then
+ * holds it before the aborted answer).
+ */
+const SEED_EXAMPLES: [Scenario][] = [
+	[
+		{
+			gated: {
+				message: "hello",
+				during: [
+					{ type: "get_state" },
+					{ type: "steer", message: "more please" },
+					{ type: "follow_up", message: "hello" },
+					{ type: "new_session" },
+				],
+				abort: false,
+			},
+			failing: undefined,
+			steps: [
+				{ kind: "switch_previous" },
+				{ kind: "command", command: { type: "clone" } },
+				{ kind: "command", command: { type: "get_messages" } },
+				{ kind: "command", command: { type: "prompt", message: "hello" }, runs: true },
+			],
+		},
+	],
+];
+
+const EXAMPLES = [...FAILURE_EXAMPLES, ...SEED_EXAMPLES];
+
 const RANDOM_RUNS = Number(process.env.RPC_DIFF_RUNS ?? 3);
 
 describe("settle --rpc beside pi 0.73.1's RPC mode, random command sequences", () => {
@@ -340,8 +428,8 @@ describe("settle --rpc beside pi 0.73.1's RPC mode, random command sequences", (
 			{
 				// Each scripted failure at least once per run of the file (random scenarios draw them rarely);
 				// fast-check counts the examples in numRuns.
-				numRuns: FAILURE_EXAMPLES.length + RANDOM_RUNS,
-				examples: FAILURE_EXAMPLES,
+				numRuns: EXAMPLES.length + RANDOM_RUNS,
+				examples: EXAMPLES,
 				endOnFailure: true,
 				...(process.env.RPC_DIFF_SEED
 					? { seed: Number(process.env.RPC_DIFF_SEED), path: process.env.RPC_DIFF_PATH }
