@@ -67,6 +67,14 @@ async function runBatch(
 	};
 }
 
+/** An extension that logs each call's `tool_call` and `tool_result` by id. */
+const logToolHooks =
+	(log: string[]) =>
+	(api: ExtensionAPI): void => {
+		api.on("tool_call", (event) => void log.push(`tool_call ${event.toolCallId}`));
+		api.on("tool_result", (event) => void log.push(`tool_result ${event.toolCallId}`));
+	};
+
 describe("parity: the tool-call pipeline through the session (F.3–F.5)", () => {
 	it("tool_call: an Error blocks with its message, a thrown string with pi's wrapper text, {block} with the default reason; blocked calls never execute nor reach tool_result", async () => {
 		const logs: Record<string, string[]> = { pi: [], settle: [] };
@@ -143,12 +151,7 @@ describe("parity: the tool-call pipeline through the session (F.3–F.5)", () =>
 	// pi 0.73.1 still executes them. Pinned on both sides.
 	it("a length stop: Settle executes none of its calls (each gets newer pi's text, no hook runs), pi 0.73.1 executes them; both ask the model again", async () => {
 		const logs: Record<string, string[]> = { pi: [], settle: [] };
-		const hooks =
-			(log: string[]) =>
-			(api: ExtensionAPI): void => {
-				api.on("tool_call", (event) => void log.push(`tool_call ${event.toolCallId}`));
-				api.on("tool_result", (event) => void log.push(`tool_result ${event.toolCallId}`));
-			};
+		const hooks = logToolHooks;
 		const { pi, settle } = await onBothPeers(
 			(name) => ({ extensions: [hooks(logs[name] ?? [])], customTools: [lookupTool(logs[name] ?? [])] }),
 			(peer) =>
@@ -244,12 +247,7 @@ describe("parity: the tool-call pipeline through the session (F.3–F.5)", () =>
 
 	it("a parallel batch runs every tool_call hook (source order) before any execution, and stores results in source order", async () => {
 		const logs: Record<string, string[]> = { pi: [], settle: [] };
-		const hooks =
-			(log: string[]) =>
-			(api: ExtensionAPI): void => {
-				api.on("tool_call", (event) => void log.push(`tool_call ${event.toolCallId}`));
-				api.on("tool_result", (event) => void log.push(`tool_result ${event.toolCallId}`));
-			};
+		const hooks = logToolHooks;
 		const { pi, settle } = await onBothPeers(
 			(name) => ({ extensions: [hooks(logs[name] ?? [])], customTools: [lookupTool(logs[name] ?? [])] }),
 			(peer) =>

@@ -15,6 +15,17 @@ import { script } from "./helpers.js";
 let h: Harness;
 afterEach(() => h?.cleanup());
 
+/** The sandboxing extension's `bash`: it only says where it ran. */
+function registerSandboxedBash(pi: ExtensionAPI): void {
+	pi.registerTool({
+		name: "bash",
+		label: "bash",
+		description: "Runs a command in the sandbox",
+		parameters: { type: "object", properties: { command: { type: "string" } } },
+		execute: async () => ({ content: [{ type: "text", text: "ran in the sandbox" }], details: {} }),
+	});
+}
+
 describe("pi#8311: reload() fails open when the extension owning a tool name fails to reload", () => {
 	it("pi#8311: the sandboxed bash is left inactive, not replaced by the built-in; the load error names it; a fixed extension brings it back", async () => {
 		let broken = false;
@@ -23,13 +34,7 @@ describe("pi#8311: reload() fails open when the extension owning a tool name fai
 			extensionFactories: [
 				(pi: ExtensionAPI) => {
 					if (broken) throw new Error("sandbox init failed: xcrun not found");
-					pi.registerTool({
-						name: "bash",
-						label: "bash",
-						description: "Runs a command in the sandbox",
-						parameters: { type: "object", properties: { command: { type: "string" } } },
-						execute: async () => ({ content: [{ type: "text", text: "ran in the sandbox" }], details: {} }),
-					});
+					registerSandboxedBash(pi);
 				},
 			],
 		});
@@ -81,13 +86,7 @@ describe("pi#8311: reload() fails open when the extension owning a tool name fai
 			extensionFactories: [
 				(pi: ExtensionAPI) => {
 					if (!sandboxed) return;
-					pi.registerTool({
-						name: "bash",
-						label: "bash",
-						description: "Runs a command in the sandbox",
-						parameters: { type: "object", properties: { command: { type: "string" } } },
-						execute: async () => ({ content: [{ type: "text", text: "ran in the sandbox" }], details: {} }),
-					});
+					registerSandboxedBash(pi);
 				},
 			],
 		});
