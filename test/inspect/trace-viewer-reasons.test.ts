@@ -68,6 +68,18 @@ async function placement(page: Page, text: string): Promise<{ found: boolean; cl
 	}>;
 }
 
+/** Each of `lines` is on the page whole: found, not clipped by the list, no horizontal overflow. */
+async function expectShownWhole(page: Page, lines: readonly string[]): Promise<void> {
+	for (const line of lines) {
+		expect({ line, ...(await placement(page, line)) }).toEqual({
+			line,
+			found: true,
+			clipped: false,
+			overflows: false,
+		});
+	}
+}
+
 /** {@link placement}'s page side (plain JavaScript: this project is typed without the DOM). */
 const PLACEMENT = `(wanted) => {
 	const item = [...document.querySelectorAll(".events li")].find((li) => li.textContent.includes(wanted));
@@ -105,18 +117,11 @@ describe("the trace viewers show each step's reason and how long each state last
 		await h.settle(h.session.prompt("hello"));
 		trace.stop();
 		await inViewer(trace.toJSON(), async (page) => {
-			for (const reason of [
+			await expectShownWhole(page, [
 				"attempt 1/3, delay 2000ms",
 				"attempt 2/3, delay 4000ms",
 				"auto_retry_end succeeded on attempt 2",
-			]) {
-				expect({ reason, ...(await placement(page, reason)) }).toEqual({
-					reason,
-					found: true,
-					clipped: false,
-					overflows: false,
-				});
-			}
+			]);
 			const retrying = page.locator(".events li.kind-state", { hasText: "postRun → retrying" });
 			expect(await retrying.count()).toBe(2);
 			expect(await retrying.nth(0).locator(".lasted").textContent()).toBe(" · lasted 2000ms");
@@ -139,18 +144,11 @@ describe("the trace viewers show each step's reason and how long each state last
 		await h.settle(done);
 		trace.stop();
 		await inViewer(trace.toJSON(), async (page) => {
-			for (const line of [
+			await expectShownWhole(page, [
 				"retryDelay cancelled in retrying",
 				"retrying → settling (ABORT) abort requested",
 				"auto_retry_end failed on attempt 1: Retry cancelled",
-			]) {
-				expect({ line, ...(await placement(page, line)) }).toEqual({
-					line,
-					found: true,
-					clipped: false,
-					overflows: false,
-				});
-			}
+			]);
 			// The backoff of 5000 ms was cut short after 1500 ms.
 			const retrying = page.locator(".events li.kind-state", { hasText: "postRun → retrying" });
 			expect(await retrying.locator(".lasted").textContent()).toBe(" · lasted 1500ms");
@@ -165,13 +163,7 @@ describe("the trace viewers show each step's reason and how long each state last
 			};
 			// The hanging indent of wrapped lines must not pull the tag's text out of its box (it did: invisible).
 			expect(tag.tagLeft).toBeGreaterThanOrEqual(tag.boxLeft);
-			const line = "opening → creating (done(openTarget)) switch s4";
-			expect({ line, ...(await placement(page, line)) }).toEqual({
-				line,
-				found: true,
-				clipped: false,
-				overflows: false,
-			});
+			await expectShownWhole(page, ["opening → creating (done(openTarget)) switch s4"]);
 		});
 	});
 
