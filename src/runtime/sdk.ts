@@ -232,7 +232,8 @@ function piKeysNote(agentDir: string): string {
  * Picks the starting model and thinking level: explicit > the model recorded in the session
  * (only if the runtime knows it AND has auth for it, else `Could not restore model <p>/<id>`) >
  * the settings' default model > the first provider's default among available models > the first
- * available model. Thinking: explicit > the session's (if it recorded one) > settings > `medium`;
+ * available model. Thinking: explicit > the session's (if it recorded one) > for a new session the
+ * model's `modelThinkingLevels` setting (newer pi) > `defaultThinkingLevel` > `medium`;
  * `off` without a model, else clamped to the model. Must not throw.
  *
  * @example
@@ -279,7 +280,11 @@ export function resolveInitialModel(input: {
 	if (thinkingLevel === undefined && (hasExistingSession || recordsThinking)) {
 		thinkingLevel = recordsThinking ? existing.thinkingLevel : (settingsLevel ?? DEFAULT_THINKING_LEVEL);
 	}
-	thinkingLevel ??= settingsLevel ?? DEFAULT_THINKING_LEVEL;
+	// Newer pi: a new session starts with its model's `modelThinkingLevels` entry when there is one.
+	const perModel = model
+		? (settingsManager.getModelThinkingLevel(model.provider, model.id) as ThinkingLevel | undefined)
+		: undefined;
+	thinkingLevel ??= perModel ?? settingsLevel ?? DEFAULT_THINKING_LEVEL;
 	thinkingLevel = model ? clampThinkingLevel(model, thinkingLevel) : "off";
 	const choice: InitialModelChoice = { model, thinkingLevel };
 	if (modelFallbackMessage !== undefined) choice.modelFallbackMessage = modelFallbackMessage;

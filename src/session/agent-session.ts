@@ -1533,15 +1533,18 @@ export class AgentSession {
 
 	/**
 	 * Switches the model: requires configured auth (`No API key for <provider>/<id>`),
-	 * records a `model_change`, re-clamps the thinking level, and tells extensions (`model_select`).
-	 * `persist` (default true, as pi) saves it as the default model in settings.
+	 * records a `model_change`, sets the thinking level, and tells extensions (`model_select`).
+	 * `persist` (default true, as pi) saves it as the default model in settings. The level (clamped
+	 * to the model) is, as newer pi picks it: `thinkingLevel` when given, else the model's
+	 * `modelThinkingLevels` setting, else `defaultThinkingLevel`, else the current level.
 	 *
 	 * @example
 	 * ```ts
 	 * await session.setModel(modelRuntime.getModel("anthropic", "claude-sonnet-4-5")!, { persist: false });
+	 * await session.setModel(modelRuntime.getModel("openai", "gpt-5")!, { thinkingLevel: "high" });
 	 * ```
 	 */
-	async setModel(model: Model, options: { persist?: boolean } = {}): Promise<void> {
+	async setModel(model: Model, options: { persist?: boolean; thinkingLevel?: ThinkingLevel } = {}): Promise<void> {
 		this.assertUsable();
 		const runtime = this.modelRuntime;
 		const authorized =
@@ -1550,7 +1553,7 @@ export class AgentSession {
 		if (!authorized) {
 			throw new SettleError("NO_AUTH", noApiKeyForModelMessage(model), { details: { provider: model.provider } });
 		}
-		await this.switchModel(model, "set", this.thinkingLevelForSwitch(), options);
+		await this.switchModel(model, "set", this.thinkingLevelForSwitch(model, options.thinkingLevel), options);
 	}
 
 	/**
@@ -1579,7 +1582,12 @@ export class AgentSession {
 			hasAuth: (model) => runtime.hasConfiguredAuth(model.provider),
 		});
 		if (!choice) return undefined;
-		await this.switchModel(choice.model, "cycle", choice.thinkingLevel ?? this.thinkingLevelForSwitch(), options);
+		await this.switchModel(
+			choice.model,
+			"cycle",
+			this.thinkingLevelForSwitch(choice.model, choice.thinkingLevel),
+			options,
+		);
 		return { model: choice.model, thinkingLevel: this.thinkingLevel, isScoped: choice.isScoped };
 	}
 
@@ -1602,14 +1610,15 @@ export class AgentSession {
 	private async switchModel(
 		model: Model,
 		source: "set" | "cycle",
-		level: ThinkingLevel,
+		thinking: { level: ThinkingLevel; fromModelEntry: boolean },
 		options: { persist?: boolean },
 	): Promise<void> {
 		const previous = this.model;
 		this.agent.state.model = model;
 		this.sessionManager.appendModelChange(model.provider, model.id);
 		if (options.persist !== false) this.settingsManager.setDefaultModelAndProvider(model.provider, model.id);
-		this.setThinkingLevel(level, options);
+		// A model's own `modelThinkingLevels` entry is not saved as the default for every other model.
+		this.setThinkingLevel(thinking.level, thinking.fromModelEntry ? { persist: false } : options);
 		if (!sameModel(previous, model) && this.runnerInstance.hasHandlers("model_select")) {
 			await this.runnerInstance.emit({ type: "model_select", model, previousModel: previous, source });
 		}
@@ -2391,10 +2400,26 @@ export class AgentSession {
 		return commands;
 	}
 
-	/** pi: keep the current level on a reasoning model, else the settings' default (or `medium`). */
-	private thinkingLevelForSwitch(): ThinkingLevel {
-		if (this.model?.reasoning) return this.thinkingLevel;
-		return (this.settingsManager.getDefaultThinkingLevel() as ThinkingLevel | undefined) ?? "medium";
+	/**
+	 * The level a switch to `target` asks for (then clamped), in the spec's order (C.12): the
+	 * explicit one (a scoped model's, `setModel`'s option), else the target's `modelThinkingLevels`
+	 * entry (newer pi), else the settings' default, else the current level, else `medium`. The
+	 * current level counts only on a model that reasons: the `off` a model without reasoning is
+	 * clamped to was nobody's choice (pi 0.73.1 starts such a switch at `medium` too). pi 0.73.1
+	 * keeps a reasoning model's current level even when the settings' default differs.
+	 * `fromModelEntry`: the level is the model's own, not to be saved as everyone's default.
+	 */
+	private thinkingLevelForSwitch(
+		target: Model,
+		explicit?: ThinkingLevel,
+	): { level: ThinkingLevel; fromModelEntry: boolean } {
+		if (explicit) return { level: explicit, fromModelEntry: false };
+		const own = this.settingsManager.getModelThinkingLevel(target.provider, target.id) as ThinkingLevel | undefined;
+		if (own) return { level: own, fromModelEntry: true };
+		const level =
+			(this.settingsManager.getDefaultThinkingLevel() as ThinkingLevel | undefined) ??
+			(this.model?.reasoning ? this.thinkingLevel : "medium");
+		return { level, fromModelEntry: false };
 	}
 }
 
@@ -2437,9 +2462,13 @@ function createSessionAgent(config: AgentSessionConfig): Agent {
 	// system messages do not count); the thinking entry is looked for on the branch (step 4).
 	const hasExistingSession = context.messages.some((message) => message.role !== "system");
 	const hasThinkingEntry = sessionManager.getBranch().some((entry) => entry.type === "thinking_level_change");
+	// Newer pi: a session without a conversation starts with the model's `modelThinkingLevels` entry.
+	const perModel =
+		model && !hasExistingSession ? settingsManager.getModelThinkingLevel(model.provider, model.id) : undefined;
 	const requested =
 		config.thinkingLevel ??
 		(hasExistingSession && hasThinkingEntry ? context.thinkingLevel : undefined) ??
+		(perModel as ThinkingLevel | undefined) ??
 		(settingsManager.getDefaultThinkingLevel() as ThinkingLevel | undefined) ??
 		"medium";
 	const thinkingLevel = model ? clampThinkingLevel(model, requested) : "off";

@@ -141,6 +141,8 @@ export const SettingsSchema = Type.Object(
 		defaultProvider: Type.Optional(Type.String()),
 		defaultModel: Type.Optional(Type.String()),
 		defaultThinkingLevel: Type.Optional(ThinkingLevelSchema),
+		/** Newer pi: the thinking level a switch to this model starts with, keyed `provider/modelId`. */
+		modelThinkingLevels: Type.Optional(Type.Object({}, { additionalProperties: ThinkingLevelSchema })),
 		transport: Type.Optional(TransportSchema),
 		steeringMode: Type.Optional(QueueModeSchema),
 		followUpMode: Type.Optional(QueueModeSchema),

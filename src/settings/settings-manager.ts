@@ -415,6 +415,52 @@ export class SettingsManager {
 	setDefaultThinkingLevel(level: ThinkingLevelSetting): void {
 		this.setGlobal(["defaultThinkingLevel"], level);
 	}
+
+	/**
+	 * The thinking level set for one model (newer pi's `modelThinkingLevels["provider/modelId"]`;
+	 * a project entry overrides the global one). A switch to that model starts with it.
+	 *
+	 * @example
+	 * ```ts
+	 * settingsManager.getModelThinkingLevel("anthropic", "claude-sonnet-4-5"); // "high" | undefined
+	 * ```
+	 */
+	getModelThinkingLevel(provider: string, modelId: string): ThinkingLevelSetting | undefined {
+		const levels = this.settings.modelThinkingLevels as Record<string, ThinkingLevelSetting> | undefined;
+		return levels ? ownValue(levels, modelThinkingKey(provider, modelId)) : undefined;
+	}
+	/** Every per-model thinking level (`provider/modelId` → level), as a copy. */
+	getAllModelThinkingLevels(): Record<string, ThinkingLevelSetting> {
+		return { ...(this.settings.modelThinkingLevels as Record<string, ThinkingLevelSetting> | undefined) };
+	}
+	/**
+	 * Saves the thinking level a switch to this model starts with, in the global settings file.
+	 *
+	 * @example
+	 * ```ts
+	 * settingsManager.setModelThinkingLevel("anthropic", "claude-sonnet-4-5", "high");
+	 * ```
+	 */
+	setModelThinkingLevel(provider: string, modelId: string, level: ThinkingLevelSetting): void {
+		const problem = checkSettingValue("defaultThinkingLevel", level);
+		if (problem) {
+			throw new SettleError(
+				"INVALID_ARGUMENT",
+				`Invalid thinking level for ${provider}/${modelId}: expected ${problem.expected}, got ${problem.received}.`,
+				{ details: { key: "modelThinkingLevels" } },
+			);
+		}
+		this.setGlobal(["modelThinkingLevels", modelThinkingKey(provider, modelId)], level);
+	}
+	/** Forgets one model's thinking level in the global settings file (the map goes when empty). */
+	removeModelThinkingLevel(provider: string, modelId: string): void {
+		const levels = this.globalSettings.modelThinkingLevels as Record<string, ThinkingLevelSetting> | undefined;
+		const key = modelThinkingKey(provider, modelId);
+		if (!levels || ownValue(levels, key) === undefined) return;
+		const rest = Object.keys(levels).filter((name) => name !== key);
+		if (rest.length === 0) this.setGlobal(["modelThinkingLevels"], undefined);
+		else this.setGlobal(["modelThinkingLevels", key], undefined);
+	}
 	getTransport(): TransportSetting {
 		return this.settings.transport ?? "auto";
 	}
@@ -773,6 +819,11 @@ function mergeSettings(base: Settings, override: Settings): Settings {
 		setOwn(result, key, isPlainObject(value) && isPlainObject(current) ? { ...current, ...value } : value);
 	}
 	return result as Settings;
+}
+
+/** The `modelThinkingLevels` key of a model, as newer pi writes it. */
+function modelThinkingKey(provider: string, modelId: string): string {
+	return `${provider}/${modelId}`;
 }
 
 function setAtPath(target: Record<string, unknown>, path: string[], value: unknown): void {

@@ -41,7 +41,8 @@ function sanitizeObject(
 	const properties = (schema.properties ?? {}) as Record<string, TSchema>;
 	const result: Record<string, unknown> = {};
 	for (const [key, value] of Object.entries(raw)) {
-		const keySchema = ownValue(properties, key);
+		// A map such as `modelThinkingLevels` checks each entry against `additionalProperties`.
+		const keySchema = ownValue(properties, key) ?? additionalSchema(schema);
 		const dotted = prefix ? `${prefix}.${key}` : key;
 		if (!keySchema || value === undefined) {
 			setOwn(result, key, value);
@@ -64,6 +65,12 @@ function schemaAt(path: string[]): TSchema | undefined {
 		schema = ownValue(schema.properties as Record<string, TSchema>, part);
 	}
 	return schema;
+}
+
+/** The schema every key of a map object must match (`additionalProperties`), else undefined. */
+function additionalSchema(schema: TSchema): TSchema | undefined {
+	const additional = schema.additionalProperties;
+	return typeof additional === "object" && additional !== null ? (additional as TSchema) : undefined;
 }
 
 function isObjectSchema(schema: TSchema): boolean {

@@ -208,4 +208,43 @@ describe("parity: model and thinking-level changes (C.12)", () => {
 		);
 		expect(settle).toEqual(pi);
 	});
+
+	it("modelThinkingLevels (newer pi): Settle starts a switch at the model's own level, pi 0.73.1 ignores the key; everything else matches", async () => {
+		const { pi, settle } = await bothPeers(
+			{
+				reasoningModel: true,
+				settings: { defaultThinkingLevel: "low", modelThinkingLevels: { "faux/faux-2": "high" } },
+			},
+			(peer) => [
+				["setModel faux-2", setModel("faux-2")(peer)],
+				["setModel faux-1", setModel("faux-1")(peer)],
+			],
+		);
+		// The named difference: the level faux-2 starts with (and what follows from it: pi saves its
+		// level as the default, Settle leaves the default alone for a model's own level).
+		const difference = {
+			pi: [
+				"setModel faux-2: faux-2 low",
+				"entry thinking_level_change low",
+				"event low",
+				"thinking_level_select off -> low",
+			],
+			settle: [
+				"setModel faux-2: faux-2 high",
+				"entry thinking_level_change high",
+				"event high",
+				"thinking_level_select off -> high",
+			],
+		};
+		expect(pi.slice(0, 1)).toEqual(difference.pi.slice(0, 1));
+		expect(settle.slice(0, 1)).toEqual(difference.settle.slice(0, 1));
+		const without = (trace: string[], lines: string[]) => trace.filter((line) => !lines.includes(line));
+		expect(without(settle, difference.settle)).toEqual(
+			without(pi, difference.pi).map((line) =>
+				line.replace("thinking_level_select low -> off", "thinking_level_select high -> off"),
+			),
+		);
+		expect(pi).toContain("settings faux/faux-2 low");
+		expect(settle).toContain("settings faux/faux-2 low");
+	});
 });
