@@ -155,7 +155,12 @@ export type {
 	SessionAgentEndEvent,
 	SessionOwnEvent,
 } from "./session/events.js";
-export { blockImagesAwareConverter, normalizePromptImages, SUPPORTED_PROMPT_IMAGE_TYPES } from "./session/images.js";
+export {
+	blockImagesAwareConverter,
+	normalizePromptImages,
+	normalizeToolResultImages,
+	SUPPORTED_PROMPT_IMAGE_TYPES,
+} from "./session/images.js";
 export type * from "./session/messages.js";
 export { type CycleDirection, type ModelCycleResult, nextCycleModel } from "./session/model-cycling.js";
 export { modelRegistryView } from "./session/model-registry-view.js";

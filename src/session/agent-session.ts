@@ -84,7 +84,7 @@ import {
 import { pairToolResults } from "./convert-to-llm.js";
 import { createEventBridge } from "./event-bridge.js";
 import type { AgentSessionEvent, AgentSessionListener } from "./events.js";
-import { blockImagesAwareConverter } from "./images.js";
+import { blockImagesAwareConverter, normalizeToolResultImages } from "./images.js";
 import { createOperationScratch, type SessionInternals } from "./internals.js";
 import type { CustomMessage } from "./messages.js";
 import { type CycleDirection, type ModelCycleResult, nextCycleModel } from "./model-cycling.js";
@@ -2174,17 +2174,37 @@ export class AgentSession {
 					if (result.terminate !== undefined) decision.terminate = result.terminate;
 					return decision;
 				}),
-		afterToolCall: ({ toolCall, args, result, isError }) =>
-			this.runnerInstance.emitToolResult({
-				type: "tool_result",
-				toolName: toolCall.name,
-				toolCallId: toolCall.id,
-				input: args as Record<string, unknown>,
-				content: result.content,
-				details: (result as AgentToolResult).details,
-				isError,
-				...(result.usage !== undefined ? { usage: result.usage } : {}),
-			}),
+		// `tool_result` handlers (chained overrides), then newer pi's image normalization of the
+		// (possibly replaced) content: images over the inline limits are resized before the result
+		// is saved. Without handlers or images it answers synchronously.
+		afterToolCall: ({ toolCall, args, result, isError }, signal) => {
+			const runner = this.runnerInstance;
+			const handled = runner.hasHandlers("tool_result");
+			// `content` may be missing (an empty result).
+			if (!handled && !result.content?.some((block) => block.type === "image")) return undefined;
+			const overridden = handled
+				? runner.emitToolResult({
+						type: "tool_result",
+						toolName: toolCall.name,
+						toolCallId: toolCall.id,
+						input: args as Record<string, unknown>,
+						content: result.content,
+						details: (result as AgentToolResult).details,
+						isError,
+						...(result.usage !== undefined ? { usage: result.usage } : {}),
+					})
+				: Promise.resolve(undefined);
+			return overridden.then(async (override) => {
+				const content = override?.content ?? result.content;
+				if (!content) return override;
+				const normalized = await normalizeToolResultImages(content, {
+					autoResize: this.settingsManager.getImageAutoResize(),
+					...(signal ? { signal } : {}),
+				});
+				if (normalized === content) return override;
+				return { ...override, content: normalized };
+			});
+		},
 		finishTurn: (turn) => finishTurnBoundary(this.internals, turn),
 		// A forced system prompt applies to this operation's requests only; it is never persisted.
 		// A virtual selection is routed per request; a routing failure rejects, which ends the run
@@ -2217,15 +2237,17 @@ export class AgentSession {
 
 	/**
 	 * Installs the hooks this run needs (called before every run): extension hooks only when an
-	 * extension handles their event, the request projection only with a forced system prompt.
-	 * Handlers registered during a run take effect from the next run.
+	 * extension handles their event (`afterToolCall` always: it also normalizes tool images, and
+	 * answers synchronously for a result without images or handlers), the request projection only
+	 * with a forced system prompt. Handlers registered during a run take effect from the next run.
 	 */
 	private selectAgentHooks(): void {
 		const agent = this.agent;
 		const runner = this.runnerInstance;
 		const hooks = this.hooks;
 		agent.beforeToolCall = runner.hasHandlers("tool_call") ? hooks.beforeToolCall : undefined;
-		agent.afterToolCall = runner.hasHandlers("tool_result") ? hooks.afterToolCall : undefined;
+		// Always: a tool's images are normalized even without `tool_result` handlers.
+		agent.afterToolCall = hooks.afterToolCall;
 		agent.finishTurn = runner.hasHandlers("turn_end") ? hooks.finishTurn : undefined;
 		// Chosen at run start: a switch to a virtual model mid-run is routed by the model runtime (`direct`).
 		agent.prepareRequest =

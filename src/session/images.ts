@@ -1,10 +1,12 @@
 /**
  * Images on the way to the model: the prompt's images checked against the model that will receive
- * them, and the `images.blockImages` setting applied when the transcript is
- * converted for a request.
+ * them, the images tools return fitted to the inline limits, and the `images.blockImages` setting
+ * applied when the transcript is converted for a request.
  */
 import { createLlmMessageConverter } from "../agent/llm-converter.js";
-import type { AgentMessage, ImageContent, Message, Model } from "../llm/types.js";
+import type { AgentMessage, ImageContent, Message, Model, TextContent } from "../llm/types.js";
+import { readImageDimensions, type SupportedImageMimeType } from "../tools/image.js";
+import { formatDimensionNote, MAX_IMAGE_DIMENSION, resizeImageDetailed } from "../tools/image-resize.js";
 import { MAX_INLINE_IMAGE_BYTES } from "../tools/read.js";
 import { formatSize } from "../tools/truncate.js";
 import { convertMessageToLlm } from "./convert-to-llm.js";
@@ -72,6 +74,61 @@ function imageProblem(image: ImageContent): string | undefined {
 		return `${formatSize(image.data.length)} encoded is over the ${formatSize(MAX_INLINE_IMAGE_BYTES)} inline image limit; send a smaller copy`;
 	}
 	return undefined;
+}
+
+/**
+ * Fits the images a tool returned (or a `tool_result` handler put in its place) to the inline
+ * limits, as newer pi does before the result enters the session: each image over 2000×2000 pixels
+ * or 4.5 MB of base64 is resized as the `read` tool resizes (same sizes, formats and qualities)
+ * and followed by a text block with the dimension note. An image that cannot be resized
+ * (undecodable, cannot be made small enough, no resizer) is kept as the tool made it, as newer pi
+ * keeps it: the tool's output is not silently deleted. Images are kept for a model without image
+ * input too (the request leaves them out, the session keeps them for the next model).
+ * `autoResize: false` (the `images.autoResize` setting) leaves every image alone. Returns the
+ * same array when nothing changed. Rejects only when `signal` fires.
+ *
+ * @example
+ * ```ts
+ * const content = await normalizeToolResultImages(result.content, { autoResize: settingsManager.getImageAutoResize() });
+ * if (content !== result.content) console.log("an image was resized");
+ * ```
+ */
+export async function normalizeToolResultImages(
+	content: (TextContent | ImageContent)[],
+	options: { autoResize?: boolean; signal?: AbortSignal } = {},
+): Promise<(TextContent | ImageContent)[]> {
+	if (options.autoResize === false || !content.some((block) => block.type === "image")) return content;
+	const normalized: (TextContent | ImageContent)[] = [];
+	let changed = false;
+	for (const block of content) {
+		if (block.type !== "image" || fitsInline(block)) {
+			normalized.push(block);
+			continue;
+		}
+		const outcome = await resizeImageDetailed(
+			{ data: block.data, mimeType: block.mimeType },
+			options.signal ? { signal: options.signal } : {},
+		);
+		if (outcome.kind !== "resized" || !outcome.image.wasResized) {
+			normalized.push(block);
+			continue;
+		}
+		changed = true;
+		normalized.push({ type: "image", data: outcome.image.data, mimeType: outcome.image.mimeType });
+		const note = formatDimensionNote(outcome.image);
+		if (note) normalized.push({ type: "text", text: note });
+	}
+	return changed ? normalized : content;
+}
+
+/** Within the limits by its header and size alone: no need to decode it. */
+function fitsInline(image: ImageContent): boolean {
+	if (typeof image.data !== "string" || image.data.length >= MAX_INLINE_IMAGE_BYTES) return false;
+	if (!(SUPPORTED_PROMPT_IMAGE_TYPES as readonly string[]).includes(image.mimeType)) return false;
+	// Enough of the file for any header the sniffer reads (JPEG's SOF may come after EXIF data).
+	const head = Buffer.from(image.data.slice(0, 256 * 1024), "base64");
+	const size = readImageDimensions(head, image.mimeType as SupportedImageMimeType);
+	return size !== undefined && size.width <= MAX_IMAGE_DIMENSION && size.height <= MAX_IMAGE_DIMENSION;
 }
 
 /**

@@ -94,7 +94,10 @@ export interface SharedTool {
 		params: Record<string, unknown>,
 		signal?: AbortSignal,
 		onUpdate?: (partial: { content: { type: "text"; text: string }[]; details: unknown }) => void,
-	): Promise<{ content: { type: "text"; text: string }[]; details: unknown }>;
+	): Promise<{
+		content: ({ type: "text"; text: string } | { type: "image"; data: string; mimeType: string })[];
+		details: unknown;
+	}>;
 }
 
 export interface PeerOptions {

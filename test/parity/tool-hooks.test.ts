@@ -6,6 +6,7 @@
  */
 import { describe, expect, it } from "vitest";
 import type { ExtensionAPI } from "../../src/extensions/types.js";
+import { encodeImage } from "../tools/image-resize-helpers.js";
 import { eventPayloads, observe } from "./normalize.js";
 import { onBothPeers, type Peer, type SharedTool } from "./peers.js";
 
@@ -243,6 +244,51 @@ describe("parity: the tool-call pipeline through the session (F.3–F.5)", () =>
 			},
 		]);
 		expect(settle).toEqual(pi);
+	});
+
+	it("a tool's image over 2000 px: Settle saves and sends it resized with the dimension note (newer pi), pi 0.73.1 as the tool made it; a small image and everything else match", async () => {
+		const big = encodeImage("png", 2400, 600, 7, 0).toString("base64");
+		const small = encodeImage("png", 64, 32, 7, 0).toString("base64");
+		const shotTool = (log: string[]): SharedTool => ({
+			name: "shot",
+			label: "Shot",
+			description: "Takes a screenshot",
+			parameters: { type: "object", properties: { size: { type: "string" } }, required: ["size"] },
+			async execute(id, params) {
+				log.push(`execute ${id}`);
+				const data = params.size === "big" ? big : small;
+				return { content: [{ type: "image", data, mimeType: "image/png" }], details: { size: params.size } };
+			},
+		});
+		const logs: Record<string, string[]> = { pi: [], settle: [] };
+		const { pi, settle } = await onBothPeers(
+			(name) => ({ extensions: [logToolHooks(logs[name] ?? [])], customTools: [shotTool(logs[name] ?? [])] }),
+			(peer) =>
+				runBatch(peer, logs[peer.name] ?? [], [
+					{ id: "c1", name: "shot", args: { size: "small" } },
+					{ id: "c2", name: "shot", args: { size: "big" } },
+				]),
+		);
+		const png = (data: string) => ({ type: "image", data, mimeType: "image/png" });
+		expect(pi.results.map((result) => result.content)).toEqual([[png(small)], [png(big)]]);
+		const [resized, note] = settle.results[1]!.content as [{ type: string; data: string }, { text: string }];
+		expect(settle.results[0]!.content).toEqual([png(small)]);
+		expect(resized.type).toBe("image");
+		expect(resized.data).not.toBe(big);
+		expect(note.text).toBe(
+			"[Image: original 2400x600, displayed at 2000x500. Multiply coordinates by 1.20 to map to original image.]",
+		);
+		// The named difference undone (resized bytes → the tool's, the note left out), the rest —
+		// events, hooks, requests, details — is the same.
+		const undo = (value: unknown): unknown => {
+			if (typeof value === "string") return value === resized.data ? big : value.replace(`\n${note.text}`, "");
+			if (Array.isArray(value))
+				return value.filter((item) => (item as { text?: string } | null)?.text !== note.text).map(undo);
+			if (value && typeof value === "object")
+				return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, undo(item)]));
+			return value;
+		};
+		expect(undo(settle)).toEqual(pi);
 	});
 
 	it("a parallel batch runs every tool_call hook (source order) before any execution, and stores results in source order", async () => {
