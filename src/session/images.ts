@@ -89,8 +89,12 @@ function imageProblem(image: ImageContent): string | undefined {
  *
  * @example
  * ```ts
- * const content = await normalizeToolResultImages(result.content, { autoResize: settingsManager.getImageAutoResize() });
- * if (content !== result.content) console.log("an image was resized");
+ * import { readFileSync } from "node:fs";
+ * import type { ImageContent } from "settle";
+ *
+ * const shot: ImageContent = { type: "image", data: readFileSync("shot.png").toString("base64"), mimeType: "image/png" };
+ * const content = await normalizeToolResultImages([shot], { autoResize: settingsManager.getImageAutoResize() });
+ * // a 2400×600 shot: [the 2000×500 copy, { type: "text", text: "[Image: original 2400x600, displayed at 2000x500. …]" }]
  * ```
  */
 export async function normalizeToolResultImages(
