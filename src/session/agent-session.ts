@@ -2438,9 +2438,10 @@ export class AgentSession {
 		if (explicit) return { level: explicit, fromModelEntry: false };
 		const own = this.settingsManager.getModelThinkingLevel(target.provider, target.id) as ThinkingLevel | undefined;
 		if (own) return { level: own, fromModelEntry: true };
-		const level =
-			(this.settingsManager.getDefaultThinkingLevel() as ThinkingLevel | undefined) ??
-			(this.model?.reasoning ? this.thinkingLevel : "medium");
+		if (this.settingsManager.getDefaultThinkingLevel() === undefined && this.model?.reasoning) {
+			return { level: this.thinkingLevel, fromModelEntry: false };
+		}
+		const level = (this.settingsManager.getDefaultThinkingLevel() as ThinkingLevel | undefined) ?? "medium";
 		return { level, fromModelEntry: false };
 	}
 }
