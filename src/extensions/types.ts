@@ -672,6 +672,8 @@ export interface AgentStartEvent {
 export interface AgentEndEvent {
 	type: "agent_end";
 	messages: AgentMessage[];
+	/** Newer pi: true when the run ended through an abort (its last answer is `aborted`) rather than normal completion. */
+	aborted?: boolean;
 }
 
 /** `agent_settled`: the operation is over (retries, compaction and queued messages included); emitted once per prompt. */

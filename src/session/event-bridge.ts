@@ -4,7 +4,7 @@
  *
  * 1. queue display update (a user `message_start` leaves the steering / follow-up lists);
  * 2. extension handlers, awaited (a `message_end` handler may return a same-role replacement);
- * 3. synchronous public listeners (`agent_end` gains `willRetry`);
+ * 3. synchronous public listeners (`agent_end` gains `willRetry` and `aborted`);
  * 4. persistence at `message_end` (custom → custom_message entry; system/user/assistant/toolResult
  *    → message entry);
  * 5. bookkeeping: the last assistant message and the turn's tool results for the post-run
@@ -63,12 +63,21 @@ function extensionEvent(s: SessionInternals, event: AgentEvent): RunnerEmitEvent
 		case "agent_start":
 			return { type: "agent_start" };
 		case "agent_end":
-			return { type: "agent_end", messages: event.messages };
+			return { type: "agent_end", messages: event.messages, aborted: endedByAbort(event.messages) };
 		case "turn_start":
 			return { type: "turn_start", turnIndex: s.scratch.turnIndex, timestamp: Date.now() };
 		default:
 			return event as RunnerEmitEvent;
 	}
+}
+
+/** Newer pi's `agent_end.aborted`: the run's last answer was cut by an abort. */
+function endedByAbort(messages: readonly AgentMessage[]): boolean {
+	for (let i = messages.length - 1; i >= 0; i--) {
+		const message = messages[i]!;
+		if (message.role === "assistant") return message.stopReason === "aborted";
+	}
+	return false;
 }
 
 function finishEvent(s: SessionInternals, event: AgentEvent): void {
@@ -77,7 +86,7 @@ function finishEvent(s: SessionInternals, event: AgentEvent): void {
 			const retrying = willRetry(s, event.messages);
 			// From here on abortRetry() cancels the retry this event announces (not only its backoff).
 			if (retrying) s.send({ type: "RETRY_ANNOUNCED" });
-			s.events.emit({ ...event, willRetry: retrying });
+			s.events.emit({ ...event, willRetry: retrying, aborted: endedByAbort(event.messages) });
 			return;
 		}
 		case "turn_end":

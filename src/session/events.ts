@@ -16,6 +16,8 @@ export type SessionAgentEndEvent = Extract<AgentEvent, { type: "agent_end" }> & 
 	 * and the run's last assistant message is a retryable error.
 	 */
 	willRetry: boolean;
+	/** True when the run ended through an abort (its last answer is `aborted`), as newer pi's `aborted`. */
+	aborted: boolean;
 };
 
 /** Events only the session emits. */

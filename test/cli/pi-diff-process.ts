@@ -148,7 +148,7 @@ function normalizeMessage(message: unknown, ids: IdNames): unknown {
  *   of `tool_execution_update` events becomes one `{type, toolCallId, toolName}`. (Inside them pi
  *   0.73.1 sends `partialResult.details: {}`, Settle no `details`: noticed, left to the tools area.)
  * - "willRetry": Settle's `agent_end` carries `willRetry` (spec B.2, from pi's newer sources);
- *   pi 0.73.1's does not yet (spec section I, version drift).
+ *   pi 0.73.1's does not yet (spec section I, version drift). Same for its `aborted` (newer pi).
  * - ids, timestamps, usage (see {@link normalizeMessage}); tool results' `details` stay compared.
  */
 export function normalizeJsonEvents(stdout: string): Json[] {
@@ -176,7 +176,10 @@ export function normalizeJsonEvents(stdout: string): Json[] {
 			continue;
 		}
 		const normalized: Json = { ...event };
-		if (event.type === "agent_end") delete normalized.willRetry;
+		if (event.type === "agent_end") {
+			delete normalized.willRetry;
+			delete normalized.aborted;
+		}
 		if ("message" in normalized) normalized.message = normalizeMessage(normalized.message, ids);
 		if (Array.isArray(normalized.messages)) {
 			normalized.messages = normalized.messages.filter((m) => !isSystem(m)).map((m) => normalizeMessage(m, ids));

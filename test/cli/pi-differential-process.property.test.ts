@@ -9,7 +9,7 @@
  * Differences taken out, each named where it is taken out (pi-diff-process.ts normalizations and
  * below): "settle boundary" (Settle's extra `agent_settled` event), "system messages" (Settle's
  * transcript system message), "chunking" and "tool updates" (timing-dependent stream chunks),
- * "willRetry" (spec version drift), "usage" (token estimates over different system prompts), ids
+ * "willRetry" and "aborted" on `agent_end` (spec version drift), "usage" (token estimates over different system prompts), ids
  * and timestamps, "json exit code" (Settle exits 1 after a failed answer in --json too), "tool
  * error text" and "no prompt" (kept out of the generator), and the pi bug "stdin glued to the
  * prompt" (stdin only where it is the whole prompt; pinned in pi-differential-cases.test.ts, with

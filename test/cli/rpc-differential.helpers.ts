@@ -585,9 +585,12 @@ export function observe(lines: Line[], ids: Map<string, string>, cwd: string): u
 		// announced by `entry_appended`; pi drops the answer from its in-memory context only.
 		if (line.type === "entry_appended" && (line.entry as { type?: string } | undefined)?.type === "context_edit")
 			continue;
-		// DELIBERATE_AGENT_END_WILL_RETRY: Settle's agent_end carries `willRetry` (spec B.2, newer pi);
-		// pi 0.73.1's does not.
-		if (line.type === "agent_end") delete line.willRetry;
+		// DELIBERATE_AGENT_END_WILL_RETRY: Settle's agent_end carries `willRetry` (spec B.2, newer pi)
+		// and `aborted` (spec B, newer pi); pi 0.73.1's carries neither.
+		if (line.type === "agent_end") {
+			delete line.willRetry;
+			delete line.aborted;
+		}
 		const message = line.message as { role?: string } | undefined;
 		if ((line.type === "message_start" || line.type === "message_end") && message?.role === "system") continue;
 		if (line.type === "response") {

@@ -59,7 +59,7 @@ describe("sessionEventViolations with aborts", () => {
 	});
 
 	it("a promised retry that starts something else, or settles a sequence not cancelled, is still named", () => {
-		const end: AgentSessionEvent = { type: "agent_end", messages: [], willRetry: true };
+		const end: AgentSessionEvent = { type: "agent_end", messages: [], willRetry: true, aborted: false };
 		const start: AgentSessionEvent = { type: "agent_start" };
 		expect(sessionEventViolations([start, end, { type: "compaction_start", reason: "threshold" }])).toContainEqual(
 			"#2 compaction_start: agent_end said willRetry, no retry came",
