@@ -134,7 +134,9 @@ describe("compaction, retry backoff and queued messages interleaved (DESIGN §8:
 					.map(([first, rest]) => [first, ...rest]),
 				fc.array(actionArb, { minLength: 2, maxLength: 8 }),
 				fc.array(fc.option(fc.boolean(), { nil: undefined }), { maxLength: 4 }),
-				async (s, answers, actions, summaryFails) => {
+				// An extension writes the summary (session_before_compact returns it after its wait).
+				fc.boolean(),
+				async (s, answers, actions, summaryFails, extensionSummarizes) => {
 					let warmedUp = false;
 					const h = await createHarness({
 						...SMALL_WINDOW,
@@ -150,6 +152,13 @@ describe("compaction, retry backoff and queued messages interleaved (DESIGN §8:
 								for (const type of DELAYED_EVENTS) {
 									pi.on(type as "agent_start", async () => {
 										if (warmedUp) await s.schedule(Promise.resolve(), type);
+									});
+								}
+								if (extensionSummarizes) {
+									pi.on("session_before_compact", async (event) => {
+										if (warmedUp) await s.schedule(Promise.resolve(), "extension summary");
+										const { firstKeptEntryId, tokensBefore } = event.preparation;
+										return { compaction: { summary: "extension summary", firstKeptEntryId, tokensBefore } };
 									});
 								}
 							},
@@ -204,8 +213,10 @@ describe("compaction, retry backoff and queued messages interleaved (DESIGN §8:
 										compactErrors.push(error.message);
 									});
 								case "abort":
+									noteCompactionAbort();
 									return h.session.abort();
 								case "abortCompaction":
+									noteCompactionAbort();
 									return h.session.abortCompaction();
 								case "abortRetry":
 									return h.session.abortRetry();
@@ -217,6 +228,20 @@ describe("compaction, retry backoff and queued messages interleaved (DESIGN §8:
 									await run(action, index);
 								}),
 							);
+						// A compaction aborted before its entry was written writes none (invariant 8: it checks
+						// the abort before starting work, and writing its entry is work).
+						const compactionEntries = () =>
+							h.sessionManager.getEntries().filter((entry) => entry.type === "compaction").length;
+						let abortedWith: number | undefined;
+						const writtenAfterAbort: string[] = [];
+						const noteCompactionAbort = () => {
+							if (h.session.isCompacting && abortedWith === undefined) abortedWith = compactionEntries();
+						};
+						h.session.subscribe((event) => {
+							if (event.type !== "compaction_end" || abortedWith === undefined) return;
+							if (compactionEntries() > abortedWith) writtenAfterAbort.push(`${event.reason} compaction`);
+							abortedWith = undefined;
+						});
 						const seen = new Map<string, number>();
 						h.session.subscribe((event) => {
 							const count = seen.get(event.type) ?? 0;
@@ -275,6 +300,7 @@ describe("compaction, retry backoff and queued messages interleaved (DESIGN §8:
 						expect(finished(), "every prompt, queue call, compact() and abort resolved").toBe(true);
 						await h.session.waitForIdle();
 						expect(harnessViolations(h)).toEqual([]);
+						expect(writtenAfterAbort, "no compaction entry written after its abort").toEqual([]);
 						for (const message of compactErrors) expect(message).toMatch(COMPACT_REJECTION);
 						const ids = h.sessionManager.getEntries().map((entry) => entry.id);
 						expect(new Set(ids).size, "entry ids are unique").toBe(ids.length);
