@@ -1,5 +1,5 @@
 /**
- * DESIGN §8 invariants 1, 4, 6, 7 and 8 where compaction, retry backoff and queued messages meet,
+ * DESIGN §8 invariants 1, 4, 5, 6, 7 and 8 where compaction, retry backoff and queued messages meet,
  * on a real JSONL file. The other session properties keep these apart: session.property never
  * compacts by hand nor crosses the threshold (only overflow recovery compacts), recovery.property
  * compacts and retries on disk but one call at a time. Here a small window makes answers cross the
@@ -11,7 +11,9 @@
  * else can). Checked after everything settled, with `harnessViolations` (the event protocol, one
  * `agent_settled` per operation, idle, no timer left, log order, every queued text delivered once,
  * listed or cleared, the reopened file equal to the live context) plus: every call resolved,
- * `compact()` rejects only with its documented reasons, entry ids are unique.
+ * `compact()` rejects only with its documented reasons, entry ids are unique, no compaction entry is
+ * written after an abort that reached its compaction first, and retries and overflow recoveries
+ * stay within their bounds (`checkRetriesAndOverflow`).
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
@@ -23,7 +25,15 @@ import { fauxStepArbitrary } from "../../src/testing/arbitraries.js";
 import { createHarness } from "../../src/testing/harness.js";
 import { harnessViolations } from "../../src/testing/harness-invariants.js";
 import { tick } from "./helpers.js";
-import { type Answer, BIG_ANSWER, errorReply, OVERFLOW_TEXT, SMALL_WINDOW, script } from "./recovery-helpers.js";
+import {
+	type Answer,
+	BIG_ANSWER,
+	checkRetriesAndOverflow,
+	errorReply,
+	OVERFLOW_TEXT,
+	SMALL_WINDOW,
+	script,
+} from "./recovery-helpers.js";
 
 const echo: AgentTool = {
 	name: "echo",
@@ -112,7 +122,7 @@ const actionArb: fc.Arbitrary<Action> = fc.record({
 	nth: fc.integer({ min: 0, max: 1 }),
 });
 
-describe("compaction, retry backoff and queued messages interleaved (DESIGN §8: 1, 4, 6, 7, 8)", () => {
+describe("compaction, retry backoff and queued messages interleaved (DESIGN §8: 1, 4, 5, 6, 7, 8)", () => {
 	it("hold whichever order the scheduler picks, on disk", async () => {
 		// How often the risky moments were reached (the property is only as good as its reach).
 		const reached = { abortInCompaction: 0, queuedInCompaction: 0, compactInBackoff: 0, queuedInBackoff: 0 };
@@ -301,6 +311,7 @@ describe("compaction, retry backoff and queued messages interleaved (DESIGN §8:
 						await h.session.waitForIdle();
 						expect(harnessViolations(h)).toEqual([]);
 						expect(writtenAfterAbort, "no compaction entry written after its abort").toEqual([]);
+						checkRetriesAndOverflow(h.events, { maxRetries: 2, maxAgentDelayMs: 0 });
 						for (const message of compactErrors) expect(message).toMatch(COMPACT_REJECTION);
 						const ids = h.sessionManager.getEntries().map((entry) => entry.id);
 						expect(new Set(ids).size, "entry ids are unique").toBe(ids.length);
