@@ -190,6 +190,21 @@ describe("compaction, retry backoff and queued messages interleaved (DESIGN §8:
 						await h.settle(h.session.prompt("warm up"));
 						warmedUp = true;
 						const compactErrors: string[] = [];
+						// Queued while an operation streamed: with nothing stopping it (no abort, no compact()) and
+						// unless it ends in an error (a failed overflow recovery, retries used up), that operation
+						// delivers it, also from a compaction after its run (pi runs it next).
+						const sentWhileStreaming = new Map<string, number>();
+						let stopped = false;
+						const endedInError: boolean[] = [];
+						let lastStop: string | undefined;
+						h.session.subscribe((event) => {
+							if (event.type === "message_end" && event.message.role === "assistant")
+								lastStop = event.message.stopReason;
+							if (event.type === "agent_settled") {
+								endedInError.push(lastStop === "error" || lastStop === "aborted");
+								lastStop = undefined;
+							}
+						});
 						// Every call made, and how many have resolved (actions join as their events fire).
 						let calls = 0;
 						let resolved = 0;
@@ -201,6 +216,8 @@ describe("compaction, retry backoff and queued messages interleaved (DESIGN §8:
 						const run = (action: Action, index: number) => {
 							const text = `${action.kind}-${index}`;
 							const queues = action.kind === "steer" || action.kind === "followUp" || action.kind === "promptSteer";
+							if (queues && h.session.isStreaming) sentWhileStreaming.set(text, endedInError.length);
+							if (["abort", "abortCompaction", "abortRetry", "compact"].includes(action.kind)) stopped = true;
 							if (h.session.isCompacting) {
 								if (action.kind === "abort" || action.kind === "abortCompaction") reached.abortInCompaction++;
 								if (queues) reached.queuedInCompaction++;
@@ -312,6 +329,14 @@ describe("compaction, retry backoff and queued messages interleaved (DESIGN §8:
 						expect(harnessViolations(h)).toEqual([]);
 						expect(writtenAfterAbort, "no compaction entry written after its abort").toEqual([]);
 						checkRetriesAndOverflow(h.events, { maxRetries: 2, maxAgentDelayMs: 0 });
+						if (!stopped) {
+							const listed = [...h.session.getSteeringMessages(), ...h.session.getFollowUpMessages()];
+							const operation = (text: string) => sentWhileStreaming.get(text);
+							expect(
+								listed.filter((text) => operation(text) !== undefined && endedInError[operation(text)!] === false),
+								"queued while streaming, left listed by an operation that ended well",
+							).toEqual([]);
+						}
 						for (const message of compactErrors) expect(message).toMatch(COMPACT_REJECTION);
 						const ids = h.sessionManager.getEntries().map((entry) => entry.id);
 						expect(new Set(ids).size, "entry ids are unique").toBe(ids.length);
