@@ -308,6 +308,16 @@ function gatedScript(scenario: Scenario): unknown[] {
 	return [gate, { thinking: "The command finished.", text: "The gate is open." }];
 }
 
+/**
+ * Resolves once the peer has answered a `get_state` (not part of the observation, nor noted as a
+ * session file): its process is up and reading commands. Step guards time steps, not start-up.
+ */
+export async function peerReady(peer: Peer): Promise<void> {
+	const answered = peer.client.next((line) => line.type === "response" && line.id === "ready");
+	peer.client.send({ id: "ready", type: "get_state" });
+	await answered;
+}
+
 /** Sends `command` and resolves with its response (matched by the id the step gives it). */
 async function request(peer: Peer, command: Line): Promise<Line> {
 	// pi answers an unknown command without its id (DELIBERATE_UNKNOWN_ID): matched by name then.

@@ -25,6 +25,7 @@ import {
 	observe,
 	observeSession,
 	type Peer,
+	peerReady,
 	readSession,
 	retrySettings,
 	runStep,
@@ -229,6 +230,9 @@ async function runScenario(scenario: Scenario, run: number): Promise<void> {
 	let passed = false;
 	let oldRunCall: string | undefined;
 	try {
+		// Both processes up before the first guarded step: on a busy machine pi's start-up alone (2–3 s
+		// to import it) once took the whole 10 s guard of step 0 (seed 405349350 path 39, nothing printed).
+		await Promise.all([peerReady(pi), peerReady(settle)]);
 		for (const [index, step] of steps.entries()) {
 			if (step.kind === "switch_previous" && oldRunCall && switchesToSettledOldRun(settle, oldRunCall)) {
 				expectOldRunSettledOnlyInSettle(pi, settle, oldRunCall);

@@ -1,4 +1,5 @@
 /** Helpers for the recovery-path tests: a model script that also answers summarization requests, gates, labels. */
+import { expect } from "vitest";
 import { fauxAssistantMessage } from "../../src/llm/faux.js";
 import type { AssistantMessage, Context } from "../../src/llm/types.js";
 import type { AgentSessionEvent } from "../../src/session/events.js";
@@ -112,3 +113,58 @@ export const SMALL_WINDOW: Pick<HarnessOptions, "faux"> = { faux: { models: [{ i
 export const THRESHOLD_SETTINGS = { compaction: { reserveTokens: 4000, keepRecentTokens: 1 } };
 /** About 3000 output tokens. */
 export const BIG_ANSWER = "y".repeat(12_000);
+
+/**
+ * DESIGN §8 invariant 5 on one session's event stream: retry attempts numbered 1…n up to
+ * `maxRetries`, delays never shrink (nor pass `maxAgentDelayMs`), every sequence closed by its
+ * `auto_retry_end` before `agent_settled`; overflow recovery at most once per request.
+ */
+export function checkRetriesAndOverflow(
+	events: readonly AgentSessionEvent[],
+	retry: { maxRetries: number; maxAgentDelayMs: number },
+) {
+	let sequence: number[] = [];
+	let overflowRecoveries = 0;
+	for (const event of events) {
+		switch (event.type) {
+			case "auto_retry_start": {
+				expect(event.attempt, "attempts are numbered 1…n").toBe(sequence.length + 1);
+				expect(event.attempt).toBeLessThanOrEqual(retry.maxRetries);
+				expect(event.maxAttempts).toBe(retry.maxRetries);
+				if (sequence.length > 0) expect(event.delayMs, "delays never shrink").toBeGreaterThanOrEqual(sequence.at(-1)!);
+				if (retry.maxAgentDelayMs > 0) expect(event.delayMs).toBeLessThanOrEqual(retry.maxAgentDelayMs);
+				sequence.push(event.delayMs);
+				break;
+			}
+			case "auto_retry_end":
+				expect(sequence.length, "auto_retry_end closes a sequence that was started").toBeGreaterThan(0);
+				expect(event.attempt).toBe(sequence.length);
+				sequence = [];
+				break;
+			case "agent_settled":
+				expect(sequence, "no retry sequence outlives its operation").toEqual([]);
+				overflowRecoveries = 0;
+				break;
+			case "message_start":
+				if (event.message.role === "user") overflowRecoveries = 0;
+				break;
+			case "message_end":
+				if (
+					event.message.role === "assistant" &&
+					event.message.stopReason !== "error" &&
+					event.message.stopReason !== "length"
+				) {
+					overflowRecoveries = 0;
+				}
+				break;
+			case "compaction_start":
+				if (event.reason === "overflow") {
+					overflowRecoveries++;
+					expect(overflowRecoveries, "overflow recovery at most once per request").toBeLessThanOrEqual(1);
+				}
+				break;
+			default:
+				break;
+		}
+	}
+}

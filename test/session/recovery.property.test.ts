@@ -15,11 +15,10 @@ import { describe, expect, it } from "vitest";
 import type { AgentTool } from "../../src/agent/types.js";
 import type { ExtensionAPI } from "../../src/extensions/types.js";
 import { fauxAssistantMessage } from "../../src/llm/faux.js";
-import type { AgentSessionEvent } from "../../src/session/events.js";
 import { fauxStepArbitrary } from "../../src/testing/arbitraries.js";
 import { createHarness } from "../../src/testing/harness.js";
 import { comparable, reopenedContext, settleWithClock } from "./helpers.js";
-import { type Answer, errorReply, SMALL_WINDOW, script } from "./recovery-helpers.js";
+import { type Answer, checkRetriesAndOverflow, errorReply, SMALL_WINDOW, script } from "./recovery-helpers.js";
 
 const echo: AgentTool = {
 	name: "echo",
@@ -72,57 +71,6 @@ const settingsArb = fc.record({
 		keepRecentTokens: fc.constantFrom(1, 1, 200, 2000),
 	}),
 });
-
-/** Invariant 5 on one session's event stream. */
-function checkRetriesAndOverflow(
-	events: readonly AgentSessionEvent[],
-	retry: { maxRetries: number; maxAgentDelayMs: number },
-) {
-	let sequence: number[] = [];
-	let overflowRecoveries = 0;
-	for (const event of events) {
-		switch (event.type) {
-			case "auto_retry_start": {
-				expect(event.attempt, "attempts are numbered 1…n").toBe(sequence.length + 1);
-				expect(event.attempt).toBeLessThanOrEqual(retry.maxRetries);
-				expect(event.maxAttempts).toBe(retry.maxRetries);
-				if (sequence.length > 0) expect(event.delayMs, "delays never shrink").toBeGreaterThanOrEqual(sequence.at(-1)!);
-				if (retry.maxAgentDelayMs > 0) expect(event.delayMs).toBeLessThanOrEqual(retry.maxAgentDelayMs);
-				sequence.push(event.delayMs);
-				break;
-			}
-			case "auto_retry_end":
-				expect(sequence.length, "auto_retry_end closes a sequence that was started").toBeGreaterThan(0);
-				expect(event.attempt).toBe(sequence.length);
-				sequence = [];
-				break;
-			case "agent_settled":
-				expect(sequence, "no retry sequence outlives its operation").toEqual([]);
-				overflowRecoveries = 0;
-				break;
-			case "message_start":
-				if (event.message.role === "user") overflowRecoveries = 0;
-				break;
-			case "message_end":
-				if (
-					event.message.role === "assistant" &&
-					event.message.stopReason !== "error" &&
-					event.message.stopReason !== "length"
-				) {
-					overflowRecoveries = 0;
-				}
-				break;
-			case "compaction_start":
-				if (event.reason === "overflow") {
-					overflowRecoveries++;
-					expect(overflowRecoveries, "overflow recovery at most once per request").toBeLessThanOrEqual(1);
-				}
-				break;
-			default:
-				break;
-		}
-	}
-}
 
 describe("recovery invariants at the session level (DESIGN §8: 5, 6)", () => {
 	it("hold over random scripts of retries, overflows, thresholds and manual compactions", async () => {
