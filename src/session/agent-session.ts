@@ -1236,19 +1236,10 @@ export class AgentSession {
 		const waiting = this.extensionCompaction;
 		if (!waiting) return;
 		this.extensionCompaction = undefined;
-		const event = this.compactionEvent(waiting.customInstructions);
+		// The machine takes it (deferred to the end of this settle) or refuses it with
+		// `manual_compaction_done {refused}`: either way it answers, nothing is left waiting.
+		const event = { ...this.compactionEvent(waiting.customInstructions), type: "COMPACT_WHEN_SETTLED" as const };
 		this.requestCompaction(event).then(waiting.resolve, waiting.reject);
-		// Sent from the machine's own transition: it is taken once that transition is over. Not
-		// taken (another compaction already deferred there), it is refused rather than left waiting.
-		queueMicrotask(() => {
-			const { context } = this.snapshot;
-			const taken =
-				context.deferredCompaction?.requestId === event.requestId || context.compaction?.requestId === event.requestId;
-			const pending = this.compactions.get(event.requestId);
-			if (taken || !pending) return;
-			this.compactions.delete(event.requestId);
-			pending.reject(new SettleError("BUSY", COMPACTION_NOT_POSSIBLE_NOW));
-		});
 	}
 
 	/** `abort()`, `abortCompaction()`, dispose: a waiting `ctx.compact()` never starts. */
@@ -1382,7 +1373,10 @@ export class AgentSession {
 	}
 
 	/** Sends a `COMPACT` the machine accepts; settles with its `manual_compaction_done`. */
-	private requestCompaction(event: { type: "COMPACT"; requestId: string }): Promise<CompactionResult<unknown>> {
+	private requestCompaction(event: {
+		type: "COMPACT" | "COMPACT_WHEN_SETTLED";
+		requestId: string;
+	}): Promise<CompactionResult<unknown>> {
 		return new Promise((resolve, reject) => {
 			this.compactions.set(event.requestId, { resolve, reject });
 			this.actor.send(event);
@@ -2109,7 +2103,8 @@ export class AgentSession {
 					const pending = this.compactions.get(event.requestId);
 					this.compactions.delete(event.requestId);
 					if (!pending) return;
-					if (event.cancelled) pending.reject(new SettleError("ABORTED", COMPACTION_CANCELLED));
+					if (event.refused) pending.reject(new SettleError("BUSY", COMPACTION_NOT_POSSIBLE_NOW));
+					else if (event.cancelled) pending.reject(new SettleError("ABORTED", COMPACTION_CANCELLED));
 					else if (event.error !== undefined) pending.reject(toError(event.error));
 					else if (event.output?.result) pending.resolve(event.output.result as CompactionResult<unknown>);
 					else

@@ -30,6 +30,8 @@ export const PROMPT_EVENTS: EventObject[] = [
 	// An extension's send from a manual compaction's session_compact (pi#9647): deferred there.
 	{ type: "PROMPT", request: { requestId: "p", whenIdle: true } } as EventObject,
 	{ type: "COMPACT", requestId: "c" } as EventObject,
+	// A ctx.compact() handed over at settle (UniPi#30): taken in settling, refused everywhere else.
+	{ type: "COMPACT_WHEN_SETTLED", requestId: "w" } as EventObject,
 	{ type: "NAVIGATE_TREE", requestId: "t" } as EventObject,
 	{ type: "ASSISTANT_MESSAGE_END", stopReason: "stop" } as EventObject,
 	{ type: "ASSISTANT_MESSAGE_END", stopReason: "error" } as EventObject,

@@ -706,6 +706,45 @@ describe("prompt-operation machine: compaction", () => {
 	});
 });
 
+describe("prompt-operation machine: a ctx.compact() handed over at settle (UniPi#30)", () => {
+	const handedOver = (requestId: string) => ({ type: "COMPACT_WHEN_SETTLED", requestId }) as const;
+
+	it("settling takes it: it starts once idle, before the prompt deferred meanwhile", async () => {
+		const h = promptHarness();
+		await startOperation(h);
+		await h.resolve("run", outcome());
+		await h.resolve("beforeSettle", { continue: false });
+		expect(h.state()).toBe("settling");
+		await h.send(handedOver("c1"));
+		await h.send({ type: "PROMPT", request: { requestId: "p2" } });
+		expect(snap(h).context.deferredCompaction).toEqual({ requestId: "c1" });
+		await h.resolve("settle");
+		expect(h.state()).toBe("compacting.working");
+		expect(h.fakes.inputs("compact")).toEqual([{ reason: "manual", willRetry: false, requestId: "c1" }]);
+		expect(h.emittedOf("manual_compaction_done")).toEqual([]);
+	});
+
+	it("the machine answers every one it does not take, refused: a second one in settling, one outside settling", async () => {
+		const h = promptHarness();
+		await h.send(handedOver("c0"));
+		expect(h.state()).toBe("idle");
+		await startOperation(h);
+		await h.send(handedOver("c1"));
+		expect(h.state()).toBe("running.working");
+		await h.resolve("run", outcome());
+		await h.resolve("beforeSettle", { continue: false });
+		await h.send(handedOver("c2"));
+		await h.send(handedOver("c3"));
+		expect(snap(h).context.deferredCompaction).toEqual({ requestId: "c2" });
+		expect(h.emittedOf("manual_compaction_done")).toEqual([
+			{ type: "manual_compaction_done", requestId: "c0", refused: true },
+			{ type: "manual_compaction_done", requestId: "c1", refused: true },
+			{ type: "manual_compaction_done", requestId: "c3", refused: true },
+		]);
+		expect(h.fakes.count("compact")).toBe(0);
+	});
+});
+
 describe("prompt-operation machine: abort", () => {
 	it("an abort while running waits for the run to finish (partial message persisted) and settles once", async () => {
 		const h = promptHarness();
