@@ -20,6 +20,7 @@ import {
 	type PromptRequest,
 	type RetrySettings,
 } from "../../machines/prompt-operation.machine.js";
+import { DEFAULT_SHUTDOWN_TIMEOUT_MS } from "../../machines/runtime-reload.machine.js";
 import { Agent } from "../agent/agent.js";
 import type { AgentTool, AgentToolResult } from "../agent/types.js";
 import { COMPACTION_CANCELLED } from "../compaction/texts.js";
@@ -115,6 +116,7 @@ import type { SystemPromptOptions } from "./system-prompt.js";
 import {
 	COMPACTION_NOT_POSSIBLE_NOW,
 	DISPOSED_BEFORE_SETTLED,
+	invalidShutdownTimeout,
 	operationStalledMessage,
 	SESSION_DISPOSED,
 } from "./texts.js";
@@ -194,6 +196,14 @@ export interface AgentSessionConfig {
 	extensions?: InstantiatedExtensions;
 	/** The actor's clock for retry backoff (XState's `SimulatedClock` in tests). */
 	clock?: SessionClock;
+	/**
+	 * How long (ms, on {@link clock}) `reload()` — and a runtime's new / switch / fork / import and
+	 * dispose — wait for the extensions' `session_shutdown` handlers (default
+	 * {@link DEFAULT_SHUTDOWN_TIMEOUT_MS}, 10 s; `Infinity` waits as long as they take, as pi does).
+	 * A handler still running then is reported as an extension error naming its extension, and the
+	 * reload or replacement goes on (pi#9811).
+	 */
+	shutdownTimeoutMs?: number;
 	/**
 	 * The session owns `sessionManager` (`createAgentSession` made it): {@link AgentSession.dispose}
 	 * closes it, releasing the file's write lock, its descriptor and the lock's refresh timer.
@@ -429,6 +439,7 @@ export class AgentSession {
 	private readonly bash: BashRunner;
 	private readonly actor;
 	private readonly clock: SessionClock | undefined;
+	private readonly shutdownTimeoutMs: number;
 	private readonly cacheWarmer: CacheWarmer | undefined;
 	private readonly pending = new Map<string, PendingPrompt>();
 	private readonly compactions = new Map<string, PendingCompaction>();
@@ -544,6 +555,7 @@ export class AgentSession {
 		this.scopedModelList = config.scopedModels ? [...config.scopedModels] : [];
 		this.runnerInstance = runner;
 		this.clock = config.clock;
+		this.shutdownTimeoutMs = validShutdownTimeout(config.shutdownTimeoutMs);
 		this.sessionStartEvent = config.sessionStartEvent ?? { type: "session_start", reason: "startup" };
 
 		const transcript = new Transcript(agent, this.sessionManager, this.events);
@@ -1480,6 +1492,8 @@ export class AgentSession {
 				if (!this.disposed) this.syncRetrySettings();
 			},
 			isDisposed: () => this.disposed,
+			shutdownTimeoutMs: this.shutdownTimeoutMs,
+			clock: this.clock,
 		};
 	}
 
@@ -2536,6 +2550,27 @@ function entryWritten(entry: SessionEntry): Extract<PromptOperationEvent, { type
 		event.omits = entry.replacement === null;
 	} else if (entry.type === "label") event.targetId = entry.targetId;
 	return event;
+}
+
+/** A valid `shutdownTimeoutMs` (default {@link DEFAULT_SHUTDOWN_TIMEOUT_MS}); anything else is an `INVALID_ARGUMENT`. */
+function validShutdownTimeout(value: number | undefined): number {
+	if (value === undefined) return DEFAULT_SHUTDOWN_TIMEOUT_MS;
+	if (typeof value !== "number" || Number.isNaN(value) || value < 0) {
+		throw new SettleError("INVALID_ARGUMENT", invalidShutdownTimeout(value));
+	}
+	return value;
+}
+
+/**
+ * How a runtime's teardown of `session` is timed: the session's clock (undefined: real time) and
+ * its `shutdownTimeoutMs`. Not part of the public API.
+ */
+export function teardownTimingOf(session: AgentSession): {
+	clock: SessionClock | undefined;
+	shutdownTimeoutMs: number;
+} {
+	// biome-ignore lint/complexity/useLiteralKeys: private fields, read for the runtime's machine
+	return { clock: session["clock"], shutdownTimeoutMs: session["shutdownTimeoutMs"] };
 }
 
 /**
