@@ -33,11 +33,15 @@
  *   `ctx.compact()` asked for while the operation ran (UniPi#30), handed over as it settles: the
  *   machine decides and always answers. Taken in `settling` like `COMPACT` (deferred); refused in
  *   `settling` when it cannot be deferred and in every other state
- *   (`manual_compaction_done {refused: true}`: reject the caller with `BUSY`). `NAVIGATE_TREE {requestId, payload?}` — `navigateTree()`: in `idle` it enters
- *   `branchSummary`; in `preflight` (an extension command's `ctx.navigateTree()`, which runs inside
- *   its prompt's preflight) a `navigateTree` child is spawned beside the command, and prompts wait
- *   for it. One navigation at a time. Check `actor.getSnapshot().can(event)` before sending: events
- *   a state does not accept are ignored.
+ *   (`manual_compaction_done {refused: true}`: reject the caller with `BUSY`). `NAVIGATE_TREE {requestId, payload?, fromCommand?}` — `navigateTree()`
+ *   (`fromCommand`: called inside an extension dispatch): in `idle` it enters `branchSummary`; in
+ *   `preflight`, from a command (`ctx.navigateTree()`, which runs inside its prompt's preflight), a
+ *   `navigateTree` child is spawned beside the command, and prompts wait for it. One navigation at a
+ *   time. The machine answers every other one at once, refused
+ *   (`tree_navigation_done {refused: "streaming" | "compacting"}`): `streaming` while an operation is
+ *   active (through `settling`) and in a preflight not from a command, `compacting` otherwise (a
+ *   compaction, or another navigation in flight). For the other events, check
+ *   `actor.getSnapshot().can(event)` before sending: events a state does not accept are ignored.
  * - `ABORT` (`abort()`), `ABORT_RETRY` (`abortRetry()`), `ABORT_COMPACTION` (`abortCompaction()`),
  *   `ABORT_BRANCH_SUMMARY` (`abortBranchSummary()`).
  * - `RETRY_ANNOUNCED` — from the event bridge, when it emits `agent_end{willRetry: true}`. From then
@@ -195,7 +199,7 @@
  * {@link isCompacting}, {@link isOperationActive} and {@link lifecycleState}.
  * @module
  */
-import { type ActorRefFrom, assign, emit, enqueueActions, fromPromise, type SnapshotFrom, setup } from "xstate";
+import { type ActorRefFrom, assign, emit, enqueueActions, fromPromise, not, type SnapshotFrom, setup } from "xstate";
 import type { StopReason } from "../src/llm/types.js";
 
 /** The machine's id (root state node id and inspection name). */
@@ -565,7 +569,7 @@ export type PromptOperationEvent =
 	| { type: "COMPACT"; requestId: string; payload?: unknown }
 	/** `ctx.compact()` asked for during the operation, handed over as it settles: deferred or refused. */
 	| { type: "COMPACT_WHEN_SETTLED"; requestId: string; payload?: unknown }
-	| { type: "NAVIGATE_TREE"; requestId: string; payload?: unknown }
+	| { type: "NAVIGATE_TREE"; requestId: string; payload?: unknown; fromCommand?: boolean }
 	| { type: "ABORT" }
 	| { type: "ABORT_RETRY" }
 	| { type: "RETRY_ANNOUNCED" }
@@ -708,7 +712,14 @@ export type PromptOperationEmitted =
 			refused?: true;
 	  }
 	| { type: "request_compaction_done"; output?: CompactionOutput; error?: unknown }
-	| { type: "tree_navigation_done"; requestId: string; output?: NavigateTreeOutput; error?: unknown };
+	| {
+			type: "tree_navigation_done";
+			requestId: string;
+			output?: NavigateTreeOutput;
+			error?: unknown;
+			/** Not taken: an operation is running (`streaming`), or a compaction or navigation is (`compacting`). */
+			refused?: "streaming" | "compacting";
+	  };
 
 /** Per-operation data (one started prompt, from `operation_started` to `operation_settled`). */
 export interface OperationInfo {
@@ -946,6 +957,10 @@ export const promptOperationMachine = setup({
 		canDeferCompaction: ({ context }) =>
 			context.deferredCompaction === undefined && context.treeNavigation === undefined,
 		compactionDeferred: ({ context }) => context.deferredCompaction !== undefined,
+		operationActive: ({ context }) => context.operation !== undefined,
+		navigationFromCommand: ({ event }) => event.type === "NAVIGATE_TREE" && event.fromCommand === true,
+		commandNavigationFree: ({ context, event }) =>
+			event.type === "NAVIGATE_TREE" && event.fromCommand === true && context.treeNavigation === undefined,
 	},
 	delays: {
 		/** The backoff computed by `scheduleRetry` (on the actor's clock). */
@@ -1301,6 +1316,12 @@ export const promptOperationMachine = setup({
 			if (event.payload !== undefined) input.payload = event.payload;
 			enqueue.spawnChild("navigateTree", { id: "navigateTree", input });
 		}),
+		/** Answers a `NAVIGATE_TREE` the current state does not take: its caller is refused with `reason`. */
+		refuseTreeNavigation: emit(({ event }, params: { reason: "streaming" | "compacting" }) => ({
+			type: "tree_navigation_done" as const,
+			requestId: event.type === "NAVIGATE_TREE" ? event.requestId : "",
+			refused: params.reason,
+		})),
 		/** A spawned navigation ended: unlike {@link clearTreeNavigation}, the operation's abort flag is kept. */
 		clearSpawnedTreeNavigation: assign({ treeNavigation: undefined }),
 		setPreSendCompaction: assign(({ event }) =>
@@ -1373,6 +1394,11 @@ export const promptOperationMachine = setup({
 		// A ctx.compact() handed over at settle takes its turn only in `settling` (below); anywhere
 		// else it is answered at once, refused, so its caller never waits on an ignored event.
 		COMPACT_WHEN_SETTLED: { actions: "refuseCompaction" },
+		// A navigation a state does not take (idle and preflight take theirs) is answered, refused.
+		NAVIGATE_TREE: [
+			{ guard: "operationActive", actions: { type: "refuseTreeNavigation", params: { reason: "streaming" } } },
+			{ actions: { type: "refuseTreeNavigation", params: { reason: "compacting" } } },
+		],
 		// A steer() / followUp() in its input hooks: counted like a busy prompt (awaitingInput waits for it).
 		QUEUE_INPUT_STARTED: { actions: "countQueueInput" },
 		QUEUE_INPUT_FINISHED: { actions: "uncountQueueInput" },
@@ -1465,7 +1491,14 @@ export const promptOperationMachine = setup({
 					{ actions: ["markAbortRequested", { type: "signalAbort", params: { target: "preflight" } }] },
 				],
 				// From an extension command (C.13 through `ctx.navigateTree()`): runs beside the command.
-				NAVIGATE_TREE: { guard: "noTreeNavigationInFlight", actions: "spawnTreeNavigation" },
+				// Not from a command: the prompt is on its way, as if streaming. (Otherwise the root refuses it.)
+				NAVIGATE_TREE: [
+					{ guard: "commandNavigationFree", actions: "spawnTreeNavigation" },
+					{
+						guard: not("navigationFromCommand"),
+						actions: { type: "refuseTreeNavigation", params: { reason: "streaming" } },
+					},
+				],
 			},
 		},
 		running: {

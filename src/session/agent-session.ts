@@ -2108,7 +2108,7 @@ export class AgentSession {
 					else if (event.target === "branch_summary") abortBranchSummary(this.internals);
 					return;
 				case "tree_navigation_done":
-					finishTreeNavigation(this.internals, event.requestId, event.output, event.error);
+					finishTreeNavigation(this.internals, event.requestId, event.output, event.error, event.refused);
 					return;
 				case "request_compaction_done":
 					finishRequestCompaction(this.internals);

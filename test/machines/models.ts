@@ -43,6 +43,8 @@ export const PROMPT_EVENTS: EventObject[] = [
 	// A ctx.compact() handed over at settle (UniPi#30): taken in settling, refused everywhere else.
 	{ type: "COMPACT_WHEN_SETTLED", requestId: "w" } as EventObject,
 	{ type: "NAVIGATE_TREE", requestId: "t" } as EventObject,
+	// From an extension command (inside its prompt's preflight): spawned there, refused elsewhere.
+	{ type: "NAVIGATE_TREE", requestId: "t", fromCommand: true } as EventObject,
 	{ type: "ASSISTANT_MESSAGE_END", stopReason: "stop" } as EventObject,
 	{ type: "ASSISTANT_MESSAGE_END", stopReason: "error" } as EventObject,
 	{ type: "ASSISTANT_MESSAGE_END", stopReason: "aborted" } as EventObject,
