@@ -5,7 +5,8 @@
  * ## How the AgentSessionRuntime runs it
  * ```ts
  * const actor = createActor(runtimeMachine.provide({ actors: { checkBeforeSwitch, openTarget, createSession,
- *   shutdownCurrent, invalidateCurrent, disposeCurrent, rebindSession, runWithSession, rollBack } }));
+ *   shutdownCurrent, invalidateCurrent, disposeCurrent, rebindSession, runWithSession, rollBack } }),
+ *   { input: { shutdownTimeoutMs }, clock }); // the session's bound and clock (unref'd real timers by default)
  * actor.on("session_committed", (e) => runtime.installSession(e.created));
  * actor.start();
  * actor.send({ type: "SWITCH", requestId: "q1", sessionFile, cwdOverride });
@@ -299,7 +300,7 @@ function finishInput(context: RuntimeContext): FinishInput {
  * import { createActor } from "xstate";
  * // The steps (open, create, shut down, rebind, …) a host implements, as AgentSessionRuntime does:
  * declare const actors: NonNullable<Parameters<typeof runtimeMachine.provide>[0]["actors"]>;
- * const actor = createActor(runtimeMachine.provide({ actors }));
+ * const actor = createActor(runtimeMachine.provide({ actors }), { input: { shutdownTimeoutMs: 10_000 } });
  * actor.on("replacement_completed", (e) => console.log("switched", e.requestId));
  * actor.start();
  * actor.send({ type: "NEW", requestId: "n1" });
