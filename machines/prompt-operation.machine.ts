@@ -29,11 +29,19 @@
  *   (pi-powerline-footer#174: `ctx.compact()` from `agent_settled`) is deferred and starts once
  *   idle, before the deferred prompts and before anything sent later, as in pi, where it starts
  *   inside that dispatch. One at a time; `ABORT_COMPACTION` while it waits cancels it
- *   (`manual_compaction_done {cancelled: true}`). `NAVIGATE_TREE {requestId, payload?}` — `navigateTree()`: in `idle` it enters
- *   `branchSummary`; in `preflight` (an extension command's `ctx.navigateTree()`, which runs inside
- *   its prompt's preflight) a `navigateTree` child is spawned beside the command, and prompts wait
- *   for it. One navigation at a time. Check `actor.getSnapshot().can(event)` before sending: events
- *   a state does not accept are ignored.
+ *   (`manual_compaction_done {cancelled: true}`). `COMPACT_WHEN_SETTLED {requestId, payload?}` — a
+ *   `ctx.compact()` asked for while the operation ran (UniPi#30), handed over as it settles: the
+ *   machine decides and always answers. Taken in `settling` like `COMPACT` (deferred); refused in
+ *   `settling` when it cannot be deferred and in every other state
+ *   (`manual_compaction_done {refused: true}`: reject the caller with `BUSY`). `NAVIGATE_TREE {requestId, payload?, fromCommand?}` — `navigateTree()`
+ *   (`fromCommand`: called inside an extension dispatch): in `idle` it enters `branchSummary`; in
+ *   `preflight`, from a command (`ctx.navigateTree()`, which runs inside its prompt's preflight), a
+ *   `navigateTree` child is spawned beside the command, and prompts wait for it. One navigation at a
+ *   time. The machine answers every other one at once, refused
+ *   (`tree_navigation_done {refused: "streaming" | "compacting"}`): `streaming` while an operation is
+ *   active (through `settling`) and in a preflight not from a command, `compacting` otherwise (a
+ *   compaction, or another navigation in flight). For the other events, check
+ *   `actor.getSnapshot().can(event)` before sending: events a state does not accept are ignored.
  * - `ABORT` (`abort()`), `ABORT_RETRY` (`abortRetry()`), `ABORT_COMPACTION` (`abortCompaction()`),
  *   `ABORT_BRANCH_SUMMARY` (`abortBranchSummary()`).
  * - `RETRY_ANNOUNCED` — from the event bridge, when it emits `agent_end{willRetry: true}`. From then
@@ -125,7 +133,7 @@
  *   `agent.abort()` / abort the compaction, boundary or branch-summary controller; `preflight`: abort
  *   the pre-send compaction if the preflight is running one; `settled`: abort the signal the
  *   `agent_settled` handlers get as `ctx.signal` (an `ABORT` in `settling` changes no state).
- * - `manual_compaction_done {requestId, output?, error?}`, `tree_navigation_done {requestId, output?, error?}`.
+ * - `manual_compaction_done {requestId, output?, error?, cancelled?, refused?}`, `tree_navigation_done {requestId, output?, error?}`.
  * - `request_compaction_done {output?, error?}` — the answer to `REQUEST_NEEDS_COMPACTION`: let the
  *   waiting request preparation go on (after an `ABORT` the run is being aborted by then).
  *
@@ -191,7 +199,7 @@
  * {@link isCompacting}, {@link isOperationActive} and {@link lifecycleState}.
  * @module
  */
-import { type ActorRefFrom, assign, emit, enqueueActions, fromPromise, type SnapshotFrom, setup } from "xstate";
+import { type ActorRefFrom, assign, emit, enqueueActions, fromPromise, not, type SnapshotFrom, setup } from "xstate";
 import type { StopReason } from "../src/llm/types.js";
 
 /** The machine's id (root state node id and inspection name). */
@@ -559,7 +567,9 @@ export interface NavigateTreeOutput {
 export type PromptOperationEvent =
 	| { type: "PROMPT"; request: PromptRequest }
 	| { type: "COMPACT"; requestId: string; payload?: unknown }
-	| { type: "NAVIGATE_TREE"; requestId: string; payload?: unknown }
+	/** `ctx.compact()` asked for during the operation, handed over as it settles: deferred or refused. */
+	| { type: "COMPACT_WHEN_SETTLED"; requestId: string; payload?: unknown }
+	| { type: "NAVIGATE_TREE"; requestId: string; payload?: unknown; fromCommand?: boolean }
 	| { type: "ABORT" }
 	| { type: "ABORT_RETRY" }
 	| { type: "RETRY_ANNOUNCED" }
@@ -698,9 +708,18 @@ export type PromptOperationEmitted =
 			error?: unknown;
 			/** A compaction deferred in `settling`, cancelled before it started. */
 			cancelled?: true;
+			/** A `COMPACT_WHEN_SETTLED` the machine did not take (one already deferred, a navigation in flight, not settling). */
+			refused?: true;
 	  }
 	| { type: "request_compaction_done"; output?: CompactionOutput; error?: unknown }
-	| { type: "tree_navigation_done"; requestId: string; output?: NavigateTreeOutput; error?: unknown };
+	| {
+			type: "tree_navigation_done";
+			requestId: string;
+			output?: NavigateTreeOutput;
+			error?: unknown;
+			/** Not taken: an operation is running (`streaming`), or a compaction or navigation is (`compacting`). */
+			refused?: "streaming" | "compacting";
+	  };
 
 /** Per-operation data (one started prompt, from `operation_started` to `operation_settled`). */
 export interface OperationInfo {
@@ -938,6 +957,10 @@ export const promptOperationMachine = setup({
 		canDeferCompaction: ({ context }) =>
 			context.deferredCompaction === undefined && context.treeNavigation === undefined,
 		compactionDeferred: ({ context }) => context.deferredCompaction !== undefined,
+		operationActive: ({ context }) => context.operation !== undefined,
+		navigationFromCommand: ({ event }) => event.type === "NAVIGATE_TREE" && event.fromCommand === true,
+		commandNavigationFree: ({ context, event }) =>
+			event.type === "NAVIGATE_TREE" && event.fromCommand === true && context.treeNavigation === undefined,
 	},
 	delays: {
 		/** The backoff computed by `scheduleRetry` (on the actor's clock). */
@@ -1227,7 +1250,7 @@ export const promptOperationMachine = setup({
 		}),
 		clearCompaction: assign({ compaction: undefined }),
 		deferCompaction: assign(({ event }) => {
-			if (event.type !== "COMPACT") return {};
+			if (event.type !== "COMPACT" && event.type !== "COMPACT_WHEN_SETTLED") return {};
 			const deferred: { requestId: string; payload?: unknown } = { requestId: event.requestId };
 			if (event.payload !== undefined) deferred.payload = event.payload;
 			return { deferredCompaction: deferred };
@@ -1243,6 +1266,12 @@ export const promptOperationMachine = setup({
 			if (deferred.payload !== undefined) compaction.payload = deferred.payload;
 			return { compaction, deferredCompaction: undefined, abortRequested: false };
 		}),
+		/** Answers a `COMPACT_WHEN_SETTLED` it does not take: its caller is refused, nothing waits. */
+		refuseCompaction: emit(({ event }) => ({
+			type: "manual_compaction_done" as const,
+			requestId: event.type === "COMPACT_WHEN_SETTLED" ? event.requestId : "",
+			refused: true as const,
+		})),
 		cancelDeferredCompaction: enqueueActions(({ enqueue, context }) => {
 			const deferred = context.deferredCompaction;
 			if (!deferred) return;
@@ -1287,6 +1316,12 @@ export const promptOperationMachine = setup({
 			if (event.payload !== undefined) input.payload = event.payload;
 			enqueue.spawnChild("navigateTree", { id: "navigateTree", input });
 		}),
+		/** Answers a `NAVIGATE_TREE` the current state does not take: its caller is refused with `reason`. */
+		refuseTreeNavigation: emit(({ event }, params: { reason: "streaming" | "compacting" }) => ({
+			type: "tree_navigation_done" as const,
+			requestId: event.type === "NAVIGATE_TREE" ? event.requestId : "",
+			refused: params.reason,
+		})),
 		/** A spawned navigation ended: unlike {@link clearTreeNavigation}, the operation's abort flag is kept. */
 		clearSpawnedTreeNavigation: assign({ treeNavigation: undefined }),
 		setPreSendCompaction: assign(({ event }) =>
@@ -1356,6 +1391,14 @@ export const promptOperationMachine = setup({
 		SUMMARIZATION_RETRY_FINISHED: { actions: "announceSummarizationRetryFinished" },
 		// Steering / follow-up queue changes: targetless like the summary retries, any state.
 		QUEUE_CHANGED: { actions: "announceQueueChange" },
+		// A ctx.compact() handed over at settle takes its turn only in `settling` (below); anywhere
+		// else it is answered at once, refused, so its caller never waits on an ignored event.
+		COMPACT_WHEN_SETTLED: { actions: "refuseCompaction" },
+		// A navigation a state does not take (idle and preflight take theirs) is answered, refused.
+		NAVIGATE_TREE: [
+			{ guard: "operationActive", actions: { type: "refuseTreeNavigation", params: { reason: "streaming" } } },
+			{ actions: { type: "refuseTreeNavigation", params: { reason: "compacting" } } },
+		],
 		// A steer() / followUp() in its input hooks: counted like a busy prompt (awaitingInput waits for it).
 		QUEUE_INPUT_STARTED: { actions: "countQueueInput" },
 		QUEUE_INPUT_FINISHED: { actions: "uncountQueueInput" },
@@ -1448,7 +1491,14 @@ export const promptOperationMachine = setup({
 					{ actions: ["markAbortRequested", { type: "signalAbort", params: { target: "preflight" } }] },
 				],
 				// From an extension command (C.13 through `ctx.navigateTree()`): runs beside the command.
-				NAVIGATE_TREE: { guard: "noTreeNavigationInFlight", actions: "spawnTreeNavigation" },
+				// Not from a command: the prompt is on its way, as if streaming. (Otherwise the root refuses it.)
+				NAVIGATE_TREE: [
+					{ guard: "commandNavigationFree", actions: "spawnTreeNavigation" },
+					{
+						guard: not("navigationFromCommand"),
+						actions: { type: "refuseTreeNavigation", params: { reason: "streaming" } },
+					},
+				],
 			},
 		},
 		running: {
@@ -1768,6 +1818,10 @@ export const promptOperationMachine = setup({
 				SETTLE_FAILED: { target: "idle", actions: ["announceOperationSettled", "clearOperation"] },
 				PROMPT: { actions: "deferPrompt" },
 				COMPACT: { guard: "canDeferCompaction", actions: "deferCompaction" },
+				COMPACT_WHEN_SETTLED: [
+					{ guard: "canDeferCompaction", actions: "deferCompaction" },
+					{ actions: "refuseCompaction" },
+				],
 				ABORT_COMPACTION: { guard: "compactionDeferred", actions: "cancelDeferredCompaction" },
 				// The run is over, but an agent_settled handler may still hold work (pi-agents#139): tell it.
 				ABORT: { actions: { type: "signalAbort", params: { target: "settled" } } },

@@ -5,7 +5,8 @@
  * ## How the AgentSessionRuntime runs it
  * ```ts
  * const actor = createActor(runtimeMachine.provide({ actors: { checkBeforeSwitch, openTarget, createSession,
- *   shutdownCurrent, invalidateCurrent, disposeCurrent, rebindSession, runWithSession, rollBack } }));
+ *   shutdownCurrent, invalidateCurrent, disposeCurrent, rebindSession, runWithSession, rollBack } }),
+ *   { input: { shutdownTimeoutMs }, clock }); // the session's bound and clock (unref'd real timers by default)
  * actor.on("session_committed", (e) => runtime.installSession(e.created));
  * actor.start();
  * actor.send({ type: "SWITCH", requestId: "q1", sessionFile, cwdOverride });
@@ -34,6 +35,14 @@
  * `DISPOSE`: `shuttingDown(quit) → invalidating → disposing → disposed` (final); failures on this
  * path never stop it.
  *
+ * ## Bounded wait for `session_shutdown` (pi#9811)
+ * `shuttingDown` lasts at most the current session's `shutdownTimeoutMs` (input, default
+ * {@link DEFAULT_SHUTDOWN_TIMEOUT_MS}; after a replacement the new session's, from
+ * {@link CreatedSession}; `Infinity`: no bound). When it runs out the machine emits
+ * `shutdown_timed_out {reason, timeoutMs}` — report the handlers still running, naming their
+ * extensions — and goes on to `invalidating` as if the handlers had returned: the replacement or
+ * dispose completes (the abandoned handler is not stopped; its context is stale once disposed).
+ *
  * ## Actors (input → output); all placeholders throw "not provided"
  * | actor | input | output |
  * |---|---|---|
@@ -48,13 +57,15 @@
  * | `rollBack` | {@link RollBackInput} | void — dispose the prepared session; rebind the old one if it was told to shut down |
  *
  * ## Emitted events ({@link RuntimeEmitted})
- * `replacement_started`, `replacement_cancelled`, `replacement_failed {phase, error, rolledBack}`
+ * `replacement_started`, `replacement_cancelled`, `replacement_failed {phase, error, rolledBack}`,
+ * `shutdown_timed_out {reason, timeoutMs}`, `teardown_error {phase, error}`
  * (the old session is in place), `session_committed {created}` (install the new session in the
  * slot now: the old one is disposed), `replacement_completed {selectedText?, error?}`,
  * `runtime_disposed`.
  * @module
  */
 import { type ActorRefFrom, assign, emit, enqueueActions, fromPromise, type SnapshotFrom, setup } from "xstate";
+import { DEFAULT_SHUTDOWN_TIMEOUT_MS, isShutdownBounded, shutdownTimeoutDelay } from "./runtime-reload.machine.js";
 
 /** The machine's id. */
 export const RUNTIME_MACHINE_ID = "runtime";
@@ -157,6 +168,14 @@ export interface CreateSessionInput {
 /** Output of `createSession`: services + AgentSession for the target (opaque to the machine). */
 export interface CreatedSession {
 	handle: unknown;
+	/** The new session's own bound on `session_shutdown` (its teardown's, once it is current). */
+	shutdownTimeoutMs?: number;
+}
+
+/** Input of a runtime actor (optional). */
+export interface RuntimeMachineInput {
+	/** How long the current session's `session_shutdown` handlers are waited for; `Infinity`: no limit. */
+	shutdownTimeoutMs?: number;
 }
 
 /** Input of the teardown actors (old session). */
@@ -190,6 +209,8 @@ export type RuntimeEmitted =
 	| { type: "session_committed"; requestId: string; created: CreatedSession }
 	| { type: "replacement_completed"; requestId: string; selectedText?: string; error?: unknown }
 	| { type: "teardown_error"; phase: ReplacementPhase; error: unknown }
+	/** The bounded wait for `session_shutdown` ran out: report the handlers still running; teardown goes on. */
+	| { type: "shutdown_timed_out"; reason: ShutdownReason; timeoutMs: number }
 	| { type: "runtime_disposed" };
 
 /** Machine context: the replacement in progress (never session data). */
@@ -203,6 +224,8 @@ export interface RuntimeContext {
 	lateError: unknown;
 	disposeRequested: boolean;
 	completedReplacements: number;
+	/** The current session's bound on its `session_shutdown` handlers (ms; `Infinity`: none). */
+	shutdownTimeoutMs: number;
 }
 
 function notProvided(name: string): never {
@@ -277,7 +300,7 @@ function finishInput(context: RuntimeContext): FinishInput {
  * import { createActor } from "xstate";
  * // The steps (open, create, shut down, rebind, …) a host implements, as AgentSessionRuntime does:
  * declare const actors: NonNullable<Parameters<typeof runtimeMachine.provide>[0]["actors"]>;
- * const actor = createActor(runtimeMachine.provide({ actors }));
+ * const actor = createActor(runtimeMachine.provide({ actors }), { input: { shutdownTimeoutMs: 10_000 } });
  * actor.on("replacement_completed", (e) => console.log("switched", e.requestId));
  * actor.start();
  * actor.send({ type: "NEW", requestId: "n1" });
@@ -288,6 +311,7 @@ export const runtimeMachine = setup({
 		context: RuntimeContext;
 		events: RuntimeEvent;
 		emitted: RuntimeEmitted;
+		input: RuntimeMachineInput | undefined;
 	},
 	actors: {
 		checkBeforeSwitch: fromPromise<BeforeSwitchOutput, ReplacementInput>(async () => notProvided("checkBeforeSwitch")),
@@ -305,6 +329,11 @@ export const runtimeMachine = setup({
 		cancelled: (_, params: { output: BeforeSwitchOutput }) => params.output.cancelled,
 		isQuitting: ({ context }) => context.teardownReason === "quit",
 		hasWithSession: ({ context }) => context.request !== undefined && "withSession" in context.request,
+		shutdownBounded: ({ context }) => isShutdownBounded(context.shutdownTimeoutMs),
+	},
+	delays: {
+		/** The current session's `shutdownTimeoutMs`, on the actor's clock. */
+		shutdownTimeout: ({ context }) => shutdownTimeoutDelay(context.shutdownTimeoutMs),
 	},
 	actions: {
 		acceptRequest: assign(({ event }) => ({
@@ -341,6 +370,11 @@ export const runtimeMachine = setup({
 		})),
 		beginQuit: assign({ teardownReason: "quit" as const, disposeRequested: false }),
 		markDisposeRequested: assign({ disposeRequested: true }),
+		reportShutdownTimedOut: emit(({ context }) => ({
+			type: "shutdown_timed_out" as const,
+			reason: context.teardownReason ?? "quit",
+			timeoutMs: context.shutdownTimeoutMs,
+		})),
 		reportTeardownError: emit((_, params: { phase: ReplacementPhase; error: unknown }) => ({
 			type: "teardown_error" as const,
 			phase: params.phase,
@@ -360,6 +394,8 @@ export const runtimeMachine = setup({
 			enqueue.emit(event);
 			enqueue.assign({
 				completedReplacements: context.completedReplacements + 1,
+				// The new session is current: its own bound applies to its teardown.
+				shutdownTimeoutMs: context.created?.shutdownTimeoutMs ?? context.shutdownTimeoutMs,
 				request: undefined,
 				target: undefined,
 				created: undefined,
@@ -381,7 +417,7 @@ export const runtimeMachine = setup({
 }).createMachine({
 	id: RUNTIME_MACHINE_ID,
 	description: "The AgentSessionRuntime's current-session slot: replacement and disposal.",
-	context: {
+	context: ({ input }) => ({
 		request: undefined,
 		target: undefined,
 		created: undefined,
@@ -390,7 +426,8 @@ export const runtimeMachine = setup({
 		lateError: undefined,
 		disposeRequested: false,
 		completedReplacements: 0,
-	},
+		shutdownTimeoutMs: input?.shutdownTimeoutMs ?? DEFAULT_SHUTDOWN_TIMEOUT_MS,
+	}),
 	initial: "active",
 	on: {
 		DISPOSE: { actions: "markDisposeRequested" },
@@ -475,7 +512,12 @@ export const runtimeMachine = setup({
 			},
 		},
 		shuttingDown: {
-			description: "session_shutdown to the old session's extensions (awaited).",
+			description:
+				"session_shutdown to the old session's extensions, waited for at most shutdownTimeoutMs (then reported, and teardown goes on).",
+			// pi#9811: a handler that never returns must not hold the replacement (or dispose) forever.
+			after: {
+				shutdownTimeout: { guard: "shutdownBounded", target: "invalidating", actions: "reportShutdownTimedOut" },
+			},
 			invoke: {
 				id: "shutdownCurrent",
 				src: "shutdownCurrent",

@@ -101,6 +101,9 @@ SETTLE_AGENT_DIR=~/.pi/agent settle … uses pi's keys, settings, models.json, e
 prompts and sessions (and writes its sessions there). pi's --resume is -c, --session <id-prefix>
 or /resume in settle -i; pi's package commands (install, list, …) do not exist here.
 
+Extensions' session_shutdown handlers are waited for at most 10 s on /reload, /new, /resume, /fork
+and exit (then reported, and settle goes on): SETTLE_SHUTDOWN_TIMEOUT_MS=<ms|Infinity> changes it.
+
 Exit codes: 0 ok, 1 failed (model error, startup error), 2 bad command line, 3 the session file
 cannot be used (not a session, unreadable, its directory gone), 4 no API key for the model's
 provider or the provider refused it, 5 the session file is in use by another settle (try again

@@ -47,6 +47,22 @@ export interface CliHost {
 }
 
 /**
+ * `SETTLE_SHUTDOWN_TIMEOUT_MS`: how long `/reload`, `/new`, `/resume`, `/fork` and the exit wait for
+ * extensions' `session_shutdown` handlers (ms, or `Infinity`); unset: the SDK's default (10 s).
+ */
+function shutdownTimeoutFromEnv(value: string | undefined): number | undefined {
+	if (value === undefined || value.trim() === "") return undefined;
+	const ms = value.trim() === "Infinity" ? Number.POSITIVE_INFINITY : Number(value);
+	if (Number.isNaN(ms) || ms < 0) {
+		throw new CliError(
+			`SETTLE_SHUTDOWN_TIMEOUT_MS=${value} is not a duration: set it to a number of milliseconds ≥ 0 (how long session_shutdown handlers are waited for), or Infinity to wait as long as they take, or unset it for the default 10000.`,
+			EXIT_USAGE,
+		);
+	}
+	return ms;
+}
+
+/**
  * Builds the runtime the command line describes. Throws {@link CliError}: `EXIT_USAGE` for a bad
  * directory, an unknown extension flag or model; `EXIT_FAILURE` when the session cannot start.
  */
@@ -106,8 +122,10 @@ export async function startHost(args: ParsedArgs): Promise<CliHost> {
 		}
 		modelRuntime = createCliFaux(steps).createModelRuntime;
 	}
+	const shutdownTimeoutMs = shutdownTimeoutFromEnv(process.env.SETTLE_SHUTDOWN_TIMEOUT_MS);
 	const factory = createAgentSessionRuntimeFactory({
 		...(modelRuntime ? { modelRuntime } : {}),
+		...(shutdownTimeoutMs !== undefined ? { shutdownTimeoutMs } : {}),
 		...(args.model ? { model: args.model } : {}),
 		...(args.thinking ? { thinkingLevel: args.thinking } : {}),
 		...(args.tools ? { tools: args.tools } : {}),

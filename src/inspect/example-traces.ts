@@ -296,7 +296,7 @@ function startScriptedRuntime(clock: SimulatedClock, observer: LifecycleObserver
 			}),
 		},
 	});
-	const runtime = createActor(machine, { clock });
+	const runtime = createActor(machine, { clock, input: {} });
 	runtime.start();
 	// The runtime first, then its session: the order runtime.trace() subscribes them in.
 	const runtimeSubscription = inspectActor(runtime, observer, { now });

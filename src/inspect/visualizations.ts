@@ -8,6 +8,7 @@ import { dirname, join, resolve } from "node:path";
 import type { AnyStateMachine } from "xstate";
 import { promptOperationMachine } from "../../machines/prompt-operation.machine.js";
 import { runtimeMachine } from "../../machines/runtime.machine.js";
+import { reloadMachine } from "../../machines/runtime-reload.machine.js";
 import { errorMessage, SettleError } from "../errors.js";
 import { recordExampleTrace, recordRuntimeExampleTrace } from "./example-traces.js";
 import { toMermaid } from "./mermaid.js";
@@ -38,6 +39,13 @@ export const MACHINE_VISUALIZATIONS: readonly MachineVisualization[] = [
 		title: "Runtime",
 		summary: "The AgentSessionRuntime's session slot: new / switch / fork / import replacement and disposal.",
 		machine: runtimeMachine,
+	},
+	{
+		name: "runtime-reload",
+		title: "Reload",
+		summary:
+			"One session.reload(): the old extensions' session_shutdown, waited for at most shutdownTimeoutMs (pi#9811), then the rebuild.",
+		machine: reloadMachine,
 	},
 ];
 

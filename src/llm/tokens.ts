@@ -112,8 +112,24 @@ export function estimateContextTokens(messages: readonly AgentMessage[]): Contex
 }
 
 /**
+ * The compaction threshold in tokens, `contextWindow − reserveTokens`: the one definition
+ * {@link shouldCompact} and the traces' numbers (`thresholdTokens`) share.
+ *
+ * @example
+ * ```ts
+ * compactionThresholdTokens(200_000, { reserveTokens: 16_384 }); // 183616
+ * ```
+ */
+export function compactionThresholdTokens(
+	contextWindow: number,
+	settings: Pick<CompactionThresholdSettings, "reserveTokens">,
+): number {
+	return contextWindow - settings.reserveTokens;
+}
+
+/**
  * The threshold predicate: compaction is due when it is enabled and the context occupies more than
- * `contextWindow − reserveTokens`.
+ * {@link compactionThresholdTokens} (`contextWindow − reserveTokens`).
  *
  * @example
  * ```ts
@@ -125,7 +141,7 @@ export function shouldCompact(
 	contextWindow: number,
 	settings: CompactionThresholdSettings,
 ): boolean {
-	return settings.enabled && contextTokens > contextWindow - settings.reserveTokens;
+	return settings.enabled && contextTokens > compactionThresholdTokens(contextWindow, settings);
 }
 
 /**

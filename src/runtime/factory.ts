@@ -33,6 +33,12 @@ export interface AgentSessionRuntimeFactoryOptions extends SessionToolOptions {
 	scopedModels?: ScopedModel[];
 	eventBus?: EventBus;
 	clock?: SessionClock;
+	/**
+	 * How long (ms) `reload()` and a runtime's new / switch / fork / import / dispose wait for the
+	 * extensions' `session_shutdown` handlers before reporting the ones still running (as extension
+	 * errors) and going on. Default 10 000; `Infinity` waits as long as they take (pi).
+	 */
+	shutdownTimeoutMs?: number;
 }
 
 /**
@@ -74,6 +80,7 @@ export function createAgentSessionRuntimeFactory(
 			...(options.customTools ? { customTools: options.customTools } : {}),
 			...(options.eventBus ? { eventBus: options.eventBus } : {}),
 			...(options.clock ? { clock: options.clock } : {}),
+			...(options.shutdownTimeoutMs !== undefined ? { shutdownTimeoutMs: options.shutdownTimeoutMs } : {}),
 		});
 		return { ...created, services, diagnostics: services.diagnostics };
 	};

@@ -63,7 +63,9 @@ import {
 	setClosingMessage,
 	setReplacingMessage,
 	settleBeforeTeardown,
+	teardownTimingOf,
 } from "../session/agent-session.js";
+import { reportUnfinishedShutdownHandlers, UNREF_CLOCK } from "../session/reload.js";
 import {
 	SESSION_BEING_REPLACED,
 	SESSION_REPLACED,
@@ -343,7 +345,11 @@ export class AgentSessionRuntime {
 			switchSession: (path, options) => this.switchSession(path, { ...options, createIfMissing: true }),
 		};
 		initial.session.setReplacementActions(this.replacementActions);
+		// Teardown is timed like the session (its clock, its bound on session_shutdown handlers).
+		const { clock, shutdownTimeoutMs } = teardownTimingOf(initial.session);
 		this.actor = createActor(AgentSessionRuntime.machine, {
+			input: { shutdownTimeoutMs },
+			clock: (clock ?? UNREF_CLOCK) as never,
 			...(options.inspect ? { inspect: options.inspect } : {}),
 		});
 		runtimesBySystem.set(this.actor.system, this);
@@ -778,6 +784,10 @@ export class AgentSessionRuntime {
 					setReplacingMessage(this.current.session, undefined);
 					this.settle(event.requestId, undefined, event.error);
 					return;
+				case "shutdown_timed_out":
+					// The old session is still current (the commit point is later): its host hears it.
+					reportUnfinishedShutdownHandlers(this.current.session.extensionRunner, event.timeoutMs, event.reason);
+					return;
 				case "replacement_completed": {
 					const result: ForkResult = { cancelled: false };
 					if (event.selectedText !== undefined) result.selectedText = event.selectedText;
@@ -894,7 +904,7 @@ export class AgentSessionRuntime {
 		created.leafAtCreation = handle.manager.getLeafId();
 		result.session.setReplacementActions(this.replacementActions);
 		this.inFlight = created;
-		return { handle: created };
+		return { handle: created, shutdownTimeoutMs: teardownTimingOf(result.session).shutdownTimeoutMs };
 	}
 }
 

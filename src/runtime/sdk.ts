@@ -90,6 +90,12 @@ export interface CreateAgentSessionOptions extends SessionToolOptions {
 	eventBus?: EventBus;
 	/** The session actor's clock (XState's `SimulatedClock` in tests). */
 	clock?: SessionClock;
+	/**
+	 * How long (ms) `reload()` and a runtime's new / switch / fork / import / dispose wait for the
+	 * extensions' `session_shutdown` handlers before reporting the ones still running (as extension
+	 * errors) and going on. Default 10 000; `Infinity` waits as long as they take (pi).
+	 */
+	shutdownTimeoutMs?: number;
 }
 
 /** What {@link createAgentSession} returns (pi's `CreateAgentSessionResult`). */
@@ -428,6 +434,7 @@ export async function createAgentSession(options: CreateAgentSessionOptions = {}
 	if (options.sessionStartEvent) config.sessionStartEvent = options.sessionStartEvent;
 	if (options.eventBus) config.eventBus = options.eventBus;
 	if (options.clock) config.clock = options.clock;
+	if (options.shutdownTimeoutMs !== undefined) config.shutdownTimeoutMs = options.shutdownTimeoutMs;
 	const session = await AgentSession.create(config);
 	const result: CreateAgentSessionResult = { session, extensionsResult, diagnostics };
 	if (choice.modelFallbackMessage !== undefined) result.modelFallbackMessage = choice.modelFallbackMessage;
@@ -449,6 +456,7 @@ export interface CreateAgentSessionFromServicesOptions extends SessionToolOption
 	scopedModels?: ScopedModel[];
 	eventBus?: EventBus;
 	clock?: SessionClock;
+	shutdownTimeoutMs?: number;
 }
 
 /**

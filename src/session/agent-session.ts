@@ -20,6 +20,7 @@ import {
 	type PromptRequest,
 	type RetrySettings,
 } from "../../machines/prompt-operation.machine.js";
+import { DEFAULT_SHUTDOWN_TIMEOUT_MS } from "../../machines/runtime-reload.machine.js";
 import { Agent } from "../agent/agent.js";
 import type { AgentTool, AgentToolResult } from "../agent/types.js";
 import { COMPACTION_CANCELLED } from "../compaction/texts.js";
@@ -115,6 +116,7 @@ import type { SystemPromptOptions } from "./system-prompt.js";
 import {
 	COMPACTION_NOT_POSSIBLE_NOW,
 	DISPOSED_BEFORE_SETTLED,
+	invalidShutdownTimeout,
 	operationStalledMessage,
 	SESSION_DISPOSED,
 } from "./texts.js";
@@ -194,6 +196,14 @@ export interface AgentSessionConfig {
 	extensions?: InstantiatedExtensions;
 	/** The actor's clock for retry backoff (XState's `SimulatedClock` in tests). */
 	clock?: SessionClock;
+	/**
+	 * How long (ms, on {@link clock}) `reload()` — and a runtime's new / switch / fork / import and
+	 * dispose — wait for the extensions' `session_shutdown` handlers (default
+	 * {@link DEFAULT_SHUTDOWN_TIMEOUT_MS}, 10 s; `Infinity` waits as long as they take, as pi does).
+	 * A handler still running then is reported as an extension error naming its extension, and the
+	 * reload or replacement goes on (pi#9811).
+	 */
+	shutdownTimeoutMs?: number;
 	/**
 	 * The session owns `sessionManager` (`createAgentSession` made it): {@link AgentSession.dispose}
 	 * closes it, releasing the file's write lock, its descriptor and the lock's refresh timer.
@@ -429,6 +439,7 @@ export class AgentSession {
 	private readonly bash: BashRunner;
 	private readonly actor;
 	private readonly clock: SessionClock | undefined;
+	private readonly shutdownTimeoutMs: number;
 	private readonly cacheWarmer: CacheWarmer | undefined;
 	private readonly pending = new Map<string, PendingPrompt>();
 	private readonly compactions = new Map<string, PendingCompaction>();
@@ -544,6 +555,7 @@ export class AgentSession {
 		this.scopedModelList = config.scopedModels ? [...config.scopedModels] : [];
 		this.runnerInstance = runner;
 		this.clock = config.clock;
+		this.shutdownTimeoutMs = validShutdownTimeout(config.shutdownTimeoutMs);
 		this.sessionStartEvent = config.sessionStartEvent ?? { type: "session_start", reason: "startup" };
 
 		const transcript = new Transcript(agent, this.sessionManager, this.events);
@@ -1236,19 +1248,10 @@ export class AgentSession {
 		const waiting = this.extensionCompaction;
 		if (!waiting) return;
 		this.extensionCompaction = undefined;
-		const event = this.compactionEvent(waiting.customInstructions);
+		// The machine takes it (deferred to the end of this settle) or refuses it with
+		// `manual_compaction_done {refused}`: either way it answers, nothing is left waiting.
+		const event = { ...this.compactionEvent(waiting.customInstructions), type: "COMPACT_WHEN_SETTLED" as const };
 		this.requestCompaction(event).then(waiting.resolve, waiting.reject);
-		// Sent from the machine's own transition: it is taken once that transition is over. Not
-		// taken (another compaction already deferred there), it is refused rather than left waiting.
-		queueMicrotask(() => {
-			const { context } = this.snapshot;
-			const taken =
-				context.deferredCompaction?.requestId === event.requestId || context.compaction?.requestId === event.requestId;
-			const pending = this.compactions.get(event.requestId);
-			if (taken || !pending) return;
-			this.compactions.delete(event.requestId);
-			pending.reject(new SettleError("BUSY", COMPACTION_NOT_POSSIBLE_NOW));
-		});
 	}
 
 	/** `abort()`, `abortCompaction()`, dispose: a waiting `ctx.compact()` never starts. */
@@ -1382,7 +1385,10 @@ export class AgentSession {
 	}
 
 	/** Sends a `COMPACT` the machine accepts; settles with its `manual_compaction_done`. */
-	private requestCompaction(event: { type: "COMPACT"; requestId: string }): Promise<CompactionResult<unknown>> {
+	private requestCompaction(event: {
+		type: "COMPACT" | "COMPACT_WHEN_SETTLED";
+		requestId: string;
+	}): Promise<CompactionResult<unknown>> {
 		return new Promise((resolve, reject) => {
 			this.compactions.set(event.requestId, { resolve, reject });
 			this.actor.send(event);
@@ -1486,6 +1492,8 @@ export class AgentSession {
 				if (!this.disposed) this.syncRetrySettings();
 			},
 			isDisposed: () => this.disposed,
+			shutdownTimeoutMs: this.shutdownTimeoutMs,
+			clock: this.clock,
 		};
 	}
 
@@ -2109,7 +2117,7 @@ export class AgentSession {
 					else if (event.target === "branch_summary") abortBranchSummary(this.internals);
 					return;
 				case "tree_navigation_done":
-					finishTreeNavigation(this.internals, event.requestId, event.output, event.error);
+					finishTreeNavigation(this.internals, event.requestId, event.output, event.error, event.refused);
 					return;
 				case "request_compaction_done":
 					finishRequestCompaction(this.internals);
@@ -2118,7 +2126,8 @@ export class AgentSession {
 					const pending = this.compactions.get(event.requestId);
 					this.compactions.delete(event.requestId);
 					if (!pending) return;
-					if (event.cancelled) pending.reject(new SettleError("ABORTED", COMPACTION_CANCELLED));
+					if (event.refused) pending.reject(new SettleError("BUSY", COMPACTION_NOT_POSSIBLE_NOW));
+					else if (event.cancelled) pending.reject(new SettleError("ABORTED", COMPACTION_CANCELLED));
 					else if (event.error !== undefined) pending.reject(toError(event.error));
 					else if (event.output?.result) pending.resolve(event.output.result as CompactionResult<unknown>);
 					else
@@ -2593,6 +2602,27 @@ function entryWritten(entry: SessionEntry): Extract<PromptOperationEvent, { type
 		event.omits = entry.replacement === null;
 	} else if (entry.type === "label") event.targetId = entry.targetId;
 	return event;
+}
+
+/** A valid `shutdownTimeoutMs` (default {@link DEFAULT_SHUTDOWN_TIMEOUT_MS}); anything else is an `INVALID_ARGUMENT`. */
+function validShutdownTimeout(value: number | undefined): number {
+	if (value === undefined) return DEFAULT_SHUTDOWN_TIMEOUT_MS;
+	if (typeof value !== "number" || Number.isNaN(value) || value < 0) {
+		throw new SettleError("INVALID_ARGUMENT", invalidShutdownTimeout(value));
+	}
+	return value;
+}
+
+/**
+ * How a runtime's teardown of `session` is timed: the session's clock (undefined: real time) and
+ * its `shutdownTimeoutMs`. Not part of the public API.
+ */
+export function teardownTimingOf(session: AgentSession): {
+	clock: SessionClock | undefined;
+	shutdownTimeoutMs: number;
+} {
+	// biome-ignore lint/complexity/useLiteralKeys: private fields, read for the runtime's machine
+	return { clock: session["clock"], shutdownTimeoutMs: session["shutdownTimeoutMs"] };
 }
 
 /**

@@ -1,8 +1,10 @@
 /**
  * Building the session's extension runtime, and rebuilding it on `reload()`:
  *
- * 1. `session_shutdown {reason: "reload"}` to the old runner (awaited), then the old runner is
- *    invalidated: every `pi` / `ctx` captured from it throws the stale-context error;
+ * 1. `session_shutdown {reason: "reload"}` to the old runner, awaited for at most the session's
+ *    `shutdownTimeoutMs` (the reload machine's bounded wait: a handler still running then is
+ *    reported as an extension error naming its extension, and the reload goes on, pi#9811), then
+ *    the old runner is invalidated: every `pi` / `ctx` captured from it throws the stale-context error;
  * 2. providers the old extensions registered are unregistered (the new ones register again);
  * 3. settings are re-read (queue modes, retry settings and built-in tool options follow), then
  *    every resource (context files, skills, templates, prompts, extension modules);
@@ -15,6 +17,8 @@
  * The session manager, the transcript and the model stay. The prompt change (if any) is recorded
  * as a `system` patch before the next request.
  */
+import { createActor, fromPromise, toPromise } from "xstate";
+import { reloadMachine } from "../../machines/runtime-reload.machine.js";
 import { type InstantiatedExtensions, instantiateExtensions } from "../extensions/loader.js";
 import { STALE_EXTENSION_CONTEXT_MESSAGE } from "../extensions/messages.js";
 import { ExtensionRunner, resourcePathsFromDiscovery } from "../extensions/runner.js";
@@ -23,7 +27,7 @@ import type { ResourceLoader } from "../resources/types.js";
 import type { SettingsManager } from "../settings/settings-manager.js";
 import type { SessionManager } from "../store/session-manager.js";
 import type { SessionInternals } from "./internals.js";
-import { extensionToolLeftInactive } from "./texts.js";
+import { extensionToolLeftInactive, shutdownHandlerTimedOut } from "./texts.js";
 import type { ToolLoadoutOptions } from "./tool-loadout.js";
 
 /** `reload()` while an operation or a compaction runs. */
@@ -130,6 +134,41 @@ export interface ReloadTarget {
 	syncSettings(): void;
 	/** The session was disposed (meanwhile): the reload stops, leaving nothing bound. */
 	isDisposed(): boolean;
+	/** How long the old extensions' `session_shutdown` handlers are waited for (`Infinity`: no limit). */
+	readonly shutdownTimeoutMs: number;
+	/** The clock the reload machine's bounded wait runs on (the session's; real time when undefined). */
+	readonly clock: SessionClockLike | undefined;
+}
+
+/** XState's clock interface (the session's `SessionClock`). */
+export interface SessionClockLike {
+	setTimeout(fn: (...args: unknown[]) => void, timeout: number): unknown;
+	clearTimeout(id: unknown): void;
+}
+
+/**
+ * Real time for the bounded wait on `session_shutdown`, with timers that do not keep the process
+ * alive: a handler waiting on nothing still lets the process end as it did without the bound (the
+ * CLI then names the handler it waited on), and one holding a live handle is given up on in time.
+ */
+export const UNREF_CLOCK: SessionClockLike = {
+	setTimeout: (fn, ms) => setTimeout(fn, ms).unref(),
+	clearTimeout: (id) => clearTimeout(id as ReturnType<typeof setTimeout>),
+};
+
+/**
+ * Reports every `session_shutdown` handler of `runner` still running through the extension error
+ * path (the handler is not stopped: it is abandoned), naming its extension.
+ */
+export function reportUnfinishedShutdownHandlers(
+	runner: ExtensionRunner,
+	timeoutMs: number,
+	goingOn: Parameters<typeof shutdownHandlerTimedOut>[1],
+): void {
+	for (const { extensionPath, event } of runner.pendingHandlers()) {
+		if (event !== "session_shutdown") continue;
+		runner.emitError({ extensionPath, event, error: shutdownHandlerTimedOut(timeoutMs, goingOn) });
+	}
 }
 
 /** Rebuilds the extension runtime, settings and resources of a session (see the module doc). */
@@ -139,7 +178,42 @@ export async function reloadSession(target: ReloadTarget, options: ReloadOptions
 	const flagValues = old.getFlagValues();
 	const activeToolNames = s.loadout.getActiveToolNames();
 	const extensionTools = s.loadout.activeExtensionTools();
-	if (old.hasHandlers("session_shutdown")) await old.emit({ type: "session_shutdown", reason: "reload" });
+	// The reload machine decides how long session_shutdown is waited for; the steps are its actors.
+	const actor = createActor(
+		reloadMachine.provide({
+			actors: {
+				shutdownExtensions: fromPromise(async () => {
+					if (old.hasHandlers("session_shutdown")) await old.emit({ type: "session_shutdown", reason: "reload" });
+				}),
+				rebuild: fromPromise(() =>
+					rebuildAfterShutdown(target, options, { old, flagValues, activeToolNames, extensionTools }),
+				),
+			},
+		}),
+		{
+			input: { shutdownTimeoutMs: target.shutdownTimeoutMs },
+			clock: (target.clock ?? UNREF_CLOCK) as never,
+		},
+	);
+	// Reported while the old runner is still the session's: its errors reach the host's onError.
+	actor.on("shutdown_timed_out", ({ timeoutMs }) => reportUnfinishedShutdownHandlers(old, timeoutMs, "reload"));
+	const output = await toPromise(actor.start());
+	if ("error" in output) throw output.error;
+}
+
+/** Everything after the old extensions' `session_shutdown` (steps 1's invalidation to 5). */
+async function rebuildAfterShutdown(
+	target: ReloadTarget,
+	options: ReloadOptions,
+	before: {
+		old: ExtensionRunner;
+		flagValues: ReadonlyMap<string, boolean | string>;
+		activeToolNames: string[];
+		extensionTools: { name: string; path: string }[];
+	},
+): Promise<void> {
+	const s = target.s;
+	const { old, flagValues, activeToolNames, extensionTools } = before;
 	old.invalidate(STALE_EXTENSION_CONTEXT_MESSAGE);
 	target.releaseProviders();
 

@@ -11,7 +11,12 @@ import {
 } from "../../machines/prompt-operation.machine.js";
 import { contextTokensForThreshold, isBeforeCompaction } from "../compaction/threshold.js";
 import { classifyAssistantError, parseRequestedRetryDelayMs } from "../llm/errors.js";
-import { estimateContextTokens, estimateMessageTokens, shouldCompact } from "../llm/tokens.js";
+import {
+	compactionThresholdTokens,
+	estimateContextTokens,
+	estimateMessageTokens,
+	shouldCompact,
+} from "../llm/tokens.js";
 import type { AgentMessage, AssistantMessage, Model } from "../llm/types.js";
 import { isVirtualModel } from "../llm/virtual-models.js";
 import type { SessionInternals } from "./internals.js";
@@ -100,7 +105,7 @@ export function thresholdCheck(
 	return {
 		over: shouldCompact(tokens, model.contextWindow, settings),
 		contextTokens: tokens,
-		thresholdTokens: model.contextWindow - settings.reserveTokens,
+		thresholdTokens: compactionThresholdTokens(model.contextWindow, settings),
 	};
 }
 

@@ -78,3 +78,26 @@ export function extensionToolLeftInactive(name: string): string {
 		`or activate the other "${name}" with setActiveTools / --tools.`
 	);
 }
+
+/**
+ * Reported through the extension error path (`extension_error`, the host's `onError`) for each
+ * `session_shutdown` handler still running when the bounded wait for them ran out (pi#9811).
+ */
+export function shutdownHandlerTimedOut(
+	timeoutMs: number,
+	goingOn: "reload" | "new" | "resume" | "fork" | "quit",
+): string {
+	const what = {
+		reload: "the reload",
+		new: "the new session",
+		resume: "the session switch",
+		fork: "the fork",
+		quit: "the dispose",
+	}[goingOn];
+	return `session_shutdown handler did not finish within ${timeoutMs} ms; ${what} went on without it (it was not stopped, and its ctx is stale now). Make the handler return sooner (e.g. bound its own I/O), or raise shutdownTimeoutMs.`;
+}
+
+/** `shutdownTimeoutMs` that is not a duration. */
+export function invalidShutdownTimeout(value: unknown): string {
+	return `shutdownTimeoutMs must be a number of milliseconds ≥ 0, or Infinity to wait for session_shutdown handlers as long as they take (got ${String(value)}).`;
+}

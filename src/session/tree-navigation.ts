@@ -72,9 +72,10 @@ function stateOf(s: SessionInternals): NavigationState {
 }
 
 /**
- * Asks the machine to navigate (the facade's `navigateTree()`). Throws {@link NAVIGATE_WHILE_STREAMING}
- * while an operation runs (also from inside a prompt's preflight, unless called by an extension
- * command) and {@link NAVIGATE_WHILE_COMPACTING} during a compaction or another navigation.
+ * Asks the machine to navigate (the facade's `navigateTree()`); the machine takes it or refuses it.
+ * Rejects with `BUSY` {@link NAVIGATE_WHILE_STREAMING} while an operation runs (also from inside a
+ * prompt's preflight, unless called by an extension command) and {@link NAVIGATE_WHILE_COMPACTING}
+ * during a compaction or another navigation.
  * Resolves with the navigation's result; rejects with its error.
  */
 export function requestTreeNavigation(
@@ -82,15 +83,15 @@ export function requestTreeNavigation(
 	targetId: string,
 	options: NavigateTreeOptions,
 ): Promise<NavigateTreeResult> {
-	const snapshot = s.snapshot();
 	const payload: TreeNavigationPayload = { targetId, options };
 	const state = stateOf(s);
-	const event = { type: "NAVIGATE_TREE" as const, requestId: `tree${++state.counter}`, payload };
-	const fromCommand = snapshot.matches("preflight") && s.scratch.dispatchDepth > 0;
-	if (s.isStreaming() || (snapshot.matches("preflight") && !fromCommand) || snapshot.matches("settling")) {
-		throw new SettleError("BUSY", NAVIGATE_WHILE_STREAMING);
-	}
-	if (!snapshot.can(event)) throw new SettleError("BUSY", NAVIGATE_WHILE_COMPACTING);
+	// Whether it is taken is the machine's decision: it answers every NAVIGATE_TREE (refused or done).
+	const event = {
+		type: "NAVIGATE_TREE" as const,
+		requestId: `tree${++state.counter}`,
+		payload,
+		fromCommand: s.scratch.dispatchDepth > 0,
+	};
 	return new Promise((resolve, reject) => {
 		state.pending.set(event.requestId, { resolve, reject });
 		s.send(event);
@@ -103,12 +104,17 @@ export function finishTreeNavigation(
 	requestId: string,
 	output: NavigateTreeOutput | undefined,
 	error: unknown,
+	refused?: "streaming" | "compacting",
 ): void {
 	const pending = stateOf(s).pending;
 	const caller = pending.get(requestId);
 	if (!caller) return;
 	pending.delete(requestId);
-	if (error !== undefined || !output)
+	if (refused !== undefined)
+		caller.reject(
+			new SettleError("BUSY", refused === "streaming" ? NAVIGATE_WHILE_STREAMING : NAVIGATE_WHILE_COMPACTING),
+		);
+	else if (error !== undefined || !output)
 		caller.reject(error ?? new SettleError("INTERNAL", "Tree navigation ended without a result"));
 	else caller.resolve((output.result as NavigateTreeResult | undefined) ?? { cancelled: output.cancelled });
 }

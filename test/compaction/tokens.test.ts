@@ -1,7 +1,9 @@
 import { estimateTokens as piEstimateTokens } from "@mariozechner/pi-coding-agent";
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import {
 	calculateContextTokens,
+	compactionThresholdTokens,
 	estimateContextTokens,
 	estimateMessageTokens,
 	shouldCompact,
@@ -141,5 +143,20 @@ describe("shouldCompact", () => {
 		expect(shouldCompact(200_000 - 16_384, 200_000, settings)).toBe(false);
 		expect(shouldCompact(200_000 - 16_383, 200_000, settings)).toBe(true);
 		expect(shouldCompact(500_000, 200_000, { ...settings, enabled: false })).toBe(false);
+	});
+
+	it("decides against compactionThresholdTokens, the threshold traces show (one source of truth)", () => {
+		fc.assert(
+			fc.property(
+				fc.integer({ min: 1, max: 2_000_000 }),
+				fc.integer({ min: 0, max: 200_000 }),
+				fc.integer({ min: 0, max: 2_000_000 }),
+				(contextWindow, reserveTokens, tokens) => {
+					const threshold = compactionThresholdTokens(contextWindow, { reserveTokens });
+					expect(threshold).toBe(contextWindow - reserveTokens);
+					expect(shouldCompact(tokens, contextWindow, { enabled: true, reserveTokens })).toBe(tokens > threshold);
+				},
+			),
+		);
 	});
 });

@@ -16,7 +16,8 @@ import {
 	promptOperationMachine,
 	type RunOutcome,
 } from "../../machines/prompt-operation.machine.js";
-import { type RuntimeEmitted, runtimeMachine } from "../../machines/runtime.machine.js";
+import { type RuntimeEmitted, type RuntimeMachineInput, runtimeMachine } from "../../machines/runtime.machine.js";
+import { type ReloadEmitted, type ReloadMachineInput, reloadMachine } from "../../machines/runtime-reload.machine.js";
 
 /** Lets every pending promise reaction run (fake actor results reach the machine synchronously after). */
 export function flush(): Promise<void> {
@@ -269,6 +270,16 @@ export function promptHarness(input: PromptOperationInput = {}): Harness<PromptO
 /** A started runtime actor with fakes for all nine actors. */
 export function runtimeHarness(): Harness<RuntimeEmitted> {
 	return createHarness<RuntimeEmitted>(runtimeMachine, RUNTIME_ACTORS, undefined);
+}
+
+/** A started runtime actor with its own bound on session_shutdown handlers. */
+export function runtimeHarnessWith(input: RuntimeMachineInput): Harness<RuntimeEmitted> {
+	return createHarness<RuntimeEmitted>(runtimeMachine, RUNTIME_ACTORS, input);
+}
+
+/** A started reload actor with fakes for its two steps. */
+export function reloadHarness(input: ReloadMachineInput = { shutdownTimeoutMs: 10_000 }): Harness<ReloadEmitted> {
+	return createHarness<ReloadEmitted>(reloadMachine, ["shutdownExtensions", "rebuild"], input);
 }
 
 /** A run outcome with sensible defaults (a plain successful answer). */

@@ -5,8 +5,18 @@
 import type { EventObject } from "xstate";
 import { promptOperationMachine } from "../../machines/prompt-operation.machine.js";
 import { runtimeMachine } from "../../machines/runtime.machine.js";
+import { reloadMachine } from "../../machines/runtime-reload.machine.js";
 import type { AnySnapshot, ModelSpec } from "./graph-harness.js";
-import { fatal, lengthOverflow, outcome, overflowError, promptHarness, retryable, runtimeHarness } from "./harness.js";
+import {
+	fatal,
+	lengthOverflow,
+	outcome,
+	overflowError,
+	promptHarness,
+	reloadHarness,
+	retryable,
+	runtimeHarness,
+} from "./harness.js";
 
 const RUN_OUTCOMES = [
 	outcome(),
@@ -30,7 +40,11 @@ export const PROMPT_EVENTS: EventObject[] = [
 	// An extension's send from a manual compaction's session_compact (pi#9647): deferred there.
 	{ type: "PROMPT", request: { requestId: "p", whenIdle: true } } as EventObject,
 	{ type: "COMPACT", requestId: "c" } as EventObject,
+	// A ctx.compact() handed over at settle (UniPi#30): taken in settling, refused everywhere else.
+	{ type: "COMPACT_WHEN_SETTLED", requestId: "w" } as EventObject,
 	{ type: "NAVIGATE_TREE", requestId: "t" } as EventObject,
+	// From an extension command (inside its prompt's preflight): spawned there, refused elsewhere.
+	{ type: "NAVIGATE_TREE", requestId: "t", fromCommand: true } as EventObject,
 	{ type: "ASSISTANT_MESSAGE_END", stopReason: "stop" } as EventObject,
 	{ type: "ASSISTANT_MESSAGE_END", stopReason: "error" } as EventObject,
 	{ type: "ASSISTANT_MESSAGE_END", stopReason: "aborted" } as EventObject,
@@ -159,4 +173,20 @@ export const runtimeModel: ModelSpec = {
 			s.context.disposeRequested,
 		]),
 	harness: () => runtimeHarness() as never,
+};
+
+/** The reload machine: its two steps' outcomes (the bounded wait's timer is offered by the traversal). */
+export const RELOAD_EVENTS: EventObject[] = [
+	{ type: "xstate.done.actor.shutdownExtensions" } as EventObject,
+	{ type: "xstate.error.actor.shutdownExtensions" } as EventObject,
+	{ type: "xstate.done.actor.rebuild" } as EventObject,
+	{ type: "xstate.error.actor.rebuild" } as EventObject,
+];
+
+export const reloadModel: ModelSpec = {
+	machine: reloadMachine,
+	input: { shutdownTimeoutMs: 10_000 },
+	events: RELOAD_EVENTS,
+	serialize: (s: AnySnapshot) => JSON.stringify([s.value, s.context.shutdownTimedOut, s.context.error !== undefined]),
+	harness: () => reloadHarness() as never,
 };

@@ -84,7 +84,11 @@ type Timeline =
 	| { kind: "run"; operationId: number };
 
 /** Drives a live actor through a random script; returns what happened. */
-async function drive({ settings, outcomes, choices: script }: Script) {
+async function drive(
+	{ settings, outcomes, choices: script }: Script,
+	/** Called before each step (in whatever state the machine is): a test's extra event. */
+	probe?: (h: ReturnType<typeof promptHarness>, step: number) => Promise<void>,
+) {
 	const h = promptHarness({ retry: settings });
 	const timeline: Timeline[] = [];
 	h.actor.on("*", (event) => timeline.push({ kind: "emit", event: event as PromptOperationEmitted }));
@@ -100,6 +104,7 @@ async function drive({ settings, outcomes, choices: script }: Script) {
 
 	for (let step = 0; ; step++) {
 		if (step > 2000) throw new Error(`did not settle; stuck in ${h.state()}`);
+		await probe?.(h, step);
 		const state = h.state();
 		const c = script[index++];
 		const pick = c?.pick ?? 99;
@@ -357,6 +362,41 @@ describe("prompt-operation machine properties", () => {
 				}
 			}),
 			{ numRuns: 300 },
+		);
+	});
+
+	it("a ctx.compact() handed over at any moment is answered at once: taken only while settling, otherwise refused, never left waiting (UniPi#30)", async () => {
+		await fc.assert(
+			fc.asyncProperty(scriptArb, fc.array(fc.nat({ max: 60 }), { maxLength: 4 }), async (script, steps) => {
+				const taken: string[] = [];
+				const handedOver: string[] = [];
+				const { h } = await drive(script, async (live, step) => {
+					if (!steps.includes(step)) return;
+					const requestId = `w${step}`;
+					const settling = live.state() === "settling";
+					const deferredBefore = (live.actor.getSnapshot() as PromptOperationSnapshot).context.deferredCompaction;
+					handedOver.push(requestId);
+					await live.send({ type: "COMPACT_WHEN_SETTLED", requestId });
+					const refused = live
+						.emittedOf("manual_compaction_done")
+						.some((e) => e.requestId === requestId && e.refused === true);
+					const deferred = (live.actor.getSnapshot() as PromptOperationSnapshot).context.deferredCompaction;
+					const wasTaken = deferred?.requestId === requestId;
+					// Exactly one answer, decided by the machine in the same step.
+					expect(refused !== wasTaken, `${requestId} in ${live.state()}`).toBe(true);
+					if (wasTaken) taken.push(requestId);
+					expect(wasTaken).toBe(settling && deferredBefore === undefined);
+				});
+				// Every one taken started its compaction (once idle); none refused did.
+				const compacted = h.fakes
+					.inputs("compact")
+					.map((input) => (input as { requestId?: string }).requestId)
+					.filter((id) => id?.startsWith("w"));
+				expect(compacted).toEqual(taken);
+				expect(handedOver.length).toBeGreaterThanOrEqual(taken.length);
+				expect(h.state()).toBe("idle");
+			}),
+			{ numRuns: 200 },
 		);
 	});
 });

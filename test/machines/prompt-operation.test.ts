@@ -698,11 +698,74 @@ describe("prompt-operation machine: compaction", () => {
 		expect(h.fakes.count("settle")).toBe(0);
 	});
 
-	it("COMPACT and NAVIGATE_TREE are not accepted while an operation runs", async () => {
+	it("COMPACT is not accepted while an operation runs; NAVIGATE_TREE is answered, refused as streaming", async () => {
 		const h = promptHarness();
 		await startOperation(h);
 		expect(snap(h).can({ type: "COMPACT", requestId: "c1" })).toBe(false);
-		expect(snap(h).can({ type: "NAVIGATE_TREE", requestId: "t1" })).toBe(false);
+		await h.send({ type: "NAVIGATE_TREE", requestId: "t1", fromCommand: true });
+		expect(h.state()).toBe("running.working");
+		expect(h.emittedOf("tree_navigation_done")).toEqual([
+			{ type: "tree_navigation_done", requestId: "t1", refused: "streaming" },
+		]);
+	});
+
+	it("the machine decides every NAVIGATE_TREE: a preflight takes a command's, refuses a plain call as streaming, and a second one as compacting", async () => {
+		const h = promptHarness();
+		await h.send({ type: "PROMPT", request: { requestId: "cmd" } });
+		await h.send({ type: "NAVIGATE_TREE", requestId: "t1" });
+		await h.send({ type: "NAVIGATE_TREE", requestId: "t2", fromCommand: true });
+		await h.send({ type: "NAVIGATE_TREE", requestId: "t3", fromCommand: true });
+		expect(h.fakes.inputs("navigateTree")).toEqual([{ requestId: "t2" }]);
+		await h.resolve("navigateTree", { cancelled: false });
+		await h.resolve("preflight", { disposition: "handled" });
+		expect(h.state()).toBe("idle");
+		await h.send({ type: "COMPACT", requestId: "c1" });
+		await h.send({ type: "NAVIGATE_TREE", requestId: "t4" });
+		expect(h.emittedOf("tree_navigation_done")).toEqual([
+			{ type: "tree_navigation_done", requestId: "t1", refused: "streaming" },
+			{ type: "tree_navigation_done", requestId: "t3", refused: "compacting" },
+			{ type: "tree_navigation_done", requestId: "t2", output: { cancelled: false } },
+			{ type: "tree_navigation_done", requestId: "t4", refused: "compacting" },
+		]);
+	});
+});
+
+describe("prompt-operation machine: a ctx.compact() handed over at settle (UniPi#30)", () => {
+	const handedOver = (requestId: string) => ({ type: "COMPACT_WHEN_SETTLED", requestId }) as const;
+
+	it("settling takes it: it starts once idle, before the prompt deferred meanwhile", async () => {
+		const h = promptHarness();
+		await startOperation(h);
+		await h.resolve("run", outcome());
+		await h.resolve("beforeSettle", { continue: false });
+		expect(h.state()).toBe("settling");
+		await h.send(handedOver("c1"));
+		await h.send({ type: "PROMPT", request: { requestId: "p2" } });
+		expect(snap(h).context.deferredCompaction).toEqual({ requestId: "c1" });
+		await h.resolve("settle");
+		expect(h.state()).toBe("compacting.working");
+		expect(h.fakes.inputs("compact")).toEqual([{ reason: "manual", willRetry: false, requestId: "c1" }]);
+		expect(h.emittedOf("manual_compaction_done")).toEqual([]);
+	});
+
+	it("the machine answers every one it does not take, refused: a second one in settling, one outside settling", async () => {
+		const h = promptHarness();
+		await h.send(handedOver("c0"));
+		expect(h.state()).toBe("idle");
+		await startOperation(h);
+		await h.send(handedOver("c1"));
+		expect(h.state()).toBe("running.working");
+		await h.resolve("run", outcome());
+		await h.resolve("beforeSettle", { continue: false });
+		await h.send(handedOver("c2"));
+		await h.send(handedOver("c3"));
+		expect(snap(h).context.deferredCompaction).toEqual({ requestId: "c2" });
+		expect(h.emittedOf("manual_compaction_done")).toEqual([
+			{ type: "manual_compaction_done", requestId: "c0", refused: true },
+			{ type: "manual_compaction_done", requestId: "c1", refused: true },
+			{ type: "manual_compaction_done", requestId: "c3", refused: true },
+		]);
+		expect(h.fakes.count("compact")).toBe(0);
 	});
 });
 
@@ -1108,11 +1171,14 @@ describe("prompt-operation machine: recovery paths (issue 5)", () => {
 	it("an extension command's NAVIGATE_TREE runs beside the preflight; prompts wait for it", async () => {
 		const h = promptHarness();
 		await h.send({ type: "PROMPT", request: { requestId: "cmd", payload: { text: "/tree" } } });
-		expect(snap(h).can({ type: "NAVIGATE_TREE", requestId: "t1" })).toBe(true);
-		await h.send({ type: "NAVIGATE_TREE", requestId: "t1", payload: { targetId: "e2" } });
+		await h.send({ type: "NAVIGATE_TREE", requestId: "t1", payload: { targetId: "e2" }, fromCommand: true });
 		expect(h.state()).toBe("preflight");
 		expect(isCompacting(snap(h))).toBe(true);
-		expect(snap(h).can({ type: "NAVIGATE_TREE", requestId: "t2" })).toBe(false);
+		// One at a time: a second one is refused at once (compacting), the first goes on.
+		await h.send({ type: "NAVIGATE_TREE", requestId: "t2", fromCommand: true });
+		expect(h.emittedOf("tree_navigation_done")).toEqual([
+			{ type: "tree_navigation_done", requestId: "t2", refused: "compacting" },
+		]);
 		expect(h.fakes.inputs("navigateTree")).toEqual([{ requestId: "t1", payload: { targetId: "e2" } }]);
 		await h.send({ type: "ABORT_BRANCH_SUMMARY" });
 		expect(h.emittedOf("abort_requested")).toEqual([{ type: "abort_requested", target: "branch_summary" }]);
@@ -1130,6 +1196,7 @@ describe("prompt-operation machine: recovery paths (issue 5)", () => {
 		]);
 		await h.resolve("navigateTree", { cancelled: true, aborted: true });
 		expect(h.emittedOf("tree_navigation_done")).toEqual([
+			{ type: "tree_navigation_done", requestId: "t2", refused: "compacting" },
 			{ type: "tree_navigation_done", requestId: "t1", output: { cancelled: true, aborted: true } },
 		]);
 		expect(isCompacting(snap(h))).toBe(false);
@@ -1140,7 +1207,7 @@ describe("prompt-operation machine: recovery paths (issue 5)", () => {
 	it("deferred prompts wait for a spawned navigation to end", async () => {
 		const h = promptHarness();
 		await h.send({ type: "PROMPT", request: { requestId: "cmd" } });
-		await h.send({ type: "NAVIGATE_TREE", requestId: "t1" });
+		await h.send({ type: "NAVIGATE_TREE", requestId: "t1", fromCommand: true });
 		await h.send({ type: "PROMPT", request: { requestId: "next" } });
 		expect(h.emittedOf("prompt_deferred").map((e) => e.requestId)).toEqual(["next"]);
 		await h.resolve("preflight", { disposition: "handled" });
@@ -1158,7 +1225,7 @@ describe("prompt-operation machine: recovery paths (issue 5)", () => {
 	it("ABORT during a preflight also aborts a navigation its command started", async () => {
 		const h = promptHarness();
 		await h.send({ type: "PROMPT", request: { requestId: "cmd" } });
-		await h.send({ type: "NAVIGATE_TREE", requestId: "t1" });
+		await h.send({ type: "NAVIGATE_TREE", requestId: "t1", fromCommand: true });
 		await h.send({ type: "ABORT" });
 		expect(h.emittedOf("abort_requested")).toEqual([
 			{ type: "abort_requested", target: "preflight" },

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { isReplacing, type RuntimeSnapshot, shutdownReasonFor } from "../../machines/runtime.machine.js";
-import { runtimeHarness } from "./harness.js";
+import { runtimeHarness, runtimeHarnessWith } from "./harness.js";
 
 type H = ReturnType<typeof runtimeHarness>;
 const snap = (h: H) => h.actor.getSnapshot() as RuntimeSnapshot;
@@ -250,5 +250,60 @@ describe("runtime machine: dispose", () => {
 			{ reason: "new", targetSessionFile: "/sessions/b.jsonl" },
 			{ reason: "quit" },
 		]);
+	});
+});
+
+describe("runtime machine: bounded wait for session_shutdown (pi#9811)", () => {
+	it("a shutdown still running at the bound is reported once and the replacement goes on to the commit", async () => {
+		const h = runtimeHarness();
+		await h.send({ type: "NEW", requestId: "n1" });
+		await runUntil(h, "shuttingDown");
+		expect(h.state()).toBe("shuttingDown");
+		await h.advance(9_999);
+		expect(h.state()).toBe("shuttingDown");
+		await h.advance(1);
+		expect(h.emittedOf("shutdown_timed_out")).toEqual([
+			{ type: "shutdown_timed_out", reason: "new", timeoutMs: 10_000 },
+		]);
+		expect(h.state()).toBe("invalidating");
+		await runUntil(h, "withSession");
+		expect(h.state()).toBe("active");
+		expect(h.emittedOf("replacement_completed")).toEqual([{ type: "replacement_completed", requestId: "n1" }]);
+	});
+
+	it("a shutdown that returns in time leaves no timer: nothing is reported however long the next one waits", async () => {
+		const h = runtimeHarnessWith({ shutdownTimeoutMs: 50 });
+		await h.send({ type: "NEW", requestId: "n1" });
+		await runUntil(h, "shuttingDown");
+		await h.advance(49);
+		await runUntil(h, "withSession");
+		await h.advance(60_000);
+		expect(h.emittedOf("shutdown_timed_out")).toEqual([]);
+		expect(h.state()).toBe("active");
+	});
+
+	it("dispose is bounded the same way (reason quit); Infinity waits as long as the handlers take", async () => {
+		const bounded = runtimeHarnessWith({ shutdownTimeoutMs: 2_000 });
+		await bounded.send({ type: "DISPOSE" });
+		await bounded.advance(2_000);
+		expect(bounded.emittedOf("shutdown_timed_out")).toEqual([
+			{ type: "shutdown_timed_out", reason: "quit", timeoutMs: 2_000 },
+		]);
+		expect(bounded.state()).toBe("invalidating");
+
+		const unbounded = runtimeHarnessWith({ shutdownTimeoutMs: Number.POSITIVE_INFINITY });
+		await unbounded.send({ type: "DISPOSE" });
+		await unbounded.advance(30 * 24 * 3_600_000);
+		expect(unbounded.state()).toBe("shuttingDown");
+		expect(unbounded.emittedOf("shutdown_timed_out")).toEqual([]);
+	});
+
+	it("after a replacement the new session's own bound times its teardown", async () => {
+		const h = runtimeHarnessWith({ shutdownTimeoutMs: 10_000 });
+		await h.send({ type: "NEW", requestId: "n1" });
+		await runUntil(h, "withSession", { creating: { handle: "session B", shutdownTimeoutMs: 500 } });
+		await h.send({ type: "DISPOSE" });
+		await h.advance(500);
+		expect(h.emittedOf("shutdown_timed_out")).toEqual([{ type: "shutdown_timed_out", reason: "quit", timeoutMs: 500 }]);
 	});
 });

@@ -9,6 +9,7 @@ import fc from "fast-check";
 import type { InspectionEvent } from "xstate";
 import type { ExtensionAPI } from "../../src/extensions/types.js";
 import { createFauxProvider, fauxAssistantMessage } from "../../src/llm/faux.js";
+import type { AgentSessionRuntimeFactoryOptions } from "../../src/runtime/factory.js";
 import { type AgentSessionRuntime, createAgentSessionRuntime } from "../../src/runtime/runtime.js";
 import type { AgentSession } from "../../src/session/agent-session.js";
 import { SessionManager } from "../../src/store/session-manager.js";
@@ -130,6 +131,8 @@ export const stepArbitrary: fc.Arbitrary<Step> = fc
 export interface Control {
 	/** The before-switch / before-fork handlers wait for this first (to act while a replacement runs). */
 	hold?: Promise<void>;
+	/** The session_shutdown handler waits for this (one that never settles: pi#9811). */
+	shutdownHold?: Promise<void>;
 	cancel: boolean;
 	beforeSwitch: boolean;
 	shutdown: boolean;
@@ -147,7 +150,8 @@ function controlledExtension(control: Control) {
 		};
 		pi.on("session_before_switch", before);
 		pi.on("session_before_fork", before);
-		pi.on("session_shutdown", () => {
+		pi.on("session_shutdown", async () => {
+			if (control.shutdownHold) await control.shutdownHold;
 			if (control.shutdown) throw new Error("injected: session_shutdown handler failed");
 		});
 	};
@@ -165,13 +169,17 @@ export interface World {
 	extensionErrors: string[];
 }
 
-export async function createWorld(inspect?: (event: InspectionEvent) => void): Promise<World> {
+export async function createWorld(
+	inspect?: (event: InspectionEvent) => void,
+	timing: Pick<AgentSessionRuntimeFactoryOptions, "clock" | "shutdownTimeoutMs"> = {},
+): Promise<World> {
 	const ws = createWorkspace();
 	const faux = createFauxProvider();
 	const control: Control = { cancel: false, beforeSwitch: false, shutdown: false, invalidate: false, rebind: false };
 	const extensionErrors: string[] = [];
 	const rec = recordingFactory({
 		modelRuntime: () => fauxModelRuntime(faux),
+		...timing,
 		resourceLoaderOptions: { extensionFactories: [controlledExtension(control)], noExtensions: true },
 	});
 	const beta = await startRuntime(rec.factory, ws, ws.beta);

@@ -7,7 +7,7 @@
  */
 
 import { describe, expect, it } from "vitest";
-import type { InspectionEvent } from "xstate";
+import { type InspectionEvent, SimulatedClock } from "xstate";
 import { runtimeMachine } from "../../machines/runtime.machine.js";
 import { allTransitionKeys, transitionKey } from "../machines/graph-harness.js";
 import { createWorld, FAULTS_BY_KIND, type Kind, replace, type World } from "./faults.js";
@@ -33,9 +33,12 @@ function firedKeys(events: readonly InspectionEvent[]): string[] {
 	return keys;
 }
 
-async function scenario(run: (world: World) => Promise<void>): Promise<string[]> {
+async function scenario(
+	run: (world: World) => Promise<void>,
+	timing: Parameters<typeof createWorld>[1] = {},
+): Promise<string[]> {
 	const events: InspectionEvent[] = [];
-	const world = await createWorld((event) => events.push(event));
+	const world = await createWorld((event) => events.push(event), timing);
 	try {
 		await run(world);
 	} finally {
@@ -86,6 +89,26 @@ describe("runtime machine coverage through the real runtime", () => {
 				expect(world.runtime.lifecycle).toBe("disposed");
 				for (const built of world.rec.built) expect(built.session.snapshot.status).toBe("stopped");
 			}),
+		);
+
+		// pi#9811: a session_shutdown handler that never returns: after the bound the replacement goes on.
+		const clock = new SimulatedClock();
+		add(
+			await scenario(
+				async (world) => {
+					world.control.shutdownHold = new Promise<void>(() => {});
+					const replacing = world.runtime.newSession();
+					while (world.runtime.lifecycle !== "shuttingDown") await new Promise((resolve) => setImmediate(resolve));
+					clock.increment(1_000);
+					expect(await replacing).toEqual({ cancelled: false });
+					expect(world.extensionErrors).toEqual([
+						expect.stringMatching(/^session_shutdown: session_shutdown handler did not finish within 1000 ms/),
+					]);
+					// The new session's own handler returns: the scenario's dispose is not held.
+					world.control.shutdownHold = undefined;
+				},
+				{ clock, shutdownTimeoutMs: 1_000 },
+			),
 		);
 
 		const all = allTransitionKeys(runtimeMachine);

@@ -278,7 +278,12 @@ describe("abort, busy states and errors", () => {
 		expect(h.session.lifecycle).toBe("branchSummary.working");
 		expect(h.session.isStreaming).toBe(false);
 		await expect(h.session.prompt("now")).rejects.toThrow(/being navigated/);
-		await expect(h.session.navigateTree(oldLeaf!)).rejects.toThrow(/before navigating the session tree/);
+		// The machine refuses a second navigation at once, saying what runs (not "the current response").
+		await expect(h.session.navigateTree(oldLeaf!)).rejects.toMatchObject({
+			code: "BUSY",
+			message:
+				"Wait for the compaction (or the tree navigation) in progress to finish before navigating the session tree.",
+		});
 		h.session.abortBranchSummary();
 		// The model never answers (its answer is gated): the abort alone ends the navigation.
 		await expect(navigating).resolves.toEqual({ cancelled: true, aborted: true });

@@ -1,0 +1,215 @@
+/**
+ * pi#9811: `/reload` (and a session switch / new / fork, and dispose) hung forever when an
+ * extension's `session_shutdown` handler never returned. Settle waits for the handlers at most
+ * `shutdownTimeoutMs` (default 10 s, on the session's clock: a SimulatedClock here), reports each
+ * handler still running through the extension error path naming its extension, and goes on.
+ * `Infinity` keeps pi's wait-forever.
+ */
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { SimulatedClock } from "xstate";
+import type { ExtensionAPI, ExtensionError } from "../../src/extensions/types.js";
+import { createFauxProvider, type FauxProvider, fauxAssistantMessage } from "../../src/llm/faux.js";
+import { type AgentSessionRuntime, createAgentSessionRuntime } from "../../src/runtime/runtime.js";
+import { createAgentSession } from "../../src/runtime/sdk.js";
+import { SessionManager } from "../../src/store/session-manager.js";
+import {
+	createWorkspace,
+	fauxModelRuntime,
+	type RecordingFactory,
+	recordingFactory,
+	type Workspace,
+} from "./helpers.js";
+
+let ws: Workspace;
+let faux: FauxProvider;
+let clock: SimulatedClock;
+let runtime: AgentSessionRuntime | undefined;
+/** What the hanging extension saw, in order. */
+let seen: string[];
+/** Released by a test that lets the stuck handler finish late. */
+let release: () => void;
+
+/** An extension whose session_shutdown handler waits until the test releases it (never, by default). */
+function stuckOnShutdown(pi: ExtensionAPI) {
+	pi.on("session_start", (event) => void seen.push(`session_start ${event.reason}`));
+	pi.on("session_shutdown", async (event) => {
+		seen.push(`session_shutdown ${event.reason}`);
+		await new Promise<void>((resolve) => (release = resolve));
+		seen.push("session_shutdown returned");
+	});
+}
+
+function factory(shutdownTimeoutMs?: number): RecordingFactory {
+	return recordingFactory({
+		modelRuntime: () => fauxModelRuntime(faux),
+		clock,
+		...(shutdownTimeoutMs !== undefined ? { shutdownTimeoutMs } : {}),
+		resourceLoaderOptions: { extensionFactories: [stuckOnShutdown], noExtensions: true },
+	});
+}
+
+async function start(shutdownTimeoutMs?: number) {
+	const errors: ExtensionError[] = [];
+	runtime = await createAgentSessionRuntime(factory(shutdownTimeoutMs).factory, {
+		cwd: ws.alpha,
+		agentDir: ws.agentDir,
+		sessionManager: SessionManager.create(ws.alpha, ws.sessionDir(ws.alpha)),
+	});
+	const bind = (session: AgentSession) => session.bindExtensions({ onError: (error) => void errors.push(error) });
+	runtime.setRebindSession(bind);
+	await bind(runtime.session);
+	return { r: runtime, errors };
+}
+type AgentSession = AgentSessionRuntime["session"];
+
+/** Lets the machine reach the state the stuck handler holds it in (no time passes). */
+async function settleMicrotasks(rounds = 20): Promise<void> {
+	for (let i = 0; i < rounds; i++) await new Promise<void>((resolve) => setImmediate(resolve));
+}
+
+beforeEach(() => {
+	ws = createWorkspace();
+	faux = createFauxProvider();
+	clock = new SimulatedClock();
+	clock.set(0);
+	seen = [];
+});
+
+afterEach(async () => {
+	// A stuck handler of the current session holds this dispose too: let each one go.
+	let disposed = false;
+	const disposing = runtime?.dispose().then(() => (disposed = true));
+	for (let i = 0; disposing && !disposed && i < 20; i++) {
+		release?.();
+		clock.increment(60_000);
+		await settleMicrotasks();
+	}
+	await disposing;
+	runtime = undefined;
+	ws.cleanup();
+});
+
+describe("pi#9811: a session_shutdown handler that never returns", () => {
+	it("runtime.newSession() waits 10 s, reports the handler naming its extension, and installs the new session", async () => {
+		const { r, errors } = await start();
+		const old = r.session;
+		let done = false;
+		const replacing = r.newSession().then((result) => {
+			done = true;
+			return result;
+		});
+		await settleMicrotasks();
+		expect(r.lifecycle).toBe("shuttingDown");
+		clock.increment(9_999);
+		await settleMicrotasks();
+		expect(done).toBe(false);
+		expect(errors).toEqual([]);
+		clock.increment(1);
+		expect(await replacing).toEqual({ cancelled: false });
+		expect(r.session).not.toBe(old);
+		expect(old.isDisposed).toBe(true);
+		expect(errors).toEqual([
+			{
+				extensionPath: "<inline:1>",
+				event: "session_shutdown",
+				error: expect.stringMatching(
+					/^session_shutdown handler did not finish within 10000 ms; the new session went on without it/,
+				),
+			},
+		]);
+		expect(seen).toEqual(["session_start startup", "session_shutdown new", "session_start new"]);
+		// The new session works.
+		faux.setResponses([fauxAssistantMessage("fresh")]);
+		await r.session.prompt("hello");
+		expect(r.session.messages.at(-1)).toMatchObject({ role: "assistant", stopReason: "stop" });
+	});
+
+	it("runtime.dispose() completes after the bound; the abandoned handler finishing later changes nothing", async () => {
+		const { r, errors } = await start(2_000);
+		const disposing = r.dispose();
+		await settleMicrotasks();
+		expect(r.lifecycle).toBe("shuttingDown");
+		clock.increment(2_000);
+		await disposing;
+		expect(r.lifecycle).toBe("disposed");
+		expect(errors.map((e) => e.error)).toEqual([expect.stringMatching(/within 2000 ms; the dispose went on/)]);
+		release();
+		await settleMicrotasks();
+		expect(seen).toEqual(["session_start startup", "session_shutdown quit", "session_shutdown returned"]);
+		expect(errors).toHaveLength(1);
+	});
+
+	it("session.reload() goes on after the bound: the new extensions load and get session_start", async () => {
+		const { r, errors } = await start(5_000);
+		let reloaded = false;
+		const reloading = r.session.reload().then(() => {
+			reloaded = true;
+		});
+		await settleMicrotasks();
+		clock.increment(4_999);
+		await settleMicrotasks();
+		expect(reloaded).toBe(false);
+		clock.increment(1);
+		await reloading;
+		expect(errors.map((e) => [e.event, e.error])).toEqual([
+			["session_shutdown", expect.stringMatching(/within 5000 ms; the reload went on without it/)],
+		]);
+		expect(seen).toEqual(["session_start startup", "session_shutdown reload", "session_start reload"]);
+		// A second reload is not held by the first one's abandoned handler: the new one is stuck the same way.
+		const again = r.session.reload();
+		await settleMicrotasks();
+		clock.increment(5_000);
+		await again;
+		expect(errors).toHaveLength(2);
+	});
+
+	it("a handler that returns in time is not reported and leaves no timer behind", async () => {
+		const { r, errors } = await start();
+		const reloading = r.session.reload();
+		await settleMicrotasks();
+		release();
+		await reloading;
+		clock.increment(60_000);
+		await settleMicrotasks();
+		expect(errors).toEqual([]);
+		expect(seen).toEqual([
+			"session_start startup",
+			"session_shutdown reload",
+			"session_shutdown returned",
+			"session_start reload",
+		]);
+	});
+
+	it("shutdownTimeoutMs: Infinity waits as long as the handler takes (pi's behavior)", async () => {
+		const { r, errors } = await start(Number.POSITIVE_INFINITY);
+		let done = false;
+		const replacing = r.newSession().then(() => {
+			done = true;
+		});
+		await settleMicrotasks();
+		clock.increment(24 * 3_600_000);
+		await settleMicrotasks();
+		expect(done).toBe(false);
+		expect(r.lifecycle).toBe("shuttingDown");
+		release();
+		await replacing;
+		expect(errors).toEqual([]);
+	});
+
+	it("a shutdownTimeoutMs that is not a duration is refused with INVALID_ARGUMENT saying what to pass", async () => {
+		for (const bad of [-1, Number.NaN]) {
+			await expect(
+				createAgentSession({
+					cwd: ws.alpha,
+					agentDir: ws.agentDir,
+					sessionManager: SessionManager.inMemory(ws.alpha),
+					modelRuntime: fauxModelRuntime(faux),
+					shutdownTimeoutMs: bad,
+				}),
+			).rejects.toMatchObject({
+				code: "INVALID_ARGUMENT",
+				message: expect.stringContaining("shutdownTimeoutMs must be a number of milliseconds ≥ 0, or Infinity"),
+			});
+		}
+	});
+});
