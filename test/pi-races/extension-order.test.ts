@@ -4,12 +4,16 @@
  * (pi-powerline-footer#174, whose compaction-model extension does this after `compact_context`).
  * What the user should see: the compaction asked for runs, whatever the host does next; a prompt
  * sent meanwhile is told (a typed BUSY, as during any manual compaction) and answered once sent again.
+ * A steer an extension sends from the `context` event while the model keeps calling tools was saved
+ * twice for one send (pi#9322): it should be saved once and reach every later request once.
  */
 import { afterEach, describe, expect, it } from "vitest";
+import type { AgentTool } from "../../src/agent/types.js";
 import type { ExtensionAPI } from "../../src/extensions/types.js";
-import { fauxAssistantMessage } from "../../src/llm/faux.js";
+import { type FauxResponseStep, fauxAssistantMessage, fauxToolCall } from "../../src/llm/faux.js";
+import type { Context } from "../../src/llm/types.js";
 import { createHarness, type Harness } from "../../src/testing/harness.js";
-import { fileEntries, script, timesPersisted, userTexts } from "./helpers.js";
+import { comparable, fileEntries, reopenedContext, script, timesPersisted, userTexts } from "./helpers.js";
 
 let h: Harness | undefined;
 afterEach(() => {
@@ -110,5 +114,59 @@ describe("pi-powerline-footer#174: a compaction started from agent_settled, seen
 		expect(summaryRequests).toHaveLength(0);
 		expect(fileEntries(h.session.sessionFile!).some((entry) => entry.type === "compaction")).toBe(false);
 		expect(h.session.isIdle).toBe(true);
+	});
+});
+
+describe("pi#9322: a steer custom message sent from the context event saved twice while the agent keeps calling tools", () => {
+	it("pi#9322: pi.sendMessage(…, { deliverAs: 'steer' }) once from the second request's context, batches of tool calls around it: one custom_message entry, in no request before it and once in every request after it; the file reopens to the live context", async () => {
+		const step: AgentTool = {
+			name: "step",
+			label: "step",
+			description: "one step of the work",
+			parameters: { type: "object" },
+			execute: async () => ({ content: [{ type: "text", text: "stepped" }], details: {} }),
+		};
+		let contexts = 0;
+		h = await createHarness({
+			persistence: "disk",
+			tools: [step],
+			extensionFactories: [
+				(pi: ExtensionAPI) => {
+					pi.on("context", () => {
+						if (++contexts !== 2) return;
+						void pi.sendMessage(
+							{ customType: "reminder", content: "remember the rule", display: true, details: { rel: 1 } },
+							{ deliverAs: "steer" },
+						);
+					});
+				},
+			],
+		});
+		const harness = h;
+		// How often each request carried the reminder, answered with the scripted reply.
+		const carried: number[] = [];
+		const reply =
+			(answer: ReturnType<typeof fauxAssistantMessage>): FauxResponseStep =>
+			(context: Context) => {
+				carried.push(JSON.stringify(context.messages).split("remember the rule").length - 1);
+				return answer;
+			};
+		const calls = (...ids: string[]) =>
+			fauxAssistantMessage(
+				ids.map((id) => fauxToolCall("step", {}, { id })),
+				{ stopReason: "toolUse" },
+			);
+		harness.setResponses([
+			reply(calls("c1", "c2")),
+			reply(calls("c3", "c4")),
+			reply(calls("c5")),
+			reply(fauxAssistantMessage("done")),
+		]);
+		await harness.session.prompt("work through the steps");
+		const file = harness.session.sessionFile!;
+		expect(fileEntries(file).filter((entry) => entry.type === "custom_message")).toHaveLength(1);
+		expect(carried).toEqual([0, 0, 1, 1]);
+		expect(harness.eventsOfType("agent_settled")).toHaveLength(1);
+		expect(reopenedContext(file).map(comparable)).toEqual(harness.session.messages.map(comparable));
 	});
 });

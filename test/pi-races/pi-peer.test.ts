@@ -5,7 +5,16 @@
  * observation, not a reading of its source. A few rows run on pi alone (a pi peer by itself):
  * Settle's side of those needs its simulated clock and is in liveness.test.ts.
  */
-import { copyFileSync, mkdtempSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from "node:fs";
+import {
+	copyFileSync,
+	existsSync,
+	mkdtempSync,
+	readFileSync,
+	rmSync,
+	statSync,
+	utimesSync,
+	writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import * as piAi from "@mariozechner/pi-ai";
@@ -2000,5 +2009,145 @@ describe("pi 0.73.1 against Settle: pi.sendUserMessage() after ctx.newSession() 
 		};
 		expect(runs.pi).toEqual(expected);
 		expect(runs.settle).toEqual(expected);
+	});
+});
+
+describe("pi 0.73.1 against Settle: a session file deleted while -p runs", () => {
+	it("pi#8939: `-p --session <file>`, the file deleted by the run's command — pi 0.73.1 exits 0 and writes the rest of the run into a new file without a header, which its next run silently replaces; settle exits 1 saying so and writes nothing", async () => {
+		const root = mkdtempSync(join(tmpdir(), "settle-pi8939-peer-"));
+		cleanups.push(() => rmSync(root, { recursive: true, force: true }));
+		const runs: Record<string, unknown> = {};
+		for (const name of ["pi", "settle"] as const) {
+			const dirs = makeDiffDirs(join(root, name));
+			const file = join(dirs.project, "run.jsonl");
+			const script = join(root, `${name}-script.json`);
+			writeFileSync(
+				script,
+				JSON.stringify([{ toolCalls: [{ name: "bash", arguments: { command: `rm ${file}` } }] }, "the file is gone"]),
+			);
+			const run = name === "pi" ? runPiCli : runSettleCli;
+			const first = await run(dirs, ["-p", "--session", file, "delete the session file"], { script });
+			const firstLine = existsSync(file) ? JSON.parse(readFileSync(file, "utf8").split("\n")[0]!).type : undefined;
+			const next = await run(dirs, ["-p", "--session", file, "start again"]);
+			runs[name] = {
+				code: first.code,
+				stdout: first.stdout,
+				firstLine,
+				nextCode: next.code,
+				// What the next run left of the first one's answer on disk.
+				answerKept: readFileSync(file, "utf8").includes("the file is gone"),
+				nextHeader: JSON.parse(readFileSync(file, "utf8").split("\n")[0]!).type,
+			};
+		}
+		// pi 0.73.1 has it: a silent success and a headerless file, which the next run silently
+		// replaces with a new session (the first run's answer gone from disk).
+		expect(runs.pi).toEqual({
+			code: 0,
+			stdout: "the file is gone\n",
+			firstLine: "message",
+			nextCode: 0,
+			answerKept: false,
+			nextHeader: "session",
+		});
+		expect(runs.settle).toEqual({
+			code: 1,
+			stdout: "",
+			firstLine: undefined,
+			nextCode: 0,
+			answerKept: false,
+			nextHeader: "session",
+		});
+	});
+});
+
+describe("pi 0.73.1 against Settle: an auto-retry seen over RPC", () => {
+	it("pi#4314 / pi#4716: a retryable error, then the answer — pi 0.73.1's first agent_end says nothing of the retry to come and no event marks the end; Settle's says willRetry and one agent_settled ends it", async () => {
+		const dir = mkdtempSync(join(tmpdir(), "settle-pi4314-peer-"));
+		cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+		const peers = startPeers(dir, [
+			{ stopReason: "error", errorMessage: "529 overloaded_error: Overloaded" },
+			"recovered",
+		]);
+		const runs: Record<string, unknown> = {};
+		for (const peer of [peers.pi, peers.settle]) {
+			const { client } = peer;
+			cleanups.push(() => client.child.kill("SIGKILL"));
+			const recovered = client.next(
+				(line) =>
+					line.type === peer.endEvent &&
+					(peer.endEvent === "agent_settled" || JSON.stringify(line).includes("recovered")),
+			);
+			await client.request({ id: "1", type: "prompt", message: "hello" });
+			await recovered;
+			// Whatever else the server has to say about the run, read before it is stopped.
+			await client.request({ id: "2", type: "get_state" });
+			runs[peer.name] = client.lines.flatMap((line) => {
+				if (line.type === "agent_end") return [`agent_end willRetry=${line.willRetry}`];
+				return line.type === "auto_retry_start" || line.type === "agent_settled" ? [line.type] : [];
+			});
+			// pi 0.73.1's RPC server does not end with its stdin: stopped here (both, alike).
+			client.child.kill("SIGKILL");
+			await client.exited;
+		}
+		// pi 0.73.1 has it: two agent_end events alike, the first one followed by a retry.
+		expect(runs.pi).toEqual(["agent_end willRetry=undefined", "auto_retry_start", "agent_end willRetry=undefined"]);
+		expect(runs.settle).toEqual([
+			"agent_end willRetry=true",
+			"auto_retry_start",
+			"agent_end willRetry=false",
+			"agent_settled",
+		]);
+	});
+});
+
+describe("pi 0.73.1 against Settle: a steer an extension sends from the context event", () => {
+	it("pi#9322: pi.sendMessage(…, { deliverAs: 'steer' }) once from context while the model keeps calling tools — both save it once and send it once in every later request (the report is against a later pi)", async () => {
+		const runs = await onBothPeers(
+			() => {
+				let contexts = 0;
+				return {
+					customTools: [
+						{
+							name: "step",
+							label: "step",
+							description: "one step of the work",
+							parameters: { type: "object", properties: {} },
+							execute: async () => ({ content: [{ type: "text" as const, text: "stepped" }], details: {} }),
+						},
+					],
+					extensions: [
+						(api: ExtensionAPI) => {
+							// The report's extension: one reminder, injected from the second request's context.
+							api.on("context", () => {
+								if (++contexts !== 2) return;
+								void api.sendMessage(
+									{ customType: "reminder", content: "remember the rule", display: true, details: { rel: 1 } },
+									{ deliverAs: "steer" },
+								);
+							});
+						},
+					],
+				};
+			},
+			async (peer) => {
+				const call = (id: string) => ({ id, name: "step", args: {} });
+				peer.script([
+					{ toolCalls: [call("c1"), call("c2")] },
+					{ toolCalls: [call("c3"), call("c4")] },
+					{ toolCalls: [call("c5")] },
+					{ text: "done" },
+				]);
+				await peer.prompt("work through the steps");
+				await peer.quiesce();
+				return {
+					saved: peer.fileEntries().filter((entry) => entry.type === "custom_message").length,
+					perRequest: peer.requests.map(
+						(request) => request.messages.filter((message) => message.includes("remember the rule")).length,
+					),
+				};
+			},
+		);
+		const once = { saved: 1, perRequest: [0, 0, 1, 1] };
+		expect(runs).toEqual({ pi: once, settle: once });
 	});
 });
