@@ -34,3 +34,18 @@ export function continuationWithoutContextMessage(event: string): string {
 
 /** A `turn_end` boundary without the persisted assistant entry. */
 export const TURN_END_MISSING_ENTRY_MESSAGE = "turn_end could not resolve the persisted assistant entry ID";
+
+/** How long (ms) one `session_shutdown` handler may hold a session's teardown (new, switch, fork, reload, quit). */
+export const SESSION_SHUTDOWN_GRACE_MS = 5000;
+
+/**
+ * The extension error of a `session_shutdown` handler that did not settle within its grace.
+ *
+ * @example
+ * ```ts
+ * sessionShutdownAbandonedMessage(5000); // "The session_shutdown handler did not finish within 5 s; …"
+ * ```
+ */
+export function sessionShutdownAbandonedMessage(graceMs: number): string {
+	return `The session_shutdown handler did not finish within ${graceMs / 1000} s; the session was closed without waiting for it (the handlers after it still ran). Make the handler end its cleanup on time: bound what it awaits (a child process, a lock, a network call) with a timeout.`;
+}

@@ -32,7 +32,9 @@ import {
 	continuationWithoutContextMessage,
 	INVALID_BOUNDARY_ENTRIES_PREFIX,
 	MESSAGE_END_ROLE_MESSAGE,
+	SESSION_SHUTDOWN_GRACE_MS,
 	STALE_EXTENSION_CONTEXT_MESSAGE,
+	sessionShutdownAbandonedMessage,
 	TOOL_CALL_FAILURE_PREFIX,
 	TURN_END_MISSING_ENTRY_MESSAGE,
 } from "./messages.js";
@@ -80,6 +82,7 @@ import type {
 	ResourcesDiscoverResult,
 	RunnerEmitEvent,
 	RunnerEmitResult,
+	SessionShutdownEvent,
 	SlashCommandInfo,
 	ToolCallEvent,
 	ToolCallEventResult,
@@ -100,6 +103,8 @@ export interface PendingHandler {
 
 /** Marks a handler call that threw (already reported). */
 const FAILED: unique symbol = Symbol("handler failed");
+/** A `session_shutdown` handler that did not settle within its grace. */
+const GAVE_UP: unique symbol = Symbol("handler given up on");
 type Invoked = unknown | typeof FAILED;
 
 const CANCELLABLE_EVENTS = new Set([
@@ -748,6 +753,52 @@ export class ExtensionRunner {
 			}
 		}
 		return result as RunnerEmitResult<E>;
+	}
+
+	/**
+	 * `session_shutdown`: each handler in turn, as {@link emit} does, but none holds the teardown
+	 * longer than `graceMs` (senpi#1732: one stuck cleanup held `/new`, a switch, reload and quit
+	 * forever). `wait(ms, signal)` waits on the session's clock and rejects when `signal` aborts. A
+	 * handler given up on is reported as an extension error naming it and keeps running on its own
+	 * (its extension instance is invalidated with the session); the next handler runs.
+	 *
+	 * @example
+	 * ```ts
+	 * const wait = (ms: number, signal: AbortSignal) =>
+	 *   new Promise<void>((resolve, reject) => {
+	 *     const id = setTimeout(resolve, ms);
+	 *     signal.addEventListener("abort", () => {
+	 *       clearTimeout(id);
+	 *       reject(signal.reason);
+	 *     });
+	 *   });
+	 * await runner.emitSessionShutdown({ type: "session_shutdown", reason: "quit" }, wait);
+	 * ```
+	 */
+	async emitSessionShutdown(
+		event: SessionShutdownEvent,
+		wait: (ms: number, signal: AbortSignal) => Promise<void>,
+		graceMs = SESSION_SHUTDOWN_GRACE_MS,
+	): Promise<void> {
+		const handlers = this.runtime.handlersFor(event.type);
+		if (handlers.length === 0) return;
+		const ctx = this.createContext();
+		for (const entry of handlers) {
+			const stop = new AbortController();
+			const gaveUp = wait(graceMs, stop.signal).then(
+				() => GAVE_UP,
+				() => undefined,
+			);
+			const outcome = await Promise.race([this.invoke(entry, event.type, event, ctx), gaveUp]);
+			stop.abort();
+			if (outcome === GAVE_UP) {
+				this.emitError({
+					extensionPath: entry.extension.path,
+					event: event.type,
+					error: sessionShutdownAbandonedMessage(graceMs),
+				});
+			}
+		}
 	}
 
 	/**

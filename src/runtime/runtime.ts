@@ -63,6 +63,7 @@ import {
 	setClosingMessage,
 	setReplacingMessage,
 	settleBeforeTeardown,
+	waitOnSessionClock,
 } from "../session/agent-session.js";
 import {
 	SESSION_BEING_REPLACED,
@@ -257,11 +258,16 @@ export class AgentSessionRuntime {
 				if (settling) await settling;
 				const runner = runtime.current.session.extensionRunner;
 				if (!runner.hasHandlers("session_shutdown")) return;
-				await runner.emit({
-					type: "session_shutdown",
-					reason: input.reason,
-					...(input.targetSessionFile !== undefined ? { targetSessionFile: input.targetSessionFile } : {}),
-				});
+				// A handler that never settles cannot hold the teardown (senpi#1732): each gets its grace.
+				const session = runtime.current.session;
+				await runner.emitSessionShutdown(
+					{
+						type: "session_shutdown",
+						reason: input.reason,
+						...(input.targetSessionFile !== undefined ? { targetSessionFile: input.targetSessionFile } : {}),
+					},
+					(ms, signal) => waitOnSessionClock(session, ms, signal),
+				);
 			}),
 			invalidateCurrent: fromPromise<void, TeardownInput>(async ({ system }) => {
 				runtimeOf(system).beforeInvalidate?.();

@@ -2554,6 +2554,15 @@ export function inspectionClockOf(session: AgentSession): (() => number) | undef
 	return typeof clock?.now === "function" ? () => clock.now!() : undefined;
 }
 
+/**
+ * Waits `ms` on the session's clock (a `SimulatedClock` in tests); rejects when `signal` aborts.
+ * What bounds a `session_shutdown` handler during a runtime's teardown. Not part of the public API.
+ */
+export function waitOnSessionClock(session: AgentSession, ms: number, signal: AbortSignal): Promise<void> {
+	// biome-ignore lint/complexity/useLiteralKeys: the private clock, shared with the session's own timers
+	return sleepOn(session["clock"] as SessionClock | undefined, ms, signal);
+}
+
 /** Sessions {@link settleBeforeTeardown} aborted: their operation's prompt() rejects with `SESSION_CLOSED`. */
 const tearingDown = new WeakSet<AgentSession>();
 

@@ -1,7 +1,7 @@
 /**
  * Building the session's extension runtime, and rebuilding it on `reload()`:
  *
- * 1. `session_shutdown {reason: "reload"}` to the old runner (awaited), then the old runner is
+ * 1. `session_shutdown {reason: "reload"}` to the old runner (awaited, each handler at most 5 s), then the old runner is
  *    invalidated: every `pi` / `ctx` captured from it throws the stale-context error;
  * 2. providers the old extensions registered are unregistered (the new ones register again);
  * 3. settings are re-read (queue modes, retry settings and built-in tool options follow), then
@@ -139,7 +139,10 @@ export async function reloadSession(target: ReloadTarget, options: ReloadOptions
 	const flagValues = old.getFlagValues();
 	const activeToolNames = s.loadout.getActiveToolNames();
 	const extensionTools = s.loadout.activeExtensionTools();
-	if (old.hasHandlers("session_shutdown")) await old.emit({ type: "session_shutdown", reason: "reload" });
+	// Each handler gets its grace on the session's clock: a stuck one cannot hold the reload (senpi#1732).
+	if (old.hasHandlers("session_shutdown")) {
+		await old.emitSessionShutdown({ type: "session_shutdown", reason: "reload" }, (ms, signal) => s.sleep(ms, signal));
+	}
 	old.invalidate(STALE_EXTENSION_CONTEXT_MESSAGE);
 	target.releaseProviders();
 

@@ -3,7 +3,7 @@
  * `createAgentSession` / `createAgentSessionRuntime` on pi-ai's faux provider, through the parity
  * peers) and against Settle, asserting what each one actually does — so "pi 0.73.1 has it" is an
  * observation, not a reading of its source. A few rows run on pi alone (a pi peer by itself):
- * Settle's side of those needs its simulated clock and is in liveness.test.ts.
+ * Settle's side of those needs its simulated clock and is in liveness.test.ts or switching.test.ts.
  */
 import {
 	copyFileSync,
@@ -44,7 +44,7 @@ import {
 	type SharedTool,
 	type Step,
 } from "../parity/peers.js";
-import { onBothRuntimes } from "../parity/tree-peers.js";
+import { createRuntimePeer, onBothRuntimes } from "../parity/tree-peers.js";
 import { hungTool } from "./disk-harness.js";
 import { BIG_ANSWER, gate, THRESHOLD_SETTINGS } from "./helpers.js";
 import { ORPHAN_RESULT_TEXT, writeOrphanSessionFile } from "./orphan-file.js";
@@ -2149,5 +2149,36 @@ describe("pi 0.73.1 against Settle: a steer an extension sends from the context 
 		);
 		const once = { saved: 1, perRequest: [0, 0, 1, 1] };
 		expect(runs).toEqual({ pi: once, settle: once });
+	});
+});
+
+describe("pi 0.73.1 against Settle: a session_shutdown handler that never settles", () => {
+	it("senpi#1732: /new with a session_shutdown handler whose promise never settles — pi 0.73.1's newSession() never returns, the handlers after it never run, and the old session stays (pi alone: Settle's side needs its simulated clock, in switching.test.ts)", async () => {
+		const heard: string[] = [];
+		const peer = await createRuntimePeer("pi", {
+			customTools: [],
+			extensions: [
+				(api) => {
+					api.on("session_shutdown", (event) => {
+						heard.push(`stuck ${event.reason}`);
+						return new Promise<never>(() => {});
+					});
+				},
+				(api) => {
+					api.on("session_shutdown", (event) => void heard.push(`cleanup ${event.reason}`));
+				},
+			],
+		});
+		// Not disposed: pi's dispose() would wait on the same handler for good.
+		cleanups.push(() => rmSync(peer.dirs.root, { recursive: true, force: true }));
+		peer.script([{ text: "hello back" }]);
+		await peer.session.prompt("hello");
+		const oldFile = peer.session.sessionFile;
+		const replaced = await stillPending(outcomeOf(peer.runtime.newSession()));
+		expect({ replaced, heard, sameSession: peer.session.sessionFile === oldFile }).toEqual({
+			replaced: "pending",
+			heard: ["stuck new"],
+			sameSession: true,
+		});
 	});
 });
