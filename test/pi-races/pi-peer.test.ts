@@ -47,7 +47,12 @@ import {
 import { createRuntimePeer, onBothRuntimes } from "../parity/tree-peers.js";
 import { hungTool } from "./disk-harness.js";
 import { BIG_ANSWER, gate, THRESHOLD_SETTINGS } from "./helpers.js";
-import { ORPHAN_RESULT_TEXT, writeOrphanSessionFile } from "./orphan-file.js";
+import {
+	ORPHAN_RESULT_TEXT,
+	STALE_SUMMARY_TEXT,
+	writeOrphanSessionFile,
+	writeStaleCompactionSessionFile,
+} from "./orphan-file.js";
 import { killMarked, markedProcesses, processMarker, wedgingCommand } from "./processes.js";
 
 const cleanups: (() => void)[] = [];
@@ -2180,5 +2185,36 @@ describe("pi 0.73.1 against Settle: a session_shutdown handler that never settle
 			heard: ["stuck new"],
 			sameSession: true,
 		});
+	});
+});
+
+describe("pi 0.73.1 against Settle: a compaction entry written mid-pair, kept by a later one", () => {
+	it("pi#8667: continuing the report's file — both send the call followed at once by its result and only the latest summary (the report is against a later pi)", async () => {
+		const dir = mkdtempSync(join(tmpdir(), "settle-pi8667-peer-"));
+		cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+		const original = join(dir, "report.jsonl");
+		writeStaleCompactionSessionFile(original, dir);
+		const copyFor = (name: PeerName) => {
+			const copy = join(dir, `${name}.jsonl`);
+			copyFileSync(original, copy);
+			return copy;
+		};
+		const runs = await onBothPeers(
+			(name) => ({ openFile: copyFor(name) }),
+			async (peer) => {
+				peer.script([{ text: "Continuing." }]);
+				await peer.prompt("what next?");
+				await peer.quiesce();
+				const sent = peer.requests[0]!.messages;
+				const callAt = sent.findIndex((message) => message.startsWith("assistant: [call bash"));
+				return {
+					afterCall: sent[callAt + 1],
+					staleSent: sent.some((message) => message.includes(STALE_SUMMARY_TEXT)),
+					summaries: sent.filter((message) => message.includes("<summary>")).length,
+				};
+			},
+		);
+		const held = { afterCall: "toolResult bash: build finished", staleSent: false, summaries: 1 };
+		expect(runs).toEqual({ pi: held, settle: held });
 	});
 });
