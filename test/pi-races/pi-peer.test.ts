@@ -2218,3 +2218,64 @@ describe("pi 0.73.1 against Settle: a compaction entry written mid-pair, kept by
 		expect(runs).toEqual({ pi: held, settle: held });
 	});
 });
+
+/** The oh-my-pi#10311 scenario's extension API (one peer at a time). */
+let nextTurnApi: ExtensionAPI | undefined;
+
+describe("pi 0.73.1 against Settle: a nextTurn message sent while the answer streams", () => {
+	it("oh-my-pi#10311: pi.sendMessage(…, { deliverAs: 'nextTurn' }) from a running tool, and again on the idle session — both keep the two alike in memory, unsaved, until the next prompt carries them once and saves them", async () => {
+		const job = (text: string) => ({ customType: "job", content: text, display: true });
+		const runs = await onBothPeers(
+			{
+				customTools: [
+					{
+						name: "start_job",
+						label: "start_job",
+						description: "starts a background job",
+						parameters: { type: "object", properties: {} },
+						execute: async () => {
+							// The report's background-job completion, landing while the turn streams.
+							await nextTurnApi!.sendMessage(job("job 1 finished"), { deliverAs: "nextTurn" });
+							return { content: [{ type: "text" as const, text: "job started" }], details: {} };
+						},
+					},
+				],
+				extensions: [
+					(api: ExtensionAPI) => {
+						nextTurnApi = api;
+					},
+				],
+			},
+			async (peer) => {
+				peer.script([
+					{ toolCalls: [{ id: "call-job", name: "start_job", args: {} }] },
+					{ text: "started" },
+					{ text: "noted both" },
+				]);
+				const saved = () => peer.fileEntries().filter((entry) => entry.type === "custom_message").length;
+				await peer.prompt("start the job");
+				await peer.quiesce();
+				// The same message on the idle session: handled the same way.
+				await nextTurnApi!.sendMessage(job("job 2 finished"), { deliverAs: "nextTurn" });
+				const savedBefore = saved();
+				await peer.prompt("what happened?");
+				await peer.quiesce();
+				const last = peer.requests.at(-1)!.messages;
+				return {
+					savedBefore,
+					requestsBefore: peer.requests.slice(0, 2).map((r) => r.messages.filter((m) => m.includes("finished")).length),
+					lastRequestTail: last.slice(-3),
+					savedAfter: saved(),
+				};
+			},
+		);
+		// Nothing saved or sent until the next prompt, which carries both after its own text, once.
+		const alike = {
+			savedBefore: 0,
+			requestsBefore: [0, 0],
+			lastRequestTail: ["user: what happened?", "user: job 1 finished", "user: job 2 finished"],
+			savedAfter: 2,
+		};
+		expect(runs).toEqual({ pi: alike, settle: alike });
+	});
+});
