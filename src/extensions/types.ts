@@ -991,7 +991,11 @@ export interface SessionBeforeForkEvent {
 	position: "before" | "at";
 }
 
-/** `session_shutdown`: this session is being closed or replaced. */
+/**
+ * `session_shutdown`: this session is being closed or replaced. The teardown waits for each handler,
+ * at most 5 s (`SESSION_SHUTDOWN_GRACE_MS`); one still running then is reported as an extension
+ * error and the teardown goes on without it.
+ */
 export interface SessionShutdownEvent {
 	type: "session_shutdown";
 	reason: "quit" | "reload" | "new" | "resume" | "fork";
