@@ -2279,3 +2279,55 @@ describe("pi 0.73.1 against Settle: a nextTurn message sent while the answer str
 		expect(runs).toEqual({ pi: alike, settle: alike });
 	});
 });
+
+describe("pi 0.73.1 against Settle: a turn cut off by a full context", () => {
+	it("pi#3612 / pi#7020: a tool loop's answer stopped by length with no output near the window — pi 0.73.1 compacts at the threshold and stops (willRetry false), the work unfinished; Settle compacts for the overflow and continues the turn", async () => {
+		const runs = await onBothPeers(
+			{
+				contextWindow: 8000,
+				settings: { compaction: { enabled: true, reserveTokens: 2000, keepRecentTokens: 1 } },
+				customTools: [
+					{
+						name: "read_part",
+						label: "read_part",
+						description: "reads one part of the codebase",
+						parameters: { type: "object", properties: {} },
+						execute: async () => ({ content: [{ type: "text" as const, text: "x".repeat(20_000) }], details: {} }),
+					},
+				],
+			},
+			async (peer) => {
+				peer.script([
+					{ toolCalls: [{ id: "c1", name: "read_part", args: {} }] },
+					{ stopReason: "length" },
+					// The summarizer's answer, then the continued turn's.
+					{ text: "## Goal\nsummarize the architecture for poets" },
+					{ text: "the poem about the architecture" },
+				]);
+				await peer.prompt("summarize the architecture for poets");
+				await peer.quiesce();
+				const compactions = peer.recorded.flatMap((record) =>
+					record.kind === "event" && record.event.type === "compaction_end"
+						? [`${record.event.reason} willRetry=${record.event.willRetry}`]
+						: [],
+				);
+				const answers = peer.session.messages.flatMap((message) => {
+					const m = message as { role: string; stopReason?: string };
+					return m.role === "assistant" ? [m.stopReason] : [];
+				});
+				return {
+					firstCompaction: compactions[0],
+					answers,
+					agentRequests: peer.requests.filter((r) => r.system === "agent").length,
+				};
+			},
+		);
+		// pi 0.73.1 has it: the empty length answer is where the session stops.
+		expect(runs.pi).toEqual({ firstCompaction: "threshold willRetry=false", answers: ["length"], agentRequests: 2 });
+		expect(runs.settle).toEqual({
+			firstCompaction: "overflow willRetry=true",
+			answers: ["toolUse", "stop"],
+			agentRequests: 3,
+		});
+	});
+});
