@@ -80,6 +80,7 @@ import type {
 	ResourcesDiscoverResult,
 	RunnerEmitEvent,
 	RunnerEmitResult,
+	SessionShutdownEvent,
 	SlashCommandInfo,
 	ToolCallEvent,
 	ToolCallEventResult,
@@ -748,6 +749,36 @@ export class ExtensionRunner {
 			}
 		}
 		return result as RunnerEmitResult<E>;
+	}
+
+	/**
+	 * `session_shutdown`: each handler in turn, as {@link emit} does, until `abandon` aborts (the
+	 * teardown's bounded wait ran out, pi#9811). Then the handler still running is left to finish on
+	 * its own and the handlers after it are started without being waited for, so one stuck cleanup
+	 * does not cost the other extensions theirs (senpi#1732). Never rejects (a throwing handler is
+	 * reported through `onError`, as in {@link emit}).
+	 *
+	 * @example
+	 * ```ts
+	 * const bound = AbortSignal.timeout(10_000);
+	 * await runner.emitSessionShutdown({ type: "session_shutdown", reason: "quit" }, bound);
+	 * ```
+	 */
+	async emitSessionShutdown(event: SessionShutdownEvent, abandon?: AbortSignal): Promise<void> {
+		const handlers = this.runtime.handlersFor(event.type);
+		if (handlers.length === 0) return;
+		const ctx = this.createContext();
+		const abandoned =
+			abandon &&
+			new Promise<void>((resolve) => {
+				if (abandon.aborted) resolve();
+				else abandon.addEventListener("abort", () => resolve(), { once: true });
+			});
+		for (const entry of handlers) {
+			const running = this.invoke(entry, event.type, event, ctx);
+			if (abandon?.aborted) continue;
+			await (abandoned ? Promise.race([running, abandoned]) : running);
+		}
 	}
 
 	/**

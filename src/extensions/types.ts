@@ -993,7 +993,12 @@ export interface SessionBeforeForkEvent {
 	position: "before" | "at";
 }
 
-/** `session_shutdown`: this session is being closed or replaced. */
+/**
+ * `session_shutdown`: this session is being closed or replaced. The teardown waits for the handlers,
+ * one after another, at most `shutdownTimeoutMs` in all (default 10 s); a handler still running then
+ * is reported as an extension error, the handlers after it are started without being waited for,
+ * and the teardown goes on.
+ */
 export interface SessionShutdownEvent {
 	type: "session_shutdown";
 	reason: "quit" | "reload" | "new" | "resume" | "fork";

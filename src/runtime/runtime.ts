@@ -251,7 +251,7 @@ export class AgentSessionRuntime {
 			createSession: fromPromise<CreatedSession, CreateSessionInput>(({ input, system }) =>
 				runtimeOf(system).createSession(input.request, input.target),
 			),
-			shutdownCurrent: fromPromise<void, TeardownInput>(async ({ input, system }) => {
+			shutdownCurrent: fromPromise<void, TeardownInput>(async ({ input, system, signal }) => {
 				const runtime = runtimeOf(system);
 				if (input.reason === "quit") setClosingMessage(runtime.current.session, SESSION_RUNTIME_DISPOSING);
 				// The run in flight ends, and is persisted, before extensions hear session_shutdown.
@@ -259,11 +259,15 @@ export class AgentSessionRuntime {
 				if (settling) await settling;
 				const runner = runtime.current.session.extensionRunner;
 				if (!runner.hasHandlers("session_shutdown")) return;
-				await runner.emit({
-					type: "session_shutdown",
-					reason: input.reason,
-					...(input.targetSessionFile !== undefined ? { targetSessionFile: input.targetSessionFile } : {}),
-				});
+				// Stopped by the machine's bounded wait: the handlers after a stuck one still run (senpi#1732).
+				await runner.emitSessionShutdown(
+					{
+						type: "session_shutdown",
+						reason: input.reason,
+						...(input.targetSessionFile !== undefined ? { targetSessionFile: input.targetSessionFile } : {}),
+					},
+					signal,
+				);
 			}),
 			invalidateCurrent: fromPromise<void, TeardownInput>(async ({ system }) => {
 				runtimeOf(system).beforeInvalidate?.();

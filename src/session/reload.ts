@@ -182,8 +182,9 @@ export async function reloadSession(target: ReloadTarget, options: ReloadOptions
 	const actor = createActor(
 		reloadMachine.provide({
 			actors: {
-				shutdownExtensions: fromPromise(async () => {
-					if (old.hasHandlers("session_shutdown")) await old.emit({ type: "session_shutdown", reason: "reload" });
+				// Stopped by the machine's bounded wait: the handlers after a stuck one still run (senpi#1732).
+				shutdownExtensions: fromPromise(async ({ signal }) => {
+					await old.emitSessionShutdown({ type: "session_shutdown", reason: "reload" }, signal);
 				}),
 				rebuild: fromPromise(() =>
 					rebuildAfterShutdown(target, options, { old, flagValues, activeToolNames, extensionTools }),

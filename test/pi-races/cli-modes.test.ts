@@ -3,10 +3,13 @@
  * the faux model: print / JSON mode with an extension that holds a handle from `session_start`
  * (pi#2576, pi#2677), the exit code of a failed request in JSON mode (pi#9089), a prompt sent
  * over RPC right after `abort` (oh-my-pi#69), and an RPC `abort` with a steer already queued
- * (sesori#1157). What the user should see: the answer, then the process gone with a code that says
- * how the request ended; the prompt after an abort answered; an abort that stops everything at once.
+ * (sesori#1157), a session file deleted while `-p` runs (pi#8939), and an auto-retry seen over RPC
+ * (pi#4314 / pi#4716). What the user should see: the answer, then the process gone with a code that
+ * says how the request ended; the prompt after an abort answered; an abort that stops everything at
+ * once; a deleted file reported, never recreated without its header; a run's end that says whether
+ * a retry follows, and one `agent_settled` once nothing does.
  */
-import { readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { RpcClient, runSettle, useCliProject } from "../cli/helpers.js";
@@ -309,5 +312,81 @@ describe("oh-my-pi#1372: a message an extension sends from session_start makes t
 			.map((event) => event.type)
 			.filter((type) => type === "agent_start" || type === "agent_settled");
 		expect(lifecycle).toEqual(["agent_start", "agent_settled", "agent_start", "agent_settled"]);
+	});
+});
+
+describe("pi#8939: a session file deleted while a -p run is in progress is recreated without its header", () => {
+	it("pi#8939: settle -p --session <file>, the file deleted by the run's own command: exit 1 with an error naming the file and what happened; the file is not recreated (no headerless file); the path opens as a new session next time", () => {
+		const file = join(cli.project, "run.jsonl");
+		const script = join(cli.dir, "script.json");
+		// The report's other process (a session manager, a cleanup script) deletes the file mid-run.
+		writeFileSync(
+			script,
+			JSON.stringify([{ toolCalls: [{ name: "bash", arguments: { command: `rm ${file}` } }] }, "the file is gone"]),
+		);
+		const run = runSettle(["--faux-script", script, "-p", "--session", file, "delete the session file"], {
+			cwd: cli.project,
+			agentDir: cli.agentDir,
+			timeoutMs: HANG_GUARD_MS,
+		});
+		// Not a silent success (pi's exit 0): the write that found the file gone fails the request.
+		expect(run.code).toBe(1);
+		expect(run.stdout).toBe("");
+		expect(run.stderr).toContain(`Session file ${file} was deleted while this session was open`);
+		expect(run.stderr).not.toMatch(/\n\s+at /);
+		// Nothing written after the deletion: no file whose first line is a message, not a header.
+		expect(existsSync(file)).toBe(false);
+		// The next run on that path starts a session there (with its header) and is answered.
+		const next = runSettle(["--faux", "-p", "--session", file, "start again"], {
+			cwd: cli.project,
+			agentDir: cli.agentDir,
+			timeoutMs: HANG_GUARD_MS,
+		});
+		expect(next.code).toBe(0);
+		expect(next.stdout).toBe("start again\n");
+		const lines = readFileSync(file, "utf8").trim().split("\n");
+		expect(JSON.parse(lines[0]!)).toMatchObject({ type: "session" });
+	});
+});
+
+describe("pi#4314 / pi#4716: over RPC, agent_end comes before an auto-retry with nothing saying another run follows", () => {
+	it("pi#4314: settle --rpc, a retryable error then the answer: the first agent_end says willRetry: true, the last willRetry: false, and one agent_settled comes after the recovered answer, last", async () => {
+		mkdirSync(cli.agentDir, { recursive: true });
+		writeFileSync(join(cli.agentDir, "settings.json"), JSON.stringify({ retry: { baseDelayMs: 1 } }));
+		const script = join(cli.dir, "script.json");
+		writeFileSync(
+			script,
+			JSON.stringify([{ stopReason: "error", errorMessage: "529 overloaded_error: Overloaded" }, "recovered"]),
+		);
+		const client = new RpcClient(["--faux-script", script], { cwd: cli.project, agentDir: cli.agentDir });
+		const settled = client.next((line) => line.type === "agent_settled");
+		expect(await client.request({ id: "1", type: "prompt", message: "hello" })).toMatchObject({ success: true });
+		await settled;
+		expect(await client.end()).toBe(0);
+		const lifecycle = client.lines.flatMap((line) => {
+			if (line.type === "agent_end") return [`agent_end willRetry=${line.willRetry}`];
+			if (line.type === "auto_retry_start" || line.type === "auto_retry_end" || line.type === "agent_settled") {
+				return [line.type];
+			}
+			return [];
+		});
+		// The consumer that finalizes on agent_end can tell the first one apart: a retry follows it.
+		expect(lifecycle).toEqual([
+			"agent_end willRetry=true",
+			"auto_retry_start",
+			"auto_retry_end",
+			"agent_end willRetry=false",
+			"agent_settled",
+		]);
+		const settledAt = client.lines.findIndex((line) => line.type === "agent_settled");
+		const answers = client.lines.flatMap((line, index) =>
+			line.type === "message_end" && (line.message as { role?: string }).role === "assistant"
+				? [{ index, stopReason: (line.message as { stopReason?: string }).stopReason }]
+				: [],
+		);
+		expect(answers.map((answer) => answer.stopReason)).toEqual(["error", "stop"]);
+		expect(answers.at(-1)!.index).toBeLessThan(settledAt);
+		// Nothing of the run comes after agent_settled.
+		expect(client.lines.slice(settledAt + 1).filter((line) => line.type !== "response")).toEqual([]);
 	});
 });

@@ -3,7 +3,9 @@
  * `toolCall` — the latest compaction keeps a result whose call it summarized away — and every later
  * request fails with "400 No tool call found for function call output". Replayed against Settle:
  * the user's file continues (the orphan stays in the file and the context, never in a request), and compactions
- * Settle itself runs while a tool works never write that shape.
+ * Settle itself runs while a tool works never write that shape. pi#8667: a compaction written
+ * between a call and its result, kept by a later compaction, was sent as a summary inside the pair
+ * ("400 unexpected tool_use_id"); the request should hold the call followed at once by its result.
  */
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -16,7 +18,12 @@ import { SessionManager } from "../../src/store/session-manager.js";
 import { createHarness, type Harness } from "../../src/testing/harness.js";
 import { orphanToolMessages } from "./disk-harness.js";
 import { comparable, reopenedContext, script } from "./helpers.js";
-import { ORPHAN_RESULT_TEXT, writeOrphanSessionFile } from "./orphan-file.js";
+import {
+	ORPHAN_RESULT_TEXT,
+	STALE_SUMMARY_TEXT,
+	writeOrphanSessionFile,
+	writeStaleCompactionSessionFile,
+} from "./orphan-file.js";
 
 let h: Harness | undefined;
 const dirs: string[] = [];
@@ -108,5 +115,32 @@ describe("pi#4570: an orphaned tool result across chained compactions", () => {
 		expect(orphanToolMessages(file)).toEqual({ callsWithoutResult: [], resultsWithoutCall: [] });
 		for (const request of answerRequests) expect(resultsWithoutCall(request)).toEqual([]);
 		expect(reopenedContext(file).map(comparable)).toEqual(harness.session.messages.map(comparable));
+	});
+});
+
+describe("pi#8667: a compaction entry written mid-pair, kept by a later compaction", () => {
+	it("pi#8667: the file of a compaction that fired while a tool ran, then a later compaction keeping from before it, continues: the request holds the call followed at once by its result and only the latest summary; the file keeps its bytes", async () => {
+		const dir = mkdtempSync(join(tmpdir(), "settle-pi8667-"));
+		dirs.push(dir);
+		const file = join(dir, "pi-8667.jsonl");
+		const written = writeStaleCompactionSessionFile(file, dir);
+		h = await createHarness({ sessionManager: SessionManager.open(file) });
+		const { answerRequests } = script(h, [fauxAssistantMessage("Continuing.")]);
+		await h.session.prompt("what next?");
+		expect(answerRequests).toHaveLength(1);
+		const messages = answerRequests[0]!.messages;
+		// The call, then its result at once: no summary (a user message to the provider) between them.
+		const callAt = messages.findIndex(
+			(message) => message.role === "assistant" && message.content.some((block) => block.type === "toolCall"),
+		);
+		expect(callAt).toBeGreaterThan(0);
+		expect(messages[callAt + 1]).toMatchObject({ role: "toolResult", toolCallId: "toolu_011" });
+		expect(resultsWithoutCall(answerRequests[0]!)).toEqual([]);
+		const sent = JSON.stringify(messages);
+		expect(sent).not.toContain(STALE_SUMMARY_TEXT);
+		expect(sent.split("Latest summary: the first task is done")).toHaveLength(2);
+		// Nothing rewritten: the new exchange is appended after the file's bytes.
+		expect(readFileSync(file, "utf8").startsWith(written)).toBe(true);
+		expect(h.session.messages.at(-1)).toMatchObject({ role: "assistant", stopReason: "stop" });
 	});
 });

@@ -14,6 +14,7 @@ export {
 	gate,
 	OVERLOADED,
 	overflowReply,
+	recoveryLabels,
 	SMALL_WINDOW,
 	script,
 	THRESHOLD_SETTINGS,

@@ -89,3 +89,84 @@ export function writeOrphanSessionFile(file: string, cwd: string, provider = "fa
 	writeFileSync(file, text);
 	return text;
 }
+
+/** The pi#8667 file's older summary: written mid-pair, it must never reach a request. */
+export const STALE_SUMMARY_TEXT = "Older summary written while make ran";
+
+/**
+ * The session file of pi#8667 (pi 0.84.3), rebuilt: an auto-compaction fired while a `bash` call
+ * ran, so its entry sits between the call and its result; a later compaction keeps from before it,
+ * which makes the stale compaction an ordinary kept entry inside the call/result pair.
+ */
+export function writeStaleCompactionSessionFile(file: string, cwd: string): string {
+	let clock = Date.parse("2026-08-26T10:00:00.000Z");
+	const at = () => {
+		clock += 1000;
+		return new Date(clock).toISOString();
+	};
+	const lines: Record<string, unknown>[] = [
+		{ type: "session", version: 3, id: "019e1a2b-0000-7000-8000-000000008667", timestamp: at(), cwd },
+	];
+	let parentId: string | null = null;
+	const add = (id: string, entry: Record<string, unknown>) => {
+		lines.push({ ...entry, id, parentId, timestamp: at() });
+		parentId = id;
+	};
+	const user = (text: string) => ({
+		type: "message",
+		message: { role: "user", content: [{ type: "text", text }], timestamp: clock },
+	});
+	const assistant = (content: unknown[], stopReason = "stop") => ({
+		type: "message",
+		message: {
+			role: "assistant",
+			content,
+			api: "faux",
+			provider: "faux",
+			model: "faux-1",
+			usage,
+			stopReason,
+			timestamp: clock,
+		},
+	});
+	add("m0000001", { type: "model_change", provider: "faux", modelId: "faux-1" });
+	add("u0000001", user("first task"));
+	add("a0000001", assistant([{ type: "text", text: "first task done" }]));
+	add("u0000002", user("build it"));
+	// The report's ids: the call, the compaction written mid-pair, then the call's result.
+	add(
+		"3dc050cd",
+		assistant([{ type: "toolCall", id: "toolu_011", name: "bash", arguments: { command: "make" } }], "toolUse"),
+	);
+	add("f19c1c29", {
+		type: "compaction",
+		summary: STALE_SUMMARY_TEXT,
+		firstKeptEntryId: "u0000002",
+		tokensBefore: 90000,
+		fromHook: true,
+	});
+	add("9d6ad5c4", {
+		type: "message",
+		message: {
+			role: "toolResult",
+			toolCallId: "toolu_011",
+			toolName: "bash",
+			content: [{ type: "text", text: "build finished" }],
+			isError: false,
+			timestamp: clock,
+		},
+	});
+	add("a0000003", assistant([{ type: "text", text: "The build is done." }]));
+	add("u0000004", user("and run the tests"));
+	add("a0000004", assistant([{ type: "text", text: "The tests pass." }]));
+	// The later compaction keeps from before the stale one.
+	add("c0000002", {
+		type: "compaction",
+		summary: "Latest summary: the first task is done",
+		firstKeptEntryId: "u0000002",
+		tokensBefore: 95000,
+	});
+	const text = `${lines.map((line) => JSON.stringify(line)).join("\n")}\n`;
+	writeFileSync(file, text);
+	return text;
+}

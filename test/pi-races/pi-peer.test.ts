@@ -3,9 +3,18 @@
  * `createAgentSession` / `createAgentSessionRuntime` on pi-ai's faux provider, through the parity
  * peers) and against Settle, asserting what each one actually does — so "pi 0.73.1 has it" is an
  * observation, not a reading of its source. A few rows run on pi alone (a pi peer by itself):
- * Settle's side of those needs its simulated clock and is in liveness.test.ts.
+ * Settle's side of those needs its simulated clock and is in liveness.test.ts or switching.test.ts.
  */
-import { copyFileSync, mkdtempSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from "node:fs";
+import {
+	copyFileSync,
+	existsSync,
+	mkdtempSync,
+	readFileSync,
+	rmSync,
+	statSync,
+	utimesSync,
+	writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import * as piAi from "@mariozechner/pi-ai";
@@ -35,10 +44,15 @@ import {
 	type SharedTool,
 	type Step,
 } from "../parity/peers.js";
-import { onBothRuntimes } from "../parity/tree-peers.js";
+import { createRuntimePeer, onBothRuntimes } from "../parity/tree-peers.js";
 import { hungTool } from "./disk-harness.js";
 import { BIG_ANSWER, gate, THRESHOLD_SETTINGS } from "./helpers.js";
-import { ORPHAN_RESULT_TEXT, writeOrphanSessionFile } from "./orphan-file.js";
+import {
+	ORPHAN_RESULT_TEXT,
+	STALE_SUMMARY_TEXT,
+	writeOrphanSessionFile,
+	writeStaleCompactionSessionFile,
+} from "./orphan-file.js";
 import { killMarked, markedProcesses, processMarker, wedgingCommand } from "./processes.js";
 
 const cleanups: (() => void)[] = [];
@@ -2000,5 +2014,320 @@ describe("pi 0.73.1 against Settle: pi.sendUserMessage() after ctx.newSession() 
 		};
 		expect(runs.pi).toEqual(expected);
 		expect(runs.settle).toEqual(expected);
+	});
+});
+
+describe("pi 0.73.1 against Settle: a session file deleted while -p runs", () => {
+	it("pi#8939: `-p --session <file>`, the file deleted by the run's command — pi 0.73.1 exits 0 and writes the rest of the run into a new file without a header, which its next run silently replaces; settle exits 1 saying so and writes nothing", async () => {
+		const root = mkdtempSync(join(tmpdir(), "settle-pi8939-peer-"));
+		cleanups.push(() => rmSync(root, { recursive: true, force: true }));
+		const runs: Record<string, unknown> = {};
+		for (const name of ["pi", "settle"] as const) {
+			const dirs = makeDiffDirs(join(root, name));
+			const file = join(dirs.project, "run.jsonl");
+			const script = join(root, `${name}-script.json`);
+			writeFileSync(
+				script,
+				JSON.stringify([{ toolCalls: [{ name: "bash", arguments: { command: `rm ${file}` } }] }, "the file is gone"]),
+			);
+			const run = name === "pi" ? runPiCli : runSettleCli;
+			const first = await run(dirs, ["-p", "--session", file, "delete the session file"], { script });
+			const firstLine = existsSync(file) ? JSON.parse(readFileSync(file, "utf8").split("\n")[0]!).type : undefined;
+			const next = await run(dirs, ["-p", "--session", file, "start again"]);
+			runs[name] = {
+				code: first.code,
+				stdout: first.stdout,
+				firstLine,
+				nextCode: next.code,
+				// What the next run left of the first one's answer on disk.
+				answerKept: readFileSync(file, "utf8").includes("the file is gone"),
+				nextHeader: JSON.parse(readFileSync(file, "utf8").split("\n")[0]!).type,
+			};
+		}
+		// pi 0.73.1 has it: a silent success and a headerless file, which the next run silently
+		// replaces with a new session (the first run's answer gone from disk).
+		expect(runs.pi).toEqual({
+			code: 0,
+			stdout: "the file is gone\n",
+			firstLine: "message",
+			nextCode: 0,
+			answerKept: false,
+			nextHeader: "session",
+		});
+		expect(runs.settle).toEqual({
+			code: 1,
+			stdout: "",
+			firstLine: undefined,
+			nextCode: 0,
+			answerKept: false,
+			nextHeader: "session",
+		});
+	});
+});
+
+describe("pi 0.73.1 against Settle: an auto-retry seen over RPC", () => {
+	it("pi#4314 / pi#4716: a retryable error, then the answer — pi 0.73.1's first agent_end says nothing of the retry to come and no event marks the end; Settle's says willRetry and one agent_settled ends it", async () => {
+		const dir = mkdtempSync(join(tmpdir(), "settle-pi4314-peer-"));
+		cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+		const peers = startPeers(dir, [
+			{ stopReason: "error", errorMessage: "529 overloaded_error: Overloaded" },
+			"recovered",
+		]);
+		const runs: Record<string, unknown> = {};
+		for (const peer of [peers.pi, peers.settle]) {
+			const { client } = peer;
+			cleanups.push(() => client.child.kill("SIGKILL"));
+			const recovered = client.next(
+				(line) =>
+					line.type === peer.endEvent &&
+					(peer.endEvent === "agent_settled" || JSON.stringify(line).includes("recovered")),
+			);
+			await client.request({ id: "1", type: "prompt", message: "hello" });
+			await recovered;
+			// Whatever else the server has to say about the run, read before it is stopped.
+			await client.request({ id: "2", type: "get_state" });
+			runs[peer.name] = client.lines.flatMap((line) => {
+				if (line.type === "agent_end") return [`agent_end willRetry=${line.willRetry}`];
+				return line.type === "auto_retry_start" || line.type === "agent_settled" ? [line.type] : [];
+			});
+			// pi 0.73.1's RPC server does not end with its stdin: stopped here (both, alike).
+			client.child.kill("SIGKILL");
+			await client.exited;
+		}
+		// pi 0.73.1 has it: two agent_end events alike, the first one followed by a retry.
+		expect(runs.pi).toEqual(["agent_end willRetry=undefined", "auto_retry_start", "agent_end willRetry=undefined"]);
+		expect(runs.settle).toEqual([
+			"agent_end willRetry=true",
+			"auto_retry_start",
+			"agent_end willRetry=false",
+			"agent_settled",
+		]);
+	});
+});
+
+describe("pi 0.73.1 against Settle: a steer an extension sends from the context event", () => {
+	it("pi#9322: pi.sendMessage(…, { deliverAs: 'steer' }) once from context while the model keeps calling tools — both save it once and send it once in every later request (the report is against a later pi)", async () => {
+		const runs = await onBothPeers(
+			() => {
+				let contexts = 0;
+				return {
+					customTools: [
+						{
+							name: "step",
+							label: "step",
+							description: "one step of the work",
+							parameters: { type: "object", properties: {} },
+							execute: async () => ({ content: [{ type: "text" as const, text: "stepped" }], details: {} }),
+						},
+					],
+					extensions: [
+						(api: ExtensionAPI) => {
+							// The report's extension: one reminder, injected from the second request's context.
+							api.on("context", () => {
+								if (++contexts !== 2) return;
+								void api.sendMessage(
+									{ customType: "reminder", content: "remember the rule", display: true, details: { rel: 1 } },
+									{ deliverAs: "steer" },
+								);
+							});
+						},
+					],
+				};
+			},
+			async (peer) => {
+				const call = (id: string) => ({ id, name: "step", args: {} });
+				peer.script([
+					{ toolCalls: [call("c1"), call("c2")] },
+					{ toolCalls: [call("c3"), call("c4")] },
+					{ toolCalls: [call("c5")] },
+					{ text: "done" },
+				]);
+				await peer.prompt("work through the steps");
+				await peer.quiesce();
+				return {
+					saved: peer.fileEntries().filter((entry) => entry.type === "custom_message").length,
+					perRequest: peer.requests.map(
+						(request) => request.messages.filter((message) => message.includes("remember the rule")).length,
+					),
+				};
+			},
+		);
+		const once = { saved: 1, perRequest: [0, 0, 1, 1] };
+		expect(runs).toEqual({ pi: once, settle: once });
+	});
+});
+
+describe("pi 0.73.1 against Settle: a session_shutdown handler that never settles", () => {
+	it("senpi#1732: /new with a session_shutdown handler whose promise never settles — pi 0.73.1's newSession() never returns, the handlers after it never run, and the old session stays (pi alone: Settle's side needs its simulated clock, in switching.test.ts)", async () => {
+		const heard: string[] = [];
+		const peer = await createRuntimePeer("pi", {
+			customTools: [],
+			extensions: [
+				(api) => {
+					api.on("session_shutdown", (event) => {
+						heard.push(`stuck ${event.reason}`);
+						return new Promise<never>(() => {});
+					});
+				},
+				(api) => {
+					api.on("session_shutdown", (event) => void heard.push(`cleanup ${event.reason}`));
+				},
+			],
+		});
+		// Not disposed: pi's dispose() would wait on the same handler for good.
+		cleanups.push(() => rmSync(peer.dirs.root, { recursive: true, force: true }));
+		peer.script([{ text: "hello back" }]);
+		await peer.session.prompt("hello");
+		const oldFile = peer.session.sessionFile;
+		const replaced = await stillPending(outcomeOf(peer.runtime.newSession()));
+		expect({ replaced, heard, sameSession: peer.session.sessionFile === oldFile }).toEqual({
+			replaced: "pending",
+			heard: ["stuck new"],
+			sameSession: true,
+		});
+	});
+});
+
+describe("pi 0.73.1 against Settle: a compaction entry written mid-pair, kept by a later one", () => {
+	it("pi#8667: continuing the report's file — both send the call followed at once by its result and only the latest summary (the report is against a later pi)", async () => {
+		const dir = mkdtempSync(join(tmpdir(), "settle-pi8667-peer-"));
+		cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+		const original = join(dir, "report.jsonl");
+		writeStaleCompactionSessionFile(original, dir);
+		const copyFor = (name: PeerName) => {
+			const copy = join(dir, `${name}.jsonl`);
+			copyFileSync(original, copy);
+			return copy;
+		};
+		const runs = await onBothPeers(
+			(name) => ({ openFile: copyFor(name) }),
+			async (peer) => {
+				peer.script([{ text: "Continuing." }]);
+				await peer.prompt("what next?");
+				await peer.quiesce();
+				const sent = peer.requests[0]!.messages;
+				const callAt = sent.findIndex((message) => message.startsWith("assistant: [call bash"));
+				return {
+					afterCall: sent[callAt + 1],
+					staleSent: sent.some((message) => message.includes(STALE_SUMMARY_TEXT)),
+					summaries: sent.filter((message) => message.includes("<summary>")).length,
+				};
+			},
+		);
+		const held = { afterCall: "toolResult bash: build finished", staleSent: false, summaries: 1 };
+		expect(runs).toEqual({ pi: held, settle: held });
+	});
+});
+
+/** The oh-my-pi#10311 scenario's extension API (one peer at a time). */
+let nextTurnApi: ExtensionAPI | undefined;
+
+describe("pi 0.73.1 against Settle: a nextTurn message sent while the answer streams", () => {
+	it("oh-my-pi#10311: pi.sendMessage(…, { deliverAs: 'nextTurn' }) from a running tool, and again on the idle session — both keep the two alike in memory, unsaved, until the next prompt carries them once and saves them", async () => {
+		const job = (text: string) => ({ customType: "job", content: text, display: true });
+		const runs = await onBothPeers(
+			{
+				customTools: [
+					{
+						name: "start_job",
+						label: "start_job",
+						description: "starts a background job",
+						parameters: { type: "object", properties: {} },
+						execute: async () => {
+							// The report's background-job completion, landing while the turn streams.
+							await nextTurnApi!.sendMessage(job("job 1 finished"), { deliverAs: "nextTurn" });
+							return { content: [{ type: "text" as const, text: "job started" }], details: {} };
+						},
+					},
+				],
+				extensions: [
+					(api: ExtensionAPI) => {
+						nextTurnApi = api;
+					},
+				],
+			},
+			async (peer) => {
+				peer.script([
+					{ toolCalls: [{ id: "call-job", name: "start_job", args: {} }] },
+					{ text: "started" },
+					{ text: "noted both" },
+				]);
+				const saved = () => peer.fileEntries().filter((entry) => entry.type === "custom_message").length;
+				await peer.prompt("start the job");
+				await peer.quiesce();
+				// The same message on the idle session: handled the same way.
+				await nextTurnApi!.sendMessage(job("job 2 finished"), { deliverAs: "nextTurn" });
+				const savedBefore = saved();
+				await peer.prompt("what happened?");
+				await peer.quiesce();
+				const last = peer.requests.at(-1)!.messages;
+				return {
+					savedBefore,
+					requestsBefore: peer.requests.slice(0, 2).map((r) => r.messages.filter((m) => m.includes("finished")).length),
+					lastRequestTail: last.slice(-3),
+					savedAfter: saved(),
+				};
+			},
+		);
+		// Nothing saved or sent until the next prompt, which carries both after its own text, once.
+		const alike = {
+			savedBefore: 0,
+			requestsBefore: [0, 0],
+			lastRequestTail: ["user: what happened?", "user: job 1 finished", "user: job 2 finished"],
+			savedAfter: 2,
+		};
+		expect(runs).toEqual({ pi: alike, settle: alike });
+	});
+});
+
+describe("pi 0.73.1 against Settle: a turn cut off by a full context", () => {
+	it("pi#3612 / pi#7020: a tool loop's answer stopped by length with no output near the window — pi 0.73.1 compacts at the threshold and stops (willRetry false), the work unfinished; Settle compacts for the overflow and continues the turn", async () => {
+		const runs = await onBothPeers(
+			{
+				contextWindow: 8000,
+				settings: { compaction: { enabled: true, reserveTokens: 2000, keepRecentTokens: 1 } },
+				customTools: [
+					{
+						name: "read_part",
+						label: "read_part",
+						description: "reads one part of the codebase",
+						parameters: { type: "object", properties: {} },
+						execute: async () => ({ content: [{ type: "text" as const, text: "x".repeat(20_000) }], details: {} }),
+					},
+				],
+			},
+			async (peer) => {
+				peer.script([
+					{ toolCalls: [{ id: "c1", name: "read_part", args: {} }] },
+					{ stopReason: "length" },
+					// The summarizer's answer, then the continued turn's.
+					{ text: "## Goal\nsummarize the architecture for poets" },
+					{ text: "the poem about the architecture" },
+				]);
+				await peer.prompt("summarize the architecture for poets");
+				await peer.quiesce();
+				const compactions = peer.recorded.flatMap((record) =>
+					record.kind === "event" && record.event.type === "compaction_end"
+						? [`${record.event.reason} willRetry=${record.event.willRetry}`]
+						: [],
+				);
+				const answers = peer.session.messages.flatMap((message) => {
+					const m = message as { role: string; stopReason?: string };
+					return m.role === "assistant" ? [m.stopReason] : [];
+				});
+				return {
+					firstCompaction: compactions[0],
+					answers,
+					agentRequests: peer.requests.filter((r) => r.system === "agent").length,
+				};
+			},
+		);
+		// pi 0.73.1 has it: the empty length answer is where the session stops.
+		expect(runs.pi).toEqual({ firstCompaction: "threshold willRetry=false", answers: ["length"], agentRequests: 2 });
+		expect(runs.settle).toEqual({
+			firstCompaction: "overflow willRetry=true",
+			answers: ["toolUse", "stop"],
+			agentRequests: 3,
+		});
 	});
 });

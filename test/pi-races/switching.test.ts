@@ -2,8 +2,9 @@
  * Session switching while work is in flight (pi-desktop#46, accountant24#24): the runtime replaces
  * the session during a stalled stream or a hung tool; the old run ends, its file gets nothing after
  * the replacement, and the new session is idle and usable. Also what a switch does to the old
- * session's extensions (pi#1700), which file a fork writes to (pi#1242), and a steer waiting on an
- * idle session when it is replaced (oh-my-pi#5809).
+ * session's extensions (pi#1700), which file a fork writes to (pi#1242), a steer waiting on an
+ * idle session when it is replaced (oh-my-pi#5809), and a `session_shutdown` handler that never
+ * settles (senpi#1732): it must not hold the replacement, reload or quit for good.
  */
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -29,6 +30,27 @@ import {
 } from "./disk-harness.js";
 
 afterEach(() => removeTempDirs());
+
+/** "resolved" / "rejected" once `promise` settles; its outcome is read with {@link settledWithin}. */
+function outcomeOf(promise: Promise<unknown>): Promise<string> {
+	return promise.then(
+		() => "resolved",
+		() => "rejected",
+	);
+}
+
+/** The outcome, or "pending" when it has not settled within a bounded number of event-loop turns. */
+async function settledWithin(outcome: Promise<string>): Promise<string> {
+	let result = "pending";
+	void outcome.then((value) => {
+		result = value;
+	});
+	for (let i = 0; i < 200 && result === "pending"; i++) await new Promise<void>((resolve) => setImmediate(resolve));
+	return result;
+}
+
+/** One event-loop turn. */
+const tick = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 async function runtimeOn(
 	provider: ManualProvider,
@@ -311,6 +333,60 @@ describe("switching: new / resume while a run is in flight", () => {
 				.map((entry) => (entry.type === "message" ? (entry.message as { role: string }).role : entry.customType)),
 		).toEqual(["system", "subagent", "assistant"]);
 		await runtime.dispose();
+	});
+
+	it("senpi#1732: a session_shutdown handler that never settles held newSession(), reload() and dispose() forever; now the teardown waits at most shutdownTimeoutMs (10 s by default) on the session's clock, then an extension error names the handler, the handlers after it still run, and the teardown goes on", async () => {
+		const { dir, cleanup } = await diskSession();
+		cleanup();
+		const heard: string[] = [];
+		const provider = new ManualProvider();
+		const clock = new SimulatedClock();
+		const runtime = await runtimeOn(provider, dir, clock, [], undefined, [
+			(pi) => {
+				// The report's stuck cleanup (a hung child, a lock never released): it never settles.
+				pi.on("session_shutdown", (event) => {
+					heard.push(`stuck ${event.reason}`);
+					return new Promise<never>(() => {});
+				});
+			},
+			(pi) => {
+				pi.on("session_shutdown", (event) => void heard.push(`cleanup ${event.reason}`));
+			},
+		]);
+		provider.answer("hello back");
+		await runtime.session.prompt("hello");
+		const oldFile = runtime.session.sessionFile!;
+		for (const step of ["new", "reload", "quit"] as const) {
+			const errors: { extensionPath: string; event: string; error: string }[] = [];
+			runtime.session.extensionRunner.onError((error) => void errors.push(error));
+			heard.length = 0;
+			const teardown = outcomeOf(
+				step === "new" ? runtime.newSession() : step === "reload" ? runtime.session.reload() : runtime.dispose(),
+			);
+			for (let i = 0; i < 50 && heard.length === 0; i++) await tick();
+			expect(heard).toEqual([`stuck ${step}`]);
+			clock.increment(9999);
+			expect(await settledWithin(teardown)).toBe("pending");
+			clock.increment(1);
+			expect(await settledWithin(teardown)).toBe("resolved");
+			expect(heard).toEqual([`stuck ${step}`, `cleanup ${step}`]);
+			expect(errors).toEqual([
+				{
+					extensionPath: expect.stringContaining("inline"),
+					event: "session_shutdown",
+					error: expect.stringMatching(/^session_shutdown handler did not finish within 10000 ms/),
+				},
+			]);
+			if (step === "new") {
+				// The new session is installed and answers; the old file kept its exchange.
+				expect(runtime.session.sessionFile).not.toBe(oldFile);
+				provider.answer("fresh answer");
+				await runtime.session.prompt("a fresh start");
+				const roles = (file: string) => fileMessages(file).flatMap((m) => (m.role === "system" ? [] : [m.role]));
+				expect(roles(runtime.session.sessionFile!)).toEqual(["user", "assistant"]);
+				expect(roles(oldFile)).toEqual(["user", "assistant"]);
+			}
+		}
 	});
 
 	it("pi#1242: after a fork the new file is the active one: the next exchange is written there, the old file keeps its bytes, and the fork names the old file as its parent (also forking before the first message)", async () => {
