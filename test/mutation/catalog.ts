@@ -842,8 +842,8 @@ export const MUTANTS: Mutant[] = [
 		description: "threshold boundary >=",
 		edits: [
 			{
-				find: "contextTokens > contextWindow - settings.reserveTokens",
-				replace: "contextTokens >= contextWindow - settings.reserveTokens",
+				find: "contextTokens > compactionThresholdTokens(contextWindow, settings)",
+				replace: "contextTokens >= compactionThresholdTokens(contextWindow, settings)",
 			},
 		],
 		tests: [
@@ -9012,12 +9012,12 @@ export const MUTANTS: Mutant[] = [
 	},
 	{
 		id: "CB06",
-		file: "src/session/tree-navigation.ts",
+		file: "machines/prompt-operation.machine.ts",
 		description: "navigateTree allowed while streaming",
 		edits: [
 			{
-				find: 'if (s.isStreaming() || (snapshot.matches("preflight") && !fromCommand)',
-				replace: 'if ((snapshot.matches("preflight") && !fromCommand)',
+				find: '{ guard: "operationActive", actions: { type: "refuseTreeNavigation", params: { reason: "streaming" } } },',
+				replace: '{ guard: "operationActive", actions: "spawnTreeNavigation" },',
 			},
 		],
 		tests: ["test/parity/navigate-while-streaming.test.ts", "test/session/tree.test.ts"],
@@ -9291,6 +9291,200 @@ export const MUTANTS: Mutant[] = [
 			},
 		],
 		tests: ["test/inspect/trace.test.ts"],
+	},
+	{
+		id: "CC01",
+		file: "src/extensions/runner.ts",
+		description: "senpi#1732: the handlers after a stuck session_shutdown handler never start",
+		edits: [
+			{
+				find: "await (abandoned ? Promise.race([running, abandoned]) : running);",
+				replace: "await running;",
+			},
+		],
+		tests: ["test/pi-races/switching.test.ts"],
+	},
+	{
+		id: "CC02",
+		file: "src/session/reload.ts",
+		description: "senpi#1732: reload's session_shutdown dispatch not stopped by the bounded wait",
+		edits: [
+			{
+				find: 'await old.emitSessionShutdown({ type: "session_shutdown", reason: "reload" }, signal);',
+				replace: 'await old.emitSessionShutdown({ type: "session_shutdown", reason: "reload" });',
+			},
+		],
+		tests: ["test/pi-races/switching.test.ts"],
+	},
+	{
+		id: "CC03",
+		file: "machines/prompt-operation.machine.ts",
+		description: "COMPACT_WHEN_SETTLED outside settling ignored (caller waits forever)",
+		edits: [
+			{
+				find: '\t\tCOMPACT_WHEN_SETTLED: { actions: "refuseCompaction" },',
+				replace: "",
+			},
+		],
+		tests: ["test/machines/prompt-operation.test.ts", "test/machines/prompt-operation.property.test.ts"],
+	},
+	{
+		id: "CC04",
+		file: "machines/runtime.machine.ts",
+		description: "pi#9811: no bound on session_shutdown during replacement/dispose",
+		edits: [
+			{
+				find: 'shutdownTimeout: { guard: "shutdownBounded", target: "invalidating", actions: "reportShutdownTimedOut" },',
+				replace: "",
+			},
+		],
+		tests: [
+			"test/machines/runtime.test.ts",
+			"test/runtime/shutdown-timeout.test.ts",
+			"test/runtime/runtime-graph.test.ts",
+		],
+	},
+	{
+		id: "CC05",
+		file: "machines/runtime-reload.machine.ts",
+		description: "pi#9811: reload waits forever for session_shutdown",
+		edits: [
+			{
+				find: 'shutdownTimeout: { guard: "shutdownBounded", target: "rebuilding", actions: "reportShutdownTimedOut" },',
+				replace: "",
+			},
+		],
+		tests: [
+			"test/machines/runtime-reload.model.test.ts",
+			"test/runtime/shutdown-timeout.test.ts",
+			"test/cli/shutdown-timeout.test.ts",
+		],
+	},
+	{
+		id: "CC06",
+		file: "machines/prompt-operation.machine.ts",
+		description: "navigation during an operation refused as compacting",
+		edits: [
+			{
+				find: '{ guard: "operationActive", actions: { type: "refuseTreeNavigation", params: { reason: "streaming" } } },',
+				replace:
+					'{ guard: "operationActive", actions: { type: "refuseTreeNavigation", params: { reason: "compacting" } } },',
+			},
+		],
+		tests: [
+			"test/machines/prompt-operation.test.ts",
+			"test/session/tree.test.ts",
+			"test/parity/navigate-while-streaming.test.ts",
+		],
+	},
+	{
+		id: "CC07",
+		file: "src/llm/tokens.ts",
+		description: "threshold off by one",
+		edits: [
+			{
+				find: "\treturn contextWindow - settings.reserveTokens;",
+				replace: "\treturn contextWindow - settings.reserveTokens + 1;",
+			},
+		],
+		tests: ["test/compaction/tokens.test.ts"],
+	},
+	{
+		id: "CC08",
+		file: "src/session/agent-session.ts",
+		description: "a model's own thinking level saved as the default",
+		edits: [
+			{
+				find: "this.setThinkingLevel(thinking.level, thinking.fromModelEntry ? { persist: false } : options);",
+				replace: "this.setThinkingLevel(thinking.level, options);",
+			},
+		],
+		tests: ["test/session/model-thinking-levels.test.ts", "test/parity/model-thinking.test.ts"],
+	},
+	{
+		id: "CC09",
+		file: "src/runtime/sdk.ts",
+		description: "new session ignores modelThinkingLevels",
+		edits: [
+			{
+				find: "thinkingLevel ??= perModel ?? settingsLevel ?? DEFAULT_THINKING_LEVEL;",
+				replace: "thinkingLevel ??= settingsLevel ?? DEFAULT_THINKING_LEVEL;",
+			},
+		],
+		tests: ["test/session/model-thinking-levels.test.ts"],
+	},
+	{
+		id: "CC10",
+		file: "src/session/agent-session.ts",
+		description: "tool images normalized only with tool_result handlers",
+		edits: [
+			{
+				find: 'if (!handled && !result.content?.some((block) => block.type === "image")) return undefined;',
+				replace: "if (!handled) return undefined;",
+			},
+		],
+		tests: ["test/session/tool-result-images.test.ts"],
+	},
+	{
+		id: "CC11",
+		file: "src/session/images.ts",
+		description: "a tool image that cannot be resized is dropped",
+		edits: [
+			{
+				find: '\t\tif (outcome.kind !== "resized" || !outcome.image.wasResized) {\n\t\t\tnormalized.push(block);',
+				replace:
+					'\t\tif (outcome.kind !== "resized" || !outcome.image.wasResized) {\n\t\t\tif (outcome.kind === "resized") normalized.push(block);',
+			},
+		],
+		tests: ["test/session/tool-result-images.test.ts"],
+	},
+	{
+		id: "CC12",
+		file: "src/session/event-bridge.ts",
+		description: "agent_end.aborted true for errors",
+		edits: [
+			{
+				find: 'return message.stopReason === "aborted";',
+				replace: 'return message.stopReason === "error";',
+			},
+		],
+		tests: ["test/session/agent-end-aborted.test.ts"],
+	},
+	{
+		id: "CC13",
+		file: "src/session/agent-session.ts",
+		description: "per-model thinking entry ignored on a model switch",
+		edits: [
+			{
+				find: "if (own) return { level: own, fromModelEntry: true };",
+				replace: "if (own && !own) return { level: own, fromModelEntry: true };",
+			},
+		],
+		tests: ["test/session/model-thinking-levels.test.ts", "test/parity/model-thinking.test.ts"],
+	},
+	{
+		id: "CC14",
+		file: "src/session/compaction-runner.ts",
+		description: "a compaction aborted during an extension's session_before_compact still writes its entry",
+		edits: [
+			{
+				find: "\t\tif (controller.signal.aborted) throw new CompactionCancelled();\n\t\tconst entryId = s.sessionManager.appendCompaction(",
+				replace: "\t\tconst entryId = s.sessionManager.appendCompaction(",
+			},
+		],
+		tests: ["test/session/compaction-interleaving.property.test.ts", "test/session/recovery-compaction.test.ts"],
+	},
+	{
+		id: "CC15",
+		file: "src/session/compaction-runner.ts",
+		description: "a threshold compaction after a run drops the queued continuation (the message stays queued)",
+		edits: [
+			{
+				find: "continue: input.willRetry || s.agent.hasQueuedMessages(),",
+				replace: "continue: input.willRetry,",
+			},
+		],
+		tests: ["test/session/compaction-interleaving.property.test.ts", "test/pi-races/queue-races.property.test.ts"],
 	},
 ];
 
