@@ -72,6 +72,22 @@ afterEach(() => {
 	for (const cleanup of cleanups.splice(0)) cleanup();
 });
 
+/**
+ * A report's session file written once by `write`, and a function giving each peer its own copy: pi
+ * runs first and appends to what it opens, so sharing one file would hand Settle pi's appends.
+ */
+function reportFileForEachPeer(prefix: string, write: (file: string, dir: string) => void): (name: PeerName) => string {
+	const dir = mkdtempSync(join(tmpdir(), prefix));
+	cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+	const original = join(dir, "report.jsonl");
+	write(original, dir);
+	return (name) => {
+		const copy = join(dir, `${name}.jsonl`);
+		copyFileSync(original, copy);
+		return copy;
+	};
+}
+
 describe("pi 0.73.1 against Settle: the replayed races", () => {
 	it("oh-my-pi#8829 / pi#9460: after abort, pi 0.73.1 leaves the command's processes in timeout's group running; Settle leaves none", async () => {
 		const runs = await onBothPeers({}, async (peer) => {
@@ -103,15 +119,7 @@ describe("pi 0.73.1 against Settle: the replayed races", () => {
 	});
 
 	it("pi#4570: continuing the report's session file, pi 0.73.1 sends the orphaned tool result to the model; Settle leaves it out", async () => {
-		const dir = mkdtempSync(join(tmpdir(), "settle-pi4570-peer-"));
-		cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
-		const original = join(dir, "report.jsonl");
-		writeOrphanSessionFile(original, dir);
-		const copyFor = (name: PeerName) => {
-			const copy = join(dir, `${name}.jsonl`);
-			copyFileSync(original, copy);
-			return copy;
-		};
+		const copyFor = reportFileForEachPeer("settle-pi4570-peer-", writeOrphanSessionFile);
 		const runs = await onBothPeers(
 			(name) => ({ openFile: copyFor(name) }),
 			async (peer) => {
@@ -2190,15 +2198,7 @@ describe("pi 0.73.1 against Settle: a session_shutdown handler that never settle
 
 describe("pi 0.73.1 against Settle: a compaction entry written mid-pair, kept by a later one", () => {
 	it("pi#8667: continuing the report's file — both send the call followed at once by its result and only the latest summary (the report is against a later pi)", async () => {
-		const dir = mkdtempSync(join(tmpdir(), "settle-pi8667-peer-"));
-		cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
-		const original = join(dir, "report.jsonl");
-		writeStaleCompactionSessionFile(original, dir);
-		const copyFor = (name: PeerName) => {
-			const copy = join(dir, `${name}.jsonl`);
-			copyFileSync(original, copy);
-			return copy;
-		};
+		const copyFor = reportFileForEachPeer("settle-pi8667-peer-", writeStaleCompactionSessionFile);
 		const runs = await onBothPeers(
 			(name) => ({ openFile: copyFor(name) }),
 			async (peer) => {
