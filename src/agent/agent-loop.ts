@@ -38,6 +38,7 @@ import { createLlmMessageConverter } from "./llm-converter.js";
 import { RunTracker } from "./run-tracker.js";
 import { checkToolResult } from "./tool-result-check.js";
 import type {
+	AfterToolCallResult,
 	AgentContext,
 	AgentEvent,
 	AgentEventResult,
@@ -834,21 +835,22 @@ class LoopRun {
 		let { result, isError } = executed;
 		if (this.config.afterToolCall) {
 			try {
-				const override = await untilAbandoned(
-					this.config.afterToolCall(
-						{
-							assistantMessage,
-							toolCall: prepared.toolCall,
-							args: prepared.args,
-							result,
-							isError,
-							context: this.context,
-						},
-						signal,
-					),
+				const answer = this.config.afterToolCall(
+					{
+						assistantMessage,
+						toolCall: prepared.toolCall,
+						args: prepared.args,
+						result,
+						isError,
+						context: this.context,
+					},
 					signal,
-					this.config,
 				);
+				// A synchronous answer (no handlers, no images) costs no abandonment watch and no await.
+				const override =
+					typeof (answer as PromiseLike<unknown> | undefined)?.then === "function"
+						? await untilAbandoned(answer, signal, this.config)
+						: (answer as AfterToolCallResult | undefined);
 				if (override === ABANDONED) {
 					result = errorResult(abandonedHookMessage("tool_result", prepared.toolCall.name, this.config));
 					isError = true;
