@@ -5,7 +5,7 @@
  * ## How the AgentSessionRuntime runs it
  * ```ts
  * const actor = createActor(runtimeMachine.provide({ actors: { checkBeforeSwitch, openTarget, createSession,
- *   shutdownCurrent, invalidateCurrent, disposeCurrent, rebindSession, runWithSession, rollBack } }),
+ *   settleCurrent, shutdownCurrent, invalidateCurrent, disposeCurrent, rebindSession, runWithSession, rollBack } }),
  *   { input: { shutdownTimeoutMs }, clock }); // the session's bound and clock (unref'd real timers by default)
  * actor.on("session_committed", (e) => runtime.installSession(e.created));
  * actor.start();
@@ -16,8 +16,8 @@
  * at any time; during a replacement it runs right after it.
  *
  * ## Order (the new session is created before the old one is shut down)
- * `active → beforeSwitch → opening → creating → shuttingDown → invalidating → disposing →
- * rebinding → withSession → active`. The new services and AgentSession are CREATED (for the
+ * `active → beforeSwitch → opening → creating → settlingCurrent → shuttingDown → invalidating →
+ * disposing → rebinding → withSession → active`. The new services and AgentSession are CREATED (for the
  * target's cwd, not yet bound to the host) BEFORE the old session is shut down. Invariant 10 says a
  * replacement either completes or leaves the old session intact and usable; a disposed session
  * cannot be brought back, so everything that can fail for ordinary reasons (missing file, missing
@@ -27,15 +27,34 @@
  * unbound session emits nothing. The commit point is `disposing`:
  * - failure in `beforeSwitch`, `opening`, `creating` → `active`, nothing torn down (`createSession`
  *   must dispose whatever it half-built before rejecting);
+ * - `settlingCurrent` cannot fail the replacement: an error there is reported (`teardown_error`)
+ *   and teardown goes on (the run was told to abort: there is no keeping it);
  * - failure in `shuttingDown` / `invalidating` → `rollingBack` (dispose the prepared session; the
  *   old one was told `session_shutdown`, so the host rebinds it) → `active` with the old session;
  * - from `disposing` on there is no way back: dispose errors are swallowed and a failing
  *   `rebindSession` / `withSession` is reported on `replacement_completed.error`, with the new
  *   session installed.
- * `DISPOSE`: `shuttingDown(quit) → invalidating → disposing → disposed` (final); failures on this
- * path never stop it.
+ * `DISPOSE`: `settlingCurrent(quit) → shuttingDown → invalidating → disposing → disposed` (final);
+ * failures on this path never stop it.
  *
- * ## Bounded wait for `session_shutdown` (pi#9811)
+ * ## Two bounded waits, one after the other (pi-desktop#46, then pi#9811)
+ * Teardown reads: abort the run → wait for it to settle at most `settleTimeoutMs` → emit
+ * `session_shutdown` → wait for its handlers at most `shutdownTimeoutMs` → invalidate, dispose,
+ * rebind. They are separate delays because they wait for different owners and a user tunes them
+ * for different reasons: `settleTimeout` is the grace of the session's own run (its aborted answer
+ * and every tool call's result reach the file before it is released; an `agent_end` handler that
+ * never resolves cannot hold it longer), `shutdownTimeout` is the extensions' cleanup budget. One
+ * shared timer (as before) let a slow-to-settle run eat the handlers' budget, and
+ * `shutdownTimeoutMs: 0` abandoned the run unsaved. The longest teardown before the commit point is
+ * therefore `settleTimeoutMs + shutdownTimeoutMs` (2 s + 10 s by default).
+ *
+ * ### Waiting for the run to settle
+ * `settlingCurrent` runs `settleCurrent` (abort what the session runs; resolve when its operation
+ * has settled, at once when nothing runs) for at most `settleTimeoutMs` (input, default
+ * {@link DEFAULT_SETTLE_TIMEOUT_MS}; `Infinity`: no bound). When it runs out the machine emits
+ * `settle_timed_out {reason, timeoutMs}` and goes on to `shuttingDown`.
+ *
+ * ### Waiting for `session_shutdown`
  * `shuttingDown` lasts at most the current session's `shutdownTimeoutMs` (input, default
  * {@link DEFAULT_SHUTDOWN_TIMEOUT_MS}; after a replacement the new session's, from
  * {@link CreatedSession}; `Infinity`: no bound). When it runs out the machine emits
@@ -49,6 +68,7 @@
  * | `checkBeforeSwitch` | {@link ReplacementInput} | {@link BeforeSwitchOutput} — `session_before_switch` / `session_before_fork` |
  * | `openTarget` | {@link ReplacementInput} | {@link OpenedTarget} — open the target SessionManager, validate its cwd, fork's branch |
  * | `createSession` | {@link CreateSessionInput} | {@link CreatedSession} — services for the TARGET cwd + new AgentSession (+ `setup`), unbound |
+ * | `settleCurrent` | {@link TeardownInput} | void — abort the old session's run; resolve once its operation settled |
  * | `shutdownCurrent` | {@link TeardownInput} | void — `session_shutdown{reason, targetSessionFile}` on the old runner |
  * | `invalidateCurrent` | {@link TeardownInput} | void — host `beforeSessionInvalidate()` |
  * | `disposeCurrent` | {@link TeardownInput} | void — old `session.dispose()` (contexts become stale) |
@@ -58,7 +78,7 @@
  *
  * ## Emitted events ({@link RuntimeEmitted})
  * `replacement_started`, `replacement_cancelled`, `replacement_failed {phase, error, rolledBack}`,
- * `shutdown_timed_out {reason, timeoutMs}`, `teardown_error {phase, error}`
+ * `settle_timed_out {reason, timeoutMs}`, `shutdown_timed_out {reason, timeoutMs}`, `teardown_error {phase, error}`
  * (the old session is in place), `session_committed {created}` (install the new session in the
  * slot now: the old one is disposed), `replacement_completed {selectedText?, error?}`,
  * `runtime_disposed`.
@@ -69,6 +89,12 @@ import { DEFAULT_SHUTDOWN_TIMEOUT_MS, isShutdownBounded, shutdownTimeoutDelay } 
 
 /** The machine's id. */
 export const RUNTIME_MACHINE_ID = "runtime";
+
+/**
+ * How long (ms) a teardown waits by default for the aborted run of the session it tears down to
+ * settle (its end persisted) before `session_shutdown` is emitted anyway.
+ */
+export const DEFAULT_SETTLE_TIMEOUT_MS = 2_000;
 
 /** Caller's follow-up with the fresh session context (its type belongs to the runtime layer). */
 export type WithSessionCallback = (replacedSessionContext: unknown) => unknown;
@@ -131,6 +157,7 @@ export type ReplacementPhase =
 	| "beforeSwitch"
 	| "opening"
 	| "creating"
+	| "settlingCurrent"
 	| "shuttingDown"
 	| "invalidating"
 	| "disposing"
@@ -176,6 +203,11 @@ export interface CreatedSession {
 export interface RuntimeMachineInput {
 	/** How long the current session's `session_shutdown` handlers are waited for; `Infinity`: no limit. */
 	shutdownTimeoutMs?: number;
+	/**
+	 * How long the current session's aborted run is waited for to settle before `session_shutdown`
+	 * (default {@link DEFAULT_SETTLE_TIMEOUT_MS}); `Infinity`: no limit.
+	 */
+	settleTimeoutMs?: number;
 }
 
 /** Input of the teardown actors (old session). */
@@ -209,6 +241,8 @@ export type RuntimeEmitted =
 	| { type: "session_committed"; requestId: string; created: CreatedSession }
 	| { type: "replacement_completed"; requestId: string; selectedText?: string; error?: unknown }
 	| { type: "teardown_error"; phase: ReplacementPhase; error: unknown }
+	/** The wait for the old session's aborted run to settle ran out: `session_shutdown` is emitted anyway. */
+	| { type: "settle_timed_out"; reason: ShutdownReason; timeoutMs: number }
 	/** The bounded wait for `session_shutdown` ran out: report the handlers still running; teardown goes on. */
 	| { type: "shutdown_timed_out"; reason: ShutdownReason; timeoutMs: number }
 	| { type: "runtime_disposed" };
@@ -226,6 +260,8 @@ export interface RuntimeContext {
 	completedReplacements: number;
 	/** The current session's bound on its `session_shutdown` handlers (ms; `Infinity`: none). */
 	shutdownTimeoutMs: number;
+	/** The bound on the current session's aborted run settling before `session_shutdown` (ms; `Infinity`: none). */
+	settleTimeoutMs: number;
 }
 
 function notProvided(name: string): never {
@@ -317,6 +353,7 @@ export const runtimeMachine = setup({
 		checkBeforeSwitch: fromPromise<BeforeSwitchOutput, ReplacementInput>(async () => notProvided("checkBeforeSwitch")),
 		openTarget: fromPromise<OpenedTarget, ReplacementInput>(async () => notProvided("openTarget")),
 		createSession: fromPromise<CreatedSession, CreateSessionInput>(async () => notProvided("createSession")),
+		settleCurrent: fromPromise<void, TeardownInput>(async () => notProvided("settleCurrent")),
 		shutdownCurrent: fromPromise<void, TeardownInput>(async () => notProvided("shutdownCurrent")),
 		invalidateCurrent: fromPromise<void, TeardownInput>(async () => notProvided("invalidateCurrent")),
 		disposeCurrent: fromPromise<void, TeardownInput>(async () => notProvided("disposeCurrent")),
@@ -330,8 +367,11 @@ export const runtimeMachine = setup({
 		isQuitting: ({ context }) => context.teardownReason === "quit",
 		hasWithSession: ({ context }) => context.request !== undefined && "withSession" in context.request,
 		shutdownBounded: ({ context }) => isShutdownBounded(context.shutdownTimeoutMs),
+		settleBounded: ({ context }) => isShutdownBounded(context.settleTimeoutMs),
 	},
 	delays: {
+		/** The current session's `settleTimeoutMs`, on the actor's clock. */
+		settleTimeout: ({ context }) => shutdownTimeoutDelay(context.settleTimeoutMs),
 		/** The current session's `shutdownTimeoutMs`, on the actor's clock. */
 		shutdownTimeout: ({ context }) => shutdownTimeoutDelay(context.shutdownTimeoutMs),
 	},
@@ -370,6 +410,11 @@ export const runtimeMachine = setup({
 		})),
 		beginQuit: assign({ teardownReason: "quit" as const, disposeRequested: false }),
 		markDisposeRequested: assign({ disposeRequested: true }),
+		reportSettleTimedOut: emit(({ context }) => ({
+			type: "settle_timed_out" as const,
+			reason: context.teardownReason ?? "quit",
+			timeoutMs: context.settleTimeoutMs,
+		})),
 		reportShutdownTimedOut: emit(({ context }) => ({
 			type: "shutdown_timed_out" as const,
 			reason: context.teardownReason ?? "quit",
@@ -427,6 +472,7 @@ export const runtimeMachine = setup({
 		disposeRequested: false,
 		completedReplacements: 0,
 		shutdownTimeoutMs: input?.shutdownTimeoutMs ?? DEFAULT_SHUTDOWN_TIMEOUT_MS,
+		settleTimeoutMs: input?.settleTimeoutMs ?? DEFAULT_SETTLE_TIMEOUT_MS,
 	}),
 	initial: "active",
 	on: {
@@ -435,13 +481,13 @@ export const runtimeMachine = setup({
 	states: {
 		active: {
 			description: "A session is current and usable.",
-			always: { guard: "disposeRequested", target: "shuttingDown", actions: "beginQuit" },
+			always: { guard: "disposeRequested", target: "settlingCurrent", actions: "beginQuit" },
 			on: {
 				NEW: { target: "beforeSwitch", actions: ["acceptRequest", "announceStarted"] },
 				SWITCH: { target: "beforeSwitch", actions: ["acceptRequest", "announceStarted"] },
 				FORK: { target: "beforeSwitch", actions: ["acceptRequest", "announceStarted"] },
 				IMPORT: { target: "beforeSwitch", actions: ["acceptRequest", "announceStarted"] },
-				DISPOSE: { target: "shuttingDown", actions: "beginQuit" },
+				DISPOSE: { target: "settlingCurrent", actions: "beginQuit" },
 			},
 		},
 		beforeSwitch: {
@@ -498,7 +544,7 @@ export const runtimeMachine = setup({
 					return { request: requireRequest(context), target: context.target };
 				},
 				onDone: {
-					target: "shuttingDown",
+					target: "settlingCurrent",
 					actions: { type: "storeCreated", params: ({ event }) => ({ created: event.output }) },
 				},
 				onError: {
@@ -508,6 +554,28 @@ export const runtimeMachine = setup({
 						{ type: "announceFailed", params: { rolledBack: false } },
 						"clearRequest",
 					],
+				},
+			},
+		},
+		settlingCurrent: {
+			description:
+				"Abort the old session's run and wait for it to settle (its end saved) at most settleTimeoutMs, then session_shutdown anyway.",
+			// pi-desktop#46: the run's end reaches the file before it is released; a handler that never
+			// resolves (agent_end, a tool ignoring the abort) cannot hold the teardown.
+			after: {
+				settleTimeout: { guard: "settleBounded", target: "shuttingDown", actions: "reportSettleTimedOut" },
+			},
+			invoke: {
+				id: "settleCurrent",
+				src: "settleCurrent",
+				input: ({ context }) => teardownInput(context),
+				onDone: { target: "shuttingDown" },
+				onError: {
+					target: "shuttingDown",
+					actions: {
+						type: "reportTeardownError",
+						params: ({ event }) => ({ phase: "settlingCurrent", error: event.error }),
+					},
 				},
 			},
 		},

@@ -56,13 +56,13 @@ import { createTraceRecorder, type TraceRecorderOptions } from "../inspect/trace
 import { callListener } from "../listener-errors.js";
 import {
 	type AgentSession,
+	abortForTeardown,
 	inspectionClockOf,
 	type SessionReplacementActions,
 	type SessionTrace,
 	setClosedMessage,
 	setClosingMessage,
 	setReplacingMessage,
-	settleBeforeTeardown,
 	teardownTimingOf,
 } from "../session/agent-session.js";
 import { reportUnfinishedShutdownHandlers, UNREF_CLOCK } from "../session/reload.js";
@@ -251,12 +251,15 @@ export class AgentSessionRuntime {
 			createSession: fromPromise<CreatedSession, CreateSessionInput>(({ input, system }) =>
 				runtimeOf(system).createSession(input.request, input.target),
 			),
-			shutdownCurrent: fromPromise<void, TeardownInput>(async ({ input, system, signal }) => {
+			// The run in flight ends, and is persisted, before extensions hear session_shutdown; the
+			// machine's settleTimeout bounds the wait.
+			settleCurrent: fromPromise<void, TeardownInput>(async ({ input, system }) => {
 				const runtime = runtimeOf(system);
 				if (input.reason === "quit") setClosingMessage(runtime.current.session, SESSION_RUNTIME_DISPOSING);
-				// The run in flight ends, and is persisted, before extensions hear session_shutdown.
-				const settling = settleBeforeTeardown(runtime.current.session);
-				if (settling) await settling;
+				await abortForTeardown(runtime.current.session);
+			}),
+			shutdownCurrent: fromPromise<void, TeardownInput>(async ({ input, system, signal }) => {
+				const runtime = runtimeOf(system);
 				const runner = runtime.current.session.extensionRunner;
 				if (!runner.hasHandlers("session_shutdown")) return;
 				// Stopped by the machine's bounded wait: the handlers after a stuck one still run (senpi#1732).
@@ -719,7 +722,7 @@ export class AgentSessionRuntime {
 				});
 			};
 			// Input sent from now on is refused at once (SESSION_CLOSED), not taken and closed later. A
-			// session a replacement in progress installs is marked when its quit teardown starts (shutdownCurrent).
+			// session a replacement in progress installs is marked when its quit teardown starts (settleCurrent).
 			setClosingMessage(this.current.session, SESSION_RUNTIME_DISPOSING);
 			this.actor.send({ type: "DISPOSE" });
 			if (this.actor.getSnapshot().status === "done") done();

@@ -2636,47 +2636,23 @@ export function inspectionClockOf(session: AgentSession): (() => number) | undef
 	return typeof clock?.now === "function" ? () => clock.now!() : undefined;
 }
 
-/** Sessions {@link settleBeforeTeardown} aborted: their operation's prompt() rejects with `SESSION_CLOSED`. */
+/** Sessions {@link abortForTeardown} aborted: their operation's prompt() rejects with `SESSION_CLOSED`. */
 const tearingDown = new WeakSet<AgentSession>();
 
-/** How long (ms, on the session's clock) a teardown waits for an aborted operation to settle. */
-export const TEARDOWN_ABORT_GRACE_MS = 2000;
-
 /**
- * Before a runtime shuts a session down (replacement or dispose): aborts what it runs and waits
- * until the operation has settled, so the run's end (its aborted answer, every tool call's result)
+ * Before a runtime shuts a session down (replacement or dispose): aborts what it runs and resolves
+ * once the operation has settled, so the run's end (its aborted answer, every tool call's result)
  * is in the log before the session is disposed and its file released (pi-desktop#46: the old file
- * was left with a user message and no answer, or a tool call without a result). A tool that
- * ignores the abort is given up on after its own grace; an extension handler that never resolves
- * cannot hold the teardown longer than {@link TEARDOWN_ABORT_GRACE_MS}. Undefined when nothing
- * runs. Not part of the public API.
+ * was left with a user message and no answer, or a tool call without a result). At once when
+ * nothing runs. Never rejects. How long it is waited for is the runtime machine's `settleTimeout`
+ * delay (`settlingCurrent`), on the session's clock. Not part of the public API.
  */
-export function settleBeforeTeardown(session: AgentSession): Promise<void> | undefined {
-	// No agent run in flight (idle, a retry's backoff, a compaction: nothing of theirs is left to
-	// persist): no promise, so a caller adds no microtask to its teardown.
-	if (!session.agent.state.isStreaming) return undefined;
+export async function abortForTeardown(session: AgentSession): Promise<void> {
+	// No agent run in flight (idle, a retry's backoff, a compaction: nothing of theirs is left to persist).
+	if (!session.agent.state.isStreaming) return;
 	// Its prompt() still rejects with SESSION_CLOSED, as when a session is disposed mid-run.
 	tearingDown.add(session);
-	// biome-ignore lint/complexity/useLiteralKeys: the private clock, shared with the session's own timers
-	const clock = session["clock"] as SessionClock | undefined;
-	return new Promise<void>((resolve) => {
-		const aborted = session.abort();
-		const timers = clock ?? {
-			setTimeout: (fn: () => void, ms: number) => setTimeout(fn, ms).unref(),
-			clearTimeout: (id: unknown) => clearTimeout(id as ReturnType<typeof setTimeout>),
-		};
-		const id = timers.setTimeout(resolve, TEARDOWN_ABORT_GRACE_MS);
-		aborted.then(
-			() => {
-				timers.clearTimeout(id);
-				resolve();
-			},
-			() => {
-				timers.clearTimeout(id);
-				resolve();
-			},
-		);
-	});
+	await session.abort().catch(() => undefined);
 }
 
 /**

@@ -134,6 +134,7 @@ export const RUNTIME_ACTORS = [
 	"checkBeforeSwitch",
 	"openTarget",
 	"createSession",
+	"settleCurrent",
 	"shutdownCurrent",
 	"invalidateCurrent",
 	"disposeCurrent",

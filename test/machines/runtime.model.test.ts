@@ -39,6 +39,7 @@ describe("runtime machine (xstate/graph)", () => {
 				"beforeSwitch",
 				"opening",
 				"creating",
+				"settlingCurrent",
 				"shuttingDown",
 				"invalidating",
 				"disposing",
@@ -74,7 +75,11 @@ describe("runtime machine (xstate/graph)", () => {
 		// tried when idle and in one mid-replacement state (the edge replay above covers the rest).
 		const paths = getSimplePaths(runtimeMachine, {
 			events: (s: AnySnapshot) => eventsFor(s, EVENTS),
-			filterEvents: (s: AnySnapshot, e: EventObject) => e.type !== "DISPOSE" || ["active", "opening"].includes(s.value),
+			// settlingCurrent's three ways out (settled, failed, timed out) all lead to shuttingDown and change
+			// nothing a later step reads: the paths take the settled one (the edge replay fires the others).
+			filterEvents: (s: AnySnapshot, e: EventObject) =>
+				(e.type !== "DISPOSE" || ["active", "opening"].includes(s.value)) &&
+				(s.value !== "settlingCurrent" || e.type === "xstate.done.actor.settleCurrent"),
 			serializeState: spec.serialize,
 		} as never) as StatePath<AnySnapshot, EventObject>[];
 		expect(paths.length).toBeGreaterThan(100);
@@ -122,5 +127,13 @@ function checkReplacements(emitted: RuntimeEmitted[], invocations: Invocation[],
 		problems.push("an old session was disposed without a commit");
 	}
 	if (quits > 1) problems.push("disposed twice on quit");
+	// pi-desktop#46: every session_shutdown comes right after the old run was settled (or given up on).
+	invocations.forEach((invocation, index) => {
+		if (invocation.src !== "shutdownCurrent") return;
+		const before = invocations[index - 1];
+		if (before?.src !== "settleCurrent" || JSON.stringify(before.input) !== JSON.stringify(invocation.input)) {
+			problems.push("session_shutdown without settling the old run first");
+		}
+	});
 	return problems;
 }

@@ -13,6 +13,7 @@ async function runUntil(h: H, stop: string, overrides: Record<string, unknown> =
 		["beforeSwitch", "checkBeforeSwitch", { cancelled: false }],
 		["opening", "openTarget", target],
 		["creating", "createSession", created],
+		["settlingCurrent", "settleCurrent", undefined],
 		["shuttingDown", "shutdownCurrent", undefined],
 		["invalidating", "invalidateCurrent", undefined],
 		["disposing", "disposeCurrent", undefined],
@@ -46,6 +47,7 @@ describe("runtime machine: replacement", () => {
 			"checkBeforeSwitch",
 			"openTarget",
 			"createSession",
+			"settleCurrent",
 			"shutdownCurrent",
 			"invalidateCurrent",
 			"disposeCurrent",
@@ -207,9 +209,11 @@ describe("runtime machine: replacement", () => {
 });
 
 describe("runtime machine: dispose", () => {
-	it("shuts down, invalidates and disposes with reason quit, then is final", async () => {
+	it("settles the run, shuts down, invalidates and disposes with reason quit, then is final", async () => {
 		const h = runtimeHarness();
 		await h.send({ type: "DISPOSE" });
+		expect(h.state()).toBe("settlingCurrent");
+		await h.resolve("settleCurrent");
 		expect(h.state()).toBe("shuttingDown");
 		await h.resolve("shutdownCurrent");
 		await h.resolve("invalidateCurrent");
@@ -224,11 +228,17 @@ describe("runtime machine: dispose", () => {
 	it("failures on the quit path never stop it", async () => {
 		const h = runtimeHarness();
 		await h.send({ type: "DISPOSE" });
+		await h.reject("settleCurrent", new Error("0"));
 		await h.reject("shutdownCurrent", new Error("a"));
 		await h.reject("invalidateCurrent", new Error("b"));
 		await h.reject("disposeCurrent", new Error("c"));
 		expect(h.state()).toBe("disposed");
-		expect(h.emittedOf("teardown_error").map((e) => e.phase)).toEqual(["shuttingDown", "invalidating", "disposing"]);
+		expect(h.emittedOf("teardown_error").map((e) => e.phase)).toEqual([
+			"settlingCurrent",
+			"shuttingDown",
+			"invalidating",
+			"disposing",
+		]);
 		expect(h.fakes.count("rollBack")).toBe(0);
 	});
 
@@ -240,8 +250,9 @@ describe("runtime machine: dispose", () => {
 		expect(h.state()).toBe("opening");
 		await h.resolve("openTarget", target);
 		await runUntil(h, "withSession");
-		expect(h.state()).toBe("shuttingDown");
+		expect(h.state()).toBe("settlingCurrent");
 		expect(h.emittedOf("replacement_completed")).toHaveLength(1);
+		await h.resolve("settleCurrent");
 		await h.resolve("shutdownCurrent");
 		await h.resolve("invalidateCurrent");
 		await h.resolve("disposeCurrent");
@@ -285,6 +296,7 @@ describe("runtime machine: bounded wait for session_shutdown (pi#9811)", () => {
 	it("dispose is bounded the same way (reason quit); Infinity waits as long as the handlers take", async () => {
 		const bounded = runtimeHarnessWith({ shutdownTimeoutMs: 2_000 });
 		await bounded.send({ type: "DISPOSE" });
+		await bounded.resolve("settleCurrent");
 		await bounded.advance(2_000);
 		expect(bounded.emittedOf("shutdown_timed_out")).toEqual([
 			{ type: "shutdown_timed_out", reason: "quit", timeoutMs: 2_000 },
@@ -293,6 +305,7 @@ describe("runtime machine: bounded wait for session_shutdown (pi#9811)", () => {
 
 		const unbounded = runtimeHarnessWith({ shutdownTimeoutMs: Number.POSITIVE_INFINITY });
 		await unbounded.send({ type: "DISPOSE" });
+		await unbounded.resolve("settleCurrent");
 		await unbounded.advance(30 * 24 * 3_600_000);
 		expect(unbounded.state()).toBe("shuttingDown");
 		expect(unbounded.emittedOf("shutdown_timed_out")).toEqual([]);
@@ -303,7 +316,52 @@ describe("runtime machine: bounded wait for session_shutdown (pi#9811)", () => {
 		await h.send({ type: "NEW", requestId: "n1" });
 		await runUntil(h, "withSession", { creating: { handle: "session B", shutdownTimeoutMs: 500 } });
 		await h.send({ type: "DISPOSE" });
+		await h.resolve("settleCurrent");
 		await h.advance(500);
 		expect(h.emittedOf("shutdown_timed_out")).toEqual([{ type: "shutdown_timed_out", reason: "quit", timeoutMs: 500 }]);
+	});
+});
+
+describe("runtime machine: the old run settles before session_shutdown (pi-desktop#46), bounded on its own", () => {
+	it("a run that does not settle within settleTimeoutMs is reported and session_shutdown starts with its own full bound", async () => {
+		const h = runtimeHarnessWith({ settleTimeoutMs: 2_000, shutdownTimeoutMs: 10_000 });
+		await h.send({ type: "SWITCH", requestId: "s1", sessionFile: "/sessions/b.jsonl" });
+		await runUntil(h, "settlingCurrent");
+		expect(h.state()).toBe("settlingCurrent");
+		expect(h.fakes.count("shutdownCurrent")).toBe(0);
+		await h.advance(1_999);
+		expect(h.state()).toBe("settlingCurrent");
+		await h.advance(1);
+		expect(h.emittedOf("settle_timed_out")).toEqual([{ type: "settle_timed_out", reason: "resume", timeoutMs: 2_000 }]);
+		expect(h.state()).toBe("shuttingDown");
+		// The handlers get all of shutdownTimeoutMs: the run's grace did not eat into it.
+		await h.advance(9_999);
+		expect(h.state()).toBe("shuttingDown");
+		expect(h.emittedOf("shutdown_timed_out")).toEqual([]);
+		await h.advance(1);
+		expect(h.emittedOf("shutdown_timed_out")).toEqual([
+			{ type: "shutdown_timed_out", reason: "resume", timeoutMs: 10_000 },
+		]);
+		await runUntil(h, "withSession");
+		expect(h.emittedOf("replacement_completed")).toEqual([{ type: "replacement_completed", requestId: "s1" }]);
+	});
+
+	it("a run that settles in time: no report, and session_shutdown follows at once", async () => {
+		const h = runtimeHarness();
+		await h.send({ type: "DISPOSE" });
+		await h.advance(1_999);
+		await h.resolve("settleCurrent");
+		expect(h.state()).toBe("shuttingDown");
+		await h.advance(60_000);
+		expect(h.emittedOf("settle_timed_out")).toEqual([]);
+		expect(h.fakes.inputs("settleCurrent")).toEqual([{ reason: "quit" }]);
+	});
+
+	it("settleTimeoutMs Infinity waits for the run as long as it takes", async () => {
+		const h = runtimeHarnessWith({ settleTimeoutMs: Number.POSITIVE_INFINITY });
+		await h.send({ type: "DISPOSE" });
+		await h.advance(30 * 24 * 3_600_000);
+		expect(h.state()).toBe("settlingCurrent");
+		expect(h.emittedOf("settle_timed_out")).toEqual([]);
 	});
 });

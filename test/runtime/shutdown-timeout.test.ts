@@ -29,9 +29,17 @@ let seen: string[];
 /** Released by a test that lets the stuck handler finish late. */
 let release: () => void;
 
+/** Set by a test: the next agent_end handler waits forever (the aborted run never settles). */
+let hangOnAgentEnd = false;
+
 /** An extension whose session_shutdown handler waits until the test releases it (never, by default). */
 function stuckOnShutdown(pi: ExtensionAPI) {
 	pi.on("session_start", (event) => void seen.push(`session_start ${event.reason}`));
+	pi.on("agent_end", async () => {
+		if (!hangOnAgentEnd) return;
+		seen.push("agent_end hangs");
+		await new Promise<void>(() => {});
+	});
 	pi.on("session_shutdown", async (event) => {
 		seen.push(`session_shutdown ${event.reason}`);
 		await new Promise<void>((resolve) => (release = resolve));
@@ -73,6 +81,7 @@ beforeEach(() => {
 	clock = new SimulatedClock();
 	clock.set(0);
 	seen = [];
+	hangOnAgentEnd = false;
 });
 
 afterEach(async () => {
@@ -211,5 +220,42 @@ describe("pi#9811: a session_shutdown handler that never returns", () => {
 				message: expect.stringContaining("shutdownTimeoutMs must be a number of milliseconds ≥ 0, or Infinity"),
 			});
 		}
+	});
+});
+
+describe("pi-desktop#46 then pi#9811: the old run's settle and the session_shutdown handlers are two bounds, one after the other", () => {
+	it("a run that never settles holds the switch 2 s (settlingCurrent), then the handlers get their own full shutdownTimeoutMs", async () => {
+		const { r, errors } = await start(10_000);
+		const old = r.session;
+		hangOnAgentEnd = true;
+		faux.setResponses([fauxAssistantMessage("answer")]);
+		const running = old.prompt("hello").catch((error: unknown) => error);
+		await settleMicrotasks();
+		expect(seen).toContain("agent_end hangs");
+		let done = false;
+		const replacing = r.newSession().then(() => {
+			done = true;
+		});
+		await settleMicrotasks();
+		expect(r.lifecycle).toBe("settlingCurrent");
+		clock.increment(1_999);
+		await settleMicrotasks();
+		expect(r.lifecycle).toBe("settlingCurrent");
+		expect(seen).not.toContain("session_shutdown new");
+		clock.increment(1);
+		await settleMicrotasks();
+		expect(r.lifecycle).toBe("shuttingDown");
+		expect(seen).toContain("session_shutdown new");
+		// The handlers' 10 s start now: the run's 2 s did not eat into them.
+		clock.increment(9_999);
+		await settleMicrotasks();
+		expect(done).toBe(false);
+		expect(r.lifecycle).toBe("shuttingDown");
+		clock.increment(1);
+		await replacing;
+		expect(old.isDisposed).toBe(true);
+		expect(errors.map((e) => e.error)).toEqual([expect.stringMatching(/within 10000 ms; the new session went on/)]);
+		// The torn-down run's prompt is refused with a typed error, never left pending.
+		expect(await running).toMatchObject({ code: "SESSION_CLOSED" });
 	});
 });

@@ -71,6 +71,7 @@ describe("lifecycle types", () => {
 			"opening",
 			"rebinding",
 			"rollingBack",
+			"settlingCurrent",
 			"shuttingDown",
 			"withSession",
 		] as const satisfies readonly RuntimeStatePath[];
