@@ -1,8 +1,14 @@
 /**
- * The reload machine: one `session.reload()` (pi's `/reload`) as an explicit lifecycle. Pure: no
- * I/O, no timers of its own (the bounded wait runs on the actor's clock), no imports from `src/`.
+ * The reload machine: a session's `reload()` calls (pi's `/reload`) and the prompts that arrive
+ * meanwhile, as an explicit lifecycle. One actor per session, started at its first `reload()`.
+ * Pure: no I/O, no timers of its own (the bounded wait runs on the actor's clock), no imports from
+ * `src/`.
  *
- * `shuttingDown → rebuilding → reloaded | failed`:
+ * `idle ─RELOAD→ reloading(shuttingDown → rebuilding → reloaded | failed) ─→ idle | reloading | disposed`:
+ * - `RELOAD {requestId, busy}` in `idle`: refused (`reload_refused`) when an operation or a
+ *   compaction runs (`busy`), otherwise the reload starts. During a reload another `RELOAD` is
+ *   queued and runs right after it: overlapping `reload()` calls run one after the other, each to
+ *   its own end (`reload_finished`), never interleaved.
  * - `shuttingDown` runs `shutdownExtensions` (`session_shutdown {reason: "reload"}` to the old
  *   extensions) for at most `shutdownTimeoutMs` (pi#9811: a handler that never returns froze
  *   `/reload` for good). When the wait runs out the machine emits `shutdown_timed_out` — the
@@ -11,24 +17,37 @@
  *   before anything was rebuilt.
  * - `rebuilding` runs `rebuild` (invalidate the old runner, re-read settings and resources, load
  *   and bind the new extensions, `session_start {reason: "reload"}`): its failure is the reload's.
+ * - Prompts: a prompt that arrives while a reload runs is HELD (`HOLD_PROMPT {promptId}`, accepted
+ *   only in `reloading`: `snapshot.can()` tells the session whether to hold it) and runs against
+ *   the rebuilt session — `prompts_released` (in arrival order) once the last queued reload has
+ *   reloaded. When a reload FAILS the prompts held so far are refused (`prompts_refused {reason:
+ *   "reload_failed"}`): they were sent to run after that reload, and the session is not what their
+ *   sender waited for (a half-rebuilt extension runtime may lack the tool that guarded it, pi#8311);
+ *   a prompt sent after the failure runs on the session as it is.
+ * - `DISPOSE` (the session was disposed): held prompts are refused (`reason: "disposed"`) and
+ *   queued reloads cancelled (`reloads_cancelled`) at once; a reload in progress runs to its end
+ *   (its steps see the disposed session and bind nothing), then the actor is done.
  *
  * The same bounded wait ({@link shutdownTimeoutDelay}) bounds the runtime machine's `shuttingDown`.
  *
  * @example
  * ```ts
- * import { createActor, fromPromise, toPromise } from "xstate";
+ * import { createActor, fromPromise } from "xstate";
  * const actor = createActor(
  *   reloadMachine.provide({
  *     actors: { shutdownExtensions: fromPromise(async () => {}), rebuild: fromPromise(async () => {}) },
  *   }),
  *   { input: { shutdownTimeoutMs: DEFAULT_SHUTDOWN_TIMEOUT_MS } },
  * );
- * actor.on("shutdown_timed_out", ({ timeoutMs }) => console.warn(`session_shutdown still running after ${timeoutMs} ms`));
- * const { error } = await toPromise(actor.start());
+ * actor.on("reload_finished", ({ requestId, error }) => console.log(requestId, error ?? "reloaded"));
+ * actor.on("prompts_released", ({ promptIds }) => console.log("run now:", promptIds));
+ * actor.start();
+ * actor.send({ type: "RELOAD", requestId: "r1", busy: false });
+ * if (actor.getSnapshot().can({ type: "HOLD_PROMPT", promptId: "p1" })) actor.send({ type: "HOLD_PROMPT", promptId: "p1" });
  * ```
  * @module
  */
-import { assign, enqueueActions, fromPromise, setup } from "xstate";
+import { assign, emit, enqueueActions, fromPromise, type SnapshotFrom, setup } from "xstate";
 
 /** How long (ms) `session_shutdown` handlers are waited for by default: reload, replacement and dispose. */
 export const DEFAULT_SHUTDOWN_TIMEOUT_MS = 10_000;
@@ -55,21 +74,47 @@ export interface ReloadMachineInput {
 	shutdownTimeoutMs: number;
 }
 
-/** What a finished reload actor outputs. */
-export interface ReloadMachineOutput {
-	/** The wait for `session_shutdown` handlers ran out (they were reported, the reload went on). */
-	shutdownTimedOut: boolean;
-	/** Why the reload failed (`shutdownExtensions` or `rebuild` threw); undefined when it reloaded. */
-	error?: unknown;
+/** Input of the two steps: which `reload()` call they serve. */
+export interface ReloadStepInput {
+	requestId: string;
 }
 
-/** What the machine emits: the wait for the old extensions' `session_shutdown` handlers ran out. */
-export type ReloadEmitted = { type: "shutdown_timed_out"; timeoutMs: number };
+/** Events the session sends. */
+export type ReloadEvent =
+	/** A `reload()` call; `busy`: an operation or a compaction runs now. */
+	| { type: "RELOAD"; requestId: string; busy: boolean }
+	/** A prompt (or message) that arrived during a reload: it waits for the reload. */
+	| { type: "HOLD_PROMPT"; promptId: string }
+	/** The session was disposed. */
+	| { type: "DISPOSE" };
 
-interface ReloadContext {
+/** What the machine emits. */
+export type ReloadEmitted =
+	/** The wait for the old extensions' `session_shutdown` handlers ran out; the reload goes on. */
+	| { type: "shutdown_timed_out"; requestId: string; timeoutMs: number }
+	/** A `reload()` ended: reloaded (no `error`) or failed. */
+	| { type: "reload_finished"; requestId: string; shutdownTimedOut: boolean; error?: unknown }
+	/** A `reload()` refused at once: an operation or a compaction runs. */
+	| { type: "reload_refused"; requestId: string }
+	/** Queued `reload()` calls that will not run: the session was disposed. */
+	| { type: "reloads_cancelled"; requestIds: string[] }
+	/** Held prompts to run now, in this order, against the reloaded session. */
+	| { type: "prompts_released"; promptIds: string[] }
+	/** Held prompts that will not run: their reload failed (`error`), or the session was disposed. */
+	| { type: "prompts_refused"; promptIds: string[]; reason: "reload_failed" | "disposed"; error?: unknown };
+
+/** Reload machine context: the reload in progress, queued reloads, held prompts (ids only). */
+export interface ReloadContext {
 	shutdownTimeoutMs: number;
+	/** The reload in progress. */
+	requestId: string | undefined;
 	shutdownTimedOut: boolean;
 	error: unknown;
+	/** `reload()` calls waiting for the one in progress, in call order. */
+	queuedReloads: string[];
+	/** Prompts waiting for the reloads, in arrival order. */
+	heldPrompts: string[];
+	disposed: boolean;
 }
 
 function notProvided(name: string): never {
@@ -78,70 +123,210 @@ function notProvided(name: string): never {
 	);
 }
 
+function stepInput(context: ReloadContext): ReloadStepInput {
+	return { requestId: context.requestId ?? "" };
+}
+
 /** The reload statechart (see the module doc). */
 export const reloadMachine = setup({
 	types: {} as {
 		context: ReloadContext;
 		input: ReloadMachineInput;
-		output: ReloadMachineOutput;
+		events: ReloadEvent;
 		emitted: ReloadEmitted;
 	},
 	actors: {
-		shutdownExtensions: fromPromise<void, void>(async () => notProvided("shutdownExtensions")),
-		rebuild: fromPromise<void, void>(async () => notProvided("rebuild")),
+		shutdownExtensions: fromPromise<void, ReloadStepInput>(async () => notProvided("shutdownExtensions")),
+		rebuild: fromPromise<void, ReloadStepInput>(async () => notProvided("rebuild")),
 	},
 	guards: {
 		shutdownBounded: ({ context }) => isShutdownBounded(context.shutdownTimeoutMs),
+		sessionBusy: (_, params: { busy: boolean }) => params.busy,
+		disposed: ({ context }) => context.disposed,
+		hasQueuedReload: ({ context }) => context.queuedReloads.length > 0,
 	},
 	delays: {
 		/** `shutdownTimeoutMs`, on the actor's clock. */
 		shutdownTimeout: ({ context }) => shutdownTimeoutDelay(context.shutdownTimeoutMs),
 	},
 	actions: {
+		startReload: assign((_, params: { requestId: string }) => ({
+			requestId: params.requestId,
+			shutdownTimedOut: false,
+			error: undefined,
+		})),
+		startNextReload: assign(({ context }) => ({
+			requestId: context.queuedReloads[0],
+			queuedReloads: context.queuedReloads.slice(1),
+			shutdownTimedOut: false,
+			error: undefined,
+		})),
+		refuseReload: emit((_, params: { requestId: string }) => ({
+			type: "reload_refused" as const,
+			requestId: params.requestId,
+		})),
+		queueReload: assign(({ context }, params: { requestId: string }) => ({
+			queuedReloads: [...context.queuedReloads, params.requestId],
+		})),
+		/** After DISPOSE nothing waits: a prompt or reload arriving then ends at once. */
+		refuseDisposedPrompt: emit((_, params: { promptId: string }) => ({
+			type: "prompts_refused" as const,
+			promptIds: [params.promptId],
+			reason: "disposed" as const,
+		})),
+		cancelDisposedReload: emit((_, params: { requestId: string }) => ({
+			type: "reloads_cancelled" as const,
+			requestIds: [params.requestId],
+		})),
+		holdPrompt: assign(({ context }, params: { promptId: string }) => ({
+			heldPrompts: [...context.heldPrompts, params.promptId],
+		})),
 		reportShutdownTimedOut: enqueueActions(({ enqueue, context }) => {
 			enqueue.assign({ shutdownTimedOut: true });
-			enqueue.emit({ type: "shutdown_timed_out", timeoutMs: context.shutdownTimeoutMs });
+			enqueue.emit({
+				type: "shutdown_timed_out",
+				requestId: context.requestId ?? "",
+				timeoutMs: context.shutdownTimeoutMs,
+			});
 		}),
 		recordError: assign((_, params: { error: unknown }) => ({ error: params.error })),
+		announceFinished: emit(({ context }) => {
+			const event: ReloadEmitted = {
+				type: "reload_finished",
+				requestId: context.requestId ?? "",
+				shutdownTimedOut: context.shutdownTimedOut,
+			};
+			if (context.error !== undefined) event.error = context.error;
+			return event;
+		}),
+		/** The held prompts were waiting for a reload that failed: they do not run. */
+		refuseHeldPromptsAfterFailure: enqueueActions(({ enqueue, context }) => {
+			if (context.heldPrompts.length === 0) return;
+			enqueue.emit({
+				type: "prompts_refused",
+				promptIds: context.heldPrompts,
+				reason: "reload_failed",
+				error: context.error,
+			});
+			enqueue.assign({ heldPrompts: [] });
+		}),
+		releaseHeldPrompts: enqueueActions(({ enqueue, context }) => {
+			enqueue.assign({ requestId: undefined });
+			if (context.heldPrompts.length === 0) return;
+			enqueue.emit({ type: "prompts_released", promptIds: context.heldPrompts });
+			enqueue.assign({ heldPrompts: [] });
+		}),
+		/** Dispose: held prompts and queued reloads end at once; the reload in progress runs to its end. */
+		dropWaiting: enqueueActions(({ enqueue, context }) => {
+			enqueue.assign({ disposed: true, heldPrompts: [], queuedReloads: [] });
+			if (context.heldPrompts.length > 0) {
+				enqueue.emit({ type: "prompts_refused", promptIds: context.heldPrompts, reason: "disposed" });
+			}
+			if (context.queuedReloads.length > 0) {
+				enqueue.emit({ type: "reloads_cancelled", requestIds: context.queuedReloads });
+			}
+		}),
 	},
 }).createMachine({
 	id: "reload",
-	description: "One session.reload(): the old extensions' session_shutdown (bounded), then the rebuild.",
-	context: ({ input }) => ({ shutdownTimeoutMs: input.shutdownTimeoutMs, shutdownTimedOut: false, error: undefined }),
-	initial: "shuttingDown",
+	description:
+		"A session's reload() calls, one at a time (session_shutdown bounded, then the rebuild), and the prompts that wait for them.",
+	context: ({ input }) => ({
+		shutdownTimeoutMs: input.shutdownTimeoutMs,
+		requestId: undefined,
+		shutdownTimedOut: false,
+		error: undefined,
+		queuedReloads: [],
+		heldPrompts: [],
+		disposed: false,
+	}),
+	initial: "idle",
 	states: {
-		shuttingDown: {
-			description: "session_shutdown {reason: reload} to the old extensions, waited for at most shutdownTimeoutMs.",
-			invoke: {
-				id: "shutdownExtensions",
-				src: "shutdownExtensions",
-				onDone: { target: "rebuilding" },
-				onError: {
-					target: "failed",
-					actions: { type: "recordError", params: ({ event }) => ({ error: event.error }) },
-				},
-			},
-			after: {
-				shutdownTimeout: { guard: "shutdownBounded", target: "rebuilding", actions: "reportShutdownTimedOut" },
-			},
-		},
-		rebuilding: {
-			description: "Invalidate the old extensions, reload settings and resources, bind the new extensions.",
-			invoke: {
-				id: "rebuild",
-				src: "rebuild",
-				onDone: { target: "reloaded" },
-				onError: {
-					target: "failed",
-					actions: { type: "recordError", params: ({ event }) => ({ error: event.error }) },
-				},
+		idle: {
+			description: "No reload runs: prompts run at once.",
+			on: {
+				RELOAD: [
+					{
+						guard: { type: "sessionBusy", params: ({ event }) => ({ busy: event.busy }) },
+						actions: { type: "refuseReload", params: ({ event }) => ({ requestId: event.requestId }) },
+					},
+					{
+						target: "reloading",
+						actions: { type: "startReload", params: ({ event }) => ({ requestId: event.requestId }) },
+					},
+				],
+				DISPOSE: { target: "disposed" },
 			},
 		},
-		reloaded: { type: "final" },
-		failed: { type: "final" },
+		reloading: {
+			description: "One reload runs; prompts arriving now are held, further reloads queued.",
+			initial: "shuttingDown",
+			on: {
+				HOLD_PROMPT: [
+					{
+						guard: "disposed",
+						actions: { type: "refuseDisposedPrompt", params: ({ event }) => ({ promptId: event.promptId }) },
+					},
+					{ actions: { type: "holdPrompt", params: ({ event }) => ({ promptId: event.promptId }) } },
+				],
+				RELOAD: [
+					{
+						guard: "disposed",
+						actions: { type: "cancelDisposedReload", params: ({ event }) => ({ requestId: event.requestId }) },
+					},
+					{ actions: { type: "queueReload", params: ({ event }) => ({ requestId: event.requestId }) } },
+				],
+				DISPOSE: { actions: "dropWaiting" },
+			},
+			states: {
+				shuttingDown: {
+					description: "session_shutdown {reason: reload} to the old extensions, waited for at most shutdownTimeoutMs.",
+					invoke: {
+						id: "shutdownExtensions",
+						src: "shutdownExtensions",
+						input: ({ context }) => stepInput(context),
+						onDone: { target: "rebuilding" },
+						onError: {
+							target: "failed",
+							actions: { type: "recordError", params: ({ event }) => ({ error: event.error }) },
+						},
+					},
+					after: {
+						shutdownTimeout: { guard: "shutdownBounded", target: "rebuilding", actions: "reportShutdownTimedOut" },
+					},
+				},
+				rebuilding: {
+					description: "Invalidate the old extensions, reload settings and resources, bind the new extensions.",
+					invoke: {
+						id: "rebuild",
+						src: "rebuild",
+						input: ({ context }) => stepInput(context),
+						onDone: { target: "reloaded" },
+						onError: {
+							target: "failed",
+							actions: { type: "recordError", params: ({ event }) => ({ error: event.error }) },
+						},
+					},
+				},
+				reloaded: { type: "final", entry: "announceFinished" },
+				failed: {
+					description: "The prompts held so far are refused: the session is not what they waited for.",
+					type: "final",
+					entry: ["announceFinished", "refuseHeldPromptsAfterFailure"],
+				},
+			},
+			onDone: [
+				{ guard: "disposed", target: "disposed" },
+				{ guard: "hasQueuedReload", target: "reloading", reenter: true, actions: "startNextReload" },
+				{ target: "idle", actions: "releaseHeldPrompts" },
+			],
+		},
+		disposed: {
+			description: "The session is disposed: nothing more is accepted.",
+			type: "final",
+		},
 	},
-	output: ({ context }) =>
-		context.error === undefined
-			? { shutdownTimedOut: context.shutdownTimedOut }
-			: { shutdownTimedOut: context.shutdownTimedOut, error: context.error },
 });
+
+/** A snapshot of the reload machine. */
+export type ReloadSnapshot = SnapshotFrom<typeof reloadMachine>;

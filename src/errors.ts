@@ -14,6 +14,8 @@ export type SettleErrorCode =
 	| "INVALID_SESSION_FILE"
 	| "SESSION_LOCKED"
 	| "SESSION_CLOSED"
+	/** A prompt sent during a `reload()` that failed: it was not run (`cause`: the reload's error). */
+	| "RELOAD_FAILED"
 	| "INVALID_SETTINGS"
 	| "MISSING_SESSION_CWD"
 	| "NO_MODEL"

@@ -20,7 +20,7 @@ import {
 	type PromptRequest,
 	type RetrySettings,
 } from "../../machines/prompt-operation.machine.js";
-import { DEFAULT_SHUTDOWN_TIMEOUT_MS } from "../../machines/runtime-reload.machine.js";
+import { DEFAULT_SHUTDOWN_TIMEOUT_MS, type ReloadEmitted } from "../../machines/runtime-reload.machine.js";
 import { Agent } from "../agent/agent.js";
 import type { AgentTool, AgentToolResult } from "../agent/types.js";
 import { COMPACTION_CANCELLED } from "../compaction/texts.js";
@@ -100,8 +100,9 @@ import {
 	discoverExtensionResources,
 	loadExtensionRunner,
 	RELOAD_WHILE_BUSY,
+	type ReloadActor,
 	type ReloadOptions,
-	reloadSession,
+	startReloadActor,
 } from "./reload.js";
 import {
 	awaitsResponseSinceCompaction,
@@ -118,6 +119,7 @@ import {
 	DISPOSED_BEFORE_SETTLED,
 	invalidShutdownTimeout,
 	operationStalledMessage,
+	promptHeldByFailedReload,
 	SESSION_DISPOSED,
 } from "./texts.js";
 import { recordLoadoutChangeBeforeRun, ToolLoadout } from "./tool-loadout.js";
@@ -422,8 +424,24 @@ export class AgentSession {
 	private readonly extensionVirtualModels = new Map<string, [string, string]>();
 	private readonly router: RequestRouter;
 	private scopedModelList: ScopedModel[];
-	/** The reload in progress; prompts wait for it. */
-	private reloading: Promise<void> | undefined;
+	/** The reload machine's actor (machines/runtime-reload.machine.ts), from the first reload() on. */
+	private reloadActor: ReloadActor | undefined;
+	/** reload() calls the reload machine has not finished, by request id. */
+	private readonly reloadCalls = new Map<
+		string,
+		{ options: ReloadOptions; resolve: () => void; reject: (error: unknown) => void }
+	>();
+	/** Prompts the reload machine holds until its reloads are over, by id. */
+	private readonly heldPrompts = new Map<
+		string,
+		{
+			payload: PromptPayload;
+			preflightResult: ((disposition: PromptDisposition) => void) | undefined;
+			resolve: () => void;
+			reject: (error: unknown) => void;
+		}
+	>();
+	private reloadCounter = 0;
 	/** Names this session in a failing listener's `LISTENER` warning (many sessions may share a process). */
 	private readonly listenerOwner = () => ({ sessionId: this.sessionId, cwd: this.cwd });
 	private readonly events = new PublicEvents(this.listenerOwner);
@@ -1436,7 +1454,9 @@ export class AgentSession {
 	 * extensions — they get `session_start` and `resources_discover` with reason `reload`. The
 	 * transcript, session file and model stay; a changed prompt is recorded before the next request.
 	 * Rejects with `BUSY` while an operation or a compaction runs. Concurrent calls run one after the
-	 * other; prompts sent meanwhile wait for it. Load failures are in {@link extensionLoadErrors}.
+	 * other (the reload machine queues them); prompts sent meanwhile are held and run after the last
+	 * one — or, when a reload fails, reject with `RELOAD_FAILED` naming its error, unrun. Load
+	 * failures are in {@link extensionLoadErrors}.
 	 *
 	 * @example
 	 * ```ts
@@ -1449,21 +1469,71 @@ export class AgentSession {
 	 */
 	reload(options: ReloadOptions = {}): Promise<void> {
 		if (this.disposed) return Promise.reject(this.closedError());
-		const previous = this.reloading ?? Promise.resolve();
-		const run = previous.then(() => {
-			this.assertUsable();
-			if (this.isStreaming || this.isCompacting) throw new SettleError("BUSY", RELOAD_WHILE_BUSY);
-			return reloadSession(this.reloadTarget(), options);
+		// The reload machine decides: refused while busy, queued behind a reload in progress, or run.
+		this.reloadActor ??= startReloadActor({
+			target: this.reloadTarget(),
+			options: (requestId) => this.reloadCalls.get(requestId)?.options ?? {},
+			onEmitted: (event) => this.onReloadEvent(event),
 		});
-		const settled = run.then(
-			() => undefined,
-			() => undefined,
-		);
-		this.reloading = settled;
-		void settled.then(() => {
-			if (this.reloading === settled) this.reloading = undefined;
+		const requestId = `r${++this.reloadCounter}`;
+		const actor = this.reloadActor;
+		return new Promise<void>((resolve, reject) => {
+			this.reloadCalls.set(requestId, { options, resolve, reject });
+			actor.send({ type: "RELOAD", requestId, busy: this.isStreaming || this.isCompacting });
 		});
-		return run;
+	}
+
+	/** What the reload machine decided. Never throws (XState rethrows asynchronously). */
+	private onReloadEvent(event: ReloadEmitted): void {
+		try {
+			switch (event.type) {
+				case "reload_finished":
+					this.settleReloadCall(event.requestId, event.error);
+					return;
+				case "reload_refused":
+					this.settleReloadCall(event.requestId, new SettleError("BUSY", RELOAD_WHILE_BUSY));
+					return;
+				case "reloads_cancelled":
+					for (const requestId of event.requestIds) this.settleReloadCall(requestId, this.closedError());
+					return;
+				case "prompts_released":
+					// In arrival order, against the reloaded session: each runs once, as if sent now.
+					for (const promptId of event.promptIds) {
+						const held = this.takeHeldPrompt(promptId);
+						if (held) this.request(held.payload, held.preflightResult).then(held.resolve, held.reject);
+					}
+					return;
+				case "prompts_refused":
+					for (const promptId of event.promptIds) {
+						this.takeHeldPrompt(promptId)?.reject(
+							event.reason === "disposed"
+								? this.closedError()
+								: new SettleError("RELOAD_FAILED", promptHeldByFailedReload(errorMessage(event.error)), {
+										cause: event.error,
+									}),
+						);
+					}
+					return;
+				default:
+					return;
+			}
+		} catch {
+			// Nothing here may become an uncaught exception inside XState.
+		}
+	}
+
+	private settleReloadCall(requestId: string, error: unknown): void {
+		const call = this.reloadCalls.get(requestId);
+		if (!call) return;
+		this.reloadCalls.delete(requestId);
+		if (error === undefined) call.resolve();
+		else call.reject(error);
+	}
+
+	private takeHeldPrompt(promptId: string) {
+		const held = this.heldPrompts.get(promptId);
+		this.heldPrompts.delete(promptId);
+		return held;
 	}
 
 	private reloadTarget() {
@@ -1953,6 +2023,8 @@ export class AgentSession {
 			this.cacheWarmer.cancel();
 		}
 		this.actor.stop();
+		// Held prompts and queued reloads end now (SESSION_CLOSED); a reload in progress runs to its end.
+		this.reloadActor?.send({ type: "DISPOSE" });
 		// The manager may outlive this session (one the host passed in): stop telling this actor.
 		if (this.sessionManager.entryObserver === this.entryObserver) this.sessionManager.entryObserver = undefined;
 		this.inspections.closeAll();
@@ -2022,8 +2094,15 @@ export class AgentSession {
 
 	private request(payload: PromptPayload, preflightResult?: (disposition: PromptDisposition) => void): Promise<void> {
 		if (this.disposed) return Promise.reject(this.closedError());
-		// A prompt sent during a reload runs on the reloaded extensions and resources.
-		if (this.reloading) return this.reloading.then(() => this.request(payload, preflightResult));
+		// A prompt sent during a reload waits for it (the reload machine holds it, then releases or refuses it).
+		const reloadActor = this.reloadActor;
+		if (reloadActor?.getSnapshot().can({ type: "HOLD_PROMPT", promptId: "" })) {
+			const promptId = `h${++this.reloadCounter}`;
+			return new Promise<void>((resolve, reject) => {
+				this.heldPrompts.set(promptId, { payload, preflightResult, resolve, reject });
+				reloadActor.send({ type: "HOLD_PROMPT", promptId });
+			});
+		}
 		this.syncRetrySettings();
 		const requestId = `p${++this.requestCounter}`;
 		const request: PromptRequest = { requestId, payload };

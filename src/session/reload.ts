@@ -16,9 +16,13 @@
  *
  * The session manager, the transcript and the model stay. The prompt change (if any) is recorded
  * as a `system` patch before the next request.
+ *
+ * Which reload runs when, and what a prompt sent meanwhile does (held, then run or refused), is the
+ * reload machine's decision (`machines/runtime-reload.machine.ts`); {@link startReloadActor} runs it
+ * with steps 1 (`shutdownExtensions`) and 2–5 (`rebuild`) as its invoked actors.
  */
-import { createActor, fromPromise, toPromise } from "xstate";
-import { reloadMachine } from "../../machines/runtime-reload.machine.js";
+import { type ActorRefFrom, createActor, fromPromise } from "xstate";
+import { type ReloadEmitted, type ReloadStepInput, reloadMachine } from "../../machines/runtime-reload.machine.js";
 import { type InstantiatedExtensions, instantiateExtensions } from "../extensions/loader.js";
 import { STALE_EXTENSION_CONTEXT_MESSAGE } from "../extensions/messages.js";
 import { ExtensionRunner, resourcePathsFromDiscovery } from "../extensions/runner.js";
@@ -119,7 +123,7 @@ export async function discoverExtensionResources(
 	s.loadout.invalidatePrompt();
 }
 
-/** What {@link reloadSession} needs from the session facade. */
+/** What a reload needs from the session facade ({@link ReloadHost.target}). */
 export interface ReloadTarget {
 	readonly s: SessionInternals;
 	readonly eventBus: EventBus;
@@ -171,48 +175,92 @@ export function reportUnfinishedShutdownHandlers(
 	}
 }
 
-/** Rebuilds the extension runtime, settings and resources of a session (see the module doc). */
-export async function reloadSession(target: ReloadTarget, options: ReloadOptions = {}): Promise<void> {
-	const s = target.s;
-	const old = s.runner();
-	const flagValues = old.getFlagValues();
-	const activeToolNames = s.loadout.getActiveToolNames();
-	const extensionTools = s.loadout.activeExtensionTools();
-	// The reload machine decides how long session_shutdown is waited for; the steps are its actors.
-	const actor = createActor(
-		reloadMachine.provide({
-			actors: {
-				// Stopped by the machine's bounded wait: the handlers after a stuck one still run (senpi#1732).
-				shutdownExtensions: fromPromise(async ({ signal }) => {
-					await old.emitSessionShutdown({ type: "session_shutdown", reason: "reload" }, signal);
-				}),
-				rebuild: fromPromise(() =>
-					rebuildAfterShutdown(target, options, { old, flagValues, activeToolNames, extensionTools }),
-				),
-			},
+/** What a reload's two steps hand each other: the old runtime, as it was when the reload started. */
+interface BeforeReload {
+	old: ExtensionRunner;
+	flagValues: ReadonlyMap<string, boolean | string>;
+	activeToolNames: string[];
+	extensionTools: { name: string; path: string }[];
+}
+
+/** What a session's reload actor needs from the session facade. */
+export interface ReloadHost {
+	readonly target: ReloadTarget;
+	/** The options of the `reload()` call `requestId`. */
+	options(requestId: string): ReloadOptions;
+	/** What the machine decided (a reload ended, held prompts run or are refused, …). Must not throw. */
+	onEmitted(event: ReloadEmitted): void;
+}
+
+interface ReloadHostState extends ReloadHost {
+	readonly before: Map<string, BeforeReload>;
+}
+
+/** Each reload actor's session, by its actor system (one system per root actor). */
+const reloadHostsBySystem = new WeakMap<object, ReloadHostState>();
+
+function reloadHostOf(system: object): ReloadHostState {
+	const host = reloadHostsBySystem.get(system);
+	// Unreachable: only startReloadActor creates actors of this machine.
+	if (!host) throw new Error("Reload-machine actor without a session: create it with startReloadActor.");
+	return host;
+}
+
+/** The reload machine with its steps, built once for every session (each step finds its session through its actor system). */
+const reloadMachineWithSteps = reloadMachine.provide({
+	actors: {
+		// Stopped by the machine's bounded wait: the handlers after a stuck one still run (senpi#1732).
+		shutdownExtensions: fromPromise<void, ReloadStepInput>(async ({ input, system, signal }) => {
+			const host = reloadHostOf(system);
+			const s = host.target.s;
+			const old = s.runner();
+			host.before.set(input.requestId, {
+				old,
+				flagValues: old.getFlagValues(),
+				activeToolNames: s.loadout.getActiveToolNames(),
+				extensionTools: s.loadout.activeExtensionTools(),
+			});
+			await old.emitSessionShutdown({ type: "session_shutdown", reason: "reload" }, signal);
 		}),
-		{
-			input: { shutdownTimeoutMs: target.shutdownTimeoutMs },
-			clock: (target.clock ?? UNREF_CLOCK) as never,
-		},
-	);
-	// Reported while the old runner is still the session's: its errors reach the host's onError.
-	actor.on("shutdown_timed_out", ({ timeoutMs }) => reportUnfinishedShutdownHandlers(old, timeoutMs, "reload"));
-	const output = await toPromise(actor.start());
-	if ("error" in output) throw output.error;
+		rebuild: fromPromise<void, ReloadStepInput>(({ input, system }) => {
+			const host = reloadHostOf(system);
+			const before = host.before.get(input.requestId);
+			if (!before) throw new Error("reload: rebuilding without the runtime the reload started from");
+			return rebuildAfterShutdown(host.target, host.options(input.requestId), before);
+		}),
+	},
+});
+
+/** A session's reload actor ({@link startReloadActor}). */
+export type ReloadActor = ActorRefFrom<typeof reloadMachineWithSteps>;
+
+/**
+ * Starts a session's reload actor (the reload machine with its steps): send it `RELOAD` for each
+ * `reload()` call and `HOLD_PROMPT` for each prompt that arrives while `snapshot.can()` accepts it;
+ * `host.onEmitted` hears what the machine decided. Timed on the session's clock.
+ */
+export function startReloadActor(host: ReloadHost): ReloadActor {
+	const state: ReloadHostState = { ...host, before: new Map() };
+	const actor = createActor(reloadMachineWithSteps, {
+		input: { shutdownTimeoutMs: host.target.shutdownTimeoutMs },
+		clock: (host.target.clock ?? UNREF_CLOCK) as never,
+	});
+	reloadHostsBySystem.set(actor.system, state);
+	actor.on("*", (event) => {
+		const emitted = event as ReloadEmitted;
+		if (emitted.type === "shutdown_timed_out") {
+			// Reported while the old runner is still the session's: its errors reach the host's onError.
+			const before = state.before.get(emitted.requestId);
+			if (before) reportUnfinishedShutdownHandlers(before.old, emitted.timeoutMs, "reload");
+		} else if (emitted.type === "reload_finished") state.before.delete(emitted.requestId);
+		host.onEmitted(emitted);
+	});
+	actor.start();
+	return actor;
 }
 
 /** Everything after the old extensions' `session_shutdown` (steps 1's invalidation to 5). */
-async function rebuildAfterShutdown(
-	target: ReloadTarget,
-	options: ReloadOptions,
-	before: {
-		old: ExtensionRunner;
-		flagValues: ReadonlyMap<string, boolean | string>;
-		activeToolNames: string[];
-		extensionTools: { name: string; path: string }[];
-	},
-): Promise<void> {
+async function rebuildAfterShutdown(target: ReloadTarget, options: ReloadOptions, before: BeforeReload): Promise<void> {
 	const s = target.s;
 	const { old, flagValues, activeToolNames, extensionTools } = before;
 	old.invalidate(STALE_EXTENSION_CONTEXT_MESSAGE);

@@ -101,3 +101,11 @@ export function shutdownHandlerTimedOut(
 export function invalidShutdownTimeout(value: unknown): string {
 	return `shutdownTimeoutMs must be a number of milliseconds ≥ 0, or Infinity to wait for session_shutdown handlers as long as they take (got ${String(value)}).`;
 }
+
+/**
+ * A prompt (or message) sent while `reload()` ran, refused because that reload failed (`cause`): it
+ * was held to run on the reloaded session, which the failure did not produce.
+ */
+export function promptHeldByFailedReload(cause: string): string {
+	return `This prompt was sent during a reload that failed (${cause}); it was not run. Fix the cause and call reload() again, or send the prompt again to run it on the session as it is now.`;
+}

@@ -175,8 +175,12 @@ export const runtimeModel: ModelSpec = {
 	harness: () => runtimeHarness() as never,
 };
 
-/** The reload machine: its two steps' outcomes (the bounded wait's timer is offered by the traversal). */
+/** The reload machine: reload() calls, held prompts, dispose and its two steps' outcomes (the bounded wait's timer is offered by the traversal). */
 export const RELOAD_EVENTS: EventObject[] = [
+	{ type: "RELOAD", requestId: "r", busy: false } as EventObject,
+	{ type: "RELOAD", requestId: "r-busy", busy: true } as EventObject,
+	{ type: "HOLD_PROMPT", promptId: "p" } as EventObject,
+	{ type: "DISPOSE" } as EventObject,
 	{ type: "xstate.done.actor.shutdownExtensions" } as EventObject,
 	{ type: "xstate.error.actor.shutdownExtensions" } as EventObject,
 	{ type: "xstate.done.actor.rebuild" } as EventObject,
@@ -187,6 +191,15 @@ export const reloadModel: ModelSpec = {
 	machine: reloadMachine,
 	input: { shutdownTimeoutMs: 10_000 },
 	events: RELOAD_EVENTS,
-	serialize: (s: AnySnapshot) => JSON.stringify([s.value, s.context.shutdownTimedOut, s.context.error !== undefined]),
+	serialize: (s: AnySnapshot) =>
+		JSON.stringify([
+			s.value,
+			s.context.shutdownTimedOut,
+			s.context.error !== undefined,
+			// Whether reloads are queued and prompts held, not how many (more only adds self-loops).
+			s.context.queuedReloads.length > 0,
+			s.context.heldPrompts.length > 0,
+			s.context.disposed,
+		]),
 	harness: () => reloadHarness() as never,
 };

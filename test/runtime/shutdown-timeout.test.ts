@@ -172,6 +172,41 @@ describe("pi#9811: a session_shutdown handler that never returns", () => {
 		expect(errors).toHaveLength(2);
 	});
 
+	it("a prompt sent during a reload held by the stuck handler waits for the bound, then runs once on the reloaded session", async () => {
+		const { r } = await start(5_000);
+		faux.setResponses([fauxAssistantMessage("after the reload")]);
+		const reloading = r.session.reload();
+		let prompted = false;
+		const prompting = r.session.prompt("hello").then(() => {
+			prompted = true;
+		});
+		await settleMicrotasks();
+		clock.increment(4_999);
+		await settleMicrotasks();
+		expect(prompted).toBe(false);
+		expect(faux.requests).toHaveLength(0);
+		clock.increment(1);
+		await reloading;
+		await prompting;
+		expect(seen).toEqual(["session_start startup", "session_shutdown reload", "session_start reload"]);
+		expect(faux.requests).toHaveLength(1);
+	});
+
+	it("disposing the session refuses a prompt held by a stuck reload at once (SESSION_CLOSED), without waiting for the bound", async () => {
+		const { r } = await start(5_000);
+		const session = r.session;
+		const reloading = session.reload();
+		const prompting = session.prompt("hello").catch((error: unknown) => error);
+		await settleMicrotasks();
+		session.dispose();
+		expect(await prompting).toMatchObject({ code: "SESSION_CLOSED" });
+		expect(faux.requests).toHaveLength(0);
+		// The reload in progress still ends (after the bound), binding nothing on the disposed session.
+		clock.increment(5_000);
+		await reloading;
+		expect(seen).toEqual(["session_start startup", "session_shutdown reload"]);
+	});
+
 	it("a handler that returns in time is not reported and leaves no timer behind", async () => {
 		const { r, errors } = await start();
 		const reloading = r.session.reload();

@@ -224,6 +224,47 @@ export default function (pi: any) {
 		expect(p.faux.requests[1]!.systemPrompt).toContain("Edited just before the reload.");
 	});
 
+	it("a prompt sent during a reload that fails is refused with RELOAD_FAILED naming the cause; nothing reaches the model, a later prompt runs", async () => {
+		p = await openProject({ files: { ".settle/extensions/life.ts": lifecycleExtension("life") } });
+		p.faux.setResponses([fauxAssistantMessage("later")]);
+		const reloading = p.session.reload({
+			beforeSessionStart: () => Promise.reject(new Error("host UI could not rebind")),
+		});
+		const prompting = p.session.prompt("sent during the reload").catch((error: unknown) => error);
+		await expect(reloading).rejects.toThrow("host UI could not rebind");
+		const refused = await prompting;
+		expect(refused).toBeInstanceOf(SettleError);
+		expect(refused).toMatchObject({
+			code: "RELOAD_FAILED",
+			message: expect.stringContaining("a reload that failed (host UI could not rebind); it was not run"),
+		});
+		expect(p.faux.requests).toHaveLength(0);
+		expect(p.session.messages.filter((m) => m.role === "user")).toEqual([]);
+		// The failure refused only the prompts that waited for it.
+		await p.session.prompt("after the failure");
+		expect(p.faux.requests).toHaveLength(1);
+	});
+
+	it("overlapping reload() calls run one after the other, each to its end; a prompt sent meanwhile runs once, after the last", async () => {
+		p = await openProject({ files: { ".settle/extensions/life.ts": lifecycleExtension("life") } });
+		const log = g.__settleReloadTest!;
+		p.faux.setResponses([fauxAssistantMessage("once")]);
+		const first = p.session.reload();
+		const prompting = p.session.prompt("during both").then(() => log.events.push("prompt settled"));
+		const second = p.session.reload();
+		await Promise.all([first, second, prompting]);
+		expect(log.events.filter((event) => !event.includes("resources_discover"))).toEqual([
+			"life1:session_start:startup",
+			"life1:session_shutdown:reload",
+			"life2:session_start:reload",
+			"life2:session_shutdown:reload",
+			"life3:session_start:reload",
+			"prompt settled",
+		]);
+		expect(p.faux.requests).toHaveLength(1);
+		expect(p.session.messages.filter((m) => m.role === "user")).toHaveLength(1);
+	});
+
 	it("ctx.reload() from a command reloads; the command's old ctx is stale afterwards", async () => {
 		p = await openProject({
 			files: {
