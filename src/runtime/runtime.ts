@@ -251,8 +251,8 @@ export class AgentSessionRuntime {
 			createSession: fromPromise<CreatedSession, CreateSessionInput>(({ input, system }) =>
 				runtimeOf(system).createSession(input.request, input.target),
 			),
-			// The run in flight ends, and is persisted, before extensions hear session_shutdown; the
-			// machine's settleTimeout bounds the wait.
+			// A reload in progress ends, and the run in flight ends and is persisted, before extensions
+			// hear session_shutdown; the machine's settleTimeout bounds the wait.
 			settleCurrent: fromPromise<void, TeardownInput>(async ({ input, system }) => {
 				const runtime = runtimeOf(system);
 				if (input.reason === "quit") setClosingMessage(runtime.current.session, SESSION_RUNTIME_DISPOSING);

@@ -1453,7 +1453,8 @@ export class AgentSession {
 	 * flag values, the active tools that are still registered stay active, and — when the host bound
 	 * extensions — they get `session_start` and `resources_discover` with reason `reload`. The
 	 * transcript, session file and model stay; a changed prompt is recorded before the next request.
-	 * Rejects with `BUSY` while an operation or a compaction runs. Concurrent calls run one after the
+	 * Rejects with `BUSY` while an operation or a compaction runs, or while its runtime replaces it
+	 * (a runtime's replacement or dispose waits for a reload in progress). Concurrent calls run one after the
 	 * other (the reload machine queues them); prompts sent meanwhile are held and run after the last
 	 * one — or, when a reload fails, reject with `RELOAD_FAILED` naming its error, unrun. Load
 	 * failures are in {@link extensionLoadErrors}.
@@ -1468,7 +1469,9 @@ export class AgentSession {
 	 * ```
 	 */
 	reload(options: ReloadOptions = {}): Promise<void> {
-		if (this.disposed) return Promise.reject(this.closedError());
+		// Refused while its runtime replaces or disposes it, as input is: its teardown does not race a reload.
+		const refusal = this.inputRefusal();
+		if (refusal) return Promise.reject(refusal);
 		// The reload machine decides: refused while busy, queued behind a reload in progress, or run.
 		this.reloadActor ??= startReloadActor({
 			target: this.reloadTarget(),
@@ -2727,11 +2730,32 @@ const tearingDown = new WeakSet<AgentSession>();
  * delay (`settlingCurrent`), on the session's clock. Not part of the public API.
  */
 export async function abortForTeardown(session: AgentSession): Promise<void> {
+	// A reload in progress ends first: its new extensions get session_start, then the runtime's
+	// session_shutdown (not the old ones twice, the new ones never).
+	await reloadsOver(session);
 	// No agent run in flight (idle, a retry's backoff, a compaction: nothing of theirs is left to persist).
 	if (!session.agent.state.isStreaming) return;
 	// Its prompt() still rejects with SESSION_CLOSED, as when a session is disposed mid-run.
 	tearingDown.add(session);
 	await session.abort().catch(() => undefined);
+}
+
+/** Resolves once the session's reload machine runs no reload (at once when none runs). */
+function reloadsOver(session: AgentSession): Promise<void> {
+	// biome-ignore lint/complexity/useLiteralKeys: the private actor, read for the runtime's teardown
+	const actor = session["reloadActor"];
+	if (!actor?.getSnapshot().matches("reloading")) return Promise.resolve();
+	return new Promise<void>((resolve) => {
+		const subscription = actor.subscribe({
+			next: (snapshot) => {
+				if (snapshot.matches("reloading")) return;
+				subscription.unsubscribe();
+				resolve();
+			},
+			complete: () => resolve(),
+			error: () => resolve(),
+		});
+	});
 }
 
 /**

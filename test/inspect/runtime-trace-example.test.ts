@@ -144,9 +144,16 @@ describe(`${RUNTIME_EXAMPLE_TRACE_FILE}, opened in Chromium`, () => {
 					// The old session is torn down before the new one is bound: the whole path is lit.
 					expect(await marked("visited")).toEqual(
 						expect.arrayContaining(
-							["active", "beforeSwitch", "opening", "creating", "shuttingDown", "invalidating", "disposing"].map(
-								(state) => `runtime.${state}`,
-							),
+							[
+								"active",
+								"beforeSwitch",
+								"opening",
+								"creating",
+								"settlingCurrent",
+								"shuttingDown",
+								"invalidating",
+								"disposing",
+							].map((state) => `runtime.${state}`),
 						),
 					);
 				}

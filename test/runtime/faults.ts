@@ -133,6 +133,8 @@ export interface Control {
 	hold?: Promise<void>;
 	/** The session_shutdown handler waits for this (one that never settles: pi#9811). */
 	shutdownHold?: Promise<void>;
+	/** The agent_end handler waits for this (a run that never settles once aborted: pi-desktop#46). */
+	agentEndHold?: Promise<void>;
 	cancel: boolean;
 	beforeSwitch: boolean;
 	shutdown: boolean;
@@ -150,6 +152,9 @@ function controlledExtension(control: Control) {
 		};
 		pi.on("session_before_switch", before);
 		pi.on("session_before_fork", before);
+		pi.on("agent_end", async () => {
+			if (control.agentEndHold) await control.agentEndHold;
+		});
 		pi.on("session_shutdown", async () => {
 			if (control.shutdownHold) await control.shutdownHold;
 			if (control.shutdown) throw new Error("injected: session_shutdown handler failed");

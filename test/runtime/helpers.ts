@@ -184,6 +184,7 @@ export const REPLACEMENT_STATES = [
 	"beforeSwitch",
 	"opening",
 	"creating",
+	"settlingCurrent",
 	"shuttingDown",
 	"invalidating",
 	"disposing",
@@ -192,7 +193,7 @@ export const REPLACEMENT_STATES = [
 ] as const;
 
 /** The runtime machine's states after `active` when the runtime is disposed. */
-export const DISPOSAL_STATES = ["shuttingDown", "invalidating", "disposing", "disposed"] as const;
+export const DISPOSAL_STATES = ["settlingCurrent", "shuttingDown", "invalidating", "disposing", "disposed"] as const;
 
 /**
  * A recording factory whose sessions answer with `faux` and log their session events into `log`,

@@ -9,6 +9,7 @@
 import { describe, expect, it } from "vitest";
 import { type InspectionEvent, SimulatedClock } from "xstate";
 import { runtimeMachine } from "../../machines/runtime.machine.js";
+import { fauxAssistantMessage } from "../../src/llm/faux.js";
 import { allTransitionKeys, transitionKey } from "../machines/graph-harness.js";
 import { createWorld, FAULTS_BY_KIND, type Kind, replace, type World } from "./faults.js";
 
@@ -18,6 +19,8 @@ const UNREACHABLE_FOR_REAL: Record<string, string> = {
 		"session_before_switch / session_before_fork handler errors are isolated by the runner (reported, not thrown)",
 	"runtime.shuttingDown|xstate.error.actor.shutdownCurrent|0": "session_shutdown handler errors are isolated as well",
 	"runtime.shuttingDown|xstate.error.actor.shutdownCurrent|1": "(the same, outside of quitting)",
+	"runtime.settlingCurrent|xstate.error.actor.settleCurrent|0":
+		"settling never rejects: an abort's failure and a reload's are the aborted run's and the reload's own",
 	"runtime.disposing|xstate.error.actor.disposeCurrent|0": "AgentSession.dispose() never throws (C.11)",
 	"runtime.disposing|xstate.error.actor.disposeCurrent|1": "(the same, outside of quitting)",
 };
@@ -108,6 +111,26 @@ describe("runtime machine coverage through the real runtime", () => {
 					world.control.shutdownHold = undefined;
 				},
 				{ clock, shutdownTimeoutMs: 1_000 },
+			),
+		);
+
+		// pi-desktop#46: a run that never settles once aborted holds the teardown only settleTimeoutMs.
+		const settleClock = new SimulatedClock();
+		add(
+			await scenario(
+				async (world) => {
+					world.control.agentEndHold = new Promise<void>(() => {});
+					world.faux.setResponses([fauxAssistantMessage("answer")]);
+					const running = world.runtime.session.prompt("hello").catch((error: unknown) => error);
+					while (!world.runtime.session.isStreaming) await new Promise((resolve) => setImmediate(resolve));
+					const replacing = world.runtime.newSession();
+					while (world.runtime.lifecycle !== "settlingCurrent") await new Promise((resolve) => setImmediate(resolve));
+					settleClock.increment(2_000);
+					expect(await replacing).toEqual({ cancelled: false });
+					expect(await running).toMatchObject({ code: "SESSION_CLOSED" });
+					world.control.agentEndHold = undefined;
+				},
+				{ clock: settleClock },
 			),
 		);
 

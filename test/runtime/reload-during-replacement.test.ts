@@ -1,0 +1,80 @@
+/**
+ * A reload and a replacement of the same session at once. Found by this round's interleaving
+ * property: a `newSession()` during `reload()` told the OLD extensions `session_shutdown` a second
+ * time (`reload`, then `new`), while the extensions the reload loaded got `session_start` and were
+ * disposed without ever hearing `session_shutdown` (their cleanup never ran). The runtime machine's
+ * `settlingCurrent` now lets the reload end first, and `reload()` is refused (`BUSY`) once the
+ * runtime replaces the session.
+ */
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { SettleError } from "../../src/errors.js";
+import type { ExtensionAPI } from "../../src/extensions/types.js";
+import { createFauxProvider } from "../../src/llm/faux.js";
+import type { AgentSessionRuntime } from "../../src/runtime/runtime.js";
+import { createWorkspace, fauxModelRuntime, recordingFactory, startRuntime, type Workspace } from "./helpers.js";
+
+let ws: Workspace;
+let runtime: AgentSessionRuntime | undefined;
+let log: string[];
+let generation: number;
+let releaseReloadShutdown: () => void;
+
+/** Logs per extension generation (g1, g2, …); its reload shutdown waits until the test releases it. */
+function generations(pi: ExtensionAPI) {
+	const g = `g${++generation}`;
+	pi.on("session_start", (event) => void log.push(`${g} session_start ${event.reason}`));
+	pi.on("session_shutdown", async (event) => {
+		if (event.reason === "reload") await new Promise<void>((resolve) => (releaseReloadShutdown = resolve));
+		log.push(`${g} session_shutdown ${event.reason}`);
+	});
+}
+
+const settleMicrotasks = async (rounds = 20) => {
+	for (let i = 0; i < rounds; i++) await new Promise<void>((resolve) => setImmediate(resolve));
+};
+
+beforeEach(() => {
+	ws = createWorkspace();
+	log = [];
+	generation = 0;
+});
+afterEach(async () => {
+	await runtime?.dispose();
+	runtime = undefined;
+	ws.cleanup();
+});
+
+describe("reload() and a runtime replacement of the same session", () => {
+	it("the replacement waits for the reload (settlingCurrent): every extension generation hears session_shutdown exactly once", async () => {
+		const faux = createFauxProvider();
+		const rec = recordingFactory({
+			modelRuntime: () => fauxModelRuntime(faux),
+			resourceLoaderOptions: { extensionFactories: [generations], noExtensions: true },
+		});
+		runtime = await startRuntime(rec.factory, ws, ws.alpha);
+		const old = runtime.session;
+		const reloading = old.reload();
+		await settleMicrotasks();
+		const replacing = runtime.newSession();
+		await settleMicrotasks();
+		expect(runtime.lifecycle).toBe("settlingCurrent");
+		expect(log).toEqual(["g1 session_start startup"]);
+		// Being replaced: a further reload is refused, as input is.
+		const refused = await old.reload().catch((error: unknown) => error);
+		expect(refused).toBeInstanceOf(SettleError);
+		expect(refused).toMatchObject({ code: "BUSY", details: { sessionReplacement: true } });
+
+		releaseReloadShutdown();
+		await reloading;
+		await replacing;
+		expect(log).toEqual([
+			"g1 session_start startup",
+			"g1 session_shutdown reload",
+			// g2 is the new session's (built before the old one is torn down), g3 the reload's.
+			"g3 session_start reload",
+			"g3 session_shutdown new",
+			"g2 session_start new",
+		]);
+		expect(old.isDisposed).toBe(true);
+	});
+});
