@@ -218,7 +218,7 @@ const FORKED_PROMPT = "Add a docs build step.";
  * recovers from a context overflow by compaction (whose summary request is retried once); the host starts a new session (`/new`, `n1`),
  * which answers a prompt; forks that prompt (`f2`); asks to switch back to the first session
  * (`s3`), which a `session_before_switch` handler cancels; and switches back (`s4`). Each
- * replacement goes `beforeSwitch → opening → creating → shuttingDown → invalidating → disposing →
+ * replacement goes `beforeSwitch → opening → creating → settlingCurrent → shuttingDown → invalidating → disposing →
  * rebinding → active`, and each new session's events start (`∅ → idle`) while the runtime rebinds.
  *
  * @example

@@ -381,7 +381,9 @@ describe("settle demo / viz", () => {
 		expect(run.stdout).toContain("postRun → retrying");
 		expect(run.stdout).toContain('forked; selected text: "What do my notes say?"');
 		expect(run.stdout).toMatch(/AGENTS\.md says lib: true/);
-		expect(run.stdout).toContain("runtime: active → beforeSwitch → opening → creating → shuttingDown");
+		expect(run.stdout).toContain(
+			"runtime: active → beforeSwitch → opening → creating → settlingCurrent → shuttingDown",
+		);
 	});
 
 	it("viz writes the diagrams of both machines", () => {
