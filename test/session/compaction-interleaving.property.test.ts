@@ -197,12 +197,18 @@ describe("compaction, retry backoff and queued messages interleaved (DESIGN §8:
 						let stopped = false;
 						const endedInError: boolean[] = [];
 						let lastStop: string | undefined;
+						// A second overflow in one request (an error, or a length stop from a full context, after
+						// the recovery's compaction) ends the operation with a failed recovery: it delivers nothing.
+						let recoveryFailed = false;
 						h.session.subscribe((event) => {
 							if (event.type === "message_end" && event.message.role === "assistant")
 								lastStop = event.message.stopReason;
+							if (event.type === "compaction_end" && event.reason === "overflow" && event.errorMessage !== undefined)
+								recoveryFailed = true;
 							if (event.type === "agent_settled") {
-								endedInError.push(lastStop === "error" || lastStop === "aborted");
+								endedInError.push(lastStop === "error" || lastStop === "aborted" || recoveryFailed);
 								lastStop = undefined;
+								recoveryFailed = false;
 							}
 						});
 						// Every call made, and how many have resolved (actions join as their events fire).
