@@ -2331,3 +2331,58 @@ describe("pi 0.73.1 against Settle: a turn cut off by a full context", () => {
 		});
 	});
 });
+
+describe("pi 0.73.1 against Settle: a prompt while a compaction runs, over RPC", () => {
+	it("pi#7150: over RPC, `compact` and then a `prompt` in one write — pi 0.73.1 answers the prompt success: true and then drops it (no run, in neither get_messages nor the file); Settle refuses it saying to retry", async () => {
+		const dir = mkdtempSync(join(tmpdir(), "settle-pi7150-peer-"));
+		cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+		// Both faux models echo the last user message (the summary too); keepRecentTokens: 1 (startPeers).
+		const peers = startPeers(dir, []);
+		const runs: Record<string, unknown> = {};
+		for (const peer of [peers.pi, peers.settle]) {
+			const { client } = peer;
+			cleanups.push(() => client.child.kill("SIGKILL"));
+			for (const [id, message] of [
+				["p1", "first question"],
+				["p2", "second question"],
+			]) {
+				const ended = client.next((line) => line.type === peer.endEvent);
+				await client.request({ id, type: "prompt", message });
+				await ended;
+			}
+			const compacted = client.next((line) => line.type === "response" && line.id === "c");
+			const prompted = client.next((line) => line.type === "response" && line.id === "p3");
+			// Both lines in one write: the prompt is read while the compaction summarizes.
+			client.child.stdin.write(
+				`${JSON.stringify({ id: "c", type: "compact" })}\n${JSON.stringify({ id: "p3", type: "prompt", message: "probe while compacting" })}\n`,
+			);
+			const prompt = await prompted;
+			await compacted;
+			const afterCompact = client.lines.length;
+			// Whatever the server still has to say, read before it is asked.
+			const state = (await client.request({ id: "s", type: "get_state" })) as {
+				data: { sessionFile: string; isStreaming: boolean };
+			};
+			const messages = await client.request({ id: "m", type: "get_messages" });
+			const kinds = client.lines.map((line) => (line.type === "response" ? `response ${line.id}` : line.type));
+			runs[peer.name] = {
+				prompt: prompt.success ? "accepted" : String(prompt.error).split(".")[0],
+				answeredDuringCompaction:
+					kinds.indexOf("compaction_start") < kinds.indexOf("response p3") &&
+					kinds.indexOf("response p3") < kinds.indexOf("compaction_end"),
+				ran: client.lines.slice(afterCompact).some((line) => line.type === "agent_start"),
+				streaming: state.data.isStreaming,
+				inMessages: JSON.stringify(messages).includes("probe while compacting"),
+				inFile: readFileSync(state.data.sessionFile, "utf8").includes("probe while compacting"),
+			};
+			// pi 0.73.1's RPC server does not end with its stdin: stopped here (both, alike).
+			client.child.kill("SIGKILL");
+			await client.exited;
+		}
+		const lost = { ran: false, streaming: false, inMessages: false, inFile: false, answeredDuringCompaction: true };
+		expect(runs).toEqual({
+			pi: { prompt: "accepted", ...lost },
+			settle: { prompt: "Cannot submit a prompt while compaction is in progress", ...lost },
+		});
+	});
+});
