@@ -2386,3 +2386,57 @@ describe("pi 0.73.1 against Settle: a prompt while a compaction runs, over RPC",
 		});
 	});
 });
+
+describe("pi 0.73.1 against Settle: a file without an answer yet, reopened and continued", () => {
+	it("pi#3930: a session file whose user message has no answer, opened, a model_change, then the first assistant message — pi 0.73.1 writes the header and the old entries a second time (duplicate ids); Settle writes each entry once", () => {
+		const dir = mkdtempSync(join(tmpdir(), "settle-pi3930-peer-"));
+		cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+		const question = { role: "user", content: [{ type: "text", text: "old question" }], timestamp: 1 };
+		const header = { type: "session", version: 3, id: "0199ffff-0000-7000-8000-000000000003", cwd: dir };
+		const timestamp = "2026-04-29T10:00:00.000Z";
+		const lines = [
+			{ ...header, timestamp },
+			{ type: "message", id: "u1", parentId: null, timestamp, message: question },
+		];
+		const answer = {
+			role: "assistant",
+			content: [{ type: "text", text: "the first answer" }],
+			api: "faux",
+			provider: "faux",
+			model: "faux-1",
+			usage: {
+				input: 1,
+				output: 1,
+				cacheRead: 0,
+				cacheWrite: 0,
+				totalTokens: 2,
+				cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 },
+			},
+			stopReason: "stop",
+			timestamp: 2,
+		};
+		const shapes: Record<string, unknown> = {};
+		const managers = {
+			pi: (file: string) => pi.SessionManager.open(file, dir),
+			settle: (file: string) => SessionManager.open(file, dir),
+		};
+		for (const [name, open] of Object.entries(managers)) {
+			const file = join(dir, `${name}.jsonl`);
+			writeFileSync(file, `${lines.map((line) => JSON.stringify(line)).join("\n")}\n`);
+			const manager = open(file);
+			manager.appendModelChange("faux", "faux-2");
+			manager.appendMessage(answer as never);
+			const entries = readEntries(file);
+			const ids = entries.filter((entry) => entry.type !== "session").map((entry) => entry.id as string);
+			shapes[name] = {
+				headers: entries.filter((entry) => entry.type === "session").length,
+				duplicated: [...new Set(ids.filter((id, index) => ids.indexOf(id) !== index))].length,
+				entries: entries.length,
+			};
+			if ("close" in manager && typeof manager.close === "function") manager.close();
+		}
+		// pi 0.73.1 writes everything it holds on the first answer: the header and the question a second time.
+		expect(shapes.pi).toEqual({ headers: 2, duplicated: 1, entries: 6 });
+		expect(shapes.settle).toEqual({ headers: 1, duplicated: 0, entries: 4 });
+	});
+});
