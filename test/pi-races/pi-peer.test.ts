@@ -16,7 +16,7 @@ import {
 	writeFileSync,
 } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { basename, join } from "node:path";
 import * as piAi from "@mariozechner/pi-ai";
 import * as pi from "@mariozechner/pi-coding-agent";
 import { afterEach, describe, expect, it } from "vitest";
@@ -46,7 +46,7 @@ import {
 } from "../parity/peers.js";
 import { createRuntimePeer, onBothRuntimes } from "../parity/tree-peers.js";
 import { hungTool } from "./disk-harness.js";
-import { BIG_ANSWER, gate, THRESHOLD_SETTINGS } from "./helpers.js";
+import { BIG_ANSWER, gate, LIFECYCLE_LOG, THRESHOLD_SETTINGS } from "./helpers.js";
 import {
 	ORPHAN_RESULT_TEXT,
 	STALE_SUMMARY_TEXT,
@@ -2161,7 +2161,25 @@ describe("pi 0.73.1 against Settle: a steer an extension sends from the context 
 			},
 		);
 		const once = { saved: 1, perRequest: [0, 0, 1, 1] };
-		expect(runs).toEqual({ pi: once, settle: once });
+		expect(runs.settle).toEqual(once);
+		// pi 0.73.1 has it: a second session_start for every session, and one more at startup naming a
+		// file the server never reports.
+		expect(runs.pi).toEqual([
+			"start startup (another file)",
+			"start startup #1",
+			"shutdown new #1",
+			"start new #2",
+			"start new #2",
+			"shutdown resume #2",
+			"start resume #1",
+			"start resume #1",
+			"shutdown fork #1",
+			"start fork #3",
+			"start fork #3",
+			"shutdown fork #3",
+			"start fork #4",
+			"start fork #4",
+		]);
 	});
 });
 
@@ -2438,5 +2456,85 @@ describe("pi 0.73.1 against Settle: a file without an answer yet, reopened and c
 		// pi 0.73.1 writes everything it holds on the first answer: the header and the question a second time.
 		expect(shapes.pi).toEqual({ headers: 2, duplicated: 1, entries: 6 });
 		expect(shapes.settle).toEqual({ headers: 1, duplicated: 0, entries: 4 });
+	});
+});
+
+describe("pi 0.73.1 against Settle: session events over RPC when the session is replaced", () => {
+	it("pi-lens#2890: over RPC, new_session, switch_session, fork and clone — pi 0.73.1 gives an extension two session_start events for each new session (and one more at startup); Settle one, after the old session's one session_shutdown", async () => {
+		const dir = mkdtempSync(join(tmpdir(), "settle-pilens2890-peer-"));
+		cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+		const logs = { pi: join(dir, "pi.log"), settle: join(dir, "settle.log") };
+		const runs: Record<string, unknown> = {};
+		for (const name of ["pi", "settle"] as const) {
+			writeFileSync(logs[name], "");
+			const extension = join(dir, `${name}-lifecycle.mjs`);
+			writeFileSync(extension, LIFECYCLE_LOG(logs[name]));
+			const peer = startPeers(join(dir, name), [], undefined, [extension])[name];
+			const { client } = peer;
+			cleanups.push(() => client.child.kill("SIGKILL"));
+			let id = 0;
+			const request = (command: Record<string, unknown>) => client.request({ id: String(++id), ...command });
+			const sessionFile = async () =>
+				((await request({ type: "get_state" })) as { data: { sessionFile: string } }).data.sessionFile;
+			const ask = async (message: string) => {
+				const ended = client.next((line) => line.type === peer.endEvent);
+				await request({ type: "prompt", message });
+				await ended;
+			};
+			await ask("hello");
+			const first = await sessionFile();
+			await request({ type: "new_session" });
+			const second = await sessionFile();
+			await ask("in the second session");
+			await request({ type: "switch_session", sessionPath: first });
+			const forkable = (await request({ type: "get_fork_messages" })) as {
+				data: { messages: { entryId: string }[] };
+			};
+			await request({ type: "fork", entryId: forkable.data.messages[0]!.entryId });
+			const forked = await sessionFile();
+			await ask("in the fork");
+			await request({ type: "clone" });
+			const cloned = await sessionFile();
+			// Read after one more round trip: every handler of the last replacement has logged.
+			await request({ type: "get_state" });
+			const names = new Map([first, second, forked, cloned].map((file, index) => [basename(file), `#${index + 1}`]));
+			runs[name] = readFileSync(logs[name], "utf8")
+				.split("\n")
+				.filter(Boolean)
+				.map((line) => line.replace(/\S+\.jsonl$/, (file) => names.get(file) ?? "(another file)"));
+			// pi 0.73.1's RPC server does not end with its stdin: stopped here (both, alike).
+			client.child.kill("SIGKILL");
+			await client.exited;
+		}
+		const once = [
+			"start startup #1",
+			"shutdown new #1",
+			"start new #2",
+			"shutdown resume #2",
+			"start resume #1",
+			"shutdown fork #1",
+			"start fork #3",
+			"shutdown fork #3",
+			"start fork #4",
+		];
+		expect(runs.settle).toEqual(once);
+		// pi 0.73.1 has it: a second session_start for every session, and one more at startup naming a
+		// file the server never reports.
+		expect(runs.pi).toEqual([
+			"start startup (another file)",
+			"start startup #1",
+			"shutdown new #1",
+			"start new #2",
+			"start new #2",
+			"shutdown resume #2",
+			"start resume #1",
+			"start resume #1",
+			"shutdown fork #1",
+			"start fork #3",
+			"start fork #3",
+			"shutdown fork #3",
+			"start fork #4",
+			"start fork #4",
+		]);
 	});
 });
