@@ -2538,3 +2538,48 @@ describe("pi 0.73.1 against Settle: session events over RPC when the session is 
 		]);
 	});
 });
+
+describe("pi 0.73.1 against Settle: a command that waits for its own ctx.compact()", () => {
+	it("an extension command awaiting ctx.compact()'s onComplete (found replaying pi#7154) — pi 0.73.1 compacts at once and the command goes on; Settle hung until this test, now the same", async () => {
+		const runs = await onBothPeers(
+			() => ({
+				settings: { compaction: { keepRecentTokens: 10 } },
+				extensions: [
+					(api) => {
+						api.registerCommand("compact-now", {
+							description: "compacts and reports",
+							handler: async (_args, ctx) => {
+								const outcome = await new Promise<string>((resolve) => {
+									ctx.compact({ onComplete: () => resolve("completed"), onError: (error) => resolve(error.message) });
+								});
+								api.sendMessage({ customType: "report", content: `compaction ${outcome}`, display: true });
+							},
+						});
+					},
+				],
+			}),
+			async (peer) => {
+				peer.script(Array.from({ length: 8 }, () => answerer));
+				for (const text of ["one", "two"]) await peer.session.prompt(`question ${text} `.repeat(20));
+				let settled = false;
+				const command = outcomeOf(peer.session.prompt("/compact-now")).then((outcome) => {
+					settled = true;
+					return outcome;
+				});
+				for (let turn = 0; turn < 2000 && !settled; turn++) await new Promise<void>((resolve) => setImmediate(resolve));
+				if (!settled) return { command: "never resolved" };
+				await peer.quiesce();
+				return {
+					command: await command,
+					saved: peer
+						.fileEntries()
+						.map((entry) => entry.type)
+						.filter((type) => type === "compaction" || type === "custom_message"),
+				};
+			},
+		);
+		const expected = { command: "resolved", saved: ["compaction", "custom_message"] };
+		expect(runs.pi).toEqual(expected);
+		expect(runs.settle).toEqual(expected);
+	});
+});
