@@ -266,6 +266,8 @@ export interface ExtensionContext {
 	 * Starts a compaction and returns at once; the outcome goes to `onComplete` / `onError`. While
 	 * an operation runs (a `turn_end` handler, a tool) it does not abort it, unlike pi's: it starts
 	 * once the operation settles (UniPi#30); `abort()` / `abortCompaction()` cancel it meanwhile.
+	 * From an extension command (or an `input` handler) it runs at once, inside the command's own
+	 * prompt, which resolves after it: the command may wait for `onComplete`.
 	 *
 	 * @example
 	 * ```ts

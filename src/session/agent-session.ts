@@ -79,6 +79,7 @@ import { finishTurnBoundary } from "./boundaries.js";
 import { CacheWarmer, type CacheWarmerClock, type CacheWarmingMode, type CacheWarmingStatus } from "./cache-warmer.js";
 import {
 	compactBeforeRoutedRequest,
+	compactInPreflight,
 	finishRequestCompaction,
 	reportOverflowRecoveryFailed,
 } from "./compaction-runner.js";
@@ -1249,6 +1250,11 @@ export class AgentSession {
 	 */
 	private compactFromExtension(customInstructions: string | undefined): Promise<CompactionResult<unknown>> {
 		this.assertUsable();
+		// From the prompt's own command or input handler: compact() would abort that prompt and wait
+		// for it to end, and the prompt waits for the handler; it runs inside the preflight instead.
+		if (this.internals.scratch.dispatchDepth > 0 && this.snapshot.matches("preflight")) {
+			return compactInPreflight(this.internals, customInstructions);
+		}
 		if (!this.isStreaming) return this.compact(customInstructions);
 		if (this.extensionCompaction) return this.extensionCompaction.done;
 		let resolve!: (result: CompactionResult<unknown>) => void;

@@ -10,6 +10,7 @@ import type {
 	PromptOperationSnapshot,
 } from "../../machines/prompt-operation.machine.js";
 import type { Agent } from "../agent/agent.js";
+import type { CompactionResult } from "../compaction/types.js";
 import type { ExtensionRunner } from "../extensions/runner.js";
 import type { ModelRuntime } from "../llm/model-runtime.js";
 import type { AssistantMessage, Model, ToolResultMessage } from "../llm/types.js";
@@ -82,6 +83,11 @@ export interface OperationScratch {
 	 * listeners) run: what an extension sends now runs once the compaction is over (pi#9647).
 	 */
 	manualCompactionSaved: boolean;
+	/**
+	 * A `ctx.compact()` from the session's own preflight dispatch (an extension command, an `input`
+	 * handler), running inside the preflight: the preflight waits for it before it ends.
+	 */
+	preflightCompaction: Promise<CompactionResult<unknown>> | undefined;
 }
 
 export function createOperationScratch(): OperationScratch {
@@ -103,6 +109,7 @@ export function createOperationScratch(): OperationScratch {
 		settledController: undefined,
 		runningPreflight: undefined,
 		manualCompactionSaved: false,
+		preflightCompaction: undefined,
 	};
 }
 

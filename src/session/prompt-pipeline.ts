@@ -31,7 +31,7 @@ import { authenticationFailedMessage, noApiKeyFoundMessage, noModelSelectedMessa
 import type { AgentMessage, ImageContent, Model } from "../llm/types.js";
 import { expandPromptTemplate } from "../resources/prompt-templates.js";
 import { expandSkillCommand } from "../resources/skills.js";
-import { preSendCompaction } from "./compaction-runner.js";
+import { preSendCompaction, settlePreflightCompaction } from "./compaction-runner.js";
 import { normalizePromptImages } from "./images.js";
 import type { SessionInternals } from "./internals.js";
 import type { CustomMessage } from "./messages.js";
@@ -74,10 +74,13 @@ export async function preflight(s: SessionInternals, request: PromptRequest): Pr
 	let text = payload.text;
 	let images = payload.images;
 	if (payload.expandPromptTemplates && text.startsWith("/") && (await runner.dispatchCommand(text))) {
+		// A compaction the command started with ctx.compact() ends inside this preflight.
+		await settlePreflightCompaction(s);
 		return { disposition: "handled" };
 	}
 	if (runner.hasHandlers("input")) {
 		const result = await runner.emitInput(text, images, payload.source);
+		await settlePreflightCompaction(s);
 		if (result.action === "handled") return { disposition: "handled" };
 		if (result.action === "transform") {
 			text = result.text;

@@ -10,6 +10,8 @@ import {
 
 const resourceLoaderOptions = {
 	noExtensions: true,
+	// Extensions a test loads into pi too (pi's `-ne -e <path>`): a JSON array of paths, none by default.
+	additionalExtensionPaths: JSON.parse(process.env.PI_PEER_EXTENSIONS ?? "[]"),
 	noSkills: true,
 	noPromptTemplates: true,
 	noThemes: true,

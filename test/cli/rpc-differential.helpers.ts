@@ -63,11 +63,12 @@ function fileAppears(dir: string, name: string): Promise<void> {
 	});
 }
 
-/** Starts both peers in their own folders under `dir` with the same faux script. */
+/** Starts both peers in their own folders under `dir` with the same faux script (and the same `extensions`, if any). */
 export function startPeers(
 	dir: string,
 	script: unknown[],
 	settings: object = retrySettings(false),
+	extensions: readonly string[] = [],
 ): { pi: Peer; settle: Peer } {
 	mkdirSync(dir, { recursive: true });
 	const scriptFile = join(dir, "script.json");
@@ -90,8 +91,12 @@ export function startPeers(
 			scriptFile,
 			JSON.stringify(allSettings),
 		],
+		...(extensions.length > 0 ? { env: { PI_PEER_EXTENSIONS: JSON.stringify(extensions) } } : {}),
 	});
-	const settle = new RpcClient(["--faux-script", scriptFile], { cwd: settleCwd, agentDir: join(dir, "settle-agent") });
+	const settle = new RpcClient(["--faux-script", scriptFile, ...extensions.flatMap((path) => ["-e", path])], {
+		cwd: settleCwd,
+		agentDir: join(dir, "settle-agent"),
+	});
 	return {
 		pi: { name: "pi", client: pi, cwd: piDirs.cwd, sessionFiles: [], endEvent: "agent_end" },
 		settle: { name: "settle", client: settle, cwd: settleCwd, sessionFiles: [], endEvent: "agent_settled" },

@@ -64,3 +64,13 @@ export async function until(h: Harness, condition: () => boolean, what: string):
 	for (let i = 0; i < 5000 && !condition(); i++) await new Promise<void>((resolve) => setImmediate(resolve));
 	if (!condition()) throw new Error(`never happened: ${what} (lifecycle ${h.session.lifecycle})`);
 }
+
+/** Logs every session lifecycle event it hears, with the session file it was loaded for (pi-peer uses it too). */
+export const LIFECYCLE_LOG = (log: string) => `import { appendFileSync } from "node:fs";
+import { basename } from "node:path";
+export default function (pi) {
+	const write = (line) => appendFileSync(${JSON.stringify(log)}, line + "\\n");
+	pi.on("session_start", (event, ctx) => write("start " + event.reason + " " + basename(ctx.sessionManager.getSessionFile() ?? "none")));
+	pi.on("session_shutdown", (event, ctx) => write("shutdown " + event.reason + " " + basename(ctx.sessionManager.getSessionFile() ?? "none")));
+}
+`;

@@ -16,7 +16,7 @@ import {
 	writeFileSync,
 } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { basename, join } from "node:path";
 import * as piAi from "@mariozechner/pi-ai";
 import * as pi from "@mariozechner/pi-coding-agent";
 import { afterEach, describe, expect, it } from "vitest";
@@ -46,7 +46,7 @@ import {
 } from "../parity/peers.js";
 import { createRuntimePeer, onBothRuntimes } from "../parity/tree-peers.js";
 import { hungTool } from "./disk-harness.js";
-import { BIG_ANSWER, gate, THRESHOLD_SETTINGS } from "./helpers.js";
+import { BIG_ANSWER, gate, LIFECYCLE_LOG, THRESHOLD_SETTINGS } from "./helpers.js";
 import {
 	ORPHAN_RESULT_TEXT,
 	STALE_SUMMARY_TEXT,
@@ -2329,5 +2329,239 @@ describe("pi 0.73.1 against Settle: a turn cut off by a full context", () => {
 			answers: ["toolUse", "stop"],
 			agentRequests: 3,
 		});
+	});
+});
+
+describe("pi 0.73.1 against Settle: a prompt while a compaction runs, over RPC", () => {
+	it("pi#7150: over RPC, `compact` and then a `prompt` in one write — pi 0.73.1 answers the prompt success: true and then drops it (no run, in neither get_messages nor the file); Settle refuses it saying to retry", async () => {
+		const dir = mkdtempSync(join(tmpdir(), "settle-pi7150-peer-"));
+		cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+		// Both faux models echo the last user message (the summary too); keepRecentTokens: 1 (startPeers).
+		const peers = startPeers(dir, []);
+		const runs: Record<string, unknown> = {};
+		for (const peer of [peers.pi, peers.settle]) {
+			const { client } = peer;
+			cleanups.push(() => client.child.kill("SIGKILL"));
+			for (const [id, message] of [
+				["p1", "first question"],
+				["p2", "second question"],
+			]) {
+				const ended = client.next((line) => line.type === peer.endEvent);
+				await client.request({ id, type: "prompt", message });
+				await ended;
+			}
+			const compacted = client.next((line) => line.type === "response" && line.id === "c");
+			const prompted = client.next((line) => line.type === "response" && line.id === "p3");
+			// Both lines in one write: the prompt is read while the compaction summarizes.
+			client.child.stdin.write(
+				`${JSON.stringify({ id: "c", type: "compact" })}\n${JSON.stringify({ id: "p3", type: "prompt", message: "probe while compacting" })}\n`,
+			);
+			const prompt = await prompted;
+			await compacted;
+			const afterCompact = client.lines.length;
+			// Whatever the server still has to say, read before it is asked.
+			const state = (await client.request({ id: "s", type: "get_state" })) as {
+				data: { sessionFile: string; isStreaming: boolean };
+			};
+			const messages = await client.request({ id: "m", type: "get_messages" });
+			const kinds = client.lines.map((line) => (line.type === "response" ? `response ${line.id}` : line.type));
+			runs[peer.name] = {
+				prompt: prompt.success ? "accepted" : String(prompt.error).split(".")[0],
+				answeredDuringCompaction:
+					kinds.indexOf("compaction_start") < kinds.indexOf("response p3") &&
+					kinds.indexOf("response p3") < kinds.indexOf("compaction_end"),
+				ran: client.lines.slice(afterCompact).some((line) => line.type === "agent_start"),
+				streaming: state.data.isStreaming,
+				inMessages: JSON.stringify(messages).includes("probe while compacting"),
+				inFile: readFileSync(state.data.sessionFile, "utf8").includes("probe while compacting"),
+			};
+			// pi 0.73.1's RPC server does not end with its stdin: stopped here (both, alike).
+			client.child.kill("SIGKILL");
+			await client.exited;
+		}
+		const lost = { ran: false, streaming: false, inMessages: false, inFile: false, answeredDuringCompaction: true };
+		expect(runs).toEqual({
+			pi: { prompt: "accepted", ...lost },
+			settle: { prompt: "Cannot submit a prompt while compaction is in progress", ...lost },
+		});
+	});
+});
+
+describe("pi 0.73.1 against Settle: a file without an answer yet, reopened and continued", () => {
+	it("pi#3930: a session file whose user message has no answer, opened, a model_change, then the first assistant message — pi 0.73.1 writes the header and the old entries a second time (duplicate ids); Settle writes each entry once", () => {
+		const dir = mkdtempSync(join(tmpdir(), "settle-pi3930-peer-"));
+		cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+		const question = { role: "user", content: [{ type: "text", text: "old question" }], timestamp: 1 };
+		const header = { type: "session", version: 3, id: "0199ffff-0000-7000-8000-000000000003", cwd: dir };
+		const timestamp = "2026-04-29T10:00:00.000Z";
+		const lines = [
+			{ ...header, timestamp },
+			{ type: "message", id: "u1", parentId: null, timestamp, message: question },
+		];
+		const answer = {
+			role: "assistant",
+			content: [{ type: "text", text: "the first answer" }],
+			api: "faux",
+			provider: "faux",
+			model: "faux-1",
+			usage: {
+				input: 1,
+				output: 1,
+				cacheRead: 0,
+				cacheWrite: 0,
+				totalTokens: 2,
+				cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 },
+			},
+			stopReason: "stop",
+			timestamp: 2,
+		};
+		const shapes: Record<string, unknown> = {};
+		const managers = {
+			pi: (file: string) => pi.SessionManager.open(file, dir),
+			settle: (file: string) => SessionManager.open(file, dir),
+		};
+		for (const [name, open] of Object.entries(managers)) {
+			const file = join(dir, `${name}.jsonl`);
+			writeFileSync(file, `${lines.map((line) => JSON.stringify(line)).join("\n")}\n`);
+			const manager = open(file);
+			manager.appendModelChange("faux", "faux-2");
+			manager.appendMessage(answer as never);
+			const entries = readEntries(file);
+			const ids = entries.filter((entry) => entry.type !== "session").map((entry) => entry.id as string);
+			shapes[name] = {
+				headers: entries.filter((entry) => entry.type === "session").length,
+				duplicated: [...new Set(ids.filter((id, index) => ids.indexOf(id) !== index))].length,
+				entries: entries.length,
+			};
+			if ("close" in manager && typeof manager.close === "function") manager.close();
+		}
+		// pi 0.73.1 writes everything it holds on the first answer: the header and the question a second time.
+		expect(shapes.pi).toEqual({ headers: 2, duplicated: 1, entries: 6 });
+		expect(shapes.settle).toEqual({ headers: 1, duplicated: 0, entries: 4 });
+	});
+});
+
+describe("pi 0.73.1 against Settle: session events over RPC when the session is replaced", () => {
+	it("pi-lens#2890: over RPC, new_session, switch_session, fork and clone — pi 0.73.1 gives an extension two session_start events for each new session (and one more at startup); Settle one, after the old session's one session_shutdown", async () => {
+		const dir = mkdtempSync(join(tmpdir(), "settle-pilens2890-peer-"));
+		cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+		const logs = { pi: join(dir, "pi.log"), settle: join(dir, "settle.log") };
+		const runs: Record<string, unknown> = {};
+		for (const name of ["pi", "settle"] as const) {
+			writeFileSync(logs[name], "");
+			const extension = join(dir, `${name}-lifecycle.mjs`);
+			writeFileSync(extension, LIFECYCLE_LOG(logs[name]));
+			const peer = startPeers(join(dir, name), [], undefined, [extension])[name];
+			const { client } = peer;
+			cleanups.push(() => client.child.kill("SIGKILL"));
+			let id = 0;
+			const request = (command: Record<string, unknown>) => client.request({ id: String(++id), ...command });
+			const sessionFile = async () =>
+				((await request({ type: "get_state" })) as { data: { sessionFile: string } }).data.sessionFile;
+			const ask = async (message: string) => {
+				const ended = client.next((line) => line.type === peer.endEvent);
+				await request({ type: "prompt", message });
+				await ended;
+			};
+			await ask("hello");
+			const first = await sessionFile();
+			await request({ type: "new_session" });
+			const second = await sessionFile();
+			await ask("in the second session");
+			await request({ type: "switch_session", sessionPath: first });
+			const forkable = (await request({ type: "get_fork_messages" })) as {
+				data: { messages: { entryId: string }[] };
+			};
+			await request({ type: "fork", entryId: forkable.data.messages[0]!.entryId });
+			const forked = await sessionFile();
+			await ask("in the fork");
+			await request({ type: "clone" });
+			const cloned = await sessionFile();
+			// Read after one more round trip: every handler of the last replacement has logged.
+			await request({ type: "get_state" });
+			const names = new Map([first, second, forked, cloned].map((file, index) => [basename(file), `#${index + 1}`]));
+			runs[name] = readFileSync(logs[name], "utf8")
+				.split("\n")
+				.filter(Boolean)
+				.map((line) => line.replace(/\S+\.jsonl$/, (file) => names.get(file) ?? "(another file)"));
+			// pi 0.73.1's RPC server does not end with its stdin: stopped here (both, alike).
+			client.child.kill("SIGKILL");
+			await client.exited;
+		}
+		const once = [
+			"start startup #1",
+			"shutdown new #1",
+			"start new #2",
+			"shutdown resume #2",
+			"start resume #1",
+			"shutdown fork #1",
+			"start fork #3",
+			"shutdown fork #3",
+			"start fork #4",
+		];
+		expect(runs.settle).toEqual(once);
+		// pi 0.73.1 has it: a second session_start for every session, and one more at startup naming a
+		// file the server never reports.
+		expect(runs.pi).toEqual([
+			"start startup (another file)",
+			"start startup #1",
+			"shutdown new #1",
+			"start new #2",
+			"start new #2",
+			"shutdown resume #2",
+			"start resume #1",
+			"start resume #1",
+			"shutdown fork #1",
+			"start fork #3",
+			"start fork #3",
+			"shutdown fork #3",
+			"start fork #4",
+			"start fork #4",
+		]);
+	});
+});
+
+describe("pi 0.73.1 against Settle: a command that waits for its own ctx.compact()", () => {
+	it("an extension command awaiting ctx.compact()'s onComplete (found replaying pi#7154) — pi 0.73.1 compacts at once and the command goes on; Settle hung until this test, now the same", async () => {
+		const runs = await onBothPeers(
+			() => ({
+				settings: { compaction: { keepRecentTokens: 10 } },
+				extensions: [
+					(api) => {
+						api.registerCommand("compact-now", {
+							description: "compacts and reports",
+							handler: async (_args, ctx) => {
+								const outcome = await new Promise<string>((resolve) => {
+									ctx.compact({ onComplete: () => resolve("completed"), onError: (error) => resolve(error.message) });
+								});
+								api.sendMessage({ customType: "report", content: `compaction ${outcome}`, display: true });
+							},
+						});
+					},
+				],
+			}),
+			async (peer) => {
+				peer.script(Array.from({ length: 8 }, () => answerer));
+				for (const text of ["one", "two"]) await peer.session.prompt(`question ${text} `.repeat(20));
+				let settled = false;
+				const command = outcomeOf(peer.session.prompt("/compact-now")).then((outcome) => {
+					settled = true;
+					return outcome;
+				});
+				for (let turn = 0; turn < 2000 && !settled; turn++) await new Promise<void>((resolve) => setImmediate(resolve));
+				if (!settled) return { command: "never resolved" };
+				await peer.quiesce();
+				return {
+					command: await command,
+					saved: peer
+						.fileEntries()
+						.map((entry) => entry.type)
+						.filter((type) => type === "compaction" || type === "custom_message"),
+				};
+			},
+		);
+		const expected = { command: "resolved", saved: ["compaction", "custom_message"] };
+		expect(runs.pi).toEqual(expected);
+		expect(runs.settle).toEqual(expected);
 	});
 });

@@ -22,6 +22,7 @@ import {
 } from "../../src/index.js";
 import { SimulatedClock } from "../../src/testing/index.js";
 import { ManualProvider, readEntries } from "./disk-harness.js";
+import { comparable, reopenedContext } from "./helpers.js";
 
 const cleanups: (() => void)[] = [];
 afterEach(() => {
@@ -241,4 +242,88 @@ describe("pi#8989 / pi#5669: a fork of a path with labels drops kept messages or
 		}
 		await runtime.dispose();
 	});
+});
+
+describe("pi#3930: /tree can hang on sessions with duplicate entry ids", () => {
+	/** The entries' ids, the headers, and the parents no entry has (a tree walk needs none of either kind). */
+	function treeShape(file: string) {
+		const entries = readEntries(file);
+		const ids = entries.filter((entry) => entry.type !== "session").map((entry) => entry.id as string);
+		return {
+			headers: entries.filter((entry) => entry.type === "session").length,
+			duplicateIds: ids.filter((id, index) => ids.indexOf(id) !== index),
+			missingParents: entries
+				.filter((entry) => entry.type !== "session" && entry.parentId !== null)
+				.filter((entry) => !ids.includes(entry.parentId as string))
+				.map((entry) => entry.id),
+		};
+	}
+	const question = { role: "user", content: [{ type: "text", text: "old question" }], timestamp: 1 };
+	const files = [
+		{
+			// The report's repro: a legacy file (no version, no ids) with a user message and no answer.
+			what: "a legacy file without ids",
+			write: (file: string, cwd: string) =>
+				writeFileSync(
+					file,
+					`${[
+						{ type: "session", id: "0199ffff-0000-7000-8000-000000000002", timestamp: "2026-04-29T10:00:00.000Z", cwd },
+						{ type: "message", timestamp: "2026-04-29T10:00:01.000Z", message: question },
+					]
+						.map((entry) => JSON.stringify(entry))
+						.join("\n")}\n`,
+				),
+		},
+		{
+			// What a first request cut off by a crash leaves: a current file whose user message has no answer.
+			what: "a current file whose first request never got its answer",
+			write: (file: string, cwd: string) =>
+				writePiFile(file, cwd, [
+					{ type: "model_change", id: "m1", parentId: null, provider: "manual", modelId: "manual-1" },
+					{ type: "message", id: "u1", parentId: "m1", message: question },
+				]),
+		},
+	];
+	for (const { what, write } of files) {
+		it(`pi#3930: ${what}, reopened, a model picked (model_change before any answer), then the first answer: every entry written once, one header, every parent present; the reopened context equals the live one`, async () => {
+			const dir = tempDir();
+			const { provider, reasoning, modelRuntime } = twoModels();
+			const file = join(dir, "pre-assistant.jsonl");
+			write(file, dir);
+			const settingsManager = SettingsManager.inMemory({ defaultProvider: "manual", defaultModel: "manual-1" });
+			const agentDir = join(dir, "agent");
+			const resourceLoader = new DefaultResourceLoader({ cwd: dir, agentDir, settingsManager, noExtensions: true });
+			await resourceLoader.reload();
+			const { session } = await createAgentSession({
+				cwd: dir,
+				agentDir,
+				modelRuntime,
+				settingsManager,
+				resourceLoader,
+				sessionManager: SessionManager.open(file, join(dir, "sessions")),
+			});
+			cleanups.unshift(() => session.dispose());
+			// Step 3: an entry before the first assistant message; step 4: the first assistant message.
+			await session.setModel(reasoning);
+			provider.answer("the first answer");
+			await session.prompt("new question");
+			expect(treeShape(file)).toEqual({ headers: 1, duplicateIds: [], missingParents: [] });
+			const texts = readEntries(file).flatMap((entry) =>
+				entry.type === "message" ? [JSON.stringify((entry.message as { content: unknown }).content)] : [],
+			);
+			expect(texts.filter((text) => text.includes("old question"))).toHaveLength(1);
+			expect(reopenedContext(file).map(comparable)).toEqual(session.messages.map(comparable));
+			expect(session.messages.map((message) => message.role).filter((role) => role !== "system")).toEqual([
+				"user",
+				"user",
+				"assistant",
+			]);
+			// The tree has one path from the root to the leaf, each entry on it once.
+			const reopened = SessionManager.open(file, undefined, undefined, { readOnly: true });
+			const branchIds = reopened.getBranch().map((entry) => entry.id);
+			reopened.close();
+			expect(new Set(branchIds).size).toBe(branchIds.length);
+			expect(branchIds.length).toBe(readEntries(file).length - 1);
+		});
+	}
 });

@@ -1,0 +1,68 @@
+/**
+ * pi-lens#2890, replayed against a real `settle --rpc` child process: in RPC mode pi 0.85.1 fired
+ * `session_start` twice, about 57 ms apart, for each new / resume / fork replacement, so an
+ * extension whose handler is not idempotent (a telemetry opener, a tool-set restore) ran its
+ * start-up twice. What the extension should see: exactly one `session_start` per session it is
+ * loaded into, after the old session's one `session_shutdown`, naming the session file that
+ * `get_state` then reports.
+ */
+import { readFileSync, writeFileSync } from "node:fs";
+import { basename, join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { RpcClient, useCliProject } from "../cli/helpers.js";
+import { LIFECYCLE_LOG } from "./helpers.js";
+
+const cli = useCliProject("settle-pi-races-rpc-session-events-");
+
+describe("pi-lens#2890: pi RPC mode fires session_start twice per session replacement", () => {
+	it("pi-lens#2890: settle --rpc: new_session, switch_session, fork and clone each give one session_shutdown of the old session, then one session_start naming the file get_state reports", async () => {
+		const log = join(cli.dir, "lifecycle.log");
+		writeFileSync(log, "");
+		const extension = join(cli.dir, "lifecycle.mjs");
+		writeFileSync(extension, LIFECYCLE_LOG(log));
+		const client = new RpcClient(["--faux", "-e", extension], { cwd: cli.project, agentDir: cli.agentDir });
+		let id = 0;
+		const request = (command: Record<string, unknown>) => client.request({ id: String(++id), ...command });
+		const sessionFile = async () =>
+			((await request({ type: "get_state" })) as { data: { sessionFile: string } }).data.sessionFile;
+		const ask = async (message: string) => {
+			const settled = client.next((line) => line.type === "agent_settled");
+			expect(await request({ type: "prompt", message })).toMatchObject({ success: true });
+			await settled;
+		};
+
+		await ask("hello");
+		const first = await sessionFile();
+		expect(await request({ type: "new_session" })).toMatchObject({ success: true });
+		const second = await sessionFile();
+		await ask("in the second session");
+		expect(await request({ type: "switch_session", sessionPath: first })).toMatchObject({ success: true });
+		expect(await sessionFile()).toBe(first);
+		const forkable = (await request({ type: "get_fork_messages" })) as { data: { messages: { entryId: string }[] } };
+		expect(await request({ type: "fork", entryId: forkable.data.messages[0]!.entryId })).toMatchObject({
+			success: true,
+		});
+		const forked = await sessionFile();
+		await ask("in the fork");
+		expect(await request({ type: "clone" })).toMatchObject({ success: true });
+		const cloned = await sessionFile();
+		expect(await client.end()).toBe(0);
+
+		const [a, b, c, d] = [first, second, forked, cloned].map((file) => basename(file));
+		expect(new Set([a, b, c, d]).size).toBe(4);
+		expect(readFileSync(log, "utf8").split("\n").filter(Boolean)).toEqual([
+			`start startup ${a}`,
+			`shutdown new ${a}`,
+			`start new ${b}`,
+			`shutdown resume ${b}`,
+			`start resume ${a}`,
+			`shutdown fork ${a}`,
+			`start fork ${c}`,
+			`shutdown fork ${c}`,
+			`start fork ${d}`,
+			`shutdown quit ${d}`,
+		]);
+		expect(client.lines.filter((line) => line.type === "extension_error")).toEqual([]);
+		expect(client.stderr).toBe("");
+	});
+});
