@@ -1259,9 +1259,12 @@ export class AgentSession {
 	}
 
 	/**
-	 * Compacts the context now: aborts a running operation first (it is not resumed),
-	 * then summarizes. Rejects with `Nothing to compact (session too small)`, `Already compacted`,
-	 * `Compaction cancelled` or `Compaction failed: …`. "Too small" means every message since the
+	 * Compacts the context now: aborts a running operation first (it is not resumed; it settles
+	 * once, its partial answer saved), then summarizes — one step: nothing sent meanwhile gets in
+	 * between (a prompt that arrives while the summary runs is refused with `BUSY`, as in pi), and a
+	 * second `compact()` before this one started shares it. Rejects with `Nothing to compact (session
+	 * too small)`, `Already compacted`, `Compaction cancelled` (`ABORTED`: `abort()` or
+	 * `abortCompaction()` before it ended) or `Compaction failed: …`. "Too small" means every message since the
 	 * last compaction fits in the kept span, `compaction.keepRecentTokens` (default 20000 estimated
 	 * tokens): lower it (e.g. `SettingsManager.inMemory({ compaction: { keepRecentTokens: 100 } })`)
 	 * to compact a short session, as a demo or test would. The summary is a model request (plus one
