@@ -24,16 +24,20 @@
  *   `whenIdle` (an extension's send from `session_compact`, pi#9647). In every other busy state a `busyPreflight` child `busyPreflight.<requestId>` is
  *   spawned (the rules for a prompt while busy), so request ids must be unique per session. An `ABORT` during
  *   `preflight` is remembered: a `started` outcome then settles at once without a run.
- * - `COMPACT {requestId, payload?}` — manual `compact()`, accepted in `idle` (the session aborts
- *   first, like pi) and in `settling`: a compaction asked for while `agent_settled` handlers run
- *   (pi-powerline-footer#174: `ctx.compact()` from `agent_settled`) is deferred and starts once
- *   idle, before the deferred prompts and before anything sent later, as in pi, where it starts
- *   inside that dispatch. One at a time; `ABORT_COMPACTION` while it waits cancels it
- *   (`manual_compaction_done {cancelled: true}`). `COMPACT_WHEN_SETTLED {requestId, payload?}` — a
- *   `ctx.compact()` asked for while the operation ran (UniPi#30), handed over as it settles: the
- *   machine decides and always answers. Taken in `settling` like `COMPACT` (deferred); refused in
- *   `settling` when it cannot be deferred and in every other state
- *   (`manual_compaction_done {refused: true}`: reject the caller with `BUSY`). `NAVIGATE_TREE {requestId, payload?, fromCommand?}` — `navigateTree()`
+ * - `COMPACT {requestId, payload?}` — manual `compact()`, accepted in every state, one decision:
+ *   idle → `compacting`; busy → abort what runs (the run, a retry backoff, a compaction, the
+ *   boundary, a preflight, a branch summary — as `ABORT` does there) and hold the compaction in
+ *   `context.deferredCompaction` until idle, where it starts before the deferred prompts. In
+ *   `settling` (`ctx.compact()` / `compact()` from `agent_settled`, pi-powerline-footer#174) it is
+ *   held without aborting anything. There is no window between the abort and the compaction for a
+ *   prompt to take (the session used to abort, wait for idle, then ask, and failed with `BUSY` when
+ *   a prompt came first). `COMPACT_WHEN_SETTLED {requestId, payload?}` — `ctx.compact()`: while an
+ *   operation is active (through `settling`) it is held without aborting it (UniPi#30) and starts
+ *   once the operation has settled; elsewhere it is `COMPACT`. One compaction is held at a time: a
+ *   later `COMPACT` takes it over (newest instructions), a later `COMPACT_WHEN_SETTLED` joins it;
+ *   every caller is answered with its outcome (`manual_compaction_done`, once per request).
+ *   `ABORT_COMPACTION` cancels a held compaction, and `ABORT` one held while something ran
+ *   (`manual_compaction_done {cancelled: true}`). `NAVIGATE_TREE {requestId, payload?, fromCommand?}` — `navigateTree()`
  *   (`fromCommand`: called inside an extension dispatch): in `idle` it enters `branchSummary`; in
  *   `preflight`, from a command (`ctx.navigateTree()`, which runs inside its prompt's preflight), a
  *   `navigateTree` child is spawned beside the command, and prompts wait for it. One navigation at a
@@ -133,7 +137,8 @@
  *   `agent.abort()` / abort the compaction, boundary or branch-summary controller; `preflight`: abort
  *   the pre-send compaction if the preflight is running one; `settled`: abort the signal the
  *   `agent_settled` handlers get as `ctx.signal` (an `ABORT` in `settling` changes no state).
- * - `manual_compaction_done {requestId, output?, error?, cancelled?, refused?}`, `tree_navigation_done {requestId, output?, error?}`.
+ * - `manual_compaction_done {requestId, output?, error?, cancelled?}` (one per compaction request, also
+ *   per request that joined a held one), `tree_navigation_done {requestId, output?, error?}`.
  * - `request_compaction_done {output?, error?}` — the answer to `REQUEST_NEEDS_COMPACTION`: let the
  *   waiting request preparation go on (after an `ABORT` the run is being aborted by then).
  *
@@ -171,6 +176,12 @@
  *   delay above the cap gives up. The floor keeps delays non-decreasing within a sequence even when
  *   Retry-After shrinks.
  *   Jitter: override the `scheduleRetry` action via `.provide()`.
+ * - **compact() while busy is one transition**: the `COMPACT` that aborts also holds the compaction
+ *   (`deferredCompaction`), so it starts the moment the machine is idle again — after the aborted
+ *   operation's one settle (its partial message persisted, `agent_end` / `agent_settled` emitted),
+ *   before the prompts deferred meanwhile; a prompt sent once it runs meets pi's manual-compaction
+ *   rule (`BUSY`). What the aborted run had queued stays queued (a manual compaction never
+ *   continues), as after `abort()`.
  * - **Exactly one settle** per started operation: every path out of an operation state ends in
  *   `settling`, which requests `settle` once and goes to `idle`. Preflight outcomes other than
  *   `started` never settle. A `started` preflight after an `ABORT` settles without running.
@@ -706,10 +717,8 @@ export type PromptOperationEmitted =
 			requestId: string;
 			output?: CompactionOutput;
 			error?: unknown;
-			/** A compaction deferred in `settling`, cancelled before it started. */
+			/** A deferred compaction, cancelled before it started (`abortCompaction()`, or `abort()` when it waited on what that ends). */
 			cancelled?: true;
-			/** A `COMPACT_WHEN_SETTLED` the machine did not take (one already deferred, a navigation in flight, not settling). */
-			refused?: true;
 	  }
 	| { type: "request_compaction_done"; output?: CompactionOutput; error?: unknown }
 	| {
@@ -756,21 +765,52 @@ export interface PromptOperationContext {
 	stall: OperationStall | undefined;
 	/** What the run threw (`RUN_FAILED`): the operation settles and fails the caller of `prompt()` with it. */
 	runFailure: { error: unknown } | undefined;
-	compaction: { reason: CompactionReason; willRetry: boolean; requestId?: string; payload?: unknown } | undefined;
+	compaction:
+		| {
+				reason: CompactionReason;
+				willRetry: boolean;
+				requestId?: string;
+				payload?: unknown;
+				/** A manual compaction's other callers, answered with its outcome ({@link DeferredCompaction.sharedWith}). */
+				sharedWith?: string[];
+		  }
+		| undefined;
 	/** The tree navigation in progress (`branchSummary`, or spawned by an extension command during `preflight`). */
 	treeNavigation: { requestId: string; payload?: unknown } | undefined;
 	/** Why the preflight is compacting before it sends the prompt, while it does. */
 	preSendCompaction: CompactionReason | undefined;
 	/** Prompts received in `preflight` / `settling`, re-issued in order once idle. */
 	deferredPrompts: PromptRequest[];
-	/** A manual compaction received in `settling`, started once idle (before the deferred prompts). */
-	deferredCompaction: { requestId: string; payload?: unknown } | undefined;
+	/**
+	 * The manual compaction waiting to start: asked for while the machine was busy (`COMPACT` aborts
+	 * what runs, `COMPACT_WHEN_SETTLED` waits for the operation to settle), started once idle, before
+	 * the deferred prompts.
+	 */
+	deferredCompaction: DeferredCompaction | undefined;
 	/**
 	 * Input still in its hooks that may yet be queued for this operation: `busyPreflight` children
 	 * (prompts that arrived while busy) and `steer()` / `followUp()` calls (`QUEUE_INPUT_STARTED` …
 	 * `QUEUE_INPUT_FINISHED`).
 	 */
 	busyPreflightsInFlight: number;
+}
+
+/**
+ * A manual compaction the machine holds until it is idle (`context.deferredCompaction`): one at a
+ * time; a later request joins it (its callers all get the one compaction's outcome).
+ */
+export interface DeferredCompaction {
+	/** The request whose payload the compaction runs with. */
+	requestId: string;
+	payload?: unknown;
+	/** Earlier (or later `ctx.compact()`) requests answered with the same outcome, in order. */
+	sharedWith?: string[];
+	/**
+	 * Asked for while an operation (or a navigation) ran — `compact()` aborting it, or `ctx.compact()`
+	 * waiting for it: `abort()` cancels it too. Absent: asked for while `agent_settled` handlers ran,
+	 * after the operation was over; only `abortCompaction()` cancels it.
+	 */
+	cancelOnAbort?: true;
 }
 
 /** Whether the current run's `agent_end` announced a retry, and whether `abortRetry()` cancelled it. */
@@ -954,9 +994,9 @@ export const promptOperationMachine = setup({
 			event.type === "PROMPT" && event.request.whenIdle === true && context.compaction?.reason === "manual",
 		canTakeDeferredCompaction: ({ context }) =>
 			context.deferredCompaction !== undefined && context.treeNavigation === undefined,
-		canDeferCompaction: ({ context }) =>
-			context.deferredCompaction === undefined && context.treeNavigation === undefined,
 		compactionDeferred: ({ context }) => context.deferredCompaction !== undefined,
+		/** A compaction waits on what `abort()` ends ({@link DeferredCompaction.cancelOnAbort}). */
+		compactionCancelledByAbort: ({ context }) => context.deferredCompaction?.cancelOnAbort === true,
 		operationActive: ({ context }) => context.operation !== undefined,
 		navigationFromCommand: ({ event }) => event.type === "NAVIGATE_TREE" && event.fromCommand === true,
 		commandNavigationFree: ({ context, event }) =>
@@ -1239,7 +1279,7 @@ export const promptOperationMachine = setup({
 			compaction: { reason: params.reason, willRetry: params.willRetry },
 		})),
 		setManualCompaction: assign(({ event }) => {
-			if (event.type !== "COMPACT") return {};
+			if (event.type !== "COMPACT" && event.type !== "COMPACT_WHEN_SETTLED") return {};
 			const compaction: PromptOperationContext["compaction"] = {
 				reason: "manual",
 				willRetry: false,
@@ -1249,10 +1289,23 @@ export const promptOperationMachine = setup({
 			return { compaction, abortRequested: false };
 		}),
 		clearCompaction: assign({ compaction: undefined }),
-		deferCompaction: assign(({ event }) => {
+		/**
+		 * Holds a manual compaction until idle. One at a time: a `COMPACT` takes over the waiting one
+		 * (its instructions are the newest), a `COMPACT_WHEN_SETTLED` joins it as it is; either way
+		 * every caller is answered with the outcome of the one compaction.
+		 */
+		deferCompaction: assign(({ context, event }, params: { cancelOnAbort: boolean }) => {
 			if (event.type !== "COMPACT" && event.type !== "COMPACT_WHEN_SETTLED") return {};
-			const deferred: { requestId: string; payload?: unknown } = { requestId: event.requestId };
+			const waiting = context.deferredCompaction;
+			if (waiting && event.type === "COMPACT_WHEN_SETTLED") {
+				const joined: DeferredCompaction = { ...waiting, sharedWith: [...(waiting.sharedWith ?? []), event.requestId] };
+				if (params.cancelOnAbort) joined.cancelOnAbort = true;
+				return { deferredCompaction: joined };
+			}
+			const deferred: DeferredCompaction = { requestId: event.requestId };
 			if (event.payload !== undefined) deferred.payload = event.payload;
+			if (waiting) deferred.sharedWith = [...(waiting.sharedWith ?? []), waiting.requestId];
+			if (params.cancelOnAbort || waiting?.cancelOnAbort) deferred.cancelOnAbort = true;
 			return { deferredCompaction: deferred };
 		}),
 		takeDeferredCompaction: assign(({ context }) => {
@@ -1264,32 +1317,40 @@ export const promptOperationMachine = setup({
 				requestId: deferred.requestId,
 			};
 			if (deferred.payload !== undefined) compaction.payload = deferred.payload;
+			if (deferred.sharedWith !== undefined) compaction.sharedWith = deferred.sharedWith;
 			return { compaction, deferredCompaction: undefined, abortRequested: false };
 		}),
-		/** Answers a `COMPACT_WHEN_SETTLED` it does not take: its caller is refused, nothing waits. */
-		refuseCompaction: emit(({ event }) => ({
-			type: "manual_compaction_done" as const,
-			requestId: event.type === "COMPACT_WHEN_SETTLED" ? event.requestId : "",
-			refused: true as const,
-		})),
+		/** `abortCompaction()`: the waiting compaction never starts; each of its callers is answered, cancelled. */
 		cancelDeferredCompaction: enqueueActions(({ enqueue, context }) => {
 			const deferred = context.deferredCompaction;
 			if (!deferred) return;
 			enqueue.assign({ deferredCompaction: undefined });
-			enqueue.emit({ type: "manual_compaction_done", requestId: deferred.requestId, cancelled: true });
+			for (const requestId of [...(deferred.sharedWith ?? []), deferred.requestId]) {
+				enqueue.emit({ type: "manual_compaction_done", requestId, cancelled: true });
+			}
+		}),
+		/** `abort()`: cancels the waiting compaction when it waited on what `abort()` ends ({@link DeferredCompaction.cancelOnAbort}). */
+		cancelDeferredCompactionOnAbort: enqueueActions(({ enqueue, context }) => {
+			const deferred = context.deferredCompaction;
+			if (!deferred?.cancelOnAbort) return;
+			enqueue.assign({ deferredCompaction: undefined });
+			for (const requestId of [...(deferred.sharedWith ?? []), deferred.requestId]) {
+				enqueue.emit({ type: "manual_compaction_done", requestId, cancelled: true });
+			}
 		}),
 		/** Answers `REQUEST_NEEDS_COMPACTION`: the run's request preparation goes on (the route stands). */
 		announceRequestCompactionDone: emit(
 			(_, params: { output?: CompactionOutput; error?: unknown }) =>
 				({ type: "request_compaction_done" as const, ...params }) as PromptOperationEmitted,
 		),
-		announceManualCompactionDone: emit(
-			({ context }, params: { output?: CompactionOutput; error?: unknown }) =>
-				({
-					type: "manual_compaction_done" as const,
-					requestId: context.compaction?.requestId ?? "",
-					...params,
-				}) as PromptOperationEmitted,
+		/** Answers the manual compaction's caller, and every request that joined it while it waited. */
+		announceManualCompactionDone: enqueueActions(
+			({ enqueue, context }, params: { output?: CompactionOutput; error?: unknown }) => {
+				const compaction = context.compaction;
+				for (const requestId of [...(compaction?.sharedWith ?? []), compaction?.requestId ?? ""]) {
+					enqueue.emit({ type: "manual_compaction_done", requestId, ...params } as PromptOperationEmitted);
+				}
+			},
 		),
 		setTreeNavigation: assign(({ event }) => {
 			if (event.type !== "NAVIGATE_TREE") return {};
@@ -1391,9 +1452,10 @@ export const promptOperationMachine = setup({
 		SUMMARIZATION_RETRY_FINISHED: { actions: "announceSummarizationRetryFinished" },
 		// Steering / follow-up queue changes: targetless like the summary retries, any state.
 		QUEUE_CHANGED: { actions: "announceQueueChange" },
-		// A ctx.compact() handed over at settle takes its turn only in `settling` (below); anywhere
-		// else it is answered at once, refused, so its caller never waits on an ignored event.
-		COMPACT_WHEN_SETTLED: { actions: "refuseCompaction" },
+		// abort() / abortCompaction() where the state has nothing of its own to abort (or to say about
+		// it): the waiting manual compaction is cancelled all the same, so it never starts after them.
+		ABORT: { guard: "compactionCancelledByAbort", actions: "cancelDeferredCompactionOnAbort" },
+		ABORT_COMPACTION: { guard: "compactionDeferred", actions: "cancelDeferredCompaction" },
 		// A navigation a state does not take (idle and preflight take theirs) is answered, refused.
 		NAVIGATE_TREE: [
 			{ guard: "operationActive", actions: { type: "refuseTreeNavigation", params: { reason: "streaming" } } },
@@ -1439,12 +1501,31 @@ export const promptOperationMachine = setup({
 					},
 					{ target: "preflight", actions: "acceptPrompt" },
 				],
-				COMPACT: { guard: "noTreeNavigationInFlight", target: "compacting", actions: "setManualCompaction" },
+				// compact() (or ctx.compact(), nothing runs): at once; while a command's navigation still
+				// summarizes, that is aborted and the compaction starts when it has returned.
+				COMPACT: [
+					{ guard: "noTreeNavigationInFlight", target: "compacting", actions: "setManualCompaction" },
+					{
+						actions: [
+							{ type: "deferCompaction", params: { cancelOnAbort: true } },
+							{ type: "signalAbort", params: { target: "branch_summary" } },
+						],
+					},
+				],
+				COMPACT_WHEN_SETTLED: [
+					{ guard: "noTreeNavigationInFlight", target: "compacting", actions: "setManualCompaction" },
+					{
+						actions: [
+							{ type: "deferCompaction", params: { cancelOnAbort: true } },
+							{ type: "signalAbort", params: { target: "branch_summary" } },
+						],
+					},
+				],
 				NAVIGATE_TREE: { guard: "noTreeNavigationInFlight", target: "branchSummary", actions: "setTreeNavigation" },
 				// `abort()` also stops the branch summary of a navigation a command started and did not await.
 				ABORT: {
 					guard: "treeNavigationInFlight",
-					actions: { type: "signalAbort", params: { target: "branch_summary" } },
+					actions: [{ type: "signalAbort", params: { target: "branch_summary" } }, "cancelDeferredCompactionOnAbort"],
 				},
 			},
 		},
@@ -1486,9 +1567,54 @@ export const promptOperationMachine = setup({
 							"markAbortRequested",
 							{ type: "signalAbort", params: { target: "preflight" } },
 							{ type: "signalAbort", params: { target: "branch_summary" } },
+							"cancelDeferredCompactionOnAbort",
 						],
 					},
-					{ actions: ["markAbortRequested", { type: "signalAbort", params: { target: "preflight" } }] },
+					{
+						actions: [
+							"markAbortRequested",
+							{ type: "signalAbort", params: { target: "preflight" } },
+							"cancelDeferredCompactionOnAbort",
+						],
+					},
+				],
+				// compact() (or ctx.compact() from a command): aborts the prompt as ABORT does, and the
+				// compaction starts once the preflight has returned (the operation, if it started, settled).
+				COMPACT: [
+					{
+						guard: "treeNavigationInFlight",
+						actions: [
+							"markAbortRequested",
+							{ type: "signalAbort", params: { target: "preflight" } },
+							{ type: "signalAbort", params: { target: "branch_summary" } },
+							{ type: "deferCompaction", params: { cancelOnAbort: true } },
+						],
+					},
+					{
+						actions: [
+							"markAbortRequested",
+							{ type: "signalAbort", params: { target: "preflight" } },
+							{ type: "deferCompaction", params: { cancelOnAbort: true } },
+						],
+					},
+				],
+				COMPACT_WHEN_SETTLED: [
+					{
+						guard: "treeNavigationInFlight",
+						actions: [
+							"markAbortRequested",
+							{ type: "signalAbort", params: { target: "preflight" } },
+							{ type: "signalAbort", params: { target: "branch_summary" } },
+							{ type: "deferCompaction", params: { cancelOnAbort: true } },
+						],
+					},
+					{
+						actions: [
+							"markAbortRequested",
+							{ type: "signalAbort", params: { target: "preflight" } },
+							{ type: "deferCompaction", params: { cancelOnAbort: true } },
+						],
+					},
 				],
 				// From an extension command (C.13 through `ctx.navigateTree()`): runs beside the command.
 				// Not from a command: the prompt is on its way, as if streaming. (Otherwise the root refuses it.)
@@ -1509,7 +1635,14 @@ export const promptOperationMachine = setup({
 			states: {
 				working: {
 					on: {
-						ABORT: { target: "aborting", actions: "markAbortRequested" },
+						ABORT: { target: "aborting", actions: ["markAbortRequested", "cancelDeferredCompactionOnAbort"] },
+						// compact() while streaming: abort the run, compact once it has ended (the operation
+						// settles first, as after abort()). One decision: no window where the run has ended
+						// and the compaction is not yet asked for, for a prompt to take.
+						COMPACT: {
+							target: "aborting",
+							actions: ["markAbortRequested", { type: "deferCompaction", params: { cancelOnAbort: true } }],
+						},
 						// agent_end comes while working (an aborted run never announces a retry).
 						RETRY_ANNOUNCED: { actions: "noteRetryAnnounced" },
 						// Before agent_end announced a retry there is none to cancel (pi ignores it too).
@@ -1571,15 +1704,24 @@ export const promptOperationMachine = setup({
 					states: {
 						working: {
 							on: {
-								ABORT: { target: "aborting", actions: "markAbortRequested" },
-								ABORT_COMPACTION: { target: "aborting" },
+								ABORT: { target: "aborting", actions: ["markAbortRequested", "cancelDeferredCompactionOnAbort"] },
+								ABORT_COMPACTION: { target: "aborting", actions: "cancelDeferredCompaction" },
+								COMPACT: {
+									target: "aborting",
+									actions: ["markAbortRequested", { type: "deferCompaction", params: { cancelOnAbort: true } }],
+								},
 							},
 						},
 						aborting: {
 							description: "Compaction aborted; waiting for it to report compaction_end before the request goes on.",
 							entry: { type: "signalAbort", params: { target: "compaction" } },
 							// After abortCompaction(), abort() still ends the run once the compaction has ended.
-							on: { ABORT: { actions: "markAbortRequested" } },
+							on: {
+								ABORT: { actions: ["markAbortRequested", "cancelDeferredCompactionOnAbort"] },
+								COMPACT: {
+									actions: ["markAbortRequested", { type: "deferCompaction", params: { cancelOnAbort: true } }],
+								},
+							},
 						},
 					},
 					on: {
@@ -1600,6 +1742,10 @@ export const promptOperationMachine = setup({
 					],
 				},
 				PROMPT: { actions: { type: "spawnBusyPreflight", params: { phase: "running" } } },
+				// running.aborting: the run is being aborted already; the compaction waits for it.
+				COMPACT: { actions: { type: "deferCompaction", params: { cancelOnAbort: true } } },
+				// ctx.compact() while the operation runs (UniPi#30): not aborted, compacted once settled.
+				COMPACT_WHEN_SETTLED: { actions: { type: "deferCompaction", params: { cancelOnAbort: true } } },
 				USER_MESSAGE_START: { actions: "resetOverflowRecovery" },
 				ASSISTANT_MESSAGE_END: [
 					{
@@ -1676,7 +1822,20 @@ export const promptOperationMachine = setup({
 			},
 			on: {
 				PROMPT: { actions: { type: "spawnBusyPreflight", params: { phase: "retrying" } } },
-				ABORT: { target: "settling", actions: ["markAbortRequested", "announceRetryCancelled", "resetRetry"] },
+				ABORT: {
+					target: "settling",
+					actions: ["markAbortRequested", "announceRetryCancelled", "resetRetry", "cancelDeferredCompactionOnAbort"],
+				},
+				COMPACT: {
+					target: "settling",
+					actions: [
+						"markAbortRequested",
+						"announceRetryCancelled",
+						"resetRetry",
+						{ type: "deferCompaction", params: { cancelOnAbort: true } },
+					],
+				},
+				COMPACT_WHEN_SETTLED: { actions: { type: "deferCompaction", params: { cancelOnAbort: true } } },
 				ABORT_RETRY: { target: "settling", actions: ["announceRetryCancelled", "resetRetry"] },
 			},
 		},
@@ -1727,15 +1886,37 @@ export const promptOperationMachine = setup({
 			states: {
 				working: {
 					on: {
-						ABORT: { target: "aborting", actions: "markAbortRequested" },
-						ABORT_COMPACTION: { target: "aborting" },
+						ABORT: { target: "aborting", actions: ["markAbortRequested", "cancelDeferredCompactionOnAbort"] },
+						ABORT_COMPACTION: { target: "aborting", actions: "cancelDeferredCompaction" },
+						// compact() aborts this compaction (a manual one's caller gets `Compaction cancelled`)
+						// and compacts once it has ended.
+						COMPACT: {
+							target: "aborting",
+							actions: ["markAbortRequested", { type: "deferCompaction", params: { cancelOnAbort: true } }],
+						},
+						// ctx.compact(): during an operation's compaction it waits for the operation to
+						// settle; during a manual compaction it is compact().
+						COMPACT_WHEN_SETTLED: [
+							{ guard: "operationActive", actions: { type: "deferCompaction", params: { cancelOnAbort: true } } },
+							{
+								target: "aborting",
+								actions: ["markAbortRequested", { type: "deferCompaction", params: { cancelOnAbort: true } }],
+							},
+						],
 					},
 				},
 				aborting: {
 					description: "Compaction aborted; waiting for it to report compaction_end.",
 					entry: { type: "signalAbort", params: { target: "compaction" } },
 					// After abortCompaction(), abort() still ends the operation: queued messages must not continue it.
-					on: { ABORT: { actions: "markAbortRequested" } },
+					on: {
+						ABORT: { actions: ["markAbortRequested", "cancelDeferredCompactionOnAbort"] },
+						COMPACT: { actions: ["markAbortRequested", { type: "deferCompaction", params: { cancelOnAbort: true } }] },
+						COMPACT_WHEN_SETTLED: [
+							{ guard: "operationActive", actions: { type: "deferCompaction", params: { cancelOnAbort: true } } },
+							{ actions: ["markAbortRequested", { type: "deferCompaction", params: { cancelOnAbort: true } }] },
+						],
+					},
 				},
 			},
 			on: {
@@ -1756,7 +1937,13 @@ export const promptOperationMachine = setup({
 						{ guard: "beforeSettleSkippedAwaitingInput", target: "awaitingInput" },
 						{ guard: "beforeSettleSkipped", target: "#promptOperation.settling" },
 					],
-					on: { ABORT: { target: "aborting", actions: "markAbortRequested" } },
+					on: {
+						ABORT: { target: "aborting", actions: ["markAbortRequested", "cancelDeferredCompactionOnAbort"] },
+						COMPACT: {
+							target: "aborting",
+							actions: ["markAbortRequested", { type: "deferCompaction", params: { cancelOnAbort: true } }],
+						},
+					},
 				},
 				aborting: {
 					description: "Abort flagged during the boundary; waiting for the handlers to return.",
@@ -1783,7 +1970,14 @@ export const promptOperationMachine = setup({
 							},
 							{ actions: "uncountQueueInput" },
 						],
-						ABORT: { target: "#promptOperation.settling", actions: "markAbortRequested" },
+						ABORT: {
+							target: "#promptOperation.settling",
+							actions: ["markAbortRequested", "cancelDeferredCompactionOnAbort"],
+						},
+						COMPACT: {
+							target: "#promptOperation.settling",
+							actions: ["markAbortRequested", { type: "deferCompaction", params: { cancelOnAbort: true } }],
+						},
 						// The boundary was answered (or skipped) before this state: nothing to answer here.
 						BEFORE_SETTLE_DONE: {},
 						BEFORE_SETTLE_FAILED: {},
@@ -1808,6 +2002,9 @@ export const promptOperationMachine = setup({
 				],
 				BEFORE_SETTLE_FAILED: [{ guard: "awaitingBusyInput", target: ".awaitingInput" }, { target: "settling" }],
 				PROMPT: { actions: { type: "spawnBusyPreflight", params: { phase: "beforeSettle" } } },
+				// beforeSettle.aborting: the boundary is being aborted already.
+				COMPACT: { actions: { type: "deferCompaction", params: { cancelOnAbort: true } } },
+				COMPACT_WHEN_SETTLED: { actions: { type: "deferCompaction", params: { cancelOnAbort: true } } },
 			},
 		},
 		settling: {
@@ -1817,14 +2014,12 @@ export const promptOperationMachine = setup({
 				SETTLE_DONE: { target: "idle", actions: ["announceOperationSettled", "clearOperation"] },
 				SETTLE_FAILED: { target: "idle", actions: ["announceOperationSettled", "clearOperation"] },
 				PROMPT: { actions: "deferPrompt" },
-				COMPACT: { guard: "canDeferCompaction", actions: "deferCompaction" },
-				COMPACT_WHEN_SETTLED: [
-					{ guard: "canDeferCompaction", actions: "deferCompaction" },
-					{ actions: "refuseCompaction" },
-				],
-				ABORT_COMPACTION: { guard: "compactionDeferred", actions: "cancelDeferredCompaction" },
+				// From an agent_settled handler (pi-powerline-footer#174): the run is over, nothing to
+				// abort; the compaction starts once the dispatch has ended.
+				COMPACT: { actions: { type: "deferCompaction", params: { cancelOnAbort: false } } },
+				COMPACT_WHEN_SETTLED: { actions: { type: "deferCompaction", params: { cancelOnAbort: false } } },
 				// The run is over, but an agent_settled handler may still hold work (pi-agents#139): tell it.
-				ABORT: { actions: { type: "signalAbort", params: { target: "settled" } } },
+				ABORT: { actions: [{ type: "signalAbort", params: { target: "settled" } }, "cancelDeferredCompactionOnAbort"] },
 			},
 		},
 		branchSummary: {
@@ -1856,8 +2051,14 @@ export const promptOperationMachine = setup({
 			states: {
 				working: {
 					on: {
-						ABORT: { target: "aborting" },
+						ABORT: { target: "aborting", actions: "cancelDeferredCompactionOnAbort" },
 						ABORT_BRANCH_SUMMARY: { target: "aborting" },
+						// compact() aborts the branch summary and compacts once the navigation has returned.
+						COMPACT: { target: "aborting", actions: { type: "deferCompaction", params: { cancelOnAbort: true } } },
+						COMPACT_WHEN_SETTLED: {
+							target: "aborting",
+							actions: { type: "deferCompaction", params: { cancelOnAbort: true } },
+						},
 					},
 				},
 				aborting: {
@@ -1867,6 +2068,8 @@ export const promptOperationMachine = setup({
 			},
 			on: {
 				PROMPT: { actions: { type: "spawnBusyPreflight", params: { phase: "branchSummary" } } },
+				COMPACT: { actions: { type: "deferCompaction", params: { cancelOnAbort: true } } },
+				COMPACT_WHEN_SETTLED: { actions: { type: "deferCompaction", params: { cancelOnAbort: true } } },
 			},
 		},
 	},

@@ -116,7 +116,6 @@ import {
 import { publicSummarizationRetryEvent, sleepOn } from "./summarization-retry.js";
 import type { SystemPromptOptions } from "./system-prompt.js";
 import {
-	COMPACTION_NOT_POSSIBLE_NOW,
 	DISPOSED_BEFORE_SETTLED,
 	invalidShutdownTimeout,
 	operationStalledMessage,
@@ -462,21 +461,6 @@ export class AgentSession {
 	private readonly cacheWarmer: CacheWarmer | undefined;
 	private readonly pending = new Map<string, PendingPrompt>();
 	private readonly compactions = new Map<string, PendingCompaction>();
-	private readonly requestedCompactions = new Set<AbortController>();
-	/**
-	 * A `ctx.compact()` an extension asked for while an operation ran (from `turn_end`, say): it
-	 * waits for the operation to settle instead of aborting it (UniPi#30); later calls share it.
-	 */
-	private extensionCompaction:
-		| {
-				customInstructions: string | undefined;
-				done: Promise<CompactionResult<unknown>>;
-				resolve(result: CompactionResult<unknown>): void;
-				reject(error: unknown): void;
-		  }
-		| undefined;
-	/** `waitForIdle()` calls waiting for the compact() calls above to start (or fail) their compaction. */
-	private compactionRequestsDrained: (() => void)[] = [];
 	/** Sends extensions started with `pi.sendUserMessage` / `pi.sendMessage` that have not resolved yet. */
 	private readonly extensionSends = new Set<Promise<void>>();
 	private readonly sessionStartEvent: SessionStartEvent;
@@ -626,7 +610,6 @@ export class AgentSession {
 				this.selectAgentHooks();
 			},
 			sleep: (ms, signal) => sleepOn(this.clock, ms, signal),
-			onSettling: () => this.startExtensionCompaction(),
 		};
 		this.bash = new BashRunner(this.internals);
 
@@ -1225,64 +1208,26 @@ export class AgentSession {
 	 */
 	async abort(): Promise<void> {
 		if (this.disposed) return;
-		this.cancelRequestedCompactions();
-		this.cancelExtensionCompaction();
+		// The machine also cancels a compact() / ctx.compact() waiting on what this ends.
 		this.actor.send({ type: "ABORT" });
-		// Idle includes the compact() calls cancelled above having given up.
 		await this.waitForIdle();
-	}
-
-	private async abortOperation(): Promise<void> {
-		this.actor.send({ type: "ABORT" });
-		await this.waitForQuiet();
-	}
-
-	/** `compact()` calls still aborting what ran before them: they are cancelled before they start. */
-	private cancelRequestedCompactions(): void {
-		for (const requested of this.requestedCompactions) requested.abort();
 	}
 
 	/**
 	 * `ctx.compact()`: while an operation runs (a `turn_end` or `tool_result` handler, a command
 	 * run mid-answer) it does not abort it, as pi's does (UniPi#30: the turn's continuation was
-	 * lost); it starts when the operation settles, before its `agent_settled` handlers' prompts.
-	 * Otherwise it is {@link compact}.
+	 * lost); it starts when the operation settles, before its `agent_settled` handlers' prompts, and
+	 * later calls join it. Otherwise it is {@link compact}. The machine decides which
+	 * (`COMPACT_WHEN_SETTLED`).
 	 */
 	private compactFromExtension(customInstructions: string | undefined): Promise<CompactionResult<unknown>> {
 		this.assertUsable();
-		// From the prompt's own command or input handler: compact() would abort that prompt and wait
-		// for it to end, and the prompt waits for the handler; it runs inside the preflight instead.
+		// From the prompt's own command or input handler: held until the operation settles, it would
+		// wait for the prompt, which waits for the handler; it runs inside the preflight instead.
 		if (this.internals.scratch.dispatchDepth > 0 && this.snapshot.matches("preflight")) {
 			return compactInPreflight(this.internals, customInstructions);
 		}
-		if (!this.isStreaming) return this.compact(customInstructions);
-		if (this.extensionCompaction) return this.extensionCompaction.done;
-		let resolve!: (result: CompactionResult<unknown>) => void;
-		let reject!: (error: unknown) => void;
-		const done = new Promise<CompactionResult<unknown>>((res, rej) => {
-			resolve = res;
-			reject = rej;
-		});
-		this.extensionCompaction = { customInstructions, done, resolve, reject };
-		return done;
-	}
-
-	/** Hands a waiting `ctx.compact()` to the machine as the operation begins to settle. */
-	private startExtensionCompaction(): void {
-		const waiting = this.extensionCompaction;
-		if (!waiting) return;
-		this.extensionCompaction = undefined;
-		// The machine takes it (deferred to the end of this settle) or refuses it with
-		// `manual_compaction_done {refused}`: either way it answers, nothing is left waiting.
-		const event = { ...this.compactionEvent(waiting.customInstructions), type: "COMPACT_WHEN_SETTLED" as const };
-		this.requestCompaction(event).then(waiting.resolve, waiting.reject);
-	}
-
-	/** `abort()`, `abortCompaction()`, dispose: a waiting `ctx.compact()` never starts. */
-	private cancelExtensionCompaction(error: unknown = new SettleError("ABORTED", COMPACTION_CANCELLED)): void {
-		const waiting = this.extensionCompaction;
-		this.extensionCompaction = undefined;
-		waiting?.reject(error);
+		return this.requestCompaction({ ...this.compactionEvent(customInstructions), type: "COMPACT_WHEN_SETTLED" });
 	}
 
 	/**
@@ -1309,8 +1254,7 @@ export class AgentSession {
 	/** Aborts a running compaction (manual or automatic). */
 	abortCompaction(): void {
 		if (this.disposed) return;
-		this.cancelRequestedCompactions();
-		this.cancelExtensionCompaction();
+		// The machine also cancels a compaction waiting to start.
 		this.actor.send({ type: "ABORT_COMPACTION" });
 		this.internals.scratch.compactionController?.abort();
 	}
@@ -1328,18 +1272,7 @@ export class AgentSession {
 	 * ```
 	 */
 	waitForIdle(): Promise<void> {
-		if (this.disposed) return Promise.resolve();
-		// A compact() still aborting what ran before it starts its compaction next: idle is after that.
-		if (this.requestedCompactions.size > 0) {
-			return new Promise<void>((resolve) => this.compactionRequestsDrained.push(resolve)).then(() =>
-				this.waitForIdle(),
-			);
-		}
-		return this.waitForQuiet();
-	}
-
-	/** Resolves when the machine rests (what abortOperation waits for; compact() requests aside). */
-	private waitForQuiet(): Promise<void> {
+		// A compaction compact() asked for is in the machine (deferred) from the call on: idle is after it.
 		if (this.disposed || isQuiet(this.snapshot)) return Promise.resolve();
 		return new Promise((resolve) => {
 			const subscription = this.actor.subscribe({
@@ -1355,9 +1288,12 @@ export class AgentSession {
 	}
 
 	/**
-	 * Compacts the context now: aborts a running operation first (it is not resumed),
-	 * then summarizes. Rejects with `Nothing to compact (session too small)`, `Already compacted`,
-	 * `Compaction cancelled` or `Compaction failed: …`. "Too small" means every message since the
+	 * Compacts the context now: aborts a running operation first (it is not resumed; it settles
+	 * once, its partial answer saved), then summarizes — one step: nothing sent meanwhile gets in
+	 * between (a prompt that arrives while the summary runs is refused with `BUSY`, as in pi), and a
+	 * second `compact()` before this one started shares it. Rejects with `Nothing to compact (session
+	 * too small)`, `Already compacted`, `Compaction cancelled` (`ABORTED`: `abort()` or
+	 * `abortCompaction()` before it ended) or `Compaction failed: …`. "Too small" means every message since the
 	 * last compaction fits in the kept span, `compaction.keepRecentTokens` (default 20000 estimated
 	 * tokens): lower it (e.g. `SettingsManager.inMemory({ compaction: { keepRecentTokens: 100 } })`)
 	 * to compact a short session, as a demo or test would. The summary is a model request (plus one
@@ -1373,30 +1309,10 @@ export class AgentSession {
 	 */
 	async compact(customInstructions?: string): Promise<CompactionResult<unknown>> {
 		this.assertUsable();
-		// Asked for while agent_settled handlers run: nothing to abort, and the machine defers it to
-		// the end of that dispatch, so a prompt sent as the operation settles cannot take its turn.
-		if (this.snapshot.matches("settling")) {
-			const deferred = this.compactionEvent(customInstructions);
-			if (this.snapshot.can(deferred)) return this.requestCompaction(deferred);
-		}
-		// Before the first await: abortCompaction() / abort() while the running operation is being
-		// aborted cancel this compaction too (it would start after them otherwise).
-		const requested = new AbortController();
-		this.requestedCompactions.add(requested);
-		try {
-			await this.abortOperation();
-		} finally {
-			this.requestedCompactions.delete(requested);
-		}
-		try {
-			this.assertUsable();
-			if (requested.signal.aborted) throw new SettleError("ABORTED", COMPACTION_CANCELLED);
-			const event = this.compactionEvent(customInstructions);
-			if (!this.snapshot.can(event)) throw new SettleError("BUSY", COMPACTION_NOT_POSSIBLE_NOW);
-			return await this.requestCompaction(event);
-		} finally {
-			this.releaseIdleWaiters();
-		}
+		// One machine decision: idle → compacting; busy → abort what runs and hold the compaction
+		// until the machine is idle again (before any prompt deferred meanwhile); in `settling` → hold
+		// it without aborting. The caller is answered by the machine's `manual_compaction_done`.
+		return this.requestCompaction(this.compactionEvent(customInstructions));
 	}
 
 	/** The machine's `COMPACT` request for a `compact()` call (a new request id). */
@@ -1408,7 +1324,7 @@ export class AgentSession {
 		};
 	}
 
-	/** Sends a `COMPACT` the machine accepts; settles with its `manual_compaction_done`. */
+	/** Sends a compaction request (every state takes one); settles with its `manual_compaction_done`. */
 	private requestCompaction(event: {
 		type: "COMPACT" | "COMPACT_WHEN_SETTLED";
 		requestId: string;
@@ -1416,16 +1332,7 @@ export class AgentSession {
 		return new Promise((resolve, reject) => {
 			this.compactions.set(event.requestId, { resolve, reject });
 			this.actor.send(event);
-			this.releaseIdleWaiters();
 		});
-	}
-
-	/** Wakes `waitForIdle()` calls held by compact() requests once none is left to begin. */
-	private releaseIdleWaiters(): void {
-		if (this.requestedCompactions.size > 0 || this.compactionRequestsDrained.length === 0) return;
-		const waiters = this.compactionRequestsDrained;
-		this.compactionRequestsDrained = [];
-		for (const resolve of waiters) resolve();
 	}
 
 	/**
@@ -2038,7 +1945,6 @@ export class AgentSession {
 		if (this.sessionManager.entryObserver === this.entryObserver) this.sessionManager.entryObserver = undefined;
 		this.inspections.closeAll();
 		const closed = new SettleError("SESSION_CLOSED", DISPOSED_BEFORE_SETTLED);
-		this.cancelExtensionCompaction(closed);
 		// Until its stack is formatted, an error keeps its frames' receivers (this session) alive: a
 		// caller that keeps the rejection would keep the disposed session.
 		void closed.stack;
@@ -2214,8 +2120,7 @@ export class AgentSession {
 					const pending = this.compactions.get(event.requestId);
 					this.compactions.delete(event.requestId);
 					if (!pending) return;
-					if (event.refused) pending.reject(new SettleError("BUSY", COMPACTION_NOT_POSSIBLE_NOW));
-					else if (event.cancelled) pending.reject(new SettleError("ABORTED", COMPACTION_CANCELLED));
+					if (event.cancelled) pending.reject(new SettleError("ABORTED", COMPACTION_CANCELLED));
 					else if (event.error !== undefined) pending.reject(toError(event.error));
 					else if (event.output?.result) pending.resolve(event.output.result as CompactionResult<unknown>);
 					else

@@ -230,6 +230,9 @@ async function runManualCompaction(
 	customInstructions: string | undefined,
 ): Promise<CompactionOutput> {
 	const reason = "manual";
+	// compact() sends its request synchronously (the machine holds it from the call on), but its
+	// caller hears compaction_start after the call has returned, as in pi (which awaits abort() first).
+	await Promise.resolve();
 	s.events.emit({ type: "compaction_start", reason });
 	let model: Model;
 	let branchEntries: SessionEntry[];

@@ -141,12 +141,6 @@ export interface SessionInternals {
 	readonly cacheWarmer: CacheWarmer | undefined;
 	/** Prepares the Agent for a run (installs the hooks the run needs). */
 	beforeRun(): void;
-	/**
-	 * The operation has begun to settle (before its `agent_settled` handlers): a `ctx.compact()` an
-	 * extension asked for while it ran is handed to the machine now (UniPi#30), as
-	 * `COMPACT_WHEN_SETTLED`: the machine takes it or refuses it, and answers either way.
-	 */
-	onSettling(): void;
 	/** Waits on the session's clock (summarization retry backoff); rejects when `signal` aborts. */
 	sleep(ms: number, signal: AbortSignal | undefined): Promise<void>;
 }

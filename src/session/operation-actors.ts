@@ -143,7 +143,6 @@ export function answerMachineRequests(actor: PromptOperationActor, s: SessionInt
 	});
 	actor.on("settle_requested", () => {
 		settleOperation(s);
-		s.onSettling();
 		const settled: { type: "agent_settled"; errorMessage?: string } = { type: "agent_settled" };
 		if (s.scratch.unanswered !== undefined) settled.errorMessage = s.scratch.unanswered;
 		s.scratch.unanswered = undefined;

@@ -50,10 +50,6 @@ export const SESSION_RUNTIME_DISPOSING =
 /** A `prompt()` still pending when the session is disposed. */
 export const DISPOSED_BEFORE_SETTLED = "The AgentSession was disposed before this prompt settled.";
 
-/** `compact()` when the session cannot start a compaction now. */
-export const COMPACTION_NOT_POSSIBLE_NOW =
-	"Cannot compact now: another operation started while the current one was being aborted. Wait for it (waitForIdle()) and retry.";
-
 /**
  * `prompt()` rejects with this (`OPERATION_STALLED`) when its operation settled because a run made
  * no progress: the queued messages were left queued (`queued`: how many the display lists hold).

@@ -40,7 +40,7 @@ export const PROMPT_EVENTS: EventObject[] = [
 	// An extension's send from a manual compaction's session_compact (pi#9647): deferred there.
 	{ type: "PROMPT", request: { requestId: "p", whenIdle: true } } as EventObject,
 	{ type: "COMPACT", requestId: "c" } as EventObject,
-	// A ctx.compact() handed over at settle (UniPi#30): taken in settling, refused everywhere else.
+	// A ctx.compact(): held without aborting while an operation runs (UniPi#30), else compact().
 	{ type: "COMPACT_WHEN_SETTLED", requestId: "w" } as EventObject,
 	{ type: "NAVIGATE_TREE", requestId: "t" } as EventObject,
 	// From an extension command (inside its prompt's preflight): spawned there, refused elsewhere.
@@ -114,8 +114,9 @@ export const promptModel: ModelSpec = {
 			s.context.compaction?.reason ?? null,
 			s.context.compaction?.willRetry ?? null,
 			s.context.deferredPrompts.length > 0,
-			// A compact() asked for while agent_settled handlers ran (taken in idle, before deferred prompts).
-			s.context.deferredCompaction !== undefined,
+			// A compaction the machine holds until idle (compact() while busy, ctx.compact() while an
+			// operation runs, or either from agent_settled), and whether abort() cancels it.
+			s.context.deferredCompaction === undefined ? null : s.context.deferredCompaction.cancelOnAbort === true,
 			s.context.operation !== undefined,
 			s.context.treeNavigation !== undefined,
 			// Whether a busy prompt is in flight, not how many: more only adds self-loops (every replayed
@@ -136,6 +137,19 @@ export const promptModel: ModelSpec = {
 			s.context.busyPreflightsInFlight === 0 &&
 			s.context.treeNavigation === undefined;
 		if (event.type === "PRE_SEND_COMPACTION_START" || event.type === "PRE_SEND_COMPACTION_END") return nothingInFlight;
+		// A compaction request is explored from states with no prompt deferred or in its hooks (a
+		// tree navigation may run: idle and preflight abort it), and a second one (joining the held
+		// one) only in settling: prompts and aborts sent after it still meet it, and offering it
+		// beside them too doubled the graph without a transition of its own (joins: unit tests).
+		if (event.type === "COMPACT" || event.type === "COMPACT_WHEN_SETTLED") {
+			return (
+				s.context.deferredPrompts.length === 0 &&
+				(s.context.busyPreflightsInFlight === 0 || s.matches({ beforeSettle: "awaitingInput" })) &&
+				!s.context.overflowRecoveryAttempted &&
+				s.context.retryAttempt <= 1 &&
+				(s.context.deferredCompaction === undefined || s.matches("settling"))
+			);
+		}
 		// A root-level echo that reads and writes nothing: one state with a timer and one without
 		// cover it; offering it everywhere would add a self-loop replay per state.
 		if (event.type === "QUEUE_CHANGED") return nothingInFlight && (s.matches("idle") || s.matches("retrying"));

@@ -15,13 +15,14 @@ const spec = promptModel;
 
 describe("prompt-operation machine (xstate/graph)", () => {
 	let adj: ReturnType<typeof adjacency>;
-	// The replay is shared by every test below (memoized): run it here, under the hook's 120 s, not in
+	// The replay is shared by every test below (memoized): run it here, under the hook's 180 s, not in
 	// whichever test comes first. Shuffled (`--sequence.shuffle`), a branch test came first and spent
-	// the default 30 s timeout on it on a loaded machine. Deterministic CPU work, about 5 s quiet.
+	// the default 30 s timeout on it on a loaded machine. Deterministic CPU work, about 5 s quiet
+	// (about 7 s since compaction requests are held in the machine: ~40% more vertices).
 	beforeAll(async () => {
 		adj = adjacency(spec);
 		await replayAll();
-	}, 120_000);
+	}, 180_000);
 
 	it("reaches every state node", () => {
 		const reached = new Set(Object.values(adj).map((v) => JSON.stringify(v.state.value)));
@@ -274,6 +275,69 @@ describe("prompt-operation machine (xstate/graph)", () => {
 				key("running.compacting.aborting", "ABORT", 0),
 				(s) => expect(s.state).toBe("running.compacting.aborting"),
 			],
+			// compact() while busy is one decision: abort what runs, hold the compaction until idle.
+			[
+				"running: COMPACT aborts the run and holds the compaction",
+				key("running.working", "COMPACT", 0),
+				(s) => {
+					expect(s.state).toBe("running.aborting");
+					expect(s.emitted).toEqual([{ type: "abort_requested", target: "run" }]);
+					expect(s.deferredCompaction).toEqual({ requestId: "c", cancelOnAbort: true });
+				},
+			],
+			[
+				"running: ctx.compact() (COMPACT_WHEN_SETTLED) is held without aborting the run",
+				key("running", "COMPACT_WHEN_SETTLED", 0),
+				(s) => {
+					expect(s.state).toMatch(/^running\./);
+					expect(types(s)).not.toContain("abort_requested");
+					expect(s.deferredCompaction).toMatchObject({ requestId: "w" });
+				},
+			],
+			[
+				"retrying: COMPACT cancels the backoff and settles",
+				key("retrying", "COMPACT", 0),
+				(s) => {
+					expect(s.state).toBe("settling");
+					expect(s.emitted).toContainEqual(expect.objectContaining({ type: "auto_retry_end", success: false }));
+				},
+			],
+			[
+				"compacting: COMPACT aborts the compaction in flight",
+				key("compacting.working", "COMPACT", 0),
+				(s) => {
+					expect(s.state).toBe("compacting.aborting");
+					expect(s.emitted).toContainEqual({ type: "abort_requested", target: "compaction" });
+				},
+			],
+			[
+				"idle: a held compaction starts before anything else",
+				key("idle", "", 0),
+				(s) => {
+					expect(s.state).toBe("compacting.working");
+					expect(s.compaction).toMatchObject({ reason: "manual" });
+				},
+			],
+			[
+				"abort() where nothing else is aborted still cancels a held compaction",
+				"promptOperation|ABORT|0",
+				(s) => {
+					expect(s.emitted).toContainEqual(
+						expect.objectContaining({ type: "manual_compaction_done", cancelled: true }),
+					);
+					expect(s.deferredCompaction).toBeUndefined();
+				},
+			],
+			[
+				"abortCompaction() cancels a held compaction",
+				"promptOperation|ABORT_COMPACTION|0",
+				(s) => {
+					expect(s.emitted).toContainEqual(
+						expect.objectContaining({ type: "manual_compaction_done", cancelled: true }),
+					);
+					expect(s.deferredCompaction).toBeUndefined();
+				},
+			],
 		];
 
 		it.each(branches)("%s", async (_name, transition, check) => {
@@ -308,6 +372,8 @@ interface LastStep {
 	stall: unknown;
 	/** The compaction in flight before the step (for compacting branches). */
 	before: { reason?: string; willRetry?: boolean } | undefined;
+	/** The compaction the machine holds until idle after the step. */
+	deferredCompaction: unknown;
 }
 
 function types(step: LastStep): string[] {
@@ -343,7 +409,9 @@ function replayAll() {
 				}
 				const { h, fired: keys, lastStep } = await replay(spec, [...path.steps, { event, state }]);
 				for (const k of keys) fired.add(k);
-				const snapshot = h.actor.getSnapshot() as { context: { compaction?: unknown; stall?: unknown } };
+				const snapshot = h.actor.getSnapshot() as {
+					context: { compaction?: unknown; stall?: unknown; deferredCompaction?: unknown };
+				};
 				for (const k of lastStep.fired) {
 					if (lastSteps.has(k)) continue;
 					lastSteps.set(k, {
@@ -355,6 +423,7 @@ function replayAll() {
 						lastRun: h.fakes.inputs("run").at(-1),
 						stall: snapshot.context.stall,
 						before: value.state.context.compaction,
+						deferredCompaction: snapshot.context.deferredCompaction,
 					});
 				}
 				edges++;

@@ -365,37 +365,58 @@ describe("prompt-operation machine properties", () => {
 		);
 	});
 
-	it("a ctx.compact() handed over at any moment is answered at once: taken only while settling, otherwise refused, never left waiting (UniPi#30)", async () => {
+	it("compact() or ctx.compact() at any moment is answered exactly once — by its own compaction, shared or cancelled — never refused nor left waiting; only compact() aborts the operation (UniPi#30)", async () => {
+		const kindArb = fc.constantFrom("COMPACT" as const, "COMPACT_WHEN_SETTLED" as const);
 		await fc.assert(
-			fc.asyncProperty(scriptArb, fc.array(fc.nat({ max: 60 }), { maxLength: 4 }), async (script, steps) => {
-				const taken: string[] = [];
-				const handedOver: string[] = [];
-				const { h } = await drive(script, async (live, step) => {
-					if (!steps.includes(step)) return;
-					const requestId = `w${step}`;
-					const settling = live.state() === "settling";
-					const deferredBefore = (live.actor.getSnapshot() as PromptOperationSnapshot).context.deferredCompaction;
-					handedOver.push(requestId);
-					await live.send({ type: "COMPACT_WHEN_SETTLED", requestId });
-					const refused = live
-						.emittedOf("manual_compaction_done")
-						.some((e) => e.requestId === requestId && e.refused === true);
-					const deferred = (live.actor.getSnapshot() as PromptOperationSnapshot).context.deferredCompaction;
-					const wasTaken = deferred?.requestId === requestId;
-					// Exactly one answer, decided by the machine in the same step.
-					expect(refused !== wasTaken, `${requestId} in ${live.state()}`).toBe(true);
-					if (wasTaken) taken.push(requestId);
-					expect(wasTaken).toBe(settling && deferredBefore === undefined);
-				});
-				// Every one taken started its compaction (once idle); none refused did.
-				const compacted = h.fakes
-					.inputs("compact")
-					.map((input) => (input as { requestId?: string }).requestId)
-					.filter((id) => id?.startsWith("w"));
-				expect(compacted).toEqual(taken);
-				expect(handedOver.length).toBeGreaterThanOrEqual(taken.length);
-				expect(h.state()).toBe("idle");
-			}),
+			fc.asyncProperty(
+				scriptArb,
+				fc.array(fc.tuple(fc.nat({ max: 60 }), kindArb), { maxLength: 4 }),
+				async (script, requests) => {
+					const asked: string[] = [];
+					/** Operations a request landed in while they ran (not yet settling), by kind. */
+					const landedIn = { COMPACT: new Set<number>(), COMPACT_WHEN_SETTLED: new Set<number>() };
+					const { h, timeline, snap } = await drive(script, async (live, step) => {
+						for (const [at, type] of requests) {
+							if (at !== step) continue;
+							const requestId = `${type === "COMPACT" ? "c" : "w"}${step}`;
+							const before = live.actor.getSnapshot() as PromptOperationSnapshot;
+							const aborts = live.emittedOf("abort_requested").length;
+							asked.push(requestId);
+							await live.send({ type, requestId });
+							const operation = before.context.operation?.id;
+							if (operation !== undefined && !before.matches("settling")) landedIn[type].add(operation);
+							// ctx.compact() while an operation runs aborts nothing (UniPi#30).
+							if (type === "COMPACT_WHEN_SETTLED" && operation !== undefined) {
+								expect(live.emittedOf("abort_requested").length, `${requestId} in ${before.value}`).toBe(aborts);
+							}
+							// The machine holds (or runs) it from this step on: no window for a prompt to take.
+							const now = live.actor.getSnapshot() as PromptOperationSnapshot;
+							const held = now.context.deferredCompaction;
+							const holds =
+								held?.requestId === requestId ||
+								held?.sharedWith?.includes(requestId) ||
+								now.context.compaction?.requestId === requestId;
+							expect(holds, `${requestId} held in ${JSON.stringify(now.value)}`).toBe(true);
+						}
+					});
+					const answers = emitted(timeline).filter((e) => e.type === "manual_compaction_done");
+					// Exactly one answer each, never a refusal.
+					expect(answers.map((e) => e.requestId).sort()).toEqual([...asked].sort());
+					for (const answer of answers) expect(answer).not.toHaveProperty("refused");
+					// A compaction ran for every answer that is not a cancellation, once per request it answered.
+					const ran = h.fakes.inputs("compact").filter((input) => (input as { reason: string }).reason === "manual");
+					const answeredByRun = answers.filter((e) => !e.cancelled).length;
+					expect(ran.length).toBeLessThanOrEqual(answeredByRun);
+					if (answeredByRun > 0) expect(ran.length).toBeGreaterThan(0);
+					// compact() aborted the operation it landed in; each operation settled once.
+					const settled = emitted(timeline).filter((e) => e.type === "operation_settled");
+					for (const operationId of landedIn.COMPACT) {
+						expect(settled.find((e) => e.operationId === operationId)?.aborted, `operation ${operationId}`).toBe(true);
+					}
+					expect(h.state()).toBe("idle");
+					expect(snap().context.deferredCompaction).toBeUndefined();
+				},
+			),
 			{ numRuns: 200 },
 		);
 	});

@@ -698,10 +698,89 @@ describe("prompt-operation machine: compaction", () => {
 		expect(h.fakes.count("settle")).toBe(0);
 	});
 
-	it("COMPACT is not accepted while an operation runs; NAVIGATE_TREE is answered, refused as streaming", async () => {
+	it("COMPACT while an operation runs aborts it and compacts once it has settled, before a prompt sent meanwhile", async () => {
 		const h = promptHarness();
 		await startOperation(h);
-		expect(snap(h).can({ type: "COMPACT", requestId: "c1" })).toBe(false);
+		await h.send({ type: "COMPACT", requestId: "c1", payload: { customInstructions: "keep it" } });
+		// One decision: the run is being aborted and the compaction is held by the machine from now on.
+		expect(h.state()).toBe("running.aborting");
+		expect(h.emittedOf("abort_requested")).toEqual([{ type: "abort_requested", target: "run" }]);
+		expect(snap(h).context.deferredCompaction).toEqual({
+			requestId: "c1",
+			payload: { customInstructions: "keep it" },
+			cancelOnAbort: true,
+		});
+		await h.resolve("run", outcome({ stopReason: "aborted", aborted: true, hasQueuedMessages: true }));
+		expect(h.state()).toBe("settling");
+		// A prompt landing between the abort and the compaction (here: from an agent_settled handler).
+		await h.send({ type: "PROMPT", request: { requestId: "p2" } });
+		await h.resolve("settle");
+		expect(h.emittedOf("operation_settled")).toEqual([
+			{ type: "operation_settled", operationId: 1, requestId: "r1", aborted: true },
+		]);
+		expect(h.state()).toBe("compacting.working");
+		expect(h.fakes.inputs("compact")).toEqual([
+			{ reason: "manual", willRetry: false, requestId: "c1", payload: { customInstructions: "keep it" } },
+		]);
+		await h.resolve("compact", { compacted: true, continue: true, result: { summary: "s" } });
+		// The queued messages stay queued (a manual compaction never continues); the deferred prompt runs.
+		expect(h.emittedOf("manual_compaction_done").map((e) => e.requestId)).toEqual(["c1"]);
+		expect(h.state()).toBe("preflight");
+		expect(h.fakes.inputs("run")).toHaveLength(1);
+	});
+
+	it("COMPACT in each busy state aborts what runs there and is answered once: retry backoff, boundary, compaction, second COMPACT", async () => {
+		const h = promptHarness();
+		await startOperation(h);
+		await h.resolve("run", retryable());
+		expect(h.state()).toBe("retrying");
+		await h.send({ type: "COMPACT", requestId: "c1" });
+		expect(h.state()).toBe("settling");
+		expect(h.emittedOf("auto_retry_end")).toMatchObject([{ success: false, finalError: RETRY_CANCELLED_MESSAGE }]);
+		// A second compact() before the first started: one compaction, with the newest instructions, answers both.
+		await h.send({ type: "COMPACT", requestId: "c2", payload: { customInstructions: "newest" } });
+		await h.resolve("settle");
+		expect(h.fakes.inputs("compact")).toEqual([
+			{ reason: "manual", willRetry: false, requestId: "c2", payload: { customInstructions: "newest" } },
+		]);
+		// A COMPACT during a manual compaction aborts it (its caller is answered) and compacts after it.
+		await h.send({ type: "COMPACT", requestId: "c3" });
+		expect(h.state()).toBe("compacting.aborting");
+		await h.resolve("compact", { compacted: false, continue: false, cancelled: true });
+		expect(h.emittedOf("manual_compaction_done").map((e) => e.requestId)).toEqual(["c1", "c2"]);
+		expect(h.state()).toBe("compacting.working");
+		await h.resolve("compact", { compacted: true, continue: false, result: { summary: "s" } });
+		expect(h.emittedOf("manual_compaction_done").map((e) => e.requestId)).toEqual(["c1", "c2", "c3"]);
+		expect(h.state()).toBe("idle");
+		expect(h.fakes.count("settle")).toBe(1);
+	});
+
+	it("abort() and abortCompaction() cancel a COMPACT waiting for its abort; abort() in settling keeps one asked for there", async () => {
+		const h = promptHarness();
+		await startOperation(h);
+		await h.send({ type: "COMPACT", requestId: "c1" });
+		await h.send({ type: "ABORT" });
+		expect(h.emittedOf("manual_compaction_done")).toEqual([
+			{ type: "manual_compaction_done", requestId: "c1", cancelled: true },
+		]);
+		await h.resolve("run", outcome({ stopReason: "aborted", aborted: true }));
+		await h.send({ type: "COMPACT", requestId: "c2" });
+		await h.send({ type: "ABORT" });
+		// Asked for in settling: the operation it could wait on is over, abort() leaves it.
+		expect(snap(h).context.deferredCompaction).toEqual({ requestId: "c2" });
+		await h.send({ type: "ABORT_COMPACTION" });
+		expect(h.emittedOf("manual_compaction_done").map((e) => [e.requestId, e.cancelled])).toEqual([
+			["c1", true],
+			["c2", true],
+		]);
+		await h.resolve("settle");
+		expect(h.state()).toBe("idle");
+		expect(h.fakes.count("compact")).toBe(0);
+	});
+
+	it("NAVIGATE_TREE while an operation runs is answered, refused as streaming", async () => {
+		const h = promptHarness();
+		await startOperation(h);
 		await h.send({ type: "NAVIGATE_TREE", requestId: "t1", fromCommand: true });
 		expect(h.state()).toBe("running.working");
 		expect(h.emittedOf("tree_navigation_done")).toEqual([
@@ -748,24 +827,34 @@ describe("prompt-operation machine: a ctx.compact() handed over at settle (UniPi
 		expect(h.emittedOf("manual_compaction_done")).toEqual([]);
 	});
 
-	it("the machine answers every one it does not take, refused: a second one in settling, one outside settling", async () => {
+	it("while the operation runs the machine holds it without aborting; later ones join it; idle, it compacts at once", async () => {
 		const h = promptHarness();
-		await h.send(handedOver("c0"));
-		expect(h.state()).toBe("idle");
 		await startOperation(h);
 		await h.send(handedOver("c1"));
 		expect(h.state()).toBe("running.working");
+		expect(h.emittedOf("abort_requested")).toEqual([]);
+		expect(snap(h).context.deferredCompaction).toEqual({ requestId: "c1", cancelOnAbort: true });
 		await h.resolve("run", outcome());
 		await h.resolve("beforeSettle", { continue: false });
 		await h.send(handedOver("c2"));
+		expect(snap(h).context.deferredCompaction).toEqual({ requestId: "c1", sharedWith: ["c2"], cancelOnAbort: true });
+		await h.resolve("settle");
+		expect(h.fakes.inputs("compact")).toEqual([{ reason: "manual", willRetry: false, requestId: "c1" }]);
+		await h.resolve("compact", { compacted: true, continue: false, result: { summary: "s" } });
+		expect(h.emittedOf("manual_compaction_done").map((e) => e.requestId)).toEqual(["c2", "c1"]);
+		expect(h.emittedOf("operation_settled")).toMatchObject([{ aborted: false }]);
 		await h.send(handedOver("c3"));
-		expect(snap(h).context.deferredCompaction).toEqual({ requestId: "c2" });
-		expect(h.emittedOf("manual_compaction_done")).toEqual([
-			{ type: "manual_compaction_done", requestId: "c0", refused: true },
-			{ type: "manual_compaction_done", requestId: "c1", refused: true },
-			{ type: "manual_compaction_done", requestId: "c3", refused: true },
-		]);
-		expect(h.fakes.count("compact")).toBe(0);
+		expect(h.state()).toBe("compacting.working");
+		// abort() while one waits for the operation cancels it, as it cancels compact().
+		await h.resolve("compact", { compacted: true, continue: false, result: { summary: "s" } });
+		await startOperation(h, "r2");
+		await h.send(handedOver("c4"));
+		await h.send({ type: "ABORT" });
+		expect(h.emittedOf("manual_compaction_done").at(-1)).toEqual({
+			type: "manual_compaction_done",
+			requestId: "c4",
+			cancelled: true,
+		});
 	});
 });
 
@@ -1186,7 +1275,6 @@ describe("prompt-operation machine: recovery paths (issue 5)", () => {
 		await h.resolve("preflight", { disposition: "handled" });
 		expect(h.state()).toBe("idle");
 		expect(isCompacting(snap(h))).toBe(true);
-		expect(snap(h).can({ type: "COMPACT", requestId: "c1" })).toBe(false);
 		await h.send({ type: "PROMPT", request: { requestId: "during" } });
 		expect(h.fakes.inputs("busyPreflight")).toEqual([{ request: { requestId: "during" }, phase: "branchSummary" }]);
 		await h.send({ type: "ABORT" });

@@ -113,4 +113,52 @@ describe("UniPi#30: ctx.compact() from turn_end aborts the active turn", () => {
 		expect(h.eventsOfType("agent_settled")).toHaveLength(1);
 		expect(h.session.isIdle).toBe(true);
 	});
+
+	it("UniPi#30: session.compact() while the requested compaction waits for the run: the run is aborted, one compaction (the user's instructions) answers both", async () => {
+		const outcomes: string[] = [];
+		const instructions: (string | undefined)[] = [];
+		h = await createHarness({
+			persistence: "disk",
+			tools: [read],
+			settings: SETTINGS,
+			extensionFactories: [
+				compactOnFirstTurnEnd(outcomes),
+				(pi: ExtensionAPI) => {
+					pi.on("session_before_compact", (event) => {
+						instructions.push(event.customInstructions);
+					});
+				},
+			],
+		});
+		const answering = gate();
+		const { summaryRequests } = script(h, [
+			fauxAssistantMessage([fauxToolCall("read_notes", {})], { stopReason: "toolUse" }),
+			(() => {
+				answering.release();
+				return new Promise<never>(() => {});
+			}) as never,
+		]);
+		const done = h.session.prompt(`summarize my notes ${"please ".repeat(40)}`);
+		await answering.promise;
+		// The machine holds the extension's compaction while the run streams (nothing aborted yet).
+		expect(h.session.snapshot.context.deferredCompaction).toMatchObject({ cancelOnAbort: true });
+		expect(h.session.isStreaming).toBe(true);
+		const result = await h.session.compact("keep the decisions");
+		await done;
+		await until(h, () => outcomes.length > 0, "the extension's callback");
+		expect(outcomes).toEqual(["compacted"]);
+		expect(result.summary).toEqual(expect.any(String));
+		// One compaction, with the newest instructions; the aborted answer settled first, once.
+		expect(h.eventsOfType("compaction_start")).toHaveLength(1);
+		expect(fileEntries(h.session.sessionFile!).filter((entry) => entry.type === "compaction")).toHaveLength(1);
+		expect(summaryRequests.length).toBeGreaterThan(0);
+		expect(instructions).toEqual(["keep the decisions"]);
+		expect(h.eventsOfType("agent_settled")).toHaveLength(1);
+		const order = h.events
+			.map((event) => event.type)
+			.filter((type) => type === "agent_settled" || type === "compaction_start" || type === "compaction_end");
+		expect(order).toEqual(["agent_settled", "compaction_start", "compaction_end"]);
+		expect(h.session.isIdle).toBe(true);
+		expect(reopenedContext(h.session.sessionFile!).map(comparable)).toEqual(h.session.messages.map(comparable));
+	});
 });

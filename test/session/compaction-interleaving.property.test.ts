@@ -56,7 +56,7 @@ const DELAYED_EVENTS: ExtensionEventName[] = [
 
 /** What compact() may reject with (its TSDoc), whatever else runs. */
 const COMPACT_REJECTION =
-	/^(Nothing to compact|Already compacted|Compaction cancelled|Compaction failed|Summarization failed|Turn prefix summarization failed|Cannot compact now|.*aborted)/i;
+	/^(Nothing to compact|Already compacted|Compaction cancelled|Compaction failed|Summarization failed|Turn prefix summarization failed|.*aborted)/i;
 
 const answerArb: fc.Arbitrary<Answer> = fc.oneof(
 	{
