@@ -290,8 +290,10 @@ export const MUTANTS: Mutant[] = [
 		description: "abort during preflight not remembered",
 		edits: [
 			{
-				find: '{ actions: ["markAbortRequested", ',
-				replace: "{ actions: [",
+				after: 'PROMPT: { actions: "deferPrompt" },\n\t\t\t\tABORT: [',
+				find: '{\n\t\t\t\t\t\tactions: [\n\t\t\t\t\t\t\t"markAbortRequested",\n\t\t\t\t\t\t\t{ type: "signalAbort", params: { target: "preflight" } },\n\t\t\t\t\t\t\t"cancelDeferredCompactionOnAbort",',
+				replace:
+					'{\n\t\t\t\t\t\tactions: [\n\t\t\t\t\t\t\t{ type: "signalAbort", params: { target: "preflight" } },\n\t\t\t\t\t\t\t"cancelDeferredCompactionOnAbort",',
 			},
 		],
 		tests: ["test/machines", "test/recovery", "test/session"],
@@ -1386,12 +1388,19 @@ export const MUTANTS: Mutant[] = [
 	},
 	{
 		id: "A05",
-		file: "src/session/agent-session.ts",
-		description: "compact() ignores an abortCompaction()/abort() that arrived while it aborted the running operation",
+		file: "machines/prompt-operation.machine.ts",
+		description: "abort() never cancels a held compact() (it starts after the abort)",
 		edits: [
-			{ find: 'if (requested.signal.aborted) throw new SettleError("ABORTED", COMPACTION_CANCELLED);', replace: "" },
+			{
+				find: "\t\t\tif (!deferred?.cancelOnAbort) return;",
+				replace: "\t\t\tif (deferred) return;",
+			},
 		],
-		tests: ["test/session/abort-at-every-await.test.ts", "test/session/lost-abort-regressions.test.ts"],
+		tests: [
+			"test/session/abort-at-every-await.test.ts",
+			"test/session/lost-abort-regressions.test.ts",
+			"test/session/compact-while-streaming.property.test.ts",
+		],
 	},
 	{
 		id: "A06",
@@ -4242,8 +4251,9 @@ export const MUTANTS: Mutant[] = [
 		description: "an ABORT after ABORT_COMPACTION is lost",
 		edits: [
 			{
-				find: 'once the compaction has ended.\n\t\t\t\t\t\t\ton: { ABORT: { actions: "markAbortRequested" } },',
-				replace: "once the compaction has ended.\n\t\t\t\t\t\t\ton: {},",
+				find: 'once the compaction has ended.\n\t\t\t\t\t\t\ton: {\n\t\t\t\t\t\t\t\tABORT: { actions: ["markAbortRequested", "cancelDeferredCompactionOnAbort"] },',
+				replace:
+					'once the compaction has ended.\n\t\t\t\t\t\t\ton: {\n\t\t\t\t\t\t\t\tABORT: { actions: ["cancelDeferredCompactionOnAbort"] },',
 			},
 		],
 		tests: ["test/machines/prompt-operation.test.ts"],
@@ -4327,8 +4337,9 @@ export const MUTANTS: Mutant[] = [
 		description: "an ABORT after ABORT_COMPACTION is lost in the operation's compaction",
 		edits: [
 			{
-				find: 'queued messages must not continue it.\n\t\t\t\t\ton: { ABORT: { actions: "markAbortRequested" } },',
-				replace: "queued messages must not continue it.\n\t\t\t\t\ton: {},",
+				find: 'queued messages must not continue it.\n\t\t\t\t\ton: {\n\t\t\t\t\t\tABORT: { actions: ["markAbortRequested", "cancelDeferredCompactionOnAbort"] },',
+				replace:
+					'queued messages must not continue it.\n\t\t\t\t\ton: {\n\t\t\t\t\t\tABORT: { actions: ["cancelDeferredCompactionOnAbort"] },',
 			},
 		],
 		tests: ["test/machines/prompt-operation.test.ts", "test/session/lost-abort-regressions.test.ts"],
@@ -5628,6 +5639,7 @@ export const MUTANTS: Mutant[] = [
 		description: "isCompacting stays true after the pre-send compaction",
 		edits: [
 			{
+				after: "async function compactBeforeSend(",
 				find: '\t\ts.send(output ? { type: "PRE_SEND_COMPACTION_END", output } : { type: "PRE_SEND_COMPACTION_END" });\n',
 				replace: "",
 			},
@@ -5722,11 +5734,11 @@ export const MUTANTS: Mutant[] = [
 	{
 		id: "AS08",
 		file: "src/session/agent-session.ts",
-		description: "waitForIdle ignores requested compactions",
+		description: "waitForIdle resolves outside idle (before a compaction compact() asked for has run)",
 		edits: [
 			{
-				find: "\t\tif (this.requestedCompactions.size > 0) {\n\t\t\treturn new Promise<void>",
-				replace: "\t\tif (false) {\n\t\t\treturn new Promise<void>",
+				find: '(snapshot.value === "idle" && snapshot.context.treeNavigation === undefined)',
+				replace: "snapshot.context.treeNavigation === undefined",
 			},
 		],
 		tests: ["test/session/wait-for-idle-compact.test.ts"],
@@ -7573,11 +7585,11 @@ export const MUTANTS: Mutant[] = [
 		description: "teardown does not wait for the aborted run",
 		edits: [
 			{
-				find: "if (settling) await settling;",
-				replace: "void settling;",
+				find: "await abortForTeardown(runtime.current.session);",
+				replace: "void abortForTeardown(runtime.current.session);",
 			},
 		],
-		tests: ["test/pi-races/switching.test.ts"],
+		tests: ["test/pi-races/switching.test.ts", "test/runtime/shutdown-timeout.test.ts"],
 	},
 	{
 		id: "BO06",
@@ -7934,11 +7946,11 @@ export const MUTANTS: Mutant[] = [
 		description: "a replacement no longer aborts and settles the old run first",
 		edits: [
 			{
-				find: "if (!session.agent.state.isStreaming) return undefined;",
-				replace: "return undefined;",
+				find: "if (!session.agent.state.isStreaming) return;",
+				replace: "return;",
 			},
 		],
-		tests: ["test/pi-races/pi-peer.test.ts"],
+		tests: ["test/pi-races/pi-peer.test.ts", "test/runtime/shutdown-timeout.test.ts"],
 	},
 	{
 		id: "BU01",
@@ -8101,10 +8113,10 @@ export const MUTANTS: Mutant[] = [
 	{
 		id: "BW01",
 		file: "machines/prompt-operation.machine.ts",
-		description: "settling no longer defers a compact(): ctx.compact() from agent_settled is refused again",
+		description: "settling no longer holds a ctx.compact(): one from agent_settled is never answered",
 		edits: [
 			{
-				find: 'COMPACT: { guard: "canDeferCompaction", actions: "deferCompaction" },',
+				find: 'COMPACT_WHEN_SETTLED: { actions: { type: "deferCompaction", params: { cancelOnAbort: false } } },',
 				replace: "",
 			},
 		],
@@ -8128,20 +8140,21 @@ export const MUTANTS: Mutant[] = [
 		description: "a deferred compaction cancelled by abortCompaction() is not reported as cancelled",
 		edits: [
 			{
-				find: 'enqueue.emit({ type: "manual_compaction_done", requestId: deferred.requestId, cancelled: true });',
-				replace: 'enqueue.emit({ type: "manual_compaction_done", requestId: deferred.requestId });',
+				after: "cancelDeferredCompaction: enqueueActions(",
+				find: "requestId, cancelled: true });",
+				replace: "requestId });",
 			},
 		],
 		tests: ["test/pi-races/extension-order.test.ts"],
 	},
 	{
 		id: "BW04",
-		file: "src/session/agent-session.ts",
-		description: "compact() during the agent_settled dispatch waits for idle again (the next prompt wins)",
+		file: "machines/prompt-operation.machine.ts",
+		description: "compact() during the agent_settled dispatch is not held by settling (never answered)",
 		edits: [
 			{
-				find: "if (this.snapshot.can(deferred)) return this.requestCompaction(deferred);",
-				replace: "void deferred;",
+				find: 'COMPACT: { actions: { type: "deferCompaction", params: { cancelOnAbort: false } } },',
+				replace: "",
 			},
 		],
 		tests: ["test/pi-races/extension-order.test.ts"],
@@ -8734,9 +8747,9 @@ export const MUTANTS: Mutant[] = [
 			"abort() clears the queues once the aborted run has settled, dropping input sent meanwhile (gsd-2#1439)",
 		edits: [
 			{
-				find: "// Idle includes the compact() calls cancelled above having given up.\n\t\tawait this.waitForIdle();",
+				find: '// The machine also cancels a compact() / ctx.compact() waiting on what this ends.\n\t\tthis.actor.send({ type: "ABORT" });\n\t\tawait this.waitForIdle();',
 				replace:
-					"// Idle includes the compact() calls cancelled above having given up.\n\t\tawait this.waitForIdle();\n\t\tthis.clearQueue();",
+					'// The machine also cancels a compact() / ctx.compact() waiting on what this ends.\n\t\tthis.actor.send({ type: "ABORT" });\n\t\tawait this.waitForIdle();\n\t\tthis.clearQueue();',
 			},
 		],
 		tests: ["test/pi-races/abort-input.test.ts"],
@@ -8847,8 +8860,8 @@ export const MUTANTS: Mutant[] = [
 		description: "pi-agents#139: ABORT while settling reaches no agent_settled handler",
 		edits: [
 			{
-				find: 'ABORT: { actions: { type: "signalAbort", params: { target: "settled" } } },',
-				replace: "",
+				find: 'ABORT: { actions: [{ type: "signalAbort", params: { target: "settled" } }, "cancelDeferredCompactionOnAbort"] },',
+				replace: 'ABORT: { actions: ["cancelDeferredCompactionOnAbort"] },',
 			},
 		],
 		tests: ["test/machines/prompt-operation.test.ts", "test/extensions/settled-signal.test.ts"],
@@ -9137,15 +9150,16 @@ export const MUTANTS: Mutant[] = [
 	},
 	{
 		id: "CB16",
-		file: "src/session/agent-session.ts",
+		file: "machines/prompt-operation.machine.ts",
 		description: "abort() no longer cancels a ctx.compact() waiting for the run to settle",
 		edits: [
 			{
-				find: 'this.cancelRequestedCompactions();\n\t\tthis.cancelExtensionCompaction();\n\t\tthis.actor.send({ type: "ABORT" });',
-				replace: 'this.cancelRequestedCompactions();\n\t\tthis.actor.send({ type: "ABORT" });',
+				find: '// ctx.compact() while the operation runs (UniPi#30): not aborted, compacted once settled.\n\t\t\t\tCOMPACT_WHEN_SETTLED: { actions: { type: "deferCompaction", params: { cancelOnAbort: true } } },',
+				replace:
+					'// ctx.compact() while the operation runs (UniPi#30): not aborted, compacted once settled.\n\t\t\t\tCOMPACT_WHEN_SETTLED: { actions: { type: "deferCompaction", params: { cancelOnAbort: false } } },',
 			},
 		],
-		tests: ["test/pi-races/extension-compaction.test.ts"],
+		tests: ["test/pi-races/extension-compaction.test.ts", "test/machines/prompt-operation.test.ts"],
 	},
 	{
 		id: "CB17",
@@ -9319,14 +9333,19 @@ export const MUTANTS: Mutant[] = [
 	{
 		id: "CC03",
 		file: "machines/prompt-operation.machine.ts",
-		description: "COMPACT_WHEN_SETTLED outside settling ignored (caller waits forever)",
+		description:
+			"COMPACT_WHEN_SETTLED while the run works ignored (ctx.compact() from turn_end or a tool waits forever)",
 		edits: [
 			{
-				find: '\t\tCOMPACT_WHEN_SETTLED: { actions: "refuseCompaction" },',
-				replace: "",
+				find: '// ctx.compact() while the operation runs (UniPi#30): not aborted, compacted once settled.\n\t\t\t\tCOMPACT_WHEN_SETTLED: { actions: { type: "deferCompaction", params: { cancelOnAbort: true } } },',
+				replace: "// ctx.compact() while the operation runs (UniPi#30): not aborted, compacted once settled.",
 			},
 		],
-		tests: ["test/machines/prompt-operation.test.ts", "test/machines/prompt-operation.property.test.ts"],
+		tests: [
+			"test/machines/prompt-operation.test.ts",
+			"test/machines/prompt-operation.property.test.ts",
+			"test/pi-races/extension-compaction.test.ts",
+		],
 	},
 	{
 		id: "CC04",
@@ -9485,6 +9504,91 @@ export const MUTANTS: Mutant[] = [
 			},
 		],
 		tests: ["test/session/compaction-interleaving.property.test.ts", "test/pi-races/queue-races.property.test.ts"],
+	},
+	{
+		id: "CD01",
+		file: "machines/runtime.machine.ts",
+		description: "no settle step: session_shutdown right after creating (grace shared with the handlers' bound)",
+		edits: [
+			{
+				find: 'onDone: {\n\t\t\t\t\ttarget: "settlingCurrent",',
+				replace: 'onDone: {\n\t\t\t\t\ttarget: "shuttingDown",',
+			},
+		],
+		tests: [
+			"test/machines/runtime.test.ts",
+			"test/machines/runtime.model.test.ts",
+			"test/runtime/shutdown-timeout.test.ts",
+		],
+	},
+	{
+		id: "CD02",
+		file: "machines/runtime-reload.machine.ts",
+		description: "a failed reload releases its held prompts to run on the half-rebuilt session",
+		edits: [
+			{
+				find: 'entry: ["announceFinished", "refuseHeldPromptsAfterFailure"],',
+				replace: 'entry: ["announceFinished"],',
+			},
+		],
+		tests: [
+			"test/machines/runtime-reload.model.test.ts",
+			"test/machines/runtime-reload.property.test.ts",
+			"test/session/reload.test.ts",
+		],
+	},
+	{
+		id: "CD03",
+		file: "src/session/agent-session.ts",
+		description: "teardown does not wait for a reload in progress (reloaded extensions never hear session_shutdown)",
+		edits: [
+			{
+				find: "\tawait reloadsOver(session);\n",
+				replace: "\n",
+			},
+		],
+		tests: ["test/runtime/reload-during-replacement.test.ts"],
+	},
+	{
+		id: "CD04",
+		file: "machines/prompt-operation.machine.ts",
+		description:
+			"compact() while streaming holds the compaction but no longer aborts the run (waits like ctx.compact())",
+		edits: [
+			{
+				find: '\t\t\t\t\t\tCOMPACT: {\n\t\t\t\t\t\t\ttarget: "aborting",\n\t\t\t\t\t\t\tactions: ["markAbortRequested", { type: "deferCompaction", params: { cancelOnAbort: true } }],\n\t\t\t\t\t\t},\n\t\t\t\t\t\t// agent_end comes while working',
+				replace:
+					'\t\t\t\t\t\tCOMPACT: {\n\t\t\t\t\t\t\tactions: [{ type: "deferCompaction", params: { cancelOnAbort: true } }],\n\t\t\t\t\t\t},\n\t\t\t\t\t\t// agent_end comes while working',
+			},
+		],
+		tests: ["test/machines/prompt-operation.test.ts", "test/machines/prompt-operation.property.test.ts"],
+	},
+	{
+		id: "CD05",
+		file: "machines/prompt-operation.machine.ts",
+		description:
+			"idle re-issues deferred prompts before the held compaction (a prompt takes the compaction's slot again)",
+		edits: [
+			{
+				find: '\t\t\t\t{ guard: "canTakeDeferredCompaction", target: "compacting", actions: "takeDeferredCompaction" },\n\t\t\t\t{ guard: "canTakeDeferredPrompt", target: "preflight", actions: "takeDeferredPrompt" },\n',
+				replace:
+					'\t\t\t\t{ guard: "canTakeDeferredPrompt", target: "preflight", actions: "takeDeferredPrompt" },\n\t\t\t\t{ guard: "canTakeDeferredCompaction", target: "compacting", actions: "takeDeferredCompaction" },\n',
+			},
+		],
+		tests: ["test/machines/prompt-operation.test.ts"],
+	},
+	{
+		id: "CD06",
+		file: "machines/prompt-operation.machine.ts",
+		description:
+			"abort() where the state aborts nothing else (running.aborting, idle…) no longer cancels a held compact()",
+		edits: [
+			{
+				find: '\t\tABORT: { guard: "compactionCancelledByAbort", actions: "cancelDeferredCompactionOnAbort" },\n',
+				replace: "",
+			},
+		],
+		tests: ["test/session/wait-for-idle-compact.test.ts", "test/machines/prompt-operation.test.ts"],
 	},
 ];
 
