@@ -8157,7 +8157,7 @@ export const MUTANTS: Mutant[] = [
 				replace: "",
 			},
 		],
-		tests: ["test/pi-races/extension-order.test.ts"],
+		tests: ["test/session/compact-while-streaming.property.test.ts", "test/pi-races/extension-order.test.ts"],
 	},
 	{
 		id: "BW05",

@@ -91,6 +91,48 @@ describe("compact() while a run streams (one machine decision: abort, then compa
 		}
 	});
 
+	it("compact() from an agent_settled handler is held until the dispatch ends, then answered once; abort() meanwhile keeps it (the run is over)", async () => {
+		let compacted: Promise<unknown> | undefined;
+		let session: { compact(): Promise<unknown>; abort(): Promise<void> } | undefined;
+		let handlerDone = false;
+		const h = await createHarness({
+			persistence: "disk",
+			settings: { compaction: { keepRecentTokens: 1 } },
+			extensionFactories: [
+				(pi: ExtensionAPI) => {
+					pi.on("agent_settled", async () => {
+						if (compacted || !session) return;
+						compacted = session.compact().then(
+							(result) => ({ result, handlerDoneFirst: handlerDone }),
+							(error: unknown) => error,
+						);
+						void session.abort();
+						await tick();
+						handlerDone = true;
+					});
+				},
+			],
+		});
+		try {
+			script(h, [fauxAssistantMessage("earlier answer"), fauxAssistantMessage("second answer")]);
+			await h.session.prompt("earlier");
+			session = h.session;
+			await h.session.prompt("second");
+			expect(compacted, "the agent_settled handler called compact()").toBeDefined();
+			const outcome = await compacted;
+			expect(outcome).not.toBeInstanceOf(Error);
+			expect(outcome).toMatchObject({
+				result: { summary: expect.stringContaining("summary") },
+				handlerDoneFirst: true,
+			});
+			expect(compactionEntries(h)).toBe(1);
+			await h.session.waitForIdle();
+			expect(harnessViolations(h)).toEqual([]);
+		} finally {
+			h.cleanup();
+		}
+	});
+
 	it("compacts exactly once or rejects with ABORTED (never BUSY, never stuck), whatever lands between the abort and the compaction", async () => {
 		const interferenceArb = fc.constantFrom<Interference>(
 			"prompt",
