@@ -1,5 +1,6 @@
 /** Helpers for the session tests: event sequences, the JSONL file read back, settling on a SimulatedClock. */
 import { readFileSync } from "node:fs";
+import type { AgentTool } from "../../src/agent/types.js";
 import type { AgentMessage } from "../../src/llm/types.js";
 import type { AgentSessionEvent } from "../../src/session/events.js";
 import { SessionManager } from "../../src/store/session-manager.js";
@@ -106,4 +107,43 @@ export async function settleWithClock<T>(h: Harness, done: Promise<T>, hangAfter
 	if (!finished) throw new Error(`did not settle; lifecycle ${h.session.lifecycle}`);
 	if (failure !== undefined) throw failure;
 	return result as T;
+}
+
+/** Faux pacing for an abort mid-stream: one token a chunk on a real timer, so listeners run between chunks. */
+export const SLOW_STREAM = { tokensPerSecond: 200, tokenSize: { min: 1, max: 1 } };
+
+/** A long answer that {@link SLOW_STREAM} streams in many chunks (an abort cuts it off). */
+export const SLOW_ANSWER = "This answer streams slowly, one token at a time, and gets cut off.";
+
+/**
+ * Aborts the session at its third `message_update` (mid-stream); `aborting()` is that abort's
+ * promise (undefined until then).
+ */
+export function abortAtThirdUpdate(session: Harness["session"]): { aborting(): Promise<void> | undefined } {
+	let updates = 0;
+	let aborting: Promise<void> | undefined;
+	session.subscribe((event) => {
+		if (event.type === "message_update" && ++updates === 3) aborting = session.abort();
+	});
+	return { aborting: () => aborting };
+}
+
+/** A tool that runs until its signal aborts (then rejects "Operation aborted"); `started` resolves when it runs. */
+export function toolUntilAbort(): { tool: AgentTool; started: Promise<void> } {
+	let toolStarted!: () => void;
+	const started = new Promise<void>((resolve) => {
+		toolStarted = resolve;
+	});
+	const tool: AgentTool = {
+		name: "slow",
+		label: "Slow",
+		description: "Waits for abort",
+		parameters: { type: "object", properties: {} },
+		execute: (_id, _params, signal) =>
+			new Promise((_resolve, reject) => {
+				toolStarted();
+				signal?.addEventListener("abort", () => reject(new Error("Operation aborted")), { once: true });
+			}),
+	};
+	return { tool, started };
 }
