@@ -18,22 +18,29 @@ import { configDefaults, defineConfig } from "vitest/config";
  * lock tests found the compiled store removed by another file's afterAll (compiledStore() compiles
  * again). Still isolated: pi-examples-rendered, because pi's tools-manager reads its tools folder
  * (`$PI_CODING_AGENT_DIR/bin`, where the fd shim is) once, when pi is first imported, and in a shared
- * worker another file imported pi first; pi-examples.test (sets SETTLE_AGENT_DIR). Not shared by
- * design: pi differentials and the other pi peers, process.chdir/HOME/env writers, checks of
- * process-wide handles or listeners, the replacement properties, and the files whose CPU is in child
- * processes (the cli, package, parity, pi-races and lifetime folders, bad-input's CLI files,
- * export-cli, export-page). Ten files of resources and security passed shared but saved no CPU (their
- * CPU is in child processes and extension loading), so they stay isolated.
+ * worker another file imported pi first; pi-examples.test (sets SETTLE_AGENT_DIR). The parity and
+ * pi-races folders (in-process pi peers: each isolated file imported pi and Settle anew, ~3 s of CPU)
+ * joined with six files of extensions, tools and runtime that drive pi or Settle in-process; the pi
+ * state they touch is put back per test (pi-ai's api registry by resetApiProviders, env keys, fake
+ * timers). `npx vitest run test/parity` on 2 busy cores: 88 s wall, 72 s CPU isolated; 17 s, 19 s
+ * shared. test/pi-races: 71 s, 49 s CPU -> 41 s, 31 s. The shared project (283 files) then passed
+ * twice, once shuffled. Not shared by design: pi differentials whose pi reads process-wide state
+ * once (pi's tools folder: the search differentials), process.chdir/HOME/env writers, checks of
+ * process-wide handles, listeners or warnings (listener-errors), the replacement properties, and the
+ * files whose CPU is in child processes (the cli, package and lifetime folders, bad-input's CLI
+ * files, export-cli, export-page). Ten files of resources and security passed shared but saved no
+ * CPU (their CPU is in child processes and extension loading), so they stay isolated.
  */
 const SHARED_FOLDERS = [
 	...["session", "store", "compaction", "agent", "testing", "llm", "inspect", "settings", "schema", "recovery"],
-	...["rpc", "machines"],
+	...["rpc", "machines", "parity", "pi-races"],
 ];
 /** Files of mixed folders that run in-process Settle code alone (no process-wide state; pi peers only where pi's module state does not matter). */
 const SHARED_FILES: Record<string, string[]> = {
 	extensions: [
 		...["api", "boundary", "dispatch", "emitters", "exec", "host", "pending-handlers", "pi-compat-exports"],
-		...["runner.property", "stale", "tool-result-content-not-array", "ui-without-host-ui"],
+		...["runner.property", "settled-signal", "stale", "tool-result-content-not-array", "ui-without-host-ui"],
+		"pi-differential-divergences",
 		...["pi-examples-commands", "pi-examples-git", "pi-examples-inputs", "pi-examples-modes"],
 		...["pi-examples-providers", "pi-examples-runtime", "pi-examples-state", "pi-examples-tools"],
 	],
@@ -45,12 +52,13 @@ const SHARED_FILES: Record<string, string[]> = {
 	tools: [
 		...["bash", "edit.property", "edit", "image-resize-cli", "image-resize.property", "image-resize"],
 		...["read-broken-image-headers", "read", "registry.property", "registry", "search", "truncate.property"],
-		...["truncate", "typebox1-params", "typebox1-static", "types", "write-ls"],
+		...["truncate", "typebox1-params", "typebox1-static", "types", "write-ls", "pi-compat"],
 	],
 	runtime: [
 		...["disposing-session-input", "find-model-hint", "fork-copies-branch", "pi-ai-install-hint", "projects"],
 		...["replaced-session-message", "replacing-session-input", "runtime-graph", "runtime", "session-replaced"],
 		...["sse-host", "switch-missing-file", "switch-to-unwritten-current-session", "unloaded-resource-loader"],
+		...["switch-target-written-during-switch", "with-session-ui"],
 	],
 };
 const SHARED = [

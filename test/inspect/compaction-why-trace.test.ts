@@ -6,23 +6,15 @@
  * `over threshold` and `compacted 4792 tokens`: the threshold, the result and the entry had to be
  * looked up elsewhere.
  */
-import { readFileSync } from "node:fs";
 import { afterEach, describe, expect, it } from "vitest";
 import type { LifecycleInspectionEvent } from "../../src/inspect/lifecycle-inspector.js";
 import { formatLifecycleEvent, formatTrace, parseTrace } from "../../src/inspect/trace.js";
 import { fauxAssistantMessage } from "../../src/llm/faux.js";
 import { createHarness, type Harness } from "../../src/testing/harness.js";
+import { fileEntries, tracedOverflow } from "./trace-helpers.js";
 
 let h: Harness;
 afterEach(() => h?.cleanup());
-
-/** The session file's entries, as written. */
-function entries(harness: Harness): { id: string; type: string }[] {
-	return readFileSync(harness.session.sessionFile!, "utf8")
-		.split("\n")
-		.filter(Boolean)
-		.map((line) => JSON.parse(line) as { id: string; type: string });
-}
 
 const runDone = (events: readonly LifecycleInspectionEvent[]) =>
 	events.filter((e) => e.kind === "event" && e.type === "RUN_DONE");
@@ -68,7 +60,7 @@ describe("a trace says why and how a session compacted", () => {
 			`+0ms     event   RUN_DONE stop · over threshold (${output.contextTokens} > 4000 tokens)`,
 		);
 
-		const compaction = entries(h).filter((e) => e.type === "compaction");
+		const compaction = fileEntries(h).filter((e) => e.type === "compaction");
 		expect(compaction).toHaveLength(1);
 		const end = h.eventsOfType("compaction_end")[0]!;
 		expect(end.reason).toBe("threshold");
@@ -80,31 +72,15 @@ describe("a trace says why and how a session compacted", () => {
 	});
 
 	it("overflow: the compaction's line names the entry written and the tokens after; the request re-runs", async () => {
-		h = await createHarness({
-			persistence: "disk",
-			simulatedClock: true,
-			settings: { compaction: { enabled: true, reserveTokens: 16384, keepRecentTokens: 1 } },
-		});
-		h.setResponses([fauxAssistantMessage("The build uses esbuild.")]);
-		await h.session.prompt("What does the build use?");
-		h.setResponses([
-			fauxAssistantMessage("", {
-				stopReason: "error",
-				errorMessage: "prompt is too long: 213462 tokens > 200000 maximum",
-			}),
-			fauxAssistantMessage("## Goal\nsummary"),
-			fauxAssistantMessage("answer"),
-		]);
-		const trace = h.session.trace();
-		await h.settle(h.session.prompt("And how do I run it?"));
-		trace.stop();
-		const events = trace.toJSON().events;
+		const overflow = await tracedOverflow();
+		h = overflow.h;
+		const events = overflow.events;
 		const [failed] = runDone(events);
 		// An overflow is recovered by compaction, never by the threshold: no threshold numbers.
 		expect(formatLifecycleEvent(failed!)).toBe(
 			"+0ms     event   RUN_DONE error (overflow): prompt is too long: 213462 tokens > 200000 maximum",
 		);
-		const compaction = entries(h).find((e) => e.type === "compaction")!;
+		const compaction = fileEntries(h).find((e) => e.type === "compaction")!;
 		const end = h.eventsOfType("compaction_end")[0]!;
 		expect(end).toMatchObject({ reason: "overflow", willRetry: true });
 		const [done] = compactionDone(events);
@@ -138,7 +114,7 @@ describe("a trace says why and how a session compacted", () => {
 		const lines = formatTrace(trace.toJSON())
 			.split("\n")
 			.map((line) => line.slice(9));
-		const compaction = entries(h).find((e) => e.type === "compaction")!;
+		const compaction = fileEntries(h).find((e) => e.type === "compaction")!;
 		const end = h.eventsOfType("compaction_end")[0]!;
 		const start = lines.findIndex((line) => line.startsWith("event   PRE_SEND_COMPACTION_START"));
 		expect(lines[start]).toMatch(/^event {3}PRE_SEND_COMPACTION_START reason threshold \((\d+) > 4000 tokens\)$/);

@@ -5,25 +5,17 @@
  * first kept one, so a reader could not tell that the failed attempt of a retry was taken out of
  * the context by a `context_edit` written during the backoff, nor which message each run wrote.
  */
-import { readFileSync } from "node:fs";
 import { afterEach, describe, expect, it } from "vitest";
 import type { LifecycleInspectionEvent } from "../../src/inspect/lifecycle-inspector.js";
 import { formatLifecycleEvent } from "../../src/inspect/trace.js";
 import { fauxAssistantMessage } from "../../src/llm/faux.js";
 import { createHarness, type Harness } from "../../src/testing/harness.js";
+import { fileEntries, tracedOverflow } from "./trace-helpers.js";
 
 let h: Harness;
 afterEach(() => h?.cleanup());
 
 const failure = (message: string) => fauxAssistantMessage("", { stopReason: "error", errorMessage: message });
-
-/** The entries of the session file, in order. */
-function fileEntries(harness: Harness): { id: string; type: string; targetId?: string }[] {
-	return readFileSync(harness.session.sessionFile!, "utf8")
-		.split("\n")
-		.filter(Boolean)
-		.map((line) => JSON.parse(line) as { id: string; type: string; targetId?: string });
-}
 
 /** Each ENTRY_WRITTEN with the state the machine was in then: `retrying: context_edit 1a2b (omits 3c4d)`. */
 function writtenByState(events: readonly LifecycleInspectionEvent[]): { state: string; line: string; id: string }[] {
@@ -65,23 +57,10 @@ describe("a trace shows which entries each step wrote", () => {
 	});
 
 	it("an overflow: the failed answer's context_edit and the compaction entry are written in compacting", async () => {
-		h = await createHarness({
-			persistence: "disk",
-			simulatedClock: true,
-			settings: { compaction: { enabled: true, reserveTokens: 16384, keepRecentTokens: 1 } },
-		});
-		h.setResponses([fauxAssistantMessage("The build uses esbuild.")]);
-		await h.session.prompt("What does the build use?");
-		h.setResponses([
-			failure("prompt is too long: 213462 tokens > 200000 maximum"),
-			fauxAssistantMessage("## Goal\nsummary"),
-			fauxAssistantMessage("answer"),
-		]);
-		const trace = h.session.trace();
-		await h.settle(h.session.prompt("And how do I run it?"));
-		trace.stop();
+		const overflow = await tracedOverflow();
+		h = overflow.h;
 		const [user, failed, edit, compaction, answer] = fileEntries(h).slice(-5);
-		expect(writtenByState(trace.toJSON().events).map(({ state, line }) => `${state}: ${line}`)).toEqual([
+		expect(writtenByState(overflow.events).map(({ state, line }) => `${state}: ${line}`)).toEqual([
 			`running.working: message ${user!.id} (user)`,
 			`running.working: message ${failed!.id} (assistant, error)`,
 			`compacting.working: context_edit ${edit!.id} (omits ${failed!.id})`,

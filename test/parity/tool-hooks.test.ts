@@ -51,12 +51,9 @@ function firstText(result: { content: unknown } | undefined): string | undefined
 	return Array.isArray(content) ? (content[0] as { text?: string } | undefined)?.text : undefined;
 }
 
-async function runBatch(
-	peer: Peer,
-	log: string[],
-	calls: { id: string; name: string; args: Record<string, unknown> }[],
-	stopReason?: "length",
-) {
+type Call = { id: string; name: string; args: Record<string, unknown> };
+
+async function runBatch(peer: Peer, log: string[], calls: Call[], stopReason?: "length") {
 	peer.script([{ toolCalls: calls, ...(stopReason ? { stopReason } : {}) }, { text: "Done." }]);
 	await peer.prompt("go");
 	await peer.quiesce();
@@ -76,9 +73,29 @@ const logToolHooks =
 		api.on("tool_result", (event) => void log.push(`tool_result ${event.toolCallId}`));
 	};
 
+/**
+ * One batch of `calls` on both peers, each with its own log: the extension `hooks(log)` and the
+ * tool `tool(log)` (default {@link lookupTool}); with `onError`, extension errors are logged too.
+ */
+function runHookedBatch(
+	hooks: (log: string[]) => (api: ExtensionAPI) => void,
+	calls: Call[],
+	options: { onError?: true; stopReason?: "length"; tool?: (log: string[]) => SharedTool } = {},
+) {
+	const logs: Record<string, string[]> = { pi: [], settle: [] };
+	const log = (name: string) => logs[name] ?? [];
+	return onBothPeers(
+		(name) => ({
+			extensions: [hooks(log(name))],
+			customTools: [(options.tool ?? lookupTool)(log(name))],
+			...(options.onError ? { onError: (error) => log(name).push(`onError ${error.event}: ${error.error}`) } : {}),
+		}),
+		(peer) => runBatch(peer, log(peer.name), calls, options.stopReason),
+	);
+}
+
 describe("parity: the tool-call pipeline through the session (F.3–F.5)", () => {
 	it("tool_call: an Error blocks with its message, a thrown string with pi's wrapper text, {block} with the default reason; blocked calls never execute nor reach tool_result", async () => {
-		const logs: Record<string, string[]> = { pi: [], settle: [] };
 		const hooks =
 			(log: string[]) =>
 			(api: ExtensionAPI): void => {
@@ -96,20 +113,16 @@ describe("parity: the tool-call pipeline through the session (F.3–F.5)", () =>
 					return undefined;
 				});
 			};
-		const { pi, settle } = await onBothPeers(
-			(name) => ({
-				extensions: [hooks(logs[name] ?? [])],
-				customTools: [lookupTool(logs[name] ?? [])],
-				onError: (error) => logs[name]?.push(`onError ${error.event}: ${error.error}`),
-			}),
-			(peer) =>
-				runBatch(peer, logs[peer.name] ?? [], [
-					{ id: "c1", name: "lookup", args: { key: "error" } },
-					{ id: "c2", name: "lookup", args: { key: "string" } },
-					{ id: "c3", name: "lookup", args: { key: "block" } },
-					{ id: "c4", name: "lookup", args: { key: "reason" } },
-					{ id: "c5", name: "lookup", args: { key: "fine" } },
-				]),
+		const { pi, settle } = await runHookedBatch(
+			hooks,
+			[
+				{ id: "c1", name: "lookup", args: { key: "error" } },
+				{ id: "c2", name: "lookup", args: { key: "string" } },
+				{ id: "c3", name: "lookup", args: { key: "block" } },
+				{ id: "c4", name: "lookup", args: { key: "reason" } },
+				{ id: "c5", name: "lookup", args: { key: "fine" } },
+			],
+			{ onError: true },
 		);
 		expect(pi.results.map(firstText)).toEqual([
 			"refused by policy",
@@ -126,21 +139,16 @@ describe("parity: the tool-call pipeline through the session (F.3–F.5)", () =>
 	});
 
 	it("an unknown tool and invalid arguments are error results before any tool_call hook; valid calls still run", async () => {
-		const logs: Record<string, string[]> = { pi: [], settle: [] };
 		const hooks =
 			(log: string[]) =>
 			(api: ExtensionAPI): void => {
 				api.on("tool_call", (event) => void log.push(`tool_call ${event.toolCallId}`));
 			};
-		const { pi, settle } = await onBothPeers(
-			(name) => ({ extensions: [hooks(logs[name] ?? [])], customTools: [lookupTool(logs[name] ?? [])] }),
-			(peer) =>
-				runBatch(peer, logs[peer.name] ?? [], [
-					{ id: "c1", name: "nope", args: { key: "x" } },
-					{ id: "c2", name: "lookup", args: { count: 2 } },
-					{ id: "c3", name: "lookup", args: { key: "ok" } },
-				]),
-		);
+		const { pi, settle } = await runHookedBatch(hooks, [
+			{ id: "c1", name: "nope", args: { key: "x" } },
+			{ id: "c2", name: "lookup", args: { count: 2 } },
+			{ id: "c3", name: "lookup", args: { key: "ok" } },
+		]);
 		expect(firstText(pi.results[0])).toBe("Tool nope not found");
 		expect(pi.results[1]?.isError).toBe(true);
 		expect(pi.log).toEqual(["tool_call c3", 'execute c3 {"key":"ok"}']);
@@ -151,20 +159,13 @@ describe("parity: the tool-call pipeline through the session (F.3–F.5)", () =>
 	// executes no call of a reply cut at the output token limit, whose arguments may be truncated;
 	// pi 0.73.1 still executes them. Pinned on both sides.
 	it("a length stop: Settle executes none of its calls (each gets newer pi's text, no hook runs), pi 0.73.1 executes them; both ask the model again", async () => {
-		const logs: Record<string, string[]> = { pi: [], settle: [] };
-		const hooks = logToolHooks;
-		const { pi, settle } = await onBothPeers(
-			(name) => ({ extensions: [hooks(logs[name] ?? [])], customTools: [lookupTool(logs[name] ?? [])] }),
-			(peer) =>
-				runBatch(
-					peer,
-					logs[peer.name] ?? [],
-					[
-						{ id: "c1", name: "lookup", args: { key: "a" } },
-						{ id: "c2", name: "lookup", args: { key: "b" } },
-					],
-					"length",
-				),
+		const { pi, settle } = await runHookedBatch(
+			logToolHooks,
+			[
+				{ id: "c1", name: "lookup", args: { key: "a" } },
+				{ id: "c2", name: "lookup", args: { key: "b" } },
+			],
+			{ stopReason: "length" },
 		);
 		const texts = (run: typeof pi) => run.results.map(firstText);
 		expect(pi.log).toEqual([
@@ -203,7 +204,6 @@ describe("parity: the tool-call pipeline through the session (F.3–F.5)", () =>
 	});
 
 	it("tool_result sees a throwing execution as an error and overrides field by field; the stored result is the override", async () => {
-		const logs: Record<string, string[]> = { pi: [], settle: [] };
 		const hooks =
 			(log: string[]) =>
 			(api: ExtensionAPI): void => {
@@ -221,14 +221,10 @@ describe("parity: the tool-call pipeline through the session (F.3–F.5)", () =>
 					return undefined;
 				});
 			};
-		const { pi, settle } = await onBothPeers(
-			(name) => ({ extensions: [hooks(logs[name] ?? [])], customTools: [lookupTool(logs[name] ?? [])] }),
-			(peer) =>
-				runBatch(peer, logs[peer.name] ?? [], [
-					{ id: "c1", name: "lookup", args: { key: "boom" } },
-					{ id: "c2", name: "lookup", args: { key: "calm" } },
-				]),
-		);
+		const { pi, settle } = await runHookedBatch(hooks, [
+			{ id: "c1", name: "lookup", args: { key: "boom" } },
+			{ id: "c2", name: "lookup", args: { key: "calm" } },
+		]);
 		expect(pi.results).toEqual([
 			{
 				toolCallId: "c1",
@@ -260,14 +256,13 @@ describe("parity: the tool-call pipeline through the session (F.3–F.5)", () =>
 				return { content: [{ type: "image", data, mimeType: "image/png" }], details: { size: params.size } };
 			},
 		});
-		const logs: Record<string, string[]> = { pi: [], settle: [] };
-		const { pi, settle } = await onBothPeers(
-			(name) => ({ extensions: [logToolHooks(logs[name] ?? [])], customTools: [shotTool(logs[name] ?? [])] }),
-			(peer) =>
-				runBatch(peer, logs[peer.name] ?? [], [
-					{ id: "c1", name: "shot", args: { size: "small" } },
-					{ id: "c2", name: "shot", args: { size: "big" } },
-				]),
+		const { pi, settle } = await runHookedBatch(
+			logToolHooks,
+			[
+				{ id: "c1", name: "shot", args: { size: "small" } },
+				{ id: "c2", name: "shot", args: { size: "big" } },
+			],
+			{ tool: shotTool },
 		);
 		const png = (data: string) => ({ type: "image", data, mimeType: "image/png" });
 		expect(pi.results.map((result) => result.content)).toEqual([[png(small)], [png(big)]]);
@@ -292,17 +287,11 @@ describe("parity: the tool-call pipeline through the session (F.3–F.5)", () =>
 	});
 
 	it("a parallel batch runs every tool_call hook (source order) before any execution, and stores results in source order", async () => {
-		const logs: Record<string, string[]> = { pi: [], settle: [] };
-		const hooks = logToolHooks;
-		const { pi, settle } = await onBothPeers(
-			(name) => ({ extensions: [hooks(logs[name] ?? [])], customTools: [lookupTool(logs[name] ?? [])] }),
-			(peer) =>
-				runBatch(peer, logs[peer.name] ?? [], [
-					{ id: "c1", name: "lookup", args: { key: "a" } },
-					{ id: "c2", name: "lookup", args: { key: "b" } },
-					{ id: "c3", name: "lookup", args: { key: "c" } },
-				]),
-		);
+		const { pi, settle } = await runHookedBatch(logToolHooks, [
+			{ id: "c1", name: "lookup", args: { key: "a" } },
+			{ id: "c2", name: "lookup", args: { key: "b" } },
+			{ id: "c3", name: "lookup", args: { key: "c" } },
+		]);
 		expect(pi.log.slice(0, 3)).toEqual(["tool_call c1", "tool_call c2", "tool_call c3"]);
 		expect(pi.results.map((result) => result.toolCallId)).toEqual(["c1", "c2", "c3"]);
 		expect(settle).toEqual(pi);
@@ -420,7 +409,6 @@ describe("parity: the tool-call pipeline through the session (F.3–F.5)", () =>
 		expect(settle).toEqual({ requests: 1, results: ["c1 stops here", "c2 stops here"] });
 	});
 	it("a tool_result handler that throws is reported (onError) and skipped: the result stands, later handlers still run", async () => {
-		const logs: Record<string, string[]> = { pi: [], settle: [] };
 		const hooks =
 			(log: string[]) =>
 			(api: ExtensionAPI): void => {
@@ -435,17 +423,13 @@ describe("parity: the tool-call pipeline through the session (F.3–F.5)", () =>
 					return undefined;
 				});
 			};
-		const { pi, settle } = await onBothPeers(
-			(name) => ({
-				extensions: [hooks(logs[name] ?? [])],
-				customTools: [lookupTool(logs[name] ?? [])],
-				onError: (error) => logs[name]?.push(`onError ${error.event}: ${error.error}`),
-			}),
-			(peer) =>
-				runBatch(peer, logs[peer.name] ?? [], [
-					{ id: "c1", name: "lookup", args: { key: "a" } },
-					{ id: "c2", name: "lookup", args: { key: "b" } },
-				]),
+		const { pi, settle } = await runHookedBatch(
+			hooks,
+			[
+				{ id: "c1", name: "lookup", args: { key: "a" } },
+				{ id: "c2", name: "lookup", args: { key: "b" } },
+			],
+			{ onError: true },
 		);
 		expect(pi.results.map(firstText)).toEqual(["value of a", "first rewrote it"]);
 		// The two calls' hook chains run concurrently (a parallel batch): how they interleave is

@@ -4,31 +4,35 @@
  * partial assistant message of an aborted stream is persisted too.
  */
 import { afterEach, describe, expect, it } from "vitest";
-import type { AgentTool } from "../../src/agent/types.js";
 import type { ExtensionAPI } from "../../src/extensions/types.js";
 import { fauxAssistantMessage, fauxToolCall } from "../../src/llm/faux.js";
 import { createHarness, type Harness } from "../../src/testing/harness.js";
-import { fileSummary, reopenedContext, roles, tick } from "./helpers.js";
+import {
+	abortAtThirdUpdate,
+	fileSummary,
+	reopenedContext,
+	roles,
+	SLOW_ANSWER,
+	SLOW_STREAM,
+	tick,
+	toolUntilAbort,
+} from "./helpers.js";
 
 let h: Harness;
 afterEach(() => h?.cleanup());
 
 describe("abort", () => {
 	it("mid-stream: the partial assistant message is persisted, the operation settles once", async () => {
-		h = await createHarness({ persistence: "disk", faux: { tokensPerSecond: 200, tokenSize: { min: 1, max: 1 } } });
-		h.setResponses([fauxAssistantMessage("This answer streams slowly, one token at a time, and gets cut off.")]);
-		let updates = 0;
-		let aborting: Promise<void> | undefined;
-		h.session.subscribe((event) => {
-			if (event.type === "message_update" && ++updates === 3) aborting = h.session.abort();
-		});
+		h = await createHarness({ persistence: "disk", faux: SLOW_STREAM });
+		h.setResponses([fauxAssistantMessage(SLOW_ANSWER)]);
+		const abort = abortAtThirdUpdate(h.session);
 		await h.session.prompt("talk");
-		await aborting;
+		await abort.aborting();
 		const last = h.session.messages.at(-1);
 		expect(last).toMatchObject({ role: "assistant", stopReason: "aborted", errorMessage: "Request was aborted" });
 		const text = last?.role === "assistant" && last.content[0]?.type === "text" ? last.content[0].text : "";
 		expect(text.length).toBeGreaterThan(0);
-		expect("This answer streams slowly, one token at a time, and gets cut off.".startsWith(text)).toBe(true);
+		expect(SLOW_ANSWER.startsWith(text)).toBe(true);
 		expect(text.length).toBeLessThan(60);
 		expect(h.eventsOfType("agent_settled")).toHaveLength(1);
 		expect(h.session.lifecycle).toBe("idle");
@@ -38,21 +42,7 @@ describe("abort", () => {
 	});
 
 	it("during a tool call: the tool sees the signal, the result and the run end are persisted, settles once", async () => {
-		let toolStarted!: () => void;
-		const started = new Promise<void>((resolve) => {
-			toolStarted = resolve;
-		});
-		const slow: AgentTool = {
-			name: "slow",
-			label: "Slow",
-			description: "Waits for abort",
-			parameters: { type: "object", properties: {} },
-			execute: (_id, _params, signal) =>
-				new Promise((_resolve, reject) => {
-					toolStarted();
-					signal?.addEventListener("abort", () => reject(new Error("Operation aborted")), { once: true });
-				}),
-		};
+		const { tool: slow, started } = toolUntilAbort();
 		h = await createHarness({ tools: [slow] });
 		h.setResponses([
 			fauxAssistantMessage([fauxToolCall("slow", {})], { stopReason: "toolUse" }),

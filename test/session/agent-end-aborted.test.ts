@@ -4,10 +4,10 @@
  * one extensions get.
  */
 import { afterEach, describe, expect, it } from "vitest";
-import type { AgentTool } from "../../src/agent/types.js";
 import type { ExtensionAPI } from "../../src/extensions/types.js";
 import { fauxAssistantMessage, fauxToolCall } from "../../src/llm/faux.js";
 import { createHarness, type Harness } from "../../src/testing/harness.js";
+import { abortAtThirdUpdate, SLOW_ANSWER, SLOW_STREAM, toolUntilAbort } from "./helpers.js";
 
 let h: Harness;
 afterEach(() => h?.cleanup());
@@ -30,44 +30,26 @@ describe("agent_end.aborted", () => {
 		const runs = await observed((seen) =>
 			createHarness({
 				settings: { retry: { enabled: false } },
-				faux: { tokensPerSecond: 200, tokenSize: { min: 1, max: 1 } },
+				faux: SLOW_STREAM,
 				extensionFactories: [recordAgentEnd(seen)],
 			}),
 		);
 		h.setResponses([
 			fauxAssistantMessage("ok"),
 			fauxAssistantMessage("", { stopReason: "error", errorMessage: "invalid_api_key" }),
-			fauxAssistantMessage("This answer streams slowly, one token at a time, and gets cut off."),
+			fauxAssistantMessage(SLOW_ANSWER),
 		]);
 		await h.session.prompt("one");
 		await h.session.prompt("two");
-		let updates = 0;
-		let aborting: Promise<void> | undefined;
-		h.session.subscribe((event) => {
-			if (event.type === "message_update" && ++updates === 3) aborting = h.session.abort();
-		});
+		const abort = abortAtThirdUpdate(h.session);
 		await h.session.prompt("three");
-		await aborting;
+		await abort.aborting();
 		expect(runs.public()).toEqual([false, false, true]);
 		expect(runs.extension()).toEqual([false, false, true]);
 	});
 
 	it("true when the abort stops a running tool (the run's last answer is the aborted one after it)", async () => {
-		let toolStarted!: () => void;
-		const started = new Promise<void>((resolve) => {
-			toolStarted = resolve;
-		});
-		const slow: AgentTool = {
-			name: "slow",
-			label: "Slow",
-			description: "Waits for abort",
-			parameters: { type: "object", properties: {} },
-			execute: (_id, _params, signal) =>
-				new Promise((_resolve, reject) => {
-					toolStarted();
-					signal?.addEventListener("abort", () => reject(new Error("Operation aborted")), { once: true });
-				}),
-		};
+		const { tool: slow, started } = toolUntilAbort();
 		const runs = await observed((seen) => createHarness({ tools: [slow], extensionFactories: [recordAgentEnd(seen)] }));
 		h.setResponses([
 			fauxAssistantMessage([fauxToolCall("slow", {})], { stopReason: "toolUse" }),

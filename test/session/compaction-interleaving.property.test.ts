@@ -24,7 +24,7 @@ import type { AssistantMessage } from "../../src/llm/types.js";
 import { fauxStepArbitrary } from "../../src/testing/arbitraries.js";
 import { createHarness } from "../../src/testing/harness.js";
 import { harnessViolations } from "../../src/testing/harness-invariants.js";
-import { tick } from "./helpers.js";
+import { driveScheduled } from "./helpers.js";
 import {
 	type Answer,
 	BIG_ANSWER,
@@ -287,49 +287,12 @@ describe("compaction, retry backoff and queued messages interleaved (DESIGN §8:
 							if (action.on === "start") fire(action, index);
 						});
 						const finished = () => resolved === calls;
-						// Bounded by wall time only to catch a hang (compaction loads its modules on first use).
-						const deadline = performance.now() + 20_000;
-						let summaryDelayMs: number | undefined;
-						h.session.subscribe((event) => {
-							if (event.type === "summarization_retry_scheduled") {
-								summaryDelayMs = Math.max(summaryDelayMs ?? 0, event.delayMs);
-							}
-						});
-						// The clock moves only when nothing scheduled is left to release; before it ends a
-						// backoff, the actions keyed to that backoff go to the scheduler (they land inside it).
 						const fireAt = (on: Trigger, nth: number) => {
 							const due = actions.flatMap((action, index) => (action.on === on && action.nth === nth ? [index] : []));
 							for (const index of due) fire(actions[index]!, index);
 							return due.length > 0;
 						};
-						let backoffs = 0;
-						let summaryBackoffs = 0;
-						let backoffOpen = false;
-						let summaryBackoffOpen = false;
-						while (!(finished() && h.session.lifecycle === "idle" && s.count() === 0) && performance.now() < deadline) {
-							if (s.count() > 0) {
-								await s.waitOne();
-								continue;
-							}
-							await tick();
-							if (h.session.isRetrying) {
-								if (!backoffOpen) {
-									backoffOpen = true;
-									if (fireAt("backoff", backoffs++)) continue;
-								}
-								backoffOpen = false;
-								h.clock.increment(h.session.snapshot.context.retryDelayMs);
-							} else if (summaryDelayMs !== undefined) {
-								backoffOpen = false;
-								if (!summaryBackoffOpen) {
-									summaryBackoffOpen = true;
-									if (fireAt("summaryBackoff", summaryBackoffs++)) continue;
-								}
-								summaryBackoffOpen = false;
-								h.clock.increment(summaryDelayMs);
-								summaryDelayMs = undefined;
-							} else backoffOpen = false;
-						}
+						await driveScheduled(h, s, finished, fireAt);
 						expect(finished(), "every prompt, queue call, compact() and abort resolved").toBe(true);
 						await h.session.waitForIdle();
 						expect(harnessViolations(h)).toEqual([]);

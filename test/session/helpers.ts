@@ -1,5 +1,7 @@
 /** Helpers for the session tests: event sequences, the JSONL file read back, settling on a SimulatedClock. */
 import { readFileSync } from "node:fs";
+import type fc from "fast-check";
+import type { AgentTool } from "../../src/agent/types.js";
 import type { AgentMessage } from "../../src/llm/types.js";
 import type { AgentSessionEvent } from "../../src/session/events.js";
 import { SessionManager } from "../../src/store/session-manager.js";
@@ -106,4 +108,100 @@ export async function settleWithClock<T>(h: Harness, done: Promise<T>, hangAfter
 	if (!finished) throw new Error(`did not settle; lifecycle ${h.session.lifecycle}`);
 	if (failure !== undefined) throw failure;
 	return result as T;
+}
+
+/** Faux pacing for an abort mid-stream: one token a chunk on a real timer, so listeners run between chunks. */
+export const SLOW_STREAM = { tokensPerSecond: 200, tokenSize: { min: 1, max: 1 } };
+
+/** A long answer that {@link SLOW_STREAM} streams in many chunks (an abort cuts it off). */
+export const SLOW_ANSWER = "This answer streams slowly, one token at a time, and gets cut off.";
+
+/**
+ * Aborts the session at its third `message_update` (mid-stream); `aborting()` is that abort's
+ * promise (undefined until then).
+ */
+export function abortAtThirdUpdate(session: Harness["session"]): { aborting(): Promise<void> | undefined } {
+	let updates = 0;
+	let aborting: Promise<void> | undefined;
+	session.subscribe((event) => {
+		if (event.type === "message_update" && ++updates === 3) aborting = session.abort();
+	});
+	return { aborting: () => aborting };
+}
+
+/** A tool that runs until its signal aborts (then rejects "Operation aborted"); `started` resolves when it runs. */
+export function toolUntilAbort(): { tool: AgentTool; started: Promise<void> } {
+	let toolStarted!: () => void;
+	const started = new Promise<void>((resolve) => {
+		toolStarted = resolve;
+	});
+	const tool: AgentTool = {
+		name: "slow",
+		label: "Slow",
+		description: "Waits for abort",
+		parameters: { type: "object", properties: {} },
+		execute: (_id, _params, signal) =>
+			new Promise((_resolve, reject) => {
+				toolStarted();
+				signal?.addEventListener("abort", () => reject(new Error("Operation aborted")), { once: true });
+			}),
+	};
+	return { tool, started };
+}
+
+/** A retry backoff that waits on the clock: a turn retry's, or a summary request's. */
+export type BackoffKind = "backoff" | "summaryBackoff";
+
+/**
+ * Drives a harness built with `simulatedClock: true` whose actions go through the fast-check
+ * scheduler `s`, until `finished()`, the session is idle and nothing is scheduled: the clock moves
+ * only when nothing scheduled is left to release. Before the clock ends the `nth` backoff of a kind,
+ * `fireAt(kind, nth)` hands the actions keyed to it to the scheduler (they land inside it); when it
+ * handed any, they run first. Bounded by 20 s of real time only to catch a hang (compaction loads
+ * its modules on first use): the caller then finds `finished()` false.
+ */
+export async function driveScheduled(
+	h: Harness,
+	s: fc.Scheduler,
+	finished: () => boolean,
+	fireAt: (kind: BackoffKind, nth: number) => boolean,
+): Promise<void> {
+	const deadline = performance.now() + 20_000;
+	// A compaction's summary request may be retried too (its backoff sleeps on the same clock). A
+	// split turn retries its two summaries at once: two backoffs may be scheduled before the next
+	// jump, so jump by the longer (the last one's alone could strand the other).
+	let summaryDelayMs: number | undefined;
+	const unsubscribe = h.session.subscribe((event) => {
+		if (event.type === "summarization_retry_scheduled") summaryDelayMs = Math.max(summaryDelayMs ?? 0, event.delayMs);
+	});
+	const count = { backoff: 0, summaryBackoff: 0 };
+	const open = { backoff: false, summaryBackoff: false };
+	try {
+		while (!(finished() && h.session.lifecycle === "idle" && s.count() === 0) && performance.now() < deadline) {
+			if (s.count() > 0) {
+				await s.waitOne();
+				continue;
+			}
+			await tick();
+			if (h.session.isRetrying) {
+				if (!open.backoff) {
+					open.backoff = true;
+					if (fireAt("backoff", count.backoff++)) continue;
+				}
+				open.backoff = false;
+				h.clock!.increment(h.session.snapshot.context.retryDelayMs);
+			} else if (summaryDelayMs !== undefined) {
+				open.backoff = false;
+				if (!open.summaryBackoff) {
+					open.summaryBackoff = true;
+					if (fireAt("summaryBackoff", count.summaryBackoff++)) continue;
+				}
+				open.summaryBackoff = false;
+				h.clock!.increment(summaryDelayMs);
+				summaryDelayMs = undefined;
+			} else open.backoff = false;
+		}
+	} finally {
+		unsubscribe();
+	}
 }

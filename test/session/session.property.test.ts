@@ -21,7 +21,7 @@ import type { AgentMessage } from "../../src/llm/types.js";
 import type { PromptDisposition } from "../../src/session/agent-session.js";
 import { fauxScriptArbitrary } from "../../src/testing/arbitraries.js";
 import { createHarness, type Harness } from "../../src/testing/harness.js";
-import { comparable, reopenedContext, tick } from "./helpers.js";
+import { comparable, driveScheduled, reopenedContext } from "./helpers.js";
 
 const echo: AgentTool = {
 	name: "echo",
@@ -210,41 +210,8 @@ describe("session invariants (DESIGN §8: 1–4, 6, 8)", () => {
 						fireAt("start", 1);
 						fireAt("start", 2);
 						const finished = () => resolved === calls;
-						// Bounded by wall time only to catch a hang: compaction loads its modules on first use (real I/O).
-						const deadline = performance.now() + 20_000;
-						// A compaction's summary request may be retried too (its backoff sleeps on the same clock).
-						// A split turn retries its two summaries at once: two backoffs may be scheduled before
-						// the next jump, so jump by the longer (the last one's alone could strand the other).
-						let summaryDelayMs: number | undefined;
-						h.session.subscribe((event) => {
-							if (event.type === "summarization_retry_scheduled") {
-								summaryDelayMs = Math.max(summaryDelayMs ?? 0, event.delayMs);
-							}
-						});
-						// Before the clock ends a backoff, the actions keyed to it go to the scheduler (they land in it).
-						let backoffs = 0;
-						let backoffOpen = false;
-						while (!(finished() && h.session.lifecycle === "idle" && s.count() === 0) && performance.now() < deadline) {
-							if (s.count() > 0) {
-								await s.waitOne();
-								continue;
-							}
-							await tick();
-							if (h.session.isRetrying) {
-								if (!backoffOpen) {
-									backoffOpen = true;
-									if (fireAt("backoff", backoffs++)) continue;
-								}
-								backoffOpen = false;
-								h.clock!.increment(h.session.snapshot.context.retryDelayMs);
-							} else {
-								backoffOpen = false;
-								if (summaryDelayMs !== undefined) {
-									h.clock!.increment(summaryDelayMs);
-									summaryDelayMs = undefined;
-								}
-							}
-						}
+						// No actions are keyed to a summary's backoff here: the clock just ends it.
+						await driveScheduled(h, s, finished, (kind, nth) => kind === "backoff" && fireAt(kind, nth));
 						expect(finished(), "every prompt, queue call and abort resolved").toBe(true);
 
 						// 1 and 8: one agent_settled per started operation; prompt() resolved after it; ends idle.
