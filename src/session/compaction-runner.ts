@@ -175,6 +175,8 @@ async function compactBeforeSend(s: SessionInternals, due: PreSendCompaction): P
  * has ended. Undefined when the machine answered at once (nothing compacts: no microtask).
  */
 export function releasePreflightDispatch(s: SessionInternals): Promise<void> | undefined {
+	// The command replaced (disposed) this session: its machine has stopped and answers nothing.
+	if (s.snapshot().status !== "active") return undefined;
 	let released = false;
 	s.scratch.dispatchReleased = () => {
 		released = true;
