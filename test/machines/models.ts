@@ -149,7 +149,7 @@ export const promptModel: ModelSpec = {
 		if ((event as { fromDispatch?: boolean }).fromDispatch === true || event.type === "PREFLIGHT_DISPATCH_END") {
 			return s.matches("preflight") && nothingInFlight && s.context.deferredCompaction === undefined;
 		}
-		if (event.type === "xstate.done.actor.dispatchCompaction") return s.context.dispatchCompaction !== undefined;
+		if (event.type.endsWith(".actor.dispatchCompaction")) return s.context.dispatchCompaction !== undefined;
 		// While it runs, the session sends nothing else for the preflight (it waits after the
 		// dispatch); an abort or a compact() may come. The rest is explored once it has ended.
 		if (s.context.dispatchCompaction !== undefined) return event.type === "ABORT" || event.type === "COMPACT";
