@@ -37,7 +37,15 @@
  *   later `COMPACT` takes it over (newest instructions), a later `COMPACT_WHEN_SETTLED` joins it;
  *   every caller is answered with its outcome (`manual_compaction_done`, once per request).
  *   `ABORT_COMPACTION` cancels a held compaction, and `ABORT` one held while something ran
- *   (`manual_compaction_done {cancelled: true}`). `NAVIGATE_TREE {requestId, payload?, fromCommand?}` — `navigateTree()`
+ *   (`manual_compaction_done {cancelled: true}`). `COMPACT_WHEN_SETTLED {fromDispatch: true}` in
+ *   `preflight` — from the preflight's own command or `input` / `before_agent_start` handlers
+ *   (pi#7154: held until the prompt settled, it would wait for the handler that waits for it) —
+ *   runs at once, beside the dispatch, in a `compact` child `dispatchCompaction`
+ *   (`context.dispatchCompaction`; later ones join it; `isCompacting` is true meanwhile; `ABORT`
+ *   cancels it through the preflight's abort; after an `ABORT` it is cancelled at once). The
+ *   session sends `PREFLIGHT_DISPATCH_END` once the dispatch has returned and goes on when the
+ *   machine answers `preflight_dispatch_released`: at once, or once that compaction has ended.
+ *   (A child, not a sub-state, so that `preflight` stays a leaf path, as for the pre-send compaction.) `NAVIGATE_TREE {requestId, payload?, fromCommand?}` — `navigateTree()`
  *   (`fromCommand`: called inside an extension dispatch): in `idle` it enters `branchSummary`; in
  *   `preflight`, from a command (`ctx.navigateTree()`, which runs inside its prompt's preflight), a
  *   `navigateTree` child is spawned beside the command, and prompts wait for it. One navigation at a
@@ -137,6 +145,8 @@
  *   `agent.abort()` / abort the compaction, boundary or branch-summary controller; `preflight`: abort
  *   the pre-send compaction if the preflight is running one; `settled`: abort the signal the
  *   `agent_settled` handlers get as `ctx.signal` (an `ABORT` in `settling` changes no state).
+ * - `preflight_dispatch_released` — the answer to `PREFLIGHT_DISPATCH_END` (also emitted when a
+ *   dispatch compaction ends before the dispatch asked: nobody waits then).
  * - `manual_compaction_done {requestId, output?, error?, cancelled?}` (one per compaction request, also
  *   per request that joined a held one), `tree_navigation_done {requestId, output?, error?}`.
  * - `request_compaction_done {output?, error?}` — the answer to `REQUEST_NEEDS_COMPACTION`: let the
@@ -578,8 +588,11 @@ export interface NavigateTreeOutput {
 export type PromptOperationEvent =
 	| { type: "PROMPT"; request: PromptRequest }
 	| { type: "COMPACT"; requestId: string; payload?: unknown }
-	/** `ctx.compact()` asked for during the operation, handed over as it settles: deferred or refused. */
-	| { type: "COMPACT_WHEN_SETTLED"; requestId: string; payload?: unknown }
+	/**
+	 * `ctx.compact()`: held until the operation settles. `fromDispatch`: called inside the session's
+	 * own extension dispatch (during `preflight`: its command or `input` / `before_agent_start` handlers).
+	 */
+	| { type: "COMPACT_WHEN_SETTLED"; requestId: string; payload?: unknown; fromDispatch?: boolean }
 	| { type: "NAVIGATE_TREE"; requestId: string; payload?: unknown; fromCommand?: boolean }
 	| { type: "ABORT" }
 	| { type: "ABORT_RETRY" }
@@ -598,6 +611,8 @@ export type PromptOperationEvent =
 	  }
 	/** `output`, for traces: what the compaction did (the machine runs no `compact` actor for it). */
 	| { type: "PRE_SEND_COMPACTION_END"; output?: CompactionOutput }
+	/** The preflight's dispatch (command, `input` / `before_agent_start` handlers) returned: may it go on? */
+	| { type: "PREFLIGHT_DISPATCH_END" }
 	| { type: "UPDATE_RETRY_SETTINGS"; retry: Partial<RetrySettings> }
 	| ({ type: "ENTRY_WRITTEN" } & EntryWritten)
 	| SummarizationRetryReport
@@ -615,7 +630,9 @@ export type PromptOperationEvent =
 	| { type: `xstate.done.actor.busyPreflight.${string}`; output: BusyPreflightOutcome; actorId?: string }
 	| { type: `xstate.error.actor.busyPreflight.${string}`; error: unknown; actorId?: string }
 	| { type: "xstate.done.actor.navigateTree"; output: NavigateTreeOutput; actorId?: string }
-	| { type: "xstate.error.actor.navigateTree"; error: unknown; actorId?: string };
+	| { type: "xstate.error.actor.navigateTree"; error: unknown; actorId?: string }
+	| { type: "xstate.done.actor.dispatchCompaction"; output: CompactionOutput; actorId?: string }
+	| { type: "xstate.error.actor.dispatchCompaction"; error: unknown; actorId?: string };
 
 /**
  * What a summarizer's retry loop reports while it runs (inside `compacting`, `branchSummary`, or a
@@ -684,7 +701,7 @@ function partOf(report: SummaryPartField): SummaryPartField {
 	return report.part !== undefined ? { part: report.part } : {};
 }
 
-/** What the abort signal is for (`preflight`: the pre-send compaction a preflight may be running). */
+/** What the abort signal is for (`preflight`: the pre-send or dispatch compaction a preflight may be running). */
 export type AbortTarget = "run" | "compaction" | "boundary" | "branch_summary" | "preflight" | "settled";
 
 /** Typed events the machine emits (listen with `actor.on(type, handler)`). */
@@ -721,6 +738,8 @@ export type PromptOperationEmitted =
 			cancelled?: true;
 	  }
 	| { type: "request_compaction_done"; output?: CompactionOutput; error?: unknown }
+	/** The answer to `PREFLIGHT_DISPATCH_END` (the preflight goes on); also sent when no one asked yet. */
+	| { type: "preflight_dispatch_released" }
 	| {
 			type: "tree_navigation_done";
 			requestId: string;
@@ -779,6 +798,12 @@ export interface PromptOperationContext {
 	treeNavigation: { requestId: string; payload?: unknown } | undefined;
 	/** Why the preflight is compacting before it sends the prompt, while it does. */
 	preSendCompaction: CompactionReason | undefined;
+	/**
+	 * The `ctx.compact()` the preflight's own dispatch asked for, running now in the
+	 * `dispatchCompaction` child (its caller and those that joined it). Optional, absent from the
+	 * initial context: one more key there made every transition of the model traversal ~40% slower.
+	 */
+	dispatchCompaction?: { requestId: string; payload?: unknown; sharedWith?: string[] } | undefined;
 	/** Prompts received in `preflight` / `settling`, re-issued in order once idle. */
 	deferredPrompts: PromptRequest[];
 	/**
@@ -999,6 +1024,21 @@ export const promptOperationMachine = setup({
 		compactionCancelledByAbort: ({ context }) => context.deferredCompaction?.cancelOnAbort === true,
 		operationActive: ({ context }) => context.operation !== undefined,
 		navigationFromCommand: ({ event }) => event.type === "NAVIGATE_TREE" && event.fromCommand === true,
+		/**
+		 * `ctx.compact()` from the preflight's own dispatch, which the preflight waits for after it
+		 * (`PREFLIGHT_DISPATCH_END`): not from a pre-send compaction's hooks, not after an `abort()`.
+		 */
+		compactionFromDispatch: ({ context, event }) =>
+			event.type === "COMPACT_WHEN_SETTLED" &&
+			event.fromDispatch === true &&
+			context.preSendCompaction === undefined &&
+			!context.abortRequested,
+		abortedDispatchCompaction: ({ context, event }) =>
+			event.type === "COMPACT_WHEN_SETTLED" &&
+			event.fromDispatch === true &&
+			context.preSendCompaction === undefined &&
+			context.abortRequested,
+		dispatchCompactionRunning: ({ context }) => context.dispatchCompaction !== undefined,
 		commandNavigationFree: ({ context, event }) =>
 			event.type === "NAVIGATE_TREE" && event.fromCommand === true && context.treeNavigation === undefined,
 	},
@@ -1389,6 +1429,48 @@ export const promptOperationMachine = setup({
 			event.type === "PRE_SEND_COMPACTION_START" ? { preSendCompaction: event.reason } : {},
 		),
 		clearPreSendCompaction: assign({ preSendCompaction: undefined }),
+		/**
+		 * `ctx.compact()` from the preflight's dispatch: runs now, beside it (a manual compaction);
+		 * later ones join it. The preflight goes on only once it has ended (`releaseDispatch`).
+		 */
+		startDispatchCompaction: enqueueActions(({ enqueue, context, event }) => {
+			if (event.type !== "COMPACT_WHEN_SETTLED") return;
+			const running = context.dispatchCompaction;
+			if (running) {
+				enqueue.assign({
+					dispatchCompaction: { ...running, sharedWith: [...(running.sharedWith ?? []), event.requestId] },
+				});
+				return;
+			}
+			const dispatchCompaction: NonNullable<PromptOperationContext["dispatchCompaction"]> = {
+				requestId: event.requestId,
+			};
+			const input: CompactionInput = { reason: "manual", willRetry: false, requestId: event.requestId };
+			if (event.payload !== undefined) {
+				dispatchCompaction.payload = event.payload;
+				input.payload = event.payload;
+			}
+			enqueue.assign({ dispatchCompaction });
+			enqueue.spawnChild("compact", { id: "dispatchCompaction", input });
+		}),
+		/** The dispatch compaction ended: every caller gets its outcome, and the preflight goes on. */
+		finishDispatchCompaction: enqueueActions(
+			({ enqueue, context }, params: { output?: CompactionOutput; error?: unknown }) => {
+				const running = context.dispatchCompaction;
+				enqueue.assign({ dispatchCompaction: undefined });
+				for (const requestId of [...(running?.sharedWith ?? []), running?.requestId ?? ""]) {
+					enqueue.emit({ type: "manual_compaction_done", requestId, ...params } as PromptOperationEmitted);
+				}
+				enqueue.emit({ type: "preflight_dispatch_released" });
+			},
+		),
+		/** A `ctx.compact()` from the dispatch of a preflight `abort()` already stopped: cancelled at once. */
+		refuseDispatchCompaction: emit(({ event }) => ({
+			type: "manual_compaction_done" as const,
+			requestId: event.type === "COMPACT_WHEN_SETTLED" ? event.requestId : "",
+			cancelled: true as const,
+		})),
+		releaseDispatch: emit({ type: "preflight_dispatch_released" as const }),
 		announceOperationSettled: emit(({ context }) => {
 			const settled: Extract<PromptOperationEmitted, { type: "operation_settled" }> = {
 				type: "operation_settled",
@@ -1479,6 +1561,13 @@ export const promptOperationMachine = setup({
 				"clearSpawnedTreeNavigation",
 			],
 		},
+		// The compaction a preflight's dispatch asked for (spawned in `preflight`).
+		"xstate.done.actor.dispatchCompaction": {
+			actions: { type: "finishDispatchCompaction", params: ({ event }) => ({ output: event.output }) },
+		},
+		"xstate.error.actor.dispatchCompaction": {
+			actions: { type: "finishDispatchCompaction", params: ({ event }) => ({ error: event.error }) },
+		},
 		ABORT_BRANCH_SUMMARY: {
 			guard: "treeNavigationInFlight",
 			actions: { type: "signalAbort", params: { target: "branch_summary" } },
@@ -1535,6 +1624,8 @@ export const promptOperationMachine = setup({
 			on: {
 				PRE_SEND_COMPACTION_START: { actions: "setPreSendCompaction" },
 				PRE_SEND_COMPACTION_END: { actions: "clearPreSendCompaction" },
+				// The dispatch returned: the preflight goes on now, or once its ctx.compact() has ended.
+				PREFLIGHT_DISPATCH_END: { guard: not("dispatchCompactionRunning"), actions: "releaseDispatch" },
 				PREFLIGHT_DONE: [
 					{
 						// Aborted while preflighting: the operation started, so it settles once, without a run.
@@ -1599,6 +1690,10 @@ export const promptOperationMachine = setup({
 					},
 				],
 				COMPACT_WHEN_SETTLED: [
+					// From the preflight's own dispatch (pi#7154): held until it settles, it would wait
+					// for the dispatch that waits for it. It runs now; the preflight waits for it.
+					{ guard: "compactionFromDispatch", actions: "startDispatchCompaction" },
+					{ guard: "abortedDispatchCompaction", actions: "refuseDispatchCompaction" },
 					{
 						guard: "treeNavigationInFlight",
 						actions: [
@@ -2135,6 +2230,7 @@ export function isCompacting(snapshot: PromptOperationSnapshot): boolean {
 		snapshot.matches("compacting") ||
 		snapshot.matches({ running: "compacting" }) ||
 		snapshot.context.preSendCompaction !== undefined ||
+		snapshot.context.dispatchCompaction !== undefined ||
 		snapshot.context.treeNavigation !== undefined
 	);
 }

@@ -79,7 +79,7 @@ import { finishTurnBoundary } from "./boundaries.js";
 import { CacheWarmer, type CacheWarmerClock, type CacheWarmingMode, type CacheWarmingStatus } from "./cache-warmer.js";
 import {
 	compactBeforeRoutedRequest,
-	compactInPreflight,
+	finishPreflightDispatch,
 	finishRequestCompaction,
 	reportOverflowRecoveryFailed,
 } from "./compaction-runner.js";
@@ -304,6 +304,7 @@ const SESSION_HANDLED_EMITS = [
 	"tree_navigation_done",
 	"manual_compaction_done",
 	"request_compaction_done",
+	"preflight_dispatch_released",
 ] as const satisfies readonly PromptOperationEmitted["type"][];
 /** An emitted event the session handles: a case for any other type does not type-check. */
 type SessionHandledEmit = Extract<PromptOperationEmitted, { type: (typeof SESSION_HANDLED_EMITS)[number] }>;
@@ -1222,12 +1223,13 @@ export class AgentSession {
 	 */
 	private compactFromExtension(customInstructions: string | undefined): Promise<CompactionResult<unknown>> {
 		this.assertUsable();
-		// From the prompt's own command or input handler: held until the operation settles, it would
-		// wait for the prompt, which waits for the handler; it runs inside the preflight instead.
-		if (this.internals.scratch.dispatchDepth > 0 && this.snapshot.matches("preflight")) {
-			return compactInPreflight(this.internals, customInstructions);
-		}
-		return this.requestCompaction({ ...this.compactionEvent(customInstructions), type: "COMPACT_WHEN_SETTLED" });
+		// Inside the session's own dispatch (in a preflight: the prompt's command or input handler, which
+		// the prompt waits for): the machine runs it then, not once the prompt has settled.
+		return this.requestCompaction({
+			...this.compactionEvent(customInstructions),
+			type: "COMPACT_WHEN_SETTLED",
+			fromDispatch: this.internals.scratch.dispatchDepth > 0,
+		});
 	}
 
 	/**
@@ -1328,6 +1330,7 @@ export class AgentSession {
 	private requestCompaction(event: {
 		type: "COMPACT" | "COMPACT_WHEN_SETTLED";
 		requestId: string;
+		fromDispatch?: boolean;
 	}): Promise<CompactionResult<unknown>> {
 		return new Promise((resolve, reject) => {
 			this.compactions.set(event.requestId, { resolve, reject });
@@ -1972,6 +1975,7 @@ export class AgentSession {
 		for (const pending of this.compactions.values()) pending.reject(closed);
 		// A request preparation waiting for its compaction: the aborted run ends without a request.
 		finishRequestCompaction(this.internals);
+		finishPreflightDispatch(this.internals);
 		closeTreeNavigations(this.internals, closed);
 		this.pending.clear();
 		this.compactions.clear();
@@ -2115,6 +2119,9 @@ export class AgentSession {
 					return;
 				case "request_compaction_done":
 					finishRequestCompaction(this.internals);
+					return;
+				case "preflight_dispatch_released":
+					finishPreflightDispatch(this.internals);
 					return;
 				case "manual_compaction_done": {
 					const pending = this.compactions.get(event.requestId);

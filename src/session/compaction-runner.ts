@@ -168,56 +168,35 @@ async function compactBeforeSend(s: SessionInternals, due: PreSendCompaction): P
 }
 
 /**
- * `ctx.compact()` from the session's own preflight dispatch (an extension command, an `input`
- * handler): the operation waits for that dispatch, so a compaction waiting for the operation to
- * settle would wait forever for a handler that awaits it. It runs now, inside the preflight, as a
- * manual compaction (pi runs a command's `ctx.compact()` at once too); the preflight waits for it
- * before it ends ({@link settlePreflightCompaction}). Calls while it runs share it; `abort()`
- * cancels it (the preflight's abort reaches `compactionController`).
+ * After the preflight's own dispatch (a command, `input` or `before_agent_start` handlers): asks
+ * the machine whether the preflight may go on. A `ctx.compact()` from that dispatch runs beside it
+ * (the machine's `dispatchCompaction`, pi#7154: held until the prompt settled, it would wait for
+ * the handler that waits for it), and the machine answers `preflight_dispatch_released` once it
+ * has ended. Undefined when the machine answered at once (nothing compacts: no microtask).
  */
-export function compactInPreflight(
-	s: SessionInternals,
-	customInstructions: string | undefined,
-): Promise<CompactionResult<unknown>> {
-	const running = s.scratch.preflightCompaction;
-	if (running) return running;
-	const compaction = (async () => {
-		// A command's first synchronous steps run inside the machine's move to `preflight`: an event
-		// sent then waits in its mailbox. One microtask later the machine takes it at once.
-		await Promise.resolve();
-		if (s.scratch.preflightAbort?.aborted) {
-			const texts = await import("../compaction/texts.js");
-			throw new SettleError("ABORTED", texts.COMPACTION_CANCELLED);
-		}
-		// The machine stays in `preflight` but knows: `isCompacting` is true and the trace shows it.
-		s.send({ type: "PRE_SEND_COMPACTION_START", reason: "manual" });
-		let output: CompactionOutput | undefined;
-		try {
-			const payload = customInstructions !== undefined ? { payload: { customInstructions } } : {};
-			output = await runCompaction(s, { reason: "manual", willRetry: false, ...payload });
-			return output.result as CompactionResult<unknown>;
-		} finally {
-			if (s.snapshot().status === "active") {
-				s.send(output ? { type: "PRE_SEND_COMPACTION_END", output } : { type: "PRE_SEND_COMPACTION_END" });
-			}
-		}
-	})();
-	const scratch = s.scratch;
-	scratch.preflightCompaction = compaction;
-	const clear = () => {
-		if (scratch.preflightCompaction === compaction) scratch.preflightCompaction = undefined;
+export function releasePreflightDispatch(s: SessionInternals): Promise<void> | undefined {
+	// The command replaced (disposed) this session: its machine has stopped and answers nothing.
+	if (s.snapshot().status !== "active") return undefined;
+	let released = false;
+	s.scratch.dispatchReleased = () => {
+		released = true;
 	};
-	compaction.then(clear, clear);
-	return compaction;
+	s.send({ type: "PREFLIGHT_DISPATCH_END" });
+	if (released) {
+		s.scratch.dispatchReleased = undefined;
+		return undefined;
+	}
+	return new Promise((resolve) => {
+		s.scratch.dispatchReleased = resolve;
+	});
 }
 
-/** Waits for a compaction {@link compactInPreflight} started (its outcome went to its caller). */
-export async function settlePreflightCompaction(s: SessionInternals): Promise<void> {
-	const running = s.scratch.preflightCompaction;
-	if (running) await running.then(noop, noop);
+/** The machine's `preflight_dispatch_released` (or the session is disposed): the preflight goes on. */
+export function finishPreflightDispatch(s: SessionInternals): void {
+	const release = s.scratch.dispatchReleased;
+	s.scratch.dispatchReleased = undefined;
+	release?.();
 }
-
-function noop(): void {}
 
 /** Reports a second overflow in one request (the machine's `overflow_recovery_failed`). */
 export function reportOverflowRecoveryFailed(s: SessionInternals, errorMessage: string): void {

@@ -10,7 +10,6 @@ import type {
 	PromptOperationSnapshot,
 } from "../../machines/prompt-operation.machine.js";
 import type { Agent } from "../agent/agent.js";
-import type { CompactionResult } from "../compaction/types.js";
 import type { ExtensionRunner } from "../extensions/runner.js";
 import type { ModelRuntime } from "../llm/model-runtime.js";
 import type { AssistantMessage, Model, ToolResultMessage } from "../llm/types.js";
@@ -83,11 +82,8 @@ export interface OperationScratch {
 	 * listeners) run: what an extension sends now runs once the compaction is over (pi#9647).
 	 */
 	manualCompactionSaved: boolean;
-	/**
-	 * A `ctx.compact()` from the session's own preflight dispatch (an extension command, an `input`
-	 * handler), running inside the preflight: the preflight waits for it before it ends.
-	 */
-	preflightCompaction: Promise<CompactionResult<unknown>> | undefined;
+	/** Resumes the preflight waiting after its dispatch (`preflight_dispatch_released`, or dispose). */
+	dispatchReleased: (() => void) | undefined;
 }
 
 export function createOperationScratch(): OperationScratch {
@@ -109,7 +105,7 @@ export function createOperationScratch(): OperationScratch {
 		settledController: undefined,
 		runningPreflight: undefined,
 		manualCompactionSaved: false,
-		preflightCompaction: undefined,
+		dispatchReleased: undefined,
 	};
 }
 

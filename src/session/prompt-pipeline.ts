@@ -31,7 +31,7 @@ import { authenticationFailedMessage, noApiKeyFoundMessage, noModelSelectedMessa
 import type { AgentMessage, ImageContent, Model } from "../llm/types.js";
 import { expandPromptTemplate } from "../resources/prompt-templates.js";
 import { expandSkillCommand } from "../resources/skills.js";
-import { preSendCompaction, settlePreflightCompaction } from "./compaction-runner.js";
+import { preSendCompaction, releasePreflightDispatch } from "./compaction-runner.js";
 import { normalizePromptImages } from "./images.js";
 import type { SessionInternals } from "./internals.js";
 import type { CustomMessage } from "./messages.js";
@@ -75,12 +75,12 @@ export async function preflight(s: SessionInternals, request: PromptRequest): Pr
 	let images = payload.images;
 	if (payload.expandPromptTemplates && text.startsWith("/") && (await runner.dispatchCommand(text))) {
 		// A compaction the command started with ctx.compact() ends inside this preflight.
-		await settlePreflightCompaction(s);
+		await releasePreflightDispatch(s);
 		return { disposition: "handled" };
 	}
 	if (runner.hasHandlers("input")) {
 		const result = await runner.emitInput(text, images, payload.source);
-		await settlePreflightCompaction(s);
+		await releasePreflightDispatch(s);
 		if (result.action === "handled") return { disposition: "handled" };
 		if (result.action === "transform") {
 			text = result.text;
@@ -146,6 +146,8 @@ async function beforeAgentStart(
 	} finally {
 		s.scratch.beforeAgentStartDepth--;
 	}
+	// A ctx.compact() from a handler ends before the run starts.
+	await releasePreflightDispatch(s);
 	const messages: CustomMessage[] = (result?.messages ?? []).map((message) => ({
 		role: "custom",
 		customType: message.customType,

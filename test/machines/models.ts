@@ -42,6 +42,11 @@ export const PROMPT_EVENTS: EventObject[] = [
 	{ type: "COMPACT", requestId: "c" } as EventObject,
 	// A ctx.compact(): held without aborting while an operation runs (UniPi#30), else compact().
 	{ type: "COMPACT_WHEN_SETTLED", requestId: "w" } as EventObject,
+	// From the preflight's own command / input handler (pi#7154): runs at once in `preflight`, and
+	// the preflight goes on past its dispatch only once it has ended.
+	{ type: "COMPACT_WHEN_SETTLED", requestId: "d", fromDispatch: true } as EventObject,
+	{ type: "PREFLIGHT_DISPATCH_END" } as EventObject,
+	{ type: "xstate.done.actor.dispatchCompaction", output: { compacted: true, continue: false } } as EventObject,
 	{ type: "NAVIGATE_TREE", requestId: "t" } as EventObject,
 	// From an extension command (inside its prompt's preflight): spawned there, refused elsewhere.
 	{ type: "NAVIGATE_TREE", requestId: "t", fromCommand: true } as EventObject,
@@ -119,6 +124,7 @@ export const promptModel: ModelSpec = {
 			s.context.deferredCompaction === undefined ? null : s.context.deferredCompaction.cancelOnAbort === true,
 			s.context.operation !== undefined,
 			s.context.treeNavigation !== undefined,
+			s.context.dispatchCompaction !== undefined,
 			// Whether a busy prompt is in flight, not how many: more only adds self-loops (every replayed
 			// edge is checked against the live actor, so a merge that hid a difference would fail loudly).
 			s.context.busyPreflightsInFlight > 0,
@@ -137,6 +143,16 @@ export const promptModel: ModelSpec = {
 			s.context.busyPreflightsInFlight === 0 &&
 			s.context.treeNavigation === undefined;
 		if (event.type === "PRE_SEND_COMPACTION_START" || event.type === "PRE_SEND_COMPACTION_END") return nothingInFlight;
+		// A dispatch's ctx.compact() and the dispatch's end exist only in `preflight` (elsewhere the
+		// flag changes nothing: the plain COMPACT_WHEN_SETTLED explores those states), with nothing
+		// else in flight; the compaction's end only while it runs (its handler is at the root).
+		if ((event as { fromDispatch?: boolean }).fromDispatch === true || event.type === "PREFLIGHT_DISPATCH_END") {
+			return s.matches("preflight") && nothingInFlight && s.context.deferredCompaction === undefined;
+		}
+		if (event.type.endsWith(".actor.dispatchCompaction")) return s.context.dispatchCompaction !== undefined;
+		// While it runs, the session sends nothing else for the preflight (it waits after the
+		// dispatch); an abort or a compact() may come. The rest is explored once it has ended.
+		if (s.context.dispatchCompaction !== undefined) return event.type === "ABORT" || event.type === "COMPACT";
 		// A compaction request is explored from states with no prompt deferred or in its hooks (a
 		// tree navigation may run: idle and preflight abort it), and a second one (joining the held
 		// one) only in settling: prompts and aborts sent after it still meet it, and offering it

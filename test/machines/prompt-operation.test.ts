@@ -858,6 +858,67 @@ describe("prompt-operation machine: a ctx.compact() handed over at settle (UniPi
 	});
 });
 
+describe("prompt-operation machine: a ctx.compact() from the preflight's own dispatch (pi#7154)", () => {
+	const fromDispatch = (requestId: string, payload?: unknown) =>
+		({ type: "COMPACT_WHEN_SETTLED", requestId, fromDispatch: true, ...(payload ? { payload } : {}) }) as const;
+	const released = (h: ReturnType<typeof promptHarness>) => h.emittedOf("preflight_dispatch_released").length;
+
+	it("runs at once beside the command (isCompacting), later calls join it, and the preflight goes on past its dispatch only once it has ended", async () => {
+		const h = promptHarness();
+		await h.send({ type: "PROMPT", request: { requestId: "cmd" } });
+		await h.send(fromDispatch("c1", { customInstructions: "keep the names" }));
+		await h.send(fromDispatch("c2"));
+		expect(h.state()).toBe("preflight");
+		expect(isCompacting(snap(h))).toBe(true);
+		expect(h.fakes.inputs("compact")).toEqual([
+			{ reason: "manual", willRetry: false, requestId: "c1", payload: { customInstructions: "keep the names" } },
+		]);
+		// The command returned without awaiting it: the machine holds the preflight.
+		await h.send({ type: "PREFLIGHT_DISPATCH_END" });
+		expect(released(h)).toBe(0);
+		await h.resolve("compact", { compacted: true, continue: false, result: { summary: "s" } });
+		expect(h.emittedOf("manual_compaction_done").map((e) => e.requestId)).toEqual(["c2", "c1"]);
+		expect(released(h)).toBe(1);
+		expect(isCompacting(snap(h))).toBe(false);
+		// Nothing compacting: the next dispatch's end is answered at once.
+		await h.send({ type: "PREFLIGHT_DISPATCH_END" });
+		expect(released(h)).toBe(2);
+		await h.resolve("preflight", { disposition: "handled" });
+		expect(h.state()).toBe("idle");
+		expect(h.emittedOf("abort_requested")).toEqual([]);
+		expect(h.fakes.count("compact")).toBe(1);
+	});
+
+	it("abort() cancels it through the preflight's abort, and a later one from the aborted dispatch is cancelled at once", async () => {
+		const h = promptHarness();
+		await h.send({ type: "PROMPT", request: { requestId: "cmd" } });
+		await h.send(fromDispatch("c1"));
+		await h.send({ type: "ABORT" });
+		expect(h.emittedOf("abort_requested")).toEqual([{ type: "abort_requested", target: "preflight" }]);
+		await h.reject("compact", new Error("Compaction cancelled"));
+		expect(h.emittedOf("manual_compaction_done")).toMatchObject([{ requestId: "c1", error: expect.any(Error) }]);
+		await h.send(fromDispatch("c2"));
+		expect(h.emittedOf("manual_compaction_done").at(-1)).toEqual({
+			type: "manual_compaction_done",
+			requestId: "c2",
+			cancelled: true,
+		});
+		expect(h.fakes.count("compact")).toBe(1);
+		await h.resolve("preflight", { disposition: "handled" });
+		expect(h.state()).toBe("idle");
+	});
+
+	it("not from the dispatch (fromDispatch unset), it aborts the prompt and waits for idle, as before", async () => {
+		const h = promptHarness();
+		await h.send({ type: "PROMPT", request: { requestId: "p1" } });
+		await h.send({ type: "COMPACT_WHEN_SETTLED", requestId: "c1" });
+		expect(h.fakes.count("compact")).toBe(0);
+		expect(snap(h).context.deferredCompaction).toEqual({ requestId: "c1", cancelOnAbort: true });
+		await h.resolve("preflight", { disposition: "handled" });
+		expect(h.state()).toBe("compacting.working");
+	});
+});
+
 describe("prompt-operation machine: abort", () => {
 	it("an abort while running waits for the run to finish (partial message persisted) and settles once", async () => {
 		const h = promptHarness();
