@@ -9590,6 +9590,47 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/session/wait-for-idle-compact.test.ts", "test/machines/prompt-operation.test.ts"],
 	},
+	{
+		id: "CD07",
+		file: "machines/prompt-operation.machine.ts",
+		description:
+			"the preflight is released after its dispatch even while the dispatch's ctx.compact() still runs (pi#7154 hold lost)",
+		edits: [
+			{
+				find: 'PREFLIGHT_DISPATCH_END: { guard: not("dispatchCompactionRunning"), actions: "releaseDispatch" },',
+				replace: 'PREFLIGHT_DISPATCH_END: { actions: "releaseDispatch" },',
+			},
+		],
+		tests: ["test/machines/prompt-operation.test.ts", "test/pi-races/extension-context-compaction.test.ts"],
+	},
+	{
+		id: "CD08",
+		file: "machines/prompt-operation.machine.ts",
+		description: "a ctx.compact() from the preflight's own command is held until the prompt settles (the pi#7154 hang)",
+		edits: [
+			{
+				find: "\t\t\tevent.fromDispatch === true &&\n\t\t\tcontext.preSendCompaction === undefined &&\n\t\t\t!context.abortRequested,",
+				replace: "\t\t\tfalse &&\n\t\t\tcontext.preSendCompaction === undefined &&\n\t\t\t!context.abortRequested,",
+			},
+		],
+		tests: [
+			"test/pi-races/extension-context-compaction.test.ts",
+			"test/pi-races/pi-peer.test.ts",
+			"test/machines/prompt-operation.test.ts",
+		],
+	},
+	{
+		id: "CD09",
+		file: "src/session/compaction-runner.ts",
+		description: "a command that replaced its session waits forever for its stopped machine to release the preflight",
+		edits: [
+			{
+				find: '\tif (s.snapshot().status !== "active") return undefined;\n',
+				replace: "",
+			},
+		],
+		tests: ["test/pi-races/switching.test.ts", "test/extensions/pi-examples-runtime.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
