@@ -331,7 +331,10 @@ async function compactPrepared(s: SessionInternals, job: CompactionJob): Promise
 		}
 		// Held while the operation runs; the retry or next run must see them (pi issue 9051).
 		s.queues.flushPendingCustom();
-		s.events.emit({ type: "compaction_end", reason, result, aborted: false, willRetry });
+		// Aborted after its entry was written (compact() or abort() during session_compact): it stays
+		// saved, but the operation ends here, so no retry follows.
+		const retries = willRetry && !controller.signal.aborted;
+		s.events.emit({ type: "compaction_end", reason, result, aborted: false, willRetry: retries });
 		return { ok: true, result, entryId };
 	} catch (error) {
 		const aborted = controller.signal.aborted || error instanceof CompactionCancelled;

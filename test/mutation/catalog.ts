@@ -9631,6 +9631,19 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/pi-races/switching.test.ts", "test/extensions/pi-examples-runtime.test.ts"],
 	},
+	{
+		id: "CD10",
+		file: "src/session/compaction-runner.ts",
+		description:
+			"compaction_end says willRetry after compact()/abort() ended the operation during session_compact (no run follows)",
+		edits: [
+			{
+				find: "const retries = willRetry && !controller.signal.aborted;",
+				replace: "const retries = willRetry;",
+			},
+		],
+		tests: ["test/session/compact-while-streaming.property.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */

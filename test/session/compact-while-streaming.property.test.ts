@@ -21,7 +21,7 @@ import type { AssistantMessage } from "../../src/llm/types.js";
 import { createHarness } from "../../src/testing/harness.js";
 import { harnessViolations } from "../../src/testing/harness-invariants.js";
 import { tick } from "./helpers.js";
-import { script } from "./recovery-helpers.js";
+import { errorReply, OVERFLOW_TEXT, script } from "./recovery-helpers.js";
 
 /** A tool that runs until its run is aborted: the run streams as long as the test needs. */
 const waitsForAbort = (started: () => void): AgentTool => ({
@@ -127,6 +127,49 @@ describe("compact() while a run streams (one machine decision: abort, then compa
 			});
 			expect(compactionEntries(h)).toBe(1);
 			await h.session.waitForIdle();
+			expect(harnessViolations(h)).toEqual([]);
+		} finally {
+			h.cleanup();
+		}
+	});
+
+	it("regression: compact() from session_compact of an overflow recovery ends the operation, and compaction_end no longer says willRetry (seed -759387691)", async () => {
+		let session: { compact(): Promise<unknown> } | undefined;
+		let manual: Promise<unknown> | undefined;
+		const h = await createHarness({
+			persistence: "disk",
+			settings: { compaction: { keepRecentTokens: 1 } },
+			extensionFactories: [
+				(pi: ExtensionAPI) => {
+					pi.on("session_compact", async (event) => {
+						if (event.reason !== "overflow" || manual || !session) return;
+						manual = session.compact().then(
+							(result) => result,
+							(error: unknown) => error,
+						);
+						await tick();
+					});
+				},
+			],
+		});
+		try {
+			script(h, [fauxAssistantMessage("earlier answer"), errorReply(OVERFLOW_TEXT), fauxAssistantMessage("retried")]);
+			await h.session.prompt("earlier");
+			session = h.session;
+			await h.session.prompt("too long");
+			expect(manual, "the session_compact handler called compact()").toBeDefined();
+			await manual;
+			await h.session.waitForIdle();
+			const ends = h.events.filter((event) => event.type === "compaction_end");
+			expect(ends[0]).toMatchObject({ reason: "overflow", aborted: false, willRetry: false });
+			const retried = h.events.some(
+				(event) =>
+					event.type === "message_end" &&
+					event.message.role === "assistant" &&
+					event.message.stopReason === "stop" &&
+					JSON.stringify(event.message.content).includes("retried"),
+			);
+			expect(retried, "compact() ended the operation: the overflowed request is not retried").toBe(false);
 			expect(harnessViolations(h)).toEqual([]);
 		} finally {
 			h.cleanup();
