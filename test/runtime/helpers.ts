@@ -227,3 +227,28 @@ export async function writeClosedSession(
 	log.length = 0;
 	return file;
 }
+
+/** How one call of an interleaving property ended: `skipped` when it returned nothing to wait for. */
+export interface CallOutcome {
+	settled: boolean;
+	error?: unknown;
+	skipped?: boolean;
+}
+
+/** Records on `outcome` how `promise` ends (never rejects); a call that returned nothing is skipped. */
+export function recordOutcome(outcome: CallOutcome, promise: Promise<unknown> | undefined): Promise<void> {
+	if (!promise) {
+		outcome.skipped = true;
+		outcome.settled = true;
+		return Promise.resolve();
+	}
+	return promise.then(
+		() => {
+			outcome.settled = true;
+		},
+		(error: unknown) => {
+			outcome.settled = true;
+			outcome.error = error;
+		},
+	);
+}

@@ -19,7 +19,7 @@ import type { Context } from "../../src/llm/types.js";
 import { createAgentSessionRuntime } from "../../src/runtime/runtime.js";
 import type { AgentSession } from "../../src/session/agent-session.js";
 import { SessionManager } from "../../src/store/session-manager.js";
-import { createWorkspace, fauxModelRuntime, recordingFactory } from "./helpers.js";
+import { createWorkspace, fauxModelRuntime, recordingFactory, recordOutcome } from "./helpers.js";
 
 type Action = "reload" | "reloadFailing" | "new" | "fork" | "switch" | "prompt" | "dispose";
 const actionArb = fc.constantFrom<Action>(
@@ -134,21 +134,7 @@ describe("reload, replacements, prompts and dispose interleaved with slow and st
 						const outcomes: Outcome[] = [];
 						const run = (outcome: Outcome, call: () => Promise<unknown> | undefined) => {
 							outcomes.push(outcome);
-							const promise = call();
-							if (!promise) {
-								outcome.skipped = true;
-								outcome.settled = true;
-								return Promise.resolve();
-							}
-							return promise.then(
-								() => {
-									outcome.settled = true;
-								},
-								(error: unknown) => {
-									outcome.settled = true;
-									outcome.error = error;
-								},
-							);
+							return recordOutcome(outcome, call());
 						};
 						const withSession = async () => {
 							await waitOnScheduler("withSession");

@@ -24,6 +24,7 @@ import {
 	fauxModelRuntime,
 	locksUnder,
 	recordingFactory,
+	recordOutcome,
 	startRuntime,
 } from "./helpers.js";
 
@@ -89,21 +90,7 @@ describe("invariant 10 under interleavings", () => {
 					const run = (action: Action, call: () => Promise<unknown> | undefined) => {
 						const outcome: Outcome = { action, settled: false };
 						outcomes.push(outcome);
-						const promise = call();
-						if (!promise) {
-							outcome.skipped = true;
-							outcome.settled = true;
-							return Promise.resolve();
-						}
-						return promise.then(
-							() => {
-								outcome.settled = true;
-							},
-							(error: unknown) => {
-								outcome.settled = true;
-								outcome.error = error;
-							},
-						);
+						return recordOutcome(outcome, call());
 					};
 					const withSession = async () => {
 						await waitOnScheduler("withSession");
