@@ -139,24 +139,40 @@ describe("reload, replacements, prompts and dispose interleaved with slow and st
 						const withSession = async () => {
 							await waitOnScheduler("withSession");
 						};
+						// A prompt sent the moment a reload started (a user typing while /reload runs): every
+						// schedule with a reload that started has one held, so the reach checks below cannot
+						// come up empty by chance (60 random schedules sometimes had none).
+						const withPromptDuringReload = (index: number, reload: Promise<void>) => {
+							const session = runtime.session;
+							if (runtime.isDisposed || !reloading(session)) return reload;
+							const text = `p${index}r`;
+							const outcome: Outcome = { action: "prompt", settled: false, text, session, duringReload: true };
+							return Promise.all([reload, run(outcome, () => session.prompt(text))]).then(() => undefined);
+						};
 						const pending = actions.map((action, index) =>
 							waitOnScheduler(`action ${index} ${action}`).then(() => {
 								const outcome: Outcome = { action, settled: false };
 								switch (action) {
 									case "reload":
 										outcome.session = runtime.session;
-										return run(outcome, () => (runtime.isDisposed ? undefined : outcome.session!.reload()));
+										return withPromptDuringReload(
+											index,
+											run(outcome, () => (runtime.isDisposed ? undefined : outcome.session!.reload())),
+										);
 									case "reloadFailing":
 										outcome.session = runtime.session;
-										return run(outcome, () =>
-											runtime.isDisposed
-												? undefined
-												: outcome.session!.reload({
-														beforeSessionStart: async () => {
-															await waitOnScheduler("beforeSessionStart");
-															throw new Error("injected: host rebind failed");
-														},
-													}),
+										return withPromptDuringReload(
+											index,
+											run(outcome, () =>
+												runtime.isDisposed
+													? undefined
+													: outcome.session!.reload({
+															beforeSessionStart: async () => {
+																await waitOnScheduler("beforeSessionStart");
+																throw new Error("injected: host rebind failed");
+															},
+														}),
+											),
 										);
 									case "new":
 										return run(outcome, () => runtime.newSession({ withSession }));
@@ -246,6 +262,11 @@ describe("reload, replacements, prompts and dispose interleaved with slow and st
 						if (!runtime.isDisposed) {
 							expect(runtime.lifecycle).toBe("active");
 							expect(runtime.session.snapshot.status).toBe("active");
+							// Whatever the schedule did, the session it left answers the next prompt, once.
+							await runtime.session.prompt("afterwards");
+							expect(calls.get("afterwards"), "the prompt after the schedule ran once").toBe(1);
+							expect(userTexts(runtime.session)).toContain("afterwards");
+							seen.ran++;
 						}
 					} finally {
 						live = false;
@@ -261,7 +282,8 @@ describe("reload, replacements, prompts and dispose interleaved with slow and st
 			),
 			{ numRuns: 60 },
 		);
-		// The schedules really exercised the paths: prompts ran, were refused by a failed reload, were busy or closed.
+		// The schedules really exercised the paths: prompts ran (in the schedule or after it), were refused by a
+		// failed reload, were busy or closed.
 		expect(seen.ran).toBeGreaterThan(0);
 		expect(seen.busy + seen.closed).toBeGreaterThan(0);
 		// Prompts sent during a reload were held and ran after it, or were refused by its failure.
