@@ -513,6 +513,9 @@ export interface OperationStall {
 /** `compaction_start/end` reason. */
 export type CompactionReason = "manual" | "threshold" | "overflow";
 
+/** Why the preflight compacts before it sends a prompt: never `manual` (`compact()` is `COMPACT`). */
+export type PreSendCompactionReason = Exclude<CompactionReason, "manual">;
+
 /** Input of the `compact` actor. */
 export interface CompactionInput {
 	reason: CompactionReason;
@@ -604,7 +607,7 @@ export type PromptOperationEvent =
 	| { type: "REQUEST_NEEDS_COMPACTION" }
 	| {
 			type: "PRE_SEND_COMPACTION_START";
-			reason: CompactionReason;
+			reason: PreSendCompactionReason;
 			/** For traces, with `threshold`: the check's numbers, as in {@link RunOutcome}. */
 			contextTokens?: number;
 			thresholdTokens?: number;
@@ -797,7 +800,7 @@ export interface PromptOperationContext {
 	/** The tree navigation in progress (`branchSummary`, or spawned by an extension command during `preflight`). */
 	treeNavigation: { requestId: string; payload?: unknown } | undefined;
 	/** Why the preflight is compacting before it sends the prompt, while it does. */
-	preSendCompaction: CompactionReason | undefined;
+	preSendCompaction: PreSendCompactionReason | undefined;
 	/**
 	 * The `ctx.compact()` the preflight's own dispatch asked for, running now in the
 	 * `dispatchCompaction` child (its caller and those that joined it). Optional, absent from the
