@@ -120,6 +120,7 @@ import {
 	invalidShutdownTimeout,
 	operationStalledMessage,
 	promptHeldByFailedReload,
+	reloadCutOff,
 	SESSION_DISPOSED,
 } from "./texts.js";
 import { recordLoadoutChangeBeforeRun, ToolLoadout } from "./tool-loadout.js";
@@ -1407,13 +1408,18 @@ export class AgentSession {
 		try {
 			switch (event.type) {
 				case "reload_finished":
-					this.settleReloadCall(event.requestId, event.error);
+					this.settleReloadCall(
+						event.requestId,
+						event.cutOff !== undefined && event.error === undefined
+							? new SettleError("SESSION_CLOSED", reloadCutOff(event.cutOff))
+							: event.error,
+					);
 					return;
 				case "reload_refused":
 					this.settleReloadCall(event.requestId, new SettleError("BUSY", RELOAD_WHILE_BUSY));
 					return;
 				case "reloads_cancelled":
-					for (const requestId of event.requestIds) this.settleReloadCall(requestId, this.closedError());
+					for (const requestId of event.requestIds) this.settleReloadCall(requestId, this.teardownRefusal());
 					return;
 				case "prompts_released":
 					// In arrival order, against the reloaded session: each runs once, as if sent now.
@@ -1426,7 +1432,7 @@ export class AgentSession {
 					for (const promptId of event.promptIds) {
 						this.takeHeldPrompt(promptId)?.reject(
 							event.reason === "disposed"
-								? this.closedError()
+								? this.teardownRefusal()
 								: new SettleError("RELOAD_FAILED", promptHeldByFailedReload(errorMessage(event.error)), {
 										cause: event.error,
 									}),
@@ -1480,7 +1486,6 @@ export class AgentSession {
 				this.agent.followUpMode = this.settingsManager.getFollowUpMode();
 				if (!this.disposed) this.syncRetrySettings();
 			},
-			isDisposed: () => this.disposed,
 			shutdownTimeoutMs: this.shutdownTimeoutMs,
 			clock: this.clock,
 		};
@@ -2004,6 +2009,11 @@ export class AgentSession {
 	private assertAcceptsInput(): void {
 		const refusal = this.inputRefusal();
 		if (refusal) throw refusal;
+	}
+
+	/** Why a held prompt or queued reload ends unrun when the session is torn down: as input sent now would be refused. */
+	private teardownRefusal(): SettleError {
+		return this.inputRefusal() ?? this.closedError();
 	}
 
 	/** The error of any call after dispose(): why it was disposed, when its runtime said so. */
@@ -2648,8 +2658,11 @@ const tearingDown = new WeakSet<AgentSession>();
  * delay (`settlingCurrent`), on the session's clock. Not part of the public API.
  */
 export async function abortForTeardown(session: AgentSession): Promise<void> {
-	// A reload in progress ends first: its new extensions get session_start, then the runtime's
-	// session_shutdown (not the old ones twice, the new ones never).
+	// A reload in progress stops at its next step (the reload machine decides: nothing more is loaded
+	// or started for a session going away); the extensions it leaves installed hear the runtime's
+	// session_shutdown, the old ones are not told twice (the runner tells an extension set once).
+	// biome-ignore lint/complexity/useLiteralKeys: the private actor, told of the runtime's teardown
+	session["reloadActor"]?.send({ type: "TEARDOWN" });
 	await reloadsOver(session);
 	// No agent run in flight (idle, a retry's backoff, a compaction: nothing of theirs is left to persist).
 	if (!session.agent.state.isStreaming) return;
