@@ -1371,7 +1371,8 @@ export class AgentSession {
 	 * extensions — they get `session_start` and `resources_discover` with reason `reload`. The
 	 * transcript, session file and model stay; a changed prompt is recorded before the next request.
 	 * Rejects with `BUSY` while an operation or a compaction runs, or while its runtime replaces it
-	 * (a runtime's replacement or dispose waits for a reload in progress). Concurrent calls run one after the
+	 * (a runtime's replacement or dispose — or {@link dispose} — stops a reload in progress after the
+	 * step it runs, and that call rejects with `SESSION_CLOSED`). Concurrent calls run one after the
 	 * other (the reload machine queues them); prompts sent meanwhile are held and run after the last
 	 * one — or, when a reload fails, reject with `RELOAD_FAILED` naming its error, unrun. Load
 	 * failures are in {@link extensionLoadErrors}.
@@ -1947,7 +1948,7 @@ export class AgentSession {
 			this.cacheWarmer.cancel();
 		}
 		this.actor.stop();
-		// Held prompts and queued reloads end now (SESSION_CLOSED); a reload in progress runs to its end.
+		// Held prompts and queued reloads end now (SESSION_CLOSED); a reload in progress stops after its step.
 		this.reloadActor?.send({ type: "DISPOSE" });
 		// The manager may outlive this session (one the host passed in): stop telling this actor.
 		if (this.sessionManager.entryObserver === this.entryObserver) this.sessionManager.entryObserver = undefined;

@@ -9655,7 +9655,7 @@ export const MUTANTS: Mutant[] = [
 				replace: "let dispatch = undefined as typeof this.shutdownDispatch;",
 			},
 		],
-		tests: ["test/runtime/reload-overtaken-by-teardown.test.ts"],
+		tests: ["test/runtime/reload-overtaken-by-teardown.test.ts", "test/runtime/reload-interleaving.property.test.ts"],
 	},
 	{
 		id: "CG02",
