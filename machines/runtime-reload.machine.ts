@@ -4,7 +4,7 @@
  * Pure: no I/O, no timers of its own (the bounded wait runs on the actor's clock), no imports from
  * `src/`.
  *
- * `idle ─RELOAD→ reloading(shuttingDown → rebuilding → reloaded | failed) ─→ idle | reloading | disposed`:
+ * `idle ─RELOAD→ reloading(shuttingDown → loading → binding → starting → reloaded | failed | cutOff) ─→ idle | reloading | disposed`:
  * - `RELOAD {requestId, busy}` in `idle`: refused (`reload_refused`) when an operation or a
  *   compaction runs (`busy`), otherwise the reload starts. During a reload another `RELOAD` is
  *   queued and runs right after it: overlapping `reload()` calls run one after the other, each to
@@ -15,8 +15,11 @@
  *   session reports each handler still running through the extension error path, naming its
  *   extension — and the reload goes on without it. A `shutdownExtensions` failure fails the reload
  *   before anything was rebuilt.
- * - `rebuilding` runs `rebuild` (invalidate the old runner, re-read settings and resources, load
- *   and bind the new extensions, `session_start {reason: "reload"}`): its failure is the reload's.
+ * - then three steps, each an invoked actor whose failure is the reload's: `loading` runs
+ *   `loadExtensions` (invalidate the old runner, re-read settings and resources, run the extension
+ *   factories), `binding` runs `bindExtensions` (install the new runner, the tools, the host's
+ *   `beforeSessionStart`), `starting` runs `startExtensions` (`session_start` and
+ *   `resources_discover {reason: "reload"}`).
  * - Prompts: a prompt that arrives while a reload runs is HELD (`HOLD_PROMPT {promptId}`, accepted
  *   only in `reloading`: `snapshot.can()` tells the session whether to hold it) and runs against
  *   the rebuilt session — `prompts_released` (in arrival order) once the last queued reload has
@@ -24,9 +27,16 @@
  *   "reload_failed"}`): they were sent to run after that reload, and the session is not what their
  *   sender waited for (a half-rebuilt extension runtime may lack the tool that guarded it, pi#8311);
  *   a prompt sent after the failure runs on the session as it is.
- * - `DISPOSE` (the session was disposed): held prompts are refused (`reason: "disposed"`) and
- *   queued reloads cancelled (`reloads_cancelled`) at once; a reload in progress runs to its end
- *   (its steps see the disposed session and bind nothing), then the actor is done.
+ * - `TEARDOWN` (its runtime started tearing the session down: a replacement or dispose) and
+ *   `DISPOSE` (the session was disposed): held prompts are refused (`reason: "disposed"`) and
+ *   queued reloads cancelled (`reloads_cancelled`) at once, and the reload in progress is CUT OFF
+ *   at its next step: the step running finishes (a step is not stopped half-way), then the reload
+ *   ends in `cutOff` (`reload_finished {cutOff: <the last step run>}`) instead of going on. So
+ *   nothing is loaded, installed or started for a session that is going away: the extensions it
+ *   loaded and did not install never hear of the session; the ones it installed are the ones the
+ *   teardown tells `session_shutdown` (once: the old ones, told by the reload's `shuttingDown`,
+ *   are not told again). After `DISPOSE` the actor is done; after `TEARDOWN` it is idle (a runtime
+ *   whose replacement rolls back keeps the session).
  *
  * The same bounded wait ({@link shutdownTimeoutDelay}) bounds the runtime machine's `shuttingDown`.
  *
@@ -35,7 +45,12 @@
  * import { createActor, fromPromise } from "xstate";
  * const actor = createActor(
  *   reloadMachine.provide({
- *     actors: { shutdownExtensions: fromPromise(async () => {}), rebuild: fromPromise(async () => {}) },
+ *     actors: {
+ *       shutdownExtensions: fromPromise(async () => {}),
+ *       loadExtensions: fromPromise(async () => {}),
+ *       bindExtensions: fromPromise(async () => {}),
+ *       startExtensions: fromPromise(async () => {}),
+ *     },
  *   }),
  *   { input: { shutdownTimeoutMs: DEFAULT_SHUTDOWN_TIMEOUT_MS } },
  * );
@@ -47,7 +62,7 @@
  * ```
  * @module
  */
-import { assign, emit, enqueueActions, fromPromise, type SnapshotFrom, setup } from "xstate";
+import { and, assign, emit, enqueueActions, fromPromise, type SnapshotFrom, setup } from "xstate";
 
 /** How long (ms) `session_shutdown` handlers are waited for by default: reload, replacement and dispose. */
 export const DEFAULT_SHUTDOWN_TIMEOUT_MS = 10_000;
@@ -74,7 +89,7 @@ export interface ReloadMachineInput {
 	shutdownTimeoutMs: number;
 }
 
-/** Input of the two steps: which `reload()` call they serve. */
+/** Input of the steps: which `reload()` call they serve. */
 export interface ReloadStepInput {
 	requestId: string;
 }
@@ -85,15 +100,23 @@ export type ReloadEvent =
 	| { type: "RELOAD"; requestId: string; busy: boolean }
 	/** A prompt (or message) that arrived during a reload: it waits for the reload. */
 	| { type: "HOLD_PROMPT"; promptId: string }
+	/** Its runtime started tearing the session down (a replacement, or dispose): the reload stops at its next step. */
+	| { type: "TEARDOWN" }
 	/** The session was disposed. */
 	| { type: "DISPOSE" };
+
+/** The steps after which a reload can be cut off (the last one it ran). */
+export type ReloadStep = "shuttingDown" | "loading" | "binding";
 
 /** What the machine emits. */
 export type ReloadEmitted =
 	/** The wait for the old extensions' `session_shutdown` handlers ran out; the reload goes on. */
 	| { type: "shutdown_timed_out"; requestId: string; timeoutMs: number }
-	/** A `reload()` ended: reloaded (no `error`) or failed. */
-	| { type: "reload_finished"; requestId: string; shutdownTimedOut: boolean; error?: unknown }
+	/**
+	 * A `reload()` ended: reloaded (no `error`, no `cutOff`), failed (`error`), or cut off by a
+	 * teardown after `cutOff` (the steps after it did not run).
+	 */
+	| { type: "reload_finished"; requestId: string; shutdownTimedOut: boolean; error?: unknown; cutOff?: ReloadStep }
 	/** A `reload()` refused at once: an operation or a compaction runs. */
 	| { type: "reload_refused"; requestId: string }
 	/** Queued `reload()` calls that will not run: the session was disposed. */
@@ -115,6 +138,10 @@ export interface ReloadContext {
 	/** Prompts waiting for the reloads, in arrival order. */
 	heldPrompts: string[];
 	disposed: boolean;
+	/** A teardown started ({@link ReloadEvent} `TEARDOWN`): the reload in progress stops at its next step. */
+	tearingDown?: boolean;
+	/** The step after which the reload in progress was cut off. */
+	cutOffAfter?: ReloadStep;
 }
 
 function notProvided(name: string): never {
@@ -137,12 +164,16 @@ export const reloadMachine = setup({
 	},
 	actors: {
 		shutdownExtensions: fromPromise<void, ReloadStepInput>(async () => notProvided("shutdownExtensions")),
-		rebuild: fromPromise<void, ReloadStepInput>(async () => notProvided("rebuild")),
+		loadExtensions: fromPromise<void, ReloadStepInput>(async () => notProvided("loadExtensions")),
+		bindExtensions: fromPromise<void, ReloadStepInput>(async () => notProvided("bindExtensions")),
+		startExtensions: fromPromise<void, ReloadStepInput>(async () => notProvided("startExtensions")),
 	},
 	guards: {
 		shutdownBounded: ({ context }) => isShutdownBounded(context.shutdownTimeoutMs),
 		sessionBusy: (_, params: { busy: boolean }) => params.busy,
 		disposed: ({ context }) => context.disposed,
+		/** Disposed, or being torn down: nothing more is started for this session. */
+		stopping: ({ context }) => context.disposed || context.tearingDown === true,
 		hasQueuedReload: ({ context }) => context.queuedReloads.length > 0,
 	},
 	delays: {
@@ -154,12 +185,15 @@ export const reloadMachine = setup({
 			requestId: params.requestId,
 			shutdownTimedOut: false,
 			error: undefined,
+			tearingDown: undefined,
+			cutOffAfter: undefined,
 		})),
 		startNextReload: assign(({ context }) => ({
 			requestId: context.queuedReloads[0],
 			queuedReloads: context.queuedReloads.slice(1),
 			shutdownTimedOut: false,
 			error: undefined,
+			cutOffAfter: undefined,
 		})),
 		refuseReload: emit((_, params: { requestId: string }) => ({
 			type: "reload_refused" as const,
@@ -190,6 +224,7 @@ export const reloadMachine = setup({
 			});
 		}),
 		recordError: assign((_, params: { error: unknown }) => ({ error: params.error })),
+		recordCutOff: assign((_, params: { after: ReloadStep }) => ({ cutOffAfter: params.after })),
 		announceFinished: emit(({ context }) => {
 			const event: ReloadEmitted = {
 				type: "reload_finished",
@@ -197,6 +232,7 @@ export const reloadMachine = setup({
 				shutdownTimedOut: context.shutdownTimedOut,
 			};
 			if (context.error !== undefined) event.error = context.error;
+			if (context.cutOffAfter !== undefined) event.cutOff = context.cutOffAfter;
 			return event;
 		}),
 		/** The held prompts were waiting for a reload that failed: they do not run. */
@@ -216,9 +252,13 @@ export const reloadMachine = setup({
 			enqueue.emit({ type: "prompts_released", promptIds: context.heldPrompts });
 			enqueue.assign({ heldPrompts: [] });
 		}),
-		/** Dispose: held prompts and queued reloads end at once; the reload in progress runs to its end. */
-		dropWaiting: enqueueActions(({ enqueue, context }) => {
-			enqueue.assign({ disposed: true, heldPrompts: [], queuedReloads: [] });
+		/** Dispose or teardown: held prompts and queued reloads end at once; the reload in progress stops at its next step. */
+		dropWaiting: enqueueActions(({ enqueue, context }, params: { disposed: boolean }) => {
+			enqueue.assign(
+				params.disposed
+					? { disposed: true, heldPrompts: [], queuedReloads: [] }
+					: { tearingDown: true, heldPrompts: [], queuedReloads: [] },
+			);
 			if (context.heldPrompts.length > 0) {
 				enqueue.emit({ type: "prompts_refused", promptIds: context.heldPrompts, reason: "disposed" });
 			}
@@ -230,7 +270,7 @@ export const reloadMachine = setup({
 }).createMachine({
 	id: "reload",
 	description:
-		"A session's reload() calls, one at a time (session_shutdown bounded, then the rebuild), and the prompts that wait for them.",
+		"A session's reload() calls, one at a time (session_shutdown bounded, then load, bind, start; cut off between steps by a teardown), and the prompts that wait for them.",
 	context: ({ input }) => ({
 		shutdownTimeoutMs: input.shutdownTimeoutMs,
 		requestId: undefined,
@@ -264,19 +304,20 @@ export const reloadMachine = setup({
 			on: {
 				HOLD_PROMPT: [
 					{
-						guard: "disposed",
+						guard: "stopping",
 						actions: { type: "refuseDisposedPrompt", params: ({ event }) => ({ promptId: event.promptId }) },
 					},
 					{ actions: { type: "holdPrompt", params: ({ event }) => ({ promptId: event.promptId }) } },
 				],
 				RELOAD: [
 					{
-						guard: "disposed",
+						guard: "stopping",
 						actions: { type: "cancelDisposedReload", params: ({ event }) => ({ requestId: event.requestId }) },
 					},
 					{ actions: { type: "queueReload", params: ({ event }) => ({ requestId: event.requestId }) } },
 				],
-				DISPOSE: { actions: "dropWaiting" },
+				TEARDOWN: { actions: { type: "dropWaiting", params: { disposed: false } } },
+				DISPOSE: { actions: { type: "dropWaiting", params: { disposed: true } } },
 			},
 			states: {
 				shuttingDown: {
@@ -285,21 +326,67 @@ export const reloadMachine = setup({
 						id: "shutdownExtensions",
 						src: "shutdownExtensions",
 						input: ({ context }) => stepInput(context),
-						onDone: { target: "rebuilding" },
+						onDone: [
+							{
+								guard: "stopping",
+								target: "cutOff",
+								actions: { type: "recordCutOff", params: { after: "shuttingDown" } },
+							},
+							{ target: "loading" },
+						],
 						onError: {
 							target: "failed",
 							actions: { type: "recordError", params: ({ event }) => ({ error: event.error }) },
 						},
 					},
 					after: {
-						shutdownTimeout: { guard: "shutdownBounded", target: "rebuilding", actions: "reportShutdownTimedOut" },
+						shutdownTimeout: [
+							{
+								guard: and(["shutdownBounded", "stopping"]),
+								target: "cutOff",
+								actions: ["reportShutdownTimedOut", { type: "recordCutOff", params: { after: "shuttingDown" } }],
+							},
+							{ guard: "shutdownBounded", target: "loading", actions: "reportShutdownTimedOut" },
+						],
 					},
 				},
-				rebuilding: {
-					description: "Invalidate the old extensions, reload settings and resources, bind the new extensions.",
+				loading: {
+					description: "Invalidate the old extensions, reload settings and resources, run the extension factories.",
 					invoke: {
-						id: "rebuild",
-						src: "rebuild",
+						id: "loadExtensions",
+						src: "loadExtensions",
+						input: ({ context }) => stepInput(context),
+						onDone: [
+							{ guard: "stopping", target: "cutOff", actions: { type: "recordCutOff", params: { after: "loading" } } },
+							{ target: "binding" },
+						],
+						onError: {
+							target: "failed",
+							actions: { type: "recordError", params: ({ event }) => ({ error: event.error }) },
+						},
+					},
+				},
+				binding: {
+					description: "Install the new extensions and their tools; the host's beforeSessionStart.",
+					invoke: {
+						id: "bindExtensions",
+						src: "bindExtensions",
+						input: ({ context }) => stepInput(context),
+						onDone: [
+							{ guard: "stopping", target: "cutOff", actions: { type: "recordCutOff", params: { after: "binding" } } },
+							{ target: "starting" },
+						],
+						onError: {
+							target: "failed",
+							actions: { type: "recordError", params: ({ event }) => ({ error: event.error }) },
+						},
+					},
+				},
+				starting: {
+					description: "session_start and resources_discover {reason: reload} to the new extensions.",
+					invoke: {
+						id: "startExtensions",
+						src: "startExtensions",
 						input: ({ context }) => stepInput(context),
 						onDone: { target: "reloaded" },
 						onError: {
@@ -309,6 +396,11 @@ export const reloadMachine = setup({
 					},
 				},
 				reloaded: { type: "final", entry: "announceFinished" },
+				cutOff: {
+					description: "A teardown overtook the reload: the steps after cutOffAfter did not run.",
+					type: "final",
+					entry: "announceFinished",
+				},
 				failed: {
 					description: "The prompts held so far are refused: the session is not what they waited for.",
 					type: "final",

@@ -49,9 +49,9 @@
  * therefore `settleTimeoutMs + shutdownTimeoutMs` (2 s + 10 s by default).
  *
  * ### Waiting for the run to settle
- * `settlingCurrent` runs `settleCurrent` (let a `reload()` in progress end — its new extensions
- * then hear this teardown's `session_shutdown`, the old ones do not hear it twice — and abort what
- * the session runs; resolve when both have settled, at once when nothing runs) for at most `settleTimeoutMs` (input, default
+ * `settlingCurrent` runs `settleCurrent` (stop a `reload()` in progress at its next step — the
+ * reload machine's `TEARDOWN`: nothing more is loaded or started for the session going away — and
+ * abort what the session runs; resolve when both have settled, at once when nothing runs) for at most `settleTimeoutMs` (input, default
  * {@link DEFAULT_SETTLE_TIMEOUT_MS}; `Infinity`: no bound). When it runs out the machine emits
  * `settle_timed_out {reason, timeoutMs}` and goes on to `shuttingDown`.
  *
@@ -69,7 +69,7 @@
  * | `checkBeforeSwitch` | {@link ReplacementInput} | {@link BeforeSwitchOutput} — `session_before_switch` / `session_before_fork` |
  * | `openTarget` | {@link ReplacementInput} | {@link OpenedTarget} — open the target SessionManager, validate its cwd, fork's branch |
  * | `createSession` | {@link CreateSessionInput} | {@link CreatedSession} — services for the TARGET cwd + new AgentSession (+ `setup`), unbound |
- * | `settleCurrent` | {@link TeardownInput} | void — let a reload in progress end, abort the old session's run; resolve once both settled |
+ * | `settleCurrent` | {@link TeardownInput} | void — stop a reload in progress at its next step, abort the old session's run; resolve once both settled |
  * | `shutdownCurrent` | {@link TeardownInput} | void — `session_shutdown{reason, targetSessionFile}` on the old runner |
  * | `invalidateCurrent` | {@link TeardownInput} | void — host `beforeSessionInvalidate()` |
  * | `disposeCurrent` | {@link TeardownInput} | void — old `session.dispose()` (contexts become stale) |
@@ -560,7 +560,7 @@ export const runtimeMachine = setup({
 		},
 		settlingCurrent: {
 			description:
-				"Let a reload in progress end, abort the old session's run; wait for both to settle (the run's end saved) at most settleTimeoutMs, then session_shutdown anyway.",
+				"Stop a reload in progress at its next step, abort the old session's run; wait for both to settle (the run's end saved) at most settleTimeoutMs, then session_shutdown anyway.",
 			// pi-desktop#46: the run's end reaches the file before it is released; a handler that never
 			// resolves (agent_end, a tool ignoring the abort) cannot hold the teardown.
 			after: {

@@ -235,6 +235,8 @@ export class ExtensionRunner {
 	private readonly errorListeners = new Set<ExtensionErrorListener>();
 	/** Handler calls that have not settled yet, for {@link pendingHandlers}. */
 	private readonly inFlight = new Set<PendingHandler>();
+	/** The `session_shutdown` dispatch of this lifecycle ({@link emitSessionShutdown}: once per extension set). */
+	private shutdownDispatch: { abandon: AbortController; done: Promise<void> } | undefined;
 	private uiContext: ExtensionUIContext;
 	private mode: ExtensionMode;
 	private contextActions: ExtensionContextActions = UNBOUND_CONTEXT_ACTIONS;
@@ -737,6 +739,8 @@ export class ExtensionRunner {
 	 */
 	async emit<E extends RunnerEmitEvent>(event: E): Promise<RunnerEmitResult<E>> {
 		const handlers = this.runtime.handlersFor(event.type);
+		// A session_start opens a new lifecycle (a runtime's rollback binds the old session again): its end is told again.
+		if (event.type === "session_start") this.shutdownDispatch = undefined;
 		if (handlers.length === 0) return undefined as RunnerEmitResult<E>;
 		const ctx = this.createContext();
 		const cancellable = CANCELLABLE_EVENTS.has(event.type);
@@ -758,26 +762,47 @@ export class ExtensionRunner {
 	 * does not cost the other extensions theirs (senpi#1732). Never rejects (a throwing handler is
 	 * reported through `onError`, as in {@link emit}).
 	 *
+	 * Once per extension set (until a `session_start` opens a new lifecycle): a second call — a
+	 * runtime's teardown overtaking a reload that already told these extensions — dispatches nothing
+	 * and waits for the first dispatch; either caller's `abandon` abandons it.
+	 *
 	 * @example
 	 * ```ts
 	 * const bound = AbortSignal.timeout(10_000);
 	 * await runner.emitSessionShutdown({ type: "session_shutdown", reason: "quit" }, bound);
 	 * ```
 	 */
-	async emitSessionShutdown(event: SessionShutdownEvent, abandon?: AbortSignal): Promise<void> {
+	emitSessionShutdown(event: SessionShutdownEvent, abandon?: AbortSignal): Promise<void> {
 		const handlers = this.runtime.handlersFor(event.type);
-		if (handlers.length === 0) return;
+		if (handlers.length === 0) return Promise.resolve();
+		let dispatch = this.shutdownDispatch;
+		if (!dispatch) {
+			const abandonAll = new AbortController();
+			dispatch = { abandon: abandonAll, done: this.dispatchSessionShutdown(event, handlers, abandonAll.signal) };
+			this.shutdownDispatch = dispatch;
+		}
+		if (abandon) {
+			const shared = dispatch.abandon;
+			if (abandon.aborted) shared.abort();
+			else abandon.addEventListener("abort", () => shared.abort(), { once: true });
+		}
+		return dispatch.done;
+	}
+
+	private async dispatchSessionShutdown(
+		event: SessionShutdownEvent,
+		handlers: readonly HandlerEntry[],
+		abandon: AbortSignal,
+	): Promise<void> {
 		const ctx = this.createContext();
-		const abandoned =
-			abandon &&
-			new Promise<void>((resolve) => {
-				if (abandon.aborted) resolve();
-				else abandon.addEventListener("abort", () => resolve(), { once: true });
-			});
+		const abandoned = new Promise<void>((resolve) => {
+			if (abandon.aborted) resolve();
+			else abandon.addEventListener("abort", () => resolve(), { once: true });
+		});
 		for (const entry of handlers) {
 			const running = this.invoke(entry, event.type, event, ctx);
-			if (abandon?.aborted) continue;
-			await (abandoned ? Promise.race([running, abandoned]) : running);
+			if (abandon.aborted) continue;
+			await Promise.race([running, abandoned]);
 		}
 	}
 

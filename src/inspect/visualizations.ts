@@ -44,7 +44,7 @@ export const MACHINE_VISUALIZATIONS: readonly MachineVisualization[] = [
 		name: "runtime-reload",
 		title: "Reload",
 		summary:
-			"One session.reload(): the old extensions' session_shutdown, waited for at most shutdownTimeoutMs (pi#9811), then the rebuild.",
+			"One session.reload(): the old extensions' session_shutdown, waited for at most shutdownTimeoutMs (pi#9811), then load, bind and start the new ones; a teardown cuts it off between steps.",
 		machine: reloadMachine,
 	},
 ];

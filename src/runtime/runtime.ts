@@ -251,8 +251,8 @@ export class AgentSessionRuntime {
 			createSession: fromPromise<CreatedSession, CreateSessionInput>(({ input, system }) =>
 				runtimeOf(system).createSession(input.request, input.target),
 			),
-			// A reload in progress ends, and the run in flight ends and is persisted, before extensions
-			// hear session_shutdown; the machine's settleTimeout bounds the wait.
+			// A reload in progress stops at its next step, and the run in flight ends and is persisted,
+			// before extensions hear session_shutdown; the machine's settleTimeout bounds the wait.
 			settleCurrent: fromPromise<void, TeardownInput>(async ({ input, system }) => {
 				const runtime = runtimeOf(system);
 				if (input.reason === "quit") setClosingMessage(runtime.current.session, SESSION_RUNTIME_DISPOSING);
@@ -263,6 +263,7 @@ export class AgentSessionRuntime {
 				const runner = runtime.current.session.extensionRunner;
 				if (!runner.hasHandlers("session_shutdown")) return;
 				// Stopped by the machine's bounded wait: the handlers after a stuck one still run (senpi#1732).
+				// Extensions a reload told already are not told again: this joins the reload's dispatch.
 				await runner.emitSessionShutdown(
 					{
 						type: "session_shutdown",

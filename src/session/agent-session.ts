@@ -120,6 +120,7 @@ import {
 	invalidShutdownTimeout,
 	operationStalledMessage,
 	promptHeldByFailedReload,
+	reloadCutOff,
 	SESSION_DISPOSED,
 } from "./texts.js";
 import { recordLoadoutChangeBeforeRun, ToolLoadout } from "./tool-loadout.js";
@@ -1370,7 +1371,8 @@ export class AgentSession {
 	 * extensions — they get `session_start` and `resources_discover` with reason `reload`. The
 	 * transcript, session file and model stay; a changed prompt is recorded before the next request.
 	 * Rejects with `BUSY` while an operation or a compaction runs, or while its runtime replaces it
-	 * (a runtime's replacement or dispose waits for a reload in progress). Concurrent calls run one after the
+	 * (a runtime's replacement or dispose — or {@link dispose} — stops a reload in progress after the
+	 * step it runs, and that call rejects with `SESSION_CLOSED`). Concurrent calls run one after the
 	 * other (the reload machine queues them); prompts sent meanwhile are held and run after the last
 	 * one — or, when a reload fails, reject with `RELOAD_FAILED` naming its error, unrun. Load
 	 * failures are in {@link extensionLoadErrors}.
@@ -1407,13 +1409,18 @@ export class AgentSession {
 		try {
 			switch (event.type) {
 				case "reload_finished":
-					this.settleReloadCall(event.requestId, event.error);
+					this.settleReloadCall(
+						event.requestId,
+						event.cutOff !== undefined && event.error === undefined
+							? new SettleError("SESSION_CLOSED", reloadCutOff(event.cutOff))
+							: event.error,
+					);
 					return;
 				case "reload_refused":
 					this.settleReloadCall(event.requestId, new SettleError("BUSY", RELOAD_WHILE_BUSY));
 					return;
 				case "reloads_cancelled":
-					for (const requestId of event.requestIds) this.settleReloadCall(requestId, this.closedError());
+					for (const requestId of event.requestIds) this.settleReloadCall(requestId, this.teardownRefusal());
 					return;
 				case "prompts_released":
 					// In arrival order, against the reloaded session: each runs once, as if sent now.
@@ -1426,7 +1433,7 @@ export class AgentSession {
 					for (const promptId of event.promptIds) {
 						this.takeHeldPrompt(promptId)?.reject(
 							event.reason === "disposed"
-								? this.closedError()
+								? this.teardownRefusal()
 								: new SettleError("RELOAD_FAILED", promptHeldByFailedReload(errorMessage(event.error)), {
 										cause: event.error,
 									}),
@@ -1480,7 +1487,6 @@ export class AgentSession {
 				this.agent.followUpMode = this.settingsManager.getFollowUpMode();
 				if (!this.disposed) this.syncRetrySettings();
 			},
-			isDisposed: () => this.disposed,
 			shutdownTimeoutMs: this.shutdownTimeoutMs,
 			clock: this.clock,
 		};
@@ -1942,7 +1948,7 @@ export class AgentSession {
 			this.cacheWarmer.cancel();
 		}
 		this.actor.stop();
-		// Held prompts and queued reloads end now (SESSION_CLOSED); a reload in progress runs to its end.
+		// Held prompts and queued reloads end now (SESSION_CLOSED); a reload in progress stops after its step.
 		this.reloadActor?.send({ type: "DISPOSE" });
 		// The manager may outlive this session (one the host passed in): stop telling this actor.
 		if (this.sessionManager.entryObserver === this.entryObserver) this.sessionManager.entryObserver = undefined;
@@ -2004,6 +2010,11 @@ export class AgentSession {
 	private assertAcceptsInput(): void {
 		const refusal = this.inputRefusal();
 		if (refusal) throw refusal;
+	}
+
+	/** Why a held prompt or queued reload ends unrun when the session is torn down: as input sent now would be refused. */
+	private teardownRefusal(): SettleError {
+		return this.inputRefusal() ?? this.closedError();
 	}
 
 	/** The error of any call after dispose(): why it was disposed, when its runtime said so. */
@@ -2648,8 +2659,11 @@ const tearingDown = new WeakSet<AgentSession>();
  * delay (`settlingCurrent`), on the session's clock. Not part of the public API.
  */
 export async function abortForTeardown(session: AgentSession): Promise<void> {
-	// A reload in progress ends first: its new extensions get session_start, then the runtime's
-	// session_shutdown (not the old ones twice, the new ones never).
+	// A reload in progress stops at its next step (the reload machine decides: nothing more is loaded
+	// or started for a session going away); the extensions it leaves installed hear the runtime's
+	// session_shutdown, the old ones are not told twice (the runner tells an extension set once).
+	// biome-ignore lint/complexity/useLiteralKeys: the private actor, told of the runtime's teardown
+	session["reloadActor"]?.send({ type: "TEARDOWN" });
 	await reloadsOver(session);
 	// No agent run in flight (idle, a retry's backoff, a compaction: nothing of theirs is left to persist).
 	if (!session.agent.state.isStreaming) return;

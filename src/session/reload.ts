@@ -17,9 +17,13 @@
  * The session manager, the transcript and the model stay. The prompt change (if any) is recorded
  * as a `system` patch before the next request.
  *
- * Which reload runs when, and what a prompt sent meanwhile does (held, then run or refused), is the
- * reload machine's decision (`machines/runtime-reload.machine.ts`); {@link startReloadActor} runs it
- * with steps 1 (`shutdownExtensions`) and 2–5 (`rebuild`) as its invoked actors.
+ * Which reload runs when, what a prompt sent meanwhile does (held, then run or refused), and where
+ * a reload overtaken by its runtime's teardown stops, is the reload machine's decision
+ * (`machines/runtime-reload.machine.ts`); {@link startReloadActor} runs it with step 1
+ * (`shutdownExtensions`), steps 1's invalidation to 4's factories (`loadExtensions`), the rest of 4
+ * and `beforeSessionStart` (`bindExtensions`) and 5's events (`startExtensions`) as its invoked actors.
+ * A runner loaded and not installed (the reload was cut off or failed before `bindExtensions`) is
+ * invalidated when the reload ends: its extensions never hear of the session.
  */
 import { type ActorRefFrom, createActor, fromPromise } from "xstate";
 import { type ReloadEmitted, type ReloadStepInput, reloadMachine } from "../../machines/runtime-reload.machine.js";
@@ -136,8 +140,6 @@ export interface ReloadTarget {
 	releaseProviders(): void;
 	/** Re-reads the settings the session keeps elsewhere (queue modes, retry settings). */
 	syncSettings(): void;
-	/** The session was disposed (meanwhile): the reload stops, leaving nothing bound. */
-	isDisposed(): boolean;
 	/** How long the old extensions' `session_shutdown` handlers are waited for (`Infinity`: no limit). */
 	readonly shutdownTimeoutMs: number;
 	/** The clock the reload machine's bounded wait runs on (the session's; real time when undefined). */
@@ -175,12 +177,16 @@ export function reportUnfinishedShutdownHandlers(
 	}
 }
 
-/** What a reload's two steps hand each other: the old runtime, as it was when the reload started. */
+/** What a reload's steps hand each other: the old runtime, as it was when the reload started, and the new one. */
 interface BeforeReload {
 	old: ExtensionRunner;
 	flagValues: ReadonlyMap<string, boolean | string>;
 	activeToolNames: string[];
 	extensionTools: { name: string; path: string }[];
+	/** The runner `loadExtensions` built. */
+	loaded?: LoadedExtensionRunner;
+	/** `bindExtensions` made {@link loaded} the session's runner. */
+	installed?: boolean;
 }
 
 /** What a session's reload actor needs from the session facade. */
@@ -222,11 +228,25 @@ const reloadMachineWithSteps = reloadMachine.provide({
 			});
 			await old.emitSessionShutdown({ type: "session_shutdown", reason: "reload" }, signal);
 		}),
-		rebuild: fromPromise<void, ReloadStepInput>(({ input, system }) => {
+		loadExtensions: fromPromise<void, ReloadStepInput>(async ({ input, system }) => {
 			const host = reloadHostOf(system);
-			const before = host.before.get(input.requestId);
-			if (!before) throw new Error("reload: rebuilding without the runtime the reload started from");
-			return rebuildAfterShutdown(host.target, host.options(input.requestId), before);
+			const before = stepState(host, input);
+			before.loaded = await loadAfterShutdown(host.target, before);
+		}),
+		bindExtensions: fromPromise<void, ReloadStepInput>(async ({ input, system }) => {
+			const host = reloadHostOf(system);
+			const before = stepState(host, input);
+			if (!before.loaded) throw new Error("reload: binding before the new extensions loaded");
+			bindLoaded(host.target, before, before.loaded);
+			before.installed = true;
+			if (host.target.hasHostBindings()) await host.options(input.requestId).beforeSessionStart?.();
+		}),
+		startExtensions: fromPromise<void, ReloadStepInput>(async ({ input, system }) => {
+			const host = reloadHostOf(system);
+			const runner = stepState(host, input).loaded?.runner;
+			if (!runner || !host.target.hasHostBindings()) return;
+			await runner.emit({ type: "session_start", reason: "reload" });
+			await discoverExtensionResources(host.target.s, runner, "reload");
 		}),
 	},
 });
@@ -252,46 +272,55 @@ export function startReloadActor(host: ReloadHost): ReloadActor {
 			// Reported while the old runner is still the session's: its errors reach the host's onError.
 			const before = state.before.get(emitted.requestId);
 			if (before) reportUnfinishedShutdownHandlers(before.old, emitted.timeoutMs, "reload");
-		} else if (emitted.type === "reload_finished") state.before.delete(emitted.requestId);
+		} else if (emitted.type === "reload_finished") {
+			const before = state.before.get(emitted.requestId);
+			state.before.delete(emitted.requestId);
+			// Loaded and never installed (cut off, or failed in between): its pi / ctx go stale unused.
+			if (before?.loaded && !before.installed) before.loaded.runner.invalidate(STALE_EXTENSION_CONTEXT_MESSAGE);
+		}
 		host.onEmitted(emitted);
 	});
 	actor.start();
 	return actor;
 }
 
-/** Everything after the old extensions' `session_shutdown` (steps 1's invalidation to 5). */
-async function rebuildAfterShutdown(target: ReloadTarget, options: ReloadOptions, before: BeforeReload): Promise<void> {
+function stepState(host: ReloadHostState, input: ReloadStepInput): BeforeReload {
+	const before = host.before.get(input.requestId);
+	if (!before) throw new Error("reload: a step without the runtime the reload started from");
+	return before;
+}
+
+/** Step 1's invalidation to step 4's factories: the new runner, not installed yet. */
+async function loadAfterShutdown(target: ReloadTarget, before: BeforeReload): Promise<LoadedExtensionRunner> {
 	const s = target.s;
-	const { old, flagValues, activeToolNames, extensionTools } = before;
-	old.invalidate(STALE_EXTENSION_CONTEXT_MESSAGE);
+	before.old.invalidate(STALE_EXTENSION_CONTEXT_MESSAGE);
 	target.releaseProviders();
 
 	await s.settingsManager.reload();
 	target.syncSettings();
 	await s.resourceLoader.reload();
-	const { runner, loadErrors } = await loadExtensionRunner(s.resourceLoader, {
+	return loadExtensionRunner(s.resourceLoader, {
 		cwd: s.cwd,
 		sessionManager: s.sessionManager,
 		modelRegistry: target.modelRegistry,
 		eventBus: target.eventBus,
-		flagValues,
+		flagValues: before.flagValues,
 	});
-	if (target.isDisposed()) {
-		runner.invalidate(STALE_EXTENSION_CONTEXT_MESSAGE);
-		return;
-	}
+}
+
+/** Step 4's rest: `loaded` becomes the session's runner, with its tools. */
+function bindLoaded(target: ReloadTarget, before: BeforeReload, loaded: LoadedExtensionRunner): void {
+	const s = target.s;
+	const { runner, loadErrors } = loaded;
 	s.loadout.reconfigureBuiltins(builtinToolOptions(s.settingsManager));
 	target.install(runner, loadErrors);
-	s.loadout.refresh(runner.getAllRegisteredTools(), { activeToolNames, includeAllExtensionTools: true });
-	keepExtensionToolsClosed(s, extensionTools, loadErrors);
+	s.loadout.refresh(runner.getAllRegisteredTools(), {
+		activeToolNames: before.activeToolNames,
+		includeAllExtensionTools: true,
+	});
+	keepExtensionToolsClosed(s, before.extensionTools, loadErrors);
 	// Context files, skills or the base prompt may have changed even if the tools did not.
 	s.loadout.invalidatePrompt();
-
-	if (!target.hasHostBindings()) return;
-	await options.beforeSessionStart?.();
-	if (target.isDisposed()) return;
-	await runner.emit({ type: "session_start", reason: "reload" });
-	await discoverExtensionResources(s, runner, "reload");
 }
 
 /**

@@ -280,7 +280,11 @@ export function runtimeHarnessWith(input: RuntimeMachineInput): Harness<RuntimeE
 
 /** A started reload actor with fakes for its two steps. */
 export function reloadHarness(input: ReloadMachineInput = { shutdownTimeoutMs: 10_000 }): Harness<ReloadEmitted> {
-	return createHarness<ReloadEmitted>(reloadMachine, ["shutdownExtensions", "rebuild"], input);
+	return createHarness<ReloadEmitted>(
+		reloadMachine,
+		["shutdownExtensions", "loadExtensions", "bindExtensions", "startExtensions"],
+		input,
+	);
 }
 
 /** A run outcome with sensible defaults (a plain successful answer). */

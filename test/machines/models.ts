@@ -205,16 +205,17 @@ export const runtimeModel: ModelSpec = {
 	harness: () => runtimeHarness() as never,
 };
 
-/** The reload machine: reload() calls, held prompts, dispose and its two steps' outcomes (the bounded wait's timer is offered by the traversal). */
+/** The reload machine: reload() calls, held prompts, teardown, dispose and its steps' outcomes (the bounded wait's timer is offered by the traversal). */
 export const RELOAD_EVENTS: EventObject[] = [
 	{ type: "RELOAD", requestId: "r", busy: false } as EventObject,
 	{ type: "RELOAD", requestId: "r-busy", busy: true } as EventObject,
 	{ type: "HOLD_PROMPT", promptId: "p" } as EventObject,
+	{ type: "TEARDOWN" } as EventObject,
 	{ type: "DISPOSE" } as EventObject,
-	{ type: "xstate.done.actor.shutdownExtensions" } as EventObject,
-	{ type: "xstate.error.actor.shutdownExtensions" } as EventObject,
-	{ type: "xstate.done.actor.rebuild" } as EventObject,
-	{ type: "xstate.error.actor.rebuild" } as EventObject,
+	...["shutdownExtensions", "loadExtensions", "bindExtensions", "startExtensions"].flatMap((step) => [
+		{ type: `xstate.done.actor.${step}` } as EventObject,
+		{ type: `xstate.error.actor.${step}` } as EventObject,
+	]),
 ];
 
 export const reloadModel: ModelSpec = {
@@ -230,6 +231,8 @@ export const reloadModel: ModelSpec = {
 			s.context.queuedReloads.length > 0,
 			s.context.heldPrompts.length > 0,
 			s.context.disposed,
+			s.context.tearingDown === true,
+			s.context.cutOffAfter ?? null,
 		]),
 	harness: () => reloadHarness() as never,
 };

@@ -1,9 +1,10 @@
 /**
  * Property test of the reload machine over random scripts of reload() calls (busy or not), prompts
- * arriving meanwhile, dispose, step outcomes (done, failed, stuck until the bound) and SimulatedClock
- * advances: every reload() call ends exactly once (finished, refused or cancelled), every held prompt
- * exactly once (released or refused), prompts are released only when no reload runs or waits, a
- * prompt held across a failed reload is never released, and reloads never overlap.
+ * arriving meanwhile, teardown, dispose, step outcomes (done, failed, stuck until the bound) and
+ * SimulatedClock advances: every reload() call ends exactly once (finished, refused or cancelled),
+ * every held prompt exactly once (released or refused), prompts are released only when no reload
+ * runs or waits, a prompt held across a failed reload is never released, reloads never overlap, and
+ * once a teardown or dispose reached a reload no further step of it starts.
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
@@ -14,6 +15,7 @@ type Step =
 	| { kind: "reload"; busy: boolean }
 	| { kind: "prompt" }
 	| { kind: "dispose" }
+	| { kind: "teardown" }
 	| { kind: "step"; result: "done" | "failed" }
 	| { kind: "advance"; ms: number };
 
@@ -21,6 +23,7 @@ const stepArb: fc.Arbitrary<Step> = fc.oneof(
 	{ weight: 3, arbitrary: fc.boolean().map((busy): Step => ({ kind: "reload", busy })) },
 	{ weight: 4, arbitrary: fc.constant<Step>({ kind: "prompt" }) },
 	{ weight: 1, arbitrary: fc.constant<Step>({ kind: "dispose" }) },
+	{ weight: 1, arbitrary: fc.constant<Step>({ kind: "teardown" }) },
 	{
 		weight: 5,
 		arbitrary: fc
@@ -31,6 +34,14 @@ const stepArb: fc.Arbitrary<Step> = fc.oneof(
 );
 
 const isRunning = (state: string) => state.startsWith("reloading");
+const STEP_OF_STATE: Record<string, string> = {
+	"reloading.shuttingDown": "shutdownExtensions",
+	"reloading.loading": "loadExtensions",
+	"reloading.binding": "bindExtensions",
+	"reloading.starting": "startExtensions",
+};
+const STEPS = Object.values(STEP_OF_STATE);
+const stepsStarted = (h: ReturnType<typeof reloadHarness>) => STEPS.reduce((n, step) => n + h.fakes.count(step), 0);
 
 describe("reload machine (property): nothing hangs, nothing is lost, nothing runs twice", () => {
 	it("holds for random interleavings of reloads, prompts, dispose, step outcomes and time", async () => {
@@ -45,6 +56,23 @@ describe("reload machine (property): nothing hangs, nothing is lost, nothing run
 				const statesAtRelease: string[] = [];
 				h.actor.on("prompts_released", () => statesAtRelease.push(h.state()));
 				let n = 0;
+				/** Steps started when a teardown or dispose reached the reload in progress, by request id. */
+				const stepsAtStop = new Map<string, number>();
+				const noteStop = () => {
+					const state = h.state();
+					const requestId = h.actor.getSnapshot().context.requestId;
+					if (isRunning(state) && requestId !== undefined && !stepsAtStop.has(requestId)) {
+						stepsAtStop.set(requestId, stepsStarted(h));
+					}
+				};
+				/** Reloads that went on after a teardown reached them, or were cut off without one. */
+				const violations: string[] = [];
+				h.actor.on("reload_finished", (event) => {
+					const at = stepsAtStop.get(event.requestId);
+					// Cut off: not one more step started after the teardown reached it.
+					if (at !== undefined && stepsStarted(h) !== at) violations.push(`${event.requestId} went on`);
+					if (at === undefined && event.cutOff !== undefined) violations.push(`${event.requestId} cut off`);
+				});
 				/** Reloads in flight at once, from the step invocations (must never exceed 1). */
 				const maxRunning = () => h.fakes.count("shutdownExtensions") - finishedCount(h.emitted);
 				const play = async (step: Step) => {
@@ -66,11 +94,16 @@ describe("reload machine (property): nothing hangs, nothing is lost, nothing run
 							return;
 						}
 						case "dispose":
+							noteStop();
 							await h.send({ type: "DISPOSE" });
 							return;
+						case "teardown":
+							noteStop();
+							await h.send({ type: "TEARDOWN" });
+							return;
 						case "step": {
-							const src = state.endsWith("shuttingDown") ? "shutdownExtensions" : "rebuild";
-							if (!isRunning(state) || !h.fakes.pending(src)) return;
+							const src = STEP_OF_STATE[state];
+							if (!src || !h.fakes.pending(src)) return;
 							if (step.result === "done") await h.resolve(src, undefined);
 							else await h.reject(src, new Error(`${src} failed`));
 							return;
@@ -85,12 +118,13 @@ describe("reload machine (property): nothing hangs, nothing is lost, nothing run
 					expect(maxRunning()).toBeLessThanOrEqual(1);
 				}
 				// Drain: every step that is still running finishes; nothing may be left waiting.
-				for (let i = 0; i < 4 * reloads.length + 4 && isRunning(h.state()); i++) {
+				for (let i = 0; i < 5 * reloads.length + 5 && isRunning(h.state()); i++) {
 					await play({ kind: "step", result: "done" });
 				}
 				const final = h.state();
 				expect(final === "idle" || final === "disposed").toBe(true);
 				checkAccounting(h.emitted, reloads, heldAt);
+				expect(violations).toEqual([]);
 				// Released only once no reload runs or waits.
 				expect(statesAtRelease.every((state) => state === "idle")).toBe(true);
 			}),

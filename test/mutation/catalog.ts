@@ -9179,7 +9179,7 @@ export const MUTANTS: Mutant[] = [
 		description: "pi#8311 re-introduced: a reloaded extension's lost tool falls through to the built-in",
 		edits: [
 			{
-				find: "\tkeepExtensionToolsClosed(s, extensionTools, loadErrors);\n",
+				find: "\tkeepExtensionToolsClosed(s, before.extensionTools, loadErrors);\n",
 				replace: "",
 			},
 		],
@@ -9312,7 +9312,7 @@ export const MUTANTS: Mutant[] = [
 		description: "senpi#1732: the handlers after a stuck session_shutdown handler never start",
 		edits: [
 			{
-				find: "await (abandoned ? Promise.race([running, abandoned]) : running);",
+				find: "await Promise.race([running, abandoned]);",
 				replace: "await running;",
 			},
 		],
@@ -9369,7 +9369,7 @@ export const MUTANTS: Mutant[] = [
 		description: "pi#9811: reload waits forever for session_shutdown",
 		edits: [
 			{
-				find: 'shutdownTimeout: { guard: "shutdownBounded", target: "rebuilding", actions: "reportShutdownTimedOut" },',
+				find: '{ guard: "shutdownBounded", target: "loading", actions: "reportShutdownTimedOut" },',
 				replace: "",
 			},
 		],
@@ -9643,6 +9643,136 @@ export const MUTANTS: Mutant[] = [
 			},
 		],
 		tests: ["test/session/compact-while-streaming.property.test.ts"],
+	},
+	{
+		id: "CG01",
+		file: "src/extensions/runner.ts",
+		description:
+			"a teardown overtaking a reload tells the old extensions session_shutdown a second time (no once-per-set dispatch)",
+		edits: [
+			{
+				find: "let dispatch = this.shutdownDispatch;",
+				replace: "let dispatch = undefined as typeof this.shutdownDispatch;",
+			},
+		],
+		tests: ["test/runtime/reload-overtaken-by-teardown.test.ts", "test/runtime/reload-interleaving.property.test.ts"],
+	},
+	{
+		id: "CG02",
+		file: "src/extensions/runner.ts",
+		description:
+			"a session_start after a rollback does not open a new lifecycle: the next teardown's session_shutdown is lost",
+		edits: [
+			{
+				find: '\t\tif (event.type === "session_start") this.shutdownDispatch = undefined;\n',
+				replace: "",
+			},
+		],
+		tests: ["test/runtime/reload-overtaken-by-teardown.test.ts"],
+	},
+	{
+		id: "CG03",
+		file: "src/extensions/runner.ts",
+		description:
+			"senpi#1732 through the once-per-set dispatch: a caller's bounded wait no longer abandons it, the handlers after a stuck one never start",
+		edits: [
+			{
+				find: 'else abandon.addEventListener("abort", () => shared.abort(), { once: true });',
+				replace: "",
+			},
+		],
+		tests: ["test/pi-races/switching.test.ts", "test/runtime/shutdown-timeout.test.ts"],
+	},
+	{
+		id: "CG04",
+		file: "machines/runtime-reload.machine.ts",
+		description: "a reload torn down during its session_shutdown goes on to load extensions for the session going away",
+		edits: [
+			{
+				find: 'guard: "stopping",\n\t\t\t\t\t\t\t\ttarget: "cutOff",\n\t\t\t\t\t\t\t\tactions: { type: "recordCutOff", params: { after: "shuttingDown" } },',
+				replace: 'guard: "stopping",\n\t\t\t\t\t\t\t\ttarget: "loading",',
+			},
+		],
+		tests: ["test/machines/runtime-reload.model.test.ts", "test/runtime/reload-during-replacement.test.ts"],
+	},
+	{
+		id: "CG05",
+		file: "machines/runtime-reload.machine.ts",
+		description:
+			"a reload torn down while its session_shutdown handler is stuck loads and starts extensions after the bound",
+		edits: [
+			{
+				find: 'guard: and(["shutdownBounded", "stopping"]),',
+				replace: 'guard: and(["shutdownBounded", "disposed"]),',
+			},
+		],
+		tests: ["test/machines/runtime-reload.model.test.ts", "test/runtime/reload-overtaken-by-teardown.test.ts"],
+	},
+	{
+		id: "CG06",
+		file: "machines/runtime-reload.machine.ts",
+		description: "a reload torn down while loading installs and starts the extensions it loaded",
+		edits: [
+			{
+				find: '{ guard: "stopping", target: "cutOff", actions: { type: "recordCutOff", params: { after: "loading" } } },',
+				replace: "",
+			},
+		],
+		tests: ["test/machines/runtime-reload.model.test.ts", "test/runtime/reload-overtaken-by-teardown.test.ts"],
+	},
+	{
+		id: "CG07",
+		file: "machines/runtime-reload.machine.ts",
+		description: "a reload torn down during beforeSessionStart still sends session_start",
+		edits: [
+			{
+				find: '{ guard: "stopping", target: "cutOff", actions: { type: "recordCutOff", params: { after: "binding" } } },',
+				replace: "",
+			},
+		],
+		tests: [
+			"test/machines/runtime-reload.model.test.ts",
+			"test/machines/runtime-reload.property.test.ts",
+			"test/runtime/reload-overtaken-by-teardown.test.ts",
+			"test/session/reload.test.ts",
+		],
+	},
+	{
+		id: "CG08",
+		file: "src/session/agent-session.ts",
+		description:
+			"the runtime's teardown does not tell the reload machine: the reload runs to its end for a session going away",
+		edits: [
+			{
+				find: '\tsession["reloadActor"]?.send({ type: "TEARDOWN" });\n',
+				replace: "",
+			},
+		],
+		tests: ["test/runtime/reload-during-replacement.test.ts"],
+	},
+	{
+		id: "CG09",
+		file: "src/session/reload.ts",
+		description: "extensions a cut-off reload loaded and never installed keep live pi / ctx objects",
+		edits: [
+			{
+				find: "if (before?.loaded && !before.installed) before.loaded.runner.invalidate(STALE_EXTENSION_CONTEXT_MESSAGE);",
+				replace: "",
+			},
+		],
+		tests: ["test/runtime/reload-overtaken-by-teardown.test.ts"],
+	},
+	{
+		id: "CG10",
+		file: "src/session/agent-session.ts",
+		description: "a reload cut off by a teardown resolves as if it had reloaded",
+		edits: [
+			{
+				find: "event.cutOff !== undefined && event.error === undefined",
+				replace: "false",
+			},
+		],
+		tests: ["test/runtime/reload-overtaken-by-teardown.test.ts", "test/session/reload.test.ts"],
 	},
 ];
 

@@ -7,7 +7,11 @@
  * only when nothing else can move). Nothing hangs: every call settles. Nothing is lost or doubled:
  * each prompt reaches the model exactly once and resolves with its message in its session's
  * transcript, or rejects with a typed SettleError (`BUSY`, `SESSION_CLOSED`, `RELOAD_FAILED`)
- * having reached the model at most once (only when a teardown aborted it mid-run).
+ * having reached the model at most once (only when a teardown aborted it mid-run). Each extension
+ * instance (one per factory call, whose loading also waits on the scheduler) hears
+ * `session_shutdown` at most once, and exactly once if it heard `session_start`, once the runtime is
+ * disposed: a reload overtaken by a replacement or dispose at any step neither tells the old
+ * extensions twice nor leaves extensions it started unheard.
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
@@ -88,13 +92,19 @@ describe("reload, replacements, prompts and dispose interleaved with slow and st
 					let stuckLeft = stuckShutdown ? 1 : 0;
 					const waitOnScheduler = (label: string): Promise<unknown> =>
 						live ? s.schedule(Promise.resolve(), label) : Promise.resolve();
-					const slowExtension = (pi: ExtensionAPI) => {
+					/** What each extension instance heard (session_start, session_shutdown), one entry per factory call. */
+					const instances: { started: number; shutdowns: string[] }[] = [];
+					const slowExtension = async (pi: ExtensionAPI) => {
+						const heard = { started: 0, shutdowns: [] as string[] };
+						instances.push(heard);
+						pi.on("session_start", () => void heard.started++);
 						for (const type of ["session_before_switch", "session_start"] as const) {
 							pi.on(type as "session_start", async () => {
 								await waitOnScheduler(type);
 							});
 						}
 						pi.on("session_shutdown", async (event) => {
+							heard.shutdowns.push(event.reason);
 							if (live && stuckLeft > 0) {
 								stuckLeft--;
 								// pi#9811: never returns; only the machines' bound lets the teardown or reload go on.
@@ -102,6 +112,8 @@ describe("reload, replacements, prompts and dispose interleaved with slow and st
 							}
 							await waitOnScheduler(`session_shutdown ${event.reason}`);
 						});
+						// Loading takes a while too (a reload's load step, a replacement's new session).
+						await waitOnScheduler("load extension");
 					};
 					const rec = recordingFactory({
 						modelRuntime: () => fauxModelRuntime(faux),
@@ -277,6 +289,11 @@ describe("reload, replacements, prompts and dispose interleaved with slow and st
 						}
 						await disposing;
 						ws.cleanup();
+					}
+					for (const [index, heard] of instances.entries()) {
+						const label = `instance ${index}: started ${heard.started}, shutdown ${heard.shutdowns.join(",")}`;
+						expect(heard.shutdowns.length, label).toBeLessThanOrEqual(1);
+						if (heard.started > 0) expect(heard.shutdowns.length, label).toBe(1);
 					}
 				},
 			),

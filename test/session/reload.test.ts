@@ -359,20 +359,31 @@ export default function (pi: any) {
 		expect(context.messages.map((message) => message.role)).toEqual(["user", "assistant", "user"]);
 	});
 
-	it("a dispose during the reload stops it: the new extensions are stale and get no session_start", async () => {
+	it("a dispose during the reload's session_shutdown stops it there: nothing new is loaded, reload() rejects SESSION_CLOSED", async () => {
 		let dispose: (() => void) | undefined;
 		p = await openProject({
 			files: { ".settle/extensions/life.ts": lifecycleExtension("life") },
 			extensionFactories: [(pi) => pi.on("session_shutdown", () => dispose?.())],
 		});
 		dispose = () => p!.session.dispose();
-		await p.session.reload();
+		await expect(p.session.reload()).rejects.toMatchObject({ code: "SESSION_CLOSED" });
+		const log = g.__settleReloadTest!;
+		expect(log.values["life:loads"]).toBe(1);
+		expect(log.events).not.toContain("life2:session_start:reload");
+		await expect(p.session.reload()).rejects.toMatchObject({ code: "SESSION_CLOSED" });
+	});
+
+	it("a dispose during the reload's beforeSessionStart stops it there: the new extensions are stale and get no session_start", async () => {
+		p = await openProject({ files: { ".settle/extensions/life.ts": lifecycleExtension("life") } });
+		const session = p.session;
+		await expect(session.reload({ beforeSessionStart: () => void session.dispose() })).rejects.toMatchObject({
+			code: "SESSION_CLOSED",
+		});
 		const log = g.__settleReloadTest!;
 		expect(log.values["life:loads"]).toBe(2);
 		expect(log.events).not.toContain("life2:session_start:reload");
 		const newPi = log.captured["life:2"] as { getActiveTools(): string[] };
 		expect(() => newPi.getActiveTools()).toThrow(STALE_EXTENSION_CONTEXT_MESSAGE);
-		await expect(p.session.reload()).rejects.toMatchObject({ code: "SESSION_CLOSED" });
 	});
 
 	it("with the in-memory test loader, skills added by resources_discover are not doubled by a reload", async () => {
