@@ -2565,3 +2565,158 @@ describe("pi 0.73.1 against Settle: a command that waits for its own ctx.compact
 		expect(runs.settle).toEqual(expected);
 	});
 });
+
+describe("pi 0.73.1 against Settle: two compactions with the same summary text", () => {
+	it("pi-continue#34 / openclaw#127436: an extension writes the same summary for two manual compactions — pi 0.73.1's second session_compact names the first entry (its id and details); Settle's names the one just written", async () => {
+		const heard: { id: string; continuation: unknown }[] = [];
+		const runs = await onBothPeers(
+			() => ({
+				settings: { compaction: { keepRecentTokens: 10 } },
+				extensions: [
+					(api) => {
+						let written = 0;
+						api.on("session_before_compact", (event) => ({
+							compaction: {
+								summary: "## Checkpoint\nNothing new.",
+								firstKeptEntryId: event.preparation.firstKeptEntryId,
+								tokensBefore: event.preparation.tokensBefore,
+								details: { continuationEventId: `continue-${++written}` },
+							},
+						}));
+						api.on("session_compact", (event) => {
+							const details = event.compactionEntry.details as { continuationEventId?: string };
+							heard.push({ id: event.compactionEntry.id, continuation: details.continuationEventId });
+						});
+					},
+				],
+			}),
+			async (peer) => {
+				heard.length = 0;
+				peer.script(Array.from({ length: 8 }, () => answerer));
+				for (const text of ["one", "two"]) await peer.session.prompt(`question ${text} `.repeat(20));
+				await peer.session.compact();
+				await peer.session.prompt(`question three ${"more ".repeat(20)}`);
+				await peer.session.compact();
+				await peer.quiesce();
+				const saved = peer
+					.fileEntries()
+					.filter((entry) => entry.type === "compaction")
+					.map((entry) => entry.id as string);
+				return {
+					saved: saved.length,
+					heard: heard.map((event) => ({
+						entry: saved.indexOf(event.id),
+						continuation: event.continuation,
+					})),
+				};
+			},
+		);
+		expect(runs.pi).toEqual({
+			saved: 2,
+			heard: [
+				{ entry: 0, continuation: "continue-1" },
+				{ entry: 0, continuation: "continue-1" },
+			],
+		});
+		expect(runs.settle).toEqual({
+			saved: 2,
+			heard: [
+				{ entry: 0, continuation: "continue-1" },
+				{ entry: 1, continuation: "continue-2" },
+			],
+		});
+	});
+});
+
+describe("pi 0.73.1 against Settle: an in-memory fork while a tool runs", () => {
+	it("pi#8724: no session file, a tool running, fork() before the first user message — pi 0.73.1's fork leaves the old run going (its result reaches no session) and the fork is empty (the report is against a later pi, whose fork aborts the run after switching the manager); Settle ends the run first, the fork is empty", async () => {
+		const toolStarted: ReturnType<typeof gate>[] = [];
+		const waitForCi: SharedTool = {
+			name: "wait_for_ci",
+			label: "wait_for_ci",
+			description: "waits for the CI run to finish",
+			parameters: { type: "object", properties: {} },
+			execute: (_id, _params, signal) =>
+				new Promise((resolve) => {
+					toolStarted.at(-1)!.release();
+					const done = () => resolve({ content: [{ type: "text", text: "CI wait stopped" }], details: {} });
+					if (!signal || signal.aborted) done();
+					else signal.addEventListener("abort", done, { once: true });
+				}),
+		};
+		const runs = await onBothRuntimes(
+			() => ({ customTools: [waitForCi], extensions: [], inMemory: true }),
+			async (peer) => {
+				toolStarted.push(gate());
+				peer.script([
+					{ text: "the first answer" },
+					{ toolCalls: [{ id: "call-ci", name: "wait_for_ci", args: {} }] },
+					...Array.from({ length: 4 }, () => answerer),
+				]);
+				await peer.session.prompt("first question");
+				const running = outcomeOf(peer.session.prompt("wait for CI"));
+				await toolStarted.at(-1)!.promise;
+				const firstUser = peer.session.sessionManager
+					.getEntries()
+					.find((entry) => entry.type === "message" && (entry.message as { role: string }).role === "user")!;
+				const old = peer.session;
+				let runEnded = false;
+				void running.then(() => {
+					runEnded = true;
+				});
+				await peer.runtime.fork(String(firstUser.id));
+				for (let turn = 0; turn < 200 && !runEnded; turn++) await new Promise<void>((resolve) => setImmediate(resolve));
+				const forkEndedTheRun = runEnded;
+				// What a host does about a run the fork left going: abort it (Settle's has ended already).
+				if (!runEnded) await old.abort();
+				await running;
+				await peer.quiesce();
+				const forkRoles = (peer.session.sessionManager.buildSessionContext().messages as { role: string }[])
+					.map((message) => message.role)
+					.filter((role) => role !== "system");
+				await peer.session.prompt("first question, rephrased");
+				await peer.quiesce();
+				return {
+					forkEndedTheRun,
+					forkRoles,
+					nextRequestStartsWith: peer.requests.at(-1)!.messages[0]!.split(":")[0],
+					sessionFiles: peer.sessionFiles().length,
+				};
+			},
+		);
+		expect(runs.pi).toEqual({ forkEndedTheRun: false, forkRoles: [], nextRequestStartsWith: "user", sessionFiles: 0 });
+		expect(runs.settle).toEqual({
+			forkEndedTheRun: true,
+			forkRoles: [],
+			nextRequestStartsWith: "user",
+			sessionFiles: 0,
+		});
+	});
+});
+
+describe("pi 0.73.1 against Settle: reload() after bindExtensions({})", () => {
+	it("pi#8832: a session bound without callbacks (bindExtensions({})) reloads — pi 0.73.1 shuts the old extensions down but never starts the new ones (no session_start, no resources_discover); Settle starts them", async () => {
+		const log: string[] = [];
+		const runs = await onBothPeers(
+			() => ({
+				extensions: [
+					(api) => {
+						api.on("session_start", (event) => void log.push(`start:${event.reason}`));
+						api.on("session_shutdown", (event) => void log.push(`shutdown:${event.reason}`));
+						api.on("resources_discover", (event) => {
+							log.push(`discover:${event.reason}`);
+							return undefined;
+						});
+					},
+				],
+			}),
+			async (peer) => {
+				log.length = 0;
+				await (peer.session as unknown as { reload(): Promise<void> }).reload();
+				return [...log];
+			},
+		);
+		expect(runs.pi).toEqual(["shutdown:reload"]);
+		expect(runs.settle).toEqual(["shutdown:reload", "start:reload", "discover:reload"]);
+	});
+});
