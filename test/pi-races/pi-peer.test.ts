@@ -2720,3 +2720,89 @@ describe("pi 0.73.1 against Settle: reload() after bindExtensions({})", () => {
 		expect(runs.settle).toEqual(["shutdown:reload", "start:reload", "discover:reload"]);
 	});
 });
+
+/** The pi-extensions#31 extension: abort from the first turn_end, compact, then continue from onComplete. */
+const ABORT_COMPACT_CONTINUE = (log: string) => `import { appendFileSync } from "node:fs";
+export default function (pi) {
+	const write = (line) => appendFileSync(${JSON.stringify(log)}, line + "\\n");
+	let done = false;
+	pi.on("turn_end", (_event, ctx) => {
+		if (done) return;
+		done = true;
+		ctx.abort();
+		ctx.compact({
+			onComplete: () => {
+				write("compacted");
+				pi.sendUserMessage("Compaction completed. Continue.");
+			},
+			onError: (error) => write("compaction failed: " + error.message),
+		});
+	});
+	pi.on("session_shutdown", () => write("shutdown"));
+}
+`;
+
+describe("pi 0.73.1 against Settle: a compaction an extension starts mid-run, then -p", () => {
+	it("pi-extensions#31: `-p` with an extension that aborts from turn_end, compacts and continues from onComplete — what runs before the process exits", async () => {
+		const root = mkdtempSync(join(tmpdir(), "settle-pix31-peer-"));
+		cleanups.push(() => rmSync(root, { recursive: true, force: true }));
+		const dirs = makeDiffDirs(root);
+		// Small enough to compact the one exchange the run has.
+		for (const agentDir of [dirs.piAgent, dirs.settleAgent]) {
+			const settingsFile = join(agentDir, "settings.json");
+			const settings = existsSync(settingsFile) ? JSON.parse(readFileSync(settingsFile, "utf8")) : {};
+			writeFileSync(settingsFile, JSON.stringify({ ...settings, compaction: { keepRecentTokens: 1 } }));
+		}
+		const script = join(root, "script.json");
+		writeFileSync(
+			script,
+			// Then both echo the last user message: the summaries, and the continuation's answer.
+			JSON.stringify([{ toolCalls: [{ name: "ls", arguments: {} }] }]),
+		);
+		const outcomes: Record<string, unknown> = {};
+		for (const [name, runCli] of [
+			["pi", runPiCli],
+			["settle", runSettleCli],
+		] as const) {
+			const log = join(root, `${name}.log`);
+			writeFileSync(log, "");
+			const extension = join(root, `${name}-ext.mjs`);
+			writeFileSync(extension, ABORT_COMPACT_CONTINUE(log));
+			const sessionFile = join(root, `${name}.jsonl`);
+			const run = await runCli(dirs, ["--session", sessionFile, "-e", extension, "-p", "list the files"], { script });
+			const entries = existsSync(sessionFile) ? readEntries(sessionFile) : [];
+			outcomes[name] = {
+				code: run.code,
+				stdout: run.stdout,
+				log: readFileSync(log, "utf8")
+					.trim()
+					.split("\n")
+					.map((line) =>
+						line.includes("ctx is stale after session replacement") ? "compaction failed: stale ctx" : line,
+					),
+				compactionSaved: entries.some((entry) => entry.type === "compaction"),
+				continuationAnswered: messagesOf(entries).some(
+					(message) => message.role === "assistant" && message.text.includes("Compaction completed. Continue."),
+				),
+			};
+		}
+		expect(outcomes).toEqual({
+			// pi 0.73.1 returns from -p at the aborted answer and shuts down while the compaction runs; its
+			// onComplete's send then hits a stale ctx, and nothing continues.
+			pi: {
+				code: 1,
+				stdout: "",
+				log: ["shutdown", "compacted", "compaction failed: stale ctx"],
+				compactionSaved: true,
+				continuationAnswered: false,
+			},
+			settle: {
+				code: 0,
+				stdout: "Compaction completed. Continue.\n",
+				log: ["compacted", "shutdown"],
+				compactionSaved: true,
+				continuationAnswered: true,
+			},
+		});
+	});
+});
