@@ -2806,3 +2806,57 @@ describe("pi 0.73.1 against Settle: a compaction an extension starts mid-run, th
 		});
 	});
 });
+
+describe("pi 0.73.1 against Settle: a reload while an extension command runs", () => {
+	it("pi#7816: reload() while a command awaits, then the command reads its ctx — pi 0.73.1's old ctx still works (the stale guard on reload is in a later pi, the report's); Settle's throws, reported as the command's error (lost until this test)", async () => {
+		const errors: string[] = [];
+		const reads: string[] = [];
+		let entered = gate();
+		let resume = gate();
+		const runs = await onBothPeers(
+			() => ({
+				onError: (error) =>
+					void errors.push(
+						`${error.extensionPath} ${error.event}: ${error.error.startsWith("This extension ctx is stale") ? "stale ctx" : error.error}`,
+					),
+				extensions: [
+					(api) => {
+						api.registerCommand("pause", {
+							description: "waits, then reads the branch",
+							handler: async (_args, ctx) => {
+								entered.release();
+								await resume.promise;
+								ctx.sessionManager.getBranch();
+								reads.push("read the branch");
+							},
+						});
+					},
+				],
+			}),
+			async (peer) => {
+				errors.length = 0;
+				reads.length = 0;
+				entered = gate();
+				resume = gate();
+				const command = outcomeOf(peer.session.prompt("/pause"));
+				await entered.promise;
+				const streamingDuringCommand = peer.session.isStreaming;
+				await (peer.session as unknown as { reload(): Promise<void> }).reload();
+				resume.release();
+				return { streamingDuringCommand, outcome: await command, reads: [...reads], errors: [...errors] };
+			},
+		);
+		expect(runs.pi).toEqual({
+			streamingDuringCommand: false,
+			outcome: "resolved",
+			reads: ["read the branch"],
+			errors: [],
+		});
+		expect(runs.settle).toEqual({
+			streamingDuringCommand: false,
+			outcome: "resolved",
+			reads: [],
+			errors: ["command:pause command: stale ctx"],
+		});
+	});
+});

@@ -5,10 +5,17 @@
  * `session_start {reason:"reload"}` or `resources_discover` — an extension that sets itself up on
  * `session_start` stays unconfigured after every reload. What the user should see: after a bound
  * session's reload, the new extensions start; a session never bound stays without `session_start`.
+ *
+ * pi#7816: `/reload` while an extension command still runs (it awaits a timer); the command then
+ * uses its ctx, stale after the reload, and throws. pi's maintainers: that error is the signal an
+ * extension must cooperate with `session_shutdown`. What the user should see: that error, reported
+ * like any command's error (`command:<name>`), and a session that goes on answering.
  */
 import { afterEach, describe, expect, it } from "vitest";
 import type { ExtensionAPI } from "../../src/extensions/types.js";
+import { fauxAssistantMessage } from "../../src/llm/faux.js";
 import { createHarness, type Harness } from "../../src/testing/harness.js";
+import { gate, script } from "./helpers.js";
 
 let h: Harness | undefined;
 afterEach(() => {
@@ -54,5 +61,45 @@ describe("pi#8832: reload() after bindExtensions({}) skips the new extensions' s
 		h = await createHarness({ bindExtensions: false, extensionFactories: [lifecycleRecorder(log)] });
 		await h.session.reload();
 		expect(log).toEqual(["1:shutdown:reload"]);
+	});
+});
+
+describe("pi#7816: reload while an extension command is in flight", () => {
+	it("pi#7816: a command that uses its ctx after a reload it waited through: the stale-context error is reported as the command's (command:<name>), the reload and the command's prompt resolve, and the session answers", async () => {
+		const entered = gate();
+		const resume = gate();
+		h = await createHarness({
+			persistence: "disk",
+			extensionFactories: [
+				(pi: ExtensionAPI) => {
+					pi.registerCommand("pause", {
+						description: "waits, then reads the branch",
+						handler: async (_args, ctx) => {
+							entered.release();
+							await resume.promise;
+							ctx.sessionManager.getBranch();
+						},
+					});
+				},
+			],
+		});
+		script(h, [fauxAssistantMessage("still answering")]);
+		const command = h.session.prompt("/pause");
+		await entered.promise;
+		// A command runs outside any agent run: the session is idle and the reload goes ahead (as in pi).
+		expect(h.session.isIdle).toBe(true);
+		await h.session.reload();
+		resume.release();
+		await command;
+		expect(h.extensionErrors).toHaveLength(1);
+		expect(h.extensionErrors).toMatchObject([
+			{
+				extensionPath: "command:pause",
+				event: "command",
+				error: expect.stringContaining("This extension ctx is stale after session replacement or reload"),
+			},
+		]);
+		await h.session.prompt("are you there?");
+		expect(h.session.messages.at(-1)).toMatchObject({ role: "assistant", stopReason: "stop" });
 	});
 });
