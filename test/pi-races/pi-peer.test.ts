@@ -2860,3 +2860,49 @@ describe("pi 0.73.1 against Settle: a reload while an extension command runs", (
 		});
 	});
 });
+
+describe("pi 0.73.1 against Settle: two user bash commands at once", () => {
+	it("oh-my-pi#865: a second executeBash() while the first runs, then abortBash() — pi 0.73.1's one abort handle stops only the second, the first runs on; Settle stops both", async () => {
+		const runs = await onBothPeers({}, async (peer) => {
+			const session = peer.session as unknown as {
+				executeBash(command: string, onChunk?: (chunk: string) => void): Promise<{ cancelled: boolean }>;
+				abortBash(): void;
+			};
+			const marks = [processMarker(), processMarker()];
+			for (const mark of marks) cleanups.push(() => killMarked(mark));
+			const results = marks.map((mark) => {
+				let sawReady!: () => void;
+				const ready = new Promise<void>((resolve) => (sawReady = resolve));
+				return {
+					mark,
+					ready,
+					start: () =>
+						session.executeBash(`export ${mark}=1; echo ready; sleep 300`, (chunk) => {
+							if (chunk.includes("ready")) sawReady();
+						}),
+				};
+			});
+			const first = results[0]!.start();
+			await results[0]!.ready;
+			const second = results[1]!.start();
+			await results[1]!.ready;
+			session.abortBash();
+			const secondCancelled = (await second).cancelled;
+			// Settle's must end with the abort (a hang fails the test); pi's is looked at a second later.
+			if (peer.name === "settle") await first;
+			let firstEnded: string | undefined;
+			void first.then((result) => {
+				firstEnded = JSON.stringify(result);
+			});
+			for (let turn = 0; turn < 200 && firstEnded === undefined; turn++)
+				await new Promise<void>((resolve) => setTimeout(resolve, 5));
+			const firstCancelled = firstEnded === undefined ? "still running" : JSON.parse(firstEnded).cancelled;
+			const firstStillRunning = markedProcesses(marks[0]!).length > 0;
+			killMarked(marks[0]!);
+			await first;
+			return { secondCancelled, firstCancelled, firstStillRunning };
+		});
+		expect(runs.pi).toEqual({ secondCancelled: true, firstCancelled: "still running", firstStillRunning: true });
+		expect(runs.settle).toEqual({ secondCancelled: true, firstCancelled: true, firstStillRunning: false });
+	});
+});
