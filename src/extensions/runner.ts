@@ -414,9 +414,14 @@ export class ExtensionRunner {
 	/**
 	 * Runs `/name args` if `name` is an extension command's invocation name.
 	 * Resolves true when a command ran — also when its handler threw: that is reported as
-	 * `{extensionPath: "command:<name>", event: "command"}`. Resolves false for other text.
+	 * `{extensionPath: "command:<name>", event: "command"}`, to `reportError` (default: this
+	 * runner's listeners; a session passes its current runner's, which a reload during the command
+	 * has replaced, pi#7816). Resolves false for other text.
 	 */
-	async dispatchCommand(text: string): Promise<boolean> {
+	async dispatchCommand(
+		text: string,
+		reportError: (error: ExtensionError) => void = (error) => this.emitError(error),
+	): Promise<boolean> {
 		const invocation = parseCommandInvocation(text);
 		if (!invocation) return false;
 		const command = this.getCommand(invocation.name);
@@ -427,7 +432,7 @@ export class ExtensionRunner {
 				command.handler(invocation.args, context),
 			);
 		} catch (error) {
-			this.emitError(errorRecord(`command:${invocation.name}`, "command", error));
+			reportError(errorRecord(`command:${invocation.name}`, "command", error));
 		}
 		return true;
 	}

@@ -1366,8 +1366,10 @@ export class AgentSession {
 
 	/**
 	 * Reloads settings, resources and extensions: the old extensions get `session_shutdown
-	 * {reason:"reload"}` and their `pi` / `ctx` objects go stale; the new ones load with the previous
-	 * flag values, the active tools that are still registered stay active, and — when the host bound
+	 * {reason:"reload"}` and their `pi` / `ctx` objects go stale (an extension command still running
+	 * that uses its ctx afterwards throws, reported to `onError` as that command's error); the new
+	 * ones load with the previous flag values, the active tools that are still registered stay
+	 * active, and — when the host bound
 	 * extensions — they get `session_start` and `resources_discover` with reason `reload`. The
 	 * transcript, session file and model stay; a changed prompt is recorded before the next request.
 	 * Rejects with `BUSY` while an operation or a compaction runs, or while its runtime replaces it

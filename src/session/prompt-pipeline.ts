@@ -26,7 +26,7 @@ import type {
 } from "../../machines/prompt-operation.machine.js";
 import { SettleError } from "../errors.js";
 import { type BeforeAgentStartExtras, parseCommandInvocation } from "../extensions/runner.js";
-import type { InputSource } from "../extensions/types.js";
+import type { ExtensionError, InputSource } from "../extensions/types.js";
 import { authenticationFailedMessage, noApiKeyFoundMessage, noModelSelectedMessage } from "../llm/model-runtime.js";
 import type { AgentMessage, ImageContent, Model } from "../llm/types.js";
 import { expandPromptTemplate } from "../resources/prompt-templates.js";
@@ -63,6 +63,15 @@ export type PromptPayload =
 			viaAgentStart?: boolean;
 	  };
 
+/**
+ * Where a command's error goes: the session's runner when it fails — after a reload during the
+ * command (it runs while the session is idle) the new one, which has the host's listeners; the
+ * old runner's were removed with it (pi#7816, as pi: it reports on its current runner).
+ */
+function reportCommandError(s: SessionInternals): (error: ExtensionError) => void {
+	return (error) => s.runner().emitError(error);
+}
+
 /** The machine's `preflight` actor: the prompt pipeline while idle. */
 export async function preflight(s: SessionInternals, request: PromptRequest): Promise<PreflightOutcome> {
 	// Before the first await: an abort() from now on must stop what this preflight has not started yet.
@@ -73,7 +82,11 @@ export async function preflight(s: SessionInternals, request: PromptRequest): Pr
 	const runner = s.runner();
 	let text = payload.text;
 	let images = payload.images;
-	if (payload.expandPromptTemplates && text.startsWith("/") && (await runner.dispatchCommand(text))) {
+	if (
+		payload.expandPromptTemplates &&
+		text.startsWith("/") &&
+		(await runner.dispatchCommand(text, reportCommandError(s)))
+	) {
 		// A compaction the command started with ctx.compact() ends inside this preflight.
 		await releasePreflightDispatch(s);
 		return { disposition: "handled" };
@@ -207,7 +220,11 @@ export async function busyPreflight(s: SessionInternals, input: BusyPreflightInp
 	const runner = s.runner();
 	let text = payload.text;
 	let images = payload.images;
-	if (payload.expandPromptTemplates && text.startsWith("/") && (await runner.dispatchCommand(text))) {
+	if (
+		payload.expandPromptTemplates &&
+		text.startsWith("/") &&
+		(await runner.dispatchCommand(text, reportCommandError(s)))
+	) {
 		return { disposition: "handled" };
 	}
 	if (input.phase === "compacting" && input.compactionReason === "manual") {

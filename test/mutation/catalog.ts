@@ -9774,6 +9774,32 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/runtime/reload-overtaken-by-teardown.test.ts", "test/session/reload.test.ts"],
 	},
+	{
+		id: "CF01",
+		file: "src/extensions/runner.ts",
+		description:
+			"a command's error goes to the runner it was dispatched on: after a reload during the command, no listener hears it (pi#7816)",
+		edits: [
+			{
+				find: "reportError(errorRecord(",
+				replace: "this.emitError(errorRecord(",
+			},
+		],
+		tests: ["test/pi-races/reload-lifecycle.test.ts"],
+	},
+	{
+		id: "CF02",
+		file: "src/session/prompt-pipeline.ts",
+		description:
+			"the session reports a command's error on the runner current when the command started, not when it failed (pi#7816)",
+		edits: [
+			{
+				find: "return (error) => s.runner().emitError(error);",
+				replace: "const dispatched = s.runner();\n\treturn (error) => dispatched.emitError(error);",
+			},
+		],
+		tests: ["test/pi-races/reload-lifecycle.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */

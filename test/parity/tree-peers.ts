@@ -98,6 +98,8 @@ export interface RuntimePeerOptions {
 	setup?: (dirs: TempDirs) => void;
 	/** Extension flags as the CLI passes them (`--name value`), given to both products' services. */
 	extensionFlagValues?: Map<string, string | boolean>;
+	/** A session kept in memory only (`--no-session`): no file in the session dir. */
+	inMemory?: boolean;
 }
 
 /** A runtime of one peer, recording every public event of every session it installs. */
@@ -180,7 +182,9 @@ async function createPiRuntimePeer(options: RuntimePeerOptions, dirs: TempDirs):
 	const runtime = await pi.createAgentSessionRuntime(factory, {
 		cwd: dirs.cwd,
 		agentDir: dirs.agentDir,
-		sessionManager: pi.SessionManager.create(dirs.cwd, dirs.sessionDir),
+		sessionManager: options.inMemory
+			? pi.SessionManager.inMemory(dirs.cwd)
+			: pi.SessionManager.create(dirs.cwd, dirs.sessionDir),
 	});
 	const rec = recorder();
 	const requests: ModelRequest[] = [];
@@ -272,7 +276,9 @@ async function createSettleRuntimePeer(options: RuntimePeerOptions, dirs: TempDi
 	const runtime = await createAgentSessionRuntime(factory, {
 		cwd: dirs.cwd,
 		agentDir: dirs.agentDir,
-		sessionManager: SessionManager.create(dirs.cwd, dirs.sessionDir),
+		sessionManager: options.inMemory
+			? SessionManager.inMemory(dirs.cwd)
+			: SessionManager.create(dirs.cwd, dirs.sessionDir),
 	});
 	const rec = recorder();
 	const requests: ModelRequest[] = [];

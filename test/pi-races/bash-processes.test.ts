@@ -3,6 +3,8 @@
  * whose descendants ignore SIGTERM, sit in another process group (GNU `timeout` moves itself into
  * its own) and keep the output pipe open. What the user should see: abort, a runtime dispose and
  * `abortBash()` end the call at once, and no process of the command is left (checked in /proc).
+ * Also oh-my-pi#865: two user commands at once (an RPC `bash` while a `!` command runs) shared one
+ * abort handle, so Esc stopped only the later one and the first could no longer be cancelled.
  */
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
@@ -167,5 +169,36 @@ describe("bash: abort and dispose end every process of the command", () => {
 		expect(s.session.messages.at(-1)).toMatchObject({ role: "assistant", stopReason: "stop" });
 		// A command that ended normally keeps what it left running (as `server &` would); the test cleans it up.
 		expect(markedProcesses(mark).length).toBeGreaterThan(0);
+	});
+
+	it("oh-my-pi#865: two user commands running at once (an RPC bash while a `!` command runs): abortBash() ends both, each result says cancelled and joins the transcript, and no process of either is left", async () => {
+		const first = marker();
+		const second = marker();
+		const s = await diskSession();
+		open.push(s);
+		const started = (mark: string) => {
+			let sawReady!: () => void;
+			const ready = new Promise<void>((resolve) => (sawReady = resolve));
+			const result = s.session.executeBash(`export ${mark}=1; echo ready; sleep 300`, (chunk) => {
+				if (chunk.includes("ready")) sawReady();
+			});
+			return { ready, result };
+		};
+		const one = started(first);
+		await one.ready;
+		const two = started(second);
+		await two.ready;
+		expect(markedProcesses(first).length).toBeGreaterThan(0);
+		expect(markedProcesses(second).length).toBeGreaterThan(0);
+		s.session.abortBash();
+		expect(await one.result).toMatchObject({ cancelled: true });
+		expect(await two.result).toMatchObject({ cancelled: true });
+		expect(s.session.isBashRunning).toBe(false);
+		expect(markedProcesses(first)).toEqual([]);
+		expect(markedProcesses(second)).toEqual([]);
+		// Both join the transcript (the file is written from the first answer on, as in pi).
+		const saved = s.session.messages.filter((message) => message.role === "bashExecution");
+		expect(saved).toHaveLength(2);
+		expect(saved.every((message) => (message as { cancelled?: boolean }).cancelled === true)).toBe(true);
 	});
 });

@@ -2565,3 +2565,344 @@ describe("pi 0.73.1 against Settle: a command that waits for its own ctx.compact
 		expect(runs.settle).toEqual(expected);
 	});
 });
+
+describe("pi 0.73.1 against Settle: two compactions with the same summary text", () => {
+	it("pi-continue#34 / openclaw#127436: an extension writes the same summary for two manual compactions — pi 0.73.1's second session_compact names the first entry (its id and details); Settle's names the one just written", async () => {
+		const heard: { id: string; continuation: unknown }[] = [];
+		const runs = await onBothPeers(
+			() => ({
+				settings: { compaction: { keepRecentTokens: 10 } },
+				extensions: [
+					(api) => {
+						let written = 0;
+						api.on("session_before_compact", (event) => ({
+							compaction: {
+								summary: "## Checkpoint\nNothing new.",
+								firstKeptEntryId: event.preparation.firstKeptEntryId,
+								tokensBefore: event.preparation.tokensBefore,
+								details: { continuationEventId: `continue-${++written}` },
+							},
+						}));
+						api.on("session_compact", (event) => {
+							const details = event.compactionEntry.details as { continuationEventId?: string };
+							heard.push({ id: event.compactionEntry.id, continuation: details.continuationEventId });
+						});
+					},
+				],
+			}),
+			async (peer) => {
+				heard.length = 0;
+				peer.script(Array.from({ length: 8 }, () => answerer));
+				for (const text of ["one", "two"]) await peer.session.prompt(`question ${text} `.repeat(20));
+				await peer.session.compact();
+				await peer.session.prompt(`question three ${"more ".repeat(20)}`);
+				await peer.session.compact();
+				await peer.quiesce();
+				const saved = peer
+					.fileEntries()
+					.filter((entry) => entry.type === "compaction")
+					.map((entry) => entry.id as string);
+				return {
+					saved: saved.length,
+					heard: heard.map((event) => ({
+						entry: saved.indexOf(event.id),
+						continuation: event.continuation,
+					})),
+				};
+			},
+		);
+		expect(runs.pi).toEqual({
+			saved: 2,
+			heard: [
+				{ entry: 0, continuation: "continue-1" },
+				{ entry: 0, continuation: "continue-1" },
+			],
+		});
+		expect(runs.settle).toEqual({
+			saved: 2,
+			heard: [
+				{ entry: 0, continuation: "continue-1" },
+				{ entry: 1, continuation: "continue-2" },
+			],
+		});
+	});
+});
+
+describe("pi 0.73.1 against Settle: an in-memory fork while a tool runs", () => {
+	it("pi#8724: no session file, a tool running, fork() before the first user message — pi 0.73.1's fork leaves the old run going (its result reaches no session) and the fork is empty (the report is against a later pi, whose fork aborts the run after switching the manager); Settle ends the run first, the fork is empty", async () => {
+		const toolStarted: ReturnType<typeof gate>[] = [];
+		const waitForCi: SharedTool = {
+			name: "wait_for_ci",
+			label: "wait_for_ci",
+			description: "waits for the CI run to finish",
+			parameters: { type: "object", properties: {} },
+			execute: (_id, _params, signal) =>
+				new Promise((resolve) => {
+					toolStarted.at(-1)!.release();
+					const done = () => resolve({ content: [{ type: "text", text: "CI wait stopped" }], details: {} });
+					if (!signal || signal.aborted) done();
+					else signal.addEventListener("abort", done, { once: true });
+				}),
+		};
+		const runs = await onBothRuntimes(
+			() => ({ customTools: [waitForCi], extensions: [], inMemory: true }),
+			async (peer) => {
+				toolStarted.push(gate());
+				peer.script([
+					{ text: "the first answer" },
+					{ toolCalls: [{ id: "call-ci", name: "wait_for_ci", args: {} }] },
+					...Array.from({ length: 4 }, () => answerer),
+				]);
+				await peer.session.prompt("first question");
+				const running = outcomeOf(peer.session.prompt("wait for CI"));
+				await toolStarted.at(-1)!.promise;
+				const firstUser = peer.session.sessionManager
+					.getEntries()
+					.find((entry) => entry.type === "message" && (entry.message as { role: string }).role === "user")!;
+				const old = peer.session;
+				let runEnded = false;
+				void running.then(() => {
+					runEnded = true;
+				});
+				await peer.runtime.fork(String(firstUser.id));
+				for (let turn = 0; turn < 200 && !runEnded; turn++) await new Promise<void>((resolve) => setImmediate(resolve));
+				const forkEndedTheRun = runEnded;
+				// What a host does about a run the fork left going: abort it (Settle's has ended already).
+				if (!runEnded) await old.abort();
+				await running;
+				await peer.quiesce();
+				const forkRoles = (peer.session.sessionManager.buildSessionContext().messages as { role: string }[])
+					.map((message) => message.role)
+					.filter((role) => role !== "system");
+				await peer.session.prompt("first question, rephrased");
+				await peer.quiesce();
+				return {
+					forkEndedTheRun,
+					forkRoles,
+					nextRequestStartsWith: peer.requests.at(-1)!.messages[0]!.split(":")[0],
+					sessionFiles: peer.sessionFiles().length,
+				};
+			},
+		);
+		expect(runs.pi).toEqual({ forkEndedTheRun: false, forkRoles: [], nextRequestStartsWith: "user", sessionFiles: 0 });
+		expect(runs.settle).toEqual({
+			forkEndedTheRun: true,
+			forkRoles: [],
+			nextRequestStartsWith: "user",
+			sessionFiles: 0,
+		});
+	});
+});
+
+describe("pi 0.73.1 against Settle: reload() after bindExtensions({})", () => {
+	it("pi#8832: a session bound without callbacks (bindExtensions({})) reloads — pi 0.73.1 shuts the old extensions down but never starts the new ones (no session_start, no resources_discover); Settle starts them", async () => {
+		const log: string[] = [];
+		const runs = await onBothPeers(
+			() => ({
+				extensions: [
+					(api) => {
+						api.on("session_start", (event) => void log.push(`start:${event.reason}`));
+						api.on("session_shutdown", (event) => void log.push(`shutdown:${event.reason}`));
+						api.on("resources_discover", (event) => {
+							log.push(`discover:${event.reason}`);
+							return undefined;
+						});
+					},
+				],
+			}),
+			async (peer) => {
+				log.length = 0;
+				await (peer.session as unknown as { reload(): Promise<void> }).reload();
+				return [...log];
+			},
+		);
+		expect(runs.pi).toEqual(["shutdown:reload"]);
+		expect(runs.settle).toEqual(["shutdown:reload", "start:reload", "discover:reload"]);
+	});
+});
+
+/** The pi-extensions#31 extension: abort from the first turn_end, compact, then continue from onComplete. */
+const ABORT_COMPACT_CONTINUE = (log: string) => `import { appendFileSync } from "node:fs";
+export default function (pi) {
+	const write = (line) => appendFileSync(${JSON.stringify(log)}, line + "\\n");
+	let done = false;
+	pi.on("turn_end", (_event, ctx) => {
+		if (done) return;
+		done = true;
+		ctx.abort();
+		ctx.compact({
+			onComplete: () => {
+				write("compacted");
+				pi.sendUserMessage("Compaction completed. Continue.");
+			},
+			onError: (error) => write("compaction failed: " + error.message),
+		});
+	});
+	pi.on("session_shutdown", () => write("shutdown"));
+}
+`;
+
+describe("pi 0.73.1 against Settle: a compaction an extension starts mid-run, then -p", () => {
+	it("pi-extensions#31: `-p` with an extension that aborts from turn_end, compacts and continues from onComplete — what runs before the process exits", async () => {
+		const root = mkdtempSync(join(tmpdir(), "settle-pix31-peer-"));
+		cleanups.push(() => rmSync(root, { recursive: true, force: true }));
+		const dirs = makeDiffDirs(root);
+		// Small enough to compact the one exchange the run has.
+		for (const agentDir of [dirs.piAgent, dirs.settleAgent]) {
+			const settingsFile = join(agentDir, "settings.json");
+			const settings = existsSync(settingsFile) ? JSON.parse(readFileSync(settingsFile, "utf8")) : {};
+			writeFileSync(settingsFile, JSON.stringify({ ...settings, compaction: { keepRecentTokens: 1 } }));
+		}
+		const script = join(root, "script.json");
+		writeFileSync(
+			script,
+			// Then both echo the last user message: the summaries, and the continuation's answer.
+			JSON.stringify([{ toolCalls: [{ name: "ls", arguments: {} }] }]),
+		);
+		const outcomes: Record<string, unknown> = {};
+		for (const [name, runCli] of [
+			["pi", runPiCli],
+			["settle", runSettleCli],
+		] as const) {
+			const log = join(root, `${name}.log`);
+			writeFileSync(log, "");
+			const extension = join(root, `${name}-ext.mjs`);
+			writeFileSync(extension, ABORT_COMPACT_CONTINUE(log));
+			const sessionFile = join(root, `${name}.jsonl`);
+			const run = await runCli(dirs, ["--session", sessionFile, "-e", extension, "-p", "list the files"], { script });
+			const entries = existsSync(sessionFile) ? readEntries(sessionFile) : [];
+			outcomes[name] = {
+				code: run.code,
+				stdout: run.stdout,
+				log: readFileSync(log, "utf8")
+					.trim()
+					.split("\n")
+					.map((line) =>
+						line.includes("ctx is stale after session replacement") ? "compaction failed: stale ctx" : line,
+					),
+				compactionSaved: entries.some((entry) => entry.type === "compaction"),
+				continuationAnswered: messagesOf(entries).some(
+					(message) => message.role === "assistant" && message.text.includes("Compaction completed. Continue."),
+				),
+			};
+		}
+		expect(outcomes).toEqual({
+			// pi 0.73.1 returns from -p at the aborted answer and shuts down while the compaction runs; its
+			// onComplete's send then hits a stale ctx, and nothing continues.
+			pi: {
+				code: 1,
+				stdout: "",
+				log: ["shutdown", "compacted", "compaction failed: stale ctx"],
+				compactionSaved: true,
+				continuationAnswered: false,
+			},
+			settle: {
+				code: 0,
+				stdout: "Compaction completed. Continue.\n",
+				log: ["compacted", "shutdown"],
+				compactionSaved: true,
+				continuationAnswered: true,
+			},
+		});
+	});
+});
+
+describe("pi 0.73.1 against Settle: a reload while an extension command runs", () => {
+	it("pi#7816: reload() while a command awaits, then the command reads its ctx — pi 0.73.1's old ctx still works (the stale guard on reload is in a later pi, the report's); Settle's throws, reported as the command's error (lost until this test)", async () => {
+		const errors: string[] = [];
+		const reads: string[] = [];
+		let entered = gate();
+		let resume = gate();
+		const runs = await onBothPeers(
+			() => ({
+				onError: (error) =>
+					void errors.push(
+						`${error.extensionPath} ${error.event}: ${error.error.startsWith("This extension ctx is stale") ? "stale ctx" : error.error}`,
+					),
+				extensions: [
+					(api) => {
+						api.registerCommand("pause", {
+							description: "waits, then reads the branch",
+							handler: async (_args, ctx) => {
+								entered.release();
+								await resume.promise;
+								ctx.sessionManager.getBranch();
+								reads.push("read the branch");
+							},
+						});
+					},
+				],
+			}),
+			async (peer) => {
+				errors.length = 0;
+				reads.length = 0;
+				entered = gate();
+				resume = gate();
+				const command = outcomeOf(peer.session.prompt("/pause"));
+				await entered.promise;
+				const streamingDuringCommand = peer.session.isStreaming;
+				await (peer.session as unknown as { reload(): Promise<void> }).reload();
+				resume.release();
+				return { streamingDuringCommand, outcome: await command, reads: [...reads], errors: [...errors] };
+			},
+		);
+		expect(runs.pi).toEqual({
+			streamingDuringCommand: false,
+			outcome: "resolved",
+			reads: ["read the branch"],
+			errors: [],
+		});
+		expect(runs.settle).toEqual({
+			streamingDuringCommand: false,
+			outcome: "resolved",
+			reads: [],
+			errors: ["command:pause command: stale ctx"],
+		});
+	});
+});
+
+describe("pi 0.73.1 against Settle: two user bash commands at once", () => {
+	it("oh-my-pi#865: a second executeBash() while the first runs, then abortBash() — pi 0.73.1's one abort handle stops only the second, the first runs on; Settle stops both", async () => {
+		const runs = await onBothPeers({}, async (peer) => {
+			const session = peer.session as unknown as {
+				executeBash(command: string, onChunk?: (chunk: string) => void): Promise<{ cancelled: boolean }>;
+				abortBash(): void;
+			};
+			const marks = [processMarker(), processMarker()];
+			for (const mark of marks) cleanups.push(() => killMarked(mark));
+			const results = marks.map((mark) => {
+				let sawReady!: () => void;
+				const ready = new Promise<void>((resolve) => (sawReady = resolve));
+				return {
+					mark,
+					ready,
+					start: () =>
+						session.executeBash(`export ${mark}=1; echo ready; sleep 300`, (chunk) => {
+							if (chunk.includes("ready")) sawReady();
+						}),
+				};
+			});
+			const first = results[0]!.start();
+			await results[0]!.ready;
+			const second = results[1]!.start();
+			await results[1]!.ready;
+			session.abortBash();
+			const secondCancelled = (await second).cancelled;
+			// Settle's must end with the abort (a hang fails the test); pi's is looked at a second later.
+			if (peer.name === "settle") await first;
+			let firstEnded: string | undefined;
+			void first.then((result) => {
+				firstEnded = JSON.stringify(result);
+			});
+			for (let turn = 0; turn < 200 && firstEnded === undefined; turn++)
+				await new Promise<void>((resolve) => setTimeout(resolve, 5));
+			const firstCancelled = firstEnded === undefined ? "still running" : JSON.parse(firstEnded).cancelled;
+			const firstStillRunning = markedProcesses(marks[0]!).length > 0;
+			killMarked(marks[0]!);
+			await first;
+			return { secondCancelled, firstCancelled, firstStillRunning };
+		});
+		expect(runs.pi).toEqual({ secondCancelled: true, firstCancelled: "still running", firstStillRunning: true });
+		expect(runs.settle).toEqual({ secondCancelled: true, firstCancelled: true, firstStillRunning: false });
+	});
+});
