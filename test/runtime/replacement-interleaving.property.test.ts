@@ -186,6 +186,20 @@ describe("invariant 10 under interleavings", () => {
 					expect(current.snapshot.status).toBe("active");
 					expect(current.sessionManager.isClosed()).toBe(false);
 					expect(current.cwd).toBe(runtime.cwd);
+					// A replacement whose setup fails, once the schedule is over: it fails before its commit point
+					// and the session stays (every run that did not dispose reaches this, whatever the schedule did).
+					await expect(
+						runtime.newSession({
+							setup: async () => {
+								throw new Error("injected: setup failed after the interleaving");
+							},
+						}),
+					).rejects.toThrow("injected: setup failed after the interleaving");
+					seen.failedBeforeCommit++;
+					expect(runtime.session).toBe(current);
+					expect(current.snapshot.status).toBe("active");
+					for (const result of rec.built)
+						if (result.session !== current) expect(result.session.snapshot.status).toBe("stopped");
 					faux.setResponses([]);
 					await assertUsable(current, faux, "after the interleaving");
 					const file = current.sessionFile;
@@ -197,7 +211,8 @@ describe("invariant 10 under interleavings", () => {
 			}),
 			{ numRuns: 40 },
 		);
-		// The schedules really overlapped replacements: some completed, some were refused as busy, some rolled back.
+		// The schedules really overlapped replacements: some completed, some were refused as busy, some rolled back
+		// (at least the one after each schedule that did not dispose).
 		expect(seen.completed).toBeGreaterThan(0);
 		expect(seen.busy).toBeGreaterThan(0);
 		expect(seen.failedBeforeCommit).toBeGreaterThan(0);

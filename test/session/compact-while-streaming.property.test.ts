@@ -244,9 +244,17 @@ describe("compact() while a run streams (one machine decision: abort, then compa
 						let aborted = false;
 						onToolStart = () => void compact();
 						const run = track(h.session.prompt("long task").catch((error: unknown) => error));
+						// The chat's next message as the aborted run settles (what once took the idle slot and made
+						// compact() fail BUSY), sent in every run that gets there: the reach does not hang on where
+						// the scheduler puts the prompts below.
+						let promptedWhileHeld = false;
 						h.session.subscribe((event) => {
-							if (event.type === "agent_settled" && h.session.snapshot.context.deferredCompaction !== undefined)
-								reached.heldWhileSettling++;
+							if (event.type !== "agent_settled" || h.session.snapshot.context.deferredCompaction === undefined) return;
+							reached.heldWhileSettling++;
+							if (promptedWhileHeld) return;
+							promptedWhileHeld = true;
+							reached.promptDeferredBehindCompaction++;
+							void track(h.session.prompt("sent as the run settles").catch(() => undefined));
 						});
 						interferences.forEach((kind, index) => {
 							const text = `${kind}-${index}`;
@@ -288,6 +296,8 @@ describe("compact() while a run streams (one machine decision: abort, then compa
 							else await tick();
 						}
 						expect(resolved, "every prompt, compact() and abort() resolved (nothing stuck)").toBe(calls);
+						// Only an abort() can cancel the held compaction before the run settles.
+						if (!interferences.includes("abort")) expect(promptedWhileHeld, "a prompt was sent while held").toBe(true);
 						await h.session.waitForIdle();
 						expect(h.session.lifecycle).toBe("idle");
 						expect(h.session.snapshot.context.deferredCompaction).toBeUndefined();
