@@ -9849,6 +9849,46 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/session/reload.test.ts"],
 	},
+	{
+		id: "CH16",
+		file: "src/session/agent-session.ts",
+		description: "reload() of a session its runtime has begun to replace is taken instead of refused with BUSY",
+		edits: [
+			{
+				after: "reload(options: ReloadOptions = {}): Promise<void> {",
+				find: "if (refusal) return Promise.reject(refusal);",
+				replace: "",
+			},
+		],
+		tests: ["test/runtime/reload-during-replacement.test.ts"],
+	},
+	{
+		id: "CH17",
+		file: "src/session/agent-session.ts",
+		description:
+			"input to a session its runtime is replacing is taken (and ended later) instead of refused at once with BUSY",
+		edits: [
+			{
+				find: "return replacing === undefined\n",
+				replace: "return true\n",
+			},
+		],
+		tests: ["test/runtime/replacing-session-input.test.ts"],
+	},
+	{
+		id: "CH18",
+		file: "src/session/agent-session.ts",
+		description: "sendUserMessage() to a session being replaced or disposed is taken instead of refused at once",
+		edits: [
+			{
+				after:
+					"\t\toptions: { deliverAs?: StreamingBehavior; expandPromptTemplates?: boolean } = {},\n\t): Promise<void> {",
+				find: "if (refusal) return Promise.reject(refusal);",
+				replace: "",
+			},
+		],
+		tests: ["test/runtime/replacing-session-input.test.ts", "test/runtime/disposing-session-input.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
