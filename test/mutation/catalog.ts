@@ -9800,6 +9800,251 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/pi-races/reload-lifecycle.test.ts"],
 	},
+	{
+		id: "CH01",
+		file: "machines/prompt-operation.machine.ts",
+		description:
+			"a compact() that takes over a waiting ctx.compact() drops the earlier caller (its promise is never answered)",
+		edits: [
+			{
+				find: "if (waiting) deferred.sharedWith = [...(waiting.sharedWith ?? []), waiting.requestId];",
+				replace: "",
+			},
+		],
+		tests: [
+			"test/machines/prompt-operation.test.ts",
+			"test/machines/prompt-operation.property.test.ts",
+			"test/session/compact-while-streaming.property.test.ts",
+		],
+	},
+	{
+		id: "CH02",
+		file: "machines/prompt-operation.machine.ts",
+		description: "a compaction held until idle starts without its custom instructions",
+		edits: [
+			{
+				find: "if (deferred.payload !== undefined) compaction.payload = deferred.payload;",
+				replace: "",
+			},
+		],
+		tests: [
+			"test/machines/prompt-operation.test.ts",
+			"test/pi-races/extension-compaction.test.ts",
+			"test/session/compact-while-streaming.property.test.ts",
+		],
+	},
+	{
+		id: "CH03",
+		file: "machines/prompt-operation.machine.ts",
+		description: "a second ctx.compact() from a command's dispatch joins the running one but is never answered",
+		edits: [
+			{
+				find: "dispatchCompaction: { ...running, sharedWith: [...(running.sharedWith ?? []), event.requestId] },",
+				replace: "dispatchCompaction: { ...running },",
+			},
+		],
+		tests: ["test/machines/prompt-operation.test.ts", "test/pi-races/extension-context-compaction.test.ts"],
+	},
+	{
+		id: "CH04",
+		file: "machines/prompt-operation.machine.ts",
+		description: "a ctx.compact() from the dispatch of a preflight abort() already stopped still compacts",
+		edits: [
+			{
+				after: "compactionFromDispatch: ({ context, event }) =>",
+				find: "!context.abortRequested,",
+				replace: "true,",
+			},
+		],
+		tests: ["test/machines/prompt-operation.test.ts", "test/pi-races/extension-context-compaction.test.ts"],
+	},
+	{
+		id: "CH05",
+		file: "machines/prompt-operation.machine.ts",
+		description:
+			"the end of a command's ctx.compact() does not release the preflight waiting after its dispatch (the prompt hangs)",
+		edits: [
+			{
+				find: 'enqueue.emit({ type: "preflight_dispatch_released" });',
+				replace: "",
+			},
+		],
+		tests: ["test/machines/prompt-operation.test.ts", "test/pi-races/extension-context-compaction.test.ts"],
+	},
+	{
+		id: "CH06",
+		file: "machines/runtime.machine.ts",
+		description:
+			"the old run's settle grace is the handlers' shutdownTimeoutMs (10 s) instead of settleTimeoutMs (2 s)",
+		edits: [
+			{
+				find: "settleTimeout: ({ context }) => shutdownTimeoutDelay(context.settleTimeoutMs),",
+				replace: "settleTimeout: ({ context }) => shutdownTimeoutDelay(context.shutdownTimeoutMs),",
+			},
+		],
+		tests: ["test/machines/runtime.test.ts", "test/runtime/shutdown-timeout.test.ts"],
+	},
+	{
+		id: "CH07",
+		file: "machines/runtime.machine.ts",
+		description: "a failing settle step of a teardown goes on silently (no teardown_error)",
+		edits: [
+			{
+				find: '\t\t\t\t\tactions: {\n\t\t\t\t\t\ttype: "reportTeardownError",\n\t\t\t\t\t\tparams: ({ event }) => ({ phase: "settlingCurrent", error: event.error }),\n\t\t\t\t\t},\n',
+				replace: "",
+			},
+		],
+		tests: ["test/machines/runtime.test.ts", "test/machines/runtime.model.test.ts"],
+	},
+	{
+		id: "CH08",
+		file: "src/session/agent-session.ts",
+		description: "the prompt() of a run a replacement aborted resolves instead of rejecting with SESSION_CLOSED",
+		edits: [
+			{
+				find: "\ttearingDown.add(session);\n",
+				replace: "\n",
+			},
+		],
+		tests: ["test/runtime/session-replaced.test.ts", "test/runtime/runtime-graph.test.ts"],
+	},
+	{
+		id: "CH09",
+		file: "machines/runtime-reload.machine.ts",
+		description: "prompts held during overlapping reload() calls run after the first reload, before the queued one",
+		edits: [
+			{
+				find: '{ guard: "hasQueuedReload", target: "reloading", reenter: true, actions: "startNextReload" },',
+				replace:
+					'{ guard: "hasQueuedReload", target: "reloading", reenter: true, actions: ["releaseHeldPrompts", "startNextReload"] },',
+			},
+		],
+		tests: [
+			"test/machines/runtime-reload.model.test.ts",
+			"test/machines/runtime-reload.property.test.ts",
+			"test/session/reload.test.ts",
+		],
+	},
+	{
+		id: "CH10",
+		file: "machines/runtime-reload.machine.ts",
+		description: "dispose() during a reload leaves the prompts it held unanswered (no SESSION_CLOSED)",
+		edits: [
+			{
+				find: 'enqueue.emit({ type: "prompts_refused", promptIds: context.heldPrompts, reason: "disposed" });',
+				replace: "",
+			},
+		],
+		tests: [
+			"test/machines/runtime-reload.model.test.ts",
+			"test/machines/runtime-reload.property.test.ts",
+			"test/runtime/shutdown-timeout.test.ts",
+		],
+	},
+	{
+		id: "CH11",
+		file: "machines/runtime-reload.machine.ts",
+		description: "reload() while an operation runs is not refused with BUSY",
+		edits: [
+			{
+				find: "sessionBusy: (_, params: { busy: boolean }) => params.busy,",
+				replace: "sessionBusy: (_, params: { busy: boolean }) => params.busy && false,",
+			},
+		],
+		tests: [
+			"test/machines/runtime-reload.model.test.ts",
+			"test/machines/runtime-reload.property.test.ts",
+			"test/session/reload.test.ts",
+		],
+	},
+	{
+		id: "CH12",
+		file: "src/session/reload.ts",
+		description: "a session_shutdown handler a reload stopped waiting for is not reported (no extension named)",
+		edits: [
+			{
+				find: 'if (before) reportUnfinishedShutdownHandlers(before.old, emitted.timeoutMs, "reload");',
+				replace: "",
+			},
+		],
+		tests: ["test/runtime/shutdown-timeout.test.ts"],
+	},
+	{
+		id: "CH13",
+		file: "src/session/reload.ts",
+		description: "a reload that ends after dispose() still binds its new extensions (they get session_start)",
+		edits: [
+			{
+				find: "if (target.isDisposed()) {",
+				replace: "if (false) {",
+			},
+		],
+		tests: ["test/session/reload.test.ts"],
+	},
+	{
+		id: "CH14",
+		file: "src/session/agent-session.ts",
+		description: "reload() during a compaction is not refused with BUSY (it reloads under the running compaction)",
+		edits: [
+			{
+				find: "busy: this.isStreaming || this.isCompacting",
+				replace: "busy: this.isStreaming",
+			},
+		],
+		tests: ["test/session/reload-while-compacting.test.ts", "test/session/reload.test.ts"],
+	},
+	{
+		id: "CH15",
+		file: "src/session/agent-session.ts",
+		description: "a prompt held by a reload that failed rejects with SESSION_CLOSED instead of RELOAD_FAILED",
+		edits: [
+			{
+				find: 'event.reason === "disposed"',
+				replace: "true",
+			},
+		],
+		tests: ["test/session/reload.test.ts"],
+	},
+	{
+		id: "CH16",
+		file: "src/session/agent-session.ts",
+		description: "reload() of a session its runtime has begun to replace is taken instead of refused with BUSY",
+		edits: [
+			{
+				after: "reload(options: ReloadOptions = {}): Promise<void> {",
+				find: "if (refusal) return Promise.reject(refusal);",
+				replace: "",
+			},
+		],
+		tests: ["test/runtime/reload-during-replacement.test.ts"],
+	},
+	{
+		id: "CH17",
+		file: "src/session/agent-session.ts",
+		description:
+			"input to a session its runtime is replacing is taken (and ended later) instead of refused at once with BUSY",
+		edits: [
+			{
+				find: "return replacing === undefined\n",
+				replace: "return true\n",
+			},
+		],
+		tests: ["test/runtime/replacing-session-input.test.ts"],
+	},
+	{
+		id: "CH18",
+		file: "src/session/agent-session.ts",
+		description: "sendUserMessage() to a session being replaced or disposed is taken instead of refused at once",
+		edits: [
+			{
+				after:
+					"\t\toptions: { deliverAs?: StreamingBehavior; expandPromptTemplates?: boolean } = {},\n\t): Promise<void> {",
+				find: "if (refusal) return Promise.reject(refusal);",
+				replace: "",
+			},
+		],
+		tests: ["test/runtime/replacing-session-input.test.ts", "test/runtime/disposing-session-input.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
