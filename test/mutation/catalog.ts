@@ -9971,12 +9971,13 @@ export const MUTANTS: Mutant[] = [
 	},
 	{
 		id: "CH13",
-		file: "src/session/reload.ts",
-		description: "a reload that ends after dispose() still binds its new extensions (they get session_start)",
+		file: "src/session/agent-session.ts",
+		description:
+			"dispose() during a reload does not tell the reload actor: the reload goes on and binds its new extensions (they get session_start)",
 		edits: [
 			{
-				find: "if (target.isDisposed()) {",
-				replace: "if (false) {",
+				find: 'this.reloadActor?.send({ type: "DISPOSE" });',
+				replace: "",
 			},
 		],
 		tests: ["test/session/reload.test.ts"],
