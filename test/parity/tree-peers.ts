@@ -50,6 +50,7 @@ export interface TreeSessionManager {
 	getLeafId(): string | null;
 	appendLabelChange(targetId: string, label: string | undefined): string;
 	getSessionFile(): string | undefined;
+	getSessionId(): string;
 	getCwd(): string;
 	getHeader(): Record<string, unknown> | null;
 	buildSessionContext(): { messages: unknown[]; model?: unknown; thinkingLevel?: unknown };

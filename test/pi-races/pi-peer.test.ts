@@ -481,6 +481,43 @@ describe("pi 0.73.1 against Settle: session switches and extensions", () => {
 		// pi 0.73.1 still has the report's second half: a fork before the first message names no parent.
 		expect(runs).toEqual({ pi: [held, { ...held, parentIsOld: false }], settle: [held, held] });
 	});
+
+	it("pi#4799: forks of a resumed session from its first and a later message — pi 0.73.1 has the report: the fork from the first message is named after neither its session's id nor its header's, and names no parent; Settle's forks are aligned", async () => {
+		const runs = await onBothRuntimes(
+			() => ({ customTools: [], extensions: [] }),
+			async (peer) => {
+				peer.script(Array.from({ length: 6 }, (_, i) => ({ text: `answer ${i}` })));
+				await peer.session.prompt("one");
+				await peer.session.prompt("two");
+				const oldFile = peer.session.sessionFile!;
+				// Resumed: away to a new session and back.
+				await peer.runtime.newSession();
+				await peer.runtime.switchSession(oldFile);
+				const users = peer.session.sessionManager
+					.getEntries()
+					.filter((entry) => entry.type === "message" && (entry.message as { role: string }).role === "user");
+				const results: Record<string, unknown>[] = [];
+				for (const target of [users[0]!, users[1]!]) {
+					await peer.runtime.fork(String(target.id));
+					const forkFile = peer.session.sessionFile!;
+					const nameHoldsSessionId = basename(forkFile).endsWith(`_${peer.session.sessionManager.getSessionId()}.jsonl`);
+					await peer.session.prompt("continue in the fork");
+					await peer.quiesce();
+					const header = peer.fileEntries(forkFile)[0]!;
+					results.push({
+						nameHoldsSessionId,
+						nameHoldsHeaderId: basename(forkFile).endsWith(`_${String(header.id)}.jsonl`),
+						parentIsOld: header.parentSession === oldFile,
+					});
+					await peer.runtime.switchSession(oldFile);
+				}
+				return results;
+			},
+		);
+		const aligned = { nameHoldsSessionId: true, nameHoldsHeaderId: true, parentIsOld: true };
+		const misnamed = { nameHoldsSessionId: false, nameHoldsHeaderId: false, parentIsOld: false };
+		expect(runs).toEqual({ pi: [misnamed, aligned], settle: [aligned, aligned] });
+	});
 });
 
 describe("pi 0.73.1 against Settle: RPC mode", () => {

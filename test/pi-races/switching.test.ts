@@ -2,12 +2,12 @@
  * Session switching while work is in flight (pi-desktop#46, accountant24#24): the runtime replaces
  * the session during a stalled stream or a hung tool; the old run ends, its file gets nothing after
  * the replacement, and the new session is idle and usable. Also what a switch does to the old
- * session's extensions (pi#1700), which file a fork writes to (pi#1242), a steer waiting on an
+ * session's extensions (pi#1700), which file a fork writes to (pi#1242) and under which id (pi#4799), a steer waiting on an
  * idle session when it is replaced (oh-my-pi#5809), and a `session_shutdown` handler that never
  * settles (senpi#1732): it must not hold the replacement, reload or quit for good.
  */
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { basename, join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import {
 	type AgentTool,
@@ -419,6 +419,49 @@ describe("switching: new / resume while a run is in flight", () => {
 			// Back to the original for the second fork.
 			await runtime.switchSession(oldFile);
 		}
+		await runtime.dispose();
+	});
+});
+
+describe("pi#4799: a fork from the first message gets one id in its file name and another in its header, and no parent", () => {
+	it("pi#4799: forks of a resumed session, from its first and from a later message: the id in the file name is the header's and the session's, and the header names the old file as its parent", async () => {
+		const { dir, cleanup } = await diskSession();
+		cleanup();
+		const provider = new ManualProvider();
+		let runtime = await runtimeOn(provider, dir, new SimulatedClock());
+		for (const text of ["one", "two"]) {
+			provider.answer(`answer ${text}`);
+			await runtime.session.prompt(`question ${text}`);
+		}
+		const oldFile = runtime.session.sessionFile!;
+		await runtime.dispose();
+		// The report's first step: resume the session (a new process opens the file).
+		runtime = await runtimeOn(provider, dir, new SimulatedClock());
+		await runtime.switchSession(oldFile);
+		const users = runtime.session.sessionManager
+			.getEntries()
+			.filter((entry) => entry.type === "message" && entry.message.role === "user");
+		const forks: Record<string, unknown>[] = [];
+		for (const target of [users[0]!, users[1]!]) {
+			await runtime.fork(target.id);
+			const forkFile = runtime.session.sessionFile!;
+			// The report checks `/session` at once: before anything is saved, the name holds the session's id.
+			const nameHoldsSessionId = basename(forkFile).endsWith(`_${runtime.session.sessionId}.jsonl`);
+			// The header is on disk once the fork's first exchange is saved.
+			provider.answer("answered in the fork");
+			await runtime.session.prompt("continue in the fork");
+			const header = readEntries(forkFile)[0] as { type: string; id: string; parentSession?: string };
+			expect(header.type).toBe("session");
+			forks.push({
+				nameHoldsSessionId,
+				nameHoldsHeaderId: basename(forkFile).endsWith(`_${header.id}.jsonl`),
+				sessionIdIsHeaderId: runtime.session.sessionId === header.id,
+				parent: header.parentSession,
+			});
+			await runtime.switchSession(oldFile);
+		}
+		const aligned = { nameHoldsSessionId: true, nameHoldsHeaderId: true, sessionIdIsHeaderId: true, parent: oldFile };
+		expect(forks).toEqual([aligned, aligned]);
 		await runtime.dispose();
 	});
 });
