@@ -500,7 +500,9 @@ describe("pi 0.73.1 against Settle: session switches and extensions", () => {
 				for (const target of [users[0]!, users[1]!]) {
 					await peer.runtime.fork(String(target.id));
 					const forkFile = peer.session.sessionFile!;
-					const nameHoldsSessionId = basename(forkFile).endsWith(`_${peer.session.sessionManager.getSessionId()}.jsonl`);
+					const nameHoldsSessionId = basename(forkFile).endsWith(
+						`_${peer.session.sessionManager.getSessionId()}.jsonl`,
+					);
 					await peer.session.prompt("continue in the fork");
 					await peer.quiesce();
 					const header = peer.fileEntries(forkFile)[0]!;
