@@ -3,8 +3,8 @@
  * the faux model: print / JSON mode with an extension that holds a handle from `session_start`
  * (pi#2576, pi#2677), the exit code of a failed request in JSON mode (pi#9089), a prompt sent
  * over RPC right after `abort` (oh-my-pi#69), and an RPC `abort` with a steer already queued
- * (sesori#1157), a session file deleted while `-p` runs (pi#8939), and an auto-retry seen over RPC
- * (pi#4314 / pi#4716). What the user should see: the answer, then the process gone with a code that
+ * (sesori#1157) or while a hung command runs (gsd-2#1414), a session file deleted while `-p` runs
+ * (pi#8939), and an auto-retry seen over RPC (pi#4314 / pi#4716). What the user should see: the answer, then the process gone with a code that
  * says how the request ended; the prompt after an abort answered; an abort that stops everything at
  * once; a deleted file reported, never recreated without its header; a run's end that says whether
  * a retry follows, and one `agent_settled` once nothing does.
@@ -13,6 +13,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { RpcClient, runSettle, useCliProject } from "../cli/helpers.js";
+import { killMarked, markedProcesses, processMarker, wedgingCommand } from "./processes.js";
 
 const cli = useCliProject("settle-pi-races-cli-");
 
@@ -193,6 +194,64 @@ describe("sesori#1157 (sesori_apps_monorepo): over RPC, abort with a steer alrea
 		expect(await client.end()).toBe(0);
 		expect(client.stderr).toBe("");
 		expect(client.lines.filter((line) => line.type === "agent_settled")).toHaveLength(2);
+	});
+});
+
+describe("gsd-2#1414: agent_end never comes after an abort during a hung tool; RPC clients stay 'streaming'", () => {
+	it("gsd-2#1414: settle --rpc: abort while a command whose processes ignore SIGTERM runs — agent_end, then agent_settled, before abort's answer; get_state is idle, no process of the command is left, and the next prompt is answered", async () => {
+		const mark = processMarker();
+		try {
+			const script = join(cli.dir, "script.json");
+			// A hung command (the report's looping `find`), then the faux model echoes the last user message.
+			writeFileSync(
+				script,
+				JSON.stringify([{ toolCalls: [{ name: "bash", arguments: { command: wedgingCommand(mark) } }] }]),
+			);
+			const client = new RpcClient(["--faux-script", script], { cwd: cli.project, agentDir: cli.agentDir });
+			const ready = client.next(
+				(line) => line.type === "tool_execution_update" && JSON.stringify(line.partialResult).includes("ready"),
+			);
+			expect(await client.request({ id: "1", type: "prompt", message: "find the config" })).toMatchObject({
+				success: true,
+			});
+			await ready;
+			expect(markedProcesses(mark).length).toBeGreaterThanOrEqual(3);
+			expect(await client.request({ id: "2", type: "abort" })).toMatchObject({ success: true });
+			// What a client tracking the lifecycle needs: the run's end and its settlement, both before
+			// the abort is answered, each once.
+			const types = client.lines.map((line) => (line.type === "response" ? `response ${line.id}` : line.type));
+			const abortAt = types.indexOf("response 2");
+			expect(types.filter((type) => type === "agent_end" || type === "agent_settled")).toEqual([
+				"agent_end",
+				"agent_settled",
+			]);
+			expect(types.lastIndexOf("agent_settled")).toBeLessThan(abortAt);
+			const ended = client.lines.find((line) => line.type === "tool_execution_end") as { isError?: boolean };
+			expect(ended.isError).toBe(true);
+			const state = (await client.request({ id: "3", type: "get_state" })) as { data: Record<string, unknown> };
+			expect(state.data).toMatchObject({ isStreaming: false, isCompacting: false });
+			expect(markedProcesses(mark)).toEqual([]);
+			const settled = client.next((line) => line.type === "agent_settled");
+			const from = client.lines.length;
+			expect(await client.request({ id: "4", type: "prompt", message: "and now this" })).toMatchObject({
+				success: true,
+			});
+			await settled;
+			expect(
+				client.lines
+					.slice(from)
+					.some(
+						(line) =>
+							line.type === "message_end" &&
+							(line.message as { role?: string }).role === "assistant" &&
+							JSON.stringify(line.message).includes("and now this"),
+					),
+			).toBe(true);
+			expect(await client.end()).toBe(0);
+			expect(client.stderr).toBe("");
+		} finally {
+			killMarked(mark);
+		}
 	});
 });
 

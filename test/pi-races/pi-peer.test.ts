@@ -568,6 +568,51 @@ describe("pi 0.73.1 against Settle: RPC mode", () => {
 			settle: { prompt: "accepted", responseOrder: ["1", "2", "3"], answered: true },
 		});
 	});
+
+	it("gsd-2#1414: over RPC, abort while a command whose processes ignore SIGTERM runs — both end the run (agent_end before abort's answer) and go idle; pi 0.73.1 leaves the command's processes running", async () => {
+		const dir = mkdtempSync(join(tmpdir(), "settle-gsd1414-peer-"));
+		cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+		const runs: Record<string, unknown> = {};
+		for (const name of ["pi", "settle"] as const) {
+			const mark = processMarker();
+			cleanups.push(() => killMarked(mark));
+			// Each peer its own marked command (one script file per start).
+			const peer = startPeers(join(dir, name), [
+				{ toolCalls: [{ name: "bash", arguments: { command: wedgingCommand(mark) } }] },
+			])[name];
+			const { client } = peer;
+			cleanups.push(() => client.child.kill("SIGKILL"));
+			const ready = client.next(
+				(line) => line.type === "tool_execution_update" && JSON.stringify(line.partialResult).includes("ready"),
+			);
+			await client.request({ id: "1", type: "prompt", message: "find the config" });
+			await ready;
+			const aborted = await client.request({ id: "2", type: "abort" });
+			const types = client.lines.map((line) => (line.type === "response" ? `response ${line.id}` : line.type));
+			const state = (await client.request({ id: "3", type: "get_state" })) as { data: Record<string, unknown> };
+			runs[name] = {
+				abortAnswered: aborted.success,
+				endsBeforeAnswer: types
+					.slice(0, types.indexOf("response 2"))
+					.filter((type) => type === "agent_end" || type === "agent_settled"),
+				streamingAfter: state.data.isStreaming,
+				processesLeft: markedProcesses(mark).length > 0,
+			};
+			killMarked(mark);
+			// pi 0.73.1's RPC server does not end with its stdin: stopped here (both, alike).
+			client.child.kill("SIGKILL");
+			await client.exited;
+		}
+		expect(runs).toEqual({
+			pi: { abortAnswered: true, endsBeforeAnswer: ["agent_end"], streamingAfter: false, processesLeft: true },
+			settle: {
+				abortAnswered: true,
+				endsBeforeAnswer: ["agent_end", "agent_settled"],
+				streamingAfter: false,
+				processesLeft: false,
+			},
+		});
+	});
 });
 
 describe("pi 0.73.1 against Settle: the fixed rows", () => {
