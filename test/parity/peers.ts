@@ -68,6 +68,7 @@ export interface SessionLike {
 	): Promise<void>;
 	abort(): Promise<void>;
 	compact(customInstructions?: string): Promise<unknown>;
+	getContextUsage(): { tokens: number | null; contextWindow: number } | undefined;
 	subscribe(listener: (event: AnyEvent) => void): () => void;
 	setSteeringMode(mode: "all" | "one-at-a-time"): void;
 	setFollowUpMode(mode: "all" | "one-at-a-time"): void;

@@ -3,16 +3,19 @@
  * through its public API: a real session on the scripted faux model, the session file on disk.
  * Each test names the report and states what the user sees: the message is delivered exactly once,
  * in order, in the same operation, persisted; the session settles once; `isCompacting` and
- * `isIdle` say the truth; nothing fails.
+ * `isIdle` say the truth; nothing fails. And `compact()` during a run whose last answer is over the
+ * threshold (pi#7253): the compaction the user asked for runs, and only it.
  */
 import { afterEach, describe, expect, it } from "vitest";
+import type { AgentTool } from "../../src/agent/types.js";
 import { SettleError } from "../../src/errors.js";
 import type { ExtensionAPI } from "../../src/extensions/types.js";
-import { fauxAssistantMessage } from "../../src/llm/faux.js";
+import { fauxAssistantMessage, fauxToolCall } from "../../src/llm/faux.js";
 import { createHarness, type Harness } from "../../src/testing/harness.js";
 import {
 	BIG_ANSWER,
 	comparable,
+	fileEntries,
 	gate,
 	overflowReply,
 	persistedUserTexts,
@@ -403,5 +406,75 @@ describe("pi#7086: manual compact during overflow-recovery auto-compaction silen
 		expect(JSON.stringify(answerRequests[3]!.messages)).toContain("## Goal");
 		expect(userTexts(answerRequests[3]!).at(-1)).toBe("four");
 		expect(reopenedContext(file).map(comparable)).toEqual(harness.session.messages.map(comparable));
+	});
+});
+
+/** An answer over the threshold of {@link THRESHOLD_SETTINGS} on {@link SMALL_WINDOW} (8000 - 4000 tokens), under the window. */
+const OVER_THRESHOLD = BIG_ANSWER.repeat(3).slice(0, 18_000);
+
+describe("pi#7253 (fixed by pi#7370): /compact during an active multi-turn response runs an automatic compaction first, then fails “Already compacted”", () => {
+	it("pi#7253: compact() while a tool runs after an answer over the threshold: the run stops, one compaction runs — the manual one, with the user's instructions — and compact() returns its result (no automatic compaction first, no “Already compacted”)", async () => {
+		const toolStarted = gate();
+		const aborted: boolean[] = [];
+		const slowRead: AgentTool = {
+			name: "read_notes",
+			label: "read_notes",
+			description: "Reads the notes",
+			parameters: { type: "object" },
+			// A long tool that honours abort: the report's multi-turn response is mid-batch.
+			execute: (_id, _args, signal) =>
+				new Promise((resolve) => {
+					toolStarted.release();
+					signal?.addEventListener("abort", () => {
+						aborted.push(true);
+						resolve({ content: [{ type: "text", text: "stopped" }], details: {} });
+					});
+				}),
+		};
+		h = await createHarness({
+			...SMALL_WINDOW,
+			persistence: "disk",
+			settings: THRESHOLD_SETTINGS,
+			tools: [slowRead],
+		});
+		const harness = h;
+		const { answerRequests, summaryRequests } = script(harness, [
+			fauxAssistantMessage("short"),
+			// The turn whose usage is over the threshold asks for a tool: the run goes on.
+			fauxAssistantMessage([{ type: "text", text: OVER_THRESHOLD }, fauxToolCall("read_notes", {})], {
+				stopReason: "toolUse",
+			}),
+			fauxAssistantMessage("not reached: the run was stopped"),
+			fauxAssistantMessage("answered from the summary"),
+		]);
+		await harness.session.prompt("a");
+		const running = harness.session.prompt("b");
+		await toolStarted.promise;
+		// The race's precondition: the answer before the tool is over the threshold (8000 - 4000).
+		expect(harness.session.getContextUsage()!.tokens).toBeGreaterThan(4000);
+		const compacted = await harness.session.compact("keep the plan");
+		await running;
+		await harness.session.waitForIdle();
+		expect(aborted).toEqual([true]);
+		// One compaction, the one the user asked for, with their instructions; it summarized the branch.
+		expect(harness.eventsOfType("compaction_start").map((event) => event.reason)).toEqual(["manual"]);
+		expect(
+			harness.eventsOfType("compaction_end").map((event) => [event.reason, event.aborted, event.errorMessage]),
+		).toEqual([["manual", false, undefined]]);
+		// (Its requests: the history's summary and, the cut falling inside a turn, that turn's prefix.)
+		expect(summaryRequests.length).toBeGreaterThan(0);
+		expect(summaryRequests.some((request) => JSON.stringify(request.messages).includes("keep the plan"))).toBe(true);
+		expect(compacted.summary).toContain("## Goal");
+		// The stopped run made no further request; it settled once, before the compaction.
+		expect(answerRequests).toHaveLength(2);
+		expect(harness.eventsOfType("agent_settled")).toHaveLength(2);
+		const file = harness.session.sessionFile!;
+		expect(fileEntries(file).filter((entry) => entry.type === "compaction")).toHaveLength(1);
+		expect(reopenedContext(file).map(comparable)).toEqual(harness.session.messages.map(comparable));
+		// The next prompt runs on the compacted context.
+		await harness.session.prompt("c");
+		expect(answerRequests).toHaveLength(3);
+		expect(JSON.stringify(answerRequests[2]!.messages)).toContain("## Goal");
+		expect(harness.session.isIdle).toBe(true);
 	});
 });

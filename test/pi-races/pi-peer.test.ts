@@ -1348,6 +1348,72 @@ describe("pi 0.73.1 against Settle: the first prompt after a compaction", () => 
 		};
 		expect(runs).toEqual({ pi: expected, settle: expected });
 	});
+
+	it("pi#7253: compact() while a tool runs, after an answer over the threshold — what compacts, and what compact() returns (the report is against a later pi)", async () => {
+		const runs = await onBothPeers(
+			() => {
+				const started = gate();
+				toolStarts.push(started);
+				const slow: SharedTool = {
+					name: "slow",
+					label: "Slow",
+					description: "Runs until aborted",
+					parameters: { type: "object", properties: {} },
+					execute: (_id, _params, signal) =>
+						new Promise((resolve) => {
+							started.release();
+							signal?.addEventListener("abort", () =>
+								resolve({ content: [{ type: "text", text: "stopped" }], details: {} }),
+							);
+						}),
+				};
+				return { contextWindow: 8000, settings: THRESHOLD_SETTINGS, customTools: [slow] };
+			},
+			async (peer) => {
+				const started = toolStarts.at(-1)!;
+				let asked = 0;
+				const step: Step = (request) => {
+					if (request.system === "summarizer") return { text: "## Goal\nsummary" };
+					asked++;
+					// The second answer is over the threshold and asks for the tool: the run goes on.
+					return asked === 2
+						? { text: BIG_ANSWER.repeat(3).slice(0, 18_000), toolCalls: [{ id: "call-slow", name: "slow", args: {} }] }
+						: { text: `answer ${asked}` };
+				};
+				peer.script(Array.from({ length: 12 }, () => step));
+				const reasons: string[] = [];
+				peer.session.subscribe((event: AnyEvent) => {
+					if (event.type === "compaction_start") reasons.push(String((event as { reason?: unknown }).reason));
+				});
+				await peer.session.prompt("a");
+				const running = peer.session.prompt("b");
+				await started.promise;
+				// The race's precondition: the answer before the tool is over the threshold (8000 - 4000).
+				const overThreshold = (peer.session.getContextUsage()?.tokens ?? 0) > 4000;
+				const outcome = await peer.session.compact("keep the plan").then(
+					(result) => (String((result as { summary?: unknown }).summary).includes("## Goal") ? "summary" : "other"),
+					(error: unknown) => `error: ${error instanceof Error ? error.message : String(error)}`,
+				);
+				await running;
+				await peer.quiesce();
+				return {
+					overThreshold,
+					outcome,
+					compactions: reasons,
+					compactionsSaved: peer.fileEntries().filter((entry) => entry.type === "compaction").length,
+					requestsAfterTool: peer.requests.filter((request) => request.system !== "summarizer").length - 2,
+				};
+			},
+		);
+		const held = {
+			overThreshold: true,
+			outcome: "summary",
+			compactions: ["manual"],
+			compactionsSaved: 1,
+			requestsAfterTool: 0,
+		};
+		expect(runs).toEqual({ pi: held, settle: held });
+	});
 });
 
 describe("pi 0.73.1 against Settle: input while an abort winds down", () => {
