@@ -4,10 +4,12 @@
  * (pi#2576, pi#2677), the exit code of a failed request in JSON mode (pi#9089), a prompt sent
  * over RPC right after `abort` (oh-my-pi#69), and an RPC `abort` with a steer already queued
  * (sesori#1157) or while a hung command runs (gsd-2#1414), a session file deleted while `-p` runs
- * (pi#8939), and an auto-retry seen over RPC (pi#4314 / pi#4716). What the user should see: the answer, then the process gone with a code that
+ * (pi#8939), an auto-retry seen over RPC (pi#4314 / pi#4716), and `-p` killed by a signal (pi#3212 /
+ * pi#5080). What the user should see: the answer, then the process gone with a code that
  * says how the request ended; the prompt after an abort answered; an abort that stops everything at
  * once; a deleted file reported, never recreated without its header; a run's end that says whether
- * a retry follows, and one `agent_settled` once nothing does.
+ * a retry follows, and one `agent_settled` once nothing does; a signal that still runs the extensions'
+ * `session_shutdown`.
  */
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -253,6 +255,45 @@ describe("gsd-2#1414: agent_end never comes after an abort during a hung tool; R
 			killMarked(mark);
 		}
 	});
+});
+
+/** An extension that writes each session_shutdown it hears to `log` (the reports' cleanup witness). */
+const SHUTDOWN_WITNESS = (log: string) => `import { appendFileSync } from "node:fs";
+export default function (pi) {
+	pi.on("session_shutdown", (event) => { appendFileSync(${JSON.stringify(log)}, "session_shutdown " + event.reason + "\\n"); });
+}
+`;
+
+describe("pi#3212 / pi#5080: session_shutdown does not fire on SIGTERM or SIGHUP; an extension's cleanup never runs", () => {
+	for (const [signal, code] of [
+		["TERM", 143],
+		["HUP", 129],
+	] as const) {
+		it(`pi#3212 / pi#5080: settle -p sent SIG${signal} while its command runs: the extension hears session_shutdown (quit) once, no process of the command is left, exit ${code}`, () => {
+			const mark = processMarker();
+			try {
+				const log = join(cli.dir, "shutdown.log");
+				writeFileSync(log, "");
+				const witness = join(cli.dir, "witness.mjs");
+				writeFileSync(witness, SHUTDOWN_WITNESS(log));
+				const script = join(cli.dir, "script.json");
+				// The command signals settle itself (its parent) mid-run: a tmux pane closed, a `kill`.
+				const command = `export ${mark}=1; kill -${signal} $PPID; sleep 60; echo "not reached"`;
+				writeFileSync(script, JSON.stringify([{ toolCalls: [{ name: "bash", arguments: { command } }] }]));
+				const run = runSettle(["--faux-script", script, "-e", witness, "-p", "clean up after yourself"], {
+					cwd: cli.project,
+					agentDir: cli.agentDir,
+					timeoutMs: HANG_GUARD_MS,
+				});
+				expect(run.code).toBe(code);
+				expect(run.stderr).not.toMatch(/\n\s+at /);
+				expect(readFileSync(log, "utf8")).toBe("session_shutdown quit\n");
+				expect(markedProcesses(mark)).toEqual([]);
+			} finally {
+				killMarked(mark);
+			}
+		});
+	}
 });
 
 /** An extension whose `/reload-now` command reloads and writes what `ctx.reload()` did to `log`. */

@@ -3056,3 +3056,51 @@ describe("pi 0.73.1 against Settle: two user bash commands at once", () => {
 		expect(runs.settle).toEqual({ secondCancelled: true, firstCancelled: true, firstStillRunning: false });
 	});
 });
+
+describe("pi 0.73.1 against Settle: the process signalled while a command runs", () => {
+	it("pi#3212 / pi#5080: `-p` sent SIGTERM or SIGHUP by its own bash command — both run the extension's session_shutdown, leave no process of the command and exit 143 / 129", async () => {
+		const root = mkdtempSync(join(tmpdir(), "settle-pi3212-peer-"));
+		cleanups.push(() => rmSync(root, { recursive: true, force: true }));
+		const dirs = makeDiffDirs(root);
+		const outcomes: Record<string, Record<string, unknown>> = { pi: {}, settle: {} };
+		for (const signal of ["TERM", "HUP"] as const) {
+			for (const [name, runCli] of [
+				["pi", runPiCli],
+				["settle", runSettleCli],
+			] as const) {
+				const mark = processMarker();
+				cleanups.push(() => killMarked(mark));
+				const log = join(root, `${name}-${signal}.log`);
+				writeFileSync(log, "");
+				const extension = join(root, `${name}-${signal}-ext.mjs`);
+				writeFileSync(
+					extension,
+					`import { appendFileSync } from "node:fs";
+export default function (pi) {
+	pi.on("session_shutdown", (event) => { appendFileSync(${JSON.stringify(log)}, "session_shutdown " + event.reason + "\\n"); });
+}
+`,
+				);
+				const script = join(root, `${name}-${signal}-script.json`);
+				// The command signals its parent (the CLI) mid-run: a tmux pane closed, a `kill`.
+				const command = `export ${mark}=1; kill -${signal} $PPID; sleep 60; echo "not reached"`;
+				writeFileSync(script, JSON.stringify([{ toolCalls: [{ name: "bash", arguments: { command } }] }]));
+				const run = await runCli(dirs, ["--no-session", "-e", extension, "-p", "clean up after yourself"], {
+					script,
+				});
+				outcomes[name]![signal] = {
+					code: run.code,
+					heard: readFileSync(log, "utf8").trim().split("\n").filter(Boolean),
+					commandLeft: markedProcesses(mark).length > 0,
+				};
+				killMarked(mark);
+			}
+		}
+		const held = {
+			TERM: { code: 143, heard: ["session_shutdown quit"], commandLeft: false },
+			HUP: { code: 129, heard: ["session_shutdown quit"], commandLeft: false },
+		};
+		// pi 0.73.1's print mode already has the fix (pi#3212 is against 0.67, pi#5080's SIGHUP bug is interactive).
+		expect(outcomes).toEqual({ pi: held, settle: held });
+	});
+});
