@@ -4,7 +4,7 @@
  * (pi#2576, pi#2677), the exit code of a failed request in JSON mode (pi#9089), a prompt sent
  * over RPC right after `abort` (oh-my-pi#69), and an RPC `abort` with a steer already queued
  * (sesori#1157) or while a hung command runs (gsd-2#1414), a session file deleted while `-p` runs
- * (pi#8939), an auto-retry seen over RPC (pi#4314 / pi#4716), and `-p` killed by a signal (pi#3212 /
+ * (pi#8939), an auto-retry seen over RPC (pi#4314 / pi#4716), and `-p` or `-i` killed by a signal (pi#3212 /
  * pi#5080). What the user should see: the answer, then the process gone with a code that
  * says how the request ended; the prompt after an abort answered; an abort that stops everything at
  * once; a deleted file reported, never recreated without its header; a run's end that says whether
@@ -15,6 +15,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { RpcClient, runSettle, useCliProject } from "../cli/helpers.js";
+import { fileAppears, Repl } from "../cli/interactive.helpers.js";
 import { killMarked, markedProcesses, processMarker, wedgingCommand } from "./processes.js";
 
 const cli = useCliProject("settle-pi-races-cli-");
@@ -294,6 +295,31 @@ describe("pi#3212 / pi#5080: session_shutdown does not fire on SIGTERM or SIGHUP
 			}
 		});
 	}
+});
+
+describe("pi#5080: in the interactive mode a SIGHUP (the terminal closed) skipped session_shutdown and the cleanup", () => {
+	it("pi#5080: settle -i sent SIGHUP while its command runs: the extension hears session_shutdown (quit) once, no process of the command is left, exit 129", async () => {
+		const mark = processMarker();
+		try {
+			const log = join(cli.dir, "shutdown.log");
+			writeFileSync(log, "");
+			const witness = join(cli.dir, "witness.mjs");
+			writeFileSync(witness, SHUTDOWN_WITNESS(log));
+			const script = join(cli.dir, "script.json");
+			const command = `export ${mark}=1; touch started; sleep 60; echo "not reached"`;
+			writeFileSync(script, JSON.stringify([{ toolCalls: [{ name: "bash", arguments: { command } }] }]));
+			const chat = new Repl(["--faux-script", script, "-e", witness], { cwd: cli.project, agentDir: cli.agentDir });
+			await chat.idle(0);
+			chat.send("work");
+			await fileAppears(cli.project, "started");
+			chat.child.kill("SIGHUP");
+			expect(await chat.exited).toBe(129);
+			expect(readFileSync(log, "utf8")).toBe("session_shutdown quit\n");
+			expect(markedProcesses(mark)).toEqual([]);
+		} finally {
+			killMarked(mark);
+		}
+	});
 });
 
 /** An extension whose `/reload-now` command reloads and writes what `ctx.reload()` did to `log`. */
