@@ -70,6 +70,7 @@ export interface SessionLike {
 	compact(customInstructions?: string): Promise<unknown>;
 	getContextUsage(): { tokens: number | null; contextWindow: number } | undefined;
 	subscribe(listener: (event: AnyEvent) => void): () => void;
+	getSteeringMessages(): readonly string[];
 	setSteeringMode(mode: "all" | "one-at-a-time"): void;
 	setFollowUpMode(mode: "all" | "one-at-a-time"): void;
 	readonly messages: readonly unknown[];

@@ -3104,3 +3104,58 @@ export default function (pi) {
 		expect(outcomes).toEqual({ pi: held, settle: held });
 	});
 });
+
+describe("pi 0.73.1 against Settle: a send between agent_end and agent_settled", () => {
+	it("pi-subagents#928: pi.sendUserMessage(…, { deliverAs: \"steer\" }) from outside any handler while another extension's agent_end handler runs — pi 0.73.1 leaves it listed and unanswered (the report's later pi refuses it); Settle answers it in the same operation", async () => {
+		const errors: string[] = [];
+		let inAgentEnd = gate();
+		let releaseAgentEnd = gate();
+		let inbox: ExtensionAPI | undefined;
+		const runs = await onBothPeers(
+			() => {
+				inAgentEnd = gate();
+				releaseAgentEnd = gate();
+				let held = false;
+				return {
+					onError: (error) => void errors.push(error.error),
+					extensions: [
+						(api) => {
+							api.on("agent_end", async () => {
+								if (held) return;
+								held = true;
+								inAgentEnd.release();
+								await releaseAgentEnd.promise;
+							});
+						},
+						(api) => {
+							inbox = api;
+						},
+					],
+				};
+			},
+			async (peer) => {
+				errors.length = 0;
+				peer.script(Array.from({ length: 4 }, (_, i) => ({ text: `answer ${i}` })));
+				const done = peer.session.prompt("task");
+				await inAgentEnd.promise;
+				inbox!.sendUserMessage("inbox request", { deliverAs: "steer" });
+				releaseAgentEnd.release();
+				await done;
+				await peer.quiesce();
+				return {
+					asked: peer.requests.map((request) => request.messages.at(-1)),
+					stillListed: [...peer.session.getSteeringMessages()],
+					errors: [...errors],
+					saved: peer
+						.fileEntries()
+						.filter((entry) => JSON.stringify(entry).includes("inbox request") && entry.type === "message").length,
+				};
+			},
+		);
+		expect(runs).toEqual({
+			// pi 0.73.1 takes the steer but its run has stopped polling: listed, unanswered, unsaved, no error.
+			pi: { asked: ["user: task"], stillListed: ["inbox request"], errors: [], saved: 0 },
+			settle: { asked: ["user: task", "user: inbox request"], stillListed: [], errors: [], saved: 1 },
+		});
+	});
+});

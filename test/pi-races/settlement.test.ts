@@ -1,6 +1,7 @@
 /**
  * pi (and pi-fork) race reports about continuation and settlement — messages an extension sends
- * from `tool_call`, `turn_end`, `agent_end` and `agent_settled`, a steer taken for a turn that is
+ * from `tool_call`, `turn_end`, `agent_end` and `agent_settled` (or from outside any handler while
+ * `agent_end` handlers still run, pi-subagents#928), a steer taken for a turn that is
  * aborted, input during a manual compaction — replayed against Settle through its public API on a
  * real session file. What the user sees: every message delivered exactly once, where it belongs in
  * the transcript; a turn only when one was asked for; one `agent_settled` per operation.
@@ -58,6 +59,52 @@ describe("PrimeIntellect-ai/prime-agent#444: steering and follow-ups queued from
 			expect(h.eventsOfType("agent_settled")).toHaveLength(1);
 			expect(h.session.pendingMessageCount).toBe(0);
 			expect(timesPersisted(h.session.sessionFile!, "heartbeat: keep going")).toBe(1);
+			expect(h.session.isIdle).toBe(true);
+		});
+	}
+});
+
+describe("pi-subagents#928: a steering inbox sends between agent_end and agent_settled; pi refuses it “Agent is already processing”", () => {
+	for (const deliverAs of ["steer", "followUp"] as const) {
+		it(`pi-subagents#928: pi.sendUserMessage(…, { deliverAs: "${deliverAs}" }) from outside any handler while another extension's agent_end handler still runs is answered once in the same operation, no extension error`, async () => {
+			const inAgentEnd = gate();
+			const releaseAgentEnd = gate();
+			let inbox: ExtensionAPI | undefined;
+			let held = false;
+			h = await createHarness({
+				persistence: "disk",
+				extensionFactories: [
+					// Post-run work that keeps the run from settling (the report's window).
+					(pi: ExtensionAPI) => {
+						pi.on("agent_end", async () => {
+							if (held) return;
+							held = true;
+							inAgentEnd.release();
+							await releaseAgentEnd.promise;
+						});
+					},
+					// The steering inbox: it sends when a request arrives, not from an event handler.
+					(pi: ExtensionAPI) => {
+						inbox = pi;
+					},
+				],
+			});
+			const { answerRequests } = script(h, [fauxAssistantMessage("first"), fauxAssistantMessage("steered")]);
+			const done = h.session.prompt("task");
+			await inAgentEnd.promise;
+			// The window: the run has ended (extensions hear agent_end first), nothing has settled.
+			expect(h.eventsOfType("agent_settled")).toHaveLength(0);
+			inbox!.sendUserMessage("inbox request", { deliverAs });
+			releaseAgentEnd.release();
+			await done;
+			await h.session.waitForIdle();
+			await h.session.waitForExtensionRuns();
+			expect(h.extensionErrors).toEqual([]);
+			expect(answerRequests.map((request) => userTexts(request).at(-1))).toEqual(["task", "inbox request"]);
+			expect(h.eventsOfType("agent_settled")).toHaveLength(1);
+			expect(h.session.pendingMessageCount).toBe(0);
+			expect(timesPersisted(h.session.sessionFile!, "inbox request")).toBe(1);
+			expect(reopenedContext(h.session.sessionFile!).map(comparable)).toEqual(h.session.messages.map(comparable));
 			expect(h.session.isIdle).toBe(true);
 		});
 	}
