@@ -33,7 +33,7 @@ describe("reload machine (xstate/graph)", () => {
 	});
 
 	it("replaying every edge on a live actor fires every transition, the bounded wait's included", async () => {
-		const paths = shortestPaths(spec);
+		const paths = shortestPaths(spec, adj);
 		const fired = new Set<string>();
 		for (const [vertex, value] of Object.entries(adj)) {
 			const path = paths.get(vertex);
