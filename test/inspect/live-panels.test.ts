@@ -8,8 +8,10 @@ import { type InspectorServer, serveInspector } from "../../src/inspect/live-ser
 import { type QueuedMessage, queueHistory, queueHistoryInput } from "../../src/inspect/queue-history.js";
 import { fauxAssistantMessage } from "../../src/llm/faux.js";
 import { createHarness, type Harness } from "../../src/testing/harness.js";
-import { type LivePage, openLivePage } from "./live-browser.js";
+import { type LivePage, openLivePage, useSharedChromium } from "./live-browser.js";
 
+/** One Chromium for the file; each test's page has a browser context of its own. */
+const chromium = useSharedChromium();
 let h: Harness | undefined;
 let inspector: InspectorServer | undefined;
 let live: LivePage | undefined;
@@ -43,6 +45,7 @@ async function readUntilSettled(body: ReadableStream<Uint8Array>): Promise<strin
 describe("the live inspector page's panels", () => {
 	it("a follow-up queued during a retry backoff shows pending, then delivered in the run that delivers it; a click shows an event whole", async () => {
 		live = await openLivePage({
+			browser: (await chromium()).browser,
 			harness: RETRYING,
 			responses: [
 				OVERLOADED,
@@ -111,6 +114,7 @@ describe("the live inspector page's panels", () => {
 
 	it("a steer cleared during the backoff goes from pending to cleared, where it was cleared", async () => {
 		live = await openLivePage({
+			browser: (await chromium()).browser,
 			harness: RETRYING,
 			responses: [OVERLOADED, fauxAssistantMessage("answer after the retry")],
 		});
@@ -186,7 +190,10 @@ describe("the live inspector page's panels", () => {
 	});
 
 	it("the filter lists only the matching lines, adds matching lines as they arrive, and ↓ steps through the matches", async () => {
-		live = await openLivePage({ responses: [fauxAssistantMessage("one"), fauxAssistantMessage("two")] });
+		live = await openLivePage({
+			browser: (await chromium()).browser,
+			responses: [fauxAssistantMessage("one"), fauxAssistantMessage("two")],
+		});
 		const { h, page, problems } = live;
 		await h.session.prompt("one");
 		await page.locator("#events li.kind-emitted", { hasText: "operation_settled" }).waitFor();
@@ -225,7 +232,10 @@ describe("the live inspector page's panels", () => {
 	});
 
 	it("regression: End typed in the filter box switched the page to following live; keys typed there no longer act as page shortcuts", async () => {
-		live = await openLivePage({ responses: [fauxAssistantMessage("one"), fauxAssistantMessage("two")] });
+		live = await openLivePage({
+			browser: (await chromium()).browser,
+			responses: [fauxAssistantMessage("one"), fauxAssistantMessage("two")],
+		});
 		const { h, page, problems } = live;
 		await h.session.prompt("one");
 		await page.locator("#events li.kind-emitted", { hasText: "operation_settled" }).waitFor();

@@ -5,7 +5,7 @@
  * inspection events).
  */
 import type { AnyStateMachine, EventObject, InspectionEvent } from "xstate";
-import { getAdjacencyMap, getShortestPaths, type StatePath } from "xstate/graph";
+import { getAdjacencyMap, type StatePath } from "xstate/graph";
 import type { Harness } from "./harness.js";
 import { pathOf } from "./harness.js";
 
@@ -67,13 +67,63 @@ export function adjacency(spec: ModelSpec) {
 	>;
 }
 
-/** Shortest path to every reachable vertex, keyed by serialized vertex. */
-export function shortestPaths(spec: ModelSpec): Map<string, StatePath<AnySnapshot, EventObject>> {
-	const paths = getShortestPaths(spec.machine, traversalOptions(spec) as never) as StatePath<
-		AnySnapshot,
-		EventObject
-	>[];
-	return new Map(paths.map((path) => [spec.serialize(path.state), path]));
+/**
+ * Shortest path to every reachable vertex, keyed by serialized vertex. Computed from `adj` (default:
+ * a new traversal) with xstate/graph's `getShortestPaths` algorithm — the same paths, step for step —
+ * without that function's own second traversal: a traversal of the prompt-operation graph costs
+ * seconds of CPU, and a model test that already holds the adjacency map need not pay it again.
+ */
+export function shortestPaths(
+	spec: ModelSpec,
+	adj: ReturnType<typeof adjacency> = adjacency(spec),
+): Map<string, StatePath<AnySnapshot, EventObject>> {
+	// getAdjacencyMap records the initial snapshot (getShortestPaths' default `fromState`) first.
+	const [start] = Object.keys(adj);
+	if (start === undefined) throw new Error("empty adjacency map");
+	// As in getShortestPaths: each vertex keeps its first-found predecessor of least weight, visited in
+	// insertion order (breadth first), and the snapshot last seen for a serialization.
+	const weights = new Map<string, { weight: number; from?: string; event?: EventObject }>([[start, { weight: 0 }]]);
+	const snapshots = new Map<string, AnySnapshot>([[start, adj[start]?.state]]);
+	const unvisited = new Set([start]);
+	const visited = new Set<string>();
+	for (const vertex of unvisited) {
+		const { weight } = weights.get(vertex) as { weight: number };
+		for (const { state: next, event } of Object.values(adj[vertex]?.transitions ?? {})) {
+			const nextVertex = spec.serialize(next);
+			snapshots.set(nextVertex, next);
+			const known = weights.get(nextVertex);
+			if (!known || known.weight > weight + 1) weights.set(nextVertex, { weight: weight + 1, from: vertex, event });
+			if (!visited.has(nextVertex)) unvisited.add(nextVertex);
+		}
+		visited.add(vertex);
+		unvisited.delete(vertex);
+	}
+	// Each path's steps: its predecessor's steps plus the predecessor's vertex and the event from it
+	// (predecessors come first in `weights`' order), then shaped as xstate/graph returns them.
+	const stepsOf = new Map<string, { state: AnySnapshot; event: EventObject }[]>();
+	const paths = new Map<string, StatePath<AnySnapshot, EventObject>>();
+	for (const [vertex, { weight, from, event }] of weights) {
+		const state = snapshots.get(vertex);
+		const steps =
+			from === undefined
+				? []
+				: [...(stepsOf.get(from) ?? []), { state: snapshots.get(from), event: event as EventObject }];
+		stepsOf.set(vertex, steps);
+		paths.set(vertex, { state, steps: initialized(state, steps), weight });
+	}
+	return paths;
+}
+
+/** xstate/graph's path shape: each step holds the event that led INTO its state, `xstate.init` first. */
+function initialized(
+	state: AnySnapshot,
+	steps: { state: AnySnapshot; event: EventObject }[],
+): { state: AnySnapshot; event: EventObject }[] {
+	if (steps.length === 0) return [{ state, event: { type: "xstate.init" } }];
+	return [
+		...steps.map((step, i) => ({ state: step.state, event: i === 0 ? { type: "xstate.init" } : steps[i - 1]!.event })),
+		{ state, event: steps[steps.length - 1]!.event },
+	];
 }
 
 /**

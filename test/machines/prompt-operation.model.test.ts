@@ -17,11 +17,13 @@ describe("prompt-operation machine (xstate/graph)", () => {
 	let adj: ReturnType<typeof adjacency>;
 	// The replay is shared by every test below (memoized): run it here, under the hook's 180 s, not in
 	// whichever test comes first. Shuffled (`--sequence.shuffle`), a branch test came first and spent
-	// the default 30 s timeout on it on a loaded machine. Deterministic CPU work, about 5 s quiet
-	// (about 7 s since compaction requests are held in the machine: ~40% more vertices).
+	// the default 30 s timeout on it on a loaded machine. Deterministic CPU work: one traversal (1,580
+	// vertices, 50,260 edges; ~4-6 s on 2 busy cores), whose paths the replay reuses, then 26,660 replays
+	// (~30 s). The replay used to traverse the graph twice more (its own adjacency map and xstate's
+	// getShortestPaths), about 10 s of CPU.
 	beforeAll(async () => {
 		adj = adjacency(spec);
-		await replayAll();
+		await replayAll(adj);
 	}, 180_000);
 
 	it("reaches every state node", () => {
@@ -63,7 +65,7 @@ describe("prompt-operation machine (xstate/graph)", () => {
 	});
 
 	it("replaying every edge on a live actor with fake actors fires every transition of the machine", async () => {
-		const { fired, edges } = await replayAll();
+		const { fired, edges } = await replayAll(adj);
 		const all = allTransitionKeys(promptOperationMachine);
 		expect(all.filter((key) => !fired.has(key))).toEqual([]);
 		const required = ["postRun", "retrying", "compacting", "beforeSettle"].flatMap((state) =>
@@ -341,14 +343,14 @@ describe("prompt-operation machine (xstate/graph)", () => {
 		];
 
 		it.each(branches)("%s", async (_name, transition, check) => {
-			const { lastSteps } = await replayAll();
+			const { lastSteps } = await replayAll(adj);
 			const step = lastSteps.get(transition);
 			expect(step, `no replayed edge fired ${transition}`).toBeDefined();
 			check(step!);
 		});
 
 		it("the extension-cancel branch is reached from an overflow recovery", async () => {
-			const { lastSteps } = await replayAll();
+			const { lastSteps } = await replayAll(adj);
 			const cancelled = [...lastSteps.values()].find(
 				(step) =>
 					step.fired.includes(key("compacting", done, 4)) &&
@@ -383,13 +385,13 @@ function types(step: LastStep): string[] {
 let replayed: Promise<{ fired: Set<string>; edges: number; lastSteps: Map<string, LastStep> }> | undefined;
 
 /**
- * Replays every edge of the state graph once (shortest path to its source, then the edge) on a
+ * Replays every edge of the state graph `adj` once (shortest path to its source, then the edge) on a
  * fresh live actor, and keeps — for each transition — the first edge that fired it in its last step.
+ * The paths come from `adj` too: each traversal of this graph costs seconds of CPU.
  */
-function replayAll() {
+function replayAll(adj: ReturnType<typeof adjacency>) {
 	replayed ??= (async () => {
-		const adj = adjacency(spec);
-		const paths = shortestPaths(spec);
+		const paths = shortestPaths(spec, adj);
 		const fired = new Set<string>();
 		const lastSteps = new Map<string, LastStep>();
 		const selfLoops = new Set<string>();

@@ -4,8 +4,16 @@
  * happens to prompts and reloads that arrive during a reload, and where a teardown cuts a reload off.
  */
 import { beforeAll, describe, expect, it } from "vitest";
+import { getShortestPaths } from "xstate/graph";
 import { reloadMachine } from "../../machines/runtime-reload.machine.js";
-import { adjacency, allTransitionKeys, replay, shortestPaths, verticesThatCannotReach } from "./graph-harness.js";
+import {
+	adjacency,
+	allTransitionKeys,
+	eventsFor,
+	replay,
+	shortestPaths,
+	verticesThatCannotReach,
+} from "./graph-harness.js";
 import { reloadHarness } from "./harness.js";
 import { reloadModel } from "./models.js";
 
@@ -32,8 +40,22 @@ describe("reload machine (xstate/graph)", () => {
 		expect(verticesThatCannotReach(spec, adj, (s) => s.value === "idle" || s.status === "done")).toEqual([]);
 	});
 
+	it("shortestPaths from the adjacency map gives xstate/graph's getShortestPaths paths, step for step", () => {
+		// The model tests take their paths from the traversal they hold instead of traversing again.
+		const theirs = getShortestPaths(spec.machine, {
+			input: spec.input,
+			events: (s: unknown) => eventsFor(s, spec.events),
+			serializeState: spec.serialize,
+		} as never) as { state: unknown; steps: { state: { value: unknown }; event: unknown }[] }[];
+		const shape = (steps: { state: { value: unknown }; event: unknown }[]) =>
+			steps.map((step) => ({ event: step.event, value: step.state.value }));
+		const ours = shortestPaths(spec, adj);
+		expect([...ours.keys()]).toEqual(theirs.map((path) => spec.serialize(path.state)));
+		for (const path of theirs) expect(shape(ours.get(spec.serialize(path.state))!.steps)).toEqual(shape(path.steps));
+	});
+
 	it("replaying every edge on a live actor fires every transition, the bounded wait's included", async () => {
-		const paths = shortestPaths(spec);
+		const paths = shortestPaths(spec, adj);
 		const fired = new Set<string>();
 		for (const [vertex, value] of Object.entries(adj)) {
 			const path = paths.get(vertex);

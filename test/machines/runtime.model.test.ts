@@ -57,7 +57,7 @@ describe("runtime machine (xstate/graph)", () => {
 	});
 
 	it("replaying every edge on a live actor fires every transition of the machine", async () => {
-		const paths = shortestPaths(spec);
+		const paths = shortestPaths(spec, adj);
 		const fired = new Set<string>();
 		for (const [vertex, value] of Object.entries(adj)) {
 			const path = paths.get(vertex);
