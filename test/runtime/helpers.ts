@@ -114,6 +114,22 @@ export function recordingFactory(options: AgentSessionRuntimeFactoryOptions): Re
 	};
 }
 
+/**
+ * A recording factory whose sessions load `extension` only (no discovery) and answer from `faux`;
+ * timers run on `clock` when one is given (the property tests' SimulatedClock).
+ */
+export function inlineExtensionFactory(
+	faux: FauxProvider,
+	extension: ExtensionFactory,
+	clock?: AgentSessionRuntimeFactoryOptions["clock"],
+): RecordingFactory {
+	return recordingFactory({
+		modelRuntime: () => fauxModelRuntime(faux),
+		...(clock ? { clock } : {}),
+		resourceLoaderOptions: { extensionFactories: [extension], noExtensions: true },
+	});
+}
+
 /** Starts a runtime on a new session file in `cwd`, binding extensions on every (re)bind. */
 export async function startRuntime(
 	factory: AgentSessionRuntimeFactory,
