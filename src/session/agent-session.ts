@@ -1406,6 +1406,36 @@ export class AgentSession {
 		});
 	}
 
+	/**
+	 * The runtime is about to tear this session down (replacement or dispose): a reload in progress
+	 * stops at its next step, the reload machine decides (nothing more is loaded or started for a
+	 * session going away); the extensions it leaves installed hear the runtime's session_shutdown,
+	 * the old ones are not told twice (the runner tells an extension set once). Resolves once no
+	 * reload runs (at once when none does); never rejects.
+	 * @internal Not part of the public API: called by {@link abortForTeardown}.
+	 */
+	stopReloadForTeardown(): Promise<void> {
+		this.reloadActor?.send({ type: "TEARDOWN" });
+		return this.reloadsOver();
+	}
+
+	/** Resolves once the reload machine runs no reload (at once when none runs). */
+	private reloadsOver(): Promise<void> {
+		const actor = this.reloadActor;
+		if (!actor?.getSnapshot().matches("reloading")) return Promise.resolve();
+		return new Promise<void>((resolve) => {
+			const subscription = actor.subscribe({
+				next: (snapshot) => {
+					if (snapshot.matches("reloading")) return;
+					subscription.unsubscribe();
+					resolve();
+				},
+				complete: () => resolve(),
+				error: () => resolve(),
+			});
+		});
+	}
+
 	/** What the reload machine decided. Never throws (XState rethrows asynchronously). */
 	private onReloadEvent(event: ReloadEmitted): void {
 		try {
@@ -2661,35 +2691,12 @@ const tearingDown = new WeakSet<AgentSession>();
  * delay (`settlingCurrent`), on the session's clock. Not part of the public API.
  */
 export async function abortForTeardown(session: AgentSession): Promise<void> {
-	// A reload in progress stops at its next step (the reload machine decides: nothing more is loaded
-	// or started for a session going away); the extensions it leaves installed hear the runtime's
-	// session_shutdown, the old ones are not told twice (the runner tells an extension set once).
-	// biome-ignore lint/complexity/useLiteralKeys: the private actor, told of the runtime's teardown
-	session["reloadActor"]?.send({ type: "TEARDOWN" });
-	await reloadsOver(session);
+	await session.stopReloadForTeardown();
 	// No agent run in flight (idle, a retry's backoff, a compaction: nothing of theirs is left to persist).
 	if (!session.agent.state.isStreaming) return;
 	// Its prompt() still rejects with SESSION_CLOSED, as when a session is disposed mid-run.
 	tearingDown.add(session);
 	await session.abort().catch(() => undefined);
-}
-
-/** Resolves once the session's reload machine runs no reload (at once when none runs). */
-function reloadsOver(session: AgentSession): Promise<void> {
-	// biome-ignore lint/complexity/useLiteralKeys: the private actor, read for the runtime's teardown
-	const actor = session["reloadActor"];
-	if (!actor?.getSnapshot().matches("reloading")) return Promise.resolve();
-	return new Promise<void>((resolve) => {
-		const subscription = actor.subscribe({
-			next: (snapshot) => {
-				if (snapshot.matches("reloading")) return;
-				subscription.unsubscribe();
-				resolve();
-			},
-			complete: () => resolve(),
-			error: () => resolve(),
-		});
-	});
 }
 
 /**

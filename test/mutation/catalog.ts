@@ -9543,8 +9543,8 @@ export const MUTANTS: Mutant[] = [
 		description: "teardown does not wait for a reload in progress (reloaded extensions never hear session_shutdown)",
 		edits: [
 			{
-				find: "\tawait reloadsOver(session);\n",
-				replace: "\n",
+				find: "\t\treturn this.reloadsOver();\n",
+				replace: "\t\treturn Promise.resolve();\n",
 			},
 		],
 		tests: ["test/runtime/reload-during-replacement.test.ts"],
@@ -9744,7 +9744,7 @@ export const MUTANTS: Mutant[] = [
 			"the runtime's teardown does not tell the reload machine: the reload runs to its end for a session going away",
 		edits: [
 			{
-				find: '\tsession["reloadActor"]?.send({ type: "TEARDOWN" });\n',
+				find: '\t\tthis.reloadActor?.send({ type: "TEARDOWN" });\n',
 				replace: "",
 			},
 		],
