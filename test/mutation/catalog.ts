@@ -10046,6 +10046,73 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/runtime/replacing-session-input.test.ts", "test/runtime/disposing-session-input.test.ts"],
 	},
+	{
+		id: "CJ01",
+		file: "src/runtime/runtime.ts",
+		description: "createAgentSessionRuntime's settleTimeoutMs is ignored: a teardown always waits the default 2 s",
+		edits: [
+			{
+				find: "...(options.settleTimeoutMs !== undefined ? { settleTimeoutMs: options.settleTimeoutMs } : {}),",
+				replace: "",
+			},
+		],
+		tests: ["test/runtime/settle-timeout.test.ts"],
+	},
+	{
+		id: "CJ02",
+		file: "src/runtime/runtime.ts",
+		description: "settleTimeoutMs: Infinity is taken (an unbounded wait: a hung run holds every teardown for good)",
+		edits: [
+			{
+				find: 'if (typeof value !== "number" || !Number.isFinite(value) || value < 0) {\n\t\tthrow new SettleError("INVALID_ARGUMENT", invalidSettleTimeout(value));',
+				replace:
+					'if (typeof value !== "number" || Number.isNaN(value) || value < 0) {\n\t\tthrow new SettleError("INVALID_ARGUMENT", invalidSettleTimeout(value));',
+			},
+		],
+		tests: ["test/runtime/settle-timeout.test.ts"],
+	},
+	{
+		id: "CJ03",
+		file: "src/runtime/runtime.ts",
+		description: "a negative settleTimeoutMs is taken instead of refused with INVALID_ARGUMENT",
+		edits: [
+			{
+				find: '!Number.isFinite(value) || value < 0) {\n\t\tthrow new SettleError("INVALID_ARGUMENT", invalidSettleTimeout(value));',
+				replace:
+					'!Number.isFinite(value)) {\n\t\tthrow new SettleError("INVALID_ARGUMENT", invalidSettleTimeout(value));',
+			},
+		],
+		tests: ["test/runtime/settle-timeout.test.ts"],
+	},
+	{
+		id: "CJ04",
+		file: "src/runtime/runtime.ts",
+		description: "the settle bound running out is not told to runtime.onSettleTimedOut listeners (trace only)",
+		edits: [
+			{
+				find: 'callListener("runtime.onSettleTimedOut", listener, timedOut, this.listenerOwner);',
+				replace: "void listener;",
+			},
+		],
+		tests: ["test/runtime/settle-timeout.test.ts"],
+	},
+	{
+		id: "CJ05",
+		file: "src/runtime/runtime.ts",
+		description: "an invalid settleTimeoutMs is refused only after the first session was built (its file left open)",
+		edits: [
+			{
+				find: "\t\tsettleTimeoutMs = validSettleTimeout(options.settleTimeoutMs);\n",
+				replace: "",
+			},
+			{
+				find: "\treturn new AgentSessionRuntime(result, factory, {\n",
+				replace:
+					"\tsettleTimeoutMs = validSettleTimeout(options.settleTimeoutMs);\n\treturn new AgentSessionRuntime(result, factory, {\n",
+			},
+		],
+		tests: ["test/runtime/settle-timeout.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
