@@ -362,8 +362,11 @@ export class AgentSessionRuntime {
 				const created = input.created?.handle as Created | undefined;
 				runtime.inFlight = undefined;
 				if (created) discard(created);
-				// The old session's extensions were told session_shutdown: bind them again.
-				if (input.shutdownAnnounced) await runtime.rebind?.(runtime.current.session);
+				// A reload this teardown cut off after loading left the old extensions stale: the session
+				// goes on with the ones it loaded.
+				const reloaded = runtime.current.session.installCutOffReload();
+				// The old session's extensions were told session_shutdown (or are new): bind them again.
+				if (input.shutdownAnnounced || reloaded) await runtime.rebind?.(runtime.current.session);
 			}),
 		},
 	});

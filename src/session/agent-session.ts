@@ -98,7 +98,9 @@ import { PublicEvents } from "./public-events.js";
 import { type QueuedTexts, SessionQueues } from "./queues.js";
 import {
 	builtinToolOptions,
+	discardCutOffReload,
 	discoverExtensionResources,
+	installCutOffReload,
 	loadExtensionRunner,
 	RELOAD_WHILE_BUSY,
 	type ReloadActor,
@@ -1419,6 +1421,17 @@ export class AgentSession {
 		return this.reloadsOver();
 	}
 
+	/**
+	 * The runtime's teardown rolled back after it cut a reload off past loading: the extensions that
+	 * reload loaded become this session's (the old ones are shut down and stale), for the host's
+	 * rebind to start. Returns whether it did (then the runtime rebinds even if no `session_shutdown`
+	 * went out). Never throws for lack of a reload.
+	 * @internal Not part of the public API: called by the runtime's rollback.
+	 */
+	installCutOffReload(): boolean {
+		return this.reloadActor ? installCutOffReload(this.reloadActor) : false;
+	}
+
 	/** Resolves once the reload machine runs no reload (at once when none runs). */
 	private reloadsOver(): Promise<void> {
 		const actor = this.reloadActor;
@@ -1982,6 +1995,7 @@ export class AgentSession {
 		this.actor.stop();
 		// Held prompts and queued reloads end now (SESSION_CLOSED); a reload in progress stops after its step.
 		this.reloadActor?.send({ type: "DISPOSE" });
+		if (this.reloadActor) discardCutOffReload(this.reloadActor);
 		// The manager may outlive this session (one the host passed in): stop telling this actor.
 		if (this.sessionManager.entryObserver === this.entryObserver) this.sessionManager.entryObserver = undefined;
 		this.inspections.closeAll();

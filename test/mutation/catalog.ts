@@ -6861,7 +6861,7 @@ export const MUTANTS: Mutant[] = [
 		description: "a rollback does not rebind the old session",
 		edits: [
 			{
-				find: "if (input.shutdownAnnounced) await runtime.rebind?.(runtime.current.session);",
+				find: "if (input.shutdownAnnounced || reloaded) await runtime.rebind?.(runtime.current.session);",
 				replace: "",
 			},
 		],
@@ -9756,8 +9756,8 @@ export const MUTANTS: Mutant[] = [
 		description: "extensions a cut-off reload loaded and never installed keep live pi / ctx objects",
 		edits: [
 			{
-				find: "if (before?.loaded && !before.installed) before.loaded.runner.invalidate(STALE_EXTENSION_CONTEXT_MESSAGE);",
-				replace: "",
+				find: "else before.loaded.runner.invalidate(STALE_EXTENSION_CONTEXT_MESSAGE);",
+				replace: "else void before;",
 			},
 		],
 		tests: ["test/runtime/reload-overtaken-by-teardown.test.ts"],
@@ -10112,6 +10112,45 @@ export const MUTANTS: Mutant[] = [
 			},
 		],
 		tests: ["test/runtime/settle-timeout.test.ts"],
+	},
+	{
+		id: "CJ06",
+		file: "src/runtime/runtime.ts",
+		description:
+			"a replacement that rolls back after cutting a reload off past loading leaves the session its stale old extensions (the reloaded ones dropped)",
+		edits: [
+			{
+				find: "const reloaded = runtime.current.session.installCutOffReload();",
+				replace: "const reloaded = false;",
+			},
+		],
+		tests: ["test/runtime/reload-cut-off-rollback.test.ts"],
+	},
+	{
+		id: "CJ07",
+		file: "src/session/reload.ts",
+		description:
+			"extensions a cut-off reload loaded stay live when the replacement that cut it off commits (the disposed session never invalidates them)",
+		edits: [
+			{
+				find: "\tstate.cutOffAfterLoading?.loaded.runner.invalidate(STALE_EXTENSION_CONTEXT_MESSAGE);\n",
+				replace: "",
+			},
+		],
+		tests: ["test/runtime/reload-cut-off-rollback.test.ts"],
+	},
+	{
+		id: "CJ08",
+		file: "src/session/reload.ts",
+		description:
+			"a reload cut off after loading by a dispose that already happened keeps its loaded extensions for a rollback that never comes (their pi stays live)",
+		edits: [
+			{
+				find: "if (emitted.cutOff !== undefined && !state.closed)",
+				replace: "if (emitted.cutOff !== undefined)",
+			},
+		],
+		tests: ["test/runtime/reload-overtaken-by-teardown.test.ts"],
 	},
 ];
 
