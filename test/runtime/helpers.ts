@@ -268,3 +268,25 @@ export function recordOutcome(outcome: CallOutcome, promise: Promise<unknown> | 
 		},
 	);
 }
+
+/** Lets the machines reach the state a run or handler holds them in: `rounds` event-loop turns, no time passes. */
+export async function settleMicrotasks(rounds = 20): Promise<void> {
+	for (let i = 0; i < rounds; i++) await new Promise<void>((resolve) => setImmediate(resolve));
+}
+
+/**
+ * Disposes `runtime` (when there is one) on a simulated `clock`: moves it a minute at a time, at most
+ * 20 times, while a bounded wait (a stuck handler, a hung run) holds the dispose.
+ */
+export async function disposeOnClock(
+	runtime: AgentSessionRuntime | undefined,
+	clock: { increment(ms: number): void },
+): Promise<void> {
+	let disposed = false;
+	const disposing = runtime?.dispose().then(() => (disposed = true));
+	for (let i = 0; disposing && !disposed && i < 20; i++) {
+		clock.increment(60_000);
+		await settleMicrotasks();
+	}
+	await disposing;
+}

@@ -15,7 +15,14 @@ import { STALE_EXTENSION_CONTEXT_MESSAGE } from "../../src/extensions/messages.j
 import type { ExtensionAPI } from "../../src/extensions/types.js";
 import { createFauxProvider } from "../../src/llm/faux.js";
 import type { AgentSessionRuntime } from "../../src/runtime/runtime.js";
-import { createWorkspace, inlineExtensionFactory, startRuntime, type Workspace } from "./helpers.js";
+import {
+	createWorkspace,
+	disposeOnClock,
+	inlineExtensionFactory,
+	settleMicrotasks,
+	startRuntime,
+	type Workspace,
+} from "./helpers.js";
 
 let ws: Workspace;
 let clock: SimulatedClock;
@@ -48,10 +55,6 @@ function generations(pi: ExtensionAPI): void | Promise<void> {
 	});
 	return slowFactory.get(g);
 }
-
-const settleMicrotasks = async (rounds = 20) => {
-	for (let i = 0; i < rounds; i++) await new Promise<void>((resolve) => setImmediate(resolve));
-};
 
 async function start(): Promise<AgentSessionRuntime> {
 	const rec = inlineExtensionFactory(createFauxProvider(), generations, clock);
@@ -91,13 +94,7 @@ beforeEach(() => {
 });
 afterEach(async () => {
 	runtime?.setBeforeSessionInvalidate(undefined);
-	let disposed = false;
-	const disposing = runtime?.dispose().then(() => (disposed = true));
-	for (let i = 0; disposing && !disposed && i < 20; i++) {
-		clock.increment(60_000);
-		await settleMicrotasks();
-	}
-	await disposing;
+	await disposeOnClock(runtime, clock);
 	runtime = undefined;
 	ws.cleanup();
 });

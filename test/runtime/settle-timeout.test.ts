@@ -18,7 +18,14 @@ import {
 	type SettleTimedOutEvent,
 } from "../../src/runtime/runtime.js";
 import { SessionManager } from "../../src/store/session-manager.js";
-import { createWorkspace, inlineExtensionFactory, type RecordingFactory, type Workspace } from "./helpers.js";
+import {
+	createWorkspace,
+	disposeOnClock,
+	inlineExtensionFactory,
+	type RecordingFactory,
+	settleMicrotasks,
+	type Workspace,
+} from "./helpers.js";
 
 let ws: Workspace;
 let faux: FauxProvider;
@@ -38,11 +45,6 @@ function extension(pi: ExtensionAPI) {
 		await new Promise<void>(() => {});
 	});
 	pi.on("session_shutdown", (event) => void seen.push(`session_shutdown ${event.reason}`));
-}
-
-/** Lets the machines reach the state the run holds them in (no time passes). */
-async function settleMicrotasks(rounds = 20): Promise<void> {
-	for (let i = 0; i < rounds; i++) await new Promise<void>((resolve) => setImmediate(resolve));
 }
 
 async function start(settleTimeoutMs?: number): Promise<{ r: AgentSessionRuntime; timedOut: SettleTimedOutEvent[] }> {
@@ -84,13 +86,7 @@ beforeEach(() => {
 });
 
 afterEach(async () => {
-	let disposed = false;
-	const disposing = runtime?.dispose().then(() => (disposed = true));
-	for (let i = 0; disposing && !disposed && i < 10; i++) {
-		clock.increment(10_000);
-		await settleMicrotasks();
-	}
-	await disposing;
+	await disposeOnClock(runtime, clock);
 	runtime = undefined;
 	ws.cleanup();
 });
