@@ -17,6 +17,7 @@ import { errorMessage, SettleError } from "./errors.js";
 export type ListenerSource =
 	| "session.subscribe"
 	| "runtime.onSessionReplaced"
+	| "runtime.onSettleTimedOut"
 	| InspectionListenerSource
 	| `${InspectionListenerSource} onEnd`
 	| `${InspectionListenerSource} details`

@@ -29,6 +29,8 @@ export {
 	type SessionReplacedEvent,
 	type SessionReplacedListener,
 	type SessionReplacementReason,
+	type SettleTimedOutEvent,
+	type SettleTimedOutListener,
 } from "./runtime.js";
 export {
 	type CreateAgentSessionFromServicesOptions,

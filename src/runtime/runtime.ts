@@ -16,6 +16,7 @@ import {
 	type BeforeSwitchOutput,
 	type CreatedSession,
 	type CreateSessionInput,
+	DEFAULT_SETTLE_TIMEOUT_MS,
 	type FinishInput,
 	isReplacing,
 	type OpenedTarget,
@@ -27,6 +28,7 @@ import {
 	type RuntimeEvent,
 	type RuntimeStatePath,
 	runtimeMachine,
+	type ShutdownReason,
 	type TeardownInput,
 } from "../../machines/runtime.machine.js";
 import { errorMessage, SettleError } from "../errors.js";
@@ -76,6 +78,7 @@ import { getDefaultSessionDirPath } from "../store/paths.js";
 import type { SessionManager } from "../store/session-manager.js";
 import {
 	assertSessionCwdExists,
+	invalidSettleTimeout,
 	REPLACEMENT_IN_PROGRESS_MESSAGE,
 	RUNTIME_DISPOSED_MESSAGE,
 	SessionImportFileNotFoundError,
@@ -163,6 +166,48 @@ export interface SessionReplacedEvent {
 
 /** A {@link AgentSessionRuntime.onSessionReplaced} listener. Not awaited: its return value is ignored. */
 export type SessionReplacedListener = (event: SessionReplacedEvent) => void;
+
+/**
+ * What {@link AgentSessionRuntime.onSettleTimedOut} listeners receive: the runtime stopped waiting
+ * for the run of the session it tears down to settle, after `timeoutMs`
+ * ({@link CreateAgentSessionRuntimeOptions.settleTimeoutMs}), and went on with `session_shutdown`.
+ */
+export interface SettleTimedOutEvent {
+	/**
+	 * The session being torn down (still `runtime.session` when listeners are called). Its run was
+	 * aborted but had not ended: its file may lack the run's end (the aborted answer, a tool result).
+	 */
+	session: AgentSession;
+	/** The teardown's `session_shutdown` reason: `new`, `resume` (switch, import), `fork` (fork, clone) or `quit` (dispose). */
+	reason: ShutdownReason;
+	/** The bound that ran out (ms). */
+	timeoutMs: number;
+}
+
+/** A {@link AgentSessionRuntime.onSettleTimedOut} listener. Not awaited: its return value is ignored. */
+export type SettleTimedOutListener = (event: SettleTimedOutEvent) => void;
+
+/** A runtime's listeners of one kind, in subscription order. */
+class ListenerList<L> {
+	/** Replaced, never mutated: a listener unsubscribing while they are called skips none. */
+	current: readonly L[] = [];
+
+	/** Appends `listener`; returns its unsubscribe function (a second call does nothing). */
+	add(listener: L): () => void {
+		this.current = [...this.current, listener];
+		let active = true;
+		return () => {
+			if (!active) return;
+			active = false;
+			const index = this.current.indexOf(listener);
+			if (index !== -1) this.current = [...this.current.slice(0, index), ...this.current.slice(index + 1)];
+		};
+	}
+
+	clear(): void {
+		this.current = [];
+	}
+}
 
 /**
  * What {@link AgentSessionRuntime.inspectSessions} streams: the runtime machine's events (`machine:
@@ -317,8 +362,11 @@ export class AgentSessionRuntime {
 				const created = input.created?.handle as Created | undefined;
 				runtime.inFlight = undefined;
 				if (created) discard(created);
-				// The old session's extensions were told session_shutdown: bind them again.
-				if (input.shutdownAnnounced) await runtime.rebind?.(runtime.current.session);
+				// A reload this teardown cut off after loading left the old extensions stale: the session
+				// goes on with the ones it loaded.
+				const reloaded = runtime.current.session.installCutOffReload();
+				// The old session's extensions were told session_shutdown (or are new): bind them again.
+				if (input.shutdownAnnounced || reloaded) await runtime.rebind?.(runtime.current.session);
 			}),
 		},
 	});
@@ -336,13 +384,14 @@ export class AgentSessionRuntime {
 	/** Names the current session in a failing listener's `LISTENER` warning (many runtimes may share a process). */
 	private readonly listenerOwner = () => ({ sessionId: this.session.sessionId, cwd: this.cwd });
 	private readonly inspections = new InspectionSubscriptionSet("runtime.inspect", this.listenerOwner);
-	private replacedListeners: readonly SessionReplacedListener[] = [];
+	private readonly replacedListeners = new ListenerList<SessionReplacedListener>();
+	private readonly settleTimedOutListeners = new ListenerList<SettleTimedOutListener>();
 
 	/** Use {@link createAgentSessionRuntime}. */
 	constructor(
 		initial: AgentSessionRuntimeResult,
 		factory: AgentSessionRuntimeFactory,
-		options: { inspect?: (event: InspectionEvent) => void } = {},
+		options: { inspect?: (event: InspectionEvent) => void; settleTimeoutMs?: number } = {},
 	) {
 		this.current = initial;
 		this.factory = factory;
@@ -356,7 +405,10 @@ export class AgentSessionRuntime {
 		// Teardown is timed like the session (its clock, its bound on session_shutdown handlers).
 		const { clock, shutdownTimeoutMs } = teardownTimingOf(initial.session);
 		this.actor = createActor(AgentSessionRuntime.machine, {
-			input: { shutdownTimeoutMs },
+			input: {
+				shutdownTimeoutMs,
+				...(options.settleTimeoutMs !== undefined ? { settleTimeoutMs: options.settleTimeoutMs } : {}),
+			},
 			clock: (clock ?? UNREF_CLOCK) as never,
 			...(options.inspect ? { inspect: options.inspect } : {}),
 		});
@@ -567,19 +619,28 @@ export class AgentSessionRuntime {
 	 * ```
 	 */
 	onSessionReplaced(listener: SessionReplacedListener): () => void {
-		this.replacedListeners = [...this.replacedListeners, listener];
-		let active = true;
-		return () => {
-			if (!active) return;
-			active = false;
-			const index = this.replacedListeners.indexOf(listener);
-			if (index !== -1) {
-				this.replacedListeners = [
-					...this.replacedListeners.slice(0, index),
-					...this.replacedListeners.slice(index + 1),
-				];
-			}
-		};
+		return this.replacedListeners.add(listener);
+	}
+
+	/**
+	 * Calls `listener` each time a teardown (new, switch, fork, clone, import, dispose) stopped
+	 * waiting for the current session's aborted run to settle: the run did not end within
+	 * {@link CreateAgentSessionRuntimeOptions.settleTimeoutMs} (default 2 000 ms, on the session's
+	 * clock), so `session_shutdown` went out while it still ran and the old file may lack its end.
+	 * Called before `session_shutdown`, with the old session still current; the teardown goes on
+	 * whatever the listener does. Nothing is called when the run settles in time or nothing runs.
+	 * Same rules as {@link onSessionReplaced}: synchronous, in subscription order, a failing listener
+	 * is skipped and reported once as a `LISTENER` warning. Returns the unsubscribe function.
+	 *
+	 * @example
+	 * ```ts
+	 * runtime.onSettleTimedOut(({ session, reason, timeoutMs }) => {
+	 *   console.warn(`${reason}: ${session.sessionId}'s run did not end within ${timeoutMs} ms; its file may lack the end`);
+	 * });
+	 * ```
+	 */
+	onSettleTimedOut(listener: SettleTimedOutListener): () => void {
+		return this.settleTimedOutListeners.add(listener);
 	}
 
 	/**
@@ -713,7 +774,8 @@ export class AgentSessionRuntime {
 				error: () => done(),
 			});
 			const done = () => {
-				this.replacedListeners = [];
+				this.replacedListeners.clear();
+				this.settleTimedOutListeners.clear();
 				// After XState has reported the final snapshot to the inspectors (it does so after `complete`),
 				// and before dispose() resolves: a host that closes its inspector once dispose() resolves
 				// (settle --inspect) has had every stream ended with `onEnd` by then.
@@ -792,6 +854,17 @@ export class AgentSessionRuntime {
 					setReplacingMessage(this.current.session, undefined);
 					this.settle(event.requestId, undefined, event.error);
 					return;
+				case "settle_timed_out": {
+					// The old session is still current (session_shutdown comes next): its host hears it.
+					const timedOut: SettleTimedOutEvent = {
+						session: this.current.session,
+						reason: event.reason,
+						timeoutMs: event.timeoutMs,
+					};
+					for (const listener of this.settleTimedOutListeners.current)
+						callListener("runtime.onSettleTimedOut", listener, timedOut, this.listenerOwner);
+					return;
+				}
 				case "shutdown_timed_out":
 					// The old session is still current (the commit point is later): its host hears it.
 					reportUnfinishedShutdownHandlers(this.current.session.extensionRunner, event.timeoutMs, event.reason);
@@ -816,7 +889,7 @@ export class AgentSessionRuntime {
 		if (!previous) return;
 		const event: SessionReplacedEvent = { previous, session: created.result.session, reason: created.reason };
 		// As session.subscribe listeners: a failing one is skipped and reported, the replacement goes on.
-		for (const listener of this.replacedListeners)
+		for (const listener of this.replacedListeners.current)
 			callListener("runtime.onSessionReplaced", listener, event, this.listenerOwner);
 	}
 
@@ -957,6 +1030,26 @@ export interface CreateAgentSessionRuntimeOptions {
 	/** Default `{type: "session_start", reason: "startup"}`. */
 	sessionStartEvent?: SessionStartEvent;
 	/**
+	 * How long (ms) a teardown (new, switch, fork, clone, import, dispose) waits for the current
+	 * session's aborted run to end and be saved before its extensions get `session_shutdown` anyway
+	 * (default 2 000 ms, on the session's clock). `0` does not
+	 * wait. A finite number ≥ 0; anything else is a `SettleError` `INVALID_ARGUMENT`. When it runs
+	 * out, {@link AgentSessionRuntime.onSettleTimedOut} listeners are called. pi 0.73.1 has no such
+	 * wait: it replaces without aborting the run.
+	 *
+	 * @example
+	 * ```ts
+	 * const runtime = await createAgentSessionRuntime(createAgentSessionRuntimeFactory({ modelRuntime }), {
+	 *   cwd,
+	 *   agentDir,
+	 *   sessionManager,
+	 *   settleTimeoutMs: 5_000, // a long tool run gets 5 s to end after the abort
+	 * });
+	 * runtime.onSettleTimedOut(({ timeoutMs }) => console.warn(`the run did not end within ${timeoutMs} ms`));
+	 * ```
+	 */
+	settleTimeoutMs?: number;
+	/**
 	 * XState's inspection callback for the runtime machine's actor (e.g. `@statelyai/inspect`'s
 	 * `inspector.inspect`); {@link AgentSessionRuntime.inspect} gives typed events instead.
 	 */
@@ -984,7 +1077,9 @@ export async function createAgentSessionRuntime(
 ): Promise<AgentSessionRuntime> {
 	const { sessionManager } = options;
 	let result: AgentSessionRuntimeResult;
+	let settleTimeoutMs: number;
 	try {
+		settleTimeoutMs = validSettleTimeout(options.settleTimeoutMs);
 		assertSessionCwdExists(sessionManager, resolve(options.cwd));
 		result = await factory({
 			// The session's own directory: building services for another one would mix two projects.
@@ -997,5 +1092,17 @@ export async function createAgentSessionRuntime(
 		sessionManager.close();
 		throw error;
 	}
-	return new AgentSessionRuntime(result, factory, options.inspect ? { inspect: options.inspect } : {});
+	return new AgentSessionRuntime(result, factory, {
+		settleTimeoutMs,
+		...(options.inspect ? { inspect: options.inspect } : {}),
+	});
+}
+
+/** A valid `settleTimeoutMs` (default 2 000 ms); anything else is an `INVALID_ARGUMENT`. */
+function validSettleTimeout(value: number | undefined): number {
+	if (value === undefined) return DEFAULT_SETTLE_TIMEOUT_MS;
+	if (typeof value !== "number" || !Number.isFinite(value) || value < 0) {
+		throw new SettleError("INVALID_ARGUMENT", invalidSettleTimeout(value));
+	}
+	return value;
 }

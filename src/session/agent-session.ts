@@ -98,7 +98,9 @@ import { PublicEvents } from "./public-events.js";
 import { type QueuedTexts, SessionQueues } from "./queues.js";
 import {
 	builtinToolOptions,
+	discardCutOffReload,
 	discoverExtensionResources,
+	installCutOffReload,
 	loadExtensionRunner,
 	RELOAD_WHILE_BUSY,
 	type ReloadActor,
@@ -1406,6 +1408,47 @@ export class AgentSession {
 		});
 	}
 
+	/**
+	 * The runtime is about to tear this session down (replacement or dispose): a reload in progress
+	 * stops at its next step, the reload machine decides (nothing more is loaded or started for a
+	 * session going away); the extensions it leaves installed hear the runtime's session_shutdown,
+	 * the old ones are not told twice (the runner tells an extension set once). Resolves once no
+	 * reload runs (at once when none does); never rejects.
+	 * @internal Not part of the public API: called by {@link abortForTeardown}.
+	 */
+	stopReloadForTeardown(): Promise<void> {
+		this.reloadActor?.send({ type: "TEARDOWN" });
+		return this.reloadsOver();
+	}
+
+	/**
+	 * The runtime's teardown rolled back after it cut a reload off past loading: the extensions that
+	 * reload loaded become this session's (the old ones are shut down and stale), for the host's
+	 * rebind to start. Returns whether it did (then the runtime rebinds even if no `session_shutdown`
+	 * went out). Never throws for lack of a reload.
+	 * @internal Not part of the public API: called by the runtime's rollback.
+	 */
+	installCutOffReload(): boolean {
+		return this.reloadActor ? installCutOffReload(this.reloadActor) : false;
+	}
+
+	/** Resolves once the reload machine runs no reload (at once when none runs). */
+	private reloadsOver(): Promise<void> {
+		const actor = this.reloadActor;
+		if (!actor?.getSnapshot().matches("reloading")) return Promise.resolve();
+		return new Promise<void>((resolve) => {
+			const subscription = actor.subscribe({
+				next: (snapshot) => {
+					if (snapshot.matches("reloading")) return;
+					subscription.unsubscribe();
+					resolve();
+				},
+				complete: () => resolve(),
+				error: () => resolve(),
+			});
+		});
+	}
+
 	/** What the reload machine decided. Never throws (XState rethrows asynchronously). */
 	private onReloadEvent(event: ReloadEmitted): void {
 		try {
@@ -1952,6 +1995,7 @@ export class AgentSession {
 		this.actor.stop();
 		// Held prompts and queued reloads end now (SESSION_CLOSED); a reload in progress stops after its step.
 		this.reloadActor?.send({ type: "DISPOSE" });
+		if (this.reloadActor) discardCutOffReload(this.reloadActor);
 		// The manager may outlive this session (one the host passed in): stop telling this actor.
 		if (this.sessionManager.entryObserver === this.entryObserver) this.sessionManager.entryObserver = undefined;
 		this.inspections.closeAll();
@@ -2661,35 +2705,12 @@ const tearingDown = new WeakSet<AgentSession>();
  * delay (`settlingCurrent`), on the session's clock. Not part of the public API.
  */
 export async function abortForTeardown(session: AgentSession): Promise<void> {
-	// A reload in progress stops at its next step (the reload machine decides: nothing more is loaded
-	// or started for a session going away); the extensions it leaves installed hear the runtime's
-	// session_shutdown, the old ones are not told twice (the runner tells an extension set once).
-	// biome-ignore lint/complexity/useLiteralKeys: the private actor, told of the runtime's teardown
-	session["reloadActor"]?.send({ type: "TEARDOWN" });
-	await reloadsOver(session);
+	await session.stopReloadForTeardown();
 	// No agent run in flight (idle, a retry's backoff, a compaction: nothing of theirs is left to persist).
 	if (!session.agent.state.isStreaming) return;
 	// Its prompt() still rejects with SESSION_CLOSED, as when a session is disposed mid-run.
 	tearingDown.add(session);
 	await session.abort().catch(() => undefined);
-}
-
-/** Resolves once the session's reload machine runs no reload (at once when none runs). */
-function reloadsOver(session: AgentSession): Promise<void> {
-	// biome-ignore lint/complexity/useLiteralKeys: the private actor, read for the runtime's teardown
-	const actor = session["reloadActor"];
-	if (!actor?.getSnapshot().matches("reloading")) return Promise.resolve();
-	return new Promise<void>((resolve) => {
-		const subscription = actor.subscribe({
-			next: (snapshot) => {
-				if (snapshot.matches("reloading")) return;
-				subscription.unsubscribe();
-				resolve();
-			},
-			complete: () => resolve(),
-			error: () => resolve(),
-		});
-	});
 }
 
 /**

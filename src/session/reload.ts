@@ -23,7 +23,9 @@
  * (`shutdownExtensions`), steps 1's invalidation to 4's factories (`loadExtensions`), the rest of 4
  * and `beforeSessionStart` (`bindExtensions`) and 5's events (`startExtensions`) as its invoked actors.
  * A runner loaded and not installed (the reload was cut off or failed before `bindExtensions`) is
- * invalidated when the reload ends: its extensions never hear of the session.
+ * invalidated unused: its extensions never hear of the session. One exception: cut off by a runtime
+ * teardown that then rolls back, it becomes the session's ({@link installCutOffReload}; the old
+ * runner is stale by then), and is invalidated only once the session is disposed.
  */
 import { type ActorRefFrom, createActor, fromPromise } from "xstate";
 import { type ReloadEmitted, type ReloadStepInput, reloadMachine } from "../../machines/runtime-reload.machine.js";
@@ -200,6 +202,14 @@ export interface ReloadHost {
 
 interface ReloadHostState extends ReloadHost {
 	readonly before: Map<string, BeforeReload>;
+	/**
+	 * A reload the runtime's teardown cut off after loading: its runner loaded, not installed, and
+	 * the old runner already stale. The teardown decides: a rollback installs it
+	 * ({@link installCutOffReload}), the session's dispose drops it ({@link discardCutOffReload}).
+	 */
+	cutOffAfterLoading?: BeforeReload & { loaded: LoadedExtensionRunner };
+	/** The session was disposed: nothing is kept for a rollback any more. */
+	closed?: boolean;
 }
 
 /** Each reload actor's session, by its actor system (one system per root actor). */
@@ -275,13 +285,42 @@ export function startReloadActor(host: ReloadHost): ReloadActor {
 		} else if (emitted.type === "reload_finished") {
 			const before = state.before.get(emitted.requestId);
 			state.before.delete(emitted.requestId);
-			// Loaded and never installed (cut off, or failed in between): its pi / ctx go stale unused.
-			if (before?.loaded && !before.installed) before.loaded.runner.invalidate(STALE_EXTENSION_CONTEXT_MESSAGE);
+			if (before?.loaded && !before.installed) {
+				// Cut off by a teardown that may still roll back: kept, the old runner is stale already.
+				if (emitted.cutOff !== undefined && !state.closed)
+					state.cutOffAfterLoading = { ...before, loaded: before.loaded };
+				// Loaded and never installed (failed in between, or the session is gone): its pi / ctx go stale unused.
+				else before.loaded.runner.invalidate(STALE_EXTENSION_CONTEXT_MESSAGE);
+			}
 		}
 		host.onEmitted(emitted);
 	});
 	actor.start();
 	return actor;
+}
+
+/**
+ * A teardown that cut a reload off after loading rolled back, and the session lives on: the old
+ * runner was shut down and invalidated by the reload, so the runner it loaded becomes the
+ * session's (its tools, the host's bindings), for the host's rebind to start. Returns whether
+ * there was one. Not part of the public API.
+ */
+export function installCutOffReload(actor: ReloadActor): boolean {
+	const state = reloadHostsBySystem.get(actor.system);
+	const kept = state?.cutOffAfterLoading;
+	if (!state || !kept) return false;
+	state.cutOffAfterLoading = undefined;
+	bindLoaded(state.target, kept, kept.loaded);
+	return true;
+}
+
+/** The session is disposed: a runner kept by {@link installCutOffReload}'s cut-off goes stale unused. */
+export function discardCutOffReload(actor: ReloadActor): void {
+	const state = reloadHostsBySystem.get(actor.system);
+	if (!state) return;
+	state.closed = true;
+	state.cutOffAfterLoading?.loaded.runner.invalidate(STALE_EXTENSION_CONTEXT_MESSAGE);
+	state.cutOffAfterLoading = undefined;
 }
 
 function stepState(host: ReloadHostState, input: ReloadStepInput): BeforeReload {

@@ -6861,7 +6861,7 @@ export const MUTANTS: Mutant[] = [
 		description: "a rollback does not rebind the old session",
 		edits: [
 			{
-				find: "if (input.shutdownAnnounced) await runtime.rebind?.(runtime.current.session);",
+				find: "if (input.shutdownAnnounced || reloaded) await runtime.rebind?.(runtime.current.session);",
 				replace: "",
 			},
 		],
@@ -9543,8 +9543,8 @@ export const MUTANTS: Mutant[] = [
 		description: "teardown does not wait for a reload in progress (reloaded extensions never hear session_shutdown)",
 		edits: [
 			{
-				find: "\tawait reloadsOver(session);\n",
-				replace: "\n",
+				find: "\t\treturn this.reloadsOver();\n",
+				replace: "\t\treturn Promise.resolve();\n",
 			},
 		],
 		tests: ["test/runtime/reload-during-replacement.test.ts"],
@@ -9744,7 +9744,7 @@ export const MUTANTS: Mutant[] = [
 			"the runtime's teardown does not tell the reload machine: the reload runs to its end for a session going away",
 		edits: [
 			{
-				find: '\tsession["reloadActor"]?.send({ type: "TEARDOWN" });\n',
+				find: '\t\tthis.reloadActor?.send({ type: "TEARDOWN" });\n',
 				replace: "",
 			},
 		],
@@ -9756,8 +9756,8 @@ export const MUTANTS: Mutant[] = [
 		description: "extensions a cut-off reload loaded and never installed keep live pi / ctx objects",
 		edits: [
 			{
-				find: "if (before?.loaded && !before.installed) before.loaded.runner.invalidate(STALE_EXTENSION_CONTEXT_MESSAGE);",
-				replace: "",
+				find: "else before.loaded.runner.invalidate(STALE_EXTENSION_CONTEXT_MESSAGE);",
+				replace: "else void before;",
 			},
 		],
 		tests: ["test/runtime/reload-overtaken-by-teardown.test.ts"],
@@ -10045,6 +10045,112 @@ export const MUTANTS: Mutant[] = [
 			},
 		],
 		tests: ["test/runtime/replacing-session-input.test.ts", "test/runtime/disposing-session-input.test.ts"],
+	},
+	{
+		id: "CJ01",
+		file: "src/runtime/runtime.ts",
+		description: "createAgentSessionRuntime's settleTimeoutMs is ignored: a teardown always waits the default 2 s",
+		edits: [
+			{
+				find: "...(options.settleTimeoutMs !== undefined ? { settleTimeoutMs: options.settleTimeoutMs } : {}),",
+				replace: "",
+			},
+		],
+		tests: ["test/runtime/settle-timeout.test.ts"],
+	},
+	{
+		id: "CJ02",
+		file: "src/runtime/runtime.ts",
+		description: "settleTimeoutMs: Infinity is taken (an unbounded wait: a hung run holds every teardown for good)",
+		edits: [
+			{
+				find: 'if (typeof value !== "number" || !Number.isFinite(value) || value < 0) {\n\t\tthrow new SettleError("INVALID_ARGUMENT", invalidSettleTimeout(value));',
+				replace:
+					'if (typeof value !== "number" || Number.isNaN(value) || value < 0) {\n\t\tthrow new SettleError("INVALID_ARGUMENT", invalidSettleTimeout(value));',
+			},
+		],
+		tests: ["test/runtime/settle-timeout.test.ts"],
+	},
+	{
+		id: "CJ03",
+		file: "src/runtime/runtime.ts",
+		description: "a negative settleTimeoutMs is taken instead of refused with INVALID_ARGUMENT",
+		edits: [
+			{
+				find: '!Number.isFinite(value) || value < 0) {\n\t\tthrow new SettleError("INVALID_ARGUMENT", invalidSettleTimeout(value));',
+				replace:
+					'!Number.isFinite(value)) {\n\t\tthrow new SettleError("INVALID_ARGUMENT", invalidSettleTimeout(value));',
+			},
+		],
+		tests: ["test/runtime/settle-timeout.test.ts"],
+	},
+	{
+		id: "CJ04",
+		file: "src/runtime/runtime.ts",
+		description: "the settle bound running out is not told to runtime.onSettleTimedOut listeners (trace only)",
+		edits: [
+			{
+				find: 'callListener("runtime.onSettleTimedOut", listener, timedOut, this.listenerOwner);',
+				replace: "void listener;",
+			},
+		],
+		tests: ["test/runtime/settle-timeout.test.ts"],
+	},
+	{
+		id: "CJ05",
+		file: "src/runtime/runtime.ts",
+		description: "an invalid settleTimeoutMs is refused only after the first session was built (its file left open)",
+		edits: [
+			{
+				find: "\t\tsettleTimeoutMs = validSettleTimeout(options.settleTimeoutMs);\n",
+				replace: "",
+			},
+			{
+				find: "\treturn new AgentSessionRuntime(result, factory, {\n",
+				replace:
+					"\tsettleTimeoutMs = validSettleTimeout(options.settleTimeoutMs);\n\treturn new AgentSessionRuntime(result, factory, {\n",
+			},
+		],
+		tests: ["test/runtime/settle-timeout.test.ts"],
+	},
+	{
+		id: "CJ06",
+		file: "src/runtime/runtime.ts",
+		description:
+			"a replacement that rolls back after cutting a reload off past loading leaves the session its stale old extensions (the reloaded ones dropped)",
+		edits: [
+			{
+				find: "const reloaded = runtime.current.session.installCutOffReload();",
+				replace: "const reloaded = false;",
+			},
+		],
+		tests: ["test/runtime/reload-cut-off-rollback.test.ts"],
+	},
+	{
+		id: "CJ07",
+		file: "src/session/reload.ts",
+		description:
+			"extensions a cut-off reload loaded stay live when the replacement that cut it off commits (the disposed session never invalidates them)",
+		edits: [
+			{
+				find: "\tstate.cutOffAfterLoading?.loaded.runner.invalidate(STALE_EXTENSION_CONTEXT_MESSAGE);\n",
+				replace: "",
+			},
+		],
+		tests: ["test/runtime/reload-cut-off-rollback.test.ts"],
+	},
+	{
+		id: "CJ08",
+		file: "src/session/reload.ts",
+		description:
+			"a reload cut off after loading by a dispose that already happened keeps its loaded extensions for a rollback that never comes (their pi stays live)",
+		edits: [
+			{
+				find: "if (emitted.cutOff !== undefined && !state.closed)",
+				replace: "if (emitted.cutOff !== undefined)",
+			},
+		],
+		tests: ["test/runtime/reload-overtaken-by-teardown.test.ts"],
 	},
 ];
 

@@ -11,29 +11,9 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { runSettle, useCliProject } from "../cli/helpers.js";
+import { ABORT_COMPACT_CONTINUE } from "./helpers.js";
 
 const cli = useCliProject("settle-pi-races-cli-compaction-");
-
-/** The extension's pattern: abort from the first turn_end, compact, continue from onComplete. */
-const ABORT_COMPACT_CONTINUE = (log: string) => `import { appendFileSync } from "node:fs";
-export default function (pi) {
-	const write = (line) => appendFileSync(${JSON.stringify(log)}, line + "\\n");
-	let done = false;
-	pi.on("turn_end", (_event, ctx) => {
-		if (done) return;
-		done = true;
-		ctx.abort();
-		ctx.compact({
-			onComplete: () => {
-				write("compacted");
-				pi.sendUserMessage("Compaction completed. Continue.");
-			},
-			onError: (error) => write("compaction failed: " + error.message),
-		});
-	});
-	pi.on("session_shutdown", () => write("shutdown"));
-}
-`;
 
 /** A guard against a hang only (the run takes about a second): a hung run is killed, its code null. */
 const HANG_GUARD_MS = 60_000;

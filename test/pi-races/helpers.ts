@@ -74,3 +74,27 @@ export default function (pi) {
 	pi.on("session_shutdown", (event, ctx) => write("shutdown " + event.reason + " " + basename(ctx.sessionManager.getSessionFile() ?? "none")));
 }
 `;
+
+/**
+ * The pi-extensions#31 extension source (pi-codex-compaction's pattern): abort from the first
+ * turn_end, compact, then continue from the compaction's onComplete; writes to `log`.
+ */
+export const ABORT_COMPACT_CONTINUE = (log: string) => `import { appendFileSync } from "node:fs";
+export default function (pi) {
+	const write = (line) => appendFileSync(${JSON.stringify(log)}, line + "\\n");
+	let done = false;
+	pi.on("turn_end", (_event, ctx) => {
+		if (done) return;
+		done = true;
+		ctx.abort();
+		ctx.compact({
+			onComplete: () => {
+				write("compacted");
+				pi.sendUserMessage("Compaction completed. Continue.");
+			},
+			onError: (error) => write("compaction failed: " + error.message),
+		});
+	});
+	pi.on("session_shutdown", () => write("shutdown"));
+}
+`;

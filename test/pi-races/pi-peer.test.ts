@@ -46,7 +46,7 @@ import {
 } from "../parity/peers.js";
 import { createRuntimePeer, onBothRuntimes } from "../parity/tree-peers.js";
 import { hungTool } from "./disk-harness.js";
-import { BIG_ANSWER, gate, LIFECYCLE_LOG, THRESHOLD_SETTINGS } from "./helpers.js";
+import { ABORT_COMPACT_CONTINUE, BIG_ANSWER, gate, LIFECYCLE_LOG, THRESHOLD_SETTINGS } from "./helpers.js";
 import {
 	ORPHAN_RESULT_TEXT,
 	STALE_SUMMARY_TEXT,
@@ -2870,27 +2870,6 @@ describe("pi 0.73.1 against Settle: reload() after bindExtensions({})", () => {
 		expect(runs.settle).toEqual(["shutdown:reload", "start:reload", "discover:reload"]);
 	});
 });
-
-/** The pi-extensions#31 extension: abort from the first turn_end, compact, then continue from onComplete. */
-const ABORT_COMPACT_CONTINUE = (log: string) => `import { appendFileSync } from "node:fs";
-export default function (pi) {
-	const write = (line) => appendFileSync(${JSON.stringify(log)}, line + "\\n");
-	let done = false;
-	pi.on("turn_end", (_event, ctx) => {
-		if (done) return;
-		done = true;
-		ctx.abort();
-		ctx.compact({
-			onComplete: () => {
-				write("compacted");
-				pi.sendUserMessage("Compaction completed. Continue.");
-			},
-			onError: (error) => write("compaction failed: " + error.message),
-		});
-	});
-	pi.on("session_shutdown", () => write("shutdown"));
-}
-`;
 
 describe("pi 0.73.1 against Settle: a compaction an extension starts mid-run, then -p", () => {
 	it("pi-extensions#31: `-p` with an extension that aborts from turn_end, compacts and continues from onComplete — what runs before the process exits", async () => {

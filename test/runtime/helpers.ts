@@ -114,6 +114,22 @@ export function recordingFactory(options: AgentSessionRuntimeFactoryOptions): Re
 	};
 }
 
+/**
+ * A recording factory whose sessions load `extension` only (no discovery) and answer from `faux`;
+ * timers run on `clock` when one is given (the property tests' SimulatedClock).
+ */
+export function inlineExtensionFactory(
+	faux: FauxProvider,
+	extension: ExtensionFactory,
+	clock?: AgentSessionRuntimeFactoryOptions["clock"],
+): RecordingFactory {
+	return recordingFactory({
+		modelRuntime: () => fauxModelRuntime(faux),
+		...(clock ? { clock } : {}),
+		resourceLoaderOptions: { extensionFactories: [extension], noExtensions: true },
+	});
+}
+
 /** Starts a runtime on a new session file in `cwd`, binding extensions on every (re)bind. */
 export async function startRuntime(
 	factory: AgentSessionRuntimeFactory,
@@ -251,4 +267,26 @@ export function recordOutcome(outcome: CallOutcome, promise: Promise<unknown> | 
 			outcome.error = error;
 		},
 	);
+}
+
+/** Lets the machines reach the state a run or handler holds them in: `rounds` event-loop turns, no time passes. */
+export async function settleMicrotasks(rounds = 20): Promise<void> {
+	for (let i = 0; i < rounds; i++) await new Promise<void>((resolve) => setImmediate(resolve));
+}
+
+/**
+ * Disposes `runtime` (when there is one) on a simulated `clock`: moves it a minute at a time, at most
+ * 20 times, while a bounded wait (a stuck handler, a hung run) holds the dispose.
+ */
+export async function disposeOnClock(
+	runtime: AgentSessionRuntime | undefined,
+	clock: { increment(ms: number): void },
+): Promise<void> {
+	let disposed = false;
+	const disposing = runtime?.dispose().then(() => (disposed = true));
+	for (let i = 0; disposing && !disposed && i < 20; i++) {
+		clock.increment(60_000);
+		await settleMicrotasks();
+	}
+	await disposing;
 }

@@ -20,10 +20,10 @@ import { SettleError } from "../../src/errors.js";
 import type { ExtensionAPI } from "../../src/extensions/types.js";
 import { createFauxProvider, fauxAssistantMessage } from "../../src/llm/faux.js";
 import type { Context } from "../../src/llm/types.js";
-import { createAgentSessionRuntime } from "../../src/runtime/runtime.js";
+
 import type { AgentSession } from "../../src/session/agent-session.js";
-import { SessionManager } from "../../src/store/session-manager.js";
-import { createWorkspace, fauxModelRuntime, recordingFactory, recordOutcome } from "./helpers.js";
+
+import { createWorkspace, inlineExtensionFactory, recordOutcome, startRuntime } from "./helpers.js";
 
 type Action = "reload" | "reloadFailing" | "new" | "fork" | "switch" | "prompt" | "dispose";
 const actionArb = fc.constantFrom<Action>(
@@ -115,19 +115,8 @@ describe("reload, replacements, prompts and dispose interleaved with slow and st
 						// Loading takes a while too (a reload's load step, a replacement's new session).
 						await waitOnScheduler("load extension");
 					};
-					const rec = recordingFactory({
-						modelRuntime: () => fauxModelRuntime(faux),
-						clock,
-						resourceLoaderOptions: { extensionFactories: [slowExtension], noExtensions: true },
-					});
-					const runtime = await createAgentSessionRuntime(rec.factory, {
-						cwd: ws.alpha,
-						agentDir: ws.agentDir,
-						sessionManager: SessionManager.create(ws.alpha, ws.sessionDir(ws.alpha)),
-					});
-					const bind = (session: AgentSession) => session.bindExtensions();
-					runtime.setRebindSession(bind);
-					await bind(runtime.session);
+					const rec = inlineExtensionFactory(faux, slowExtension, clock);
+					const runtime = await startRuntime(rec.factory, ws, ws.alpha);
 					/** Model calls per prompt text. */
 					const calls = new Map<string, number>();
 					try {

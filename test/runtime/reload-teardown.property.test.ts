@@ -15,10 +15,8 @@ import { describe, expect, it } from "vitest";
 import { SimulatedClock } from "xstate";
 import type { ExtensionAPI } from "../../src/extensions/types.js";
 import { createFauxProvider } from "../../src/llm/faux.js";
-import { createAgentSessionRuntime } from "../../src/runtime/runtime.js";
-import type { AgentSession } from "../../src/session/agent-session.js";
-import { SessionManager } from "../../src/store/session-manager.js";
-import { createWorkspace, fauxModelRuntime, recordingFactory } from "./helpers.js";
+
+import { createWorkspace, inlineExtensionFactory, startRuntime } from "./helpers.js";
 
 type Point = "shutdown" | "load" | "bind" | "start";
 const POINTS: Point[] = ["shutdown", "load", "bind", "start"];
@@ -72,19 +70,8 @@ describe("a reload overtaken by a replacement or dispose at any point", () => {
 							if (reloadRunning) await holdHere("load");
 						};
 						const faux = createFauxProvider();
-						const rec = recordingFactory({
-							modelRuntime: () => fauxModelRuntime(faux),
-							clock,
-							resourceLoaderOptions: { extensionFactories: [extension], noExtensions: true },
-						});
-						const runtime = await createAgentSessionRuntime(rec.factory, {
-							cwd: ws.alpha,
-							agentDir: ws.agentDir,
-							sessionManager: SessionManager.create(ws.alpha, ws.sessionDir(ws.alpha)),
-						});
-						const bind = (session: AgentSession) => session.bindExtensions();
-						runtime.setRebindSession(bind);
-						await bind(runtime.session);
+						const rec = inlineExtensionFactory(faux, extension, clock);
+						const runtime = await startRuntime(rec.factory, ws, ws.alpha);
 						const settled: Record<string, boolean> = { reload: false, teardown: false, dispose: false };
 						const beforeTeardown = new Set(["active", "beforeSwitch", "opening", "creating"]);
 						const drive = async (until: () => boolean) => {

@@ -15,15 +15,12 @@ import { describe, expect, it } from "vitest";
 import { SettleError } from "../../src/errors.js";
 import type { ExtensionAPI } from "../../src/extensions/types.js";
 import { createFauxProvider, fauxAssistantMessage } from "../../src/llm/faux.js";
-import { createAgentSessionRuntime } from "../../src/runtime/runtime.js";
-import type { AgentSession } from "../../src/session/agent-session.js";
-import { SessionManager } from "../../src/store/session-manager.js";
+
 import {
 	assertUsable,
 	createWorkspace,
-	fauxModelRuntime,
+	inlineExtensionFactory,
 	locksUnder,
-	recordingFactory,
 	recordOutcome,
 	startRuntime,
 } from "./helpers.js";
@@ -58,22 +55,12 @@ describe("invariant 10 under interleavings", () => {
 						});
 					}
 				};
-				const rec = recordingFactory({
-					modelRuntime: () => fauxModelRuntime(faux),
-					resourceLoaderOptions: { extensionFactories: [delayedExtension], noExtensions: true },
-				});
+				const rec = inlineExtensionFactory(faux, delayedExtension);
 				const beta = await startRuntime(rec.factory, ws, ws.beta);
 				await assertUsable(beta.session, faux, "beta work");
 				const betaFile = beta.session.sessionFile!;
 				await beta.dispose();
-				const runtime = await createAgentSessionRuntime(rec.factory, {
-					cwd: ws.alpha,
-					agentDir: ws.agentDir,
-					sessionManager: SessionManager.create(ws.alpha, ws.sessionDir(ws.alpha)),
-				});
-				const bind = (session: AgentSession) => session.bindExtensions();
-				runtime.setRebindSession(bind);
-				await bind(runtime.session);
+				const runtime = await startRuntime(rec.factory, ws, ws.alpha);
 				try {
 					faux.setResponses([fauxAssistantMessage("a1")]);
 					await runtime.session.prompt("alpha one");

@@ -9,7 +9,7 @@ import type { ExtensionAPI } from "../../src/extensions/types.js";
 import { fauxAssistantMessage, fauxToolCall } from "../../src/llm/faux.js";
 import type { Context, Message } from "../../src/llm/types.js";
 import { createHarness, type Harness } from "../../src/testing/harness.js";
-import { comparable, reopenedContext, roles } from "./helpers.js";
+import { comparable, reopenedContext, roles, startGatedCompaction } from "./helpers.js";
 
 let h: Harness;
 afterEach(() => h?.cleanup());
@@ -356,32 +356,12 @@ describe("manual compact()", () => {
 	// Behavior C.1 waitForIdle(): not idle while a compaction runs, even with no operation active.
 	it("waitForIdle() during a manual compaction resolves only once the compaction has ended", async () => {
 		h = await createHarness({ settings: { compaction: { keepRecentTokens: 1 } } });
-		let release!: () => void;
-		const gate = new Promise<void>((resolve) => {
-			release = resolve;
-		});
-		let summarizing!: () => void;
-		const summarizerCalled = new Promise<void>((resolve) => {
-			summarizing = resolve;
-		});
-		h.setResponses([
-			fauxAssistantMessage("one"),
-			fauxAssistantMessage("two"),
-			async (context: Context) => {
-				summarizing();
-				await gate;
-				return summary("gated")(context);
-			},
-			summary("prefix"),
-		]);
-		await h.session.prompt("a");
-		await h.session.prompt("b");
+		const { compacting: compaction, release } = await startGatedCompaction(h, summary);
 		const order: string[] = [];
 		h.session.subscribe((event) => {
 			if (event.type === "compaction_end") order.push("compaction_end");
 		});
-		const compacting = h.session.compact().then(() => order.push("compacted"));
-		await summarizerCalled;
+		const compacting = compaction.then(() => order.push("compacted"));
 		expect([h.session.isCompacting, h.session.isStreaming, h.session.isIdle]).toEqual([true, false, false]);
 		const idle = h.session.waitForIdle().then(() => order.push("idle"));
 		order.push("release");

@@ -2,7 +2,9 @@
 import { readFileSync } from "node:fs";
 import type fc from "fast-check";
 import type { AgentTool } from "../../src/agent/types.js";
-import type { AgentMessage } from "../../src/llm/types.js";
+import type { CompactionResult } from "../../src/compaction/types.js";
+import { fauxAssistantMessage } from "../../src/llm/faux.js";
+import type { AgentMessage, AssistantMessage, Context } from "../../src/llm/types.js";
 import type { AgentSessionEvent } from "../../src/session/events.js";
 import { SessionManager } from "../../src/store/session-manager.js";
 import type { Harness } from "../../src/testing/harness.js";
@@ -204,4 +206,40 @@ export async function driveScheduled(
 	} finally {
 		unsubscribe();
 	}
+}
+
+/**
+ * Two exchanges ("a" → "one", "b" → "two"), then a manual `compact()` whose summary request waits
+ * on a gate; resolves once that request has started (the compaction is running). Wants a harness
+ * with `compaction.keepRecentTokens: 1`, which splits the last turn: its prefix is summarized too,
+ * as `summary("prefix")`. `compacting` settles after `release()`.
+ */
+export async function startGatedCompaction(
+	h: Harness,
+	summary: (text: string) => (context: Context) => AssistantMessage = (text) => () =>
+		fauxAssistantMessage(`## Goal\n${text}`),
+): Promise<{ compacting: Promise<CompactionResult<unknown>>; release: () => void }> {
+	let release!: () => void;
+	const gate = new Promise<void>((resolve) => {
+		release = resolve;
+	});
+	let summarizing!: () => void;
+	const summarizerCalled = new Promise<void>((resolve) => {
+		summarizing = resolve;
+	});
+	h.setResponses([
+		fauxAssistantMessage("one"),
+		fauxAssistantMessage("two"),
+		async (context: Context) => {
+			summarizing();
+			await gate;
+			return summary("gated")(context);
+		},
+		summary("prefix"),
+	]);
+	await h.session.prompt("a");
+	await h.session.prompt("b");
+	const compacting = h.session.compact();
+	await summarizerCalled;
+	return { compacting, release };
 }

@@ -6,10 +6,9 @@
  */
 import { afterEach, describe, expect, it } from "vitest";
 import { SettleError } from "../../src/errors.js";
-import { fauxAssistantMessage } from "../../src/llm/faux.js";
-import type { Context } from "../../src/llm/types.js";
 import { RELOAD_WHILE_BUSY } from "../../src/session/reload.js";
 import { createHarness, type Harness } from "../../src/testing/harness.js";
+import { startGatedCompaction } from "./helpers.js";
 
 let h: Harness | undefined;
 afterEach(() => {
@@ -30,29 +29,7 @@ describe("reload() during a manual compaction", () => {
 				},
 			],
 		});
-		let release!: () => void;
-		const gate = new Promise<void>((resolve) => {
-			release = resolve;
-		});
-		let summarizing!: () => void;
-		const summarizerCalled = new Promise<void>((resolve) => {
-			summarizing = resolve;
-		});
-		h.setResponses([
-			fauxAssistantMessage("one"),
-			fauxAssistantMessage("two"),
-			async (_context: Context) => {
-				summarizing();
-				await gate;
-				return fauxAssistantMessage("## Goal\nsummarized");
-			},
-			// keepRecentTokens 1 splits the last turn: its prefix is summarized too.
-			fauxAssistantMessage("## Goal\nprefix"),
-		]);
-		await h.session.prompt("a");
-		await h.session.prompt("b");
-		const compacting = h.session.compact();
-		await summarizerCalled;
+		const { compacting, release } = await startGatedCompaction(h);
 		expect(h.session.isCompacting).toBe(true);
 
 		const refused = await h.session.reload().catch((error: unknown) => error);
@@ -62,7 +39,7 @@ describe("reload() during a manual compaction", () => {
 
 		release();
 		const result = await compacting;
-		expect(result.summary).toContain("summarized");
+		expect(result.summary).toContain("gated");
 		expect(h.eventsOfType("compaction_end").at(-1)).toMatchObject({ reason: "manual", aborted: false });
 
 		await h.session.reload();

@@ -1,0 +1,173 @@
+/**
+ * A reload cut off by a replacement (the reload machine's `cutOff`) after its new extensions were
+ * loaded or bound, where the replacement then fails in `invalidating` (the host's
+ * `beforeSessionInvalidate` throws) and rolls back: the old session is current again and the host
+ * rebinds it. It must go on with live extensions that heard `session_start`, and the next command
+ * must reach them. The bug (cut off after loading): the reload had already shut down and invalidated
+ * the old extensions and the teardown dropped the ones it loaded, so the rolled-back session kept
+ * the stale old set: it heard `session_start` again on a stale `pi`, and every command ran on it.
+ * Now the loaded set is kept until the teardown decides: a rollback installs it (the host's rebind
+ * starts it), a commit or dispose drops it unheard. Timed on the session's SimulatedClock.
+ */
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { SimulatedClock } from "xstate";
+import { STALE_EXTENSION_CONTEXT_MESSAGE } from "../../src/extensions/messages.js";
+import type { ExtensionAPI } from "../../src/extensions/types.js";
+import { createFauxProvider } from "../../src/llm/faux.js";
+import type { AgentSessionRuntime } from "../../src/runtime/runtime.js";
+import {
+	createWorkspace,
+	disposeOnClock,
+	inlineExtensionFactory,
+	settleMicrotasks,
+	startRuntime,
+	type Workspace,
+} from "./helpers.js";
+
+let ws: Workspace;
+let clock: SimulatedClock;
+let runtime: AgentSessionRuntime | undefined;
+/** What each extension instance (one per factory call: g1, g2, …) heard. */
+let heard: Map<string, string[]>;
+/** Each extension instance's `pi`. */
+let apis: Map<string, ExtensionAPI>;
+let generation: number;
+/** Set by a test: the factory of instance `g<n>` waits on this. */
+let slowFactory: Map<string, Promise<void>>;
+
+function generations(pi: ExtensionAPI): void | Promise<void> {
+	const g = `g${++generation}`;
+	const log: string[] = [];
+	heard.set(g, log);
+	pi.on("session_start", (event) => void log.push(`session_start ${event.reason}`));
+	pi.on("session_shutdown", (event) => void log.push(`session_shutdown ${event.reason}`));
+	apis.set(g, pi);
+	pi.registerCommand("whoami", {
+		description: "says which extension instance ran it, and whether its pi is live",
+		handler: async () => {
+			try {
+				pi.getActiveTools();
+				log.push("whoami: live");
+			} catch {
+				log.push("whoami: stale");
+			}
+		},
+	});
+	return slowFactory.get(g);
+}
+
+async function start(): Promise<AgentSessionRuntime> {
+	const rec = inlineExtensionFactory(createFauxProvider(), generations, clock);
+	runtime = await startRuntime(rec.factory, ws, ws.alpha);
+	runtime.setBeforeSessionInvalidate(() => {
+		throw new Error("invalidate failed");
+	});
+	return runtime;
+}
+
+/** Disposes the runtime (the host's invalidate callback works again). */
+async function disposeRuntime(r: AgentSessionRuntime): Promise<void> {
+	r.setBeforeSessionInvalidate(undefined);
+	await r.dispose();
+}
+
+/** Who answers `/whoami` on the runtime's session: the lines each instance logged for it. */
+async function whoami(r: AgentSessionRuntime): Promise<Record<string, string[]>> {
+	const before = new Map([...heard].map(([g, log]) => [g, log.length]));
+	await r.session.prompt("/whoami");
+	const answered: Record<string, string[]> = {};
+	for (const [g, log] of heard) {
+		const lines = log.slice(before.get(g) ?? 0).filter((line) => line.startsWith("whoami"));
+		if (lines.length > 0) answered[g] = lines;
+	}
+	return answered;
+}
+
+beforeEach(() => {
+	ws = createWorkspace();
+	clock = new SimulatedClock();
+	clock.set(0);
+	heard = new Map();
+	apis = new Map();
+	generation = 0;
+	slowFactory = new Map();
+});
+afterEach(async () => {
+	runtime?.setBeforeSessionInvalidate(undefined);
+	await disposeOnClock(runtime, clock);
+	runtime = undefined;
+	ws.cleanup();
+});
+
+describe("a reload cut off by a replacement that then rolls back", () => {
+	it("a reload cut off after loading, then a replacement that rolls back: the session kept its stale old extensions — now it goes on with the reloaded ones, started and live", async () => {
+		let releaseLoad!: () => void;
+		slowFactory.set("g2", new Promise<void>((resolve) => (releaseLoad = resolve)));
+		const r = await start();
+		const old = r.session;
+		const reloading = old.reload().catch((error: unknown) => error);
+		await settleMicrotasks();
+		expect([...heard.keys()]).toEqual(["g1", "g2"]);
+		const replacing = r.newSession().catch((error: unknown) => error);
+		await settleMicrotasks();
+		expect(r.lifecycle).toBe("settlingCurrent");
+		// The reload's factories finish within the settle bound: it is cut off after loading.
+		releaseLoad();
+		await settleMicrotasks();
+		expect(await replacing).toMatchObject({ message: "invalidate failed" });
+		expect(await reloading).toMatchObject({ code: "SESSION_CLOSED" });
+		expect(r.session).toBe(old);
+		expect(r.lifecycle).toBe("active");
+		// g1 was shut down by the reload and stays so; g2, the reload's, is the session's now and was
+		// started by the host's rebind; g3, the failed replacement's, never heard of a session.
+		expect(heard.get("g1")).toEqual(["session_start startup", "session_shutdown reload"]);
+		expect(heard.get("g2")).toEqual(["session_start startup"]);
+		expect(heard.get("g3")).toEqual([]);
+		expect(() => apis.get("g1")!.getActiveTools()).toThrow(STALE_EXTENSION_CONTEXT_MESSAGE);
+		expect(await whoami(r)).toEqual({ g2: ["whoami: live"] });
+		await disposeRuntime(r);
+		expect(heard.get("g2")).toEqual(["session_start startup", "whoami: live", "session_shutdown quit"]);
+		expect(heard.get("g1")).toEqual(["session_start startup", "session_shutdown reload"]);
+	});
+
+	it("a reload cut off after loading, then a replacement that commits: the extensions it loaded never hear of a session, their pi is stale", async () => {
+		let releaseLoad!: () => void;
+		slowFactory.set("g2", new Promise<void>((resolve) => (releaseLoad = resolve)));
+		const r = await start();
+		r.setBeforeSessionInvalidate(undefined);
+		const old = r.session;
+		const reloading = old.reload().catch((error: unknown) => error);
+		await settleMicrotasks();
+		const replacing = r.newSession();
+		await settleMicrotasks();
+		releaseLoad();
+		await settleMicrotasks();
+		expect(await replacing).toEqual({ cancelled: false });
+		expect(await reloading).toMatchObject({ code: "SESSION_CLOSED" });
+		expect(old.isDisposed).toBe(true);
+		expect(heard.get("g2")).toEqual([]);
+		expect(() => apis.get("g2")!.getActiveTools()).toThrow(STALE_EXTENSION_CONTEXT_MESSAGE);
+		expect(heard.get("g3")).toEqual(["session_start new"]);
+		expect(await whoami(r)).toEqual({ g3: ["whoami: live"] });
+	});
+
+	it("a reload cut off after binding, then a replacement that rolls back: the reloaded extensions it installed hear the teardown's session_shutdown, then session_start again, and stay live", async () => {
+		const r = await start();
+		const old = r.session;
+		let releaseStart!: () => void;
+		const started = new Promise<void>((resolve) => (releaseStart = resolve));
+		const reloading = old.reload({ beforeSessionStart: () => started }).catch((error: unknown) => error);
+		await settleMicrotasks();
+		const replacing = r.newSession().catch((error: unknown) => error);
+		await settleMicrotasks();
+		expect(r.lifecycle).toBe("settlingCurrent");
+		releaseStart();
+		await settleMicrotasks();
+		expect(await replacing).toMatchObject({ message: "invalidate failed" });
+		expect(await reloading).toMatchObject({ code: "SESSION_CLOSED" });
+		expect(r.session).toBe(old);
+		expect(heard.get("g1")).toEqual(["session_start startup", "session_shutdown reload"]);
+		expect(heard.get("g2")).toEqual(["session_shutdown new", "session_start startup"]);
+		expect(await whoami(r)).toEqual({ g2: ["whoami: live"] });
+	});
+});
