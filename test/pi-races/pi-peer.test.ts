@@ -64,8 +64,24 @@ let handlerRunning = gate();
 let releaseHandler = gate();
 /** Releases of the pi#5886 scenario's compaction holds, one per peer (taken in peer order). */
 const releaseHolds: (() => void)[] = [];
-/** The gsd-2#1439 scenario's tool starts, one per peer. */
+/** The gsd-2#1439 and pi#7253 scenarios' tool starts, one per peer. */
 const toolStarts: ReturnType<typeof gate>[] = [];
+/** A tool named `slow` that runs until its signal aborts; each call's start releases a gate pushed on `toolStarts`. */
+function slowUntilAborted(): SharedTool {
+	const started = gate();
+	toolStarts.push(started);
+	return {
+		name: "slow",
+		label: "Slow",
+		description: "Runs until aborted",
+		parameters: { type: "object", properties: {} },
+		execute: (_id, _params, signal) =>
+			new Promise((resolve) => {
+				started.release();
+				signal?.addEventListener("abort", () => resolve({ content: [{ type: "text", text: "stopped" }], details: {} }));
+			}),
+	};
+}
 /** The pinet#941 scenario's `ctx.isIdle()` readings (one peer at a time). */
 const idleWhileCompacting: boolean[] = [];
 afterEach(() => {
@@ -1352,22 +1368,7 @@ describe("pi 0.73.1 against Settle: the first prompt after a compaction", () => 
 	it("pi#7253: compact() while a tool runs, after an answer over the threshold — what compacts, and what compact() returns (the report is against a later pi)", async () => {
 		const runs = await onBothPeers(
 			() => {
-				const started = gate();
-				toolStarts.push(started);
-				const slow: SharedTool = {
-					name: "slow",
-					label: "Slow",
-					description: "Runs until aborted",
-					parameters: { type: "object", properties: {} },
-					execute: (_id, _params, signal) =>
-						new Promise((resolve) => {
-							started.release();
-							signal?.addEventListener("abort", () =>
-								resolve({ content: [{ type: "text", text: "stopped" }], details: {} }),
-							);
-						}),
-				};
-				return { contextWindow: 8000, settings: THRESHOLD_SETTINGS, customTools: [slow] };
+				return { contextWindow: 8000, settings: THRESHOLD_SETTINGS, customTools: [slowUntilAborted()] };
 			},
 			async (peer) => {
 				const started = toolStarts.at(-1)!;
@@ -1421,22 +1422,7 @@ describe("pi 0.73.1 against Settle: input while an abort winds down", () => {
 		it(`gsd-2#1439: a ${how}() sent after abort() was called, while the aborted tool still runs — neither product drops it; the next prompt carries it once`, async () => {
 			const runs = await onBothPeers(
 				() => {
-					const started = gate();
-					toolStarts.push(started);
-					const slow: SharedTool = {
-						name: "slow",
-						label: "Slow",
-						description: "Runs until aborted",
-						parameters: { type: "object", properties: {} },
-						execute: (_id, _params, signal) =>
-							new Promise((resolve) => {
-								started.release();
-								signal?.addEventListener("abort", () =>
-									resolve({ content: [{ type: "text", text: "stopped" }], details: {} }),
-								);
-							}),
-					};
-					return { customTools: [slow] };
+					return { customTools: [slowUntilAborted()] };
 				},
 				async (peer) => {
 					peer.script([
