@@ -364,9 +364,15 @@ export class AgentSessionRuntime {
 				if (created) discard(created);
 				// A reload this teardown cut off after loading left the old extensions stale: the session
 				// goes on with the ones it loaded.
-				const reloaded = runtime.current.session.installCutOffReload();
-				// The old session's extensions were told session_shutdown (or are new): bind them again.
-				if (input.shutdownAnnounced || reloaded) await runtime.rebind?.(runtime.current.session);
+				const session = runtime.current.session;
+				const reloaded = session.installCutOffReload();
+				try {
+					// The old session's extensions were told session_shutdown (or are new): bind them again.
+					if (input.shutdownAnnounced || reloaded) await runtime.rebind?.(session);
+				} finally {
+					// The cut-off reload() ends once its extensions are started (or rejects: none loaded).
+					session.settleCutOffReload();
+				}
 			}),
 		},
 	});

@@ -20,7 +20,11 @@ import {
 	type PromptRequest,
 	type RetrySettings,
 } from "../../machines/prompt-operation.machine.js";
-import { DEFAULT_SHUTDOWN_TIMEOUT_MS, type ReloadEmitted } from "../../machines/runtime-reload.machine.js";
+import {
+	DEFAULT_SHUTDOWN_TIMEOUT_MS,
+	type ReloadEmitted,
+	type ReloadStep,
+} from "../../machines/runtime-reload.machine.js";
 import { Agent } from "../agent/agent.js";
 import type { AgentTool, AgentToolResult } from "../agent/types.js";
 import { COMPACTION_CANCELLED } from "../compaction/texts.js";
@@ -123,6 +127,7 @@ import {
 	operationStalledMessage,
 	promptHeldByFailedReload,
 	reloadCutOff,
+	reloadCutOffByRolledBackTeardown,
 	SESSION_DISPOSED,
 } from "./texts.js";
 import { recordLoadoutChangeBeforeRun, ToolLoadout } from "./tool-loadout.js";
@@ -446,6 +451,13 @@ export class AgentSession {
 		}
 	>();
 	private reloadCounter = 0;
+	/** The runtime started tearing this session down (replacement or dispose) and has not rolled back. */
+	private teardownUndecided = false;
+	/**
+	 * A `reload()` cut off by a teardown that may still roll back: it resolves when the session lives
+	 * on with the extensions it loaded ({@link settleCutOffReload}), rejects when the session is disposed.
+	 */
+	private cutOffReload: { requestId: string; step: ReloadStep; installed: boolean } | undefined;
 	/** Names this session in a failing listener's `LISTENER` warning (many sessions may share a process). */
 	private readonly listenerOwner = () => ({ sessionId: this.sessionId, cwd: this.cwd });
 	private readonly events = new PublicEvents(this.listenerOwner);
@@ -1376,7 +1388,11 @@ export class AgentSession {
 	 * transcript, session file and model stay; a changed prompt is recorded before the next request.
 	 * Rejects with `BUSY` while an operation or a compaction runs, or while its runtime replaces it
 	 * (a runtime's replacement or dispose — or {@link dispose} — stops a reload in progress after the
-	 * step it runs, and that call rejects with `SESSION_CLOSED`). Concurrent calls run one after the
+	 * step it runs, and that call rejects with `SESSION_CLOSED` once the session is disposed; when the
+	 * replacement fails and rolls back instead, the session lives on and the call follows it: it
+	 * resolves once the extensions the reload loaded are the session's and the host's rebind started
+	 * them, or rejects with `BUSY` when it was stopped before loading any — the session kept its
+	 * extensions, call `reload()` again). Concurrent calls run one after the
 	 * other (the reload machine queues them); prompts sent meanwhile are held and run after the last
 	 * one — or, when a reload fails, reject with `RELOAD_FAILED` naming its error, unrun. Load
 	 * failures are in {@link extensionLoadErrors}.
@@ -1417,6 +1433,7 @@ export class AgentSession {
 	 * @internal Not part of the public API: called by {@link abortForTeardown}.
 	 */
 	stopReloadForTeardown(): Promise<void> {
+		this.teardownUndecided = true;
 		this.reloadActor?.send({ type: "TEARDOWN" });
 		return this.reloadsOver();
 	}
@@ -1429,7 +1446,27 @@ export class AgentSession {
 	 * @internal Not part of the public API: called by the runtime's rollback.
 	 */
 	installCutOffReload(): boolean {
-		return this.reloadActor ? installCutOffReload(this.reloadActor) : false;
+		this.teardownUndecided = false;
+		const installed = this.reloadActor ? installCutOffReload(this.reloadActor) : false;
+		if (installed && this.cutOffReload) this.cutOffReload.installed = true;
+		return installed;
+	}
+
+	/**
+	 * After the runtime's rollback (and the host's rebind): a `reload()` its teardown cut off ends.
+	 * It resolves when its extensions are the session's (cut off after binding, or after loading and
+	 * installed by {@link installCutOffReload}); cut off before loading anything, it rejects `BUSY`
+	 * (the session kept its extensions: reload again).
+	 * @internal Not part of the public API: called by the runtime's rollback.
+	 */
+	settleCutOffReload(): void {
+		const cut = this.cutOffReload;
+		this.cutOffReload = undefined;
+		if (!cut) return;
+		this.settleReloadCall(
+			cut.requestId,
+			cut.installed ? undefined : new SettleError("BUSY", reloadCutOffByRolledBackTeardown(cut.step)),
+		);
 	}
 
 	/** Resolves once the reload machine runs no reload (at once when none runs). */
@@ -1454,6 +1491,16 @@ export class AgentSession {
 		try {
 			switch (event.type) {
 				case "reload_finished":
+					if (event.cutOff !== undefined && event.error === undefined && this.teardownUndecided && !this.disposed) {
+						// The teardown decides: a rollback keeps the session (settleCutOffReload), dispose closes it.
+						// Cut off after binding, its extensions are the session's already.
+						this.cutOffReload = {
+							requestId: event.requestId,
+							step: event.cutOff,
+							installed: event.cutOff === "binding",
+						};
+						return;
+					}
 					this.settleReloadCall(
 						event.requestId,
 						event.cutOff !== undefined && event.error === undefined
@@ -1996,6 +2043,13 @@ export class AgentSession {
 		// Held prompts and queued reloads end now (SESSION_CLOSED); a reload in progress stops after its step.
 		this.reloadActor?.send({ type: "DISPOSE" });
 		if (this.reloadActor) discardCutOffReload(this.reloadActor);
+		if (this.cutOffReload) {
+			this.settleReloadCall(
+				this.cutOffReload.requestId,
+				new SettleError("SESSION_CLOSED", reloadCutOff(this.cutOffReload.step)),
+			);
+			this.cutOffReload = undefined;
+		}
 		// The manager may outlive this session (one the host passed in): stop telling this actor.
 		if (this.sessionManager.entryObserver === this.entryObserver) this.sessionManager.entryObserver = undefined;
 		this.inspections.closeAll();

@@ -106,6 +106,14 @@ export function promptHeldByFailedReload(cause: string): string {
 	return `This prompt was sent during a reload that failed (${cause}); it was not run. Fix the cause and call reload() again, or send the prompt again to run it on the session as it is now.`;
 }
 
+/**
+ * `reload()` overtaken by its runtime's replacement, which then rolled back, before the reload
+ * loaded anything: the session goes on with the extensions it had.
+ */
+export function reloadCutOffByRolledBackTeardown(step: string): string {
+	return `The reload stopped after its ${step} step: its runtime started replacing the session, then the replacement failed and the session goes on with the extensions it had. Call reload() again to reload.`;
+}
+
 /** `reload()` overtaken by its runtime's replacement or dispose of the session: it stopped after `step`. */
 export function reloadCutOff(step: string): string {
 	return `The reload stopped after its ${step} step: the session is being replaced or disposed by its runtime. Reload the session that replaces it, if needed.`;

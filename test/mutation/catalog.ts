@@ -6861,7 +6861,7 @@ export const MUTANTS: Mutant[] = [
 		description: "a rollback does not rebind the old session",
 		edits: [
 			{
-				find: "if (input.shutdownAnnounced || reloaded) await runtime.rebind?.(runtime.current.session);",
+				find: "if (input.shutdownAnnounced || reloaded) await runtime.rebind?.(session);",
 				replace: "",
 			},
 		],
@@ -9770,6 +9770,7 @@ export const MUTANTS: Mutant[] = [
 			{
 				find: "event.cutOff !== undefined && event.error === undefined",
 				replace: "false",
+				after: 'installed: event.cutOff === "binding",',
 			},
 		],
 		tests: ["test/runtime/reload-overtaken-by-teardown.test.ts", "test/session/reload.test.ts"],
@@ -10120,7 +10121,7 @@ export const MUTANTS: Mutant[] = [
 			"a replacement that rolls back after cutting a reload off past loading leaves the session its stale old extensions (the reloaded ones dropped)",
 		edits: [
 			{
-				find: "const reloaded = runtime.current.session.installCutOffReload();",
+				find: "const reloaded = session.installCutOffReload();",
 				replace: "const reloaded = false;",
 			},
 		],
@@ -10151,6 +10152,72 @@ export const MUTANTS: Mutant[] = [
 			},
 		],
 		tests: ["test/runtime/reload-overtaken-by-teardown.test.ts"],
+	},
+	{
+		id: "CK01",
+		file: "src/runtime/runtime.ts",
+		description:
+			"a reload() cut off by a replacement that rolls back resolves before the host's rebind started the reloaded extensions",
+		edits: [
+			{
+				find: "\t\t\t\t\tif (input.shutdownAnnounced || reloaded) await runtime.rebind?.(session);\n",
+				replace:
+					"\t\t\t\t\tsession.settleCutOffReload();\n\t\t\t\t\tif (input.shutdownAnnounced || reloaded) await runtime.rebind?.(session);\n",
+			},
+		],
+		tests: ["test/runtime/reload-cut-off-rollback.test.ts"],
+	},
+	{
+		id: "CK02",
+		file: "src/session/agent-session.ts",
+		description:
+			"a reload() cut off before loading anything resolves after the replacement rolls back, though nothing was reloaded",
+		edits: [
+			{
+				find: 'cut.installed ? undefined : new SettleError("BUSY", reloadCutOffByRolledBackTeardown(cut.step))',
+				replace: "undefined",
+			},
+		],
+		tests: ["test/runtime/reload-cut-off-rollback.test.ts"],
+	},
+	{
+		id: "CK03",
+		file: "src/session/agent-session.ts",
+		description:
+			"a reload() cut off after binding rejects BUSY when the replacement rolls back, though the session goes on with its extensions",
+		edits: [
+			{
+				find: 'installed: event.cutOff === "binding",',
+				replace: "installed: false,",
+			},
+		],
+		tests: ["test/runtime/reload-cut-off-rollback.test.ts"],
+	},
+	{
+		id: "CK04",
+		file: "src/session/agent-session.ts",
+		description:
+			"a reload() cut off after loading rejects BUSY when the replacement rolls back, though the rollback installed its extensions",
+		edits: [
+			{
+				find: "\t\tif (installed && this.cutOffReload) this.cutOffReload.installed = true;\n",
+				replace: "",
+			},
+		],
+		tests: ["test/runtime/reload-cut-off-rollback.test.ts"],
+	},
+	{
+		id: "CK05",
+		file: "src/session/agent-session.ts",
+		description: "a reload() cut off by a replacement that commits resolves as if it had reloaded the disposed session",
+		edits: [
+			{
+				find: 'new SettleError("SESSION_CLOSED", reloadCutOff(this.cutOffReload.step)),',
+				replace: "undefined,",
+				after: "if (this.reloadActor) discardCutOffReload(this.reloadActor);",
+			},
+		],
+		tests: ["test/runtime/reload-cut-off-rollback.test.ts"],
 	},
 ];
 

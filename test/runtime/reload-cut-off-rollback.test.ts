@@ -7,7 +7,11 @@
  * the old extensions and the teardown dropped the ones it loaded, so the rolled-back session kept
  * the stale old set: it heard `session_start` again on a stale `pi`, and every command ran on it.
  * Now the loaded set is kept until the teardown decides: a rollback installs it (the host's rebind
- * starts it), a commit or dispose drops it unheard. Timed on the session's SimulatedClock.
+ * starts it), a commit or dispose drops it unheard. And `reload()` follows the session: it resolves
+ * once the rolled-back session's reloaded extensions are started (it rejected `SESSION_CLOSED` on a
+ * live session), rejects `BUSY` when the reload was cut off before loading anything (the session
+ * kept its extensions), and rejects `SESSION_CLOSED` when the replacement commits.
+ * Timed on the session's SimulatedClock.
  */
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { SimulatedClock } from "xstate";
@@ -34,13 +38,23 @@ let apis: Map<string, ExtensionAPI>;
 let generation: number;
 /** Set by a test: the factory of instance `g<n>` waits on this. */
 let slowFactory: Map<string, Promise<void>>;
+/** Set by a test: the `session_shutdown` handler of instance `g<n>` waits on this. */
+let slowShutdown: Map<string, Promise<void>>;
+/** Set by a test: the `session_start` handler of instance `g<n>` waits on this. */
+let slowStart: Map<string, Promise<void>>;
 
 function generations(pi: ExtensionAPI): void | Promise<void> {
 	const g = `g${++generation}`;
 	const log: string[] = [];
 	heard.set(g, log);
-	pi.on("session_start", (event) => void log.push(`session_start ${event.reason}`));
-	pi.on("session_shutdown", (event) => void log.push(`session_shutdown ${event.reason}`));
+	pi.on("session_start", async (event) => {
+		log.push(`session_start ${event.reason}`);
+		await slowStart.get(g);
+	});
+	pi.on("session_shutdown", async (event) => {
+		log.push(`session_shutdown ${event.reason}`);
+		await slowShutdown.get(g);
+	});
 	apis.set(g, pi);
 	pi.registerCommand("whoami", {
 		description: "says which extension instance ran it, and whether its pi is live",
@@ -71,6 +85,17 @@ async function disposeRuntime(r: AgentSessionRuntime): Promise<void> {
 	await r.dispose();
 }
 
+/**
+ * How `reload()` ended: rejected (the error), or resolved (what the reload's extensions, `g2`, had
+ * heard by then).
+ */
+function outcome(reloading: Promise<void>): Promise<unknown> {
+	return reloading.then(
+		() => ({ resolvedAfter: [...(heard.get("g2") ?? [])] }),
+		(error: unknown) => error,
+	);
+}
+
 /** Who answers `/whoami` on the runtime's session: the lines each instance logged for it. */
 async function whoami(r: AgentSessionRuntime): Promise<Record<string, string[]>> {
 	const before = new Map([...heard].map(([g, log]) => [g, log.length]));
@@ -91,6 +116,8 @@ beforeEach(() => {
 	apis = new Map();
 	generation = 0;
 	slowFactory = new Map();
+	slowShutdown = new Map();
+	slowStart = new Map();
 });
 afterEach(async () => {
 	runtime?.setBeforeSessionInvalidate(undefined);
@@ -100,12 +127,15 @@ afterEach(async () => {
 });
 
 describe("a reload cut off by a replacement that then rolls back", () => {
-	it("a reload cut off after loading, then a replacement that rolls back: the session kept its stale old extensions — now it goes on with the reloaded ones, started and live", async () => {
+	it("a reload cut off after loading, then a replacement that rolls back: the session kept its stale old extensions and reload() rejected SESSION_CLOSED — now it goes on with the reloaded ones, started and live, and reload() resolves", async () => {
 		let releaseLoad!: () => void;
 		slowFactory.set("g2", new Promise<void>((resolve) => (releaseLoad = resolve)));
+		let releaseStart!: () => void;
+		slowStart.set("g2", new Promise<void>((resolve) => (releaseStart = resolve)));
 		const r = await start();
 		const old = r.session;
-		const reloading = old.reload().catch((error: unknown) => error);
+		let settled = false;
+		const reloading = outcome(old.reload()).finally(() => (settled = true));
 		await settleMicrotasks();
 		expect([...heard.keys()]).toEqual(["g1", "g2"]);
 		const replacing = r.newSession().catch((error: unknown) => error);
@@ -114,8 +144,14 @@ describe("a reload cut off by a replacement that then rolls back", () => {
 		// The reload's factories finish within the settle bound: it is cut off after loading.
 		releaseLoad();
 		await settleMicrotasks();
+		// The rollback's rebind waits on g2's session_start handler: reload() is not over yet.
+		expect(r.lifecycle).toBe("rollingBack");
+		expect(settled).toBe(false);
+		releaseStart();
+		await settleMicrotasks();
 		expect(await replacing).toMatchObject({ message: "invalidate failed" });
-		expect(await reloading).toMatchObject({ code: "SESSION_CLOSED" });
+		// The session lives on with the reloaded extensions: reload() completed, once they were started.
+		expect(await reloading).toEqual({ resolvedAfter: ["session_start startup"] });
 		expect(r.session).toBe(old);
 		expect(r.lifecycle).toBe("active");
 		// g1 was shut down by the reload and stays so; g2, the reload's, is the session's now and was
@@ -151,12 +187,12 @@ describe("a reload cut off by a replacement that then rolls back", () => {
 		expect(await whoami(r)).toEqual({ g3: ["whoami: live"] });
 	});
 
-	it("a reload cut off after binding, then a replacement that rolls back: the reloaded extensions it installed hear the teardown's session_shutdown, then session_start again, and stay live", async () => {
+	it("a reload cut off after binding, then a replacement that rolls back: the reloaded extensions it installed hear the teardown's session_shutdown, then session_start again, and stay live; reload() rejected SESSION_CLOSED — now it resolves once they are started", async () => {
 		const r = await start();
 		const old = r.session;
 		let releaseStart!: () => void;
 		const started = new Promise<void>((resolve) => (releaseStart = resolve));
-		const reloading = old.reload({ beforeSessionStart: () => started }).catch((error: unknown) => error);
+		const reloading = outcome(old.reload({ beforeSessionStart: () => started }));
 		await settleMicrotasks();
 		const replacing = r.newSession().catch((error: unknown) => error);
 		await settleMicrotasks();
@@ -164,10 +200,34 @@ describe("a reload cut off by a replacement that then rolls back", () => {
 		releaseStart();
 		await settleMicrotasks();
 		expect(await replacing).toMatchObject({ message: "invalidate failed" });
-		expect(await reloading).toMatchObject({ code: "SESSION_CLOSED" });
+		expect(await reloading).toEqual({ resolvedAfter: ["session_shutdown new", "session_start startup"] });
 		expect(r.session).toBe(old);
 		expect(heard.get("g1")).toEqual(["session_start startup", "session_shutdown reload"]);
 		expect(heard.get("g2")).toEqual(["session_shutdown new", "session_start startup"]);
 		expect(await whoami(r)).toEqual({ g2: ["whoami: live"] });
+	});
+
+	it("a reload cut off after its session_shutdown, then a replacement that rolls back: reload() rejected SESSION_CLOSED on a live session — now BUSY (nothing was reloaded), the old extensions are started again, and reload() again works", async () => {
+		let releaseShutdown!: () => void;
+		slowShutdown.set("g1", new Promise<void>((resolve) => (releaseShutdown = resolve)));
+		const r = await start();
+		const old = r.session;
+		const reloading = outcome(old.reload());
+		await settleMicrotasks();
+		const replacing = r.newSession().catch((error: unknown) => error);
+		await settleMicrotasks();
+		expect(r.lifecycle).toBe("settlingCurrent");
+		// g2 is the replacement's (created before the old session is torn down); the reload loaded none.
+		expect([...heard.keys()]).toEqual(["g1", "g2"]);
+		releaseShutdown();
+		await settleMicrotasks();
+		expect(await replacing).toMatchObject({ message: "invalidate failed" });
+		expect(await reloading).toMatchObject({ code: "BUSY", message: expect.stringContaining("Call reload() again") });
+		expect(r.session).toBe(old);
+		expect(heard.get("g1")).toEqual(["session_start startup", "session_shutdown reload", "session_start startup"]);
+		expect(await whoami(r)).toEqual({ g1: ["whoami: live"] });
+		await old.reload();
+		expect(heard.get("g3")).toEqual(["session_start reload"]);
+		expect(await whoami(r)).toEqual({ g3: ["whoami: live"] });
 	});
 });
