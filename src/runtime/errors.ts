@@ -13,9 +13,9 @@ export const REPLACEMENT_IN_PROGRESS_MESSAGE =
 /** The runtime was disposed. */
 export const RUNTIME_DISPOSED_MESSAGE = "This AgentSessionRuntime was disposed; create a new one.";
 
-/** `settleTimeoutMs` that is not a finite duration. */
+/** `settleTimeoutMs` that is not a duration. */
 export function invalidSettleTimeout(value: unknown): string {
-	return `settleTimeoutMs must be a finite number of milliseconds ≥ 0: how long a teardown waits for the aborted run to end before session_shutdown (got ${String(value)}).`;
+	return `settleTimeoutMs must be a number of milliseconds ≥ 0, or Infinity to wait as long as it takes: how long a teardown waits for the aborted run to end before session_shutdown (got ${String(value)}).`;
 }
 
 /** A session whose recorded working directory is gone or not a directory (pi's `MissingSessionCwdIssue`). */

@@ -1038,8 +1038,10 @@ export interface CreateAgentSessionRuntimeOptions {
 	/**
 	 * How long (ms) a teardown (new, switch, fork, clone, import, dispose) waits for the current
 	 * session's aborted run to end and be saved before its extensions get `session_shutdown` anyway
-	 * (default 2 000 ms, on the session's clock). `0` does not
-	 * wait. A finite number ≥ 0; anything else is a `SettleError` `INVALID_ARGUMENT`. When it runs
+	 * (default 2 000 ms, on the session's clock). `0` does not wait; `Infinity` waits as long as the
+	 * run takes (as `shutdownTimeoutMs: Infinity` does for the handlers: a run that never ends then
+	 * holds the teardown for good). A number ≥ 0 or `Infinity`; anything else is a `SettleError`
+	 * `INVALID_ARGUMENT`. When it runs
 	 * out, {@link AgentSessionRuntime.onSettleTimedOut} listeners are called. pi 0.73.1 has no such
 	 * wait: it replaces without aborting the run.
 	 *
@@ -1104,10 +1106,10 @@ export async function createAgentSessionRuntime(
 	});
 }
 
-/** A valid `settleTimeoutMs` (default 2 000 ms); anything else is an `INVALID_ARGUMENT`. */
+/** A valid `settleTimeoutMs` (default 2 000 ms; `Infinity`: no bound); anything else is an `INVALID_ARGUMENT`. */
 function validSettleTimeout(value: number | undefined): number {
 	if (value === undefined) return DEFAULT_SETTLE_TIMEOUT_MS;
-	if (typeof value !== "number" || !Number.isFinite(value) || value < 0) {
+	if (typeof value !== "number" || Number.isNaN(value) || value < 0) {
 		throw new SettleError("INVALID_ARGUMENT", invalidSettleTimeout(value));
 	}
 	return value;

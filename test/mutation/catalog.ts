@@ -10062,12 +10062,12 @@ export const MUTANTS: Mutant[] = [
 	{
 		id: "CJ02",
 		file: "src/runtime/runtime.ts",
-		description: "settleTimeoutMs: Infinity is taken (an unbounded wait: a hung run holds every teardown for good)",
+		description: "settleTimeoutMs: NaN is taken (a teardown then waits for the run without a bound)",
 		edits: [
 			{
-				find: 'if (typeof value !== "number" || !Number.isFinite(value) || value < 0) {\n\t\tthrow new SettleError("INVALID_ARGUMENT", invalidSettleTimeout(value));',
+				find: 'if (typeof value !== "number" || Number.isNaN(value) || value < 0) {\n\t\tthrow new SettleError("INVALID_ARGUMENT", invalidSettleTimeout(value));',
 				replace:
-					'if (typeof value !== "number" || Number.isNaN(value) || value < 0) {\n\t\tthrow new SettleError("INVALID_ARGUMENT", invalidSettleTimeout(value));',
+					'if (typeof value !== "number" || value < 0) {\n\t\tthrow new SettleError("INVALID_ARGUMENT", invalidSettleTimeout(value));',
 			},
 		],
 		tests: ["test/runtime/settle-timeout.test.ts"],
@@ -10078,9 +10078,8 @@ export const MUTANTS: Mutant[] = [
 		description: "a negative settleTimeoutMs is taken instead of refused with INVALID_ARGUMENT",
 		edits: [
 			{
-				find: '!Number.isFinite(value) || value < 0) {\n\t\tthrow new SettleError("INVALID_ARGUMENT", invalidSettleTimeout(value));',
-				replace:
-					'!Number.isFinite(value)) {\n\t\tthrow new SettleError("INVALID_ARGUMENT", invalidSettleTimeout(value));',
+				find: 'Number.isNaN(value) || value < 0) {\n\t\tthrow new SettleError("INVALID_ARGUMENT", invalidSettleTimeout(value));',
+				replace: 'Number.isNaN(value)) {\n\t\tthrow new SettleError("INVALID_ARGUMENT", invalidSettleTimeout(value));',
 			},
 		],
 		tests: ["test/runtime/settle-timeout.test.ts"],
@@ -10218,6 +10217,20 @@ export const MUTANTS: Mutant[] = [
 			},
 		],
 		tests: ["test/runtime/reload-cut-off-rollback.test.ts"],
+	},
+	{
+		id: "CK06",
+		file: "src/runtime/runtime.ts",
+		description:
+			"settleTimeoutMs: Infinity is refused with INVALID_ARGUMENT while shutdownTimeoutMs: Infinity is taken",
+		edits: [
+			{
+				find: 'if (typeof value !== "number" || Number.isNaN(value) || value < 0) {\n\t\tthrow new SettleError("INVALID_ARGUMENT", invalidSettleTimeout(value));',
+				replace:
+					'if (typeof value !== "number" || !Number.isFinite(value) || value < 0) {\n\t\tthrow new SettleError("INVALID_ARGUMENT", invalidSettleTimeout(value));',
+			},
+		],
+		tests: ["test/runtime/settle-timeout.test.ts"],
 	},
 ];
 

@@ -34,15 +34,17 @@ let rec: RecordingFactory;
 let runtime: AgentSessionRuntime | undefined;
 /** What the extension saw, in order (the listener's calls go in here too, to show the order). */
 let seen: string[];
-/** Set by a test: the next agent_end handler never returns (the aborted run never settles). */
+/** Set by a test: the next agent_end handler never returns (the aborted run never settles)… */
 let hangOnAgentEnd: boolean;
+/** …unless the test calls this. */
+let endHang: (() => void) | undefined;
 
 function extension(pi: ExtensionAPI) {
 	pi.on("agent_end", async () => {
 		if (!hangOnAgentEnd) return;
 		hangOnAgentEnd = false;
 		seen.push("agent_end hangs");
-		await new Promise<void>(() => {});
+		await new Promise<void>((resolve) => (endHang = resolve));
 	});
 	pi.on("session_shutdown", (event) => void seen.push(`session_shutdown ${event.reason}`));
 }
@@ -83,6 +85,7 @@ beforeEach(() => {
 	rec = inlineExtensionFactory(faux, extension, clock);
 	seen = [];
 	hangOnAgentEnd = false;
+	endHang = undefined;
 });
 
 afterEach(async () => {
@@ -157,7 +160,25 @@ describe("createAgentSessionRuntime({ settleTimeoutMs }) and runtime.onSettleTim
 		expect(timedOut).toEqual([{ session: old, reason: "new", timeoutMs: 0 }]);
 	});
 
-	for (const invalid of [-1, Number.NaN, Number.POSITIVE_INFINITY, "500" as unknown as number]) {
+	it("settleTimeoutMs: Infinity was refused while shutdownTimeoutMs: Infinity is taken — now it waits as long as the run takes, past the longest timer, and nothing is reported", async () => {
+		const { r, timedOut } = await start(Number.POSITIVE_INFINITY);
+		await hangingRun(r);
+		let replaced = false;
+		const replacing = r.newSession().then(() => (replaced = true));
+		await settleMicrotasks();
+		// 30 days: past the longest delay a timer can take (2^31 - 1 ms, the one scheduled for Infinity).
+		clock.increment(30 * 24 * 3_600_000);
+		await settleMicrotasks();
+		expect(r.lifecycle).toBe("settlingCurrent");
+		expect(replaced).toBe(false);
+		expect(seen).not.toContain("session_shutdown new");
+		endHang?.();
+		await replacing;
+		expect(timedOut).toEqual([]);
+		expect(seen).toEqual(["agent_end hangs", "session_shutdown new"]);
+	});
+
+	for (const invalid of [-1, Number.NaN, "500" as unknown as number]) {
 		it(`settleTimeoutMs ${String(invalid)} is refused with INVALID_ARGUMENT before any session is built, and the session file is released`, async () => {
 			const sessionManager = SessionManager.create(ws.alpha, ws.sessionDir(ws.alpha));
 			const refused = await createAgentSessionRuntime(rec.factory, {
@@ -168,7 +189,9 @@ describe("createAgentSessionRuntime({ settleTimeoutMs }) and runtime.onSettleTim
 			}).catch((error: unknown) => error);
 			expect(refused).toBeInstanceOf(SettleError);
 			expect(refused).toMatchObject({ code: "INVALID_ARGUMENT", message: invalidSettleTimeout(invalid) });
-			expect((refused as SettleError).message).toContain("settleTimeoutMs must be a finite number");
+			expect((refused as SettleError).message).toContain(
+				"settleTimeoutMs must be a number of milliseconds ≥ 0, or Infinity",
+			);
 			expect(rec.built).toHaveLength(0);
 			expect(sessionManager.isClosed()).toBe(true);
 		});
