@@ -8,13 +8,13 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import type { EventObject } from "xstate";
 import { promptOperationMachine } from "../../machines/prompt-operation.machine.js";
-import { adjacency, allTransitionKeys, replay, shortestPaths, verticesThatCannotReach } from "./graph-harness.js";
+import * as graph from "./graph-harness.js";
 import { promptModel } from "./models.js";
 
 const spec = promptModel;
 
 describe("prompt-operation machine (xstate/graph)", () => {
-	let adj: ReturnType<typeof adjacency>;
+	let adj: ReturnType<typeof graph.adjacency>;
 	// The replay is shared by every test below (memoized): run it here, under the hook's 180 s, not in
 	// whichever test comes first. Shuffled (`--sequence.shuffle`), a branch test came first and spent
 	// the default 30 s timeout on it on a loaded machine. Deterministic CPU work: one traversal (1,580
@@ -22,7 +22,7 @@ describe("prompt-operation machine (xstate/graph)", () => {
 	// (~30 s). The replay used to traverse the graph twice more (its own adjacency map and xstate's
 	// getShortestPaths), about 10 s of CPU.
 	beforeAll(async () => {
-		adj = adjacency(spec);
+		adj = graph.adjacency(spec);
 		await replayAll(adj);
 	}, 180_000);
 
@@ -51,7 +51,7 @@ describe("prompt-operation machine (xstate/graph)", () => {
 	});
 
 	it("has no dead ends: idle is reachable from every reachable state (invariant 9)", () => {
-		expect(verticesThatCannotReach(spec, adj, (s) => s.value === "idle")).toEqual([]);
+		expect(graph.verticesThatCannotReach(spec, adj, (s) => s.value === "idle")).toEqual([]);
 		expect(Object.values(adj).filter((v) => v.state.status !== "active")).toEqual([]);
 	});
 
@@ -61,12 +61,12 @@ describe("prompt-operation machine (xstate/graph)", () => {
 			adj,
 			(e) => e.type.startsWith("xstate.") || /^(PREFLIGHT|RUN|BEFORE_SETTLE|SETTLE)_(DONE|FAILED)$/.test(e.type),
 		);
-		expect(verticesThatCannotReach(spec, completionAdj, (s) => s.value === "idle")).toEqual([]);
+		expect(graph.verticesThatCannotReach(spec, completionAdj, (s) => s.value === "idle")).toEqual([]);
 	});
 
 	it("replaying every edge on a live actor with fake actors fires every transition of the machine", async () => {
 		const { fired, edges } = await replayAll(adj);
-		const all = allTransitionKeys(promptOperationMachine);
+		const all = graph.allTransitionKeys(promptOperationMachine);
 		expect(all.filter((key) => !fired.has(key))).toEqual([]);
 		const required = ["postRun", "retrying", "compacting", "beforeSettle"].flatMap((state) =>
 			all.filter((key) => key.startsWith(`promptOperation.${state}`)),
@@ -389,9 +389,9 @@ let replayed: Promise<{ fired: Set<string>; edges: number; lastSteps: Map<string
  * fresh live actor, and keeps — for each transition — the first edge that fired it in its last step.
  * The paths come from `adj` too: each traversal of this graph costs seconds of CPU.
  */
-function replayAll(adj: ReturnType<typeof adjacency>) {
+function replayAll(adj: ReturnType<typeof graph.adjacency>) {
 	replayed ??= (async () => {
-		const paths = shortestPaths(spec, adj);
+		const paths = graph.shortestPaths(spec, adj);
 		const fired = new Set<string>();
 		const lastSteps = new Map<string, LastStep>();
 		const selfLoops = new Set<string>();
@@ -409,7 +409,7 @@ function replayAll(adj: ReturnType<typeof adjacency>) {
 					if (selfLoops.has(loop)) continue;
 					selfLoops.add(loop);
 				}
-				const { h, fired: keys, lastStep } = await replay(spec, [...path.steps, { event, state }]);
+				const { h, fired: keys, lastStep } = await graph.replay(spec, [...path.steps, { event, state }]);
 				for (const k of keys) fired.add(k);
 				const snapshot = h.actor.getSnapshot() as {
 					context: { compaction?: unknown; stall?: unknown; deferredCompaction?: unknown };
@@ -437,8 +437,8 @@ function replayAll(adj: ReturnType<typeof adjacency>) {
 }
 
 /** Restricts an adjacency map to edges whose event passes `keep`. */
-function adjacencyFrom(adj: ReturnType<typeof adjacency>, keep: (event: EventObject) => boolean) {
-	const out: ReturnType<typeof adjacency> = {};
+function adjacencyFrom(adj: ReturnType<typeof graph.adjacency>, keep: (event: EventObject) => boolean) {
+	const out: ReturnType<typeof graph.adjacency> = {};
 	for (const [key, value] of Object.entries(adj)) {
 		out[key] = {
 			state: value.state,

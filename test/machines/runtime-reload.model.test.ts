@@ -6,23 +6,16 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { getShortestPaths } from "xstate/graph";
 import { reloadMachine } from "../../machines/runtime-reload.machine.js";
-import {
-	adjacency,
-	allTransitionKeys,
-	eventsFor,
-	replay,
-	shortestPaths,
-	verticesThatCannotReach,
-} from "./graph-harness.js";
+import * as graph from "./graph-harness.js";
 import { reloadHarness } from "./harness.js";
 import { reloadModel } from "./models.js";
 
 const spec = reloadModel;
 
 describe("reload machine (xstate/graph)", () => {
-	let adj: ReturnType<typeof adjacency>;
+	let adj: ReturnType<typeof graph.adjacency>;
 	beforeAll(() => {
-		adj = adjacency(spec);
+		adj = graph.adjacency(spec);
 	});
 
 	it("reaches every state, and the final disposed from every state", () => {
@@ -35,37 +28,37 @@ describe("reload machine (xstate/graph)", () => {
 			'{"reloading":"shuttingDown"}',
 			'{"reloading":"starting"}',
 		]);
-		expect(verticesThatCannotReach(spec, adj, (s) => s.status === "done")).toEqual([]);
+		expect(graph.verticesThatCannotReach(spec, adj, (s) => s.status === "done")).toEqual([]);
 		// Every reload comes back to idle (or ends disposed): none can hang the session.
-		expect(verticesThatCannotReach(spec, adj, (s) => s.value === "idle" || s.status === "done")).toEqual([]);
+		expect(graph.verticesThatCannotReach(spec, adj, (s) => s.value === "idle" || s.status === "done")).toEqual([]);
 	});
 
 	it("shortestPaths from the adjacency map gives xstate/graph's getShortestPaths paths, step for step", () => {
 		// The model tests take their paths from the traversal they hold instead of traversing again.
 		const theirs = getShortestPaths(spec.machine, {
 			input: spec.input,
-			events: (s: unknown) => eventsFor(s, spec.events),
+			events: (s: unknown) => graph.eventsFor(s, spec.events),
 			serializeState: spec.serialize,
 		} as never) as { state: unknown; steps: { state: { value: unknown }; event: unknown }[] }[];
 		const shape = (steps: { state: { value: unknown }; event: unknown }[]) =>
 			steps.map((step) => ({ event: step.event, value: step.state.value }));
-		const ours = shortestPaths(spec, adj);
+		const ours = graph.shortestPaths(spec, adj);
 		expect([...ours.keys()]).toEqual(theirs.map((path) => spec.serialize(path.state)));
 		for (const path of theirs) expect(shape(ours.get(spec.serialize(path.state))!.steps)).toEqual(shape(path.steps));
 	});
 
 	it("replaying every edge on a live actor fires every transition, the bounded wait's included", async () => {
-		const paths = shortestPaths(spec, adj);
+		const paths = graph.shortestPaths(spec, adj);
 		const fired = new Set<string>();
 		for (const [vertex, value] of Object.entries(adj)) {
 			const path = paths.get(vertex);
 			if (!path) throw new Error(`no path to ${vertex}`);
 			for (const { event, state } of Object.values(value.transitions)) {
-				const { fired: keys } = await replay(spec, [...path.steps, { event, state }]);
+				const { fired: keys } = await graph.replay(spec, [...path.steps, { event, state }]);
 				for (const key of keys) fired.add(key);
 			}
 		}
-		const all = allTransitionKeys(reloadMachine);
+		const all = graph.allTransitionKeys(reloadMachine);
 		expect(all.some((key) => key.includes("xstate.after.shutdownTimeout"))).toBe(true);
 		expect(all.filter((key) => !fired.has(key))).toEqual([]);
 	});

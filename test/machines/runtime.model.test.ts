@@ -10,15 +10,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import type { EventObject } from "xstate";
 import { getSimplePaths, type StatePath } from "xstate/graph";
 import { type RuntimeEmitted, runtimeMachine } from "../../machines/runtime.machine.js";
-import {
-	type AnySnapshot,
-	adjacency,
-	allTransitionKeys,
-	eventsFor,
-	replay,
-	shortestPaths,
-	verticesThatCannotReach,
-} from "./graph-harness.js";
+import * as graph from "./graph-harness.js";
 import type { Invocation } from "./harness.js";
 import { RUNTIME_EVENTS, runtimeModel } from "./models.js";
 
@@ -26,9 +18,9 @@ const spec = runtimeModel;
 const EVENTS = RUNTIME_EVENTS;
 
 describe("runtime machine (xstate/graph)", () => {
-	let adj: ReturnType<typeof adjacency>;
+	let adj: ReturnType<typeof graph.adjacency>;
 	beforeAll(() => {
-		adj = adjacency(spec);
+		adj = graph.adjacency(spec);
 	});
 
 	it("reaches every state, and active (or the final disposed) from every state", () => {
@@ -49,43 +41,43 @@ describe("runtime machine (xstate/graph)", () => {
 				"disposed",
 			].sort(),
 		);
-		expect(verticesThatCannotReach(spec, adj, (s) => s.value === "active" || s.value === "disposed")).toEqual([]);
+		expect(graph.verticesThatCannotReach(spec, adj, (s) => s.value === "active" || s.value === "disposed")).toEqual([]);
 		// Only `disposed` is final, and it is reachable from every state (DISPOSE is accepted everywhere).
-		expect(verticesThatCannotReach(spec, adj, (s) => s.value === "disposed")).toEqual([]);
+		expect(graph.verticesThatCannotReach(spec, adj, (s) => s.value === "disposed")).toEqual([]);
 		const finals = Object.values(adj).filter((v) => v.state.status === "done");
 		expect(finals.every((v) => v.state.value === "disposed")).toBe(true);
 	});
 
 	it("replaying every edge on a live actor fires every transition of the machine", async () => {
-		const paths = shortestPaths(spec, adj);
+		const paths = graph.shortestPaths(spec, adj);
 		const fired = new Set<string>();
 		for (const [vertex, value] of Object.entries(adj)) {
 			const path = paths.get(vertex);
 			if (!path) throw new Error(`no path to ${vertex}`);
 			for (const { event, state } of Object.values(value.transitions)) {
-				const { fired: keys } = await replay(spec, [...path.steps, { event, state }]);
+				const { fired: keys } = await graph.replay(spec, [...path.steps, { event, state }]);
 				for (const key of keys) fired.add(key);
 			}
 		}
-		expect(allTransitionKeys(runtimeMachine).filter((key) => !fired.has(key))).toEqual([]);
+		expect(graph.allTransitionKeys(runtimeMachine).filter((key) => !fired.has(key))).toEqual([]);
 	});
 
 	it("along every simple path a replacement completes or leaves the old session untouched", async () => {
 		// DISPOSE is accepted in every state; allowing it everywhere gives ~21 000 simple paths. Here it is
 		// tried when idle and in one mid-replacement state (the edge replay above covers the rest).
 		const paths = getSimplePaths(runtimeMachine, {
-			events: (s: AnySnapshot) => eventsFor(s, EVENTS),
+			events: (s: graph.AnySnapshot) => graph.eventsFor(s, EVENTS),
 			// settlingCurrent's three ways out (settled, failed, timed out) all lead to shuttingDown and change
 			// nothing a later step reads: the paths take the settled one (the edge replay fires the others).
-			filterEvents: (s: AnySnapshot, e: EventObject) =>
+			filterEvents: (s: graph.AnySnapshot, e: EventObject) =>
 				(e.type !== "DISPOSE" || ["active", "opening"].includes(s.value)) &&
 				(s.value !== "settlingCurrent" || e.type === "xstate.done.actor.settleCurrent"),
 			serializeState: spec.serialize,
-		} as never) as StatePath<AnySnapshot, EventObject>[];
+		} as never) as StatePath<graph.AnySnapshot, EventObject>[];
 		expect(paths.length).toBeGreaterThan(100);
 		let checkedReplacements = 0;
 		for (const path of paths) {
-			const { h } = await replay(spec, path.steps);
+			const { h } = await graph.replay(spec, path.steps);
 			const problems = checkReplacements(h.emitted as RuntimeEmitted[], h.fakes.invocations, h.state());
 			expect(problems, path.steps.map((s) => s.event.type).join(" → ")).toEqual([]);
 			checkedReplacements += h.emitted.filter((e) => e.type === "replacement_started").length;

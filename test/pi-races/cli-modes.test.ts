@@ -265,6 +265,26 @@ export default function (pi) {
 }
 `;
 
+/**
+ * A signal test's files: the {@link SHUTDOWN_WITNESS} extension and its (empty) log, and a faux
+ * script whose one tool call runs `command` in bash.
+ */
+function shutdownWitnessRun(command: string): { log: string; witness: string; script: string } {
+	const log = join(cli.dir, "shutdown.log");
+	writeFileSync(log, "");
+	const witness = join(cli.dir, "witness.mjs");
+	writeFileSync(witness, SHUTDOWN_WITNESS(log));
+	const script = join(cli.dir, "script.json");
+	writeFileSync(script, JSON.stringify([{ toolCalls: [{ name: "bash", arguments: { command } }] }]));
+	return { log, witness, script };
+}
+
+/** The extension heard `session_shutdown` (quit) once, and no process of the command (`mark`) is left. */
+function expectCleanedUp(log: string, mark: string): void {
+	expect(readFileSync(log, "utf8")).toBe("session_shutdown quit\n");
+	expect(markedProcesses(mark)).toEqual([]);
+}
+
 describe("pi#3212 / pi#5080: session_shutdown does not fire on SIGTERM or SIGHUP; an extension's cleanup never runs", () => {
 	for (const [signal, code] of [
 		["TERM", 143],
@@ -273,14 +293,10 @@ describe("pi#3212 / pi#5080: session_shutdown does not fire on SIGTERM or SIGHUP
 		it(`pi#3212 / pi#5080: settle -p sent SIG${signal} while its command runs: the extension hears session_shutdown (quit) once, no process of the command is left, exit ${code}`, () => {
 			const mark = processMarker();
 			try {
-				const log = join(cli.dir, "shutdown.log");
-				writeFileSync(log, "");
-				const witness = join(cli.dir, "witness.mjs");
-				writeFileSync(witness, SHUTDOWN_WITNESS(log));
-				const script = join(cli.dir, "script.json");
 				// The command signals settle itself (its parent) mid-run: a tmux pane closed, a `kill`.
-				const command = `export ${mark}=1; kill -${signal} $PPID; sleep 60; echo "not reached"`;
-				writeFileSync(script, JSON.stringify([{ toolCalls: [{ name: "bash", arguments: { command } }] }]));
+				const { log, witness, script } = shutdownWitnessRun(
+					`export ${mark}=1; kill -${signal} $PPID; sleep 60; echo "not reached"`,
+				);
 				const run = runSettle(["--faux-script", script, "-e", witness, "-p", "clean up after yourself"], {
 					cwd: cli.project,
 					agentDir: cli.agentDir,
@@ -288,8 +304,7 @@ describe("pi#3212 / pi#5080: session_shutdown does not fire on SIGTERM or SIGHUP
 				});
 				expect(run.code).toBe(code);
 				expect(run.stderr).not.toMatch(/\n\s+at /);
-				expect(readFileSync(log, "utf8")).toBe("session_shutdown quit\n");
-				expect(markedProcesses(mark)).toEqual([]);
+				expectCleanedUp(log, mark);
 			} finally {
 				killMarked(mark);
 			}
@@ -301,21 +316,16 @@ describe("pi#5080: in the interactive mode a SIGHUP (the terminal closed) skippe
 	it("pi#5080: settle -i sent SIGHUP while its command runs: the extension hears session_shutdown (quit) once, no process of the command is left, exit 129", async () => {
 		const mark = processMarker();
 		try {
-			const log = join(cli.dir, "shutdown.log");
-			writeFileSync(log, "");
-			const witness = join(cli.dir, "witness.mjs");
-			writeFileSync(witness, SHUTDOWN_WITNESS(log));
-			const script = join(cli.dir, "script.json");
-			const command = `export ${mark}=1; touch started; sleep 60; echo "not reached"`;
-			writeFileSync(script, JSON.stringify([{ toolCalls: [{ name: "bash", arguments: { command } }] }]));
+			const { log, witness, script } = shutdownWitnessRun(
+				`export ${mark}=1; touch started; sleep 60; echo "not reached"`,
+			);
 			const chat = new Repl(["--faux-script", script, "-e", witness], { cwd: cli.project, agentDir: cli.agentDir });
 			await chat.idle(0);
 			chat.send("work");
 			await fileAppears(cli.project, "started");
 			chat.child.kill("SIGHUP");
 			expect(await chat.exited).toBe(129);
-			expect(readFileSync(log, "utf8")).toBe("session_shutdown quit\n");
-			expect(markedProcesses(mark)).toEqual([]);
+			expectCleanedUp(log, mark);
 		} finally {
 			killMarked(mark);
 		}

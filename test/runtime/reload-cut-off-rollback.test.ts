@@ -16,63 +16,18 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { SimulatedClock } from "xstate";
 import { STALE_EXTENSION_CONTEXT_MESSAGE } from "../../src/extensions/messages.js";
-import type { ExtensionAPI } from "../../src/extensions/types.js";
-import { createFauxProvider } from "../../src/llm/faux.js";
 import type { AgentSessionRuntime } from "../../src/runtime/runtime.js";
-import {
-	createWorkspace,
-	disposeOnClock,
-	inlineExtensionFactory,
-	settleMicrotasks,
-	startRuntime,
-	type Workspace,
-} from "./helpers.js";
+import { createWorkspace, disposeOnClock, settleMicrotasks, type Workspace } from "./helpers.js";
+import { ExtensionGenerations } from "./reload-generations.js";
 
 let ws: Workspace;
 let clock: SimulatedClock;
 let runtime: AgentSessionRuntime | undefined;
-/** What each extension instance (one per factory call: g1, g2, …) heard. */
-let heard: Map<string, string[]>;
-/** Each extension instance's `pi`. */
-let apis: Map<string, ExtensionAPI>;
-let generation: number;
-/** Set by a test: the factory of instance `g<n>` waits on this. */
-let slowFactory: Map<string, Promise<void>>;
-/** Set by a test: the `session_shutdown` handler of instance `g<n>` waits on this. */
-let slowShutdown: Map<string, Promise<void>>;
-/** Set by a test: the `session_start` handler of instance `g<n>` waits on this. */
-let slowStart: Map<string, Promise<void>>;
+let gens: ExtensionGenerations;
 
-function generations(pi: ExtensionAPI): void | Promise<void> {
-	const g = `g${++generation}`;
-	const log: string[] = [];
-	heard.set(g, log);
-	pi.on("session_start", async (event) => {
-		log.push(`session_start ${event.reason}`);
-		await slowStart.get(g);
-	});
-	pi.on("session_shutdown", async (event) => {
-		log.push(`session_shutdown ${event.reason}`);
-		await slowShutdown.get(g);
-	});
-	apis.set(g, pi);
-	pi.registerCommand("whoami", {
-		description: "says which extension instance ran it, and whether its pi is live",
-		handler: async () => {
-			try {
-				pi.getActiveTools();
-				log.push("whoami: live");
-			} catch {
-				log.push("whoami: stale");
-			}
-		},
-	});
-	return slowFactory.get(g);
-}
-
+/** A runtime whose host's invalidate callback throws: every replacement rolls back. */
 async function start(): Promise<AgentSessionRuntime> {
-	const rec = inlineExtensionFactory(createFauxProvider(), generations, clock);
-	runtime = await startRuntime(rec.factory, ws, ws.alpha);
+	runtime = await gens.start(ws, clock);
 	runtime.setBeforeSessionInvalidate(() => {
 		throw new Error("invalidate failed");
 	});
@@ -91,33 +46,16 @@ async function disposeRuntime(r: AgentSessionRuntime): Promise<void> {
  */
 function outcome(reloading: Promise<void>): Promise<unknown> {
 	return reloading.then(
-		() => ({ resolvedAfter: [...(heard.get("g2") ?? [])] }),
+		() => ({ resolvedAfter: [...(gens.heard.get("g2") ?? [])] }),
 		(error: unknown) => error,
 	);
-}
-
-/** Who answers `/whoami` on the runtime's session: the lines each instance logged for it. */
-async function whoami(r: AgentSessionRuntime): Promise<Record<string, string[]>> {
-	const before = new Map([...heard].map(([g, log]) => [g, log.length]));
-	await r.session.prompt("/whoami");
-	const answered: Record<string, string[]> = {};
-	for (const [g, log] of heard) {
-		const lines = log.slice(before.get(g) ?? 0).filter((line) => line.startsWith("whoami"));
-		if (lines.length > 0) answered[g] = lines;
-	}
-	return answered;
 }
 
 beforeEach(() => {
 	ws = createWorkspace();
 	clock = new SimulatedClock();
 	clock.set(0);
-	heard = new Map();
-	apis = new Map();
-	generation = 0;
-	slowFactory = new Map();
-	slowShutdown = new Map();
-	slowStart = new Map();
+	gens = new ExtensionGenerations();
 });
 afterEach(async () => {
 	runtime?.setBeforeSessionInvalidate(undefined);
@@ -129,15 +67,15 @@ afterEach(async () => {
 describe("a reload cut off by a replacement that then rolls back", () => {
 	it("a reload cut off after loading, then a replacement that rolls back: the session kept its stale old extensions and reload() rejected SESSION_CLOSED — now it goes on with the reloaded ones, started and live, and reload() resolves", async () => {
 		let releaseLoad!: () => void;
-		slowFactory.set("g2", new Promise<void>((resolve) => (releaseLoad = resolve)));
+		gens.slowFactory.set("g2", new Promise<void>((resolve) => (releaseLoad = resolve)));
 		let releaseStart!: () => void;
-		slowStart.set("g2", new Promise<void>((resolve) => (releaseStart = resolve)));
+		gens.slowStart.set("g2", new Promise<void>((resolve) => (releaseStart = resolve)));
 		const r = await start();
 		const old = r.session;
 		let settled = false;
 		const reloading = outcome(old.reload()).finally(() => (settled = true));
 		await settleMicrotasks();
-		expect([...heard.keys()]).toEqual(["g1", "g2"]);
+		expect([...gens.heard.keys()]).toEqual(["g1", "g2"]);
 		const replacing = r.newSession().catch((error: unknown) => error);
 		await settleMicrotasks();
 		expect(r.lifecycle).toBe("settlingCurrent");
@@ -156,19 +94,19 @@ describe("a reload cut off by a replacement that then rolls back", () => {
 		expect(r.lifecycle).toBe("active");
 		// g1 was shut down by the reload and stays so; g2, the reload's, is the session's now and was
 		// started by the host's rebind; g3, the failed replacement's, never heard of a session.
-		expect(heard.get("g1")).toEqual(["session_start startup", "session_shutdown reload"]);
-		expect(heard.get("g2")).toEqual(["session_start startup"]);
-		expect(heard.get("g3")).toEqual([]);
-		expect(() => apis.get("g1")!.getActiveTools()).toThrow(STALE_EXTENSION_CONTEXT_MESSAGE);
-		expect(await whoami(r)).toEqual({ g2: ["whoami: live"] });
+		expect(gens.heard.get("g1")).toEqual(["session_start startup", "session_shutdown reload"]);
+		expect(gens.heard.get("g2")).toEqual(["session_start startup"]);
+		expect(gens.heard.get("g3")).toEqual([]);
+		expect(() => gens.apis.get("g1")!.getActiveTools()).toThrow(STALE_EXTENSION_CONTEXT_MESSAGE);
+		expect(await gens.whoami(r)).toEqual({ g2: ["whoami: live"] });
 		await disposeRuntime(r);
-		expect(heard.get("g2")).toEqual(["session_start startup", "whoami: live", "session_shutdown quit"]);
-		expect(heard.get("g1")).toEqual(["session_start startup", "session_shutdown reload"]);
+		expect(gens.heard.get("g2")).toEqual(["session_start startup", "whoami: live", "session_shutdown quit"]);
+		expect(gens.heard.get("g1")).toEqual(["session_start startup", "session_shutdown reload"]);
 	});
 
 	it("a reload cut off after loading, then a replacement that commits: the extensions it loaded never hear of a session, their pi is stale", async () => {
 		let releaseLoad!: () => void;
-		slowFactory.set("g2", new Promise<void>((resolve) => (releaseLoad = resolve)));
+		gens.slowFactory.set("g2", new Promise<void>((resolve) => (releaseLoad = resolve)));
 		const r = await start();
 		r.setBeforeSessionInvalidate(undefined);
 		const old = r.session;
@@ -181,10 +119,10 @@ describe("a reload cut off by a replacement that then rolls back", () => {
 		expect(await replacing).toEqual({ cancelled: false });
 		expect(await reloading).toMatchObject({ code: "SESSION_CLOSED" });
 		expect(old.isDisposed).toBe(true);
-		expect(heard.get("g2")).toEqual([]);
-		expect(() => apis.get("g2")!.getActiveTools()).toThrow(STALE_EXTENSION_CONTEXT_MESSAGE);
-		expect(heard.get("g3")).toEqual(["session_start new"]);
-		expect(await whoami(r)).toEqual({ g3: ["whoami: live"] });
+		expect(gens.heard.get("g2")).toEqual([]);
+		expect(() => gens.apis.get("g2")!.getActiveTools()).toThrow(STALE_EXTENSION_CONTEXT_MESSAGE);
+		expect(gens.heard.get("g3")).toEqual(["session_start new"]);
+		expect(await gens.whoami(r)).toEqual({ g3: ["whoami: live"] });
 	});
 
 	it("a reload cut off after binding, then a replacement that rolls back: the reloaded extensions it installed hear the teardown's session_shutdown, then session_start again, and stay live; reload() rejected SESSION_CLOSED — now it resolves once they are started", async () => {
@@ -202,14 +140,14 @@ describe("a reload cut off by a replacement that then rolls back", () => {
 		expect(await replacing).toMatchObject({ message: "invalidate failed" });
 		expect(await reloading).toEqual({ resolvedAfter: ["session_shutdown new", "session_start startup"] });
 		expect(r.session).toBe(old);
-		expect(heard.get("g1")).toEqual(["session_start startup", "session_shutdown reload"]);
-		expect(heard.get("g2")).toEqual(["session_shutdown new", "session_start startup"]);
-		expect(await whoami(r)).toEqual({ g2: ["whoami: live"] });
+		expect(gens.heard.get("g1")).toEqual(["session_start startup", "session_shutdown reload"]);
+		expect(gens.heard.get("g2")).toEqual(["session_shutdown new", "session_start startup"]);
+		expect(await gens.whoami(r)).toEqual({ g2: ["whoami: live"] });
 	});
 
 	it("a reload cut off after its session_shutdown, then a replacement that rolls back: reload() rejected SESSION_CLOSED on a live session — now BUSY (nothing was reloaded), the old extensions are started again, and reload() again works", async () => {
 		let releaseShutdown!: () => void;
-		slowShutdown.set("g1", new Promise<void>((resolve) => (releaseShutdown = resolve)));
+		gens.slowShutdown.set("g1", new Promise<void>((resolve) => (releaseShutdown = resolve)));
 		const r = await start();
 		const old = r.session;
 		const reloading = outcome(old.reload());
@@ -218,16 +156,16 @@ describe("a reload cut off by a replacement that then rolls back", () => {
 		await settleMicrotasks();
 		expect(r.lifecycle).toBe("settlingCurrent");
 		// g2 is the replacement's (created before the old session is torn down); the reload loaded none.
-		expect([...heard.keys()]).toEqual(["g1", "g2"]);
+		expect([...gens.heard.keys()]).toEqual(["g1", "g2"]);
 		releaseShutdown();
 		await settleMicrotasks();
 		expect(await replacing).toMatchObject({ message: "invalidate failed" });
 		expect(await reloading).toMatchObject({ code: "BUSY", message: expect.stringContaining("Call reload() again") });
 		expect(r.session).toBe(old);
-		expect(heard.get("g1")).toEqual(["session_start startup", "session_shutdown reload", "session_start startup"]);
-		expect(await whoami(r)).toEqual({ g1: ["whoami: live"] });
+		expect(gens.heard.get("g1")).toEqual(["session_start startup", "session_shutdown reload", "session_start startup"]);
+		expect(await gens.whoami(r)).toEqual({ g1: ["whoami: live"] });
 		await old.reload();
-		expect(heard.get("g3")).toEqual(["session_start reload"]);
-		expect(await whoami(r)).toEqual({ g3: ["whoami: live"] });
+		expect(gens.heard.get("g3")).toEqual(["session_start reload"]);
+		expect(await gens.whoami(r)).toEqual({ g3: ["whoami: live"] });
 	});
 });

@@ -12,40 +12,19 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { SimulatedClock } from "xstate";
 import { SettleError } from "../../src/errors.js";
 import { STALE_EXTENSION_CONTEXT_MESSAGE } from "../../src/extensions/messages.js";
-import type { ExtensionAPI } from "../../src/extensions/types.js";
-import { createFauxProvider } from "../../src/llm/faux.js";
 import type { AgentSessionRuntime } from "../../src/runtime/runtime.js";
-import { createWorkspace, fauxModelRuntime, recordingFactory, startRuntime, type Workspace } from "./helpers.js";
+import { createWorkspace, disposeOnClock, settleMicrotasks, type Workspace } from "./helpers.js";
+import { ExtensionGenerations } from "./reload-generations.js";
 
 let ws: Workspace;
 let clock: SimulatedClock;
 let runtime: AgentSessionRuntime | undefined;
-/** What each extension instance (one per factory call: g1, g2, …) heard. */
-let heard: Map<string, string[]>;
-/** Each extension instance's `pi`. */
-let apis: Map<string, ExtensionAPI>;
-let generation: number;
-/** Set by a test: how extension instance `g<n>` behaves. */
-let stuckShutdown: Set<string>;
-let slowFactory: Map<string, Promise<void>>;
+let gens: ExtensionGenerations;
 
-function generations(pi: ExtensionAPI): void | Promise<void> {
-	const g = `g${++generation}`;
-	const log: string[] = [];
-	heard.set(g, log);
-	apis.set(g, pi);
-	pi.on("session_start", (event) => void log.push(`session_start ${event.reason}`));
-	pi.on("session_shutdown", async (event) => {
-		log.push(`session_shutdown ${event.reason}`);
-		// pi#9811: a cleanup that never returns.
-		if (stuckShutdown.has(g)) await new Promise<void>(() => {});
-	});
-	return slowFactory.get(g);
+/** pi#9811: a `session_shutdown` handler of instance `g` that never returns. */
+function stuckOnShutdown(g: string): void {
+	gens.slowShutdown.set(g, new Promise<void>(() => {}));
 }
-
-const settleMicrotasks = async (rounds = 20) => {
-	for (let i = 0; i < rounds; i++) await new Promise<void>((resolve) => setImmediate(resolve));
-};
 
 async function advance(ms: number): Promise<void> {
 	clock.increment(ms);
@@ -61,7 +40,7 @@ async function expectEachInstanceShutDownOnce(): Promise<void> {
 	const disposing = runtime?.dispose().then(() => (disposed = true));
 	for (let i = 0; disposing && !disposed && i < 5; i++) await advance(60_000);
 	expect(disposed, "the runtime disposed within its bounds").toBe(true);
-	for (const [g, log] of heard) {
+	for (const [g, log] of gens.heard) {
 		const shutdowns = log.filter((line) => line.startsWith("session_shutdown")).length;
 		const started = log.some((line) => line.startsWith("session_start"));
 		expect(shutdowns, `${g}: ${log.join(", ")}`).toBe(started ? 1 : Math.min(shutdowns, 1));
@@ -69,13 +48,7 @@ async function expectEachInstanceShutDownOnce(): Promise<void> {
 }
 
 async function start(): Promise<AgentSessionRuntime> {
-	const faux = createFauxProvider();
-	const rec = recordingFactory({
-		modelRuntime: () => fauxModelRuntime(faux),
-		clock,
-		resourceLoaderOptions: { extensionFactories: [generations], noExtensions: true },
-	});
-	runtime = await startRuntime(rec.factory, ws, ws.alpha);
+	runtime = await gens.start(ws, clock);
 	return runtime;
 }
 
@@ -83,29 +56,22 @@ beforeEach(() => {
 	ws = createWorkspace();
 	clock = new SimulatedClock();
 	clock.set(0);
-	heard = new Map();
-	apis = new Map();
-	generation = 0;
-	stuckShutdown = new Set();
-	slowFactory = new Map();
+	gens = new ExtensionGenerations();
 });
 afterEach(async () => {
-	let disposed = false;
-	const disposing = runtime?.dispose().then(() => (disposed = true));
-	for (let i = 0; disposing && !disposed && i < 20; i++) await advance(60_000);
-	await disposing;
+	await disposeOnClock(runtime, clock);
 	runtime = undefined;
 	ws.cleanup();
 });
 
 describe("a reload overtaken by a replacement or dispose", () => {
 	it("old extensions told session_shutdown twice when a replacement overtakes a reload whose session_shutdown handler is stuck", async () => {
-		stuckShutdown.add("g1");
+		stuckOnShutdown("g1");
 		const r = await start();
 		const old = r.session;
 		const reloading = old.reload().catch((error: unknown) => error);
 		await settleMicrotasks();
-		expect(heard.get("g1")).toEqual(["session_start startup", "session_shutdown reload"]);
+		expect(gens.heard.get("g1")).toEqual(["session_start startup", "session_shutdown reload"]);
 		await advance(7_000);
 		let replaced = false;
 		const replacing = r.newSession().then(() => (replaced = true));
@@ -115,7 +81,7 @@ describe("a reload overtaken by a replacement or dispose", () => {
 		// joins the reload's dispatch, it does not tell the old extensions again.
 		await advance(2_000);
 		expect(r.lifecycle).toBe("shuttingDown");
-		expect(heard.get("g1")).toEqual(["session_start startup", "session_shutdown reload"]);
+		expect(gens.heard.get("g1")).toEqual(["session_start startup", "session_shutdown reload"]);
 		// The reload's own bound (10 s after it started): it gives up on the handler, and so does the
 		// teardown waiting on the same dispatch. The reload stops there: nothing is loaded for a session
 		// being replaced.
@@ -127,34 +93,34 @@ describe("a reload overtaken by a replacement or dispose", () => {
 		expect(outcome).toMatchObject({ code: "SESSION_CLOSED" });
 		expect(old.isDisposed).toBe(true);
 		// g2 is the new session's; no generation was loaded by the cut-off reload.
-		expect([...heard.keys()]).toEqual(["g1", "g2"]);
-		expect(heard.get("g2")).toEqual(["session_start new"]);
+		expect([...gens.heard.keys()]).toEqual(["g1", "g2"]);
+		expect(gens.heard.get("g2")).toEqual(["session_start new"]);
 		await expectEachInstanceShutDownOnce();
 	});
 
 	it("old extensions told session_shutdown twice when a replacement overtakes a reload whose new extensions load slowly", async () => {
 		let releaseLoad!: () => void;
-		slowFactory.set("g2", new Promise<void>((resolve) => (releaseLoad = resolve)));
+		gens.slowFactory.set("g2", new Promise<void>((resolve) => (releaseLoad = resolve)));
 		const r = await start();
 		const old = r.session;
 		const reloading = old.reload().catch((error: unknown) => error);
 		await settleMicrotasks();
 		// g2 is the reload's generation, still loading.
-		expect([...heard.keys()]).toEqual(["g1", "g2"]);
+		expect([...gens.heard.keys()]).toEqual(["g1", "g2"]);
 		const replacing = r.newSession();
 		await settleMicrotasks();
 		expect(r.lifecycle).toBe("settlingCurrent");
 		await advance(2_000);
 		await replacing;
 		expect(old.isDisposed).toBe(true);
-		expect(heard.get("g1")).toEqual(["session_start startup", "session_shutdown reload"]);
+		expect(gens.heard.get("g1")).toEqual(["session_start startup", "session_shutdown reload"]);
 		releaseLoad();
 		await settleMicrotasks();
 		expect(await reloading).toMatchObject({ code: "SESSION_CLOSED" });
 		// The reload's generation was loaded but never started: it hears nothing, and its pi is stale.
-		expect(heard.get("g2")).toEqual([]);
-		expect(() => apis.get("g2")!.getActiveTools()).toThrow(STALE_EXTENSION_CONTEXT_MESSAGE);
-		expect(heard.get("g3")).toEqual(["session_start new"]);
+		expect(gens.heard.get("g2")).toEqual([]);
+		expect(() => gens.apis.get("g2")!.getActiveTools()).toThrow(STALE_EXTENSION_CONTEXT_MESSAGE);
+		expect(gens.heard.get("g3")).toEqual(["session_start new"]);
 		await expectEachInstanceShutDownOnce();
 	});
 
@@ -175,8 +141,8 @@ describe("a reload overtaken by a replacement or dispose", () => {
 		await settleMicrotasks();
 		await disposing;
 		expect(await reloading).toMatchObject({ code: "SESSION_CLOSED" });
-		expect(heard.get("g1")).toEqual(["session_start startup", "session_shutdown reload"]);
-		expect(heard.get("g2")).toEqual(["session_shutdown quit"]);
+		expect(gens.heard.get("g1")).toEqual(["session_start startup", "session_shutdown reload"]);
+		expect(gens.heard.get("g2")).toEqual(["session_shutdown quit"]);
 		await expectEachInstanceShutDownOnce();
 	});
 
@@ -191,7 +157,7 @@ describe("a reload overtaken by a replacement or dispose", () => {
 		const disposing = r.dispose().then(() => (disposed = true));
 		for (let i = 0; !disposed && i < 5; i++) await advance(60_000);
 		await disposing;
-		expect(heard.get("g1")).toEqual([
+		expect(gens.heard.get("g1")).toEqual([
 			"session_start startup",
 			"session_shutdown new",
 			"session_start startup",
