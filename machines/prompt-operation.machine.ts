@@ -927,6 +927,45 @@ function runOutcomeLabel(outcome: RunOutcome | undefined): BeforeSettleInput["ou
 // The machine
 
 /**
+ * `COMPACT` and `COMPACT_WHEN_SETTLED` in `idle` (nothing runs, so there is nothing to wait for):
+ * the compaction starts at once; while a command's navigation still summarizes, that is aborted and
+ * the compaction starts when it has returned.
+ */
+const compactWhenIdle = [
+	{ guard: "noTreeNavigationInFlight", target: "compacting", actions: "setManualCompaction" },
+	{
+		actions: [
+			{ type: "deferCompaction", params: { cancelOnAbort: true } },
+			{ type: "signalAbort", params: { target: "branch_summary" } },
+		],
+	},
+] as const;
+
+/**
+ * `COMPACT` in `preflight`, and `COMPACT_WHEN_SETTLED` not from the preflight's own dispatch: aborts
+ * the prompt as `ABORT` does, and the compaction starts once the preflight has returned (the
+ * operation, if it started, settled).
+ */
+const abortPreflightThenCompact = [
+	{
+		guard: "treeNavigationInFlight",
+		actions: [
+			"markAbortRequested",
+			{ type: "signalAbort", params: { target: "preflight" } },
+			{ type: "signalAbort", params: { target: "branch_summary" } },
+			{ type: "deferCompaction", params: { cancelOnAbort: true } },
+		],
+	},
+	{
+		actions: [
+			"markAbortRequested",
+			{ type: "signalAbort", params: { target: "preflight" } },
+			{ type: "deferCompaction", params: { cancelOnAbort: true } },
+		],
+	},
+] as const;
+
+/**
  * The prompt-operation statechart (see the module doc for the full contract).
  *
  * @example
@@ -1593,26 +1632,9 @@ export const promptOperationMachine = setup({
 					},
 					{ target: "preflight", actions: "acceptPrompt" },
 				],
-				// compact() (or ctx.compact(), nothing runs): at once; while a command's navigation still
-				// summarizes, that is aborted and the compaction starts when it has returned.
-				COMPACT: [
-					{ guard: "noTreeNavigationInFlight", target: "compacting", actions: "setManualCompaction" },
-					{
-						actions: [
-							{ type: "deferCompaction", params: { cancelOnAbort: true } },
-							{ type: "signalAbort", params: { target: "branch_summary" } },
-						],
-					},
-				],
-				COMPACT_WHEN_SETTLED: [
-					{ guard: "noTreeNavigationInFlight", target: "compacting", actions: "setManualCompaction" },
-					{
-						actions: [
-							{ type: "deferCompaction", params: { cancelOnAbort: true } },
-							{ type: "signalAbort", params: { target: "branch_summary" } },
-						],
-					},
-				],
+				// compact() and ctx.compact() alike: nothing runs.
+				COMPACT: compactWhenIdle,
+				COMPACT_WHEN_SETTLED: compactWhenIdle,
 				NAVIGATE_TREE: { guard: "noTreeNavigationInFlight", target: "branchSummary", actions: "setTreeNavigation" },
 				// `abort()` also stops the branch summary of a navigation a command started and did not await.
 				ABORT: {
@@ -1672,47 +1694,14 @@ export const promptOperationMachine = setup({
 						],
 					},
 				],
-				// compact() (or ctx.compact() from a command): aborts the prompt as ABORT does, and the
-				// compaction starts once the preflight has returned (the operation, if it started, settled).
-				COMPACT: [
-					{
-						guard: "treeNavigationInFlight",
-						actions: [
-							"markAbortRequested",
-							{ type: "signalAbort", params: { target: "preflight" } },
-							{ type: "signalAbort", params: { target: "branch_summary" } },
-							{ type: "deferCompaction", params: { cancelOnAbort: true } },
-						],
-					},
-					{
-						actions: [
-							"markAbortRequested",
-							{ type: "signalAbort", params: { target: "preflight" } },
-							{ type: "deferCompaction", params: { cancelOnAbort: true } },
-						],
-					},
-				],
+				// compact() (or ctx.compact() from a command): aborts the prompt, compacts once it returned.
+				COMPACT: abortPreflightThenCompact,
 				COMPACT_WHEN_SETTLED: [
 					// From the preflight's own dispatch (pi#7154): held until it settles, it would wait
 					// for the dispatch that waits for it. It runs now; the preflight waits for it.
 					{ guard: "compactionFromDispatch", actions: "startDispatchCompaction" },
 					{ guard: "abortedDispatchCompaction", actions: "refuseDispatchCompaction" },
-					{
-						guard: "treeNavigationInFlight",
-						actions: [
-							"markAbortRequested",
-							{ type: "signalAbort", params: { target: "preflight" } },
-							{ type: "signalAbort", params: { target: "branch_summary" } },
-							{ type: "deferCompaction", params: { cancelOnAbort: true } },
-						],
-					},
-					{
-						actions: [
-							"markAbortRequested",
-							{ type: "signalAbort", params: { target: "preflight" } },
-							{ type: "deferCompaction", params: { cancelOnAbort: true } },
-						],
-					},
+					...abortPreflightThenCompact,
 				],
 				// From an extension command (C.13 through `ctx.navigateTree()`): runs beside the command.
 				// Not from a command: the prompt is on its way, as if streaming. (Otherwise the root refuses it.)
