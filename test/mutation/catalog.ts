@@ -10232,6 +10232,30 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/runtime/settle-timeout.test.ts"],
 	},
+	{
+		id: "CK07",
+		file: "test/mutation/outcome.ts",
+		description: "a mutant's test run stopped by the runner's time limit is counted as killed",
+		edits: [
+			{
+				find: '\tif (exitStatus === TIMEOUT_EXIT_STATUS) return "timed out";\n',
+				replace: "",
+			},
+		],
+		tests: ["test/mutation/outcome.test.ts"],
+	},
+	{
+		id: "CK08",
+		file: "test/mutation/outcome.ts",
+		description: "a timed-out mutant run does not fail the audit (the runner exits 0)",
+		edits: [
+			{
+				find: 'if (status === "stale" || status === "timed out") return true;',
+				replace: 'if (status === "stale") return true;',
+			},
+		],
+		tests: ["test/mutation/outcome.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */

@@ -1,0 +1,59 @@
+/**
+ * How the mutation runner (`run.ts`) reads a mutant's test run. The runner stops a run with
+ * `timeout` after 300 s; the bug: such a run was counted as killed, though no test was seen
+ * failing. Real `timeout` runs here, with short limits.
+ */
+import { spawnSync } from "node:child_process";
+import { describe, expect, it } from "vitest";
+import { isUnexpected, type MutationSummary, statusOfRun, TIMEOUT_EXIT_STATUS, tally } from "./outcome.js";
+
+const emptySummary = (): MutationSummary => ({
+	mutants: 0,
+	killed: 0,
+	survived: 0,
+	timedOut: 0,
+	equivalent: 0,
+	stale: 0,
+	unexpected: [],
+});
+
+/** The exit status of `command` run under `timeout`, as the runner runs vitest. */
+function exitUnderTimeout(seconds: string, command: string[]): number | null {
+	return spawnSync("timeout", [seconds, ...command]).status;
+}
+
+describe("the mutation runner's reading of a test run", () => {
+	it("a run stopped by the time limit was counted as killed — now it is 'timed out', unexpected (the runner exits 1) and counted apart", () => {
+		const stopped = exitUnderTimeout("0.2", ["sleep", "10"]);
+		expect(stopped).toBe(TIMEOUT_EXIT_STATUS);
+		expect(statusOfRun(stopped)).toBe("timed out");
+		expect(isUnexpected("timed out", {})).toBe(true);
+		expect(isUnexpected("timed out", { equivalent: "cannot change what a user sees" })).toBe(true);
+		const summary = emptySummary();
+		tally(summary, { id: "X01" }, "timed out");
+		expect(summary).toMatchObject({ killed: 0, timedOut: 1, unexpected: ["X01"] });
+	});
+
+	it("tests that fail kill the mutant, tests that pass let it survive", () => {
+		expect(statusOfRun(exitUnderTimeout("10", ["sh", "-c", "exit 1"]))).toBe("killed");
+		expect(statusOfRun(exitUnderTimeout("10", ["true"]))).toBe("survived");
+	});
+
+	it("expected outcomes: a mutant killed, an equivalent one survives; the rest is unexpected", () => {
+		const summary = emptySummary();
+		tally(summary, { id: "K" }, "killed");
+		tally(summary, { id: "E", equivalent: "why" }, "survived");
+		tally(summary, { id: "S" }, "survived");
+		tally(summary, { id: "EK", equivalent: "why" }, "killed");
+		tally(summary, { id: "ST" }, "stale");
+		expect(summary).toEqual({
+			mutants: 0,
+			killed: 2,
+			survived: 2,
+			timedOut: 0,
+			equivalent: 2,
+			stale: 1,
+			unexpected: ["S", "EK", "ST"],
+		});
+	});
+});
