@@ -37,6 +37,9 @@
  *   teardown tells `session_shutdown` (once: the old ones, told by the reload's `shuttingDown`,
  *   are not told again). After `DISPOSE` the actor is done; after `TEARDOWN` it is idle (a runtime
  *   whose replacement rolls back keeps the session).
+ * - `TEARDOWN_ROLLED_BACK` (that teardown failed and rolled back: the session lives on) while the
+ *   reload still runs its step (the teardown stopped waiting for it): the reload is no longer cut
+ *   off, it goes on to its end as if no teardown had come (what `TEARDOWN` refused stays refused).
  *
  * The same bounded wait ({@link shutdownTimeoutDelay}) bounds the runtime machine's `shuttingDown`.
  *
@@ -102,6 +105,8 @@ export type ReloadEvent =
 	| { type: "HOLD_PROMPT"; promptId: string }
 	/** Its runtime started tearing the session down (a replacement, or dispose): the reload stops at its next step. */
 	| { type: "TEARDOWN" }
+	/** That teardown rolled back (the session lives on): a reload still running goes on to its end. */
+	| { type: "TEARDOWN_ROLLED_BACK" }
 	/** The session was disposed. */
 	| { type: "DISPOSE" };
 
@@ -225,6 +230,7 @@ export const reloadMachine = setup({
 		}),
 		recordError: assign((_, params: { error: unknown }) => ({ error: params.error })),
 		recordCutOff: assign((_, params: { after: ReloadStep }) => ({ cutOffAfter: params.after })),
+		resumeAfterRolledBackTeardown: assign({ tearingDown: undefined }),
 		announceFinished: emit(({ context }) => {
 			const event: ReloadEmitted = {
 				type: "reload_finished",
@@ -317,6 +323,7 @@ export const reloadMachine = setup({
 					{ actions: { type: "queueReload", params: ({ event }) => ({ requestId: event.requestId }) } },
 				],
 				TEARDOWN: { actions: { type: "dropWaiting", params: { disposed: false } } },
+				TEARDOWN_ROLLED_BACK: { actions: "resumeAfterRolledBackTeardown" },
 				DISPOSE: { actions: { type: "dropWaiting", params: { disposed: true } } },
 			},
 			states: {

@@ -1439,14 +1439,17 @@ export class AgentSession {
 	}
 
 	/**
-	 * The runtime's teardown rolled back after it cut a reload off past loading: the extensions that
+	 * The runtime's teardown rolled back. After it cut a reload off past loading, the extensions that
 	 * reload loaded become this session's (the old ones are shut down and stale), for the host's
-	 * rebind to start. Returns whether it did (then the runtime rebinds even if no `session_shutdown`
+	 * rebind to start; a reload it stopped waiting for, still in its step, goes on to its end.
+	 * Returns whether it installed a runner (then the runtime rebinds even if no `session_shutdown`
 	 * went out). Never throws for lack of a reload.
 	 * @internal Not part of the public API: called by the runtime's rollback.
 	 */
 	installCutOffReload(): boolean {
 		this.teardownUndecided = false;
+		// A reload the teardown stopped waiting for, still in its step: it is no longer cut off.
+		this.reloadActor?.send({ type: "TEARDOWN_ROLLED_BACK" });
 		const installed = this.reloadActor ? installCutOffReload(this.reloadActor) : false;
 		if (installed && this.cutOffReload) this.cutOffReload.installed = true;
 		return installed;

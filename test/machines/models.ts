@@ -211,6 +211,7 @@ export const RELOAD_EVENTS: EventObject[] = [
 	{ type: "RELOAD", requestId: "r-busy", busy: true } as EventObject,
 	{ type: "HOLD_PROMPT", promptId: "p" } as EventObject,
 	{ type: "TEARDOWN" } as EventObject,
+	{ type: "TEARDOWN_ROLLED_BACK" } as EventObject,
 	{ type: "DISPOSE" } as EventObject,
 	...["shutdownExtensions", "loadExtensions", "bindExtensions", "startExtensions"].flatMap((step) => [
 		{ type: `xstate.done.actor.${step}` } as EventObject,

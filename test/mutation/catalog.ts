@@ -10256,6 +10256,31 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/mutation/outcome.test.ts"],
 	},
+	{
+		id: "CK09",
+		file: "src/session/agent-session.ts",
+		description:
+			"a replacement that stopped waiting for a slow reload and rolled back leaves it cut off: the session keeps its stale old extensions, reload() rejects SESSION_CLOSED",
+		edits: [
+			{
+				find: '\t\tthis.reloadActor?.send({ type: "TEARDOWN_ROLLED_BACK" });\n',
+				replace: "",
+			},
+		],
+		tests: ["test/runtime/reload-cut-off-rollback.test.ts"],
+	},
+	{
+		id: "CK10",
+		file: "machines/runtime-reload.machine.ts",
+		description: "TEARDOWN_ROLLED_BACK does not resume the reload in progress (it is still cut off at its next step)",
+		edits: [
+			{
+				find: "resumeAfterRolledBackTeardown: assign({ tearingDown: undefined }),",
+				replace: "resumeAfterRolledBackTeardown: assign({}),",
+			},
+		],
+		tests: ["test/runtime/reload-cut-off-rollback.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */

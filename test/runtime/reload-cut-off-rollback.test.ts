@@ -10,7 +10,8 @@
  * starts it), a commit or dispose drops it unheard. And `reload()` follows the session: it resolves
  * once the rolled-back session's reloaded extensions are started (it rejected `SESSION_CLOSED` on a
  * live session), rejects `BUSY` when the reload was cut off before loading anything (the session
- * kept its extensions), and rejects `SESSION_CLOSED` when the replacement commits.
+ * kept its extensions), and rejects `SESSION_CLOSED` when the replacement commits. A rollback that
+ * comes while the reload still runs its step (the settle bound ran out) lets it go on to its end.
  * Timed on the session's SimulatedClock.
  */
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -167,5 +168,30 @@ describe("a reload cut off by a replacement that then rolls back", () => {
 		await old.reload();
 		expect(gens.heard.get("g3")).toEqual(["session_start reload"]);
 		expect(await gens.whoami(r)).toEqual({ g3: ["whoami: live"] });
+	});
+
+	it("a replacement that stops waiting for a slow reload and rolls back before its loading ends: the session kept its stale old extensions and reload() rejected SESSION_CLOSED — now the reload goes on to its end: resolved, the reloaded extensions started and live", async () => {
+		let releaseLoad!: () => void;
+		gens.slowFactory.set("g2", new Promise<void>((resolve) => (releaseLoad = resolve)));
+		const r = await start();
+		const old = r.session;
+		const reloading = outcome(old.reload());
+		await settleMicrotasks();
+		const replacing = r.newSession().catch((error: unknown) => error);
+		await settleMicrotasks();
+		expect(r.lifecycle).toBe("settlingCurrent");
+		// The settle bound runs out while the reload's factories still run: the teardown goes on, fails, rolls back.
+		clock.increment(2_000);
+		await settleMicrotasks();
+		expect(await replacing).toMatchObject({ message: "invalidate failed" });
+		expect(r.lifecycle).toBe("active");
+		releaseLoad();
+		await settleMicrotasks();
+		expect(await reloading).toEqual({ resolvedAfter: ["session_start reload"] });
+		expect(r.session).toBe(old);
+		expect(() => gens.apis.get("g1")!.getActiveTools()).toThrow(STALE_EXTENSION_CONTEXT_MESSAGE);
+		expect(await gens.whoami(r)).toEqual({ g2: ["whoami: live"] });
+		await disposeRuntime(r);
+		expect(gens.heard.get("g2")).toEqual(["session_start reload", "whoami: live", "session_shutdown quit"]);
 	});
 });
