@@ -5,17 +5,7 @@
  */
 import { spawnSync } from "node:child_process";
 import { describe, expect, it } from "vitest";
-import { isUnexpected, type MutationSummary, statusOfRun, TIMEOUT_EXIT_STATUS, tally } from "./outcome.js";
-
-const emptySummary = (): MutationSummary => ({
-	mutants: 0,
-	killed: 0,
-	survived: 0,
-	timedOut: 0,
-	equivalent: 0,
-	stale: 0,
-	unexpected: [],
-});
+import { emptySummary, isUnexpected, statusOfRun, TIMEOUT_EXIT_STATUS, tally } from "./outcome.js";
 
 /** The exit status of `command` run under `timeout`, as the runner runs vitest. */
 function exitUnderTimeout(seconds: string, command: string[]): number | null {
@@ -29,7 +19,7 @@ describe("the mutation runner's reading of a test run", () => {
 		expect(statusOfRun(stopped)).toBe("timed out");
 		expect(isUnexpected("timed out", {})).toBe(true);
 		expect(isUnexpected("timed out", { equivalent: "cannot change what a user sees" })).toBe(true);
-		const summary = emptySummary();
+		const summary = emptySummary(1);
 		tally(summary, { id: "X01" }, "timed out");
 		expect(summary).toMatchObject({ killed: 0, timedOut: 1, unexpected: ["X01"] });
 	});
@@ -40,14 +30,14 @@ describe("the mutation runner's reading of a test run", () => {
 	});
 
 	it("expected outcomes: a mutant killed, an equivalent one survives; the rest is unexpected", () => {
-		const summary = emptySummary();
+		const summary = emptySummary(5);
 		tally(summary, { id: "K" }, "killed");
 		tally(summary, { id: "E", equivalent: "why" }, "survived");
 		tally(summary, { id: "S" }, "survived");
 		tally(summary, { id: "EK", equivalent: "why" }, "killed");
 		tally(summary, { id: "ST" }, "stale");
 		expect(summary).toEqual({
-			mutants: 0,
+			mutants: 5,
 			killed: 2,
 			survived: 2,
 			timedOut: 0,

@@ -42,6 +42,11 @@ export interface MutationSummary {
 	unexpected: string[];
 }
 
+/** A summary of `mutants` mutants, none run yet. */
+export function emptySummary(mutants: number): MutationSummary {
+	return { mutants, killed: 0, survived: 0, timedOut: 0, equivalent: 0, stale: 0, unexpected: [] };
+}
+
 /** Adds one mutant's outcome to `summary`. */
 export function tally(summary: MutationSummary, mutant: Pick<Mutant, "id" | "equivalent">, status: MutantStatus): void {
 	if (status === "stale") summary.stale++;

@@ -13,7 +13,7 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { applyEdits, MUTANTS, type Mutant } from "./catalog.js";
-import { isUnexpected, type MutantStatus, type MutationSummary, statusOfRun, tally } from "./outcome.js";
+import { emptySummary, isUnexpected, type MutantStatus, statusOfRun, tally } from "./outcome.js";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 /**
@@ -53,15 +53,7 @@ function main(): void {
 	const selected = ids.length === 0 ? MUTANTS : MUTANTS.filter((mutant) => ids.includes(mutant.id));
 	const unknown = ids.filter((id) => !MUTANTS.some((mutant) => mutant.id === id));
 	if (unknown.length > 0) throw new Error(`Unknown mutant ids: ${unknown.join(", ")} (see test/mutation/catalog.ts)`);
-	const summary: MutationSummary = {
-		mutants: selected.length,
-		killed: 0,
-		survived: 0,
-		timedOut: 0,
-		equivalent: 0,
-		stale: 0,
-		unexpected: [],
-	};
+	const summary = emptySummary(selected.length);
 	for (const mutant of selected) {
 		const { status, failed } = runMutant(mutant);
 		tally(summary, mutant, status);

@@ -18,6 +18,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { SimulatedClock } from "xstate";
 import { STALE_EXTENSION_CONTEXT_MESSAGE } from "../../src/extensions/messages.js";
 import type { AgentSessionRuntime } from "../../src/runtime/runtime.js";
+import type { ReloadOptions } from "../../src/session/reload.js";
 import { createWorkspace, disposeOnClock, settleMicrotasks, type Workspace } from "./helpers.js";
 import { ExtensionGenerations } from "./reload-generations.js";
 
@@ -50,6 +51,22 @@ function outcome(reloading: Promise<void>): Promise<unknown> {
 		() => ({ resolvedAfter: [...(gens.heard.get("g2") ?? [])] }),
 		(error: unknown) => error,
 	);
+}
+
+/**
+ * `reload(options)` on the runtime's session, then `newSession()` while it runs: the replacement
+ * waits for it in `settlingCurrent`.
+ */
+async function reloadThenReplace(
+	r: AgentSessionRuntime,
+	options?: ReloadOptions,
+): Promise<{ reloading: Promise<unknown>; replacing: Promise<unknown> }> {
+	const reloading = outcome(r.session.reload(options));
+	await settleMicrotasks();
+	const replacing = r.newSession().catch((error: unknown) => error);
+	await settleMicrotasks();
+	expect(r.lifecycle).toBe("settlingCurrent");
+	return { reloading, replacing };
 }
 
 beforeEach(() => {
@@ -131,11 +148,7 @@ describe("a reload cut off by a replacement that then rolls back", () => {
 		const old = r.session;
 		let releaseStart!: () => void;
 		const started = new Promise<void>((resolve) => (releaseStart = resolve));
-		const reloading = outcome(old.reload({ beforeSessionStart: () => started }));
-		await settleMicrotasks();
-		const replacing = r.newSession().catch((error: unknown) => error);
-		await settleMicrotasks();
-		expect(r.lifecycle).toBe("settlingCurrent");
+		const { reloading, replacing } = await reloadThenReplace(r, { beforeSessionStart: () => started });
 		releaseStart();
 		await settleMicrotasks();
 		expect(await replacing).toMatchObject({ message: "invalidate failed" });
@@ -151,11 +164,7 @@ describe("a reload cut off by a replacement that then rolls back", () => {
 		gens.slowShutdown.set("g1", new Promise<void>((resolve) => (releaseShutdown = resolve)));
 		const r = await start();
 		const old = r.session;
-		const reloading = outcome(old.reload());
-		await settleMicrotasks();
-		const replacing = r.newSession().catch((error: unknown) => error);
-		await settleMicrotasks();
-		expect(r.lifecycle).toBe("settlingCurrent");
+		const { reloading, replacing } = await reloadThenReplace(r);
 		// g2 is the replacement's (created before the old session is torn down); the reload loaded none.
 		expect([...gens.heard.keys()]).toEqual(["g1", "g2"]);
 		releaseShutdown();
@@ -175,11 +184,7 @@ describe("a reload cut off by a replacement that then rolls back", () => {
 		gens.slowFactory.set("g2", new Promise<void>((resolve) => (releaseLoad = resolve)));
 		const r = await start();
 		const old = r.session;
-		const reloading = outcome(old.reload());
-		await settleMicrotasks();
-		const replacing = r.newSession().catch((error: unknown) => error);
-		await settleMicrotasks();
-		expect(r.lifecycle).toBe("settlingCurrent");
+		const { reloading, replacing } = await reloadThenReplace(r);
 		// The settle bound runs out while the reload's factories still run: the teardown goes on, fails, rolls back.
 		clock.increment(2_000);
 		await settleMicrotasks();
