@@ -8,8 +8,9 @@
  */
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { SessionManager as piSessionManager } from "@mariozechner/pi-coding-agent";
 import { afterEach, describe, expect, it } from "vitest";
+// pi's session store alone (the package index would load all of pi, ~1.5 s of CPU in this worker).
+import { SessionManager as piSessionManager } from "../../node_modules/@mariozechner/pi-coding-agent/dist/core/session-manager.js";
 import { RpcClient } from "../../src/rpc/index.js";
 import { cliCommand, runSettle, useCliProject } from "./helpers.js";
 import { Repl } from "./interactive.helpers.js";

@@ -1,19 +1,22 @@
 /**
- * A pi 0.73.1 user's first hour with Settle, as real child processes in a temp HOME: pi's own
- * `~/.pi/agent` (settings.json naming a models.json provider, auth.json, sessions pi itself wrote
- * against a local OpenAI-compatible server), then `settle` pointed at it on purpose
- * (`SETTLE_AGENT_DIR`), and `settle` not pointed at it (the hints that say how).
+ * A pi 0.73.1 user's first hour with Settle, `settle` as real child processes in a temp HOME: pi's
+ * own `~/.pi/agent` (settings.json naming a models.json provider, auth.json, sessions pi itself
+ * wrote against a local OpenAI-compatible server), then `settle` pointed at it on purpose
+ * (`SETTLE_AGENT_DIR`), and `settle` not pointed at it (the hints that say how). pi's sessions are
+ * written by pi's own SDK in this process ({@link piPrompt}): what is compared is pi's session
+ * files and what pi makes of Settle's, not pi's command line (test/cli/pi-differential-*), and a
+ * pi child costs ~2 s of CPU to load its modules.
  */
 import { spawn } from "node:child_process";
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { createAgentSession, SessionManager } from "@mariozechner/pi-coding-agent";
 import { afterEach, beforeEach, describe, expect, test } from "vitest";
+import { getDefaultSessionDir } from "../../node_modules/@mariozechner/pi-coding-agent/dist/core/session-manager.js";
 import { chatReply } from "../llm/wire/openai.js";
 import { type RecordedRequest, startWireServer, type WireServer } from "../llm/wire/server.js";
 import { cliCommand, trackChild, useCliProject } from "./helpers.js";
-import { PI_PACKAGE } from "./pi-diff-pi.js";
 
-const PI_CLI = join(PI_PACKAGE, "dist/cli.js");
 const scratch = useCliProject("settle-pi-migration-");
 let server: WireServer;
 
@@ -88,7 +91,28 @@ async function run(argv: readonly string[], env: Record<string, string | undefin
 
 const settle = (args: string[], env: Record<string, string | undefined> = {}, input = "") =>
 	run([...cliCommand(), ...args], env, input);
-const pi = (args: string[]) => run([PI_CLI, ...args]);
+
+/**
+ * What `pi -p <prompt>` (with `continueRecent`: `pi -c -p <prompt>`) does with the temp HOME's pi
+ * folder, through pi's SDK as its `main` builds it: auth.json, models.json and settings.json of
+ * `~/.pi/agent` pick the model, the session is new (or the project's latest) in pi's default session
+ * folder. Returns the text `-p` prints: the last answer's.
+ */
+async function piPrompt(prompt: string, options: { continueRecent?: boolean } = {}): Promise<string> {
+	const { piAgent: agentDir } = home();
+	const cwd = scratch.project;
+	const sessionDir = getDefaultSessionDir(cwd, agentDir);
+	const sessionManager = options.continueRecent
+		? SessionManager.continueRecent(cwd, sessionDir)
+		: SessionManager.create(cwd, sessionDir);
+	const { session } = await createAgentSession({ cwd, agentDir, sessionManager });
+	try {
+		await session.prompt(prompt);
+		return session.getLastAssistantText() ?? "";
+	} finally {
+		session.dispose();
+	}
+}
 
 /** The project's session files in `agentDir`. */
 function sessionFiles(agentDir: string): string[] {
@@ -126,8 +150,7 @@ describe("SETTLE_AGENT_DIR=~/.pi/agent: pi's setup in Settle", () => {
 	}, async () => {
 		writePiSetup();
 		const { piAgent } = home();
-		const first = await pi(["-p", "first words in pi"]);
-		expect(first.stdout).toBe("coder-7b heard: first words in pi\n");
+		expect(await piPrompt("first words in pi")).toBe("coder-7b heard: first words in pi");
 		const [file] = sessionFiles(piAgent);
 		expect(file).toBeDefined();
 
@@ -139,9 +162,7 @@ describe("SETTLE_AGENT_DIR=~/.pi/agent: pi's setup in Settle", () => {
 		const context = server.requests.at(-1)?.body.messages.map((m: { role: string }) => m.role);
 		expect(context).toEqual(["system", "user", "assistant", "user"]);
 
-		const back = await pi(["-c", "-p", "back in pi"]);
-		expect(back.code).toBe(0);
-		expect(back.stdout).toBe("coder-7b heard: back in pi\n");
+		expect(await piPrompt("back in pi", { continueRecent: true })).toBe("coder-7b heard: back in pi");
 		const texts = readFileSync(file!, "utf8")
 			.trim()
 			.split("\n")
@@ -187,7 +208,7 @@ describe("pi's folder, not pointed at: the hints", () => {
 	test("the first run names pi's folder and SETTLE_AGENT_DIR, once; never when told where to look", async () => {
 		writePiSetup();
 		const { piAgent, settleAgent } = home();
-		await pi(["-p", "a pi session"]);
+		await piPrompt("a pi session");
 		const first = await settle(["--faux", "-p", "hi"]);
 		expect(first.code).toBe(0);
 		const hints = first.stderr.split("\n").filter((line) => line.includes("pi's agent folder"));
@@ -237,7 +258,7 @@ describe("pi's folder, not pointed at: the hints", () => {
 	test("`--list-models` with no models, `--session <pi id>` and `-c` say where pi's are", async () => {
 		writePiSetup();
 		const { piAgent } = home();
-		await pi(["-p", "a pi session"]);
+		await piPrompt("a pi session");
 		const [file] = sessionFiles(piAgent);
 		const id = /_([0-9a-f-]+)\.jsonl$/.exec(file!)![1]!;
 
@@ -272,7 +293,7 @@ describe("pi's folder, not pointed at: the hints", () => {
 	test("in settle -i, /resume names pi's sessions of this project, and /resume <pi file> continues one", async () => {
 		writePiSetup();
 		const { piAgent, settleAgent } = home();
-		await pi(["-p", "a pi session"]);
+		await piPrompt("a pi session");
 		const [file] = sessionFiles(piAgent);
 		const id = /_([0-9a-f-]+)\.jsonl$/.exec(file!)![1]!;
 		mkdirSync(settleAgent, { recursive: true });

@@ -70,37 +70,54 @@ export function startPeers(
 	settings: object = retrySettings(false),
 	extensions: readonly string[] = [],
 ): { pi: Peer; settle: Peer } {
+	return {
+		pi: startPeer("pi", dir, script, settings, extensions),
+		settle: startPeer("settle", dir, script, settings, extensions),
+	};
+}
+
+/**
+ * Starts one of the peers {@link startPeers} starts, in the same folders under `dir`: for a test
+ * that runs the peers one after the other (a pi child costs ~2 s of CPU, so none is started unused).
+ */
+export function startPeer(
+	name: Peer["name"],
+	dir: string,
+	script: unknown[],
+	settings: object = retrySettings(false),
+	extensions: readonly string[] = [],
+): Peer {
 	mkdirSync(dir, { recursive: true });
 	const scriptFile = join(dir, "script.json");
 	writeFileSync(scriptFile, JSON.stringify(script));
-	const piDirs = { cwd: join(dir, "pi-cwd"), agent: join(dir, "pi-agent"), sessions: join(dir, "pi-sessions") };
-	for (const path of Object.values(piDirs)) mkdirSync(path, { recursive: true });
+	const allSettings = { ...COMPACTION_SETTINGS, ...settings };
+	if (name === "pi") {
+		const piDirs = { cwd: join(dir, "pi-cwd"), agent: join(dir, "pi-agent"), sessions: join(dir, "pi-sessions") };
+		for (const path of Object.values(piDirs)) mkdirSync(path, { recursive: true });
+		const pi = new RpcClient([], {
+			cwd: piDirs.cwd,
+			agentDir: piDirs.agent,
+			command: [
+				join(ROOT, "test/cli/pi-rpc-differential-peer.mjs"),
+				piDirs.cwd,
+				piDirs.agent,
+				piDirs.sessions,
+				scriptFile,
+				JSON.stringify(allSettings),
+			],
+			...(extensions.length > 0 ? { env: { PI_PEER_EXTENSIONS: JSON.stringify(extensions) } } : {}),
+		});
+		return { name: "pi", client: pi, cwd: piDirs.cwd, sessionFiles: [], endEvent: "agent_end" };
+	}
 	const settleCwd = join(dir, "settle-cwd");
 	mkdirSync(settleCwd, { recursive: true });
 	mkdirSync(join(dir, "settle-agent"), { recursive: true });
-	const allSettings = { ...COMPACTION_SETTINGS, ...settings };
 	writeFileSync(join(dir, "settle-agent", "settings.json"), JSON.stringify(allSettings));
-	const pi = new RpcClient([], {
-		cwd: piDirs.cwd,
-		agentDir: piDirs.agent,
-		command: [
-			join(ROOT, "test/cli/pi-rpc-differential-peer.mjs"),
-			piDirs.cwd,
-			piDirs.agent,
-			piDirs.sessions,
-			scriptFile,
-			JSON.stringify(allSettings),
-		],
-		...(extensions.length > 0 ? { env: { PI_PEER_EXTENSIONS: JSON.stringify(extensions) } } : {}),
-	});
 	const settle = new RpcClient(["--faux-script", scriptFile, ...extensions.flatMap((path) => ["-e", path])], {
 		cwd: settleCwd,
 		agentDir: join(dir, "settle-agent"),
 	});
-	return {
-		pi: { name: "pi", client: pi, cwd: piDirs.cwd, sessionFiles: [], endEvent: "agent_end" },
-		settle: { name: "settle", client: settle, cwd: settleCwd, sessionFiles: [], endEvent: "agent_settled" },
-	};
+	return { name: "settle", client: settle, cwd: settleCwd, sessionFiles: [], endEvent: "agent_settled" };
 }
 
 /** Scripted model errors: a retryable one (auto-retry), and a context overflow (auto-compaction, then the run goes on). */

@@ -4,11 +4,16 @@
  * newest of several matching sessions without a word, and offers (on the terminal) to fork another
  * project's matching session here; Settle lists the matches, or names the other project and the
  * command that resumes it there, and writes nothing (exit 2). A unique prefix resumes in both.
+ * Each test's first pi session is written by pi's SDK in this process ({@link piFirstSession}, the
+ * session `pi -p` writes): the `--session` lookups compared are pi's CLI runs.
  */
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
+import { fauxAssistantMessage, registerFauxProvider } from "@mariozechner/pi-ai";
+import { AuthStorage, createAgentSession, ModelRegistry, SessionManager } from "@mariozechner/pi-coding-agent";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { getDefaultSessionDir } from "../../node_modules/@mariozechner/pi-coding-agent/dist/core/session-manager.js";
 import { type DiffDirs, makeDiffDirs, runPiCli, runSettleCli } from "./pi-diff-process.js";
 
 let root: string;
@@ -46,8 +51,39 @@ function copyWithId(file: string, id: string, cwd?: string): string {
 	return path;
 }
 
-/** Each CLI starts one session of the project with `prompt`; returns its file. */
+/**
+ * The session `pi -p <prompt>` starts in the project (pi's default session folder of its agent dir),
+ * written by pi's SDK in this process on the faux model the CLI peer uses, answering as it does
+ * (the prompt echoed). A pi child would cost ~2 s of CPU for what the lookups only read.
+ */
+async function piFirstSession(prompt: string): Promise<void> {
+	const faux = registerFauxProvider({ provider: "faux", models: [{ id: "faux-1", name: "Faux Model" }] });
+	try {
+		faux.setResponses([fauxAssistantMessage(prompt)]);
+		const authStorage = AuthStorage.inMemory();
+		authStorage.setRuntimeApiKey("faux", "faux-key");
+		const { session } = await createAgentSession({
+			cwd: dirs.project,
+			agentDir: dirs.piAgent,
+			model: faux.getModel(),
+			authStorage,
+			modelRegistry: ModelRegistry.inMemory(authStorage),
+			sessionManager: SessionManager.create(dirs.project, getDefaultSessionDir(dirs.project, dirs.piAgent)),
+		});
+		await session.prompt(prompt);
+		session.dispose();
+	} finally {
+		faux.unregister();
+	}
+}
+
+/** Each CLI starts one session of the project with `prompt` (pi: {@link piFirstSession}); returns its file. */
 async function firstSession(cli: Cli, prompt: string): Promise<string> {
+	if (cli === "pi") {
+		await piFirstSession(prompt);
+		const [file] = sessionFiles(cli);
+		return file!;
+	}
 	const started = await run(cli, ["-p", prompt]);
 	expect(started.code, started.stderr).toBe(0);
 	const [file] = sessionFiles(cli);
