@@ -10214,6 +10214,19 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/bad-input/prompt-arguments.test.ts"],
 	},
+	{
+		id: "CL06",
+		file: "src/agent/agent-loop.ts",
+		description:
+			"the abort grace timer is unref'd: a script awaiting prompt() whose aborted tool ignores the signal exits mid-run, nothing printed or saved",
+		edits: [
+			{
+				find: "setTimeout: (fn, ms) => setTimeout(fn, ms),",
+				replace: "setTimeout: (fn, ms) => setTimeout(fn, ms).unref(),",
+			},
+		],
+		tests: ["test/lifetime/abort-grace-keeps-process.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
