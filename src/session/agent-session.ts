@@ -87,7 +87,7 @@ import { pairToolResults } from "./convert-to-llm.js";
 import { createEventBridge } from "./event-bridge.js";
 import type { AgentSessionEvent, AgentSessionListener } from "./events.js";
 import { blockImagesAwareConverter, normalizeToolResultImages } from "./images.js";
-import { promptInputError, userMessageContentError } from "./input-check.js";
+import { promptInputError, toolNamesError, userMessageContentError } from "./input-check.js";
 import { createOperationScratch, type SessionInternals } from "./internals.js";
 import type { CustomMessage } from "./messages.js";
 import { type CycleDirection, type ModelCycleResult, nextCycleModel } from "./model-cycling.js";
@@ -1769,7 +1769,8 @@ export class AgentSession {
 
 	/**
 	 * Activates the registered tools among `names` (unknown names ignored); effective on the next
-	 * request, recorded in the transcript as a `system` patch before it.
+	 * request, recorded in the transcript as a `system` patch before it. `names` that is not an array
+	 * of strings (one name as a string) throws `INVALID_ARGUMENT` and changes nothing.
 	 *
 	 * @example
 	 * ```ts
@@ -1777,6 +1778,8 @@ export class AgentSession {
 	 * ```
 	 */
 	setActiveToolsByName(names: string[]): void {
+		const invalid = toolNamesError("session.setActiveToolsByName", names);
+		if (invalid) throw invalid;
 		this.loadout.setActiveToolsByName(names);
 	}
 
@@ -2385,7 +2388,11 @@ export class AgentSession {
 			},
 			getActiveTools: () => this.getActiveToolNames(),
 			getAllTools: () => this.getAllTools(),
-			setActiveTools: (names) => this.setActiveToolsByName(names),
+			setActiveTools: (names) => {
+				const invalid = toolNamesError("pi.setActiveTools", names);
+				if (invalid) throw invalid;
+				this.loadout.setActiveToolsByName(names);
+			},
 			refreshTools: () => this.loadout.refresh(this.runnerInstance.getAllRegisteredTools()),
 			getCommands: () => this.getCommands(),
 			setModel: async (model) => {

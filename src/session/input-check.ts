@@ -59,3 +59,18 @@ export function userMessageContentError(method: string, content: unknown): Settl
 		{ details: { method, field: "content" } },
 	);
 }
+
+/**
+ * Like {@link promptInputError} for a list of tool names (`setActiveTools`): a single name passed
+ * as a string would otherwise be read letter by letter, every letter an unknown tool, and leave the
+ * session with no tools at all.
+ */
+export function toolNamesError(method: string, names: unknown): SettleError | undefined {
+	if (Array.isArray(names) && names.every((name) => typeof name === "string")) return undefined;
+	const hint = typeof names === "string" ? ` Pass [${JSON.stringify(names)}].` : "";
+	return new SettleError(
+		"INVALID_ARGUMENT",
+		`${method}: the tool names must be an array of strings (got ${described(names)}).${hint} No tool was changed.`,
+		{ details: { method, field: "names" } },
+	);
+}

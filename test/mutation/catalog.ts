@@ -10227,6 +10227,31 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/lifetime/abort-grace-keeps-process.test.ts"],
 	},
+	{
+		id: "CL07",
+		file: "src/session/agent-session.ts",
+		description:
+			'pi.setActiveTools("read") is read letter by letter: no tool matches and the session is left with none, silently',
+		edits: [
+			{
+				find: 'const invalid = toolNamesError("pi.setActiveTools", names);',
+				replace: "const invalid = undefined;",
+			},
+		],
+		tests: ["test/bad-input/active-tool-names.test.ts"],
+	},
+	{
+		id: "CL08",
+		file: "src/session/input-check.ts",
+		description: "a list of tool names holding a non-string passes the check",
+		edits: [
+			{
+				find: 'if (Array.isArray(names) && names.every((name) => typeof name === "string")) return undefined;',
+				replace: "if (Array.isArray(names)) return undefined;",
+			},
+		],
+		tests: ["test/bad-input/active-tool-names.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
