@@ -901,13 +901,10 @@ const ABANDONED = Symbol("abandoned");
 /** Default of {@link AgentLoopConfig.toolAbortGraceMs}. */
 export const DEFAULT_TOOL_ABORT_GRACE_MS = 1000;
 
+// The grace is not unref'd: the caller awaits the run it ends (`await session.prompt()` in a script
+// whose aborted tool holds no handle), and Node would otherwise exit mid-run with nothing saved.
 const REAL_TIMERS: LoopTimers = {
-	setTimeout: (fn, ms) => {
-		const id = setTimeout(fn, ms);
-		// The grace never keeps a process alive on its own.
-		id.unref?.();
-		return id;
-	},
+	setTimeout: (fn, ms) => setTimeout(fn, ms),
 	clearTimeout: (id) => clearTimeout(id as ReturnType<typeof setTimeout>),
 };
 

@@ -91,6 +91,7 @@ import { pairToolResults } from "./convert-to-llm.js";
 import { createEventBridge } from "./event-bridge.js";
 import type { AgentSessionEvent, AgentSessionListener } from "./events.js";
 import { blockImagesAwareConverter, normalizeToolResultImages } from "./images.js";
+import { promptInputError, toolNamesError, userMessageContentError } from "./input-check.js";
 import { createOperationScratch, type SessionInternals } from "./internals.js";
 import type { CustomMessage } from "./messages.js";
 import { type CycleDirection, type ModelCycleResult, nextCycleModel } from "./model-cycling.js";
@@ -1043,7 +1044,8 @@ export class AgentSession {
 	 * Runs the prompt pipeline. Resolves when the prompt was handled or queued, or — when it
 	 * started an operation — after that operation's `agent_settled`. Rejects (starting nothing)
 	 * with a `SettleError`: `BUSY` while an operation runs without `streamingBehavior` (or during a
-	 * manual compaction), `NO_MODEL`, `NO_AUTH`. A prompt made while another is still in its
+	 * manual compaction), `NO_MODEL`, `NO_AUTH`, `INVALID_ARGUMENT` when `text` is not a string or
+	 * `options.images` are not image blocks. A prompt made while another is still in its
 	 * preflight (its `input` hooks and checks, before its run starts) or while an operation is
 	 * settling is not refused: it waits, then runs as an operation of its own, so
 	 * `prompt("a"); await prompt("b")` answers both, in order.
@@ -1055,7 +1057,7 @@ export class AgentSession {
 	 * ```
 	 */
 	prompt(text: string, options: PromptOptions = {}): Promise<void> {
-		const refusal = this.inputRefusal();
+		const refusal = this.inputRefusal() ?? promptInputError("session.prompt", text, options.images);
 		if (refusal) return Promise.reject(refusal);
 		return this.submitPrompt(text, options);
 	}
@@ -1087,6 +1089,8 @@ export class AgentSession {
 		options: { source?: InputSource } = {},
 	): Promise<"handled" | "queued"> {
 		this.assertAcceptsInput();
+		const invalid = promptInputError("session.steer", text, images);
+		if (invalid) throw invalid;
 		return queueInput(this.internals, "steer", text, images, options.source ?? "interactive");
 	}
 
@@ -1104,6 +1108,8 @@ export class AgentSession {
 		options: { source?: InputSource } = {},
 	): Promise<"handled" | "queued"> {
 		this.assertAcceptsInput();
+		const invalid = promptInputError("session.followUp", text, images);
+		if (invalid) throw invalid;
 		return queueInput(this.internals, "followUp", text, images, options.source ?? "interactive");
 	}
 
@@ -1123,13 +1129,16 @@ export class AgentSession {
 	): Promise<void> {
 		const refusal = this.inputRefusal();
 		if (refusal) return Promise.reject(refusal);
-		return this.submitUserMessage(content, options);
+		return this.submitUserMessage(content, options, "session.sendUserMessage");
 	}
 
 	private submitUserMessage(
 		content: string | (TextContent | ImageContent)[],
 		options: { deliverAs?: StreamingBehavior; expandPromptTemplates?: boolean },
+		caller: string,
 	): Promise<void> {
+		const invalid = userMessageContentError(caller, content);
+		if (invalid) return Promise.reject(invalid);
 		let text: string;
 		let images: ImageContent[] | undefined;
 		if (typeof content === "string") text = content;
@@ -1810,7 +1819,8 @@ export class AgentSession {
 
 	/**
 	 * Activates the registered tools among `names` (unknown names ignored); effective on the next
-	 * request, recorded in the transcript as a `system` patch before it.
+	 * request, recorded in the transcript as a `system` patch before it. `names` that is not an array
+	 * of strings (one name as a string) throws `INVALID_ARGUMENT` and changes nothing.
 	 *
 	 * @example
 	 * ```ts
@@ -1818,6 +1828,8 @@ export class AgentSession {
 	 * ```
 	 */
 	setActiveToolsByName(names: string[]): void {
+		const invalid = toolNamesError("session.setActiveToolsByName", names);
+		if (invalid) throw invalid;
 		this.loadout.setActiveToolsByName(names);
 	}
 
@@ -2416,7 +2428,11 @@ export class AgentSession {
 			sendMessage: (message, options) => this.trackExtensionSend(this.submitCustomMessage(message, options ?? {})),
 			sendUserMessage: (content, options) =>
 				this.trackExtensionSend(
-					this.submitUserMessage(content, options?.deliverAs ? { deliverAs: options.deliverAs } : {}),
+					this.submitUserMessage(
+						content,
+						options?.deliverAs ? { deliverAs: options.deliverAs } : {},
+						"pi.sendUserMessage",
+					),
 				),
 			appendEntry: (customType, data) => {
 				const id = this.sessionManager.appendCustomEntry(customType, data);
@@ -2429,7 +2445,11 @@ export class AgentSession {
 			},
 			getActiveTools: () => this.getActiveToolNames(),
 			getAllTools: () => this.getAllTools(),
-			setActiveTools: (names) => this.setActiveToolsByName(names),
+			setActiveTools: (names) => {
+				const invalid = toolNamesError("pi.setActiveTools", names);
+				if (invalid) throw invalid;
+				this.loadout.setActiveToolsByName(names);
+			},
 			refreshTools: () => this.loadout.refresh(this.runnerInstance.getAllRegisteredTools()),
 			getCommands: () => this.getCommands(),
 			setModel: async (model) => {

@@ -5494,8 +5494,8 @@ export const MUTANTS: Mutant[] = [
 		description: "extension sends refused like host input",
 		edits: [
 			{
-				find: "this.submitUserMessage(content, options?.deliverAs",
-				replace: "this.sendUserMessage(content, options?.deliverAs",
+				find: "this.submitUserMessage(\n\t\t\t\t\t\tcontent,",
+				replace: "this.sendUserMessage(\n\t\t\t\t\t\tcontent,",
 			},
 		],
 		tests: ["test/runtime/replacing-session-input.test.ts"],
@@ -10280,6 +10280,106 @@ export const MUTANTS: Mutant[] = [
 			},
 		],
 		tests: ["test/runtime/reload-cut-off-rollback.test.ts"],
+	},
+	{
+		id: "CL01",
+		file: "src/session/agent-session.ts",
+		description:
+			"prompt() hands a text that is not a string to the machine: an uncaught exception in the actor and a session stuck in preflight",
+		edits: [
+			{
+				find: 'this.inputRefusal() ?? promptInputError("session.prompt", text, options.images);',
+				replace: "this.inputRefusal();",
+			},
+		],
+		tests: ["test/bad-input/prompt-arguments.test.ts"],
+	},
+	{
+		id: "CL02",
+		file: "src/session/agent-session.ts",
+		description: "steer() queues a text that is not a string and rejects with a bare TypeError",
+		edits: [
+			{
+				find: 'const invalid = promptInputError("session.steer", text, images);',
+				replace: "const invalid = undefined;",
+			},
+		],
+		tests: ["test/bad-input/prompt-arguments.test.ts"],
+	},
+	{
+		id: "CL03",
+		file: "src/session/agent-session.ts",
+		description:
+			"sendUserMessage (the session's and an extension's pi.sendUserMessage) takes content that is neither a string nor blocks",
+		edits: [
+			{
+				find: "const invalid = userMessageContentError(caller, content);",
+				replace: "const invalid = undefined;",
+			},
+		],
+		tests: ["test/bad-input/prompt-arguments.test.ts"],
+	},
+	{
+		id: "CL04",
+		file: "src/session/input-check.ts",
+		description: "a text block without a string text passes as user-message content",
+		edits: [
+			{
+				find: '(block.type === "text" && typeof block.text === "string")',
+				replace: '(block.type === "text")',
+			},
+		],
+		tests: ["test/bad-input/prompt-arguments.test.ts"],
+	},
+	{
+		id: "CL05",
+		file: "src/session/input-check.ts",
+		description: "prompt images are not checked: a file name or a URL block goes on as an image",
+		edits: [
+			{
+				find: "if (images !== undefined && !(Array.isArray(images) && images.every(isImageBlock))) {",
+				replace: "if (images !== undefined && !Array.isArray(images)) {",
+			},
+		],
+		tests: ["test/bad-input/prompt-arguments.test.ts"],
+	},
+	{
+		id: "CL06",
+		file: "src/agent/agent-loop.ts",
+		description:
+			"the abort grace timer is unref'd: a script awaiting prompt() whose aborted tool ignores the signal exits mid-run, nothing printed or saved",
+		edits: [
+			{
+				find: "setTimeout: (fn, ms) => setTimeout(fn, ms),",
+				replace: "setTimeout: (fn, ms) => setTimeout(fn, ms).unref(),",
+			},
+		],
+		tests: ["test/lifetime/abort-grace-keeps-process.test.ts"],
+	},
+	{
+		id: "CL07",
+		file: "src/session/agent-session.ts",
+		description:
+			'pi.setActiveTools("read") is read letter by letter: no tool matches and the session is left with none, silently',
+		edits: [
+			{
+				find: 'const invalid = toolNamesError("pi.setActiveTools", names);',
+				replace: "const invalid = undefined;",
+			},
+		],
+		tests: ["test/bad-input/active-tool-names.test.ts"],
+	},
+	{
+		id: "CL08",
+		file: "src/session/input-check.ts",
+		description: "a list of tool names holding a non-string passes the check",
+		edits: [
+			{
+				find: 'if (Array.isArray(names) && names.every((name) => typeof name === "string")) return undefined;',
+				replace: "if (Array.isArray(names)) return undefined;",
+			},
+		],
+		tests: ["test/bad-input/active-tool-names.test.ts"],
 	},
 ];
 

@@ -1,0 +1,65 @@
+/**
+ * `pi.setActiveTools("read")` — one name as a string, easy to write in an extension that jiti loads
+ * without type checking — used to be read letter by letter: every letter an unknown tool, ignored,
+ * and the session silently left with no tools at all. It is refused now, reported as the command's
+ * error, and the tools stay as they were; `session.setActiveToolsByName` likewise.
+ */
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import type { ExtensionError } from "../../src/extensions/types.js";
+import { closeSession, createWorkspace, expectSettleError, openSession, thrown, type Workspace } from "./helpers.js";
+
+let ws: Workspace;
+
+beforeEach(() => {
+	ws = createWorkspace();
+});
+
+afterEach(() => {
+	ws.cleanup();
+});
+
+describe("active tools given something other than a list of names", () => {
+	it('regression: an extension\'s pi.setActiveTools("read") is reported as its error and leaves the tools as they were (was: no tools at all, silently)', async () => {
+		const errors: ExtensionError[] = [];
+		const session = await openSession(ws, {
+			extensions: [
+				(pi) =>
+					pi.registerCommand("readonly", {
+						description: "read-only mode",
+						handler: async () => pi.setActiveTools("read" as unknown as string[]),
+					}),
+			],
+		});
+		try {
+			session.extensionRunner.onError((error) => errors.push(error));
+			const before = session.getActiveToolNames();
+			expect(before).toContain("read");
+			await session.prompt("/readonly");
+			expect(session.getActiveToolNames()).toEqual(before);
+			expect(errors.map((error) => error.error)).toEqual([
+				'pi.setActiveTools: the tool names must be an array of strings (got "read"). Pass ["read"]. No tool was changed.',
+			]);
+		} finally {
+			closeSession(session);
+		}
+	});
+
+	it.each([
+		["a string", "read"],
+		["undefined", undefined],
+		["an array with a number", ["read", 7]],
+	])(
+		"regression: session.setActiveToolsByName with %s throws INVALID_ARGUMENT and changes nothing",
+		async (_label, names) => {
+			const session = await openSession(ws);
+			try {
+				const before = session.getActiveToolNames();
+				const error = thrown(() => session.setActiveToolsByName(names as string[]));
+				expectSettleError(error, "INVALID_ARGUMENT", "session.setActiveToolsByName", "array of strings");
+				expect(session.getActiveToolNames()).toEqual(before);
+			} finally {
+				closeSession(session);
+			}
+		},
+	);
+});

@@ -1,0 +1,143 @@
+/**
+ * What a host hands the session's input calls when the types are not there to stop it (plain
+ * JavaScript, a request body without the field): `prompt`, `steer`, `followUp` and
+ * `sendUserMessage` with a text that is not a string, or images that are not image blocks, and an
+ * extension's `pi.sendUserMessage` with such content. Each is refused with a typed error that says
+ * what to pass; nothing is written, and the session answers the next prompt.
+ */
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import type { ExtensionError } from "../../src/extensions/types.js";
+import {
+	closeSession,
+	createWorkspace,
+	diskRoles,
+	expectSettleError,
+	lastAssistant,
+	openSession,
+	type Workspace,
+} from "./helpers.js";
+
+let ws: Workspace;
+
+beforeEach(() => {
+	ws = createWorkspace();
+});
+
+afterEach(() => {
+	ws.cleanup();
+});
+
+/** Values a JavaScript caller can pass where a string belongs. */
+const NOT_STRINGS: [string, unknown][] = [
+	["a number", 42],
+	["undefined", undefined],
+	["null", null],
+	["an object", { text: "hi" }],
+];
+
+describe("input calls given a text that is not a string", () => {
+	it.each(NOT_STRINGS)(
+		"regression: prompt() with %s rejects with INVALID_ARGUMENT instead of crashing the process and leaving the session in preflight",
+		async (_label, value) => {
+			const session = await openSession(ws);
+			try {
+				const error = await session.prompt(value as string).then(
+					() => undefined,
+					(e: unknown) => e,
+				);
+				expectSettleError(error, "INVALID_ARGUMENT", "session.prompt", "must be a string");
+				expect(session.lifecycle).toBe("idle");
+				ws.reply("still here");
+				await session.prompt("hello");
+				expect(lastAssistant(session).text).toBe("still here");
+				expect(diskRoles(session.sessionFile!).filter((role) => role === "user")).toHaveLength(1);
+			} finally {
+				closeSession(session);
+			}
+		},
+	);
+
+	it.each(NOT_STRINGS)(
+		"regression: steer() and followUp() with %s reject with INVALID_ARGUMENT and queue nothing",
+		async (_label, value) => {
+			const session = await openSession(ws);
+			try {
+				for (const [name, call] of [
+					["session.steer", () => session.steer(value as string)],
+					["session.followUp", () => session.followUp(value as string)],
+				] as const) {
+					const error = await call().then(
+						() => undefined,
+						(e: unknown) => e,
+					);
+					expectSettleError(error, "INVALID_ARGUMENT", name, "must be a string");
+				}
+				expect(session.getSteeringMessages()).toEqual([]);
+				expect(session.getFollowUpMessages()).toEqual([]);
+			} finally {
+				closeSession(session);
+			}
+		},
+	);
+
+	it("prompt() with images that are not image blocks rejects with INVALID_ARGUMENT naming the shape", async () => {
+		const session = await openSession(ws);
+		try {
+			for (const images of ["screenshot.png", [{ type: "image", url: "https://example.invalid/a.png" }]]) {
+				const error = await session.prompt("look", { images: images as never }).then(
+					() => undefined,
+					(e: unknown) => e,
+				);
+				expectSettleError(error, "INVALID_ARGUMENT", "session.prompt", 'type: "image"');
+			}
+			expect(session.lifecycle).toBe("idle");
+			expect(session.messages).toEqual([]);
+		} finally {
+			closeSession(session);
+		}
+	});
+});
+
+describe("sendUserMessage given content that is not a string or blocks", () => {
+	it.each([...NOT_STRINGS, ["a block without text", [{ type: "text" }]] as [string, unknown]])(
+		"regression: session.sendUserMessage() with %s rejects with INVALID_ARGUMENT",
+		async (_label, value) => {
+			const session = await openSession(ws);
+			try {
+				const error = await session.sendUserMessage(value as string).then(
+					() => undefined,
+					(e: unknown) => e,
+				);
+				expectSettleError(error, "INVALID_ARGUMENT", "session.sendUserMessage", "must be a string or an array");
+				expect(session.lifecycle).toBe("idle");
+				expect(session.messages).toEqual([]);
+			} finally {
+				closeSession(session);
+			}
+		},
+	);
+
+	it("an extension command's pi.sendUserMessage(42) is reported as that extension's error; the next prompt is answered", async () => {
+		const errors: ExtensionError[] = [];
+		const session = await openSession(ws, {
+			extensions: [
+				(pi) =>
+					pi.registerCommand("broken", {
+						description: "sends a number",
+						handler: async () => pi.sendUserMessage(42 as unknown as string),
+					}),
+			],
+		});
+		try {
+			session.extensionRunner.onError((error) => errors.push(error));
+			await session.prompt("/broken");
+			await session.waitForExtensionRuns();
+			expect(errors.map((error) => error.error)).toEqual([expect.stringContaining("pi.sendUserMessage: the content")]);
+			ws.reply("answered");
+			await session.prompt("hello");
+			expect(lastAssistant(session).text).toBe("answered");
+		} finally {
+			closeSession(session);
+		}
+	});
+});
