@@ -24,7 +24,7 @@ import {
 	orphanToolMessages,
 	removeTempDirs,
 } from "./disk-harness.js";
-import { killMarked, markedProcesses, processMarker, wedgingCommand } from "./processes.js";
+import { killMarked, markedProcesses, markedSleepCommand, processMarker, wedgingCommand } from "./processes.js";
 
 const markers: string[] = [];
 const open: { cleanup(): void }[] = [];
@@ -179,7 +179,7 @@ describe("bash: abort and dispose end every process of the command", () => {
 		const started = (mark: string) => {
 			let sawReady!: () => void;
 			const ready = new Promise<void>((resolve) => (sawReady = resolve));
-			const result = s.session.executeBash(`export ${mark}=1; echo ready; sleep 300`, (chunk) => {
+			const result = s.session.executeBash(markedSleepCommand(mark), (chunk) => {
 				if (chunk.includes("ready")) sawReady();
 			});
 			return { ready, result };

@@ -53,7 +53,7 @@ import {
 	writeOrphanSessionFile,
 	writeStaleCompactionSessionFile,
 } from "./orphan-file.js";
-import { killMarked, markedProcesses, processMarker, wedgingCommand } from "./processes.js";
+import { killMarked, markedProcesses, markedSleepCommand, processMarker, wedgingCommand } from "./processes.js";
 
 const cleanups: (() => void)[] = [];
 /** What the pi#1717 / pi#2113 scenario's tool_call handler saw (one peer at a time). */
@@ -2992,7 +2992,7 @@ describe("pi 0.73.1 against Settle: two user bash commands at once", () => {
 					mark,
 					ready,
 					start: () =>
-						session.executeBash(`export ${mark}=1; echo ready; sleep 300`, (chunk) => {
+						session.executeBash(markedSleepCommand(mark), (chunk) => {
 							if (chunk.includes("ready")) sawReady();
 						}),
 				};

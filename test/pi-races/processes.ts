@@ -44,6 +44,20 @@ export function killMarked(marker: string): void {
 	}
 }
 
+/** `until` the process `$p` has finished exec-ing `sleep` with `marker=1` in its environment (/proc shows it empty mid-exec). */
+function execedSleep(marker: string): string {
+	return `[ "$(cat /proc/$p/comm)" = sleep ] && grep -qz "^${marker}=1$" /proc/$p/environ`;
+}
+
+/**
+ * A plain long command that prints `ready` only once {@link markedProcesses} can find it: the shell
+ * waits until its `sleep` has exec'd (an exported variable is in the children's environment only, so
+ * `echo ready; sleep` could print before any marked process exists).
+ */
+export function markedSleepCommand(marker: string, seconds = 300): string {
+	return `export ${marker}=1; sleep ${seconds} & p=$!; until ${execedSleep(marker)}; do :; done; echo ready; wait`;
+}
+
 /**
  * The command of the reports: GNU `timeout` (which moves itself into its own process group) runs a
  * shell that ignores SIGTERM and leaves a child holding stdout; the trailing `echo` keeps bash from
@@ -52,6 +66,5 @@ export function killMarked(marker: string): void {
  * mid-exec, holds the marker), so {@link markedProcesses} then finds timeout, sh and sleep.
  */
 export function wedgingCommand(marker: string, seconds = 300): string {
-	const execed = `[ "$(cat /proc/$p/comm)" = sleep ] && grep -qz "^${marker}=1$" /proc/$p/environ`;
-	return `export ${marker}=1; timeout ${seconds} sh -c 'trap "" TERM; sleep ${seconds} & p=$!; until ${execed}; do :; done; echo ready; wait'; echo "exit $?"`;
+	return `export ${marker}=1; timeout ${seconds} sh -c 'trap "" TERM; sleep ${seconds} & p=$!; until ${execedSleep(marker)}; do :; done; echo ready; wait'; echo "exit $?"`;
 }
