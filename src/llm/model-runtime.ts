@@ -696,7 +696,8 @@ export function noApiKeyForModelMessage(model: Pick<Model, "provider" | "id">): 
 // ---------------------------------------------------------------------------------------------
 // Thinking levels (pi-ai's `getSupportedThinkingLevels` / `clampThinkingLevel` semantics)
 
-const THINKING_LEVELS: readonly ThinkingLevel[] = ["off", "minimal", "low", "medium", "high", "xhigh"];
+/** Every thinking level, lowest first. */
+export const THINKING_LEVELS: readonly ThinkingLevel[] = ["off", "minimal", "low", "medium", "high", "xhigh"];
 
 /**
  * The thinking levels a model supports: `["off"]` for non-reasoning models; otherwise every level

@@ -67,6 +67,7 @@ import {
 	setReplacingMessage,
 	teardownTimingOf,
 } from "../session/agent-session.js";
+import { callbackArgumentError, stringArgumentError } from "../session/input-check.js";
 import { reportUnfinishedShutdownHandlers, UNREF_CLOCK } from "../session/reload.js";
 import {
 	SESSION_BEING_REPLACED,
@@ -251,6 +252,10 @@ interface PendingRequest {
 
 /** Each runtime, by its runtime actor's system (one system per root actor). */
 const runtimesBySystem = new WeakMap<object, AgentSessionRuntime>();
+
+const SESSION_PATH_HINT = "Pass the path of a session .jsonl file (SessionManager.list(cwd) lists them).";
+const CWD_OVERRIDE_HINT = "Pass the directory to run the session in, or leave it out.";
+const PARENT_SESSION_HINT = "Pass the parent session's file path, or leave it out.";
 
 function runtimeOf(system: object): AgentSessionRuntime {
 	const runtime = runtimesBySystem.get(system);
@@ -679,6 +684,12 @@ export class AgentSessionRuntime {
 	 * ```
 	 */
 	newSession(options: NewSessionOptions = {}): Promise<ReplacementResult> {
+		const method = "runtime.newSession";
+		const invalid =
+			stringArgumentError(method, "parentSession", options.parentSession, PARENT_SESSION_HINT, true) ??
+			callbackArgumentError(method, "setup", options.setup) ??
+			callbackArgumentError(method, "withSession", options.withSession);
+		if (invalid) return Promise.reject(invalid);
 		const event: RuntimeEvent = { type: "NEW", requestId: this.nextId("n") };
 		if (options.parentSession !== undefined) event.parentSession = options.parentSession;
 		if (options.setup) event.setup = options.setup as (manager: unknown) => unknown;
@@ -708,6 +719,12 @@ export class AgentSessionRuntime {
 	 * ```
 	 */
 	switchSession(sessionPath: string, options: RuntimeSwitchOptions = {}): Promise<ReplacementResult> {
+		const method = "runtime.switchSession";
+		const invalid =
+			stringArgumentError(method, "the session path", sessionPath, SESSION_PATH_HINT) ??
+			stringArgumentError(method, "cwdOverride", options.cwdOverride, CWD_OVERRIDE_HINT, true) ??
+			callbackArgumentError(method, "withSession", options.withSession);
+		if (invalid) return Promise.reject(invalid);
 		const event: RuntimeEvent = { type: "SWITCH", requestId: this.nextId("s"), sessionFile: resolve(sessionPath) };
 		if (options.cwdOverride !== undefined) event.cwdOverride = resolve(options.cwdOverride);
 		if (options.createIfMissing) event.createIfMissing = true;
@@ -729,6 +746,15 @@ export class AgentSessionRuntime {
 	 */
 	fork(entryId: string, options: ForkOptions = {}): Promise<ForkResult> {
 		const position = options.position ?? "before";
+		const invalid =
+			(position === "before" || position === "at"
+				? undefined
+				: new SettleError(
+						"INVALID_ARGUMENT",
+						`runtime.fork: position must be "before" or "at" (got ${JSON.stringify(position)}).`,
+						{ details: { method: "runtime.fork", field: "position" } },
+					)) ?? callbackArgumentError("runtime.fork", "withSession", options.withSession);
+		if (invalid) return Promise.reject(invalid);
 		const event: RuntimeEvent = { type: "FORK", requestId: this.nextId("f"), entryId, position };
 		if (options.withSession) event.withSession = options.withSession as (ctx: unknown) => unknown;
 		// Copying the whole current branch is pi's /clone (and RPC `clone`).
@@ -746,6 +772,11 @@ export class AgentSessionRuntime {
 	 * ```
 	 */
 	importFromJsonl(inputPath: string, cwdOverride?: string): Promise<ReplacementResult> {
+		const method = "runtime.importFromJsonl";
+		const invalid =
+			stringArgumentError(method, "the input path", inputPath, "Pass the path of a session .jsonl file.") ??
+			stringArgumentError(method, "cwdOverride", cwdOverride, CWD_OVERRIDE_HINT, true);
+		if (invalid) return Promise.reject(invalid);
 		const source = resolve(inputPath);
 		if (!existsSync(source)) return Promise.reject(new SessionImportFileNotFoundError(source));
 		const event: RuntimeEvent = { type: "IMPORT", requestId: this.nextId("i"), inputPath: source };

@@ -8,7 +8,7 @@ import { join, resolve } from "node:path";
 import { SettleError } from "../errors.js";
 import type { InstantiatedExtensions } from "../extensions/loader.js";
 import type { EventBus, ScopedModel, SessionStartEvent } from "../extensions/types.js";
-import { clampThinkingLevel, type ModelRuntime } from "../llm/model-runtime.js";
+import { clampThinkingLevel, type ModelRuntime, THINKING_LEVELS } from "../llm/model-runtime.js";
 import { PI_AI_INSTALL_COMMAND } from "../llm/provider-env.js";
 import type { Model, ThinkingLevel } from "../llm/types.js";
 import { DefaultResourceLoader } from "../resources/resource-loader.js";
@@ -19,6 +19,7 @@ import {
 	recordedSelection,
 	type SessionClock,
 } from "../session/agent-session.js";
+import { modelArgumentError, stringArgumentError, thinkingLevelError } from "../session/input-check.js";
 import { AGENT_DIR_ENV, getDefaultAgentDir, getPiAgentDir } from "../settings/paths.js";
 import { SettingsManager } from "../settings/settings-manager.js";
 import { getDefaultSessionDirPath } from "../store/paths.js";
@@ -350,6 +351,17 @@ export function resolveToolOptions(
 
 const consumedExtensions = new WeakSet<InstantiatedExtensions>();
 
+/** Why `createAgentSession`'s options cannot be used as given (plain JavaScript), before anything is built. */
+function createOptionsError(options: CreateAgentSessionOptions): SettleError | undefined {
+	const method = "createAgentSession";
+	return (
+		stringArgumentError(method, "cwd", options.cwd, "Pass the project's directory, or leave it out.", true) ??
+		stringArgumentError(method, "agentDir", options.agentDir, "Pass a directory, or leave it out.", true) ??
+		modelArgumentError(method, options.model, { byName: true, optional: true }) ??
+		thinkingLevelError(method, options.thinkingLevel, THINKING_LEVELS, true)
+	);
+}
+
 /**
  * Creates an AgentSession. Extensions get `session_start` when the host calls
  * `session.bindExtensions()`. Throws `MissingSessionCwdError` when a file-backed `sessionManager`
@@ -371,6 +383,8 @@ const consumedExtensions = new WeakSet<InstantiatedExtensions>();
  * ```
  */
 export async function createAgentSession(options: CreateAgentSessionOptions = {}): Promise<CreateAgentSessionResult> {
+	const invalid = createOptionsError(options);
+	if (invalid) throw invalid;
 	const cwd = resolve(options.cwd ?? options.sessionManager?.getCwd() ?? process.cwd());
 	if (options.cwd === undefined && options.sessionManager)
 		assertSessionCwdExists(options.sessionManager, process.cwd());

@@ -69,6 +69,7 @@ import {
 	noApiKeyForModelMessage,
 	sameModel,
 	supportedThinkingLevels,
+	THINKING_LEVELS,
 } from "../llm/model-runtime.js";
 import type { AgentMessage, ImageContent, Model, TextContent, ThinkingLevel } from "../llm/types.js";
 import { getBranchSelection, isVirtualModel, type VirtualModelDefinition } from "../llm/virtual-models.js";
@@ -91,7 +92,14 @@ import { pairToolResults } from "./convert-to-llm.js";
 import { createEventBridge } from "./event-bridge.js";
 import type { AgentSessionEvent, AgentSessionListener } from "./events.js";
 import { blockImagesAwareConverter, normalizeToolResultImages } from "./images.js";
-import { promptInputError, toolNamesError, userMessageContentError } from "./input-check.js";
+import {
+	customMessageError,
+	modelArgumentError,
+	promptInputError,
+	thinkingLevelError,
+	toolNamesError,
+	userMessageContentError,
+} from "./input-check.js";
 import { createOperationScratch, type SessionInternals } from "./internals.js";
 import type { CustomMessage } from "./messages.js";
 import { type CycleDirection, type ModelCycleResult, nextCycleModel } from "./model-cycling.js";
@@ -1174,11 +1182,18 @@ export class AgentSession {
 	 */
 	async sendCustomMessage(message: CustomMessageInput, options: SendCustomMessageOptions = {}): Promise<void> {
 		this.assertAcceptsInput();
-		return this.submitCustomMessage(message, options);
+		return this.submitCustomMessage(message, options, "session.sendCustomMessage");
 	}
 
-	private async submitCustomMessage(message: CustomMessageInput, options: SendCustomMessageOptions): Promise<void> {
+	private async submitCustomMessage(
+		message: CustomMessageInput,
+		options: SendCustomMessageOptions,
+		caller: string,
+	): Promise<void> {
 		this.assertUsable();
+		// pi stores any content; one that is no string or block list broke every later run's token count.
+		const invalid = customMessageError(caller, message);
+		if (invalid) throw invalid;
 		const custom: CustomMessage = {
 			role: "custom",
 			customType: message.customType,
@@ -1653,6 +1668,10 @@ export class AgentSession {
 	 */
 	async setModel(model: Model, options: { persist?: boolean; thinkingLevel?: ThinkingLevel } = {}): Promise<void> {
 		this.assertUsable();
+		const invalid =
+			modelArgumentError("session.setModel", model) ??
+			thinkingLevelError("session.setModel", options.thinkingLevel, THINKING_LEVELS, true);
+		if (invalid) throw invalid;
 		const runtime = this.modelRuntime;
 		const authorized =
 			runtime.hasConfiguredAuth(model.provider) ||
@@ -1742,6 +1761,8 @@ export class AgentSession {
 	 * ```
 	 */
 	setThinkingLevel(level: ThinkingLevel, options: { persist?: boolean } = {}): void {
+		const invalid = thinkingLevelError("session.setThinkingLevel", level, THINKING_LEVELS);
+		if (invalid) throw invalid;
 		const model = this.model;
 		const effective = model ? clampThinkingLevel(model, level) : level;
 		const previous = this.agent.state.thinkingLevel;
@@ -2425,7 +2446,8 @@ export class AgentSession {
 	private bindRunner(runner: ExtensionRunner): void {
 		const actions: ExtensionRuntimeActions = {
 			// Not refused while the runtime replaces this session: pi runs them on it (see setReplacingMessage).
-			sendMessage: (message, options) => this.trackExtensionSend(this.submitCustomMessage(message, options ?? {})),
+			sendMessage: (message, options) =>
+				this.trackExtensionSend(this.submitCustomMessage(message, options ?? {}, "pi.sendMessage")),
 			sendUserMessage: (content, options) =>
 				this.trackExtensionSend(
 					this.submitUserMessage(
@@ -2453,6 +2475,8 @@ export class AgentSession {
 			refreshTools: () => this.loadout.refresh(this.runnerInstance.getAllRegisteredTools()),
 			getCommands: () => this.getCommands(),
 			setModel: async (model) => {
+				const invalid = modelArgumentError("pi.setModel", model);
+				if (invalid) throw invalid;
 				if (!this.modelRuntime.hasConfiguredAuth(model.provider)) return false;
 				await this.setModel(model);
 				return true;

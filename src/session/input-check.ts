@@ -74,3 +74,97 @@ export function toolNamesError(method: string, names: unknown): SettleError | un
 		{ details: { method, field: "names" } },
 	);
 }
+
+/**
+ * Like {@link promptInputError} for an argument that must be a string (a directory, a session
+ * file's path, an entry id): `field` names it; `hint` says what to pass. Without it Node's
+ * `path.resolve` threw its raw `paths[0]` TypeError. `optional` lets undefined through.
+ */
+export function stringArgumentError(
+	method: string,
+	field: string,
+	value: unknown,
+	hint: string,
+	optional = false,
+): SettleError | undefined {
+	if (typeof value === "string" || (optional && value === undefined)) return undefined;
+	return new SettleError(
+		"INVALID_ARGUMENT",
+		`${method}: ${field} must be a string (got ${described(value)}). ${hint}`,
+		{
+			details: { method, field },
+		},
+	);
+}
+
+/** Like {@link stringArgumentError} for an optional callback (`setup`, `withSession`). */
+export function callbackArgumentError(method: string, field: string, value: unknown): SettleError | undefined {
+	if (value === undefined || typeof value === "function") return undefined;
+	return new SettleError(
+		"INVALID_ARGUMENT",
+		`${method}: ${field} must be a function (got ${described(value)}). Leave it out to skip it.`,
+		{ details: { method, field } },
+	);
+}
+
+/**
+ * Like {@link promptInputError} for a thinking level: anything but one of `levels` (a typo such as
+ * "hgih") was clamped to "off" without a word, or recorded as is when no model was selected.
+ */
+export function thinkingLevelError(
+	method: string,
+	level: unknown,
+	levels: readonly string[],
+	optional = false,
+): SettleError | undefined {
+	if ((optional && level === undefined) || (typeof level === "string" && levels.includes(level))) return undefined;
+	return new SettleError(
+		"INVALID_ARGUMENT",
+		`${method}: the thinking level must be one of ${levels.map((name) => JSON.stringify(name)).join(", ")} (got ${described(level)}).`,
+		{ details: { method, field: "thinkingLevel" } },
+	);
+}
+
+/**
+ * Like {@link promptInputError} for a model: an object with string `provider` and `id` (as
+ * `modelRuntime.getModel(provider, id)` returns), or, where `byName` says so, `"provider/id"`.
+ */
+export function modelArgumentError(
+	method: string,
+	model: unknown,
+	options: { byName?: boolean; optional?: boolean } = {},
+): SettleError | undefined {
+	if (options.optional && model === undefined) return undefined;
+	if (options.byName && typeof model === "string") return undefined;
+	if (typeof model === "object" && model !== null) {
+		const candidate = model as { provider?: unknown; id?: unknown };
+		if (typeof candidate.provider === "string" && typeof candidate.id === "string") return undefined;
+	}
+	const accepted = options.byName ? 'a model (modelRuntime.getModel(provider, id)) or "provider/id"' : "a model";
+	return new SettleError(
+		"INVALID_ARGUMENT",
+		`${method}: the model must be ${accepted} with string provider and id (got ${described(model)}). modelRuntime.getAvailable() lists the models you can use.`,
+		{ details: { method, field: "model" } },
+	);
+}
+
+/**
+ * Like {@link userMessageContentError} for a custom message (`sendCustomMessage`, `pi.sendMessage`):
+ * an object whose `content`, when given, is a string or text/image blocks. Stored as it was, a
+ * number there broke the token count of every later run ("content is not iterable").
+ */
+export function customMessageError(method: string, message: unknown): SettleError | undefined {
+	if (typeof message !== "object" || message === null || Array.isArray(message)) {
+		return new SettleError(
+			"INVALID_ARGUMENT",
+			`${method}: the message must be an object { customType, content, display } (got ${described(message)}). Nothing was sent.`,
+			{ details: { method, field: "message" } },
+		);
+	}
+	const content = (message as { content?: unknown }).content;
+	if (content === undefined) return undefined;
+	const invalid = userMessageContentError(method, content);
+	return (
+		invalid && new SettleError("INVALID_ARGUMENT", `${invalid.message} Nothing was sent.`, { details: invalid.details })
+	);
+}

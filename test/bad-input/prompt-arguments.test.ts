@@ -2,8 +2,9 @@
  * What a host hands the session's input calls when the types are not there to stop it (plain
  * JavaScript, a request body without the field): `prompt`, `steer`, `followUp` and
  * `sendUserMessage` with a text that is not a string, or images that are not image blocks, and an
- * extension's `pi.sendUserMessage` with such content. Each is refused with a typed error that says
- * what to pass; nothing is written, and the session answers the next prompt.
+ * extension's `pi.sendUserMessage` with such content; a custom message (`sendCustomMessage`,
+ * `pi.sendMessage`) whose content is no string or block list. Each is refused with a typed error that
+ * says what to pass; nothing is written, and the session answers the next prompt.
  */
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { ExtensionError } from "../../src/extensions/types.js";
@@ -136,6 +137,83 @@ describe("sendUserMessage given content that is not a string or blocks", () => {
 			ws.reply("answered");
 			await session.prompt("hello");
 			expect(lastAssistant(session).text).toBe("answered");
+		} finally {
+			closeSession(session);
+		}
+	});
+
+	it("regression: an extension's pi.sendMessage with content 42 is refused and reported, not stored to break every later run", async () => {
+		const errors: ExtensionError[] = [];
+		const session = await openSession(ws, {
+			extensions: [
+				(pi) =>
+					pi.registerCommand("note", {
+						description: "sends a custom message with a number as content",
+						handler: async () => pi.sendMessage({ customType: "note", content: 42 as never, display: true }),
+					}),
+			],
+		});
+		try {
+			session.extensionRunner.onError((error) => errors.push(error));
+			ws.reply("first");
+			await session.prompt("first");
+			await session.prompt("/note");
+			await session.waitForExtensionRuns();
+			expect(errors.map((error) => [error.event, error.error])).toEqual([
+				["send_message", expect.stringContaining("pi.sendMessage: the content must be a string or an array")],
+			]);
+			ws.reply("answered");
+			await session.prompt("hello");
+			expect(lastAssistant(session).text).toBe("answered");
+			expect(diskRoles(session.sessionFile!)).not.toContain("custom_message");
+		} finally {
+			closeSession(session);
+		}
+	});
+
+	it.each([
+		["content 42", { customType: "note", content: 42, display: true }, "the content must be a string or an array"],
+		["a number as the message", 42, "the message must be an object"],
+	])(
+		"regression: session.sendCustomMessage with %s rejects with INVALID_ARGUMENT and stores nothing",
+		async (_label, message, mention) => {
+			const session = await openSession(ws);
+			try {
+				const error = await session.sendCustomMessage(message as never).then(
+					() => undefined,
+					(e: unknown) => e,
+				);
+				expectSettleError(error, "INVALID_ARGUMENT", "session.sendCustomMessage", mention, "Nothing was sent");
+				expect(session.messages).toEqual([]);
+				ws.reply("answered");
+				await session.prompt("hello");
+				expect(lastAssistant(session).text).toBe("answered");
+			} finally {
+				closeSession(session);
+			}
+		},
+	);
+
+	it("an extension's pi.sendMessage with string or block content reports nothing", async () => {
+		const errors: ExtensionError[] = [];
+		const session = await openSession(ws, {
+			extensions: [
+				(pi) =>
+					pi.registerCommand("note", {
+						description: "sends two well-formed custom messages",
+						handler: async () => {
+							pi.sendMessage({ customType: "note", content: "plain", display: true });
+							pi.sendMessage({ customType: "note", content: [{ type: "text", text: "block" }], display: false });
+						},
+					}),
+			],
+		});
+		try {
+			session.extensionRunner.onError((error) => errors.push(error));
+			await session.prompt("/note");
+			await session.waitForExtensionRuns();
+			expect(errors).toEqual([]);
+			expect(session.messages.filter((message) => message.role === "custom")).toHaveLength(2);
 		} finally {
 			closeSession(session);
 		}

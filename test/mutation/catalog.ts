@@ -10381,6 +10381,115 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/bad-input/active-tool-names.test.ts"],
 	},
+	{
+		id: "CN01",
+		file: "src/runtime/sdk.ts",
+		description:
+			"createAgentSession takes cwd: 42 / model: 42 unchecked: Node's raw paths[0] TypeError, or the model silently ignored",
+		edits: [
+			{
+				find: "const invalid = createOptionsError(options);",
+				replace: "const invalid = undefined;",
+			},
+		],
+		tests: ["test/bad-input/sdk-arguments.test.ts"],
+	},
+	{
+		id: "CN02",
+		file: "src/session/input-check.ts",
+		description: "an optional string argument lets anything through (cwd: 42 reaches path.resolve)",
+		edits: [
+			{
+				find: 'if (typeof value === "string" || (optional && value === undefined)) return undefined;',
+				replace: 'if (typeof value === "string" || optional) return undefined;',
+			},
+		],
+		tests: ["test/bad-input/sdk-arguments.test.ts"],
+	},
+	{
+		id: "CN03",
+		file: "src/session/agent-session.ts",
+		description: "session.setModel(undefined) reads model.provider: a raw TypeError",
+		edits: [
+			{
+				find: 'modelArgumentError("session.setModel", model) ??',
+				replace: "",
+			},
+		],
+		tests: ["test/bad-input/sdk-arguments.test.ts"],
+	},
+	{
+		id: "CN04",
+		file: "src/session/agent-session.ts",
+		description: 'setThinkingLevel("hgih") is clamped to off without a word',
+		edits: [
+			{
+				find: 'const invalid = thinkingLevelError("session.setThinkingLevel", level, THINKING_LEVELS);',
+				replace: "const invalid = undefined;",
+			},
+		],
+		tests: ["test/bad-input/sdk-arguments.test.ts"],
+	},
+	{
+		id: "CN05",
+		file: "src/session/input-check.ts",
+		description: "any string passes as a thinking level",
+		edits: [
+			{
+				find: '(typeof level === "string" && levels.includes(level))',
+				replace: 'typeof level === "string"',
+			},
+		],
+		tests: ["test/bad-input/sdk-arguments.test.ts"],
+	},
+	{
+		id: "CN06",
+		file: "src/session/input-check.ts",
+		description: "a model object without a provider passes the check",
+		edits: [
+			{
+				find: 'if (typeof candidate.provider === "string" && typeof candidate.id === "string") return undefined;',
+				replace: 'if (typeof candidate.id === "string") return undefined;',
+			},
+		],
+		tests: ["test/bad-input/sdk-arguments.test.ts"],
+	},
+	{
+		id: "CN07",
+		file: "src/runtime/runtime.ts",
+		description: "runtime.switchSession(42) reaches path.resolve: Node's raw paths[0] TypeError",
+		edits: [
+			{
+				find: 'stringArgumentError(method, "the session path", sessionPath, SESSION_PATH_HINT) ??',
+				replace: "",
+			},
+		],
+		tests: ["test/bad-input/sdk-arguments.test.ts"],
+	},
+	{
+		id: "CN08",
+		file: "src/runtime/runtime.ts",
+		description: "runtime.newSession({ setup: 42 }) is taken: a raw TypeError from inside the replacement",
+		edits: [
+			{
+				find: 'callbackArgumentError(method, "setup", options.setup) ??',
+				replace: "",
+			},
+		],
+		tests: ["test/bad-input/sdk-arguments.test.ts"],
+	},
+	{
+		id: "CN09",
+		file: "src/session/agent-session.ts",
+		description: "a custom message with content 42 is stored; every later run's token count throws",
+		edits: [
+			{
+				find: "const invalid = customMessageError(caller, message);",
+				replace: "const invalid = undefined;",
+			},
+		],
+		tests: ["test/bad-input/prompt-arguments.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
