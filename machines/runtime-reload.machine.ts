@@ -71,7 +71,7 @@ import { and, assign, emit, enqueueActions, fromPromise, type SnapshotFrom, setu
 export const DEFAULT_SHUTDOWN_TIMEOUT_MS = 10_000;
 
 /** The longest delay a timer can take (Node runs a longer one after 1 ms). */
-const MAX_TIMER_DELAY_MS = 2 ** 31 - 1;
+export const MAX_TIMER_DELAY_MS = 2 ** 31 - 1;
 
 /**
  * The bounded wait's delay for a configured `shutdownTimeoutMs`: `Infinity` (wait as long as the

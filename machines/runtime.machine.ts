@@ -6,7 +6,7 @@
  * ```ts
  * const actor = createActor(runtimeMachine.provide({ actors: { checkBeforeSwitch, openTarget, createSession,
  *   settleCurrent, shutdownCurrent, invalidateCurrent, disposeCurrent, rebindSession, runWithSession, rollBack } }),
- *   { input: { shutdownTimeoutMs }, clock }); // the session's bound and clock (unref'd real timers by default)
+ *   { input: { shutdownTimeoutMs }, clock }); // the session's bound and clock (real timers by default)
  * actor.on("session_committed", (e) => runtime.installSession(e.created));
  * actor.start();
  * actor.send({ type: "SWITCH", requestId: "q1", sessionFile, cwdOverride });

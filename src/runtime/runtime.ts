@@ -68,7 +68,7 @@ import {
 	teardownTimingOf,
 } from "../session/agent-session.js";
 import { callbackArgumentError, stringArgumentError } from "../session/input-check.js";
-import { reportUnfinishedShutdownHandlers, UNREF_CLOCK } from "../session/reload.js";
+import { BOUNDED_WAIT_CLOCK, reportUnfinishedShutdownHandlers } from "../session/reload.js";
 import {
 	SESSION_BEING_REPLACED,
 	SESSION_REPLACED,
@@ -420,7 +420,7 @@ export class AgentSessionRuntime {
 				shutdownTimeoutMs,
 				...(options.settleTimeoutMs !== undefined ? { settleTimeoutMs: options.settleTimeoutMs } : {}),
 			},
-			clock: (clock ?? UNREF_CLOCK) as never,
+			clock: (clock ?? BOUNDED_WAIT_CLOCK) as never,
 			...(options.inspect ? { inspect: options.inspect } : {}),
 		});
 		runtimesBySystem.set(this.actor.system, this);

@@ -28,7 +28,12 @@
  * runner is stale by then), and is invalidated only once the session is disposed.
  */
 import { type ActorRefFrom, createActor, fromPromise } from "xstate";
-import { type ReloadEmitted, type ReloadStepInput, reloadMachine } from "../../machines/runtime-reload.machine.js";
+import {
+	MAX_TIMER_DELAY_MS,
+	type ReloadEmitted,
+	type ReloadStepInput,
+	reloadMachine,
+} from "../../machines/runtime-reload.machine.js";
 import { type InstantiatedExtensions, instantiateExtensions } from "../extensions/loader.js";
 import { STALE_EXTENSION_CONTEXT_MESSAGE } from "../extensions/messages.js";
 import { ExtensionRunner, resourcePathsFromDiscovery } from "../extensions/runner.js";
@@ -155,12 +160,19 @@ export interface SessionClockLike {
 }
 
 /**
- * Real time for the bounded wait on `session_shutdown`, with timers that do not keep the process
- * alive: a handler waiting on nothing still lets the process end as it did without the bound (the
- * CLI then names the handler it waited on), and one holding a live handle is given up on in time.
+ * Real time for the bounded waits on `session_shutdown` handlers and on the session's settling. A
+ * bounded wait keeps the process alive until it ends: a script awaiting `runtime.dispose()` or
+ * `reload()` whose handler waits on nothing gets past it, the handler reported (unref'd, Node
+ * exited inside the await, exit 0 and the rest of the script never run). The unbounded one
+ * (`Infinity`, scheduled as the longest timer and ignored) does not: such a handler then ends the
+ * process as it ends pi's, instead of holding it for 24 days.
  */
-export const UNREF_CLOCK: SessionClockLike = {
-	setTimeout: (fn, ms) => setTimeout(fn, ms).unref(),
+export const BOUNDED_WAIT_CLOCK: SessionClockLike = {
+	setTimeout: (fn, ms) => {
+		const timer = setTimeout(fn, ms);
+		if (ms >= MAX_TIMER_DELAY_MS) timer.unref();
+		return timer;
+	},
 	clearTimeout: (id) => clearTimeout(id as ReturnType<typeof setTimeout>),
 };
 
@@ -273,7 +285,7 @@ export function startReloadActor(host: ReloadHost): ReloadActor {
 	const state: ReloadHostState = { ...host, before: new Map() };
 	const actor = createActor(reloadMachineWithSteps, {
 		input: { shutdownTimeoutMs: host.target.shutdownTimeoutMs },
-		clock: (host.target.clock ?? UNREF_CLOCK) as never,
+		clock: (host.target.clock ?? BOUNDED_WAIT_CLOCK) as never,
 	});
 	reloadHostsBySystem.set(actor.system, state);
 	actor.on("*", (event) => {

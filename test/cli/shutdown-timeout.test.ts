@@ -44,6 +44,27 @@ describe("settle: a session_shutdown handler that never returns (pi#9811)", () =
 		);
 	});
 
+	it("regression: one waiting on a promise nothing resolves (no live handle) ended settle -p at once with exit 1 naming no one; now the exit waits the bound and names it, exit 0", () => {
+		const file = join(cli.dir, "idle-shutdown.ts");
+		writeFileSync(
+			file,
+			`export default function (pi) {\n\tpi.on("session_shutdown", () => new Promise(() => {}));\n}\n`,
+		);
+		const run = runSettle(["--approve", "--faux", "-e", file, "-p", "hi"], {
+			cwd: cli.project,
+			agentDir: cli.agentDir,
+			env: { SETTLE_SHUTDOWN_TIMEOUT_MS: "300" },
+		});
+		expect(run).toEqual({
+			code: 0,
+			stdout: "hi\n",
+			stderr: expect.stringContaining(
+				`Extension error (${file}, session_shutdown): session_shutdown handler did not finish within 300 ms; the dispose went on without it`,
+			),
+		});
+		expect(run.stderr).not.toContain("never settles");
+	});
+
 	it("a SETTLE_SHUTDOWN_TIMEOUT_MS that is not a duration is a usage error saying what to set", () => {
 		const run = runSettle(["--faux", "-p", "hi"], {
 			cwd: cli.project,

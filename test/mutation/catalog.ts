@@ -10490,6 +10490,32 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/bad-input/prompt-arguments.test.ts"],
 	},
+	{
+		id: "CN10",
+		file: "src/session/reload.ts",
+		description:
+			"the bounded wait on session_shutdown handlers is unref'd: a script awaiting runtime.dispose() exits inside it, the rest never run",
+		edits: [
+			{
+				find: "if (ms >= MAX_TIMER_DELAY_MS) timer.unref();",
+				replace: "timer.unref();",
+			},
+		],
+		tests: ["test/lifetime/dispose-keeps-process.test.ts"],
+	},
+	{
+		id: "CN11",
+		file: "src/session/reload.ts",
+		description:
+			"the unbounded wait (Infinity) keeps the process alive: a handler waiting on nothing holds it for 24 days",
+		edits: [
+			{
+				find: "if (ms >= MAX_TIMER_DELAY_MS) timer.unref();",
+				replace: "",
+			},
+		],
+		tests: ["test/lifetime/dispose-keeps-process.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */

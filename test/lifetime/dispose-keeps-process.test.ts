@@ -1,0 +1,69 @@
+/**
+ * `runtime.dispose()` waits for the extensions' `session_shutdown` handlers at most
+ * `shutdownTimeoutMs`, then reports the ones still running and goes on. In a real process that must
+ * hold even when nothing else keeps Node alive — a script awaiting `dispose()` at top level, whose
+ * handler waits on a promise nothing resolves: the bounded wait is what the script is waiting for,
+ * so it keeps the process alive until it ends. With `Infinity` (no bound, as pi) there is nothing to
+ * wait for, and the process ends as pi's does.
+ */
+import { spawn } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { diskRoles } from "../bad-input/helpers.js";
+import { CLI_FROM_SOURCES, ROOT, trackChild } from "../cli/helpers.js";
+
+const SCRIPT = join(ROOT, "test/fixtures/lifetime/dispose-stuck-shutdown-handler.ts");
+/** A hang detector, not a speed check: a script still alive after this is killed and fails the test. */
+const HANG_MS = 30_000;
+
+let dir: string | undefined;
+afterEach(() => {
+	if (dir) rmSync(dir, { recursive: true, force: true });
+	dir = undefined;
+});
+
+async function runScript(shutdownTimeoutMs: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
+	dir = mkdtempSync(join(tmpdir(), "settle-dispose-wait-"));
+	const child = spawn(
+		process.execPath,
+		[CLI_FROM_SOURCES[0]!, CLI_FROM_SOURCES[1]!, SCRIPT, dir, join(dir, "agent"), shutdownTimeoutMs],
+		{ cwd: dir, stdio: ["ignore", "pipe", "pipe"] },
+	);
+	let stdout = "";
+	let stderr = "";
+	child.stdout.on("data", (chunk: Buffer) => {
+		stdout += chunk.toString();
+	});
+	child.stderr.on("data", (chunk: Buffer) => {
+		stderr += chunk.toString();
+	});
+	const hang = setTimeout(() => child.kill("SIGKILL"), HANG_MS);
+	const code = await trackChild(child).finally(() => clearTimeout(hang));
+	return { code, stdout, stderr };
+}
+
+describe("runtime.dispose() in a real process, a session_shutdown handler waiting on nothing", () => {
+	it("regression: a script awaiting runtime.dispose() gets past it after shutdownTimeoutMs with the handler reported, instead of Node exiting inside dispose() with the rest of the script never run", async () => {
+		const { code, stdout, stderr } = await runScript("300");
+
+		expect({ code, stderr }).toEqual({ code: 0, stderr: "" });
+		// The line after `await runtime.dispose()` ran (cut off, the script ends silently, exit 0).
+		expect(stdout).toContain('"sessionFile"');
+		const { sessionFile, errors, lifecycle } = JSON.parse(stdout) as {
+			sessionFile: string;
+			errors: string[];
+			lifecycle: string;
+		};
+		expect(lifecycle).toBe("disposed");
+		expect(errors).toEqual([expect.stringMatching(/^session_shutdown: .*300 ms/)]);
+		expect(diskRoles(sessionFile).slice(-2)).toEqual(["user", "assistant"]);
+	});
+
+	it("with shutdownTimeoutMs Infinity (wait as long as the handlers take, as pi) the process ends as pi's: nothing keeps it alive", async () => {
+		const { code, stdout, stderr } = await runScript("Infinity");
+
+		expect({ code, stdout, stderr }).toEqual({ code: 0, stdout: "", stderr: "" });
+	});
+});
