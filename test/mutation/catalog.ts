@@ -10250,8 +10250,8 @@ export const MUTANTS: Mutant[] = [
 		description: "a timed-out mutant run does not fail the audit (the runner exits 0)",
 		edits: [
 			{
-				find: 'if (status === "stale" || status === "timed out") return true;',
-				replace: 'if (status === "stale") return true;',
+				find: 'if (status === "stale" || status === "timed out" || status === "ended by signal") return true;',
+				replace: 'if (status === "stale" || status === "ended by signal") return true;',
 			},
 		],
 		tests: ["test/mutation/outcome.test.ts"],
@@ -10515,6 +10515,30 @@ export const MUTANTS: Mutant[] = [
 			},
 		],
 		tests: ["test/lifetime/dispose-keeps-process.test.ts"],
+	},
+	{
+		id: "CN12",
+		file: "test/mutation/outcome.ts",
+		description: "a mutant run ended by a signal (no exit status) is counted as killed",
+		edits: [
+			{
+				find: '\tif (exitStatus === null) return "ended by signal";\n',
+				replace: "",
+			},
+		],
+		tests: ["test/mutation/outcome.test.ts"],
+	},
+	{
+		id: "CN13",
+		file: "test/mutation/outcome.ts",
+		description: "a mutant run ended by a signal does not fail the audit (the runner exits 0)",
+		edits: [
+			{
+				find: 'if (status === "stale" || status === "timed out" || status === "ended by signal") return true;',
+				replace: 'if (status === "stale" || status === "timed out") return true;',
+			},
+		],
+		tests: ["test/mutation/outcome.test.ts"],
 	},
 ];
 

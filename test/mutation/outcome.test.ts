@@ -24,6 +24,18 @@ describe("the mutation runner's reading of a test run", () => {
 		expect(summary).toMatchObject({ killed: 0, timedOut: 1, unexpected: ["X01"] });
 	});
 
+	it("a run ended by a signal was counted as killed — now it is 'ended by signal', unexpected (the runner exits 1) and counted apart", () => {
+		// The command dies of SIGKILL (as under the OOM killer); `timeout` passes the death on.
+		const run = spawnSync("timeout", ["10", "sh", "-c", "kill -KILL $$"]);
+		expect({ status: run.status, signal: run.signal }).toEqual({ status: null, signal: "SIGKILL" });
+		expect(statusOfRun(run.status)).toBe("ended by signal");
+		expect(isUnexpected("ended by signal", {})).toBe(true);
+		expect(isUnexpected("ended by signal", { equivalent: "cannot change what a user sees" })).toBe(true);
+		const summary = emptySummary(1);
+		tally(summary, { id: "X02" }, "ended by signal");
+		expect(summary).toMatchObject({ killed: 0, timedOut: 0, signalled: 1, unexpected: ["X02"] });
+	});
+
 	it("tests that fail kill the mutant, tests that pass let it survive", () => {
 		expect(statusOfRun(exitUnderTimeout("10", ["sh", "-c", "exit 1"]))).toBe("killed");
 		expect(statusOfRun(exitUnderTimeout("10", ["true"]))).toBe("survived");
@@ -41,6 +53,7 @@ describe("the mutation runner's reading of a test run", () => {
 			killed: 2,
 			survived: 2,
 			timedOut: 0,
+			signalled: 0,
 			equivalent: 2,
 			stale: 1,
 			unexpected: ["S", "EK", "ST"],

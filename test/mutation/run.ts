@@ -22,7 +22,7 @@ const ROOT = fileURLToPath(new URL("../..", import.meta.url));
  */
 const RUN_TIMEOUT_SECONDS = 300;
 
-function runMutant(mutant: Mutant): { status: MutantStatus; failed: string[] } {
+function runMutant(mutant: Mutant): { status: MutantStatus; failed: string[]; signal?: string } {
 	const path = join(ROOT, mutant.file);
 	const original = readFileSync(path);
 	const mutated = applyEdits(original.toString("utf8"), mutant);
@@ -41,7 +41,8 @@ function runMutant(mutant: Mutant): { status: MutantStatus; failed: string[] } {
 		const failed = [...new Set(output.split("\n").filter((line) => /^\s*FAIL\s/.test(line)))].map((line) =>
 			line.trim().replace(/^FAIL\s+/, ""),
 		);
-		return { status: statusOfRun(run.status), failed };
+		const status = statusOfRun(run.status);
+		return status === "ended by signal" ? { status, failed, signal: run.signal ?? "a signal" } : { status, failed };
 	} finally {
 		restore();
 		process.removeListener("SIGINT", restore);
@@ -55,13 +56,15 @@ function main(): void {
 	if (unknown.length > 0) throw new Error(`Unknown mutant ids: ${unknown.join(", ")} (see test/mutation/catalog.ts)`);
 	const summary = emptySummary(selected.length);
 	for (const mutant of selected) {
-		const { status, failed } = runMutant(mutant);
+		const { status, failed, signal } = runMutant(mutant);
 		tally(summary, mutant, status);
 		const unexpected = isUnexpected(status, mutant);
 		const by =
 			status === "timed out"
 				? `stopped after ${RUN_TIMEOUT_SECONDS} s with no failing test seen`
-				: (failed[0] ?? (mutant.equivalent !== undefined ? `equivalent: ${mutant.equivalent}` : ""));
+				: status === "ended by signal"
+					? `the run died of ${signal} with no failing test seen`
+					: (failed[0] ?? (mutant.equivalent !== undefined ? `equivalent: ${mutant.equivalent}` : ""));
 		console.log(`${unexpected ? "!!" : "ok"} ${mutant.id} ${status} ${mutant.file} — ${mutant.description} — ${by}`);
 	}
 	console.log(JSON.stringify(summary));
