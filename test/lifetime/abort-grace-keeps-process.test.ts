@@ -5,17 +5,15 @@
  * the process itself could resolve. The grace is what the script is waiting for, so it keeps the
  * process alive until it fires.
  */
-import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { CLI_FROM_SOURCES, ROOT, trackChild } from "../cli/helpers.js";
+import { ROOT } from "../cli/helpers.js";
 import { orphanToolMessages } from "../pi-races/disk-harness.js";
+import { runScript } from "./script-process.js";
 
 const SCRIPT = join(ROOT, "test/fixtures/lifetime/abort-stubborn-tool.ts");
-/** A hang detector, not a speed check: a script still alive after this is killed and fails the test. */
-const HANG_MS = 30_000;
 
 let dir: string | undefined;
 afterEach(() => {
@@ -26,24 +24,7 @@ afterEach(() => {
 describe("the abort grace in a real process", () => {
 	it("regression: a script awaiting prompt() while its aborted tool ignores the signal ends with the tool given up on, instead of Node exiting mid-run with nothing printed", async () => {
 		dir = mkdtempSync(join(tmpdir(), "settle-abort-grace-"));
-		const child = spawn(
-			process.execPath,
-			[CLI_FROM_SOURCES[0]!, CLI_FROM_SOURCES[1]!, SCRIPT, dir, join(dir, "agent")],
-			{
-				cwd: dir,
-				stdio: ["ignore", "pipe", "pipe"],
-			},
-		);
-		let stdout = "";
-		let stderr = "";
-		child.stdout.on("data", (chunk: Buffer) => {
-			stdout += chunk.toString();
-		});
-		child.stderr.on("data", (chunk: Buffer) => {
-			stderr += chunk.toString();
-		});
-		const hang = setTimeout(() => child.kill("SIGKILL"), HANG_MS);
-		const code = await trackChild(child).finally(() => clearTimeout(hang));
+		const { code, stdout, stderr } = await runScript(SCRIPT, [dir, join(dir, "agent")], { cwd: dir });
 
 		expect({ code, stderr }).toEqual({ code: 0, stderr: "" });
 		// The script got past its `await session.prompt(…)` (cut off, it ends silently, output-less).

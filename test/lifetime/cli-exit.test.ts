@@ -3,39 +3,22 @@
  * handle that would keep a host process alive, and releases the session file's lock, in print mode,
  * JSON mode and RPC mode.
  */
-import { spawn } from "node:child_process";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { CLI_FROM_SOURCES, ROOT, trackChild, useCliProject } from "../cli/helpers.js";
+import { ROOT, useCliProject } from "../cli/helpers.js";
 import { locksUnder, sessionFilesUnder } from "../runtime/helpers.js";
+import { runScript, type ScriptRun } from "./script-process.js";
 
 const RUN_MAIN = join(ROOT, "test/fixtures/lifetime/run-main-without-exit.ts");
-/** A hang detector, not a speed check: a run still alive after this is killed and fails the test. */
-const HANG_MS = 30_000;
 
 const project = useCliProject("settle-lifetime-cli-");
 
-async function runMain(
-	args: string[],
-	input: string,
-): Promise<{ code: number | null; stdout: string; stderr: string }> {
-	const child = spawn(process.execPath, [CLI_FROM_SOURCES[0]!, CLI_FROM_SOURCES[1]!, RUN_MAIN, ...args], {
+function runMain(args: string[], input: string): Promise<ScriptRun> {
+	return runScript(RUN_MAIN, args, {
 		cwd: project.project,
 		env: { ...process.env, SETTLE_AGENT_DIR: project.agentDir },
-		stdio: ["pipe", "pipe", "pipe"],
+		input,
 	});
-	let stdout = "";
-	let stderr = "";
-	child.stdout.on("data", (chunk: Buffer) => {
-		stdout += chunk.toString();
-	});
-	child.stderr.on("data", (chunk: Buffer) => {
-		stderr += chunk.toString();
-	});
-	child.stdin.end(input);
-	const hang = setTimeout(() => child.kill("SIGKILL"), HANG_MS);
-	const code = await trackChild(child).finally(() => clearTimeout(hang));
-	return { code, stdout, stderr };
 }
 
 describe("the CLI exits by itself", () => {

@@ -6,17 +6,15 @@
  * so it keeps the process alive until it ends. With `Infinity` (no bound, as pi) there is nothing to
  * wait for, and the process ends as pi's does.
  */
-import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { diskRoles } from "../bad-input/helpers.js";
-import { CLI_FROM_SOURCES, ROOT, trackChild } from "../cli/helpers.js";
+import { ROOT } from "../cli/helpers.js";
+import { runScript, type ScriptRun } from "./script-process.js";
 
 const SCRIPT = join(ROOT, "test/fixtures/lifetime/dispose-stuck-shutdown-handler.ts");
-/** A hang detector, not a speed check: a script still alive after this is killed and fails the test. */
-const HANG_MS = 30_000;
 
 let dir: string | undefined;
 afterEach(() => {
@@ -24,29 +22,14 @@ afterEach(() => {
 	dir = undefined;
 });
 
-async function runScript(shutdownTimeoutMs: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
+function runDisposeScript(shutdownTimeoutMs: string): Promise<ScriptRun> {
 	dir = mkdtempSync(join(tmpdir(), "settle-dispose-wait-"));
-	const child = spawn(
-		process.execPath,
-		[CLI_FROM_SOURCES[0]!, CLI_FROM_SOURCES[1]!, SCRIPT, dir, join(dir, "agent"), shutdownTimeoutMs],
-		{ cwd: dir, stdio: ["ignore", "pipe", "pipe"] },
-	);
-	let stdout = "";
-	let stderr = "";
-	child.stdout.on("data", (chunk: Buffer) => {
-		stdout += chunk.toString();
-	});
-	child.stderr.on("data", (chunk: Buffer) => {
-		stderr += chunk.toString();
-	});
-	const hang = setTimeout(() => child.kill("SIGKILL"), HANG_MS);
-	const code = await trackChild(child).finally(() => clearTimeout(hang));
-	return { code, stdout, stderr };
+	return runScript(SCRIPT, [dir, join(dir, "agent"), shutdownTimeoutMs], { cwd: dir });
 }
 
 describe("runtime.dispose() in a real process, a session_shutdown handler waiting on nothing", () => {
 	it("regression: a script awaiting runtime.dispose() gets past it after shutdownTimeoutMs with the handler reported, instead of Node exiting inside dispose() with the rest of the script never run", async () => {
-		const { code, stdout, stderr } = await runScript("300");
+		const { code, stdout, stderr } = await runDisposeScript("300");
 
 		expect({ code, stderr }).toEqual({ code: 0, stderr: "" });
 		// The line after `await runtime.dispose()` ran (cut off, the script ends silently, exit 0).
@@ -62,7 +45,7 @@ describe("runtime.dispose() in a real process, a session_shutdown handler waitin
 	});
 
 	it("with shutdownTimeoutMs Infinity (wait as long as the handlers take, as pi) the process ends as pi's: nothing keeps it alive", async () => {
-		const { code, stdout, stderr } = await runScript("Infinity");
+		const { code, stdout, stderr } = await runDisposeScript("Infinity");
 
 		expect({ code, stdout, stderr }).toEqual({ code: 0, stdout: "", stderr: "" });
 	});
