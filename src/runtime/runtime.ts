@@ -368,12 +368,12 @@ export class AgentSessionRuntime {
 				runtime.inFlight = undefined;
 				if (created) discard(created);
 				// A reload this teardown cut off after loading left the old extensions stale: the session
-				// goes on with the ones it loaded.
+				// goes on with the ones it loaded. A reload still in its step goes on and starts its own.
 				const session = runtime.current.session;
-				const reloaded = session.installCutOffReload();
+				const reload = session.installCutOffReload();
 				try {
 					// The old session's extensions were told session_shutdown (or are new): bind them again.
-					if (input.shutdownAnnounced || reloaded) await runtime.rebind?.(session);
+					if (reload === "installed" || (input.shutdownAnnounced && reload === "none")) await runtime.rebind?.(session);
 				} finally {
 					// The cut-off reload() ends once its extensions are started (or rejects: none loaded).
 					session.settleCutOffReload();

@@ -1466,17 +1466,19 @@ export class AgentSession {
 	 * The runtime's teardown rolled back. After it cut a reload off past loading, the extensions that
 	 * reload loaded become this session's (the old ones are shut down and stale), for the host's
 	 * rebind to start; a reload it stopped waiting for, still in its step, goes on to its end.
-	 * Returns whether it installed a runner (then the runtime rebinds even if no `session_shutdown`
-	 * went out). Never throws for lack of a reload.
+	 * Returns `"installed"` when it installed a runner (then the runtime rebinds even if no
+	 * `session_shutdown` went out), `"reloading"` when a reload goes on (it starts its own extensions:
+	 * the old ones, shut down for it, must not be started again), else `"none"`. Never throws.
 	 * @internal Not part of the public API: called by the runtime's rollback.
 	 */
-	installCutOffReload(): boolean {
+	installCutOffReload(): "installed" | "reloading" | "none" {
 		this.teardownUndecided = false;
 		// A reload the teardown stopped waiting for, still in its step: it is no longer cut off.
 		this.reloadActor?.send({ type: "TEARDOWN_ROLLED_BACK" });
+		if (this.reloadActor?.getSnapshot().matches("reloading")) return "reloading";
 		const installed = this.reloadActor ? installCutOffReload(this.reloadActor) : false;
 		if (installed && this.cutOffReload) this.cutOffReload.installed = true;
-		return installed;
+		return installed ? "installed" : "none";
 	}
 
 	/**

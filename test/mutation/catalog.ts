@@ -6861,7 +6861,7 @@ export const MUTANTS: Mutant[] = [
 		description: "a rollback does not rebind the old session",
 		edits: [
 			{
-				find: "if (input.shutdownAnnounced || reloaded) await runtime.rebind?.(session);",
+				find: 'if (reload === "installed" || (input.shutdownAnnounced && reload === "none")) await runtime.rebind?.(session);',
 				replace: "",
 			},
 		],
@@ -10120,8 +10120,8 @@ export const MUTANTS: Mutant[] = [
 			"a replacement that rolls back after cutting a reload off past loading leaves the session its stale old extensions (the reloaded ones dropped)",
 		edits: [
 			{
-				find: "const reloaded = session.installCutOffReload();",
-				replace: "const reloaded = false;",
+				find: "const reload = session.installCutOffReload();",
+				replace: 'const reload: string = "none";',
 			},
 		],
 		tests: ["test/runtime/reload-cut-off-rollback.test.ts"],
@@ -10159,9 +10159,8 @@ export const MUTANTS: Mutant[] = [
 			"a reload() cut off by a replacement that rolls back resolves before the host's rebind started the reloaded extensions",
 		edits: [
 			{
-				find: "\t\t\t\t\tif (input.shutdownAnnounced || reloaded) await runtime.rebind?.(session);\n",
-				replace:
-					"\t\t\t\t\tsession.settleCutOffReload();\n\t\t\t\t\tif (input.shutdownAnnounced || reloaded) await runtime.rebind?.(session);\n",
+				find: '\t\t\t\t\tif (reload === "installed"',
+				replace: '\t\t\t\t\tsession.settleCutOffReload();\n\t\t\t\t\tif (reload === "installed"',
 			},
 		],
 		tests: ["test/runtime/reload-cut-off-rollback.test.ts"],
@@ -10539,6 +10538,19 @@ export const MUTANTS: Mutant[] = [
 			},
 		],
 		tests: ["test/mutation/outcome.test.ts"],
+	},
+	{
+		id: "CM01",
+		file: "src/session/agent-session.ts",
+		description:
+			"a rollback while a reload still runs its step rebinds the old session: its extensions, shut down for the reload, hear session_start again and never a session_shutdown",
+		edits: [
+			{
+				find: '\t\tif (this.reloadActor?.getSnapshot().matches("reloading")) return "reloading";\n',
+				replace: "",
+			},
+		],
+		tests: ["test/runtime/reload-cut-off-rollback.test.ts"],
 	},
 ];
 

@@ -11,7 +11,8 @@
  * once the rolled-back session's reloaded extensions are started (it rejected `SESSION_CLOSED` on a
  * live session), rejects `BUSY` when the reload was cut off before loading anything (the session
  * kept its extensions), and rejects `SESSION_CLOSED` when the replacement commits. A rollback that
- * comes while the reload still runs its step (the settle bound ran out) lets it go on to its end.
+ * comes while the reload still runs its step (the settle bound ran out) lets it go on to its end,
+ * without the host's rebind starting the old, already shut-down extensions again.
  * Timed on the session's SimulatedClock.
  */
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -112,6 +113,7 @@ describe("a reload cut off by a replacement that then rolls back", () => {
 		expect(r.lifecycle).toBe("active");
 		// g1 was shut down by the reload and stays so; g2, the reload's, is the session's now and was
 		// started by the host's rebind; g3, the failed replacement's, never heard of a session.
+		// Shut down for the reload, then stale: nothing more (the rollback's rebind started them again).
 		expect(gens.heard.get("g1")).toEqual(["session_start startup", "session_shutdown reload"]);
 		expect(gens.heard.get("g2")).toEqual(["session_start startup"]);
 		expect(gens.heard.get("g3")).toEqual([]);
@@ -119,6 +121,7 @@ describe("a reload cut off by a replacement that then rolls back", () => {
 		expect(await gens.whoami(r)).toEqual({ g2: ["whoami: live"] });
 		await disposeRuntime(r);
 		expect(gens.heard.get("g2")).toEqual(["session_start startup", "whoami: live", "session_shutdown quit"]);
+		// Shut down for the reload, then stale: nothing more (the rollback's rebind started them again).
 		expect(gens.heard.get("g1")).toEqual(["session_start startup", "session_shutdown reload"]);
 	});
 
@@ -154,6 +157,7 @@ describe("a reload cut off by a replacement that then rolls back", () => {
 		expect(await replacing).toMatchObject({ message: "invalidate failed" });
 		expect(await reloading).toEqual({ resolvedAfter: ["session_shutdown new", "session_start startup"] });
 		expect(r.session).toBe(old);
+		// Shut down for the reload, then stale: nothing more (the rollback's rebind started them again).
 		expect(gens.heard.get("g1")).toEqual(["session_start startup", "session_shutdown reload"]);
 		expect(gens.heard.get("g2")).toEqual(["session_shutdown new", "session_start startup"]);
 		expect(await gens.whoami(r)).toEqual({ g2: ["whoami: live"] });
@@ -179,7 +183,7 @@ describe("a reload cut off by a replacement that then rolls back", () => {
 		expect(await gens.whoami(r)).toEqual({ g3: ["whoami: live"] });
 	});
 
-	it("a replacement that stops waiting for a slow reload and rolls back before its loading ends: the session kept its stale old extensions and reload() rejected SESSION_CLOSED — now the reload goes on to its end: resolved, the reloaded extensions started and live", async () => {
+	it("a replacement that stops waiting for a slow reload and rolls back before its loading ends: the session kept its stale old extensions and reload() rejected SESSION_CLOSED — now the reload goes on to its end: resolved, the reloaded extensions started and live; and the old extensions, shut down for the reload, are not started again by the host's rebind (they heard a session_start no session_shutdown followed)", async () => {
 		let releaseLoad!: () => void;
 		gens.slowFactory.set("g2", new Promise<void>((resolve) => (releaseLoad = resolve)));
 		const r = await start();
@@ -198,5 +202,7 @@ describe("a reload cut off by a replacement that then rolls back", () => {
 		expect(await gens.whoami(r)).toEqual({ g2: ["whoami: live"] });
 		await disposeRuntime(r);
 		expect(gens.heard.get("g2")).toEqual(["session_start reload", "whoami: live", "session_shutdown quit"]);
+		// Shut down for the reload, then stale: nothing more (the rollback's rebind started them again).
+		expect(gens.heard.get("g1")).toEqual(["session_start startup", "session_shutdown reload"]);
 	});
 });
