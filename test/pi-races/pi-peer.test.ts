@@ -3129,3 +3129,67 @@ describe("pi 0.73.1 against Settle: a send between agent_end and agent_settled",
 		});
 	});
 });
+
+describe("pi 0.73.1 against Settle: overflow recovery after a failed attempt", () => {
+	it("oh-my-openagent#8411 / senpi#1780: after a failed compact-and-retry, a custom message that triggers a turn overflows — pi 0.73.1 refuses it at once ('recovery failed', no compaction, no retry: the flag resets only at a user message); Settle compacts and retries it", async () => {
+		const overflow: ReplySpec = {
+			stopReason: "error",
+			errorMessage: "prompt is too long: 213462 tokens > 200000 maximum",
+		};
+		const runs = await onBothPeers({ settings: { compaction: { keepRecentTokens: 1 } } }, async (peer) => {
+			const answers: ReplySpec[] = [
+				{ text: "first" },
+				overflow,
+				overflow,
+				overflow,
+				{ text: "resumed" },
+				{ text: "not reached on pi" },
+			];
+			peer.script(
+				Array.from(
+					{ length: 12 },
+					(): Step => (request) => (request.system === "summarizer" ? { text: "## Goal\nsummary" } : answers.shift()!),
+				),
+			);
+			const ends: string[] = [];
+			peer.session.subscribe((event: AnyEvent) => {
+				if (event.type !== "compaction_end") return;
+				const end = event as { willRetry?: boolean; errorMessage?: string; result?: unknown };
+				ends.push(`${end.willRetry}/${end.errorMessage?.split(" after")[0] ?? (end.result ? "compacted" : "none")}`);
+			});
+			await peer.prompt("one");
+			await peer.prompt("two: a long question about the whole project and its architecture");
+			await peer.quiesce();
+			const afterFailedAttempt = [...ends];
+			ends.length = 0;
+			await peer.session.sendCustomMessage(
+				{ customType: "goal-continuation", content: "continue the goal", display: true },
+				{ triggerTurn: true },
+			);
+			await peer.quiesce();
+			const last = peer.session.messages.at(-1) as { role: string; content?: unknown; stopReason?: string };
+			return {
+				afterFailedAttempt,
+				wake: [...ends],
+				summaries: peer.requests.filter((request) => request.system === "summarizer").length,
+				lastAnswer: last.stopReason === "error" ? "error" : JSON.stringify(last.content),
+			};
+		});
+		const failedAttempt = ["true/compacted", "false/Context overflow recovery failed"];
+		expect(runs).toEqual({
+			// pi 0.73.1 has the report for a wake that is no user message.
+			pi: {
+				afterFailedAttempt: failedAttempt,
+				wake: ["false/Context overflow recovery failed"],
+				summaries: 1,
+				lastAnswer: "error",
+			},
+			settle: {
+				afterFailedAttempt: failedAttempt,
+				wake: ["true/compacted"],
+				summaries: 2,
+				lastAnswer: JSON.stringify([{ type: "text", text: "resumed" }]),
+			},
+		});
+	});
+});
