@@ -9414,8 +9414,8 @@ export const MUTANTS: Mutant[] = [
 		description: "a model's own thinking level saved as the default",
 		edits: [
 			{
-				find: "this.setThinkingLevel(thinking.level, thinking.fromModelEntry ? { persist: false } : options);",
-				replace: "this.setThinkingLevel(thinking.level, options);",
+				find: "thinking.fromModelEntry || clamped ? { persist: false } : options",
+				replace: "clamped ? { persist: false } : options",
 			},
 		],
 		tests: ["test/session/model-thinking-levels.test.ts", "test/parity/model-thinking.test.ts"],
@@ -10539,6 +10539,30 @@ export const MUTANTS: Mutant[] = [
 			},
 		],
 		tests: ["test/mutation/outcome.test.ts"],
+	},
+	{
+		id: "CP01",
+		file: "src/session/agent-session.ts",
+		description: "pi#6329: a model switch saves the level its ladder clamped as the default",
+		edits: [
+			{
+				find: "thinking.fromModelEntry || clamped ? { persist: false } : options",
+				replace: "thinking.fromModelEntry ? { persist: false } : options",
+			},
+		],
+		tests: ["test/pi-races/model-switch-thinking.test.ts"],
+	},
+	{
+		id: "CP02",
+		file: "src/session/agent-session.ts",
+		description: "pi#6329: the clamp check inverted: a switch saves only the levels its ladder clamped",
+		edits: [
+			{
+				find: "const clamped = clampThinkingLevel(model, thinking.level) !== thinking.level;",
+				replace: "const clamped = clampThinkingLevel(model, thinking.level) === thinking.level;",
+			},
+		],
+		tests: ["test/pi-races/model-switch-thinking.test.ts", "test/session/model-thinking-levels.test.ts"],
 	},
 ];
 

@@ -3193,3 +3193,59 @@ describe("pi 0.73.1 against Settle: overflow recovery after a failed attempt", (
 		});
 	});
 });
+
+describe("pi 0.73.1 against Settle: the thinking level across model switches", () => {
+	it("pi#6329: xhigh, then a model without xhigh, then back — pi 0.73.1 saves the clamped high as the default and stays on high; Settle keeps xhigh in the settings and brings it back", async () => {
+		/** `wide` names xhigh, `narrow` stops at high: registered in each product's own model registry. */
+		const ladder = [
+			{ id: "wide", reasoning: true, thinkingLevelMap: { xhigh: "xhigh" } },
+			{ id: "narrow", reasoning: true },
+		];
+		type ModelLike = { provider: string; id: string };
+		const runs = await onBothPeers({}, async (peer) => {
+			const session = peer.session as unknown as {
+				setModel(model: ModelLike): Promise<void>;
+				setThinkingLevel(level: string): void;
+				readonly thinkingLevel: string;
+				readonly settingsManager: { getDefaultThinkingLevel(): string | undefined };
+				modelRegistry: { registerProvider(name: string, config: object): void; find(p: string, id: string): ModelLike };
+				modelRuntime: InMemoryModelRuntime;
+			};
+			if (peer.name === "pi") {
+				session.modelRegistry.registerProvider("ladder", {
+					baseUrl: "http://127.0.0.1:9/v1",
+					api: "openai-completions",
+					apiKey: "ladder-key",
+					models: ladder.map((model) => ({
+						...model,
+						name: model.id,
+						input: ["text"],
+						cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 },
+						contextWindow: 128000,
+						maxTokens: 16384,
+					})),
+				});
+			} else {
+				session.modelRuntime.registerFauxProvider(createFauxProvider({ provider: "ladder", models: ladder }));
+			}
+			const model = (id: string) =>
+				peer.name === "pi" ? session.modelRegistry.find("ladder", id) : session.modelRuntime.getModel("ladder", id)!;
+			const trace: string[] = [];
+			const note = (step: string) =>
+				trace.push(`${step}: ${session.thinkingLevel}, default ${session.settingsManager.getDefaultThinkingLevel()}`);
+			await session.setModel(model("wide"));
+			session.setThinkingLevel("xhigh");
+			note("wide");
+			await session.setModel(model("narrow"));
+			note("narrow");
+			await session.setModel(model("wide"));
+			note("wide again");
+			return trace;
+		});
+		expect(runs).toEqual({
+			// pi 0.73.1 has the report: the clamp is saved as the user's default.
+			pi: ["wide: xhigh, default xhigh", "narrow: high, default high", "wide again: high, default high"],
+			settle: ["wide: xhigh, default xhigh", "narrow: high, default xhigh", "wide again: xhigh, default xhigh"],
+		});
+	});
+});
