@@ -3130,6 +3130,64 @@ describe("pi 0.73.1 against Settle: a send between agent_end and agent_settled",
 	});
 });
 
+describe("pi 0.73.1 against Settle: a custom message that triggers a turn while agent_end handlers run", () => {
+	it("remote_pi#62: pi.sendMessage(…, { triggerTurn: true }) from outside any handler while another extension's agent_end handler runs — pi 0.73.1 queues it as a steer its finished run never takes: unanswered, unsaved, no error (the report's later pi throws); Settle answers it in the same operation", async () => {
+		const errors: string[] = [];
+		let inAgentEnd = gate();
+		let releaseAgentEnd = gate();
+		let mesh: ExtensionAPI | undefined;
+		const runs = await onBothPeers(
+			() => {
+				inAgentEnd = gate();
+				releaseAgentEnd = gate();
+				let held = false;
+				return {
+					onError: (error) => void errors.push(error.error),
+					extensions: [
+						(api) => {
+							api.on("agent_end", async () => {
+								if (held) return;
+								held = true;
+								inAgentEnd.release();
+								await releaseAgentEnd.promise;
+							});
+						},
+						(api) => {
+							mesh = api;
+						},
+					],
+				};
+			},
+			async (peer) => {
+				errors.length = 0;
+				peer.script(Array.from({ length: 4 }, (_, i) => ({ text: `answer ${i}` })));
+				const done = peer.session.prompt("task");
+				await inAgentEnd.promise;
+				let threw = "";
+				const sent = Promise.resolve(
+					mesh!.sendMessage({ customType: "mesh", content: "envelope", display: true }, { triggerTurn: true }),
+				).catch((error: unknown) => {
+					threw = String(error);
+				});
+				releaseAgentEnd.release();
+				await done;
+				await sent;
+				await peer.quiesce();
+				return {
+					asked: peer.requests.map((request) => request.messages.at(-1)),
+					threw,
+					errors: [...errors],
+					saved: peer.fileEntries().filter((entry) => entry.type === "custom_message").length,
+				};
+			},
+		);
+		expect(runs).toEqual({
+			pi: { asked: ["user: task"], threw: "", errors: [], saved: 0 },
+			settle: { asked: ["user: task", "user: envelope"], threw: "", errors: [], saved: 1 },
+		});
+	});
+});
+
 describe("pi 0.73.1 against Settle: overflow recovery after a failed attempt", () => {
 	it("oh-my-openagent#8411 / senpi#1780: after a failed compact-and-retry, a custom message that triggers a turn overflows — pi 0.73.1 refuses it at once ('recovery failed', no compaction, no retry: the flag resets only at a user message); Settle compacts and retries it", async () => {
 		const overflow: ReplySpec = {
