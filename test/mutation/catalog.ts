@@ -10564,6 +10564,25 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/pi-races/model-switch-thinking.test.ts", "test/session/model-thinking-levels.test.ts"],
 	},
+	{
+		id: "CP03",
+		file: "src/tools/output-accumulator.ts",
+		description: "pi#5667: a full-output file that failed to open is still named in the result",
+		edits: [{ find: "this.tempError ??= error.message;", replace: "" }],
+		tests: ["test/pi-races/bash-output.test.ts"],
+	},
+	{
+		id: "CP04",
+		file: "src/tools/bash.ts",
+		description: "pi#5667: a cut result without a full-output file still says `Full output: undefined`",
+		edits: [
+			{
+				find: "const full = fullOutputPath ? `Full output: ${fullOutputPath}` : `Full output not saved: ${fullOutputError}`;",
+				replace: "const full = `Full output: ${fullOutputPath}`;",
+			},
+		],
+		tests: ["test/pi-races/bash-output.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
