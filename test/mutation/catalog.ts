@@ -10583,6 +10583,31 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/pi-races/bash-output.test.ts"],
 	},
+	{
+		id: "CP05",
+		file: "src/session/reload.ts",
+		description: "pi-code#81: a reload turns every extension tool on again (a restricted set is lifted)",
+		edits: [
+			{
+				find: "s.loadout.refresh(tools, { activeToolNames: [...before.activeToolNames, ...added] });",
+				replace:
+					"s.loadout.refresh(tools, { activeToolNames: [...before.activeToolNames, ...added], includeAllExtensionTools: true });",
+			},
+		],
+		tests: ["test/pi-races/reload-tools.test.ts"],
+	},
+	{
+		id: "CP06",
+		file: "src/session/reload.ts",
+		description: "pi-code#81: a tool an extension first registers with the reload stays inactive",
+		edits: [
+			{
+				find: "{ activeToolNames: [...before.activeToolNames, ...added] }",
+				replace: "{ activeToolNames: before.activeToolNames }",
+			},
+		],
+		tests: ["test/pi-races/reload-tools.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */

@@ -3252,6 +3252,44 @@ describe("pi 0.73.1 against Settle: overflow recovery after a failed attempt", (
 	});
 });
 
+describe("pi 0.73.1 against Settle: the active tools across a reload", () => {
+	it("pi-code#81: a plan mode's restricted tool set, then reload() — pi 0.73.1 turns every extension tool on again; Settle keeps the set", async () => {
+		const tool = (name: string) => ({
+			name,
+			label: name,
+			description: `The ${name} tool`,
+			parameters: { type: "object" as const, properties: {} },
+			execute: async () => ({ content: [{ type: "text" as const, text: name }], details: {} }),
+		});
+		const runs = await onBothPeers(
+			{
+				extensions: [
+					(api) => {
+						api.registerTool(tool("todo"));
+						api.registerTool(tool("memory"));
+					},
+				],
+			},
+			async (peer) => {
+				const session = peer.session as unknown as {
+					setActiveToolsByName(names: string[]): void;
+					getActiveToolNames(): string[];
+					reload(): Promise<void>;
+				};
+				session.setActiveToolsByName(["read", "grep", "todo"]);
+				const restricted = session.getActiveToolNames();
+				await session.reload();
+				return { restricted, afterReload: session.getActiveToolNames() };
+			},
+		);
+		expect(runs).toEqual({
+			// pi 0.73.1 has the report: the reload adds every extension tool back.
+			pi: { restricted: ["read", "grep", "todo"], afterReload: ["read", "grep", "todo", "memory"] },
+			settle: { restricted: ["read", "grep", "todo"], afterReload: ["read", "grep", "todo"] },
+		});
+	});
+});
+
 describe("pi 0.73.1 against Settle: the thinking level across model switches", () => {
 	it("pi#6329: xhigh, then a model without xhigh, then back — pi 0.73.1 saves the clamped high as the default and stays on high; Settle keeps xhigh in the settings and brings it back", async () => {
 		/** `wide` names xhigh, `narrow` stops at high: registered in each product's own model registry. */
