@@ -1660,7 +1660,8 @@ export class AgentSession {
 	 * records a `model_change`, sets the thinking level, and tells extensions (`model_select`).
 	 * `persist` (default true, as pi) saves it as the default model in settings. The level (clamped
 	 * to the model) is, as newer pi picks it: `thinkingLevel` when given, else the model's
-	 * `modelThinkingLevels` setting, else `defaultThinkingLevel`, else the current level.
+	 * `modelThinkingLevels` setting, else `defaultThinkingLevel`, else the current level. A level the
+	 * model clamps is not saved as the default, so the user's choice returns with a model that has it.
 	 *
 	 * @example
 	 * ```ts
@@ -1745,8 +1746,10 @@ export class AgentSession {
 		this.agent.state.model = model;
 		this.sessionManager.appendModelChange(model.provider, model.id);
 		if (options.persist !== false) this.settingsManager.setDefaultModelAndProvider(model.provider, model.id);
-		// A model's own `modelThinkingLevels` entry is not saved as the default for every other model.
-		this.setThinkingLevel(thinking.level, thinking.fromModelEntry ? { persist: false } : options);
+		// A model's own `modelThinkingLevels` entry is not saved as the default for every other model,
+		// nor is a level the model's ladder clamped: the user's choice comes back with a model that has it (pi#6329).
+		const clamped = clampThinkingLevel(model, thinking.level) !== thinking.level;
+		this.setThinkingLevel(thinking.level, thinking.fromModelEntry || clamped ? { persist: false } : options);
 		if (!sameModel(previous, model) && this.runnerInstance.hasHandlers("model_select")) {
 			await this.runnerInstance.emit({ type: "model_select", model, previousModel: previous, source });
 		}

@@ -113,8 +113,8 @@ export class BashRunner {
 			this.running.delete(controller);
 		}
 		output.finish();
-		const snapshot = output.snapshot();
 		await output.close();
+		const snapshot = output.snapshot();
 		const result: BashResult = {
 			output: snapshot.content,
 			exitCode,

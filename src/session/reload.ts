@@ -197,6 +197,8 @@ interface BeforeReload {
 	flagValues: ReadonlyMap<string, boolean | string>;
 	activeToolNames: string[];
 	extensionTools: { name: string; path: string }[];
+	/** Every tool name an extension registered before the reload, active or not. */
+	extensionToolNames: string[];
 	/** The runner `loadExtensions` built. */
 	loaded?: LoadedExtensionRunner;
 	/** `bindExtensions` made {@link loaded} the session's runner. */
@@ -247,6 +249,7 @@ const reloadMachineWithSteps = reloadMachine.provide({
 				flagValues: old.getFlagValues(),
 				activeToolNames: s.loadout.getActiveToolNames(),
 				extensionTools: s.loadout.activeExtensionTools(),
+				extensionToolNames: old.getAllRegisteredTools().map((tool) => tool.definition.name),
 			});
 			await old.emitSessionShutdown({ type: "session_shutdown", reason: "reload" }, signal);
 		}),
@@ -365,10 +368,12 @@ function bindLoaded(target: ReloadTarget, before: BeforeReload, loaded: LoadedEx
 	const { runner, loadErrors } = loaded;
 	s.loadout.reconfigureBuiltins(builtinToolOptions(s.settingsManager));
 	target.install(runner, loadErrors);
-	s.loadout.refresh(runner.getAllRegisteredTools(), {
-		activeToolNames: before.activeToolNames,
-		includeAllExtensionTools: true,
-	});
+	// The active set survives: a tool turned off stays off (pi-code#81: a plan mode's read-only set
+	// came back with every extension tool); only names no extension registered before become active.
+	const known = new Set(before.extensionToolNames);
+	const tools = runner.getAllRegisteredTools();
+	const added = tools.map((tool) => tool.definition.name).filter((name) => !known.has(name));
+	s.loadout.refresh(tools, { activeToolNames: [...before.activeToolNames, ...added] });
 	keepExtensionToolsClosed(s, before.extensionTools, loadErrors);
 	// Context files, skills or the base prompt may have changed even if the tools did not.
 	s.loadout.invalidatePrompt();

@@ -121,8 +121,9 @@ export class ToolLoadout {
 
 	/**
 	 * Re-merges the registry with the current extension tools and applies the next
-	 * active set. Construction and reload pass `activeToolNames` + `includeAllExtensionTools`; a
-	 * refresh after `pi.registerTool` at run time passes nothing (new tools become active).
+	 * active set. Construction passes `activeToolNames` + `includeAllExtensionTools`; a reload passes
+	 * the active set plus the tools its extensions newly register; a refresh after `pi.registerTool`
+	 * at run time passes nothing (new tools become active).
 	 */
 	refresh(
 		extensionTools: readonly RegisteredTool[] | undefined,

@@ -82,9 +82,8 @@ export function createBashToolDefinition(
 			const finishOutput = async (): Promise<OutputSnapshot> => {
 				output.finish();
 				updates.flush();
-				const snapshot = output.snapshot();
 				await output.close();
-				return snapshot;
+				return output.snapshot();
 			};
 			const render = (snapshot: OutputSnapshot, emptyText: string) =>
 				formatBashOutput(snapshot, output.lastLineSize, emptyText);
@@ -129,17 +128,18 @@ function formatBashOutput(
 	lastLineSize: number,
 	emptyText: string,
 ): { text: string; details: BashToolDetails | undefined } {
-	const { truncation, fullOutputPath } = snapshot;
+	const { truncation, fullOutputPath, fullOutputError } = snapshot;
 	let text = snapshot.content || emptyText;
 	if (!truncation.truncated) return { text, details: undefined };
+	const full = fullOutputPath ? `Full output: ${fullOutputPath}` : `Full output not saved: ${fullOutputError}`;
 	const first = truncation.totalLines - truncation.outputLines + 1;
 	const last = truncation.totalLines;
 	if (truncation.lastLinePartial) {
-		text += `\n\n[Showing last ${formatSize(truncation.outputBytes)} of line ${last} (line is ${formatSize(lastLineSize)}). Full output: ${fullOutputPath}]`;
+		text += `\n\n[Showing last ${formatSize(truncation.outputBytes)} of line ${last} (line is ${formatSize(lastLineSize)}). ${full}]`;
 	} else if (truncation.truncatedBy === "lines") {
-		text += `\n\n[Showing lines ${first}-${last} of ${truncation.totalLines}. Full output: ${fullOutputPath}]`;
+		text += `\n\n[Showing lines ${first}-${last} of ${truncation.totalLines}. ${full}]`;
 	} else {
-		text += `\n\n[Showing lines ${first}-${last} of ${truncation.totalLines} (${formatSize(DEFAULT_MAX_BYTES)} limit). Full output: ${fullOutputPath}]`;
+		text += `\n\n[Showing lines ${first}-${last} of ${truncation.totalLines} (${formatSize(DEFAULT_MAX_BYTES)} limit). ${full}]`;
 	}
 	const details: BashToolDetails = { truncation };
 	if (fullOutputPath) details.fullOutputPath = fullOutputPath;

@@ -4,6 +4,7 @@
  */
 import { randomBytes } from "node:crypto";
 import { createWriteStream, type WriteStream } from "node:fs";
+import { rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { finished } from "node:stream/promises";
@@ -26,15 +27,17 @@ export interface OutputSnapshot {
 	/** The tail that fits the limits. */
 	content: string;
 	truncation: TruncationResult;
-	/** Set once the output has outgrown the limits. */
+	/** Set once the output has outgrown the limits, unless that file could not be written. */
 	fullOutputPath: string | undefined;
+	/** Why the full-output file could not be written (it is then not named), e.g. an unusable `TMPDIR`. */
+	fullOutputError?: string;
 }
 
 /**
  * Streaming command output with bounded memory: keeps a decoded tail for display (`maxLines` /
  * `maxBytes`, pi's defaults) and, once the output outgrows them, spills every raw byte to a temp file
- * (`fullOutputPath`) so nothing is lost. `append` after `finish()` throws; `snapshot()` may open the
- * temp file, so call `close()` after it.
+ * (`fullOutputPath`) so nothing is lost. `append` after `finish()` throws; `finish()` opens the temp
+ * file when the output outgrew the limits, and `close()` ends it: take the final snapshot after it.
  *
  * @example
  * ```ts
@@ -46,8 +49,8 @@ export interface OutputSnapshot {
  * child.stdout.on("data", (chunk: Buffer) => output.append(chunk));
  * await once(child, "close");
  * output.finish();
+ * await output.close(); // the full-output file (if any) is complete on disk now, or known to have failed
  * const { content, truncation, fullOutputPath } = output.snapshot();
- * await output.close(); // fullOutputPath (when set) is complete on disk now
  * ```
  */
 export class OutputAccumulator {
@@ -69,6 +72,7 @@ export class OutputAccumulator {
 	private finished = false;
 	private tempPath: string | undefined;
 	private tempStream: WriteStream | undefined;
+	private tempError: string | undefined;
 
 	constructor(options: OutputAccumulatorOptions = {}) {
 		this.maxLines = options.maxLines ?? DEFAULT_MAX_LINES;
@@ -114,10 +118,17 @@ export class OutputAccumulator {
 			totalBytes: this.decodedBytes,
 		};
 		if (truncated) this.openTempFile();
+		// A file that could not be written is not offered: the reader would look for it in vain (pi#5667).
+		if (this.tempError !== undefined) {
+			return { content: tail.content, truncation, fullOutputPath: undefined, fullOutputError: this.tempError };
+		}
 		return { content: tail.content, truncation, fullOutputPath: this.tempPath };
 	}
 
-	/** Ends the temp file stream (if any) and waits until its bytes are on disk. */
+	/**
+	 * Ends the temp file stream (if any) and waits until its bytes are on disk. Take the final
+	 * {@link snapshot} after it: a file that failed to open or write is known only then.
+	 */
 	async close(): Promise<void> {
 		const stream = this.tempStream;
 		if (!stream) return;
@@ -125,6 +136,7 @@ export class OutputAccumulator {
 		stream.end();
 		// A failed log file must not fail the command: its output is still in the result.
 		await finished(stream).catch(() => {});
+		if (this.tempError !== undefined && this.tempPath) await rm(this.tempPath, { force: true }).catch(() => {});
 	}
 
 	private overLimits(): boolean {
@@ -171,7 +183,9 @@ export class OutputAccumulator {
 		this.tempPath = join(this.tempDir, `${this.tempFilePrefix}-${randomBytes(8).toString("hex")}.log`);
 		// The output of a command is conversation: only its owner may read it (0600), in /tmp too.
 		this.tempStream = createWriteStream(this.tempPath, { mode: PRIVATE_FILE_MODE });
-		this.tempStream.on("error", () => {});
+		this.tempStream.on("error", (error) => {
+			this.tempError ??= error.message;
+		});
 		for (const chunk of this.pendingChunks) this.tempStream.write(chunk);
 		this.pendingChunks = [];
 	}

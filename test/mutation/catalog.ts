@@ -9414,8 +9414,8 @@ export const MUTANTS: Mutant[] = [
 		description: "a model's own thinking level saved as the default",
 		edits: [
 			{
-				find: "this.setThinkingLevel(thinking.level, thinking.fromModelEntry ? { persist: false } : options);",
-				replace: "this.setThinkingLevel(thinking.level, options);",
+				find: "thinking.fromModelEntry || clamped ? { persist: false } : options",
+				replace: "clamped ? { persist: false } : options",
 			},
 		],
 		tests: ["test/session/model-thinking-levels.test.ts", "test/parity/model-thinking.test.ts"],
@@ -10551,6 +10551,74 @@ export const MUTANTS: Mutant[] = [
 			},
 		],
 		tests: ["test/runtime/reload-cut-off-rollback.test.ts"],
+	},
+	{
+		id: "CP01",
+		file: "src/session/agent-session.ts",
+		description: "pi#6329: a model switch saves the level its ladder clamped as the default",
+		edits: [
+			{
+				find: "thinking.fromModelEntry || clamped ? { persist: false } : options",
+				replace: "thinking.fromModelEntry ? { persist: false } : options",
+			},
+		],
+		tests: ["test/pi-races/model-switch-thinking.test.ts"],
+	},
+	{
+		id: "CP02",
+		file: "src/session/agent-session.ts",
+		description: "pi#6329: the clamp check inverted: a switch saves only the levels its ladder clamped",
+		edits: [
+			{
+				find: "const clamped = clampThinkingLevel(model, thinking.level) !== thinking.level;",
+				replace: "const clamped = clampThinkingLevel(model, thinking.level) === thinking.level;",
+			},
+		],
+		tests: ["test/pi-races/model-switch-thinking.test.ts", "test/session/model-thinking-levels.test.ts"],
+	},
+	{
+		id: "CP03",
+		file: "src/tools/output-accumulator.ts",
+		description: "pi#5667: a full-output file that failed to open is still named in the result",
+		edits: [{ find: "this.tempError ??= error.message;", replace: "" }],
+		tests: ["test/pi-races/bash-output.test.ts"],
+	},
+	{
+		id: "CP04",
+		file: "src/tools/bash.ts",
+		description: "pi#5667: a cut result without a full-output file still says `Full output: undefined`",
+		edits: [
+			{
+				find: "const full = fullOutputPath ? `Full output: ${fullOutputPath}` : `Full output not saved: ${fullOutputError}`;",
+				replace: "const full = `Full output: ${fullOutputPath}`;",
+			},
+		],
+		tests: ["test/pi-races/bash-output.test.ts"],
+	},
+	{
+		id: "CP05",
+		file: "src/session/reload.ts",
+		description: "pi-code#81: a reload turns every extension tool on again (a restricted set is lifted)",
+		edits: [
+			{
+				find: "s.loadout.refresh(tools, { activeToolNames: [...before.activeToolNames, ...added] });",
+				replace:
+					"s.loadout.refresh(tools, { activeToolNames: [...before.activeToolNames, ...added], includeAllExtensionTools: true });",
+			},
+		],
+		tests: ["test/pi-races/reload-tools.test.ts"],
+	},
+	{
+		id: "CP06",
+		file: "src/session/reload.ts",
+		description: "pi-code#81: a tool an extension first registers with the reload stays inactive",
+		edits: [
+			{
+				find: "{ activeToolNames: [...before.activeToolNames, ...added] }",
+				replace: "{ activeToolNames: before.activeToolNames }",
+			},
+		],
+		tests: ["test/pi-races/reload-tools.test.ts"],
 	},
 ];
 

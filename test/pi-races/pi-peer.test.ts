@@ -3129,3 +3129,219 @@ describe("pi 0.73.1 against Settle: a send between agent_end and agent_settled",
 		});
 	});
 });
+
+describe("pi 0.73.1 against Settle: a custom message that triggers a turn while agent_end handlers run", () => {
+	it("remote_pi#62: pi.sendMessage(…, { triggerTurn: true }) from outside any handler while another extension's agent_end handler runs — pi 0.73.1 queues it as a steer its finished run never takes: unanswered, unsaved, no error (the report's later pi throws); Settle answers it in the same operation", async () => {
+		const errors: string[] = [];
+		let inAgentEnd = gate();
+		let releaseAgentEnd = gate();
+		let mesh: ExtensionAPI | undefined;
+		const runs = await onBothPeers(
+			() => {
+				inAgentEnd = gate();
+				releaseAgentEnd = gate();
+				let held = false;
+				return {
+					onError: (error) => void errors.push(error.error),
+					extensions: [
+						(api) => {
+							api.on("agent_end", async () => {
+								if (held) return;
+								held = true;
+								inAgentEnd.release();
+								await releaseAgentEnd.promise;
+							});
+						},
+						(api) => {
+							mesh = api;
+						},
+					],
+				};
+			},
+			async (peer) => {
+				errors.length = 0;
+				peer.script(Array.from({ length: 4 }, (_, i) => ({ text: `answer ${i}` })));
+				const done = peer.session.prompt("task");
+				await inAgentEnd.promise;
+				let threw = "";
+				const sent = Promise.resolve(
+					mesh!.sendMessage({ customType: "mesh", content: "envelope", display: true }, { triggerTurn: true }),
+				).catch((error: unknown) => {
+					threw = String(error);
+				});
+				releaseAgentEnd.release();
+				await done;
+				await sent;
+				await peer.quiesce();
+				return {
+					asked: peer.requests.map((request) => request.messages.at(-1)),
+					threw,
+					errors: [...errors],
+					saved: peer.fileEntries().filter((entry) => entry.type === "custom_message").length,
+				};
+			},
+		);
+		expect(runs).toEqual({
+			pi: { asked: ["user: task"], threw: "", errors: [], saved: 0 },
+			settle: { asked: ["user: task", "user: envelope"], threw: "", errors: [], saved: 1 },
+		});
+	});
+});
+
+describe("pi 0.73.1 against Settle: overflow recovery after a failed attempt", () => {
+	it("oh-my-openagent#8411 / senpi#1780: after a failed compact-and-retry, a custom message that triggers a turn overflows — pi 0.73.1 refuses it at once ('recovery failed', no compaction, no retry: the flag resets only at a user message); Settle compacts and retries it", async () => {
+		const overflow: ReplySpec = {
+			stopReason: "error",
+			errorMessage: "prompt is too long: 213462 tokens > 200000 maximum",
+		};
+		const runs = await onBothPeers({ settings: { compaction: { keepRecentTokens: 1 } } }, async (peer) => {
+			const answers: ReplySpec[] = [
+				{ text: "first" },
+				overflow,
+				overflow,
+				overflow,
+				{ text: "resumed" },
+				{ text: "not reached on pi" },
+			];
+			peer.script(
+				Array.from(
+					{ length: 12 },
+					(): Step => (request) => (request.system === "summarizer" ? { text: "## Goal\nsummary" } : answers.shift()!),
+				),
+			);
+			const ends: string[] = [];
+			peer.session.subscribe((event: AnyEvent) => {
+				if (event.type !== "compaction_end") return;
+				const end = event as { willRetry?: boolean; errorMessage?: string; result?: unknown };
+				ends.push(`${end.willRetry}/${end.errorMessage?.split(" after")[0] ?? (end.result ? "compacted" : "none")}`);
+			});
+			await peer.prompt("one");
+			await peer.prompt("two: a long question about the whole project and its architecture");
+			await peer.quiesce();
+			const afterFailedAttempt = [...ends];
+			ends.length = 0;
+			await peer.session.sendCustomMessage(
+				{ customType: "goal-continuation", content: "continue the goal", display: true },
+				{ triggerTurn: true },
+			);
+			await peer.quiesce();
+			const last = peer.session.messages.at(-1) as { role: string; content?: unknown; stopReason?: string };
+			return {
+				afterFailedAttempt,
+				wake: [...ends],
+				summaries: peer.requests.filter((request) => request.system === "summarizer").length,
+				lastAnswer: last.stopReason === "error" ? "error" : JSON.stringify(last.content),
+			};
+		});
+		const failedAttempt = ["true/compacted", "false/Context overflow recovery failed"];
+		expect(runs).toEqual({
+			// pi 0.73.1 has the report for a wake that is no user message.
+			pi: {
+				afterFailedAttempt: failedAttempt,
+				wake: ["false/Context overflow recovery failed"],
+				summaries: 1,
+				lastAnswer: "error",
+			},
+			settle: {
+				afterFailedAttempt: failedAttempt,
+				wake: ["true/compacted"],
+				summaries: 2,
+				lastAnswer: JSON.stringify([{ type: "text", text: "resumed" }]),
+			},
+		});
+	});
+});
+
+describe("pi 0.73.1 against Settle: the active tools across a reload", () => {
+	it("pi-code#81: a plan mode's restricted tool set, then reload() — pi 0.73.1 turns every extension tool on again; Settle keeps the set", async () => {
+		const tool = (name: string) => ({
+			name,
+			label: name,
+			description: `The ${name} tool`,
+			parameters: { type: "object" as const, properties: {} },
+			execute: async () => ({ content: [{ type: "text" as const, text: name }], details: {} }),
+		});
+		const runs = await onBothPeers(
+			{
+				extensions: [
+					(api) => {
+						api.registerTool(tool("todo"));
+						api.registerTool(tool("memory"));
+					},
+				],
+			},
+			async (peer) => {
+				const session = peer.session as unknown as {
+					setActiveToolsByName(names: string[]): void;
+					getActiveToolNames(): string[];
+					reload(): Promise<void>;
+				};
+				session.setActiveToolsByName(["read", "grep", "todo"]);
+				const restricted = session.getActiveToolNames();
+				await session.reload();
+				return { restricted, afterReload: session.getActiveToolNames() };
+			},
+		);
+		expect(runs).toEqual({
+			// pi 0.73.1 has the report: the reload adds every extension tool back.
+			pi: { restricted: ["read", "grep", "todo"], afterReload: ["read", "grep", "todo", "memory"] },
+			settle: { restricted: ["read", "grep", "todo"], afterReload: ["read", "grep", "todo"] },
+		});
+	});
+});
+
+describe("pi 0.73.1 against Settle: the thinking level across model switches", () => {
+	it("pi#6329: xhigh, then a model without xhigh, then back — pi 0.73.1 saves the clamped high as the default and stays on high; Settle keeps xhigh in the settings and brings it back", async () => {
+		/** `wide` names xhigh, `narrow` stops at high: registered in each product's own model registry. */
+		const ladder = [
+			{ id: "wide", reasoning: true, thinkingLevelMap: { xhigh: "xhigh" } },
+			{ id: "narrow", reasoning: true },
+		];
+		type ModelLike = { provider: string; id: string };
+		const runs = await onBothPeers({}, async (peer) => {
+			const session = peer.session as unknown as {
+				setModel(model: ModelLike): Promise<void>;
+				setThinkingLevel(level: string): void;
+				readonly thinkingLevel: string;
+				readonly settingsManager: { getDefaultThinkingLevel(): string | undefined };
+				modelRegistry: { registerProvider(name: string, config: object): void; find(p: string, id: string): ModelLike };
+				modelRuntime: InMemoryModelRuntime;
+			};
+			if (peer.name === "pi") {
+				session.modelRegistry.registerProvider("ladder", {
+					baseUrl: "http://127.0.0.1:9/v1",
+					api: "openai-completions",
+					apiKey: "ladder-key",
+					models: ladder.map((model) => ({
+						...model,
+						name: model.id,
+						input: ["text"],
+						cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 },
+						contextWindow: 128000,
+						maxTokens: 16384,
+					})),
+				});
+			} else {
+				session.modelRuntime.registerFauxProvider(createFauxProvider({ provider: "ladder", models: ladder }));
+			}
+			const model = (id: string) =>
+				peer.name === "pi" ? session.modelRegistry.find("ladder", id) : session.modelRuntime.getModel("ladder", id)!;
+			const trace: string[] = [];
+			const note = (step: string) =>
+				trace.push(`${step}: ${session.thinkingLevel}, default ${session.settingsManager.getDefaultThinkingLevel()}`);
+			await session.setModel(model("wide"));
+			session.setThinkingLevel("xhigh");
+			note("wide");
+			await session.setModel(model("narrow"));
+			note("narrow");
+			await session.setModel(model("wide"));
+			note("wide again");
+			return trace;
+		});
+		expect(runs).toEqual({
+			// pi 0.73.1 has the report: the clamp is saved as the user's default.
+			pi: ["wide: xhigh, default xhigh", "narrow: high, default high", "wide again: high, default high"],
+			settle: ["wide: xhigh, default xhigh", "narrow: high, default xhigh", "wide again: xhigh, default xhigh"],
+		});
+	});
+});

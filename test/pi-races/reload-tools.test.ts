@@ -3,6 +3,8 @@
  * (a sandboxing `bash`) throws while it reloads, its name resolved to the unrestricted built-in —
  * no error, nothing the model or the user could see. What the user should see: the reload fails
  * closed (the name is left inactive, the load error says so), and a fixed extension brings it back.
+ * pi-code#81: a plan mode's read-only tool set came back after `/reload` with every extension
+ * tool active again (pi's reload adds them all). What the user should see: the set they had.
  */
 import { existsSync } from "node:fs";
 import { join } from "node:path";
@@ -101,5 +103,40 @@ describe("pi#8311: reload() fails open when the extension owning a tool name fai
 		expect(h.session.getActiveToolNames()).toContain("bash");
 		await h.session.prompt("run it");
 		expect(existsSync(marker)).toBe(true);
+	});
+});
+
+describe("pi-code#81: /reload lifts a plan mode's tool restriction (every extension tool active again)", () => {
+	it("pi-code#81: a restricted set survives reload(); extension tools turned off stay off, a tool an extension adds with the reload becomes active; the next request offers exactly that", async () => {
+		let withIndexer = false;
+		const tool = (name: string) => ({
+			name,
+			label: name,
+			description: `The ${name} tool`,
+			parameters: { type: "object" as const, properties: {} },
+			execute: async () => ({ content: [{ type: "text" as const, text: name }], details: {} }),
+		});
+		h = await createHarness({
+			persistence: "disk",
+			extensionFactories: [
+				(pi: ExtensionAPI) => {
+					pi.registerTool(tool("todo"));
+					pi.registerTool(tool("memory"));
+					if (withIndexer) pi.registerTool(tool("indexer"));
+				},
+			],
+		});
+		expect(h.session.getActiveToolNames()).toEqual(["read", "bash", "edit", "write", "todo", "memory"]);
+		// Plan mode: read-only, plus the extension's todo list.
+		h.session.setActiveToolsByName(["read", "grep", "todo"]);
+		await h.session.reload();
+		expect(h.session.getActiveToolNames()).toEqual(["read", "grep", "todo"]);
+
+		withIndexer = true;
+		await h.session.reload();
+		expect(h.session.getActiveToolNames()).toEqual(["read", "grep", "todo", "indexer"]);
+		const { answerRequests } = script(h, [fauxAssistantMessage("planned")]);
+		await h.session.prompt("plan it");
+		expect(answerRequests[0]!.tools?.map((t) => t.name)).toEqual(["read", "grep", "todo", "indexer"]);
 	});
 });

@@ -110,6 +110,61 @@ describe("pi-subagents#928: a steering inbox sends between agent_end and agent_s
 	}
 });
 
+describe("remote_pi#62: a mesh message sent with sendMessage({ triggerTurn }) while agent_end handlers still run; pi threw “Agent is already processing a prompt”", () => {
+	it("remote_pi#62: two pi.sendMessage(…, { triggerTurn: true }) from outside any handler while another extension's agent_end handler still runs: no error, each delivered once and answered in the same operation, one agent_settled", async () => {
+		const inAgentEnd = gate();
+		const releaseAgentEnd = gate();
+		let mesh: ExtensionAPI | undefined;
+		let held = false;
+		h = await createHarness({
+			persistence: "disk",
+			extensionFactories: [
+				(pi: ExtensionAPI) => {
+					pi.on("agent_end", async () => {
+						if (held) return;
+						held = true;
+						inAgentEnd.release();
+						await releaseAgentEnd.promise;
+					});
+				},
+				// The mesh bridge: envelopes arrive from another process, not from an event handler.
+				(pi: ExtensionAPI) => {
+					mesh = pi;
+				},
+			],
+		});
+		const { answerRequests } = script(h, [
+			fauxAssistantMessage("first"),
+			fauxAssistantMessage("handled envelope 1"),
+			fauxAssistantMessage("handled envelope 2"),
+		]);
+		const done = h.session.prompt("task");
+		await inAgentEnd.promise;
+		expect(h.eventsOfType("agent_settled")).toHaveLength(0);
+		const sends = [1, 2].map((n) =>
+			mesh!.sendMessage({ customType: "mesh", content: `envelope ${n}`, display: true }, { triggerTurn: true }),
+		);
+		releaseAgentEnd.release();
+		await Promise.all([done, ...sends]);
+		await h.session.waitForIdle();
+		await h.session.waitForExtensionRuns();
+		expect(h.extensionErrors).toEqual([]);
+		// Delivered as steers, one per turn (the default one-at-a-time mode).
+		expect(answerRequests.map((request) => userTexts(request).at(-1))).toEqual(["task", "envelope 1", "envelope 2"]);
+		expect(h.eventsOfType("agent_settled")).toHaveLength(1);
+		expect(persistedRoles(h.session.sessionFile!)).toEqual([
+			"user",
+			"assistant",
+			"custom:mesh",
+			"assistant",
+			"custom:mesh",
+			"assistant",
+		]);
+		expect(reopenedContext(h.session.sessionFile!).map(comparable)).toEqual(h.session.messages.map(comparable));
+		expect(h.session.isIdle).toBe(true);
+	});
+});
+
 describe("plannotator#843 / pi: sendUserMessage from agent_settled (the session just became idle)", () => {
 	it("plannotator#843: pi.sendUserMessage() with no deliverAs from agent_settled starts the next operation after this one settled", async () => {
 		let sent = false;

@@ -1,0 +1,60 @@
+/**
+ * Reports about a bash command's full output when it is cut, replayed against Settle through its
+ * public API with a real shell. Output past the display limits is spilled to a file in the temp
+ * folder; when that folder cannot be written (`TMPDIR` set to a path that is no folder, a full
+ * `/tmp`), pi died of an uncaught `EACCES` / `ENOSPC` (pi#5667, pi#2512). What the user should see:
+ * the command's result, cut as usual, and no promise of a file that does not exist.
+ */
+import { mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { fauxAssistantMessage, fauxToolCall } from "../../src/llm/faux.js";
+import { createHarness, type Harness } from "../../src/testing/harness.js";
+import { comparable, reopenedContext, script } from "./helpers.js";
+
+let h: Harness | undefined;
+const restore: (() => void)[] = [];
+afterEach(() => {
+	h?.cleanup();
+	h = undefined;
+	for (const undo of restore.splice(0)) undo();
+});
+
+/** Points `TMPDIR` at a regular file for this test: nothing can be created "in" it. */
+function unwritableTempFolder(): string {
+	const dir = mkdtempSync(join(tmpdir(), "settle-pi5667-"));
+	const notAFolder = join(dir, "tmp");
+	writeFileSync(notAFolder, "a file, not a folder");
+	const previous = process.env.TMPDIR;
+	process.env.TMPDIR = notAFolder;
+	restore.push(() => {
+		if (previous === undefined) delete process.env.TMPDIR;
+		else process.env.TMPDIR = previous;
+		rmSync(dir, { recursive: true, force: true });
+	});
+	return notAFolder;
+}
+
+describe("pi#5667 / pi#2512: the bash full-output file cannot be created", () => {
+	it("pi#5667: with TMPDIR unusable, a command whose output is cut still answers: the tail is shown, no full-output file is promised, the session goes on", async () => {
+		h = await createHarness({ persistence: "disk", initialActiveToolNames: ["bash"] });
+		const tempFolder = unwritableTempFolder();
+		script(h, [
+			fauxAssistantMessage([fauxToolCall("bash", { command: "seq 1 3000" })], { stopReason: "toolUse" }),
+			fauxAssistantMessage("done"),
+		]);
+		await h.session.prompt("count to 3000");
+		const result = h.session.messages.find((message) => message.role === "toolResult");
+		expect(result).toMatchObject({ isError: false });
+		const text = (result as { content: { type: string; text: string }[] }).content[0]!.text;
+		expect(text.startsWith("1002\n1003\n")).toBe(true);
+		expect(text).toMatch(/\n3000\n\n\n\[Showing lines 1002-3001 of 3001\. Full output not saved: .+\]$/);
+		expect(text).not.toContain("Full output: ");
+		expect((result as { details?: { fullOutputPath?: string } }).details?.fullOutputPath).toBeUndefined();
+		// Nothing was left where the file was promised.
+		expect(readdirSync(dirname(tempFolder))).toEqual(["tmp"]);
+		expect(h.session.messages.at(-1)).toMatchObject({ content: [{ text: "done" }] });
+		expect(reopenedContext(h.session.sessionFile!).map(comparable)).toEqual(h.session.messages.map(comparable));
+	});
+});
