@@ -7946,7 +7946,7 @@ export const MUTANTS: Mutant[] = [
 		description: "a replacement no longer aborts and settles the old run first",
 		edits: [
 			{
-				find: "if (!session.agent.state.isStreaming) return;",
+				find: 'if (!session.agent.state.isStreaming && !session.isRetrying && !session.lifecycle.startsWith("compacting")) return;',
 				replace: "return;",
 			},
 		],
@@ -10539,6 +10539,33 @@ export const MUTANTS: Mutant[] = [
 			},
 		],
 		tests: ["test/mutation/outcome.test.ts"],
+	},
+	{
+		id: "CQ01",
+		file: "src/session/agent-session.ts",
+		description:
+			"a replacement during a retry's backoff disposes the session without ending it (no auto_retry_end, no agent_settled)",
+		edits: [
+			{
+				find: "!session.agent.state.isStreaming && !session.isRetrying && ",
+				replace: "!session.agent.state.isStreaming && ",
+			},
+		],
+		tests: ["test/cli/rpc-replacement-ends-operation.test.ts", "test/runtime/session-replaced.test.ts"],
+	},
+	{
+		id: "CQ02",
+		file: "src/session/agent-session.ts",
+		description: "a replacement during a manual compaction disposes the session without ending it (no compaction_end)",
+		edits: [{ find: ' && !session.lifecycle.startsWith("compacting")) return;', replace: ") return;" }],
+		tests: ["test/cli/rpc-replacement-ends-operation.test.ts", "test/pi-races/switching.test.ts"],
+	},
+	{
+		id: "CQ03",
+		file: "src/session/agent-session.ts",
+		description: "a compaction the runtime cancelled to replace the session rejects as a user's cancel (ABORTED)",
+		edits: [{ find: "if (cancelled && tearingDown.has(this))", replace: "if (cancelled && false)" }],
+		tests: ["test/cli/rpc-replacement-ends-operation.test.ts", "test/pi-races/switching.test.ts"],
 	},
 ];
 
