@@ -119,6 +119,8 @@ export function parseArgs(argv: readonly string[]): ParsedArgs {
 		unknownFlags: [],
 		diagnostics: [],
 	};
+	// Each mode option as given (`--json`, `--mode rpc`, …), to refuse two that disagree.
+	const modeChoices: { option: string; mode: CliMode }[] = [];
 	const first = argv[0];
 	let start = 0;
 	if (first === "demo" || first === "viz" || first === "trace") {
@@ -138,6 +140,7 @@ export function parseArgs(argv: readonly string[]): ParsedArgs {
 			}
 			i++;
 			applyValueOption(result, arg, value);
+			if (arg === "--mode" && result.mode === value) modeChoices.push({ option: `--mode ${value}`, mode: value });
 			continue;
 		}
 		switch (arg) {
@@ -170,13 +173,16 @@ export function parseArgs(argv: readonly string[]): ParsedArgs {
 			}
 			case "--json":
 				result.mode = "json";
+				modeChoices.push({ option: arg, mode: "json" });
 				continue;
 			case "--rpc":
 				result.mode = "rpc";
+				modeChoices.push({ option: arg, mode: "rpc" });
 				continue;
 			case "--interactive":
 			case "-i":
 				result.mode = "interactive";
+				modeChoices.push({ option: arg, mode: "interactive" });
 				continue;
 			case "--continue":
 			case "-c":
@@ -219,7 +225,23 @@ export function parseArgs(argv: readonly string[]): ParsedArgs {
 		}
 	}
 	checkCombinations(result);
+	checkModeChoices(result, modeChoices);
 	return result;
+}
+
+/**
+ * Two options that ask for different modes (`--rpc --json`) are refused: the last one won silently,
+ * and `--rpc --json` sent the RPC commands piped on stdin to the model as a prompt. Only `--mode`
+ * repeated keeps pi's rule (the last one wins): `--json`, `--rpc` and `-i` are Settle's own.
+ */
+function checkModeChoices(result: ParsedArgs, choices: readonly { option: string; mode: CliMode }[]): void {
+	if (new Set(choices.map((choice) => choice.mode)).size < 2) return;
+	if (choices.every((choice) => choice.option.startsWith("--mode "))) return;
+	const options = [...new Set(choices.map((choice) => choice.option))];
+	result.diagnostics.push({
+		type: "error",
+		message: `${options.join(" and ")} ask for different modes: give one (--json, --rpc, -i or --mode <text|json|rpc|interactive>).`,
+	});
 }
 
 function applyValueOption(result: ParsedArgs, option: string, value: string): void {

@@ -9,6 +9,7 @@ import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeF
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { parseArgs } from "../../src/cli/args.js";
 import { builtPackage } from "../package/helpers.js";
 import { CLI_FROM_SOURCES, ROOT, RpcClient, runSettle } from "./helpers.js";
 
@@ -190,6 +191,23 @@ describe("bad command lines (exit 2, pi's messages)", () => {
 		expect(run.code).toBe(2);
 		expect(run.stdout).toBe("");
 		expect(run.stderr).toContain(message);
+	});
+
+	it("two options asking for different modes are refused before anything runs (--rpc --json sent the piped RPC commands to the model as a prompt)", () => {
+		const run = settle(["--faux", "--rpc", "--json"], { input: '{"id":"1","type":"get_state"}\n' });
+		expect(run.code).toBe(2);
+		expect(run.stdout).toBe("");
+		expect(run.stderr).toContain("Error: --rpc and --json ask for different modes: give one");
+		expect(sessionFiles()).toEqual([]);
+		// The same rule for every spelling; only --mode repeated keeps pi's rule (the last one wins).
+		const refused = (argv: string[]) => parseArgs(argv).diagnostics.some((d) => d.message.includes("different modes"));
+		expect(refused(["--json", "--rpc"])).toBe(true);
+		expect(refused(["-i", "--json"])).toBe(true);
+		expect(refused(["--mode", "json", "--rpc"])).toBe(true);
+		expect(refused(["--interactive", "--mode", "rpc"])).toBe(true);
+		expect(refused(["--mode", "json", "--mode", "rpc"])).toBe(false);
+		expect(parseArgs(["--mode", "json", "--mode", "rpc"]).mode).toBe("rpc");
+		expect(refused(["--json", "--mode", "json", "--json", "-p", "x"])).toBe(false);
 	});
 
 	it("extension flags: registered ones are applied (a boolean flag gives back the argument it took)", () => {

@@ -10567,6 +10567,21 @@ export const MUTANTS: Mutant[] = [
 		edits: [{ find: "if (cancelled && tearingDown.has(this))", replace: "if (cancelled && false)" }],
 		tests: ["test/cli/rpc-replacement-ends-operation.test.ts", "test/pi-races/switching.test.ts"],
 	},
+	{
+		id: "CQ04",
+		file: "src/cli/args.ts",
+		description:
+			"two options asking for different modes: the last one wins silently (--rpc --json prompts the model with the RPC commands)",
+		edits: [{ find: "	checkModeChoices(result, modeChoices);\n", replace: "" }],
+		tests: ["test/cli/cli.test.ts"],
+	},
+	{
+		id: "CQ05",
+		file: "src/cli/args.ts",
+		description: "--mode repeated with different values is refused (pi's rule: the last one wins)",
+		edits: [{ find: '	if (choices.every((choice) => choice.option.startsWith("--mode "))) return;\n', replace: "" }],
+		tests: ["test/cli/cli.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
