@@ -230,6 +230,20 @@ export function parseArgs(argv: readonly string[]): ParsedArgs {
 }
 
 /**
+ * An empty path (`--agent-dir "$DIR"` with DIR unset) is refused: it resolved to the current
+ * directory, so the project became the global folder (its extensions ran without trust) or the
+ * run went on in another folder than the one meant. Returns whether it refused.
+ */
+function refuseEmptyPath(result: ParsedArgs, option: string, value: string, what: string): boolean {
+	if (value.trim() !== "") return false;
+	result.diagnostics.push({
+		type: "error",
+		message: `Option ${option} got an empty value (an unset shell variable?): give ${what}, or leave ${option} out.`,
+	});
+	return true;
+}
+
+/**
  * Two options that ask for different modes (`--rpc --json`) are refused: the last one won silently,
  * and `--rpc --json` sent the RPC commands piped on stdin to the model as a prompt. Only `--mode`
  * repeated keeps pi's rule (the last one wins): `--json`, `--rpc` and `-i` are Settle's own.
@@ -267,9 +281,11 @@ function applyValueOption(result: ParsedArgs, option: string, value: string): vo
 			}
 			return;
 		case "--cwd":
+			if (refuseEmptyPath(result, option, value, "the project's directory")) return;
 			result.cwd = value;
 			return;
 		case "--agent-dir":
+			if (refuseEmptyPath(result, option, value, "the global folder")) return;
 			result.agentDir = value;
 			return;
 		case "--session":
@@ -286,6 +302,7 @@ function applyValueOption(result: ParsedArgs, option: string, value: string): vo
 				.filter((name) => name.length > 0);
 			return;
 		case "--faux-script":
+			if (refuseEmptyPath(result, option, value, "the script's JSON file")) return;
 			result.faux = true;
 			result.fauxScript = value;
 			return;

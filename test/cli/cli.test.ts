@@ -210,6 +210,26 @@ describe("bad command lines (exit 2, pi's messages)", () => {
 		expect(refused(["--json", "--mode", "json", "--json", "-p", "x"])).toBe(false);
 	});
 
+	it("an empty --agent-dir is refused (it made the project the global folder: its extensions/ ran untrusted, sessions were written into it)", () => {
+		mkdirSync(join(project, "extensions"));
+		writeFileSync(
+			join(project, "extensions", "untrusted.ts"),
+			"export default function (pi: any) { pi.on('session_start', (_e: unknown, ctx: any) => ctx.ui.notify('project code ran')); }\n",
+		);
+		const run = settle(["--faux", "--agent-dir", "", "-p", "hi"]);
+		expect(run.code).toBe(2);
+		expect(run.stdout).toBe("");
+		expect(run.stderr).toContain("Error: Option --agent-dir got an empty value (an unset shell variable?)");
+		expect(run.stderr).not.toContain("project code ran");
+		expect(readdirSync(project).sort()).toEqual(["AGENTS.md", "extensions"]);
+		// The other path options Settle adds: an empty one would have meant the current directory too.
+		for (const option of ["--cwd", "--faux-script", "--agent-dir"]) {
+			expect(parseArgs(["-p", "hi", option, " "]).diagnostics.map((d) => d.message)).toEqual([
+				expect.stringContaining(`Option ${option} got an empty value`),
+			]);
+		}
+	});
+
 	it("extension flags: registered ones are applied (a boolean flag gives back the argument it took)", () => {
 		const extension = join(dir, "flags.ts");
 		writeFileSync(

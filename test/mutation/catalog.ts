@@ -10582,6 +10582,14 @@ export const MUTANTS: Mutant[] = [
 		edits: [{ find: '	if (choices.every((choice) => choice.option.startsWith("--mode "))) return;\n', replace: "" }],
 		tests: ["test/cli/cli.test.ts"],
 	},
+	{
+		id: "CQ06",
+		file: "src/cli/args.ts",
+		description:
+			"an empty --agent-dir / --cwd / --faux-script is taken as the current directory (the project becomes the global folder)",
+		edits: [{ find: '	if (value.trim() !== "") return false;', replace: "	return false;" }],
+		tests: ["test/cli/cli.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
