@@ -11,7 +11,7 @@ import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { parseArgs } from "../../src/cli/args.js";
 import { builtPackage } from "../package/helpers.js";
-import { CLI_FROM_SOURCES, ROOT, RpcClient, runSettle } from "./helpers.js";
+import { CLI_FROM_SOURCES, cliCommand, ROOT, RpcClient, runSettle } from "./helpers.js";
 
 let dir: string;
 let agentDir: string;
@@ -228,6 +228,31 @@ describe("bad command lines (exit 2, pi's messages)", () => {
 				expect.stringContaining(`Option ${option} got an empty value`),
 			]);
 		}
+	});
+
+	it("run from a folder that was deleted: says so and how to go on (it said only `Error: ENOENT: no such file or directory, uv_cwd`)", () => {
+		const gone = join(dir, "gone");
+		mkdirSync(gone);
+		const run = spawnSync(
+			"sh",
+			[
+				"-c",
+				'cd "$1" && rmdir "$1" && shift && exec "$@"',
+				"sh",
+				gone,
+				process.execPath,
+				...cliCommand(),
+				"--faux",
+				"-p",
+				"hi",
+			],
+			{ encoding: "utf8", env: { ...process.env, SETTLE_AGENT_DIR: agentDir } },
+		);
+		expect(run.stderr).toBe(
+			"Error: The current directory no longer exists (deleted or moved): cd into the project again, or give it with --cwd <dir>.\n",
+		);
+		expect(run.stdout).toBe("");
+		expect(run.status).toBe(1);
 	});
 
 	it("extension flags: registered ones are applied (a boolean flag gives back the argument it took)", () => {

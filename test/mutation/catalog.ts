@@ -10590,6 +10590,18 @@ export const MUTANTS: Mutant[] = [
 		edits: [{ find: '	if (value.trim() !== "") return false;', replace: "	return false;" }],
 		tests: ["test/cli/cli.test.ts"],
 	},
+	{
+		id: "CQ07",
+		file: "src/cli/main.ts",
+		description: "run from a deleted folder, settle says only ENOENT uv_cwd (not what happened nor what to do)",
+		edits: [
+			{
+				find: "isCurrentDirectoryGone(error) ? CURRENT_DIRECTORY_GONE : errorMessage(error)",
+				replace: "errorMessage(error)",
+			},
+		],
+		tests: ["test/cli/cli.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
