@@ -1076,6 +1076,7 @@ export const MUTANTS: Mutant[] = [
 		description: "abortCompaction after the summary still writes the entry",
 		edits: [
 			{
+				after: "result = await compact(preparation, {",
 				find: "if (controller.signal.aborted) throw new CompactionCancelled();",
 				replace: "",
 			},
@@ -10601,6 +10602,20 @@ export const MUTANTS: Mutant[] = [
 			},
 		],
 		tests: ["test/cli/cli.test.ts"],
+	},
+	{
+		id: "CQ08",
+		file: "src/session/compaction-runner.ts",
+		description:
+			"a compaction cancelled while being prepared still calls session_before_compact (its signal already aborted)",
+		edits: [
+			{
+				after: "// Cancelled while it was being prepared",
+				find: "if (controller.signal.aborted) throw new CompactionCancelled();",
+				replace: "",
+			},
+		],
+		tests: ["test/session/abort-at-every-await.test.ts"],
 	},
 ];
 
