@@ -119,6 +119,8 @@ export function parseArgs(argv: readonly string[]): ParsedArgs {
 		unknownFlags: [],
 		diagnostics: [],
 	};
+	// Each mode option as given (`--json`, `--mode rpc`, …), to refuse two that disagree.
+	const modeChoices: { option: string; mode: CliMode }[] = [];
 	const first = argv[0];
 	let start = 0;
 	if (first === "demo" || first === "viz" || first === "trace") {
@@ -138,6 +140,7 @@ export function parseArgs(argv: readonly string[]): ParsedArgs {
 			}
 			i++;
 			applyValueOption(result, arg, value);
+			if (arg === "--mode" && result.mode === value) modeChoices.push({ option: `--mode ${value}`, mode: value });
 			continue;
 		}
 		switch (arg) {
@@ -170,13 +173,16 @@ export function parseArgs(argv: readonly string[]): ParsedArgs {
 			}
 			case "--json":
 				result.mode = "json";
+				modeChoices.push({ option: arg, mode: "json" });
 				continue;
 			case "--rpc":
 				result.mode = "rpc";
+				modeChoices.push({ option: arg, mode: "rpc" });
 				continue;
 			case "--interactive":
 			case "-i":
 				result.mode = "interactive";
+				modeChoices.push({ option: arg, mode: "interactive" });
 				continue;
 			case "--continue":
 			case "-c":
@@ -219,7 +225,37 @@ export function parseArgs(argv: readonly string[]): ParsedArgs {
 		}
 	}
 	checkCombinations(result);
+	checkModeChoices(result, modeChoices);
 	return result;
+}
+
+/**
+ * An empty path (`--agent-dir "$DIR"` with DIR unset) is refused: it resolved to the current
+ * directory, so the project became the global folder (its extensions ran without trust) or the
+ * run went on in another folder than the one meant. Returns whether it refused.
+ */
+function refuseEmptyPath(result: ParsedArgs, option: string, value: string, what: string): boolean {
+	if (value.trim() !== "") return false;
+	result.diagnostics.push({
+		type: "error",
+		message: `Option ${option} got an empty value (an unset shell variable?): give ${what}, or leave ${option} out.`,
+	});
+	return true;
+}
+
+/**
+ * Two options that ask for different modes (`--rpc --json`) are refused: the last one won silently,
+ * and `--rpc --json` sent the RPC commands piped on stdin to the model as a prompt. Only `--mode`
+ * repeated keeps pi's rule (the last one wins): `--json`, `--rpc` and `-i` are Settle's own.
+ */
+function checkModeChoices(result: ParsedArgs, choices: readonly { option: string; mode: CliMode }[]): void {
+	if (new Set(choices.map((choice) => choice.mode)).size < 2) return;
+	if (choices.every((choice) => choice.option.startsWith("--mode "))) return;
+	const options = [...new Set(choices.map((choice) => choice.option))];
+	result.diagnostics.push({
+		type: "error",
+		message: `${options.join(" and ")} ask for different modes: give one (--json, --rpc, -i or --mode <text|json|rpc|interactive>).`,
+	});
 }
 
 function applyValueOption(result: ParsedArgs, option: string, value: string): void {
@@ -245,9 +281,11 @@ function applyValueOption(result: ParsedArgs, option: string, value: string): vo
 			}
 			return;
 		case "--cwd":
+			if (refuseEmptyPath(result, option, value, "the project's directory")) return;
 			result.cwd = value;
 			return;
 		case "--agent-dir":
+			if (refuseEmptyPath(result, option, value, "the global folder")) return;
 			result.agentDir = value;
 			return;
 		case "--session":
@@ -264,6 +302,7 @@ function applyValueOption(result: ParsedArgs, option: string, value: string): vo
 				.filter((name) => name.length > 0);
 			return;
 		case "--faux-script":
+			if (refuseEmptyPath(result, option, value, "the script's JSON file")) return;
 			result.faux = true;
 			result.fauxScript = value;
 			return;

@@ -183,7 +183,7 @@ export async function main(argv: readonly string[], out: CliOutput = processOutp
 			out.stderr(`${error.message.startsWith("Error:") ? "" : "Error: "}${error.message}\n`);
 			return error.exitCode;
 		}
-		out.stderr(`Error: ${errorMessage(error)}\n`);
+		out.stderr(`Error: ${isCurrentDirectoryGone(error) ? CURRENT_DIRECTORY_GONE : errorMessage(error)}\n`);
 		return EXIT_FAILURE;
 	} finally {
 		restoreStdout?.();
@@ -194,6 +194,14 @@ export async function main(argv: readonly string[], out: CliOutput = processOutp
  * The SDK's `Could not restore model <p>/<id>` (pi's SDK text) with why, as pi's CLI says it, and
  * where the provider is when pi's models.json defines it.
  */
+const CURRENT_DIRECTORY_GONE =
+	"The current directory no longer exists (deleted or moved): cd into the project again, or give it with --cwd <dir>.";
+
+/** Node's `process.cwd()` failing (the shell's folder was deleted): was only `ENOENT: …, uv_cwd`. */
+function isCurrentDirectoryGone(error: unknown): boolean {
+	return (error as NodeJS.ErrnoException | undefined)?.syscall === "uv_cwd";
+}
+
 function restoreFallbackForCli(message: string, runtime: AgentSessionRuntime): string {
 	const match = /^Could not restore model ([^/\s]+)\/(\S+?)(\. Using .*)?$/.exec(message);
 	if (!match) return message;

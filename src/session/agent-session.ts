@@ -131,6 +131,7 @@ import {
 import { publicSummarizationRetryEvent, sleepOn } from "./summarization-retry.js";
 import type { SystemPromptOptions } from "./system-prompt.js";
 import {
+	COMPACTION_CLOSED,
 	DISPOSED_BEFORE_SETTLED,
 	invalidShutdownTimeout,
 	operationStalledMessage,
@@ -2279,7 +2280,10 @@ export class AgentSession {
 					const pending = this.compactions.get(event.requestId);
 					this.compactions.delete(event.requestId);
 					if (!pending) return;
-					if (event.cancelled) pending.reject(new SettleError("ABORTED", COMPACTION_CANCELLED));
+					// Cancelled by the runtime to replace or dispose the session: the caller's session is gone.
+					const cancelled = event.cancelled || (event.error instanceof SettleError && event.error.code === "ABORTED");
+					if (cancelled && tearingDown.has(this)) pending.reject(new SettleError("SESSION_CLOSED", COMPACTION_CLOSED));
+					else if (event.cancelled) pending.reject(new SettleError("ABORTED", COMPACTION_CANCELLED));
 					else if (event.error !== undefined) pending.reject(toError(event.error));
 					else if (event.output?.result) pending.resolve(event.output.result as CompactionResult<unknown>);
 					else
@@ -2799,11 +2803,12 @@ export function inspectionClockOf(session: AgentSession): (() => number) | undef
 	return typeof clock?.now === "function" ? () => clock.now!() : undefined;
 }
 
-/** Sessions {@link abortForTeardown} aborted: their operation's prompt() rejects with `SESSION_CLOSED`. */
+/** Sessions {@link abortForTeardown} aborted: their operation's prompt() and a manual compact() reject with `SESSION_CLOSED`. */
 const tearingDown = new WeakSet<AgentSession>();
 
 /**
- * Before a runtime shuts a session down (replacement or dispose): aborts what it runs and resolves
+ * Before a runtime shuts a session down (replacement or dispose): aborts what it runs (a run, a
+ * retry's backoff, a compaction) and resolves
  * once the operation has settled, so the run's end (its aborted answer, every tool call's result)
  * is in the log before the session is disposed and its file released (pi-desktop#46: the old file
  * was left with a user message and no answer, or a tool call without a result). At once when
@@ -2812,8 +2817,10 @@ const tearingDown = new WeakSet<AgentSession>();
  */
 export async function abortForTeardown(session: AgentSession): Promise<void> {
 	await session.stopReloadForTeardown();
-	// No agent run in flight (idle, a retry's backoff, a compaction: nothing of theirs is left to persist).
-	if (!session.agent.state.isStreaming) return;
+	// A run in flight, a retry's backoff or a compaction between runs is ended, so its end events
+	// (agent_settled, auto_retry_end, compaction_end) reach the host before the session goes. A prompt
+	// still in its preflight is left alone: its extension command may be what replaces the session.
+	if (!session.agent.state.isStreaming && !session.isRetrying && !session.lifecycle.startsWith("compacting")) return;
 	// Its prompt() still rejects with SESSION_CLOSED, as when a session is disposed mid-run.
 	tearingDown.add(session);
 	await session.abort().catch(() => undefined);

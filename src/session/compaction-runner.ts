@@ -279,6 +279,8 @@ async function compactPrepared(s: SessionInternals, job: CompactionJob): Promise
 	s.scratch.compactionController = controller;
 	let fromExtension = false;
 	try {
+		// Cancelled while it was being prepared: no extension hears of a compaction that will not happen.
+		if (controller.signal.aborted) throw new CompactionCancelled();
 		const runner = s.runner();
 		let result: CompactionResult<unknown> | undefined;
 		if (runner.hasHandlers("session_before_compact")) {

@@ -47,6 +47,10 @@ export const SESSION_RUNTIME_DISPOSING =
 	"This AgentSession is being disposed with its runtime (runtime.dispose() is in progress): it takes no more input. " +
 	"Create a new runtime to continue.";
 
+/** A `compact()` its runtime cancelled to replace or dispose the session (`SESSION_CLOSED`). */
+export const COMPACTION_CLOSED =
+	"The session was replaced or closed while compacting: the compaction was cancelled and nothing was written.";
+
 /** A `prompt()` still pending when the session is disposed. */
 export const DISPOSED_BEFORE_SETTLED = "The AgentSession was disposed before this prompt settled.";
 

@@ -9,8 +9,9 @@ import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeF
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { parseArgs } from "../../src/cli/args.js";
 import { builtPackage } from "../package/helpers.js";
-import { CLI_FROM_SOURCES, ROOT, RpcClient, runSettle } from "./helpers.js";
+import { CLI_FROM_SOURCES, cliCommand, ROOT, RpcClient, runSettle } from "./helpers.js";
 
 let dir: string;
 let agentDir: string;
@@ -190,6 +191,68 @@ describe("bad command lines (exit 2, pi's messages)", () => {
 		expect(run.code).toBe(2);
 		expect(run.stdout).toBe("");
 		expect(run.stderr).toContain(message);
+	});
+
+	it("two options asking for different modes are refused before anything runs (--rpc --json sent the piped RPC commands to the model as a prompt)", () => {
+		const run = settle(["--faux", "--rpc", "--json"], { input: '{"id":"1","type":"get_state"}\n' });
+		expect(run.code).toBe(2);
+		expect(run.stdout).toBe("");
+		expect(run.stderr).toContain("Error: --rpc and --json ask for different modes: give one");
+		expect(sessionFiles()).toEqual([]);
+		// The same rule for every spelling; only --mode repeated keeps pi's rule (the last one wins).
+		const refused = (argv: string[]) => parseArgs(argv).diagnostics.some((d) => d.message.includes("different modes"));
+		expect(refused(["--json", "--rpc"])).toBe(true);
+		expect(refused(["-i", "--json"])).toBe(true);
+		expect(refused(["--mode", "json", "--rpc"])).toBe(true);
+		expect(refused(["--interactive", "--mode", "rpc"])).toBe(true);
+		expect(refused(["--mode", "json", "--mode", "rpc"])).toBe(false);
+		expect(parseArgs(["--mode", "json", "--mode", "rpc"]).mode).toBe("rpc");
+		expect(refused(["--json", "--mode", "json", "--json", "-p", "x"])).toBe(false);
+	});
+
+	it("an empty --agent-dir is refused (it made the project the global folder: its extensions/ ran untrusted, sessions were written into it)", () => {
+		mkdirSync(join(project, "extensions"));
+		writeFileSync(
+			join(project, "extensions", "untrusted.ts"),
+			"export default function (pi: any) { pi.on('session_start', (_e: unknown, ctx: any) => ctx.ui.notify('project code ran')); }\n",
+		);
+		const run = settle(["--faux", "--agent-dir", "", "-p", "hi"]);
+		expect(run.code).toBe(2);
+		expect(run.stdout).toBe("");
+		expect(run.stderr).toContain("Error: Option --agent-dir got an empty value (an unset shell variable?)");
+		expect(run.stderr).not.toContain("project code ran");
+		expect(readdirSync(project).sort()).toEqual(["AGENTS.md", "extensions"]);
+		// The other path options Settle adds: an empty one would have meant the current directory too.
+		for (const option of ["--cwd", "--faux-script", "--agent-dir"]) {
+			expect(parseArgs(["-p", "hi", option, " "]).diagnostics.map((d) => d.message)).toEqual([
+				expect.stringContaining(`Option ${option} got an empty value`),
+			]);
+		}
+	});
+
+	it("run from a folder that was deleted: says so and how to go on (it said only `Error: ENOENT: no such file or directory, uv_cwd`)", () => {
+		const gone = join(dir, "gone");
+		mkdirSync(gone);
+		const run = spawnSync(
+			"sh",
+			[
+				"-c",
+				'cd "$1" && rmdir "$1" && shift && exec "$@"',
+				"sh",
+				gone,
+				process.execPath,
+				...cliCommand(),
+				"--faux",
+				"-p",
+				"hi",
+			],
+			{ encoding: "utf8", env: { ...process.env, SETTLE_AGENT_DIR: agentDir } },
+		);
+		expect(run.stderr).toBe(
+			"Error: The current directory no longer exists (deleted or moved): cd into the project again, or give it with --cwd <dir>.\n",
+		);
+		expect(run.stdout).toBe("");
+		expect(run.status).toBe(1);
 	});
 
 	it("extension flags: registered ones are applied (a boolean flag gives back the argument it took)", () => {

@@ -1076,6 +1076,7 @@ export const MUTANTS: Mutant[] = [
 		description: "abortCompaction after the summary still writes the entry",
 		edits: [
 			{
+				after: "result = await compact(preparation, {",
 				find: "if (controller.signal.aborted) throw new CompactionCancelled();",
 				replace: "",
 			},
@@ -7946,7 +7947,7 @@ export const MUTANTS: Mutant[] = [
 		description: "a replacement no longer aborts and settles the old run first",
 		edits: [
 			{
-				find: "if (!session.agent.state.isStreaming) return;",
+				find: 'if (!session.agent.state.isStreaming && !session.isRetrying && !session.lifecycle.startsWith("compacting")) return;',
 				replace: "return;",
 			},
 		],
@@ -10619,6 +10620,82 @@ export const MUTANTS: Mutant[] = [
 			},
 		],
 		tests: ["test/pi-races/reload-tools.test.ts"],
+	},
+	{
+		id: "CQ01",
+		file: "src/session/agent-session.ts",
+		description:
+			"a replacement during a retry's backoff disposes the session without ending it (no auto_retry_end, no agent_settled)",
+		edits: [
+			{
+				find: "!session.agent.state.isStreaming && !session.isRetrying && ",
+				replace: "!session.agent.state.isStreaming && ",
+			},
+		],
+		tests: ["test/cli/rpc-replacement-ends-operation.test.ts", "test/runtime/session-replaced.test.ts"],
+	},
+	{
+		id: "CQ02",
+		file: "src/session/agent-session.ts",
+		description: "a replacement during a manual compaction disposes the session without ending it (no compaction_end)",
+		edits: [{ find: ' && !session.lifecycle.startsWith("compacting")) return;', replace: ") return;" }],
+		tests: ["test/cli/rpc-replacement-ends-operation.test.ts", "test/pi-races/switching.test.ts"],
+	},
+	{
+		id: "CQ03",
+		file: "src/session/agent-session.ts",
+		description: "a compaction the runtime cancelled to replace the session rejects as a user's cancel (ABORTED)",
+		edits: [{ find: "if (cancelled && tearingDown.has(this))", replace: "if (cancelled && false)" }],
+		tests: ["test/cli/rpc-replacement-ends-operation.test.ts", "test/pi-races/switching.test.ts"],
+	},
+	{
+		id: "CQ04",
+		file: "src/cli/args.ts",
+		description:
+			"two options asking for different modes: the last one wins silently (--rpc --json prompts the model with the RPC commands)",
+		edits: [{ find: "	checkModeChoices(result, modeChoices);\n", replace: "" }],
+		tests: ["test/cli/cli.test.ts"],
+	},
+	{
+		id: "CQ05",
+		file: "src/cli/args.ts",
+		description: "--mode repeated with different values is refused (pi's rule: the last one wins)",
+		edits: [{ find: '	if (choices.every((choice) => choice.option.startsWith("--mode "))) return;\n', replace: "" }],
+		tests: ["test/cli/cli.test.ts"],
+	},
+	{
+		id: "CQ06",
+		file: "src/cli/args.ts",
+		description:
+			"an empty --agent-dir / --cwd / --faux-script is taken as the current directory (the project becomes the global folder)",
+		edits: [{ find: '	if (value.trim() !== "") return false;', replace: "	return false;" }],
+		tests: ["test/cli/cli.test.ts"],
+	},
+	{
+		id: "CQ07",
+		file: "src/cli/main.ts",
+		description: "run from a deleted folder, settle says only ENOENT uv_cwd (not what happened nor what to do)",
+		edits: [
+			{
+				find: "isCurrentDirectoryGone(error) ? CURRENT_DIRECTORY_GONE : errorMessage(error)",
+				replace: "errorMessage(error)",
+			},
+		],
+		tests: ["test/cli/cli.test.ts"],
+	},
+	{
+		id: "CQ08",
+		file: "src/session/compaction-runner.ts",
+		description:
+			"a compaction cancelled while being prepared still calls session_before_compact (its signal already aborted)",
+		edits: [
+			{
+				after: "// Cancelled while it was being prepared",
+				find: "if (controller.signal.aborted) throw new CompactionCancelled();",
+				replace: "",
+			},
+		],
+		tests: ["test/session/abort-at-every-await.test.ts"],
 	},
 ];
 

@@ -327,17 +327,26 @@ describe("runtime.trace()", () => {
 			type: "NEW",
 			at: 500,
 		});
-		// The replaced session's last words: the backoff that will never fire, then the actor's stop.
+		// The replaced session's last words: the runtime aborts the backoff, the operation settles
+		// (auto_retry_end, operation_settled: its host hears the end), then the actor stops, idle.
 		const lines = events.filter((event) => event.machine === "promptOperation").map((e) => formatLifecycleEvent(e));
 		const scheduled = lines.findIndex((line) => /delay {3}retryDelay 2000ms scheduled in retrying/.test(line));
-		expect(lines.slice(scheduled + 1, scheduled + 4)).toEqual([
+		const stopped = lines.findIndex((line) => line.includes("promptOperation stopped"));
+		expect(lines.slice(scheduled + 1, stopped + 1)).toEqual([
 			// The failed attempt leaves the context as the backoff starts.
 			expect.stringMatching(/^\+0ms {5}event {3}ENTRY_WRITTEN context_edit \w+ \(omits \w+\)$/),
+			"+500ms   event   ABORT",
 			"+500ms   delay   retryDelay cancelled in retrying",
-			"+500ms   actor   promptOperation stopped in retrying (the actor itself)",
+			"+500ms   state   retrying → settling (ABORT) abort requested",
+			"+500ms   emit    auto_retry_end failed on attempt 1: Retry cancelled",
+			expect.stringMatching(/^\+500ms {3}emit {4}settle_requested .*"aborted":true/),
+			"+500ms   event   SETTLE_DONE",
+			"+500ms   state   settling → idle (SETTLE_DONE)",
+			expect.stringMatching(/^\+500ms {3}emit {4}operation_settled .*"aborted":true/),
+			"+500ms   actor   promptOperation stopped in idle (the actor itself)",
 		]);
 		const stop = events.find((event) => event.kind === "actor" && event.root);
-		expect(stop).toMatchObject({ machine: "promptOperation", phase: "stopped", state: "retrying" });
+		expect(stop).toMatchObject({ machine: "promptOperation", phase: "stopped", state: "idle" });
 		expect(events.indexOf(stop!)).toBeLessThan(
 			events.findIndex((event) => event.machine === "runtime" && event.kind === "state" && event.to === "rebinding"),
 		);

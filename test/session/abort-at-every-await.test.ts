@@ -181,7 +181,18 @@ describe("an abort at every await position is never lost", () => {
 		["abort()", (session) => session.abort()],
 	];
 	it.each(compactionAborts)("manual compaction: compact() then %s", async (_name, abort) => {
-		await sweep({ settings: { compaction: { keepRecentTokens: 1 } } }, async (h, position, watch) => {
+		// Its session_before_compact hook must not run once the compaction is cancelled: a handler that
+		// waits for the (already fired) abort event held `settle --rpc` until its stuck-run exit.
+		const watchOf: { current?: AbortWatch } = {};
+		const beforeCompactProbe: ExtensionFactory = (pi) => {
+			pi.on("session_before_compact", async () => {
+				watchOf.current?.note("session_before_compact");
+				return undefined;
+			});
+		};
+		const options = { settings: { compaction: { keepRecentTokens: 1 } }, extensionFactories: [beforeCompactProbe] };
+		await sweep(options, async (h, position, watch) => {
+			watchOf.current = watch;
 			await twoExchanges(h);
 			const modelGate = gateModel(h);
 			h.events.length = 0;
