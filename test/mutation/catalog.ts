@@ -10590,7 +10590,9 @@ export const MUTANTS: Mutant[] = [
 		description: "pi#5667: a cut result without a full-output file still says `Full output: undefined`",
 		edits: [
 			{
+				// biome-ignore lint/suspicious/noTemplateCurlyInString: the source text of a template literal
 				find: "const full = fullOutputPath ? `Full output: ${fullOutputPath}` : `Full output not saved: ${fullOutputError}`;",
+				// biome-ignore lint/suspicious/noTemplateCurlyInString: the source text of a template literal
 				replace: "const full = `Full output: ${fullOutputPath}`;",
 			},
 		],
