@@ -76,6 +76,7 @@ import { getBranchSelection, isVirtualModel, type VirtualModelDefinition } from 
 import type { PromptTemplate, ResourceLoader } from "../resources/types.js";
 import type { SettingsManager } from "../settings/settings-manager.js";
 import type { SessionEntry } from "../store/entries.js";
+import { contextContent } from "../store/entry-shape.js";
 import type { SessionManager } from "../store/session-manager.js";
 import type { ToolInfo } from "../tools/registry.js";
 import type { AnyToolDefinition } from "../tools/types.js";
@@ -1823,16 +1824,15 @@ export class AgentSession {
 		const messages: { entryId: string; text: string }[] = [];
 		for (const entry of this.sessionManager.getEntries()) {
 			if (entry.type !== "message" || entry.message.role !== "user") continue;
-			const content = entry.message.content;
+			// Read as the context reads it: `null` in the list (a hand-edited file) is left out.
+			const content = contextContent(entry.message.content);
 			const text =
 				typeof content === "string"
 					? content
-					: Array.isArray(content)
-						? content
-								.filter((part): part is TextContent => part.type === "text")
-								.map((part) => part.text)
-								.join("")
-						: "";
+					: content
+							.filter((part): part is TextContent => part.type === "text")
+							.map((part) => part.text)
+							.join("");
 			if (text) messages.push({ entryId: entry.id, text });
 		}
 		return messages;
