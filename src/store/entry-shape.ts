@@ -35,7 +35,7 @@ export function isUsableBlock(block: unknown): block is ContentBlock {
 export function isUsableContent(content: unknown): boolean {
 	if (typeof content === "string") return true;
 	if (!Array.isArray(content)) return false;
-	for (const block of content) if (!isUsableBlock(block)) return false;
+	for (let index = 0; index < content.length; index++) if (!isUsableBlock(content[index])) return false;
 	return true;
 }
 
@@ -106,6 +106,37 @@ export function entryFieldProblem(entry: { type: string } & Record<string, unkno
 		default:
 			return undefined;
 	}
+}
+
+/**
+ * Whether the reader can load `entry` as it is, with nothing to report: the check of every line
+ * read (a message entry without a message object, or {@link entryFieldProblem} not undefined, is
+ * false). Kept allocation-free for that hot loop.
+ */
+export function isWellShaped(entry: { type?: unknown; message?: unknown } & Record<string, unknown>): boolean {
+	switch (entry.type) {
+		case "message": {
+			const message = entry.message as { role?: unknown; content?: unknown } | null;
+			if (typeof message !== "object" || message === null || Array.isArray(message)) return false;
+			return !hasBlockContent(message.role) || isUsableContent(message.content);
+		}
+		case "custom_message":
+			return isUsableContent(entry.content);
+		case "compaction":
+			return typeof entry.summary === "string";
+		case "branch_summary":
+			return isTextOrAbsent(entry.summary);
+		case "session_info":
+			return isTextOrAbsent(entry.name);
+		case "label":
+			return isTextOrAbsent(entry.label);
+		default:
+			return true;
+	}
+}
+
+function isTextOrAbsent(value: unknown): boolean {
+	return value === undefined || value === null || typeof value === "string";
 }
 
 /** Whether a message entry's `message` can be read at all: an object (its role is read). */

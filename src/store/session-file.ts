@@ -7,7 +7,7 @@ import { isAscii } from "node:buffer";
 import { closeSync, openSync, readSync } from "node:fs";
 import { getHeapSpaceStatistics } from "node:v8";
 import type { FileEntry, SessionDiagnostic, SessionEntry, SessionHeader } from "./entries.js";
-import { entryFieldProblem, hasMessageObject } from "./entry-shape.js";
+import { entryFieldProblem, hasMessageObject, isWellShaped } from "./entry-shape.js";
 
 /** Bytes read at a time. */
 export const READ_CHUNK_BYTES = 1 << 20;
@@ -92,8 +92,7 @@ function takeEntries(lines: string[], start: number, entries: SessionEntry[], re
 			(requireIds && typeof value.id !== "string") ||
 			Array.isArray(value) ||
 			// Fields of the wrong type: feedLine loads the entry and says what is read instead.
-			(value.type === "message" && !hasMessageObject(value as { message?: unknown })) ||
-			entryFieldProblem(value as SessionEntry & Record<string, unknown>) !== undefined
+			!isWellShaped(value as Record<string, unknown>)
 		) {
 			return i;
 		}
