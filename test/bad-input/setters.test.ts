@@ -5,28 +5,12 @@
  * `INVALID_ARGUMENT` saying what to pass; nothing is written, nothing changes, the session answers.
  */
 import { readFileSync } from "node:fs";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { ExtensionAPI } from "../../src/extensions/types.js";
 import type { AgentSession } from "../../src/session/agent-session.js";
-import {
-	closeSession,
-	createWorkspace,
-	expectSettleError,
-	lastAssistant,
-	openSession,
-	thrown,
-	type Workspace,
-} from "./helpers.js";
+import { closeSession, expectSettleError, lastAssistant, openSession, thrown, useWorkspace } from "./helpers.js";
 
-let ws: Workspace;
-
-beforeEach(() => {
-	ws = createWorkspace();
-});
-
-afterEach(() => {
-	ws.cleanup();
-});
+const ws = useWorkspace();
 
 /** A session that answered once, with its extension API; `check` runs on it, then it must answer again. */
 async function withAnsweredSession(check: (session: AgentSession, pi: ExtensionAPI) => Promise<void> | void) {

@@ -8,23 +8,15 @@
  */
 import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { basename, join } from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { renderSessionTree } from "../../src/cli/interactive-tree.js";
 import { estimateTokens } from "../../src/extensions/pi-compat-compaction.js";
 import { SettingsManager } from "../../src/settings/settings-manager.js";
 import { SessionManager } from "../../src/store/session-manager.js";
 import { useCliProject } from "../cli/helpers.js";
-import { closeSession, createWorkspace, lastAssistant, openSession, type Workspace } from "./helpers.js";
+import { closeSession, lastAssistant, openSession, useWorkspace } from "./helpers.js";
 
-let ws: Workspace;
-
-beforeEach(() => {
-	ws = createWorkspace();
-});
-
-afterEach(() => {
-	ws.cleanup();
-});
+const ws = useWorkspace();
 
 const BAD_ID = "bad00001";
 
