@@ -11,6 +11,7 @@
  * run of rows left out is one `… N entries` line. Pure: no I/O.
  */
 import type { SessionEntry, SessionTreeNode } from "../store/entries.js";
+import { storedText } from "../store/entry-shape.js";
 import { clip, compactArgs, oneLineText, terminalSafe } from "./interactive-render.js";
 
 /** Options of {@link renderSessionTree}. */
@@ -367,7 +368,7 @@ function describeEntryText(
 		case "compaction":
 			return `[compaction: ${Math.round(entry.tokensBefore / 1000)}k tokens]`;
 		case "branch_summary":
-			return `[branch summary] ${excerpt(entry.summary)}`;
+			return `[branch summary] ${excerpt(storedText(entry.summary) ?? "")}`;
 		case "model_change":
 			return `[model: ${name(`${entry.provider}/${entry.modelId}`)}]`;
 		case "thinking_level_change":
@@ -375,9 +376,9 @@ function describeEntryText(
 		case "custom":
 			return `[custom: ${name(entry.customType)}]`;
 		case "label":
-			return `[label of ${shortId(entry.targetId)}: ${entry.label === undefined ? "(cleared)" : excerpt(entry.label)}]`;
+			return `[label of ${shortId(entry.targetId)}: ${storedText(entry.label) === undefined ? "(cleared)" : excerpt(entry.label!)}]`;
 		case "session_info":
-			return `[name: ${entry.name ? excerpt(entry.name) : "(none)"}]`;
+			return `[name: ${storedText(entry.name) ? excerpt(entry.name!) : "(none)"}]`;
 		case "context_edit":
 			return `[context edit of ${shortId(entry.targetId)}]`;
 		case "usage":

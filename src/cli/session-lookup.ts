@@ -27,7 +27,8 @@ export interface SessionLookup {
 
 /**
  * What opening a session file left out (malformed lines, a torn last line set aside, duplicate ids,
- * entries whose parent is gone), one message each: the conversation shown lacks them. Migrations
+ * entries whose parent is gone) or read otherwise than stored (fields of the wrong type), one message
+ * each: the conversation shown lacks them. Migrations
  * and a missing last newline lose nothing and are not reported. `settle --session` / `-c` print
  * them at startup, `/resume` and `/import` after the switch.
  *

@@ -4,6 +4,8 @@
  */
 import type { AgentMessage, ImageContent, TextContent } from "../llm/types.js";
 import type { ContextEditEntry, SessionEntry } from "../store/entries.js";
+import { storedText } from "../store/entry-shape.js";
+import { sessionEntryToContextMessages } from "../store/projection.js";
 
 /** Latest replacement per target id (`null` = omitted). */
 export type ContextEdits = ReadonlyMap<string, ContextEditEntry["replacement"]>;
@@ -53,22 +55,17 @@ function baseMessage(entry: SessionEntry): AgentMessage | undefined {
 	const timestamp = Date.parse(entry.timestamp);
 	switch (entry.type) {
 		case "message":
-			return entry.message;
 		case "custom_message":
+		case "branch_summary":
+			// What the context reads (a stored field of the wrong type read as the projection does).
+			return sessionEntryToContextMessages(entry)[0];
+		case "compaction":
 			return {
-				role: "custom",
-				customType: entry.customType,
-				content: entry.content,
-				display: entry.display,
-				details: entry.details,
+				role: "compactionSummary",
+				summary: storedText(entry.summary) ?? "",
+				tokensBefore: entry.tokensBefore,
 				timestamp,
 			};
-		case "branch_summary":
-			return entry.summary
-				? { role: "branchSummary", summary: entry.summary, fromId: entry.fromId, timestamp }
-				: undefined;
-		case "compaction":
-			return { role: "compactionSummary", summary: entry.summary, tokensBefore: entry.tokensBefore, timestamp };
 		default:
 			return undefined;
 	}

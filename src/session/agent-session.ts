@@ -76,6 +76,7 @@ import { getBranchSelection, isVirtualModel, type VirtualModelDefinition } from 
 import type { PromptTemplate, ResourceLoader } from "../resources/types.js";
 import type { SettingsManager } from "../settings/settings-manager.js";
 import type { SessionEntry } from "../store/entries.js";
+import { contextContent } from "../store/entry-shape.js";
 import type { SessionManager } from "../store/session-manager.js";
 import type { ToolInfo } from "../tools/registry.js";
 import type { AnyToolDefinition } from "../tools/types.js";
@@ -94,8 +95,13 @@ import type { AgentSessionEvent, AgentSessionListener } from "./events.js";
 import { blockImagesAwareConverter, normalizeToolResultImages } from "./images.js";
 import {
 	customMessageError,
+	ENTRY_ID_HINT,
+	LABEL_HINT,
 	modelArgumentError,
 	promptInputError,
+	SESSION_NAME_HINT,
+	scopedModelsError,
+	stringArgumentError,
 	thinkingLevelError,
 	toolNamesError,
 	userMessageContentError,
@@ -921,16 +927,20 @@ export class AgentSession {
 		return this.agent.followUpMode;
 	}
 
-	/** Sets how steering messages are drained (`one-at-a-time` | `all`) and saves it to settings. */
+	/**
+	 * Sets how steering messages are drained (`one-at-a-time` | `all`) and saves it to settings.
+	 * Another value throws `INVALID_ARGUMENT` (from the settings) and changes nothing.
+	 */
 	setSteeringMode(mode: "all" | "one-at-a-time"): void {
-		this.agent.steeringMode = mode;
+		// Settings first: they refuse a wrong value before the queue takes it.
 		this.settingsManager.setSteeringMode(mode);
+		this.agent.steeringMode = mode;
 	}
 
-	/** Sets how follow-up messages are drained and saves it to settings. */
+	/** Sets how follow-up messages are drained and saves it to settings (checked as {@link setSteeringMode}). */
 	setFollowUpMode(mode: "all" | "one-at-a-time"): void {
-		this.agent.followUpMode = mode;
 		this.settingsManager.setFollowUpMode(mode);
+		this.agent.followUpMode = mode;
 	}
 
 	get isBashRunning(): boolean {
@@ -1731,8 +1741,13 @@ export class AgentSession {
 		return this.scopedModelList.slice();
 	}
 
-	/** Sets the models {@link cycleModel} cycles through (pi's `--models`); `[]` cycles all available models. */
+	/**
+	 * Sets the models {@link cycleModel} cycles through (pi's `--models`); `[]` cycles all available
+	 * models. Throws `INVALID_ARGUMENT` unless it is a list of `{ model, thinkingLevel? }`.
+	 */
 	setScopedModels(scopedModels: readonly ScopedModel[]): void {
+		const invalid = scopedModelsError("session.setScopedModels", scopedModels);
+		if (invalid) throw invalid;
 		this.scopedModelList = [...scopedModels];
 	}
 
@@ -1829,16 +1844,15 @@ export class AgentSession {
 		const messages: { entryId: string; text: string }[] = [];
 		for (const entry of this.sessionManager.getEntries()) {
 			if (entry.type !== "message" || entry.message.role !== "user") continue;
-			const content = entry.message.content;
+			// Read as the context reads it: `null` in the list (a hand-edited file) is left out.
+			const content = contextContent(entry.message.content);
 			const text =
 				typeof content === "string"
 					? content
-					: Array.isArray(content)
-						? content
-								.filter((part): part is TextContent => part.type === "text")
-								.map((part) => part.text)
-								.join("")
-						: "";
+					: content
+							.filter((part): part is TextContent => part.type === "text")
+							.map((part) => part.text)
+							.join("");
 			if (text) messages.push({ entryId: entry.id, text });
 		}
 		return messages;
@@ -1963,9 +1977,18 @@ export class AgentSession {
 		return exportSessionToHtml(this.sessionManager, outputPath === undefined ? {} : { outputPath });
 	}
 
-	/** Sets the session's display name (`session_info_changed`). */
+	/**
+	 * Sets the session's display name (`session_info_changed`). Throws `INVALID_ARGUMENT` for a name
+	 * that is not a string; nothing is written then.
+	 */
 	setSessionName(name: string): void {
-		this.sessionManager.appendSessionInfo(name);
+		this.nameSession("session.setSessionName", name);
+	}
+
+	private nameSession(method: string, name: unknown): void {
+		const invalid = stringArgumentError(method, "the name", name, SESSION_NAME_HINT);
+		if (invalid) throw invalid;
+		this.sessionManager.appendSessionInfo(name as string);
 		const current = this.sessionManager.getSessionName();
 		this.events.emit({ type: "session_info_changed", name: current });
 		if (this.runnerInstance.hasHandlers("session_info_changed")) {
@@ -2469,9 +2492,13 @@ export class AgentSession {
 				const id = this.sessionManager.appendCustomEntry(customType, data);
 				this.internals.transcript.announce(id);
 			},
-			setSessionName: (name) => this.setSessionName(name),
+			setSessionName: (name) => this.nameSession("pi.setSessionName", name),
 			getSessionName: () => this.sessionManager.getSessionName(),
 			setLabel: (entryId, label) => {
+				const invalid =
+					stringArgumentError("pi.setLabel", "the entry id", entryId, ENTRY_ID_HINT) ??
+					stringArgumentError("pi.setLabel", "the label", label, LABEL_HINT, true);
+				if (invalid) throw invalid;
 				this.sessionManager.appendLabelChange(entryId, label);
 			},
 			getActiveTools: () => this.getActiveToolNames(),

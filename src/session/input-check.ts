@@ -75,6 +75,15 @@ export function toolNamesError(method: string, names: unknown): SettleError | un
 	);
 }
 
+/** What to pass instead, in the `INVALID_ARGUMENT` of a setter given a value of the wrong type. */
+export const SESSION_NAME_HINT = 'Pass the display name as text ("" clears it). Nothing was written.';
+/** See {@link SESSION_NAME_HINT}. */
+export const LABEL_HINT = 'Pass the label as text, or undefined (or "") to clear it. Nothing was written.';
+/** See {@link SESSION_NAME_HINT}. */
+export const ENTRY_ID_HINT = "Pass the id of an entry (getEntries(), getLeafId()). Nothing was written.";
+/** See {@link SESSION_NAME_HINT}. */
+export const CUSTOM_TYPE_HINT = "Pass your extension's name for the entry as text. Nothing was written.";
+
 /**
  * Like {@link promptInputError} for an argument that must be a string (a directory, a session
  * file's path, an entry id): `field` names it; `hint` says what to pass. Without it Node's
@@ -167,4 +176,25 @@ export function customMessageError(method: string, message: unknown): SettleErro
 	return (
 		invalid && new SettleError("INVALID_ARGUMENT", `${invalid.message} Nothing was sent.`, { details: invalid.details })
 	);
+}
+
+/**
+ * Like {@link modelArgumentError} for a list of scoped models (`setScopedModels`): an array of
+ * `{ model, thinkingLevel? }`. A string was spread letter by letter, a number threw "not iterable".
+ */
+export function scopedModelsError(method: string, scopedModels: unknown): SettleError | undefined {
+	if (!Array.isArray(scopedModels)) {
+		return new SettleError(
+			"INVALID_ARGUMENT",
+			`${method}: the scoped models must be an array of { model, thinkingLevel? } (got ${described(scopedModels)}). Pass [] to cycle through every available model.`,
+			{ details: { method, field: "scopedModels" } },
+		);
+	}
+	for (let index = 0; index < scopedModels.length; index++) {
+		const scoped: unknown = scopedModels[index];
+		const model = typeof scoped === "object" && scoped !== null ? (scoped as { model?: unknown }).model : scoped;
+		const invalid = modelArgumentError(`${method}: scopedModels[${index}].model`, model);
+		if (invalid) return invalid;
+	}
+	return undefined;
 }

@@ -201,7 +201,11 @@ export interface SessionInfo {
  *   session, was moved to `setAsidePath` so the next append starts on a clean line.
  * - `missing_newline`: the last line was complete but had no final newline; it was loaded (and the
  *   newline added for a writable session).
- * - `malformed_line`: a line in the middle is not JSON or not an entry; skipped, later lines still load.
+ * - `malformed_line`: a line in the middle is not JSON or not an entry (a message entry without a
+ *   message object counts); skipped, later lines still load.
+ * - `invalid_field`: an entry whose content, summary, name or label has the wrong type (a
+ *   custom_message whose content is `42`); loaded as it is, and read as the message says (no
+ *   content, the unusable blocks left out, no name…), so the session stays usable.
  * - `duplicate_header`: a second `session` header line; skipped.
  * - `duplicate_id`: an entry id seen before; the later entry wins lookups by id.
  * - `missing_parent`: an entry's `parentId` names no loaded entry, so the branch through it starts there.
@@ -212,6 +216,7 @@ export interface SessionDiagnostic {
 		| "torn_line"
 		| "missing_newline"
 		| "malformed_line"
+		| "invalid_field"
 		| "duplicate_header"
 		| "duplicate_id"
 		| "missing_parent"

@@ -7,6 +7,7 @@
  */
 import type { AgentMessage } from "../llm/types.js";
 import type { SessionContext, SessionEntry } from "./entries.js";
+import { isUsableContent, storedText } from "./entry-shape.js";
 import { pushContextMessages } from "./projection.js";
 
 /** A label in effect: the latest label change of an entry. */
@@ -80,8 +81,17 @@ export class EntryIndex {
 					if (!this.hasConversation && isConversationEntry(entry)) this.hasConversation = true;
 					if (messages === null) continue;
 					const message = entry.message as (AgentMessage & { content?: unknown }) | null | undefined;
-					// Anything unusual (a message without content is projected as a copy) leaves it to a rebuild.
-					if (!chained || typeof message !== "object" || message === null || message.content == null) break;
+					// Anything unusual (a message without content, or with content of the wrong shape, is
+					// projected as a copy) leaves it to a rebuild.
+					if (
+						!chained ||
+						typeof message !== "object" ||
+						message === null ||
+						message.content == null ||
+						(typeof message.content !== "string" && !isUsableContent(message.content))
+					) {
+						break;
+					}
 					messages.push(message);
 					if (message.role === "assistant") {
 						this.hasModel = true;
@@ -91,12 +101,15 @@ export class EntryIndex {
 					continue;
 				}
 				case "label":
-					if (entry.label) this.labels.set(entry.targetId, { label: entry.label, timestamp: entry.timestamp });
-					else this.labels.delete(entry.targetId);
+					// A label that is not text (`42` in a hand-edited file) reads as none.
+					if (typeof entry.label === "string" && entry.label) {
+						this.labels.set(entry.targetId, { label: entry.label, timestamp: entry.timestamp });
+					} else this.labels.delete(entry.targetId);
 					if (chained || messages === null) continue;
 					break;
 				case "session_info":
-					this.sessionName = entry.name?.trim() || undefined;
+					// A name that is not text (`42` in a hand-edited file) reads as none, like a clear.
+					this.sessionName = storedText(entry.name)?.trim() || undefined;
 					if (chained || messages === null) continue;
 					break;
 				case "thinking_level_change":

@@ -6,6 +6,7 @@
 import type { AgentMessage, ThinkingLevel } from "../llm/types.js";
 import type { BranchSummaryMessage, CompactionSummaryMessage, CustomMessage } from "../session/messages.js";
 import type { CompactionEntry, ContextEditEntry, SessionContext, SessionEntry, SessionProjection } from "./entries.js";
+import { contextContent, isUsableContent, storedText } from "./entry-shape.js";
 
 /** Lookup by id; built from the entries when not given. */
 type EntryIndex = { get(id: string): SessionEntry | undefined };
@@ -92,30 +93,40 @@ export function pushContextMessages(entry: SessionEntry, out: AgentMessage[]): v
 	switch (entry.type) {
 		case "message": {
 			const message = entry.message as AgentMessage & { content?: unknown };
-			if (message.content == null) {
-				if (message.role === "system") {
-					out.push({ ...message, content: "" });
-					return;
-				}
-				if (message.role === "user" || message.role === "assistant" || message.role === "toolResult") {
-					out.push({ ...message, content: [] } as AgentMessage);
-					return;
-				}
+			if (message.role === "system") {
+				out.push(message.content == null ? { ...message, content: "" } : message);
+				return;
+			}
+			// Null, `42`, `{}` or a list with unusable blocks (a hand-edited file): read as what can be sent.
+			if (
+				(message.role === "user" || message.role === "assistant" || message.role === "toolResult") &&
+				!isUsableContent(message.content)
+			) {
+				out.push({ ...message, content: contextContent(message.content) } as AgentMessage);
+				return;
 			}
 			out.push(message);
 			return;
 		}
 		case "custom_message":
 			out.push(
-				createCustomMessage(entry.customType, entry.content ?? [], entry.display, entry.details, entry.timestamp),
+				createCustomMessage(
+					entry.customType,
+					contextContent(entry.content) as CustomMessage["content"],
+					entry.display,
+					entry.details,
+					entry.timestamp,
+				),
 			);
 			return;
-		case "branch_summary":
-			if (entry.summary) out.push(createBranchSummaryMessage(entry.summary, entry.fromId, entry.timestamp));
+		case "branch_summary": {
+			const summary = storedText(entry.summary);
+			if (summary) out.push(createBranchSummaryMessage(summary, entry.fromId, entry.timestamp));
 			return;
+		}
 		case "compaction":
 			if (entry.systemMessage) out.push(entry.systemMessage);
-			out.push(createCompactionSummaryMessage(entry.summary, entry.tokensBefore, entry.timestamp));
+			out.push(createCompactionSummaryMessage(storedText(entry.summary) ?? "", entry.tokensBefore, entry.timestamp));
 			return;
 		default:
 			return;

@@ -7,6 +7,7 @@ import { isAscii } from "node:buffer";
 import { closeSync, openSync, readSync } from "node:fs";
 import { getHeapSpaceStatistics } from "node:v8";
 import type { FileEntry, SessionDiagnostic, SessionEntry, SessionHeader } from "./entries.js";
+import { entryFieldProblem, hasMessageObject, isWellShaped } from "./entry-shape.js";
 
 /** Bytes read at a time. */
 export const READ_CHUNK_BYTES = 1 << 20;
@@ -89,7 +90,9 @@ function takeEntries(lines: string[], start: number, entries: SessionEntry[], re
 			typeof value.type !== "string" ||
 			value.type === "session" ||
 			(requireIds && typeof value.id !== "string") ||
-			Array.isArray(value)
+			Array.isArray(value) ||
+			// Fields of the wrong type: feedLine loads the entry and says what is read instead.
+			!isWellShaped(value as Record<string, unknown>)
 		) {
 			return i;
 		}
@@ -227,6 +230,19 @@ class LineParser {
 		if (this.requireIds && typeof record.id !== "string") {
 			if (!quiet) this.malformed(lineNo, 'entry has no string "id"');
 			return false;
+		}
+		if (record.type === "message" && !hasMessageObject(record as { message?: unknown })) {
+			if (!quiet) this.malformed(lineNo, "a message entry without a message object");
+			return false;
+		}
+		const problem = entryFieldProblem(value as SessionEntry & Record<string, unknown>);
+		if (problem !== undefined) {
+			this.diagnostics.push({
+				kind: "invalid_field",
+				file: this.file,
+				line: lineNo,
+				message: `Line ${lineNo}: ${problem} (the line is kept as it is).`,
+			});
 		}
 		this.entries.push(value as SessionEntry);
 		return true;

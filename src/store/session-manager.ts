@@ -7,6 +7,14 @@ import { chmodSync, existsSync, readFileSync, renameSync, statSync, truncateSync
 import { dirname, join, resolve } from "node:path";
 import { errorMessage, SettleError } from "../errors.js";
 import type { AgentMessage, ThinkingLevel, Usage } from "../llm/types.js";
+import {
+	CUSTOM_TYPE_HINT,
+	ENTRY_ID_HINT,
+	LABEL_HINT,
+	SESSION_NAME_HINT,
+	stringArgumentError,
+	userMessageContentError,
+} from "../session/input-check.js";
 import type { SystemMessage } from "../session/messages.js";
 import { getDefaultAgentDir } from "../settings/paths.js";
 import { branchCopyEntries } from "./branch-copy.js";
@@ -267,6 +275,18 @@ function addChild(children: Map<string | null, SessionEntry[]>, entry: SessionEn
 	const siblings = children.get(parent);
 	if (siblings) siblings.push(entry);
 	else children.set(parent, [entry]);
+}
+
+const MODEL_HINT = "Pass the model's provider and id as text. Nothing was written.";
+
+function throwIfInvalid(error: SettleError | undefined): void {
+	if (error) throw error;
+}
+
+function withNothingWritten(error: SettleError | undefined): SettleError | undefined {
+	return (
+		error && new SettleError("INVALID_ARGUMENT", `${error.message} Nothing was written.`, { details: error.details })
+	);
 }
 
 function notFound(id: string | null | undefined): SettleError {
@@ -1109,8 +1129,16 @@ export class SessionManager {
 		}
 	}
 
-	/** Records a model change (sets the context's `model` from here on, until an assistant message of another model). */
+	/**
+	 * Records a model change (sets the context's `model` from here on, until an assistant message of
+	 * another model). Throws `INVALID_ARGUMENT` unless `provider` and `modelId` are strings.
+	 */
 	appendModelChange(provider: string, modelId: string): string {
+		const method = "sessionManager.appendModelChange";
+		throwIfInvalid(
+			stringArgumentError(method, "provider", provider, MODEL_HINT) ??
+				stringArgumentError(method, "modelId", modelId, MODEL_HINT),
+		);
 		return this.appendEntry({ type: "model_change", provider, modelId } as Omit<
 			ModelChangeEntry,
 			"id" | "parentId" | "timestamp"
@@ -1163,14 +1191,19 @@ export class SessionManager {
 		return undefined;
 	}
 
-	/** Extension state that is not part of the model context. */
+	/**
+	 * Extension state that is not part of the model context. Throws `INVALID_ARGUMENT` unless
+	 * `customType` is a string (extensions find their entries by it).
+	 */
 	appendCustomEntry<T = unknown>(customType: string, data?: T): string {
+		throwIfInvalid(stringArgumentError("sessionManager.appendCustomEntry", "customType", customType, CUSTOM_TYPE_HINT));
 		return this.appendEntry({ type: "custom", customType, data } as Omit<CustomEntry, "id" | "parentId" | "timestamp">)
 			.id;
 	}
 
 	/**
-	 * A message an extension injects into the model context (as a `custom` message).
+	 * A message an extension injects into the model context (as a `custom` message). Throws
+	 * `INVALID_ARGUMENT` unless `customType` is a string and `content` text or text/image blocks.
 	 *
 	 * @example
 	 * ```ts
@@ -1183,17 +1216,24 @@ export class SessionManager {
 		display: boolean,
 		details?: T,
 	): string {
+		const method = "sessionManager.appendCustomMessageEntry";
+		throwIfInvalid(
+			stringArgumentError(method, "customType", customType, CUSTOM_TYPE_HINT) ??
+				withNothingWritten(userMessageContentError(method, content)),
+		);
 		return this.appendEntry({ type: "custom_message", customType, content, display, details } as Omit<
 			CustomMessageEntry,
 			"id" | "parentId" | "timestamp"
 		>).id;
 	}
 
-	/** Sets the session's display name (newlines become spaces, trimmed; `""` clears it). */
+	/**
+	 * Sets the session's display name (newlines become spaces, trimmed; `""` clears it). Throws
+	 * `INVALID_ARGUMENT` for a name that is not a string.
+	 */
 	appendSessionInfo(name: string): string {
-		const clean = String(name)
-			.replace(/[\r\n]+/g, " ")
-			.trim();
+		throwIfInvalid(stringArgumentError("sessionManager.appendSessionInfo", "the name", name, SESSION_NAME_HINT));
+		const clean = name.replace(/[\r\n]+/g, " ").trim();
 		return this.appendEntry({ type: "session_info", name: clean } as Omit<
 			SessionInfoEntry,
 			"id" | "parentId" | "timestamp"
@@ -1201,7 +1241,8 @@ export class SessionManager {
 	}
 
 	/**
-	 * Sets (or with `undefined`/`""` clears) the label of an entry. Throws `Entry <id> not found`.
+	 * Sets (or with `undefined`/`""` clears) the label of an entry. Throws `Entry <id> not found`, and
+	 * `INVALID_ARGUMENT` for a label that is neither a string nor undefined.
 	 *
 	 * @example
 	 * ```ts
@@ -1209,6 +1250,11 @@ export class SessionManager {
 	 * ```
 	 */
 	appendLabelChange(targetId: string, label: string | undefined): string {
+		const method = "sessionManager.appendLabelChange";
+		throwIfInvalid(
+			stringArgumentError(method, "the entry id", targetId, ENTRY_ID_HINT) ??
+				stringArgumentError(method, "the label", label, LABEL_HINT, true),
+		);
 		if (!this.byId().has(targetId)) throw notFound(targetId);
 		return this.appendEntry({ type: "label", targetId, label } as Omit<LabelEntry, "id" | "parentId" | "timestamp">).id;
 	}

@@ -4,19 +4,11 @@
  * and the session silently left with no tools at all. It is refused now, reported as the command's
  * error, and the tools stay as they were; `session.setActiveToolsByName` likewise.
  */
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { ExtensionError } from "../../src/extensions/types.js";
-import { closeSession, createWorkspace, expectSettleError, openSession, thrown, type Workspace } from "./helpers.js";
+import { closeSession, expectSettleError, openSession, thrown, useWorkspace } from "./helpers.js";
 
-let ws: Workspace;
-
-beforeEach(() => {
-	ws = createWorkspace();
-});
-
-afterEach(() => {
-	ws.cleanup();
-});
+const ws = useWorkspace();
 
 describe("active tools given something other than a list of names", () => {
 	it('regression: an extension\'s pi.setActiveTools("read") is reported as its error and leaves the tools as they were (was: no tools at all, silently)', async () => {

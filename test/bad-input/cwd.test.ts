@@ -5,31 +5,16 @@
  */
 import { readFileSync, renameSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { MissingSessionCwdError } from "../../src/runtime/errors.js";
 import { createAgentSessionRuntimeFactory } from "../../src/runtime/factory.js";
 import { createAgentSessionRuntime } from "../../src/runtime/runtime.js";
 import { createAgentSession } from "../../src/runtime/sdk.js";
 import { SettingsManager } from "../../src/settings/settings-manager.js";
 import { SessionManager } from "../../src/store/session-manager.js";
-import {
-	closeSession,
-	createWorkspace,
-	expectSettleError,
-	lastAssistant,
-	openSession,
-	type Workspace,
-} from "./helpers.js";
+import { closeSession, expectSettleError, lastAssistant, openSession, useWorkspace } from "./helpers.js";
 
-let ws: Workspace;
-
-beforeEach(() => {
-	ws = createWorkspace();
-});
-
-afterEach(() => {
-	ws.cleanup();
-});
+const ws = useWorkspace();
 
 /** A session of the project written to disk, after which the project directory is moved away. */
 async function sessionOfMovedProject(): Promise<{ file: string; bytes: Buffer; moved: string }> {

@@ -6,19 +6,15 @@
  */
 import { existsSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { dirname } from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { AgentSessionEvent } from "../../src/index.js";
 import { failureOf } from "../../src/llm/failures.js";
 import type { AssistantMessage } from "../../src/llm/types.js";
 import type { AgentSession } from "../../src/session/agent-session.js";
 import { SessionManager } from "../../src/store/session-manager.js";
-import { closeSession, createWorkspace, diskRoles, expectSettleError, openSession, type Workspace } from "./helpers.js";
+import { closeSession, diskRoles, expectSettleError, openSession, useWorkspace } from "./helpers.js";
 
-let ws: Workspace;
-beforeEach(() => {
-	ws = createWorkspace();
-});
-afterEach(() => ws.cleanup());
+const ws = useWorkspace();
 
 /** A session with one exchange on disk; its file and the file's bytes. */
 async function liveSession(): Promise<{ session: AgentSession; file: string; bytes: string }> {

@@ -5,7 +5,7 @@
 import { mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { expect } from "vitest";
+import { afterEach, beforeEach, expect } from "vitest";
 import { SettleError, type SettleErrorCode } from "../../src/errors.js";
 import type { ExtensionFactory } from "../../src/extensions/types.js";
 import { createFauxProvider, type FauxProvider, fauxAssistantMessage } from "../../src/llm/faux.js";
@@ -47,6 +47,47 @@ export function createWorkspace(): Workspace {
 		modelRuntime,
 		reply: (...texts) => faux.appendResponses(texts.map((text) => fauxAssistantMessage(text))),
 		cleanup: () => rmSync(root, { recursive: true, force: true }),
+	};
+}
+
+/**
+ * A fresh {@link createWorkspace} for each test of the file, removed after it: call once at module
+ * level (`const ws = useWorkspace();`). The object returned reads the current test's workspace.
+ */
+export function useWorkspace(): Workspace {
+	let current: Workspace | undefined;
+	beforeEach(() => {
+		current = createWorkspace();
+	});
+	afterEach(() => {
+		current?.cleanup();
+		current = undefined;
+	});
+	const now = (): Workspace => {
+		if (!current) throw new Error("useWorkspace(): the workspace exists only while a test runs");
+		return current;
+	};
+	return {
+		get root() {
+			return now().root;
+		},
+		get project() {
+			return now().project;
+		},
+		get agentDir() {
+			return now().agentDir;
+		},
+		get sessionDir() {
+			return now().sessionDir;
+		},
+		get faux() {
+			return now().faux;
+		},
+		get modelRuntime() {
+			return now().modelRuntime;
+		},
+		reply: (...texts) => now().reply(...texts),
+		cleanup: () => now().cleanup(),
 	};
 }
 

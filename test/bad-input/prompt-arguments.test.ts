@@ -6,27 +6,11 @@
  * `pi.sendMessage`) whose content is no string or block list. Each is refused with a typed error that
  * says what to pass; nothing is written, and the session answers the next prompt.
  */
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { ExtensionError } from "../../src/extensions/types.js";
-import {
-	closeSession,
-	createWorkspace,
-	diskRoles,
-	expectSettleError,
-	lastAssistant,
-	openSession,
-	type Workspace,
-} from "./helpers.js";
+import { closeSession, diskRoles, expectSettleError, lastAssistant, openSession, useWorkspace } from "./helpers.js";
 
-let ws: Workspace;
-
-beforeEach(() => {
-	ws = createWorkspace();
-});
-
-afterEach(() => {
-	ws.cleanup();
-});
+const ws = useWorkspace();
 
 /** Values a JavaScript caller can pass where a string belongs. */
 const NOT_STRINGS: [string, unknown][] = [

@@ -6,30 +6,14 @@
  * model silently ignored); nothing is written or torn down, and the session keeps answering.
  */
 import { readdirSync, readFileSync } from "node:fs";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { createAgentSessionRuntimeFactory } from "../../src/runtime/factory.js";
 import { type AgentSessionRuntime, createAgentSessionRuntime } from "../../src/runtime/runtime.js";
 import { createAgentSession } from "../../src/runtime/sdk.js";
 import { SessionManager } from "../../src/store/session-manager.js";
-import {
-	closeSession,
-	createWorkspace,
-	diskRoles,
-	expectSettleError,
-	lastAssistant,
-	openSession,
-	type Workspace,
-} from "./helpers.js";
+import { closeSession, diskRoles, expectSettleError, lastAssistant, openSession, useWorkspace } from "./helpers.js";
 
-let ws: Workspace;
-
-beforeEach(() => {
-	ws = createWorkspace();
-});
-
-afterEach(() => {
-	ws.cleanup();
-});
+const ws = useWorkspace();
 
 /** Every session file under the workspace (session dir and agent dir). */
 function sessionFiles(): string[] {

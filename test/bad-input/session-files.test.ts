@@ -5,31 +5,22 @@
  */
 import { appendFileSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { createAgentSessionRuntimeFactory } from "../../src/runtime/factory.js";
 import { createAgentSessionRuntime } from "../../src/runtime/runtime.js";
 import { SessionManager } from "../../src/store/session-manager.js";
 import {
 	closeSession,
-	createWorkspace,
 	diskRoles,
 	expectSettleError,
 	fileEntries,
 	lastAssistant,
 	openSession,
 	thrown,
-	type Workspace,
+	useWorkspace,
 } from "./helpers.js";
 
-let ws: Workspace;
-
-beforeEach(() => {
-	ws = createWorkspace();
-});
-
-afterEach(() => {
-	ws.cleanup();
-});
+const ws = useWorkspace();
 
 /** A session file with two exchanges written by a real session; returns its path. */
 async function writtenSession(): Promise<string> {

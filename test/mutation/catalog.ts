@@ -671,8 +671,8 @@ export const MUTANTS: Mutant[] = [
 		description: "empty label does not clear",
 		edits: [
 			{
-				find: "if (entry.label)",
-				replace: "if (entry.label !== undefined)",
+				find: 'if (typeof entry.label === "string" && entry.label) {',
+				replace: 'if (typeof entry.label === "string") {',
 			},
 		],
 		tests: ["test/store", "test/crash"],
@@ -10698,6 +10698,236 @@ export const MUTANTS: Mutant[] = [
 			},
 		],
 		tests: ["test/session/abort-at-every-await.test.ts"],
+	},
+	{
+		id: "CO01",
+		file: "src/store/entry-shape.ts",
+		description:
+			"content that is neither text nor a list (42, null, {}) counts as usable and reaches the context as it is",
+		edits: [
+			{
+				find: "\tif (!Array.isArray(content)) return false;\n",
+				replace: "\tif (!Array.isArray(content)) return true;\n",
+			},
+		],
+		tests: ["test/bad-input/stored-shapes.test.ts"],
+	},
+	{
+		id: "CO02",
+		file: "src/store/entry-shape.ts",
+		description: "a null in a content list counts as a block (the context then reads null.type)",
+		edits: [
+			{
+				find: "if (!isObject(block) || Array.isArray(block)) return false;",
+				replace: "if (Array.isArray(block)) return false;",
+			},
+		],
+		tests: ["test/bad-input/stored-shapes.test.ts"],
+	},
+	{
+		id: "CO03",
+		file: "src/store/entry-shape.ts",
+		description: "a block of an unknown type (video) stays in the context",
+		edits: [
+			{
+				find: 'return type === "text" || type === "image" || type === "thinking" || type === "toolCall";',
+				replace: 'return typeof type === "string";',
+			},
+		],
+		tests: ["test/bad-input/stored-shapes.test.ts"],
+	},
+	{
+		id: "CO04",
+		file: "src/store/session-file.ts",
+		description: "the fast path loads entries with fields of the wrong type without the invalid_field diagnostic",
+		edits: [
+			{
+				find: "!isWellShaped(value as Record<string, unknown>)",
+				replace: "false",
+			},
+		],
+		tests: ["test/bad-input/stored-shapes.test.ts", "test/store/session-file-pieces.property.test.ts"],
+	},
+	{
+		id: "CO05",
+		file: "src/store/session-file.ts",
+		description: "a message entry without a message object is loaded (the projection then reads undefined.role)",
+		edits: [
+			{
+				find: 'if (record.type === "message" && !hasMessageObject(record as { message?: unknown })) {',
+				replace: "if (false) {",
+			},
+		],
+		tests: ["test/bad-input/stored-shapes.test.ts"],
+	},
+	{
+		id: "CO06",
+		file: "src/store/entry-index.ts",
+		description: "a label that is a number is kept as the entry's label (the tree view then throws)",
+		edits: [
+			{
+				find: 'if (typeof entry.label === "string" && entry.label) {',
+				replace: "if (entry.label) {",
+			},
+		],
+		tests: ["test/bad-input/stored-shapes.test.ts"],
+	},
+	{
+		id: "CO07",
+		file: "src/store/entry-index.ts",
+		description: "a session name that is a number is trimmed as text (SessionManager.open throws)",
+		edits: [
+			{
+				find: "this.sessionName = storedText(entry.name)?.trim() || undefined;",
+				replace: "this.sessionName = (entry.name as string)?.trim() || undefined;",
+			},
+		],
+		tests: ["test/bad-input/stored-shapes.test.ts"],
+	},
+	{
+		id: "CO08",
+		file: "src/store/projection.ts",
+		description: "a compaction summary that is not text reaches the context as it is",
+		edits: [
+			{
+				find: 'createCompactionSummaryMessage(storedText(entry.summary) ?? "", entry.tokensBefore, entry.timestamp)',
+				replace: "createCompactionSummaryMessage(entry.summary, entry.tokensBefore, entry.timestamp)",
+			},
+		],
+		tests: ["test/bad-input/stored-shapes.test.ts"],
+	},
+	{
+		id: "CO09",
+		file: "src/compaction/entry-messages.ts",
+		description: "compaction reads a stored message as it is, not as the context reads it",
+		edits: [
+			{
+				find: "\t\t\treturn sessionEntryToContextMessages(entry)[0];",
+				replace: '\t\t\treturn entry.type === "message" ? entry.message : sessionEntryToContextMessages(entry)[0];',
+			},
+		],
+		tests: ["test/bad-input/stored-shapes.test.ts"],
+	},
+	{
+		id: "CO10",
+		file: "src/session/agent-session.ts",
+		description: "the fork list reads stored user content as it is (a null block throws)",
+		edits: [
+			{
+				find: "const content = contextContent(entry.message.content);",
+				replace: "const content = entry.message.content as never as TextContent[];",
+			},
+		],
+		tests: ["test/bad-input/stored-shapes.test.ts"],
+	},
+	{
+		id: "CO11",
+		file: "src/cli/interactive-tree.ts",
+		description: "the tree view excerpts a branch summary that is a number",
+		edits: [
+			{
+				find: 'excerpt(storedText(entry.summary) ?? "")',
+				replace: "excerpt(entry.summary)",
+			},
+		],
+		tests: ["test/bad-input/stored-shapes.test.ts"],
+	},
+	{
+		id: "CO12",
+		file: "src/store/session-manager.ts",
+		description: "appendSessionInfo accepts a name that is not a string",
+		edits: [
+			{
+				find: 'throwIfInvalid(stringArgumentError("sessionManager.appendSessionInfo", "the name", name, SESSION_NAME_HINT));',
+				replace: "",
+			},
+		],
+		tests: ["test/bad-input/setters.test.ts"],
+	},
+	{
+		id: "CO13",
+		file: "src/store/session-manager.ts",
+		description: "appendLabelChange accepts a label that is a number",
+		edits: [
+			{
+				find: 'stringArgumentError(method, "the label", label, LABEL_HINT, true),',
+				replace: "undefined,",
+			},
+		],
+		tests: ["test/bad-input/setters.test.ts"],
+	},
+	{
+		id: "CO14",
+		file: "src/session/agent-session.ts",
+		description:
+			"session.setSessionName / pi.setSessionName leave the check to the store (the error names sessionManager.appendSessionInfo)",
+		edits: [
+			{
+				find: 'const invalid = stringArgumentError(method, "the name", name, SESSION_NAME_HINT);',
+				replace: "const invalid = undefined;",
+			},
+		],
+		tests: ["test/bad-input/setters.test.ts"],
+	},
+	{
+		id: "CO15",
+		file: "src/session/agent-session.ts",
+		description: "pi.setLabel with a number label is not refused by the extension API",
+		edits: [
+			{
+				find: 'stringArgumentError("pi.setLabel", "the label", label, LABEL_HINT, true);',
+				replace: "undefined;",
+			},
+		],
+		tests: ["test/bad-input/setters.test.ts"],
+	},
+	{
+		id: "CO16",
+		file: "src/session/agent-session.ts",
+		description: "setSteeringMode hands a wrong mode to the queue before the settings refuse it",
+		edits: [
+			{
+				find: "\t\tthis.settingsManager.setSteeringMode(mode);\n\t\tthis.agent.steeringMode = mode;",
+				replace: "\t\tthis.agent.steeringMode = mode;\n\t\tthis.settingsManager.setSteeringMode(mode);",
+			},
+		],
+		tests: ["test/bad-input/setters.test.ts"],
+	},
+	{
+		id: "CO17",
+		file: "src/session/agent-session.ts",
+		description: "setScopedModels takes any value",
+		edits: [
+			{
+				find: 'const invalid = scopedModelsError("session.setScopedModels", scopedModels);',
+				replace: "const invalid = undefined;",
+			},
+		],
+		tests: ["test/bad-input/setters.test.ts"],
+	},
+	{
+		id: "CO18",
+		file: "src/store/session-manager.ts",
+		description: "appendCustomMessageEntry stores content that is a number",
+		edits: [
+			{
+				find: "withNothingWritten(userMessageContentError(method, content)),",
+				replace: "undefined,",
+			},
+		],
+		tests: ["test/bad-input/setters.test.ts"],
+	},
+	{
+		id: "CO19",
+		file: "src/store/session-manager.ts",
+		description: "appendCustomEntry stores a customType that is a number",
+		edits: [
+			{
+				find: 'throwIfInvalid(stringArgumentError("sessionManager.appendCustomEntry", "customType", customType, CUSTOM_TYPE_HINT));',
+				replace: "",
+			},
+		],
+		tests: ["test/bad-input/setters.test.ts"],
 	},
 ];
 

@@ -8,6 +8,7 @@ import { join } from "node:path";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import type { SessionEntry, SessionHeader } from "../../src/store/entries.js";
+import { entryFieldProblem } from "../../src/store/entry-shape.js";
 import {
 	decodePieceBytes,
 	parseSessionText,
@@ -47,7 +48,18 @@ const line = fc.oneof(
 				}),
 			),
 	},
-	fc.constantFrom("", "  ", "not json", "[1]", '{"no":"type"}', '{"type":"message"}', header),
+	fc.constantFrom(
+		"",
+		"  ",
+		"not json",
+		"[1]",
+		'{"no":"type"}',
+		'{"type":"message"}',
+		header,
+		// Loaded, with an invalid_field diagnostic.
+		'{"type":"custom_message","id":"e5","parentId":null,"timestamp":"t","customType":"x","content":42}',
+		'{"type":"message","id":"e6","parentId":null,"timestamp":"t","message":{"role":"user","content":[null]}}',
+	),
 );
 
 const sessionText = fc.record({
@@ -122,6 +134,19 @@ function referenceRead(lines: string[]) {
 		if (((header.version as number | undefined) ?? 1) >= 2 && typeof record.id !== "string") {
 			malformed(line, 'entry has no string "id"');
 			continue;
+		}
+		const message = record.message;
+		if (record.type === "message" && (typeof message !== "object" || message === null || Array.isArray(message))) {
+			malformed(line, "a message entry without a message object");
+			continue;
+		}
+		const problem = entryFieldProblem(record as SessionEntry & Record<string, unknown>);
+		if (problem !== undefined) {
+			diagnostics.push({
+				kind: "invalid_field",
+				line,
+				message: `Line ${line}: ${problem} (the line is kept as it is).`,
+			});
 		}
 		entries.push(record);
 	}
