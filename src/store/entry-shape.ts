@@ -110,33 +110,12 @@ export function entryFieldProblem(entry: { type: string } & Record<string, unkno
 
 /**
  * Whether the reader can load `entry` as it is, with nothing to report: the check of every line
- * read (a message entry without a message object, or {@link entryFieldProblem} not undefined, is
- * false). Kept allocation-free for that hot loop.
+ * read (false for a message entry without a message object, or when {@link entryFieldProblem} finds
+ * one). Allocation-free for a well-shaped entry: the problem phrase is only built for a bad one.
  */
 export function isWellShaped(entry: { type?: unknown; message?: unknown } & Record<string, unknown>): boolean {
-	switch (entry.type) {
-		case "message": {
-			const message = entry.message as { role?: unknown; content?: unknown } | null;
-			if (typeof message !== "object" || message === null || Array.isArray(message)) return false;
-			return !hasBlockContent(message.role) || isUsableContent(message.content);
-		}
-		case "custom_message":
-			return isUsableContent(entry.content);
-		case "compaction":
-			return typeof entry.summary === "string";
-		case "branch_summary":
-			return isTextOrAbsent(entry.summary);
-		case "session_info":
-			return isTextOrAbsent(entry.name);
-		case "label":
-			return isTextOrAbsent(entry.label);
-		default:
-			return true;
-	}
-}
-
-function isTextOrAbsent(value: unknown): boolean {
-	return value === undefined || value === null || typeof value === "string";
+	if (entry.type === "message" && !hasMessageObject(entry)) return false;
+	return entryFieldProblem(entry as { type: string } & Record<string, unknown>) === undefined;
 }
 
 /** Whether a message entry's `message` can be read at all: an object (its role is read). */
