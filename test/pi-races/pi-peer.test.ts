@@ -3075,41 +3075,55 @@ export default function (pi) {
 	});
 });
 
+/**
+ * Two extensions for a send between `agent_end` and `agent_settled`: the first holds the first
+ * `agent_end` until {@link releaseAgentEnd}, the second's `pi` ({@link sender}) sends from outside any
+ * handler meanwhile. `setup()` gives each peer fresh gates; extension errors collect in `errors`.
+ */
+function agentEndHeldWhileSending() {
+	const held = {
+		errors: [] as string[],
+		inAgentEnd: gate(),
+		releaseAgentEnd: gate(),
+		sender: undefined as ExtensionAPI | undefined,
+		setup: () => {
+			held.inAgentEnd = gate();
+			held.releaseAgentEnd = gate();
+			let holding = false;
+			return {
+				onError: (error: { error: string }) => void held.errors.push(error.error),
+				extensions: [
+					(api: ExtensionAPI) => {
+						api.on("agent_end", async () => {
+							if (holding) return;
+							holding = true;
+							held.inAgentEnd.release();
+							await held.releaseAgentEnd.promise;
+						});
+					},
+					(api: ExtensionAPI) => {
+						held.sender = api;
+					},
+				],
+			};
+		},
+	};
+	return held;
+}
+
 describe("pi 0.73.1 against Settle: a send between agent_end and agent_settled", () => {
 	it("pi-subagents#928: pi.sendUserMessage(…, { deliverAs: \"steer\" }) from outside any handler while another extension's agent_end handler runs — pi 0.73.1 leaves it listed and unanswered (the report's later pi refuses it); Settle answers it in the same operation", async () => {
-		const errors: string[] = [];
-		let inAgentEnd = gate();
-		let releaseAgentEnd = gate();
-		let inbox: ExtensionAPI | undefined;
+		const held = agentEndHeldWhileSending();
+		const errors = held.errors;
 		const runs = await onBothPeers(
-			() => {
-				inAgentEnd = gate();
-				releaseAgentEnd = gate();
-				let held = false;
-				return {
-					onError: (error) => void errors.push(error.error),
-					extensions: [
-						(api) => {
-							api.on("agent_end", async () => {
-								if (held) return;
-								held = true;
-								inAgentEnd.release();
-								await releaseAgentEnd.promise;
-							});
-						},
-						(api) => {
-							inbox = api;
-						},
-					],
-				};
-			},
+			() => held.setup(),
 			async (peer) => {
 				errors.length = 0;
 				peer.script(Array.from({ length: 4 }, (_, i) => ({ text: `answer ${i}` })));
 				const done = peer.session.prompt("task");
-				await inAgentEnd.promise;
-				inbox!.sendUserMessage("inbox request", { deliverAs: "steer" });
-				releaseAgentEnd.release();
+				await held.inAgentEnd.promise;
+				held.sender!.sendUserMessage("inbox request", { deliverAs: "steer" });
+				held.releaseAgentEnd.release();
 				await done;
 				await peer.quiesce();
 				return {
@@ -3132,44 +3146,22 @@ describe("pi 0.73.1 against Settle: a send between agent_end and agent_settled",
 
 describe("pi 0.73.1 against Settle: a custom message that triggers a turn while agent_end handlers run", () => {
 	it("remote_pi#62: pi.sendMessage(…, { triggerTurn: true }) from outside any handler while another extension's agent_end handler runs — pi 0.73.1 queues it as a steer its finished run never takes: unanswered, unsaved, no error (the report's later pi throws); Settle answers it in the same operation", async () => {
-		const errors: string[] = [];
-		let inAgentEnd = gate();
-		let releaseAgentEnd = gate();
-		let mesh: ExtensionAPI | undefined;
+		const held = agentEndHeldWhileSending();
+		const errors = held.errors;
 		const runs = await onBothPeers(
-			() => {
-				inAgentEnd = gate();
-				releaseAgentEnd = gate();
-				let held = false;
-				return {
-					onError: (error) => void errors.push(error.error),
-					extensions: [
-						(api) => {
-							api.on("agent_end", async () => {
-								if (held) return;
-								held = true;
-								inAgentEnd.release();
-								await releaseAgentEnd.promise;
-							});
-						},
-						(api) => {
-							mesh = api;
-						},
-					],
-				};
-			},
+			() => held.setup(),
 			async (peer) => {
 				errors.length = 0;
 				peer.script(Array.from({ length: 4 }, (_, i) => ({ text: `answer ${i}` })));
 				const done = peer.session.prompt("task");
-				await inAgentEnd.promise;
+				await held.inAgentEnd.promise;
 				let threw = "";
 				const sent = Promise.resolve(
-					mesh!.sendMessage({ customType: "mesh", content: "envelope", display: true }, { triggerTurn: true }),
+					held.sender!.sendMessage({ customType: "mesh", content: "envelope", display: true }, { triggerTurn: true }),
 				).catch((error: unknown) => {
 					threw = String(error);
 				});
-				releaseAgentEnd.release();
+				held.releaseAgentEnd.release();
 				await done;
 				await sent;
 				await peer.quiesce();
