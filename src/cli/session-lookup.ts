@@ -111,10 +111,9 @@ export async function findSessionByIdPrefix(prefix: string, lookup: SessionLooku
 async function otherProjectsSessions(prefix: string, lookup: SessionLookup): Promise<SessionInfo[]> {
 	const cwd = resolve(lookup.cwd);
 	const isDefault = resolve(lookup.sessionDir) === getDefaultSessionDirPath(cwd, lookup.agentDir);
+	// The project's own dir too: another cwd can share it (`a/b` and `a-b` both map to `--a-b--`).
 	const dirs = isDefault
-		? (await sessionDirsUnder(join(resolve(lookup.agentDir), "sessions"))).filter(
-				(dir) => resolve(dir) !== resolve(lookup.sessionDir),
-			)
+		? await sessionDirsUnder(join(resolve(lookup.agentDir), "sessions"))
 		: [resolve(lookup.sessionDir)];
 	const all = await listSessionsIn(dirs, undefined, undefined, (header) => header.id.startsWith(prefix));
 	return all.filter((info) => info.id.startsWith(prefix) && info.cwd !== "" && resolve(info.cwd) !== cwd);
@@ -126,14 +125,12 @@ async function otherProjectsSessions(prefix: string, lookup: SessionLookup): Pro
  * months-long sessions reads their headers, not their transcripts.
  */
 async function projectSessionsWithIdPrefix(prefix: string, lookup: SessionLookup): Promise<SessionInfo[]> {
-	// SessionManager.list's rule: a custom session dir holds other projects' sessions too.
-	const dir = resolve(lookup.sessionDir);
-	const filterCwd = dir !== getDefaultSessionDirPath(lookup.cwd);
+	// SessionManager.list's rule: any session dir may hold other projects' sessions too.
 	const cwd = resolve(lookup.cwd);
 	return listSessionsIn(
-		[dir],
+		[resolve(lookup.sessionDir)],
 		undefined,
-		(info) => info.id.startsWith(prefix) && (!filterCwd || (info.cwd !== "" && resolve(info.cwd) === cwd)),
+		(info) => info.id.startsWith(prefix) && info.cwd !== "" && resolve(info.cwd) === cwd,
 		(header) => header.id.startsWith(prefix),
 	);
 }

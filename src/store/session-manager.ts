@@ -457,9 +457,10 @@ export class SessionManager {
 	}
 
 	/**
-	 * Opens the most recently modified session in the session dir (only sessions of `cwd` when a
-	 * custom dir is given), or creates a new one when there is none. The default dir is the one
-	 * {@link SessionManager.create} uses: under the default agent dir, not an `agentDir` of yours.
+	 * Opens the most recently modified session of `cwd` (by its header) in the session dir, or creates
+	 * a new one when there is none. Another cwd's sessions are never picked, also in the default dir,
+	 * which two cwds can share (`a/b` and `a-b`). The default dir is the one {@link SessionManager.create}
+	 * uses: under the default agent dir, not an `agentDir` of yours.
 	 *
 	 * The options may come as one object (`continueRecent(cwd, { sessionDir })`) or positionally, as in pi.
 	 *
@@ -476,8 +477,8 @@ export class SessionManager {
 		const object = optionsForm<SessionManagerContinueOptions>("continueRecent", sessionDirOrOptions, []);
 		const sessionDir = object ? object.sessionDir : (sessionDirOrOptions as string | undefined);
 		const dir = sessionDir ? resolve(sessionDir) : getDefaultSessionDirPath(cwd);
-		const filterCwd = sessionDir !== undefined && dir !== getDefaultSessionDirPath(cwd);
-		const recent = findMostRecentSession(dir, filterCwd ? cwd : undefined);
+		// Always by the header's cwd: two cwds can share a default dir (`a/b` and `a-b` both map to `--a-b--`).
+		const recent = findMostRecentSession(dir, cwd);
 		return recent ? SessionManager.open(recent, dir, cwd) : SessionManager.create(cwd, dir);
 	}
 
@@ -580,8 +581,8 @@ export class SessionManager {
 	}
 
 	/**
-	 * The path of the session with id `id` among the sessions of `cwd` (or in `sessionDir`), or undefined.
-	 * Reads only headers.
+	 * The path of the session with id `id` among the sessions of `cwd` (in its default dir, or in
+	 * `sessionDir`), or undefined. Reads only headers.
 	 *
 	 * @example
 	 * ```ts
@@ -591,12 +592,11 @@ export class SessionManager {
 	 */
 	static findById(cwd: string, id: string, sessionDir?: string): string | undefined {
 		const dir = sessionDir ? resolve(sessionDir) : getDefaultSessionDirPath(cwd);
-		const filterCwd = sessionDir !== undefined && dir !== getDefaultSessionDirPath(cwd);
-		return findSessionFileById(dir, id, filterCwd ? cwd : undefined);
+		return findSessionFileById(dir, id, cwd);
 	}
 
 	/**
-	 * Sessions of `cwd` (from its default dir, or from `sessionDir` filtered to that cwd), newest first.
+	 * Sessions of `cwd` (by their header; from its default dir, or from `sessionDir`), newest first.
 	 * The options may come as one object (`list(cwd, { sessionDir, onProgress })`) or positionally, as in pi.
 	 *
 	 * @example
@@ -618,13 +618,8 @@ export class SessionManager {
 		const sessionDir = object ? object.sessionDir : (sessionDirOrOptions as string | undefined);
 		const onProgress = object ? object.onProgress : positionalOnProgress;
 		const dir = sessionDir ? resolve(sessionDir) : getDefaultSessionDirPath(cwd);
-		const filterCwd = sessionDir !== undefined && dir !== getDefaultSessionDirPath(cwd);
 		const resolvedCwd = resolve(cwd);
-		return listSessionsIn(
-			[dir],
-			onProgress,
-			(info) => !filterCwd || (info.cwd !== "" && resolve(info.cwd) === resolvedCwd),
-		);
+		return listSessionsIn([dir], onProgress, (info) => info.cwd !== "" && resolve(info.cwd) === resolvedCwd);
 	}
 
 	/**

@@ -11,11 +11,12 @@
  * a retry follows, and one `agent_settled` once nothing does; a signal that still runs the extensions'
  * `session_shutdown`.
  */
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { RpcClient, runSettle, useCliProject } from "../cli/helpers.js";
 import { fileAppears, Repl } from "../cli/interactive.helpers.js";
+import { persistedUserTexts } from "./helpers.js";
 import { killMarked, markedProcesses, processMarker, wedgingCommand } from "./processes.js";
 
 const cli = useCliProject("settle-pi-races-cli-");
@@ -524,5 +525,49 @@ describe("pi#4314 / pi#4716: over RPC, agent_end comes before an auto-retry with
 		expect(answers.at(-1)!.index).toBeLessThan(settledAt);
 		// Nothing of the run comes after agent_settled.
 		expect(client.lines.slice(settledAt + 1).filter((line) => line.type !== "response")).toEqual([]);
+	});
+});
+
+describe("openclaw#96542: two projects whose paths differ only by a separator share a session dir; continue resumes the other one", () => {
+	it("openclaw#96542: `settle -c` in client/app never continues client-app's session (newer or not), and client-app still continues its own", () => {
+		const clientApp = join(cli.dir, "dev", "client-app");
+		const clientSlashApp = join(cli.dir, "dev", "client", "app");
+		mkdirSync(clientApp, { recursive: true });
+		mkdirSync(clientSlashApp, { recursive: true });
+		const settle = (cwd: string, args: string[]) =>
+			runSettle(["--faux", ...args], { cwd, agentDir: cli.agentDir, timeoutMs: HANG_GUARD_MS });
+		const sessions = () => {
+			const dirs = readdirSync(join(cli.agentDir, "sessions"));
+			// Both projects map to one folder (pi's naming, kept so pi's sessions stay readable).
+			expect(dirs).toHaveLength(1);
+			const dir = join(cli.agentDir, "sessions", dirs[0]!);
+			return readdirSync(dir).map((name) => join(dir, name));
+		};
+		const headerCwd = (file: string) => JSON.parse(readFileSync(file, "utf8").split("\n")[0]!).cwd;
+
+		expect(settle(clientApp, ["-p", "the client-app deploy key is in vault"])).toMatchObject({ code: 0 });
+		const [clientAppFile] = sessions();
+		const clientAppBytes = readFileSync(clientAppFile!, "utf8");
+
+		// In the other project, the newest session of the shared folder is client-app's: not continued.
+		expect(settle(clientSlashApp, ["-c", "-p", "what do you know about this project?"])).toMatchObject({ code: 0 });
+		expect(readFileSync(clientAppFile!, "utf8")).toBe(clientAppBytes);
+		const [ownFile] = sessions().filter((file) => file !== clientAppFile);
+		expect(headerCwd(ownFile!)).toBe(clientSlashApp);
+		expect(persistedUserTexts(ownFile!)).toEqual(["what do you know about this project?"]);
+
+		// Back in client-app, its own (now older) session is continued, not client/app's newer one.
+		const ownBytes = readFileSync(ownFile!, "utf8");
+		expect(settle(clientApp, ["-c", "-p", "and where is it?"])).toMatchObject({ code: 0 });
+		expect(readFileSync(ownFile!, "utf8")).toBe(ownBytes);
+		expect(persistedUserTexts(clientAppFile!)).toEqual(["the client-app deploy key is in vault", "and where is it?"]);
+		expect(sessions()).toHaveLength(2);
+
+		// Its id given in client/app names client-app as the project that holds it; nothing is written.
+		const id = JSON.parse(readFileSync(clientAppFile!, "utf8").split("\n")[0]!).id as string;
+		const byId = settle(clientSlashApp, ["--session", id.slice(0, 13), "-p", "go on"]);
+		expect(byId.code).toBe(2);
+		expect(byId.stderr).toContain(`of the project ${clientApp} does`);
+		expect(sessions()).toHaveLength(2);
 	});
 });

@@ -108,5 +108,17 @@ describe("finding sessions", () => {
 			expect(SessionManager.findById("/proj/b", b.id)).toBe(b.file);
 			expect(track(SessionManager.continueRecent("/proj/a")).getSessionFile()).toBe(a.file);
 		});
+
+		it("openclaw#96542: two cwds that share a default dir (`client/app`, `client-app`) never see each other's sessions", async () => {
+			const dir = getDefaultSessionDirPath("/dev/client-app");
+			expect(getDefaultSessionDirPath("/dev/client/app")).toBe(dir);
+			const mine = session(dir, "/dev/client-app", ["client-app work"], { ageSeconds: 50 });
+			const other = session(dir, "/dev/client/app", ["client/app work"]);
+			// The newest file of the shared dir belongs to the other project: not continued, listed or found.
+			expect(track(SessionManager.continueRecent("/dev/client-app")).getSessionFile()).toBe(mine.file);
+			expect((await SessionManager.list("/dev/client-app")).map((i) => i.path)).toEqual([mine.file]);
+			expect(SessionManager.findById("/dev/client-app", other.id)).toBeUndefined();
+			expect(SessionManager.findById("/dev/client/app", other.id)).toBe(other.file);
+		});
 	});
 });
