@@ -15,6 +15,7 @@ import {
 	orphanToolMessages,
 	textDelta,
 } from "./disk-harness.js";
+import { comparable, reopenedContext } from "./helpers.js";
 
 const { session } = diskSessionsPerTest();
 
@@ -213,6 +214,77 @@ describe("liveness: a session always settles", () => {
 			expect(events.filter((e) => e.type === "agent_settled")).toHaveLength(2);
 		});
 	}
+
+	it("pi#7053: abort while one call of a parallel batch stalls keeps the finished siblings' real results (in the events, the transcript, the file and the next request); only the stalled call gets an error", async () => {
+		let hungStarted!: () => void;
+		const stalled = new Promise<void>((resolve) => (hungStarted = resolve));
+		const read: AgentTool = {
+			name: "read_config",
+			label: "Read",
+			description: "reads the config",
+			parameters: { type: "object", properties: {} } as never,
+			execute: async () => ({ content: [{ type: "text", text: "port=8080" }], details: {} }),
+		};
+		const {
+			session: s,
+			provider,
+			clock,
+			events,
+		} = await session({ customTools: [read, hungTool(() => hungStarted())] });
+		provider.answer({
+			...fauxAssistantMessage(
+				[
+					fauxToolCall("mcp_call", {}, { id: "call-slow" }),
+					fauxToolCall("read_config", {}, { id: "call-a" }),
+					fauxToolCall("read_config", {}, { id: "call-b" }),
+				],
+				{ stopReason: "toolUse" },
+			),
+			api: "manual",
+			provider: "manual",
+			model: "manual-1",
+		});
+		const done = s.prompt("check the config and ask the MCP server");
+		await stalled;
+		// The siblings finished (the user saw them done) while the MCP call hangs.
+		while (events.filter((e) => e.type === "tool_execution_end").length < 2) await new Promise((r) => setImmediate(r));
+		const aborted = s.abort();
+		clock.increment(1000);
+		await aborted;
+		await done;
+		const resultOf = (id: string) =>
+			s.messages.find((m) => m.role === "toolResult" && m.toolCallId === id) as
+				| { content: { text?: string }[]; isError: boolean }
+				| undefined;
+		expect(resultOf("call-a")).toMatchObject({ content: [{ text: "port=8080" }], isError: false });
+		expect(resultOf("call-b")).toMatchObject({ content: [{ text: "port=8080" }], isError: false });
+		expect(resultOf("call-slow")).toMatchObject({ isError: true });
+		expect(events.filter((e) => e.type === "agent_settled")).toHaveLength(1);
+		const file = s.sessionFile!;
+		expect(orphanToolMessages(file)).toEqual({ callsWithoutResult: [], resultsWithoutCall: [] });
+		const saved = fileMessages(file).filter((m) => m.role === "toolResult");
+		expect(saved.map((m) => [m.toolCallId, m.isError])).toEqual([
+			["call-slow", true],
+			["call-a", false],
+			["call-b", false],
+		]);
+		expect(JSON.stringify(saved.slice(1))).toContain("port=8080");
+		// The next request carries the real results, not "No result provided".
+		const next = provider.next();
+		const answered = s.prompt("and now?");
+		const request = await next;
+		request.finish({
+			...fauxAssistantMessage("the port is 8080"),
+			api: "manual",
+			provider: "manual",
+			model: "manual-1",
+		});
+		await answered;
+		const sent = JSON.stringify(s.messages);
+		expect(sent).not.toContain("No result provided");
+		expect(sent.match(/port=8080/g)).toHaveLength(2);
+		expect(reopenedContext(file).map(comparable)).toEqual(s.messages.map(comparable));
+	});
 
 	it("pi#5778: a tool that honours its abort signal keeps its own result (no grace needed)", async () => {
 		let started!: () => void;

@@ -1987,6 +1987,84 @@ describe("pi 0.73.1 against Settle: what changes while a run goes on", () => {
 		expect(runs.settle).toEqual({ requests: 2, live: ["stop"], reopened: ["stop"] });
 	});
 
+	it("thinkrail#460: a steer and a follow-up that are only an image, sent while the answer streams — pi 0.73.1 delivers both but keeps them listed for good; Settle empties its lists", async () => {
+		const screenshot = {
+			type: "image",
+			data: "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==",
+			mimeType: "image/png",
+		};
+		const runs = await onBothPeers({}, async (peer) => {
+			const streaming = gate();
+			const release = gate();
+			peer.script([
+				async () => {
+					streaming.release();
+					await release.promise;
+					return { text: "first answer" };
+				},
+				{ text: "steer answered" },
+				{ text: "follow-up answered" },
+			]);
+			const done = peer.prompt("fix the layout");
+			await streaming.promise;
+			const session = peer.session as unknown as {
+				steer(text: string, images: unknown[]): Promise<void>;
+				followUp(text: string, images: unknown[]): Promise<void>;
+				getFollowUpMessages(): readonly string[];
+				readonly pendingMessageCount: number;
+			};
+			await session.steer("", [screenshot]);
+			await session.followUp("", [screenshot]);
+			release.release();
+			await done;
+			await peer.quiesce();
+			return {
+				requests: peer.requests.length,
+				steering: [...peer.session.getSteeringMessages()],
+				followUp: [...session.getFollowUpMessages()],
+				pending: session.pendingMessageCount,
+			};
+		});
+		// pi 0.73.1 has it: a delivered message leaves the lists by its text, and an empty text is skipped.
+		expect(runs.pi).toEqual({ requests: 3, steering: [""], followUp: [""], pending: 2 });
+		expect(runs.settle).toEqual({ requests: 3, steering: [], followUp: [], pending: 0 });
+	});
+
+	it("pi#6462: a model picked during an auto-retry's backoff — both send the retry to the picked model (the report asked for the retry to be cancelled)", async () => {
+		const runs = await onBothPeers(
+			{
+				reasoningModel: true,
+				settings: { retry: { enabled: true, maxRetries: 2, baseDelayMs: 1 } },
+				extensions: [
+					(api: ExtensionAPI) => {
+						midRunApi = api;
+						api.on("session_start", (_event, ctx) => {
+							midRunCtx = ctx as never;
+						});
+					},
+				],
+			},
+			async (peer) => {
+				peer.script([{ stopReason: "error", errorMessage: "529 overloaded_error: Overloaded" }, { text: "answered" }]);
+				let switched: Promise<boolean> | undefined;
+				peer.session.subscribe((event: AnyEvent) => {
+					if (event.type !== "auto_retry_start") return;
+					const reasoning = { ...midRunCtx!.model, id: "faux-2", name: "Faux Reasoning Model", reasoning: true };
+					switched = midRunApi!.setModel(reasoning as never);
+				});
+				await peer.prompt("hello");
+				await peer.quiesce();
+				const answeredBy = peer.session.messages.flatMap((message) => {
+					const m = message as { role: string; model?: string };
+					return m.role === "assistant" ? [m.model] : [];
+				});
+				return { switched: await switched, answeredBy, requests: peer.requests.length };
+			},
+		);
+		expect(runs.pi).toEqual({ switched: true, answeredBy: ["faux-2"], requests: 2 });
+		expect(runs.settle).toEqual({ switched: true, answeredBy: ["faux-2"], requests: 2 });
+	});
+
 	it("UniPi#30: ctx.compact() from turn_end — pi 0.73.1 aborts the run, losing the turn after the tool result; Settle answers it and compacts afterwards", async () => {
 		const runs = await onBothPeers(
 			(name) => ({
