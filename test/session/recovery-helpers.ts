@@ -16,7 +16,7 @@ export const errorReply = (errorMessage: string): AssistantMessage =>
 export const overflowReply = () => (): AssistantMessage => errorReply(OVERFLOW_TEXT);
 
 /** One scripted answer: a message, or a factory of the request context. */
-export type Answer = AssistantMessage | ((context: Context) => AssistantMessage);
+export type Answer = AssistantMessage | ((context: Context) => AssistantMessage | Promise<AssistantMessage>);
 
 export function isSummarization(context: Context): boolean {
 	return context.systemPrompt?.startsWith("You are a context summarization assistant") === true;
