@@ -16,7 +16,8 @@
  * the end of stdin the server finishes the running work before it exits (pi disposes at once); a
  * prompt's success response carries `data: { disposition }` (`handled` | `queued` | `started`, and
  * `runFollows` when a handled command sent messages), so a client knows whether an idle event will
- * come (pi's response has no data; pi's RpcClient ignores it).
+ * come (pi's response has no data; pi's RpcClient ignores it). Added: `clear_queue` empties the
+ * steering and follow-up queues and answers the texts it took (pi#9194: `abort` keeps them).
  */
 import { join } from "node:path";
 import { createInterface } from "node:readline";
@@ -24,7 +25,7 @@ import type { Readable } from "node:stream";
 import { errorMessage, SettleError } from "../errors.js";
 import { apiKeyEnvHint, providerOfAuthError } from "../llm/provider-env.js";
 import { jsonLine } from "../rpc/jsonl.js";
-import type { RpcQueueMode as QueueMode, RpcCommand, RpcPromptResult } from "../rpc/types.js";
+import type { RpcQueueMode as QueueMode, RpcClearedQueue, RpcCommand, RpcPromptResult } from "../rpc/types.js";
 import { INVALID_FORK_ENTRY_MESSAGE, InvalidForkEntryError } from "../runtime/errors.js";
 import type { AgentSessionRuntime } from "../runtime/runtime.js";
 import { modelHint } from "../runtime/sdk.js";
@@ -132,6 +133,9 @@ export async function runRpcMode(runtime: AgentSessionRuntime, input: Readable, 
 			case "abort":
 				await session.abort();
 				return success(id, "abort");
+			case "clear_queue":
+				// What an interactive Esc puts back into the editor; `abort` alone keeps the queues (pi#9194).
+				return success(id, "clear_queue", runtime.session.clearQueue() satisfies RpcClearedQueue);
 			case "new_session": {
 				const options = command.parentSession ? { parentSession: command.parentSession } : {};
 				return success(id, "new_session", await runtime.newSession(options));

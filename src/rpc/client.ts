@@ -15,6 +15,7 @@ import type {
 	CompactionResult,
 	ImageContent,
 	Model,
+	RpcClearedQueue,
 	RpcCommand,
 	RpcEvent,
 	RpcExtensionUIAnswer,
@@ -405,6 +406,22 @@ export class RpcClient {
 	 */
 	async abort(): Promise<void> {
 		await this.request({ type: "abort" });
+	}
+
+	/**
+	 * Empties the steering and follow-up queues and resolves with the texts that will now not be
+	 * delivered (Settle's addition, pi#9194): `abort` alone keeps them for the next prompt. Clear, then
+	 * abort, to stop and put the queued texts back into your own editor as pi's interactive Esc does.
+	 *
+	 * @example
+	 * ```ts
+	 * const { steering, followUp } = await client.clearQueue();
+	 * await client.abort();
+	 * const draft = [...steering, ...followUp].join("\n"); // back into the editor
+	 * ```
+	 */
+	clearQueue(): Promise<RpcClearedQueue> {
+		return this.request({ type: "clear_queue" });
 	}
 
 	/**

@@ -11,6 +11,7 @@ export {
 	type RpcExtensionUIHandler,
 } from "./client.js";
 export type {
+	RpcClearedQueue,
 	RpcCommand,
 	RpcCommandType,
 	RpcEvent,

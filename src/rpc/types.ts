@@ -22,6 +22,8 @@ export type RpcCommand = { id?: string } & (
 	| { type: "steer"; message: string; images?: ImageContent[] }
 	| { type: "follow_up"; message: string; images?: ImageContent[] }
 	| { type: "abort" }
+	/** Settle's addition (pi#9194): empties both queues; the data is {@link RpcClearedQueue}. */
+	| { type: "clear_queue" }
 	| { type: "new_session"; parentSession?: string }
 	| { type: "get_state" }
 	| { type: "set_model"; provider: string; modelId: string }
@@ -67,6 +69,16 @@ export interface RpcPromptResult {
 	disposition: "handled" | "queued" | "started";
 	/** Only with `handled`: a run the command asked for follows (and ends with its idle event). */
 	runFollows?: true;
+}
+
+/**
+ * A `clear_queue` response's data (Settle's addition; pi 0.73.1 has no such command, pi#9194): the
+ * queued texts that will now not be delivered, what an interactive Esc puts back into the editor. A
+ * message the run has already taken for the current turn is still delivered and is not listed.
+ */
+export interface RpcClearedQueue {
+	steering: string[];
+	followUp: string[];
 }
 
 /**

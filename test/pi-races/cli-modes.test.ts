@@ -201,6 +201,68 @@ describe("sesori#1157 (sesori_apps_monorepo): over RPC, abort with a steer alrea
 	});
 });
 
+describe("pi#9194 / pi#8432: over RPC, abort keeps the queued messages and nothing clears them", () => {
+	it("pi#9194: settle --rpc: `clear_queue` while a command runs answers the queued steer and follow-up and empties the queues; after abort, the next prompt carries neither and nothing saves them", async () => {
+		const script = join(cli.dir, "script.json");
+		// A long command, then the faux model echoes the last user message.
+		writeFileSync(
+			script,
+			JSON.stringify([{ toolCalls: [{ name: "bash", arguments: { command: "echo started; sleep 60" } }] }]),
+		);
+		const client = new RpcClient(["--faux-script", script], { cwd: cli.project, agentDir: cli.agentDir });
+		const started = client.next(
+			(line) => line.type === "tool_execution_update" && JSON.stringify(line).includes("started"),
+		);
+		expect(await client.request({ id: "1", type: "prompt", message: "run the slow thing" })).toMatchObject({
+			success: true,
+		});
+		await started;
+		expect(await client.request({ id: "2", type: "steer", message: "also update the docs" })).toMatchObject({
+			success: true,
+		});
+		expect(await client.request({ id: "3", type: "follow_up", message: "then run the tests" })).toMatchObject({
+			success: true,
+		});
+		// "Stop, do this instead": the bridge takes the queued texts back, then aborts.
+		expect(await client.request({ id: "4", type: "clear_queue" })).toMatchObject({
+			success: true,
+			data: { steering: ["also update the docs"], followUp: ["then run the tests"] },
+		});
+		expect(client.lines.filter((line) => line.type === "queue_update").at(-1)).toMatchObject({
+			steering: [],
+			followUp: [],
+		});
+		const settled = client.next((line) => line.type === "agent_settled");
+		expect(await client.request({ id: "5", type: "abort" })).toMatchObject({ success: true });
+		await settled;
+		expect(await client.request({ id: "6", type: "get_state" })).toMatchObject({
+			data: { isStreaming: false, pendingMessageCount: 0 },
+		});
+		const nextSettled = client.next((line) => line.type === "agent_settled");
+		expect(await client.request({ id: "7", type: "prompt", message: "do this instead" })).toMatchObject({
+			success: true,
+		});
+		await nextSettled;
+		const userTexts = client.lines
+			.filter((line) => line.type === "message_end" && (line.message as { role?: string }).role === "user")
+			.map((line) => JSON.stringify((line.message as { content: unknown }).content));
+		expect(userTexts).toEqual([
+			JSON.stringify([{ type: "text", text: "run the slow thing" }]),
+			JSON.stringify([{ type: "text", text: "do this instead" }]),
+		]);
+		// Nothing left to clear: an empty answer, not an error.
+		expect(await client.request({ id: "8", type: "clear_queue" })).toMatchObject({
+			success: true,
+			data: { steering: [], followUp: [] },
+		});
+		const sessionFile = ((await client.request({ id: "9", type: "get_state" })) as { data: { sessionFile: string } })
+			.data.sessionFile;
+		expect(await client.end()).toBe(0);
+		expect(client.stderr).toBe("");
+		expect(persistedUserTexts(sessionFile)).toEqual(["run the slow thing", "do this instead"]);
+	});
+});
+
 describe("gsd-2#1414: agent_end never comes after an abort during a hung tool; RPC clients stay 'streaming'", () => {
 	it("gsd-2#1414: settle --rpc: abort while a command whose processes ignore SIGTERM runs — agent_end, then agent_settled, before abort's answer; get_state is idle, no process of the command is left, and the next prompt is answered", async () => {
 		const mark = processMarker();

@@ -144,6 +144,7 @@ describe("RpcClient methods: pi's names, the commands they send, the data they r
 		const cases: [string, () => Promise<unknown>, Record<string, unknown>, unknown][] = [
 			["steer", () => rpc.steer("s", [image]), { type: "steer", message: "s", images: [image] }, undefined],
 			["followUp", () => rpc.followUp("f"), { type: "follow_up", message: "f" }, undefined],
+			["clearQueue", () => rpc.clearQueue(), { type: "clear_queue" }, data("clear_queue")],
 			[
 				"newSession",
 				() => rpc.newSession("/p.jsonl"),
