@@ -10929,6 +10929,60 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/bad-input/setters.test.ts"],
 	},
+	{
+		id: "CR01",
+		file: "src/store/session-manager.ts",
+		description:
+			"continueRecent in the default dir opens its newest file whatever the header's cwd: `client/app` continues `client-app`'s session (openclaw#96542)",
+		edits: [{ find: "findMostRecentSession(dir, cwd);", replace: "findMostRecentSession(dir);" }],
+		tests: ["test/store/discovery.test.ts", "test/pi-races/cli-modes.test.ts"],
+	},
+	{
+		id: "CR02",
+		file: "src/store/session-manager.ts",
+		description: "list() returns every session of the folder, another cwd's that shares it too (openclaw#96542)",
+		edits: [
+			{
+				find: '(info) => info.cwd !== "" && resolve(info.cwd) === resolvedCwd);',
+				replace: "() => true);",
+			},
+		],
+		tests: ["test/store/discovery.test.ts"],
+	},
+	{
+		id: "CR03",
+		file: "src/cli/session-lookup.ts",
+		description:
+			"--session <id prefix> resumes a session of another cwd that shares the project's folder (openclaw#96542)",
+		edits: [
+			{
+				find: '(info) => info.id.startsWith(prefix) && info.cwd !== "" && resolve(info.cwd) === cwd,',
+				replace: "(info) => info.id.startsWith(prefix),",
+			},
+		],
+		tests: ["test/pi-races/cli-modes.test.ts"],
+	},
+	{
+		id: "CR04",
+		file: "src/cli/rpc-mode.ts",
+		description: "RPC clear_queue answers nothing cleared and leaves the queues as they are (pi#9194)",
+		edits: [
+			{
+				find: 'return success(id, "clear_queue", runtime.session.clearQueue() satisfies RpcClearedQueue);',
+				replace: 'return success(id, "clear_queue", { steering: [], followUp: [] } satisfies RpcClearedQueue);',
+			},
+		],
+		tests: ["test/pi-races/cli-modes.test.ts"],
+	},
+	{
+		id: "CR05",
+		file: "src/rpc/client.ts",
+		description: "RpcClient.clearQueue() sends get_state instead of clear_queue (pi#9194)",
+		edits: [
+			{ find: 'return this.request({ type: "clear_queue" });', replace: 'return this.request({ type: "get_state" });' },
+		],
+		tests: ["test/rpc/rpc-client-peers.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
