@@ -21,7 +21,7 @@ import * as piAi from "@mariozechner/pi-ai";
 import * as pi from "@mariozechner/pi-coding-agent";
 import { afterEach, describe, expect, it } from "vitest";
 import type { ExtensionAPI } from "../../src/extensions/types.js";
-import { createFauxProvider } from "../../src/llm/faux.js";
+import { createFauxProvider, fauxAssistantMessage } from "../../src/llm/faux.js";
 import { InMemoryModelRuntime } from "../../src/llm/model-runtime.js";
 import { DefaultResourceLoader } from "../../src/resources/resource-loader.js";
 import { createAgentSession } from "../../src/runtime/sdk.js";
@@ -3413,5 +3413,45 @@ describe("pi 0.73.1 against Settle: the thinking level across model switches", (
 			pi: ["wide: xhigh, default xhigh", "narrow: high, default high", "wide again: high, default high"],
 			settle: ["wide: xhigh, default xhigh", "narrow: high, default xhigh", "wide again: xhigh, default xhigh"],
 		});
+	});
+});
+
+describe("pi 0.73.1 against Settle: two cwds that share a session folder", () => {
+	it("openclaw#96542: `client/app` and `client-app` map to one folder — pi 0.73.1's continueRecent and list() in client/app take client-app's session; Settle's start and list client/app's own", async () => {
+		const agentDir = mkdtempSync(join(tmpdir(), "settle-openclaw96542-peer-"));
+		const saved = { pi: process.env.PI_CODING_AGENT_DIR, settle: process.env.SETTLE_AGENT_DIR };
+		process.env.PI_CODING_AGENT_DIR = agentDir;
+		process.env.SETTLE_AGENT_DIR = agentDir;
+		cleanups.push(() => {
+			for (const [name, value] of [
+				["PI_CODING_AGENT_DIR", saved.pi],
+				["SETTLE_AGENT_DIR", saved.settle],
+			] as const) {
+				if (value === undefined) delete process.env[name];
+				else process.env[name] = value;
+			}
+			rmSync(agentDir, { recursive: true, force: true });
+		});
+		const user = { role: "user", content: "the client-app deploy key is in vault", timestamp: 1 };
+		const answer = { ...fauxAssistantMessage("noted"), timestamp: 2 };
+		const peers = { pi: pi.SessionManager as unknown as typeof SessionManager, settle: SessionManager };
+		const runs: Record<string, { continued: boolean; listed: number }> = {};
+		for (const [name, Manager] of Object.entries(peers)) {
+			// Each product in its own pair of folders (pi writes the file at its first answer).
+			const clientApp = Manager.create(`/${name}/dev/client-app`);
+			clientApp.appendMessage(user as never);
+			clientApp.appendMessage(answer as never);
+			const file = clientApp.getSessionFile();
+			(clientApp as { close?: () => void }).close?.();
+			const other = Manager.continueRecent(`/${name}/dev/client/app`);
+			runs[name] = {
+				continued: other.getSessionFile() === file,
+				listed: (await Manager.list(`/${name}/dev/client/app`)).length,
+			};
+			(other as { close?: () => void }).close?.();
+		}
+		// pi 0.73.1 has it: the newest file of the shared folder is continued and listed as client/app's.
+		expect(runs.pi).toEqual({ continued: true, listed: 1 });
+		expect(runs.settle).toEqual({ continued: false, listed: 0 });
 	});
 });
