@@ -4,12 +4,14 @@
  * (pi#2576, pi#2677), the exit code of a failed request in JSON mode (pi#9089), a prompt sent
  * over RPC right after `abort` (oh-my-pi#69), and an RPC `abort` with a steer already queued
  * (sesori#1157) or while a hung command runs (gsd-2#1414), a session file deleted while `-p` runs
- * (pi#8939), an auto-retry seen over RPC (pi#4314 / pi#4716), and `-p` or `-i` killed by a signal (pi#3212 /
- * pi#5080). What the user should see: the answer, then the process gone with a code that
- * says how the request ended; the prompt after an abort answered; an abort that stops everything at
- * once; a deleted file reported, never recreated without its header; a run's end that says whether
- * a retry follows, and one `agent_settled` once nothing does; a signal that still runs the extensions'
- * `session_shutdown`.
+ * (pi#8939), an auto-retry seen over RPC (pi#4314 / pi#4716), `-p` or `-i` killed by a signal (pi#3212 /
+ * pi#5080), queued messages taken back over RPC before an abort (pi#9194), and `-c` in a project whose
+ * session folder another project shares (openclaw#96542). What the user should see: the answer, then
+ * the process gone with a code that says how the request ended; the prompt after an abort answered; an
+ * abort that stops everything at once; a deleted file reported, never recreated without its header; a
+ * run's end that says whether a retry follows, and one `agent_settled` once nothing does; a signal
+ * that still runs the extensions' `session_shutdown`; cleared messages never delivered; only this
+ * project's sessions continued.
  */
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
