@@ -1644,7 +1644,7 @@ export const MUTANTS: Mutant[] = [
 			"a tool_result handler's content that is not an array is stored (compaction then fails) instead of reported",
 		edits: [
 			{
-				find: "if (value.content !== undefined && !Array.isArray(value.content)) {",
+				find: "if (value.content !== undefined && !isUsableBlockList(value.content)) {",
 				replace: "if (value.content === null) {",
 			},
 		],
