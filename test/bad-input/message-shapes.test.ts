@@ -3,9 +3,11 @@
  * (user content `42`, an assistant without a content list, a tool result without `toolCallId`…),
  * `session.recordBashResult` and `session.sendCustomMessage` with wrong fields. Each is refused with
  * `INVALID_ARGUMENT` naming the field and what to pass, before anything is written: the file keeps
- * its bytes and the session goes on. Shapes pi writes (the real fixtures) are stored as before.
+ * its bytes and the session goes on. Shapes pi writes (the real fixtures) are stored as before. And
+ * a stored message whose content could not be read (reported on open) is left out of the request
+ * instead of being sent as an empty user message.
  */
-import { readdirSync, readFileSync } from "node:fs";
+import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { AgentMessage } from "../../src/llm/types.js";
@@ -281,4 +283,48 @@ describe("session.sendCustomMessage given a customType that is not a string", ()
 			closeSession(session);
 		}
 	});
+});
+
+describe("a stored message whose content could not be read", () => {
+	const message = (content: unknown) => ({ type: "message", message: { role: "user", content, timestamp: 1 } });
+	it.each([
+		["a user message whose content is 42", message(42)],
+		["a user message holding only a block of unknown type", message([{ type: "video" }])],
+		[
+			"a custom_message whose content is null",
+			{ type: "custom_message", customType: "note", content: null, display: true },
+		],
+	])(
+		"regression: %s was sent as an empty user message (Bedrock refuses it; pi 0.73.1 fails every request) — now left out of the request; the file keeps it",
+		async (_label, stored) => {
+			const session = await openSession(ws);
+			ws.reply("one");
+			await session.prompt("first");
+			const file = session.sessionFile!;
+			closeSession(session);
+			const lines = readFileSync(file, "utf8").trim().split("\n");
+			const parentId = (JSON.parse(lines.at(-1)!) as { id: string }).id;
+			const entry = { id: "bad00001", parentId, timestamp: new Date().toISOString(), ...stored };
+			writeFileSync(file, `${lines.join("\n")}\n${JSON.stringify(entry)}\n`);
+			const bytes = readFileSync(file);
+
+			const manager = SessionManager.open(file);
+			expect(manager.getDiagnostics().map((d) => d.kind)).toEqual(["invalid_field"]);
+			const reopened = await openSession(ws, { sessionManager: manager });
+			try {
+				ws.reply("two");
+				await reopened.prompt("second");
+				expect(lastAssistant(reopened).text).toBe("two");
+				const request = ws.faux.requests.at(-1)!;
+				expect(request.messages.map((m) => [m.role, m.content])).toEqual([
+					["user", [{ type: "text", text: "first" }]],
+					["assistant", [{ type: "text", text: "one" }]],
+					["user", [{ type: "text", text: "second" }]],
+				]);
+			} finally {
+				closeSession(reopened);
+			}
+			expect(readFileSync(file).subarray(0, bytes.length).equals(bytes)).toBe(true);
+		},
+	);
 });
