@@ -237,8 +237,9 @@ function blockListProblem(owner: string, content: unknown): string | undefined {
 	if (!Array.isArray(content)) {
 		return `the ${owner}'s content must be an array of content blocks (got ${described(content)})`;
 	}
-	const index = content.findIndex((block) => !isUsableBlock(block));
-	if (index < 0) return undefined;
+	let index = 0;
+	while (index < content.length && isUsableBlock(content[index])) index++;
+	if (index === content.length) return undefined;
 	const block: unknown = content[index];
 	const what =
 		typeof block === "object" && block !== null && !Array.isArray(block)
@@ -310,29 +311,26 @@ const BASH_RESULT_SHAPE =
 
 /**
  * Like {@link promptInputError} for `recordBashResult(command, result)`: a string command and a
- * result of {@link BASH_RESULT_SHAPE}. Without the check a `null` result threw a bare TypeError, and
- * an `output` of `42` was stored (and, while a run streams, refused only when the run let it in).
+ * result of {@link BASH_RESULT_SHAPE}. Checked here, at the call: a `null` result threw a bare
+ * TypeError, and a result `appendMessage` refuses (`output: 42`) would, while a run streams, be
+ * refused only when the held result is written, inside the run.
  */
 export function bashResultError(method: string, command: unknown, result: unknown): SettleError | undefined {
 	const fail = (field: string, problem: string) =>
 		new SettleError("INVALID_ARGUMENT", `${method}: ${problem}. Nothing was recorded.`, { details: { method, field } });
-	const fieldFail = (field: string, expected: string) =>
-		fail(
-			field,
-			`the result's ${field} must be ${expected} (got ${described(fields[field])}); pass ${BASH_RESULT_SHAPE}`,
-		);
 	if (typeof command !== "string") return fail("command", `the command must be a string (got ${described(command)})`);
 	if (typeof result !== "object" || result === null || Array.isArray(result)) {
 		return fail("result", `the result must be ${BASH_RESULT_SHAPE} (got ${described(result)})`);
 	}
-	const fields = result as Record<string, unknown>;
-	if (typeof fields.output !== "string") return fieldFail("output", "a string");
-	if (fields.exitCode != null && typeof fields.exitCode !== "number")
-		return fieldFail("exitCode", "a number or undefined");
-	if (typeof fields.cancelled !== "boolean") return fieldFail("cancelled", "a boolean");
-	if (typeof fields.truncated !== "boolean") return fieldFail("truncated", "a boolean");
-	if (fields.fullOutputPath !== undefined && typeof fields.fullOutputPath !== "string") {
-		return fieldFail("fullOutputPath", "a string or undefined");
+	const { output, exitCode, cancelled, truncated, fullOutputPath } = result as Record<string, unknown>;
+	const wrong = (field: string, value: unknown, expected: string) =>
+		fail(field, `the result's ${field} must be ${expected} (got ${described(value)}); pass ${BASH_RESULT_SHAPE}`);
+	if (typeof output !== "string") return wrong("output", output, "a string");
+	if (exitCode != null && typeof exitCode !== "number") return wrong("exitCode", exitCode, "a number or undefined");
+	if (typeof cancelled !== "boolean") return wrong("cancelled", cancelled, "a boolean");
+	if (typeof truncated !== "boolean") return wrong("truncated", truncated, "a boolean");
+	if (fullOutputPath !== undefined && typeof fullOutputPath !== "string") {
+		return wrong("fullOutputPath", fullOutputPath, "a string or undefined");
 	}
 	return undefined;
 }

@@ -10947,7 +10947,7 @@ export const MUTANTS: Mutant[] = [
 		id: "CS03",
 		file: "src/session/input-check.ts",
 		description: "appendMessage checks only the first block of an assistant or tool-result content list",
-		edits: [{ find: "if (index < 0) return undefined;", replace: "if (index !== 0) return undefined;" }],
+		edits: [{ find: "if (index === content.length) return undefined;", replace: "if (index > 0) return undefined;" }],
 		tests: ["test/bad-input/message-shapes.test.ts"],
 	},
 	{
