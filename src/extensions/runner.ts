@@ -24,6 +24,7 @@ import type {
 	CacheWarmingDecisionEventResult,
 } from "../session/cache-warmer.js";
 import type { SystemPromptOptions } from "../session/system-prompt.js";
+import { isUsableBlock } from "../store/entry-shape.js";
 import type { SourceInfo } from "../tools/types.js";
 import { validateBoundaryEntries } from "./boundary.js";
 import { applyExtensionFlagValues, collectExtensionFlags, type ExtensionFlagInput } from "./flags.js";
@@ -1053,8 +1054,9 @@ export class ExtensionRunner {
 
 	/**
 	 * `tool_result`. Overrides chain field by field (`content`, `details`,
-	 * `isError`, `usage`; later handlers see earlier overrides); `content` that is not an array is
-	 * reported to `onError` and ignored. Resolves the resulting fields, or undefined when no handler
+	 * `isError`, `usage`; later handlers see earlier overrides); `content` that is not an array of
+	 * content blocks (it could not be stored: `appendMessage` refuses it) is reported to `onError` and
+	 * ignored. Resolves the resulting fields, or undefined when no handler
 	 * changed anything.
 	 */
 	async emitToolResult(event: ToolResultEvent): Promise<ToolResultEventResult | undefined> {
@@ -1069,11 +1071,13 @@ export class ExtensionRunner {
 				| undefined
 				| typeof FAILED;
 			if (!value || value === FAILED) continue;
-			if (value.content !== undefined && !Array.isArray(value.content)) {
+			if (value.content !== undefined && !isUsableBlockList(value.content)) {
 				this.emitError({
 					extensionPath: entry.extension.path,
 					event: "tool_result",
-					error: "A tool_result handler returned content that is not an array; it was ignored.",
+					error: Array.isArray(value.content)
+						? "A tool_result handler returned content holding something other than text, image, thinking or toolCall blocks; it was ignored."
+						: "A tool_result handler returned content that is not an array; it was ignored.",
 				});
 			} else if (value.content !== undefined) {
 				current.content = value.content;
@@ -1403,4 +1407,8 @@ export async function createExtensionRunner(
 ): Promise<{ runner: ExtensionRunner; errors: ExtensionLoadError[]; diagnostics: ExtensionDiagnostic[] }> {
 	const loaded = await instantiateExtensions(records, options);
 	return { runner: new ExtensionRunner(loaded, options), errors: loaded.errors, diagnostics: loaded.diagnostics };
+}
+
+function isUsableBlockList(content: unknown): boolean {
+	return Array.isArray(content) && content.every(isUsableBlock);
 }

@@ -94,6 +94,7 @@ import { createEventBridge } from "./event-bridge.js";
 import type { AgentSessionEvent, AgentSessionListener } from "./events.js";
 import { blockImagesAwareConverter, normalizeToolResultImages } from "./images.js";
 import {
+	bashResultError,
 	customMessageError,
 	ENTRY_ID_HINT,
 	LABEL_HINT,
@@ -1647,6 +1648,8 @@ export class AgentSession {
 
 	/**
 	 * Records the result of a command run elsewhere (e.g. by an extension). See {@link executeBash}.
+	 * Throws `INVALID_ARGUMENT` (nothing recorded) unless `command` is a string and `result` has a
+	 * string `output`, a number or undefined `exitCode` and boolean `cancelled` / `truncated`.
 	 *
 	 * @example
 	 * ```ts
@@ -1655,6 +1658,8 @@ export class AgentSession {
 	 */
 	recordBashResult(command: string, result: BashResult, options: { excludeFromContext?: boolean } = {}): void {
 		this.assertUsable();
+		const invalid = bashResultError("session.recordBashResult", command, result);
+		if (invalid) throw invalid;
 		this.bash.record(command, result, options);
 	}
 

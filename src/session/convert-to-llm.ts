@@ -47,7 +47,8 @@ export function bashExecutionToText(message: BashExecutionMessage): string {
 
 /**
  * Converts one transcript message. user / assistant / toolResult pass through (the same object
- * unless images are blocked); custom → user (string content becomes one text block);
+ * unless images are blocked); custom → user (string content becomes one text block); a user or
+ * custom message whose content is an empty list → `undefined` (nothing to send);
  * bashExecution → user text ({@link bashExecutionToText}), `undefined` when `excludeFromContext`;
  * compactionSummary / branchSummary → user text in their `<summary>` wrappers; system and unknown
  * roles → `undefined` (the system prompt travels separately).
@@ -63,11 +64,15 @@ export function convertMessageToLlm(message: AgentMessage, options: ConvertToLlm
 	let converted: Message | undefined;
 	switch (message.role) {
 		case "user":
+			if (hasNoContent(message.content)) return undefined;
+			converted = message;
+			break;
 		case "assistant":
 		case "toolResult":
 			converted = message;
 			break;
 		case "custom":
+			if (hasNoContent(message.content)) return undefined;
 			converted = {
 				role: "user",
 				content: typeof message.content === "string" ? [{ type: "text", text: message.content }] : message.content,
@@ -107,6 +112,17 @@ export function convertToLlm(messages: readonly AgentMessage[], options: Convert
 		if (converted) result.push(converted);
 	}
 	return result;
+}
+
+/**
+ * Whether a user-side message has no block to send: a stored one whose content could not be read
+ * (`42`, `null`, only unknown blocks: read as `[]`, reported on open as `invalid_field`). Such a
+ * message is left out of the request: Bedrock refuses an empty user content, most other providers
+ * drop it themselves, and pi 0.73.1 fails every request of such a session ("msg.content.map is not a
+ * function"). The file and the session's context keep it.
+ */
+function hasNoContent(content: unknown): boolean {
+	return Array.isArray(content) && content.length === 0;
 }
 
 function userText(text: string, timestamp: number): UserMessage {

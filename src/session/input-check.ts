@@ -5,6 +5,7 @@
  * used to throw inside the actor: an uncaught exception and a session stuck in `preflight`.
  */
 import { SettleError } from "../errors.js";
+import { isUsableBlock } from "../store/entry-shape.js";
 
 function described(value: unknown): string {
 	if (value === undefined) return "undefined";
@@ -50,14 +51,17 @@ export function promptInputError(method: string, text: unknown, images: unknown)
 	return undefined;
 }
 
+/** Why `content` cannot be a user message's content (text or text/image blocks), naming it `owner`. */
+function userContentProblem(owner: string, content: unknown): string | undefined {
+	if (typeof content === "string" || (Array.isArray(content) && content.every(isContentBlock))) return undefined;
+	return `${owner} must be a string or an array of { type: "text", text } and ${IMAGE_SHAPE} blocks (got ${described(content)})`;
+}
+
 /** Like {@link promptInputError} for `sendUserMessage`'s content: a string or text/image blocks. */
 export function userMessageContentError(method: string, content: unknown): SettleError | undefined {
-	if (typeof content === "string" || (Array.isArray(content) && content.every(isContentBlock))) return undefined;
-	return new SettleError(
-		"INVALID_ARGUMENT",
-		`${method}: the content must be a string or an array of { type: "text", text } and ${IMAGE_SHAPE} blocks (got ${described(content)}).`,
-		{ details: { method, field: "content" } },
-	);
+	const problem = userContentProblem("the content", content);
+	if (problem === undefined) return undefined;
+	return new SettleError("INVALID_ARGUMENT", `${method}: ${problem}.`, { details: { method, field: "content" } });
 }
 
 /**
@@ -159,7 +163,7 @@ export function modelArgumentError(
 
 /**
  * Like {@link userMessageContentError} for a custom message (`sendCustomMessage`, `pi.sendMessage`):
- * an object whose `content`, when given, is a string or text/image blocks. Stored as it was, a
+ * an object with a string `customType` whose `content`, when given, is a string or text/image blocks. Stored as it was, a
  * number there broke the token count of every later run ("content is not iterable").
  */
 export function customMessageError(method: string, message: unknown): SettleError | undefined {
@@ -170,7 +174,15 @@ export function customMessageError(method: string, message: unknown): SettleErro
 			{ details: { method, field: "message" } },
 		);
 	}
-	const content = (message as { content?: unknown }).content;
+	const { customType, content } = message as { customType?: unknown; content?: unknown };
+	// Refused later otherwise: when the queued message is stored, by then part of someone's prompt or run.
+	if (typeof customType !== "string") {
+		return new SettleError(
+			"INVALID_ARGUMENT",
+			`${method}: the message's customType must be a string (got ${described(customType)}). Pass your extension's name for it. Nothing was sent.`,
+			{ details: { method, field: "customType" } },
+		);
+	}
 	if (content === undefined) return undefined;
 	const invalid = userMessageContentError(method, content);
 	return (
@@ -195,6 +207,130 @@ export function scopedModelsError(method: string, scopedModels: unknown): Settle
 		const model = typeof scoped === "object" && scoped !== null ? (scoped as { model?: unknown }).model : scoped;
 		const invalid = modelArgumentError(`${method}: scopedModels[${index}].model`, model);
 		if (invalid) return invalid;
+	}
+	return undefined;
+}
+
+const BLOCKS_HINT =
+	'Pass a list of { type: "text", text }, { type: "image", data, mimeType }, thinking or toolCall blocks.';
+
+function fieldError(method: string, field: string, problem: string, hint: string): SettleError {
+	return new SettleError("INVALID_ARGUMENT", `${method}: ${problem}. ${hint ? `${hint} ` : ""}Nothing was written.`, {
+		details: { method, field },
+	});
+}
+
+function textFieldError(
+	method: string,
+	owner: string,
+	message: Record<string, unknown>,
+	field: string,
+	hint: string,
+): SettleError | undefined {
+	const value = message[field];
+	if (typeof value === "string") return undefined;
+	return fieldError(method, field, `the ${owner}'s ${field} must be a string (got ${described(value)})`, hint);
+}
+
+/** Why `content` is not a list of blocks the context can send (entry-shape's reading rule), or undefined. */
+function blockListProblem(owner: string, content: unknown): string | undefined {
+	if (!Array.isArray(content)) {
+		return `the ${owner}'s content must be an array of content blocks (got ${described(content)})`;
+	}
+	let index = 0;
+	while (index < content.length && isUsableBlock(content[index])) index++;
+	if (index === content.length) return undefined;
+	const block: unknown = content[index];
+	const what =
+		typeof block === "object" && block !== null && !Array.isArray(block)
+			? `a block of type ${described((block as { type?: unknown }).type)}`
+			: described(block);
+	return `the ${owner}'s content[${index}] is ${what}, not a text, image, thinking or toolCall block`;
+}
+
+/**
+ * Why `message` cannot be stored as a message entry (`appendMessage`), or undefined when it can:
+ * per role, the fields the context, the request and a reader of the file use. User and custom
+ * content is text or text/image blocks (as {@link userMessageContentError}); assistant and tool
+ * result content a list of blocks the context can send (the rule the reader reports stored entries
+ * by); a tool result names its call and tool, a custom message its type, a bash execution its
+ * command and output. Assistant and tool-result block fields are not checked (pi stores a tool
+ * result whose text is `42` and sends it as it is); roles Settle does not know (an extension's
+ * own) are stored as they are.
+ */
+export function messageShapeError(method: string, message: unknown): SettleError | undefined {
+	const role =
+		typeof message === "object" && message !== null && !Array.isArray(message)
+			? (message as { role?: unknown }).role
+			: undefined;
+	if (typeof role !== "string") {
+		return fieldError(
+			method,
+			"role",
+			`the message must be an object with a string role (got ${described(message)})`,
+			'Pass e.g. { role: "user", content: "fix the test", timestamp: Date.now() }.',
+		);
+	}
+	const fields = message as Record<string, unknown>;
+	switch (role) {
+		case "custom":
+		case "user": {
+			const typeError =
+				role === "custom"
+					? textFieldError(method, "custom message", fields, "customType", "Pass your extension's name for it.")
+					: undefined;
+			if (typeError) return typeError;
+			const problem = userContentProblem(`the ${role} message's content`, fields.content);
+			return problem === undefined ? undefined : fieldError(method, "content", problem, "");
+		}
+		case "assistant":
+		case "toolResult": {
+			const problem = blockListProblem(`${role} message`, fields.content);
+			if (problem) return fieldError(method, "content", problem, BLOCKS_HINT);
+			if (role === "assistant") return undefined;
+			const hint = "Pass the id and name of the toolCall block it answers.";
+			return (
+				textFieldError(method, "toolResult message", fields, "toolCallId", hint) ??
+				textFieldError(method, "toolResult message", fields, "toolName", hint)
+			);
+		}
+		case "bashExecution": {
+			const hint = "Pass the command that ran and its output as text.";
+			return (
+				textFieldError(method, "bashExecution message", fields, "command", hint) ??
+				textFieldError(method, "bashExecution message", fields, "output", hint)
+			);
+		}
+		default:
+			return undefined;
+	}
+}
+
+const BASH_RESULT_SHAPE =
+	"{ output: string, exitCode: number | undefined, cancelled: boolean, truncated: boolean, fullOutputPath?: string }";
+
+/**
+ * Like {@link promptInputError} for `recordBashResult(command, result)`: a string command and a
+ * result of {@link BASH_RESULT_SHAPE}. Checked here, at the call: a `null` result threw a bare
+ * TypeError, and a result `appendMessage` refuses (`output: 42`) would, while a run streams, be
+ * refused only when the held result is written, inside the run.
+ */
+export function bashResultError(method: string, command: unknown, result: unknown): SettleError | undefined {
+	const fail = (field: string, problem: string) =>
+		new SettleError("INVALID_ARGUMENT", `${method}: ${problem}. Nothing was recorded.`, { details: { method, field } });
+	if (typeof command !== "string") return fail("command", `the command must be a string (got ${described(command)})`);
+	if (typeof result !== "object" || result === null || Array.isArray(result)) {
+		return fail("result", `the result must be ${BASH_RESULT_SHAPE} (got ${described(result)})`);
+	}
+	const { output, exitCode, cancelled, truncated, fullOutputPath } = result as Record<string, unknown>;
+	const wrong = (field: string, value: unknown, expected: string) =>
+		fail(field, `the result's ${field} must be ${expected} (got ${described(value)}); pass ${BASH_RESULT_SHAPE}`);
+	if (typeof output !== "string") return wrong("output", output, "a string");
+	if (exitCode != null && typeof exitCode !== "number") return wrong("exitCode", exitCode, "a number or undefined");
+	if (typeof cancelled !== "boolean") return wrong("cancelled", cancelled, "a boolean");
+	if (typeof truncated !== "boolean") return wrong("truncated", truncated, "a boolean");
+	if (fullOutputPath !== undefined && typeof fullOutputPath !== "string") {
+		return wrong("fullOutputPath", fullOutputPath, "a string or undefined");
 	}
 	return undefined;
 }

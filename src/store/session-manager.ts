@@ -11,6 +11,7 @@ import {
 	CUSTOM_TYPE_HINT,
 	ENTRY_ID_HINT,
 	LABEL_HINT,
+	messageShapeError,
 	SESSION_NAME_HINT,
 	stringArgumentError,
 	userMessageContentError,
@@ -1068,6 +1069,9 @@ export class SessionManager {
 	/**
 	 * Appends a message (user, assistant, toolResult, bashExecution, custom, system). Compaction
 	 * and branch summaries have their own entries: use {@link appendCompaction} / {@link branchWithSummary}.
+	 * A message whose fields have the wrong shape for its role (user content `42`, an assistant
+	 * without a content list, a tool result without `toolCallId`…) throws `INVALID_ARGUMENT` naming
+	 * the field, and nothing is written.
 	 *
 	 * @example
 	 * ```ts
@@ -1075,10 +1079,8 @@ export class SessionManager {
 	 * ```
 	 */
 	appendMessage(message: AgentMessage): string {
-		const role = (message as { role?: unknown } | null)?.role;
-		if (typeof role !== "string") {
-			throw new SettleError("INVALID_ARGUMENT", "appendMessage needs a message object with a string role.");
-		}
+		throwIfInvalid(messageShapeError("sessionManager.appendMessage", message));
+		const role = message.role;
 		if (role === "compactionSummary" || role === "branchSummary") {
 			throw new SettleError(
 				"INVALID_ARGUMENT",

@@ -41,6 +41,30 @@ describe("tool_result handler returning content that is not an array", () => {
 		]);
 	});
 
+	it("a list holding something other than content blocks ([42]) is reported and ignored (stored, appendMessage would refuse it and end the run)", async () => {
+		const { runner, errors } = await runnerWith((pi) =>
+			pi.on("tool_result", () => ({ content: [42, { type: "audio" }] }) as never),
+		);
+		const result = await runner.emitToolResult({
+			type: "tool_result",
+			toolName: "echo",
+			toolCallId: "c1",
+			input: { text: "a" },
+			content: [{ type: "text", text: "orig" }],
+			details: {},
+			isError: false,
+		} as never);
+		expect(result).toBeUndefined();
+		expect(withoutStacks(errors)).toEqual([
+			{
+				extensionPath: "<inline:1>",
+				event: "tool_result",
+				error:
+					"A tool_result handler returned content holding something other than text, image, thinking or toolCall blocks; it was ignored.",
+			},
+		]);
+	});
+
 	it("leaves the stored tool result intact, so a later compaction succeeds", async () => {
 		const errors: string[] = [];
 		const peer = await createPeer("settle", {

@@ -1644,7 +1644,7 @@ export const MUTANTS: Mutant[] = [
 			"a tool_result handler's content that is not an array is stored (compaction then fails) instead of reported",
 		edits: [
 			{
-				find: "if (value.content !== undefined && !Array.isArray(value.content)) {",
+				find: "if (value.content !== undefined && !isUsableBlockList(value.content)) {",
 				replace: "if (value.content === null) {",
 			},
 		],
@@ -10982,6 +10982,83 @@ export const MUTANTS: Mutant[] = [
 			{ find: 'return this.request({ type: "clear_queue" });', replace: 'return this.request({ type: "get_state" });' },
 		],
 		tests: ["test/rpc/rpc-client-peers.test.ts"],
+	},
+	{
+		id: "CS01",
+		file: "src/store/session-manager.ts",
+		description: "appendMessage writes a message of the wrong shape for its role (user content 42…)",
+		edits: [{ find: 'throwIfInvalid(messageShapeError("sessionManager.appendMessage", message));', replace: "" }],
+		tests: ["test/bad-input/message-shapes.test.ts"],
+	},
+	{
+		id: "CS02",
+		file: "src/session/input-check.ts",
+		description: "appendMessage writes a tool result without toolCallId",
+		edits: [{ find: 'textFieldError(method, "toolResult message", fields, "toolCallId", hint) ??', replace: "" }],
+		tests: ["test/bad-input/message-shapes.test.ts"],
+	},
+	{
+		id: "CS03",
+		file: "src/session/input-check.ts",
+		description: "appendMessage checks only the first block of an assistant or tool-result content list",
+		edits: [{ find: "if (index === content.length) return undefined;", replace: "if (index > 0) return undefined;" }],
+		tests: ["test/bad-input/message-shapes.test.ts"],
+	},
+	{
+		id: "CS04",
+		file: "src/session/convert-to-llm.ts",
+		description: "a stored user message whose content could not be read is sent as an empty user message",
+		edits: [
+			{
+				find: "if (hasNoContent(message.content)) return undefined;\n\t\t\tconverted = message;",
+				replace: "converted = message;",
+			},
+		],
+		tests: ["test/bad-input/message-shapes.test.ts"],
+	},
+	{
+		id: "CS05",
+		file: "src/session/convert-to-llm.ts",
+		description: "a stored custom_message whose content could not be read is sent as an empty user message",
+		edits: [
+			{
+				find: "if (hasNoContent(message.content)) return undefined;\n\t\t\tconverted = {",
+				replace: "converted = {",
+			},
+		],
+		tests: ["test/bad-input/message-shapes.test.ts"],
+	},
+	{
+		id: "CS06",
+		file: "src/session/agent-session.ts",
+		description: "recordBashResult records a result of the wrong shape",
+		edits: [
+			{
+				find: 'const invalid = bashResultError("session.recordBashResult", command, result);',
+				replace:
+					'const invalid = bashResultError("session.recordBashResult", "", { output: "", cancelled: false, truncated: false });',
+			},
+		],
+		tests: ["test/bad-input/message-shapes.test.ts"],
+	},
+	{
+		id: "CS07",
+		file: "src/session/input-check.ts",
+		description: "sendCustomMessage queues a message whose customType is a number (the next prompt then fails)",
+		edits: [{ find: 'if (typeof customType !== "string") {', replace: "if (false) {" }],
+		tests: ["test/bad-input/message-shapes.test.ts"],
+	},
+	{
+		id: "CS08",
+		file: "src/extensions/runner.ts",
+		description: "a tool_result handler's content list holding non-blocks is applied (appendMessage then refuses it)",
+		edits: [
+			{
+				find: "if (value.content !== undefined && !isUsableBlockList(value.content)) {",
+				replace: "if (value.content !== undefined && !Array.isArray(value.content)) {",
+			},
+		],
+		tests: ["test/extensions/tool-result-content-not-array.test.ts"],
 	},
 ];
 

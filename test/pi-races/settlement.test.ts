@@ -34,6 +34,40 @@ const echo: AgentTool = {
 	execute: async (_id, params) => ({ content: [{ type: "text", text: JSON.stringify(params) }], details: {} }),
 };
 
+/**
+ * Sets `h` to a disk harness with two extensions: the first holds its first `agent_end` (post-run
+ * work that keeps the run from settling: the reports' window) until `releaseAgentEnd`; the second's
+ * `pi` (`sender`) sends from outside any handler meanwhile. `inAgentEnd` resolves once the hold began.
+ */
+async function harnessWithAgentEndHeld(): Promise<{
+	inAgentEnd: ReturnType<typeof gate>;
+	releaseAgentEnd: ReturnType<typeof gate>;
+	sender: ExtensionAPI;
+}> {
+	const inAgentEnd = gate();
+	const releaseAgentEnd = gate();
+	let sender: ExtensionAPI | undefined;
+	let holding = false;
+	h = await createHarness({
+		persistence: "disk",
+		extensionFactories: [
+			(pi: ExtensionAPI) => {
+				pi.on("agent_end", async () => {
+					if (holding) return;
+					holding = true;
+					inAgentEnd.release();
+					await releaseAgentEnd.promise;
+				});
+			},
+			(pi: ExtensionAPI) => {
+				sender = pi;
+			},
+		],
+	});
+	if (!sender) throw new Error("the sending extension was not loaded");
+	return { inAgentEnd, releaseAgentEnd, sender };
+}
+
 const toolTurn = () => fauxAssistantMessage([fauxToolCall("echo", { n: 1 })], { stopReason: "toolUse" });
 
 describe("PrimeIntellect-ai/prime-agent#444: steering and follow-ups queued from agent_end are stranded", () => {
@@ -67,35 +101,15 @@ describe("PrimeIntellect-ai/prime-agent#444: steering and follow-ups queued from
 describe("pi-subagents#928: a steering inbox sends between agent_end and agent_settled; pi refuses it “Agent is already processing”", () => {
 	for (const deliverAs of ["steer", "followUp"] as const) {
 		it(`pi-subagents#928: pi.sendUserMessage(…, { deliverAs: "${deliverAs}" }) from outside any handler while another extension's agent_end handler still runs is answered once in the same operation, no extension error`, async () => {
-			const inAgentEnd = gate();
-			const releaseAgentEnd = gate();
-			let inbox: ExtensionAPI | undefined;
-			let held = false;
-			h = await createHarness({
-				persistence: "disk",
-				extensionFactories: [
-					// Post-run work that keeps the run from settling (the report's window).
-					(pi: ExtensionAPI) => {
-						pi.on("agent_end", async () => {
-							if (held) return;
-							held = true;
-							inAgentEnd.release();
-							await releaseAgentEnd.promise;
-						});
-					},
-					// The steering inbox: it sends when a request arrives, not from an event handler.
-					(pi: ExtensionAPI) => {
-						inbox = pi;
-					},
-				],
-			});
+			// The steering inbox sends when a request arrives, not from an event handler.
+			const held = await harnessWithAgentEndHeld();
 			const { answerRequests } = script(h, [fauxAssistantMessage("first"), fauxAssistantMessage("steered")]);
 			const done = h.session.prompt("task");
-			await inAgentEnd.promise;
+			await held.inAgentEnd.promise;
 			// The window: the run has ended (extensions hear agent_end first), nothing has settled.
 			expect(h.eventsOfType("agent_settled")).toHaveLength(0);
-			inbox!.sendUserMessage("inbox request", { deliverAs });
-			releaseAgentEnd.release();
+			held.sender.sendUserMessage("inbox request", { deliverAs });
+			held.releaseAgentEnd.release();
 			await done;
 			await h.session.waitForIdle();
 			await h.session.waitForExtensionRuns();
@@ -112,39 +126,20 @@ describe("pi-subagents#928: a steering inbox sends between agent_end and agent_s
 
 describe("remote_pi#62: a mesh message sent with sendMessage({ triggerTurn }) while agent_end handlers still run; pi threw “Agent is already processing a prompt”", () => {
 	it("remote_pi#62: two pi.sendMessage(…, { triggerTurn: true }) from outside any handler while another extension's agent_end handler still runs: no error, each delivered once and answered in the same operation, one agent_settled", async () => {
-		const inAgentEnd = gate();
-		const releaseAgentEnd = gate();
-		let mesh: ExtensionAPI | undefined;
-		let held = false;
-		h = await createHarness({
-			persistence: "disk",
-			extensionFactories: [
-				(pi: ExtensionAPI) => {
-					pi.on("agent_end", async () => {
-						if (held) return;
-						held = true;
-						inAgentEnd.release();
-						await releaseAgentEnd.promise;
-					});
-				},
-				// The mesh bridge: envelopes arrive from another process, not from an event handler.
-				(pi: ExtensionAPI) => {
-					mesh = pi;
-				},
-			],
-		});
+		// The mesh bridge: envelopes arrive from another process, not from an event handler.
+		const held = await harnessWithAgentEndHeld();
 		const { answerRequests } = script(h, [
 			fauxAssistantMessage("first"),
 			fauxAssistantMessage("handled envelope 1"),
 			fauxAssistantMessage("handled envelope 2"),
 		]);
 		const done = h.session.prompt("task");
-		await inAgentEnd.promise;
+		await held.inAgentEnd.promise;
 		expect(h.eventsOfType("agent_settled")).toHaveLength(0);
 		const sends = [1, 2].map((n) =>
-			mesh!.sendMessage({ customType: "mesh", content: `envelope ${n}`, display: true }, { triggerTurn: true }),
+			held.sender.sendMessage({ customType: "mesh", content: `envelope ${n}`, display: true }, { triggerTurn: true }),
 		);
-		releaseAgentEnd.release();
+		held.releaseAgentEnd.release();
 		await Promise.all([done, ...sends]);
 		await h.session.waitForIdle();
 		await h.session.waitForExtensionRuns();

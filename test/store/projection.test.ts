@@ -117,14 +117,22 @@ describe("messages (D.4 steps 1, 3, 4)", () => {
 		expectConsistent(sm);
 	});
 
-	it("null content is normalised: [] for user/assistant/toolResult, '' for system", () => {
-		const sm = SessionManager.inMemory();
-		sm.appendMessage({ role: "user", content: null, timestamp: 1 } as unknown as AgentMessage);
-		sm.appendMessage({ role: "system", content: null, timestamp: 2 } as unknown as AgentMessage);
-		sm.appendMessage({ ...toolResult("c", "x"), content: null } as unknown as AgentMessage);
-		const { messages } = sm.buildSessionContext();
+	it("null content (a stored entry: appendMessage refuses it) is read as [] for user/assistant/toolResult, '' for system", () => {
+		const stored = [
+			{ role: "user", content: null, timestamp: 1 },
+			{ role: "system", content: null, timestamp: 2 },
+			{ ...toolResult("c", "x"), content: null },
+		];
+		const entries = stored.map((message, index) => ({
+			type: "message",
+			id: `e${index}`,
+			parentId: index === 0 ? null : `e${index - 1}`,
+			timestamp: new Date(0).toISOString(),
+			message,
+		})) as unknown as SessionEntry[];
+		const { messages } = buildSessionContext(entries);
 		expect(messages.map((m) => (m as { content: unknown }).content)).toEqual([[], "", []]);
-		expect((sm.getEntries()[0] as { message: { content: unknown } }).message.content).toBeNull();
+		expect((entries[0] as { message: { content: unknown } }).message.content).toBeNull();
 	});
 
 	it("a compaction: summary first, then kept entries from firstKeptEntryId, then later entries", () => {
