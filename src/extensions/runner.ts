@@ -23,6 +23,7 @@ import type {
 	CacheWarmingDecisionEvent,
 	CacheWarmingDecisionEventResult,
 } from "../session/cache-warmer.js";
+import { messageShapeError } from "../session/input-check.js";
 import type { SystemPromptOptions } from "../session/system-prompt.js";
 import { isUsableBlock } from "../store/entry-shape.js";
 import type { SourceInfo } from "../tools/types.js";
@@ -992,7 +993,8 @@ export class ExtensionRunner {
 	/**
 	 * `message_end`. Replacements chain; one with another role is reported
 	 * (`message_end handlers must return a message with the same role`) and ignored; a replacement
-	 * with null or missing content (user, assistant, toolResult, custom) gets `content: []`.
+	 * with null or missing content (user, assistant, toolResult, custom) gets `content: []`; one
+	 * `appendMessage` would refuse (content `42`, a tool result without `toolCallId`…) is reported and ignored.
 	 * Resolves the final replacement, or undefined when no handler replaced the message.
 	 */
 	async emitMessageEnd(event: MessageEndEvent): Promise<AgentMessage | undefined> {
@@ -1012,9 +1014,16 @@ export class ExtensionRunner {
 				this.emitError({ extensionPath: entry.extension.path, event: "message_end", error: MESSAGE_END_ROLE_MESSAGE });
 				continue;
 			}
-			const previous = current;
-			current =
+			const candidate =
 				CONTENT_ROLES.has(next.role) && next.content == null ? ({ ...next, content: [] } as AgentMessage) : next;
+			// Stored as it was, it would be refused at persistence, inside the run (the message lost).
+			const invalid = messageShapeError("A message_end handler's replacement", candidate, "It was ignored.");
+			if (invalid) {
+				this.emitError({ extensionPath: entry.extension.path, event: "message_end", error: invalid.message });
+				continue;
+			}
+			const previous = current;
+			current = candidate;
 			// The next handler (and the host, via failureOf) sees a reworded failure's code.
 			carryFailure(previous, current);
 			replaced = true;

@@ -214,14 +214,15 @@ export function scopedModelsError(method: string, scopedModels: unknown): Settle
 const BLOCKS_HINT =
 	'Pass a list of { type: "text", text }, { type: "image", data, mimeType }, thinking or toolCall blocks.';
 
-function fieldError(method: string, field: string, problem: string, hint: string): SettleError {
-	return new SettleError("INVALID_ARGUMENT", `${method}: ${problem}. ${hint ? `${hint} ` : ""}Nothing was written.`, {
+function fieldError(method: string, outcome: string, field: string, problem: string, hint: string): SettleError {
+	return new SettleError("INVALID_ARGUMENT", `${method}: ${problem}. ${hint ? `${hint} ` : ""}${outcome}`, {
 		details: { method, field },
 	});
 }
 
 function textFieldError(
 	method: string,
+	outcome: string,
 	owner: string,
 	message: Record<string, unknown>,
 	field: string,
@@ -229,7 +230,7 @@ function textFieldError(
 ): SettleError | undefined {
 	const value = message[field];
 	if (typeof value === "string") return undefined;
-	return fieldError(method, field, `the ${owner}'s ${field} must be a string (got ${described(value)})`, hint);
+	return fieldError(method, outcome, field, `the ${owner}'s ${field} must be a string (got ${described(value)})`, hint);
 }
 
 /** Why `content` is not a list of blocks the context can send (entry-shape's reading rule), or undefined. */
@@ -258,7 +259,11 @@ function blockListProblem(owner: string, content: unknown): string | undefined {
  * result whose text is `42` and sends it as it is); roles Settle does not know (an extension's
  * own) are stored as they are.
  */
-export function messageShapeError(method: string, message: unknown): SettleError | undefined {
+export function messageShapeError(
+	method: string,
+	message: unknown,
+	outcome = "Nothing was written.",
+): SettleError | undefined {
 	const role =
 		typeof message === "object" && message !== null && !Array.isArray(message)
 			? (message as { role?: unknown }).role
@@ -266,6 +271,7 @@ export function messageShapeError(method: string, message: unknown): SettleError
 	if (typeof role !== "string") {
 		return fieldError(
 			method,
+			outcome,
 			"role",
 			`the message must be an object with a string role (got ${described(message)})`,
 			'Pass e.g. { role: "user", content: "fix the test", timestamp: Date.now() }.',
@@ -277,28 +283,35 @@ export function messageShapeError(method: string, message: unknown): SettleError
 		case "user": {
 			const typeError =
 				role === "custom"
-					? textFieldError(method, "custom message", fields, "customType", "Pass your extension's name for it.")
+					? textFieldError(
+							method,
+							outcome,
+							"custom message",
+							fields,
+							"customType",
+							"Pass your extension's name for it.",
+						)
 					: undefined;
 			if (typeError) return typeError;
 			const problem = userContentProblem(`the ${role} message's content`, fields.content);
-			return problem === undefined ? undefined : fieldError(method, "content", problem, "");
+			return problem === undefined ? undefined : fieldError(method, outcome, "content", problem, "");
 		}
 		case "assistant":
 		case "toolResult": {
 			const problem = blockListProblem(`${role} message`, fields.content);
-			if (problem) return fieldError(method, "content", problem, BLOCKS_HINT);
+			if (problem) return fieldError(method, outcome, "content", problem, BLOCKS_HINT);
 			if (role === "assistant") return undefined;
 			const hint = "Pass the id and name of the toolCall block it answers.";
 			return (
-				textFieldError(method, "toolResult message", fields, "toolCallId", hint) ??
-				textFieldError(method, "toolResult message", fields, "toolName", hint)
+				textFieldError(method, outcome, "toolResult message", fields, "toolCallId", hint) ??
+				textFieldError(method, outcome, "toolResult message", fields, "toolName", hint)
 			);
 		}
 		case "bashExecution": {
 			const hint = "Pass the command that ran and its output as text.";
 			return (
-				textFieldError(method, "bashExecution message", fields, "command", hint) ??
-				textFieldError(method, "bashExecution message", fields, "output", hint)
+				textFieldError(method, outcome, "bashExecution message", fields, "command", hint) ??
+				textFieldError(method, outcome, "bashExecution message", fields, "output", hint)
 			);
 		}
 		default:

@@ -11060,6 +11060,18 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/extensions/tool-result-content-not-array.test.ts"],
 	},
+	{
+		id: "CT01",
+		file: "src/extensions/runner.ts",
+		description: "a message_end replacement appendMessage would refuse (assistant content 42) replaces the reply",
+		edits: [
+			{
+				find: 'const invalid = messageShapeError("A message_end handler\'s replacement", candidate, "It was ignored.");',
+				replace: "const invalid = undefined as SettleError | undefined;",
+			},
+		],
+		tests: ["test/session/persistence.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */

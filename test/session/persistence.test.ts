@@ -243,6 +243,31 @@ describe("message_end replacement", () => {
 			"message_end handlers must return a message with the same role",
 		);
 	});
+
+	it("regression: a replacement appendMessage would refuse (assistant content 42) is reported and ignored; the reply is saved once", async () => {
+		// It used to replace the reply: persisted twice with content 42 and the prompt rejected
+		// ("message.content is not iterable"); with appendMessage's shape check it was lost instead.
+		h = await createHarness({
+			persistence: "disk",
+			extensionFactories: [
+				(pi: ExtensionAPI) =>
+					pi.on("message_end", (event) =>
+						event.message.role === "assistant"
+							? { message: { ...event.message, content: 42 } as unknown as AgentMessage }
+							: undefined,
+					),
+			],
+		});
+		h.setResponses([fauxAssistantMessage("kept")]);
+		await h.session.prompt("hi");
+		const kept = { role: "assistant", content: [{ type: "text", text: "kept" }] };
+		expect(h.session.messages.at(-1)).toMatchObject(kept);
+		expect(reopenedContext(h.session.sessionFile!).slice(-2)).toMatchObject([{ role: "user" }, kept]);
+		expect(h.extensionErrors.map((error) => error.error)).toEqual([
+			"A message_end handler's replacement: the assistant message's content must be an array of content blocks (got number 42). " +
+				'Pass a list of { type: "text", text }, { type: "image", data, mimeType }, thinking or toolCall blocks. It was ignored.',
+		]);
+	});
 });
 
 describe("reopening the JSONL", () => {
