@@ -6304,11 +6304,11 @@ export const MUTANTS: Mutant[] = [
 	{
 		id: "AZ06",
 		file: "src/cli/session-lookup.ts",
-		description: "custom session dir not filtered by cwd",
+		description: "--session <id prefix> matches another cwd's session in the session dir",
 		edits: [
 			{
-				find: "const filterCwd = dir !== getDefaultSessionDirPath(lookup.cwd);",
-				replace: "const filterCwd = false;",
+				find: '(info) => info.id.startsWith(prefix) && info.cwd !== "" && resolve(info.cwd) === cwd,',
+				replace: '(info) => info.id.startsWith(prefix) && info.cwd !== "",',
 			},
 		],
 		tests: ["test/cli/session-lookup.property.test.ts"],
@@ -10994,7 +10994,9 @@ export const MUTANTS: Mutant[] = [
 		id: "CS02",
 		file: "src/session/input-check.ts",
 		description: "appendMessage writes a tool result without toolCallId",
-		edits: [{ find: 'textFieldError(method, "toolResult message", fields, "toolCallId", hint) ??', replace: "" }],
+		edits: [
+			{ find: 'textFieldError(method, outcome, "toolResult message", fields, "toolCallId", hint) ??', replace: "" },
+		],
 		tests: ["test/bad-input/message-shapes.test.ts"],
 	},
 	{
