@@ -75,219 +75,224 @@ function userTexts(session: AgentSession): string[] {
 	});
 }
 
+/** A seed whose 60 schedules reach every path the test counts (see the reach checks). */
+const REACH_SEED = 1;
+
 describe("reload, replacements, prompts and dispose interleaved with slow and stuck handlers", () => {
 	it("nothing hangs, nothing is lost, each prompt runs exactly once or rejects with a typed error", async () => {
 		const seen = { ran: 0, held: 0, reloadFailed: 0, busy: 0, closed: 0 };
-		await fc.assert(
-			fc.asyncProperty(
-				fc.scheduler(),
-				fc.array(actionArb, { minLength: 2, maxLength: 7 }),
-				fc.boolean(),
-				async (s, actions, stuckShutdown) => {
-					const ws = createWorkspace();
-					const faux = createFauxProvider();
-					const clock = new SimulatedClock();
-					clock.set(0);
-					let live = false;
-					let stuckLeft = stuckShutdown ? 1 : 0;
-					const waitOnScheduler = (label: string): Promise<unknown> =>
-						live ? s.schedule(Promise.resolve(), label) : Promise.resolve();
-					/** What each extension instance heard (session_start, session_shutdown), one entry per factory call. */
-					const instances: { started: number; shutdowns: string[] }[] = [];
-					const slowExtension = async (pi: ExtensionAPI) => {
-						const heard = { started: 0, shutdowns: [] as string[] };
-						instances.push(heard);
-						pi.on("session_start", () => void heard.started++);
-						for (const type of ["session_before_switch", "session_start"] as const) {
-							pi.on(type as "session_start", async () => {
-								await waitOnScheduler(type);
-							});
-						}
-						pi.on("session_shutdown", async (event) => {
-							heard.shutdowns.push(event.reason);
-							if (live && stuckLeft > 0) {
-								stuckLeft--;
-								// pi#9811: never returns; only the machines' bound lets the teardown or reload go on.
-								await new Promise<void>(() => {});
-							}
-							await waitOnScheduler(`session_shutdown ${event.reason}`);
+		const schedules = fc.asyncProperty(
+			fc.scheduler(),
+			fc.array(actionArb, { minLength: 2, maxLength: 7 }),
+			fc.boolean(),
+			async (s, actions, stuckShutdown) => {
+				const ws = createWorkspace();
+				const faux = createFauxProvider();
+				const clock = new SimulatedClock();
+				clock.set(0);
+				let live = false;
+				let stuckLeft = stuckShutdown ? 1 : 0;
+				const waitOnScheduler = (label: string): Promise<unknown> =>
+					live ? s.schedule(Promise.resolve(), label) : Promise.resolve();
+				/** What each extension instance heard (session_start, session_shutdown), one entry per factory call. */
+				const instances: { started: number; shutdowns: string[] }[] = [];
+				const slowExtension = async (pi: ExtensionAPI) => {
+					const heard = { started: 0, shutdowns: [] as string[] };
+					instances.push(heard);
+					pi.on("session_start", () => void heard.started++);
+					for (const type of ["session_before_switch", "session_start"] as const) {
+						pi.on(type as "session_start", async () => {
+							await waitOnScheduler(type);
 						});
-						// Loading takes a while too (a reload's load step, a replacement's new session).
-						await waitOnScheduler("load extension");
+					}
+					pi.on("session_shutdown", async (event) => {
+						heard.shutdowns.push(event.reason);
+						if (live && stuckLeft > 0) {
+							stuckLeft--;
+							// pi#9811: never returns; only the machines' bound lets the teardown or reload go on.
+							await new Promise<void>(() => {});
+						}
+						await waitOnScheduler(`session_shutdown ${event.reason}`);
+					});
+					// Loading takes a while too (a reload's load step, a replacement's new session).
+					await waitOnScheduler("load extension");
+				};
+				const rec = inlineExtensionFactory(faux, slowExtension, clock);
+				const runtime = await startRuntime(rec.factory, ws, ws.alpha);
+				/** Model calls per prompt text. */
+				const calls = new Map<string, number>();
+				try {
+					faux.setResponses([fauxAssistantMessage("a1")]);
+					await runtime.session.prompt("alpha one");
+					const firstFile = runtime.session.sessionFile!;
+					faux.setResponses(
+						Array.from({ length: 32 }, (_, i) => async (context: Context) => {
+							const text = lastUserText(context);
+							calls.set(text, (calls.get(text) ?? 0) + 1);
+							await waitOnScheduler(`model ${i}`);
+							return fauxAssistantMessage(`answer ${i}`);
+						}),
+					);
+					live = true;
+					const outcomes: Outcome[] = [];
+					const run = (outcome: Outcome, call: () => Promise<unknown> | undefined) => {
+						outcomes.push(outcome);
+						return recordOutcome(outcome, call());
 					};
-					const rec = inlineExtensionFactory(faux, slowExtension, clock);
-					const runtime = await startRuntime(rec.factory, ws, ws.alpha);
-					/** Model calls per prompt text. */
-					const calls = new Map<string, number>();
-					try {
-						faux.setResponses([fauxAssistantMessage("a1")]);
-						await runtime.session.prompt("alpha one");
-						const firstFile = runtime.session.sessionFile!;
-						faux.setResponses(
-							Array.from({ length: 32 }, (_, i) => async (context: Context) => {
-								const text = lastUserText(context);
-								calls.set(text, (calls.get(text) ?? 0) + 1);
-								await waitOnScheduler(`model ${i}`);
-								return fauxAssistantMessage(`answer ${i}`);
-							}),
-						);
-						live = true;
-						const outcomes: Outcome[] = [];
-						const run = (outcome: Outcome, call: () => Promise<unknown> | undefined) => {
-							outcomes.push(outcome);
-							return recordOutcome(outcome, call());
-						};
-						const withSession = async () => {
-							await waitOnScheduler("withSession");
-						};
-						// A prompt sent the moment a reload started (a user typing while /reload runs): every
-						// schedule with a reload that started has one held, so the reach checks below cannot
-						// come up empty by chance (60 random schedules sometimes had none).
-						const withPromptDuringReload = (index: number, reload: Promise<void>) => {
-							const session = runtime.session;
-							if (runtime.isDisposed || !reloading(session)) return reload;
-							const text = `p${index}r`;
-							const outcome: Outcome = { action: "prompt", settled: false, text, session, duringReload: true };
-							return Promise.all([reload, run(outcome, () => session.prompt(text))]).then(() => undefined);
-						};
-						const pending = actions.map((action, index) =>
-							waitOnScheduler(`action ${index} ${action}`).then(() => {
-								const outcome: Outcome = { action, settled: false };
-								switch (action) {
-									case "reload":
-										outcome.session = runtime.session;
-										return withPromptDuringReload(
-											index,
-											run(outcome, () => (runtime.isDisposed ? undefined : outcome.session!.reload())),
-										);
-									case "reloadFailing":
-										outcome.session = runtime.session;
-										return withPromptDuringReload(
-											index,
-											run(outcome, () =>
-												runtime.isDisposed
-													? undefined
-													: outcome.session!.reload({
-															beforeSessionStart: async () => {
-																await waitOnScheduler("beforeSessionStart");
-																throw new Error("injected: host rebind failed");
-															},
-														}),
-											),
-										);
-									case "new":
-										return run(outcome, () => runtime.newSession({ withSession }));
-									case "fork":
-										return run(outcome, () => {
-											const leaf = runtime.session.sessionManager.getLeafId();
-											return leaf ? runtime.fork(leaf, { position: "at", withSession }) : undefined;
-										});
-									case "switch":
-										return run(outcome, () => runtime.switchSession(firstFile, { withSession }));
-									case "prompt": {
-										if (runtime.isDisposed) return run(outcome, () => undefined);
-										outcome.text = `p${index}`;
-										outcome.session = runtime.session;
-										outcome.duringReload = reloading(outcome.session);
-										return run(outcome, () => outcome.session!.prompt(outcome.text!));
-									}
-									case "dispose":
-										return run(outcome, () => runtime.dispose());
+					const withSession = async () => {
+						await waitOnScheduler("withSession");
+					};
+					// A prompt sent the moment a reload started (a user typing while /reload runs): every
+					// schedule with a reload that started has one held, so the reach checks below cannot
+					// come up empty by chance (60 random schedules sometimes had none).
+					const withPromptDuringReload = (index: number, reload: Promise<void>) => {
+						const session = runtime.session;
+						if (runtime.isDisposed || !reloading(session)) return reload;
+						const text = `p${index}r`;
+						const outcome: Outcome = { action: "prompt", settled: false, text, session, duringReload: true };
+						return Promise.all([reload, run(outcome, () => session.prompt(text))]).then(() => undefined);
+					};
+					const pending = actions.map((action, index) =>
+						waitOnScheduler(`action ${index} ${action}`).then(() => {
+							const outcome: Outcome = { action, settled: false };
+							switch (action) {
+								case "reload":
+									outcome.session = runtime.session;
+									return withPromptDuringReload(
+										index,
+										run(outcome, () => (runtime.isDisposed ? undefined : outcome.session!.reload())),
+									);
+								case "reloadFailing":
+									outcome.session = runtime.session;
+									return withPromptDuringReload(
+										index,
+										run(outcome, () =>
+											runtime.isDisposed
+												? undefined
+												: outcome.session!.reload({
+														beforeSessionStart: async () => {
+															await waitOnScheduler("beforeSessionStart");
+															throw new Error("injected: host rebind failed");
+														},
+													}),
+										),
+									);
+								case "new":
+									return run(outcome, () => runtime.newSession({ withSession }));
+								case "fork":
+									return run(outcome, () => {
+										const leaf = runtime.session.sessionManager.getLeafId();
+										return leaf ? runtime.fork(leaf, { position: "at", withSession }) : undefined;
+									});
+								case "switch":
+									return run(outcome, () => runtime.switchSession(firstFile, { withSession }));
+								case "prompt": {
+									if (runtime.isDisposed) return run(outcome, () => undefined);
+									outcome.text = `p${index}`;
+									outcome.session = runtime.session;
+									outcome.duringReload = reloading(outcome.session);
+									return run(outcome, () => outcome.session!.prompt(outcome.text!));
 								}
-							}),
-						);
-						let finished = false;
-						void Promise.allSettled(pending).then(() => {
-							finished = true;
-						});
-						// The schedule decides every interleaving; the clock moves only when nothing else can
-						// (a stuck handler, an aborted run waiting on it). Wall time only bounds a hang.
-						const deadline = performance.now() + 20_000;
-						let clockMoves = 0;
-						while (!(finished && s.count() === 0) && performance.now() < deadline) {
-							if (s.count() > 0) await s.waitOne();
-							else {
-								for (let i = 0; i < 5; i++) await tick();
-								if (s.count() === 0 && !finished && clockMoves < 20) {
-									clock.increment(10_000);
-									clockMoves++;
-								}
+								case "dispose":
+									return run(outcome, () => runtime.dispose());
+							}
+						}),
+					);
+					let finished = false;
+					void Promise.allSettled(pending).then(() => {
+						finished = true;
+					});
+					// The schedule decides every interleaving; the clock moves only when nothing else can
+					// (a stuck handler, an aborted run waiting on it). Wall time only bounds a hang.
+					const deadline = performance.now() + 20_000;
+					let clockMoves = 0;
+					while (!(finished && s.count() === 0) && performance.now() < deadline) {
+						if (s.count() > 0) await s.waitOne();
+						else {
+							for (let i = 0; i < 5; i++) await tick();
+							if (s.count() === 0 && !finished && clockMoves < 20) {
+								clock.increment(10_000);
+								clockMoves++;
 							}
 						}
-						live = false;
-						expect(finished, "every call was issued").toBe(true);
-						expect(
-							outcomes.filter((o) => !o.settled).map((o) => o.action),
-							"every call settled",
-						).toEqual([]);
+					}
+					live = false;
+					expect(finished, "every call was issued").toBe(true);
+					expect(
+						outcomes.filter((o) => !o.settled).map((o) => o.action),
+						"every call settled",
+					).toEqual([]);
 
-						for (const outcome of outcomes) {
-							if (outcome.skipped) continue;
-							const error = outcome.error;
-							if (outcome.action === "prompt") {
-								const text = outcome.text!;
-								const modelCalls = calls.get(text) ?? 0;
-								if (error === undefined) {
-									expect(modelCalls, `${text} ran once`).toBe(1);
-									expect(userTexts(outcome.session!), `${text} is in its transcript`).toContain(text);
-									seen.ran++;
-									if (outcome.duringReload) seen.held++;
-									continue;
-								}
-								expect(error, String(error)).toBeInstanceOf(SettleError);
-								const code = (error as SettleError).code;
-								expect(["BUSY", "SESSION_CLOSED", "RELOAD_FAILED"], `${text}: ${String(error)}`).toContain(code);
-								// Refused before it ran, or aborted by a teardown after it reached the model once.
-								expect(modelCalls, `${text} (${code})`).toBeLessThanOrEqual(code === "SESSION_CLOSED" ? 1 : 0);
-								if (code === "RELOAD_FAILED") seen.reloadFailed++;
-								if (code === "BUSY") seen.busy++;
-								if (code === "SESSION_CLOSED") seen.closed++;
-								continue;
-							}
-							if (outcome.action === "dispose") {
-								expect(error).toBeUndefined();
-								continue;
-							}
+					for (const outcome of outcomes) {
+						if (outcome.skipped) continue;
+						const error = outcome.error;
+						if (outcome.action === "prompt") {
+							const text = outcome.text!;
+							const modelCalls = calls.get(text) ?? 0;
 							if (error === undefined) {
-								// Except when its session was disposed meanwhile: the reload stops, binding nothing.
-								if (outcome.action === "reloadFailing") expect(outcome.session!.isDisposed).toBe(true);
+								expect(modelCalls, `${text} ran once`).toBe(1);
+								expect(userTexts(outcome.session!), `${text} is in its transcript`).toContain(text);
+								seen.ran++;
+								if (outcome.duringReload) seen.held++;
 								continue;
 							}
-							const refused =
-								error instanceof SettleError && (error.code === "BUSY" || error.code === "SESSION_CLOSED");
-							const injected = outcome.action === "reloadFailing" && String(error).includes("injected");
-							expect(refused || injected, `${outcome.action}: ${String(error)}`).toBe(true);
+							expect(error, String(error)).toBeInstanceOf(SettleError);
+							const code = (error as SettleError).code;
+							expect(["BUSY", "SESSION_CLOSED", "RELOAD_FAILED"], `${text}: ${String(error)}`).toContain(code);
+							// Refused before it ran, or aborted by a teardown after it reached the model once.
+							expect(modelCalls, `${text} (${code})`).toBeLessThanOrEqual(code === "SESSION_CLOSED" ? 1 : 0);
+							if (code === "RELOAD_FAILED") seen.reloadFailed++;
+							if (code === "BUSY") seen.busy++;
+							if (code === "SESSION_CLOSED") seen.closed++;
+							continue;
 						}
-						// No prompt reached the model twice, whatever happened to it.
-						expect([...calls.values()].every((n) => n <= 1)).toBe(true);
-						if (!runtime.isDisposed) {
-							expect(runtime.lifecycle).toBe("active");
-							expect(runtime.session.snapshot.status).toBe("active");
-							// Whatever the schedule did, the session it left answers the next prompt, once.
-							await runtime.session.prompt("afterwards");
-							expect(calls.get("afterwards"), "the prompt after the schedule ran once").toBe(1);
-							expect(userTexts(runtime.session)).toContain("afterwards");
-							seen.ran++;
+						if (outcome.action === "dispose") {
+							expect(error).toBeUndefined();
+							continue;
 						}
-					} finally {
-						live = false;
-						const disposing = runtime.dispose();
-						for (let i = 0; i < 10; i++) {
-							clock.increment(10_000);
-							await tick();
+						if (error === undefined) {
+							// Except when its session was disposed meanwhile: the reload stops, binding nothing.
+							if (outcome.action === "reloadFailing") expect(outcome.session!.isDisposed).toBe(true);
+							continue;
 						}
-						await disposing;
-						ws.cleanup();
+						const refused = error instanceof SettleError && (error.code === "BUSY" || error.code === "SESSION_CLOSED");
+						const injected = outcome.action === "reloadFailing" && String(error).includes("injected");
+						expect(refused || injected, `${outcome.action}: ${String(error)}`).toBe(true);
 					}
-					for (const [index, heard] of instances.entries()) {
-						const label = `instance ${index}: started ${heard.started}, shutdown ${heard.shutdowns.join(",")}`;
-						expect(heard.shutdowns.length, label).toBeLessThanOrEqual(1);
-						if (heard.started > 0) expect(heard.shutdowns.length, label).toBe(1);
+					// No prompt reached the model twice, whatever happened to it.
+					expect([...calls.values()].every((n) => n <= 1)).toBe(true);
+					if (!runtime.isDisposed) {
+						expect(runtime.lifecycle).toBe("active");
+						expect(runtime.session.snapshot.status).toBe("active");
+						// Whatever the schedule did, the session it left answers the next prompt, once.
+						await runtime.session.prompt("afterwards");
+						expect(calls.get("afterwards"), "the prompt after the schedule ran once").toBe(1);
+						expect(userTexts(runtime.session)).toContain("afterwards");
+						seen.ran++;
 					}
-				},
-			),
-			{ numRuns: 60 },
+				} finally {
+					live = false;
+					const disposing = runtime.dispose();
+					for (let i = 0; i < 10; i++) {
+						clock.increment(10_000);
+						await tick();
+					}
+					await disposing;
+					ws.cleanup();
+				}
+				for (const [index, heard] of instances.entries()) {
+					const label = `instance ${index}: started ${heard.started}, shutdown ${heard.shutdowns.join(",")}`;
+					expect(heard.shutdowns.length, label).toBeLessThanOrEqual(1);
+					if (heard.started > 0) expect(heard.shutdowns.length, label).toBe(1);
+				}
+			},
 		);
+		await fc.assert(schedules, { numRuns: 60 });
+		// Whether random schedules reach a path is chance (60 of them once held no prompt through a reload
+		// that then ran or failed), so the reach is checked on fixed schedules: 60 more from one seed.
+		const reached = Object.fromEntries(Object.keys(seen).map((key) => [key, 0])) as typeof seen;
+		Object.assign(seen, reached);
+		await fc.assert(schedules, { numRuns: 60, seed: REACH_SEED });
 		// The schedules really exercised the paths: prompts ran (in the schedule or after it), were refused by a
 		// failed reload, were busy or closed.
 		expect(seen.ran).toBeGreaterThan(0);
