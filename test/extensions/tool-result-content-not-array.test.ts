@@ -10,6 +10,19 @@ import { createPeer } from "../parity/peers.js";
 import { runnerWith, withoutStacks } from "./helpers.js";
 import { programTools } from "./pi-differential-program.js";
 
+/** The `tool_result` event of an `echo` call whose result is the text "orig". */
+function echoResult() {
+	return {
+		type: "tool_result",
+		toolName: "echo",
+		toolCallId: "c1",
+		input: { text: "a" },
+		content: [{ type: "text", text: "orig" }],
+		details: {},
+		isError: false,
+	} as never;
+}
+
 describe("tool_result handler returning content that is not an array", () => {
 	it("is reported and ignored; later handlers and the result keep the previous content", async () => {
 		const seen: unknown[] = [];
@@ -21,15 +34,7 @@ describe("tool_result handler returning content that is not an array", () => {
 					return { details: { checked: true } };
 				}),
 		);
-		const result = await runner.emitToolResult({
-			type: "tool_result",
-			toolName: "echo",
-			toolCallId: "c1",
-			input: { text: "a" },
-			content: [{ type: "text", text: "orig" }],
-			details: {},
-			isError: false,
-		} as never);
+		const result = await runner.emitToolResult(echoResult());
 		expect(result).toEqual({ content: [{ type: "text", text: "orig" }], details: { checked: true }, isError: false });
 		expect(seen).toEqual([[{ type: "text", text: "orig" }]]);
 		expect(withoutStacks(errors)).toEqual([
@@ -45,15 +50,7 @@ describe("tool_result handler returning content that is not an array", () => {
 		const { runner, errors } = await runnerWith((pi) =>
 			pi.on("tool_result", () => ({ content: [42, { type: "audio" }] }) as never),
 		);
-		const result = await runner.emitToolResult({
-			type: "tool_result",
-			toolName: "echo",
-			toolCallId: "c1",
-			input: { text: "a" },
-			content: [{ type: "text", text: "orig" }],
-			details: {},
-			isError: false,
-		} as never);
+		const result = await runner.emitToolResult(echoResult());
 		expect(result).toBeUndefined();
 		expect(withoutStacks(errors)).toEqual([
 			{

@@ -103,20 +103,7 @@ describe("pi#9089: --mode json exits 0 on a model error, --mode text exits 1", (
 
 describe("oh-my-pi#69: a prompt sent over RPC right after abort is refused (Agent is already processing)", () => {
 	it("oh-my-pi#69: settle --rpc: abort while a command runs, then prompt at once (no get_state, no wait): the prompt is accepted and answered", async () => {
-		const script = join(cli.dir, "script.json");
-		// A long command, then the faux model echoes the last user message.
-		writeFileSync(
-			script,
-			JSON.stringify([{ toolCalls: [{ name: "bash", arguments: { command: "echo started; sleep 60" } }] }]),
-		);
-		const client = new RpcClient(["--faux-script", script], { cwd: cli.project, agentDir: cli.agentDir });
-		const started = client.next(
-			(line) => line.type === "tool_execution_update" && JSON.stringify(line).includes("started"),
-		);
-		expect(await client.request({ id: "1", type: "prompt", message: "run the slow thing" })).toMatchObject({
-			success: true,
-		});
-		await started;
+		const client = await rpcRunningSlowCommand();
 		const firstEnd = client.next((line) => line.type === "agent_settled");
 		const answered = client.next(
 			(line) =>
@@ -147,22 +134,30 @@ describe("oh-my-pi#69: a prompt sent over RPC right after abort is refused (Agen
 	});
 });
 
+/**
+ * `settle --rpc` whose prompt (id "1") runs a 60 s bash command, once the command has started;
+ * then the faux model echoes the last user message.
+ */
+async function rpcRunningSlowCommand(): Promise<RpcClient> {
+	const script = join(cli.dir, "script.json");
+	writeFileSync(
+		script,
+		JSON.stringify([{ toolCalls: [{ name: "bash", arguments: { command: "echo started; sleep 60" } }] }]),
+	);
+	const client = new RpcClient(["--faux-script", script], { cwd: cli.project, agentDir: cli.agentDir });
+	const started = client.next(
+		(line) => line.type === "tool_execution_update" && JSON.stringify(line).includes("started"),
+	);
+	expect(await client.request({ id: "1", type: "prompt", message: "run the slow thing" })).toMatchObject({
+		success: true,
+	});
+	await started;
+	return client;
+}
+
 describe("sesori#1157 (sesori_apps_monorepo): over RPC, abort with a steer already queued waits for the steer's continuation", () => {
 	it("sesori#1157: settle --rpc: a steer queued while a command runs, then abort — abort answers once the run has stopped, no model request follows it, and the next prompt carries the steer once", async () => {
-		const script = join(cli.dir, "script.json");
-		// A long command, then the faux model echoes the last user message.
-		writeFileSync(
-			script,
-			JSON.stringify([{ toolCalls: [{ name: "bash", arguments: { command: "echo started; sleep 60" } }] }]),
-		);
-		const client = new RpcClient(["--faux-script", script], { cwd: cli.project, agentDir: cli.agentDir });
-		const started = client.next(
-			(line) => line.type === "tool_execution_update" && JSON.stringify(line).includes("started"),
-		);
-		expect(await client.request({ id: "1", type: "prompt", message: "run the slow thing" })).toMatchObject({
-			success: true,
-		});
-		await started;
+		const client = await rpcRunningSlowCommand();
 		expect(await client.request({ id: "2", type: "steer", message: "change of plan" })).toMatchObject({
 			success: true,
 		});
@@ -205,20 +200,7 @@ describe("sesori#1157 (sesori_apps_monorepo): over RPC, abort with a steer alrea
 
 describe("pi#9194 / pi#8432: over RPC, abort keeps the queued messages and nothing clears them", () => {
 	it("pi#9194: settle --rpc: `clear_queue` while a command runs answers the queued steer and follow-up and empties the queues; after abort, the next prompt carries neither and nothing saves them", async () => {
-		const script = join(cli.dir, "script.json");
-		// A long command, then the faux model echoes the last user message.
-		writeFileSync(
-			script,
-			JSON.stringify([{ toolCalls: [{ name: "bash", arguments: { command: "echo started; sleep 60" } }] }]),
-		);
-		const client = new RpcClient(["--faux-script", script], { cwd: cli.project, agentDir: cli.agentDir });
-		const started = client.next(
-			(line) => line.type === "tool_execution_update" && JSON.stringify(line).includes("started"),
-		);
-		expect(await client.request({ id: "1", type: "prompt", message: "run the slow thing" })).toMatchObject({
-			success: true,
-		});
-		await started;
+		const client = await rpcRunningSlowCommand();
 		expect(await client.request({ id: "2", type: "steer", message: "also update the docs" })).toMatchObject({
 			success: true,
 		});

@@ -1860,6 +1860,13 @@ const compactOutcomes: string[] = [];
 /** The pi#6162 / pi#2713 scenarios' extension API and context (one peer at a time). */
 let midRunApi: ExtensionAPI | undefined;
 let midRunCtx: { model: object | undefined } | undefined;
+/** An extension that keeps its API and its session_start context in midRunApi / midRunCtx. */
+const keepMidRunApiAndCtx = (api: ExtensionAPI) => {
+	midRunApi = api;
+	api.on("session_start", (_event, ctx) => {
+		midRunCtx = ctx as never;
+	});
+};
 
 describe("pi 0.73.1 against Settle: what changes while a run goes on", () => {
 	it("pi#6162 / pi#4147: a tool activated with pi.setActiveTools() from a running tool — pi 0.73.1 leaves it out of the run's next request; Settle offers and runs it", async () => {
@@ -1922,14 +1929,7 @@ describe("pi 0.73.1 against Settle: what changes while a run goes on", () => {
 		const runs = await onBothPeers(
 			{
 				reasoningModel: true,
-				extensions: [
-					(api: ExtensionAPI) => {
-						midRunApi = api;
-						api.on("session_start", (_event, ctx) => {
-							midRunCtx = ctx as never;
-						});
-					},
-				],
+				extensions: [keepMidRunApiAndCtx],
 			},
 			async (peer) => {
 				const streaming = gate();
@@ -2035,14 +2035,7 @@ describe("pi 0.73.1 against Settle: what changes while a run goes on", () => {
 			{
 				reasoningModel: true,
 				settings: { retry: { enabled: true, maxRetries: 2, baseDelayMs: 1 } },
-				extensions: [
-					(api: ExtensionAPI) => {
-						midRunApi = api;
-						api.on("session_start", (_event, ctx) => {
-							midRunCtx = ctx as never;
-						});
-					},
-				],
+				extensions: [keepMidRunApiAndCtx],
 			},
 			async (peer) => {
 				peer.script([{ stopReason: "error", errorMessage: "529 overloaded_error: Overloaded" }, { text: "answered" }]);
