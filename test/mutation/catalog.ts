@@ -5265,7 +5265,7 @@ export const MUTANTS: Mutant[] = [
 		description: "a queued message whose delivery began is not remembered",
 		edits: [
 			{
-				find: "\t\tthis.delivering = { list, index, text };\n",
+				find: "\t\tthis.delivering = { list, index, entry };\n",
 				replace: "",
 			},
 		],
@@ -5944,8 +5944,8 @@ export const MUTANTS: Mutant[] = [
 		description: "clearQueue returns (and unlists) a text the run has already taken",
 		edits: [
 			{
-				find: "\t\tif (count > 0) {\n\t\t\tpending.set(text, count - 1);",
-				replace: "\t\tif (true) {\n\t\t\tpending.set(text, count - 1);",
+				find: "(pending.has(entry.message) ? cleared : kept).push(entry);",
+				replace: "cleared.push(entry);",
 			},
 		],
 		tests: ["test/testing/queue-accounting.test.ts", "test/testing/session-actions.property.test.ts"],
@@ -5980,8 +5980,8 @@ export const MUTANTS: Mutant[] = [
 		description: "a delivered follow-up reported as steering",
 		edits: [
 			{
-				find: 'this.changed("delivered", list === this.steering ? "steering" : "followUp", text);',
-				replace: 'this.changed("delivered", "steering", text);',
+				find: 'this.changed("delivered", list === this.steering ? "steering" : "followUp", entry.text);',
+				replace: 'this.changed("delivered", "steering", entry.text);',
 			},
 		],
 		tests: ["test/inspect/queue-trace.test.ts"],
@@ -6004,7 +6004,7 @@ export const MUTANTS: Mutant[] = [
 		description: "restore on dispose not reported",
 		edits: [
 			{
-				find: 'this.changed("restored", delivering.list === this.steering ? "steering" : "followUp", delivering.text);',
+				find: 'this.changed("restored", delivering.list === this.steering ? "steering" : "followUp", delivering.entry.text);',
 				replace: "",
 			},
 		],
@@ -11073,6 +11073,31 @@ export const MUTANTS: Mutant[] = [
 			},
 		],
 		tests: ["test/session/persistence.test.ts"],
+	},
+	{
+		id: "CU01",
+		file: "src/session/queues.ts",
+		description: "a queued text leaves its list at the start of any user message with the same content",
+		edits: [
+			{
+				find: "return list.findIndex((entry) => entry.message === message);",
+				replace:
+					"return list.findIndex((entry) => JSON.stringify(entry.message.content) === JSON.stringify(message.content));",
+			},
+		],
+		tests: ["test/session/queues.test.ts"],
+	},
+	{
+		id: "CU02",
+		file: "src/session/queues.ts",
+		description: "the Agent gets a copy of the queued follow-up: its delivery does not unlist it",
+		edits: [
+			{
+				find: "this.agent.followUp(message);",
+				replace: "this.agent.followUp({ ...message });",
+			},
+		],
+		tests: ["test/session/queues.test.ts"],
 	},
 ];
 
