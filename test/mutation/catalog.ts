@@ -11099,6 +11099,30 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/session/queues.test.ts"],
 	},
+	{
+		id: "CU03",
+		file: "src/session/agent-session.ts",
+		description: "sendUserMessage([]) accepted: an empty user turn is sent to the model",
+		edits: [
+			{
+				find: "const invalid = userMessageContentError(caller, content) ?? emptyUserMessageError(caller, content);",
+				replace: "const invalid = userMessageContentError(caller, content);",
+			},
+		],
+		tests: ["test/bad-input/prompt-arguments.test.ts"],
+	},
+	{
+		id: "CU04",
+		file: "src/session/input-check.ts",
+		description: "every block list refused as empty",
+		edits: [
+			{
+				find: "if (!Array.isArray(content) || content.length > 0) return undefined;",
+				replace: "if (!Array.isArray(content)) return undefined;",
+			},
+		],
+		tests: ["test/bad-input/prompt-arguments.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
