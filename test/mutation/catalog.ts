@@ -10313,8 +10313,8 @@ export const MUTANTS: Mutant[] = [
 			"sendUserMessage (the session's and an extension's pi.sendUserMessage) takes content that is neither a string nor blocks",
 		edits: [
 			{
-				find: "const invalid = userMessageContentError(caller, content);",
-				replace: "const invalid = undefined;",
+				find: "const invalid = userMessageContentError(caller, content) ?? emptyUserMessageError(caller, content);",
+				replace: "const invalid = emptyUserMessageError(caller, content);",
 			},
 		],
 		tests: ["test/bad-input/prompt-arguments.test.ts"],
