@@ -11123,6 +11123,31 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/bad-input/prompt-arguments.test.ts"],
 	},
+	{
+		id: "CU05",
+		file: "src/cli/pi-folder.ts",
+		description: "pi's hints count another project's sessions that share the folder name",
+		edits: [
+			{
+				find: 'return typeof headerCwd === "string" && headerCwd !== "" && resolve(headerCwd) === project;',
+				replace: "return true;",
+			},
+		],
+		tests: ["test/cli/pi-migration.test.ts"],
+	},
+	{
+		id: "CU06",
+		file: "src/cli/pi-folder.ts",
+		description: "-c / --session / /resume hints name another project's pi session that shares the folder name",
+		edits: [
+			{
+				find: "const files = projectSessionFiles(dir, input.cwd);",
+				replace:
+					'const files = readdirSync(dir).filter((name) => name.endsWith(".jsonl")).map((name) => join(dir, name));',
+			},
+		],
+		tests: ["test/cli/pi-migration.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
