@@ -7,6 +7,7 @@
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { basename, join, resolve } from "node:path";
 import { AGENT_DIR_ENV, getPiAgentDir } from "../settings/paths.js";
+import { readSessionHeader } from "../store/discovery.js";
 import { makeFolders, PRIVATE_FOLDER_MODE } from "../store/folders.js";
 import { getDefaultSessionDirPath } from "../store/paths.js";
 
@@ -38,7 +39,7 @@ export function piFolderHint(input: {
 			...["settings.json", "auth.json", "models.json"].filter((name) => existsSync(join(piDir, name))),
 			...["extensions", "skills", "prompts"].filter((name) => isDirectory(join(piDir, name))).map((n) => `${n}/`),
 		];
-		const sessions = sessionFiles(getDefaultSessionDirPath(input.cwd, piDir)).length;
+		const sessions = projectSessionFiles(getDefaultSessionDirPath(input.cwd, piDir), input.cwd).length;
 		if (sessions > 0) held.push(`${sessions} session${sessions === 1 ? "" : "s"} of this project`);
 		if (held.length === 0) return undefined;
 		return `pi's agent folder ${piDir} (${held.join(", ")}) is not read by Settle, which keeps its own in ${resolve(input.agentDir)}. To use pi's keys, settings, models, extensions, skills and sessions (Settle then writes its sessions and settings there too), run with SETTLE_AGENT_DIR=${shellWord(piDir)} or --agent-dir ${shellWord(piDir)}.`;
@@ -120,7 +121,7 @@ function piProjectSessions(input: {
 		const piDir = getPiAgentDir(input.env);
 		if (resolve(input.agentDir) === piDir) return undefined;
 		const dir = getDefaultSessionDirPath(input.cwd, piDir);
-		const files = sessionFiles(dir).map((name) => join(dir, name));
+		const files = projectSessionFiles(dir, input.cwd);
 		if (files.length === 0) return undefined;
 		const latest = files.reduce((a, b) => (statSync(b).mtimeMs > statSync(a).mtimeMs ? b : a));
 		return { piDir, dir, files, latest };
@@ -156,9 +157,20 @@ function shellWord(value: string): string {
 	return /^[\w@%+=:,./-]+$/.test(value) ? value : `'${value.replace(/'/g, "'\\''")}'`;
 }
 
-function sessionFiles(dir: string): string[] {
+/**
+ * The session files in `dir` whose header names `cwd`: another cwd can share the folder
+ * (`a/b` and `a-b` both map to `--a-b--`, openclaw#96542).
+ */
+function projectSessionFiles(dir: string, cwd: string): string[] {
+	const project = resolve(cwd);
 	try {
-		return readdirSync(dir).filter((name) => name.endsWith(".jsonl"));
+		return readdirSync(dir)
+			.filter((name) => name.endsWith(".jsonl"))
+			.map((name) => join(dir, name))
+			.filter((path) => {
+				const headerCwd = readSessionHeader(path)?.cwd;
+				return typeof headerCwd === "string" && headerCwd !== "" && resolve(headerCwd) === project;
+			});
 	} catch {
 		return [];
 	}

@@ -97,6 +97,7 @@ import {
 	bashResultError,
 	customMessageError,
 	ENTRY_ID_HINT,
+	emptyUserMessageError,
 	LABEL_HINT,
 	modelArgumentError,
 	promptInputError,
@@ -1135,7 +1136,8 @@ export class AgentSession {
 
 	/**
 	 * Sends a user message on behalf of an extension (source `extension`): text parts are joined
-	 * with newlines, images kept. While streaming `deliverAs` says how to queue it.
+	 * with newlines, images kept. While streaming `deliverAs` says how to queue it. An empty block
+	 * list is refused (`INVALID_ARGUMENT`, nothing sent); pass a string or at least one block.
 	 *
 	 * @example
 	 * ```ts
@@ -1157,7 +1159,7 @@ export class AgentSession {
 		options: { deliverAs?: StreamingBehavior; expandPromptTemplates?: boolean },
 		caller: string,
 	): Promise<void> {
-		const invalid = userMessageContentError(caller, content);
+		const invalid = userMessageContentError(caller, content) ?? emptyUserMessageError(caller, content);
 		if (invalid) return Promise.reject(invalid);
 		let text: string;
 		let images: ImageContent[] | undefined;

@@ -65,6 +65,20 @@ export function userMessageContentError(method: string, content: unknown): Settl
 }
 
 /**
+ * `sendUserMessage([])`: a block list with nothing in it is a caller's mistake (a filter that left
+ * nothing), not a message; it would send the model a user turn with no text. A string, `""` too, is
+ * what the caller chose to say and goes through, as with `prompt("")`.
+ */
+export function emptyUserMessageError(method: string, content: unknown): SettleError | undefined {
+	if (!Array.isArray(content) || content.length > 0) return undefined;
+	return new SettleError(
+		"INVALID_ARGUMENT",
+		`${method}: the content is empty: pass a string or at least one text or image block. Nothing was sent.`,
+		{ details: { method, field: "content" } },
+	);
+}
+
+/**
  * Like {@link promptInputError} for a list of tool names (`setActiveTools`): a single name passed
  * as a string would otherwise be read letter by letter, every letter an unknown tool, and leave the
  * session with no tools at all.

@@ -19,9 +19,18 @@ export interface QueuedTexts {
 	followUp: string[];
 }
 
+/**
+ * A listed queued text and the message Settle handed to the Agent for it: the list entry leaves at
+ * that object's `message_start`, so another user message with the same text does not unlist it.
+ */
+interface QueuedEntry {
+	text: string;
+	message: UserMessage;
+}
+
 export class SessionQueues {
-	private steering: string[] = [];
-	private followUp: string[] = [];
+	private steering: QueuedEntry[] = [];
+	private followUp: QueuedEntry[] = [];
 	/** Bash results recorded while streaming; flushed before `agent_settled` and before the next prompt. */
 	private pendingBash: BashExecutionMessage[] = [];
 	/** Custom messages sent while streaming without a turn; flushed at `turn_end`, before settling, before the next prompt. */
@@ -29,7 +38,7 @@ export class SessionQueues {
 	/** `deliverAs: "nextTurn"` custom messages, consumed by the next `prompt()`. */
 	private nextTurn: CustomMessage[] = [];
 	/** A queued text whose message has started (left its list) and has not reached its `message_end`. */
-	private delivering: { list: string[]; index: number; text: string } | undefined;
+	private delivering: { list: QueuedEntry[]; index: number; entry: QueuedEntry } | undefined;
 
 	constructor(
 		private readonly agent: Agent,
@@ -58,48 +67,49 @@ export class SessionQueues {
 	}
 
 	steeringTexts(): string[] {
-		return this.steering.slice();
+		return texts(this.steering);
 	}
 
 	followUpTexts(): string[] {
-		return this.followUp.slice();
+		return texts(this.followUp);
 	}
 
 	/** Queues a steering user message: display list, `queue_update`, then the Agent's queue. */
 	queueSteer(text: string, images?: ImageContent[]): void {
-		this.steering.push(text);
+		const message = userMessage(text, images);
+		this.steering.push({ text, message });
 		this.changed("queued", "steering", text);
 		this.emitUpdate();
-		this.agent.steer(userMessage(text, images));
+		this.agent.steer(message);
 	}
 
 	/** Queues a follow-up user message (see {@link queueSteer}). */
 	queueFollowUp(text: string, images?: ImageContent[]): void {
-		this.followUp.push(text);
+		const message = userMessage(text, images);
+		this.followUp.push({ text, message });
 		this.changed("queued", "followUp", text);
 		this.emitUpdate();
-		this.agent.followUp(userMessage(text, images));
+		this.agent.followUp(message);
 	}
 
 	/**
-	 * At the `message_start` of a user message: removes its text from the steering list (else the
-	 * follow-up list) and emits `queue_update`, before listeners see the message. Free when
-	 * nothing is queued.
+	 * At the `message_start` of a user message: when it is a queued message (the same object, not
+	 * only the same text), takes it off its list and emits `queue_update`, before listeners see the
+	 * message. Free when nothing is queued.
 	 */
 	onUserMessageStart(message: AgentMessage): void {
 		if (this.steering.length === 0 && this.followUp.length === 0) return;
 		if (message.role !== "user") return;
-		const text = userText(message);
 		let list = this.steering;
-		let index = list.indexOf(text);
+		let index = indexOfMessage(list, message);
 		if (index === -1) {
 			list = this.followUp;
-			index = list.indexOf(text);
+			index = indexOfMessage(list, message);
 			if (index === -1) return;
 		}
-		list.splice(index, 1);
-		this.delivering = { list, index, text };
-		this.changed("delivered", list === this.steering ? "steering" : "followUp", text);
+		const entry = list.splice(index, 1)[0]!;
+		this.delivering = { list, index, entry };
+		this.changed("delivered", list === this.steering ? "steering" : "followUp", entry.text);
 		this.emitUpdate();
 	}
 
@@ -119,8 +129,8 @@ export class SessionQueues {
 		this.delivering = undefined;
 		// clear() since then replaced the lists: the text was dropped on purpose.
 		if (delivering.list !== this.steering && delivering.list !== this.followUp) return;
-		delivering.list.splice(Math.min(delivering.index, delivering.list.length), 0, delivering.text);
-		this.changed("restored", delivering.list === this.steering ? "steering" : "followUp", delivering.text);
+		delivering.list.splice(Math.min(delivering.index, delivering.list.length), 0, delivering.entry);
+		this.changed("restored", delivering.list === this.steering ? "steering" : "followUp", delivering.entry.text);
 	}
 
 	/**
@@ -136,7 +146,7 @@ export class SessionQueues {
 		this.followUp = keptFollowUp;
 		if (steering.length + followUp.length > 0) this.changed("cleared");
 		this.emitUpdate();
-		return { steering, followUp };
+		return { steering: texts(steering), followUp: texts(followUp) };
 	}
 
 	/** Holds a bash result until the next safe point. */
@@ -199,7 +209,7 @@ export class SessionQueues {
 	}
 
 	private emitUpdate(): void {
-		this.events.emit({ type: "queue_update", steering: this.steering.slice(), followUp: this.followUp.slice() });
+		this.events.emit({ type: "queue_update", steering: texts(this.steering), followUp: texts(this.followUp) });
 	}
 }
 
@@ -221,35 +231,26 @@ export function userMessage(text: string, images?: readonly ImageContent[]): Use
 	return { role: "user", content, timestamp: Date.now() };
 }
 
-/** The text of a user message (text blocks joined without separator, as pi matches queued texts). */
 /**
- * Splits a display list into the texts whose messages were still in the Agent's queue (`removed`;
- * cleared) and those the run had already taken (kept). Texts match by content, oldest first.
+ * Splits a display list into the entries whose messages were still in the Agent's queue (`removed`;
+ * cleared) and those the run had already taken (kept).
  */
-function splitCleared(list: string[], removed: readonly AgentMessage[]): [cleared: string[], kept: string[]] {
-	const pending = new Map<string, number>();
-	for (const message of removed) {
-		if (message.role !== "user") continue;
-		const text = userText(message);
-		pending.set(text, (pending.get(text) ?? 0) + 1);
-	}
-	const cleared: string[] = [];
-	const kept: string[] = [];
-	// The run takes the oldest first, so the newest copies of a text are the ones still queued.
-	for (let i = list.length - 1; i >= 0; i--) {
-		const text = list[i]!;
-		const count = pending.get(text) ?? 0;
-		if (count > 0) {
-			pending.set(text, count - 1);
-			cleared.unshift(text);
-		} else kept.unshift(text);
-	}
+function splitCleared(
+	list: QueuedEntry[],
+	removed: readonly AgentMessage[],
+): [cleared: QueuedEntry[], kept: QueuedEntry[]] {
+	const pending = new Set<AgentMessage>(removed);
+	const cleared: QueuedEntry[] = [];
+	const kept: QueuedEntry[] = [];
+	for (const entry of list) (pending.has(entry.message) ? cleared : kept).push(entry);
 	return [cleared, kept];
 }
 
-export function userText(message: UserMessage): string {
-	if (typeof message.content === "string") return message.content;
-	let text = "";
-	for (const block of message.content) if (block.type === "text") text += block.text;
-	return text;
+/** Where the entry queued as `message` is: by identity (a user message with the same text may be another). */
+function indexOfMessage(list: readonly QueuedEntry[], message: UserMessage): number {
+	return list.findIndex((entry) => entry.message === message);
+}
+
+function texts(list: readonly QueuedEntry[]): string[] {
+	return list.map((entry) => entry.text);
 }

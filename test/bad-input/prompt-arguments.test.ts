@@ -102,6 +102,54 @@ describe("sendUserMessage given content that is not a string or blocks", () => {
 		},
 	);
 
+	// sendUserMessage([]) was accepted and sent the model a user message with no text at all.
+	it("regression: session.sendUserMessage([]) rejects with INVALID_ARGUMENT; nothing is sent or written", async () => {
+		const session = await openSession(ws);
+		try {
+			for (const deliverAs of [undefined, "steer", "followUp"] as const) {
+				const error = await session.sendUserMessage([], deliverAs ? { deliverAs } : {}).then(
+					() => undefined,
+					(e: unknown) => e,
+				);
+				expectSettleError(error, "INVALID_ARGUMENT", "session.sendUserMessage", "the content is empty");
+			}
+			expect(ws.faux.callCount).toBe(0);
+			expect(session.messages).toEqual([]);
+			expect(session.pendingMessageCount).toBe(0);
+			ws.reply("answered");
+			await session.sendUserMessage([{ type: "text", text: "hello" }]);
+			expect(lastAssistant(session).text).toBe("answered");
+			expect(diskRoles(session.sessionFile!).filter((role) => role === "user")).toHaveLength(1);
+		} finally {
+			closeSession(session);
+		}
+	});
+
+	it("regression: an extension command's pi.sendUserMessage([]) is reported as that extension's error and sends nothing", async () => {
+		const errors: ExtensionError[] = [];
+		const session = await openSession(ws, {
+			extensions: [
+				(pi) =>
+					pi.registerCommand("nothing", {
+						description: "sends an empty block list",
+						handler: async () => pi.sendUserMessage([]),
+					}),
+			],
+		});
+		try {
+			session.extensionRunner.onError((error) => errors.push(error));
+			await session.prompt("/nothing");
+			await session.waitForExtensionRuns();
+			expect(errors.map((error) => error.error)).toEqual([
+				expect.stringContaining("pi.sendUserMessage: the content is empty"),
+			]);
+			expect(ws.faux.callCount).toBe(0);
+			expect(session.messages).toEqual([]);
+		} finally {
+			closeSession(session);
+		}
+	});
+
 	it("an extension command's pi.sendUserMessage(42) is reported as that extension's error; the next prompt is answered", async () => {
 		const errors: ExtensionError[] = [];
 		const session = await openSession(ws, {

@@ -290,6 +290,35 @@ describe("pi's folder, not pointed at: the hints", () => {
 		expect((await settle(["--faux", "-c", "-p", "z"])).stderr).not.toContain("found no Settle session");
 	});
 
+	// openclaw#96542 in the hints: `<dir>/project` and `<dir>-project` share pi's folder `--…-project--`.
+	test("regression: the hints count and name only pi's sessions whose header's cwd is this project", async () => {
+		writePiSetup();
+		const { piAgent } = home();
+		await piPrompt("a pi session");
+		const [own] = sessionFiles(piAgent);
+		const twinCwd = `${scratch.dir}-project`;
+		const folder = getDefaultSessionDir(scratch.project, piAgent);
+		expect(getDefaultSessionDir(twinCwd, piAgent)).toBe(folder);
+		const twinId = "0190f5c2-0000-7000-8000-0000000000aa";
+		const twin = join(folder, `2027-01-01T00-00-00-000Z_${twinId}.jsonl`);
+		const at = "2027-01-01T00:00:00.000Z";
+		writeFileSync(
+			twin,
+			`${JSON.stringify({ type: "session", version: 3, id: twinId, timestamp: at, cwd: twinCwd })}\n`,
+		);
+
+		const first = await settle(["--faux", "--no-session", "-p", "hi"]);
+		expect(first.stderr).toContain(`models.json, 1 session of this project) is not read by Settle`);
+
+		const byId = await settle(["--faux", "--session", twinId.slice(0, 13), "-p", "x"]);
+		expect(byId.code).toBe(2);
+		expect(byId.stderr).not.toContain(twin);
+
+		const continued = await settle(["--faux", "-c", "-p", "y"]);
+		expect(continued.stderr).toContain(`pi has 1 in ${folder}`);
+		expect(continued.stderr).toContain(`settle --session ${own} continues pi's latest`);
+	});
+
 	test("in settle -i, /resume names pi's sessions of this project, and /resume <pi file> continues one", async () => {
 		writePiSetup();
 		const { piAgent, settleAgent } = home();

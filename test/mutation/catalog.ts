@@ -5265,7 +5265,7 @@ export const MUTANTS: Mutant[] = [
 		description: "a queued message whose delivery began is not remembered",
 		edits: [
 			{
-				find: "\t\tthis.delivering = { list, index, text };\n",
+				find: "\t\tthis.delivering = { list, index, entry };\n",
 				replace: "",
 			},
 		],
@@ -5944,8 +5944,8 @@ export const MUTANTS: Mutant[] = [
 		description: "clearQueue returns (and unlists) a text the run has already taken",
 		edits: [
 			{
-				find: "\t\tif (count > 0) {\n\t\t\tpending.set(text, count - 1);",
-				replace: "\t\tif (true) {\n\t\t\tpending.set(text, count - 1);",
+				find: "(pending.has(entry.message) ? cleared : kept).push(entry);",
+				replace: "cleared.push(entry);",
 			},
 		],
 		tests: ["test/testing/queue-accounting.test.ts", "test/testing/session-actions.property.test.ts"],
@@ -5980,8 +5980,8 @@ export const MUTANTS: Mutant[] = [
 		description: "a delivered follow-up reported as steering",
 		edits: [
 			{
-				find: 'this.changed("delivered", list === this.steering ? "steering" : "followUp", text);',
-				replace: 'this.changed("delivered", "steering", text);',
+				find: 'this.changed("delivered", list === this.steering ? "steering" : "followUp", entry.text);',
+				replace: 'this.changed("delivered", "steering", entry.text);',
 			},
 		],
 		tests: ["test/inspect/queue-trace.test.ts"],
@@ -6004,7 +6004,7 @@ export const MUTANTS: Mutant[] = [
 		description: "restore on dispose not reported",
 		edits: [
 			{
-				find: 'this.changed("restored", delivering.list === this.steering ? "steering" : "followUp", delivering.text);',
+				find: 'this.changed("restored", delivering.list === this.steering ? "steering" : "followUp", delivering.entry.text);',
 				replace: "",
 			},
 		],
@@ -10313,8 +10313,8 @@ export const MUTANTS: Mutant[] = [
 			"sendUserMessage (the session's and an extension's pi.sendUserMessage) takes content that is neither a string nor blocks",
 		edits: [
 			{
-				find: "const invalid = userMessageContentError(caller, content);",
-				replace: "const invalid = undefined;",
+				find: "const invalid = userMessageContentError(caller, content) ?? emptyUserMessageError(caller, content);",
+				replace: "const invalid = emptyUserMessageError(caller, content);",
 			},
 		],
 		tests: ["test/bad-input/prompt-arguments.test.ts"],
@@ -11073,6 +11073,80 @@ export const MUTANTS: Mutant[] = [
 			},
 		],
 		tests: ["test/session/persistence.test.ts"],
+	},
+	{
+		id: "CU01",
+		file: "src/session/queues.ts",
+		description: "a queued text leaves its list at the start of any user message with the same content",
+		edits: [
+			{
+				find: "return list.findIndex((entry) => entry.message === message);",
+				replace:
+					"return list.findIndex((entry) => JSON.stringify(entry.message.content) === JSON.stringify(message.content));",
+			},
+		],
+		tests: ["test/session/queues.test.ts"],
+	},
+	{
+		id: "CU02",
+		file: "src/session/queues.ts",
+		description: "the Agent gets a copy of the queued follow-up: its delivery does not unlist it",
+		edits: [
+			{
+				find: "this.agent.followUp(message);",
+				replace: "this.agent.followUp({ ...message });",
+			},
+		],
+		tests: ["test/session/queues.test.ts"],
+	},
+	{
+		id: "CU03",
+		file: "src/session/agent-session.ts",
+		description: "sendUserMessage([]) accepted: an empty user turn is sent to the model",
+		edits: [
+			{
+				find: "const invalid = userMessageContentError(caller, content) ?? emptyUserMessageError(caller, content);",
+				replace: "const invalid = userMessageContentError(caller, content);",
+			},
+		],
+		tests: ["test/bad-input/prompt-arguments.test.ts"],
+	},
+	{
+		id: "CU04",
+		file: "src/session/input-check.ts",
+		description: "every block list refused as empty",
+		edits: [
+			{
+				find: "if (!Array.isArray(content) || content.length > 0) return undefined;",
+				replace: "if (!Array.isArray(content)) return undefined;",
+			},
+		],
+		tests: ["test/bad-input/prompt-arguments.test.ts"],
+	},
+	{
+		id: "CU05",
+		file: "src/cli/pi-folder.ts",
+		description: "pi's hints count another project's sessions that share the folder name",
+		edits: [
+			{
+				find: 'return typeof headerCwd === "string" && headerCwd !== "" && resolve(headerCwd) === project;',
+				replace: "return true;",
+			},
+		],
+		tests: ["test/cli/pi-migration.test.ts"],
+	},
+	{
+		id: "CU06",
+		file: "src/cli/pi-folder.ts",
+		description: "-c / --session / /resume hints name another project's pi session that shares the folder name",
+		edits: [
+			{
+				find: "const files = projectSessionFiles(dir, input.cwd);",
+				replace:
+					'const files = readdirSync(dir).filter((name) => name.endsWith(".jsonl")).map((name) => join(dir, name));',
+			},
+		],
+		tests: ["test/cli/pi-migration.test.ts"],
 	},
 ];
 

@@ -5,6 +5,7 @@
  */
 import { afterEach, describe, expect, it } from "vitest";
 import type { AgentTool } from "../../src/agent/types.js";
+import type { ExtensionAPI } from "../../src/extensions/types.js";
 import { fauxAssistantMessage, fauxToolCall } from "../../src/llm/faux.js";
 import type { Context } from "../../src/llm/types.js";
 import { createHarness, type Harness } from "../../src/testing/harness.js";
@@ -130,6 +131,56 @@ describe("steering and follow-up", () => {
 		expect(h.faux.callCount).toBe(0);
 		await h.session.prompt("now go");
 		expect(request).toEqual(["now go", "remember this"]);
+	});
+
+	// Queued texts were matched by text: a prompt equal to a queued follow-up unlisted it at its start.
+	it("a prompt with the same text as a queued follow-up leaves the follow-up listed until it is delivered", async () => {
+		h = await createHarness();
+		let listedDuringFirstAnswer: string[] = [];
+		const requests: string[][] = [];
+		h.setResponses([
+			(context) => {
+				requests.push(texts(context));
+				listedDuringFirstAnswer = h.session.getFollowUpMessages();
+				return fauxAssistantMessage("first");
+			},
+			(context) => {
+				requests.push(texts(context));
+				return fauxAssistantMessage("second");
+			},
+		]);
+		await h.session.followUp("go on");
+		await h.session.prompt("go on");
+		expect(listedDuringFirstAnswer).toEqual(["go on"]);
+		expect(requests).toEqual([["go on"], ["go on", "go on"]]);
+		expect(h.eventsOfType("queue_update").map((e) => e.followUp)).toEqual([["go on"], []]);
+		expect(h.session.pendingMessageCount).toBe(0);
+	});
+
+	it("an extension's sendUserMessage with the same text as a queued steer leaves the steer listed until it starts", async () => {
+		h = await createHarness({
+			extensionFactories: [
+				(pi: ExtensionAPI) =>
+					pi.registerCommand("resume", {
+						handler: async () => {
+							pi.sendUserMessage("go on");
+						},
+					}),
+			],
+		});
+		const listedAtUserStarts: string[][] = [];
+		h.session.subscribe((event) => {
+			if (event.type === "message_start" && event.message.role === "user") {
+				listedAtUserStarts.push(h.session.getSteeringMessages());
+			}
+		});
+		h.setResponses([fauxAssistantMessage("done")]);
+		await h.session.steer("go on");
+		await h.session.prompt("/resume");
+		await h.session.waitForIdle();
+		// The extension's message starts first (the steer still waits), then the steer itself.
+		expect(listedAtUserStarts).toEqual([["go on"], []]);
+		expect(roles(h.session.messages)).toEqual(["system", "user", "user", "assistant"]);
 	});
 });
 
