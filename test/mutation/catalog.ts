@@ -11074,6 +11074,30 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/session/persistence.test.ts"],
 	},
+	{
+		id: "CV01",
+		file: "src/cli/args.ts",
+		description: "an empty --session is taken as a value (pi#9733): it was read as the project folder's path",
+		edits: [
+			{
+				find: 'if (refuseEmptyPath(result, option, value, "a session file or id")) return;',
+				replace: "",
+			},
+		],
+		tests: ["test/cli/session-prefix-pi.test.ts"],
+	},
+	{
+		id: "CV02",
+		file: "src/cli/args.ts",
+		description: "an empty --session-dir is taken as a value: sessions went to the default folder without a word",
+		edits: [
+			{
+				find: 'if (refuseEmptyPath(result, option, value, "the folder to keep sessions in")) return;',
+				replace: "",
+			},
+		],
+		tests: ["test/cli/session-prefix-pi.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
