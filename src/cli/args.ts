@@ -289,9 +289,13 @@ function applyValueOption(result: ParsedArgs, option: string, value: string): vo
 			result.agentDir = value;
 			return;
 		case "--session":
+			// pi matches an empty id prefix against every session and resumes the newest (pi#9733).
+			if (refuseEmptyPath(result, option, value, "a session file or id")) return;
 			result.session = value;
 			return;
 		case "--session-dir":
+			// Empty, it fell back to the default folder without a word.
+			if (refuseEmptyPath(result, option, value, "the folder to keep sessions in")) return;
 			result.sessionDir = value;
 			return;
 		case "--tools":

@@ -41,19 +41,27 @@ export function parseCommandArgs(argsString: string): string[] {
 
 /**
  * Fills a template: `$1`, `$2`, … (missing → ""), `${@:N}` (args from the N-th), `${@:N:L}`
- * (L args from the N-th), `$ARGUMENTS` and `$@` (all args joined by spaces). Substituted values
- * are never substituted again.
+ * (L args from the N-th), `$ARGUMENTS` and `$@` (all args joined by spaces), and with a default
+ * (later pi's syntax) `${N:-text}`, `${@:-text}`, `${ARGUMENTS:-text}`: the text when that
+ * argument is missing or empty (no arguments at all for the last two). Substituted values and
+ * defaults are never substituted again.
  *
  * @example
  * ```ts
  * substituteArgs("Review $1 for ${@:2}", ["a.ts", "bugs", "style"]); // "Review a.ts for bugs style"
  * substituteArgs("Fix: $ARGUMENTS", ["the", "$1"]); // "Fix: the $1"
+ * substituteArgs("Review ${1:-the diff} for ${@:-bugs}", []); // "Review the diff for bugs"
  * ```
  */
 export function substituteArgs(content: string, args: readonly string[]): string {
 	// One pass over the template, so a value that contains `$1` or `$@` stays as it is.
 	const all = args.join(" ");
-	return content.replace(/\$(\d+)|\$\{@:(\d+)(?::(\d+))?\}|\$ARGUMENTS|\$@/g, (match, position, start, length) => {
+	const placeholder = /\$\{(\d+|@|ARGUMENTS):-([^}]*)\}|\$(\d+)|\$\{@:(\d+)(?::(\d+))?\}|\$ARGUMENTS|\$@/g;
+	return content.replace(placeholder, (match, defaulted, fallback, position, start, length) => {
+		if (defaulted !== undefined) {
+			const value = /^\d+$/.test(defaulted) ? (args[Number.parseInt(defaulted, 10) - 1] ?? "") : all;
+			return value === "" ? fallback : value;
+		}
 		if (position !== undefined) return args[Number.parseInt(position, 10) - 1] ?? "";
 		if (start !== undefined) {
 			const from = Math.max(0, Number.parseInt(start, 10) - 1);

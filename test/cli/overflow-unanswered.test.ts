@@ -248,6 +248,50 @@ describe("settle -i: the chat says the prompt got no answer and what to do", () 
 	});
 });
 
+/** A tool call whose output makes the next request overflow (pi#8073's accumulated tool output). */
+const TOOL_THEN_OVERFLOW = [{ toolCalls: [{ name: "bash", arguments: { command: "seq 1 3" } }] }, OVERFLOW];
+
+describe("pi#8073: print mode exits 0 with no output when the request after a tool's output overflows", () => {
+	it("pi#8073: settle -p and --json, the overflow on the request after a tool result (nothing to compact): exit 1 naming it, no answer printed; the unanswered turn is left out of the context and the next prompt on the file is answered", () => {
+		const file = join(cli.dir, "tool-overflow.jsonl");
+		const run = settle(["--faux-script", script(TOOL_THEN_OVERFLOW), "--session", file, "-p", "read the logs"]);
+		expect([run.code, run.stdout]).toEqual([1, ""]);
+		expect(run.stderr).toContain(`Error: ${UNANSWERED} and ${NOTHING}.`);
+
+		const json = settle(["--faux-script", script(TOOL_THEN_OVERFLOW), "--no-session", "--json", "read the logs"]);
+		expect(json.code).toBe(1);
+		const events = jsonLines(json.stdout);
+		expect(events.filter((event) => event.type === "tool_execution_end")).toHaveLength(1);
+		expect(events.at(-1)).toEqual({ type: "agent_settled", errorMessage: expect.stringContaining(UNANSWERED) });
+
+		// The file keeps the whole turn; the next run's context holds none of it, and is answered.
+		const next = settle(["--faux", "--session", file, "--json", "a shorter question"]);
+		expect(next.code).toBe(0);
+		const lines = readFileSync(file, "utf8")
+			.trim()
+			.split("\n")
+			.map((line) => JSON.parse(line));
+		const kept = lines
+			.filter((entry) => entry.type === "message")
+			.map((entry) => entry.message.stopReason ?? entry.message.role);
+		expect(kept).toEqual(["system", "user", "toolUse", "toolResult", "error", "user", "stop"]);
+		const agentEnd = jsonLines(next.stdout).find((event) => event.type === "agent_end") as {
+			messages: { role: string; content: unknown }[];
+		};
+		expect(agentEnd.messages.map((message) => message.role)).toEqual(["user", "assistant"]);
+		expect(jsonLines(next.stdout).at(-1)).toEqual({ type: "agent_settled" });
+	});
+
+	it("pi#8073: pi 0.73.1 (peer) on the same script: prints nothing and exits 0", async () => {
+		const dirs = makeDiffDirs(join(cli.dir, "pi-tool"));
+		const file = join(cli.dir, "pi-tool-script.json");
+		writeFileSync(file, JSON.stringify(TOOL_THEN_OVERFLOW));
+		const pi = await runPiCli(dirs, ["--no-session", "-p", "read the logs"], { script: file });
+		// The tool ran and the request after it failed, yet nothing says so: exit 0, no output at all.
+		expect(pi).toEqual({ code: 0, stdout: "", stderr: "" });
+	});
+});
+
 describe("pi 0.73.1 (peer) on the same overflow", () => {
 	it("prints nothing and exits 0 (Settle exits 1 and says why: see above)", async () => {
 		const dirs = makeDiffDirs(join(cli.dir, "pi"));

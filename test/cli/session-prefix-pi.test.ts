@@ -110,6 +110,36 @@ describe("--session <id-prefix>, pi and Settle side by side", () => {
 		}
 	});
 
+	it("pi#9733: an empty --session (an unset shell variable): the report's pi resumed the newest session, pi 0.73.1 starts a new one, both without a word; Settle refuses the empty value and writes nothing (exit 2), and so for --session-dir", async () => {
+		for (const cli of ["pi", "settle"] as const) {
+			const file = await firstSession(cli, "first question");
+			const copy = copyWithId(file, "0badc0de-0000-7000-8000-000000000001");
+			const files = [file, copy];
+			const before = files.map((path) => readFileSync(path, "utf8"));
+			const written = () => files.filter((path, index) => readFileSync(path, "utf8") !== before[index]);
+			const resumed = await run(cli, ["-p", "--session", "", "go on"]);
+			if (cli === "pi") {
+				// pi 0.73.1 takes the empty value for no --session at all (the report's later pi matched it
+				// against every id and resumed the newest).
+				expect(resumed).toMatchObject({ code: 0, stdout: "go on\n" });
+				expect(written()).toEqual([]);
+				expect(sessionFiles(cli)).toHaveLength(3);
+				continue;
+			}
+			expect(resumed.code).toBe(2);
+			expect(resumed.stdout).toBe("");
+			expect(resumed.stderr).toContain(
+				"Error: Option --session got an empty value (an unset shell variable?): give a session file or id, or leave --session out.",
+			);
+			// Empty, --session-dir fell back to the default folder and started a session there.
+			const inDir = await run(cli, ["-p", "--session-dir", "", "go on"]);
+			expect(inDir.code).toBe(2);
+			expect(inDir.stderr).toContain("Error: Option --session-dir got an empty value (an unset shell variable?)");
+			expect(written()).toEqual([]);
+			expect(sessionFiles(cli).sort()).toEqual([...files].sort());
+		}
+	});
+
 	it("a unique prefix resumes that session in both", async () => {
 		for (const cli of ["pi", "settle"] as const) {
 			const file = await firstSession(cli, "first question");

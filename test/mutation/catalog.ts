@@ -11148,6 +11148,49 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/cli/pi-migration.test.ts"],
 	},
+	{
+		id: "CV01",
+		file: "src/cli/args.ts",
+		description: "an empty --session is taken as a value (pi#9733): it was read as the project folder's path",
+		edits: [
+			{
+				find: 'if (refuseEmptyPath(result, option, value, "a session file or id")) return;',
+				replace: "",
+			},
+		],
+		tests: ["test/cli/session-prefix-pi.test.ts"],
+	},
+	{
+		id: "CV02",
+		file: "src/cli/args.ts",
+		description: "an empty --session-dir is taken as a value: sessions went to the default folder without a word",
+		edits: [
+			{
+				find: 'if (refuseEmptyPath(result, option, value, "the folder to keep sessions in")) return;',
+				replace: "",
+			},
+		],
+		tests: ["test/cli/session-prefix-pi.test.ts"],
+	},
+	{
+		id: "CV03",
+		file: "src/resources/prompt-templates.ts",
+		description: "a prompt template default is never used (pi#6695): a missing argument becomes empty text",
+		edits: [{ find: 'return value === "" ? fallback : value;', replace: "return value;" }],
+		tests: ["test/resources/prompt-templates.test.ts"],
+	},
+	{
+		id: "CV04",
+		file: "src/resources/prompt-templates.ts",
+		description: "a positional default (N:-text) takes every argument instead of the N-th",
+		edits: [
+			{
+				find: 'const value = /^\\d+$/.test(defaulted) ? (args[Number.parseInt(defaulted, 10) - 1] ?? "") : all;',
+				replace: "const value = all;",
+			},
+		],
+		tests: ["test/resources/prompt-templates.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */

@@ -6,7 +6,7 @@
  * (sesori#1157) or while a hung command runs (gsd-2#1414), a session file deleted while `-p` runs
  * (pi#8939), an auto-retry seen over RPC (pi#4314 / pi#4716), `-p` or `-i` killed by a signal (pi#3212 /
  * pi#5080), queued messages taken back over RPC before an abort (pi#9194), and `-c` in a project whose
- * session folder another project shares (openclaw#96542). What the user should see: the answer, then
+ * session folder another project shares (openclaw#96542) or holds a fork into another cwd (pi#3249). What the user should see: the answer, then
  * the process gone with a code that says how the request ended; the prompt after an abort answered; an
  * abort that stops everything at once; a deleted file reported, never recreated without its header; a
  * run's end that says whether a retry follows, and one `agent_settled` once nothing does; a signal
@@ -16,8 +16,12 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+// pi's session store alone (the package index would load all of pi).
+import { SessionManager as piSessionManager } from "../../node_modules/@mariozechner/pi-coding-agent/dist/core/session-manager.js";
+import { SessionManager } from "../../src/store/session-manager.js";
 import { RpcClient, runSettle, useCliProject } from "../cli/helpers.js";
 import { fileAppears, Repl } from "../cli/interactive.helpers.js";
+import { makeDiffDirs, runPiCli } from "../cli/pi-diff-process.js";
 import { persistedUserTexts } from "./helpers.js";
 import { killMarked, markedProcesses, processMarker, wedgingCommand } from "./processes.js";
 
@@ -615,5 +619,73 @@ describe("openclaw#96542: two projects whose paths differ only by a separator sh
 		expect(byId.code).toBe(2);
 		expect(byId.stderr).toContain(`of the project ${clientApp} does`);
 		expect(sessions()).toHaveLength(2);
+	});
+});
+
+describe("pi#3249: a session forked into another project's cwd, in a shared session dir: --continue resumed it with the launch cwd", () => {
+	it("pi#3249: `settle --session-dir <shared> -c` in A continues A's own session, never the newer fork whose header names B; in B it continues the fork, its tools running in B", () => {
+		const a = join(cli.dir, "project-a");
+		const b = join(cli.dir, "project-b");
+		const shared = join(cli.dir, "shared-sessions");
+		mkdirSync(a, { recursive: true });
+		mkdirSync(b, { recursive: true });
+		const pwdScript = join(cli.dir, "pwd.json");
+		writeFileSync(pwdScript, JSON.stringify([{ toolCalls: [{ name: "bash", arguments: { command: "pwd" } }] }]));
+		const settle = (cwd: string, args: string[]) =>
+			runSettle(["--session-dir", shared, ...args], { cwd, agentDir: cli.agentDir, timeoutMs: HANG_GUARD_MS });
+		const toolOutputs = (stdout: string) =>
+			stdout
+				.trim()
+				.split("\n")
+				.map((line) => JSON.parse(line))
+				.filter((event) => event.type === "tool_execution_end")
+				.map((event) => event.result.content[0].text.trim());
+
+		expect(settle(a, ["--faux", "-p", "the A task"])).toMatchObject({ code: 0 });
+		const [aFile] = readdirSync(shared).map((name) => join(shared, name));
+		// The report's step: the session forked into B with forkFrom, beside it in the same folder (newer).
+		const fork = SessionManager.forkFrom(aFile!, b, { sessionDir: shared });
+		const forkFile = fork.getSessionFile()!;
+		fork.close(); // the report's process exited: its write lock is released
+		const forkBytes = readFileSync(forkFile, "utf8");
+		expect(JSON.parse(forkBytes.split("\n")[0]!).cwd).toBe(b);
+
+		const inA = settle(a, ["--faux-script", pwdScript, "-c", "--json", "where are we?"]);
+		expect(inA.code).toBe(0);
+		expect(toolOutputs(inA.stdout)).toEqual([a]);
+		expect(readFileSync(forkFile, "utf8")).toBe(forkBytes);
+		expect(persistedUserTexts(aFile!)).toEqual(["the A task", "where are we?"]);
+
+		const inB = settle(b, ["--faux-script", pwdScript, "-c", "--json", "and here?"]);
+		expect(inB.code).toBe(0);
+		expect(toolOutputs(inB.stdout)).toEqual([b]);
+		expect(persistedUserTexts(forkFile)).toEqual(["the A task", "and here?"]);
+		expect(readdirSync(shared)).toHaveLength(2);
+	});
+
+	it("pi#3249: pi 0.73.1 (peer) on the same steps: `-c` in A continues the fork whose header names B, and its tools run in A", async () => {
+		const dirs = makeDiffDirs(join(cli.dir, "pi"));
+		const b = join(cli.dir, "pi", "project-b");
+		const shared = join(cli.dir, "pi", "shared-sessions");
+		mkdirSync(b, { recursive: true });
+		const pwdScript = join(cli.dir, "pi-pwd.json");
+		writeFileSync(pwdScript, JSON.stringify([{ toolCalls: [{ name: "bash", arguments: { command: "pwd" } }] }]));
+		expect(await runPiCli(dirs, ["--session-dir", shared, "-p", "the A task"])).toMatchObject({ code: 0 });
+		const [aFile] = readdirSync(shared).map((name) => join(shared, name));
+		const forkFile = piSessionManager.forkFrom(aFile!, b, shared).getSessionFile()!;
+
+		const inA = await runPiCli(dirs, ["--session-dir", shared, "-c", "--mode", "json", "where are we?"], {
+			script: pwdScript,
+		});
+		expect(inA.code).toBe(0);
+		const outputs = inA.stdout
+			.trim()
+			.split("\n")
+			.map((line) => JSON.parse(line))
+			.filter((event) => event.type === "tool_execution_end")
+			.map((event) => event.result.content[0].text.trim());
+		expect(outputs).toEqual([dirs.project]);
+		expect(persistedUserTexts(forkFile)).toEqual(["the A task", "where are we?"]);
+		expect(JSON.parse(readFileSync(forkFile, "utf8").split("\n")[0]!).cwd).toBe(b);
 	});
 });

@@ -61,6 +61,17 @@ describe("substituteArgs", () => {
 	it("never substitutes inside substituted values", () => {
 		expect(substituteArgs("$1 | $@", ["$2", "$@"])).toBe("$2 | $2 $@");
 		expect(substituteArgs("${@:1}", ["$ARGUMENTS"])).toBe("$ARGUMENTS");
+		// A replacement pattern in a value stays text (pi#9588: pi's string replace read `$&`).
+		expect(substituteArgs("Fix: $ARGUMENTS / $1", ["$&", "$`"])).toBe("Fix: $& $` / $&");
+	});
+
+	it("pi#6695: defaults — `${N:-text}` for a missing argument, `${@:-text}` / `${ARGUMENTS:-text}` for none", () => {
+		const template = "[${1:-first}] [${3:-third}] [${@:-none}] [${ARGUMENTS:-none}]";
+		expect(substituteArgs(template, [])).toBe("[first] [third] [none] [none]");
+		expect(substituteArgs(template, ["a", "b"])).toBe("[a] [third] [a b] [a b]");
+		// A default is text: never substituted again, and `}` ends it.
+		expect(substituteArgs("${1:-$2 and $@}", [])).toBe("$2 and $@");
+		expect(substituteArgs("${1:-}", [])).toBe("");
 	});
 });
 
