@@ -11074,6 +11074,32 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/session/persistence.test.ts"],
 	},
+	{
+		id: "CW01",
+		file: "src/llm/model-runtime.ts",
+		description: "SDK NO_AUTH no longer names the auth.json entry to write",
+		edits: [
+			{
+				// biome-ignore lint/suspicious/noTemplateCurlyInString: the source text of a template literal
+				find: "or write ${entry} in <agentDir>/auth.json",
+				replace: "or write a key in <agentDir>/auth.json",
+			},
+		],
+		tests: ["test/runtime/provider-hint.test.ts"],
+	},
+	{
+		id: "CW02",
+		file: "src/llm/model-runtime.ts",
+		description: "SDK NO_AUTH's authStorage call is keyed by a placeholder, not the provider",
+		edits: [
+			{
+				// biome-ignore lint/suspicious/noTemplateCurlyInString: the source text of a template literal
+				find: "AuthStorage.inMemory({ ${JSON.stringify(provider)}: key })",
+				replace: "AuthStorage.inMemory({ provider: key })",
+			},
+		],
+		tests: ["test/runtime/provider-hint.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
