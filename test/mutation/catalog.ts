@@ -11100,6 +11100,18 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/runtime/provider-hint.test.ts"],
 	},
+	{
+		id: "CW03",
+		file: "src/tools/types.ts",
+		description: "defineTool types a custom tool's ctx as unknown again (ctx.cwd needs a cast)",
+		edits: [
+			{
+				find: "TDetails = unknown, TContext = ExtensionContext>(",
+				replace: "TDetails = unknown, TContext = unknown>(",
+			},
+		],
+		tests: ["test/doctest/doctest.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
