@@ -11112,6 +11112,30 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/doctest/doctest.test.ts"],
 	},
+	{
+		id: "CW04",
+		file: "src/runtime/sdk.ts",
+		description: "createAgentSession no longer checks customTools (a tool without execute fails only when called)",
+		edits: [
+			{
+				find: "customToolsError(method, options.customTools)",
+				replace: "undefined",
+			},
+		],
+		tests: ["test/bad-input/sdk-arguments.test.ts"],
+	},
+	{
+		id: "CW05",
+		file: "src/session/input-check.ts",
+		description: "a custom tool without an execute function is accepted",
+		edits: [
+			{
+				find: 'if (typeof execute !== "function") {',
+				replace: "if (execute === null) {",
+			},
+		],
+		tests: ["test/bad-input/sdk-arguments.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
