@@ -22,7 +22,8 @@ import {
 
 const cwd = mkdtempSync(join(tmpdir(), "settle-sdk-"));
 
-// 1. A model: the scripted faux provider (swap in createPiAiModelRuntime() for real providers).
+// 1. A model: the scripted faux provider (for real providers, leave out modelRuntime and pass model: "provider/id";
+//    createAgentSession then builds pi-ai's runtime with keys from the environment or <agentDir>/auth.json).
 const faux = createFauxProvider();
 const modelRuntime = new InMemoryModelRuntime();
 modelRuntime.registerFauxProvider(faux);

@@ -624,10 +624,11 @@ export function sameModel(
 // pi's user-visible texts (C.1 steps 7–8, C.12). The first sentence of each is pi's exact text;
 // the guidance after it names Settle's way of configuring models instead of pi's `/login` docs.
 
+// What fixes a missing key on a model runtime the caller made ("it" is that runtime).
 const PROVIDER_HELP_IN_CODE =
-	"register the provider with the model runtime you gave the session (`modelRuntime.registerProvider(...)`; " +
+	"register the provider with it (`modelRuntime.registerProvider(...)`; " +
 	"a faux provider: `modelRuntime.registerFauxProvider(faux)`), or give it an API key (`modelRuntime.setApiKey(provider, key)`).";
-const PROVIDER_HELP = `R${PROVIDER_HELP_IN_CODE.slice(1)}`;
+const PROVIDER_HELP = `With a model runtime of your own, ${PROVIDER_HELP_IN_CODE}`;
 
 /**
  * Rejection when the session has no model (tests match `No model selected.`). It names both ways
@@ -651,20 +652,24 @@ export function noModelSelectedMessage(): string {
 
 /**
  * Rejection when the provider has no credentials (tests match `No API key found for <provider>.`).
- * For a provider pi-ai reads a key variable for, it names that variable first: the default model
- * runtime (pi-ai's) takes the key from there.
+ * For a provider pi-ai reads a key variable for, it names the three places the default model
+ * runtime (pi-ai's) takes the key from: that variable, the `auth.json` entry to write, and
+ * `createAgentSession`'s `authStorage`; then what fixes a model runtime of the caller's own.
  *
  * @example
  * ```ts
- * noApiKeyFoundMessage("groq"); // "No API key found for groq.\n\nSet GROQ_API_KEY in the environment (…). In code, register the provider …"
- * noApiKeyFoundMessage("my-proxy"); // "No API key found for my-proxy.\n\nRegister the provider with the model runtime …"
+ * noApiKeyFoundMessage("groq"); // "No API key found for groq.\n\nSet GROQ_API_KEY in the environment, or write {\"groq\":{…}} in <agentDir>/auth.json … With a model runtime of your own, register the provider …"
+ * noApiKeyFoundMessage("my-proxy"); // "No API key found for my-proxy.\n\nWith a model runtime of your own, register the provider with it …"
  * ```
  */
 export function noApiKeyFoundMessage(provider: string): string {
 	const display = provider === "unknown" ? "the selected model" : provider;
 	const vars = apiKeyEnvVars(provider);
+	const entry = JSON.stringify({ [provider]: { type: "api_key", key: "…" } });
 	const help = vars
-		? `Set ${vars.join(" or ")} in the environment (the default model runtime, pi-ai's, reads the key from there). In code, ${PROVIDER_HELP_IN_CODE}`
+		? `Set ${vars.join(" or ")} in the environment, or write ${entry} in <agentDir>/auth.json ` +
+			`(the default model runtime, pi-ai's, reads both; in code: createAgentSession({ authStorage: AuthStorage.inMemory({ ${JSON.stringify(provider)}: key }) })). ` +
+			PROVIDER_HELP
 		: PROVIDER_HELP;
 	return `No API key found for ${display}.\n\n${help}`;
 }

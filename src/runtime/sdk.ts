@@ -19,7 +19,12 @@ import {
 	recordedSelection,
 	type SessionClock,
 } from "../session/agent-session.js";
-import { modelArgumentError, stringArgumentError, thinkingLevelError } from "../session/input-check.js";
+import {
+	customToolsError,
+	modelArgumentError,
+	stringArgumentError,
+	thinkingLevelError,
+} from "../session/input-check.js";
 import { AGENT_DIR_ENV, getDefaultAgentDir, getPiAgentDir } from "../settings/paths.js";
 import { SettingsManager } from "../settings/settings-manager.js";
 import { getDefaultSessionDirPath } from "../store/paths.js";
@@ -358,7 +363,8 @@ function createOptionsError(options: CreateAgentSessionOptions): SettleError | u
 		stringArgumentError(method, "cwd", options.cwd, "Pass the project's directory, or leave it out.", true) ??
 		stringArgumentError(method, "agentDir", options.agentDir, "Pass a directory, or leave it out.", true) ??
 		modelArgumentError(method, options.model, { byName: true, optional: true }) ??
-		thinkingLevelError(method, options.thinkingLevel, THINKING_LEVELS, true)
+		thinkingLevelError(method, options.thinkingLevel, THINKING_LEVELS, true) ??
+		customToolsError(method, options.customTools)
 	);
 }
 

@@ -124,6 +124,42 @@ export function stringArgumentError(
 	);
 }
 
+/**
+ * `customTools` that are not a list, or an entry without a name or an `execute` function: in
+ * plain JavaScript these were taken as they were, and the tool was missing ("Tool t not found")
+ * or failed only when the model called it ("definition.execute is not a function").
+ *
+ * @example
+ * ```ts
+ * customToolsError("createAgentSession", [{ name: "t" }])?.message; // 'createAgentSession: customTools[0] ("t") has no execute function (got undefined). …'
+ * ```
+ */
+export function customToolsError(method: string, value: unknown): SettleError | undefined {
+	if (value === undefined) return undefined;
+	const hint = "Give each tool { name, label, description, parameters, execute }, e.g. with defineTool({ … }).";
+	const invalid = (problem: string, index?: number) =>
+		new SettleError("INVALID_ARGUMENT", `${method}: ${problem}. ${hint}`, {
+			details: { method, field: "customTools", ...(index === undefined ? {} : { index }) },
+		});
+	if (!Array.isArray(value)) return invalid(`customTools must be a list of tool definitions (got ${described(value)})`);
+	for (const [index, tool] of value.entries()) {
+		if (typeof tool !== "object" || tool === null) {
+			return invalid(`customTools[${index}] must be a tool definition (got ${described(tool)})`, index);
+		}
+		const { name, execute } = tool as { name?: unknown; execute?: unknown };
+		if (typeof name !== "string" || name === "") {
+			return invalid(`customTools[${index}] has no name (got ${described(name)})`, index);
+		}
+		if (typeof execute !== "function") {
+			return invalid(
+				`customTools[${index}] (${JSON.stringify(name)}) has no execute function (got ${described(execute)})`,
+				index,
+			);
+		}
+	}
+	return undefined;
+}
+
 /** Like {@link stringArgumentError} for an optional callback (`setup`, `withSession`). */
 export function callbackArgumentError(method: string, field: string, value: unknown): SettleError | undefined {
 	if (value === undefined || typeof value === "function") return undefined;

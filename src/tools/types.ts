@@ -4,6 +4,7 @@
  */
 import type { Static, TSchema } from "@sinclair/typebox";
 import type { AgentTool, AgentToolResult, AgentToolUpdateCallback, ToolExecutionMode } from "../agent/types.js";
+import type { ExtensionContext } from "../extensions/types.js";
 import type { JsonSchema } from "../llm/types.js";
 import type { TypeBox1Schema, TypeBox1Static } from "../schema/typebox1-static.js";
 
@@ -105,7 +106,9 @@ export type AnyToolDefinition = ToolDefinition<any, any, any>;
 
 /**
  * Identity function that keeps parameter inference when a definition is stored in a variable or an
- * array (`customTools: [defineTool({...})]`).
+ * array (`customTools: [defineTool({...})]`). `execute`'s last argument is the session's
+ * {@link ExtensionContext} (`cwd`, `sessionManager`, `model`, `ui`, …), as in pi, for SDK
+ * `customTools` and `pi.registerTool` alike.
  *
  * @example
  * ```ts
@@ -113,9 +116,11 @@ export type AnyToolDefinition = ToolDefinition<any, any, any>;
  *
  * const tool = defineTool({ name: "now", label: "Now", description: "Current time",
  *   parameters: Type.Object({}), execute: async () => ({ content: [{ type: "text", text: new Date().toISOString() }], details: undefined }) });
+ * const where = defineTool({ name: "where", label: "Where", description: "The project folder",
+ *   parameters: Type.Object({}), execute: async (_id, _params, _signal, _onUpdate, ctx) => ({ content: [{ type: "text", text: ctx.cwd }], details: {} }) });
  * ```
  */
-export function defineTool<TParameters extends object, TDetails = unknown, TContext = unknown>(
+export function defineTool<TParameters extends object, TDetails = unknown, TContext = ExtensionContext>(
 	definition: ToolDefinition<TParameters, TDetails, TContext>,
 ): ToolDefinition<TParameters, TDetails, TContext> & AnyToolDefinition {
 	return definition as ToolDefinition<TParameters, TDetails, TContext> & AnyToolDefinition;

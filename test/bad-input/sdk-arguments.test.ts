@@ -34,6 +34,21 @@ describe("createAgentSession given options of the wrong type", () => {
 		["model: 42", { model: 42 }, 'the model must be a model (modelRuntime.getModel(provider, id)) or "provider/id"'],
 		["model: {}", { model: {} }, "string provider and id"],
 		["thinkingLevel: 'hgih'", { thinkingLevel: "hgih" }, 'the thinking level must be one of "off"'],
+		// customTools were taken as given: a string was ignored, a nameless tool missing ("Tool t not
+		// found"), a tool without execute failed only when the model called it.
+		["customTools: 'x'", { customTools: "x" }, 'customTools must be a list of tool definitions (got "x")'],
+		["customTools: [null]", { customTools: [null] }, "customTools[0] must be a tool definition (got null)"],
+		["customTools: [{ execute }]", { customTools: [{ execute: async () => ({}) }] }, "customTools[0] has no name"],
+		[
+			"customTools: [tool, { name }]",
+			{
+				customTools: [
+					{ name: "ok", label: "ok", description: "ok", parameters: {}, execute: async () => ({ content: [] }) },
+					{ name: "t", label: "T", description: "d", parameters: {} },
+				],
+			},
+			'customTools[1] ("t") has no execute function (got undefined). Give each tool { name, label, description, parameters, execute }',
+		],
 	] as const)(
 		"regression: createAgentSession({ %s }) rejects with INVALID_ARGUMENT instead of a raw TypeError or a silently ignored option",
 		async (_label, bad, mention) => {

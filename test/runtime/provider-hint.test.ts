@@ -7,7 +7,7 @@
  * that fixes it on the object they hold (`modelRuntime`, not the session runtime), and that call
  * does fix it.
  */
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
@@ -15,6 +15,7 @@ import { SettleError } from "../../src/errors.js";
 import { createFauxProvider, fauxAssistantMessage } from "../../src/llm/faux.js";
 import { InMemoryModelRuntime } from "../../src/llm/model-runtime.js";
 import { createPiAiModelRuntime } from "../../src/llm/pi-ai.js";
+import { AuthStorage } from "../../src/runtime/auth-storage.js";
 import { createAgentSession, findModel } from "../../src/runtime/sdk.js";
 import { SettingsManager } from "../../src/settings/settings-manager.js";
 import { SessionManager } from "../../src/store/session-manager.js";
@@ -158,7 +159,7 @@ describe("a real provider without its key (the default model runtime, the variab
 		const error = await promptRejection("groq/openai/gpt-oss-120b");
 		expect(error.code).toBe("NO_AUTH");
 		expect(error.details).toEqual({ provider: "groq" });
-		expect(error.message).toMatch(/^No API key found for groq\.\n\nSet GROQ_API_KEY in the environment /);
+		expect(error.message).toMatch(/^No API key found for groq\.\n\nSet GROQ_API_KEY in the environment,/);
 		expect(error.message).toContain("`modelRuntime.setApiKey(provider, key)`");
 	});
 
@@ -166,7 +167,49 @@ describe("a real provider without its key (the default model runtime, the variab
 		unset("ANTHROPIC_OAUTH_TOKEN", "ANTHROPIC_API_KEY");
 		const error = await promptRejection("anthropic/claude-opus-4-7");
 		expect(error.details).toEqual({ provider: "anthropic" });
-		expect(error.message).toContain("\n\nSet ANTHROPIC_OAUTH_TOKEN or ANTHROPIC_API_KEY in the environment ");
+		expect(error.message).toContain("\n\nSet ANTHROPIC_OAUTH_TOKEN or ANTHROPIC_API_KEY in the environment,");
+	});
+
+	// An SDK user without the variable was told only of the variable and of a model runtime they never
+	// made, though the README says NO_AUTH names the auth.json entry to write. It now names the entry
+	// and createAgentSession's authStorage, and each fixes the session as written.
+	it("NO_AUTH names the auth.json entry and authStorage; each, as written, gives the provider a key", async () => {
+		unset("GROQ_API_KEY");
+		const error = await promptRejection("groq/openai/gpt-oss-120b");
+		const entry =
+			/, or write (\{.*?\}\}) in <agentDir>\/auth\.json \(the default model runtime, pi-ai's, reads both; /.exec(
+				error.message,
+			)?.[1];
+		expect(entry).toBe('{"groq":{"type":"api_key","key":"…"}}');
+		expect(error.message).toContain('createAgentSession({ authStorage: AuthStorage.inMemory({ "groq": key }) })');
+		expect(error.message).not.toContain("the model runtime you gave the session");
+
+		const cwd = mkdtempSync(join(tmpdir(), "settle-provider-hint-"));
+		dirs.push(cwd);
+		const agentDir = join(cwd, "agent");
+		mkdirSync(agentDir);
+		writeFileSync(join(agentDir, "auth.json"), entry!.replace("…", "gsk-from-file"));
+		const fromFile = await createAgentSession({
+			cwd,
+			agentDir,
+			model: "groq/openai/gpt-oss-120b",
+			settingsManager: SettingsManager.inMemory(),
+			sessionManager: SessionManager.inMemory(cwd),
+		});
+		expect(fromFile.diagnostics).toEqual([]);
+		expect(await fromFile.session.modelRuntime.getApiKey("groq")).toBe("gsk-from-file");
+		fromFile.session.dispose();
+
+		const inCode = await createAgentSession({
+			cwd,
+			agentDir: join(cwd, "other-agent"),
+			model: "groq/openai/gpt-oss-120b",
+			authStorage: AuthStorage.inMemory({ groq: "gsk-in-code" }),
+			settingsManager: SettingsManager.inMemory(),
+			sessionManager: SessionManager.inMemory(cwd),
+		});
+		expect(await inCode.session.modelRuntime.getApiKey("groq")).toBe("gsk-in-code");
+		inCode.session.dispose();
 	});
 
 	it("the variable it names is the one that fixes it", async () => {
