@@ -15,7 +15,8 @@
  * - "stricter": Settle rejects what pi silently ignores or resolves by precedence: an invalid
  *   `--mode` value (pi ignores it), an invalid `--thinking` level (pi warns with the same text and
  *   runs), two of `--session`/`--continue`/`--no-session` (pi: precedence), `--tools` with
- *   `--no-tools`, messages with `--mode rpc` (pi drops them). Each Settle error is checked against
+ *   `--no-tools`, messages with `--mode rpc` (pi drops them), an empty `--session` or `--session-dir`
+ *   (pi#9733: pi resumes the newest session / uses the default folder). Each Settle error is checked against
  *   pi's parse, which must show the ignored or overridden input.
  * - "pi-only option" / "Settle-only option": options one CLI lacks (lists and reasons in
  *   pi-diff-args.ts); the other reports them as unknown, checked in their own properties.
@@ -89,6 +90,14 @@ function compareOutcome(argv: readonly string[]): boolean {
 		if (fact === "error Use only one of --session <file>, --continue and --no-session.") {
 			// "stricter": pi takes --no-session over --session over --continue.
 			expect([pi.session !== undefined, pi.continue, pi.noSession].filter(Boolean).length).toBeGreaterThan(1);
+			stricter = true;
+			continue;
+		}
+		const empty = /^error Option (--session|--session-dir) got an empty value /.exec(fact);
+		if (empty) {
+			// "stricter" (pi#9733): pi takes an empty --session as an id prefix matching every session
+			// (it resumes the newest) and an empty --session-dir as the default folder.
+			expect(pi[empty[1] === "--session" ? "session" : "sessionDir"]).toBe("");
 			stricter = true;
 			continue;
 		}
