@@ -200,7 +200,7 @@ export interface SkillExpansion {
 }
 
 /**
- * Expands `/skill:<name> [args]`: the skill body (front matter removed,
+ * Expands `/skill:<name> [args]` (the name ends at the first space, tab or line break): the skill body (front matter removed,
  * trimmed) wrapped as `<skill name="…" location="…">`, a line `References are relative to <dir>.`,
  * a blank line, the body, `</skill>`, then the args after a blank line. Unknown names and other
  * text come back unchanged. Must not throw: a read failure is returned in `error`.
@@ -216,7 +216,8 @@ export function expandSkillCommand(
 	readFile: (path: string) => string = (path) => readFileSync(path, "utf-8"),
 ): SkillExpansion {
 	if (!text.startsWith("/skill:")) return { text };
-	const space = text.indexOf(" ");
+	// Any whitespace ends the name: `/skill:demo` then a new line of arguments is still the skill (pi#8413).
+	const space = text.search(/\s/);
 	const name = space === -1 ? text.slice(7) : text.slice(7, space);
 	const args = space === -1 ? "" : text.slice(space + 1).trim();
 	const skill = skills.find((candidate) => candidate.name === name);

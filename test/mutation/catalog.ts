@@ -11253,6 +11253,31 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/bad-input/sdk-arguments.test.ts"],
 	},
+	{
+		id: "CX01",
+		file: "src/resources/skills.ts",
+		description:
+			"a /skill: name ends only at a space again (pi#8413: a line break or tab after it passes the text through)",
+		edits: [
+			{
+				find: "const space = text.search(/\\s/);",
+				replace: 'const space = text.indexOf(" ");',
+			},
+		],
+		tests: ["test/pi-races/skills-tools.test.ts"],
+	},
+	{
+		id: "CX02",
+		file: "src/agent/agent-loop.ts",
+		description: "a tool result returned with isError: true is recorded as a success (pi#1881)",
+		edits: [
+			{
+				find: "isError: valid.isError === true }",
+				replace: "isError: false }",
+			},
+		],
+		tests: ["test/pi-races/skills-tools.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
