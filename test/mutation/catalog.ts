@@ -11278,6 +11278,19 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/pi-races/skills-tools.test.ts"],
 	},
+	{
+		id: "CX03",
+		file: "src/agent/agent-loop.ts",
+		description:
+			"an aborted run reads the provider's next event instead of ending the answer as aborted (pi#9687: a transport's abort error saved as an error)",
+		edits: [
+			{
+				find: "if (signal.aborted) return Promise.resolve(ABORTED);",
+				replace: "if (signal.aborted && signal === undefined) return Promise.resolve(ABORTED);",
+			},
+		],
+		tests: ["test/pi-races/extension-abort-provider-error.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */

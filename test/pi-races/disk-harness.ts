@@ -40,6 +40,8 @@ export class ManualProvider {
 	readonly model: Model;
 	readonly requests: ManualRequest[] = [];
 	private waiters: ((request: ManualRequest) => void)[] = [];
+	/** Called as each request arrives, before the caller sees its stream (a transport's own abort listener goes here). */
+	onRequest: ((request: ManualRequest) => void) | undefined;
 	/** Replies given at once, before requests are handed to the test. */
 	private readonly canned: AssistantMessage[] = [];
 
@@ -97,6 +99,7 @@ export class ManualProvider {
 			},
 		};
 		this.requests.push(request);
+		this.onRequest?.(request);
 		const waiter = this.waiters.shift();
 		waiter?.(request);
 		return stream;

@@ -3448,3 +3448,42 @@ describe("pi 0.73.1 against Settle: two cwds that share a session folder", () =>
 		expect(runs.settle).toEqual({ continued: false, listed: 0 });
 	});
 });
+
+describe("pi 0.73.1 against Settle: a tool that returns { isError: true }", () => {
+	it("pi#1881: a custom tool returns { isError: true } without throwing — what tool_execution_end and the saved tool result say", async () => {
+		const deploy: SharedTool = {
+			name: "deploy",
+			label: "Deploy",
+			description: "deploys the app",
+			parameters: { type: "object", properties: {} },
+			execute: async () =>
+				({
+					content: [{ type: "text", text: "deploy refused: tests failing" }],
+					details: {},
+					isError: true,
+				}) as Awaited<ReturnType<SharedTool["execute"]>>,
+		};
+		const runs = await onBothPeers({ customTools: [deploy] }, async (peer) => {
+			const ends: { isError: unknown; resultIsError: unknown }[] = [];
+			peer.session.subscribe((event: AnyEvent) => {
+				if (event.type !== "tool_execution_end") return;
+				const end = event as { isError?: unknown; result?: { isError?: unknown } };
+				ends.push({ isError: end.isError, resultIsError: end.result?.isError });
+			});
+			peer.script([
+				{ toolCalls: [{ id: "call-deploy", name: "deploy", args: {} }], stopReason: "toolUse" },
+				{ text: "The deploy failed." },
+			]);
+			await peer.prompt("deploy it");
+			await peer.quiesce();
+			const saved = peer.fileEntries().flatMap((entry) => {
+				const message = entry.message as { role?: string; isError?: unknown } | undefined;
+				return entry.type === "message" && message?.role === "toolResult" ? [message.isError] : [];
+			});
+			return { ends, saved };
+		});
+		// pi 0.73.1 keeps the tool's flag inside `result` and calls the call a success everywhere else.
+		expect(runs.pi).toEqual({ ends: [{ isError: false, resultIsError: true }], saved: [false] });
+		expect(runs.settle).toEqual({ ends: [{ isError: true, resultIsError: true }], saved: [true] });
+	});
+});
