@@ -11291,6 +11291,19 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/pi-races/extension-abort-provider-error.test.ts"],
 	},
+	{
+		id: "CX04",
+		file: "src/export/page.ts",
+		description:
+			"the exported page leaves out custom messages with display: false, though the model was sent them (pi#8896)",
+		edits: [
+			{
+				find: 'case "custom_message": return customView(e.customType, e.content, e.display);',
+				replace: 'case "custom_message": return e.display ? customView(e.customType, e.content, e.display) : null;',
+			},
+		],
+		tests: ["test/pi-races/export-hidden-context.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
