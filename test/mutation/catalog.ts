@@ -11304,6 +11304,28 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/pi-races/export-hidden-context.test.ts"],
 	},
+	{
+		id: "CX05",
+		file: "src/runtime/factory.ts",
+		description:
+			"the runtime factory builds services (context files, skills, settings) once and hands them to every later session (oh-my-pi#8663: /new serves the AGENTS.md read at startup)",
+		edits: [
+			{
+				find: "\treturn async ({ cwd, agentDir, sessionManager, sessionStartEvent }) => {",
+				replace:
+					"\tlet first: Awaited<ReturnType<typeof createAgentSessionServices>> | undefined;\n\treturn async ({ cwd, agentDir, sessionManager, sessionStartEvent }) => {",
+			},
+			{
+				find: "\t\tconst services = await createAgentSessionServices({",
+				replace: "\t\tconst services = first ?? (first = await createAgentSessionServices({",
+			},
+			{
+				find: "\t\t});\n\t\tconst model = typeof options.model",
+				replace: "\t\t}));\n\t\tconst model = typeof options.model",
+			},
+		],
+		tests: ["test/pi-races/new-session-context-files.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
