@@ -11253,6 +11253,39 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/bad-input/sdk-arguments.test.ts"],
 	},
+	{
+		id: "CY01",
+		file: "src/extensions/loader.ts",
+		description: "a tool or flag a later extension registers under a taken name is ignored without a word",
+		edits: [
+			{
+				find: "for (const conflict of registrationConflicts(runtime.extensions)) {",
+				replace: "for (const conflict of registrationConflicts([])) {",
+			},
+		],
+		tests: ["test/cli/extension-conflicts.test.ts"],
+	},
+	{
+		id: "CY02",
+		file: "src/extensions/loader.ts",
+		description: "two extensions registering the same flag are not reported",
+		edits: [{ find: "for (const name of extension.flags.keys()) {", replace: "for (const name of [] as string[]) {" }],
+		tests: ["test/cli/extension-conflicts.test.ts"],
+	},
+	{
+		id: "CY03",
+		file: "src/extensions/loader.ts",
+		description: "a tool conflict names the later extension as the one that keeps the name",
+		edits: [
+			{
+				// biome-ignore lint/suspicious/noTemplateCurlyInString: the source text of a template literal
+				find: 'message: `Tool "${name}" conflicts with ${owner}',
+				// biome-ignore lint/suspicious/noTemplateCurlyInString: the source text of a template literal
+				replace: 'message: `Tool "${name}" conflicts with ${extension.path}',
+			},
+		],
+		tests: ["test/cli/extension-conflicts.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
