@@ -6,6 +6,7 @@ import { errorMessage } from "../errors.js";
 import type { LoadedExtension } from "../resources/types.js";
 import { createEventBus } from "./event-bus.js";
 import { createExtension, createExtensionAPI, type Extension, ExtensionRuntime } from "./runtime.js";
+import { thrownAtText } from "./thrown-at.js";
 import type { EventBus, ExtensionDiagnostic, ExtensionFactory, ExtensionLoadError } from "./types.js";
 
 /** A record to instantiate: the loader's {@link LoadedExtension} (`source`, `resolvedPath`, `sourceInfo` optional). */
@@ -83,7 +84,7 @@ export async function instantiateExtensions(
 			await record.factory(createExtensionAPI(extension, runtime));
 		} catch (error) {
 			runtime.dropExtension(extension);
-			const text = `Failed to load extension: ${errorMessage(error)}`;
+			const text = `Failed to load extension: ${errorMessage(error)}${thrownAtText(error, record.resolvedPath ?? record.path)}`;
 			errors.push({ path: record.path, error: text });
 			diagnostics.push({ type: "error", message: `${text} (${record.path})`, path: record.path });
 		}

@@ -11286,6 +11286,39 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/cli/extension-conflicts.test.ts"],
 	},
+	{
+		id: "CY04",
+		file: "src/extensions/loader.ts",
+		description: "a factory that throws is reported without the line of the extension's file",
+		edits: [
+			{
+				// biome-ignore lint/suspicious/noTemplateCurlyInString: the source text of a template literal
+				find: "${errorMessage(error)}${thrownAtText(error, record.resolvedPath ?? record.path)}",
+				// biome-ignore lint/suspicious/noTemplateCurlyInString: the source text of a template literal
+				replace: "${errorMessage(error)}",
+			},
+		],
+		tests: ["test/cli/extension-error-lines.test.ts"],
+	},
+	{
+		id: "CY05",
+		file: "src/cli/print-mode.ts",
+		description: "a command's error looks for the line in 'command:<name>' instead of its extension's file",
+		edits: [
+			{
+				find: "const at = thrownAt(error.stack, file);",
+				replace: "const at = thrownAt(error.stack, error.extensionPath);",
+			},
+		],
+		tests: ["test/cli/extension-error-lines.test.ts"],
+	},
+	{
+		id: "CY06",
+		file: "src/extensions/thrown-at.ts",
+		description: "the place an extension threw from names the column instead of the line",
+		edits: [{ find: "/^:(\\d+):\\d+/", replace: "/^:\\d+:(\\d+)/" }],
+		tests: ["test/cli/extension-error-lines.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
