@@ -55,3 +55,14 @@ describe("settle -p names the line an extension threw from", () => {
 		expect(run.stderr).toContain(`Extension error (${file}, input): input broke (thrown at handlers.ts:7)\n`);
 	});
 });
+
+describe("settle -p with an extension that exports no factory", () => {
+	it("a named export instead of a default one: says what the module gave and what to write", () => {
+		const file = extension("named.ts", "export function activate(_pi: Api) {}\n");
+		const run = cli.settle(["--faux", "--no-session", "-e", file, "-p", "hi"]);
+		expect(run.code).toBe(1);
+		expect(run.stderr).toContain(
+			`Extension does not export a valid factory function: ${file} (it gives an object with activate, not a function). Make its default export the factory: export default function (pi) { … }.`,
+		);
+	});
+});

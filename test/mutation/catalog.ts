@@ -11319,6 +11319,18 @@ export const MUTANTS: Mutant[] = [
 		edits: [{ find: "/^:(\\d+):\\d+/", replace: "/^:\\d+:(\\d+)/" }],
 		tests: ["test/cli/extension-error-lines.test.ts"],
 	},
+	{
+		id: "CY07",
+		file: "src/resources/extensions.ts",
+		description: "a module without a default factory no longer says which exports it gave",
+		edits: [
+			{
+				find: 'const names = Object.keys(exported).filter((name) => name !== "__esModule");',
+				replace: "const names: string[] = [];",
+			},
+		],
+		tests: ["test/cli/extension-error-lines.test.ts", "test/resources/extensions.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
