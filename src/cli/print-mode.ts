@@ -5,6 +5,7 @@
  */
 import { basename, dirname, join } from "node:path";
 import { errorMessage, SettleError } from "../errors.js";
+import { thrownAt } from "../extensions/thrown-at.js";
 import type { ExtensionUIContext } from "../extensions/types.js";
 import { createHeadlessUIContext } from "../extensions/ui.js";
 import { failureOf } from "../llm/failures.js";
@@ -96,19 +97,22 @@ export function bindForCli(
 }
 
 /**
- * `Extension error (<where>, <event>): <text>`. A command's error names its extension's file too:
- * its `extensionPath` is `command:<name>` (pi's), which does not say where to look.
+ * `Extension error (<where>, <event>): <text> (thrown at <file>:<line>)`. A command's error names
+ * its extension's file too: its `extensionPath` is `command:<name>` (pi's), which does not say
+ * where to look.
  */
 export function extensionErrorLine(
 	session: AgentSession,
-	error: { extensionPath: string; event: string; error: string },
+	error: { extensionPath: string; event: string; error: string; stack?: string },
 ): string {
 	let where = error.extensionPath;
+	let file = where;
 	if (where.startsWith("command:")) {
-		const file = session.extensionRunner.getCommand(where.slice("command:".length))?.sourceInfo.path;
+		file = session.extensionRunner.getCommand(where.slice("command:".length))?.sourceInfo.path ?? "";
 		if (file) where = `${where} of ${file}`;
 	}
-	return `Extension error (${where}, ${error.event}): ${error.error}`;
+	const at = thrownAt(error.stack, file);
+	return `Extension error (${where}, ${error.event}): ${error.error}${at ? ` (thrown at ${at})` : ""}`;
 }
 
 /**

@@ -6,6 +6,7 @@ import { errorMessage } from "../errors.js";
 import type { LoadedExtension } from "../resources/types.js";
 import { createEventBus } from "./event-bus.js";
 import { createExtension, createExtensionAPI, type Extension, ExtensionRuntime } from "./runtime.js";
+import { thrownAtText } from "./thrown-at.js";
 import type { EventBus, ExtensionDiagnostic, ExtensionFactory, ExtensionLoadError } from "./types.js";
 
 /** A record to instantiate: the loader's {@link LoadedExtension} (`source`, `resolvedPath`, `sourceInfo` optional). */
@@ -83,10 +84,46 @@ export async function instantiateExtensions(
 			await record.factory(createExtensionAPI(extension, runtime));
 		} catch (error) {
 			runtime.dropExtension(extension);
-			const text = `Failed to load extension: ${errorMessage(error)}`;
+			const text = `Failed to load extension: ${errorMessage(error)}${thrownAtText(error, record.resolvedPath ?? record.path)}`;
 			errors.push({ path: record.path, error: text });
 			diagnostics.push({ type: "error", message: `${text} (${record.path})`, path: record.path });
 		}
 	}
+	for (const conflict of registrationConflicts(runtime.extensions)) {
+		errors.push({ path: conflict.path, error: conflict.message });
+		diagnostics.push({ type: "error", message: `${conflict.message} (${conflict.path})`, path: conflict.path });
+	}
 	return { extensions: runtime.extensions, errors, diagnostics, runtime };
+}
+
+/**
+ * Tools and flags a later extension registers under a name an earlier one already took (pi's
+ * `detectExtensionConflicts`): the first registration is used, so the later one would be ignored
+ * without a word. Both extensions stay loaded.
+ */
+function registrationConflicts(extensions: readonly Extension[]): { path: string; message: string }[] {
+	const conflicts: { path: string; message: string }[] = [];
+	const toolOwners = new Map<string, string>();
+	const flagOwners = new Map<string, string>();
+	for (const extension of extensions) {
+		for (const name of extension.tools.keys()) {
+			const owner = toolOwners.get(name);
+			if (owner === undefined) toolOwners.set(name, extension.path);
+			else
+				conflicts.push({
+					path: extension.path,
+					message: `Tool "${name}" conflicts with ${owner}: the first is used; rename one`,
+				});
+		}
+		for (const name of extension.flags.keys()) {
+			const owner = flagOwners.get(name);
+			if (owner === undefined) flagOwners.set(name, extension.path);
+			else
+				conflicts.push({
+					path: extension.path,
+					message: `Flag "--${name}" conflicts with ${owner}: the first is used; rename one`,
+				});
+		}
+	}
+	return conflicts;
 }

@@ -263,11 +263,22 @@ async function importWith(jiti: Importer, path: string): Promise<ExtensionFactor
 	if (typeof exported !== "function") {
 		throw new SettleError(
 			"EXTENSION",
-			`Extension does not export a valid factory function: ${path}`, // pi's text
+			`Extension does not export a valid factory function: ${path} (${exportedKind(exported)}). Make its default export the factory: export default function (pi) { … }.`, // pi's text, then what to do
 			{ details: { path } },
 		);
 	}
 	return exported as ExtensionFactory;
+}
+
+/** What a module gave instead of a factory (a default export, else its named exports), in an author's words. */
+function exportedKind(exported: unknown): string {
+	if (exported === undefined) return "it has no default export";
+	if (exported === null || typeof exported !== "object")
+		return `it gives ${exported === null ? "null" : `a ${typeof exported}`}`;
+	const names = Object.keys(exported).filter((name) => name !== "__esModule");
+	return names.length === 0
+		? "it gives an empty object"
+		: `it gives an object with ${names.join(", ")}, not a function`;
 }
 
 /**

@@ -30,14 +30,18 @@ function settle(args: string[]) {
 	return runSettle(args, { cwd: project, agentDir });
 }
 
-/** A project extension registering `--plan`, which reports that it ran. */
+/**
+ * A project extension registering `--plan` (another name, `--plan-a` for a.ts, so two of them do not
+ * conflict), which reports that it ran.
+ */
 function addPlanExtension(name = "plan.ts"): void {
+	const flag = name === "plan.ts" ? "plan" : `plan-${name.replace(/\.ts$/, "")}`;
 	mkdirSync(join(project, ".settle", "extensions"), { recursive: true });
 	writeFileSync(
 		join(project, ".settle", "extensions", name),
 		`export default function (pi: any) {
-	pi.registerFlag("plan", { type: "boolean", description: "Plan before acting" });
-	pi.on("session_start", (_e: unknown, ctx: any) => ctx.ui.notify(\`${name} ran, plan=\${pi.getFlag("plan")}\`));
+	pi.registerFlag("${flag}", { type: "boolean", description: "Plan before acting" });
+	pi.on("session_start", (_e: unknown, ctx: any) => ctx.ui.notify(\`${name} ran, plan=\${pi.getFlag("${flag}")}\`));
 }
 `,
 	);

@@ -138,7 +138,7 @@ describe("an extension command that throws", () => {
 			"crash.ts",
 			`\tpi.registerCommand("crash", { handler: async () => { throw new Error("command crashed"); } });`,
 		);
-		const line = `Extension error (command:crash of ${file}, command): command crashed`;
+		const line = `Extension error (command:crash of ${file}, command): command crashed (thrown at crash.ts:3)`;
 		const print = cli.settle(["--approve", "--faux", "-e", file, "-p", "/crash"]);
 		expect(print.code).toBe(0);
 		expect(print.stderr).toContain(`${line}\n`);

@@ -11326,6 +11326,84 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/pi-races/new-session-context-files.test.ts"],
 	},
+	{
+		id: "CY01",
+		file: "src/extensions/loader.ts",
+		description: "a tool or flag a later extension registers under a taken name is ignored without a word",
+		edits: [
+			{
+				find: "for (const conflict of registrationConflicts(runtime.extensions)) {",
+				replace: "for (const conflict of registrationConflicts([])) {",
+			},
+		],
+		tests: ["test/cli/extension-conflicts.test.ts"],
+	},
+	{
+		id: "CY02",
+		file: "src/extensions/loader.ts",
+		description: "two extensions registering the same flag are not reported",
+		edits: [{ find: "for (const name of extension.flags.keys()) {", replace: "for (const name of [] as string[]) {" }],
+		tests: ["test/cli/extension-conflicts.test.ts"],
+	},
+	{
+		id: "CY03",
+		file: "src/extensions/loader.ts",
+		description: "a tool conflict names the later extension as the one that keeps the name",
+		edits: [
+			{
+				// biome-ignore lint/suspicious/noTemplateCurlyInString: the source text of a template literal
+				find: 'message: `Tool "${name}" conflicts with ${owner}',
+				// biome-ignore lint/suspicious/noTemplateCurlyInString: the source text of a template literal
+				replace: 'message: `Tool "${name}" conflicts with ${extension.path}',
+			},
+		],
+		tests: ["test/cli/extension-conflicts.test.ts"],
+	},
+	{
+		id: "CY04",
+		file: "src/extensions/loader.ts",
+		description: "a factory that throws is reported without the line of the extension's file",
+		edits: [
+			{
+				// biome-ignore lint/suspicious/noTemplateCurlyInString: the source text of a template literal
+				find: "${errorMessage(error)}${thrownAtText(error, record.resolvedPath ?? record.path)}",
+				// biome-ignore lint/suspicious/noTemplateCurlyInString: the source text of a template literal
+				replace: "${errorMessage(error)}",
+			},
+		],
+		tests: ["test/cli/extension-error-lines.test.ts"],
+	},
+	{
+		id: "CY05",
+		file: "src/cli/print-mode.ts",
+		description: "a command's error looks for the line in 'command:<name>' instead of its extension's file",
+		edits: [
+			{
+				find: "const at = thrownAt(error.stack, file);",
+				replace: "const at = thrownAt(error.stack, error.extensionPath);",
+			},
+		],
+		tests: ["test/cli/extension-error-lines.test.ts"],
+	},
+	{
+		id: "CY06",
+		file: "src/extensions/thrown-at.ts",
+		description: "the place an extension threw from names the column instead of the line",
+		edits: [{ find: "/^:(\\d+):\\d+/", replace: "/^:\\d+:(\\d+)/" }],
+		tests: ["test/cli/extension-error-lines.test.ts"],
+	},
+	{
+		id: "CY07",
+		file: "src/resources/extensions.ts",
+		description: "a module without a default factory no longer says which exports it gave",
+		edits: [
+			{
+				find: 'const names = Object.keys(exported).filter((name) => name !== "__esModule");',
+				replace: "const names: string[] = [];",
+			},
+		],
+		tests: ["test/cli/extension-error-lines.test.ts", "test/resources/extensions.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */

@@ -255,7 +255,7 @@ describe("extension load errors", () => {
 		]);
 		expect(byFile["throws-at-import.ts"]).toBe("Failed to load extension: boom at import");
 		expect(byFile["no-factory.ts"]).toBe(
-			`Extension does not export a valid factory function: ${join(dir, "no-factory.ts")}`,
+			`Extension does not export a valid factory function: ${join(dir, "no-factory.ts")} (it gives an object with notAFactory, not a function). Make its default export the factory: export default function (pi) { … }.`,
 		);
 		expect(byFile["syntax-error.ts"]).toMatch(/^Failed to load extension: .*(ParseError|Unexpected)/s);
 		expect(byFile["syntax-error.ts"]).toContain("syntax-error.ts:2");
