@@ -103,26 +103,22 @@ export async function instantiateExtensions(
  */
 function registrationConflicts(extensions: readonly Extension[]): { path: string; message: string }[] {
 	const conflicts: { path: string; message: string }[] = [];
-	const toolOwners = new Map<string, string>();
-	const flagOwners = new Map<string, string>();
+	const owners = { Tool: new Map<string, string>(), Flag: new Map<string, string>() };
 	for (const extension of extensions) {
-		for (const name of extension.tools.keys()) {
-			const owner = toolOwners.get(name);
-			if (owner === undefined) toolOwners.set(name, extension.path);
-			else
-				conflicts.push({
-					path: extension.path,
-					message: `Tool "${name}" conflicts with ${owner}: the first is used; rename one`,
-				});
-		}
-		for (const name of extension.flags.keys()) {
-			const owner = flagOwners.get(name);
-			if (owner === undefined) flagOwners.set(name, extension.path);
-			else
-				conflicts.push({
-					path: extension.path,
-					message: `Flag "--${name}" conflicts with ${owner}: the first is used; rename one`,
-				});
+		const registered = [
+			["Tool", "", extension.tools.keys()],
+			["Flag", "--", extension.flags.keys()],
+		] as const;
+		for (const [kind, prefix, names] of registered) {
+			for (const name of names) {
+				const owner = owners[kind].get(name);
+				if (owner === undefined) owners[kind].set(name, extension.path);
+				else
+					conflicts.push({
+						path: extension.path,
+						message: `${kind} "${prefix}${name}" conflicts with ${owner}: the first is used; rename one`,
+					});
+			}
 		}
 	}
 	return conflicts;

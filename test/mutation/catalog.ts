@@ -11342,19 +11342,19 @@ export const MUTANTS: Mutant[] = [
 		id: "CY02",
 		file: "src/extensions/loader.ts",
 		description: "two extensions registering the same flag are not reported",
-		edits: [{ find: "for (const name of extension.flags.keys()) {", replace: "for (const name of [] as string[]) {" }],
+		edits: [{ find: '["Flag", "--", extension.flags.keys()],', replace: '["Flag", "--", [].values()],' }],
 		tests: ["test/cli/extension-conflicts.test.ts"],
 	},
 	{
 		id: "CY03",
 		file: "src/extensions/loader.ts",
-		description: "a tool conflict names the later extension as the one that keeps the name",
+		description: "a tool or flag conflict names the later extension as the one that keeps the name",
 		edits: [
 			{
 				// biome-ignore lint/suspicious/noTemplateCurlyInString: the source text of a template literal
-				find: 'message: `Tool "${name}" conflicts with ${owner}',
+				find: 'message: `${kind} "${prefix}${name}" conflicts with ${owner}',
 				// biome-ignore lint/suspicious/noTemplateCurlyInString: the source text of a template literal
-				replace: 'message: `Tool "${name}" conflicts with ${extension.path}',
+				replace: 'message: `${kind} "${prefix}${name}" conflicts with ${extension.path}',
 			},
 		],
 		tests: ["test/cli/extension-conflicts.test.ts"],
