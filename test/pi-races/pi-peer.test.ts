@@ -971,6 +971,21 @@ describe("pi 0.73.1 against Settle: the fixed rows", () => {
 	});
 });
 
+/**
+ * A first answer that streams until `release`: `streaming` opens when the request is being answered,
+ * so a test can act mid-run (steer, switch the model) before the answer ends.
+ */
+function heldFirstAnswer() {
+	const streaming = gate();
+	const release = gate();
+	const answer = async () => {
+		streaming.release();
+		await release.promise;
+		return { text: "first answer" };
+	};
+	return { streaming, release, answer };
+}
+
 /** The pi#9178 / pi#9155 scenarios' hook gates (one peer at a time; renewed after each). */
 const treeRace = { entered: gate(), release: gate(), hold: false };
 function renewTreeRace(): void {
@@ -1932,16 +1947,8 @@ describe("pi 0.73.1 against Settle: what changes while a run goes on", () => {
 				extensions: [keepMidRunApiAndCtx],
 			},
 			async (peer) => {
-				const streaming = gate();
-				const release = gate();
-				peer.script([
-					async () => {
-						streaming.release();
-						await release.promise;
-						return { text: "first answer" };
-					},
-					{ text: "steer answered" },
-				]);
+				const { streaming, release, answer } = heldFirstAnswer();
+				peer.script([answer, { text: "steer answered" }]);
 				const done = peer.prompt("first question");
 				await streaming.promise;
 				// Built from ctx.model: pi's test registry does not list faux models (pi-ai registers them).
@@ -1994,17 +2001,8 @@ describe("pi 0.73.1 against Settle: what changes while a run goes on", () => {
 			mimeType: "image/png",
 		};
 		const runs = await onBothPeers({}, async (peer) => {
-			const streaming = gate();
-			const release = gate();
-			peer.script([
-				async () => {
-					streaming.release();
-					await release.promise;
-					return { text: "first answer" };
-				},
-				{ text: "steer answered" },
-				{ text: "follow-up answered" },
-			]);
+			const { streaming, release, answer } = heldFirstAnswer();
+			peer.script([answer, { text: "steer answered" }, { text: "follow-up answered" }]);
 			const done = peer.prompt("fix the layout");
 			await streaming.promise;
 			const session = peer.session as unknown as {
