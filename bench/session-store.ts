@@ -30,7 +30,10 @@
  * do: read the file, decode it (in the chunks and pieces Settle's reader uses), split lines,
  * JSON.parse each one and keep the objects; no validation, index, lock or context. Its ratio to pi
  * is the best any store that parses every line could reach in that method; when it is above the
- * 0.3 target, the target is out of reach there for any such store. `summary` has one row per method.
+ * 0.3 target, the target is out of reach there for any such store. It is also run on the 100k file
+ * (cold and warm): its own 100k/10k is how far from linear parsing and keeping the objects is in that
+ * method (the warm 10k run fits in the heap without a collection, the 100k one cannot), the bound
+ * beside Settle's 100k/10k. `summary` has one row per method.
  *
  * Env: REPS (default 9), WARM_REPS (7), WARMUPS (2), PROCS (processes per implementation for the
  * warm and inProcess methods, alternating, their runs pooled: 3), BIG (messages in the big file, 100000).
@@ -186,13 +189,14 @@ function main() {
 		const small = child<Generated>(["generate", settle, join(dir, "small"), String(SMALL)]);
 		const big = child<Generated>(["generate", settle, join(dir, "big"), String(BIG)]);
 
-		log(`cold: ${REPS} fresh processes per implementation and the bare-parse floor (10k) and for Settle on 100k`);
+		log(`cold: ${REPS} fresh processes per implementation and the bare-parse floor (10k) and for Settle and the floor on 100k`);
 		const cold = {
 			settle10k: [] as ColdRun[],
 			pi10k: [] as ColdRun[],
 			bare10k: [] as ColdRun[],
 			settleReadOnly10k: [] as ColdRun[],
 			settle100k: [] as ColdRun[],
+			bare100k: [] as ColdRun[],
 		};
 		const coldRuns = new Map([
 			[settle, cold.settle10k],
@@ -206,6 +210,7 @@ function main() {
 			for (const impl of order) coldRuns.get(impl)!.push(child<ColdRun>(["cold", impl, small.file]));
 			cold.settleReadOnly10k.push(child<ColdRun>(["cold", settle, small.file, "readonly"]));
 			cold.settle100k.push(child<ColdRun>(["cold", settle, big.file]));
+			cold.bare100k.push(child<ColdRun>(["cold", bare, big.file]));
 		}
 		for (const run of [...cold.settle10k, ...cold.pi10k, ...cold.bare10k, ...cold.settleReadOnly10k]) {
 			if (run.messages !== SMALL) throw new Error(`context has ${run.messages} messages, expected ${SMALL}`);
@@ -222,11 +227,13 @@ function main() {
 			pi: warmPi,
 			bare: warmBare,
 			settleBig: warmSettleBig,
+			bareBig: warmBareBig,
 		} = rounds({
 			settle: warm(settle),
 			pi: warm(pi),
 			bare: warm(bare),
 			settleBig: () => child<MultiRun>(["warm", settle, big.file, "1", "3"], ["--expose-gc"]),
+			bareBig: () => child<MultiRun>(["warm", bare, big.file, "1", "3"], ["--expose-gc"]),
 		});
 
 		log(`inProcess: pi's bench.mjs method (10k session built and kept, then 5 opens), ${PROCS} processes each`);
@@ -259,6 +266,7 @@ function main() {
 		const p10 = summarizeCold(cold.pi10k);
 		const s100 = summarizeCold(cold.settle100k);
 		const b10 = summarizeCold(cold.bare10k);
+		const b100 = summarizeCold(cold.bare100k);
 		const r10 = summarizeCold(cold.settleReadOnly10k);
 		const ratios = {
 			cold: {
@@ -268,6 +276,7 @@ function main() {
 				time100kOver10k: ratio(s100.totalMs.median, s10.totalMs.median),
 				cpu100kOver10k: ratio(s100.cpuMs.median, s10.cpuMs.median),
 				time100kOver10kWithoutGc: ratio(medianWithoutGc(cold.settle100k), medianWithoutGc(cold.settle10k)),
+				bareParseFloorTime100kOver10k: ratio(b100.totalMs.median, b10.totalMs.median),
 				bareParseFloorOverPi: ratio(b10.totalMs.median, p10.totalMs.median),
 				settleOverBareParseFloor: ratio(s10.totalMs.median, b10.totalMs.median),
 				settleReadOnlyOverPi: ratio(r10.totalMs.median, p10.totalMs.median),
@@ -279,6 +288,7 @@ function main() {
 				peakRssSettleOverPi: ratio(warmSettle.peakRssMiB, warmPi.peakRssMiB),
 				time100kOver10k: ratio(medianOf(warmSettleBig.runs, "totalMs"), medianOf(warmSettle.runs, "totalMs")),
 				time100kOver10kWithoutGc: ratio(medianWithoutGc(warmSettleBig.runs), medianWithoutGc(warmSettle.runs)),
+				bareParseFloorTime100kOver10k: ratio(medianOf(warmBareBig.runs, "totalMs"), medianOf(warmBare.runs, "totalMs")),
 				bareParseFloorOverPi: ratio(medianOf(warmBare.runs, "totalMs"), medianOf(warmPi.runs, "totalMs")),
 				settleOverBareParseFloor: ratio(medianOf(warmSettle.runs, "totalMs"), medianOf(warmBare.runs, "totalMs")),
 			},
@@ -327,7 +337,9 @@ function main() {
 			},
 			bareParseFloor: {
 				cold10k: b10,
+				cold100k: b100,
 				warm10k: { ...summarize(warmBare.runs), peakRssMiB: warmBare.peakRssMiB },
+				warm100k: { ...summarize(warmBareBig.runs), peakRssMiB: warmBareBig.peakRssMiB },
 				inProcess10k: { ...summarize(inBare.runs), peakRssMiB: inBare.peakRssMiB },
 			},
 			ratios,
@@ -345,6 +357,7 @@ function main() {
 					piPeakRssMiB: p10.peakRssMiB.median,
 					time100kOver10k: ratios.cold.time100kOver10k,
 					time100kOver10kWithoutGc: ratios.cold.time100kOver10kWithoutGc,
+					bareParseFloorTime100kOver10k: ratios.cold.bareParseFloorTime100kOver10k,
 					settleGcMs: s10.gcMs.median,
 					settle100kGcMs: s100.gcMs.median,
 				},
@@ -358,6 +371,7 @@ function main() {
 					piPeakRssMiB: warmPi.peakRssMiB,
 					time100kOver10k: ratios.warm.time100kOver10k,
 					time100kOver10kWithoutGc: ratios.warm.time100kOver10kWithoutGc,
+					bareParseFloorTime100kOver10k: ratios.warm.bareParseFloorTime100kOver10k,
 					settleGcMs: r1(medianOf(warmSettle.runs, "gcMs")),
 					settle100kGcMs: r1(medianOf(warmSettleBig.runs, "gcMs")),
 				},
