@@ -11404,6 +11404,19 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/cli/extension-error-lines.test.ts", "test/resources/extensions.test.ts"],
 	},
+	{
+		id: "DC01",
+		file: "src/session/operation-actors.ts",
+		description:
+			"a before_agent_start system prompt ends with the operation's first run (oh-my-pi#7755: the retried request goes out on the base prompt)",
+		edits: [
+			{
+				find: "\t\ts.beforeRun();\n\t\treturn s.agent.continue();",
+				replace: "\t\ts.beforeRun();\n\t\ts.scratch.forcedSystemPrompt = undefined;\n\t\treturn s.agent.continue();",
+			},
+		],
+		tests: ["test/pi-races/pi-peer.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */

@@ -38,7 +38,13 @@ export interface ReplySpec {
  */
 export type Step =
 	| ReplySpec
-	| ((request: ModelRequest, peer: Peer, signal: AbortSignal | undefined) => ReplySpec | Promise<ReplySpec>);
+	| ((
+			request: ModelRequest,
+			peer: Peer,
+			signal: AbortSignal | undefined,
+			/** The request as the provider got it (its system prompt verbatim, which `request` only classifies). */
+			context: Context,
+	  ) => ReplySpec | Promise<ReplySpec>);
 
 /** What one model request contained, after each peer's `convertToLlm`. */
 export interface ModelRequest {
@@ -325,7 +331,7 @@ export function fauxSteps(
 		if (step === undefined) throw new Error("No more faux responses queued");
 		const request = normalizeRequest(context);
 		requests.push(request);
-		const spec = typeof step === "function" ? await step(request, peer(), options?.signal) : step;
+		const spec = typeof step === "function" ? await step(request, peer(), options?.signal, context) : step;
 		return buildReply(spec, faux);
 	};
 	return steps.map(() => dispenser);

@@ -29,6 +29,7 @@ import { SettingsManager } from "../../src/settings/settings-manager.js";
 import { SessionManager } from "../../src/store/session-manager.js";
 import { makeDiffDirs, runPiCli, runSettleCli } from "../cli/pi-diff-process.js";
 import { startPeer, startPeers } from "../cli/rpc-differential.helpers.js";
+import { programTools } from "../extensions/pi-differential-program.js";
 import {
 	type AnyEvent,
 	createPiPeer,
@@ -1992,6 +1993,61 @@ describe("pi 0.73.1 against Settle: what changes while a run goes on", () => {
 		// pi 0.73.1 has it: the retried error is still on the saved branch.
 		expect(runs.pi).toEqual({ requests: 2, live: ["stop"], reopened: ["error", "stop"] });
 		expect(runs.settle).toEqual({ requests: 2, live: ["stop"], reopened: ["stop"] });
+	});
+
+	it("oh-my-pi#7755: a before_agent_start system prompt, the tools changed mid-run, then an auto-retry — pi 0.73.1 retries on the rebuilt base prompt; Settle keeps the operation's prompt to its end", async () => {
+		const pirate = (api: ExtensionAPI) => {
+			api.on("before_agent_start", (event) =>
+				event.prompt.includes("pirate") ? { systemPrompt: "You are a pirate." } : undefined,
+			);
+			api.on("tool_result", () => {
+				api.setActiveTools(["read", "echo"]);
+				return undefined;
+			});
+		};
+		const runs = await onBothPeers(
+			{
+				extensions: [pirate],
+				customTools: programTools(),
+				settings: { retry: { enabled: true, maxRetries: 2, baseDelayMs: 1 } },
+			},
+			async (peer) => {
+				const prompts: string[] = [];
+				const seen =
+					(reply: ReplySpec): Step =>
+					(request, _peer, _signal, context) => {
+						prompts.push(`${context.systemPrompt === "You are a pirate." ? "pirate" : "base"}, tools ${request.tools}`);
+						return reply;
+					};
+				peer.script([
+					seen({ toolCalls: [{ id: "call-1", name: "echo", args: { text: "ahoy" } }] }),
+					seen({ stopReason: "error", errorMessage: "529 overloaded_error: Overloaded" }),
+					seen({ text: "arr" }),
+					seen({ text: "plain answer" }),
+				]);
+				await peer.prompt("talk like a pirate");
+				await peer.quiesce();
+				await peer.prompt("plain again");
+				await peer.quiesce();
+				return prompts;
+			},
+		);
+		// pi 0.73.1 has it: setActiveTools writes the rebuilt base prompt over the override, which the
+		// run's own requests do not see, but the retry (a new run of the same prompt) does.
+		const all = "read,bash,edit,write,echo,fail";
+		expect(runs.pi).toEqual([
+			`pirate, tools ${all}`,
+			`pirate, tools ${all}`,
+			"base, tools read,echo",
+			"base, tools read,echo",
+		]);
+		// Settle applies the tools from the next request (behavior F.1 step 6) and the prompt to the operation's end.
+		expect(runs.settle).toEqual([
+			`pirate, tools ${all}`,
+			"pirate, tools read,echo",
+			"pirate, tools read,echo",
+			"base, tools read,echo",
+		]);
 	});
 
 	it("thinkrail#460: a steer and a follow-up that are only an image, sent while the answer streams — pi 0.73.1 delivers both but keeps them listed for good; Settle empties its lists", async () => {
