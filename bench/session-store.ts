@@ -189,7 +189,9 @@ function main() {
 		const small = child<Generated>(["generate", settle, join(dir, "small"), String(SMALL)]);
 		const big = child<Generated>(["generate", settle, join(dir, "big"), String(BIG)]);
 
-		log(`cold: ${REPS} fresh processes per implementation and the bare-parse floor (10k) and for Settle and the floor on 100k`);
+		log(
+			`cold: ${REPS} fresh processes per implementation and the bare-parse floor (10k) and for Settle and the floor on 100k`,
+		);
 		const cold = {
 			settle10k: [] as ColdRun[],
 			pi10k: [] as ColdRun[],
