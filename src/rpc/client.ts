@@ -146,6 +146,10 @@ export class RpcClient {
 	private stopping: Promise<void> | undefined;
 	private exitStatus: RpcExitStatus | undefined;
 	private closed: Promise<void> = Promise.resolve();
+	/** Lines read but not handled yet (see {@link receiveLine}), and who waits for them to be. */
+	private lines: string[] = [];
+	private linesPaused = false;
+	private afterLines: (() => void)[] = [];
 
 	constructor(options: RpcClientOptions = {}) {
 		this.options = options;
@@ -170,6 +174,9 @@ export class RpcClient {
 		this.stopping = undefined;
 		this.exitStatus = undefined;
 		this.runActive = false;
+		this.lines = [];
+		this.linesPaused = false;
+		this.afterLines = [];
 		const child = spawn(file!, args, {
 			cwd: this.options.cwd,
 			env: { ...process.env, ...this.options.env },
@@ -183,14 +190,17 @@ export class RpcClient {
 			this.stderr = (this.stderr + text).slice(-STDERR_KEEP);
 			if (this.options.onStderr) callListener("rpcClient.onStderr", this.options.onStderr, text);
 		});
-		attachJsonLineReader(child.stdout, (line) => this.handleLine(line));
+		attachJsonLineReader(child.stdout, (line) => this.receiveLine(line));
 		this.closed = new Promise<void>((resolve) => {
 			let done = false;
 			const finish = (spawnError?: Error) => {
 				if (done) return;
 				done = true;
-				this.close(spawnError);
-				resolve();
+				// The lines already read come first: their events reach the waiters before the close does.
+				this.whenLinesHandled(() => {
+					this.close(spawnError);
+					resolve();
+				});
 			};
 			child.on("error", (error) => finish(error));
 			child.on("exit", (code, signal) => {
@@ -573,7 +583,10 @@ export class RpcClient {
 	}
 
 	/**
-	 * Resolves at the next {@link idleEvent}. Call it before the command that starts the run. Rejects
+	 * Resolves at the next {@link idleEvent}. Call it before the command that starts the run, or right
+	 * after awaiting that command (pi's `await prompt(); await waitForIdle()`): the events after an
+	 * answer reach listeners only once the code awaiting it has run, so a run that ended in the chunk
+	 * that carried the answer is not missed (pi#8965). Rejects
 	 * with `OPERATION_STALLED` after `timeout` ms (default 60 s, as pi) and `SESSION_CLOSED` when the
 	 * process exits first. With Settle's server it also resolves when a prompt is handled (an extension
 	 * command, an `input` hook) while no run goes on and none follows: no idle event comes then.
@@ -692,14 +705,53 @@ export class RpcClient {
 		});
 	}
 
-	private handleLine(line: string): void {
+	/**
+	 * Handles the lines in order. After a line that answers a request, the lines after it wait for the
+	 * next macrotask, so code that awaited the answer runs first: `await client.prompt(…); await
+	 * client.waitForIdle()` then cannot miss an idle event that came in the same chunk as the answer
+	 * (pi#8965: pi's client waits out its timeout there).
+	 */
+	private receiveLine(line: string): void {
+		this.lines.push(line);
+		if (!this.linesPaused) this.handleLines();
+	}
+
+	private handleLines(): void {
+		let next = 0;
+		while (next < this.lines.length) {
+			const answered = this.handleLine(this.lines[next++]!);
+			// The reader hands over a chunk's lines one by one: the pause holds the rest of it too.
+			if (answered) {
+				this.lines = this.lines.slice(next);
+				this.linesPaused = true;
+				setImmediate(() => {
+					this.linesPaused = false;
+					this.handleLines();
+				});
+				return;
+			}
+		}
+		this.lines = [];
+		const waiting = this.afterLines;
+		this.afterLines = [];
+		for (const callback of waiting) callback();
+	}
+
+	/** Runs `callback` once every line read so far has been handled. */
+	private whenLinesHandled(callback: () => void): void {
+		if (this.linesPaused) this.afterLines.push(callback);
+		else callback();
+	}
+
+	/** Handles one line; true when it answered a pending request. */
+	private handleLine(line: string): boolean {
 		let data: unknown;
 		try {
 			data = JSON.parse(line);
 		} catch {
-			return; // not a protocol line (a stray log): as pi, skip it
+			return false; // not a protocol line (a stray log): as pi, skip it
 		}
-		if (!data || typeof data !== "object" || Array.isArray(data)) return;
+		if (!data || typeof data !== "object" || Array.isArray(data)) return false;
 		const message = data as { type?: unknown; id?: unknown; method?: unknown };
 		if (message.type === "response" && typeof message.id === "string") {
 			const pending = this.pending.get(message.id);
@@ -718,10 +770,10 @@ export class RpcClient {
 					// A refused prompt started nothing: waiters end now unless a run goes on.
 					if (pending.command === "prompt") this.releaseWaiters();
 				}
-				return;
+				return true;
 			}
 		}
-		if (typeof message.type !== "string") return;
+		if (typeof message.type !== "string") return false;
 		if (message.type === "agent_start") this.runActive = true;
 		else if (message.type === this.idleType) this.runActive = false;
 		for (const listener of [...this.listeners]) callListener("rpcClient.onEvent", listener, data as RpcEvent);
@@ -732,6 +784,7 @@ export class RpcClient {
 		) {
 			void this.answerDialog(data as RpcExtensionUIDialog);
 		}
+		return false;
 	}
 
 	/** A prompt's disposition: a run to wait for, or none (the waiters resolve now). */

@@ -11417,6 +11417,27 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/pi-races/pi-peer.test.ts"],
 	},
+	{
+		id: "DC02",
+		file: "src/rpc/client.ts",
+		description:
+			"RpcClient handles the lines after a response at once: `await prompt(); await waitForIdle()` misses an idle event in the same chunk (pi#8965)",
+		edits: [{ find: "\t\t\tif (answered) {", replace: "\t\t\tif (answered && false) {" }],
+		tests: ["test/rpc/rpc-client-peers.test.ts"],
+	},
+	{
+		id: "DC03",
+		file: "src/rpc/client.ts",
+		description:
+			"RpcClient closes (rejecting waiters) before the lines it already read are handled: an idle event read with the end of stdout is lost",
+		edits: [
+			{
+				find: "\t\tif (this.linesPaused) this.afterLines.push(callback);\n\t\telse callback();",
+				replace: "\t\tcallback();",
+			},
+		],
+		tests: ["test/rpc/rpc-client-peers.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */

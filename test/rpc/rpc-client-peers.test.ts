@@ -4,7 +4,7 @@
  * `RpcClient` drives `settle --rpc` (a pi user's code keeps working), and Settle's client drives
  * pi's RPC mode (test/cli/pi-rpc-peer.mjs, pi-ai's faux provider).
  */
-import { mkdirSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { RpcClient as PiRpcClient } from "@mariozechner/pi-coding-agent";
 import { describe, expect, it } from "vitest";
@@ -24,6 +24,62 @@ async function rejection(promise: Promise<unknown>): Promise<SettleError> {
 	expect(error).toBeInstanceOf(SettleError);
 	return error as SettleError;
 }
+
+describe("pi#8965: a run that ends in the chunk that carries the prompt's answer", () => {
+	const FAST = join(ROOT, "test", "rpc", "fast-run-server.mjs");
+	// A missed idle event would reject with OPERATION_STALLED after this long; the answer takes ms.
+	const WAIT_MS = 20_000;
+
+	it("pi#8965: `await prompt(); await waitForIdle()` resolves at the idle event that came with the answer (pi's client times out)", async () => {
+		for (const args of [[], ["--pi"]]) {
+			const rpc = new RpcClient({ command: [process.execPath, FAST, ...args] });
+			const seen: string[] = [];
+			rpc.onEvent((event) => seen.push(event.type));
+			await rpc.start();
+			for (let round = 0; round < 3; round++) {
+				await rpc.prompt(`question ${round}`);
+				await rpc.waitForIdle(WAIT_MS);
+			}
+			// The waiter registered before the prompt still works, and events keep their order.
+			const idle = rpc.waitForIdle(WAIT_MS);
+			await rpc.prompt("one more");
+			await idle;
+			const collected = rpc.collectEvents(WAIT_MS);
+			await rpc.prompt("and collect");
+			expect((await collected).map((event) => event.type)).toEqual(
+				args.length ? ["agent_start", "agent_end"] : ["agent_start", "agent_end", "agent_settled"],
+			);
+			const run = args.length ? ["agent_start", "agent_end"] : ["agent_start", "agent_end", "agent_settled"];
+			expect(seen).toEqual(Array.from({ length: 5 }, () => run).flat());
+			await rpc.stop();
+		}
+	});
+
+	it("pi#8965: pi 0.73.1's own client misses that idle event: `await prompt(); await waitForIdle()` times out", async () => {
+		const pi = new PiRpcClient({ cliPath: FAST, args: ["--pi"] });
+		await pi.start();
+		await pi.prompt("question");
+		await expect(pi.waitForIdle(1000)).rejects.toThrow("Timeout waiting for agent to become idle");
+		await pi.stop();
+	});
+
+	it("pi#8965: a server that exits right after such a chunk: the waiter gets the idle event, not SESSION_CLOSED", async () => {
+		const rpc = new RpcClient({ command: [process.execPath, FAST] });
+		await rpc.start();
+		const answered = rpc.prompt("exit");
+		// Hold this thread until the server has written its chunk and exited (a zombie not yet reaped),
+		// so the chunk and the end of its stdout are read together, as on a loaded machine.
+		const pid = rpc.pid!;
+		const pause = new Int32Array(new SharedArrayBuffer(4));
+		const deadline = Date.now() + WAIT_MS;
+		while (!/\) Z /.test(readFileSync(`/proc/${pid}/stat`, "utf8")) && Date.now() < deadline) {
+			Atomics.wait(pause, 0, 0, 5);
+		}
+		await answered;
+		await rpc.waitForIdle(WAIT_MS);
+		await rpc.stop();
+	});
+});
 
 describe("RpcClient against a misbehaving server", () => {
 	it("skips lines that are not protocol objects, passes a response to an unknown id on as an event, frames on LF only", async () => {
