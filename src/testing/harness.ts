@@ -22,6 +22,7 @@ import { InMemoryModelRuntime } from "../llm/model-runtime.js";
 import type { Message, Model, ThinkingLevel } from "../llm/types.js";
 import { createTestResourceLoader, type TestResourceLoaderOptions } from "../resources/test-loader.js";
 import type { ResourceLoader } from "../resources/types.js";
+import { resolveToolOptions } from "../runtime/sdk.js";
 import { AgentSession, type AgentSessionConfig } from "../session/agent-session.js";
 import type { AgentSessionEvent, AgentSessionEventType } from "../session/events.js";
 import type { QueuedTexts } from "../session/queues.js";
@@ -40,10 +41,27 @@ export interface HarnessOptions {
 	settings?: Partial<Settings>;
 	/** System prompt preamble served by the test resource loader (default `You are a test assistant.`). */
 	systemPrompt?: string;
-	/** Tools replacing the built-ins (pi's `baseToolsOverride`); default: Settle's built-ins for the temp cwd. */
-	tools?: AgentTool[];
+	/**
+	 * Either tool names, as `createAgentSession`'s `tools`: the allowlist (built-in, extension and
+	 * custom tools) and the initial active set; or tool objects replacing the built-ins (pi's harness
+	 * `tools`, `baseToolsOverride`). Default: Settle's built-ins for the temp cwd. An empty array
+	 * replaces the built-ins with none; `noTools: "all"` allows no tool at all.
+	 *
+	 * @example
+	 * ```ts
+	 * const h = await createHarness({ tools: ["read"], excludeTools: ["bash"] });
+	 * h.session.getActiveToolNames(); // ["read"]
+	 * h.cleanup();
+	 * ```
+	 */
+	tools?: readonly AgentTool[] | readonly string[];
+	/** Names removed from the initial active set and from every tool source (`createAgentSession`'s option). */
+	excludeTools?: string[];
+	/** `createAgentSession`'s option: `all` allows no tools; `builtin` (or true) starts without the built-ins. */
+	noTools?: "all" | "builtin" | boolean;
 	/** SDK tools (replace extension and built-in tools of the same name). */
 	customTools?: AnyToolDefinition[];
+	/** `AgentSession`'s name; with `tools` / `noTools` / `excludeTools` given, theirs win. */
 	initialActiveToolNames?: string[];
 	allowedToolNames?: string[];
 	excludedToolNames?: string[];
@@ -66,6 +84,11 @@ export interface HarnessOptions {
 	simulatedClock?: boolean;
 	/** Call `session.bindExtensions()` (sends `session_start`); default true. */
 	bindExtensions?: boolean;
+}
+
+/** `tools` given as names (`createAgentSession`'s meaning) rather than tool objects; `[]` counts as objects (none). */
+function isToolNameList(tools: readonly AgentTool[] | readonly string[] | undefined): tools is readonly string[] {
+	return tools !== undefined && tools.length > 0 && tools.every((tool) => typeof tool === "string");
 }
 
 /** Options of {@link Harness.settle}. */
@@ -241,11 +264,22 @@ export async function createHarness(options: HarnessOptions = {}): Promise<Harne
 		model,
 	};
 	if (options.thinkingLevel) config.thinkingLevel = options.thinkingLevel;
-	if (options.tools) config.baseToolsOverride = Object.fromEntries(options.tools.map((tool) => [tool.name, tool]));
+	const tools = options.tools;
+	const toolNames = isToolNameList(tools) ? tools : undefined;
+	if (tools && !isToolNameList(tools))
+		config.baseToolsOverride = Object.fromEntries(tools.map((tool) => [tool.name, tool]));
 	if (options.customTools) config.customTools = options.customTools;
 	if (options.initialActiveToolNames) config.initialActiveToolNames = options.initialActiveToolNames;
 	if (options.allowedToolNames) config.allowedToolNames = options.allowedToolNames;
 	if (options.excludedToolNames) config.excludedToolNames = options.excludedToolNames;
+	Object.assign(
+		config,
+		resolveToolOptions({
+			...(toolNames ? { tools: [...toolNames] } : {}),
+			...(options.excludeTools ? { excludeTools: options.excludeTools } : {}),
+			...(options.noTools !== undefined ? { noTools: options.noTools } : {}),
+		}),
+	);
 	if (clock) config.clock = clock;
 	const session = await AgentSession.create(config);
 	const events: AgentSessionEvent[] = [];
