@@ -135,7 +135,10 @@ export interface Harness<Clock extends SimulatedClock | undefined = SimulatedClo
 	/** Every public session event, in order. */
 	readonly events: AgentSessionEvent[];
 	eventsOfType<T extends AgentSessionEventType>(type: T): Extract<AgentSessionEvent, { type: T }>[];
-	/** Extension errors reported through `onError`. */
+	/**
+	 * Extension errors reported through `onError`, and `tool_call` handlers that threw (the session
+	 * blocks such a call with the error text and reports it nowhere else).
+	 */
 	readonly extensionErrors: ExtensionError[];
 	/**
 	 * What each `session.clearQueue()` call returned, in order: texts that were queued and dropped on
@@ -286,6 +289,7 @@ export async function createHarness(options: HarnessOptions = {}): Promise<Harne
 	session.subscribe((event) => events.push(event));
 	const extensionErrors: ExtensionError[] = [];
 	const clearedQueue = recordClearQueue(session);
+	recordToolCallThrows(session, extensionErrors);
 	if (options.bindExtensions !== false) {
 		await session.bindExtensions({ onError: (error) => extensionErrors.push(error) });
 	} else {
@@ -377,6 +381,26 @@ function recordClearQueue(session: AgentSession): QueuedTexts[] {
 		return texts;
 	};
 	return cleared;
+}
+
+/**
+ * A `tool_call` handler that throws blocks the call with its message as the tool result (pi's
+ * behavior) and reaches no `onError` listener, so a buggy guard looked like a deliberate block.
+ * Records each such throw in `extensionErrors` (event `tool_call:<tool> (call <id>)`).
+ */
+function recordToolCallThrows(session: AgentSession, errors: ExtensionError[]): void {
+	const runner = session.extensionRunner;
+	const emitToolCall = runner.emitToolCall.bind(runner);
+	runner.emitToolCall = (event) =>
+		emitToolCall(event).catch((error: unknown) => {
+			errors.push({
+				extensionPath: "a tool_call handler",
+				event: `tool_call:${event.toolName} (call ${event.toolCallId})`,
+				error: error instanceof Error ? error.message : String(error),
+				...(error instanceof Error && error.stack ? { stack: error.stack } : {}),
+			});
+			throw error;
+		});
 }
 
 /** The ids of `clock`'s timers not yet fired or cleared (SimulatedClock keeps its own map private). */
