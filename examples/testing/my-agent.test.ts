@@ -11,7 +11,7 @@ import {
 	fauxAssistantMessage,
 	fauxScriptArbitrary,
 	fauxToolCall,
-	type Harness,
+	type HarnessWithClock,
 	sessionEventViolations,
 } from "settle/testing";
 import { afterEach, describe, expect, it } from "vitest";
@@ -19,8 +19,8 @@ import { myAgent } from "./my-agent.js";
 
 const overloaded = () => fauxAssistantMessage("", { stopReason: "error", errorMessage: "529 overloaded_error" });
 
-const harnesses: Harness[] = [];
-async function agentHarness(): Promise<Harness> {
+const harnesses: HarnessWithClock[] = [];
+async function agentHarness(): Promise<HarnessWithClock> {
 	const h = await createHarness({ ...myAgent, simulatedClock: true });
 	harnesses.push(h);
 	return h;
@@ -42,9 +42,9 @@ describe("my agent", () => {
 		// Stop in the backoff: the timer is set on the simulated clock and nothing has run yet.
 		const retry = await h.nextEvent("auto_retry_start");
 		expect(retry).toMatchObject({ attempt: 1, maxAttempts: 3, delayMs: 2000 });
-		h.clock!.increment(1999);
+		h.clock.increment(1999);
 		expect(h.session.isRetrying).toBe(true);
-		h.clock!.increment(1);
+		h.clock.increment(1);
 		await done;
 
 		expect(h.eventsOfType("auto_retry_end")).toMatchObject([{ success: true, attempt: 1 }]);

@@ -22,6 +22,7 @@ import { InMemoryModelRuntime } from "../llm/model-runtime.js";
 import type { Message, Model, ThinkingLevel } from "../llm/types.js";
 import { createTestResourceLoader, type TestResourceLoaderOptions } from "../resources/test-loader.js";
 import type { ResourceLoader } from "../resources/types.js";
+import { resolveToolOptions } from "../runtime/sdk.js";
 import { AgentSession, type AgentSessionConfig } from "../session/agent-session.js";
 import type { AgentSessionEvent, AgentSessionEventType } from "../session/events.js";
 import type { QueuedTexts } from "../session/queues.js";
@@ -40,10 +41,27 @@ export interface HarnessOptions {
 	settings?: Partial<Settings>;
 	/** System prompt preamble served by the test resource loader (default `You are a test assistant.`). */
 	systemPrompt?: string;
-	/** Tools replacing the built-ins (pi's `baseToolsOverride`); default: Settle's built-ins for the temp cwd. */
-	tools?: AgentTool[];
+	/**
+	 * Either tool names, as `createAgentSession`'s `tools`: the allowlist (built-in, extension and
+	 * custom tools) and the initial active set; or tool objects replacing the built-ins (pi's harness
+	 * `tools`, `baseToolsOverride`). Default: Settle's built-ins for the temp cwd. An empty array
+	 * replaces the built-ins with none; `noTools: "all"` allows no tool at all.
+	 *
+	 * @example
+	 * ```ts
+	 * const h = await createHarness({ tools: ["read"], excludeTools: ["bash"] });
+	 * h.session.getActiveToolNames(); // ["read"]
+	 * h.cleanup();
+	 * ```
+	 */
+	tools?: readonly AgentTool[] | readonly string[];
+	/** Names removed from the initial active set and from every tool source (`createAgentSession`'s option). */
+	excludeTools?: string[];
+	/** `createAgentSession`'s option: `all` allows no tools; `builtin` (or true) starts without the built-ins. */
+	noTools?: "all" | "builtin" | boolean;
 	/** SDK tools (replace extension and built-in tools of the same name). */
 	customTools?: AnyToolDefinition[];
+	/** `AgentSession`'s name; with `tools` / `noTools` / `excludeTools` given, theirs win. */
 	initialActiveToolNames?: string[];
 	allowedToolNames?: string[];
 	excludedToolNames?: string[];
@@ -66,6 +84,11 @@ export interface HarnessOptions {
 	simulatedClock?: boolean;
 	/** Call `session.bindExtensions()` (sends `session_start`); default true. */
 	bindExtensions?: boolean;
+}
+
+/** `tools` given as names (`createAgentSession`'s meaning) rather than tool objects; `[]` counts as objects (none). */
+function isToolNameList(tools: readonly AgentTool[] | readonly string[] | undefined): tools is readonly string[] {
+	return tools !== undefined && tools.length > 0 && tools.every((tool) => typeof tool === "string");
 }
 
 /** Options of {@link Harness.settle}. */
@@ -112,7 +135,10 @@ export interface Harness<Clock extends SimulatedClock | undefined = SimulatedClo
 	/** Every public session event, in order. */
 	readonly events: AgentSessionEvent[];
 	eventsOfType<T extends AgentSessionEventType>(type: T): Extract<AgentSessionEvent, { type: T }>[];
-	/** Extension errors reported through `onError`. */
+	/**
+	 * Extension errors reported through `onError`, and `tool_call` handlers that threw (the session
+	 * blocks such a call with the error text and reports it nowhere else).
+	 */
 	readonly extensionErrors: ExtensionError[];
 	/**
 	 * What each `session.clearQueue()` call returned, in order: texts that were queued and dropped on
@@ -241,17 +267,29 @@ export async function createHarness(options: HarnessOptions = {}): Promise<Harne
 		model,
 	};
 	if (options.thinkingLevel) config.thinkingLevel = options.thinkingLevel;
-	if (options.tools) config.baseToolsOverride = Object.fromEntries(options.tools.map((tool) => [tool.name, tool]));
+	const tools = options.tools;
+	const toolNames = isToolNameList(tools) ? tools : undefined;
+	if (tools && !isToolNameList(tools))
+		config.baseToolsOverride = Object.fromEntries(tools.map((tool) => [tool.name, tool]));
 	if (options.customTools) config.customTools = options.customTools;
 	if (options.initialActiveToolNames) config.initialActiveToolNames = options.initialActiveToolNames;
 	if (options.allowedToolNames) config.allowedToolNames = options.allowedToolNames;
 	if (options.excludedToolNames) config.excludedToolNames = options.excludedToolNames;
+	Object.assign(
+		config,
+		resolveToolOptions({
+			...(toolNames ? { tools: [...toolNames] } : {}),
+			...(options.excludeTools ? { excludeTools: options.excludeTools } : {}),
+			...(options.noTools !== undefined ? { noTools: options.noTools } : {}),
+		}),
+	);
 	if (clock) config.clock = clock;
 	const session = await AgentSession.create(config);
 	const events: AgentSessionEvent[] = [];
 	session.subscribe((event) => events.push(event));
 	const extensionErrors: ExtensionError[] = [];
 	const clearedQueue = recordClearQueue(session);
+	recordToolCallThrows(session, extensionErrors);
 	if (options.bindExtensions !== false) {
 		await session.bindExtensions({ onError: (error) => extensionErrors.push(error) });
 	} else {
@@ -343,6 +381,26 @@ function recordClearQueue(session: AgentSession): QueuedTexts[] {
 		return texts;
 	};
 	return cleared;
+}
+
+/**
+ * A `tool_call` handler that throws blocks the call with its message as the tool result (pi's
+ * behavior) and reaches no `onError` listener, so a buggy guard looked like a deliberate block.
+ * Records each such throw in `extensionErrors` (event `tool_call:<tool> (call <id>)`).
+ */
+function recordToolCallThrows(session: AgentSession, errors: ExtensionError[]): void {
+	const runner = session.extensionRunner;
+	const emitToolCall = runner.emitToolCall.bind(runner);
+	runner.emitToolCall = (event) =>
+		emitToolCall(event).catch((error: unknown) => {
+			errors.push({
+				extensionPath: "a tool_call handler",
+				event: `tool_call:${event.toolName} (call ${event.toolCallId})`,
+				error: error instanceof Error ? error.message : String(error),
+				...(error instanceof Error && error.stack ? { stack: error.stack } : {}),
+			});
+			throw error;
+		});
 }
 
 /** The ids of `clock`'s timers not yet fired or cleared (SimulatedClock keeps its own map private). */

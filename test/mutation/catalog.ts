@@ -8965,6 +8965,39 @@ export const MUTANTS: Mutant[] = [
 		tests: ["test/testing/harness-hang.test.ts"],
 	},
 	{
+		id: "DB01",
+		file: "src/testing/harness.ts",
+		description:
+			'createHarness drops createAgentSession\'s tool names (tools: ["read"], excludeTools, noTools): the built-ins stay (testkituser)',
+		edits: [
+			{
+				find: "...(toolNames ? { tools: [...toolNames] } : {}),",
+				replace: "",
+			},
+		],
+		tests: ["test/testing/harness-tool-option-names.test.ts"],
+	},
+	{
+		id: "DB02",
+		file: "src/testing/harness.ts",
+		description: "createHarness ignores noTools (createAgentSession's name) (testkituser)",
+		edits: [
+			{
+				find: "...(options.noTools !== undefined ? { noTools: options.noTools } : {}),",
+				replace: "",
+			},
+		],
+		tests: ["test/testing/harness-tool-option-names.test.ts"],
+	},
+	{
+		id: "DB03",
+		file: "src/testing/harness.ts",
+		description:
+			"the harness no longer records a tool_call handler that threw (the call is blocked, harnessViolations says nothing) (testkituser)",
+		edits: [{ find: "\trecordToolCallThrows(session, extensionErrors);\n", replace: "" }],
+		tests: ["test/testing/harness-violations-tool-call-throw.test.ts"],
+	},
+	{
 		id: "CB01",
 		file: "src/session/agent-session.ts",
 		description: "setModel/cycleModel persist the default model even with persist:false",

@@ -1,0 +1,57 @@
+/**
+ * testkituser audit: a `tool_call` guard that throws (a bug in the user's extension) blocks the
+ * call with the error text as the tool result, as pi does, and reaches no `onError` listener. So
+ * `h.extensionErrors` stayed empty and `harnessViolations(h)` returned `[]`: the kit's property
+ * could not tell the bug from a deliberate `{ block: true }`. The harness now records the throw.
+ */
+import { afterEach, describe, expect, it } from "vitest";
+import type { ExtensionFactory } from "../../src/extensions/types.js";
+import {
+	createHarness,
+	fauxAssistantMessage,
+	fauxToolCall,
+	type Harness,
+	harnessViolations,
+} from "../../src/testing/index.js";
+
+let h: Harness | undefined;
+afterEach(() => {
+	h?.cleanup();
+	h = undefined;
+});
+
+const script = () => [
+	fauxAssistantMessage([fauxToolCall("read", { path: "a.txt" }, { id: "call-1" })], { stopReason: "toolUse" }),
+	fauxAssistantMessage("ok"),
+];
+
+describe("harnessViolations: a tool_call handler that throws (testkituser)", () => {
+	it("is reported with the tool, the call and the message", async () => {
+		const buggyGuard: ExtensionFactory = (pi) => {
+			pi.on("tool_call", (event) => {
+				if (event.toolName === "read") throw new Error("guard crashed on a.txt");
+			});
+		};
+		h = await createHarness({ extensionFactories: [buggyGuard] });
+		h.setResponses(script());
+		await h.session.prompt("read a.txt");
+		// the session blocks the call with the message, as pi does
+		expect(h.eventsOfType("tool_execution_end")).toMatchObject([
+			{ toolName: "read", isError: true, result: { content: [{ text: "guard crashed on a.txt" }] } },
+		]);
+		expect(harnessViolations(h)).toEqual([
+			"extension a tool_call handler: its tool_call:read (call call-1) handler threw: guard crashed on a.txt",
+		]);
+	});
+
+	it("a deliberate { block: true } is no violation", async () => {
+		const guard: ExtensionFactory = (pi) => {
+			pi.on("tool_call", () => ({ block: true, reason: "not now" }));
+		};
+		h = await createHarness({ extensionFactories: [guard] });
+		h.setResponses(script());
+		await h.session.prompt("read a.txt");
+		expect(h.eventsOfType("tool_execution_end")).toMatchObject([{ toolName: "read", isError: true }]);
+		expect(harnessViolations(h)).toEqual([]);
+	});
+});
