@@ -11404,6 +11404,19 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/cli/extension-error-lines.test.ts", "test/resources/extensions.test.ts"],
 	},
+	{
+		id: "CZ01",
+		file: "src/tools/edit-diff.ts",
+		description:
+			"pi#9697: occurrences counted past each match (as pi's split): an oldText matching overlapping blocks replaces the first",
+		edits: [
+			{
+				find: "i = haystack.indexOf(needle, i + 1)) count++;",
+				replace: "i = haystack.indexOf(needle, i + needle.length)) count++;",
+			},
+		],
+		tests: ["test/pi-races/edit-tool.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
