@@ -11417,6 +11417,18 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/pi-races/edit-tool.test.ts"],
 	},
+	{
+		id: "CZ02",
+		file: "src/resources/prompt-templates.ts",
+		description: "pi#4553: a line break no longer separates template arguments: the word after it is glued to $1",
+		edits: [
+			{
+				find: '} else if (char === " " || char === "\\t" || char === "\\n" || char === "\\r") {',
+				replace: '} else if (char === " " || char === "\\t") {',
+			},
+		],
+		tests: ["test/pi-races/prompt-templates.test.ts", "test/resources/prompt-templates.property.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
