@@ -11429,6 +11429,19 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/pi-races/prompt-templates.test.ts", "test/resources/prompt-templates.property.test.ts"],
 	},
+	{
+		id: "CZ03",
+		file: "src/settings/settings-manager.ts",
+		description:
+			"pi#7572: settings layers merge one level deep again: a project's retry.provider replaces the global one",
+		edits: [
+			{
+				find: "isPlainObject(value) && isPlainObject(current) ? mergeObjects(current, value) : value",
+				replace: "isPlainObject(value) && isPlainObject(current) ? { ...current, ...value } : value",
+			},
+		],
+		tests: ["test/pi-races/settings-merge.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
