@@ -83,3 +83,17 @@ describe("pi#9697: edit accepts ambiguous targets when matches overlap", () => {
 		}
 	});
 });
+
+describe("pi#2949: edit preflight rejects the legacy {path, oldText, newText} form", () => {
+	it("pi#2949: a model's edit in the legacy top-level form (no edits array) is applied once and reported as one block", async () => {
+		h = await modelEdits("file.md", "model: claude-sonnet-4-6\n", {
+			oldText: "model: claude-sonnet-4-6",
+			newText: "model: openrouter/google/gemma-4-31b-it",
+		});
+		expect(toolResult(h.session.messages)).toEqual({
+			isError: false,
+			text: "Successfully replaced 1 block(s) in file.md.",
+		});
+		expect(readFileSync(join(h.tempDir, "file.md"), "utf8")).toBe("model: openrouter/google/gemma-4-31b-it\n");
+	});
+});
