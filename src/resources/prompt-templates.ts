@@ -9,11 +9,14 @@ import { parseFrontmatter } from "./frontmatter.js";
 import type { PromptTemplate, ResourceDiagnostic, SourceInfo } from "./types.js";
 
 /**
- * Splits command arguments like a shell would, without escapes: spaces and tabs separate,
- * `"…"` and `'…'` group (the other quote kind is literal inside), empty arguments are dropped.
+ * Splits command arguments like a shell would, without escapes: spaces, tabs and line breaks
+ * separate, `"…"` and `'…'` group (the other quote kind is literal inside, line breaks too), empty
+ * arguments are dropped. pi 0.73.1 splits on spaces and tabs only, so `/t label⏎⏎Verbose text`
+ * gave `$1` = `label⏎⏎Verbose` (pi#4553).
  * @example
  * ```ts
  * parseCommandArgs(`src/a.ts "two words" 'it"s'`); // ["src/a.ts", "two words", 'it"s']
+ * parseCommandArgs("label\n\nVerbose text"); // ["label", "Verbose", "text"]
  * ```
  */
 export function parseCommandArgs(argsString: string): string[] {
@@ -26,7 +29,7 @@ export function parseCommandArgs(argsString: string): string[] {
 			else current += char;
 		} else if (char === '"' || char === "'") {
 			quote = char;
-		} else if (char === " " || char === "\t") {
+		} else if (char === " " || char === "\t" || char === "\n" || char === "\r") {
 			if (current) {
 				args.push(current);
 				current = "";

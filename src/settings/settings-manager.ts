@@ -810,15 +810,23 @@ function migrateSettings(settings: Record<string, unknown>): Record<string, unkn
 	return settings;
 }
 
-/** pi's merge: later layer wins; nested objects merge one level deep; arrays are replaced. */
+/**
+ * The layers' merge: later layer wins key by key; nested objects merge at every depth, so a project's
+ * `retry.provider.maxRetries` keeps the global `retry.provider.timeoutMs` (pi#7572: pi 0.73.1 merges
+ * one level deep and the project's `retry.provider` replaced the global one); arrays are replaced.
+ */
 function mergeSettings(base: Settings, override: Settings): Settings {
+	return mergeObjects(base as Record<string, unknown>, override as Record<string, unknown>) as Settings;
+}
+
+function mergeObjects(base: Record<string, unknown>, override: Record<string, unknown>): Record<string, unknown> {
 	const result: Record<string, unknown> = { ...base };
 	for (const [key, value] of Object.entries(override)) {
 		if (value === undefined) continue;
 		const current = ownValue(result, key);
-		setOwn(result, key, isPlainObject(value) && isPlainObject(current) ? { ...current, ...value } : value);
+		setOwn(result, key, isPlainObject(value) && isPlainObject(current) ? mergeObjects(current, value) : value);
 	}
-	return result as Settings;
+	return result;
 }
 
 /** The `modelThinkingLevels` key of a model, as newer pi writes it. */

@@ -99,9 +99,14 @@ function foldText(text: string): FoldedText {
 	return { text: out.join(""), sourceStart, sourceEnd };
 }
 
+/**
+ * Every place `needle` starts in `haystack`, overlapping ones included: `foo\nfoo\n` occurs twice in
+ * `foo\nfoo\nfoo\n` (lines 1–2 and 2–3), so it does not say which block to replace (pi#9697: pi
+ * counts with `split`, sees one, and replaces the first).
+ */
 function countOccurrences(haystack: string, needle: string): number {
 	let count = 0;
-	for (let i = haystack.indexOf(needle); i !== -1; i = haystack.indexOf(needle, i + needle.length)) count++;
+	for (let i = haystack.indexOf(needle); i !== -1; i = haystack.indexOf(needle, i + 1)) count++;
 	return count;
 }
 

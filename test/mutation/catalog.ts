@@ -11471,6 +11471,44 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/rpc/rpc-client-peers.test.ts"],
 	},
+	{
+		id: "CZ01",
+		file: "src/tools/edit-diff.ts",
+		description:
+			"pi#9697: occurrences counted past each match (as pi's split): an oldText matching overlapping blocks replaces the first",
+		edits: [
+			{
+				find: "i = haystack.indexOf(needle, i + 1)) count++;",
+				replace: "i = haystack.indexOf(needle, i + needle.length)) count++;",
+			},
+		],
+		tests: ["test/pi-races/edit-tool.test.ts"],
+	},
+	{
+		id: "CZ02",
+		file: "src/resources/prompt-templates.ts",
+		description: "pi#4553: a line break no longer separates template arguments: the word after it is glued to $1",
+		edits: [
+			{
+				find: '} else if (char === " " || char === "\\t" || char === "\\n" || char === "\\r") {',
+				replace: '} else if (char === " " || char === "\\t") {',
+			},
+		],
+		tests: ["test/pi-races/prompt-templates.test.ts", "test/resources/prompt-templates.property.test.ts"],
+	},
+	{
+		id: "CZ03",
+		file: "src/settings/settings-manager.ts",
+		description:
+			"pi#7572: settings layers merge one level deep again: a project's retry.provider replaces the global one",
+		edits: [
+			{
+				find: "isPlainObject(value) && isPlainObject(current) ? mergeObjects(current, value) : value",
+				replace: "isPlainObject(value) && isPlainObject(current) ? { ...current, ...value } : value",
+			},
+		],
+		tests: ["test/pi-races/settings-merge.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */

@@ -351,7 +351,7 @@ describe("pi#6447: message queue stuck after auto-compaction — steering messag
 });
 
 describe("pi#7086: manual compact during overflow-recovery auto-compaction silently loses the retried turn", () => {
-	it("pi#7086: compact() while overflow recovery summarizes ends that recovery (compaction_end aborted) and completes; nothing runs unsaved afterwards, the file equals the live context, and the next prompt is answered from the manual summary", async () => {
+	it("pi#7086 / pi#5242: compact() while overflow recovery summarizes ends that recovery (compaction_end aborted) and completes; nothing runs unsaved afterwards, the file equals the live context, and the next prompt is answered from the manual summary", async () => {
 		const inHook = gate();
 		const releaseHook = gate();
 		h = await createHarness({
@@ -394,6 +394,9 @@ describe("pi#7086: manual compact during overflow-recovery auto-compaction silen
 			["overflow", true],
 			["manual", false],
 		]);
+		// pi#5242: the paused recovery, resumed after the second compaction began, fails with no
+		// "Cannot read properties of undefined (reading 'signal')": neither compaction reports an error.
+		expect(harness.eventsOfType("compaction_end").map((event) => event.errorMessage)).toEqual([undefined, undefined]);
 		// The recovery's retry never ran behind the manual compaction's back: no request since "three".
 		expect(answerRequests).toHaveLength(3);
 		expect(harness.eventsOfType("agent_settled")).toHaveLength(3);

@@ -52,6 +52,19 @@ describe("prompt template arguments (against pi 0.73)", () => {
 		);
 	});
 
+	it("line breaks separate arguments as spaces do (pi#4553: pi keeps them inside an argument)", () => {
+		fc.assert(
+			fc.property(argText, fc.constantFrom("\n", "\r\n", "\n\n"), (text, lineBreak) => {
+				const broken = text.replace(/[ \t]/g, lineBreak);
+				if (!/["']/.test(text)) expect(parseCommandArgs(broken)).toEqual(piModule.parseCommandArgs(text));
+			}),
+			{ numRuns: 300 },
+		);
+		// The documented difference: pi glues the word after a line break to the one before it.
+		expect(piModule.parseCommandArgs("label\n\nVerbose text")).toEqual(["label\n\nVerbose", "text"]);
+		expect(parseCommandArgs("label\n\nVerbose text")).toEqual(["label", "Verbose", "text"]);
+	});
+
 	it("substituteArgs fills templates exactly as pi does for values without `$` or `@`", () => {
 		fc.assert(
 			fc.property(templateText, fc.array(safeArg, { maxLength: 5 }), (content, args) => {

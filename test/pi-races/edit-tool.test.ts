@@ -1,0 +1,99 @@
+/**
+ * pi's reports about the built-in `edit` tool's argument checks, replayed against Settle: a model's
+ * `edit` call in a real session on a real file, and (`pi-peer`) the same call to pi 0.73.1's tool.
+ * What the user should see: an edit that does not name one block is refused and the file is left
+ * alone; a well-formed call in any shape pi accepts is applied once.
+ */
+import { readFileSync, writeFileSync } from "node:fs";
+import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import * as pi from "@mariozechner/pi-coding-agent";
+import { afterEach, describe, expect, it } from "vitest";
+import { fauxAssistantMessage, fauxToolCall } from "../../src/llm/faux.js";
+import type { AgentMessage } from "../../src/llm/types.js";
+import { createHarness, type Harness } from "../../src/testing/harness.js";
+import { comparable, reopenedContext, script } from "./helpers.js";
+
+let h: Harness | undefined;
+afterEach(() => {
+	h?.cleanup();
+	h = undefined;
+});
+
+/** The edit call's tool result as the model received it. */
+function toolResult(messages: AgentMessage[]): { isError: boolean; text: string } {
+	const result = messages.find((message) => message.role === "toolResult");
+	if (result?.role !== "toolResult") throw new Error("no tool result");
+	const block = result.content[0];
+	return { isError: result.isError, text: block?.type === "text" ? block.text : "" };
+}
+
+/** Runs one `edit` call from the model in a real disk session whose cwd holds `file` with `content`. */
+async function modelEdits(file: string, content: string, args: Record<string, unknown>): Promise<Harness> {
+	const harness = await createHarness({ persistence: "disk", initialActiveToolNames: ["edit"] });
+	writeFileSync(join(harness.tempDir, file), content);
+	script(harness, [
+		fauxAssistantMessage([fauxToolCall("edit", { path: file, ...args })], { stopReason: "toolUse" }),
+		fauxAssistantMessage("done"),
+	]);
+	await harness.session.prompt("edit it");
+	return harness;
+}
+
+describe("pi#9697: edit accepts ambiguous targets when matches overlap", () => {
+	const content = "foo\nfoo\nfoo\n";
+	const edits = [{ oldText: "foo\nfoo\n", newText: "replacement" }];
+
+	it("pi#9697: an oldText found at lines 1–2 and 2–3 is refused as found twice; the file keeps its bytes and the session goes on", async () => {
+		h = await modelEdits("edit.txt", content, { edits });
+		expect(toolResult(h.session.messages)).toEqual({
+			isError: true,
+			text: "Found 2 occurrences of the text in edit.txt. The text must be unique. Please provide more context to make it unique.",
+		});
+		expect(readFileSync(join(h.tempDir, "edit.txt"), "utf8")).toBe(content);
+		expect(h.session.messages.at(-1)).toMatchObject({ role: "assistant", content: [{ text: "done" }] });
+		expect(reopenedContext(h.session.sessionFile!).map(comparable)).toEqual(h.session.messages.map(comparable));
+	});
+
+	it("pi#9697: overlapping matches in a multi-edit call name the edit and its count (three places for foo\\nfoo in four foos)", async () => {
+		h = await modelEdits("edit.txt", "foo\nfoo\nfoo\nfoo\nbar\n", {
+			edits: [
+				{ oldText: "bar", newText: "BAR" },
+				{ oldText: "foo\nfoo", newText: "x" },
+			],
+		});
+		expect(toolResult(h.session.messages)).toEqual({
+			isError: true,
+			text: "Found 3 occurrences of edits[1] in edit.txt. Each oldText must be unique. Please provide more context to make it unique.",
+		});
+		expect(readFileSync(join(h.tempDir, "edit.txt"), "utf8")).toBe("foo\nfoo\nfoo\nfoo\nbar\n");
+	});
+
+	it("pi#9697 (pi-peer): pi 0.73.1 reports success and replaces the first of the two overlapping blocks", async () => {
+		const cwd = await mkdtemp(join(tmpdir(), "settle-pi-9697-"));
+		try {
+			await writeFile(join(cwd, "edit.txt"), content);
+			const tool = pi.createEditToolDefinition(cwd);
+			const result = await tool.execute("c", { path: "edit.txt", edits }, undefined, undefined, undefined as never);
+			expect(result.content[0]).toMatchObject({ text: "Successfully replaced 1 block(s) in edit.txt." });
+			expect(await readFile(join(cwd, "edit.txt"), "utf8")).toBe("replacementfoo\n");
+		} finally {
+			await rm(cwd, { recursive: true, force: true });
+		}
+	});
+});
+
+describe("pi#2949: edit preflight rejects the legacy {path, oldText, newText} form", () => {
+	it("pi#2949: a model's edit in the legacy top-level form (no edits array) is applied once and reported as one block", async () => {
+		h = await modelEdits("file.md", "model: claude-sonnet-4-6\n", {
+			oldText: "model: claude-sonnet-4-6",
+			newText: "model: openrouter/google/gemma-4-31b-it",
+		});
+		expect(toolResult(h.session.messages)).toEqual({
+			isError: false,
+			text: "Successfully replaced 1 block(s) in file.md.",
+		});
+		expect(readFileSync(join(h.tempDir, "file.md"), "utf8")).toBe("model: openrouter/google/gemma-4-31b-it\n");
+	});
+});

@@ -1,0 +1,59 @@
+/**
+ * Reports about the built-in `find` tool and nested `.gitignore` files, replayed with a model's
+ * `find` call in a real session over real folders. dreb#17 (a pi fork): the `.gitignore` that
+ * `venv` and `pytest` write into their own folders (just `*`) was applied to the whole tree, and
+ * `find` said "No files found" for files that exist. What the user should see: such a file ignores
+ * its own folder only.
+ */
+import { mkdirSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { fauxAssistantMessage, fauxToolCall } from "../../src/llm/faux.js";
+import { createHarness, type Harness } from "../../src/testing/harness.js";
+import { script } from "./helpers.js";
+
+let h: Harness | undefined;
+afterEach(() => {
+	h?.cleanup();
+	h = undefined;
+});
+
+/** The text of each `find` result the model received, in call order. */
+function findResults(harness: Harness): string[] {
+	return harness.session.messages.flatMap((message) =>
+		message.role === "toolResult"
+			? [message.content.map((block) => (block.type === "text" ? block.text : "")).join("")]
+			: [],
+	);
+}
+
+describe("dreb#17: find ignores every file once a nested .gitignore says `*`", () => {
+	it("dreb#17: with .venv/.gitignore and .pytest_cache/.gitignore holding `*`, find still lists the project's CLAUDE.md files; only those folders' own files are left out", async () => {
+		h = await createHarness({ persistence: "memory", initialActiveToolNames: ["find"] });
+		for (const [path, text] of [
+			["a/CLAUDE.md", "a"],
+			["b/c/CLAUDE.md", "c"],
+			["src/main.py", "print()"],
+			[".venv/lib/site.py", "x"],
+			[".venv/.gitignore", "# Created by venv; see https://docs.python.org/3/library/venv.html\n*\n"],
+			[".pytest_cache/.gitignore", "# Created by pytest automatically.\n*\n"],
+			[".pytest_cache/v/cache.py", "x"],
+		] as const) {
+			mkdirSync(dirname(join(h.tempDir, path)), { recursive: true });
+			writeFileSync(join(h.tempDir, path), text);
+		}
+		script(h, [
+			fauxAssistantMessage(
+				[
+					fauxToolCall("find", { pattern: "CLAUDE.md" }, { id: "f1" }),
+					fauxToolCall("find", { pattern: "**/CLAUDE.md" }, { id: "f2" }),
+					fauxToolCall("find", { pattern: "**/*.py" }, { id: "f3" }),
+				],
+				{ stopReason: "toolUse" },
+			),
+			fauxAssistantMessage("found them"),
+		]);
+		await h.session.prompt("where are the CLAUDE.md files?");
+		expect(findResults(h)).toEqual(["a/CLAUDE.md\nb/c/CLAUDE.md", "a/CLAUDE.md\nb/c/CLAUDE.md", "src/main.py"]);
+	});
+});

@@ -1,0 +1,73 @@
+/**
+ * pi's reports about how the global and the project settings files combine, replayed on real files:
+ * `<agentDir>/settings.json` and the project's `.pi/settings.json`, read by Settle's
+ * `SettingsManager.create` and (`pi-peer`) by pi 0.73.1's. pi#7572: a project that sets one key of
+ * `retry.provider` lost the global file's other `retry.provider` keys.
+ */
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import * as pi from "@mariozechner/pi-coding-agent";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { SettingsManager } from "../../src/settings/settings-manager.js";
+
+let root: string;
+let cwd: string;
+let agentDir: string;
+
+beforeEach(() => {
+	root = mkdtempSync(join(tmpdir(), "settle-pi-races-settings-"));
+	cwd = join(root, "project");
+	agentDir = join(root, "agent");
+	mkdirSync(join(cwd, ".pi"), { recursive: true });
+	mkdirSync(agentDir, { recursive: true });
+});
+afterEach(() => rmSync(root, { recursive: true, force: true }));
+
+/** Writes the report's two files. */
+function reportFiles(): void {
+	writeFileSync(
+		join(agentDir, "settings.json"),
+		JSON.stringify({ retry: { provider: { timeoutMs: 30000, maxRetryDelayMs: 45000 } } }),
+	);
+	writeFileSync(join(cwd, ".pi", "settings.json"), JSON.stringify({ retry: { provider: { maxRetries: 2 } } }));
+}
+
+describe("pi#7572: project retry.provider settings replace global provider retry settings", () => {
+	it("pi#7572: the project's retry.provider.maxRetries is added to the global timeoutMs and maxRetryDelayMs, which stay", () => {
+		reportFiles();
+		const settings = SettingsManager.create(cwd, agentDir);
+		expect(settings.getErrors()).toEqual([]);
+		expect(settings.getProviderRetrySettings()).toEqual({
+			timeoutMs: 30000,
+			maxRetries: 2,
+			maxRetryDelayMs: 45000,
+			streamIdleTimeoutMs: undefined,
+		});
+	});
+
+	it("pi#7572: a key set in both files takes the project's value; an array is replaced, not merged", () => {
+		writeFileSync(
+			join(agentDir, "settings.json"),
+			JSON.stringify({ retry: { enabled: true, provider: { timeoutMs: 30000, maxRetries: 5 } }, skills: ["/global"] }),
+		);
+		writeFileSync(
+			join(cwd, ".pi", "settings.json"),
+			JSON.stringify({ retry: { provider: { maxRetries: 2 } }, skills: ["/project"] }),
+		);
+		const settings = SettingsManager.create(cwd, agentDir);
+		expect(settings.getProviderRetrySettings()).toMatchObject({ timeoutMs: 30000, maxRetries: 2 });
+		expect(settings.getRetrySettings().enabled).toBe(true);
+		expect(settings.getSkillPaths()).toEqual(["/project"]);
+	});
+
+	it("pi#7572 (pi-peer): pi 0.73.1 keeps only the project's retry.provider: timeoutMs gone, maxRetryDelayMs back at its 60000 default", () => {
+		reportFiles();
+		const settings = pi.SettingsManager.create(cwd, agentDir);
+		expect(settings.getProviderRetrySettings()).toEqual({
+			timeoutMs: undefined,
+			maxRetries: 2,
+			maxRetryDelayMs: 60000,
+		});
+	});
+});
