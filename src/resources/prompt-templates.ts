@@ -20,31 +20,50 @@ import type { PromptTemplate, ResourceDiagnostic, SourceInfo } from "./types.js"
  * ```
  */
 export function parseCommandArgs(argsString: string): string[] {
+	return splitCommandArgs(argsString).args;
+}
+
+/**
+ * {@link parseCommandArgs}, plus what stood between each two arguments: `"\n"` per line break, else
+ * one space. `$@` and `${@:N}` join with these, so a multi-line text (a pasted stack trace) keeps
+ * its lines now that line breaks separate arguments.
+ */
+function splitCommandArgs(argsString: string): { args: string[]; joiners: string[] } {
 	const args: string[] = [];
+	const joiners: string[] = [];
 	let current = "";
 	let quote: string | null = null;
-	for (const char of argsString) {
+	let breaks = 0;
+	const flush = () => {
+		if (!current) return;
+		if (args.length > 0) joiners.push(breaks > 0 ? "\n".repeat(breaks) : " ");
+		args.push(current);
+		current = "";
+		breaks = 0;
+	};
+	for (let i = 0; i < argsString.length; i++) {
+		const char = argsString[i]!;
 		if (quote) {
 			if (char === quote) quote = null;
 			else current += char;
 		} else if (char === '"' || char === "'") {
 			quote = char;
 		} else if (char === " " || char === "\t" || char === "\n" || char === "\r") {
-			if (current) {
-				args.push(current);
-				current = "";
-			}
+			flush();
+			// CRLF is one line break.
+			if (char === "\n" || (char === "\r" && argsString[i + 1] !== "\n")) breaks++;
 		} else {
 			current += char;
 		}
 	}
-	if (current) args.push(current);
-	return args;
+	flush();
+	return { args, joiners };
 }
 
 /**
  * Fills a template: `$1`, `$2`, … (missing → ""), `${@:N}` (args from the N-th), `${@:N:L}`
- * (L args from the N-th), `$ARGUMENTS` and `$@` (all args joined by spaces), and with a default
+ * (L args from the N-th), `$ARGUMENTS` and `$@` (all args joined by spaces, or by `joiners[i]`
+ * between `args[i]` and `args[i + 1]`: what the typed text had there), and with a default
  * (later pi's syntax) `${N:-text}`, `${@:-text}`, `${ARGUMENTS:-text}`: the text when that
  * argument is missing or empty (no arguments at all for the last two). Substituted values and
  * defaults are never substituted again.
@@ -56,9 +75,15 @@ export function parseCommandArgs(argsString: string): string[] {
  * substituteArgs("Review ${1:-the diff} for ${@:-bugs}", []); // "Review the diff for bugs"
  * ```
  */
-export function substituteArgs(content: string, args: readonly string[]): string {
+export function substituteArgs(content: string, args: readonly string[], joiners?: readonly string[]): string {
+	const join = (from: number, to: number) => {
+		if (from >= Math.min(to, args.length)) return "";
+		let joined = args[from]!;
+		for (let i = from + 1; i < Math.min(to, args.length); i++) joined += (joiners?.[i - 1] ?? " ") + args[i];
+		return joined;
+	};
 	// One pass over the template, so a value that contains `$1` or `$@` stays as it is.
-	const all = args.join(" ");
+	const all = join(0, args.length);
 	const placeholder = /\$\{(\d+|@|ARGUMENTS):-([^}]*)\}|\$(\d+)|\$\{@:(\d+)(?::(\d+))?\}|\$ARGUMENTS|\$@/g;
 	return content.replace(placeholder, (match, defaulted, fallback, position, start, length) => {
 		if (defaulted !== undefined) {
@@ -68,8 +93,7 @@ export function substituteArgs(content: string, args: readonly string[]): string
 		if (position !== undefined) return args[Number.parseInt(position, 10) - 1] ?? "";
 		if (start !== undefined) {
 			const from = Math.max(0, Number.parseInt(start, 10) - 1);
-			const sliced = length === undefined ? args.slice(from) : args.slice(from, from + Number.parseInt(length, 10));
-			return sliced.join(" ");
+			return join(from, length === undefined ? args.length : from + Number.parseInt(length, 10));
 		}
 		return match === "$ARGUMENTS" || match === "$@" ? all : match;
 	});
@@ -89,7 +113,8 @@ export function expandPromptTemplate(text: string, templates: readonly PromptTem
 	const name = space === -1 ? text.slice(1) : text.slice(1, space);
 	const template = templates.find((candidate) => candidate.name === name);
 	if (!template) return text;
-	return substituteArgs(template.content, parseCommandArgs(space === -1 ? "" : text.slice(space + 1)));
+	const { args, joiners } = splitCommandArgs(space === -1 ? "" : text.slice(space + 1));
+	return substituteArgs(template.content, args, joiners);
 }
 
 /**

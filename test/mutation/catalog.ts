@@ -11509,6 +11509,19 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/pi-races/settings-merge.test.ts"],
 	},
+	{
+		id: "DC04",
+		file: "src/resources/prompt-templates.ts",
+		description:
+			"`$ARGUMENTS` and the `$@` slices join the arguments with spaces only: a multi-line text after a template name loses its lines (pi#4553 fix's side effect)",
+		edits: [
+			{
+				find: 'joined += (joiners?.[i - 1] ?? " ") + args[i];',
+				replace: 'joined += " " + args[i];',
+			},
+		],
+		tests: ["test/pi-races/prompt-templates.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */

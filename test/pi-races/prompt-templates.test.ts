@@ -53,3 +53,19 @@ describe("pi#4553: prompt template arguments after a line break", () => {
 		expect(quoted.stdout).toBe(`${HEAD}- arg1: two\nlines\n- rest: rest\n`);
 	});
 });
+
+describe("pi#4553: line breaks separate arguments, and the text they join keeps its lines", () => {
+	it("a pasted stack trace after `/fix`: $ARGUMENTS keeps one line per line; `${@:2}` after a label keeps the description's lines", async () => {
+		for (const agent of [dirs.settleAgent]) {
+			mkdirSync(join(agent, "prompts"), { recursive: true });
+			writeFileSync(join(agent, "prompts", "fix.md"), "Fix this:\n$ARGUMENTS\n");
+			writeFileSync(join(agent, "prompts", "note.md"), "[$1]\n${@:2}\n");
+		}
+		const trace = "/fix TypeError: boom\n    at a (src/x.ts:1:2)\r\n    at b (src/y.ts:3:4)";
+		const fixed = await runSettleCli(dirs, ["--no-session", "-p", trace]);
+		expect(fixed.code, fixed.stderr).toBe(0);
+		expect(fixed.stdout.trimEnd()).toBe("Fix this:\nTypeError: boom\nat a (src/x.ts:1:2)\nat b (src/y.ts:3:4)");
+		const note = await runSettleCli(dirs, ["--no-session", "-p", "/note todo\n\nfirst line\nsecond line"]);
+		expect(note.stdout.trimEnd()).toBe("[todo]\nfirst line\nsecond line");
+	});
+});
