@@ -176,7 +176,8 @@ export interface CommandInvocation {
  */
 export function parseCommandInvocation(text: string): CommandInvocation | undefined {
 	if (!text.startsWith("/")) return undefined;
-	const space = text.indexOf(" ");
+	// Any whitespace ends the name, as for skills and prompt templates: `/deploy`, a new line, then its arguments.
+	const space = text.search(/\s/);
 	return space === -1 ? { name: text.slice(1), args: "" } : { name: text.slice(1, space), args: text.slice(space + 1) };
 }
 

@@ -109,7 +109,8 @@ export function substituteArgs(content: string, args: readonly string[], joiners
  */
 export function expandPromptTemplate(text: string, templates: readonly PromptTemplate[]): string {
 	if (!text.startsWith("/")) return text;
-	const space = text.indexOf(" ");
+	// Any whitespace ends the name, as for skills (pi#8413): `/fix`, a new line, then a pasted trace.
+	const space = text.search(/\s/);
 	const name = space === -1 ? text.slice(1) : text.slice(1, space);
 	const template = templates.find((candidate) => candidate.name === name);
 	if (!template) return text;

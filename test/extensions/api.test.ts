@@ -197,6 +197,12 @@ describe("commands", () => {
 		expect(parseCommandInvocation("x")).toBeUndefined();
 	});
 
+	it("a line break or tab ends a command's name too (pi ends it at a space only: `/deploy⏎staging` was no command)", () => {
+		expect(parseCommandInvocation("/deploy\nstaging now")).toEqual({ name: "deploy", args: "staging now" });
+		expect(parseCommandInvocation("/deploy\tstaging")).toEqual({ name: "deploy", args: "staging" });
+		expect(parseCommandInvocation("/deploy\r\nstaging")).toEqual({ name: "deploy", args: "\nstaging" });
+	});
+
 	it("rejects session control from a command context until the host binds it, then delegates", async () => {
 		const { runner } = await runnerWith();
 		const ctx = runner.createCommandContext();

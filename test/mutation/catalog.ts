@@ -11522,6 +11522,21 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/pi-races/prompt-templates.test.ts"],
 	},
+	{
+		id: "DC05",
+		file: "src/resources/prompt-templates.ts",
+		description: "a template's name ends only at a space again: `/fix`, a new line, then the text is sent unexpanded",
+		edits: [{ find: "const space = text.search(/\\s/);", replace: 'const space = text.indexOf(" ");' }],
+		tests: ["test/pi-races/prompt-templates.test.ts", "test/resources/pi-differential.property.test.ts"],
+	},
+	{
+		id: "DC06",
+		file: "src/extensions/runner.ts",
+		description:
+			"an extension command's name ends only at a space again: `/deploy`, a new line, then its arguments is no command",
+		edits: [{ find: "const space = text.search(/\\s/);", replace: 'const space = text.indexOf(" ");' }],
+		tests: ["test/extensions/api.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */

@@ -67,5 +67,8 @@ describe("pi#4553: line breaks separate arguments, and the text they join keeps 
 		expect(fixed.stdout.trimEnd()).toBe("Fix this:\nTypeError: boom\nat a (src/x.ts:1:2)\nat b (src/y.ts:3:4)");
 		const note = await runSettleCli(dirs, ["--no-session", "-p", "/note todo\n\nfirst line\nsecond line"]);
 		expect(note.stdout.trimEnd()).toBe("[todo]\nfirst line\nsecond line");
+		// The name itself may end the line: `/fix`, a new line, then the paste (pi sends it as plain text).
+		const pasted = await runSettleCli(dirs, ["--no-session", "-p", "/fix\nTypeError: boom\n    at a (src/x.ts:1:2)"]);
+		expect(pasted.stdout.trimEnd()).toBe("Fix this:\nTypeError: boom\nat a (src/x.ts:1:2)");
 	});
 });
