@@ -118,7 +118,10 @@ export interface FauxProvider {
 	readonly callCount: number;
 	/** Number of queued steps not yet taken. */
 	readonly pendingResponseCount: number;
-	/** Every request received, in call order. */
+	/**
+	 * Every request received, in call order, each with its whole message list: a provider kept for
+	 * thousands of turns holds a number of message references that grows with the square of the turns.
+	 */
 	readonly requests: readonly FauxRequest[];
 	/** pi-ai compatibility: `{ callCount }`, the object factories receive. */
 	readonly state: FauxState;
