@@ -121,7 +121,7 @@ export async function main(argv: readonly string[], out: CliOutput = processOutp
 		let piped: string | undefined;
 		const checkFlagsFirst = args.unknownFlags.length > 0;
 		if (readsPrompt && args.messages.length === 0 && args.fileArgs.length === 0 && !checkFlagsFirst) {
-			piped = await readPipedStdin();
+			piped = await readPipedStdin(out);
 			if (!piped?.trim()) return noPrompt();
 		}
 		const fileArguments = await readFileArguments(args.fileArgs);
@@ -137,7 +137,7 @@ export async function main(argv: readonly string[], out: CliOutput = processOutp
 			if (files.text) messages = [`${files.text}${messages[0] ?? ""}`, ...messages.slice(1)];
 			if (readsPrompt) {
 				// As pi: piped text (trimmed) is the prompt, or goes before the first prompt (`cat log | settle -p "why?"`).
-				piped ??= await readPipedStdin();
+				piped ??= await readPipedStdin(out);
 				const stdinText = piped?.trim();
 				if (messages.length === 0) {
 					if (!stdinText) {
@@ -349,11 +349,30 @@ async function fileArgumentsPrompt(
 	return { text, images };
 }
 
-/** Reads stdin when it is piped (not a terminal); undefined otherwise. */
-async function readPipedStdin(): Promise<string | undefined> {
+/** How long an open stdin may stay silent before {@link readPipedStdin} says what it waits for. */
+const STDIN_SILENCE_NOTICE_MS = 2000;
+
+/**
+ * Reads stdin when it is piped (not a terminal); undefined otherwise. As pi, it reads to the end
+ * (a slow writer loses nothing). Unlike pi (pi#7593, pi#5571), a pipe that stays open and sends
+ * nothing is not a silent hang: after {@link STDIN_SILENCE_NOTICE_MS} one stderr line names it.
+ */
+async function readPipedStdin(out: CliOutput): Promise<string | undefined> {
 	if (process.stdin.isTTY) return undefined;
 	const chunks: Buffer[] = [];
-	for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+	const notice = setTimeout(() => {
+		out.stderr(
+			"Waiting for piped stdin to end: it is open and has sent nothing. The prompt runs when it closes; run with </dev/null to skip it.\n",
+		);
+	}, STDIN_SILENCE_NOTICE_MS);
+	try {
+		for await (const chunk of process.stdin) {
+			clearTimeout(notice);
+			chunks.push(chunk as Buffer);
+		}
+	} finally {
+		clearTimeout(notice);
+	}
 	return Buffer.concat(chunks).toString("utf8");
 }
 

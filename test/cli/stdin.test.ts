@@ -3,8 +3,9 @@
  * the first prompt (`cat error.log | settle -p "Why?"`). It used to be dropped when a prompt was
  * given, and sent with its trailing newline when it was the prompt.
  */
+import { spawn } from "node:child_process";
 import { describe, expect, it } from "vitest";
-import { useCliProject } from "./helpers.js";
+import { cliCommand, trackChild, useCliProject } from "./helpers.js";
 
 const cli = useCliProject("settle-stdin-");
 
@@ -39,5 +40,50 @@ describe("settle with piped stdin", () => {
 		const none = cli.settle(["--faux", "--no-session", "-p"], " \n");
 		expect(none.code).toBe(2);
 		expect(none.stderr).toContain("Error: no prompt.");
+	});
+});
+
+/** Starts `settle --faux --no-session -p` with a stdin pipe the test keeps open. */
+function startWithOpenStdin() {
+	const child = spawn(process.execPath, [...cliCommand(), "--faux", "--no-session", "-p"], {
+		cwd: cli.project,
+		env: { ...process.env, SETTLE_AGENT_DIR: cli.agentDir },
+		stdio: ["pipe", "pipe", "pipe"],
+	});
+	child.stdout.setEncoding("utf8");
+	child.stderr.setEncoding("utf8");
+	const output = { stdout: "", stderr: "" };
+	child.stdout.on("data", (chunk: string) => {
+		output.stdout += chunk;
+	});
+	const stderrLines: ((text: string) => void)[] = [];
+	child.stderr.on("data", (chunk: string) => {
+		output.stderr += chunk;
+		for (const listener of stderrLines) listener(output.stderr);
+	});
+	const firstStderr = new Promise<void>((resolve) => stderrLines.push(() => resolve()));
+	return { child, output, firstStderr, closed: trackChild(child) };
+}
+
+describe("settle with a stdin pipe that stays open (pi#7593, pi#5571: pi waits without a word)", () => {
+	it("says on stderr what it waits for while the pipe is silent, then runs the prompt when it closes", async () => {
+		const run = startWithOpenStdin();
+		await run.firstStderr;
+		expect(run.output.stderr).toContain("Waiting for piped stdin to end");
+		expect(run.output.stderr).toContain("</dev/null");
+		expect(run.output.stdout).toBe("");
+		run.child.stdin.end("late prompt\n");
+		expect(await run.closed).toBe(0);
+		expect(run.output.stdout).toBe("late prompt\n");
+	});
+
+	it("says nothing when text has arrived, however long the writer then takes to close", async () => {
+		const run = startWithOpenStdin();
+		run.child.stdin.write("first part ");
+		// Longer than the silence notice's delay: the pipe stays open after its first bytes.
+		await new Promise((resolve) => setTimeout(resolve, 3000));
+		run.child.stdin.end("second part\n");
+		expect(await run.closed).toBe(0);
+		expect(run.output).toEqual({ stdout: "first part second part\n", stderr: "" });
 	});
 });

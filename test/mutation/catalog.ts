@@ -11537,6 +11537,20 @@ export const MUTANTS: Mutant[] = [
 		edits: [{ find: "const space = text.search(/\\s/);", replace: 'const space = text.indexOf(" ");' }],
 		tests: ["test/extensions/api.test.ts"],
 	},
+	{
+		id: "DD01",
+		file: "src/cli/main.ts",
+		description: "a stdin pipe that stays open and silent is a silent wait again, as in pi (pi#7593)",
+		edits: [{ find: "}, STDIN_SILENCE_NOTICE_MS);", replace: "}, 2_000_000_000);" }],
+		tests: ["test/cli/stdin.test.ts"],
+	},
+	{
+		id: "DD02",
+		file: "src/cli/main.ts",
+		description: "a writer that sent text and keeps the pipe open is told stdin is silent",
+		edits: [{ find: "\t\t\tclearTimeout(notice);\n\t\t\tchunks.push", replace: "\t\t\tchunks.push" }],
+		tests: ["test/cli/stdin.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
