@@ -246,6 +246,8 @@ export class ExtensionRunner {
 	private commandActions: ExtensionCommandContextActions = UNBOUND_COMMAND_ACTIONS;
 	private context: ExtensionContext | undefined;
 	private commandContext: ExtensionCommandContext | undefined;
+	/** The extension path of each error a `tool_call` handler threw ({@link toolCallFailureSource}). */
+	private readonly toolCallFailures = new WeakMap<Error, string>();
 	/** Each extension's copy of a context, by the context it copies, then by extension path. */
 	private readonly extensionContexts = new WeakMap<object, Map<string, ExtensionContext>>();
 
@@ -1033,6 +1035,24 @@ export class ExtensionRunner {
 	}
 
 	/**
+	 * The path of the extension whose `tool_call` handler threw `error` (an error {@link emitToolCall}
+	 * rejected with); undefined for any other value. The throw blocks the call and, as in pi, reaches
+	 * no `onError` listener, so this is how a host names the culprit.
+	 *
+	 * @example
+	 * ```ts
+	 * const event = { type: "tool_call", toolName: "bash", toolCallId: "1", input: { command: "ls" } } as const;
+	 * const decision = await runner.emitToolCall(event).catch((error) => {
+	 *   console.error(`${runner.toolCallFailureSource(error) ?? "a tool_call handler"} threw`);
+	 *   throw error;
+	 * });
+	 * ```
+	 */
+	toolCallFailureSource(error: unknown): string | undefined {
+		return error instanceof Error ? this.toolCallFailures.get(error) : undefined;
+	}
+
+	/**
 	 * `tool_call`. Handlers get `event.input` itself and may mutate it in place (pass
 	 * the validated arguments the tool will run with). The first `{block: true}` wins; otherwise
 	 * the last non-undefined result. A throwing handler rejects the dispatch (the session turns the
@@ -1051,8 +1071,12 @@ export class ExtensionRunner {
 					entry.handler(event, this.forExtension(ctx, entry.extension.path)),
 				);
 			} catch (error) {
-				if (error instanceof Error) throw error;
-				throw new SettleError("EXTENSION", `${TOOL_CALL_FAILURE_PREFIX}${String(error)}`, { cause: error });
+				const thrown =
+					error instanceof Error
+						? error
+						: new SettleError("EXTENSION", `${TOOL_CALL_FAILURE_PREFIX}${String(error)}`, { cause: error });
+				this.toolCallFailures.set(thrown, entry.extension.path);
+				throw thrown;
 			}
 			if (value) {
 				result = value as ToolCallEventResult;

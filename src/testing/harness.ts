@@ -394,7 +394,7 @@ function recordToolCallThrows(session: AgentSession, errors: ExtensionError[]): 
 	runner.emitToolCall = (event) =>
 		emitToolCall(event).catch((error: unknown) => {
 			errors.push({
-				extensionPath: "a tool_call handler",
+				extensionPath: runner.toolCallFailureSource(error) ?? "a tool_call handler",
 				event: `tool_call:${event.toolName} (call ${event.toolCallId})`,
 				error: error instanceof Error ? error.message : String(error),
 				...(error instanceof Error && error.stack ? { stack: error.stack } : {}),

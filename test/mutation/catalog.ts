@@ -11551,6 +11551,14 @@ export const MUTANTS: Mutant[] = [
 		edits: [{ find: "\t\t\tclearTimeout(notice);\n\t\t\tchunks.push", replace: "\t\t\tchunks.push" }],
 		tests: ["test/cli/stdin.test.ts"],
 	},
+	{
+		id: "DD03",
+		file: "src/extensions/runner.ts",
+		description:
+			'a throwing tool_call handler is no longer traced to its extension: the harness names "a tool_call handler" again',
+		edits: [{ find: "\t\t\t\tthis.toolCallFailures.set(thrown, entry.extension.path);\n", replace: "" }],
+		tests: ["test/testing/harness-violations-tool-call-throw.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */

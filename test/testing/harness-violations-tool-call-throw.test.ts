@@ -2,7 +2,8 @@
  * testkituser audit: a `tool_call` guard that throws (a bug in the user's extension) blocks the
  * call with the error text as the tool result, as pi does, and reaches no `onError` listener. So
  * `h.extensionErrors` stayed empty and `harnessViolations(h)` returned `[]`: the kit's property
- * could not tell the bug from a deliberate `{ block: true }`. The harness now records the throw.
+ * could not tell the bug from a deliberate `{ block: true }`. The harness now records the throw,
+ * naming the extension (`ExtensionRunner.toolCallFailureSource`).
  */
 import { afterEach, describe, expect, it } from "vitest";
 import type { ExtensionFactory } from "../../src/extensions/types.js";
@@ -40,7 +41,24 @@ describe("harnessViolations: a tool_call handler that throws (testkituser)", () 
 			{ toolName: "read", isError: true, result: { content: [{ text: "guard crashed on a.txt" }] } },
 		]);
 		expect(harnessViolations(h)).toEqual([
-			"extension a tool_call handler: its tool_call:read (call call-1) handler threw: guard crashed on a.txt",
+			"extension <inline:1>: its tool_call:read (call call-1) handler threw: guard crashed on a.txt",
+		]);
+	});
+
+	it("names the extension whose handler threw, also for a thrown string", async () => {
+		const logger: ExtensionFactory = (pi) => {
+			pi.on("tool_call", () => undefined);
+		};
+		const buggyGuard: ExtensionFactory = (pi) => {
+			pi.on("tool_call", () => {
+				throw "no policy for read";
+			});
+		};
+		h = await createHarness({ extensionFactories: [logger, buggyGuard] });
+		h.setResponses(script());
+		await h.session.prompt("read a.txt");
+		expect(harnessViolations(h)).toEqual([
+			"extension <inline:2>: its tool_call:read (call call-1) handler threw: Extension failed, blocking execution: no policy for read",
 		]);
 	});
 
