@@ -65,7 +65,7 @@ function startWithOpenStdin() {
 	return { child, output, firstStderr, closed: trackChild(child) };
 }
 
-describe("settle with a stdin pipe that stays open (pi#7593, pi#5571: pi waits without a word)", () => {
+describe("settle with a stdin pipe that stays open (pi#7593, pi#5571, pi#8506: pi waits without a word)", () => {
 	it("says on stderr what it waits for while the pipe is silent, then runs the prompt when it closes", async () => {
 		const run = startWithOpenStdin();
 		await run.firstStderr;
