@@ -21,7 +21,7 @@ import {
 	withCustomInstructions,
 } from "./prompts.js";
 import { requestSummary } from "./request.js";
-import { serializeConversation } from "./serialize.js";
+import { serializeConversation, TOOL_RESULT_MAX_CHARS } from "./serialize.js";
 import type { FileOperations, SessionTreeReader, SummarizerOptions } from "./types.js";
 
 /** What a tree navigation abandons: see {@link collectEntriesForBranchSummary}. */
@@ -77,6 +77,9 @@ export function collectEntriesForBranchSummary(
 	return { entries, commonAncestorId };
 }
 
+/** The most a tool result adds to a summary request: its cut text and the note saying how much was cut. */
+const TOOL_RESULT_TOKENS = Math.ceil((TOOL_RESULT_MAX_CHARS + 64) / 4);
+
 /** What {@link prepareBranchEntries} returns: the messages to summarize, the files they touched and their estimated tokens. */
 export interface BranchPreparation {
 	/** Messages to summarize, oldest first (newest kept when over budget). */
@@ -88,10 +91,12 @@ export interface BranchPreparation {
 /**
  * Messages of abandoned entries within a token budget (0 = no limit), keeping the newest: walks from
  * the newest entry back and stops at the first message that does not fit (a compaction or branch
- * summary is still taken while under 90% of the budget). Tool results are left out (the calls say
- * what was done). File operations come from every entry, including earlier branch summaries'
- * recorded lists (not those made by extensions). `estimate` sizes a message (default
- * `estimateMessageTokens`; pi-compat passes pi's, which counts user images as nothing).
+ * summary is still taken while under 90% of the budget). Tool results are kept (unlike pi 0.73.1,
+ * oh-my-pi#4011): a fact the branch learned only from a `read` or `bash` output reaches the summary;
+ * each is sized as the at most {@link TOOL_RESULT_MAX_CHARS} characters the request carries of it.
+ * `toolResults: false` leaves them out, as pi does. File operations come from every entry, including
+ * earlier branch summaries' recorded lists (not those made by extensions). `estimate` sizes a message
+ * (default `estimateMessageTokens`; pi-compat passes pi's, which counts user images as nothing).
  *
  * Must not throw.
  *
@@ -105,6 +110,7 @@ export function prepareBranchEntries(
 	entries: readonly SessionEntry[],
 	tokenBudget = 0,
 	estimate: (message: AgentMessage) => number = estimateMessageTokens,
+	toolResults = true,
 ): BranchPreparation {
 	const fileOps = createFileOperations();
 	for (const entry of entries) {
@@ -116,9 +122,9 @@ export function prepareBranchEntries(
 	for (let i = entries.length - 1; i >= 0; i--) {
 		const entry = entries[i]!;
 		const message = messageFromEntry(entry);
-		if (!message || message.role === "toolResult" || message.role === "system") continue;
+		if (!message || message.role === "system" || (message.role === "toolResult" && !toolResults)) continue;
 		collectFileOperations(message, fileOps);
-		const tokens = estimate(message);
+		const tokens = message.role === "toolResult" ? Math.min(estimate(message), TOOL_RESULT_TOKENS) : estimate(message);
 		if (tokenBudget > 0 && totalTokens + tokens > tokenBudget) {
 			const isSummary = entry.type === "compaction" || entry.type === "branch_summary";
 			if (isSummary && totalTokens < tokenBudget * 0.9) {
@@ -148,6 +154,8 @@ export interface GenerateBranchSummaryOptions extends SummarizerOptions {
 	reserveTokens?: number;
 	/** Answer budget (default 2048). */
 	maxTokens?: number;
+	/** `false` leaves the branch's tool results out of the request, as pi 0.73.1 does (default true). */
+	toolResults?: boolean;
 }
 
 /** What {@link generateBranchSummary} returns: the text of the branch summary entry and its file lists. */
@@ -186,7 +194,7 @@ export async function generateBranchSummary(
 ): Promise<BranchSummaryResult> {
 	const contextWindow = options.model.contextWindow || 128_000;
 	const budget = Math.max(1, contextWindow - (options.reserveTokens ?? 16_384));
-	const { messages, fileOps } = prepareBranchEntries(entries, budget);
+	const { messages, fileOps } = prepareBranchEntries(entries, budget, estimateMessageTokens, options.toolResults);
 	const details = computeFileLists(fileOps);
 	if (messages.length === 0) return { summary: EMPTY_BRANCH_SUMMARY, details };
 

@@ -296,7 +296,7 @@ export function collectEntriesForBranchSummary(
  * ```
  */
 export function prepareBranchEntries(entries: readonly SessionEntry[], tokenBudget = 0): BranchPreparation {
-	return prepareSettleBranchEntries(entries, tokenBudget, estimateTokens);
+	return prepareSettleBranchEntries(entries, tokenBudget, estimateTokens, false);
 }
 
 /** pi's `GenerateBranchSummaryOptions`. */
@@ -325,7 +325,8 @@ export interface PiBranchSummaryResult {
  * pi's `generateBranchSummary`: Settle's branch summary (preamble, the model's summary, file
  * lists) as `{ summary, readFiles, modifiedFiles }`; `{ summary: "No content to summarize" }`
  * without a model call when there is nothing to summarize; `{ aborted: true }` on abort;
- * `{ error }` with the provider text when the request fails. Never rejects for those.
+ * `{ error }` with the provider text when the request fails. Never rejects for those. As in pi, the
+ * request leaves the branch's tool results out (the session's own branch summaries carry them).
  *
  * Differences on purpose: `readFiles` / `modifiedFiles` also name files of entries dropped for the
  * budget, and the budget counts images in user messages (as Settle's sessions do).
@@ -350,6 +351,7 @@ export async function generateBranchSummary(
 			...(options.customInstructions !== undefined ? { customInstructions: options.customInstructions } : {}),
 			...(options.replaceInstructions !== undefined ? { replaceInstructions: options.replaceInstructions } : {}),
 			...(options.reserveTokens !== undefined ? { reserveTokens: options.reserveTokens } : {}),
+			toolResults: false,
 		});
 	} catch (error) {
 		if (error instanceof SettleError && error.code === "ABORTED") return { aborted: true };

@@ -103,7 +103,7 @@ describe("collectEntriesForBranchSummary", () => {
 });
 
 describe("prepareBranchEntries", () => {
-	it("leaves out tool results and collects file operations, also from earlier branch summaries", () => {
+	it("keeps tool results (oh-my-pi#4011) and collects file operations, also from earlier branch summaries", () => {
 		const tree = new Tree();
 		const s = tree.add(null, {
 			type: "branch_summary",
@@ -127,9 +127,42 @@ describe("prepareBranchEntries", () => {
 			message: { role: "toolResult", toolCallId: "t", toolName: "read", content: [], isError: false, timestamp: 1 },
 		});
 		const prepared = prepareBranchEntries([s, hook, a, r]);
-		expect(prepared.messages.map((message) => message.role)).toEqual(["branchSummary", "branchSummary", "assistant"]);
+		expect(prepared.messages.map((message) => message.role)).toEqual([
+			"branchSummary",
+			"branchSummary",
+			"assistant",
+			"toolResult",
+		]);
 		expect([...prepared.fileOps.read].sort()).toEqual(["q.ts", "r.ts"]);
 		expect([...prepared.fileOps.edited]).toEqual(["m.ts"]);
+		// As pi 0.73.1 (pi-compat's prepareBranchEntries): without the tool results.
+		const asPi = prepareBranchEntries([s, hook, a, r], 0, undefined, false);
+		expect(asPi.messages.map((message) => message.role)).toEqual(["branchSummary", "branchSummary", "assistant"]);
+	});
+
+	it("sizes a long tool result as the cut text the request carries, so it does not push older messages out", () => {
+		const tree = new Tree();
+		const u = tree.user(null, "find the port");
+		const a = tree.add(u.id, {
+			type: "message",
+			message: assistant({ toolCalls: [call("t", "read", { path: "server.log" })] }),
+		});
+		const huge = "x".repeat(400_000);
+		const r = tree.add(a.id, {
+			type: "message",
+			message: {
+				role: "toolResult",
+				toolCallId: "t",
+				toolName: "read",
+				content: [{ type: "text", text: huge }],
+				isError: false,
+				timestamp: 1,
+			},
+		});
+		// A 100k-token output, but the request carries 2,000 characters of it: all three fit 1,000 tokens.
+		const prepared = prepareBranchEntries([u, a, r], 1000);
+		expect(prepared.messages.map((message) => message.role)).toEqual(["user", "assistant", "toolResult"]);
+		expect(prepared.totalTokens).toBeLessThan(1000);
 	});
 
 	it("keeps the newest messages within the budget, still squeezing in a summary", () => {
@@ -168,6 +201,35 @@ describe("generateBranchSummary", () => {
 			`<conversation>\n[User]: try approach B\n\n[Assistant]: B done\n\n[Assistant tool calls]: edit(path="b.ts")\n</conversation>\n\n${BRANCH_SUMMARY_PROMPT}`,
 		);
 		expect(request!.options).toMatchObject({ maxTokens: 2048, apiKey: "k" });
+	});
+
+	it("oh-my-pi#4011: a fact the abandoned branch learned only from a tool result reaches the request", async () => {
+		const tree = new Tree();
+		const root = tree.user(null, "which port does the server use?");
+		const call1 = tree.add(root.id, {
+			type: "message",
+			message: assistant({ toolCalls: [call("t1", "bash", { command: "grep PORT .env" })] }),
+		});
+		const result = tree.add(call1.id, {
+			type: "message",
+			message: {
+				role: "toolResult",
+				toolCallId: "t1",
+				toolName: "bash",
+				content: [{ type: "text", text: "PORT=8417" }],
+				isError: false,
+				timestamp: 1,
+			},
+		});
+		const answer = tree.add(result.id, { type: "message", message: assistant({ text: "Found it." }) });
+		const { streamFn, requests } = scriptedStream([{ text: "## Goal\nport" }, { text: "## Goal\nport" }]);
+		await generateBranchSummary([call1, result, answer], { model: testModel, streamFn });
+		expect(requestText(requests[0]!)).toContain(
+			'[Assistant tool calls]: bash(command="grep PORT .env")\n\n[Tool result]: PORT=8417\n\n[Assistant]: Found it.',
+		);
+		// pi 0.73.1's request (and pi-compat's generateBranchSummary) has the call but not the port.
+		await generateBranchSummary([call1, result, answer], { model: testModel, streamFn, toolResults: false });
+		expect(requestText(requests[1]!)).not.toContain("8417");
 	});
 
 	it("appends custom instructions, or uses them alone with replaceInstructions", async () => {

@@ -147,8 +147,9 @@ describe("navigateTree with a summary on a random tree: Settle and pi 0.73.1 wri
 						const budget = Math.max(1, CONTEXT_WINDOW - reserveTokens);
 						const ours = prepareBranchEntries(collected, budget);
 						const theirs = piPrepareBranchEntries(collected as Pi, budget);
-						// DELIBERATE_EMPTY_BRANCH_SUMMARY_SKIPPED / DELIBERATE_USER_IMAGES_COUNTED: where they change
-						// what is summarized, only Settle's own consistency is checked.
+						// DELIBERATE_EMPTY_BRANCH_SUMMARY_SKIPPED / DELIBERATE_USER_IMAGES_COUNTED /
+						// DELIBERATE_BRANCH_SUMMARY_TOOL_RESULTS (a branch with tool results): where they change what
+						// is summarized, only Settle's own consistency is checked.
 						const sameSelection =
 							withoutEmptyBranchSummaries(theirs.messages).length === theirs.messages.length &&
 							JSON.stringify(ours.messages) === JSON.stringify(theirs.messages);

@@ -135,6 +135,13 @@ export function compareCut(
 	return { same: false, piSpuriousSplit };
 }
 
+/*
+ * DELIBERATE_BRANCH_SUMMARY_TOOL_RESULTS (oh-my-pi#4011): Settle's branch summaries keep the branch's
+ * tool results (src/compaction/branch-summary.ts `prepareBranchEntries`, each sized as the 2,000
+ * characters the request carries); pi 0.73.1 leaves them out. The differentials compare Settle's
+ * preparation with `toolResults: false` against pi's, and check what keeping them adds on its own.
+ */
+
 /**
  * DELIBERATE_EMPTY_BRANCH_SUMMARY_SKIPPED: a branch_summary entry with an empty summary adds no
  * message anywhere in Settle (src/compaction/entry-messages.ts), as it adds none to the context in

@@ -292,7 +292,17 @@ describe("branch summaries: Settle and pi 0.73.1 collect, prepare and request th
 				({ entries, from, to }, budget) => {
 					const tree = treeReader(entries);
 					const collected = collectEntriesForBranchSummary(tree, from, to).entries;
-					const ours = prepareBranchEntries(collected, budget);
+					// DELIBERATE_BRANCH_SUMMARY_TOOL_RESULTS (oh-my-pi#4011): Settle's summaries keep the tool
+					// results, pi 0.73.1 leaves them out; with them left out, the selection is pi's.
+					const ours = prepareBranchEntries(collected, budget, undefined, false);
+					if (budget === 0) {
+						// Without a budget they only add the branch's tool results.
+						const kept = prepareBranchEntries(collected, 0).messages;
+						expect(kept.filter((m) => m.role !== "toolResult")).toEqual(ours.messages);
+						expect(kept.filter((m) => m.role === "toolResult").length).toBe(
+							collected.filter((e) => e.type === "message" && e.message.role === "toolResult").length,
+						);
+					}
 					const { view, original } = entriesTokenView(collected);
 					const pi = piPrepareBranchEntries(view as Pi, budget);
 					// DELIBERATE_EMPTY_BRANCH_SUMMARY_SKIPPED (see withoutEmptyBranchSummaries).
@@ -337,7 +347,9 @@ describe("branch summaries: Settle and pi 0.73.1 collect, prepare and request th
 					// such branches are compared by the preparation test above only.
 					const view = collected;
 					const piPrep = piPrepareBranchEntries(view as Pi, 6000 - reserveTokens);
-					const ourPrep = prepareBranchEntries(collected, 6000 - reserveTokens);
+					// DELIBERATE_BRANCH_SUMMARY_TOOL_RESULTS: compared with the tool results left out, as pi does
+					// (the preparation test above checks what keeping them adds).
+					const ourPrep = prepareBranchEntries(collected, 6000 - reserveTokens, undefined, false);
 					if (piPrep.messages.length !== ourPrep.messages.length) return;
 
 					models.requests.length = 0;
@@ -350,7 +362,13 @@ describe("branch summaries: Settle and pi 0.73.1 collect, prepare and request th
 						replaceInstructions,
 					};
 					const a = await outcome(() =>
-						generateBranchSummary(collected, { ...options, model, streamFn: settle.streamFn, apiKey: "k" }),
+						generateBranchSummary(collected, {
+							...options,
+							model,
+							streamFn: settle.streamFn,
+							apiKey: "k",
+							toolResults: false,
+						}),
 					);
 					const pi: { summary?: string; readFiles?: string[]; modifiedFiles?: string[]; error?: string } =
 						await piGenerateBranchSummary(view as Pi, {

@@ -4228,8 +4228,8 @@ export const MUTANTS: Mutant[] = [
 		description: "branch budget sized with Settle's estimate",
 		edits: [
 			{
-				find: "prepareSettleBranchEntries(entries, tokenBudget, estimateTokens)",
-				replace: "prepareSettleBranchEntries(entries, tokenBudget)",
+				find: "prepareSettleBranchEntries(entries, tokenBudget, estimateTokens, false)",
+				replace: "prepareSettleBranchEntries(entries, tokenBudget, undefined, false)",
 			},
 		],
 		tests: ["test/extensions/pi-compat-exports.test.ts"],
@@ -11558,6 +11558,46 @@ export const MUTANTS: Mutant[] = [
 			'a throwing tool_call handler is no longer traced to its extension: the harness names "a tool_call handler" again',
 		edits: [{ find: "\t\t\t\tthis.toolCallFailures.set(thrown, entry.extension.path);\n", replace: "" }],
 		tests: ["test/testing/harness-violations-tool-call-throw.test.ts"],
+	},
+	{
+		id: "DD04",
+		file: "src/compaction/branch-summary.ts",
+		description:
+			"branch summaries leave the abandoned branch's tool results out again, as pi 0.73.1: a fact read from a file never reaches the summary (oh-my-pi#4011)",
+		edits: [{ find: "\ttoolResults = true,\n", replace: "\ttoolResults = false,\n" }],
+		tests: ["test/compaction/branch-summary.test.ts", "test/pi-races/pi-peer.test.ts"],
+	},
+	{
+		id: "DD05",
+		file: "src/compaction/branch-summary.ts",
+		description:
+			"a long tool result counts with its whole length against the branch-summary budget, though the request carries 2,000 characters of it",
+		edits: [
+			{
+				find: 'message.role === "toolResult" ? Math.min(estimate(message), TOOL_RESULT_TOKENS) : estimate(message);',
+				replace: "estimate(message);",
+			},
+		],
+		tests: ["test/compaction/branch-summary.test.ts"],
+	},
+	{
+		id: "DD06",
+		file: "src/extensions/pi-compat-compaction.ts",
+		description: "pi-compat's prepareBranchEntries keeps tool results: no longer pi's answer",
+		edits: [
+			{
+				find: "prepareSettleBranchEntries(entries, tokenBudget, estimateTokens, false)",
+				replace: "prepareSettleBranchEntries(entries, tokenBudget, estimateTokens)",
+			},
+		],
+		tests: ["test/extensions/pi-compat-exports.test.ts"],
+	},
+	{
+		id: "DD07",
+		file: "src/extensions/pi-compat-compaction.ts",
+		description: "pi-compat's generateBranchSummary sends the tool results pi leaves out",
+		edits: [{ find: "\t\t\ttoolResults: false,\n", replace: "" }],
+		tests: ["test/extensions/pi-compat-exports.test.ts"],
 	},
 ];
 

@@ -58,6 +58,12 @@ function sessionTreePayloads(run: NormalizedTreeRun): TreeLogPayload[] {
  * whose leaf is such an entry has it written in pi's and not (yet) in Settle's. Taken out on both
  * sides, not checked per side: a pi-made file a run imports ends so in both.
  *
+ * BRANCH_SUMMARY_TOOL_RESULTS (oh-my-pi#4011; src/compaction/branch-summary.ts `prepareBranchEntries`,
+ * test/compaction/branch-summary.test.ts): Settle's branch summary request carries the abandoned
+ * branch's tool results (`[Tool result]: …`, cut as in compaction); pi 0.73.1 leaves them out.
+ * Taken out of every summarizer request on both sides (compaction requests carry them on both,
+ * and the compaction differentials compare those).
+ *
  * Returns what does not hold.
  */
 export function namedDifferencesHold(run: NormalizedTreeRun, side: "pi" | "settle"): string[] {
@@ -222,9 +228,28 @@ function withoutSetupThinkingLevels(run: NormalizedTreeRun): NormalizedTreeRun {
 	return JSON.parse(json) as NormalizedTreeRun;
 }
 
+/** A serialized `[Tool result]: …` block of a summarizer request, up to the next block or the end. */
+const SUMMARIZED_TOOL_RESULT =
+	/(?:\n\n|(?<=<conversation>\n))\[Tool result\]: [\s\S]*?(?=\n\n\[(?:User|Assistant|Assistant thinking|Assistant tool calls|Tool result)\]: |\n<\/conversation>)/g;
+
+/** BRANCH_SUMMARY_TOOL_RESULTS taken out (see {@link namedDifferencesHold}). */
+function withoutSummarizedToolResults(run: NormalizedTreeRun): NormalizedTreeRun {
+	const requests = run.requests.map((request) => {
+		const { system, messages } = request as { system?: string; messages?: unknown[] };
+		if (system !== "summarizer" || !Array.isArray(messages)) return request;
+		const stripped = messages.map((message) =>
+			typeof message === "string"
+				? message.replace(SUMMARIZED_TOOL_RESULT, "").replace("<conversation>\n\n\n", "<conversation>\n")
+				: message,
+		);
+		return { ...(request as object), messages: stripped };
+	});
+	return { ...run, requests };
+}
+
 /** The run with the named differences taken out (see {@link namedDifferencesHold}). */
 export function comparableTreeRun(run: NormalizedTreeRun): NormalizedTreeRun {
-	run = withoutSetupThinkingLevels(withoutStateDifferences(run));
+	run = withoutSummarizedToolResults(withoutSetupThinkingLevels(withoutStateDifferences(run)));
 	// DELIBERATE_BRANCH_SUMMARY_FROM_ID: in entries, results, branchSummary messages and the log's JSON.
 	const json = JSON.stringify(run)
 		.replace(/(\\?"fromId\\?":\\?")([^"\\]*)(\\?")/g, "$1<DELIBERATE_BRANCH_SUMMARY_FROM_ID>$3")

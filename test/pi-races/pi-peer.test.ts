@@ -1019,6 +1019,30 @@ type TreeSession = SessionLike & {
 };
 
 describe("pi 0.73.1 against Settle: tree navigation", () => {
+	it("oh-my-pi#4011: a branch summary of a branch that learned a fact only from a tool result — pi 0.73.1's summarizer never sees the fact; Settle's request carries it", async () => {
+		const runs = await onBothPeers({}, async (peer) => {
+			writeFileSync(join(peer.dirs.cwd, ".env"), "PORT=8417\n");
+			peer.script([
+				{ toolCalls: [{ id: "call-r", name: "read", args: { path: ".env" } }] },
+				{ text: "Found it." },
+				{ text: "## Goal\nbranch summary" },
+			]);
+			await peer.session.prompt("which port does the server use?");
+			const [question] = peer
+				.fileEntries()
+				.filter((entry) => entry.type === "message" && (entry.message as { role: string }).role === "user");
+			await (peer.session as TreeSession).navigateTree(question!.id as string, { summarize: true });
+			const summarizer = peer.requests.filter((request) => request.system === "summarizer");
+			return {
+				summaryRequests: summarizer.length,
+				toolCallSummarized: summarizer.some((request) => request.messages.some((m) => m.includes("read("))),
+				factSummarized: summarizer.some((request) => request.messages.some((m) => m.includes("PORT=8417"))),
+			};
+		});
+		expect(runs.pi).toEqual({ summaryRequests: 1, toolCallSummarized: true, factSummarized: false });
+		expect(runs.settle).toEqual({ summaryRequests: 1, toolCallSummarized: true, factSummarized: true });
+	});
+
 	it("pi#9178: navigateTree while compact() waits in session_before_compact — pi 0.73.1 moves the leaf and the summary lands on the other branch, keeping none of it; Settle refuses the navigation", async () => {
 		const runs = await onBothPeers(
 			() => ({
