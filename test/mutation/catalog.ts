@@ -11537,6 +11537,14 @@ export const MUTANTS: Mutant[] = [
 		edits: [{ find: "const space = text.search(/\\s/);", replace: 'const space = text.indexOf(" ");' }],
 		tests: ["test/extensions/api.test.ts"],
 	},
+	{
+		id: "DE01",
+		file: "src/agent/agent-loop.ts",
+		description:
+			"a parallel batch's abort signal keeps Node's limit of 10 listeners: eleven calls print a MaxListenersExceededWarning into the user's terminal",
+		edits: [{ find: "\t\tsetMaxListeners(0, controller.signal);\n", replace: "" }],
+		tests: ["test/pi-races/cli-tool-runs.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
