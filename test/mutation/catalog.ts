@@ -11545,6 +11545,22 @@ export const MUTANTS: Mutant[] = [
 		edits: [{ find: "\t\tsetMaxListeners(0, controller.signal);\n", replace: "" }],
 		tests: ["test/pi-races/cli-tool-runs.test.ts"],
 	},
+	{
+		id: "DE02",
+		file: "src/llm/errors.ts",
+		description:
+			'an HTTP/2 stream error ("h2 protocol error: …") is fatal again: the run fails at once, unretried (pi-msg#80)',
+		edits: [{ find: "\t/\\bh2 protocol error\\b/i,\n", replace: "" }],
+		tests: ["test/pi-races/retry-errors.test.ts"],
+	},
+	{
+		id: "DE03",
+		file: "src/llm/errors.ts",
+		description:
+			'a body cut mid-stream ("error reading a body from connection") is fatal again: the run fails at once, unretried (pi-msg#80)',
+		edits: [{ find: "\t/error reading a body from connection/i,\n", replace: "" }],
+		tests: ["test/pi-races/retry-errors.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
