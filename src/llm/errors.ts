@@ -112,6 +112,12 @@ const TRANSIENT_PATTERNS: readonly RegExp[] = [
 	// error: error reading a body from connection" (pi-msg#80: 19 runs a day failed at once, unretried).
 	/\bh2 protocol error\b/i,
 	/error reading a body from connection/i,
+	// Gateways' words for a failed attempt at the model behind them: "upstream_error: Upstream
+	// request failed" (oh-my-pi#2056), "fail to touch upstream" (pi#9585). Both pass on a retry.
+	/upstream request failed/i,
+	/fail(?:ed)? to touch upstream/i,
+	// openai-codex's whole answer to a request that succeeds when sent again (pi#8138).
+	/^sorry, something went wrong\.?$/i,
 	/timed? ?out/i,
 	/timeout/i,
 	/terminated/i,

@@ -11561,6 +11561,35 @@ export const MUTANTS: Mutant[] = [
 		edits: [{ find: "\t/error reading a body from connection/i,\n", replace: "" }],
 		tests: ["test/pi-races/retry-errors.test.ts"],
 	},
+	{
+		id: "DE04",
+		file: "src/llm/errors.ts",
+		description: 'a gateway\'s "upstream_error: Upstream request failed" is fatal again: unretried (oh-my-pi#2056)',
+		edits: [{ find: "\t/upstream request failed/i,\n", replace: "" }],
+		tests: ["test/pi-races/retry-errors.test.ts"],
+	},
+	{
+		id: "DE05",
+		file: "src/llm/errors.ts",
+		description: '"fail to touch upstream" is fatal again: unretried (pi#9585)',
+		edits: [{ find: "\t/fail(?:ed)? to touch upstream/i,\n", replace: "" }],
+		tests: ["test/pi-races/retry-errors.test.ts"],
+	},
+	{
+		id: "DE06",
+		file: "src/llm/errors.ts",
+		description: 'openai-codex\'s bare "Sorry, something went wrong" is fatal again: unretried (pi#8138)',
+		edits: [{ find: "\t/^sorry, something went wrong\\.?$/i,\n", replace: "" }],
+		tests: ["test/pi-races/retry-errors.test.ts"],
+	},
+	{
+		id: "DE07",
+		file: "src/llm/errors.ts",
+		description:
+			'"Sorry, something went wrong" matched anywhere in the text: a longer message that contains it is retried',
+		edits: [{ find: "\t/^sorry, something went wrong\\.?$/i,\n", replace: "\t/sorry, something went wrong/i,\n" }],
+		tests: ["test/pi-races/retry-errors.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
