@@ -11590,6 +11590,14 @@ export const MUTANTS: Mutant[] = [
 		edits: [{ find: "\t/^sorry, something went wrong\\.?$/i,\n", replace: "\t/sorry, something went wrong/i,\n" }],
 		tests: ["test/pi-races/retry-errors.test.ts"],
 	},
+	{
+		id: "DE08",
+		file: "src/agent/agent.ts",
+		description:
+			"the run's abort signal (extensions' ctx.signal) keeps Node's limit of 10 listeners: eleven handlers waiting on it print a MaxListenersExceededWarning",
+		edits: [{ find: "\t\tsetMaxListeners(0, controller.signal);\n", replace: "" }],
+		tests: ["test/pi-races/cli-tool-runs.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */

@@ -103,4 +103,26 @@ describe("a parallel batch of eleven tool calls or more (found replaying oh-my-p
 		expect(ends).toHaveLength(12);
 		for (const end of ends) expect(end).toMatchObject({ isError: false, result: { content: [{ text: "a note\n" }] } });
 	});
+
+	it("settle -p: an extension's tool_call and tool_result handlers that wait on ctx.signal (a fetch, a timer) for twelve parallel calls: the calls answer, stderr stays empty", () => {
+		writeFileSync(join(cli.project, "notes.txt"), "a note\n");
+		const waiter = join(cli.dir, "waits-on-signal.mjs");
+		writeFileSync(
+			waiter,
+			`import { setTimeout as sleep } from "node:timers/promises";
+export default function (pi) {
+	pi.on("tool_call", async (_event, ctx) => { await sleep(20, undefined, { signal: ctx.signal }); });
+	pi.on("tool_result", async (_event, ctx) => { await sleep(20, undefined, { signal: ctx.signal }); });
+}
+`,
+		);
+		const calls = Array.from({ length: 12 }, () => ({ name: "read", arguments: { path: "notes.txt" } }));
+		const script = writeScript([{ toolCalls: calls }, "Read twelve times."]);
+		const run = runSettle(["--faux-script", script, "-e", waiter, "--no-session", "-p", "go"], {
+			cwd: cli.project,
+			agentDir: cli.agentDir,
+			timeoutMs: HANG_GUARD_MS,
+		});
+		expect(run).toEqual({ code: 0, stdout: "Read twelve times.\n", stderr: "" });
+	});
 });
