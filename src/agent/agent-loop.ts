@@ -16,6 +16,7 @@
  * provider payload. pi-ai's providers convert immediately; the faux provider records a copy.
  * A stream function that changes the array anyway only costs a rebuild on the next call.
  */
+import { setMaxListeners } from "node:events";
 import { errorMessage, SettleError } from "../errors.js";
 import { EventStream } from "../llm/event-stream.js";
 import { carryFailure, noteFailure, providerFailure } from "../llm/failures.js";
@@ -649,6 +650,11 @@ class LoopRun {
 		const runSignal = this.signal;
 		if (runSignal && withoutSiblings) return { signal: runSignal, abort: noop, release: noop };
 		const controller = new AbortController();
+		// Every call of the batch watches this one signal while it runs (a tool's abort race, its
+		// process, a fetch): a batch of 11 calls passed Node's default of 10 listeners and printed a
+		// "MaxListenersExceededWarning: Possible EventTarget memory leak" into the user's terminal.
+		// The signal lives for this batch only, so nothing can pile up on it: no limit.
+		setMaxListeners(0, controller.signal);
 		const forwardAbort = (): void => controller.abort(runSignal?.reason);
 		if (runSignal?.aborted) forwardAbort();
 		else runSignal?.addEventListener("abort", forwardAbort, { once: true });

@@ -3,6 +3,7 @@
  * subscription order, keeps steering / follow-up queues, and turns a failing run into a
  * well-formed failure message.
  */
+import { setMaxListeners } from "node:events";
 import { errorMessage, normalizeError, SettleError } from "../errors.js";
 import { noteFailure } from "../llm/failures.js";
 import type {
@@ -470,6 +471,11 @@ export class Agent {
 		skipInitialSteeringPoll = false,
 	): Promise<void> {
 		const controller = new AbortController();
+		// The run's signal is extensions' `ctx.signal`: the tool_call / tool_result handlers of a
+		// parallel batch all wait on it at once, and eleven of them made Node print a
+		// "MaxListenersExceededWarning: Possible EventTarget memory leak" into the user's terminal.
+		// Many holders at once is this signal's purpose, not a leak: no limit.
+		setMaxListeners(0, controller.signal);
 		let resolveRun!: () => void;
 		const promise = new Promise<void>((resolve) => {
 			resolveRun = resolve;

@@ -108,6 +108,16 @@ const TRANSIENT_PATTERNS: readonly RegExp[] = [
 	// A stream cut before its final event (pi-ai: "Anthropic stream ended before message_stop"); pi issue #4433.
 	/stream ended before/i,
 	/http2 request did not get a response/i,
+	// An HTTP/2 body cut mid-stream, as Rust proxies (hyper / h2) word it: "Stream error: h2 protocol
+	// error: error reading a body from connection" (pi-msg#80: 19 runs a day failed at once, unretried).
+	/\bh2 protocol error\b/i,
+	/error reading a body from connection/i,
+	// Gateways' words for a failed attempt at the model behind them: "upstream_error: Upstream
+	// request failed" (oh-my-pi#2056), "fail to touch upstream" (pi#9585). Both pass on a retry.
+	/upstream request failed/i,
+	/fail(?:ed)? to touch upstream/i,
+	// openai-codex's whole answer to a request that succeeds when sent again (pi#8138).
+	/^sorry, something went wrong\.?$/i,
 	/timed? ?out/i,
 	/timeout/i,
 	/terminated/i,

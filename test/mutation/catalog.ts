@@ -11599,6 +11599,67 @@ export const MUTANTS: Mutant[] = [
 		edits: [{ find: "\t\t\ttoolResults: false,\n", replace: "" }],
 		tests: ["test/extensions/pi-compat-exports.test.ts"],
 	},
+	{
+		id: "DE01",
+		file: "src/agent/agent-loop.ts",
+		description:
+			"a parallel batch's abort signal keeps Node's limit of 10 listeners: eleven calls print a MaxListenersExceededWarning into the user's terminal",
+		edits: [{ find: "\t\tsetMaxListeners(0, controller.signal);\n", replace: "" }],
+		tests: ["test/pi-races/cli-tool-runs.test.ts"],
+	},
+	{
+		id: "DE02",
+		file: "src/llm/errors.ts",
+		description:
+			'an HTTP/2 stream error ("h2 protocol error: …") is fatal again: the run fails at once, unretried (pi-msg#80)',
+		edits: [{ find: "\t/\\bh2 protocol error\\b/i,\n", replace: "" }],
+		tests: ["test/pi-races/retry-errors.test.ts"],
+	},
+	{
+		id: "DE03",
+		file: "src/llm/errors.ts",
+		description:
+			'a body cut mid-stream ("error reading a body from connection") is fatal again: the run fails at once, unretried (pi-msg#80)',
+		edits: [{ find: "\t/error reading a body from connection/i,\n", replace: "" }],
+		tests: ["test/pi-races/retry-errors.test.ts"],
+	},
+	{
+		id: "DE04",
+		file: "src/llm/errors.ts",
+		description: 'a gateway\'s "upstream_error: Upstream request failed" is fatal again: unretried (oh-my-pi#2056)',
+		edits: [{ find: "\t/upstream request failed/i,\n", replace: "" }],
+		tests: ["test/pi-races/retry-errors.test.ts"],
+	},
+	{
+		id: "DE05",
+		file: "src/llm/errors.ts",
+		description: '"fail to touch upstream" is fatal again: unretried (pi#9585)',
+		edits: [{ find: "\t/fail(?:ed)? to touch upstream/i,\n", replace: "" }],
+		tests: ["test/pi-races/retry-errors.test.ts"],
+	},
+	{
+		id: "DE06",
+		file: "src/llm/errors.ts",
+		description: 'openai-codex\'s bare "Sorry, something went wrong" is fatal again: unretried (pi#8138)',
+		edits: [{ find: "\t/^sorry, something went wrong\\.?$/i,\n", replace: "" }],
+		tests: ["test/pi-races/retry-errors.test.ts"],
+	},
+	{
+		id: "DE07",
+		file: "src/llm/errors.ts",
+		description:
+			'"Sorry, something went wrong" matched anywhere in the text: a longer message that contains it is retried',
+		edits: [{ find: "\t/^sorry, something went wrong\\.?$/i,\n", replace: "\t/sorry, something went wrong/i,\n" }],
+		tests: ["test/pi-races/retry-errors.test.ts"],
+	},
+	{
+		id: "DE08",
+		file: "src/agent/agent.ts",
+		description:
+			"the run's abort signal (extensions' ctx.signal) keeps Node's limit of 10 listeners: eleven handlers waiting on it print a MaxListenersExceededWarning",
+		edits: [{ find: "\t\tsetMaxListeners(0, controller.signal);\n", replace: "" }],
+		tests: ["test/pi-races/cli-tool-runs.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */

@@ -3,6 +3,7 @@
  * `prompt` whose preflight fails (no model, no key) answered twice under one request id, once
  * `success: false` and once `success: true` (pi#3049). What the client should see: exactly one
  * `response` per request id, saying whether the prompt was accepted; nothing started for a refused one.
+ * An unknown command type answered without the request id, so `RpcClient` waited 30 s (pi#5868).
  */
 import { describe, expect, it } from "vitest";
 import { RpcClient, useCliProject } from "../cli/helpers.js";
@@ -55,4 +56,20 @@ describe("pi#3049: an RPC prompt can get conflicting responses for the same requ
 			expect(client.stderr).toMatch(stderr);
 		});
 	}
+});
+
+describe("pi#5868: an unknown RPC command is answered without its id", () => {
+	it("pi#5868: settle --rpc: an unknown command type is refused under its own id (RpcClient can match it), and the server goes on answering", async () => {
+		const client = new RpcClient(["--faux", "--no-session"], { cwd: cli.project, agentDir: cli.agentDir });
+		expect(await client.request({ id: "test", type: "foobar" })).toEqual({
+			id: "test",
+			type: "response",
+			command: "foobar",
+			success: false,
+			error: "Unknown command: foobar",
+		});
+		expect(await client.request({ id: "after", type: "get_state" })).toMatchObject({ id: "after", success: true });
+		expect(await client.end()).toBe(0);
+		expect(client.lines.filter((line) => line.type === "response").map((line) => line.id)).toEqual(["test", "after"]);
+	});
 });
