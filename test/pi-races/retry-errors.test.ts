@@ -42,6 +42,20 @@ function runFailingOnce(errorMessage: string): {
 	return { code: run.code, events, stderr: run.stderr };
 }
 
+/** Runs {@link runFailingOnce} and checks one retry that succeeded, quietly, with exit 0. */
+function expectRetriedOnce(errorMessage: string): { events: Record<string, unknown>[] } {
+	const { code, events, stderr } = runFailingOnce(errorMessage);
+	expect(stderr).toBe("");
+	expect(code).toBe(0);
+	expect(events.filter((event) => event.type === "auto_retry_start")).toEqual([
+		expect.objectContaining({ attempt: 1, errorMessage }),
+	]);
+	expect(events.filter((event) => event.type === "auto_retry_end")).toEqual([
+		expect.objectContaining({ success: true, attempt: 1 }),
+	]);
+	return { events };
+}
+
 describe("oh-my-pi#2056 / pi#9585 / pi#8138: a gateway's or Codex's transient failure text is not retried", () => {
 	for (const [report, errorMessage] of [
 		["oh-my-pi#2056", "upstream_error: Upstream request failed"],
@@ -49,15 +63,7 @@ describe("oh-my-pi#2056 / pi#9585 / pi#8138: a gateway's or Codex's transient fa
 		["pi#8138", "Sorry, something went wrong"],
 	] as const) {
 		it(`${report}: "${errorMessage}" is retried after a backoff and the run answers (exit 0)`, () => {
-			const { code, events, stderr } = runFailingOnce(errorMessage);
-			expect(stderr).toBe("");
-			expect(code).toBe(0);
-			expect(events.filter((event) => event.type === "auto_retry_start")).toEqual([
-				expect.objectContaining({ attempt: 1, errorMessage }),
-			]);
-			expect(events.filter((event) => event.type === "auto_retry_end")).toEqual([
-				expect.objectContaining({ success: true, attempt: 1 }),
-			]);
+			const { events } = expectRetriedOnce(errorMessage);
 			expect(events.at(-1)).toEqual({ type: "agent_settled" });
 		});
 	}
@@ -97,15 +103,7 @@ describe("pi-msg#80: an HTTP/2 stream cut mid-body is not retried", () => {
 		"Stream error: h2 protocol error: frame with invalid size",
 	]) {
 		it(`pi-msg#80: "${errorMessage}" is retried after a backoff and the run answers (exit 0)`, () => {
-			const { code, events, stderr } = runFailingOnce(errorMessage);
-			expect(stderr).toBe("");
-			expect(code).toBe(0);
-			expect(events.filter((event) => event.type === "auto_retry_start")).toEqual([
-				expect.objectContaining({ attempt: 1, errorMessage }),
-			]);
-			expect(events.filter((event) => event.type === "auto_retry_end")).toEqual([
-				expect.objectContaining({ success: true, attempt: 1 }),
-			]);
+			const { events } = expectRetriedOnce(errorMessage);
 			const answers = events
 				.filter((event) => event.type === "message_end")
 				.map((event) => event.message as { role: string; stopReason?: string })
