@@ -169,6 +169,8 @@ export interface Harness<Clock extends SimulatedClock | undefined = SimulatedClo
 	/**
 	 * The next public event of `type` (one emitted after this call). Use it to stop at a point of
 	 * the lifecycle, e.g. at `auto_retry_start`, when the backoff timer is set and not yet advanced.
+	 * Rejects with `SettleError` `SESSION_CLOSED` when called after {@link Harness.cleanup}, or
+	 * when `cleanup()` runs while it is still waiting (a disposed session emits nothing more).
 	 *
 	 * @example
 	 * ```ts
@@ -296,6 +298,8 @@ export async function createHarness(options: HarnessOptions = {}): Promise<Harne
 		session.extensionRunner.onError((error) => extensionErrors.push(error));
 	}
 	let cleaned = false;
+	/** Pending `nextEvent` calls: `cleanup()` rejects them (a disposed session emits nothing more). */
+	const eventWaiters = new Set<() => void>();
 	return {
 		session,
 		sessionManager,
@@ -319,22 +323,43 @@ export async function createHarness(options: HarnessOptions = {}): Promise<Harne
 			withHangDetector(session, events, settleOnClock(session, clock, done), settleOptions?.hangAfterMs),
 		pendingTimerCount: () => pendingTimers.size,
 		nextEvent: <T extends AgentSessionEventType>(type: T) =>
-			new Promise<Extract<AgentSessionEvent, { type: T }>>((resolve) => {
+			new Promise<Extract<AgentSessionEvent, { type: T }>>((resolve, reject) => {
+				if (cleaned || session.isDisposed) {
+					reject(closedWhileWaiting(type, "was called after h.cleanup()"));
+					return;
+				}
+				const waiter = () => {
+					unsubscribe();
+					reject(closedWhileWaiting(type, "was still waiting when h.cleanup() ran"));
+				};
 				const unsubscribe = session.subscribe((event) => {
 					if (event.type !== type) return;
 					unsubscribe();
+					eventWaiters.delete(waiter);
 					resolve(event as Extract<AgentSessionEvent, { type: T }>);
 				});
+				eventWaiters.add(waiter);
 			}),
 		tempDir,
 		cleanup() {
 			if (cleaned) return;
 			cleaned = true;
 			session.dispose();
+			// After dispose: a wait for an event dispose itself emits has resolved by now.
+			for (const waiter of [...eventWaiters]) waiter();
+			eventWaiters.clear();
 			sessionManager.close();
 			rmSync(tempDir, { recursive: true, force: true });
 		},
 	};
+}
+
+/** `nextEvent(type)` on a harness that is (being) cleaned up: the session emits nothing any more. */
+function closedWhileWaiting(type: string, when: string): SettleError {
+	return new SettleError(
+		"SESSION_CLOSED",
+		`h.nextEvent("${type}") ${when}: the session is disposed and emits no more events. Await nextEvent before cleaning up, and clean up in a finally or afterEach once the test is done with the harness.`,
+	);
 }
 
 /** Rejects when `done` has not settled after `hangAfterMs` of real time, saying what still runs. */

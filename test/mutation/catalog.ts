@@ -11537,6 +11537,22 @@ export const MUTANTS: Mutant[] = [
 		edits: [{ find: "const space = text.search(/\\s/);", replace: 'const space = text.indexOf(" ");' }],
 		tests: ["test/extensions/api.test.ts"],
 	},
+	{
+		id: "DG01",
+		file: "src/testing/harness.ts",
+		description:
+			"`h.cleanup()` leaves a pending `h.nextEvent(type)` waiting: the disposed session emits nothing, so the test ends as a bare timeout (testkit2)",
+		edits: [{ find: "for (const waiter of [...eventWaiters]) waiter();", replace: "" }],
+		tests: ["test/testing/harness-next-event-cleanup.test.ts"],
+	},
+	{
+		id: "DG02",
+		file: "src/testing/harness.ts",
+		description:
+			"`h.nextEvent(type)` called after `h.cleanup()` waits forever instead of rejecting with SESSION_CLOSED (testkit2)",
+		edits: [{ find: "if (cleaned || session.isDisposed) {", replace: "if (false) {" }],
+		tests: ["test/testing/harness-next-event-cleanup.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
