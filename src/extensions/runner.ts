@@ -216,6 +216,18 @@ const UNBOUND_CONTEXT_ACTIONS: ExtensionContextActions = {
 /** The runner each `withSession` context belongs to (to give an extension its own copy of it). */
 const replacedContextRunners = new WeakMap<ReplacedSessionContext, ExtensionRunner>();
 
+/** The extension whose `tool_call` handler threw each rejection of {@link ExtensionRunner.emitToolCall}. */
+const toolCallFailures = new WeakMap<Error, string>();
+
+/**
+ * The path of the extension whose `tool_call` handler threw `error` (a rejection of
+ * `emitToolCall`), or undefined for any other error. The session reports such a throw nowhere but
+ * in the blocked call's result; `settle/testing`'s harness names the extension with it (internal).
+ */
+export function toolCallFailureExtension(error: unknown): string | undefined {
+	return error instanceof Error ? toolCallFailures.get(error) : undefined;
+}
+
 /**
  * Dispatches extension events and hosts extension registrations for one session runtime.
  *
@@ -1051,8 +1063,12 @@ export class ExtensionRunner {
 					entry.handler(event, this.forExtension(ctx, entry.extension.path)),
 				);
 			} catch (error) {
-				if (error instanceof Error) throw error;
-				throw new SettleError("EXTENSION", `${TOOL_CALL_FAILURE_PREFIX}${String(error)}`, { cause: error });
+				const rejection =
+					error instanceof Error
+						? error
+						: new SettleError("EXTENSION", `${TOOL_CALL_FAILURE_PREFIX}${String(error)}`, { cause: error });
+				toolCallFailures.set(rejection, entry.extension.path);
+				throw rejection;
 			}
 			if (value) {
 				result = value as ToolCallEventResult;

@@ -14,7 +14,8 @@ import { sessionEventViolations } from "./session-invariants.js";
  * Lists what is wrong with a harness whose prompts have all settled; `[]` when nothing is:
  * - every {@link sessionEventViolations} of `h.events` (runs, retries, compactions, one
  *   `agent_settled` per operation);
- * - every extension handler that threw (`h.extensionErrors`: extension, event and message) — the
+ * - every extension handler that threw (`h.extensionErrors`: extension, event, message and the
+ *   `file:line:column` it was thrown at) — the
  *   session carries on past them, so a protocol check alone never sees them;
  * - a session that is not idle (a prompt, tool or handler still running);
  * - timers still set on the simulated clock (a backoff nobody will fire);
@@ -43,7 +44,10 @@ export function harnessViolations(
 	const { session } = harness;
 	const violations = sessionEventViolations(harness.events);
 	for (const error of harness.extensionErrors) {
-		violations.push(`extension ${error.extensionPath}: its ${error.event} handler threw: ${error.error}`);
+		const at = throwSite(error.stack);
+		violations.push(
+			`extension ${error.extensionPath}: its ${error.event} handler threw: ${error.error}${at ? ` (thrown at ${at})` : ""}`,
+		);
 	}
 	if (session.lifecycle !== "idle") {
 		violations.push(
@@ -57,6 +61,14 @@ export function harnessViolations(
 	const file = session.sessionFile;
 	if (file !== undefined && existsSync(file)) violations.push(...reopenViolations(file, session.messages));
 	return violations;
+}
+
+/** Where an error was thrown: its stack's first frame (`file:line:column`), so a violation points at the handler's line. */
+function throwSite(stack: string | undefined): string | undefined {
+	const frame = stack?.split("\n").find((line) => line.trimStart().startsWith("at "));
+	if (!frame) return undefined;
+	const text = frame.trim().slice(3);
+	return /\(([^()]+)\)$/.exec(text)?.[1] ?? text;
 }
 
 type LoggedItem = { label: string; json: string };

@@ -10,6 +10,7 @@ import { join } from "node:path";
 import { SimulatedClock } from "xstate";
 import type { AgentTool } from "../agent/types.js";
 import { SettleError } from "../errors.js";
+import { toolCallFailureExtension } from "../extensions/runner.js";
 import type { ExtensionError, ExtensionFactory } from "../extensions/types.js";
 import {
 	createFauxProvider,
@@ -419,7 +420,7 @@ function recordToolCallThrows(session: AgentSession, errors: ExtensionError[]): 
 	runner.emitToolCall = (event) =>
 		emitToolCall(event).catch((error: unknown) => {
 			errors.push({
-				extensionPath: "a tool_call handler",
+				extensionPath: toolCallFailureExtension(error) ?? "a tool_call handler",
 				event: `tool_call:${event.toolName} (call ${event.toolCallId})`,
 				error: error instanceof Error ? error.message : String(error),
 				...(error instanceof Error && error.stack ? { stack: error.stack } : {}),

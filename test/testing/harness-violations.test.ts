@@ -61,7 +61,11 @@ describe("harnessViolations", () => {
 		h.setResponses([fauxAssistantMessage("hi")]);
 		await h.settle(h.session.prompt("go"));
 		const violations = harnessViolations(h);
-		expect(violations).toContain("extension <inline:1>: its message_end handler threw: audit log unavailable");
+		expect(violations).toContainEqual(
+			expect.stringMatching(
+				/^extension <inline:1>: its message_end handler threw: audit log unavailable \(thrown at .*harness-violations\.test\.ts:\d+:\d+\)$/,
+			),
+		);
 	});
 
 	it("names a log that disagrees with the events and a file that reopens to another context", async () => {
