@@ -31,6 +31,8 @@ import type { Settings } from "../settings/schema.js";
 import { SettingsManager } from "../settings/settings-manager.js";
 import { SessionManager } from "../store/session-manager.js";
 import type { AnyToolDefinition } from "../tools/types.js";
+import { type ActionRun, actionRunStart } from "./actions.js";
+import { formatTranscript } from "./transcript.js";
 
 /** Options of {@link createHarness}; everything is optional. */
 export interface HarnessOptions {
@@ -202,6 +204,26 @@ export interface Harness<Clock extends SimulatedClock | undefined = SimulatedClo
 	 * ```
 	 */
 	pendingTimerCount(): number;
+	/**
+	 * The recorded events as one short line each, for a failed property's message:
+	 * `#<index> [run <n> #<index in the run>] <event> <what it carries>` — messages as their text
+	 * and tool calls, tool executions with their call ids, retries with attempt and delay, settles.
+	 * The run numbers and indexes are those {@link harnessViolations} names (`run 1: #3 turn_end: …`);
+	 * consecutive `message_update`s fold into one line. Given an {@link ActionRun}, each fired action
+	 * is marked on the line of the event it fired at (`<- steer("steer 0") at turn_start#0`).
+	 * Pass it as `expect`'s message so the counterexample comes with its run.
+	 *
+	 * @example
+	 * ```ts
+	 * const h = await createHarness();
+	 * h.setResponses([fauxAssistantMessage("hello")]);
+	 * await h.session.prompt("hi");
+	 * expect(harnessViolations(h), h.transcript()).toEqual([]);
+	 * h.transcript().split("\n")[4]; // "#4 [run 1 #4] message_start user \"hi\""
+	 * h.cleanup();
+	 * ```
+	 */
+	transcript(run?: ActionRun): string;
 	/** A temp dir: the session cwd, and the session directory for `disk` persistence. */
 	tempDir: string;
 	/** Disposes the session, closes the log and removes the temp dir. Safe to call twice. */
@@ -341,6 +363,7 @@ export async function createHarness(options: HarnessOptions = {}): Promise<Harne
 				});
 				eventWaiters.add(waiter);
 			}),
+		transcript: (run) => formatTranscript(events, run?.fired, run ? actionRunStart(run) : 0),
 		tempDir,
 		cleanup() {
 			if (cleaned) return;

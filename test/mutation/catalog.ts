@@ -11568,6 +11568,28 @@ export const MUTANTS: Mutant[] = [
 		edits: [{ find: "const at = throwSite(error.stack);", replace: "const at = undefined as string | undefined;" }],
 		tests: ["test/testing/harness-violations-tool-call-throw.test.ts", "test/testing/harness-violations.test.ts"],
 	},
+	{
+		id: "DG05",
+		file: "src/testing/transcript.ts",
+		description: "`h.transcript(run)` no longer marks where each action fired (testkit2)",
+		edits: [
+			{ find: "const marks = actionsAt.get(index);", replace: "const marks = undefined as string[] | undefined;" },
+		],
+		tests: ["test/testing/harness-transcript.test.ts"],
+	},
+	{
+		id: "DG06",
+		file: "src/testing/transcript.ts",
+		description:
+			"`h.transcript()` numbers events in a run by their overall index, not as `sessionEventViolations` does (`run 2: #9`) (testkit2)",
+		edits: [
+			{
+				find: "const runIndex = agentEvent && inRun >= 0 ? inRun++ : undefined;",
+				replace: "const runIndex = agentEvent && inRun >= 0 ? index : undefined;",
+			},
+		],
+		tests: ["test/testing/harness-transcript.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
