@@ -11590,6 +11590,28 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/testing/harness-transcript.test.ts"],
 	},
+	{
+		id: "DG07",
+		file: "src/testing/harness-invariants.ts",
+		description:
+			"`harnessViolations(h)` after `h.cleanup()` on a disk harness returns `[]` again: the deleted session file's reopen check passes by not running (testkit2)",
+		edits: [{ find: "else if (file !== undefined && session.isDisposed) {", replace: "else if (false) {" }],
+		tests: ["test/testing/harness-violations-after-cleanup.test.ts"],
+	},
+	{
+		id: "DG08",
+		file: "src/testing/harness-invariants.ts",
+		description:
+			"the reopen violation prints the session file's temp path again: it differs on every replay of a failing seed, and cleanup has deleted it (testkit2)",
+		edits: [
+			{
+				find: "`reopened session file: context",
+				// biome-ignore lint/suspicious/noTemplateCurlyInString: the source text of a template literal
+				replace: "`reopened ${file}: context",
+			},
+		],
+		tests: ["test/testing/harness-violations.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
