@@ -343,7 +343,7 @@ export async function createHarness(options: HarnessOptions = {}): Promise<Harne
 		clearedQueue,
 		clock,
 		settle: (done, settleOptions) =>
-			withHangDetector(session, events, settleOnClock(session, clock, done), settleOptions?.hangAfterMs),
+			withHangDetector(session, events, faux, settleOnClock(session, clock, done), settleOptions?.hangAfterMs),
 		pendingTimerCount: () => pendingTimers.size,
 		nextEvent: <T extends AgentSessionEventType>(type: T) =>
 			new Promise<Extract<AgentSessionEvent, { type: T }>>((resolve, reject) => {
@@ -390,18 +390,24 @@ function closedWhileWaiting(type: string, when: string): SettleError {
 function withHangDetector<T>(
 	session: AgentSession,
 	events: readonly AgentSessionEvent[],
+	faux: FauxProvider,
 	done: Promise<T>,
 	hangAfterMs: number | undefined,
 ): Promise<T> {
 	if (hangAfterMs === undefined) return done;
 	let timer: ReturnType<typeof setTimeout> | undefined;
 	const hang = new Promise<never>((_, reject) => {
-		timer = setTimeout(() => reject(hangError(session, events, hangAfterMs)), hangAfterMs);
+		timer = setTimeout(() => reject(hangError(session, events, faux, hangAfterMs)), hangAfterMs);
 	});
 	return Promise.race([done, hang]).finally(() => clearTimeout(timer));
 }
 
-function hangError(session: AgentSession, events: readonly AgentSessionEvent[], ms: number): SettleError {
+function hangError(
+	session: AgentSession,
+	events: readonly AgentSessionEvent[],
+	faux: FauxProvider,
+	ms: number,
+): SettleError {
 	const running = new Map<string, string>();
 	for (const event of events) {
 		if (event.type === "tool_execution_start") running.set(event.toolCallId, event.toolName);
@@ -409,12 +415,20 @@ function hangError(session: AgentSession, events: readonly AgentSessionEvent[], 
 	}
 	const tools = [...running].map(([id, name]) => `${name} (${id})`);
 	const handlers = session.extensionRunner.pendingHandlers().map((h) => `${h.event} in ${h.extensionPath}`);
+	// Every faux request streams an assistant message once its step resolves: one missing is a reply still awaited.
+	const replies = events.filter((event) => event.type === "message_start" && event.message.role === "assistant").length;
+	const awaited = faux.callCount > replies;
 	return new SettleError(
 		"OPERATION_STALLED",
 		[
 			`h.settle: not settled after ${ms} ms of real time (lifecycle ${session.lifecycle}).`,
 			`Tools still executing: ${tools.join(", ") || "none"}.`,
 			`Extension handlers still running: ${handlers.join(", ") || "none"}.`,
+			...(awaited
+				? [
+						`Model request ${faux.callCount} still waits for its reply: its scripted step returned a promise that has not resolved (a scheduledFauxResponses reply waits until the fc.scheduler releases it: await s.waitFor(h.settle(…)) rather than h.settle(…) alone).`,
+					]
+				: []),
 			"A tool must return (or reject) once its abort signal fires; a handler must resolve.",
 		].join(" "),
 	);

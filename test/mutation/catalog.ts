@@ -11612,6 +11612,14 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/testing/harness-violations.test.ts"],
 	},
+	{
+		id: "DG09",
+		file: "src/testing/harness.ts",
+		description:
+			"`h.settle`'s stall error no longer says the model request waits for its reply (a scheduledFauxResponses reply the fc.scheduler never released): it blames tools again (testkit2)",
+		edits: [{ find: "const awaited = faux.callCount > replies;", replace: "const awaited = false;" }],
+		tests: ["test/testing/harness-hang-scheduled-reply.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
