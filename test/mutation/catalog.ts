@@ -11620,6 +11620,14 @@ export const MUTANTS: Mutant[] = [
 		edits: [{ find: "const awaited = faux.callCount > replies;", replace: "const awaited = false;" }],
 		tests: ["test/testing/harness-hang-scheduled-reply.test.ts"],
 	},
+	{
+		id: "DG10",
+		file: "src/testing/actions.ts",
+		description:
+			"`h.transcript(run)` marks an action as many lines too early as there were events before `applyActionsOnEvents` began counting (testkit2)",
+		edits: [{ find: "const firstEvent = harness.events?.length ?? 0;", replace: "const firstEvent = 0;" }],
+		tests: ["test/testing/harness-transcript.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */

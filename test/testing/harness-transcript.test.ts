@@ -64,4 +64,20 @@ describe("h.transcript (testkit2)", () => {
 		const covered = lines.reduce((sum, line) => sum + (Number(/×(\d+)$/.exec(line)?.[1]) || 1), 0);
 		expect(covered).toBe(h.events.length);
 	});
+
+	it("marks an action on its own line when the run started counting after earlier prompts", async () => {
+		h = await createHarness({ simulatedClock: true });
+		h.setResponses([fauxAssistantMessage("first"), fauxAssistantMessage("second")]);
+		await h.settle(h.session.prompt("one"));
+		const before = h.events.length;
+		const run = applyActionsOnEvents(h, [{ kind: "followUp", text: "later", at: { eventIndex: 1 } }]);
+		await h.settle(h.session.prompt("two"));
+		await run.done();
+		expect(run.fired).toMatchObject([{ eventIndex: 1, event: "turn_start" }]);
+		const marked = h
+			.transcript(run)
+			.split("\n")
+			.filter((line) => line.includes("<- "));
+		expect(marked).toEqual([`#${before + 1} [run 2 #1] turn_start  <- followUp("later") at event 1`]);
+	});
 });
