@@ -216,6 +216,18 @@ const UNBOUND_CONTEXT_ACTIONS: ExtensionContextActions = {
 /** The runner each `withSession` context belongs to (to give an extension its own copy of it). */
 const replacedContextRunners = new WeakMap<ReplacedSessionContext, ExtensionRunner>();
 
+/** The extension whose `tool_call` handler threw each rejection of {@link ExtensionRunner.emitToolCall}. */
+const toolCallFailures = new WeakMap<Error, string>();
+
+/**
+ * The path of the extension whose `tool_call` handler threw `error` (a rejection of
+ * `emitToolCall`), or undefined for any other error. The session reports such a throw nowhere but
+ * in the blocked call's result; `settle/testing`'s harness names the extension with it (internal).
+ */
+export function toolCallFailureExtension(error: unknown): string | undefined {
+	return error instanceof Error ? toolCallFailures.get(error) : undefined;
+}
+
 /**
  * Dispatches extension events and hosts extension registrations for one session runtime.
  *
@@ -246,8 +258,6 @@ export class ExtensionRunner {
 	private commandActions: ExtensionCommandContextActions = UNBOUND_COMMAND_ACTIONS;
 	private context: ExtensionContext | undefined;
 	private commandContext: ExtensionCommandContext | undefined;
-	/** The extension path of each error a `tool_call` handler threw ({@link toolCallFailureSource}). */
-	private readonly toolCallFailures = new WeakMap<Error, string>();
 	/** Each extension's copy of a context, by the context it copies, then by extension path. */
 	private readonly extensionContexts = new WeakMap<object, Map<string, ExtensionContext>>();
 
@@ -1035,24 +1045,6 @@ export class ExtensionRunner {
 	}
 
 	/**
-	 * The path of the extension whose `tool_call` handler threw `error` (an error {@link emitToolCall}
-	 * rejected with); undefined for any other value. The throw blocks the call and, as in pi, reaches
-	 * no `onError` listener, so this is how a host names the culprit.
-	 *
-	 * @example
-	 * ```ts
-	 * const event = { type: "tool_call", toolName: "bash", toolCallId: "1", input: { command: "ls" } } as const;
-	 * const decision = await runner.emitToolCall(event).catch((error) => {
-	 *   console.error(`${runner.toolCallFailureSource(error) ?? "a tool_call handler"} threw`);
-	 *   throw error;
-	 * });
-	 * ```
-	 */
-	toolCallFailureSource(error: unknown): string | undefined {
-		return error instanceof Error ? this.toolCallFailures.get(error) : undefined;
-	}
-
-	/**
 	 * `tool_call`. Handlers get `event.input` itself and may mutate it in place (pass
 	 * the validated arguments the tool will run with). The first `{block: true}` wins; otherwise
 	 * the last non-undefined result. A throwing handler rejects the dispatch (the session turns the
@@ -1071,12 +1063,12 @@ export class ExtensionRunner {
 					entry.handler(event, this.forExtension(ctx, entry.extension.path)),
 				);
 			} catch (error) {
-				const thrown =
+				const rejection =
 					error instanceof Error
 						? error
 						: new SettleError("EXTENSION", `${TOOL_CALL_FAILURE_PREFIX}${String(error)}`, { cause: error });
-				this.toolCallFailures.set(thrown, entry.extension.path);
-				throw thrown;
+				toolCallFailures.set(rejection, entry.extension.path);
+				throw rejection;
 			}
 			if (value) {
 				result = value as ToolCallEventResult;

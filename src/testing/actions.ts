@@ -61,7 +61,8 @@ export const DEFAULT_ACTION_EVENTS: readonly AgentSessionEventType[] = [
 
 const DEFAULT_KINDS: readonly SessionActionKind[] = ["steer", "followUp", "abort", "abortRetry"];
 
-function describeAction(action: SessionAction): string {
+/** The one-line form of an action (`abort() at tool_execution_start#0`). */
+export function describeAction(action: SessionAction): string {
 	const at = "event" in action.at ? `${action.at.event}#${action.at.occurrence}` : `event ${action.at.eventIndex}`;
 	const argument = action.text === undefined ? "" : JSON.stringify(action.text);
 	return `${action.kind}(${argument}) at ${at}`;
@@ -163,8 +164,12 @@ export interface ActionRun {
  * h.cleanup();
  * ```
  */
-export function applyActionsOnEvents(harness: Pick<Harness, "session">, actions: readonly SessionAction[]): ActionRun {
+export function applyActionsOnEvents(
+	harness: Pick<Harness, "session"> & Partial<Pick<Harness, "events">>,
+	actions: readonly SessionAction[],
+): ActionRun {
 	const { session } = harness;
+	const firstEvent = harness.events?.length ?? 0;
 	const waiting = new Set(actions.keys());
 	const occurrences = new Map<AgentSessionEventType, number>();
 	const fired: FiredAction[] = [];
@@ -213,7 +218,7 @@ export function applyActionsOnEvents(harness: Pick<Harness, "session">, actions:
 			fire(action, event, index);
 		}
 	});
-	return {
+	const actionRun: ActionRun = {
 		fired,
 		pending: () => [...waiting].map((index) => actions[index]!),
 		async done() {
@@ -221,4 +226,14 @@ export function applyActionsOnEvents(harness: Pick<Harness, "session">, actions:
 			await Promise.all(calls);
 		},
 	};
+	actionRunStarts.set(actionRun, firstEvent);
+	return actionRun;
+}
+
+/** Where each {@link ActionRun}'s counting starts in its harness's `events`, for `h.transcript(run)`. */
+const actionRunStarts = new WeakMap<ActionRun, number>();
+
+/** The index in `h.events` of the event `run` counts as 0 (0 for a run made without the harness's events). */
+export function actionRunStart(run: ActionRun): number {
+	return actionRunStarts.get(run) ?? 0;
 }

@@ -4,6 +4,7 @@
  * the log on disk, queued messages (DESIGN §8, invariants 1, 2, 4 and 6).
  */
 import { existsSync } from "node:fs";
+import { SettleError } from "../errors.js";
 import type { AgentMessage } from "../llm/types.js";
 import { SessionManager } from "../store/session-manager.js";
 import type { Harness } from "./harness.js";
@@ -14,13 +15,17 @@ import { sessionEventViolations } from "./session-invariants.js";
  * Lists what is wrong with a harness whose prompts have all settled; `[]` when nothing is:
  * - every {@link sessionEventViolations} of `h.events` (runs, retries, compactions, one
  *   `agent_settled` per operation);
- * - every extension handler that threw (`h.extensionErrors`: extension, event and message) — the
+ * - every extension handler that threw (`h.extensionErrors`: extension, event, message and the
+ *   `file:line:column` it was thrown at) — the
  *   session carries on past them, so a protocol check alone never sees them;
  * - a session that is not idle (a prompt, tool or handler still running);
  * - timers still set on the simulated clock (a backoff nobody will fire);
  * - log entries out of `message_end` order (messages and custom messages);
  * - with `persistence: "disk"`, a reopened session file whose context differs from
- *   `session.messages`.
+ *   `session.messages` (named without its temp path, so a replayed failure reads the same).
+ *
+ * Throws `SettleError` `SESSION_CLOSED` when called after `h.cleanup()` on a harness whose session
+ * file went with its temp dir: the file check could not run.
  *
  * - every queued steering / follow-up text not delivered exactly once, still listed, or returned
  *   by `clearQueue()` ({@link queueViolations}, invariant 4).
@@ -43,7 +48,10 @@ export function harnessViolations(
 	const { session } = harness;
 	const violations = sessionEventViolations(harness.events);
 	for (const error of harness.extensionErrors) {
-		violations.push(`extension ${error.extensionPath}: its ${error.event} handler threw: ${error.error}`);
+		const at = throwSite(error.stack);
+		violations.push(
+			`extension ${error.extensionPath}: its ${error.event} handler threw: ${error.error}${at ? ` (thrown at ${at})` : ""}`,
+		);
 	}
 	if (session.lifecycle !== "idle") {
 		violations.push(
@@ -56,7 +64,22 @@ export function harnessViolations(
 	violations.push(...queueViolations(harness));
 	const file = session.sessionFile;
 	if (file !== undefined && existsSync(file)) violations.push(...reopenViolations(file, session.messages));
+	else if (file !== undefined && session.isDisposed) {
+		// h.cleanup() removed the temp dir: the file check would pass by not running.
+		throw new SettleError(
+			"SESSION_CLOSED",
+			`harnessViolations(h) ran after h.cleanup(): the session file is gone with the harness's temp dir, so whether it reopens to the live context cannot be checked. Call harnessViolations(h) before h.cleanup() (inside the try, with cleanup in the finally or an afterEach).`,
+		);
+	}
 	return violations;
+}
+
+/** Where an error was thrown: its stack's first frame (`file:line:column`), so a violation points at the handler's line. */
+function throwSite(stack: string | undefined): string | undefined {
+	const frame = stack?.split("\n").find((line) => line.trimStart().startsWith("at "));
+	if (!frame) return undefined;
+	const text = frame.trim().slice(3);
+	return /\(([^()]+)\)$/.exec(text)?.[1] ?? text;
 }
 
 type LoggedItem = { label: string; json: string };
@@ -109,7 +132,7 @@ function reopenViolations(file: string, live: readonly AgentMessage[]): string[]
 		const b = context[index];
 		if (a !== undefined && b !== undefined && comparable(a) === comparable(b)) continue;
 		return [
-			`reopened ${file}: context message ${index} is ${b ? b.role : "missing"}, the live session has ${a ? a.role : "nothing"} there (${context.length} vs ${live.length} messages)`,
+			`reopened session file: context message ${index} is ${b ? b.role : "missing"}, the live session has ${a ? a.role : "nothing"} there (${context.length} vs ${live.length} messages)`,
 		];
 	}
 	return [];

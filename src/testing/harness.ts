@@ -10,6 +10,7 @@ import { join } from "node:path";
 import { SimulatedClock } from "xstate";
 import type { AgentTool } from "../agent/types.js";
 import { SettleError } from "../errors.js";
+import { toolCallFailureExtension } from "../extensions/runner.js";
 import type { ExtensionError, ExtensionFactory } from "../extensions/types.js";
 import {
 	createFauxProvider,
@@ -30,6 +31,8 @@ import type { Settings } from "../settings/schema.js";
 import { SettingsManager } from "../settings/settings-manager.js";
 import { SessionManager } from "../store/session-manager.js";
 import type { AnyToolDefinition } from "../tools/types.js";
+import { type ActionRun, actionRunStart } from "./actions.js";
+import { formatTranscript } from "./transcript.js";
 
 /** Options of {@link createHarness}; everything is optional. */
 export interface HarnessOptions {
@@ -169,6 +172,8 @@ export interface Harness<Clock extends SimulatedClock | undefined = SimulatedClo
 	/**
 	 * The next public event of `type` (one emitted after this call). Use it to stop at a point of
 	 * the lifecycle, e.g. at `auto_retry_start`, when the backoff timer is set and not yet advanced.
+	 * Rejects with `SettleError` `SESSION_CLOSED` when called after {@link Harness.cleanup}, or
+	 * when `cleanup()` runs while it is still waiting (a disposed session emits nothing more).
 	 *
 	 * @example
 	 * ```ts
@@ -199,6 +204,26 @@ export interface Harness<Clock extends SimulatedClock | undefined = SimulatedClo
 	 * ```
 	 */
 	pendingTimerCount(): number;
+	/**
+	 * The recorded events as one short line each, for a failed property's message:
+	 * `#<index> [run <n> #<index in the run>] <event> <what it carries>` — messages as their text
+	 * and tool calls, tool executions with their call ids, retries with attempt and delay, settles.
+	 * The run numbers and indexes are those {@link harnessViolations} names (`run 1: #3 turn_end: …`);
+	 * consecutive `message_update`s fold into one line. Given an {@link ActionRun}, each fired action
+	 * is marked on the line of the event it fired at (`<- steer("steer 0") at turn_start#0`).
+	 * Pass it as `expect`'s message so the counterexample comes with its run.
+	 *
+	 * @example
+	 * ```ts
+	 * const h = await createHarness();
+	 * h.setResponses([fauxAssistantMessage("hello")]);
+	 * await h.session.prompt("hi");
+	 * expect(harnessViolations(h), h.transcript()).toEqual([]);
+	 * h.transcript().split("\n")[4]; // "#4 [run 1 #4] message_start user \"hi\""
+	 * h.cleanup();
+	 * ```
+	 */
+	transcript(run?: ActionRun): string;
 	/** A temp dir: the session cwd, and the session directory for `disk` persistence. */
 	tempDir: string;
 	/** Disposes the session, closes the log and removes the temp dir. Safe to call twice. */
@@ -296,6 +321,8 @@ export async function createHarness(options: HarnessOptions = {}): Promise<Harne
 		session.extensionRunner.onError((error) => extensionErrors.push(error));
 	}
 	let cleaned = false;
+	/** Pending `nextEvent` calls: `cleanup()` rejects them (a disposed session emits nothing more). */
+	const eventWaiters = new Set<() => void>();
 	return {
 		session,
 		sessionManager,
@@ -316,43 +343,71 @@ export async function createHarness(options: HarnessOptions = {}): Promise<Harne
 		clearedQueue,
 		clock,
 		settle: (done, settleOptions) =>
-			withHangDetector(session, events, settleOnClock(session, clock, done), settleOptions?.hangAfterMs),
+			withHangDetector(session, events, faux, settleOnClock(session, clock, done), settleOptions?.hangAfterMs),
 		pendingTimerCount: () => pendingTimers.size,
 		nextEvent: <T extends AgentSessionEventType>(type: T) =>
-			new Promise<Extract<AgentSessionEvent, { type: T }>>((resolve) => {
+			new Promise<Extract<AgentSessionEvent, { type: T }>>((resolve, reject) => {
+				if (cleaned || session.isDisposed) {
+					reject(closedWhileWaiting(type, "was called after h.cleanup()"));
+					return;
+				}
+				const waiter = () => {
+					unsubscribe();
+					reject(closedWhileWaiting(type, "was still waiting when h.cleanup() ran"));
+				};
 				const unsubscribe = session.subscribe((event) => {
 					if (event.type !== type) return;
 					unsubscribe();
+					eventWaiters.delete(waiter);
 					resolve(event as Extract<AgentSessionEvent, { type: T }>);
 				});
+				eventWaiters.add(waiter);
 			}),
+		transcript: (run) => formatTranscript(events, run?.fired, run ? actionRunStart(run) : 0),
 		tempDir,
 		cleanup() {
 			if (cleaned) return;
 			cleaned = true;
 			session.dispose();
+			// After dispose: a wait for an event dispose itself emits has resolved by now.
+			for (const waiter of [...eventWaiters]) waiter();
+			eventWaiters.clear();
 			sessionManager.close();
 			rmSync(tempDir, { recursive: true, force: true });
 		},
 	};
 }
 
+/** `nextEvent(type)` on a harness that is (being) cleaned up: the session emits nothing any more. */
+function closedWhileWaiting(type: string, when: string): SettleError {
+	return new SettleError(
+		"SESSION_CLOSED",
+		`h.nextEvent("${type}") ${when}: the session is disposed and emits no more events. Await nextEvent before cleaning up, and clean up in a finally or afterEach once the test is done with the harness.`,
+	);
+}
+
 /** Rejects when `done` has not settled after `hangAfterMs` of real time, saying what still runs. */
 function withHangDetector<T>(
 	session: AgentSession,
 	events: readonly AgentSessionEvent[],
+	faux: FauxProvider,
 	done: Promise<T>,
 	hangAfterMs: number | undefined,
 ): Promise<T> {
 	if (hangAfterMs === undefined) return done;
 	let timer: ReturnType<typeof setTimeout> | undefined;
 	const hang = new Promise<never>((_, reject) => {
-		timer = setTimeout(() => reject(hangError(session, events, hangAfterMs)), hangAfterMs);
+		timer = setTimeout(() => reject(hangError(session, events, faux, hangAfterMs)), hangAfterMs);
 	});
 	return Promise.race([done, hang]).finally(() => clearTimeout(timer));
 }
 
-function hangError(session: AgentSession, events: readonly AgentSessionEvent[], ms: number): SettleError {
+function hangError(
+	session: AgentSession,
+	events: readonly AgentSessionEvent[],
+	faux: FauxProvider,
+	ms: number,
+): SettleError {
 	const running = new Map<string, string>();
 	for (const event of events) {
 		if (event.type === "tool_execution_start") running.set(event.toolCallId, event.toolName);
@@ -360,12 +415,20 @@ function hangError(session: AgentSession, events: readonly AgentSessionEvent[], 
 	}
 	const tools = [...running].map(([id, name]) => `${name} (${id})`);
 	const handlers = session.extensionRunner.pendingHandlers().map((h) => `${h.event} in ${h.extensionPath}`);
+	// Every faux request streams an assistant message once its step resolves: one missing is a reply still awaited.
+	const replies = events.filter((event) => event.type === "message_start" && event.message.role === "assistant").length;
+	const awaited = faux.callCount > replies;
 	return new SettleError(
 		"OPERATION_STALLED",
 		[
 			`h.settle: not settled after ${ms} ms of real time (lifecycle ${session.lifecycle}).`,
 			`Tools still executing: ${tools.join(", ") || "none"}.`,
 			`Extension handlers still running: ${handlers.join(", ") || "none"}.`,
+			...(awaited
+				? [
+						`Model request ${faux.callCount} still waits for its reply: its scripted step returned a promise that has not resolved (a scheduledFauxResponses reply waits until the fc.scheduler releases it: await s.waitFor(h.settle(…)) rather than h.settle(…) alone).`,
+					]
+				: []),
 			"A tool must return (or reject) once its abort signal fires; a handler must resolve.",
 		].join(" "),
 	);
@@ -394,7 +457,7 @@ function recordToolCallThrows(session: AgentSession, errors: ExtensionError[]): 
 	runner.emitToolCall = (event) =>
 		emitToolCall(event).catch((error: unknown) => {
 			errors.push({
-				extensionPath: runner.toolCallFailureSource(error) ?? "a tool_call handler",
+				extensionPath: toolCallFailureExtension(error) ?? "a tool_call handler",
 				event: `tool_call:${event.toolName} (call ${event.toolCallId})`,
 				error: error instanceof Error ? error.message : String(error),
 				...(error instanceof Error && error.stack ? { stack: error.stack } : {}),

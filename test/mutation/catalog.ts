@@ -5677,9 +5677,8 @@ export const MUTANTS: Mutant[] = [
 		description: "extension errors not reported",
 		edits: [
 			{
-				// biome-ignore lint/suspicious/noTemplateCurlyInString: the source text of a template literal
-				find: "violations.push(`extension ${error.extensionPath}: its ${error.event} handler threw: ${error.error}`);",
-				replace: "",
+				find: "for (const error of harness.extensionErrors) {",
+				replace: "for (const error of [] as typeof harness.extensionErrors) {",
 			},
 		],
 		tests: ["test/testing/harness-violations.test.ts"],
@@ -11552,14 +11551,6 @@ export const MUTANTS: Mutant[] = [
 		tests: ["test/cli/stdin.test.ts"],
 	},
 	{
-		id: "DD03",
-		file: "src/extensions/runner.ts",
-		description:
-			'a throwing tool_call handler is no longer traced to its extension: the harness names "a tool_call handler" again',
-		edits: [{ find: "\t\t\t\tthis.toolCallFailures.set(thrown, entry.extension.path);\n", replace: "" }],
-		tests: ["test/testing/harness-violations-tool-call-throw.test.ts"],
-	},
-	{
 		id: "DD04",
 		file: "src/compaction/branch-summary.ts",
 		description:
@@ -11659,6 +11650,98 @@ export const MUTANTS: Mutant[] = [
 			"the run's abort signal (extensions' ctx.signal) keeps Node's limit of 10 listeners: eleven handlers waiting on it print a MaxListenersExceededWarning",
 		edits: [{ find: "\t\tsetMaxListeners(0, controller.signal);\n", replace: "" }],
 		tests: ["test/pi-races/cli-tool-runs.test.ts"],
+	},
+	{
+		id: "DG01",
+		file: "src/testing/harness.ts",
+		description:
+			"`h.cleanup()` leaves a pending `h.nextEvent(type)` waiting: the disposed session emits nothing, so the test ends as a bare timeout (testkit2)",
+		edits: [{ find: "for (const waiter of [...eventWaiters]) waiter();", replace: "" }],
+		tests: ["test/testing/harness-next-event-cleanup.test.ts"],
+	},
+	{
+		id: "DG02",
+		file: "src/testing/harness.ts",
+		description:
+			"`h.nextEvent(type)` called after `h.cleanup()` waits forever instead of rejecting with SESSION_CLOSED (testkit2)",
+		edits: [{ find: "if (cleaned || session.isDisposed) {", replace: "if (false) {" }],
+		tests: ["test/testing/harness-next-event-cleanup.test.ts"],
+	},
+	{
+		id: "DG03",
+		file: "src/extensions/runner.ts",
+		description:
+			"the runner no longer records which extension's `tool_call` handler threw: the harness's violation says `a tool_call handler` instead of `<inline:N>` (testkit2)",
+		edits: [{ find: "toolCallFailures.set(rejection, entry.extension.path);", replace: "" }],
+		tests: ["test/testing/harness-violations-tool-call-throw.test.ts"],
+	},
+	{
+		id: "DG04",
+		file: "src/testing/harness-invariants.ts",
+		description:
+			"`harnessViolations` drops where an extension handler threw (its stack's first frame): the line to look at is gone from the failure (testkit2)",
+		edits: [{ find: "const at = throwSite(error.stack);", replace: "const at = undefined as string | undefined;" }],
+		tests: ["test/testing/harness-violations-tool-call-throw.test.ts", "test/testing/harness-violations.test.ts"],
+	},
+	{
+		id: "DG05",
+		file: "src/testing/transcript.ts",
+		description: "`h.transcript(run)` no longer marks where each action fired (testkit2)",
+		edits: [
+			{ find: "const marks = actionsAt.get(index);", replace: "const marks = undefined as string[] | undefined;" },
+		],
+		tests: ["test/testing/harness-transcript.test.ts"],
+	},
+	{
+		id: "DG06",
+		file: "src/testing/transcript.ts",
+		description:
+			"`h.transcript()` numbers events in a run by their overall index, not as `sessionEventViolations` does (`run 2: #9`) (testkit2)",
+		edits: [
+			{
+				find: "const runIndex = agentEvent && inRun >= 0 ? inRun++ : undefined;",
+				replace: "const runIndex = agentEvent && inRun >= 0 ? index : undefined;",
+			},
+		],
+		tests: ["test/testing/harness-transcript.test.ts"],
+	},
+	{
+		id: "DG07",
+		file: "src/testing/harness-invariants.ts",
+		description:
+			"`harnessViolations(h)` after `h.cleanup()` on a disk harness returns `[]` again: the deleted session file's reopen check passes by not running (testkit2)",
+		edits: [{ find: "else if (file !== undefined && session.isDisposed) {", replace: "else if (false) {" }],
+		tests: ["test/testing/harness-violations-after-cleanup.test.ts"],
+	},
+	{
+		id: "DG08",
+		file: "src/testing/harness-invariants.ts",
+		description:
+			"the reopen violation prints the session file's temp path again: it differs on every replay of a failing seed, and cleanup has deleted it (testkit2)",
+		edits: [
+			{
+				find: "`reopened session file: context",
+				// biome-ignore lint/suspicious/noTemplateCurlyInString: the source text of a template literal
+				replace: "`reopened ${file}: context",
+			},
+		],
+		tests: ["test/testing/harness-violations.test.ts"],
+	},
+	{
+		id: "DG09",
+		file: "src/testing/harness.ts",
+		description:
+			"`h.settle`'s stall error no longer says the model request waits for its reply (a scheduledFauxResponses reply the fc.scheduler never released): it blames tools again (testkit2)",
+		edits: [{ find: "const awaited = faux.callCount > replies;", replace: "const awaited = false;" }],
+		tests: ["test/testing/harness-hang-scheduled-reply.test.ts"],
+	},
+	{
+		id: "DG10",
+		file: "src/testing/actions.ts",
+		description:
+			"`h.transcript(run)` marks an action as many lines too early as there were events before `applyActionsOnEvents` began counting (testkit2)",
+		edits: [{ find: "const firstEvent = harness.events?.length ?? 0;", replace: "const firstEvent = 0;" }],
+		tests: ["test/testing/harness-transcript.test.ts"],
 	},
 ];
 
