@@ -9,7 +9,8 @@ import type { AgentEvent } from "../agent/types.js";
 import type { AgentSessionEvent } from "../session/events.js";
 import { agentEventViolations } from "./invariants.js";
 
-const AGENT_EVENT_TYPES: ReadonlySet<string> = new Set([
+/** The agent loop's own event types (the rest of a session's events are the product layer's). */
+export const AGENT_EVENT_TYPES: ReadonlySet<string> = new Set([
 	"agent_start",
 	"agent_end",
 	"turn_start",

@@ -6,19 +6,7 @@
 import type { AgentMessage } from "../llm/types.js";
 import type { AgentSessionEvent } from "../session/events.js";
 import { describeAction, type FiredAction } from "./actions.js";
-
-const AGENT_EVENT_TYPES: ReadonlySet<string> = new Set([
-	"agent_start",
-	"agent_end",
-	"turn_start",
-	"turn_end",
-	"message_start",
-	"message_update",
-	"message_end",
-	"tool_execution_start",
-	"tool_execution_update",
-	"tool_execution_end",
-]);
+import { AGENT_EVENT_TYPES } from "./session-invariants.js";
 
 const MAX_TEXT = 60;
 
