@@ -10,6 +10,7 @@ import { join } from "node:path";
 import { SimulatedClock } from "xstate";
 import type { AgentTool } from "../agent/types.js";
 import { SettleError } from "../errors.js";
+import { TOOL_CALL_FAILURE_PREFIX } from "../extensions/messages.js";
 import { toolCallFailureExtension } from "../extensions/runner.js";
 import type { ExtensionError, ExtensionFactory } from "../extensions/types.js";
 import {
@@ -456,11 +457,17 @@ function recordToolCallThrows(session: AgentSession, errors: ExtensionError[]): 
 	const emitToolCall = runner.emitToolCall.bind(runner);
 	runner.emitToolCall = (event) =>
 		emitToolCall(event).catch((error: unknown) => {
+			// A thrown non-Error has no stack: the stack of the runner's wrapper would point into the runner.
+			const wrapsNonError =
+				error instanceof SettleError &&
+				error.message.startsWith(TOOL_CALL_FAILURE_PREFIX) &&
+				!(error.cause instanceof Error);
+			const thrownValue = wrapsNonError ? error.cause : error;
 			errors.push({
 				extensionPath: toolCallFailureExtension(error) ?? "a tool_call handler",
 				event: `tool_call:${event.toolName} (call ${event.toolCallId})`,
 				error: error instanceof Error ? error.message : String(error),
-				...(error instanceof Error && error.stack ? { stack: error.stack } : {}),
+				...(thrownValue instanceof Error && thrownValue.stack ? { stack: thrownValue.stack } : {}),
 			});
 			throw error;
 		});

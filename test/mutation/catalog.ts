@@ -11743,6 +11743,16 @@ export const MUTANTS: Mutant[] = [
 		edits: [{ find: "const firstEvent = harness.events?.length ?? 0;", replace: "const firstEvent = 0;" }],
 		tests: ["test/testing/harness-transcript.test.ts"],
 	},
+	{
+		id: "DD08",
+		file: "src/testing/harness.ts",
+		description:
+			"a tool_call handler that throws a string gets a throw site again: the runner's own line, which points away from the extension",
+		edits: [
+			{ find: "const thrownValue = wrapsNonError ? error.cause : error;", replace: "const thrownValue = error;" },
+		],
+		tests: ["test/testing/harness-violations-tool-call-throw.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */

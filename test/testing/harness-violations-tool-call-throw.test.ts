@@ -74,6 +74,20 @@ describe("harnessViolations: a tool_call handler that throws (testkituser)", () 
 		expect(violation).toContain(`harness-violations-tool-call-throw.test.ts:${line}:`);
 	});
 
+	it("a thrown string names its extension and no throw site (the only stack there is the runner's own)", async () => {
+		const buggyGuard: ExtensionFactory = (pi) => {
+			pi.on("tool_call", () => {
+				throw "no policy for read";
+			});
+		};
+		h = await createHarness({ extensionFactories: [buggyGuard] });
+		h.setResponses(script());
+		await h.session.prompt("read a.txt");
+		expect(harnessViolations(h)).toEqual([
+			"extension <inline:1>: its tool_call:read (call call-1) handler threw: Extension failed, blocking execution: no policy for read",
+		]);
+	});
+
 	it("a deliberate { block: true } is no violation", async () => {
 		const guard: ExtensionFactory = (pi) => {
 			pi.on("tool_call", () => ({ block: true, reason: "not now" }));
