@@ -11660,6 +11660,14 @@ export const MUTANTS: Mutant[] = [
 		edits: [{ find: "\t\tsetMaxListeners(0, controller.signal);\n", replace: "" }],
 		tests: ["test/pi-races/cli-tool-runs.test.ts"],
 	},
+	{
+		id: "DH01",
+		file: "src/resources/context-files.ts",
+		description:
+			"context files told apart by the path they were reached by: an AGENTS.md symlinked to the global one is sent twice (pi#8116, pi#5648)",
+		edits: [{ find: "\t\treturn realpathSync(path);\n", replace: "\t\treturn path;\n" }],
+		tests: ["test/pi-races/context-files.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
