@@ -3,7 +3,9 @@
  * running tool (an MCP bridge that connects lazily) — was added to the extension's own map but
  * never reached the model: the session built its tool registry once. What that user should see: the
  * tool in the next request, active, and a call to it run by the extension's `execute`, in the same
- * run when a tool registered it. Driven through the SDK harness on the faux model.
+ * run when a tool registered it. pi-code#61: an MCP bridge re-registers its tools in place when the
+ * server announces `list_changed`; the new description, schema and `execute` should replace the old
+ * ones, without a conflict. Driven through the SDK harness on the faux model.
  */
 import { afterEach, describe, expect, it } from "vitest";
 import type { ExtensionAPI } from "../../src/extensions/types.js";
@@ -74,5 +76,37 @@ describe("pi#1720: a tool registered after start-up never reaches the model", ()
 		expect(h.session.getActiveToolNames()).toEqual(
 			expect.arrayContaining(["echo_session", "command_tool", "connect_bridge", "bridge_tool"]),
 		);
+	});
+
+	it("pi-code#61: the same extension registers a tool name again (an MCP list_changed refresh): the next request carries the new description and schema, a call runs the new execute, no conflict", async () => {
+		const register = (pi: ExtensionAPI, version: string) =>
+			pi.registerTool({
+				name: "mcp_search",
+				label: "mcp_search",
+				description: `search ${version}`,
+				parameters: { type: "object", properties: { [`query_${version}`]: { type: "string" } } },
+				execute: async () => ({ content: [{ type: "text", text: `ran ${version}` }], details: {} }),
+			});
+		h = await createHarness({
+			persistence: "disk",
+			extensionFactories: [
+				(pi: ExtensionAPI) => {
+					register(pi, "v1");
+					pi.registerCommand("refresh", { description: "list_changed", handler: async () => register(pi, "v2") });
+				},
+			],
+		});
+		const searchTool = (i: number) => h.faux.requests[i]!.tools?.filter((tool) => tool.name === "mcp_search");
+		script(h, [fauxAssistantMessage("one"), call("mcp_search"), fauxAssistantMessage("two")]);
+		await h.session.prompt("one");
+		expect(searchTool(0)).toMatchObject([{ description: "search v1" }]);
+		await h.session.prompt("/refresh");
+		await h.session.prompt("two");
+		expect(searchTool(1)).toMatchObject([
+			{ description: "search v2", parameters: { properties: { query_v2: { type: "string" } } } },
+		]);
+		expect(Object.keys(searchTool(1)![0]!.parameters.properties as object)).toEqual(["query_v2"]);
+		expect(toolResults(h)).toEqual(["ran v2"]);
+		expect(h.extensionErrors).toEqual([]);
 	});
 });
