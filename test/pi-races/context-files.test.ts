@@ -9,6 +9,8 @@
 import { mkdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+// pi 0.73.1's own collector, for the side-by-side check (the module alone, not pi's package index).
+import { loadProjectContextFiles as piLoadProjectContextFiles } from "../../node_modules/@mariozechner/pi-coding-agent/dist/core/resource-loader.js";
 import { createFauxProvider, fauxAssistantMessage } from "../../src/llm/faux.js";
 import type { AgentSessionRuntime } from "../../src/runtime/runtime.js";
 import {
@@ -75,5 +77,15 @@ describe("pi#8116: a context file reached by two paths is sent twice", () => {
 		writeFileSync(join(project, "AGENTS.md"), "- Run the linter (RULE-LAYER).\n");
 		const sent = await firstSystemPrompt(ws, project);
 		expect(timesIn(sent, "RULE-LAYER")).toBe(2);
+	});
+
+	it("pi#8116 (pi-peer): pi 0.73.1's loadProjectContextFiles lists the symlinked AGENTS.md twice on the same layout", () => {
+		ws = createWorkspace();
+		writeFileSync(join(ws.agentDir, "AGENTS.md"), "- Always answer in haiku (RULE-8116).\n");
+		const project = join(ws.root, "dotfiles-project");
+		mkdirSync(project, { recursive: true });
+		symlinkSync(join(ws.agentDir, "AGENTS.md"), join(project, "AGENTS.md"));
+		const files = piLoadProjectContextFiles({ cwd: project, agentDir: ws.agentDir }) as { content: string }[];
+		expect(files.filter((file) => file.content.includes("RULE-8116"))).toHaveLength(2);
 	});
 });
