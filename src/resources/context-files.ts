@@ -1,9 +1,11 @@
 /**
  * Context files (`AGENTS.md`, else `CLAUDE.md`, one per folder), as pi collects them: the global
  * one in the agent folder first, then every folder from the filesystem root down to `cwd`
- * (outermost first), each file once.
+ * (outermost first), each file once. "Once" is by the file's real path (pi#8116, pi#4436, pi#5648): a
+ * project `AGENTS.md` that is a symlink to the global one, or an agent folder reached through a
+ * symlink, is sent once under the path first found; two distinct files with the same text both stay.
  */
-import { readFileSync } from "node:fs";
+import { readFileSync, realpathSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { errorMessage } from "../errors.js";
 import { isFile } from "./discovery.js";
@@ -25,6 +27,15 @@ function loadFromDir(dir: string, diagnostics: ResourceDiagnostic[]): ContextFil
 	return null;
 }
 
+/** The file's real path (symlinks resolved); the path itself when it cannot be resolved. Must not throw. */
+function identityOf(path: string): string {
+	try {
+		return realpathSync(path);
+	} catch {
+		return path;
+	}
+}
+
 /**
  * Collects the context files for `cwd`. Must not throw; unreadable files are diagnostics.
  * @example
@@ -42,15 +53,15 @@ export function loadProjectContextFiles(options: { cwd: string; agentDir: string
 	const global = loadFromDir(options.agentDir, diagnostics);
 	if (global) {
 		files.push(global);
-		seen.add(global.path);
+		seen.add(identityOf(global.path));
 	}
 	const ancestors: ContextFile[] = [];
 	let dir = resolve(options.cwd);
 	for (;;) {
 		const file = loadFromDir(dir, diagnostics);
-		if (file && !seen.has(file.path)) {
+		if (file && !seen.has(identityOf(file.path))) {
 			ancestors.unshift(file);
-			seen.add(file.path);
+			seen.add(identityOf(file.path));
 		}
 		const parent = dirname(dir);
 		if (parent === dir) break;

@@ -1,10 +1,11 @@
 /**
  * Finding resource files in folders, with pi's rules: dot entries and `node_modules` are skipped,
  * `.gitignore` / `.ignore` / `.fdignore` rules of the folders walked apply, symlinks are followed,
- * broken ones skipped. Entries are visited in name order so results are deterministic.
+ * broken ones skipped, and a folder is walked once however many links lead to it (a link back to a
+ * folder above, `skills/skills -> skills`, is not a way down forever). Entries are visited in name order so results are deterministic.
  * Nothing here throws: an unreadable folder yields nothing.
  */
-import { type Dirent, existsSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { type Dirent, existsSync, readdirSync, readFileSync, realpathSync, statSync } from "node:fs";
 import { join, relative, resolve, sep } from "node:path";
 import type { Ignore } from "ignore";
 import { loadIgnore } from "../lazy-deps.js";
@@ -83,6 +84,23 @@ function listEntries(dir: string): EntryKind[] {
 	return entries;
 }
 
+/**
+ * True the first time a walk reaches the folder `dir` names (by its real path), false after: a
+ * symlink cycle, or two links to one folder, would otherwise walk it again and again (two links back
+ * to the root double the walk at every level until the path is 40 links deep). Must not throw.
+ */
+function firstVisit(visited: Set<string>, dir: string): boolean {
+	let real: string;
+	try {
+		real = realpathSync(dir);
+	} catch {
+		real = resolve(dir);
+	}
+	if (visited.has(real)) return false;
+	visited.add(real);
+	return true;
+}
+
 function isIgnored(ig: Ignore, root: string, entry: EntryKind): boolean {
 	const rel = toPosix(relative(root, entry.path));
 	return rel !== "" && ig.ignores(entry.isDir ? `${rel}/` : rel);
@@ -95,7 +113,9 @@ function isIgnored(ig: Ignore, root: string, entry: EntryKind): boolean {
  */
 export function collectSkillFiles(dir: string, mode: "pi" | "agents"): string[] {
 	const files: string[] = [];
+	const visited = new Set<string>();
 	const walk = (current: string, ig: Ignore, root: string): void => {
+		if (!firstVisit(visited, current)) return;
 		addIgnoreRules(ig, current, root);
 		const skillFile = join(current, "SKILL.md");
 		if (isFile(skillFile) && !ig.ignores(toPosix(relative(root, skillFile)))) {
@@ -115,7 +135,9 @@ export function collectSkillFiles(dir: string, mode: "pi" | "agents"): string[] 
 /** `.md` files directly in `dir` (or in all sub-folders with `recursive`). */
 export function collectMarkdownFiles(dir: string, recursive: boolean): string[] {
 	const files: string[] = [];
+	const visited = new Set<string>();
 	const walk = (current: string, ig: Ignore, root: string): void => {
+		if (!firstVisit(visited, current)) return;
 		addIgnoreRules(ig, current, root);
 		for (const entry of listEntries(current)) {
 			if (isIgnored(ig, root, entry)) continue;

@@ -11753,6 +11753,28 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/testing/harness-violations-tool-call-throw.test.ts"],
 	},
+	{
+		id: "DH01",
+		file: "src/resources/context-files.ts",
+		description:
+			"context files told apart by the path they were reached by: an AGENTS.md symlinked to the global one is sent twice (pi#8116, pi#5648)",
+		edits: [{ find: "\t\treturn realpathSync(path);\n", replace: "\t\treturn path;\n" }],
+		tests: ["test/pi-races/context-files.test.ts"],
+	},
+	{
+		id: "DH02",
+		file: "src/resources/discovery.ts",
+		description:
+			"the skills scan walks a folder again each time a link leads to it: two links back to the skills folder never end (AgentTeams#262)",
+		edits: [
+			{
+				after: "export function collectSkillFiles",
+				find: "\t\tif (!firstVisit(visited, current)) return;\n",
+				replace: "",
+			},
+		],
+		tests: ["test/pi-races/skills-folders.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */

@@ -5,7 +5,8 @@
  * clamped level as `defaultThinkingLevel` (pi#6329; the same clamp to `off` on a model that cannot
  * reason, pi#1861, which Settle already kept out of the settings). What the user should see: the
  * narrower model runs at what it supports, and the level they picked comes back with a model that
- * supports it; `settings.json` keeps their choice.
+ * supports it; `settings.json` keeps their choice. pi#1789: cycling scoped models (`--models`), one
+ * that cannot reason and none with an explicit level, left thinking `off` on the way back.
  */
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -74,5 +75,20 @@ describe("pi#6329: thinking level lost when switching between models with differ
 		expect(savedDefault(p)).toBe("low");
 		await p.session.setModel(p.modelRuntime.getModel("faux", "wide")!);
 		expect(p.session.thinkingLevel).toBe("low");
+	});
+});
+
+describe("pi#1789: cycling scoped models, one without an explicit thinking level, resets thinking to off", () => {
+	it("pi#1789: --models plain,wide (no level on either): medium on wide → cycle to plain (off) → cycle back: medium again; settings keep medium", async () => {
+		p = await openProject({ faux: { models: MODELS } });
+		const model = (id: string) => p!.modelRuntime.getModel("faux", id)!;
+		p.session.setScopedModels([{ model: model("plain") }, { model: model("wide") }]);
+		p.session.setThinkingLevel("medium");
+		const there = await p.session.cycleModel();
+		expect(there).toMatchObject({ model: { id: "plain" }, thinkingLevel: "off", isScoped: true });
+		const back = await p.session.cycleModel();
+		expect(back).toMatchObject({ model: { id: "wide" }, thinkingLevel: "medium", isScoped: true });
+		expect(p.session.thinkingLevel).toBe("medium");
+		expect(savedDefault(p)).toBe("medium");
 	});
 });

@@ -1,0 +1,91 @@
+/**
+ * pi#8116, pi#4436, pi#5648: the same `AGENTS.md` reached by two paths was sent twice. A project
+ * `AGENTS.md` kept as a symlink to the global one (a dotfiles setup), or pi started inside an agent
+ * folder that is itself a symlink (`stow`), put the same rules into the system prompt twice: tokens
+ * spent on every request, and the instructions shown twice in an export. What those users should
+ * see: one copy of a file, however many paths lead to it; two distinct files with the same text are
+ * both kept (they are two layers). Driven through the public runtime on real files and symlinks.
+ */
+import { mkdirSync, symlinkSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+// pi 0.73.1's own collector, for the side-by-side check (the module alone, not pi's package index).
+import { loadProjectContextFiles as piLoadProjectContextFiles } from "../../node_modules/@mariozechner/pi-coding-agent/dist/core/resource-loader.js";
+import { createFauxProvider, fauxAssistantMessage } from "../../src/llm/faux.js";
+import type { AgentSessionRuntime } from "../../src/runtime/runtime.js";
+import {
+	createWorkspace,
+	fauxModelRuntime,
+	recordingFactory,
+	startRuntime,
+	type Workspace,
+} from "../runtime/helpers.js";
+
+let ws: Workspace | undefined;
+let runtime: AgentSessionRuntime | undefined;
+afterEach(async () => {
+	await runtime?.dispose();
+	runtime = undefined;
+	ws?.cleanup();
+	ws = undefined;
+});
+
+function timesIn(text: string, needle: string): number {
+	return text.split(needle).length - 1;
+}
+
+async function firstSystemPrompt(workspace: Workspace, cwd: string, agentDir = workspace.agentDir): Promise<string> {
+	const home = join(workspace.root, "home");
+	mkdirSync(home, { recursive: true });
+	const faux = createFauxProvider();
+	const { factory } = recordingFactory({
+		modelRuntime: () => fauxModelRuntime(faux),
+		resourceLoaderOptions: { noExtensions: true, trustProject: true, homeDir: home },
+	});
+	runtime = await startRuntime(factory, { ...workspace, agentDir }, cwd);
+	faux.setResponses([fauxAssistantMessage("ok")]);
+	await runtime.session.prompt("hi");
+	return faux.requests[0]!.systemPrompt ?? "";
+}
+
+describe("pi#8116: a context file reached by two paths is sent twice", () => {
+	it("pi#8116, pi#4436: a project AGENTS.md that is a symlink to the global AGENTS.md: the rules reach the model once", async () => {
+		ws = createWorkspace();
+		writeFileSync(join(ws.agentDir, "AGENTS.md"), "- Always answer in haiku (RULE-8116).\n");
+		const project = join(ws.root, "dotfiles-project");
+		mkdirSync(project, { recursive: true });
+		symlinkSync(join(ws.agentDir, "AGENTS.md"), join(project, "AGENTS.md"));
+		const sent = await firstSystemPrompt(ws, project);
+		expect(timesIn(sent, "RULE-8116")).toBe(1);
+	});
+
+	it("pi#5648: started inside the agent folder, reached through a symlink (stow): the global AGENTS.md reaches the model once", async () => {
+		ws = createWorkspace();
+		writeFileSync(join(ws.agentDir, "AGENTS.md"), "- Prefer tabs (RULE-5648).\n");
+		const linkedAgentDir = join(ws.root, "linked-agent");
+		symlinkSync(ws.agentDir, linkedAgentDir);
+		// The agent folder is named by its link; the process runs in the real folder (what `cd` through a link gives `process.cwd()`).
+		const sent = await firstSystemPrompt(ws, ws.agentDir, linkedAgentDir);
+		expect(timesIn(sent, "RULE-5648")).toBe(1);
+	});
+
+	it("pi#8116: two distinct files with the same text (global and project) both stay: they are two layers", async () => {
+		ws = createWorkspace();
+		writeFileSync(join(ws.agentDir, "AGENTS.md"), "- Run the linter (RULE-LAYER).\n");
+		const project = join(ws.root, "copied-project");
+		mkdirSync(project, { recursive: true });
+		writeFileSync(join(project, "AGENTS.md"), "- Run the linter (RULE-LAYER).\n");
+		const sent = await firstSystemPrompt(ws, project);
+		expect(timesIn(sent, "RULE-LAYER")).toBe(2);
+	});
+
+	it("pi#8116 (pi-peer): pi 0.73.1's loadProjectContextFiles lists the symlinked AGENTS.md twice on the same layout", () => {
+		ws = createWorkspace();
+		writeFileSync(join(ws.agentDir, "AGENTS.md"), "- Always answer in haiku (RULE-8116).\n");
+		const project = join(ws.root, "dotfiles-project");
+		mkdirSync(project, { recursive: true });
+		symlinkSync(join(ws.agentDir, "AGENTS.md"), join(project, "AGENTS.md"));
+		const files = piLoadProjectContextFiles({ cwd: project, agentDir: ws.agentDir }) as { content: string }[];
+		expect(files.filter((file) => file.content.includes("RULE-8116"))).toHaveLength(2);
+	});
+});
