@@ -11537,6 +11537,22 @@ export const MUTANTS: Mutant[] = [
 		edits: [{ find: "const space = text.search(/\\s/);", replace: 'const space = text.indexOf(" ");' }],
 		tests: ["test/extensions/api.test.ts"],
 	},
+	{
+		id: "DF01",
+		file: "src/cli/trace.ts",
+		description:
+			"--trace naming the session's own file is no longer refused before the run: the trace replaces the conversation at exit",
+		edits: [{ find: "if (sessionFile !== undefined && sameFile(sessionFile, file)) {", replace: "if (false) {" }],
+		tests: ["test/cli/trace.test.ts"],
+	},
+	{
+		id: "DF02",
+		file: "src/cli/trace.ts",
+		description:
+			"saving the trace no longer checks the sessions the run switched to: it is renamed over a session's file",
+		edits: [{ find: "if (session) throw new CliError(", replace: "if (false) throw new CliError(" }],
+		tests: ["test/cli/trace.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
