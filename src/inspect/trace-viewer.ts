@@ -108,7 +108,7 @@ export function renderTraceHtml(
 <style>${css}</style>
 </head>
 <body>
-<header><h1>${esc(title)}</h1><div>${trace.events.length} events${trace.dropped ? `, ${trace.dropped} earlier events dropped` : ""} · click an event or use ↑/↓${tabbed ? " (they step through the chosen machine's events)" : ""} · <input type="search" id="filter" placeholder="filter: retry|compact|queue" aria-label="show only the events whose line contains this (| separates alternatives)"> <span id="matches"></span></div>${tabs}</header>
+<header><h1>${esc(title)}</h1><div>${trace.events.length} events${trace.dropped ? `, ${trace.dropped} earlier events dropped` : ""} · click an event or use ↑/↓${tabbed ? " (they step through the chosen machine's events)" : ""} · <input type="search" id="filter" placeholder="filter: retry|compact|queue" aria-label="show only the events whose line contains this (| separates alternatives)"> <span id="matches"></span></div><p id="dropped" role="status" hidden></p>${tabs}</header>
 <main>
 <div class="diagram">
 ${sections}
@@ -281,6 +281,36 @@ document.addEventListener("keydown", (e) => {
   if (e.key === "ArrowDown") { step(1); e.preventDefault(); }
   if (e.key === "ArrowUp") { step(-1); e.preventDefault(); }
 });
+// A file dropped on the page (another trace, say) is not opened here: the browser would otherwise
+// leave the page for it. Say what the file is and how to view it; its name is shown as text only.
+const dropped = document.getElementById("dropped");
+const carriesFiles = (e) => e.dataTransfer && [...e.dataTransfer.types].includes("Files");
+document.addEventListener("dragover", (e) => { if (carriesFiles(e)) e.preventDefault(); });
+document.addEventListener("drop", async (e) => {
+  if (!carriesFiles(e)) return;
+  e.preventDefault();
+  const file = e.dataTransfer.files[0];
+  if (!file) return;
+  dropped.hidden = false;
+  dropped.textContent = file.name + ": " + (await whatIs(file)) + " This page shows only the trace it was made from.";
+});
+async function whatIs(file) {
+  const view = "run settle trace " + file.name + " to view it.";
+  if (file.size === 0) return "an empty file, not a trace.";
+  if (file.size > 256 * 1024 * 1024) return "too large to read here; " + view;
+  let parsed;
+  try {
+    parsed = JSON.parse(await file.text());
+  } catch {
+    return "not valid JSON (a file cut short?), so not a trace; settle --trace <file> records one.";
+  }
+  if (!parsed || typeof parsed !== "object" || parsed.format !== "settle.lifecycle-trace") {
+    return "not a Settle lifecycle trace; settle --trace <file> records one.";
+  }
+  const events = Array.isArray(parsed.events) ? parsed.events.length : 0;
+  if (events === 0) return "a Settle trace with no events: nothing to show.";
+  return "a Settle trace of " + events + " events: " + view;
+}
 if (tabbed) show(shown);
 select(items.length - 1, false);
 `;
@@ -317,6 +347,7 @@ main{display:flex;height:calc(100vh - ${tabbed ? 92 : 64}px)}
 .events li.kind-delay{color:#805ad5}
 .events li.kind-actor{color:#4a5568}
 header input#filter{font:inherit;width:22em;padding:1px 4px}
+header #dropped{margin:4px 0 0;color:#c53030}
 .side{flex:2;display:flex;flex-direction:column;min-width:0}
 .side>.events{flex:1 1 0;min-height:0}
 .queue{flex:none;max-height:30vh;overflow:auto;padding:4px 8px;border-bottom:1px solid #e2e8f0}

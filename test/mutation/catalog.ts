@@ -11553,6 +11553,26 @@ export const MUTANTS: Mutant[] = [
 		edits: [{ find: "if (session) throw new CliError(", replace: "if (false) throw new CliError(" }],
 		tests: ["test/cli/trace.test.ts"],
 	},
+	{
+		id: "DF03",
+		file: "src/inspect/trace-viewer.ts",
+		description:
+			"the viewer no longer accepts a dragged file: a file dropped on it gets no word (a browser that opens dropped files leaves the page)",
+		edits: [
+			{
+				find: 'document.addEventListener("dragover", (e) => { if (carriesFiles(e)) e.preventDefault(); });',
+				replace: 'document.addEventListener("dragover", (e) => {});',
+			},
+		],
+		tests: ["test/cli/trace-viewer.test.ts"],
+	},
+	{
+		id: "DF04",
+		file: "src/inspect/trace-viewer.ts",
+		description: "an empty file dropped on the viewer is called invalid JSON (cut short) instead of empty",
+		edits: [{ find: 'if (file.size === 0) return "an empty file, not a trace.";', replace: "" }],
+		tests: ["test/cli/trace-viewer.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
