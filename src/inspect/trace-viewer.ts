@@ -108,7 +108,7 @@ export function renderTraceHtml(
 <style>${css}</style>
 </head>
 <body>
-<header><h1>${esc(title)}</h1><div>${trace.events.length} events${trace.dropped ? `, ${trace.dropped} earlier events dropped` : ""} · click an event or use ↑/↓${tabbed ? " (they step through the chosen machine's events)" : ""} · <input type="search" id="filter" placeholder="filter: retry|compact|queue" aria-label="show only the events whose line contains this (| separates alternatives)"> <span id="matches"></span></div><p id="dropped" role="status" hidden></p>${tabs}</header>
+<header><h1>${esc(title)}</h1><div>${trace.events.length} events${trace.dropped ? `, ${trace.dropped} earlier events dropped` : ""} · click an event or use ↑/↓${tabbed ? " (they step through the chosen machine's events)" : ""} · <input type="search" id="filter" placeholder="filter: retry|compact|queue" aria-label="show only the events whose line contains this (| separates alternatives)"> <span id="matches"></span></div><p id="drop-note" role="status" hidden></p>${tabs}</header>
 <main>
 <div class="diagram">
 ${sections}
@@ -283,7 +283,7 @@ document.addEventListener("keydown", (e) => {
 });
 // A file dropped on the page (another trace, say) is not opened here: the browser would otherwise
 // leave the page for it. Say what the file is and how to view it; its name is shown as text only.
-const dropped = document.getElementById("dropped");
+const dropNote = document.getElementById("drop-note");
 const carriesFiles = (e) => e.dataTransfer && [...e.dataTransfer.types].includes("Files");
 document.addEventListener("dragover", (e) => { if (carriesFiles(e)) e.preventDefault(); });
 document.addEventListener("drop", async (e) => {
@@ -291,8 +291,8 @@ document.addEventListener("drop", async (e) => {
   e.preventDefault();
   const file = e.dataTransfer.files[0];
   if (!file) return;
-  dropped.hidden = false;
-  dropped.textContent = file.name + ": " + (await whatIs(file)) + " This page shows only the trace it was made from.";
+  dropNote.hidden = false;
+  dropNote.textContent = file.name + ": " + (await whatIs(file)) + " This page shows only the trace it was made from.";
 });
 async function whatIs(file) {
   const view = "run settle trace " + file.name + " to view it.";
@@ -347,7 +347,7 @@ main{display:flex;height:calc(100vh - ${tabbed ? 92 : 64}px)}
 .events li.kind-delay{color:#805ad5}
 .events li.kind-actor{color:#4a5568}
 header input#filter{font:inherit;width:22em;padding:1px 4px}
-header #dropped{margin:4px 0 0;color:#c53030}
+#drop-note{position:fixed;left:16px;bottom:16px;max-width:70ch;margin:0;padding:6px 10px;color:#c53030;background:#fff5f5;border:1px solid #c53030;border-radius:4px}
 .side{flex:2;display:flex;flex-direction:column;min-width:0}
 .side>.events{flex:1 1 0;min-height:0}
 .queue{flex:none;max-height:30vh;overflow:auto;padding:4px 8px;border-bottom:1px solid #e2e8f0}

@@ -208,7 +208,7 @@ describe("settle trace, opened in Chromium", () => {
 				for (const type of ["dragEnter", "dragOver", "drop"] as const) {
 					await cdp.send("Input.dispatchDragEvent", { type, x: 300, y: 300, data });
 				}
-				return page.locator("#dropped", { hasText: basename(file) }).textContent();
+				return page.locator("#drop-note", { hasText: basename(file) }).textContent();
 			};
 			expect(await drop(join(cli.dir, "cut.json"))).toBe(
 				`cut.json: not valid JSON (a file cut short?), so not a trace; settle --trace <file> records one. ${page1}`,
@@ -225,7 +225,7 @@ describe("settle trace, opened in Chromium", () => {
 			);
 			// The name is text, never markup.
 			expect(await drop(join(cli.dir, "<b>odd<b>.json"))).toContain("<b>odd<b>.json: not a Settle lifecycle trace");
-			expect(await page.locator("#dropped b").count()).toBe(0);
+			expect(await page.locator("#drop-note b").count()).toBe(0);
 			// The page is still the viewer of its own trace.
 			expect(page.url()).toBe(pathToFileURL(htmlFile).href);
 			expect(await page.title()).toBe(title);
