@@ -435,6 +435,23 @@ describe("settle --trace with a path that cannot be written", () => {
 			"Error: --trace records a prompt run: use it with -p, --json or --rpc (settle trace <file> renders a saved trace).",
 		);
 	});
+
+	it("regression (inspect2): --export with --trace or --inspect exported, exit 0, and silently wrote no trace and served nothing; now a usage error before the export", () => {
+		const session = join(cli.dir, "s.jsonl");
+		expect(cli.settle(["--faux", "-p", "hi", "--session", session]).code).toBe(0);
+		const page = join(cli.dir, "s.html");
+		const traced = cli.settle(["--export", session, page, "--trace", join(cli.dir, "t.json")]);
+		expect(traced.code).toBe(2);
+		expect(traced.stderr.split("\n")[0]).toBe(
+			"Error: --trace records a prompt run: use it with -p, --json or --rpc (settle trace <file> renders a saved trace).",
+		);
+		const inspected = cli.settle(["--export", session, page, "--inspect"]);
+		expect(inspected.code).toBe(2);
+		expect(inspected.stderr.split("\n")[0]).toBe(
+			"Error: --inspect watches a prompt run live: use it with -p, --json, --rpc or -i.",
+		);
+		expect(existsSync(page)).toBe(false);
+	});
 });
 
 describe("settle trace <file>", () => {

@@ -11573,6 +11573,14 @@ export const MUTANTS: Mutant[] = [
 		edits: [{ find: 'if (file.size === 0) return "an empty file, not a trace.";', replace: "" }],
 		tests: ["test/cli/trace-viewer.test.ts"],
 	},
+	{
+		id: "DF05",
+		file: "src/cli/args.ts",
+		description:
+			"--export with --trace or --inspect is accepted again: the export runs, exit 0, and no trace is written, nothing served",
+		edits: [{ find: " || result.export !== undefined;", replace: ";" }],
+		tests: ["test/cli/trace.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
