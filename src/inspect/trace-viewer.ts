@@ -329,12 +329,16 @@ function traceViewerCsp(css: string): string {
 	return `default-src 'none'; script-src ${TRACE_SCRIPT_HASH}; style-src ${sha256(css)} ${SVG_STYLE_HASH}; base-uri 'none'; form-action 'none'`;
 }
 
-/** The viewer's stylesheet (shared by the offline viewer and the live inspector page). */
+/**
+ * The viewer's stylesheet (shared by the offline viewer and the live inspector page). `main` has
+ * the height left under a header of one line (two with machine tabs), and shrinks when the header
+ * wraps (a narrow window, the live page's longer status): the panes never reach below the window.
+ */
 export function viewerStyle(tabbed: boolean): string {
-	return `body{margin:0;font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:12px;color:#1a202c}
-header{padding:10px 16px;border-bottom:1px solid #e2e8f0}
+	return `body{margin:0;font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:12px;color:#1a202c;height:100vh;display:flex;flex-direction:column}
+header{flex:none;padding:10px 16px;border-bottom:1px solid #e2e8f0}
 h1{font-size:16px;margin:0 0 4px}
-main{display:flex;height:calc(100vh - ${tabbed ? 92 : 64}px)}
+main{display:flex;height:calc(100vh - ${tabbed ? 92 : 64}px);flex:0 1 auto;min-height:0}
 .diagram{flex:3;overflow:auto;border-right:1px solid #e2e8f0}
 .events{flex:2;overflow:auto;margin:0;padding:0;list-style:none}
 .events li{padding:2px 8px 2px calc(8px + 17ch);text-indent:-17ch;white-space:pre-wrap;overflow-wrap:anywhere;cursor:pointer;border-bottom:1px solid #f7fafc}

@@ -162,6 +162,26 @@ describe("settle --inspect", () => {
 		expect((await run.exited).code).toBe(0);
 	});
 
+	it("regression (inspect2): once the run ended, the longer status wrapped the header and the panes reached 12 px below the window (a page scrollbar); now they fit", async () => {
+		const run = heldRun(["-p", "go", "--inspect"]);
+		const view = await openPage(await run.url);
+		await view.says("live");
+		await run.release();
+		await view.says("ended");
+		expect((await run.exited).code).toBe(0);
+		// Playwright's default window, 1280×720: the status line and the filter no longer fit on one line.
+		const layout = (await view.page.evaluate(`({
+			wrapped: document.getElementById("filter").getBoundingClientRect().top >
+				document.getElementById("status").getBoundingClientRect().top,
+			window: innerHeight,
+			page: document.documentElement.scrollHeight,
+			panesEnd: document.querySelector("main").getBoundingClientRect().bottom,
+		})`)) as { wrapped: boolean; window: number; page: number; panesEnd: number };
+		expect(layout.wrapped).toBe(true);
+		expect(layout.page).toBe(layout.window);
+		expect(layout.panesEnd).toBeLessThanOrEqual(layout.window);
+	});
+
 	it("the page says the connection was lost when the settle process dies without ending the stream", async () => {
 		const run = heldRun(["-p", "go", "--inspect"]);
 		const view = await openPage(await run.url);

@@ -11581,6 +11581,14 @@ export const MUTANTS: Mutant[] = [
 		edits: [{ find: " || result.export !== undefined;", replace: ";" }],
 		tests: ["test/cli/trace.test.ts"],
 	},
+	{
+		id: "DF06",
+		file: "src/inspect/trace-viewer.ts",
+		description:
+			"the viewers' panes keep the height left under a one-line header: a wrapped header (the live page's ended status) pushes them below the window",
+		edits: [{ find: ";height:100vh;display:flex;flex-direction:column}", replace: "}" }],
+		tests: ["test/cli/inspect.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
