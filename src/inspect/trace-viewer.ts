@@ -108,7 +108,7 @@ export function renderTraceHtml(
 <style>${css}</style>
 </head>
 <body>
-<header><h1>${esc(title)}</h1><div>${trace.events.length} events${trace.dropped ? `, ${trace.dropped} earlier events dropped` : ""} · click an event or use ↑/↓${tabbed ? " (they step through the chosen machine's events)" : ""} · <input type="search" id="filter" placeholder="filter: retry|compact|queue" aria-label="show only the events whose line contains this (| separates alternatives)"> <span id="matches"></span></div><p id="drop-note" role="status" hidden></p>${tabs}</header>
+<header><h1>${esc(title)}</h1><div>${trace.events.length} events${trace.dropped ? `, ${trace.dropped} earlier events dropped` : ""} · click an event or use ↑/↓${tabbed ? " (they step through the chosen machine's events)" : ""} · <input type="search" id="filter" placeholder="filter: retry|compact|queue" aria-label="show only the events whose line contains this (| separates alternatives)"> <span id="matches"></span></div>${DROP_NOTE_HTML}${tabs}</header>
 <main>
 <div class="diagram">
 ${sections}
@@ -122,7 +122,7 @@ ${items}
 </div>
 </main>
 <script type="application/json" id="trace-data">${data}</script>
-<script>${TRACE_JS}</script>
+<script>${TRACE_JS}${DROP_JS}</script>
 </body>
 </html>
 `;
@@ -281,8 +281,18 @@ document.addEventListener("keydown", (e) => {
   if (e.key === "ArrowDown") { step(1); e.preventDefault(); }
   if (e.key === "ArrowUp") { step(-1); e.preventDefault(); }
 });
-// A file dropped on the page (another trace, say) is not opened here: the browser would otherwise
-// leave the page for it. Say what the file is and how to view it; its name is shown as text only.
+if (tabbed) show(shown);
+select(items.length - 1, false);
+`;
+
+/**
+ * Both viewers' answer to a file dropped on them ({@link DROP_NOTE_HTML} shows it): what the file is
+ * and how to view it, the page staying as it is. Part of each page's script (hashed into its CSP).
+ */
+export const DROP_JS = `
+// A file dropped on the page (another trace, say) is not opened here: a browser would otherwise
+// leave the page (the live stream with it) for the file. Say what the file is and how to view it;
+// its name is shown as text only.
 const dropNote = document.getElementById("drop-note");
 const carriesFiles = (e) => e.dataTransfer && [...e.dataTransfer.types].includes("Files");
 document.addEventListener("dragover", (e) => { if (carriesFiles(e)) e.preventDefault(); });
@@ -292,7 +302,7 @@ document.addEventListener("drop", async (e) => {
   const file = e.dataTransfer.files[0];
   if (!file) return;
   dropNote.hidden = false;
-  dropNote.textContent = file.name + ": " + (await whatIs(file)) + " This page shows only the trace it was made from.";
+  dropNote.textContent = file.name + ": " + (await whatIs(file)) + " This page shows only its own trace.";
 });
 async function whatIs(file) {
   const view = "run settle trace " + file.name + " to view it.";
@@ -311,12 +321,13 @@ async function whatIs(file) {
   if (events === 0) return "a Settle trace with no events: nothing to show.";
   return "a Settle trace of " + events + " events: " + view;
 }
-if (tabbed) show(shown);
-select(items.length - 1, false);
 `;
 
+/** Where {@link DROP_JS} says what a dropped file is. */
+export const DROP_NOTE_HTML = '<p id="drop-note" role="status" hidden></p>';
+
 const sha256 = (text: string) => `'sha256-${createHash("sha256").update(text, "utf8").digest("base64")}'`;
-const TRACE_SCRIPT_HASH = sha256(TRACE_JS);
+const TRACE_SCRIPT_HASH = sha256(TRACE_JS + DROP_JS);
 const SVG_STYLE_HASH = sha256(SVG_STYLE);
 
 /**

@@ -196,7 +196,7 @@ describe("settle trace, opened in Chromium", () => {
 			"<b>odd<b>.json": "[]",
 		};
 		for (const [name, content] of Object.entries(files)) writeFileSync(join(cli.dir, name), content);
-		const page1 = "This page shows only the trace it was made from.";
+		const page1 = "This page shows only its own trace.";
 
 		await withViewer(htmlFile, async ({ page, errors }) => {
 			const title = await page.title();

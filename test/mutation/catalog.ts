@@ -11564,7 +11564,7 @@ export const MUTANTS: Mutant[] = [
 				replace: 'document.addEventListener("dragover", (e) => {});',
 			},
 		],
-		tests: ["test/cli/trace-viewer.test.ts"],
+		tests: ["test/cli/trace-viewer.test.ts", "test/cli/inspect.test.ts"],
 	},
 	{
 		id: "DF04",
@@ -11587,6 +11587,21 @@ export const MUTANTS: Mutant[] = [
 		description:
 			"the viewers' panes keep the height left under a one-line header: a wrapped header (the live page's ended status) pushes them below the window",
 		edits: [{ find: ";height:100vh;display:flex;flex-direction:column}", replace: "}" }],
+		tests: ["test/cli/inspect.test.ts"],
+	},
+	{
+		id: "DF07",
+		file: "src/inspect/live-page.ts",
+		description:
+			"the live page has no place for the dropped-file note: a file dropped on it gets no word (a browser that opens dropped files leaves the live view)",
+		edits: [
+			{
+				// biome-ignore lint/suspicious/noTemplateCurlyInString: the source text of a template literal
+				find: "${DROP_NOTE_HTML}${tabs}</header>",
+				// biome-ignore lint/suspicious/noTemplateCurlyInString: the source text of a template literal
+				replace: "${tabs}</header>",
+			},
+		],
 		tests: ["test/cli/inspect.test.ts"],
 	},
 ];
