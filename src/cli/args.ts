@@ -391,14 +391,16 @@ function checkCombinations(result: ParsedArgs): void {
 }
 
 function checkTraceOptions(result: ParsedArgs): void {
-	if (result.trace !== undefined && (result.command !== undefined || result.listModels !== undefined)) {
+	// A command, --list-models and --export run no prompt: nothing would be recorded or served.
+	const noRun = result.command !== undefined || result.listModels !== undefined || result.export !== undefined;
+	if (result.trace !== undefined && noRun) {
 		result.diagnostics.push({
 			type: "error",
 			message:
 				"--trace records a prompt run: use it with -p, --json or --rpc (settle trace <file> renders a saved trace).",
 		});
 	}
-	if (result.inspect && (result.command !== undefined || result.listModels !== undefined)) {
+	if (result.inspect && noRun) {
 		result.diagnostics.push({
 			type: "error",
 			message: "--inspect watches a prompt run live: use it with -p, --json, --rpc or -i.",

@@ -127,7 +127,13 @@ export async function main(argv: readonly string[], out: CliOutput = processOutp
 		const fileArguments = await readFileArguments(args.fileArgs);
 		const host = await startHost(args);
 		const { runtime } = host;
-		trace?.follow(runtime);
+		try {
+			// Refuses a trace path that is the session's file (exit 2) before anything runs.
+			trace?.follow(runtime);
+		} catch (error) {
+			await runtime.dispose();
+			throw error;
+		}
 		// Served for the whole run, closed after the runtime is disposed (the page then says it ended).
 		const inspector = args.inspect ? await startCliInspector(runtime, args.inspectPort, out) : undefined;
 		try {

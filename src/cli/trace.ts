@@ -13,6 +13,7 @@
 import { accessSync, chmodSync, constants, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { errorMessage } from "../errors.js";
+import { sameFile } from "../export/write-file.js";
 import type { LifecycleInspectionEvent } from "../inspect/lifecycle-inspector.js";
 import { createTraceRecorder, type LifecycleTrace, type TraceSession } from "../inspect/trace.js";
 import type { AgentSessionRuntime } from "../runtime/runtime.js";
@@ -39,14 +40,17 @@ export interface CliTrace {
 	/**
 	 * Records `runtime`'s current session now, the runtime machine, and each session that replaces
 	 * the current one, and saves the trace if the process exits before {@link save} (SIGINT,
-	 * SIGTERM, stdout closed).
+	 * SIGTERM, stdout closed). Throws {@link CliError} (exit 2), recording nothing, when the trace's
+	 * path is the current session's file (`--session s.jsonl --trace s.jsonl`): saving would replace
+	 * the conversation.
 	 */
 	follow(runtime: AgentSessionRuntime): void;
 	/** The trace recorded so far. */
 	toJSON(): CliLifecycleTrace;
 	/**
 	 * Writes the trace (atomically: a temp file renamed over `path`) and stops the exit hook.
-	 * Throws {@link CliError} (exit 1) naming the path when it cannot be written.
+	 * Throws {@link CliError} (exit 1) naming the path when it cannot be written, or when it is the
+	 * file of a session the run used (a session switched to later: it is left as it is).
 	 */
 	save(): void;
 }
@@ -142,6 +146,9 @@ export function startCliTrace(path: string, options: { maxEvents?: number } = {}
 		};
 	};
 	const write = () => {
+		// Renaming the trace over a session's file would replace the conversation with the trace.
+		const session = sessions.find((part) => part.sessionFile !== undefined && sameFile(part.sessionFile, file));
+		if (session) throw new CliError(sessionFileText(file, "Not saving the trace"), EXIT_FAILURE);
 		const text = () => `${JSON.stringify(toJSON(), null, 2)}\n`;
 		if (isSpecialFile(file)) {
 			// A device or a pipe (/dev/stdout) is written in place: a rename would replace it.
@@ -173,6 +180,10 @@ export function startCliTrace(path: string, options: { maxEvents?: number } = {}
 	return {
 		path: file,
 		follow(runtime) {
+			const sessionFile = runtime.session.sessionFile;
+			if (sessionFile !== undefined && sameFile(sessionFile, file)) {
+				throw new CliError(sessionFileText(file, `--trace ${path}`), EXIT_USAGE);
+			}
 			// The session first: a trace's `machine` stays the prompt-operation machine, as before.
 			attach(runtime.session);
 			runtime.inspect(observer);
@@ -188,4 +199,9 @@ export function startCliTrace(path: string, options: { maxEvents?: number } = {}
 			write();
 		},
 	};
+}
+
+/** What the trace's path names: a session's file, which the trace would replace. */
+function sessionFileText(file: string, start: string): string {
+	return `${start}: ${file} is a session's file, and the trace would replace the conversation; give the trace another path (e.g. ${file.replace(/\.jsonl$/i, "")}.trace.json).`;
 }

@@ -10,7 +10,7 @@ import type { AnyStateMachine } from "xstate";
 import type { LifecycleInspectionEvent } from "./lifecycle-inspector.js";
 import { QUEUE_HISTORY_JS } from "./queue-history.js";
 import { SVG_STYLE } from "./svg.js";
-import { diagramSections, machineTabs, viewerStyle } from "./trace-viewer.js";
+import { DROP_JS, DROP_NOTE_HTML, diagramSections, machineTabs, viewerStyle } from "./trace-viewer.js";
 
 /** What the server sends for one event (`data:` of an SSE `lifecycle` message). */
 export interface LiveEventMessage {
@@ -398,7 +398,7 @@ if (tabbed) show(shown);
 `;
 
 const sha256 = (text: string) => `'sha256-${createHash("sha256").update(text, "utf8").digest("base64")}'`;
-const SCRIPT_HASH = sha256(LIVE_JS);
+const SCRIPT_HASH = sha256(LIVE_JS + DROP_JS);
 
 const LIVE_CSS = `
 header button#follow{font:inherit;margin-left:8px;padding:1px 8px;border:1px solid #d53f8c;color:#d53f8c;background:#fff;border-radius:4px;cursor:pointer}
@@ -442,7 +442,7 @@ export function renderLivePage(diagrams: readonly AnyStateMachine[], title: stri
 <style>${liveStyle(tabbed)}</style>
 </head>
 <body>
-<header><h1>${escapeText(title)}</h1><div><span id="status">connecting…</span> · <span id="count">0 events</span><span id="dropped" hidden></span> · click an event or use ↑/↓, End follows${tabbed ? " (they step through the chosen machine's events)" : ""} · <input type="search" id="filter" placeholder="filter: retry|compact|queue" aria-label="show only the events whose line contains this (| separates alternatives)"> <span id="matches"></span><button type="button" id="follow" hidden>follow live ↓</button></div>${tabs}</header>
+<header><h1>${escapeText(title)}</h1><div><span id="status">connecting…</span> · <span id="count">0 events</span><span id="dropped" hidden></span> · click an event or use ↑/↓, End follows${tabbed ? " (they step through the chosen machine's events)" : ""} · <input type="search" id="filter" placeholder="filter: retry|compact|queue" aria-label="show only the events whose line contains this (| separates alternatives)"> <span id="matches"></span><button type="button" id="follow" hidden>follow live ↓</button></div>${DROP_NOTE_HTML}${tabs}</header>
 <main>
 <div class="diagram">
 ${diagramSections(diagrams, shown)}
@@ -454,7 +454,7 @@ ${diagramSections(diagrams, shown)}
 <pre class="detail" id="detail" aria-label="the selected event"></pre>
 </div>
 </main>
-<script>${LIVE_JS}</script>
+<script>${LIVE_JS}${DROP_JS}</script>
 </body>
 </html>
 `;

@@ -108,7 +108,7 @@ export function renderTraceHtml(
 <style>${css}</style>
 </head>
 <body>
-<header><h1>${esc(title)}</h1><div>${trace.events.length} events${trace.dropped ? `, ${trace.dropped} earlier events dropped` : ""} · click an event or use ↑/↓${tabbed ? " (they step through the chosen machine's events)" : ""} · <input type="search" id="filter" placeholder="filter: retry|compact|queue" aria-label="show only the events whose line contains this (| separates alternatives)"> <span id="matches"></span></div>${tabs}</header>
+<header><h1>${esc(title)}</h1><div>${trace.events.length} events${trace.dropped ? `, ${trace.dropped} earlier events dropped` : ""} · click an event or use ↑/↓${tabbed ? " (they step through the chosen machine's events)" : ""} · <input type="search" id="filter" placeholder="filter: retry|compact|queue" aria-label="show only the events whose line contains this (| separates alternatives)"> <span id="matches"></span></div>${DROP_NOTE_HTML}${tabs}</header>
 <main>
 <div class="diagram">
 ${sections}
@@ -122,7 +122,7 @@ ${items}
 </div>
 </main>
 <script type="application/json" id="trace-data">${data}</script>
-<script>${TRACE_JS}</script>
+<script>${TRACE_JS}${DROP_JS}</script>
 </body>
 </html>
 `;
@@ -285,8 +285,49 @@ if (tabbed) show(shown);
 select(items.length - 1, false);
 `;
 
+/**
+ * Both viewers' answer to a file dropped on them ({@link DROP_NOTE_HTML} shows it): what the file is
+ * and how to view it, the page staying as it is. Part of each page's script (hashed into its CSP).
+ */
+export const DROP_JS = `
+// A file dropped on the page (another trace, say) is not opened here: a browser would otherwise
+// leave the page (the live stream with it) for the file. Say what the file is and how to view it;
+// its name is shown as text only.
+const dropNote = document.getElementById("drop-note");
+const carriesFiles = (e) => e.dataTransfer && [...e.dataTransfer.types].includes("Files");
+document.addEventListener("dragover", (e) => { if (carriesFiles(e)) e.preventDefault(); });
+document.addEventListener("drop", async (e) => {
+  if (!carriesFiles(e)) return;
+  e.preventDefault();
+  const file = e.dataTransfer.files[0];
+  if (!file) return;
+  dropNote.hidden = false;
+  dropNote.textContent = file.name + ": " + (await whatIs(file)) + " This page shows only its own trace.";
+});
+async function whatIs(file) {
+  const view = "run settle trace " + file.name + " to view it.";
+  if (file.size === 0) return "an empty file, not a trace.";
+  if (file.size > 256 * 1024 * 1024) return "too large to read here; " + view;
+  let parsed;
+  try {
+    parsed = JSON.parse(await file.text());
+  } catch {
+    return "not valid JSON (a file cut short?), so not a trace; settle --trace <file> records one.";
+  }
+  if (!parsed || typeof parsed !== "object" || parsed.format !== "settle.lifecycle-trace") {
+    return "not a Settle lifecycle trace; settle --trace <file> records one.";
+  }
+  const events = Array.isArray(parsed.events) ? parsed.events.length : 0;
+  if (events === 0) return "a Settle trace with no events: nothing to show.";
+  return "a Settle trace of " + events + " events: " + view;
+}
+`;
+
+/** Where {@link DROP_JS} says what a dropped file is. */
+export const DROP_NOTE_HTML = '<p id="drop-note" role="status" hidden></p>';
+
 const sha256 = (text: string) => `'sha256-${createHash("sha256").update(text, "utf8").digest("base64")}'`;
-const TRACE_SCRIPT_HASH = sha256(TRACE_JS);
+const TRACE_SCRIPT_HASH = sha256(TRACE_JS + DROP_JS);
 const SVG_STYLE_HASH = sha256(SVG_STYLE);
 
 /**
@@ -299,12 +340,16 @@ function traceViewerCsp(css: string): string {
 	return `default-src 'none'; script-src ${TRACE_SCRIPT_HASH}; style-src ${sha256(css)} ${SVG_STYLE_HASH}; base-uri 'none'; form-action 'none'`;
 }
 
-/** The viewer's stylesheet (shared by the offline viewer and the live inspector page). */
+/**
+ * The viewer's stylesheet (shared by the offline viewer and the live inspector page). `main` has
+ * the height left under a header of one line (two with machine tabs), and shrinks when the header
+ * wraps (a narrow window, the live page's longer status): the panes never reach below the window.
+ */
 export function viewerStyle(tabbed: boolean): string {
-	return `body{margin:0;font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:12px;color:#1a202c}
-header{padding:10px 16px;border-bottom:1px solid #e2e8f0}
+	return `body{margin:0;font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:12px;color:#1a202c;height:100vh;display:flex;flex-direction:column}
+header{flex:none;padding:10px 16px;border-bottom:1px solid #e2e8f0}
 h1{font-size:16px;margin:0 0 4px}
-main{display:flex;height:calc(100vh - ${tabbed ? 92 : 64}px)}
+main{display:flex;height:calc(100vh - ${tabbed ? 92 : 64}px);flex:0 1 auto;min-height:0}
 .diagram{flex:3;overflow:auto;border-right:1px solid #e2e8f0}
 .events{flex:2;overflow:auto;margin:0;padding:0;list-style:none}
 .events li{padding:2px 8px 2px calc(8px + 17ch);text-indent:-17ch;white-space:pre-wrap;overflow-wrap:anywhere;cursor:pointer;border-bottom:1px solid #f7fafc}
@@ -317,6 +362,7 @@ main{display:flex;height:calc(100vh - ${tabbed ? 92 : 64}px)}
 .events li.kind-delay{color:#805ad5}
 .events li.kind-actor{color:#4a5568}
 header input#filter{font:inherit;width:22em;padding:1px 4px}
+#drop-note{position:fixed;left:16px;bottom:16px;max-width:70ch;margin:0;padding:6px 10px;color:#c53030;background:#fff5f5;border:1px solid #c53030;border-radius:4px}
 .side{flex:2;display:flex;flex-direction:column;min-width:0}
 .side>.events{flex:1 1 0;min-height:0}
 .queue{flex:none;max-height:30vh;overflow:auto;padding:4px 8px;border-bottom:1px solid #e2e8f0}

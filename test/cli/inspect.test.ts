@@ -162,6 +162,57 @@ describe("settle --inspect", () => {
 		expect((await run.exited).code).toBe(0);
 	});
 
+	it("regression (inspect2): once the run ended, the longer status wrapped the header and the panes reached 12 px below the window (a page scrollbar); now they fit", async () => {
+		const run = heldRun(["-p", "go", "--inspect"]);
+		const view = await openPage(await run.url);
+		await view.says("live");
+		await run.release();
+		await view.says("ended");
+		expect((await run.exited).code).toBe(0);
+		// Playwright's default window, 1280×720: the status line and the filter no longer fit on one line.
+		const layout = (await view.page.evaluate(`({
+			wrapped: document.getElementById("filter").getBoundingClientRect().top >
+				document.getElementById("status").getBoundingClientRect().top,
+			window: innerHeight,
+			page: document.documentElement.scrollHeight,
+			panesEnd: document.querySelector("main").getBoundingClientRect().bottom,
+		})`)) as { wrapped: boolean; window: number; page: number; panesEnd: number };
+		expect(layout.wrapped).toBe(true);
+		expect(layout.page).toBe(layout.window);
+		expect(layout.panesEnd).toBeLessThanOrEqual(layout.window);
+	});
+
+	it("regression (inspect2): a file dropped on the live page got no word (a browser that opens dropped files leaves the live view for it); now the page says what it is and stays live", async () => {
+		const trace = join(cli.dir, "earlier.json");
+		expect(
+			spawnSync(process.execPath, [...cliCommand(), "--faux", "-p", "hi", "--trace", trace], {
+				cwd: cli.project,
+				env: { ...process.env, SETTLE_AGENT_DIR: cli.agentDir },
+				input: "",
+			}).status,
+		).toBe(0);
+		const events = JSON.parse(readFileSync(trace, "utf8")).events.length;
+		const run = heldRun(["-p", "go", "--inspect"]);
+		const url = await run.url;
+		const view = await openPage(url);
+		await view.says("live");
+		// A real drop of the file from disk, as the browser's drag and drop delivers it.
+		const cdp = await view.page.context().newCDPSession(view.page);
+		const data = { items: [], files: [trace], dragOperationsMask: 1 };
+		for (const type of ["dragEnter", "dragOver", "drop"] as const) {
+			await cdp.send("Input.dispatchDragEvent", { type, x: 300, y: 300, data });
+		}
+		await view.page.locator("#drop-note", { hasText: "earlier.json" }).waitFor();
+		expect(await view.page.locator("#drop-note").textContent()).toBe(
+			`earlier.json: a Settle trace of ${events} events: run settle trace earlier.json to view it. This page shows only its own trace.`,
+		);
+		expect(view.page.url()).toBe(url);
+		expect(await view.status.textContent()).toBe("live");
+		await run.release();
+		await view.says("ended");
+		expect((await run.exited).code).toBe(0);
+	});
+
 	it("the page says the connection was lost when the settle process dies without ending the stream", async () => {
 		const run = heldRun(["-p", "go", "--inspect"]);
 		const view = await openPage(await run.url);

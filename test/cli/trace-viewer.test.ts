@@ -3,8 +3,8 @@
  * (Debian's, see test/inspect/chromium.ts): the retry and the compaction of the run are shown; an
  * RPC run that replaces its session shows the runtime machine's path as well.
  */
-import { mkdirSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { basename, join } from "node:path";
 import { pathToFileURL } from "node:url";
 import type { Page } from "playwright-core";
 import { describe, expect, it } from "vitest";
@@ -176,6 +176,60 @@ describe("settle trace, opened in Chromium", () => {
 			expect(await marked("visited")).toEqual(["promptOperation.idle"]);
 			await page.keyboard.press("ArrowDown");
 			expect((await selected()).machine).toBe("promptOperation");
+			expect(errors).toEqual([]);
+		});
+	});
+
+	it("regression (inspect2): a file dropped on the viewer did nothing (or, in a browser that opens dropped files, left the page); now it says what the file is and how to view it", async () => {
+		const traceFile = join(cli.dir, "run.json");
+		expect(cli.settle(["--faux", "-p", "hi", "--trace", traceFile]).code).toBe(0);
+		const htmlFile = cli.settle(["trace", traceFile]).stdout.trim();
+		const text = readFileSync(traceFile, "utf8");
+		const other = join(cli.dir, "other.json");
+		expect(cli.settle(["--faux", "-p", "one", "two", "--trace", other]).code).toBe(0);
+		const otherEvents = JSON.parse(readFileSync(other, "utf8")).events.length;
+		const files = {
+			"cut.json": text.slice(0, text.length / 2),
+			"empty.json": "",
+			"package.json": '{"name":"app"}',
+			"none.json": '{"format":"settle.lifecycle-trace","version":1,"dropped":0,"events":[]}',
+			"<b>odd<b>.json": "[]",
+		};
+		for (const [name, content] of Object.entries(files)) writeFileSync(join(cli.dir, name), content);
+		const page1 = "This page shows only its own trace.";
+
+		await withViewer(htmlFile, async ({ page, errors }) => {
+			const title = await page.title();
+			const events = await page.locator("li[data-i]").count();
+			// A real drop of a file from disk, as the browser's drag and drop delivers it.
+			const cdp = await page.context().newCDPSession(page);
+			const drop = async (file: string) => {
+				const data = { items: [], files: [file], dragOperationsMask: 1 };
+				for (const type of ["dragEnter", "dragOver", "drop"] as const) {
+					await cdp.send("Input.dispatchDragEvent", { type, x: 300, y: 300, data });
+				}
+				return page.locator("#drop-note", { hasText: basename(file) }).textContent();
+			};
+			expect(await drop(join(cli.dir, "cut.json"))).toBe(
+				`cut.json: not valid JSON (a file cut short?), so not a trace; settle --trace <file> records one. ${page1}`,
+			);
+			expect(await drop(join(cli.dir, "empty.json"))).toBe(`empty.json: an empty file, not a trace. ${page1}`);
+			expect(await drop(join(cli.dir, "package.json"))).toBe(
+				`package.json: not a Settle lifecycle trace; settle --trace <file> records one. ${page1}`,
+			);
+			expect(await drop(join(cli.dir, "none.json"))).toBe(
+				`none.json: a Settle trace with no events: nothing to show. ${page1}`,
+			);
+			expect(await drop(other)).toBe(
+				`other.json: a Settle trace of ${otherEvents} events: run settle trace other.json to view it. ${page1}`,
+			);
+			// The name is text, never markup.
+			expect(await drop(join(cli.dir, "<b>odd<b>.json"))).toContain("<b>odd<b>.json: not a Settle lifecycle trace");
+			expect(await page.locator("#drop-note b").count()).toBe(0);
+			// The page is still the viewer of its own trace.
+			expect(page.url()).toBe(pathToFileURL(htmlFile).href);
+			expect(await page.title()).toBe(title);
+			expect(await page.locator("li[data-i]").count()).toBe(events);
 			expect(errors).toEqual([]);
 		});
 	});

@@ -384,12 +384,73 @@ describe("settle --trace with a path that cannot be written", () => {
 		expect(rpc.lines.some((line) => line.type === "agent_settled")).toBe(true);
 	});
 
+	it("regression (inspect2): --session s.jsonl --trace s.jsonl replaced the conversation with the trace; now exit 2 before the run, the session untouched", () => {
+		const session = join(cli.dir, "s.jsonl");
+		expect(cli.settle(["--faux", "-p", "first question", "--session", session]).code).toBe(0);
+		const before = readFileSync(session, "utf8");
+		const run = cli.settle(["--faux", "-p", "second question", "--session", session, "--trace", session]);
+		expect(run).toEqual({
+			code: 2,
+			stdout: "",
+			stderr: `Error: --trace ${session}: ${session} is a session's file, and the trace would replace the conversation; give the trace another path (e.g. ${join(cli.dir, "s")}.trace.json).\n`,
+		});
+		expect(readFileSync(session, "utf8")).toBe(before);
+	});
+
+	it("regression (inspect2): -c --trace <the newest session's file> replaced it with the trace; now exit 2, the session untouched", () => {
+		expect(cli.settle(["--faux", "-p", "first question"]).code).toBe(0);
+		const folder = join(cli.agentDir, "sessions");
+		const [project] = readdirSync(folder);
+		const [name] = readdirSync(join(folder, project!));
+		const newest = join(folder, project!, name!);
+		const before = readFileSync(newest, "utf8");
+		const run = cli.settle(["--faux", "-c", "-p", "second question", "--trace", newest]);
+		expect(run.code).toBe(2);
+		expect(run.stdout).toBe("");
+		expect(run.stderr).toBe(
+			`Error: --trace ${newest}: ${newest} is a session's file, and the trace would replace the conversation; give the trace another path (e.g. ${newest.replace(/\.jsonl$/, "")}.trace.json).\n`,
+		);
+		expect(readFileSync(newest, "utf8")).toBe(before);
+	});
+
+	it("regression (inspect2): an RPC run that switched to the trace's path saved the trace over that session; now exit 1 naming it, the session untouched", async () => {
+		const session = join(cli.dir, "other.jsonl");
+		expect(cli.settle(["--faux", "-p", "kept", "--session", session]).code).toBe(0);
+		const before = readFileSync(session, "utf8");
+		const rpc = new RpcClient(["--faux", "--trace", session], { cwd: cli.project, agentDir: cli.agentDir });
+		expect(await rpc.request({ id: "1", type: "switch_session", sessionPath: session })).toMatchObject({
+			success: true,
+		});
+		expect(await rpc.end()).toBe(1);
+		expect(rpc.stderr).toBe(
+			`Error: Not saving the trace: ${session} is a session's file, and the trace would replace the conversation; give the trace another path (e.g. ${join(cli.dir, "other")}.trace.json).\n`,
+		);
+		expect(readFileSync(session, "utf8")).toBe(before);
+	});
+
 	it("--trace with a command that runs no prompt is a usage error", () => {
 		const run = cli.settle(["viz", "--trace", join(cli.dir, "t.json")]);
 		expect(run.code).toBe(2);
 		expect(run.stderr.split("\n")[0]).toBe(
 			"Error: --trace records a prompt run: use it with -p, --json or --rpc (settle trace <file> renders a saved trace).",
 		);
+	});
+
+	it("regression (inspect2): --export with --trace or --inspect exported, exit 0, and silently wrote no trace and served nothing; now a usage error before the export", () => {
+		const session = join(cli.dir, "s.jsonl");
+		expect(cli.settle(["--faux", "-p", "hi", "--session", session]).code).toBe(0);
+		const page = join(cli.dir, "s.html");
+		const traced = cli.settle(["--export", session, page, "--trace", join(cli.dir, "t.json")]);
+		expect(traced.code).toBe(2);
+		expect(traced.stderr.split("\n")[0]).toBe(
+			"Error: --trace records a prompt run: use it with -p, --json or --rpc (settle trace <file> renders a saved trace).",
+		);
+		const inspected = cli.settle(["--export", session, page, "--inspect"]);
+		expect(inspected.code).toBe(2);
+		expect(inspected.stderr.split("\n")[0]).toBe(
+			"Error: --inspect watches a prompt run live: use it with -p, --json, --rpc or -i.",
+		);
+		expect(existsSync(page)).toBe(false);
 	});
 });
 

@@ -11775,6 +11775,73 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/pi-races/skills-folders.test.ts"],
 	},
+	{
+		id: "DF01",
+		file: "src/cli/trace.ts",
+		description:
+			"--trace naming the session's own file is no longer refused before the run: the trace replaces the conversation at exit",
+		edits: [{ find: "if (sessionFile !== undefined && sameFile(sessionFile, file)) {", replace: "if (false) {" }],
+		tests: ["test/cli/trace.test.ts"],
+	},
+	{
+		id: "DF02",
+		file: "src/cli/trace.ts",
+		description:
+			"saving the trace no longer checks the sessions the run switched to: it is renamed over a session's file",
+		edits: [{ find: "if (session) throw new CliError(", replace: "if (false) throw new CliError(" }],
+		tests: ["test/cli/trace.test.ts"],
+	},
+	{
+		id: "DF03",
+		file: "src/inspect/trace-viewer.ts",
+		description:
+			"the viewer no longer accepts a dragged file: a file dropped on it gets no word (a browser that opens dropped files leaves the page)",
+		edits: [
+			{
+				find: 'document.addEventListener("dragover", (e) => { if (carriesFiles(e)) e.preventDefault(); });',
+				replace: 'document.addEventListener("dragover", (e) => {});',
+			},
+		],
+		tests: ["test/cli/trace-viewer.test.ts", "test/cli/inspect.test.ts"],
+	},
+	{
+		id: "DF04",
+		file: "src/inspect/trace-viewer.ts",
+		description: "an empty file dropped on the viewer is called invalid JSON (cut short) instead of empty",
+		edits: [{ find: 'if (file.size === 0) return "an empty file, not a trace.";', replace: "" }],
+		tests: ["test/cli/trace-viewer.test.ts"],
+	},
+	{
+		id: "DF05",
+		file: "src/cli/args.ts",
+		description:
+			"--export with --trace or --inspect is accepted again: the export runs, exit 0, and no trace is written, nothing served",
+		edits: [{ find: " || result.export !== undefined;", replace: ";" }],
+		tests: ["test/cli/trace.test.ts"],
+	},
+	{
+		id: "DF06",
+		file: "src/inspect/trace-viewer.ts",
+		description:
+			"the viewers' panes keep the height left under a one-line header: a wrapped header (the live page's ended status) pushes them below the window",
+		edits: [{ find: ";height:100vh;display:flex;flex-direction:column}", replace: "}" }],
+		tests: ["test/cli/inspect.test.ts"],
+	},
+	{
+		id: "DF07",
+		file: "src/inspect/live-page.ts",
+		description:
+			"the live page has no place for the dropped-file note: a file dropped on it gets no word (a browser that opens dropped files leaves the live view)",
+		edits: [
+			{
+				// biome-ignore lint/suspicious/noTemplateCurlyInString: the source text of a template literal
+				find: "${DROP_NOTE_HTML}${tabs}</header>",
+				// biome-ignore lint/suspicious/noTemplateCurlyInString: the source text of a template literal
+				replace: "${tabs}</header>",
+			},
+		],
+		tests: ["test/cli/inspect.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
