@@ -95,8 +95,9 @@ export async function startHost(args: ParsedArgs): Promise<CliHost> {
 			EXIT_FAILURE,
 		);
 	}
+	// As for --agent-dir and the sessionDir setting: a quoted `~` is the home folder (pi#3514).
 	const sessionDir = args.sessionDir
-		? resolve(args.sessionDir)
+		? resolve(expandHome(args.sessionDir))
 		: (settings.getSessionDir() ?? getDefaultSessionDirPath(cwd, agentDir));
 
 	// Sessions are written on the first message, after the model answered: check the folder now.

@@ -11790,6 +11790,14 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/pi-races/resume-hint.test.ts", "test/cli/session-arg.test.ts", "test/cli/session-prefix-pi.test.ts"],
 	},
+	{
+		id: "DI02",
+		file: "src/cli/host.ts",
+		description:
+			"a quoted `~` in --session-dir is taken literally again: sessions go to a folder named ~ in the project (pi#3514)",
+		edits: [{ find: "? resolve(expandHome(args.sessionDir))", replace: "? resolve(args.sessionDir)" }],
+		tests: ["test/pi-races/session-dir-tilde.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
