@@ -95,8 +95,9 @@ export async function startHost(args: ParsedArgs): Promise<CliHost> {
 			EXIT_FAILURE,
 		);
 	}
+	// As for --agent-dir and the sessionDir setting: a quoted `~` is the home folder (pi#3514).
 	const sessionDir = args.sessionDir
-		? resolve(args.sessionDir)
+		? resolve(expandHome(args.sessionDir))
 		: (settings.getSessionDir() ?? getDefaultSessionDirPath(cwd, agentDir));
 
 	// Sessions are written on the first message, after the model answered: check the folder now.
@@ -416,7 +417,9 @@ async function findByIdPrefix(args: ParsedArgs, cwd: string, agentDir: string, s
 			agentDir,
 			sessionDir,
 			latestHint: " (settle --continue resumes the latest).",
-			resumeElsewhere: (other) => `settle --cwd ${shellWord(other.cwd)} --session ${other.id}`,
+			// The file's path, not its id: an id is looked up in the session folders of the command
+			// that runs it, and --session-dir, a sessionDir setting or SETTLE_AGENT_DIR may not be there (pi#8048).
+			resumeElsewhere: (other) => `settle --cwd ${shellWord(other.cwd)} --session ${shellWord(other.path)}`,
 		});
 		return info.path;
 	} catch (error) {

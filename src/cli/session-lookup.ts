@@ -63,7 +63,7 @@ const LISTED = 5;
  *     agentDir,
  *     sessionDir: getDefaultSessionDirPath(cwd, agentDir),
  *     latestHint: "",
- *     resumeElsewhere: (other) => `cd ${other.cwd} && settle --session ${other.id}`,
+ *     resumeElsewhere: (other) => `cd ${other.cwd} && settle --session ${other.path}`,
  *   });
  *   SessionManager.open(info.path);
  * } catch (error) {

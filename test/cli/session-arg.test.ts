@@ -84,10 +84,13 @@ describe("settle --session", () => {
 			`Error: No session of this project (${cli.project}) has an id starting with ${id.slice(0, 20)}; session ${id} (`,
 		);
 		expect(run.stderr).toContain(`"work over there") of the project ${other} does.`);
-		const command = `settle --cwd '${other}' --session ${id}`;
-		expect(run.stderr).toContain(`To resume it there: ${command}\n`);
-		// The command it names works (the path has a space: quoted for the shell).
-		const resumed = settle(["--faux", "--json", "--cwd", other, "--session", id, "again"]);
+		// The session's file (found by its path wherever sessions are kept, pi#8048), in the other project.
+		const named = new RegExp(`To resume it there: settle --cwd '${other}' --session '([^']+_${id}\\.jsonl)'\n`).exec(
+			run.stderr,
+		);
+		expect(named, run.stderr).not.toBeNull();
+		// The command it names works (both paths have a space: quoted for the shell).
+		const resumed = settle(["--faux", "--json", "--cwd", other, "--session", named![1]!, "again"]);
 		expect(resumed.code).toBe(0);
 		expect(JSON.parse(resumed.stdout.split("\n")[0]!)).toMatchObject({ id });
 	});

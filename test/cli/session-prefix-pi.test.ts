@@ -180,7 +180,7 @@ describe("--session <id-prefix>, pi and Settle side by side", () => {
 		const settle = await run("settle", ["-p", "--session", "0badc0de", "hi"]);
 		expect(settle.code).toBe(2);
 		expect(settle.stderr).toContain(
-			`of the project ${other} does. To resume it there: settle --cwd ${other} --session 0badc0de-0000-7000-8000-000000000001\n`,
+			`of the project ${other} does. To resume it there: settle --cwd ${other} --session ${copies[1]}\n`,
 		);
 		expect(readFileSync(copies[1]!, "utf8")).not.toContain('"hi"');
 	});

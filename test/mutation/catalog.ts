@@ -11842,6 +11842,29 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/cli/inspect.test.ts"],
 	},
+	{
+		id: "DI01",
+		file: "src/cli/host.ts",
+		description:
+			"the command named for resuming another project's session gives its id again, which the pasted command looks up where --session-dir did not point (pi#8048)",
+		edits: [
+			{
+				// biome-ignore lint/suspicious/noTemplateCurlyInString: the source text of a template literal
+				find: "--session ${shellWord(other.path)}`,",
+				// biome-ignore lint/suspicious/noTemplateCurlyInString: the source text of a template literal
+				replace: "--session ${other.id}`,",
+			},
+		],
+		tests: ["test/pi-races/resume-hint.test.ts", "test/cli/session-arg.test.ts", "test/cli/session-prefix-pi.test.ts"],
+	},
+	{
+		id: "DI02",
+		file: "src/cli/host.ts",
+		description:
+			"a quoted `~` in --session-dir is taken literally again: sessions go to a folder named ~ in the project (pi#3514)",
+		edits: [{ find: "? resolve(expandHome(args.sessionDir))", replace: "? resolve(args.sessionDir)" }],
+		tests: ["test/pi-races/session-dir-tilde.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */

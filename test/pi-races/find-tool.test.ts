@@ -57,3 +57,58 @@ describe("dreb#17: find ignores every file once a nested .gitignore says `*`", (
 		expect(findResults(h)).toEqual(["a/CLAUDE.md\nb/c/CLAUDE.md", "a/CLAUDE.md\nb/c/CLAUDE.md", "src/main.py"]);
 	});
 });
+
+describe("pi#5960: find misses files of a nested git repo that the parent repo's .gitignore ignores", () => {
+	it("pi#5960: a workspace repo ignoring everything (`*`, `!.gitignore`) holds a project repo: find in the project lists its AGENTS.md; find in the workspace does not", async () => {
+		h = await createHarness({ persistence: "memory", initialActiveToolNames: ["find"] });
+		for (const [path, text] of [
+			["workspace/.git/HEAD", "ref: refs/heads/main\n"],
+			["workspace/.gitignore", "*\n!.gitignore\n"],
+			["workspace/project/.git/HEAD", "ref: refs/heads/main\n"],
+			["workspace/project/AGENTS.md", "rules"],
+			["workspace/project/docs/AGENTS.local.md", "more rules"],
+		] as const) {
+			mkdirSync(dirname(join(h.tempDir, path)), { recursive: true });
+			writeFileSync(join(h.tempDir, path), text);
+		}
+		script(h, [
+			fauxAssistantMessage(
+				[
+					fauxToolCall("find", { path: "workspace/project", pattern: "**/AGENTS*.md", limit: 20 }, { id: "f1" }),
+					fauxToolCall("find", { path: "workspace", pattern: "**/AGENTS*.md", limit: 20 }, { id: "f2" }),
+				],
+				{ stopReason: "toolUse" },
+			),
+			fauxAssistantMessage("found them"),
+		]);
+		await h.session.prompt("where are the AGENTS files?");
+		const [inProject, inWorkspace] = findResults(h);
+		expect(inProject).toBe("AGENTS.md\ndocs/AGENTS.local.md");
+		// From the workspace its own `*` rule applies, as git's would: the project folder is ignored.
+		expect(inWorkspace).toMatch(/^No files found/);
+	});
+
+	it("pi#5960: the workspace's rule ignores what is inside the project (`project/*`), not the folder: find in the project still lists its files, as git (a nested repo is its own root) does", async () => {
+		h = await createHarness({ persistence: "memory", initialActiveToolNames: ["find"] });
+		for (const [path, text] of [
+			["workspace/.git/HEAD", "ref: refs/heads/main\n"],
+			["workspace/.gitignore", "project/*\n"],
+			["workspace/project/.git/HEAD", "ref: refs/heads/main\n"],
+			["workspace/project/AGENTS.md", "rules"],
+		] as const) {
+			mkdirSync(dirname(join(h.tempDir, path)), { recursive: true });
+			writeFileSync(join(h.tempDir, path), text);
+		}
+		script(h, [
+			fauxAssistantMessage(
+				[fauxToolCall("find", { path: "workspace/project", pattern: "**/AGENTS*.md" }, { id: "f1" })],
+				{
+					stopReason: "toolUse",
+				},
+			),
+			fauxAssistantMessage("found it"),
+		]);
+		await h.session.prompt("where are the AGENTS files?");
+		expect(findResults(h)).toEqual(["AGENTS.md"]);
+	});
+});
