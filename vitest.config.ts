@@ -75,6 +75,8 @@ export default defineConfig({
 		// one worker (290 files), 288 s with two (305 files).
 		maxWorkers: Math.max(2, availableParallelism() - 1),
 		testTimeout: 30_000,
+		// The helpers' cleanups after every test, in every file (test/cleanups.ts says why).
+		setupFiles: ["test/cleanups.setup.ts"],
 		hookTimeout: 30_000,
 		projects: [
 			{

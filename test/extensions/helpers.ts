@@ -1,12 +1,12 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterEach } from "vitest";
 import { createExtensionRunner, type ExtensionRunner } from "../../src/extensions/runner.js";
 import type { ExtensionError, ExtensionFactory, ExtensionLoadError } from "../../src/extensions/types.js";
+import { afterEachTest } from "../cleanups.js";
 
 const created: string[] = [];
-afterEach(() => {
+afterEachTest(() => {
 	for (const dir of created.splice(0)) rmSync(dir, { recursive: true, force: true });
 });
 

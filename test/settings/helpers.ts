@@ -2,7 +2,8 @@ import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { afterEach, vi } from "vitest";
+import { vi } from "vitest";
+import { afterEachTest } from "../cleanups.js";
 
 /** Absolute path of a fixture project under test/fixtures/projects. */
 export function fixtureProject(name: string): string {
@@ -10,7 +11,7 @@ export function fixtureProject(name: string): string {
 }
 
 const created: string[] = [];
-afterEach(() => {
+afterEachTest(() => {
 	for (const dir of created.splice(0)) rmSync(dir, { recursive: true, force: true });
 });
 

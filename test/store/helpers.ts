@@ -1,9 +1,9 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterEach } from "vitest";
 import type { AssistantMessage, StopReason, ToolResultMessage, Usage, UserMessage } from "../../src/llm/types.js";
 import type { SessionManager } from "../../src/store/session-manager.js";
+import { afterEachTest } from "../cleanups.js";
 
 const dirs: string[] = [];
 const managers: SessionManager[] = [];
@@ -31,7 +31,7 @@ export function releaseAll(): void {
 	for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
 }
 
-afterEach(releaseAll);
+afterEachTest(releaseAll);
 
 export const usage: Usage = {
 	input: 10,

@@ -3,13 +3,13 @@ import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { afterEach } from "vitest";
 import type { AgentToolResult, AgentToolUpdateCallback } from "../../src/agent/types.js";
 import type { AnyToolDefinition } from "../../src/tools/types.js";
+import { afterEachTest } from "../cleanups.js";
 
 const created: string[] = [];
 
-afterEach(async () => {
+afterEachTest(async () => {
 	await Promise.all(created.splice(0).map((dir) => rm(dir, { recursive: true, force: true })));
 });
 
