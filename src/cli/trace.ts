@@ -10,12 +10,13 @@
  * inspector's `∅ → idle (inspect)` line, and the trace's extra `sessions` field says where each one
  * starts; the viewer draws both machines.
  */
-import { accessSync, chmodSync, constants, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { accessSync, chmodSync, constants, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { errorMessage } from "../errors.js";
 import { sameFile } from "../export/write-file.js";
 import type { LifecycleInspectionEvent } from "../inspect/lifecycle-inspector.js";
-import { createTraceRecorder, type LifecycleTrace, type TraceSession } from "../inspect/trace.js";
+import { createTraceRecorder, type LifecycleTrace, TRACE_FORMAT, type TraceSession } from "../inspect/trace.js";
+import { isSessionFile } from "../inspect/trace-file.js";
 import type { AgentSessionRuntime } from "../runtime/runtime.js";
 import type { AgentSession } from "../session/agent-session.js";
 import { isSpecialFile, outputAdvice, replacementMode } from "../store/folders.js";
@@ -57,7 +58,8 @@ export interface CliTrace {
 
 /**
  * Checks that a trace can be written to `path` (its folder exists and is writable, the path is not
- * a folder) before anything runs. Throws {@link CliError} with exit code 2 saying what is wrong.
+ * a folder, and an existing non-empty file there is an earlier Settle trace, not a file the trace
+ * would replace by mistake, e.g. `--trace package.json`) before anything runs. Throws {@link CliError} with exit code 2 saying what is wrong.
  * Returns the absolute path.
  *
  * @example
@@ -80,11 +82,28 @@ export function checkTracePath(path: string): string {
 		throw fail(`the folder ${folder} cannot be reached (${code ?? errorMessage(error)}).`);
 	}
 	if (!folderStat.isDirectory()) throw fail(`${folder} is not a folder.`);
+	let fileStat: ReturnType<typeof statSync> | undefined;
 	try {
-		if (statSync(file).isDirectory()) throw fail(`${file} is a folder; give a file name, e.g. ${file}/trace.json.`);
-	} catch (error) {
-		if (error instanceof CliError) throw error;
+		fileStat = statSync(file);
+	} catch {
 		// No such file yet: it is created when the run ends.
+	}
+	if (fileStat?.isDirectory()) throw fail(`${file} is a folder; give a file name, e.g. ${file}/trace.json.`);
+	// The trace is renamed over the file at exit: only an earlier trace (a re-run) or an empty file is replaced.
+	if (fileStat?.isFile() && fileStat.size > 0) {
+		let text: string;
+		try {
+			text = readFileSync(file, "utf8");
+		} catch (error) {
+			const code = (error as NodeJS.ErrnoException).code ?? errorMessage(error);
+			throw fail(`${file} exists and cannot be read (${code}) to check that it is a trace; pick another path.`);
+		}
+		if (isSessionFile(text)) throw new CliError(sessionFileText(file, `--trace ${path}`), EXIT_USAGE);
+		if (!isSettleTrace(text)) {
+			throw fail(
+				`${file} exists and is not a Settle trace, and the trace would replace it; pick another path, or delete the file first.`,
+			);
+		}
 	}
 	try {
 		accessSync(folder, constants.W_OK | constants.X_OK);
@@ -204,4 +223,17 @@ export function startCliTrace(path: string, options: { maxEvents?: number } = {}
 /** What the trace's path names: a session's file, which the trace would replace. */
 function sessionFileText(file: string, start: string): string {
 	return `${start}: ${file} is a session's file, and the trace would replace the conversation; give the trace another path (e.g. ${file.replace(/\.jsonl$/i, "")}.trace.json).`;
+}
+
+/**
+ * A file an earlier `--trace` saved: a JSON object whose `format` is a lifecycle trace's. Its
+ * version and events are not checked — a trace from another Settle version is still one to replace.
+ */
+function isSettleTrace(text: string): boolean {
+	try {
+		const value = JSON.parse(text) as { format?: unknown } | null;
+		return typeof value === "object" && value !== null && value.format === TRACE_FORMAT;
+	} catch {
+		return false;
+	}
 }

@@ -78,7 +78,7 @@ export async function loadTrace(path: string): Promise<LifecycleTrace> {
 }
 
 /** A session file (pi's format: a JSONL whose first line is the `{"type":"session", …}` header). */
-function isSessionFile(text: string): boolean {
+export function isSessionFile(text: string): boolean {
 	const newline = text.indexOf("\n");
 	try {
 		const first = JSON.parse(newline < 0 ? text : text.slice(0, newline)) as { type?: unknown } | null;

@@ -353,6 +353,35 @@ describe("settle --trace with a path that cannot be written", () => {
 		expect(folder.stderr).toMatch(/^Error: --trace .*: .* is a folder; give a file name, e\.g\. .*\/trace\.json\.\n$/);
 	});
 
+	it("regression (leftovers): --trace package.json (a typo) replaced the file with the trace at exit; now exit 2 with one line before any model call, its bytes untouched", () => {
+		const files = {
+			"package.json": Buffer.from('{\n\t"name": "app",\n\t"format": "not a trace"\n}\n'),
+			"index.ts": Buffer.from("export const answer = 42;\n"),
+			"data.bin": Buffer.from([0, 255, 10, 13, 128]),
+		};
+		for (const [name, bytes] of Object.entries(files)) {
+			const path = join(cli.project, name);
+			writeFileSync(path, bytes);
+			expect(runWithTrace(name)).toEqual({
+				code: 2,
+				stderr: `Error: --trace ${name}: ${path} exists and is not a Settle trace, and the trace would replace it; pick another path, or delete the file first.\n`,
+			});
+			expect(readFileSync(path).equals(bytes)).toBe(true);
+		}
+	});
+
+	it("an earlier trace (a re-run with the same --trace) and an empty file are replaced by the new trace", async () => {
+		const earlier = join(cli.dir, "run.json");
+		expect(cli.settle(["--faux", "-p", "first run", "--trace", earlier]).code).toBe(0);
+		expect(promptTexts((await loadTrace(earlier)).events)).toEqual(["first run"]);
+		expect(cli.settle(["--faux", "-p", "second run", "--trace", earlier]).code).toBe(0);
+		expect(promptTexts((await loadTrace(earlier)).events)).toEqual(["second run"]);
+		const empty = join(cli.dir, "empty.json");
+		writeFileSync(empty, "");
+		expect(cli.settle(["--faux", "-p", "into the empty file", "--trace", empty]).code).toBe(0);
+		expect(promptTexts((await loadTrace(empty)).events)).toEqual(["into the empty file"]);
+	});
+
 	it("a folder that is not writable: exit 2 with one line, before any model call", () => {
 		const readOnly = join(cli.dir, "read-only");
 		mkdirSync(readOnly);
@@ -415,9 +444,11 @@ describe("settle --trace with a path that cannot be written", () => {
 
 	it("regression (inspect2): an RPC run that switched to the trace's path saved the trace over that session; now exit 1 naming it, the session untouched", async () => {
 		const session = join(cli.dir, "other.jsonl");
+		// The session is written once the server has started (an existing session's file is refused at the start).
+		const rpc = new RpcClient(["--faux", "--trace", session], { cwd: cli.project, agentDir: cli.agentDir });
+		expect(await rpc.request({ id: "0", type: "get_state" })).toMatchObject({ success: true });
 		expect(cli.settle(["--faux", "-p", "kept", "--session", session]).code).toBe(0);
 		const before = readFileSync(session, "utf8");
-		const rpc = new RpcClient(["--faux", "--trace", session], { cwd: cli.project, agentDir: cli.agentDir });
 		expect(await rpc.request({ id: "1", type: "switch_session", sessionPath: session })).toMatchObject({
 			success: true,
 		});

@@ -11865,6 +11865,14 @@ export const MUTANTS: Mutant[] = [
 		edits: [{ find: "? resolve(expandHome(args.sessionDir))", replace: "? resolve(args.sessionDir)" }],
 		tests: ["test/pi-races/session-dir-tilde.test.ts"],
 	},
+	{
+		id: "DL01",
+		file: "src/cli/trace.ts",
+		description:
+			"--trace onto an existing file that is not a Settle trace (--trace package.json) is accepted again: the trace replaces it at exit",
+		edits: [{ find: "if (!isSettleTrace(text)) {", replace: "if (false) {" }],
+		tests: ["test/cli/trace.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
