@@ -64,7 +64,8 @@ Options:
   --session <file|id>           Resume a session file, or this project's session with that id (or id prefix)
   -c, --continue                Resume this project's most recent session
   --no-session                  Keep the session in memory only
-  --session-dir <dir>           Where session files go (default <agent dir>/sessions/--<cwd>--)
+  --session-dir <dir>           Where session files go (default $SETTLE_SESSION_DIR, the sessionDir
+                                setting, or <agent dir>/sessions/--<cwd>--)
   --agent-dir <dir>             Global folder (default $SETTLE_AGENT_DIR or ~/.settle/agent)
   -t, --tools <a,b>             Allowlist of tools (built-in, extension, custom)
   -nt, --no-tools               No tools at all

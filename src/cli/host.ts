@@ -10,7 +10,7 @@ import { collectExtensionFlags } from "../extensions/flags.js";
 import { createAgentSessionRuntimeFactory } from "../runtime/factory.js";
 import { type AgentSessionRuntime, createAgentSessionRuntime } from "../runtime/runtime.js";
 import type { AgentSessionRuntimeDiagnostic } from "../runtime/services.js";
-import { expandHome, getDefaultAgentDir } from "../settings/paths.js";
+import { expandHome, getDefaultAgentDir, SESSION_DIR_ENV } from "../settings/paths.js";
 import { SettingsManager } from "../settings/settings-manager.js";
 import { resolveProjectTrust, TRUST_FILE_NAME } from "../settings/trust.js";
 import { unwritableFolder } from "../store/folders.js";
@@ -95,17 +95,21 @@ export async function startHost(args: ParsedArgs): Promise<CliHost> {
 			EXIT_FAILURE,
 		);
 	}
+	// As pi: --session-dir, then $SETTLE_SESSION_DIR, then the sessionDir setting, then the agent folder's.
 	// As for --agent-dir and the sessionDir setting: a quoted `~` is the home folder (pi#3514).
+	const envSessionDir = process.env[SESSION_DIR_ENV]?.trim() || undefined;
 	const sessionDir = args.sessionDir
 		? resolve(expandHome(args.sessionDir))
-		: (settings.getSessionDir() ?? getDefaultSessionDirPath(cwd, agentDir));
+		: envSessionDir
+			? resolve(expandHome(envSessionDir))
+			: (settings.getSessionDir() ?? getDefaultSessionDirPath(cwd, agentDir));
 
 	// Sessions are written on the first message, after the model answered: check the folder now.
 	if (!args.noSession && args.session === undefined) {
 		const problem = unwritableFolder(sessionDir);
 		if (problem) {
 			throw new CliError(
-				`Cannot keep sessions in ${sessionDir}: ${problem}. Pass --session-dir <folder> (or --agent-dir <folder>), or --no-session to keep the session in memory.`,
+				`Cannot keep sessions in ${sessionDir}${!args.sessionDir && envSessionDir ? ` (${SESSION_DIR_ENV})` : ""}: ${problem}. Pass --session-dir <folder> (or --agent-dir <folder>), or --no-session to keep the session in memory.`,
 				args.sessionDir !== undefined || args.agentDir !== undefined ? EXIT_USAGE : EXIT_FAILURE,
 			);
 		}

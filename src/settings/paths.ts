@@ -21,6 +21,11 @@ export const SETTLE_CONFIG_DIR_NAME = ".settle";
 export const PI_CONFIG_DIR_NAME = ".pi";
 /** Environment variable that overrides the default global agent folder. */
 export const AGENT_DIR_ENV = "SETTLE_AGENT_DIR";
+/**
+ * Environment variable naming the `settle` command's session folder (pi's
+ * `PI_CODING_AGENT_SESSION_DIR`): `--session-dir` beats it, it beats the `sessionDir` setting.
+ */
+export const SESSION_DIR_ENV = "SETTLE_SESSION_DIR";
 
 /**
  * The default global agent folder: `$SETTLE_AGENT_DIR` or `~/.settle/agent`.

@@ -11873,6 +11873,45 @@ export const MUTANTS: Mutant[] = [
 		edits: [{ find: "if (!isSettleTrace(text)) {", replace: "if (false) {" }],
 		tests: ["test/cli/trace.test.ts"],
 	},
+	{
+		id: "DL02",
+		file: "src/cli/host.ts",
+		description:
+			"SETTLE_SESSION_DIR is ignored: sessions go to the sessionDir setting or the agent folder's, and -c / --session / --rpc look there",
+		edits: [
+			{
+				find: "const envSessionDir = process.env[SESSION_DIR_ENV]?.trim() || undefined;",
+				replace: "const envSessionDir = undefined as string | undefined;",
+			},
+		],
+		tests: ["test/cli/session-dir-env.test.ts"],
+	},
+	{
+		id: "DL03",
+		file: "src/cli/host.ts",
+		description: "a `~` in SETTLE_SESSION_DIR is taken literally: sessions go to a folder named ~ in the project",
+		edits: [{ find: "? resolve(expandHome(envSessionDir))", replace: "? resolve(envSessionDir)" }],
+		tests: ["test/cli/session-dir-env.test.ts"],
+	},
+	{
+		id: "DL04",
+		file: "src/cli/host.ts",
+		description: "SETTLE_SESSION_DIR beats --session-dir (pi: the flag wins)",
+		edits: [
+			{
+				find: "const sessionDir = args.sessionDir\n",
+				replace: "const sessionDir = !envSessionDir && args.sessionDir\n",
+			},
+		],
+		tests: ["test/cli/session-dir-env.test.ts"],
+	},
+	{
+		id: "DL05",
+		file: "src/cli/host.ts",
+		description: "the sessionDir setting beats SETTLE_SESSION_DIR (pi: the variable wins)",
+		edits: [{ find: "\t\t: envSessionDir\n", replace: "\t\t: !settings.getSessionDir() && envSessionDir\n" }],
+		tests: ["test/cli/session-dir-env.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
