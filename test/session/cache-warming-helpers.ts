@@ -68,6 +68,11 @@ export interface WarmSessionOptions {
 	settings?: Partial<Settings>;
 	/** Run on the real clock instead of a `SimulatedClock` (timers then really wait). */
 	realClock?: boolean;
+	/**
+	 * The session's folder, made by the caller (for a child process that never calls `cleanup()`:
+	 * a folder the test removes); by default a new temp folder. `cleanup()` removes either.
+	 */
+	dir?: string;
 }
 
 export function usage(partial: Partial<Usage>): Usage {
@@ -93,7 +98,7 @@ export function warmModel(id: string, options: Pick<WarmSessionOptions, "cost" |
 }
 
 export async function warmSession(options: WarmSessionOptions = {}) {
-	const dir = mkdtempSync(join(tmpdir(), "settle-cache-warming-"));
+	const dir = options.dir ?? mkdtempSync(join(tmpdir(), "settle-cache-warming-"));
 	const clock = new SimulatedClock();
 	const model = warmModel("warm-1", options);
 	const other = warmModel("warm-2", options);

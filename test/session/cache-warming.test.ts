@@ -433,7 +433,8 @@ describe("cache warming", () => {
 			program,
 			[
 				`import { warmSession } from ${JSON.stringify(helpers)};`,
-				"const env = await warmSession({ realClock: true });",
+				// In the test's folder: the script ends without cleanup() (that is the point), which would leave its own.
+				`const env = await warmSession({ realClock: true, dir: ${JSON.stringify(dir)} });`,
 				'await env.session.prompt("hello");',
 				"console.log(JSON.stringify(env.session.cacheWarmingStatus));",
 			].join("\n"),
