@@ -7,17 +7,16 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { SettleError } from "../../src/errors.js";
 import type { ExtensionAPI } from "../../src/extensions/types.js";
-import { createFauxProvider, type FauxProvider, fauxAssistantMessage } from "../../src/llm/faux.js";
+import { fauxAssistantMessage } from "../../src/llm/faux.js";
 import { isReplacementRefusal } from "../../src/runtime/errors.js";
 import type { AgentSessionRuntime } from "../../src/runtime/runtime.js";
 import type { AgentSession } from "../../src/session/agent-session.js";
 import { SESSION_REPLACED, SESSION_RUNTIME_DISPOSED, SESSION_RUNTIME_DISPOSING } from "../../src/session/texts.js";
-import { createWorkspace, loggingFactory, type RecordingFactory, startRuntime, type Workspace } from "./helpers.js";
+import { loggingFactory, type RecordingFactory, startRuntime } from "./helpers.js";
+import { useRuntimeWorkspace } from "./runtime-workspace.js";
 
-let ws: Workspace;
-let faux: FauxProvider;
+const t = useRuntimeWorkspace();
 let rec: RecordingFactory;
-let runtime: AgentSessionRuntime | undefined;
 
 /** An event handler parked until released (then it returns `{ cancel }` where that means something). */
 interface Gate {
@@ -56,26 +55,22 @@ function gatingExtension(pi: ExtensionAPI): void {
 }
 
 beforeEach(() => {
-	ws = createWorkspace();
-	faux = createFauxProvider();
 	delete gates.shutdown;
 	delete gates.beforeSwitch;
-	rec = loggingFactory(faux, [], [gatingExtension]);
+	rec = loggingFactory(t.faux, [], [gatingExtension]);
 });
 
-afterEach(async () => {
+// Before useRuntimeWorkspace's teardown disposes the runtime: a parked handler would hold the dispose.
+afterEach(() => {
 	gates.shutdown?.release();
 	gates.beforeSwitch?.release(true);
-	await runtime?.dispose();
-	runtime = undefined;
-	ws.cleanup();
 });
 
 async function start(): Promise<AgentSessionRuntime> {
-	runtime = await startRuntime(rec.factory, ws, ws.alpha);
-	faux.setResponses([fauxAssistantMessage("first answer")]);
-	await runtime.session.prompt("first");
-	return runtime;
+	t.runtime = await startRuntime(rec.factory, t.ws, t.ws.alpha);
+	t.faux.setResponses([fauxAssistantMessage("first answer")]);
+	await t.runtime.session.prompt("first");
+	return t.runtime;
 }
 
 /** Each input call on `session`, with the error it rejected with (all of them reject). */
@@ -154,7 +149,7 @@ describe("input on a session whose runtime is being disposed", () => {
 			delete gates.shutdown;
 			await disposing;
 			await expectClosed(r.session, SESSION_RUNTIME_DISPOSED);
-			runtime = undefined;
+			t.runtime = undefined;
 		}
 	});
 });

@@ -6,29 +6,14 @@
  */
 import { copyFileSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import type { FauxProvider } from "../../src/llm/faux.js";
-import { createFauxProvider } from "../../src/llm/faux.js";
-import type { AgentSessionRuntime } from "../../src/runtime/runtime.js";
+import { describe, expect, it } from "vitest";
 import type { FileEntry, SessionEntry } from "../../src/store/entries.js";
 import { SessionManager } from "../../src/store/session-manager.js";
 import { assistant, user } from "../store/helpers.js";
-import { createWorkspace, loggingFactory, startRuntime, type Workspace } from "./helpers.js";
+import { loggingFactory, startRuntime } from "./helpers.js";
+import { useRuntimeWorkspace } from "./runtime-workspace.js";
 
-let ws: Workspace;
-let faux: FauxProvider;
-let runtime: AgentSessionRuntime | undefined;
-
-beforeEach(() => {
-	ws = createWorkspace();
-	faux = createFauxProvider();
-});
-
-afterEach(async () => {
-	await runtime?.dispose();
-	runtime = undefined;
-	ws.cleanup();
-});
+const t = useRuntimeWorkspace();
 
 /** A session with an abandoned branch, labels (one on a label-less path, one off it) and a compaction keeping a label entry. */
 function writeLongSession(manager: SessionManager): { forkAt: string } {
@@ -72,30 +57,35 @@ function canonical(entries: readonly FileEntry[]): unknown[] {
 
 describe("fork copies the branch only", () => {
 	it("file-backed: the forked file is what createBranchedSession writes; the source file is untouched", async () => {
-		const dir = ws.sessionDir(ws.alpha);
-		const source = SessionManager.create(ws.alpha, dir);
+		const dir = t.ws.sessionDir(t.ws.alpha);
+		const source = SessionManager.create(t.ws.alpha, dir);
 		const { forkAt } = writeLongSession(source);
 		const sourceFile = source.getSessionFile()!;
 		const parentOfForkAt = source.getEntry(forkAt)!.parentId!;
 		source.close();
 		// The reference: the same file opened elsewhere and branched by the store itself.
-		const referenceFile = join(ws.root, "reference.jsonl");
+		const referenceFile = join(t.ws.root, "reference.jsonl");
 		copyFileSync(sourceFile, referenceFile);
-		const reference = SessionManager.open(referenceFile, join(ws.root, "reference-out"));
+		const reference = SessionManager.open(referenceFile, join(t.ws.root, "reference-out"));
 		const expectedFile = reference.createBranchedSession(parentOfForkAt)!;
 		reference.close();
 		const sourceBytes = readFileSync(sourceFile, "utf8");
 
-		runtime = await startRuntime(loggingFactory(faux, []).factory, ws, ws.alpha, SessionManager.open(sourceFile));
-		const { selectedText } = await runtime.fork(forkAt);
+		t.runtime = await startRuntime(
+			loggingFactory(t.faux, []).factory,
+			t.ws,
+			t.ws.alpha,
+			SessionManager.open(sourceFile),
+		);
+		const { selectedText } = await t.runtime.fork(forkAt);
 		expect(selectedText).toBe("fork here");
-		const forkedFile = runtime.session.sessionFile!;
+		const forkedFile = t.runtime.session.sessionFile!;
 		expect(forkedFile).not.toBe(sourceFile);
 		const forked = lines(forkedFile);
 		const header = forked[0] as Extract<FileEntry, { type: "session" }>;
 		expect(header.parentSession).toBe(sourceFile);
-		expect(header.cwd).toBe(ws.alpha);
-		expect(header.id).toBe(runtime.session.sessionId);
+		expect(header.cwd).toBe(t.ws.alpha);
+		expect(header.id).toBe(t.runtime.session.sessionId);
 		expect(Object.keys(header)).toEqual(["type", "version", "id", "timestamp", "cwd", "parentSession"]);
 		expect(canonical(forked)).toEqual(canonical(lines(expectedFile)));
 		// Nothing of the abandoned branch, and the kept compaction points at the entry after the label it kept.
@@ -111,16 +101,16 @@ describe("fork copies the branch only", () => {
 	});
 
 	it("in memory: the forked session holds the same entries under a new session id", async () => {
-		const manager = SessionManager.inMemory(ws.alpha);
+		const manager = SessionManager.inMemory(t.ws.alpha);
 		const { forkAt } = writeLongSession(manager);
-		const expected = SessionManager.inMemory(ws.alpha, undefined, [manager.getHeader()!, ...manager.getEntries()]);
+		const expected = SessionManager.inMemory(t.ws.alpha, undefined, [manager.getHeader()!, ...manager.getEntries()]);
 		expected.createBranchedSession(manager.getEntry(forkAt)!.parentId!);
 		const before = JSON.stringify(manager.getEntries());
 
-		runtime = await startRuntime(loggingFactory(faux, []).factory, ws, ws.alpha, manager);
-		const sourceId = runtime.session.sessionId;
-		await runtime.fork(forkAt);
-		const forked = runtime.session.sessionManager;
+		t.runtime = await startRuntime(loggingFactory(t.faux, []).factory, t.ws, t.ws.alpha, manager);
+		const sourceId = t.runtime.session.sessionId;
+		await t.runtime.fork(forkAt);
+		const forked = t.runtime.session.sessionManager;
 		expect(forked.getSessionId()).not.toBe(sourceId);
 		expect(forked.getHeader()?.parentSession).toBeUndefined();
 		expect(canonical(forked.getEntries())).toEqual(canonical(expected.getEntries()));

@@ -6,43 +6,25 @@
  * public API on real session files.
  */
 
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { beforeEach, describe, expect, it } from "vitest";
 import { SettleError } from "../../src/errors.js";
 import { setListenerErrorHandler } from "../../src/listener-errors.js";
-import { createFauxProvider, type FauxProvider } from "../../src/llm/faux.js";
-import type { AgentSessionRuntime } from "../../src/runtime/runtime.js";
-import {
-	assertUsable,
-	createWorkspace,
-	loggingFactory,
-	type RecordingFactory,
-	startRuntime,
-	type Workspace,
-} from "./helpers.js";
+import { assertUsable, loggingFactory, type RecordingFactory, startRuntime } from "./helpers.js";
 import { captureProcessWarnings } from "./process-warnings.js";
+import { useRuntimeWorkspace } from "./runtime-workspace.js";
 
-let ws: Workspace;
-let faux: FauxProvider;
+const t = useRuntimeWorkspace();
 let rec: RecordingFactory;
-let runtime: AgentSessionRuntime | undefined;
 const captured = captureProcessWarnings();
 
 beforeEach(() => {
-	ws = createWorkspace();
-	faux = createFauxProvider();
-	rec = loggingFactory(faux, []);
-});
-
-afterEach(async () => {
-	await runtime?.dispose();
-	runtime = undefined;
-	ws.cleanup();
+	rec = loggingFactory(t.faux, []);
 });
 
 describe("listener errors", () => {
 	it("onSessionReplaced: a throwing and a rejecting listener are each reported once; the replacements go on", async () => {
-		runtime = await startRuntime(rec.factory, ws, ws.alpha);
-		const r = runtime;
+		t.runtime = await startRuntime(rec.factory, t.ws, t.ws.alpha);
+		const r = t.runtime;
 		const thrown = new Error("listener bug");
 		const rejected = new Error("async listener bug");
 		const calls: string[] = [];
@@ -71,19 +53,19 @@ describe("listener errors", () => {
 		);
 		expect(second).toMatchObject({ code: "LISTENER", cause: rejected });
 		expect(r.lifecycle).toBe("active");
-		await assertUsable(r.session, faux);
+		await assertUsable(r.session, t.faux);
 
 		// Again: the listeners are called (and skipped) again, but reported only the first time.
 		expect(await r.newSession()).toEqual({ cancelled: false });
 		expect(calls).toHaveLength(6);
-		await assertUsable(r.session, faux);
+		await assertUsable(r.session, t.faux);
 		expect(captured.warnings).toHaveLength(2);
 		expect(captured.unhandled).toEqual([]);
 	});
 
 	it("session.subscribe: a listener that throws on every event is reported once; the prompt completes", async () => {
-		runtime = await startRuntime(rec.factory, ws, ws.alpha);
-		const session = runtime.session;
+		t.runtime = await startRuntime(rec.factory, t.ws, t.ws.alpha);
+		const session = t.runtime.session;
 		let calls = 0;
 		const types: string[] = [];
 		session.subscribe(() => {
@@ -91,7 +73,7 @@ describe("listener errors", () => {
 			throw new TypeError("cannot read 'text' of undefined");
 		});
 		session.subscribe((event) => types.push(event.type));
-		await assertUsable(session, faux, "hello");
+		await assertUsable(session, t.faux, "hello");
 		expect(types).toContain("agent_settled");
 		expect(calls).toBe(types.length);
 		expect(calls).toBeGreaterThan(1);
@@ -108,15 +90,15 @@ describe("listener errors", () => {
 	});
 
 	it("setListenerErrorHandler: reports go to the host's handler and none is a process warning; a throwing handler's is", async () => {
-		runtime = await startRuntime(rec.factory, ws, ws.alpha);
-		const session = runtime.session;
+		t.runtime = await startRuntime(rec.factory, t.ws, t.ws.alpha);
+		const session = t.runtime.session;
 		const routed: SettleError[] = [];
 		const restore = setListenerErrorHandler((warning) => routed.push(warning));
 		try {
 			session.subscribe((event) => {
 				if (event.type === "agent_start") throw new Error("logged by the host");
 			});
-			await assertUsable(session, faux, "hello");
+			await assertUsable(session, t.faux, "hello");
 			await captured.drained();
 			expect(routed).toHaveLength(1);
 			expect(routed[0]).toBeInstanceOf(SettleError);
@@ -134,7 +116,7 @@ describe("listener errors", () => {
 			session.subscribe((event) => {
 				if (event.type === "agent_start") throw new Error("second listener");
 			});
-			await assertUsable(session, faux, "again");
+			await assertUsable(session, t.faux, "again");
 			const [warning] = await captured.until(1);
 			expect(warning!.message).toContain("second listener");
 			restoreRouting();
@@ -146,18 +128,18 @@ describe("listener errors", () => {
 		session.subscribe((event) => {
 			if (event.type === "agent_start") throw new Error("third listener");
 		});
-		await assertUsable(session, faux, "once more");
+		await assertUsable(session, t.faux, "once more");
 		const warnings = await captured.until(2);
 		expect(warnings[1]!.message).toContain("third listener");
 		expect(routed).toHaveLength(1);
 	});
 
 	it("session.subscribe: an async listener's rejection is reported, not an captured.unhandled rejection", async () => {
-		runtime = await startRuntime(rec.factory, ws, ws.alpha);
-		runtime.session.subscribe(async (event) => {
+		t.runtime = await startRuntime(rec.factory, t.ws, t.ws.alpha);
+		t.runtime.session.subscribe(async (event) => {
 			if (event.type === "agent_settled") throw new Error("saving the transcript failed");
 		});
-		await assertUsable(runtime.session, faux);
+		await assertUsable(t.runtime.session, t.faux);
 		const [warning] = await captured.until(1);
 		expect(warning).toMatchObject({
 			code: "LISTENER",

@@ -4,41 +4,23 @@
  * first project remains. Two fixture projects on disk, each with `.settle/settings.json`,
  * AGENTS.md, a skill and an extension.
  */
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { createFauxProvider, type FauxProvider, fauxAssistantMessage, fauxToolCall } from "../../src/llm/faux.js";
+import { beforeEach, describe, expect, it } from "vitest";
+import { fauxAssistantMessage, fauxToolCall } from "../../src/llm/faux.js";
 import type { ToolResultMessage } from "../../src/llm/types.js";
-import type { AgentSessionRuntime } from "../../src/runtime/runtime.js";
 import type { AgentSession } from "../../src/session/agent-session.js";
-import {
-	assertUsable,
-	createWorkspace,
-	fauxModelRuntime,
-	installFixtureLog,
-	recordingFactory,
-	startRuntime,
-	type Workspace,
-} from "./helpers.js";
+import { assertUsable, fauxModelRuntime, installFixtureLog, recordingFactory, startRuntime } from "./helpers.js";
+import { useRuntimeWorkspace } from "./runtime-workspace.js";
 
-let ws: Workspace;
-let faux: FauxProvider;
+const t = useRuntimeWorkspace();
 let log: string[];
-let runtime: AgentSessionRuntime | undefined;
 
 beforeEach(() => {
-	ws = createWorkspace();
-	faux = createFauxProvider();
 	log = installFixtureLog();
-});
-
-afterEach(async () => {
-	await runtime?.dispose();
-	runtime = undefined;
-	ws.cleanup();
 });
 
 function factory(trustProject: boolean) {
 	return recordingFactory({
-		modelRuntime: () => fauxModelRuntime(faux),
+		modelRuntime: () => fauxModelRuntime(t.faux),
 		resourceLoaderOptions: { trustProject },
 	}).factory;
 }
@@ -62,7 +44,7 @@ function projectView(session: AgentSession) {
 
 /** Runs one model turn that calls `tool` with `args`; returns the tool result text. */
 async function callTool(session: AgentSession, tool: string, args: Record<string, unknown>): Promise<string> {
-	faux.setResponses([
+	t.faux.setResponses([
 		fauxAssistantMessage([fauxToolCall(tool, args)], { stopReason: "toolUse" }),
 		fauxAssistantMessage("ok"),
 	]);
@@ -76,52 +58,52 @@ describe("resume into another project", () => {
 	it("loads the target project's settings, AGENTS.md, skills and extensions, and runs its tools there", async () => {
 		const make = factory(true);
 		// A session of project beta, written by an earlier run.
-		const beta = await startRuntime(make, ws, ws.beta);
-		await assertUsable(beta.session, faux, "beta work");
+		const beta = await startRuntime(make, t.ws, t.ws.beta);
+		await assertUsable(beta.session, t.faux, "beta work");
 		const betaFile = beta.session.sessionFile!;
 		await beta.dispose();
 
-		const r = await startRuntime(make, ws, ws.alpha);
-		runtime = r;
+		const r = await startRuntime(make, t.ws, t.ws.alpha);
+		t.runtime = r;
 		expect(projectView(r.session)).toEqual({
-			cwd: ws.alpha,
+			cwd: t.ws.alpha,
 			tools: ["alpha_tool"],
 			skills: ["alpha-skill"],
-			agentsFiles: [`${ws.alpha}/AGENTS.md`],
+			agentsFiles: [`${t.ws.alpha}/AGENTS.md`],
 			steeringMode: "all",
 			followUpMode: "one-at-a-time",
 			reserveTokens: 11111,
-			projectSettings: `${ws.alpha}/.settle/settings.json`,
+			projectSettings: `${t.ws.alpha}/.settle/settings.json`,
 		});
-		expect(await callTool(r.session, "bash", { command: "pwd" })).toBe(ws.alpha);
+		expect(await callTool(r.session, "bash", { command: "pwd" })).toBe(t.ws.alpha);
 		log.length = 0;
 
 		await r.switchSession(betaFile);
-		expect(r.cwd).toBe(ws.beta);
-		expect(r.services.cwd).toBe(ws.beta);
+		expect(r.cwd).toBe(t.ws.beta);
+		expect(r.services.cwd).toBe(t.ws.beta);
 		expect(projectView(r.session)).toEqual({
-			cwd: ws.beta,
+			cwd: t.ws.beta,
 			tools: ["beta_tool"],
 			skills: ["beta-skill"],
-			agentsFiles: [`${ws.beta}/AGENTS.md`],
+			agentsFiles: [`${t.ws.beta}/AGENTS.md`],
 			steeringMode: "one-at-a-time",
 			followUpMode: "all",
 			reserveTokens: 22222,
-			projectSettings: `${ws.beta}/.settle/settings.json`,
+			projectSettings: `${t.ws.beta}/.settle/settings.json`,
 		});
 		// The extensions of each project saw their own part, each in its own directory.
 		expect(log).toEqual([
-			`alpha:session_before_switch:resume:${ws.alpha}`,
-			`alpha:session_shutdown:resume:${ws.alpha}`,
-			`beta:session_start:resume:${ws.beta}`,
+			`alpha:session_before_switch:resume:${t.ws.alpha}`,
+			`alpha:session_shutdown:resume:${t.ws.alpha}`,
+			`beta:session_start:resume:${t.ws.beta}`,
 		]);
 		// The history is beta's session; alpha's turn stays in alpha's file.
 		expect(JSON.stringify(r.session.messages)).toContain("beta work");
 		expect(JSON.stringify(r.session.messages)).not.toContain("use bash");
 		// Tools run in beta, the project's own tool is beta's, and the request the model gets is beta's.
-		expect(await callTool(r.session, "bash", { command: "pwd" })).toBe(ws.beta);
-		expect(await callTool(r.session, "beta_tool", {})).toBe(`beta tool in ${ws.beta}`);
-		const request = faux.requests.at(-1)!;
+		expect(await callTool(r.session, "bash", { command: "pwd" })).toBe(t.ws.beta);
+		expect(await callTool(r.session, "beta_tool", {})).toBe(`beta tool in ${t.ws.beta}`);
+		const request = t.faux.requests.at(-1)!;
 		expect(request.systemPrompt).toContain("beta style");
 		expect(request.systemPrompt).toContain("beta-skill");
 		expect(request.systemPrompt).not.toContain("alpha");
@@ -130,17 +112,17 @@ describe("resume into another project", () => {
 
 	it("an untrusted target project gets its settings and AGENTS.md but not its extensions, with a warning", async () => {
 		const make = factory(false);
-		const beta = await startRuntime(make, ws, ws.beta);
-		await assertUsable(beta.session, faux, "beta work");
+		const beta = await startRuntime(make, t.ws, t.ws.beta);
+		await assertUsable(beta.session, t.faux, "beta work");
 		const betaFile = beta.session.sessionFile!;
 		await beta.dispose();
-		const r = await startRuntime(make, ws, ws.alpha);
-		runtime = r;
+		const r = await startRuntime(make, t.ws, t.ws.alpha);
+		t.runtime = r;
 		await r.switchSession(betaFile);
 		const view = projectView(r.session);
 		expect(view.tools).toEqual([]);
 		expect(view.reserveTokens).toBe(22222);
-		expect(view.agentsFiles).toEqual([`${ws.beta}/AGENTS.md`]);
+		expect(view.agentsFiles).toEqual([`${t.ws.beta}/AGENTS.md`]);
 		expect(r.diagnostics.some((d) => d.type === "warning" && d.message.includes("Project extension not loaded"))).toBe(
 			true,
 		);

@@ -20,21 +20,21 @@ import { SimulatedClock } from "xstate";
 import { STALE_EXTENSION_CONTEXT_MESSAGE } from "../../src/extensions/messages.js";
 import type { AgentSessionRuntime } from "../../src/runtime/runtime.js";
 import type { ReloadOptions } from "../../src/session/reload.js";
-import { createWorkspace, disposeOnClock, settleMicrotasks, type Workspace } from "./helpers.js";
+import { disposeOnClock, settleMicrotasks } from "./helpers.js";
 import { ExtensionGenerations } from "./reload-generations.js";
+import { useRuntimeWorkspace } from "./runtime-workspace.js";
 
-let ws: Workspace;
+const t = useRuntimeWorkspace();
 let clock: SimulatedClock;
-let runtime: AgentSessionRuntime | undefined;
 let gens: ExtensionGenerations;
 
 /** A runtime whose host's invalidate callback throws: every replacement rolls back. */
 async function start(): Promise<AgentSessionRuntime> {
-	runtime = await gens.start(ws, clock);
-	runtime.setBeforeSessionInvalidate(() => {
+	t.runtime = await gens.start(t.ws, clock);
+	t.runtime.setBeforeSessionInvalidate(() => {
 		throw new Error("invalidate failed");
 	});
-	return runtime;
+	return t.runtime;
 }
 
 /** Disposes the runtime (the host's invalidate callback works again). */
@@ -71,16 +71,15 @@ async function reloadThenReplace(
 }
 
 beforeEach(() => {
-	ws = createWorkspace();
 	clock = new SimulatedClock();
 	clock.set(0);
 	gens = new ExtensionGenerations();
 });
 afterEach(async () => {
-	runtime?.setBeforeSessionInvalidate(undefined);
-	await disposeOnClock(runtime, clock);
-	runtime = undefined;
-	ws.cleanup();
+	t.runtime?.setBeforeSessionInvalidate(undefined);
+	// On the simulated clock, before useRuntimeWorkspace's teardown removes the workspace.
+	await disposeOnClock(t.runtime, clock);
+	t.runtime = undefined;
 });
 
 describe("a reload cut off by a replacement that then rolls back", () => {

@@ -7,15 +7,14 @@
  * is loaded for a session going away: `reload()` rejects with `SESSION_CLOSED`), and `reload()` is
  * refused (`BUSY`) once the runtime replaces the session.
  */
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { beforeEach, describe, expect, it } from "vitest";
 import { SettleError } from "../../src/errors.js";
 import type { ExtensionAPI } from "../../src/extensions/types.js";
 import { createFauxProvider } from "../../src/llm/faux.js";
-import type { AgentSessionRuntime } from "../../src/runtime/runtime.js";
-import { createWorkspace, fauxModelRuntime, recordingFactory, startRuntime, type Workspace } from "./helpers.js";
+import { fauxModelRuntime, recordingFactory, startRuntime } from "./helpers.js";
+import { useRuntimeWorkspace } from "./runtime-workspace.js";
 
-let ws: Workspace;
-let runtime: AgentSessionRuntime | undefined;
+const t = useRuntimeWorkspace();
 let log: string[];
 let generation: number;
 let releaseReloadShutdown: () => void;
@@ -35,14 +34,8 @@ const settleMicrotasks = async (rounds = 20) => {
 };
 
 beforeEach(() => {
-	ws = createWorkspace();
 	log = [];
 	generation = 0;
-});
-afterEach(async () => {
-	await runtime?.dispose();
-	runtime = undefined;
-	ws.cleanup();
 });
 
 describe("reload() and a runtime replacement of the same session", () => {
@@ -52,13 +45,13 @@ describe("reload() and a runtime replacement of the same session", () => {
 			modelRuntime: () => fauxModelRuntime(faux),
 			resourceLoaderOptions: { extensionFactories: [generations], noExtensions: true },
 		});
-		runtime = await startRuntime(rec.factory, ws, ws.alpha);
-		const old = runtime.session;
+		t.runtime = await startRuntime(rec.factory, t.ws, t.ws.alpha);
+		const old = t.runtime.session;
 		const reloading = old.reload().catch((error: unknown) => error);
 		await settleMicrotasks();
-		const replacing = runtime.newSession();
+		const replacing = t.runtime.newSession();
 		await settleMicrotasks();
-		expect(runtime.lifecycle).toBe("settlingCurrent");
+		expect(t.runtime.lifecycle).toBe("settlingCurrent");
 		expect(log).toEqual(["g1 session_start startup"]);
 		// Being replaced: a further reload is refused, as input is.
 		const refused = await old.reload().catch((error: unknown) => error);

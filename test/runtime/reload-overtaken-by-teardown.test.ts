@@ -13,12 +13,12 @@ import { SimulatedClock } from "xstate";
 import { SettleError } from "../../src/errors.js";
 import { STALE_EXTENSION_CONTEXT_MESSAGE } from "../../src/extensions/messages.js";
 import type { AgentSessionRuntime } from "../../src/runtime/runtime.js";
-import { createWorkspace, disposeOnClock, settleMicrotasks, type Workspace } from "./helpers.js";
+import { disposeOnClock, settleMicrotasks } from "./helpers.js";
 import { ExtensionGenerations } from "./reload-generations.js";
+import { useRuntimeWorkspace } from "./runtime-workspace.js";
 
-let ws: Workspace;
+const t = useRuntimeWorkspace();
 let clock: SimulatedClock;
-let runtime: AgentSessionRuntime | undefined;
 let gens: ExtensionGenerations;
 
 /** pi#9811: a `session_shutdown` handler of instance `g` that never returns. */
@@ -37,7 +37,7 @@ async function advance(ms: number): Promise<void> {
  */
 async function expectEachInstanceShutDownOnce(): Promise<void> {
 	let disposed = false;
-	const disposing = runtime?.dispose().then(() => (disposed = true));
+	const disposing = t.runtime?.dispose().then(() => (disposed = true));
 	for (let i = 0; disposing && !disposed && i < 5; i++) await advance(60_000);
 	expect(disposed, "the runtime disposed within its bounds").toBe(true);
 	for (const [g, log] of gens.heard) {
@@ -48,20 +48,19 @@ async function expectEachInstanceShutDownOnce(): Promise<void> {
 }
 
 async function start(): Promise<AgentSessionRuntime> {
-	runtime = await gens.start(ws, clock);
-	return runtime;
+	t.runtime = await gens.start(t.ws, clock);
+	return t.runtime;
 }
 
 beforeEach(() => {
-	ws = createWorkspace();
 	clock = new SimulatedClock();
 	clock.set(0);
 	gens = new ExtensionGenerations();
 });
 afterEach(async () => {
-	await disposeOnClock(runtime, clock);
-	runtime = undefined;
-	ws.cleanup();
+	// On the simulated clock, before useRuntimeWorkspace's teardown removes the workspace.
+	await disposeOnClock(t.runtime, clock);
+	t.runtime = undefined;
 });
 
 describe("a reload overtaken by a replacement or dispose", () => {

@@ -3,36 +3,17 @@
  * was disposed) gets SESSION_CLOSED saying what happened and what to use instead, not the generic
  * "create a new session". A session disposed by its own host keeps the generic text.
  */
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { SettleError } from "../../src/errors.js";
-import { createFauxProvider, type FauxProvider, fauxAssistantMessage } from "../../src/llm/faux.js";
-import type { AgentSessionRuntime } from "../../src/runtime/runtime.js";
+import { fauxAssistantMessage } from "../../src/llm/faux.js";
 import type { AgentSession } from "../../src/session/agent-session.js";
 import { SESSION_DISPOSED, SESSION_REPLACED, SESSION_RUNTIME_DISPOSED } from "../../src/session/texts.js";
 import { createHarness } from "../../src/testing/index.js";
-import {
-	createWorkspace,
-	loggingFactory,
-	startRuntime,
-	userEntryId,
-	type Workspace,
-	writeClosedSession,
-} from "./helpers.js";
+import { loggingFactory, startRuntime, userEntryId, writeClosedSession } from "./helpers.js";
+import { useRuntimeWorkspace } from "./runtime-workspace.js";
 
-let ws: Workspace;
-let faux: FauxProvider;
-let runtime: AgentSessionRuntime | undefined;
+const t = useRuntimeWorkspace();
 const log: string[] = [];
-
-beforeEach(() => {
-	ws = createWorkspace();
-	faux = createFauxProvider();
-});
-afterEach(async () => {
-	await runtime?.dispose();
-	runtime = undefined;
-	ws.cleanup();
-});
 
 async function closedError(call: () => Promise<unknown> | unknown): Promise<SettleError> {
 	let error: unknown;
@@ -58,11 +39,11 @@ async function messagesOf(session: AgentSession): Promise<string[]> {
 
 describe("calls on a session the runtime no longer holds", () => {
 	it("after newSession, switchSession and fork: 'replaced by its runtime … use runtime.session'", async () => {
-		const rec = loggingFactory(faux, log, []);
-		const other = await writeClosedSession(rec, ws, faux, log, ws.beta, "beta work");
-		const r = await startRuntime(rec.factory, ws, ws.alpha);
-		runtime = r;
-		faux.setResponses([fauxAssistantMessage("answer")]);
+		const rec = loggingFactory(t.faux, log, []);
+		const other = await writeClosedSession(rec, t.ws, t.faux, log, t.ws.beta, "beta work");
+		const r = await startRuntime(rec.factory, t.ws, t.ws.alpha);
+		t.runtime = r;
+		t.faux.setResponses([fauxAssistantMessage("answer")]);
 		await r.session.prompt("first");
 
 		const replaced: AgentSession[] = [];
@@ -79,7 +60,7 @@ describe("calls on a session the runtime no longer holds", () => {
 		}
 		expect(SESSION_REPLACED).toContain("Use runtime.session");
 		// The current session works, and a disposed runtime's last session says so.
-		faux.setResponses([fauxAssistantMessage("still here")]);
+		t.faux.setResponses([fauxAssistantMessage("still here")]);
 		await r.session.prompt("current");
 		const last = r.session;
 		await r.dispose();

@@ -8,27 +8,24 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { SettleError } from "../../src/errors.js";
 import type { ExtensionAPI } from "../../src/extensions/types.js";
-import { createFauxProvider, type FauxProvider, fauxAssistantMessage } from "../../src/llm/faux.js";
+import { fauxAssistantMessage } from "../../src/llm/faux.js";
 import { isReplacementRefusal } from "../../src/runtime/errors.js";
 import type { AgentSessionRuntime, ForkResult } from "../../src/runtime/runtime.js";
 import type { AgentSession } from "../../src/session/agent-session.js";
 import { SESSION_BEING_REPLACED, SESSION_REPLACED } from "../../src/session/texts.js";
 import {
 	assertUsable,
-	createWorkspace,
 	loggingFactory,
 	type RecordingFactory,
 	startRuntime,
 	userEntryId,
-	type Workspace,
 	writeClosedSession,
 } from "./helpers.js";
+import { useRuntimeWorkspace } from "./runtime-workspace.js";
 
-let ws: Workspace;
-let faux: FauxProvider;
+const t = useRuntimeWorkspace();
 let log: string[];
 let rec: RecordingFactory;
-let runtime: AgentSessionRuntime | undefined;
 
 /** Holds `session_before_switch` / `session_before_fork` until released, then cancels or not. */
 interface Gate {
@@ -97,31 +94,27 @@ async function expectInputRefused(session: AgentSession): Promise<void> {
 }
 
 beforeEach(() => {
-	ws = createWorkspace();
-	faux = createFauxProvider();
 	log = [];
 	gate = undefined;
-	rec = loggingFactory(faux, log, [gatingExtension]);
+	rec = loggingFactory(t.faux, log, [gatingExtension]);
 });
 
-afterEach(async () => {
+// Before useRuntimeWorkspace's teardown disposes the runtime: a held handler would hold the dispose.
+afterEach(() => {
 	gate?.release(true);
-	await runtime?.dispose();
-	runtime = undefined;
-	ws.cleanup();
 });
 
 async function start(): Promise<AgentSessionRuntime> {
-	runtime = await startRuntime(rec.factory, ws, ws.alpha);
-	faux.setResponses([fauxAssistantMessage("first answer")]);
-	await runtime.session.prompt("first");
-	return runtime;
+	t.runtime = await startRuntime(rec.factory, t.ws, t.ws.alpha);
+	t.faux.setResponses([fauxAssistantMessage("first answer")]);
+	await t.runtime.session.prompt("first");
+	return t.runtime;
 }
 
 describe("input on a session being replaced", () => {
 	it("is refused at once, from the first step of newSession, switchSession and fork; the new session takes it", async () => {
 		const r = await start();
-		const other = await writeClosedSession(rec, ws, faux, log, ws.beta, "beta work");
+		const other = await writeClosedSession(rec, t.ws, t.faux, log, t.ws.beta, "beta work");
 		const replacements: [string, () => Promise<ForkResult>][] = [
 			["new", () => r.newSession()],
 			["switch", () => r.switchSession(other)],
@@ -144,7 +137,7 @@ describe("input on a session being replaced", () => {
 			const closed = await refusal(() => old.prompt("late"));
 			expect([closed.code, closed.message]).toEqual(["SESSION_CLOSED", SESSION_REPLACED]);
 			expect(r.session).not.toBe(old);
-			expect(await assertUsable(r.session, faux, `after ${kind}`)).toBe(`yes: after ${kind}`);
+			expect(await assertUsable(r.session, t.faux, `after ${kind}`)).toBe(`yes: after ${kind}`);
 		}
 	});
 
@@ -160,7 +153,7 @@ describe("input on a session being replaced", () => {
 			gate = undefined;
 			expect(await replacing).toMatchObject({ cancelled: true });
 			expect(r.session).toBe(old);
-			expect(await assertUsable(old, faux, "still mine")).toBe("yes: still mine");
+			expect(await assertUsable(old, t.faux, "still mine")).toBe("yes: still mine");
 			await old.steer("a steer after the cancel");
 			expect(old.getSteeringMessages()).toEqual(["a steer after the cancel"]);
 			old.clearQueue();
@@ -173,7 +166,7 @@ describe("input on a session being replaced", () => {
 		rec.failNext(new Error("no services for you"));
 		await expect(r.newSession()).rejects.toThrow("no services for you");
 		expect(r.session).toBe(old);
-		expect(await assertUsable(old, faux, "after the failure")).toBe("yes: after the failure");
+		expect(await assertUsable(old, t.faux, "after the failure")).toBe("yes: after the failure");
 	});
 
 	it("nothing queued before the replacement is lost: delivered after a cancel, still listed after a commit", async () => {
@@ -191,7 +184,7 @@ describe("input on a session being replaced", () => {
 		gate = undefined;
 		expect(await cancelled).toEqual({ cancelled: true });
 		// Cancelled: the next run delivers both.
-		faux.setResponses([fauxAssistantMessage("one"), fauxAssistantMessage("two")]);
+		t.faux.setResponses([fauxAssistantMessage("one"), fauxAssistantMessage("two")]);
 		await old.prompt("go on");
 		const userTexts = old.messages
 			.filter((m) => m.role === "user")
@@ -221,7 +214,7 @@ describe("input on a session being replaced", () => {
 		const old = r.session;
 		gate = newGate();
 		gate.during = (pi) => pi.sendUserMessage("sent by the extension while it decides");
-		faux.setResponses([fauxAssistantMessage("extension answer")]);
+		t.faux.setResponses([fauxAssistantMessage("extension answer")]);
 		const replacing = r.newSession();
 		await gate.entered;
 		await expectInputRefused(old);

@@ -5,10 +5,10 @@
  */
 import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { basename, join } from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { beforeEach, describe, expect, it } from "vitest";
 import { STALE_EXTENSION_CONTEXT_MESSAGE } from "../../src/extensions/messages.js";
 import type { ExtensionAPI, ExtensionContext } from "../../src/extensions/types.js";
-import { createFauxProvider, type FauxProvider, fauxAssistantMessage } from "../../src/llm/faux.js";
+import { fauxAssistantMessage } from "../../src/llm/faux.js";
 import {
 	INVALID_FORK_ENTRY_MESSAGE,
 	InvalidForkEntryError,
@@ -16,72 +16,61 @@ import {
 	REPLACEMENT_IN_PROGRESS_MESSAGE,
 	SessionImportFileNotFoundError,
 } from "../../src/runtime/errors.js";
-import { type AgentSessionRuntime, createAgentSessionRuntime } from "../../src/runtime/runtime.js";
+import { createAgentSessionRuntime } from "../../src/runtime/runtime.js";
 import { SessionManager } from "../../src/store/session-manager.js";
 import {
 	assertUsable,
-	createWorkspace,
 	locksUnder,
 	loggingFactory,
 	type RecordingFactory,
 	sessionFilesUnder,
 	startRuntime,
 	userEntryId,
-	type Workspace,
 	writeClosedSession,
 } from "./helpers.js";
+import { useRuntimeWorkspace } from "./runtime-workspace.js";
 
-let ws: Workspace;
-let faux: FauxProvider;
+const t = useRuntimeWorkspace();
 let log: string[];
 let rec: RecordingFactory;
-let runtime: AgentSessionRuntime | undefined;
 
 function setup(extra: ((pi: ExtensionAPI) => void)[] = []) {
-	rec = loggingFactory(faux, log, extra);
+	rec = loggingFactory(t.faux, log, extra);
 	return rec;
 }
 
-async function start(cwd = ws.alpha, manager?: SessionManager) {
-	runtime = await startRuntime(rec.factory, ws, cwd, manager);
-	return runtime;
+async function start(cwd = t.ws.alpha, manager?: SessionManager) {
+	t.runtime = await startRuntime(rec.factory, t.ws, cwd, manager);
+	return t.runtime;
 }
 
 function writeSession(cwd: string, text: string): Promise<string> {
-	return writeClosedSession(rec, ws, faux, log, cwd, text);
+	return writeClosedSession(rec, t.ws, t.faux, log, cwd, text);
 }
 
 beforeEach(() => {
-	ws = createWorkspace();
-	faux = createFauxProvider();
 	log = [];
 	setup();
-});
-
-afterEach(async () => {
-	await runtime?.dispose();
-	runtime = undefined;
-	ws.cleanup();
 });
 
 describe("E.7: what extensions observe", () => {
 	it("startup: session_start{startup} once the host binds, not before", async () => {
 		const r = await createAgentSessionRuntime(rec.factory, {
-			cwd: ws.alpha,
-			agentDir: ws.agentDir,
-			sessionManager: SessionManager.create(ws.alpha, ws.sessionDir(ws.alpha)),
+			cwd: t.ws.alpha,
+			agentDir: t.ws.agentDir,
+			sessionManager: SessionManager.create(t.ws.alpha, t.ws.sessionDir(t.ws.alpha)),
 		});
-		runtime = r;
+		t.runtime = r;
 		expect(log).toEqual([]);
 		await r.session.bindExtensions();
 		expect(log).toEqual(["#1 session_start startup"]);
-		expect(r.cwd).toBe(ws.alpha);
+		expect(r.cwd).toBe(t.ws.alpha);
 		expect(r.lifecycle).toBe("active");
 	});
 
 	it("newSession: before_switch → shutdown (target = new file) → host callbacks → session_start{new} → withSession", async () => {
 		const r = await start();
-		faux.setResponses([fauxAssistantMessage("one")]);
+		t.faux.setResponses([fauxAssistantMessage("one")]);
 		await r.session.prompt("first");
 		const oldFile = r.session.sessionFile!;
 		const oldSession = r.session;
@@ -114,11 +103,11 @@ describe("E.7: what extensions observe", () => {
 		expect(oldSession.snapshot.status).toBe("stopped");
 		expect(r.session.messages.filter((m) => m.role !== "system")).toEqual([]);
 		expect(r.session.sessionManager.getHeader()?.parentSession).toBeUndefined();
-		await assertUsable(r.session, faux);
+		await assertUsable(r.session, t.faux);
 	});
 
 	it("switchSession(X): before_switch{resume, X} → shutdown{resume, X} → session_start{resume, previousSessionFile}", async () => {
-		const target = await writeSession(ws.alpha, "earlier");
+		const target = await writeSession(t.ws.alpha, "earlier");
 		const r = await start();
 		const oldFile = r.session.sessionFile!;
 		log.length = 0;
@@ -130,12 +119,12 @@ describe("E.7: what extensions observe", () => {
 		]);
 		expect(r.session.sessionFile).toBe(target);
 		expect(r.session.messages.filter((m) => m.role === "user" || m.role === "assistant")).toHaveLength(2);
-		await assertUsable(r.session, faux);
+		await assertUsable(r.session, t.faux);
 	});
 
 	it("fork: before_fork{entryId, position} → shutdown{fork, newFile} → session_start{fork}; selectedText and the branch", async () => {
 		const r = await start();
-		faux.setResponses([fauxAssistantMessage("a1"), fauxAssistantMessage("a2")]);
+		t.faux.setResponses([fauxAssistantMessage("a1"), fauxAssistantMessage("a2")]);
 		await r.session.prompt("first question");
 		await r.session.prompt("second question");
 		const oldFile = r.session.sessionFile!;
@@ -158,12 +147,12 @@ describe("E.7: what extensions observe", () => {
 		const reopened = SessionManager.open(newFile, undefined, undefined, { readOnly: true });
 		expect(reopened.buildSessionContext().messages).toEqual(r.session.sessionManager.buildSessionContext().messages);
 		reopened.close();
-		await assertUsable(r.session, faux);
+		await assertUsable(r.session, t.faux);
 	});
 
 	it("fork before the first user message gives an empty session whose parent is the old file", async () => {
 		const r = await start();
-		faux.setResponses([fauxAssistantMessage("a1")]);
+		t.faux.setResponses([fauxAssistantMessage("a1")]);
 		await r.session.prompt("only question");
 		const oldFile = r.session.sessionFile!;
 		const result = await r.fork(userEntryId(r.session, "only question"));
@@ -193,7 +182,7 @@ describe("E.7: what extensions observe", () => {
 
 	it("fork at an entry keeps it; a bad entry is pi's 'Invalid entry ID for forking' and changes nothing", async () => {
 		const r = await start();
-		faux.setResponses([fauxAssistantMessage("a1")]);
+		t.faux.setResponses([fauxAssistantMessage("a1")]);
 		await r.session.prompt("question");
 		const assistant = r.session.sessionManager
 			.getEntries()
@@ -202,15 +191,15 @@ describe("E.7: what extensions observe", () => {
 		await expect(r.fork("no-such-entry")).rejects.toThrow(INVALID_FORK_ENTRY_MESSAGE);
 		await expect(r.fork(assistant.id, { position: "before" })).rejects.toThrow(INVALID_FORK_ENTRY_MESSAGE);
 		expect(r.session).toBe(before);
-		const files = sessionFilesUnder(ws.agentDir);
+		const files = sessionFilesUnder(t.ws.agentDir);
 		await r.fork(assistant.id, { position: "at" });
 		expect(r.session.messages.filter((m) => m.role !== "system").map((m) => m.role)).toEqual(["user", "assistant"]);
-		expect(sessionFilesUnder(ws.agentDir)).toHaveLength(files.length + 1);
+		expect(sessionFilesUnder(t.ws.agentDir)).toHaveLength(files.length + 1);
 	});
 
 	it("SDK fork errors start with pi's text, then say what to pass instead (InvalidForkEntryError)", async () => {
 		const r = await start();
-		faux.setResponses([fauxAssistantMessage("a1")]);
+		t.faux.setResponses([fauxAssistantMessage("a1")]);
 		await r.session.prompt("question");
 		const assistant = r.session.sessionManager
 			.getEntries()
@@ -260,28 +249,28 @@ describe("E.7: what extensions observe", () => {
 		await r.newSession();
 		expect(contexts).toHaveLength(2);
 		expect(() => contexts[0]!.cwd).toThrow(STALE_EXTENSION_CONTEXT_MESSAGE);
-		expect(contexts[1]!.cwd).toBe(ws.alpha);
+		expect(contexts[1]!.cwd).toBe(t.ws.alpha);
 	});
 });
 
 describe("cancellation", () => {
 	it("session_before_switch {cancel: true} changes nothing: same session, no teardown, no new file", async () => {
 		setup([(pi) => pi.on("session_before_switch", () => ({ cancel: true }))]);
-		const target = await writeSession(ws.beta, "beta work");
+		const target = await writeSession(t.ws.beta, "beta work");
 		const r = await start();
-		faux.setResponses([fauxAssistantMessage("one")]);
+		t.faux.setResponses([fauxAssistantMessage("one")]);
 		await r.session.prompt("first");
-		const before = { session: r.session, files: sessionFilesUnder(ws.agentDir), built: rec.built.length };
+		const before = { session: r.session, files: sessionFilesUnder(t.ws.agentDir), built: rec.built.length };
 		log.length = 0;
 		expect(await r.newSession()).toEqual({ cancelled: true });
 		expect(await r.switchSession(target)).toEqual({ cancelled: true });
 		expect(log.filter((line) => !line.includes("before_switch"))).toEqual([]);
 		expect(r.session).toBe(before.session);
-		expect(r.cwd).toBe(ws.alpha);
+		expect(r.cwd).toBe(t.ws.alpha);
 		expect(rec.built).toHaveLength(before.built);
-		expect(sessionFilesUnder(ws.agentDir)).toEqual(before.files);
-		expect(locksUnder(ws.agentDir)).toEqual([`${r.session.sessionFile}.lock`]);
-		await assertUsable(r.session, faux);
+		expect(sessionFilesUnder(t.ws.agentDir)).toEqual(before.files);
+		expect(locksUnder(t.ws.agentDir)).toEqual([`${r.session.sessionFile}.lock`]);
+		await assertUsable(r.session, t.faux);
 	});
 
 	it("session_before_fork {cancel: true} returns exactly {cancelled: true}, before the entry is checked", async () => {
@@ -295,7 +284,7 @@ describe("cancellation", () => {
 describe("import and missing cwd", () => {
 	it("a missing import file is SessionImportFileNotFoundError and nothing is asked or changed", async () => {
 		const r = await start();
-		const missing = join(ws.root, "nope.jsonl");
+		const missing = join(t.ws.root, "nope.jsonl");
 		const error = await r.importFromJsonl(missing).catch((e: unknown) => e);
 		expect(error).toBeInstanceOf(SessionImportFileNotFoundError);
 		expect((error as Error).message).toBe(`File not found: ${missing}`);
@@ -303,87 +292,87 @@ describe("import and missing cwd", () => {
 	});
 
 	it("imports a file into the current session dir and resumes it", async () => {
-		const exported = await writeSession(ws.beta, "exported work");
-		const outside = join(ws.root, "shared.jsonl");
+		const exported = await writeSession(t.ws.beta, "exported work");
+		const outside = join(t.ws.root, "shared.jsonl");
 		writeFileSync(outside, readFileSync(exported));
 		const r = await start();
 		log.length = 0;
 		expect(await r.importFromJsonl(outside)).toEqual({ cancelled: false });
-		const destination = join(ws.sessionDir(ws.alpha), basename(outside));
+		const destination = join(t.ws.sessionDir(t.ws.alpha), basename(outside));
 		expect(r.session.sessionFile).toBe(destination);
 		expect(existsSync(destination)).toBe(true);
-		expect(r.cwd).toBe(ws.beta); // the imported session's own project
+		expect(r.cwd).toBe(t.ws.beta); // the imported session's own project
 		expect(log[0]).toBe(`#2 session_before_switch resume target=${destination}`);
 		expect(JSON.stringify(r.session.messages)).toContain("exported work");
 	});
 
 	it("regression: importing a file that is not a session names that file, not the copy that was removed", async () => {
-		const notes = join(ws.root, "notes.jsonl");
+		const notes = join(t.ws.root, "notes.jsonl");
 		writeFileSync(notes, "meeting notes, not a session\n");
 		const r = await start();
 		const before = r.session;
 		const error = await r.importFromJsonl(notes).catch((e: unknown) => e);
-		const destination = join(ws.sessionDir(ws.alpha), "notes.jsonl");
+		const destination = join(t.ws.sessionDir(t.ws.alpha), "notes.jsonl");
 		expect(error).toMatchObject({ code: "INVALID_SESSION_FILE", details: { path: notes } });
 		expect((error as Error).message).toContain(`not a valid pi session: ${notes}.`);
 		expect((error as Error).message).not.toContain(destination);
 		expect(existsSync(destination)).toBe(false);
 		expect(readFileSync(notes, "utf8")).toBe("meeting notes, not a session\n");
 		expect(r.session).toBe(before);
-		await assertUsable(r.session, faux);
+		await assertUsable(r.session, t.faux);
 	});
 
 	it("regression: importing a session whose cwd is gone names the file given, and the override imports it", async () => {
-		const exported = await writeSession(ws.beta, "beta work");
-		const outside = join(ws.root, "shared.jsonl");
+		const exported = await writeSession(t.ws.beta, "beta work");
+		const outside = join(t.ws.root, "shared.jsonl");
 		writeFileSync(outside, readFileSync(exported));
-		rmSync(ws.beta, { recursive: true });
+		rmSync(t.ws.beta, { recursive: true });
 		const r = await start();
 		const error = await r.importFromJsonl(outside).catch((e: unknown) => e);
 		expect(error).toBeInstanceOf(MissingSessionCwdError);
 		expect((error as MissingSessionCwdError).sessionFile).toBe(outside);
 		expect((error as Error).message).toContain(`Session file: ${outside}\n`);
-		expect(existsSync(join(ws.sessionDir(ws.alpha), "shared.jsonl"))).toBe(false);
-		await assertUsable(r.session, faux);
-		expect(await r.importFromJsonl(outside, ws.alpha)).toEqual({ cancelled: false });
-		expect(r.cwd).toBe(ws.alpha);
+		expect(existsSync(join(t.ws.sessionDir(t.ws.alpha), "shared.jsonl"))).toBe(false);
+		await assertUsable(r.session, t.faux);
+		expect(await r.importFromJsonl(outside, t.ws.alpha)).toEqual({ cancelled: false });
+		expect(r.cwd).toBe(t.ws.alpha);
 		expect(JSON.stringify(r.session.messages)).toContain("beta work");
 	});
 
 	it("re-importing the file that became the current session is refused: nothing is overwritten", async () => {
-		const exported = await writeSession(ws.beta, "exported work");
-		const outside = join(ws.root, "shared.jsonl");
+		const exported = await writeSession(t.ws.beta, "exported work");
+		const outside = join(t.ws.root, "shared.jsonl");
 		writeFileSync(outside, readFileSync(exported));
 		const r = await start();
 		await r.importFromJsonl(outside);
-		await assertUsable(r.session, faux, "after the import");
+		await assertUsable(r.session, t.faux, "after the import");
 		const current = r.session;
 		const text = readFileSync(current.sessionFile!, "utf8");
 		await expect(r.importFromJsonl(outside)).rejects.toThrow(/would overwrite the current session file/);
 		expect(r.session).toBe(current);
 		expect(readFileSync(current.sessionFile!, "utf8")).toBe(text);
-		await assertUsable(r.session, faux);
+		await assertUsable(r.session, t.faux);
 	});
 
 	it("an unwritable session dir fails the import with an IO error naming it; the session stays", async () => {
-		const blocker = join(ws.root, "a-file");
+		const blocker = join(t.ws.root, "a-file");
 		writeFileSync(blocker, "not a directory");
-		writeFileSync(join(ws.agentDir, "settings.json"), JSON.stringify({ sessionDir: join(blocker, "sessions") }));
-		const exported = await writeSession(ws.beta, "exported work");
-		const r = await start(ws.alpha, SessionManager.inMemory(ws.alpha));
+		writeFileSync(join(t.ws.agentDir, "settings.json"), JSON.stringify({ sessionDir: join(blocker, "sessions") }));
+		const exported = await writeSession(t.ws.beta, "exported work");
+		const r = await start(t.ws.alpha, SessionManager.inMemory(t.ws.alpha));
 		const before = r.session;
 		const error = await r.importFromJsonl(exported).catch((e: unknown) => e);
 		expect(error).toMatchObject({ code: "IO" });
 		expect((error as Error).message).toContain(`Cannot create a session file in ${join(blocker, "sessions")}`);
 		expect(r.session).toBe(before);
-		await assertUsable(r.session, faux);
+		await assertUsable(r.session, t.faux);
 	});
 
 	it("a session whose cwd is gone throws MissingSessionCwdError before any teardown; the override works", async () => {
-		const target = await writeSession(ws.beta, "beta work");
-		rmSync(ws.beta, { recursive: true });
+		const target = await writeSession(t.ws.beta, "beta work");
+		rmSync(t.ws.beta, { recursive: true });
 		const r = await start();
-		await assertUsable(r.session, faux, "before the switch");
+		await assertUsable(r.session, t.faux, "before the switch");
 		const before = r.session;
 		log.length = 0;
 		const error = (await r.switchSession(target).catch((e: unknown) => e)) as MissingSessionCwdError;
@@ -391,32 +380,32 @@ describe("import and missing cwd", () => {
 		expect(error.code).toBe("MISSING_SESSION_CWD");
 		expect({ sessionFile: error.sessionFile, sessionCwd: error.sessionCwd, fallbackCwd: error.fallbackCwd }).toEqual({
 			sessionFile: target,
-			sessionCwd: ws.beta,
-			fallbackCwd: ws.alpha,
+			sessionCwd: t.ws.beta,
+			fallbackCwd: t.ws.alpha,
 		});
-		expect(error.message).toContain(`Stored session working directory does not exist: ${ws.beta}`);
+		expect(error.message).toContain(`Stored session working directory does not exist: ${t.ws.beta}`);
 		expect(log).toEqual([`#2 session_before_switch resume target=${target}`]);
 		expect(r.session).toBe(before);
-		expect(locksUnder(ws.agentDir)).toEqual([`${before.sessionFile}.lock`]);
-		await assertUsable(r.session, faux);
-		await r.switchSession(target, { cwdOverride: ws.alpha });
-		expect(r.cwd).toBe(ws.alpha);
+		expect(locksUnder(t.ws.agentDir)).toEqual([`${before.sessionFile}.lock`]);
+		await assertUsable(r.session, t.faux);
+		await r.switchSession(target, { cwdOverride: t.ws.alpha });
+		expect(r.cwd).toBe(t.ws.alpha);
 		expect(JSON.stringify(r.session.messages)).toContain("beta work");
 	});
 
 	it("createAgentSessionRuntime checks the recorded cwd before calling the factory, and releases the file", async () => {
-		const target = await writeSession(ws.beta, "beta work");
-		rmSync(ws.beta, { recursive: true });
+		const target = await writeSession(t.ws.beta, "beta work");
+		rmSync(t.ws.beta, { recursive: true });
 		const built = rec.built.length;
 		await expect(
 			createAgentSessionRuntime(rec.factory, {
-				cwd: ws.alpha,
-				agentDir: ws.agentDir,
+				cwd: t.ws.alpha,
+				agentDir: t.ws.agentDir,
 				sessionManager: SessionManager.open(target),
 			}),
 		).rejects.toBeInstanceOf(MissingSessionCwdError);
 		expect(rec.built).toHaveLength(built);
-		expect(locksUnder(ws.agentDir)).toEqual([]);
+		expect(locksUnder(t.ws.agentDir)).toEqual([]);
 	});
 });
 
@@ -469,7 +458,7 @@ describe("session control", () => {
 		});
 		expect(r.session.messages.filter((m) => m.role === "user")).toHaveLength(1);
 		expect(r.session.sessionManager.getHeader()?.parentSession).toBe(oldFile);
-		await assertUsable(r.session, faux);
+		await assertUsable(r.session, t.faux);
 	});
 
 	it("one replacement at a time: a second request while one runs is rejected with BUSY", async () => {
@@ -486,7 +475,7 @@ describe("session control", () => {
 
 	it("switching to the file that is open reloads it in place (one writer, one lock)", async () => {
 		const r = await start();
-		faux.setResponses([fauxAssistantMessage("one")]);
+		t.faux.setResponses([fauxAssistantMessage("one")]);
 		await r.session.prompt("remember me");
 		const file = r.session.sessionFile!;
 		const old = r.session;
@@ -495,15 +484,15 @@ describe("session control", () => {
 		expect(old.snapshot.status).toBe("stopped");
 		expect(r.session.sessionFile).toBe(file);
 		expect(JSON.stringify(r.session.messages)).toContain("remember me");
-		expect(locksUnder(ws.agentDir)).toEqual([`${file}.lock`]);
-		await assertUsable(r.session, faux);
+		expect(locksUnder(t.ws.agentDir)).toEqual([`${file}.lock`]);
+		await assertUsable(r.session, t.faux);
 		const lines = readFileSync(file, "utf8").trim().split("\n");
 		expect(lines.filter((line) => line.includes('"role":"user"') && line.includes("still there?"))).toHaveLength(1);
 	});
 
 	it("an in-memory session stays in memory across new and fork", async () => {
-		const r = await start(ws.alpha, SessionManager.inMemory(ws.alpha));
-		faux.setResponses([fauxAssistantMessage("a1"), fauxAssistantMessage("a2")]);
+		const r = await start(t.ws.alpha, SessionManager.inMemory(t.ws.alpha));
+		t.faux.setResponses([fauxAssistantMessage("a1"), fauxAssistantMessage("a2")]);
 		await r.session.prompt("q1");
 		await r.session.prompt("q2");
 		await r.fork(userEntryId(r.session, "q2"));
@@ -511,12 +500,12 @@ describe("session control", () => {
 		expect(r.session.messages.filter((m) => m.role !== "system").map((m) => m.role)).toEqual(["user", "assistant"]);
 		await r.newSession();
 		expect(r.session.sessionFile).toBeUndefined();
-		expect(sessionFilesUnder(ws.agentDir)).toEqual([]);
+		expect(sessionFilesUnder(t.ws.agentDir)).toEqual([]);
 	});
 
 	it("dispose: session_shutdown{quit}, beforeSessionInvalidate, locks released; later calls are rejected", async () => {
 		const r = await start();
-		faux.setResponses([fauxAssistantMessage("one")]);
+		t.faux.setResponses([fauxAssistantMessage("one")]);
 		await r.session.prompt("hi");
 		r.setBeforeSessionInvalidate(() => log.push("host beforeSessionInvalidate"));
 		log.length = 0;
@@ -525,8 +514,8 @@ describe("session control", () => {
 		expect(log).toEqual(["#1 session_shutdown quit target=-", "host beforeSessionInvalidate"]);
 		expect(r.lifecycle).toBe("disposed");
 		expect(r.session.snapshot.status).toBe("stopped");
-		expect(locksUnder(ws.agentDir)).toEqual([]);
+		expect(locksUnder(t.ws.agentDir)).toEqual([]);
 		await expect(r.newSession()).rejects.toMatchObject({ code: "SESSION_CLOSED" });
-		runtime = undefined;
+		t.runtime = undefined;
 	});
 });

@@ -4,16 +4,15 @@
  * what, when (after the host's rebind, before withSession and before the call resolves), and which
  * do not (cancelled, failed, rolled back); listener errors; unsubscribing. Also `runtime.trace()`.
  */
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { beforeEach, describe, expect, it } from "vitest";
 import { SimulatedClock } from "xstate";
 import type { ExtensionAPI } from "../../src/extensions/types.js";
 import type { StateChangeEvent } from "../../src/inspect/lifecycle-inspector.js";
 import { formatLifecycleEvent, formatTrace } from "../../src/inspect/trace.js";
-import { createFauxProvider, type FauxProvider, fauxAssistantMessage } from "../../src/llm/faux.js";
+import { fauxAssistantMessage } from "../../src/llm/faux.js";
 import type { AgentSessionRuntime, SessionReplacedEvent } from "../../src/runtime/runtime.js";
 import {
 	assertUsable,
-	createWorkspace,
 	fauxModelRuntime,
 	loggingFactory,
 	REPLACEMENT_STATES,
@@ -21,50 +20,40 @@ import {
 	recordingFactory,
 	startRuntime,
 	userEntryId,
-	type Workspace,
 	writeClosedSession,
 } from "./helpers.js";
+import { useRuntimeWorkspace } from "./runtime-workspace.js";
 
-let ws: Workspace;
-let faux: FauxProvider;
+const t = useRuntimeWorkspace();
 let log: string[];
 let rec: RecordingFactory;
-let runtime: AgentSessionRuntime | undefined;
 
 function setup(extra: ((pi: ExtensionAPI) => void)[] = []) {
-	rec = loggingFactory(faux, log, extra);
+	rec = loggingFactory(t.faux, log, extra);
 }
 
-async function start(cwd = ws.alpha): Promise<AgentSessionRuntime> {
-	runtime = await startRuntime(rec.factory, ws, cwd);
-	return runtime;
+async function start(cwd = t.ws.alpha): Promise<AgentSessionRuntime> {
+	t.runtime = await startRuntime(rec.factory, t.ws, cwd);
+	return t.runtime;
 }
 
 function writeSession(cwd: string, text: string): Promise<string> {
-	return writeClosedSession(rec, ws, faux, log, cwd, text);
+	return writeClosedSession(rec, t.ws, t.faux, log, cwd, text);
 }
 
 async function say(r: AgentSessionRuntime, text: string): Promise<void> {
-	faux.setResponses([fauxAssistantMessage(`answer to ${text}`)]);
+	t.faux.setResponses([fauxAssistantMessage(`answer to ${text}`)]);
 	await r.session.prompt(text);
 }
 
 beforeEach(() => {
-	ws = createWorkspace();
-	faux = createFauxProvider();
 	log = [];
 	setup();
 });
 
-afterEach(async () => {
-	await runtime?.dispose();
-	runtime = undefined;
-	ws.cleanup();
-});
-
 describe("onSessionReplaced", () => {
 	it("new, fork, clone, switch, import: once each, in order, with the previous and the new session and the reason", async () => {
-		const target = await writeSession(ws.beta, "beta work");
+		const target = await writeSession(t.ws.beta, "beta work");
 		const r = await start();
 		await say(r, "first");
 		await say(r, "second");
@@ -88,7 +77,7 @@ describe("onSessionReplaced", () => {
 		sessions.push(r.session);
 		await r.switchSession(target);
 		sessions.push(r.session);
-		expect(r.cwd).toBe(ws.beta);
+		expect(r.cwd).toBe(t.ws.beta);
 		await r.importFromJsonl(target);
 		sessions.push(r.session);
 
@@ -102,7 +91,7 @@ describe("onSessionReplaced", () => {
 		});
 		expect(seen[0]?.previousFile).toBe(sessions[0]?.sessionFile);
 		expect(new Set(sessions).size).toBe(sessions.length);
-		await assertUsable(r.session, faux);
+		await assertUsable(r.session, t.faux);
 	});
 
 	it("the previous session, replaced mid-prompt, is disposed and no longer streaming", async () => {
@@ -117,7 +106,7 @@ describe("onSessionReplaced", () => {
 				isIdle: event.previous.isIdle,
 			};
 		});
-		faux.setResponses([fauxAssistantMessage("never sent")]);
+		t.faux.setResponses([fauxAssistantMessage("never sent")]);
 		const started = new Promise<void>((resolve) => previous.subscribe((e) => e.type === "agent_start" && resolve()));
 		const prompt = previous.prompt("second");
 		await started;
@@ -140,7 +129,7 @@ describe("onSessionReplaced", () => {
 			log.push(`replaced ${reason}`);
 			expect(previous.messages.length).toBeGreaterThan(0);
 			// The new session is usable from inside the listener: a prompt started here is answered.
-			faux.setResponses([fauxAssistantMessage("from the listener")]);
+			t.faux.setResponses([fauxAssistantMessage("from the listener")]);
 			answered = session.prompt("prompted by the listener");
 		});
 		log.length = 0;
@@ -159,7 +148,7 @@ describe("onSessionReplaced", () => {
 	});
 
 	it("a throwing (or rejecting) listener is skipped: the switch completes and later listeners are called", async () => {
-		const target = await writeSession(ws.beta, "beta work");
+		const target = await writeSession(t.ws.beta, "beta work");
 		const r = await start();
 		const calls: string[] = [];
 		r.onSessionReplaced(() => {
@@ -173,9 +162,9 @@ describe("onSessionReplaced", () => {
 		r.onSessionReplaced(({ reason }) => calls.push(`after ${reason}`));
 		expect(await r.switchSession(target)).toEqual({ cancelled: false });
 		expect(calls).toEqual(["throws", "rejects", "after switch"]);
-		expect(r.cwd).toBe(ws.beta);
+		expect(r.cwd).toBe(t.ws.beta);
 		expect(r.lifecycle).toBe("active");
-		await assertUsable(r.session, faux);
+		await assertUsable(r.session, t.faux);
 		expect(await r.newSession()).toEqual({ cancelled: false });
 		expect(calls).toHaveLength(6);
 	});
@@ -211,7 +200,7 @@ describe("onSessionReplaced", () => {
 			(pi) => pi.on("session_before_switch", () => ({ cancel: true })),
 			(pi) => pi.on("session_before_fork", () => ({ cancel: true })),
 		]);
-		const target = await writeSession(ws.beta, "beta work");
+		const target = await writeSession(t.ws.beta, "beta work");
 		const r = await start();
 		await say(r, "first");
 		const before = r.session;
@@ -239,7 +228,7 @@ describe("onSessionReplaced", () => {
 		await expect(r.newSession()).rejects.toThrow("invalidate failed");
 		expect(seen).toEqual([]);
 		expect(r.session).toBe(before);
-		await assertUsable(r.session, faux);
+		await assertUsable(r.session, t.faux);
 		r.setBeforeSessionInvalidate(undefined);
 		await r.newSession();
 		expect(seen).toEqual(["new"]);
@@ -303,10 +292,10 @@ describe("runtime.trace()", () => {
 	it("/new while a retry waits (simulated clock): one timeline, and the old session's backoff ends visibly", async () => {
 		const clock = new SimulatedClock();
 		clock.set(0);
-		rec = recordingFactory({ modelRuntime: () => fauxModelRuntime(faux), clock });
+		rec = recordingFactory({ modelRuntime: () => fauxModelRuntime(t.faux), clock });
 		const r = await start();
 		const trace = r.trace();
-		faux.setResponses([fauxAssistantMessage("", { stopReason: "error", errorMessage: "529 overloaded_error" })]);
+		t.faux.setResponses([fauxAssistantMessage("", { stopReason: "error", errorMessage: "529 overloaded_error" })]);
 		const first = r.session;
 		const prompt = first.prompt("hi");
 		await new Promise<void>((resolve) => {

@@ -10,7 +10,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { SimulatedClock } from "xstate";
 import { SettleError } from "../../src/errors.js";
 import type { ExtensionAPI } from "../../src/extensions/types.js";
-import { createFauxProvider, type FauxProvider, fauxAssistantMessage } from "../../src/llm/faux.js";
+import { fauxAssistantMessage } from "../../src/llm/faux.js";
 import { invalidSettleTimeout } from "../../src/runtime/errors.js";
 import {
 	type AgentSessionRuntime,
@@ -18,20 +18,12 @@ import {
 	type SettleTimedOutEvent,
 } from "../../src/runtime/runtime.js";
 import { SessionManager } from "../../src/store/session-manager.js";
-import {
-	createWorkspace,
-	disposeOnClock,
-	inlineExtensionFactory,
-	type RecordingFactory,
-	settleMicrotasks,
-	type Workspace,
-} from "./helpers.js";
+import { disposeOnClock, inlineExtensionFactory, type RecordingFactory, settleMicrotasks } from "./helpers.js";
+import { useRuntimeWorkspace } from "./runtime-workspace.js";
 
-let ws: Workspace;
-let faux: FauxProvider;
+const t = useRuntimeWorkspace();
 let clock: SimulatedClock;
 let rec: RecordingFactory;
-let runtime: AgentSessionRuntime | undefined;
 /** What the extension saw, in order (the listener's calls go in here too, to show the order). */
 let seen: string[];
 /** Set by a test: the next agent_end handler never returns (the aborted run never settles)… */
@@ -50,16 +42,16 @@ function extension(pi: ExtensionAPI) {
 }
 
 async function start(settleTimeoutMs?: number): Promise<{ r: AgentSessionRuntime; timedOut: SettleTimedOutEvent[] }> {
-	runtime = await createAgentSessionRuntime(rec.factory, {
-		cwd: ws.alpha,
-		agentDir: ws.agentDir,
-		sessionManager: SessionManager.create(ws.alpha, ws.sessionDir(ws.alpha)),
+	t.runtime = await createAgentSessionRuntime(rec.factory, {
+		cwd: t.ws.alpha,
+		agentDir: t.ws.agentDir,
+		sessionManager: SessionManager.create(t.ws.alpha, t.ws.sessionDir(t.ws.alpha)),
 		...(settleTimeoutMs !== undefined ? { settleTimeoutMs } : {}),
 	});
-	runtime.setRebindSession((session) => session.bindExtensions());
-	await runtime.session.bindExtensions();
+	t.runtime.setRebindSession((session) => session.bindExtensions());
+	await t.runtime.session.bindExtensions();
 	const timedOut: SettleTimedOutEvent[] = [];
-	const r = runtime;
+	const r = t.runtime;
 	r.onSettleTimedOut((event) => {
 		timedOut.push(event);
 		seen.push(`settle timed out (current: ${r.session === event.session})`);
@@ -70,7 +62,7 @@ async function start(settleTimeoutMs?: number): Promise<{ r: AgentSessionRuntime
 /** Starts a run whose agent_end handler never returns; resolves once it hangs there, with the prompt's outcome. */
 async function hangingRun(r: AgentSessionRuntime): Promise<{ outcome: Promise<unknown> }> {
 	hangOnAgentEnd = true;
-	faux.setResponses([fauxAssistantMessage("answer")]);
+	t.faux.setResponses([fauxAssistantMessage("answer")]);
 	const running = r.session.prompt("hello").catch((error: unknown) => error);
 	await settleMicrotasks();
 	expect(seen).toContain("agent_end hangs");
@@ -78,20 +70,18 @@ async function hangingRun(r: AgentSessionRuntime): Promise<{ outcome: Promise<un
 }
 
 beforeEach(() => {
-	ws = createWorkspace();
-	faux = createFauxProvider();
 	clock = new SimulatedClock();
 	clock.set(0);
-	rec = inlineExtensionFactory(faux, extension, clock);
+	rec = inlineExtensionFactory(t.faux, extension, clock);
 	seen = [];
 	hangOnAgentEnd = false;
 	endHang = undefined;
 });
 
 afterEach(async () => {
-	await disposeOnClock(runtime, clock);
-	runtime = undefined;
-	ws.cleanup();
+	// On the simulated clock, before useRuntimeWorkspace's teardown removes the workspace.
+	await disposeOnClock(t.runtime, clock);
+	t.runtime = undefined;
 });
 
 describe("createAgentSessionRuntime({ settleTimeoutMs }) and runtime.onSettleTimedOut", () => {
@@ -133,7 +123,7 @@ describe("createAgentSessionRuntime({ settleTimeoutMs }) and runtime.onSettleTim
 
 	it("a run that settles in time, or none at all, is not reported; an unsubscribed listener hears nothing", async () => {
 		const { r, timedOut } = await start(500);
-		faux.setResponses([fauxAssistantMessage("answer")]);
+		t.faux.setResponses([fauxAssistantMessage("answer")]);
 		await r.session.prompt("hello");
 		await r.newSession();
 		expect(timedOut).toEqual([]);
@@ -180,10 +170,10 @@ describe("createAgentSessionRuntime({ settleTimeoutMs }) and runtime.onSettleTim
 
 	for (const invalid of [-1, Number.NaN, "500" as unknown as number]) {
 		it(`settleTimeoutMs ${String(invalid)} is refused with INVALID_ARGUMENT before any session is built, and the session file is released`, async () => {
-			const sessionManager = SessionManager.create(ws.alpha, ws.sessionDir(ws.alpha));
+			const sessionManager = SessionManager.create(t.ws.alpha, t.ws.sessionDir(t.ws.alpha));
 			const refused = await createAgentSessionRuntime(rec.factory, {
-				cwd: ws.alpha,
-				agentDir: ws.agentDir,
+				cwd: t.ws.alpha,
+				agentDir: t.ws.agentDir,
 				sessionManager,
 				settleTimeoutMs: invalid,
 			}).catch((error: unknown) => error);

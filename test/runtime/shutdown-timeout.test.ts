@@ -8,22 +8,15 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { SimulatedClock } from "xstate";
 import type { ExtensionAPI, ExtensionError } from "../../src/extensions/types.js";
-import { createFauxProvider, type FauxProvider, fauxAssistantMessage } from "../../src/llm/faux.js";
+import { fauxAssistantMessage } from "../../src/llm/faux.js";
 import { type AgentSessionRuntime, createAgentSessionRuntime } from "../../src/runtime/runtime.js";
 import { createAgentSession } from "../../src/runtime/sdk.js";
 import { SessionManager } from "../../src/store/session-manager.js";
-import {
-	createWorkspace,
-	fauxModelRuntime,
-	type RecordingFactory,
-	recordingFactory,
-	type Workspace,
-} from "./helpers.js";
+import { fauxModelRuntime, type RecordingFactory, recordingFactory } from "./helpers.js";
+import { useRuntimeWorkspace } from "./runtime-workspace.js";
 
-let ws: Workspace;
-let faux: FauxProvider;
+const t = useRuntimeWorkspace();
 let clock: SimulatedClock;
-let runtime: AgentSessionRuntime | undefined;
 /** What the hanging extension saw, in order. */
 let seen: string[];
 /** Released by a test that lets the stuck handler finish late. */
@@ -49,7 +42,7 @@ function stuckOnShutdown(pi: ExtensionAPI) {
 
 function factory(shutdownTimeoutMs?: number): RecordingFactory {
 	return recordingFactory({
-		modelRuntime: () => fauxModelRuntime(faux),
+		modelRuntime: () => fauxModelRuntime(t.faux),
 		clock,
 		...(shutdownTimeoutMs !== undefined ? { shutdownTimeoutMs } : {}),
 		resourceLoaderOptions: { extensionFactories: [stuckOnShutdown], noExtensions: true },
@@ -58,15 +51,15 @@ function factory(shutdownTimeoutMs?: number): RecordingFactory {
 
 async function start(shutdownTimeoutMs?: number) {
 	const errors: ExtensionError[] = [];
-	runtime = await createAgentSessionRuntime(factory(shutdownTimeoutMs).factory, {
-		cwd: ws.alpha,
-		agentDir: ws.agentDir,
-		sessionManager: SessionManager.create(ws.alpha, ws.sessionDir(ws.alpha)),
+	t.runtime = await createAgentSessionRuntime(factory(shutdownTimeoutMs).factory, {
+		cwd: t.ws.alpha,
+		agentDir: t.ws.agentDir,
+		sessionManager: SessionManager.create(t.ws.alpha, t.ws.sessionDir(t.ws.alpha)),
 	});
 	const bind = (session: AgentSession) => session.bindExtensions({ onError: (error) => void errors.push(error) });
-	runtime.setRebindSession(bind);
-	await bind(runtime.session);
-	return { r: runtime, errors };
+	t.runtime.setRebindSession(bind);
+	await bind(t.runtime.session);
+	return { r: t.runtime, errors };
 }
 type AgentSession = AgentSessionRuntime["session"];
 
@@ -76,8 +69,6 @@ async function settleMicrotasks(rounds = 20): Promise<void> {
 }
 
 beforeEach(() => {
-	ws = createWorkspace();
-	faux = createFauxProvider();
 	clock = new SimulatedClock();
 	clock.set(0);
 	seen = [];
@@ -87,15 +78,15 @@ beforeEach(() => {
 afterEach(async () => {
 	// A stuck handler of the current session holds this dispose too: let each one go.
 	let disposed = false;
-	const disposing = runtime?.dispose().then(() => (disposed = true));
+	const disposing = t.runtime?.dispose().then(() => (disposed = true));
 	for (let i = 0; disposing && !disposed && i < 20; i++) {
 		release?.();
 		clock.increment(60_000);
 		await settleMicrotasks();
 	}
 	await disposing;
-	runtime = undefined;
-	ws.cleanup();
+	// useRuntimeWorkspace's teardown then removes the workspace.
+	t.runtime = undefined;
 });
 
 describe("pi#9811: a session_shutdown handler that never returns", () => {
@@ -128,7 +119,7 @@ describe("pi#9811: a session_shutdown handler that never returns", () => {
 		]);
 		expect(seen).toEqual(["session_start startup", "session_shutdown new", "session_start new"]);
 		// The new session works.
-		faux.setResponses([fauxAssistantMessage("fresh")]);
+		t.faux.setResponses([fauxAssistantMessage("fresh")]);
 		await r.session.prompt("hello");
 		expect(r.session.messages.at(-1)).toMatchObject({ role: "assistant", stopReason: "stop" });
 	});
@@ -174,7 +165,7 @@ describe("pi#9811: a session_shutdown handler that never returns", () => {
 
 	it("a prompt sent during a reload held by the stuck handler waits for the bound, then runs once on the reloaded session", async () => {
 		const { r } = await start(5_000);
-		faux.setResponses([fauxAssistantMessage("after the reload")]);
+		t.faux.setResponses([fauxAssistantMessage("after the reload")]);
 		const reloading = r.session.reload();
 		let prompted = false;
 		const prompting = r.session.prompt("hello").then(() => {
@@ -184,12 +175,12 @@ describe("pi#9811: a session_shutdown handler that never returns", () => {
 		clock.increment(4_999);
 		await settleMicrotasks();
 		expect(prompted).toBe(false);
-		expect(faux.requests).toHaveLength(0);
+		expect(t.faux.requests).toHaveLength(0);
 		clock.increment(1);
 		await reloading;
 		await prompting;
 		expect(seen).toEqual(["session_start startup", "session_shutdown reload", "session_start reload"]);
-		expect(faux.requests).toHaveLength(1);
+		expect(t.faux.requests).toHaveLength(1);
 	});
 
 	it("disposing the session refuses a prompt held by a stuck reload at once (SESSION_CLOSED), without waiting for the bound", async () => {
@@ -200,7 +191,7 @@ describe("pi#9811: a session_shutdown handler that never returns", () => {
 		await settleMicrotasks();
 		session.dispose();
 		expect(await prompting).toMatchObject({ code: "SESSION_CLOSED" });
-		expect(faux.requests).toHaveLength(0);
+		expect(t.faux.requests).toHaveLength(0);
 		// The reload in progress ends at the bound, cut off there: nothing is loaded for the disposed session.
 		clock.increment(5_000);
 		expect(await reloading).toMatchObject({ code: "SESSION_CLOSED" });
@@ -244,10 +235,10 @@ describe("pi#9811: a session_shutdown handler that never returns", () => {
 		for (const bad of [-1, Number.NaN]) {
 			await expect(
 				createAgentSession({
-					cwd: ws.alpha,
-					agentDir: ws.agentDir,
-					sessionManager: SessionManager.inMemory(ws.alpha),
-					modelRuntime: fauxModelRuntime(faux),
+					cwd: t.ws.alpha,
+					agentDir: t.ws.agentDir,
+					sessionManager: SessionManager.inMemory(t.ws.alpha),
+					modelRuntime: fauxModelRuntime(t.faux),
 					shutdownTimeoutMs: bad,
 				}),
 			).rejects.toMatchObject({
@@ -263,7 +254,7 @@ describe("pi-desktop#46 then pi#9811: the old run's settle and the session_shutd
 		const { r, errors } = await start(10_000);
 		const old = r.session;
 		hangOnAgentEnd = true;
-		faux.setResponses([fauxAssistantMessage("answer")]);
+		t.faux.setResponses([fauxAssistantMessage("answer")]);
 		const running = old.prompt("hello").catch((error: unknown) => error);
 		await settleMicrotasks();
 		expect(seen).toContain("agent_end hangs");

@@ -8,45 +8,33 @@
  */
 import { existsSync, readdirSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { beforeEach, describe, expect, it } from "vitest";
 import { SettleError } from "../../src/errors.js";
-import { createFauxProvider, type FauxProvider } from "../../src/llm/faux.js";
 import type { AgentSessionRuntime } from "../../src/runtime/runtime.js";
 import { SessionManager } from "../../src/store/session-manager.js";
 import {
 	assertUsable,
-	createWorkspace,
 	locksUnder,
 	loggingFactory,
 	type RecordingFactory,
 	startRuntime,
-	type Workspace,
 	writeClosedSession,
 } from "./helpers.js";
+import { useRuntimeWorkspace } from "./runtime-workspace.js";
 
-let ws: Workspace;
-let faux: FauxProvider;
+const t = useRuntimeWorkspace();
 let log: string[];
 let rec: RecordingFactory;
-let runtime: AgentSessionRuntime | undefined;
 
 beforeEach(() => {
-	ws = createWorkspace();
-	faux = createFauxProvider();
 	log = [];
-	rec = loggingFactory(faux, log);
-});
-
-afterEach(async () => {
-	await runtime?.dispose();
-	runtime = undefined;
-	ws.cleanup();
+	rec = loggingFactory(t.faux, log);
 });
 
 async function start(extra: Parameters<typeof loggingFactory>[2] = []): Promise<AgentSessionRuntime> {
-	if (extra.length > 0) rec = loggingFactory(faux, log, extra);
-	runtime = await startRuntime(rec.factory, ws, ws.alpha);
-	return runtime;
+	if (extra.length > 0) rec = loggingFactory(t.faux, log, extra);
+	t.runtime = await startRuntime(rec.factory, t.ws, t.ws.alpha);
+	return t.runtime;
 }
 
 async function rejection(promise: Promise<unknown>): Promise<SettleError> {
@@ -61,10 +49,10 @@ async function rejection(promise: Promise<unknown>): Promise<SettleError> {
 describe("runtime.switchSession to a path with no file", () => {
 	it("rejects with NOT_FOUND naming the path and the option; the current session is untouched and usable", async () => {
 		const r = await start();
-		await assertUsable(r.session, faux, "before");
+		await assertUsable(r.session, t.faux, "before");
 		const current = r.session;
 		const file = current.sessionFile!;
-		const typo = join(ws.sessionDir(ws.alpha), "2025-01-01_typo.jsonl");
+		const typo = join(t.ws.sessionDir(t.ws.alpha), "2025-01-01_typo.jsonl");
 		log.length = 0;
 		const error = await rejection(r.switchSession(typo));
 		expect(error.code).toBe("NOT_FOUND");
@@ -78,7 +66,7 @@ describe("runtime.switchSession to a path with no file", () => {
 		expect(r.session).toBe(current);
 		expect(r.session.sessionFile).toBe(file);
 		expect(r.lifecycle).toBe("active");
-		await assertUsable(r.session, faux, "after");
+		await assertUsable(r.session, t.faux, "after");
 		expect(r.session.messages.filter((message) => message.role === "user")).toHaveLength(2);
 	});
 
@@ -92,19 +80,19 @@ describe("runtime.switchSession to a path with no file", () => {
 	});
 
 	it("an existing file still switches; with createIfMissing a new session starts at the missing path (pi)", async () => {
-		const beta = await writeClosedSession(rec, ws, faux, log, ws.beta, "beta work");
+		const beta = await writeClosedSession(rec, t.ws, t.faux, log, t.ws.beta, "beta work");
 		const r = await start();
 		await r.switchSession(beta);
-		expect(r.cwd).toBe(ws.beta);
+		expect(r.cwd).toBe(t.ws.beta);
 		expect(JSON.stringify(r.session.messages)).toContain("beta work");
-		const chosen = join(ws.root, "chosen", "mine.jsonl");
-		expect(await r.switchSession(chosen, { createIfMissing: true, cwdOverride: ws.alpha })).toEqual({
+		const chosen = join(t.ws.root, "chosen", "mine.jsonl");
+		expect(await r.switchSession(chosen, { createIfMissing: true, cwdOverride: t.ws.alpha })).toEqual({
 			cancelled: false,
 		});
 		expect(r.session.sessionFile).toBe(chosen);
-		expect(r.cwd).toBe(ws.alpha);
+		expect(r.cwd).toBe(t.ws.alpha);
 		expect(r.session.messages).toEqual([]);
-		await assertUsable(r.session, faux);
+		await assertUsable(r.session, t.faux);
 		expect(existsSync(chosen)).toBe(true);
 		// Written now: a plain switch back to it works.
 		await r.switchSession(beta);
@@ -113,7 +101,7 @@ describe("runtime.switchSession to a path with no file", () => {
 	});
 
 	it("an extension's ctx.switchSession keeps pi's contract: a missing path starts a new session there", async () => {
-		const target = join(ws.root, "from-extension.jsonl");
+		const target = join(t.ws.root, "from-extension.jsonl");
 		const results: unknown[] = [];
 		const r = await start([
 			(pi) =>
@@ -132,7 +120,7 @@ describe("runtime.switchSession to a path with no file", () => {
 
 describe("SessionManager.open with createIfMissing: false", () => {
 	it("throws NOT_FOUND for a missing file and creates nothing; an existing file opens", async () => {
-		const dir = join(ws.root, "never-created");
+		const dir = join(t.ws.root, "never-created");
 		const missing = join(dir, "s.jsonl");
 		let error: unknown;
 		try {
@@ -146,19 +134,19 @@ describe("SessionManager.open with createIfMissing: false", () => {
 		expect((error as SettleError).message).toContain("SessionManager.create()");
 		expect(existsSync(dir)).toBe(false);
 
-		const written = await writeClosedSession(rec, ws, faux, log, ws.alpha, "kept");
+		const written = await writeClosedSession(rec, t.ws, t.faux, log, t.ws.alpha, "kept");
 		const manager = SessionManager.open(written, undefined, undefined, { createIfMissing: false });
 		expect(JSON.stringify(manager.buildSessionContext().messages)).toContain("kept");
 		manager.close();
-		expect(locksUnder(ws.root)).toEqual([]);
+		expect(locksUnder(t.ws.root)).toEqual([]);
 	});
 
 	it("the default is still pi's: a new session at that path, written at its first message", () => {
-		const missing = join(ws.root, "new.jsonl");
+		const missing = join(t.ws.root, "new.jsonl");
 		const manager = SessionManager.open(missing);
 		expect(manager.getSessionFile()).toBe(missing);
 		expect(manager.getEntries()).toEqual([]);
-		expect(readdirSync(ws.root)).not.toContain("new.jsonl");
+		expect(readdirSync(t.ws.root)).not.toContain("new.jsonl");
 		manager.close();
 	});
 });

@@ -5,46 +5,24 @@
  * `onNotify` / `onDialog`), as its own `ctx.ui` does. A host's `runtime.newSession({ withSession })`
  * names nobody. Real session files, the faux provider, through the package root.
  */
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import {
 	type AgentSession,
 	type AgentSessionEvent,
-	type AgentSessionRuntime,
-	createFauxProvider,
 	createHeadlessUIContext,
 	type ExtensionAPI,
 	type ExtensionUIContext,
-	type FauxProvider,
 	fauxAssistantMessage,
 	type ReplacedSessionContext,
 	SettleError,
 } from "../../src/index.js";
-import {
-	createWorkspace,
-	loggingFactory,
-	startRuntime,
-	userEntryId,
-	type Workspace,
-	writeClosedSession,
-} from "./helpers.js";
+import { loggingFactory, startRuntime, userEntryId, writeClosedSession } from "./helpers.js";
+import { useRuntimeWorkspace } from "./runtime-workspace.js";
 
 /** The extension under test: the harness's second inline factory (the event recorder is the first). */
 const EXTENSION = "<inline:2>";
 
-let ws: Workspace;
-let faux: FauxProvider;
-let runtime: AgentSessionRuntime | undefined;
-
-beforeEach(() => {
-	ws = createWorkspace();
-	faux = createFauxProvider();
-});
-
-afterEach(async () => {
-	await runtime?.dispose();
-	runtime = undefined;
-	ws.cleanup();
-});
+const t = useRuntimeWorkspace();
 
 /** Commands that replace the session and, in the new one, notify and ask through `withSession`'s ctx.ui. */
 function replacer(pi: ExtensionAPI) {
@@ -114,10 +92,10 @@ function replacer(pi: ExtensionAPI) {
 /** A runtime whose sessions bind `ui`, the closed session file to switch to, and the ui events of every session. */
 async function start(ui?: ExtensionUIContext) {
 	const log: string[] = [];
-	const rec = loggingFactory(faux, log, [replacer]);
-	const target = await writeClosedSession(rec, ws, faux, log, ws.beta, "beta work");
-	const r = await startRuntime(rec.factory, ws, ws.alpha);
-	runtime = r;
+	const rec = loggingFactory(t.faux, log, [replacer]);
+	const target = await writeClosedSession(rec, t.ws, t.faux, log, t.ws.beta, "beta work");
+	const r = await startRuntime(rec.factory, t.ws, t.ws.alpha);
+	t.runtime = r;
 	const bind = (session: AgentSession) => session.bindExtensions(ui ? { uiContext: ui } : {});
 	r.setRebindSession(bind);
 	await bind(r.session);
@@ -135,7 +113,7 @@ async function start(ui?: ExtensionUIContext) {
 async function replaceThrice(ui?: ExtensionUIContext): Promise<AgentSessionEvent[]> {
 	const { r, target, events } = await start(ui);
 	await r.session.prompt("/restart");
-	faux.setResponses([fauxAssistantMessage("an answer")]);
+	t.faux.setResponses([fauxAssistantMessage("an answer")]);
 	await r.session.prompt("a question");
 	await r.session.prompt(`/branch ${userEntryId(r.session, "a question")}`);
 	await r.session.prompt(`/open ${target}`);
