@@ -15,6 +15,7 @@
  */
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import * as pi from "@mariozechner/pi-coding-agent";
 import { describe, expect, it } from "vitest";
 import { runSettle, useCliProject } from "../cli/helpers.js";
 import { persistedUserTexts } from "./helpers.js";
@@ -138,6 +139,23 @@ describe("oh-my-pi#9915: a session file whose header line does not parse", () =>
 		expect(others).toHaveLength(1);
 		expect(persistedUserTexts(others[0]!)).toEqual(["Say exactly: continued"]);
 		expect(statSync(file!).size).toBe(Buffer.byteLength(corrupt));
+	});
+
+	it("oh-my-pi#9915 (pi-peer): pi 0.73.1's SessionManager.open on the same file rewrites it as a new empty session: the transcript is gone", () => {
+		const first = runSettle(["--faux", "-p", "Say exactly: the transcript"], {
+			cwd: cli.project,
+			agentDir: cli.agentDir,
+			timeoutMs: HANG_GUARD_MS,
+		});
+		expect(first.code).toBe(0);
+		const [file] = sessionFiles();
+		const lines = readFileSync(file!, "utf8").split("\n");
+		writeFileSync(file!, ['\u0000\u0000\u0000{"type":"sess', ...lines.slice(1)].join("\n"));
+		pi.SessionManager.open(file!);
+		const after = readFileSync(file!, "utf8").split("\n").filter(Boolean);
+		expect(after).toHaveLength(1);
+		expect(JSON.parse(after[0]!)).toMatchObject({ type: "session" });
+		expect(after.join()).not.toContain("the transcript");
 	});
 });
 
