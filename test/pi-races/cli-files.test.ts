@@ -102,7 +102,7 @@ describe("prime-agent#928: a session file whose last line a crash cut off", () =
 });
 
 describe("oh-my-pi#9915: a session file whose header line does not parse", () => {
-	it("oh-my-pi#9915: --session on it refuses with the file and what to do, and the transcript keeps its bytes; -c leaves it alone too", () => {
+	it("oh-my-pi#9915: --session on it refuses with the file and what to do; -c passes over it saying so, naming the file; the transcript keeps its bytes", () => {
 		const first = runSettle(["--faux", "-p", "Say exactly: the transcript"], {
 			cwd: cli.project,
 			agentDir: cli.agentDir,
@@ -127,17 +127,33 @@ describe("oh-my-pi#9915: a session file whose header line does not parse", () =>
 		expect(resumed.stderr).toMatch(/move this one away to start a new session at this path/);
 		expect(readFileSync(file!, "utf8")).toBe(corrupt);
 
-		// -c skips the file it cannot read (as pi's listing does) and never writes into it.
+		// -c cannot resume it: it says so, naming the file, starts a new session and never writes into it.
 		const continued = runSettle(["--faux", "-c", "-p", "Say exactly: continued"], {
 			cwd: cli.project,
 			agentDir: cli.agentDir,
 			timeoutMs: HANG_GUARD_MS,
 		});
 		expect(continued.code).toBe(0);
+		expect(continued.stdout).toBe("Say exactly: continued\n");
+		expect(continued.stderr).toBe(
+			`Warning: --continue passed over ${file}, newer than any session it could resume: its first line is not a ` +
+				"session header (a crash may have cut it), so it cannot be resumed; nothing was changed. Open it with " +
+				"--session to see the error, or move it away.\n",
+		);
 		expect(readFileSync(file!, "utf8")).toBe(corrupt);
 		const others = sessionFiles().filter((other) => other !== file);
 		expect(others).toHaveLength(1);
 		expect(persistedUserTexts(others[0]!)).toEqual(["Say exactly: continued"]);
+
+		// The next -c resumes that new session, newer than the damaged file: nothing to say.
+		const again = runSettle(["--faux", "-c", "-p", "Say exactly: again"], {
+			cwd: cli.project,
+			agentDir: cli.agentDir,
+			timeoutMs: HANG_GUARD_MS,
+		});
+		expect(again.code).toBe(0);
+		expect(again.stderr).toBe("");
+		expect(persistedUserTexts(others[0]!)).toEqual(["Say exactly: continued", "Say exactly: again"]);
 		expect(statSync(file!).size).toBe(Buffer.byteLength(corrupt));
 	});
 
