@@ -13,6 +13,7 @@ import type { AgentSessionRuntimeDiagnostic } from "../runtime/services.js";
 import { expandHome, getDefaultAgentDir, SESSION_DIR_ENV } from "../settings/paths.js";
 import { SettingsManager } from "../settings/settings-manager.js";
 import { resolveProjectTrust, TRUST_FILE_NAME } from "../settings/trust.js";
+import { unreadableSessionFiles } from "../store/discovery.js";
 import { unwritableFolder } from "../store/folders.js";
 import { getDefaultSessionDirPath } from "../store/paths.js";
 import { SessionManager } from "../store/session-manager.js";
@@ -339,6 +340,10 @@ async function openSession(
 		if (args.noSession) return opened(SessionManager.inMemory(cwd));
 		if (args.continue) {
 			const sessionManager = SessionManager.continueRecent(cwd, sessionDir);
+			// A newer file the search passed over (oh-my-pi#9915): say so, or -c silently resumes an older one.
+			for (const file of passedOverByContinue(sessionDir, sessionManager.getSessionFile())) {
+				warnings.push({ type: "warning", message: passedOverWarning(file) });
+			}
 			// Nothing to continue: a new session, while pi may hold this project's sessions elsewhere.
 			const hint = sessionManager.getEntries().length === 0 ? piContinueHint({ cwd, agentDir }) : undefined;
 			if (hint) warnings.push({ type: "warning", message: hint });
@@ -376,6 +381,20 @@ async function openSession(
 			error instanceof SettleError && (error.code === "INVALID_SESSION_FILE" || (given && error.code === "IO"));
 		throw new CliError(errorMessage(error), fileProblem ? EXIT_SESSION_FILE : EXIT_FAILURE);
 	}
+}
+
+/** The files with bytes but no session header, newer than the session `-c` picked (all of them when it starts a new one). */
+function passedOverByContinue(sessionDir: string, picked: string | undefined): string[] {
+	const after = picked !== undefined && existsSync(picked) ? statSync(picked).mtimeMs : undefined;
+	return unreadableSessionFiles(sessionDir, after);
+}
+
+function passedOverWarning(file: string): string {
+	return (
+		`--continue passed over ${file}, newer than any session it could resume: its first line is not a session ` +
+		"header (a crash may have cut it), so it cannot be resumed; nothing was changed. Open it with --session to " +
+		"see the error, or move it away."
+	);
 }
 
 /**

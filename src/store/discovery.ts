@@ -81,6 +81,34 @@ export function findMostRecentSession(sessionDir: string, cwd?: string): string 
 	return null;
 }
 
+/**
+ * The `.jsonl` files of `sessionDir` that hold bytes but no session header — a crash can leave a
+ * cut line or NUL bytes where the header was — modified after `afterMs` (every one when
+ * undefined), newest first. {@link findMostRecentSession} passes over them without a word; a host
+ * can name them. Must not throw.
+ *
+ * @example
+ * ```ts
+ * const latest = findMostRecentSession(dir, process.cwd());
+ * const passedOver = unreadableSessionFiles(dir, latest ? statSync(latest).mtimeMs : undefined);
+ * ```
+ */
+export function unreadableSessionFiles(sessionDir: string, afterMs?: number): string[] {
+	const dir = resolve(sessionDir);
+	try {
+		return readdirSync(dir)
+			.filter((name) => name.endsWith(".jsonl"))
+			.map((name) => join(dir, name))
+			.map((path) => ({ path, stats: statSync(path) }))
+			.filter(({ stats }) => stats.isFile() && stats.size > 0 && (afterMs === undefined || stats.mtimeMs > afterMs))
+			.sort((a, b) => b.stats.mtimeMs - a.stats.mtimeMs)
+			.filter(({ path }) => readSessionHeader(path) === null)
+			.map(({ path }) => path);
+	} catch {
+		return [];
+	}
+}
+
 /** The path of the session with header id `id` in `dir` (optionally only for `cwd`), or undefined. */
 export function findSessionFileById(dir: string, id: string, cwd?: string): string | undefined {
 	const resolvedCwd = cwd === undefined ? undefined : resolve(cwd);

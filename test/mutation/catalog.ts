@@ -11912,6 +11912,22 @@ export const MUTANTS: Mutant[] = [
 		edits: [{ find: "\t\t: envSessionDir\n", replace: "\t\t: !settings.getSessionDir() && envSessionDir\n" }],
 		tests: ["test/cli/session-dir-env.test.ts"],
 	},
+	{
+		id: "DK01",
+		file: "src/cli/host.ts",
+		description:
+			"-c passes over a newer session file whose header line does not parse without a word again, resuming an older session or starting a new one (oh-my-pi#9915)",
+		edits: [{ find: 'warnings.push({ type: "warning", message: passedOverWarning(file) });', replace: "void file;" }],
+		tests: ["test/pi-races/cli-files.test.ts"],
+	},
+	{
+		id: "DK02",
+		file: "src/store/discovery.ts",
+		description:
+			"every unreadable file in the session folder is named on each -c, also one older than the session resumed (oh-my-pi#9915)",
+		edits: [{ find: "(afterMs === undefined || stats.mtimeMs > afterMs)", replace: "true" }],
+		tests: ["test/pi-races/cli-files.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */

@@ -7,10 +7,15 @@
  * mid-write; resuming appended the next entry right after the fragment, the two became one line that
  * does not parse, and the new entry was lost on every later open. What those users should see: the
  * run refused with the file, the line and the fix, and the file's bytes kept; a torn line set aside
- * and reported, every entry written afterwards read back.
+ * and reported, every entry written afterwards read back. oh-my-pi#9915: a session file whose first
+ * line (the header) does not parse was read as empty, and `--resume` / `--session` started a fresh
+ * session at the same path, overwriting the transcript with nothing said. pi#8400: `"skills"` (or
+ * `"extensions"`) given as one path string instead of a list was read as a list of one-character
+ * paths, `~` among them, and pi hung scanning the home folder.
  */
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import * as pi from "@mariozechner/pi-coding-agent";
 import { describe, expect, it } from "vitest";
 import { runSettle, useCliProject } from "../cli/helpers.js";
 import { persistedUserTexts } from "./helpers.js";
@@ -94,4 +99,100 @@ describe("prime-agent#928: a session file whose last line a crash cut off", () =
 		expect(third.stderr).toBe("");
 		expect(persistedUserTexts(file!)).toEqual(["Say exactly: first", "Say exactly: second", "Say exactly: third"]);
 	});
+});
+
+describe("oh-my-pi#9915: a session file whose header line does not parse", () => {
+	it("oh-my-pi#9915: --session on it refuses with the file and what to do; -c passes over it saying so, naming the file; the transcript keeps its bytes", () => {
+		const first = runSettle(["--faux", "-p", "Say exactly: the transcript"], {
+			cwd: cli.project,
+			agentDir: cli.agentDir,
+			timeoutMs: HANG_GUARD_MS,
+		});
+		expect(first.code).toBe(0);
+		const [file] = sessionFiles();
+		const lines = readFileSync(file!, "utf8").split("\n");
+		// A crash left NUL bytes where the header was; every entry after it is intact.
+		const corrupt = ['\u0000\u0000\u0000{"type":"sess', ...lines.slice(1)].join("\n");
+		writeFileSync(file!, corrupt);
+
+		const resumed = runSettle(["--faux", "--session", file!, "-p", "Say exactly: again"], {
+			cwd: cli.project,
+			agentDir: cli.agentDir,
+			timeoutMs: HANG_GUARD_MS,
+		});
+		expect(resumed.code).toBe(3);
+		expect(resumed.stdout).toBe("");
+		expect(resumed.stderr).toContain(file!);
+		expect(resumed.stderr).toMatch(/first line is not a session header; nothing was changed/);
+		expect(resumed.stderr).toMatch(/move this one away to start a new session at this path/);
+		expect(readFileSync(file!, "utf8")).toBe(corrupt);
+
+		// -c cannot resume it: it says so, naming the file, starts a new session and never writes into it.
+		const continued = runSettle(["--faux", "-c", "-p", "Say exactly: continued"], {
+			cwd: cli.project,
+			agentDir: cli.agentDir,
+			timeoutMs: HANG_GUARD_MS,
+		});
+		expect(continued.code).toBe(0);
+		expect(continued.stdout).toBe("Say exactly: continued\n");
+		expect(continued.stderr).toBe(
+			`Warning: --continue passed over ${file}, newer than any session it could resume: its first line is not a ` +
+				"session header (a crash may have cut it), so it cannot be resumed; nothing was changed. Open it with " +
+				"--session to see the error, or move it away.\n",
+		);
+		expect(readFileSync(file!, "utf8")).toBe(corrupt);
+		const others = sessionFiles().filter((other) => other !== file);
+		expect(others).toHaveLength(1);
+		expect(persistedUserTexts(others[0]!)).toEqual(["Say exactly: continued"]);
+
+		// The next -c resumes that new session, newer than the damaged file: nothing to say.
+		const again = runSettle(["--faux", "-c", "-p", "Say exactly: again"], {
+			cwd: cli.project,
+			agentDir: cli.agentDir,
+			timeoutMs: HANG_GUARD_MS,
+		});
+		expect(again.code).toBe(0);
+		expect(again.stderr).toBe("");
+		expect(persistedUserTexts(others[0]!)).toEqual(["Say exactly: continued", "Say exactly: again"]);
+		expect(statSync(file!).size).toBe(Buffer.byteLength(corrupt));
+	});
+
+	it("oh-my-pi#9915 (pi-peer): pi 0.73.1's SessionManager.open on the same file rewrites it as a new empty session: the transcript is gone", () => {
+		const first = runSettle(["--faux", "-p", "Say exactly: the transcript"], {
+			cwd: cli.project,
+			agentDir: cli.agentDir,
+			timeoutMs: HANG_GUARD_MS,
+		});
+		expect(first.code).toBe(0);
+		const [file] = sessionFiles();
+		const lines = readFileSync(file!, "utf8").split("\n");
+		writeFileSync(file!, ['\u0000\u0000\u0000{"type":"sess', ...lines.slice(1)].join("\n"));
+		pi.SessionManager.open(file!);
+		const after = readFileSync(file!, "utf8").split("\n").filter(Boolean);
+		expect(after).toHaveLength(1);
+		expect(JSON.parse(after[0]!)).toMatchObject({ type: "session" });
+		expect(after.join()).not.toContain("the transcript");
+	});
+});
+
+describe("pi#8400: a resource setting given as one path string instead of a list", () => {
+	for (const key of ["extensions", "skills"] as const) {
+		it(`pi#8400: "${key}": "~/…" in the project's settings: settle -p refuses at once, naming the key, the file and the expected list; nothing is scanned, no session`, () => {
+			const settings = join(cli.project, ".pi", "settings.json");
+			mkdirSync(join(cli.project, ".pi"), { recursive: true });
+			const text = JSON.stringify({ [key]: "~/path/to/a/folder" });
+			writeFileSync(settings, text);
+			const run = runSettle(["--faux", "-p", "Say exactly: hi"], {
+				cwd: cli.project,
+				agentDir: cli.agentDir,
+				timeoutMs: HANG_GUARD_MS,
+			});
+			expect(run.code).toBe(1);
+			expect(run.stdout).toBe("");
+			expect(run.stderr).toContain(`Invalid setting "${key}" in ${settings}: expected a list of strings`);
+			expect(run.stderr).toMatch(/Fix or remove it; settle does not start until then/);
+			expect(readFileSync(settings, "utf8")).toBe(text);
+			expect(sessionFiles()).toEqual([]);
+		});
+	}
 });

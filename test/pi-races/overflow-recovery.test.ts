@@ -5,6 +5,9 @@
  * custom message that triggers a turn) was refused locally with "Context overflow recovery
  * failed…", no compaction tried, the model never asked again (oh-my-openagent#8411, fixed by
  * senpi#1780). What the user should see: each new operation's overflow gets its own attempt.
+ * pi#6472: with `compaction.enabled: false` an overflow still compacted (the overflow path skipped
+ * the setting). What the user should see: no compaction they did not ask for — the overflow is
+ * reported, and `/compact` is still theirs to run.
  */
 import { afterEach, describe, expect, it } from "vitest";
 import { fauxAssistantMessage } from "../../src/llm/faux.js";
@@ -64,5 +67,35 @@ describe("oh-my-openagent#8411 / senpi#1780: overflow recovery latched for the s
 		expect(summaryRequests).toHaveLength(3);
 		expect(answerRequests).toHaveLength(7);
 		expect(reopenedContext(h.session.sessionFile!).map(comparable)).toEqual(h.session.messages.map(comparable));
+	});
+});
+
+describe("pi#6472: compaction.enabled=false bypassed by the overflow recovery path", () => {
+	it("pi#6472: with compaction disabled, an overflow is reported and nothing is compacted or retried; a manual compact() still works and the next prompt is answered", async () => {
+		h = await createHarness({ persistence: "disk", settings: { compaction: { enabled: false, keepRecentTokens: 1 } } });
+		const { answerRequests, summaryRequests } = script(h, [
+			fauxAssistantMessage("first"),
+			overflowReply(),
+			(context) => fauxAssistantMessage(`answered ${userTexts(context).at(-1)}`),
+		]);
+		await h.session.prompt("one");
+		await h.session.prompt("two");
+		// The overflow is the run's answer: no compaction, no retry, no summary request.
+		expect(h.eventsOfType("compaction_start")).toEqual([]);
+		expect(summaryRequests).toHaveLength(0);
+		expect(answerRequests).toHaveLength(2);
+		const last = h.session.messages.at(-1) as { role: string; stopReason?: string; errorMessage?: string };
+		expect(last).toMatchObject({ role: "assistant", stopReason: "error" });
+		expect(last.errorMessage).toMatch(/prompt is too long/);
+		const file = h.session.sessionFile!;
+		expect(reopenedContext(file).some((message) => message.role === "compactionSummary")).toBe(false);
+
+		// Compaction stays available on request.
+		await h.session.compact();
+		expect(compactionEnds(h)).toEqual(["manual/false/compacted"]);
+		await h.session.prompt("three");
+		expect(h.session.messages.at(-1)).toMatchObject({ role: "assistant", stopReason: "stop" });
+		expect(JSON.stringify(h.session.messages.at(-1))).toContain("answered three");
+		expect(reopenedContext(file).map(comparable)).toEqual(h.session.messages.map(comparable));
 	});
 });

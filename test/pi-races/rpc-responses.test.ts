@@ -4,7 +4,12 @@
  * `success: false` and once `success: true` (pi#3049). What the client should see: exactly one
  * `response` per request id, saying whether the prompt was accepted; nothing started for a refused one.
  * An unknown command type answered without the request id, so `RpcClient` waited 30 s (pi#5868).
+ * get-bb/bb#1721 (a host driving pi): `/compact` on a session below `keepRecentTokens` was refused
+ * "Nothing to compact (session too small)", and the host, reading it as a failed turn, put the
+ * thread in an error state that refused the next message. What the client should see: the refusal
+ * as the `compact` response alone, nothing written, and the session still taking prompts.
  */
+import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { RpcClient, useCliProject } from "../cli/helpers.js";
 
@@ -71,5 +76,50 @@ describe("pi#5868: an unknown RPC command is answered without its id", () => {
 		expect(await client.request({ id: "after", type: "get_state" })).toMatchObject({ id: "after", success: true });
 		expect(await client.end()).toBe(0);
 		expect(client.lines.filter((line) => line.type === "response").map((line) => line.id)).toEqual(["test", "after"]);
+	});
+});
+
+describe("get-bb/bb#1721: /compact on a session too small to compact", () => {
+	it("get-bb/bb#1721: settle --rpc: compact on a one-exchange session is answered success: false naming why, with one compaction_end carrying it; nothing is written and the next prompt runs and is saved", async () => {
+		const client = new RpcClient(["--faux"], { cwd: cli.project, agentDir: cli.agentDir });
+		const ask = async (id: string, message: string) => {
+			const settled = client.next((line) => line.type === "agent_settled");
+			expect(await client.request({ id, type: "prompt", message })).toMatchObject({ success: true });
+			await settled;
+		};
+		await ask("1", "one small exchange");
+		const state = (await client.request({ id: "2", type: "get_state" })) as { data: { sessionFile: string } };
+		const before = readFileSync(state.data.sessionFile, "utf8");
+
+		expect(await client.request({ id: "3", type: "compact" })).toEqual({
+			id: "3",
+			type: "response",
+			command: "compact",
+			success: false,
+			error: "Nothing to compact (session too small)",
+		});
+		expect(readFileSync(state.data.sessionFile, "utf8")).toBe(before);
+		expect(client.lines.filter((line) => line.type === "compaction_end")).toEqual([
+			{
+				type: "compaction_end",
+				reason: "manual",
+				aborted: false,
+				willRetry: false,
+				errorMessage: "Compaction failed: Nothing to compact (session too small)",
+			},
+		]);
+		const idle = (await client.request({ id: "4", type: "get_state" })) as {
+			data: { isStreaming: boolean; isCompacting: boolean };
+		};
+		expect(idle.data).toMatchObject({ isStreaming: false, isCompacting: false });
+
+		await ask("5", "the next message");
+		expect(await client.end()).toBe(0);
+		const users = readFileSync(state.data.sessionFile, "utf8")
+			.split("\n")
+			.filter((line) => line.includes('"role":"user"'));
+		expect(users).toHaveLength(2);
+		expect(users[1]).toContain("the next message");
+		expect(client.stderr).toBe("");
 	});
 });

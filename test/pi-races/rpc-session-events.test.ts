@@ -4,7 +4,10 @@
  * extension whose handler is not idempotent (a telemetry opener, a tool-set restore) ran its
  * start-up twice. What the extension should see: exactly one `session_start` per session it is
  * loaded into, after the old session's one `session_shutdown`, naming the session file that
- * `get_state` then reports.
+ * `get_state` then reports. pi#6186: under `--mode rpc` an extension command's `ctx.newSession()`
+ * resolved `{ cancelled: false }` and did nothing (the handler was bound in interactive mode only),
+ * so an extension had no way to reset the conversation. What it should see: a new session, with the
+ * same lifecycle as the `new_session` command.
  */
 import { readFileSync, writeFileSync } from "node:fs";
 import { basename, join } from "node:path";
@@ -62,6 +65,67 @@ describe("pi-lens#2890: pi RPC mode fires session_start twice per session replac
 			`start fork ${d}`,
 			`shutdown quit ${d}`,
 		]);
+		expect(client.lines.filter((line) => line.type === "extension_error")).toEqual([]);
+		expect(client.stderr).toBe("");
+	});
+});
+
+describe("pi#6186: ctx.newSession() from an extension command is a silent no-op under --mode rpc", () => {
+	it("pi#6186: settle --rpc: a /reset command calling ctx.newSession() replaces the session: the old one's session_shutdown{new}, one session_start{new}, get_state names the new file, and the next prompt is saved there", async () => {
+		const log = join(cli.dir, "lifecycle.log");
+		writeFileSync(log, "");
+		const extension = join(cli.dir, "lifecycle.mjs");
+		const reset = `
+	pi.registerCommand("reset", {
+		description: "start over",
+		handler: async (_args, ctx) => {
+			const result = await ctx.newSession();
+			write("reset cancelled=" + result.cancelled);
+		},
+	});
+}`;
+		writeFileSync(extension, LIFECYCLE_LOG(log).replace(/\n}\n$/, reset));
+		const client = new RpcClient(["--faux", "-e", extension], { cwd: cli.project, agentDir: cli.agentDir });
+		let id = 0;
+		const request = (command: Record<string, unknown>) => client.request({ id: String(++id), ...command });
+		const sessionFile = async () =>
+			((await request({ type: "get_state" })) as { data: { sessionFile: string } }).data.sessionFile;
+		const ask = async (message: string) => {
+			const settled = client.next((line) => line.type === "agent_settled");
+			expect(await request({ type: "prompt", message })).toMatchObject({ success: true });
+			await settled;
+		};
+
+		await ask("before the reset");
+		const first = await sessionFile();
+		// The command's response comes once its handler has returned.
+		expect(await request({ type: "prompt", message: "/reset" })).toMatchObject({
+			success: true,
+			data: { disposition: "handled" },
+		});
+		const second = await sessionFile();
+		expect(second).not.toBe(first);
+		await ask("after the reset");
+		expect(await client.end()).toBe(0);
+
+		const [a, b] = [first, second].map((file) => basename(file));
+		expect(readFileSync(log, "utf8").split("\n").filter(Boolean)).toEqual([
+			`start startup ${a}`,
+			`shutdown new ${a}`,
+			`start new ${b}`,
+			"reset cancelled=false",
+			`shutdown quit ${b}`,
+		]);
+		const texts = (file: string) =>
+			readFileSync(file, "utf8")
+				.split("\n")
+				.filter(Boolean)
+				.map((line) => JSON.parse(line) as { message?: { role: string; content: unknown } })
+				.filter((entry) => entry.message?.role === "user")
+				.map((entry) => JSON.stringify(entry.message!.content));
+		expect(texts(first).join()).toContain("before the reset");
+		expect(texts(first).join()).not.toContain("after the reset");
+		expect(texts(second).join()).toContain("after the reset");
 		expect(client.lines.filter((line) => line.type === "extension_error")).toEqual([]);
 		expect(client.stderr).toBe("");
 	});

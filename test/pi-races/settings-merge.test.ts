@@ -2,9 +2,11 @@
  * pi's reports about how the global and the project settings files combine, replayed on real files:
  * `<agentDir>/settings.json` and the project's `.pi/settings.json`, read by Settle's
  * `SettingsManager.create` and (`pi-peer`) by pi 0.73.1's. pi#7572: a project that sets one key of
- * `retry.provider` lost the global file's other `retry.provider` keys.
+ * `retry.provider` lost the global file's other `retry.provider` keys. pi#527, pi#1046: an edit made
+ * to `settings.json` while pi ran (a new `enabledModels`, a changed `packages`) was reverted the next
+ * time pi saved a setting of its own (a thinking level, the changelog version).
  */
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import * as pi from "@mariozechner/pi-coding-agent";
@@ -70,4 +72,30 @@ describe("pi#7572: project retry.provider settings replace global provider retry
 			maxRetryDelayMs: 60000,
 		});
 	});
+});
+
+describe("pi#527, pi#1046: settings.json edited while running, then a setting saved", () => {
+	const edit = (file: string) => {
+		const current = JSON.parse(readFileSync(file, "utf8")) as Record<string, unknown>;
+		writeFileSync(file, JSON.stringify({ ...current, enabledModels: ["faux/*"], packages: ["npm:edited"] }, null, 2));
+	};
+	for (const [peer, create] of [
+		["Settle", (dir: string, agent: string) => SettingsManager.create(dir, agent)],
+		["pi 0.73.1 (pi-peer)", (dir: string, agent: string) => pi.SettingsManager.create(dir, agent)],
+	] as const) {
+		it(`pi#527, pi#1046: ${peer}: the edit (a new key, a changed list) survives a later save of another key, which is written too`, async () => {
+			const file = join(agentDir, "settings.json");
+			writeFileSync(file, JSON.stringify({ packages: ["npm:original"], theme: "dark" }));
+			const settings = create(cwd, agentDir);
+			edit(file);
+			settings.setDefaultThinkingLevel("high");
+			await (settings as { flush?: () => Promise<void> }).flush?.();
+			expect(JSON.parse(readFileSync(file, "utf8"))).toEqual({
+				packages: ["npm:edited"],
+				theme: "dark",
+				enabledModels: ["faux/*"],
+				defaultThinkingLevel: "high",
+			});
+		});
+	}
 });
