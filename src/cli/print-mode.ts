@@ -8,6 +8,7 @@ import { errorMessage, SettleError } from "../errors.js";
 import { thrownAt } from "../extensions/thrown-at.js";
 import type { ExtensionUIContext } from "../extensions/types.js";
 import { createHeadlessUIContext } from "../extensions/ui.js";
+import { isContextOverflow } from "../llm/errors.js";
 import { failureOf } from "../llm/failures.js";
 import { apiKeyEnvHint, providerOfAuthError } from "../llm/provider-env.js";
 import type { AssistantMessage, ImageContent } from "../llm/types.js";
@@ -196,7 +197,12 @@ export async function runPrintMode(
 		if (json) return failed ? failure : EXIT_OK;
 		if (!last) return EXIT_OK;
 		if (failed) {
-			out.stderr(locked ? `Error: ${locked}\n` : `${last.errorMessage || `Request ${last.stopReason}`}\n`);
+			const hint = compactionOffHint(runtime.session, last);
+			out.stderr(
+				locked
+					? `Error: ${locked}\n`
+					: `${last.errorMessage || `Request ${last.stopReason}`}\n${hint ? `${hint}\n` : ""}`,
+			);
 			return failure;
 		}
 		const text = last.content
@@ -225,6 +231,16 @@ function cliErrorText(error: unknown, agentDir: string): string {
 	// The provider's own variable and the auth.json entry to write under its name, when known.
 	const provider = providerOfAuthError(error);
 	return `${firstLine}\n\nSet the provider's key in the environment (${apiKeyEnvHint(provider)}) or in ${join(agentDir, "auth.json")}: ${JSON.stringify({ [provider ?? "<provider>"]: { type: "api_key", key: "…" } })}.`;
+}
+
+/**
+ * With automatic compaction off, an overflow is the run's answer (pi#6472): the provider's text alone
+ * does not say that compaction would have fit the conversation back, nor how to run it.
+ */
+function compactionOffHint(session: AgentSession, last: AssistantMessage): string | undefined {
+	if (last.stopReason !== "error" || session.autoCompactionEnabled) return undefined;
+	if (!isContextOverflow(last, session.model?.contextWindow)) return undefined;
+	return "The conversation no longer fits the model's context window, and automatic compaction is off (the compaction.enabled setting is false): resume with `settle -c` and run /compact, or set compaction.enabled to true.";
 }
 
 function lastAssistant(session: AgentSession): AssistantMessage | undefined {

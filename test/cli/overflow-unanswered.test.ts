@@ -302,3 +302,28 @@ describe("pi 0.73.1 (peer) on the same overflow", () => {
 		expect(pi.stderr).not.toContain("too long");
 	});
 });
+
+describe("pi#6472: settle -p with automatic compaction off", () => {
+	it("pi#6472: an overflow with compaction.enabled false prints the provider's error and says how to compact", () => {
+		mkdirSync(cli.agentDir, { recursive: true });
+		writeFileSync(join(cli.agentDir, "settings.json"), JSON.stringify({ compaction: { enabled: false } }));
+		const run = settle(["--faux-script", script(["first answer", OVERFLOW]), "-p", "first", "second"]);
+		expect([run.code, run.stdout]).toEqual([1, ""]);
+		expect(run.stderr).toBe(
+			`${OVERFLOW.errorMessage}\nThe conversation no longer fits the model's context window, and automatic compaction is off (the compaction.enabled setting is false): resume with \`settle -c\` and run /compact, or set compaction.enabled to true.\n`,
+		);
+	});
+
+	it("pi#6472: with compaction off, a failure that is not an overflow gets no compaction hint", () => {
+		mkdirSync(cli.agentDir, { recursive: true });
+		writeFileSync(join(cli.agentDir, "settings.json"), JSON.stringify({ compaction: { enabled: false } }));
+		const run = settle([
+			"--faux-script",
+			script([{ stopReason: "error", errorMessage: "400 bad request" }]),
+			"-p",
+			"hi",
+		]);
+		expect(run.code).toBe(1);
+		expect(run.stderr).toBe("400 bad request\n");
+	});
+});

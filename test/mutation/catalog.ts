@@ -11928,6 +11928,26 @@ export const MUTANTS: Mutant[] = [
 		edits: [{ find: "(afterMs === undefined || stats.mtimeMs > afterMs)", replace: "true" }],
 		tests: ["test/pi-races/cli-files.test.ts"],
 	},
+	{
+		id: "DO01",
+		file: "src/cli/print-mode.ts",
+		description:
+			"settle -p with compaction.enabled false prints a bare overflow error again, without saying compaction is off (pi#6472)",
+		edits: [
+			{
+				find: "const hint = compactionOffHint(runtime.session, last);",
+				replace: "const hint = undefined as string | undefined;",
+			},
+		],
+		tests: ["test/cli/overflow-unanswered.test.ts"],
+	},
+	{
+		id: "DO02",
+		file: "src/cli/print-mode.ts",
+		description: "the compaction-off hint follows every failed answer, also one that is not an overflow",
+		edits: [{ find: "if (!isContextOverflow(last, session.model?.contextWindow)) return undefined;", replace: "" }],
+		tests: ["test/cli/overflow-unanswered.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
