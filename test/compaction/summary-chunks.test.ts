@@ -8,11 +8,13 @@
 import { readFileSync } from "node:fs";
 import { afterEach, describe, expect, it } from "vitest";
 import {
+	CHECKPOINT_UPDATE_PROMPT,
 	SUMMARIZATION_SYSTEM_PROMPT,
+	summarizationRequestText,
 	TURN_PREFIX_PROMPT,
 	TURN_PREFIX_UPDATE_PROMPT,
 } from "../../src/compaction/prompts.js";
-import { generateTurnPrefixSummary } from "../../src/compaction/summarize.js";
+import { generateSummary, generateTurnPrefixSummary } from "../../src/compaction/summarize.js";
 import type { ExtensionAPI } from "../../src/extensions/types.js";
 import { createFauxProvider, fauxAssistantMessage } from "../../src/llm/faux.js";
 import type { AgentMessage, AssistantMessage, Context, Message, Model, StreamOptions } from "../../src/llm/types.js";
@@ -234,5 +236,40 @@ describe("turn prefix larger than the summarizer's window (openclaw#10423: 'Turn
 		const steps = prompts.flatMap((request) => [...request.prompt.matchAll(/step-(\d)/g)].map((m) => m[1]));
 		expect(steps).toEqual(["1", "2", "3"]);
 		expect(result.text).toBe(`## Original Request\nprefix ${prompts.length}`);
+	});
+});
+
+describe("a running summary that leaves no room in the window", () => {
+	it("fails with a typed error that says what to change, before sending a request that cannot hold the span", async () => {
+		const faux = createFauxProvider({ models: [{ id: "small", contextWindow: SMALL_WINDOW }] });
+		const maxTokens = Math.floor(0.8 * RESERVE);
+		// The first answer is so long that the second request has room for only 200 characters of conversation.
+		const fixed =
+			SUMMARIZATION_SYSTEM_PROMPT.length + summarizationRequestText("", CHECKPOINT_UPDATE_PROMPT, "").length;
+		const longSummary = "s".repeat(4 * (SMALL_WINDOW - maxTokens) - fixed - 200);
+		const prompts: string[] = [];
+		faux.setResponses(
+			Array.from({ length: 4 }, () => (context: Context) => {
+				prompts.push(promptOf(context));
+				return fauxAssistantMessage(longSummary);
+			}),
+		);
+		const messages: AgentMessage[] = [1, 2].map((i) => ({
+			role: "user",
+			content: `part-${i} ${"x".repeat(20_000)}`,
+			timestamp: i,
+		}));
+
+		const summary = generateSummary(messages, {
+			model: faux.getModel("small")!,
+			streamFn: faux.streamFn,
+			reserveTokens: RESERVE,
+		});
+
+		await expect(summary).rejects.toMatchObject({
+			code: "PROVIDER",
+			message: `Summarization failed: the summarizer's context window (${SMALL_WINDOW} tokens) cannot hold the summarization instructions, the running summary and the answer budget (${maxTokens} tokens). Lower compaction.reserveTokens or compact with a model that has a larger context window.`,
+		});
+		expect(prompts).toHaveLength(1);
 	});
 });

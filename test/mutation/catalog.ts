@@ -11936,6 +11936,14 @@ export const MUTANTS: Mutant[] = [
 		edits: [{ find: "start = chunk.end;", replace: "start = chunk.end + 1;" }],
 		tests: ["test/compaction/summary-chunks.test.ts", "test/compaction/summary-chunks.property.test.ts"],
 	},
+	{
+		id: "DM08",
+		file: "src/compaction/chunks.ts",
+		description:
+			"a running summary that leaves almost no room is sent with a sliver of conversation instead of failing with what to change",
+		edits: [{ find: "if (budgetChars < MIN_CHUNK_CHARS) {", replace: "if (budgetChars < 0) {" }],
+		tests: ["test/compaction/summary-chunks.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
