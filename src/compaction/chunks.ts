@@ -34,6 +34,54 @@ export function summaryRequestFits(
 	return Math.ceil((SUMMARIZATION_SYSTEM_PROMPT.length + promptText.length) / 4) + maxTokens <= model.contextWindow;
 }
 
+/**
+ * Conversation characters a chunk request has room for: the window (chars/4) less the answer budget,
+ * the system prompt, the instructions and the previous summary. Negative when those alone overflow.
+ *
+ * Must not throw.
+ *
+ * @example
+ * ```ts
+ * const room = chunkBudgetChars({ contextWindow: 8000 }, 1600, CHECKPOINT_PROMPT, undefined);
+ * console.log(room > 20_000); // true
+ * ```
+ */
+export function chunkBudgetChars(
+	model: Pick<Model, "contextWindow">,
+	maxTokens: number,
+	instructions: string,
+	previousSummary: string | undefined,
+): number {
+	const overhead =
+		SUMMARIZATION_SYSTEM_PROMPT.length + summarizationRequestText("", instructions, previousSummary).length;
+	return 4 * (model.contextWindow - maxTokens) - overhead;
+}
+
+/**
+ * Whether a summary takes the chunked path: the one request (`promptText`) would not fit the
+ * window, and a first chunk request (with these instructions and previous summary) would have room
+ * for at least {@link MIN_CHUNK_CHARS} of conversation. Otherwise the one request is sent as pi
+ * sends it (also when the answer budget alone exceeds the window: chunks cannot help there).
+ *
+ * Must not throw.
+ *
+ * @example
+ * ```ts
+ * summaryNeedsChunks("x".repeat(40_000), 1600, { contextWindow: 8000 }, CHECKPOINT_PROMPT, undefined); // true
+ * summaryNeedsChunks("x".repeat(40_000), 13_107, { contextWindow: 8000 }, CHECKPOINT_PROMPT, undefined); // false
+ * ```
+ */
+export function summaryNeedsChunks(
+	promptText: string,
+	maxTokens: number,
+	model: Pick<Model, "contextWindow">,
+	instructions: string,
+	previousSummary: string | undefined,
+): boolean {
+	if (summaryRequestFits(promptText, maxTokens, model)) return false;
+	return chunkBudgetChars(model, maxTokens, instructions, previousSummary) >= MIN_CHUNK_CHARS;
+}
+
 /** One chunk of a span: messages `[start, end)` and their serialized text (cut when one message alone is too large). */
 export interface SummaryChunk {
 	start: number;
@@ -126,8 +174,7 @@ export async function summarizeInChunks(
 	let start = 0;
 	do {
 		const instructions = previous !== undefined ? options.updateInstructions : options.firstInstructions;
-		const overhead = SUMMARIZATION_SYSTEM_PROMPT.length + summarizationRequestText("", instructions, previous).length;
-		const budgetChars = 4 * (options.model.contextWindow - options.maxTokens) - overhead;
+		const budgetChars = chunkBudgetChars(options.model, options.maxTokens, instructions, previous);
 		if (budgetChars < MIN_CHUNK_CHARS) {
 			throw new SettleError(
 				"PROVIDER",

@@ -4,7 +4,7 @@
 import { SettleError } from "../errors.js";
 import type { AgentMessage, Usage } from "../llm/types.js";
 import type { FileOperationDetails } from "../store/entries.js";
-import { summarizeInChunks, summaryRequestFits } from "./chunks.js";
+import { summarizeInChunks, summaryNeedsChunks } from "./chunks.js";
 import { computeFileLists, formatFileOperations } from "./file-operations.js";
 import {
 	CHECKPOINT_PROMPT,
@@ -68,7 +68,7 @@ export function generateSummary(
 	const prompt = summarizationRequestText(serializeConversation(messages), instructions, options.previousSummary);
 	const maxTokens = Math.floor(0.8 * options.reserveTokens);
 	const failurePrefix = "Summarization failed";
-	if (summaryRequestFits(prompt, maxTokens, options.model)) {
+	if (!summaryNeedsChunks(prompt, maxTokens, options.model, instructions, options.previousSummary)) {
 		return requestSummary(prompt, maxTokens, options, failurePrefix);
 	}
 	// Too large for one request (pi sends it and fails): summarize the span in chunks that fit.
@@ -96,7 +96,7 @@ export function generateTurnPrefixSummary(
 	const prompt = summarizationRequestText(serializeConversation(messages), TURN_PREFIX_PROMPT);
 	const maxTokens = Math.floor(0.5 * options.reserveTokens);
 	const failurePrefix = "Turn prefix summarization failed";
-	if (summaryRequestFits(prompt, maxTokens, options.model)) {
+	if (!summaryNeedsChunks(prompt, maxTokens, options.model, TURN_PREFIX_PROMPT, undefined)) {
 		return requestSummary(prompt, maxTokens, options, failurePrefix);
 	}
 	return summarizeInChunks(messages, {

@@ -273,3 +273,32 @@ describe("a running summary that leaves no room in the window", () => {
 		expect(prompts).toHaveLength(1);
 	});
 });
+
+describe("an answer budget larger than the window on its own", () => {
+	it("sends the one request as pi does (chunks cannot help): a small-window model with the default reserve still compacts", async () => {
+		const faux = createFauxProvider({ models: [{ id: "small", contextWindow: SMALL_WINDOW }] });
+		const prompts: string[] = [];
+		faux.setResponses([
+			(context: Context) => {
+				prompts.push(promptOf(context));
+				return fauxAssistantMessage("## Goal\nall of it");
+			},
+		]);
+		const messages: AgentMessage[] = [1, 2, 3].map((i) => ({
+			role: "user",
+			content: `part-${i} ${"x".repeat(12_000)}`,
+			timestamp: i,
+		}));
+
+		// The default reserve (16384) asks for a 13107-token answer: more than the 8000-token window.
+		const summary = await generateSummary(messages, {
+			model: faux.getModel("small")!,
+			streamFn: faux.streamFn,
+			reserveTokens: 16_384,
+		});
+
+		expect(summary.text).toBe("## Goal\nall of it");
+		expect(prompts).toHaveLength(1);
+		expect([...prompts[0]!.matchAll(/part-(\d)/g)].map((m) => m[1])).toEqual(["1", "2", "3"]);
+	});
+});

@@ -11873,8 +11873,8 @@ export const MUTANTS: Mutant[] = [
 		edits: [
 			{
 				after: 'const failurePrefix = "Summarization failed";',
-				find: "if (summaryRequestFits(prompt, maxTokens, options.model)) {",
-				replace: "if (true) {",
+				find: "if (!summaryNeedsChunks(",
+				replace: "if (true || !summaryNeedsChunks(",
 			},
 		],
 		tests: ["test/compaction/summary-chunks.test.ts", "test/compaction/summary-chunks.property.test.ts"],
@@ -11887,8 +11887,8 @@ export const MUTANTS: Mutant[] = [
 		edits: [
 			{
 				after: 'const failurePrefix = "Turn prefix summarization failed";',
-				find: "if (summaryRequestFits(prompt, maxTokens, options.model)) {",
-				replace: "if (true) {",
+				find: "if (!summaryNeedsChunks(",
+				replace: "if (true || !summaryNeedsChunks(",
 			},
 		],
 		tests: ["test/compaction/summary-chunks.test.ts"],
@@ -11942,6 +11942,19 @@ export const MUTANTS: Mutant[] = [
 		description:
 			"a running summary that leaves almost no room is sent with a sliver of conversation instead of failing with what to change",
 		edits: [{ find: "if (budgetChars < MIN_CHUNK_CHARS) {", replace: "if (budgetChars < 0) {" }],
+		tests: ["test/compaction/summary-chunks.test.ts"],
+	},
+	{
+		id: "DM09",
+		file: "src/compaction/chunks.ts",
+		description:
+			"an answer budget larger than the window alone takes the chunked path, which fails: a small-window model with the default reserve can no longer compact",
+		edits: [
+			{
+				find: "return chunkBudgetChars(model, maxTokens, instructions, previousSummary) >= MIN_CHUNK_CHARS;",
+				replace: "return true;",
+			},
+		],
 		tests: ["test/compaction/summary-chunks.test.ts"],
 	},
 ];
