@@ -101,6 +101,25 @@ Summarize this beginning so that the kept end makes sense on its own:
 
 Be brief and focus on what the kept part needs.`;
 
+/**
+ * Split turn whose beginning is too large for one request: merge the next part of the beginning
+ * into the summary of its earlier parts (same structure as {@link TURN_PREFIX_PROMPT}).
+ */
+export const TURN_PREFIX_UPDATE_PROMPT = `The conversation above CONTINUES the beginning of a turn that was too long to keep; the summary of the earlier part of that beginning is in the <previous-summary> tags. The end of the turn (the most recent work) is kept verbatim.
+
+Merge the conversation above into the previous summary, keeping this structure, so that the kept end makes sense on its own:
+
+## Original Request
+[What the user asked for in this turn]
+
+## Early Progress
+- [Decisions made and work done so far, earlier and new]
+
+## Context for Suffix
+- [What the kept recent work depends on]
+
+Be brief and focus on what the kept part needs.`;
+
 /** Tree navigation: summarize the branch being left. */
 export const BRANCH_SUMMARY_PROMPT = `Summarize the conversation branch above in a structured form, so its work can be picked up if the user comes back to it.
 

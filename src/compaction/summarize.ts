@@ -4,6 +4,7 @@
 import { SettleError } from "../errors.js";
 import type { AgentMessage, Usage } from "../llm/types.js";
 import type { FileOperationDetails } from "../store/entries.js";
+import { summarizeInChunks, summaryNeedsChunks } from "./chunks.js";
 import { computeFileLists, formatFileOperations } from "./file-operations.js";
 import {
 	CHECKPOINT_PROMPT,
@@ -12,6 +13,7 @@ import {
 	NO_PRIOR_HISTORY,
 	summarizationRequestText,
 	TURN_PREFIX_PROMPT,
+	TURN_PREFIX_UPDATE_PROMPT,
 	withCustomInstructions,
 } from "./prompts.js";
 import { addUsage, requestSummary, type SummaryText } from "./request.js";
@@ -40,6 +42,11 @@ export interface GenerateSummaryOptions extends SummarizerOptions {
  * Context). The request has the summarization system prompt, one user message with the serialized
  * conversation in `<conversation>` tags (plus `<previous-summary>` in update mode), and no tools.
  *
+ * When that request would not fit `model.contextWindow` (chars/4 estimate plus the answer budget),
+ * the span is summarized in several requests that each fit, split at message boundaries and each
+ * updating the summary of the ones before (a single message too large on its own is cut); pi sends
+ * the one request and fails.
+ *
  * Throws `SettleError("PROVIDER", "Summarization failed: <provider text>")` on a provider error or
  * an empty answer, `SettleError("ABORTED")` on abort.
  *
@@ -55,17 +62,23 @@ export function generateSummary(
 	// An empty previous summary carries nothing to merge: a first compaction's request (as pi).
 	const options =
 		summaryOptions.previousSummary === "" ? { ...summaryOptions, previousSummary: undefined } : summaryOptions;
-	const instructions = withCustomInstructions(
-		options.previousSummary !== undefined ? CHECKPOINT_UPDATE_PROMPT : CHECKPOINT_PROMPT,
-		options.customInstructions,
-	);
+	const firstInstructions = withCustomInstructions(CHECKPOINT_PROMPT, options.customInstructions);
+	const updateInstructions = withCustomInstructions(CHECKPOINT_UPDATE_PROMPT, options.customInstructions);
+	const instructions = options.previousSummary !== undefined ? updateInstructions : firstInstructions;
 	const prompt = summarizationRequestText(serializeConversation(messages), instructions, options.previousSummary);
-	return requestSummary(prompt, Math.floor(0.8 * options.reserveTokens), options, "Summarization failed");
+	const maxTokens = Math.floor(0.8 * options.reserveTokens);
+	const failurePrefix = "Summarization failed";
+	if (!summaryNeedsChunks(prompt, maxTokens, options.model, instructions, options.previousSummary)) {
+		return requestSummary(prompt, maxTokens, options, failurePrefix);
+	}
+	// Too large for one request (pi sends it and fails): summarize the span in chunks that fit.
+	return summarizeInChunks(messages, { ...options, firstInstructions, updateInstructions, maxTokens, failurePrefix });
 }
 
 /**
  * Summarizes the beginning of a split turn (Original Request / Early Progress / Context for
- * Suffix) with half the reserve as budget. Errors as {@link generateSummary}, prefixed
+ * Suffix) with half the reserve as budget; a prefix too large for one request is summarized in
+ * chunks as in {@link generateSummary}. Errors as {@link generateSummary}, prefixed
  * `Turn prefix summarization failed`.
  *
  * @example
@@ -81,7 +94,18 @@ export function generateTurnPrefixSummary(
 	options: SummarizerOptions & { reserveTokens: number },
 ): Promise<SummaryText> {
 	const prompt = summarizationRequestText(serializeConversation(messages), TURN_PREFIX_PROMPT);
-	return requestSummary(prompt, Math.floor(0.5 * options.reserveTokens), options, "Turn prefix summarization failed");
+	const maxTokens = Math.floor(0.5 * options.reserveTokens);
+	const failurePrefix = "Turn prefix summarization failed";
+	if (!summaryNeedsChunks(prompt, maxTokens, options.model, TURN_PREFIX_PROMPT, undefined)) {
+		return requestSummary(prompt, maxTokens, options, failurePrefix);
+	}
+	return summarizeInChunks(messages, {
+		...options,
+		firstInstructions: TURN_PREFIX_PROMPT,
+		updateInstructions: TURN_PREFIX_UPDATE_PROMPT,
+		maxTokens,
+		failurePrefix,
+	});
 }
 
 /** Options of {@link compact}: the summarizer's model and stream function, and extra focus for the summary. */

@@ -1238,8 +1238,8 @@ export const MUTANTS: Mutant[] = [
 		description: "second compaction does not use the update prompt",
 		edits: [
 			{
-				find: "options.previousSummary !== undefined ? CHECKPOINT_UPDATE_PROMPT : CHECKPOINT_PROMPT",
-				replace: "CHECKPOINT_PROMPT",
+				find: "options.previousSummary !== undefined ? updateInstructions : firstInstructions",
+				replace: "firstInstructions",
 			},
 		],
 		tests: ["test/compaction", "test/session/recovery-compaction.test.ts", "test/session/compaction.test.ts"],
@@ -11947,6 +11947,98 @@ export const MUTANTS: Mutant[] = [
 		description: "the compaction-off hint follows every failed answer, also one that is not an overflow",
 		edits: [{ find: "if (!isContextOverflow(last, session.model?.contextWindow)) return undefined;", replace: "" }],
 		tests: ["test/cli/overflow-unanswered.test.ts"],
+	},
+	{
+		id: "DM01",
+		file: "src/compaction/summarize.ts",
+		description:
+			"a history span larger than the summarizer's window goes out in one request again, which the provider rejects: compaction fails for good (openclaw#10423)",
+		edits: [
+			{
+				after: 'const failurePrefix = "Summarization failed";',
+				find: "if (!summaryNeedsChunks(",
+				replace: "if (true || !summaryNeedsChunks(",
+			},
+		],
+		tests: ["test/compaction/summary-chunks.test.ts", "test/compaction/summary-chunks.property.test.ts"],
+	},
+	{
+		id: "DM02",
+		file: "src/compaction/summarize.ts",
+		description:
+			"a split turn's beginning larger than the summarizer's window goes out in one request again (openclaw#10423)",
+		edits: [
+			{
+				after: 'const failurePrefix = "Turn prefix summarization failed";',
+				find: "if (!summaryNeedsChunks(",
+				replace: "if (true || !summaryNeedsChunks(",
+			},
+		],
+		tests: ["test/compaction/summary-chunks.test.ts"],
+	},
+	{
+		id: "DM03",
+		file: "src/compaction/chunks.ts",
+		description: "the fit check leaves no room for the summary's answer budget: requests overflow the window",
+		edits: [
+			{
+				find: "SUMMARIZATION_SYSTEM_PROMPT.length + promptText.length) / 4) + maxTokens <= model.contextWindow",
+				replace: "SUMMARIZATION_SYSTEM_PROMPT.length + promptText.length) / 4) <= model.contextWindow",
+			},
+		],
+		tests: ["test/compaction/summary-chunks.test.ts", "test/compaction/summary-chunks.property.test.ts"],
+	},
+	{
+		id: "DM04",
+		file: "src/compaction/chunks.ts",
+		description: "a chunk takes one message more than fits (the check ignores the message being added)",
+		edits: [
+			{ find: "if (added > 0 && chars + added > budgetChars) {", replace: "if (added > 0 && chars > budgetChars) {" },
+		],
+		tests: ["test/compaction/summary-chunks.test.ts", "test/compaction/summary-chunks.property.test.ts"],
+	},
+	{
+		id: "DM05",
+		file: "src/compaction/chunks.ts",
+		description: "a single message larger than the window is sent whole instead of cut: its request overflows",
+		edits: [{ find: "parts.push(cutToFit(text, budgetChars));", replace: "parts.push(text);" }],
+		tests: ["test/compaction/summary-chunks.test.ts", "test/compaction/summary-chunks.property.test.ts"],
+	},
+	{
+		id: "DM06",
+		file: "src/compaction/chunks.ts",
+		description:
+			"each chunk is summarized on its own (no running summary): the final summary forgets the earlier chunks",
+		edits: [{ find: "previous = answer.text;", replace: "void answer.text;" }],
+		tests: ["test/compaction/summary-chunks.test.ts", "test/compaction/summary-chunks.property.test.ts"],
+	},
+	{
+		id: "DM07",
+		file: "src/compaction/chunks.ts",
+		description: "the next chunk starts one message late: a message of the span never reaches the summarizer",
+		edits: [{ find: "start = chunk.end;", replace: "start = chunk.end + 1;" }],
+		tests: ["test/compaction/summary-chunks.test.ts", "test/compaction/summary-chunks.property.test.ts"],
+	},
+	{
+		id: "DM08",
+		file: "src/compaction/chunks.ts",
+		description:
+			"a running summary that leaves almost no room is sent with a sliver of conversation instead of failing with what to change",
+		edits: [{ find: "if (budgetChars < MIN_CHUNK_CHARS) {", replace: "if (budgetChars < 0) {" }],
+		tests: ["test/compaction/summary-chunks.test.ts"],
+	},
+	{
+		id: "DM09",
+		file: "src/compaction/chunks.ts",
+		description:
+			"an answer budget larger than the window alone takes the chunked path, which fails: a small-window model with the default reserve can no longer compact",
+		edits: [
+			{
+				find: "return chunkBudgetChars(model, maxTokens, instructions, previousSummary) >= MIN_CHUNK_CHARS;",
+				replace: "return true;",
+			},
+		],
+		tests: ["test/compaction/summary-chunks.test.ts"],
 	},
 ];
 

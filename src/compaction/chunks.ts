@@ -1,0 +1,193 @@
+/**
+ * Summaries of spans larger than the summarizer's context window (openclaw#10423, pi#8196): the
+ * span is split at message boundaries into requests that fit, summarized in order, each later
+ * request updating the running summary. Only used where one request would not fit (where pi fails).
+ */
+import { SettleError } from "../errors.js";
+import type { AgentMessage, Model, Usage } from "../llm/types.js";
+import { SUMMARIZATION_SYSTEM_PROMPT, summarizationRequestText } from "./prompts.js";
+import { addUsage, requestSummary, type SummaryText } from "./request.js";
+import { serializeConversation } from "./serialize.js";
+import type { SummarizerOptions } from "./types.js";
+
+/** Fewest conversation characters a chunk request must have room for (about 100 tokens). */
+export const MIN_CHUNK_CHARS = 400;
+
+/**
+ * Whether a summarization request with this user text and answer budget fits `model`'s context
+ * window, by the chars/4 estimate Settle uses for compaction: ⌈(system prompt + text) / 4⌉ +
+ * `maxTokens` ≤ `contextWindow`. A model without a window (0 or absent) fits everything.
+ *
+ * Must not throw.
+ *
+ * @example
+ * ```ts
+ * summaryRequestFits("<conversation>\n[User]: hi\n</conversation>\n\nSummarize.", 1000, { contextWindow: 8000 }); // true
+ * ```
+ */
+export function summaryRequestFits(
+	promptText: string,
+	maxTokens: number,
+	model: Pick<Model, "contextWindow">,
+): boolean {
+	if (!model.contextWindow) return true;
+	return Math.ceil((SUMMARIZATION_SYSTEM_PROMPT.length + promptText.length) / 4) + maxTokens <= model.contextWindow;
+}
+
+/**
+ * Conversation characters a chunk request has room for: the window (chars/4) less the answer budget,
+ * the system prompt, the instructions and the previous summary. Negative when those alone overflow.
+ *
+ * Must not throw.
+ *
+ * @example
+ * ```ts
+ * const room = chunkBudgetChars({ contextWindow: 8000 }, 1600, CHECKPOINT_PROMPT, undefined);
+ * console.log(room > 20_000); // true
+ * ```
+ */
+export function chunkBudgetChars(
+	model: Pick<Model, "contextWindow">,
+	maxTokens: number,
+	instructions: string,
+	previousSummary: string | undefined,
+): number {
+	const overhead =
+		SUMMARIZATION_SYSTEM_PROMPT.length + summarizationRequestText("", instructions, previousSummary).length;
+	return 4 * (model.contextWindow - maxTokens) - overhead;
+}
+
+/**
+ * Whether a summary takes the chunked path: the one request (`promptText`) would not fit the
+ * window, and a first chunk request (with these instructions and previous summary) would have room
+ * for at least {@link MIN_CHUNK_CHARS} of conversation. Otherwise the one request is sent as pi
+ * sends it (also when the answer budget alone exceeds the window: chunks cannot help there).
+ *
+ * Must not throw.
+ *
+ * @example
+ * ```ts
+ * summaryNeedsChunks("x".repeat(40_000), 1600, { contextWindow: 8000 }, CHECKPOINT_PROMPT, undefined); // true
+ * summaryNeedsChunks("x".repeat(40_000), 13_107, { contextWindow: 8000 }, CHECKPOINT_PROMPT, undefined); // false
+ * ```
+ */
+export function summaryNeedsChunks(
+	promptText: string,
+	maxTokens: number,
+	model: Pick<Model, "contextWindow">,
+	instructions: string,
+	previousSummary: string | undefined,
+): boolean {
+	if (summaryRequestFits(promptText, maxTokens, model)) return false;
+	return chunkBudgetChars(model, maxTokens, instructions, previousSummary) >= MIN_CHUNK_CHARS;
+}
+
+/** One chunk of a span: messages `[start, end)` and their serialized text (cut when one message alone is too large). */
+export interface SummaryChunk {
+	start: number;
+	end: number;
+	conversation: string;
+}
+
+/**
+ * The next chunk of `texts` (one serialized message each, `""` for a message that serializes to
+ * nothing) from `start`: the most messages whose texts, joined by blank lines, stay within
+ * `budgetChars`. Takes at least one message; a first message longer than the budget on its own is
+ * cut to it, with a note saying how many characters were cut. Needs `budgetChars` ≥
+ * {@link MIN_CHUNK_CHARS}.
+ *
+ * Must not throw.
+ *
+ * @example
+ * ```ts
+ * nextSummaryChunk(["[User]: a", "[Assistant]: b", "[User]: c"], 0, 30); // { start: 0, end: 2, conversation: "[User]: a\n\n[Assistant]: b" }
+ * ```
+ */
+export function nextSummaryChunk(texts: readonly string[], start: number, budgetChars: number): SummaryChunk {
+	const parts: string[] = [];
+	let chars = 0;
+	let end = start;
+	while (end < texts.length) {
+		const text = texts[end]!;
+		const added = text === "" ? 0 : parts.length === 0 ? text.length : text.length + 2;
+		if (added > 0 && chars + added > budgetChars) {
+			if (parts.length === 0) {
+				parts.push(cutToFit(text, budgetChars));
+				end++;
+			}
+			break;
+		}
+		if (text !== "") parts.push(text);
+		chars += added;
+		end++;
+	}
+	return { start, end, conversation: parts.join("\n\n") };
+}
+
+/** `text` cut to at most `budgetChars` characters, the note included. */
+function cutToFit(text: string, budgetChars: number): string {
+	const note = (cut: number) => `\n\n[... ${cut} more characters cut to fit the summarizer's context window]`;
+	const keep = Math.max(0, budgetChars - note(text.length).length);
+	return text.slice(0, keep) + note(text.length - keep);
+}
+
+/** The prompts and budget of a chunked summary: see {@link summarizeInChunks}. */
+export interface ChunkedSummaryOptions extends SummarizerOptions {
+	/** Instructions of the first request (no previous summary). */
+	firstInstructions: string;
+	/** Instructions of every request that carries a previous summary. */
+	updateInstructions: string;
+	/** The summary the first chunk updates (a previous compaction's). */
+	previousSummary?: string;
+	/** Answer budget of each request. */
+	maxTokens: number;
+	/** Prefix of a failure's message, as for a single request. */
+	failurePrefix: string;
+}
+
+/**
+ * Summarizes `messages` in as many requests as needed for each to fit `options.model`'s window
+ * ({@link summaryRequestFits}): the span is split at message boundaries ({@link nextSummaryChunk});
+ * each request after the first carries the running summary as `<previous-summary>` with the update
+ * instructions. Returns the last summary, the summed usage and the number of requests.
+ *
+ * Throws as `requestSummary` (the first failing request ends it; later chunks are not sent), and
+ * `SettleError("PROVIDER", "<failurePrefix>: …")` when the window cannot hold the instructions, the
+ * running summary and the answer budget with room for any conversation.
+ *
+ * @example
+ * ```ts
+ * const { text, requests } = await summarizeInChunks(messages, {
+ *   model, streamFn: faux.streamFn, signal, maxTokens: 2000, failurePrefix: "Summarization failed",
+ *   firstInstructions: CHECKPOINT_PROMPT, updateInstructions: CHECKPOINT_UPDATE_PROMPT,
+ * });
+ * ```
+ */
+export async function summarizeInChunks(
+	messages: readonly AgentMessage[],
+	options: ChunkedSummaryOptions,
+): Promise<SummaryText & { requests: number }> {
+	const texts = messages.map((message) => serializeConversation([message]));
+	let previous = options.previousSummary;
+	let usage: Usage | undefined;
+	let requests = 0;
+	let start = 0;
+	do {
+		const instructions = previous !== undefined ? options.updateInstructions : options.firstInstructions;
+		const budgetChars = chunkBudgetChars(options.model, options.maxTokens, instructions, previous);
+		if (budgetChars < MIN_CHUNK_CHARS) {
+			throw new SettleError(
+				"PROVIDER",
+				`${options.failurePrefix}: the summarizer's context window (${options.model.contextWindow} tokens) cannot hold the summarization instructions${previous !== undefined ? ", the running summary" : ""} and the answer budget (${options.maxTokens} tokens). Lower compaction.reserveTokens or compact with a model that has a larger context window.`,
+			);
+		}
+		const chunk = nextSummaryChunk(texts, start, budgetChars);
+		const promptText = summarizationRequestText(chunk.conversation, instructions, previous);
+		const answer = await requestSummary(promptText, options.maxTokens, options, options.failurePrefix);
+		requests++;
+		previous = answer.text;
+		usage = usage ? addUsage(usage, answer.usage) : answer.usage;
+		start = chunk.end;
+	} while (start < texts.length);
+	return { text: previous ?? "", usage: usage!, requests };
+}

@@ -1,0 +1,304 @@
+/**
+ * openclaw#10423 / pi#8196: the span to summarize is larger than the summarizer's own context
+ * window (here: a session built on a large-window model, continued on a small one). pi 0.73.1 sends
+ * it in one summarization request, which the provider rejects as too long, so manual compaction and
+ * overflow recovery both fail and the session stays stuck. Settle splits the span into requests
+ * that fit and folds them into one summary.
+ */
+import { readFileSync } from "node:fs";
+import { afterEach, describe, expect, it } from "vitest";
+import {
+	CHECKPOINT_UPDATE_PROMPT,
+	SUMMARIZATION_SYSTEM_PROMPT,
+	summarizationRequestText,
+	TURN_PREFIX_PROMPT,
+	TURN_PREFIX_UPDATE_PROMPT,
+} from "../../src/compaction/prompts.js";
+import { generateSummary, generateTurnPrefixSummary } from "../../src/compaction/summarize.js";
+import type { ExtensionAPI } from "../../src/extensions/types.js";
+import { createFauxProvider, fauxAssistantMessage } from "../../src/llm/faux.js";
+import type { AgentMessage, AssistantMessage, Context, Message, Model, StreamOptions } from "../../src/llm/types.js";
+import type { CompactionEntry } from "../../src/store/entries.js";
+import { createHarness, type Harness } from "../../src/testing/harness.js";
+import { gate } from "../session/recovery-helpers.js";
+
+let h: Harness;
+afterEach(() => h?.cleanup());
+
+const SMALL_WINDOW = 8000;
+const RESERVE = 2000;
+/** About 3000 tokens per answer: five turns are about 15000 tokens, twice the small window. */
+const answerText = (turn: number) => `fact-${turn} ${"y".repeat(12_000)}`;
+
+function messageChars(message: Message): number {
+	if (typeof message.content === "string") return message.content.length;
+	let chars = 0;
+	for (const block of message.content) {
+		if (block.type === "text") chars += block.text.length;
+		else if (block.type === "thinking") chars += block.thinking.length;
+		else if (block.type === "toolCall") chars += block.name.length + JSON.stringify(block.arguments).length;
+	}
+	return chars;
+}
+
+/** Estimated input tokens of a request, as the provider would count them (chars / 4). */
+const inputTokens = (context: Context) =>
+	Math.ceil(((context.systemPrompt ?? "").length + context.messages.reduce((n, m) => n + messageChars(m), 0)) / 4);
+
+const promptOf = (context: Context) => {
+	const content = context.messages[0]!.content;
+	return typeof content === "string" ? content : content.map((b) => (b.type === "text" ? b.text : "")).join("");
+};
+
+interface SummaryRequest {
+	prompt: string;
+	/** Input tokens plus the answer budget: what must fit the window. */
+	tokens: number;
+}
+
+/**
+ * A provider that rejects any request whose input exceeds the model's window with Anthropic's
+ * overflow error; summarization requests get `## Goal\nsummary <n>`, others the next answer.
+ */
+function provider(h: Harness, answers: string[], options: { summary?: (n: number) => Promise<void> | undefined } = {}) {
+	const summaries: SummaryRequest[] = [];
+	const route = async (context: Context, stream: StreamOptions | undefined, _s: unknown, model: Model) => {
+		const tokens = inputTokens(context);
+		if (tokens > model.contextWindow) {
+			return fauxAssistantMessage("", {
+				stopReason: "error",
+				errorMessage: `prompt is too long: ${tokens} tokens > ${model.contextWindow} maximum`,
+			});
+		}
+		if (context.systemPrompt === SUMMARIZATION_SYSTEM_PROMPT) {
+			summaries.push({ prompt: promptOf(context), tokens: tokens + (stream?.maxTokens ?? 0) });
+			const n = summaries.length;
+			await options.summary?.(n);
+			return fauxAssistantMessage(`## Goal\nsummary ${n}`);
+		}
+		const next = answers.shift();
+		return next === undefined
+			? fauxAssistantMessage("", { stopReason: "error", errorMessage: "no answer left" })
+			: fauxAssistantMessage(next);
+	};
+	h.setResponses(Array.from({ length: 64 }, () => route));
+	return summaries;
+}
+
+/**
+ * A provider that under-reports usage (100 tokens per answer): the threshold check before a send
+ * sees a small context, so the oversized request reaches the provider and overflow recovery runs.
+ */
+const underReportedUsage = (pi: ExtensionAPI) =>
+	void pi.on("message_end", (event) => {
+		if (event.message.role !== "assistant" || event.message.stopReason === "error") return undefined;
+		const usage = { ...event.message.usage, input: 100, output: 0, cacheRead: 0, cacheWrite: 0, totalTokens: 100 };
+		return { message: { ...event.message, usage } };
+	});
+
+/**
+ * Five long turns on the large-window model, then the session moves to the small one. The last
+ * turn (about 3100 tokens: its answer alone is under `keepRecentTokens`, with its prompt over) is
+ * kept whole; the four before it are the span to summarize.
+ */
+async function longSessionOnSmallModel(
+	answersAfter: string[],
+	options?: Parameters<typeof provider>[2],
+	underReported = false,
+) {
+	h = await createHarness({
+		persistence: "disk",
+		faux: {
+			models: [
+				{ id: "large", contextWindow: 200_000 },
+				{ id: "small", contextWindow: SMALL_WINDOW },
+			],
+		},
+		settings: { compaction: { reserveTokens: RESERVE, keepRecentTokens: 3050 } },
+		...(underReported ? { extensionFactories: [underReportedUsage] } : {}),
+	});
+	const answers = [1, 2, 3, 4, 5].map(answerText);
+	const summaries = provider(h, [...answers, ...answersAfter], options);
+	for (let turn = 1; turn <= 5; turn++) await h.session.prompt(`task ${turn} ${"x".repeat(400)}`);
+	await h.session.setModel(h.getModel("small")!, { persist: false });
+	return summaries;
+}
+
+function compactionEntriesOnDisk(): CompactionEntry[] {
+	const lines = readFileSync(h.sessionManager.getSessionFile()!, "utf8").trim().split("\n");
+	return lines.map((line) => JSON.parse(line)).filter((entry) => entry.type === "compaction");
+}
+
+describe("summary larger than the summarizer's window (openclaw#10423, pi#8196)", () => {
+	it("regression openclaw#10423: manual compaction summarizes the span in requests that each fit the window", async () => {
+		const summaries = await longSessionOnSmallModel([]);
+
+		const result = await h.session.compact();
+
+		// One turn (about 3100 tokens, plus prompt and answer budget) per request: two do not fit.
+		expect(summaries).toHaveLength(4);
+		for (const request of summaries) expect(request.tokens).toBeLessThanOrEqual(SMALL_WINDOW);
+		// Each later request updates the summary of the ones before it.
+		expect(summaries[0]!.prompt).not.toContain("<previous-summary>");
+		for (let i = 1; i < summaries.length; i++) {
+			expect(summaries[i]!.prompt).toContain(`<previous-summary>\n## Goal\nsummary ${i}\n</previous-summary>`);
+		}
+		// Every turn's text reached exactly one request, in order (the last turn is kept, not summarized).
+		const factsSeen = summaries.flatMap((request) => [...request.prompt.matchAll(/fact-(\d)/g)].map((m) => m[1]));
+		expect(factsSeen).toEqual(["1", "2", "3", "4"]);
+		// The entry is today's shape: the last request's summary (file lists empty here).
+		expect(result.summary).toBe(`## Goal\nsummary ${summaries.length}`);
+		const [entry] = compactionEntriesOnDisk();
+		expect(entry).toMatchObject({ summary: result.summary, details: { readFiles: [], modifiedFiles: [] } });
+		expect(h.eventsOfType("compaction_end").at(-1)).toMatchObject({ reason: "manual", aborted: false });
+	});
+
+	it("regression openclaw#10423: overflow recovery compacts in chunks and the run continues", async () => {
+		const summaries = await longSessionOnSmallModel(["done on the small model"], {}, true);
+
+		await h.session.prompt("continue");
+
+		expect(summaries).toHaveLength(4);
+		for (const request of summaries) expect(request.tokens).toBeLessThanOrEqual(SMALL_WINDOW);
+		expect(h.eventsOfType("compaction_end")).toEqual([
+			expect.objectContaining({ reason: "overflow", aborted: false, willRetry: true }),
+		]);
+		expect(compactionEntriesOnDisk()).toHaveLength(1);
+		const last = h.session.messages.at(-1) as AssistantMessage;
+		expect(last.role).toBe("assistant");
+		expect(last.stopReason).toBe("stop");
+		expect(last.content).toEqual([{ type: "text", text: "done on the small model" }]);
+	});
+
+	it("abortCompaction() during the second chunk's request settles once and writes no compaction entry", async () => {
+		const second = gate();
+		let arrived!: () => void;
+		const secondArrived = new Promise<void>((resolve) => {
+			arrived = resolve;
+		});
+		const summaries = await longSessionOnSmallModel([], {
+			summary: (n) => {
+				if (n !== 2) return undefined;
+				arrived();
+				return second.promise;
+			},
+		});
+
+		const compacting = h.session.compact();
+		await Promise.race([
+			secondArrived,
+			compacting.then(() => expect.fail("the compaction ended before its second summary request")),
+		]);
+		h.session.abortCompaction();
+		await expect(compacting).rejects.toMatchObject({ code: "ABORTED", message: "Compaction cancelled" });
+		second.release();
+
+		expect(summaries).toHaveLength(2);
+		expect(h.eventsOfType("compaction_end")).toEqual([
+			{ type: "compaction_end", reason: "manual", result: undefined, aborted: true, willRetry: false },
+		]);
+		expect(compactionEntriesOnDisk()).toEqual([]);
+		expect(h.session.lifecycle).toBe("idle");
+	});
+});
+
+describe("turn prefix larger than the summarizer's window (openclaw#10423: 'Turn prefix summarization failed')", () => {
+	it("regression openclaw#10423: the beginning of a split turn is summarized in requests that each fit", async () => {
+		const faux = createFauxProvider({ models: [{ id: "small", contextWindow: SMALL_WINDOW }] });
+		const prompts: SummaryRequest[] = [];
+		faux.setResponses(
+			Array.from({ length: 8 }, () => (context: Context, options: StreamOptions | undefined) => {
+				prompts.push({ prompt: promptOf(context), tokens: inputTokens(context) + (options?.maxTokens ?? 0) });
+				return fauxAssistantMessage(`## Original Request\nprefix ${prompts.length}`);
+			}),
+		);
+		// One turn: a request larger than the window on its own (it is cut), then three large extension notes.
+		const prefix: AgentMessage[] = [{ role: "user", content: `task ${"x".repeat(40_000)}`, timestamp: 0 }];
+		for (let i = 1; i <= 3; i++) {
+			const content = `step-${i} ${"y".repeat(12_000)}`;
+			prefix.push({ role: "custom", customType: "note", content, display: true, timestamp: i });
+		}
+
+		const result = await generateTurnPrefixSummary(prefix, {
+			model: faux.getModel("small")!,
+			streamFn: faux.streamFn,
+			reserveTokens: RESERVE,
+		});
+
+		expect(prompts.length).toBeGreaterThan(1);
+		for (const request of prompts) expect(request.tokens).toBeLessThanOrEqual(SMALL_WINDOW);
+		expect(prompts[0]!.prompt.endsWith(TURN_PREFIX_PROMPT)).toBe(true);
+		expect(prompts[0]!.prompt).toContain("more characters cut to fit the summarizer's context window");
+		for (let i = 1; i < prompts.length; i++) {
+			expect(prompts[i]!.prompt).toContain(`<previous-summary>\n## Original Request\nprefix ${i}\n</previous-summary>`);
+			expect(prompts[i]!.prompt.endsWith(TURN_PREFIX_UPDATE_PROMPT)).toBe(true);
+		}
+		const steps = prompts.flatMap((request) => [...request.prompt.matchAll(/step-(\d)/g)].map((m) => m[1]));
+		expect(steps).toEqual(["1", "2", "3"]);
+		expect(result.text).toBe(`## Original Request\nprefix ${prompts.length}`);
+	});
+});
+
+describe("a running summary that leaves no room in the window", () => {
+	it("fails with a typed error that says what to change, before sending a request that cannot hold the span", async () => {
+		const faux = createFauxProvider({ models: [{ id: "small", contextWindow: SMALL_WINDOW }] });
+		const maxTokens = Math.floor(0.8 * RESERVE);
+		// The first answer is so long that the second request has room for only 200 characters of conversation.
+		const fixed =
+			SUMMARIZATION_SYSTEM_PROMPT.length + summarizationRequestText("", CHECKPOINT_UPDATE_PROMPT, "").length;
+		const longSummary = "s".repeat(4 * (SMALL_WINDOW - maxTokens) - fixed - 200);
+		const prompts: string[] = [];
+		faux.setResponses(
+			Array.from({ length: 4 }, () => (context: Context) => {
+				prompts.push(promptOf(context));
+				return fauxAssistantMessage(longSummary);
+			}),
+		);
+		const messages: AgentMessage[] = [1, 2].map((i) => ({
+			role: "user",
+			content: `part-${i} ${"x".repeat(20_000)}`,
+			timestamp: i,
+		}));
+
+		const summary = generateSummary(messages, {
+			model: faux.getModel("small")!,
+			streamFn: faux.streamFn,
+			reserveTokens: RESERVE,
+		});
+
+		await expect(summary).rejects.toMatchObject({
+			code: "PROVIDER",
+			message: `Summarization failed: the summarizer's context window (${SMALL_WINDOW} tokens) cannot hold the summarization instructions, the running summary and the answer budget (${maxTokens} tokens). Lower compaction.reserveTokens or compact with a model that has a larger context window.`,
+		});
+		expect(prompts).toHaveLength(1);
+	});
+});
+
+describe("an answer budget larger than the window on its own", () => {
+	it("sends the one request as pi does (chunks cannot help): a small-window model with the default reserve still compacts", async () => {
+		const faux = createFauxProvider({ models: [{ id: "small", contextWindow: SMALL_WINDOW }] });
+		const prompts: string[] = [];
+		faux.setResponses([
+			(context: Context) => {
+				prompts.push(promptOf(context));
+				return fauxAssistantMessage("## Goal\nall of it");
+			},
+		]);
+		const messages: AgentMessage[] = [1, 2, 3].map((i) => ({
+			role: "user",
+			content: `part-${i} ${"x".repeat(12_000)}`,
+			timestamp: i,
+		}));
+
+		// The default reserve (16384) asks for a 13107-token answer: more than the 8000-token window.
+		const summary = await generateSummary(messages, {
+			model: faux.getModel("small")!,
+			streamFn: faux.streamFn,
+			reserveTokens: 16_384,
+		});
+
+		expect(summary.text).toBe("## Goal\nall of it");
+		expect(prompts).toHaveLength(1);
+		expect([...prompts[0]!.matchAll(/part-(\d)/g)].map((m) => m[1])).toEqual(["1", "2", "3"]);
+	});
+});
