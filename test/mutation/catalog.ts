@@ -11865,6 +11865,14 @@ export const MUTANTS: Mutant[] = [
 		edits: [{ find: "? resolve(expandHome(args.sessionDir))", replace: "? resolve(args.sessionDir)" }],
 		tests: ["test/pi-races/session-dir-tilde.test.ts"],
 	},
+	{
+		id: "DJ01",
+		file: "src/tools/edit.ts",
+		description:
+			"edit decodes a file that is not valid UTF-8 with replacement characters again: an ASCII edit to a Windows-1252 file reports success and rewrites every accented byte as U+FFFD (pi#5797)",
+		edits: [{ find: "{ fatal: true, ignoreBOM: true }", replace: "{ fatal: false, ignoreBOM: true }" }],
+		tests: ["test/pi-races/edit-tool.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */

@@ -30,7 +30,7 @@ function toolResult(messages: AgentMessage[]): { isError: boolean; text: string 
 }
 
 /** Runs one `edit` call from the model in a real disk session whose cwd holds `file` with `content`. */
-async function modelEdits(file: string, content: string, args: Record<string, unknown>): Promise<Harness> {
+async function modelEdits(file: string, content: string | Buffer, args: Record<string, unknown>): Promise<Harness> {
 	const harness = await createHarness({ persistence: "disk", initialActiveToolNames: ["edit"] });
 	writeFileSync(join(harness.tempDir, file), content);
 	script(harness, [
@@ -95,5 +95,61 @@ describe("pi#2949: edit preflight rejects the legacy {path, oldText, newText} fo
 			text: "Successfully replaced 1 block(s) in file.md.",
 		});
 		expect(readFileSync(join(h.tempDir, "file.md"), "utf8")).toBe("model: openrouter/google/gemma-4-31b-it\n");
+	});
+});
+
+describe("pi#5797: edits break the encoding of a CP-1252 file", () => {
+	// "// äöß Hallo Welt\n" and a constant in Windows-1252 (ä = E4, ö = F6, ß = DF): not valid UTF-8.
+	const cp1252 = Buffer.concat([
+		Buffer.from("// "),
+		Buffer.from([0xe4, 0xf6, 0xdf]),
+		Buffer.from(' Hallo Welt\nstatic const char* s = "'),
+		Buffer.from([0xe4, 0xf6, 0xdf]),
+		Buffer.from('";\n// TODO: state your version here\n'),
+	]);
+	const edits = [{ oldText: "// TODO: state your version here", newText: "// version 1" }];
+
+	it("pi#5797: an ASCII edit to a file that is not valid UTF-8 is refused, naming the encoding problem; every byte stays", async () => {
+		h = await modelEdits("legacy.cpp", cp1252, { edits });
+		const result = toolResult(h.session.messages);
+		expect(result.isError).toBe(true);
+		expect(result.text).toContain("legacy.cpp is not valid UTF-8");
+		expect(result.text).toContain("Nothing was changed");
+		expect(readFileSync(join(h.tempDir, "legacy.cpp")).equals(cp1252)).toBe(true);
+		expect(h.session.messages.at(-1)).toMatchObject({ role: "assistant", content: [{ text: "done" }] });
+	});
+
+	it("pi#5797: a UTF-16 file (BOM FF FE, which the maintainers named too) is refused the same way and keeps its bytes", async () => {
+		const utf16 = Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from("a = 1\r\nb = 2\r\n", "utf16le")]);
+		h = await modelEdits("wide.txt", utf16, { edits: [{ oldText: "a", newText: "c" }] });
+		const result = toolResult(h.session.messages);
+		expect(result.isError).toBe(true);
+		expect(result.text).toContain("wide.txt is not valid UTF-8");
+		expect(readFileSync(join(h.tempDir, "wide.txt")).equals(utf16)).toBe(true);
+	});
+
+	it("pi#5797: a UTF-8 file with accented text and a BOM is still edited, every other byte kept", async () => {
+		const utf8 = "\uFEFF// äöß Hallo Welt\r\n// TODO: state your version here\r\n";
+		h = await modelEdits("modern.cpp", utf8, { edits });
+		expect(toolResult(h.session.messages)).toEqual({
+			isError: false,
+			text: "Successfully replaced 1 block(s) in modern.cpp.",
+		});
+		expect(readFileSync(join(h.tempDir, "modern.cpp"), "utf8")).toBe("\uFEFF// äöß Hallo Welt\r\n// version 1\r\n");
+	});
+
+	it("pi#5797 (pi-peer): pi 0.73.1 reports success and rewrites the untouched ä, ö, ß as U+FFFD", async () => {
+		const cwd = await mkdtemp(join(tmpdir(), "settle-pi-5797-"));
+		try {
+			await writeFile(join(cwd, "legacy.cpp"), cp1252);
+			const tool = pi.createEditToolDefinition(cwd);
+			const result = await tool.execute("c", { path: "legacy.cpp", edits }, undefined, undefined, undefined as never);
+			expect(result.content[0]).toMatchObject({ text: "Successfully replaced 1 block(s) in legacy.cpp." });
+			const after = await readFile(join(cwd, "legacy.cpp"));
+			expect(after.includes(Buffer.from([0xe4, 0xf6, 0xdf]))).toBe(false);
+			expect(after.toString("utf8")).toContain("// \uFFFD\uFFFD\uFFFD Hallo Welt");
+		} finally {
+			await rm(cwd, { recursive: true, force: true });
+		}
 	});
 });
