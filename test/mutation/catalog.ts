@@ -11873,6 +11873,14 @@ export const MUTANTS: Mutant[] = [
 		edits: [{ find: "{ fatal: true, ignoreBOM: true }", replace: "{ fatal: false, ignoreBOM: true }" }],
 		tests: ["test/pi-races/edit-tool.test.ts"],
 	},
+	{
+		id: "DJ02",
+		file: "src/tools/read.ts",
+		description:
+			"read decodes a binary file as text again: a .ods (a ZIP) reaches the model as NUL bytes and U+FFFD noise (pi#5289)",
+		edits: [{ find: "return buffer.subarray(0, BINARY_SNIFF_BYTES).includes(0);", replace: "return false;" }],
+		tests: ["test/pi-races/read-tool.test.ts", "test/tools/read-broken-image-headers.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
