@@ -153,3 +153,27 @@ describe("pi#5797: edits break the encoding of a CP-1252 file", () => {
 		}
 	});
 });
+
+describe("pi#2744 / oh-my-pi#3867: edits to CRLF files fail to match; a BOM is lost on write", () => {
+	it("pi#2744, oh-my-pi#3867: four LF-only edits (multi-line, tab-indented) to a CRLF file with a UTF-8 BOM all apply; every line keeps CRLF and the BOM stays", async () => {
+		const lines = ["using System;", "class A {", "\tvoid F() {", "\t\tif (x) {", "\t\t\ty();", "\t\t}", "\t}", "}", ""];
+		const original = `\uFEFF${lines.join("\r\n")}`;
+		h = await modelEdits("A.cs", original, {
+			edits: [
+				{ oldText: "using System;", newText: "using System.IO;" },
+				{ oldText: "class A {", newText: "class B {" },
+				{ oldText: "\t\tif (x) {\n\t\t\ty();\n\t\t}", newText: "\t\tif (x)\n\t\t\tz();" },
+				{ oldText: "\t}\n}", newText: "\t}\n}\n// end" },
+			],
+		});
+		expect(toolResult(h.session.messages)).toEqual({
+			isError: false,
+			text: "Successfully replaced 4 block(s) in A.cs.",
+		});
+		const after = readFileSync(join(h.tempDir, "A.cs"));
+		expect([...after.subarray(0, 3)]).toEqual([0xef, 0xbb, 0xbf]);
+		expect(after.toString("utf8")).toBe(
+			"\uFEFFusing System.IO;\r\nclass B {\r\n\tvoid F() {\r\n\t\tif (x)\r\n\t\t\tz();\r\n\t}\r\n}\r\n// end\r\n",
+		);
+	});
+});
