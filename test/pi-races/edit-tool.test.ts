@@ -177,3 +177,19 @@ describe("pi#2744 / oh-my-pi#3867: edits to CRLF files fail to match; a BOM is l
 		);
 	});
 });
+
+describe("pi#3336: models send `edits` as a JSON string; validation rejects it and the model falls back to sed", () => {
+	it("pi#3336: an edit whose `edits` is a JSON-encoded array (two replacements) is applied once, as the array would be", async () => {
+		const edits = JSON.stringify([
+			{ oldText: "const a = 1;", newText: "const a = 2;" },
+			{ oldText: "const c = 3;", newText: "const c = 4;" },
+		]);
+		h = await modelEdits("main.ts", "const a = 1;\nconst b = 2;\nconst c = 3;\n", { edits });
+		expect(toolResult(h.session.messages)).toEqual({
+			isError: false,
+			text: "Successfully replaced 2 block(s) in main.ts.",
+		});
+		expect(readFileSync(join(h.tempDir, "main.ts"), "utf8")).toBe("const a = 2;\nconst b = 2;\nconst c = 4;\n");
+		expect(reopenedContext(h.session.sessionFile!).map(comparable)).toEqual(h.session.messages.map(comparable));
+	});
+});
