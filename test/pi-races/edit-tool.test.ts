@@ -193,3 +193,14 @@ describe("pi#3336: models send `edits` as a JSON string; validation rejects it a
 		expect(reopenedContext(h.session.sessionFile!).map(comparable)).toEqual(h.session.messages.map(comparable));
 	});
 });
+
+describe("opencode#45927: an edit that only changes line endings on a CRLF file reports success and does nothing", () => {
+	it("opencode#45927: oldText `a\\r\\nb`, newText `a\\nb` on a CRLF file is refused as no change; the file keeps its bytes", async () => {
+		h = await modelEdits("crlf.txt", "a\r\nb\r\n", { edits: [{ oldText: "a\r\nb", newText: "a\nb" }] });
+		expect(toolResult(h.session.messages)).toEqual({
+			isError: true,
+			text: "No changes made to crlf.txt. The replacement produced identical content. This might indicate an issue with special characters or the text not existing as expected.",
+		});
+		expect(readFileSync(join(h.tempDir, "crlf.txt"), "utf8")).toBe("a\r\nb\r\n");
+	});
+});
