@@ -121,7 +121,8 @@ function decodeUtf8(bytes: Buffer, path: string): string {
 }
 
 /**
- * Creates the `edit` tool for a working directory.
+ * Creates the `edit` tool for a working directory. A file that is not valid UTF-8 is refused
+ * (`INVALID_ARGUMENT`, nothing written) rather than rewritten with U+FFFD, as pi does.
  *
  * @example
  * ```ts

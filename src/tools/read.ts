@@ -103,7 +103,8 @@ function nonVisionNote(ctx: unknown): string | undefined {
 }
 
 /**
- * Creates the `read` tool for a working directory.
+ * Creates the `read` tool for a working directory. A file that is not an image and holds a NUL byte
+ * in its first 8,000 bytes is refused as binary (`INVALID_ARGUMENT`), unlike pi, which sends the bytes.
  *
  * @example
  * ```ts
