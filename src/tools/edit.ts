@@ -6,11 +6,11 @@ import { SettleError } from "../errors.js";
 import { Type } from "../schema/typebox.js";
 import { raceAbort, throwIfAborted } from "./abort.js";
 import {
-	applyEdits,
 	detectLineEnding,
 	normalizeToLF,
 	numberedDiff,
-	restoreLineEndings,
+	planEdits,
+	spliceIntoOriginal,
 	stripBom,
 	unifiedPatch,
 } from "./edit-diff.js";
@@ -173,14 +173,15 @@ export function createEditToolDefinition(
 				}
 				throwIfAborted(signal);
 				const raw = decodeUtf8(bytes, path);
-				// The model never sees the BOM, and matches against LF text; both are restored on write.
+				// The model never sees the BOM, and matches against LF text; only the replaced regions are
+				// written back changed, so the BOM and every untouched line ending stay as they were.
 				const { bom, text } = stripBom(raw);
 				const ending = detectLineEnding(text);
 				const before = normalizeToLF(text);
-				const after = applyEdits(before, edits, path);
+				const { result: after, replacements } = planEdits(before, edits, path);
 				throwIfAborted(signal);
 				try {
-					await ops.writeFile(absolutePath, bom + restoreLineEndings(after, ending));
+					await ops.writeFile(absolutePath, bom + spliceIntoOriginal(text, replacements, ending));
 				} catch (error) {
 					throw fileSystemError(error, absolutePath);
 				}

@@ -204,3 +204,60 @@ describe("opencode#45927: an edit that only changes line endings on a CRLF file 
 		expect(readFileSync(join(h.tempDir, "crlf.txt"), "utf8")).toBe("a\r\nb\r\n");
 	});
 });
+
+describe("pi#8544: edit rewrites the line endings of untouched lines in mixed CRLF/LF files", () => {
+	it("pi#8544: editing `c` in `a\\r\\nb\\nc` writes `a\\r\\nb\\nC`: only the matched text changes", async () => {
+		h = await modelEdits("f.txt", "a\r\nb\nc", { edits: [{ oldText: "c", newText: "C" }] });
+		expect(toolResult(h.session.messages)).toEqual({
+			isError: false,
+			text: "Successfully replaced 1 block(s) in f.txt.",
+		});
+		expect([...readFileSync(join(h.tempDir, "f.txt"))]).toEqual([0x61, 0x0d, 0x0a, 0x62, 0x0a, 0x43]);
+	});
+
+	it("pi#8544: a multi-line edit in the LF part of a mixed file writes LF there, one in the CRLF part writes CRLF, an old-Mac CR elsewhere stays", async () => {
+		const original = "crlf 1\r\ncrlf 2\r\nlf 1\nlf 2\nmac\rend\n";
+		h = await modelEdits("mixed.txt", original, {
+			edits: [
+				{ oldText: "crlf 1\ncrlf 2", newText: "CRLF 1\nCRLF 1.5\nCRLF 2" },
+				{ oldText: "lf 1\nlf 2", newText: "LF 1\nLF 2" },
+			],
+		});
+		expect(toolResult(h.session.messages)).toEqual({
+			isError: false,
+			text: "Successfully replaced 2 block(s) in mixed.txt.",
+		});
+		expect(readFileSync(join(h.tempDir, "mixed.txt"), "utf8")).toBe(
+			"CRLF 1\r\nCRLF 1.5\r\nCRLF 2\r\nLF 1\nLF 2\nmac\rend\n",
+		);
+	});
+
+	it("pi#8544: an old-Mac CR left next to an edit keeps the lines apart (inserting or deleting at it does not merge it into a CRLF)", async () => {
+		h = await modelEdits("mac.txt", "one\rX\ntwo\rthree", {
+			edits: [
+				{ oldText: "X", newText: "" },
+				{ oldText: "three", newText: "\nthree" },
+			],
+		});
+		expect(toolResult(h.session.messages).isError).toBe(false);
+		expect(readFileSync(join(h.tempDir, "mac.txt"), "utf8")).toBe("one\n\ntwo\n\nthree");
+	});
+
+	it("pi#8544 (pi-peer): pi 0.73.1 rewrites the LF after `b` as CRLF", async () => {
+		const cwd = await mkdtemp(join(tmpdir(), "settle-pi-8544-"));
+		try {
+			await writeFile(join(cwd, "f.txt"), "a\r\nb\nc");
+			const tool = pi.createEditToolDefinition(cwd);
+			await tool.execute(
+				"c",
+				{ path: "f.txt", edits: [{ oldText: "c", newText: "C" }] },
+				undefined,
+				undefined,
+				undefined as never,
+			);
+			expect(await readFile(join(cwd, "f.txt"), "utf8")).toBe("a\r\nb\r\nC");
+		} finally {
+			await rm(cwd, { recursive: true, force: true });
+		}
+	});
+});
