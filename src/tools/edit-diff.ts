@@ -158,6 +158,30 @@ function asksForNoChange(edits: readonly TextEdit[], foldedContent: string): boo
  * ```
  */
 export function applyEdits(content: string, edits: readonly TextEdit[], path: string): string {
+	return planEdits(content, edits, path).result;
+}
+
+/** One replacement {@link planEdits} found: `[start, end)` of the LF text becomes `newText` (LF). */
+export interface PlannedReplacement {
+	start: number;
+	end: number;
+	newText: string;
+}
+
+/**
+ * {@link applyEdits} with the replacements it made, in file order (for {@link spliceIntoOriginal}).
+ *
+ * @example
+ * ```ts
+ * planEdits("a\nb\n", [{ oldText: "b", newText: "B" }], "f.txt");
+ * // { result: "a\nB\n", replacements: [{ start: 2, end: 3, newText: "B" }] }
+ * ```
+ */
+export function planEdits(
+	content: string,
+	edits: readonly TextEdit[],
+	path: string,
+): { result: string; replacements: PlannedReplacement[] } {
 	const normalized = edits.map((edit) => ({
 		oldText: normalizeToLF(edit.oldText),
 		newText: normalizeToLF(edit.newText),
@@ -218,7 +242,56 @@ export function applyEdits(content: string, edits: readonly TextEdit[], path: st
 				: `No changes made to ${path}. The replacements produced identical content.`,
 		);
 	}
-	return result;
+	return {
+		result,
+		replacements: ordered.map(({ start, end, newText }) => ({ start, end, newText })),
+	};
+}
+
+/**
+ * Writes replacements planned on the LF-normalized text into the `original` text, so everything the
+ * edits did not touch keeps its bytes, line endings included: a file mixing CRLF and LF (or with an
+ * old-Mac lone CR) keeps them on untouched lines (pi#8544: pi rewrites every line break in the style
+ * of the first). A newText's line breaks take the style of the region it replaces, or `ending` (the
+ * file's first break) when that region has none.
+ *
+ * @example
+ * ```ts
+ * spliceIntoOriginal("a\r\nb\nc", [{ start: 4, end: 5, newText: "C" }], "\r\n"); // "a\r\nb\nC"
+ * ```
+ */
+export function spliceIntoOriginal(
+	original: string,
+	replacements: readonly PlannedReplacement[],
+	ending: LineEnding,
+): string {
+	// at[k]: where the k-th character of the LF text starts in `original` (CRLF is one "\n" there).
+	const at: number[] = [];
+	for (let i = 0; i < original.length; i++) {
+		at.push(i);
+		if (original[i] === "\r" && original[i + 1] === "\n") i++;
+	}
+	at.push(original.length);
+	let out = "";
+	const append = (piece: string) => {
+		// A lone CR (old Mac) that ends up right before a "\n" would merge with it into one CRLF break;
+		// it is written as "\n", the break it was read as. (A CRLF never leaves `out` ending in "\r".)
+		if (out.endsWith("\r") && piece.startsWith("\n")) out = `${out.slice(0, -1)}\n`;
+		out += piece;
+	};
+	let cursor = 0;
+	for (const { start, end, newText } of replacements) {
+		const from = at[start] ?? original.length;
+		const to = at[end] ?? original.length;
+		const region = original.slice(from, to);
+		const lf = region.indexOf("\n");
+		const style: LineEnding = lf === -1 ? ending : lf > 0 && region[lf - 1] === "\r" ? "\r\n" : "\n";
+		append(original.slice(cursor, from));
+		append(restoreLineEndings(newText, style));
+		cursor = to;
+	}
+	append(original.slice(cursor));
+	return out;
 }
 
 /**

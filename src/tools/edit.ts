@@ -6,11 +6,11 @@ import { SettleError } from "../errors.js";
 import { Type } from "../schema/typebox.js";
 import { raceAbort, throwIfAborted } from "./abort.js";
 import {
-	applyEdits,
 	detectLineEnding,
 	normalizeToLF,
 	numberedDiff,
-	restoreLineEndings,
+	planEdits,
+	spliceIntoOriginal,
 	stripBom,
 	unifiedPatch,
 } from "./edit-diff.js";
@@ -100,8 +100,29 @@ export function prepareEditArguments(input: unknown): EditToolInput {
 	return { ...rest, edits } as EditToolInput;
 }
 
+/** Strict UTF-8: an undecodable byte is an error, not U+FFFD. `ignoreBOM` keeps the BOM for {@link stripBom}. */
+const strictUtf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
+
 /**
- * Creates the `edit` tool for a working directory.
+ * The file's text, or an `INVALID_ARGUMENT` when it is not valid UTF-8 (Windows-1252, Latin-1, UTF-16,
+ * binary): the whole file is written back, so every byte the decoder could not read would become
+ * U+FFFD, far from the edited lines (pi#5797: pi does that and reports success).
+ */
+function decodeUtf8(bytes: Buffer, path: string): string {
+	try {
+		return strictUtf8.decode(bytes);
+	} catch (error) {
+		throw new SettleError(
+			"INVALID_ARGUMENT",
+			`${path} is not valid UTF-8 (a legacy encoding such as Windows-1252 or Latin-1, UTF-16, or binary data). Nothing was changed: edit rewrites the whole file as UTF-8, which would replace every byte it cannot decode. Change it with bash in its own encoding (for example iconv to convert it, or sed), or write it anew.`,
+			{ cause: error },
+		);
+	}
+}
+
+/**
+ * Creates the `edit` tool for a working directory. A file that is not valid UTF-8 is refused
+ * (`INVALID_ARGUMENT`, nothing written) rather than rewritten with U+FFFD, as pi does.
  *
  * @example
  * ```ts
@@ -144,21 +165,23 @@ export function createEditToolDefinition(
 				} catch (error) {
 					throw fileSystemError(error, absolutePath, "Use write to create a new file.");
 				}
-				let raw: string;
+				let bytes: Buffer;
 				try {
-					raw = (await ops.readFile(absolutePath)).toString("utf-8");
+					bytes = await ops.readFile(absolutePath);
 				} catch (error) {
 					throw fileSystemError(error, absolutePath); // a directory passes access(): say so, not EISDIR
 				}
 				throwIfAborted(signal);
-				// The model never sees the BOM, and matches against LF text; both are restored on write.
+				const raw = decodeUtf8(bytes, path);
+				// The model never sees the BOM, and matches against LF text; only the replaced regions are
+				// written back changed, so the BOM and every untouched line ending stay as they were.
 				const { bom, text } = stripBom(raw);
 				const ending = detectLineEnding(text);
 				const before = normalizeToLF(text);
-				const after = applyEdits(before, edits, path);
+				const { result: after, replacements } = planEdits(before, edits, path);
 				throwIfAborted(signal);
 				try {
-					await ops.writeFile(absolutePath, bom + restoreLineEndings(after, ending));
+					await ops.writeFile(absolutePath, bom + spliceIntoOriginal(text, replacements, ending));
 				} catch (error) {
 					throw fileSystemError(error, absolutePath);
 				}

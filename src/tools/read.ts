@@ -103,7 +103,8 @@ function nonVisionNote(ctx: unknown): string | undefined {
 }
 
 /**
- * Creates the `read` tool for a working directory.
+ * Creates the `read` tool for a working directory. A file that is not an image and holds a NUL byte
+ * in its first 8,000 bytes is refused as binary (`INVALID_ARGUMENT`), unlike pi, which sends the bytes.
  *
  * @example
  * ```ts
@@ -155,11 +156,28 @@ export function createReadToolDefinition(
 							: { kind: "default" };
 					return readImage(buffer, mimeType, resizing, ctx, signal);
 				}
+				if (looksBinary(buffer)) {
+					throw new SettleError(
+						"INVALID_ARGUMENT",
+						`${path} looks like a binary file (a NUL byte in its first ${BINARY_SNIFF_BYTES} bytes): read shows text files and jpg/png/gif/webp images. Use bash to inspect it instead (for example file, unzip -l, pdftotext, strings or xxd | head); a UTF-16 text file can be converted with iconv -f UTF-16.`,
+					);
+				}
 				return readText(buffer.toString("utf-8"), path, offset, limit);
 			};
 			return raceAbort(work(), signal);
 		},
 	};
+}
+
+/** Bytes inspected for a NUL byte to decide that a file is binary (git's heuristic; `grep` uses it too). */
+const BINARY_SNIFF_BYTES = 8000;
+
+/**
+ * Whether a non-image file is binary: a NUL byte in its first {@link BINARY_SNIFF_BYTES}. Decoded as
+ * text, such a file sends the model NUL bytes and U+FFFD noise (pi#5289: a `.ods` read by pi).
+ */
+function looksBinary(buffer: Buffer): boolean {
+	return buffer.subarray(0, BINARY_SNIFF_BYTES).includes(0);
 }
 
 /** How the read tool shrinks images: not at all, with the caller's resizer, or with the default one. */

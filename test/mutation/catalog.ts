@@ -12040,6 +12040,43 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/compaction/summary-chunks.test.ts"],
 	},
+	{
+		id: "DJ01",
+		file: "src/tools/edit.ts",
+		description:
+			"edit decodes a file that is not valid UTF-8 with replacement characters again: an ASCII edit to a Windows-1252 file reports success and rewrites every accented byte as U+FFFD (pi#5797)",
+		edits: [{ find: "{ fatal: true, ignoreBOM: true }", replace: "{ fatal: false, ignoreBOM: true }" }],
+		tests: ["test/pi-races/edit-tool.test.ts"],
+	},
+	{
+		id: "DJ02",
+		file: "src/tools/read.ts",
+		description:
+			"read decodes a binary file as text again: a .ods (a ZIP) reaches the model as NUL bytes and U+FFFD noise (pi#5289)",
+		edits: [{ find: "return buffer.subarray(0, BINARY_SNIFF_BYTES).includes(0);", replace: "return false;" }],
+		tests: ["test/pi-races/read-tool.test.ts", "test/tools/read-broken-image-headers.test.ts"],
+	},
+	{
+		id: "DJ03",
+		file: "src/tools/edit-diff.ts",
+		description:
+			"edit rewrites the untouched text between replacements with LF breaks again: editing `c` in `a\\r\\nb\\nc` changes the bytes of line 1 (pi#8544)",
+		edits: [
+			{
+				find: "append(original.slice(cursor, from));",
+				replace: "append(normalizeToLF(original.slice(cursor, from)));",
+			},
+		],
+		tests: ["test/pi-races/edit-tool.test.ts"],
+	},
+	{
+		id: "DJ04",
+		file: "src/tools/edit-diff.ts",
+		description:
+			"a lone CR left right before an inserted or uncovered LF merges with it into one CRLF break: two lines become one (pi#8544)",
+		edits: [{ find: 'if (out.endsWith("\\r") && piece.startsWith("\\n"))', replace: "if (false)" }],
+		tests: ["test/pi-races/edit-tool.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */

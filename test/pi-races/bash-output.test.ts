@@ -5,7 +5,7 @@
  * `/tmp`), pi died of an uncaught `EACCES` / `ENOSPC` (pi#5667, pi#2512). What the user should see:
  * the command's result, cut as usual, and no promise of a file that does not exist.
  */
-import { mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
@@ -56,5 +56,26 @@ describe("pi#5667 / pi#2512: the bash full-output file cannot be created", () =>
 		expect(readdirSync(dirname(tempFolder))).toEqual(["tmp"]);
 		expect(h.session.messages.at(-1)).toMatchObject({ content: [{ text: "done" }] });
 		expect(reopenedContext(h.session.sessionFile!).map(comparable)).toEqual(h.session.messages.map(comparable));
+	});
+});
+
+describe("pi#2852: output cut by line count (not by bytes) is not saved to the full-output file", () => {
+	it("pi#2852: `seq 1 3000` (3,001 lines, 14 KB: over the line limit, under the byte limit) names a full-output file that holds every line", async () => {
+		h = await createHarness({ persistence: "disk", initialActiveToolNames: ["bash"] });
+		script(h, [
+			fauxAssistantMessage([fauxToolCall("bash", { command: "seq 1 3000" })], { stopReason: "toolUse" }),
+			fauxAssistantMessage("done"),
+		]);
+		await h.session.prompt("print 3000 lines");
+		const result = h.session.messages.find((message) => message.role === "toolResult");
+		expect(result).toMatchObject({ isError: false });
+		const text = (result as { content: { type: string; text: string }[] }).content[0]!.text;
+		const path = /\[Showing lines 1002-3001 of 3001\. Full output: (.+)\]$/.exec(text)?.[1];
+		expect(path).toBeDefined();
+		expect((result as { details?: { fullOutputPath?: string } }).details?.fullOutputPath).toBe(path);
+		const full = readFileSync(path!, "utf8");
+		rmSync(path!, { force: true });
+		expect(full).toBe(`${Array.from({ length: 3000 }, (_, i) => i + 1).join("\n")}\n`);
+		expect(Buffer.byteLength(full)).toBeLessThan(50 * 1024);
 	});
 });

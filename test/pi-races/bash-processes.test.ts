@@ -171,6 +171,23 @@ describe("bash: abort and dispose end every process of the command", () => {
 		expect(markedProcesses(mark).length).toBeGreaterThan(0);
 	});
 
+	it("pi#7636: a command that starts a daemon inheriting its stdout (`node -e setInterval… &`) returns once the shell is done, with its output; the session goes on", async () => {
+		const mark = marker();
+		const s = await diskSession();
+		open.push(s);
+		// The daemon never exits and keeps the tool's stdout and stderr open (no redirection).
+		const command = `export ${mark}=1; node -e 'setInterval(() => {}, 1000)' & echo "started $!"; echo done`;
+		s.provider.answer(bashCall(s.provider, command, "call-d"), "the dev server is up");
+		await s.session.prompt("start the dev server");
+		const end = s.events.find((e) => e.type === "tool_execution_end");
+		expect(end).toMatchObject({ toolCallId: "call-d", isError: false });
+		expect(JSON.stringify(end)).toMatch(/started \d+\\ndone/);
+		expect(s.events.filter((e) => e.type === "agent_settled")).toHaveLength(1);
+		expect(s.session.messages.at(-1)).toMatchObject({ role: "assistant", content: [{ text: "the dev server is up" }] });
+		// The daemon is still running, as the user asked (the test ends it).
+		expect(markedProcesses(mark).length).toBeGreaterThan(0);
+	});
+
 	it("oh-my-pi#865: two user commands running at once (an RPC bash while a `!` command runs): abortBash() ends both, each result says cancelled and joins the transcript, and no process of either is left", async () => {
 		const first = marker();
 		const second = marker();

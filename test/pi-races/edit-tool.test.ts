@@ -30,7 +30,7 @@ function toolResult(messages: AgentMessage[]): { isError: boolean; text: string 
 }
 
 /** Runs one `edit` call from the model in a real disk session whose cwd holds `file` with `content`. */
-async function modelEdits(file: string, content: string, args: Record<string, unknown>): Promise<Harness> {
+async function modelEdits(file: string, content: string | Buffer, args: Record<string, unknown>): Promise<Harness> {
 	const harness = await createHarness({ persistence: "disk", initialActiveToolNames: ["edit"] });
 	writeFileSync(join(harness.tempDir, file), content);
 	script(harness, [
@@ -95,5 +95,169 @@ describe("pi#2949: edit preflight rejects the legacy {path, oldText, newText} fo
 			text: "Successfully replaced 1 block(s) in file.md.",
 		});
 		expect(readFileSync(join(h.tempDir, "file.md"), "utf8")).toBe("model: openrouter/google/gemma-4-31b-it\n");
+	});
+});
+
+describe("pi#5797: edits break the encoding of a CP-1252 file", () => {
+	// "// äöß Hallo Welt\n" and a constant in Windows-1252 (ä = E4, ö = F6, ß = DF): not valid UTF-8.
+	const cp1252 = Buffer.concat([
+		Buffer.from("// "),
+		Buffer.from([0xe4, 0xf6, 0xdf]),
+		Buffer.from(' Hallo Welt\nstatic const char* s = "'),
+		Buffer.from([0xe4, 0xf6, 0xdf]),
+		Buffer.from('";\n// TODO: state your version here\n'),
+	]);
+	const edits = [{ oldText: "// TODO: state your version here", newText: "// version 1" }];
+
+	it("pi#5797: an ASCII edit to a file that is not valid UTF-8 is refused, naming the encoding problem; every byte stays", async () => {
+		h = await modelEdits("legacy.cpp", cp1252, { edits });
+		const result = toolResult(h.session.messages);
+		expect(result.isError).toBe(true);
+		expect(result.text).toContain("legacy.cpp is not valid UTF-8");
+		expect(result.text).toContain("Nothing was changed");
+		expect(readFileSync(join(h.tempDir, "legacy.cpp")).equals(cp1252)).toBe(true);
+		expect(h.session.messages.at(-1)).toMatchObject({ role: "assistant", content: [{ text: "done" }] });
+	});
+
+	it("pi#5797: a UTF-16 file (BOM FF FE, which the maintainers named too) is refused the same way and keeps its bytes", async () => {
+		const utf16 = Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from("a = 1\r\nb = 2\r\n", "utf16le")]);
+		h = await modelEdits("wide.txt", utf16, { edits: [{ oldText: "a", newText: "c" }] });
+		const result = toolResult(h.session.messages);
+		expect(result.isError).toBe(true);
+		expect(result.text).toContain("wide.txt is not valid UTF-8");
+		expect(readFileSync(join(h.tempDir, "wide.txt")).equals(utf16)).toBe(true);
+	});
+
+	it("pi#5797: a UTF-8 file with accented text and a BOM is still edited, every other byte kept", async () => {
+		const utf8 = "\uFEFF// äöß Hallo Welt\r\n// TODO: state your version here\r\n";
+		h = await modelEdits("modern.cpp", utf8, { edits });
+		expect(toolResult(h.session.messages)).toEqual({
+			isError: false,
+			text: "Successfully replaced 1 block(s) in modern.cpp.",
+		});
+		expect(readFileSync(join(h.tempDir, "modern.cpp"), "utf8")).toBe("\uFEFF// äöß Hallo Welt\r\n// version 1\r\n");
+	});
+
+	it("pi#5797 (pi-peer): pi 0.73.1 reports success and rewrites the untouched ä, ö, ß as U+FFFD", async () => {
+		const cwd = await mkdtemp(join(tmpdir(), "settle-pi-5797-"));
+		try {
+			await writeFile(join(cwd, "legacy.cpp"), cp1252);
+			const tool = pi.createEditToolDefinition(cwd);
+			const result = await tool.execute("c", { path: "legacy.cpp", edits }, undefined, undefined, undefined as never);
+			expect(result.content[0]).toMatchObject({ text: "Successfully replaced 1 block(s) in legacy.cpp." });
+			const after = await readFile(join(cwd, "legacy.cpp"));
+			expect(after.includes(Buffer.from([0xe4, 0xf6, 0xdf]))).toBe(false);
+			expect(after.toString("utf8")).toContain("// \uFFFD\uFFFD\uFFFD Hallo Welt");
+		} finally {
+			await rm(cwd, { recursive: true, force: true });
+		}
+	});
+});
+
+describe("pi#2744 / oh-my-pi#3867: edits to CRLF files fail to match; a BOM is lost on write", () => {
+	it("pi#2744, oh-my-pi#3867: four LF-only edits (multi-line, tab-indented) to a CRLF file with a UTF-8 BOM all apply; every line keeps CRLF and the BOM stays", async () => {
+		const lines = ["using System;", "class A {", "\tvoid F() {", "\t\tif (x) {", "\t\t\ty();", "\t\t}", "\t}", "}", ""];
+		const original = `\uFEFF${lines.join("\r\n")}`;
+		h = await modelEdits("A.cs", original, {
+			edits: [
+				{ oldText: "using System;", newText: "using System.IO;" },
+				{ oldText: "class A {", newText: "class B {" },
+				{ oldText: "\t\tif (x) {\n\t\t\ty();\n\t\t}", newText: "\t\tif (x)\n\t\t\tz();" },
+				{ oldText: "\t}\n}", newText: "\t}\n}\n// end" },
+			],
+		});
+		expect(toolResult(h.session.messages)).toEqual({
+			isError: false,
+			text: "Successfully replaced 4 block(s) in A.cs.",
+		});
+		const after = readFileSync(join(h.tempDir, "A.cs"));
+		expect([...after.subarray(0, 3)]).toEqual([0xef, 0xbb, 0xbf]);
+		expect(after.toString("utf8")).toBe(
+			"\uFEFFusing System.IO;\r\nclass B {\r\n\tvoid F() {\r\n\t\tif (x)\r\n\t\t\tz();\r\n\t}\r\n}\r\n// end\r\n",
+		);
+	});
+});
+
+describe("pi#3336: models send `edits` as a JSON string; validation rejects it and the model falls back to sed", () => {
+	it("pi#3336: an edit whose `edits` is a JSON-encoded array (two replacements) is applied once, as the array would be", async () => {
+		const edits = JSON.stringify([
+			{ oldText: "const a = 1;", newText: "const a = 2;" },
+			{ oldText: "const c = 3;", newText: "const c = 4;" },
+		]);
+		h = await modelEdits("main.ts", "const a = 1;\nconst b = 2;\nconst c = 3;\n", { edits });
+		expect(toolResult(h.session.messages)).toEqual({
+			isError: false,
+			text: "Successfully replaced 2 block(s) in main.ts.",
+		});
+		expect(readFileSync(join(h.tempDir, "main.ts"), "utf8")).toBe("const a = 2;\nconst b = 2;\nconst c = 4;\n");
+		expect(reopenedContext(h.session.sessionFile!).map(comparable)).toEqual(h.session.messages.map(comparable));
+	});
+});
+
+describe("opencode#45927: an edit that only changes line endings on a CRLF file reports success and does nothing", () => {
+	it("opencode#45927: oldText `a\\r\\nb`, newText `a\\nb` on a CRLF file is refused as no change; the file keeps its bytes", async () => {
+		h = await modelEdits("crlf.txt", "a\r\nb\r\n", { edits: [{ oldText: "a\r\nb", newText: "a\nb" }] });
+		expect(toolResult(h.session.messages)).toEqual({
+			isError: true,
+			text: "No changes made to crlf.txt. The replacement produced identical content. This might indicate an issue with special characters or the text not existing as expected.",
+		});
+		expect(readFileSync(join(h.tempDir, "crlf.txt"), "utf8")).toBe("a\r\nb\r\n");
+	});
+});
+
+describe("pi#8544: edit rewrites the line endings of untouched lines in mixed CRLF/LF files", () => {
+	it("pi#8544: editing `c` in `a\\r\\nb\\nc` writes `a\\r\\nb\\nC`: only the matched text changes", async () => {
+		h = await modelEdits("f.txt", "a\r\nb\nc", { edits: [{ oldText: "c", newText: "C" }] });
+		expect(toolResult(h.session.messages)).toEqual({
+			isError: false,
+			text: "Successfully replaced 1 block(s) in f.txt.",
+		});
+		expect([...readFileSync(join(h.tempDir, "f.txt"))]).toEqual([0x61, 0x0d, 0x0a, 0x62, 0x0a, 0x43]);
+	});
+
+	it("pi#8544: a multi-line edit in the LF part of a mixed file writes LF there, one in the CRLF part writes CRLF, an old-Mac CR elsewhere stays", async () => {
+		const original = "crlf 1\r\ncrlf 2\r\nlf 1\nlf 2\nmac\rend\n";
+		h = await modelEdits("mixed.txt", original, {
+			edits: [
+				{ oldText: "crlf 1\ncrlf 2", newText: "CRLF 1\nCRLF 1.5\nCRLF 2" },
+				{ oldText: "lf 1\nlf 2", newText: "LF 1\nLF 2" },
+			],
+		});
+		expect(toolResult(h.session.messages)).toEqual({
+			isError: false,
+			text: "Successfully replaced 2 block(s) in mixed.txt.",
+		});
+		expect(readFileSync(join(h.tempDir, "mixed.txt"), "utf8")).toBe(
+			"CRLF 1\r\nCRLF 1.5\r\nCRLF 2\r\nLF 1\nLF 2\nmac\rend\n",
+		);
+	});
+
+	it("pi#8544: an old-Mac CR left next to an edit keeps the lines apart (inserting or deleting at it does not merge it into a CRLF)", async () => {
+		h = await modelEdits("mac.txt", "one\rX\ntwo\rthree", {
+			edits: [
+				{ oldText: "X", newText: "" },
+				{ oldText: "three", newText: "\nthree" },
+			],
+		});
+		expect(toolResult(h.session.messages).isError).toBe(false);
+		expect(readFileSync(join(h.tempDir, "mac.txt"), "utf8")).toBe("one\n\ntwo\n\nthree");
+	});
+
+	it("pi#8544 (pi-peer): pi 0.73.1 rewrites the LF after `b` as CRLF", async () => {
+		const cwd = await mkdtemp(join(tmpdir(), "settle-pi-8544-"));
+		try {
+			await writeFile(join(cwd, "f.txt"), "a\r\nb\nc");
+			const tool = pi.createEditToolDefinition(cwd);
+			await tool.execute(
+				"c",
+				{ path: "f.txt", edits: [{ oldText: "c", newText: "C" }] },
+				undefined,
+				undefined,
+				undefined as never,
+			);
+			expect(await readFile(join(cwd, "f.txt"), "utf8")).toBe("a\r\nb\r\nC");
+		} finally {
+			await rm(cwd, { recursive: true, force: true });
+		}
 	});
 });

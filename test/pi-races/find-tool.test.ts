@@ -112,3 +112,40 @@ describe("pi#5960: find misses files of a nested git repo that the parent repo's
 		expect(findResults(h)).toEqual(["AGENTS.md"]);
 	});
 });
+
+describe("pi#6416: find with a path-qualified glob (`src/**/*.java`) says no files found", () => {
+	it("pi#6416: `src/**/*.java`, `src/main/**/*.java` and `**/*.java` all list the Java sources of a standard layout; a sibling folder's .java file only for the last", async () => {
+		h = await createHarness({ persistence: "memory", initialActiveToolNames: ["find"] });
+		for (const path of [
+			"src/main/java/com/acme/Main.java",
+			"src/main/java/com/acme/util/Foo.java",
+			"src/test/java/com/acme/BarTest.java",
+			"tools/Gen.java",
+			"src/main/resources/app.properties",
+		]) {
+			mkdirSync(dirname(join(h.tempDir, path)), { recursive: true });
+			writeFileSync(join(h.tempDir, path), "class X {}\n");
+		}
+		script(h, [
+			fauxAssistantMessage(
+				[
+					fauxToolCall("find", { pattern: "src/**/*.java" }, { id: "f1" }),
+					fauxToolCall("find", { pattern: "src/main/**/*.java" }, { id: "f2" }),
+					fauxToolCall("find", { pattern: "**/*.java" }, { id: "f3" }),
+				],
+				{ stopReason: "toolUse" },
+			),
+			fauxAssistantMessage("found them"),
+		]);
+		await h.session.prompt("find src/**/*.java");
+		const sources = [
+			"src/main/java/com/acme/Main.java",
+			"src/main/java/com/acme/util/Foo.java",
+			"src/test/java/com/acme/BarTest.java",
+		];
+		const [underSrc, underMain, everywhere] = findResults(h).map((text) => text.split("\n").sort());
+		expect(underSrc).toEqual(sources);
+		expect(underMain).toEqual(sources.slice(0, 2));
+		expect(everywhere).toEqual([...sources, "tools/Gen.java"].sort());
+	});
+});

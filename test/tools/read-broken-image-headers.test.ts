@@ -32,13 +32,15 @@ describe("read: a PNG signature without an IHDR chunk is not an image", () => {
 });
 
 describe("read: JPEG-LS (SOI then SOF55) is not sent as image/jpeg", () => {
-	it("reads such a file as text, while ordinary JPEG markers stay images", async () => {
+	it("does not send such a file as an image (it holds a NUL byte: refused as binary, pi#5289), while ordinary JPEG markers stay images", async () => {
 		const jpegLs = Buffer.from([0xff, 0xd8, 0xff, 0xf7, 0x00, 0x0b]);
 		expect(detectImageMimeType(jpegLs)).toBeUndefined();
 		expect(detectImageMimeType(readFileSync(fixture("images/white-1x1.jpg")))).toBe("image/jpeg");
 		expect(detectImageMimeType(Buffer.from([0xff, 0xd8, 0xff, 0xe1]))).toBe("image/jpeg");
 		const cwd = await tempProject({ "scan.jls": jpegLs });
-		const result = await run(createReadToolDefinition(cwd), { path: "scan.jls" });
-		expect(result.content).toEqual([{ type: "text", text: jpegLs.toString("utf-8") }]);
+		await expect(run(createReadToolDefinition(cwd), { path: "scan.jls" })).rejects.toMatchObject({
+			code: "INVALID_ARGUMENT",
+			message: expect.stringContaining("scan.jls looks like a binary file"),
+		});
 	});
 });

@@ -1,0 +1,97 @@
+/**
+ * pi's reports about the built-in `read` tool, replayed with a model's `read` call in a real session
+ * on real files, and (`pi-peer`) the same call to pi 0.73.1's tool. pi#5289: a `.ods` spreadsheet
+ * (a ZIP) read as text sent the model a string of NUL bytes and invalid UTF-8; the conversation was
+ * dead for an hour. What the user should see: a binary file is named as such, with what to use instead.
+ */
+import { readFileSync, writeFileSync } from "node:fs";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import * as pi from "@mariozechner/pi-coding-agent";
+import { afterEach, describe, expect, it } from "vitest";
+import { fauxAssistantMessage, fauxToolCall } from "../../src/llm/faux.js";
+import { createHarness, type Harness } from "../../src/testing/harness.js";
+import { script } from "./helpers.js";
+
+let h: Harness | undefined;
+afterEach(() => {
+	h?.cleanup();
+	h = undefined;
+});
+
+/** Each `read` result the model received, in call order. */
+function readResults(harness: Harness): { isError: boolean; text: string }[] {
+	return harness.session.messages.flatMap((message) =>
+		message.role === "toolResult"
+			? [
+					{
+						isError: message.isError,
+						text: message.content.map((block) => (block.type === "text" ? block.text : "")).join(""),
+					},
+				]
+			: [],
+	);
+}
+
+/** Runs one `read` call per path from the model in a real disk session whose cwd holds `files`. */
+async function modelReads(files: Record<string, string | Buffer>, paths: string[]): Promise<Harness> {
+	const harness = await createHarness({ persistence: "disk", initialActiveToolNames: ["read"] });
+	for (const [name, content] of Object.entries(files)) writeFileSync(join(harness.tempDir, name), content);
+	script(harness, [
+		fauxAssistantMessage(
+			paths.map((path) => fauxToolCall("read", { path })),
+			{ stopReason: "toolUse" },
+		),
+		fauxAssistantMessage("done"),
+	]);
+	await harness.session.prompt("read them");
+	return harness;
+}
+
+/** The start of a `.ods` file: a ZIP local header, then its stored `mimetype` entry. */
+const ods = Buffer.concat([
+	Buffer.from([0x50, 0x4b, 0x03, 0x04, 0x14, 0x00, 0x00, 0x08, 0x00, 0x00, 0x9a, 0x51, 0x2f, 0x5c]),
+	Buffer.alloc(16),
+	Buffer.from("mimetypeapplication/vnd.oasis.opendocument.spreadsheet"),
+]);
+
+describe("pi#5289: read decodes non-image binary files as UTF-8", () => {
+	it("pi#5289: a .ods (a ZIP) is refused as binary with what to use instead; no NUL byte reaches the model or the session file", async () => {
+		h = await modelReads({ "budget.ods": ods }, ["budget.ods"]);
+		const [result] = readResults(h);
+		expect(result?.isError).toBe(true);
+		expect(result?.text).toContain("budget.ods looks like a binary file");
+		expect(result?.text).toContain("Use bash");
+		expect(result?.text).not.toContain("\u0000");
+		expect(readFileSync(h.session.sessionFile!, "utf8")).not.toContain("\\u0000");
+		expect(h.session.messages.at(-1)).toMatchObject({ role: "assistant", content: [{ text: "done" }] });
+	});
+
+	it("pi#5289: text files are read as before: UTF-8 with accents, a Latin-1 file (no NUL), and an image", async () => {
+		const png = readFileSync(join(import.meta.dirname, "../fixtures/tools/images/red-3x2.png"));
+		h = await modelReads(
+			{ "notes.md": "# Über\nnaïve café\n", "latin1.txt": Buffer.from([0x63, 0x61, 0x66, 0xe9]), "red.png": png },
+			["notes.md", "latin1.txt", "red.png"],
+		);
+		const [notes, latin1, image] = readResults(h);
+		expect(notes).toEqual({ isError: false, text: "# Über\nnaïve café\n" });
+		expect(latin1).toEqual({ isError: false, text: "caf\uFFFD" });
+		expect(image?.isError).toBe(false);
+		expect(image?.text).toContain("Read image file [image/png]");
+	});
+
+	it("pi#5289 (pi-peer): pi 0.73.1 returns the .ods bytes as text, NUL bytes and all", async () => {
+		const cwd = await mkdtemp(join(tmpdir(), "settle-pi-5289-"));
+		try {
+			await writeFile(join(cwd, "budget.ods"), ods);
+			const tool = pi.createReadToolDefinition(cwd);
+			const result = await tool.execute("c", { path: "budget.ods" }, undefined, undefined, undefined as never);
+			const first = result.content[0];
+			expect(first?.type === "text" && first.text).toContain("\u0000");
+			expect(first?.type === "text" && first.text).toContain("mimetypeapplication/vnd.oasis.opendocument.spreadsheet");
+		} finally {
+			await rm(cwd, { recursive: true, force: true });
+		}
+	});
+});
