@@ -14,6 +14,7 @@ import type { AgentSessionRuntime } from "../runtime/runtime.js";
 import { detectImageMimeTypeFromFile } from "../tools/image.js";
 import { prepareImageForPrompt } from "../tools/image-resize.js";
 import { resolveReadPath } from "../tools/paths.js";
+import { looksBinary } from "../tools/read.js";
 import { type CliMode, type ParsedArgs, parseArgs } from "./args.js";
 import { runDemo } from "./demo.js";
 import { EXIT_AUTH, EXIT_FAILURE, EXIT_OK, EXIT_USAGE, HELP_POINTER, helpText } from "./help.js";
@@ -324,12 +325,22 @@ async function readFileArguments(paths: readonly string[]): Promise<FileArgument
 		try {
 			const mimeType = await detectImageMimeTypeFromFile(absolute);
 			if (mimeType) files.push({ absolute, data: (await readFile(absolute)).toString("base64"), mimeType });
-			else files.push({ text: `<file name="${absolute}">\n${await readFile(absolute, "utf8")}\n</file>\n` });
+			else {
+				const bytes = await readFile(absolute);
+				// As the read tool (pi#5289): decoded as text, a binary file sends the model NUL bytes.
+				if (looksBinary(bytes)) throw new CliError(binaryFileArgument(path, absolute), EXIT_USAGE);
+				files.push({ text: `<file name="${absolute}">\n${bytes.toString("utf8")}\n</file>\n` });
+			}
 		} catch (error) {
+			if (error instanceof CliError) throw error;
 			throw new CliError(`Could not read file ${absolute}: ${errorMessage(error)}`, EXIT_USAGE);
 		}
 	}
 	return files;
+}
+
+function binaryFileArgument(path: string, absolute: string): string {
+	return `@${path}: ${absolute} looks like a binary file (a NUL byte in its first 8000 bytes): @file attaches text files and jpg/png/gif/webp images. Convert it to text first (for example pdftotext, unzip -l or strings) and attach that, or leave it out.`;
 }
 
 /**

@@ -176,7 +176,7 @@ const BINARY_SNIFF_BYTES = 8000;
  * Whether a non-image file is binary: a NUL byte in its first {@link BINARY_SNIFF_BYTES}. Decoded as
  * text, such a file sends the model NUL bytes and U+FFFD noise (pi#5289: a `.ods` read by pi).
  */
-function looksBinary(buffer: Buffer): boolean {
+export function looksBinary(buffer: Buffer): boolean {
 	return buffer.subarray(0, BINARY_SNIFF_BYTES).includes(0);
 }
 

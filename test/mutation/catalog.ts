@@ -11949,6 +11949,13 @@ export const MUTANTS: Mutant[] = [
 		tests: ["test/cli/overflow-unanswered.test.ts"],
 	},
 	{
+		id: "DO03",
+		file: "src/cli/main.ts",
+		description: "a binary @file argument is decoded as text again and its NUL bytes go to the model (pi#5289)",
+		edits: [{ find: "if (looksBinary(bytes)) throw", replace: "if (false as boolean) throw" }],
+		tests: ["test/pi-races/cli-files.test.ts"],
+	},
+	{
 		id: "DM01",
 		file: "src/compaction/summarize.ts",
 		description:

@@ -11,7 +11,9 @@
  * line (the header) does not parse was read as empty, and `--resume` / `--session` started a fresh
  * session at the same path, overwriting the transcript with nothing said. pi#8400: `"skills"` (or
  * `"extensions"`) given as one path string instead of a list was read as a list of one-character
- * paths, `~` among them, and pi hung scanning the home folder.
+ * paths, `~` among them, and pi hung scanning the home folder. pi#5289 (for `@file`): a binary file
+ * given as `@report.ods` was decoded as text, and its NUL bytes went to the model in the first
+ * message, as the read tool sent them before it refused binary files.
  */
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -195,4 +197,35 @@ describe("pi#8400: a resource setting given as one path string instead of a list
 			expect(sessionFiles()).toEqual([]);
 		});
 	}
+});
+
+describe("pi#5289: a binary @file argument", () => {
+	it("pi#5289: settle -p @file of a binary file is refused before anything runs (exit 2, no session, no request); a Latin-1 text file is still attached", () => {
+		const zip = Buffer.concat([
+			Buffer.from("PK\x03\x04\x14\x00\x00\x00", "latin1"),
+			Buffer.alloc(64, 0),
+			Buffer.from("content.xml"),
+		]);
+		writeFileSync(join(cli.project, "report.ods"), zip);
+		const run = runSettle(["--faux", "-p", "@report.ods", "sum the totals"], {
+			cwd: cli.project,
+			agentDir: cli.agentDir,
+			timeoutMs: HANG_GUARD_MS,
+		});
+		expect(run).toEqual({
+			code: 2,
+			stdout: "",
+			stderr: `Error: @report.ods: ${join(cli.project, "report.ods")} looks like a binary file (a NUL byte in its first 8000 bytes): @file attaches text files and jpg/png/gif/webp images. Convert it to text first (for example pdftotext, unzip -l or strings) and attach that, or leave it out.\n`,
+		});
+		expect(sessionFiles()).toEqual([]);
+
+		writeFileSync(join(cli.project, "notes.txt"), Buffer.from("caf\xe9 au lait", "latin1"));
+		const text = runSettle(["--faux", "--no-session", "-p", "@notes.txt", "what?"], {
+			cwd: cli.project,
+			agentDir: cli.agentDir,
+			timeoutMs: HANG_GUARD_MS,
+		});
+		expect(text.code).toBe(0);
+		expect(text.stdout).toBe(`<file name="${join(cli.project, "notes.txt")}">\ncaf\ufffd au lait\n</file>\nwhat?\n`);
+	});
 });
