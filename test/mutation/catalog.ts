@@ -11912,6 +11912,19 @@ export const MUTANTS: Mutant[] = [
 		edits: [{ find: "\t\t: envSessionDir\n", replace: "\t\t: !settings.getSessionDir() && envSessionDir\n" }],
 		tests: ["test/cli/session-dir-env.test.ts"],
 	},
+	{
+		id: "DN01",
+		file: "src/llm/model-runtime.ts",
+		description:
+			"newer pi's `max` thinking level clamps to the model's lowest level (off) as pi 0.73.1, not its highest",
+		edits: [
+			{
+				find: '(level as string) === "max" ? THINKING_LEVELS.length : THINKING_LEVELS.indexOf(level)',
+				replace: "THINKING_LEVELS.indexOf(level)",
+			},
+		],
+		tests: ["test/pi-races/models.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
