@@ -11925,6 +11925,13 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/pi-races/models.test.ts"],
 	},
+	{
+		id: "DN02",
+		file: "src/cli/interactive-commands.ts",
+		description: "settle -i's /model no longer reads models.json again: a model added while the chat runs is not found",
+		edits: [{ find: "\tmodelRegistryView(runtime.services.modelRuntime).refresh?.();\n", replace: "" }],
+		tests: ["test/pi-races/models-cli.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */

@@ -1,0 +1,89 @@
+/**
+ * Reports about `models.json` models, replayed against the real `settle` command (child processes)
+ * on a local OpenAI-compatible endpoint (test/llm/wire/server.ts), with the models in the agent
+ * folder's `models.json`.
+ *
+ * pi#6999: `/model` stopped reading `models.json` again (pi 0.80.8's ModelRuntime), so a provider or
+ * model added while pi ran needed a restart; pi's docs say "the file reloads each time you open
+ * /model", and pi 0.73.1's `/model` refreshes the registry first. What the user should see: the
+ * added model listed by `/model`, switched to by `/model <provider/id>`, and answering.
+ *
+ * pi#1209: `xhigh` could not be turned on for a model whose id has a provider prefix
+ * (`openai/gpt-5.2` behind a proxy): pi decided it from hard-coded ids. What the user should see: a
+ * `models.json` model that names `xhigh` in its `thinkingLevelMap` runs at `xhigh`, whatever its id.
+ */
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { runSettleAsync, useCliProject, writeLocalProvider } from "../cli/helpers.js";
+import { Repl } from "../cli/interactive.helpers.js";
+import { chatReply } from "../llm/wire/openai.js";
+import { startWireServer, type WireServer } from "../llm/wire/server.js";
+
+const cli = useCliProject("settle-pi-races-models-cli-");
+let server: WireServer;
+beforeEach(async () => {
+	server = await startWireServer();
+});
+afterEach(async () => {
+	await server.close();
+});
+
+describe("pi#6999: models.json edited while running is not read again by /model", () => {
+	it("pi#6999: settle -i: a model added to models.json after start is listed by /model, switched to, and answers", async () => {
+		writeLocalProvider(cli.agentDir, `${server.url}/v1`);
+		const chat = new Repl(["--no-session", "--model", "local/coder"], { cwd: cli.project, agentDir: cli.agentDir });
+		await chat.idle(0);
+		const before = await chat.say("/model");
+		expect(before).toContain("local/coder");
+		expect(before).not.toContain("local/fresh");
+
+		// The user adds a model (and a provider) to the file while the chat runs.
+		const baseUrl = `${server.url}/v1`;
+		const local = {
+			baseUrl,
+			api: "openai-completions",
+			apiKey: "local-key",
+			models: [{ id: "coder" }, { id: "fresh" }],
+		};
+		const other = { baseUrl, api: "openai-completions", apiKey: "other-key", models: [{ id: "added" }] };
+		writeFileSync(join(cli.agentDir, "models.json"), JSON.stringify({ providers: { local, other } }));
+
+		const after = await chat.say("/model");
+		expect(after).toContain("local/fresh");
+		expect(after).toContain("other/added");
+		expect(await chat.say("/model other/added")).toContain("Model: other/added");
+		server.reply(chatReply([{ type: "text", text: "answered by the added model" }]));
+		expect(await chat.say("which model?")).toContain("answered by the added model");
+		expect(server.requests.at(-1)?.body.model).toBe("added");
+		expect(server.requests.at(-1)?.headers.authorization).toBe("Bearer other-key");
+		expect(await chat.end()).toBe(0);
+	});
+});
+
+describe("pi#1209: xhigh for a model whose id has a provider prefix", () => {
+	it("pi#1209: settle -p --thinking xhigh on models.json's openai/gpt-5.2 with xhigh in its thinkingLevelMap sends reasoning_effort xhigh; without it, high", async () => {
+		writeLocalProvider(cli.agentDir, `${server.url}/v1`, {
+			models: [
+				{ id: "openai/gpt-5.2", reasoning: true, thinkingLevelMap: { xhigh: "xhigh" } },
+				{ id: "openai/gpt-5.1", reasoning: true },
+			],
+		});
+		server.reply(chatReply([{ type: "text", text: "deep" }]), chatReply([{ type: "text", text: "less deep" }]));
+		const at = { cwd: cli.project, agentDir: cli.agentDir };
+		const wide = await runSettleAsync(
+			["--no-session", "--model", "local/openai/gpt-5.2", "--thinking", "xhigh", "-p", "hi"],
+			at,
+		);
+		expect(wide.stderr).toBe("");
+		expect(wide.stdout).toContain("deep");
+		expect(server.requests[0]?.body).toMatchObject({ model: "openai/gpt-5.2", reasoning_effort: "xhigh" });
+
+		const narrow = await runSettleAsync(
+			["--no-session", "--model", "local/openai/gpt-5.1", "--thinking", "xhigh", "-p", "hi"],
+			at,
+		);
+		expect(narrow.stdout).toContain("less deep");
+		expect(server.requests[1]?.body).toMatchObject({ model: "openai/gpt-5.1", reasoning_effort: "high" });
+	});
+});
