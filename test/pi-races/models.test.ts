@@ -8,6 +8,10 @@
  * reads pi's session files) ran with thinking off. What the user should see: the model's highest
  * level, as close to `max` as the model goes.
  *
+ * pi#6426: after a switch from a large-context model to a smaller one, the next request overflowed:
+ * the context fit the old model's window, not the new one's. What the user should see: a compaction
+ * against the new model's window before its first request.
+ *
  * pi#342: a session resumed (`-c`, `/resume`) whose file records no thinking level started with
  * thinking `off`, not the user's `defaultThinkingLevel`.
  */
@@ -22,6 +26,8 @@ import { createAgentSession } from "../../src/runtime/sdk.js";
 import type { AgentSession } from "../../src/session/agent-session.js";
 import { SettingsManager } from "../../src/settings/settings-manager.js";
 import { SessionManager } from "../../src/store/session-manager.js";
+import { createHarness, type Harness } from "../../src/testing/harness.js";
+import { BIG_ANSWER, script, THRESHOLD_SETTINGS } from "./helpers.js";
 
 /** `wide` names `xhigh`, `narrow` stops at `high`, `plain` cannot reason. */
 const MODELS = [
@@ -32,7 +38,10 @@ const MODELS = [
 
 const dirs: string[] = [];
 const sessions: AgentSession[] = [];
+let h: Harness | undefined;
 afterEach(() => {
+	h?.cleanup();
+	h = undefined;
 	for (const session of sessions.splice(0)) session.dispose();
 	for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
 });
@@ -153,5 +162,51 @@ describe("pi#342: resuming a session disables thinking", () => {
 		faux.setResponses([fauxAssistantMessage("ok")]);
 		await session.prompt("again");
 		expect(faux.requests.at(-1)?.options.reasoning).toBe("high");
+	});
+});
+
+describe("pi#6426: switching to a smaller-context model overflows the next request", () => {
+	it("pi#6426: a context under the big model's threshold but over the small one's is compacted before the first request to the small model", async () => {
+		h = await createHarness({
+			persistence: "disk",
+			faux: {
+				models: [
+					{ id: "big", contextWindow: 200_000 },
+					{ id: "small", contextWindow: 8000 },
+				],
+			},
+			settings: THRESHOLD_SETTINGS,
+		});
+		const harness = h;
+		const { answerRequests, summaryRequests } = script(harness, [
+			fauxAssistantMessage(BIG_ANSWER),
+			fauxAssistantMessage("answered on the small model"),
+		]);
+		// About 6000 tokens: far under big's threshold (200 000 − 4000), over small's (8000 − 4000).
+		await harness.session.prompt(`read this log: ${BIG_ANSWER}`);
+		expect(harness.eventsOfType("compaction_start")).toHaveLength(0);
+		expect(harness.session.getContextUsage()?.tokens).toBeGreaterThan(4000);
+
+		await harness.session.setModel(harness.faux.getModel("small")!);
+		const from = harness.events.length;
+		await harness.session.prompt("go on");
+		// Compacted first, against the small model's window, then the run: the request fits it.
+		const after = harness.events.slice(from).map((event) => event.type);
+		expect(after.slice(after.indexOf("compaction_start"), after.indexOf("agent_start") + 1)).toEqual([
+			"compaction_start",
+			"compaction_end",
+			"agent_start",
+		]);
+		expect(harness.eventsOfType("compaction_start")[0]).toMatchObject({ reason: "threshold" });
+		expect(JSON.stringify(summaryRequests[0]!.messages)).toContain("read this log");
+		expect(answerRequests).toHaveLength(2);
+		// The small model's request: the summary, the kept answer and the new prompt, not the log.
+		const sent = JSON.stringify(answerRequests[1]!.messages);
+		expect(sent).toContain("summary 1");
+		expect(sent).toContain("go on");
+		expect(sent).not.toContain("read this log");
+		expect(sent.length / 4).toBeLessThan(8000);
+		expect(harness.faux.requests.at(-1)?.model.id).toBe("small");
+		expect(harness.session.getLastAssistantText()).toBe("answered on the small model");
 	});
 });
