@@ -11932,6 +11932,13 @@ export const MUTANTS: Mutant[] = [
 		edits: [{ find: "\tmodelRegistryView(runtime.services.modelRuntime).refresh?.();\n", replace: "" }],
 		tests: ["test/pi-races/models-cli.test.ts"],
 	},
+	{
+		id: "DN03",
+		file: "src/runtime/auth-storage.ts",
+		description: "auth.json's pi `!command` key is used as the API key (its text sent to the provider) again",
+		edits: [{ find: '\t\tif (key.startsWith("!")) return undefined;\n', replace: "" }],
+		tests: ["test/pi-races/models-cli.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */

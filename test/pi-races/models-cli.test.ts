@@ -87,3 +87,24 @@ describe("pi#1209: xhigh for a model whose id has a provider prefix", () => {
 		expect(server.requests[1]?.body).toMatchObject({ model: "openai/gpt-5.1", reasoning_effort: "high" });
 	});
 });
+
+describe("pi#9245: a `!command` key in auth.json and the key given for this run", () => {
+	it("pi#9245: settle -p: auth.json's `!op read …` key is neither run nor sent; the key in the environment is sent, and a warning names the entry", async () => {
+		// The report's auth.json: the key is a password-manager command (pi runs it, Settle runs none).
+		writeLocalProvider(cli.agentDir, `${server.url}/v1`, { apiKey: "LOCAL_WORK_KEY" });
+		const command = "!op read 'op://Family/Local/pi Coding Agent'";
+		writeFileSync(join(cli.agentDir, "auth.json"), JSON.stringify({ local: { type: "api_key", key: command } }));
+		server.reply(chatReply([{ type: "text", text: "answered with the work key" }]));
+		const run = await runSettleAsync(["--no-session", "--model", "local/coder", "-p", "hi"], {
+			cwd: cli.project,
+			agentDir: cli.agentDir,
+			env: { LOCAL_WORK_KEY: "work-key" },
+		});
+		expect(run.stdout).toContain("answered with the work key");
+		expect(server.requests[0]?.headers.authorization).toBe("Bearer work-key");
+		expect(JSON.stringify(server.requests[0]?.headers)).not.toContain("op://");
+		expect(run.stderr).toContain('the credential of "local" is not usable');
+		expect(run.stderr).toContain("`!command`");
+		expect(run.stderr).not.toContain("op://");
+	});
+});
