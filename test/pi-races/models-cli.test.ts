@@ -11,8 +11,16 @@
  * pi#1209: `xhigh` could not be turned on for a model whose id has a provider prefix
  * (`openai/gpt-5.2` behind a proxy): pi decided it from hard-coded ids. What the user should see: a
  * `models.json` model that names `xhigh` in its `thinkingLevelMap` runs at `xhigh`, whatever its id.
+ *
+ * pi#9245: `auth.json` holds a `!command` key (`!op read 'op://…'`, a password manager) and the
+ * user gives another key for one run. Settle runs no command, but it sent the command's text as the
+ * key and, `auth.json` winning, never the key in the environment. What the user should see: the
+ * command neither run nor sent, a warning naming the entry, the environment's key used.
+ *
+ * gentle-pi#35: a new session started on another provider's model although `settings.json` named
+ * `defaultProvider` / `defaultModel`. What the user should see: the settings' model answering.
  */
-import { writeFileSync } from "node:fs";
+import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { runSettleAsync, useCliProject, writeLocalProvider } from "../cli/helpers.js";
@@ -106,5 +114,25 @@ describe("pi#9245: a `!command` key in auth.json and the key given for this run"
 		expect(run.stderr).toContain('the credential of "local" is not usable');
 		expect(run.stderr).toContain("`!command`");
 		expect(run.stderr).not.toContain("op://");
+	});
+});
+
+describe("gentle-pi#35: a new session ignores defaultProvider / defaultModel and starts on another provider's model", () => {
+	it("gentle-pi#35: settle -p without --model: settings.json's default model of the second provider answers, not the first provider's", async () => {
+		const baseUrl = `${server.url}/v1`;
+		const local = { baseUrl, api: "openai-completions", apiKey: "local-key", models: [{ id: "coder" }] };
+		const other = { baseUrl, api: "openai-completions", apiKey: "other-key", models: [{ id: "chosen" }] };
+		mkdirSync(cli.agentDir, { recursive: true });
+		writeFileSync(join(cli.agentDir, "models.json"), JSON.stringify({ providers: { local, other } }));
+		writeFileSync(
+			join(cli.agentDir, "settings.json"),
+			JSON.stringify({ defaultProvider: "other", defaultModel: "chosen", defaultThinkingLevel: "medium" }),
+		);
+		server.reply(chatReply([{ type: "text", text: "answered by the default model" }]));
+		const run = await runSettleAsync(["--no-session", "-p", "hi"], { cwd: cli.project, agentDir: cli.agentDir });
+		expect(run.stdout).toContain("answered by the default model");
+		expect(server.requests).toHaveLength(1);
+		expect(server.requests[0]?.body.model).toBe("chosen");
+		expect(server.requests[0]?.headers.authorization).toBe("Bearer other-key");
 	});
 });
