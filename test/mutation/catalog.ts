@@ -11923,7 +11923,7 @@ export const MUTANTS: Mutant[] = [
 				replace: "THINKING_LEVELS.indexOf(level)",
 			},
 		],
-		tests: ["test/pi-races/models.test.ts"],
+		tests: ["test/pi-races/models.test.ts", "test/pi-races/pi-peer.test.ts"],
 	},
 	{
 		id: "DN02",
