@@ -17,6 +17,7 @@ import type { ThinkingLevel } from "../llm/types.js";
 import type { AgentSessionRuntime } from "../runtime/runtime.js";
 import { userMessageText } from "../runtime/targets.js";
 import { formatCacheWarmingStatus } from "../session/cache-warmer.js";
+import { modelRegistryView } from "../session/model-registry-view.js";
 import type { SessionInfo } from "../store/entries.js";
 import { SessionManager } from "../store/session-manager.js";
 import { THINKING_LEVELS } from "./args.js";
@@ -387,6 +388,8 @@ async function fork(host: CommandHost, args: string): Promise<void> {
 function model(host: CommandHost, args: string): Promise<void> | void {
 	const { runtime } = host;
 	const session = runtime.session;
+	// As pi's /model (pi#6999): models.json is read again, so a provider or model added meanwhile is there.
+	modelRegistryView(runtime.services.modelRuntime).refresh?.();
 	const available = runtime.services.modelRuntime.getAvailable();
 	const name = (m: { provider: string; id: string }) => `${m.provider}/${m.id}`;
 	if (!args) {

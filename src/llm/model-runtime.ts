@@ -724,11 +724,12 @@ export function supportedThinkingLevels(model: Pick<Model, "reasoning" | "thinki
 
 /**
  * The nearest supported level: `level` itself when supported, else the next higher supported
- * level, else the next lower one.
+ * level, else the next lower one. Newer pi's `max` (above `xhigh`) is the model's highest level.
  *
  * @example
  * ```ts
  * clampThinkingLevel({ reasoning: false }, "high"); // "off"
+ * clampThinkingLevel({ reasoning: true }, "max" as ThinkingLevel); // "high"
  * ```
  */
 export function clampThinkingLevel(
@@ -737,7 +738,8 @@ export function clampThinkingLevel(
 ): ThinkingLevel {
 	const available = supportedThinkingLevels(model);
 	if (available.includes(level)) return level;
-	const index = THINKING_LEVELS.indexOf(level);
+	// Newer pi's `max` (a session or settings it wrote) is above `xhigh`: the model's highest level.
+	const index = (level as string) === "max" ? THINKING_LEVELS.length : THINKING_LEVELS.indexOf(level);
 	if (index === -1) return available[0] ?? "off";
 	for (let i = index; i < THINKING_LEVELS.length; i++)
 		if (available.includes(THINKING_LEVELS[i]!)) return THINKING_LEVELS[i]!;

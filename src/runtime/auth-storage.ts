@@ -19,7 +19,8 @@ export type StoredCredential = { type: "api_key"; key: string } | { type: "oauth
 
 /**
  * Stored API keys. `key` values are pi-compatible: the name of a set environment variable is
- * replaced by its value, anything else is the key itself. (pi's `!command` keys are not run.)
+ * replaced by its value, anything else is the key itself. pi's `!command` keys are not run and not
+ * used (never sent as a key): {@link getWarnings} names them, and the provider's environment variable applies.
  *
  * @example
  * ```ts
@@ -111,6 +112,8 @@ export class AuthStorage implements CredentialSource {
 			key = (credential as { key?: unknown }).key;
 		}
 		if (typeof key !== "string" || key.trim() === "") return undefined;
+		// pi's `!command` key (pi#9245): Settle runs no command, and the command's text is no key.
+		if (key.startsWith("!")) return undefined;
 		const fromEnvironment = /^[A-Z_][A-Z0-9_]*$/.test(key) ? process.env[key] : undefined;
 		return fromEnvironment || key;
 	}
@@ -181,7 +184,7 @@ export class AuthStorage implements CredentialSource {
 
 /** Why a stored credential cannot give a key, or undefined when it can (or is OAuth, kept for pi). */
 function credentialProblem(credential: unknown): string | undefined {
-	if (typeof credential === "string") return credential.trim() === "" ? "the key is empty" : undefined;
+	if (typeof credential === "string") return keyProblem(credential);
 	if (credential === null || typeof credential !== "object" || Array.isArray(credential)) {
 		return `expected an object, got ${credential === null ? "null" : Array.isArray(credential) ? "an array" : typeof credential}`;
 	}
@@ -189,7 +192,14 @@ function credentialProblem(credential: unknown): string | undefined {
 	if (type === "oauth") return undefined;
 	if (type !== "api_key") return `"type" must be "api_key", got ${JSON.stringify(type) ?? "nothing"}`;
 	if (typeof key !== "string") return `"key" must be a string, got ${key === null ? "null" : typeof key}`;
+	return keyProblem(key);
+}
+
+function keyProblem(key: string): string | undefined {
 	if (key.trim() === "") return "the key is empty";
+	if (key.startsWith("!")) {
+		return "it is a pi `!command`, which Settle does not run, so the provider's environment variable is used instead";
+	}
 	return undefined;
 }
 

@@ -12084,6 +12084,33 @@ export const MUTANTS: Mutant[] = [
 		edits: [{ find: 'if (out.endsWith("\\r") && piece.startsWith("\\n"))', replace: "if (false)" }],
 		tests: ["test/pi-races/edit-tool.test.ts"],
 	},
+	{
+		id: "DN01",
+		file: "src/llm/model-runtime.ts",
+		description:
+			"newer pi's `max` thinking level clamps to the model's lowest level (off) as pi 0.73.1, not its highest",
+		edits: [
+			{
+				find: '(level as string) === "max" ? THINKING_LEVELS.length : THINKING_LEVELS.indexOf(level)',
+				replace: "THINKING_LEVELS.indexOf(level)",
+			},
+		],
+		tests: ["test/pi-races/models.test.ts", "test/pi-races/pi-peer.test.ts"],
+	},
+	{
+		id: "DN02",
+		file: "src/cli/interactive-commands.ts",
+		description: "settle -i's /model no longer reads models.json again: a model added while the chat runs is not found",
+		edits: [{ find: "\tmodelRegistryView(runtime.services.modelRuntime).refresh?.();\n", replace: "" }],
+		tests: ["test/pi-races/models-cli.test.ts"],
+	},
+	{
+		id: "DN03",
+		file: "src/runtime/auth-storage.ts",
+		description: "auth.json's pi `!command` key is used as the API key (its text sent to the provider) again",
+		edits: [{ find: '\t\tif (key.startsWith("!")) return undefined;\n', replace: "" }],
+		tests: ["test/pi-races/models-cli.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */

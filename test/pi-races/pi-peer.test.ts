@@ -1305,6 +1305,50 @@ describe("pi 0.73.1 against Settle: resuming a session", () => {
 	});
 });
 
+describe("pi 0.73.1 against Settle: a session at newer pi's max thinking level", () => {
+	it("pi-dynamic-workflows#59: a file at `max` on a reasoning model resumes at off in pi 0.73.1, at the model's highest level (high) in Settle", async () => {
+		const dir = mkdtempSync(join(tmpdir(), "settle-max-thinking-peer-"));
+		cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+		const timestamp = "2026-12-01T10:00:00.000Z";
+		const usage = { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, totalTokens: 0 };
+		const lines = [
+			{ type: "session", version: 3, id: "0199ffff-0000-7000-8000-000000000059", timestamp, cwd: dir },
+			{ type: "model_change", id: "m1", parentId: null, timestamp, provider: "faux", modelId: "faux-2" },
+			{ type: "thinking_level_change", id: "t1", parentId: "m1", timestamp, thinkingLevel: "max" },
+			{
+				type: "message",
+				id: "u1",
+				parentId: "t1",
+				timestamp,
+				message: { role: "user", content: [{ type: "text", text: "hi" }], timestamp: 1 },
+			},
+			{
+				type: "message",
+				id: "a1",
+				parentId: "u1",
+				timestamp,
+				message: {
+					role: "assistant",
+					content: [{ type: "text", text: "hello" }],
+					api: "faux",
+					provider: "faux",
+					model: "faux-2",
+					usage: { ...usage, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 } },
+					stopReason: "stop",
+					timestamp: 2,
+				},
+			},
+		];
+		const runs: Record<string, unknown> = {};
+		for (const name of ["pi", "settle"] as const) {
+			const file = join(dir, `${name}-max.jsonl`);
+			writeFileSync(file, `${lines.map((line) => JSON.stringify(line)).join("\n")}\n`);
+			runs[name] = await resumeWithoutModel(name, file, dir);
+		}
+		expect(runs).toEqual({ pi: { model: "faux-2", thinking: "off" }, settle: { model: "faux-2", thinking: "high" } });
+	});
+});
+
 describe("pi 0.73.1 against Settle: a send from session_compact", () => {
 	it("pi#9647: pi.sendUserMessage() from session_compact after a manual compaction — both run it after the compaction and save it with its answer (the report is against a later pi; Settle refused it until this test)", async () => {
 		const runs = await onBothPeers(
