@@ -69,7 +69,8 @@ export function generateSummary(
 	const prompt = summarizationRequestText(serializeConversation(messages), instructions, options.previousSummary);
 	const maxTokens = Math.floor(0.8 * options.reserveTokens);
 	const failurePrefix = "Summarization failed";
-	// Too large for one request (pi sends it and fails): summarize the span in chunks that fit.
+	// pi's one request where it fits; in chunks where it does not (pi sends it and fails) or where the
+	// provider rejects it as too long.
 	return summarizeSpan(messages, prompt, {
 		...options,
 		firstInstructions,
