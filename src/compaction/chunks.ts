@@ -1,9 +1,11 @@
 /**
  * Summaries of spans larger than the summarizer's context window (openclaw#10423, pi#8196): the
  * span is split at message boundaries into requests that fit, summarized in order, each later
- * request updating the running summary. Only used where one request would not fit (where pi fails).
+ * request updating the running summary. Only used where one request would not fit (where pi fails),
+ * or where the provider rejected a request as too long that the chars/4 estimate said fits.
  */
-import { SettleError } from "../errors.js";
+import { errorMessage, SettleError } from "../errors.js";
+import { isOverflowErrorText } from "../llm/errors.js";
 import type { AgentMessage, Model, Usage } from "../llm/types.js";
 import { SUMMARIZATION_SYSTEM_PROMPT, summarizationRequestText } from "./prompts.js";
 import { addUsage, requestSummary, type SummaryText } from "./request.js";
@@ -146,14 +148,81 @@ export interface ChunkedSummaryOptions extends SummarizerOptions {
 }
 
 /**
+ * Whether `error` (thrown by a summarization request) is the provider rejecting the request as too
+ * long for its context window ({@link isOverflowErrorText} on the provider's text).
+ *
+ * Must not throw.
+ *
+ * @example
+ * ```ts
+ * const rejected = new SettleError("PROVIDER", "Summarization failed: prompt is too long: 9000 tokens > 8000 maximum", {
+ *   details: { stopReason: "error", errorMessage: "prompt is too long: 9000 tokens > 8000 maximum" },
+ * });
+ * isOverflowRejection(rejected); // true
+ * ```
+ */
+export function isOverflowRejection(error: unknown): boolean {
+	if (!(error instanceof SettleError) || error.code !== "PROVIDER") return false;
+	const providerText = error.details?.errorMessage;
+	if (typeof providerText === "string") return isOverflowErrorText(providerText);
+	return error.cause !== undefined && isOverflowErrorText(errorMessage(error.cause));
+}
+
+/**
+ * Summarizes `messages` (whose one request is `promptText`): pi's one request where it fits the
+ * window by the chars/4 estimate, else in chunks ({@link summarizeInChunks}). When the provider
+ * counts more tokens than the estimate (dense code, CJK, JSON) and rejects the one request as too
+ * long, the span is summarized in chunks of at most half its serialized length instead (the
+ * provider's error is thrown as it is where that cannot help: a span under twice
+ * {@link MIN_CHUNK_CHARS}, or no room for a chunk beside the answer budget).
+ *
+ * Throws as {@link summarizeInChunks}.
+ *
+ * @example
+ * ```ts
+ * const prompt = summarizationRequestText(serializeConversation(messages), CHECKPOINT_PROMPT);
+ * const { text } = await summarizeSpan(messages, prompt, {
+ *   model, streamFn: faux.streamFn, signal, maxTokens: 2000, failurePrefix: "Summarization failed",
+ *   firstInstructions: CHECKPOINT_PROMPT, updateInstructions: CHECKPOINT_UPDATE_PROMPT,
+ * });
+ * ```
+ */
+export async function summarizeSpan(
+	messages: readonly AgentMessage[],
+	promptText: string,
+	options: ChunkedSummaryOptions,
+): Promise<SummaryText> {
+	const { model, maxTokens, previousSummary } = options;
+	const instructions = previousSummary !== undefined ? options.updateInstructions : options.firstInstructions;
+	if (summaryNeedsChunks(promptText, maxTokens, model, instructions, previousSummary)) {
+		return summarizeInChunks(messages, options);
+	}
+	try {
+		return await requestSummary(promptText, maxTokens, options, options.failurePrefix);
+	} catch (error) {
+		const half = Math.floor(serializeConversation(messages).length / 2);
+		const room = chunkBudgetChars(model, maxTokens, instructions, previousSummary);
+		if (!isOverflowRejection(error) || half < MIN_CHUNK_CHARS || room < MIN_CHUNK_CHARS) throw error;
+		return summarizeInChunks(messages, options, half);
+	}
+}
+
+/**
  * Summarizes `messages` in as many requests as needed for each to fit `options.model`'s window
  * ({@link summaryRequestFits}): the span is split at message boundaries ({@link nextSummaryChunk});
  * each request after the first carries the running summary as `<previous-summary>` with the update
- * instructions. Returns the last summary, the summed usage and the number of requests.
+ * instructions. Chunks hold at most `limitChars` of conversation. A request the provider rejects
+ * as too long ({@link isOverflowRejection}: it counts more tokens than the estimate) is split again
+ * with half its conversation as the limit, for it and every later chunk; the running summary is
+ * kept. Returns the last summary, the summed usage and the number of requests sent (rejected ones
+ * included): at most one per message plus one per halving of the limit down to
+ * {@link MIN_CHUNK_CHARS}, plus the last rejection.
  *
- * Throws as `requestSummary` (the first failing request ends it; later chunks are not sent), and
- * `SettleError("PROVIDER", "<failurePrefix>: …")` when the window cannot hold the instructions, the
- * running summary and the answer budget with room for any conversation.
+ * Throws as `requestSummary` (the first failing request ends it; later chunks are not sent; a
+ * rejection as too long ends it once the rejected conversation's half would be under
+ * {@link MIN_CHUNK_CHARS}), and `SettleError("PROVIDER", "<failurePrefix>: …")` when the window
+ * cannot hold the instructions, the running summary and the answer budget with room for any
+ * conversation.
  *
  * @example
  * ```ts
@@ -166,12 +235,14 @@ export interface ChunkedSummaryOptions extends SummarizerOptions {
 export async function summarizeInChunks(
 	messages: readonly AgentMessage[],
 	options: ChunkedSummaryOptions,
+	limitChars = Number.POSITIVE_INFINITY,
 ): Promise<SummaryText & { requests: number }> {
 	const texts = messages.map((message) => serializeConversation([message]));
 	let previous = options.previousSummary;
 	let usage: Usage | undefined;
 	let requests = 0;
 	let start = 0;
+	let limit = limitChars;
 	do {
 		const instructions = previous !== undefined ? options.updateInstructions : options.firstInstructions;
 		const budgetChars = chunkBudgetChars(options.model, options.maxTokens, instructions, previous);
@@ -181,10 +252,19 @@ export async function summarizeInChunks(
 				`${options.failurePrefix}: the summarizer's context window (${options.model.contextWindow} tokens) cannot hold the summarization instructions${previous !== undefined ? ", the running summary" : ""} and the answer budget (${options.maxTokens} tokens). Lower compaction.reserveTokens or compact with a model that has a larger context window.`,
 			);
 		}
-		const chunk = nextSummaryChunk(texts, start, budgetChars);
+		const chunk = nextSummaryChunk(texts, start, Math.min(budgetChars, limit));
 		const promptText = summarizationRequestText(chunk.conversation, instructions, previous);
-		const answer = await requestSummary(promptText, options.maxTokens, options, options.failurePrefix);
+		let answer: SummaryText;
 		requests++;
+		try {
+			answer = await requestSummary(promptText, options.maxTokens, options, options.failurePrefix);
+		} catch (error) {
+			// The provider counts this text denser than chars/4: the same messages again, in halves.
+			const half = Math.floor(chunk.conversation.length / 2);
+			if (!isOverflowRejection(error) || half < MIN_CHUNK_CHARS) throw error;
+			limit = half;
+			continue;
+		}
 		previous = answer.text;
 		usage = usage ? addUsage(usage, answer.usage) : answer.usage;
 		start = chunk.end;

@@ -4,7 +4,7 @@
 import { SettleError } from "../errors.js";
 import type { AgentMessage, Usage } from "../llm/types.js";
 import type { FileOperationDetails } from "../store/entries.js";
-import { summarizeInChunks, summaryNeedsChunks } from "./chunks.js";
+import { summarizeSpan } from "./chunks.js";
 import { computeFileLists, formatFileOperations } from "./file-operations.js";
 import {
 	CHECKPOINT_PROMPT,
@@ -16,7 +16,7 @@ import {
 	TURN_PREFIX_UPDATE_PROMPT,
 	withCustomInstructions,
 } from "./prompts.js";
-import { addUsage, requestSummary, type SummaryText } from "./request.js";
+import { addUsage, type SummaryText } from "./request.js";
 import { serializeConversation } from "./serialize.js";
 import type {
 	CompactionPreparation,
@@ -45,7 +45,8 @@ export interface GenerateSummaryOptions extends SummarizerOptions {
  * When that request would not fit `model.contextWindow` (chars/4 estimate plus the answer budget),
  * the span is summarized in several requests that each fit, split at message boundaries and each
  * updating the summary of the ones before (a single message too large on its own is cut); pi sends
- * the one request and fails.
+ * the one request and fails. A request the provider rejects as too long although the estimate
+ * said it fits (dense text) is split again with half its size, down to a minimum.
  *
  * Throws `SettleError("PROVIDER", "Summarization failed: <provider text>")` on a provider error or
  * an empty answer, `SettleError("ABORTED")` on abort.
@@ -68,11 +69,15 @@ export function generateSummary(
 	const prompt = summarizationRequestText(serializeConversation(messages), instructions, options.previousSummary);
 	const maxTokens = Math.floor(0.8 * options.reserveTokens);
 	const failurePrefix = "Summarization failed";
-	if (!summaryNeedsChunks(prompt, maxTokens, options.model, instructions, options.previousSummary)) {
-		return requestSummary(prompt, maxTokens, options, failurePrefix);
-	}
-	// Too large for one request (pi sends it and fails): summarize the span in chunks that fit.
-	return summarizeInChunks(messages, { ...options, firstInstructions, updateInstructions, maxTokens, failurePrefix });
+	// pi's one request where it fits; in chunks where it does not (pi sends it and fails) or where the
+	// provider rejects it as too long.
+	return summarizeSpan(messages, prompt, {
+		...options,
+		firstInstructions,
+		updateInstructions,
+		maxTokens,
+		failurePrefix,
+	});
 }
 
 /**
@@ -96,10 +101,7 @@ export function generateTurnPrefixSummary(
 	const prompt = summarizationRequestText(serializeConversation(messages), TURN_PREFIX_PROMPT);
 	const maxTokens = Math.floor(0.5 * options.reserveTokens);
 	const failurePrefix = "Turn prefix summarization failed";
-	if (!summaryNeedsChunks(prompt, maxTokens, options.model, TURN_PREFIX_PROMPT, undefined)) {
-		return requestSummary(prompt, maxTokens, options, failurePrefix);
-	}
-	return summarizeInChunks(messages, {
+	return summarizeSpan(messages, prompt, {
 		...options,
 		firstInstructions: TURN_PREFIX_PROMPT,
 		updateInstructions: TURN_PREFIX_UPDATE_PROMPT,

@@ -1,10 +1,14 @@
 /**
  * Chunked summaries (openclaw#10423) over random message sizes and windows: every summarization
  * request fits the summarizer's window (input chars / 4 + answer budget), and every message of the
- * span reaches exactly one request, in order; a span that fits is one request, as in pi.
+ * span reaches exactly one request, in order; a span that fits is one request, as in pi. With a
+ * provider that counts tokens more densely than chars/4 (summchunk2), compaction either succeeds
+ * with every message in exactly one accepted request or fails with a typed error, in a bounded
+ * number of requests.
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { MIN_CHUNK_CHARS } from "../../src/compaction/chunks.js";
 import {
 	CHECKPOINT_PROMPT,
 	CHECKPOINT_UPDATE_PROMPT,
@@ -126,6 +130,94 @@ describe("chunked summaries: property (openclaw#10423)", () => {
 					// Too large: several requests, or one whose only message was cut to fit.
 					else
 						expect(prompts.length > 1 || prompts[0]!.includes("cut to fit the summarizer's context window")).toBe(true);
+				},
+			),
+			{ numRuns: 150 },
+		);
+	});
+
+	it("summchunk2: with a provider denser than chars/4, every message is in exactly one accepted request, or a typed error; requests are bounded", async () => {
+		await fc.assert(
+			fc.asyncProperty(
+				fc.array(
+					fc.tuple(fc.constantFrom<Kind>("user", "assistant", "toolResult"), fc.integer({ min: 0, max: 40_000 })),
+					{ minLength: 1, maxLength: 30 },
+				),
+				fc.integer({ min: MIN_WINDOW, max: MIN_WINDOW + 30_000 }),
+				fc.option(fc.constant("## Goal\nearlier work"), { nil: undefined }),
+				// Characters per token as this provider counts them: 1.0 to 4.0 (4 is Settle's estimate).
+				fc.integer({ min: 10, max: 40 }).map((tenths) => tenths / 10),
+				async (shape, contextWindow, previousSummary, charsPerToken) => {
+					const messages = shape.map(([kind, size], index) => message(kind, index, size));
+					const faux = createFauxProvider({ models: [{ id: "w", contextWindow }] });
+					const requests: { prompt: string; tokens: number; accepted: boolean }[] = [];
+					faux.setResponses(
+						Array.from({ length: 200 }, () => (context: Context, options: { maxTokens?: number } | undefined) => {
+							const prompt = requestText(context);
+							const tokens =
+								Math.ceil((SUMMARIZATION_SYSTEM_PROMPT.length + prompt.length) / charsPerToken) +
+								(options?.maxTokens ?? 0);
+							const accepted = tokens <= contextWindow;
+							requests.push({ prompt, tokens, accepted });
+							if (!accepted) {
+								return fauxAssistantMessage("", {
+									stopReason: "error",
+									errorMessage: `prompt is too long: ${tokens} tokens > ${contextWindow} maximum`,
+								});
+							}
+							return fauxAssistantMessage(`## Goal\nsummary ${requests.filter((r) => r.accepted).length}`);
+						}),
+					);
+					const outcome = await generateSummary(messages, {
+						model: faux.getModel("w")!,
+						streamFn: faux.streamFn,
+						reserveTokens: RESERVE,
+						...(previousSummary !== undefined ? { previousSummary } : {}),
+					}).then(
+						(result) => ({ result }),
+						(error: unknown) => ({ error }),
+					);
+
+					// Bounded: one accepted request per message at most, and each rejection at least halves
+					// the conversation a chunk may hold, from at most 4 × window characters down to MIN_CHUNK_CHARS.
+					const bound = messages.length + Math.floor(Math.log2((4 * contextWindow) / MIN_CHUNK_CHARS)) + 1;
+					expect(requests.length).toBeLessThanOrEqual(bound);
+					const accepted = requests.filter((request) => request.accepted);
+					// Succeeds whenever the provider takes every request of under 2 × MIN_CHUNK_CHARS of
+					// conversation (with either prompt and a running summary): only a rejected chunk smaller
+					// than that ends it.
+					const smallRequestTokens = Math.max(
+						...[CHECKPOINT_PROMPT, CHECKPOINT_UPDATE_PROMPT].map((instructions) =>
+							Math.ceil(
+								(SUMMARIZATION_SYSTEM_PROMPT.length +
+									summarizationRequestText("x".repeat(2 * MIN_CHUNK_CHARS), instructions, "## Goal\nearlier work!")
+										.length) /
+									charsPerToken,
+							),
+						),
+					);
+					if (smallRequestTokens + MAX_TOKENS <= contextWindow) expect(outcome).not.toHaveProperty("error");
+					if ("error" in outcome) {
+						expect(outcome.error).toMatchObject({
+							code: "PROVIDER",
+							message: expect.stringMatching(
+								/^Summarization failed: (prompt is too long: \d+ tokens > \d+ maximum|the summarizer's context window \(\d+ tokens\) cannot hold)/,
+							),
+						});
+						return;
+					}
+					for (const request of accepted) expect(request.tokens).toBeLessThanOrEqual(contextWindow);
+					const seen = accepted.flatMap((r) => [...r.prompt.matchAll(/<m(\d+)>/g)].map((m) => Number(m[1])));
+					expect(seen).toEqual(messages.map((_, index) => index));
+					// Accepted request i + 1 updates accepted request i's summary.
+					accepted.forEach((request, i) => {
+						const carried = i === 0 ? previousSummary : `## Goal\nsummary ${i}`;
+						if (carried === undefined) expect(request.prompt).not.toContain("<previous-summary>");
+						else expect(request.prompt).toContain(`<previous-summary>\n${carried}\n</previous-summary>`);
+					});
+					expect(outcome.result.text).toBe(`## Goal\nsummary ${accepted.length}`);
+					// A provider that counts as the estimate does (or sparser) never rejects.
+					if (charsPerToken === 4) expect(requests.every((request) => request.accepted)).toBe(true);
 				},
 			),
 			{ numRuns: 150 },

@@ -11957,14 +11957,13 @@ export const MUTANTS: Mutant[] = [
 	},
 	{
 		id: "DM01",
-		file: "src/compaction/summarize.ts",
+		file: "src/compaction/chunks.ts",
 		description:
-			"a history span larger than the summarizer's window goes out in one request again, which the provider rejects: compaction fails for good (openclaw#10423)",
+			"a span larger than the summarizer's window goes out in one request again, which the provider rejects before it is split (openclaw#10423)",
 		edits: [
 			{
-				after: 'const failurePrefix = "Summarization failed";',
-				find: "if (!summaryNeedsChunks(",
-				replace: "if (true || !summaryNeedsChunks(",
+				find: "if (summaryNeedsChunks(promptText, maxTokens, model, instructions, previousSummary)) {",
+				replace: "if (false) {",
 			},
 		],
 		tests: ["test/compaction/summary-chunks.test.ts", "test/compaction/summary-chunks.property.test.ts"],
@@ -11973,13 +11972,9 @@ export const MUTANTS: Mutant[] = [
 		id: "DM02",
 		file: "src/compaction/summarize.ts",
 		description:
-			"a split turn's beginning larger than the summarizer's window goes out in one request again (openclaw#10423)",
+			"a split turn's later chunks do not ask to update the running summary: the prefix summary keeps only the last chunk (openclaw#10423)",
 		edits: [
-			{
-				after: 'const failurePrefix = "Turn prefix summarization failed";',
-				find: "if (!summaryNeedsChunks(",
-				replace: "if (true || !summaryNeedsChunks(",
-			},
+			{ find: "updateInstructions: TURN_PREFIX_UPDATE_PROMPT,", replace: "updateInstructions: TURN_PREFIX_PROMPT," },
 		],
 		tests: ["test/compaction/summary-chunks.test.ts"],
 	},
@@ -12110,6 +12105,93 @@ export const MUTANTS: Mutant[] = [
 		description: "auth.json's pi `!command` key is used as the API key (its text sent to the provider) again",
 		edits: [{ find: '\t\tif (key.startsWith("!")) return undefined;\n', replace: "" }],
 		tests: ["test/pi-races/models-cli.test.ts"],
+	},
+	{
+		id: "DP01",
+		file: "src/compaction/chunks.ts",
+		description:
+			"pi's one summary request rejected as too long (the provider counts more tokens than chars/4) fails the compaction again instead of being split in halves (summchunk2)",
+		edits: [
+			{
+				find: "if (!isOverflowRejection(error) || half < MIN_CHUNK_CHARS || room < MIN_CHUNK_CHARS) throw error;",
+				replace: "throw error;",
+			},
+		],
+		tests: ["test/compaction/summary-chunks-dense.test.ts", "test/compaction/summary-chunks.property.test.ts"],
+	},
+	{
+		id: "DP02",
+		file: "src/compaction/chunks.ts",
+		description: "a chunk rejected as too long fails the compaction instead of being split in halves (summchunk2)",
+		edits: [
+			{ find: "if (!isOverflowRejection(error) || half < MIN_CHUNK_CHARS) throw error;", replace: "throw error;" },
+		],
+		tests: ["test/compaction/summary-chunks-dense.test.ts", "test/compaction/summary-chunks.property.test.ts"],
+	},
+	{
+		id: "DP03",
+		file: "src/compaction/chunks.ts",
+		description:
+			"a rejected chunk keeps shrinking below the minimum: more requests than the bound before the compaction gives up (summchunk2)",
+		edits: [
+			{
+				find: "if (!isOverflowRejection(error) || half < MIN_CHUNK_CHARS) throw error;",
+				replace: "if (!isOverflowRejection(error) || half < 1) throw error;",
+			},
+		],
+		tests: ["test/compaction/summary-chunks-dense.test.ts"],
+	},
+	{
+		id: "DP04",
+		file: "src/compaction/chunks.ts",
+		description:
+			"the halved limit is not applied: a rejected chunk is sent again unchanged until the provider gives up (summchunk2)",
+		edits: [
+			{
+				find: "nextSummaryChunk(texts, start, Math.min(budgetChars, limit));",
+				replace: "nextSummaryChunk(texts, start, budgetChars);",
+			},
+		],
+		tests: ["test/compaction/summary-chunks-dense.test.ts", "test/compaction/summary-chunks.property.test.ts"],
+	},
+	{
+		id: "DP05",
+		file: "src/compaction/chunks.ts",
+		description:
+			"every provider error of a summary request is taken for an overflow: a request the provider refuses for another reason is resent in halves (summchunk2)",
+		edits: [
+			{
+				find: 'if (typeof providerText === "string") return isOverflowErrorText(providerText);',
+				replace: 'if (typeof providerText === "string") return true;',
+			},
+		],
+		tests: ["test/compaction/summary-chunks-dense.test.ts"],
+	},
+	{
+		id: "DP06",
+		file: "src/compaction/chunks.ts",
+		description:
+			"an overflow with an answer budget larger than the window goes to chunks, which end with 'cannot hold' instead of the provider's error as in pi (summchunk2)",
+		edits: [
+			{
+				find: "|| half < MIN_CHUNK_CHARS || room < MIN_CHUNK_CHARS) throw error;",
+				replace: "|| half < MIN_CHUNK_CHARS) throw error;",
+			},
+		],
+		tests: ["test/compaction/summary-chunks-dense.test.ts"],
+	},
+	{
+		id: "DP07",
+		file: "src/compaction/chunks.ts",
+		description:
+			"the chunks after a rejection drop the running summary: the summary forgets what the accepted chunks said (summchunk2)",
+		edits: [
+			{
+				find: "\t\t\tlimit = half;\n\t\t\tcontinue;",
+				replace: "\t\t\tlimit = half;\n\t\t\tprevious = undefined;\n\t\t\tcontinue;",
+			},
+		],
+		tests: ["test/compaction/summary-chunks-dense.test.ts", "test/compaction/summary-chunks.property.test.ts"],
 	},
 ];
 
