@@ -229,6 +229,8 @@ async function runScenario(scenario: Scenario, run: number): Promise<void> {
 	const log: string[] = [];
 	let passed = false;
 	let oldRunCall: string | undefined;
+	// Texts sent with steer / follow_up so far (see DELIBERATE_QUEUED_TWIN below).
+	const queuedTexts = new Set<string>();
 	try {
 		// Both processes up before the first guarded step: on a busy machine pi's start-up alone (2–3 s
 		// to import it) once took the whole 10 s guard of step 0 (seed 405349350 path 39, nothing printed).
@@ -358,7 +360,22 @@ async function runScenario(scenario: Scenario, run: number): Promise<void> {
 				oldRunCall = settledOldRunCall(step, settleLines);
 				settleLines = withoutOldRunEnd(settleLines);
 			}
-			expect(observe(settleLines, ids.settle, settle.cwd), log.join("\n")).toEqual(observe(piLines, ids.pi, pi.cwd));
+			let [settleSeen, piSeen] = [observe(settleLines, ids.settle, settle.cwd), observe(piLines, ids.pi, pi.cwd)];
+			for (const command of step.kind === "command" ? [step.command] : step.kind === "gated" ? step.during : []) {
+				if (command.type === "steer" || command.type === "follow_up") queuedTexts.add(String(command.message));
+			}
+			if (step.kind === "command" && step.command.type === "prompt" && queuedTexts.has(String(step.command.message))) {
+				// DELIBERATE_QUEUED_TWIN: a prompt with the text of a queued steer / follow-up. pi takes a
+				// queued text off its display list by text match at the prompt's own message_start (the
+				// queued twin is still delivered later, unlisted); Settle matches the queued message itself
+				// (src/session/queues.ts) and takes it off when it is delivered. The same updates, in the same
+				// order, at another place in the stream (seed -80470901 path 6): compared apart.
+				const updates = (seen: unknown[]) => seen.filter((line) => (line as Line).type === "queue_update");
+				const others = (seen: unknown[]) => seen.filter((line) => (line as Line).type !== "queue_update");
+				expect(updates(settleSeen), log.join("\n")).toEqual(updates(piSeen));
+				[settleSeen, piSeen] = [others(settleSeen), others(piSeen)];
+			}
+			expect(settleSeen, log.join("\n")).toEqual(piSeen);
 		}
 		const final = steps.length;
 		const [piState, settleState] = await Promise.all([
@@ -391,9 +408,26 @@ const FAILURE_EXAMPLES: [Scenario][] = [
  * Failing seeds found by hunts, kept as fixed examples (shrunk by hand to what made them fail).
  * Seed -1333366736 path 7: a switch back to the file a new_session settled the gated run in
  * (DELIBERATE_SWITCH_SETTLES_OLD_RUN); with a steer queued during the run (Settle's old file then
- * holds it before the aborted answer).
+ * holds it before the aborted answer). Seed -80470901 path 6: a prompt with the text of a queued
+ * steer (DELIBERATE_QUEUED_TWIN).
  */
 const SEED_EXAMPLES: [Scenario][] = [
+	[
+		{
+			gated: undefined,
+			failing: { error: "overflow", abortRetry: false },
+			steps: [
+				{ kind: "command", command: { type: "steer", message: "more please" } },
+				{ kind: "command", command: { type: "steer", message: "  spaced  " } },
+				{
+					kind: "command",
+					command: { type: "prompt", message: "more please", streamingBehavior: "steer" },
+					runs: true,
+				},
+				{ kind: "command", command: { type: "get_messages" } },
+			],
+		},
+	],
 	[
 		{
 			gated: {
