@@ -89,7 +89,9 @@ export function findMostRecentSession(sessionDir: string, cwd?: string): string 
  *
  * @example
  * ```ts
- * const latest = findMostRecentSession(dir, process.cwd());
+ * import { statSync } from "node:fs";
+ * const dir = "/home/me/.settle/agent/sessions/--home-me-app--";
+ * const latest = findMostRecentSession(dir, "/home/me/app");
  * const passedOver = unreadableSessionFiles(dir, latest ? statSync(latest).mtimeMs : undefined);
  * ```
  */
