@@ -177,6 +177,7 @@ export {
 	type SessionStats,
 	type SessionStatsInfo,
 	UNATTRIBUTED_USAGE_KEY,
+	type UsageTotals,
 } from "./session/session-stats.js";
 export {
 	buildSystemPrompt,

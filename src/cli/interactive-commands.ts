@@ -452,6 +452,9 @@ function sessionInfo(host: CommandHost): void {
 	host.print(
 		`  tokens: ${tokens.total} (input ${tokens.input}, output ${tokens.output}, cache read ${tokens.cacheRead}, cache write ${tokens.cacheWrite}), cost $${stats.cost.toFixed(4)}`,
 	);
+	// Money spent never goes down: every model call in the file, compacted and abandoned turns too (gsd-2#1423).
+	const spent = stats.cumulative;
+	host.print(`  spent: $${spent.cost.toFixed(4)} (${spent.tokens.total} tokens) in this session file, all branches`);
 	// pi 1.6's breakdown: one group only repeats the total, unless it is not the current model.
 	const current = session.model ? `${session.model.provider}/${session.model.id}` : undefined;
 	if (stats.byModel.length > 1 || (stats.byModel.length === 1 && stats.byModel[0]!.key !== current)) {

@@ -216,7 +216,7 @@ export async function runRpcMode(runtime: AgentSessionRuntime, input: Readable, 
 				session.abortBash();
 				return success(id, "abort_bash");
 			case "get_session_stats": {
-				// pi 0.73.1's shape (the RPC differential compares it): the per-model split is SDK and /session only.
+				// pi 0.73.1's shape (the RPC differential compares it) plus `cumulative`: the per-model split is SDK and /session only.
 				const { byModel: _byModel, ...stats } = session.getSessionStats();
 				return success(id, "get_session_stats", stats);
 			}

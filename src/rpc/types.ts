@@ -112,7 +112,11 @@ export interface RpcSessionState {
 	lifecycle?: string;
 }
 
-/** `get_session_stats`'s answer: pi 0.73.1's shape (no per-model split). */
+/**
+ * `get_session_stats`'s answer: pi 0.73.1's shape (no per-model split), plus Settle's
+ * `cumulative` (every model call in the session file, all branches; never goes down after a
+ * compaction — gsd-2#1423).
+ */
 export type RpcSessionStats = Omit<SessionStats, "byModel">;
 
 /** A dialog an extension opens; the client answers it (see `RpcClientOptions.onExtensionUIRequest`). */

@@ -1923,12 +1923,15 @@ export class AgentSession {
 	 * cache-warming refreshes and other `usage` entries, and the summarizer calls of compactions
 	 * and branch summaries. `byModel` splits those tokens and that cost by the model billed (pi 1.6's
 	 * `/session` breakdown). Computed on demand in one pass over the context and the entries.
+	 * `cumulative`: the tokens and cost of every model call in the session file, all branches
+	 * included (money spent; never goes down after a compaction — gsd-2#1423), kept as a running total.
 	 *
 	 * @example
 	 * ```ts
 	 * const { assistantMessages, tokens, cost, byModel } = session.getSessionStats();
 	 * console.log(`${assistantMessages} answers, ${tokens.total} tokens, $${cost.toFixed(4)}`);
 	 * for (const model of byModel) console.log(`  ${model.key}: $${model.cost.toFixed(4)} (${model.tokens.total} tokens)`);
+	 * console.log(`spent in this session: $${session.getSessionStats().cumulative.cost.toFixed(4)}`);
 	 * ```
 	 */
 	getSessionStats(): SessionStats {
@@ -1937,6 +1940,7 @@ export class AgentSession {
 			sessionFile: this.sessionFile,
 			contextUsage: this.getContextUsage(),
 			entries: this.sessionManager.getEntries(),
+			cumulative: this.sessionManager.getCumulativeUsage(),
 		});
 	}
 

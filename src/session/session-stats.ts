@@ -9,6 +9,7 @@ import type { ContextUsage } from "../extensions/types.js";
 import { estimateContextTokens } from "../llm/tokens.js";
 import type { AgentMessage, AssistantMessage, Model, ToolResultMessage, Usage } from "../llm/types.js";
 import { CURRENT_SESSION_VERSION, type SessionEntry, type SessionHeader } from "../store/entries.js";
+import { addUsageTotals, billedUsage, emptyUsageTotals, type UsageTotals } from "../store/entry-index.js";
 import type { SessionManager } from "../store/session-manager.js";
 
 /**
@@ -40,7 +41,25 @@ export interface SessionStats {
 	 * `get_session_stats` leaves it out to keep pi's shape).
 	 */
 	byModel: ModelUsageStats[];
+	/**
+	 * Tokens and cost of every model call ever recorded in the session file, in every branch: each
+	 * assistant message appended (also those a compaction replaced, a `/tree` navigation or a branch
+	 * left, or a retry took out — money spent stays spent), tool results' nested calls, `usage`
+	 * entries and the summarizer calls of compactions and branch summaries. Never goes down after a
+	 * compaction, navigation or branch, and a reopened file gives the same totals
+	 * (gsd-2#1423, pi-web#557). New in Settle (pi 0.73.1 has no such field; RPC `get_session_stats`
+	 * carries it too). `tokens` and `cost` above keep pi 0.73.1's context scope.
+	 *
+	 * @example
+	 * ```ts
+	 * const { cumulative } = session.getSessionStats();
+	 * console.log(`spent so far: $${cumulative.cost.toFixed(4)} (${cumulative.tokens.total} tokens)`);
+	 * ```
+	 */
+	cumulative: UsageTotals;
 }
+
+export type { UsageTotals };
 
 /** Key of {@link ModelUsageStats} for usage no model is named for (pi 1.6's bucket). */
 export const UNATTRIBUTED_USAGE_KEY = "Tools/summaries";
@@ -71,6 +90,11 @@ export interface SessionStatsInfo {
 	 * record outside the conversation is added to `tokens` and `cost`. Left out: messages only.
 	 */
 	entries?: Iterable<SessionEntry>;
+	/**
+	 * {@link SessionStats.cumulative} when the caller keeps it as a running total
+	 * (`sessionManager.getCumulativeUsage()`); left out, it is summed from `entries` (zero without them).
+	 */
+	cumulative?: UsageTotals;
 }
 
 /**
@@ -104,6 +128,7 @@ export function computeSessionStats(messages: readonly AgentMessage[], info: Ses
 		cost: 0,
 		contextUsage: info.contextUsage,
 		byModel: [],
+		cumulative: info.cumulative ?? emptyUsageTotals(),
 	};
 	const groups = new Map<string, ModelUsageStats>();
 	/** Adds one call's usage to the group of `key` (the totals are added by the caller). */
@@ -131,6 +156,7 @@ export function computeSessionStats(messages: readonly AgentMessage[], info: Ses
 		}
 	}
 	for (const entry of info.entries ?? []) {
+		if (!info.cumulative) addUsageTotals(stats.cumulative, billedUsage(entry));
 		if (entry.type === "usage" || entry.type === "compaction" || entry.type === "branch_summary") {
 			addUsage(stats, entry.usage);
 			addToGroup(entry.type === "usage" ? modelKey(entry.provider, entry.model) : UNATTRIBUTED_USAGE_KEY, entry.usage);

@@ -5,7 +5,7 @@
  * indexed right after they are parsed, while they are still in the CPU cache (separate passes over
  * 10,000 freshly parsed entries cost 1-3 ms, next to 15-30 ms for parsing them).
  */
-import type { AgentMessage } from "../llm/types.js";
+import type { AgentMessage, Usage } from "../llm/types.js";
 import type { SessionContext, SessionEntry } from "./entries.js";
 import { isUsableContent, storedText } from "./entry-shape.js";
 import { pushContextMessages } from "./projection.js";
@@ -21,6 +21,58 @@ export interface ChainContext {
 	messages: AgentMessage[];
 	thinkingLevel: SessionContext["thinkingLevel"];
 	model: SessionContext["model"];
+}
+
+/** Tokens and cost of model calls, summed (see {@link EntryIndex.cumulative}). */
+export interface UsageTotals {
+	tokens: { input: number; output: number; cacheRead: number; cacheWrite: number; total: number };
+	/** In dollars, at the catalog prices the usages were recorded with. */
+	cost: number;
+}
+
+/** Zero tokens and zero cost. */
+export function emptyUsageTotals(): UsageTotals {
+	return { tokens: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 }, cost: 0 };
+}
+
+/**
+ * The usage an entry records of a model call that was billed: an assistant message's, a tool
+ * result's nested call, a `usage` entry (cache-warming refresh), the summarizer call of a
+ * `compaction` or `branch_summary`. Undefined for other entries. Must not throw.
+ */
+export function billedUsage(entry: SessionEntry): Usage | undefined {
+	switch (entry.type) {
+		case "message": {
+			const message = entry.message as AgentMessage | null | undefined;
+			if (typeof message !== "object" || message === null) return undefined;
+			return message.role === "assistant" || message.role === "toolResult" ? message.usage : undefined;
+		}
+		case "usage":
+		case "compaction":
+		case "branch_summary":
+			return entry.usage;
+		default:
+			return undefined;
+	}
+}
+
+/** Adds one call's usage to `totals` (total tokens too); a missing usage or a field that is not a number counts as zero. */
+export function addUsageTotals(totals: UsageTotals, usage: Usage | undefined): void {
+	if (!usage || typeof usage !== "object") return;
+	const input = finite(usage.input);
+	const output = finite(usage.output);
+	const cacheRead = finite(usage.cacheRead);
+	const cacheWrite = finite(usage.cacheWrite);
+	totals.tokens.input += input;
+	totals.tokens.output += output;
+	totals.tokens.cacheRead += cacheRead;
+	totals.tokens.cacheWrite += cacheWrite;
+	totals.tokens.total += input + output + cacheRead + cacheWrite;
+	totals.cost += finite(usage.cost?.total);
+}
+
+function finite(value: unknown): number {
+	return typeof value === "number" && Number.isFinite(value) ? value : 0;
 }
 
 /** True for the entries that make a session worth writing: user and assistant messages. */
@@ -39,6 +91,11 @@ export class EntryIndex {
 	sessionName: string | undefined;
 	/** A user or assistant message has been added. */
 	hasConversation = false;
+	/**
+	 * Tokens and cost of every billed model call the entries record ({@link billedUsage}), in every
+	 * branch: a running total, added to as each entry is indexed (read from the file or appended).
+	 */
+	readonly cumulative: UsageTotals = emptyUsageTotals();
 
 	// The context of the last entry, kept while every entry continues the chain and needs no
 	// rebuild (no compaction, no context edit, nothing unusual); null once that stops.
@@ -76,6 +133,7 @@ export class EntryIndex {
 			const chained = (entry.parentId ?? null) === (count === 0 ? null : entries[count - 1]!.id);
 			if (chained && this.linearPrefix === count) this.linearPrefix = count + 1;
 			const messages = this.chainMessages;
+			addUsageTotals(this.cumulative, billedUsage(entry));
 			switch (entry.type) {
 				case "message": {
 					if (!this.hasConversation && isConversationEntry(entry)) this.hasConversation = true;

@@ -49,7 +49,7 @@ import {
 	type ThinkingLevelChangeEntry,
 	type UsageEntry,
 } from "./entries.js";
-import { EntryIndex, isConversationEntry } from "./entry-index.js";
+import { EntryIndex, isConversationEntry, type UsageTotals } from "./entry-index.js";
 import { PRIVATE_FILE_MODE, replacementMode } from "./folders.js";
 import { assertValidSessionId, createSessionId, EntryIdSet, generateEntryId } from "./ids.js";
 import { LiveProjection } from "./live-projection.js";
@@ -1056,6 +1056,25 @@ export class SessionManager {
 	/** All entries in file order, without the header (a new array). */
 	getEntries(): SessionEntry[] {
 		return this.index.entries.slice();
+	}
+
+	/**
+	 * Tokens and cost of every model call recorded in this session's entries, in every branch (money
+	 * spent stays spent): each assistant message ever appended, a tool result's nested call, `usage`
+	 * entries (cache-warming refreshes), and the summarizer calls of compactions and branch summaries.
+	 * Never goes down while the session runs: a compaction, `/tree` navigation or a branch only adds
+	 * entries. A running total kept as entries are read and appended (O(1) per call); a reopened file
+	 * gives the same totals. A new object each call.
+	 *
+	 * @example
+	 * ```ts
+	 * const { tokens, cost } = sessionManager.getCumulativeUsage();
+	 * console.log(`spent $${cost.toFixed(4)} on ${tokens.total} tokens`);
+	 * ```
+	 */
+	getCumulativeUsage(): UsageTotals {
+		const { tokens, cost } = this.index.cumulative;
+		return { tokens: { ...tokens }, cost };
 	}
 
 	/** Name from the latest `session_info` entry anywhere in the session, trimmed; undefined if empty. */

@@ -593,6 +593,7 @@ export function normalize(value: unknown, ids: Map<string, string>, cwd: string,
  * - DELIBERATE_SYSTEM_MESSAGES: Settle records the system prompt as `system` transcript messages
  *   (src/session/messages.ts); their events and entries, and get_messages' system messages.
  * - DELIBERATE_STATE_EXTRAS: get_state's `cwd` and `lifecycle` (Settle's additions).
+ * - DELIBERATE_CUMULATIVE_USAGE: get_session_stats' `cumulative` (Settle's addition).
  * - DELIBERATE_UNKNOWN_ID: Settle keeps the `id` on an unknown command's response (pi drops it).
  * - DELIBERATE_PROMPT_DISPOSITION: Settle's prompt response says how the prompt was taken
  *   (`data: { disposition }`, src/rpc/types.ts RpcPromptResult); pi's has no data.
@@ -648,7 +649,15 @@ export function observe(lines: Line[], ids: Map<string, string>, cwd: string): u
 			}
 			if (line.command === "get_session_stats" && data) {
 				// DELIBERATE_PROMPT_TOKENS (see normalize), and DELIBERATE_SYSTEM_MESSAGES in totalMessages.
-				const { tokens: _tokens, contextUsage: _contextUsage, totalMessages: _total, ...rest } = data;
+				// DELIBERATE_CUMULATIVE_USAGE: Settle's `cumulative` (every model call in the file, all
+				// branches; gsd-2#1423), which pi 0.73.1 has no field for.
+				const {
+					tokens: _tokens,
+					contextUsage: _contextUsage,
+					totalMessages: _total,
+					cumulative: _cumulative,
+					...rest
+				} = data;
 				line.data = rest;
 			}
 			if (line.command === "get_messages" && data) {

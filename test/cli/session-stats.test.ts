@@ -103,4 +103,21 @@ describe("/session and RPC get_session_stats", () => {
 		);
 		expect(stats).not.toHaveProperty("byModel");
 	});
+
+	it("gsd-2#1423: carry the cumulative tokens and cost of every model call in the file, the compacted-away exchange included", async () => {
+		const file = writeSession();
+		const chat = new Repl(["--faux", "--session", file], { cwd: cli.project, agentDir: cli.agentDir });
+		await chat.idle(0);
+		const info = await chat.say("/session");
+		expect(await chat.end()).toBe(0);
+
+		const server = new RpcClient(["--faux", "--session", file], { cwd: cli.project, agentDir: cli.agentDir });
+		const response = await server.request({ id: "1", type: "get_session_stats" });
+		expect(await server.end()).toBe(0);
+		const { cumulative } = response.data as { cumulative: { tokens: Record<string, number>; cost: number } };
+		// All three answers, both refreshes and the summary call: nothing the compaction replaced is lost.
+		expect(cumulative.tokens).toEqual({ input: 1340, output: 113, cacheRead: 3980, cacheWrite: 950, total: 6383 });
+		expect(cumulative.cost).toBeCloseTo(0.0125 + 0.003 + 0.0003 + 0.0021 + 0.0004 + 0.005, 12);
+		expect(info).toContain("  spent: $0.0233 (6383 tokens) in this session file, all branches\n");
+	});
 });

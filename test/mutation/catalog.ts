@@ -12193,6 +12193,94 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/compaction/summary-chunks-dense.test.ts", "test/compaction/summary-chunks.property.test.ts"],
 	},
+	{
+		id: "DQ01",
+		file: "src/store/entry-index.ts",
+		description:
+			"the running cumulative total is no longer added to as entries are read or appended: cumulative stays zero (gsd-2#1423)",
+		edits: [{ find: "\t\t\taddUsageTotals(this.cumulative, billedUsage(entry));\n", replace: "" }],
+		tests: [
+			"test/session/session-stats-cumulative.test.ts",
+			"test/session/session-stats-cumulative.property.test.ts",
+			"test/cli/session-stats.test.ts",
+		],
+	},
+	{
+		id: "DQ02",
+		file: "src/store/entry-index.ts",
+		description: "assistant answers no longer count in cumulative: the money spent on them is lost (gsd-2#1423)",
+		edits: [
+			{
+				find: 'return message.role === "assistant" || message.role === "toolResult" ? message.usage : undefined;',
+				replace: 'return message.role === "toolResult" ? message.usage : undefined;',
+			},
+		],
+		tests: [
+			"test/session/session-stats-cumulative.test.ts",
+			"test/session/session-stats-cumulative.property.test.ts",
+			"test/cli/session-stats.test.ts",
+		],
+	},
+	{
+		id: "DQ03",
+		file: "src/store/entry-index.ts",
+		description: "the summarizer calls of compactions and branch summaries no longer count in cumulative (gsd-2#1423)",
+		edits: [
+			{
+				find: '\t\tcase "usage":\n\t\tcase "compaction":\n\t\tcase "branch_summary":\n',
+				replace: '\t\tcase "usage":\n',
+			},
+		],
+		tests: [
+			"test/session/session-stats-cumulative.test.ts",
+			"test/session/session-stats-cumulative.property.test.ts",
+			"test/cli/session-stats.test.ts",
+		],
+	},
+	{
+		id: "DQ04",
+		file: "src/store/entry-index.ts",
+		description: "cumulative total tokens leave out cache reads and writes",
+		edits: [
+			{
+				find: "totals.tokens.total += input + output + cacheRead + cacheWrite;",
+				replace: "totals.tokens.total += input + output;",
+			},
+		],
+		tests: ["test/session/session-stats-cumulative.property.test.ts", "test/cli/session-stats.test.ts"],
+	},
+	{
+		id: "DQ05",
+		file: "src/store/session-manager.ts",
+		description:
+			"getCumulativeUsage hands out the live running total: a stats snapshot taken before a compaction changes with it",
+		edits: [{ find: "return { tokens: { ...tokens }, cost };", replace: "return this.index.cumulative;" }],
+		tests: ["test/session/session-stats-cumulative.test.ts"],
+	},
+	{
+		id: "DQ06",
+		file: "src/session/session-stats.ts",
+		description: "computeSessionStats without a running total no longer sums the entries: cumulative reads zero",
+		edits: [
+			{
+				find: "if (!info.cumulative) addUsageTotals(stats.cumulative, billedUsage(entry));",
+				replace: "if (false as boolean) addUsageTotals(stats.cumulative, billedUsage(entry));",
+			},
+		],
+		tests: ["test/session/session-stats-cumulative.property.test.ts"],
+	},
+	{
+		id: "DQ07",
+		file: "src/cli/interactive-commands.ts",
+		description: "/session no longer prints what the session file has spent in all",
+		edits: [
+			{
+				find: "host.print(`  spent: $${spent.cost.toFixed(4)}",
+				replace: "void spent;\n\tvoid (`  spent: $${spent.cost.toFixed(4)}",
+			},
+		],
+		tests: ["test/cli/session-stats.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */

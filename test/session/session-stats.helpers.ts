@@ -3,7 +3,7 @@
  * faux provider, nothing read from ~/.pi) and returns what each `getSessionStats()` says, for the
  * session-stats tests. Each side gets its own copy: opening an old-format file migrates it.
  */
-import { copyFileSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { registerFauxProvider } from "@mariozechner/pi-ai";
@@ -12,18 +12,20 @@ import { InMemoryModelRuntime } from "../../src/llm/model-runtime.js";
 import type { Model } from "../../src/llm/types.js";
 import { createTestResourceLoader } from "../../src/resources/test-loader.js";
 import { AgentSession } from "../../src/session/agent-session.js";
-import type { SessionStats } from "../../src/session/session-stats.js";
+import type { SessionStats, UsageTotals } from "../../src/session/session-stats.js";
 import { SettingsManager } from "../../src/settings/settings-manager.js";
 import { SessionManager } from "../../src/store/session-manager.js";
 
 /**
  * The fields both products compute alike (`sessionFile` names each side's copy; `contextUsage` its
- * model; `byModel` is Settle's own, checked in session-stats-by-model.property.test.ts).
+ * model; `byModel` is Settle's own, checked in session-stats-by-model.property.test.ts;
+ * DELIBERATE_CUMULATIVE_USAGE: `cumulative` is Settle's own too, checked in
+ * session-stats-cumulative.property.test.ts).
  */
-export type ComparableStats = Omit<SessionStats, "sessionFile" | "contextUsage" | "byModel">;
+export type ComparableStats = Omit<SessionStats, "sessionFile" | "contextUsage" | "byModel" | "cumulative">;
 
 export function comparable(stats: SessionStats): ComparableStats {
-	const { sessionFile: _file, contextUsage: _usage, byModel: _byModel, ...rest } = stats;
+	const { sessionFile: _file, contextUsage: _usage, byModel: _byModel, cumulative: _cumulative, ...rest } = stats;
 	return rest;
 }
 
@@ -120,4 +122,29 @@ export function twoCopies(file: string, dir: string, name: string): { pi: string
 	copyFileSync(file, copies.pi);
 	copyFileSync(file, copies.settle);
 	return copies;
+}
+
+/** The oracle: the billed usage of every line of the file (assistant and tool-result messages, usage, compaction and branch summary entries). */
+export function billedInFile(file: string): UsageTotals {
+	const totals: UsageTotals = { tokens: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 }, cost: 0 };
+	for (const line of readFileSync(file, "utf8").split("\n")) {
+		if (!line) continue;
+		const entry = JSON.parse(line);
+		const billed =
+			entry.type === "message"
+				? entry.message.role === "assistant" || entry.message.role === "toolResult"
+					? entry.message.usage
+					: undefined
+				: ["usage", "compaction", "branch_summary"].includes(entry.type)
+					? entry.usage
+					: undefined;
+		if (!billed) continue;
+		totals.tokens.input += billed.input;
+		totals.tokens.output += billed.output;
+		totals.tokens.cacheRead += billed.cacheRead;
+		totals.tokens.cacheWrite += billed.cacheWrite;
+		totals.tokens.total += billed.input + billed.output + billed.cacheRead + billed.cacheWrite;
+		totals.cost += billed.cost.total;
+	}
+	return totals;
 }

@@ -116,8 +116,16 @@ describe("getSessionStats: cache-warming refreshes", () => {
 		await warmOnce(env);
 		const after = env.session.getSessionStats();
 		// Refreshes are not messages: the counts stay (tokens, cost and their split by model grow).
-		const counts = (stats: typeof before) => ({ ...stats, tokens: undefined, cost: undefined, byModel: undefined });
+		const counts = (stats: typeof before) => ({
+			...stats,
+			tokens: undefined,
+			cost: undefined,
+			byModel: undefined,
+			cumulative: undefined,
+		});
 		expect(counts(after)).toEqual(counts(before));
+		// Nothing left the context: the cumulative totals are the same numbers.
+		expect(after.cumulative).toEqual({ tokens: after.tokens, cost: after.cost });
 		expect(after.tokens).toEqual({
 			input: 10,
 			output: 5 + 2,
