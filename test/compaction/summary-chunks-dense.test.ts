@@ -1,22 +1,18 @@
-/**
- * summchunk2: a summarization request that fits the summarizer's window by the chars/4 estimate is
- * rejected by a provider that counts more tokens (dense code, CJK text, JSON: here 2 characters
- * per token). pi 0.73.1 sends its one request and fails; before this fix Settle did the same (and a
- * chunk sized by the estimate failed the same way), so manual compaction and overflow recovery
- * both failed. Now the rejected request's messages are split again with half its size, keeping
- * the running summary, down to a minimum; then the provider's error ends it.
- */
-import { readFileSync } from "node:fs";
 import { afterEach, describe, expect, it } from "vitest";
 import { MIN_CHUNK_CHARS } from "../../src/compaction/chunks.js";
 import { SUMMARIZATION_SYSTEM_PROMPT, TURN_PREFIX_PROMPT } from "../../src/compaction/prompts.js";
 import { generateSummary, generateTurnPrefixSummary } from "../../src/compaction/summarize.js";
-import type { ExtensionAPI } from "../../src/extensions/types.js";
 import { createFauxProvider, fauxAssistantMessage } from "../../src/llm/faux.js";
-import type { AgentMessage, AssistantMessage, Context, Message, Model, StreamOptions } from "../../src/llm/types.js";
-import type { CompactionEntry } from "../../src/store/entries.js";
-import { createHarness, type Harness } from "../../src/testing/harness.js";
+import type { AgentMessage, AssistantMessage, Context, Model, StreamOptions } from "../../src/llm/types.js";
+import type { Harness } from "../../src/testing/harness.js";
 import { gate } from "../session/recovery-helpers.js";
+import {
+	compactionEntriesOnDisk,
+	fiveTurnsThenSmallModel,
+	messageChars,
+	promptOf,
+	smallModelHarness,
+} from "./summary-chunks.helpers.js";
 
 let h: Harness;
 afterEach(() => h?.cleanup());
@@ -27,17 +23,6 @@ const MAX_TOKENS = Math.floor(0.8 * RESERVE);
 /** About 1250 tokens by the estimate per answer; four turns fit the window by chars/4, not by chars/2. */
 const answerText = (turn: number) => `fact-${turn} ${"y".repeat(5000)}`;
 
-function messageChars(message: Message): number {
-	if (typeof message.content === "string") return message.content.length;
-	let chars = 0;
-	for (const block of message.content) {
-		if (block.type === "text") chars += block.text.length;
-		else if (block.type === "thinking") chars += block.thinking.length;
-		else if (block.type === "toolCall") chars += block.name.length + JSON.stringify(block.arguments).length;
-	}
-	return chars;
-}
-
 /** Input tokens as this provider counts them: 2 characters per token (the estimate says 4). */
 const denseTokens = (context: Context) =>
 	Math.ceil(((context.systemPrompt ?? "").length + context.messages.reduce((n, m) => n + messageChars(m), 0)) / 2);
@@ -45,11 +30,6 @@ const denseTokens = (context: Context) =>
 /** The same request by Settle's chars/4 estimate, answer budget included. */
 const estimatedTokens = (prompt: string) =>
 	Math.ceil((SUMMARIZATION_SYSTEM_PROMPT.length + prompt.length) / 4) + MAX_TOKENS;
-
-const promptOf = (context: Context) => {
-	const content = context.messages[0]!.content;
-	return typeof content === "string" ? content : content.map((b) => (b.type === "text" ? b.text : "")).join("");
-};
 
 interface SummaryRequest {
 	prompt: string;
@@ -96,41 +76,17 @@ function denseProvider(
 	return summaries;
 }
 
-/** Under-reported usage keeps the threshold check quiet, so the dense turn reaches the provider. */
-const underReportedUsage = (pi: ExtensionAPI) =>
-	void pi.on("message_end", (event) => {
-		if (event.message.role !== "assistant" || event.message.stopReason === "error") return undefined;
-		const usage = { ...event.message.usage, input: 100, output: 0, cacheRead: 0, cacheWrite: 0, totalTokens: 100 };
-		return { message: { ...event.message, usage } };
-	});
-
 /** Five turns on a large-window model, then the 10000-token one; the last turn is kept, four are summarized. */
 async function denseSessionOnSmallModel(
 	answersAfter: string[],
 	options?: Parameters<typeof denseProvider>[2],
 	underReported = false,
 ) {
-	h = await createHarness({
-		persistence: "disk",
-		faux: {
-			models: [
-				{ id: "large", contextWindow: 200_000 },
-				{ id: "small", contextWindow: WINDOW },
-			],
-		},
-		settings: { compaction: { reserveTokens: RESERVE, keepRecentTokens: 1300 } },
-		...(underReported ? { extensionFactories: [underReportedUsage] } : {}),
-	});
+	h = await smallModelHarness({ window: WINDOW, reserveTokens: RESERVE, keepRecentTokens: 1300, underReported });
 	const answers = [1, 2, 3, 4, 5].map(answerText);
 	const summaries = denseProvider(h, [...answers, ...answersAfter], options);
-	for (let turn = 1; turn <= 5; turn++) await h.session.prompt(`task ${turn} ${"x".repeat(400)}`);
-	await h.session.setModel(h.getModel("small")!, { persist: false });
+	await fiveTurnsThenSmallModel(h);
 	return summaries;
-}
-
-function compactionEntriesOnDisk(): CompactionEntry[] {
-	const lines = readFileSync(h.sessionManager.getSessionFile()!, "utf8").trim().split("\n");
-	return lines.map((line) => JSON.parse(line)).filter((entry) => entry.type === "compaction");
 }
 
 const factsOf = (requests: SummaryRequest[]) =>
@@ -160,7 +116,7 @@ describe("summary request rejected as too long although the estimate said it fit
 		}
 		expect(factsOf(after)).toEqual(["1", "2", "3", "4"]);
 		expect(result.summary).toBe(`## Goal\nsummary ${after.length}`);
-		expect(compactionEntriesOnDisk()).toEqual([expect.objectContaining({ summary: result.summary })]);
+		expect(compactionEntriesOnDisk(h)).toEqual([expect.objectContaining({ summary: result.summary })]);
 		expect(h.eventsOfType("compaction_end")).toEqual([
 			expect.objectContaining({ reason: "manual", aborted: false, willRetry: false, result: expect.anything() }),
 		]);
@@ -177,7 +133,7 @@ describe("summary request rejected as too long although the estimate said it fit
 		expect(h.eventsOfType("compaction_end")).toEqual([
 			expect.objectContaining({ reason: "overflow", aborted: false, willRetry: true }),
 		]);
-		expect(compactionEntriesOnDisk()).toHaveLength(1);
+		expect(compactionEntriesOnDisk(h)).toHaveLength(1);
 		const last = h.session.messages.at(-1) as AssistantMessage;
 		expect(last.stopReason).toBe("stop");
 		expect(last.content).toEqual([{ type: "text", text: "done on the small model" }]);
@@ -206,7 +162,7 @@ describe("summary request rejected as too long although the estimate said it fit
 		expect(h.eventsOfType("compaction_end")).toEqual([
 			expect.objectContaining({ reason: "manual", aborted: false, willRetry: false, result: undefined }),
 		]);
-		expect(compactionEntriesOnDisk()).toEqual([]);
+		expect(compactionEntriesOnDisk(h)).toEqual([]);
 		expect(h.session.lifecycle).toBe("idle");
 	});
 
@@ -237,7 +193,7 @@ describe("summary request rejected as too long although the estimate said it fit
 		expect(h.eventsOfType("compaction_end")).toEqual([
 			{ type: "compaction_end", reason: "manual", result: undefined, aborted: true, willRetry: false },
 		]);
-		expect(compactionEntriesOnDisk()).toEqual([]);
+		expect(compactionEntriesOnDisk(h)).toEqual([]);
 	});
 });
 

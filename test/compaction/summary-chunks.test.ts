@@ -1,11 +1,3 @@
-/**
- * openclaw#10423 / pi#8196: the span to summarize is larger than the summarizer's own context
- * window (here: a session built on a large-window model, continued on a small one). pi 0.73.1 sends
- * it in one summarization request, which the provider rejects as too long, so manual compaction and
- * overflow recovery both fail and the session stays stuck. Settle splits the span into requests
- * that fit and folds them into one summary.
- */
-import { readFileSync } from "node:fs";
 import { afterEach, describe, expect, it } from "vitest";
 import {
 	CHECKPOINT_UPDATE_PROMPT,
@@ -15,12 +7,17 @@ import {
 	TURN_PREFIX_UPDATE_PROMPT,
 } from "../../src/compaction/prompts.js";
 import { generateSummary, generateTurnPrefixSummary } from "../../src/compaction/summarize.js";
-import type { ExtensionAPI } from "../../src/extensions/types.js";
 import { createFauxProvider, fauxAssistantMessage } from "../../src/llm/faux.js";
-import type { AgentMessage, AssistantMessage, Context, Message, Model, StreamOptions } from "../../src/llm/types.js";
-import type { CompactionEntry } from "../../src/store/entries.js";
-import { createHarness, type Harness } from "../../src/testing/harness.js";
+import type { AgentMessage, AssistantMessage, Context, Model, StreamOptions } from "../../src/llm/types.js";
+import type { Harness } from "../../src/testing/harness.js";
 import { gate } from "../session/recovery-helpers.js";
+import {
+	compactionEntriesOnDisk,
+	fiveTurnsThenSmallModel,
+	messageChars,
+	promptOf,
+	smallModelHarness,
+} from "./summary-chunks.helpers.js";
 
 let h: Harness;
 afterEach(() => h?.cleanup());
@@ -30,25 +27,9 @@ const RESERVE = 2000;
 /** About 3000 tokens per answer: five turns are about 15000 tokens, twice the small window. */
 const answerText = (turn: number) => `fact-${turn} ${"y".repeat(12_000)}`;
 
-function messageChars(message: Message): number {
-	if (typeof message.content === "string") return message.content.length;
-	let chars = 0;
-	for (const block of message.content) {
-		if (block.type === "text") chars += block.text.length;
-		else if (block.type === "thinking") chars += block.thinking.length;
-		else if (block.type === "toolCall") chars += block.name.length + JSON.stringify(block.arguments).length;
-	}
-	return chars;
-}
-
 /** Estimated input tokens of a request, as the provider would count them (chars / 4). */
 const inputTokens = (context: Context) =>
 	Math.ceil(((context.systemPrompt ?? "").length + context.messages.reduce((n, m) => n + messageChars(m), 0)) / 4);
-
-const promptOf = (context: Context) => {
-	const content = context.messages[0]!.content;
-	return typeof content === "string" ? content : content.map((b) => (b.type === "text" ? b.text : "")).join("");
-};
 
 interface SummaryRequest {
 	prompt: string;
@@ -86,17 +67,6 @@ function provider(h: Harness, answers: string[], options: { summary?: (n: number
 }
 
 /**
- * A provider that under-reports usage (100 tokens per answer): the threshold check before a send
- * sees a small context, so the oversized request reaches the provider and overflow recovery runs.
- */
-const underReportedUsage = (pi: ExtensionAPI) =>
-	void pi.on("message_end", (event) => {
-		if (event.message.role !== "assistant" || event.message.stopReason === "error") return undefined;
-		const usage = { ...event.message.usage, input: 100, output: 0, cacheRead: 0, cacheWrite: 0, totalTokens: 100 };
-		return { message: { ...event.message, usage } };
-	});
-
-/**
  * Five long turns on the large-window model, then the session moves to the small one. The last
  * turn (about 3100 tokens: its answer alone is under `keepRecentTokens`, with its prompt over) is
  * kept whole; the four before it are the span to summarize.
@@ -106,27 +76,11 @@ async function longSessionOnSmallModel(
 	options?: Parameters<typeof provider>[2],
 	underReported = false,
 ) {
-	h = await createHarness({
-		persistence: "disk",
-		faux: {
-			models: [
-				{ id: "large", contextWindow: 200_000 },
-				{ id: "small", contextWindow: SMALL_WINDOW },
-			],
-		},
-		settings: { compaction: { reserveTokens: RESERVE, keepRecentTokens: 3050 } },
-		...(underReported ? { extensionFactories: [underReportedUsage] } : {}),
-	});
+	h = await smallModelHarness({ window: SMALL_WINDOW, reserveTokens: RESERVE, keepRecentTokens: 3050, underReported });
 	const answers = [1, 2, 3, 4, 5].map(answerText);
 	const summaries = provider(h, [...answers, ...answersAfter], options);
-	for (let turn = 1; turn <= 5; turn++) await h.session.prompt(`task ${turn} ${"x".repeat(400)}`);
-	await h.session.setModel(h.getModel("small")!, { persist: false });
+	await fiveTurnsThenSmallModel(h);
 	return summaries;
-}
-
-function compactionEntriesOnDisk(): CompactionEntry[] {
-	const lines = readFileSync(h.sessionManager.getSessionFile()!, "utf8").trim().split("\n");
-	return lines.map((line) => JSON.parse(line)).filter((entry) => entry.type === "compaction");
 }
 
 describe("summary larger than the summarizer's window (openclaw#10423, pi#8196)", () => {
@@ -148,7 +102,7 @@ describe("summary larger than the summarizer's window (openclaw#10423, pi#8196)"
 		expect(factsSeen).toEqual(["1", "2", "3", "4"]);
 		// The entry is today's shape: the last request's summary (file lists empty here).
 		expect(result.summary).toBe(`## Goal\nsummary ${summaries.length}`);
-		const [entry] = compactionEntriesOnDisk();
+		const [entry] = compactionEntriesOnDisk(h);
 		expect(entry).toMatchObject({ summary: result.summary, details: { readFiles: [], modifiedFiles: [] } });
 		expect(h.eventsOfType("compaction_end").at(-1)).toMatchObject({ reason: "manual", aborted: false });
 	});
@@ -163,7 +117,7 @@ describe("summary larger than the summarizer's window (openclaw#10423, pi#8196)"
 		expect(h.eventsOfType("compaction_end")).toEqual([
 			expect.objectContaining({ reason: "overflow", aborted: false, willRetry: true }),
 		]);
-		expect(compactionEntriesOnDisk()).toHaveLength(1);
+		expect(compactionEntriesOnDisk(h)).toHaveLength(1);
 		const last = h.session.messages.at(-1) as AssistantMessage;
 		expect(last.role).toBe("assistant");
 		expect(last.stopReason).toBe("stop");
@@ -197,7 +151,7 @@ describe("summary larger than the summarizer's window (openclaw#10423, pi#8196)"
 		expect(h.eventsOfType("compaction_end")).toEqual([
 			{ type: "compaction_end", reason: "manual", result: undefined, aborted: true, willRetry: false },
 		]);
-		expect(compactionEntriesOnDisk()).toEqual([]);
+		expect(compactionEntriesOnDisk(h)).toEqual([]);
 		expect(h.session.lifecycle).toBe("idle");
 	});
 });
