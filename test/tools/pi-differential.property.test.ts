@@ -443,7 +443,18 @@ describe("edit: same results as pi on random files and edits", () => {
 					// places with split, which misses overlapping ones (foo\nfoo\n at lines 1–2 and 2–3 of three
 					// foos), and then replaces the first or reports a smaller count; Settle counts every place and
 					// refuses the edit, leaving the file alone.
-					expect(ambiguous === null || Number(ambiguous[1]) <= Number(oursAmbiguous[1])).toBe(true);
+					// pi may name another edit: an earlier blank oldText its fold "finds" everywhere (the blank-fold
+					// bug above; seed -732318684 path 124: pi's edits[0] "  " in `  """`), or a later one, having
+					// missed the overlapping places of Settle's (the same seed replayed from path 124: pi's edits[2]),
+					// or an earlier one Settle accepts as a unique exact match that pi counts folded (the exact-first
+					// difference above; seed 34883353 path 2326: "-—" once in "—--—", pi's two "--").
+					const [piEdit, oursEdit] = [Number(ambiguous?.[2] ?? 0), Number(oursAmbiguous[2] ?? 0)];
+					expect(
+						ambiguous === null ||
+							(piEdit === oursEdit
+								? Number(ambiguous[1]) <= Number(oursAmbiguous[1])
+								: piEdit > oursEdit || blank(edits[piEdit]!.oldText) || exactCount(edits[piEdit]!.oldText) === 1),
+					).toBe(true);
 					expect(afterOurs).toBe(bytes);
 					return;
 				}
