@@ -361,15 +361,21 @@ async function runScenario(scenario: Scenario, run: number): Promise<void> {
 				settleLines = withoutOldRunEnd(settleLines);
 			}
 			let [settleSeen, piSeen] = [observe(settleLines, ids.settle, settle.cwd), observe(piLines, ids.pi, pi.cwd)];
+			const twin =
+				step.kind === "command" && step.command.type === "prompt" && queuedTexts.has(String(step.command.message));
+			// Queued: steer / follow_up, and a prompt with a streamingBehavior (queued when sent during a run).
 			for (const command of step.kind === "command" ? [step.command] : step.kind === "gated" ? step.during : []) {
-				if (command.type === "steer" || command.type === "follow_up") queuedTexts.add(String(command.message));
+				const queues = command.type === "steer" || command.type === "follow_up";
+				if (queues || (command.type === "prompt" && command.streamingBehavior))
+					queuedTexts.add(String(command.message));
 			}
-			if (step.kind === "command" && step.command.type === "prompt" && queuedTexts.has(String(step.command.message))) {
+			if (twin) {
 				// DELIBERATE_QUEUED_TWIN: a prompt with the text of a queued steer / follow-up. pi takes a
 				// queued text off its display list by text match at the prompt's own message_start (the
 				// queued twin is still delivered later, unlisted); Settle matches the queued message itself
 				// (src/session/queues.ts) and takes it off when it is delivered. The same updates, in the same
-				// order, at another place in the stream (seed -80470901 path 6): compared apart.
+				// order, at another place in the stream (seed -80470901 path 6; a prompt queued with steer during
+				// the gated run: seed -886363259 path 11): compared apart.
 				const updates = (seen: unknown[]) => seen.filter((line) => (line as Line).type === "queue_update");
 				const others = (seen: unknown[]) => seen.filter((line) => (line as Line).type !== "queue_update");
 				expect(updates(settleSeen), log.join("\n")).toEqual(updates(piSeen));
