@@ -329,6 +329,40 @@ function finishInput(context: RuntimeContext): FinishInput {
 	return { request: context.request, created: context.created };
 }
 
+/** An actor's error as the failure of `phase`: the params of `recordFailure` and `reportTeardownError`. */
+function failureIn(phase: ReplacementPhase) {
+	return ({ event }: { event: { error: unknown } }) => ({ phase, error: event.error });
+}
+
+/** A step before the teardown failed: report it; nothing was torn down, the old session stays. */
+function failedBeforeTeardown(phase: ReplacementPhase) {
+	return {
+		target: "active",
+		actions: [
+			{ type: "recordFailure", params: failureIn(phase) },
+			{ type: "announceFailed", params: { rolledBack: false } },
+			"clearRequest",
+		],
+	} as const;
+}
+
+/** A teardown step before the commit point failed: a dispose reports it and goes on to `next`, a replacement rolls back. */
+function teardownStepFailed(phase: ReplacementPhase, next: "invalidating" | "disposing") {
+	return [
+		{ guard: "isQuitting", target: next, actions: { type: "reportTeardownError", params: failureIn(phase) } },
+		{ target: "rollingBack", actions: { type: "recordFailure", params: failureIn(phase) } },
+	] as const;
+}
+
+/** A step after the commit point failed: the replacement completes with the error on `replacement_completed`. */
+const COMPLETED_WITH_LATE_ERROR = {
+	target: "active",
+	actions: [
+		{ type: "recordLateError", params: ({ event }: { event: { error: unknown } }) => ({ error: event.error }) },
+		"finishReplacement",
+	],
+} as const;
+
 /**
  * The runtime statechart (see the module doc for the full contract).
  *
@@ -505,14 +539,7 @@ export const runtimeMachine = setup({
 					},
 					{ target: "opening" },
 				],
-				onError: {
-					target: "active",
-					actions: [
-						{ type: "recordFailure", params: ({ event }) => ({ phase: "beforeSwitch", error: event.error }) },
-						{ type: "announceFailed", params: { rolledBack: false } },
-						"clearRequest",
-					],
-				},
+				onError: failedBeforeTeardown("beforeSwitch"),
 			},
 		},
 		opening: {
@@ -525,14 +552,7 @@ export const runtimeMachine = setup({
 					target: "creating",
 					actions: { type: "storeTarget", params: ({ event }) => ({ target: event.output }) },
 				},
-				onError: {
-					target: "active",
-					actions: [
-						{ type: "recordFailure", params: ({ event }) => ({ phase: "opening", error: event.error }) },
-						{ type: "announceFailed", params: { rolledBack: false } },
-						"clearRequest",
-					],
-				},
+				onError: failedBeforeTeardown("opening"),
 			},
 		},
 		creating: {
@@ -548,14 +568,7 @@ export const runtimeMachine = setup({
 					target: "settlingCurrent",
 					actions: { type: "storeCreated", params: ({ event }) => ({ created: event.output }) },
 				},
-				onError: {
-					target: "active",
-					actions: [
-						{ type: "recordFailure", params: ({ event }) => ({ phase: "creating", error: event.error }) },
-						{ type: "announceFailed", params: { rolledBack: false } },
-						"clearRequest",
-					],
-				},
+				onError: failedBeforeTeardown("creating"),
 			},
 		},
 		settlingCurrent: {
@@ -573,10 +586,7 @@ export const runtimeMachine = setup({
 				onDone: { target: "shuttingDown" },
 				onError: {
 					target: "shuttingDown",
-					actions: {
-						type: "reportTeardownError",
-						params: ({ event }) => ({ phase: "settlingCurrent", error: event.error }),
-					},
+					actions: { type: "reportTeardownError", params: failureIn("settlingCurrent") },
 				},
 			},
 		},
@@ -592,20 +602,7 @@ export const runtimeMachine = setup({
 				src: "shutdownCurrent",
 				input: ({ context }) => teardownInput(context),
 				onDone: { target: "invalidating" },
-				onError: [
-					{
-						guard: "isQuitting",
-						target: "invalidating",
-						actions: {
-							type: "reportTeardownError",
-							params: ({ event }) => ({ phase: "shuttingDown", error: event.error }),
-						},
-					},
-					{
-						target: "rollingBack",
-						actions: { type: "recordFailure", params: ({ event }) => ({ phase: "shuttingDown", error: event.error }) },
-					},
-				],
+				onError: teardownStepFailed("shuttingDown", "invalidating"),
 			},
 		},
 		invalidating: {
@@ -615,20 +612,7 @@ export const runtimeMachine = setup({
 				src: "invalidateCurrent",
 				input: ({ context }) => teardownInput(context),
 				onDone: { target: "disposing" },
-				onError: [
-					{
-						guard: "isQuitting",
-						target: "disposing",
-						actions: {
-							type: "reportTeardownError",
-							params: ({ event }) => ({ phase: "invalidating", error: event.error }),
-						},
-					},
-					{
-						target: "rollingBack",
-						actions: { type: "recordFailure", params: ({ event }) => ({ phase: "invalidating", error: event.error }) },
-					},
-				],
+				onError: teardownStepFailed("invalidating", "disposing"),
 			},
 		},
 		disposing: {
@@ -645,17 +629,11 @@ export const runtimeMachine = setup({
 					{
 						guard: "isQuitting",
 						target: "disposed",
-						actions: {
-							type: "reportTeardownError",
-							params: ({ event }) => ({ phase: "disposing", error: event.error }),
-						},
+						actions: { type: "reportTeardownError", params: failureIn("disposing") },
 					},
 					{
 						target: "rebinding",
-						actions: [
-							{ type: "reportTeardownError", params: ({ event }) => ({ phase: "disposing", error: event.error }) },
-							"announceCommitted",
-						],
+						actions: [{ type: "reportTeardownError", params: failureIn("disposing") }, "announceCommitted"],
 					},
 				],
 			},
@@ -670,10 +648,7 @@ export const runtimeMachine = setup({
 					{ guard: "hasWithSession", target: "withSession" },
 					{ target: "active", actions: "finishReplacement" },
 				],
-				onError: {
-					target: "active",
-					actions: [{ type: "recordLateError", params: ({ event }) => ({ error: event.error }) }, "finishReplacement"],
-				},
+				onError: COMPLETED_WITH_LATE_ERROR,
 			},
 		},
 		withSession: {
@@ -683,10 +658,7 @@ export const runtimeMachine = setup({
 				src: "runWithSession",
 				input: ({ context }) => finishInput(context),
 				onDone: { target: "active", actions: "finishReplacement" },
-				onError: {
-					target: "active",
-					actions: [{ type: "recordLateError", params: ({ event }) => ({ error: event.error }) }, "finishReplacement"],
-				},
+				onError: COMPLETED_WITH_LATE_ERROR,
 			},
 		},
 		rollingBack: {

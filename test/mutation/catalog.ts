@@ -328,9 +328,9 @@ export const MUTANTS: Mutant[] = [
 		description: "shutdown failure continues the teardown instead of rolling back",
 		edits: [
 			{
-				find: 'target: "rollingBack"',
-				replace: 'target: "invalidating"',
-				after: "shuttingDown: {",
+				find: 'onError: teardownStepFailed("shuttingDown", "invalidating"),',
+				replace:
+					'onError: teardownStepFailed("shuttingDown", "invalidating").map((t) => ({ ...t, target: "invalidating" })),',
 			},
 		],
 		tests: ["test/machines/runtime.test.ts", "test/machines/runtime.model.test.ts", "test/runtime"],
@@ -9924,7 +9924,7 @@ export const MUTANTS: Mutant[] = [
 		description: "a failing settle step of a teardown goes on silently (no teardown_error)",
 		edits: [
 			{
-				find: '\t\t\t\t\tactions: {\n\t\t\t\t\t\ttype: "reportTeardownError",\n\t\t\t\t\t\tparams: ({ event }) => ({ phase: "settlingCurrent", error: event.error }),\n\t\t\t\t\t},\n',
+				find: '\t\t\t\t\tactions: { type: "reportTeardownError", params: failureIn("settlingCurrent") },\n',
 				replace: "",
 			},
 		],
