@@ -965,6 +965,39 @@ const abortPreflightThenCompact = [
 	},
 ] as const;
 
+/** `abort()` while the operation runs: it ends, and a compaction `compact()` deferred to its end is dropped. */
+const abortOperation = ["markAbortRequested", "cancelDeferredCompactionOnAbort"] as const;
+
+/**
+ * `compact()` while the operation runs: abort what runs, compact once the operation has settled
+ * (the compaction is dropped if `abort()` follows).
+ */
+const abortThenCompact = ["markAbortRequested", { type: "deferCompaction", params: { cancelOnAbort: true } }] as const;
+
+/**
+ * The `working` step of a compaction (threshold before a routed request, or `compacting`):
+ * `abort()`, `abortCompaction()` and `compact()` abort it; `aborting` waits for its
+ * `compaction_end`. `compact()` aborts this compaction (a manual one's caller gets `Compaction
+ * cancelled`) and compacts once it has ended.
+ */
+const abortWorkingCompaction = {
+	ABORT: { target: "aborting", actions: abortOperation },
+	ABORT_COMPACTION: { target: "aborting", actions: "cancelDeferredCompaction" },
+	COMPACT: { target: "aborting", actions: abortThenCompact },
+} as const;
+
+/**
+ * The end of a threshold compaction before a routed request (`params` carries its output or
+ * error): the run goes on, or ends if `abort()` came meanwhile.
+ */
+function afterRequestCompaction<P>(params: P) {
+	const actions = [{ type: "announceRequestCompactionDone", params }, "clearCompaction"] as const;
+	return [
+		{ guard: "abortRequested", target: "#promptOperation.running.aborting", actions },
+		{ target: "#promptOperation.running.working", actions },
+	] as const;
+}
+
 /**
  * The prompt-operation statechart (see the module doc for the full contract).
  *
@@ -1722,14 +1755,11 @@ export const promptOperationMachine = setup({
 			states: {
 				working: {
 					on: {
-						ABORT: { target: "aborting", actions: ["markAbortRequested", "cancelDeferredCompactionOnAbort"] },
+						ABORT: { target: "aborting", actions: abortOperation },
 						// compact() while streaming: abort the run, compact once it has ended (the operation
 						// settles first, as after abort()). One decision: no window where the run has ended
 						// and the compaction is not yet asked for, for a prompt to take.
-						COMPACT: {
-							target: "aborting",
-							actions: ["markAbortRequested", { type: "deferCompaction", params: { cancelOnAbort: true } }],
-						},
+						COMPACT: { target: "aborting", actions: abortThenCompact },
 						// agent_end comes while working (an aborted run never announces a retry).
 						RETRY_ANNOUNCED: { actions: "noteRetryAnnounced" },
 						// Before agent_end announced a retry there is none to cancel (pi ignores it too).
@@ -1752,62 +1782,23 @@ export const promptOperationMachine = setup({
 						id: "compaction",
 						src: "compact",
 						input: ({ context }) => compactionInputOf(context),
-						onDone: [
-							{
-								guard: "abortRequested",
-								target: "#promptOperation.running.aborting",
-								actions: [
-									{ type: "announceRequestCompactionDone", params: ({ event }) => ({ output: event.output }) },
-									"clearCompaction",
-								],
-							},
-							{
-								target: "#promptOperation.running.working",
-								actions: [
-									{ type: "announceRequestCompactionDone", params: ({ event }) => ({ output: event.output }) },
-									"clearCompaction",
-								],
-							},
-						],
-						onError: [
-							{
-								guard: "abortRequested",
-								target: "#promptOperation.running.aborting",
-								actions: [
-									{ type: "announceRequestCompactionDone", params: ({ event }) => ({ error: event.error }) },
-									"clearCompaction",
-								],
-							},
-							{
-								target: "#promptOperation.running.working",
-								actions: [
-									{ type: "announceRequestCompactionDone", params: ({ event }) => ({ error: event.error }) },
-									"clearCompaction",
-								],
-							},
-						],
+						onDone: afterRequestCompaction(({ event }: { event: { output: CompactionOutput } }) => ({
+							output: event.output,
+						})),
+						onError: afterRequestCompaction(({ event }: { event: { error: unknown } }) => ({ error: event.error })),
 					},
 					initial: "working",
 					states: {
 						working: {
-							on: {
-								ABORT: { target: "aborting", actions: ["markAbortRequested", "cancelDeferredCompactionOnAbort"] },
-								ABORT_COMPACTION: { target: "aborting", actions: "cancelDeferredCompaction" },
-								COMPACT: {
-									target: "aborting",
-									actions: ["markAbortRequested", { type: "deferCompaction", params: { cancelOnAbort: true } }],
-								},
-							},
+							on: abortWorkingCompaction,
 						},
 						aborting: {
 							description: "Compaction aborted; waiting for it to report compaction_end before the request goes on.",
 							entry: { type: "signalAbort", params: { target: "compaction" } },
 							// After abortCompaction(), abort() still ends the run once the compaction has ended.
 							on: {
-								ABORT: { actions: ["markAbortRequested", "cancelDeferredCompactionOnAbort"] },
-								COMPACT: {
-									actions: ["markAbortRequested", { type: "deferCompaction", params: { cancelOnAbort: true } }],
-								},
+								ABORT: { actions: abortOperation },
+								COMPACT: { actions: abortThenCompact },
 							},
 						},
 					},
@@ -1973,22 +1964,12 @@ export const promptOperationMachine = setup({
 			states: {
 				working: {
 					on: {
-						ABORT: { target: "aborting", actions: ["markAbortRequested", "cancelDeferredCompactionOnAbort"] },
-						ABORT_COMPACTION: { target: "aborting", actions: "cancelDeferredCompaction" },
-						// compact() aborts this compaction (a manual one's caller gets `Compaction cancelled`)
-						// and compacts once it has ended.
-						COMPACT: {
-							target: "aborting",
-							actions: ["markAbortRequested", { type: "deferCompaction", params: { cancelOnAbort: true } }],
-						},
+						...abortWorkingCompaction,
 						// ctx.compact(): during an operation's compaction it waits for the operation to
 						// settle; during a manual compaction it is compact().
 						COMPACT_WHEN_SETTLED: [
 							{ guard: "operationActive", actions: { type: "deferCompaction", params: { cancelOnAbort: true } } },
-							{
-								target: "aborting",
-								actions: ["markAbortRequested", { type: "deferCompaction", params: { cancelOnAbort: true } }],
-							},
+							{ target: "aborting", actions: abortThenCompact },
 						],
 					},
 				},
@@ -1997,11 +1978,11 @@ export const promptOperationMachine = setup({
 					entry: { type: "signalAbort", params: { target: "compaction" } },
 					// After abortCompaction(), abort() still ends the operation: queued messages must not continue it.
 					on: {
-						ABORT: { actions: ["markAbortRequested", "cancelDeferredCompactionOnAbort"] },
-						COMPACT: { actions: ["markAbortRequested", { type: "deferCompaction", params: { cancelOnAbort: true } }] },
+						ABORT: { actions: abortOperation },
+						COMPACT: { actions: abortThenCompact },
 						COMPACT_WHEN_SETTLED: [
 							{ guard: "operationActive", actions: { type: "deferCompaction", params: { cancelOnAbort: true } } },
-							{ actions: ["markAbortRequested", { type: "deferCompaction", params: { cancelOnAbort: true } }] },
+							{ actions: abortThenCompact },
 						],
 					},
 				},
@@ -2025,11 +2006,8 @@ export const promptOperationMachine = setup({
 						{ guard: "beforeSettleSkipped", target: "#promptOperation.settling" },
 					],
 					on: {
-						ABORT: { target: "aborting", actions: ["markAbortRequested", "cancelDeferredCompactionOnAbort"] },
-						COMPACT: {
-							target: "aborting",
-							actions: ["markAbortRequested", { type: "deferCompaction", params: { cancelOnAbort: true } }],
-						},
+						ABORT: { target: "aborting", actions: abortOperation },
+						COMPACT: { target: "aborting", actions: abortThenCompact },
 					},
 				},
 				aborting: {
@@ -2057,14 +2035,8 @@ export const promptOperationMachine = setup({
 							},
 							{ actions: "uncountQueueInput" },
 						],
-						ABORT: {
-							target: "#promptOperation.settling",
-							actions: ["markAbortRequested", "cancelDeferredCompactionOnAbort"],
-						},
-						COMPACT: {
-							target: "#promptOperation.settling",
-							actions: ["markAbortRequested", { type: "deferCompaction", params: { cancelOnAbort: true } }],
-						},
+						ABORT: { target: "#promptOperation.settling", actions: abortOperation },
+						COMPACT: { target: "#promptOperation.settling", actions: abortThenCompact },
 						// The boundary was answered (or skipped) before this state: nothing to answer here.
 						BEFORE_SETTLE_DONE: {},
 						BEFORE_SETTLE_FAILED: {},

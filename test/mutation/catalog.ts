@@ -4252,7 +4252,7 @@ export const MUTANTS: Mutant[] = [
 		description: "an ABORT after ABORT_COMPACTION is lost",
 		edits: [
 			{
-				find: 'once the compaction has ended.\n\t\t\t\t\t\t\ton: {\n\t\t\t\t\t\t\t\tABORT: { actions: ["markAbortRequested", "cancelDeferredCompactionOnAbort"] },',
+				find: "once the compaction has ended.\n\t\t\t\t\t\t\ton: {\n\t\t\t\t\t\t\t\tABORT: { actions: abortOperation },",
 				replace:
 					'once the compaction has ended.\n\t\t\t\t\t\t\ton: {\n\t\t\t\t\t\t\t\tABORT: { actions: ["cancelDeferredCompactionOnAbort"] },',
 			},
@@ -4338,7 +4338,7 @@ export const MUTANTS: Mutant[] = [
 		description: "an ABORT after ABORT_COMPACTION is lost in the operation's compaction",
 		edits: [
 			{
-				find: 'queued messages must not continue it.\n\t\t\t\t\ton: {\n\t\t\t\t\t\tABORT: { actions: ["markAbortRequested", "cancelDeferredCompactionOnAbort"] },',
+				find: "queued messages must not continue it.\n\t\t\t\t\ton: {\n\t\t\t\t\t\tABORT: { actions: abortOperation },",
 				replace:
 					'queued messages must not continue it.\n\t\t\t\t\ton: {\n\t\t\t\t\t\tABORT: { actions: ["cancelDeferredCompactionOnAbort"] },',
 			},
@@ -9589,7 +9589,7 @@ export const MUTANTS: Mutant[] = [
 			"compact() while streaming holds the compaction but no longer aborts the run (waits like ctx.compact())",
 		edits: [
 			{
-				find: '\t\t\t\t\t\tCOMPACT: {\n\t\t\t\t\t\t\ttarget: "aborting",\n\t\t\t\t\t\t\tactions: ["markAbortRequested", { type: "deferCompaction", params: { cancelOnAbort: true } }],\n\t\t\t\t\t\t},\n\t\t\t\t\t\t// agent_end comes while working',
+				find: '\t\t\t\t\t\tCOMPACT: { target: "aborting", actions: abortThenCompact },\n\t\t\t\t\t\t// agent_end comes while working',
 				replace:
 					'\t\t\t\t\t\tCOMPACT: {\n\t\t\t\t\t\t\tactions: [{ type: "deferCompaction", params: { cancelOnAbort: true } }],\n\t\t\t\t\t\t},\n\t\t\t\t\t\t// agent_end comes while working',
 			},
