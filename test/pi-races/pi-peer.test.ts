@@ -27,6 +27,7 @@ import { DefaultResourceLoader } from "../../src/resources/resource-loader.js";
 import { createAgentSession } from "../../src/runtime/sdk.js";
 import { SettingsManager } from "../../src/settings/settings-manager.js";
 import { SessionManager } from "../../src/store/session-manager.js";
+import type { RpcClient } from "../cli/helpers.js";
 import { makeDiffDirs, runPiCli, runSettleCli } from "../cli/pi-diff-process.js";
 import { startPeer, startPeers } from "../cli/rpc-differential.helpers.js";
 import { programTools } from "../extensions/pi-differential-program.js";
@@ -89,13 +90,58 @@ afterEach(() => {
 	for (const cleanup of cleanups.splice(0)) cleanup();
 });
 
+/** A temporary folder, removed after the test. */
+function tempDir(prefix: string): string {
+	const dir = mkdtempSync(join(tmpdir(), prefix));
+	cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+	return dir;
+}
+
+/** An RPC peer's client, killed after the test (when the test ends before it stops it). */
+function killedAfterTest(client: RpcClient): RpcClient {
+	cleanups.push(() => client.child.kill("SIGKILL"));
+	return client;
+}
+
+/** pi 0.73.1's RPC server does not end with its stdin: stopped here (both, alike). */
+async function stopRpc(client: RpcClient): Promise<void> {
+	client.child.kill("SIGKILL");
+	await client.exited;
+}
+
+/** Both RPC peers in `dir`: a long command ({@link startSlowCommand}), then both faux models echo the last user message. */
+function slowCommandPeers(dir: string): ReturnType<typeof startPeers> {
+	return startPeers(dir, [{ toolCalls: [{ name: "bash", arguments: { command: "echo started; sleep 60" } }] }]);
+}
+
+/** Prompts the long command of {@link slowCommandPeers}; resolves once it has started (it runs on). */
+async function startSlowCommand(client: RpcClient): Promise<void> {
+	const started = client.next(
+		(line) => line.type === "tool_execution_update" && JSON.stringify(line).includes("started"),
+	);
+	await client.request({ id: "1", type: "prompt", message: "run the slow thing" });
+	await started;
+}
+
+/** The model's answers: a batch of two tool calls (`first`, `second`), then `text`. */
+function twoCallBatchThen(text: string): ReplySpec[] {
+	return [
+		{
+			toolCalls: [
+				{ id: "call-1", name: "first", args: {} },
+				{ id: "call-2", name: "second", args: {} },
+			],
+		},
+		{ text },
+	];
+}
+
 /**
  * A report's session file written once by `write`, and a function giving each peer its own copy: pi
  * runs first and appends to what it opens, so sharing one file would hand Settle pi's appends.
  */
 function reportFileForEachPeer(prefix: string, write: (file: string, dir: string) => void): (name: PeerName) => string {
-	const dir = mkdtempSync(join(tmpdir(), prefix));
-	cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+	const dir = tempDir(prefix);
 	const original = join(dir, "report.jsonl");
 	write(original, dir);
 	return (name) => {
@@ -541,21 +587,12 @@ describe("pi 0.73.1 against Settle: session switches and extensions", () => {
 
 describe("pi 0.73.1 against Settle: RPC mode", () => {
 	it("oh-my-pi#69: over RPC, abort while a command runs, then prompt at once — pi 0.73.1 refuses the prompt (Agent is already processing); Settle answers it after the abort", async () => {
-		const dir = mkdtempSync(join(tmpdir(), "settle-omp69-peer-"));
-		cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
-		// A long command, then both faux models echo the last user message.
-		const peers = startPeers(dir, [
-			{ toolCalls: [{ name: "bash", arguments: { command: "echo started; sleep 60" } }] },
-		]);
+		const dir = tempDir("settle-omp69-peer-");
+		const peers = slowCommandPeers(dir);
 		const runs: Record<string, unknown> = {};
 		for (const peer of [peers.pi, peers.settle]) {
-			const { client } = peer;
-			cleanups.push(() => client.child.kill("SIGKILL"));
-			const started = client.next(
-				(line) => line.type === "tool_execution_update" && JSON.stringify(line).includes("started"),
-			);
-			await client.request({ id: "1", type: "prompt", message: "run the slow thing" });
-			await started;
+			const client = killedAfterTest(peer.client);
+			await startSlowCommand(client);
 			const isAnswer = (line: Record<string, unknown>) =>
 				line.type === "message_end" &&
 				(line.message as { role?: string }).role === "assistant" &&
@@ -576,9 +613,7 @@ describe("pi 0.73.1 against Settle: RPC mode", () => {
 				responseOrder: client.lines.filter((line) => line.type === "response").map((line) => line.id),
 				answered: client.lines.some(isAnswer),
 			};
-			// pi 0.73.1's RPC server does not end with its stdin: stopped here (both, alike).
-			client.child.kill("SIGKILL");
-			await client.exited;
+			await stopRpc(client);
 		}
 		expect(runs).toEqual({
 			pi: { prompt: "Agent is already processing", responseOrder: ["1", "3", "2"], answered: false },
@@ -587,8 +622,7 @@ describe("pi 0.73.1 against Settle: RPC mode", () => {
 	});
 
 	it("gsd-2#1414: over RPC, abort while a command whose processes ignore SIGTERM runs — both end the run (agent_end before abort's answer) and go idle; pi 0.73.1 leaves the command's processes running", async () => {
-		const dir = mkdtempSync(join(tmpdir(), "settle-gsd1414-peer-"));
-		cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+		const dir = tempDir("settle-gsd1414-peer-");
 		const runs: Record<string, unknown> = {};
 		for (const name of ["pi", "settle"] as const) {
 			const mark = processMarker();
@@ -597,8 +631,7 @@ describe("pi 0.73.1 against Settle: RPC mode", () => {
 			const peer = startPeer(name, join(dir, name), [
 				{ toolCalls: [{ name: "bash", arguments: { command: wedgingCommand(mark) } }] },
 			]);
-			const { client } = peer;
-			cleanups.push(() => client.child.kill("SIGKILL"));
+			const client = killedAfterTest(peer.client);
 			const ready = client.next(
 				(line) => line.type === "tool_execution_update" && JSON.stringify(line.partialResult).includes("ready"),
 			);
@@ -616,9 +649,7 @@ describe("pi 0.73.1 against Settle: RPC mode", () => {
 				processesLeft: markedProcesses(mark).length > 0,
 			};
 			killMarked(mark);
-			// pi 0.73.1's RPC server does not end with its stdin: stopped here (both, alike).
-			client.child.kill("SIGKILL");
-			await client.exited;
+			await stopRpc(client);
 		}
 		expect(runs).toEqual({
 			pi: { abortAnswered: true, endsBeforeAnswer: ["agent_end"], streamingAfter: false, processesLeft: true },
@@ -760,8 +791,7 @@ describe("pi 0.73.1 against Settle: the fixed rows", () => {
 	});
 
 	it("oh-my-pi#528: resuming a file pi wrote: pi 0.73.1 appends a thinking-level entry to one without it; Settle writes nothing until new activity", async () => {
-		const dir = mkdtempSync(join(tmpdir(), "settle-omp528-peer-"));
-		cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+		const dir = tempDir("settle-omp528-peer-");
 		const writer = await piPeer({});
 		writer.script([{ text: "hello back" }]);
 		await writer.session.prompt("hello");
@@ -1241,8 +1271,7 @@ async function resumeWithoutModel(
 
 describe("pi 0.73.1 against Settle: resuming a session", () => {
 	it("pi#6822: a file that records a model and thinking level but no message yet — pi 0.73.1 starts on the settings' default model; Settle on the recorded one", async () => {
-		const dir = mkdtempSync(join(tmpdir(), "settle-pi6822-peer-"));
-		cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+		const dir = tempDir("settle-pi6822-peer-");
 		const timestamp = "2026-07-19T10:00:00.000Z";
 		const lines = [
 			{ type: "session", version: 3, id: "0199ffff-0000-7000-8000-000000000002", timestamp, cwd: dir },
@@ -1307,8 +1336,7 @@ describe("pi 0.73.1 against Settle: resuming a session", () => {
 
 describe("pi 0.73.1 against Settle: a session at newer pi's max thinking level", () => {
 	it("pi-dynamic-workflows#59: a file at `max` on a reasoning model resumes at off in pi 0.73.1, at the model's highest level (high) in Settle", async () => {
-		const dir = mkdtempSync(join(tmpdir(), "settle-max-thinking-peer-"));
-		cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+		const dir = tempDir("settle-max-thinking-peer-");
 		const timestamp = "2026-12-01T10:00:00.000Z";
 		const usage = { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, totalTokens: 0 };
 		const lines = [
@@ -1632,15 +1660,7 @@ describe("pi 0.73.1 against Settle: extension handlers that never return or run 
 					};
 				},
 				async (peer) => {
-					peer.script([
-						{
-							toolCalls: [
-								{ id: "call-1", name: "first", args: {} },
-								{ id: "call-2", name: "second", args: {} },
-							],
-						},
-						{ text: "both found" },
-					]);
+					peer.script(twoCallBatchThen("both found"));
 					await peer.session.prompt("look both up");
 					await peer.quiesce();
 					const result = { file: savedRoles(peer.fileEntries()), toolCallsSaw: [...toolCallsSaw] };
@@ -1760,15 +1780,7 @@ describe("pi 0.73.1 against Settle: a tool batch when the session is replaced", 
 				};
 			},
 			async (peer) => {
-				peer.script([
-					{
-						toolCalls: [
-							{ id: "call-1", name: "first", args: {} },
-							{ id: "call-2", name: "second", args: {} },
-						],
-					},
-					{ text: "both found" },
-				]);
+				peer.script(twoCallBatchThen("both found"));
 				const old = peer.session;
 				const running = outcomeOf(old.prompt("look both up"));
 				await batchAfterSwitch.entered.promise;
@@ -1796,21 +1808,12 @@ describe("pi 0.73.1 against Settle: a tool batch when the session is replaced", 
 
 describe("pi 0.73.1 against Settle: RPC abort with a steer queued", () => {
 	it("sesori#1157: over RPC, a steer queued while a command runs, then abort — what each answers, and whether a model request follows the abort", async () => {
-		const dir = mkdtempSync(join(tmpdir(), "settle-sesori1157-peer-"));
-		cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
-		// A long command, then both faux models echo the last user message.
-		const peers = startPeers(dir, [
-			{ toolCalls: [{ name: "bash", arguments: { command: "echo started; sleep 60" } }] },
-		]);
+		const dir = tempDir("settle-sesori1157-peer-");
+		const peers = slowCommandPeers(dir);
 		const runs: Record<string, unknown> = {};
 		for (const peer of [peers.pi, peers.settle]) {
-			const { client } = peer;
-			cleanups.push(() => client.child.kill("SIGKILL"));
-			const started = client.next(
-				(line) => line.type === "tool_execution_update" && JSON.stringify(line).includes("started"),
-			);
-			await client.request({ id: "1", type: "prompt", message: "run the slow thing" });
-			await started;
+			const client = killedAfterTest(peer.client);
+			await startSlowCommand(client);
 			const steered = await client.request({ id: "2", type: "steer", message: "change of plan" });
 			const ended = client.next((line) => line.type === peer.endEvent);
 			const aborted = await client.request({ id: "3", type: "abort" });
@@ -1835,9 +1838,7 @@ describe("pi 0.73.1 against Settle: RPC abort with a steer queued", () => {
 						JSON.stringify(line.message).includes("change of plan"),
 				).length,
 			};
-			// pi 0.73.1's RPC server does not end with its stdin: stopped here (both, alike).
-			client.child.kill("SIGKILL");
-			await client.exited;
+			await stopRpc(client);
 		}
 		// The same in both: abort answers once the run has ended, no answer follows it, and the steer
 		// is saved once (after the stopped command's result) for the next prompt.
@@ -1884,15 +1885,7 @@ describe("pi 0.73.1 against Settle: ctx.abort() from a tool_call handler", () =>
 				};
 			},
 			async (peer) => {
-				peer.script([
-					{
-						toolCalls: [
-							{ id: "call-1", name: "first", args: {} },
-							{ id: "call-2", name: "second", args: {} },
-						],
-					},
-					{ text: "not asked" },
-				]);
+				peer.script(twoCallBatchThen("not asked"));
 				const prompt = await outcomeOf(peer.session.prompt("edit both"));
 				await peer.quiesce();
 				const result = {
@@ -2250,8 +2243,7 @@ describe("pi 0.73.1 against Settle: what changes while a run goes on", () => {
 
 describe("pi 0.73.1 against Settle: a message an extension sends from session_start, then -p", () => {
 	it("oh-my-pi#1372: `-p` with an extension that sends a follow-up from session_start — pi 0.73.1 refuses the task (Agent is already processing) and exits 1; settle runs the reminder, then the task", async () => {
-		const root = mkdtempSync(join(tmpdir(), "settle-omp1372-peer-"));
-		cleanups.push(() => rmSync(root, { recursive: true, force: true }));
+		const root = tempDir("settle-omp1372-peer-");
 		const dirs = makeDiffDirs(root);
 		const extension = join(root, "kickoff.mjs");
 		writeFileSync(
@@ -2356,8 +2348,7 @@ describe("pi 0.73.1 against Settle: pi.sendUserMessage() after ctx.newSession() 
 
 describe("pi 0.73.1 against Settle: a session file deleted while -p runs", () => {
 	it("pi#8939: `-p --session <file>`, the file deleted by the run's command — pi 0.73.1 exits 0 and writes the rest of the run into a new file without a header, which its next run silently replaces; settle exits 1 saying so and writes nothing", async () => {
-		const root = mkdtempSync(join(tmpdir(), "settle-pi8939-peer-"));
-		cleanups.push(() => rmSync(root, { recursive: true, force: true }));
+		const root = tempDir("settle-pi8939-peer-");
 		const runs: Record<string, unknown> = {};
 		for (const name of ["pi", "settle"] as const) {
 			const dirs = makeDiffDirs(join(root, name));
@@ -2404,16 +2395,14 @@ describe("pi 0.73.1 against Settle: a session file deleted while -p runs", () =>
 
 describe("pi 0.73.1 against Settle: an auto-retry seen over RPC", () => {
 	it("pi#4314 / pi#4716: a retryable error, then the answer — pi 0.73.1's first agent_end says nothing of the retry to come and no event marks the end; Settle's says willRetry and one agent_settled ends it", async () => {
-		const dir = mkdtempSync(join(tmpdir(), "settle-pi4314-peer-"));
-		cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+		const dir = tempDir("settle-pi4314-peer-");
 		const peers = startPeers(dir, [
 			{ stopReason: "error", errorMessage: "529 overloaded_error: Overloaded" },
 			"recovered",
 		]);
 		const runs: Record<string, unknown> = {};
 		for (const peer of [peers.pi, peers.settle]) {
-			const { client } = peer;
-			cleanups.push(() => client.child.kill("SIGKILL"));
+			const client = killedAfterTest(peer.client);
 			const recovered = client.next(
 				(line) =>
 					line.type === peer.endEvent &&
@@ -2427,9 +2416,7 @@ describe("pi 0.73.1 against Settle: an auto-retry seen over RPC", () => {
 				if (line.type === "agent_end") return [`agent_end willRetry=${line.willRetry}`];
 				return line.type === "auto_retry_start" || line.type === "agent_settled" ? [line.type] : [];
 			});
-			// pi 0.73.1's RPC server does not end with its stdin: stopped here (both, alike).
-			client.child.kill("SIGKILL");
-			await client.exited;
+			await stopRpc(client);
 		}
 		// pi 0.73.1 has it: two agent_end events alike, the first one followed by a retry.
 		expect(runs.pi).toEqual(["agent_end willRetry=undefined", "auto_retry_start", "agent_end willRetry=undefined"]);
@@ -2663,14 +2650,12 @@ describe("pi 0.73.1 against Settle: a turn cut off by a full context", () => {
 
 describe("pi 0.73.1 against Settle: a prompt while a compaction runs, over RPC", () => {
 	it("pi#7150: over RPC, `compact` and then a `prompt` in one write — pi 0.73.1 answers the prompt success: true and then drops it (no run, in neither get_messages nor the file); Settle refuses it saying to retry", async () => {
-		const dir = mkdtempSync(join(tmpdir(), "settle-pi7150-peer-"));
-		cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+		const dir = tempDir("settle-pi7150-peer-");
 		// Both faux models echo the last user message (the summary too); keepRecentTokens: 1 (startPeers).
 		const peers = startPeers(dir, []);
 		const runs: Record<string, unknown> = {};
 		for (const peer of [peers.pi, peers.settle]) {
-			const { client } = peer;
-			cleanups.push(() => client.child.kill("SIGKILL"));
+			const client = killedAfterTest(peer.client);
 			for (const [id, message] of [
 				["p1", "first question"],
 				["p2", "second question"],
@@ -2704,9 +2689,7 @@ describe("pi 0.73.1 against Settle: a prompt while a compaction runs, over RPC",
 				inMessages: JSON.stringify(messages).includes("probe while compacting"),
 				inFile: readFileSync(state.data.sessionFile, "utf8").includes("probe while compacting"),
 			};
-			// pi 0.73.1's RPC server does not end with its stdin: stopped here (both, alike).
-			client.child.kill("SIGKILL");
-			await client.exited;
+			await stopRpc(client);
 		}
 		const lost = { ran: false, streaming: false, inMessages: false, inFile: false, answeredDuringCompaction: true };
 		expect(runs).toEqual({
@@ -2718,8 +2701,7 @@ describe("pi 0.73.1 against Settle: a prompt while a compaction runs, over RPC",
 
 describe("pi 0.73.1 against Settle: a file without an answer yet, reopened and continued", () => {
 	it("pi#3930: a session file whose user message has no answer, opened, a model_change, then the first assistant message — pi 0.73.1 writes the header and the old entries a second time (duplicate ids); Settle writes each entry once", () => {
-		const dir = mkdtempSync(join(tmpdir(), "settle-pi3930-peer-"));
-		cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+		const dir = tempDir("settle-pi3930-peer-");
 		const question = { role: "user", content: [{ type: "text", text: "old question" }], timestamp: 1 };
 		const header = { type: "session", version: 3, id: "0199ffff-0000-7000-8000-000000000003", cwd: dir };
 		const timestamp = "2026-04-29T10:00:00.000Z";
@@ -2772,8 +2754,7 @@ describe("pi 0.73.1 against Settle: a file without an answer yet, reopened and c
 
 describe("pi 0.73.1 against Settle: session events over RPC when the session is replaced", () => {
 	it("pi-lens#2890: over RPC, new_session, switch_session, fork and clone — pi 0.73.1 gives an extension two session_start events for each new session; Settle one, after the old session's one session_shutdown", async () => {
-		const dir = mkdtempSync(join(tmpdir(), "settle-pilens2890-peer-"));
-		cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+		const dir = tempDir("settle-pilens2890-peer-");
 		const logs = { pi: join(dir, "pi.log"), settle: join(dir, "settle.log") };
 		const runs: Record<string, unknown> = {};
 		for (const name of ["pi", "settle"] as const) {
@@ -2781,8 +2762,7 @@ describe("pi 0.73.1 against Settle: session events over RPC when the session is 
 			const extension = join(dir, `${name}-lifecycle.mjs`);
 			writeFileSync(extension, LIFECYCLE_LOG(logs[name]));
 			const peer = startPeer(name, join(dir, name), [], undefined, [extension]);
-			const { client } = peer;
-			cleanups.push(() => client.child.kill("SIGKILL"));
+			const client = killedAfterTest(peer.client);
 			let id = 0;
 			const request = (command: Record<string, unknown>) => client.request({ id: String(++id), ...command });
 			const sessionFile = async () =>
@@ -2813,9 +2793,7 @@ describe("pi 0.73.1 against Settle: session events over RPC when the session is 
 				.split("\n")
 				.filter(Boolean)
 				.map((line) => line.replace(/\S+\.jsonl$/, (file) => names.get(file) ?? "(another file)"));
-			// pi 0.73.1's RPC server does not end with its stdin: stopped here (both, alike).
-			client.child.kill("SIGKILL");
-			await client.exited;
+			await stopRpc(client);
 		}
 		const once = [
 			"start startup #1",
@@ -3052,8 +3030,7 @@ describe("pi 0.73.1 against Settle: reload() after bindExtensions({})", () => {
 
 describe("pi 0.73.1 against Settle: a compaction an extension starts mid-run, then -p", () => {
 	it("pi-extensions#31: `-p` with an extension that aborts from turn_end, compacts and continues from onComplete — what runs before the process exits", async () => {
-		const root = mkdtempSync(join(tmpdir(), "settle-pix31-peer-"));
-		cleanups.push(() => rmSync(root, { recursive: true, force: true }));
+		const root = tempDir("settle-pix31-peer-");
 		const dirs = makeDiffDirs(root);
 		// Small enough to compact the one exchange the run has.
 		for (const agentDir of [dirs.piAgent, dirs.settleAgent]) {
@@ -3217,8 +3194,7 @@ describe("pi 0.73.1 against Settle: two user bash commands at once", () => {
 
 describe("pi 0.73.1 against Settle: the process signalled while a command runs", () => {
 	it("pi#3212 / pi#5080: `-p` sent SIGTERM or SIGHUP by its own bash command — both run the extension's session_shutdown, leave no process of the command and exit 143 / 129", async () => {
-		const root = mkdtempSync(join(tmpdir(), "settle-pi3212-peer-"));
-		cleanups.push(() => rmSync(root, { recursive: true, force: true }));
+		const root = tempDir("settle-pi3212-peer-");
 		const outcomes: Record<string, Record<string, unknown>> = { pi: {}, settle: {} };
 		// The four runs side by side (each its own folders, marker, log and script): one after the other they
 		// took 18 s of the 30 s budget on a loaded machine, and timed out on a busier one.
