@@ -51,6 +51,20 @@ async function pongServer() {
 	return { baseUrl, take, close: () => server.close() };
 }
 
+/** A free text-only model for `registerProvider({ models })` (with its own `headers`, if given). */
+function textModel(id: string, name: string, headers?: Record<string, string>) {
+	return {
+		id,
+		name,
+		reasoning: false,
+		input: ["text" as const],
+		cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 },
+		contextWindow: 128_000,
+		maxTokens: 16_384,
+		...(headers ? { headers } : {}),
+	};
+}
+
 /** Each peer's way of giving a provider a key at runtime (pi's `--api-key`). */
 function setRuntimeKey(peer: Peer, provider: string, key: string): void {
 	const session = peer.session as unknown as {
@@ -266,15 +280,7 @@ describe("parity: pi.registerProvider apiKey, repeats and unregistering", () => 
 		const logs: Record<string, unknown[]> = { pi: [], settle: [] };
 		// Each product lists the catalogue in its own provider order; within one, unregistering puts groq back in place.
 		const orders: Record<string, string[][]> = { pi: [], settle: [] };
-		const proxyModel = {
-			id: "proxy-model",
-			name: "Proxy Model",
-			reasoning: false,
-			input: ["text" as const],
-			cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 },
-			contextWindow: 128_000,
-			maxTokens: 16_384,
-		};
+		const proxyModel = textModel("proxy-model", "Proxy Model");
 		try {
 			const { pi, settle } = await onBothPeers(
 				(name) => ({
@@ -372,15 +378,7 @@ describe("parity: pi.registerProvider with oauth (pinned: Settle has no /login)"
 			refreshToken: async (credentials: unknown) => credentials,
 			getApiKey: () => "from-oauth",
 		};
-		const model = {
-			id: "acme-1",
-			name: "Acme 1",
-			reasoning: false,
-			input: ["text" as const],
-			cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 },
-			contextWindow: 128_000,
-			maxTokens: 16_384,
-		};
+		const model = textModel("acme-1", "Acme 1");
 		const { pi, settle } = await onBothPeers(
 			(name) => ({
 				extensions: [
@@ -438,15 +436,7 @@ describe("parity: pi.registerProvider with models and no streamSimple", () => {
 	it("the models stream through what serves their api (pi-ai's chat-completions client here)", async () => {
 		const server = await pongServer();
 		const logs: Record<string, unknown[]> = { pi: [], settle: [] };
-		const model = {
-			id: "local-1",
-			name: "Local 1",
-			reasoning: false,
-			input: ["text" as const],
-			cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 },
-			contextWindow: 128_000,
-			maxTokens: 16_384,
-		};
+		const model = textModel("local-1", "Local 1");
 		try {
 			const { pi, settle } = await onBothPeers(
 				(name) => ({
@@ -510,16 +500,7 @@ describe("parity: pi.registerProvider with models and no streamSimple", () => {
 });
 
 describe("parity: pi.registerProvider authHeader, runtime keys and header precedence", () => {
-	const model = (id: string, headers?: Record<string, string>) => ({
-		id,
-		name: id,
-		reasoning: false,
-		input: ["text" as const],
-		cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 },
-		contextWindow: 128_000,
-		maxTokens: 16_384,
-		...(headers ? { headers } : {}),
-	});
+	const model = (id: string, headers?: Record<string, string>) => textModel(id, id, headers);
 	/** pi-ai's chat stream, marking each request with the `Authorization` its options carry (`x-tap`). */
 	const mirrorAuthorization = ((m: never, context: never, options?: { headers?: Record<string, string> }) =>
 		builtInChat(m, context, {
