@@ -10,7 +10,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import type { AssistantMessage } from "../../../src/llm/types.js";
 import { anthropicError, anthropicPartial, anthropicReply, anthropicStreamError } from "./anthropic.js";
 import { hangUp, type RecordedRequest, type Router } from "./server.js";
-import { startWireSession, type WireSession } from "./session.js";
+import { abortAtFirstDelta, lastAssistant, startWireSession, type WireSession } from "./session.js";
 
 let w: WireSession | undefined;
 afterEach(async () => {
@@ -22,8 +22,6 @@ const OVERLOADED = '529 {"type":"error","error":{"type":"overloaded_error","mess
 const PROMPT_TOO_LONG = "prompt is too long: 213462 tokens > 200000 maximum";
 const RATE_LIMITED = "Number of request tokens has exceeded your per-minute rate limit";
 
-const lastAssistant = (s: WireSession) =>
-	s.session.messages.findLast((m) => m.role === "assistant") as AssistantMessage;
 const userTexts = (request: RecordedRequest): string[] =>
 	request.body.messages
 		.filter((m: { role: string }) => m.role === "user")
@@ -251,16 +249,7 @@ describe("abort() during a streaming Anthropic response", () => {
 	it("closes the HTTP request and persists the partial assistant message as aborted", async () => {
 		w = await startWireSession({ api: "anthropic-messages" });
 		w.server.reply(anthropicPartial([{ type: "text", text: "streaming forever" }], 4, "hang"));
-		const seen = new Promise<void>((resolve) => {
-			w!.session.subscribe((event) => {
-				if (event.type === "message_update" && event.assistantMessageEvent.type === "text_delta") resolve();
-			});
-		});
-		const prompt = w.session.prompt("go");
-		await seen;
-		await w.session.abort();
-		await prompt;
-		await w.server.waitForClientClose(1);
+		await abortAtFirstDelta(w, "go");
 		expect(w.server.closedByClient).toHaveLength(1);
 		const last = lastAssistant(w);
 		expect(last).toMatchObject({ stopReason: "aborted", content: [{ type: "text", text: "streaming" }] });

@@ -6,10 +6,9 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import type { AssistantMessage } from "../../../src/llm/types.js";
 import { chatPartial, chatReply, chatStreamError, openAiError } from "./openai.js";
 import type { RecordedRequest, Router } from "./server.js";
-import { API_KEY, startWireSession, type WireSession } from "./session.js";
+import { API_KEY, abortAtFirstDelta, lastAssistant, startWireSession, type WireSession } from "./session.js";
 
 let w: WireSession | undefined;
 afterEach(async () => {
@@ -17,8 +16,6 @@ afterEach(async () => {
 	w = undefined;
 });
 
-const lastAssistant = (s: WireSession) =>
-	s.session.messages.findLast((m) => m.role === "assistant") as AssistantMessage;
 const systemText = (request: RecordedRequest): string => {
 	const first = request.body?.messages?.[0];
 	return first && (first.role === "system" || first.role === "developer") ? String(first.content) : "";
@@ -252,16 +249,7 @@ describe("OpenAI Chat Completions errors", () => {
 	it("abort() during the stream closes the HTTP request; the partial answer is persisted as aborted", async () => {
 		w = await startWireSession({ api: "openai-completions" });
 		w.server.reply(chatPartial([{ type: "text", text: "streaming forever" }], 2, "hang"));
-		const seen = new Promise<void>((resolve) => {
-			w!.session.subscribe((event) => {
-				if (event.type === "message_update" && event.assistantMessageEvent.type === "text_delta") resolve();
-			});
-		});
-		const prompt = w.session.prompt("go");
-		await seen;
-		await w.session.abort();
-		await prompt;
-		await w.server.waitForClientClose(1);
+		await abortAtFirstDelta(w, "go");
 		expect(lastAssistant(w)).toMatchObject({ stopReason: "aborted", content: [{ type: "text", text: "streaming" }] });
 		const persisted = w.entries().findLast((e) => e.type === "message" && e.message.role === "assistant");
 		expect(persisted).toMatchObject({

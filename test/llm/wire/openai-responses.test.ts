@@ -5,11 +5,10 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import type { AssistantMessage } from "../../../src/llm/types.js";
 import { openAiError } from "./openai.js";
 import { responsesFailed, responsesPartial, responsesReply } from "./responses.js";
 import type { Router } from "./server.js";
-import { API_KEY, startWireSession, type WireSession } from "./session.js";
+import { API_KEY, abortAtFirstDelta, lastAssistant, startWireSession, type WireSession } from "./session.js";
 
 let w: WireSession | undefined;
 afterEach(async () => {
@@ -17,8 +16,6 @@ afterEach(async () => {
 	w = undefined;
 });
 
-const lastAssistant = (s: WireSession) =>
-	s.session.messages.findLast((m) => m.role === "assistant") as AssistantMessage;
 const summaries: Router = (request, next) =>
 	String(request.body?.input?.[0]?.content ?? "").startsWith("You are a context summarization assistant")
 		? responsesReply([{ type: "message", text: "## Goal\nwire summary" }])
@@ -124,16 +121,7 @@ describe("OpenAI Responses errors", () => {
 	it("abort() mid-stream closes the HTTP request; the partial text is persisted as aborted", async () => {
 		w = await startWireSession({ api: "openai-responses" });
 		w.server.reply(responsesPartial([{ type: "message", text: "streaming forever" }], 6, "hang"));
-		const seen = new Promise<void>((resolve) => {
-			w!.session.subscribe((event) => {
-				if (event.type === "message_update" && event.assistantMessageEvent.type === "text_delta") resolve();
-			});
-		});
-		const prompt = w.session.prompt("go");
-		await seen;
-		await w.session.abort();
-		await prompt;
-		await w.server.waitForClientClose(1);
+		await abortAtFirstDelta(w, "go");
 		expect(lastAssistant(w)).toMatchObject({
 			stopReason: "aborted",
 			content: [{ type: "text", text: "streaming forever" }],

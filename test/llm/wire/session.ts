@@ -9,7 +9,7 @@ import { join } from "node:path";
 import * as piAi from "@mariozechner/pi-ai";
 import type { ExtensionFactory } from "../../../src/extensions/types.js";
 import { loadPiAi, PiAiModelRuntime, type PiAiModule } from "../../../src/llm/pi-ai.js";
-import type { Model } from "../../../src/llm/types.js";
+import type { AssistantMessage, Model } from "../../../src/llm/types.js";
 import { createTestResourceLoader } from "../../../src/resources/test-loader.js";
 import { AuthStorage } from "../../../src/runtime/auth-storage.js";
 import { createAgentSession } from "../../../src/runtime/sdk.js";
@@ -124,4 +124,26 @@ export async function startWireSession(options: WireSessionOptions): Promise<Wir
 			rmSync(dir, { recursive: true, force: true });
 		},
 	};
+}
+
+/** The session's last assistant message. */
+export function lastAssistant(w: WireSession): AssistantMessage {
+	return w.session.messages.findLast((m) => m.role === "assistant") as AssistantMessage;
+}
+
+/**
+ * Prompts `text` and calls `abort()` at the answer's first text delta; resolves once the prompt has
+ * returned and the server saw the client close the request.
+ */
+export async function abortAtFirstDelta(w: WireSession, text: string): Promise<void> {
+	const seen = new Promise<void>((resolve) => {
+		w.session.subscribe((event) => {
+			if (event.type === "message_update" && event.assistantMessageEvent.type === "text_delta") resolve();
+		});
+	});
+	const prompt = w.session.prompt(text);
+	await seen;
+	await w.session.abort();
+	await prompt;
+	await w.server.waitForClientClose(1);
 }
