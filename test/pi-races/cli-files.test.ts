@@ -27,6 +27,11 @@ const cli = useCliProject("settle-pi-races-files-");
 /** A guard against a hang only (a run takes about a second). */
 const HANG_GUARD_MS = 60_000;
 
+/** `settle --faux <args>` in the test's project and agent folder. */
+function settleFaux(...args: string[]): ReturnType<typeof runSettle> {
+	return runSettle(["--faux", ...args], { cwd: cli.project, agentDir: cli.agentDir, timeoutMs: HANG_GUARD_MS });
+}
+
 function sessionFiles(): string[] {
 	const root = join(cli.agentDir, "sessions");
 	if (!existsSync(root)) return [];
@@ -50,11 +55,7 @@ describe("pi#1054 / pi#7829: a settings.json that does not parse", () => {
 			mkdirSync(cli.agentDir, { recursive: true });
 			const settings = join(cli.agentDir, "settings.json");
 			writeFileSync(settings, text);
-			const run = runSettle(["--faux", "-p", "Say exactly: hi"], {
-				cwd: cli.project,
-				agentDir: cli.agentDir,
-				timeoutMs: HANG_GUARD_MS,
-			});
+			const run = settleFaux("-p", "Say exactly: hi");
 			expect(run.code).toBe(1);
 			expect(run.stdout).toBe("");
 			expect(run.stderr).toContain(settings);
@@ -68,11 +69,7 @@ describe("pi#1054 / pi#7829: a settings.json that does not parse", () => {
 
 describe("prime-agent#928: a session file whose last line a crash cut off", () => {
 	it("prime-agent#928: resumed with --session, the torn line is set aside and reported; the entries written afterwards are read back by the next run", () => {
-		const first = runSettle(["--faux", "-p", "Say exactly: first"], {
-			cwd: cli.project,
-			agentDir: cli.agentDir,
-			timeoutMs: HANG_GUARD_MS,
-		});
+		const first = settleFaux("-p", "Say exactly: first");
 		expect(first.code).toBe(0);
 		const [file] = sessionFiles();
 		expect(file).toBeDefined();
@@ -80,11 +77,7 @@ describe("prime-agent#928: a session file whose last line a crash cut off", () =
 			'{"type":"message","id":"0badc0de","parentId":null,"timestamp":"2026-12-04T00:00:00.000Z","message":{"role":"user","content":[{"type":"text","text":"cut off';
 		writeFileSync(file!, readFileSync(file!, "utf8") + torn);
 
-		const second = runSettle(["--faux", "--session", file!, "-p", "Say exactly: second"], {
-			cwd: cli.project,
-			agentDir: cli.agentDir,
-			timeoutMs: HANG_GUARD_MS,
-		});
+		const second = settleFaux("--session", file!, "-p", "Say exactly: second");
 		expect(second.code).toBe(0);
 		expect(second.stdout).toBe("Say exactly: second\n");
 		expect(second.stderr).toMatch(/was cut off mid-write and not loaded/);
@@ -92,11 +85,7 @@ describe("prime-agent#928: a session file whose last line a crash cut off", () =
 		expect(setAside).toHaveLength(1);
 		expect(readFileSync(join(file!, "..", setAside[0]!), "utf8")).toBe(torn);
 
-		const third = runSettle(["--faux", "--session", file!, "-p", "Say exactly: third"], {
-			cwd: cli.project,
-			agentDir: cli.agentDir,
-			timeoutMs: HANG_GUARD_MS,
-		});
+		const third = settleFaux("--session", file!, "-p", "Say exactly: third");
 		expect(third.code).toBe(0);
 		expect(third.stderr).toBe("");
 		expect(persistedUserTexts(file!)).toEqual(["Say exactly: first", "Say exactly: second", "Say exactly: third"]);
@@ -105,11 +94,7 @@ describe("prime-agent#928: a session file whose last line a crash cut off", () =
 
 describe("oh-my-pi#9915: a session file whose header line does not parse", () => {
 	it("oh-my-pi#9915: --session on it refuses with the file and what to do; -c passes over it saying so, naming the file; the transcript keeps its bytes", () => {
-		const first = runSettle(["--faux", "-p", "Say exactly: the transcript"], {
-			cwd: cli.project,
-			agentDir: cli.agentDir,
-			timeoutMs: HANG_GUARD_MS,
-		});
+		const first = settleFaux("-p", "Say exactly: the transcript");
 		expect(first.code).toBe(0);
 		const [file] = sessionFiles();
 		const lines = readFileSync(file!, "utf8").split("\n");
@@ -117,11 +102,7 @@ describe("oh-my-pi#9915: a session file whose header line does not parse", () =>
 		const corrupt = ['\u0000\u0000\u0000{"type":"sess', ...lines.slice(1)].join("\n");
 		writeFileSync(file!, corrupt);
 
-		const resumed = runSettle(["--faux", "--session", file!, "-p", "Say exactly: again"], {
-			cwd: cli.project,
-			agentDir: cli.agentDir,
-			timeoutMs: HANG_GUARD_MS,
-		});
+		const resumed = settleFaux("--session", file!, "-p", "Say exactly: again");
 		expect(resumed.code).toBe(3);
 		expect(resumed.stdout).toBe("");
 		expect(resumed.stderr).toContain(file!);
@@ -130,11 +111,7 @@ describe("oh-my-pi#9915: a session file whose header line does not parse", () =>
 		expect(readFileSync(file!, "utf8")).toBe(corrupt);
 
 		// -c cannot resume it: it says so, naming the file, starts a new session and never writes into it.
-		const continued = runSettle(["--faux", "-c", "-p", "Say exactly: continued"], {
-			cwd: cli.project,
-			agentDir: cli.agentDir,
-			timeoutMs: HANG_GUARD_MS,
-		});
+		const continued = settleFaux("-c", "-p", "Say exactly: continued");
 		expect(continued.code).toBe(0);
 		expect(continued.stdout).toBe("Say exactly: continued\n");
 		expect(continued.stderr).toBe(
@@ -148,11 +125,7 @@ describe("oh-my-pi#9915: a session file whose header line does not parse", () =>
 		expect(persistedUserTexts(others[0]!)).toEqual(["Say exactly: continued"]);
 
 		// The next -c resumes that new session, newer than the damaged file: nothing to say.
-		const again = runSettle(["--faux", "-c", "-p", "Say exactly: again"], {
-			cwd: cli.project,
-			agentDir: cli.agentDir,
-			timeoutMs: HANG_GUARD_MS,
-		});
+		const again = settleFaux("-c", "-p", "Say exactly: again");
 		expect(again.code).toBe(0);
 		expect(again.stderr).toBe("");
 		expect(persistedUserTexts(others[0]!)).toEqual(["Say exactly: continued", "Say exactly: again"]);
@@ -160,11 +133,7 @@ describe("oh-my-pi#9915: a session file whose header line does not parse", () =>
 	});
 
 	it("oh-my-pi#9915 (pi-peer): pi 0.73.1's SessionManager.open on the same file rewrites it as a new empty session: the transcript is gone", () => {
-		const first = runSettle(["--faux", "-p", "Say exactly: the transcript"], {
-			cwd: cli.project,
-			agentDir: cli.agentDir,
-			timeoutMs: HANG_GUARD_MS,
-		});
+		const first = settleFaux("-p", "Say exactly: the transcript");
 		expect(first.code).toBe(0);
 		const [file] = sessionFiles();
 		const lines = readFileSync(file!, "utf8").split("\n");
@@ -184,11 +153,7 @@ describe("pi#8400: a resource setting given as one path string instead of a list
 			mkdirSync(join(cli.project, ".pi"), { recursive: true });
 			const text = JSON.stringify({ [key]: "~/path/to/a/folder" });
 			writeFileSync(settings, text);
-			const run = runSettle(["--faux", "-p", "Say exactly: hi"], {
-				cwd: cli.project,
-				agentDir: cli.agentDir,
-				timeoutMs: HANG_GUARD_MS,
-			});
+			const run = settleFaux("-p", "Say exactly: hi");
 			expect(run.code).toBe(1);
 			expect(run.stdout).toBe("");
 			expect(run.stderr).toContain(`Invalid setting "${key}" in ${settings}: expected a list of strings`);
@@ -207,11 +172,7 @@ describe("pi#5289: a binary @file argument", () => {
 			Buffer.from("content.xml"),
 		]);
 		writeFileSync(join(cli.project, "report.ods"), zip);
-		const run = runSettle(["--faux", "-p", "@report.ods", "sum the totals"], {
-			cwd: cli.project,
-			agentDir: cli.agentDir,
-			timeoutMs: HANG_GUARD_MS,
-		});
+		const run = settleFaux("-p", "@report.ods", "sum the totals");
 		expect(run).toEqual({
 			code: 2,
 			stdout: "",
@@ -220,11 +181,7 @@ describe("pi#5289: a binary @file argument", () => {
 		expect(sessionFiles()).toEqual([]);
 
 		writeFileSync(join(cli.project, "notes.txt"), Buffer.from("caf\xe9 au lait", "latin1"));
-		const text = runSettle(["--faux", "--no-session", "-p", "@notes.txt", "what?"], {
-			cwd: cli.project,
-			agentDir: cli.agentDir,
-			timeoutMs: HANG_GUARD_MS,
-		});
+		const text = settleFaux("--no-session", "-p", "@notes.txt", "what?");
 		expect(text.code).toBe(0);
 		expect(text.stdout).toBe(`<file name="${join(cli.project, "notes.txt")}">\ncaf\ufffd au lait\n</file>\nwhat?\n`);
 	});
