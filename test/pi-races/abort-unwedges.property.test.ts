@@ -8,7 +8,7 @@
 import fc from "fast-check";
 import { afterEach, describe, expect, it } from "vitest";
 import { type AgentTool, SessionManager } from "../../src/index.js";
-import { fauxAssistantMessage, fauxToolCall } from "../../src/testing/index.js";
+import { fauxToolCall } from "../../src/testing/index.js";
 import { diskSession, orphanToolMessages, removeTempDirs } from "./disk-harness.js";
 
 const NUM_RUNS = Number(process.env.SETTLE_PI_RACES_RUNS ?? 30);
@@ -56,15 +56,9 @@ describe("abort always un-wedges a turn (property)", () => {
 					const d = await diskSession({ customTools: tools(scheduler) });
 					try {
 						const { session: s, provider, clock, events } = d;
-						provider.answer({
-							...fauxAssistantMessage(
-								kinds.map((kind, i) => fauxToolCall(kind, {}, { id: `call-${i}` })),
-								{ stopReason: "toolUse" },
-							),
-							api: "manual",
-							provider: "manual",
-							model: "manual-1",
-						});
+						provider.answer(
+							provider.toolCallReply(...kinds.map((kind, i) => fauxToolCall(kind, {}, { id: `call-${i}` }))),
+						);
 						if (!stallAfterTools) provider.answer("all done");
 						// With stallAfterTools the next request streams a few words and goes silent.
 						void provider.next().then((request) => request.beginText("thinking about it"));

@@ -22,6 +22,7 @@ import {
 	SessionManager,
 	SettingsManager,
 	type StreamFn,
+	type ToolCall,
 } from "../../src/index.js";
 import { fauxAssistantMessage, SimulatedClock } from "../../src/testing/index.js";
 
@@ -123,8 +124,17 @@ export class ManualProvider {
 
 	/** A finished text reply stamped with this provider's model. */
 	reply(text: string): AssistantMessage {
+		return this.stamped(fauxAssistantMessage(text));
+	}
+
+	/** A reply that calls these tools (`stopReason: "toolUse"`), stamped with this provider's model. */
+	toolCallReply(...calls: ToolCall[]): AssistantMessage {
+		return this.stamped(fauxAssistantMessage(calls, { stopReason: "toolUse" }));
+	}
+
+	private stamped(message: AssistantMessage): AssistantMessage {
 		const model = this.model;
-		return { ...fauxAssistantMessage(text), api: model.api, provider: model.provider, model: model.id };
+		return { ...message, api: model.api, provider: model.provider, model: model.id };
 	}
 }
 

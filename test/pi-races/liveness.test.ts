@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { type AgentTool, SessionManager } from "../../src/index.js";
-import { fauxAssistantMessage, fauxToolCall } from "../../src/testing/index.js";
+import { fauxToolCall } from "../../src/testing/index.js";
 import {
 	diskSessionsPerTest,
 	fileMessages,
@@ -120,15 +120,7 @@ describe("liveness: a session always settles", () => {
 		let started!: () => void;
 		const toolStarted = new Promise<void>((resolve) => (started = resolve));
 		const { session: s, provider, clock, events } = await session({ customTools: [hungTool(() => started())] });
-		provider.answer(
-			{
-				...fauxAssistantMessage([fauxToolCall("mcp_call", {}, { id: "call-1" })], { stopReason: "toolUse" }),
-				api: "manual",
-				provider: "manual",
-				model: "manual-1",
-			},
-			"not reached",
-		);
+		provider.answer(provider.toolCallReply(fauxToolCall("mcp_call", {}, { id: "call-1" })), "not reached");
 		const done = s.prompt("use the MCP tool");
 		await toolStarted;
 		const aborted = s.abort();
@@ -181,12 +173,7 @@ describe("liveness: a session always settles", () => {
 					},
 				],
 			});
-			provider.answer({
-				...fauxAssistantMessage([fauxToolCall("lookup", {}, { id: "call-h" })], { stopReason: "toolUse" }),
-				api: "manual",
-				provider: "manual",
-				model: "manual-1",
-			});
+			provider.answer(provider.toolCallReply(fauxToolCall("lookup", {}, { id: "call-h" })));
 			const done = s.prompt("look it up");
 			await handlerEntered;
 			const aborted = s.abort();
@@ -231,19 +218,13 @@ describe("liveness: a session always settles", () => {
 			clock,
 			events,
 		} = await session({ customTools: [read, hungTool(() => hungStarted())] });
-		provider.answer({
-			...fauxAssistantMessage(
-				[
-					fauxToolCall("mcp_call", {}, { id: "call-slow" }),
-					fauxToolCall("read_config", {}, { id: "call-a" }),
-					fauxToolCall("read_config", {}, { id: "call-b" }),
-				],
-				{ stopReason: "toolUse" },
+		provider.answer(
+			provider.toolCallReply(
+				fauxToolCall("mcp_call", {}, { id: "call-slow" }),
+				fauxToolCall("read_config", {}, { id: "call-a" }),
+				fauxToolCall("read_config", {}, { id: "call-b" }),
 			),
-			api: "manual",
-			provider: "manual",
-			model: "manual-1",
-		});
+		);
 		const done = s.prompt("check the config and ask the MCP server");
 		await stalled;
 		// The siblings finished (the user saw them done) while the MCP call hangs.
@@ -273,12 +254,7 @@ describe("liveness: a session always settles", () => {
 		const next = provider.next();
 		const answered = s.prompt("and now?");
 		const request = await next;
-		request.finish({
-			...fauxAssistantMessage("the port is 8080"),
-			api: "manual",
-			provider: "manual",
-			model: "manual-1",
-		});
+		request.finish(provider.reply("the port is 8080"));
 		await answered;
 		const sent = JSON.stringify(s.messages);
 		expect(sent).not.toContain("No result provided");
@@ -303,12 +279,7 @@ describe("liveness: a session always settles", () => {
 				}),
 		};
 		const { session: s, provider, events } = await session({ customTools: [polite] });
-		provider.answer({
-			...fauxAssistantMessage([fauxToolCall("polite", {}, { id: "call-p" })], { stopReason: "toolUse" }),
-			api: "manual",
-			provider: "manual",
-			model: "manual-1",
-		});
+		provider.answer(provider.toolCallReply(fauxToolCall("polite", {}, { id: "call-p" })));
 		const done = s.prompt("go");
 		await toolStarted;
 		await s.abort();

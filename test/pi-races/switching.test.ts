@@ -17,7 +17,7 @@ import {
 	InMemoryModelRuntime,
 	SessionManager,
 } from "../../src/index.js";
-import { fauxAssistantMessage, fauxToolCall, SimulatedClock } from "../../src/testing/index.js";
+import { fauxToolCall, SimulatedClock } from "../../src/testing/index.js";
 import {
 	diskSession,
 	fileMessages,
@@ -136,12 +136,7 @@ describe("switching: new / resume while a run is in flight", () => {
 		const clock = new SimulatedClock();
 		const runtime = await runtimeOn(provider, dir, clock, [hung]);
 		const old = runtime.session;
-		provider.answer({
-			...fauxAssistantMessage([fauxToolCall("hung", {}, { id: "call-h" })], { stopReason: "toolUse" }),
-			api: "manual",
-			provider: "manual",
-			model: "manual-1",
-		});
+		provider.answer(provider.toolCallReply(fauxToolCall("hung", {}, { id: "call-h" })));
 		const running = old.prompt("go").catch(() => undefined);
 		await toolStarted;
 		const oldFile = old.sessionFile!;
@@ -213,17 +208,9 @@ describe("switching: new / resume while a run is in flight", () => {
 		);
 		runtime.session.extensionRunner.onError((error) => void errors.push(`${error.event}: ${error.error}`));
 		const old = runtime.session;
-		provider.answer({
-			...fauxAssistantMessage(
-				[fauxToolCall("first", {}, { id: "call-1" }), fauxToolCall("second", {}, { id: "call-2" })],
-				{
-					stopReason: "toolUse",
-				},
-			),
-			api: "manual",
-			provider: "manual",
-			model: "manual-1",
-		});
+		provider.answer(
+			provider.toolCallReply(fauxToolCall("first", {}, { id: "call-1" }), fauxToolCall("second", {}, { id: "call-2" })),
+		);
 		const running = old.prompt("look both up").catch(() => undefined);
 		await firstEntered;
 		const oldFile = old.sessionFile!;
