@@ -12281,6 +12281,18 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/cli/session-stats.test.ts"],
 	},
+	{
+		id: "DT01",
+		file: "src/agent/tool-result-check.ts",
+		description: "a result without content but with a stray field ({ output }) passes as an empty result (pi#9761)",
+		edits: [
+			{
+				find: "if (others.length === 0) return undefined;",
+				replace: "return undefined;",
+			},
+		],
+		tests: ["test/pi-races/extension-api.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
