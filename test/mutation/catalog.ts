@@ -12293,6 +12293,42 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/pi-races/extension-api.test.ts"],
 	},
+	{
+		id: "DT02",
+		file: "src/cli/interactive-mode.ts",
+		description: "settle -i starts without warning about a command a built-in shadows (pi#1196)",
+		edits: [
+			{
+				find: "for (const command of shadowedCommands(runtime.session.getCommands())) {",
+				replace: "for (const command of shadowedCommands([])) {",
+			},
+		],
+		tests: ["test/pi-races/cli-extension-commands.test.ts"],
+	},
+	{
+		id: "DT03",
+		file: "src/cli/interactive-commands.ts",
+		description: "/help lists an extension command a built-in shadows (pi#1196)",
+		edits: [
+			{
+				find: ".getCommands().filter((command) => !BY_NAME.has(command.name));",
+				replace: ".getCommands().filter((command) => command !== undefined);",
+			},
+		],
+		tests: ["test/pi-races/cli-extension-commands.test.ts"],
+	},
+	{
+		id: "DT04",
+		file: "src/cli/interactive-commands.ts",
+		description: "/reload does not warn about a command a built-in shadows (pi#1196)",
+		edits: [
+			{
+				find: "for (const command of shadowedCommands(session.getCommands())) host.warn(",
+				replace: "for (const command of shadowedCommands([])) host.warn(",
+			},
+		],
+		tests: ["test/pi-races/cli-extension-commands.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
