@@ -12329,6 +12329,19 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/pi-races/cli-extension-commands.test.ts"],
 	},
+	{
+		id: "DT05",
+		file: "src/extensions/runner.ts",
+		description:
+			"a write method on ctx.sessionManager is a bare TypeError again, saying nothing of what to call (pi#1781)",
+		edits: [
+			{
+				find: "!(property in target) && property in SESSION_WRITE_ADVICE",
+				replace: "!(property in target) && false",
+			},
+		],
+		tests: ["test/pi-races/extension-api.test.ts", "test/extensions/api.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */

@@ -7,6 +7,11 @@
  * says what `execute` returned and what it must return — not an empty success, which silently drops
  * the tool's output from what the model sees.
  *
+ * pi#1781: a tool that moved the session with `ctx.sessionManager.branchWithSummary()` (pi hands
+ * extensions the manager itself) changed the file — `/tree` showed the switch — while the model went
+ * on seeing the other branch. What the extension author should see: the write refused with a typed
+ * error naming the API that does it through the session; the file and the model's context untouched.
+ *
  * Held, pinned here: pi#7864, `pi.exec({ timeout })` on a child that ignores SIGTERM never settled
  * (pi checked `proc.killed`, true once the signal is sent, so SIGKILL never came) and a
  * signal-killed child reported exit code 0; pi#7193, `pi.events` listeners of the extensions a
@@ -271,5 +276,64 @@ describe("siclaw#355: a TypeBox 0.34 schema switches off argument coercion", () 
 		await h.session.prompt("render panel 10");
 		expect(received).toEqual([{ panelId: 10, on: true }]);
 		expect(h.eventsOfType("tool_execution_end").map((end) => end.isError)).toEqual([false]);
+	});
+});
+
+describe("pi#1781: a write through ctx.sessionManager from a tool", () => {
+	it("pi#1781: branchWithSummary() and appendCustomEntry() from a tool are typed EXTENSION errors naming ctx.navigateTree / pi.appendEntry; nothing is written, the next request holds the same branch, reads still work", async () => {
+		const thrown: unknown[] = [];
+		let entriesSeen = 0;
+		h = await createHarness({
+			persistence: "disk",
+			extensionFactories: [
+				(pi: ExtensionAPI) => {
+					pi.registerTool({
+						name: "checkout",
+						label: "Checkout",
+						description: "goes back to an earlier point of the conversation",
+						parameters: { type: "object", properties: {} },
+						execute: async (_id, _params, _signal, _onUpdate, ctx) => {
+							const manager = ctx.sessionManager as unknown as Record<string, (...args: unknown[]) => unknown>;
+							entriesSeen = ctx.sessionManager.getEntries().length;
+							const first = ctx.sessionManager.getEntries()[0]!.id;
+							for (const write of [
+								() => manager.branchWithSummary!(first, "the token was 42"),
+								() => manager.appendCustomEntry!("tag", { name: "start" }),
+							]) {
+								try {
+									write();
+								} catch (error) {
+									thrown.push(error);
+								}
+							}
+							return { content: [{ type: "text", text: "checked out" }], details: {} };
+						},
+					});
+				},
+			],
+		});
+		script(h, [call("checkout"), fauxAssistantMessage("done")]);
+		await h.session.prompt("check out the start");
+		expect(entriesSeen).toBeGreaterThan(0);
+		expect(thrown).toEqual([
+			expect.objectContaining({
+				code: "EXTENSION",
+				message: expect.stringMatching(
+					/^ctx\.sessionManager\.branchWithSummary\(\) is not available: ctx\.sessionManager is read-only.*Use ctx\.navigateTree\(targetId, \{ summarize: true \}\) from a command\.$/,
+				),
+			}),
+			expect.objectContaining({
+				code: "EXTENSION",
+				message: expect.stringMatching(
+					/^ctx\.sessionManager\.appendCustomEntry\(\) is not available.*Use pi\.appendEntry\(customType, data\)\.$/,
+				),
+			}),
+		]);
+		const types = fileEntries(h.session.sessionFile!).map((entry) => entry.type);
+		expect(types).not.toContain("branch_summary");
+		expect(types).not.toContain("custom");
+		// The request after the tool carries the whole branch: the prompt, the call and its result.
+		const roles = h.faux.requests[1]!.messages.map((message) => message.role);
+		expect(roles.slice(-3)).toEqual(["user", "assistant", "toolResult"]);
 	});
 });
