@@ -11,23 +11,33 @@ import type { AgentToolResult } from "./types.js";
 /** The shape every tool result must have; appended to each problem. */
 export const TOOL_RESULT_SHAPE = 'execute() must resolve to { content: [{ type: "text", text: "…" }], details }';
 
+/** The fields of a tool result besides `content`; a result of these alone is an empty one. */
+const RESULT_FIELDS: ReadonlySet<string> = new Set(["details", "isError", "terminate", "usage"]);
+
 /**
  * Why `value` is not a tool result, or `undefined` when it is one. `content` may be missing (an
- * empty result); when present it must be an array of text blocks (`text` a string) and image blocks
- * (`data` and `mimeType` strings).
+ * empty result) when the result holds only the other fields of one (`details`, `isError`,
+ * `terminate`, `usage`): `{ output: "done" }` is not an empty result but output put where the model
+ * never sees it (pi#9761). When present, `content` must be an array of text blocks (`text` a string)
+ * and image blocks (`data` and `mimeType` strings).
  *
  * @example
  * ```ts
  * toolResultProblem({ content: [{ type: "text", text: "ok" }], details: {} }); // undefined
  * toolResultProblem("done"); // 'a string ("done") instead of a result'
  * toolResultProblem({ content: "done" }); // 'a result whose content is a string ("done"), not an array of blocks'
+ * toolResultProblem({ output: "done" }); // 'a result without content (it has "output" instead)'
  * ```
  */
 export function toolResultProblem(value: unknown): string | undefined {
 	if (value === undefined || value === null) return "no result";
 	if (typeof value !== "object" || Array.isArray(value)) return `${describe(value)} instead of a result`;
 	const content = (value as { content?: unknown }).content;
-	if (content === undefined) return undefined;
+	if (content === undefined) {
+		const others = Object.keys(value).filter((key) => !RESULT_FIELDS.has(key));
+		if (others.length === 0) return undefined;
+		return `a result without content (it has ${others.map((key) => JSON.stringify(key)).join(", ")} instead)`;
+	}
 	if (!Array.isArray(content)) return `a result whose content is ${describe(content)}, not an array of blocks`;
 	for (let index = 0; index < content.length; index++) {
 		const problem = blockProblem(content[index]);

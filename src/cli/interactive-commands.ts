@@ -12,7 +12,7 @@
 import { existsSync } from "node:fs";
 import { resolve } from "node:path";
 import { SettleError } from "../errors.js";
-import type { ExtensionUIContext } from "../extensions/types.js";
+import type { ExtensionUIContext, SlashCommandInfo } from "../extensions/types.js";
 import type { ThinkingLevel } from "../llm/types.js";
 import type { AgentSessionRuntime } from "../runtime/runtime.js";
 import { userMessageText } from "../runtime/targets.js";
@@ -242,6 +242,27 @@ export function findBuiltin(name: string): BuiltinCommand | undefined {
 	return BY_NAME.get(name);
 }
 
+/**
+ * The commands of extensions, prompt templates and skills that carry a built-in's name: typed in
+ * `settle -i`, the built-in runs, so they cannot run there (`-p` and `--rpc` run them). pi warns
+ * about such extension commands at start-up and keeps them out of its autocomplete (pi#1196).
+ *
+ * @example
+ * ```ts
+ * for (const command of shadowedCommands(session.getCommands())) console.warn(shadowedCommandWarning(command));
+ * ```
+ */
+export function shadowedCommands(commands: readonly SlashCommandInfo[]): SlashCommandInfo[] {
+	return commands.filter((command) => BY_NAME.has(command.name));
+}
+
+/** The start-up warning for a command {@link shadowedCommands} found; says what to do. */
+export function shadowedCommandWarning(command: SlashCommandInfo): string {
+	const kind =
+		command.source === "extension" ? "extension command" : command.source === "prompt" ? "prompt template" : "skill";
+	return `The ${kind} /${command.name} (${command.sourceInfo.path}) has the name of a built-in command: /${command.name} here runs the built-in. Rename it to use it in settle -i (-p and --rpc run it).`;
+}
+
 /** Whether `command` may run with `args` while a run streams. */
 export function runsWhileBusy(command: BuiltinCommand, args: string): boolean {
 	return typeof command.whileBusy === "function" ? command.whileBusy(args) : command.whileBusy;
@@ -251,7 +272,8 @@ function help(host: CommandHost): void {
 	const width = Math.max(...BUILTIN_COMMANDS.map((command) => command.usage.length)) + 2;
 	host.print("Commands:");
 	for (const command of BUILTIN_COMMANDS) host.print(`  ${command.usage.padEnd(width)}${command.description}`);
-	const others = host.runtime.session.getCommands();
+	// A command under a built-in's name cannot be typed here (a start-up warning says so).
+	const others = host.runtime.session.getCommands().filter((command) => !BY_NAME.has(command.name));
 	if (others.length > 0) {
 		host.print("From extensions, prompt templates and skills:");
 		for (const command of others) {
@@ -506,6 +528,7 @@ async function reload(host: CommandHost): Promise<void> {
 	);
 	for (const failure of session.extensionLoadErrors)
 		host.warn(`Extension ${failure.path} failed to load: ${failure.error}`);
+	for (const command of shadowedCommands(session.getCommands())) host.warn(shadowedCommandWarning(command));
 	for (const diagnostic of [...skills.diagnostics, ...prompts.diagnostics, ...(agents.diagnostics ?? [])]) {
 		host.warn(`${diagnostic.message}${diagnostic.path ? ` (${diagnostic.path})` : ""}`);
 	}

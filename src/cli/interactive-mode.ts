@@ -29,6 +29,8 @@ import {
 	printRecap,
 	runsWhileBusy,
 	sessionLocation,
+	shadowedCommands,
+	shadowedCommandWarning,
 } from "./interactive-commands.js";
 import { createStyle, firstLine, shouldUseColor, TranscriptPrinter } from "./interactive-render.js";
 import { createInteractiveUIContext, LineQuestions } from "./interactive-ui.js";
@@ -411,6 +413,9 @@ export async function runInteractiveMode(
 
 	try {
 		printBanner(runtime, printer, style);
+		for (const command of shadowedCommands(runtime.session.getCommands())) {
+			printer.line(style.yellow(`Warning: ${shadowedCommandWarning(command)}`));
+		}
 		for (const [index, message] of (options.messages ?? []).entries()) {
 			if (closing) break;
 			const images = index === 0 && options.images?.length ? [...options.images] : undefined;

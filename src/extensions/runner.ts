@@ -1371,8 +1371,41 @@ function readonlyView(manager: ReadonlySessionManager): ReadonlySessionManager {
 			};
 		}
 	}
-	return view as ReadonlySessionManager;
+	// pi hands extensions the manager itself: a write through it changed the file but not the
+	// session's context (pi#1781). Here a write method is a typed error saying what to call instead.
+	return new Proxy(view, {
+		get(target, property, receiver) {
+			if (typeof property === "string" && !(property in target) && property in SESSION_WRITE_ADVICE) {
+				return () => {
+					throw new SettleError(
+						"EXTENSION",
+						`ctx.sessionManager.${property}() is not available: ctx.sessionManager is read-only, a write through it would change the session file but not the session. ${SESSION_WRITE_ADVICE[property]}`,
+					);
+				};
+			}
+			return Reflect.get(target, property, receiver);
+		},
+	}) as ReadonlySessionManager;
 }
+
+/** pi's SessionManager write methods, each with the extension API that does it through the session. */
+const SESSION_WRITE_ADVICE: Readonly<Record<string, string>> = {
+	appendMessage: "Use pi.sendMessage() or pi.sendUserMessage().",
+	appendCustomMessageEntry: "Use pi.sendMessage().",
+	appendCustomEntry: "Use pi.appendEntry(customType, data).",
+	appendSessionInfo: "Use pi.setSessionName(name).",
+	appendLabelChange: "Use pi.setLabel(entryId, label).",
+	appendModelChange: "Use pi.setModel(model).",
+	appendThinkingLevelChange: "Use pi.setThinkingLevel(level).",
+	appendCompaction: "Use ctx.compact().",
+	appendBranchSummary: "Use ctx.navigateTree(targetId, { summarize: true }) from a command.",
+	branch: "Use ctx.navigateTree(targetId) from a command.",
+	branchWithSummary: "Use ctx.navigateTree(targetId, { summarize: true }) from a command.",
+	resetLeaf: "Use ctx.navigateTree(targetId) from a command.",
+	createBranchedSession: "Use ctx.fork(entryId) from a command.",
+	newSession: "Use ctx.newSession() from a command.",
+	setSessionFile: "Use ctx.switchSession(sessionPath) from a command.",
+};
 
 /**
  * Source metadata for resource paths an extension contributed (pi's labels: `extension:<name>`),

@@ -12,7 +12,7 @@ import type { AgentTool } from "../agent/types.js";
 import { SettleError } from "../errors.js";
 import { TOOL_CALL_FAILURE_PREFIX } from "../extensions/messages.js";
 import { toolCallFailureExtension } from "../extensions/runner.js";
-import type { ExtensionError, ExtensionFactory } from "../extensions/types.js";
+import type { EventBus, ExtensionError, ExtensionFactory } from "../extensions/types.js";
 import {
 	createFauxProvider,
 	type FauxModelDefinition,
@@ -86,6 +86,8 @@ export interface HarnessOptions {
 	thinkingLevel?: ThinkingLevel;
 	/** Run retry backoff on a `SimulatedClock` (advance it with `harness.clock.increment(ms)`). */
 	simulatedClock?: boolean;
+	/** The `pi.events` bus the extensions share, e.g. one the host also listens on (default: a new one). */
+	eventBus?: EventBus;
 	/** Call `session.bindExtensions()` (sends `session_start`); default true. */
 	bindExtensions?: boolean;
 }
@@ -310,6 +312,7 @@ export async function createHarness(options: HarnessOptions = {}): Promise<Harne
 		}),
 	);
 	if (clock) config.clock = clock;
+	if (options.eventBus) config.eventBus = options.eventBus;
 	const session = await AgentSession.create(config);
 	const events: AgentSessionEvent[] = [];
 	session.subscribe((event) => events.push(event));

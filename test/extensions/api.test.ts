@@ -508,7 +508,11 @@ describe("actions", () => {
 		const view = runner.createContext().sessionManager as unknown as Record<string, unknown>;
 		expect(typeof view.getSessionFile).toBe("function");
 		expect((view.getSessionFile as () => string)()).toBe("/sessions/a.jsonl");
-		expect(view.appendMessage).toBeUndefined();
+		// The manager's write is not reachable: a typed error names the call that writes through the session (pi#1781).
+		expect(() => (view.appendMessage as () => unknown)()).toThrow(
+			expect.objectContaining({ code: "EXTENSION", message: expect.stringContaining("Use pi.sendMessage()") }),
+		);
+		expect(view.notAMethod).toBeUndefined();
 		const bare = await runnerWith();
 		expect(() => bare.runner.createContext().sessionManager).toThrow(
 			"ctx.sessionManager is not available: this runner has no session.",

@@ -12281,6 +12281,67 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/cli/session-stats.test.ts"],
 	},
+	{
+		id: "DT01",
+		file: "src/agent/tool-result-check.ts",
+		description: "a result without content but with a stray field ({ output }) passes as an empty result (pi#9761)",
+		edits: [
+			{
+				find: "if (others.length === 0) return undefined;",
+				replace: "return undefined;",
+			},
+		],
+		tests: ["test/pi-races/extension-api.test.ts"],
+	},
+	{
+		id: "DT02",
+		file: "src/cli/interactive-mode.ts",
+		description: "settle -i starts without warning about a command a built-in shadows (pi#1196)",
+		edits: [
+			{
+				find: "for (const command of shadowedCommands(runtime.session.getCommands())) {",
+				replace: "for (const command of shadowedCommands([])) {",
+			},
+		],
+		tests: ["test/pi-races/cli-extension-commands.test.ts"],
+	},
+	{
+		id: "DT03",
+		file: "src/cli/interactive-commands.ts",
+		description: "/help lists an extension command a built-in shadows (pi#1196)",
+		edits: [
+			{
+				find: ".getCommands().filter((command) => !BY_NAME.has(command.name));",
+				replace: ".getCommands().filter((command) => command !== undefined);",
+			},
+		],
+		tests: ["test/pi-races/cli-extension-commands.test.ts"],
+	},
+	{
+		id: "DT04",
+		file: "src/cli/interactive-commands.ts",
+		description: "/reload does not warn about a command a built-in shadows (pi#1196)",
+		edits: [
+			{
+				find: "for (const command of shadowedCommands(session.getCommands())) host.warn(",
+				replace: "for (const command of shadowedCommands([])) host.warn(",
+			},
+		],
+		tests: ["test/pi-races/cli-extension-commands.test.ts"],
+	},
+	{
+		id: "DT05",
+		file: "src/extensions/runner.ts",
+		description:
+			"a write method on ctx.sessionManager is a bare TypeError again, saying nothing of what to call (pi#1781)",
+		edits: [
+			{
+				find: "!(property in target) && property in SESSION_WRITE_ADVICE",
+				replace: "!(property in target) && false",
+			},
+		],
+		tests: ["test/pi-races/extension-api.test.ts", "test/extensions/api.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */

@@ -3585,3 +3585,15 @@ describe("pi 0.73.1 against Settle: a tool that returns { isError: true }", () =
 		expect(runs.settle).toEqual({ ends: [{ isError: true, resultIsError: true }], saved: [true] });
 	});
 });
+
+describe("pi 0.73.1 against Settle: pi.exec with a timeout", () => {
+	it("pi#7864: a command killed by its timeout — pi 0.73.1 reports exit code 0, as if it succeeded; Settle reports SIGTERM's code (Settle's SIGKILL of a child that ignores SIGTERM: extension-api)", async () => {
+		// pi's `pi.exec` is its execCommand with the session cwd (core/extensions/loader.js).
+		const { execCommand: piExec } = await import("../../node_modules/@mariozechner/pi-coding-agent/dist/core/exec.js");
+		const { execCommand: settleExec } = await import("../../src/extensions/exec.js");
+		const onPi = await piExec("sleep", ["30"], tmpdir(), { timeout: 200 });
+		const onSettle = await settleExec("sleep", ["30"], tmpdir(), { timeout: 200 });
+		expect(onPi).toMatchObject({ killed: true, code: 0 });
+		expect(onSettle).toMatchObject({ killed: true, code: 143 });
+	});
+});
