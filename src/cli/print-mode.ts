@@ -121,7 +121,9 @@ export function extensionErrorLine(
  * aborted (its message on stderr), the last prompt got no answer (`agent_settled.errorMessage`: an
  * overflow compaction could not recover; pi prints nothing and exits 0 there), or a prompt was
  * rejected — 4 / 5 instead when that failure's `SettleError` code is `NO_AUTH` / `SESSION_LOCKED`
- * ({@link exitCodeOf}; a failed answer's code is {@link failureOf} it).
+ * ({@link exitCodeOf}; a failed answer's code is {@link failureOf} it). Text mode prints the last
+ * answer's text, or the run's latest earlier text when that answer is empty (pi#8094), and says on
+ * stderr when the run wrote no text at all.
  */
 export async function runPrintMode(
 	runtime: AgentSessionRuntime,
@@ -205,11 +207,11 @@ export async function runPrintMode(
 			);
 			return failure;
 		}
-		const text = last.content
-			.filter((block) => block.type === "text")
-			.map((block) => (block as { text: string }).text)
-			.join("\n");
+		// The run's last words: a model may end on an empty answer after writing its report with a
+		// tool call (pi#8094: pi prints an empty line and the report is lost).
+		const text = lastAnswerText(runtime.session);
 		if (text) out.stdout(`${out.stdoutIsTerminal ? streamSafe(text) : text}\n`);
+		else out.stderr("Warning: the model's answer holds no text; nothing to print.\n");
 		return EXIT_OK;
 	} catch (error) {
 		out.stderr(`${cliErrorText(error, runtime.services.agentDir)}\n`);
@@ -249,6 +251,27 @@ function lastAssistant(session: AgentSession): AssistantMessage | undefined {
 		const message = messages[index]!;
 		if (message.role === "assistant") return message;
 		if (message.role === "user") return undefined;
+	}
+	return undefined;
+}
+
+/**
+ * The text of the last answer of the last prompt's run that holds any (its text blocks joined by
+ * newlines): the final answer, or, when that one is empty (the model wrote its report along with a
+ * tool call, then stopped without a word), the latest earlier answer of the same run. Undefined
+ * when no answer since the last user message holds text.
+ */
+function lastAnswerText(session: AgentSession): string | undefined {
+	const messages = session.messages;
+	for (let index = messages.length - 1; index >= 0; index--) {
+		const message = messages[index]!;
+		if (message.role === "user") return undefined;
+		if (message.role !== "assistant") continue;
+		const text = message.content
+			.filter((block) => block.type === "text")
+			.map((block) => (block as { text: string }).text)
+			.join("\n");
+		if (text) return text;
 	}
 	return undefined;
 }

@@ -1221,7 +1221,12 @@ export class AgentSession {
 			return;
 		}
 		if (this.isStreaming) {
-			if (options.triggerTurn === false) this.queues.holdCustom(custom);
+			// Sent without triggerTurn after the run's last turn (an agent_end handler): no turn to join,
+			// so it is added when the operation settles — steered, it started a run whose agent_end sent
+			// it again, forever (pi#9379's context-appending extension).
+			const runOver = this.internals.scratch.runEnded && options.deliverAs === undefined;
+			if (options.triggerTurn === false || (options.triggerTurn === undefined && runOver))
+				this.queues.holdCustom(custom);
 			else if (options.deliverAs === "followUp") this.agent.followUp(custom);
 			else this.agent.steer(custom);
 			return;

@@ -35,6 +35,10 @@ export function createEventBridge(s: SessionInternals): AgentListener {
 		} else if (event.type === "agent_start") {
 			s.scratch.turnIndex = 0;
 			s.scratch.lastAssistant = undefined;
+			s.scratch.runEnded = false;
+		} else if (event.type === "agent_end") {
+			// Before the extensions' agent_end handlers: what they send finds the run over.
+			s.scratch.runEnded = true;
 		}
 		const runner = s.runner();
 		if (event.type === "message_end") {

@@ -34,6 +34,11 @@ export interface OperationScratch {
 	runMessageCount: number;
 	/** `turnIndex` of extension `turn_start` / `turn_end` events (reset at `agent_start`). */
 	turnIndex: number;
+	/**
+	 * The current run has emitted its `agent_end` (reset at `agent_start`): it takes no more turns, so
+	 * a custom message sent now without `triggerTurn` waits for the settle instead of steering (pi#9379).
+	 */
+	runEnded: boolean;
 	/** `before_agent_start` forced this operation's system prompt (request projection only, never persisted). */
 	forcedSystemPrompt: string | undefined;
 	/** The system message built for this operation's prompt, until it is persisted (re-synced if it never is). */
@@ -92,6 +97,7 @@ export function createOperationScratch(): OperationScratch {
 		turnToolResults: [],
 		runMessageCount: 0,
 		turnIndex: 0,
+		runEnded: false,
 		forcedSystemPrompt: undefined,
 		promptSystemMessage: undefined,
 		boundaryAborted: false,

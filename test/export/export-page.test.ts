@@ -2,7 +2,8 @@
  * The exported page in real headless Chromium, opened from file:// as a user opens it: the header,
  * the current branch's messages (text, code blocks, thinking, the tool call with its output, the
  * image, summaries, model and thinking changes, labels, the error reply), clicking another
- * branch's entry in the tree, and hostile session text shown as text, never run.
+ * branch's entry in the tree, and hostile session text shown as text, never run — also image data,
+ * entry ids and tool, model and provider names (pi#3811 / pi#3883, fixed in pi by escaping them).
  */
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -154,6 +155,96 @@ describe("the exported page in Chromium", () => {
 			expect(await other.evaluate(() => (globalThis as { pwned?: unknown }).pwned)).toBeUndefined();
 			// The remote image was not fetched: the browser refused it (no DNS lookup for .invalid either).
 			expect(failed.filter((line) => line.startsWith("http"))).toEqual(["https://example.invalid/p.png csp"]);
+		} finally {
+			await other.close();
+		}
+	});
+
+	it("pi#3811 / pi#3883: image data, entry ids, tool, model and provider names shaped as markup are shown as text, never run", async () => {
+		const hostile = (n: number) => `"><img src=x onerror="window.pwned=${n}">`;
+		const line = (entry: Record<string, unknown>) => `${JSON.stringify(entry)}\n`;
+		const at = "2026-01-01T00:00:00.000Z";
+		const ids = ["u1", `a${hostile(1)}`, "t1"];
+		const source = join(dir, "hostile-metadata.jsonl");
+		writeFileSync(
+			source,
+			line({ type: "session", version: 3, id: "s1", timestamp: at, cwd: dir }) +
+				line({
+					type: "model_change",
+					id: "m1",
+					parentId: null,
+					timestamp: at,
+					provider: hostile(2),
+					modelId: hostile(3),
+				}) +
+				line({
+					type: "message",
+					id: ids[0],
+					parentId: "m1",
+					timestamp: at,
+					message: {
+						role: "user",
+						content: [
+							{ type: "text", text: "look" },
+							{ type: "image", mimeType: `image/png${hostile(4)}`, data: "iVBORw0KGgo=" },
+							{ type: "image", mimeType: "image/png", data: `iVBORw0KGgo=${hostile(5)}` },
+						],
+						timestamp: 1,
+					},
+				}) +
+				line({
+					type: "message",
+					id: ids[1],
+					parentId: ids[0],
+					timestamp: at,
+					message: {
+						role: "assistant",
+						content: [{ type: "toolCall", id: "c1", name: hostile(6), arguments: {} }],
+						api: "faux",
+						provider: hostile(7),
+						model: hostile(8),
+						usage: {
+							input: 1,
+							output: 1,
+							cacheRead: 0,
+							cacheWrite: 0,
+							totalTokens: 2,
+							cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 },
+						},
+						stopReason: "toolUse",
+						timestamp: 2,
+					},
+				}) +
+				line({
+					type: "message",
+					id: ids[2],
+					parentId: ids[1],
+					timestamp: at,
+					message: {
+						role: "toolResult",
+						toolCallId: "c1",
+						toolName: hostile(9),
+						content: [{ type: "image", mimeType: `image/gif${hostile(10)}`, data: "R0lGODlh" }],
+						isError: false,
+						timestamp: 3,
+					},
+				}) +
+				line({ type: "thinking_level_change", id: "k1", parentId: ids[2], timestamp: at, thinkingLevel: hostile(11) }),
+		);
+		const html = join(dir, "hostile-metadata.html");
+		await exportSessionToHtml(source, { outputPath: html });
+		const other = await chromium.browser.newPage();
+		const pageErrors: string[] = [];
+		other.on("pageerror", (error) => pageErrors.push(error.message));
+		try {
+			await other.goto(pathToFileURL(html).href);
+			await other.waitForSelector("body[data-ready='1']");
+			expect(await other.evaluate(() => (globalThis as { pwned?: unknown }).pwned)).toBeUndefined();
+			expect(await other.locator("img").count()).toBe(0);
+			const all = await visible(other.locator("body"));
+			expect(all).toContain(hostile(3));
+			expect(all).toContain(hostile(6));
+			expect(pageErrors).toEqual([]);
 		} finally {
 			await other.close();
 		}

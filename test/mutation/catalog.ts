@@ -12342,6 +12342,42 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/pi-races/extension-api.test.ts", "test/extensions/api.test.ts"],
 	},
+	{
+		id: "DS01",
+		file: "src/cli/print-mode.ts",
+		description:
+			"settle -p prints only the last answer's text again: an empty final answer after a tool call loses the report the model wrote with that call (pi#8094)",
+		edits: [{ find: "if (text) return text;", replace: "return text || undefined;" }],
+		tests: ["test/pi-races/output-modes.test.ts"],
+	},
+	{
+		id: "DS02",
+		file: "src/cli/print-mode.ts",
+		description: "settle -p exits 0 without a word when no answer of the run holds text (pi#8094)",
+		edits: [
+			{
+				find: 'else out.stderr("Warning: the model\'s answer holds no text; nothing to print.\\n");',
+				replace: "",
+			},
+		],
+		tests: ["test/pi-races/output-modes.test.ts"],
+	},
+	{
+		id: "DS03",
+		file: "src/session/agent-session.ts",
+		description:
+			"a custom message sent without triggerTurn from an agent_end handler is steered into a new run again: an extension that sends one at every agent_end makes settle -p call the model forever (pi#9379)",
+		edits: [{ find: "(options.triggerTurn === undefined && runOver)", replace: "false" }],
+		tests: ["test/pi-races/output-modes.test.ts"],
+	},
+	{
+		id: "DS04",
+		file: "src/session/event-bridge.ts",
+		description:
+			"the run is never marked over at agent_end: its handlers' triggerless custom messages steer a new run (pi#9379)",
+		edits: [{ find: "\t\t\ts.scratch.runEnded = true;", replace: "" }],
+		tests: ["test/pi-races/output-modes.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
