@@ -156,7 +156,7 @@ describe("--export beside pi 0.73.1", () => {
 });
 
 describe("pi 0.73.1 bugs, pinned on both sides", () => {
-	it("stdin glued to the prompt: pi joins piped text and the first prompt without a separator", async () => {
+	it("stdin glued to the prompt (pi#7863): pi joins piped text and the first prompt without a separator", async () => {
 		const dirs = freshDirs(cli.dir);
 		const { pi, settle } = await runBoth(dirs, ["-p", "Why?"], { input: "the log says ENOENT\n" });
 		expect(pi).toEqual({ code: 0, stdout: "the log says ENOENTWhy?\n", stderr: "" });

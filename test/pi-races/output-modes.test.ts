@@ -10,7 +10,7 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { useCliProject } from "../cli/helpers.js";
+import { RpcClient, useCliProject } from "../cli/helpers.js";
 import { makeDiffDirs, runPiCli, runSettleCli, writeScript } from "../cli/pi-diff-process.js";
 
 const cli = useCliProject("settle-pi-races-output-modes-");
@@ -125,5 +125,54 @@ describe("pi#9379: -p prints nothing when an extension appends a custom message 
 			timeoutMs: HANG_GUARD_MS,
 		});
 		expect(run).toEqual({ code: 0, stdout: "the answer is 2\n", stderr: "" });
+	});
+});
+
+describe("pi#7863: piped stdin and CLI prompts are concatenated without a separator", () => {
+	it("pi#7863: printf 'alpha\\n' | settle -p @notes.txt Summarize: stdin, the file and the prompt reach the model as three parts (the faux model echoes them); pi 0.73.1 (peer) glues stdin to the file", async () => {
+		const dirs = makeDiffDirs(join(cli.dir, "stdin"));
+		writeFileSync(join(dirs.project, "notes.txt"), "beta\n");
+		const args = ["--no-session", "-p", "@notes.txt", "Summarize"];
+		const [settle, pi] = await Promise.all([
+			runSettleCli(dirs, args, { input: "alpha\n", timeoutMs: HANG_GUARD_MS }),
+			runPiCli(dirs, args, { input: "alpha\n", timeoutMs: HANG_GUARD_MS }),
+		]);
+		const file = `<file name="${join(dirs.project, "notes.txt")}">\nbeta\n\n</file>\n`;
+		expect(settle).toEqual({ code: 0, stdout: `alpha\n\n${file}Summarize\n`, stderr: "" });
+		expect(pi).toEqual({ code: 0, stdout: `alpha${file}Summarize\n`, stderr: "" });
+	});
+});
+
+describe("pi#351: /copy after an abort says there is nothing to copy", () => {
+	it("pi#351: settle --rpc on a session whose last answer was aborted before any text, resumed in a new process: get_last_assistant_text is the answer before it", async () => {
+		const dirs = makeDiffDirs(join(cli.dir, "copy"));
+		const script = writeScript(dirs, ["the first answer", { stopReason: "aborted" }]);
+		const sessionFile = join(dirs.project, "copy.jsonl");
+		const rpc = ["--faux-script", script, "--session", sessionFile, "--rpc"];
+		const first = new RpcClient(rpc, { cwd: dirs.project, agentDir: cli.agentDir });
+		for (const [id, message] of [
+			["1", "one"],
+			["2", "two"],
+		] as const) {
+			const settled = first.next((line) => line.type === "agent_settled");
+			expect(await first.request({ id, type: "prompt", message })).toMatchObject({ success: true });
+			await settled;
+		}
+		expect(await first.request({ id: "3", type: "get_last_assistant_text" })).toMatchObject({
+			success: true,
+			data: { text: "the first answer" },
+		});
+		expect(await first.end()).toBe(0);
+		// Resumed, as the report's `--resume`: the aborted empty answer is the file's last message.
+		const lines = readFileSync(sessionFile, "utf8").trim().split("\n");
+		expect(JSON.parse(lines.at(-1)!)).toMatchObject({
+			message: { role: "assistant", stopReason: "aborted", content: [] },
+		});
+		const resumed = new RpcClient(rpc, { cwd: dirs.project, agentDir: cli.agentDir });
+		expect(await resumed.request({ id: "1", type: "get_last_assistant_text" })).toMatchObject({
+			success: true,
+			data: { text: "the first answer" },
+		});
+		expect(await resumed.end()).toBe(0);
 	});
 });
