@@ -13,13 +13,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { loadProjectContextFiles as piLoadProjectContextFiles } from "../../node_modules/@mariozechner/pi-coding-agent/dist/core/resource-loader.js";
 import { createFauxProvider, fauxAssistantMessage } from "../../src/llm/faux.js";
 import type { AgentSessionRuntime } from "../../src/runtime/runtime.js";
-import {
-	createWorkspace,
-	fauxModelRuntime,
-	recordingFactory,
-	startRuntime,
-	type Workspace,
-} from "../runtime/helpers.js";
+import { createWorkspace, startRuntimeWithEmptyHome, type Workspace } from "../runtime/helpers.js";
 
 let ws: Workspace | undefined;
 let runtime: AgentSessionRuntime | undefined;
@@ -35,14 +29,8 @@ function timesIn(text: string, needle: string): number {
 }
 
 async function firstSystemPrompt(workspace: Workspace, cwd: string, agentDir = workspace.agentDir): Promise<string> {
-	const home = join(workspace.root, "home");
-	mkdirSync(home, { recursive: true });
 	const faux = createFauxProvider();
-	const { factory } = recordingFactory({
-		modelRuntime: () => fauxModelRuntime(faux),
-		resourceLoaderOptions: { noExtensions: true, trustProject: true, homeDir: home },
-	});
-	runtime = await startRuntime(factory, { ...workspace, agentDir }, cwd);
+	runtime = await startRuntimeWithEmptyHome(faux, { ...workspace, agentDir }, cwd);
 	faux.setResponses([fauxAssistantMessage("ok")]);
 	await runtime.session.prompt("hi");
 	return faux.requests[0]!.systemPrompt ?? "";

@@ -6,18 +6,12 @@
  * session's first request carries the file as it is on disk now. Driven through the public runtime
  * (`createAgentSessionRuntime` + `createAgentSessionRuntimeFactory`, pi's `/new`), on real files.
  */
-import { mkdirSync, writeFileSync } from "node:fs";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { createFauxProvider, fauxAssistantMessage } from "../../src/llm/faux.js";
 import type { AgentSessionRuntime } from "../../src/runtime/runtime.js";
-import {
-	createWorkspace,
-	fauxModelRuntime,
-	recordingFactory,
-	startRuntime,
-	type Workspace,
-} from "../runtime/helpers.js";
+import { createWorkspace, startRuntimeWithEmptyHome, type Workspace } from "../runtime/helpers.js";
 
 let ws: Workspace | undefined;
 let runtime: AgentSessionRuntime | undefined;
@@ -31,16 +25,10 @@ afterEach(async () => {
 describe("oh-my-pi#8663: /new serves the AGENTS.md read at startup", () => {
 	it("oh-my-pi#8663, oh-my-pi#9273: AGENTS.md edited on disk, then newSession(): the new session's request carries the new rules, not the old", async () => {
 		ws = createWorkspace();
-		const home = join(ws.root, "home");
-		mkdirSync(home, { recursive: true });
 		const rules = join(ws.alpha, "AGENTS.md");
 		writeFileSync(rules, "- The project magic token is MAGIC-ALPHA.\n");
 		const faux = createFauxProvider();
-		const { factory } = recordingFactory({
-			modelRuntime: () => fauxModelRuntime(faux),
-			resourceLoaderOptions: { noExtensions: true, trustProject: true, homeDir: home },
-		});
-		runtime = await startRuntime(factory, ws, ws.alpha);
+		runtime = await startRuntimeWithEmptyHome(faux, ws, ws.alpha);
 		faux.setResponses([fauxAssistantMessage("MAGIC-ALPHA"), fauxAssistantMessage("MAGIC-BRAVO")]);
 		await runtime.session.prompt("What magic token do your project rules contain?");
 		expect(faux.requests[0]!.systemPrompt).toContain("MAGIC-ALPHA");

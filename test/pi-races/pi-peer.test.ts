@@ -1269,6 +1269,42 @@ async function resumeWithoutModel(
 	return result;
 }
 
+/** Session file entries: a user "hi" (id `u1`, after `parentId`) answered "hello" on faux-2 (id `a1`). */
+function helloExchangeOnFaux2(parentId: string, timestamp: string): Record<string, unknown>[] {
+	return [
+		{
+			type: "message",
+			id: "u1",
+			parentId,
+			timestamp,
+			message: { role: "user", content: [{ type: "text", text: "hi" }], timestamp: 1 },
+		},
+		{
+			type: "message",
+			id: "a1",
+			parentId: "u1",
+			timestamp,
+			message: {
+				role: "assistant",
+				content: [{ type: "text", text: "hello" }],
+				api: "faux",
+				provider: "faux",
+				model: "faux-2",
+				usage: {
+					input: 0,
+					output: 0,
+					cacheRead: 0,
+					cacheWrite: 0,
+					totalTokens: 0,
+					cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 },
+				},
+				stopReason: "stop",
+				timestamp: 2,
+			},
+		},
+	];
+}
+
 describe("pi 0.73.1 against Settle: resuming a session", () => {
 	it("pi#6822: a file that records a model and thinking level but no message yet — pi 0.73.1 starts on the settings' default model; Settle on the recorded one", async () => {
 		const dir = tempDir("settle-pi6822-peer-");
@@ -1281,38 +1317,7 @@ describe("pi 0.73.1 against Settle: resuming a session", () => {
 			{ type: "thinking_level_change", id: "t2", parentId: "m2", timestamp, thinkingLevel: "high" },
 		];
 		// The control: the same file with one exchange on faux-2, which both restore.
-		const exchange = [
-			{
-				type: "message",
-				id: "u1",
-				parentId: "t2",
-				timestamp,
-				message: { role: "user", content: [{ type: "text", text: "hi" }], timestamp: 1 },
-			},
-			{
-				type: "message",
-				id: "a1",
-				parentId: "u1",
-				timestamp,
-				message: {
-					role: "assistant",
-					content: [{ type: "text", text: "hello" }],
-					api: "faux",
-					provider: "faux",
-					model: "faux-2",
-					usage: {
-						input: 0,
-						output: 0,
-						cacheRead: 0,
-						cacheWrite: 0,
-						totalTokens: 0,
-						cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 },
-					},
-					stopReason: "stop",
-					timestamp: 2,
-				},
-			},
-		];
+		const exchange = helloExchangeOnFaux2("t2", timestamp);
 		const runs: Record<string, unknown> = {};
 		for (const name of ["pi", "settle"] as const) {
 			const promptless = join(dir, `${name}-promptless.jsonl`);
@@ -1338,34 +1343,11 @@ describe("pi 0.73.1 against Settle: a session at newer pi's max thinking level",
 	it("pi-dynamic-workflows#59: a file at `max` on a reasoning model resumes at off in pi 0.73.1, at the model's highest level (high) in Settle", async () => {
 		const dir = tempDir("settle-max-thinking-peer-");
 		const timestamp = "2026-12-01T10:00:00.000Z";
-		const usage = { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, totalTokens: 0 };
 		const lines = [
 			{ type: "session", version: 3, id: "0199ffff-0000-7000-8000-000000000059", timestamp, cwd: dir },
 			{ type: "model_change", id: "m1", parentId: null, timestamp, provider: "faux", modelId: "faux-2" },
 			{ type: "thinking_level_change", id: "t1", parentId: "m1", timestamp, thinkingLevel: "max" },
-			{
-				type: "message",
-				id: "u1",
-				parentId: "t1",
-				timestamp,
-				message: { role: "user", content: [{ type: "text", text: "hi" }], timestamp: 1 },
-			},
-			{
-				type: "message",
-				id: "a1",
-				parentId: "u1",
-				timestamp,
-				message: {
-					role: "assistant",
-					content: [{ type: "text", text: "hello" }],
-					api: "faux",
-					provider: "faux",
-					model: "faux-2",
-					usage: { ...usage, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 } },
-					stopReason: "stop",
-					timestamp: 2,
-				},
-			},
+			...helloExchangeOnFaux2("t1", timestamp),
 		];
 		const runs: Record<string, unknown> = {};
 		for (const name of ["pi", "settle"] as const) {

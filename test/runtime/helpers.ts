@@ -143,6 +143,24 @@ export async function startRuntime(
 	return runtime;
 }
 
+/**
+ * Starts a runtime answering from `faux` in `cwd` that loads no extensions, trusts the project and
+ * reads its own empty home folder under `ws.root` (the machine's global context files stay out).
+ */
+export async function startRuntimeWithEmptyHome(
+	faux: FauxProvider,
+	ws: Workspace,
+	cwd: string,
+): Promise<AgentSessionRuntime> {
+	const home = join(ws.root, "home");
+	mkdirSync(home, { recursive: true });
+	const { factory } = recordingFactory({
+		modelRuntime: () => fauxModelRuntime(faux),
+		resourceLoaderOptions: { noExtensions: true, trustProject: true, homeDir: home },
+	});
+	return startRuntime(factory, ws, cwd);
+}
+
 /** Prompts `session` and checks the faux model answered (the session is usable). */
 export async function assertUsable(session: AgentSession, faux: FauxProvider, text = "still there?"): Promise<string> {
 	faux.setResponses([fauxAssistantMessage(`yes: ${text}`)]);
