@@ -7,15 +7,19 @@
  * session header only: the prompt was read as an unknown flag. pi#7384: two processes saving
  * different settings while `settings.json` did not exist yet both computed their update from nothing,
  * and the second write replaced the first: one setting lost. pi#4456: without internet, pi never
- * finished starting (the answer: set `PI_OFFLINE=1`).
+ * finished starting (the answer: set `PI_OFFLINE=1`). oh-my-pi#941 (a pi fork): a project reached
+ * through a symlink was keyed by another path than the one its sessions were saved under, and
+ * `--resume` silently found nothing; in Settle, `--cwd <link>` kept the link's path while
+ * `cd <link>` gives the real one: two session folders, and `-c` did not find the other's session.
  */
 import { spawn, spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { describe, expect, it } from "vitest";
 import { cliCommand, ROOT, runSettle, trackChild, useCliProject, writeLocalProvider } from "../cli/helpers.js";
 import { piParseArgs } from "../cli/pi-diff-pi.js";
+import { persistedUserTexts } from "./helpers.js";
 
 const cli = useCliProject("settle-pi-races-startup-");
 
@@ -141,5 +145,37 @@ describe("pi#4456: cannot start without internet", () => {
 					JSON.parse(line) as { id?: string; success?: boolean; data?: { model?: { provider: string; id: string } } },
 			);
 		expect(state).toMatchObject({ id: "1", success: true, data: { model: { provider: "local", id: "coder" } } });
+	});
+});
+
+describe("oh-my-pi#941: sessions not found when the project is reached through a symlink", () => {
+	it("oh-my-pi#941: a session started with --cwd <link> is continued by settle -c run in <link>, and the other way round", () => {
+		const link = join(cli.dir, "link");
+		symlinkSync(cli.project, link);
+		const first = runSettle(["--faux", "--cwd", link, "-p", "first"], {
+			cwd: cli.dir,
+			agentDir: cli.agentDir,
+			timeoutMs: HANG_GUARD_MS,
+		});
+		expect(first.code).toBe(0);
+		// `cd link && settle -c`: the shell's process.cwd() is the real folder.
+		const second = runSettle(["--faux", "-c", "-p", "second"], {
+			cwd: link,
+			agentDir: cli.agentDir,
+			timeoutMs: HANG_GUARD_MS,
+		});
+		expect(second).toEqual({ code: 0, stdout: "second\n", stderr: "" });
+		const third = runSettle(["--faux", "--cwd", link, "-c", "-p", "third"], {
+			cwd: cli.dir,
+			agentDir: cli.agentDir,
+			timeoutMs: HANG_GUARD_MS,
+		});
+		expect(third).toEqual({ code: 0, stdout: "third\n", stderr: "" });
+		const sessions = join(cli.agentDir, "sessions");
+		const files = readdirSync(sessions, { recursive: true, encoding: "utf8" }).filter((name) =>
+			name.endsWith(".jsonl"),
+		);
+		expect(files).toHaveLength(1);
+		expect(persistedUserTexts(join(sessions, files[0]!))).toEqual(["first", "second", "third"]);
 	});
 });
