@@ -3,6 +3,8 @@
  * `--name [value]` is collected as an extension flag, validated once the project's extensions are
  * loaded (pi's `Unknown option: --a` / `Extension flag "--x" requires a value`).
  */
+import { realpathSync } from "node:fs";
+import { resolve } from "node:path";
 import type { ThinkingLevel } from "../llm/types.js";
 import { piPackageCommandError } from "./pi-options.js";
 
@@ -405,6 +407,22 @@ function checkTraceOptions(result: ParsedArgs): void {
 			type: "error",
 			message: "--inspect watches a prompt run live: use it with -p, --json, --rpc or -i.",
 		});
+	}
+}
+
+/**
+ * The project directory a command line names: `--cwd` (else the current directory) resolved through
+ * symlinks, as `cd <dir>` and `process.cwd()` name it. The session folder, trust and the project's
+ * files are keyed by it, so `settle --cwd <link>` and `cd <link> && settle` are one project
+ * (oh-my-pi#941: a project reached through a symlink lost its sessions). A path that does not exist
+ * stays as given (the host refuses it).
+ */
+export function projectDirectory(args: Pick<ParsedArgs, "cwd">): string {
+	const path = resolve(args.cwd ?? process.cwd());
+	try {
+		return realpathSync(path);
+	} catch {
+		return path;
 	}
 }
 

@@ -18,7 +18,7 @@ import { unwritableFolder } from "../store/folders.js";
 import { getDefaultSessionDirPath } from "../store/paths.js";
 import { SessionManager } from "../store/session-manager.js";
 import { allToolNames } from "../tools/index.js";
-import { extensionFlagValues, type ParsedArgs, reclaimMessages } from "./args.js";
+import { extensionFlagValues, type ParsedArgs, projectDirectory, reclaimMessages } from "./args.js";
 import { createCliFaux, loadFauxScript } from "./faux-script.js";
 import { EXIT_FAILURE, EXIT_SESSION_FILE, EXIT_SESSION_LOCKED, EXIT_USAGE, HELP_POINTER } from "./help.js";
 import { piContinueHint, piFolderHint, piSessionHint } from "./pi-folder.js";
@@ -68,7 +68,7 @@ function shutdownTimeoutFromEnv(value: string | undefined): number | undefined {
  * directory, an unknown extension flag or model; `EXIT_FAILURE` when the session cannot start.
  */
 export async function startHost(args: ParsedArgs): Promise<CliHost> {
-	const cwd = resolve(args.cwd ?? process.cwd());
+	const cwd = projectDirectory(args);
 	if (!isDirectory(cwd)) {
 		const problem = existsSync(cwd) ? "is not a directory" : "does not exist";
 		throw new CliError(

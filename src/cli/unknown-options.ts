@@ -19,7 +19,7 @@ import { join, resolve } from "node:path";
 import { readJsonObjectFile } from "../settings/json-file.js";
 import { expandHome, getDefaultAgentDir, resolveProjectConfigDir } from "../settings/paths.js";
 import { resolveProjectTrust } from "../settings/trust.js";
-import type { ParsedArgs } from "./args.js";
+import { type ParsedArgs, projectDirectory } from "./args.js";
 import { isPiOption, withPiOptionHint } from "./pi-options.js";
 
 /** What the check reads of the command line. */
@@ -74,7 +74,7 @@ function piOptionError(name: string, args: OptionArgs): string {
 function extensionSources(args: OptionArgs): { may: boolean; untrustedProject?: string } {
 	if (args.extensions.length > 0) return { may: true };
 	if (args.noExtensions) return { may: false };
-	const cwd = resolve(args.cwd ?? process.cwd());
+	const cwd = projectDirectory(args);
 	const agentDir = resolve(args.agentDir !== undefined ? expandHome(args.agentDir) : getDefaultAgentDir());
 	const global = folderSources(agentDir);
 	if (global.may) return { may: true };

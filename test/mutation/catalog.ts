@@ -12343,6 +12343,14 @@ export const MUTANTS: Mutant[] = [
 		tests: ["test/pi-races/extension-api.test.ts", "test/extensions/api.test.ts"],
 	},
 	{
+		id: "DV01",
+		file: "src/cli/args.ts",
+		description:
+			"--cwd <link> keeps the link's path again: a second session folder, -c from the link does not find its session (oh-my-pi#941)",
+		edits: [{ find: "\t\treturn realpathSync(path);", replace: "\t\treturn path;" }],
+		tests: ["test/pi-races/startup.test.ts"],
+	},
+	{
 		id: "DS01",
 		file: "src/cli/print-mode.ts",
 		description:
