@@ -3,7 +3,7 @@
  * machine-coverage test: a world (a runtime in project alpha with two prompts, a finished session
  * of project beta) and one replacement run with a chosen fault arranged for real.
  */
-import { copyFileSync, mkdirSync, rmSync } from "node:fs";
+import { copyFileSync, cpSync, mkdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import fc from "fast-check";
 import type { InspectionEvent } from "xstate";
@@ -16,6 +16,7 @@ import { SessionManager } from "../../src/store/session-manager.js";
 import {
 	assertUsable,
 	createWorkspace,
+	FIXTURE_PROJECTS,
 	fauxModelRuntime,
 	recordingFactory,
 	startRuntime,
@@ -177,8 +178,8 @@ export interface World {
 export async function createWorld(
 	inspect?: (event: InspectionEvent) => void,
 	timing: Pick<AgentSessionRuntimeFactoryOptions, "clock" | "shutdownTimeoutMs"> = {},
+	ws: Workspace = createWorkspace(),
 ): Promise<World> {
-	const ws = createWorkspace();
 	const faux = createFauxProvider();
 	const control: Control = { cancel: false, beforeSwitch: false, shutdown: false, invalidate: false, rebind: false };
 	const extensionErrors: string[] = [];
@@ -254,7 +255,8 @@ export async function replace(
 		rmSync(moved, { recursive: true, force: true });
 		mkdirSync(moved);
 		rmSync(ws.beta, { recursive: true });
-		restoreCwd = () => mkdirSync(ws.beta, { recursive: true });
+		// Put back as it was (its fixture files too): a later step or run finds the project whole.
+		restoreCwd = () => cpSync(join(FIXTURE_PROJECTS, "beta"), ws.beta, { recursive: true });
 	}
 	try {
 		let promise: Promise<unknown>;

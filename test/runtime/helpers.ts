@@ -48,6 +48,41 @@ export function createWorkspace(): Workspace {
 	};
 }
 
+/**
+ * The fixture projects copied once, for a property whose runs only read them: each run takes a
+ * {@link Workspace} of its own (a fresh root and agent dir, so fresh session files, locks and
+ * exports) on these shared projects, and its `cleanup` removes only that. Copying and removing the
+ * projects per run was most of such a property's time (a directory made or removed costs a
+ * millisecond or more on a busy disk).
+ */
+export interface SharedProjects {
+	/** A workspace of its own on the shared projects. */
+	workspace(): Workspace;
+	/** Removes the projects and every workspace not yet cleaned up. */
+	cleanup(): void;
+}
+
+export function sharedProjects(): SharedProjects {
+	const root = mkdtempSync(join(tmpdir(), "settle-runtime-shared-"));
+	cpSync(FIXTURE_PROJECTS, join(root, "projects"), { recursive: true });
+	return {
+		workspace: () => {
+			const runRoot = mkdtempSync(join(root, "run-"));
+			const agentDir = join(runRoot, "agent");
+			mkdirSync(agentDir);
+			return {
+				root: runRoot,
+				agentDir,
+				alpha: join(root, "projects", "alpha"),
+				beta: join(root, "projects", "beta"),
+				sessionDir: (project) => join(agentDir, "sessions", project.split("/").pop()!),
+				cleanup: () => rmSync(runRoot, { recursive: true, force: true }),
+			};
+		},
+		cleanup: () => rmSync(root, { recursive: true, force: true }),
+	};
+}
+
 /** Lines the fixture projects' extensions push (`alpha:session_start:startup:<cwd>`). */
 export function installFixtureLog(): string[] {
 	const log: string[] = [];

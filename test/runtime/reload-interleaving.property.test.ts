@@ -81,12 +81,15 @@ const REACH_SEED = 1;
 describe("reload, replacements, prompts and dispose interleaved with slow and stuck handlers", () => {
 	it("nothing hangs, nothing is lost, each prompt runs exactly once or rejects with a typed error", async () => {
 		const seen = { ran: 0, held: 0, reloadFailed: 0, busy: 0, closed: 0 };
+		// One workspace for all runs: each run starts on a session file of its own (and makes its own
+		// forks and new sessions), and nothing here reads the folder. Copying the projects and removing
+		// them per run was most of this test's time.
+		const ws = createWorkspace();
 		const schedules = fc.asyncProperty(
 			fc.scheduler(),
 			fc.array(actionArb, { minLength: 2, maxLength: 7 }),
 			fc.boolean(),
 			async (s, actions, stuckShutdown) => {
-				const ws = createWorkspace();
 				const faux = createFauxProvider();
 				const clock = new SimulatedClock();
 				clock.set(0);
@@ -278,7 +281,6 @@ describe("reload, replacements, prompts and dispose interleaved with slow and st
 						await tick();
 					}
 					await disposing;
-					ws.cleanup();
 				}
 				for (const [index, heard] of instances.entries()) {
 					const label = `instance ${index}: started ${heard.started}, shutdown ${heard.shutdowns.join(",")}`;
@@ -287,12 +289,16 @@ describe("reload, replacements, prompts and dispose interleaved with slow and st
 				}
 			},
 		);
-		await fc.assert(schedules, { numRuns: 60 });
-		// Whether random schedules reach a path is chance (60 of them once held no prompt through a reload
-		// that then ran or failed), so the reach is checked on fixed schedules: 60 more from one seed.
-		const reached = Object.fromEntries(Object.keys(seen).map((key) => [key, 0])) as typeof seen;
-		Object.assign(seen, reached);
-		await fc.assert(schedules, { numRuns: 60, seed: REACH_SEED });
+		try {
+			await fc.assert(schedules, { numRuns: 60 });
+			// Whether random schedules reach a path is chance (60 of them once held no prompt through a reload
+			// that then ran or failed), so the reach is checked on fixed schedules: 60 more from one seed.
+			const reached = Object.fromEntries(Object.keys(seen).map((key) => [key, 0])) as typeof seen;
+			Object.assign(seen, reached);
+			await fc.assert(schedules, { numRuns: 60, seed: REACH_SEED });
+		} finally {
+			ws.cleanup();
+		}
 		// The schedules really exercised the paths: prompts ran (in the schedule or after it), were refused by a
 		// failed reload, were busy or closed.
 		expect(seen.ran).toBeGreaterThan(0);

@@ -25,7 +25,7 @@ import {
 	stepArbitrary,
 	type World,
 } from "./faults.js";
-import { assertUsable, locksUnder, sessionFilesUnder } from "./helpers.js";
+import { assertUsable, locksUnder, sessionFilesUnder, sharedProjects } from "./helpers.js";
 
 async function checkStep(world: World, step: Step): Promise<void> {
 	const { runtime, ws, faux } = world;
@@ -73,34 +73,40 @@ async function checkStep(world: World, step: Step): Promise<void> {
 
 describe("invariant 10: a replacement completes or leaves the old session intact and usable", () => {
 	it("holds for random sequences of replacements with a failure injected at a random step", async () => {
-		await fc.assert(
-			fc.asyncProperty(fc.array(stepArbitrary, { minLength: 1, maxLength: 4 }), async (steps) => {
-				const world = await createWorld();
-				try {
-					for (const step of steps) await checkStep(world, step);
-					await world.runtime.dispose();
-					for (const result of world.rec.built) expect(result.session.snapshot.status).toBe("stopped");
-					expect(locksUnder(world.ws.agentDir)).toEqual([]);
-				} finally {
-					await world.runtime.dispose();
-					world.ws.cleanup();
-				}
-			}),
-			{
-				numRuns: 60,
-				// Regression: the fault arrangement used to lock the runtime's own file (switch, then a
-				// locked switch to the same file) and failed in the test, not in the runtime.
-				examples: [
-					[
+		// Each run has its own agent dir (fresh session files and locks) on projects copied once.
+		const projects = sharedProjects();
+		try {
+			await fc.assert(
+				fc.asyncProperty(fc.array(stepArbitrary, { minLength: 1, maxLength: 4 }), async (steps) => {
+					const world = await createWorld(undefined, {}, projects.workspace());
+					try {
+						for (const step of steps) await checkStep(world, step);
+						await world.runtime.dispose();
+						for (const result of world.rec.built) expect(result.session.snapshot.status).toBe("stopped");
+						expect(locksUnder(world.ws.agentDir)).toEqual([]);
+					} finally {
+						await world.runtime.dispose();
+						world.ws.cleanup();
+					}
+				}),
+				{
+					numRuns: 60,
+					// Regression: the fault arrangement used to lock the runtime's own file (switch, then a
+					// locked switch to the same file) and failed in the test, not in the runtime.
+					examples: [
 						[
-							{ kind: "switch", fault: "none" },
-							{ kind: "switch", fault: "targetLocked" },
-							{ kind: "new", fault: "none" },
+							[
+								{ kind: "switch", fault: "none" },
+								{ kind: "switch", fault: "targetLocked" },
+								{ kind: "new", fault: "none" },
+							],
 						],
 					],
-				],
-			},
-		);
+				},
+			);
+		} finally {
+			projects.cleanup();
+		}
 	});
 
 	it("every fault of every kind, once (the exhaustive table)", async () => {
