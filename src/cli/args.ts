@@ -61,6 +61,18 @@ export interface ParsedArgs {
 	fauxScript?: string;
 	extensions: string[];
 	noExtensions: boolean;
+	/** `--system-prompt <text|file>`: replaces the base prompt (as SYSTEM.md does); the last one wins, as in pi. */
+	systemPrompt?: string;
+	/** `--append-system-prompt <text|file>` (repeatable): replace APPEND_SYSTEM.md, in order, as in pi. */
+	appendSystemPrompt: string[];
+	/** `--no-context-files` / `-nc`: no AGENTS.md / CLAUDE.md. */
+	noContextFiles: boolean;
+	/** `--no-skills` / `-ns`: no skill discovery. */
+	noSkills: boolean;
+	/** `--no-prompt-templates` / `-np`: no prompt template discovery. */
+	noPromptTemplates: boolean;
+	/** `--offline` (pi's): accepted; Settle makes no start-up network requests, so it changes nothing. */
+	offline: boolean;
 	/** `--trace <file>`: save the run's lifecycle trace there. */
 	trace?: string;
 	/** `settle trace <file> -o <out.html>`. */
@@ -91,6 +103,8 @@ const VALUE_OPTIONS = new Set([
 	"--trace",
 	"--inspect-port",
 	"--export",
+	"--system-prompt",
+	"--append-system-prompt",
 ]);
 /** `settle trace <file> -o <out.html>` (elsewhere `-o` stays an unknown option, as in pi). */
 const TRACE_COMMAND_OPTIONS = new Set(["-o", "--output"]);
@@ -117,6 +131,11 @@ export function parseArgs(argv: readonly string[]): ParsedArgs {
 		faux: false,
 		extensions: [],
 		noExtensions: false,
+		appendSystemPrompt: [],
+		noContextFiles: false,
+		noSkills: false,
+		noPromptTemplates: false,
+		offline: false,
 		inspect: false,
 		unknownFlags: [],
 		diagnostics: [],
@@ -212,6 +231,21 @@ export function parseArgs(argv: readonly string[]): ParsedArgs {
 			case "--no-extensions":
 			case "-ne":
 				result.noExtensions = true;
+				continue;
+			case "--no-context-files":
+			case "-nc":
+				result.noContextFiles = true;
+				continue;
+			case "--no-skills":
+			case "-ns":
+				result.noSkills = true;
+				continue;
+			case "--no-prompt-templates":
+			case "-np":
+				result.noPromptTemplates = true;
+				continue;
+			case "--offline":
+				result.offline = true;
 				continue;
 		}
 		if (arg.startsWith("--") && arg.length > 2) {
@@ -331,6 +365,12 @@ function applyValueOption(result: ParsedArgs, option: string, value: string): vo
 			return;
 		case "--export":
 			result.export = value;
+			return;
+		case "--system-prompt":
+			result.systemPrompt = value;
+			return;
+		case "--append-system-prompt":
+			result.appendSystemPrompt.push(value);
 			return;
 		case "-o":
 		case "--output":

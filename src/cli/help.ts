@@ -72,6 +72,15 @@ Options:
   --approve / --no-approve      Trust / don't trust the project (its extensions and code-running settings)
   -e, --extension <path>        Load an extension file (repeatable)
   -ne, --no-extensions          Don't discover extensions (-e paths still load)
+  -nc, --no-context-files       Don't load AGENTS.md / CLAUDE.md
+  -ns, --no-skills              Don't discover skills
+  -np, --no-prompt-templates    Don't discover prompt templates
+  --system-prompt <text|file>   Base system prompt instead of SYSTEM.md (a value naming a file is read);
+                                tools, skills, context files and the date/cwd lines are still added
+  --append-system-prompt <text|file>
+                                Text appended to the system prompt instead of APPEND_SYSTEM.md
+                                (a value naming a file is read; repeatable)
+  --offline                     Accepted for pi's scripts; does nothing (settle makes no startup requests)
   --faux                        Offline scripted model: echoes each prompt
   --faux-script <file.json>     Offline scripted model replaying a script (then echoing)
   --export <file> [out.html]    Export a session file to HTML and exit

@@ -141,6 +141,11 @@ export async function startHost(args: ParsedArgs): Promise<CliHost> {
 			...(args.trustProject !== undefined ? { trustProject: args.trustProject } : {}),
 			...(args.extensions.length > 0 ? { additionalExtensionPaths: args.extensions } : {}),
 			...(args.noExtensions ? { noExtensions: true } : {}),
+			...(args.noContextFiles ? { noContextFiles: true } : {}),
+			...(args.noSkills ? { noSkills: true } : {}),
+			...(args.noPromptTemplates ? { noPromptTemplates: true } : {}),
+			...(args.systemPrompt !== undefined ? { systemPrompt: args.systemPrompt } : {}),
+			...(args.appendSystemPrompt.length > 0 ? { appendSystemPrompt: args.appendSystemPrompt } : {}),
 		},
 	});
 

@@ -19,21 +19,12 @@ const HINTS: Readonly<Record<string, string>> = {
 	"--provider": "Name the provider in --model <provider/id>.",
 	"--api-key":
 		"Give the key in the provider's environment variable (ANTHROPIC_API_KEY, OPENAI_API_KEY, …) or in <agent dir>/auth.json.",
-	"--system-prompt": "Put the system prompt in .settle/SYSTEM.md (or <agent dir>/SYSTEM.md).",
-	"--append-system-prompt": "Put the text to append in .settle/APPEND_SYSTEM.md (or <agent dir>/APPEND_SYSTEM.md).",
 	"--no-builtin-tools": NO_BUILTIN_TOOLS,
 	"-nbt": NO_BUILTIN_TOOLS,
 	"--skill": SKILLS,
 	"--prompt-template": PROMPTS,
 	"--theme": THEMES,
 	"--no-themes": THEMES,
-	"--offline": "Settle makes no network requests at startup, so there is nothing to turn off.",
-	"--no-skills": "",
-	"-ns": "",
-	"--no-prompt-templates": "",
-	"-np": "",
-	"--no-context-files": "",
-	"-nc": "",
 	"--verbose": "",
 };
 

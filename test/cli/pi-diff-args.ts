@@ -28,6 +28,14 @@ export interface ArgsView {
 	/** pi `extensions` (undefined when none) ↔ Settle `extensions` ([] when none). */
 	extensions: string[];
 	noExtensions: boolean;
+	/** `--system-prompt <text|file>` (the last one). */
+	systemPrompt: string | undefined;
+	/** pi `appendSystemPrompt` (undefined when none) ↔ Settle `appendSystemPrompt` ([] when none). */
+	appendSystemPrompt: string[];
+	noContextFiles: boolean;
+	noSkills: boolean;
+	noPromptTemplates: boolean;
+	offline: boolean;
 	/** `--export <file>`: the session file to write as HTML (the first message is then the output path). */
 	export: string | undefined;
 	/** pi `unknownFlags` (a Map) ↔ Settle `extensionFlagValues(unknownFlags)` (the Map it hands to the runtime). */
@@ -59,6 +67,12 @@ export function piView(p: PiArgs): ArgsView {
 		noTools: p.noTools === true,
 		extensions: p.extensions ?? [],
 		noExtensions: p.noExtensions === true,
+		systemPrompt: p.systemPrompt,
+		appendSystemPrompt: p.appendSystemPrompt ?? [],
+		noContextFiles: p.noContextFiles === true,
+		noSkills: p.noSkills === true,
+		noPromptTemplates: p.noPromptTemplates === true,
+		offline: p.offline === true,
 		export: p.export,
 		extensionFlags: [...p.unknownFlags.entries()],
 		errors: diagnostics(p.diagnostics, "error"),
@@ -85,6 +99,12 @@ export function settleView(s: ParsedArgs): ArgsView {
 		noTools: s.noTools,
 		extensions: s.extensions,
 		noExtensions: s.noExtensions,
+		systemPrompt: s.systemPrompt,
+		appendSystemPrompt: s.appendSystemPrompt,
+		noContextFiles: s.noContextFiles,
+		noSkills: s.noSkills,
+		noPromptTemplates: s.noPromptTemplates,
+		offline: s.offline,
 		export: s.export,
 		extensionFlags: [...extensionFlagValues(s.unknownFlags).entries()],
 		errors: diagnostics(s.diagnostics, "error"),
@@ -110,6 +130,13 @@ export const SHARED_BOOLEAN = [
 	"-nt",
 	"--no-extensions",
 	"-ne",
+	"--no-context-files",
+	"-nc",
+	"--no-skills",
+	"-ns",
+	"--no-prompt-templates",
+	"-np",
+	"--offline",
 	"--help",
 	"-h",
 	"--version",
@@ -127,6 +154,8 @@ export const SHARED_VALUE = [
 	"--extension",
 	"-e",
 	"--export",
+	"--system-prompt",
+	"--append-system-prompt",
 ];
 
 /** Values, valid for some option or not, and words that look like options. */
@@ -159,31 +188,14 @@ const VALUES = [
 /**
  * pi 0.73.1 options Settle does not have (named divergence "pi-only option"): `--resume`/`-r` and
  * `--models` drive the interactive TUI (session picker, Ctrl+P cycling) that Settle has no
- * counterpart of; `--fork`, `--provider`, `--api-key`, the system-prompt flags,
- * skills, prompt templates, themes, context-file switches, `--verbose` and `--offline` are not
- * part of Settle's CLI (README "CLI"). Settle reports each as an unknown option instead of running.
+ * counterpart of; `--fork`, `--provider`, `--api-key`, `--skill` / `--prompt-template` paths,
+ * themes, `--no-builtin-tools` and `--verbose` are not part of Settle's CLI (README "CLI"). Settle reports each as an unknown option instead of running.
  */
-export const PI_ONLY_BOOLEAN = [
-	"--resume",
-	"-r",
-	"--no-builtin-tools",
-	"-nbt",
-	"--no-skills",
-	"-ns",
-	"--no-prompt-templates",
-	"-np",
-	"--no-themes",
-	"--no-context-files",
-	"-nc",
-	"--verbose",
-	"--offline",
-];
+export const PI_ONLY_BOOLEAN = ["--resume", "-r", "--no-builtin-tools", "-nbt", "--no-themes", "--verbose"];
 export const PI_ONLY_VALUE = [
 	"--models",
 	"--provider",
 	"--api-key",
-	"--system-prompt",
-	"--append-system-prompt",
 	"--fork",
 	"--skill",
 	"--prompt-template",
@@ -283,6 +295,12 @@ export const sharedUnit: fc.Arbitrary<readonly string[]> = fc.oneof(
 		.map((unit) => [...unit]),
 	fc.tuple(fc.constantFrom("--extension", "-e"), fc.constantFrom("ext.ts", "npm:pkg")).map((unit) => [...unit]),
 	fc.tuple(fc.constantFrom("--export"), fc.constantFrom("s.jsonl", "./s.jsonl")).map((unit) => [...unit]),
+	fc
+		.tuple(
+			fc.constantFrom("--system-prompt", "--append-system-prompt"),
+			fc.constantFrom("Be brief.", "prompt.md", "-x", "@a.md", ""),
+		)
+		.map((unit) => [...unit]),
 	fc.constantFrom(["hello"], ["fix the bug"], ["@notes.md"], ["@img.png"], ["--plan=deep"], ["--alias", "fast"]),
 );
 
@@ -293,19 +311,13 @@ export function piOnlyFieldsUsed(p: PiArgs): string[] {
 		"models",
 		"provider",
 		"apiKey",
-		"systemPrompt",
-		"appendSystemPrompt",
 		"fork",
 		"skills",
 		"promptTemplates",
 		"themes",
 		"noBuiltinTools",
-		"noSkills",
-		"noPromptTemplates",
 		"noThemes",
-		"noContextFiles",
 		"verbose",
-		"offline",
 	];
 	return fields.filter((field) => p[field] !== undefined);
 }

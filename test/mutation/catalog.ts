@@ -12386,6 +12386,57 @@ export const MUTANTS: Mutant[] = [
 		edits: [{ find: "\t\t\ts.scratch.runEnded = true;", replace: "" }],
 		tests: ["test/pi-races/output-modes.test.ts"],
 	},
+	{
+		id: "DW01",
+		file: "src/cli/host.ts",
+		description:
+			"settle -nc / --no-context-files loads AGENTS.md again: the flag is parsed but not handed to the resource loader (piflags)",
+		edits: [{ find: "...(args.noContextFiles ? { noContextFiles: true } : {}),", replace: "" }],
+		tests: ["test/cli/pi-startup-flags.test.ts"],
+	},
+	{
+		id: "DW02",
+		file: "src/cli/host.ts",
+		description:
+			"settle -ns / --no-skills lists the project's skills again: the flag is parsed but not handed to the resource loader (piflags)",
+		edits: [{ find: "...(args.noSkills ? { noSkills: true } : {}),", replace: "" }],
+		tests: ["test/cli/pi-startup-flags.test.ts"],
+	},
+	{
+		id: "DW03",
+		file: "src/cli/host.ts",
+		description:
+			"settle -np / --no-prompt-templates expands /templates again: the flag is parsed but not handed to the resource loader (piflags)",
+		edits: [{ find: "...(args.noPromptTemplates ? { noPromptTemplates: true } : {}),", replace: "" }],
+		tests: ["test/cli/pi-startup-flags.test.ts"],
+	},
+	{
+		id: "DW04",
+		file: "src/cli/host.ts",
+		description:
+			"settle --system-prompt <text|file> is ignored: the default (or SYSTEM.md) base prompt is sent (piflags)",
+		edits: [{ find: "...(args.systemPrompt !== undefined ? { systemPrompt: args.systemPrompt } : {}),", replace: "" }],
+		tests: ["test/cli/pi-startup-flags.test.ts"],
+	},
+	{
+		id: "DW05",
+		file: "src/cli/host.ts",
+		description: "settle --append-system-prompt <text|file> is ignored: APPEND_SYSTEM.md is appended instead (piflags)",
+		edits: [
+			{
+				find: "...(args.appendSystemPrompt.length > 0 ? { appendSystemPrompt: args.appendSystemPrompt } : {}),",
+				replace: "",
+			},
+		],
+		tests: ["test/cli/pi-startup-flags.test.ts"],
+	},
+	{
+		id: "DW06",
+		file: "src/cli/args.ts",
+		description: "settle --offline is an unknown option again (exit 2), so a pi script using it fails (piflags)",
+		edits: [{ find: 'case "--offline":\n\t\t\t\tresult.offline = true;\n\t\t\t\tcontinue;', replace: "" }],
+		tests: ["test/cli/pi-startup-flags.test.ts", "test/cli/pi-differential-args.property.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */

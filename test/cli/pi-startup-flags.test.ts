@@ -1,0 +1,179 @@
+/**
+ * piflags: pi 0.73.1's start-up flags `--system-prompt`, `--append-system-prompt`,
+ * `--no-context-files`/`-nc`, `--no-skills`/`-ns`, `--no-prompt-templates`/`-np` and `--offline`,
+ * which Settle refused as unknown options (exit 2), so a pi user's script
+ * (`pi -p --no-context-files --append-system-prompt "…" "task"`) failed under `settle`. Each is run
+ * through the real `settle` command on the faux model; the system prompt the model gets is the
+ * `system` message Settle emits (`--json`, `--rpc`) and records in the session file (`-p`, `-i`).
+ */
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { runSettle, useCliProject } from "./helpers.js";
+import { Repl } from "./interactive.helpers.js";
+
+const cli = useCliProject("settle-piflags-");
+
+function settle(args: string[], input?: string) {
+	return runSettle(args, { cwd: cli.project, agentDir: cli.agentDir, ...(input ? { input } : {}) });
+}
+
+/** The base system prompts (`kind: "baseline"`) in JSON lines (events or session entries), in order. */
+function baselines(jsonl: string): string[] {
+	const prompts: string[] = [];
+	for (const line of jsonl.split("\n")) {
+		if (!line.startsWith("{")) continue;
+		const value = JSON.parse(line) as { message?: { role?: string; kind?: string; content?: string } };
+		const message = value.message;
+		if (message?.role === "system" && message.kind === "baseline" && typeof message.content === "string") {
+			prompts.push(message.content);
+		}
+	}
+	return prompts;
+}
+
+/** The base system prompts recorded in every session file of the project, file by file. */
+function sessionBaselines(): string[][] {
+	const root = join(cli.agentDir, "sessions");
+	const files = readdirSync(root, { recursive: true, encoding: "utf8" })
+		.filter((name) => name.endsWith(".jsonl"))
+		.sort();
+	return files.map((name) => [...new Set(baselines(readFileSync(join(root, name), "utf8")))]);
+}
+
+function addProjectResources(): void {
+	writeFileSync(join(cli.project, "AGENTS.md"), "AGENTS-MARKER: use tabs\n");
+	mkdirSync(join(cli.project, ".settle", "skills", "deploy-docs"), { recursive: true });
+	writeFileSync(
+		join(cli.project, ".settle", "skills", "deploy-docs", "SKILL.md"),
+		"---\nname: deploy-docs\ndescription: SKILL-MARKER deploys the docs\n---\nSteps.\n",
+	);
+	mkdirSync(join(cli.project, ".settle", "prompts"), { recursive: true });
+	writeFileSync(join(cli.project, ".settle", "prompts", "greet.md"), "TEMPLATE-MARKER say hello\n");
+	writeFileSync(join(cli.project, ".settle", "APPEND_SYSTEM.md"), "APPEND-FILE-MARKER\n");
+}
+
+describe("pi's start-up flags (piflags)", () => {
+	it("settle -p --no-context-files --append-system-prompt …: a pi script runs unchanged", () => {
+		addProjectResources();
+		writeFileSync(join(cli.project, "extra.txt"), "FROM-FILE-MARKER\n");
+		const run = settle([
+			"--faux",
+			"-p",
+			"--no-context-files",
+			"--append-system-prompt",
+			"extra.txt",
+			"--append-system-prompt",
+			"INLINE-MARKER",
+			"task",
+		]);
+		expect(run.stderr).toBe("");
+		expect(run.code).toBe(0);
+		expect(run.stdout).toBe("task\n");
+		const [[prompt]] = sessionBaselines() as [[string]];
+		// A value naming a file is read; repeats are kept in order; as in pi, they replace APPEND_SYSTEM.md.
+		expect(prompt).toContain("FROM-FILE-MARKER\n\nINLINE-MARKER");
+		expect(prompt.indexOf("FROM-FILE-MARKER")).toBeLessThan(prompt.indexOf("INLINE-MARKER"));
+		expect(prompt).not.toContain("APPEND-FILE-MARKER");
+		expect(prompt).not.toContain("AGENTS-MARKER");
+		// Not turned off: skills are still listed.
+		expect(prompt).toContain("SKILL-MARKER");
+	});
+
+	it("without the flags the same project's prompt has AGENTS.md, APPEND_SYSTEM.md and the skill", () => {
+		addProjectResources();
+		const run = settle(["--faux", "--json", "task"]);
+		expect(run.code).toBe(0);
+		const [prompt] = baselines(run.stdout) as [string];
+		expect(prompt).toContain("AGENTS-MARKER");
+		expect(prompt).toContain("APPEND-FILE-MARKER");
+		expect(prompt).toContain("SKILL-MARKER");
+		expect(prompt).toContain("You are an expert coding assistant");
+	});
+
+	it("settle --json --system-prompt <text> -ns: the base prompt is replaced, the skill left out", () => {
+		addProjectResources();
+		const run = settle(["--faux", "--json", "--system-prompt", "BASE-MARKER you review code", "-ns", "task"]);
+		expect(run.stderr).toBe("");
+		expect(run.code).toBe(0);
+		const [prompt] = baselines(run.stdout) as [string];
+		expect(prompt.startsWith("BASE-MARKER you review code")).toBe(true);
+		expect(prompt).not.toContain("You are an expert coding assistant");
+		expect(prompt).not.toContain("SKILL-MARKER");
+		// As in pi, context files, APPEND_SYSTEM.md and the cwd line stay.
+		expect(prompt).toContain("AGENTS-MARKER");
+		expect(prompt).toContain("APPEND-FILE-MARKER");
+		expect(prompt).toContain(`Current working directory: ${cli.project}`);
+	});
+
+	it("settle -p --system-prompt <file>: a value naming a file is read", () => {
+		writeFileSync(join(cli.project, "base.md"), "FILE-BASE-MARKER\n");
+		const run = settle(["--faux", "--json", "--system-prompt", "base.md", "task"]);
+		expect(run.code).toBe(0);
+		const [prompt] = baselines(run.stdout) as [string];
+		expect(prompt.startsWith("FILE-BASE-MARKER")).toBe(true);
+	});
+
+	it("settle -p -np /greet: the prompt template is not expanded (and is without -np)", () => {
+		addProjectResources();
+		expect(settle(["--faux", "-p", "/greet"]).stdout.trim()).toBe("TEMPLATE-MARKER say hello");
+		const run = settle(["--faux", "-p", "-np", "/greet"]);
+		expect(run.code).toBe(0);
+		expect(run.stdout).toBe("/greet\n");
+	});
+
+	it("settle --offline -p: accepted, and changes nothing", () => {
+		const run = settle(["--faux", "--offline", "-p", "hi"]);
+		expect(run.stderr).toBe("");
+		expect(run.code).toBe(0);
+		expect(run.stdout).toBe("hi\n");
+		// --help says it does nothing, and lists the other flags.
+		const help = settle(["--help"]).stdout;
+		expect(help).toMatch(/--offline +Accepted for pi's scripts; does nothing/);
+		for (const flag of ["--system-prompt", "--append-system-prompt", "--no-context-files", "--no-skills", "-np"]) {
+			expect(help).toContain(flag);
+		}
+	});
+
+	it("settle --rpc: new_session keeps the flags", () => {
+		addProjectResources();
+		const commands = [{ type: "prompt", message: "one" }, { type: "new_session" }, { type: "prompt", message: "two" }];
+		const run = settle(
+			["--faux", "--rpc", "-nc", "--append-system-prompt", "RPC-MARKER"],
+			commands.map((command) => JSON.stringify(command)).join("\n"),
+		);
+		expect(run.code).toBe(0);
+		const prompts = [...new Set(baselines(run.stdout))];
+		expect(prompts.length).toBeGreaterThan(0);
+		for (const prompt of prompts) {
+			expect(prompt).toContain("RPC-MARKER");
+			expect(prompt).not.toContain("AGENTS-MARKER");
+		}
+		// Two sessions, each started with the flags.
+		const sessions = sessionBaselines();
+		expect(sessions).toHaveLength(2);
+		for (const prompts of sessions) for (const prompt of prompts) expect(prompt).toContain("RPC-MARKER");
+	});
+
+	it("settle -i: /new keeps the flags", async () => {
+		addProjectResources();
+		const repl = new Repl(["--faux", "-nc", "--system-prompt", "REPL-MARKER"], {
+			cwd: cli.project,
+			agentDir: cli.agentDir,
+		});
+		await repl.idle(0);
+		await repl.say("one", "one");
+		await repl.say("/new");
+		await repl.say("two", "two");
+		expect(await repl.end()).toBe(0);
+		const sessions = sessionBaselines();
+		expect(sessions).toHaveLength(2);
+		for (const prompts of sessions) {
+			expect(prompts.length).toBeGreaterThan(0);
+			for (const prompt of prompts) {
+				expect(prompt.startsWith("REPL-MARKER")).toBe(true);
+				expect(prompt).not.toContain("AGENTS-MARKER");
+			}
+		}
+	});
+});
