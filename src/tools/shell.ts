@@ -287,6 +287,8 @@ export interface BashOperations {
 /**
  * Runs commands locally as `<shell> -c <command>` in their own process group, so an abort or a
  * timeout kills the command and everything it started.
+ * A shell ended by a signal resolves with the shell's code for it (128 + the signal: 137 for
+ * SIGKILL), and each of stdout and stderr reaches `onData` in whole UTF-8 characters.
  *
  * @example
  * ```ts
