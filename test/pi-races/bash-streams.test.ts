@@ -7,6 +7,8 @@
  *   both, in the model's result and in a `!` command's streamed output.
  * - claude-code#64594 / txtai#1209: a command that reads stdin (`cat` with no file, `read`) waited
  *   forever on an input nobody can give.
+ * - pi#754: `bash -c` does not expand aliases; `shellCommandPrefix` is how a user turns them on,
+ *   for the model's calls and `!` commands alike.
  */
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -151,5 +153,22 @@ describe("claude-code#64594 / txtai#1209: a command that reads stdin", () => {
 		expect(toolResultText(h.session)).toEqual({ isError: false, text: "read exit 1 answer=[]\n" });
 		const user = await h.session.executeBash("cat; echo after-cat");
 		expect(user).toMatchObject({ output: "after-cat\n", exitCode: 0 });
+	});
+});
+
+describe("pi#754: aliases in a non-interactive shell, through shellCommandPrefix", () => {
+	it("pi#754: an alias the prefix defines (with `shopt -s expand_aliases`) runs in the model's bash call and in a `!` command", async () => {
+		h = await createHarness({
+			initialActiveToolNames: ["bash"],
+			settings: { shellCommandPrefix: "shopt -s expand_aliases; alias greet='echo hello-from-alias'" },
+		});
+		script(h, [
+			fauxAssistantMessage([fauxToolCall("bash", { command: "greet model" })], { stopReason: "toolUse" }),
+			fauxAssistantMessage("done"),
+		]);
+		await h.session.prompt("run it");
+		expect(toolResultText(h.session)).toEqual({ isError: false, text: "hello-from-alias model\n" });
+		const user = await h.session.executeBash("greet user");
+		expect(user).toMatchObject({ output: "hello-from-alias user\n", exitCode: 0 });
 	});
 });
