@@ -1,9 +1,8 @@
 /** `pi.exec`: run a program as a real child process and collect its output. */
 import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
-import { constants } from "node:os";
 import { errorMessage } from "../errors.js";
-import { waitForChild } from "../tools/shell.js";
+import { signalExitCode, waitForChild } from "../tools/shell.js";
 import type { ExecOptions, ExecResult } from "./types.js";
 
 /** After SIGTERM, how long a process gets before SIGKILL (pi's grace). */
@@ -75,10 +74,4 @@ export async function execCommand(
 		code,
 		killed,
 	};
-}
-
-function signalExitCode(signal: NodeJS.Signals | null): number {
-	if (!signal) return 1;
-	const number = constants.signals[signal];
-	return typeof number === "number" ? 128 + number : 1;
 }

@@ -114,9 +114,9 @@ export function createBashToolDefinition(
 			}
 			const snapshot = await finishOutput();
 			const { text, details } = render(snapshot, "(no output)");
-			if (exitCode !== 0 && exitCode !== null) {
-				throw new SettleError("TOOL", withStatus(text, `Command exited with code ${exitCode}`));
-			}
+			// `null` is how operations say "killed by a signal" (pi's contract): a failure, not a success (pi#9577).
+			if (exitCode === null) throw new SettleError("TOOL", withStatus(text, "Command was killed by a signal"));
+			if (exitCode !== 0) throw new SettleError("TOOL", withStatus(text, `Command exited with code ${exitCode}`));
 			return { content: [{ type: "text", text }], details };
 		},
 	};

@@ -5,6 +5,7 @@
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { readdir, readFile } from "node:fs/promises";
+import { constants } from "node:os";
 import { setTimeout as delay } from "node:timers/promises";
 import { SettleError } from "../errors.js";
 import { outOfDescriptors } from "./fs-errors.js";
@@ -225,6 +226,45 @@ export function waitForChild(
 	});
 }
 
+/**
+ * The exit code a shell reports for a process ended by `signal` (`$?`): 128 + the signal's
+ * number, 137 for SIGKILL; 1 when the signal is unknown.
+ */
+export function signalExitCode(signal: NodeJS.Signals | null): number {
+	if (!signal) return 1;
+	const number = constants.signals[signal];
+	return typeof number === "number" ? 128 + number : 1;
+}
+
+/** Where the incomplete UTF-8 sequence at the end of `data` starts (`data.length` when there is none). */
+function incompleteUtf8Tail(data: Buffer): number {
+	for (let i = data.length - 1; i >= Math.max(0, data.length - 3); i--) {
+		const byte = data[i] as number;
+		if ((byte & 0xc0) === 0x80) continue;
+		const length = byte >= 0xf0 ? 4 : byte >= 0xe0 ? 3 : byte >= 0xc0 ? 2 : 1;
+		return data.length - i < length ? i : data.length;
+	}
+	return data.length;
+}
+
+/** Passes a stream's bytes on in whole UTF-8 characters, holding a split one back until its rest arrives. */
+function wholeCharacters(onData: (data: Buffer) => void): { write: (chunk: Buffer) => void; flush: () => void } {
+	let pending: Buffer | undefined;
+	return {
+		write: (chunk) => {
+			const data = pending ? Buffer.concat([pending, chunk]) : chunk;
+			const cut = incompleteUtf8Tail(data);
+			pending = cut < data.length ? data.subarray(cut) : undefined;
+			if (cut > 0) onData(data.subarray(0, cut));
+		},
+		flush: () => {
+			const rest = pending;
+			pending = undefined;
+			if (rest) onData(rest);
+		},
+	};
+}
+
 /** Options of one command execution. */
 export interface ShellExecOptions {
 	/** Receives stdout and stderr bytes, interleaved as they arrive. */
@@ -247,6 +287,8 @@ export interface BashOperations {
 /**
  * Runs commands locally as `<shell> -c <command>` in their own process group, so an abort or a
  * timeout kills the command and everything it started.
+ * A shell ended by a signal resolves with the shell's code for it (128 + the signal: 137 for
+ * SIGKILL), and each of stdout and stderr reaches `onData` in whole UTF-8 characters.
  *
  * @example
  * ```ts
@@ -289,8 +331,12 @@ export function createLocalBashOperations(options: { shellPath?: string } = {}):
 						}, timeout * 1000)
 					: undefined;
 			signal?.addEventListener("abort", kill, { once: true });
-			child.stdout?.on("data", onData);
-			child.stderr?.on("data", onData);
+			// Each stream hands on whole UTF-8 characters only: a character split across two reads of
+			// stdout must not be decoded around a stderr chunk that arrived in between (opencode#36655).
+			const stdout = wholeCharacters(onData);
+			const stderr = wholeCharacters(onData);
+			child.stdout?.on("data", stdout.write);
+			child.stderr?.on("data", stderr.write);
 			try {
 				const exitCode = await waitForChild(child, () => (killed ? KILLED_STDIO_GRACE_MS : STDIO_GRACE_MS)).catch(
 					(error: unknown) => {
@@ -304,8 +350,12 @@ export function createLocalBashOperations(options: { shellPath?: string } = {}):
 				}
 				if (signal?.aborted) throw new Error("aborted");
 				if (timedOut) throw new Error(`timeout:${timeout}`);
-				return { exitCode };
+				// A shell killed by a signal has no exit code: report the shell's own 128 + n (137 for
+				// SIGKILL), as `$?` would, not a success (pi#9577).
+				return { exitCode: exitCode ?? signalExitCode(child.signalCode) };
 			} finally {
+				stdout.flush();
+				stderr.flush();
 				if (timer) clearTimeout(timer);
 				signal?.removeEventListener("abort", kill);
 			}

@@ -12343,6 +12343,53 @@ export const MUTANTS: Mutant[] = [
 		tests: ["test/pi-races/extension-api.test.ts", "test/extensions/api.test.ts"],
 	},
 	{
+		id: "DY01",
+		file: "src/tools/shell.ts",
+		description:
+			"a shell killed by a signal reports no exit code again: the bash call no longer says exit code 137, a ! command records none (pi#9577)",
+		edits: [
+			{
+				find: "return { exitCode: exitCode ?? signalExitCode(child.signalCode) };",
+				replace: "return { exitCode };",
+			},
+		],
+		tests: ["test/pi-races/bash-streams.test.ts", "test/pi-races/pi-peer.test.ts"],
+	},
+	{
+		id: "DY02",
+		file: "src/tools/bash.ts",
+		description:
+			"bash operations that report exitCode null (killed by a signal) resolve as a success with the partial output again (pi#9577)",
+		edits: [
+			{
+				find: 'if (exitCode === null) throw new SettleError("TOOL", withStatus(text, "Command was killed by a signal"));',
+				replace: 'if (exitCode === null) return { content: [{ type: "text", text }], details };',
+			},
+		],
+		tests: ["test/pi-races/bash-streams.test.ts"],
+	},
+	{
+		id: "DY03",
+		file: "src/tools/shell.ts",
+		description:
+			"stdout and stderr share one UTF-8 holder again: a character split across stdout reads is decoded around a stderr chunk as U+FFFD (opencode#36655)",
+		edits: [{ find: "const stderr = wholeCharacters(onData);", replace: "const stderr = stdout;" }],
+		tests: ["test/pi-races/bash-streams.test.ts"],
+	},
+	{
+		id: "DY04",
+		file: "src/tools/shell.ts",
+		description:
+			"a stream's incomplete UTF-8 sequence at a read's end is passed on at once again: split by a stderr chunk, it becomes U+FFFD (pi#433)",
+		edits: [
+			{
+				find: "return data.length - i < length ? i : data.length;",
+				replace: "return data.length;",
+			},
+		],
+		tests: ["test/pi-races/bash-streams.test.ts"],
+	},
+	{
 		id: "DV01",
 		file: "src/cli/args.ts",
 		description:

@@ -27,6 +27,7 @@ import { DefaultResourceLoader } from "../../src/resources/resource-loader.js";
 import { createAgentSession } from "../../src/runtime/sdk.js";
 import { SettingsManager } from "../../src/settings/settings-manager.js";
 import { SessionManager } from "../../src/store/session-manager.js";
+import { createBashToolDefinition } from "../../src/tools/bash.js";
 import type { RpcClient } from "../cli/helpers.js";
 import { makeDiffDirs, runPiCli, runSettleCli } from "../cli/pi-diff-process.js";
 import { startPeer, startPeers } from "../cli/rpc-differential.helpers.js";
@@ -664,6 +665,17 @@ describe("pi 0.73.1 against Settle: RPC mode", () => {
 });
 
 describe("pi 0.73.1 against Settle: the fixed rows", () => {
+	it("pi#9577: a bash command whose shell is killed by SIGKILL: pi's tool resolves with the partial output, Settle's fails with exit code 137", async () => {
+		const dir = tempDir("settle-pi9577-");
+		const command = "printf 'before-kill\\n'; kill -KILL $$";
+		const piResult = await pi.createBashTool(dir).execute("call-1", { command });
+		expect(piResult.content).toEqual([{ type: "text", text: "before-kill\n" }]);
+		const settle = createBashToolDefinition(dir);
+		await expect(settle.execute("call-1", { command }, undefined, undefined, undefined as never)).rejects.toThrow(
+			"before-kill\n\n\nCommand exited with code 137",
+		);
+	});
+
 	it("pi#5886: a line typed during threshold compaction, an async input hook still running when the compaction ends", async () => {
 		const runs = await onBothPeers(
 			() => {
