@@ -50,17 +50,23 @@ function writeSession(): string {
 	return file;
 }
 
+/** `/session` in `settle -i` and RPC `get_session_stats`, each a process of its own, on {@link writeSession}'s file. */
+async function statsOfWrittenSession() {
+	const file = writeSession();
+	const chat = new Repl(["--faux", "--session", file], { cwd: cli.project, agentDir: cli.agentDir });
+	await chat.idle(0);
+	const info = await chat.say("/session");
+	expect(await chat.end()).toBe(0);
+
+	const server = new RpcClient(["--faux", "--session", file], { cwd: cli.project, agentDir: cli.agentDir });
+	const response = await server.request({ id: "1", type: "get_session_stats" });
+	expect(await server.end()).toBe(0);
+	return { info, response };
+}
+
 describe("/session and RPC get_session_stats", () => {
 	it("show the same numbers, cache-warming refreshes and the summary call included", async () => {
-		const file = writeSession();
-		const chat = new Repl(["--faux", "--session", file], { cwd: cli.project, agentDir: cli.agentDir });
-		await chat.idle(0);
-		const info = await chat.say("/session");
-		expect(await chat.end()).toBe(0);
-
-		const server = new RpcClient(["--faux", "--session", file], { cwd: cli.project, agentDir: cli.agentDir });
-		const response = await server.request({ id: "1", type: "get_session_stats" });
-		expect(await server.end()).toBe(0);
+		const { info, response } = await statsOfWrittenSession();
 		const stats = response.data as {
 			totalMessages: number;
 			userMessages: number;
@@ -105,15 +111,7 @@ describe("/session and RPC get_session_stats", () => {
 	});
 
 	it("gsd-2#1423: carry the cumulative tokens and cost of every model call in the file, the compacted-away exchange included", async () => {
-		const file = writeSession();
-		const chat = new Repl(["--faux", "--session", file], { cwd: cli.project, agentDir: cli.agentDir });
-		await chat.idle(0);
-		const info = await chat.say("/session");
-		expect(await chat.end()).toBe(0);
-
-		const server = new RpcClient(["--faux", "--session", file], { cwd: cli.project, agentDir: cli.agentDir });
-		const response = await server.request({ id: "1", type: "get_session_stats" });
-		expect(await server.end()).toBe(0);
+		const { info, response } = await statsOfWrittenSession();
 		const { cumulative } = response.data as { cumulative: { tokens: Record<string, number>; cost: number } };
 		// All three answers, both refreshes and the summary call: nothing the compaction replaced is lost.
 		expect(cumulative.tokens).toEqual({ input: 1340, output: 113, cacheRead: 3980, cacheWrite: 950, total: 6383 });

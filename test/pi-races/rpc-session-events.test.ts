@@ -17,22 +17,29 @@ import { LIFECYCLE_LOG } from "./helpers.js";
 
 const cli = useCliProject("settle-pi-races-rpc-session-events-");
 
+/** A `settle --rpc --faux -e <extension>` child and the requests both scenarios make of it. */
+function rpcWithExtension(extension: string) {
+	const client = new RpcClient(["--faux", "-e", extension], { cwd: cli.project, agentDir: cli.agentDir });
+	let id = 0;
+	const request = (command: Record<string, unknown>) => client.request({ id: String(++id), ...command });
+	const sessionFile = async () =>
+		((await request({ type: "get_state" })) as { data: { sessionFile: string } }).data.sessionFile;
+	/** Prompts and waits for the operation to settle. */
+	const ask = async (message: string) => {
+		const settled = client.next((line) => line.type === "agent_settled");
+		expect(await request({ type: "prompt", message })).toMatchObject({ success: true });
+		await settled;
+	};
+	return { client, request, sessionFile, ask };
+}
+
 describe("pi-lens#2890: pi RPC mode fires session_start twice per session replacement", () => {
 	it("pi-lens#2890: settle --rpc: new_session, switch_session, fork and clone each give one session_shutdown of the old session, then one session_start naming the file get_state reports", async () => {
 		const log = join(cli.dir, "lifecycle.log");
 		writeFileSync(log, "");
 		const extension = join(cli.dir, "lifecycle.mjs");
 		writeFileSync(extension, LIFECYCLE_LOG(log));
-		const client = new RpcClient(["--faux", "-e", extension], { cwd: cli.project, agentDir: cli.agentDir });
-		let id = 0;
-		const request = (command: Record<string, unknown>) => client.request({ id: String(++id), ...command });
-		const sessionFile = async () =>
-			((await request({ type: "get_state" })) as { data: { sessionFile: string } }).data.sessionFile;
-		const ask = async (message: string) => {
-			const settled = client.next((line) => line.type === "agent_settled");
-			expect(await request({ type: "prompt", message })).toMatchObject({ success: true });
-			await settled;
-		};
+		const { client, request, sessionFile, ask } = rpcWithExtension(extension);
 
 		await ask("hello");
 		const first = await sessionFile();
@@ -85,16 +92,7 @@ describe("pi#6186: ctx.newSession() from an extension command is a silent no-op 
 	});
 }`;
 		writeFileSync(extension, LIFECYCLE_LOG(log).replace(/\n}\n$/, reset));
-		const client = new RpcClient(["--faux", "-e", extension], { cwd: cli.project, agentDir: cli.agentDir });
-		let id = 0;
-		const request = (command: Record<string, unknown>) => client.request({ id: String(++id), ...command });
-		const sessionFile = async () =>
-			((await request({ type: "get_state" })) as { data: { sessionFile: string } }).data.sessionFile;
-		const ask = async (message: string) => {
-			const settled = client.next((line) => line.type === "agent_settled");
-			expect(await request({ type: "prompt", message })).toMatchObject({ success: true });
-			await settled;
-		};
+		const { client, request, sessionFile, ask } = rpcWithExtension(extension);
 
 		await ask("before the reset");
 		const first = await sessionFile();
