@@ -105,9 +105,9 @@ describe("pi#5797: edits break the encoding of a CP-1252 file", () => {
 		Buffer.from([0xe4, 0xf6, 0xdf]),
 		Buffer.from(' Hallo Welt\nstatic const char* s = "'),
 		Buffer.from([0xe4, 0xf6, 0xdf]),
-		Buffer.from('";\n// TODO: state your version here\n'),
+		Buffer.from('";\n// placeholder: state your version here\n'),
 	]);
-	const edits = [{ oldText: "// TODO: state your version here", newText: "// version 1" }];
+	const edits = [{ oldText: "// placeholder: state your version here", newText: "// version 1" }];
 
 	it("pi#5797: an ASCII edit to a file that is not valid UTF-8 is refused, naming the encoding problem; every byte stays", async () => {
 		h = await modelEdits("legacy.cpp", cp1252, { edits });
@@ -129,7 +129,7 @@ describe("pi#5797: edits break the encoding of a CP-1252 file", () => {
 	});
 
 	it("pi#5797: a UTF-8 file with accented text and a BOM is still edited, every other byte kept", async () => {
-		const utf8 = "\uFEFF// äöß Hallo Welt\r\n// TODO: state your version here\r\n";
+		const utf8 = "\uFEFF// äöß Hallo Welt\r\n// placeholder: state your version here\r\n";
 		h = await modelEdits("modern.cpp", utf8, { edits });
 		expect(toolResult(h.session.messages)).toEqual({
 			isError: false,
