@@ -5,10 +5,10 @@ import { generateSummary, generateTurnPrefixSummary } from "../../src/compaction
 import { createFauxProvider, fauxAssistantMessage } from "../../src/llm/faux.js";
 import type { AgentMessage, AssistantMessage, Context, Model, StreamOptions } from "../../src/llm/types.js";
 import type { Harness } from "../../src/testing/harness.js";
-import { gate } from "../session/recovery-helpers.js";
 import {
 	compactionEntriesOnDisk,
 	fiveTurnsThenSmallModel,
+	heldSummaryRequest,
 	messageChars,
 	promptOf,
 	smallModelHarness,
@@ -167,22 +167,12 @@ describe("summary request rejected as too long although the estimate said it fit
 	});
 
 	it("abortCompaction() during the request after the rejection cancels at once and writes nothing", async () => {
-		const first = gate();
-		let arrived!: () => void;
-		const firstAccepted = new Promise<void>((resolve) => {
-			arrived = resolve;
-		});
-		const summaries = await denseSessionOnSmallModel([], {
-			summary: (n) => {
-				if (n !== 1) return undefined;
-				arrived();
-				return first.promise;
-			},
-		});
+		const first = heldSummaryRequest(1);
+		const summaries = await denseSessionOnSmallModel([], { summary: first.summary });
 
 		const compacting = h.session.compact();
 		await Promise.race([
-			firstAccepted,
+			first.reached,
 			compacting.then(() => expect.fail("the compaction ended before the request after the rejection")),
 		]);
 		h.session.abortCompaction();

@@ -7,6 +7,7 @@ import type { ExtensionAPI } from "../../src/extensions/types.js";
 import type { Context, Message } from "../../src/llm/types.js";
 import type { CompactionEntry } from "../../src/store/entries.js";
 import { createHarness, type Harness } from "../../src/testing/harness.js";
+import { gate } from "../session/recovery-helpers.js";
 
 /** Characters of a message's text, thinking and tool calls (what a provider counts). */
 export function messageChars(message: Message): number {
@@ -67,4 +68,22 @@ export async function fiveTurnsThenSmallModel(h: Harness): Promise<void> {
 export function compactionEntriesOnDisk(h: Harness): CompactionEntry[] {
 	const lines = readFileSync(h.sessionManager.getSessionFile()!, "utf8").trim().split("\n");
 	return lines.map((line) => JSON.parse(line)).filter((entry) => entry.type === "compaction");
+}
+
+/**
+ * Holds summary request number `held` (1-based) until `release()`: `summary` goes to the provider's
+ * options, `reached` resolves when that request arrives — the moment to abort mid-chunk.
+ */
+export function heldSummaryRequest(held: number) {
+	const hold = gate();
+	let arrived!: () => void;
+	const reached = new Promise<void>((resolve) => {
+		arrived = resolve;
+	});
+	const summary = (n: number) => {
+		if (n !== held) return undefined;
+		arrived();
+		return hold.promise;
+	};
+	return { summary, reached, release: hold.release };
 }

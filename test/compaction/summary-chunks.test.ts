@@ -10,10 +10,10 @@ import { generateSummary, generateTurnPrefixSummary } from "../../src/compaction
 import { createFauxProvider, fauxAssistantMessage } from "../../src/llm/faux.js";
 import type { AgentMessage, AssistantMessage, Context, Model, StreamOptions } from "../../src/llm/types.js";
 import type { Harness } from "../../src/testing/harness.js";
-import { gate } from "../session/recovery-helpers.js";
 import {
 	compactionEntriesOnDisk,
 	fiveTurnsThenSmallModel,
+	heldSummaryRequest,
 	messageChars,
 	promptOf,
 	smallModelHarness,
@@ -125,22 +125,12 @@ describe("summary larger than the summarizer's window (openclaw#10423, pi#8196)"
 	});
 
 	it("abortCompaction() during the second chunk's request settles once and writes no compaction entry", async () => {
-		const second = gate();
-		let arrived!: () => void;
-		const secondArrived = new Promise<void>((resolve) => {
-			arrived = resolve;
-		});
-		const summaries = await longSessionOnSmallModel([], {
-			summary: (n) => {
-				if (n !== 2) return undefined;
-				arrived();
-				return second.promise;
-			},
-		});
+		const second = heldSummaryRequest(2);
+		const summaries = await longSessionOnSmallModel([], { summary: second.summary });
 
 		const compacting = h.session.compact();
 		await Promise.race([
-			secondArrived,
+			second.reached,
 			compacting.then(() => expect.fail("the compaction ended before its second summary request")),
 		]);
 		h.session.abortCompaction();
