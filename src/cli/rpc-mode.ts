@@ -8,16 +8,17 @@
  * command); events then come from the new session.
  *
  * Differences from pi 0.73.1, on purpose: a line that is not a JSON object with a string `type`
- * gets a `parse` error (pi crashes on `null`); missing or mistyped fields get a typed error
- * naming the field; an unknown command's response keeps its `id`; `export_html` answers as pi's
- * does but writes Settle's page (src/export/); commands after a session replacement wait for it (and
- * a prompt, steer or follow_up that arrives while an extension command replaces the session waits
- * for that replacement, then goes to the current session; pi sends it to the old one); at
- * the end of stdin the server finishes the running work before it exits (pi disposes at once); a
- * prompt's success response carries `data: { disposition }` (`handled` | `queued` | `started`, and
- * `runFollows` when a handled command sent messages), so a client knows whether an idle event will
- * come (pi's response has no data; pi's RpcClient ignores it). Added: `clear_queue` empties the
- * steering and follow-up queues and answers the texts it took (pi#9194: `abort` keeps them).
+ * gets a `parse` error, under the object's `id` when it has one (pi crashes on `null`, pi#4901);
+ * missing or mistyped fields get a typed error naming the field; an unknown command's response
+ * keeps its `id`; `export_html` answers as pi's does but writes Settle's page (src/export/);
+ * commands after a session replacement wait for it (and a prompt, steer or follow_up that arrives
+ * while an extension command replaces the session waits for that replacement, then goes to the
+ * current session; pi sends it to the old one); at the end of stdin the server finishes the running
+ * work before it exits (pi disposes at once); a prompt's success response carries
+ * `data: { disposition }` (`handled` | `queued` | `started`, and `runFollows` when a handled command
+ * sent messages), so a client knows whether an idle event will come (pi's response has no data;
+ * pi's RpcClient ignores it). Added: `clear_queue` empties the steering and follow-up queues and
+ * answers the texts it took (pi#9194: `abort` keeps them).
  */
 import { join } from "node:path";
 import { createInterface } from "node:readline";
@@ -286,7 +287,8 @@ export async function runRpcMode(runtime: AgentSessionRuntime, input: Readable, 
 			if (!parsed || typeof parsed !== "object" || typeof (parsed as { type?: unknown }).type !== "string")
 				throw new SettleError("INVALID_ARGUMENT", 'a command is one JSON object per line with a string "type"');
 		} catch (error) {
-			write(failure(undefined, "parse", `Failed to parse command: ${errorMessage(error)}`));
+			// An object that carries an id gets it back (pi#4901), so the client waiting on it hears the refusal.
+			write(failure(requestIdOf(parsed), "parse", `Failed to parse command: ${errorMessage(error)}`));
 			continue;
 		}
 		if ((parsed as { type: string }).type === "extension_ui_response") {
@@ -324,6 +326,13 @@ export async function runRpcMode(runtime: AgentSessionRuntime, input: Readable, 
 function promptResult(disposition: PromptDisposition, sessions: readonly AgentSession[]): RpcPromptResult {
 	if (disposition !== "handled" || !sessions.some(hasPendingExtensionSends)) return { disposition };
 	return { disposition, runFollows: true };
+}
+
+/** The string `id` of a JSON object that is not a valid command (no string `type`), if it has one. */
+function requestIdOf(parsed: unknown): string | undefined {
+	if (!parsed || typeof parsed !== "object") return undefined;
+	const id = (parsed as { id?: unknown }).id;
+	return typeof id === "string" ? id : undefined;
 }
 
 /** A command's string field; a clear error when it is missing (pi's was "Cannot read properties of undefined"). */

@@ -12484,6 +12484,14 @@ export const MUTANTS: Mutant[] = [
 		edits: [{ find: 'case "--offline":\n\t\t\t\tresult.offline = true;\n\t\t\t\tcontinue;', replace: "" }],
 		tests: ["test/cli/pi-startup-flags.test.ts", "test/cli/pi-differential-args.property.test.ts"],
 	},
+	{
+		id: "EB01",
+		file: "src/cli/rpc-mode.ts",
+		description:
+			"an RPC line that is an object with an id but no string type is refused without its id again (pi#4901)",
+		edits: [{ find: 'write(failure(requestIdOf(parsed), "parse",', replace: 'write(failure(undefined, "parse",' }],
+		tests: ["test/pi-races/rpc-protocol.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
