@@ -118,6 +118,7 @@ export async function preflight(s: SessionInternals, request: PromptRequest): Pr
 
 	// Step 11: against the model that will answer (a handler may have switched it).
 	const normalized = normalizePromptImages(text, images, s.model());
+	if (!aborted.aborted) recordThinkingLevel(s);
 	const messages: AgentMessage[] = [];
 	const system = s.loadout.nextSystemMessage(start.options);
 	if (system) messages.push(system);
@@ -127,6 +128,19 @@ export async function preflight(s: SessionInternals, request: PromptRequest): Pr
 	s.scratch.forcedSystemPrompt = start.systemPrompt;
 	s.scratch.promptSystemMessage = system;
 	return { disposition: "started", runPayload: messages };
+}
+
+/**
+ * A turn runs at the live thinking level, so the branch it is written on must say so: after
+ * `/tree` to a point before a level change (pi#3544) the branch records the old level, and a resume
+ * of the new leaf would start on a level that no turn of it used. Records the live level when a
+ * navigation left the branch saying otherwise (see `noteThinkingLevel`).
+ */
+function recordThinkingLevel(s: SessionInternals): void {
+	if (!s.transcript.thinkingLevelUnrecorded) return;
+	s.transcript.thinkingLevelUnrecorded = false;
+	const level = s.agent.state.thinkingLevel;
+	if (s.sessionManager.getBranchThinkingLevel() !== level) s.sessionManager.appendThinkingLevelChange(level);
 }
 
 /** `abort()` / `dispose()` during a preflight: what it has not started yet is skipped. */
@@ -199,6 +213,7 @@ async function startCustomMessage(
 					trigger: "custom_message",
 					messageType: message.customType,
 				});
+	if (!aborted.aborted) recordThinkingLevel(s);
 	const messages: AgentMessage[] = [];
 	const system = s.loadout.nextSystemMessage(start.options);
 	if (system) messages.push(system);

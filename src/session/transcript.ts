@@ -27,6 +27,11 @@ export class Transcript {
 	latestCompactionAt: number | undefined;
 	/** The current context has context edits (the last usage no longer describes it). */
 	hasContextEdits = false;
+	/**
+	 * A tree navigation left the branch recording another thinking level than the live one: the
+	 * next turn records the live level before its messages (pi#3544).
+	 */
+	thinkingLevelUnrecorded = false;
 
 	constructor(
 		private readonly agent: Agent,

@@ -226,6 +226,7 @@ async function navigate(
 		if (controller.signal.aborted) return { cancelled: true, aborted: true };
 
 		const { newLeafId, editorText } = newLeafFor(targetEntry);
+		const levelBefore = sessionManager.getBranchThinkingLevel();
 		// An empty summary (an extension's `{summary: ""}`, an empty model reply) is no summary: a plain
 		// leaf move with the label on the target, as in pi.
 		if (summary && summary.text === "") summary = undefined;
@@ -246,6 +247,7 @@ async function navigate(
 			if (label) sessionManager.appendLabelChange(targetId, label);
 		}
 		restoreContext(s);
+		noteThinkingLevel(s, levelBefore);
 		if (runner.hasHandlers("session_tree")) {
 			await runner.emit({
 				type: "session_tree",
@@ -262,6 +264,18 @@ async function navigate(
 	} finally {
 		if (state.controller === controller) state.controller = undefined;
 	}
+}
+
+/**
+ * As in pi, navigating leaves the live thinking level alone (pi#3544: its maintainers kept that).
+ * When the move is what made the branch disagree with the live level (the old branch said it, the
+ * new one says another), the next turn records the live level first, so that a resume of the new
+ * leaf starts on the level its turns ran at. A move back to a branch that agrees drops the note.
+ */
+function noteThinkingLevel(s: SessionInternals, levelBefore: string): void {
+	const live = s.agent.state.thinkingLevel;
+	const disagrees = s.sessionManager.getBranchThinkingLevel() !== live;
+	s.transcript.thinkingLevelUnrecorded = disagrees && (s.transcript.thinkingLevelUnrecorded || levelBefore === live);
 }
 
 /** A user or custom message target: the leaf goes to its parent and its text back to the editor. */

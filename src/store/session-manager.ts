@@ -1342,6 +1342,21 @@ export class SessionManager {
 		return this.leafId;
 	}
 
+	/**
+	 * The thinking level the current branch records: its latest `thinking_level_change` (root..leaf),
+	 * `off` when it has none — the level a resume of this leaf starts with. O(1) once the context is
+	 * built.
+	 *
+	 * @example
+	 * ```ts
+	 * sessionManager.appendThinkingLevelChange("high");
+	 * sessionManager.getBranchThinkingLevel(); // "high"
+	 * ```
+	 */
+	getBranchThinkingLevel(): ThinkingLevel {
+		return this.liveProjection().thinkingLevel;
+	}
+
 	getLeafEntry(): SessionEntry | undefined {
 		return this.leafId ? this.byId().get(this.leafId) : undefined;
 	}

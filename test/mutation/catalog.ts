@@ -12492,6 +12492,32 @@ export const MUTANTS: Mutant[] = [
 		edits: [{ find: 'write(failure(requestIdOf(parsed), "parse",', replace: 'write(failure(undefined, "parse",' }],
 		tests: ["test/pi-races/rpc-protocol.test.ts"],
 	},
+	{
+		id: "EC01",
+		file: "src/session/prompt-pipeline.ts",
+		description:
+			"a turn after /tree back past a thinking level change no longer records the live level on the new branch, so resuming it comes back on the old level (pi#3544)",
+		edits: [
+			{
+				find: "if (s.sessionManager.getBranchThinkingLevel() !== level) s.sessionManager.appendThinkingLevelChange(level);",
+				replace: "",
+			},
+		],
+		tests: ["test/pi-races/session-tree.test.ts"],
+	},
+	{
+		id: "EC02",
+		file: "src/session/tree-navigation.ts",
+		description:
+			"a navigation that makes the branch disagree with the live thinking level no longer notes it, so the next turn records nothing and a resume comes back on the old level (pi#3544)",
+		edits: [
+			{
+				find: "s.transcript.thinkingLevelUnrecorded = disagrees && (s.transcript.thinkingLevelUnrecorded || levelBefore === live);",
+				replace: "s.transcript.thinkingLevelUnrecorded = false;",
+			},
+		],
+		tests: ["test/pi-races/session-tree.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
