@@ -139,6 +139,8 @@ describe("--fork <path|id-prefix> (pi's)", () => {
 		const unknown = settle(["--faux", "--fork", "zzzz", "-p", "x"]);
 		expect(unknown.code).toBe(2);
 		expect(unknown.stderr).toContain("No session of this project has an id starting with zzzz");
+		expect(unknown.stderr).toContain(`The latest: ${source.id}`);
+		expect(unknown.stderr).toContain("(settle --fork <id> forks one).");
 		const missing = settle(["--faux", "--fork", "./gone.jsonl", "-p", "x"]);
 		expect(missing.code).toBe(3);
 		expect(missing.stderr).toContain(`--fork: ${join(cli.project, "gone.jsonl")} does not exist.`);
