@@ -12,6 +12,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { chatReply } from "../llm/wire/openai.js";
 import { startWireServer, type WireServer } from "../llm/wire/server.js";
 import { RpcClient, runSettleAsync, useCliProject } from "./helpers.js";
+import { Repl } from "./interactive.helpers.js";
 
 const cli = useCliProject("settle-piflags3-");
 let server: WireServer;
@@ -122,6 +123,20 @@ describe("--api-key <key> (pi's): the chosen model's key for this run, never wri
 		await settled;
 		expect(await rpc.end()).toBe(0);
 		expect(seen()).toEqual(["one Bearer sk-json", "one Bearer sk-rpc"]);
+	});
+
+	it("-i: the chat's requests go to --provider's model with --api-key's key, also after /new", async () => {
+		const repl = new Repl(["--provider", "two", "--model", "coder", "--api-key", "sk-chat"], {
+			cwd: cli.project,
+			agentDir: cli.agentDir,
+		});
+		await repl.idle(0);
+		await repl.say("hi", "answered");
+		await repl.say("/new");
+		await repl.say("again", "answered");
+		expect(await repl.end()).toBe(0);
+		expect(seen()).toEqual(["two Bearer sk-chat", "two Bearer sk-chat"]);
+		expect(`${repl.stdout}${repl.stderr}`).not.toContain("sk-chat");
 	});
 
 	it("without a model it is a usage error (exit 2), as pi refuses it", async () => {
