@@ -46,6 +46,12 @@ export interface ParsedArgs {
 	/** `@path` arguments (without the `@`): files whose contents go into the first prompt, as in pi. */
 	fileArgs: string[];
 	model?: string;
+	/** `--provider <name>` (pi's): the provider whose models `--model <id>` names; nothing without `--model`. */
+	provider?: string;
+	/** `--api-key <key>` (pi's): the key for the chosen model's provider, over auth.json and the environment; kept in memory only. */
+	apiKey?: string;
+	/** `--fork <file|id-prefix>` (pi's): start a new session forked from that one. */
+	fork?: string;
 	thinking?: ThinkingLevel;
 	cwd?: string;
 	agentDir?: string;
@@ -90,6 +96,9 @@ export interface ParsedArgs {
 const VALUE_OPTIONS = new Set([
 	"--mode",
 	"--model",
+	"--provider",
+	"--api-key",
+	"--fork",
 	"--thinking",
 	"--cwd",
 	"--agent-dir",
@@ -306,6 +315,16 @@ function applyValueOption(result: ParsedArgs, option: string, value: string): vo
 			return;
 		case "--model":
 			result.model = value;
+			return;
+		case "--provider":
+			result.provider = value;
+			return;
+		case "--api-key":
+			result.apiKey = value;
+			return;
+		case "--fork":
+			if (refuseEmptyPath(result, option, value, "the session to fork (a file or id)")) return;
+			result.fork = value;
 			return;
 		case "--thinking":
 			if ((THINKING_LEVELS as readonly string[]).includes(value)) result.thinking = value as ThinkingLevel;

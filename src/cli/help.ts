@@ -58,11 +58,16 @@ Options:
   -i, --interactive             Chat: each line is a prompt (/help lists the commands); prompts given run first
   --mode <text|json|rpc|interactive>  Same as the options above (pi's spelling)
   --model <provider/id>         Model to use (also a bare id when it is unique)
+  --provider <name>             The provider whose model --model names (--provider openai --model gpt-4o)
+  --api-key <key>               API key for --model's provider, over auth.json and the environment;
+                                kept in memory only (needs --model)
   --thinking <level>            off, minimal, low, medium, high, xhigh (clamped to the model)
   --cwd <dir>                   Project directory (default: the current directory); with --session,
                                 continue that session in <dir> (e.g. when its own directory is gone)
   --session <file|id>           Resume a session file, or this project's session with that id (or id prefix)
   -c, --continue                Resume this project's most recent session
+  --fork <file|id>              Start a new session from a copy of that session (a file, or an id or id
+                                prefix, of this project's sessions first)
   --no-session                  Keep the session in memory only
   --session-dir <dir>           Where session files go (default $SETTLE_SESSION_DIR, the sessionDir
                                 setting, or <agent dir>/sessions/--<cwd>--)

@@ -68,6 +68,27 @@ function shutdownTimeoutFromEnv(value: string | undefined): number | undefined {
  * directory, an unknown extension flag or model; `EXIT_FAILURE` when the session cannot start.
  */
 export async function startHost(args: ParsedArgs): Promise<CliHost> {
+	if (args.apiKey !== undefined && !args.model) {
+		// pi's text: the key is for the chosen model's provider, so a model must be chosen.
+		throw new CliError(
+			"--api-key requires a model to be specified via --model or --provider/--model (e.g. --model anthropic/claude-sonnet-4-5).",
+			EXIT_USAGE,
+		);
+	}
+	if (args.fork !== undefined) {
+		const others = [
+			args.session !== undefined ? "--session" : undefined,
+			args.continue ? "--continue" : undefined,
+			args.noSession ? "--no-session" : undefined,
+		].filter((flag) => flag !== undefined);
+		// pi's text: --fork starts a new session, which these choose otherwise.
+		if (others.length > 0) {
+			throw new CliError(
+				`--fork cannot be combined with ${others.join(", ")}: --fork starts a new session from the one it names.`,
+				EXIT_USAGE,
+			);
+		}
+	}
 	const cwd = projectDirectory(args);
 	if (!isDirectory(cwd)) {
 		const problem = existsSync(cwd) ? "is not a directory" : "does not exist";
@@ -132,7 +153,8 @@ export async function startHost(args: ParsedArgs): Promise<CliHost> {
 	const factory = createAgentSessionRuntimeFactory({
 		...(modelRuntime ? { modelRuntime } : {}),
 		...(shutdownTimeoutMs !== undefined ? { shutdownTimeoutMs } : {}),
-		...(args.model ? { model: args.model } : {}),
+		...(args.model ? { model: cliModelSpec(args) } : {}),
+		...(args.apiKey !== undefined ? { apiKey: args.apiKey } : {}),
 		...(args.thinking ? { thinkingLevel: args.thinking } : {}),
 		...(args.tools ? { tools: args.tools } : {}),
 		...(args.noTools ? { noTools: "all" as const } : {}),
@@ -214,6 +236,15 @@ export async function startHost(args: ParsedArgs): Promise<CliHost> {
 				message: `${runtime.session.sessionFile}: ${message}`,
 			})),
 			...unknownToolWarnings(args.tools, runtime),
+			...(args.provider !== undefined && !args.model
+				? [
+						{
+							type: "warning" as const,
+							source: "flags" as const,
+							message: `--provider ${args.provider} chooses no model without --model (as in pi): add --model <id> to use one of its models.`,
+						},
+					]
+				: []),
 			...(args.model === undefined && !recordsModel ? missingDefaultModelWarnings(runtime) : []),
 			...(untrusted.paths.length > 0 && !untrustedByChoice
 				? [untrustedWarning(untrusted, runtime.services.agentDir)]
@@ -221,6 +252,18 @@ export async function startHost(args: ParsedArgs): Promise<CliHost> {
 			...warnings.map((d) => ({ ...d, message: trustAdviceForCli(d.message, runtime.services.agentDir) })),
 		],
 	};
+}
+
+/**
+ * The `provider/id` that `--model` (with `--provider`, as pi reads them) names: `--provider p
+ * --model m` is `p/m`, and a `p/` prefix already on the model is not doubled (`--provider p --model
+ * p/m`), while any other slash stays part of the id (`--provider openrouter --model openai/gpt-4o`).
+ */
+function cliModelSpec(args: Pick<ParsedArgs, "model" | "provider">): string | undefined {
+	if (args.model === undefined || args.provider === undefined) return args.model;
+	const prefix = `${args.provider}/`;
+	const id = args.model.toLowerCase().startsWith(prefix.toLowerCase()) ? args.model.slice(prefix.length) : args.model;
+	return `${args.provider}/${id}`;
 }
 
 /**
@@ -343,6 +386,10 @@ async function openSession(
 	const opened = (sessionManager: SessionManager) => ({ sessionManager, warnings });
 	try {
 		if (args.noSession) return opened(SessionManager.inMemory(cwd));
+		if (args.fork !== undefined) {
+			// As pi: every entry of the source, in a new session of this project (parentSession: the source).
+			return opened(SessionManager.forkFrom(await forkSource(args.fork, cwd, agentDir, sessionDir), cwd, sessionDir));
+		}
 		if (args.continue) {
 			const sessionManager = SessionManager.continueRecent(cwd, sessionDir);
 			// A newer file the search passed over (oh-my-pi#9915): say so, or -c silently resumes an older one.
@@ -373,7 +420,7 @@ async function openSession(
 			}
 			const found =
 				SessionManager.findById(cwd, args.session, sessionDir) ??
-				(await findByIdPrefix(args, cwd, agentDir, sessionDir));
+				(await findByIdPrefix(args.session, "--session", cwd, agentDir, sessionDir));
 			return opened(SessionManager.open(found, undefined, cwdOverride));
 		}
 		return opened(SessionManager.create(cwd, sessionDir));
@@ -381,7 +428,7 @@ async function openSession(
 		if (error instanceof CliError) throw error;
 		if (error instanceof SettleError && error.code === "SESSION_LOCKED") throw sessionLockedError(error);
 		// The file given (or the latest one) cannot be read as a session; a new session's folder is not a file.
-		const given = args.session !== undefined || args.continue;
+		const given = args.session !== undefined || args.continue || args.fork !== undefined;
 		const fileProblem =
 			error instanceof SettleError && (error.code === "INVALID_SESSION_FILE" || (given && error.code === "IO"));
 		throw new CliError(errorMessage(error), fileProblem ? EXIT_SESSION_FILE : EXIT_FAILURE);
@@ -434,17 +481,24 @@ function looksLikePath(value: string): boolean {
 }
 
 /**
- * The project's session whose id starts with `--session`'s value (pi accepts a partial id), by the
- * rule `/resume` shares ({@link findSessionByIdPrefix}). Throws {@link CliError} (exit 2) when none
- * or several match, with what there is.
+ * The project's session whose id starts with `--session`'s (or `--fork`'s) value (pi accepts a
+ * partial id), by the rule `/resume` shares ({@link findSessionByIdPrefix}). `--fork` also takes a
+ * session of another project when none of this one matches, as pi's does (the fork is this
+ * project's). Throws {@link CliError} (exit 2) when none or several match, with what there is.
  */
-async function findByIdPrefix(args: ParsedArgs, cwd: string, agentDir: string, sessionDir: string): Promise<string> {
+async function findByIdPrefix(
+	prefix: string,
+	option: "--session" | "--fork",
+	cwd: string,
+	agentDir: string,
+	sessionDir: string,
+): Promise<string> {
 	try {
-		const info = await findSessionByIdPrefix(args.session!, {
+		const info = await findSessionByIdPrefix(prefix, {
 			cwd,
 			agentDir,
 			sessionDir,
-			latestHint: " (settle --continue resumes the latest).",
+			latestHint: option === "--fork" ? " (settle --fork <id> forks one)." : " (settle --continue resumes the latest).",
 			// The file's path, not its id: an id is looked up in the session folders of the command
 			// that runs it, and --session-dir, a sessionDir setting or SETTLE_AGENT_DIR may not be there (pi#8048).
 			resumeElsewhere: (other) => `settle --cwd ${shellWord(other.cwd)} --session ${shellWord(other.path)}`,
@@ -452,19 +506,39 @@ async function findByIdPrefix(args: ParsedArgs, cwd: string, agentDir: string, s
 		return info.path;
 	} catch (error) {
 		if (error instanceof SettleError) {
+			const elsewhere = error.details?.elsewhere as { path?: unknown } | undefined;
+			if (option === "--fork" && typeof elsewhere?.path === "string") return elsewhere.path;
 			const pi =
-				error.code === "NOT_FOUND" && error.details?.elsewhere === undefined
+				error.code === "NOT_FOUND" && elsewhere === undefined
 					? piSessionHint({
 							cwd,
-							prefix: args.session!,
+							prefix,
 							agentDir,
-							open: (path) => `settle --session ${shellWord(path)}`,
+							open: (path) => `settle ${option} ${shellWord(path)}`,
 						})
 					: undefined;
 			throw new CliError(pi ? `${error.message} ${pi}` : error.message, EXIT_USAGE);
 		}
 		throw error;
 	}
+}
+
+/**
+ * The session file `--fork` names: a file (that must exist, as pi's fork reads it), or the id (or
+ * id prefix) of a session of this project, else of another one.
+ */
+async function forkSource(fork: string, cwd: string, agentDir: string, sessionDir: string): Promise<string> {
+	const path = resolve(fork);
+	if (existsSync(path)) return path;
+	if (looksLikePath(fork)) {
+		throw new CliError(
+			`--fork: ${path} does not exist. Give a session file, or the id (or its first characters) of a session.`,
+			EXIT_SESSION_FILE,
+		);
+	}
+	return (
+		SessionManager.findById(cwd, fork, sessionDir) ?? (await findByIdPrefix(fork, "--fork", cwd, agentDir, sessionDir))
+	);
 }
 
 /** `value` as one shell word (quoted when it needs to be), for a command the user can paste. */

@@ -14,11 +14,7 @@ const THEMES = "Settle's chat is line-based and has no themes (NO_COLOR turns it
 const HINTS: Readonly<Record<string, string>> = {
 	"--resume": SESSION_PICKER,
 	"-r": SESSION_PICKER,
-	"--fork": "To fork a session: settle -i --session <file|id-prefix>, then /fork [entry-id].",
 	"--models": "Settle has no model cycling: pick one with --model <provider/id> (/model switches in settle -i).",
-	"--provider": "Name the provider in --model <provider/id>.",
-	"--api-key":
-		"Give the key in the provider's environment variable (ANTHROPIC_API_KEY, OPENAI_API_KEY, …) or in <agent dir>/auth.json.",
 	"--no-builtin-tools": NO_BUILTIN_TOOLS,
 	"-nbt": NO_BUILTIN_TOOLS,
 	"--skill": SKILLS,
@@ -49,7 +45,7 @@ export function withPiOptionHint(message: string): string {
  * so no pi extension can own one as a flag: the CLI refuses them before loading extensions.
  * @example
  * ```ts
- * isPiOption("--provider"); // true
+ * isPiOption("--resume"); // true
  * isPiOption("--plan"); // false: maybe an extension's flag
  * ```
  */

@@ -40,7 +40,7 @@ export type OptionArgs = Pick<ParsedArgs, "unknownFlags" | "extensions" | "noExt
 export function unknownOptionErrors(args: OptionArgs): { errors: string[]; note?: string } {
 	if (args.unknownFlags.length === 0) return { errors: [] };
 	const names = [...new Set(args.unknownFlags.map((flag) => `--${flag.name}`))];
-	const errors = names.filter(isPiOption).map((name) => piOptionError(name, args));
+	const errors = names.filter(isPiOption).map((name) => withPiOptionHint(`Unknown option: ${name}`));
 	const others = names.filter((name) => !isPiOption(name));
 	if (others.length === 0) return { errors };
 	const sources = extensionSources(args);
@@ -53,16 +53,6 @@ export function unknownOptionErrors(args: OptionArgs): { errors: string[]; note?
 /** Said when an unknown option may be a flag of a project extension that trust kept from loading. */
 export function untrustedFlagsLine(cwd: string): string {
 	return `The project ${cwd} is not trusted, so its extensions were not loaded and their flags are unknown: run settle with --approve to load them.`;
-}
-
-/** pi's option with what to do instead; `--provider p` with `--model m` names the exact `--model p/m`. */
-function piOptionError(name: string, args: OptionArgs): string {
-	const message = withPiOptionHint(`Unknown option: ${name}`);
-	const provider = args.unknownFlags.find((flag) => flag.name === "provider")?.value;
-	if (name !== "--provider" || typeof provider !== "string" || args.model === undefined || args.model.includes("/")) {
-		return message;
-	}
-	return `${message.replace(/\.$/, "")}: --model ${provider}/${args.model}`;
 }
 
 /**

@@ -3,9 +3,11 @@
  * (`createAgentSessionServices`) and a session on them (`createAgentSessionFromServices`) — what
  * pi's CLI builds in its `createRuntime`.
  */
+
+import { SettleError } from "../errors.js";
 import type { ExtensionFlagInput } from "../extensions/flags.js";
 import type { EventBus, ScopedModel } from "../extensions/types.js";
-import type { ModelRuntime } from "../llm/model-runtime.js";
+import { InMemoryModelRuntime, type ModelRuntime } from "../llm/model-runtime.js";
 import type { Model, ThinkingLevel } from "../llm/types.js";
 import type { SessionClock } from "../session/agent-session.js";
 import type { AuthStorage } from "./auth-storage.js";
@@ -29,6 +31,18 @@ export interface AgentSessionRuntimeFactoryOptions extends SessionToolOptions {
 	 * `provider/id` looked up in each target's model runtime (an unknown one fails the build).
 	 */
 	model?: Model | string;
+	/**
+	 * An API key for `model`'s provider (pi's `--api-key`), over `auth.json` and the environment, in
+	 * each target's model runtime; kept in memory, never written. Needs `model`, and a model runtime
+	 * that takes keys ({@link InMemoryModelRuntime}, the default one included); else the build fails
+	 * with `INVALID_ARGUMENT`.
+	 *
+	 * @example
+	 * ```ts
+	 * const factory = createAgentSessionRuntimeFactory({ model: "anthropic/claude-sonnet-4-5", apiKey: "sk-ant-…" });
+	 * ```
+	 */
+	apiKey?: string;
 	thinkingLevel?: ThinkingLevel;
 	scopedModels?: ScopedModel[];
 	eventBus?: EventBus;
@@ -67,6 +81,7 @@ export function createAgentSessionRuntimeFactory(
 			...(options.eventBus ? { eventBus: options.eventBus } : {}),
 		});
 		const model = typeof options.model === "string" ? findModel(services.modelRuntime, options.model) : options.model;
+		if (options.apiKey !== undefined) setRuntimeApiKey(services.modelRuntime, model, options.apiKey);
 		const created = await createAgentSessionFromServices({
 			services,
 			sessionManager,
@@ -84,4 +99,18 @@ export function createAgentSessionRuntimeFactory(
 		});
 		return { ...created, services, diagnostics: services.diagnostics };
 	};
+}
+
+/** Gives `model`'s provider `apiKey` for this runtime only (pi's `authStorage.setRuntimeApiKey`). */
+function setRuntimeApiKey(modelRuntime: ModelRuntime, model: Model | undefined, apiKey: string): void {
+	if (!model) {
+		throw new SettleError("INVALID_ARGUMENT", "apiKey needs a model: give `model` (provider/id) with it.");
+	}
+	if (!(modelRuntime instanceof InMemoryModelRuntime)) {
+		throw new SettleError(
+			"INVALID_ARGUMENT",
+			"apiKey needs a model runtime that takes keys (an InMemoryModelRuntime); give the key to your model runtime instead.",
+		);
+	}
+	modelRuntime.setApiKey(model.provider, apiKey);
 }

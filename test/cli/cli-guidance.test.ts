@@ -135,8 +135,7 @@ describe("pi's options that Settle lacks", () => {
 	it.each([
 		[["--resume"], "--resume", "Settle has no session picker: -c continues"],
 		[["-r"], "-r", "Settle has no session picker: -c continues"],
-		[["--fork", "abc", "-p", "hi"], "--fork", "To fork a session: settle -i --session <file|id-prefix>, then /fork"],
-		[["--provider", "anthropic", "-p", "hi"], "--provider", "Name the provider in --model <provider/id>."],
+		[["--models", "a,b", "-p", "hi"], "--models", "Settle has no model cycling"],
 		[["--verbose", "-p", "hi"], "--verbose", ""],
 	])("settle --faux %j: exit 2, unknown, named as pi's option with what to do instead", (args, name, hint) => {
 		const run = settle(["--faux", ...args]);
@@ -272,18 +271,6 @@ export default function (pi: any) {
 			);
 			expect(existsSync(marker)).toBe(false);
 		}
-	});
-
-	it("--provider p --model m: the --provider fix comes first, naming the exact --model, before any model lookup", () => {
-		const run = settle(["--faux", "--provider", "faux", "--model", "nope", "-p", "hi"]);
-		expect(run.code).toBe(2);
-		expect(run.stderr).toBe(
-			`Error: Unknown option: --provider (a pi option Settle does not have). Name the provider in --model <provider/id>: --model faux/nope\n${POINTER}`,
-		);
-		// Without --model, the general hint.
-		expect(settle(["--faux", "--provider", "faux", "-p", "hi"]).stderr).toBe(
-			`Error: Unknown option: --provider (a pi option Settle does not have). Name the provider in --model <provider/id>.\n${POINTER}`,
-		);
 	});
 });
 

@@ -18,6 +18,9 @@ export interface ArgsView {
 	messages: string[];
 	fileArgs: string[];
 	model: string | undefined;
+	provider: string | undefined;
+	apiKey: string | undefined;
+	fork: string | undefined;
 	thinking: string | undefined;
 	session: string | undefined;
 	sessionDir: string | undefined;
@@ -58,6 +61,9 @@ export function piView(p: PiArgs): ArgsView {
 		messages: p.messages,
 		fileArgs: p.fileArgs,
 		model: p.model,
+		provider: p.provider,
+		apiKey: p.apiKey,
+		fork: p.fork,
 		thinking: p.thinking,
 		session: p.session,
 		sessionDir: p.sessionDir,
@@ -90,6 +96,9 @@ export function settleView(s: ParsedArgs): ArgsView {
 		messages: s.messages,
 		fileArgs: s.fileArgs,
 		model: s.model,
+		provider: s.provider,
+		apiKey: s.apiKey,
+		fork: s.fork,
 		thinking: s.thinking,
 		session: s.session,
 		sessionDir: s.sessionDir,
@@ -146,6 +155,9 @@ export const SHARED_BOOLEAN = [
 export const SHARED_VALUE = [
 	"--mode",
 	"--model",
+	"--provider",
+	"--api-key",
+	"--fork",
 	"--thinking",
 	"--session",
 	"--session-dir",
@@ -188,19 +200,11 @@ const VALUES = [
 /**
  * pi 0.73.1 options Settle does not have (named divergence "pi-only option"): `--resume`/`-r` and
  * `--models` drive the interactive TUI (session picker, Ctrl+P cycling) that Settle has no
- * counterpart of; `--fork`, `--provider`, `--api-key`, `--skill` / `--prompt-template` paths,
+ * counterpart of; `--skill` / `--prompt-template` paths,
  * themes, `--no-builtin-tools` and `--verbose` are not part of Settle's CLI (README "CLI"). Settle reports each as an unknown option instead of running.
  */
 export const PI_ONLY_BOOLEAN = ["--resume", "-r", "--no-builtin-tools", "-nbt", "--no-themes", "--verbose"];
-export const PI_ONLY_VALUE = [
-	"--models",
-	"--provider",
-	"--api-key",
-	"--fork",
-	"--skill",
-	"--prompt-template",
-	"--theme",
-];
+export const PI_ONLY_VALUE = ["--models", "--skill", "--prompt-template", "--theme"];
 
 /**
  * Settle options pi does not have (named divergence "Settle-only option", Settle's help):
@@ -289,6 +293,9 @@ export const sharedUnit: fc.Arbitrary<readonly string[]> = fc.oneof(
 	fc
 		.tuple(fc.constantFrom("--thinking"), fc.constantFrom("off", "minimal", "low", "medium", "high", "xhigh"))
 		.map((unit) => [...unit]),
+	fc.tuple(fc.constantFrom("--provider"), fc.constantFrom("faux", "openai", "x/y")).map((unit) => [...unit]),
+	fc.tuple(fc.constantFrom("--api-key"), fc.constantFrom("sk-test", "KEY_VAR")).map((unit) => [...unit]),
+	fc.tuple(fc.constantFrom("--fork"), fc.constantFrom("abc12", "./s.jsonl")).map((unit) => [...unit]),
 	fc.tuple(fc.constantFrom("--session-dir"), fc.constantFrom("sessions", "/tmp/s")).map((unit) => [...unit]),
 	fc
 		.tuple(fc.constantFrom("--tools", "-t"), fc.constantFrom("read,bash", "ls", " read , ,ls "))
@@ -309,9 +316,6 @@ export function piOnlyFieldsUsed(p: PiArgs): string[] {
 	const fields: (keyof PiArgs)[] = [
 		"resume",
 		"models",
-		"provider",
-		"apiKey",
-		"fork",
 		"skills",
 		"promptTemplates",
 		"themes",

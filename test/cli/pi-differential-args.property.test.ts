@@ -15,8 +15,8 @@
  * - "stricter": Settle rejects what pi silently ignores or resolves by precedence: an invalid
  *   `--mode` value (pi ignores it), an invalid `--thinking` level (pi warns with the same text and
  *   runs), two of `--session`/`--continue`/`--no-session` (pi: precedence), `--tools` with
- *   `--no-tools`, messages with `--mode rpc` (pi drops them), an empty or blank `--session` or `--session-dir`
- *   (pi#9733: pi resumes the newest session / uses the default folder). Each Settle error is checked against
+ *   `--no-tools`, messages with `--mode rpc` (pi drops them), an empty or blank `--session`, `--fork` or `--session-dir`
+ *   (pi#9733: pi resumes / forks the newest session, uses the default folder). Each Settle error is checked against
  *   pi's parse, which must show the ignored or overridden input.
  * - "pi-only option" / "Settle-only option": options one CLI lacks (lists and reasons in
  *   pi-diff-args.ts); the other reports them as unknown, checked in their own properties.
@@ -93,10 +93,10 @@ function compareOutcome(argv: readonly string[]): boolean {
 			stricter = true;
 			continue;
 		}
-		const empty = /^error Option (--session|--session-dir) got an empty value /.exec(fact);
+		const empty = /^error Option (--session|--session-dir|--fork) got an empty value /.exec(fact);
 		if (empty) {
-			// "stricter" (pi#9733): pi takes an empty --session as an id prefix matching every session
-			// (it resumes the newest) and an empty --session-dir as the default folder; Settle refuses a
+			// "stricter" (pi#9733): pi takes an empty --session (or --fork) as an id prefix matching every
+			// session (it resumes, or forks, the newest) and an empty --session-dir as the default folder; Settle refuses a
 			// blank value wherever it appears (also one a later repeat would override).
 			const option = empty[1]!;
 			const blank = (value: string | undefined) => value !== undefined && value.trim() === "";

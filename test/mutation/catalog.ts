@@ -12518,6 +12518,45 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/pi-races/session-tree.test.ts"],
 	},
+	{
+		id: "EA01",
+		file: "src/cli/host.ts",
+		description:
+			"--provider is parsed but not applied: --provider two --model coder looks up the bare id coder, in any provider (piflags3)",
+		edits: [
+			{
+				find: "if (args.model === undefined || args.provider === undefined) return args.model;",
+				replace: "return args.model;",
+			},
+		],
+		tests: ["test/cli/pi-provider-flags.test.ts"],
+	},
+	{
+		id: "EA02",
+		file: "src/runtime/factory.ts",
+		description:
+			"--api-key is parsed but not given to the model runtime: requests carry auth.json's or the environment's key (piflags3)",
+		edits: [
+			{
+				find: "if (options.apiKey !== undefined) setRuntimeApiKey(services.modelRuntime, model, options.apiKey);",
+				replace: "",
+			},
+		],
+		tests: ["test/cli/pi-provider-flags.test.ts"],
+	},
+	{
+		id: "EA03",
+		file: "src/cli/host.ts",
+		description:
+			"--fork is parsed but ignored: settle starts a new, empty session instead of a copy of the named one (piflags3)",
+		edits: [
+			{
+				find: "if (args.fork !== undefined) {\n\t\t\t// As pi:",
+				replace: "if (args.fork !== undefined && args.noSession) {\n\t\t\t// As pi:",
+			},
+		],
+		tests: ["test/cli/pi-fork-flag.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
