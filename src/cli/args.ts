@@ -71,6 +71,10 @@ export interface ParsedArgs {
 	noSkills: boolean;
 	/** `--no-prompt-templates` / `-np`: no prompt template discovery. */
 	noPromptTemplates: boolean;
+	/** `--skill <path>` (repeatable): skill files or folders loaded besides the discovered ones (also with `-ns`, as in pi). */
+	skills: string[];
+	/** `--prompt-template <path>` (repeatable): template files or folders loaded besides the discovered ones (also with `-np`). */
+	promptTemplates: string[];
 	/** `--offline` (pi's): accepted; Settle makes no start-up network requests, so it changes nothing. */
 	offline: boolean;
 	/** `--trace <file>`: save the run's lifecycle trace there. */
@@ -105,6 +109,8 @@ const VALUE_OPTIONS = new Set([
 	"--export",
 	"--system-prompt",
 	"--append-system-prompt",
+	"--skill",
+	"--prompt-template",
 ]);
 /** `settle trace <file> -o <out.html>` (elsewhere `-o` stays an unknown option, as in pi). */
 const TRACE_COMMAND_OPTIONS = new Set(["-o", "--output"]);
@@ -135,6 +141,8 @@ export function parseArgs(argv: readonly string[]): ParsedArgs {
 		noContextFiles: false,
 		noSkills: false,
 		noPromptTemplates: false,
+		skills: [],
+		promptTemplates: [],
 		offline: false,
 		inspect: false,
 		unknownFlags: [],
@@ -371,6 +379,12 @@ function applyValueOption(result: ParsedArgs, option: string, value: string): vo
 			return;
 		case "--append-system-prompt":
 			result.appendSystemPrompt.push(value);
+			return;
+		case "--skill":
+			result.skills.push(value);
+			return;
+		case "--prompt-template":
+			result.promptTemplates.push(value);
 			return;
 		case "-o":
 		case "--output":

@@ -73,8 +73,10 @@ Options:
   -e, --extension <path>        Load an extension file (repeatable)
   -ne, --no-extensions          Don't discover extensions (-e paths still load)
   -nc, --no-context-files       Don't load AGENTS.md / CLAUDE.md
-  -ns, --no-skills              Don't discover skills
-  -np, --no-prompt-templates    Don't discover prompt templates
+  -ns, --no-skills              Don't discover skills (--skill paths still load)
+  --skill <path>                Load a skill file or folder besides the discovered ones (repeatable)
+  -np, --no-prompt-templates    Don't discover prompt templates (--prompt-template paths still load)
+  --prompt-template <path>      Load a prompt template file or folder (repeatable)
   --system-prompt <text|file>   Base system prompt instead of SYSTEM.md (a value naming a file is read);
                                 tools, skills, context files and the date/cwd lines are still added
   --append-system-prompt <text|file>

@@ -144,6 +144,8 @@ export async function startHost(args: ParsedArgs): Promise<CliHost> {
 			...(args.noContextFiles ? { noContextFiles: true } : {}),
 			...(args.noSkills ? { noSkills: true } : {}),
 			...(args.noPromptTemplates ? { noPromptTemplates: true } : {}),
+			...(args.skills.length > 0 ? { additionalSkillPaths: args.skills } : {}),
+			...(args.promptTemplates.length > 0 ? { additionalPromptTemplatePaths: args.promptTemplates } : {}),
 			...(args.systemPrompt !== undefined ? { systemPrompt: args.systemPrompt } : {}),
 			...(args.appendSystemPrompt.length > 0 ? { appendSystemPrompt: args.appendSystemPrompt } : {}),
 		},

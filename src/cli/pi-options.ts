@@ -7,8 +7,6 @@
 const SESSION_PICKER =
 	"Settle has no session picker: -c continues this project's latest session, --session <id-prefix> opens one, and /resume in settle -i lists them.";
 const NO_BUILTIN_TOOLS = "Keep the tools you want with --tools <a,b> (extension tools included), or -nt for none.";
-const SKILLS = "Settle finds skills in .settle/skills/ (or .pi/skills/) and <agent dir>/skills/.";
-const PROMPTS = "Settle finds prompt templates in .settle/prompts/ (or .pi/prompts/) and <agent dir>/prompts/.";
 const THEMES = "Settle's chat is line-based and has no themes (NO_COLOR turns its colours off).";
 
 const HINTS: Readonly<Record<string, string>> = {
@@ -21,8 +19,6 @@ const HINTS: Readonly<Record<string, string>> = {
 		"Give the key in the provider's environment variable (ANTHROPIC_API_KEY, OPENAI_API_KEY, …) or in <agent dir>/auth.json.",
 	"--no-builtin-tools": NO_BUILTIN_TOOLS,
 	"-nbt": NO_BUILTIN_TOOLS,
-	"--skill": SKILLS,
-	"--prompt-template": PROMPTS,
 	"--theme": THEMES,
 	"--no-themes": THEMES,
 	"--verbose": "",

@@ -35,6 +35,10 @@ export interface ArgsView {
 	noContextFiles: boolean;
 	noSkills: boolean;
 	noPromptTemplates: boolean;
+	/** pi `skills` (undefined when none) ↔ Settle `skills` ([] when none). */
+	skills: string[];
+	/** pi `promptTemplates` (undefined when none) ↔ Settle `promptTemplates` ([] when none). */
+	promptTemplates: string[];
 	offline: boolean;
 	/** `--export <file>`: the session file to write as HTML (the first message is then the output path). */
 	export: string | undefined;
@@ -72,6 +76,8 @@ export function piView(p: PiArgs): ArgsView {
 		noContextFiles: p.noContextFiles === true,
 		noSkills: p.noSkills === true,
 		noPromptTemplates: p.noPromptTemplates === true,
+		skills: p.skills ?? [],
+		promptTemplates: p.promptTemplates ?? [],
 		offline: p.offline === true,
 		export: p.export,
 		extensionFlags: [...p.unknownFlags.entries()],
@@ -104,6 +110,8 @@ export function settleView(s: ParsedArgs): ArgsView {
 		noContextFiles: s.noContextFiles,
 		noSkills: s.noSkills,
 		noPromptTemplates: s.noPromptTemplates,
+		skills: s.skills,
+		promptTemplates: s.promptTemplates,
 		offline: s.offline,
 		export: s.export,
 		extensionFlags: [...extensionFlagValues(s.unknownFlags).entries()],
@@ -156,6 +164,8 @@ export const SHARED_VALUE = [
 	"--export",
 	"--system-prompt",
 	"--append-system-prompt",
+	"--skill",
+	"--prompt-template",
 ];
 
 /** Values, valid for some option or not, and words that look like options. */
@@ -188,19 +198,11 @@ const VALUES = [
 /**
  * pi 0.73.1 options Settle does not have (named divergence "pi-only option"): `--resume`/`-r` and
  * `--models` drive the interactive TUI (session picker, Ctrl+P cycling) that Settle has no
- * counterpart of; `--fork`, `--provider`, `--api-key`, `--skill` / `--prompt-template` paths,
+ * counterpart of; `--fork`, `--provider`, `--api-key`,
  * themes, `--no-builtin-tools` and `--verbose` are not part of Settle's CLI (README "CLI"). Settle reports each as an unknown option instead of running.
  */
 export const PI_ONLY_BOOLEAN = ["--resume", "-r", "--no-builtin-tools", "-nbt", "--no-themes", "--verbose"];
-export const PI_ONLY_VALUE = [
-	"--models",
-	"--provider",
-	"--api-key",
-	"--fork",
-	"--skill",
-	"--prompt-template",
-	"--theme",
-];
+export const PI_ONLY_VALUE = ["--models", "--provider", "--api-key", "--fork", "--theme"];
 
 /**
  * Settle options pi does not have (named divergence "Settle-only option", Settle's help):
@@ -301,6 +303,9 @@ export const sharedUnit: fc.Arbitrary<readonly string[]> = fc.oneof(
 			fc.constantFrom("Be brief.", "prompt.md", "-x", "@a.md", ""),
 		)
 		.map((unit) => [...unit]),
+	fc
+		.tuple(fc.constantFrom("--skill", "--prompt-template"), fc.constantFrom("skills/lint", "fix.md", "~/p", "-x", ""))
+		.map((unit) => [...unit]),
 	fc.constantFrom(["hello"], ["fix the bug"], ["@notes.md"], ["@img.png"], ["--plan=deep"], ["--alias", "fast"]),
 );
 
@@ -312,8 +317,6 @@ export function piOnlyFieldsUsed(p: PiArgs): string[] {
 		"provider",
 		"apiKey",
 		"fork",
-		"skills",
-		"promptTemplates",
 		"themes",
 		"noBuiltinTools",
 		"noThemes",

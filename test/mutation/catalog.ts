@@ -12484,6 +12484,27 @@ export const MUTANTS: Mutant[] = [
 		edits: [{ find: 'case "--offline":\n\t\t\t\tresult.offline = true;\n\t\t\t\tcontinue;', replace: "" }],
 		tests: ["test/cli/pi-startup-flags.test.ts", "test/cli/pi-differential-args.property.test.ts"],
 	},
+	{
+		id: "DZ01",
+		file: "src/cli/host.ts",
+		description:
+			"settle --skill <path> loads nothing: the paths are parsed but not handed to the resource loader (piflags2)",
+		edits: [{ find: "...(args.skills.length > 0 ? { additionalSkillPaths: args.skills } : {}),", replace: "" }],
+		tests: ["test/cli/pi-resource-flags.test.ts"],
+	},
+	{
+		id: "DZ02",
+		file: "src/cli/host.ts",
+		description:
+			"settle --prompt-template <path> loads nothing: the paths are parsed but not handed to the resource loader (piflags2)",
+		edits: [
+			{
+				find: "...(args.promptTemplates.length > 0 ? { additionalPromptTemplatePaths: args.promptTemplates } : {}),",
+				replace: "",
+			},
+		],
+		tests: ["test/cli/pi-resource-flags.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */

@@ -1,0 +1,183 @@
+/**
+ * piflags2: pi 0.73.1's start-up flags `--skill <path>`, `--prompt-template <path>`,
+ * `--no-builtin-tools`/`-nbt` and `--verbose`, which Settle refused as unknown options (exit 2),
+ * so a pi user's script using them failed under `settle`. Each is run through the real `settle`
+ * command on the faux model: what the model gets is the system prompt Settle emits (`--json`,
+ * `--rpc`), the expanded prompt the faux model echoes (`-p`, `-i`), and the tool results of a faux
+ * script's tool calls.
+ */
+import { mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { runSettle, useCliProject } from "./helpers.js";
+import { Repl } from "./interactive.helpers.js";
+
+const cli = useCliProject("settle-piflags2-");
+
+function settle(args: string[], input?: string) {
+	return runSettle(args, { cwd: cli.project, agentDir: cli.agentDir, ...(input ? { input } : {}) });
+}
+
+/** The base system prompts (`kind: "baseline"`) in JSON lines, deduplicated, in order. */
+function baselines(jsonl: string): string[] {
+	const prompts: string[] = [];
+	for (const line of jsonl.split("\n")) {
+		if (!line.startsWith("{")) continue;
+		const value = JSON.parse(line) as { message?: { role?: string; kind?: string; content?: string } };
+		const message = value.message;
+		if (message?.role === "system" && message.kind === "baseline" && typeof message.content === "string") {
+			prompts.push(message.content);
+		}
+	}
+	return [...new Set(prompts)];
+}
+
+function writeSkill(dir: string, name: string, marker: string): void {
+	mkdirSync(dir, { recursive: true });
+	writeFileSync(join(dir, "SKILL.md"), `---\nname: ${name}\ndescription: ${marker}\n---\n${marker} BODY\n`);
+}
+
+/** A discovered skill (.settle/skills/deploy-docs) and template (.settle/prompts/greet.md). */
+function addDiscovered(): void {
+	writeSkill(join(cli.project, ".settle", "skills", "deploy-docs"), "deploy-docs", "DISCOVERED-SKILL-MARKER");
+	mkdirSync(join(cli.project, ".settle", "prompts"), { recursive: true });
+	writeFileSync(join(cli.project, ".settle", "prompts", "greet.md"), "DISCOVERED-TEMPLATE say hello\n");
+}
+
+describe("--skill <path> (piflags2)", () => {
+	it("settle --json --skill <dir> --skill <file>: both are listed besides the discovered skill", () => {
+		addDiscovered();
+		writeSkill(join(cli.project, "shared", "lint-rules"), "lint-rules", "DIR-SKILL-MARKER");
+		writeSkill(join(cli.project, "one-file"), "one-file", "FILE-SKILL-MARKER");
+		const run = settle(["--faux", "--json", "--skill", "shared", "--skill", "one-file/SKILL.md", "task"]);
+		expect(run.stderr).toBe("");
+		expect(run.code).toBe(0);
+		const [prompt] = baselines(run.stdout) as [string];
+		expect(prompt).toContain("DISCOVERED-SKILL-MARKER");
+		expect(prompt).toContain("DIR-SKILL-MARKER");
+		expect(prompt).toContain("FILE-SKILL-MARKER");
+	});
+
+	it("settle -p -ns --skill <dir> /skill:<name>: as in pi, -ns keeps the explicit skill only", () => {
+		addDiscovered();
+		writeSkill(join(cli.project, "shared", "lint-rules"), "lint-rules", "DIR-SKILL-MARKER");
+		const run = settle(["--faux", "-p", "-ns", "--skill", "shared", "/skill:lint-rules"]);
+		expect(run.stderr).toBe("");
+		expect(run.code).toBe(0);
+		// The faux model echoes the expanded prompt: the skill's body reached the model.
+		expect(run.stdout).toContain("DIR-SKILL-MARKER BODY");
+		const json = settle(["--faux", "--json", "-ns", "--skill", "shared", "task"]);
+		const [prompt] = baselines(json.stdout) as [string];
+		expect(prompt).toContain("DIR-SKILL-MARKER");
+		expect(prompt).not.toContain("DISCOVERED-SKILL-MARKER");
+	});
+
+	it("settle -p --skill <missing> / a colliding name: warnings on stderr, as for discovered skills", () => {
+		addDiscovered();
+		writeSkill(join(cli.project, "other"), "deploy-docs", "COLLIDING-SKILL-MARKER");
+		const run = settle(["--faux", "-p", "--skill", "nope", "--skill", "other", "hi"]);
+		expect(run.code).toBe(0);
+		expect(run.stdout).toBe("hi\n");
+		expect(run.stderr).toContain(`Skill path does not exist (${join(cli.project, "nope")})`);
+		expect(run.stderr).toContain('name "deploy-docs" collision');
+	});
+
+	it("settle --rpc --skill: new_session keeps it", () => {
+		writeSkill(join(cli.project, "shared", "lint-rules"), "lint-rules", "RPC-SKILL-MARKER");
+		const commands = [{ type: "prompt", message: "one" }, { type: "new_session" }, { type: "prompt", message: "two" }];
+		const run = settle(
+			["--faux", "--rpc", "--skill", "shared"],
+			commands.map((command) => JSON.stringify(command)).join("\n"),
+		);
+		expect(run.code).toBe(0);
+		const prompts = baselines(run.stdout);
+		expect(prompts.length).toBeGreaterThan(0);
+		for (const prompt of prompts) expect(prompt).toContain("RPC-SKILL-MARKER");
+		// Both sessions' prompts were sent.
+		expect(run.stdout.split("\n").filter((line) => line.includes('"type":"agent_end"'))).toHaveLength(2);
+	});
+
+	it("settle -i --skill: /skill:<name> expands, also after /new", async () => {
+		writeSkill(join(cli.project, "shared", "lint-rules"), "lint-rules", "REPL-SKILL-MARKER");
+		const repl = new Repl(["--faux", "--skill", "shared"], { cwd: cli.project, agentDir: cli.agentDir });
+		await repl.idle(0);
+		await repl.say("/skill:lint-rules", "REPL-SKILL-MARKER BODY");
+		await repl.say("/new");
+		await repl.say("/skill:lint-rules", "REPL-SKILL-MARKER BODY");
+		expect(await repl.end()).toBe(0);
+	});
+});
+
+describe("--prompt-template <path> (piflags2)", () => {
+	function addTemplates(): void {
+		mkdirSync(join(cli.project, "shared-prompts"), { recursive: true });
+		writeFileSync(join(cli.project, "shared-prompts", "review.md"), "DIR-TEMPLATE review $1\n");
+		writeFileSync(join(cli.project, "fix.md"), "FILE-TEMPLATE fix it\n");
+	}
+
+	it("settle -p --prompt-template <dir> --prompt-template <file>: both expand, and so does the discovered one", () => {
+		addDiscovered();
+		addTemplates();
+		const args = ["--faux", "-p", "--prompt-template", "shared-prompts", "--prompt-template", "fix.md"];
+		const review = settle([...args, "/review main.ts"]);
+		expect(review.stderr).toBe("");
+		expect(review.code).toBe(0);
+		expect(review.stdout).toBe("DIR-TEMPLATE review main.ts\n\n");
+		expect(settle([...args, "/fix"]).stdout).toBe("FILE-TEMPLATE fix it\n\n");
+		expect(settle([...args, "/greet"]).stdout).toBe("DISCOVERED-TEMPLATE say hello\n\n");
+	});
+
+	it("settle -p -np --prompt-template <file>: as in pi, -np keeps the explicit template only", () => {
+		addDiscovered();
+		addTemplates();
+		const fix = settle(["--faux", "-p", "-np", "--prompt-template", "fix.md", "/fix"]);
+		expect(fix.stderr).toBe("");
+		expect(fix.stdout).toBe("FILE-TEMPLATE fix it\n\n");
+		expect(settle(["--faux", "-p", "-np", "--prompt-template", "fix.md", "/greet"]).stdout).toBe("/greet\n");
+	});
+
+	it("settle -p --prompt-template <missing> / a colliding name: warnings on stderr", () => {
+		addDiscovered();
+		mkdirSync(join(cli.project, "more"), { recursive: true });
+		writeFileSync(join(cli.project, "more", "greet.md"), "COLLIDING-TEMPLATE\n");
+		const run = settle(["--faux", "-p", "--prompt-template", "nope.md", "--prompt-template", "more", "/greet"]);
+		expect(run.code).toBe(0);
+		// The discovered template keeps its name, as a discovered collision does.
+		expect(run.stdout).toBe("DISCOVERED-TEMPLATE say hello\n\n");
+		expect(run.stderr).toContain(`Prompt template path does not exist (${join(cli.project, "nope.md")})`);
+		expect(run.stderr).toContain("collision");
+	});
+
+	it("settle --rpc --prompt-template: new_session keeps it", () => {
+		addTemplates();
+		const commands = [
+			{ type: "prompt", message: "/fix" },
+			{ type: "new_session" },
+			{ type: "prompt", message: "/review a.ts" },
+		];
+		const run = settle(
+			["--faux", "--rpc", "--prompt-template", "fix.md", "--prompt-template", "shared-prompts"],
+			commands.map((command) => JSON.stringify(command)).join("\n"),
+		);
+		expect(run.code).toBe(0);
+		expect(run.stdout).toContain("FILE-TEMPLATE fix it");
+		expect(run.stdout).toContain("DIR-TEMPLATE review a.ts");
+	});
+
+	it("settle -i --prompt-template: /<name> expands, also after /new", async () => {
+		addTemplates();
+		const repl = new Repl(["--faux", "--prompt-template", "fix.md"], { cwd: cli.project, agentDir: cli.agentDir });
+		await repl.idle(0);
+		await repl.say("/fix", "FILE-TEMPLATE fix it");
+		await repl.say("/new");
+		await repl.say("/fix", "FILE-TEMPLATE fix it");
+		expect(await repl.end()).toBe(0);
+	});
+
+	it("settle --json --prompt-template: the template expands in the JSON run", () => {
+		addTemplates();
+		const run = settle(["--faux", "--json", "--prompt-template", "fix.md", "/fix"]);
+		expect(run.code).toBe(0);
+		expect(run.stdout).toContain("FILE-TEMPLATE fix it");
+	});
+});
