@@ -55,6 +55,8 @@ export interface ParsedArgs {
 	noSession: boolean;
 	tools?: string[];
 	noTools: boolean;
+	/** `--no-builtin-tools` / `-nbt`: no built-in tool unless `--tools` names it; extension tools stay (pi's). */
+	noBuiltinTools: boolean;
 	/** `--approve` true, `--no-approve` false. */
 	trustProject?: boolean;
 	faux: boolean;
@@ -134,6 +136,7 @@ export function parseArgs(argv: readonly string[]): ParsedArgs {
 		continue: false,
 		noSession: false,
 		noTools: false,
+		noBuiltinTools: false,
 		faux: false,
 		extensions: [],
 		noExtensions: false,
@@ -223,6 +226,10 @@ export function parseArgs(argv: readonly string[]): ParsedArgs {
 			case "--no-tools":
 			case "-nt":
 				result.noTools = true;
+				continue;
+			case "--no-builtin-tools":
+			case "-nbt":
+				result.noBuiltinTools = true;
 				continue;
 			case "--approve":
 				result.trustProject = true;

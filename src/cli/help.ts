@@ -69,6 +69,7 @@ Options:
   --agent-dir <dir>             Global folder (default $SETTLE_AGENT_DIR or ~/.settle/agent)
   -t, --tools <a,b>             Allowlist of tools (built-in, extension, custom)
   -nt, --no-tools               No tools at all
+  -nbt, --no-builtin-tools      No built-in tools unless --tools names them; extension tools stay
   --approve / --no-approve      Trust / don't trust the project (its extensions and code-running settings)
   -e, --extension <path>        Load an extension file (repeatable)
   -ne, --no-extensions          Don't discover extensions (-e paths still load)

@@ -135,7 +135,8 @@ export async function startHost(args: ParsedArgs): Promise<CliHost> {
 		...(args.model ? { model: args.model } : {}),
 		...(args.thinking ? { thinkingLevel: args.thinking } : {}),
 		...(args.tools ? { tools: args.tools } : {}),
-		...(args.noTools ? { noTools: "all" as const } : {}),
+		// As pi: -nt wins over -nbt; with --tools, the list decides (built-ins included).
+		...(args.noTools ? { noTools: "all" as const } : args.noBuiltinTools ? { noTools: "builtin" as const } : {}),
 		extensionFlagValues: extensionFlagValues(args.unknownFlags),
 		resourceLoaderOptions: {
 			...(args.trustProject !== undefined ? { trustProject: args.trustProject } : {}),

@@ -6,7 +6,6 @@
 
 const SESSION_PICKER =
 	"Settle has no session picker: -c continues this project's latest session, --session <id-prefix> opens one, and /resume in settle -i lists them.";
-const NO_BUILTIN_TOOLS = "Keep the tools you want with --tools <a,b> (extension tools included), or -nt for none.";
 const THEMES = "Settle's chat is line-based and has no themes (NO_COLOR turns its colours off).";
 
 const HINTS: Readonly<Record<string, string>> = {
@@ -17,8 +16,6 @@ const HINTS: Readonly<Record<string, string>> = {
 	"--provider": "Name the provider in --model <provider/id>.",
 	"--api-key":
 		"Give the key in the provider's environment variable (ANTHROPIC_API_KEY, OPENAI_API_KEY, …) or in <agent dir>/auth.json.",
-	"--no-builtin-tools": NO_BUILTIN_TOOLS,
-	"-nbt": NO_BUILTIN_TOOLS,
 	"--theme": THEMES,
 	"--no-themes": THEMES,
 	"--verbose": "",

@@ -25,6 +25,8 @@ export interface ArgsView {
 	noSession: boolean;
 	tools: string[] | undefined;
 	noTools: boolean;
+	/** `--no-builtin-tools` / `-nbt`. */
+	noBuiltinTools: boolean;
 	/** pi `extensions` (undefined when none) ↔ Settle `extensions` ([] when none). */
 	extensions: string[];
 	noExtensions: boolean;
@@ -69,6 +71,7 @@ export function piView(p: PiArgs): ArgsView {
 		noSession: p.noSession === true,
 		tools: p.tools,
 		noTools: p.noTools === true,
+		noBuiltinTools: p.noBuiltinTools === true,
 		extensions: p.extensions ?? [],
 		noExtensions: p.noExtensions === true,
 		systemPrompt: p.systemPrompt,
@@ -103,6 +106,7 @@ export function settleView(s: ParsedArgs): ArgsView {
 		noSession: s.noSession,
 		tools: s.tools,
 		noTools: s.noTools,
+		noBuiltinTools: s.noBuiltinTools,
 		extensions: s.extensions,
 		noExtensions: s.noExtensions,
 		systemPrompt: s.systemPrompt,
@@ -136,6 +140,8 @@ export const SHARED_BOOLEAN = [
 	"--no-session",
 	"--no-tools",
 	"-nt",
+	"--no-builtin-tools",
+	"-nbt",
 	"--no-extensions",
 	"-ne",
 	"--no-context-files",
@@ -199,9 +205,9 @@ const VALUES = [
  * pi 0.73.1 options Settle does not have (named divergence "pi-only option"): `--resume`/`-r` and
  * `--models` drive the interactive TUI (session picker, Ctrl+P cycling) that Settle has no
  * counterpart of; `--fork`, `--provider`, `--api-key`,
- * themes, `--no-builtin-tools` and `--verbose` are not part of Settle's CLI (README "CLI"). Settle reports each as an unknown option instead of running.
+ * themes and `--verbose` are not part of Settle's CLI (README "CLI"). Settle reports each as an unknown option instead of running.
  */
-export const PI_ONLY_BOOLEAN = ["--resume", "-r", "--no-builtin-tools", "-nbt", "--no-themes", "--verbose"];
+export const PI_ONLY_BOOLEAN = ["--resume", "-r", "--no-themes", "--verbose"];
 export const PI_ONLY_VALUE = ["--models", "--provider", "--api-key", "--fork", "--theme"];
 
 /**
@@ -311,16 +317,6 @@ export const sharedUnit: fc.Arbitrary<readonly string[]> = fc.oneof(
 
 /** Which of pi's 0.73.1 options that Settle lacks a parsed pi command line used (by pi's field). */
 export function piOnlyFieldsUsed(p: PiArgs): string[] {
-	const fields: (keyof PiArgs)[] = [
-		"resume",
-		"models",
-		"provider",
-		"apiKey",
-		"fork",
-		"themes",
-		"noBuiltinTools",
-		"noThemes",
-		"verbose",
-	];
+	const fields: (keyof PiArgs)[] = ["resume", "models", "provider", "apiKey", "fork", "themes", "noThemes", "verbose"];
 	return fields.filter((field) => p[field] !== undefined);
 }

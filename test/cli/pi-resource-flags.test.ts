@@ -6,10 +6,10 @@
  * `--rpc`), the expanded prompt the faux model echoes (`-p`, `-i`), and the tool results of a faux
  * script's tool calls.
  */
-import { mkdirSync, writeFileSync } from "node:fs";
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { runSettle, useCliProject } from "./helpers.js";
+import { RpcClient, runSettle, useCliProject } from "./helpers.js";
 import { Repl } from "./interactive.helpers.js";
 
 const cli = useCliProject("settle-piflags2-");
@@ -30,6 +30,31 @@ function baselines(jsonl: string): string[] {
 		}
 	}
 	return [...new Set(prompts)];
+}
+
+/**
+ * `settle --rpc <args>`: prompts `first`, waits for the run to settle, starts a new session
+ * (`new_session`), prompts `second`, waits again, ends. The assistant texts, in order.
+ */
+async function rpcAroundNewSession(args: string[], first: string, second: string): Promise<string[]> {
+	const rpc = new RpcClient(args, { cwd: cli.project, agentDir: cli.agentDir });
+	for (const [id, message] of [
+		["1", first],
+		["3", second],
+	] as const) {
+		const settled = rpc.next((line) => line.type === "agent_settled");
+		expect((await rpc.request({ id, type: "prompt", message })).success).toBe(true);
+		await settled;
+		if (id === "1") expect((await rpc.request({ id: "2", type: "new_session" })).success).toBe(true);
+	}
+	expect(await rpc.end()).toBe(0);
+	const texts: string[] = [];
+	for (const line of rpc.lines) {
+		const message = line.message as { role?: string; content?: { type: string; text?: string }[] } | undefined;
+		if (line.type !== "message_end" || message?.role !== "assistant") continue;
+		texts.push((message.content ?? []).map((part) => part.text ?? "").join(""));
+	}
+	return texts;
 }
 
 function writeSkill(dir: string, name: string, marker: string): void {
@@ -82,19 +107,11 @@ describe("--skill <path> (piflags2)", () => {
 		expect(run.stderr).toContain('name "deploy-docs" collision');
 	});
 
-	it("settle --rpc --skill: new_session keeps it", () => {
+	it("settle --rpc --skill: new_session keeps it", async () => {
 		writeSkill(join(cli.project, "shared", "lint-rules"), "lint-rules", "RPC-SKILL-MARKER");
-		const commands = [{ type: "prompt", message: "one" }, { type: "new_session" }, { type: "prompt", message: "two" }];
-		const run = settle(
-			["--faux", "--rpc", "--skill", "shared"],
-			commands.map((command) => JSON.stringify(command)).join("\n"),
-		);
-		expect(run.code).toBe(0);
-		const prompts = baselines(run.stdout);
-		expect(prompts.length).toBeGreaterThan(0);
-		for (const prompt of prompts) expect(prompt).toContain("RPC-SKILL-MARKER");
-		// Both sessions' prompts were sent.
-		expect(run.stdout.split("\n").filter((line) => line.includes('"type":"agent_end"'))).toHaveLength(2);
+		const texts = await rpcAroundNewSession(["--faux", "--skill", "shared"], "/skill:lint-rules", "/skill:lint-rules");
+		expect(texts).toHaveLength(2);
+		for (const text of texts) expect(text).toContain("RPC-SKILL-MARKER BODY");
 	});
 
 	it("settle -i --skill: /skill:<name> expands, also after /new", async () => {
@@ -148,20 +165,11 @@ describe("--prompt-template <path> (piflags2)", () => {
 		expect(run.stderr).toContain("collision");
 	});
 
-	it("settle --rpc --prompt-template: new_session keeps it", () => {
+	it("settle --rpc --prompt-template: new_session keeps it", async () => {
 		addTemplates();
-		const commands = [
-			{ type: "prompt", message: "/fix" },
-			{ type: "new_session" },
-			{ type: "prompt", message: "/review a.ts" },
-		];
-		const run = settle(
-			["--faux", "--rpc", "--prompt-template", "fix.md", "--prompt-template", "shared-prompts"],
-			commands.map((command) => JSON.stringify(command)).join("\n"),
-		);
-		expect(run.code).toBe(0);
-		expect(run.stdout).toContain("FILE-TEMPLATE fix it");
-		expect(run.stdout).toContain("DIR-TEMPLATE review a.ts");
+		const args = ["--faux", "--prompt-template", "fix.md", "--prompt-template", "shared-prompts"];
+		const texts = await rpcAroundNewSession(args, "/fix", "/review a.ts");
+		expect(texts).toEqual(["FILE-TEMPLATE fix it\n", "DIR-TEMPLATE review a.ts\n"]);
 	});
 
 	it("settle -i --prompt-template: /<name> expands, also after /new", async () => {
@@ -179,5 +187,102 @@ describe("--prompt-template <path> (piflags2)", () => {
 		const run = settle(["--faux", "--json", "--prompt-template", "fix.md", "/fix"]);
 		expect(run.code).toBe(0);
 		expect(run.stdout).toContain("FILE-TEMPLATE fix it");
+	});
+});
+
+describe("--no-builtin-tools / -nbt (piflags2)", () => {
+	/** An extension with a `weather` tool, a file to read, and a script calling `read` and `weather` (twice over). */
+	function setUp(): { extension: string; script: string } {
+		const extension = join(cli.dir, "weather.ts");
+		writeFileSync(
+			extension,
+			`export default function (pi: any) {
+	pi.registerTool({ name: "weather", label: "Weather", description: "Weather", parameters: { type: "object", properties: {} },
+		execute: async () => ({ content: [{ type: "text", text: "sunny" }], details: {} }) });
+}
+`,
+		);
+		writeFileSync(join(cli.project, "a.txt"), "FILE-CONTENT\n");
+		const calls = { toolCalls: [{ name: "read", arguments: { path: "a.txt" } }, { name: "weather" }] };
+		const script = join(cli.dir, "script.json");
+		writeFileSync(script, JSON.stringify([calls, "done", calls, "done"]));
+		return { extension, script };
+	}
+
+	/** `tool: result text` of every tool result in JSON lines (events or session entries), without repeats. */
+	function toolResults(jsonl: string): string[] {
+		const results = new Set<string>();
+		for (const line of jsonl.split("\n")) {
+			if (!line.startsWith("{")) continue;
+			const value = JSON.parse(line) as {
+				message?: { role?: string; toolName?: string; content?: { type: string; text?: string }[] };
+			};
+			const message = value.message;
+			if (message?.role !== "toolResult" || !Array.isArray(message.content)) continue;
+			results.add(`${message.toolName}: ${message.content.map((part) => part.text ?? "").join("")}`);
+		}
+		return [...results].sort();
+	}
+
+	function sessionToolResults(): string[][] {
+		const root = join(cli.agentDir, "sessions");
+		return readdirSync(root, { recursive: true, encoding: "utf8" })
+			.filter((name) => name.endsWith(".jsonl"))
+			.sort()
+			.map((name) => toolResults(readFileSync(join(root, name), "utf8")));
+	}
+
+	const OFF = ["read: Tool read not found", "weather: sunny"];
+
+	it("settle --json -nbt: read is not found, the extension's tool runs (and both run without -nbt)", () => {
+		const { extension, script } = setUp();
+		const run = settle(["--faux-script", script, "-e", extension, "--json", "-nbt", "go"]);
+		expect(run.stderr).toBe("");
+		expect(run.code).toBe(0);
+		expect(toolResults(run.stdout)).toEqual(OFF);
+		const plain = settle(["--faux-script", script, "-e", extension, "--json", "go"]);
+		expect(toolResults(plain.stdout)).toEqual(["read: FILE-CONTENT\n", "weather: sunny"]);
+	});
+
+	it("settle -p --no-builtin-tools: the same, recorded in the session", () => {
+		const { extension, script } = setUp();
+		const run = settle(["--faux-script", script, "-e", extension, "-p", "--no-builtin-tools", "go"]);
+		expect(run.stderr).toBe("");
+		expect(run.stdout).toBe("done\n");
+		expect(sessionToolResults()).toEqual([OFF]);
+	});
+
+	it("settle --json -nbt --tools read: as in pi, the list decides (read runs, weather is not listed)", () => {
+		const { extension, script } = setUp();
+		const run = settle(["--faux-script", script, "-e", extension, "--json", "-nbt", "--tools", "read", "go"]);
+		expect(run.code).toBe(0);
+		expect(toolResults(run.stdout)).toEqual(["read: FILE-CONTENT\n", "weather: Tool weather not found"]);
+	});
+
+	it("settle --json -nbt -nt: as in pi, -nt wins (no tool at all)", () => {
+		const { extension, script } = setUp();
+		const run = settle(["--faux-script", script, "-e", extension, "--json", "-nbt", "-nt", "go"]);
+		expect(run.code).toBe(0);
+		expect(toolResults(run.stdout)).toEqual(["read: Tool read not found", "weather: Tool weather not found"]);
+	});
+
+	it("settle --rpc -nbt: new_session keeps it", async () => {
+		const { extension, script } = setUp();
+		expect(await rpcAroundNewSession(["--faux-script", script, "-e", extension, "-nbt"], "one", "two")).toHaveLength(4);
+		expect(sessionToolResults()).toEqual([OFF, OFF]);
+	});
+
+	it("settle -i -nbt: also after /new", async () => {
+		const { extension, script } = setUp();
+		const repl = new Repl(["--faux-script", script, "-e", extension, "-nbt"], {
+			cwd: cli.project,
+			agentDir: cli.agentDir,
+		});
+		await repl.idle(0);
+		await repl.say("one", "done");
+		await repl.say("/new");
+		await repl.say("two", "done");
+		expect(await repl.end()).toBe(0);
+		expect(sessionToolResults()).toEqual([OFF, OFF]);
 	});
 });

@@ -12505,6 +12505,14 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/cli/pi-resource-flags.test.ts"],
 	},
+	{
+		id: "DZ03",
+		file: "src/cli/host.ts",
+		description:
+			"settle -nbt / --no-builtin-tools keeps the built-in tools: the flag is parsed but not handed to the runtime factory (piflags2)",
+		edits: [{ find: 'args.noBuiltinTools ? { noTools: "builtin" as const } : {}', replace: "{}" }],
+		tests: ["test/cli/pi-resource-flags.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
