@@ -77,6 +77,8 @@ export interface ParsedArgs {
 	skills: string[];
 	/** `--prompt-template <path>` (repeatable): template files or folders loaded besides the discovered ones (also with `-np`). */
 	promptTemplates: string[];
+	/** `--verbose` (pi's): `settle -i` prints its start-up banner even with the `quietStartup` setting. */
+	verbose: boolean;
 	/** `--offline` (pi's): accepted; Settle makes no start-up network requests, so it changes nothing. */
 	offline: boolean;
 	/** `--trace <file>`: save the run's lifecycle trace there. */
@@ -146,6 +148,7 @@ export function parseArgs(argv: readonly string[]): ParsedArgs {
 		noPromptTemplates: false,
 		skills: [],
 		promptTemplates: [],
+		verbose: false,
 		offline: false,
 		inspect: false,
 		unknownFlags: [],
@@ -261,6 +264,9 @@ export function parseArgs(argv: readonly string[]): ParsedArgs {
 				continue;
 			case "--offline":
 				result.offline = true;
+				continue;
+			case "--verbose":
+				result.verbose = true;
 				continue;
 		}
 		if (arg.startsWith("--") && arg.length > 2) {

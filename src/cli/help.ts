@@ -84,6 +84,8 @@ Options:
                                 Text appended to the system prompt instead of APPEND_SYSTEM.md
                                 (a value naming a file is read; repeatable)
   --offline                     Accepted for pi's scripts; does nothing (settle makes no startup requests)
+  --verbose                     settle -i: print the start-up banner even with the quietStartup setting
+                                (as pi; -p, --json and --rpc output is unchanged)
   --faux                        Offline scripted model: echoes each prompt
   --faux-script <file.json>     Offline scripted model replaying a script (then echoing)
   --export <file> [out.html]    Export a session file to HTML and exit

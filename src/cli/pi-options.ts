@@ -18,7 +18,6 @@ const HINTS: Readonly<Record<string, string>> = {
 		"Give the key in the provider's environment variable (ANTHROPIC_API_KEY, OPENAI_API_KEY, …) or in <agent dir>/auth.json.",
 	"--theme": THEMES,
 	"--no-themes": THEMES,
-	"--verbose": "",
 };
 
 /**

@@ -137,7 +137,7 @@ describe("pi's options that Settle lacks", () => {
 		[["-r"], "-r", "Settle has no session picker: -c continues"],
 		[["--fork", "abc", "-p", "hi"], "--fork", "To fork a session: settle -i --session <file|id-prefix>, then /fork"],
 		[["--provider", "anthropic", "-p", "hi"], "--provider", "Name the provider in --model <provider/id>."],
-		[["--verbose", "-p", "hi"], "--verbose", ""],
+		[["--no-themes", "-p", "hi"], "--no-themes", "Settle's chat is line-based and has no themes"],
 	])("settle --faux %j: exit 2, unknown, named as pi's option with what to do instead", (args, name, hint) => {
 		const run = settle(["--faux", ...args]);
 		expect(run.code).toBe(2);

@@ -42,6 +42,7 @@ export interface ArgsView {
 	/** pi `promptTemplates` (undefined when none) ↔ Settle `promptTemplates` ([] when none). */
 	promptTemplates: string[];
 	offline: boolean;
+	verbose: boolean;
 	/** `--export <file>`: the session file to write as HTML (the first message is then the output path). */
 	export: string | undefined;
 	/** pi `unknownFlags` (a Map) ↔ Settle `extensionFlagValues(unknownFlags)` (the Map it hands to the runtime). */
@@ -82,6 +83,7 @@ export function piView(p: PiArgs): ArgsView {
 		skills: p.skills ?? [],
 		promptTemplates: p.promptTemplates ?? [],
 		offline: p.offline === true,
+		verbose: p.verbose === true,
 		export: p.export,
 		extensionFlags: [...p.unknownFlags.entries()],
 		errors: diagnostics(p.diagnostics, "error"),
@@ -117,6 +119,7 @@ export function settleView(s: ParsedArgs): ArgsView {
 		skills: s.skills,
 		promptTemplates: s.promptTemplates,
 		offline: s.offline,
+		verbose: s.verbose,
 		export: s.export,
 		extensionFlags: [...extensionFlagValues(s.unknownFlags).entries()],
 		errors: diagnostics(s.diagnostics, "error"),
@@ -151,6 +154,7 @@ export const SHARED_BOOLEAN = [
 	"--no-prompt-templates",
 	"-np",
 	"--offline",
+	"--verbose",
 	"--help",
 	"-h",
 	"--version",
@@ -204,10 +208,9 @@ const VALUES = [
 /**
  * pi 0.73.1 options Settle does not have (named divergence "pi-only option"): `--resume`/`-r` and
  * `--models` drive the interactive TUI (session picker, Ctrl+P cycling) that Settle has no
- * counterpart of; `--fork`, `--provider`, `--api-key`,
- * themes and `--verbose` are not part of Settle's CLI (README "CLI"). Settle reports each as an unknown option instead of running.
+ * counterpart of; `--fork`, `--provider`, `--api-key` and themes are not part of Settle's CLI (README "CLI"). Settle reports each as an unknown option instead of running.
  */
-export const PI_ONLY_BOOLEAN = ["--resume", "-r", "--no-themes", "--verbose"];
+export const PI_ONLY_BOOLEAN = ["--resume", "-r", "--no-themes"];
 export const PI_ONLY_VALUE = ["--models", "--provider", "--api-key", "--fork", "--theme"];
 
 /**
@@ -317,6 +320,6 @@ export const sharedUnit: fc.Arbitrary<readonly string[]> = fc.oneof(
 
 /** Which of pi's 0.73.1 options that Settle lacks a parsed pi command line used (by pi's field). */
 export function piOnlyFieldsUsed(p: PiArgs): string[] {
-	const fields: (keyof PiArgs)[] = ["resume", "models", "provider", "apiKey", "fork", "themes", "noThemes", "verbose"];
+	const fields: (keyof PiArgs)[] = ["resume", "models", "provider", "apiKey", "fork", "themes", "noThemes"];
 	return fields.filter((field) => p[field] !== undefined);
 }

@@ -286,3 +286,57 @@ describe("--no-builtin-tools / -nbt (piflags2)", () => {
 		expect(sessionToolResults()).toEqual([OFF, OFF]);
 	});
 });
+
+describe("--verbose (piflags2)", () => {
+	function quietStartup(): void {
+		mkdirSync(cli.agentDir, { recursive: true });
+		writeFileSync(join(cli.agentDir, "settings.json"), JSON.stringify({ quietStartup: true }));
+	}
+
+	async function chatStart(args: string[]): Promise<string> {
+		const repl = new Repl(["--faux", "--no-session", ...args], { cwd: cli.project, agentDir: cli.agentDir });
+		await repl.say("hi", "hi");
+		expect(await repl.end()).toBe(0);
+		return repl.stdout;
+	}
+
+	it("settle -i --verbose: as in pi, the start-up banner is printed despite the quietStartup setting", async () => {
+		quietStartup();
+		const quiet = await chatStart([]);
+		expect(quiet).not.toContain("settle interactive");
+		const verbose = await chatStart(["--verbose"]);
+		expect(verbose.startsWith("settle interactive\n")).toBe(true);
+		expect(verbose).toContain("/help for commands");
+	});
+
+	/** The event types of JSON lines, in order (times and ids differ from run to run). */
+	function eventTypes(stdout: string): string[] {
+		return stdout
+			.split("\n")
+			.filter((line) => line !== "")
+			.map((line) => String((JSON.parse(line) as { type?: unknown }).type));
+	}
+
+	it("settle -p / --json / --rpc --verbose: the output is the same as without it", () => {
+		quietStartup();
+		expect(settle(["--faux", "--verbose", "-p", "hi"])).toEqual({ code: 0, stdout: "hi\n", stderr: "" });
+		const json = settle(["--faux", "--verbose", "--json", "hi"]);
+		expect(json.stderr).toBe("");
+		expect(eventTypes(json.stdout)).toEqual(eventTypes(settle(["--faux", "--json", "hi"]).stdout));
+		const command = `${JSON.stringify({ id: "1", type: "get_state" })}\n`;
+		const rpc = settle(["--faux", "--verbose", "--rpc"], command);
+		expect(rpc.stderr).toBe("");
+		expect(rpc.code).toBe(0);
+		expect(eventTypes(rpc.stdout)).toEqual(eventTypes(settle(["--faux", "--rpc"], command).stdout));
+	});
+});
+
+describe("settle --help (piflags2)", () => {
+	it("lists the four flags", () => {
+		const help = settle(["--help"]).stdout;
+		expect(help).toMatch(/--skill <path> +Load a skill file or folder/);
+		expect(help).toMatch(/--prompt-template <path> +Load a prompt template file or folder/);
+		expect(help).toMatch(/-nbt, --no-builtin-tools +No built-in tools unless --tools names them/);
+		expect(help).toMatch(/--verbose +settle -i: print the start-up banner even with the quietStartup setting/);
+	});
+});

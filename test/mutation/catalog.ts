@@ -12513,6 +12513,14 @@ export const MUTANTS: Mutant[] = [
 		edits: [{ find: 'args.noBuiltinTools ? { noTools: "builtin" as const } : {}', replace: "{}" }],
 		tests: ["test/cli/pi-resource-flags.test.ts"],
 	},
+	{
+		id: "DZ04",
+		file: "src/cli/main.ts",
+		description:
+			"settle -i --verbose stays quiet under the quietStartup setting: the flag is parsed but not handed to the chat (piflags2)",
+		edits: [{ find: "handleSignals, verbose: args.verbose }", replace: "handleSignals }" }],
+		tests: ["test/cli/pi-resource-flags.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
