@@ -128,6 +128,7 @@ export async function startHost(args: ParsedArgs): Promise<CliHost> {
 		}
 		modelRuntime = createCliFaux(steps).createModelRuntime;
 	}
+	const fromStartupDir = (paths: readonly string[]) => paths.map((path) => resolve(cwd, expandHome(path)));
 	const shutdownTimeoutMs = shutdownTimeoutFromEnv(process.env.SETTLE_SHUTDOWN_TIMEOUT_MS);
 	const factory = createAgentSessionRuntimeFactory({
 		...(modelRuntime ? { modelRuntime } : {}),
@@ -145,8 +146,12 @@ export async function startHost(args: ParsedArgs): Promise<CliHost> {
 			...(args.noContextFiles ? { noContextFiles: true } : {}),
 			...(args.noSkills ? { noSkills: true } : {}),
 			...(args.noPromptTemplates ? { noPromptTemplates: true } : {}),
-			...(args.skills.length > 0 ? { additionalSkillPaths: args.skills } : {}),
-			...(args.promptTemplates.length > 0 ? { additionalPromptTemplatePaths: args.promptTemplates } : {}),
+			// Resolved once against the start-up directory, as pi does: a session of another project
+			// (RPC switch_session, /resume) keeps them.
+			...(args.skills.length > 0 ? { additionalSkillPaths: fromStartupDir(args.skills) } : {}),
+			...(args.promptTemplates.length > 0
+				? { additionalPromptTemplatePaths: fromStartupDir(args.promptTemplates) }
+				: {}),
 			...(args.systemPrompt !== undefined ? { systemPrompt: args.systemPrompt } : {}),
 			...(args.appendSystemPrompt.length > 0 ? { appendSystemPrompt: args.appendSystemPrompt } : {}),
 		},

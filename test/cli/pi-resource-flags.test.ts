@@ -172,6 +172,39 @@ describe("--prompt-template <path> (piflags2)", () => {
 		expect(texts).toEqual(["FILE-TEMPLATE fix it\n", "DIR-TEMPLATE review a.ts\n"]);
 	});
 
+	it("settle --rpc --prompt-template/--skill <relative>: switch_session to another project's session keeps them", async () => {
+		addTemplates();
+		writeSkill(join(cli.project, "shared", "lint-rules"), "lint-rules", "SWITCH-SKILL-MARKER");
+		// A session of another project (its cwd is elsewhere).
+		const other = join(cli.dir, "other");
+		mkdirSync(other);
+		expect(runSettle(["--faux", "-p", "hi"], { cwd: other, agentDir: cli.agentDir }).code).toBe(0);
+		const root = join(cli.agentDir, "sessions");
+		const [file] = readdirSync(root, { recursive: true, encoding: "utf8" }).filter((name) => name.endsWith(".jsonl"));
+		const rpc = new RpcClient(["--faux", "--prompt-template", "fix.md", "--skill", "shared"], {
+			cwd: cli.project,
+			agentDir: cli.agentDir,
+		});
+		const switched = await rpc.request({ id: "1", type: "switch_session", sessionPath: join(root, file!) });
+		expect(switched.success).toBe(true);
+		const texts: string[] = [];
+		for (const [id, message] of [
+			["2", "/fix"],
+			["3", "/skill:lint-rules"],
+		] as const) {
+			const end = rpc.next((line) => line.type === "agent_end");
+			expect((await rpc.request({ id, type: "prompt", message })).success).toBe(true);
+			const { messages } = (await end) as { messages: { role: string; content: { text?: string }[] }[] };
+			const last = messages.at(-1)!;
+			texts.push(last.content.map((part) => part.text ?? "").join(""));
+		}
+		expect(await rpc.end()).toBe(0);
+		// As in pi (CLI paths resolved once against the start-up directory), not "/fix" echoed back.
+		expect(texts[0]).toBe("FILE-TEMPLATE fix it\n");
+		expect(texts[1]).toContain("SWITCH-SKILL-MARKER BODY");
+		expect(rpc.stderr).not.toContain("does not exist");
+	});
+
 	it("settle -i --prompt-template: /<name> expands, also after /new", async () => {
 		addTemplates();
 		const repl = new Repl(["--faux", "--prompt-template", "fix.md"], { cwd: cli.project, agentDir: cli.agentDir });

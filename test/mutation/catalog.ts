@@ -12489,7 +12489,12 @@ export const MUTANTS: Mutant[] = [
 		file: "src/cli/host.ts",
 		description:
 			"settle --skill <path> loads nothing: the paths are parsed but not handed to the resource loader (piflags2)",
-		edits: [{ find: "...(args.skills.length > 0 ? { additionalSkillPaths: args.skills } : {}),", replace: "" }],
+		edits: [
+			{
+				find: "...(args.skills.length > 0 ? { additionalSkillPaths: fromStartupDir(args.skills) } : {}),",
+				replace: "",
+			},
+		],
 		tests: ["test/cli/pi-resource-flags.test.ts"],
 	},
 	{
@@ -12499,8 +12504,8 @@ export const MUTANTS: Mutant[] = [
 			"settle --prompt-template <path> loads nothing: the paths are parsed but not handed to the resource loader (piflags2)",
 		edits: [
 			{
-				find: "...(args.promptTemplates.length > 0 ? { additionalPromptTemplatePaths: args.promptTemplates } : {}),",
-				replace: "",
+				find: "? { additionalPromptTemplatePaths: fromStartupDir(args.promptTemplates) }",
+				replace: "? {}",
 			},
 		],
 		tests: ["test/cli/pi-resource-flags.test.ts"],
@@ -12519,6 +12524,14 @@ export const MUTANTS: Mutant[] = [
 		description:
 			"settle -i --verbose stays quiet under the quietStartup setting: the flag is parsed but not handed to the chat (piflags2)",
 		edits: [{ find: "handleSignals, verbose: args.verbose }", replace: "handleSignals }" }],
+		tests: ["test/cli/pi-resource-flags.test.ts"],
+	},
+	{
+		id: "DZ05",
+		file: "src/cli/host.ts",
+		description:
+			"settle --rpc --prompt-template <relative path>, then switch_session to another project's session: the path is resolved against that project and the template is lost (pi resolves CLI paths once, at start-up) (piflags2)",
+		edits: [{ find: "paths.map((path) => resolve(cwd, expandHome(path)))", replace: "paths.map((path) => path)" }],
 		tests: ["test/cli/pi-resource-flags.test.ts"],
 	},
 ];
