@@ -61,6 +61,8 @@ export interface ParsedArgs {
 	noSession: boolean;
 	tools?: string[];
 	noTools: boolean;
+	/** `--no-builtin-tools` / `-nbt`: no built-in tool unless `--tools` names it; extension tools stay (pi's). */
+	noBuiltinTools: boolean;
 	/** `--approve` true, `--no-approve` false. */
 	trustProject?: boolean;
 	faux: boolean;
@@ -77,6 +79,12 @@ export interface ParsedArgs {
 	noSkills: boolean;
 	/** `--no-prompt-templates` / `-np`: no prompt template discovery. */
 	noPromptTemplates: boolean;
+	/** `--skill <path>` (repeatable): skill files or folders loaded besides the discovered ones (also with `-ns`, as in pi). */
+	skills: string[];
+	/** `--prompt-template <path>` (repeatable): template files or folders loaded besides the discovered ones (also with `-np`). */
+	promptTemplates: string[];
+	/** `--verbose` (pi's): `settle -i` prints its start-up banner even with the `quietStartup` setting. */
+	verbose: boolean;
 	/** `--offline` (pi's): accepted; Settle makes no start-up network requests, so it changes nothing. */
 	offline: boolean;
 	/** `--trace <file>`: save the run's lifecycle trace there. */
@@ -114,6 +122,8 @@ const VALUE_OPTIONS = new Set([
 	"--export",
 	"--system-prompt",
 	"--append-system-prompt",
+	"--skill",
+	"--prompt-template",
 ]);
 /** `settle trace <file> -o <out.html>` (elsewhere `-o` stays an unknown option, as in pi). */
 const TRACE_COMMAND_OPTIONS = new Set(["-o", "--output"]);
@@ -137,6 +147,7 @@ export function parseArgs(argv: readonly string[]): ParsedArgs {
 		continue: false,
 		noSession: false,
 		noTools: false,
+		noBuiltinTools: false,
 		faux: false,
 		extensions: [],
 		noExtensions: false,
@@ -144,6 +155,9 @@ export function parseArgs(argv: readonly string[]): ParsedArgs {
 		noContextFiles: false,
 		noSkills: false,
 		noPromptTemplates: false,
+		skills: [],
+		promptTemplates: [],
+		verbose: false,
 		offline: false,
 		inspect: false,
 		unknownFlags: [],
@@ -225,6 +239,10 @@ export function parseArgs(argv: readonly string[]): ParsedArgs {
 			case "-nt":
 				result.noTools = true;
 				continue;
+			case "--no-builtin-tools":
+			case "-nbt":
+				result.noBuiltinTools = true;
+				continue;
 			case "--approve":
 				result.trustProject = true;
 				continue;
@@ -255,6 +273,9 @@ export function parseArgs(argv: readonly string[]): ParsedArgs {
 				continue;
 			case "--offline":
 				result.offline = true;
+				continue;
+			case "--verbose":
+				result.verbose = true;
 				continue;
 		}
 		if (arg.startsWith("--") && arg.length > 2) {
@@ -390,6 +411,12 @@ function applyValueOption(result: ParsedArgs, option: string, value: string): vo
 			return;
 		case "--append-system-prompt":
 			result.appendSystemPrompt.push(value);
+			return;
+		case "--skill":
+			result.skills.push(value);
+			return;
+		case "--prompt-template":
+			result.promptTemplates.push(value);
 			return;
 		case "-o":
 		case "--output":

@@ -74,18 +74,23 @@ Options:
   --agent-dir <dir>             Global folder (default $SETTLE_AGENT_DIR or ~/.settle/agent)
   -t, --tools <a,b>             Allowlist of tools (built-in, extension, custom)
   -nt, --no-tools               No tools at all
+  -nbt, --no-builtin-tools      No built-in tools unless --tools names them; extension tools stay
   --approve / --no-approve      Trust / don't trust the project (its extensions and code-running settings)
   -e, --extension <path>        Load an extension file (repeatable)
   -ne, --no-extensions          Don't discover extensions (-e paths still load)
   -nc, --no-context-files       Don't load AGENTS.md / CLAUDE.md
-  -ns, --no-skills              Don't discover skills
-  -np, --no-prompt-templates    Don't discover prompt templates
+  -ns, --no-skills              Don't discover skills (--skill paths still load)
+  --skill <path>                Load a skill file or folder besides the discovered ones (repeatable)
+  -np, --no-prompt-templates    Don't discover prompt templates (--prompt-template paths still load)
+  --prompt-template <path>      Load a prompt template file or folder (repeatable)
   --system-prompt <text|file>   Base system prompt instead of SYSTEM.md (a value naming a file is read);
                                 tools, skills, context files and the date/cwd lines are still added
   --append-system-prompt <text|file>
                                 Text appended to the system prompt instead of APPEND_SYSTEM.md
                                 (a value naming a file is read; repeatable)
   --offline                     Accepted for pi's scripts; does nothing (settle makes no startup requests)
+  --verbose                     settle -i: print the start-up banner even with the quietStartup setting
+                                (as pi; -p, --json and --rpc output is unchanged)
   --faux                        Offline scripted model: echoes each prompt
   --faux-script <file.json>     Offline scripted model replaying a script (then echoing)
   --export <file> [out.html]    Export a session file to HTML and exit

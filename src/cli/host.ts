@@ -149,6 +149,7 @@ export async function startHost(args: ParsedArgs): Promise<CliHost> {
 		}
 		modelRuntime = createCliFaux(steps).createModelRuntime;
 	}
+	const fromStartupDir = (paths: readonly string[]) => paths.map((path) => resolve(cwd, expandHome(path)));
 	const shutdownTimeoutMs = shutdownTimeoutFromEnv(process.env.SETTLE_SHUTDOWN_TIMEOUT_MS);
 	const factory = createAgentSessionRuntimeFactory({
 		...(modelRuntime ? { modelRuntime } : {}),
@@ -157,7 +158,8 @@ export async function startHost(args: ParsedArgs): Promise<CliHost> {
 		...(args.apiKey !== undefined ? { apiKey: args.apiKey } : {}),
 		...(args.thinking ? { thinkingLevel: args.thinking } : {}),
 		...(args.tools ? { tools: args.tools } : {}),
-		...(args.noTools ? { noTools: "all" as const } : {}),
+		// As pi: -nt wins over -nbt; with --tools, the list decides (built-ins included).
+		...(args.noTools ? { noTools: "all" as const } : args.noBuiltinTools ? { noTools: "builtin" as const } : {}),
 		extensionFlagValues: extensionFlagValues(args.unknownFlags),
 		resourceLoaderOptions: {
 			...(args.trustProject !== undefined ? { trustProject: args.trustProject } : {}),
@@ -166,6 +168,12 @@ export async function startHost(args: ParsedArgs): Promise<CliHost> {
 			...(args.noContextFiles ? { noContextFiles: true } : {}),
 			...(args.noSkills ? { noSkills: true } : {}),
 			...(args.noPromptTemplates ? { noPromptTemplates: true } : {}),
+			// Resolved once against the start-up directory, as pi does: a session of another project
+			// (RPC switch_session, /resume) keeps them.
+			...(args.skills.length > 0 ? { additionalSkillPaths: fromStartupDir(args.skills) } : {}),
+			...(args.promptTemplates.length > 0
+				? { additionalPromptTemplatePaths: fromStartupDir(args.promptTemplates) }
+				: {}),
 			...(args.systemPrompt !== undefined ? { systemPrompt: args.systemPrompt } : {}),
 			...(args.appendSystemPrompt.length > 0 ? { appendSystemPrompt: args.appendSystemPrompt } : {}),
 		},

@@ -65,6 +65,8 @@ export interface InteractiveModeOptions {
 	color?: boolean;
 	/** Take over SIGINT, SIGTERM, SIGHUP and a closed stdout (default true; false for an in-process host). */
 	handleSignals?: boolean;
+	/** Print the start-up banner even with the `quietStartup` setting (pi's `--verbose`). */
+	verbose?: boolean;
 }
 
 /**
@@ -412,7 +414,7 @@ export async function runInteractiveMode(
 	rl.on("SIGINT", interrupt);
 
 	try {
-		printBanner(runtime, printer, style);
+		printBanner(runtime, printer, style, options.verbose === true);
 		for (const command of shadowedCommands(runtime.session.getCommands())) {
 			printer.line(style.yellow(`Warning: ${shadowedCommandWarning(command)}`));
 		}
@@ -470,11 +472,12 @@ function printBanner(
 	runtime: AgentSessionRuntime,
 	printer: TranscriptPrinter,
 	style: ReturnType<typeof createStyle>,
+	verbose: boolean,
 ): void {
 	const session = runtime.session;
 	const count = conversationLength(runtime);
-	// pi's quietStartup: no header; a resumed conversation's recap is the session's own text and stays.
-	if (runtime.services.settingsManager.getQuietStartup()) {
+	// pi's quietStartup: no header (unless --verbose, as pi); a resumed conversation's recap is the session's own text and stays.
+	if (!verbose && runtime.services.settingsManager.getQuietStartup()) {
 		if (count > 0) printRecap({ runtime, notice: (line) => printer.notice(line) });
 		return;
 	}

@@ -168,7 +168,11 @@ export async function main(argv: readonly string[], out: CliOutput = processOutp
 				if (mode === "rpc") return await runRpcMode(runtime, process.stdin, out);
 				if (mode === "interactive") {
 					const handleSignals = out === processOutput;
-					return await runInteractiveMode(runtime, { messages, images: files.images, handleSignals }, out);
+					return await runInteractiveMode(
+						runtime,
+						{ messages, images: files.images, handleSignals, verbose: args.verbose },
+						out,
+					);
 				}
 				if (noModel) {
 					out.stderr(`Error: ${runtime.modelFallbackMessage ?? "No model selected."}\n`);

@@ -6,22 +6,14 @@
 
 const SESSION_PICKER =
 	"Settle has no session picker: -c continues this project's latest session, --session <id-prefix> opens one, and /resume in settle -i lists them.";
-const NO_BUILTIN_TOOLS = "Keep the tools you want with --tools <a,b> (extension tools included), or -nt for none.";
-const SKILLS = "Settle finds skills in .settle/skills/ (or .pi/skills/) and <agent dir>/skills/.";
-const PROMPTS = "Settle finds prompt templates in .settle/prompts/ (or .pi/prompts/) and <agent dir>/prompts/.";
 const THEMES = "Settle's chat is line-based and has no themes (NO_COLOR turns its colours off).";
 
 const HINTS: Readonly<Record<string, string>> = {
 	"--resume": SESSION_PICKER,
 	"-r": SESSION_PICKER,
 	"--models": "Settle has no model cycling: pick one with --model <provider/id> (/model switches in settle -i).",
-	"--no-builtin-tools": NO_BUILTIN_TOOLS,
-	"-nbt": NO_BUILTIN_TOOLS,
-	"--skill": SKILLS,
-	"--prompt-template": PROMPTS,
 	"--theme": THEMES,
 	"--no-themes": THEMES,
-	"--verbose": "",
 };
 
 /**
@@ -37,7 +29,7 @@ export function withPiOptionHint(message: string): string {
 	const name = /^Unknown option: (\S+)$/.exec(message)?.[1];
 	if (name === undefined || !Object.hasOwn(HINTS, name)) return message;
 	const hint = HINTS[name];
-	return `${message} (a pi option Settle does not have).${hint ? ` ${hint}` : ""}`;
+	return `${message} (a pi option Settle does not have). ${hint}`;
 }
 
 /**

@@ -28,6 +28,8 @@ export interface ArgsView {
 	noSession: boolean;
 	tools: string[] | undefined;
 	noTools: boolean;
+	/** `--no-builtin-tools` / `-nbt`. */
+	noBuiltinTools: boolean;
 	/** pi `extensions` (undefined when none) ↔ Settle `extensions` ([] when none). */
 	extensions: string[];
 	noExtensions: boolean;
@@ -38,7 +40,12 @@ export interface ArgsView {
 	noContextFiles: boolean;
 	noSkills: boolean;
 	noPromptTemplates: boolean;
+	/** pi `skills` (undefined when none) ↔ Settle `skills` ([] when none). */
+	skills: string[];
+	/** pi `promptTemplates` (undefined when none) ↔ Settle `promptTemplates` ([] when none). */
+	promptTemplates: string[];
 	offline: boolean;
+	verbose: boolean;
 	/** `--export <file>`: the session file to write as HTML (the first message is then the output path). */
 	export: string | undefined;
 	/** pi `unknownFlags` (a Map) ↔ Settle `extensionFlagValues(unknownFlags)` (the Map it hands to the runtime). */
@@ -71,6 +78,7 @@ export function piView(p: PiArgs): ArgsView {
 		noSession: p.noSession === true,
 		tools: p.tools,
 		noTools: p.noTools === true,
+		noBuiltinTools: p.noBuiltinTools === true,
 		extensions: p.extensions ?? [],
 		noExtensions: p.noExtensions === true,
 		systemPrompt: p.systemPrompt,
@@ -78,7 +86,10 @@ export function piView(p: PiArgs): ArgsView {
 		noContextFiles: p.noContextFiles === true,
 		noSkills: p.noSkills === true,
 		noPromptTemplates: p.noPromptTemplates === true,
+		skills: p.skills ?? [],
+		promptTemplates: p.promptTemplates ?? [],
 		offline: p.offline === true,
+		verbose: p.verbose === true,
 		export: p.export,
 		extensionFlags: [...p.unknownFlags.entries()],
 		errors: diagnostics(p.diagnostics, "error"),
@@ -106,6 +117,7 @@ export function settleView(s: ParsedArgs): ArgsView {
 		noSession: s.noSession,
 		tools: s.tools,
 		noTools: s.noTools,
+		noBuiltinTools: s.noBuiltinTools,
 		extensions: s.extensions,
 		noExtensions: s.noExtensions,
 		systemPrompt: s.systemPrompt,
@@ -113,7 +125,10 @@ export function settleView(s: ParsedArgs): ArgsView {
 		noContextFiles: s.noContextFiles,
 		noSkills: s.noSkills,
 		noPromptTemplates: s.noPromptTemplates,
+		skills: s.skills,
+		promptTemplates: s.promptTemplates,
 		offline: s.offline,
+		verbose: s.verbose,
 		export: s.export,
 		extensionFlags: [...extensionFlagValues(s.unknownFlags).entries()],
 		errors: diagnostics(s.diagnostics, "error"),
@@ -137,6 +152,8 @@ export const SHARED_BOOLEAN = [
 	"--no-session",
 	"--no-tools",
 	"-nt",
+	"--no-builtin-tools",
+	"-nbt",
 	"--no-extensions",
 	"-ne",
 	"--no-context-files",
@@ -146,6 +163,7 @@ export const SHARED_BOOLEAN = [
 	"--no-prompt-templates",
 	"-np",
 	"--offline",
+	"--verbose",
 	"--help",
 	"-h",
 	"--version",
@@ -168,6 +186,8 @@ export const SHARED_VALUE = [
 	"--export",
 	"--system-prompt",
 	"--append-system-prompt",
+	"--skill",
+	"--prompt-template",
 ];
 
 /** Values, valid for some option or not, and words that look like options. */
@@ -200,11 +220,10 @@ const VALUES = [
 /**
  * pi 0.73.1 options Settle does not have (named divergence "pi-only option"): `--resume`/`-r` and
  * `--models` drive the interactive TUI (session picker, Ctrl+P cycling) that Settle has no
- * counterpart of; `--skill` / `--prompt-template` paths,
- * themes, `--no-builtin-tools` and `--verbose` are not part of Settle's CLI (README "CLI"). Settle reports each as an unknown option instead of running.
+ * counterpart of; themes are not part of Settle's CLI (README "CLI"). Settle reports each as an unknown option instead of running.
  */
-export const PI_ONLY_BOOLEAN = ["--resume", "-r", "--no-builtin-tools", "-nbt", "--no-themes", "--verbose"];
-export const PI_ONLY_VALUE = ["--models", "--skill", "--prompt-template", "--theme"];
+export const PI_ONLY_BOOLEAN = ["--resume", "-r", "--no-themes"];
+export const PI_ONLY_VALUE = ["--models", "--theme"];
 
 /**
  * Settle options pi does not have (named divergence "Settle-only option", Settle's help):
@@ -308,20 +327,14 @@ export const sharedUnit: fc.Arbitrary<readonly string[]> = fc.oneof(
 			fc.constantFrom("Be brief.", "prompt.md", "-x", "@a.md", ""),
 		)
 		.map((unit) => [...unit]),
+	fc
+		.tuple(fc.constantFrom("--skill", "--prompt-template"), fc.constantFrom("skills/lint", "fix.md", "~/p", "-x", ""))
+		.map((unit) => [...unit]),
 	fc.constantFrom(["hello"], ["fix the bug"], ["@notes.md"], ["@img.png"], ["--plan=deep"], ["--alias", "fast"]),
 );
 
 /** Which of pi's 0.73.1 options that Settle lacks a parsed pi command line used (by pi's field). */
 export function piOnlyFieldsUsed(p: PiArgs): string[] {
-	const fields: (keyof PiArgs)[] = [
-		"resume",
-		"models",
-		"skills",
-		"promptTemplates",
-		"themes",
-		"noBuiltinTools",
-		"noThemes",
-		"verbose",
-	];
+	const fields: (keyof PiArgs)[] = ["resume", "models", "themes", "noThemes"];
 	return fields.filter((field) => p[field] !== undefined);
 }

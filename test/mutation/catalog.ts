@@ -12557,6 +12557,56 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/cli/pi-fork-flag.test.ts"],
 	},
+	{
+		id: "DZ01",
+		file: "src/cli/host.ts",
+		description:
+			"settle --skill <path> loads nothing: the paths are parsed but not handed to the resource loader (piflags2)",
+		edits: [
+			{
+				find: "...(args.skills.length > 0 ? { additionalSkillPaths: fromStartupDir(args.skills) } : {}),",
+				replace: "",
+			},
+		],
+		tests: ["test/cli/pi-resource-flags.test.ts"],
+	},
+	{
+		id: "DZ02",
+		file: "src/cli/host.ts",
+		description:
+			"settle --prompt-template <path> loads nothing: the paths are parsed but not handed to the resource loader (piflags2)",
+		edits: [
+			{
+				find: "? { additionalPromptTemplatePaths: fromStartupDir(args.promptTemplates) }",
+				replace: "? {}",
+			},
+		],
+		tests: ["test/cli/pi-resource-flags.test.ts"],
+	},
+	{
+		id: "DZ03",
+		file: "src/cli/host.ts",
+		description:
+			"settle -nbt / --no-builtin-tools keeps the built-in tools: the flag is parsed but not handed to the runtime factory (piflags2)",
+		edits: [{ find: 'args.noBuiltinTools ? { noTools: "builtin" as const } : {}', replace: "{}" }],
+		tests: ["test/cli/pi-resource-flags.test.ts"],
+	},
+	{
+		id: "DZ04",
+		file: "src/cli/main.ts",
+		description:
+			"settle -i --verbose stays quiet under the quietStartup setting: the flag is parsed but not handed to the chat (piflags2)",
+		edits: [{ find: "handleSignals, verbose: args.verbose }", replace: "handleSignals }" }],
+		tests: ["test/cli/pi-resource-flags.test.ts"],
+	},
+	{
+		id: "DZ05",
+		file: "src/cli/host.ts",
+		description:
+			"settle --rpc --prompt-template <relative path>, then switch_session to another project's session: the path is resolved against that project and the template is lost (pi resolves CLI paths once, at start-up) (piflags2)",
+		edits: [{ find: "paths.map((path) => resolve(cwd, expandHome(path)))", replace: "paths.map((path) => path)" }],
+		tests: ["test/cli/pi-resource-flags.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
