@@ -161,15 +161,15 @@ export async function startHost(args: ParsedArgs): Promise<CliHost> {
 		// As pi: -nt wins over -nbt; with --tools, the list decides (built-ins included).
 		...(args.noTools ? { noTools: "all" as const } : args.noBuiltinTools ? { noTools: "builtin" as const } : {}),
 		extensionFlagValues: extensionFlagValues(args.unknownFlags),
+		// CLI paths are resolved once against the start-up directory, as pi does: a session of another
+		// project (RPC switch_session, /resume) keeps them.
 		resourceLoaderOptions: {
 			...(args.trustProject !== undefined ? { trustProject: args.trustProject } : {}),
-			...(args.extensions.length > 0 ? { additionalExtensionPaths: args.extensions } : {}),
+			...(args.extensions.length > 0 ? { additionalExtensionPaths: fromStartupDir(args.extensions) } : {}),
 			...(args.noExtensions ? { noExtensions: true } : {}),
 			...(args.noContextFiles ? { noContextFiles: true } : {}),
 			...(args.noSkills ? { noSkills: true } : {}),
 			...(args.noPromptTemplates ? { noPromptTemplates: true } : {}),
-			// Resolved once against the start-up directory, as pi does: a session of another project
-			// (RPC switch_session, /resume) keeps them.
 			...(args.skills.length > 0 ? { additionalSkillPaths: fromStartupDir(args.skills) } : {}),
 			...(args.promptTemplates.length > 0
 				? { additionalPromptTemplatePaths: fromStartupDir(args.promptTemplates) }

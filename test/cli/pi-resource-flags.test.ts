@@ -373,3 +373,31 @@ describe("settle --help (piflags2)", () => {
 		expect(help).toMatch(/--verbose +settle -i: print the start-up banner even with the quietStartup setting/);
 	});
 });
+
+describe("-e <relative path>", () => {
+	it("settle --rpc -e <relative>: switch_session to another project's session keeps the extension (resolved at start-up, as pi)", async () => {
+		mkdirSync(join(cli.project, "ext"));
+		writeFileSync(
+			join(cli.project, "ext", "hello.ts"),
+			`export default function (pi: any) {
+	pi.registerCommand("hello-ext", { description: "says hello", handler: async () => {} });
+}
+`,
+		);
+		const other = join(cli.dir, "other");
+		mkdirSync(other);
+		expect(runSettle(["--faux", "-p", "hi"], { cwd: other, agentDir: cli.agentDir }).code).toBe(0);
+		const root = join(cli.agentDir, "sessions");
+		const [file] = readdirSync(root, { recursive: true, encoding: "utf8" }).filter((name) => name.endsWith(".jsonl"));
+		const rpc = new RpcClient(["--faux", "-e", "ext/hello.ts"], { cwd: cli.project, agentDir: cli.agentDir });
+		const commandNames = async (id: string) => {
+			const reply = await rpc.request({ id, type: "get_commands" });
+			return (reply.data as { commands: { name: string }[] }).commands.map((command) => command.name);
+		};
+		expect(await commandNames("1")).toContain("hello-ext");
+		expect((await rpc.request({ id: "2", type: "switch_session", sessionPath: join(root, file!) })).success).toBe(true);
+		expect(await commandNames("3")).toContain("hello-ext");
+		expect(await rpc.end()).toBe(0);
+		expect(rpc.stderr).not.toContain("does not exist");
+	});
+});

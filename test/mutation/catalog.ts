@@ -12607,6 +12607,19 @@ export const MUTANTS: Mutant[] = [
 		edits: [{ find: "paths.map((path) => resolve(cwd, expandHome(path)))", replace: "paths.map((path) => path)" }],
 		tests: ["test/cli/pi-resource-flags.test.ts"],
 	},
+	{
+		id: "ED01",
+		file: "src/cli/host.ts",
+		description:
+			"settle --rpc -e <relative path>, then switch_session to another project's session: the extension path is resolved against that project and its commands and tools are gone (pi resolves CLI paths once, at start-up)",
+		edits: [
+			{
+				find: "additionalExtensionPaths: fromStartupDir(args.extensions)",
+				replace: "additionalExtensionPaths: args.extensions",
+			},
+		],
+		tests: ["test/cli/pi-resource-flags.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
