@@ -18,7 +18,7 @@ const HINTS: Readonly<Record<string, string>> = {
 
 /**
  * `message` with a note appended when it is `Unknown option: <name>` for one of pi's options
- * that Settle lacks (and what to do instead, where there is something); otherwise `message`.
+ * that Settle lacks, with what to do instead; otherwise `message`.
  * @example
  * ```ts
  * withPiOptionHint("Unknown option: --resume"); // "… --resume (a pi option Settle does not have). Settle has no session picker: …"

@@ -170,6 +170,20 @@ export function writeLocalProvider(agentDir: string, baseUrl: string, fields: Re
 	writeFileSync(join(agentDir, "models.json"), JSON.stringify({ providers: { local } }));
 }
 
+/** The base system prompts (`kind: "baseline"`) in JSON lines (events or session entries), in order. */
+export function baselinePrompts(jsonl: string): string[] {
+	const prompts: string[] = [];
+	for (const line of jsonl.split("\n")) {
+		if (!line.startsWith("{")) continue;
+		const value = JSON.parse(line) as { message?: { role?: string; kind?: string; content?: string } };
+		const message = value.message;
+		if (message?.role === "system" && message.kind === "baseline" && typeof message.content === "string") {
+			prompts.push(message.content);
+		}
+	}
+	return prompts;
+}
+
 /** A running `settle --rpc <args>` (a real child process): send commands, wait for lines. */
 export class RpcClient {
 	readonly lines: Record<string, unknown>[] = [];

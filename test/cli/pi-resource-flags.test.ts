@@ -9,27 +9,13 @@
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { RpcClient, runSettle, useCliProject } from "./helpers.js";
+import { baselinePrompts, RpcClient, runSettle, useCliProject } from "./helpers.js";
 import { Repl } from "./interactive.helpers.js";
 
 const cli = useCliProject("settle-piflags2-");
 
 function settle(args: string[], input?: string) {
 	return runSettle(args, { cwd: cli.project, agentDir: cli.agentDir, ...(input ? { input } : {}) });
-}
-
-/** The base system prompts (`kind: "baseline"`) in JSON lines, deduplicated, in order. */
-function baselines(jsonl: string): string[] {
-	const prompts: string[] = [];
-	for (const line of jsonl.split("\n")) {
-		if (!line.startsWith("{")) continue;
-		const value = JSON.parse(line) as { message?: { role?: string; kind?: string; content?: string } };
-		const message = value.message;
-		if (message?.role === "system" && message.kind === "baseline" && typeof message.content === "string") {
-			prompts.push(message.content);
-		}
-	}
-	return [...new Set(prompts)];
 }
 
 /**
@@ -77,7 +63,7 @@ describe("--skill <path> (piflags2)", () => {
 		const run = settle(["--faux", "--json", "--skill", "shared", "--skill", "one-file/SKILL.md", "task"]);
 		expect(run.stderr).toBe("");
 		expect(run.code).toBe(0);
-		const [prompt] = baselines(run.stdout) as [string];
+		const [prompt] = [...new Set(baselinePrompts(run.stdout))] as [string];
 		expect(prompt).toContain("DISCOVERED-SKILL-MARKER");
 		expect(prompt).toContain("DIR-SKILL-MARKER");
 		expect(prompt).toContain("FILE-SKILL-MARKER");
@@ -92,7 +78,7 @@ describe("--skill <path> (piflags2)", () => {
 		// The faux model echoes the expanded prompt: the skill's body reached the model.
 		expect(run.stdout).toContain("DIR-SKILL-MARKER BODY");
 		const json = settle(["--faux", "--json", "-ns", "--skill", "shared", "task"]);
-		const [prompt] = baselines(json.stdout) as [string];
+		const [prompt] = [...new Set(baselinePrompts(json.stdout))] as [string];
 		expect(prompt).toContain("DIR-SKILL-MARKER");
 		expect(prompt).not.toContain("DISCOVERED-SKILL-MARKER");
 	});

@@ -9,7 +9,7 @@
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { runSettle, useCliProject } from "./helpers.js";
+import { baselinePrompts, runSettle, useCliProject } from "./helpers.js";
 import { Repl } from "./interactive.helpers.js";
 
 const cli = useCliProject("settle-piflags-");
@@ -18,27 +18,13 @@ function settle(args: string[], input?: string) {
 	return runSettle(args, { cwd: cli.project, agentDir: cli.agentDir, ...(input ? { input } : {}) });
 }
 
-/** The base system prompts (`kind: "baseline"`) in JSON lines (events or session entries), in order. */
-function baselines(jsonl: string): string[] {
-	const prompts: string[] = [];
-	for (const line of jsonl.split("\n")) {
-		if (!line.startsWith("{")) continue;
-		const value = JSON.parse(line) as { message?: { role?: string; kind?: string; content?: string } };
-		const message = value.message;
-		if (message?.role === "system" && message.kind === "baseline" && typeof message.content === "string") {
-			prompts.push(message.content);
-		}
-	}
-	return prompts;
-}
-
 /** The base system prompts recorded in every session file of the project, file by file. */
 function sessionBaselines(): string[][] {
 	const root = join(cli.agentDir, "sessions");
 	const files = readdirSync(root, { recursive: true, encoding: "utf8" })
 		.filter((name) => name.endsWith(".jsonl"))
 		.sort();
-	return files.map((name) => [...new Set(baselines(readFileSync(join(root, name), "utf8")))]);
+	return files.map((name) => [...new Set(baselinePrompts(readFileSync(join(root, name), "utf8")))]);
 }
 
 function addProjectResources(): void {
@@ -84,7 +70,7 @@ describe("pi's start-up flags (piflags)", () => {
 		addProjectResources();
 		const run = settle(["--faux", "--json", "task"]);
 		expect(run.code).toBe(0);
-		const [prompt] = baselines(run.stdout) as [string];
+		const [prompt] = baselinePrompts(run.stdout) as [string];
 		expect(prompt).toContain("AGENTS-MARKER");
 		expect(prompt).toContain("APPEND-FILE-MARKER");
 		expect(prompt).toContain("SKILL-MARKER");
@@ -96,7 +82,7 @@ describe("pi's start-up flags (piflags)", () => {
 		const run = settle(["--faux", "--json", "--system-prompt", "BASE-MARKER you review code", "-ns", "task"]);
 		expect(run.stderr).toBe("");
 		expect(run.code).toBe(0);
-		const [prompt] = baselines(run.stdout) as [string];
+		const [prompt] = baselinePrompts(run.stdout) as [string];
 		expect(prompt.startsWith("BASE-MARKER you review code")).toBe(true);
 		expect(prompt).not.toContain("You are an expert coding assistant");
 		expect(prompt).not.toContain("SKILL-MARKER");
@@ -110,7 +96,7 @@ describe("pi's start-up flags (piflags)", () => {
 		writeFileSync(join(cli.project, "base.md"), "FILE-BASE-MARKER\n");
 		const run = settle(["--faux", "--json", "--system-prompt", "base.md", "task"]);
 		expect(run.code).toBe(0);
-		const [prompt] = baselines(run.stdout) as [string];
+		const [prompt] = baselinePrompts(run.stdout) as [string];
 		expect(prompt.startsWith("FILE-BASE-MARKER")).toBe(true);
 	});
 
@@ -143,7 +129,7 @@ describe("pi's start-up flags (piflags)", () => {
 			commands.map((command) => JSON.stringify(command)).join("\n"),
 		);
 		expect(run.code).toBe(0);
-		const prompts = [...new Set(baselines(run.stdout))];
+		const prompts = [...new Set(baselinePrompts(run.stdout))];
 		expect(prompts.length).toBeGreaterThan(0);
 		for (const prompt of prompts) {
 			expect(prompt).toContain("RPC-MARKER");

@@ -49,16 +49,21 @@ function assistantIds(harness: Harness): string[] {
 		.map((entry) => entry.id);
 }
 
+/** A disk session on `high` with three faux answers queued, after its first prompt: the harness and that answer's id. */
+async function answeredAtHigh(): Promise<{ h: Harness; firstAnswer: string }> {
+	const h = await createHarness({ persistence: "disk", models: REASONING, thinkingLevel: "high" });
+	harnesses.push(h);
+	h.setResponses([fauxAssistantMessage("one"), fauxAssistantMessage("two"), fauxAssistantMessage("three")]);
+	await h.session.prompt("first question");
+	return { h, firstAnswer: assistantIds(h)[0]! };
+}
+
 describe("pi#3544: /tree back past a thinking level change, then resume: the level differs from the one the branch ran at", () => {
 	it("pi#3544: after /tree to before `high` → `low` the next turn runs at `low` (as in pi, /tree restores nothing), the file records `low` on the new branch, and resuming that leaf comes back on `low`", async () => {
-		const h = await createHarness({ persistence: "disk", models: REASONING, thinkingLevel: "high" });
-		harnesses.push(h);
-		h.setResponses([fauxAssistantMessage("one"), fauxAssistantMessage("two"), fauxAssistantMessage("three")]);
-		await h.session.prompt("first question");
-		const [firstAnswer] = assistantIds(h);
+		const { h, firstAnswer } = await answeredAtHigh();
 		h.session.setThinkingLevel("low");
 		await h.session.prompt("second question");
-		await h.session.navigateTree(firstAnswer!, { summarize: false });
+		await h.session.navigateTree(firstAnswer, { summarize: false });
 		// pi's maintainers kept this: navigating does not change the live level.
 		expect(h.session.thinkingLevel).toBe("low");
 		await h.session.prompt("third question, on the other branch");
@@ -75,27 +80,19 @@ describe("pi#3544: /tree back past a thinking level change, then resume: the lev
 	});
 
 	it("pi#3544: a branch that already says the live level gets no extra entry: navigating without a level change and prompting records nothing more", async () => {
-		const h = await createHarness({ persistence: "disk", models: REASONING, thinkingLevel: "high" });
-		harnesses.push(h);
-		h.setResponses([fauxAssistantMessage("one"), fauxAssistantMessage("two"), fauxAssistantMessage("three")]);
-		await h.session.prompt("first question");
-		const [firstAnswer] = assistantIds(h);
+		const { h, firstAnswer } = await answeredAtHigh();
 		await h.session.prompt("second question");
-		await h.session.navigateTree(firstAnswer!, { summarize: false });
+		await h.session.navigateTree(firstAnswer, { summarize: false });
 		await h.session.prompt("third question, on the other branch");
 		expect(recordedLevels(h.session.sessionManager.getSessionFile()!)).toEqual(["high"]);
 	});
 
 	it("pi#3544: /tree to before the change and back to where the level was set, then a prompt: the branch already says the live level, so nothing more is recorded", async () => {
-		const h = await createHarness({ persistence: "disk", models: REASONING, thinkingLevel: "high" });
-		harnesses.push(h);
-		h.setResponses([fauxAssistantMessage("one"), fauxAssistantMessage("two"), fauxAssistantMessage("three")]);
-		await h.session.prompt("first question");
-		const [firstAnswer] = assistantIds(h);
+		const { h, firstAnswer } = await answeredAtHigh();
 		h.session.setThinkingLevel("low");
 		await h.session.prompt("second question");
 		const [, secondAnswer] = assistantIds(h);
-		await h.session.navigateTree(firstAnswer!, { summarize: false });
+		await h.session.navigateTree(firstAnswer, { summarize: false });
 		await h.session.navigateTree(secondAnswer!, { summarize: false });
 		await h.session.prompt("third question, on the same branch");
 		expect(recordedLevels(h.session.sessionManager.getSessionFile()!)).toEqual(["high", "low"]);
