@@ -152,6 +152,11 @@ export async function runInteractiveMode(
 	let runsInFlight = 0;
 	let closing = false;
 	let lastIdleInterrupt = 0;
+	/**
+	 * False while the first session binds its extensions: lines read meanwhile answer an extension's
+	 * question (a `session_start` handler may ask one) or wait; the prompt is not shown yet.
+	 */
+	let started = false;
 	const quietWaiters: (() => void)[] = [];
 
 	const session = () => runtime.session;
@@ -163,7 +168,7 @@ export async function runInteractiveMode(
 	};
 
 	function showPrompt(): void {
-		if (closing || questions.pending || pending.length > 0 || busy()) return;
+		if (!started || closing || questions.pending || pending.length > 0 || busy()) return;
 		if (promptShown) return;
 		if (!printer.lineStart) printer.raw("\n");
 		if (terminal) {
@@ -193,7 +198,6 @@ export async function runInteractiveMode(
 		});
 	};
 	runtime.setRebindSession(bind);
-	await bind(runtime.session);
 
 	// --- Prompts.
 	/** Runs or queues `text`; resolves once the session accepted it (started, queued, handled) or refused it. */
@@ -277,7 +281,7 @@ export async function runInteractiveMode(
 	}
 
 	async function pump(): Promise<void> {
-		if (pumping) return;
+		if (pumping || !started) return;
 		pumping = true;
 		try {
 			while (pending.length > 0) {
@@ -414,6 +418,10 @@ export async function runInteractiveMode(
 	rl.on("SIGINT", interrupt);
 
 	try {
+		// Bound once the chat reads lines (pi#2035: a question asked in `session_start` waited for a
+		// line nobody listened to, and the chat hung before its first prompt).
+		await bind(runtime.session);
+		started = true;
 		printBanner(runtime, printer, style, options.verbose === true);
 		for (const command of shadowedCommands(runtime.session.getCommands())) {
 			printer.line(style.yellow(`Warning: ${shadowedCommandWarning(command)}`));
@@ -425,6 +433,8 @@ export async function runInteractiveMode(
 			await submit(message, "steer", images);
 			await whenQuiet();
 		}
+		// Lines typed while the session bound its extensions (none answered a question) run now.
+		if (pending.length > 0) void pump();
 		showPrompt();
 		await closed;
 		// Lines read before the end of input are still handled (piped input), then the session settles.

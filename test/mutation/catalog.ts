@@ -12620,6 +12620,23 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/cli/pi-resource-flags.test.ts"],
 	},
+	{
+		id: "EH01",
+		file: "src/cli/interactive-mode.ts",
+		description:
+			"settle -i binds the first session's extensions before it listens to stdin: a question asked in session_start never gets the typed answer and the chat hangs before its first prompt (pi#2035)",
+		edits: [
+			{
+				find: "\truntime.setRebindSession(bind);\n",
+				replace: "\truntime.setRebindSession(bind);\n\tawait bind(runtime.session);\n",
+			},
+			{
+				find: "\t\tawait bind(runtime.session);\n\t\tstarted = true;",
+				replace: "\t\tstarted = true;",
+			},
+		],
+		tests: ["test/pi-races/interactive-chat.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
