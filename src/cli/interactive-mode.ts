@@ -32,7 +32,14 @@ import {
 	shadowedCommands,
 	shadowedCommandWarning,
 } from "./interactive-commands.js";
-import { createStyle, firstLine, shouldUseColor, TranscriptPrinter } from "./interactive-render.js";
+import {
+	createStyle,
+	firstLine,
+	outputLineSafe,
+	shouldUseColor,
+	TranscriptPrinter,
+	terminalSafe,
+} from "./interactive-render.js";
 import { createInteractiveUIContext, LineQuestions } from "./interactive-ui.js";
 import { type CliOutput, extensionErrorLine } from "./print-mode.js";
 import {
@@ -244,8 +251,46 @@ export async function runInteractiveMode(
 		writeTerminal: terminal ? (sequence) => out.stdout(sequence) : undefined,
 	};
 
+	/** `!cmd` / `!!cmd`: runs the command in the session's shell, prints its output, records the result. */
+	async function runUserBash(command: string, excludeFromContext: boolean): Promise<void> {
+		const target = session();
+		if (target.isBashRunning) {
+			printer.line(style.yellow("A bash command is already running: press Ctrl+C to cancel it first."));
+			return;
+		}
+		printer.line(
+			`${style.cyan("$")} ${terminalSafe(command)}${excludeFromContext ? style.dim(" (not sent to the model)") : ""}`,
+		);
+		let partial = "";
+		const printLines = (text: string) => {
+			const lines = (partial + text).split("\n");
+			partial = lines.pop() ?? "";
+			for (const output of lines) printer.line(style.dim(`  ${outputLineSafe(output)}`));
+		};
+		commandRunning = true;
+		try {
+			const result = await target.executeBash(command, printLines, { excludeFromContext });
+			if (partial) printLines("\n");
+			if (result.cancelled) printer.line(style.yellow("(cancelled)"));
+			else if (result.exitCode !== 0) printer.line(style.red(`(exit ${result.exitCode ?? "unknown"})`));
+			if (result.truncated && result.fullOutputPath) {
+				printer.notice(`(output cut for the model; the full output is in ${result.fullOutputPath})`);
+			}
+		} catch (error) {
+			if (partial) printLines("\n");
+			printer.error(error);
+		} finally {
+			commandRunning = false;
+		}
+	}
+
 	async function handleLine(line: string): Promise<void> {
 		if (line.trim() === "") return;
+		const bash = parseBashLine(line);
+		if (bash) {
+			await runUserBash(bash.command, bash.excludeFromContext);
+			return;
+		}
 		const command = parseSlashCommand(line);
 		const builtin = command && findBuiltin(command.name);
 		if (command && builtin) {
@@ -458,6 +503,23 @@ export async function runInteractiveMode(
 		if (quiet()) return Promise.resolve();
 		return new Promise((resolve) => quietWaiters.push(resolve));
 	}
+}
+
+/**
+ * A typed `!command` (its output joins the context) or `!!command` (kept out of it), as in pi's
+ * interactive mode; undefined for any other line, and for a bare `!` / `!!` (sent as a prompt).
+ *
+ * @example
+ * ```ts
+ * parseBashLine("!! git status"); // { command: "git status", excludeFromContext: true }
+ * ```
+ */
+export function parseBashLine(line: string): { command: string; excludeFromContext: boolean } | undefined {
+	const text = line.trim();
+	if (!text.startsWith("!")) return undefined;
+	const excludeFromContext = text.startsWith("!!");
+	const command = text.slice(excludeFromContext ? 2 : 1).trim();
+	return command ? { command, excludeFromContext } : undefined;
 }
 
 /**

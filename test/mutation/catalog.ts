@@ -12637,6 +12637,31 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/pi-races/interactive-chat.test.ts"],
 	},
+	{
+		id: "EH02",
+		file: "src/cli/interactive-mode.ts",
+		description:
+			"settle -i sends a typed `!command` to the model as a prompt instead of running it in the shell (agegr/pi-web#174)",
+		edits: [
+			{
+				find: "\t\tif (bash) {\n\t\t\tawait runUserBash(",
+				replace: "\t\tif (bash && false) {\n\t\t\tawait runUserBash(",
+			},
+		],
+		tests: ["test/pi-races/interactive-chat.test.ts"],
+	},
+	{
+		id: "EH03",
+		file: "src/cli/interactive-mode.ts",
+		description: "settle -i runs `!!command` as `!command`: its output joins the model's context",
+		edits: [
+			{
+				find: "await target.executeBash(command, printLines, { excludeFromContext });",
+				replace: "await target.executeBash(command, printLines, {});",
+			},
+		],
+		tests: ["test/pi-races/interactive-chat.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */

@@ -3,11 +3,18 @@
  * `settle` child process driven through a pipe (the faux model, real extension files, real shell
  * commands). Every wait is on an output marker or a file, never on time.
  */
-import { readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { useCliProject } from "../cli/helpers.js";
-import { fileAppears, GATED_COMMAND, PROMPT, Repl } from "../cli/interactive.helpers.js";
+import {
+	bannerSessionFile,
+	fileAppears,
+	GATED_COMMAND,
+	PROMPT,
+	Repl,
+	readEntries,
+} from "../cli/interactive.helpers.js";
 
 const cli = useCliProject("settle-pi-races-chat-");
 
@@ -101,5 +108,52 @@ describe("pi#2035: an extension asks a question in session_start", () => {
 		expect(await chat.end()).toBe(0);
 		expect(chat.stdout).toContain("[info] scaffold: false\n");
 		expect(chat.stderr).toBe("");
+	});
+});
+
+describe("agegr/pi-web#174: `!command` and `!!command` typed in the chat", () => {
+	it("agegr/pi-web#174: `!cmd` runs in the project and shows its output instead of going to the model; `!!cmd` is recorded kept out of the context; escape sequences in the output are made visible", async () => {
+		const chat = repl(["--faux"]);
+		await chat.idle(0);
+		const ran = await chat.say("!touch made-by-bang && echo made");
+		expect(ran).toContain("$ touch made-by-bang && echo made\n  made\n");
+		expect(existsSync(join(cli.project, "made-by-bang"))).toBe(true);
+		const hidden = await chat.say('!!printf "x\\033]0;title\\007y\\n"');
+		expect(hidden).toContain("(not sent to the model)");
+		expect(hidden).toContain("  x\u241b]0;title\u2407y\n");
+		expect(hidden).not.toContain("\u001b]0;");
+		expect(await chat.say("!exit 3")).toContain("(exit 3)");
+		// Neither reached the model as a prompt: the faux model, which echoes prompts, never answered.
+		expect(await chat.say("hello", "hello")).toContain(`hello\n${PROMPT}`);
+		expect(await chat.end()).toBe(0);
+		expect(chat.stderr).toBe("");
+		const messages = readEntries(bannerSessionFile(chat.stdout))
+			.filter((entry) => entry.type === "message")
+			.map(
+				(entry) => entry.message as { role: string; command?: string; excludeFromContext?: boolean; output?: string },
+			)
+			.filter((message) => message.role !== "system");
+		expect(messages.map((message) => message.role)).toEqual([
+			"bashExecution",
+			"bashExecution",
+			"bashExecution",
+			"user",
+			"assistant",
+		]);
+		expect(messages[0]).toMatchObject({ command: "touch made-by-bang && echo made", output: "made\n" });
+		expect(messages[0]!.excludeFromContext).not.toBe(true);
+		expect(messages[1]).toMatchObject({ excludeFromContext: true });
+	});
+
+	it("agegr/pi-web#174: Ctrl+C while a `!` command runs cancels it and the chat goes on", async () => {
+		const chat = repl(["--faux", "--no-session"]);
+		await chat.idle(0);
+		chat.send(`!${GATED_COMMAND}`);
+		await fileAppears(cli.project, "started");
+		const from = chat.mark();
+		chat.child.kill("SIGINT");
+		expect(await chat.idle(from, "(cancelled)")).not.toContain("opened");
+		expect(await chat.say("hello", "hello")).toContain(`hello\n${PROMPT}`);
+		expect(await chat.end()).toBe(0);
 	});
 });
