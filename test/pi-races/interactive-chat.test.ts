@@ -157,3 +157,52 @@ describe("agegr/pi-web#174: `!command` and `!!command` typed in the chat", () =>
 		expect(await chat.end()).toBe(0);
 	});
 });
+
+describe("oh-my-pi#6805: an extension's confirm with a timeout, in the chat", () => {
+	it("oh-my-pi#6805: the question is withdrawn when its timeout ends: the tool call is blocked, the prompt comes back and a later `y` is a prompt, not an answer", async () => {
+		const extension = file(
+			"gate.mjs",
+			`export default function (pi) {
+	pi.on("tool_call", async (event, ctx) => {
+		const ok = await ctx.ui.confirm("Allow bash", event.input.command, { timeout: 50 });
+		if (!ok) return { block: true, reason: "not confirmed" };
+	});
+}
+`,
+		);
+		const steps = file(
+			"script.json",
+			JSON.stringify([{ toolCalls: [{ name: "bash", arguments: { command: "touch ran" } }] }, "gave up"]),
+		);
+		const chat = repl(["--faux-script", steps, "--no-session", "-e", extension]);
+		await chat.idle(0);
+		const run = await chat.say("go", "gave up");
+		expect(run).toContain("Allow bash: touch ran [y/N] ");
+		expect(run).toContain("  not confirmed\n");
+		expect(existsSync(join(cli.project, "ran"))).toBe(false);
+		// The faux model echoes a prompt: "y" reached the model, no stale question took it.
+		expect(await chat.say("y")).toBe(`y\ny\n${PROMPT}`);
+		expect(await chat.end()).toBe(0);
+		expect(existsSync(join(cli.project, "ran"))).toBe(false);
+	});
+});
+
+describe("pi#8273: a large pasted prompt", () => {
+	it("pi#8273: a 5,000-character line reaches the model and the session file whole, not as a paste marker", async () => {
+		const long = Array.from({ length: 700 }, (_, index) => `word${index}`).join(" ");
+		expect(long.length).toBeGreaterThan(5000);
+		const chat = repl(["--faux"]);
+		await chat.idle(0);
+		await chat.say(long, "word699");
+		expect(await chat.end()).toBe(0);
+		const messages = readEntries(bannerSessionFile(chat.stdout))
+			.filter((entry) => entry.type === "message")
+			.map((entry) => entry.message as { role: string; content: unknown });
+		const user = messages.find((message) => message.role === "user")!;
+		const text = typeof user.content === "string" ? user.content : (user.content as { text: string }[])[0]!.text;
+		expect(text).toBe(long);
+		// The faux model echoes the prompt it was sent: the whole text came back.
+		const answer = messages.find((message) => message.role === "assistant")!;
+		expect((answer.content as { text: string }[])[0]!.text).toBe(long);
+	});
+});
