@@ -12662,6 +12662,32 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/pi-races/interactive-chat.test.ts"],
 	},
+	{
+		id: "EH04",
+		file: "src/cli/interactive-ui.ts",
+		description:
+			"settle -i prints an extension's notification, select title and options as given: their escape sequences reach the terminal (xing-shuyin/pi-web-ui#16)",
+		edits: [
+			{
+				find: "const print = (line: string, type?: NotificationType) => printLine(safe(line), type);",
+				replace: "const print = (line: string, type?: NotificationType) => printLine(line, type);",
+			},
+		],
+		tests: ["test/pi-races/interactive-chat.test.ts"],
+	},
+	{
+		id: "EH05",
+		file: "src/cli/interactive-ui.ts",
+		description:
+			"settle -i shows an extension's question (confirm, input, select's prompt) with its escape sequences raw",
+		edits: [
+			{
+				find: "questions.ask(safe(text), opts);",
+				replace: "questions.ask(text, opts);",
+			},
+		],
+		tests: ["test/pi-races/interactive-chat.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */

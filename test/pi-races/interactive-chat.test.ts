@@ -206,3 +206,40 @@ describe("pi#8273: a large pasted prompt", () => {
 		expect((answer.content as { text: string }[])[0]!.text).toBe(long);
 	});
 });
+
+describe("xing-shuyin/pi-web-ui#16: escape sequences in an extension's UI text", () => {
+	it("xing-shuyin/pi-web-ui#16: a notification, a select's title and options and a confirm's text print with colour codes dropped and other escapes made visible; the answer still picks the option", async () => {
+		const log = file("picked.log", "");
+		const extension = file(
+			"escapes.mjs",
+			`import { writeFileSync } from "node:fs";
+export default function (pi) {
+	pi.registerCommand("esc", {
+		description: "escapes",
+		handler: async (_args, ctx) => {
+			ctx.ui.notify("note \\x1b[31mred\\x1b[0m \\x1b]0;title\\x07 \\x1b[2J end");
+			const picked = await ctx.ui.select("Pick \\x1b[1mone\\x1b[0m", ["a\\x1b]52;c;aGk=\\x07", "b"]);
+			const yes = await ctx.ui.confirm("Sure \\x1b]8;;http://x\\x07link", "ok?");
+			writeFileSync(${JSON.stringify(log)}, JSON.stringify({ picked, yes }));
+		},
+	});
+}
+`,
+		);
+		const chat = repl(["--faux", "--no-session", "-e", extension]);
+		await chat.idle(0);
+		const from = chat.mark();
+		chat.send("/esc");
+		await chat.until("Choose 1-2 (empty to cancel): ", from);
+		chat.send("1");
+		await chat.until("[y/N] ", from);
+		chat.send("y");
+		const shown = await chat.idle(from);
+		expect(shown).toContain("[info] note red \u241b]0;title\u2407  end\n");
+		expect(shown).toContain("Pick one\n  1. a\u241b]52;c;aGk=\u2407\n  2. b\n");
+		expect(shown).toContain("Sure \u241b]8;;http://x\u2407link: ok? [y/N] ");
+		expect(chat.stdout).not.toContain("\u001b");
+		expect(await chat.end()).toBe(0);
+		expect(JSON.parse(readFileSync(log, "utf8"))).toEqual({ picked: "a\u001b]52;c;aGk=\u0007", yes: true });
+	});
+});
