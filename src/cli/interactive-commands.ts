@@ -286,6 +286,7 @@ function help(host: CommandHost): void {
 	host.print(
 		"Keys: Enter sends (while a run streams: steers it), Ctrl+C aborts the run, Ctrl+C twice or Ctrl+D exits.",
 	);
+	host.print("Shell: !command runs it and adds its output to the context; !!command keeps the output out of it.");
 }
 
 /** Where the session is kept: its file, or "in memory". */

@@ -32,7 +32,14 @@ import {
 	shadowedCommands,
 	shadowedCommandWarning,
 } from "./interactive-commands.js";
-import { createStyle, firstLine, shouldUseColor, TranscriptPrinter } from "./interactive-render.js";
+import {
+	createStyle,
+	firstLine,
+	outputLineSafe,
+	shouldUseColor,
+	TranscriptPrinter,
+	terminalSafe,
+} from "./interactive-render.js";
 import { createInteractiveUIContext, LineQuestions } from "./interactive-ui.js";
 import { type CliOutput, extensionErrorLine } from "./print-mode.js";
 import {
@@ -152,6 +159,11 @@ export async function runInteractiveMode(
 	let runsInFlight = 0;
 	let closing = false;
 	let lastIdleInterrupt = 0;
+	/**
+	 * False while the first session binds its extensions: lines read meanwhile answer an extension's
+	 * question (a `session_start` handler may ask one) or wait; the prompt is not shown yet.
+	 */
+	let started = false;
 	const quietWaiters: (() => void)[] = [];
 
 	const session = () => runtime.session;
@@ -163,7 +175,7 @@ export async function runInteractiveMode(
 	};
 
 	function showPrompt(): void {
-		if (closing || questions.pending || pending.length > 0 || busy()) return;
+		if (!started || closing || questions.pending || pending.length > 0 || busy()) return;
 		if (promptShown) return;
 		if (!printer.lineStart) printer.raw("\n");
 		if (terminal) {
@@ -193,7 +205,6 @@ export async function runInteractiveMode(
 		});
 	};
 	runtime.setRebindSession(bind);
-	await bind(runtime.session);
 
 	// --- Prompts.
 	/** Runs or queues `text`; resolves once the session accepted it (started, queued, handled) or refused it. */
@@ -240,8 +251,46 @@ export async function runInteractiveMode(
 		writeTerminal: terminal ? (sequence) => out.stdout(sequence) : undefined,
 	};
 
+	/** `!cmd` / `!!cmd`: runs the command in the session's shell, prints its output, records the result. */
+	async function runUserBash(command: string, excludeFromContext: boolean): Promise<void> {
+		const target = session();
+		if (target.isBashRunning) {
+			printer.line(style.yellow("A bash command is already running: press Ctrl+C to cancel it first."));
+			return;
+		}
+		printer.line(
+			`${style.cyan("$")} ${terminalSafe(command)}${excludeFromContext ? style.dim(" (not sent to the model)") : ""}`,
+		);
+		let partial = "";
+		const printLines = (text: string) => {
+			const lines = (partial + text).split("\n");
+			partial = lines.pop() ?? "";
+			for (const output of lines) printer.line(style.dim(`  ${outputLineSafe(output)}`));
+		};
+		commandRunning = true;
+		try {
+			const result = await target.executeBash(command, printLines, { excludeFromContext });
+			if (partial) printLines("\n");
+			if (result.cancelled) printer.line(style.yellow("(cancelled)"));
+			else if (result.exitCode !== 0) printer.line(style.red(`(exit ${result.exitCode ?? "unknown"})`));
+			if (result.truncated && result.fullOutputPath) {
+				printer.notice(`(output cut for the model; the full output is in ${result.fullOutputPath})`);
+			}
+		} catch (error) {
+			if (partial) printLines("\n");
+			printer.error(error);
+		} finally {
+			commandRunning = false;
+		}
+	}
+
 	async function handleLine(line: string): Promise<void> {
 		if (line.trim() === "") return;
+		const bash = parseBashLine(line);
+		if (bash) {
+			await runUserBash(bash.command, bash.excludeFromContext);
+			return;
+		}
 		const command = parseSlashCommand(line);
 		const builtin = command && findBuiltin(command.name);
 		if (command && builtin) {
@@ -277,7 +326,7 @@ export async function runInteractiveMode(
 	}
 
 	async function pump(): Promise<void> {
-		if (pumping) return;
+		if (pumping || !started) return;
 		pumping = true;
 		try {
 			while (pending.length > 0) {
@@ -414,6 +463,10 @@ export async function runInteractiveMode(
 	rl.on("SIGINT", interrupt);
 
 	try {
+		// Bound once the chat reads lines (pi#2035: a question asked in `session_start` waited for a
+		// line nobody listened to, and the chat hung before its first prompt).
+		await bind(runtime.session);
+		started = true;
 		printBanner(runtime, printer, style, options.verbose === true);
 		for (const command of shadowedCommands(runtime.session.getCommands())) {
 			printer.line(style.yellow(`Warning: ${shadowedCommandWarning(command)}`));
@@ -425,6 +478,8 @@ export async function runInteractiveMode(
 			await submit(message, "steer", images);
 			await whenQuiet();
 		}
+		// Lines typed while the session bound its extensions (none answered a question) run now.
+		if (pending.length > 0) void pump();
 		showPrompt();
 		await closed;
 		// Lines read before the end of input are still handled (piped input), then the session settles.
@@ -448,6 +503,23 @@ export async function runInteractiveMode(
 		if (quiet()) return Promise.resolve();
 		return new Promise((resolve) => quietWaiters.push(resolve));
 	}
+}
+
+/**
+ * A typed `!command` (its output joins the context) or `!!command` (kept out of it), as in pi's
+ * interactive mode; undefined for any other line, and for a bare `!` / `!!` (sent as a prompt).
+ *
+ * @example
+ * ```ts
+ * parseBashLine("!! git status"); // { command: "git status", excludeFromContext: true }
+ * ```
+ */
+export function parseBashLine(line: string): { command: string; excludeFromContext: boolean } | undefined {
+	const text = line.trim();
+	if (!text.startsWith("!")) return undefined;
+	const excludeFromContext = text.startsWith("!!");
+	const command = text.slice(excludeFromContext ? 2 : 1).trim();
+	return command ? { command, excludeFromContext } : undefined;
 }
 
 /**

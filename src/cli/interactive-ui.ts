@@ -5,6 +5,7 @@
  */
 import type { ExtensionUIContext, ExtensionUIDialogOptions, NotificationType } from "../extensions/types.js";
 import { plainTheme } from "../extensions/ui.js";
+import { outputLineSafe } from "./interactive-render.js";
 
 interface Question {
 	text: string;
@@ -125,8 +126,12 @@ export function pickOption(options: readonly string[], answer: string | undefine
  */
 export function createInteractiveUIContext(
 	questions: LineQuestions,
-	print: (line: string, type?: NotificationType) => void,
+	printLine: (line: string, type?: NotificationType) => void,
 ): ExtensionUIContext {
+	// An extension's text reaches the terminal as tool output does: colour codes dropped, other
+	// control characters made visible, so a title, an option or a notification cannot drive it.
+	const print = (line: string, type?: NotificationType) => printLine(safe(line), type);
+	const ask = (text: string, opts?: ExtensionUIDialogOptions) => questions.ask(safe(text), opts);
 	let editorText = "";
 	let toolsExpanded = false;
 	const ui: ExtensionUIContext = {
@@ -135,7 +140,7 @@ export function createInteractiveUIContext(
 			options.forEach((option, index) => {
 				print(`  ${index + 1}. ${option}`);
 			});
-			const answer = await questions.ask(`Choose 1-${options.length} (empty to cancel): `, opts);
+			const answer = await ask(`Choose 1-${options.length} (empty to cancel): `, opts);
 			const picked = pickOption(options, answer);
 			if (answer !== undefined && answer.trim() !== "" && picked === undefined) {
 				print(`No option "${answer.trim()}": cancelled.`, "warning");
@@ -143,16 +148,16 @@ export function createInteractiveUIContext(
 			return picked;
 		},
 		async confirm(title, message, opts) {
-			return isYes(await questions.ask(`${title}${message ? `: ${message}` : ""} [y/N] `, opts));
+			return isYes(await ask(`${title}${message ? `: ${message}` : ""} [y/N] `, opts));
 		},
 		async input(title, placeholder, opts) {
-			const answer = await questions.ask(`${title}${placeholder ? ` (${placeholder})` : ""}: `, opts);
+			const answer = await ask(`${title}${placeholder ? ` (${placeholder})` : ""}: `, opts);
 			return answer;
 		},
 		async editor(title, prefill) {
 			// One line stands for the text; an empty line keeps the text given.
 			const shown = prefill ? ` [${prefill.split("\n")[0]}${prefill.includes("\n") ? " …" : ""}]` : "";
-			const answer = await questions.ask(`${title}${shown}: `);
+			const answer = await ask(`${title}${shown}: `);
 			return answer === "" && prefill ? prefill : answer;
 		},
 		notify(message, type = "info") {
@@ -189,4 +194,9 @@ export function createInteractiveUIContext(
 		},
 	};
 	return ui;
+}
+
+/** Each line of `text` made safe for a terminal (see {@link outputLineSafe}); the line breaks stay. */
+function safe(text: string): string {
+	return text.split("\n").map(outputLineSafe).join("\n");
 }

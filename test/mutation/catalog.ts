@@ -12620,6 +12620,74 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/cli/pi-resource-flags.test.ts"],
 	},
+	{
+		id: "EH01",
+		file: "src/cli/interactive-mode.ts",
+		description:
+			"settle -i binds the first session's extensions before it listens to stdin: a question asked in session_start never gets the typed answer and the chat hangs before its first prompt (pi#2035)",
+		edits: [
+			{
+				find: "\truntime.setRebindSession(bind);\n",
+				replace: "\truntime.setRebindSession(bind);\n\tawait bind(runtime.session);\n",
+			},
+			{
+				find: "\t\tawait bind(runtime.session);\n\t\tstarted = true;",
+				replace: "\t\tstarted = true;",
+			},
+		],
+		tests: ["test/pi-races/interactive-chat.test.ts"],
+	},
+	{
+		id: "EH02",
+		file: "src/cli/interactive-mode.ts",
+		description:
+			"settle -i sends a typed `!command` to the model as a prompt instead of running it in the shell (agegr/pi-web#174)",
+		edits: [
+			{
+				find: "\t\tif (bash) {\n\t\t\tawait runUserBash(",
+				replace: "\t\tif (bash && false) {\n\t\t\tawait runUserBash(",
+			},
+		],
+		tests: ["test/pi-races/interactive-chat.test.ts"],
+	},
+	{
+		id: "EH03",
+		file: "src/cli/interactive-mode.ts",
+		description: "settle -i runs `!!command` as `!command`: its output joins the model's context",
+		edits: [
+			{
+				find: "await target.executeBash(command, printLines, { excludeFromContext });",
+				replace: "await target.executeBash(command, printLines, {});",
+			},
+		],
+		tests: ["test/pi-races/interactive-chat.test.ts"],
+	},
+	{
+		id: "EH04",
+		file: "src/cli/interactive-ui.ts",
+		description:
+			"settle -i prints an extension's notification, select title and options as given: their escape sequences reach the terminal (xing-shuyin/pi-web-ui#16)",
+		edits: [
+			{
+				find: "const print = (line: string, type?: NotificationType) => printLine(safe(line), type);",
+				replace: "const print = (line: string, type?: NotificationType) => printLine(line, type);",
+			},
+		],
+		tests: ["test/pi-races/interactive-chat.test.ts"],
+	},
+	{
+		id: "EH05",
+		file: "src/cli/interactive-ui.ts",
+		description:
+			"settle -i shows an extension's question (confirm, input, select's prompt) with its escape sequences raw",
+		edits: [
+			{
+				find: "questions.ask(safe(text), opts);",
+				replace: "questions.ask(text, opts);",
+			},
+		],
+		tests: ["test/pi-races/interactive-chat.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
