@@ -45,6 +45,8 @@ export interface CliHost {
 	piHint?: string;
 	/** Startup problems that are only warnings (errors end the CLI before this). */
 	warnings: AgentSessionRuntimeDiagnostic[];
+	/** Where sessions saved under the `--cwd` link path are (oh-my-pi#941): `/resume` looks there too. */
+	linkFolder?: LinkNamedSessionFolder;
 }
 
 /**
@@ -237,6 +239,7 @@ export async function startHost(args: ParsedArgs): Promise<CliHost> {
 		runtime,
 		messages,
 		...(piHint ? { piHint } : {}),
+		...(linkFolder ? { linkFolder } : {}),
 		warnings: [
 			...(piHint ? [{ type: "warning" as const, message: piHint }] : []),
 			...sessionWarnings,
@@ -463,7 +466,9 @@ async function openSession(
 function linkNamedSessionFolder(args: ParsedArgs, cwd: string, agentDir: string): LinkNamedSessionFolder | undefined {
 	if (args.cwd === undefined) return undefined;
 	const given = resolve(args.cwd);
-	return given === cwd ? undefined : { cwd: given, sessionDir: getDefaultSessionDirPath(given, agentDir) };
+	return given === cwd
+		? undefined
+		: { cwd: given, sessionDir: getDefaultSessionDirPath(given, agentDir), project: cwd };
 }
 
 /** The files with bytes but no session header, newer than the session `-c` picked (all of them when it starts a new one). */

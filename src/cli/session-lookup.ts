@@ -37,6 +37,8 @@ export interface LinkNamedSessionFolder {
 	cwd: string;
 	/** `getDefaultSessionDirPath(cwd, agentDir)`. */
 	sessionDir: string;
+	/** The real path `cwd` resolves to: the project these sessions belong to. */
+	project: string;
 }
 
 /**

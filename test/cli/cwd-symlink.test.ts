@@ -13,6 +13,7 @@ import { getDefaultSessionDirPath } from "../../src/store/paths.js";
 import { SessionManager } from "../../src/store/session-manager.js";
 import { persistedUserTexts } from "../pi-races/helpers.js";
 import { runSettle, useCliProject } from "./helpers.js";
+import { Repl } from "./interactive.helpers.js";
 
 const cli = useCliProject("settle-cwd-symlink-");
 
@@ -111,5 +112,28 @@ describe("oh-my-pi#941 follow-up: sessions saved under a --cwd link path before 
 		expect(settleIn(cli.dir, "--faux", "--cwd", link, "--session-dir", own, "-c", "-p", "elsewhere").code).toBe(0);
 		expect(persistedUserTexts(old.file)).toEqual(["before the upgrade"]);
 		expect(readdirSync(own)).toHaveLength(1);
+	});
+
+	it("oh-my-pi#941: /resume in settle --cwd <link> -i lists the link-named folder's session with the project's and resumes it by id prefix, in its own file", async () => {
+		const link = join(cli.dir, "link");
+		symlinkSync(cli.project, link);
+		const old = savedSession(link, "before the upgrade", 1_000_000);
+		const real = savedSession(cli.project, "under the real path", 2_000_000);
+		const chat = new Repl(["--faux", "--cwd", link], { cwd: cli.dir, agentDir: cli.agentDir });
+		await chat.idle(0);
+		const list = await chat.say("/resume");
+		expect(list).toContain("Sessions of this project, newest first");
+		expect(list).toContain(`  ${real.id}  `);
+		expect(list).toContain(`  ${old.id}  `);
+		// All but the last character: a prefix, which the real folder's session cannot share.
+		const resumed = await chat.say(`/resume ${old.id.slice(0, -1)}`);
+		expect(resumed).toContain(`Resumed ${old.id} (2 messages): ${old.file}\n`);
+		await chat.say("after the upgrade", "after the upgrade\n>");
+		// Resumed as this project's (not the link path's): both folders are listed again after the switch.
+		const again = await chat.say("/resume");
+		expect(again).toContain(`  ${old.id}  `);
+		expect(again).toContain(`  ${real.id}  `);
+		expect(await chat.end()).toBe(0);
+		expect(persistedUserTexts(old.file)).toEqual(["before the upgrade", "after the upgrade"]);
 	});
 });

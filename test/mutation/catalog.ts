@@ -12596,7 +12596,7 @@ export const MUTANTS: Mutant[] = [
 		file: "src/cli/main.ts",
 		description:
 			"settle -i --verbose stays quiet under the quietStartup setting: the flag is parsed but not handed to the chat (piflags2)",
-		edits: [{ find: "handleSignals, verbose: args.verbose }", replace: "handleSignals }" }],
+		edits: [{ find: "\t\t\t\t\t\t\tverbose: args.verbose,\n", replace: "" }],
 		tests: ["test/cli/pi-resource-flags.test.ts"],
 	},
 	{
@@ -12655,6 +12655,45 @@ export const MUTANTS: Mutant[] = [
 			{
 				find: "const linkFolder = chosenSessionDir === undefined ? linkNamedSessionFolder(args, cwd, agentDir) : undefined;",
 				replace: "const linkFolder = linkNamedSessionFolder(args, cwd, agentDir);",
+			},
+		],
+		tests: ["test/cli/cwd-symlink.test.ts"],
+	},
+	{
+		id: "EF04",
+		file: "src/cli/interactive-commands.ts",
+		description:
+			"/resume in settle --cwd <link> -i lists only the real path's folder: the sessions saved under the link path before --cwd was resolved (oh-my-pi#941) are not shown",
+		edits: [
+			{
+				find: "...(linkFolder ? await SessionManager.list(linkFolder.cwd, linkFolder.sessionDir) : []),",
+				replace: "...[],",
+			},
+		],
+		tests: ["test/cli/cwd-symlink.test.ts"],
+	},
+	{
+		id: "EF05",
+		file: "src/cli/interactive-commands.ts",
+		description:
+			"/resume of a link-named folder's session switches to the link path as the project (its header's cwd): the next /resume no longer lists it as this project's",
+		edits: [
+			{
+				find: "inLinkFolder ? { cwdOverride: linkFolder.project } : {}",
+				replace: "{}",
+			},
+		],
+		tests: ["test/cli/cwd-symlink.test.ts"],
+	},
+	{
+		id: "EF06",
+		file: "src/cli/interactive-commands.ts",
+		description:
+			"after /resume of a link-named folder's session (oh-my-pi#941), /resume looks in that session's folder instead of the real path's: the project's own sessions are no longer listed",
+		edits: [
+			{
+				find: "linkFolder && resolve(current) === linkFolder.sessionDir",
+				replace: "linkFolder && resolve(current) === linkFolder.sessionDir && false",
 			},
 		],
 		tests: ["test/cli/cwd-symlink.test.ts"],
