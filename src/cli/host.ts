@@ -13,7 +13,7 @@ import type { AgentSessionRuntimeDiagnostic } from "../runtime/services.js";
 import { expandHome, getDefaultAgentDir, SESSION_DIR_ENV } from "../settings/paths.js";
 import { SettingsManager } from "../settings/settings-manager.js";
 import { resolveProjectTrust, TRUST_FILE_NAME } from "../settings/trust.js";
-import { unreadableSessionFiles } from "../store/discovery.js";
+import { findMostRecentSession, unreadableSessionFiles } from "../store/discovery.js";
 import { unwritableFolder } from "../store/folders.js";
 import { getDefaultSessionDirPath } from "../store/paths.js";
 import { SessionManager } from "../store/session-manager.js";
@@ -23,7 +23,7 @@ import { createCliFaux, loadFauxScript } from "./faux-script.js";
 import { EXIT_FAILURE, EXIT_SESSION_FILE, EXIT_SESSION_LOCKED, EXIT_USAGE, HELP_POINTER } from "./help.js";
 import { piContinueHint, piFolderHint, piSessionHint } from "./pi-folder.js";
 import { withPiOptionHint } from "./pi-options.js";
-import { findSessionByIdPrefix, skippedLineWarnings } from "./session-lookup.js";
+import { findSessionByIdPrefix, type LinkNamedSessionFolder, skippedLineWarnings } from "./session-lookup.js";
 import { untrustedFlagsLine } from "./unknown-options.js";
 
 /** A failure the CLI reports with a message and an exit code. */
@@ -45,6 +45,8 @@ export interface CliHost {
 	piHint?: string;
 	/** Startup problems that are only warnings (errors end the CLI before this). */
 	warnings: AgentSessionRuntimeDiagnostic[];
+	/** Where sessions saved under the `--cwd` link path are (oh-my-pi#941): `/resume` looks there too. */
+	linkFolder?: LinkNamedSessionFolder;
 }
 
 /**
@@ -120,11 +122,13 @@ export async function startHost(args: ParsedArgs): Promise<CliHost> {
 	// As pi: --session-dir, then $SETTLE_SESSION_DIR, then the sessionDir setting, then the agent folder's.
 	// As for --agent-dir and the sessionDir setting: a quoted `~` is the home folder (pi#3514).
 	const envSessionDir = process.env[SESSION_DIR_ENV]?.trim() || undefined;
-	const sessionDir = args.sessionDir
+	const chosenSessionDir = args.sessionDir
 		? resolve(expandHome(args.sessionDir))
 		: envSessionDir
 			? resolve(expandHome(envSessionDir))
-			: (settings.getSessionDir() ?? getDefaultSessionDirPath(cwd, agentDir));
+			: settings.getSessionDir();
+	const sessionDir = chosenSessionDir ?? getDefaultSessionDirPath(cwd, agentDir);
+	const linkFolder = chosenSessionDir === undefined ? linkNamedSessionFolder(args, cwd, agentDir) : undefined;
 
 	// Sessions are written on the first message, after the model answered: check the folder now.
 	if (!args.noSession && args.session === undefined) {
@@ -179,7 +183,7 @@ export async function startHost(args: ParsedArgs): Promise<CliHost> {
 		},
 	});
 
-	const { sessionManager, warnings: sessionWarnings } = await openSession(args, cwd, agentDir, sessionDir);
+	const { sessionManager, warnings: sessionWarnings } = await openSession(args, cwd, agentDir, sessionDir, linkFolder);
 	// A resumed session restores its own model (before the runtime records one for a new session).
 	const recordsModel = sessionManager.getBranch().some((e) => e.type === "model_change" || e.type === "message");
 	let runtime: AgentSessionRuntime;
@@ -235,6 +239,7 @@ export async function startHost(args: ParsedArgs): Promise<CliHost> {
 		runtime,
 		messages,
 		...(piHint ? { piHint } : {}),
+		...(linkFolder ? { linkFolder } : {}),
 		warnings: [
 			...(piHint ? [{ type: "warning" as const, message: piHint }] : []),
 			...sessionWarnings,
@@ -389,6 +394,7 @@ async function openSession(
 	cwd: string,
 	agentDir: string,
 	sessionDir: string,
+	linkFolder?: LinkNamedSessionFolder,
 ): Promise<{ sessionManager: SessionManager; warnings: AgentSessionRuntimeDiagnostic[] }> {
 	const warnings: AgentSessionRuntimeDiagnostic[] = [];
 	const opened = (sessionManager: SessionManager) => ({ sessionManager, warnings });
@@ -399,7 +405,13 @@ async function openSession(
 			return opened(SessionManager.forkFrom(await forkSource(args.fork, cwd, agentDir, sessionDir), cwd, sessionDir));
 		}
 		if (args.continue) {
-			const sessionManager = SessionManager.continueRecent(cwd, sessionDir);
+			// The newer of the project's latest and the link-named folder's (opened in place, kept in its file).
+			const linked = linkFolder ? findMostRecentSession(linkFolder.sessionDir, linkFolder.cwd) : null;
+			const latest = findMostRecentSession(sessionDir, cwd);
+			const sessionManager =
+				linked !== null && (latest === null || statSync(linked).mtimeMs > statSync(latest).mtimeMs)
+					? SessionManager.open(linked, sessionDir, cwd)
+					: SessionManager.continueRecent(cwd, sessionDir);
 			// A newer file the search passed over (oh-my-pi#9915): say so, or -c silently resumes an older one.
 			for (const file of passedOverByContinue(sessionDir, sessionManager.getSessionFile())) {
 				warnings.push({ type: "warning", message: passedOverWarning(file) });
@@ -428,7 +440,8 @@ async function openSession(
 			}
 			const found =
 				SessionManager.findById(cwd, args.session, sessionDir) ??
-				(await findByIdPrefix(args.session, "--session", cwd, agentDir, sessionDir));
+				(linkFolder && SessionManager.findById(linkFolder.cwd, args.session, linkFolder.sessionDir)) ??
+				(await findByIdPrefix(args.session, "--session", cwd, agentDir, sessionDir, linkFolder));
 			return opened(SessionManager.open(found, undefined, cwdOverride));
 		}
 		return opened(SessionManager.create(cwd, sessionDir));
@@ -441,6 +454,21 @@ async function openSession(
 			error instanceof SettleError && (error.code === "INVALID_SESSION_FILE" || (given && error.code === "IO"));
 		throw new CliError(errorMessage(error), fileProblem ? EXIT_SESSION_FILE : EXIT_FAILURE);
 	}
+}
+
+/**
+ * The session folder `settle --cwd <link>` used before `--cwd` was resolved through symlinks
+ * (oh-my-pi#941): the default folder named after the path as given, whose sessions' headers name
+ * that path. Undefined when `--cwd` was not given or names no symlink on the way (the path given
+ * resolves to itself). `-c`, `--session <id-prefix>` and `/resume` look there too; new sessions go
+ * to the real path's folder.
+ */
+function linkNamedSessionFolder(args: ParsedArgs, cwd: string, agentDir: string): LinkNamedSessionFolder | undefined {
+	if (args.cwd === undefined) return undefined;
+	const given = resolve(args.cwd);
+	return given === cwd
+		? undefined
+		: { cwd: given, sessionDir: getDefaultSessionDirPath(given, agentDir), project: cwd };
 }
 
 /** The files with bytes but no session header, newer than the session `-c` picked (all of them when it starts a new one). */
@@ -500,12 +528,14 @@ async function findByIdPrefix(
 	cwd: string,
 	agentDir: string,
 	sessionDir: string,
+	linkFolder?: LinkNamedSessionFolder,
 ): Promise<string> {
 	try {
 		const info = await findSessionByIdPrefix(prefix, {
 			cwd,
 			agentDir,
 			sessionDir,
+			...(linkFolder ? { linkFolder } : {}),
 			latestHint: option === "--fork" ? " (settle --fork <id> forks one)." : " (settle --continue resumes the latest).",
 			// The file's path, not its id: an id is looked up in the session folders of the command
 			// that runs it, and --session-dir, a sessionDir setting or SETTLE_AGENT_DIR may not be there (pi#8048).

@@ -10,7 +10,7 @@
  * export as a gist; `/export` writes it locally).
  */
 import { existsSync } from "node:fs";
-import { resolve } from "node:path";
+import { dirname, resolve } from "node:path";
 import { SettleError } from "../errors.js";
 import type { ExtensionUIContext, SlashCommandInfo } from "../extensions/types.js";
 import type { ThinkingLevel } from "../llm/types.js";
@@ -19,12 +19,13 @@ import { userMessageText } from "../runtime/targets.js";
 import { formatCacheWarmingStatus } from "../session/cache-warmer.js";
 import { modelRegistryView } from "../session/model-registry-view.js";
 import type { SessionInfo } from "../store/entries.js";
+import { getDefaultSessionDirPath } from "../store/paths.js";
 import { SessionManager } from "../store/session-manager.js";
 import { THINKING_LEVELS } from "./args.js";
 import { clip, firstLine } from "./interactive-render.js";
 import { cloneCommand, labelCommand, treeCommand, treeOnlyPrints } from "./interactive-tree-commands.js";
 import { piResumeHint, piSessionHint } from "./pi-folder.js";
-import { findSessionByIdPrefix, skippedLineWarnings } from "./session-lookup.js";
+import { findSessionByIdPrefix, type LinkNamedSessionFolder, skippedLineWarnings } from "./session-lookup.js";
 
 /** What a built-in command can do to the REPL around it. */
 export interface CommandHost {
@@ -47,6 +48,8 @@ export interface CommandHost {
 	ui: Pick<ExtensionUIContext, "select" | "input" | "confirm">;
 	/** Writes control sequences to the terminal (OSC 52); undefined when stdout is not a terminal. */
 	writeTerminal: ((sequence: string) => void) | undefined;
+	/** Sessions saved under the `--cwd` link path (oh-my-pi#941): this project's too. */
+	linkFolder?: LinkNamedSessionFolder;
 }
 
 /** A built-in command. */
@@ -296,9 +299,19 @@ export function sessionLocation(runtime: AgentSessionRuntime): string {
 
 async function resume(host: CommandHost, args: string): Promise<void> {
 	const { runtime } = host;
-	const sessionDir = runtime.session.sessionManager.getSessionDir();
+	// While the session is the start-up project's, the link-named folder's sessions are its too; the
+	// project's own folder stays the real path's, also while such a session (kept in its file) is open.
+	const linkFolder = host.linkFolder?.project === resolve(runtime.cwd) ? host.linkFolder : undefined;
+	const current = runtime.session.sessionManager.getSessionDir();
+	const sessionDir =
+		linkFolder && resolve(current) === linkFolder.sessionDir
+			? getDefaultSessionDirPath(linkFolder.project, runtime.services.agentDir)
+			: current;
 	if (!args) {
-		const sessions = await SessionManager.list(runtime.cwd, sessionDir);
+		const sessions = [
+			...(await SessionManager.list(runtime.cwd, sessionDir)),
+			...(linkFolder ? await SessionManager.list(linkFolder.cwd, linkFolder.sessionDir) : []),
+		].sort((a, b) => b.modified.getTime() - a.modified.getTime());
 		if (sessions.length === 0) {
 			host.print("This project has no saved sessions yet.");
 			const pi = piResumeHint({ cwd: runtime.cwd, agentDir: runtime.services.agentDir });
@@ -321,6 +334,7 @@ async function resume(host: CommandHost, args: string): Promise<void> {
 			const info = await findSessionByIdPrefix(args, {
 				...lookup,
 				sessionDir,
+				...(linkFolder ? { linkFolder } : {}),
 				latestHint: " (/resume lists them).",
 				resumeElsewhere: (other) => `/resume ${other.path}`,
 			});
@@ -333,7 +347,9 @@ async function resume(host: CommandHost, args: string): Promise<void> {
 			throw error;
 		}
 	}
-	const { cancelled } = await runtime.switchSession(path);
+	// A link-named folder's session is resumed as this project's (its header names the link path).
+	const inLinkFolder = linkFolder !== undefined && resolve(dirname(path)) === linkFolder.sessionDir;
+	const { cancelled } = await runtime.switchSession(path, inLinkFolder ? { cwdOverride: linkFolder.project } : {});
 	if (cancelled) {
 		host.print("Resume cancelled by an extension.");
 		return;

@@ -42,6 +42,7 @@ import {
 } from "./interactive-render.js";
 import { createInteractiveUIContext, LineQuestions } from "./interactive-ui.js";
 import { type CliOutput, extensionErrorLine } from "./print-mode.js";
+import type { LinkNamedSessionFolder } from "./session-lookup.js";
 import {
 	describePendingWork,
 	EXIT_SIGHUP,
@@ -74,6 +75,8 @@ export interface InteractiveModeOptions {
 	handleSignals?: boolean;
 	/** Print the start-up banner even with the `quietStartup` setting (pi's `--verbose`). */
 	verbose?: boolean;
+	/** Sessions saved under the `--cwd` link path (oh-my-pi#941): `/resume` lists and finds them too. */
+	linkFolder?: LinkNamedSessionFolder;
 }
 
 /**
@@ -249,6 +252,7 @@ export async function runInteractiveMode(
 		},
 		ui,
 		writeTerminal: terminal ? (sequence) => out.stdout(sequence) : undefined,
+		...(options.linkFolder ? { linkFolder: options.linkFolder } : {}),
 	};
 
 	/** `!cmd` / `!!cmd`: runs the command in the session's shell, prints its output, records the result. */

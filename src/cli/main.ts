@@ -170,7 +170,13 @@ export async function main(argv: readonly string[], out: CliOutput = processOutp
 					const handleSignals = out === processOutput;
 					return await runInteractiveMode(
 						runtime,
-						{ messages, images: files.images, handleSignals, verbose: args.verbose },
+						{
+							messages,
+							images: files.images,
+							handleSignals,
+							verbose: args.verbose,
+							...(host.linkFolder ? { linkFolder: host.linkFolder } : {}),
+						},
 						out,
 					);
 				}

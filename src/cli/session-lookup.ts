@@ -23,6 +23,22 @@ export interface SessionLookup {
 	resumeElsewhere(info: SessionInfo): string;
 	/** Appended to "The latest: …" when nothing matches (how to list or resume the latest). */
 	latestHint: string;
+	/** Sessions saved under the project's `--cwd` link path (oh-my-pi#941): this project's too. */
+	linkFolder?: LinkNamedSessionFolder;
+}
+
+/**
+ * The default session folder named after a path given through a symlink (`settle --cwd <link>`),
+ * where Settle saved that project's sessions before it resolved `--cwd` (oh-my-pi#941); their
+ * headers name `cwd`, the link path.
+ */
+export interface LinkNamedSessionFolder {
+	/** The path as given (resolved, not through symlinks): the sessions' header cwd. */
+	cwd: string;
+	/** `getDefaultSessionDirPath(cwd, agentDir)`. */
+	sessionDir: string;
+	/** The real path `cwd` resolves to: the project these sessions belong to. */
+	project: string;
 }
 
 /**
@@ -116,7 +132,10 @@ async function otherProjectsSessions(prefix: string, lookup: SessionLookup): Pro
 		? await sessionDirsUnder(join(resolve(lookup.agentDir), "sessions"))
 		: [resolve(lookup.sessionDir)];
 	const all = await listSessionsIn(dirs, undefined, undefined, (header) => header.id.startsWith(prefix));
-	return all.filter((info) => info.id.startsWith(prefix) && info.cwd !== "" && resolve(info.cwd) !== cwd);
+	const link = lookup.linkFolder?.cwd;
+	return all.filter(
+		(info) => info.id.startsWith(prefix) && info.cwd !== "" && resolve(info.cwd) !== cwd && resolve(info.cwd) !== link,
+	);
 }
 
 /**
@@ -127,12 +146,21 @@ async function otherProjectsSessions(prefix: string, lookup: SessionLookup): Pro
 async function projectSessionsWithIdPrefix(prefix: string, lookup: SessionLookup): Promise<SessionInfo[]> {
 	// SessionManager.list's rule: any session dir may hold other projects' sessions too.
 	const cwd = resolve(lookup.cwd);
-	return listSessionsIn(
+	const own = await listSessionsIn(
 		[resolve(lookup.sessionDir)],
 		undefined,
 		(info) => info.id.startsWith(prefix) && info.cwd !== "" && resolve(info.cwd) === cwd,
 		(header) => header.id.startsWith(prefix),
 	);
+	const link = lookup.linkFolder;
+	if (!link) return own;
+	const linked = await listSessionsIn(
+		[link.sessionDir],
+		undefined,
+		(info) => info.id.startsWith(prefix) && info.cwd !== "" && resolve(info.cwd) === link.cwd,
+		(header) => header.id.startsWith(prefix),
+	);
+	return [...own, ...linked].sort((a, b) => b.modified.getTime() - a.modified.getTime());
 }
 
 function describe(info: SessionInfo): string {

@@ -60,7 +60,13 @@ export interface SessionToolOptions {
 
 /** Options of {@link createAgentSession}. Everything is optional. */
 export interface CreateAgentSessionOptions extends SessionToolOptions {
-	/** Default: the session manager's cwd, else `process.cwd()`. */
+	/**
+	 * Default: the session manager's cwd, else `process.cwd()`. Used as given, as pi does: a path
+	 * through a symlink is not resolved, so its sessions' folder and headers name the link's path
+	 * (`process.cwd()` is always the real one). The `settle` command resolves `--cwd` through symlinks
+	 * (oh-my-pi#941); to key a project as it does, pass `realpathSync(dir)`. Resolving here would move
+	 * the sessions of every SDK caller that passes a link path to another folder.
+	 */
 	cwd?: string;
 	/** Default `$SETTLE_AGENT_DIR` or `~/.settle/agent`. */
 	agentDir?: string;

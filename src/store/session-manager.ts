@@ -369,9 +369,16 @@ export class SessionManager {
 	 *
 	 * The options may come as one object (`create(cwd, { sessionDir, id })`) or positionally, as in pi.
 	 *
+	 * `cwd` is used as given, as in pi: through a symlink, the default folder and the header name the
+	 * link's path, not the real one the `settle` command keys a project by (it resolves `--cwd`,
+	 * oh-my-pi#941). Pass `realpathSync(cwd)` to share the command's sessions; resolving here would
+	 * move the sessions of SDK callers that pass a link path to another folder.
+	 *
 	 * @example
 	 * ```ts
+	 * import { realpathSync } from "node:fs";
 	 * const session = SessionManager.create(cwd, { id: "review-1" });
+	 * const asTheCli = SessionManager.create(realpathSync(cwd)); // the folder `settle --cwd <link>` uses
 	 * const inMyAgentDir = SessionManager.create(cwd, { sessionDir: getDefaultSessionDir(cwd, agentDir) }); // <agentDir>/sessions/--<cwd>--/
 	 * const positional = SessionManager.create(cwd, undefined, { id: "review-2" }); // pi's form
 	 * ```

@@ -4514,8 +4514,8 @@ export const MUTANTS: Mutant[] = [
 		description: "other projects not searched",
 		edits: [
 			{
-				find: 'return all.filter((info) => info.id.startsWith(prefix) && info.cwd !== "" && resolve(info.cwd) !== cwd);',
-				replace: "return [];",
+				find: "const link = lookup.linkFolder?.cwd;\n\treturn all.filter(",
+				replace: "const link = lookup.linkFolder?.cwd;\n\treturn [].filter(",
 			},
 		],
 		tests: ["test/cli/session-arg.test.ts", "test/cli/interactive.test.ts"],
@@ -6294,8 +6294,8 @@ export const MUTANTS: Mutant[] = [
 		description: "header filter matches whole ids only",
 		edits: [
 			{
-				find: "\t\t(header) => header.id.startsWith(prefix),\n\t);",
-				replace: "\t\t(header) => header.id === prefix,\n\t);",
+				find: "\t\t(header) => header.id.startsWith(prefix),\n\t);\n\tconst link",
+				replace: "\t\t(header) => header.id === prefix,\n\t);\n\tconst link",
 			},
 		],
 		tests: ["test/cli/session-lookup.property.test.ts"],
@@ -11899,8 +11899,8 @@ export const MUTANTS: Mutant[] = [
 		description: "SETTLE_SESSION_DIR beats --session-dir (pi: the flag wins)",
 		edits: [
 			{
-				find: "const sessionDir = args.sessionDir\n",
-				replace: "const sessionDir = !envSessionDir && args.sessionDir\n",
+				find: "const chosenSessionDir = args.sessionDir\n",
+				replace: "const chosenSessionDir = !envSessionDir && args.sessionDir\n",
 			},
 		],
 		tests: ["test/cli/session-dir-env.test.ts"],
@@ -12596,7 +12596,7 @@ export const MUTANTS: Mutant[] = [
 		file: "src/cli/main.ts",
 		description:
 			"settle -i --verbose stays quiet under the quietStartup setting: the flag is parsed but not handed to the chat (piflags2)",
-		edits: [{ find: "handleSignals, verbose: args.verbose }", replace: "handleSignals }" }],
+		edits: [{ find: "\t\t\t\t\t\t\tverbose: args.verbose,\n", replace: "" }],
 		tests: ["test/cli/pi-resource-flags.test.ts"],
 	},
 	{
@@ -12687,6 +12687,84 @@ export const MUTANTS: Mutant[] = [
 			},
 		],
 		tests: ["test/pi-races/interactive-chat.test.ts"],
+	},
+	{
+		id: "EF01",
+		file: "src/cli/host.ts",
+		description:
+			"settle --cwd <link> -c no longer looks in the link-named session folder: a session saved there before --cwd was resolved through symlinks (oh-my-pi#941) is not continued, a new one starts",
+		edits: [
+			{
+				find: "const linked = linkFolder ? findMostRecentSession(linkFolder.sessionDir, linkFolder.cwd) : null;",
+				replace: "const linked: string | null = null;",
+			},
+		],
+		tests: ["test/cli/cwd-symlink.test.ts"],
+	},
+	{
+		id: "EF02",
+		file: "src/cli/session-lookup.ts",
+		description:
+			"settle --cwd <link> --session <id-prefix> does not look in the link-named session folder: the session saved there is reported as another project's (oh-my-pi#941 follow-up)",
+		edits: [
+			{
+				find: "const link = lookup.linkFolder;\n\tif (!link) return own;",
+				replace: "const link = lookup.linkFolder;\n\tif (link || !link) return own;",
+			},
+		],
+		tests: ["test/cli/cwd-symlink.test.ts"],
+	},
+	{
+		id: "EF03",
+		file: "src/cli/host.ts",
+		description:
+			"with --session-dir (or SETTLE_SESSION_DIR, a sessionDir setting), settle --cwd <link> -c still continues a session of the link-named default folder instead of keeping to the folder chosen",
+		edits: [
+			{
+				find: "const linkFolder = chosenSessionDir === undefined ? linkNamedSessionFolder(args, cwd, agentDir) : undefined;",
+				replace: "const linkFolder = linkNamedSessionFolder(args, cwd, agentDir);",
+			},
+		],
+		tests: ["test/cli/cwd-symlink.test.ts"],
+	},
+	{
+		id: "EF04",
+		file: "src/cli/interactive-commands.ts",
+		description:
+			"/resume in settle --cwd <link> -i lists only the real path's folder: the sessions saved under the link path before --cwd was resolved (oh-my-pi#941) are not shown",
+		edits: [
+			{
+				find: "...(linkFolder ? await SessionManager.list(linkFolder.cwd, linkFolder.sessionDir) : []),",
+				replace: "...[],",
+			},
+		],
+		tests: ["test/cli/cwd-symlink.test.ts"],
+	},
+	{
+		id: "EF05",
+		file: "src/cli/interactive-commands.ts",
+		description:
+			"/resume of a link-named folder's session switches to the link path as the project (its header's cwd): the next /resume no longer lists it as this project's",
+		edits: [
+			{
+				find: "inLinkFolder ? { cwdOverride: linkFolder.project } : {}",
+				replace: "{}",
+			},
+		],
+		tests: ["test/cli/cwd-symlink.test.ts"],
+	},
+	{
+		id: "EF06",
+		file: "src/cli/interactive-commands.ts",
+		description:
+			"after /resume of a link-named folder's session (oh-my-pi#941), /resume looks in that session's folder instead of the real path's: the project's own sessions are no longer listed",
+		edits: [
+			{
+				find: "linkFolder && resolve(current) === linkFolder.sessionDir",
+				replace: "linkFolder && resolve(current) === linkFolder.sessionDir && false",
+			},
+		],
+		tests: ["test/cli/cwd-symlink.test.ts"],
 	},
 ];
 
