@@ -155,6 +155,9 @@ export async function startHost(args: ParsedArgs): Promise<CliHost> {
 		...(modelRuntime ? { modelRuntime } : {}),
 		...(shutdownTimeoutMs !== undefined ? { shutdownTimeoutMs } : {}),
 		...(args.model ? { model: cliModelSpec(args) } : {}),
+		// As pi: --models is the scope, else the enabledModels setting.
+		...(args.models ? { models: args.models } : {}),
+		enabledModelsSetting: true,
 		...(args.apiKey !== undefined ? { apiKey: args.apiKey } : {}),
 		...(args.thinking ? { thinkingLevel: args.thinking } : {}),
 		...(args.tools ? { tools: args.tools } : {}),
