@@ -119,7 +119,8 @@ export function resolveModelScope(patterns: readonly string[], available: readon
  *
  * @example
  * ```ts
- * scopeStartModel(scopedModels, { provider: "faux", id: "faux-1" }); // that entry when scoped, else scopedModels[0]
+ * const { scopedModels } = resolveModelScope(["big:high", "small"], modelRuntime.getAvailable());
+ * scopeStartModel(scopedModels, { provider: "local", id: "small" }); // small's entry (in the scope), else big's
  * ```
  */
 export function scopeStartModel(
