@@ -105,14 +105,14 @@ export function createAgentSessionRuntimeFactory(
 		const patterns =
 			options.models ?? (options.enabledModelsSetting ? services.settingsManager.getEnabledModels() : undefined);
 		const scope =
-			patterns && patterns.length > 0
-				? resolveModelScope(patterns, services.modelRuntime.getAvailable())
-				: { scopedModels: options.scopedModels ?? [], warnings: [] };
-		// pi's rule: without --model, a session with no messages yet starts on the scope's model.
-		const start =
-			explicitModel || sessionManager.buildSessionContext().messages.length > 0
-				? undefined
-				: scopeStartModel(scope.scopedModels, savedDefault(services.settingsManager));
+			patterns && patterns.length > 0 ? resolveModelScope(patterns, services.modelRuntime.getAvailable()) : undefined;
+		// pi's CLI rule: without --model, a session with no messages yet starts on the scope's model.
+		const startsOnScope =
+			scope !== undefined && !explicitModel && sessionManager.buildSessionContext().messages.length === 0;
+		const start = startsOnScope
+			? scopeStartModel(scope.scopedModels, savedDefault(services.settingsManager))
+			: undefined;
+		const scopedModels = scope?.scopedModels ?? options.scopedModels ?? [];
 		const model = explicitModel ?? start?.model;
 		const thinkingLevel = options.thinkingLevel ?? start?.thinkingLevel;
 		if (options.apiKey !== undefined) setRuntimeApiKey(services.modelRuntime, model, options.apiKey);
@@ -122,7 +122,7 @@ export function createAgentSessionRuntimeFactory(
 			...(sessionStartEvent ? { sessionStartEvent } : {}),
 			...(model ? { model } : {}),
 			...(thinkingLevel ? { thinkingLevel } : {}),
-			...(scope.scopedModels.length > 0 ? { scopedModels: scope.scopedModels } : {}),
+			...(scopedModels.length > 0 ? { scopedModels } : {}),
 			...(options.tools ? { tools: options.tools } : {}),
 			...(options.excludeTools ? { excludeTools: options.excludeTools } : {}),
 			...(options.noTools !== undefined ? { noTools: options.noTools } : {}),
@@ -131,7 +131,7 @@ export function createAgentSessionRuntimeFactory(
 			...(options.clock ? { clock: options.clock } : {}),
 			...(options.shutdownTimeoutMs !== undefined ? { shutdownTimeoutMs: options.shutdownTimeoutMs } : {}),
 		});
-		const warnings = scope.warnings.map((message) => ({ type: "warning" as const, message }));
+		const warnings = (scope?.warnings ?? []).map((message) => ({ type: "warning" as const, message }));
 		return { ...created, services, diagnostics: [...services.diagnostics, ...warnings] };
 	};
 }

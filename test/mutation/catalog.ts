@@ -12666,8 +12666,8 @@ export const MUTANTS: Mutant[] = [
 			"--models without --model: a new session starts on the settings' default model instead of the scope's (pi starts on the first scoped one, with its :thinking)",
 		edits: [
 			{
-				find: "explicitModel || sessionManager.buildSessionContext().messages.length > 0",
-				replace: "true",
+				find: "sessionManager.buildSessionContext().messages.length === 0;",
+				replace: "false;",
 			},
 		],
 		tests: ["test/cli/pi-models-flag.test.ts"],
@@ -12679,7 +12679,7 @@ export const MUTANTS: Mutant[] = [
 			"--models is resolved but the session never gets the scope: cycle_model goes through every available model",
 		edits: [
 			{
-				find: "...(scope.scopedModels.length > 0 ? { scopedModels: scope.scopedModels } : {}),",
+				find: "...(scopedModels.length > 0 ? { scopedModels } : {}),",
 				replace: "...(options.scopedModels ? { scopedModels: options.scopedModels } : {}),",
 			},
 		],
