@@ -119,8 +119,9 @@ describe("--models <patterns> (pi's model scope)", () => {
 	});
 
 	it("settle -i: /model lists and picks among the scoped models, also after /new", async () => {
-		const repl = new Repl(["--models", "small,big"], { cwd: cli.project, agentDir: cli.agentDir });
-		await repl.idle(0);
+		const repl = new Repl(["--models", "small,big:high"], { cwd: cli.project, agentDir: cli.agentDir });
+		// As pi's start-up line "Model scope: …".
+		expect(await repl.idle(0)).toContain("  model scope: small, big:high (/model lists them)\n");
 		const listed = await repl.say("/model");
 		expect(listed).toContain("Model: local/small");
 		expect(listed).toContain("In the model scope (/model <provider/id>):\n* local/small");

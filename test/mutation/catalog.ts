@@ -12736,6 +12736,19 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/cli/pi-models-flag.test.ts"],
 	},
+	{
+		id: "EE10",
+		file: "src/cli/interactive-mode.ts",
+		description:
+			"settle -i --models small,big:high: the start-up banner does not say the model scope (pi prints Model scope: ...)",
+		edits: [
+			{
+				find: "if (scope.length > 0) printer.line(",
+				replace: "if (scope.length < 0) printer.line(",
+			},
+		],
+		tests: ["test/cli/pi-models-flag.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
