@@ -102,6 +102,13 @@ describe("--models <patterns> (pi's model scope)", () => {
 		expect(asked()).toEqual(["small", "big"]);
 	});
 
+	it("--api-key with --models and no --model: the key goes to the scope's start model's provider, as in pi", async () => {
+		const run = await settle(["--models", "small,big", "--api-key", "sk-from-flag", "-p", "hi"]);
+		expect(run).toMatchObject({ code: 0, stdout: "answered\n" });
+		expect(server.requests.map((request) => request.headers.authorization)).toEqual(["Bearer sk-from-flag"]);
+		expect(asked()).toEqual(["small"]);
+	});
+
 	it("the enabledModels setting is the scope without --models, and --models overrides it", async () => {
 		writeSettings({ enabledModels: ["small", "big"] });
 		const rpc = new RpcClient([], { cwd: cli.project, agentDir: cli.agentDir });

@@ -12749,6 +12749,19 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/cli/pi-models-flag.test.ts"],
 	},
+	{
+		id: "EE11",
+		file: "src/cli/host.ts",
+		description:
+			"settle --models small --api-key k -p hi: refused as --api-key without a model, where pi takes the scope's start model",
+		edits: [
+			{
+				find: "args.apiKey !== undefined && !args.model && !args.models",
+				replace: "args.apiKey !== undefined && !args.model",
+			},
+		],
+		tests: ["test/cli/pi-models-flag.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
