@@ -46,6 +46,8 @@ export interface ParsedArgs {
 	/** `@path` arguments (without the `@`): files whose contents go into the first prompt, as in pi. */
 	fileArgs: string[];
 	model?: string;
+	/** `--models <a,b>` (pi's): the model patterns `cycle_model` goes through (the start-up model without `--model`). */
+	models?: string[];
 	/** `--provider <name>` (pi's): the provider whose models `--model <id>` names; nothing without `--model`. */
 	provider?: string;
 	/** `--api-key <key>` (pi's): the key for the chosen model's provider, over auth.json and the environment; kept in memory only. */
@@ -104,6 +106,7 @@ export interface ParsedArgs {
 const VALUE_OPTIONS = new Set([
 	"--mode",
 	"--model",
+	"--models",
 	"--provider",
 	"--api-key",
 	"--fork",
@@ -336,6 +339,10 @@ function applyValueOption(result: ParsedArgs, option: string, value: string): vo
 			return;
 		case "--model":
 			result.model = value;
+			return;
+		case "--models":
+			// As pi: split on commas, each pattern trimmed (empty ones kept: they match nothing).
+			result.models = value.split(",").map((pattern) => pattern.trim());
 			return;
 		case "--provider":
 			result.provider = value;

@@ -59,6 +59,9 @@ Options:
   --mode <text|json|rpc|interactive>  Same as the options above (pi's spelling)
   --model <provider/id>         Model to use (also a bare id when it is unique)
   --provider <name>             The provider whose model --model names (--provider openai --model gpt-4o)
+  --models <patterns>           Models to cycle through (cycle_model, /model): comma-separated, globs and
+                                :thinking allowed (--models "anthropic/*:high,gpt-4o"); the first is the
+                                start-up model without --model (default: the enabledModels setting)
   --api-key <key>               API key for --model's provider, over auth.json and the environment;
                                 kept in memory only (needs --model)
   --thinking <level>            off, minimal, low, medium, high, xhigh (clamped to the model)

@@ -70,10 +70,10 @@ function shutdownTimeoutFromEnv(value: string | undefined): number | undefined {
  * directory, an unknown extension flag or model; `EXIT_FAILURE` when the session cannot start.
  */
 export async function startHost(args: ParsedArgs): Promise<CliHost> {
-	if (args.apiKey !== undefined && !args.model) {
-		// pi's text: the key is for the chosen model's provider, so a model must be chosen.
+	if (args.apiKey !== undefined && !args.model && !args.models) {
+		// pi's text: the key is for the chosen model's provider, so a model must be chosen (--models chooses one too).
 		throw new CliError(
-			"--api-key requires a model to be specified via --model or --provider/--model (e.g. --model anthropic/claude-sonnet-4-5).",
+			"--api-key requires a model to be specified via --model, --provider/--model, or --models (e.g. --model anthropic/claude-sonnet-4-5).",
 			EXIT_USAGE,
 		);
 	}
@@ -159,6 +159,9 @@ export async function startHost(args: ParsedArgs): Promise<CliHost> {
 		...(modelRuntime ? { modelRuntime } : {}),
 		...(shutdownTimeoutMs !== undefined ? { shutdownTimeoutMs } : {}),
 		...(args.model ? { model: cliModelSpec(args) } : {}),
+		// As pi: --models is the scope, else the enabledModels setting.
+		...(args.models ? { models: args.models } : {}),
+		enabledModelsSetting: true,
 		...(args.apiKey !== undefined ? { apiKey: args.apiKey } : {}),
 		...(args.thinking ? { thinkingLevel: args.thinking } : {}),
 		...(args.tools ? { tools: args.tools } : {}),

@@ -429,7 +429,9 @@ function model(host: CommandHost, args: string): Promise<void> | void {
 	const session = runtime.session;
 	// As pi's /model (pi#6999): models.json is read again, so a provider or model added meanwhile is there.
 	modelRegistryView(runtime.services.modelRuntime).refresh?.();
-	const available = runtime.services.modelRuntime.getAvailable();
+	// As pi: with a model scope (--models, the enabledModels setting), /model chooses among its models.
+	const scoped = session.scopedModels.map((entry) => entry.model);
+	const available = scoped.length > 0 ? scoped : runtime.services.modelRuntime.getAvailable();
 	const name = (m: { provider: string; id: string }) => `${m.provider}/${m.id}`;
 	if (!args) {
 		host.print(`Model: ${session.model ? name(session.model) : "(none)"}`);
@@ -437,7 +439,7 @@ function model(host: CommandHost, args: string): Promise<void> | void {
 			host.print("No models available: set a provider's API key (see settle --help).");
 			return;
 		}
-		host.print("Available (/model <provider/id>):");
+		host.print(scoped.length > 0 ? "In the model scope (/model <provider/id>):" : "Available (/model <provider/id>):");
 		for (const candidate of available) {
 			const current = session.model && name(candidate) === name(session.model) ? "* " : "  ";
 			host.print(`${current}${name(candidate)}${candidate.reasoning ? "  (thinking)" : ""}`);

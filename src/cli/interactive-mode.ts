@@ -560,6 +560,9 @@ function printBanner(
 	const model = session.model ? `${session.model.provider}/${session.model.id}` : "none (/model to pick one)";
 	printer.line(style.bold("settle interactive"));
 	printer.line(`  model: ${model}, thinking ${session.thinkingLevel}`);
+	// pi's "Model scope: a:high, b (Ctrl+P to cycle)" for --models / enabledModels.
+	const scope = session.scopedModels.map((s) => `${s.model.id}${s.thinkingLevel ? `:${s.thinkingLevel}` : ""}`);
+	if (scope.length > 0) printer.line(`  model scope: ${scope.join(", ")} (/model lists them)`);
 	printer.line(`  session: ${sessionLocation(runtime)}${count > 0 ? ` (resumed, ${count} messages)` : ""}`);
 	printer.line(`  cwd: ${runtime.cwd}`);
 	if (count > 0) printRecap({ runtime, notice: (line) => printer.notice(line) });

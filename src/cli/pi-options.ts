@@ -11,7 +11,6 @@ const THEMES = "Settle's chat is line-based and has no themes (NO_COLOR turns it
 const HINTS: Readonly<Record<string, string>> = {
 	"--resume": SESSION_PICKER,
 	"-r": SESSION_PICKER,
-	"--models": "Settle has no model cycling: pick one with --model <provider/id> (/model switches in settle -i).",
 	"--theme": THEMES,
 	"--no-themes": THEMES,
 };

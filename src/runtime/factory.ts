@@ -10,7 +10,9 @@ import type { EventBus, ScopedModel } from "../extensions/types.js";
 import { InMemoryModelRuntime, type ModelRuntime } from "../llm/model-runtime.js";
 import type { Model, ThinkingLevel } from "../llm/types.js";
 import type { SessionClock } from "../session/agent-session.js";
+import type { SettingsManager } from "../settings/settings-manager.js";
 import type { AuthStorage } from "./auth-storage.js";
+import { resolveModelScope, scopeStartModel } from "./model-scope.js";
 import type { AgentSessionRuntimeFactory } from "./runtime.js";
 import { createAgentSessionFromServices, findModel, type SessionToolOptions } from "./sdk.js";
 import { type CreateAgentSessionServicesOptions, createAgentSessionServices } from "./services.js";
@@ -45,6 +47,24 @@ export interface AgentSessionRuntimeFactoryOptions extends SessionToolOptions {
 	apiKey?: string;
 	thinkingLevel?: ThinkingLevel;
 	scopedModels?: ScopedModel[];
+	/**
+	 * pi's `--models`: model patterns (`provider/id`, an id or part of one, a glob like `faux/*`, each
+	 * with an optional `:<thinking>`) resolved in each target's model runtime into the models
+	 * `cycleModel` goes through (over `scopedModels`). Without `model`, a session with no messages
+	 * starts on the settings' default model when it is in the scope, else on the first scoped one.
+	 * Patterns that match nothing are warnings in the runtime's diagnostics (pi's text).
+	 *
+	 * @example
+	 * ```ts
+	 * const factory = createAgentSessionRuntimeFactory({ models: ["anthropic/*sonnet*:high", "gpt-4o"] });
+	 * ```
+	 */
+	models?: readonly string[];
+	/**
+	 * Without `models`, each target's `enabledModels` setting is the scope (pi's CLI does this; pi's
+	 * SDK does not). Default false.
+	 */
+	enabledModelsSetting?: boolean;
 	eventBus?: EventBus;
 	clock?: SessionClock;
 	/**
@@ -80,15 +100,29 @@ export function createAgentSessionRuntimeFactory(
 			...(options.resourceLoaderOptions ? { resourceLoaderOptions: options.resourceLoaderOptions } : {}),
 			...(options.eventBus ? { eventBus: options.eventBus } : {}),
 		});
-		const model = typeof options.model === "string" ? findModel(services.modelRuntime, options.model) : options.model;
+		const explicitModel =
+			typeof options.model === "string" ? findModel(services.modelRuntime, options.model) : options.model;
+		const patterns =
+			options.models ?? (options.enabledModelsSetting ? services.settingsManager.getEnabledModels() : undefined);
+		const scope =
+			patterns && patterns.length > 0 ? resolveModelScope(patterns, services.modelRuntime.getAvailable()) : undefined;
+		// pi's CLI rule: without --model, a session with no messages yet starts on the scope's model.
+		const startsOnScope =
+			scope !== undefined && !explicitModel && sessionManager.buildSessionContext().messages.length === 0;
+		const start = startsOnScope
+			? scopeStartModel(scope.scopedModels, savedDefault(services.settingsManager))
+			: undefined;
+		const scopedModels = scope?.scopedModels ?? options.scopedModels ?? [];
+		const model = explicitModel ?? start?.model;
+		const thinkingLevel = options.thinkingLevel ?? start?.thinkingLevel;
 		if (options.apiKey !== undefined) setRuntimeApiKey(services.modelRuntime, model, options.apiKey);
 		const created = await createAgentSessionFromServices({
 			services,
 			sessionManager,
 			...(sessionStartEvent ? { sessionStartEvent } : {}),
 			...(model ? { model } : {}),
-			...(options.thinkingLevel ? { thinkingLevel: options.thinkingLevel } : {}),
-			...(options.scopedModels ? { scopedModels: options.scopedModels } : {}),
+			...(thinkingLevel ? { thinkingLevel } : {}),
+			...(scopedModels.length > 0 ? { scopedModels } : {}),
 			...(options.tools ? { tools: options.tools } : {}),
 			...(options.excludeTools ? { excludeTools: options.excludeTools } : {}),
 			...(options.noTools !== undefined ? { noTools: options.noTools } : {}),
@@ -97,8 +131,15 @@ export function createAgentSessionRuntimeFactory(
 			...(options.clock ? { clock: options.clock } : {}),
 			...(options.shutdownTimeoutMs !== undefined ? { shutdownTimeoutMs: options.shutdownTimeoutMs } : {}),
 		});
-		return { ...created, services, diagnostics: services.diagnostics };
+		const warnings = (scope?.warnings ?? []).map((message) => ({ type: "warning" as const, message }));
+		return { ...created, services, diagnostics: [...services.diagnostics, ...warnings] };
 	};
+}
+
+function savedDefault(settings: SettingsManager): { provider: string; id: string } | undefined {
+	const provider = settings.getDefaultProvider();
+	const id = settings.getDefaultModel();
+	return provider && id ? { provider, id } : undefined;
 }
 
 /** Gives `model`'s provider `apiKey` for this runtime only (pi's `authStorage.setRuntimeApiKey`). */

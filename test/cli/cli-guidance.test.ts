@@ -135,7 +135,7 @@ describe("pi's options that Settle lacks", () => {
 	it.each([
 		[["--resume"], "--resume", "Settle has no session picker: -c continues"],
 		[["-r"], "-r", "Settle has no session picker: -c continues"],
-		[["--models", "a,b", "-p", "hi"], "--models", "Settle has no model cycling"],
+		[["--theme", "dark", "-p", "hi"], "--theme", "Settle's chat is line-based and has no themes"],
 		[["--no-themes", "-p", "hi"], "--no-themes", "Settle's chat is line-based and has no themes"],
 	])("settle --faux %j: exit 2, unknown, named as pi's option with what to do instead", (args, name, hint) => {
 		const run = settle(["--faux", ...args]);

@@ -18,6 +18,8 @@ export interface ArgsView {
 	messages: string[];
 	fileArgs: string[];
 	model: string | undefined;
+	/** `--models <a,b>`: the patterns, split on commas and trimmed. */
+	models: string[] | undefined;
 	provider: string | undefined;
 	apiKey: string | undefined;
 	fork: string | undefined;
@@ -68,6 +70,7 @@ export function piView(p: PiArgs): ArgsView {
 		messages: p.messages,
 		fileArgs: p.fileArgs,
 		model: p.model,
+		models: p.models,
 		provider: p.provider,
 		apiKey: p.apiKey,
 		fork: p.fork,
@@ -107,6 +110,7 @@ export function settleView(s: ParsedArgs): ArgsView {
 		messages: s.messages,
 		fileArgs: s.fileArgs,
 		model: s.model,
+		models: s.models,
 		provider: s.provider,
 		apiKey: s.apiKey,
 		fork: s.fork,
@@ -173,6 +177,7 @@ export const SHARED_BOOLEAN = [
 export const SHARED_VALUE = [
 	"--mode",
 	"--model",
+	"--models",
 	"--provider",
 	"--api-key",
 	"--fork",
@@ -218,12 +223,11 @@ const VALUES = [
 ];
 
 /**
- * pi 0.73.1 options Settle does not have (named divergence "pi-only option"): `--resume`/`-r` and
- * `--models` drive the interactive TUI (session picker, Ctrl+P cycling) that Settle has no
- * counterpart of; themes are not part of Settle's CLI (README "CLI"). Settle reports each as an unknown option instead of running.
+ * pi 0.73.1 options Settle does not have (named divergence "pi-only option"): `--resume`/`-r`
+ * drives the interactive TUI's session picker that Settle has no counterpart of; themes are not part of Settle's CLI (README "CLI"). Settle reports each as an unknown option instead of running.
  */
 export const PI_ONLY_BOOLEAN = ["--resume", "-r", "--no-themes"];
-export const PI_ONLY_VALUE = ["--models", "--theme"];
+export const PI_ONLY_VALUE = ["--theme"];
 
 /**
  * Settle options pi does not have (named divergence "Settle-only option", Settle's help):
@@ -313,6 +317,9 @@ export const sharedUnit: fc.Arbitrary<readonly string[]> = fc.oneof(
 		.tuple(fc.constantFrom("--thinking"), fc.constantFrom("off", "minimal", "low", "medium", "high", "xhigh"))
 		.map((unit) => [...unit]),
 	fc.tuple(fc.constantFrom("--provider"), fc.constantFrom("faux", "openai", "x/y")).map((unit) => [...unit]),
+	fc
+		.tuple(fc.constantFrom("--models"), fc.constantFrom("faux/*", "sonnet:high, haiku", "a,,b", ""))
+		.map((unit) => [...unit]),
 	fc.tuple(fc.constantFrom("--api-key"), fc.constantFrom("sk-test", "KEY_VAR")).map((unit) => [...unit]),
 	fc.tuple(fc.constantFrom("--fork"), fc.constantFrom("abc12", "./s.jsonl")).map((unit) => [...unit]),
 	fc.tuple(fc.constantFrom("--session-dir"), fc.constantFrom("sessions", "/tmp/s")).map((unit) => [...unit]),
@@ -335,6 +342,6 @@ export const sharedUnit: fc.Arbitrary<readonly string[]> = fc.oneof(
 
 /** Which of pi's 0.73.1 options that Settle lacks a parsed pi command line used (by pi's field). */
 export function piOnlyFieldsUsed(p: PiArgs): string[] {
-	const fields: (keyof PiArgs)[] = ["resume", "models", "themes", "noThemes"];
+	const fields: (keyof PiArgs)[] = ["resume", "themes", "noThemes"];
 	return fields.filter((field) => p[field] !== undefined);
 }

@@ -142,7 +142,9 @@ describe("--api-key <key> (pi's): the chosen model's key for this run, never wri
 	it("without a model it is a usage error (exit 2), as pi refuses it", async () => {
 		const run = await settle(["--api-key", "sk-cli-secret", "-p", "hi"]);
 		expect(run.code).toBe(2);
-		expect(run.stderr).toContain("--api-key requires a model to be specified via --model or --provider/--model");
+		expect(run.stderr).toContain(
+			"--api-key requires a model to be specified via --model, --provider/--model, or --models",
+		);
 		expect(server.requests).toEqual([]);
 	});
 });

@@ -11352,8 +11352,8 @@ export const MUTANTS: Mutant[] = [
 				replace: "\t\tconst services = first ?? (first = await createAgentSessionServices({",
 			},
 			{
-				find: "\t\t});\n\t\tconst model = typeof options.model",
-				replace: "\t\t}));\n\t\tconst model = typeof options.model",
+				find: "\t\t});\n\t\tconst explicitModel =",
+				replace: "\t\t}));\n\t\tconst explicitModel =",
 			},
 		],
 		tests: ["test/pi-races/new-session-context-files.test.ts"],
@@ -12765,6 +12765,148 @@ export const MUTANTS: Mutant[] = [
 			},
 		],
 		tests: ["test/cli/cwd-symlink.test.ts"],
+	},
+	{
+		id: "EE01",
+		file: "src/cli/args.ts",
+		description:
+			"settle --models big:high,small: the patterns are one pattern (not split on commas as pi does), so nothing matches and there is no scope",
+		edits: [
+			{
+				find: 'result.models = value.split(",").map((pattern) => pattern.trim());',
+				replace: "result.models = [value];",
+			},
+		],
+		tests: ["test/cli/pi-models-flag.test.ts", "test/cli/pi-differential-args.property.test.ts"],
+	},
+	{
+		id: "EE02",
+		file: "src/cli/host.ts",
+		description:
+			"settle --models big,small: the patterns never reach the runtime factory, so cycle_model goes through every model and the session starts on the default one",
+		edits: [
+			{
+				find: "...(args.models ? { models: args.models } : {}),",
+				replace: "...({}),",
+			},
+		],
+		tests: ["test/cli/pi-models-flag.test.ts"],
+	},
+	{
+		id: "EE03",
+		file: "src/cli/host.ts",
+		description:
+			"the enabledModels setting is read by nothing again: without --models, cycle_model goes through every model",
+		edits: [
+			{
+				find: "enabledModelsSetting: true,",
+				replace: "enabledModelsSetting: false,",
+			},
+		],
+		tests: ["test/cli/pi-models-flag.test.ts"],
+	},
+	{
+		id: "EE04",
+		file: "src/runtime/factory.ts",
+		description:
+			"--models without --model: a new session starts on the settings' default model instead of the scope's (pi starts on the first scoped one, with its :thinking)",
+		edits: [
+			{
+				find: "sessionManager.buildSessionContext().messages.length === 0;",
+				replace: "false;",
+			},
+		],
+		tests: ["test/cli/pi-models-flag.test.ts"],
+	},
+	{
+		id: "EE05",
+		file: "src/runtime/factory.ts",
+		description:
+			"--models is resolved but the session never gets the scope: cycle_model goes through every available model",
+		edits: [
+			{
+				find: "...(scopedModels.length > 0 ? { scopedModels } : {}),",
+				replace: "...(options.scopedModels ? { scopedModels: options.scopedModels } : {}),",
+			},
+		],
+		tests: ["test/cli/pi-models-flag.test.ts"],
+	},
+	{
+		id: "EE06",
+		file: "src/runtime/factory.ts",
+		description: "--models nope,...: pi's warning for a pattern matching nothing is dropped",
+		edits: [
+			{
+				find: "diagnostics: [...services.diagnostics, ...warnings]",
+				replace: "diagnostics: [...services.diagnostics]",
+			},
+		],
+		tests: ["test/cli/pi-models-flag.test.ts"],
+	},
+	{
+		id: "EE07",
+		file: "src/runtime/model-scope.ts",
+		description:
+			"--models big:high: the :thinking suffix finds the model but its level is dropped, so the session does not start (or cycle) at high",
+		edits: [
+			{
+				find: "return inner.warning ? inner : { model: inner.model, thinkingLevel: suffix };",
+				replace: "return inner;",
+			},
+		],
+		tests: ["test/cli/pi-models-flag.test.ts"],
+	},
+	{
+		id: "EE08",
+		file: "src/runtime/model-scope.ts",
+		description:
+			"--models big,small with defaultModel small in settings: the session starts on big (pi starts on the saved default when it is in the scope)",
+		edits: [
+			{
+				find: "return saved ?? scopedModels[0];",
+				replace: "return scopedModels[0];",
+			},
+		],
+		tests: ["test/cli/pi-models-flag.test.ts"],
+	},
+	{
+		id: "EE09",
+		file: "src/cli/interactive-commands.ts",
+		description:
+			"settle -i --models small,big: /model lists and picks among every available model, not the scope (pi's /model offers the scoped ones)",
+		edits: [
+			{
+				find: "const available = scoped.length > 0 ? scoped : runtime.services.modelRuntime.getAvailable();",
+				replace: "const available = runtime.services.modelRuntime.getAvailable();",
+			},
+		],
+		tests: ["test/cli/pi-models-flag.test.ts"],
+	},
+	{
+		id: "EE10",
+		file: "src/cli/interactive-mode.ts",
+		description:
+			"settle -i --models small,big:high: the start-up banner does not say the model scope (pi prints Model scope: ...)",
+		edits: [
+			{
+				find: "if (scope.length > 0) printer.line(",
+				replace: "if (scope.length < 0) printer.line(",
+			},
+		],
+		tests: ["test/cli/pi-models-flag.test.ts"],
+	},
+	{
+		id: "EE11",
+		file: "src/cli/host.ts",
+		description:
+			"settle --models small --api-key k -p hi: refused as --api-key without a model, where pi takes the scope's start model",
+		edits: [
+			{
+				find: "args.apiKey !== undefined && !args.model && !args.models",
+				replace: "args.apiKey !== undefined && !args.model",
+			},
+		],
+		tests: ["test/cli/pi-models-flag.test.ts"],
 	},
 ];
 

@@ -1,0 +1,136 @@
+/**
+ * pi 0.73.1's model scope (`--models`, the `enabledModels` setting): patterns resolved to the
+ * models `cycleModel` goes through, as pi's `resolveModelScope` does.
+ */
+
+import type { ScopedModel } from "../extensions/types.js";
+import { loadPicomatch } from "../lazy-deps.js";
+import { THINKING_LEVELS } from "../llm/model-runtime.js";
+import type { Model, ThinkingLevel } from "../llm/types.js";
+
+/** {@link resolveModelScope}'s answer: the scope, and pi's warnings for the patterns that matched nothing. */
+export interface ModelScope {
+	scopedModels: ScopedModel[];
+	/** `No models match pattern "x"`, `Invalid thinking level "y" in pattern "x:y". Using default instead.` */
+	warnings: string[];
+}
+
+const isThinkingLevel = (text: string): text is ThinkingLevel => (THINKING_LEVELS as readonly string[]).includes(text);
+const sameModel = (a: Model, b: Model) => a.provider === b.provider && a.id === b.id;
+/** An id without a date suffix (`-20250929`), or ending in `-latest`: pi prefers these. */
+const isAlias = (id: string) => id.endsWith("-latest") || !/-\d{8}$/.test(id);
+
+/** pi's `findExactModelReferenceMatch`: `provider/id` or a bare id, case-insensitively; ambiguous is no match. */
+function exactMatch(reference: string, available: readonly Model[]): Model | undefined {
+	const trimmed = reference.trim();
+	if (!trimmed) return undefined;
+	const lower = trimmed.toLowerCase();
+	const canonical = available.filter((m) => `${m.provider}/${m.id}`.toLowerCase() === lower);
+	if (canonical.length > 0) return canonical.length === 1 ? canonical[0] : undefined;
+	const slash = trimmed.indexOf("/");
+	if (slash !== -1) {
+		const provider = trimmed.slice(0, slash).trim().toLowerCase();
+		const id = trimmed
+			.slice(slash + 1)
+			.trim()
+			.toLowerCase();
+		if (provider && id) {
+			const both = available.filter((m) => m.provider.toLowerCase() === provider && m.id.toLowerCase() === id);
+			if (both.length > 0) return both.length === 1 ? both[0] : undefined;
+		}
+	}
+	const byId = available.filter((m) => m.id.toLowerCase() === lower);
+	return byId.length === 1 ? byId[0] : undefined;
+}
+
+/** pi's `tryMatchModel`: exact, else the ids and names containing the pattern (an alias first, else the latest dated id). */
+function matchModel(pattern: string, available: readonly Model[]): Model | undefined {
+	const exact = exactMatch(pattern, available);
+	if (exact) return exact;
+	const lower = pattern.toLowerCase();
+	const matches = available.filter((m) => m.id.toLowerCase().includes(lower) || m.name?.toLowerCase().includes(lower));
+	const aliases = matches.filter((m) => isAlias(m.id));
+	const pool = aliases.length > 0 ? aliases : matches;
+	return [...pool].sort((a, b) => b.id.localeCompare(a.id))[0];
+}
+
+/** pi's `parseModelPattern` (scope mode): the model, then `:<thinking>` suffixes peeled off from the right. */
+function parsePattern(
+	pattern: string,
+	available: readonly Model[],
+): { model?: Model; thinkingLevel?: ThinkingLevel; warning?: string } {
+	const model = matchModel(pattern, available);
+	if (model) return { model };
+	const colon = pattern.lastIndexOf(":");
+	if (colon === -1) return {};
+	const suffix = pattern.slice(colon + 1);
+	const inner = parsePattern(pattern.slice(0, colon), available);
+	if (!inner.model) return inner;
+	if (isThinkingLevel(suffix)) return inner.warning ? inner : { model: inner.model, thinkingLevel: suffix };
+	return {
+		model: inner.model,
+		warning: `Invalid thinking level "${suffix}" in pattern "${pattern}". Using default instead.`,
+	};
+}
+
+/**
+ * Resolves model patterns (pi's `--models a,b` / `enabledModels`) among `available` models, as pi
+ * 0.73.1 does: `provider/id` or an id (exact, else the ids and names containing it), a glob
+ * (`anthropic/*`, `*sonnet*`: against `provider/id` and the id) and a `:<thinking>` suffix
+ * (`sonnet:high`) fixing that model's thinking level. In pattern order, without duplicates.
+ *
+ * @example
+ * ```ts
+ * const { scopedModels, warnings } = resolveModelScope(["faux/*:low", "nope"], modelRuntime.getAvailable());
+ * // warnings: ['No models match pattern "nope"']
+ * ```
+ */
+export function resolveModelScope(patterns: readonly string[], available: readonly Model[]): ModelScope {
+	const scopedModels: ScopedModel[] = [];
+	const warnings: string[] = [];
+	const add = (model: Model, thinkingLevel: ThinkingLevel | undefined) => {
+		if (scopedModels.some((scoped) => sameModel(scoped.model, model))) return;
+		scopedModels.push(thinkingLevel ? { model, thinkingLevel } : { model });
+	};
+	for (const pattern of patterns) {
+		if (pattern.includes("*") || pattern.includes("?") || pattern.includes("[")) {
+			const colon = pattern.lastIndexOf(":");
+			const suffix = colon === -1 ? "" : pattern.slice(colon + 1);
+			const thinkingLevel = isThinkingLevel(suffix) ? suffix : undefined;
+			const glob = thinkingLevel ? pattern.slice(0, colon) : pattern;
+			const isMatch = loadPicomatch()(glob, { nocase: true });
+			const matching = available.filter((m) => isMatch(`${m.provider}/${m.id}`) || isMatch(m.id));
+			if (matching.length === 0) warnings.push(`No models match pattern "${pattern}"`);
+			for (const model of matching) add(model, thinkingLevel);
+			continue;
+		}
+		const { model, thinkingLevel, warning } = parsePattern(pattern, available);
+		if (warning) warnings.push(warning);
+		if (model) add(model, thinkingLevel);
+		else warnings.push(`No models match pattern "${pattern}"`);
+	}
+	return { scopedModels, warnings };
+}
+
+/**
+ * pi's start-up model for a scope (`--models` without `--model`, in a session with no messages
+ * yet): the settings' default model when it is in the scope, else the first scoped model, each
+ * with its pattern's thinking level. Undefined for an empty scope.
+ *
+ * @example
+ * ```ts
+ * const { scopedModels } = resolveModelScope(["big:high", "small"], modelRuntime.getAvailable());
+ * scopeStartModel(scopedModels, { provider: "local", id: "small" }); // small's entry (in the scope), else big's
+ * ```
+ */
+export function scopeStartModel(
+	scopedModels: readonly ScopedModel[],
+	savedDefault: { provider: string; id: string } | undefined,
+): ScopedModel | undefined {
+	const saved = savedDefault
+		? scopedModels.find(
+				(scoped) => scoped.model.provider === savedDefault.provider && scoped.model.id === savedDefault.id,
+			)
+		: undefined;
+	return saved ?? scopedModels[0];
+}
