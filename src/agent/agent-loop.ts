@@ -68,6 +68,22 @@ export function lengthStopToolError(toolName: string): string {
 	return `Tool call "${toolName}" was not executed: the response hit the output token limit, so its arguments may be truncated. Re-issue the tool call with complete arguments.`;
 }
 
+/** Error text of a tool call skipped because its streamed arguments are not valid JSON (pi#6284). */
+function malformedArgumentsToolError(toolName: string): string {
+	return `Tool call "${toolName}" was not executed: its streamed arguments are not valid JSON (the stream ended mid-call or the model wrote malformed JSON), so they may be truncated. Re-issue the tool call with complete arguments.`;
+}
+
+/** Whether streamed argument text is complete JSON (an empty text is a call without arguments). */
+function isCompleteJson(text: string): boolean {
+	if (text.trim() === "") return true;
+	try {
+		JSON.parse(text);
+		return true;
+	} catch {
+		return false;
+	}
+}
+
 /**
  * Runs the loop for new prompt messages: `agent_start`, `turn_start`, `message_start`/`message_end`
  * per prompt, then turns until the model stops. Resolves with the messages this run produced
@@ -303,6 +319,11 @@ class LoopRun {
 	 */
 	private wakeOnAbort: ((value: typeof ABORTED) => void) | undefined;
 	private abortListener: (() => void) | undefined;
+	/**
+	 * Tool calls whose streamed argument text did not parse as JSON: pi-ai salvages a prefix
+	 * (`partial-json`), which must not run as if it were the call (pi#6284).
+	 */
+	private readonly malformedCalls = new Set<string>();
 
 	constructor(
 		context: AgentContext,
@@ -525,6 +546,9 @@ class LoopRun {
 		let partial: AssistantMessage | undefined;
 		let started = false;
 		let final: AssistantMessage | undefined;
+		// The raw argument text of each streamed tool call, by content index.
+		const argumentText = new Map<number, string>();
+		this.malformedCalls.clear();
 		try {
 			const streamed = this.streamFn(model, llmContext, options);
 			const response = isPromiseLike(streamed) ? await streamed : streamed;
@@ -555,6 +579,8 @@ class LoopRun {
 						final = event.error;
 						break;
 					default:
+						if (event.type === "toolcall_delta")
+							argumentText.set(event.contentIndex, (argumentText.get(event.contentIndex) ?? "") + event.delta);
 						if (started) {
 							partial = event.partial;
 							await this.emit({ type: "message_update", message: { ...partial }, assistantMessageEvent: event });
@@ -586,6 +612,10 @@ class LoopRun {
 			this.stopAbortWait();
 		}
 		if (replacedModel) final.thinkingLevel = thinkingLevel;
+		for (const [index, text] of argumentText) {
+			const block = final.content[index];
+			if (block?.type === "toolCall" && !isCompleteJson(text)) this.malformedCalls.add(block.id);
+		}
 		// A provider or proxy that echoes the key it got must not put it in the log, events or traces.
 		if (final.errorMessage) {
 			const redacted = redactSecrets(final.errorMessage, requestSecrets(model, options));
@@ -757,6 +787,7 @@ class LoopRun {
 		signal: AbortSignal,
 	): Promise<Prepared | Finalized> {
 		if (signal.aborted) return immediate(toolCall, "Operation aborted");
+		if (this.malformedCalls.has(toolCall.id)) return immediate(toolCall, malformedArgumentsToolError(toolCall.name));
 		const tool = this.findTool(toolCall.name);
 		if (!tool) return immediate(toolCall, `Tool ${toolCall.name} not found`);
 		try {

@@ -12620,6 +12620,19 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/cli/pi-resource-flags.test.ts"],
 	},
+	{
+		id: "EG01",
+		file: "src/agent/agent-loop.ts",
+		description:
+			"a tool call whose streamed arguments were cut off (the body ended without finish_reason) runs with the salvaged prefix: a truncated shell command executes (pi#6284)",
+		edits: [
+			{
+				find: 'if (block?.type === "toolCall" && !isCompleteJson(text)) this.malformedCalls.add(block.id);',
+				replace: 'if (block?.type === "toolCall" && !isCompleteJson(text)) void block.id;',
+			},
+		],
+		tests: ["test/pi-races/providers.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */

@@ -1,0 +1,89 @@
+/**
+ * Reports about what happens around a real provider request, replayed against Settle over HTTP:
+ * pi-ai's own provider clients (OpenAI and Anthropic SDKs) talk to a local server that streams as
+ * the provider does (`test/llm/wire`), through a whole session from `createAgentSession`, with the
+ * built-in tools running on a real folder.
+ *
+ * pi#6284: streamed tool-call arguments are finished with a salvage parser (`partial-json`). When
+ * the stream stops early — a proxy closes the body mid-call without a `finish_reason`, or the
+ * model writes malformed JSON — the parser keeps the last parseable prefix, and the call still
+ * ran: a truncated shell command, a partial edit. What the user should see: a call whose
+ * arguments did not arrive as complete JSON is not run; the model gets an error result saying so
+ * and can re-issue the call.
+ */
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { chatReply } from "../llm/wire/openai.js";
+import { type SseEvent, sse } from "../llm/wire/server.js";
+import { lastAssistant, startWireSession, type WireSession } from "../llm/wire/session.js";
+
+let w: WireSession | undefined;
+afterEach(async () => {
+	await w?.dispose();
+	w = undefined;
+});
+
+/** A chat-completion chunk carrying `delta`, no finish reason. */
+function chatDelta(delta: Record<string, unknown>): SseEvent {
+	return {
+		data: {
+			id: "chatcmpl-WireTest",
+			object: "chat.completion.chunk",
+			created: 1_764_000_000,
+			model: "gpt-wire-1",
+			choices: [{ index: 0, delta, logprobs: null, finish_reason: null }],
+		},
+	};
+}
+
+/** A `bash` call whose arguments stream as `pieces`, then the body ends (no finish_reason, no [DONE]). */
+function bashCallCutAfter(...pieces: string[]): SseEvent[] {
+	return [
+		chatDelta({ role: "assistant", content: "", refusal: null }),
+		chatDelta({
+			tool_calls: [{ index: 0, id: "call_cut", type: "function", function: { name: "bash", arguments: "" } }],
+		}),
+		...pieces.map((piece) => chatDelta({ tool_calls: [{ index: 0, function: { arguments: piece } }] })),
+	];
+}
+
+describe("pi#6284: a tool call whose arguments were cut off or malformed is not run", () => {
+	it("pi#6284: a bash call cut mid-arguments (the body ends without finish_reason) is not run; the model gets an error result and answers", async () => {
+		w = await startWireSession({ api: "openai-completions", settings: { defaultThinkingLevel: "off" } });
+		// The whole command would be `touch ran-truncated-and-more && rm ran-truncated-and-more`; the
+		// salvage parser turns the cut prefix into `touch ran-truncated`.
+		w.server.reply(
+			sse(bashCallCutAfter('{"command":"touch ran-', "truncated"), "end"),
+			chatReply([{ type: "text", text: "I will send the call again." }]),
+		);
+		await w.session.prompt("create the marker");
+
+		expect(existsSync(join(w.dir, "ran-truncated"))).toBe(false);
+		const results = w.session.messages.filter((message) => message.role === "toolResult");
+		expect(results).toEqual([
+			expect.objectContaining({
+				toolCallId: "call_cut",
+				isError: true,
+				content: [{ type: "text", text: expect.stringContaining("not valid JSON") }],
+			}),
+		]);
+		// The model saw the error and answered.
+		expect(w.server.requests).toHaveLength(2);
+		const sent = w.server.requests[1]!.body.messages as { role: string; content: unknown }[];
+		expect(sent.at(-1)).toMatchObject({ role: "tool", content: expect.stringContaining("not valid JSON") });
+		expect(lastAssistant(w)).toMatchObject({ content: [{ type: "text", text: "I will send the call again." }] });
+	});
+
+	it("pi#6284: a call whose complete arguments are valid JSON runs as before (control)", async () => {
+		w = await startWireSession({ api: "openai-completions", settings: { defaultThinkingLevel: "off" } });
+		w.server.reply(
+			sse(bashCallCutAfter('{"command":"touch ran-', 'complete"}'), "end"),
+			chatReply([{ type: "text", text: "Done." }]),
+		);
+		await w.session.prompt("create the marker");
+		expect(existsSync(join(w.dir, "ran-complete"))).toBe(true);
+		const results = w.session.messages.filter((message) => message.role === "toolResult");
+		expect(results).toEqual([expect.objectContaining({ toolCallId: "call_cut", isError: false })]);
+	});
+});
