@@ -3318,7 +3318,7 @@ export const MUTANTS: Mutant[] = [
 		description: "env var name not resolved",
 		edits: [
 			{
-				find: "return process.env[value] || value;",
+				find: "return process.env[environmentName(value)] || value;",
 				replace: "return value;",
 			},
 		],
@@ -12629,6 +12629,19 @@ export const MUTANTS: Mutant[] = [
 			{
 				find: 'if (block?.type === "toolCall" && !isCompleteJson(text)) this.malformedCalls.add(block.id);',
 				replace: 'if (block?.type === "toolCall" && !isCompleteJson(text)) void block.id;',
+			},
+		],
+		tests: ["test/pi-races/providers.test.ts"],
+	},
+	{
+		id: "EG02",
+		file: "src/session/model-registry-view.ts",
+		description:
+			'a models.json `"apiKey": "$MY_KEY"` is sent as the literal `$MY_KEY` (a 401), not the variable\'s value (pi#9258)',
+		edits: [
+			{
+				find: "return process.env[environmentName(value)] || value;",
+				replace: "return process.env[value] || value;",
 			},
 		],
 		tests: ["test/pi-races/providers.test.ts"],

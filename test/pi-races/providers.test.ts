@@ -13,9 +13,10 @@
  */
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { runSettleAsync, useCliProject, writeLocalProvider } from "../cli/helpers.js";
 import { chatReply } from "../llm/wire/openai.js";
-import { type SseEvent, sse } from "../llm/wire/server.js";
+import { type SseEvent, sse, startWireServer, type WireServer } from "../llm/wire/server.js";
 import { lastAssistant, startWireSession, type WireSession } from "../llm/wire/session.js";
 
 let w: WireSession | undefined;
@@ -85,5 +86,49 @@ describe("pi#6284: a tool call whose arguments were cut off or malformed is not 
 		expect(existsSync(join(w.dir, "ran-complete"))).toBe(true);
 		const results = w.session.messages.filter((message) => message.role === "toolResult");
 		expect(results).toEqual([expect.objectContaining({ toolCallId: "call_cut", isError: false })]);
+	});
+});
+
+describe("pi#9258 / gsd-pi#748: a models.json provider's key and headers on the request (real `settle -p`)", () => {
+	const cli = useCliProject("settle-pi-races-providers-");
+	let server: WireServer;
+	beforeEach(async () => {
+		server = await startWireServer();
+	});
+	afterEach(async () => {
+		await server.close();
+	});
+
+	it('pi#9258: `"apiKey": "$WIRE_GATEWAY_KEY"` (and the braced form in a header) sends the variable\'s value, not the literal `$…` text (a 401 "invalid token")', async () => {
+		writeLocalProvider(cli.agentDir, `${server.url}/v1`, {
+			apiKey: "$WIRE_GATEWAY_KEY",
+			// biome-ignore lint/suspicious/noTemplateCurlyInString: pi's braced variable form, literally
+			headers: { "x-portkey-api-key": "${WIRE_PORTKEY_KEY}" },
+		});
+		server.reply(chatReply([{ type: "text", text: "answered with the gateway key" }]));
+		const run = await runSettleAsync(["--no-session", "--model", "local/coder", "-p", "hi"], {
+			cwd: cli.project,
+			agentDir: cli.agentDir,
+			env: { WIRE_GATEWAY_KEY: "gateway-key", WIRE_PORTKEY_KEY: "portkey-key" },
+		});
+		expect(run.stdout).toContain("answered with the gateway key");
+		expect(server.requests[0]?.headers.authorization).toBe("Bearer gateway-key");
+		expect(server.requests[0]?.headers["x-portkey-api-key"]).toBe("portkey-key");
+	});
+
+	it("gsd-pi#748: models.json headers (a literal, and a bare variable name as pi resolves it) reach the provider request", async () => {
+		writeLocalProvider(cli.agentDir, `${server.url}/v1`, {
+			headers: { "user-agent": "KimiCLI/1.37.0", "x-msh-device": "WIRE_DEVICE_ID" },
+		});
+		server.reply(chatReply([{ type: "text", text: "answered with the headers" }]));
+		const run = await runSettleAsync(["--no-session", "--model", "local/coder", "-p", "hi"], {
+			cwd: cli.project,
+			agentDir: cli.agentDir,
+			env: { WIRE_DEVICE_ID: "device-7" },
+		});
+		expect(run.stdout).toContain("answered with the headers");
+		expect(server.requests[0]?.headers["user-agent"]).toBe("KimiCLI/1.37.0");
+		expect(server.requests[0]?.headers["x-msh-device"]).toBe("device-7");
+		expect(server.requests[0]?.headers.authorization).toBe("Bearer local-key");
 	});
 });
