@@ -15,6 +15,7 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { runSettleAsync, useCliProject, writeLocalProvider } from "../cli/helpers.js";
+import { anthropicReply } from "../llm/wire/anthropic.js";
 import { chatReply } from "../llm/wire/openai.js";
 import { type SseEvent, sse, startWireServer, type WireServer } from "../llm/wire/server.js";
 import { lastAssistant, startWireSession, type WireSession } from "../llm/wire/session.js";
@@ -130,5 +131,58 @@ describe("pi#9258 / gsd-pi#748: a models.json provider's key and headers on the 
 		expect(server.requests[0]?.headers["user-agent"]).toBe("KimiCLI/1.37.0");
 		expect(server.requests[0]?.headers["x-msh-device"]).toBe("device-7");
 		expect(server.requests[0]?.headers.authorization).toBe("Bearer local-key");
+	});
+});
+
+describe("openclaw#107221: a model switch replays the previous model's signed thinking blocks (400 Invalid `signature`)", () => {
+	it("openclaw#107221: after /model to another Claude, the old answer's thinking goes as plain text without its signature; back on the first model, its own signed block is replayed", async () => {
+		w = await startWireSession({ api: "anthropic-messages", settings: { defaultThinkingLevel: "medium" } });
+		w.server.reply(
+			anthropicReply([
+				{ type: "thinking", thinking: "The first model reasons.", signature: "sig-first-model" },
+				{ type: "text", text: "first answer" },
+			]),
+			anthropicReply(
+				[
+					{ type: "thinking", thinking: "The second model reasons.", signature: "sig-second-model" },
+					{ type: "text", text: "second answer" },
+				],
+				{ model: "claude-wire-2" },
+			),
+			anthropicReply([{ type: "text", text: "third answer" }]),
+		);
+		const first = w.model;
+		const second = { ...first, id: "claude-wire-2", name: "Claude 2 (wire test)" };
+		await w.session.prompt("one");
+		await w.session.setModel(second);
+		await w.session.prompt("two");
+		await w.session.setModel(first);
+		await w.session.prompt("three");
+
+		// On the second model: the first model's thinking as text, no thinking block, no signature.
+		const onSecond = w.server.requests[1]!.body;
+		expect(onSecond.model).toBe("claude-wire-2");
+		expect(onSecond.messages[1]).toEqual({
+			role: "assistant",
+			content: [
+				{ type: "text", text: "The first model reasons." },
+				{ type: "text", text: "first answer" },
+			],
+		});
+		expect(JSON.stringify(onSecond)).not.toContain("sig-first-model");
+		// Back on the first model: its own block signed as it came; the second model's as text.
+		const onFirst = w.server.requests[2]!.body;
+		expect(onFirst.model).toBe("claude-wire-1");
+		expect(onFirst.messages[1].content[0]).toEqual({
+			type: "thinking",
+			thinking: "The first model reasons.",
+			signature: "sig-first-model",
+		});
+		expect(onFirst.messages[3].content).toEqual([
+			{ type: "text", text: "The second model reasons." },
+			{ type: "text", text: "second answer" },
+		]);
+		expect(JSON.stringify(onFirst)).not.toContain("sig-second-model");
+		expect(lastAssistant(w)).toMatchObject({ stopReason: "stop", content: [{ type: "text", text: "third answer" }] });
 	});
 });
