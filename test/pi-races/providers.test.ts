@@ -15,10 +15,10 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { runSettleAsync, useCliProject, writeLocalProvider } from "../cli/helpers.js";
-import { anthropicReply } from "../llm/wire/anthropic.js";
+import { anthropicEvents, anthropicReply } from "../llm/wire/anthropic.js";
 import { chatReply } from "../llm/wire/openai.js";
 import { type SseEvent, sse, startWireServer, type WireServer } from "../llm/wire/server.js";
-import { lastAssistant, startWireSession, type WireSession } from "../llm/wire/session.js";
+import { abortAtFirstDelta, lastAssistant, startWireSession, type WireSession } from "../llm/wire/session.js";
 
 let w: WireSession | undefined;
 afterEach(async () => {
@@ -184,5 +184,28 @@ describe("openclaw#107221: a model switch replays the previous model's signed th
 		]);
 		expect(JSON.stringify(onFirst)).not.toContain("sig-second-model");
 		expect(lastAssistant(w)).toMatchObject({ stopReason: "stop", content: [{ type: "text", text: "third answer" }] });
+	});
+});
+
+describe("pi#6445: an aborted or failed answer drops the tokens already consumed", () => {
+	it("pi#6445: aborted mid-answer, the message keeps the prompt's usage from message_start (input, cache read, cost); session stats and the file count it", async () => {
+		w = await startWireSession({ api: "anthropic-messages", settings: { defaultThinkingLevel: "off" } });
+		// message_start (input 1,000, cache read 4,000), ping, the text block's start and first delta; then the stream stays open.
+		const events = anthropicEvents([{ type: "text", text: "a long answer that is never finished" }], {
+			usage: { input: 1000, output: 0, cacheRead: 4000 },
+		});
+		w.server.reply(sse(events.slice(0, 4), "hang"));
+		await abortAtFirstDelta(w, "start a long answer");
+
+		const aborted = lastAssistant(w);
+		expect(aborted.stopReason).toBe("aborted");
+		expect(aborted.usage).toMatchObject({ input: 1000, cacheRead: 4000 });
+		// $3 per million input, $0.30 per million cache-read, $15 per million output (message_start's 1): 0.003 + 0.0012 + 0.000015.
+		expect(aborted.usage.cost.total).toBeCloseTo(0.004215, 10);
+		const stats = w.session.getSessionStats();
+		expect(stats.tokens).toMatchObject({ input: 1000, cacheRead: 4000 });
+		expect(stats.cost).toBeCloseTo(0.004215, 10);
+		const saved = w.entries().findLast((entry) => entry.type === "message" && entry.message.role === "assistant");
+		expect(saved).toMatchObject({ message: { stopReason: "aborted", usage: { input: 1000, cacheRead: 4000 } } });
 	});
 });
