@@ -68,20 +68,23 @@ export function lengthStopToolError(toolName: string): string {
 	return `Tool call "${toolName}" was not executed: the response hit the output token limit, so its arguments may be truncated. Re-issue the tool call with complete arguments.`;
 }
 
-/** Error text of a tool call skipped because its streamed arguments are not valid JSON (pi#6284). */
+/** Error text of a tool call skipped because its arguments are not a complete JSON object (pi#6284, pi#8386). */
 function malformedArgumentsToolError(toolName: string): string {
-	return `Tool call "${toolName}" was not executed: its streamed arguments are not valid JSON (the stream ended mid-call or the model wrote malformed JSON), so they may be truncated. Re-issue the tool call with complete arguments.`;
+	return `Tool call "${toolName}" was not executed: its streamed arguments are not valid JSON for an arguments object (the stream ended mid-call or the model wrote malformed JSON), so they may be truncated. Re-issue the tool call with complete arguments.`;
 }
 
-/** Whether streamed argument text is complete JSON (an empty text is a call without arguments). */
+/** Whether streamed argument text is a complete JSON object (an empty text is a call without arguments). */
 function isCompleteJson(text: string): boolean {
 	if (text.trim() === "") return true;
 	try {
-		JSON.parse(text);
-		return true;
+		return isArgumentsObject(JSON.parse(text));
 	} catch {
 		return false;
 	}
+}
+
+function isArgumentsObject(value: unknown): boolean {
+	return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
 /**
@@ -615,6 +618,19 @@ class LoopRun {
 		for (const [index, text] of argumentText) {
 			const block = final.content[index];
 			if (block?.type === "toolCall" && !isCompleteJson(text)) this.malformedCalls.add(block.id);
+		}
+		// Arguments that are no object (`null` from a model that streamed "null" or was cut before
+		// any): the call is not run, and the message keeps `{}`, so that no later request replays an
+		// `input: null` every provider refuses (pi#8386).
+		if (final.content.some((block) => block.type === "toolCall" && !isArgumentsObject(block.arguments))) {
+			final = {
+				...final,
+				content: final.content.map((block) => {
+					if (block.type !== "toolCall" || isArgumentsObject(block.arguments)) return block;
+					this.malformedCalls.add(block.id);
+					return { ...block, arguments: {} };
+				}),
+			};
 		}
 		// A provider or proxy that echoes the key it got must not put it in the log, events or traces.
 		if (final.errorMessage) {

@@ -12646,6 +12646,19 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/pi-races/providers.test.ts"],
 	},
+	{
+		id: "EG03",
+		file: "src/agent/agent-loop.ts",
+		description:
+			'a tool call whose streamed arguments are `null` is saved and replayed as `null` (every later request sends `"arguments": "null"` / `input: null`) (pi#8386)',
+		edits: [
+			{
+				find: "return { ...block, arguments: {} };",
+				replace: "return block;",
+			},
+		],
+		tests: ["test/pi-races/providers.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */

@@ -90,6 +90,45 @@ describe("pi#6284: a tool call whose arguments were cut off or malformed is not 
 	});
 });
 
+describe("pi#8386: a tool call whose arguments are null poisons the session file", () => {
+	it('pi#8386: a model streams `"arguments": "null"`: the call is not run, the saved call holds `{}`, and the next request replays an object, not null', async () => {
+		w = await startWireSession({ api: "openai-completions", settings: { defaultThinkingLevel: "off" } });
+		const finish: SseEvent = {
+			data: {
+				id: "chatcmpl-WireTest",
+				object: "chat.completion.chunk",
+				created: 1_764_000_000,
+				model: "gpt-wire-1",
+				choices: [{ index: 0, delta: {}, logprobs: null, finish_reason: "tool_calls" }],
+			},
+		};
+		w.server.reply(
+			sse([...bashCallCutAfter("null"), finish, { data: "[DONE]" }]),
+			chatReply([{ type: "text", text: "I will send the call again." }]),
+		);
+		await w.session.prompt("run something");
+
+		const results = w.session.messages.filter((message) => message.role === "toolResult");
+		expect(results).toEqual([
+			expect.objectContaining({
+				toolCallId: "call_cut",
+				isError: true,
+				content: [{ type: "text", text: expect.stringContaining("not valid JSON for an arguments object") }],
+			}),
+		]);
+		const saved = w
+			.entries()
+			.flatMap((entry) => (entry.type === "message" && entry.message.role === "assistant" ? entry.message.content : []))
+			.filter((block) => block.type === "toolCall");
+		expect(saved).toEqual([expect.objectContaining({ id: "call_cut", name: "bash", arguments: {} })]);
+		const replayed = (w.server.requests[1]!.body.messages as { tool_calls?: { function: { arguments: string } }[] }[])
+			.flatMap((message) => message.tool_calls ?? [])
+			.map((call) => call.function.arguments);
+		expect(replayed).toEqual(["{}"]);
+		expect(lastAssistant(w)).toMatchObject({ content: [{ type: "text", text: "I will send the call again." }] });
+	});
+});
+
 describe("pi#9258 / gsd-pi#748: a models.json provider's key and headers on the request (real `settle -p`)", () => {
 	const cli = useCliProject("settle-pi-races-providers-");
 	let server: WireServer;
