@@ -68,16 +68,17 @@ export function lengthStopToolError(toolName: string): string {
 	return `Tool call "${toolName}" was not executed: the response hit the output token limit, so its arguments may be truncated. Re-issue the tool call with complete arguments.`;
 }
 
-/** Error text of a tool call skipped because its arguments are not a complete JSON object (pi#6284, pi#8386). */
+/** Error text of a tool call skipped because its streamed arguments are not valid JSON (pi#6284). */
 function malformedArgumentsToolError(toolName: string): string {
-	return `Tool call "${toolName}" was not executed: its streamed arguments are not valid JSON for an arguments object (the stream ended mid-call or the model wrote malformed JSON), so they may be truncated. Re-issue the tool call with complete arguments.`;
+	return `Tool call "${toolName}" was not executed: its streamed arguments are not valid JSON (the stream ended mid-call or the model wrote malformed JSON), so they may be truncated. Re-issue the tool call with complete arguments.`;
 }
 
-/** Whether streamed argument text is a complete JSON object (an empty text is a call without arguments). */
+/** Whether streamed argument text is complete JSON (an empty text is a call without arguments). */
 function isCompleteJson(text: string): boolean {
 	if (text.trim() === "") return true;
 	try {
-		return isArgumentsObject(JSON.parse(text));
+		JSON.parse(text);
+		return true;
 	} catch {
 		return false;
 	}
@@ -327,6 +328,8 @@ class LoopRun {
 	 * (`partial-json`), which must not run as if it were the call (pi#6284).
 	 */
 	private readonly malformedCalls = new Set<string>();
+	/** The arguments, as the model gave them, of calls whose arguments are no object: validated as given. */
+	private readonly nonObjectArguments = new Map<string, unknown>();
 
 	constructor(
 		context: AgentContext,
@@ -552,6 +555,7 @@ class LoopRun {
 		// The raw argument text of each streamed tool call, by content index.
 		const argumentText = new Map<number, string>();
 		this.malformedCalls.clear();
+		this.nonObjectArguments.clear();
 		try {
 			const streamed = this.streamFn(model, llmContext, options);
 			const response = isPromiseLike(streamed) ? await streamed : streamed;
@@ -627,7 +631,7 @@ class LoopRun {
 				...final,
 				content: final.content.map((block) => {
 					if (block.type !== "toolCall" || isArgumentsObject(block.arguments)) return block;
-					this.malformedCalls.add(block.id);
+					this.nonObjectArguments.set(block.id, block.arguments);
 					return { ...block, arguments: {} };
 				}),
 			};
@@ -807,11 +811,15 @@ class LoopRun {
 		const tool = this.findTool(toolCall.name);
 		if (!tool) return immediate(toolCall, `Tool ${toolCall.name} not found`);
 		try {
-			let validationCall = toolCall;
+			// Arguments that are no object are kept as `{}` in the message (pi#8386) but prepared and
+			// validated as the model gave them (pi's "must be object").
+			const given = this.nonObjectArguments.has(toolCall.id)
+				? (this.nonObjectArguments.get(toolCall.id) as AgentToolCall["arguments"])
+				: toolCall.arguments;
+			let validationCall = given === toolCall.arguments ? toolCall : { ...toolCall, arguments: given };
 			if (tool.prepareArguments) {
-				const prepared = tool.prepareArguments(toolCall.arguments);
-				if (prepared !== toolCall.arguments)
-					validationCall = { ...toolCall, arguments: prepared as AgentToolCall["arguments"] };
+				const prepared = tool.prepareArguments(given);
+				if (prepared !== given) validationCall = { ...toolCall, arguments: prepared as AgentToolCall["arguments"] };
 			}
 			const args = validateToolArguments(tool, validationCall);
 			if (this.config.beforeToolCall) {

@@ -113,7 +113,12 @@ describe("pi#8386: a tool call whose arguments are null poisons the session file
 			expect.objectContaining({
 				toolCallId: "call_cut",
 				isError: true,
-				content: [{ type: "text", text: expect.stringContaining("not valid JSON for an arguments object") }],
+				content: [
+					{
+						type: "text",
+						text: expect.stringContaining('Validation failed for tool "bash":\n  - root: must be object'),
+					},
+				],
 			}),
 		]);
 		const saved = w
