@@ -68,6 +68,26 @@ export function lengthStopToolError(toolName: string): string {
 	return `Tool call "${toolName}" was not executed: the response hit the output token limit, so its arguments may be truncated. Re-issue the tool call with complete arguments.`;
 }
 
+/** Error text of a tool call skipped because its streamed arguments are not valid JSON (pi#6284). */
+function malformedArgumentsToolError(toolName: string): string {
+	return `Tool call "${toolName}" was not executed: its streamed arguments are not valid JSON (the stream ended mid-call or the model wrote malformed JSON), so they may be truncated. Re-issue the tool call with complete arguments.`;
+}
+
+/** Whether streamed argument text is complete JSON (an empty text is a call without arguments). */
+function isCompleteJson(text: string): boolean {
+	if (text.trim() === "") return true;
+	try {
+		JSON.parse(text);
+		return true;
+	} catch {
+		return false;
+	}
+}
+
+function isArgumentsObject(value: unknown): boolean {
+	return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
 /**
  * Runs the loop for new prompt messages: `agent_start`, `turn_start`, `message_start`/`message_end`
  * per prompt, then turns until the model stops. Resolves with the messages this run produced
@@ -303,6 +323,13 @@ class LoopRun {
 	 */
 	private wakeOnAbort: ((value: typeof ABORTED) => void) | undefined;
 	private abortListener: (() => void) | undefined;
+	/**
+	 * Tool calls whose streamed argument text did not parse as JSON: pi-ai salvages a prefix
+	 * (`partial-json`), which must not run as if it were the call (pi#6284).
+	 */
+	private readonly malformedCalls = new Set<string>();
+	/** The arguments, as the model gave them, of calls whose arguments are no object: validated as given. */
+	private readonly nonObjectArguments = new Map<string, unknown>();
 
 	constructor(
 		context: AgentContext,
@@ -525,6 +552,10 @@ class LoopRun {
 		let partial: AssistantMessage | undefined;
 		let started = false;
 		let final: AssistantMessage | undefined;
+		// The raw argument text of each streamed tool call, by content index.
+		const argumentText = new Map<number, string>();
+		this.malformedCalls.clear();
+		this.nonObjectArguments.clear();
 		try {
 			const streamed = this.streamFn(model, llmContext, options);
 			const response = isPromiseLike(streamed) ? await streamed : streamed;
@@ -555,6 +586,8 @@ class LoopRun {
 						final = event.error;
 						break;
 					default:
+						if (event.type === "toolcall_delta")
+							argumentText.set(event.contentIndex, (argumentText.get(event.contentIndex) ?? "") + event.delta);
 						if (started) {
 							partial = event.partial;
 							await this.emit({ type: "message_update", message: { ...partial }, assistantMessageEvent: event });
@@ -586,6 +619,23 @@ class LoopRun {
 			this.stopAbortWait();
 		}
 		if (replacedModel) final.thinkingLevel = thinkingLevel;
+		for (const [index, text] of argumentText) {
+			const block = final.content[index];
+			if (block?.type === "toolCall" && !isCompleteJson(text)) this.malformedCalls.add(block.id);
+		}
+		// Arguments that are no object (`null` from a model that streamed "null" or was cut before
+		// any): the call is not run, and the message keeps `{}`, so that no later request replays an
+		// `input: null` every provider refuses (pi#8386).
+		if (final.content.some((block) => block.type === "toolCall" && !isArgumentsObject(block.arguments))) {
+			final = {
+				...final,
+				content: final.content.map((block) => {
+					if (block.type !== "toolCall" || isArgumentsObject(block.arguments)) return block;
+					this.nonObjectArguments.set(block.id, block.arguments);
+					return { ...block, arguments: {} };
+				}),
+			};
+		}
 		// A provider or proxy that echoes the key it got must not put it in the log, events or traces.
 		if (final.errorMessage) {
 			const redacted = redactSecrets(final.errorMessage, requestSecrets(model, options));
@@ -757,14 +807,19 @@ class LoopRun {
 		signal: AbortSignal,
 	): Promise<Prepared | Finalized> {
 		if (signal.aborted) return immediate(toolCall, "Operation aborted");
+		if (this.malformedCalls.has(toolCall.id)) return immediate(toolCall, malformedArgumentsToolError(toolCall.name));
 		const tool = this.findTool(toolCall.name);
 		if (!tool) return immediate(toolCall, `Tool ${toolCall.name} not found`);
 		try {
-			let validationCall = toolCall;
+			// Arguments that are no object are kept as `{}` in the message (pi#8386) but prepared and
+			// validated as the model gave them (pi's "must be object").
+			const given = this.nonObjectArguments.has(toolCall.id)
+				? (this.nonObjectArguments.get(toolCall.id) as AgentToolCall["arguments"])
+				: toolCall.arguments;
+			let validationCall = given === toolCall.arguments ? toolCall : { ...toolCall, arguments: given };
 			if (tool.prepareArguments) {
-				const prepared = tool.prepareArguments(toolCall.arguments);
-				if (prepared !== toolCall.arguments)
-					validationCall = { ...toolCall, arguments: prepared as AgentToolCall["arguments"] };
+				const prepared = tool.prepareArguments(given);
+				if (prepared !== given) validationCall = { ...toolCall, arguments: prepared as AgentToolCall["arguments"] };
 			}
 			const args = validateToolArguments(tool, validationCall);
 			if (this.config.beforeToolCall) {

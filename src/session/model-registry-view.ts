@@ -293,7 +293,8 @@ function configKeyStatus(
 	const apiKey = requestConfig?.apiKey;
 	if (!apiKey) return undefined;
 	if (apiKey.startsWith("!")) return { configured: true, source: "models_json_command" };
-	if (process.env[apiKey]) return { configured: true, source: "environment", label: apiKey };
+	const name = environmentName(apiKey);
+	if (process.env[name]) return { configured: true, source: "environment", label: name };
 	return { configured: true, source: "models_json_key" };
 }
 
@@ -454,12 +455,19 @@ function overrideProvider(
 
 /**
  * pi's `resolveConfigValue` for a provider's `apiKey` or header value: the environment variable of
- * that name when it is set and non-empty, else the value itself. A `!command` value is not run
- * (as for `auth.json` keys): it resolves to nothing, so requests fail the auth check.
+ * that name when it is set and non-empty, else the value itself. A whole value written `$NAME` or
+ * `${NAME}` (the form later pi's docs give, pi#9258) names the variable too: sent as it stands it
+ * is never a key, only a 401. A `!command` value is not run (as for `auth.json` keys): it resolves
+ * to nothing, so requests fail the auth check.
  */
 function resolveConfigValue(value: string): string | undefined {
 	if (value.startsWith("!")) return undefined;
-	return process.env[value] || value;
+	return process.env[environmentName(value)] || value;
+}
+
+/** The environment variable a config value names: `NAME`, `$NAME` or `${NAME}`. */
+function environmentName(value: string): string {
+	return /^\$(?:\{([A-Za-z_][A-Za-z0-9_]*)\}|([A-Za-z_][A-Za-z0-9_]*))$/.exec(value)?.slice(1).find(Boolean) ?? value;
 }
 
 function resolveHeaders(headers: Record<string, string>): Record<string, string> {

@@ -3318,7 +3318,7 @@ export const MUTANTS: Mutant[] = [
 		description: "env var name not resolved",
 		edits: [
 			{
-				find: "return process.env[value] || value;",
+				find: "return process.env[environmentName(value)] || value;",
 				replace: "return value;",
 			},
 		],
@@ -12907,6 +12907,45 @@ export const MUTANTS: Mutant[] = [
 			},
 		],
 		tests: ["test/cli/pi-models-flag.test.ts"],
+	},
+	{
+		id: "EG01",
+		file: "src/agent/agent-loop.ts",
+		description:
+			"a tool call whose streamed arguments were cut off (the body ended without finish_reason) runs with the salvaged prefix: a truncated shell command executes (pi#6284)",
+		edits: [
+			{
+				find: 'if (block?.type === "toolCall" && !isCompleteJson(text)) this.malformedCalls.add(block.id);',
+				replace: 'if (block?.type === "toolCall" && !isCompleteJson(text)) void block.id;',
+			},
+		],
+		tests: ["test/pi-races/providers.test.ts"],
+	},
+	{
+		id: "EG02",
+		file: "src/session/model-registry-view.ts",
+		description:
+			'a models.json `"apiKey": "$MY_KEY"` is sent as the literal `$MY_KEY` (a 401), not the variable\'s value (pi#9258)',
+		edits: [
+			{
+				find: "return process.env[environmentName(value)] || value;",
+				replace: "return process.env[value] || value;",
+			},
+		],
+		tests: ["test/pi-races/providers.test.ts"],
+	},
+	{
+		id: "EG03",
+		file: "src/agent/agent-loop.ts",
+		description:
+			'a tool call whose streamed arguments are `null` is saved and replayed as `null` (every later request sends `"arguments": "null"` / `input: null`) (pi#8386)',
+		edits: [
+			{
+				find: "return { ...block, arguments: {} };",
+				replace: "return block;",
+			},
+		],
+		tests: ["test/pi-races/providers.test.ts"],
 	},
 ];
 
