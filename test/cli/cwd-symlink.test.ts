@@ -12,6 +12,7 @@ import { describe, expect, it } from "vitest";
 import { getDefaultSessionDirPath } from "../../src/store/paths.js";
 import { SessionManager } from "../../src/store/session-manager.js";
 import { persistedUserTexts } from "../pi-races/helpers.js";
+import { assistant } from "../store/helpers.js";
 import { runSettle, useCliProject } from "./helpers.js";
 import { Repl } from "./interactive.helpers.js";
 
@@ -31,23 +32,7 @@ function settleIn(cwd: string, ...args: string[]): ReturnType<typeof runSettle> 
 function savedSession(cwd: string, text: string, mtime: number): { id: string; file: string } {
 	const manager = SessionManager.create(cwd, getDefaultSessionDirPath(cwd, cli.agentDir));
 	manager.appendMessage({ role: "user", content: text, timestamp: Date.now() });
-	manager.appendMessage({
-		role: "assistant",
-		content: [{ type: "text", text }],
-		api: "faux",
-		provider: "faux",
-		model: "faux-1",
-		usage: {
-			input: 0,
-			output: 0,
-			cacheRead: 0,
-			cacheWrite: 0,
-			totalTokens: 0,
-			cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 },
-		},
-		stopReason: "stop",
-		timestamp: Date.now(),
-	});
+	manager.appendMessage({ ...assistant(text), timestamp: Date.now() });
 	const file = manager.getSessionFile()!;
 	const id = manager.getSessionId();
 	manager.close();

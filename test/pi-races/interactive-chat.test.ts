@@ -68,18 +68,18 @@ export default function (pi) {
 	});
 });
 
-describe("pi#2035: an extension asks a question in session_start", () => {
-	it("pi#2035: the question is shown before the first prompt and the first typed line answers it", async () => {
-		const extension = file(
-			"ask.mjs",
-			`export default function (pi) {
+/** An extension that asks a yes/no question in `session_start` and notifies the answer. */
+const ASK_AT_SESSION_START = `export default function (pi) {
 	pi.on("session_start", async (_event, ctx) => {
 		const yes = await ctx.ui.confirm("Scaffold", "create the folder?");
 		ctx.ui.notify("scaffold: " + yes);
 	});
 }
-`,
-		);
+`;
+
+describe("pi#2035: an extension asks a question in session_start", () => {
+	it("pi#2035: the question is shown before the first prompt and the first typed line answers it", async () => {
+		const extension = file("ask.mjs", ASK_AT_SESSION_START);
 		const chat = repl(["--faux", "--no-session", "-e", extension]);
 		await chat.until("Scaffold: create the folder? [y/N] ");
 		const from = chat.mark();
@@ -93,16 +93,7 @@ describe("pi#2035: an extension asks a question in session_start", () => {
 	});
 
 	it("pi#2035: stdin ending while the session_start question waits cancels it (false) and settle exits 0", async () => {
-		const extension = file(
-			"ask.mjs",
-			`export default function (pi) {
-	pi.on("session_start", async (_event, ctx) => {
-		const yes = await ctx.ui.confirm("Scaffold", "create the folder?");
-		ctx.ui.notify("scaffold: " + yes);
-	});
-}
-`,
-		);
+		const extension = file("ask.mjs", ASK_AT_SESSION_START);
 		const chat = repl(["--faux", "--no-session", "-e", extension]);
 		await chat.until("Scaffold: create the folder? [y/N] ");
 		expect(await chat.end()).toBe(0);
