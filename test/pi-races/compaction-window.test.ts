@@ -1,0 +1,178 @@
+/**
+ * pi's reports about compaction and the context window, replayed against Settle on real session
+ * files: a summary request that grows past the window because it carries thinking the ordinary
+ * requests left out (pi#9602), a kept tail that ends in one tool call whose result alone nearly
+ * fills `keepRecentTokens` (pi#8498), and the `fromId` a branch summary records on `/tree`
+ * (pi#3796).
+ */
+import { readFileSync } from "node:fs";
+import { afterEach, describe, expect, it } from "vitest";
+import type { AgentTool } from "../../src/agent/types.js";
+import { SUMMARIZATION_SYSTEM_PROMPT } from "../../src/compaction/prompts.js";
+import { fauxAssistantMessage, fauxText, fauxThinking, fauxToolCall } from "../../src/llm/faux.js";
+import type { AssistantMessage, Context, Model, StreamOptions } from "../../src/llm/types.js";
+import type { CompactionEntry, SessionEntry } from "../../src/store/entries.js";
+import { createHarness, type Harness } from "../../src/testing/harness.js";
+import { messageChars, promptOf, underReportedUsage } from "../compaction/summary-chunks.helpers.js";
+import { orphanToolMessages } from "./disk-harness.js";
+import { overflowReply, script, userTexts } from "./helpers.js";
+
+let h: Harness | undefined;
+afterEach(() => {
+	h?.cleanup();
+	h = undefined;
+});
+
+/** The session file's entries, read from disk. */
+function entriesOnDisk(harness: Harness): SessionEntry[] {
+	return readFileSync(harness.sessionManager.getSessionFile()!, "utf8")
+		.trim()
+		.split("\n")
+		.map((line) => JSON.parse(line))
+		.filter((entry) => entry.type !== "session");
+}
+
+describe("pi#9602: compaction overflows by including thinking the model requests left out", () => {
+	const WINDOW = 8000;
+	const RESERVE = 2000;
+	/** About 2500 tokens of thinking per answer; four answers are 10000 tokens, over the window. */
+	const thinking = (turn: number) => `thought-${turn} ${"z".repeat(10_000)}`;
+
+	it("pi#9602: four thinking-only answers under-reported by the provider: /compact summarizes them in requests that each fit the window, and the session continues", async () => {
+		h = await createHarness({
+			persistence: "disk",
+			faux: { models: [{ id: "small", contextWindow: WINDOW }] },
+			settings: { compaction: { reserveTokens: RESERVE, keepRecentTokens: 1000 } },
+			// The report's provider left thinking-only answers out of its requests: usage stayed low.
+			extensionFactories: [underReportedUsage],
+		});
+		const summaries: { prompt: string; tokens: number }[] = [];
+		const answers: AssistantMessage[] = [1, 2, 3, 4].map((turn) =>
+			fauxAssistantMessage([fauxThinking(thinking(turn))]),
+		);
+		answers.push(fauxAssistantMessage("answered after the compaction"));
+		// Rejects any request over the window, as llama.cpp did. Ordinary requests are counted
+		// without thinking (the provider drops it); a summary request is plain text, all counted.
+		const route = async (context: Context, stream: StreamOptions | undefined, _s: unknown, model: Model) => {
+			const chars = context.messages.reduce(
+				(n, m) =>
+					n +
+					(m.role === "assistant" && typeof m.content !== "string"
+						? messageChars({ ...m, content: m.content.filter((b) => b.type !== "thinking") })
+						: messageChars(m)),
+				(context.systemPrompt ?? "").length,
+			);
+			const summarizing = context.systemPrompt === SUMMARIZATION_SYSTEM_PROMPT;
+			// A summary request must leave room for its answer budget.
+			const tokens = Math.ceil(chars / 4) + (summarizing ? (stream?.maxTokens ?? 0) : 0);
+			if (tokens > model.contextWindow) {
+				return fauxAssistantMessage("", {
+					stopReason: "error",
+					errorMessage: `request (${tokens} tokens) exceeds the available context size (${model.contextWindow} tokens)`,
+				});
+			}
+			if (summarizing) {
+				summaries.push({ prompt: promptOf(context), tokens });
+				return fauxAssistantMessage(`## Goal\nsummary ${summaries.length}`);
+			}
+			return answers.shift() ?? fauxAssistantMessage("", { stopReason: "error", errorMessage: "no answer left" });
+		};
+		h.setResponses(Array.from({ length: 32 }, () => route));
+		for (let turn = 1; turn <= 4; turn++) await h.session.prompt(`task ${turn}`);
+		expect(h.eventsOfType("compaction_end")).toEqual([]);
+
+		const result = await h.session.compact();
+
+		// More than one request, each within the window with its answer budget.
+		expect(summaries.length).toBeGreaterThan(1);
+		for (const request of summaries) expect(request.tokens).toBeLessThanOrEqual(WINDOW);
+		// The summarized thinking reached the summarizer once each, in order (none dropped).
+		const seen = summaries.flatMap((request) => [...request.prompt.matchAll(/thought-(\d)/g)].map((m) => m[1]));
+		// (The last answer is kept: the cut splits its turn.)
+		expect(seen).toEqual(["1", "2", "3"]);
+		const compactions = entriesOnDisk(h).filter((entry) => entry.type === "compaction");
+		expect(compactions).toEqual([expect.objectContaining({ summary: result.summary })]);
+		expect(h.eventsOfType("compaction_end").at(-1)).toMatchObject({ reason: "manual", aborted: false });
+
+		await h.session.prompt("go on");
+		expect(h.session.messages.at(-1)).toMatchObject({
+			role: "assistant",
+			stopReason: "stop",
+			content: [fauxText("answered after the compaction")],
+		});
+	});
+});
+
+describe("pi#8498: the kept tail is one tool call whose result alone nearly fills keepRecentTokens", () => {
+	/** About 1800 tokens of output: under the 2000-token budget alone, over it with its prompt. */
+	const RESULT_TEXT = "result line of a long query\n".repeat(257);
+	const query: AgentTool = {
+		name: "query",
+		label: "query",
+		description: "runs a query",
+		parameters: { type: "object", properties: {} } as never,
+		execute: async () => ({ content: [{ type: "text", text: RESULT_TEXT }], details: {} }),
+	};
+
+	it("pi#8498: after an earlier compaction, the overflowing request's compaction keeps the turn from its prompt — prompt, call and result together — and the retry is answered", async () => {
+		h = await createHarness({
+			persistence: "disk",
+			tools: [query],
+			settings: { compaction: { keepRecentTokens: 2000 } },
+		});
+		const { answerRequests } = script(h, [
+			fauxAssistantMessage(`first answer ${"a".repeat(4000)}`),
+			fauxAssistantMessage(`second answer ${"b".repeat(4000)}`),
+			fauxAssistantMessage([fauxToolCall("query", {}, { id: "call-q" })], { stopReason: "toolUse" }),
+			// The request carrying the result overflows; compacted, it is retried.
+			overflowReply(),
+			fauxAssistantMessage("The query shows the failure."),
+		]);
+		await h.session.prompt("first task");
+		await h.session.prompt("second task");
+		await h.session.compact();
+		const recentPrompt = `third task ${"c".repeat(1200)}`;
+		await h.session.prompt(recentPrompt);
+
+		const ends = h.eventsOfType("compaction_end");
+		expect(ends.map((event) => [event.reason, event.errorMessage, event.result !== undefined])).toEqual([
+			["manual", undefined, true],
+			["overflow", undefined, true],
+		]);
+		const entries = entriesOnDisk(h);
+		const compactions = entries.filter((entry): entry is CompactionEntry => entry.type === "compaction");
+		expect(compactions).toHaveLength(2);
+		// The second cut is the recent prompt: the turn is kept whole, over the budget rather than split
+		// between a call and its result.
+		const kept = entries.find((entry) => entry.id === compactions[1]!.firstKeptEntryId);
+		expect(kept).toMatchObject({ type: "message", message: { role: "user", content: [fauxText(recentPrompt)] } });
+		const retried = answerRequests.at(-1)!;
+		expect(userTexts(retried).join("\n")).not.toContain("second task");
+		expect(retried.messages.slice(-3).map((message) => message.role)).toEqual(["user", "assistant", "toolResult"]);
+		expect(retried.messages.at(-1)).toMatchObject({ role: "toolResult", toolCallId: "call-q" });
+		expect(h.session.messages.at(-1)).toMatchObject({ role: "assistant", stopReason: "stop" });
+		expect(orphanToolMessages(h.session.sessionManager.getSessionFile()!)).toEqual({
+			callsWithoutResult: [],
+			resultsWithoutCall: [],
+		});
+	});
+});
+
+describe("pi#3796: a branch summary's fromId is the branch target, not the leaf the user left", () => {
+	it("pi#3796: navigateTree with a summary records the leaf the user navigated from in fromId, on disk", async () => {
+		h = await createHarness({ persistence: "disk" });
+		script(h, [fauxAssistantMessage("answer one"), fauxAssistantMessage("answer two")]);
+		await h.session.prompt("question one");
+		await h.session.prompt("question two");
+		const leafBefore = h.sessionManager.getLeafId()!;
+		const firstAnswer = h.sessionManager
+			.getEntries()
+			.find((entry) => entry.type === "message" && entry.message.role === "assistant")!;
+
+		await h.session.navigateTree(firstAnswer.id, { summarize: true });
+
+		const summary = entriesOnDisk(h).find((entry) => entry.type === "branch_summary");
+		expect(summary).toMatchObject({ parentId: firstAnswer.id, fromId: leafBefore });
+		expect(leafBefore).not.toBe(firstAnswer.id);
+	});
+});
