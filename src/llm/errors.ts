@@ -212,8 +212,12 @@ export function isOverflowErrorText(errorMessage: string): boolean {
 
 /**
  * Whether a `length` stop was caused by the context window rather than by the output cap: the
- * answer ended with fewer output tokens than the request allowed. Such a
- * response is recovered like an overflow (compact once, then continue).
+ * answer ended with fewer output tokens than the request allowed, and the reported input plus that
+ * cap did not fit `model.contextWindow` (only then can the window have cut the answer short). Such
+ * a response is recovered like an overflow (compact once, then continue). A length stop whose input
+ * and cap fit the window is not (pi#9793: a gateway's usage left out the reasoning, and the answer
+ * cut at the cap looked like one cut by a full context at 11% of the window): compacting would drop
+ * history without giving the answer more room. Without reported input (usage 0) the cap alone decides.
  *
  * Must not throw.
  *
@@ -233,7 +237,11 @@ export function isRecoverableLength(
 	// hit the output cap (wire test "bug: an answer that used all of pi-ai's default max_tokens…").
 	const cap = options.requestedMaxTokens ?? defaultRequestedMaxTokens(model);
 	const output = message.usage?.output ?? 0;
-	if (cap > 0 && output < cap) return true;
+	if (cap > 0 && output < cap) {
+		const input = inputTokens(message);
+		const window = model.contextWindow;
+		if (input === 0 || !(window > 0) || input + cap > window) return true;
+	}
 	// Silent input truncation: the window is full and nothing could be generated.
 	return isContextOverflow(message, model.contextWindow);
 }
@@ -278,7 +286,7 @@ export function isTransientErrorText(errorMessage: string): boolean {
  * - `"overflow"`: context overflow. For `stopReason: "error"` recover with compact-then-continue;
  *   for `stopReason: "stop"` (a complete answer whose input exceeded the window) compact but never
  *   re-run the answer (`willRetry = message.stopReason !== "stop"`).
- * - `"length_overflow"`: a `length` stop below the output cap; recover like an error overflow.
+ * - `"length_overflow"`: a `length` stop the window cut short ({@link isRecoverableLength}); recover like an error overflow.
  * - `"retryable"`, `"fatal"`: errors that are not overflows.
  * - `"none"`: a normal answer, a `length` stop at the cap, a `toolUse` stop, or a user abort.
  *

@@ -12947,6 +12947,19 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/pi-races/providers.test.ts"],
 	},
+	{
+		id: "EI01",
+		file: "src/llm/errors.ts",
+		description:
+			"a `length` stop below the output cap is taken for a full context even when its input and the cap fit the window: a session at 11% of a 1M window is compacted (pi#9793)",
+		edits: [
+			{
+				find: "if (input === 0 || !(window > 0) || input + cap > window) return true;",
+				replace: "return true;",
+			},
+		],
+		tests: ["test/pi-races/compaction-window.test.ts", "test/llm/wire/anthropic-errors.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */

@@ -2,13 +2,14 @@
  * pi's reports about compaction and the context window, replayed against Settle on real session
  * files: a summary request that grows past the window because it carries thinking the ordinary
  * requests left out (pi#9602), a kept tail that ends in one tool call whose result alone nearly
- * fills `keepRecentTokens` (pi#8498), and the `fromId` a branch summary records on `/tree`
- * (pi#3796).
+ * fills `keepRecentTokens` (pi#8498), the `fromId` a branch summary records on `/tree`
+ * (pi#3796), and a `length` stop far below the window taken for a full context (pi#9793).
  */
 import { readFileSync } from "node:fs";
 import { afterEach, describe, expect, it } from "vitest";
 import type { AgentTool } from "../../src/agent/types.js";
 import { SUMMARIZATION_SYSTEM_PROMPT } from "../../src/compaction/prompts.js";
+import type { ExtensionAPI } from "../../src/extensions/types.js";
 import { fauxAssistantMessage, fauxText, fauxThinking, fauxToolCall } from "../../src/llm/faux.js";
 import type { AssistantMessage, Context, Model, StreamOptions } from "../../src/llm/types.js";
 import type { CompactionEntry, SessionEntry } from "../../src/store/entries.js";
@@ -174,5 +175,43 @@ describe("pi#3796: a branch summary's fromId is the branch target, not the leaf 
 		const summary = entriesOnDisk(h).find((entry) => entry.type === "branch_summary");
 		expect(summary).toMatchObject({ parentId: firstAnswer.id, fromId: leafBefore });
 		expect(leafBefore).not.toBe(firstAnswer.id);
+	});
+});
+
+describe("pi#9793: an ambiguous length stop far below the window drops the history", () => {
+	/** The report's gateway: streaming usage left the reasoning out, so a cut answer reports no output. */
+	const reportedUsage = (pi: ExtensionAPI) =>
+		void pi.on("message_end", (event) => {
+			if (event.message.role !== "assistant" || event.message.stopReason !== "length") return undefined;
+			const usage = { ...event.message.usage, input: 107_687, output: 0, cacheRead: 0, totalTokens: 107_687 };
+			return { message: { ...event.message, usage } };
+		});
+
+	it("pi#9793: a length stop with no reported output at 11% of a 1M window is not compacted: the run ends on it, and the next prompt still carries the earlier turns", async () => {
+		h = await createHarness({
+			persistence: "disk",
+			// The report's model: a 1M window and a 16384-token output cap.
+			faux: { models: [{ id: "wide", contextWindow: 1_000_000, maxTokens: 16_384 }] },
+			settings: { compaction: { keepRecentTokens: 10 } },
+			extensionFactories: [reportedUsage],
+		});
+		const { answerRequests } = script(h, [
+			fauxAssistantMessage("the spec says to parse the header first"),
+			fauxAssistantMessage("", { stopReason: "length" }),
+			fauxAssistantMessage("the stub parses the header"),
+		]);
+		await h.session.prompt("read the spec");
+		await h.session.prompt("write the stub");
+
+		// 107687 input tokens and a 16384-token cap fit the window: the provider had room for the
+		// whole answer, so the window did not cut it, and compacting would not give it more.
+		expect(h.eventsOfType("compaction_start")).toEqual([]);
+		expect(entriesOnDisk(h).filter((entry) => entry.type === "compaction")).toEqual([]);
+		expect(h.session.messages.at(-1)).toMatchObject({ role: "assistant", stopReason: "length" });
+		expect(answerRequests).toHaveLength(2);
+
+		await h.session.prompt("go on");
+		expect(userTexts(answerRequests.at(-1)!)).toEqual(["read the spec", "write the stub", "go on"]);
+		expect(h.session.messages.at(-1)).toMatchObject({ content: [fauxText("the stub parses the header")] });
 	});
 });

@@ -289,7 +289,29 @@ describe("Anthropic answers cut by the output cap (stop_reason max_tokens)", () 
 		});
 	});
 
-	it("a max_tokens stop far below the requested cap is still recovered like an overflow (compact, re-run)", async () => {
+	it("a max_tokens stop far below the requested cap, its input leaving less room than the cap, is still recovered like an overflow (compact, re-run)", async () => {
+		w = await startWireSession({
+			api: "anthropic-messages",
+			route: summaries,
+			model: { maxTokens: 64_000 },
+			settings: { defaultThinkingLevel: "off", compaction: { keepRecentTokens: 1 } },
+		});
+		// 190000 input tokens in the 200k window leave 10000 of the 32000 asked for: the window cut it.
+		w.server.reply(
+			anthropicReply([{ type: "text", text: "short" }]),
+			anthropicReply([{ type: "text", text: "cut" }], {
+				stopReason: "max_tokens",
+				usage: { input: 190_000, output: 12 },
+			}),
+			anthropicReply([{ type: "text", text: "whole answer" }]),
+		);
+		await w.session.prompt("first");
+		await w.session.prompt("second");
+		expect(w.eventsOf("compaction_end")).toMatchObject([{ reason: "overflow", willRetry: true }]);
+		expect(lastAssistant(w)).toMatchObject({ stopReason: "stop", content: [{ type: "text", text: "whole answer" }] });
+	});
+
+	it("pi#9793: a max_tokens stop far below the requested cap with room for the whole cap is not compacted (the window did not cut it)", async () => {
 		w = await startWireSession({
 			api: "anthropic-messages",
 			route: summaries,
@@ -299,12 +321,12 @@ describe("Anthropic answers cut by the output cap (stop_reason max_tokens)", () 
 		w.server.reply(
 			anthropicReply([{ type: "text", text: "short" }]),
 			anthropicReply([{ type: "text", text: "cut" }], { stopReason: "max_tokens", usage: { input: 5000, output: 12 } }),
-			anthropicReply([{ type: "text", text: "whole answer" }]),
 		);
 		await w.session.prompt("first");
 		await w.session.prompt("second");
-		expect(w.eventsOf("compaction_end")).toMatchObject([{ reason: "overflow", willRetry: true }]);
-		expect(lastAssistant(w)).toMatchObject({ stopReason: "stop", content: [{ type: "text", text: "whole answer" }] });
+		expect(w.eventsOf("compaction_start")).toEqual([]);
+		expect(w.server.requests).toHaveLength(2);
+		expect(lastAssistant(w)).toMatchObject({ stopReason: "length", content: [{ type: "text", text: "cut" }] });
 	});
 });
 
