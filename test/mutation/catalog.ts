@@ -12951,7 +12951,7 @@ export const MUTANTS: Mutant[] = [
 		id: "EI01",
 		file: "src/llm/errors.ts",
 		description:
-			"a `length` stop below the output cap is taken for a full context even when its input and the cap fit the window: a session at 11% of a 1M window is compacted (pi#9793)",
+			"a `length` stop below the output cap is taken for a full context even when its input and the cap fit the window: a session at 11% of a 1M window is compacted (pi#9793, pi#8130)",
 		edits: [
 			{
 				find: "if (input === 0 || !(window > 0) || input + cap > window) return true;",

@@ -3,7 +3,7 @@
  * files: a summary request that grows past the window because it carries thinking the ordinary
  * requests left out (pi#9602), a kept tail that ends in one tool call whose result alone nearly
  * fills `keepRecentTokens` (pi#8498), the `fromId` a branch summary records on `/tree`
- * (pi#3796), and a `length` stop far below the window taken for a full context (pi#9793).
+ * (pi#3796), and a `length` stop far below the window taken for a full context (pi#9793, pi#8130).
  */
 import { readFileSync } from "node:fs";
 import { afterEach, describe, expect, it } from "vitest";
@@ -213,5 +213,30 @@ describe("pi#9793: an ambiguous length stop far below the window drops the histo
 		await h.session.prompt("go on");
 		expect(userTexts(answerRequests.at(-1)!)).toEqual(["read the spec", "write the stub", "go on"]);
 		expect(h.session.messages.at(-1)).toMatchObject({ content: [fauxText("the stub parses the header")] });
+	});
+});
+
+describe("pi#8130: a second recoverable length stop is reported as a failed context-overflow recovery", () => {
+	it("pi#8130: two length stops below a 100-token cap in a 1M window: nothing is compacted or re-run, no error; the run ends on the cut answer", async () => {
+		h = await createHarness({
+			persistence: "disk",
+			// The report's model: a 1M window and `maxTokens: 100`.
+			faux: { models: [{ id: "wide", contextWindow: 1_000_000, maxTokens: 100 }] },
+			settings: { compaction: { keepRecentTokens: 10 } },
+		});
+		const { answerRequests } = script(h, [
+			fauxAssistantMessage("an earlier answer"),
+			fauxAssistantMessage("cut short", { stopReason: "length" }),
+			fauxAssistantMessage("cut short again", { stopReason: "length" }),
+		]);
+		await h.session.prompt("first");
+		await h.session.prompt("second");
+
+		expect(h.eventsOfType("compaction_start")).toEqual([]);
+		expect(answerRequests).toHaveLength(2);
+		const settled = h.eventsOfType("agent_settled").at(-1) as { errorMessage?: string } | undefined;
+		expect(settled).toBeDefined();
+		expect(settled?.errorMessage).toBeUndefined();
+		expect(h.session.messages.at(-1)).toMatchObject({ stopReason: "length", content: [fauxText("cut short")] });
 	});
 });
