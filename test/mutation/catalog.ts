@@ -12747,8 +12747,8 @@ export const MUTANTS: Mutant[] = [
 			"/resume of a link-named folder's session switches to the link path as the project (its header's cwd): the next /resume no longer lists it as this project's",
 		edits: [
 			{
-				find: "inLinkFolder ? { cwdOverride: linkFolder.project } : {}",
-				replace: "{}",
+				find: "cwdOverride: linkFolder.project,",
+				replace: "",
 			},
 		],
 		tests: ["test/cli/cwd-symlink.test.ts"],
@@ -12946,6 +12946,19 @@ export const MUTANTS: Mutant[] = [
 			},
 		],
 		tests: ["test/pi-races/providers.test.ts"],
+	},
+	{
+		id: "EJ01",
+		file: "src/runtime/targets.ts",
+		description:
+			"a switch ignores the sessionDir it is given: `settle --cwd <link> -i`, `/resume` of a session in the link-named folder, then `/new` saves the new session in the link-named folder, not the real path's (oh-my-pi#941 follow-up)",
+		edits: [
+			{
+				find: "SessionManager.open(file, sessionDir, cwdOverride ??",
+				replace: "SessionManager.open(file, undefined, cwdOverride ??",
+			},
+		],
+		tests: ["test/cli/cwd-symlink.test.ts"],
 	},
 ];
 
