@@ -12960,6 +12960,19 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/cli/cwd-symlink.test.ts"],
 	},
+	{
+		id: "EJ02",
+		file: "src/runtime/auth-storage.ts",
+		description:
+			"an auth.json key written `$NAME` (or braced) is sent as it stands (`Bearer $NAME`, a 401) instead of the variable's value, unlike models.json's `apiKey` (pi#9258)",
+		edits: [
+			{
+				find: "const name = environmentName(key);",
+				replace: "const name = key;",
+			},
+		],
+		tests: ["test/pi-races/providers.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
