@@ -12538,8 +12538,8 @@ export const MUTANTS: Mutant[] = [
 			"--api-key is parsed but not given to the model runtime: requests carry auth.json's or the environment's key (piflags3)",
 		edits: [
 			{
-				find: "if (options.apiKey !== undefined) setRuntimeApiKey(services.modelRuntime, model, options.apiKey);",
-				replace: "",
+				find: "if (options.apiKey !== undefined) {",
+				replace: "if (false) {",
 			},
 		],
 		tests: ["test/cli/pi-provider-flags.test.ts"],
@@ -12972,6 +12972,19 @@ export const MUTANTS: Mutant[] = [
 			},
 		],
 		tests: ["test/pi-races/providers.test.ts"],
+	},
+	{
+		id: "EJ03",
+		file: "src/runtime/factory.ts",
+		description:
+			"`settle --api-key K --models <patterns> -c` on a session that has messages fails (exit 2, apiKey needs a model) instead of giving the key to the model the session resumes on",
+		edits: [
+			{
+				find: "model ?? resumedModel(services.modelRuntime, sessionManager)",
+				replace: "model",
+			},
+		],
+		tests: ["test/cli/pi-provider-flags.test.ts"],
 	},
 ];
 
