@@ -116,6 +116,7 @@ export type ReplacementRequest =
 			requestId: string;
 			sessionFile: string;
 			cwdOverride?: string;
+			sessionDir?: string;
 			createIfMissing?: boolean;
 			withSession?: WithSessionCallback;
 	  }
@@ -142,6 +143,8 @@ export type RuntimeEvent =
 			requestId: string;
 			sessionFile: string;
 			cwdOverride?: string;
+			/** The folder new sessions started from the opened one go to (default: the file's folder). */
+			sessionDir?: string;
 			/** Start a new session when `sessionFile` does not exist (pi); otherwise opening fails. */
 			createIfMissing?: boolean;
 			withSession?: WithSessionCallback;
@@ -287,6 +290,7 @@ function requestFromEvent(event: RuntimeEvent): ReplacementRequest | undefined {
 				sessionFile: event.sessionFile,
 			};
 			if (event.cwdOverride !== undefined) request.cwdOverride = event.cwdOverride;
+			if (event.sessionDir !== undefined) request.sessionDir = event.sessionDir;
 			if (event.createIfMissing) request.createIfMissing = true;
 			if (event.withSession) request.withSession = event.withSession;
 			return request;

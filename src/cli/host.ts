@@ -445,7 +445,9 @@ async function openSession(
 				SessionManager.findById(cwd, args.session, sessionDir) ??
 				(linkFolder && SessionManager.findById(linkFolder.cwd, args.session, linkFolder.sessionDir)) ??
 				(await findByIdPrefix(args.session, "--session", cwd, agentDir, sessionDir, linkFolder));
-			return opened(SessionManager.open(found, undefined, cwdOverride));
+			// A link-named folder's session keeps its file; sessions started from it go to the project's folder.
+			const inLinkFolder = linkFolder !== undefined && resolve(dirname(found)) === linkFolder.sessionDir;
+			return opened(SessionManager.open(found, inLinkFolder ? sessionDir : undefined, cwdOverride));
 		}
 		return opened(SessionManager.create(cwd, sessionDir));
 	} catch (error) {

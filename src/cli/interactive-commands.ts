@@ -347,9 +347,18 @@ async function resume(host: CommandHost, args: string): Promise<void> {
 			throw error;
 		}
 	}
-	// A link-named folder's session is resumed as this project's (its header names the link path).
+	// A link-named folder's session is resumed as this project's (its header names the link path), and
+	// sessions started from it (/new, /fork) go to the project's own folder, as with -c.
 	const inLinkFolder = linkFolder !== undefined && resolve(dirname(path)) === linkFolder.sessionDir;
-	const { cancelled } = await runtime.switchSession(path, inLinkFolder ? { cwdOverride: linkFolder.project } : {});
+	const { cancelled } = await runtime.switchSession(
+		path,
+		inLinkFolder
+			? {
+					cwdOverride: linkFolder.project,
+					sessionDir: getDefaultSessionDirPath(linkFolder.project, runtime.services.agentDir),
+				}
+			: {},
+	);
 	if (cancelled) {
 		host.print("Resume cancelled by an extension.");
 		return;

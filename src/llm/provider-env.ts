@@ -111,3 +111,12 @@ export function providerOfAuthError(error: { message: string; details?: Record<s
 	if (typeof provider === "string") return provider;
 	return /^No API key found for (\S+)\./.exec(error.message)?.[1];
 }
+
+/**
+ * The environment variable a configured key or header value names: `NAME`, `$NAME` or `${NAME}`
+ * (the `$` forms later pi's docs give, pi#9258; sent as they stand they are never a key). Any other
+ * value is returned as it is. Shared by models.json `apiKey`/headers and auth.json keys.
+ */
+export function environmentName(value: string): string {
+	return /^\$(?:\{([A-Za-z_][A-Za-z0-9_]*)\}|([A-Za-z_][A-Za-z0-9_]*))$/.exec(value)?.slice(1).find(Boolean) ?? value;
+}

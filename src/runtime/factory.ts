@@ -9,8 +9,9 @@ import type { ExtensionFlagInput } from "../extensions/flags.js";
 import type { EventBus, ScopedModel } from "../extensions/types.js";
 import { InMemoryModelRuntime, type ModelRuntime } from "../llm/model-runtime.js";
 import type { Model, ThinkingLevel } from "../llm/types.js";
-import type { SessionClock } from "../session/agent-session.js";
+import { recordedSelection, type SessionClock } from "../session/agent-session.js";
 import type { SettingsManager } from "../settings/settings-manager.js";
+import type { SessionManager } from "../store/session-manager.js";
 import type { AuthStorage } from "./auth-storage.js";
 import { resolveModelScope, scopeStartModel } from "./model-scope.js";
 import type { AgentSessionRuntimeFactory } from "./runtime.js";
@@ -115,7 +116,15 @@ export function createAgentSessionRuntimeFactory(
 		const scopedModels = scope?.scopedModels ?? options.scopedModels ?? [];
 		const model = explicitModel ?? start?.model;
 		const thinkingLevel = options.thinkingLevel ?? start?.thinkingLevel;
-		if (options.apiKey !== undefined) setRuntimeApiKey(services.modelRuntime, model, options.apiKey);
+		if (options.apiKey !== undefined) {
+			// No model chosen (a resumed session keeps its own, also with `models`): the key is for the
+			// model it resumes on, given before the session restores it (a model with no key is not restored).
+			setRuntimeApiKey(
+				services.modelRuntime,
+				model ?? resumedModel(services.modelRuntime, sessionManager),
+				options.apiKey,
+			);
+		}
 		const created = await createAgentSessionFromServices({
 			services,
 			sessionManager,
@@ -140,6 +149,15 @@ function savedDefault(settings: SettingsManager): { provider: string; id: string
 	const provider = settings.getDefaultProvider();
 	const id = settings.getDefaultModel();
 	return provider && id ? { provider, id } : undefined;
+}
+
+/** The model `sessionManager`'s branch records (what a resumed session restores), if the runtime knows it. */
+function resumedModel(modelRuntime: ModelRuntime, sessionManager: SessionManager): Model | undefined {
+	const context = sessionManager.buildSessionContext();
+	const recordsModel = sessionManager.getBranch().some((entry) => entry.type === "model_change");
+	if (context.messages.length === 0 && !recordsModel) return undefined;
+	const selection = recordedSelection(sessionManager, modelRuntime) ?? context.model;
+	return selection ? modelRuntime.getModel(selection.provider, selection.modelId) : undefined;
 }
 
 /** Gives `model`'s provider `apiKey` for this runtime only (pi's `authStorage.setRuntimeApiKey`). */

@@ -135,6 +135,19 @@ export interface RuntimeSwitchOptions extends SwitchSessionOptions {
 	/** Open the session in this directory instead of the one it recorded (e.g. after `MissingSessionCwdError`). */
 	cwdOverride?: string;
 	/**
+	 * The folder new sessions started from the opened one (`newSession`, forks, imports) go to.
+	 * Default: the file's own folder, as in pi. `settle --cwd <link>` passes the real path's folder
+	 * when it resumes a session an older Settle saved in the link-named folder (oh-my-pi#941).
+	 *
+	 * @example
+	 * ```ts
+	 * const sessionDir = "/home/me/.settle/agent/sessions/--work-a--";
+	 * await runtime.switchSession("/home/me/old-sessions/2025-….jsonl", { sessionDir });
+	 * await runtime.newSession(); // written to sessionDir, not to old-sessions
+	 * ```
+	 */
+	sessionDir?: string;
+	/**
 	 * Start a new session at `sessionPath` when no file is there (pi's `switchSession`, its RPC
 	 * `switch_session` and extensions' `ctx.switchSession` do this). Default `false`: a missing file
 	 * is a `NOT_FOUND` SettleError, so a mistyped path does not silently become an empty session.
@@ -256,6 +269,7 @@ const runtimesBySystem = new WeakMap<object, AgentSessionRuntime>();
 const SESSION_PATH_HINT = "Pass the path of a session .jsonl file (SessionManager.list(cwd) lists them).";
 const CWD_OVERRIDE_HINT = "Pass the directory to run the session in, or leave it out.";
 const PARENT_SESSION_HINT = "Pass the parent session's file path, or leave it out.";
+const SESSION_DIR_HINT = "Pass the folder new sessions should go to, or leave it out.";
 
 function runtimeOf(system: object): AgentSessionRuntime {
 	const runtime = runtimesBySystem.get(system);
@@ -723,10 +737,12 @@ export class AgentSessionRuntime {
 		const invalid =
 			stringArgumentError(method, "the session path", sessionPath, SESSION_PATH_HINT) ??
 			stringArgumentError(method, "cwdOverride", options.cwdOverride, CWD_OVERRIDE_HINT, true) ??
+			stringArgumentError(method, "sessionDir", options.sessionDir, SESSION_DIR_HINT, true) ??
 			callbackArgumentError(method, "withSession", options.withSession);
 		if (invalid) return Promise.reject(invalid);
 		const event: RuntimeEvent = { type: "SWITCH", requestId: this.nextId("s"), sessionFile: resolve(sessionPath) };
 		if (options.cwdOverride !== undefined) event.cwdOverride = resolve(options.cwdOverride);
+		if (options.sessionDir !== undefined) event.sessionDir = resolve(options.sessionDir);
 		if (options.createIfMissing) event.createIfMissing = true;
 		if (options.withSession) event.withSession = options.withSession as (ctx: unknown) => unknown;
 		return this.request(event, "switch").then(({ cancelled }) => ({ cancelled }));
@@ -970,7 +986,13 @@ export class AgentSessionRuntime {
 				handle = openNewSession(view, request.parentSession);
 				break;
 			case "switch":
-				handle = openSessionFile(view, request.sessionFile, request.cwdOverride, request.createIfMissing === true);
+				handle = openSessionFile(
+					view,
+					request.sessionFile,
+					request.cwdOverride,
+					request.createIfMissing === true,
+					request.sessionDir,
+				);
 				break;
 			case "fork":
 				handle = openFork(view, request.entryId, request.position);

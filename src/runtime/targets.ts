@@ -89,6 +89,7 @@ export function openSessionFile(
 	sessionFile: string,
 	cwdOverride: string | undefined,
 	createIfMissing: boolean,
+	sessionDir?: string,
 ): TargetHandle {
 	const file = resolve(sessionFile);
 	const existed = existsSync(file);
@@ -120,7 +121,8 @@ export function openSessionFile(
 		return handle;
 	}
 	// A missing file starts a new session there (pi); it belongs to the current project then.
-	const manager = SessionManager.open(file, undefined, cwdOverride ?? (existed ? undefined : current.cwd));
+	// New sessions started from it go to the file's folder unless `sessionDir` names another (oh-my-pi#941).
+	const manager = SessionManager.open(file, sessionDir, cwdOverride ?? (existed ? undefined : current.cwd));
 	// The current session's path stays its own until it is disposed: a failed switch never removes it.
 	const createdFiles = existed || isCurrent ? [] : ownedFile(manager);
 	const handle: TargetHandle = { manager, shared: false, createdFiles };

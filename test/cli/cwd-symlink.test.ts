@@ -121,4 +121,28 @@ describe("oh-my-pi#941 follow-up: sessions saved under a --cwd link path before 
 		expect(await chat.end()).toBe(0);
 		expect(persistedUserTexts(old.file)).toEqual(["before the upgrade", "after the upgrade"]);
 	});
+	it("oh-my-pi#941: /new after resuming a link-named folder's session (by /resume or --session) saves the new session in the real path's folder", async () => {
+		const link = join(cli.dir, "link");
+		symlinkSync(cli.project, link);
+		const old = savedSession(link, "before the upgrade", 1_000_000);
+		const realFolder = getDefaultSessionDirPath(cli.project, cli.agentDir);
+		const newFiles = () => sessionFiles().filter((file) => file !== old.file);
+		const resumed = new Repl(["--faux", "--cwd", link], { cwd: cli.dir, agentDir: cli.agentDir });
+		await resumed.idle(0);
+		expect(await resumed.say(`/resume ${old.id}`)).toContain(`Resumed ${old.id} `);
+		await resumed.say("/new");
+		await resumed.say("after /resume", "after /resume\n>");
+		expect(await resumed.end()).toBe(0);
+		expect(newFiles()).toHaveLength(1);
+		expect(newFiles()[0]!.startsWith(`${realFolder}/`)).toBe(true);
+		expect(persistedUserTexts(newFiles()[0]!)).toEqual(["after /resume"]);
+		const byId = new Repl(["--faux", "--cwd", link, "--session", old.id], { cwd: cli.dir, agentDir: cli.agentDir });
+		await byId.idle(0);
+		await byId.say("/new");
+		await byId.say("after --session", "after --session\n>");
+		expect(await byId.end()).toBe(0);
+		expect(newFiles()).toHaveLength(2);
+		expect(newFiles().every((file) => file.startsWith(`${realFolder}/`))).toBe(true);
+		expect(persistedUserTexts(old.file)).toEqual(["before the upgrade"]);
+	});
 });

@@ -110,6 +110,14 @@ describe("--api-key <key> (pi's): the chosen model's key for this run, never wri
 		expect(`${given.stdout}${given.stderr}`).not.toContain("sk-cli-secret");
 	});
 
+	it("--models with -c: on a resumed session that has messages, the key goes to the model it resumes on (was: exit 2, apiKey needs a model)", async () => {
+		expect((await settle(["--model", "two/coder", "-p", "first"])).code).toBe(0);
+		const resumed = await settle(["--api-key", "sk-resumed", "--models", "one/coder", "-c", "-p", "again"]);
+		expect(resumed).toMatchObject({ code: 0, stdout: "answered\n" });
+		expect(seen()).toEqual(["two Bearer models-key-two", "two Bearer sk-resumed"]);
+		expect(sessionFiles()).not.toContain("sk-resumed");
+	});
+
 	it("--json and --rpc: with --provider/--model, the key goes to that provider", async () => {
 		const json = await settle(["--provider", "one", "--model", "coder", "--api-key", "sk-json", "--json", "hi"]);
 		expect(json.code).toBe(0);

@@ -12538,8 +12538,8 @@ export const MUTANTS: Mutant[] = [
 			"--api-key is parsed but not given to the model runtime: requests carry auth.json's or the environment's key (piflags3)",
 		edits: [
 			{
-				find: "if (options.apiKey !== undefined) setRuntimeApiKey(services.modelRuntime, model, options.apiKey);",
-				replace: "",
+				find: "if (options.apiKey !== undefined) {",
+				replace: "if (false) {",
 			},
 		],
 		tests: ["test/cli/pi-provider-flags.test.ts"],
@@ -12747,8 +12747,8 @@ export const MUTANTS: Mutant[] = [
 			"/resume of a link-named folder's session switches to the link path as the project (its header's cwd): the next /resume no longer lists it as this project's",
 		edits: [
 			{
-				find: "inLinkFolder ? { cwdOverride: linkFolder.project } : {}",
-				replace: "{}",
+				find: "cwdOverride: linkFolder.project,",
+				replace: "",
 			},
 		],
 		tests: ["test/cli/cwd-symlink.test.ts"],
@@ -12959,6 +12959,45 @@ export const MUTANTS: Mutant[] = [
 			},
 		],
 		tests: ["test/pi-races/compaction-window.test.ts", "test/llm/wire/anthropic-errors.test.ts"],
+	},
+	{
+		id: "EJ01",
+		file: "src/runtime/targets.ts",
+		description:
+			"a switch ignores the sessionDir it is given: `settle --cwd <link> -i`, `/resume` of a session in the link-named folder, then `/new` saves the new session in the link-named folder, not the real path's (oh-my-pi#941 follow-up)",
+		edits: [
+			{
+				find: "SessionManager.open(file, sessionDir, cwdOverride ??",
+				replace: "SessionManager.open(file, undefined, cwdOverride ??",
+			},
+		],
+		tests: ["test/cli/cwd-symlink.test.ts"],
+	},
+	{
+		id: "EJ02",
+		file: "src/runtime/auth-storage.ts",
+		description:
+			"an auth.json key written `$NAME` (or braced) is sent as it stands (`Bearer $NAME`, a 401) instead of the variable's value, unlike models.json's `apiKey` (pi#9258)",
+		edits: [
+			{
+				find: "const name = environmentName(key);",
+				replace: "const name = key;",
+			},
+		],
+		tests: ["test/pi-races/providers.test.ts"],
+	},
+	{
+		id: "EJ03",
+		file: "src/runtime/factory.ts",
+		description:
+			"`settle --api-key K --models <patterns> -c` on a session that has messages fails (exit 2, apiKey needs a model) instead of giving the key to the model the session resumes on",
+		edits: [
+			{
+				find: "model ?? resumedModel(services.modelRuntime, sessionManager)",
+				replace: "model",
+			},
+		],
+		tests: ["test/cli/pi-provider-flags.test.ts"],
 	},
 ];
 

@@ -11,7 +11,7 @@
  * arguments did not arrive as complete JSON is not run; the model gets an error result saying so
  * and can re-issue the call.
  */
-import { existsSync } from "node:fs";
+import { existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { runSettleAsync, useCliProject, writeLocalProvider } from "../cli/helpers.js";
@@ -159,6 +159,27 @@ describe("pi#9258 / gsd-pi#748: a models.json provider's key and headers on the 
 		expect(run.stdout).toContain("answered with the gateway key");
 		expect(server.requests[0]?.headers.authorization).toBe("Bearer gateway-key");
 		expect(server.requests[0]?.headers["x-portkey-api-key"]).toBe("portkey-key");
+	});
+
+	it("pi#9258 in auth.json: a stored key written `$NAME` (or braced) sends that variable's value, as models.json's `apiKey` does", async () => {
+		writeLocalProvider(cli.agentDir, `${server.url}/v1`);
+		// biome-ignore lint/suspicious/noTemplateCurlyInString: pi's braced variable form, literally
+		for (const key of ["$WIRE_AUTH_KEY", "${WIRE_AUTH_KEY}"]) {
+			writeFileSync(join(cli.agentDir, "auth.json"), JSON.stringify({ local: { type: "api_key", key } }), {
+				mode: 0o600,
+			});
+			server.reply(chatReply([{ type: "text", text: `answered with ${key}` }]));
+			const run = await runSettleAsync(["--no-session", "--model", "local/coder", "-p", "hi"], {
+				cwd: cli.project,
+				agentDir: cli.agentDir,
+				env: { WIRE_AUTH_KEY: "auth-json-key" },
+			});
+			expect(run.stdout).toContain(`answered with ${key}`);
+		}
+		expect(server.requests.map((request) => request.headers.authorization)).toEqual([
+			"Bearer auth-json-key",
+			"Bearer auth-json-key",
+		]);
 	});
 
 	it("gsd-pi#748: models.json headers (a literal, and a bare variable name as pi resolves it) reach the provider request", async () => {
