@@ -60,6 +60,8 @@ export interface ParsedArgs {
 	session?: string;
 	sessionDir?: string;
 	continue: boolean;
+	/** `--resume` / `-r` (pi's): `settle -i` asks which of this project's sessions to continue. */
+	resume: boolean;
 	noSession: boolean;
 	tools?: string[];
 	noTools: boolean;
@@ -148,6 +150,7 @@ export function parseArgs(argv: readonly string[]): ParsedArgs {
 		messages: [],
 		fileArgs: [],
 		continue: false,
+		resume: false,
 		noSession: false,
 		noTools: false,
 		noBuiltinTools: false,
@@ -234,6 +237,10 @@ export function parseArgs(argv: readonly string[]): ParsedArgs {
 			case "--continue":
 			case "-c":
 				result.continue = true;
+				continue;
+			case "--resume":
+			case "-r":
+				result.resume = true;
 				continue;
 			case "--no-session":
 				result.noSession = true;
@@ -455,11 +462,13 @@ function collectUnknownFlag(result: ParsedArgs, argv: readonly string[], index: 
 }
 
 function checkCombinations(result: ParsedArgs): void {
-	const sessionChoices = [result.session !== undefined, result.continue, result.noSession].filter(Boolean).length;
+	const sessionChoices = [result.session !== undefined, result.continue, result.resume, result.noSession].filter(
+		Boolean,
+	).length;
 	if (sessionChoices > 1) {
 		result.diagnostics.push({
 			type: "error",
-			message: "Use only one of --session <file>, --continue and --no-session.",
+			message: "Use only one of --session <file>, --continue, --resume and --no-session.",
 		});
 	}
 	if (result.tools && result.noTools) {

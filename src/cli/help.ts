@@ -69,6 +69,8 @@ Options:
                                 continue that session in <dir> (e.g. when its own directory is gone)
   --session <file|id>           Resume a session file, or this project's session with that id (or id prefix)
   -c, --continue                Resume this project's most recent session
+  -r, --resume                  Ask which of this project's sessions to continue (settle -i: a number
+                                or id prefix, empty for a new session); not with -p, --json, --rpc
   --fork <file|id>              Start a new session from a copy of that session (a file, or an id or id
                                 prefix, of this project's sessions first)
   --no-session                  Keep the session in memory only
@@ -121,8 +123,8 @@ Models: real providers need @mariozechner/pi-ai installed and a key, either in t
 Coming from pi: a project's .pi/ folder is read as it is (its extensions once you trust the project:
 --approve). Settle keeps its own global folder and does not read ~/.pi/agent unless you say so:
 SETTLE_AGENT_DIR=~/.pi/agent settle … uses pi's keys, settings, models.json, extensions, skills,
-prompts and sessions (and writes its sessions there). pi's --resume is -c, --session <id-prefix>
-or /resume in settle -i; pi's package commands (install, list, …) do not exist here.
+prompts and sessions (and writes its sessions there). pi's package commands (install, list, …)
+do not exist here.
 
 Extensions' session_shutdown handlers are waited for at most 10 s on /reload, /new, /resume, /fork
 and exit (then reported, and settle goes on): SETTLE_SHUTDOWN_TIMEOUT_MS=<ms|Infinity> changes it.

@@ -81,6 +81,7 @@ export async function startHost(args: ParsedArgs): Promise<CliHost> {
 		const others = [
 			args.session !== undefined ? "--session" : undefined,
 			args.continue ? "--continue" : undefined,
+			args.resume ? "--resume" : undefined,
 			args.noSession ? "--no-session" : undefined,
 		].filter((flag) => flag !== undefined);
 		// pi's text: --fork starts a new session, which these choose otherwise.

@@ -297,7 +297,8 @@ export function sessionLocation(runtime: AgentSessionRuntime): string {
 	return runtime.session.sessionFile ?? "in memory";
 }
 
-async function resume(host: CommandHost, args: string): Promise<void> {
+/** Where this project's sessions are: its session folder, and the link-named one (oh-my-pi#941). */
+function projectSessionFolders(host: CommandHost): { sessionDir: string; linkFolder?: LinkNamedSessionFolder } {
 	const { runtime } = host;
 	// While the session is the start-up project's, the link-named folder's sessions are its too; the
 	// project's own folder stays the real path's, also while such a session (kept in its file) is open.
@@ -307,22 +308,86 @@ async function resume(host: CommandHost, args: string): Promise<void> {
 		linkFolder && resolve(current) === linkFolder.sessionDir
 			? getDefaultSessionDirPath(linkFolder.project, runtime.services.agentDir)
 			: current;
+	return linkFolder ? { sessionDir, linkFolder } : { sessionDir };
+}
+
+/** This project's saved sessions, newest first; none: says so (and where pi's are) and returns []. */
+async function listProjectSessions(host: CommandHost): Promise<SessionInfo[]> {
+	const { runtime } = host;
+	const { sessionDir, linkFolder } = projectSessionFolders(host);
+	const sessions = [
+		...(await SessionManager.list(runtime.cwd, sessionDir)),
+		...(linkFolder ? await SessionManager.list(linkFolder.cwd, linkFolder.sessionDir) : []),
+	].sort((a, b) => b.modified.getTime() - a.modified.getTime());
+	if (sessions.length === 0) {
+		host.print("This project has no saved sessions yet.");
+		const pi = piResumeHint({ cwd: runtime.cwd, agentDir: runtime.services.agentDir });
+		if (pi) host.notice(pi);
+	}
+	return sessions;
+}
+
+async function resume(host: CommandHost, args: string): Promise<void> {
 	if (!args) {
-		const sessions = [
-			...(await SessionManager.list(runtime.cwd, sessionDir)),
-			...(linkFolder ? await SessionManager.list(linkFolder.cwd, linkFolder.sessionDir) : []),
-		].sort((a, b) => b.modified.getTime() - a.modified.getTime());
-		if (sessions.length === 0) {
-			host.print("This project has no saved sessions yet.");
-			const pi = piResumeHint({ cwd: runtime.cwd, agentDir: runtime.services.agentDir });
-			if (pi) host.notice(pi);
-			return;
-		}
+		const sessions = await listProjectSessions(host);
+		if (sessions.length === 0) return;
 		host.print("Sessions of this project, newest first (/resume <id-prefix>):");
-		for (const info of sessions.slice(0, 20)) host.print(`  ${describeSession(info, runtime)}`);
+		for (const info of sessions.slice(0, 20)) host.print(`  ${describeSession(info, host.runtime)}`);
 		if (sessions.length > 20) host.notice(`  … and ${sessions.length - 20} older`);
 		return;
 	}
+	await resumeSession(host, args);
+}
+
+/**
+ * `settle -r` / `--resume` (pi's session picker, as questions): before the chat's first prompt, lists
+ * this project's sessions as `/resume` does, numbered, and asks which one to continue: its number or
+ * an id prefix resumes it, an empty line keeps the new session; an answer that matches none says
+ * why and asks again. No saved session: says so and keeps the new one. Resolves false when the
+ * question was cancelled (Ctrl+C, end of input): pi then exits ("No session selected").
+ */
+export async function pickSessionAtStart(
+	host: CommandHost,
+	ask: (question: string) => Promise<string | undefined>,
+): Promise<boolean> {
+	const sessions = await listProjectSessions(host);
+	if (sessions.length === 0) {
+		host.print("Starting a new session.");
+		return true;
+	}
+	const shown = sessions.slice(0, 20);
+	host.print("Sessions of this project, newest first:");
+	const width = String(shown.length).length;
+	for (const [index, info] of shown.entries()) {
+		host.print(`  ${String(index + 1).padStart(width)}. ${describeSession(info, host.runtime)}`);
+	}
+	if (sessions.length > 20) host.notice(`  … and ${sessions.length - 20} older (give an id prefix)`);
+	for (;;) {
+		const answer = await ask("Resume which session? (number or id prefix, empty for a new session): ");
+		if (answer === undefined) {
+			host.print("No session selected.");
+			return false;
+		}
+		const choice = answer.trim();
+		if (!choice) {
+			host.print("Starting a new session.");
+			return true;
+		}
+		// A number of the list (an id prefix such as "01…" starts with a zero, which no number does).
+		const numbered = /^[1-9]\d*$/.test(choice) ? shown[Number(choice) - 1] : undefined;
+		try {
+			await resumeSession(host, numbered ? numbered.path : choice);
+			return true;
+		} catch (error) {
+			host.print(`Error: ${error instanceof Error ? error.message : String(error)}`);
+		}
+	}
+}
+
+/** Resumes the session `args` names: a file path, or an id prefix of this project's sessions. */
+async function resumeSession(host: CommandHost, args: string): Promise<void> {
+	const { runtime } = host;
+	const { sessionDir, linkFolder } = projectSessionFolders(host);
 	let path: string;
 	if (args.includes("/") || args.includes("\\") || args.endsWith(".jsonl") || existsSync(resolve(args))) {
 		path = resolve(args);

@@ -26,6 +26,7 @@ import {
 	conversationLength,
 	findBuiltin,
 	parseSlashCommand,
+	pickSessionAtStart,
 	printRecap,
 	runsWhileBusy,
 	sessionLocation,
@@ -77,6 +78,8 @@ export interface InteractiveModeOptions {
 	verbose?: boolean;
 	/** Sessions saved under the `--cwd` link path (oh-my-pi#941): `/resume` lists and finds them too. */
 	linkFolder?: LinkNamedSessionFolder;
+	/** pi's `--resume` / `-r`: before the first prompt, ask which of this project's sessions to continue. */
+	resume?: boolean;
 }
 
 /**
@@ -470,11 +473,17 @@ export async function runInteractiveMode(
 		// Bound once the chat reads lines (pi#2035: a question asked in `session_start` waited for a
 		// line nobody listened to, and the chat hung before its first prompt).
 		await bind(runtime.session);
-		started = true;
 		printBanner(runtime, printer, style, options.verbose === true);
 		for (const command of shadowedCommands(runtime.session.getCommands())) {
 			printer.line(style.yellow(`Warning: ${shadowedCommandWarning(command)}`));
 		}
+		// Not started yet: lines typed meanwhile answer the question (or wait), none runs as a prompt.
+		if (options.resume && !(await pickSessionAtStart(host, askFirst))) {
+			// As pi's cancelled picker: nothing typed after it runs.
+			pending.length = 0;
+			quit();
+		}
+		started = true;
 		for (const [index, message] of (options.messages ?? []).entries()) {
 			if (closing) break;
 			const images = index === 0 && options.images?.length ? [...options.images] : undefined;
@@ -500,6 +509,17 @@ export async function runInteractiveMode(
 		questions.close();
 		rl.close();
 		unsubscribe?.();
+	}
+
+	/**
+	 * Asks `text`; a line read before it was asked (typed ahead, or piped: input may have ended
+	 * already) is its answer.
+	 */
+	function askFirst(text: string): Promise<string | undefined> {
+		const early = pending.shift();
+		if (!early) return questions.ask(text);
+		printer.raw(`${printer.lineStart ? "" : "\n"}${text}${echoInput ? early.line : ""}\n`);
+		return Promise.resolve(early.line);
 	}
 
 	function whenQuiet(): Promise<void> {

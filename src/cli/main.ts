@@ -107,6 +107,14 @@ export async function main(argv: readonly string[], out: CliOutput = processOutp
 		if (args.listModels !== undefined) return await listModels(args, out);
 
 		const mode: CliMode = args.mode ?? (startsInteractive(args) ? "interactive" : "text");
+		if (args.resume && mode !== "interactive") {
+			// pi opens its full-screen picker in every mode; Settle asks in the chat only (stdin is the prompt or RPC's).
+			out.stderr(
+				"Error: --resume asks which session to continue in the chat (settle -i -r). With -p, --json or --rpc name it: --session <id-prefix>, or -c for this project's latest.\n",
+			);
+			out.stderr(HELP_POINTER);
+			return EXIT_USAGE;
+		}
 		// A trace path that cannot be written fails before anything runs.
 		const trace = args.trace !== undefined ? startCliTrace(args.trace) : undefined;
 		// The chat reads its lines from stdin: no piped prompt, and a prompt is not required.
@@ -175,6 +183,7 @@ export async function main(argv: readonly string[], out: CliOutput = processOutp
 							images: files.images,
 							handleSignals,
 							verbose: args.verbose,
+							resume: args.resume,
 							...(host.linkFolder ? { linkFolder: host.linkFolder } : {}),
 						},
 						out,

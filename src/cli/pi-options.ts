@@ -1,16 +1,12 @@
 /**
  * pi 0.73.1 options the `settle` command does not have, each with what to do instead: someone
- * coming from pi who types `settle --resume` should learn where that went, not only that it is
+ * coming from pi who types `settle --theme dark` should learn where that went, not only that it is
  * unknown. The options stay unknown options (exit 2, as test/cli/pi-differential-args checks).
  */
 
-const SESSION_PICKER =
-	"Settle has no session picker: -c continues this project's latest session, --session <id-prefix> opens one, and /resume in settle -i lists them.";
 const THEMES = "Settle's chat is line-based and has no themes (NO_COLOR turns its colours off).";
 
 const HINTS: Readonly<Record<string, string>> = {
-	"--resume": SESSION_PICKER,
-	"-r": SESSION_PICKER,
 	"--theme": THEMES,
 	"--no-themes": THEMES,
 };
@@ -20,7 +16,7 @@ const HINTS: Readonly<Record<string, string>> = {
  * that Settle lacks, with what to do instead; otherwise `message`.
  * @example
  * ```ts
- * withPiOptionHint("Unknown option: --resume"); // "… --resume (a pi option Settle does not have). Settle has no session picker: …"
+ * withPiOptionHint("Unknown option: --theme"); // "… --theme (a pi option Settle does not have). Settle's chat is line-based and has no themes …"
  * withPiOptionHint("Unknown option: --typo"); // unchanged
  * ```
  */
@@ -32,11 +28,11 @@ export function withPiOptionHint(message: string): string {
 }
 
 /**
- * Whether `name` (`--resume`) is one of pi's long options that Settle lacks. pi parses these itself,
+ * Whether `name` (`--no-themes`) is one of pi's long options that Settle lacks. pi parses these itself,
  * so no pi extension can own one as a flag: the CLI refuses them before loading extensions.
  * @example
  * ```ts
- * isPiOption("--resume"); // true
+ * isPiOption("--no-themes"); // true
  * isPiOption("--plan"); // false: maybe an extension's flag
  * ```
  */

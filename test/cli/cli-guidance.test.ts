@@ -133,8 +133,6 @@ describe("an untrusted project's extensions", () => {
 
 describe("pi's options that Settle lacks", () => {
 	it.each([
-		[["--resume"], "--resume", "Settle has no session picker: -c continues"],
-		[["-r"], "-r", "Settle has no session picker: -c continues"],
 		[["--theme", "dark", "-p", "hi"], "--theme", "Settle's chat is line-based and has no themes"],
 		[["--no-themes", "-p", "hi"], "--no-themes", "Settle's chat is line-based and has no themes"],
 	])("settle --faux %j: exit 2, unknown, named as pi's option with what to do instead", (args, name, hint) => {
@@ -216,12 +214,12 @@ export default function (pi: any) {
 
 	it("pi's options are refused before extensions load (no extension can own them); an extension's flag still works", () => {
 		const marker = addLoadMarkerExtension();
-		const resume = settle(["--faux", "--resume", "-p", "hi"]);
-		expect(resume.code).toBe(2);
-		expect(resume.stderr).toMatch(
-			/^Error: Unknown option: --resume \(a pi option Settle does not have\)\. Settle has no session picker/,
+		const themes = settle(["--faux", "--no-themes", "-p", "hi"]);
+		expect(themes.code).toBe(2);
+		expect(themes.stderr).toMatch(
+			/^Error: Unknown option: --no-themes \(a pi option Settle does not have\)\. Settle's chat is line-based and has no themes/,
 		);
-		expect(resume.stderr.endsWith(`\n${POINTER}`)).toBe(true);
+		expect(themes.stderr.endsWith(`\n${POINTER}`)).toBe(true);
 		expect(existsSync(marker)).toBe(false);
 		// With an extension to load, a name it may register waits for it: --plan is its flag, --typo is not.
 		const plan = settle(["--faux", "--no-session", "--plan", "-p", "hi"]);

@@ -176,7 +176,7 @@ describe("bad command lines (exit 2, pi's messages)", () => {
 		[["-p", "x", "--model", "nope/x"], "Error: Model not found: nope/x."],
 		[
 			["-p", "x", "--continue", "--no-session"],
-			"Error: Use only one of --session <file>, --continue and --no-session.",
+			"Error: Use only one of --session <file>, --continue, --resume and --no-session.",
 		],
 		[
 			["-p", "x", "--cwd", "/definitely/not/here"],

@@ -27,6 +27,8 @@ export interface ArgsView {
 	session: string | undefined;
 	sessionDir: string | undefined;
 	continue: boolean;
+	/** `--resume` / `-r`. */
+	resume: boolean;
 	noSession: boolean;
 	tools: string[] | undefined;
 	noTools: boolean;
@@ -78,6 +80,7 @@ export function piView(p: PiArgs): ArgsView {
 		session: p.session,
 		sessionDir: p.sessionDir,
 		continue: p.continue === true,
+		resume: p.resume === true,
 		noSession: p.noSession === true,
 		tools: p.tools,
 		noTools: p.noTools === true,
@@ -118,6 +121,7 @@ export function settleView(s: ParsedArgs): ArgsView {
 		session: s.session,
 		sessionDir: s.sessionDir,
 		continue: s.continue,
+		resume: s.resume,
 		noSession: s.noSession,
 		tools: s.tools,
 		noTools: s.noTools,
@@ -153,6 +157,8 @@ export const SHARED_BOOLEAN = [
 	"--print",
 	"--continue",
 	"-c",
+	"--resume",
+	"-r",
 	"--no-session",
 	"--no-tools",
 	"-nt",
@@ -223,10 +229,10 @@ const VALUES = [
 ];
 
 /**
- * pi 0.73.1 options Settle does not have (named divergence "pi-only option"): `--resume`/`-r`
- * drives the interactive TUI's session picker that Settle has no counterpart of; themes are not part of Settle's CLI (README "CLI"). Settle reports each as an unknown option instead of running.
+ * pi 0.73.1 options Settle does not have (named divergence "pi-only option"): themes are not part
+ * of Settle's CLI (README "CLI"). Settle reports each as an unknown option instead of running.
  */
-export const PI_ONLY_BOOLEAN = ["--resume", "-r", "--no-themes"];
+export const PI_ONLY_BOOLEAN = ["--no-themes"];
 export const PI_ONLY_VALUE = ["--theme"];
 
 /**
@@ -342,6 +348,6 @@ export const sharedUnit: fc.Arbitrary<readonly string[]> = fc.oneof(
 
 /** Which of pi's 0.73.1 options that Settle lacks a parsed pi command line used (by pi's field). */
 export function piOnlyFieldsUsed(p: PiArgs): string[] {
-	const fields: (keyof PiArgs)[] = ["resume", "themes", "noThemes"];
+	const fields: (keyof PiArgs)[] = ["themes", "noThemes"];
 	return fields.filter((field) => p[field] !== undefined);
 }

@@ -87,9 +87,11 @@ function compareOutcome(argv: readonly string[]): boolean {
 			stricter = true;
 			continue;
 		}
-		if (fact === "error Use only one of --session <file>, --continue and --no-session.") {
-			// "stricter": pi takes --no-session over --session over --continue.
-			expect([pi.session !== undefined, pi.continue, pi.noSession].filter(Boolean).length).toBeGreaterThan(1);
+		if (fact === "error Use only one of --session <file>, --continue, --resume and --no-session.") {
+			// "stricter": pi takes --no-session over --session over --resume over --continue.
+			expect([pi.session !== undefined, pi.continue, pi.resume, pi.noSession].filter(Boolean).length).toBeGreaterThan(
+				1,
+			);
 			stricter = true;
 			continue;
 		}

@@ -12631,8 +12631,8 @@ export const MUTANTS: Mutant[] = [
 				replace: "\truntime.setRebindSession(bind);\n\tawait bind(runtime.session);\n",
 			},
 			{
-				find: "\t\tawait bind(runtime.session);\n\t\tstarted = true;",
-				replace: "\t\tstarted = true;",
+				find: "\t\tawait bind(runtime.session);\n\t\tprintBanner(",
+				replace: "\t\tprintBanner(",
 			},
 		],
 		tests: ["test/pi-races/interactive-chat.test.ts"],
@@ -12998,6 +12998,59 @@ export const MUTANTS: Mutant[] = [
 			},
 		],
 		tests: ["test/cli/pi-provider-flags.test.ts"],
+	},
+	{
+		id: "EK01",
+		file: "src/cli/args.ts",
+		description: "pi's `-r` is not parsed: `settle -r` is refused as an unknown option (piflags5)",
+		edits: [{ find: '\t\t\tcase "--resume":\n\t\t\tcase "-r":\n', replace: '\t\t\tcase "--resume":\n' }],
+		tests: ["test/cli/pi-resume-flag.test.ts", "test/cli/pi-differential-args.property.test.ts"],
+	},
+	{
+		id: "EK02",
+		file: "src/cli/main.ts",
+		description: "`settle -i -r` is accepted but the chat never asks which session to continue (piflags5)",
+		edits: [{ find: "resume: args.resume,", replace: "resume: false," }],
+		tests: ["test/cli/pi-resume-flag.test.ts"],
+	},
+	{
+		id: "EK03",
+		file: "src/cli/main.ts",
+		description: "`settle -r -p …` runs the prompt in a new session, as if -r were not given (piflags5)",
+		edits: [{ find: 'if (args.resume && mode !== "interactive") {', replace: 'if (args.resume && mode === "rpc") {' }],
+		tests: ["test/cli/pi-resume-flag.test.ts"],
+	},
+	{
+		id: "EK04",
+		file: "src/cli/interactive-mode.ts",
+		description:
+			"lines piped to `settle -i -r` before its question is asked are run as prompts, not answers: the question sees the end of input (piflags5)",
+		edits: [
+			{
+				find: "if (!early) return questions.ask(text);",
+				replace: "if (early) pending.unshift(early);\n\t\treturn questions.ask(text);",
+			},
+		],
+		tests: ["test/cli/pi-resume-flag.test.ts"],
+	},
+	{
+		id: "EK05",
+		file: "src/cli/interactive-commands.ts",
+		description: "the start-up picker's numbers are off by one: `2` resumes the newest session (piflags5)",
+		edits: [{ find: "shown[Number(choice) - 1]", replace: "shown[Number(choice) - 2]" }],
+		tests: ["test/cli/pi-resume-flag.test.ts"],
+	},
+	{
+		id: "EK06",
+		file: "src/cli/interactive-commands.ts",
+		description: "`settle -r` with no saved session asks anyway, over an empty list (piflags5)",
+		edits: [
+			{
+				find: '\tif (sessions.length === 0) {\n\t\thost.print("Starting a new session.");\n\t\treturn true;\n\t}\n',
+				replace: "",
+			},
+		],
+		tests: ["test/cli/pi-resume-flag.test.ts"],
 	},
 ];
 

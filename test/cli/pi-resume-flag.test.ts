@@ -1,0 +1,134 @@
+/**
+ * pi's `--resume` / `-r` start-up flag in `settle -i` (piflags5): before the first prompt the chat
+ * lists this project's sessions as `/resume` does, numbered, and asks which one to continue. The
+ * sessions are written by earlier real `settle -p` runs; the chat is a real child process over a pipe.
+ */
+import { readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { useCliProject } from "./helpers.js";
+import { bannerSessionFile, Repl, transcript } from "./interactive.helpers.js";
+
+const cli = useCliProject("settle-pi-resume-flag-");
+const QUESTION = "Resume which session? (number or id prefix, empty for a new session): ";
+
+/** Runs `settle -p --faux <prompt>` (a saved session of the project); returns its id and file. */
+function savedSession(prompt: string): { id: string; file: string } {
+	const run = cli.settle(["--faux", "--json", prompt]);
+	expect(run.code).toBe(0);
+	const header = JSON.parse(run.stdout.split("\n")[0]!) as { type: string; id: string };
+	expect(header.type).toBe("session");
+	const folder = join(cli.agentDir, "sessions");
+	const [projectFolder] = readdirSync(folder);
+	const name = readdirSync(join(folder, projectFolder!)).find((file) => file.includes(header.id));
+	expect(name).toBeDefined();
+	return { id: header.id, file: join(folder, projectFolder!, name!) };
+}
+
+function chat(...args: string[]): Repl {
+	return new Repl(["--faux", ...args], { cwd: cli.project, agentDir: cli.agentDir });
+}
+
+describe("settle -r / --resume (pi's start-up session picker, as a question)", () => {
+	it("lists this project's sessions newest first, numbered; a number resumes that one and the chat goes on in it", async () => {
+		const first = savedSession("the first session");
+		const second = savedSession("the second session");
+		const repl = chat("-r");
+		const listed = await repl.until(QUESTION);
+		expect(listed).toContain("Sessions of this project, newest first:\n");
+		const one = listed.indexOf(`  1. ${second.id}  `);
+		const two = listed.indexOf(`  2. ${first.id}  `);
+		expect(one).toBeGreaterThan(0);
+		expect(two).toBeGreaterThan(one);
+		expect(listed).toContain("the first session\n");
+
+		const resumed = await repl.say("2", "Resumed");
+		expect(resumed).toContain(`Resumed ${first.id} (2 messages): ${first.file}\n`);
+		expect(resumed).toContain("  last message: the first session\n");
+		await repl.say("more of the first", "more of the first\n>");
+		expect(await repl.end()).toBe(0);
+		expect(transcript(first.file)).toEqual([
+			"user: the first session",
+			"assistant: the first session",
+			"user: more of the first",
+			"assistant: more of the first",
+		]);
+		expect(transcript(second.file)).toEqual(["user: the second session", "assistant: the second session"]);
+	});
+
+	it("--resume takes an id prefix; an answer matching none says so and asks again", async () => {
+		const first = savedSession("the first session");
+		savedSession("the second session");
+		const repl = chat("--resume");
+		await repl.until(QUESTION);
+		const from = repl.mark();
+		repl.send("zzzz");
+		const refused = await repl.until(QUESTION, from);
+		expect(refused).toContain("Error: No session of this project has an id starting with zzzz");
+		// Ids are UUIDv7: sessions started close together share their first characters.
+		const resumed = await repl.say(first.id.slice(0, 24), "Resumed");
+		expect(resumed).toContain(`Resumed ${first.id} (2 messages): ${first.file}\n`);
+		await repl.say("again", "again\n>");
+		expect(await repl.end()).toBe(0);
+		expect(transcript(first.file).slice(2)).toEqual(["user: again", "assistant: again"]);
+	});
+
+	it("an empty answer keeps the new session: the saved ones keep their bytes", async () => {
+		const first = savedSession("the first session");
+		const before = readFileSync(first.file, "utf8");
+		const repl = chat("-r");
+		await repl.until(QUESTION);
+		expect(await repl.say("", "Starting a new session.")).not.toContain("Resumed");
+		await repl.say("a fresh start", "a fresh start\n>");
+		expect(await repl.end()).toBe(0);
+		const fresh = bannerSessionFile(repl.stdout);
+		expect(fresh).not.toBe(first.file);
+		expect(transcript(fresh)).toEqual(["user: a fresh start", "assistant: a fresh start"]);
+		expect(readFileSync(first.file, "utf8")).toBe(before);
+	});
+
+	it("no saved session: says so, asks nothing, and the chat starts on a new one", async () => {
+		const repl = chat("-r");
+		const started = await repl.idle(0, "Starting a new session.");
+		expect(started).toContain("This project has no saved sessions yet.\n");
+		expect(started).not.toContain(QUESTION);
+		await repl.say("hello", "hello\n>");
+		expect(await repl.end()).toBe(0);
+		expect(transcript(bannerSessionFile(repl.stdout))).toEqual(["user: hello", "assistant: hello"]);
+	});
+
+	it("answers piped all at once (read before the question is asked) answer it in order; the rest is the chat's", () => {
+		savedSession("the first session");
+		const second = savedSession("the second session");
+		const run = cli.settle(["--faux", "-i", "-r"], "zzzz\n1\nhello\n");
+		expect(run.code).toBe(0);
+		expect(run.stdout).toContain(`${QUESTION}zzzz\nError: No session of this project has an id starting with zzzz`);
+		expect(run.stdout).toContain(`${QUESTION}1\nResumed ${second.id} (2 messages): ${second.file}\n`);
+		expect(transcript(second.file).slice(2)).toEqual(["user: hello", "assistant: hello"]);
+	});
+
+	it("end of input at the question: 'No session selected', exit 0, as pi's cancelled picker", async () => {
+		const first = savedSession("the first session");
+		const before = readFileSync(first.file, "utf8");
+		const repl = chat("-r");
+		await repl.until(QUESTION);
+		expect(await repl.end()).toBe(0);
+		expect(repl.stdout).toContain("No session selected.\n");
+		expect(readFileSync(first.file, "utf8")).toBe(before);
+	});
+
+	it("with -p, --json or --rpc: exit 2 naming --session and -c (pi opens its full-screen picker); nothing runs", () => {
+		savedSession("the first session");
+		for (const args of [["-p", "hi"], ["--json", "hi"], ["--rpc"]]) {
+			const run = cli.settle(["--faux", "-r", ...args]);
+			expect(run.code).toBe(2);
+			expect(run.stdout).toBe("");
+			expect(run.stderr).toContain(
+				"Error: --resume asks which session to continue in the chat (settle -i -r). With -p, --json or --rpc name it: --session <id-prefix>, or -c for this project's latest.\n",
+			);
+		}
+		expect(cli.settle(["--faux", "-r", "-c", "-i"]).stderr).toContain(
+			"Error: Use only one of --session <file>, --continue, --resume and --no-session.",
+		);
+	});
+});
