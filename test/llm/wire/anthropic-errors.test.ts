@@ -261,16 +261,21 @@ describe("abort() during a streaming Anthropic response", () => {
 	});
 });
 
+/** A wire session on a 64k-output Anthropic model (pi-ai asks for 32000), thinking off, every turn compactable. */
+function startCapSession(): ReturnType<typeof startWireSession> {
+	return startWireSession({
+		api: "anthropic-messages",
+		route: summaries,
+		model: { maxTokens: 64_000 },
+		settings: { defaultThinkingLevel: "off", compaction: { keepRecentTokens: 1 } },
+	});
+}
+
 describe("Anthropic answers cut by the output cap (stop_reason max_tokens)", () => {
 	it("bug: an answer that used all of pi-ai's default max_tokens (32000) was taken for a context-full truncation and compacted", async () => {
 		// A 64k-output model: pi-ai asks for min(maxTokens, 32000) = 32000 output tokens. Hitting that cap
 		// is the output limit, not a full context; nothing to compact, the answer stands.
-		w = await startWireSession({
-			api: "anthropic-messages",
-			route: summaries,
-			model: { maxTokens: 64_000 },
-			settings: { defaultThinkingLevel: "off", compaction: { keepRecentTokens: 1 } },
-		});
+		w = await startCapSession();
 		w.server.reply(
 			anthropicReply([{ type: "text", text: "short" }]),
 			anthropicReply([{ type: "text", text: "a very long answer, cut" }], {
@@ -290,12 +295,7 @@ describe("Anthropic answers cut by the output cap (stop_reason max_tokens)", () 
 	});
 
 	it("a max_tokens stop far below the requested cap, its input leaving less room than the cap, is still recovered like an overflow (compact, re-run)", async () => {
-		w = await startWireSession({
-			api: "anthropic-messages",
-			route: summaries,
-			model: { maxTokens: 64_000 },
-			settings: { defaultThinkingLevel: "off", compaction: { keepRecentTokens: 1 } },
-		});
+		w = await startCapSession();
 		// 190000 input tokens in the 200k window leave 10000 of the 32000 asked for: the window cut it.
 		w.server.reply(
 			anthropicReply([{ type: "text", text: "short" }]),
@@ -312,12 +312,7 @@ describe("Anthropic answers cut by the output cap (stop_reason max_tokens)", () 
 	});
 
 	it("pi#9793: a max_tokens stop far below the requested cap with room for the whole cap is not compacted (the window did not cut it)", async () => {
-		w = await startWireSession({
-			api: "anthropic-messages",
-			route: summaries,
-			model: { maxTokens: 64_000 },
-			settings: { defaultThinkingLevel: "off", compaction: { keepRecentTokens: 1 } },
-		});
+		w = await startCapSession();
 		w.server.reply(
 			anthropicReply([{ type: "text", text: "short" }]),
 			anthropicReply([{ type: "text", text: "cut" }], { stopReason: "max_tokens", usage: { input: 5000, output: 12 } }),
