@@ -27,6 +27,7 @@ import { withPiOptionHint } from "./pi-options.js";
 import type { CliOutput } from "./print-mode.js";
 import { runPrintMode } from "./print-mode.js";
 import { runRpcMode } from "./rpc-mode.js";
+import { destroyedStdinError, stdinState } from "./stdin-state.js";
 import {
 	explainStall,
 	guardRuntime,
@@ -395,6 +396,10 @@ const STDIN_SILENCE_NOTICE_MS = 2000;
  */
 async function readPipedStdin(out: CliOutput): Promise<string | undefined> {
 	if (process.stdin.isTTY) return undefined;
+	// An embedder may have read or destroyed stdin before runCli (pi#8587).
+	const state = stdinState(process.stdin);
+	if (state === "ended") return "";
+	if (state === "destroyed") throw destroyedStdinError("the piped prompt");
 	const chunks: Buffer[] = [];
 	const notice = setTimeout(() => {
 		out.stderr(

@@ -35,6 +35,7 @@ import { THINKING_LEVELS } from "./args.js";
 import { sendToCurrentSession } from "./current-session.js";
 import { bindForCli, type CliOutput, waitForReader } from "./print-mode.js";
 import { createRpcUIContext, type RpcUIResponse } from "./rpc-ui.js";
+import { destroyedStdinError, stdinState } from "./stdin-state.js";
 
 /** Commands that replace the session: the commands after them start once they are done. */
 const REPLACING_COMMANDS: ReadonlySet<string> = new Set(["new_session", "switch_session", "fork", "clone"]);
@@ -269,6 +270,10 @@ export async function runRpcMode(runtime: AgentSessionRuntime, input: Readable, 
 	const inFlight = new Set<Promise<void>>();
 	let replacement: Promise<void> = Promise.resolve();
 	let aborting: Promise<void> = Promise.resolve();
+	// An embedder may have read or destroyed stdin before runCli (pi#8587): the line reader would
+	// wait for an end that already came, or never comes.
+	const state = stdinState(input);
+	if (state === "destroyed") throw destroyedStdinError("RPC commands");
 	const lines = createInterface({ input, crlfDelay: Number.POSITIVE_INFINITY });
 	const run = async (command: RpcCommand) => {
 		try {
@@ -279,7 +284,8 @@ export async function runRpcMode(runtime: AgentSessionRuntime, input: Readable, 
 		}
 		if (shutdownRequested) lines.close();
 	};
-	for await (const line of lines) {
+	// An ended stdin holds no commands (a closed line reader's iterator would never finish either).
+	for await (const line of state === "ended" ? [] : lines) {
 		if (line.trim() === "") continue;
 		let parsed: unknown;
 		try {

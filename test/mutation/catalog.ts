@@ -13052,6 +13052,35 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/cli/pi-resume-flag.test.ts"],
 	},
+	{
+		id: "EN01",
+		file: "src/cli/rpc-mode.ts",
+		description:
+			"`settle --rpc` run by an embedder whose stdin already ended waits on the line reader for an end that came before it: a stall, exit 1 (pi#8587, races35)",
+		edits: [
+			{
+				find: 'for await (const line of state === "ended" ? [] : lines) {',
+				replace: "for await (const line of lines) {",
+			},
+		],
+		tests: ["test/pi-races/queue-rpc.test.ts"],
+	},
+	{
+		id: "EN02",
+		file: "src/cli/main.ts",
+		description:
+			"a destroyed stdin is read anyway: `settle -p` says only `Premature close` instead of what happened and what to do (pi#8587, races35)",
+		edits: [{ find: 'if (state === "destroyed") throw destroyedStdinError("the piped prompt");', replace: "" }],
+		tests: ["test/pi-races/queue-rpc.test.ts"],
+	},
+	{
+		id: "EN03",
+		file: "src/cli/rpc-mode.ts",
+		description:
+			"`settle --rpc` with a destroyed stdin waits on the line reader forever: a stall instead of the error (pi#8587, races35)",
+		edits: [{ find: 'if (state === "destroyed") throw destroyedStdinError("RPC commands");', replace: "" }],
+		tests: ["test/pi-races/queue-rpc.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
