@@ -5128,18 +5128,6 @@ export const MUTANTS: Mutant[] = [
 		tests: ["test/cli/cli-guidance.test.ts"],
 	},
 	{
-		id: "AL03",
-		file: "src/cli/pi-options.ts",
-		description: "any unknown option called a pi option",
-		edits: [
-			{
-				find: "if (name === undefined || !Object.hasOwn(HINTS, name)) return message;",
-				replace: "if (name === undefined) return message;",
-			},
-		],
-		tests: ["test/cli/cli-guidance.test.ts"],
-	},
-	{
 		id: "AL04",
 		file: "src/store/folders.ts",
 		description: "a file in the way of the session folder passes the startup check",
@@ -6680,8 +6668,8 @@ export const MUTANTS: Mutant[] = [
 		description: "unknown options refused early even when extensions may load",
 		edits: [
 			{
-				find: "if (sources.may) return { errors };",
-				replace: "if (false) return { errors };",
+				find: "if (sources.may) return { errors: [] };",
+				replace: "if (false) return { errors: [] };",
 			},
 		],
 		tests: ["test/cli/cli-guidance.test.ts"],
@@ -13051,6 +13039,20 @@ export const MUTANTS: Mutant[] = [
 			},
 		],
 		tests: ["test/cli/pi-resume-flag.test.ts"],
+	},
+	{
+		id: "EO01",
+		file: "src/cli/args.ts",
+		description: "pi's `--theme <name|path>` is not an option again: an unknown one (exit 2) (leftovers3)",
+		edits: [{ find: '\t"--prompt-template",\n\t"--theme",\n]);', replace: '\t"--prompt-template",\n]);' }],
+		tests: ["test/cli/pi-startup-flags.test.ts", "test/cli/pi-differential-args.property.test.ts"],
+	},
+	{
+		id: "EO02",
+		file: "src/cli/main.ts",
+		description: "`settle -i --theme …` runs without the note that its chat has no themes (leftovers3)",
+		edits: [{ find: "if (args.themes.length > 0 || args.noThemes) out.stderr(", replace: "if (false) out.stderr(" }],
+		tests: ["test/cli/pi-startup-flags.test.ts"],
 	},
 ];
 
