@@ -3318,7 +3318,7 @@ export const MUTANTS: Mutant[] = [
 		description: "env var name not resolved",
 		edits: [
 			{
-				find: "return process.env[environmentName(value)] || value;",
+				find: "return resolveConfiguredValue(value);",
 				replace: "return value;",
 			},
 		],
@@ -12911,7 +12911,7 @@ export const MUTANTS: Mutant[] = [
 	},
 	{
 		id: "EG02",
-		file: "src/session/model-registry-view.ts",
+		file: "src/llm/provider-env.ts",
 		description:
 			'a models.json `"apiKey": "$MY_KEY"` is sent as the literal `$MY_KEY` (a 401), not the variable\'s value (pi#9258)',
 		edits: [
@@ -12968,8 +12968,8 @@ export const MUTANTS: Mutant[] = [
 			"an auth.json key written `$NAME` (or braced) is sent as it stands (`Bearer $NAME`, a 401) instead of the variable's value, unlike models.json's `apiKey` (pi#9258)",
 		edits: [
 			{
-				find: "const name = environmentName(key);",
-				replace: "const name = key;",
+				find: "return resolveConfiguredValue(key);",
+				replace: 'return key.startsWith("$") ? key : resolveConfiguredValue(key);',
 			},
 		],
 		tests: ["test/pi-races/providers.test.ts"],
@@ -13053,6 +13053,19 @@ export const MUTANTS: Mutant[] = [
 		description: "`settle -i --theme …` runs without the note that its chat has no themes (leftovers3)",
 		edits: [{ find: "if (args.themes.length > 0 || args.noThemes) out.stderr(", replace: "if (false) out.stderr(" }],
 		tests: ["test/cli/pi-startup-flags.test.ts"],
+	},
+	{
+		id: "EO03",
+		file: "src/runtime/auth-storage.ts",
+		description:
+			"an auth.json key names an environment variable only in upper case (or `$NAME`), not as pi's resolveConfigValue (leftovers3)",
+		edits: [
+			{
+				find: "return resolveConfiguredValue(key);",
+				replace: "return /^\\$/.test(key) || /^[A-Z_][A-Z0-9_]*$/.test(key) ? resolveConfiguredValue(key) : key;",
+			},
+		],
+		tests: ["test/pi-races/providers.test.ts"],
 	},
 ];
 
