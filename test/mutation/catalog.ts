@@ -13067,6 +13067,14 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/pi-races/providers.test.ts"],
 	},
+	{
+		id: "EO04",
+		file: "src/runtime/sdk.ts",
+		description:
+			"`--provider TWO --model cod` is not found again: no case-insensitive provider, no pi matching inside it (leftovers3)",
+		edits: [{ find: "\t\tif (matched) return matched;\n", replace: "" }],
+		tests: ["test/cli/pi-provider-flags.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
