@@ -87,6 +87,10 @@ export interface ParsedArgs {
 	skills: string[];
 	/** `--prompt-template <path>` (repeatable): template files or folders loaded besides the discovered ones (also with `-np`). */
 	promptTemplates: string[];
+	/** `--theme <name|path>` (pi's, repeatable): accepted for pi's scripts; Settle has no themes, so it changes nothing. */
+	themes: string[];
+	/** `--no-themes` (pi's): accepted for pi's scripts; changes nothing. */
+	noThemes: boolean;
 	/** `--verbose` (pi's): `settle -i` prints its start-up banner even with the `quietStartup` setting. */
 	verbose: boolean;
 	/** `--offline` (pi's): accepted; Settle makes no start-up network requests, so it changes nothing. */
@@ -129,6 +133,7 @@ const VALUE_OPTIONS = new Set([
 	"--append-system-prompt",
 	"--skill",
 	"--prompt-template",
+	"--theme",
 ]);
 /** `settle trace <file> -o <out.html>` (elsewhere `-o` stays an unknown option, as in pi). */
 const TRACE_COMMAND_OPTIONS = new Set(["-o", "--output"]);
@@ -163,6 +168,8 @@ export function parseArgs(argv: readonly string[]): ParsedArgs {
 		noPromptTemplates: false,
 		skills: [],
 		promptTemplates: [],
+		themes: [],
+		noThemes: false,
 		verbose: false,
 		offline: false,
 		inspect: false,
@@ -280,6 +287,9 @@ export function parseArgs(argv: readonly string[]): ParsedArgs {
 			case "--no-prompt-templates":
 			case "-np":
 				result.noPromptTemplates = true;
+				continue;
+			case "--no-themes":
+				result.noThemes = true;
 				continue;
 			case "--offline":
 				result.offline = true;
@@ -431,6 +441,9 @@ function applyValueOption(result: ParsedArgs, option: string, value: string): vo
 			return;
 		case "--prompt-template":
 			result.promptTemplates.push(value);
+			return;
+		case "--theme":
+			result.themes.push(value);
 			return;
 		case "-o":
 		case "--output":

@@ -94,6 +94,9 @@ Options:
                                 Text appended to the system prompt instead of APPEND_SYSTEM.md
                                 (a value naming a file is read; repeatable)
   --offline                     Accepted for pi's scripts; does nothing (settle makes no startup requests)
+  --theme <name|path>, --no-themes
+                                Accepted for pi's scripts; do nothing (settle has no themes; NO_COLOR
+                                turns the chat's colours off)
   --verbose                     settle -i: print the start-up banner even with the quietStartup setting
                                 (as pi; -p, --json and --rpc output is unchanged)
   --faux                        Offline scripted model: echoes each prompt

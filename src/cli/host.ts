@@ -22,7 +22,6 @@ import { extensionFlagValues, type ParsedArgs, projectDirectory, reclaimMessages
 import { createCliFaux, loadFauxScript } from "./faux-script.js";
 import { EXIT_FAILURE, EXIT_SESSION_FILE, EXIT_SESSION_LOCKED, EXIT_USAGE, HELP_POINTER } from "./help.js";
 import { piContinueHint, piFolderHint, piSessionHint } from "./pi-folder.js";
-import { withPiOptionHint } from "./pi-options.js";
 import { findSessionByIdPrefix, type LinkNamedSessionFolder, skippedLineWarnings } from "./session-lookup.js";
 import { untrustedFlagsLine } from "./unknown-options.js";
 
@@ -219,11 +218,10 @@ export async function startHost(args: ParsedArgs): Promise<CliHost> {
 		const lines = errors.map((d) => {
 			if (d.source === "settings") return `Error: ${oneLine(settingsErrorForCli(d.message))}`;
 			if (d.source === "extensions") return `Error: ${oneLine(extensionErrorForCli(d, args.extensions, cwd))}`;
-			return `Error: ${oneLine(withPiOptionHint(d.message))}`;
+			return `Error: ${oneLine(d.message)}`;
 		});
 		// An "unknown" option may be a flag of an extension that trust kept from loading: say so.
-		const maybeExtensionFlag = (d: AgentSessionRuntimeDiagnostic) =>
-			d.source === "flags" && withPiOptionHint(d.message) === d.message;
+		const maybeExtensionFlag = (d: AgentSessionRuntimeDiagnostic) => d.source === "flags";
 		if (untrusted.paths.length > 0 && errors.some(maybeExtensionFlag)) {
 			lines.push(untrustedFlagsLine(untrusted.cwd));
 		}

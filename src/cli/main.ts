@@ -23,7 +23,6 @@ import { startCliInspector } from "./inspect.js";
 import { runInteractiveMode, startsInteractive } from "./interactive-mode.js";
 import { streamSafe } from "./interactive-render.js";
 import { piFolderHintShown, piModelsHint } from "./pi-folder.js";
-import { withPiOptionHint } from "./pi-options.js";
 import type { CliOutput } from "./print-mode.js";
 import { runPrintMode } from "./print-mode.js";
 import { runRpcMode } from "./rpc-mode.js";
@@ -50,6 +49,10 @@ const processOutput: CliOutput = {
 	stdoutIsTerminal: process.stdout.isTTY === true,
 };
 
+/** What `settle -i --theme …` / `--no-themes` says once: the options are accepted for pi's scripts and change nothing. */
+const THEMES_NOTE =
+	"Note: --theme and --no-themes are pi's terminal-UI options; Settle's chat is line-based and has no themes (NO_COLOR turns its colours off).";
+
 /**
  * Runs the CLI with `argv` (without `node` and the script) and returns the exit code.
  *
@@ -61,7 +64,7 @@ const processOutput: CliOutput = {
 export async function main(argv: readonly string[], out: CliOutput = processOutput): Promise<number> {
 	const args = parseArgs(argv);
 	for (const diagnostic of args.diagnostics) {
-		out.stderr(`${diagnostic.type === "error" ? "Error" : "Warning"}: ${withPiOptionHint(diagnostic.message)}\n`);
+		out.stderr(`${diagnostic.type === "error" ? "Error" : "Warning"}: ${diagnostic.message}\n`);
 	}
 	if (args.diagnostics.some((diagnostic) => diagnostic.type === "error")) {
 		out.stderr(HELP_POINTER);
@@ -176,6 +179,8 @@ export async function main(argv: readonly string[], out: CliOutput = processOutp
 			try {
 				if (mode === "rpc") return await runRpcMode(runtime, process.stdin, out);
 				if (mode === "interactive") {
+					// pi's --theme / --no-themes style its terminal UI; Settle's chat has none (the other modes print no colours).
+					if (args.themes.length > 0 || args.noThemes) out.stderr(`${THEMES_NOTE}\n`);
 					const handleSignals = out === processOutput;
 					return await runInteractiveMode(
 						runtime,

@@ -1,15 +1,14 @@
 /**
  * Unknown long options reported before anything loads. Settle passes any `--name [value]` it does
  * not know to extensions (`pi.registerFlag`), which are validated only once the extensions are
- * loaded. Two kinds cannot be an extension's flag, so they are refused at once, with the same
- * shape as an unknown short option (the error, then `Run settle --help for the options.`):
- * - pi's own options Settle lacks (`--resume`, `--provider`, …): pi parses them itself, so no pi
- *   extension can own them either;
- * - any name when no extension can load: `--no-extensions` without `-e`, or no `-e`, no extensions
- *   folder (project or agent folder) and no `"extensions"` entry in either settings file. A project
- *   that is not trusted (`--no-approve`, `<agentDir>/trust.json`, `defaultProjectTrust`: the rule
- *   the resource loader follows) loads neither its folder nor its settings' entries, so they do not
- *   count; the refusal then says how to trust it.
+ * loaded. When no extension can load, no name can be an extension's flag, so it is refused at
+ * once, with the same shape as an unknown short option (the error, then `Run settle --help for the
+ * options.`). No extension can load with `--no-extensions` without `-e`, or with no `-e`, no
+ * extensions folder (project or agent folder) and no `"extensions"` entry in either settings file.
+ * A project that is not trusted (`--no-approve`, `<agentDir>/trust.json`, `defaultProjectTrust`:
+ * the rule the resource loader follows) loads neither its folder nor its settings' entries, so they
+ * do not count; the refusal then says how to trust it. (pi's own options are all known options:
+ * `--theme` / `--no-themes` are accepted and change nothing.)
  * Otherwise the extensions decide (src/extensions/flags.ts), and the error comes after they loaded.
  * An unreadable settings file is not decided here: it may list the extension that owns the option,
  * and the host refuses to start with it before any extension loads (src/cli/host.ts).
@@ -20,7 +19,6 @@ import { readJsonObjectFile } from "../settings/json-file.js";
 import { expandHome, getDefaultAgentDir, resolveProjectConfigDir } from "../settings/paths.js";
 import { resolveProjectTrust } from "../settings/trust.js";
 import { type ParsedArgs, projectDirectory } from "./args.js";
-import { isPiOption, withPiOptionHint } from "./pi-options.js";
 
 /** What the check reads of the command line. */
 export type OptionArgs = Pick<ParsedArgs, "unknownFlags" | "extensions" | "noExtensions"> &
@@ -40,12 +38,9 @@ export type OptionArgs = Pick<ParsedArgs, "unknownFlags" | "extensions" | "noExt
 export function unknownOptionErrors(args: OptionArgs): { errors: string[]; note?: string } {
 	if (args.unknownFlags.length === 0) return { errors: [] };
 	const names = [...new Set(args.unknownFlags.map((flag) => `--${flag.name}`))];
-	const errors = names.filter(isPiOption).map((name) => withPiOptionHint(`Unknown option: ${name}`));
-	const others = names.filter((name) => !isPiOption(name));
-	if (others.length === 0) return { errors };
 	const sources = extensionSources(args);
-	if (sources.may) return { errors };
-	errors.push(`Unknown option${others.length === 1 ? "" : "s"}: ${others.join(", ")}`);
+	if (sources.may) return { errors: [] };
+	const errors = [`Unknown option${names.length === 1 ? "" : "s"}: ${names.join(", ")}`];
 	if (sources.untrustedProject === undefined) return { errors };
 	return { errors, note: untrustedFlagsLine(sources.untrustedProject) };
 }

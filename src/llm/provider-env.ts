@@ -120,3 +120,21 @@ export function providerOfAuthError(error: { message: string; details?: Record<s
 export function environmentName(value: string): string {
 	return /^\$(?:\{([A-Za-z_][A-Za-z0-9_]*)\}|([A-Za-z_][A-Za-z0-9_]*))$/.exec(value)?.slice(1).find(Boolean) ?? value;
 }
+
+/**
+ * A configured key or header value as pi's `resolveConfigValue` reads it (`!command` aside): the
+ * value of the environment variable it names ({@link environmentName}) when that variable is set
+ * and not empty, whatever the name's case; otherwise the value itself, a literal. Shared by
+ * models.json `apiKey`/headers and auth.json keys.
+ *
+ * @example
+ * ```ts
+ * process.env.my_gateway_key = "sk-from-env";
+ * resolveConfiguredValue("my_gateway_key"); // "sk-from-env"
+ * resolveConfiguredValue("$my_gateway_key"); // "sk-from-env"
+ * resolveConfiguredValue("sk-literal"); // "sk-literal" (no such variable)
+ * ```
+ */
+export function resolveConfiguredValue(value: string): string {
+	return process.env[environmentName(value)] || value;
+}

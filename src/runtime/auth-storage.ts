@@ -7,7 +7,7 @@
 import { dirname, join, resolve } from "node:path";
 import { errorMessage, SettleError } from "../errors.js";
 import type { CredentialSource } from "../llm/pi-ai.js";
-import { environmentName } from "../llm/provider-env.js";
+import { resolveConfiguredValue } from "../llm/provider-env.js";
 import { readJsonObjectFile, withFileLock, writeFileAtomic } from "../settings/json-file.js";
 import { getDefaultAgentDir } from "../settings/paths.js";
 import { makeFolders } from "../store/folders.js";
@@ -115,10 +115,8 @@ export class AuthStorage implements CredentialSource {
 		if (typeof key !== "string" || key.trim() === "") return undefined;
 		// pi's `!command` key (pi#9245): Settle runs no command, and the command's text is no key.
 		if (key.startsWith("!")) return undefined;
-		// An environment variable's name: `NAME` (upper case), or `$NAME` / `${NAME}` as in models.json (pi#9258).
-		const name = environmentName(key);
-		const fromEnvironment = name !== key || /^[A-Z_][A-Z0-9_]*$/.test(key) ? process.env[name] : undefined;
-		return fromEnvironment || key;
+		// As pi's resolveConfigValue: a set variable's name (any case), or `$NAME` / `${NAME}` as in models.json (pi#9258).
+		return resolveConfiguredValue(key);
 	}
 
 	/**

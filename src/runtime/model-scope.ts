@@ -43,8 +43,18 @@ function exactMatch(reference: string, available: readonly Model[]): Model | und
 	return byId.length === 1 ? byId[0] : undefined;
 }
 
-/** pi's `tryMatchModel`: exact, else the ids and names containing the pattern (an alias first, else the latest dated id). */
-function matchModel(pattern: string, available: readonly Model[]): Model | undefined {
+/**
+ * pi 0.73.1's `tryMatchModel`: `pattern` as `provider/id` or an id, case-insensitively (ambiguous is
+ * no match), else the models whose id or name contains it (an alias first, else the latest dated
+ * id). Shared by `--models` scopes and `--model` / `--provider` ({@link findModel}).
+ *
+ * @example
+ * ```ts
+ * const models = modelRuntime.getAll().filter((model) => model.provider === "anthropic");
+ * matchModel("Sonnet", models); // anthropic's newest sonnet alias, as pi's --model sonnet
+ * ```
+ */
+export function matchModel(pattern: string, available: readonly Model[]): Model | undefined {
 	const exact = exactMatch(pattern, available);
 	if (exact) return exact;
 	const lower = pattern.toLowerCase();

@@ -32,6 +32,7 @@ import { SessionManager } from "../store/session-manager.js";
 import type { AnyToolDefinition } from "../tools/types.js";
 import { AUTH_FILE_NAME, type AuthStorage } from "./auth-storage.js";
 import { assertProjectDirectory, assertSessionCwdExists } from "./errors.js";
+import { matchModel } from "./model-scope.js";
 import { MODELS_FILE_NAME } from "./models-json.js";
 import {
 	type AgentSessionRuntimeDiagnostic,
@@ -136,11 +137,14 @@ export interface InitialModelChoice {
 
 /**
  * Finds a model by `provider/id`, or by a bare id when exactly one provider (preferably one with
- * auth) serves it. Throws `NOT_FOUND` saying what exists.
+ * auth) serves it. As pi's `--provider` / `--model`, the provider of `provider/id` is matched in any
+ * case and the id among its models as pi matches it (exact in any case, else the ids and names
+ * containing it). Throws `NOT_FOUND` saying what exists.
  *
  * @example
  * ```ts
  * findModel(modelRuntime, "anthropic/claude-sonnet-4-5");
+ * findModel(modelRuntime, "Anthropic/sonnet"); // anthropic's newest sonnet alias, as pi
  * findModel(modelRuntime, "faux-1");
  * ```
  */
@@ -149,6 +153,12 @@ export function findModel(modelRuntime: ModelRuntime, spec: string): Model {
 	if (slash > 0) {
 		const found = modelRuntime.getModel(spec.slice(0, slash), spec.slice(slash + 1));
 		if (found) return found;
+		// As pi's resolveCliModel: the provider in any case, then the id matched among its models (exact
+		// in any case, else the ids and names containing it).
+		const provider = spec.slice(0, slash).toLowerCase();
+		const ofProvider = modelRuntime.getAll().filter((model) => model.provider.toLowerCase() === provider);
+		const matched = ofProvider.length > 0 ? matchModel(spec.slice(slash + 1), ofProvider) : undefined;
+		if (matched) return matched;
 	}
 	const byId = modelRuntime.getAll().filter((model) => model.id === spec);
 	const withAuth = byId.filter((model) => modelRuntime.hasConfiguredAuth(model.provider));

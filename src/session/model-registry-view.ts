@@ -13,7 +13,7 @@ import type { ExtensionModelRegistry, ProviderConfig } from "../extensions/types
 import { streamFromMessage } from "../llm/event-stream.js";
 import { InMemoryModelRuntime, type ModelRuntime, type ProviderSnapshot } from "../llm/model-runtime.js";
 import { BUILT_IN_PROVIDER_DISPLAY_NAMES, OAUTH_PROVIDER_DISPLAY_NAMES } from "../llm/provider-display-names.js";
-import { environmentName } from "../llm/provider-env.js";
+import { environmentName, resolveConfiguredValue } from "../llm/provider-env.js";
 import { withRequestSignal } from "../llm/request-signal.js";
 import { emptyAssistantMessage, type Model, type StreamFn } from "../llm/types.js";
 import type { VirtualModelDefinition } from "../llm/virtual-models.js";
@@ -463,7 +463,7 @@ function overrideProvider(
  */
 function resolveConfigValue(value: string): string | undefined {
 	if (value.startsWith("!")) return undefined;
-	return process.env[environmentName(value)] || value;
+	return resolveConfiguredValue(value);
 }
 
 function resolveHeaders(headers: Record<string, string>): Record<string, string> {

@@ -131,20 +131,7 @@ describe("an untrusted project's extensions", () => {
 	});
 });
 
-describe("pi's options that Settle lacks", () => {
-	it.each([
-		[["--theme", "dark", "-p", "hi"], "--theme", "Settle's chat is line-based and has no themes"],
-		[["--no-themes", "-p", "hi"], "--no-themes", "Settle's chat is line-based and has no themes"],
-	])("settle --faux %j: exit 2, unknown, named as pi's option with what to do instead", (args, name, hint) => {
-		const run = settle(["--faux", ...args]);
-		expect(run.code).toBe(2);
-		expect(run.stdout).toBe("");
-		expect(run.stderr).toContain(
-			`Error: Unknown option: ${name} (a pi option Settle does not have).${hint ? ` ${hint}` : "\n"}`,
-		);
-		expect(run.stderr).not.toContain("no prompt");
-	});
-
+describe("pi's commands that Settle lacks", () => {
 	it.each([
 		["install", "npm:@foo/bar"],
 		["list"],
@@ -212,16 +199,9 @@ export default function (pi: any) {
 		expect(settle(["--faux", "-z", "-p", "hi"]).stderr).toBe(`Error: Unknown option: -z\n${POINTER}`);
 	});
 
-	it("pi's options are refused before extensions load (no extension can own them); an extension's flag still works", () => {
+	it("with an extension to load, a name it may register waits for it: its flag works, a typo is refused", () => {
 		const marker = addLoadMarkerExtension();
-		const themes = settle(["--faux", "--no-themes", "-p", "hi"]);
-		expect(themes.code).toBe(2);
-		expect(themes.stderr).toMatch(
-			/^Error: Unknown option: --no-themes \(a pi option Settle does not have\)\. Settle's chat is line-based and has no themes/,
-		);
-		expect(themes.stderr.endsWith(`\n${POINTER}`)).toBe(true);
-		expect(existsSync(marker)).toBe(false);
-		// With an extension to load, a name it may register waits for it: --plan is its flag, --typo is not.
+		// --plan is its flag, --typo is not.
 		const plan = settle(["--faux", "--no-session", "--plan", "-p", "hi"]);
 		expect([plan.code, plan.stdout, existsSync(marker)]).toEqual([0, "hi\n", true]);
 		const typo = settle(["--faux", "--no-session", "--typo", "-p", "hi"]);

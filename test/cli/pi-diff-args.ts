@@ -48,6 +48,9 @@ export interface ArgsView {
 	skills: string[];
 	/** pi `promptTemplates` (undefined when none) ↔ Settle `promptTemplates` ([] when none). */
 	promptTemplates: string[];
+	/** pi `themes` (undefined when none) ↔ Settle `themes` ([] when none): `--theme` (repeatable). */
+	themes: string[];
+	noThemes: boolean;
 	offline: boolean;
 	verbose: boolean;
 	/** `--export <file>`: the session file to write as HTML (the first message is then the output path). */
@@ -94,6 +97,8 @@ export function piView(p: PiArgs): ArgsView {
 		noPromptTemplates: p.noPromptTemplates === true,
 		skills: p.skills ?? [],
 		promptTemplates: p.promptTemplates ?? [],
+		themes: p.themes ?? [],
+		noThemes: p.noThemes === true,
 		offline: p.offline === true,
 		verbose: p.verbose === true,
 		export: p.export,
@@ -135,6 +140,8 @@ export function settleView(s: ParsedArgs): ArgsView {
 		noPromptTemplates: s.noPromptTemplates,
 		skills: s.skills,
 		promptTemplates: s.promptTemplates,
+		themes: s.themes,
+		noThemes: s.noThemes,
 		offline: s.offline,
 		verbose: s.verbose,
 		export: s.export,
@@ -172,6 +179,7 @@ export const SHARED_BOOLEAN = [
 	"-ns",
 	"--no-prompt-templates",
 	"-np",
+	"--no-themes",
 	"--offline",
 	"--verbose",
 	"--help",
@@ -199,6 +207,7 @@ export const SHARED_VALUE = [
 	"--append-system-prompt",
 	"--skill",
 	"--prompt-template",
+	"--theme",
 ];
 
 /** Values, valid for some option or not, and words that look like options. */
@@ -227,13 +236,6 @@ const VALUES = [
 	"--",
 	"-z",
 ];
-
-/**
- * pi 0.73.1 options Settle does not have (named divergence "pi-only option"): themes are not part
- * of Settle's CLI (README "CLI"). Settle reports each as an unknown option instead of running.
- */
-export const PI_ONLY_BOOLEAN = ["--no-themes"];
-export const PI_ONLY_VALUE = ["--theme"];
 
 /**
  * Settle options pi does not have (named divergence "Settle-only option", Settle's help):
@@ -282,8 +284,6 @@ const OTHERS = [
  * `list`, …: as the first argument pi runs its package manager before parsing, Settle refuses them).
  */
 const ONE_SIDED = new Set([
-	...PI_ONLY_BOOLEAN,
-	...PI_ONLY_VALUE,
 	...SETTLE_ONLY_BOOLEAN,
 	...SETTLE_ONLY_VALUE,
 	"demo",
@@ -341,13 +341,10 @@ export const sharedUnit: fc.Arbitrary<readonly string[]> = fc.oneof(
 		)
 		.map((unit) => [...unit]),
 	fc
-		.tuple(fc.constantFrom("--skill", "--prompt-template"), fc.constantFrom("skills/lint", "fix.md", "~/p", "-x", ""))
+		.tuple(
+			fc.constantFrom("--skill", "--prompt-template", "--theme"),
+			fc.constantFrom("skills/lint", "fix.md", "~/p", "-x", "", "dark"),
+		)
 		.map((unit) => [...unit]),
 	fc.constantFrom(["hello"], ["fix the bug"], ["@notes.md"], ["@img.png"], ["--plan=deep"], ["--alias", "fast"]),
 );
-
-/** Which of pi's 0.73.1 options that Settle lacks a parsed pi command line used (by pi's field). */
-export function piOnlyFieldsUsed(p: PiArgs): string[] {
-	const fields: (keyof PiArgs)[] = ["themes", "noThemes"];
-	return fields.filter((field) => p[field] !== undefined);
-}

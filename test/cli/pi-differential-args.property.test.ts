@@ -18,8 +18,9 @@
  *   `--no-tools`, messages with `--mode rpc` (pi drops them), an empty or blank `--session`, `--fork` or `--session-dir`
  *   (pi#9733: pi resumes / forks the newest session, uses the default folder). Each Settle error is checked against
  *   pi's parse, which must show the ignored or overridden input.
- * - "pi-only option" / "Settle-only option": options one CLI lacks (lists and reasons in
- *   pi-diff-args.ts); the other reports them as unknown, checked in their own properties.
+ * - "Settle-only option": options pi lacks (list and reasons in pi-diff-args.ts); pi reports them
+ *   as unknown, checked in their own property. pi has no option Settle lacks (`--theme` and
+ *   `--no-themes` are parsed as pi parses them and change nothing).
  * Exit codes (pi 1, Settle 2 for a bad command line) are compared in the process differential.
  * PI_DIFF_ARG_RUNS=<n> runs each property n times (for a longer hunt than the default).
  */
@@ -27,17 +28,13 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import {
 	type ArgsView,
-	PI_ONLY_BOOLEAN,
-	PI_ONLY_VALUE,
 	parseBoth,
-	piOnlyFieldsUsed,
 	SETTLE_ONLY_BOOLEAN,
 	SETTLE_ONLY_VALUE,
 	SHARED_VALUE,
 	sharedToken,
 	sharedUnit,
 } from "./pi-diff-args.js";
-import { piParseArgs } from "./pi-diff-pi.js";
 
 /** Why a command line fails, as atomic facts: `unknown <option>` (parse error or extension flag), `error <text>`. */
 function failureFacts(view: ArgsView): Set<string> {
@@ -163,28 +160,6 @@ describe("command-line parsing beside pi 0.73.1", () => {
 				compareOutcome(argv);
 			}),
 			{ numRuns: Number(process.env.PI_DIFF_ARG_RUNS ?? 3000) },
-		);
-	});
-
-	it("pi-only option: where pi would use an option Settle lacks, Settle reports that option as unknown", () => {
-		const piOnly = fc.oneof(
-			fc.constantFrom(...PI_ONLY_BOOLEAN).map((flag) => [flag]),
-			fc.tuple(fc.constantFrom(...PI_ONLY_VALUE), fc.constantFrom("x", "a,b", "file.html")).map((unit) => [...unit]),
-		);
-		fc.assert(
-			fc.property(
-				fc.array(sharedUnit, { maxLength: 3 }),
-				piOnly,
-				fc.array(sharedUnit, { maxLength: 3 }),
-				(before, flag, after) => {
-					const argv = [...before.flat(), ...flag, ...after.flat()];
-					const { settle } = parseBoth(argv);
-					expect(piOnlyFieldsUsed(piParseArgs(argv)).length).toBeGreaterThan(0);
-					const name = flag[0]!;
-					expect(failureFacts(settle)).toContain(`unknown ${name}`);
-				},
-			),
-			{ numRuns: Number(process.env.PI_DIFF_ARG_RUNS ?? 500) },
 		);
 	});
 

@@ -78,6 +78,24 @@ describe("--provider <name> (pi's): the provider whose model --model names", () 
 		expect(await rpc.end()).toBe(0);
 	});
 
+	it("leftovers3: as pi's resolveCliModel, --provider in another case and a part of a model id pick that provider's model", async () => {
+		// Each of these exited 2 ("Model not found: TWO/coder") where pi 0.73.1 runs.
+		for (const args of [
+			["--provider", "TWO", "--model", "coder"],
+			["--provider", "Two", "--model", "COD"],
+			["--model", "Two/Coder"],
+			["--provider", "two", "--model", "TWO/coder"],
+		]) {
+			const run = await settle([...args, "-p", "hi"]);
+			expect({ args, code: run.code, stdout: run.stdout }).toEqual({ args, code: 0, stdout: "answered\n" });
+		}
+		expect(seen()).toEqual(Array(4).fill("two Bearer models-key-two"));
+		// A part that no model of the provider has is still not found, naming what it serves.
+		const none = await settle(["--provider", "one", "--model", "writer", "-p", "hi"]);
+		expect(none.code).toBe(2);
+		expect(none.stderr).toContain("Model not found: one/writer. one serves: coder.");
+	});
+
 	it("an unknown provider is a usage error (exit 2) naming the known ones, before any request", async () => {
 		const run = await settle(["--provider", "three", "--model", "coder", "-p", "hi"]);
 		expect(run.code).toBe(2);

@@ -121,6 +121,36 @@ describe("pi's start-up flags (piflags)", () => {
 		}
 	});
 
+	it("settle --theme dark --no-themes -p (leftovers3): a pi script's theme options are accepted and change nothing", () => {
+		// pi 0.73.1 parses --theme (repeatable) and --no-themes for its TUI; Settle refused them (exit 2).
+		const run = settle(["--faux", "--theme", "dark", "--theme", "./my-theme.json", "--no-themes", "-p", "hi"]);
+		expect(run).toEqual({ code: 0, stdout: "hi\n", stderr: "" });
+		const json = settle(["--faux", "--no-themes", "--json", "hi"]);
+		expect([json.code, json.stderr]).toEqual([0, ""]);
+		const command = `${JSON.stringify({ id: "1", type: "get_state" })}\n`;
+		const rpc = settle(["--faux", "--theme", "light", "--rpc"], command);
+		expect([rpc.code, rpc.stderr]).toEqual([0, ""]);
+		expect(settle(["--help"]).stdout).toMatch(
+			/--theme <name\|path>, --no-themes\n +Accepted for pi's scripts; do nothing/,
+		);
+	});
+
+	it("settle -i --theme dark (leftovers3): one note on stderr that the chat has no themes, then the chat runs", async () => {
+		const repl = new Repl(["--faux", "--no-session", "--theme", "dark", "--no-themes"], {
+			cwd: cli.project,
+			agentDir: cli.agentDir,
+		});
+		await repl.say("hi", "hi");
+		expect(await repl.end()).toBe(0);
+		const note =
+			"Note: --theme and --no-themes are pi's terminal-UI options; Settle's chat is line-based and has no themes (NO_COLOR turns its colours off).\n";
+		expect(repl.stderr).toBe(note);
+		const plain = new Repl(["--faux", "--no-session"], { cwd: cli.project, agentDir: cli.agentDir });
+		await plain.say("hi", "hi");
+		expect(await plain.end()).toBe(0);
+		expect(plain.stderr).toBe("");
+	});
+
 	it("settle --rpc: new_session keeps the flags", () => {
 		addProjectResources();
 		const commands = [{ type: "prompt", message: "one" }, { type: "new_session" }, { type: "prompt", message: "two" }];

@@ -3318,7 +3318,7 @@ export const MUTANTS: Mutant[] = [
 		description: "env var name not resolved",
 		edits: [
 			{
-				find: "return process.env[environmentName(value)] || value;",
+				find: "return resolveConfiguredValue(value);",
 				replace: "return value;",
 			},
 		],
@@ -5128,18 +5128,6 @@ export const MUTANTS: Mutant[] = [
 		tests: ["test/cli/cli-guidance.test.ts"],
 	},
 	{
-		id: "AL03",
-		file: "src/cli/pi-options.ts",
-		description: "any unknown option called a pi option",
-		edits: [
-			{
-				find: "if (name === undefined || !Object.hasOwn(HINTS, name)) return message;",
-				replace: "if (name === undefined) return message;",
-			},
-		],
-		tests: ["test/cli/cli-guidance.test.ts"],
-	},
-	{
 		id: "AL04",
 		file: "src/store/folders.ts",
 		description: "a file in the way of the session folder passes the startup check",
@@ -6680,8 +6668,8 @@ export const MUTANTS: Mutant[] = [
 		description: "unknown options refused early even when extensions may load",
 		edits: [
 			{
-				find: "if (sources.may) return { errors };",
-				replace: "if (false) return { errors };",
+				find: "if (sources.may) return { errors: [] };",
+				replace: "if (false) return { errors: [] };",
 			},
 		],
 		tests: ["test/cli/cli-guidance.test.ts"],
@@ -12923,7 +12911,7 @@ export const MUTANTS: Mutant[] = [
 	},
 	{
 		id: "EG02",
-		file: "src/session/model-registry-view.ts",
+		file: "src/llm/provider-env.ts",
 		description:
 			'a models.json `"apiKey": "$MY_KEY"` is sent as the literal `$MY_KEY` (a 401), not the variable\'s value (pi#9258)',
 		edits: [
@@ -12980,8 +12968,8 @@ export const MUTANTS: Mutant[] = [
 			"an auth.json key written `$NAME` (or braced) is sent as it stands (`Bearer $NAME`, a 401) instead of the variable's value, unlike models.json's `apiKey` (pi#9258)",
 		edits: [
 			{
-				find: "const name = environmentName(key);",
-				replace: "const name = key;",
+				find: "return resolveConfiguredValue(key);",
+				replace: 'return key.startsWith("$") ? key : resolveConfiguredValue(key);',
 			},
 		],
 		tests: ["test/pi-races/providers.test.ts"],
@@ -13080,6 +13068,41 @@ export const MUTANTS: Mutant[] = [
 			"`settle --rpc` with a destroyed stdin waits on the line reader forever: a stall instead of the error (pi#8587, races35)",
 		edits: [{ find: 'if (state === "destroyed") throw destroyedStdinError("RPC commands");', replace: "" }],
 		tests: ["test/pi-races/queue-rpc.test.ts"],
+	},
+	{
+		id: "EO01",
+		file: "src/cli/args.ts",
+		description: "pi's `--theme <name|path>` is not an option again: an unknown one (exit 2) (leftovers3)",
+		edits: [{ find: '\t"--prompt-template",\n\t"--theme",\n]);', replace: '\t"--prompt-template",\n]);' }],
+		tests: ["test/cli/pi-startup-flags.test.ts", "test/cli/pi-differential-args.property.test.ts"],
+	},
+	{
+		id: "EO02",
+		file: "src/cli/main.ts",
+		description: "`settle -i --theme …` runs without the note that its chat has no themes (leftovers3)",
+		edits: [{ find: "if (args.themes.length > 0 || args.noThemes) out.stderr(", replace: "if (false) out.stderr(" }],
+		tests: ["test/cli/pi-startup-flags.test.ts"],
+	},
+	{
+		id: "EO03",
+		file: "src/runtime/auth-storage.ts",
+		description:
+			"an auth.json key names an environment variable only in upper case (or `$NAME`), not as pi's resolveConfigValue (leftovers3)",
+		edits: [
+			{
+				find: "return resolveConfiguredValue(key);",
+				replace: "return /^\\$/.test(key) || /^[A-Z_][A-Z0-9_]*$/.test(key) ? resolveConfiguredValue(key) : key;",
+			},
+		],
+		tests: ["test/pi-races/providers.test.ts"],
+	},
+	{
+		id: "EO04",
+		file: "src/runtime/sdk.ts",
+		description:
+			"`--provider TWO --model cod` is not found again: no case-insensitive provider, no pi matching inside it (leftovers3)",
+		edits: [{ find: "\t\tif (matched) return matched;\n", replace: "" }],
+		tests: ["test/cli/pi-provider-flags.test.ts"],
 	},
 ];
 

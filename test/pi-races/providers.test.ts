@@ -182,6 +182,27 @@ describe("pi#9258 / gsd-pi#748: a models.json provider's key and headers on the 
 		]);
 	});
 
+	it("leftovers3: an auth.json key naming a set environment variable in lower or mixed case sends its value, as pi's resolveConfigValue; an unset name stays the literal key", async () => {
+		writeLocalProvider(cli.agentDir, `${server.url}/v1`);
+		for (const key of ["wire_auth_key", "Wire_Auth_Key", "unset_wire_name"]) {
+			writeFileSync(join(cli.agentDir, "auth.json"), JSON.stringify({ local: { type: "api_key", key } }), {
+				mode: 0o600,
+			});
+			server.reply(chatReply([{ type: "text", text: `answered with ${key}` }]));
+			const run = await runSettleAsync(["--no-session", "--model", "local/coder", "-p", "hi"], {
+				cwd: cli.project,
+				agentDir: cli.agentDir,
+				env: { wire_auth_key: "lower-env-key", Wire_Auth_Key: "mixed-env-key" },
+			});
+			expect(run.stdout).toContain(`answered with ${key}`);
+		}
+		expect(server.requests.map((request) => request.headers.authorization)).toEqual([
+			"Bearer lower-env-key",
+			"Bearer mixed-env-key",
+			"Bearer unset_wire_name",
+		]);
+	});
+
 	it("gsd-pi#748: models.json headers (a literal, and a bare variable name as pi resolves it) reach the provider request", async () => {
 		writeLocalProvider(cli.agentDir, `${server.url}/v1`, {
 			headers: { "user-agent": "KimiCLI/1.37.0", "x-msh-device": "WIRE_DEVICE_ID" },
