@@ -13052,6 +13052,31 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/cli/pi-resume-flag.test.ts"],
 	},
+	{
+		id: "EM01",
+		file: "src/tools/read.ts",
+		description:
+			'read counts the break that ends a file as one more line again: a 10-line file says "6 more lines" after line 5 and reads offset 11 as an empty line (pi#7329)',
+		edits: [{ find: "\tif (endsWithBreak) allLines.pop();\n", replace: "" }],
+		tests: [
+			"test/pi-races/builtin-tools.test.ts",
+			"test/tools/pi-compat.test.ts",
+			"test/tools/pi-differential.property.test.ts",
+		],
+	},
+	{
+		id: "EM02",
+		file: "src/tools/read.ts",
+		description:
+			"read drops the file's final line break from a window that reaches the end: a whole-file read no longer shows the file's bytes (pi#7329 fix)",
+		edits: [
+			{
+				find: "return reply(end === totalLines && endsWithBreak ? ",
+				replace: "return reply(false ? ",
+			},
+		],
+		tests: ["test/pi-races/builtin-tools.test.ts", "test/tools/read.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */

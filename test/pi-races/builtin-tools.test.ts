@@ -1,0 +1,121 @@
+/**
+ * pi's reports about the results of the built-in `read`, `ls` and `edit` tools, replayed against
+ * Settle: a model's calls in a real session on real files (a real dangling symlink), checked in what
+ * the model received and in what the session file keeps; and (`pi-peer`) the same call to pi 0.73.1's
+ * own tool. What the user should see: line counts and hints that match the file, every entry of a
+ * folder, and an edit that changes the line it names and nothing else.
+ */
+import { writeFileSync } from "node:fs";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import * as pi from "@mariozechner/pi-coding-agent";
+import { afterEach, describe, expect, it } from "vitest";
+import { fauxAssistantMessage, fauxToolCall } from "../../src/llm/faux.js";
+import type { AgentMessage } from "../../src/llm/types.js";
+import { createHarness, type Harness } from "../../src/testing/harness.js";
+import { comparable, reopenedContext, script } from "./helpers.js";
+
+let h: Harness | undefined;
+afterEach(() => {
+	h?.cleanup();
+	h = undefined;
+});
+
+/** Every tool result the model received, in order: error flag and text. */
+function toolResults(messages: AgentMessage[]): { isError: boolean; text: string }[] {
+	return messages.flatMap((message) => {
+		if (message.role !== "toolResult") return [];
+		const block = message.content[0];
+		return [{ isError: message.isError, text: block?.type === "text" ? block.text : "" }];
+	});
+}
+
+/** One model turn calling `tool` once per args (one call per turn, in order), in a real disk session. */
+async function modelCalls(
+	tool: string,
+	calls: Record<string, unknown>[],
+	setup: (cwd: string) => void,
+): Promise<Harness> {
+	const harness = await createHarness({ persistence: "disk", initialActiveToolNames: [tool] });
+	setup(harness.tempDir);
+	script(harness, [
+		...calls.map((args) => fauxAssistantMessage([fauxToolCall(tool, args)], { stopReason: "toolUse" })),
+		fauxAssistantMessage("done"),
+	]);
+	await harness.session.prompt("go");
+	expect(harness.session.messages.at(-1)).toMatchObject({ role: "assistant", content: [{ text: "done" }] });
+	expect(reopenedContext(harness.session.sessionFile!).map(comparable)).toEqual(
+		harness.session.messages.map(comparable),
+	);
+	return harness;
+}
+
+/** Runs pi 0.73.1's own tool once in a fresh folder prepared by `setup`. */
+async function piCall(
+	make: (cwd: string) => { execute: (...args: never[]) => Promise<{ content: { type: string; text?: string }[] }> },
+	args: Record<string, unknown>,
+	setup: (cwd: string) => Promise<void>,
+): Promise<{ text?: string; error?: string; cwd: string }> {
+	const cwd = await mkdtemp(join(tmpdir(), "settle-pi-tools-"));
+	await setup(cwd);
+	const tool = make(cwd) as unknown as {
+		execute: (...args: unknown[]) => Promise<{ content: { type: string; text?: string }[] }>;
+	};
+	try {
+		const result = await tool.execute("c", args, undefined, undefined, undefined);
+		return { text: result.content[0]?.text, cwd };
+	} catch (error) {
+		return { error: (error as Error).message, cwd };
+	}
+}
+
+const tenLines = `${Array.from({ length: 10 }, (_, i) => `line ${i + 1}`).join("\n")}\n`;
+
+describe("pi#7329: read counts the break that ends a file as one more line", () => {
+	it("pi#7329: a 10-line file (ending in a line break) read in windows: the hints count 10 lines, the window at the end has none, offset 11 is past the end", async () => {
+		h = await modelCalls(
+			"read",
+			[
+				{ path: "ten.txt", limit: 5 },
+				{ path: "ten.txt", offset: 6, limit: 5 },
+				{ path: "ten.txt", offset: 11 },
+				{ path: "ten.txt" },
+			],
+			(cwd) => writeFileSync(join(cwd, "ten.txt"), tenLines),
+		);
+		expect(toolResults(h.session.messages)).toEqual([
+			{
+				isError: false,
+				text: "line 1\nline 2\nline 3\nline 4\nline 5\n\n[5 more lines in file. Use offset=6 to continue.]",
+			},
+			{ isError: false, text: "line 6\nline 7\nline 8\nline 9\nline 10\n" },
+			{ isError: true, text: "Offset 11 is beyond end of file (10 lines total)" },
+			{ isError: false, text: tenLines },
+		]);
+	});
+
+	it("pi#7329: a file of exactly 2000 lines ending in a line break is read whole, with no 'Showing lines 1-2000 of 2001'", async () => {
+		const lines = `${Array.from({ length: 2000 }, (_, i) => `${i + 1}`).join("\n")}\n`;
+		h = await modelCalls("read", [{ path: "2000.txt" }], (cwd) => writeFileSync(join(cwd, "2000.txt"), lines));
+		expect(toolResults(h.session.messages)).toEqual([{ isError: false, text: lines }]);
+	});
+
+	it("pi#7329 (pi-peer): pi 0.73.1 says 6 more lines after line 5, reads offset 11 as an empty line, and cuts a 2000-line file at 'of 2001'", async () => {
+		const setup = (cwd: string) => writeFile(join(cwd, "ten.txt"), tenLines);
+		const first = await piCall(pi.createReadToolDefinition, { path: "ten.txt", limit: 5 }, setup);
+		expect(first.text).toBe(
+			"line 1\nline 2\nline 3\nline 4\nline 5\n\n[6 more lines in file. Use offset=6 to continue.]",
+		);
+		const past = await piCall(pi.createReadToolDefinition, { path: "ten.txt", offset: 11 }, setup);
+		expect(past).toMatchObject({ text: "" });
+		const lines = `${Array.from({ length: 2000 }, (_, i) => `${i + 1}`).join("\n")}\n`;
+		const whole = await piCall(pi.createReadToolDefinition, { path: "2000.txt" }, (cwd) =>
+			writeFile(join(cwd, "2000.txt"), lines),
+		);
+		expect(whole.text?.endsWith("1999\n2000\n\n[Showing lines 1-2000 of 2001. Use offset=2001 to continue.]")).toBe(
+			true,
+		);
+		for (const { cwd } of [first, past, whole]) await rm(cwd, { recursive: true, force: true });
+	});
+});
