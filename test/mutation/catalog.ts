@@ -13077,6 +13077,19 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/pi-races/builtin-tools.test.ts", "test/tools/read.test.ts"],
 	},
+	{
+		id: "EM03",
+		file: "src/tools/ls.ts",
+		description:
+			'ls leaves out an entry it cannot stat again: a dangling symlink vanishes, a folder holding only one is "(empty directory)" (pi#7977)',
+		edits: [
+			{
+				find: 'it, and called a folder of such entries "(empty directory)").\n',
+				replace: 'it, and called a folder of such entries "(empty directory)").\n\t\t\t\t\t\tcontinue;\n',
+			},
+		],
+		tests: ["test/pi-races/builtin-tools.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */

@@ -5,8 +5,8 @@
  * own tool. What the user should see: line counts and hints that match the file, every entry of a
  * folder, and an edit that changes the line it names and nothing else.
  */
-import { writeFileSync } from "node:fs";
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { mkdirSync, symlinkSync, writeFileSync } from "node:fs";
+import { mkdir, mkdtemp, rm, symlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import * as pi from "@mariozechner/pi-coding-agent";
@@ -117,5 +117,37 @@ describe("pi#7329: read counts the break that ends a file as one more line", () 
 			true,
 		);
 		for (const { cwd } of [first, past, whole]) await rm(cwd, { recursive: true, force: true });
+	});
+});
+
+describe("pi#7977: ls drops entries it cannot stat", () => {
+	it("pi#7977: a dangling symlink is listed (without '/'), beside a file and a folder; a folder holding only one is not '(empty directory)'", async () => {
+		h = await modelCalls("ls", [{ path: "proj" }, { path: "only-link" }], (cwd) => {
+			mkdirSync(join(cwd, "proj", "sub"), { recursive: true });
+			writeFileSync(join(cwd, "proj", "real.txt"), "x");
+			symlinkSync("/nonexistent/target", join(cwd, "proj", "broken-link"));
+			mkdirSync(join(cwd, "only-link"));
+			symlinkSync(join(cwd, "gone"), join(cwd, "only-link", "dangling"));
+		});
+		expect(toolResults(h.session.messages)).toEqual([
+			{ isError: false, text: "broken-link\nreal.txt\nsub/" },
+			{ isError: false, text: "dangling" },
+		]);
+	});
+
+	it("pi#7977 (pi-peer): pi 0.73.1 leaves the dangling link out, and calls a folder holding only one empty", async () => {
+		const setup = async (cwd: string) => {
+			await mkdir(join(cwd, "sub"));
+			await writeFile(join(cwd, "real.txt"), "x");
+			await symlink("/nonexistent/target", join(cwd, "broken-link"));
+			await mkdir(join(cwd, "only-link"));
+			await symlink("/nonexistent/target", join(cwd, "only-link", "dangling"));
+		};
+		const listing = await piCall(pi.createLsToolDefinition, { path: "." }, setup);
+		expect(listing.text).toBe("only-link/\nreal.txt\nsub/");
+		const onlyLink = await piCall(pi.createLsToolDefinition, { path: "only-link" }, setup);
+		expect(onlyLink.text).toBe("(empty directory)");
+		await rm(listing.cwd, { recursive: true, force: true });
+		await rm(onlyLink.cwd, { recursive: true, force: true });
 	});
 });
