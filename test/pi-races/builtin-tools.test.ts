@@ -5,8 +5,8 @@
  * own tool. What the user should see: line counts and hints that match the file, every entry of a
  * folder, and an edit that changes the line it names and nothing else.
  */
-import { mkdirSync, symlinkSync, writeFileSync } from "node:fs";
-import { mkdir, mkdtemp, rm, symlink, writeFile } from "node:fs/promises";
+import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
+import { mkdir, mkdtemp, readFile, rm, symlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import * as pi from "@mariozechner/pi-coding-agent";
@@ -149,5 +149,69 @@ describe("pi#7977: ls drops entries it cannot stat", () => {
 		expect(onlyLink.text).toBe("(empty directory)");
 		await rm(listing.cwd, { recursive: true, force: true });
 		await rm(onlyLink.cwd, { recursive: true, force: true });
+	});
+});
+
+describe("pi#8628: edit counts a curly-quote twin of an exact match as a second occurrence", () => {
+	const content = 'greeting = "hi"\ngreeting = \u201Chi\u201D\n';
+	const args = { path: "g.py", edits: [{ oldText: 'greeting = "hi"', newText: 'greeting = "hello"' }] };
+
+	it("pi#8628: the straight-quote line, found exactly once, is edited on the first call; its curly twin keeps its bytes", async () => {
+		h = await modelCalls("edit", [args], (cwd) => writeFileSync(join(cwd, "g.py"), content));
+		expect(toolResults(h.session.messages)).toEqual([
+			{ isError: false, text: "Successfully replaced 1 block(s) in g.py." },
+		]);
+		expect(readFileSync(join(h.tempDir, "g.py"), "utf8")).toBe('greeting = "hello"\ngreeting = \u201Chi\u201D\n');
+	});
+
+	it("pi#8628 (pi-peer): pi 0.73.1 refuses the unique exact match as found twice", async () => {
+		const result = await piCall(pi.createEditToolDefinition, args, (cwd) => writeFile(join(cwd, "g.py"), content));
+		expect(result.error).toBe(
+			"Found 2 occurrences of the text in g.py. The text must be unique. Please provide more context to make it unique.",
+		);
+		expect(await readFile(join(result.cwd, "g.py"), "utf8")).toBe(content);
+		await rm(result.cwd, { recursive: true, force: true });
+	});
+});
+
+describe("pi#3554: a tolerantly matched edit normalizes the whole file", () => {
+	// The report's file: smart quotes and an em dash in a comment, a non-breaking space, trailing spaces.
+	const content = [
+		'const greeting = "Hello, World!";',
+		"// This comment has \u201Csmart quotes\u201D and an em-dash \u2014 for style",
+		'const name = "Alice";',
+		"// Non-breaking\u00A0space here   ",
+		'const result = "done";',
+		"",
+	].join("\n");
+	const args = {
+		path: "test.ts",
+		edits: [{ oldText: "const name = \u201CAlice\u201D;", newText: 'const name = "Bob";' }],
+	};
+
+	it("pi#3554: an oldText with smart quotes where the file has straight ones changes that line; every other line keeps its bytes", async () => {
+		h = await modelCalls("edit", [args], (cwd) => writeFileSync(join(cwd, "test.ts"), content));
+		expect(toolResults(h.session.messages)).toEqual([
+			{ isError: false, text: "Successfully replaced 1 block(s) in test.ts." },
+		]);
+		expect(readFileSync(join(h.tempDir, "test.ts"), "utf8")).toBe(
+			content.replace('const name = "Alice";', 'const name = "Bob";'),
+		);
+	});
+
+	it("pi#3554 (pi-peer): pi 0.73.1 rewrites the untouched comment's quotes and dash, the non-breaking space and the trailing spaces", async () => {
+		const result = await piCall(pi.createEditToolDefinition, args, (cwd) => writeFile(join(cwd, "test.ts"), content));
+		expect(result.text).toBe("Successfully replaced 1 block(s) in test.ts.");
+		expect(await readFile(join(result.cwd, "test.ts"), "utf8")).toBe(
+			[
+				'const greeting = "Hello, World!";',
+				'// This comment has "smart quotes" and an em-dash - for style',
+				'const name = "Bob";',
+				"// Non-breaking space here",
+				'const result = "done";',
+				"",
+			].join("\n"),
+		);
+		await rm(result.cwd, { recursive: true, force: true });
 	});
 });
