@@ -13090,6 +13090,22 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/pi-races/builtin-tools.test.ts"],
 	},
+	{
+		id: "EM04",
+		file: "src/tools/grep.ts",
+		description:
+			"grep prints each match's context window whole again: overlapping windows repeat lines, 5 lines shown as 11 (pi#7971)",
+		edits: [{ find: "match.lineNumber - contextLines, shownUpTo + 1);", replace: "match.lineNumber - contextLines);" }],
+		tests: ["test/pi-races/builtin-tools.test.ts", "test/tools/pi-differential-search.property.test.ts"],
+	},
+	{
+		id: "EM05",
+		file: "src/tools/grep.ts",
+		description:
+			"grep marks a match that falls inside an earlier match's context window as context (`-3-`), not as a match (pi#7971)",
+		edits: [{ find: "\t\t\t\tmatchedLines.has(", replace: "\t\t\t\tn === match.lineNumber && matchedLines.has(" }],
+		tests: ["test/pi-races/builtin-tools.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */

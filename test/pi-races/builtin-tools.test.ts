@@ -215,3 +215,38 @@ describe("pi#3554: a tolerantly matched edit normalizes the whole file", () => {
 		await rm(result.cwd, { recursive: true, force: true });
 	});
 });
+
+describe("pi#7971: grep repeats context lines when windows overlap", () => {
+	// Five lines, `aaa` on 1, 3 and 5: with context 2 every window overlaps the next.
+	const file = "aaa\nbbb\naaa\nccc\naaa\n";
+
+	it("pi#7971: grep with context 2 shows each of the 5 lines once, each match marked as one, as `rg -C` does", async () => {
+		h = await modelCalls("grep", [{ pattern: "aaa", path: "f.txt", context: 2 }], (cwd) =>
+			writeFileSync(join(cwd, "f.txt"), file),
+		);
+		expect(toolResults(h.session.messages)).toEqual([
+			{ isError: false, text: "f.txt:1: aaa\nf.txt-2- bbb\nf.txt:3: aaa\nf.txt-4- ccc\nf.txt:5: aaa" },
+		]);
+	});
+
+	it("pi#7971 (pi-peer): pi 0.73.1 prints 12 lines for the 5-line file, matches repeated as context (and a phantom line 6)", async () => {
+		const result = await piCall(pi.createGrepToolDefinition, { pattern: "aaa", context: 2 }, (cwd) =>
+			writeFile(join(cwd, "f.txt"), file),
+		);
+		expect(result.text?.split("\n")).toEqual([
+			"f.txt:1: aaa",
+			"f.txt-2- bbb",
+			"f.txt-3- aaa",
+			"f.txt-1- aaa",
+			"f.txt-2- bbb",
+			"f.txt:3: aaa",
+			"f.txt-4- ccc",
+			"f.txt-5- aaa",
+			"f.txt-3- aaa",
+			"f.txt-4- ccc",
+			"f.txt:5: aaa",
+			"f.txt-6- ",
+		]);
+		await rm(result.cwd, { recursive: true, force: true });
+	});
+});
