@@ -1,11 +1,12 @@
 /**
- * pi's reports about the results of the built-in `read`, `ls` and `edit` tools, replayed against
+ * pi's reports about the results of the built-in `read`, `ls`, `grep`, `edit` and `write` tools (and one
+ * from another agent about file modes), replayed against
  * Settle: a model's calls in a real session on real files (a real dangling symlink), checked in what
  * the model received and in what the session file keeps; and (`pi-peer`) the same call to pi 0.73.1's
  * own tool. What the user should see: line counts and hints that match the file, every entry of a
  * folder, and an edit that changes the line it names and nothing else.
  */
-import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { mkdir, mkdtemp, readFile, rm, symlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -248,5 +249,35 @@ describe("pi#7971: grep repeats context lines when windows overlap", () => {
 			"f.txt-6- ",
 		]);
 		await rm(result.cwd, { recursive: true, force: true });
+	});
+});
+
+describe("claude-code#20356: edit (and write) strip the executable bit from a script", () => {
+	it("claude-code#20356: a 0755 script edited, then rewritten, keeps its mode and still runs as ./script", async () => {
+		const harness = await createHarness({ persistence: "disk", initialActiveToolNames: ["edit", "write", "bash"] });
+		h = harness;
+		const script0 = join(harness.tempDir, "hello.sh");
+		writeFileSync(script0, "#!/bin/sh\necho hello\n");
+		chmodSync(script0, 0o755);
+		script(harness, [
+			fauxAssistantMessage(
+				[fauxToolCall("edit", { path: "hello.sh", edits: [{ oldText: "echo hello", newText: "echo edited" }] })],
+				{ stopReason: "toolUse" },
+			),
+			fauxAssistantMessage([fauxToolCall("bash", { command: "./hello.sh" })], { stopReason: "toolUse" }),
+			fauxAssistantMessage([fauxToolCall("write", { path: "hello.sh", content: "#!/bin/sh\necho written\n" })], {
+				stopReason: "toolUse",
+			}),
+			fauxAssistantMessage([fauxToolCall("bash", { command: "./hello.sh" })], { stopReason: "toolUse" }),
+			fauxAssistantMessage("done"),
+		]);
+		await harness.session.prompt("go");
+		expect(toolResults(harness.session.messages)).toEqual([
+			{ isError: false, text: "Successfully replaced 1 block(s) in hello.sh." },
+			{ isError: false, text: "edited\n" },
+			{ isError: false, text: "Successfully wrote 23 bytes to hello.sh" },
+			{ isError: false, text: "written\n" },
+		]);
+		expect(statSync(script0).mode & 0o777).toBe(0o755);
 	});
 });
