@@ -321,15 +321,30 @@ async function runGrep(cwd: string, params: GrepToolInput, options: GrepToolOpti
 		if (cut.wasTruncated) linesTruncated = true;
 		return cut.text;
 	};
+	// A file's matches are consecutive and in line order. Windows that overlap are merged, as `rg -C`
+	// does: each line is shown once, marked as a match when it is one, also inside another's context
+	// (pi#7971: pi printed every match's window whole, the same lines over and over).
+	const matchedLines = new Set(matches.map((match) => `${match.absolutePath}\0${match.lineNumber}`));
 	const output: string[] = [];
+	let shownFile: string | undefined;
+	let shownUpTo = 0;
 	for (const match of matches) {
+		if (match.absolutePath !== shownFile) {
+			shownFile = match.absolutePath;
+			shownUpTo = 0;
+		}
 		const lines = fileLines.get(match.absolutePath) ?? [];
-		const first = Math.max(1, match.lineNumber - contextLines);
+		const first = Math.max(1, match.lineNumber - contextLines, shownUpTo + 1);
 		const last = Math.min(lines.length, match.lineNumber + contextLines);
 		for (let n = first; n <= last; n++) {
 			const text = show(lines[n - 1] ?? "");
-			output.push(n === match.lineNumber ? `${match.displayPath}:${n}: ${text}` : `${match.displayPath}-${n}- ${text}`);
+			output.push(
+				matchedLines.has(`${match.absolutePath}\0${n}`)
+					? `${match.displayPath}:${n}: ${text}`
+					: `${match.displayPath}-${n}- ${text}`,
+			);
 		}
+		shownUpTo = Math.max(shownUpTo, last);
 	}
 
 	return listingResult<GrepToolDetails>(

@@ -95,11 +95,15 @@ export function createLsToolDefinition(
 						more = true;
 						break;
 					}
+					let isDirectory = false;
 					try {
-						entries.push((await ops.stat(join(dirPath, name))).isDirectory() ? `${name}/` : name);
+						isDirectory = (await ops.stat(join(dirPath, name))).isDirectory();
 					} catch {
-						// dangling symlink or vanished entry: nothing useful to show
+						// A dangling symlink (or an entry in a folder that can be read but not searched): the
+						// stat only decides the `/`; the entry is still there and is listed (pi#7977: pi dropped
+						// it, and called a folder of such entries "(empty directory)").
 					}
+					entries.push(isDirectory ? `${name}/` : name);
 				}
 				if (entries.length === 0) {
 					return { content: [{ type: "text" as const, text: "(empty directory)" }], details: undefined };

@@ -263,7 +263,13 @@ function readText(
 	if (limit !== undefined && !(limit >= 1)) {
 		throw new SettleError("INVALID_ARGUMENT", `Invalid limit ${limit}: it must be a positive number of lines.`);
 	}
+	// A file's final line break ends its last line; it does not start another (`wc -l`): without this,
+	// "a\nb\n" counts 3 lines, a window ending at line 2 says "1 more lines… offset=3", and offset 3
+	// reads an empty phantom line instead of being beyond the end (pi#7329).
+	// A window that reaches the end still shows that break.
 	const allLines = text.split("\n");
+	const endsWithBreak = allLines.length > 1 && allLines.at(-1) === "";
+	if (endsWithBreak) allLines.pop();
 	const totalLines = allLines.length;
 	const start = offset ? Math.max(0, Math.floor(offset) - 1) : 0;
 	if (start >= totalLines) {
@@ -296,5 +302,5 @@ function readText(
 			`${truncation.content}\n\n[${totalLines - end} more lines in file. Use offset=${end + 1} to continue.]`,
 		);
 	}
-	return reply(truncation.content);
+	return reply(end === totalLines && endsWithBreak ? `${truncation.content}\n` : truncation.content);
 }

@@ -13104,6 +13104,60 @@ export const MUTANTS: Mutant[] = [
 		edits: [{ find: "\t\tif (matched) return matched;\n", replace: "" }],
 		tests: ["test/cli/pi-provider-flags.test.ts"],
 	},
+	{
+		id: "EM01",
+		file: "src/tools/read.ts",
+		description:
+			'read counts the break that ends a file as one more line again: a 10-line file says "6 more lines" after line 5 and reads offset 11 as an empty line (pi#7329)',
+		edits: [{ find: "\tif (endsWithBreak) allLines.pop();\n", replace: "" }],
+		tests: [
+			"test/pi-races/builtin-tools.test.ts",
+			"test/tools/pi-compat.test.ts",
+			"test/tools/pi-differential.property.test.ts",
+		],
+	},
+	{
+		id: "EM02",
+		file: "src/tools/read.ts",
+		description:
+			"read drops the file's final line break from a window that reaches the end: a whole-file read no longer shows the file's bytes (pi#7329 fix)",
+		edits: [
+			{
+				find: "return reply(end === totalLines && endsWithBreak ? ",
+				replace: "return reply(false ? ",
+			},
+		],
+		tests: ["test/pi-races/builtin-tools.test.ts", "test/tools/read.test.ts"],
+	},
+	{
+		id: "EM03",
+		file: "src/tools/ls.ts",
+		description:
+			'ls leaves out an entry it cannot stat again: a dangling symlink vanishes, a folder holding only one is "(empty directory)" (pi#7977)',
+		edits: [
+			{
+				find: 'it, and called a folder of such entries "(empty directory)").\n',
+				replace: 'it, and called a folder of such entries "(empty directory)").\n\t\t\t\t\t\tcontinue;\n',
+			},
+		],
+		tests: ["test/pi-races/builtin-tools.test.ts"],
+	},
+	{
+		id: "EM04",
+		file: "src/tools/grep.ts",
+		description:
+			"grep prints each match's context window whole again: overlapping windows repeat lines, 5 lines shown as 11 (pi#7971)",
+		edits: [{ find: "match.lineNumber - contextLines, shownUpTo + 1);", replace: "match.lineNumber - contextLines);" }],
+		tests: ["test/pi-races/builtin-tools.test.ts", "test/tools/pi-differential-search.property.test.ts"],
+	},
+	{
+		id: "EM05",
+		file: "src/tools/grep.ts",
+		description:
+			"grep marks a match that falls inside an earlier match's context window as context (`-3-`), not as a match (pi#7971)",
+		edits: [{ find: "\t\t\t\tmatchedLines.has(", replace: "\t\t\t\tn === match.lineNumber && matchedLines.has(" }],
+		tests: ["test/pi-races/builtin-tools.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */

@@ -68,6 +68,13 @@ describe("same texts as pi 0.73.1", () => {
 			{ path: "small.txt", offset: 99 },
 		]) {
 			const { ours, pi: theirs } = await compare("read", params);
+			// Deliberate difference (read.ts readText, pi#7329): pi counts the break that ends "a\nb\n"
+			// as the start of a third line; Settle counts 2, as `wc -l` does.
+			if (params.path === "small.txt" && params.offset === 99) {
+				expect(theirs).toEqual({ error: "Offset 99 is beyond end of file (3 lines total)" });
+				expect(ours).toEqual({ error: "Offset 99 is beyond end of file (2 lines total)" });
+				continue;
+			}
 			expect(ours, JSON.stringify(params)).toEqual(theirs);
 		}
 	});

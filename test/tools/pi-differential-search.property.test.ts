@@ -546,7 +546,36 @@ async function compareGrep(tree: Tree, params: Record<string, unknown>): Promise
 	if (ours.error !== undefined && patternErrorsAlike(ours, theirs)) return;
 	const limit = Math.max(1, (params.limit as number | undefined) ?? 100);
 	theirs = await dropExactLimitNotice(theirs, ours, "matches", (l) => outcome(piGrep, { ...params, limit: l }), limit);
-	expectSame({ ...ours, code: undefined }, { ...theirs, code: undefined }, label);
+	expectSame({ ...ours, code: undefined }, { ...mergedContext(theirs), code: undefined }, label);
+}
+
+/**
+ * mergedContext: deliberate difference (grep.ts, pi#7971): pi prints each match's context window
+ * whole, so windows that overlap repeat lines, and a match inside another's window is printed again
+ * as context. Settle merges them as `rg -C` does. pi's output is merged the same way here: each
+ * (file, line) kept once, at its first place, marked `:` when any copy was a match.
+ */
+function mergedContext(theirs: Outcome): Outcome {
+	if (theirs.ok === undefined) return theirs;
+	const notice = NOTICE.exec(theirs.ok.text);
+	const body = notice ? theirs.ok.text.slice(0, notice.index) : theirs.ok.text;
+	const line = /^(.*?)([:-])(\d+)\2 ([\s\S]*)$/;
+	const rows = body.split("\n").map((row) => line.exec(row));
+	if (rows.some((row) => row === null)) return theirs;
+	const matched = new Set(rows.flatMap((row) => (row![2] === ":" ? [`${row![1]}\0${row![3]}`] : [])));
+	const seen = new Set<string>();
+	const merged: string[] = [];
+	for (const row of rows) {
+		const [, path, , n, text] = row!;
+		const key = `${path}\0${n}`;
+		if (seen.has(key)) continue;
+		seen.add(key);
+		merged.push(matched.has(key) ? `${path}:${n}: ${text}` : `${path}-${n}- ${text}`);
+	}
+	return {
+		...theirs,
+		ok: { ...theirs.ok, text: merged.join("\n") + (notice ? theirs.ok.text.slice(notice.index) : "") },
+	};
 }
 
 function splitListing(text: string): { lines: string[]; notice: string } {

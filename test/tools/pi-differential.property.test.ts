@@ -211,8 +211,18 @@ describe("read: same results as pi on random files", () => {
 				if (offset !== undefined) params.offset = offset;
 				if (limit !== undefined) params.limit = limit;
 				const ours = await outcome(createAllToolDefinitions(cwd).read, params);
+				// Deliberate difference (read.ts readText, pi#7329): pi counts the break that ends a file as
+				// the start of one more, empty line (wrong totals, a "1 more lines" hint, an offset past the
+				// end read as an empty line). Settle reads such a file as pi reads it without that break, and
+				// shows the break only at the end of a window that reaches the end of the file.
+				const endsWithBreak = content.endsWith("\n");
+				if (endsWithBreak) await writeFile(join(cwd, "f.txt"), content.slice(0, -1));
 				const theirs = await outcome(piTools(cwd).read, params);
 				await rm(cwd, { recursive: true });
+				if (endsWithBreak && ours.ok) {
+					const [block] = ours.ok.content as { type: string; text?: string }[];
+					if (block?.text?.endsWith("\n")) block.text = block.text.slice(0, -1);
+				}
 				// Deliberate difference (read.ts readText): a limit below 1 is a typed INVALID_ARGUMENT error in
 				// Settle; pi returns an empty window plus "[N more lines in file…]".
 				if (limit !== undefined && limit < 1) {
