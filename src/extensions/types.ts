@@ -1343,6 +1343,10 @@ export interface ExtensionAPI {
 		shortcut: string,
 		options: { description?: string; handler: (ctx: ExtensionContext) => Promise<void> | void },
 	): void;
+	/**
+	 * Registers `--name` on the command line; `getFlag(name)` reads it. A `default` must have the
+	 * flag's `type` (a boolean flag's default is `false`, not `"false"`): another throws `INVALID_ARGUMENT`.
+	 */
 	registerFlag(
 		name: string,
 		options: { description?: string; type: "boolean" | "string"; default?: boolean | string },

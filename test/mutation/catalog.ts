@@ -13052,6 +13052,19 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/cli/pi-resume-flag.test.ts"],
 	},
+	{
+		id: "EL01",
+		file: "src/extensions/runtime.ts",
+		description:
+			'pi.registerFlag() accepts a default of the other type: a boolean flag\'s default "false" reads as a truthy string (pi#8064, races33)',
+		edits: [
+			{
+				find: "if (options.default !== undefined && typeof options.default !== options.type) {",
+				replace: "if (false) {",
+			},
+		],
+		tests: ["test/pi-races/extension-loading.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
