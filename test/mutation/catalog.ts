@@ -13065,6 +13065,19 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/pi-races/extension-loading.test.ts"],
 	},
+	{
+		id: "EL02",
+		file: "src/tools/registry.ts",
+		description:
+			"with an allowlist, every tool refresh activates each allowed tool again, one an extension turned off among them (pi#7406, races33)",
+		edits: [
+			{
+				find: "if (allowlist.has(name) && !previous?.has(name)) next.push(name);",
+				replace: "if (allowlist.has(name)) next.push(name);",
+			},
+		],
+		tests: ["test/pi-races/extension-loading.test.ts", "test/tools/registry.property.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
