@@ -485,6 +485,34 @@ export class ExtensionRunner {
 		return () => this.errorListeners.delete(listener);
 	}
 
+	/**
+	 * Reports an error nothing caught (a throw in an extension's own timer or event listener, a
+	 * rejection nobody awaited) as an `uncaught` error of the extension whose file is in its stack
+	 * (a folder extension's `index` file: any file of its folder). Returns false, reporting
+	 * nothing, when no loaded extension's code is in the stack. oh-my-pi#5664, pi#4791.
+	 *
+	 * @example
+	 * ```ts
+	 * declare const runner: ExtensionRunner;
+	 * process.on("uncaughtException", (error) => {
+	 * 	if (!runner.reportUncaught(error)) throw error;
+	 * });
+	 * ```
+	 */
+	reportUncaught(error: unknown): boolean {
+		const stack = error instanceof Error ? error.stack : undefined;
+		if (stack === undefined) return false;
+		const frames = stack.split("\n").map((frame) => frame.replace("file://", ""));
+		const inFrames = (prefix: string) => frames.some((frame) => frame.includes(prefix));
+		const paths = this.getExtensionPaths().filter((path) => path.startsWith("/"));
+		const owner =
+			paths.find((path) => inFrames(`${path}:`)) ??
+			paths.find((path) => /^index\.[cm]?[jt]s$/.test(basename(path)) && inFrames(`${dirname(path)}/`));
+		if (owner === undefined) return false;
+		this.emitError(errorRecord(owner, "uncaught", error));
+		return true;
+	}
+
 	/** Reports an error to every listener. A throwing listener does not stop the others. */
 	emitError(error: ExtensionError): void {
 		for (const listener of [...this.errorListeners]) {

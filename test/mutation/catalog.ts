@@ -13078,6 +13078,32 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/pi-races/extension-loading.test.ts", "test/tools/registry.property.test.ts"],
 	},
+	{
+		id: "EL03",
+		file: "src/cli/main.ts",
+		description:
+			"the CLI does not guard extension errors nothing caught: an extension's throwing timer ends the process (oh-my-pi#5664, races33)",
+		edits: [
+			{
+				find: "const releaseErrors = out === processOutput ? guardExtensionErrors(runtime) : () => {};",
+				replace: "const releaseErrors = () => {};",
+			},
+		],
+		tests: ["test/pi-races/extension-loading.test.ts"],
+	},
+	{
+		id: "EL04",
+		file: "src/extensions/runner.ts",
+		description:
+			"reportUncaught finds no extension in a stack: every uncaught extension error ends the process (oh-my-pi#5664, races33)",
+		edits: [
+			{
+				find: "if (owner === undefined) return false;",
+				replace: "if (owner !== null) return false;",
+			},
+		],
+		tests: ["test/pi-races/extension-loading.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */

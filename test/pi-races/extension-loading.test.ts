@@ -10,14 +10,18 @@
  *   tool at run time (an MCP bridge from `before_agent_start`), and the refresh that follows must
  *   activate only the new tool. With a `--tools` allowlist (SDK `tools`) every refresh activated
  *   every allowed tool again, `bash` among them. Driven through the SDK harness on the faux model.
+ * - oh-my-pi#5664, pi#4791: an extension's own `setTimeout` / `setInterval` callback that throws (a
+ *   quota poller reading a stale ctx in pi#4791) runs outside every handler's try/catch: the
+ *   uncaught exception ended the whole process, the session with it. Settle reports it as that
+ *   extension's `uncaught` error and the session goes on. A real `settle --rpc` child process.
  */
-import { writeFileSync } from "node:fs";
+import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import type { ExtensionAPI } from "../../src/extensions/types.js";
 import { fauxAssistantMessage } from "../../src/llm/faux.js";
 import { createHarness, type Harness } from "../../src/testing/harness.js";
-import { useCliProject } from "../cli/helpers.js";
+import { RpcClient, useCliProject } from "../cli/helpers.js";
 import { script } from "./helpers.js";
 
 const cli = useCliProject("settle-pi-races-ext-loading-");
@@ -113,4 +117,91 @@ describe("pi#7406: a tool registered at run time re-activates one a guard extens
 			expect(h.session.getActiveToolNames()).not.toContain("bash");
 		});
 	}
+});
+
+describe("oh-my-pi#5664, pi#4791: an extension's own timer or promise throws outside its handlers", () => {
+	/** Commands that leave a throwing timer and a rejected promise nobody awaits, then return. */
+	const POLLER = `export default function (pi) {
+	pi.registerCommand("poll", {
+		description: "starts a quota poller that fails",
+		handler: async () => {
+			setTimeout(() => {
+				throw new Error("quota endpoint down");
+			}, 0);
+		},
+	});
+	pi.registerCommand("fetch", {
+		description: "fetches without awaiting",
+		handler: async () => {
+			Promise.reject(new Error("never awaited"));
+		},
+	});
+}
+`;
+
+	it("oh-my-pi#5664: settle --rpc reports each as the extension's uncaught error, and the session answers the next prompt", async () => {
+		const extension = join(cli.dir, "poller.mjs");
+		writeFileSync(extension, POLLER);
+		const client = new RpcClient(["--faux", "--no-session", "-e", extension], {
+			cwd: cli.project,
+			agentDir: cli.agentDir,
+		});
+		/** The next line matching, or a failure naming the exit when the process ends first. */
+		const next = (match: (line: Record<string, unknown>) => boolean) =>
+			Promise.race([
+				client.next(match),
+				client.exited.then((code) => {
+					throw new Error(`settle exited with ${code} first: ${client.stderr}`);
+				}),
+			]);
+		const uncaught = (line: Record<string, unknown>) => line.type === "extension_error" && line.event === "uncaught";
+
+		const timerError = next(uncaught);
+		expect(await client.request({ id: "1", type: "prompt", message: "/poll" })).toMatchObject({ success: true });
+		expect(await timerError).toEqual({
+			type: "extension_error",
+			extensionPath: extension,
+			event: "uncaught",
+			error: "quota endpoint down",
+		});
+
+		const rejection = next(uncaught);
+		expect(await client.request({ id: "2", type: "prompt", message: "/fetch" })).toMatchObject({ success: true });
+		expect(await rejection).toMatchObject({ extensionPath: extension, error: "never awaited" });
+
+		const settled = next((line) => line.type === "agent_settled");
+		expect(await client.request({ id: "3", type: "prompt", message: "still there?" })).toMatchObject({
+			success: true,
+		});
+		await settled;
+		const messages = (await client.request({ id: "4", type: "get_messages" })) as {
+			data: { messages: { role: string }[] };
+		};
+		const roles = messages.data.messages.map((message) => message.role).filter((role) => role !== "system");
+		expect(roles).toEqual(["user", "assistant"]);
+		expect(await client.end()).toBe(0);
+	});
+
+	it("oh-my-pi#5664: a throw from code of no loaded extension still ends settle --rpc with exit code 1 and its stack", async () => {
+		mkdirSync(join(cli.dir, "lib"));
+		const helper = join(cli.dir, "lib", "boom.mjs");
+		writeFileSync(
+			helper,
+			`export function later() {\n\tsetTimeout(() => {\n\t\tthrow new Error("not the extension's");\n\t}, 0);\n}\n`,
+		);
+		const extension = join(cli.dir, "caller.mjs");
+		writeFileSync(
+			extension,
+			`import { later } from "./lib/boom.mjs";\nexport default function (pi) {\n\tpi.registerCommand("later", { handler: async () => later() });\n}\n`,
+		);
+		const client = new RpcClient(["--faux", "--no-session", "-e", extension], {
+			cwd: cli.project,
+			agentDir: cli.agentDir,
+		});
+		client.send({ id: "1", type: "prompt", message: "/later" });
+		expect(await client.exited).toBe(1);
+		expect(client.stderr).toContain("Error: not the extension's");
+		expect(client.stderr).toContain(helper);
+		expect(client.lines.some((line) => line.type === "extension_error")).toBe(false);
+	});
 });
