@@ -441,7 +441,9 @@ export function createExtensionAPI(extension: Extension, runtime: ExtensionRunti
 		},
 		getFlag(name) {
 			runtime.assertActive();
-			return extension.flags.has(name) ? runtime.flagValues.get(name) : undefined;
+			// pi#3614: `getFlag("--plan")`, written as the user types it, reads the flag `plan`.
+			const key = typeof name === "string" ? name.replace(/^--/, "") : name;
+			return extension.flags.has(key) ? runtime.flagValues.get(key) : undefined;
 		},
 		registerMessageRenderer(customType, renderer) {
 			runtime.assertActive();

@@ -1351,7 +1351,10 @@ export interface ExtensionAPI {
 		name: string,
 		options: { description?: string; type: "boolean" | "string"; default?: boolean | string },
 	): void;
-	/** Value of a flag this extension registered (undefined for flags it did not register). */
+	/**
+	 * Value of a flag this extension registered (undefined for flags it did not register); the name
+	 * with or without its leading `--` (`getFlag("plan")` or `getFlag("--plan")`).
+	 */
 	getFlag(name: string): boolean | string | undefined;
 	registerMessageRenderer<T = unknown>(customType: string, renderer: MessageRenderer<T>): void;
 	/** Fire-and-forget; failures are reported as extension errors. */

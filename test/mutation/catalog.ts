@@ -13104,6 +13104,18 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/pi-races/extension-loading.test.ts"],
 	},
+	{
+		id: "EL05",
+		file: "src/extensions/runtime.ts",
+		description: 'pi.getFlag("--name") looks up the name with its dashes: always undefined (pi#3614, races33)',
+		edits: [
+			{
+				find: 'const key = typeof name === "string" ? name.replace(/^--/, "") : name;',
+				replace: "const key = name;",
+			},
+		],
+		tests: ["test/pi-races/extension-loading.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */

@@ -6,6 +6,9 @@
  *   boolean flag) made `getFlag("plan")` return the truthy string `"false"` when the flag was not
  *   given: the option was on unless the user passed it. Settle refuses the registration, so the
  *   extension fails to load with an error naming the flag and the default to write.
+ * - pi#3614: `pi.registerFlag("no-repo-map", …)` read back with `pi.getFlag("--no-repo-map")`, as the
+ *   docs wrote it, was always undefined: the guard never fired, the feature stayed on although the
+ *   user passed the flag. Settle reads the flag with or without its leading `--`.
  * - pi#7406: a guard extension takes `bash` out of the active set; another extension registers a
  *   tool at run time (an MCP bridge from `before_agent_start`), and the refresh that follows must
  *   activate only the new tool. With a `--tools` allowlist (SDK `tools`) every refresh activated
@@ -65,6 +68,29 @@ describe("pi#8064: an extension flag whose default disagrees with its type", () 
 		const on = cli.settle(["--faux", "--no-session", "-e", extension, "--plan", "-p", "hi"]);
 		expect(on).toMatchObject({ code: 0, stdout: "hi\n" });
 		expect(on.stderr).toContain("plan=true");
+	});
+});
+
+describe("pi#3614: getFlag with the leading dashes the user types", () => {
+	it('pi#3614: getFlag("--no-repo-map") and getFlag("no-repo-map") both read the flag, given or not', () => {
+		const extension = join(cli.dir, "repo-map.ts");
+		writeFileSync(
+			extension,
+			`export default function (pi: any) {
+	pi.registerFlag("no-repo-map", { type: "boolean", default: false });
+	pi.registerFlag("map-depth", { type: "string" });
+	pi.on("session_start", (_e: unknown, ctx: any) =>
+		ctx.ui.notify("flags=" + JSON.stringify([pi.getFlag("--no-repo-map"), pi.getFlag("no-repo-map"), pi.getFlag("--map-depth")])),
+	);
+}
+`,
+		);
+		const plain = cli.settle(["--faux", "--no-session", "-e", extension, "-p", "hi"]);
+		expect(plain).toMatchObject({ code: 0, stdout: "hi\n" });
+		expect(plain.stderr).toContain("flags=[false,false,null]");
+		const given = cli.settle(["--faux", "--no-session", "-e", extension, "--no-repo-map", "--map-depth=2", "-p", "hi"]);
+		expect(given).toMatchObject({ code: 0, stdout: "hi\n" });
+		expect(given.stderr).toContain('flags=[true,true,"2"]');
 	});
 });
 
