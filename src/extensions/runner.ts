@@ -1392,8 +1392,12 @@ function readonlyView(manager: ReadonlySessionManager): ReadonlySessionManager {
 	const view: Partial<Record<keyof ReadonlySessionManager, unknown>> = {};
 	for (const method of READONLY_SESSION_METHODS) {
 		const fn = manager[method];
-		if (typeof fn === "function") view[method] = fn.bind(manager);
-		else {
+		if (typeof fn === "function") {
+			const call = fn.bind(manager) as (...args: unknown[]) => unknown;
+			// pi#9824: the session's own entries would let an extension rewrite what the model is sent
+			// (the file keeping the old text); it gets a copy of each.
+			view[method] = ENTRY_METHODS.has(method) ? (...args: unknown[]) => copyOf(call(...args)) : call;
+		} else {
 			view[method] = () => {
 				throw new SettleError("EXTENSION", `ctx.sessionManager.${method}() is not provided by this session.`);
 			};
@@ -1414,6 +1418,26 @@ function readonlyView(manager: ReadonlySessionManager): ReadonlySessionManager {
 			return Reflect.get(target, property, receiver);
 		},
 	}) as ReadonlySessionManager;
+}
+
+/** The read methods that return entries (or the header, or the tree of entries). */
+const ENTRY_METHODS: ReadonlySet<string> = new Set([
+	"getLeafEntry",
+	"getEntry",
+	"getBranch",
+	"getHeader",
+	"getEntries",
+	"getTree",
+]);
+
+/** A deep copy; a value `structuredClone` refuses (a function in a tool's details) is copied as JSON. */
+function copyOf<T>(value: T): T {
+	if (value === undefined || value === null || typeof value !== "object") return value;
+	try {
+		return structuredClone(value);
+	} catch {
+		return JSON.parse(JSON.stringify(value)) as T;
+	}
 }
 
 /** pi's SessionManager write methods, each with the extension API that does it through the session. */

@@ -13116,6 +13116,19 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/pi-races/extension-loading.test.ts"],
 	},
+	{
+		id: "EL06",
+		file: "src/extensions/runner.ts",
+		description:
+			"ctx.sessionManager hands out the session's own entries: a tool's assignment rewrites what the model is sent (pi#9824, races33)",
+		edits: [
+			{
+				find: "view[method] = ENTRY_METHODS.has(method) ? (...args: unknown[]) => copyOf(call(...args)) : call;",
+				replace: "view[method] = call;",
+			},
+		],
+		tests: ["test/pi-races/extension-loading.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
