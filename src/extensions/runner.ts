@@ -83,6 +83,7 @@ import type {
 	RunnerEmitEvent,
 	RunnerEmitResult,
 	SessionShutdownEvent,
+	SessionTreeNodeView,
 	SlashCommandInfo,
 	ToolCallEvent,
 	ToolCallEventResult,
@@ -1395,8 +1396,8 @@ function readonlyView(manager: ReadonlySessionManager): ReadonlySessionManager {
 		if (typeof fn === "function") {
 			const call = fn.bind(manager) as (...args: unknown[]) => unknown;
 			// pi#9824: the session's own entries would let an extension rewrite what the model is sent
-			// (the file keeping the old text); it gets a copy of each.
-			view[method] = ENTRY_METHODS.has(method) ? (...args: unknown[]) => copyOf(call(...args)) : call;
+			// (the file keeping the old text); it gets a frozen copy of each.
+			view[method] = ENTRY_METHODS.has(method) ? (...args: unknown[]) => readonlyEntries(call(...args)) : call;
 		} else {
 			view[method] = () => {
 				throw new SettleError("EXTENSION", `ctx.sessionManager.${method}() is not provided by this session.`);
@@ -1430,14 +1431,47 @@ const ENTRY_METHODS: ReadonlySet<string> = new Set([
 	"getTree",
 ]);
 
-/** A deep copy; a value `structuredClone` refuses (a function in a tool's details) is copied as JSON. */
-function copyOf<T>(value: T): T {
-	if (value === undefined || value === null || typeof value !== "object") return value;
+/**
+ * An entry (or header) as extensions see it: a deep copy, frozen, made once per stored object (the
+ * store only appends, so a stored entry never changes) — a read costs no copy after the first, and
+ * an assignment to it throws a `TypeError` instead of changing the copy other readers get. A value
+ * `structuredClone` refuses (a function in a tool's details) is copied as JSON.
+ */
+function frozenCopy<T>(value: T): T {
+	if (value === null || typeof value !== "object") return value;
+	const cached = FROZEN_COPIES.get(value);
+	if (cached !== undefined) return cached as T;
+	let copy: T;
 	try {
-		return structuredClone(value);
+		copy = structuredClone(value);
 	} catch {
-		return JSON.parse(JSON.stringify(value)) as T;
+		copy = JSON.parse(JSON.stringify(value)) as T;
 	}
+	deepFreeze(copy);
+	FROZEN_COPIES.set(value, copy);
+	return copy;
+}
+
+const FROZEN_COPIES = new WeakMap<object, unknown>();
+
+function deepFreeze(value: unknown): void {
+	if (value === null || typeof value !== "object" || Object.isFrozen(value)) return;
+	Object.freeze(value);
+	for (const child of Object.values(value)) deepFreeze(child);
+}
+
+/** What an entry-returning read method gives an extension: entries (in arrays and tree nodes) as {@link frozenCopy}. */
+function readonlyEntries(result: unknown): unknown {
+	if (!Array.isArray(result)) return frozenCopy(result);
+	return result.map((item: unknown) =>
+		item !== null && typeof item === "object" && "entry" in item && "children" in item
+			? treeNode(item as SessionTreeNodeView)
+			: frozenCopy(item),
+	);
+}
+
+function treeNode(node: SessionTreeNodeView): SessionTreeNodeView {
+	return { ...node, entry: frozenCopy(node.entry), children: node.children.map(treeNode) };
 }
 
 /** pi's SessionManager write methods, each with the extension API that does it through the session. */

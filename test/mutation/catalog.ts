@@ -13123,7 +13123,7 @@ export const MUTANTS: Mutant[] = [
 			"ctx.sessionManager hands out the session's own entries: a tool's assignment rewrites what the model is sent (pi#9824, races33)",
 		edits: [
 			{
-				find: "view[method] = ENTRY_METHODS.has(method) ? (...args: unknown[]) => copyOf(call(...args)) : call;",
+				find: "view[method] = ENTRY_METHODS.has(method) ? (...args: unknown[]) => readonlyEntries(call(...args)) : call;",
 				replace: "view[method] = call;",
 			},
 		],
