@@ -29,6 +29,7 @@ import { runRpcMode } from "./rpc-mode.js";
 import { destroyedStdinError, stdinState } from "./stdin-state.js";
 import {
 	explainStall,
+	guardExtensionErrors,
 	guardRuntime,
 	keepStdoutForSettle,
 	processStdout,
@@ -176,6 +177,8 @@ export async function main(argv: readonly string[], out: CliOutput = processOutp
 			}
 			// Signals and a closed stdout end the process cleanly while it runs (the real process only).
 			const release = out === processOutput && mode !== "interactive" ? guardRuntime(runtime) : () => {};
+			// An extension's own timer or listener that throws is its error, not the process's end.
+			const releaseErrors = out === processOutput ? guardExtensionErrors(runtime) : () => {};
 			try {
 				if (mode === "rpc") return await runRpcMode(runtime, process.stdin, out);
 				if (mode === "interactive") {
@@ -204,6 +207,7 @@ export async function main(argv: readonly string[], out: CliOutput = processOutp
 			} finally {
 				release();
 				await runtime.dispose();
+				releaseErrors();
 				// Throws a CliError (exit 1) when the file cannot be written.
 				trace?.save();
 			}

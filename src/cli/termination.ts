@@ -252,3 +252,42 @@ export function guardRuntime(runtime: AgentSessionRuntime, exit: (code: number) 
 		processStdout.onClosed = undefined;
 	};
 }
+
+/**
+ * While the CLI runs: an error nothing caught whose stack runs through a loaded extension's file
+ * (a throw in its own `setInterval`, a rejection it never awaited) is reported as that extension's
+ * `uncaught` error — the line every other extension error gets — and the session goes on, instead
+ * of the process dying with it (oh-my-pi#5664, pi#4791). Any other uncaught error still ends the
+ * process with exit code 1 and its stack on stderr. Returns the function that removes the handlers.
+ *
+ * @example
+ * ```ts
+ * const release = guardExtensionErrors(runtime);
+ * try { await runtime.session.prompt("hi"); } finally { release(); }
+ * ```
+ */
+export function guardExtensionErrors(runtime: AgentSessionRuntime): () => void {
+	const report = (error: unknown) => {
+		try {
+			return runtime.session.extensionRunner.reportUncaught(error);
+		} catch {
+			return false; // disposed: nothing to report it to
+		}
+	};
+	const onException = (error: unknown) => {
+		if (report(error)) return;
+		release();
+		process.stderr.write(`${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+		process.exit(1);
+	};
+	const onRejection = (reason: unknown) => {
+		if (!report(reason)) throw reason;
+	};
+	process.on("uncaughtException", onException);
+	process.on("unhandledRejection", onRejection);
+	const release = () => {
+		process.off("uncaughtException", onException);
+		process.off("unhandledRejection", onRejection);
+	};
+	return release;
+}

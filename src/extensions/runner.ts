@@ -83,6 +83,7 @@ import type {
 	RunnerEmitEvent,
 	RunnerEmitResult,
 	SessionShutdownEvent,
+	SessionTreeNodeView,
 	SlashCommandInfo,
 	ToolCallEvent,
 	ToolCallEventResult,
@@ -483,6 +484,34 @@ export class ExtensionRunner {
 	onError(listener: ExtensionErrorListener): () => void {
 		this.errorListeners.add(listener);
 		return () => this.errorListeners.delete(listener);
+	}
+
+	/**
+	 * Reports an error nothing caught (a throw in an extension's own timer or event listener, a
+	 * rejection nobody awaited) as an `uncaught` error of the extension whose file is in its stack
+	 * (a folder extension's `index` file: any file of its folder). Returns false, reporting
+	 * nothing, when no loaded extension's code is in the stack. oh-my-pi#5664, pi#4791.
+	 *
+	 * @example
+	 * ```ts
+	 * declare const runner: ExtensionRunner;
+	 * process.on("uncaughtException", (error) => {
+	 * 	if (!runner.reportUncaught(error)) throw error;
+	 * });
+	 * ```
+	 */
+	reportUncaught(error: unknown): boolean {
+		const stack = error instanceof Error ? error.stack : undefined;
+		if (stack === undefined) return false;
+		const frames = stack.split("\n").map((frame) => frame.replace("file://", ""));
+		const inFrames = (prefix: string) => frames.some((frame) => frame.includes(prefix));
+		const paths = this.getExtensionPaths().filter((path) => path.startsWith("/"));
+		const owner =
+			paths.find((path) => inFrames(`${path}:`)) ??
+			paths.find((path) => /^index\.[cm]?[jt]s$/.test(basename(path)) && inFrames(`${dirname(path)}/`));
+		if (owner === undefined) return false;
+		this.emitError(errorRecord(owner, "uncaught", error));
+		return true;
 	}
 
 	/** Reports an error to every listener. A throwing listener does not stop the others. */
@@ -1364,8 +1393,12 @@ function readonlyView(manager: ReadonlySessionManager): ReadonlySessionManager {
 	const view: Partial<Record<keyof ReadonlySessionManager, unknown>> = {};
 	for (const method of READONLY_SESSION_METHODS) {
 		const fn = manager[method];
-		if (typeof fn === "function") view[method] = fn.bind(manager);
-		else {
+		if (typeof fn === "function") {
+			const call = fn.bind(manager) as (...args: unknown[]) => unknown;
+			// pi#9824: the session's own entries would let an extension rewrite what the model is sent
+			// (the file keeping the old text); it gets a frozen copy of each.
+			view[method] = ENTRY_METHODS.has(method) ? (...args: unknown[]) => readonlyEntries(call(...args)) : call;
+		} else {
 			view[method] = () => {
 				throw new SettleError("EXTENSION", `ctx.sessionManager.${method}() is not provided by this session.`);
 			};
@@ -1386,6 +1419,59 @@ function readonlyView(manager: ReadonlySessionManager): ReadonlySessionManager {
 			return Reflect.get(target, property, receiver);
 		},
 	}) as ReadonlySessionManager;
+}
+
+/** The read methods that return entries (or the header, or the tree of entries). */
+const ENTRY_METHODS: ReadonlySet<string> = new Set([
+	"getLeafEntry",
+	"getEntry",
+	"getBranch",
+	"getHeader",
+	"getEntries",
+	"getTree",
+]);
+
+/**
+ * An entry (or header) as extensions see it: a deep copy, frozen, made once per stored object (the
+ * store only appends, so a stored entry never changes) — a read costs no copy after the first, and
+ * an assignment to it throws a `TypeError` instead of changing the copy other readers get. A value
+ * `structuredClone` refuses (a function in a tool's details) is copied as JSON.
+ */
+function frozenCopy<T>(value: T): T {
+	if (value === null || typeof value !== "object") return value;
+	const cached = FROZEN_COPIES.get(value);
+	if (cached !== undefined) return cached as T;
+	let copy: T;
+	try {
+		copy = structuredClone(value);
+	} catch {
+		copy = JSON.parse(JSON.stringify(value)) as T;
+	}
+	deepFreeze(copy);
+	FROZEN_COPIES.set(value, copy);
+	return copy;
+}
+
+const FROZEN_COPIES = new WeakMap<object, unknown>();
+
+function deepFreeze(value: unknown): void {
+	if (value === null || typeof value !== "object" || Object.isFrozen(value)) return;
+	Object.freeze(value);
+	for (const child of Object.values(value)) deepFreeze(child);
+}
+
+/** What an entry-returning read method gives an extension: entries (in arrays and tree nodes) as {@link frozenCopy}. */
+function readonlyEntries(result: unknown): unknown {
+	if (!Array.isArray(result)) return frozenCopy(result);
+	return result.map((item: unknown) =>
+		item !== null && typeof item === "object" && "entry" in item && "children" in item
+			? treeNode(item as SessionTreeNodeView)
+			: frozenCopy(item),
+	);
+}
+
+function treeNode(node: SessionTreeNodeView): SessionTreeNodeView {
+	return { ...node, entry: frozenCopy(node.entry), children: node.children.map(treeNode) };
 }
 
 /** pi's SessionManager write methods, each with the extension API that does it through the session. */

@@ -429,12 +429,21 @@ export function createExtensionAPI(extension: Extension, runtime: ExtensionRunti
 			if (options?.type !== "boolean" && options?.type !== "string") {
 				throw invalid(`pi.registerFlag("${name}") needs type "boolean" or "string".`);
 			}
+			// pi#8064: a default of the other type (`default: "false"` on a boolean) would be what
+			// getFlag() returns when the flag is not given: a truthy string that turns the option on.
+			if (options.default !== undefined && typeof options.default !== options.type) {
+				throw invalid(
+					`pi.registerFlag("${name}") has type "${options.type}" but default ${JSON.stringify(options.default)} (a ${typeof options.default}): give a ${options.type} default, e.g. default: ${options.type === "boolean" ? "false" : '""'}.`,
+				);
+			}
 			extension.flags.set(name, { name, extensionPath: extension.path, ...options });
 			if (options.default !== undefined && !runtime.flagValues.has(name)) runtime.flagValues.set(name, options.default);
 		},
 		getFlag(name) {
 			runtime.assertActive();
-			return extension.flags.has(name) ? runtime.flagValues.get(name) : undefined;
+			// pi#3614: `getFlag("--plan")`, written as the user types it, reads the flag `plan`.
+			const key = typeof name === "string" ? name.replace(/^--/, "") : name;
+			return extension.flags.has(key) ? runtime.flagValues.get(key) : undefined;
 		},
 		registerMessageRenderer(customType, renderer) {
 			runtime.assertActive();

@@ -1343,11 +1343,18 @@ export interface ExtensionAPI {
 		shortcut: string,
 		options: { description?: string; handler: (ctx: ExtensionContext) => Promise<void> | void },
 	): void;
+	/**
+	 * Registers `--name` on the command line; `getFlag(name)` reads it. A `default` must have the
+	 * flag's `type` (a boolean flag's default is `false`, not `"false"`): another throws `INVALID_ARGUMENT`.
+	 */
 	registerFlag(
 		name: string,
 		options: { description?: string; type: "boolean" | "string"; default?: boolean | string },
 	): void;
-	/** Value of a flag this extension registered (undefined for flags it did not register). */
+	/**
+	 * Value of a flag this extension registered (undefined for flags it did not register); the name
+	 * with or without its leading `--` (`getFlag("plan")` or `getFlag("--plan")`).
+	 */
 	getFlag(name: string): boolean | string | undefined;
 	registerMessageRenderer<T = unknown>(customType: string, renderer: MessageRenderer<T>): void;
 	/** Fire-and-forget; failures are reported as extension errors. */

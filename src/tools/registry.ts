@@ -216,8 +216,9 @@ function entry(definition: AnyToolDefinition, sourceInfo: SourceInfo, kind: Tool
  * the input is not modified.
  *
  * Next active names: `activeToolNames`, else `previousActiveToolNames`, filtered by the allow filter;
- * then with an allowlist every registered allowed tool is added (regression 2835: this includes
- * extension tools, and an allowlist also removes extension tools it does not name); else with
+ * then with an allowlist every registered allowed tool that was not in `previousRegistryNames` is
+ * added (regression 2835: this includes extension tools, and an allowlist also removes extension
+ * tools it does not name; pi#7406: a tool already registered and turned off stays off); else with
  * `includeAllExtensionTools` every extension and SDK tool; else, without explicit names, every
  * tool that was not in `previousRegistryNames`. Unknown names are dropped, duplicates removed.
  *
@@ -261,12 +262,13 @@ export function mergeToolRegistry(input: ToolRegistryInput): MergedToolRegistry 
 	for (const layer of layered) tools.set(layer.definition.name, layer);
 
 	const next = [...(input.activeToolNames ?? input.previousActiveToolNames ?? [])].filter(isAllowed);
+	const previous = input.previousRegistryNames ? new Set(input.previousRegistryNames) : undefined;
 	if (allowlist) {
-		for (const name of tools.keys()) if (allowlist.has(name)) next.push(name);
+		// pi#7406: only names new to the registry; one already there and inactive was turned off on purpose.
+		for (const name of tools.keys()) if (allowlist.has(name) && !previous?.has(name)) next.push(name);
 	} else if (input.includeAllExtensionTools) {
 		for (const layer of layered) next.push(layer.definition.name);
-	} else if (!input.activeToolNames && input.previousRegistryNames) {
-		const previous = new Set(input.previousRegistryNames);
+	} else if (!input.activeToolNames && previous) {
 		for (const name of tools.keys()) if (!previous.has(name)) next.push(name);
 	}
 	const activeToolNames = [...new Set(next)].filter((name) => tools.has(name));

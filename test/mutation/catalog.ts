@@ -13158,6 +13158,83 @@ export const MUTANTS: Mutant[] = [
 		edits: [{ find: "\t\t\t\tmatchedLines.has(", replace: "\t\t\t\tn === match.lineNumber && matchedLines.has(" }],
 		tests: ["test/pi-races/builtin-tools.test.ts"],
 	},
+	{
+		id: "EL01",
+		file: "src/extensions/runtime.ts",
+		description:
+			'pi.registerFlag() accepts a default of the other type: a boolean flag\'s default "false" reads as a truthy string (pi#8064, races33)',
+		edits: [
+			{
+				find: "if (options.default !== undefined && typeof options.default !== options.type) {",
+				replace: "if (false) {",
+			},
+		],
+		tests: ["test/pi-races/extension-loading.test.ts"],
+	},
+	{
+		id: "EL02",
+		file: "src/tools/registry.ts",
+		description:
+			"with an allowlist, every tool refresh activates each allowed tool again, one an extension turned off among them (pi#7406, races33)",
+		edits: [
+			{
+				find: "if (allowlist.has(name) && !previous?.has(name)) next.push(name);",
+				replace: "if (allowlist.has(name)) next.push(name);",
+			},
+		],
+		tests: ["test/pi-races/extension-loading.test.ts", "test/tools/registry.property.test.ts"],
+	},
+	{
+		id: "EL03",
+		file: "src/cli/main.ts",
+		description:
+			"the CLI does not guard extension errors nothing caught: an extension's throwing timer ends the process (oh-my-pi#5664, races33)",
+		edits: [
+			{
+				find: "const releaseErrors = out === processOutput ? guardExtensionErrors(runtime) : () => {};",
+				replace: "const releaseErrors = () => {};",
+			},
+		],
+		tests: ["test/pi-races/extension-loading.test.ts"],
+	},
+	{
+		id: "EL04",
+		file: "src/extensions/runner.ts",
+		description:
+			"reportUncaught finds no extension in a stack: every uncaught extension error ends the process (oh-my-pi#5664, races33)",
+		edits: [
+			{
+				find: "if (owner === undefined) return false;",
+				replace: "if (owner !== null) return false;",
+			},
+		],
+		tests: ["test/pi-races/extension-loading.test.ts"],
+	},
+	{
+		id: "EL05",
+		file: "src/extensions/runtime.ts",
+		description: 'pi.getFlag("--name") looks up the name with its dashes: always undefined (pi#3614, races33)',
+		edits: [
+			{
+				find: 'const key = typeof name === "string" ? name.replace(/^--/, "") : name;',
+				replace: "const key = name;",
+			},
+		],
+		tests: ["test/pi-races/extension-loading.test.ts"],
+	},
+	{
+		id: "EL06",
+		file: "src/extensions/runner.ts",
+		description:
+			"ctx.sessionManager hands out the session's own entries: a tool's assignment rewrites what the model is sent (pi#9824, races33)",
+		edits: [
+			{
+				find: "view[method] = ENTRY_METHODS.has(method) ? (...args: unknown[]) => readonlyEntries(call(...args)) : call;",
+				replace: "view[method] = call;",
+			},
+		],
+		tests: ["test/pi-races/extension-loading.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
