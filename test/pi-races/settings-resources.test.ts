@@ -15,13 +15,17 @@
  * should see: the provider's compat shaping every request of its models, a model's own compat
  * overriding one field and keeping the others.
  *
+ * pi#3521: the `bash` tool ignored `shellPath` from settings.json (a Git Bash at a path of its own)
+ * while `!` commands used it. What the user should see: the model's `bash` calls run by the shell
+ * `settings.json` names, with the command as pi passes it (`<shell> -c <command>`).
+ *
  * bigpowers#108: skills whose front matter came after a few comment lines (`# story: …` then
  * `---`) were reported "description is required" and not loaded; the authors had to guess that the
  * block's place was the problem. What the user should see: the skill not offered to the model (as
  * in pi), a warning naming the file and saying the front matter must open it, at which line it is,
  * and what to move; other skills offered.
  */
-import { mkdirSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { runSettleAsync, useCliProject, writeLocalProvider } from "../cli/helpers.js";
@@ -143,5 +147,36 @@ describe("bigpowers#108: a skill whose front matter does not open the file", () 
 		);
 		expect(run.stderr).toContain(`Warning: description is required (${join(skills, "notes", "SKILL.md")})`);
 		expect(run.stderr).not.toContain("fix-bug");
+	});
+});
+
+describe("pi#3521: the bash tool and settings.json's shellPath", () => {
+	it("pi#3521: settle -p: the model's bash call runs through the shell settings.json names; its output reaches the model", async () => {
+		writeLocalProvider(cli.agentDir, `${server.url}/v1`);
+		// The user's shell at a path of its own: it logs how it was called, then runs bash.
+		const shell = join(cli.dir, "tools", "my-bash");
+		const log = join(cli.dir, "shell-calls.log");
+		mkdirSync(join(cli.dir, "tools"));
+		writeFileSync(shell, `#!/bin/sh\nprintf '%s\\n' "$*" >> '${log}'\necho VIA-MY-BASH\nexec /bin/bash "$@"\n`);
+		chmodSync(shell, 0o755);
+		writeFileSync(join(cli.agentDir, "settings.json"), JSON.stringify({ shellPath: shell }));
+		server.reply(
+			chatReply([{ type: "tool_call", id: "call_1", name: "bash", arguments: { command: "echo tool-ran" } }], {
+				finishReason: "tool_calls",
+			}),
+			chatReply([{ type: "text", text: "done" }]),
+		);
+
+		const run = await runSettleAsync(["--no-session", "--model", "local/coder", "-p", "run it"], {
+			cwd: cli.project,
+			agentDir: cli.agentDir,
+		});
+
+		expect(run.stdout).toContain("done");
+		expect(readFileSync(log, "utf8")).toBe("-c echo tool-ran\n");
+		const messages = server.requests[1]?.body.messages as { role: string; content: unknown }[];
+		const result = JSON.stringify(messages.find((message) => message.role === "tool")?.content);
+		expect(result).toContain("VIA-MY-BASH");
+		expect(result).toContain("tool-ran");
 	});
 });
