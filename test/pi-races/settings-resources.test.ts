@@ -19,13 +19,18 @@
  * while `!` commands used it. What the user should see: the model's `bash` calls run by the shell
  * `settings.json` names, with the command as pi passes it (`<shell> -c <command>`).
  *
+ * pi#239: with the working folder at or below the agent folder, the global `AGENTS.md` was put in
+ * the system prompt twice (once as the global file, once found walking up from the cwd). The
+ * dotfiles case: the agent folder is a symlink into the folder the user works in. What the user
+ * should see: the file once.
+ *
  * bigpowers#108: skills whose front matter came after a few comment lines (`# story: …` then
  * `---`) were reported "description is required" and not loaded; the authors had to guess that the
  * block's place was the problem. What the user should see: the skill not offered to the model (as
  * in pi), a warning naming the file and saying the front matter must open it, at which line it is,
  * and what to move; other skills offered.
  */
-import { chmodSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { runSettleAsync, useCliProject, writeLocalProvider } from "../cli/helpers.js";
@@ -178,5 +183,25 @@ describe("pi#3521: the bash tool and settings.json's shellPath", () => {
 		const result = JSON.stringify(messages.find((message) => message.role === "tool")?.content);
 		expect(result).toContain("VIA-MY-BASH");
 		expect(result).toContain("tool-ran");
+	});
+});
+
+describe("pi#239: the global AGENTS.md when the cwd is inside the agent folder", () => {
+	it("pi#239: settle -p in a folder below the agent folder, reached through a symlink (dotfiles): the global AGENTS.md is in the system prompt once", async () => {
+		// ~/.settle/agent -> ~/dotfiles/agent, and the user works in ~/dotfiles/agent/extensions.
+		const real = join(cli.dir, "dotfiles", "agent");
+		mkdirSync(join(real, "extensions"), { recursive: true });
+		symlinkSync(real, cli.agentDir);
+		writeLocalProvider(cli.agentDir, `${server.url}/v1`);
+		writeFileSync(join(real, "AGENTS.md"), "GLOBAL-RULES-MARKER: be brief\n");
+		server.reply(chatReply([{ type: "text", text: "ok" }]));
+
+		const run = await runSettleAsync(["--no-session", "--model", "local/coder", "-p", "hi"], {
+			cwd: join(real, "extensions"),
+			agentDir: cli.agentDir,
+		});
+
+		expect(run.stdout).toContain("ok");
+		expect(systemMessage(0).content.split("GLOBAL-RULES-MARKER")).toHaveLength(2);
 	});
 });
