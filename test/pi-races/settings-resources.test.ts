@@ -24,6 +24,11 @@
  * dotfiles case: the agent folder is a symlink into the folder the user works in. What the user
  * should see: the file once.
  *
+ * claude-code#25209, pi#3574: a project skill with the same name as a user (global) skill: both
+ * offered, the user left to pick, or an unexplained conflict warning. What the user should see: the
+ * project's skill wins (offered once, and what `/skill:name` expands), the user's is skipped with a
+ * warning naming its file.
+ *
  * bigpowers#108: skills whose front matter came after a few comment lines (`# story: …` then
  * `---`) were reported "description is required" and not loaded; the authors had to guess that the
  * block's place was the problem. What the user should see: the skill not offered to the model (as
@@ -203,5 +208,34 @@ describe("pi#239: the global AGENTS.md when the cwd is inside the agent folder",
 
 		expect(run.stdout).toContain("ok");
 		expect(systemMessage(0).content.split("GLOBAL-RULES-MARKER")).toHaveLength(2);
+	});
+});
+
+describe("claude-code#25209 / pi#3574: a project skill named as a user skill", () => {
+	it("claude-code#25209: settle -p: the project's `handoff` is offered once and expanded by /skill:handoff; the user's is skipped with a warning naming its file", async () => {
+		writeLocalProvider(cli.agentDir, `${server.url}/v1`);
+		const user = join(cli.agentDir, "skills");
+		writeSkill(user, "handoff", "---\nname: handoff\ndescription: USER-HANDOFF any project\n---\nUSER-BODY\n");
+		writeSkill(
+			join(cli.project, ".settle", "skills"),
+			"handoff",
+			"---\nname: handoff\ndescription: PROJECT-HANDOFF writes STATUS.md\n---\nPROJECT-BODY\n",
+		);
+		server.reply(chatReply([{ type: "text", text: "handed off" }]));
+
+		const run = await runSettleAsync(["--no-session", "--model", "local/coder", "-p", "/skill:handoff now"], {
+			cwd: cli.project,
+			agentDir: cli.agentDir,
+		});
+
+		expect(run.stdout).toContain("handed off");
+		const { content } = systemMessage(0);
+		expect(content.split("<name>handoff</name>")).toHaveLength(2);
+		expect(content).toContain("PROJECT-HANDOFF");
+		expect(content).not.toContain("USER-HANDOFF");
+		const prompt = JSON.stringify(server.requests[0]?.body.messages.at(-1));
+		expect(prompt).toContain("PROJECT-BODY");
+		expect(prompt).not.toContain("USER-BODY");
+		expect(run.stderr).toContain(`name "handoff" collision (${join(user, "handoff", "SKILL.md")})`);
 	});
 });
