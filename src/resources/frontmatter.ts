@@ -61,6 +61,30 @@ export function stripFrontmatter(content: string): string {
 	return parseFrontmatter(content).body;
 }
 
+/**
+ * The line (1-based) where a front matter block starts when it does not open the file, as in a
+ * SKILL.md with comment lines above its `---` (bigpowers#108): a `---` line, then a `description:`
+ * line before the next `---`. Such a block is read as body text (as pi reads it); this says where it
+ * is, so a warning can tell the author to move it. Undefined when the file opens with `---` or holds
+ * no such block. Must not throw.
+ *
+ * @example
+ * ```ts
+ * misplacedFrontmatterLine("# story: e51\n---\nname: x\ndescription: y\n---\nBody"); // 2
+ * ```
+ */
+export function misplacedFrontmatterLine(content: string): number | undefined {
+	const lines = content.replace(/\r\n/g, "\n").replace(/\r/g, "\n").split("\n");
+	if (lines[0]?.startsWith("---")) return undefined;
+	const start = lines.findIndex((line) => line.trimEnd() === "---");
+	if (start === -1) return undefined;
+	for (const line of lines.slice(start + 1)) {
+		if (line.startsWith("---")) return undefined;
+		if (/^description\s*:/.test(line)) return start + 1;
+	}
+	return undefined;
+}
+
 function firstLine(text: string): string {
 	return text.split("\n")[0]!.trim().replace(/:$/, "");
 }

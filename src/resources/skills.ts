@@ -6,7 +6,7 @@
 import { existsSync, readFileSync, realpathSync } from "node:fs";
 import { basename, dirname } from "node:path";
 import { errorMessage } from "../errors.js";
-import { parseFrontmatter } from "./frontmatter.js";
+import { misplacedFrontmatterLine, parseFrontmatter } from "./frontmatter.js";
 import type { ResourceDiagnostic, Skill, SourceInfo } from "./types.js";
 
 /** Longest skill name allowed (Agent Skills spec). */
@@ -78,7 +78,15 @@ export function loadSkillFile(
 	const skillDir = dirname(filePath);
 	const parentDirName = basename(skillDir);
 	const descriptionErrors = validateDescription(frontmatter.description);
-	for (const message of descriptionErrors) warn(message);
+	// pi's text, then where the front matter is when it does not open the file (bigpowers#108).
+	const late = descriptionErrors.length > 0 ? misplacedFrontmatterLine(raw) : undefined;
+	for (const message of descriptionErrors) {
+		warn(
+			late === undefined
+				? message
+				: `${message}: the front matter must open the file, but its --- line is line ${late}; move the lines above it below the block.`,
+		);
+	}
 	let name = parentDirName;
 	if (typeof frontmatter.name === "string" && frontmatter.name !== "") name = frontmatter.name;
 	else if (frontmatter.name !== undefined && frontmatter.name !== null && frontmatter.name !== "") {

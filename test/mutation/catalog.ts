@@ -13235,6 +13235,22 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/pi-races/extension-loading.test.ts"],
 	},
+	{
+		id: "ER01",
+		file: "src/resources/skills.ts",
+		description:
+			'a skill whose front matter does not open the file gets pi\'s bare "description is required", without where the block is (bigpowers#108)',
+		edits: [{ find: "descriptionErrors.length > 0 ? misplacedFrontmatterLine(raw) : undefined", replace: "undefined" }],
+		tests: ["test/pi-races/settings-resources.test.ts"],
+	},
+	{
+		id: "ER02",
+		file: "src/resources/frontmatter.ts",
+		description:
+			"any `---` line below the first is taken for misplaced front matter, also a horizontal rule in a skill without one (bigpowers#108)",
+		edits: [{ find: "if (/^description\\s*:/.test(line)) return start + 1;", replace: "return start + 1;" }],
+		tests: ["test/pi-races/settings-resources.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
