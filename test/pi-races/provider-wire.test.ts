@@ -8,16 +8,34 @@
  * retry landed inside the cool-down, re-paid the prompt, and the turn failed. What the user should
  * see: the session waits what the provider asked for, or, when that is longer than
  * `retry.maxAgentDelayMs`, ends at once with the provider's error instead of re-hammering it.
+ *
+ * oh-my-pi#6379: a session switched onto Anthropic while its latest assistant turn came from
+ * another `anthropic-messages` provider (Kimi) replayed that turn's thinking signature verbatim;
+ * Anthropic rejected it (`400 Invalid signature in thinking block`) on every retry. What the user
+ * should see: a signature minted by another provider or model never reaches the new one; the
+ * thinking text still does, as text; Anthropic's own signed turns are replayed to Anthropic intact.
  */
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import * as piAi from "@mariozechner/pi-ai";
 import { afterEach, describe, expect, it } from "vitest";
+import { loadPiAi, PiAiModelRuntime } from "../../src/llm/pi-ai.js";
+import { AuthStorage } from "../../src/runtime/auth-storage.js";
+import { createAgentSession } from "../../src/runtime/sdk.js";
+import { SettingsManager } from "../../src/settings/settings-manager.js";
+import { SessionManager } from "../../src/store/session-manager.js";
+import { anthropicReply } from "../llm/wire/anthropic.js";
 import { chatReply } from "../llm/wire/openai.js";
-import { json } from "../llm/wire/server.js";
-import { lastAssistant, startWireSession, type WireSession } from "../llm/wire/session.js";
+import { json, startWireServer, type WireServer } from "../llm/wire/server.js";
+import { API_KEY, lastAssistant, startWireSession, type WireSession, wireModel } from "../llm/wire/session.js";
 
 let w: WireSession | undefined;
+const cleanups: (() => Promise<void> | void)[] = [];
 afterEach(async () => {
 	await w?.dispose();
 	w = undefined;
+	for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
 /** A 429 whose error object names its cool-down only as a snake_case field (no message text). */
@@ -57,5 +75,108 @@ describe("pi#7134: a 429 that names its cool-down in the body (retry_after_secon
 			stopReason: "stop",
 			content: [{ type: "text", text: "after the cool-down" }],
 		});
+	});
+});
+
+/**
+ * Two `anthropic-messages` providers on one local server — `kimi-code` (model `k3`) and `anthropic`
+ * (`claude-wire-1`) — and a session starting on Kimi, its JSONL on disk.
+ */
+async function twoAnthropicProviders() {
+	const server: WireServer = await startWireServer();
+	const dir = mkdtempSync(join(tmpdir(), "settle-wire-switch-"));
+	cleanups.push(async () => {
+		await server.close();
+		rmSync(dir, { recursive: true, force: true });
+	});
+	const kimi = wireModel("anthropic-messages", server.url, { id: "k3", name: "Kimi k3", provider: "kimi-code" });
+	const claude = wireModel("anthropic-messages", server.url);
+	const runtime = new PiAiModelRuntime(await loadPiAi(async () => piAi), {
+		providers: [],
+		useEnvironment: false,
+		credentials: AuthStorage.inMemory({ "kimi-code": API_KEY, anthropic: API_KEY }),
+	});
+	runtime.registerPiAiProvider("kimi-code", [kimi], { defaultModelId: "k3" });
+	runtime.registerPiAiProvider("anthropic", [claude], { defaultModelId: "claude-wire-1" });
+	const { session } = await createAgentSession({
+		cwd: dir,
+		agentDir: dir,
+		modelRuntime: runtime,
+		model: runtime.getModel("kimi-code", "k3")!,
+		thinkingLevel: "high",
+		settingsManager: SettingsManager.inMemory({ retry: { baseDelayMs: 1 } }),
+		sessionManager: SessionManager.create(dir, join(dir, "sessions")),
+	});
+	cleanups.push(() => {
+		session.dispose();
+	});
+	return { server, session, claude: runtime.getModel("anthropic", "claude-wire-1")! };
+}
+
+type SentBlock = { type: string; text?: string; thinking?: string; signature?: string };
+const sentAssistants = (server: WireServer, index: number) =>
+	(server.requests[index]!.body.messages as { role: string; content: SentBlock[] | string }[]).filter(
+		(message) => message.role === "assistant",
+	);
+
+describe("oh-my-pi#6379: switching onto Anthropic after another anthropic-messages provider's signed thinking", () => {
+	it("oh-my-pi#6379: Kimi's signed thinking in the latest turn is not replayed to Anthropic; its text is, and the answer arrives", async () => {
+		const { server, session, claude } = await twoAnthropicProviders();
+		server.reply(
+			anthropicReply(
+				[
+					{ type: "thinking", thinking: "Compare 9.11 and 9.9 digit by digit.", signature: "kimi_foreign_sig" },
+					{ type: "text", text: "9.9 is larger." },
+				],
+				{ model: "k3" },
+			),
+			anthropicReply([{ type: "text", text: "Yes, 9.9." }]),
+		);
+		await session.prompt("Think step by step: which is larger, 9.11 or 9.9?");
+		expect(session.messages.at(-1)).toMatchObject({ provider: "kimi-code", model: "k3", stopReason: "stop" });
+
+		await session.setModel(claude);
+		await session.prompt("Are you sure?");
+
+		expect(server.requests).toHaveLength(2);
+		expect(JSON.stringify(server.requests[1]!.body)).not.toContain("kimi_foreign_sig");
+		expect(sentAssistants(server, 1)).toEqual([
+			{
+				role: "assistant",
+				content: [
+					{ type: "text", text: "Compare 9.11 and 9.9 digit by digit." },
+					{ type: "text", text: "9.9 is larger." },
+				],
+			},
+		]);
+		expect(session.messages.at(-1)).toMatchObject({
+			provider: "anthropic",
+			stopReason: "stop",
+			content: [{ type: "text", text: "Yes, 9.9." }],
+		});
+	});
+
+	it("oh-my-pi#6379 (control): Anthropic's own signed thinking is replayed to Anthropic with its signature", async () => {
+		const { server, session, claude } = await twoAnthropicProviders();
+		await session.setModel(claude);
+		server.reply(
+			anthropicReply([
+				{ type: "thinking", thinking: "Digit by digit.", signature: "anthropic_own_sig" },
+				{ type: "text", text: "9.9 is larger." },
+			]),
+			anthropicReply([{ type: "text", text: "Yes." }]),
+		);
+		await session.prompt("which is larger, 9.11 or 9.9?");
+		await session.prompt("sure?");
+
+		expect(sentAssistants(server, 1)).toEqual([
+			{
+				role: "assistant",
+				content: [
+					{ type: "thinking", thinking: "Digit by digit.", signature: "anthropic_own_sig" },
+					{ type: "text", text: "9.9 is larger." },
+				],
+			},
+		]);
 	});
 });
