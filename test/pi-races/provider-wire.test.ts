@@ -14,20 +14,26 @@
  * Anthropic rejected it (`400 Invalid signature in thinking block`) on every retry. What the user
  * should see: a signature minted by another provider or model never reaches the new one; the
  * thinking text still does, as text; Anthropic's own signed turns are replayed to Anthropic intact.
+ *
+ * pi#8499: an OpenRouter model that fails on tool payloads ends the stream with
+ * `finish_reason: "stop"`, `content: null` and `native_finish_reason: "network_error"`, 0 tokens:
+ * `pi -p` printed nothing and exited 0, the failure silent. What the user should see: a word that
+ * the answer holds no text, on stderr, with stdout left empty for scripts.
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import * as piAi from "@mariozechner/pi-ai";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { loadPiAi, PiAiModelRuntime } from "../../src/llm/pi-ai.js";
 import { AuthStorage } from "../../src/runtime/auth-storage.js";
 import { createAgentSession } from "../../src/runtime/sdk.js";
 import { SettingsManager } from "../../src/settings/settings-manager.js";
 import { SessionManager } from "../../src/store/session-manager.js";
+import { runSettleAsync, useCliProject, writeLocalProvider } from "../cli/helpers.js";
 import { anthropicReply } from "../llm/wire/anthropic.js";
 import { chatReply } from "../llm/wire/openai.js";
-import { json, startWireServer, type WireServer } from "../llm/wire/server.js";
+import { json, sse, startWireServer, type WireServer } from "../llm/wire/server.js";
 import { API_KEY, lastAssistant, startWireSession, type WireSession, wireModel } from "../llm/wire/session.js";
 
 let w: WireSession | undefined;
@@ -178,5 +184,65 @@ describe("oh-my-pi#6379: switching onto Anthropic after another anthropic-messag
 				],
 			},
 		]);
+	});
+});
+
+describe("pi#8499: an OpenAI-compatible stream that ends 'stop' with no content (OpenRouter native_finish_reason network_error)", () => {
+	const cli = useCliProject("settle-pi-races-provider-wire-");
+	let server: WireServer;
+	beforeEach(async () => {
+		server = await startWireServer();
+	});
+	afterEach(async () => {
+		await server.close();
+	});
+
+	it("pi#8499: `settle -p` says on stderr that the answer holds no text; stdout stays empty", async () => {
+		writeLocalProvider(cli.agentDir, `${server.url}/v1`);
+		const chunk = (choice: Record<string, unknown>, extra: Record<string, unknown> = {}) => ({
+			data: {
+				id: "gen-wire",
+				object: "chat.completion.chunk",
+				created: 1_764_000_000,
+				model: "coder",
+				...extra,
+				choices: [choice],
+			},
+		});
+		server.reply(
+			sse([
+				chunk({ index: 0, delta: { role: "assistant", content: "" }, finish_reason: null }),
+				chunk({
+					index: 0,
+					delta: { content: null },
+					finish_reason: "stop",
+					native_finish_reason: "network_error",
+				}),
+				{
+					data: {
+						id: "gen-wire",
+						object: "chat.completion.chunk",
+						created: 1_764_000_000,
+						model: "coder",
+						choices: [],
+						usage: { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 },
+					},
+				},
+				{ data: "[DONE]" },
+			]),
+		);
+		const run = await runSettleAsync(["--model", "local/coder", "-p", "list the files"], {
+			cwd: cli.project,
+			agentDir: cli.agentDir,
+		});
+
+		expect(server.requests).toHaveLength(1);
+		// The request carried the tools (the payload the upstream failed on).
+		expect(server.requests[0]!.body.tools).toEqual(
+			expect.arrayContaining([expect.objectContaining({ type: "function" })]),
+		);
+		expect(run.stdout).toBe("");
+		expect(run.stderr).toContain("Warning: the model's answer holds no text; nothing to print.");
+		expect(run.code).toBe(0);
 	});
 });
