@@ -15,12 +15,18 @@
  * should see: a signature minted by another provider or model never reaches the new one; the
  * thinking text still does, as text; Anthropic's own signed turns are replayed to Anthropic intact.
  *
+ * pi#9048: the same handoff from OpenAI's Responses API (Codex): its tool call ids are
+ * `call_…|fc_…`, and replayed to Anthropic unchanged they fail
+ * `tool_use.id: String should match pattern '^[a-zA-Z0-9_-]+$'`; its reasoning signatures (JSON
+ * with `encrypted_content`) fail as thinking signatures. What the user should see: the switched
+ * session answers; each call and its result reach Anthropic under one id it accepts.
+ *
  * pi#8499: an OpenRouter model that fails on tool payloads ends the stream with
  * `finish_reason: "stop"`, `content: null` and `native_finish_reason: "network_error"`, 0 tokens:
  * `pi -p` printed nothing and exited 0, the failure silent. What the user should see: a word that
  * the answer holds no text, on stderr, with stdout left empty for scripts.
  */
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import * as piAi from "@mariozechner/pi-ai";
@@ -33,8 +39,16 @@ import { SessionManager } from "../../src/store/session-manager.js";
 import { runSettleAsync, useCliProject, writeLocalProvider } from "../cli/helpers.js";
 import { anthropicReply } from "../llm/wire/anthropic.js";
 import { chatReply } from "../llm/wire/openai.js";
+import { responsesReply } from "../llm/wire/responses.js";
 import { json, sse, startWireServer, type WireServer } from "../llm/wire/server.js";
-import { API_KEY, lastAssistant, startWireSession, type WireSession, wireModel } from "../llm/wire/session.js";
+import {
+	API_KEY,
+	lastAssistant,
+	startWireSession,
+	type WireApi,
+	type WireSession,
+	wireModel,
+} from "../llm/wire/session.js";
 
 let w: WireSession | undefined;
 const cleanups: (() => Promise<void> | void)[] = [];
@@ -85,30 +99,30 @@ describe("pi#7134: a 429 that names its cool-down in the body (retry_after_secon
 });
 
 /**
- * Two `anthropic-messages` providers on one local server — `kimi-code` (model `k3`) and `anthropic`
- * (`claude-wire-1`) — and a session starting on Kimi, its JSONL on disk.
+ * Two providers on one local server — `first` and `anthropic` (`claude-wire-1`) — and a session
+ * starting on `first`, its JSONL on disk, the built-in tools running in a temp folder.
  */
-async function twoAnthropicProviders() {
+async function switchingSession(first: { api: WireApi; provider: string; id: string }) {
 	const server: WireServer = await startWireServer();
 	const dir = mkdtempSync(join(tmpdir(), "settle-wire-switch-"));
 	cleanups.push(async () => {
 		await server.close();
 		rmSync(dir, { recursive: true, force: true });
 	});
-	const kimi = wireModel("anthropic-messages", server.url, { id: "k3", name: "Kimi k3", provider: "kimi-code" });
+	const from = wireModel(first.api, server.url, { id: first.id, name: first.id, provider: first.provider });
 	const claude = wireModel("anthropic-messages", server.url);
 	const runtime = new PiAiModelRuntime(await loadPiAi(async () => piAi), {
 		providers: [],
 		useEnvironment: false,
-		credentials: AuthStorage.inMemory({ "kimi-code": API_KEY, anthropic: API_KEY }),
+		credentials: AuthStorage.inMemory({ [first.provider]: API_KEY, anthropic: API_KEY }),
 	});
-	runtime.registerPiAiProvider("kimi-code", [kimi], { defaultModelId: "k3" });
+	runtime.registerPiAiProvider(first.provider, [from], { defaultModelId: first.id });
 	runtime.registerPiAiProvider("anthropic", [claude], { defaultModelId: "claude-wire-1" });
 	const { session } = await createAgentSession({
 		cwd: dir,
 		agentDir: dir,
 		modelRuntime: runtime,
-		model: runtime.getModel("kimi-code", "k3")!,
+		model: runtime.getModel(first.provider, first.id)!,
 		thinkingLevel: "high",
 		settingsManager: SettingsManager.inMemory({ retry: { baseDelayMs: 1 } }),
 		sessionManager: SessionManager.create(dir, join(dir, "sessions")),
@@ -116,8 +130,10 @@ async function twoAnthropicProviders() {
 	cleanups.push(() => {
 		session.dispose();
 	});
-	return { server, session, claude: runtime.getModel("anthropic", "claude-wire-1")! };
+	return { server, session, dir, claude: runtime.getModel("anthropic", "claude-wire-1")! };
 }
+
+const twoAnthropicProviders = () => switchingSession({ api: "anthropic-messages", provider: "kimi-code", id: "k3" });
 
 type SentBlock = { type: string; text?: string; thinking?: string; signature?: string };
 const sentAssistants = (server: WireServer, index: number) =>
@@ -244,5 +260,60 @@ describe("pi#8499: an OpenAI-compatible stream that ends 'stop' with no content 
 		expect(run.stdout).toBe("");
 		expect(run.stderr).toContain("Warning: the model's answer holds no text; nothing to print.");
 		expect(run.code).toBe(0);
+	});
+});
+
+describe("pi#9048: switching from OpenAI Responses (call_…|fc_… tool ids, encrypted reasoning) onto Anthropic", () => {
+	it("pi#9048: the call and its result reach Anthropic under one id matching ^[a-zA-Z0-9_-]+$, no OpenAI reasoning signature; the answer arrives", async () => {
+		const { server, session, dir, claude } = await switchingSession({
+			api: "openai-responses",
+			provider: "openai",
+			id: "gpt-wire-1",
+		});
+		const callId = "call_Q1JuaH3v7ZNL4Gk8y0BJ5N9I";
+		server.reply(
+			responsesReply([
+				{ type: "reasoning", summary: "List the folder first." },
+				{
+					type: "function_call",
+					callId,
+					name: "bash",
+					arguments: { command: "echo handoff > marker.txt && cat marker.txt" },
+				},
+			]),
+			responsesReply([{ type: "message", text: "Wrote marker.txt." }]),
+			anthropicReply([{ type: "text", text: "The marker says handoff." }]),
+		);
+		await session.prompt("write a marker file");
+		const call = session.messages
+			.flatMap((message) => (message.role === "assistant" ? message.content : []))
+			.find((block) => block.type === "toolCall");
+		// pi-ai keeps the Responses item id in the call id: the shape the report saw in its file.
+		expect(call).toMatchObject({ id: expect.stringMatching(/^call_Q1JuaH3v7ZNL4Gk8y0BJ5N9I\|fc_/) });
+		expect(readFileSync(join(dir, "marker.txt"), "utf8")).toBe("handoff\n");
+
+		await session.setModel(claude);
+		await session.prompt("what does the marker say?");
+
+		expect(server.requests).toHaveLength(3);
+		const sent = server.requests[2]!.body.messages as { role: string; content: SentBlock[] | string }[];
+		const blocks = sent.flatMap((message) => (typeof message.content === "string" ? [] : message.content));
+		const toolUses = blocks.filter((block) => block.type === "tool_use") as unknown as { id: string }[];
+		const toolResults = blocks.filter((block) => block.type === "tool_result") as unknown as {
+			tool_use_id: string;
+			content: unknown;
+		}[];
+		expect(toolUses).toHaveLength(1);
+		expect(toolUses[0]!.id).toMatch(/^[a-zA-Z0-9_-]{1,64}$/);
+		expect(toolResults).toEqual([
+			expect.objectContaining({ tool_use_id: toolUses[0]!.id, content: expect.stringContaining("handoff") }),
+		]);
+		expect(blocks.filter((block) => block.type === "thinking")).toEqual([]);
+		expect(JSON.stringify(server.requests[2]!.body)).not.toContain("rs_wire");
+		expect(session.messages.at(-1)).toMatchObject({
+			provider: "anthropic",
+			stopReason: "stop",
+			content: [{ type: "text", text: "The marker says handoff." }],
+		});
 	});
 });
