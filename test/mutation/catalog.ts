@@ -13164,7 +13164,7 @@ export const MUTANTS: Mutant[] = [
 		description:
 			"a 429 body's `retry_after_seconds` is not read as the provider's requested delay: the session retries on its backoff inside the cool-down (pi#7134)",
 		edits: [{ find: '/retry[-_]after(?:_seconds)?"?', replace: '/retry[-_]after"?' }],
-		tests: ["test/pi-races/provider-wire.test.ts"],
+		tests: ["test/pi-races/provider-wire.test.ts", "test/recovery/errors.test.ts"],
 	},
 ];
 
