@@ -362,15 +362,20 @@ const REQUESTED_DELAY_PATTERNS: readonly RegExp[] = [
 	new RegExp(`retryDelay"?\\s*[:=]\\s*"?(${DURATION})`, "gi"),
 ];
 
-/** Header dumps: `retry-after-ms: 1500`, `Retry-After: 30` (seconds). */
-const RETRY_AFTER_MS_HEADER = /retry-after-ms"?\s*[:=]\s*"?(\d+(?:\.\d+)?)/gi;
-const RETRY_AFTER_HEADER = /retry-after"?\s*[:=]\s*"?(\d+(?:\.\d+)?)/gi;
+/**
+ * Header dumps (`retry-after-ms: 1500`, `Retry-After: 30` in seconds) and the same wait as an
+ * error body's snake_case field (`"retry_after_ms": 1500`, `"retry_after": 30`,
+ * `"retry_after_seconds": 59` — Cerebras, pi#7134).
+ */
+const RETRY_AFTER_MS_HEADER = /retry[-_]after[-_]ms"?\s*[:=]\s*"?(\d+(?:\.\d+)?)/gi;
+const RETRY_AFTER_HEADER = /retry[-_]after(?:_seconds)?"?\s*[:=]\s*"?(\d+(?:\.\d+)?)/gi;
 
 /**
  * Extracts the wait a provider asked for from an error text, in milliseconds (rounded up).
  *
  * Recognises pi-ai's over-cap report (`Server requested 3600s retry delay (max: 60s). …`),
- * `Retry-After` / `retry-after-ms` header values (seconds / milliseconds), Google's
+ * `Retry-After` / `retry-after-ms` header values (seconds / milliseconds) and their snake_case body
+ * fields (`retry_after`, `retry_after_seconds`, `retry_after_ms`), Google's
  * `Please retry in 23.4s` and `"retryDelay": "30s"`, OpenAI's `Please try again in 4.2s`,
  * `retry after 2 seconds`, and compound durations such as `6m0s` or `1h2m3s`. When the text
  * names several delays, the longest wins. Returns `undefined` when it names none.

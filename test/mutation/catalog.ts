@@ -13251,6 +13251,14 @@ export const MUTANTS: Mutant[] = [
 		edits: [{ find: "if (/^description\\s*:/.test(line)) return start + 1;", replace: "return start + 1;" }],
 		tests: ["test/pi-races/settings-resources.test.ts"],
 	},
+	{
+		id: "ES01",
+		file: "src/llm/errors.ts",
+		description:
+			"a 429 body's `retry_after_seconds` is not read as the provider's requested delay: the session retries on its backoff inside the cool-down (pi#7134)",
+		edits: [{ find: '/retry[-_]after(?:_seconds)?"?', replace: '/retry[-_]after"?' }],
+		tests: ["test/pi-races/provider-wire.test.ts", "test/recovery/errors.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */

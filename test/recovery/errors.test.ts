@@ -227,6 +227,10 @@ describe("parseRequestedRetryDelayMs", () => {
 		["Your quota will reset after 5h.", 18_000_000],
 		["Retry-After: 30", 30_000],
 		['"retry-after-ms":"1500"', 1_500],
+		// pi#7134: an error body's snake_case fields (Cerebras' retry_after_seconds).
+		['429 {"type":"too_many_requests_error","retry_after_seconds":59}', 59_000],
+		['{"retry_after":2}', 2_000],
+		['{"retry_after_ms":750}', 750],
 		["Server requested 120s retry delay (max: 60s). slow down", 120_000],
 		["Server requested 90s retry delay (max: 60s). Please retry in 89s.", 90_000],
 	])("%s → %d ms", (text, expected) => {
