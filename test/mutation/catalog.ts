@@ -13158,6 +13158,19 @@ export const MUTANTS: Mutant[] = [
 		edits: [{ find: "\t\t\t\tmatchedLines.has(", replace: "\t\t\t\tn === match.lineNumber && matchedLines.has(" }],
 		tests: ["test/pi-races/builtin-tools.test.ts"],
 	},
+	{
+		id: "EQ01",
+		file: "src/cli/session-lookup.ts",
+		description:
+			"`settle --session` / `--fork` / `/resume` with a session file's name (`<timestamp>_<id>`) looks for the id in it (kooky#37)",
+		edits: [
+			{
+				find: "const named = matches.length === 0 ? idOfSessionFileName(given) : undefined;",
+				replace: "const named = undefined;",
+			},
+		],
+		tests: ["test/pi-races/session-files.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
