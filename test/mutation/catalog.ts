@@ -13171,6 +13171,14 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/pi-races/session-files.test.ts"],
 	},
+	{
+		id: "EQ02",
+		file: "src/store/discovery.ts",
+		description:
+			"the listing across projects reads a symlinked folder under <agentDir>/sessions like a real one (pi#7497)",
+		edits: [{ find: "e.isDirectory() || e.isSymbolicLink()", replace: "e.isDirectory()" }],
+		tests: ["test/pi-races/session-files.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */

@@ -7,8 +7,13 @@
  * found matching …" every time, though the session was there — pi matches `--session` against the
  * header's id only. What the user should see: the file's name (without `.jsonl`) resumes, or forks,
  * the session it names, as its id does.
+ *
+ * pi#7497: sessions kept in a project's own folder (`sessionDir: ".pi/sessions"`) and linked into
+ * `~/.pi/agent/sessions/` with a symlink were never found by pi's listing across projects:
+ * `Dirent.isDirectory()` is false for a symlink. What the user should see: a linked folder's
+ * sessions are found like a real folder's, and a dangling link or a linked file breaks nothing.
  */
-import { readdirSync, readFileSync } from "node:fs";
+import { mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { useCliProject } from "../cli/helpers.js";
@@ -64,5 +69,32 @@ describe("kooky#37: --session with the session file's name (timestamp_uuid) find
 		const run = settle(["--faux", "-p", "--session", "2026-07-14T19-24-02-459Z_0000dead-beef", "hi"]);
 		expect(run.code).toBe(2);
 		expect(run.stderr).toContain("No session of this project has an id starting with 0000dead-beef ");
+	});
+});
+
+describe("pi#7497: session discovery silently ignores symlinked folders in the global sessions folder", () => {
+	it("pi#7497: settle --fork <id prefix> finds another project's session through a symlinked folder under <agentDir>/sessions, past a dangling link and a linked file", () => {
+		const other = join(cli.dir, "other-project");
+		const kept = join(other, ".pi", "sessions");
+		mkdirSync(other);
+		const there = settle(["--faux", "--json", "--cwd", other, "--session-dir", kept, "remember the word QUINCE"]);
+		expect(there.stderr).toBe("");
+		expect(there.code).toBe(0);
+		const id = (JSON.parse(there.stdout.split("\n")[0]!) as { id: string }).id;
+
+		const sessions = join(cli.agentDir, "sessions");
+		mkdirSync(sessions, { recursive: true });
+		symlinkSync(kept, join(sessions, "--other-project--"));
+		symlinkSync(join(cli.dir, "gone"), join(sessions, "--gone--"));
+		writeFileSync(join(cli.dir, "stray.txt"), "not a folder");
+		symlinkSync(join(cli.dir, "stray.txt"), join(sessions, "--stray--"));
+
+		const forked = settle(["--faux", "--json", "--fork", id.slice(0, 13), "which word?"]);
+		expect(forked.stderr).toBe("");
+		expect(forked.code).toBe(0);
+		const header = JSON.parse(forked.stdout.split("\n")[0]!) as { id: string; parentSession?: string; cwd: string };
+		expect(header.id).not.toBe(id);
+		expect(header.cwd).toBe(cli.project);
+		expect(header.parentSession).toContain(join(sessions, "--other-project--"));
 	});
 });
