@@ -8,6 +8,7 @@
  * whether to fork it here. Settle does not guess: several matches are an error listing them, and a
  * match in another project is an error naming that project and how to resume it there.
  */
+import { existsSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { SettleError } from "../errors.js";
 import { listSessionsIn, sessionDirsUnder } from "../store/discovery.js";
@@ -142,6 +143,18 @@ const SESSION_FILE_NAME = /^\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}-\d{3}Z_(.+)$/;
  */
 function idOfSessionFileName(value: string): string | undefined {
 	return SESSION_FILE_NAME.exec(value)?.[1];
+}
+
+/**
+ * The file `value` names in the project's session folder when `value` is a bare file name ending in
+ * `.jsonl` (no folder in it) that is not in the cwd but is there (kooky#37: a session's file name,
+ * copied from a listing of that folder), else undefined.
+ */
+export function sessionFileInFolder(value: string, sessionDir: string): string | undefined {
+	if (value.includes("/") || value.includes("\\") || !value.endsWith(".jsonl")) return undefined;
+	if (existsSync(resolve(value))) return undefined;
+	const path = join(resolve(sessionDir), value);
+	return existsSync(path) ? path : undefined;
 }
 
 /** Sessions of the other projects: every project dir under `<agentDir>/sessions`, or the whole custom dir. */

@@ -13179,6 +13179,14 @@ export const MUTANTS: Mutant[] = [
 		edits: [{ find: "e.isDirectory() || e.isSymbolicLink()", replace: "e.isDirectory()" }],
 		tests: ["test/pi-races/session-files.test.ts"],
 	},
+	{
+		id: "EQ03",
+		file: "src/cli/session-lookup.ts",
+		description:
+			"`settle --session` / `--fork` / `/resume` with a bare session file name (`….jsonl`) not in the cwd take the project's session folder's file (kooky#37)",
+		edits: [{ find: "return existsSync(path) ? path : undefined;", replace: "return undefined;" }],
+		tests: ["test/pi-races/session-files.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */

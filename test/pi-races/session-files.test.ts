@@ -35,6 +35,16 @@ function startSession(prompt: string): { id: string; stem: string; file: string 
 	return { id, stem: file!.slice(0, -".jsonl".length), file: join(cli.agentDir, "sessions", folders[0]!, file!) };
 }
 
+/** The text of each user message in a session file, in order. */
+function userPrompts(file: string): string[] {
+	return readFileSync(file, "utf8")
+		.trim()
+		.split("\n")
+		.map((line) => JSON.parse(line) as { type: string; message?: { role: string; content: { text: string }[] } })
+		.filter((entry) => entry.type === "message" && entry.message!.role === "user")
+		.map((entry) => entry.message!.content[0]!.text);
+}
+
 describe("kooky#37: --session with the session file's name (timestamp_uuid) finds no session", () => {
 	it("kooky#37: settle --session <file name without .jsonl> resumes that session, as its id does", () => {
 		const { id, stem, file } = startSession("remember the word TANGERINE");
@@ -45,13 +55,7 @@ describe("kooky#37: --session with the session file's name (timestamp_uuid) find
 		expect(resumed.code).toBe(0);
 		expect(JSON.parse(resumed.stdout.split("\n")[0]!)).toMatchObject({ type: "session", id });
 		// The conversation continued in that file.
-		const prompts = readFileSync(file, "utf8")
-			.trim()
-			.split("\n")
-			.map((line) => JSON.parse(line) as { type: string; message?: { role: string; content: { text: string }[] } })
-			.filter((entry) => entry.type === "message" && entry.message!.role === "user")
-			.map((entry) => entry.message!.content[0]!.text);
-		expect(prompts).toEqual(["remember the word TANGERINE", "which word?"]);
+		expect(userPrompts(file)).toEqual(["remember the word TANGERINE", "which word?"]);
 	});
 
 	it("kooky#37: settle --fork <file name without .jsonl> forks that session into a new one", () => {
@@ -62,6 +66,21 @@ describe("kooky#37: --session with the session file's name (timestamp_uuid) find
 		const header = JSON.parse(forked.stdout.split("\n")[0]!) as { id: string; parentSession?: string };
 		expect(header.id).not.toBe(id);
 		expect(header.parentSession).toContain(stem);
+	});
+
+	it("kooky#37: settle --session (or --fork) <file name with .jsonl>, no folder, takes the session in the project's session folder instead of starting a new file in the cwd", () => {
+		const { id, stem, file } = startSession("remember the word TANGERINE");
+		const resumed = settle(["--faux", "--json", "--session", `${stem}.jsonl`, "which word?"]);
+		expect(resumed.stderr).toBe("");
+		expect(resumed.code).toBe(0);
+		expect(JSON.parse(resumed.stdout.split("\n")[0]!)).toMatchObject({ type: "session", id });
+		expect(userPrompts(file)).toEqual(["remember the word TANGERINE", "which word?"]);
+		expect(readdirSync(cli.project)).toEqual([]);
+
+		const forked = settle(["--faux", "--json", "--fork", `${stem}.jsonl`, "again"]);
+		expect(forked.stderr).toBe("");
+		expect(forked.code).toBe(0);
+		expect(JSON.parse(forked.stdout.split("\n")[0]!)).toMatchObject({ parentSession: file });
 	});
 
 	it("kooky#37: a file name whose session is not there still says no session of this project has that id", () => {
