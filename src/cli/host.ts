@@ -22,7 +22,12 @@ import { extensionFlagValues, type ParsedArgs, projectDirectory, reclaimMessages
 import { createCliFaux, loadFauxScript } from "./faux-script.js";
 import { EXIT_FAILURE, EXIT_SESSION_FILE, EXIT_SESSION_LOCKED, EXIT_USAGE, HELP_POINTER } from "./help.js";
 import { piContinueHint, piFolderHint, piSessionHint } from "./pi-folder.js";
-import { findSessionByIdPrefix, type LinkNamedSessionFolder, skippedLineWarnings } from "./session-lookup.js";
+import {
+	findSessionByIdPrefix,
+	type LinkNamedSessionFolder,
+	sessionFileInFolder,
+	skippedLineWarnings,
+} from "./session-lookup.js";
 import { untrustedFlagsLine } from "./unknown-options.js";
 
 /** A failure the CLI reports with a message and an exit code. */
@@ -427,6 +432,8 @@ async function openSession(
 			const cwdOverride = args.cwd !== undefined ? cwd : undefined;
 			const path = resolve(args.session);
 			if (existsSync(path)) return opened(SessionManager.open(path, undefined, cwdOverride));
+			const inFolder = sessionFileInFolder(args.session, sessionDir);
+			if (inFolder !== undefined) return opened(SessionManager.open(inFolder, undefined, cwdOverride));
 			if (looksLikePath(args.session)) {
 				// Written on the first message, after the model answered: a folder that cannot hold it is named now.
 				const problem = unwritableFolder(dirname(path));
@@ -572,6 +579,8 @@ async function findByIdPrefix(
 async function forkSource(fork: string, cwd: string, agentDir: string, sessionDir: string): Promise<string> {
 	const path = resolve(fork);
 	if (existsSync(path)) return path;
+	const inFolder = sessionFileInFolder(fork, sessionDir);
+	if (inFolder !== undefined) return inFolder;
 	if (looksLikePath(fork)) {
 		throw new CliError(
 			`--fork: ${path} does not exist. Give a session file, or the id (or its first characters) of a session.`,

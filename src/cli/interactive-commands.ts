@@ -25,7 +25,12 @@ import { THINKING_LEVELS } from "./args.js";
 import { clip, firstLine } from "./interactive-render.js";
 import { cloneCommand, labelCommand, treeCommand, treeOnlyPrints } from "./interactive-tree-commands.js";
 import { piResumeHint, piSessionHint } from "./pi-folder.js";
-import { findSessionByIdPrefix, type LinkNamedSessionFolder, skippedLineWarnings } from "./session-lookup.js";
+import {
+	findSessionByIdPrefix,
+	type LinkNamedSessionFolder,
+	sessionFileInFolder,
+	skippedLineWarnings,
+} from "./session-lookup.js";
 
 /** What a built-in command can do to the REPL around it. */
 export interface CommandHost {
@@ -389,7 +394,9 @@ async function resumeSession(host: CommandHost, args: string): Promise<void> {
 	const { runtime } = host;
 	const { sessionDir, linkFolder } = projectSessionFolders(host);
 	let path: string;
-	if (args.includes("/") || args.includes("\\") || args.endsWith(".jsonl") || existsSync(resolve(args))) {
+	const inFolder = sessionFileInFolder(args, sessionDir);
+	if (inFolder !== undefined) path = inFolder;
+	else if (args.includes("/") || args.includes("\\") || args.endsWith(".jsonl") || existsSync(resolve(args))) {
 		path = resolve(args);
 		if (!existsSync(path)) throw new SettleError("NOT_FOUND", `No session file ${path}.`);
 	} else {

@@ -1,11 +1,14 @@
 /**
- * The one rule `settle --session <id-prefix>` and `/resume <id-prefix>` share for a partial id.
+ * The one rule `settle --session <id-prefix>` and `/resume <id-prefix>` share for a partial id. A
+ * session file's name without `.jsonl` (`<timestamp>_<id>`) stands for the id in it (kooky#37); pi
+ * 0.73.1 matches ids only and finds no session.
  *
  * pi 0.73.1 (`resolveSessionPath` in its main.js) takes the newest of several matching sessions
  * without a word, and for a prefix that only another project's session has, asks on the terminal
  * whether to fork it here. Settle does not guess: several matches are an error listing them, and a
  * match in another project is an error naming that project and how to resume it there.
  */
+import { existsSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { SettleError } from "../errors.js";
 import { listSessionsIn, sessionDirsUnder } from "../store/discovery.js";
@@ -64,7 +67,8 @@ export function skippedLineWarnings(manager: SessionManager): string[] {
 const LISTED = 5;
 
 /**
- * The project's one session whose id starts with `prefix`. Throws {@link SettleError}:
+ * The project's one session whose id starts with `given` (or, when none does and `given` is a
+ * session file's name without `.jsonl`, with the id in that name). Throws {@link SettleError}:
  * `INVALID_ARGUMENT` when several match (listing them: id, modified time, first message; details
  * `{ prefix, ids }`), `NOT_FOUND` when none does (naming another project's matching session and how
  * to resume it, else the project's latest sessions; details `{ prefix, elsewhere? }`).
@@ -87,8 +91,15 @@ const LISTED = 5;
  * }
  * ```
  */
-export async function findSessionByIdPrefix(prefix: string, lookup: SessionLookup): Promise<SessionInfo> {
-	const matches = await projectSessionsWithIdPrefix(prefix, lookup);
+export async function findSessionByIdPrefix(given: string, lookup: SessionLookup): Promise<SessionInfo> {
+	let prefix = given;
+	let matches = await projectSessionsWithIdPrefix(prefix, lookup);
+	const named = matches.length === 0 ? idOfSessionFileName(given) : undefined;
+	if (named !== undefined) {
+		// A session file's name (kooky#37): the id in it.
+		prefix = named;
+		matches = await projectSessionsWithIdPrefix(prefix, lookup);
+	}
 	if (matches.length === 1) return matches[0]!;
 	if (matches.length > 1) {
 		const shown = matches.slice(0, LISTED).map(describe).join("; ");
@@ -121,6 +132,29 @@ export async function findSessionByIdPrefix(prefix: string, lookup: SessionLooku
 		`No session of this project has an id starting with ${prefix} (in ${lookup.sessionDir}).${latest}`,
 		{ details: { prefix } },
 	);
+}
+
+/** How pi and Settle name a session file, `.jsonl` left off: `<ISO timestamp, ':' and '.' as '-'>_<id>`. */
+const SESSION_FILE_NAME = /^\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}-\d{3}Z_(.+)$/;
+
+/**
+ * The id (or id prefix) in a session file's name given where an id is expected (kooky#37: tools
+ * take a session's identifier from its file name), else undefined.
+ */
+function idOfSessionFileName(value: string): string | undefined {
+	return SESSION_FILE_NAME.exec(value)?.[1];
+}
+
+/**
+ * The file `value` names in the project's session folder when `value` is a bare file name ending in
+ * `.jsonl` (no folder in it) that is not in the cwd but is there (kooky#37: a session's file name,
+ * copied from a listing of that folder), else undefined.
+ */
+export function sessionFileInFolder(value: string, sessionDir: string): string | undefined {
+	if (value.includes("/") || value.includes("\\") || !value.endsWith(".jsonl")) return undefined;
+	if (existsSync(resolve(value))) return undefined;
+	const path = join(resolve(sessionDir), value);
+	return existsSync(path) ? path : undefined;
 }
 
 /** Sessions of the other projects: every project dir under `<agentDir>/sessions`, or the whole custom dir. */

@@ -13259,6 +13259,35 @@ export const MUTANTS: Mutant[] = [
 		edits: [{ find: '/retry[-_]after(?:_seconds)?"?', replace: '/retry[-_]after"?' }],
 		tests: ["test/pi-races/provider-wire.test.ts", "test/recovery/errors.test.ts"],
 	},
+	{
+		id: "EQ01",
+		file: "src/cli/session-lookup.ts",
+		description:
+			"`settle --session` / `--fork` / `/resume` with a session file's name (`<timestamp>_<id>`) looks for the id in it (kooky#37)",
+		edits: [
+			{
+				find: "const named = matches.length === 0 ? idOfSessionFileName(given) : undefined;",
+				replace: "const named = undefined;",
+			},
+		],
+		tests: ["test/pi-races/session-files.test.ts"],
+	},
+	{
+		id: "EQ02",
+		file: "src/store/discovery.ts",
+		description:
+			"the listing across projects reads a symlinked folder under <agentDir>/sessions like a real one (pi#7497)",
+		edits: [{ find: "e.isDirectory() || e.isSymbolicLink()", replace: "e.isDirectory()" }],
+		tests: ["test/pi-races/session-files.test.ts"],
+	},
+	{
+		id: "EQ03",
+		file: "src/cli/session-lookup.ts",
+		description:
+			"`settle --session` / `--fork` / `/resume` with a bare session file name (`….jsonl`) not in the cwd take the project's session folder's file (kooky#37)",
+		edits: [{ find: "return existsSync(path) ? path : undefined;", replace: "return undefined;" }],
+		tests: ["test/pi-races/session-files.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
