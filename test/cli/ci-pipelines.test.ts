@@ -210,13 +210,21 @@ describe("two jobs start a new session at the same --session path", () => {
 		const waiter = join(cli.dir, "wait-for-a.ts");
 		writeFileSync(
 			waiter,
-			`import { existsSync, watch } from "node:fs";
+			`import { readFileSync } from "node:fs";
+// A holds the lock once its owner file (pid, host) is written inside the lock directory: the
+// directory alone appears a moment earlier, and B's error could then not yet name A's process.
+const ownerWritten = () => {
+	try {
+		return typeof JSON.parse(readFileSync(${JSON.stringify(`${lock}/owner.json`)}, "utf8")).pid === "number";
+	} catch {
+		return false;
+	}
+};
 export default function (pi) {
 	pi.on("before_agent_start", async () => {
 		console.error("B waiting");
 		await new Promise((resolve) => {
-			const watcher = watch(${JSON.stringify(cli.dir)}, () => existsSync(${JSON.stringify(lock)}) && (watcher.close(), resolve()));
-			if (existsSync(${JSON.stringify(lock)})) (watcher.close(), resolve());
+			const poll = setInterval(() => ownerWritten() && (clearInterval(poll), resolve()), 10);
 		});
 	});
 }
