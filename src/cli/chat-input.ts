@@ -84,10 +84,6 @@ export class ChatInput {
 			write(`${text}\n`);
 			return Promise.resolve(undefined);
 		}
-		if (this.terminal) {
-			this.rl.setPrompt(text);
-			this.rl.prompt(true);
-		} else write(text);
 		return new Promise((resolve) => {
 			// Ctrl+C cancels the question only: the input goes on (for nobody, as the chat does not start).
 			const cancel = () => {
@@ -102,9 +98,14 @@ export class ChatInput {
 				if (line === undefined) write("\n");
 				resolve(line);
 			};
+			// Listening before the question shows: a Ctrl+C right after it must not find the default action.
 			this.rl.on("SIGINT", cancel);
 			if (signals) process.on("SIGINT", cancel);
 			this.waiting = done;
+			if (this.terminal) {
+				this.rl.setPrompt(text);
+				this.rl.prompt(true);
+			} else write(text);
 		});
 	}
 

@@ -177,6 +177,18 @@ describe("settle -r / --resume (pi's start-up session picker, as a question)", (
 		expect(readdirSync(dirname(first.file))).toEqual([basename(first.file)]);
 	});
 
+	it("regression (picker): Ctrl+C at the question: 'No session selected', exit 0, no extension started", async () => {
+		const first = savedSession("the first session");
+		const { extension, events } = lifecycleLog();
+		const repl = chat("-e", extension, "-r");
+		await repl.until(QUESTION);
+		repl.child.kill("SIGINT");
+		expect(await repl.exited).toBe(0);
+		expect(repl.stdout).toContain(`${QUESTION}\nNo session selected.\n`);
+		expect(events()).toEqual([]);
+		expect(readdirSync(dirname(first.file))).toEqual([basename(first.file)]);
+	});
+
 	it("with -p, --json or --rpc: exit 2 naming --session and -c (pi opens its full-screen picker); nothing runs", () => {
 		savedSession("the first session");
 		for (const args of [["-p", "hi"], ["--json", "hi"], ["--rpc"]]) {
