@@ -20,7 +20,7 @@ import { SessionManager } from "../store/session-manager.js";
 import { allToolNames } from "../tools/index.js";
 import { extensionFlagValues, type ParsedArgs, projectDirectory, reclaimMessages } from "./args.js";
 import { createCliFaux, loadFauxScript } from "./faux-script.js";
-import { EXIT_FAILURE, EXIT_SESSION_FILE, EXIT_SESSION_LOCKED, EXIT_USAGE, HELP_POINTER } from "./help.js";
+import { EXIT_FAILURE, EXIT_OK, EXIT_SESSION_FILE, EXIT_SESSION_LOCKED, EXIT_USAGE, HELP_POINTER } from "./help.js";
 import { piContinueHint, piFolderHint, piSessionHint } from "./pi-folder.js";
 import {
 	findSessionByIdPrefix,
@@ -28,6 +28,7 @@ import {
 	sessionFileInFolder,
 	skippedLineWarnings,
 } from "./session-lookup.js";
+import { inLinkFolder, type ProjectSessionFolders } from "./session-picker.js";
 import { untrustedFlagsLine } from "./unknown-options.js";
 
 /** A failure the CLI reports with a message and an exit code. */
@@ -41,6 +42,26 @@ export class CliError extends Error {
 	}
 }
 
+/**
+ * `settle -r` quit at the session question (Ctrl+C, end of input): nothing started; exit 0, as
+ * pi's cancelled picker ("No session selected" was said).
+ */
+export class SessionPickCancelled extends CliError {
+	constructor() {
+		super("No session selected.", EXIT_OK);
+	}
+}
+
+/** What {@link startHost} asks the CLI before any session starts. */
+export interface StartHostHooks {
+	/**
+	 * `--resume`: asks which of this project's sessions to start on, before the runtime exists (as
+	 * pi): resolves with what `open` returned for the file picked, `"new"` for a new session, or
+	 * undefined when cancelled.
+	 */
+	pickSession?: <T>(folders: ProjectSessionFolders, open: (path: string) => T) => Promise<T | "new" | undefined>;
+}
+
 /** The started host: the runtime, and the prompts to run (with arguments boolean flags swallowed given back). */
 export interface CliHost {
 	runtime: AgentSessionRuntime;
@@ -51,6 +72,8 @@ export interface CliHost {
 	warnings: AgentSessionRuntimeDiagnostic[];
 	/** Where sessions saved under the `--cwd` link path are (oh-my-pi#941): `/resume` looks there too. */
 	linkFolder?: LinkNamedSessionFolder;
+	/** `--resume` picked a saved session to start on (not a new one). */
+	resumed?: boolean;
 }
 
 /**
@@ -73,7 +96,7 @@ function shutdownTimeoutFromEnv(value: string | undefined): number | undefined {
  * Builds the runtime the command line describes. Throws {@link CliError}: `EXIT_USAGE` for a bad
  * directory, an unknown extension flag or model; `EXIT_FAILURE` when the session cannot start.
  */
-export async function startHost(args: ParsedArgs): Promise<CliHost> {
+export async function startHost(args: ParsedArgs, hooks: StartHostHooks = {}): Promise<CliHost> {
 	if (args.apiKey !== undefined && !args.model && !args.models) {
 		// pi's text: the key is for the chosen model's provider, so a model must be chosen (--models chooses one too).
 		throw new CliError(
@@ -191,7 +214,11 @@ export async function startHost(args: ParsedArgs): Promise<CliHost> {
 		},
 	});
 
-	const { sessionManager, warnings: sessionWarnings } = await openSession(args, cwd, agentDir, sessionDir, linkFolder);
+	const {
+		sessionManager,
+		warnings: sessionWarnings,
+		resumed,
+	} = await openSession(args, cwd, agentDir, sessionDir, linkFolder, hooks.pickSession);
 	// A resumed session restores its own model (before the runtime records one for a new session).
 	const recordsModel = sessionManager.getBranch().some((e) => e.type === "model_change" || e.type === "message");
 	let runtime: AgentSessionRuntime;
@@ -247,6 +274,7 @@ export async function startHost(args: ParsedArgs): Promise<CliHost> {
 		messages,
 		...(piHint ? { piHint } : {}),
 		...(linkFolder ? { linkFolder } : {}),
+		...(resumed ? { resumed } : {}),
 		warnings: [
 			...(piHint ? [{ type: "warning" as const, message: piHint }] : []),
 			...sessionWarnings,
@@ -402,7 +430,8 @@ async function openSession(
 	agentDir: string,
 	sessionDir: string,
 	linkFolder?: LinkNamedSessionFolder,
-): Promise<{ sessionManager: SessionManager; warnings: AgentSessionRuntimeDiagnostic[] }> {
+	pickSession?: StartHostHooks["pickSession"],
+): Promise<{ sessionManager: SessionManager; warnings: AgentSessionRuntimeDiagnostic[]; resumed?: boolean }> {
 	const warnings: AgentSessionRuntimeDiagnostic[] = [];
 	const opened = (sessionManager: SessionManager) => ({ sessionManager, warnings });
 	try {
@@ -427,6 +456,17 @@ async function openSession(
 			const hint = sessionManager.getEntries().length === 0 ? piContinueHint({ cwd, agentDir }) : undefined;
 			if (hint) warnings.push({ type: "warning", message: hint });
 			return opened(sessionManager);
+		}
+		if (args.resume && pickSession) {
+			// As pi: the session is picked first, then the runtime starts on it (extensions see one session_start).
+			const folders = { cwd, agentDir, sessionDir, ...(linkFolder ? { linkFolder } : {}) };
+			const picked = await pickSession(folders, (path) =>
+				// A link-named folder's session keeps its file; sessions started from it go to the project's folder.
+				inLinkFolder(folders, path) ? SessionManager.open(path, sessionDir, cwd) : SessionManager.open(path),
+			);
+			if (picked === undefined) throw new SessionPickCancelled();
+			if (picked !== "new") return { ...opened(picked), resumed: true };
+			return opened(SessionManager.create(cwd, sessionDir));
 		}
 		if (args.session !== undefined) {
 			const cwdOverride = args.cwd !== undefined ? cwd : undefined;

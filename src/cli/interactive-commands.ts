@@ -9,8 +9,7 @@
  * (Settle uses API keys, not OAuth), `/changelog` (Settle ships none), `/share` (uploads the HTML
  * export as a gist; `/export` writes it locally).
  */
-import { existsSync } from "node:fs";
-import { dirname, resolve } from "node:path";
+import { resolve } from "node:path";
 import { SettleError } from "../errors.js";
 import type { ExtensionUIContext, SlashCommandInfo } from "../extensions/types.js";
 import type { ThinkingLevel } from "../llm/types.js";
@@ -18,19 +17,18 @@ import type { AgentSessionRuntime } from "../runtime/runtime.js";
 import { userMessageText } from "../runtime/targets.js";
 import { formatCacheWarmingStatus } from "../session/cache-warmer.js";
 import { modelRegistryView } from "../session/model-registry-view.js";
-import type { SessionInfo } from "../store/entries.js";
 import { getDefaultSessionDirPath } from "../store/paths.js";
-import { SessionManager } from "../store/session-manager.js";
 import { THINKING_LEVELS } from "./args.js";
 import { clip, firstLine } from "./interactive-render.js";
 import { cloneCommand, labelCommand, treeCommand, treeOnlyPrints } from "./interactive-tree-commands.js";
-import { piResumeHint, piSessionHint } from "./pi-folder.js";
+import { type LinkNamedSessionFolder, skippedLineWarnings } from "./session-lookup.js";
 import {
-	findSessionByIdPrefix,
-	type LinkNamedSessionFolder,
-	sessionFileInFolder,
-	skippedLineWarnings,
-} from "./session-lookup.js";
+	describeSession,
+	findProjectSession,
+	inLinkFolder,
+	listProjectSessions,
+	type ProjectSessionFolders,
+} from "./session-picker.js";
 
 /** What a built-in command can do to the REPL around it. */
 export interface CommandHost {
@@ -303,128 +301,44 @@ export function sessionLocation(runtime: AgentSessionRuntime): string {
 }
 
 /** Where this project's sessions are: its session folder, and the link-named one (oh-my-pi#941). */
-function projectSessionFolders(host: CommandHost): { sessionDir: string; linkFolder?: LinkNamedSessionFolder } {
+function projectSessionFolders(host: CommandHost): ProjectSessionFolders {
 	const { runtime } = host;
+	const { agentDir } = runtime.services;
 	// While the session is the start-up project's, the link-named folder's sessions are its too; the
 	// project's own folder stays the real path's, also while such a session (kept in its file) is open.
 	const linkFolder = host.linkFolder?.project === resolve(runtime.cwd) ? host.linkFolder : undefined;
 	const current = runtime.session.sessionManager.getSessionDir();
 	const sessionDir =
 		linkFolder && resolve(current) === linkFolder.sessionDir
-			? getDefaultSessionDirPath(linkFolder.project, runtime.services.agentDir)
+			? getDefaultSessionDirPath(linkFolder.project, agentDir)
 			: current;
-	return linkFolder ? { sessionDir, linkFolder } : { sessionDir };
-}
-
-/** This project's saved sessions, newest first; none: says so (and where pi's are) and returns []. */
-async function listProjectSessions(host: CommandHost): Promise<SessionInfo[]> {
-	const { runtime } = host;
-	const { sessionDir, linkFolder } = projectSessionFolders(host);
-	const sessions = [
-		...(await SessionManager.list(runtime.cwd, sessionDir)),
-		...(linkFolder ? await SessionManager.list(linkFolder.cwd, linkFolder.sessionDir) : []),
-	].sort((a, b) => b.modified.getTime() - a.modified.getTime());
-	if (sessions.length === 0) {
-		host.print("This project has no saved sessions yet.");
-		const pi = piResumeHint({ cwd: runtime.cwd, agentDir: runtime.services.agentDir });
-		if (pi) host.notice(pi);
-	}
-	return sessions;
+	return { cwd: runtime.cwd, agentDir, sessionDir, ...(linkFolder ? { linkFolder } : {}) };
 }
 
 async function resume(host: CommandHost, args: string): Promise<void> {
 	if (!args) {
-		const sessions = await listProjectSessions(host);
+		const sessions = await listProjectSessions(projectSessionFolders(host), host);
 		if (sessions.length === 0) return;
 		host.print("Sessions of this project, newest first (/resume <id-prefix>):");
-		for (const info of sessions.slice(0, 20)) host.print(`  ${describeSession(info, host.runtime)}`);
+		const current = host.runtime.session.sessionFile;
+		for (const info of sessions.slice(0, 20)) host.print(`  ${describeSession(info, current)}`);
 		if (sessions.length > 20) host.notice(`  … and ${sessions.length - 20} older`);
 		return;
 	}
 	await resumeSession(host, args);
 }
 
-/**
- * `settle -r` / `--resume` (pi's session picker, as questions): before the chat's first prompt, lists
- * this project's sessions as `/resume` does, numbered, and asks which one to continue: its number or
- * an id prefix resumes it, an empty line keeps the new session; an answer that matches none says
- * why and asks again. No saved session: says so and keeps the new one. Resolves false when the
- * question was cancelled (Ctrl+C, end of input): pi then exits ("No session selected").
- */
-export async function pickSessionAtStart(
-	host: CommandHost,
-	ask: (question: string) => Promise<string | undefined>,
-): Promise<boolean> {
-	const sessions = await listProjectSessions(host);
-	if (sessions.length === 0) {
-		host.print("Starting a new session.");
-		return true;
-	}
-	const shown = sessions.slice(0, 20);
-	host.print("Sessions of this project, newest first:");
-	const width = String(shown.length).length;
-	for (const [index, info] of shown.entries()) {
-		host.print(`  ${String(index + 1).padStart(width)}. ${describeSession(info, host.runtime)}`);
-	}
-	if (sessions.length > 20) host.notice(`  … and ${sessions.length - 20} older (give an id prefix)`);
-	for (;;) {
-		const answer = await ask("Resume which session? (number or id prefix, empty for a new session): ");
-		if (answer === undefined) {
-			host.print("No session selected.");
-			return false;
-		}
-		const choice = answer.trim();
-		if (!choice) {
-			host.print("Starting a new session.");
-			return true;
-		}
-		// A number of the list (an id prefix such as "01…" starts with a zero, which no number does).
-		const numbered = /^[1-9]\d*$/.test(choice) ? shown[Number(choice) - 1] : undefined;
-		try {
-			await resumeSession(host, numbered ? numbered.path : choice);
-			return true;
-		} catch (error) {
-			host.print(`Error: ${error instanceof Error ? error.message : String(error)}`);
-		}
-	}
-}
-
 /** Resumes the session `args` names: a file path, or an id prefix of this project's sessions. */
 async function resumeSession(host: CommandHost, args: string): Promise<void> {
 	const { runtime } = host;
-	const { sessionDir, linkFolder } = projectSessionFolders(host);
-	let path: string;
-	const inFolder = sessionFileInFolder(args, sessionDir);
-	if (inFolder !== undefined) path = inFolder;
-	else if (args.includes("/") || args.includes("\\") || args.endsWith(".jsonl") || existsSync(resolve(args))) {
-		path = resolve(args);
-		if (!existsSync(path)) throw new SettleError("NOT_FOUND", `No session file ${path}.`);
-	} else {
-		// The rule settle --session follows: one match, or an error listing them (another project's named).
-		const lookup = { cwd: runtime.cwd, agentDir: runtime.services.agentDir };
-		try {
-			const info = await findSessionByIdPrefix(args, {
-				...lookup,
-				sessionDir,
-				...(linkFolder ? { linkFolder } : {}),
-				latestHint: " (/resume lists them).",
-				resumeElsewhere: (other) => `/resume ${other.path}`,
-			});
-			path = info.path;
-		} catch (error) {
-			// Not found here, but pi may have it: say which file, and that /resume takes its path.
-			const notFound = error instanceof SettleError && error.code === "NOT_FOUND" && !error.details?.elsewhere;
-			const pi = notFound ? piSessionHint({ ...lookup, prefix: args, open: (file) => `/resume ${file}` }) : undefined;
-			if (pi) throw new SettleError("NOT_FOUND", `${(error as SettleError).message} ${pi}`, { cause: error });
-			throw error;
-		}
-	}
+	const folders = projectSessionFolders(host);
+	const path = await findProjectSession(folders, args);
 	// A link-named folder's session is resumed as this project's (its header names the link path), and
 	// sessions started from it (/new, /fork) go to the project's own folder, as with -c.
-	const inLinkFolder = linkFolder !== undefined && resolve(dirname(path)) === linkFolder.sessionDir;
+	const { linkFolder } = folders;
 	const { cancelled } = await runtime.switchSession(
 		path,
-		inLinkFolder
+		linkFolder && inLinkFolder(folders, path)
 			? {
 					cwdOverride: linkFolder.project,
 					sessionDir: getDefaultSessionDirPath(linkFolder.project, runtime.services.agentDir),
@@ -456,12 +370,6 @@ export function printRecap(host: Pick<CommandHost, "runtime" | "notice">): void 
 	const answer = host.runtime.session.getLastAssistantText();
 	if (user !== undefined) host.notice(`  last message: ${firstLine(user)}`);
 	if (answer !== undefined) host.notice(`  last answer: ${firstLine(answer)}`);
-}
-
-function describeSession(info: SessionInfo, runtime: AgentSessionRuntime): string {
-	const current = info.path === runtime.session.sessionFile ? " (current)" : "";
-	const title = info.name ? `${info.name}: ` : "";
-	return `${info.id}  ${info.modified.toISOString().slice(0, 16).replace("T", " ")}  ${info.messageCount} msgs  ${title}${clip(firstLine(info.firstMessage), 60)}${current}`;
 }
 
 async function fork(host: CommandHost, args: string): Promise<void> {

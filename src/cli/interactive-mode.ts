@@ -11,7 +11,6 @@
  * written and each line read is echoed after it, so a transcript reads like a session.
  */
 import { join } from "node:path";
-import { createInterface, type Interface } from "node:readline";
 import type { Readable } from "node:stream";
 import { SettleError } from "../errors.js";
 import { apiKeyEnvHint, GENERIC_API_KEY_ENV_HINT, providerOfAuthError } from "../llm/provider-env.js";
@@ -19,6 +18,7 @@ import type { ImageContent } from "../llm/types.js";
 import type { AgentSessionRuntime } from "../runtime/runtime.js";
 import type { AgentSession } from "../session/agent-session.js";
 import type { ParsedArgs } from "./args.js";
+import { ChatInput } from "./chat-input.js";
 import { sendToCurrentSession } from "./current-session.js";
 import { EXIT_OK } from "./help.js";
 import {
@@ -26,7 +26,6 @@ import {
 	conversationLength,
 	findBuiltin,
 	parseSlashCommand,
-	pickSessionAtStart,
 	printRecap,
 	runsWhileBusy,
 	sessionLocation,
@@ -78,8 +77,13 @@ export interface InteractiveModeOptions {
 	verbose?: boolean;
 	/** Sessions saved under the `--cwd` link path (oh-my-pi#941): `/resume` lists and finds them too. */
 	linkFolder?: LinkNamedSessionFolder;
-	/** pi's `--resume` / `-r`: before the first prompt, ask which of this project's sessions to continue. */
-	resume?: boolean;
+	/**
+	 * The input, opened before the chat (pi's `--resume` / `-r` asked which session to start on
+	 * first): its unread lines are the chat's first. Replaces `input` and `terminal`.
+	 */
+	lines?: ChatInput;
+	/** The session was picked at start-up (`-r`): say so, as `/resume` does. */
+	resumedAtStart?: boolean;
 }
 
 /**
@@ -110,19 +114,16 @@ export async function runInteractiveMode(
 	options: InteractiveModeOptions,
 	out: CliOutput,
 ): Promise<number> {
-	const input = options.input ?? process.stdin;
-	const terminal = options.terminal ?? (process.stdin.isTTY === true && process.stdout.isTTY === true);
-	// Lines from a pipe are echoed into the transcript; a terminal shows what is typed already.
-	const echoInput = !terminal && (input as { isTTY?: boolean }).isTTY !== true;
+	// Opened earlier when a question came first (settle -r): the lines it did not take are the chat's.
+	const lines =
+		options.lines ??
+		new ChatInput({
+			...(options.input ? { input: options.input } : {}),
+			...(options.terminal !== undefined ? { terminal: options.terminal } : {}),
+		});
+	const { rl, terminal, echoInput } = lines;
+	const handedOver = lines.handOver();
 	const style = createStyle(options.color ?? shouldUseColor(process.stdout, process.env));
-	const rl: Interface = createInterface({
-		input,
-		...(terminal ? { output: process.stdout } : {}),
-		terminal,
-		prompt: PROMPT,
-		historySize: 500,
-		crlfDelay: Number.POSITIVE_INFINITY,
-	});
 
 	// --- Output: the prompt and the transcript share one line-tracking writer.
 	let promptShown = false;
@@ -377,6 +378,13 @@ export async function runInteractiveMode(
 		questions.close();
 		finish();
 	});
+	// Read before the chat began (typed ahead of, or piped with, the answer to -r's question).
+	for (const line of handedOver.lines) pending.push({ line, echoed: false });
+	if (handedOver.ended) {
+		closing = true;
+		questions.close();
+		finish();
+	}
 
 	/** Set when an abort has not stopped the run after the grace period (what it waits on was shown). */
 	let abortStalled = false;
@@ -473,16 +481,15 @@ export async function runInteractiveMode(
 		// Bound once the chat reads lines (pi#2035: a question asked in `session_start` waited for a
 		// line nobody listened to, and the chat hung before its first prompt).
 		await bind(runtime.session);
+		if (options.resumedAtStart) {
+			const file = sessionLocation(runtime);
+			printer.line(`Resumed ${runtime.session.sessionId} (${conversationLength(runtime)} messages): ${file}`);
+		}
 		printBanner(runtime, printer, style, options.verbose === true);
 		for (const command of shadowedCommands(runtime.session.getCommands())) {
 			printer.line(style.yellow(`Warning: ${shadowedCommandWarning(command)}`));
 		}
 		// Not started yet: lines typed meanwhile answer the question (or wait), none runs as a prompt.
-		if (options.resume && !(await pickSessionAtStart(host, askFirst))) {
-			// As pi's cancelled picker: nothing typed after it runs.
-			pending.length = 0;
-			quit();
-		}
 		started = true;
 		for (const [index, message] of (options.messages ?? []).entries()) {
 			if (closing) break;
@@ -509,17 +516,6 @@ export async function runInteractiveMode(
 		questions.close();
 		rl.close();
 		unsubscribe?.();
-	}
-
-	/**
-	 * Asks `text`; a line read before it was asked (typed ahead, or piped: input may have ended
-	 * already) is its answer.
-	 */
-	function askFirst(text: string): Promise<string | undefined> {
-		const early = pending.shift();
-		if (!early) return questions.ask(text);
-		printer.raw(`${printer.lineStart ? "" : "\n"}${text}${echoInput ? early.line : ""}\n`);
-		return Promise.resolve(early.line);
 	}
 
 	function whenQuiet(): Promise<void> {

@@ -16,16 +16,18 @@ import { prepareImageForPrompt } from "../tools/image-resize.js";
 import { resolveReadPath } from "../tools/paths.js";
 import { looksBinary } from "../tools/read.js";
 import { type CliMode, type ParsedArgs, parseArgs } from "./args.js";
+import { ChatInput } from "./chat-input.js";
 import { runDemo } from "./demo.js";
 import { EXIT_AUTH, EXIT_FAILURE, EXIT_OK, EXIT_USAGE, HELP_POINTER, helpText } from "./help.js";
-import { CliError, oneLine, startHost } from "./host.js";
+import { CliError, oneLine, SessionPickCancelled, type StartHostHooks, startHost } from "./host.js";
 import { startCliInspector } from "./inspect.js";
 import { runInteractiveMode, startsInteractive } from "./interactive-mode.js";
-import { streamSafe } from "./interactive-render.js";
+import { createStyle, shouldUseColor, streamSafe } from "./interactive-render.js";
 import { piFolderHintShown, piModelsHint } from "./pi-folder.js";
 import type { CliOutput } from "./print-mode.js";
 import { runPrintMode } from "./print-mode.js";
 import { runRpcMode } from "./rpc-mode.js";
+import { pickSession } from "./session-picker.js";
 import { destroyedStdinError, stdinState } from "./stdin-state.js";
 import {
 	explainStall,
@@ -139,7 +141,16 @@ export async function main(argv: readonly string[], out: CliOutput = processOutp
 			if (!piped?.trim()) return noPrompt();
 		}
 		const fileArguments = await readFileArguments(args.fileArgs);
-		const host = await startHost(args);
+		// -r: the chat's input opens first, to ask which session to start on before any session exists (as pi).
+		const chatInput = mode === "interactive" && args.resume ? new ChatInput() : undefined;
+		let host: Awaited<ReturnType<typeof startHost>>;
+		try {
+			host = await startHost(args, chatInput ? { pickSession: askForSession(chatInput, out) } : {});
+		} catch (error) {
+			chatInput?.close();
+			if (error instanceof SessionPickCancelled) return EXIT_OK;
+			throw error;
+		}
 		const { runtime } = host;
 		try {
 			// Refuses a trace path that is the session's file (exit 2) before anything runs.
@@ -192,7 +203,7 @@ export async function main(argv: readonly string[], out: CliOutput = processOutp
 							images: files.images,
 							handleSignals,
 							verbose: args.verbose,
-							resume: args.resume,
+							...(chatInput ? { lines: chatInput, resumedAtStart: host.resumed === true } : {}),
 							...(host.linkFolder ? { linkFolder: host.linkFolder } : {}),
 						},
 						out,
@@ -224,6 +235,28 @@ export async function main(argv: readonly string[], out: CliOutput = processOutp
 	} finally {
 		restoreStdout?.();
 	}
+}
+
+/**
+ * `-r`'s question on the chat's output, its answer read from the chat's input (the lines after it
+ * stay the chat's): pi's session picker, asked before the runtime starts.
+ */
+function askForSession(input: ChatInput, out: CliOutput): NonNullable<StartHostHooks["pickSession"]> {
+	const style = createStyle(out === processOutput && shouldUseColor(process.stdout, process.env));
+	let lineStart = true;
+	const write = (text: string) => {
+		if (text === "") return;
+		out.stdout(text);
+		lineStart = text.endsWith("\n");
+	};
+	const print = (line: string) => write(`${lineStart ? "" : "\n"}${line}\n`);
+	return (folders, open) =>
+		pickSession(
+			folders,
+			{ print, notice: (line) => print(style.dim(line)) },
+			(question) => input.ask(question, write, out === processOutput),
+			open,
+		);
 }
 
 /**

@@ -3,8 +3,8 @@
  * lists this project's sessions as `/resume` does, numbered, and asks which one to continue. The
  * sessions are written by earlier real `settle -p` runs; the chat is a real child process over a pipe.
  */
-import { readdirSync, readFileSync } from "node:fs";
-import { join } from "node:path";
+import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { basename, dirname, join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { useCliProject } from "./helpers.js";
 import { bannerSessionFile, Repl, transcript } from "./interactive.helpers.js";
@@ -23,6 +23,26 @@ function savedSession(prompt: string): { id: string; file: string } {
 	const name = readdirSync(join(folder, projectFolder!)).find((file) => file.includes(header.id));
 	expect(name).toBeDefined();
 	return { id: header.id, file: join(folder, projectFolder!, name!) };
+}
+
+/**
+ * An `-e` extension that appends each session_start / session_shutdown it sees (reason, session
+ * file) to a log file; returns the extension's path and a reader of the log's lines.
+ */
+function lifecycleLog(): { extension: string; events: () => string[] } {
+	const log = join(cli.dir, "lifecycle.log");
+	const extension = join(cli.dir, "lifecycle.mjs");
+	writeFileSync(
+		extension,
+		`import { appendFileSync } from "node:fs";
+export default function (pi) {
+	const note = (line) => appendFileSync(${JSON.stringify(log)}, line + "\\n");
+	pi.on("session_start", (event, ctx) => note(\`start \${event.reason} \${ctx.sessionManager.getSessionFile()}\`));
+	pi.on("session_shutdown", (event, ctx) => note(\`shutdown \${event.reason} \${ctx.sessionManager.getSessionFile()}\`));
+}
+`,
+	);
+	return { extension, events: () => (existsSync(log) ? readFileSync(log, "utf8").split("\n").filter(Boolean) : []) };
 }
 
 function chat(...args: string[]): Repl {
@@ -115,6 +135,58 @@ describe("settle -r / --resume (pi's start-up session picker, as a question)", (
 		expect(await repl.end()).toBe(0);
 		expect(repl.stdout).toContain("No session selected.\n");
 		expect(readFileSync(first.file, "utf8")).toBe(before);
+	});
+
+	it("regression (picker): extensions start once, on the picked session, with reason startup; no discarded session", async () => {
+		const first = savedSession("the first session");
+		const { extension, events } = lifecycleLog();
+		const repl = chat("-e", extension, "-r");
+		await repl.until(QUESTION);
+		// pi picks before the runtime exists: nothing has started yet.
+		expect(events()).toEqual([]);
+		await repl.say("1", "Resumed");
+		await repl.say("more", "more\n>");
+		expect(await repl.end()).toBe(0);
+		expect(events()).toEqual([`start startup ${first.file}`, `shutdown quit ${first.file}`]);
+		const folder = dirname(first.file);
+		expect(readdirSync(folder)).toEqual([basename(first.file)]);
+	});
+
+	it("regression (picker): an empty answer starts extensions once, on the new session", async () => {
+		const first = savedSession("the first session");
+		const { extension, events } = lifecycleLog();
+		const repl = chat("-e", extension, "-r");
+		await repl.until(QUESTION);
+		expect(events()).toEqual([]);
+		await repl.say("", "Starting a new session.");
+		await repl.say("fresh", "fresh\n>");
+		expect(await repl.end()).toBe(0);
+		const fresh = bannerSessionFile(repl.stdout);
+		expect(fresh).not.toBe(first.file);
+		expect(events()).toEqual([`start startup ${fresh}`, `shutdown quit ${fresh}`]);
+	});
+
+	it("regression (picker): cancelled at the question, no extension started and no session file written", async () => {
+		const first = savedSession("the first session");
+		const { extension, events } = lifecycleLog();
+		const repl = chat("-e", extension, "-r");
+		await repl.until(QUESTION);
+		expect(await repl.end()).toBe(0);
+		expect(repl.stdout).toContain("No session selected.\n");
+		expect(events()).toEqual([]);
+		expect(readdirSync(dirname(first.file))).toEqual([basename(first.file)]);
+	});
+
+	it("regression (picker): Ctrl+C at the question: 'No session selected', exit 0, no extension started", async () => {
+		const first = savedSession("the first session");
+		const { extension, events } = lifecycleLog();
+		const repl = chat("-e", extension, "-r");
+		await repl.until(QUESTION);
+		repl.child.kill("SIGINT");
+		expect(await repl.exited).toBe(0);
+		expect(repl.stdout).toContain(`${QUESTION}\nNo session selected.\n`);
+		expect(events()).toEqual([]);
+		expect(readdirSync(dirname(first.file))).toEqual([basename(first.file)]);
 	});
 
 	it("with -p, --json or --rpc: exit 2 naming --session and -c (pi opens its full-screen picker); nothing runs", () => {

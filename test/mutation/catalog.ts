@@ -12619,8 +12619,8 @@ export const MUTANTS: Mutant[] = [
 				replace: "\truntime.setRebindSession(bind);\n\tawait bind(runtime.session);\n",
 			},
 			{
-				find: "\t\tawait bind(runtime.session);\n\t\tprintBanner(",
-				replace: "\t\tprintBanner(",
+				find: "\t\tawait bind(runtime.session);\n\t\tif (options.resumedAtStart) {",
+				replace: "\t\tif (options.resumedAtStart) {",
 			},
 		],
 		tests: ["test/pi-races/interactive-chat.test.ts"],
@@ -12717,7 +12717,7 @@ export const MUTANTS: Mutant[] = [
 	},
 	{
 		id: "EF04",
-		file: "src/cli/interactive-commands.ts",
+		file: "src/cli/session-picker.ts",
 		description:
 			"/resume in settle --cwd <link> -i lists only the real path's folder: the sessions saved under the link path before --cwd was resolved (oh-my-pi#941) are not shown",
 		edits: [
@@ -12998,7 +12998,12 @@ export const MUTANTS: Mutant[] = [
 		id: "EK02",
 		file: "src/cli/main.ts",
 		description: "`settle -i -r` is accepted but the chat never asks which session to continue (piflags5)",
-		edits: [{ find: "resume: args.resume,", replace: "resume: false," }],
+		edits: [
+			{
+				find: 'const chatInput = mode === "interactive" && args.resume ? new ChatInput() : undefined;',
+				replace: "const chatInput = undefined;",
+			},
+		],
 		tests: ["test/cli/pi-resume-flag.test.ts"],
 	},
 	{
@@ -13010,31 +13015,26 @@ export const MUTANTS: Mutant[] = [
 	},
 	{
 		id: "EK04",
-		file: "src/cli/interactive-mode.ts",
+		file: "src/cli/chat-input.ts",
 		description:
-			"lines piped to `settle -i -r` before its question is asked are run as prompts, not answers: the question sees the end of input (piflags5)",
-		edits: [
-			{
-				find: "if (!early) return questions.ask(text);",
-				replace: "if (early) pending.unshift(early);\n\t\treturn questions.ask(text);",
-			},
-		],
+			"lines piped to `settle -i -r` before its question is asked are not its answers: the question sees the end of input (piflags5)",
+		edits: [{ find: "const early = this.unread.shift();", replace: "const early = undefined;" }],
 		tests: ["test/cli/pi-resume-flag.test.ts"],
 	},
 	{
 		id: "EK05",
-		file: "src/cli/interactive-commands.ts",
+		file: "src/cli/session-picker.ts",
 		description: "the start-up picker's numbers are off by one: `2` resumes the newest session (piflags5)",
 		edits: [{ find: "shown[Number(choice) - 1]", replace: "shown[Number(choice) - 2]" }],
 		tests: ["test/cli/pi-resume-flag.test.ts"],
 	},
 	{
 		id: "EK06",
-		file: "src/cli/interactive-commands.ts",
+		file: "src/cli/session-picker.ts",
 		description: "`settle -r` with no saved session asks anyway, over an empty list (piflags5)",
 		edits: [
 			{
-				find: '\tif (sessions.length === 0) {\n\t\thost.print("Starting a new session.");\n\t\treturn true;\n\t}\n',
+				find: '\tif (sessions.length === 0) {\n\t\tout.print("Starting a new session.");\n\t\treturn "new";\n\t}\n',
 				replace: "",
 			},
 		],
@@ -13287,6 +13287,30 @@ export const MUTANTS: Mutant[] = [
 			"`settle --session` / `--fork` / `/resume` with a bare session file name (`….jsonl`) not in the cwd take the project's session folder's file (kooky#37)",
 		edits: [{ find: "return existsSync(path) ? path : undefined;", replace: "return undefined;" }],
 		tests: ["test/pi-races/session-files.test.ts"],
+	},
+	{
+		id: "EP01",
+		file: "src/cli/host.ts",
+		description:
+			"`settle -i -r` no longer picks before the runtime starts: extensions start on a new session nobody asked for and no question is asked (picker)",
+		edits: [{ find: "if (args.resume && pickSession) {", replace: "if (false && pickSession) {" }],
+		tests: ["test/cli/pi-resume-flag.test.ts"],
+	},
+	{
+		id: "EP02",
+		file: "src/cli/chat-input.ts",
+		description:
+			"lines read with -r's answer (piped all at once) are dropped when the chat takes over the input, not run as prompts (picker)",
+		edits: [{ find: "lines: this.unread.splice(0),", replace: "lines: this.unread.splice(0, 0)," }],
+		tests: ["test/cli/pi-resume-flag.test.ts"],
+	},
+	{
+		id: "EP03",
+		file: "src/cli/main.ts",
+		description:
+			"the session `settle -i -r` picked starts without the `Resumed <id> (n messages): <file>` line /resume prints (picker)",
+		edits: [{ find: "resumedAtStart: host.resumed === true", replace: "resumedAtStart: false" }],
+		tests: ["test/cli/pi-resume-flag.test.ts"],
 	},
 ];
 

@@ -1,0 +1,123 @@
+/**
+ * The chat's lines from stdin, opened before the chat starts when something must be asked first
+ * (`settle -r`: which session to start on, before any session exists). Lines read meanwhile (typed
+ * ahead, or piped all at once) are kept: the question takes the first, the chat gets the rest.
+ */
+import { createInterface, type Interface } from "node:readline";
+import type { Readable } from "node:stream";
+
+/** Options of {@link ChatInput}. */
+export interface ChatInputOptions {
+	/** Where lines come from (default `process.stdin`). */
+	input?: Readable;
+	/** Line editing, history and Ctrl+C as a key (default: stdin and stdout are terminals). */
+	terminal?: boolean;
+}
+
+/**
+ * One readline over the chat's input, shared by a question asked before the chat and the chat
+ * itself: lines nobody waits for are kept until {@link ChatInput.handOver} gives them to the chat.
+ *
+ * @example
+ * ```ts
+ * import { PassThrough } from "node:stream";
+ * const input = new PassThrough();
+ * const lines = new ChatInput({ input, terminal: false });
+ * input.end("2\nhello\n");
+ * const answer = await lines.ask("Which? ", (text) => process.stdout.write(text)); // "2"
+ * const { lines: rest } = lines.handOver(); // ["hello"]
+ * ```
+ */
+export class ChatInput {
+	/** The readline the chat goes on with. */
+	readonly rl: Interface;
+	/** Whether the readline edits lines on a terminal. */
+	readonly terminal: boolean;
+	/** Whether lines read are echoed into the transcript (a pipe: the terminal does not show them). */
+	readonly echoInput: boolean;
+	private readonly unread: string[] = [];
+	private ended = false;
+	private waiting: ((line: string | undefined) => void) | undefined;
+
+	constructor(options: ChatInputOptions = {}) {
+		const input = options.input ?? process.stdin;
+		this.terminal = options.terminal ?? (process.stdin.isTTY === true && process.stdout.isTTY === true);
+		this.echoInput = !this.terminal && (input as { isTTY?: boolean }).isTTY !== true;
+		this.rl = createInterface({
+			input,
+			...(this.terminal ? { output: process.stdout } : {}),
+			terminal: this.terminal,
+			prompt: "> ",
+			historySize: 500,
+			crlfDelay: Number.POSITIVE_INFINITY,
+		});
+		this.rl.on("line", this.onLine);
+		this.rl.on("close", this.onClose);
+	}
+
+	private readonly onLine = (line: string): void => {
+		const waiting = this.waiting;
+		this.waiting = undefined;
+		if (waiting) waiting(line);
+		else this.unread.push(line);
+	};
+
+	private readonly onClose = (): void => {
+		this.ended = true;
+		const waiting = this.waiting;
+		this.waiting = undefined;
+		waiting?.(undefined);
+	};
+
+	/**
+	 * Asks `text` (written with `write`) and resolves with the next line: one read before it was
+	 * asked is its answer. Undefined when the input ends or on Ctrl+C (`signals`: a process SIGINT
+	 * too, when stdin is not a terminal).
+	 */
+	ask(text: string, write: (text: string) => void, signals = false): Promise<string | undefined> {
+		const early = this.unread.shift();
+		if (early !== undefined) {
+			write(`${text}${this.echoInput ? early : ""}\n`);
+			return Promise.resolve(early);
+		}
+		if (this.ended) {
+			write(`${text}\n`);
+			return Promise.resolve(undefined);
+		}
+		return new Promise((resolve) => {
+			// Ctrl+C cancels the question only: the input goes on (for nobody, as the chat does not start).
+			const cancel = () => {
+				const waiting = this.waiting;
+				this.waiting = undefined;
+				waiting?.(undefined);
+			};
+			const done = (line: string | undefined) => {
+				this.rl.off("SIGINT", cancel);
+				if (signals) process.off("SIGINT", cancel);
+				if (line !== undefined && this.echoInput) write(`${line}\n`);
+				if (line === undefined) write("\n");
+				resolve(line);
+			};
+			// Listening before the question shows: a Ctrl+C right after it must not find the default action.
+			this.rl.on("SIGINT", cancel);
+			if (signals) process.on("SIGINT", cancel);
+			this.waiting = done;
+			if (this.terminal) {
+				this.rl.setPrompt(text);
+				this.rl.prompt(true);
+			} else write(text);
+		});
+	}
+
+	/** Gives the input to the chat: the lines read and not answered, and whether it has ended. */
+	handOver(): { lines: string[]; ended: boolean } {
+		this.rl.off("line", this.onLine);
+		this.rl.off("close", this.onClose);
+		return { lines: this.unread.splice(0), ended: this.ended };
+	}
+
+	/** Stops reading (when the chat does not start). */
+	close(): void {
+		this.rl.close();
+	}
+}

@@ -1,0 +1,145 @@
+/**
+ * This project's saved sessions as the chat lists them: `/resume` (no argument) and the `-r` /
+ * `--resume` start-up question share the list, the lookup of an answer (a path or an id prefix)
+ * and its errors. The picker runs before any session starts (as pi's `--resume`), so it needs only
+ * the project's folders, not a runtime.
+ */
+import { existsSync } from "node:fs";
+import { dirname, resolve } from "node:path";
+import { SettleError } from "../errors.js";
+import type { SessionInfo } from "../store/entries.js";
+import { SessionManager } from "../store/session-manager.js";
+import { clip, firstLine } from "./interactive-render.js";
+import { piResumeHint, piSessionHint } from "./pi-folder.js";
+import { findSessionByIdPrefix, type LinkNamedSessionFolder, sessionFileInFolder } from "./session-lookup.js";
+
+/** Where this project's sessions are: its session folder, and the link-named one (oh-my-pi#941). */
+export interface ProjectSessionFolders {
+	/** The project directory (sessions' header cwd). */
+	cwd: string;
+	agentDir: string;
+	/** The project's session folder. */
+	sessionDir: string;
+	/** Sessions saved under the `--cwd` link path: this project's too. */
+	linkFolder?: LinkNamedSessionFolder;
+}
+
+/** Where the list's lines go; `notice` is for hints (dimmed in the chat). */
+export interface PickerOutput {
+	print(line: string): void;
+	notice(line: string): void;
+}
+
+/** This project's saved sessions, newest first; none: says so (and where pi's are) and returns []. */
+export async function listProjectSessions(folders: ProjectSessionFolders, out: PickerOutput): Promise<SessionInfo[]> {
+	const { cwd, sessionDir, linkFolder } = folders;
+	const sessions = [
+		...(await SessionManager.list(cwd, sessionDir)),
+		...(linkFolder ? await SessionManager.list(linkFolder.cwd, linkFolder.sessionDir) : []),
+	].sort((a, b) => b.modified.getTime() - a.modified.getTime());
+	if (sessions.length === 0) {
+		out.print("This project has no saved sessions yet.");
+		const pi = piResumeHint({ cwd, agentDir: folders.agentDir });
+		if (pi) out.notice(pi);
+	}
+	return sessions;
+}
+
+/** One line of the list: id, time, size, name and first message; `(current)` for `currentFile`. */
+export function describeSession(info: SessionInfo, currentFile?: string): string {
+	const current = info.path === currentFile ? " (current)" : "";
+	const title = info.name ? `${info.name}: ` : "";
+	return `${info.id}  ${info.modified.toISOString().slice(0, 16).replace("T", " ")}  ${info.messageCount} msgs  ${title}${clip(firstLine(info.firstMessage), 60)}${current}`;
+}
+
+/**
+ * The session file `args` names: a file path, or an id prefix of this project's sessions (the rule
+ * `settle --session` follows). Throws `NOT_FOUND` (naming pi's file when pi has it) or the lookup's
+ * `INVALID_ARGUMENT` for an ambiguous prefix.
+ */
+export async function findProjectSession(folders: ProjectSessionFolders, args: string): Promise<string> {
+	const { sessionDir, linkFolder } = folders;
+	const inFolder = sessionFileInFolder(args, sessionDir);
+	if (inFolder !== undefined) return inFolder;
+	if (args.includes("/") || args.includes("\\") || args.endsWith(".jsonl") || existsSync(resolve(args))) {
+		const path = resolve(args);
+		if (!existsSync(path)) throw new SettleError("NOT_FOUND", `No session file ${path}.`);
+		return path;
+	}
+	const lookup = { cwd: folders.cwd, agentDir: folders.agentDir };
+	try {
+		const info = await findSessionByIdPrefix(args, {
+			...lookup,
+			sessionDir,
+			...(linkFolder ? { linkFolder } : {}),
+			latestHint: " (/resume lists them).",
+			resumeElsewhere: (other) => `/resume ${other.path}`,
+		});
+		return info.path;
+	} catch (error) {
+		// Not found here, but pi may have it: say which file, and that /resume takes its path.
+		const notFound = error instanceof SettleError && error.code === "NOT_FOUND" && !error.details?.elsewhere;
+		const pi = notFound ? piSessionHint({ ...lookup, prefix: args, open: (file) => `/resume ${file}` }) : undefined;
+		if (pi) throw new SettleError("NOT_FOUND", `${(error as SettleError).message} ${pi}`, { cause: error });
+		throw error;
+	}
+}
+
+/** Whether `path` is in the link-named folder (resumed as this project's session, oh-my-pi#941). */
+export function inLinkFolder(folders: ProjectSessionFolders, path: string): boolean {
+	return folders.linkFolder !== undefined && resolve(dirname(path)) === folders.linkFolder.sessionDir;
+}
+
+/**
+ * `settle -r` / `--resume` (pi's session picker, as questions), before any session starts: lists
+ * this project's sessions as `/resume` does, numbered, and asks which one to continue. Its number
+ * or an id prefix resolves to that file, which `open` opens (its error, or a lookup's, is said and
+ * the question asked again); an empty line is `"new"`, as is having no saved session (said so).
+ * Resolves undefined when the question was cancelled (Ctrl+C, end of input): pi then exits.
+ *
+ * @example
+ * ```ts
+ * const folders = { cwd: "/work/app", agentDir: "/home/me/.settle/agent", sessionDir: "/tmp/sessions" };
+ * const out = { print: console.log, notice: console.log };
+ * const picked = await pickSession(folders, out, async () => "", (path) => path);
+ * // picked: "new" (an empty answer, or no saved session)
+ * ```
+ */
+export async function pickSession<T>(
+	folders: ProjectSessionFolders,
+	out: PickerOutput,
+	ask: (question: string) => Promise<string | undefined>,
+	open: (path: string) => T | Promise<T>,
+): Promise<T | "new" | undefined> {
+	const sessions = await listProjectSessions(folders, out);
+	if (sessions.length === 0) {
+		out.print("Starting a new session.");
+		return "new";
+	}
+	const shown = sessions.slice(0, 20);
+	out.print("Sessions of this project, newest first:");
+	const width = String(shown.length).length;
+	for (const [index, info] of shown.entries()) {
+		out.print(`  ${String(index + 1).padStart(width)}. ${describeSession(info)}`);
+	}
+	if (sessions.length > 20) out.notice(`  … and ${sessions.length - 20} older (give an id prefix)`);
+	for (;;) {
+		const answer = await ask("Resume which session? (number or id prefix, empty for a new session): ");
+		if (answer === undefined) {
+			out.print("No session selected.");
+			return undefined;
+		}
+		const choice = answer.trim();
+		if (!choice) {
+			out.print("Starting a new session.");
+			return "new";
+		}
+		// A number of the list (an id prefix such as "01…" starts with a zero, which no number does).
+		const numbered = /^[1-9]\d*$/.test(choice) ? shown[Number(choice) - 1] : undefined;
+		try {
+			return await open(numbered ? numbered.path : await findProjectSession(folders, choice));
+		} catch (error) {
+			out.print(`Error: ${error instanceof Error ? error.message : String(error)}`);
+		}
+	}
+}
