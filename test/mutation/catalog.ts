@@ -13259,6 +13259,20 @@ export const MUTANTS: Mutant[] = [
 		edits: [{ find: '/retry[-_]after(?:_seconds)?"?', replace: '/retry[-_]after"?' }],
 		tests: ["test/pi-races/provider-wire.test.ts", "test/recovery/errors.test.ts"],
 	},
+	{
+		id: "ET01",
+		file: "src/cli/interactive-commands.ts",
+		description:
+			"settle -i's /model <ref> splits at the slash again: an id holding one (minimaxai/minimax-m2.5) is not found (openclaw#44498)",
+		edits: [
+			{
+				find: "const match = exactModelMatch(args, available);",
+				replace:
+					'const match = available.find((candidate) => (args.includes("/") ? name(candidate) : candidate.id) === args);',
+			},
+		],
+		tests: ["test/pi-races/interactive-commands.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */

@@ -1,0 +1,50 @@
+/**
+ * Reports about the slash commands of the interactive chat, replayed against `settle -i`: a real
+ * `settle` child process driven through a pipe, with `models.json` providers on a local
+ * OpenAI-compatible endpoint (test/llm/wire/server.ts). Every wait is on an output marker.
+ *
+ * openclaw#44498: with several models under one provider whose ids carry a vendor prefix
+ * (`z-ai/glm5`, `minimaxai/minimax-m2.5` under `nvidia`), `/model minimaxai/minimax-m2.5` failed:
+ * the slash was read as the provider/id separator. pi 0.73.1's `/model <ref>` takes `provider/id`
+ * or a bare id (one containing a slash too), case-insensitively (`findExactModelReferenceMatch`).
+ * What the user should see: `/model <id>` switches to that model, and it answers.
+ */
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { useCliProject, writeLocalProvider } from "../cli/helpers.js";
+import { Repl } from "../cli/interactive.helpers.js";
+import { chatReply } from "../llm/wire/openai.js";
+import { startWireServer, type WireServer } from "../llm/wire/server.js";
+
+const cli = useCliProject("settle-pi-races-interactive-commands-");
+let server: WireServer;
+beforeEach(async () => {
+	server = await startWireServer();
+});
+afterEach(async () => {
+	await server.close();
+});
+
+function repl(args: string[]): Repl {
+	return new Repl(args, { cwd: cli.project, agentDir: cli.agentDir });
+}
+
+describe("openclaw#44498: /model <id> for a model whose id carries a vendor prefix", () => {
+	it("openclaw#44498: settle -i: /model minimaxai/minimax-m2.5 (the id alone, with its slash) switches to it and it answers; /model NVIDIA/Z-AI/GLM5 (another case) switches back", async () => {
+		writeLocalProvider(cli.agentDir, `${server.url}/v1`, {
+			models: [{ id: "z-ai/glm5" }, { id: "minimaxai/minimax-m2.5" }],
+		});
+		const chat = repl(["--no-session", "--model", "local/z-ai/glm5"]);
+		await chat.idle(0);
+		expect(await chat.say("/model minimaxai/minimax-m2.5")).toContain("Model: local/minimaxai/minimax-m2.5");
+		server.reply(chatReply([{ type: "text", text: "answered by minimax" }]));
+		expect(await chat.say("which model?")).toContain("answered by minimax");
+		expect(server.requests.at(-1)?.body.model).toBe("minimaxai/minimax-m2.5");
+
+		expect(await chat.say("/model LOCAL/Z-AI/GLM5")).toContain("Model: local/z-ai/glm5");
+		server.reply(chatReply([{ type: "text", text: "answered by glm" }]));
+		expect(await chat.say("and now?")).toContain("answered by glm");
+		expect(server.requests.at(-1)?.body.model).toBe("z-ai/glm5");
+		expect(await chat.end()).toBe(0);
+		expect(chat.stderr).toBe("");
+	});
+});
