@@ -13273,6 +13273,13 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/pi-races/interactive-commands.test.ts"],
 	},
+	{
+		id: "ET02",
+		file: "src/cli/interactive-mode.ts",
+		description: "settle -i sends a bare `/` to the model as a prompt again (pi#5135)",
+		edits: [{ find: 'if (line.trim() === "/") {', replace: 'if (line.trim() === "/ never") {' }],
+		tests: ["test/pi-races/interactive-commands.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */

@@ -48,3 +48,31 @@ describe("openclaw#44498: /model <id> for a model whose id carries a vendor pref
 		expect(chat.stderr).toBe("");
 	});
 });
+
+describe("pi#8081 / pi#5135: a typo'd slash command, or a bare /, typed in the chat", () => {
+	it("pi#8081: /exti (an unknown command) is refused with a pointer to /help and costs no model call; /exit quits", async () => {
+		writeLocalProvider(cli.agentDir, `${server.url}/v1`);
+		const chat = repl(["--no-session", "--model", "local/coder"]);
+		await chat.idle(0);
+		expect(await chat.say("/exti")).toContain("Error: unknown command /exti. Type /help for the commands.");
+		const from = chat.mark();
+		chat.send("/exit");
+		expect(await chat.exited).toBe(0);
+		expect(chat.stdout.slice(from)).not.toContain("Error");
+		expect(server.requests).toHaveLength(0);
+	});
+
+	it("pi#5135: a bare / (and / with blanks) is refused with a pointer to /help, not sent to the model; the next prompt is the first request", async () => {
+		writeLocalProvider(cli.agentDir, `${server.url}/v1`);
+		const chat = repl(["--no-session", "--model", "local/coder"]);
+		await chat.idle(0);
+		expect(await chat.say("/")).toContain("Type /help for the commands.");
+		expect(await chat.say("  /  ")).toContain("Type /help for the commands.");
+		server.reply(chatReply([{ type: "text", text: "the real question answered" }]));
+		expect(await chat.say("the real question")).toContain("the real question answered");
+		expect(server.requests).toHaveLength(1);
+		expect(JSON.stringify(server.requests[0]?.body.messages)).not.toMatch(/"content":"\s*\/\s*"/);
+		expect(await chat.end()).toBe(0);
+		expect(chat.stderr).toBe("");
+	});
+});
