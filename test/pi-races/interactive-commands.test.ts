@@ -9,9 +9,11 @@
  * or a bare id (one containing a slash too), case-insensitively (`findExactModelReferenceMatch`).
  * What the user should see: `/model <id>` switches to that model, and it answers.
  */
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { useCliProject, writeLocalProvider } from "../cli/helpers.js";
-import { Repl } from "../cli/interactive.helpers.js";
+import { fileAppears, GATED_COMMAND, Repl } from "../cli/interactive.helpers.js";
 import { chatReply } from "../llm/wire/openai.js";
 import { startWireServer, type WireServer } from "../llm/wire/server.js";
 
@@ -72,6 +74,36 @@ describe("pi#8081 / pi#5135: a typo'd slash command, or a bare /, typed in the c
 		expect(await chat.say("the real question")).toContain("the real question answered");
 		expect(server.requests).toHaveLength(1);
 		expect(JSON.stringify(server.requests[0]?.body.messages)).not.toMatch(/"content":"\s*\/\s*"/);
+		expect(await chat.end()).toBe(0);
+		expect(chat.stderr).toBe("");
+	});
+});
+
+describe("senpi#1519: /thinking <level> typed while the model runs", () => {
+	it("senpi#1519: /thinking high during a tool call sets the level at once (not a steer to the model); the run's next request asks for high effort; /thinking banana lists the levels", async () => {
+		writeLocalProvider(cli.agentDir, `${server.url}/v1`, { models: [{ id: "coder", reasoning: true }] });
+		server.reply(
+			chatReply([{ type: "tool_call", id: "call_gate", name: "bash", arguments: { command: GATED_COMMAND } }]),
+			chatReply([{ type: "text", text: "job done" }]),
+		);
+		const chat = repl(["--no-session", "--model", "local/coder", "--thinking", "low"]);
+		await chat.idle(0);
+		chat.send("start the job");
+		await fileAppears(cli.project, "started");
+		const from = chat.mark();
+		chat.send("/thinking high");
+		await chat.until("Thinking: high", from);
+		writeFileSync(join(cli.project, "gate"), "");
+		const rest = await chat.idle(from, "job done");
+		expect(rest).not.toContain("Queued");
+		expect(server.requests).toHaveLength(2);
+		expect(server.requests[0]?.body.reasoning_effort).toBe("low");
+		expect(server.requests[1]?.body.reasoning_effort).toBe("high");
+		expect(JSON.stringify(server.requests[1]?.body.messages)).not.toContain("/thinking");
+
+		const refused = await chat.say("/thinking banana");
+		expect(refused).toContain('Invalid thinking level "banana". Valid values: off, minimal, low, medium, high, xhigh');
+		expect(server.requests).toHaveLength(2);
 		expect(await chat.end()).toBe(0);
 		expect(chat.stderr).toBe("");
 	});
