@@ -8,8 +8,12 @@
  * the slash was read as the provider/id separator. pi 0.73.1's `/model <ref>` takes `provider/id`
  * or a bare id (one containing a slash too), case-insensitively (`findExactModelReferenceMatch`).
  * What the user should see: `/model <id>` switches to that model, and it answers.
+ *
+ * pi#8081 / pi#5135: an unknown command, or a bare `/`, went to the model as a prompt. senpi#1519:
+ * `/thinking <level>` had no handler and reached the model (a steer while it streamed). pi#6172: an
+ * extension command's body on the lines after its name (piped) was lost.
  */
-import { writeFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { useCliProject, writeLocalProvider } from "../cli/helpers.js";
@@ -106,5 +110,30 @@ describe("senpi#1519: /thinking <level> typed while the model runs", () => {
 		expect(server.requests).toHaveLength(2);
 		expect(await chat.end()).toBe(0);
 		expect(chat.stderr).toBe("");
+	});
+});
+
+describe("pi#6172: an extension command whose body follows on the next lines", () => {
+	it("pi#6172: `/spec:next`, a blank line, then the body, piped to settle -p: the handler gets the whole body as args; nothing goes to the model (faux echo)", async () => {
+		const log = join(cli.dir, "args.json");
+		const extension = join(cli.dir, "spec.mjs");
+		writeFileSync(
+			extension,
+			`import { writeFileSync } from "node:fs";
+export default function (pi) {
+	pi.registerCommand("spec:next", {
+		description: "next spec step",
+		handler: async (args) => writeFileSync(${JSON.stringify(log)}, JSON.stringify(args)),
+	});
+}
+`,
+		);
+		const body = "focus on UI\nand the settings page";
+		// The faux model echoes a prompt: had the text gone to it, stdout would hold it.
+		const run = cli.settle(["--faux", "--no-session", "-e", extension, "-p"], `/spec:next\n\n${body}\n`);
+		expect(run.stderr).toBe("");
+		expect(run.code).toBe(0);
+		expect(JSON.parse(readFileSync(log, "utf8"))).toBe(`\n${body}`);
+		expect(run.stdout).toBe("");
 	});
 });
