@@ -11,13 +11,14 @@
  *
  * pi#8081 / pi#5135: an unknown command, or a bare `/`, went to the model as a prompt. senpi#1519:
  * `/thinking <level>` had no handler and reached the model (a steer while it streamed). pi#6172: an
- * extension command's body on the lines after its name (piped) was lost.
+ * extension command's body on the lines after its name (piped) was lost. openclaw#35092: `/new`
+ * while a message waited in the queue delivered it to the fresh session.
  */
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { useCliProject, writeLocalProvider } from "../cli/helpers.js";
-import { fileAppears, GATED_COMMAND, Repl } from "../cli/interactive.helpers.js";
+import { bannerSessionFile, fileAppears, GATED_COMMAND, Repl, transcript } from "../cli/interactive.helpers.js";
 import { chatReply } from "../llm/wire/openai.js";
 import { startWireServer, type WireServer } from "../llm/wire/server.js";
 
@@ -135,5 +136,44 @@ export default function (pi) {
 		expect(run.code).toBe(0);
 		expect(JSON.parse(readFileSync(log, "utf8"))).toBe(`\n${body}`);
 		expect(run.stdout).toBe("");
+	});
+});
+
+describe("openclaw#35092: /new typed while a message waits in the queue", () => {
+	it("openclaw#35092: /new during a run is refused (said so), the queued steer goes to the run it was typed in, and the session /new opens afterwards starts empty", async () => {
+		const steps = join(cli.dir, "script.json");
+		writeFileSync(
+			steps,
+			JSON.stringify([
+				{ toolCalls: [{ name: "bash", arguments: { command: GATED_COMMAND } }] },
+				"job done",
+				"fresh answer",
+			]),
+		);
+		const chat = repl(["--faux-script", steps]);
+		await chat.idle(0);
+		const first = bannerSessionFile(chat.stdout);
+		chat.send("start the job");
+		await fileAppears(cli.project, "started");
+		const from = chat.mark();
+		chat.send("remember the blue folder");
+		chat.send("/new");
+		await chat.until("/new needs an idle session and was not run", from);
+		writeFileSync(join(cli.project, "gate"), "");
+		await chat.idle(from, "job done");
+		expect(transcript(first)).toEqual([
+			"user: start the job",
+			"assistant: →bash [toolUse]",
+			"toolResult: opened\n",
+			"user: remember the blue folder",
+			"assistant: job done",
+		]);
+		const opened = await chat.say("/new");
+		const second = /New session \S+: (\S+\.jsonl)/.exec(opened)?.[1];
+		expect(second, opened).toBeDefined();
+		await chat.say("a new question", "fresh answer");
+		expect(await chat.end()).toBe(0);
+		expect(second).not.toBe(first);
+		expect(transcript(second!)).toEqual(["user: a new question", "assistant: fresh answer"]);
 	});
 });
