@@ -13,6 +13,7 @@ import { resolve } from "node:path";
 import { SettleError } from "../errors.js";
 import type { ExtensionUIContext, SlashCommandInfo } from "../extensions/types.js";
 import type { ThinkingLevel } from "../llm/types.js";
+import { exactModelMatch } from "../runtime/model-scope.js";
 import type { AgentSessionRuntime } from "../runtime/runtime.js";
 import { userMessageText } from "../runtime/targets.js";
 import { formatCacheWarmingStatus } from "../session/cache-warmer.js";
@@ -435,15 +436,16 @@ function model(host: CommandHost, args: string): Promise<void> | void {
 		}
 		return;
 	}
-	const matches = args.includes("/")
-		? available.filter((candidate) => name(candidate) === args)
-		: available.filter((candidate) => candidate.id === args);
-	if (matches.length !== 1) {
-		const hint = matches.length > 1 ? "several providers serve it: give provider/id" : "/model lists the models";
+	// As pi's /model <ref>: provider/id or a bare id, which may hold a slash itself (openclaw#44498),
+	// case-insensitively.
+	const match = exactModelMatch(args, available);
+	if (!match) {
+		const several = available.filter((candidate) => candidate.id.toLowerCase() === args.toLowerCase()).length > 1;
+		const hint = several ? "several providers serve it: give provider/id" : "/model lists the models";
 		throw new SettleError("NOT_FOUND", `Model ${args} not found (${hint}).`);
 	}
-	return session.setModel(matches[0]!).then(() => {
-		host.print(`Model: ${name(matches[0]!)}, thinking ${session.thinkingLevel}`);
+	return session.setModel(match).then(() => {
+		host.print(`Model: ${name(match)}, thinking ${session.thinkingLevel}`);
 	});
 }
 

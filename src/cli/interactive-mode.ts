@@ -299,6 +299,11 @@ export async function runInteractiveMode(
 			await runUserBash(bash.command, bash.excludeFromContext);
 			return;
 		}
+		// A bare `/` names no command: sent, it costs a model call on a meaningless prompt (pi#5135).
+		if (line.trim() === "/") {
+			printer.line(style.red("Error: / alone is no command. Type /help for the commands."));
+			return;
+		}
 		const command = parseSlashCommand(line);
 		const builtin = command && findBuiltin(command.name);
 		if (command && builtin) {

@@ -20,8 +20,17 @@ const sameModel = (a: Model, b: Model) => a.provider === b.provider && a.id === 
 /** An id without a date suffix (`-20250929`), or ending in `-latest`: pi prefers these. */
 const isAlias = (id: string) => id.endsWith("-latest") || !/-\d{8}$/.test(id);
 
-/** pi's `findExactModelReferenceMatch`: `provider/id` or a bare id, case-insensitively; ambiguous is no match. */
-function exactMatch(reference: string, available: readonly Model[]): Model | undefined {
+/**
+ * pi's `findExactModelReferenceMatch`: `provider/id` or a bare id (which may contain a slash itself,
+ * as `minimaxai/minimax-m2.5`), case-insensitively; ambiguous is no match. `--models` scopes,
+ * `--model` and `settle -i`'s `/model <ref>` resolve through it (openclaw#44498).
+ *
+ * @example
+ * ```ts
+ * const model = exactModelMatch("minimaxai/minimax-m2.5", modelRuntime.getAvailable()); // nvidia's model with that id
+ * ```
+ */
+export function exactModelMatch(reference: string, available: readonly Model[]): Model | undefined {
 	const trimmed = reference.trim();
 	if (!trimmed) return undefined;
 	const lower = trimmed.toLowerCase();
@@ -55,7 +64,7 @@ function exactMatch(reference: string, available: readonly Model[]): Model | und
  * ```
  */
 export function matchModel(pattern: string, available: readonly Model[]): Model | undefined {
-	const exact = exactMatch(pattern, available);
+	const exact = exactModelMatch(pattern, available);
 	if (exact) return exact;
 	const lower = pattern.toLowerCase();
 	const matches = available.filter((m) => m.id.toLowerCase().includes(lower) || m.name?.toLowerCase().includes(lower));

@@ -13312,6 +13312,27 @@ export const MUTANTS: Mutant[] = [
 		edits: [{ find: "resumedAtStart: host.resumed === true", replace: "resumedAtStart: false" }],
 		tests: ["test/cli/pi-resume-flag.test.ts"],
 	},
+	{
+		id: "ET01",
+		file: "src/cli/interactive-commands.ts",
+		description:
+			"settle -i's /model <ref> splits at the slash again: an id holding one (minimaxai/minimax-m2.5) is not found (openclaw#44498)",
+		edits: [
+			{
+				find: "const match = exactModelMatch(args, available);",
+				replace:
+					'const match = available.find((candidate) => (args.includes("/") ? name(candidate) : candidate.id) === args);',
+			},
+		],
+		tests: ["test/pi-races/interactive-commands.test.ts"],
+	},
+	{
+		id: "ET02",
+		file: "src/cli/interactive-mode.ts",
+		description: "settle -i sends a bare `/` to the model as a prompt again (pi#5135)",
+		edits: [{ find: 'if (line.trim() === "/") {', replace: 'if (line.trim() === "/ never") {' }],
+		tests: ["test/pi-races/interactive-commands.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
