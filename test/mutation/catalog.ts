@@ -13259,6 +13259,27 @@ export const MUTANTS: Mutant[] = [
 		edits: [{ find: '/retry[-_]after(?:_seconds)?"?', replace: '/retry[-_]after"?' }],
 		tests: ["test/pi-races/provider-wire.test.ts", "test/recovery/errors.test.ts"],
 	},
+	{
+		id: "EU01",
+		file: "src/llm/errors.ts",
+		description:
+			'the bare abort sentinel ("Request was aborted") on an error stop is fatal again: the provider-cut turn is not retried (oh-my-pi#5375)',
+		edits: [{ find: "\t/^(?:request|(?:the|this) operation) was aborted\\.?$/i,\n", replace: "" }],
+		tests: ["test/pi-races/recovery-paths.test.ts"],
+	},
+	{
+		id: "EU02",
+		file: "src/llm/errors.ts",
+		description:
+			'the abort sentinel matched anywhere in the text: a longer error that only mentions "Request was aborted" is retried (oh-my-pi#5375)',
+		edits: [
+			{
+				find: "\t/^(?:request|(?:the|this) operation) was aborted\\.?$/i,\n",
+				replace: "\t/(?:request|(?:the|this) operation) was aborted/i,\n",
+			},
+		],
+		tests: ["test/pi-races/recovery-paths.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */

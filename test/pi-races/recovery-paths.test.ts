@@ -1,0 +1,165 @@
+/**
+ * The prompt operation's recovery paths (auto-retry and compaction recovery), replayed from reports
+ * against pi and projects built on it:
+ *
+ * - oh-my-pi#5375: a provider turn that ended `stopReason: "error"` with the bare abort sentinel
+ *   "Request was aborted" (a stalled stream the provider dropped, not the user's abort) was never
+ *   retried, though retry was on: the turn died and control went back to the user.
+ * - pi#6303 / pi#8826: the agent-level backoff `baseDelayMs · 2^(attempt−1)` had no cap: with
+ *   `maxRetries: 10` a long 5xx outage grew the waits to minutes, then hours.
+ * - oh-my-pi#275: auto-compaction reported a failure, yet a summary was applied: the next answer
+ *   continued from a stale state.
+ *
+ * Real `settle -p` child processes on a faux script, and SDK sessions writing real session files.
+ */
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { fauxAssistantMessage } from "../../src/llm/faux.js";
+import { createHarness, type Harness } from "../../src/testing/harness.js";
+import { runSettle, useCliProject } from "../cli/helpers.js";
+import {
+	BIG_ANSWER,
+	comparable,
+	reopenedContext,
+	SMALL_WINDOW,
+	script,
+	THRESHOLD_SETTINGS,
+	userTexts,
+} from "./helpers.js";
+
+const cli = useCliProject("settle-pi-races-recovery-");
+
+/** A guard against a hang only (each run takes about a second): a hung run is killed, its code null. */
+const HANG_GUARD_MS = 60_000;
+
+/** `settle --mode json -p go` on `steps` with `retry` settings; the JSON events it printed. */
+function runScript(
+	steps: unknown[],
+	retry: Record<string, unknown>,
+): { code: number | null; events: Record<string, unknown>[]; stderr: string } {
+	mkdirSync(cli.agentDir, { recursive: true });
+	writeFileSync(join(cli.agentDir, "settings.json"), JSON.stringify({ retry }));
+	const file = join(cli.dir, "script.json");
+	writeFileSync(file, JSON.stringify(steps));
+	const run = runSettle(["--faux-script", file, "--no-session", "--mode", "json", "-p", "go"], {
+		cwd: cli.project,
+		agentDir: cli.agentDir,
+		timeoutMs: HANG_GUARD_MS,
+	});
+	const events = run.stdout
+		.trim()
+		.split("\n")
+		.filter(Boolean)
+		.map((line) => JSON.parse(line) as Record<string, unknown>);
+	return { code: run.code, events, stderr: run.stderr };
+}
+
+const ofType = (events: Record<string, unknown>[], type: string) => events.filter((event) => event.type === type);
+
+describe('oh-my-pi#5375: an error stop with the bare "Request was aborted" sentinel is never retried', () => {
+	for (const sentinel of ["Request was aborted", "Request was aborted.", "This operation was aborted"]) {
+		it(`oh-my-pi#5375: "${sentinel}" on stopReason "error" is retried after a backoff and the run answers (exit 0)`, () => {
+			const { code, events, stderr } = runScript(
+				[{ stopReason: "error", errorMessage: sentinel }, "Answered after the retry."],
+				{ baseDelayMs: 1 },
+			);
+			expect(stderr).toBe("");
+			expect(code).toBe(0);
+			expect(ofType(events, "auto_retry_start")).toEqual([
+				expect.objectContaining({ attempt: 1, errorMessage: sentinel }),
+			]);
+			expect(ofType(events, "auto_retry_end")).toEqual([expect.objectContaining({ success: true, attempt: 1 })]);
+			const answers = ofType(events, "message_end")
+				.map((event) => event.message as { role: string; content: { type: string; text?: string }[] })
+				.filter((message) => message.role === "assistant");
+			expect(answers.at(-1)?.content).toEqual([{ type: "text", text: "Answered after the retry." }]);
+			expect(events.at(-1)).toEqual({ type: "agent_settled" });
+		});
+	}
+
+	it('oh-my-pi#5375: the same text on an "aborted" stop (an abort, not a provider failure) is still not retried', () => {
+		const { events } = runScript([{ stopReason: "aborted", errorMessage: "Request was aborted" }, "never requested"], {
+			baseDelayMs: 1,
+		});
+		expect(ofType(events, "auto_retry_start")).toEqual([]);
+		expect(JSON.stringify(events)).not.toContain("never requested");
+	});
+
+	it("oh-my-pi#5375: a longer text that only mentions an abort (a tool's or the model's words) is not retried", () => {
+		const { code, events } = runScript(
+			[{ stopReason: "error", errorMessage: "Request was aborted by policy: this key may not use the model" }],
+			{ baseDelayMs: 1 },
+		);
+		expect(code).not.toBe(0);
+		expect(ofType(events, "auto_retry_start")).toEqual([]);
+	});
+});
+
+describe("pi#6303 / pi#8826: the agent-level retry backoff grows without a cap", () => {
+	it("pi#6303: five 503s in a row wait 1, 2, 3, 3, 3 ms under maxAgentDelayMs 3 (pi: 1, 2, 4, 8, 16), then the answer arrives", () => {
+		const failure = { stopReason: "error", errorMessage: "503 upstream call failed: Connect: Too many open files" };
+		const { code, events, stderr } = runScript(
+			[failure, failure, failure, failure, failure, "Back after the outage."],
+			{
+				maxRetries: 10,
+				baseDelayMs: 1,
+				maxAgentDelayMs: 3,
+			},
+		);
+		expect(stderr).toBe("");
+		expect(code).toBe(0);
+		expect(ofType(events, "auto_retry_start").map((event) => [event.attempt, event.delayMs])).toEqual([
+			[1, 1],
+			[2, 2],
+			[3, 3],
+			[4, 3],
+			[5, 3],
+		]);
+		expect(ofType(events, "auto_retry_end")).toEqual([expect.objectContaining({ success: true, attempt: 5 })]);
+	});
+});
+
+describe("oh-my-pi#275: auto-compaction reports a failure but a summary is applied", () => {
+	let h: Harness | undefined;
+	afterEach(() => {
+		h?.cleanup();
+		h = undefined;
+	});
+
+	it("oh-my-pi#275: a threshold compaction whose summary request fails applies nothing: no compaction entry, the next request holds the whole history, the file reopens to the live context", async () => {
+		h = await createHarness({ persistence: "disk", ...SMALL_WINDOW, settings: THRESHOLD_SETTINGS });
+		const requests = script(
+			h,
+			[fauxAssistantMessage("short"), fauxAssistantMessage(BIG_ANSWER), fauxAssistantMessage("after")],
+			{
+				summary: () =>
+					fauxAssistantMessage("## Goal\nstale summary", {
+						stopReason: "error",
+						errorMessage: "400 invalid_request_error: messages: roles must alternate",
+					}),
+			},
+		);
+		await h.session.prompt("first");
+		await h.session.prompt("second");
+
+		const ends = h.eventsOfType("compaction_end");
+		expect(ends).toEqual([
+			expect.objectContaining({ reason: "threshold", result: undefined, aborted: false, willRetry: false }),
+		]);
+		expect(ends[0]?.errorMessage).toContain("roles must alternate");
+		expect(requests.summaryRequests.length).toBeGreaterThan(0);
+
+		await h.session.prompt("third");
+		// Nothing of the failed summary anywhere: not in the request, the live context or the file.
+		const last = requests.answerRequests.at(-1)!;
+		expect(userTexts(last)).toEqual(["first", "second", "third"]);
+		expect(JSON.stringify(last.messages)).not.toContain("stale summary");
+		expect(h.session.messages.some((message) => message.role === "compactionSummary")).toBe(false);
+		const file = h.sessionManager.getSessionFile()!;
+		const lines = readFileSync(file, "utf8").trim().split("\n");
+		expect(lines.filter((line) => JSON.parse(line).type === "compaction")).toEqual([]);
+		expect(readFileSync(file, "utf8")).not.toContain("stale summary");
+		expect(reopenedContext(file).map(comparable)).toEqual(h.session.messages.map(comparable));
+	});
+});
