@@ -7,10 +7,13 @@
  *   retried, though retry was on: the turn died and control went back to the user.
  * - pi#6303 / pi#8826: the agent-level backoff `baseDelayMs · 2^(attempt−1)` had no cap: with
  *   `maxRetries: 10` a long 5xx outage grew the waits to minutes, then hours.
+ * - pi#4666: an OpenAI-compatible provider's 429 with `Retry-After`: the provider client waited it
+ *   out inside the request, Esc did not cancel the wait, and the session stayed half frozen.
  * - oh-my-pi#275: auto-compaction reported a failure, yet a summary was applied: the next answer
  *   continued from a stale state.
  *
- * Real `settle -p` child processes on a faux script, and SDK sessions writing real session files.
+ * Real `settle -p` child processes on a faux script, SDK sessions writing real session files, and a
+ * session talking to a local HTTP server through pi-ai's real OpenAI client.
  */
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -18,6 +21,8 @@ import { afterEach, describe, expect, it } from "vitest";
 import { fauxAssistantMessage } from "../../src/llm/faux.js";
 import { createHarness, type Harness } from "../../src/testing/harness.js";
 import { runSettle, useCliProject } from "../cli/helpers.js";
+import { chatReply, openAiError } from "../llm/wire/openai.js";
+import { lastAssistant, startWireSession, type WireSession } from "../llm/wire/session.js";
 import {
 	BIG_ANSWER,
 	comparable,
@@ -161,5 +166,47 @@ describe("oh-my-pi#275: auto-compaction reports a failure but a summary is appli
 		expect(lines.filter((line) => JSON.parse(line).type === "compaction")).toEqual([]);
 		expect(readFileSync(file, "utf8")).not.toContain("stale summary");
 		expect(reopenedContext(file).map(comparable)).toEqual(h.session.messages.map(comparable));
+	});
+});
+
+describe("pi#4666: abort() while the provider client waits out a 429's Retry-After", () => {
+	let w: WireSession | undefined;
+	afterEach(async () => {
+		await w?.dispose();
+		w = undefined;
+	});
+
+	it("pi#4666: the OpenAI client's own retry wait (Retry-After: 20) is cut by abort(): the turn ends aborted, nothing is sent again, and the next prompt is answered", async () => {
+		// The SDK's default retries (2), as a user has them: the client honours Retry-After itself.
+		w = await startWireSession({ api: "openai-completions", sdkMaxRetries: undefined });
+		const limited = "Rate limit reached for requests. Please try again in 20s.";
+		const tooMany = openAiError(429, limited, "requests", "rate_limit_exceeded", { "retry-after": "20" });
+		let delivered!: () => void;
+		const sent = new Promise<void>((resolve) => {
+			delivered = resolve;
+		});
+		w.server.reply((request, res, req) => {
+			res.on("finish", delivered);
+			tooMany(request, res, req);
+		});
+		const session = w.session;
+		const prompt = session.prompt("hello");
+		// Abort once the client has the 429 and is waiting: the response sent, the client's I/O read.
+		await sent;
+		for (let turn = 0; turn < 20; turn++) await new Promise<void>((resolve) => setImmediate(resolve));
+		await session.abort();
+		await prompt;
+
+		expect(lastAssistant(w)).toMatchObject({ stopReason: "aborted" });
+		expect(w.eventsOf("auto_retry_start")).toEqual([]);
+		expect(w.eventsOf("agent_settled")).toHaveLength(1);
+		expect(session.isIdle).toBe(true);
+
+		w.server.reply(chatReply([{ type: "text", text: "answered" }]));
+		await session.prompt("again");
+		expect(lastAssistant(w)).toMatchObject({ stopReason: "stop", content: [{ type: "text", text: "answered" }] });
+		// The abandoned wait sent nothing: the second request is the new prompt's.
+		expect(w.server.requests).toHaveLength(2);
+		expect(JSON.stringify(w.server.requests[1]!.body)).toContain("again");
 	});
 });
