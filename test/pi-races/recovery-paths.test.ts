@@ -10,7 +10,8 @@
  * - pi#4666: an OpenAI-compatible provider's 429 with `Retry-After`: the provider client waited it
  *   out inside the request, Esc did not cancel the wait, and the session stayed half frozen.
  * - oh-my-pi#275: auto-compaction reported a failure, yet a summary was applied: the next answer
- *   continued from a stale state.
+ *   continued from a stale state; xyne-spaces#306: a summarizer that answered with reasoning only
+ *   gave an empty summary that was committed, wiping the context.
  *
  * Real `settle -p` child processes on a faux script, SDK sessions writing real session files, and a
  * session talking to a local HTTP server through pi-ai's real OpenAI client.
@@ -18,7 +19,7 @@
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { fauxAssistantMessage } from "../../src/llm/faux.js";
+import { fauxAssistantMessage, fauxThinking } from "../../src/llm/faux.js";
 import { createHarness, type Harness } from "../../src/testing/harness.js";
 import { runSettle, useCliProject } from "../cli/helpers.js";
 import { chatReply, openAiError } from "../llm/wire/openai.js";
@@ -132,41 +133,55 @@ describe("oh-my-pi#275: auto-compaction reports a failure but a summary is appli
 		h = undefined;
 	});
 
-	it("oh-my-pi#275: a threshold compaction whose summary request fails applies nothing: no compaction entry, the next request holds the whole history, the file reopens to the live context", async () => {
-		h = await createHarness({ persistence: "disk", ...SMALL_WINDOW, settings: THRESHOLD_SETTINGS });
-		const requests = script(
-			h,
-			[fauxAssistantMessage("short"), fauxAssistantMessage(BIG_ANSWER), fauxAssistantMessage("after")],
-			{
-				summary: () =>
-					fauxAssistantMessage("## Goal\nstale summary", {
-						stopReason: "error",
-						errorMessage: "400 invalid_request_error: messages: roles must alternate",
-					}),
-			},
-		);
-		await h.session.prompt("first");
-		await h.session.prompt("second");
+	const failures = [
+		{
+			report: "oh-my-pi#275",
+			what: "a summary request that fails (400)",
+			reply: () =>
+				fauxAssistantMessage("## Goal\nstale summary", {
+					stopReason: "error",
+					errorMessage: "400 invalid_request_error: messages: roles must alternate",
+				}),
+			error: "roles must alternate",
+		},
+		{
+			report: "xyne-spaces#306",
+			what: "a summarizer that answers with thinking only (no text)",
+			reply: () => fauxAssistantMessage([fauxThinking("stale summary: planning what to write")]),
+			error: "no summary text",
+		},
+	];
+	for (const failure of failures) {
+		it(`${failure.report}: a threshold compaction after ${failure.what} applies nothing: no compaction entry, the next request holds the whole history, the file reopens to the live context`, async () => {
+			h = await createHarness({ persistence: "disk", ...SMALL_WINDOW, settings: THRESHOLD_SETTINGS });
+			const requests = script(
+				h,
+				[fauxAssistantMessage("short"), fauxAssistantMessage(BIG_ANSWER), fauxAssistantMessage("after")],
+				{ summary: failure.reply },
+			);
+			await h.session.prompt("first");
+			await h.session.prompt("second");
 
-		const ends = h.eventsOfType("compaction_end");
-		expect(ends).toEqual([
-			expect.objectContaining({ reason: "threshold", result: undefined, aborted: false, willRetry: false }),
-		]);
-		expect(ends[0]?.errorMessage).toContain("roles must alternate");
-		expect(requests.summaryRequests.length).toBeGreaterThan(0);
+			const ends = h.eventsOfType("compaction_end");
+			expect(ends).toEqual([
+				expect.objectContaining({ reason: "threshold", result: undefined, aborted: false, willRetry: false }),
+			]);
+			expect(ends[0]?.errorMessage).toContain(failure.error);
+			expect(requests.summaryRequests.length).toBeGreaterThan(0);
 
-		await h.session.prompt("third");
-		// Nothing of the failed summary anywhere: not in the request, the live context or the file.
-		const last = requests.answerRequests.at(-1)!;
-		expect(userTexts(last)).toEqual(["first", "second", "third"]);
-		expect(JSON.stringify(last.messages)).not.toContain("stale summary");
-		expect(h.session.messages.some((message) => message.role === "compactionSummary")).toBe(false);
-		const file = h.sessionManager.getSessionFile()!;
-		const lines = readFileSync(file, "utf8").trim().split("\n");
-		expect(lines.filter((line) => JSON.parse(line).type === "compaction")).toEqual([]);
-		expect(readFileSync(file, "utf8")).not.toContain("stale summary");
-		expect(reopenedContext(file).map(comparable)).toEqual(h.session.messages.map(comparable));
-	});
+			await h.session.prompt("third");
+			// Nothing of the failed summary anywhere: not in the request, the live context or the file.
+			const last = requests.answerRequests.at(-1)!;
+			expect(userTexts(last)).toEqual(["first", "second", "third"]);
+			expect(JSON.stringify(last.messages)).not.toContain("stale summary");
+			expect(h.session.messages.some((message) => message.role === "compactionSummary")).toBe(false);
+			const file = h.sessionManager.getSessionFile()!;
+			const lines = readFileSync(file, "utf8").trim().split("\n");
+			expect(lines.filter((line) => JSON.parse(line).type === "compaction")).toEqual([]);
+			expect(readFileSync(file, "utf8")).not.toContain("stale summary");
+			expect(reopenedContext(file).map(comparable)).toEqual(h.session.messages.map(comparable));
+		});
+	}
 });
 
 describe("pi#4666: abort() while the provider client waits out a 429's Retry-After", () => {
