@@ -13280,6 +13280,14 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/pi-races/recovery-paths.test.ts"],
 	},
+	{
+		id: "EU03",
+		file: "src/session/event-bridge.ts",
+		description:
+			"the extensions' agent_end leaves out willRetry again: a handler cannot tell a failure Settle retries from a final one (pi#6827)",
+		edits: [{ find: "\t\t\t\twillRetry: willRetry(s, event.messages),\n", replace: "" }],
+		tests: ["test/pi-races/recovery-paths.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */

@@ -9,6 +9,8 @@
  *   `maxRetries: 10` a long 5xx outage grew the waits to minutes, then hours.
  * - pi#4666: an OpenAI-compatible provider's 429 with `Retry-After`: the provider client waited it
  *   out inside the request, Esc did not cancel the wait, and the session stayed half frozen.
+ * - pi#6827: an extension's `agent_end` handler could not tell a failure pi was about to retry from
+ *   one it gave up on (only the session's listeners got `willRetry`): it preempted the retry.
  * - oh-my-pi#275: auto-compaction reported a failure, yet a summary was applied: the next answer
  *   continued from a stale state; xyne-spaces#306: a summarizer that answered with reasoning only
  *   gave an empty summary that was committed, wiping the context.
@@ -27,6 +29,8 @@ import { lastAssistant, startWireSession, type WireSession } from "../llm/wire/s
 import {
 	BIG_ANSWER,
 	comparable,
+	errorReply,
+	OVERLOADED,
 	reopenedContext,
 	SMALL_WINDOW,
 	script,
@@ -223,5 +227,42 @@ describe("pi#4666: abort() while the provider client waits out a 429's Retry-Aft
 		// The abandoned wait sent nothing: the second request is the new prompt's.
 		expect(w.server.requests).toHaveLength(2);
 		expect(JSON.stringify(w.server.requests[1]!.body)).toContain("again");
+	});
+});
+
+describe("pi#6827: an extension's agent_end cannot tell a failure that will be retried from a final one", () => {
+	let h: Harness | undefined;
+	afterEach(() => {
+		h?.cleanup();
+		h = undefined;
+	});
+
+	it("pi#6827: the extension's agent_end carries willRetry: true before the retry, false once retries are spent and after an answer, as the session's agent_end", async () => {
+		const seen: { willRetry: boolean | undefined; stopReason: string | undefined }[] = [];
+		h = await createHarness({
+			settings: { retry: { baseDelayMs: 1, maxRetries: 1 } },
+			extensionFactories: [
+				(pi) => {
+					pi.on("agent_end", (event) => {
+						const last = event.messages.findLast((message) => message.role === "assistant");
+						seen.push({
+							willRetry: event.willRetry,
+							stopReason: last?.role === "assistant" ? last.stopReason : undefined,
+						});
+					});
+				},
+			],
+		});
+		script(h, [errorReply(OVERLOADED), errorReply(OVERLOADED), fauxAssistantMessage("answered")]);
+		await h.session.prompt("first");
+		await h.session.prompt("second");
+
+		expect(seen).toEqual([
+			{ willRetry: true, stopReason: "error" },
+			{ willRetry: false, stopReason: "error" },
+			{ willRetry: false, stopReason: "stop" },
+		]);
+		expect(h.eventsOfType("agent_end").map((event) => event.willRetry)).toEqual(seen.map((end) => end.willRetry));
+		expect(h.eventsOfType("auto_retry_end")).toEqual([expect.objectContaining({ success: false, attempt: 1 })]);
 	});
 });
