@@ -676,6 +676,23 @@ export interface AgentEndEvent {
 	messages: AgentMessage[];
 	/** Newer pi: true when the run ended through an abort (its last answer is `aborted`) rather than normal completion. */
 	aborted?: boolean;
+	/**
+	 * Settle: true when the run's last answer is a transient provider error Settle will retry after
+	 * its backoff (the session's `agent_end.willRetry`), read as the handlers run: a handler that
+	 * calls `ctx.abort()` or turns retry off makes it false for the session's listeners. False when
+	 * the run ended any other way; then `agent_settled` follows. pi 0.73.1 does not send it (pi#6827).
+	 *
+	 * @example
+	 * ```ts
+	 * export default function (pi: ExtensionAPI) {
+	 * 	pi.on("agent_end", (event, ctx) => {
+	 * 		if (event.willRetry) return; // Settle retries this failure itself
+	 * 		ctx.ui.notify("the turn is over");
+	 * 	});
+	 * }
+	 * ```
+	 */
+	willRetry?: boolean;
 }
 
 /** `agent_settled`: the operation is over (retries, compaction and queued messages included); emitted once per prompt. */

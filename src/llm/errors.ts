@@ -116,6 +116,10 @@ const TRANSIENT_PATTERNS: readonly RegExp[] = [
 	// request failed" (oh-my-pi#2056), "fail to touch upstream" (pi#9585). Both pass on a retry.
 	/upstream request failed/i,
 	/fail(?:ed)? to touch upstream/i,
+	// A request cut by something other than the session's own abort (that one ends `stopReason:
+	// "aborted"`): the SDK's or fetch's bare abort sentinel on an `error` stop (oh-my-pi#5375: the
+	// turn died with "Request was aborted", no retry). Whole message only.
+	/^(?:request|(?:the|this) operation) was aborted\.?$/i,
 	// openai-codex's whole answer to a request that succeeds when sent again (pi#8138).
 	/^sorry, something went wrong\.?$/i,
 	/timed? ?out/i,

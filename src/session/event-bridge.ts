@@ -67,7 +67,12 @@ function extensionEvent(s: SessionInternals, event: AgentEvent): RunnerEmitEvent
 		case "agent_start":
 			return { type: "agent_start" };
 		case "agent_end":
-			return { type: "agent_end", messages: event.messages, aborted: endedByAbort(event.messages) };
+			return {
+				type: "agent_end",
+				messages: event.messages,
+				aborted: endedByAbort(event.messages),
+				willRetry: willRetry(s, event.messages),
+			};
 		case "turn_start":
 			return { type: "turn_start", turnIndex: s.scratch.turnIndex, timestamp: Date.now() };
 		default:

@@ -13333,6 +13333,35 @@ export const MUTANTS: Mutant[] = [
 		edits: [{ find: 'if (line.trim() === "/") {', replace: 'if (line.trim() === "/ never") {' }],
 		tests: ["test/pi-races/interactive-commands.test.ts"],
 	},
+	{
+		id: "EU01",
+		file: "src/llm/errors.ts",
+		description:
+			'the bare abort sentinel ("Request was aborted") on an error stop is fatal again: the provider-cut turn is not retried (oh-my-pi#5375)',
+		edits: [{ find: "\t/^(?:request|(?:the|this) operation) was aborted\\.?$/i,\n", replace: "" }],
+		tests: ["test/pi-races/recovery-paths.test.ts"],
+	},
+	{
+		id: "EU02",
+		file: "src/llm/errors.ts",
+		description:
+			'the abort sentinel matched anywhere in the text: a longer error that only mentions "Request was aborted" is retried (oh-my-pi#5375)',
+		edits: [
+			{
+				find: "\t/^(?:request|(?:the|this) operation) was aborted\\.?$/i,\n",
+				replace: "\t/(?:request|(?:the|this) operation) was aborted/i,\n",
+			},
+		],
+		tests: ["test/pi-races/recovery-paths.test.ts"],
+	},
+	{
+		id: "EU03",
+		file: "src/session/event-bridge.ts",
+		description:
+			"the extensions' agent_end leaves out willRetry again: a handler cannot tell a failure Settle retries from a final one (pi#6827)",
+		edits: [{ find: "\t\t\t\twillRetry: willRetry(s, event.messages),\n", replace: "" }],
+		tests: ["test/pi-races/recovery-paths.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
