@@ -6,7 +6,8 @@
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { type Browser, chromium } from "playwright-core";
+import { pathToFileURL } from "node:url";
+import { type Browser, chromium, type Page } from "playwright-core";
 
 const CHROMIUM = process.env.SETTLE_CHROMIUM ?? "/usr/bin/chromium";
 
@@ -49,5 +50,21 @@ export async function launchChromium(
 	} catch (error) {
 		remove();
 		throw error;
+	}
+}
+
+/**
+ * Opens an exported session page (a file) in a fresh headless Chromium, waits until it has rendered
+ * (`body[data-ready='1']`), runs `use` on the tab, and closes the browser whatever happens.
+ */
+export async function onExportedPage<T>(file: string, use: (tab: Page) => Promise<T>): Promise<T> {
+	const chromium = await launchChromium();
+	try {
+		const tab = await chromium.browser.newPage();
+		await tab.goto(pathToFileURL(file).href);
+		await tab.waitForSelector("body[data-ready='1']");
+		return await use(tab);
+	} finally {
+		await chromium.close();
 	}
 }

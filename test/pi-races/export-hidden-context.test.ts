@@ -9,11 +9,10 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { pathToFileURL } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
 import { fauxAssistantMessage } from "../../src/llm/faux.js";
 import { createHarness, type Harness } from "../../src/testing/harness.js";
-import { launchChromium } from "../inspect/chromium.js";
+import { onExportedPage } from "../inspect/chromium.js";
 import { userTexts } from "./helpers.js";
 
 let h: Harness | undefined;
@@ -44,20 +43,12 @@ describe("pi#8896: /export HTML drops the display:false context the model was se
 
 		dir = mkdtempSync(join(tmpdir(), "settle-export-hidden-"));
 		const page = await h.session.exportToHtml(join(dir, "session.html"));
-		const chromium = await launchChromium();
-		try {
-			const tab = await chromium.browser.newPage();
-			await tab.goto(pathToFileURL(page).href);
-			await tab.waitForSelector("body[data-ready='1']");
-			// biome-ignore lint/performance/useDomNodeTextContent: what is visible is the point
-			const shown = await tab.locator("#entries").innerText();
-			expect(shown).toContain("RECALLED-WIKI-PAGES");
-			expect(shown).toContain("wiki-recall-context · not shown to the user");
-			const at = (text: string) => shown.indexOf(text);
-			expect(at("what do the wiki pages say?")).toBeLessThan(at("RECALLED-WIKI-PAGES"));
-			expect(at("RECALLED-WIKI-PAGES")).toBeLessThan(at("The recalled pages are not relevant here."));
-		} finally {
-			await chromium.close();
-		}
+		// biome-ignore lint/performance/useDomNodeTextContent: what is visible is the point
+		const shown = await onExportedPage(page, (tab) => tab.locator("#entries").innerText());
+		expect(shown).toContain("RECALLED-WIKI-PAGES");
+		expect(shown).toContain("wiki-recall-context · not shown to the user");
+		const at = (text: string) => shown.indexOf(text);
+		expect(at("what do the wiki pages say?")).toBeLessThan(at("RECALLED-WIKI-PAGES"));
+		expect(at("RECALLED-WIKI-PAGES")).toBeLessThan(at("The recalled pages are not relevant here."));
 	}, 60_000);
 });

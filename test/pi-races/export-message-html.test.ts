@@ -9,11 +9,10 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { pathToFileURL } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
 import { fauxAssistantMessage } from "../../src/llm/faux.js";
 import { createHarness, type Harness } from "../../src/testing/harness.js";
-import { launchChromium } from "../inspect/chromium.js";
+import { onExportedPage } from "../inspect/chromium.js";
 
 let h: Harness | undefined;
 let dir: string | undefined;
@@ -35,11 +34,7 @@ describe("pi#3459: exported sessions render HTML from messages", () => {
 
 		dir = mkdtempSync(join(tmpdir(), "settle-export-message-html-"));
 		const page = await h.session.exportToHtml(join(dir, "session.html"));
-		const chromium = await launchChromium();
-		try {
-			const tab = await chromium.browser.newPage();
-			await tab.goto(pathToFileURL(page).href);
-			await tab.waitForSelector("body[data-ready='1']");
+		await onExportedPage(page, async (tab) => {
 			// biome-ignore lint/performance/useDomNodeTextContent: what is visible is the point
 			const shown = await tab.locator("#entries").innerText();
 			expect(shown).toContain('<file name="src/app.ts">');
@@ -49,8 +44,6 @@ describe("pi#3459: exported sessions render HTML from messages", () => {
 			expect(shown).toContain('<file name="notes.md">x</file>');
 			expect(await tab.locator("#entries file, #entries b, #entries style").count()).toBe(0);
 			expect(await tab.locator("#entries").isVisible()).toBe(true);
-		} finally {
-			await chromium.close();
-		}
+		});
 	}, 60_000);
 });

@@ -12,6 +12,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { exportSessionToHtml, SessionManager } from "../../src/index.js";
+import { assistant } from "../store/helpers.js";
 
 let dir: string | undefined;
 afterEach(() => {
@@ -25,23 +26,7 @@ function occurrences(text: string, needle: string): number {
 
 function turn(manager: SessionManager, n: number): string {
 	const user = manager.appendMessage({ role: "user", content: `question ${n}`, timestamp: n });
-	manager.appendMessage({
-		role: "assistant",
-		content: [{ type: "text", text: `answer ${n}` }],
-		api: "faux",
-		provider: "faux",
-		model: "faux-1",
-		usage: {
-			input: 1,
-			output: 1,
-			cacheRead: 0,
-			cacheWrite: 0,
-			totalTokens: 2,
-			cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 },
-		},
-		stopReason: "stop",
-		timestamp: n,
-	});
+	manager.appendMessage(assistant(`answer ${n}`));
 	return user;
 }
 
