@@ -2,9 +2,11 @@
  * Helpers for the pi race replays: a gate released from outside, the user texts of the session
  * file on disk, and per-operation counts read from the public event stream.
  */
-import { readFileSync } from "node:fs";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import type { AgentMessage } from "../../src/llm/types.js";
 import type { Harness } from "../../src/testing/harness.js";
+import { type CliProject, runSettle } from "../cli/helpers.js";
 
 export { comparable, reopenedContext, tick } from "../session/helpers.js";
 export {
@@ -98,3 +100,30 @@ export default function (pi) {
 	pi.on("session_shutdown", () => write("shutdown"));
 }
 `;
+
+/**
+ * `settle --mode json -p go` on the faux script `steps`, with `retry` as the agent folder's retry
+ * settings, no session file: its exit code, the JSON events it printed, its stderr. The 60 s
+ * timeout only guards against a hang (each run takes about a second): a hung run's code is null.
+ */
+export function runJsonScript(
+	cli: CliProject,
+	steps: unknown[],
+	retry: Record<string, unknown>,
+): { code: number | null; events: Record<string, unknown>[]; stderr: string } {
+	mkdirSync(cli.agentDir, { recursive: true });
+	writeFileSync(join(cli.agentDir, "settings.json"), JSON.stringify({ retry }));
+	const file = join(cli.dir, "script.json");
+	writeFileSync(file, JSON.stringify(steps));
+	const run = runSettle(["--faux-script", file, "--no-session", "--mode", "json", "-p", "go"], {
+		cwd: cli.project,
+		agentDir: cli.agentDir,
+		timeoutMs: 60_000,
+	});
+	const events = run.stdout
+		.trim()
+		.split("\n")
+		.filter(Boolean)
+		.map((line) => JSON.parse(line) as Record<string, unknown>);
+	return { code: run.code, events, stderr: run.stderr };
+}

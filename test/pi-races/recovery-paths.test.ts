@@ -18,12 +18,11 @@
  * Real `settle -p` child processes on a faux script, SDK sessions writing real session files, and a
  * session talking to a local HTTP server through pi-ai's real OpenAI client.
  */
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { readFileSync } from "node:fs";
 import { afterEach, describe, expect, it } from "vitest";
 import { fauxAssistantMessage, fauxThinking } from "../../src/llm/faux.js";
 import { createHarness, type Harness } from "../../src/testing/harness.js";
-import { runSettle, useCliProject } from "../cli/helpers.js";
+import { useCliProject } from "../cli/helpers.js";
 import { chatReply, openAiError } from "../llm/wire/openai.js";
 import { lastAssistant, startWireSession, type WireSession } from "../llm/wire/session.js";
 import {
@@ -32,6 +31,7 @@ import {
 	errorReply,
 	OVERLOADED,
 	reopenedContext,
+	runJsonScript,
 	SMALL_WINDOW,
 	script,
 	THRESHOLD_SETTINGS,
@@ -40,30 +40,8 @@ import {
 
 const cli = useCliProject("settle-pi-races-recovery-");
 
-/** A guard against a hang only (each run takes about a second): a hung run is killed, its code null. */
-const HANG_GUARD_MS = 60_000;
-
-/** `settle --mode json -p go` on `steps` with `retry` settings; the JSON events it printed. */
-function runScript(
-	steps: unknown[],
-	retry: Record<string, unknown>,
-): { code: number | null; events: Record<string, unknown>[]; stderr: string } {
-	mkdirSync(cli.agentDir, { recursive: true });
-	writeFileSync(join(cli.agentDir, "settings.json"), JSON.stringify({ retry }));
-	const file = join(cli.dir, "script.json");
-	writeFileSync(file, JSON.stringify(steps));
-	const run = runSettle(["--faux-script", file, "--no-session", "--mode", "json", "-p", "go"], {
-		cwd: cli.project,
-		agentDir: cli.agentDir,
-		timeoutMs: HANG_GUARD_MS,
-	});
-	const events = run.stdout
-		.trim()
-		.split("\n")
-		.filter(Boolean)
-		.map((line) => JSON.parse(line) as Record<string, unknown>);
-	return { code: run.code, events, stderr: run.stderr };
-}
+/** `settle --mode json -p go` on `steps` with `retry` settings (see {@link runJsonScript}). */
+const runScript = (steps: unknown[], retry: Record<string, unknown>) => runJsonScript(cli, steps, retry);
 
 const ofType = (events: Record<string, unknown>[], type: string) => events.filter((event) => event.type === type);
 

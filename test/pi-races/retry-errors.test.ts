@@ -9,37 +9,16 @@
  * (pi#9585), and openai-codex's bare "Sorry, something went wrong" (pi#8138); OpenAI's
  * `server_error` (pi#2091) and "You can retry your request" (pi#6019) already were.
  */
-import { mkdirSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { runSettle, useCliProject } from "../cli/helpers.js";
+import { useCliProject } from "../cli/helpers.js";
+import { runJsonScript } from "./helpers.js";
 
 const cli = useCliProject("settle-pi-races-retry-");
 
-/** A guard against a hang only (the run takes about a second): a hung run is killed, its code null. */
-const HANG_GUARD_MS = 60_000;
-
 /** `settle --mode json -p` on a script whose first model call fails with `errorMessage`, then answers. */
-function runFailingOnce(errorMessage: string): {
-	code: number | null;
-	events: Record<string, unknown>[];
-	stderr: string;
-} {
-	mkdirSync(cli.agentDir, { recursive: true });
+function runFailingOnce(errorMessage: string) {
 	// A short backoff: the test waits for the retry, it does not time it.
-	writeFileSync(join(cli.agentDir, "settings.json"), JSON.stringify({ retry: { baseDelayMs: 1 } }));
-	const script = join(cli.dir, "script.json");
-	writeFileSync(script, JSON.stringify([{ stopReason: "error", errorMessage }, "Answered after the retry."]));
-	const run = runSettle(["--faux-script", script, "--no-session", "--mode", "json", "-p", "go"], {
-		cwd: cli.project,
-		agentDir: cli.agentDir,
-		timeoutMs: HANG_GUARD_MS,
-	});
-	const events = run.stdout
-		.trim()
-		.split("\n")
-		.map((line) => JSON.parse(line) as Record<string, unknown>);
-	return { code: run.code, events, stderr: run.stderr };
+	return runJsonScript(cli, [{ stopReason: "error", errorMessage }, "Answered after the retry."], { baseDelayMs: 1 });
 }
 
 /** Runs {@link runFailingOnce} and checks one retry that succeeded, quietly, with exit 0. */
