@@ -161,10 +161,9 @@ describe("pi#9258 / gsd-pi#748: a models.json provider's key and headers on the 
 		expect(server.requests[0]?.headers["x-portkey-api-key"]).toBe("portkey-key");
 	});
 
-	it("pi#9258 in auth.json: a stored key written `$NAME` (or braced) sends that variable's value, as models.json's `apiKey` does", async () => {
-		writeLocalProvider(cli.agentDir, `${server.url}/v1`);
-		// biome-ignore lint/suspicious/noTemplateCurlyInString: pi's braced variable form, literally
-		for (const key of ["$WIRE_AUTH_KEY", "${WIRE_AUTH_KEY}"]) {
+	/** One `settle -p` per auth.json `key` (stored for the local provider) with `env`; each answered. */
+	async function promptWithAuthJsonKeys(keys: string[], env: Record<string, string>): Promise<void> {
+		for (const key of keys) {
 			writeFileSync(join(cli.agentDir, "auth.json"), JSON.stringify({ local: { type: "api_key", key } }), {
 				mode: 0o600,
 			});
@@ -172,10 +171,16 @@ describe("pi#9258 / gsd-pi#748: a models.json provider's key and headers on the 
 			const run = await runSettleAsync(["--no-session", "--model", "local/coder", "-p", "hi"], {
 				cwd: cli.project,
 				agentDir: cli.agentDir,
-				env: { WIRE_AUTH_KEY: "auth-json-key" },
+				env,
 			});
 			expect(run.stdout).toContain(`answered with ${key}`);
 		}
+	}
+
+	it("pi#9258 in auth.json: a stored key written `$NAME` (or braced) sends that variable's value, as models.json's `apiKey` does", async () => {
+		writeLocalProvider(cli.agentDir, `${server.url}/v1`);
+		// biome-ignore lint/suspicious/noTemplateCurlyInString: pi's braced variable form, literally
+		await promptWithAuthJsonKeys(["$WIRE_AUTH_KEY", "${WIRE_AUTH_KEY}"], { WIRE_AUTH_KEY: "auth-json-key" });
 		expect(server.requests.map((request) => request.headers.authorization)).toEqual([
 			"Bearer auth-json-key",
 			"Bearer auth-json-key",
@@ -184,18 +189,10 @@ describe("pi#9258 / gsd-pi#748: a models.json provider's key and headers on the 
 
 	it("leftovers3: an auth.json key naming a set environment variable in lower or mixed case sends its value, as pi's resolveConfigValue; an unset name stays the literal key", async () => {
 		writeLocalProvider(cli.agentDir, `${server.url}/v1`);
-		for (const key of ["wire_auth_key", "Wire_Auth_Key", "unset_wire_name"]) {
-			writeFileSync(join(cli.agentDir, "auth.json"), JSON.stringify({ local: { type: "api_key", key } }), {
-				mode: 0o600,
-			});
-			server.reply(chatReply([{ type: "text", text: `answered with ${key}` }]));
-			const run = await runSettleAsync(["--no-session", "--model", "local/coder", "-p", "hi"], {
-				cwd: cli.project,
-				agentDir: cli.agentDir,
-				env: { wire_auth_key: "lower-env-key", Wire_Auth_Key: "mixed-env-key" },
-			});
-			expect(run.stdout).toContain(`answered with ${key}`);
-		}
+		await promptWithAuthJsonKeys(["wire_auth_key", "Wire_Auth_Key", "unset_wire_name"], {
+			wire_auth_key: "lower-env-key",
+			Wire_Auth_Key: "mixed-env-key",
+		});
 		expect(server.requests.map((request) => request.headers.authorization)).toEqual([
 			"Bearer lower-env-key",
 			"Bearer mixed-env-key",
