@@ -6342,7 +6342,7 @@ export const MUTANTS: Mutant[] = [
 		description: "compat dropped",
 		edits: [
 			{
-				find: "...(model.compat ? { compat: model.compat } : {}),",
+				find: "...(model.compat || config.compat ? { compat: mergeCompat(config.compat, model.compat) } : {}),",
 				replace: "",
 			},
 		],
@@ -13332,6 +13332,19 @@ export const MUTANTS: Mutant[] = [
 		description: "settle -i sends a bare `/` to the model as a prompt again (pi#5135)",
 		edits: [{ find: 'if (line.trim() === "/") {', replace: 'if (line.trim() === "/ never") {' }],
 		tests: ["test/pi-races/interactive-commands.test.ts"],
+	},
+	{
+		id: "EW01",
+		file: "src/session/model-registry-view.ts",
+		description:
+			"a provider-level `compat` in pi.registerProvider() is dropped again; only each model's own applies (pi#5349)",
+		edits: [
+			{
+				find: "...(model.compat || config.compat ? { compat: mergeCompat(config.compat, model.compat) } : {}),",
+				replace: "...(model.compat ? { compat: model.compat } : {}),",
+			},
+		],
+		tests: ["test/pi-races/extension-providers.test.ts"],
 	},
 ];
 
