@@ -422,6 +422,11 @@ export interface ProviderConfig {
 	streamSimple?: (...args: never[]) => unknown;
 	headers?: Record<string, string>;
 	authHeader?: boolean;
+	/**
+	 * Compatibility flags for every model of `models` (pi#5349; later pi's provider-level `compat`):
+	 * a model's own `compat` wins field by field, as in models.json.
+	 */
+	compat?: Model["compat"];
 	models?: Array<Partial<Model> & { id: string; name: string }>;
 	oauth?: Record<string, unknown>;
 }

@@ -13,6 +13,7 @@ import type { ProviderConfig } from "../extensions/types.js";
 import type { ModelRuntime } from "../llm/model-runtime.js";
 import {
 	clearModelsFileProviders,
+	mergeCompat,
 	reapplyModelsFileOrder,
 	registerModelsFileProvider,
 	setModelsFileError,
@@ -148,20 +149,6 @@ function providerConfig(entry: Record<string, unknown>, models: Record<string, u
 		});
 	}
 	return config;
-}
-
-/** pi's `mergeCompat`: a model's compat over its provider's, the routing objects merged key by key. */
-function mergeCompat(
-	provider: Record<string, unknown> | undefined,
-	model: Record<string, unknown>,
-): Record<string, unknown> {
-	const merged: Record<string, unknown> = { ...provider, ...model };
-	for (const key of ["openRouterRouting", "vercelGatewayRouting"]) {
-		const [base, over] = [provider?.[key], model[key]];
-		if (isRecord(base) || isRecord(over))
-			merged[key] = { ...(isRecord(base) ? base : {}), ...(isRecord(over) ? over : {}) };
-	}
-	return merged;
 }
 
 /**

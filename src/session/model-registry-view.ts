@@ -387,11 +387,38 @@ function toModel(
 		maxTokens: model.maxTokens ?? 16_384,
 		// pi 1.6: a model's cache lifetimes make it eligible for cache warming.
 		...(model.promptCache ? { promptCache: model.promptCache } : {}),
-		// As pi: the model's OpenAI/Anthropic compatibility flags (e.g. supportsDeveloperRole) reach pi-ai.
-		...(model.compat ? { compat: model.compat } : {}),
+		// The model's OpenAI/Anthropic compatibility flags (e.g. supportsDeveloperRole) reach pi-ai, over
+		// the provider's (pi#5349: pi 0.73.1 dropped a registered provider's own `compat`).
+		...(model.compat || config.compat ? { compat: mergeCompat(config.compat, model.compat) } : {}),
 		...(model.thinkingLevelMap ? { thinkingLevelMap: model.thinkingLevelMap } : {}),
 		...(model.headers || config.headers ? { headers: resolveHeaders({ ...config.headers, ...model.headers }) } : {}),
 	};
+}
+
+/**
+ * pi's `mergeCompat`: a model's compat over its provider's, the routing objects merged key by key.
+ *
+ * @example
+ * ```ts
+ * mergeCompat({ supportsDeveloperRole: false, maxTokensField: "max_tokens" }, { supportsDeveloperRole: true });
+ * // { supportsDeveloperRole: true, maxTokensField: "max_tokens" }
+ * ```
+ */
+export function mergeCompat(
+	provider: Record<string, unknown> | undefined,
+	model: Record<string, unknown> | undefined,
+): Record<string, unknown> {
+	const merged: Record<string, unknown> = { ...provider, ...model };
+	for (const key of ["openRouterRouting", "vercelGatewayRouting"]) {
+		const [base, over] = [provider?.[key], model?.[key]];
+		if (isObject(base) || isObject(over))
+			merged[key] = { ...(isObject(base) ? base : {}), ...(isObject(over) ? over : {}) };
+	}
+	return merged;
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+	return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
 /**

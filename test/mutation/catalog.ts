@@ -6342,7 +6342,7 @@ export const MUTANTS: Mutant[] = [
 		description: "compat dropped",
 		edits: [
 			{
-				find: "...(model.compat ? { compat: model.compat } : {}),",
+				find: "...(model.compat || config.compat ? { compat: mergeCompat(config.compat, model.compat) } : {}),",
 				replace: "",
 			},
 		],
@@ -13361,6 +13361,19 @@ export const MUTANTS: Mutant[] = [
 			"the extensions' agent_end leaves out willRetry again: a handler cannot tell a failure Settle retries from a final one (pi#6827)",
 		edits: [{ find: "\t\t\t\twillRetry: willRetry(s, event.messages),\n", replace: "" }],
 		tests: ["test/pi-races/recovery-paths.test.ts"],
+	},
+	{
+		id: "EW01",
+		file: "src/session/model-registry-view.ts",
+		description:
+			"a provider-level `compat` in pi.registerProvider() is dropped again; only each model's own applies (pi#5349)",
+		edits: [
+			{
+				find: "...(model.compat || config.compat ? { compat: mergeCompat(config.compat, model.compat) } : {}),",
+				replace: "...(model.compat ? { compat: model.compat } : {}),",
+			},
+		],
+		tests: ["test/pi-races/extension-providers.test.ts"],
 	},
 ];
 
