@@ -9685,8 +9685,8 @@ export const MUTANTS: Mutant[] = [
 			"a session_start after a rollback does not open a new lifecycle: the next teardown's session_shutdown is lost",
 		edits: [
 			{
-				find: '\t\tif (event.type === "session_start") this.shutdownDispatch = undefined;\n',
-				replace: "",
+				find: "\t\t\tthis.shutdownDispatch = undefined;\n\t\t\tthis.started = true;\n",
+				replace: "\t\t\tthis.started = true;\n",
 			},
 		],
 		tests: ["test/runtime/reload-overtaken-by-teardown.test.ts"],
@@ -13332,6 +13332,32 @@ export const MUTANTS: Mutant[] = [
 		description: "settle -i sends a bare `/` to the model as a prompt again (pi#5135)",
 		edits: [{ find: 'if (line.trim() === "/") {', replace: 'if (line.trim() === "/ never") {' }],
 		tests: ["test/pi-races/interactive-commands.test.ts"],
+	},
+	{
+		id: "EV01",
+		file: "src/session/agent-session.ts",
+		description:
+			"session.dispose() without a runtime tells the extensions nothing: their child processes leak (pi-web#546)",
+		edits: [
+			{
+				find: "if (this.runnerInstance.awaitingShutdown && ",
+				replace: "if (false && this.runnerInstance.awaitingShutdown && ",
+			},
+		],
+		tests: ["test/pi-races/sdk-embedding.test.ts"],
+	},
+	{
+		id: "EV02",
+		file: "src/extensions/runner.ts",
+		description:
+			"session.dispose() tells session_shutdown to extensions that never heard session_start (a rolled-back replacement's)",
+		edits: [
+			{
+				find: "return this.started && this.shutdownDispatch === undefined;",
+				replace: "return this.shutdownDispatch === undefined;",
+			},
+		],
+		tests: ["test/runtime/reload-cut-off-rollback.test.ts"],
 	},
 ];
 
