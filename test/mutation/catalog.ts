@@ -13359,6 +13359,19 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/runtime/reload-cut-off-rollback.test.ts"],
 	},
+	{
+		id: "EV03",
+		file: "src/llm/tokens.ts",
+		description: "a saved partial usage ({ output: 42 }) makes the context tokens NaN (pi#3425)",
+		edits: [
+			{
+				find: 'return typeof value === "number" && Number.isFinite(value) ? value : 0;\n}\n',
+				after: "function tokenCount(value: unknown): number {",
+				replace: "return value as number;\n}\n",
+			},
+		],
+		tests: ["test/pi-races/sdk-embedding.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */

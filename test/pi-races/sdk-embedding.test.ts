@@ -153,3 +153,65 @@ console.log(JSON.stringify({ file: session.sessionFile, answer: last?.role === "
 		expect(readdirSync(join(printed.file, "..")).filter((name) => name.endsWith(".lock"))).toEqual([]);
 	});
 });
+
+describe("pi#3425: a saved answer without usage (or with part of it) after a compaction made the stats throw", () => {
+	for (const [label, usage] of [
+		["missing", undefined],
+		["partial", { output: 42 }],
+	] as const) {
+		it(`usage ${label}: getContextUsage() and getSessionStats() answer with numbers, and the session prompts on`, async () => {
+			const model = faux.getModel("faux-1")!;
+			const sessionDir = join(dir, "sessions");
+			const writer = SessionManager.create(dir, sessionDir);
+			const answer = (text: string, answerUsage: unknown) =>
+				({
+					role: "assistant",
+					content: [{ type: "text", text }],
+					api: model.api,
+					provider: model.provider,
+					model: model.id,
+					stopReason: "stop",
+					timestamp: Date.now(),
+					...(answerUsage === undefined ? {} : { usage: answerUsage }),
+				}) as never;
+			writer.appendMessage({ role: "user", content: [{ type: "text", text: "first" }], timestamp: Date.now() });
+			writer.appendMessage(answer("one", fauxAssistantMessage("one").usage));
+			const kept = writer.appendMessage({
+				role: "user",
+				content: [{ type: "text", text: "second" }],
+				timestamp: Date.now(),
+			});
+			writer.appendCompaction("summary of the start", kept, 1000);
+			writer.appendMessage(answer("two", usage));
+			const file = writer.getSessionFile()!;
+			writer.close();
+
+			const { session } = await createAgentSession({
+				cwd: dir,
+				agentDir,
+				modelRuntime,
+				model,
+				settingsManager: SettingsManager.inMemory(),
+				sessionManager: SessionManager.open(file),
+			});
+			try {
+				const context = session.getContextUsage();
+				expect(context?.contextWindow).toBeGreaterThan(0);
+				for (const value of [context?.tokens, context?.percent]) {
+					if (value !== null) expect(Number.isFinite(value)).toBe(true);
+				}
+				const stats = session.getSessionStats();
+				for (const value of [...Object.values(stats.tokens), stats.cost, stats.cumulative.cost])
+					expect(Number.isFinite(value)).toBe(true);
+				expect(Object.values(stats.cumulative.tokens).every(Number.isFinite)).toBe(true);
+				faux.setResponses([fauxAssistantMessage("three")]);
+				await session.prompt("third");
+				expect(session.getLastAssistantText()).toBe("three");
+				expect(Number.isFinite(session.getSessionStats().tokens.total)).toBe(true);
+			} finally {
+				session.dispose();
+				session.sessionManager.close();
+			}
+		});
+	}
+});
