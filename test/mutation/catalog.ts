@@ -13337,7 +13337,7 @@ export const MUTANTS: Mutant[] = [
 		id: "EV01",
 		file: "src/session/agent-session.ts",
 		description:
-			"session.dispose() without a runtime tells the extensions nothing: their child processes leak (pi-web#546)",
+			"session.dispose() without a runtime tells the extensions nothing: their child processes leak (pi-web#546, pi-subagents#170)",
 		edits: [
 			{
 				find: "if (this.runnerInstance.awaitingShutdown && ",

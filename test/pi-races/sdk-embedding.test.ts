@@ -39,7 +39,7 @@ function alive(child: ChildProcess): boolean {
 	return child.exitCode === null && child.signalCode === null;
 }
 
-describe("pi-web#546: session.dispose() of an SDK session left the extension's child process running", () => {
+describe("pi-web#546, pi-subagents#170: session.dispose() of an SDK session left the extension's child process running", () => {
 	it("an extension that started a child at session_start hears session_shutdown{quit} on dispose and reaps it", async () => {
 		const heard: string[] = [];
 		let child: ChildProcess | undefined;
