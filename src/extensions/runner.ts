@@ -253,6 +253,8 @@ export class ExtensionRunner {
 	private readonly inFlight = new Set<PendingHandler>();
 	/** The `session_shutdown` dispatch of this lifecycle ({@link emitSessionShutdown}: once per extension set). */
 	private shutdownDispatch: { abandon: AbortController; done: Promise<void> } | undefined;
+	/** A `session_start` went out (to these extensions, handled or not). */
+	private started = false;
 	private uiContext: ExtensionUIContext;
 	private mode: ExtensionMode;
 	private contextActions: ExtensionContextActions = UNBOUND_CONTEXT_ACTIONS;
@@ -534,6 +536,19 @@ export class ExtensionRunner {
 		this.runtime.invalidate(message);
 	}
 
+	/**
+	 * These extensions heard `session_start` and no `session_shutdown` has gone out since: they are
+	 * owed one (`session.dispose()` without a runtime sends it, pi-web#546).
+	 *
+	 * @example
+	 * ```ts
+	 * if (session.extensionRunner.awaitingShutdown) await runtime.dispose(); // waits for the handlers
+	 * ```
+	 */
+	get awaitingShutdown(): boolean {
+		return this.started && this.shutdownDispatch === undefined;
+	}
+
 	/** True after {@link invalidate}. */
 	get isStale(): boolean {
 		return this.runtime.stale !== undefined;
@@ -789,7 +804,10 @@ export class ExtensionRunner {
 	async emit<E extends RunnerEmitEvent>(event: E): Promise<RunnerEmitResult<E>> {
 		const handlers = this.runtime.handlersFor(event.type);
 		// A session_start opens a new lifecycle (a runtime's rollback binds the old session again): its end is told again.
-		if (event.type === "session_start") this.shutdownDispatch = undefined;
+		if (event.type === "session_start") {
+			this.shutdownDispatch = undefined;
+			this.started = true;
+		}
 		if (handlers.length === 0) return undefined as RunnerEmitResult<E>;
 		const ctx = this.createContext();
 		const cancellable = CANCELLABLE_EVENTS.has(event.type);

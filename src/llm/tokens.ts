@@ -16,7 +16,8 @@ export interface CompactionThresholdSettings {
 
 /**
  * Tokens a request occupied according to its usage: `totalTokens` when the provider reported it,
- * else `input + output + cacheRead + cacheWrite`.
+ * else `input + output + cacheRead + cacheWrite`. A field that is missing or not a number (a
+ * partial usage saved by another writer, pi#3425) counts as 0, so the result is never NaN.
  *
  * @example
  * ```ts
@@ -24,7 +25,14 @@ export interface CompactionThresholdSettings {
  * ```
  */
 export function calculateContextTokens(usage: Usage): number {
-	return usage.totalTokens || usage.input + usage.output + usage.cacheRead + usage.cacheWrite;
+	return (
+		tokenCount(usage.totalTokens) ||
+		tokenCount(usage.input) + tokenCount(usage.output) + tokenCount(usage.cacheRead) + tokenCount(usage.cacheWrite)
+	);
+}
+
+function tokenCount(value: unknown): number {
+	return typeof value === "number" && Number.isFinite(value) ? value : 0;
 }
 
 /**

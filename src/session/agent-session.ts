@@ -2079,8 +2079,10 @@ export class AgentSession {
 	}
 
 	/**
-	 * Ends the session: aborts the run, retry, compaction and bash commands, makes every extension
-	 * context stale, detaches from the Agent, drops listeners and stops the actor. Emits no events.
+	 * Ends the session: aborts the run, retry, compaction and bash commands, tells extensions that
+	 * heard `session_start` and no `session_shutdown` yet `session_shutdown {reason: "quit"}` (their
+	 * handlers are started, not waited for: `runtime.dispose()` waits), makes every extension
+	 * context stale, detaches from the Agent, drops listeners and stops the actor. Emits no session events.
 	 * Prompts and `executeBash()` calls still pending reject with `SESSION_CLOSED` (nothing more is
 	 * recorded), except a prompt whose extension command is disposing the session by replacing it:
 	 * that one resolves when the command is done. Steering and follow-up messages not yet delivered
@@ -2112,6 +2114,14 @@ export class AgentSession {
 		// The detached run may still add to the Agent's transcript (the message it was delivering, a
 		// follow-up it took just before, its aborted answer): the session shows it as it was.
 		this.messagesAtDispose = this.agent.state.messages.slice();
+		// A host that disposes the session itself (the SDK's `createAgentSession`, no runtime) closes
+		// its extensions as `runtime.dispose()` does: `session_shutdown{reason:"quit"}`, so one that
+		// started a child process or a socket at `session_start` releases it (pi-web#546). Extensions
+		// never started, or already told by a runtime or reload, hear nothing. A synchronous dispose
+		// cannot wait: every handler is started now, with a live ctx, and left to finish on its own.
+		if (this.runnerInstance.awaitingShutdown && this.runnerInstance.hasHandlers("session_shutdown")) {
+			void this.runnerInstance.emitSessionShutdown({ type: "session_shutdown", reason: "quit" }, AbortSignal.abort());
+		}
 		this.runnerInstance.invalidate(STALE_EXTENSION_CONTEXT_MESSAGE);
 		this.unsubscribeErrors?.();
 		this.unsubscribeAgent();

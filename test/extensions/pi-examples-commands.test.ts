@@ -103,7 +103,10 @@ describe("pi examples, differential: commands and tools", () => {
 				await runCommands(peer, "/pirate");
 				await peer.prompt("and again");
 				await peer.quiesce();
-				return { ...observe(peer), ui: ui.log, pirateRuns };
+				// A copy: the harness then disposes the session, and Settle's `session.dispose()` tells the
+				// extensions `session_shutdown` (pi-web#546; pi 0.73.1's does not), whose handler in
+				// system-prompt-header.ts clears the status: a deliberate difference, after the compared run.
+				return { ...observe(peer), ui: [...ui.log], pirateRuns };
 			},
 		);
 		expect(pi.pirateRuns).toEqual([false, true, false]);

@@ -9685,8 +9685,8 @@ export const MUTANTS: Mutant[] = [
 			"a session_start after a rollback does not open a new lifecycle: the next teardown's session_shutdown is lost",
 		edits: [
 			{
-				find: '\t\tif (event.type === "session_start") this.shutdownDispatch = undefined;\n',
-				replace: "",
+				find: "\t\t\tthis.shutdownDispatch = undefined;\n\t\t\tthis.started = true;\n",
+				replace: "\t\t\tthis.started = true;\n",
 			},
 		],
 		tests: ["test/runtime/reload-overtaken-by-teardown.test.ts"],
@@ -13374,6 +13374,45 @@ export const MUTANTS: Mutant[] = [
 			},
 		],
 		tests: ["test/pi-races/extension-providers.test.ts"],
+	},
+	{
+		id: "EV01",
+		file: "src/session/agent-session.ts",
+		description:
+			"session.dispose() without a runtime tells the extensions nothing: their child processes leak (pi-web#546, pi-subagents#170)",
+		edits: [
+			{
+				find: "if (this.runnerInstance.awaitingShutdown && ",
+				replace: "if (false && this.runnerInstance.awaitingShutdown && ",
+			},
+		],
+		tests: ["test/pi-races/sdk-embedding.test.ts"],
+	},
+	{
+		id: "EV02",
+		file: "src/extensions/runner.ts",
+		description:
+			"session.dispose() tells session_shutdown to extensions that never heard session_start (a rolled-back replacement's)",
+		edits: [
+			{
+				find: "return this.started && this.shutdownDispatch === undefined;",
+				replace: "return this.shutdownDispatch === undefined;",
+			},
+		],
+		tests: ["test/runtime/reload-cut-off-rollback.test.ts"],
+	},
+	{
+		id: "EV03",
+		file: "src/llm/tokens.ts",
+		description: "a saved partial usage ({ output: 42 }) makes the context tokens NaN (pi#3425)",
+		edits: [
+			{
+				find: 'return typeof value === "number" && Number.isFinite(value) ? value : 0;\n}\n',
+				after: "function tokenCount(value: unknown): number {",
+				replace: "return value as number;\n}\n",
+			},
+		],
+		tests: ["test/pi-races/sdk-embedding.test.ts"],
 	},
 ];
 

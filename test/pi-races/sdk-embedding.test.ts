@@ -1,0 +1,217 @@
+/**
+ * Programs that embed the SDK (`createAgentSession`, `session.dispose()`), replayed from reports
+ * by such hosts.
+ */
+import { type ChildProcess, spawn, spawnSync } from "node:child_process";
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import type { ExtensionAPI } from "../../src/extensions/types.js";
+import { createFauxProvider, type FauxProvider, fauxAssistantMessage } from "../../src/llm/faux.js";
+import { InMemoryModelRuntime } from "../../src/llm/model-runtime.js";
+import { createTestResourceLoader } from "../../src/resources/test-loader.js";
+import { createAgentSession } from "../../src/runtime/sdk.js";
+import type { AgentSessionEvent } from "../../src/session/events.js";
+import { SettingsManager } from "../../src/settings/settings-manager.js";
+import { SessionManager } from "../../src/store/session-manager.js";
+import { persistedRoles } from "./helpers.js";
+
+let dir: string;
+let agentDir: string;
+let faux: FauxProvider;
+let modelRuntime: InMemoryModelRuntime;
+
+beforeEach(() => {
+	dir = mkdtempSync(join(tmpdir(), "settle-sdk-embed-"));
+	agentDir = join(dir, "agent");
+	mkdirSync(agentDir);
+	faux = createFauxProvider({ models: [{ id: "faux-1" }] });
+	modelRuntime = new InMemoryModelRuntime();
+	modelRuntime.registerFauxProvider(faux);
+});
+
+afterEach(() => {
+	rmSync(dir, { recursive: true, force: true });
+});
+
+function alive(child: ChildProcess): boolean {
+	return child.exitCode === null && child.signalCode === null;
+}
+
+describe("pi-web#546, pi-subagents#170: session.dispose() of an SDK session left the extension's child process running", () => {
+	it("an extension that started a child at session_start hears session_shutdown{quit} on dispose and reaps it", async () => {
+		const heard: string[] = [];
+		let child: ChildProcess | undefined;
+		const server = (pi: ExtensionAPI) => {
+			pi.on("session_start", () => {
+				heard.push("session_start");
+				child = spawn(process.execPath, ["-e", "setInterval(() => {}, 1000)"], { stdio: "ignore" });
+			});
+			pi.on("session_shutdown", (event) => {
+				heard.push(`session_shutdown:${event.reason}`);
+				child?.kill("SIGTERM");
+			});
+		};
+		const { session } = await createAgentSession({
+			cwd: dir,
+			agentDir,
+			modelRuntime,
+			settingsManager: SettingsManager.inMemory(),
+			sessionManager: SessionManager.inMemory(dir),
+			resourceLoader: createTestResourceLoader({ extensionFactories: [server] }),
+		});
+		await session.bindExtensions({});
+		faux.setResponses([fauxAssistantMessage("hi")]);
+		await session.prompt("hello");
+		expect(child && alive(child)).toBe(true);
+		const exited = new Promise((resolve) => child?.once("exit", resolve));
+		session.dispose();
+		expect(heard).toEqual(["session_start", "session_shutdown:quit"]);
+		await exited;
+		expect(alive(child!)).toBe(false);
+	});
+});
+
+describe("pi#8025: one throwing subscribe() listener starved the later listeners and failed the run", () => {
+	it("the later listener hears every event, prompt() resolves, the answer is saved; the failure is a LISTENER warning", async () => {
+		const warnings: Error[] = [];
+		const onWarning = (warning: Error) => warnings.push(warning);
+		process.on("warning", onWarning);
+		const file = join(dir, "sessions");
+		try {
+			const { session } = await createAgentSession({
+				cwd: dir,
+				agentDir,
+				modelRuntime,
+				settingsManager: SettingsManager.inMemory(),
+				sessionManager: SessionManager.create(dir, file),
+			});
+			const first: string[] = [];
+			const later: string[] = [];
+			session.subscribe((event: AgentSessionEvent) => {
+				first.push(event.type);
+				throw new Error(`listener broke on ${event.type}`);
+			});
+			session.subscribe((event: AgentSessionEvent) => later.push(event.type));
+			faux.setResponses([fauxAssistantMessage("the answer")]);
+			await expect(session.prompt("hello")).resolves.toBeUndefined();
+			for (const type of ["agent_start", "message_end", "agent_end", "agent_settled"]) expect(later).toContain(type);
+			expect(later).toEqual(first);
+			expect(session.messages.map((message) => message.role).filter((role) => role !== "system")).toEqual([
+				"user",
+				"assistant",
+			]);
+			const sessionFile = session.sessionFile!;
+			session.dispose();
+			expect(persistedRoles(sessionFile)).toEqual(["user", "assistant"]);
+			await new Promise((done) => setImmediate(done));
+			expect(warnings.map((warning) => (warning as { code?: string }).code)).toContain("LISTENER");
+		} finally {
+			process.off("warning", onWarning);
+		}
+	});
+});
+
+describe("pi-coding-agent-action#394, pi#4391: a one-shot SDK script stayed alive after its answer", () => {
+	it("a script that prompts a file-backed session and never disposes it exits 0 on its own, the file complete", () => {
+		const src = resolve(import.meta.dirname, "../../src");
+		const script = join(dir, "one-shot.mts");
+		writeFileSync(
+			script,
+			`import { createFauxProvider, fauxAssistantMessage } from ${JSON.stringify(join(src, "llm/faux.ts"))};
+import { InMemoryModelRuntime } from ${JSON.stringify(join(src, "llm/model-runtime.ts"))};
+import { createAgentSession } from ${JSON.stringify(join(src, "runtime/sdk.ts"))};
+import { SettingsManager } from ${JSON.stringify(join(src, "settings/settings-manager.ts"))};
+const faux = createFauxProvider({ models: [{ id: "faux-1" }] });
+const modelRuntime = new InMemoryModelRuntime();
+modelRuntime.registerFauxProvider(faux);
+faux.setResponses([fauxAssistantMessage("the review")]);
+const { session } = await createAgentSession({
+	cwd: ${JSON.stringify(dir)},
+	agentDir: ${JSON.stringify(agentDir)},
+	modelRuntime,
+	settingsManager: SettingsManager.inMemory(),
+});
+await session.prompt("review this");
+const last = session.messages.at(-1);
+console.log(JSON.stringify({ file: session.sessionFile, answer: last?.role === "assistant" ? last.content : undefined }));
+// no session.dispose(): the host forgot it, as in the reports
+`,
+		);
+		const result = spawnSync(process.execPath, ["--import", "tsx", script], {
+			cwd: resolve(import.meta.dirname, "../.."),
+			encoding: "utf8",
+			// A process kept alive by the session is killed here (status null) instead of hanging the suite.
+			timeout: 60_000,
+		});
+		expect(result.stderr).toBe("");
+		expect(result.status).toBe(0);
+		const printed = JSON.parse(result.stdout.trim()) as { file: string; answer: { text: string }[] };
+		expect(printed.answer.map((block) => block.text)).toEqual(["the review"]);
+		expect(persistedRoles(printed.file)).toEqual(["user", "assistant"]);
+		expect(readdirSync(join(printed.file, "..")).filter((name) => name.endsWith(".lock"))).toEqual([]);
+	});
+});
+
+describe("pi#3425: a saved answer without usage (or with part of it) after a compaction made the stats throw", () => {
+	for (const [label, usage] of [
+		["missing", undefined],
+		["partial", { output: 42 }],
+	] as const) {
+		it(`usage ${label}: getContextUsage() and getSessionStats() answer with numbers, and the session prompts on`, async () => {
+			const model = faux.getModel("faux-1")!;
+			const sessionDir = join(dir, "sessions");
+			const writer = SessionManager.create(dir, sessionDir);
+			const answer = (text: string, answerUsage: unknown) =>
+				({
+					role: "assistant",
+					content: [{ type: "text", text }],
+					api: model.api,
+					provider: model.provider,
+					model: model.id,
+					stopReason: "stop",
+					timestamp: Date.now(),
+					...(answerUsage === undefined ? {} : { usage: answerUsage }),
+				}) as never;
+			writer.appendMessage({ role: "user", content: [{ type: "text", text: "first" }], timestamp: Date.now() });
+			writer.appendMessage(answer("one", fauxAssistantMessage("one").usage));
+			const kept = writer.appendMessage({
+				role: "user",
+				content: [{ type: "text", text: "second" }],
+				timestamp: Date.now(),
+			});
+			writer.appendCompaction("summary of the start", kept, 1000);
+			writer.appendMessage(answer("two", usage));
+			const file = writer.getSessionFile()!;
+			writer.close();
+
+			const { session } = await createAgentSession({
+				cwd: dir,
+				agentDir,
+				modelRuntime,
+				model,
+				settingsManager: SettingsManager.inMemory(),
+				sessionManager: SessionManager.open(file),
+			});
+			try {
+				const context = session.getContextUsage();
+				expect(context?.contextWindow).toBeGreaterThan(0);
+				for (const value of [context?.tokens, context?.percent]) {
+					if (value !== null) expect(Number.isFinite(value)).toBe(true);
+				}
+				const stats = session.getSessionStats();
+				for (const value of [...Object.values(stats.tokens), stats.cost, stats.cumulative.cost])
+					expect(Number.isFinite(value)).toBe(true);
+				expect(Object.values(stats.cumulative.tokens).every(Number.isFinite)).toBe(true);
+				faux.setResponses([fauxAssistantMessage("three")]);
+				await session.prompt("third");
+				expect(session.getLastAssistantText()).toBe("three");
+				expect(Number.isFinite(session.getSessionStats().tokens.total)).toBe(true);
+			} finally {
+				session.dispose();
+				session.sessionManager.close();
+			}
+		});
+	}
+});
