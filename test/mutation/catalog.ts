@@ -13414,6 +13414,14 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/pi-races/sdk-embedding.test.ts"],
 	},
+	{
+		id: "EY01",
+		file: "src/llm/tokens.ts",
+		description:
+			"a `!!` command's output (never sent) counts in the context estimate: it fills the compaction's kept span and the context usage (openclaw#121147)",
+		edits: [{ find: "\t\t\tif (message.excludeFromContext) return 0;\n", replace: "" }],
+		tests: ["test/pi-races/bash-user-commands.test.ts", "test/compaction/pi-differential.property.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
