@@ -212,8 +212,12 @@ export async function runRpcMode(runtime: AgentSessionRuntime, input: Readable, 
 			case "abort_retry":
 				session.abortRetry();
 				return success(id, "abort_retry");
-			case "bash":
-				return success(id, "bash", await session.executeBash(requireString(command, "command")));
+			case "bash": {
+				// `excludeFromContext` (pi#5039, a later pi's field): run as `!!` does, saved but never sent to the model.
+				const bashCommand = requireString(command, "command");
+				const excludeFromContext = optionalBoolean(command, "excludeFromContext");
+				return success(id, "bash", await session.executeBash(bashCommand, undefined, { excludeFromContext }));
+			}
 			case "abort_bash":
 				session.abortBash();
 				return success(id, "abort_bash");
@@ -357,6 +361,11 @@ function requireBoolean<T extends object>(command: T, field: keyof T & string): 
 	const value = command[field];
 	if (typeof value !== "boolean") throw invalidField(command, field, "true or false");
 	return value;
+}
+
+/** An optional boolean field: undefined when absent, a clear error when it is something else. */
+function optionalBoolean<T extends object>(command: T, field: keyof T & string): boolean | undefined {
+	return command[field] === undefined ? undefined : requireBoolean(command, field);
 }
 
 function requireQueueMode(command: { type: string; mode: unknown }): QueueMode {

@@ -52,6 +52,7 @@ function summarizerOptions(
 /**
  * pi's token estimate of a message (chars / 4). Settle's own estimate also counts an image in a
  * user message as 4800 characters, as pi does for tool results; pi counts user images as nothing.
+ * pi counts a `!!` bash message (`excludeFromContext`) by its text; Settle's own counts it as 0.
  *
  * @example
  * ```ts
@@ -62,6 +63,7 @@ export function estimateTokens(message: AgentMessage): number {
 	if (message.role === "user" && Array.isArray(message.content)) {
 		return estimateMessageTokens({ ...message, content: message.content.filter((block) => block.type === "text") });
 	}
+	if (message.role === "bashExecution") return Math.ceil((message.command.length + message.output.length) / 4);
 	return estimateMessageTokens(message);
 }
 

@@ -39,7 +39,9 @@ function tokenCount(value: unknown): number {
  * Estimated tokens of one transcript message: characters / 4, rounded up. Counted: text of user,
  * custom and toolResult messages (+4800 characters per image), assistant text, thinking, tool
  * names and JSON arguments, bash command + output, summary texts. System messages count 0 (the
- * system prompt is carried separately and is already inside every provider usage); unknown roles
+ * system prompt is carried separately and is already inside every provider usage); a `!!` bash
+ * message (`excludeFromContext`) counts 0: it is never sent, so it must not fill the context
+ * estimate or the compaction's kept span (openclaw#121147; pi 0.73.1 counts it); unknown roles
  * count 0.
  *
  * Must not throw.
@@ -65,6 +67,7 @@ export function estimateMessageTokens(message: AgentMessage): number {
 			}
 			break;
 		case "bashExecution":
+			if (message.excludeFromContext) return 0;
 			chars = message.command.length + message.output.length;
 			break;
 		case "branchSummary":

@@ -521,9 +521,23 @@ export class RpcClient {
 		await this.request({ type: "abort_retry" });
 	}
 
-	/** Runs a shell command in the session (its output joins the context). */
-	bash(command: string): Promise<BashResult> {
-		return this.request({ type: "bash", command });
+	/**
+	 * Runs a shell command in the session. Its output joins the context, unless
+	 * `excludeFromContext` (as `!!cmd`): then it is saved in the session but never sent to the model.
+	 *
+	 * @example
+	 * ```ts
+	 * declare const client: RpcClient;
+	 * const status = await client.bash("git status --short", { excludeFromContext: true });
+	 * console.log(status.output);
+	 * ```
+	 */
+	bash(command: string, options: { excludeFromContext?: boolean } = {}): Promise<BashResult> {
+		return this.request({
+			type: "bash",
+			command,
+			...(options.excludeFromContext !== undefined ? { excludeFromContext: options.excludeFromContext } : {}),
+		});
 	}
 
 	/** Stops the running `bash` command. */

@@ -37,7 +37,7 @@ export type RpcCommand = { id?: string } & (
 	| { type: "set_auto_compaction"; enabled: boolean }
 	| { type: "set_auto_retry"; enabled: boolean }
 	| { type: "abort_retry" }
-	| { type: "bash"; command: string }
+	| { type: "bash"; command: string; excludeFromContext?: boolean }
 	| { type: "abort_bash" }
 	| { type: "get_session_stats" }
 	| { type: "export_html"; outputPath?: string }

@@ -69,6 +69,9 @@ export class BashRunner {
 			if (decision?.result) {
 				this.running.delete(controller);
 				if (this.disposed) throw disposedError();
+				// The handler's output is the command's output: streamed as a run's would be, so `settle -i`
+				// (and any caller watching `onChunk`) shows it, as pi's TUI does (oh-my-pi#185).
+				this.stream(decision.result.output, onChunk, options.id);
 				this.record(command, decision.result, { excludeFromContext });
 				return decision.result;
 			}
@@ -87,14 +90,7 @@ export class BashRunner {
 			const run = await ops.exec(prefix ? `${prefix}\n${command}` : command, s.cwd, {
 				onData: (chunk) => {
 					output.append(chunk);
-					const delta = decoder.decode(chunk, { stream: true });
-					if (delta.length === 0) return;
-					onChunk?.(delta);
-					s.events.emit(
-						options.id !== undefined
-							? { type: "bash_execution_update", id: options.id, delta }
-							: { type: "bash_execution_update", delta },
-					);
+					this.stream(decoder.decode(chunk, { stream: true }), onChunk, options.id);
 				},
 				signal: controller.signal,
 				...(options.timeout !== undefined ? { timeout: options.timeout } : {}),
@@ -129,6 +125,15 @@ export class BashRunner {
 		}
 		this.record(command, result, { excludeFromContext });
 		return result;
+	}
+
+	/** Passes a piece of a command's output to `onChunk` and `bash_execution_update` (nothing when empty). */
+	private stream(delta: string, onChunk: ((chunk: string) => void) | undefined, id: string | undefined): void {
+		if (delta.length === 0) return;
+		onChunk?.(delta);
+		this.s.events.emit(
+			id !== undefined ? { type: "bash_execution_update", id, delta } : { type: "bash_execution_update", delta },
+		);
 	}
 
 	/**

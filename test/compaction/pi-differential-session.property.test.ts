@@ -206,7 +206,8 @@ describe("manual compact() on a random session: Settle and pi 0.73.1 write the s
 
 						const cut = compareCut(mode, branch, settings.keepRecentTokens);
 						// pi's session applies pi's token rules: where Settle's (DELIBERATE_USER_IMAGES_COUNTED,
-						// DELIBERATE_ZERO_USAGE_IS_NO_USAGE) move the cut, the cuts differ by design too.
+						// DELIBERATE_ZERO_USAGE_IS_NO_USAGE, DELIBERATE_EXCLUDED_BASH_UNCOUNTED) move the cut,
+						// the cuts differ by design too.
 						const piOwnRules = piPrepareCompaction(branch as Pi, settings);
 						const rulesMoveCut =
 							piOwnRules?.firstKeptEntryId !== piPreparation?.firstKeptEntryId ||

@@ -413,6 +413,10 @@ export const settingsArb = fc.record({
  * without usage (src/llm/tokens.ts `validAssistantUsage`), so the estimate falls back to the
  * messages instead of counting the context as empty; pi 0.73.1 takes such usage as 0 tokens.
  *
+ * DELIBERATE_EXCLUDED_BASH_UNCOUNTED: a `!!` bash message (`excludeFromContext`) is never sent, so
+ * Settle's estimate counts it as 0 (openclaw#121147: it filled the kept span at compaction and the
+ * context usage); pi 0.73.1 counts its command and output. In pi's terms: its texts are empty.
+ *
  * The view keeps a map back to the original messages so pi's outputs can be compared with Settle's.
  */
 export function tokenView(messages: readonly AgentMessage[]): {
@@ -429,6 +433,7 @@ export function tokenView(messages: readonly AgentMessage[]): {
 }
 
 export function tokenViewOf(message: AgentMessage): AgentMessage {
+	if (message.role === "bashExecution" && message.excludeFromContext) return { ...message, command: "", output: "" };
 	if (message.role === "user" && Array.isArray(message.content) && message.content.some((b) => b.type === "image")) {
 		return {
 			...message,

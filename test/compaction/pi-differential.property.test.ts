@@ -13,7 +13,8 @@
  * - DELIBERATE_* — documented Settle behaviour (the source file that documents it is cited);
  * - PI_BUG_* — a pi 0.73.1 bug, pinned on both sides in pi-differential-regressions.test.ts.
  * The token-rule differences are expressed as input views in pi-differential.helpers.ts
- * (`tokenView`: DELIBERATE_USER_IMAGES_COUNTED, DELIBERATE_ZERO_USAGE_IS_NO_USAGE).
+ * (`tokenView`: DELIBERATE_USER_IMAGES_COUNTED, DELIBERATE_ZERO_USAGE_IS_NO_USAGE,
+ * DELIBERATE_EXCLUDED_BASH_UNCOUNTED).
  */
 import {
 	calculateContextTokens as piCalculateContextTokens,

@@ -13414,6 +13414,35 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/pi-races/sdk-embedding.test.ts"],
 	},
+	{
+		id: "EY01",
+		file: "src/llm/tokens.ts",
+		description:
+			"a `!!` command's output (never sent) counts in the context estimate: it fills the compaction's kept span and the context usage (openclaw#121147)",
+		edits: [{ find: "\t\t\tif (message.excludeFromContext) return 0;\n", replace: "" }],
+		tests: ["test/pi-races/bash-user-commands.test.ts", "test/compaction/pi-differential.property.test.ts"],
+	},
+	{
+		id: "EY02",
+		file: "src/cli/rpc-mode.ts",
+		description:
+			"RPC `bash` ignores `excludeFromContext`: the output of a command run as `!!` reaches the model (pi#5039)",
+		edits: [
+			{
+				find: "await session.executeBash(bashCommand, undefined, { excludeFromContext })",
+				replace: "await session.executeBash(bashCommand, undefined, {})",
+			},
+		],
+		tests: ["test/pi-races/bash-user-commands.test.ts"],
+	},
+	{
+		id: "EY03",
+		file: "src/session/bash-runner.ts",
+		description:
+			"a `user_bash` handler's answer is recorded but not streamed: `settle -i` shows nothing for the `!cmd` it answered (oh-my-pi#185)",
+		edits: [{ find: "\t\t\t\tthis.stream(decision.result.output, onChunk, options.id);\n", replace: "" }],
+		tests: ["test/pi-races/bash-user-commands.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
