@@ -13414,6 +13414,19 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/pi-races/sdk-embedding.test.ts"],
 	},
+	{
+		id: "EZ01",
+		file: "src/resources/discovery.ts",
+		description:
+			'a README.md without front matter directly in a skills folder is read as a skill again: "description is required" at every start (pi#7805)',
+		edits: [
+			{
+				find: 'entry.name.endsWith(".md") &&\n\t\t\t\tdeclaresSkill(entry.path)',
+				replace: 'entry.name.endsWith(".md")',
+			},
+		],
+		tests: ["test/pi-races/skills-discovery.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
