@@ -13427,6 +13427,20 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/pi-races/skills-discovery.test.ts"],
 	},
+	{
+		id: "EZ02",
+		file: "src/resources/resource-loader.ts",
+		description:
+			"the walk up for .agents/skills compares the user's ~/.agents/skills by spelling: with HOME a symlink, the user's skills count as the project's and win (pi#2472)",
+		edits: [
+			{
+				find: "const userReal = userDir === undefined ? undefined : realPath(userDir);",
+				replace: "const userReal = userDir === undefined ? undefined : resolve(userDir);",
+			},
+			{ find: "realPath(candidate) !== userReal", replace: "resolve(candidate) !== userReal" },
+		],
+		tests: ["test/pi-races/skills-discovery.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */

@@ -8,8 +8,15 @@
  * `.md` directly in such a folder as a skill, so each start printed "description is required" for
  * the documentation. What the user should see: the skills, and no warning for files without front
  * matter; a root `.md` with front matter is still a skill, and still warned about when broken.
+ *
+ * pi#2472: with HOME a symlink (`/home/me -> /mnt/disk/home/me`), a session started in a project
+ * under home has its cwd by the real path (the kernel's), so the walk up for `.agents/skills` met
+ * `/mnt/disk/home/me/.agents/skills`, which the check "is this the user's ~/.agents/skills?"
+ * compared by spelling, not by folder: the user's skills counted as the project's, won over the
+ * agent folder's, and pi printed skill conflicts that did not appear with HOME spelled as the real
+ * path. What the user should see: the same skill whichever way HOME is spelled.
  */
-import { mkdirSync, writeFileSync } from "node:fs";
+import { mkdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { runSettle, useCliProject } from "../cli/helpers.js";
@@ -52,5 +59,36 @@ describe("pi#7805: documentation beside the skills is not a skill", () => {
 		expect(run.code).toBe(0);
 		expect(run.stderr).toContain(`description is required (${join(skills, "draft.md")})`);
 		expect(run.stderr).not.toContain("README.md");
+	});
+});
+
+describe("pi#2472: HOME is a symlink and the project is under it", () => {
+	it("pi#2472: settle -p in ~/work with HOME a symlink to the real home: /skill:demo expands the agent folder's skill, as with HOME spelled as the real path; the ~/.agents/skills one is the user's, warned about as the loser", () => {
+		const realHome = join(cli.dir, "disk", "home", "me");
+		const linkHome = join(cli.dir, "home-me");
+		mkdirSync(realHome, { recursive: true });
+		symlinkSync(realHome, linkHome);
+		const work = join(realHome, "work");
+		mkdirSync(work);
+		const agentSkill = join(cli.agentDir, "skills", "demo", "SKILL.md");
+		write(agentSkill, "---\nname: demo\ndescription: From the agent folder\n---\nAGENT-FOLDER copy.\n");
+		write(
+			join(realHome, ".agents", "skills", "demo", "SKILL.md"),
+			"---\nname: demo\ndescription: From ~/.agents\n---\nHOME-AGENTS copy.\n",
+		);
+
+		const runs = [realHome, linkHome].map((home) =>
+			runSettle(["--faux", "-p", "/skill:demo go"], { cwd: work, agentDir: cli.agentDir, env: { HOME: home } }),
+		);
+
+		for (const [index, run] of runs.entries()) {
+			const home = index === 0 ? realHome : linkHome;
+			expect(run.code).toBe(0);
+			expect(run.stdout).toContain(`<skill name="demo" location="${agentSkill}">`);
+			expect(run.stdout).toContain("AGENT-FOLDER copy.");
+			expect(run.stdout).not.toContain("HOME-AGENTS copy.");
+			// The loser named by the home's own spelling: the user's ~/.agents/skills, not a project folder.
+			expect(run.stderr).toContain(join(home, ".agents", "skills", "demo", "SKILL.md"));
+		}
 	});
 });
