@@ -13441,6 +13441,14 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/pi-races/skills-discovery.test.ts"],
 	},
+	{
+		id: "EZ03",
+		file: "src/resources/prompt-templates.ts",
+		description:
+			"an apostrophe inside a template argument opens a quote again: `/review don't touch the user's API` gives $1 `dont touch the users` (openclaw#90468)",
+		edits: [{ find: `(char === "'" && current === "")`, replace: `char === "'"` }],
+		tests: ["test/pi-races/prompt-templates-apostrophes.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
