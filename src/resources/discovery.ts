@@ -9,6 +9,7 @@ import { type Dirent, existsSync, readdirSync, readFileSync, realpathSync, statS
 import { join, relative, resolve, sep } from "node:path";
 import type { Ignore } from "ignore";
 import { loadIgnore } from "../lazy-deps.js";
+import { misplacedFrontmatterLine } from "./frontmatter.js";
 
 const IGNORE_FILE_NAMES = [".gitignore", ".ignore", ".fdignore"];
 
@@ -107,9 +108,27 @@ function isIgnored(ig: Ignore, root: string, entry: EntryKind): boolean {
 }
 
 /**
+ * Whether a `.md` file lying directly in a skills folder is meant as a skill: it has a front matter
+ * block (at the top, or below comment lines, bigpowers#108). A `README.md`, `AGENTS.md` or
+ * `CLAUDE.md` without one is the folder's documentation (pi#7805); pi 0.73.1 loads it as a skill
+ * and warns "description is required" at every start. Unreadable: kept, so the load says why.
+ */
+function declaresSkill(path: string): boolean {
+	let text: string;
+	try {
+		text = readFileSync(path, "utf-8");
+	} catch {
+		return true;
+	}
+	// A byte order mark before `---` still marks front matter (the load then says what is wrong).
+	return /^\uFEFF?---/.test(text) || misplacedFrontmatterLine(text) !== undefined;
+}
+
+/**
  * Skill files under `dir`. A folder holding `SKILL.md` is one skill (not searched further);
  * otherwise sub-folders are searched. Mode `pi` also takes `.md` files directly in `dir` (pi's
- * skills folders); mode `agents` (`.agents/skills`) does not.
+ * skills folders) that have front matter (documentation beside the skills is not one, pi#7805);
+ * mode `agents` (`.agents/skills`) does not.
  */
 export function collectSkillFiles(dir: string, mode: "pi" | "agents"): string[] {
 	const files: string[] = [];
@@ -125,7 +144,14 @@ export function collectSkillFiles(dir: string, mode: "pi" | "agents"): string[] 
 		for (const entry of listEntries(current)) {
 			if (isIgnored(ig, root, entry)) continue;
 			if (entry.isDir) walk(entry.path, ig, root);
-			else if (mode === "pi" && current === root && entry.isFile && entry.name.endsWith(".md")) files.push(entry.path);
+			else if (
+				mode === "pi" &&
+				current === root &&
+				entry.isFile &&
+				entry.name.endsWith(".md") &&
+				declaresSkill(entry.path)
+			)
+				files.push(entry.path);
 		}
 	};
 	if (isDirectory(dir)) walk(dir, loadIgnore()(), dir);

@@ -11,12 +11,15 @@ import type { PromptTemplate, ResourceDiagnostic, SourceInfo } from "./types.js"
 /**
  * Splits command arguments like a shell would, without escapes: spaces, tabs and line breaks
  * separate, `"…"` and `'…'` group (the other quote kind is literal inside, line breaks too), empty
- * arguments are dropped. pi 0.73.1 splits on spaces and tabs only, so `/t label⏎⏎Verbose text`
- * gave `$1` = `label⏎⏎Verbose` (pi#4553).
+ * arguments are dropped. A `'` opens a quote only where an argument starts: inside a word it is an
+ * apostrophe and kept (`don't`; pi 0.73.1 drops it and runs a quote to the next one,
+ * openclaw#90468). pi 0.73.1 splits on spaces and tabs only, so `/t label⏎⏎Verbose text` gave
+ * `$1` = `label⏎⏎Verbose` (pi#4553).
  * @example
  * ```ts
  * parseCommandArgs(`src/a.ts "two words" 'it"s'`); // ["src/a.ts", "two words", 'it"s']
  * parseCommandArgs("label\n\nVerbose text"); // ["label", "Verbose", "text"]
+ * parseCommandArgs("don't touch the user's API"); // ["don't", "touch", "the", "user's", "API"]
  * ```
  */
 export function parseCommandArgs(argsString: string): string[] {
@@ -46,7 +49,8 @@ function splitCommandArgs(argsString: string): { args: string[]; joiners: string
 		if (quote) {
 			if (char === quote) quote = null;
 			else current += char;
-		} else if (char === '"' || char === "'") {
+		} else if (char === '"' || (char === "'" && current === "")) {
+			// An apostrophe inside a word (`don't`, `user's`) is text, not a quote (openclaw#90468).
 			quote = char;
 		} else if (char === " " || char === "\t" || char === "\n" || char === "\r") {
 			flush();

@@ -8,7 +8,7 @@
  * folder's own `skills/`, `prompts/`, `extensions/`; then paths given as options; then paths
  * extensions add with `extendResources`. The first skill / template of a name wins.
  */
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync, realpathSync } from "node:fs";
 import { dirname, join, resolve, sep } from "node:path";
 import { errorMessage } from "../errors.js";
 import {
@@ -530,10 +530,13 @@ export class DefaultResourceLoader implements ResourceLoader {
 		if (scope === "user") return userDir === undefined ? [] : [userDir];
 		const dirs: string[] = [];
 		const gitRoot = findGitRoot(this.cwd);
+		// Compared as folders, not spellings: with HOME a symlink the cwd is the real path, and the
+		// walk up meets the user's ~/.agents/skills by that path (pi#2472).
+		const userReal = userDir === undefined ? undefined : realPath(userDir);
 		let dir = this.cwd;
 		for (;;) {
 			const candidate = join(dir, ".agents", "skills");
-			if (userDir === undefined || resolve(candidate) !== resolve(userDir)) dirs.push(candidate);
+			if (userReal === undefined || realPath(candidate) !== userReal) dirs.push(candidate);
 			if (gitRoot && dir === gitRoot) break;
 			const parent = dirname(dir);
 			if (parent === dir) break;
@@ -633,6 +636,15 @@ function shadowedPiConfig(cwd: string, projectDir: string): ResourceDiagnostic |
 
 function firstExisting(paths: string[]): string | undefined {
 	return paths.find((path) => existsSync(path));
+}
+
+/** The path with links resolved; as written (absolute) when it does not exist. Must not throw. */
+function realPath(path: string): string {
+	try {
+		return realpathSync(path);
+	} catch {
+		return resolve(path);
+	}
 }
 
 function findGitRoot(start: string): string | null {

@@ -13443,6 +13443,41 @@ export const MUTANTS: Mutant[] = [
 		edits: [{ find: "\t\t\t\tthis.stream(decision.result.output, onChunk, options.id);\n", replace: "" }],
 		tests: ["test/pi-races/bash-user-commands.test.ts"],
 	},
+	{
+		id: "EZ01",
+		file: "src/resources/discovery.ts",
+		description:
+			'a README.md without front matter directly in a skills folder is read as a skill again: "description is required" at every start (pi#7805)',
+		edits: [
+			{
+				find: 'entry.name.endsWith(".md") &&\n\t\t\t\tdeclaresSkill(entry.path)',
+				replace: 'entry.name.endsWith(".md")',
+			},
+		],
+		tests: ["test/pi-races/skills-discovery.test.ts"],
+	},
+	{
+		id: "EZ02",
+		file: "src/resources/resource-loader.ts",
+		description:
+			"the walk up for .agents/skills compares the user's ~/.agents/skills by spelling: with HOME a symlink, the user's skills count as the project's and win (pi#2472)",
+		edits: [
+			{
+				find: "const userReal = userDir === undefined ? undefined : realPath(userDir);",
+				replace: "const userReal = userDir === undefined ? undefined : resolve(userDir);",
+			},
+			{ find: "realPath(candidate) !== userReal", replace: "resolve(candidate) !== userReal" },
+		],
+		tests: ["test/pi-races/skills-discovery.test.ts"],
+	},
+	{
+		id: "EZ03",
+		file: "src/resources/prompt-templates.ts",
+		description:
+			"an apostrophe inside a template argument opens a quote again: `/review don't touch the user's API` gives $1 `dont touch the users` (openclaw#90468)",
+		edits: [{ find: `(char === "'" && current === "")`, replace: `char === "'"` }],
+		tests: ["test/pi-races/prompt-templates-apostrophes.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */

@@ -29,10 +29,16 @@
  *   "<kind> path "x" in <settings file> does not exist (resolved to …). Fix or remove the entry."
  *   (test/bad-input/README.md, test/resources/resource-loader.test.ts). Those warnings are checked to
  *   name a missing path, then left out of the comparison.
+ * - A `.md` file directly in a skills folder without front matter (a README.md beside the skills):
+ *   pi reads it as a skill and warns "description is required"; Settle skips it as documentation
+ *   (pi#7805, test/pi-races/skills-discovery.test.ts). pi's warnings for such files are left out.
  * - A SYSTEM.md holding only blanks: pi's whole base prompt, treated as absent by Settle (pinned).
  * - pi bug kept out (see the generator of settings entries): source info keyed by path across kinds.
  * - The system prompt is Settle's own sectioned format (test/session/system-prompt.test.ts): what
  *   is compared is that every piece pi's prompt carries for these resources is in Settle's.
+ * - Template arguments: a `'` inside an argument (`don't`) is an apostrophe in Settle, a quote in pi
+ *   (openclaw#90468, test/pi-races/prompt-templates-apostrophes.test.ts); invocations with a `'`
+ *   after a non-blank are not compared.
  * - Template arguments: pi substitutes in several passes, so a value holding `$@`/`$ARGUMENTS`
  *   (or a `$` meeting a value starting with `@`) is substituted again; Settle substitutes once
  *   (test/resources/prompt-templates.property.test.ts pins it). Argument values here hold no `$`.
@@ -343,6 +349,15 @@ function withoutMissingEntryWarnings(diagnostics: readonly ResourceDiagnostic[])
 	});
 }
 
+/** pi's warnings for a non-`SKILL.md` file of the tree without front matter (named above: pi#7805). */
+function withoutRootDocWarnings(diagnostics: readonly ResourceDiagnostic[], files: Tree, base: string) {
+	return diagnostics.filter((d) => {
+		if (d.path === undefined || d.path.endsWith("SKILL.md")) return true;
+		const content = files[relative(base, d.path)];
+		return content === undefined || content.startsWith("---");
+	});
+}
+
 /** Broken-YAML messages: Settle's adds advice after pi's text (named above). */
 const SETTLE_YAML_ADVICE = / Fix the YAML between the --- lines; the (skill|template) is not loaded until then\.$/;
 function diagnosticsView(diagnostics: readonly ResourceDiagnostic[]): unknown[] {
@@ -399,7 +414,7 @@ describe("resources: differential against pi 0.73.1", () => {
 						const settleSkills = settle.getSkills();
 						expect(skillsView(settleSkills.skills)).toEqual(skillsView(piSkills.skills as Skill[]));
 						expect(diagnosticsView(withoutMissingEntryWarnings(settleSkills.diagnostics))).toEqual(
-							piDiagnosticsView(piSkills.diagnostics),
+							piDiagnosticsView(withoutRootDocWarnings(piSkills.diagnostics, files, base)),
 						);
 						const piPrompts = pi.getPrompts();
 						const settlePrompts = settle.getPrompts();
@@ -462,6 +477,8 @@ describe("resources: differential against pi 0.73.1", () => {
 							const piPrompts = pi.getPrompts().prompts;
 							const settlePrompts = settle.getPrompts().prompts;
 							for (const input of inputs) {
+								// Named difference (above): an apostrophe inside an argument.
+								if (/\S'/.test(input)) continue;
 								const ours = expandPromptTemplate(input, settlePrompts);
 								// Named difference: a tab or line break right after the name ends it as a space does
 								// (Settle, as for skills, pi#8413); pi 0.73.1 ends it at a space only.

@@ -43,13 +43,16 @@ const templateText = fc
 const safeArg = fc.string({ unit: fc.constantFrom("a", "b", "c d", "1", "{", ":"), minLength: 1, maxLength: 5 });
 
 describe("prompt template arguments (against pi 0.73)", () => {
-	it("parseCommandArgs splits exactly as pi does", () => {
+	it("parseCommandArgs splits exactly as pi does where no `'` follows a non-blank (an apostrophe: openclaw#90468)", () => {
 		fc.assert(
 			fc.property(argText, (text) => {
+				// Named difference: a `'` inside an argument is text in Settle; pi opens a quote there.
+				if (/\S'/.test(text)) return;
 				expect(parseCommandArgs(text)).toEqual(piModule.parseCommandArgs(text));
 			}),
 			{ numRuns: 500 },
 		);
+		expect(piModule.parseCommandArgs("don't touch the user's API")).toEqual(["dont touch the users", "API"]);
 	});
 
 	it("line breaks separate arguments as spaces do (pi#4553: pi keeps them inside an argument)", () => {

@@ -28,7 +28,9 @@ describe("parseCommandArgs", () => {
 		["\ta\tb ", ["a", "b"]],
 		[`"two words" x`, ["two words", "x"]],
 		[`'single quoted' "double"`, ["single quoted", "double"]],
-		[`it's`, ["its"]],
+		// openclaw#90468: an apostrophe inside a word is kept (pi 0.73.1: ["its"]).
+		[`it's`, ["it's"]],
+		[`don't touch the user's API`, ["don't", "touch", "the", "user's", "API"]],
 		[`"it's" 'say "hi"'`, ["it's", 'say "hi"']],
 		[`pre"fix mid"post`, ["prefix midpost"]],
 		[`"" '' x`, ["x"]],

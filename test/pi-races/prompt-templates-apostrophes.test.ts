@@ -1,0 +1,52 @@
+/**
+ * openclaw#90468: prompt template arguments were split like shell words, so an apostrophe in prose
+ * (`don't`, `user's`) opened a quote running to the next one: both apostrophes dropped, the words
+ * between glued into one argument, `$1` and `$2` shifted, and the model got a mangled instruction
+ * with no warning (pi 0.73.1's parser, which OpenClaw's copied). What the user should see: the words
+ * as typed. Replayed with the real `settle` CLI and pi 0.73.1's own CLI side by side (`pi-peer`),
+ * offline on the faux model, which echoes the prompt it got.
+ */
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { type DiffDirs, makeDiffDirs, runPiCli, runSettleCli } from "../cli/pi-diff-process.js";
+
+let root: string;
+let dirs: DiffDirs;
+
+beforeEach(() => {
+	root = mkdtempSync(join(tmpdir(), "settle-pi-races-template-apostrophes-"));
+	dirs = makeDiffDirs(root);
+});
+afterEach(() => rmSync(root, { recursive: true, force: true }));
+
+/** The same template in both CLIs' global prompts folder. */
+function template(name: string, body: string): void {
+	for (const agent of [dirs.piAgent, dirs.settleAgent]) {
+		mkdirSync(join(agent, "prompts"), { recursive: true });
+		writeFileSync(join(agent, "prompts", `${name}.md`), body);
+	}
+}
+
+describe("openclaw#90468: apostrophes in prompt template arguments", () => {
+	it("openclaw#90468: `/review don't touch the user's API`: $1 is `don't`, $2 `touch`, $ARGUMENTS the words as typed; pi 0.73.1 sends `dont touch the users` as $1", async () => {
+		template("review", "First: [$1] Second: [$2]\nAll: $ARGUMENTS");
+		const prompt = "/review don't touch the user's API";
+
+		const settle = await runSettleCli(dirs, ["--no-session", "-p", prompt]);
+		expect(settle.code, settle.stderr).toBe(0);
+		expect(settle.stdout).toBe("First: [don't] Second: [touch]\nAll: don't touch the user's API\n");
+
+		const pi = await runPiCli(dirs, ["--no-session", "-p", prompt]);
+		expect(pi.code, pi.stderr).toBe(0);
+		expect(pi.stdout).toBe("First: [dont touch the users] Second: [API]\nAll: dont touch the users API\n");
+	});
+
+	it("openclaw#90468: a quote that starts an argument still groups: `/review 'two words' it's`", async () => {
+		template("review", "First: [$1] Second: [$2]");
+		const settle = await runSettleCli(dirs, ["--no-session", "-p", "/review 'two words' it's"]);
+		expect(settle.code, settle.stderr).toBe(0);
+		expect(settle.stdout).toBe("First: [two words] Second: [it's]\n");
+	});
+});

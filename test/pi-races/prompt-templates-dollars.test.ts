@@ -1,0 +1,62 @@
+/**
+ * Dollar signs typed as prompt template arguments, replayed with the real `settle` CLI and pi 0.73.1's
+ * own CLI side by side (`pi-peer`), both offline on the faux model, which echoes the prompt it got:
+ * stdout is the expanded template.
+ *
+ * prime-agent#2128 (its discussion #2106), pi-code#91: pi's `substituteArgs` put `$ARGUMENTS` in with a
+ * replacement string, so `$$` in what the user typed became `$` and `` $` `` became the template text
+ * before the placeholder (a price `100$$`, a shell snippet). gajae-code#3749: an argument that is
+ * itself placeholder text (`/rename $ARGUMENTS $@`) was substituted again by the later passes.
+ * What the user should see: the arguments as typed. Settle substitutes once, with a function.
+ */
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { type DiffDirs, makeDiffDirs, runPiCli, runSettleCli } from "../cli/pi-diff-process.js";
+
+let root: string;
+let dirs: DiffDirs;
+
+beforeEach(() => {
+	root = mkdtempSync(join(tmpdir(), "settle-pi-races-template-dollars-"));
+	dirs = makeDiffDirs(root);
+});
+afterEach(() => rmSync(root, { recursive: true, force: true }));
+
+/** The same template in both CLIs' global prompts folder. */
+function template(name: string, body: string): void {
+	for (const agent of [dirs.piAgent, dirs.settleAgent]) {
+		mkdirSync(join(agent, "prompts"), { recursive: true });
+		writeFileSync(join(agent, "prompts", `${name}.md`), body);
+	}
+}
+
+describe("prime-agent#2128, pi-code#91, gajae-code#3749: dollar signs in template arguments", () => {
+	it("prime-agent#2128, pi-code#91: `/budget raise to 100$$ from $80, then run $`date``: Settle sends the arguments as typed; pi 0.73.1 turns `$$` into `$` and `$`` into the text before the placeholder", async () => {
+		template("budget", "Budget note: $ARGUMENTS");
+		const prompt = "/budget raise to 100$$ from $80, then run $`date`";
+
+		const settle = await runSettleCli(dirs, ["--no-session", "-p", prompt]);
+		expect(settle.code, settle.stderr).toBe(0);
+		expect(settle.stdout).toBe("Budget note: raise to 100$$ from $80, then run $`date`\n");
+
+		const pi = await runPiCli(dirs, ["--no-session", "-p", prompt]);
+		expect(pi.code, pi.stderr).toBe(0);
+		expect(pi.stdout).toBe("Budget note: raise to 100$ from $80, then run Budget note: date`\n");
+	});
+
+	it("gajae-code#3749: `/rename $ARGUMENTS $@`: $1 and $2 are the placeholder names as typed, not substituted again (pi 0.73.1 substitutes them)", async () => {
+		template("rename", "Rename $1 to $2.");
+		const prompt = "/rename $ARGUMENTS $@";
+
+		const settle = await runSettleCli(dirs, ["--no-session", "-p", prompt]);
+		expect(settle.code, settle.stderr).toBe(0);
+		expect(settle.stdout).toBe("Rename $ARGUMENTS to $@.\n");
+
+		const pi = await runPiCli(dirs, ["--no-session", "-p", prompt]);
+		expect(pi.code, pi.stderr).toBe(0);
+		// pi: $1 and $2 first, then `$ARGUMENTS` and each `$@` (one it just put in among them) again.
+		expect(pi.stdout).toBe("Rename $ARGUMENTS $ARGUMENTS $@ to $ARGUMENTS $@.\n");
+	});
+});
