@@ -13414,6 +13414,19 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/pi-races/sdk-embedding.test.ts"],
 	},
+	{
+		id: "EX01",
+		file: "src/compaction/summarize.ts",
+		description:
+			"`/compact <focus>` is left out of a split turn's prefix request: with no history before the turn, no summarizer sees it (pi#9348)",
+		edits: [
+			{
+				find: "const firstInstructions = withCustomInstructions(TURN_PREFIX_PROMPT, options.customInstructions);",
+				replace: "const firstInstructions = TURN_PREFIX_PROMPT;",
+			},
+		],
+		tests: ["test/pi-races/compaction-manual.test.ts", "test/compaction/pi-differential-regressions.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
