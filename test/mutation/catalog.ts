@@ -11962,7 +11962,10 @@ export const MUTANTS: Mutant[] = [
 		description:
 			"a split turn's later chunks do not ask to update the running summary: the prefix summary keeps only the last chunk (openclaw#10423)",
 		edits: [
-			{ find: "updateInstructions: TURN_PREFIX_UPDATE_PROMPT,", replace: "updateInstructions: TURN_PREFIX_PROMPT," },
+			{
+				find: "withCustomInstructions(TURN_PREFIX_UPDATE_PROMPT, options.customInstructions)",
+				replace: "withCustomInstructions(TURN_PREFIX_PROMPT, options.customInstructions)",
+			},
 		],
 		tests: ["test/compaction/summary-chunks.test.ts"],
 	},
