@@ -6,13 +6,14 @@
  *   that turn, there is no history before it, and pi sends only the turn-prefix request — without
  *   the instructions (pi adds them to the history request alone). The user's focus reached no
  *   summarizer; the tripwire they planted was missing from the summary.
- * - pi#4046 (also pi#4811, pi#5879): `/compact` right after "hi". pi sent a summary request with an
- *   empty `<conversation>`, wrote a compaction whose summary said the conversation was empty, and
+ * - pi#4046: `/compact` right after "hi" (below `keepRecentTokens`). pi sent a summary request with
+ *   an empty `<conversation>`, wrote a compaction whose summary said the conversation was empty, and
  *   kept every message (the session grew).
  * - openclaw#120663: a repeated compaction with no whole turn to summarize (the cut splits the one
  *   turn after the previous compaction) replaced the previous summary with an empty skeleton ("No
  *   prior history."): everything the earlier compactions had kept vanished from the context.
  */
+import { readFileSync } from "node:fs";
 import { afterEach, describe, expect, it } from "vitest";
 import type { AgentTool } from "../../src/agent/types.js";
 import { fauxAssistantMessage, fauxToolCall } from "../../src/llm/faux.js";
@@ -82,5 +83,76 @@ describe("pi#9348: /compact instructions left out of a split turn's prefix summa
 		await h.session.compact();
 		expect(summaryRequests).toHaveLength(1);
 		expect(requestText(summaryRequests[0]!)).not.toContain("Additional focus");
+	});
+});
+
+describe("pi#4046: /compact on a session below keepRecentTokens summarizes an empty conversation", () => {
+	it("pi#4046: /compact after one short exchange: refused naming why, no summary request, nothing written, the next prompt answered with the whole history", async () => {
+		h = await createHarness({ persistence: "disk" });
+		const { summaryRequests, answerRequests } = script(h, [
+			fauxAssistantMessage("Hello! What shall we work on?"),
+			fauxAssistantMessage("Sure, the parser."),
+		]);
+		await h.session.prompt("hi");
+		const file = h.session.sessionFile!;
+		const before = readFileSync(file, "utf8");
+
+		await expect(h.session.compact()).rejects.toMatchObject({
+			code: "INVALID_ARGUMENT",
+			message: "Nothing to compact (session too small)",
+		});
+		// No model call with an empty <conversation>, no compaction entry, the file unchanged.
+		expect(summaryRequests).toEqual([]);
+		expect(readFileSync(file, "utf8")).toBe(before);
+		expect(h.session.messages.map((message) => message.role)).not.toContain("compactionSummary");
+		expect(h.session.isIdle).toBe(true);
+
+		await h.session.prompt("let us look at the parser");
+		expect(JSON.stringify(answerRequests.at(-1)!.messages)).toContain("Hello! What shall we work on?");
+		expect(h.session.messages.at(-1)).toMatchObject({ role: "assistant", stopReason: "stop" });
+	});
+});
+
+describe("openclaw#120663: a repeated compaction with nothing whole to summarize drops the previous summary", () => {
+	it("openclaw#120663: the first compaction keeps a long tool-using turn whole, the second splits it (no history before it): the new summary starts with the previous one and the next request carries it", async () => {
+		h = await createHarness({
+			persistence: "disk",
+			tools: [dumpLog],
+			settings: { compaction: { keepRecentTokens: 12_000 } },
+		});
+		const { summaryRequests, answerRequests } = script(
+			h,
+			[
+				fauxAssistantMessage("The build is configured."),
+				...LONG_TURN,
+				fauxAssistantMessage("Next I will fix the linker flags."),
+				fauxAssistantMessage("Fixing them now."),
+			],
+			{
+				summary: (n) =>
+					fauxAssistantMessage(n === 1 ? "## Goal\nFIRST-SUMMARY-4410: build configured" : `prefix summary ${n}`),
+			},
+		);
+		await h.session.prompt("configure the build");
+		// ~5000 tokens of prompt before ~9400 of tool output: the first cut lands on this prompt.
+		await h.session.prompt(`read the three build logs ${"detail ".repeat(2900)}`);
+		await h.session.compact();
+		expect(JSON.stringify(h.session.messages)).toContain("FIRST-SUMMARY-4410");
+		expect(JSON.stringify(h.session.messages)).toContain("read the three build logs");
+
+		await h.session.prompt("what next?");
+		h.session.settingsManager.applyOverrides({ compaction: { keepRecentTokens: 4000 } });
+		const second = await h.session.compact();
+		// The cut split the long turn, which starts where the first compaction's kept span starts:
+		// the only request is the turn prefix's.
+		expect(summaryRequests).toHaveLength(2);
+		expect(JSON.stringify(summaryRequests[1]!.messages)).toContain("Original Request");
+		// The previous summary is carried forward, not replaced by an empty skeleton.
+		expect(second.summary).toMatch(/^## Goal\nFIRST-SUMMARY-4410: build configured\n\n---\n\n\*\*Turn Context/);
+		expect(second.summary).not.toContain("No prior history");
+
+		await h.session.prompt("go on");
+		expect(JSON.stringify(answerRequests.at(-1)!.messages)).toContain("FIRST-SUMMARY-4410");
+		expect(reopenedContext(h.session.sessionFile!).map(comparable)).toEqual(h.session.messages.map(comparable));
 	});
 });
