@@ -11,7 +11,17 @@ import { afterEach, describe, expect, it } from "vitest";
 import type { ExtensionAPI } from "../../src/extensions/types.js";
 import { fauxAssistantMessage } from "../../src/llm/faux.js";
 import { createHarness, type Harness } from "../../src/testing/harness.js";
-import { comparable, overflowReply, recoveryLabels, reopenedContext, script, userTexts } from "./helpers.js";
+import {
+	BIG_ANSWER,
+	comparable,
+	overflowReply,
+	recoveryLabels,
+	reopenedContext,
+	SMALL_WINDOW,
+	script,
+	THRESHOLD_SETTINGS,
+	userTexts,
+} from "./helpers.js";
 
 let h: Harness | undefined;
 afterEach(() => {
@@ -20,10 +30,12 @@ afterEach(() => {
 });
 
 /** A session whose `session_before_compact` handler cancels every compaction while `cancelling()`. */
-async function cancellingSession(cancelling: () => boolean): Promise<Harness> {
+async function cancellingSession(cancelling: () => boolean, threshold = false): Promise<Harness> {
 	return createHarness({
 		persistence: "disk",
-		settings: { compaction: { keepRecentTokens: 1 } },
+		...(threshold
+			? { ...SMALL_WINDOW, settings: THRESHOLD_SETTINGS }
+			: { settings: { compaction: { keepRecentTokens: 1 } } }),
 		extensionFactories: [
 			(pi: ExtensionAPI) => void pi.on("session_before_compact", () => (cancelling() ? { cancel: true } : undefined)),
 		],
@@ -84,5 +96,41 @@ describe("gsd-2#3971: an extension cancels the overflow recovery's compaction", 
 		expect(h.session.messages.at(-1)).toMatchObject({ role: "assistant", stopReason: "stop" });
 		expect(h.session.isIdle).toBe(true);
 		expect(reopenedContext(h.session.sessionFile!).map(comparable)).toEqual(h.session.messages.map(comparable));
+	});
+});
+
+/**
+ * gsd-2#3165: GSD's hook kept cancelling every compaction after its auto-mode paused (a stale flag);
+ * the user saw "Auto-compaction cancelled" again and again and, "depending on timing", the agent
+ * redoing work. What the user should see: each cancelled compaction is reported and changes
+ * nothing; every prompt is answered once, with the whole history.
+ */
+describe("gsd-2#3165: a hook that cancels every threshold compaction", () => {
+	it("gsd-2#3165: each threshold compaction cancelled: every prompt answered once with the whole history, no run repeated, one agent_settled each, nothing written", async () => {
+		h = await cancellingSession(() => true, true);
+		const { summaryRequests, answerRequests } = script(h, [
+			fauxAssistantMessage(BIG_ANSWER),
+			fauxAssistantMessage(BIG_ANSWER),
+			fauxAssistantMessage("third answer"),
+			fauxAssistantMessage("fourth answer"),
+		]);
+		for (const text of ["a", "b", "c", "d"]) await h.session.prompt(text);
+		// Each cancelled compaction ends aborted with no result; the prompts run on regardless.
+		const labels = recoveryLabels(h.events.slice()).filter((label) => /^compaction_end|^agent_settled/.test(label));
+		expect(new Set(labels)).toEqual(
+			new Set(["compaction_end(threshold,none,aborted=true,willRetry=false)", "agent_settled"]),
+		);
+		expect(h.eventsOfType("agent_settled")).toEqual(Array.from({ length: 4 }, () => ({ type: "agent_settled" })));
+		// One request per prompt (nothing re-run), each with the whole history.
+		expect(answerRequests.map((request) => userTexts(request))).toEqual([
+			["a"],
+			["a", "b"],
+			["a", "b", "c"],
+			["a", "b", "c", "d"],
+		]);
+		expect(h.session.sessionManager.getEntries().some((entry) => entry.type === "compaction")).toBe(false);
+		expect(h.session.isIdle).toBe(true);
+		expect(reopenedContext(h.session.sessionFile!).map(comparable)).toEqual(h.session.messages.map(comparable));
+		expect(summaryRequests).toEqual([]);
 	});
 });
