@@ -13428,7 +13428,11 @@ export const MUTANTS: Mutant[] = [
 				replace: "const firstInstructions = TURN_PREFIX_PROMPT;",
 			},
 		],
-		tests: ["test/pi-races/compaction-manual.test.ts", "test/compaction/pi-differential-regressions.test.ts"],
+		tests: [
+			"test/pi-races/compaction-manual.test.ts",
+			"test/compaction/pi-differential-regressions.test.ts",
+			"test/session/compaction.test.ts",
+		],
 	},
 ];
 
