@@ -156,3 +156,40 @@ describe("openclaw#120663: a repeated compaction with nothing whole to summarize
 		expect(reopenedContext(h.session.sessionFile!).map(comparable)).toEqual(h.session.messages.map(comparable));
 	});
 });
+
+/**
+ * openclaw#110695: every split-turn compaction wrote an empty "Turn Context (split turn)" section
+ * (534 of 534): the prefix summary never reached the entry, and the start of the long turn (the
+ * user's request) was lost. What the user should see: the prefix request's answer is in the
+ * summary under that heading, and the next request carries it.
+ */
+describe("openclaw#110695: a split turn's prefix summary is empty", () => {
+	it("openclaw#110695: history and a long tool-using turn, compacted inside that turn: the summary holds both answers, the next request carries the prefix summary", async () => {
+		h = await createHarness({
+			persistence: "disk",
+			tools: [dumpLog],
+			settings: { compaction: { keepRecentTokens: 4000 } },
+		});
+		const { summaryRequests, answerRequests } = script(
+			h,
+			[fauxAssistantMessage("The build is configured."), ...LONG_TURN, fauxAssistantMessage("On it.")],
+			{
+				summary: (n) => fauxAssistantMessage(`summary answer ${n}`),
+			},
+		);
+		await h.session.prompt("configure the build");
+		await h.session.prompt("read the three build logs");
+		const result = await h.session.compact();
+		expect(summaryRequests).toHaveLength(2);
+		const prefixIndex = summaryRequests.findIndex((request) => requestText(request).includes("Original Request"));
+		const prefixAnswer = `summary answer ${prefixIndex + 1}`;
+		const historyAnswer = `summary answer ${2 - prefixIndex}`;
+		expect(result.summary).toMatch(
+			new RegExp(`^${historyAnswer}\\n\\n---\\n\\n\\*\\*Turn Context \\(split turn\\):\\*\\*\\n\\n${prefixAnswer}`),
+		);
+
+		await h.session.prompt("fix the linker flags");
+		expect(JSON.stringify(answerRequests.at(-1)!.messages)).toContain(prefixAnswer);
+		expect(reopenedContext(h.session.sessionFile!).map(comparable)).toEqual(h.session.messages.map(comparable));
+	});
+});
