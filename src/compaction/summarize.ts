@@ -83,7 +83,8 @@ export function generateSummary(
 /**
  * Summarizes the beginning of a split turn (Original Request / Early Progress / Context for
  * Suffix) with half the reserve as budget; a prefix too large for one request is summarized in
- * chunks as in {@link generateSummary}. Errors as {@link generateSummary}, prefixed
+ * chunks as in {@link generateSummary}. `customInstructions` are appended as in
+ * {@link generateSummary} (pi 0.73.1 leaves them out of this request). Errors as {@link generateSummary}, prefixed
  * `Turn prefix summarization failed`.
  *
  * @example
@@ -96,15 +97,19 @@ export function generateSummary(
  */
 export function generateTurnPrefixSummary(
 	messages: readonly AgentMessage[],
-	options: SummarizerOptions & { reserveTokens: number },
+	options: SummarizerOptions & { reserveTokens: number; customInstructions?: string },
 ): Promise<SummaryText> {
-	const prompt = summarizationRequestText(serializeConversation(messages), TURN_PREFIX_PROMPT);
+	// `/compact <focus>` steers this request too (pi#9348: pi 0.73.1 sends the prefix without it, so
+	// a split turn with no history before it loses the focus altogether).
+	const firstInstructions = withCustomInstructions(TURN_PREFIX_PROMPT, options.customInstructions);
+	const updateInstructions = withCustomInstructions(TURN_PREFIX_UPDATE_PROMPT, options.customInstructions);
+	const prompt = summarizationRequestText(serializeConversation(messages), firstInstructions);
 	const maxTokens = Math.floor(0.5 * options.reserveTokens);
 	const failurePrefix = "Turn prefix summarization failed";
 	return summarizeSpan(messages, prompt, {
 		...options,
-		firstInstructions: TURN_PREFIX_PROMPT,
-		updateInstructions: TURN_PREFIX_UPDATE_PROMPT,
+		firstInstructions,
+		updateInstructions,
 		maxTokens,
 		failurePrefix,
 	});

@@ -109,6 +109,42 @@ describe("pi 0.73.1 bugs the differential steers around, pinned on both sides", 
 		expect(ours.summary.startsWith("## Goal\nearlier work\n\n---")).toBe(true);
 	});
 
+	it("PI_BUG_SPLIT_TURN_PREFIX_DROPS_FOCUS (pi#9348): a split turn's prefix request carries the instructions in Settle only", async () => {
+		const log = new EntryLog();
+		log.user("first question");
+		log.assistant("first answer");
+		log.user("one long turn");
+		log.assistant("a".repeat(800));
+		log.assistant("b".repeat(800));
+		const settings = { ...DEFAULT_COMPACTION_SETTINGS, keepRecentTokens: 150 };
+		const focus = "\n\nAdditional focus: keep the linker flags";
+		const answers = [{ text: "history summary" }, { text: "prefix summary" }];
+		const prefixOf = (requests: { text: string }[]) =>
+			requests.find((request) => requestParts(request.text).instructions.includes("## Original Request"))!;
+
+		summarizer.requests.length = 0;
+		summarizer.script(answers);
+		const piPreparation = piPrepareCompaction(log.entries as Pi, settings)!;
+		expect(piPreparation.isSplitTurn).toBe(true);
+		await piCompact(piPreparation, summarizer.model() as Pi, "k", undefined, "keep the linker flags");
+		expect(summarizer.requests).toHaveLength(2);
+		expect(prefixOf(summarizer.requests).text).not.toContain("Additional focus");
+
+		const settle = settleSummarizer(answers);
+		const preparation = prepareCompaction(log.entries, settings)!;
+		await compact(preparation, {
+			model: summarizer.model(),
+			streamFn: settle.streamFn,
+			customInstructions: "keep the linker flags",
+		});
+		expect(settle.requests()).toHaveLength(2);
+		expect(prefixOf(settle.requests()).text.endsWith(focus)).toBe(true);
+		// Both send it with the history request.
+		const historyOf = (requests: { text: string }[]) => requests.find((request) => request !== prefixOf(requests))!;
+		expect(historyOf(summarizer.requests).text.endsWith(focus)).toBe(true);
+		expect(historyOf(settle.requests()).text.endsWith(focus)).toBe(true);
+	});
+
 	it("PI_BUG_SETTINGS_ENTRY_SPLITS_TURN: a cut moved back over a model change before a user message is a turn boundary", () => {
 		const log = new EntryLog();
 		log.user("a".repeat(400));

@@ -81,6 +81,7 @@ import {
 	headings,
 	type Mode,
 	PiSummarizer,
+	requestParts,
 	settingsArb,
 	settleSummarizer,
 	tokenView,
@@ -233,7 +234,18 @@ describe("compact() with a scripted summarizer: Settle and pi 0.73.1 send and wr
 
 					const ourRequests = settle.requests();
 					expect(ourRequests.length).toBe(summarizer.requests.length);
-					for (const [i, request] of ourRequests.entries()) expectSameRequest(request, summarizer.requests[i]!);
+					for (const [i, request] of ourRequests.entries()) {
+						// PI_BUG_SPLIT_TURN_PREFIX_DROPS_FOCUS (pi#9348): pi 0.73.1 leaves the instructions out of a
+						// split turn's prefix request; Settle appends them there too (src/compaction/summarize.ts).
+						const focus = `\n\nAdditional focus: ${customInstructions}`;
+						const isPrefix = headings(requestParts(request.text).instructions).includes("## Original Request");
+						const seen =
+							customInstructions && isPrefix && request.text.endsWith(focus)
+								? { ...request, text: request.text.slice(0, -focus.length) }
+								: request;
+						if (customInstructions && isPrefix) expect(seen).not.toBe(request);
+						expectSameRequest(seen, summarizer.requests[i]!);
+					}
 					if ("error" in b) {
 						expect(a).toEqual(b);
 						return;

@@ -11962,7 +11962,10 @@ export const MUTANTS: Mutant[] = [
 		description:
 			"a split turn's later chunks do not ask to update the running summary: the prefix summary keeps only the last chunk (openclaw#10423)",
 		edits: [
-			{ find: "updateInstructions: TURN_PREFIX_UPDATE_PROMPT,", replace: "updateInstructions: TURN_PREFIX_PROMPT," },
+			{
+				find: "withCustomInstructions(TURN_PREFIX_UPDATE_PROMPT, options.customInstructions)",
+				replace: "withCustomInstructions(TURN_PREFIX_PROMPT, options.customInstructions)",
+			},
 		],
 		tests: ["test/compaction/summary-chunks.test.ts"],
 	},
@@ -13477,6 +13480,23 @@ export const MUTANTS: Mutant[] = [
 			"an apostrophe inside a template argument opens a quote again: `/review don't touch the user's API` gives $1 `dont touch the users` (openclaw#90468)",
 		edits: [{ find: `(char === "'" && current === "")`, replace: `char === "'"` }],
 		tests: ["test/pi-races/prompt-templates-apostrophes.test.ts"],
+	},
+	{
+		id: "EX01",
+		file: "src/compaction/summarize.ts",
+		description:
+			"`/compact <focus>` is left out of a split turn's prefix request: with no history before the turn, no summarizer sees it (pi#9348)",
+		edits: [
+			{
+				find: "const firstInstructions = withCustomInstructions(TURN_PREFIX_PROMPT, options.customInstructions);",
+				replace: "const firstInstructions = TURN_PREFIX_PROMPT;",
+			},
+		],
+		tests: [
+			"test/pi-races/compaction-manual.test.ts",
+			"test/compaction/pi-differential-regressions.test.ts",
+			"test/session/compaction.test.ts",
+		],
 	},
 ];
 

@@ -230,7 +230,12 @@ function summarizerRequest(content: Context["messages"][number]["content"]): str
 		typeof content === "string" ? content : content.map((block) => ("text" in block ? block.text : "")).join("\n");
 	const end = text.lastIndexOf("</conversation>");
 	const conversation = end === -1 ? "<no conversation>" : text.slice(0, end + "</conversation>".length);
-	const focus = /\n(?:Additional focus: .*)$/m.exec(text)?.[0]?.trim();
+	// PI_BUG_SPLIT_TURN_PREFIX_DROPS_FOCUS (pi#9348; test/compaction/pi-differential-regressions.test.ts):
+	// a split turn's prefix request (the one asking for "## Original Request") carries the focus in
+	// Settle only; its focus line is left out of the comparison on both peers.
+	const instructions = text.slice(Math.max(end, text.lastIndexOf("</previous-summary>")));
+	const prefixRequest = instructions.includes("\n## Original Request\n");
+	const focus = prefixRequest ? undefined : /\n(?:Additional focus: .*)$/m.exec(text)?.[0]?.trim();
 	return `summarize: ${conversation}${focus ? `\n${focus}` : ""}`;
 }
 

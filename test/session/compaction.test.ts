@@ -337,8 +337,9 @@ describe("manual compact()", () => {
 			"compaction_end(manual,willRetry=false,result)",
 		]);
 		expect(reopenedContext(h.session.sessionFile!).map(comparable)).toEqual(h.session.messages.map(comparable));
+		// The cut splits the last turn: its history and turn-prefix requests both carry the focus (pi#9348).
 		const instructed = h.faux.requests.filter((request) => JSON.stringify(request.messages).includes("focus on b"));
-		expect(instructed).toHaveLength(1);
+		expect(instructed).toHaveLength(2);
 	});
 
 	it("rejects with pi's texts when there is nothing to compact", async () => {

@@ -1,0 +1,195 @@
+/**
+ * Manual `/compact` replays: what the summarizer is asked, and what a compaction writes, when the
+ * cut falls inside a turn or there is nothing to summarize.
+ *
+ * - pi#9348: `/compact <instructions>` on a session that is one long tool-using turn. The cut splits
+ *   that turn, there is no history before it, and pi sends only the turn-prefix request — without
+ *   the instructions (pi adds them to the history request alone). The user's focus reached no
+ *   summarizer; the tripwire they planted was missing from the summary.
+ * - pi#4046: `/compact` right after "hi" (below `keepRecentTokens`). pi sent a summary request with
+ *   an empty `<conversation>`, wrote a compaction whose summary said the conversation was empty, and
+ *   kept every message (the session grew).
+ * - openclaw#120663: a repeated compaction with no whole turn to summarize (the cut splits the one
+ *   turn after the previous compaction) replaced the previous summary with an empty skeleton ("No
+ *   prior history."): everything the earlier compactions had kept vanished from the context.
+ */
+import { readFileSync } from "node:fs";
+import { afterEach, describe, expect, it } from "vitest";
+import type { AgentTool } from "../../src/agent/types.js";
+import { fauxAssistantMessage, fauxToolCall } from "../../src/llm/faux.js";
+import type { Context } from "../../src/llm/types.js";
+import { createHarness, type Harness } from "../../src/testing/harness.js";
+import { comparable, reopenedContext, script } from "./helpers.js";
+
+let h: Harness | undefined;
+afterEach(() => {
+	h?.cleanup();
+	h = undefined;
+});
+
+/** About 3000 tokens of log output per call: one result is under the 4000-token budget, two are over. */
+const LOG_TEXT = "log line of a long build\n".repeat(500);
+
+const dumpLog: AgentTool = {
+	name: "dump_log",
+	label: "dump_log",
+	description: "prints a build log",
+	parameters: { type: "object", properties: { name: { type: "string" } } } as never,
+	execute: async () => ({ content: [{ type: "text", text: LOG_TEXT }], details: {} }),
+};
+
+/** The text of a request's one user message (a summary request has just that). */
+function requestText(context: Context): string {
+	return JSON.stringify(context.messages);
+}
+
+/** One prompt answered by three tool calls in a row (each result ~3000 tokens), then a final answer. */
+const LONG_TURN = [
+	fauxAssistantMessage([fauxToolCall("dump_log", { name: "a" }, { id: "call-a" })], { stopReason: "toolUse" }),
+	fauxAssistantMessage([fauxToolCall("dump_log", { name: "b" }, { id: "call-b" })], { stopReason: "toolUse" }),
+	fauxAssistantMessage([fauxToolCall("dump_log", { name: "c" }, { id: "call-c" })], { stopReason: "toolUse" }),
+	fauxAssistantMessage("All three logs show the linker failure."),
+];
+
+describe("pi#9348: /compact instructions left out of a split turn's prefix summary", () => {
+	it("pi#9348: /compact <focus> on one long tool-using turn: the turn-prefix request carries the focus, and the summary written is that request's answer", async () => {
+		h = await createHarness({
+			persistence: "disk",
+			tools: [dumpLog],
+			settings: { compaction: { keepRecentTokens: 4000 } },
+		});
+		const { summaryRequests } = script(h, LONG_TURN, {
+			summary: (n) => fauxAssistantMessage(`## Original Request\nprefix summary ${n}`),
+		});
+		await h.session.prompt("read the three build logs");
+		const result = await h.session.compact("TRIPWIRE-7731: keep the linker flags verbatim");
+
+		// The cut split the one turn and nothing came before it: a single request, the prefix's.
+		expect(summaryRequests).toHaveLength(1);
+		const prefixRequest = requestText(summaryRequests[0]!);
+		expect(prefixRequest).toContain("read the three build logs");
+		expect(prefixRequest).toContain("Original Request");
+		// The user's focus is in it.
+		expect(prefixRequest).toContain("Additional focus: TRIPWIRE-7731: keep the linker flags verbatim");
+		expect(result.summary).toContain("**Turn Context (split turn):**\n\n## Original Request\nprefix summary 1");
+		// The compaction is on disk and the file reopens to the live context.
+		expect(reopenedContext(h.session.sessionFile!).map(comparable)).toEqual(h.session.messages.map(comparable));
+	});
+
+	it("pi#9348: /compact without instructions: the turn-prefix request adds no focus line", async () => {
+		h = await createHarness({ tools: [dumpLog], settings: { compaction: { keepRecentTokens: 4000 } } });
+		const { summaryRequests } = script(h, LONG_TURN);
+		await h.session.prompt("read the three build logs");
+		await h.session.compact();
+		expect(summaryRequests).toHaveLength(1);
+		expect(requestText(summaryRequests[0]!)).not.toContain("Additional focus");
+	});
+});
+
+describe("pi#4046: /compact on a session below keepRecentTokens summarizes an empty conversation", () => {
+	it("pi#4046: /compact after one short exchange: refused naming why, no summary request, nothing written, the next prompt answered with the whole history", async () => {
+		h = await createHarness({ persistence: "disk" });
+		const { summaryRequests, answerRequests } = script(h, [
+			fauxAssistantMessage("Hello! What shall we work on?"),
+			fauxAssistantMessage("Sure, the parser."),
+		]);
+		await h.session.prompt("hi");
+		const file = h.session.sessionFile!;
+		const before = readFileSync(file, "utf8");
+
+		await expect(h.session.compact()).rejects.toMatchObject({
+			code: "INVALID_ARGUMENT",
+			message: "Nothing to compact (session too small)",
+		});
+		// No model call with an empty <conversation>, no compaction entry, the file unchanged.
+		expect(summaryRequests).toEqual([]);
+		expect(readFileSync(file, "utf8")).toBe(before);
+		expect(h.session.messages.map((message) => message.role)).not.toContain("compactionSummary");
+		expect(h.session.isIdle).toBe(true);
+
+		await h.session.prompt("let us look at the parser");
+		expect(JSON.stringify(answerRequests.at(-1)!.messages)).toContain("Hello! What shall we work on?");
+		expect(h.session.messages.at(-1)).toMatchObject({ role: "assistant", stopReason: "stop" });
+	});
+});
+
+describe("openclaw#120663: a repeated compaction with nothing whole to summarize drops the previous summary", () => {
+	it("openclaw#120663: the first compaction keeps a long tool-using turn whole, the second splits it (no history before it): the new summary starts with the previous one and the next request carries it", async () => {
+		h = await createHarness({
+			persistence: "disk",
+			tools: [dumpLog],
+			settings: { compaction: { keepRecentTokens: 12_000 } },
+		});
+		const { summaryRequests, answerRequests } = script(
+			h,
+			[
+				fauxAssistantMessage("The build is configured."),
+				...LONG_TURN,
+				fauxAssistantMessage("Next I will fix the linker flags."),
+				fauxAssistantMessage("Fixing them now."),
+			],
+			{
+				summary: (n) =>
+					fauxAssistantMessage(n === 1 ? "## Goal\nFIRST-SUMMARY-4410: build configured" : `prefix summary ${n}`),
+			},
+		);
+		await h.session.prompt("configure the build");
+		// ~5000 tokens of prompt before ~9400 of tool output: the first cut lands on this prompt.
+		await h.session.prompt(`read the three build logs ${"detail ".repeat(2900)}`);
+		await h.session.compact();
+		expect(JSON.stringify(h.session.messages)).toContain("FIRST-SUMMARY-4410");
+		expect(JSON.stringify(h.session.messages)).toContain("read the three build logs");
+
+		await h.session.prompt("what next?");
+		h.session.settingsManager.applyOverrides({ compaction: { keepRecentTokens: 4000 } });
+		const second = await h.session.compact();
+		// The cut split the long turn, which starts where the first compaction's kept span starts:
+		// the only request is the turn prefix's.
+		expect(summaryRequests).toHaveLength(2);
+		expect(JSON.stringify(summaryRequests[1]!.messages)).toContain("Original Request");
+		// The previous summary is carried forward, not replaced by an empty skeleton.
+		expect(second.summary).toMatch(/^## Goal\nFIRST-SUMMARY-4410: build configured\n\n---\n\n\*\*Turn Context/);
+		expect(second.summary).not.toContain("No prior history");
+
+		await h.session.prompt("go on");
+		expect(JSON.stringify(answerRequests.at(-1)!.messages)).toContain("FIRST-SUMMARY-4410");
+		expect(reopenedContext(h.session.sessionFile!).map(comparable)).toEqual(h.session.messages.map(comparable));
+	});
+});
+
+/**
+ * openclaw#110695: every split-turn compaction wrote an empty "Turn Context (split turn)" section
+ * (534 of 534): the prefix summary never reached the entry, and the start of the long turn (the
+ * user's request) was lost. What the user should see: the prefix request's answer is in the
+ * summary under that heading, and the next request carries it.
+ */
+describe("openclaw#110695: a split turn's prefix summary is empty", () => {
+	it("openclaw#110695: history and a long tool-using turn, compacted inside that turn: the summary holds both answers, the next request carries the prefix summary", async () => {
+		h = await createHarness({
+			persistence: "disk",
+			tools: [dumpLog],
+			settings: { compaction: { keepRecentTokens: 4000 } },
+		});
+		const { summaryRequests, answerRequests } = script(
+			h,
+			[fauxAssistantMessage("The build is configured."), ...LONG_TURN, fauxAssistantMessage("On it.")],
+			{
+				summary: (n) => fauxAssistantMessage(`summary answer ${n}`),
+			},
+		);
+		await h.session.prompt("configure the build");
+		await h.session.prompt("read the three build logs");
+		const result = await h.session.compact();
+		expect(summaryRequests).toHaveLength(2);
+		const prefixIndex = summaryRequests.findIndex((request) => requestText(request).includes("Original Request"));
+		const prefixAnswer = `summary answer ${prefixIndex + 1}`;
+		const historyAnswer = `summary answer ${2 - prefixIndex}`;
+		expect(result.summary).toMatch(
+			new RegExp(`^${historyAnswer}\\n\\n---\\n\\n\\*\\*Turn Context \\(split turn\\):\\*\\*\\n\\n${prefixAnswer}`),
+		);
+
+		await h.session.prompt("fix the linker flags");
+		expect(JSON.stringify(answerRequests.at(-1)!.messages)).toContain(prefixAnswer);
+		expect(reopenedContext(h.session.sessionFile!).map(comparable)).toEqual(h.session.messages.map(comparable));
+	});
+});
