@@ -7693,8 +7693,8 @@ export const MUTANTS: Mutant[] = [
 		description: "dispose() no longer returns the undelivered next-turn messages",
 		edits: [
 			{
-				find: "if (this.ownsSessionManager) this.sessionManager.close();\n\t\treturn this.queues.nextTurnMessages();",
-				replace: "if (this.ownsSessionManager) this.sessionManager.close();\n\t\treturn [];",
+				find: "const messages = this.queues.nextTurnMessages();\n\t\tconst wait = this.shutdownWait;",
+				replace: "const messages: CustomMessage[] = [];\n\t\tconst wait = this.shutdownWait;",
 			},
 		],
 		tests: ["test/session/next-turn-dispose.test.ts"],
@@ -13410,6 +13410,18 @@ export const MUTANTS: Mutant[] = [
 				find: 'return typeof value === "number" && Number.isFinite(value) ? value : 0;\n}\n',
 				after: "function tokenCount(value: unknown): number {",
 				replace: "return value as number;\n}\n",
+			},
+		],
+		tests: ["test/pi-races/sdk-embedding.test.ts"],
+	},
+	{
+		id: "FA01",
+		file: "src/session/agent-session.ts",
+		description: "`await session.dispose()` resolves before the extensions' async session_shutdown handlers finish",
+		edits: [
+			{
+				find: "this.shutdownWait = boundedShutdownWait(runner, this.shutdownTimeoutMs, this.clock);",
+				replace: "void boundedShutdownWait(runner, this.shutdownTimeoutMs, this.clock);",
 			},
 		],
 		tests: ["test/pi-races/sdk-embedding.test.ts"],
