@@ -11340,8 +11340,8 @@ export const MUTANTS: Mutant[] = [
 				replace: "\t\tconst services = first ?? (first = await createAgentSessionServices({",
 			},
 			{
-				find: "\t\t});\n\t\tconst explicitModel =",
-				replace: "\t\t}));\n\t\tconst explicitModel =",
+				find: "\t\t});\n\t\tconst explicit: {",
+				replace: "\t\t}));\n\t\tconst explicit: {",
 			},
 		],
 		tests: ["test/pi-races/new-session-context-files.test.ts"],
@@ -13425,6 +13425,19 @@ export const MUTANTS: Mutant[] = [
 			},
 		],
 		tests: ["test/pi-races/sdk-embedding.test.ts"],
+	},
+	{
+		id: "FA02",
+		file: "src/cli/host.ts",
+		description:
+			"`settle --provider p --model <id p does not list>` exits 2 again instead of sending pi's custom model id",
+		edits: [
+			{
+				find: "model: cliModelSpec(args), customModelIds: true }",
+				replace: "model: cliModelSpec(args) }",
+			},
+		],
+		tests: ["test/cli/pi-provider-flags.test.ts"],
 	},
 ];
 
