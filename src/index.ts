@@ -121,6 +121,7 @@ export * from "./runtime/index.js";
 export {
 	AgentSession,
 	type AgentSessionConfig,
+	type DisposeResult,
 	type ExtensionBindings,
 	type PromptDisposition,
 	type PromptOptions,

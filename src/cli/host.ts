@@ -186,7 +186,7 @@ export async function startHost(args: ParsedArgs, hooks: StartHostHooks = {}): P
 	const factory = createAgentSessionRuntimeFactory({
 		...(modelRuntime ? { modelRuntime } : {}),
 		...(shutdownTimeoutMs !== undefined ? { shutdownTimeoutMs } : {}),
-		...(args.model ? { model: cliModelSpec(args) } : {}),
+		...(args.model ? { model: cliModelSpec(args), customModelIds: true } : {}),
 		// As pi: --models is the scope, else the enabledModels setting.
 		...(args.models ? { models: args.models } : {}),
 		enabledModelsSetting: true,

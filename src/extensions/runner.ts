@@ -252,7 +252,7 @@ export class ExtensionRunner {
 	/** Handler calls that have not settled yet, for {@link pendingHandlers}. */
 	private readonly inFlight = new Set<PendingHandler>();
 	/** The `session_shutdown` dispatch of this lifecycle ({@link emitSessionShutdown}: once per extension set). */
-	private shutdownDispatch: { abandon: AbortController; done: Promise<void> } | undefined;
+	private shutdownDispatch: { abandon: AbortController; done: Promise<void>; settled: Promise<void> } | undefined;
 	/** A `session_start` went out (to these extensions, handled or not). */
 	private started = false;
 	private uiContext: ExtensionUIContext;
@@ -845,7 +845,11 @@ export class ExtensionRunner {
 		let dispatch = this.shutdownDispatch;
 		if (!dispatch) {
 			const abandonAll = new AbortController();
-			dispatch = { abandon: abandonAll, done: this.dispatchSessionShutdown(event, handlers, abandonAll.signal) };
+			const started: Promise<unknown>[] = [];
+			const done = this.dispatchSessionShutdown(event, handlers, abandonAll.signal, started);
+			// Every handler started (in turn, or all at once once abandoned) has returned or thrown.
+			const settled = done.then(() => Promise.all(started)).then(() => undefined);
+			dispatch = { abandon: abandonAll, done, settled };
 			this.shutdownDispatch = dispatch;
 		}
 		if (abandon) {
@@ -856,10 +860,26 @@ export class ExtensionRunner {
 		return dispatch.done;
 	}
 
+	/**
+	 * Resolves once every `session_shutdown` handler of this lifecycle's dispatch has returned or
+	 * thrown, abandoned or not ({@link emitSessionShutdown} resolves when it stops waiting). Resolves
+	 * at once when none was dispatched. Unbounded: race it with your own timer.
+	 *
+	 * @example
+	 * ```ts
+	 * void runner.emitSessionShutdown({ type: "session_shutdown", reason: "quit" }, AbortSignal.abort());
+	 * await runner.sessionShutdownSettled(); // every handler ran to its end
+	 * ```
+	 */
+	sessionShutdownSettled(): Promise<void> {
+		return this.shutdownDispatch?.settled ?? Promise.resolve();
+	}
+
 	private async dispatchSessionShutdown(
 		event: SessionShutdownEvent,
 		handlers: readonly HandlerEntry[],
 		abandon: AbortSignal,
+		started: Promise<unknown>[],
 	): Promise<void> {
 		const ctx = this.createContext();
 		const abandoned = new Promise<void>((resolve) => {
@@ -868,6 +888,7 @@ export class ExtensionRunner {
 		});
 		for (const entry of handlers) {
 			const running = this.invoke(entry, event.type, event, ctx);
+			started.push(running);
 			if (abandon.aborted) continue;
 			await Promise.race([running, abandoned]);
 		}

@@ -15,7 +15,7 @@ import type { SessionManager } from "../store/session-manager.js";
 import type { AuthStorage } from "./auth-storage.js";
 import { resolveModelScope, scopeStartModel } from "./model-scope.js";
 import type { AgentSessionRuntimeFactory } from "./runtime.js";
-import { createAgentSessionFromServices, findModel, type SessionToolOptions } from "./sdk.js";
+import { createAgentSessionFromServices, findModel, findModelOrCustomId, type SessionToolOptions } from "./sdk.js";
 import { type CreateAgentSessionServicesOptions, createAgentSessionServices } from "./services.js";
 
 /** Options of {@link createAgentSessionRuntimeFactory}; they apply to every session it builds. */
@@ -66,6 +66,12 @@ export interface AgentSessionRuntimeFactoryOptions extends SessionToolOptions {
 	 * SDK does not). Default false.
 	 */
 	enabledModelsSetting?: boolean;
+	/**
+	 * A string `model` whose provider is known but serves no such id runs that id on a copy of the
+	 * provider's default model, with a warning in the runtime's diagnostics, as pi's CLI `--model`
+	 * does ({@link findModelOrCustomId}); else it fails the build (`NOT_FOUND`). Default false.
+	 */
+	customModelIds?: boolean;
 	eventBus?: EventBus;
 	clock?: SessionClock;
 	/**
@@ -101,8 +107,13 @@ export function createAgentSessionRuntimeFactory(
 			...(options.resourceLoaderOptions ? { resourceLoaderOptions: options.resourceLoaderOptions } : {}),
 			...(options.eventBus ? { eventBus: options.eventBus } : {}),
 		});
-		const explicitModel =
-			typeof options.model === "string" ? findModel(services.modelRuntime, options.model) : options.model;
+		const explicit: { model: Model | undefined; warning?: string } =
+			typeof options.model !== "string"
+				? { model: options.model }
+				: options.customModelIds
+					? findModelOrCustomId(services.modelRuntime, options.model)
+					: { model: findModel(services.modelRuntime, options.model) };
+		const explicitModel = explicit.model;
 		const patterns =
 			options.models ?? (options.enabledModelsSetting ? services.settingsManager.getEnabledModels() : undefined);
 		const scope =
@@ -140,7 +151,10 @@ export function createAgentSessionRuntimeFactory(
 			...(options.clock ? { clock: options.clock } : {}),
 			...(options.shutdownTimeoutMs !== undefined ? { shutdownTimeoutMs: options.shutdownTimeoutMs } : {}),
 		});
-		const warnings = (scope?.warnings ?? []).map((message) => ({ type: "warning" as const, message }));
+		const warnings = [...(explicit.warning ? [explicit.warning] : []), ...(scope?.warnings ?? [])].map((message) => ({
+			type: "warning" as const,
+			message,
+		}));
 		return { ...created, services, diagnostics: [...services.diagnostics, ...warnings] };
 	};
 }

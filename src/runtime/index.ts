@@ -41,6 +41,7 @@ export {
 	DEFAULT_ACTIVE_TOOL_NAMES,
 	DEFAULT_THINKING_LEVEL,
 	findModel,
+	findModelOrCustomId,
 	type InitialModelChoice,
 	noModelsAvailableMessage,
 	resolveInitialModel,

@@ -9,6 +9,7 @@ import { SettleError } from "../errors.js";
 import type { InstantiatedExtensions } from "../extensions/loader.js";
 import type { EventBus, ScopedModel, SessionStartEvent } from "../extensions/types.js";
 import { clampThinkingLevel, type ModelRuntime, THINKING_LEVELS } from "../llm/model-runtime.js";
+import { PI_DEFAULT_MODEL_PER_PROVIDER } from "../llm/pi-ai.js";
 import { PI_AI_INSTALL_COMMAND } from "../llm/provider-env.js";
 import type { Model, ThinkingLevel } from "../llm/types.js";
 import { DefaultResourceLoader } from "../resources/resource-loader.js";
@@ -180,6 +181,40 @@ export function findModel(modelRuntime: ModelRuntime, spec: string): Model {
 		`Model not found: ${spec}.${modelHint(all, spec, slash)} Use provider/id; known providers: ${providers.length ? providers.join(", ") : NO_PROVIDERS_HINT}.`,
 		{ details: { spec } },
 	);
+}
+
+/**
+ * pi's CLI `--model` (`resolveCliModel`): {@link findModel}, and when the provider is known but
+ * serves no such model, that id run on a copy of the provider's default model (pi's
+ * `defaultModelPerProvider`, else its first model), with pi's warning, so a model newer than the
+ * catalogue can be used. An unknown provider, a bare id, or pi's `:<level>` suffix on a known
+ * model still throw as {@link findModel} does.
+ *
+ * @example
+ * ```ts
+ * const { model, warning } = findModelOrCustomId(modelRuntime, "openai/gpt-9");
+ * if (warning) console.error(`Warning: ${warning}`); // Model "gpt-9" not found for provider "openai". Using custom model id.
+ * ```
+ */
+export function findModelOrCustomId(modelRuntime: ModelRuntime, spec: string): { model: Model; warning?: string } {
+	try {
+		return { model: findModel(modelRuntime, spec) };
+	} catch (error) {
+		const slash = spec.indexOf("/");
+		const notFound = error instanceof SettleError && error.code === "NOT_FOUND";
+		if (!notFound || slash <= 0 || thinkingSuffixHint(modelRuntime, spec)) throw error;
+		const asked = spec.slice(0, slash).toLowerCase();
+		const ofProvider = modelRuntime.getAll().filter((model) => model.provider.toLowerCase() === asked);
+		const id = spec.slice(slash + 1);
+		if (ofProvider.length === 0 || id === "") throw error;
+		const provider = ofProvider[0]!.provider;
+		const defaultId = PI_DEFAULT_MODEL_PER_PROVIDER[provider];
+		const base = ofProvider.find((model) => model.id === defaultId) ?? ofProvider[0]!;
+		return {
+			model: { ...base, id, name: id },
+			warning: `Model "${id}" not found for provider "${provider}". Using custom model id.`,
+		};
+	}
 }
 
 /**

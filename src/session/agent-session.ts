@@ -118,6 +118,7 @@ import { providerStreamFn } from "./provider-stream.js";
 import { PublicEvents } from "./public-events.js";
 import { type QueuedTexts, SessionQueues } from "./queues.js";
 import {
+	BOUNDED_WAIT_CLOCK,
 	builtinToolOptions,
 	discardCutOffReload,
 	discoverExtensionResources,
@@ -126,6 +127,7 @@ import {
 	RELOAD_WHILE_BUSY,
 	type ReloadActor,
 	type ReloadOptions,
+	reportUnfinishedShutdownHandlers,
 	startReloadActor,
 } from "./reload.js";
 import {
@@ -504,6 +506,8 @@ export class AgentSession {
 	private replacementActions: SessionReplacementActions | undefined;
 	private requestCounter = 0;
 	private disposed = false;
+	/** Settles when the `session_shutdown` handlers that dispose() started are done or given up on. */
+	private shutdownWait: Promise<void> = Promise.resolve();
 	/** `messages` once disposed: the transcript when {@link dispose} was called. */
 	private messagesAtDispose: AgentMessage[] | undefined;
 	private readonly ownsSessionManager: boolean;
@@ -2081,7 +2085,9 @@ export class AgentSession {
 	/**
 	 * Ends the session: aborts the run, retry, compaction and bash commands, tells extensions that
 	 * heard `session_start` and no `session_shutdown` yet `session_shutdown {reason: "quit"}` (their
-	 * handlers are started, not waited for: `runtime.dispose()` waits), makes every extension
+	 * handlers are all started at once; `await session.dispose()` waits for them, at most
+	 * `shutdownTimeoutMs`, default 10 s, then reports the ones still running as extension errors
+	 * and resolves; used without `await` it waits for nothing), makes every extension
 	 * context stale, detaches from the Agent, drops listeners and stops the actor. Emits no session events.
 	 * Prompts and `executeBash()` calls still pending reject with `SESSION_CLOSED` (nothing more is
 	 * recorded), except a prompt whose extension command is disposing the session by replacing it:
@@ -2095,12 +2101,13 @@ export class AgentSession {
 	 *
 	 * @example
 	 * ```ts
-	 * const undelivered = session.dispose(); // next-turn custom messages no prompt took
+	 * const undelivered = await session.dispose(); // after the extensions' session_shutdown handlers
 	 * session.sessionManager.close(); // a manager you passed in; safe to call twice
+	 * const again: CustomMessage[] = session.dispose(); // also usable without await: the same array
 	 * ```
 	 */
-	dispose(): CustomMessage[] {
-		if (this.disposed) return this.queues.nextTurnMessages();
+	dispose(): DisposeResult {
+		if (this.disposed) return this.disposeResult();
 		this.disposed = true;
 		this.bash.dispose();
 		abortPreflight(this.internals);
@@ -2117,13 +2124,19 @@ export class AgentSession {
 		// A host that disposes the session itself (the SDK's `createAgentSession`, no runtime) closes
 		// its extensions as `runtime.dispose()` does: `session_shutdown{reason:"quit"}`, so one that
 		// started a child process or a socket at `session_start` releases it (pi-web#546). Extensions
-		// never started, or already told by a runtime or reload, hear nothing. A synchronous dispose
-		// cannot wait: every handler is started now, with a live ctx, and left to finish on its own.
+		// never started, or already told by a runtime or reload, hear nothing. Every handler is started
+		// now, with a live ctx (the rest of the teardown is synchronous); what dispose() returns can be
+		// awaited for them to finish, bounded like a runtime's teardown.
 		if (this.runnerInstance.awaitingShutdown && this.runnerInstance.hasHandlers("session_shutdown")) {
-			void this.runnerInstance.emitSessionShutdown({ type: "session_shutdown", reason: "quit" }, AbortSignal.abort());
+			const runner = this.runnerInstance;
+			void runner.emitSessionShutdown({ type: "session_shutdown", reason: "quit" }, AbortSignal.abort());
+			this.shutdownWait = boundedShutdownWait(runner, this.shutdownTimeoutMs, this.clock);
 		}
 		this.runnerInstance.invalidate(STALE_EXTENSION_CONTEXT_MESSAGE);
-		this.unsubscribeErrors?.();
+		// The host still hears the shutdown handlers' errors (and the ones given up on) while it waits.
+		const unsubscribeErrors = this.unsubscribeErrors;
+		this.unsubscribeErrors = undefined;
+		if (unsubscribeErrors) void this.shutdownWait.then(unsubscribeErrors);
 		this.unsubscribeAgent();
 		this.events.clear();
 		if (this.cacheWarmer) {
@@ -2177,7 +2190,23 @@ export class AgentSession {
 		this.pending.clear();
 		this.compactions.clear();
 		if (this.ownsSessionManager) this.sessionManager.close();
-		return this.queues.nextTurnMessages();
+		return this.disposeResult();
+	}
+
+	/** The next-turn messages no prompt took, thenable: awaiting it waits for the shutdown handlers. */
+	private disposeResult(): DisposeResult {
+		const messages = this.queues.nextTurnMessages();
+		const wait = this.shutdownWait;
+		const result = messages as DisposeResult;
+		// Not enumerable: the array still spreads, compares and serializes as the plain messages.
+		// biome-ignore lint/suspicious/noThenProperty: intended, `await session.dispose()` waits for the shutdown handlers
+		Object.defineProperty(result, "then", {
+			value: <A = CustomMessage[], B = never>(
+				onFulfilled?: ((value: CustomMessage[]) => A | PromiseLike<A>) | null,
+				onRejected?: ((reason: unknown) => B | PromiseLike<B>) | null,
+			) => wait.then(() => messages.slice()).then(onFulfilled, onRejected),
+		});
+		return result;
 	}
 
 	// -------------------------------------------------------------------------------------------
@@ -2822,6 +2851,46 @@ function entryWritten(entry: SessionEntry): Extract<PromptOperationEvent, { type
 		event.omits = entry.replacement === null;
 	} else if (entry.type === "label") event.targetId = entry.targetId;
 	return event;
+}
+
+/**
+ * What {@link AgentSession.dispose} returns: the custom messages sent with `deliverAs: "nextTurn"`
+ * that no prompt took, an array you can use at once, and a thenable: awaiting it resolves with the
+ * same messages once the extensions' `session_shutdown` handlers have finished (at most the
+ * session's `shutdownTimeoutMs`), so a host that exits right after keeps what they write.
+ *
+ * @example
+ * ```ts
+ * const undelivered: CustomMessage[] = await session.dispose();
+ * process.exitCode = undelivered.length === 0 ? 0 : 1;
+ * ```
+ */
+export type DisposeResult = CustomMessage[] & PromiseLike<CustomMessage[]>;
+
+/**
+ * Waits for the `session_shutdown` handlers `runner` dispatched to finish, at most `timeoutMs` on
+ * `clock` (`Infinity`: as long as they take, as pi's `runtime.dispose()` does). Then the ones still
+ * running are reported as extension errors naming their extension, and the wait ends (they are not
+ * stopped). Never rejects.
+ */
+function boundedShutdownWait(
+	runner: ExtensionRunner,
+	timeoutMs: number,
+	clock: SessionClock | undefined,
+): Promise<void> {
+	const settled = runner.sessionShutdownSettled();
+	if (!Number.isFinite(timeoutMs)) return settled;
+	const timers = (clock ?? BOUNDED_WAIT_CLOCK) as SessionClock;
+	return new Promise((resolve) => {
+		const timer = timers.setTimeout(() => {
+			reportUnfinishedShutdownHandlers(runner, timeoutMs, "quit");
+			resolve();
+		}, timeoutMs);
+		void settled.then(() => {
+			timers.clearTimeout(timer);
+			resolve();
+		});
+	});
 }
 
 /** A valid `shutdownTimeoutMs` (default {@link DEFAULT_SHUTDOWN_TIMEOUT_MS}); anything else is an `INVALID_ARGUMENT`. */

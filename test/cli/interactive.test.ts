@@ -511,6 +511,11 @@ describe("settle -i: built-in commands", () => {
 		expect(bad).toContain(
 			'Error: Invalid thinking level "loud". Valid values: off, minimal, low, medium, high, xhigh\n',
 		);
+		// Level names are lowercase, as for pi's --thinking: another case is refused, the level stays.
+		expect(await chat.say("/thinking HIGH")).toContain(
+			'Error: Invalid thinking level "HIGH". Valid values: off, minimal, low, medium, high, xhigh\n',
+		);
+		expect(await chat.say("/thinking")).toContain("Thinking: off (this model supports: off)\n");
 		expect(await chat.end()).toBe(0);
 	});
 

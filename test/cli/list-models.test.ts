@@ -46,10 +46,11 @@ describe("settle --list-models", () => {
 	});
 
 	it("--model naming a model that is not there points to it", () => {
-		const run = settle(["--faux", "--model", "faux/opus", "-p", "hi"]);
+		// A bare id no provider serves (provider/id of a known provider is a custom model id, as in pi).
+		const run = settle(["--faux", "--model", "opus", "-p", "hi"]);
 		expect(run.code).toBe(2);
 		expect(run.stderr).toBe(
-			"Error: Model not found: faux/opus. faux serves: faux-1. Use provider/id; known providers: faux. settle --list-models lists the models you can use.\n",
+			"Error: Model not found: opus. Use provider/id; known providers: faux. settle --list-models lists the models you can use.\n",
 		);
 	});
 

@@ -90,10 +90,26 @@ describe("--provider <name> (pi's): the provider whose model --model names", () 
 			expect({ args, code: run.code, stdout: run.stdout }).toEqual({ args, code: 0, stdout: "answered\n" });
 		}
 		expect(seen()).toEqual(Array(4).fill("two Bearer models-key-two"));
-		// A part that no model of the provider has is still not found, naming what it serves.
-		const none = await settle(["--provider", "one", "--model", "writer", "-p", "hi"]);
-		expect(none.code).toBe(2);
-		expect(none.stderr).toContain("Model not found: one/writer. one serves: coder.");
+	});
+
+	it("leftovers4: an id the provider does not list is sent to it as a custom model id with pi's warning (was: exit 2)", async () => {
+		// pi 0.73.1's resolveCliModel: the provider's default (else first) model with that id, and a warning.
+		for (const args of [
+			["--provider", "one", "--model", "writer-2"],
+			["--model", "one/writer-2"],
+		]) {
+			const run = await settle([...args, "-p", "hi"]);
+			expect({ args, code: run.code, stdout: run.stdout }).toEqual({ args, code: 0, stdout: "answered\n" });
+			expect(run.stderr).toContain('Warning: Model "writer-2" not found for provider "one". Using custom model id.');
+		}
+		expect(seen()).toEqual(Array(2).fill("one Bearer models-key-one"));
+		expect(server.requests.map((request) => request.body.model)).toEqual(["writer-2", "writer-2"]);
+		expect(sessionFiles()).toContain('"modelId":"writer-2"');
+		// pi's ":<level>" suffix on a model the provider has stays refused with the hint, not sent as an id.
+		const suffix = await settle(["--provider", "one", "--model", "coder:high", "-p", "hi"]);
+		expect(suffix.code).toBe(2);
+		expect(suffix.stderr).toContain("settle --model one/coder --thinking high");
+		expect(server.requests).toHaveLength(2);
 	});
 
 	it("an unknown provider is a usage error (exit 2) naming the known ones, before any request", async () => {

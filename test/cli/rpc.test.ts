@@ -273,6 +273,25 @@ describe("settle --rpc: set_thinking_level says the level that applies (pi#9768)
 	});
 });
 
+describe("settle --rpc: set_thinking_level with a level name pi does not know (HIGH, loud)", () => {
+	it("is refused with pi's --thinking wording and the level stays (pi 0.73.1's server clamps it to off)", async () => {
+		writeLocalProvider(cli.agentDir, "http://127.0.0.1:9/v1", { models: [{ id: "thinker", reasoning: true }] });
+		const server = rpc(["--no-session", "--model", "local/thinker", "--thinking", "medium"]);
+		for (const level of ["HIGH", "loud"]) {
+			expect(await server.request({ id: level, type: "set_thinking_level", level })).toEqual({
+				id: level,
+				type: "response",
+				command: "set_thinking_level",
+				success: false,
+				error: `Invalid thinking level "${level}". Valid values: off, minimal, low, medium, high, xhigh`,
+			});
+		}
+		expect((await server.request({ id: "state", type: "get_state" })).data).toMatchObject({ thinkingLevel: "medium" });
+		expect(await server.end()).toBe(0);
+		expect(server.stderr).toBe("");
+	});
+});
+
 describe("settle --rpc: commands run side by side", () => {
 	it("regression (oh-my-pi#4027): commands waited for each other, so get_state and abort_bash only answered once a running bash command had finished", async () => {
 		const server = rpc(["--faux", "--no-session"]);

@@ -7693,8 +7693,8 @@ export const MUTANTS: Mutant[] = [
 		description: "dispose() no longer returns the undelivered next-turn messages",
 		edits: [
 			{
-				find: "if (this.ownsSessionManager) this.sessionManager.close();\n\t\treturn this.queues.nextTurnMessages();",
-				replace: "if (this.ownsSessionManager) this.sessionManager.close();\n\t\treturn [];",
+				find: "const messages = this.queues.nextTurnMessages();\n\t\tconst wait = this.shutdownWait;",
+				replace: "const messages: CustomMessage[] = [];\n\t\tconst wait = this.shutdownWait;",
 			},
 		],
 		tests: ["test/session/next-turn-dispose.test.ts"],
@@ -11340,8 +11340,8 @@ export const MUTANTS: Mutant[] = [
 				replace: "\t\tconst services = first ?? (first = await createAgentSessionServices({",
 			},
 			{
-				find: "\t\t});\n\t\tconst explicitModel =",
-				replace: "\t\t}));\n\t\tconst explicitModel =",
+				find: "\t\t});\n\t\tconst explicit: {",
+				replace: "\t\t}));\n\t\tconst explicit: {",
 			},
 		],
 		tests: ["test/pi-races/new-session-context-files.test.ts"],
@@ -13497,6 +13497,31 @@ export const MUTANTS: Mutant[] = [
 			"test/compaction/pi-differential-regressions.test.ts",
 			"test/session/compaction.test.ts",
 		],
+	},
+	{
+		id: "FA01",
+		file: "src/session/agent-session.ts",
+		description: "`await session.dispose()` resolves before the extensions' async session_shutdown handlers finish",
+		edits: [
+			{
+				find: "this.shutdownWait = boundedShutdownWait(runner, this.shutdownTimeoutMs, this.clock);",
+				replace: "void boundedShutdownWait(runner, this.shutdownTimeoutMs, this.clock);",
+			},
+		],
+		tests: ["test/pi-races/sdk-embedding.test.ts"],
+	},
+	{
+		id: "FA02",
+		file: "src/cli/host.ts",
+		description:
+			"`settle --provider p --model <id p does not list>` exits 2 again instead of sending pi's custom model id",
+		edits: [
+			{
+				find: "model: cliModelSpec(args), customModelIds: true }",
+				replace: "model: cliModelSpec(args) }",
+			},
+		],
+		tests: ["test/cli/pi-provider-flags.test.ts"],
 	},
 ];
 

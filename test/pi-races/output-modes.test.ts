@@ -42,6 +42,19 @@ describe("pi#8094: print mode misses the final output on a tool-call tail", () =
 		expect(run.stderr).toBe("Warning: the model's answer holds no text; nothing to print.\n");
 	});
 
+	it("pi#8094: an empty reply with no tool call: settle -p exits 0 as pi 0.73.1 does (an empty answer is no failure), stdout empty, the warning on stderr; pi prints one empty line", async () => {
+		const dirs = makeDiffDirs(join(cli.dir, "empty-reply"));
+		const script = writeScript(dirs, [{ text: "" }]);
+		const settle = await runSettleCli(dirs, ["--no-session", "-p", "say nothing"], { script });
+		expect(settle).toEqual({
+			code: 0,
+			stdout: "",
+			stderr: "Warning: the model's answer holds no text; nothing to print.\n",
+		});
+		const pi = await runPiCli(dirs, ["--no-session", "-p", "say nothing"], { script });
+		expect({ code: pi.code, stdout: pi.stdout }).toEqual({ code: 0, stdout: "\n" });
+	});
+
 	it("pi#8094 (pi-peer): pi 0.73.1 prints one empty line (the empty answer's text) and exits 0 on the same script: the report is lost", async () => {
 		const dirs = makeDiffDirs(join(cli.dir, "peer"));
 		const script = writeScript(dirs, tailScript);

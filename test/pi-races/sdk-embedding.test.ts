@@ -3,10 +3,11 @@
  * by such hosts.
  */
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { SimulatedClock } from "xstate";
 import type { ExtensionAPI } from "../../src/extensions/types.js";
 import { createFauxProvider, type FauxProvider, fauxAssistantMessage } from "../../src/llm/faux.js";
 import { InMemoryModelRuntime } from "../../src/llm/model-runtime.js";
@@ -214,4 +215,89 @@ describe("pi#3425: a saved answer without usage (or with part of it) after a com
 			}
 		});
 	}
+});
+
+describe("session.dispose() did not wait for async session_shutdown handlers: a host that exited right after lost what they wrote", () => {
+	it("a script that awaits session.dispose() and exits at once keeps the log line an extension appends after an await", () => {
+		const src = resolve(import.meta.dirname, "../../src");
+		const log = join(dir, "flushed.log");
+		mkdirSync(join(agentDir, "extensions"));
+		writeFileSync(
+			join(agentDir, "extensions", "flush-log.ts"),
+			`import { appendFile } from "node:fs/promises";
+export default function (pi) {
+	pi.on("session_shutdown", async (event) => {
+		await new Promise((resolve) => setTimeout(resolve, 50));
+		await appendFile(${JSON.stringify(log)}, "flushed on " + event.reason + "\\n");
+	});
+}
+`,
+		);
+		const script = join(dir, "dispose-and-exit.mts");
+		writeFileSync(
+			script,
+			`import { createFauxProvider, fauxAssistantMessage } from ${JSON.stringify(join(src, "llm/faux.ts"))};
+import { InMemoryModelRuntime } from ${JSON.stringify(join(src, "llm/model-runtime.ts"))};
+import { createAgentSession } from ${JSON.stringify(join(src, "runtime/sdk.ts"))};
+import { SettingsManager } from ${JSON.stringify(join(src, "settings/settings-manager.ts"))};
+const faux = createFauxProvider({ models: [{ id: "faux-1" }] });
+const modelRuntime = new InMemoryModelRuntime();
+modelRuntime.registerFauxProvider(faux);
+faux.setResponses([fauxAssistantMessage("done")]);
+const { session } = await createAgentSession({
+	cwd: ${JSON.stringify(dir)},
+	agentDir: ${JSON.stringify(agentDir)},
+	modelRuntime,
+	settingsManager: SettingsManager.inMemory(),
+});
+await session.bindExtensions({});
+await session.prompt("hello");
+const undelivered = await session.dispose();
+console.log(JSON.stringify({ undelivered, isArray: Array.isArray(undelivered) }));
+process.exit(0);
+`,
+		);
+		const result = spawnSync(process.execPath, ["--import", "tsx", script], {
+			cwd: resolve(import.meta.dirname, "../.."),
+			encoding: "utf8",
+			timeout: 60_000,
+		});
+		expect(result.stderr).toBe("");
+		expect(result.status).toBe(0);
+		expect(JSON.parse(result.stdout.trim())).toEqual({ undelivered: [], isArray: true });
+		expect(existsSync(log) ? readFileSync(log, "utf8") : "").toBe("flushed on quit\n");
+	});
+
+	it("a handler that never returns holds `await session.dispose()` only shutdownTimeoutMs, then it is reported by extension", async () => {
+		const clock = new SimulatedClock();
+		const errors: string[] = [];
+		const hang = (pi: ExtensionAPI) => {
+			pi.on("session_shutdown", () => new Promise<void>(() => {}));
+		};
+		const { session } = await createAgentSession({
+			cwd: dir,
+			agentDir,
+			modelRuntime,
+			clock,
+			shutdownTimeoutMs: 5_000,
+			settingsManager: SettingsManager.inMemory(),
+			sessionManager: SessionManager.inMemory(dir),
+			resourceLoader: createTestResourceLoader({ extensionFactories: [hang] }),
+		});
+		await session.bindExtensions({ onError: (error) => errors.push(`${error.event}: ${error.error}`) });
+		let resolved = false;
+		const disposed = session.dispose().then((messages) => {
+			resolved = true;
+			return messages;
+		});
+		await new Promise((resolve) => setImmediate(resolve));
+		expect(resolved).toBe(false);
+		clock.increment(5_000);
+		await expect(disposed).resolves.toEqual([]);
+		expect(errors).toEqual([
+			expect.stringMatching(
+				/^session_shutdown: session_shutdown handler did not finish within 5000 ms; the dispose went on/,
+			),
+		]);
+	});
 });
