@@ -103,6 +103,7 @@ import {
 	promptInputError,
 	SESSION_NAME_HINT,
 	scopedModelsError,
+	streamingBehaviorError,
 	stringArgumentError,
 	thinkingLevelError,
 	toolNamesError,
@@ -1069,8 +1070,9 @@ export class AgentSession {
 	 * Runs the prompt pipeline. Resolves when the prompt was handled or queued, or — when it
 	 * started an operation — after that operation's `agent_settled`. Rejects (starting nothing)
 	 * with a `SettleError`: `BUSY` while an operation runs without `streamingBehavior` (or during a
-	 * manual compaction), `NO_MODEL`, `NO_AUTH`, `INVALID_ARGUMENT` when `text` is not a string or
-	 * `options.images` are not image blocks. A prompt made while another is still in its
+	 * manual compaction), `NO_MODEL`, `NO_AUTH`, `INVALID_ARGUMENT` when `text` is not a string,
+	 * `options.images` are not image blocks or `options.streamingBehavior` is neither `"steer"` nor
+	 * `"followUp"` (pi queues any other value as a steer). A prompt made while another is still in its
 	 * preflight (its `input` hooks and checks, before its run starts) or while an operation is
 	 * settling is not refused: it waits, then runs as an operation of its own, so
 	 * `prompt("a"); await prompt("b")` answers both, in order.
@@ -1082,7 +1084,10 @@ export class AgentSession {
 	 * ```
 	 */
 	prompt(text: string, options: PromptOptions = {}): Promise<void> {
-		const refusal = this.inputRefusal() ?? promptInputError("session.prompt", text, options.images);
+		const refusal =
+			this.inputRefusal() ??
+			promptInputError("session.prompt", text, options.images) ??
+			streamingBehaviorError("session.prompt", options.streamingBehavior);
 		if (refusal) return Promise.reject(refusal);
 		return this.submitPrompt(text, options);
 	}

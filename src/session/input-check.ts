@@ -51,6 +51,25 @@ export function promptInputError(method: string, text: unknown, images: unknown)
 	return undefined;
 }
 
+/**
+ * Why `value` cannot be a prompt's `streamingBehavior`, or undefined when it can (absent,
+ * `"steer"` or `"followUp"`). pi queues any other value as a steer, so `"follow_up"` (the RPC
+ * command's name) put a message meant for after the run into it.
+ *
+ * @example
+ * ```ts
+ * streamingBehaviorError("session.prompt", "follow_up")?.message; // names "steer" and "followUp"
+ * ```
+ */
+export function streamingBehaviorError(method: string, value: unknown): SettleError | undefined {
+	if (value === undefined || value === "steer" || value === "followUp") return undefined;
+	return new SettleError(
+		"INVALID_ARGUMENT",
+		`${method}: streamingBehavior must be "steer" or "followUp" (got ${described(value)}). "steer" delivers the message after the current tool calls, "followUp" once the agent would stop; leave it out when the session is idle.`,
+		{ details: { method, field: "streamingBehavior" } },
+	);
+}
+
 /** Why `content` cannot be a user message's content (text or text/image blocks), naming it `owner`. */
 function userContentProblem(owner: string, content: unknown): string | undefined {
 	if (typeof content === "string" || (Array.isArray(content) && content.every(isContentBlock))) return undefined;

@@ -10308,8 +10308,8 @@ export const MUTANTS: Mutant[] = [
 			"prompt() hands a text that is not a string to the machine: an uncaught exception in the actor and a session stuck in preflight",
 		edits: [
 			{
-				find: 'this.inputRefusal() ?? promptInputError("session.prompt", text, options.images);',
-				replace: "this.inputRefusal();",
+				find: 'promptInputError("session.prompt", text, options.images) ??',
+				replace: "",
 			},
 		],
 		tests: ["test/bad-input/prompt-arguments.test.ts"],
@@ -13522,6 +13522,19 @@ export const MUTANTS: Mutant[] = [
 			},
 		],
 		tests: ["test/cli/pi-provider-flags.test.ts"],
+	},
+	{
+		id: "FC01",
+		file: "src/session/input-check.ts",
+		description:
+			'a prompt\'s streamingBehavior other than "steer" / "followUp" is accepted: over RPC, "follow_up" is queued as a steer into the running run',
+		edits: [
+			{
+				find: 'if (value === undefined || value === "steer" || value === "followUp") return undefined;',
+				replace: "return undefined;",
+			},
+		],
+		tests: ["test/pi-races/rpc-prompt-options.test.ts"],
 	},
 ];
 
