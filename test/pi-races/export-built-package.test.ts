@@ -5,10 +5,12 @@
  * see: the built program exports the same page as the sources. Settle's page stylesheet and script
  * are part of its modules (src/export/page.ts), so the bundle `npm run build` makes carries them; it
  * holds: the bundled `settle --export`, run from another folder, writes byte for byte the page the
- * sources write, and it renders in real headless Chromium.
+ * sources write, and it renders in real headless Chromium. gsd-2#370 is the same failure by another
+ * road: gsd-pi sets `PI_PACKAGE_DIR` to a folder (for its branding) that has no `export-html/`, and
+ * `--export` failed with ENOENT for template.html; here it points at an empty folder.
  */
 import { spawnSync } from "node:child_process";
-import { readdirSync, readFileSync } from "node:fs";
+import { mkdirSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { useCliProject } from "../cli/helpers.js";
@@ -17,7 +19,7 @@ import { builtPackage } from "../package/helpers.js";
 
 const cli = useCliProject("settle-export-built-");
 
-describe("pi#5240 / pi#5534: --export from the built program fails: its page template is missing", () => {
+describe("pi#5240 / pi#5534 / gsd-2#370: --export from the built program fails: its page template is missing", () => {
 	// A build, two CLI runs and a browser: well over vitest's default on a loaded 2-core box.
 	it("pi#5240: the bundled CLI's `--export` writes the page the sources write, and it renders", {
 		timeout: 120_000,
@@ -30,13 +32,15 @@ describe("pi#5240 / pi#5534: --export from the built program fails: its page tem
 		const fromSources = cli.settle(["--export", file, join(cli.dir, "sources.html")]);
 		expect(fromSources).toMatchObject({ code: 0, stderr: "" });
 
+		const emptyFolder = join(cli.dir, "pkg-dir");
+		mkdirSync(emptyFolder);
 		const pkg = builtPackage("test/pi-races");
 		try {
 			const bundled = spawnSync(process.execPath, [pkg.bin, "--export", file, join(cli.dir, "bundle.html")], {
 				cwd: cli.project,
 				input: "",
 				encoding: "utf8",
-				env: { ...process.env, SETTLE_AGENT_DIR: cli.agentDir },
+				env: { ...process.env, SETTLE_AGENT_DIR: cli.agentDir, PI_PACKAGE_DIR: emptyFolder },
 			});
 			expect({ code: bundled.status, stderr: bundled.stderr }).toEqual({ code: 0, stderr: "" });
 			expect(bundled.stdout).toBe(fromSources.stdout.replace("sources.html", "bundle.html"));
