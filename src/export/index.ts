@@ -5,7 +5,7 @@
 import { existsSync } from "node:fs";
 import { basename } from "node:path";
 import { SettleError } from "../errors.js";
-import type { SessionDiagnostic } from "../store/entries.js";
+import type { SessionDiagnostic, SessionEntry } from "../store/entries.js";
 import { SessionManager } from "../store/session-manager.js";
 import { renderSessionHtml } from "./render.js";
 import { refuseSessionFileAsOutput, writeFileAtomically } from "./write-file.js";
@@ -40,7 +40,7 @@ const HARMLESS_DIAGNOSTICS: ReadonlySet<SessionDiagnostic["kind"]> = new Set(["m
  *
  * Throws `SettleError`: `NOT_FOUND` "File not found: <path>" for a missing file; `INVALID_ARGUMENT`
  * "Cannot export in-memory session to HTML" for a manager without a file, "Nothing to export yet -
- * start a conversation first" before its file is written, and for an `outputPath` that is the session
+ * start a conversation first" for a session with no message yet, and for an `outputPath` that is the session
  * file itself (the page would replace the session); `IO` when the page cannot be written (a folder,
  * no permission). Nothing is left behind when it throws.
  *
@@ -94,11 +94,18 @@ function openSource(source: SessionManager | string): { manager: SessionManager;
 			"Cannot export in-memory session to HTML: it has no session file (--no-session, SessionManager.inMemory). Export a session that is saved to a file.",
 		);
 	}
-	if (!existsSync(file)) {
-		// Settle writes the file with the first message (pi: the first answer).
+	// Settle writes a new session's file with the first user or assistant message (pi: the first
+	// answer); the page is made from the entries in memory, so a message before that one (a command's
+	// custom message, a `!` command's output) is exported too (pi-subagents#94).
+	if (!existsSync(file) && !source.getEntries().some(isExportedMessage)) {
 		throw new SettleError("INVALID_ARGUMENT", "Nothing to export yet - start a conversation first", {
 			details: { path: file },
 		});
 	}
 	return { manager: source, file, close: () => {} };
+}
+
+/** A message of any kind, which the page shows (model and thinking changes alone are nothing to export). */
+function isExportedMessage(entry: SessionEntry): boolean {
+	return entry.type === "message" || entry.type === "custom_message";
 }

@@ -1988,8 +1988,9 @@ export class AgentSession {
 	/**
 	 * Writes the session (its whole tree, the current branch shown first) as one self-contained HTML
 	 * page and returns the path written (pi's `exportToHtml`). Default:
-	 * `settle-session-<session file name>.html` in the process cwd. Throws `SettleError` for a session
-	 * without a file, or before its file is written (see `exportSessionToHtml`).
+	 * `settle-session-<session file name>.html` in the process cwd; a new session is exported from
+	 * memory once it has a message, also before its file is written. Throws `SettleError` for a
+	 * session without a file, or with no message yet (see `exportSessionToHtml`).
 	 *
 	 * @example
 	 * ```ts

@@ -2323,10 +2323,10 @@ export const MUTANTS: Mutant[] = [
 	{
 		id: "H06",
 		file: "src/export/index.ts",
-		description: "export: no 'nothing to export yet' check before the file is written",
+		description: "export: no 'nothing to export yet' check for a session with no message, before the file is written",
 		edits: [
 			{
-				find: "if (!existsSync(file)) {",
+				find: "if (!existsSync(file) && !source.getEntries().some(isExportedMessage)) {",
 				replace: "if (false) {",
 			},
 		],
@@ -13535,6 +13535,19 @@ export const MUTANTS: Mutant[] = [
 			},
 		],
 		tests: ["test/pi-races/rpc-prompt-options.test.ts"],
+	},
+	{
+		id: "FB01",
+		file: "src/export/index.ts",
+		description:
+			"an export refuses while the session file is not written yet, though the session has messages: a command's message or a `!` command before the first prompt gives 'Nothing to export yet' (pi-subagents#94)",
+		edits: [
+			{
+				find: "if (!existsSync(file) && !source.getEntries().some(isExportedMessage)) {",
+				replace: "if (!existsSync(file)) {",
+			},
+		],
+		tests: ["test/pi-races/export-before-first-answer.test.ts"],
 	},
 ];
 
