@@ -1067,17 +1067,16 @@ export class AgentSession {
 	// Prompting
 
 	/**
-	 * Runs the prompt pipeline. Resolves when the prompt was handled or queued, or — when it
-	 * started an operation — after that operation's `agent_settled`. Rejects (starting nothing)
-	 * with a `SettleError`: `BUSY` while an operation runs without `streamingBehavior` (or during a
-	 * manual compaction; an operation runs until its `agent_settled`, so this includes the
-	 * compaction after its `agent_end`), `NO_MODEL`, `NO_AUTH`, `INVALID_ARGUMENT` when `text` is
-	 * not a string,
+	 * Runs the prompt pipeline. Resolves when the prompt was handled or queued, or — when it started
+	 * an operation — after that operation's `agent_settled`. Rejects (starting nothing) with a
+	 * `SettleError`: `BUSY` while an operation runs without `streamingBehavior` (or during a manual
+	 * compaction; an operation runs until its `agent_settled`, so this includes the compaction after
+	 * its `agent_end`), `NO_MODEL`, `NO_AUTH`, `INVALID_ARGUMENT` when `text` is not a string,
 	 * `options.images` are not image blocks or `options.streamingBehavior` is neither `"steer"` nor
 	 * `"followUp"` (pi queues any other value as a steer). A prompt made while another is still in its
-	 * preflight (its `input` hooks and checks, before its run starts) or while an operation is in
-	 * its last step (`settling`: `agent_settled` being sent) is not refused: it waits, then runs as an operation of its own, so
-	 * `prompt("a"); await prompt("b")` answers both, in order.
+	 * preflight (its `input` hooks and checks, before its run starts) or while an operation is in its
+	 * last step (`settling`: `agent_settled` being sent) is not refused: it waits, then runs as an
+	 * operation of its own, so `prompt("a"); await prompt("b")` answers both, in order.
 	 *
 	 * @example
 	 * ```ts
