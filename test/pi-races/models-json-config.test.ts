@@ -7,6 +7,15 @@
  * pattern with a `[` as a glob, so `custom/bracketed-model[1m]` matched nothing ("No models match
  * pattern") or, worse, another model (`[1m]` is the class "1 or m"). What the user should see: the
  * literal id matched first, the glob only when no model has that id.
+ *
+ * pi#3095, pi#3168: a custom OpenAI-compatible provider (`nvidia`, a model id with a slash) was
+ * listed but `pi --model nvidia/deepseek-ai/deepseek-v3.2 -p test` hung: nothing streamed for its
+ * api. What the user should see: the request at the endpoint, with the key and the model's cap, and
+ * the answer.
+ *
+ * pi#540: `enabledModels` entries without a `:<thinking>` suffix started the session at `off`,
+ * overriding `defaultThinkingLevel`. What the user should see: the settings' level asked for, and a
+ * suffix winning over it.
  */
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -74,5 +83,70 @@ describe("pi#6210: a model id with brackets cannot be scoped", () => {
 		});
 		expect(glob.stdout).toContain("globbed");
 		expect(server.requests[1]?.body.model).toBe("bracketed-model1");
+	});
+});
+
+describe("pi#3095, pi#3168: a custom OpenAI-compatible provider from models.json loads but cannot be called", () => {
+	it("pi#3095: settle -p --model nvidia/deepseek-ai/deepseek-v3.2 (the report's file): the endpoint gets the request with the key and the model's caps, the answer is printed", async () => {
+		const cost = { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 };
+		writeModels({
+			nvidia: {
+				baseUrl: `${server.url}/v1`,
+				api: "openai-completions",
+				apiKey: "nvapi-YOUR_KEY",
+				models: [
+					{
+						id: "deepseek-ai/deepseek-v3.2",
+						name: "DeepSeek V3.2",
+						reasoning: true,
+						input: ["text"],
+						contextWindow: 128000,
+						maxTokens: 4096,
+						cost,
+					},
+				],
+			},
+		});
+		server.reply(chatReply([{ type: "text", text: "deepseek answers" }]));
+		const run = await runSettleAsync(["--no-session", "--model", "nvidia/deepseek-ai/deepseek-v3.2", "-p", "test"], {
+			cwd: cli.project,
+			agentDir: cli.agentDir,
+		});
+		expect(run.code).toBe(0);
+		expect(run.stdout).toContain("deepseek answers");
+		expect(server.requests).toHaveLength(1);
+		const request = server.requests[0];
+		expect(request?.path).toBe("/v1/chat/completions");
+		expect(request?.headers.authorization).toBe("Bearer nvapi-YOUR_KEY");
+		expect(request?.body).toMatchObject({ model: "deepseek-ai/deepseek-v3.2", stream: true });
+		const cap = request?.body.max_completion_tokens ?? request?.body.max_tokens;
+		expect(cap).toBe(4096);
+	});
+});
+
+describe("pi#540: enabledModels without a thinking suffix overrides defaultThinkingLevel with off", () => {
+	it("pi#540: settle -p on a scope from enabledModels: an entry without a suffix runs at defaultThinkingLevel, one with `:low` at low", async () => {
+		writeModels({
+			local: {
+				baseUrl: `${server.url}/v1`,
+				api: "openai-completions",
+				apiKey: "local-key",
+				models: [{ id: "thinker", reasoning: true }],
+			},
+		});
+		const at = { cwd: cli.project, agentDir: cli.agentDir };
+		writeSettings({ enabledModels: ["local/thinker"], defaultThinkingLevel: "high" });
+		server.reply(
+			chatReply([{ type: "text", text: "thought hard" }]),
+			chatReply([{ type: "text", text: "thought a bit" }]),
+		);
+		const plain = await runSettleAsync(["--no-session", "-p", "hi"], at);
+		expect(plain.stdout).toContain("thought hard");
+		expect(server.requests[0]?.body).toMatchObject({ model: "thinker", reasoning_effort: "high" });
+
+		writeSettings({ enabledModels: ["local/thinker:low"], defaultThinkingLevel: "high" });
+		const pinned = await runSettleAsync(["--no-session", "-p", "hi"], at);
+		expect(pinned.stdout).toContain("thought a bit");
+		expect(server.requests[1]?.body).toMatchObject({ model: "thinker", reasoning_effort: "low" });
 	});
 });
