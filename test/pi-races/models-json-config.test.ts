@@ -16,11 +16,18 @@
  * pi#540: `enabledModels` entries without a `:<thinking>` suffix started the session at `off`,
  * overriding `defaultThinkingLevel`. What the user should see: the settings' level asked for, and a
  * suffix winning over it.
+ *
+ * pi#193: Anthropic requests could not be routed through a gateway (Cloudflare AI gateway, for
+ * logging and caching): `ANTHROPIC_BASE_URL` did nothing and built-in providers' URLs were fixed
+ * (pi#406 added the models.json way). What the user should see: a models.json entry with only a
+ * `baseUrl` (and `headers`) for `anthropic` sends the built-in model's request there, with the
+ * user's key and the header, the built-in models all kept.
  */
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { runSettleAsync, useCliProject } from "../cli/helpers.js";
+import { anthropicReply } from "../llm/wire/anthropic.js";
 import { chatReply } from "../llm/wire/openai.js";
 import { startWireServer, type WireServer } from "../llm/wire/server.js";
 
@@ -148,5 +155,27 @@ describe("pi#540: enabledModels without a thinking suffix overrides defaultThink
 		const pinned = await runSettleAsync(["--no-session", "-p", "hi"], at);
 		expect(pinned.stdout).toContain("thought a bit");
 		expect(server.requests[1]?.body).toMatchObject({ model: "thinker", reasoning_effort: "low" });
+	});
+});
+
+describe("pi#193: a built-in provider's base URL cannot be pointed at a gateway", () => {
+	it("pi#193: models.json `anthropic: { baseUrl, headers }`: settle -p on anthropic/claude-sonnet-4-5 sends to the gateway with the key and header; --list-models keeps anthropic's models", async () => {
+		writeModels({ anthropic: { baseUrl: server.url, headers: { "cf-aig-authorization": "Bearer gateway-token" } } });
+		const at = { cwd: cli.project, agentDir: cli.agentDir, env: { ANTHROPIC_API_KEY: "sk-ant-user" } };
+		server.reply(anthropicReply([{ type: "text", text: "via the gateway" }]));
+		const run = await runSettleAsync(["--no-session", "--model", "anthropic/claude-sonnet-4-5", "-p", "hi"], at);
+		expect(run.code).toBe(0);
+		expect(run.stdout).toContain("via the gateway");
+		expect(server.requests).toHaveLength(1);
+		const request = server.requests[0];
+		expect(request?.path).toBe("/v1/messages");
+		expect(request?.headers["x-api-key"]).toBe("sk-ant-user");
+		expect(request?.headers["cf-aig-authorization"]).toBe("Bearer gateway-token");
+		expect(request?.body.model).toBe("claude-sonnet-4-5");
+
+		const list = await runSettleAsync(["--list-models", "anthropic/claude"], at);
+		expect(list.stdout).toContain("anthropic/claude-sonnet-4-5");
+		expect(list.stdout).toContain("anthropic/claude-opus-4-1");
+		expect(list.stderr).toBe("");
 	});
 });
