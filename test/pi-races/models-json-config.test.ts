@@ -22,6 +22,11 @@
  * (pi#406 added the models.json way). What the user should see: a models.json entry with only a
  * `baseUrl` (and `headers`) for `anthropic` sends the built-in model's request there, with the
  * user's key and the header, the built-in models all kept.
+ *
+ * pi#9725: `openrouter`'s `baseUrl` and key swapped for a credential-injecting proxy (the documented
+ * simple override) reached the proxy for some of its models only: pi 0.85.1 gave openrouter's
+ * anthropic models a base URL of their own, so they 404'd. What the user should see: every
+ * openrouter model, anthropic's and others', sent to the proxy with the proxy's token.
  */
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -177,5 +182,30 @@ describe("pi#193: a built-in provider's base URL cannot be pointed at a gateway"
 		expect(list.stdout).toContain("anthropic/claude-sonnet-4-5");
 		expect(list.stdout).toContain("anthropic/claude-opus-4-1");
 		expect(list.stderr).toBe("");
+	});
+});
+
+describe("pi#9725: an overridden openrouter baseUrl reaches the proxy for some models only", () => {
+	it("pi#9725: models.json `openrouter: { baseUrl, apiKey, authHeader }`: openrouter/anthropic/claude-sonnet-4.5 and openrouter/openai/gpt-4o-mini both go to the proxy with its token", async () => {
+		writeModels({
+			openrouter: { baseUrl: `${server.url}/api/v1`, apiKey: "OPENROUTER_PROXY_TOKEN", authHeader: true },
+		});
+		const at = {
+			cwd: cli.project,
+			agentDir: cli.agentDir,
+			env: { OPENROUTER_PROXY_TOKEN: "proxy-token", OPENROUTER_API_KEY: undefined },
+		};
+		const models = ["anthropic/claude-sonnet-4.5", "openai/gpt-4o-mini"];
+		for (const [index, id] of models.entries()) {
+			server.reply(chatReply([{ type: "text", text: `proxied ${id}` }]));
+			const run = await runSettleAsync(["--no-session", "--model", `openrouter/${id}`, "-p", "hi"], at);
+			expect(run.code).toBe(0);
+			expect(run.stdout).toContain(`proxied ${id}`);
+			const request = server.requests[index];
+			expect(request?.path).toBe("/api/v1/chat/completions");
+			expect(request?.headers.authorization).toBe("Bearer proxy-token");
+			expect(request?.body.model).toBe(id);
+		}
+		expect(server.requests).toHaveLength(2);
 	});
 });
