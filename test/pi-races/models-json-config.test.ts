@@ -27,11 +27,16 @@
  * simple override) reached the proxy for some of its models only: pi 0.85.1 gave openrouter's
  * anthropic models a base URL of their own, so they 404'd. What the user should see: every
  * openrouter model, anthropic's and others', sent to the proxy with the proxy's token.
+ *
+ * DLYZZT/pi-desktop#38: `enabledModels: ["deepseek/deepseek-v4-flash"]` also let in another
+ * provider's model whose id is `deepseek/deepseek-v4-flash` (a router's). What the user should see:
+ * the `deepseek` provider's model alone in the scope, and the session on it.
  */
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { runSettleAsync, useCliProject } from "../cli/helpers.js";
+import { Repl } from "../cli/interactive.helpers.js";
 import { anthropicReply } from "../llm/wire/anthropic.js";
 import { chatReply } from "../llm/wire/openai.js";
 import { startWireServer, type WireServer } from "../llm/wire/server.js";
@@ -207,5 +212,27 @@ describe("pi#9725: an overridden openrouter baseUrl reaches the proxy for some m
 			expect(request?.body.model).toBe(id);
 		}
 		expect(server.requests).toHaveLength(2);
+	});
+});
+
+describe("DLYZZT/pi-desktop#38: enabledModels provider/id also matches another provider's model with that id", () => {
+	it("pi-desktop#38: settle -i with enabledModels deepseek/deepseek-v4-flash and openrouter's deepseek/deepseek-v4-flash available: /model lists deepseek's model only and the prompt goes to it", async () => {
+		// Both built-in providers, keyed and re-pointed at the local endpoint.
+		writeModels({ deepseek: { baseUrl: `${server.url}/v1` }, openrouter: { baseUrl: `${server.url}/api/v1` } });
+		writeSettings({ enabledModels: ["deepseek/deepseek-v4-flash"] });
+		const chat = new Repl(["--no-session"], {
+			cwd: cli.project,
+			agentDir: cli.agentDir,
+			env: { DEEPSEEK_API_KEY: "deepseek-key", OPENROUTER_API_KEY: "openrouter-key" },
+		});
+		await chat.idle(0);
+		const listed = await chat.say("/model");
+		expect(listed).toContain("In the model scope (/model <provider/id>):\n* deepseek/deepseek-v4-flash");
+		expect(listed).not.toContain("openrouter/");
+		server.reply(chatReply([{ type: "text", text: "deepseek itself" }]));
+		expect(await chat.say("hi")).toContain("deepseek itself");
+		expect(server.requests[0]?.headers.authorization).toBe("Bearer deepseek-key");
+		expect(server.requests[0]?.body.model).toBe("deepseek-v4-flash");
+		expect(await chat.end()).toBe(0);
 	});
 });
