@@ -95,7 +95,8 @@ function parsePattern(
 /**
  * Resolves model patterns (pi's `--models a,b` / `enabledModels`) among `available` models, as pi
  * 0.73.1 does: `provider/id` or an id (exact, else the ids and names containing it), a glob
- * (`anthropic/*`, `*sonnet*`: against `provider/id` and the id) and a `:<thinking>` suffix
+ * (`anthropic/*`, `*sonnet*`: against `provider/id` and the id; a model whose id is the pattern
+ * itself, as `custom/model[1m]`, wins over the glob, as later pi's: pi#6210) and a `:<thinking>` suffix
  * (`sonnet:high`) fixing that model's thinking level. In pattern order, without duplicates.
  *
  * @example
@@ -112,6 +113,12 @@ export function resolveModelScope(patterns: readonly string[], available: readon
 		scopedModels.push(thinkingLevel ? { model, thinkingLevel } : { model });
 	};
 	for (const pattern of patterns) {
+		// A literal id first: `custom/model[1m]` names that model, not the glob class "1 or m" (pi#6210).
+		const literal = literalModelReference(pattern, available);
+		if (literal) {
+			add(literal.model, literal.thinkingLevel);
+			continue;
+		}
 		if (pattern.includes("*") || pattern.includes("?") || pattern.includes("[")) {
 			const colon = pattern.lastIndexOf(":");
 			const suffix = colon === -1 ? "" : pattern.slice(colon + 1);
@@ -129,6 +136,24 @@ export function resolveModelScope(patterns: readonly string[], available: readon
 		else warnings.push(`No models match pattern "${pattern}"`);
 	}
 	return { scopedModels, warnings };
+}
+
+/**
+ * A glob-looking pattern that is a model's exact reference (`custom/model[1m]`, with or without a
+ * `:<thinking>` suffix). Undefined for plain patterns: those resolve through {@link parsePattern}.
+ */
+function literalModelReference(
+	pattern: string,
+	available: readonly Model[],
+): { model: Model; thinkingLevel?: ThinkingLevel } | undefined {
+	if (!/[*?[]/.test(pattern)) return undefined;
+	const model = exactModelMatch(pattern, available);
+	if (model) return { model };
+	const colon = pattern.lastIndexOf(":");
+	const suffix = pattern.slice(colon + 1);
+	if (colon === -1 || !isThinkingLevel(suffix)) return undefined;
+	const inner = exactModelMatch(pattern.slice(0, colon), available);
+	return inner ? { model: inner, thinkingLevel: suffix } : undefined;
 }
 
 /**

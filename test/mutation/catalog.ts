@@ -13549,6 +13549,19 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/pi-races/export-before-first-answer.test.ts"],
 	},
+	{
+		id: "FE01",
+		file: "src/runtime/model-scope.ts",
+		description:
+			"pi#6210: a scope pattern that is a model's literal id with brackets (`custom/model[1m]`) is read as a glob again",
+		edits: [
+			{
+				find: "if (literal) {\n\t\t\tadd(literal.model, literal.thinkingLevel);",
+				replace: "if (literal && false) {\n\t\t\tadd(literal.model, literal.thinkingLevel);",
+			},
+		],
+		tests: ["test/pi-races/models-json-config.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */

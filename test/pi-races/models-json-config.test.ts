@@ -1,0 +1,238 @@
+/**
+ * Reports about `models.json` models and the settings that pick them, replayed against the real
+ * `settle` command (child processes) on a local OpenAI-compatible endpoint (test/llm/wire/server.ts).
+ *
+ * pi#6210: a custom model whose id holds brackets (`bracketed-model[1m]`, the form proxies use for a
+ * 1M-context variant) could not be put in the model scope: `enabledModels` / `--models` read any
+ * pattern with a `[` as a glob, so `custom/bracketed-model[1m]` matched nothing ("No models match
+ * pattern") or, worse, another model (`[1m]` is the class "1 or m"). What the user should see: the
+ * literal id matched first, the glob only when no model has that id.
+ *
+ * pi#3095, pi#3168: a custom OpenAI-compatible provider (`nvidia`, a model id with a slash) was
+ * listed but `pi --model nvidia/deepseek-ai/deepseek-v3.2 -p test` hung: nothing streamed for its
+ * api. What the user should see: the request at the endpoint, with the key and the model's cap, and
+ * the answer.
+ *
+ * pi#540: `enabledModels` entries without a `:<thinking>` suffix started the session at `off`,
+ * overriding `defaultThinkingLevel`. What the user should see: the settings' level asked for, and a
+ * suffix winning over it.
+ *
+ * pi#193: Anthropic requests could not be routed through a gateway (Cloudflare AI gateway, for
+ * logging and caching): `ANTHROPIC_BASE_URL` did nothing and built-in providers' URLs were fixed
+ * (pi#406 added the models.json way). What the user should see: a models.json entry with only a
+ * `baseUrl` (and `headers`) for `anthropic` sends the built-in model's request there, with the
+ * user's key and the header, the built-in models all kept.
+ *
+ * pi#9725: `openrouter`'s `baseUrl` and key swapped for a credential-injecting proxy (the documented
+ * simple override) reached the proxy for some of its models only: pi 0.85.1 gave openrouter's
+ * anthropic models a base URL of their own, so they 404'd. What the user should see: every
+ * openrouter model, anthropic's and others', sent to the proxy with the proxy's token.
+ *
+ * DLYZZT/pi-desktop#38: `enabledModels: ["deepseek/deepseek-v4-flash"]` also let in another
+ * provider's model whose id is `deepseek/deepseek-v4-flash` (a router's). What the user should see:
+ * the `deepseek` provider's model alone in the scope, and the session on it.
+ */
+import { mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { runSettleAsync, useCliProject } from "../cli/helpers.js";
+import { Repl } from "../cli/interactive.helpers.js";
+import { anthropicReply } from "../llm/wire/anthropic.js";
+import { chatReply } from "../llm/wire/openai.js";
+import { startWireServer, type WireServer } from "../llm/wire/server.js";
+
+const cli = useCliProject("settle-pi-races-models-json-config-");
+let server: WireServer;
+beforeEach(async () => {
+	server = await startWireServer();
+});
+afterEach(async () => {
+	await server.close();
+});
+
+function writeModels(providers: Record<string, unknown>): void {
+	mkdirSync(cli.agentDir, { recursive: true });
+	writeFileSync(join(cli.agentDir, "models.json"), JSON.stringify({ providers }));
+}
+
+function writeSettings(settings: Record<string, unknown>): void {
+	mkdirSync(cli.agentDir, { recursive: true });
+	writeFileSync(join(cli.agentDir, "settings.json"), JSON.stringify(settings));
+}
+
+describe("pi#6210: a model id with brackets cannot be scoped", () => {
+	const bracketed = () => ({
+		custom: {
+			baseUrl: `${server.url}/v1`,
+			api: "openai-completions",
+			apiKey: "custom-key",
+			// `bracketed-model1` is what the glob `bracketed-model[1m]` matches.
+			models: [{ id: "bracketed-model1" }, { id: "bracketed-model[1m]" }],
+		},
+	});
+
+	it("pi#6210: enabledModels naming custom/bracketed-model[1m]: settle -p runs on that model, no warning", async () => {
+		writeModels(bracketed());
+		writeSettings({ enabledModels: ["custom/bracketed-model[1m]"] });
+		server.reply(chatReply([{ type: "text", text: "answered by the 1m model" }]));
+		const run = await runSettleAsync(["--no-session", "-p", "hi"], { cwd: cli.project, agentDir: cli.agentDir });
+		expect(run.stdout).toContain("answered by the 1m model");
+		expect(server.requests).toHaveLength(1);
+		expect(server.requests[0]?.body.model).toBe("bracketed-model[1m]");
+		expect(run.stderr).not.toContain("No models match pattern");
+	});
+
+	it("pi#6210: --models 'custom/bracketed-model[1m]:high' scopes the literal id with its thinking level; a real glob still matches", async () => {
+		writeModels(bracketed());
+		server.reply(chatReply([{ type: "text", text: "scoped" }]));
+		const run = await runSettleAsync(["--no-session", "--models", "custom/bracketed-model[1m]:high", "-p", "hi"], {
+			cwd: cli.project,
+			agentDir: cli.agentDir,
+		});
+		expect(server.requests[0]?.body.model).toBe("bracketed-model[1m]");
+		expect(run.stderr).not.toContain("No models match pattern");
+
+		// No model has the id `bracketed-model[1]`: the pattern is a glob, and matches `bracketed-model1`.
+		server.reply(chatReply([{ type: "text", text: "globbed" }]));
+		const glob = await runSettleAsync(["--no-session", "--models", "custom/bracketed-model[1]", "-p", "hi"], {
+			cwd: cli.project,
+			agentDir: cli.agentDir,
+		});
+		expect(glob.stdout).toContain("globbed");
+		expect(server.requests[1]?.body.model).toBe("bracketed-model1");
+	});
+});
+
+describe("pi#3095, pi#3168: a custom OpenAI-compatible provider from models.json loads but cannot be called", () => {
+	it("pi#3095: settle -p --model nvidia/deepseek-ai/deepseek-v3.2 (the report's file): the endpoint gets the request with the key and the model's caps, the answer is printed", async () => {
+		const cost = { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 };
+		writeModels({
+			nvidia: {
+				baseUrl: `${server.url}/v1`,
+				api: "openai-completions",
+				apiKey: "nvapi-YOUR_KEY",
+				models: [
+					{
+						id: "deepseek-ai/deepseek-v3.2",
+						name: "DeepSeek V3.2",
+						reasoning: true,
+						input: ["text"],
+						contextWindow: 128000,
+						maxTokens: 4096,
+						cost,
+					},
+				],
+			},
+		});
+		server.reply(chatReply([{ type: "text", text: "deepseek answers" }]));
+		const run = await runSettleAsync(["--no-session", "--model", "nvidia/deepseek-ai/deepseek-v3.2", "-p", "test"], {
+			cwd: cli.project,
+			agentDir: cli.agentDir,
+		});
+		expect(run.code).toBe(0);
+		expect(run.stdout).toContain("deepseek answers");
+		expect(server.requests).toHaveLength(1);
+		const request = server.requests[0];
+		expect(request?.path).toBe("/v1/chat/completions");
+		expect(request?.headers.authorization).toBe("Bearer nvapi-YOUR_KEY");
+		expect(request?.body).toMatchObject({ model: "deepseek-ai/deepseek-v3.2", stream: true });
+		const cap = request?.body.max_completion_tokens ?? request?.body.max_tokens;
+		expect(cap).toBe(4096);
+	});
+});
+
+describe("pi#540: enabledModels without a thinking suffix overrides defaultThinkingLevel with off", () => {
+	it("pi#540: settle -p on a scope from enabledModels: an entry without a suffix runs at defaultThinkingLevel, one with `:low` at low", async () => {
+		writeModels({
+			local: {
+				baseUrl: `${server.url}/v1`,
+				api: "openai-completions",
+				apiKey: "local-key",
+				models: [{ id: "thinker", reasoning: true }],
+			},
+		});
+		const at = { cwd: cli.project, agentDir: cli.agentDir };
+		writeSettings({ enabledModels: ["local/thinker"], defaultThinkingLevel: "high" });
+		server.reply(
+			chatReply([{ type: "text", text: "thought hard" }]),
+			chatReply([{ type: "text", text: "thought a bit" }]),
+		);
+		const plain = await runSettleAsync(["--no-session", "-p", "hi"], at);
+		expect(plain.stdout).toContain("thought hard");
+		expect(server.requests[0]?.body).toMatchObject({ model: "thinker", reasoning_effort: "high" });
+
+		writeSettings({ enabledModels: ["local/thinker:low"], defaultThinkingLevel: "high" });
+		const pinned = await runSettleAsync(["--no-session", "-p", "hi"], at);
+		expect(pinned.stdout).toContain("thought a bit");
+		expect(server.requests[1]?.body).toMatchObject({ model: "thinker", reasoning_effort: "low" });
+	});
+});
+
+describe("pi#193: a built-in provider's base URL cannot be pointed at a gateway", () => {
+	it("pi#193: models.json `anthropic: { baseUrl, headers }`: settle -p on anthropic/claude-sonnet-4-5 sends to the gateway with the key and header; --list-models keeps anthropic's models", async () => {
+		writeModels({ anthropic: { baseUrl: server.url, headers: { "cf-aig-authorization": "Bearer gateway-token" } } });
+		const at = { cwd: cli.project, agentDir: cli.agentDir, env: { ANTHROPIC_API_KEY: "sk-ant-user" } };
+		server.reply(anthropicReply([{ type: "text", text: "via the gateway" }]));
+		const run = await runSettleAsync(["--no-session", "--model", "anthropic/claude-sonnet-4-5", "-p", "hi"], at);
+		expect(run.code).toBe(0);
+		expect(run.stdout).toContain("via the gateway");
+		expect(server.requests).toHaveLength(1);
+		const request = server.requests[0];
+		expect(request?.path).toBe("/v1/messages");
+		expect(request?.headers["x-api-key"]).toBe("sk-ant-user");
+		expect(request?.headers["cf-aig-authorization"]).toBe("Bearer gateway-token");
+		expect(request?.body.model).toBe("claude-sonnet-4-5");
+
+		const list = await runSettleAsync(["--list-models", "anthropic/claude"], at);
+		expect(list.stdout).toContain("anthropic/claude-sonnet-4-5");
+		expect(list.stdout).toContain("anthropic/claude-opus-4-1");
+		expect(list.stderr).toBe("");
+	});
+});
+
+describe("pi#9725: an overridden openrouter baseUrl reaches the proxy for some models only", () => {
+	it("pi#9725: models.json `openrouter: { baseUrl, apiKey, authHeader }`: openrouter/anthropic/claude-sonnet-4.5 and openrouter/openai/gpt-4o-mini both go to the proxy with its token", async () => {
+		writeModels({
+			openrouter: { baseUrl: `${server.url}/api/v1`, apiKey: "OPENROUTER_PROXY_TOKEN", authHeader: true },
+		});
+		const at = {
+			cwd: cli.project,
+			agentDir: cli.agentDir,
+			env: { OPENROUTER_PROXY_TOKEN: "proxy-token", OPENROUTER_API_KEY: undefined },
+		};
+		const models = ["anthropic/claude-sonnet-4.5", "openai/gpt-4o-mini"];
+		for (const [index, id] of models.entries()) {
+			server.reply(chatReply([{ type: "text", text: `proxied ${id}` }]));
+			const run = await runSettleAsync(["--no-session", "--model", `openrouter/${id}`, "-p", "hi"], at);
+			expect(run.code).toBe(0);
+			expect(run.stdout).toContain(`proxied ${id}`);
+			const request = server.requests[index];
+			expect(request?.path).toBe("/api/v1/chat/completions");
+			expect(request?.headers.authorization).toBe("Bearer proxy-token");
+			expect(request?.body.model).toBe(id);
+		}
+		expect(server.requests).toHaveLength(2);
+	});
+});
+
+describe("DLYZZT/pi-desktop#38: enabledModels provider/id also matches another provider's model with that id", () => {
+	it("pi-desktop#38: settle -i with enabledModels deepseek/deepseek-v4-flash and openrouter's deepseek/deepseek-v4-flash available: /model lists deepseek's model only and the prompt goes to it", async () => {
+		// Both built-in providers, keyed and re-pointed at the local endpoint.
+		writeModels({ deepseek: { baseUrl: `${server.url}/v1` }, openrouter: { baseUrl: `${server.url}/api/v1` } });
+		writeSettings({ enabledModels: ["deepseek/deepseek-v4-flash"] });
+		const chat = new Repl(["--no-session"], {
+			cwd: cli.project,
+			agentDir: cli.agentDir,
+			env: { DEEPSEEK_API_KEY: "deepseek-key", OPENROUTER_API_KEY: "openrouter-key" },
+		});
+		await chat.idle(0);
+		const listed = await chat.say("/model");
+		expect(listed).toContain("In the model scope (/model <provider/id>):\n* deepseek/deepseek-v4-flash");
+		expect(listed).not.toContain("openrouter/");
+		server.reply(chatReply([{ type: "text", text: "deepseek itself" }]));
+		expect(await chat.say("hi")).toContain("deepseek itself");
+		expect(server.requests[0]?.headers.authorization).toBe("Bearer deepseek-key");
+		expect(server.requests[0]?.body.model).toBe("deepseek-v4-flash");
+		expect(await chat.end()).toBe(0);
+	});
+});
