@@ -365,7 +365,14 @@ describe("pi-compat compaction functions take pi's arguments and answer as pi's,
 			expect(run.settle).not.toBeInstanceOf(Error);
 			const order = (requests: SeenRequest[]) =>
 				requests.map(comparable).sort((a, b) => a.conversation.localeCompare(b.conversation));
-			expect(order(run.settleRequests)).toEqual(order(run.piRequests));
+			// PI_BUG_SPLIT_TURN_PREFIX_DROPS_FOCUS (pi#9348): Settle's split-turn prefix request carries the
+			// focus as its history request does; pi 0.73.1's leaves it out.
+			const ours = order(run.settleRequests).map((request) => {
+				if (!request.headings.includes("## Context for Suffix")) return request;
+				expect(request.focus).toBe("the tests");
+				return { ...request, focus: undefined };
+			});
+			expect(ours).toEqual(order(run.piRequests));
 		}
 		// The cases above cover a split turn (two requests) and a whole one.
 		const splits = [150, 250, 1].map(
