@@ -13562,6 +13562,14 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/pi-races/models-json-config.test.ts"],
 	},
+	{
+		id: "FH01",
+		file: "src/llm/errors.ts",
+		description:
+			'pi#9002: OpenRouter\'s `finish_reason: "error"` ("Provider finish_reason: error", the upstream died mid-stream) is no longer retried: the turn dies on the first attempt',
+		edits: [{ find: "/\\bfinish_reason: error$/i,", replace: "/\\bfinish_reason: error-never$/i," }],
+		tests: ["test/pi-races/retry-finish-reason.test.ts", "test/recovery/errors.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */

@@ -1,0 +1,66 @@
+/**
+ * Retry reports about how an OpenAI-compatible stream ends, replayed over HTTP: pi-ai's own OpenAI
+ * client talks to a local server that streams as the provider did (`test/llm/wire`), through a whole
+ * session from `createAgentSession`, its JSONL on disk.
+ *
+ * pi#9002: OpenRouter closes a stream with the non-standard `finish_reason: "error"` when the
+ * upstream dies after streaming started; pi-ai maps it to `Provider finish_reason: error`, which
+ * matched none of the retry patterns: the turn died on the first attempt. What the user should see:
+ * the request retried after a backoff, and the answer. A `content_filter` finish (a refusal) is not
+ * transient and must still end the turn at once.
+ */
+import { afterEach, describe, expect, it } from "vitest";
+import { chatEvents, chatReply } from "../llm/wire/openai.js";
+import { type SseEvent, sse } from "../llm/wire/server.js";
+import { lastAssistant, startWireSession, type WireSession } from "../llm/wire/session.js";
+
+let w: WireSession | undefined;
+afterEach(async () => {
+	await w?.dispose();
+	w = undefined;
+});
+
+/** A completion that streams `text`, then ends with `finishReason` (any string the provider sends). */
+function endsWith(text: string, finishReason: string) {
+	const events: SseEvent[] = chatEvents([{ type: "text", text }]).map((event) => {
+		const data = event.data as { choices?: { finish_reason?: string | null }[] };
+		const choice = data.choices?.[0];
+		if (choice?.finish_reason !== "stop") return event;
+		return { data: { ...data, choices: [{ ...choice, finish_reason: finishReason }] } };
+	});
+	return sse(events);
+}
+
+describe('pi#9002: OpenRouter\'s finish_reason "error" (upstream died mid-stream) is never retried', () => {
+	it('pi#9002: "Provider finish_reason: error" is retried after a backoff; the answer is saved, the cut attempt is not in the context', async () => {
+		w = await startWireSession({ api: "openai-completions", settings: { defaultThinkingLevel: "off" } });
+		w.server.reply(endsWith("Here is the synop", "error"), chatReply([{ type: "text", text: "The whole answer." }]));
+		await w.session.prompt("summarize the file");
+
+		expect(w.server.requests).toHaveLength(2);
+		expect(w.eventsOf("auto_retry_start")).toEqual([
+			expect.objectContaining({ attempt: 1, errorMessage: "Provider finish_reason: error" }),
+		]);
+		expect(w.eventsOf("auto_retry_end")).toEqual([expect.objectContaining({ success: true, attempt: 1 })]);
+		expect(lastAssistant(w)).toMatchObject({
+			stopReason: "stop",
+			content: [{ type: "text", text: "The whole answer." }],
+		});
+		// The retried request carries the user's prompt once and not the cut answer.
+		const sent = w.server.requests[1]!.body.messages as { role: string }[];
+		expect(sent.map((m) => m.role)).toEqual(["developer", "user"]);
+	});
+
+	it('pi#9002: a "content_filter" finish (a refusal) is not retried: one request, the turn ends with the error', async () => {
+		w = await startWireSession({ api: "openai-completions", settings: { defaultThinkingLevel: "off" } });
+		w.server.reply(endsWith("I can", "content_filter"), chatReply([{ type: "text", text: "never sent" }]));
+		await w.session.prompt("summarize the file");
+
+		expect(w.server.requests).toHaveLength(1);
+		expect(w.eventsOf("auto_retry_start")).toEqual([]);
+		expect(lastAssistant(w)).toMatchObject({
+			stopReason: "error",
+			errorMessage: "Provider finish_reason: content_filter",
+		});
+	});
+});
