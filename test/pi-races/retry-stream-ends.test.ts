@@ -8,11 +8,19 @@
  * matched none of the retry patterns: the turn died on the first attempt. What the user should see:
  * the request retried after a backoff, and the answer. A `content_filter` finish (a refusal) is not
  * transient and must still end the turn at once.
+ *
+ * pi#2892: a connection that opened, then closed before any token ("request ended without sending
+ * any chunks"), matched none of pi's retry patterns; pi#5793: later pi's "Stream ended without
+ * finish_reason" (a proxy's early EOF) was not retried either. Replayed against a real `settle -p`
+ * child process on a scripted model whose first answer ends in that text. What the user should see:
+ * one retry after a backoff, then the answer, exit 0.
  */
 import { afterEach, describe, expect, it } from "vitest";
+import { useCliProject } from "../cli/helpers.js";
 import { chatEvents, chatReply } from "../llm/wire/openai.js";
 import { type SseEvent, sse } from "../llm/wire/server.js";
 import { lastAssistant, startWireSession, type WireSession } from "../llm/wire/session.js";
+import { runJsonScript } from "./helpers.js";
 
 let w: WireSession | undefined;
 afterEach(async () => {
@@ -63,4 +71,31 @@ describe('pi#9002: OpenRouter\'s finish_reason "error" (upstream died mid-stream
 			errorMessage: "Provider finish_reason: content_filter",
 		});
 	});
+});
+
+describe("pi#2892 / pi#5793: a stream that ended before any chunk, or without a finish_reason, is not retried", () => {
+	const cli = useCliProject("settle-pi-races-retry-ends-");
+	for (const [report, errorMessage] of [
+		["pi#2892", "request ended without sending any chunks"],
+		["pi#5793", "Stream ended without finish_reason"],
+	] as const) {
+		it(`${report}: "${errorMessage}" is retried once after a backoff and \`settle -p\` answers (exit 0)`, () => {
+			// A short backoff: the test waits for the retry, it does not time it.
+			const { code, events, stderr } = runJsonScript(
+				cli,
+				[{ stopReason: "error", errorMessage }, "Answered after the retry."],
+				{ baseDelayMs: 1 },
+			);
+			expect(stderr).toBe("");
+			expect(code).toBe(0);
+			expect(events.filter((event) => event.type === "auto_retry_start")).toEqual([
+				expect.objectContaining({ attempt: 1, errorMessage }),
+			]);
+			expect(events.filter((event) => event.type === "auto_retry_end")).toEqual([
+				expect.objectContaining({ success: true, attempt: 1 }),
+			]);
+			const ends = events.filter((event) => event.type === "agent_end");
+			expect(JSON.stringify(ends.at(-1))).toContain("Answered after the retry.");
+		});
+	}
 });
