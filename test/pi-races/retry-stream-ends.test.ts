@@ -14,12 +14,19 @@
  * finish_reason" (a proxy's early EOF) was not retried either. Replayed against a real `settle -p`
  * child process on a scripted model whose first answer ends in that text. What the user should see:
  * one retry after a backoff, then the answer, exit 0.
+ *
+ * pi#9627: a Cloudflare-proxied gateway answered 520 with no body ("520 status code (no body)");
+ * pi's retry pattern listed 500-504 and 524 (added for pi#6239, the same shape) but not 520: the turn
+ * ended on the first attempt, and the very next request succeeded. Replayed with the OpenAI and
+ * Anthropic clients against a local server answering 520 / 524 with an empty body. What the user
+ * should see: a retry after a backoff, and the answer.
  */
 import { afterEach, describe, expect, it } from "vitest";
 import { useCliProject } from "../cli/helpers.js";
+import { anthropicReply } from "../llm/wire/anthropic.js";
 import { chatEvents, chatReply } from "../llm/wire/openai.js";
-import { type SseEvent, sse } from "../llm/wire/server.js";
-import { lastAssistant, startWireSession, type WireSession } from "../llm/wire/session.js";
+import { type SseEvent, sse, text } from "../llm/wire/server.js";
+import { lastAssistant, startWireSession, type WireApi, type WireSession } from "../llm/wire/session.js";
 import { runJsonScript } from "./helpers.js";
 
 let w: WireSession | undefined;
@@ -97,5 +104,30 @@ describe("pi#2892 / pi#5793: a stream that ended before any chunk, or without a 
 			const ends = events.filter((event) => event.type === "agent_end");
 			expect(JSON.stringify(ends.at(-1))).toContain("Answered after the retry.");
 		});
+	}
+});
+
+describe("pi#9627 / pi#6239: a Cloudflare 520 or 524 with no body ends the turn on the first attempt", () => {
+	for (const api of ["openai-completions", "anthropic-messages"] as const satisfies readonly WireApi[]) {
+		for (const [report, status] of [
+			["pi#9627", 520],
+			["pi#6239", 524],
+		] as const) {
+			it(`${report}: ${api}: an empty-bodied ${status} is retried after a backoff; the answer arrives`, async () => {
+				w = await startWireSession({ api, settings: { defaultThinkingLevel: "off" } });
+				const answer = [{ type: "text" as const, text: "answered after the gateway blip" }];
+				w.server.reply(text(status, ""), api === "openai-completions" ? chatReply(answer) : anthropicReply(answer));
+				await w.session.prompt("hello");
+
+				expect(w.server.requests).toHaveLength(2);
+				expect(w.eventsOf("auto_retry_start")).toEqual([
+					expect.objectContaining({
+						attempt: 1,
+						errorMessage: expect.stringContaining(`${status} status code (no body)`),
+					}),
+				]);
+				expect(lastAssistant(w)).toMatchObject({ stopReason: "stop", content: answer });
+			});
+		}
 	}
 });
