@@ -93,6 +93,10 @@ const TRANSIENT_PATTERNS: readonly RegExp[] = [
 	/server.?error/i,
 	/internal.?error/i,
 	/provider.?returned.?error/i,
+	// OpenRouter ends a stream `finish_reason: "error"` when the upstream dies after streaming
+	// started; pi-ai words it "Provider finish_reason: error" (pi#9002: the turn died, unretried).
+	// Whole value only: `content_filter` is a refusal and stays final.
+	/\bfinish_reason: error$/i,
 	/network.?error/i,
 	/connection.?(?:error|refused|lost|reset)/i,
 	/websocket.?(?:closed|error)/i,

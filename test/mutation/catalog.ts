@@ -1418,11 +1418,15 @@ export const MUTANTS: Mutant[] = [
 	{
 		id: "A07",
 		file: "src/agent/agent-loop.ts",
-		description: "a prepared tool is started although the run was aborted while a sibling's hooks ran",
+		description: "a prepared tool is started although the run was aborted while a sibling's hooks ran (pi#8935)",
 		edits: [
 			{ find: 'if (signal.aborted) return { result: errorResult("Operation aborted"), isError: true };', replace: "" },
 		],
-		tests: ["test/session/abort-at-every-await.test.ts", "test/session/lost-abort-regressions.test.ts"],
+		tests: [
+			"test/session/abort-at-every-await.test.ts",
+			"test/session/lost-abort-regressions.test.ts",
+			"test/pi-races/abort-preflight.test.ts",
+		],
 	},
 	{
 		id: "A08",
@@ -13561,6 +13565,14 @@ export const MUTANTS: Mutant[] = [
 			},
 		],
 		tests: ["test/pi-races/models-json-config.test.ts"],
+	},
+	{
+		id: "FH01",
+		file: "src/llm/errors.ts",
+		description:
+			'pi#9002: OpenRouter\'s `finish_reason: "error"` ("Provider finish_reason: error", the upstream died mid-stream) is no longer retried: the turn dies on the first attempt',
+		edits: [{ find: "/\\bfinish_reason: error$/i,", replace: "/\\bfinish_reason: error-never$/i," }],
+		tests: ["test/pi-races/retry-stream-ends.test.ts", "test/recovery/errors.test.ts"],
 	},
 ];
 

@@ -44,6 +44,7 @@ const RETRY_DIVERGES_FROM_PI = new Set([
 	"enotfound",
 	"eai-again",
 	"etimedout",
+	"openrouter-finish-reason-error", // pi#9002
 ]);
 
 /** pi 0.73.1's own retry classifier (a private method; it only reads `this.model`). */
