@@ -13483,7 +13483,7 @@ export const MUTANTS: Mutant[] = [
 		description:
 			"an apostrophe inside a template argument opens a quote again: `/review don't touch the user's API` gives $1 `dont touch the users` (openclaw#90468)",
 		edits: [{ find: `(char === "'" && current === "")`, replace: `char === "'"` }],
-		tests: ["test/pi-races/prompt-templates-apostrophes.test.ts"],
+		tests: ["test/pi-races/prompt-templates-arguments.test.ts"],
 	},
 	{
 		id: "EX01",

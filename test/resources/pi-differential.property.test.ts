@@ -37,7 +37,7 @@
  * - The system prompt is Settle's own sectioned format (test/session/system-prompt.test.ts): what
  *   is compared is that every piece pi's prompt carries for these resources is in Settle's.
  * - Template arguments: a `'` inside an argument (`don't`) is an apostrophe in Settle, a quote in pi
- *   (openclaw#90468, test/pi-races/prompt-templates-apostrophes.test.ts); invocations with a `'`
+ *   (openclaw#90468, test/pi-races/prompt-templates-arguments.test.ts); invocations with a `'`
  *   after a non-blank are not compared.
  * - Template arguments: pi substitutes in several passes, so a value holding `$@`/`$ARGUMENTS`
  *   (or a `$` meeting a value starting with `@`) is substituted again; Settle substitutes once
