@@ -36,6 +36,26 @@ afterEach(() => {
 	rmSync(dir, { recursive: true, force: true });
 });
 
+/** A host script's start: `session`, file-backed in `dir`, on a faux model answering `answer`; then `rest`. */
+function hostScript(answer: string, rest: string): string {
+	const src = resolve(import.meta.dirname, "../../src");
+	return `import { createFauxProvider, fauxAssistantMessage } from ${JSON.stringify(join(src, "llm/faux.ts"))};
+import { InMemoryModelRuntime } from ${JSON.stringify(join(src, "llm/model-runtime.ts"))};
+import { createAgentSession } from ${JSON.stringify(join(src, "runtime/sdk.ts"))};
+import { SettingsManager } from ${JSON.stringify(join(src, "settings/settings-manager.ts"))};
+const faux = createFauxProvider({ models: [{ id: "faux-1" }] });
+const modelRuntime = new InMemoryModelRuntime();
+modelRuntime.registerFauxProvider(faux);
+faux.setResponses([fauxAssistantMessage(${JSON.stringify(answer)})]);
+const { session } = await createAgentSession({
+	cwd: ${JSON.stringify(dir)},
+	agentDir: ${JSON.stringify(agentDir)},
+	modelRuntime,
+	settingsManager: SettingsManager.inMemory(),
+});
+${rest}`;
+}
+
 function alive(child: ChildProcess): boolean {
 	return child.exitCode === null && child.signalCode === null;
 }
@@ -116,29 +136,17 @@ describe("pi#8025: one throwing subscribe() listener starved the later listeners
 
 describe("pi-coding-agent-action#394, pi#4391: a one-shot SDK script stayed alive after its answer", () => {
 	it("a script that prompts a file-backed session and never disposes it exits 0 on its own, the file complete", () => {
-		const src = resolve(import.meta.dirname, "../../src");
 		const script = join(dir, "one-shot.mts");
 		writeFileSync(
 			script,
-			`import { createFauxProvider, fauxAssistantMessage } from ${JSON.stringify(join(src, "llm/faux.ts"))};
-import { InMemoryModelRuntime } from ${JSON.stringify(join(src, "llm/model-runtime.ts"))};
-import { createAgentSession } from ${JSON.stringify(join(src, "runtime/sdk.ts"))};
-import { SettingsManager } from ${JSON.stringify(join(src, "settings/settings-manager.ts"))};
-const faux = createFauxProvider({ models: [{ id: "faux-1" }] });
-const modelRuntime = new InMemoryModelRuntime();
-modelRuntime.registerFauxProvider(faux);
-faux.setResponses([fauxAssistantMessage("the review")]);
-const { session } = await createAgentSession({
-	cwd: ${JSON.stringify(dir)},
-	agentDir: ${JSON.stringify(agentDir)},
-	modelRuntime,
-	settingsManager: SettingsManager.inMemory(),
-});
-await session.prompt("review this");
+			hostScript(
+				"the review",
+				`await session.prompt("review this");
 const last = session.messages.at(-1);
 console.log(JSON.stringify({ file: session.sessionFile, answer: last?.role === "assistant" ? last.content : undefined }));
 // no session.dispose(): the host forgot it, as in the reports
 `,
+			),
 		);
 		const result = spawnSync(process.execPath, ["--import", "tsx", script], {
 			cwd: resolve(import.meta.dirname, "../.."),
@@ -219,7 +227,6 @@ describe("pi#3425: a saved answer without usage (or with part of it) after a com
 
 describe("session.dispose() did not wait for async session_shutdown handlers: a host that exited right after lost what they wrote", () => {
 	it("a script that awaits session.dispose() and exits at once keeps the log line an extension appends after an await", () => {
-		const src = resolve(import.meta.dirname, "../../src");
 		const log = join(dir, "flushed.log");
 		mkdirSync(join(agentDir, "extensions"));
 		writeFileSync(
@@ -236,26 +243,15 @@ export default function (pi) {
 		const script = join(dir, "dispose-and-exit.mts");
 		writeFileSync(
 			script,
-			`import { createFauxProvider, fauxAssistantMessage } from ${JSON.stringify(join(src, "llm/faux.ts"))};
-import { InMemoryModelRuntime } from ${JSON.stringify(join(src, "llm/model-runtime.ts"))};
-import { createAgentSession } from ${JSON.stringify(join(src, "runtime/sdk.ts"))};
-import { SettingsManager } from ${JSON.stringify(join(src, "settings/settings-manager.ts"))};
-const faux = createFauxProvider({ models: [{ id: "faux-1" }] });
-const modelRuntime = new InMemoryModelRuntime();
-modelRuntime.registerFauxProvider(faux);
-faux.setResponses([fauxAssistantMessage("done")]);
-const { session } = await createAgentSession({
-	cwd: ${JSON.stringify(dir)},
-	agentDir: ${JSON.stringify(agentDir)},
-	modelRuntime,
-	settingsManager: SettingsManager.inMemory(),
-});
-await session.bindExtensions({});
+			hostScript(
+				"done",
+				`await session.bindExtensions({});
 await session.prompt("hello");
 const undelivered = await session.dispose();
 console.log(JSON.stringify({ undelivered, isArray: Array.isArray(undelivered) }));
 process.exit(0);
 `,
+			),
 		);
 		const result = spawnSync(process.execPath, ["--import", "tsx", script], {
 			cwd: resolve(import.meta.dirname, "../.."),
