@@ -316,6 +316,24 @@ describe("pi#2921: custom models added to a built-in provider in models.json are
 	});
 });
 
+describe("pi#2921 in settle -i: /model reads models.json again", () => {
+	it("pi#2921: settle -i, `/model openrouter/some/new-model` (the custom model of the built-in provider): the prompt goes to it with OPENROUTER_API_KEY", async () => {
+		writeModels({ openrouter: { baseUrl: `${server.url}/api/v1`, models: [{ id: "some/new-model" }] } });
+		const chat = new Repl(["--no-session", "--model", "openrouter/openai/gpt-4o-mini"], {
+			cwd: cli.project,
+			agentDir: cli.agentDir,
+			env: { OPENROUTER_API_KEY: "openrouter-key" },
+		});
+		await chat.idle(0);
+		expect(await chat.say("/model openrouter/some/new-model")).toContain("openrouter/some/new-model");
+		server.reply(chatReply([{ type: "text", text: "picked in the chat" }]));
+		expect(await chat.say("hi")).toContain("picked in the chat");
+		expect(server.requests[0]?.body.model).toBe("some/new-model");
+		expect(server.requests[0]?.headers.authorization).toBe("Bearer openrouter-key");
+		expect(await chat.end()).toBe(0);
+	});
+});
+
 describe("modelOverrides: per-model changes of a built-in provider's models in models.json are skipped", () => {
 	it("modelOverrides: openrouter/openai/gpt-4o-mini with contextWindow, maxTokens and headers: --list-models shows the window; the request carries the cap and the header", async () => {
 		writeModels({
