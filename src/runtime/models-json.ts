@@ -3,8 +3,8 @@
  * default model runtime so a pi user's `SETTLE_AGENT_DIR=~/.pi/agent` finds their local models.
  * Each provider is applied as `pi.registerProvider` applies a config (same validation, same key
  * rules: an `apiKey` names an environment variable, else it is the key). What Settle cannot apply
- * (custom models of a built-in provider, `modelOverrides`, `!command` keys, a broken file) is
- * reported, never silent. Comments and trailing commas are read as pi reads them.
+ * (`!command` keys, a broken file) is reported, never silent. Custom models of a built-in
+ * provider are merged into its models and `modelOverrides` change them, as pi 0.73.1 loads them. Comments and trailing commas are read as pi reads them.
  * `ctx.modelRegistry.refresh()` reads the file again, as pi's does (see {@link applyModelsJson}).
  */
 import { join } from "node:path";
@@ -13,8 +13,10 @@ import type { ProviderConfig } from "../extensions/types.js";
 import type { ModelRuntime } from "../llm/model-runtime.js";
 import {
 	clearModelsFileProviders,
+	type ModelOverride,
 	mergeCompat,
 	reapplyModelsFileOrder,
+	registerModelsFileBuiltIn,
 	registerModelsFileProvider,
 	setModelsFileError,
 	setModelsFileReloader,
@@ -93,22 +95,21 @@ function applyModelsFile(
 			continue;
 		}
 		const entry = raw as Record<string, unknown>;
-		const unsupported: string[] = [];
-		if (entry.modelOverrides !== undefined) unsupported.push('"modelOverrides"');
 		const models = Array.isArray(entry.models) ? (entry.models as Record<string, unknown>[]) : [];
-		// pi merges custom models into a built-in provider's list; registerProvider would replace the list.
-		if (models.length > 0 && builtIn.has(name)) {
-			warn(
-				`${path}: custom models of the built-in provider "${name}" are not supported by Settle; it was skipped (give the models their own provider name, with "baseUrl", "api" and "apiKey").`,
-			);
-			continue;
-		}
+		const modelOverrides = isRecord(entry.modelOverrides) ? entry.modelOverrides : undefined;
 		if (models.some((model) => typeof model?.id !== "string" || model.id === "")) {
 			warn(`${path}: provider "${name}" has a model without an "id"; the provider was skipped.`);
 			continue;
 		}
 		try {
-			registerModelsFileProvider(modelRuntime, name, providerConfig(entry, models));
+			// pi merges custom models into a built-in provider's list and applies modelOverrides to its models.
+			if (builtIn.has(name) && (models.length > 0 || modelOverrides !== undefined)) {
+				const { models: custom = [], ...config } = providerConfig(entry, models);
+				registerModelsFileBuiltIn(modelRuntime, name, config, {
+					models: custom,
+					modelOverrides: (modelOverrides ?? {}) as Record<string, ModelOverride>,
+				});
+			} else registerModelsFileProvider(modelRuntime, name, providerConfig(entry, models));
 			applied.push(name);
 		} catch (error) {
 			warn(`${path}: provider "${name}" was skipped: ${errorMessage(error)}`);
@@ -120,8 +121,11 @@ function applyModelsFile(
 				`${path}: provider "${name}": Settle does not run the "apiKey" command (${entry.apiKey.slice(0, 40)}); put the key in auth.json ({"${name}": {"type": "api_key", "key": "…"}}) or in an environment variable named by "apiKey".`,
 			);
 		}
-		if (unsupported.length > 0) {
-			warn(`${path}: provider "${name}": ${unsupported.join(", ")} is not supported by Settle and was ignored.`);
+		// pi applies modelOverrides to built-in models only; said rather than ignored silently.
+		if (modelOverrides !== undefined && !builtIn.has(name)) {
+			warn(
+				`${path}: provider "${name}": "modelOverrides" change built-in models only and "${name}" is not a built-in provider; they were ignored (put the values in its "models" entries).`,
+			);
 		}
 	}
 	return applied;

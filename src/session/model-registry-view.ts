@@ -42,6 +42,11 @@ interface ExtensionProviders {
 	 * so an extension's registration under a file provider's name survives it (as in pi).
 	 */
 	fileConfigs: Map<string, ProviderConfig>;
+	/**
+	 * For a built-in provider in models.json with `models` or `modelOverrides`: what is merged into
+	 * its models (pi's merge by id, not `registerProvider`'s replacement); its config is in `fileConfigs`.
+	 */
+	fileChanges: Map<string, BuiltInModelChanges>;
 	/** The runtime's provider before an extension first changed its models (undefined: none). */
 	baselines: Map<string, ProviderSnapshot | undefined>;
 	overrides: Map<string, ProviderOverride>;
@@ -63,6 +68,7 @@ function providersOf(runtime: ModelRuntime): ExtensionProviders {
 		state = {
 			registered: new Map(),
 			fileConfigs: new Map(),
+			fileChanges: new Map(),
 			baselines: new Map(),
 			overrides: new Map(),
 			requestConfigs: new Map(),
@@ -237,6 +243,7 @@ export function clearModelsFileProviders(runtime: ModelRuntime): void {
 	const state = extensionProviders.get(runtime);
 	if (!state || state.fileConfigs.size === 0) return;
 	state.fileConfigs.clear();
+	state.fileChanges.clear();
 	if (runtime instanceof InMemoryModelRuntime) reapplyProviders(runtime, state);
 }
 
@@ -321,13 +328,7 @@ function applyProviderConfig(
 		runtime.setApiStream(config.api, streamFn);
 		state.apis.add(config.api);
 	}
-	if (config.apiKey || config.headers || config.authHeader) {
-		const { apiKey, headers, authHeader } = config;
-		state.requestConfigs.set(name, { apiKey, headers, authHeader });
-		// pi's config values: the named environment variable when it is set, else the literal key.
-		runtime.setFallbackApiKey(name, apiKey ? () => resolveConfigValue(apiKey) : undefined);
-		runtime.setAuthHeader(name, authHeader === true);
-	}
+	applyRequestConfig(runtime, state, name, config);
 	if (config.models?.length) {
 		if (!state.baselines.has(name)) state.baselines.set(name, runtime.snapshotProvider(name));
 		state.overrides.delete(name);
@@ -347,6 +348,133 @@ function applyProviderConfig(
 	} else if (config.baseUrl || config.headers) {
 		overrideProvider(runtime, state, name, config);
 	}
+}
+
+/** pi's `storeProviderRequestConfig`: a config with `apiKey`, `headers` or `authHeader` is the provider's request config. */
+function applyRequestConfig(
+	runtime: InMemoryModelRuntime,
+	state: ExtensionProviders,
+	name: string,
+	config: ProviderConfig,
+): void {
+	if (!config.apiKey && !config.headers && !config.authHeader) return;
+	const { apiKey, headers, authHeader } = config;
+	state.requestConfigs.set(name, { apiKey, headers, authHeader });
+	// pi's config values: the named environment variable when it is set, else the literal key.
+	runtime.setFallbackApiKey(name, apiKey ? () => resolveConfigValue(apiKey) : undefined);
+	runtime.setAuthHeader(name, authHeader === true);
+}
+
+/**
+ * pi's `modelOverrides` entry for one built-in model: the fields given replace the model's,
+ * `cost`, `thinkingLevelMap` and `compat` are merged into its own, `headers` go on its requests.
+ */
+export interface ModelOverride {
+	name?: string;
+	reasoning?: boolean;
+	thinkingLevelMap?: Model["thinkingLevelMap"];
+	input?: Model["input"];
+	cost?: Partial<Model["cost"]>;
+	contextWindow?: number;
+	maxTokens?: number;
+	headers?: Record<string, string>;
+	compat?: Record<string, unknown>;
+}
+
+/** What a models.json entry of a built-in provider changes in its models (see {@link registerModelsFileBuiltIn}). */
+export interface BuiltInModelChanges {
+	/** Custom models: one with a built-in model's id replaces it in place, the others are added. */
+	models: NonNullable<ProviderConfig["models"]>;
+	/** pi's `modelOverrides`, by built-in model id. */
+	modelOverrides: Record<string, ModelOverride>;
+}
+
+/**
+ * Applies a models.json entry of a built-in provider that has `models` or `modelOverrides`, as pi
+ * 0.73.1's `ModelRegistry` loads it (not as `registerProvider`, which would replace the built-in
+ * list): the entry's `baseUrl` and `compat` apply to the built-in models, then each model's
+ * override; custom models are merged by id, taking the entry's `api`/`baseUrl` else the first
+ * built-in model's. The provider keeps its stream function and its key (environment, auth.json);
+ * the entry's `apiKey`, `headers` and `authHeader` apply as a request config. Kept apart from what
+ * extensions registered, and applied again by a refresh, as {@link registerModelsFileProvider}'s.
+ *
+ * @example
+ * ```ts
+ * registerModelsFileBuiltIn(modelRuntime, "openrouter", {}, {
+ *   models: [{ id: "some/new-model", name: "Some new model" }],
+ *   modelOverrides: { "openai/gpt-4o-mini": { contextWindow: 64000 } },
+ * });
+ * ```
+ */
+export function registerModelsFileBuiltIn(
+	runtime: ModelRuntime,
+	name: string,
+	config: ProviderConfig,
+	changes: BuiltInModelChanges,
+): void {
+	if (!(runtime instanceof InMemoryModelRuntime)) {
+		throw new SettleError("EXTENSION", `Provider "${name}" cannot be changed: this model runtime is fixed.`);
+	}
+	const state = providersOf(runtime);
+	applyBuiltInChanges(runtime, state, name, config, changes);
+	state.fileConfigs.set(name, { ...config });
+	state.fileChanges.set(name, changes);
+}
+
+function applyBuiltInChanges(
+	runtime: InMemoryModelRuntime,
+	state: ExtensionProviders,
+	name: string,
+	config: ProviderConfig,
+	changes: BuiltInModelChanges,
+): void {
+	const snapshot = runtime.snapshotProvider(name);
+	if (!snapshot) return;
+	if (!state.baselines.has(name)) state.baselines.set(name, snapshot);
+	applyRequestConfig(runtime, state, name, config);
+	const providerHeaders = config.headers ? resolveHeaders(config.headers) : undefined;
+	const builtIn = snapshot.registration.models;
+	const models = builtIn.map((model) => {
+		const moved: Model = { ...model, baseUrl: config.baseUrl ?? model.baseUrl };
+		if (config.compat) moved.compat = mergeCompat(model.compat, config.compat);
+		const override = changes.modelOverrides[model.id];
+		const changed = override ? applyModelOverride(moved, override) : moved;
+		// pi's request headers: the model's own, the provider's, then the override's.
+		const headers = {
+			...model.headers,
+			...providerHeaders,
+			...(override?.headers ? resolveHeaders(override.headers) : {}),
+		};
+		return Object.keys(headers).length > 0 ? { ...changed, headers } : changed;
+	});
+	// pi: a custom model without an api or baseUrl takes the provider's first built-in model's.
+	const defaults = { api: config.api ?? builtIn[0]?.api, baseUrl: config.baseUrl ?? builtIn[0]?.baseUrl };
+	for (const entry of changes.models) {
+		const custom = toModel(name, { ...config, ...defaults }, entry);
+		const index = models.findIndex((model) => model.id === custom.id);
+		if (index >= 0) models[index] = custom;
+		else models.push(custom);
+	}
+	runtime.replaceModels(name, models);
+}
+
+/** pi's `applyModelOverride`: given fields replace the model's; cost, thinkingLevelMap and compat merge. */
+function applyModelOverride(model: Model, override: ModelOverride): Model {
+	const result: Model = { ...model };
+	if (override.name !== undefined) result.name = override.name;
+	if (override.reasoning !== undefined) result.reasoning = override.reasoning;
+	if (override.thinkingLevelMap !== undefined)
+		result.thinkingLevelMap = { ...model.thinkingLevelMap, ...override.thinkingLevelMap };
+	if (override.input !== undefined) result.input = override.input;
+	if (override.contextWindow !== undefined) result.contextWindow = override.contextWindow;
+	if (override.maxTokens !== undefined) result.maxTokens = override.maxTokens;
+	if (override.cost) result.cost = { ...model.cost, ...definedOnly(override.cost) };
+	if (override.compat) result.compat = mergeCompat(model.compat, override.compat);
+	return result;
+}
+
+function definedOnly<T extends object>(value: T): Partial<T> {
+	return Object.fromEntries(Object.entries(value).filter(([, field]) => field !== undefined)) as Partial<T>;
 }
 
 /** The wire APIs of a config's models (each model's own, else the config's). */
@@ -441,7 +569,11 @@ function reapplyProviders(runtime: InMemoryModelRuntime, state: ExtensionProvide
 	state.modelHeaders.clear();
 	state.baselines.clear();
 	state.overrides.clear();
-	for (const [name, config] of state.fileConfigs) applyProviderConfig(runtime, state, name, config);
+	for (const [name, config] of state.fileConfigs) {
+		const changes = state.fileChanges.get(name);
+		if (changes) applyBuiltInChanges(runtime, state, name, config, changes);
+		else applyProviderConfig(runtime, state, name, config);
+	}
 	for (const [name, config] of state.registered) applyProviderConfig(runtime, state, name, config);
 }
 

@@ -186,9 +186,14 @@ describe("SETTLE_AGENT_DIR=~/.pi/agent: pi's setup in Settle", () => {
 		expect(result.code).toBe(0);
 		expect(result.stdout).toBe("coder-7b heard: hi\n");
 		const file = join(piAgent, "models.json");
-		expect(result.stderr).toContain(`Warning: ${file}: custom models of the built-in provider "anthropic"`);
+		// pi#2921: custom models of a built-in provider are merged into its models, as pi does.
+		expect(result.stderr).not.toContain(`"anthropic"`);
 		expect(result.stderr).toContain(`Warning: ${file}: provider "nokey" was skipped: Provider nokey: "apiKey"`);
-		expect(result.stderr).toContain(`Warning: ${file}: provider "tuned": "modelOverrides" is not supported`);
+		expect(result.stderr).toContain(
+			`Warning: ${file}: provider "tuned": "modelOverrides" change built-in models only and "tuned" is not a built-in provider`,
+		);
+		const listed = await settle(["--list-models", "anthropic/my-claude"], { SETTLE_AGENT_DIR: piAgent });
+		expect(listed.stdout).toMatch(/^anthropic\/my-claude +128000 tokens/m);
 
 		writeFileSync(file, "{ providers: ");
 		const broken = await settle(["--list-models"], { SETTLE_AGENT_DIR: piAgent });

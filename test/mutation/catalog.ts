@@ -6319,10 +6319,10 @@ export const MUTANTS: Mutant[] = [
 	{
 		id: "BA02",
 		file: "src/runtime/models-json.ts",
-		description: "built-in provider's custom models applied silently",
+		description: "built-in provider's custom models registered as a provider of their own (skipped)",
 		edits: [
 			{
-				find: "if (models.length > 0 && builtIn.has(name)) {",
+				find: "if (builtIn.has(name) && (models.length > 0 || modelOverrides !== undefined)) {",
 				replace: "if (false) {",
 			},
 		],
@@ -7517,7 +7517,7 @@ export const MUTANTS: Mutant[] = [
 		description: "reapply forgets models.json providers",
 		edits: [
 			{
-				find: "\tfor (const [name, config] of state.fileConfigs) applyProviderConfig(runtime, state, name, config);\n",
+				find: "\tfor (const [name, config] of state.fileConfigs) {\n\t\tconst changes = state.fileChanges.get(name);\n\t\tif (changes) applyBuiltInChanges(runtime, state, name, config, changes);\n\t\telse applyProviderConfig(runtime, state, name, config);\n\t}\n",
 				replace: "",
 			},
 		],
@@ -13573,6 +13573,52 @@ export const MUTANTS: Mutant[] = [
 			'pi#9002: OpenRouter\'s `finish_reason: "error"` ("Provider finish_reason: error", the upstream died mid-stream) is no longer retried: the turn dies on the first attempt',
 		edits: [{ find: "/\\bfinish_reason: error$/i,", replace: "/\\bfinish_reason: error-never$/i," }],
 		tests: ["test/pi-races/retry-stream-ends.test.ts", "test/recovery/errors.test.ts"],
+	},
+	{
+		id: "FF01",
+		file: "src/session/model-registry-view.ts",
+		description: "pi#2921: a custom model with a built-in model's id is added beside it instead of replacing it",
+		edits: [{ find: "if (index >= 0) models[index] = custom;", replace: "if (false) models[index] = custom;" }],
+		tests: ["test/pi-races/models-json-config.test.ts"],
+	},
+	{
+		id: "FF02",
+		file: "src/session/model-registry-view.ts",
+		description:
+			"pi#2921: a custom model of a built-in provider without baseUrl/api does not take the built-in model's",
+		edits: [
+			{
+				find: "const defaults = { api: config.api ?? builtIn[0]?.api, baseUrl: config.baseUrl ?? builtIn[0]?.baseUrl };",
+				replace: "const defaults = { api: config.api, baseUrl: config.baseUrl };",
+			},
+		],
+		tests: ["test/pi-races/models-json-config.test.ts"],
+	},
+	{
+		id: "FF03",
+		file: "src/session/model-registry-view.ts",
+		description: "modelOverrides: the contextWindow override is ignored",
+		edits: [
+			{
+				find: "if (override.contextWindow !== undefined) result.contextWindow = override.contextWindow;",
+				replace: "",
+			},
+		],
+		tests: ["test/pi-races/models-json-config.test.ts"],
+	},
+	{
+		id: "FF04",
+		file: "src/session/model-registry-view.ts",
+		description: "modelOverrides: the maxTokens override is ignored",
+		edits: [{ find: "if (override.maxTokens !== undefined) result.maxTokens = override.maxTokens;", replace: "" }],
+		tests: ["test/pi-races/models-json-config.test.ts"],
+	},
+	{
+		id: "FF05",
+		file: "src/session/model-registry-view.ts",
+		description: "modelOverrides: an override's headers do not reach the request",
+		edits: [{ find: "...(override?.headers ? resolveHeaders(override.headers) : {})", replace: "...{}" }],
+		tests: ["test/pi-races/models-json-config.test.ts"],
 	},
 ];
 

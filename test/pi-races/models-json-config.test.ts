@@ -28,6 +28,17 @@
  * anthropic models a base URL of their own, so they 404'd. What the user should see: every
  * openrouter model, anthropic's and others', sent to the proxy with the proxy's token.
  *
+ * pi#2921: custom models added to a built-in provider (`openrouter: { models: [...] }`, a model
+ * the built-in list does not have yet) were not usable: Settle skipped the entry with a warning, so
+ * `--model openrouter/<new id>` and a scope naming it found nothing. What the user should see (pi
+ * 0.73.1's merge): the new model listed beside the built-in ones (one with a built-in id replacing
+ * it), its request on the provider's api at its base URL (the entry's, else the built-in one's),
+ * with the provider's key from its environment variable.
+ *
+ * pi's `modelOverrides` (per-model changes of a built-in provider's models) were skipped with a
+ * warning. What the user should see: the overridden context window and name in `--list-models`, the
+ * overridden `maxTokens` and headers on the request.
+ *
  * DLYZZT/pi-desktop#38: `enabledModels: ["deepseek/deepseek-v4-flash"]` also let in another
  * provider's model whose id is `deepseek/deepseek-v4-flash` (a router's). What the user should see:
  * the `deepseek` provider's model alone in the scope, and the session on it.
@@ -234,5 +245,122 @@ describe("DLYZZT/pi-desktop#38: enabledModels provider/id also matches another p
 		expect(server.requests[0]?.headers.authorization).toBe("Bearer deepseek-key");
 		expect(server.requests[0]?.body.model).toBe("deepseek-v4-flash");
 		expect(await chat.end()).toBe(0);
+	});
+});
+
+describe("pi#2921: custom models added to a built-in provider in models.json are not usable", () => {
+	const at = () => ({
+		cwd: cli.project,
+		agentDir: cli.agentDir,
+		env: { OPENROUTER_API_KEY: "openrouter-key", OPENROUTER_PROXY_TOKEN: undefined },
+	});
+
+	it("pi#2921: `openrouter: { models: [{ id: 'some/new-model', baseUrl }] }`: settle -p --model openrouter/some/new-model sends openrouter's api with OPENROUTER_API_KEY; --list-models shows it beside the built-in models", async () => {
+		writeModels({ openrouter: { models: [{ id: "some/new-model", baseUrl: `${server.url}/api/v1` }] } });
+		server.reply(chatReply([{ type: "text", text: "the new model answers" }]));
+		const run = await runSettleAsync(["--no-session", "--model", "openrouter/some/new-model", "-p", "hi"], at());
+		expect(run.stderr).toBe("");
+		expect(run.code).toBe(0);
+		expect(run.stdout).toContain("the new model answers");
+		expect(server.requests).toHaveLength(1);
+		expect(server.requests[0]?.path).toBe("/api/v1/chat/completions");
+		expect(server.requests[0]?.headers.authorization).toBe("Bearer openrouter-key");
+		expect(server.requests[0]?.body.model).toBe("some/new-model");
+
+		const list = await runSettleAsync(["--list-models", "openrouter/"], at());
+		expect(list.stderr).toBe("");
+		expect(list.stdout).toMatch(/^openrouter\/some\/new-model +128000 tokens/m);
+		expect(list.stdout).toMatch(/^openrouter\/openai\/gpt-4o-mini /m);
+	});
+
+	it("pi#2921: enabledModels naming the custom openrouter/some/new-model: the session runs on it (the entry's baseUrl), no pattern warning", async () => {
+		writeModels({ openrouter: { baseUrl: `${server.url}/api/v1`, models: [{ id: "some/new-model" }] } });
+		writeSettings({ enabledModels: ["openrouter/some/new-model"] });
+		server.reply(chatReply([{ type: "text", text: "scoped to the new model" }]));
+		const run = await runSettleAsync(["--no-session", "-p", "hi"], at());
+		expect(run.stderr).toBe("");
+		expect(run.stdout).toContain("scoped to the new model");
+		expect(server.requests[0]?.body.model).toBe("some/new-model");
+	});
+
+	it("pi#2921: a custom model with a built-in id replaces that model (one entry, the file's context window); one without baseUrl keeps the built-in base URL", async () => {
+		writeModels({
+			openrouter: {
+				models: [
+					{ id: "openai/gpt-4o-mini", contextWindow: 32000 },
+					{ id: "some/new-model" },
+					{ id: "local", baseUrl: `${server.url}/api/v1` },
+				],
+			},
+		});
+		// An extension reads the registry as /model and the request do.
+		const extension = join(cli.project, "show-models.ts");
+		writeFileSync(
+			extension,
+			`export default (pi) => pi.on("session_start", (_event, ctx) => {
+				const model = ctx.modelRegistry.find("openrouter", "some/new-model");
+				console.error("new-model " + model?.api + " " + model?.baseUrl);
+			});\n`,
+		);
+		const list = await runSettleAsync(["--list-models", "openrouter/openai/gpt-4o-mini"], at());
+		const listed = list.stdout.match(/^openrouter\/openai\/gpt-4o-mini +\d+ tokens/gm) ?? [];
+		expect(listed.map((line) => line.replace(/ +/g, " "))).toEqual(["openrouter/openai/gpt-4o-mini 32000 tokens"]);
+		// The prompt goes to the local model; the extension tells where some/new-model would go.
+		server.reply(chatReply([{ type: "text", text: "local" }]));
+		const run = await runSettleAsync(
+			["--no-session", "-e", extension, "--model", "openrouter/local", "-p", "hi"],
+			at(),
+		);
+		expect(run.stdout).toContain("local");
+		expect(run.stderr).toContain("new-model openai-completions https://openrouter.ai/api/v1");
+	});
+});
+
+describe("pi#2921 in settle -i: /model reads models.json again", () => {
+	it("pi#2921: settle -i, `/model openrouter/some/new-model` (the custom model of the built-in provider): the prompt goes to it with OPENROUTER_API_KEY", async () => {
+		writeModels({ openrouter: { baseUrl: `${server.url}/api/v1`, models: [{ id: "some/new-model" }] } });
+		const chat = new Repl(["--no-session", "--model", "openrouter/openai/gpt-4o-mini"], {
+			cwd: cli.project,
+			agentDir: cli.agentDir,
+			env: { OPENROUTER_API_KEY: "openrouter-key" },
+		});
+		await chat.idle(0);
+		expect(await chat.say("/model openrouter/some/new-model")).toContain("openrouter/some/new-model");
+		server.reply(chatReply([{ type: "text", text: "picked in the chat" }]));
+		expect(await chat.say("hi")).toContain("picked in the chat");
+		expect(server.requests[0]?.body.model).toBe("some/new-model");
+		expect(server.requests[0]?.headers.authorization).toBe("Bearer openrouter-key");
+		expect(await chat.end()).toBe(0);
+	});
+});
+
+describe("modelOverrides: per-model changes of a built-in provider's models in models.json are skipped", () => {
+	it("modelOverrides: openrouter/openai/gpt-4o-mini with contextWindow, maxTokens and headers: --list-models shows the window; the request carries the cap and the header", async () => {
+		writeModels({
+			openrouter: {
+				baseUrl: `${server.url}/api/v1`,
+				modelOverrides: {
+					"openai/gpt-4o-mini": { contextWindow: 64000, maxTokens: 1234, headers: { "x-team": "TEAM_HEADER" } },
+				},
+			},
+		});
+		const at = {
+			cwd: cli.project,
+			agentDir: cli.agentDir,
+			env: { OPENROUTER_API_KEY: "openrouter-key", TEAM_HEADER: "team-7" },
+		};
+		const list = await runSettleAsync(["--list-models", "openrouter/openai/gpt-4o"], at);
+		expect(list.stderr).toBe("");
+		expect(list.stdout).toMatch(/^openrouter\/openai\/gpt-4o-mini +64000 tokens/m);
+		// Only the named model changes.
+		expect(list.stdout).toMatch(/^openrouter\/openai\/gpt-4o +128000 tokens/m);
+
+		server.reply(chatReply([{ type: "text", text: "overridden" }]));
+		const run = await runSettleAsync(["--no-session", "--model", "openrouter/openai/gpt-4o-mini", "-p", "hi"], at);
+		expect(run.stdout).toContain("overridden");
+		const request = server.requests[0];
+		expect(request?.headers["x-team"]).toBe("team-7");
+		expect(request?.headers.authorization).toBe("Bearer openrouter-key");
+		expect(request?.body.max_tokens ?? request?.body.max_completion_tokens).toBe(1234);
 	});
 });
