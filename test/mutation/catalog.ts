@@ -13562,6 +13562,19 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/pi-races/models-json-config.test.ts"],
 	},
+	{
+		id: "FG01",
+		file: "src/tools/write.ts",
+		description:
+			"claude-code#28376: write through a dangling link whose target folder is missing says File not found again (the target's folder is not made)",
+		edits: [
+			{
+				find: "if (target === undefined) throw error;\n\t\tawait makeFoldersAsync(dirname(target));",
+				replace: "if (target === undefined) throw error;\n\t\tawait makeFoldersAsync(dirname(path));",
+			},
+		],
+		tests: ["test/pi-races/file-tools-paths.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */

@@ -1,0 +1,148 @@
+/**
+ * Reports about the file tools (`write`, `edit`) and the paths they land at, replayed with a model's
+ * calls in a real session on real files, and (`pi-peer`) the same call to pi 0.73.1's tool.
+ * claude-code#28376: `write` / `edit` on a symlinked dotfile replaced the link with a regular file and
+ * left the file it pointed at unchanged, saying nothing. pi#64: the numbered diff of an edit counted
+ * the context lines before the change from 1 instead of their line numbers in the file.
+ */
+import { lstatSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
+import { mkdtemp, rm, symlink } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import * as pi from "@mariozechner/pi-coding-agent";
+import { afterEach, describe, expect, it } from "vitest";
+import { fauxAssistantMessage, fauxToolCall } from "../../src/llm/faux.js";
+import { createHarness, type Harness } from "../../src/testing/harness.js";
+import { comparable, reopenedContext, script } from "./helpers.js";
+
+let h: Harness | undefined;
+afterEach(() => {
+	h?.cleanup();
+	h = undefined;
+});
+
+/** Each tool result the model received, in call order. */
+function toolResults(harness: Harness): { isError: boolean; text: string; details: unknown }[] {
+	return harness.session.messages.flatMap((message) =>
+		message.role === "toolResult"
+			? [
+					{
+						isError: message.isError,
+						text: message.content.map((block) => (block.type === "text" ? block.text : "")).join(""),
+						details: message.details,
+					},
+				]
+			: [],
+	);
+}
+
+/** Runs the model's tool calls (one turn each) in a real disk session; `prepare` lays out its cwd. */
+async function modelCalls(
+	prepare: (cwd: string) => void,
+	calls: { name: string; args: Record<string, unknown> }[],
+): Promise<Harness> {
+	const harness = await createHarness({ persistence: "disk", initialActiveToolNames: ["read", "write", "edit"] });
+	prepare(harness.tempDir);
+	script(harness, [
+		...calls.map((call) => fauxAssistantMessage([fauxToolCall(call.name, call.args)], { stopReason: "toolUse" })),
+		fauxAssistantMessage("done"),
+	]);
+	await harness.session.prompt("change the files");
+	return harness;
+}
+
+describe("claude-code#28376: write and edit replace symlinks with regular files", () => {
+	it("claude-code#28376: write then edit through settings.json -> canonical/settings.json change the target; the link stays a link", async () => {
+		h = await modelCalls(
+			(cwd) => {
+				mkdirSync(join(cwd, "canonical"));
+				writeFileSync(join(cwd, "canonical", "settings.json"), '{ "enabled": true }\n');
+				symlinkSync(join("canonical", "settings.json"), join(cwd, "settings.json"));
+			},
+			[
+				{ name: "write", args: { path: "settings.json", content: '{ "enabled": false }\n' } },
+				{ name: "edit", args: { path: "settings.json", edits: [{ oldText: "false", newText: "null" }] } },
+			],
+		);
+		expect(toolResults(h).map(({ isError, text }) => ({ isError, text }))).toEqual([
+			{ isError: false, text: "Successfully wrote 21 bytes to settings.json" },
+			{ isError: false, text: "Successfully replaced 1 block(s) in settings.json." },
+		]);
+		expect(lstatSync(join(h.tempDir, "settings.json")).isSymbolicLink()).toBe(true);
+		expect(readFileSync(join(h.tempDir, "canonical", "settings.json"), "utf8")).toBe('{ "enabled": null }\n');
+	});
+
+	it("claude-code#28376: a dangling link whose target folder is missing (notes.md -> drafts/2026/notes.md) is written through: the folder is made, the link stays, a later edit lands there too", async () => {
+		h = await modelCalls(
+			(cwd) => symlinkSync(join("drafts", "2026", "notes.md"), join(cwd, "notes.md")),
+			[
+				{ name: "write", args: { path: "notes.md", content: "# Notes\n\ndraft\n" } },
+				{ name: "edit", args: { path: "notes.md", edits: [{ oldText: "draft", newText: "final" }] } },
+			],
+		);
+		expect(toolResults(h).map(({ isError, text }) => ({ isError, text }))).toEqual([
+			{ isError: false, text: "Successfully wrote 15 bytes to notes.md" },
+			{ isError: false, text: "Successfully replaced 1 block(s) in notes.md." },
+		]);
+		expect(lstatSync(join(h.tempDir, "notes.md")).isSymbolicLink()).toBe(true);
+		expect(readFileSync(join(h.tempDir, "drafts", "2026", "notes.md"), "utf8")).toBe("# Notes\n\nfinal\n");
+		expect(reopenedContext(h.session.sessionFile!).map(comparable)).toEqual(h.session.messages.map(comparable));
+	});
+
+	it("claude-code#28376: a chain of links (a.md -> b.md -> out/c.md, out missing) is followed to its end; both links stay", async () => {
+		h = await modelCalls(
+			(cwd) => {
+				symlinkSync(join("out", "c.md"), join(cwd, "b.md"));
+				symlinkSync("b.md", join(cwd, "a.md"));
+			},
+			[{ name: "write", args: { path: "a.md", content: "chained\n" } }],
+		);
+		expect(toolResults(h)[0]).toMatchObject({ isError: false, text: "Successfully wrote 8 bytes to a.md" });
+		expect(lstatSync(join(h.tempDir, "a.md")).isSymbolicLink()).toBe(true);
+		expect(lstatSync(join(h.tempDir, "b.md")).isSymbolicLink()).toBe(true);
+		expect(readFileSync(join(h.tempDir, "out", "c.md"), "utf8")).toBe("chained\n");
+	});
+
+	it("claude-code#28376 (pi-peer): pi 0.73.1's write through the dangling link fails with ENOENT and creates nothing", async () => {
+		const cwd = await mkdtemp(join(tmpdir(), "settle-cc-28376-"));
+		try {
+			await symlink(join("drafts", "2026", "notes.md"), join(cwd, "notes.md"));
+			const tool = pi.createWriteToolDefinition(cwd);
+			await expect(
+				tool.execute("c", { path: "notes.md", content: "# Notes\n" }, undefined, undefined, undefined as never),
+			).rejects.toThrow(/ENOENT/);
+			expect(() => lstatSync(join(cwd, "drafts"))).toThrow(/ENOENT/);
+		} finally {
+			await rm(cwd, { recursive: true, force: true });
+		}
+	});
+});
+
+describe("pi#64: edit output shows incorrect line numbers before first change", () => {
+	it("pi#64: an edit at line 109 of a 120-line file shows lines 105–108 before it under their own numbers", async () => {
+		const lines = Array.from({ length: 120 }, (_, i) => `line ${i + 1}`);
+		h = await modelCalls(
+			(cwd) => writeFileSync(join(cwd, "notes.md"), `${lines.join("\n")}\n`),
+			[{ name: "edit", args: { path: "notes.md", edits: [{ oldText: "line 109\n", newText: "LINE 109\n" }] } }],
+		);
+		const [result] = toolResults(h);
+		if (!result) throw new Error("no tool result");
+		expect(result).toMatchObject({ isError: false, text: "Successfully replaced 1 block(s) in notes.md." });
+		expect((result.details as { diff: string }).diff.split("\n")).toEqual([
+			"     ...",
+			" 105 line 105",
+			" 106 line 106",
+			" 107 line 107",
+			" 108 line 108",
+			"-109 line 109",
+			"+109 LINE 109",
+			" 110 line 110",
+			" 111 line 111",
+			" 112 line 112",
+			" 113 line 113",
+			"     ...",
+		]);
+		expect((result.details as { firstChangedLine: number }).firstChangedLine).toBe(109);
+		expect(reopenedContext(h.session.sessionFile!).map(comparable)).toEqual(h.session.messages.map(comparable));
+	});
+});
