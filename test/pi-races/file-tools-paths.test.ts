@@ -3,9 +3,11 @@
  * calls in a real session on real files, and (`pi-peer`) the same call to pi 0.73.1's tool.
  * claude-code#28376: `write` / `edit` on a symlinked dotfile replaced the link with a regular file and
  * left the file it pointed at unchanged, saying nothing. pi#64: the numbered diff of an edit counted
- * the context lines before the change from 1 instead of their line numbers in the file.
+ * the context lines before the change from 1 instead of their line numbers in the file. pi#3894: an
+ * `edit` to a write-protected file that exists said "File not found".
  */
-import { lstatSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
+import { spawnSync } from "node:child_process";
+import { chmodSync, lstatSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { mkdtemp, rm, symlink } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -144,5 +146,44 @@ describe("pi#64: edit output shows incorrect line numbers before first change", 
 		]);
 		expect((result.details as { firstChangedLine: number }).firstChangedLine).toBe(109);
 		expect(reopenedContext(h.session.sessionFile!).map(comparable)).toEqual(h.session.messages.map(comparable));
+	});
+});
+
+/**
+ * Makes `file` write-protected for this process: mode 0444, and for root (whom modes do not stop)
+ * the immutable attribute. Returns the undo, which must run before the folder can be removed.
+ */
+function writeProtect(file: string): () => void {
+	chmodSync(file, 0o444);
+	const root = process.getuid?.() === 0;
+	if (root) {
+		const set = spawnSync("chattr", ["+i", file], { encoding: "utf8" });
+		if (set.status !== 0) throw new Error(`chattr +i failed: ${set.stderr}`);
+	}
+	return () => {
+		if (root) spawnSync("chattr", ["-i", file]);
+		chmodSync(file, 0o644);
+	};
+}
+
+describe("pi#3894: edit reports File not found when the file exists but is write protected", () => {
+	it("pi#3894: an edit to a write-protected file is refused as Permission denied (not File not found); the file keeps its bytes and the session goes on", async () => {
+		let undo: (() => void) | undefined;
+		try {
+			h = await modelCalls(
+				(cwd) => {
+					writeFileSync(join(cwd, "Game.as"), "var speed = 1;\n");
+					undo = writeProtect(join(cwd, "Game.as"));
+				},
+				[{ name: "edit", args: { path: "Game.as", edits: [{ oldText: "1", newText: "2" }] } }],
+			);
+			expect(toolResults(h).map(({ isError, text }) => ({ isError, text }))).toEqual([
+				{ isError: true, text: `Permission denied: ${join(h.tempDir, "Game.as")}` },
+			]);
+			expect(readFileSync(join(h.tempDir, "Game.as"), "utf8")).toBe("var speed = 1;\n");
+			expect(h.session.messages.at(-1)).toMatchObject({ role: "assistant", content: [{ text: "done" }] });
+		} finally {
+			undo?.();
+		}
 	});
 });
