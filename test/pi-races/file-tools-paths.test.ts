@@ -4,7 +4,9 @@
  * claude-code#28376: `write` / `edit` on a symlinked dotfile replaced the link with a regular file and
  * left the file it pointed at unchanged, saying nothing. pi#64: the numbered diff of an edit counted
  * the context lines before the change from 1 instead of their line numbers in the file. pi#3894: an
- * `edit` to a write-protected file that exists said "File not found".
+ * `edit` to a write-protected file that exists said "File not found". pi#7523: the `sed` command
+ * `read` suggests for a line over 50 KB named the path unquoted, so a path with a space or a quote
+ * gave the model a command that fails.
  */
 import { spawnSync } from "node:child_process";
 import { chmodSync, lstatSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
@@ -15,7 +17,7 @@ import * as pi from "@mariozechner/pi-coding-agent";
 import { afterEach, describe, expect, it } from "vitest";
 import { fauxAssistantMessage, fauxToolCall } from "../../src/llm/faux.js";
 import { createHarness, type Harness } from "../../src/testing/harness.js";
-import { comparable, reopenedContext, script } from "./helpers.js";
+import { type Answer, comparable, reopenedContext, script } from "./helpers.js";
 
 let h: Harness | undefined;
 afterEach(() => {
@@ -184,6 +186,53 @@ describe("pi#3894: edit reports File not found when the file exists but is write
 			expect(h.session.messages.at(-1)).toMatchObject({ role: "assistant", content: [{ text: "done" }] });
 		} finally {
 			undo?.();
+		}
+	});
+});
+
+describe("pi#7523: the read tool's bash fallback for a long line does not shell-quote the path", () => {
+	const path = "my notes/it's min.js";
+	const longLine = `var data = "${"y".repeat(60_000)}";`;
+
+	it("pi#7523: the sed command suggested for a 60 KB line in `my notes/it's min.js` quotes the path, and the model running it gets the line", async () => {
+		const runTheHint: Answer = (context) => {
+			const result = context.messages.findLast((message) => message.role === "toolResult");
+			const text = result?.role === "toolResult" && result.content[0]?.type === "text" ? result.content[0].text : "";
+			const command = /Use bash: (.*)\]$/.exec(text)?.[1] ?? "no hint";
+			return fauxAssistantMessage([fauxToolCall("bash", { command })], { stopReason: "toolUse" });
+		};
+		const harness = await createHarness({ persistence: "disk", initialActiveToolNames: ["read", "bash"] });
+		h = harness;
+		mkdirSync(join(harness.tempDir, "my notes"));
+		writeFileSync(join(harness.tempDir, path), `// header\n${longLine}\nconsole.log(data.length);\n`);
+		script(harness, [
+			fauxAssistantMessage([fauxToolCall("read", { path, offset: 2 })], { stopReason: "toolUse" }),
+			runTheHint,
+			fauxAssistantMessage("done"),
+		]);
+		await harness.session.prompt("look at the data line");
+		const [read, bash] = toolResults(harness);
+		expect(read).toMatchObject({
+			isError: false,
+			text: `[Line 2 is 58.6KB, exceeds 50.0KB limit. Use bash: sed -n '2p' 'my notes/it'\\''s min.js' | head -c 51200]`,
+		});
+		expect(bash?.isError).toBe(false);
+		expect(bash?.text.startsWith(`var data = "${"y".repeat(1000)}`)).toBe(true);
+		expect(harness.session.messages.at(-1)).toMatchObject({ role: "assistant", content: [{ text: "done" }] });
+	});
+
+	it("pi#7523 (pi-peer): pi 0.73.1 suggests the path unquoted", async () => {
+		const cwd = await mkdtemp(join(tmpdir(), "settle-pi-7523-"));
+		try {
+			mkdirSync(join(cwd, "my notes"));
+			writeFileSync(join(cwd, path), `// header\n${longLine}\n`);
+			const tool = pi.createReadToolDefinition(cwd);
+			const result = await tool.execute("c", { path, offset: 2 }, undefined, undefined, undefined as never);
+			expect(result.content[0]).toMatchObject({
+				text: `[Line 2 is 58.6KB, exceeds 50.0KB limit. Use bash: sed -n '2p' my notes/it's min.js | head -c 51200]`,
+			});
+		} finally {
+			await rm(cwd, { recursive: true, force: true });
 		}
 	});
 });
