@@ -6,7 +6,8 @@
  * the context lines before the change from 1 instead of their line numbers in the file. pi#3894: an
  * `edit` to a write-protected file that exists said "File not found". pi#7523: the `sed` command
  * `read` suggests for a line over 50 KB named the path unquoted, so a path with a space or a quote
- * gave the model a command that fails.
+ * gave the model a command that fails. pi#2327: two `edit` calls to one file in the same message both
+ * reported success, but only the write that landed last survived.
  */
 import { spawnSync } from "node:child_process";
 import { chmodSync, lstatSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
@@ -236,3 +237,43 @@ describe("pi#7523: the read tool's bash fallback for a long line does not shell-
 		}
 	});
 });
+
+describe("pi#2327: parallel edit tool calls on the same file overwrite each other", () => {
+	it("pi#2327: three edits to race-test.txt in one message (one through a symlink, one as sub/../race-test.txt) all land; each reports success", async () => {
+		const numbers = Array.from({ length: 100 }, (_, i) => `${i + 1}`);
+		h = await modelCallsInOneMessage(
+			(cwd) => {
+				writeFileSync(join(cwd, "race-test.txt"), `${numbers.join("\n")}\n`);
+				mkdirSync(join(cwd, "sub"));
+				symlinkSync("race-test.txt", join(cwd, "link.txt"));
+			},
+			[
+				{ path: "race-test.txt", edits: [{ oldText: "\n50\n", newText: "\nFIFTY\n" }] },
+				{ path: "link.txt", edits: [{ oldText: "\n75\n", newText: "\nSEVENTY-FIVE\n" }] },
+				{ path: "sub/../race-test.txt", edits: [{ oldText: "\n99\n", newText: "\nNINETY-NINE\n" }] },
+			],
+		);
+		expect(toolResults(h).map(({ isError }) => isError)).toEqual([false, false, false]);
+		const expected = numbers.map((n) => ({ 50: "FIFTY", 75: "SEVENTY-FIVE", 99: "NINETY-NINE" })[n] ?? n);
+		expect(readFileSync(join(h.tempDir, "race-test.txt"), "utf8")).toBe(`${expected.join("\n")}\n`);
+		expect(lstatSync(join(h.tempDir, "link.txt")).isSymbolicLink()).toBe(true);
+	});
+});
+
+/** One model message with an `edit` call per entry of `edits` (run as one parallel batch), then "done". */
+async function modelCallsInOneMessage(
+	prepare: (cwd: string) => void,
+	edits: Record<string, unknown>[],
+): Promise<Harness> {
+	const harness = await createHarness({ persistence: "disk", initialActiveToolNames: ["edit"] });
+	prepare(harness.tempDir);
+	script(harness, [
+		fauxAssistantMessage(
+			edits.map((args) => fauxToolCall("edit", args)),
+			{ stopReason: "toolUse" },
+		),
+		fauxAssistantMessage("done"),
+	]);
+	await harness.session.prompt("make the edits in parallel");
+	return harness;
+}
