@@ -16,7 +16,7 @@ import {
 	resizeImageDetailed,
 	UNDECODABLE_IMAGE_NOTE,
 } from "./image-resize.js";
-import { resolveReadPath } from "./paths.js";
+import { expandPath, resolveReadPath } from "./paths.js";
 import { DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, formatSize, type TruncationResult, truncateHead } from "./truncate.js";
 import type { ToolDefinition } from "./types.js";
 
@@ -169,6 +169,18 @@ export function createReadToolDefinition(
 	};
 }
 
+/**
+ * The tool's `path` argument as one shell word naming the same file, for the bash command a hint
+ * suggests: expanded as the tool expands it (a leading `@` dropped, `~` made the home folder), kept
+ * as is when it holds only characters the shell leaves alone, else single-quoted. Unquoted,
+ * `my notes.txt` or `it's.log` made the suggested command fail (pi#7523).
+ */
+function shellWord(path: string): string {
+	const expanded = expandPath(path);
+	if (/^[\w%+=:,./-]+$/.test(expanded)) return expanded;
+	return `'${expanded.replaceAll("'", "'\\''")}'`;
+}
+
 /** Bytes inspected for a NUL byte to decide that a file is binary (git's heuristic; `grep` uses it too). */
 const BINARY_SNIFF_BYTES = 8000;
 
@@ -285,7 +297,7 @@ function readText(
 	if (truncation.firstLineExceedsLimit) {
 		const lineSize = formatSize(Buffer.byteLength(allLines[start] ?? "", "utf-8"));
 		return reply(
-			`[Line ${firstShown} is ${lineSize}, exceeds ${formatSize(DEFAULT_MAX_BYTES)} limit. Use bash: sed -n '${firstShown}p' ${path} | head -c ${DEFAULT_MAX_BYTES}]`,
+			`[Line ${firstShown} is ${lineSize}, exceeds ${formatSize(DEFAULT_MAX_BYTES)} limit. Use bash: sed -n '${firstShown}p' ${shellWord(path)} | head -c ${DEFAULT_MAX_BYTES}]`,
 			{ truncation },
 		);
 	}

@@ -1,6 +1,6 @@
 /** The `write` tool: creates or overwrites a file, creating parent folders. */
-import { writeFile } from "node:fs/promises";
-import { dirname } from "node:path";
+import { lstat, readlink, writeFile } from "node:fs/promises";
+import { dirname, resolve } from "node:path";
 import type { Static } from "@sinclair/typebox";
 import { errorMessage, SettleError } from "../errors.js";
 import { Type } from "../schema/typebox.js";
@@ -30,8 +30,46 @@ export interface WriteToolOptions {
 	operations?: WriteOperations;
 }
 
+/** Symbolic links followed at most, like the kernel's own limit (ELOOP). */
+const MAX_LINK_HOPS = 40;
+
+/**
+ * The missing file a dangling symbolic link at `path` leads to (following a chain of links), or
+ * undefined when `path` is not a link.
+ */
+async function danglingLinkTarget(path: string): Promise<string | undefined> {
+	let current = path;
+	for (let hop = 0; hop < MAX_LINK_HOPS; hop++) {
+		let isLink: boolean;
+		try {
+			isLink = (await lstat(current)).isSymbolicLink();
+		} catch {
+			return current === path ? undefined : current;
+		}
+		if (!isLink) return current === path ? undefined : current;
+		current = resolve(dirname(current), await readlink(current));
+	}
+	return undefined;
+}
+
+/**
+ * Writes through symbolic links (the link stays, its target changes). A dangling link whose target
+ * folder is missing gets that folder made, as a plain path gets its own (claude-code#28376).
+ */
+async function writeThroughLinks(path: string, content: string): Promise<void> {
+	try {
+		await writeFile(path, content, "utf-8");
+	} catch (error) {
+		if ((error as { code?: unknown } | null)?.code !== "ENOENT") throw error;
+		const target = await danglingLinkTarget(path);
+		if (target === undefined) throw error;
+		await makeFoldersAsync(dirname(target));
+		await writeFile(path, content, "utf-8");
+	}
+}
+
 const defaultOperations: WriteOperations = {
-	writeFile: (path, content) => writeFile(path, content, "utf-8"),
+	writeFile: writeThroughLinks,
 	mkdir: async (dir) => {
 		await makeFoldersAsync(dir);
 	},

@@ -13620,6 +13620,39 @@ export const MUTANTS: Mutant[] = [
 		edits: [{ find: "...(override?.headers ? resolveHeaders(override.headers) : {})", replace: "...{}" }],
 		tests: ["test/pi-races/models-json-config.test.ts"],
 	},
+	{
+		id: "FG01",
+		file: "src/tools/write.ts",
+		description:
+			"claude-code#28376: write through a dangling link whose target folder is missing says File not found again (the target's folder is not made)",
+		edits: [
+			{
+				find: "if (target === undefined) throw error;\n\t\tawait makeFoldersAsync(dirname(target));",
+				replace: "if (target === undefined) throw error;\n\t\tawait makeFoldersAsync(dirname(path));",
+			},
+		],
+		tests: ["test/pi-races/file-tools-paths.test.ts"],
+	},
+	{
+		id: "FG02",
+		file: "src/tools/read.ts",
+		description:
+			"pi#7523: the sed command read suggests for a line over 50 KB names a path with a space or a quote unquoted again: the command fails",
+		edits: [
+			{
+				find: "if (/^[\\w%+=:,./-]+$/.test(expanded)) return expanded;",
+				replace: "return expanded;",
+			},
+		],
+		tests: ["test/pi-races/file-tools-paths.test.ts", "test/tools/read.test.ts"],
+	},
+	{
+		id: "FG03",
+		file: "src/tools/read.ts",
+		description: "pi#7523: the bash hint keeps the leading @ of the path argument, naming a file that does not exist",
+		edits: [{ find: "const expanded = expandPath(path);", replace: "const expanded = path;" }],
+		tests: ["test/tools/read.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */

@@ -75,6 +75,16 @@ describe("read: text", () => {
 		expect(output).toBe("[Line 2 is 60.0KB, exceeds 50.0KB limit. Use bash: sed -n '2p' min.js | head -c 51200]");
 	});
 
+	it("pi#7523: names the path in the bash hint as the shell must see it: quoted when it has a space or a quote, without a leading @", async () => {
+		const cwd = await tempProject({ "my dir/it's.js": `${"y".repeat(60 * 1024)}\n` });
+		const read = createReadToolDefinition(cwd);
+		for (const path of ["my dir/it's.js", "@my dir/it's.js"]) {
+			expect(text(await run(read, { path }))).toBe(
+				"[Line 1 is 60.0KB, exceeds 50.0KB limit. Use bash: sed -n '1p' 'my dir/it'\\''s.js' | head -c 51200]",
+			);
+		}
+	});
+
 	it("rejects an offset past the end and a non-positive limit", async () => {
 		const cwd = await tempProject({ "f.txt": "a\nb" });
 		const read = createReadToolDefinition(cwd);
