@@ -156,7 +156,18 @@ export async function runInteractiveMode(
 		} else out.stdout(text);
 		questionShown = true;
 		promptShown = false;
+		// A line read before the question was asked (typed ahead, or piped right after the command
+		// that asks, as `/import f.jsonl` then `y`) answers it, as if typed after it; it waited in
+		// `pending` behind that command and would otherwise be sent as a prompt (pi#3305 replay).
+		if (pending.length > 0) queueMicrotask(answerTypedAhead);
 	});
+	function answerTypedAhead(): void {
+		if (!questions.pending || pending.length === 0) return;
+		const { line } = pending.shift()!;
+		if (echoInput) out.stdout(`${line}\n`);
+		questionShown = false;
+		questions.answer(line);
+	}
 
 	// --- State.
 	/** Lines read and not handled yet; `echoed`: a pipe's transcript already shows it after the prompt. */
