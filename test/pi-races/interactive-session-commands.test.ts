@@ -10,6 +10,9 @@
  * another command, it found a Settle bug: the `y` piped after `/import` waited behind the command
  * that asked, so the question was cancelled at the end of input and `y` went to the model as a
  * prompt. Settle's own `/resume <path>` did not take a quoted path either.
+ *
+ * pi#2078 / gsd-2#107: with stdin not a terminal (a pipe from a wrapper, an IDE, CI), pi's
+ * interactive mode started its TUI anyway and hung for good with no output.
  */
 import { mkdirSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -92,6 +95,25 @@ describe("pi#3305: /import of a quoted path, answered by the line piped after it
 		expect(await chat.say("/session")).toContain(`file: ${file}`);
 		expect(await chat.say(`/resume ""`)).toContain("Usage: /resume [id-prefix|path]");
 		expect(await chat.end()).toBe(0);
+		expect(chat.stderr).toBe("");
+	});
+});
+
+describe("pi#2078 / gsd-2#107: the chat started without a terminal", () => {
+	it("pi#2078: settle with no prompt on a pipe says what to do and exits 2 instead of starting a chat; settle -i on a pipe answers its first prompt and exits 0 at the end of input", () => {
+		const bare = runSettle(["--faux", "--no-session"], { cwd: cli.project, agentDir: cli.agentDir, timeoutMs: 60_000 });
+		expect(bare.code).toBe(2);
+		expect(bare.stdout).toBe("");
+		expect(bare.stderr).toContain("Error: no prompt.");
+		expect(bare.stderr).toContain("-i starts a chat");
+
+		const chat = runSettle(["-i", "--faux", "--no-session", "hello from a pipe"], {
+			cwd: cli.project,
+			agentDir: cli.agentDir,
+			timeoutMs: 60_000,
+		});
+		expect(chat.code).toBe(0);
+		expect(chat.stdout).toContain("> hello from a pipe\nhello from a pipe\n");
 		expect(chat.stderr).toBe("");
 	});
 });
