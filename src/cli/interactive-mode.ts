@@ -156,10 +156,11 @@ export async function runInteractiveMode(
 		} else out.stdout(text);
 		questionShown = true;
 		promptShown = false;
-		// A line read before the question was asked (typed ahead, or piped right after the command
-		// that asks, as `/import f.jsonl` then `y`) answers it, as if typed after it; it waited in
-		// `pending` behind that command and would otherwise be sent as a prompt (pi#3305 replay).
-		if (pending.length > 0) queueMicrotask(answerTypedAhead);
+		// On a pipe, a line read before the question was asked (piped right after the command that
+		// asks, as `/import f.jsonl` then `y`) answers it: it waited in `pending` behind that command,
+		// the question was cancelled at the end of input, and the line went to the model as a prompt
+		// (pi#3305 replay). In a terminal the user sees the question and types its answer.
+		if (!terminal && pending.length > 0) queueMicrotask(answerTypedAhead);
 	});
 	function answerTypedAhead(): void {
 		if (!questions.pending || pending.length === 0) return;

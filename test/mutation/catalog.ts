@@ -13569,8 +13569,8 @@ export const MUTANTS: Mutant[] = [
 			"pi#3305 replay: a line read before a question was asked (piped after the command that asks) waits behind that command again, and the question is cancelled",
 		edits: [
 			{
-				find: "if (pending.length > 0) queueMicrotask(answerTypedAhead);",
-				replace: "if (pending.length < 0) queueMicrotask(answerTypedAhead);",
+				find: "if (!terminal && pending.length > 0) queueMicrotask(answerTypedAhead);",
+				replace: "if (!terminal && pending.length < 0) queueMicrotask(answerTypedAhead);",
 			},
 		],
 		tests: ["test/pi-races/interactive-session-commands.test.ts"],
