@@ -333,7 +333,11 @@ async function resume(host: CommandHost, args: string): Promise<void> {
 async function resumeSession(host: CommandHost, args: string): Promise<void> {
 	const { runtime } = host;
 	const folders = projectSessionFolders(host);
-	const path = await findProjectSession(folders, args);
+	// A quoted path (`/resume "my dir/s.jsonl"`, as /import and /export take one) is the path inside
+	// the quotes; unquoted, the whole argument is (its spaces too).
+	const reference = /^\s*["']/.test(args) ? (pathArgument(args) ?? "") : args.trim();
+	if (!reference) throw new SettleError("INVALID_ARGUMENT", "Usage: /resume [id-prefix|path]");
+	const path = await findProjectSession(folders, reference);
 	// A link-named folder's session is resumed as this project's (its header names the link path), and
 	// sessions started from it (/new, /fork) go to the project's own folder, as with -c.
 	const { linkFolder } = folders;

@@ -156,7 +156,19 @@ export async function runInteractiveMode(
 		} else out.stdout(text);
 		questionShown = true;
 		promptShown = false;
+		// On a pipe, a line read before the question was asked (piped right after the command that
+		// asks, as `/import f.jsonl` then `y`) answers it: it waited in `pending` behind that command,
+		// the question was cancelled at the end of input, and the line went to the model as a prompt
+		// (pi#3305 replay). In a terminal the user sees the question and types its answer.
+		if (!terminal && pending.length > 0) queueMicrotask(answerTypedAhead);
 	});
+	function answerTypedAhead(): void {
+		if (!questions.pending || pending.length === 0) return;
+		const { line } = pending.shift()!;
+		if (echoInput) out.stdout(`${line}\n`);
+		questionShown = false;
+		questions.answer(line);
+	}
 
 	// --- State.
 	/** Lines read and not handled yet; `echoed`: a pipe's transcript already shows it after the prompt. */

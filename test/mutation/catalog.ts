@@ -13653,6 +13653,31 @@ export const MUTANTS: Mutant[] = [
 		edits: [{ find: "const expanded = expandPath(path);", replace: "const expanded = path;" }],
 		tests: ["test/tools/read.test.ts"],
 	},
+	{
+		id: "FI01",
+		file: "src/cli/interactive-mode.ts",
+		description:
+			"pi#3305 replay: a line read before a question was asked (piped after the command that asks) waits behind that command again, and the question is cancelled",
+		edits: [
+			{
+				find: "if (!terminal && pending.length > 0) queueMicrotask(answerTypedAhead);",
+				replace: "if (!terminal && pending.length < 0) queueMicrotask(answerTypedAhead);",
+			},
+		],
+		tests: ["test/pi-races/interactive-session-commands.test.ts"],
+	},
+	{
+		id: "FI02",
+		file: "src/cli/interactive-commands.ts",
+		description: 'pi#3305 replay: `/resume "<path>"` looks the quotes up as part of the path again',
+		edits: [
+			{
+				find: 'const reference = /^\\s*["\']/.test(args) ? (pathArgument(args) ?? "") : args.trim();',
+				replace: "const reference = args.trim();",
+			},
+		],
+		tests: ["test/pi-races/interactive-session-commands.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */

@@ -1,0 +1,119 @@
+/**
+ * Reports about `settle -i`'s session commands (`/reload`, …), replayed against a real `settle`
+ * child process driven through a pipe (test/cli/interactive.helpers.ts). Every wait is on an
+ * output marker.
+ *
+ * pi#1325: an extension file added to `~/.pi/agent/extensions/` while pi ran: the first `/reload`
+ * did not register its command (`/tworeloadtest` was missing), only a second `/reload` did.
+ *
+ * pi#3305: `/import "path/to/session.jsonl"` (the path quoted) ended pi. Replayed in a pipe after
+ * another command, it found a Settle bug: the `y` piped after `/import` waited behind the command
+ * that asked, so the question was cancelled at the end of input and `y` went to the model as a
+ * prompt. Settle's own `/resume <path>` did not take a quoted path either.
+ *
+ * pi#2078 / gsd-2#107: with stdin not a terminal (a pipe from a wrapper, an IDE, CI), pi's
+ * interactive mode started its TUI anyway and hung for good with no output.
+ */
+import { mkdirSync, readdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { runSettle, useCliProject } from "../cli/helpers.js";
+import { Repl } from "../cli/interactive.helpers.js";
+
+const cli = useCliProject("settle-pi-races-interactive-session-commands-");
+
+function repl(args: string[]): Repl {
+	return new Repl(args, { cwd: cli.project, agentDir: cli.agentDir });
+}
+
+/** The report's extension, as written there. */
+const TWO_RELOAD_EXTENSION = `import type { ExtensionAPI } from "@mariozechner/pi-coding-agent";
+
+export default function (pi: ExtensionAPI) {
+	pi.registerCommand("tworeloadtest", {
+		description: "Command used to reproduce double /reload issue",
+		handler: async (_args, ctx) => {
+			ctx.ui.notify("tworeloadtest command is active", "info");
+		},
+	});
+}
+`;
+
+describe("pi#1325: an extension added while the chat runs, then one /reload", () => {
+	it("pi#1325: settle -i: an extension file written to the agent folder's extensions/ after start-up has its command after a single /reload (listed in /help, and it runs)", async () => {
+		const extensions = join(cli.agentDir, "extensions");
+		mkdirSync(extensions, { recursive: true });
+		const chat = repl(["--faux", "--no-session"]);
+		await chat.idle(0);
+		expect(await chat.say("/tworeloadtest")).toContain("unknown command /tworeloadtest");
+
+		writeFileSync(join(extensions, "reload-two-step-test.ts"), TWO_RELOAD_EXTENSION);
+		await chat.say("/reload", "Reloaded:");
+		expect(await chat.say("/help")).toMatch(/\/tworeloadtest\s+Command used to reproduce double \/reload issue/);
+		expect(await chat.say("/tworeloadtest")).toContain("tworeloadtest command is active");
+		expect(await chat.end()).toBe(0);
+		expect(chat.stderr).toBe("");
+	});
+});
+
+/** A saved session (one prompt, one faux answer) in a folder whose name has a space; its path. */
+function savedSession(): string {
+	const folder = join(cli.dir, "my sessions");
+	const run = runSettle(["--faux", "--session-dir", folder, "-p", "remember the word kiwi"], {
+		cwd: cli.project,
+		agentDir: cli.agentDir,
+		timeoutMs: 60_000,
+	});
+	expect(run.code).toBe(0);
+	const [file] = readdirSync(folder).filter((name) => name.endsWith(".jsonl"));
+	return join(folder, file as string);
+}
+
+describe("pi#3305: /import of a quoted path, answered by the line piped after it", () => {
+	it('pi#3305: settle -i: /new, /import "<path with a space>" and y piped at once: y answers the question, the session is imported, and y is not sent as a prompt', async () => {
+		const file = savedSession();
+		const chat = repl(["--faux", "--no-session"]);
+		await chat.idle(0);
+		const from = chat.mark();
+		// One write, then the end of input: /import and y are read while /new still runs, as when typed ahead.
+		chat.child.stdin.end(`/new\n/import "${file}"\ny\n/session\n`);
+		expect(await chat.exited).toBe(0);
+		const output = chat.stdout.slice(from);
+		expect(output).toContain(`Replace the current session with ${file}? [y/N] y\n`);
+		expect(output).toContain("Imported into a new session");
+		expect(output).not.toContain("Import cancelled");
+		// The imported conversation alone: y was an answer, not a prompt.
+		expect(output).toMatch(/messages: \d+ in context \(1 yours, 1 answers,/);
+		expect(chat.stderr).toBe("");
+	});
+
+	it('pi#3305: settle -i: /resume "<path with a space>" (quoted, as /import takes it) resumes that file', async () => {
+		const file = savedSession();
+		const chat = repl(["--faux", "--no-session"]);
+		await chat.idle(0);
+		expect(await chat.say(`/resume "${file}"`)).toContain(`Resumed `);
+		expect(await chat.say("/session")).toContain(`file: ${file}`);
+		expect(await chat.say(`/resume ""`)).toContain("Usage: /resume [id-prefix|path]");
+		expect(await chat.end()).toBe(0);
+		expect(chat.stderr).toBe("");
+	});
+});
+
+describe("pi#2078 / gsd-2#107: the chat started without a terminal", () => {
+	it("pi#2078: settle with no prompt on a pipe says what to do and exits 2 instead of starting a chat; settle -i on a pipe answers its first prompt and exits 0 at the end of input", () => {
+		const bare = runSettle(["--faux", "--no-session"], { cwd: cli.project, agentDir: cli.agentDir, timeoutMs: 60_000 });
+		expect(bare.code).toBe(2);
+		expect(bare.stdout).toBe("");
+		expect(bare.stderr).toContain("Error: no prompt.");
+		expect(bare.stderr).toContain("-i starts a chat");
+
+		const chat = runSettle(["-i", "--faux", "--no-session", "hello from a pipe"], {
+			cwd: cli.project,
+			agentDir: cli.agentDir,
+			timeoutMs: 60_000,
+		});
+		expect(chat.code).toBe(0);
+		expect(chat.stdout).toContain("> hello from a pipe\nhello from a pipe\n");
+		expect(chat.stderr).toBe("");
+	});
+});
