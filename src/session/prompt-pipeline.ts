@@ -246,21 +246,28 @@ export async function busyPreflight(s: SessionInternals, input: BusyPreflightInp
 		throw new SettleError("BUSY", COMPACTION_IN_PROGRESS);
 	}
 	const streaming = s.isStreaming();
-	if (runner.hasHandlers("input")) {
-		const extras = streaming && payload.streamingBehavior ? { streamingBehavior: payload.streamingBehavior } : {};
-		const result = await runner.emitInput(text, images, payload.source, extras);
-		if (result.action === "handled") return { disposition: "handled" };
-		if (result.action === "transform") {
-			text = result.text;
-			images = result.images ?? images;
+	// As in queueInput: a slow hook must not let a later message of the same kind overtake this one.
+	const order = payload.streamingBehavior ? s.queues.takeTurn(payload.streamingBehavior) : undefined;
+	try {
+		if (runner.hasHandlers("input")) {
+			const extras = streaming && payload.streamingBehavior ? { streamingBehavior: payload.streamingBehavior } : {};
+			const result = await runner.emitInput(text, images, payload.source, extras);
+			if (result.action === "handled") return { disposition: "handled" };
+			if (result.action === "transform") {
+				text = result.text;
+				images = result.images ?? images;
+			}
 		}
+		if (payload.expandPromptTemplates) text = expandText(s, text);
+		if (!streaming) throw new SettleError("BUSY", TREE_NAVIGATION_IN_PROGRESS);
+		if (!payload.streamingBehavior) throw new SettleError("BUSY", STREAMING_BEHAVIOR_REQUIRED);
+		await order?.turn;
+		if (payload.streamingBehavior === "followUp") s.queues.queueFollowUp(text, images);
+		else s.queues.queueSteer(text, images);
+		return { disposition: "queued" };
+	} finally {
+		order?.done();
 	}
-	if (payload.expandPromptTemplates) text = expandText(s, text);
-	if (!streaming) throw new SettleError("BUSY", TREE_NAVIGATION_IN_PROGRESS);
-	if (!payload.streamingBehavior) throw new SettleError("BUSY", STREAMING_BEHAVIOR_REQUIRED);
-	if (payload.streamingBehavior === "followUp") s.queues.queueFollowUp(text, images);
-	else s.queues.queueSteer(text, images);
-	return { disposition: "queued" };
 }
 
 /**
@@ -287,6 +294,8 @@ export async function queueInput(
 	// counts this call until it is queued (or not), and an operation about to settle waits for it.
 	let queued = false;
 	sendWhileActive(s, { type: "QUEUE_INPUT_STARTED" });
+	// Hooks run side by side; messages are queued in the order they were sent (atomic#2074).
+	const order = s.queues.takeTurn(kind);
 	try {
 		const result = await runner.emitInput(text, images, source, s.isStreaming() ? { streamingBehavior: kind } : {});
 		if (result.action === "handled") return "handled";
@@ -294,10 +303,12 @@ export async function queueInput(
 			text = result.text;
 			images = result.images ?? images;
 		}
+		await order.turn;
 		queueExpanded(s, kind, text, images);
 		queued = true;
 		return "queued";
 	} finally {
+		order.done();
 		sendWhileActive(s, { type: "QUEUE_INPUT_FINISHED", queued });
 	}
 }

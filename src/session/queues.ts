@@ -37,6 +37,14 @@ export class SessionQueues {
 	private pendingCustom: CustomMessage[] = [];
 	/** `deliverAs: "nextTurn"` custom messages, consumed by the next `prompt()`. */
 	private nextTurn: CustomMessage[] = [];
+	/**
+	 * Per kind, settles once every message submitted so far has been queued or dropped: input hooks
+	 * run side by side, and a slow hook must not let a later message overtake (atomic#2074).
+	 */
+	private submitted: Record<"steer" | "followUp", Promise<void>> = {
+		steer: Promise.resolve(),
+		followUp: Promise.resolve(),
+	};
 	/** A queued text whose message has started (left its list) and has not reached its `message_end`. */
 	private delivering: { list: QueuedEntry[]; index: number; entry: QueuedEntry } | undefined;
 
@@ -72,6 +80,21 @@ export class SessionQueues {
 
 	followUpTexts(): string[] {
 		return texts(this.followUp);
+	}
+
+	/**
+	 * Takes a place in `kind`'s submission order for a message whose input hooks still run: `turn`
+	 * settles when every message submitted before it has been queued or dropped; call `done` once
+	 * this one has been (always, also when a hook handled or threw).
+	 */
+	takeTurn(kind: "steer" | "followUp"): { turn: Promise<void>; done: () => void } {
+		const turn = this.submitted[kind];
+		let done!: () => void;
+		const mine = new Promise<void>((resolve) => {
+			done = resolve;
+		});
+		this.submitted[kind] = turn.then(() => mine);
+		return { turn, done };
 	}
 
 	/** Queues a steering user message: display list, `queue_update`, then the Agent's queue. */

@@ -13678,6 +13678,21 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/pi-races/interactive-session-commands.test.ts"],
 	},
+	{
+		id: "FL01",
+		file: "src/session/prompt-pipeline.ts",
+		description: "atomic#2074 replay: a steer() / followUp() is queued when its input hooks finish, not in send order",
+		edits: [{ find: "\t\tawait order.turn;\n", replace: "" }],
+		tests: ["test/pi-races/steer-order.test.ts"],
+	},
+	{
+		id: "FL02",
+		file: "src/session/prompt-pipeline.ts",
+		description:
+			"atomic#2074 replay: a prompt() with streamingBehavior is queued when its input hooks finish, not in send order",
+		edits: [{ find: "\t\tawait order?.turn;\n", replace: "" }],
+		tests: ["test/pi-races/steer-order.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
