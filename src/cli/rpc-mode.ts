@@ -26,7 +26,13 @@ import type { Readable } from "node:stream";
 import { errorMessage, SettleError } from "../errors.js";
 import { apiKeyEnvHint, providerOfAuthError } from "../llm/provider-env.js";
 import { jsonLine } from "../rpc/jsonl.js";
-import type { RpcQueueMode as QueueMode, RpcClearedQueue, RpcCommand, RpcPromptResult } from "../rpc/types.js";
+import type {
+	RpcQueueMode as QueueMode,
+	RpcClearedQueue,
+	RpcCommand,
+	RpcPromptResult,
+	RpcQueueResult,
+} from "../rpc/types.js";
 import { INVALID_FORK_ENTRY_MESSAGE, InvalidForkEntryError } from "../runtime/errors.js";
 import type { AgentSessionRuntime } from "../runtime/runtime.js";
 import { modelHint } from "../runtime/sdk.js";
@@ -124,13 +130,13 @@ export async function runRpcMode(runtime: AgentSessionRuntime, input: Readable, 
 			}
 			case "steer": {
 				const message = requireString(command, "message");
-				await sendToCurrentSession(runtime, (current) => current.steer(message, command.images));
-				return success(id, "steer");
+				const disposition = await sendToCurrentSession(runtime, (current) => current.steer(message, command.images));
+				return success(id, "steer", { disposition } satisfies RpcQueueResult);
 			}
 			case "follow_up": {
 				const message = requireString(command, "message");
-				await sendToCurrentSession(runtime, (current) => current.followUp(message, command.images));
-				return success(id, "follow_up");
+				const disposition = await sendToCurrentSession(runtime, (current) => current.followUp(message, command.images));
+				return success(id, "follow_up", { disposition } satisfies RpcQueueResult);
 			}
 			case "abort":
 				await session.abort();

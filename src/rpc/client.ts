@@ -24,6 +24,7 @@ import type {
 	RpcModelCycle,
 	RpcPromptResult,
 	RpcQueueMode,
+	RpcQueueResult,
 	RpcResponse,
 	RpcSessionState,
 	RpcSessionStats,
@@ -384,24 +385,27 @@ export class RpcClient {
 	}
 
 	/**
-	 * Queues a steering message while a run streams: delivered after the current tool calls.
+	 * Queues a steering message while a run streams: delivered after the current tool calls. Resolves
+	 * to whether it was queued or an extension's `input` hook took it ({@link RpcQueueResult};
+	 * undefined when the server is pi, whose response has no data).
 	 *
 	 * @example
 	 * ```ts
 	 * const idle = client.waitForIdle();
 	 * await client.prompt("Refactor src/");
-	 * await client.steer("Leave the tests alone");
+	 * const steered = await client.steer("Leave the tests alone");
+	 * if (steered?.disposition === "handled") console.log("an extension took the steer");
 	 * await client.followUp("Then run the tests");
 	 * await idle;
 	 * ```
 	 */
-	async steer(message: string, images?: ImageContent[]): Promise<void> {
-		await this.request({ type: "steer", message, images });
+	async steer(message: string, images?: ImageContent[]): Promise<RpcQueueResult | undefined> {
+		return await this.request<RpcQueueResult | undefined>({ type: "steer", message, images });
 	}
 
-	/** Queues a follow-up message: delivered when the run would end (see {@link steer}). */
-	async followUp(message: string, images?: ImageContent[]): Promise<void> {
-		await this.request({ type: "follow_up", message, images });
+	/** Queues a follow-up message: delivered when the run would end (see {@link steer}, also for what it resolves to). */
+	async followUp(message: string, images?: ImageContent[]): Promise<RpcQueueResult | undefined> {
+		return await this.request<RpcQueueResult | undefined>({ type: "follow_up", message, images });
 	}
 
 	/**

@@ -24,6 +24,7 @@ export type {
 	RpcModelCycle,
 	RpcPromptResult,
 	RpcQueueMode,
+	RpcQueueResult,
 	RpcResponse,
 	RpcSessionState,
 	RpcSessionStats,

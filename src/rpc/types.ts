@@ -82,6 +82,16 @@ export interface RpcClearedQueue {
 }
 
 /**
+ * A `steer` / `follow_up` response's data (Settle's addition: pi 0.73.1's server sends none;
+ * pi#9803): `queued` — the message waits in its queue (and is listed in `queue_update`); `handled` —
+ * an extension's `input` hook took it and nothing was queued for it (a message the hook sent itself
+ * is the hook's own, not this command's).
+ */
+export interface RpcQueueResult {
+	disposition: "handled" | "queued";
+}
+
+/**
  * A `set_thinking_level` response's data (Settle's addition: pi 0.73.1's server sends none): the
  * level that now applies, which differs from the one asked for when the model cannot use it (a model
  * that does not reason is always `off`; pi#9768).

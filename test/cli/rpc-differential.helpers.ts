@@ -597,6 +597,8 @@ export function normalize(value: unknown, ids: Map<string, string>, cwd: string,
  * - DELIBERATE_UNKNOWN_ID: Settle keeps the `id` on an unknown command's response (pi drops it).
  * - DELIBERATE_PROMPT_DISPOSITION: Settle's prompt response says how the prompt was taken
  *   (`data: { disposition }`, src/rpc/types.ts RpcPromptResult); pi's has no data.
+ * - DELIBERATE_QUEUE_DISPOSITION: Settle's steer / follow_up responses say whether the message was
+ *   queued or an `input` hook took it (`data: { disposition }`, RpcQueueResult; pi#9803); pi's have no data.
  * - DELIBERATE_THINKING_LEVEL_RESULT: Settle's set_thinking_level response says the level that
  *   applies (`data: { level }`, RpcThinkingLevelResult; pi#9768); pi's has no data.
  * - DELIBERATE_PROMPT_TOKENS, NOISE_UPDATE_THROTTLE: see where they are taken out.
@@ -635,7 +637,8 @@ export function observe(lines: Line[], ids: Map<string, string>, cwd: string): u
 				line.error = line.error.replace(/^(Model not found: \S+?)[.:] .*$/s, "$1");
 			}
 			const data = line.data as Record<string, unknown> | undefined;
-			if ((line.command === "prompt" || line.command === "set_thinking_level") && line.success === true)
+			const withData = ["prompt", "set_thinking_level", "steer", "follow_up"];
+			if (typeof line.command === "string" && withData.includes(line.command) && line.success === true)
 				delete line.data;
 			if (line.command === "get_state" && data) {
 				// messageCount: DELIBERATE_SYSTEM_MESSAGES are counted (get_messages compares the messages).

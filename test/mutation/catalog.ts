@@ -13693,6 +13693,30 @@ export const MUTANTS: Mutant[] = [
 		edits: [{ find: "\t\tawait order?.turn;\n", replace: "" }],
 		tests: ["test/pi-races/steer-order.test.ts"],
 	},
+	{
+		id: "FL03",
+		file: "src/cli/rpc-mode.ts",
+		description: "pi#9803 replay: the RPC steer response no longer says whether an input hook took the steer",
+		edits: [
+			{
+				find: 'return success(id, "steer", { disposition } satisfies RpcQueueResult);',
+				replace: 'return success(id, "steer");',
+			},
+		],
+		tests: ["test/pi-races/steer-rpc.test.ts"],
+	},
+	{
+		id: "FL04",
+		file: "src/cli/rpc-mode.ts",
+		description: "pi#9803 replay: the RPC follow_up response says queued even when an input hook took it",
+		edits: [
+			{
+				find: 'return success(id, "follow_up", { disposition } satisfies RpcQueueResult);',
+				replace: 'return success(id, "follow_up", { disposition: "queued" } satisfies RpcQueueResult);',
+			},
+		],
+		tests: ["test/pi-races/steer-rpc.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */

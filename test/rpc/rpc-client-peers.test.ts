@@ -198,8 +198,9 @@ describe("RpcClient methods: pi's names, the commands they send, the data they r
 		const data = (of: string) => ({ of, messages: ["m"], models: ["M"], commands: ["c"], text: "t" });
 		const image = { type: "image" as const, data: "iVBORw0KGgo=", mimeType: "image/png" };
 		const cases: [string, () => Promise<unknown>, Record<string, unknown>, unknown][] = [
-			["steer", () => rpc.steer("s", [image]), { type: "steer", message: "s", images: [image] }, undefined],
-			["followUp", () => rpc.followUp("f"), { type: "follow_up", message: "f" }, undefined],
+			// Settle's steer / follow_up answer their disposition (pi#9803); the client returns the data.
+			["steer", () => rpc.steer("s", [image]), { type: "steer", message: "s", images: [image] }, data("steer")],
+			["followUp", () => rpc.followUp("f"), { type: "follow_up", message: "f" }, data("follow_up")],
 			["clearQueue", () => rpc.clearQueue(), { type: "clear_queue" }, data("clear_queue")],
 			[
 				"newSession",
