@@ -226,6 +226,23 @@ export class ToolLoadout {
 		return copy;
 	}
 
+	/**
+	 * Brings the tool fields (`selectedTools`, `toolSnippets`, `promptGuidelines`) of an operation's
+	 * options (from {@link operationPromptOptions}) up to date with the active tools, when these are no
+	 * longer `activeAtCopy` (a `before_agent_start` handler ran `pi.setActiveTools()`, pi#9932). Other
+	 * fields a handler changed are kept. Returns the active tool names to compare next time:
+	 * `activeAtCopy` itself when nothing changed.
+	 */
+	adoptActiveTools(options: SystemPromptOptions, activeAtCopy: readonly string[]): readonly string[] {
+		const now = this.getActiveToolNames();
+		if (now.length === activeAtCopy.length && now.every((name, i) => name === activeAtCopy[i])) return activeAtCopy;
+		const live = this.promptOptions();
+		options.selectedTools = live.selectedTools ? [...live.selectedTools] : undefined;
+		options.toolSnippets = live.toolSnippets ? { ...live.toolSnippets } : undefined;
+		options.promptGuidelines = live.promptGuidelines ? [...live.promptGuidelines] : undefined;
+		return now;
+	}
+
 	/** The prompt the next request would use (without a per-operation override). */
 	renderedPrompt(options: SystemPromptOptions = this.promptOptions()): string {
 		return renderSystemPrompt(buildSystemPromptSections(options));

@@ -13678,6 +13678,26 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/pi-races/interactive-session-commands.test.ts"],
 	},
+	{
+		id: "FK01",
+		file: "src/extensions/runner.ts",
+		description:
+			"pi#9932 replay: the before_agent_start chain keeps handing the prompt from before a handler's setActiveTools()",
+		edits: [
+			{
+				find: "if (refreshed !== undefined && !promptChanged) currentPrompt = refreshed;",
+				replace: "void refreshed;",
+			},
+		],
+		tests: ["test/pi-races/system-prompt-agent-start.test.ts"],
+	},
+	{
+		id: "FK02",
+		file: "src/session/prompt-pipeline.ts",
+		description: "pi#9932 replay: the operation's prompt options keep the tools active before before_agent_start ran",
+		edits: [{ find: "\t}\n\trefreshSystemPrompt();\n", replace: "\t}\n" }],
+		tests: ["test/pi-races/system-prompt-agent-start.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
