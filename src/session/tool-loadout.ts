@@ -60,6 +60,8 @@ export class ToolLoadout {
 	private changed = true;
 	/** The last recorded prompt was one operation's (from `before_agent_start` options). */
 	private overridden = false;
+	/** That operation's prompt, until the operation ends ({@link endOperation}) or a later change is recorded. */
+	private operationPrompt: string | undefined;
 
 	constructor(private readonly options: ToolLoadoutOptions) {
 		this.builtins = this.createBuiltins(options.builtinOptions);
@@ -262,16 +264,34 @@ export class ToolLoadout {
 	 */
 	nextSystemMessage(options?: SystemPromptOptions): SystemMessage | undefined {
 		if (!options && !this.changed && !this.overridden) return undefined;
-		const message = this.tracker.next(buildSystemPromptSections(options ?? this.promptOptions()), this.active);
+		const sections = buildSystemPromptSections(options ?? this.promptOptions());
+		const message = this.tracker.next(sections, this.active);
 		this.changed = false;
 		this.overridden = options !== undefined;
+		this.operationPrompt = options ? renderSystemPrompt(sections) : undefined;
 		return message;
+	}
+
+	/**
+	 * The prompt the next request uses: after an unrecorded change the loadout's own, else the
+	 * running operation's prompt from `before_agent_start` options, else the loadout's own. So
+	 * `ctx.getSystemPrompt()` in `agent_start`, `turn_start` or a tool returns what the model gets
+	 * (pi-langfuse#12).
+	 */
+	currentPrompt(): string {
+		return (!this.changed && this.operationPrompt) || this.renderedPrompt();
+	}
+
+	/** The operation settled: its prompt no longer applies (the next one records the loadout's own). */
+	endOperation(): void {
+		this.operationPrompt = undefined;
 	}
 
 	/** Re-reads the prompt in effect from the transcript (after a system message was not persisted). */
 	resyncFromTranscript(): void {
 		this.tracker = SystemPromptTracker.fromTranscript(this.options.agent.state.messages);
 		this.changed = true;
+		this.operationPrompt = undefined;
 	}
 }
 

@@ -3,7 +3,7 @@
  */
 import { afterEach, describe, expect, it } from "vitest";
 import type { ExtensionAPI } from "../../src/extensions/types.js";
-import { fauxAssistantMessage } from "../../src/llm/faux.js";
+import { fauxAssistantMessage, fauxToolCall } from "../../src/llm/faux.js";
 import type { AnyToolDefinition } from "../../src/tools/types.js";
 import { type LiveProject, openProject } from "../session/env-helpers.js";
 
@@ -51,4 +51,54 @@ describe("pi#9932: a tool a before_agent_start handler deactivates is not advert
 			}
 		});
 	}
+});
+
+/**
+ * pi-langfuse#12: a tracer read `ctx.getSystemPrompt()` while later handlers could still change the
+ * prompt; its fix reads it in `agent_start`. In Settle a handler may also change one operation's
+ * prompt through `event.systemPromptOptions`, and `ctx.getSystemPrompt()` returned the loadout's own
+ * prompt without that change, so the tracer still recorded a prompt the model never got.
+ */
+describe("pi-langfuse#12: ctx.getSystemPrompt() during an operation is the prompt its requests carry", () => {
+	it("after before_agent_start changed the prompt options or returned a prompt", async () => {
+		const recorded: string[] = [];
+		const tracer = (pi: ExtensionAPI) => {
+			pi.on("agent_start", (_event, ctx) => {
+				recorded.push(ctx.getSystemPrompt());
+			});
+			pi.on("turn_start", (_event, ctx) => {
+				recorded.push(ctx.getSystemPrompt());
+			});
+		};
+		const shaper = (pi: ExtensionAPI) => {
+			pi.registerTool({ ...ghostTool, name: "probe", promptSnippet: "Probe things" });
+			pi.on("before_agent_start", (event) => {
+				if (event.prompt.includes("note")) event.systemPromptOptions.appendSystemPrompt = ["OPERATION NOTE"];
+				if (event.prompt.includes("force")) return { systemPrompt: `${event.systemPrompt}\n\nFORCED` };
+				return undefined;
+			});
+		};
+		p = await openProject({ extensionFactories: [tracer, shaper] });
+		p.faux.setResponses([
+			fauxAssistantMessage([fauxToolCall("probe", {})], { stopReason: "toolUse" }),
+			fauxAssistantMessage("noted"),
+			fauxAssistantMessage("forced"),
+			fauxAssistantMessage("plain"),
+		]);
+		await p.session.prompt("with a note");
+		// Settled: the note was that operation's only; the next request's prompt does not have it.
+		expect(p.session.systemPrompt).not.toContain("OPERATION NOTE");
+		await p.session.prompt("force it");
+		await p.session.prompt("plain again");
+		expect(p.errors).toEqual([]);
+		const sent = p.faux.requests.map((request) => request.systemPrompt);
+		expect(sent).toHaveLength(4);
+		expect(sent[0]).toContain("OPERATION NOTE");
+		expect(sent[1]).toContain("OPERATION NOTE");
+		expect(sent[2]).toContain("FORCED");
+		expect(sent[3]).not.toContain("OPERATION NOTE");
+		// agent_start + turn_start of each request: what the tracer saw is what was sent.
+		expect(recorded).toEqual([sent[0], sent[0], sent[1], sent[2], sent[2], sent[3], sent[3]]);
+		expect(p.session.systemPrompt).toBe(sent[3]);
+	});
 });
