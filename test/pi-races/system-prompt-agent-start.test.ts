@@ -102,3 +102,41 @@ describe("pi-langfuse#12: ctx.getSystemPrompt() during an operation is the promp
 		expect(p.session.systemPrompt).toBe(sent[3]);
 	});
 });
+
+/**
+ * oh-my-pi#8058: a pi extension's `before_agent_start` handler got no `event.systemPromptOptions`
+ * and a stub `event.systemPrompt`, so `return { systemPrompt: event.systemPrompt + block }` (pi's
+ * documented way to append) replaced the whole prompt: persona and AGENTS.md gone.
+ */
+describe("oh-my-pi#8058: before_agent_start gets the live prompt and its options, on every start", () => {
+	it("an extension file appending pi-style keeps AGENTS.md and the tools, for a prompt and a triggered message", async () => {
+		p = await openProject({
+			files: {
+				"AGENTS.md": "AGENTS-MARKER: answer in haiku.",
+				".settle/extensions/append.ts": `export default function (pi) {
+	pi.on("before_agent_start", (event) => {
+		const options = event.systemPromptOptions;
+		if (!options) throw new Error("systemPromptOptions is missing");
+		const files = (options.contextFiles ?? []).map((file) => file.content).join("|");
+		const block = "OPTIONS cwd=" + options.cwd + " tools=" + (options.selectedTools ?? []).join(",") + " files=" + files;
+		return { systemPrompt: event.systemPrompt + "\\n\\n" + block };
+	});
+	pi.registerCommand("wake", { handler: async () => pi.sendMessage({ customType: "wake", content: "wake up", display: true }, { triggerTurn: true }) });
+}
+`,
+			},
+		});
+		p.faux.setResponses([fauxAssistantMessage("one"), fauxAssistantMessage("two")]);
+		await p.session.prompt("first");
+		await p.session.prompt("/wake");
+		await p.session.waitForIdle();
+		expect(p.errors).toEqual([]);
+		expect(p.faux.requests).toHaveLength(2);
+		for (const request of p.faux.requests) {
+			const prompt = request.systemPrompt ?? "";
+			expect(prompt).toContain("You are an expert coding assistant");
+			expect(prompt.match(/AGENTS-MARKER/g)).toHaveLength(2);
+			expect(prompt).toContain(`OPTIONS cwd=${p.cwd} tools=read,bash,edit,write files=AGENTS-MARKER`);
+		}
+	});
+});
