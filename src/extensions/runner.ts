@@ -150,6 +150,13 @@ export interface ExtensionRunnerOptions {
 export interface BeforeAgentStartExtras {
 	trigger?: string;
 	messageType?: string;
+	/**
+	 * Called before each handler: the base prompt rebuilt when the session's tools changed since
+	 * the last call (a handler ran `pi.setActiveTools()`), else undefined. While no handler has
+	 * returned a `systemPrompt`, the next handler's `event.systemPrompt` is that fresher prompt, so a
+	 * prompt a later handler builds from it does not advertise a tool an earlier one removed (pi#9932).
+	 */
+	refreshSystemPrompt?: () => string | undefined;
 }
 
 /** Newer `input` payload fields. */
@@ -961,6 +968,8 @@ export class ExtensionRunner {
 			return currentPrompt;
 		};
 		for (const entry of handlers) {
+			const refreshed = extras.refreshSystemPrompt?.();
+			if (refreshed !== undefined && !promptChanged) currentPrompt = refreshed;
 			const event: Record<string, unknown> = {
 				type: "before_agent_start",
 				prompt,

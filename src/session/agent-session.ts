@@ -843,7 +843,7 @@ export class AgentSession {
 
 	/** The effective system prompt: this operation's override, else the prompt the next request uses. */
 	get systemPrompt(): string {
-		return this.internals.scratch.forcedSystemPrompt ?? this.loadout.renderedPrompt();
+		return this.internals.scratch.forcedSystemPrompt ?? this.loadout.currentPrompt();
 	}
 
 	/** The options the current system prompt is built from. */

@@ -236,6 +236,7 @@ function settleOperation(s: SessionInternals): void {
 	scratch.forcedSystemPrompt = undefined;
 	scratch.promptSystemMessage = undefined;
 	scratch.boundaryAborted = false;
+	s.loadout.endOperation();
 }
 
 /**

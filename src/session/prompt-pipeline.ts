@@ -166,13 +166,24 @@ async function beforeAgentStart(
 ): Promise<AgentStartResult> {
 	const runner = s.runner();
 	const options = s.loadout.operationPromptOptions();
+	// A handler may change the active tools (pi#9932): the operation's prompt follows them.
+	let activeTools: readonly string[] = s.loadout.getActiveToolNames();
+	const refreshSystemPrompt = (): string | undefined => {
+		const before = activeTools;
+		activeTools = s.loadout.adoptActiveTools(options, before);
+		return activeTools === before ? undefined : s.loadout.renderedPrompt(options);
+	};
 	s.scratch.beforeAgentStartDepth++;
 	let result: Awaited<ReturnType<typeof runner.emitBeforeAgentStart>>;
 	try {
-		result = await runner.emitBeforeAgentStart(text, images, s.loadout.renderedPrompt(), options, extras);
+		result = await runner.emitBeforeAgentStart(text, images, s.loadout.renderedPrompt(), options, {
+			...extras,
+			refreshSystemPrompt,
+		});
 	} finally {
 		s.scratch.beforeAgentStartDepth--;
 	}
+	refreshSystemPrompt();
 	// A ctx.compact() from a handler ends before the run starts.
 	await releasePreflightDispatch(s);
 	const messages: CustomMessage[] = (result?.messages ?? []).map((message) => ({

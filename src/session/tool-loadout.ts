@@ -60,6 +60,8 @@ export class ToolLoadout {
 	private changed = true;
 	/** The last recorded prompt was one operation's (from `before_agent_start` options). */
 	private overridden = false;
+	/** That operation's prompt, until the operation ends ({@link endOperation}) or a later change is recorded. */
+	private operationPrompt: string | undefined;
 
 	constructor(private readonly options: ToolLoadoutOptions) {
 		this.builtins = this.createBuiltins(options.builtinOptions);
@@ -226,6 +228,23 @@ export class ToolLoadout {
 		return copy;
 	}
 
+	/**
+	 * Brings the tool fields (`selectedTools`, `toolSnippets`, `promptGuidelines`) of an operation's
+	 * options (from {@link operationPromptOptions}) up to date with the active tools, when these are no
+	 * longer `activeAtCopy` (a `before_agent_start` handler ran `pi.setActiveTools()`, pi#9932). Other
+	 * fields a handler changed are kept. Returns the active tool names to compare next time:
+	 * `activeAtCopy` itself when nothing changed.
+	 */
+	adoptActiveTools(options: SystemPromptOptions, activeAtCopy: readonly string[]): readonly string[] {
+		const now = this.getActiveToolNames();
+		if (now.length === activeAtCopy.length && now.every((name, i) => name === activeAtCopy[i])) return activeAtCopy;
+		const live = this.promptOptions();
+		options.selectedTools = live.selectedTools ? [...live.selectedTools] : undefined;
+		options.toolSnippets = live.toolSnippets ? { ...live.toolSnippets } : undefined;
+		options.promptGuidelines = live.promptGuidelines ? [...live.promptGuidelines] : undefined;
+		return now;
+	}
+
 	/** The prompt the next request would use (without a per-operation override). */
 	renderedPrompt(options: SystemPromptOptions = this.promptOptions()): string {
 		return renderSystemPrompt(buildSystemPromptSections(options));
@@ -245,16 +264,34 @@ export class ToolLoadout {
 	 */
 	nextSystemMessage(options?: SystemPromptOptions): SystemMessage | undefined {
 		if (!options && !this.changed && !this.overridden) return undefined;
-		const message = this.tracker.next(buildSystemPromptSections(options ?? this.promptOptions()), this.active);
+		const sections = buildSystemPromptSections(options ?? this.promptOptions());
+		const message = this.tracker.next(sections, this.active);
 		this.changed = false;
 		this.overridden = options !== undefined;
+		this.operationPrompt = options ? renderSystemPrompt(sections) : undefined;
 		return message;
+	}
+
+	/**
+	 * The prompt the next request uses: after an unrecorded change the loadout's own, else the
+	 * running operation's prompt from `before_agent_start` options, else the loadout's own. So
+	 * `ctx.getSystemPrompt()` in `agent_start`, `turn_start` or a tool returns what the model gets
+	 * (pi-langfuse#12).
+	 */
+	currentPrompt(): string {
+		return (!this.changed && this.operationPrompt) || this.renderedPrompt();
+	}
+
+	/** The operation settled: its prompt no longer applies (the next one records the loadout's own). */
+	endOperation(): void {
+		this.operationPrompt = undefined;
 	}
 
 	/** Re-reads the prompt in effect from the transcript (after a system message was not persisted). */
 	resyncFromTranscript(): void {
 		this.tracker = SystemPromptTracker.fromTranscript(this.options.agent.state.messages);
 		this.changed = true;
+		this.operationPrompt = undefined;
 	}
 }
 

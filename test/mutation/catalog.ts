@@ -13717,6 +13717,46 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/pi-races/steer-rpc.test.ts"],
 	},
+	{
+		id: "FK01",
+		file: "src/extensions/runner.ts",
+		description:
+			"pi#9932 replay: the before_agent_start chain keeps handing the prompt from before a handler's setActiveTools()",
+		edits: [
+			{
+				find: "if (refreshed !== undefined && !promptChanged) currentPrompt = refreshed;",
+				replace: "void refreshed;",
+			},
+		],
+		tests: ["test/pi-races/system-prompt-agent-start.test.ts"],
+	},
+	{
+		id: "FK02",
+		file: "src/session/prompt-pipeline.ts",
+		description: "pi#9932 replay: the operation's prompt options keep the tools active before before_agent_start ran",
+		edits: [{ find: "\t}\n\trefreshSystemPrompt();\n", replace: "\t}\n" }],
+		tests: ["test/pi-races/system-prompt-agent-start.test.ts"],
+	},
+	{
+		id: "FK03",
+		file: "src/session/tool-loadout.ts",
+		description:
+			"pi-langfuse#12 replay: ctx.getSystemPrompt() during an operation ignores the prompt its before_agent_start options made",
+		edits: [
+			{
+				find: "return (!this.changed && this.operationPrompt) || this.renderedPrompt();",
+				replace: "return this.renderedPrompt();",
+			},
+		],
+		tests: ["test/pi-races/system-prompt-agent-start.test.ts"],
+	},
+	{
+		id: "FK04",
+		file: "src/session/operation-actors.ts",
+		description: "pi-langfuse#12 replay: one operation's prompt is still reported after it settled",
+		edits: [{ find: "\ts.loadout.endOperation();\n", replace: "" }],
+		tests: ["test/pi-races/system-prompt-agent-start.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
