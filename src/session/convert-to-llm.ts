@@ -14,6 +14,24 @@ export const BRANCH_SUMMARY_SUFFIX = "</summary>";
 /** What an image becomes when image input is blocked. */
 export const IMAGE_BLOCKED_TEXT = "Image reading is disabled.";
 
+/** Image types every provider Settle talks to accepts inline. */
+export const SUPPORTED_PROMPT_IMAGE_TYPES = ["image/png", "image/jpeg", "image/gif", "image/webp"] as const;
+
+/**
+ * What an image block of another type than {@link SUPPORTED_PROMPT_IMAGE_TYPES} becomes in a
+ * request (piclaw#9: a tool that returned a PDF as an image block made the provider refuse every
+ * later request of the session with a 400).
+ *
+ * @example
+ * ```ts
+ * unsupportedImageText("application/pdf");
+ * // "[Image omitted: application/pdf is not a supported image type (image/png, image/jpeg, image/gif, image/webp).]"
+ * ```
+ */
+export function unsupportedImageText(mimeType: string): string {
+	return `[Image omitted: ${mimeType || "an unknown type"} is not a supported image type (${SUPPORTED_PROMPT_IMAGE_TYPES.join(", ")}).]`;
+}
+
 /** Options of {@link convertMessageToLlm}. */
 export interface ConvertToLlmOptions {
 	/** Replace image blocks of user and tool-result messages by {@link IMAGE_BLOCKED_TEXT}. */
@@ -47,7 +65,8 @@ export function bashExecutionToText(message: BashExecutionMessage): string {
 
 /**
  * Converts one transcript message. user / assistant / toolResult pass through (the same object
- * unless images are blocked); custom → user (string content becomes one text block); a user or
+ * unless images are blocked or one is of a type no provider takes inline: that block becomes the
+ * {@link unsupportedImageText} note; the transcript keeps it); custom → user (string content becomes one text block); a user or
  * custom message whose content is an empty list → `undefined` (nothing to send);
  * bashExecution → user text ({@link bashExecutionToText}), `undefined` when `excludeFromContext`;
  * compactionSummary / branchSummary → user text in their `<summary>` wrappers; system and unknown
@@ -92,7 +111,7 @@ export function convertMessageToLlm(message: AgentMessage, options: ConvertToLlm
 		default:
 			return undefined;
 	}
-	return options.blockImages ? withoutImages(converted) : converted;
+	return options.blockImages ? withoutImages(converted) : withoutUnsupportedImages(converted);
 }
 
 /**
@@ -127,6 +146,21 @@ function hasNoContent(content: unknown): boolean {
 
 function userText(text: string, timestamp: number): UserMessage {
 	return { role: "user", content: [{ type: "text", text }], timestamp };
+}
+
+const isSupportedImage = (block: TextContent | ImageContent): boolean =>
+	block.type !== "image" || (SUPPORTED_PROMPT_IMAGE_TYPES as readonly string[]).includes(block.mimeType);
+
+function withoutUnsupportedImages(message: Message): Message {
+	if (message.role === "assistant" || typeof message.content === "string") return message;
+	const content: (TextContent | ImageContent)[] = message.content;
+	if (content.every(isSupportedImage)) return message;
+	const replaced = content.map((block) =>
+		isSupportedImage(block)
+			? block
+			: { type: "text" as const, text: unsupportedImageText((block as ImageContent).mimeType) },
+	);
+	return { ...message, content: replaced } as Message;
 }
 
 function withoutImages(message: Message): Message {

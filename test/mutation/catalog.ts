@@ -13678,6 +13678,18 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/pi-races/interactive-session-commands.test.ts"],
 	},
+	{
+		id: "FM01",
+		file: "src/session/convert-to-llm.ts",
+		description: "piclaw#9 replay: a tool's image block of a type no provider takes inline is sent as it is",
+		edits: [
+			{
+				find: "return options.blockImages ? withoutImages(converted) : withoutUnsupportedImages(converted);",
+				replace: "return options.blockImages ? withoutImages(converted) : converted;",
+			},
+		],
+		tests: ["test/pi-races/sdk-tools.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */

@@ -14,14 +14,19 @@ import { type CreateAgentSessionOptions, createAgentSession } from "../../src/ru
 import type { AgentSessionEvent } from "../../src/session/events.js";
 import { SettingsManager } from "../../src/settings/settings-manager.js";
 import { SessionManager } from "../../src/store/session-manager.js";
+import { anthropicError, anthropicReply } from "../llm/wire/anthropic.js";
+import { startWireSession, type WireSession } from "../llm/wire/session.js";
 
 let dir: string;
+let w: WireSession | undefined;
 
 beforeEach(() => {
 	dir = realpathSync(mkdtempSync(join(tmpdir(), "settle-sdk-tools-")));
 });
 
-afterEach(() => {
+afterEach(async () => {
+	await w?.dispose();
+	w = undefined;
 	rmSync(dir, { recursive: true, force: true });
 });
 
@@ -271,5 +276,74 @@ describe("pi#3890: a custom tool's onUpdate() with a partial result that has no 
 		expect(resultText(events.find((event) => event.type === "tool_execution_end"))).toBe("finished");
 		expect(events.filter((event) => event.type === "agent_settled")).toHaveLength(1);
 		await session.dispose();
+	});
+});
+
+describe("piclaw#9: a custom tool that returns a PDF as an image block poisoned every later request of the session", () => {
+	/** Anthropic's check of inline image types: any other `media_type` fails the whole request with 400. */
+	const ANTHROPIC_IMAGE_TYPES = ["image/jpeg", "image/png", "image/gif", "image/webp"];
+	const sentImageTypes = (body: { messages: { content: unknown }[] }): string[] =>
+		JSON.stringify(body)
+			.match(/"media_type":"[^"]*"/g)
+			?.map((field) => field.slice('"media_type":"'.length, -1)) ?? [];
+
+	it("the request carries a note in the image's place, the model answers this and the next prompt; the file keeps the tool's block", async () => {
+		const pdf = Buffer.from("%PDF-1.4\n1 0 obj\n<<>>\nendobj\n%%EOF\n").toString("base64");
+		w = await startWireSession({
+			api: "anthropic-messages",
+			model: { input: ["text", "image"] },
+			route: (request, next) => {
+				const wrong = sentImageTypes(request.body).find((type) => !ANTHROPIC_IMAGE_TYPES.includes(type));
+				if (wrong === undefined) return next();
+				return anthropicError(
+					400,
+					"invalid_request_error",
+					`messages.2.content.0.tool_result.content.1.image.source.base64.media_type: Input should be 'image/jpeg', 'image/png', 'image/gif' or 'image/webp' (got ${wrong})`,
+				);
+			},
+			extensionFactories: [
+				(pi) => {
+					pi.registerTool({
+						name: "read_attachment",
+						label: "Read attachment",
+						description: "reads an uploaded attachment",
+						parameters: { type: "object", properties: {} } as never,
+						execute: async () => ({
+							content: [
+								{ type: "text", text: "report.pdf" },
+								{ type: "image", data: pdf, mimeType: "application/pdf" },
+							],
+							details: {},
+						}),
+					});
+				},
+			],
+		});
+		const { server, session } = w;
+		server.reply(
+			anthropicReply([{ type: "tool_use", id: "toolu_attach", name: "read_attachment", input: {} }], {
+				stopReason: "tool_use",
+			}),
+			anthropicReply([{ type: "text", text: "It is a PDF I cannot see." }]),
+			anthropicReply([{ type: "text", text: "Still here." }]),
+		);
+		await session.prompt("read the attachment");
+		await session.prompt("and now?");
+		expect(server.requests).toHaveLength(3);
+		expect(sentImageTypes(server.requests[1]!.body)).toEqual([]);
+		expect(JSON.stringify(server.requests[1]!.body)).toContain("application/pdf is not a supported image type");
+		expect(session.messages.filter((message) => message.role === "assistant").map((m) => m.stopReason)).toEqual([
+			"toolUse",
+			"stop",
+			"stop",
+		]);
+		// The tool's output is not deleted: the file holds the block as the tool returned it.
+		const saved = w
+			.entries()
+			.flatMap((entry) => (entry.type === "message" && entry.message.role === "toolResult" ? [entry.message] : []));
+		expect(saved[0]?.content).toEqual([
+			{ type: "text", text: "report.pdf" },
+			{ type: "image", data: pdf, mimeType: "application/pdf" },
+		]);
 	});
 });
