@@ -13684,8 +13684,20 @@ export const MUTANTS: Mutant[] = [
 		description: "piclaw#9 replay: a tool's image block of a type no provider takes inline is sent as it is",
 		edits: [
 			{
-				find: "return options.blockImages ? withoutImages(converted) : withoutUnsupportedImages(converted);",
+				find: "return options.blockImages ? withoutImages(converted) : withoutUnsendableImages(converted);",
 				replace: "return options.blockImages ? withoutImages(converted) : converted;",
+			},
+		],
+		tests: ["test/pi-races/sdk-tools.test.ts"],
+	},
+	{
+		id: "FM02",
+		file: "src/session/convert-to-llm.ts",
+		description: "openclaw#18212 replay: an image block whose data is not base64 is sent as it is",
+		edits: [
+			{
+				find: "image.data.length % 4 === 1 || !BASE64.test(image.data)",
+				replace: "false",
 			},
 		],
 		tests: ["test/pi-races/sdk-tools.test.ts"],

@@ -347,3 +347,58 @@ describe("piclaw#9: a custom tool that returns a PDF as an image block poisoned 
 		]);
 	});
 });
+
+describe("openclaw#18212: a tool's image block whose data is not base64 made every later request fail", () => {
+	it("the request carries a note in the image's place; this turn and the next prompt are answered; the file keeps the block", async () => {
+		const base64 = /^[A-Za-z0-9+/]+={0,2}$/;
+		w = await startWireSession({
+			api: "anthropic-messages",
+			model: { input: ["text", "image"] },
+			route: (request, next) => {
+				const data = JSON.stringify(request.body).match(/"data":"[^"]*"/g) ?? [];
+				if (data.every((field) => base64.test(field.slice('"data":"'.length, -1)))) return next();
+				return anthropicError(
+					400,
+					"invalid_request_error",
+					"messages.2.content.0.tool_result.content.0.image.source.base64: invalid base64 data",
+				);
+			},
+			extensionFactories: [
+				(pi) => {
+					pi.registerTool({
+						name: "screenshot",
+						label: "Screenshot",
+						description: "takes a screenshot",
+						parameters: { type: "object", properties: {} } as never,
+						execute: async () => ({
+							content: [{ type: "image", data: "<binary screenshot bytes>", mimeType: "image/png" }],
+							details: {},
+						}),
+					});
+				},
+			],
+		});
+		const { server, session } = w;
+		server.reply(
+			anthropicReply([{ type: "tool_use", id: "toolu_shot", name: "screenshot", input: {} }], {
+				stopReason: "tool_use",
+			}),
+			anthropicReply([{ type: "text", text: "The screenshot did not come through." }]),
+			anthropicReply([{ type: "text", text: "Still here." }]),
+		);
+		await session.prompt("take a screenshot");
+		await session.prompt("and now?");
+		expect(server.requests).toHaveLength(3);
+		expect(JSON.stringify(server.requests[1]!.body)).not.toContain("binary screenshot bytes");
+		expect(JSON.stringify(server.requests[1]!.body)).toContain("[Image omitted: its data is not base64.]");
+		expect(session.messages.filter((message) => message.role === "assistant").map((m) => m.stopReason)).toEqual([
+			"toolUse",
+			"stop",
+			"stop",
+		]);
+		const saved = w
+			.entries()
+			.flatMap((entry) => (entry.type === "message" && entry.message.role === "toolResult" ? [entry.message] : []));
+		expect(saved[0]?.content).toEqual([{ type: "image", data: "<binary screenshot bytes>", mimeType: "image/png" }]);
+	});
+});
