@@ -14,6 +14,35 @@ export const BRANCH_SUMMARY_SUFFIX = "</summary>";
 /** What an image becomes when image input is blocked. */
 export const IMAGE_BLOCKED_TEXT = "Image reading is disabled.";
 
+/** Image types every provider Settle talks to accepts inline. */
+export const SUPPORTED_PROMPT_IMAGE_TYPES = ["image/png", "image/jpeg", "image/gif", "image/webp"] as const;
+
+const BASE64 = /^[A-Za-z0-9+/]+={0,2}$/;
+
+/**
+ * What an image block no provider takes inline becomes in a request: one of another type than
+ * {@link SUPPORTED_PROMPT_IMAGE_TYPES} (piclaw#9: a tool returned a PDF as an image block), or one
+ * whose data is not base64 (openclaw#18212). Providers refuse the whole request (400), and the block
+ * stays in the transcript: every later request of the session failed. `undefined` for an image
+ * that can be sent.
+ *
+ * @example
+ * ```ts
+ * unsendableImageText({ type: "image", data: "JVBERi0=", mimeType: "application/pdf" });
+ * // "[Image omitted: application/pdf is not a supported image type (image/png, image/jpeg, image/gif, image/webp).]"
+ * ```
+ */
+export function unsendableImageText(image: ImageContent): string | undefined {
+	if (!(SUPPORTED_PROMPT_IMAGE_TYPES as readonly string[]).includes(image.mimeType)) {
+		return `[Image omitted: ${image.mimeType || "an unknown type"} is not a supported image type (${SUPPORTED_PROMPT_IMAGE_TYPES.join(", ")}).]`;
+	}
+	// Standard base64: its alphabet, at most two `=` at the end; a length of 4n+1 never decodes.
+	if (typeof image.data !== "string" || image.data.length % 4 === 1 || !BASE64.test(image.data)) {
+		return "[Image omitted: its data is not base64.]";
+	}
+	return undefined;
+}
+
 /** Options of {@link convertMessageToLlm}. */
 export interface ConvertToLlmOptions {
 	/** Replace image blocks of user and tool-result messages by {@link IMAGE_BLOCKED_TEXT}. */
@@ -47,7 +76,8 @@ export function bashExecutionToText(message: BashExecutionMessage): string {
 
 /**
  * Converts one transcript message. user / assistant / toolResult pass through (the same object
- * unless images are blocked); custom → user (string content becomes one text block); a user or
+ * unless images are blocked or one cannot be sent: that block becomes the
+ * {@link unsendableImageText} note; the transcript keeps it); custom → user (string content becomes one text block); a user or
  * custom message whose content is an empty list → `undefined` (nothing to send);
  * bashExecution → user text ({@link bashExecutionToText}), `undefined` when `excludeFromContext`;
  * compactionSummary / branchSummary → user text in their `<summary>` wrappers; system and unknown
@@ -92,7 +122,7 @@ export function convertMessageToLlm(message: AgentMessage, options: ConvertToLlm
 		default:
 			return undefined;
 	}
-	return options.blockImages ? withoutImages(converted) : converted;
+	return options.blockImages ? withoutImages(converted) : withoutUnsendableImages(converted);
 }
 
 /**
@@ -127,6 +157,19 @@ function hasNoContent(content: unknown): boolean {
 
 function userText(text: string, timestamp: number): UserMessage {
 	return { role: "user", content: [{ type: "text", text }], timestamp };
+}
+
+function withoutUnsendableImages(message: Message): Message {
+	if (message.role === "assistant" || typeof message.content === "string") return message;
+	const content: (TextContent | ImageContent)[] = message.content;
+	let replaced: (TextContent | ImageContent)[] | undefined;
+	content.forEach((block, index) => {
+		const note = block.type === "image" ? unsendableImageText(block) : undefined;
+		if (note === undefined) return;
+		replaced ??= [...content];
+		replaced[index] = { type: "text", text: note };
+	});
+	return replaced ? ({ ...message, content: replaced } as Message) : message;
 }
 
 function withoutImages(message: Message): Message {

@@ -9,10 +9,9 @@ import { readImageDimensions, type SupportedImageMimeType } from "../tools/image
 import { formatDimensionNote, MAX_IMAGE_DIMENSION, resizeImageDetailed } from "../tools/image-resize.js";
 import { MAX_INLINE_IMAGE_BYTES } from "../tools/read.js";
 import { formatSize } from "../tools/truncate.js";
-import { convertMessageToLlm } from "./convert-to-llm.js";
+import { convertMessageToLlm, SUPPORTED_PROMPT_IMAGE_TYPES } from "./convert-to-llm.js";
 
-/** Image types every provider Settle talks to accepts inline. */
-export const SUPPORTED_PROMPT_IMAGE_TYPES = ["image/png", "image/jpeg", "image/gif", "image/webp"] as const;
+export { SUPPORTED_PROMPT_IMAGE_TYPES };
 
 /** The prompt's text and images after {@link normalizePromptImages}. */
 export interface NormalizedPromptImages {

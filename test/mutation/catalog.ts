@@ -13757,6 +13757,30 @@ export const MUTANTS: Mutant[] = [
 		edits: [{ find: "\ts.loadout.endOperation();\n", replace: "" }],
 		tests: ["test/pi-races/system-prompt-agent-start.test.ts"],
 	},
+	{
+		id: "FM01",
+		file: "src/session/convert-to-llm.ts",
+		description: "piclaw#9 replay: a tool's image block of a type no provider takes inline is sent as it is",
+		edits: [
+			{
+				find: "return options.blockImages ? withoutImages(converted) : withoutUnsendableImages(converted);",
+				replace: "return options.blockImages ? withoutImages(converted) : converted;",
+			},
+		],
+		tests: ["test/pi-races/sdk-tools.test.ts"],
+	},
+	{
+		id: "FM02",
+		file: "src/session/convert-to-llm.ts",
+		description: "openclaw#18212 replay: an image block whose data is not base64 is sent as it is",
+		edits: [
+			{
+				find: "image.data.length % 4 === 1 || !BASE64.test(image.data)",
+				replace: "false",
+			},
+		],
+		tests: ["test/pi-races/sdk-tools.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
