@@ -6,6 +6,7 @@ import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSy
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import type { ExtensionFactory } from "../../src/extensions/types.js";
 import { createFauxProvider, type FauxProvider, fauxAssistantMessage, fauxToolCall } from "../../src/llm/faux.js";
 import { InMemoryModelRuntime } from "../../src/llm/model-runtime.js";
 import { createAgentSessionRuntimeFactory } from "../../src/runtime/factory.js";
@@ -60,6 +61,42 @@ function savedToolResults(file: string): Array<{ toolName: string; content: unkn
 		.map((line) => JSON.parse(line))
 		.filter((entry) => entry.type === "message" && entry.message.role === "toolResult")
 		.map((entry) => entry.message);
+}
+
+/** An extension registering tool `name`, which answers `content`. */
+function toolAnswering(name: string, content: unknown[]): ExtensionFactory {
+	return (pi) => {
+		pi.registerTool({
+			name,
+			label: name,
+			description: `the ${name} tool`,
+			parameters: { type: "object", properties: {} } as never,
+			execute: async () => ({ content: content as never, details: {} }),
+		});
+	};
+}
+
+/** The model calls `tool`, then answers; a second prompt is answered too: three requests, the session going on. */
+async function callToolThenPromptAgain(session: WireSession, tool: string): Promise<void> {
+	session.server.reply(
+		anthropicReply([{ type: "tool_use", id: `toolu_${tool}`, name: tool, input: {} }], { stopReason: "tool_use" }),
+		anthropicReply([{ type: "text", text: "I could not see it." }]),
+		anthropicReply([{ type: "text", text: "Still here." }]),
+	);
+	await session.session.prompt(`use ${tool}`);
+	await session.session.prompt("and now?");
+	expect(session.server.requests).toHaveLength(3);
+	const stops = session.session.messages.flatMap((message) =>
+		message.role === "assistant" ? [message.stopReason] : [],
+	);
+	expect(stops).toEqual(["toolUse", "stop", "stop"]);
+}
+
+/** The tool results in the session's file, as saved. */
+function savedResultsOf(session: WireSession) {
+	return session
+		.entries()
+		.flatMap((entry) => (entry.type === "message" && entry.message.role === "toolResult" ? [entry.message] : []));
 }
 
 function resultText(event: AgentSessionEvent | undefined): string {
@@ -302,45 +339,18 @@ describe("piclaw#9: a custom tool that returns a PDF as an image block poisoned 
 				);
 			},
 			extensionFactories: [
-				(pi) => {
-					pi.registerTool({
-						name: "read_attachment",
-						label: "Read attachment",
-						description: "reads an uploaded attachment",
-						parameters: { type: "object", properties: {} } as never,
-						execute: async () => ({
-							content: [
-								{ type: "text", text: "report.pdf" },
-								{ type: "image", data: pdf, mimeType: "application/pdf" },
-							],
-							details: {},
-						}),
-					});
-				},
+				toolAnswering("read_attachment", [
+					{ type: "text", text: "report.pdf" },
+					{ type: "image", data: pdf, mimeType: "application/pdf" },
+				]),
 			],
 		});
-		const { server, session } = w;
-		server.reply(
-			anthropicReply([{ type: "tool_use", id: "toolu_attach", name: "read_attachment", input: {} }], {
-				stopReason: "tool_use",
-			}),
-			anthropicReply([{ type: "text", text: "It is a PDF I cannot see." }]),
-			anthropicReply([{ type: "text", text: "Still here." }]),
-		);
-		await session.prompt("read the attachment");
-		await session.prompt("and now?");
-		expect(server.requests).toHaveLength(3);
+		const { server } = w;
+		await callToolThenPromptAgain(w, "read_attachment");
 		expect(sentImageTypes(server.requests[1]!.body)).toEqual([]);
 		expect(JSON.stringify(server.requests[1]!.body)).toContain("application/pdf is not a supported image type");
-		expect(session.messages.filter((message) => message.role === "assistant").map((m) => m.stopReason)).toEqual([
-			"toolUse",
-			"stop",
-			"stop",
-		]);
 		// The tool's output is not deleted: the file holds the block as the tool returned it.
-		const saved = w
-			.entries()
-			.flatMap((entry) => (entry.type === "message" && entry.message.role === "toolResult" ? [entry.message] : []));
+		const saved = savedResultsOf(w);
 		expect(saved[0]?.content).toEqual([
 			{ type: "text", text: "report.pdf" },
 			{ type: "image", data: pdf, mimeType: "application/pdf" },
@@ -364,41 +374,14 @@ describe("openclaw#18212: a tool's image block whose data is not base64 made eve
 				);
 			},
 			extensionFactories: [
-				(pi) => {
-					pi.registerTool({
-						name: "screenshot",
-						label: "Screenshot",
-						description: "takes a screenshot",
-						parameters: { type: "object", properties: {} } as never,
-						execute: async () => ({
-							content: [{ type: "image", data: "<binary screenshot bytes>", mimeType: "image/png" }],
-							details: {},
-						}),
-					});
-				},
+				toolAnswering("screenshot", [{ type: "image", data: "<binary screenshot bytes>", mimeType: "image/png" }]),
 			],
 		});
-		const { server, session } = w;
-		server.reply(
-			anthropicReply([{ type: "tool_use", id: "toolu_shot", name: "screenshot", input: {} }], {
-				stopReason: "tool_use",
-			}),
-			anthropicReply([{ type: "text", text: "The screenshot did not come through." }]),
-			anthropicReply([{ type: "text", text: "Still here." }]),
-		);
-		await session.prompt("take a screenshot");
-		await session.prompt("and now?");
-		expect(server.requests).toHaveLength(3);
+		const { server } = w;
+		await callToolThenPromptAgain(w, "screenshot");
 		expect(JSON.stringify(server.requests[1]!.body)).not.toContain("binary screenshot bytes");
 		expect(JSON.stringify(server.requests[1]!.body)).toContain("[Image omitted: its data is not base64.]");
-		expect(session.messages.filter((message) => message.role === "assistant").map((m) => m.stopReason)).toEqual([
-			"toolUse",
-			"stop",
-			"stop",
-		]);
-		const saved = w
-			.entries()
-			.flatMap((entry) => (entry.type === "message" && entry.message.role === "toolResult" ? [entry.message] : []));
+		const saved = savedResultsOf(w);
 		expect(saved[0]?.content).toEqual([{ type: "image", data: "<binary screenshot bytes>", mimeType: "image/png" }]);
 	});
 });
