@@ -6322,7 +6322,7 @@ export const MUTANTS: Mutant[] = [
 		description: "built-in provider's custom models registered as a provider of their own (skipped)",
 		edits: [
 			{
-				find: "if (builtIn.has(name) && (models.length > 0 || modelOverrides !== undefined)) {",
+				find: "if (builtIn.has(name)) {",
 				replace: "if (false) {",
 			},
 		],
@@ -13677,6 +13677,26 @@ export const MUTANTS: Mutant[] = [
 			},
 		],
 		tests: ["test/pi-races/interactive-session-commands.test.ts"],
+	},
+	{
+		id: "FJ01",
+		file: "src/runtime/models-json.ts",
+		description:
+			"models.json: a built-in provider entry without models or modelOverrides takes the override-only route again, which leaves the built-in models' compat as it was",
+		edits: [
+			{
+				find: "if (builtIn.has(name)) {",
+				replace: "if (builtIn.has(name) && (models.length > 0 || modelOverrides !== undefined)) {",
+			},
+		],
+		tests: ["test/pi-races/models-json-config.test.ts"],
+	},
+	{
+		id: "FJ02",
+		file: "src/runtime/models-json.ts",
+		description: "models.json: a provider entry's `compat` no longer reaches the built-in models of that provider",
+		edits: [{ find: "if (providerCompat) config.compat = providerCompat;", replace: "" }],
+		tests: ["test/pi-races/models-json-config.test.ts"],
 	},
 ];
 
