@@ -9427,8 +9427,8 @@ export const MUTANTS: Mutant[] = [
 		description: "threshold off by one",
 		edits: [
 			{
-				find: "\treturn contextWindow - settings.reserveTokens;",
-				replace: "\treturn contextWindow - settings.reserveTokens + 1;",
+				find: "\treturn contextWindow - effectiveReserveTokens(contextWindow, settings.reserveTokens);",
+				replace: "\treturn contextWindow - effectiveReserveTokens(contextWindow, settings.reserveTokens) + 1;",
 			},
 		],
 		tests: ["test/compaction/tokens.test.ts"],
@@ -13697,6 +13697,32 @@ export const MUTANTS: Mutant[] = [
 		description: "models.json: a provider entry's `compat` no longer reaches the built-in models of that provider",
 		edits: [{ find: "if (providerCompat) config.compat = providerCompat;", replace: "" }],
 		tests: ["test/pi-races/models-json-config.test.ts"],
+	},
+	{
+		id: "FJ03",
+		file: "src/llm/tokens.ts",
+		description:
+			"pi#8651: the reserve is no longer capped at half the window: an 8192-token model with the default reserve compacts after every prompt",
+		edits: [
+			{
+				find: "Math.min(reserveTokens, Math.floor(contextWindow / 2))",
+				replace: "reserveTokens",
+			},
+		],
+		tests: ["test/pi-races/compaction-window.test.ts", "test/compaction/tokens.test.ts"],
+	},
+	{
+		id: "FJ04",
+		file: "src/compaction/summarize.ts",
+		description:
+			"pi#8651: the summary answer budget is 80% of the uncapped reserve again: on an 8192-token model the request asks for more than the window",
+		edits: [
+			{
+				find: "Math.floor(0.8 * effectiveReserveTokens(options.model.contextWindow, options.reserveTokens))",
+				replace: "Math.floor(0.8 * options.reserveTokens)",
+			},
+		],
+		tests: ["test/pi-races/compaction-window.test.ts"],
 	},
 ];
 
