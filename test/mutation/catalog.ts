@@ -13724,6 +13724,19 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/pi-races/compaction-window.test.ts"],
 	},
+	{
+		id: "FJ05",
+		file: "src/tools/fs-errors.ts",
+		description:
+			"file tools: `Permission denied: <path>` says what happened again but neither that nothing was changed nor what to do",
+		edits: [
+			{
+				find: '"Nothing was changed. Check the file\'s permissions (ls -l) or ask the user to change them, or pick a path you can write to."',
+				replace: '""',
+			},
+		],
+		tests: ["test/pi-races/file-tools-paths.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
